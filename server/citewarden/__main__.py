@@ -1,0 +1,7 @@
+"""``python -m citewarden``."""
+
+import sys
+
+from citewarden.cli import main
+
+sys.exit(main())

@@ -1,0 +1,396 @@
+"""The shared domain model: spans, citations, entries, findings, fixes and verdicts.
+
+Every value here is a frozen dataclass or an enum.  Offsets are code-point offsets into the
+text of one file (``str`` indices); conversion to lines/columns lives in :mod:`citewarden.text`,
+and conversion to UTF-16 happens only at the LSP edge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import IntEnum, StrEnum
+from pathlib import Path
+from types import MappingProxyType
+
+
+class Severity(IntEnum):
+    """Finding severity; the numeric values match LSP's DiagnosticSeverity."""
+
+    ERROR = 1
+    WARNING = 2
+    INFORMATION = 3
+    HINT = 4
+
+    @property
+    def label(self) -> str:
+        return {1: "error", 2: "warning", 3: "info", 4: "hint"}[self.value]
+
+
+class Code(StrEnum):
+    """Stable finding codes.  Never rename a value: users configure and suppress by it."""
+
+    # --- citation index -------------------------------------------------------------
+    DANGLING = "dangling-citation"
+    ORPHAN = "orphan-entry"
+    DUPLICATE_KEY = "duplicate-key"
+    DUPLICATE_FIELD = "duplicate-field"
+    DUPLICATE_WORK = "duplicate-work"
+    MISSING_BIBLIOGRAPHY = "missing-bibliography"
+    MISSING_INCLUDE = "missing-include"
+    EMPTY_KEY = "empty-key"
+    BIB_SYNTAX = "bib-syntax"
+    UNDEFINED_STRING = "undefined-string"
+    MISSING_CROSSREF = "missing-crossref"
+    FILE_ENCODING = "file-encoding"
+    FILE_UNREADABLE = "file-unreadable"
+    # --- verification ----------------------------------------------------------------
+    DOI_NOT_FOUND = "doi-not-found"
+    DOI_OTHER_WORK = "doi-other-work"
+    NOT_FOUND = "reference-not-found"
+    TITLE_MISMATCH = "title-mismatch"
+    AUTHOR_ADDED = "author-added"
+    AUTHOR_DROPPED = "author-dropped"
+    AUTHOR_SUBSTITUTED = "author-substituted"
+    PLACEHOLDER_AUTHORS = "placeholder-authors"
+    YEAR_MISMATCH = "year-mismatch"
+    VENUE_MISMATCH = "venue-mismatch"
+    VOLUME_MISMATCH = "volume-mismatch"
+    ISSUE_MISMATCH = "issue-mismatch"
+    PAGES_MISMATCH = "pages-mismatch"
+    HOMOGLYPH = "homoglyph"
+    TEMPORAL_IMPOSSIBILITY = "temporal-impossibility"
+    CHIMERIC = "chimeric-entry"
+    RETRACTED = "retracted"
+    CORRECTED = "corrected"
+    EXPRESSION_OF_CONCERN = "expression-of-concern"
+    PREPRINT_PUBLISHED = "preprint-published"
+    MISSING_DOI = "missing-doi"
+    INVALID_IDENTIFIER = "invalid-identifier"
+    UNVERIFIED = "unverified"
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Half-open range ``[start, end)`` of code-point offsets in one file's text."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.start < 0 or self.end < self.start:
+            raise ValueError(f"invalid span {self.start}..{self.end}")
+
+    def contains(self, offset: int) -> bool:
+        """True when ``offset`` is inside the span or touches its end (cursor semantics)."""
+        return self.start <= offset <= self.end
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    path: Path
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """A secondary location attached to a finding (e.g. the other definition of a key)."""
+
+    location: Location
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    path: Path
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A named set of edits; applied only when the user accepts it."""
+
+    title: str
+    edits: tuple[TextEdit, ...]
+    preferred: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem at one place.  Severity defaults come from :data:`DEFAULT_SEVERITY`."""
+
+    code: Code
+    location: Location
+    message: str
+    related: tuple[Related, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+    #: Small machine-readable details (``key``, ``suggestions``, ``field`` ...).
+    data: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    severity: Severity | None = None
+
+    @property
+    def effective_severity(self) -> Severity:
+        return self.severity if self.severity is not None else DEFAULT_SEVERITY[self.code]
+
+
+# ----------------------------------------------------------------------------------------
+# Parsed documents
+# ----------------------------------------------------------------------------------------
+
+
+class CitationKind(StrEnum):
+    CITE = "cite"  # an ordinary citation that appears in the text
+    NOCITE = "nocite"  # \nocite{k} / YAML nocite: a reference listed without a citation
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One cited key at one place.  ``span`` covers the key only; ``command_span`` the whole
+    command (``\\citep[p.~3]{a,b}``) or the whole bracketed pandoc group."""
+
+    key: str
+    span: Span
+    command: str
+    command_span: Span
+    kind: CitationKind = CitationKind.CITE
+
+
+class LinkKind(StrEnum):
+    INCLUDE = "include"  # \input, \include, \subfile, \import, \subimport
+    BIBLIOGRAPHY = "bibliography"  # \bibliography, \addbibresource, YAML bibliography
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A reference from a document to another file, as written (``target`` is unresolved).
+
+    ``base`` is the directory given by ``\\import{dir}{file}`` style commands, if any.
+    ``global_`` marks ``\\addglobalbib``.
+    """
+
+    kind: LinkKind
+    target: str
+    span: Span
+    command: str
+    base: str | None = None
+
+
+class DocumentKind(StrEnum):
+    LATEX = "latex"
+    MARKDOWN = "markdown"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDocument:
+    """Summary of one .tex / .md / .qmd / .Rmd file: everything the checks need."""
+
+    path: Path
+    kind: DocumentKind
+    citations: tuple[Citation, ...] = ()
+    links: tuple[Link, ...] = ()
+    #: ``\\nocite{*}`` or YAML ``nocite: '@*'`` present.
+    nocite_all: bool = False
+    #: ``% !TEX root = ../main.tex`` value, as written.
+    magic_root: str | None = None
+    #: True for a LaTeX document with ``\\documentclass`` (a root candidate).
+    is_root: bool = False
+    #: ``\\bibitem`` keys defined inside a thebibliography environment.
+    bibitems: tuple[tuple[str, Span], ...] = ()
+    #: 0-based line numbers on which findings are suppressed by an ignore comment.
+    suppressed_lines: frozenset[int] = frozenset()
+    #: Problems found while reading (encoding, unreadable ...).
+    problems: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One field of a bibliography entry.
+
+    ``value`` is the raw text between the delimiters (braces/quotes removed, nothing decoded);
+    ``value_span`` covers exactly that text, so an edit replacing it keeps the delimiters.
+    ``expanded`` is the value with @string macros and ``#`` concatenation resolved, when it
+    differs from ``value`` (else None).
+    """
+
+    name: str  # lower-case
+    value: str
+    name_span: Span
+    value_span: Span
+    expanded: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.expanded if self.expanded is not None else self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One bibliography entry (@article{key, ...}, or a CSL-JSON/YAML item)."""
+
+    key: str
+    entry_type: str  # lower-case: article, inproceedings, ...
+    path: Path
+    span: Span  # the whole entry, from '@' to the closing delimiter
+    key_span: Span
+    fields: tuple[Field, ...] = ()
+    #: Alternative keys from the biblatex ``ids`` field.
+    aliases: tuple[str, ...] = ()
+
+    def field(self, name: str) -> Field | None:
+        name = name.lower()
+        for f in self.fields:
+            if f.name == name:
+                return f
+        return None
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        f = self.field(name)
+        return f.text if f is not None else default
+
+
+class BibFormat(StrEnum):
+    BIBTEX = "bibtex"
+    CSL_JSON = "csl-json"
+    CSL_YAML = "csl-yaml"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedBibliography:
+    path: Path
+    format: BibFormat
+    entries: tuple[Entry, ...] = ()
+    #: @string macros, name (lower-case) -> expanded value.
+    strings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: 0-based line numbers on which findings are suppressed by an ignore comment.
+    suppressed_lines: frozenset[int] = frozenset()
+    #: Syntax errors, duplicate fields, encoding problems ... as findings with positions.
+    problems: tuple[Finding, ...] = ()
+    #: True when every byte of the file was understood (a --fix precondition).
+    complete: bool = True
+
+
+# ----------------------------------------------------------------------------------------
+# Verification
+# ----------------------------------------------------------------------------------------
+
+
+class Status(StrEnum):
+    VERIFIED = "verified"
+    MISMATCH = "mismatch"
+    NOT_FOUND = "not_found"
+    RETRACTED = "retracted"
+    UNVERIFIED = "unverified"
+    SKIPPED = "skipped"
+
+
+class Tier(StrEnum):
+    """Risk tier of an entry: High, Elevated, Moderate, Defensible."""
+
+    H = "H"
+    E = "E"
+    M = "M"
+    D = "D"
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """The record an entry was matched to."""
+
+    source: str  # "crossref", "openalex", ...
+    score: float  # 0..1 confidence of the identity match
+    doi: str | None = None
+    url: str | None = None
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One verification finding about an entry; ``field`` names the .bib field at fault."""
+
+    code: Code
+    message: str
+    field: str | None = None
+    severity: Severity | None = None
+
+    @property
+    def effective_severity(self) -> Severity:
+        return self.severity if self.severity is not None else DEFAULT_SEVERITY[self.code]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The verification result for one entry."""
+
+    key: str
+    status: Status
+    tier: Tier
+    match: Match | None = None
+    #: Anchored corrections only: field name -> corrected value (BibTeX-ready text).
+    corrections: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    issues: tuple[Issue, ...] = ()
+    sources: tuple[str, ...] = ()  # sources consulted
+    reason: str | None = None  # why unverified / skipped
+
+
+def document_score(tiers: Mapping[Tier, int]) -> int:
+    """Document score: 100 - 12 H - 5 E - 2 M, floored at 0."""
+    score = 100 - 12 * tiers.get(Tier.H, 0) - 5 * tiers.get(Tier.E, 0) - 2 * tiers.get(Tier.M, 0)
+    return max(0, score)
+
+
+S = Severity
+DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
+    {
+        Code.DANGLING: S.ERROR,
+        Code.ORPHAN: S.WARNING,
+        Code.DUPLICATE_KEY: S.ERROR,
+        Code.DUPLICATE_FIELD: S.WARNING,
+        Code.DUPLICATE_WORK: S.WARNING,
+        Code.MISSING_BIBLIOGRAPHY: S.ERROR,
+        Code.MISSING_INCLUDE: S.WARNING,
+        Code.EMPTY_KEY: S.ERROR,
+        Code.BIB_SYNTAX: S.ERROR,
+        Code.UNDEFINED_STRING: S.WARNING,
+        Code.MISSING_CROSSREF: S.WARNING,
+        Code.FILE_ENCODING: S.ERROR,
+        Code.FILE_UNREADABLE: S.ERROR,
+        Code.DOI_NOT_FOUND: S.ERROR,
+        Code.DOI_OTHER_WORK: S.ERROR,
+        Code.NOT_FOUND: S.ERROR,
+        Code.TITLE_MISMATCH: S.WARNING,
+        Code.AUTHOR_ADDED: S.WARNING,
+        Code.AUTHOR_DROPPED: S.WARNING,
+        Code.AUTHOR_SUBSTITUTED: S.WARNING,
+        Code.PLACEHOLDER_AUTHORS: S.ERROR,
+        Code.YEAR_MISMATCH: S.WARNING,
+        Code.VENUE_MISMATCH: S.WARNING,
+        Code.VOLUME_MISMATCH: S.WARNING,
+        Code.ISSUE_MISMATCH: S.INFORMATION,
+        Code.PAGES_MISMATCH: S.WARNING,
+        Code.HOMOGLYPH: S.ERROR,
+        Code.TEMPORAL_IMPOSSIBILITY: S.ERROR,
+        Code.CHIMERIC: S.ERROR,
+        Code.RETRACTED: S.ERROR,
+        Code.CORRECTED: S.INFORMATION,
+        Code.EXPRESSION_OF_CONCERN: S.WARNING,
+        Code.PREPRINT_PUBLISHED: S.INFORMATION,
+        Code.MISSING_DOI: S.HINT,
+        Code.INVALID_IDENTIFIER: S.WARNING,
+        Code.UNVERIFIED: S.HINT,
+    }
+)
+del S
+
+DOCS_URL = "https://github.com/citewarden/citewarden/blob/main/README.md"
+
+
+def code_doc_url(code: Code) -> str:
+    """Link to the README table row of a code (each row carries an anchor named after it)."""
+    return f"{DOCS_URL}#{code.value}"

@@ -1,0 +1,242 @@
+"""One typed settings schema for the CLI, the language server and the editor clients.
+
+Settings come from (lowest to highest precedence) defaults, ``.citewarden.toml`` at the
+workspace root, LSP initializationOptions and ``workspace/configuration`` (section
+``citewarden``), and command-line options.  :func:`load_settings` never raises on bad input:
+each invalid value falls back to its default and is reported as a :class:`SettingsProblem`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewarden.model import Code, Severity
+
+SEVERITY_NAMES: dict[str, Severity | None] = {
+    "off": None,
+    "hint": Severity.HINT,
+    "information": Severity.INFORMATION,
+    "info": Severity.INFORMATION,
+    "warning": Severity.WARNING,
+    "error": Severity.ERROR,
+}
+
+SOURCE_NAMES = (
+    "crossref",
+    "doi",
+    "openalex",
+    "semanticscholar",
+    "datacite",
+    "arxiv",
+    "pubmed",
+    "dblp",
+    "openlibrary",
+)
+
+CONFIG_FILE = ".citewarden.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsProblem:
+    """An invalid setting: where it came from, which key, and why."""
+
+    origin: str
+    key: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.origin}: setting '{self.key}': {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class VerifySettings:
+    enabled: bool = True
+    on_save: bool = True
+    offline: bool = False
+    sources: tuple[str, ...] = SOURCE_NAMES
+    snapshot: str | None = None
+    mailto: str | None = None
+    openalex_api_key: str | None = None
+    s2_api_key: str | None = None
+    ncbi_api_key: str | None = None
+    concurrency: int = 8
+    timeout: float = 20.0
+    #: Base-URL overrides by source name (a mirror or a local replay server).
+    base_urls: Mapping[str, str] = field(default_factory=dict)
+    #: Keys of entries never to verify.
+    ignore_entries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    #: Per-code severity overrides; ``None`` turns a code off.
+    severity: Mapping[str, Severity | None] = field(default_factory=dict)
+    #: Extra LaTeX citation command names (without backslash), e.g. ``("mycite",)``.
+    citation_commands: tuple[str, ...] = ()
+    #: Glob patterns (relative to the workspace root) of files to ignore.
+    ignore: tuple[str, ...] = ()
+    #: Debounce before re-checking a changed document, in milliseconds.
+    debounce_ms: int = 300
+    verify: VerifySettings = field(default_factory=VerifySettings)
+
+    def severity_of(self, code: Code, default: Severity) -> Severity | None:
+        """The configured severity for ``code`` (``None`` = off)."""
+        if code.value in self.severity:
+            return self.severity[code.value]
+        return default
+
+
+def _as_str_tuple(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ValueError("expected a string or a list of strings")
+
+
+def _merge_verify(
+    base: VerifySettings, raw: Mapping[str, Any], origin: str, problems: list[SettingsProblem]
+) -> VerifySettings:
+    changes: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = key.replace("-", "_")
+        path = f"verify.{key}"
+        try:
+            if name in {"enabled", "on_save", "offline"}:
+                if not isinstance(value, bool):
+                    raise ValueError("expected true or false")
+                changes[name] = value
+            elif name == "sources":
+                names = _as_str_tuple(value)
+                unknown = [n for n in names if n not in SOURCE_NAMES]
+                if unknown:
+                    raise ValueError(
+                        f"unknown source(s) {', '.join(unknown)}; known: {', '.join(SOURCE_NAMES)}"
+                    )
+                changes[name] = names
+            elif name in {"snapshot", "mailto", "openalex_api_key", "s2_api_key", "ncbi_api_key"}:
+                if value is not None and not isinstance(value, str):
+                    raise ValueError("expected a string")
+                changes[name] = value or None
+            elif name == "concurrency":
+                if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 64:
+                    raise ValueError("expected a whole number from 1 to 64")
+                changes[name] = value
+            elif name == "timeout":
+                if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                    raise ValueError("expected a positive number of seconds")
+                changes[name] = float(value)
+            elif name == "base_urls":
+                if not isinstance(value, Mapping) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+                ):
+                    raise ValueError("expected a table of source name -> URL")
+                unknown = [k for k in value if k not in SOURCE_NAMES]
+                if unknown:
+                    raise ValueError(f"unknown source(s) {', '.join(unknown)}")
+                changes[name] = {**base.base_urls, **value}
+            elif name == "ignore_entries":
+                changes[name] = _as_str_tuple(value)
+            else:
+                raise ValueError("unknown setting")
+        except ValueError as exc:
+            problems.append(SettingsProblem(origin, path, str(exc)))
+    return dataclasses.replace(base, **changes)
+
+
+def merge_settings(
+    base: Settings, raw: Mapping[str, Any] | None, origin: str
+) -> tuple[Settings, list[SettingsProblem]]:
+    """Overlay ``raw`` (a parsed TOML table or LSP settings object) on ``base``.
+
+    Invalid values keep ``base``'s value and are reported; unknown keys are reported too.
+    """
+    problems: list[SettingsProblem] = []
+    if raw is None:
+        return base, problems
+    if not isinstance(raw, Mapping):
+        return base, [SettingsProblem(origin, "citewarden", "expected an object of settings")]
+    changes: dict[str, Any] = {}
+    codes = {c.value for c in Code}
+    for key, value in raw.items():
+        name = key.replace("-", "_")
+        try:
+            if name == "severity":
+                if not isinstance(value, Mapping):
+                    raise ValueError("expected a table of code -> severity")
+                merged = dict(base.severity)
+                for code, level in value.items():
+                    if code not in codes:
+                        problems.append(
+                            SettingsProblem(origin, f"severity.{code}", "unknown finding code")
+                        )
+                        continue
+                    if not isinstance(level, str) or level.lower() not in SEVERITY_NAMES:
+                        problems.append(
+                            SettingsProblem(
+                                origin,
+                                f"severity.{code}",
+                                "expected one of off, hint, information, warning, error",
+                            )
+                        )
+                        continue
+                    merged[code] = SEVERITY_NAMES[level.lower()]
+                changes["severity"] = merged
+            elif name == "citation_commands":
+                cmds = tuple(c.lstrip("\\") for c in _as_str_tuple(value))
+                bad = [c for c in cmds if not c.isalpha()]
+                if bad:
+                    raise ValueError(f"not a command name: {', '.join(bad)}")
+                changes[name] = cmds
+            elif name == "ignore":
+                changes[name] = _as_str_tuple(value)
+            elif name == "debounce_ms" or name == "debounce":
+                if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10000:
+                    raise ValueError("expected milliseconds from 0 to 10000")
+                changes["debounce_ms"] = value
+            elif name == "verify":
+                if not isinstance(value, Mapping):
+                    raise ValueError("expected a table")
+                changes["verify"] = _merge_verify(base.verify, value, origin, problems)
+            else:
+                raise ValueError("unknown setting")
+        except ValueError as exc:
+            problems.append(SettingsProblem(origin, key, str(exc)))
+    return dataclasses.replace(base, **changes), problems
+
+
+def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[SettingsProblem]]:
+    """Read ``.citewarden.toml`` in ``root``; a syntax error is a problem, not an exception."""
+    path = root / CONFIG_FILE
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, []
+    except OSError as exc:
+        return None, [SettingsProblem(str(path), "file", f"cannot read: {exc.strerror}")]
+    try:
+        return tomllib.loads(data.decode("utf-8")), []
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return None, [SettingsProblem(str(path), "file", f"invalid TOML: {exc}")]
+
+
+def load_settings(
+    root: Path | None, *overlays: tuple[Mapping[str, Any] | None, str]
+) -> tuple[Settings, list[SettingsProblem]]:
+    """Defaults, then ``.citewarden.toml`` in ``root``, then each (raw, origin) overlay."""
+    settings = Settings()
+    problems: list[SettingsProblem] = []
+    if root is not None:
+        raw, file_problems = read_config_file(root)
+        problems += file_problems
+        settings, more = merge_settings(settings, raw, str(root / CONFIG_FILE))
+        problems += more
+    for raw, origin in overlays:
+        settings, more = merge_settings(settings, raw, origin)
+        problems += more
+    return settings, problems
