@@ -1,0 +1,110 @@
+"""What sources return: normalised work records and look-up outcomes (no I/O here).
+
+Every source converts its service's response into :class:`WorkRecord` values and reports the
+outcome of one request as a :class:`Lookup`: found records, a definite "no such record", or a
+failure (timeout, rate limit, malformed response ...) that must never become a verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    family: str
+    given: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.given} {self.family}".strip()
+
+
+class UpdateKind(StrEnum):
+    RETRACTION = "retraction"
+    CORRECTION = "correction"
+    EXPRESSION_OF_CONCERN = "expression_of_concern"
+    WITHDRAWAL = "withdrawal"
+    OTHER = "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """A notice attached to a work (Crossref ``updated-by`` / ``update-to``)."""
+
+    kind: UpdateKind
+    doi: str | None = None
+    date: str | None = None
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class WorkRecord:
+    """One work as a source describes it, in plain Unicode text."""
+
+    source: str  # "crossref", "openalex", "semanticscholar", "datacite", "arxiv", ...
+    title: str
+    authors: tuple[Person, ...] = ()
+    year: int | None = None  # from issued / published-print, never "created"
+    doi: str | None = None  # lower-case, no URL prefix
+    subtitle: str | None = None
+    venue: str | None = None  # full container title
+    venue_short: tuple[str, ...] = ()  # abbreviations
+    issn: tuple[str, ...] = ()
+    isbn: tuple[str, ...] = ()
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    publisher: str | None = None
+    work_type: str | None = None  # journal-article, proceedings-article, book, posted-content ...
+    url: str | None = None  # landing page / record URL
+    record_id: str | None = None  # source-specific id (OpenAlex W..., S2 paperId, arXiv id, PMID)
+    arxiv_id: str | None = None
+    pmid: str | None = None
+    updates: tuple[Update, ...] = ()  # notices about this work (retraction, correction ...)
+    #: True when the record itself is a notice (e.g. Crossref type "retraction").
+    is_notice: bool = False
+    #: Relevance score reported by a search service, if any.
+    relevance: float | None = None
+    extra: tuple[tuple[str, str], ...] = field(default=())
+
+
+class Outcome(StrEnum):
+    FOUND = "found"
+    NOT_FOUND = "not_found"  # the service answered definitively: no such record
+    FAILED = "failed"  # timeout, rate limit, 5xx, malformed body, offline cache miss ...
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """The outcome of one request to one source."""
+
+    source: str
+    outcome: Outcome
+    records: tuple[WorkRecord, ...] = ()
+    reason: str | None = None  # why FAILED (shown to users as the cause of 'unverified')
+    from_cache: bool = False
+
+    @classmethod
+    def found(cls, source: str, records: tuple[WorkRecord, ...] | list[WorkRecord]) -> Lookup:
+        recs = tuple(records)
+        return cls(source, Outcome.FOUND if recs else Outcome.NOT_FOUND, recs)
+
+    @classmethod
+    def not_found(cls, source: str) -> Lookup:
+        return cls(source, Outcome.NOT_FOUND)
+
+    @classmethod
+    def failed(cls, source: str, reason: str) -> Lookup:
+        return cls(source, Outcome.FAILED, reason=reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A fielded bibliographic search."""
+
+    title: str
+    authors: tuple[str, ...] = ()  # surnames
+    year: int | None = None
+    venue: str | None = None
+    limit: int = 5
