@@ -44,6 +44,7 @@ class Code(StrEnum):
     MISSING_CROSSREF = "missing-crossref"
     FILE_ENCODING = "file-encoding"
     FILE_UNREADABLE = "file-unreadable"
+    YAML_SYNTAX = "yaml-syntax"
     # --- verification ----------------------------------------------------------------
     DOI_NOT_FOUND = "doi-not-found"
     DOI_OTHER_WORK = "doi-other-work"
@@ -157,6 +158,16 @@ class Citation:
     command: str
     command_span: Span
     kind: CitationKind = CitationKind.CITE
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionContext:
+    """Where a citation key is being typed: ``prefix`` is the part of the key before the
+    cursor, ``span`` the whole partial key a completion replaces (it extends right over key
+    characters after the cursor)."""
+
+    prefix: str
+    span: Span
 
 
 class LinkKind(StrEnum):
@@ -361,6 +372,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.MISSING_CROSSREF: S.WARNING,
         Code.FILE_ENCODING: S.ERROR,
         Code.FILE_UNREADABLE: S.ERROR,
+        Code.YAML_SYNTAX: S.WARNING,
         Code.DOI_NOT_FOUND: S.ERROR,
         Code.DOI_OTHER_WORK: S.ERROR,
         Code.NOT_FOUND: S.ERROR,

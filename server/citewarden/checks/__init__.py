@@ -1,0 +1,130 @@
+"""Checks: the workspace's parsed summaries and project graph -> findings per file.
+
+:func:`check_workspace` runs every check, drops findings on suppressed lines, applies the
+configured severities (``off`` drops a code) and returns findings for every known file, an
+empty list for a clean one, so a client can clear stale results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citewarden.model import DEFAULT_SEVERITY, Finding, ParsedBibliography
+from citewarden.settings import Settings
+
+if TYPE_CHECKING:
+    from citewarden.project import Workspace
+
+
+class Memo:
+    """Reuses finding objects between runs while their inputs are unchanged.
+
+    Keys name everything a finding depends on; entries not asked for in a run are dropped.
+    """
+
+    def __init__(self, previous: dict[tuple[object, ...], Finding]) -> None:
+        self._previous = previous
+        self.current: dict[tuple[object, ...], Finding] = {}
+
+    def get(self, key: tuple[object, ...], make: Callable[[], Finding]) -> Finding:
+        found = self.current.get(key)
+        if found is None:
+            found = self._previous.get(key)
+            if found is None:
+                found = make()
+            self.current[key] = found
+        return found
+
+
+def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
+    """Every finding of the workspace, by file; every known file present."""
+    from citewarden.checks.citations import citation_findings
+    from citewarden.checks.duplicates import duplicate_findings
+
+    memo = Memo(ws.finding_cache)
+    projects = ws.projects()
+    raw: list[Finding] = []
+    raw += file_problems(ws)
+    raw += citation_findings(ws, projects, memo)
+    raw += duplicate_findings(ws, projects, memo)
+    ws.finding_cache = memo.current
+    result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
+    seen: set[tuple[object, ...]] = set()
+    for finding in finalize(ws, raw, ws.settings):
+        loc = finding.location
+        ident = (loc.path, loc.span.start, loc.span.end, finding.code, finding.message)
+        if ident in seen:
+            continue
+        seen.add(ident)
+        result.setdefault(loc.path, []).append(finding)
+    for findings in result.values():
+        findings.sort(key=lambda f: (f.location.span.start, f.location.span.end, f.code.value))
+    return result
+
+
+def file_problems(ws: Workspace) -> list[Finding]:
+    """Reading and parsing problems of each file in use (decoding, syntax, duplicate fields)."""
+    from citewarden.model import Code, Location, Span
+    from citewarden.parsing import is_bibliography, is_document
+
+    in_use: dict[Path, None] = {}
+    for project in ws.projects():
+        in_use.update(dict.fromkeys(project.sources))
+        in_use.update(dict.fromkeys(project.bibliographies))
+    for path in ws.known_files():
+        if is_document(path) or is_bibliography(path):
+            in_use.setdefault(path, None)
+    found: list[Finding] = []
+    for path in in_use:
+        error = ws.read_error(path)
+        if error is not None:
+            if not isinstance(error, FileNotFoundError):
+                reason = error.strerror or str(error)
+                found.append(
+                    Finding(
+                        Code.FILE_UNREADABLE,
+                        Location(path, Span(0, 0)),
+                        f"cannot read {path.name}: {reason}",
+                    )
+                )
+            continue
+        found += ws.read_problems(path)
+        parsed = ws.parsed(path)
+        if parsed is not None:
+            found += parsed.problems
+    return found
+
+
+def finalize(ws: Workspace, findings: Iterable[Finding], settings: Settings) -> list[Finding]:
+    """Drop findings on suppressed lines and apply configured severities."""
+    out: list[Finding] = []
+    suppressed: dict[Path, frozenset[int]] = {}
+    for finding in findings:
+        path = finding.location.path
+        lines = suppressed.get(path)
+        if lines is None:
+            parsed = ws.parsed(path)
+            lines = parsed.suppressed_lines if parsed is not None else frozenset()
+            suppressed[path] = lines
+        if lines:
+            index = ws.line_index(path)
+            if index is not None and index.line_of(finding.location.span.start) in lines:
+                continue
+        default = DEFAULT_SEVERITY[finding.code]
+        current = finding.severity if finding.severity is not None else default
+        wanted = settings.severity_of(finding.code, current)
+        if wanted is None:
+            continue
+        if wanted != current:
+            finding = dataclasses.replace(finding, severity=wanted)
+        out.append(finding)
+    return out
+
+
+def is_bibtex(bib: ParsedBibliography) -> bool:
+    from citewarden.model import BibFormat
+
+    return bib.format is BibFormat.BIBTEX

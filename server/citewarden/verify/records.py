@@ -108,3 +108,64 @@ class Query:
     year: int | None = None
     venue: str | None = None
     limit: int = 5
+
+
+# -- plain-data round trip (used by the cache; additive) ----------------------------------------
+
+
+def record_to_dict(record: WorkRecord) -> dict[str, object]:
+    """A JSON-serialisable dict of ``record`` (inverse of :func:`record_from_dict`)."""
+    data: dict[str, object] = {}
+    for name in WorkRecord.__dataclass_fields__:
+        value = getattr(record, name)
+        if name == "authors":
+            value = [[p.family, p.given] for p in record.authors]
+        elif name == "updates":
+            value = [[u.kind.value, u.doi, u.date, u.label] for u in record.updates]
+        elif name == "extra":
+            value = [list(kv) for kv in record.extra]
+        elif isinstance(value, tuple):
+            value = list(value)
+        data[name] = value
+    return data
+
+
+def record_from_dict(data: dict[str, object]) -> WorkRecord:
+    """Rebuild a :class:`WorkRecord` from :func:`record_to_dict` output."""
+    kwargs: dict[str, object] = {}
+    for name, value in data.items():
+        if name not in WorkRecord.__dataclass_fields__:
+            continue
+        if name == "authors":
+            value = tuple(Person(str(f), str(g)) for f, g in value)  # type: ignore[attr-defined]
+        elif name == "updates":
+            value = tuple(
+                Update(UpdateKind(k), d, dt, lb)
+                for k, d, dt, lb in value  # type: ignore[attr-defined]
+            )
+        elif name == "extra":
+            value = tuple((str(k), str(v)) for k, v in value)  # type: ignore[attr-defined]
+        elif isinstance(value, list):
+            value = tuple(value)
+        kwargs[name] = value
+    return WorkRecord(**kwargs)  # type: ignore[arg-type]
+
+
+def lookup_to_dict(lookup: Lookup) -> dict[str, object]:
+    return {
+        "source": lookup.source,
+        "outcome": lookup.outcome.value,
+        "records": [record_to_dict(r) for r in lookup.records],
+        "reason": lookup.reason,
+    }
+
+
+def lookup_from_dict(data: dict[str, object], *, from_cache: bool = False) -> Lookup:
+    records = tuple(record_from_dict(r) for r in data.get("records") or ())  # type: ignore[attr-defined]
+    return Lookup(
+        str(data["source"]),
+        Outcome(str(data["outcome"])),
+        records,
+        reason=data.get("reason"),  # type: ignore[arg-type]
+        from_cache=from_cache,
+    )

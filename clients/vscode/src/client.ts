@@ -1,0 +1,150 @@
+// The language client: how it starts the server, restarts it, and talks settings.
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  CloseHandlerResult,
+  ErrorAction,
+  ErrorHandler,
+  ErrorHandlerResult,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  Message,
+  ServerOptions,
+  StaticFeature,
+  DynamicFeature,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { ServerCommand } from './server';
+
+/** Languages citewarden checks (VS Code language ids). */
+export const LANGUAGES = ['latex', 'tex', 'bibtex', 'markdown', 'quarto', 'rmd'];
+
+/** Server commands that the extension registers itself (with arguments from the editor). */
+export const SERVER_COMMANDS = [
+  'citewarden.verifyAll',
+  'citewarden.verifyEntry',
+  'citewarden.clearCache',
+  'citewarden.report',
+];
+
+/** Keys of the `citewarden` section read by the editor only; never sent to the server. */
+const CLIENT_ONLY_KEYS = ['server', 'trace'];
+
+/** Restarts allowed within RESTART_WINDOW_MS before the client gives up. */
+export const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
+
+/** The server settings: the `citewarden` section without the client-only keys. */
+export function serverSettings(section: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (section && typeof section === 'object') {
+    for (const [key, value] of Object.entries(section as Record<string, unknown>)) {
+      if (!CLIENT_ONLY_KEYS.includes(key) && typeof value !== 'function') {
+        out[key] = value;
+      }
+    }
+  }
+  return out;
+}
+
+function currentServerSettings(): Record<string, unknown> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  const config = vscode.workspace.getConfiguration(undefined, folder);
+  return serverSettings(JSON.parse(JSON.stringify(config.get('citewarden') ?? {})));
+}
+
+/**
+ * Restart a crashed server, at most MAX_RESTARTS times in three minutes; then stop and tell
+ * the user what to do.
+ */
+class RestartingErrorHandler implements ErrorHandler {
+  private crashes: number[] = [];
+
+  constructor(
+    private readonly describe: () => string,
+    private readonly onGiveUp: (message: string) => void,
+  ) {}
+
+  error(_error: Error, _message: Message | undefined, count: number | undefined): ErrorHandlerResult {
+    if (count !== undefined && count <= 3) {
+      return { action: ErrorAction.Continue };
+    }
+    return { action: ErrorAction.Shutdown };
+  }
+
+  closed(): CloseHandlerResult {
+    const now = Date.now();
+    this.crashes = this.crashes.filter((t) => now - t < RESTART_WINDOW_MS);
+    this.crashes.push(now);
+    if (this.crashes.length <= MAX_RESTARTS) {
+      return {
+        action: CloseAction.Restart,
+        message: `citewarden: the language server stopped; restarting it (${this.crashes.length} of ${MAX_RESTARTS}).`,
+        handled: true,
+      };
+    }
+    const message =
+      `citewarden: the language server (${this.describe()}) stopped ${this.crashes.length} times in ` +
+      'three minutes and was not restarted again. The citewarden log shows its last messages. ' +
+      'Fix the cause (reinstall with `pip install --upgrade citewarden`, or correct ' +
+      '`citewarden.server.command`), then run "citewarden: Restart the language server".';
+    this.onGiveUp(message);
+    return { action: CloseAction.DoNotRestart, message, handled: true };
+  }
+}
+
+/**
+ * A LanguageClient that leaves SERVER_COMMANDS to the extension: the built-in
+ * executeCommand feature would register the server's commands a second time.
+ */
+class CitewardenLanguageClient extends LanguageClient {
+  public registerFeature(feature: StaticFeature | DynamicFeature<any>): void {
+    const dynamic = feature as DynamicFeature<any>;
+    if (dynamic.registrationType?.method === ExecuteCommandRequest.method) {
+      const register = dynamic.register.bind(dynamic);
+      dynamic.register = (data) => {
+        const commands: string[] = data.registerOptions?.commands ?? [];
+        register({
+          ...data,
+          registerOptions: { ...data.registerOptions, commands: commands.filter((c) => !SERVER_COMMANDS.includes(c)) },
+        });
+      };
+    }
+    super.registerFeature(feature);
+  }
+}
+
+export function createClient(
+  server: ServerCommand,
+  output: vscode.OutputChannel,
+  onGiveUp: (message: string) => void,
+): LanguageClient {
+  const serverOptions: ServerOptions = {
+    command: server.command,
+    args: server.args,
+    transport: TransportKind.stdio,
+    options: { env: { ...process.env } },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: LANGUAGES.map((language) => ({ scheme: 'file', language })),
+    outputChannel: output,
+    initializationOptions: currentServerSettings(),
+    errorHandler: new RestartingErrorHandler(
+      () => [server.command, ...server.args].join(' '),
+      onGiveUp,
+    ),
+    middleware: {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const result = await next(params, token);
+          if (!Array.isArray(result)) {
+            return result;
+          }
+          return result.map((value, i) => (params.items[i]?.section === 'citewarden' ? serverSettings(value) : value));
+        },
+      },
+    },
+  };
+  return new CitewardenLanguageClient('citewarden', 'citewarden', serverOptions, clientOptions);
+}

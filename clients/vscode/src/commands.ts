@@ -1,0 +1,119 @@
+// Palette commands: the server's commands (with arguments taken from the editor) and restart.
+import * as vscode from 'vscode';
+import { ExecuteCommandRequest, LanguageClient, State } from 'vscode-languageclient/node';
+
+/** Characters of a citation key (BibTeX keys exclude these; pandoc keys are a subset). */
+const KEY_PATTERN = /[^\s{}(),;~#%"'=\\@[\]]+/;
+
+/** The citation key under the cursor of the active editor, if any. */
+export function keyAtCursor(editor: vscode.TextEditor | undefined): string | undefined {
+  if (!editor) {
+    return undefined;
+  }
+  const range = editor.document.getWordRangeAtPosition(editor.selection.active, KEY_PATTERN);
+  return range ? editor.document.getText(range) : undefined;
+}
+
+export interface Host {
+  client(): LanguageClient | undefined;
+  restart(): Promise<void>;
+  output: vscode.OutputChannel;
+}
+
+async function sendCommand(host: Host, command: string, args: unknown[]): Promise<unknown> {
+  const client = host.client();
+  if (!client || client.state !== State.Running) {
+    const choice = await vscode.window.showErrorMessage(
+      'citewarden: the language server is not running.',
+      'Restart server',
+      'Show log',
+    );
+    if (choice === 'Restart server') {
+      await host.restart();
+    } else if (choice === 'Show log') {
+      host.output.show(true);
+    }
+    return undefined;
+  }
+  try {
+    return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    host.output.appendLine(`[client] ${command} failed: ${text}`);
+    void vscode.window.showErrorMessage(`citewarden: ${command} failed: ${text}`);
+    return undefined;
+  }
+}
+
+/** A path or URI in a command result (the report command returns where it wrote). */
+function resultLocation(result: unknown): vscode.Uri | undefined {
+  const value =
+    typeof result === 'string'
+      ? result
+      : result && typeof result === 'object'
+        ? ((result as Record<string, unknown>).uri ?? (result as Record<string, unknown>).path)
+        : undefined;
+  if (typeof value !== 'string' || value === '') {
+    return undefined;
+  }
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? vscode.Uri.parse(value) : vscode.Uri.file(value);
+}
+
+export function registerCommands(context: vscode.ExtensionContext, host: Host): void {
+  const register = (id: string, fn: (...args: unknown[]) => unknown) =>
+    context.subscriptions.push(vscode.commands.registerCommand(id, fn));
+
+  register('citewarden.verifyAll', (...args) =>
+    vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: 'citewarden: verifying references' },
+      () => sendCommand(host, 'citewarden.verifyAll', args),
+    ),
+  );
+
+  register('citewarden.verifyEntry', async (...args) => {
+    if (args.length === 0) {
+      const editor = vscode.window.activeTextEditor;
+      const key =
+        keyAtCursor(editor) ??
+        (await vscode.window.showInputBox({
+          title: 'citewarden: verify entry',
+          prompt: 'Citation key of the entry to verify',
+        }));
+      if (!key) {
+        return undefined;
+      }
+      args = [{ key, uri: editor?.document.uri.toString() }];
+    }
+    return sendCommand(host, 'citewarden.verifyEntry', args);
+  });
+
+  register('citewarden.clearCache', async (...args) => {
+    const result = await sendCommand(host, 'citewarden.clearCache', args);
+    if (result !== undefined) {
+      void vscode.window.showInformationMessage('citewarden: verification cache cleared.');
+    }
+    return result;
+  });
+
+  register('citewarden.report', async (...args) => {
+    const result = await sendCommand(host, 'citewarden.report', args);
+    const where = resultLocation(result);
+    if (where) {
+      const choice = await vscode.window.showInformationMessage(
+        `citewarden: report written to ${where.scheme === 'file' ? where.fsPath : where.toString()}`,
+        'Open',
+      );
+      if (choice === 'Open') {
+        if (where.path.endsWith('.html')) {
+          await vscode.env.openExternal(where);
+        } else {
+          await vscode.window.showTextDocument(where);
+        }
+      }
+    }
+    return result;
+  });
+
+  register('citewarden.restartServer', () => host.restart());
+  register('citewarden.showOutput', () => host.output.show(true));
+}

@@ -1,0 +1,456 @@
+"""The safe fixer behind ``citewarden check --fix``: write anchored corrections into a .bib.
+
+Only the value spans of corrected fields change (or one new field line is inserted in the
+entry's own style, e.g. a missing ``doi``); every other byte of the file stays as it was:
+formatting, comments, field order, unknown fields, line endings and encoding.  A file that was
+not parsed completely is refused.  Writing is atomic: a temporary file in the same directory,
+fsync, ``os.replace``, then an fsync of the directory; the original is kept as a backup first.
+
+The pure part (:func:`plan_fix`) computes the new bytes; :func:`write_atomically` and
+:func:`apply_plan` are the only functions here that touch the disk.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from citewarden.model import Code, Entry, Field, ParsedBibliography
+
+#: The backup of ``refs.bib`` is ``refs.bib.orig`` (or ``refs.bib.orig.1`` ... when a different
+#: backup already exists; an existing backup is never overwritten).
+BACKUP_SUFFIX = ".orig"
+
+#: biblatex spells some fields differently; a correction for the left name edits the right one
+#: when only that one is present.
+_ALIASES: Mapping[str, str] = {"journal": "journaltitle", "address": "location"}
+
+#: Write size of one chunk; small enough that a large file takes several writes.
+_CHUNK = 1 << 16
+
+
+class FixRefused(Exception):
+    """The file must not be rewritten (incomplete parse, not UTF-8, changed on disk ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One field written by the fixer.  ``old`` is None for an inserted field."""
+
+    key: str
+    field: str
+    old: str | None
+    new: str
+    line: int  # 1-based line of the field (of the entry, for an insertion)
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A correction the fixer did not apply, and why."""
+
+    key: str
+    field: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class FixPlan:
+    """What ``--fix`` would do to one file: the old and new bytes and a list of changes."""
+
+    path: Path
+    old: bytes
+    new: bytes
+    changes: tuple[Change, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+    def diff(self) -> str:
+        """Unified diff of the plan (empty when nothing changes)."""
+        if not self.changed:
+            return ""
+        old = self.old.decode("utf-8").splitlines(keepends=True)
+        new = self.new.decode("utf-8").splitlines(keepends=True)
+        name = self.path.as_posix()
+        lines = difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}")
+        out = []
+        for line in lines:
+            out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Edit:
+    start: int
+    end: int
+    text: str
+
+
+# ----------------------------------------------------------------------------------------
+# Planning (pure)
+# ----------------------------------------------------------------------------------------
+
+
+def decode(original: bytes, path: Path) -> str:
+    """The text the parser sees.  Only UTF-8 files are rewritten (their bytes round-trip)."""
+    try:
+        return original.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FixRefused(
+            f"{path}: not valid UTF-8 (byte {exc.start}); refusing to rewrite it"
+        ) from None
+
+
+def check_complete(bib: ParsedBibliography) -> None:
+    """Raise :class:`FixRefused` unless every byte of the file was understood."""
+    errors = [p for p in bib.problems if p.code in (Code.BIB_SYNTAX, Code.FILE_ENCODING)]
+    if not bib.complete or errors:
+        where = ""
+        if errors:
+            where = f" ({len(errors)} syntax/encoding problem(s), first: {errors[0].message})"
+        raise FixRefused(
+            f"{bib.path}: the file was not parsed completely{where}; "
+            "refusing to rewrite it — fix the syntax first"
+        )
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _balanced(value: str) -> bool:
+    depth = 0
+    escaped = False
+    for ch in value:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _quote_at_top_level(value: str) -> bool:
+    depth = 0
+    for ch in value:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == '"' and depth == 0:
+            return True
+    return False
+
+
+def _replace_edit(text: str, f: Field, value: str) -> _Edit:
+    """The edit that replaces ``f``'s value by ``value``, keeping the delimiters if possible."""
+    start, end = f.value_span.start, f.value_span.end
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    if before == "{" and after == "}":
+        return _Edit(start, end, value)
+    if before == '"' and after == '"':
+        if _quote_at_top_level(value):  # switch to braces rather than break the quotes
+            return _Edit(start - 1, end + 1, "{" + value + "}")
+        return _Edit(start, end, value)
+    # A bare value (a number): keep it bare only if the new one is a number too.
+    return _Edit(start, end, value if value.isdigit() else "{" + value + "}")
+
+
+def _name_style(written: str, name: str) -> str:
+    if written.isupper():
+        return name.upper()
+    if written[:1].isupper():
+        return name.capitalize()
+    return name
+
+
+def _insert_edit(text: str, entry: Entry, name: str, value: str) -> _Edit | None:
+    """A new ``name = {value}`` line after the entry's last field, in the entry's own style."""
+    if not entry.fields:
+        return None
+    last = max(entry.fields, key=lambda f: f.name_span.start)
+    # Separator before the last field: whitespace between its preceding comma and its name.
+    i = last.name_span.start
+    while i > entry.span.start and text[i - 1] in " \t\r\n":
+        i -= 1
+    gap = text[i : last.name_span.start] if i > entry.span.start and text[i - 1] == "," else ""
+    if not gap:
+        gap = "\r\n  " if "\r\n" in text[entry.span.start : entry.span.end] else "\n  "
+    # Between name and value: `` = `` as the last field writes it.
+    j = last.name_span.end
+    while j < len(text) and text[j] in " \t=":
+        j += 1
+    equals = text[last.name_span.end : j]
+    if "=" not in equals:
+        equals = " = "
+    written = text[last.name_span.start : last.name_span.end]
+    new_field = f"{_name_style(written, name)}{equals}{{{value}}}"
+    # The entry's closing delimiter; is there a trailing comma before it?
+    close = entry.span.end - 1
+    if text[close] not in "})":
+        return None
+    k = close
+    while k > last.value_span.end and text[k - 1] in " \t\r\n":
+        k -= 1
+    if text[k - 1] == ",":
+        return _Edit(k, k, gap + new_field + ",")
+    return _Edit(k, k, "," + gap + new_field)
+
+
+def _entry_edits(
+    text: str,
+    entry: Entry,
+    fields: Mapping[str, str],
+    changes: list[Change],
+    skipped: list[Skipped],
+) -> list[_Edit]:
+    names = {n.lower() for n in fields}
+    if "title" in names and names & {"author", "editor"}:
+        skipped.append(
+            Skipped(entry.key, None, "title and authors would change at once; not applied")
+        )
+        return []
+    edits: list[_Edit] = []
+    for raw_name, value in fields.items():
+        name = raw_name.lower()
+        if not _balanced(value):
+            skipped.append(Skipped(entry.key, name, "corrected value has unbalanced braces"))
+            continue
+        present = [f for f in entry.fields if f.name == name]
+        if not present and name in _ALIASES:
+            present = [f for f in entry.fields if f.name == _ALIASES[name]]
+        if name == "year" and not present and entry.field("date") is not None:
+            skipped.append(
+                Skipped(entry.key, name, "the entry gives a date field; edit it by hand")
+            )
+            continue
+        if len(present) > 1:
+            skipped.append(Skipped(entry.key, name, "the field is given more than once"))
+            continue
+        if present:
+            f = present[0]
+            if f.expanded is not None:
+                skipped.append(
+                    Skipped(entry.key, name, "the value uses @string macros or concatenation")
+                )
+                continue
+            if text[f.value_span.start : f.value_span.end] != f.value:
+                raise FixRefused(f"{entry.path}: parsed positions do not match the file's bytes")
+            if f.value == value:
+                continue
+            edits.append(_replace_edit(text, f, value))
+            line = _line_of(text, f.value_span.start)
+            changes.append(Change(entry.key, f.name, f.value, value, line))
+        else:
+            edit = _insert_edit(text, entry, name, value)
+            if edit is None:
+                skipped.append(Skipped(entry.key, name, "no place to insert a new field"))
+                continue
+            edits.append(edit)
+            changes.append(Change(entry.key, name, None, value, _line_of(text, entry.span.start)))
+    return edits
+
+
+def plan_fix(
+    bib: ParsedBibliography, original: bytes, corrections: Mapping[str, Mapping[str, str]]
+) -> FixPlan:
+    """Compute the corrected bytes of one bibliography file.
+
+    ``bib`` must be the parse of exactly ``original`` (decoded as UTF-8); ``corrections`` maps
+    entry keys to ``{field: value}`` (anchored corrections from the verdicts; keys absent from
+    this file are ignored).  Raises :class:`FixRefused` for a file that was not parsed
+    completely or whose parse does not match its bytes.
+    """
+    check_complete(bib)
+    text = decode(original, bib.path)
+    by_key: dict[str, list[Entry]] = {}
+    for entry in bib.entries:
+        if text[entry.key_span.start : entry.key_span.end] != entry.key:
+            raise FixRefused(f"{bib.path}: parsed positions do not match the file's bytes")
+        by_key.setdefault(entry.key.lower(), []).append(entry)
+    changes: list[Change] = []
+    skipped: list[Skipped] = []
+    edits: list[_Edit] = []
+    for key, fields in corrections.items():
+        found = by_key.get(key.lower())
+        if not found or not fields:
+            continue
+        if len(found) > 1:
+            skipped.append(Skipped(key, None, "the key is defined more than once in this file"))
+            continue
+        edits.extend(_entry_edits(text, found[0], fields, changes, skipped))
+    edits.sort(key=lambda e: (e.start, e.end))
+    for a, b in itertools.pairwise(edits):
+        if b.start < a.end:
+            raise FixRefused(f"{bib.path}: overlapping edits; refusing to rewrite it")
+    pieces: list[str] = []
+    pos = 0
+    for e in edits:
+        pieces.append(text[pos : e.start])
+        pieces.append(e.text)
+        pos = e.end
+    pieces.append(text[pos:])
+    new = "".join(pieces).encode("utf-8")
+    changes.sort(key=lambda c: (c.line, c.key, c.field))
+    return FixPlan(bib.path, original, new, tuple(changes), tuple(skipped))
+
+
+def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography]) -> None:
+    """Re-parse the new text and check that only the planned fields changed.
+
+    Raises :class:`FixRefused` when the new file would not parse completely, loses or gains an
+    entry, or differs from the old one in any field that was not planned.
+    """
+    if not plan.changed:
+        return
+    before = parse(plan.path, plan.old.decode("utf-8"))
+    after = parse(plan.path, plan.new.decode("utf-8"))
+    try:
+        check_complete(after)
+    except FixRefused:
+        raise FixRefused(f"{plan.path}: the corrected file would not parse; not written") from None
+    if [e.key for e in before.entries] != [e.key for e in after.entries]:
+        raise FixRefused(f"{plan.path}: the corrected file would change the entries; not written")
+    planned = {(c.key.lower(), c.field): c.new for c in plan.changes}
+    for old_entry, new_entry in zip(before.entries, after.entries, strict=True):
+        old_fields = {f.name: f.text for f in old_entry.fields}
+        new_fields = {f.name: f.text for f in new_entry.fields}
+        for name in old_fields.keys() | new_fields.keys():
+            want = planned.get((old_entry.key.lower(), name))
+            if want is not None:
+                if new_fields.get(name) != want:
+                    raise FixRefused(
+                        f"{plan.path}: {old_entry.key}.{name} did not come out as planned"
+                    )
+            elif old_fields.get(name) != new_fields.get(name):
+                raise FixRefused(
+                    f"{plan.path}: {old_entry.key}.{name} would change unexpectedly; not written"
+                )
+
+
+# ----------------------------------------------------------------------------------------
+# Writing (the only I/O)
+# ----------------------------------------------------------------------------------------
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # not supported on this platform
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _write_temp(directory: Path, name: str, data: bytes, mode: int | None) -> Path:
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view[:_CHUNK])
+            view = view[written:]
+        if mode is not None:
+            os.fchmod(fd, mode)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+    os.close(fd)
+    return Path(tmp)
+
+
+def backup_path_for(path: Path, original: bytes) -> tuple[Path, bool]:
+    """Where the backup of ``path`` goes, and whether an identical backup already exists."""
+    candidate = path.with_name(path.name + BACKUP_SUFFIX)
+    n = 0
+    while candidate.exists():
+        try:
+            if candidate.read_bytes() == original:
+                return candidate, True
+        except OSError:
+            pass
+        n += 1
+        candidate = path.with_name(f"{path.name}{BACKUP_SUFFIX}.{n}")
+    return candidate, False
+
+
+def write_atomically(path: Path, data: bytes, *, expected: bytes | None = None) -> Path | None:
+    """Replace ``path`` by ``data`` atomically, keeping a backup of the old content.
+
+    ``expected`` is the content the caller read; if the file changed since, nothing is written
+    (:class:`FixRefused`).  Returns the backup path (None when ``path`` did not exist).  At every
+    instant the file holds either the old or the new bytes.
+    """
+    target = path.resolve()  # write through a symlink, never replace the link itself
+    directory = target.parent
+    try:
+        st = target.stat()
+        old = target.read_bytes()
+    except FileNotFoundError:
+        st, old = None, None
+    if expected is not None and old != expected:
+        raise FixRefused(f"{path}: the file changed on disk since it was read; not written")
+    mode = stat.S_IMODE(st.st_mode) if st is not None else None
+    backup: Path | None = None
+    if old is not None:
+        backup, exists = backup_path_for(target, old)
+        if not exists:
+            tmp = _write_temp(directory, target.name, old, mode)
+            try:
+                os.replace(tmp, backup)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
+    tmp = _write_temp(directory, target.name, data, mode)
+    try:
+        if expected is not None and target.read_bytes() != expected:
+            raise FixRefused(f"{path}: the file changed on disk while fixing; not written")
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(directory)
+    return backup
+
+
+def apply_plan(plan: FixPlan) -> Path | None:
+    """Write a plan's new bytes (if anything changed); returns the backup path."""
+    if not plan.changed:
+        return None
+    return write_atomically(plan.path, plan.new, expected=plan.old)
+
+
+def plan_file(
+    path: Path,
+    corrections: Mapping[str, Mapping[str, str]],
+    parse: Callable[[Path, str], ParsedBibliography] | None = None,
+) -> FixPlan:
+    """Read ``path``, parse it with the BibTeX parser and plan the corrections (verified)."""
+    if parse is None:
+        from citewarden.parsing.bibtex import parse_bibtex
+
+        parse = parse_bibtex
+    original = path.read_bytes()
+    text = decode(original, path)
+    plan = plan_fix(parse(path, text), original, corrections)
+    verify_plan(plan, parse)
+    return plan

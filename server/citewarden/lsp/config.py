@@ -1,0 +1,63 @@
+"""Settings for the server: ``.citewarden.toml``, initializationOptions, workspace/configuration.
+
+All three go through one schema (:mod:`citewarden.settings`).  Invalid values fall back to
+their defaults and come back as problems, which the server shows with window/showMessage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewarden.settings import Settings, SettingsProblem, load_settings
+
+SECTION = "citewarden"
+
+
+def section_of(raw: Any) -> Mapping[str, Any] | None:
+    """The ``citewarden`` section of a settings object.
+
+    Clients send either the section itself or an object holding it under ``citewarden``
+    (VS Code's didChangeConfiguration does the latter).  None when nothing is set.
+    """
+    if raw is None:
+        return None
+    if isinstance(raw, Mapping):
+        inner = raw.get(SECTION)
+        if isinstance(inner, Mapping):
+            return inner
+        if inner is None and SECTION in raw:
+            return None
+        return raw
+    return raw  # not a mapping: merge_settings reports it
+
+
+@dataclass
+class ConfigSources:
+    """Where the current settings came from; re-resolved whenever one of them changes."""
+
+    root: Path | None = None
+    init_options: Mapping[str, Any] | None = None
+    client: Mapping[str, Any] | None = None
+    #: Problems already shown, so a message is not repeated for the same mistake.
+    shown: set[str] = field(default_factory=set)
+
+    def resolve(self) -> tuple[Settings, list[SettingsProblem]]:
+        return load_settings(
+            self.root,
+            (self.init_options, "initializationOptions"),
+            (self.client, "workspace/configuration"),
+        )
+
+    def new_problems(self, problems: list[SettingsProblem]) -> list[SettingsProblem]:
+        """Problems not shown before (and remember them)."""
+        fresh = [p for p in problems if str(p) not in self.shown]
+        self.shown.update(str(p) for p in fresh)
+        return fresh
+
+
+def problem_message(problems: list[SettingsProblem]) -> str:
+    lines = [str(p) for p in problems]
+    return "citewarden: invalid settings (defaults used instead): " + "; ".join(lines)

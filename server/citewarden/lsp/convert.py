@@ -1,0 +1,166 @@
+"""The one converter between domain values and protocol types.
+
+Severity (from settings), tags, the ``source`` string, the code's documentation link and
+related information are decided here and nowhere else.  Positions are converted through
+:class:`citewarden.text.LineIndex` in the encoding negotiated with the client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+from citewarden.model import Code, Finding, Fix, Location, Severity, Span, TextEdit, code_doc_url
+from citewarden.project import normalize_path
+from citewarden.settings import Settings
+from citewarden.text import Encoding, LineIndex, Position
+
+SOURCE = "citewarden"
+
+#: Looks up the line index of a file's current text (None when the file is unknown).
+IndexLookup = Callable[[Path], LineIndex | None]
+
+_ENCODINGS = {
+    types.PositionEncodingKind.Utf8: Encoding.UTF8,
+    types.PositionEncodingKind.Utf16: Encoding.UTF16,
+    types.PositionEncodingKind.Utf32: Encoding.UTF32,
+}
+
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+_UNNECESSARY = frozenset({Code.ORPHAN})
+
+
+def encoding_of(kind: str | None) -> Encoding:
+    """The :class:`Encoding` for a negotiated ``positionEncoding`` (UTF-16 when absent)."""
+    if kind is None:
+        return Encoding.UTF16
+    return _ENCODINGS.get(types.PositionEncodingKind(kind), Encoding.UTF16)
+
+
+def uri_of(path: Path) -> str:
+    uri = from_fs_path(str(path))
+    return uri if uri is not None else path.as_uri()
+
+
+def path_of(uri: str) -> Path | None:
+    """The file system path of a ``file:`` URI (None for other schemes)."""
+    if not uri.startswith("file:"):
+        return None
+    fs = to_fs_path(uri)
+    return normalize_path(fs) if fs else None
+
+
+class Converter:
+    """Converts spans, findings and fixes for one client (encoding) and settings."""
+
+    def __init__(
+        self,
+        encoding: Encoding,
+        settings: Settings,
+        indexes: IndexLookup,
+        uris: Callable[[Path], str] = uri_of,
+    ) -> None:
+        self.encoding = encoding
+        self.settings = settings
+        self._indexes = indexes
+        self.uri = uris
+
+    # -- positions --------------------------------------------------------------------
+    def position(self, index: LineIndex, offset: int) -> types.Position:
+        pos = index.position(offset, self.encoding)
+        return types.Position(line=pos.line, character=pos.column)
+
+    def range(self, index: LineIndex, span: Span) -> types.Range:
+        return types.Range(
+            start=self.position(index, span.start), end=self.position(index, span.end)
+        )
+
+    def offset(self, index: LineIndex, position: types.Position) -> int:
+        return index.offset(Position(position.line, position.character), self.encoding)
+
+    def span(self, index: LineIndex, range_: types.Range) -> Span:
+        start = self.offset(index, range_.start)
+        end = self.offset(index, range_.end)
+        return Span(min(start, end), max(start, end))
+
+    def location(self, location: Location) -> types.Location | None:
+        index = self._indexes(location.path)
+        if index is None:
+            return None
+        return types.Location(uri=self.uri(location.path), range=self.range(index, location.span))
+
+    # -- findings ---------------------------------------------------------------------
+    def severity(self, finding: Finding) -> types.DiagnosticSeverity | None:
+        """The configured severity of a finding; None when its code is turned off."""
+        level = self.settings.severity_of(finding.code, finding.effective_severity)
+        return None if level is None else _SEVERITY[level]
+
+    def diagnostic(self, finding: Finding, index: LineIndex) -> types.Diagnostic | None:
+        """A diagnostic for ``finding`` located in the file indexed by ``index``."""
+        severity = self.severity(finding)
+        if severity is None:
+            return None
+        related = []
+        for rel in finding.related:
+            loc = self.location(rel.location)
+            if loc is not None:
+                related.append(types.DiagnosticRelatedInformation(location=loc, message=rel.message))
+        data: dict[str, object] = {"code": finding.code.value}
+        key = finding.data.get("key")
+        if isinstance(key, str):
+            data["key"] = key
+        return types.Diagnostic(
+            range=self.range(index, finding.location.span),
+            message=finding.message,
+            severity=severity,
+            code=finding.code.value,
+            code_description=types.CodeDescription(href=code_doc_url(finding.code)),
+            source=SOURCE,
+            tags=[types.DiagnosticTag.Unnecessary] if finding.code in _UNNECESSARY else None,
+            related_information=related or None,
+            data=data,
+        )
+
+    def diagnostics(self, findings: Iterable[Finding], index: LineIndex) -> list[types.Diagnostic]:
+        out = []
+        for finding in findings:
+            diag = self.diagnostic(finding, index)
+            if diag is not None:
+                out.append(diag)
+        return out
+
+    # -- edits ------------------------------------------------------------------------
+    def workspace_edit(self, edits: Iterable[TextEdit]) -> types.WorkspaceEdit | None:
+        """A WorkspaceEdit of ``edits`` (None when a file's text is unknown)."""
+        changes: dict[str, list[types.TextEdit]] = {}
+        for edit in edits:
+            index = self._indexes(edit.path)
+            if index is None:
+                return None
+            changes.setdefault(self.uri(edit.path), []).append(
+                types.TextEdit(range=self.range(index, edit.span), new_text=edit.new_text)
+            )
+        return types.WorkspaceEdit(changes=changes)
+
+    def code_action(
+        self, fix: Fix, diagnostic: types.Diagnostic | None
+    ) -> types.CodeAction | None:
+        edit = self.workspace_edit(fix.edits)
+        if edit is None:
+            return None
+        return types.CodeAction(
+            title=fix.title,
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic] if diagnostic is not None else None,
+            is_preferred=fix.preferred or None,
+            edit=edit,
+        )

@@ -1,0 +1,96 @@
+"""Human-readable text for bibliography entries: completion details, hovers, symbols.
+
+Field values are decoded from LaTeX lazily, only for the entries being shown.
+"""
+
+from __future__ import annotations
+
+from citewarden.model import Entry
+from citewarden.verify.normalize import latex_to_text, split_authors
+
+
+def _text(entry: Entry, *names: str) -> str | None:
+    for name in names:
+        raw = entry.get(name)
+        if raw is not None and raw.strip():
+            return latex_to_text(raw)
+    return None
+
+
+def authors_short(entry: Entry) -> str | None:
+    """``Doe``, ``Doe and Roe`` or ``Doe et al.``."""
+    raw = entry.get("author") or entry.get("editor")
+    if not raw:
+        return None
+    try:
+        authors, truncated = split_authors(raw)
+    except Exception:
+        return latex_to_text(raw)
+    names = [a.family or a.raw for a in authors]
+    if not names:
+        return None
+    if len(names) > 2 or truncated:
+        return f"{names[0]} et al."
+    return " and ".join(names)
+
+
+def year(entry: Entry) -> str | None:
+    value = _text(entry, "year", "date")
+    return value[:4] if value else None
+
+
+def title(entry: Entry) -> str | None:
+    return _text(entry, "title", "booktitle")
+
+
+def detail(entry: Entry) -> str:
+    """One line: ``Doe et al. (2020) A Title``."""
+    parts = []
+    who = authors_short(entry)
+    if who:
+        parts.append(who)
+    when = year(entry)
+    if when:
+        parts.append(f"({when})")
+    what = title(entry)
+    if what:
+        parts.append(what)
+    return " ".join(parts) or entry.entry_type
+
+
+def _escape(text: str) -> str:
+    for ch in "\\`*_[]<>":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def markdown(entry: Entry) -> str:
+    """The entry as Markdown: title, authors, venue and year, identifiers, source file."""
+    lines = []
+    what = title(entry)
+    lines.append(f"**{_escape(what)}**" if what else f"`{entry.key}`")
+    raw_authors = entry.get("author") or entry.get("editor")
+    if raw_authors:
+        try:
+            authors, truncated = split_authors(raw_authors)
+            names = ", ".join(a.display() for a in authors)
+            if truncated:
+                names += ", et al."
+        except Exception:
+            names = latex_to_text(raw_authors)
+        lines.append(_escape(names))
+    venue = _text(entry, "journal", "journaltitle", "booktitle", "publisher", "school", "institution")
+    when = year(entry)
+    tail = ", ".join(p for p in (f"*{_escape(venue)}*" if venue else None, when) if p)
+    if tail:
+        lines.append(tail)
+    doi = entry.get("doi")
+    if doi:
+        doi = doi.strip()
+        lines.append(f"DOI: [{_escape(doi)}](https://doi.org/{doi})")
+    else:
+        url = entry.get("url")
+        if url:
+            lines.append(f"<{url.strip()}>")
+    lines.append(f"`@{entry.entry_type}{{{entry.key}}}` in {entry.path.name}")
+    return "\n\n".join(lines)

@@ -1,0 +1,409 @@
+"""Navigation: completion, hover, definition, references, rename, symbols.
+
+Every handler first brings the project model up to the document's current version, then
+does its lookup in the worker (the only place the model is touched) and converts positions
+with the session's converter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from citewarden.lsp import entries as show
+from citewarden.lsp.convert import path_of
+from citewarden.lsp.isolation import isolated
+from citewarden.lsp.session import Session
+from citewarden.model import Citation, CompletionContext, Entry, Span
+from citewarden.parsing import is_bibliography, is_latex, is_markdown
+
+#: Completion answers at most this many items; more makes the list incomplete, so the
+#: client asks again as the user types.
+MAX_COMPLETIONS = 200
+MAX_WORKSPACE_SYMBOLS = 500
+
+#: Characters a citation key may not contain (BibTeX and pandoc agree on these).
+_BAD_KEY = re.compile(r"[\s,{}()\"#%'=\\]")
+
+
+def _empty() -> list[Any]:
+    return []
+
+
+# ----------------------------------------------------------------------------------------
+# Lookups (run in the worker)
+# ----------------------------------------------------------------------------------------
+
+
+def completion_context(session: Session, path: Path, text: str, offset: int) -> CompletionContext | None:
+    if is_latex(path):
+        from citewarden.parsing.latex import completion_context as latex_context
+
+        return latex_context(text, offset, extra_commands=session.settings.citation_commands)
+    if is_markdown(path):
+        from citewarden.parsing.markdown import completion_context as markdown_context
+
+        return markdown_context(text, offset)
+    return None
+
+
+def _visible_entries(session: Session, path: Path) -> dict[str, list[Entry]]:
+    found = session.project.entries_for(path)
+    if found:
+        return found
+    every: dict[str, list[Entry]] = {}
+    for entry in session.project.all_entries():
+        every.setdefault(entry.key, []).append(entry)
+    return every
+
+
+def _rank(key: str, prefix: str) -> int | None:
+    """0: starts with the prefix (case-sensitively), 1: case-insensitively, 2: contains."""
+    if not prefix:
+        return 0
+    if key.startswith(prefix):
+        return 0
+    low = key.casefold()
+    pre = prefix.casefold()
+    if low.startswith(pre):
+        return 1
+    if pre in low:
+        return 2
+    return None
+
+
+def _completion_items(
+    session: Session, path: Path, text: str, offset: int
+) -> types.CompletionList | None:
+    ctx = completion_context(session, path, text, offset)
+    if ctx is None:
+        return None
+    visible = _visible_entries(session, path)
+    ranked: list[tuple[int, str]] = []
+    for key in visible:
+        rank = _rank(key, ctx.prefix)
+        if rank is not None:
+            ranked.append((rank, key))
+    ranked.sort()
+    incomplete = len(ranked) > MAX_COMPLETIONS
+    from citewarden.text import LineIndex
+
+    index = LineIndex(text)
+    replace = session.converter.range(index, Span(ctx.span.start, max(ctx.span.end, offset)))
+    items = []
+    for n, (_, key) in enumerate(ranked[:MAX_COMPLETIONS]):
+        entry = visible[key][0]
+        items.append(
+            types.CompletionItem(
+                label=key,
+                kind=types.CompletionItemKind.Reference,
+                detail=show.detail(entry),
+                documentation=types.MarkupContent(
+                    kind=types.MarkupKind.Markdown, value=show.markdown(entry)
+                ),
+                sort_text=f"{n:05d}",
+                filter_text=key,
+                text_edit=types.TextEdit(range=replace, new_text=key),
+            )
+        )
+    return types.CompletionList(is_incomplete=incomplete, items=items)
+
+
+def _key_at(session: Session, path: Path, offset: int) -> tuple[str, Span, Entry | None] | None:
+    """The key under the cursor: a citation's key in a document, an entry's key in a .bib."""
+    project = session.project
+    if is_latex(path) or is_markdown(path):
+        cit: Citation | None = project.citation_at(path, offset)
+        if cit is None or not cit.span.contains(offset):
+            return None
+        return cit.key, cit.span, None
+    entry = project.entry_at(path, offset)
+    if entry is None or not entry.key_span.contains(offset):
+        return None
+    return entry.key, entry.key_span, entry
+
+
+def _definitions(session: Session, path: Path, key: str) -> list[Entry]:
+    return session.project.lookup(path, key)
+
+
+def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
+    found = _key_at(session, path, offset)
+    if found is None:
+        return None
+    key, span, entry = found
+    index = session.project.line_index(path)
+    if index is None:
+        return None
+    if entry is not None:
+        cited = len(session.project.citations_of(key))
+        body = show.markdown(entry) + f"\n\nCited {cited} time{'s' if cited != 1 else ''}."
+    else:
+        defs = _definitions(session, path, key)
+        if defs:
+            body = "\n\n---\n\n".join(show.markdown(e) for e in defs)
+        else:
+            body = f"`{key}` is not defined in any bibliography of this document."
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=body),
+        range=session.converter.range(index, span),
+    )
+
+
+def _entry_locations(session: Session, found: list[Entry]) -> list[types.Location]:
+    out = []
+    for entry in found:
+        index = session.project.line_index(entry.path)
+        if index is not None:
+            out.append(
+                types.Location(
+                    uri=session.uri_for(entry.path),
+                    range=session.converter.range(index, entry.key_span),
+                )
+            )
+    return out
+
+
+def _definition(session: Session, path: Path, offset: int) -> list[types.Location]:
+    found = _key_at(session, path, offset)
+    if found is None:
+        return []
+    key, _, entry = found
+    if entry is not None:
+        return _entry_locations(session, [entry])
+    return _entry_locations(session, _definitions(session, path, key))
+
+
+def _citation_locations(session: Session, key: str) -> list[types.Location]:
+    out = []
+    for doc_path, cit in session.project.citations_of(key):
+        index = session.project.line_index(doc_path)
+        if index is not None:
+            out.append(
+                types.Location(
+                    uri=session.uri_for(doc_path), range=session.converter.range(index, cit.span)
+                )
+            )
+    return out
+
+
+def _references(
+    session: Session, path: Path, offset: int, include_declaration: bool
+) -> list[types.Location]:
+    found = _key_at(session, path, offset)
+    if found is None:
+        return []
+    key, _, entry = found
+    result = []
+    if include_declaration:
+        defs = [entry] if entry is not None else _definitions(session, path, key)
+        result += _entry_locations(session, defs)
+    result += _citation_locations(session, key)
+    return result
+
+
+def _prepare_rename(session: Session, path: Path, offset: int) -> types.PrepareRenamePlaceholder | None:
+    found = _key_at(session, path, offset)
+    if found is None:
+        return None
+    key, span, _ = found
+    index = session.project.line_index(path)
+    if index is None:
+        return None
+    return types.PrepareRenamePlaceholder(range=session.converter.range(index, span), placeholder=key)
+
+
+def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.WorkspaceEdit | None:
+    found = _key_at(session, path, offset)
+    if found is None:
+        return None
+    key, _, entry = found
+    defs = [entry] if entry is not None else _definitions(session, path, key)
+    defs = [e for e in defs if e.key == key]  # an alias is not the entry's key
+    from citewarden.model import TextEdit
+
+    edits: list[TextEdit] = [TextEdit(e.path, e.key_span, new_name) for e in defs]
+    for doc_path, cit in session.project.citations_of(key):
+        if cit.key == key:
+            edits.append(TextEdit(doc_path, cit.span, new_name))
+    seen: set[tuple[Path, int, int]] = set()
+    unique = []
+    for e in edits:
+        ident = (e.path, e.span.start, e.span.end)
+        if ident not in seen:
+            seen.add(ident)
+            unique.append(e)
+    return session.converter.workspace_edit(unique)
+
+
+def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol]:
+    if not is_bibliography(path):
+        bib = session.project.bibliography(path) if not (is_latex(path) or is_markdown(path)) else None
+        if bib is None:
+            return []
+    bib = session.project.bibliography(path)
+    index = session.project.line_index(path)
+    if bib is None or index is None:
+        return []
+    conv = session.converter
+    symbols = []
+    for entry in bib.entries:
+        children = [
+            types.DocumentSymbol(
+                name=f.name,
+                detail=f.value[:80],
+                kind=types.SymbolKind.Field,
+                range=conv.range(index, Span(f.name_span.start, max(f.value_span.end, f.name_span.end))),
+                selection_range=conv.range(index, f.name_span),
+            )
+            for f in entry.fields
+        ]
+        symbols.append(
+            types.DocumentSymbol(
+                name=entry.key or "(no key)",
+                detail=f"@{entry.entry_type} {show.detail(entry)}",
+                kind=types.SymbolKind.Object,
+                range=conv.range(index, entry.span),
+                selection_range=conv.range(index, entry.key_span),
+                children=children or None,
+            )
+        )
+    return symbols
+
+
+def _workspace_symbols(session: Session, query: str) -> list[types.WorkspaceSymbol]:
+    needle = query.casefold()
+    out: list[types.WorkspaceSymbol] = []
+    for entry in session.project.all_entries():
+        if needle and needle not in entry.key.casefold():
+            t = show.title(entry) if len(out) < MAX_WORKSPACE_SYMBOLS else None
+            if t is None or needle not in t.casefold():
+                continue
+        index = session.project.line_index(entry.path)
+        if index is None:
+            continue
+        out.append(
+            types.WorkspaceSymbol(
+                name=entry.key,
+                kind=types.SymbolKind.Object,
+                location=types.Location(
+                    uri=session.uri_for(entry.path),
+                    range=session.converter.range(index, entry.key_span),
+                ),
+                container_name=entry.path.name,
+            )
+        )
+        if len(out) >= MAX_WORKSPACE_SYMBOLS:
+            break
+    return out
+
+
+# ----------------------------------------------------------------------------------------
+# Handlers
+# ----------------------------------------------------------------------------------------
+
+
+async def _at(
+    session: Session, uri: str, position: types.Position
+) -> tuple[Path, int] | None:
+    """(path, offset in the model's current text) for a position in an open document."""
+    path = path_of(uri)
+    if path is None:
+        return None
+    await session.ready.wait()
+    await session.ensure_current(path)
+
+    def offset() -> int | None:
+        index = session.project.line_index(path)
+        return None if index is None else session.converter.offset(index, position)
+
+    off = await session.run(offset)
+    return None if off is None else (path, off)
+
+
+def register(server: LanguageServer, session: Session) -> None:
+    feature: Callable[..., Any] = server.feature
+
+    @feature(
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionOptions(trigger_characters=["{", ",", "@", ";"]),
+    )
+    @isolated()
+    async def completion(params: types.CompletionParams) -> types.CompletionList | None:
+        path = path_of(params.text_document.uri)
+        if path is None:
+            return None
+        # The live buffer decides the context, so completion works before the debounce.
+        doc = server.workspace.get_text_document(params.text_document.uri)
+        text = doc.source
+        from citewarden.text import LineIndex
+
+        offset = session.converter.offset(LineIndex(text), params.position)
+        await session.ready.wait()
+        return await session.run(_completion_items, session, path, text, offset)
+
+    @feature(types.TEXT_DOCUMENT_HOVER)
+    @isolated()
+    async def hover(params: types.HoverParams) -> types.Hover | None:
+        at = await _at(session, params.text_document.uri, params.position)
+        return None if at is None else await session.run(_hover, session, *at)
+
+    @feature(types.TEXT_DOCUMENT_DEFINITION)
+    @isolated(_empty)
+    async def definition(params: types.DefinitionParams) -> list[types.Location]:
+        at = await _at(session, params.text_document.uri, params.position)
+        return [] if at is None else await session.run(_definition, session, *at)
+
+    @feature(types.TEXT_DOCUMENT_REFERENCES)
+    @isolated(_empty)
+    async def references(params: types.ReferenceParams) -> list[types.Location]:
+        at = await _at(session, params.text_document.uri, params.position)
+        if at is None:
+            return []
+        return await session.run(
+            _references, session, *at, params.context.include_declaration
+        )
+
+    @feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
+    @isolated()
+    async def prepare_rename(params: types.PrepareRenameParams) -> Any:
+        at = await _at(session, params.text_document.uri, params.position)
+        return None if at is None else await session.run(_prepare_rename, session, *at)
+
+    @feature(types.TEXT_DOCUMENT_RENAME)
+    async def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
+        new_name = params.new_name.strip()
+        if not new_name or _BAD_KEY.search(new_name):
+            raise JsonRpcInvalidParams(f"'{params.new_name}' is not a valid citation key")
+        try:
+            at = await _at(session, params.text_document.uri, params.position)
+            if at is None:
+                return None
+            return await session.run(_rename, session, *at, new_name)
+        except Exception:
+            import logging
+
+            logging.getLogger(__name__).exception("rename failed")
+            return None
+
+    @feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+    @isolated(_empty)
+    async def document_symbols(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
+        path = path_of(params.text_document.uri)
+        if path is None:
+            return []
+        await session.ready.wait()
+        await session.ensure_current(path)
+        return await session.run(_document_symbols, session, path)
+
+    @feature(types.WORKSPACE_SYMBOL)
+    @isolated(_empty)
+    async def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        await session.ready.wait()
+        return await session.run(_workspace_symbols, session, params.query)

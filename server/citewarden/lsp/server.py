@@ -1,0 +1,194 @@
+"""The language server: wiring of the feature modules, and ``main`` for ``citewarden serve``.
+
+:func:`create_server` builds a server with every feature registered; each handler is
+isolated (an exception is logged and the feature answers with an empty result).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from citewarden import __version__
+from citewarden.lsp import actions, navigation, watch
+from citewarden.lsp.isolation import isolated
+from citewarden.lsp.session import Session
+
+log = logging.getLogger(__name__)
+
+NAME = "citewarden"
+
+
+class CitewardenServer(LanguageServer):
+    """A pygls server holding one :class:`Session`."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+        )
+        self.session = Session(self)
+
+
+def _empty_list() -> list[Any]:
+    return []
+
+
+def create_server() -> CitewardenServer:
+    server = CitewardenServer()
+    session = server.session
+    feature: Callable[..., Any] = server.feature
+
+    @feature(types.INITIALIZE)
+    @isolated()
+    def initialize(params: types.InitializeParams) -> None:
+        session.initialize(params)
+        if session.pull:
+            server.feature(
+                types.TEXT_DOCUMENT_DIAGNOSTIC,
+                types.DiagnosticOptions(
+                    identifier=NAME, inter_file_dependencies=True, workspace_diagnostics=False
+                ),
+            )(pull_diagnostics)
+
+    @isolated(lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
+    async def pull_diagnostics(params: types.DocumentDiagnosticParams) -> Any:
+        return await session.pull(params)
+
+    @feature(types.INITIALIZED)
+    @isolated()
+    async def initialized(params: types.InitializedParams) -> None:
+        session.show_pending_problems()
+        await watch.register(session)
+        await _register_configuration(server)
+        session.tasks.spawn("workspace", "index", session.start())
+
+    @feature(types.SHUTDOWN)
+    @isolated()
+    async def shutdown(params: None) -> None:
+        await session.close()
+
+    @feature(types.TEXT_DOCUMENT_DID_OPEN)
+    @isolated()
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        session.did_open(params.text_document.uri)
+
+    @feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    @isolated()
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        session.did_change(params.text_document.uri)
+
+    @feature(types.TEXT_DOCUMENT_DID_SAVE)
+    @isolated()
+    async def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        await session.did_save(params.text_document.uri)
+
+    @feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    @isolated()
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        session.did_close(params.text_document.uri)
+
+    @feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    @isolated()
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        await session.settings_changed(params.settings)
+
+    @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    @isolated()
+    async def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
+        await watch.files_changed(session, params)
+
+    navigation.register(server, session)
+    actions.register(server, session)
+    return server
+
+
+async def _register_configuration(server: LanguageServer) -> None:
+    """Ask for didChangeConfiguration notifications when the client needs registering."""
+    ws = server.client_capabilities.workspace
+    dcc = ws.did_change_configuration if ws is not None else None
+    if dcc is None or not dcc.dynamic_registration:
+        return
+    try:
+        await server.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id="citewarden-configuration",
+                        method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                        register_options={"section": "citewarden"},
+                    )
+                ]
+            )
+        )
+    except Exception:
+        log.warning("client refused configuration registration", exc_info=True)
+
+
+# ----------------------------------------------------------------------------------------
+# Command line
+# ----------------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="citewarden serve", description="Run the citewarden language server."
+    )
+    p.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+    p.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
+    p.add_argument("--log-file", metavar="PATH", help="write the log here (default: stderr)")
+    p.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["debug", "info", "warning", "error"],
+        help="log level (default: warning)",
+    )
+    return p
+
+
+def _configure_logging(log_file: str | None, level: str) -> None:
+    handler: logging.Handler
+    handler = logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    # pygls logs every message at INFO; keep it quieter unless debugging.
+    if level != "debug":
+        logging.getLogger("pygls").setLevel(logging.WARNING)
+
+
+def main(argv: list[str]) -> int:
+    """``citewarden serve [--stdio] [--tcp HOST:PORT] [--log-file F] [--log-level L]``."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return 0 if exc.code == 0 else 2
+    host = port = None
+    if args.tcp:
+        host, _, port_text = args.tcp.rpartition(":")
+        if not host or not port_text.isdigit():
+            print("citewarden serve: --tcp expects HOST:PORT", file=sys.stderr)
+            return 2
+        port = int(port_text)
+    try:
+        _configure_logging(args.log_file, args.log_level)
+    except OSError as exc:
+        print(f"citewarden serve: cannot open log file: {exc}", file=sys.stderr)
+        return 2
+    server = create_server()
+    if host is not None and port is not None:
+        server.start_tcp(host, port)
+    else:
+        server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

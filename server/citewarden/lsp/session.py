@@ -1,0 +1,337 @@
+"""The state of one client connection and the check-and-publish cycle.
+
+Every change goes the same way: the handler records nothing but schedules a refresh for the
+document (debounced per URI); the refresh reads the document's *current* text and version,
+hands it to the project model in the worker thread, runs the checks, converts the findings,
+and back on the event loop publishes only what changed and only for documents whose version
+is still the one that was checked.  Stale work is cancelled by the task registry.
+
+The project model (:class:`citewarden.project.Workspace`) is only touched from worker jobs,
+one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from citewarden.lsp import progress
+from citewarden.lsp.config import ConfigSources, problem_message, section_of
+from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
+from citewarden.lsp.diagnostics import DiagnosticStore, pull_report, pull_supported
+from citewarden.lsp.scheduling import TaskRegistry, Worker
+from citewarden.model import Finding
+from citewarden.project import Workspace, normalize_path
+from citewarden.settings import Settings
+from citewarden.text import LineIndex
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Task registry groups.
+CHECK = "check"
+WORKSPACE = "workspace"
+
+#: A hook run after a document is saved (verification plugs in here).
+SaveHook = Callable[[Path], Awaitable[None]]
+
+
+class Session:
+    """Per-connection state: settings, project model, diagnostics, background tasks."""
+
+    def __init__(self, server: LanguageServer) -> None:
+        self.server = server
+        self.tasks = TaskRegistry()
+        self.worker = Worker()
+        self.config = ConfigSources()
+        self.settings = Settings()
+        self.project = Workspace(settings=self.settings)
+        self.store = DiagnosticStore()
+        self.converter = Converter(encoding_of(None), self.settings, self.index_of, self.uri_for)
+        self.roots: list[Path] = []
+        #: Open documents: path -> the client's URI.
+        self.open: dict[Path, str] = {}
+        #: Version of each open document's text that the project model holds.
+        self.indexed: dict[Path, int] = {}
+        #: Diagnostics generation last delivered, by path.
+        self.sent: dict[Path, int] = {}
+        self.pull = False
+        self.ready = asyncio.Event()
+        self.save_hooks: list[SaveHook] = []
+        #: Called with the paths whose diagnostics were refreshed (tests, verification).
+        self.after_check: list[Callable[[set[Path]], None]] = []
+
+    # -- setup --------------------------------------------------------------------------
+    def initialize(self, params: types.InitializeParams) -> None:
+        """Record what the client told us; decide encoding and diagnostics delivery."""
+        ws = self.server.workspace
+        self.converter.encoding = encoding_of(ws.position_encoding)
+        folders = params.workspace_folders or []
+        roots = [path_of(f.uri) for f in folders]
+        if not roots and params.root_uri:
+            roots = [path_of(params.root_uri)]
+        elif not roots and params.root_path:
+            roots = [Path(params.root_path)]
+        self.roots = [r for r in roots if r is not None]
+        self.config.root = self.roots[0] if self.roots else None
+        options = params.initialization_options
+        self.config.init_options = section_of(options)
+        self.pull = pull_supported(params.capabilities)
+        self.apply_settings(show=False)
+
+    async def start(self) -> None:
+        """After ``initialized``: fetch settings, index the workspace with progress."""
+        await self.fetch_client_settings()
+        async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
+            for n, root in enumerate(self.roots, 1):
+                work.report(f"{root.name} ({n} of {len(self.roots)})", (n - 1) * 100 // max(1, len(self.roots)))
+                await self.worker.run(self.project.add_folder, root)
+            work.report("checking", 95)
+            await self.refresh(None)
+        self.ready.set()
+
+    # -- settings -------------------------------------------------------------------------
+    def client_supports_configuration(self) -> bool:
+        ws = self.server.client_capabilities.workspace
+        return bool(ws is not None and ws.configuration)
+
+    async def fetch_client_settings(self) -> None:
+        if not self.client_supports_configuration():
+            return
+        try:
+            result = await self.server.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="citewarden")])
+            )
+        except Exception:
+            log.warning("workspace/configuration failed", exc_info=True)
+            return
+        value = result[0] if result else None
+        self.config.client = section_of(value) if value is not None else None
+        self.apply_settings()
+
+    def apply_settings(self, show: bool = True) -> bool:
+        """Resolve the settings from every source; report invalid values. True if changed."""
+        settings, problems = self.config.resolve()
+        if show:
+            fresh = self.config.new_problems(problems)
+            if fresh:
+                self.server.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=problem_message(fresh)
+                    )
+                )
+        elif problems:
+            self._pending_problems = problems
+        if settings == self.settings:
+            return False
+        self.settings = settings
+        self.converter.settings = settings
+        return True
+
+    def show_pending_problems(self) -> None:
+        problems = getattr(self, "_pending_problems", None)
+        if problems:
+            self._pending_problems = None
+            fresh = self.config.new_problems(problems)
+            if fresh:
+                self.server.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=problem_message(fresh)
+                    )
+                )
+
+    async def settings_changed(self, raw: Any) -> None:
+        """workspace/didChangeConfiguration or a changed .citewarden.toml."""
+        if self.client_supports_configuration():
+            await self.fetch_client_settings()
+        elif raw is not None:
+            self.config.client = section_of(raw)
+            self.apply_settings()
+        else:
+            self.apply_settings()
+        await self.worker.run(self.project.set_settings, self.settings)
+        await self.refresh(None, force=True)
+
+    # -- documents ------------------------------------------------------------------------
+    def uri_for(self, path: Path) -> str:
+        return self.open.get(path) or uri_of(path)
+
+    def index_of(self, path: Path) -> LineIndex | None:
+        """Line index of the text the project model holds for ``path`` (worker only)."""
+        return self.project.line_index(path)
+
+    def document_version(self, path: Path) -> int | None:
+        uri = self.open.get(path)
+        if uri is None:
+            return None
+        return self.server.workspace.get_text_document(uri).version
+
+    def did_open(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is None:
+            return
+        self.open[path] = uri
+        if self.pull:
+            # Its pushed list (if any) goes; the client pulls from now on.
+            self._push(uri, [], None)
+            self.sent.pop(path, None)
+        self.schedule(path, delay=0)
+
+    def did_change(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is not None:
+            self.schedule(path, delay=self.settings.debounce_ms / 1000)
+
+    async def did_save(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is None:
+            return
+        for hook in self.save_hooks:
+            await hook(path)
+
+    def did_close(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is None:
+            return
+        self.open.pop(path, None)
+        self.indexed.pop(path, None)
+        self.tasks.cancel(CHECK, str(path))
+        self.sent.pop(path, None)
+        if self.pull:
+            pass  # the pushed list below replaces the pulled one
+        else:
+            self._push(uri, [], None)
+
+        async def reload() -> None:
+            await self.worker.run(self.project.close, path)
+            await self.refresh(None, force_paths={path})
+
+        self.tasks.spawn(CHECK, str(path), reload())
+
+    def schedule(self, path: Path | None, delay: float = 0.0) -> None:
+        """Re-check after ``delay`` seconds; a new call for the same file restarts the wait."""
+        key = str(path) if path is not None else "*"
+        self.tasks.debounce(CHECK, key, delay, lambda: self.refresh(path))
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` in the worker (the only way to touch the project model)."""
+        return await self.worker.run(fn, *args)
+
+    async def ensure_current(self, path: Path | None) -> None:
+        """Bring the project model up to the open document's current version."""
+        if path is None or path not in self.open:
+            return
+        version = self.document_version(path)
+        if self.indexed.get(path) != version:
+            await self.refresh(path)
+
+    # -- the check cycle ------------------------------------------------------------------
+    async def refresh(
+        self, path: Path | None, force: bool = False, force_paths: set[Path] | None = None
+    ) -> None:
+        """Give the project ``path``'s current text (if open), check, publish what changed."""
+        text: str | None = None
+        version: int | None = None
+        if path is not None and path in self.open:
+            doc = self.server.workspace.get_text_document(self.open[path])
+            version = doc.version
+            if self.indexed.get(path) != version or force:
+                text = doc.source
+        await self.worker.run(self._check_job, path, text, version, force)
+        self._deliver(force_paths or set())
+
+    def _check_job(
+        self, path: Path | None, text: str | None, version: int | None, force: bool
+    ) -> None:
+        if path is not None and text is not None:
+            self.project.set_text(path, text)
+            if version is not None:
+                self.indexed[path] = version
+        findings = self._filter(self.project.check())
+        texts: dict[Path, tuple[str, LineIndex]] = {}
+        for p in set(findings) | set(self.store.files):
+            entry = self._text_entry(p)
+            if entry is not None:
+                texts[p] = entry
+        self.store.update(findings, texts, self.converter, force=force)
+
+    def _text_entry(self, path: Path) -> tuple[str, LineIndex] | None:
+        text = self.project.text(path)
+        index = self.project.line_index(path)
+        if text is None or index is None:
+            return None
+        return text, index
+
+    def _filter(self, findings: Mapping[Path, Sequence[Finding]]) -> dict[Path, Sequence[Finding]]:
+        patterns = self.settings.ignore
+        if not patterns:
+            return dict(findings)
+        return {p: f for p, f in findings.items() if not self.ignored(p)}
+
+    def ignored(self, path: Path) -> bool:
+        for root in self.roots:
+            try:
+                rel = path.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            if any(fnmatch.fnmatch(rel, pat) for pat in self.settings.ignore):
+                return True
+        return False
+
+    def _deliver(self, force_paths: set[Path]) -> None:
+        """Publish every file whose diagnostics changed since last delivered, if current."""
+        refresh_pull = False
+        delivered: set[Path] = set()
+        for path, entry in list(self.store.files.items()):
+            if self.sent.get(path) == entry.generation and path not in force_paths:
+                continue
+            uri = self.open.get(path)
+            if uri is not None:
+                version = self.document_version(path)
+                if version != self.indexed.get(path):
+                    continue  # checked an older text; the pending refresh publishes
+                if self.pull:
+                    refresh_pull = True
+                    continue
+                self._push(uri, entry.diagnostics, version)
+            else:
+                self._push(uri_of(path), entry.diagnostics, None)
+            self.sent[path] = entry.generation
+            delivered.add(path)
+        if refresh_pull:
+            self._request_pull_refresh()
+        for hook in self.after_check:
+            hook(delivered)
+
+    def _push(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
+        self.server.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
+        )
+
+    def _request_pull_refresh(self) -> None:
+        try:
+            self.server.workspace_diagnostic_refresh(None)
+        except Exception:
+            log.warning("workspace/diagnostic/refresh failed", exc_info=True)
+
+    async def pull(self, params: types.DocumentDiagnosticParams) -> Any:
+        path = path_of(params.text_document.uri)
+        if path is None:
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        await self.ready.wait()
+        await self.ensure_current(path)
+        entry = self.store.get(path)
+        if entry is not None:
+            self.sent[path] = entry.generation
+        return pull_report(entry, params.previous_result_id)
+
+    async def close(self) -> None:
+        await self.tasks.close()

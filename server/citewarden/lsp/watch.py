@@ -1,0 +1,87 @@
+"""Files that are not open: watched through workspace/didChangeWatchedFiles.
+
+The watchers are registered dynamically when the client allows it.  A change to a file that
+is open in the editor is ignored (the editor's text wins); anything else is re-read from disk.
+A change to ``.citewarden.toml`` reloads the settings.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from lsprotocol import types
+
+from citewarden.lsp.convert import path_of
+from citewarden.lsp.session import WORKSPACE, Session
+from citewarden.settings import CONFIG_FILE
+
+log = logging.getLogger(__name__)
+
+REGISTRATION_ID = "citewarden-watch"
+
+#: Everything a project can consist of.
+PATTERNS = (
+    "**/*.{tex,ltx,latex}",
+    "**/*.{md,markdown,qmd,Rmd,rmd}",
+    "**/*.{bib,bibtex}",
+    "**/*.{json,yaml,yml}",
+    f"**/{CONFIG_FILE}",
+)
+
+
+def dynamic_registration_supported(session: Session) -> bool:
+    ws = session.server.client_capabilities.workspace
+    watched = ws.did_change_watched_files if ws is not None else None
+    return bool(watched is not None and watched.dynamic_registration)
+
+
+async def register(session: Session) -> bool:
+    """Ask the client to watch project files; False when it cannot."""
+    if not dynamic_registration_supported(session):
+        return False
+    options = types.DidChangeWatchedFilesRegistrationOptions(
+        watchers=[types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS]
+    )
+    try:
+        await session.server.client_register_capability_async(
+            types.RegistrationParams(
+                registrations=[
+                    types.Registration(
+                        id=REGISTRATION_ID,
+                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=options,
+                    )
+                ]
+            )
+        )
+    except Exception:
+        log.warning("client refused file watching", exc_info=True)
+        return False
+    return True
+
+
+async def files_changed(session: Session, params: types.DidChangeWatchedFilesParams) -> None:
+    """Re-read changed files that are not open; reload settings if the config changed."""
+    paths = []
+    config_changed = False
+    for change in params.changes:
+        path = path_of(change.uri)
+        if path is None:
+            continue
+        if path.name == CONFIG_FILE:
+            config_changed = True
+            continue
+        if path in session.open:
+            continue
+        paths.append(path)
+    if paths:
+        await session.run(_invalidate_all, session, paths)
+    if config_changed:
+        await session.settings_changed(None)
+    elif paths:
+        session.tasks.debounce(WORKSPACE, "watched", 0, lambda: session.refresh(None))
+
+
+def _invalidate_all(session: Session, paths: list) -> None:  # type: ignore[type-arg]
+    for path in paths:
+        session.project.invalidate(path)

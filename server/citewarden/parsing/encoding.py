@@ -1,0 +1,139 @@
+"""Bytes -> text for every file citewarden reads, with problems reported as findings.
+
+Files should be UTF-8.  Anything else is still read, never refused:
+
+* a UTF-8 byte-order mark is dropped (offsets then count from the first real character);
+* a UTF-16 file (recognised by its byte-order mark) is decoded and reported;
+* bytes that are not valid UTF-8 are decoded one by one as Windows-1252 (Latin-1 for the five
+  bytes cp1252 leaves undefined), so a Latin-1 file, or a UTF-8 file with a few stray Latin-1
+  bytes, reads as its author meant it; one finding points at the first bad byte;
+* NUL characters are replaced by U+FFFD (same length, so later offsets stay put) and reported.
+
+Finding spans are code-point offsets into the returned text.
+"""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+from types import MappingProxyType
+
+from citewarden.model import Code, Finding, Location, Span
+
+_BOM_UTF8 = codecs.BOM_UTF8
+_HANDLER = "citewarden-cp1252"
+_MAX_NUL_FINDINGS = 20
+
+
+def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    chunk = error.object[error.start : error.end]
+    chars = []
+    for byte in chunk:
+        single = bytes([byte])
+        try:
+            chars.append(single.decode("cp1252"))
+        except UnicodeDecodeError:
+            chars.append(single.decode("latin-1"))
+    return "".join(chars), error.end
+
+
+codecs.register_error(_HANDLER, _cp1252_fallback)
+
+
+def _finding(path: Path, start: int, end: int, message: str, **data: object) -> Finding:
+    return Finding(
+        Code.FILE_ENCODING,
+        Location(path, Span(start, end)),
+        message,
+        data=MappingProxyType(dict(data)),
+    )
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of ``offset`` (for messages only)."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+def decode_bytes(path: Path, data: bytes) -> tuple[str, list[Finding]]:
+    """Decode a file's bytes; return the text and the encoding problems found."""
+    findings: list[Finding] = []
+    if data.startswith(_BOM_UTF8):
+        data = data[len(_BOM_UTF8) :]
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = data.decode("utf-16", errors="replace")
+        findings.append(
+            _finding(
+                path,
+                0,
+                min(1, len(text)),
+                "file is encoded in UTF-16; BibTeX and LaTeX expect UTF-8 (read as UTF-16)",
+                encoding="utf-16",
+            )
+        )
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            prefix = data[: error.start].decode("utf-8")
+            text = data.decode("utf-8", errors=_HANDLER)
+            offset = len(prefix)
+            bad = data[error.start]
+            bad_count = _count_bad_bytes(data)
+            line, col = _line_col(text, offset)
+            more = f" ({bad_count} invalid bytes in all)" if bad_count > 1 else ""
+            findings.append(
+                _finding(
+                    path,
+                    offset,
+                    offset + 1,
+                    f"file is not valid UTF-8: byte 0x{bad:02X} at line {line}, column {col}"
+                    f"{more}; read as Windows-1252/Latin-1, save the file as UTF-8",
+                    encoding="cp1252",
+                    byte=bad,
+                    invalid_bytes=bad_count,
+                )
+            )
+    if "\x00" in text:
+        text = _report_nuls(path, text, findings)
+    return text, findings
+
+
+def _count_bad_bytes(data: bytes) -> int:
+    count = 0
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    start = 0
+    while True:
+        try:
+            decoder.decode(data[start:], final=True)
+            return count
+        except UnicodeDecodeError as error:
+            count += error.end - error.start
+            start += error.end
+            decoder.reset()
+
+
+def _report_nuls(path: Path, text: str, findings: list[Finding]) -> str:
+    total = text.count("\x00")
+    pos = text.find("\x00")
+    reported = 0
+    while pos != -1 and reported < _MAX_NUL_FINDINGS:
+        end = pos
+        while end < len(text) and text[end] == "\x00":
+            end += 1
+        line, col = _line_col(text, pos)
+        findings.append(
+            _finding(
+                path,
+                pos,
+                end,
+                f"NUL byte{'s' if end - pos > 1 else ''} at line {line}, column {col} "
+                f"({total} in the file); replaced by U+FFFD — the file may be corrupt",
+                nul_count=total,
+            )
+        )
+        reported += 1
+        pos = text.find("\x00", end)
+    return text.replace("\x00", "\ufffd")

@@ -1,0 +1,884 @@
+"""The workspace model: files, their parsed summaries, the project graph and the key index.
+
+A :class:`Workspace` knows a set of files (found under folders, named on the command line,
+or opened in an editor).  Each file is parsed once per version of its text; everything
+cross-file (which documents form a project, which bibliographies a project uses, which keys
+are cited and defined) is recomputed from those cached summaries on demand, which is cheap.
+
+Projects:
+
+* A LaTeX *root* is a document with ``\\documentclass`` or one named by a
+  ``% !TEX root = ...`` comment.  Its project holds the root and every file reached through
+  ``\\input``/``\\include``/``\\subfile`` (relative to the root's directory, ``.tex`` added
+  when missing, then relative to the including file), ``\\import{dir}{file}`` (``dir``
+  relative to the root's directory) and ``\\subimport{dir}{file}`` (``dir`` relative to the
+  importing file's base).  A chapter included by several roots belongs to each.
+  Bibliographies resolve relative to the root's directory (``.bib`` added when missing),
+  then through each directory of ``BIBINPUTS`` (colon separated), then relative to the
+  document that names them.
+* A LaTeX file that is neither a root nor included by one is a *standalone* project.
+* Each Markdown document (.md/.qmd/.Rmd) is a project with its front matter plus the
+  ``_quarto.yml``/``_metadata.yml`` files in its directory and each parent directory up to
+  the workspace folder; their bibliographies resolve relative to the file that names them.
+
+Only this module reads files, and only through the ``reader`` function.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatch
+from pathlib import Path
+
+from citewarden.model import (
+    Citation,
+    DocumentKind,
+    Entry,
+    Finding,
+    Link,
+    LinkKind,
+    Location,
+    ParsedBibliography,
+    ParsedDocument,
+    Span,
+)
+from citewarden.parsing import (
+    METADATA_NAMES,
+    Parsed,
+    is_bibliography,
+    is_document,
+    is_latex,
+    is_markdown,
+    parse_file,
+    reparse_file,
+)
+from citewarden.settings import Settings
+from citewarden.text import LineIndex
+
+#: Reads one file: returns its decoded text and any decoding problems; raises OSError.
+Reader = Callable[[Path], tuple[str, Sequence[Finding]]]
+
+#: Files :meth:`Workspace.add_folder` picks up.
+DISCOVER_SUFFIXES = frozenset(
+    {".tex", ".ltx", ".md", ".markdown", ".qmd", ".rmd", ".bib", ".json", ".yaml", ".yml"}
+)
+#: Directories never descended into.
+SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "__pycache__", "_build", "_site"})
+
+_INCLUDE_FROM_ROOT = frozenset({"import", "inputfrom", "includefrom"})
+_INCLUDE_FROM_HERE = frozenset({"subimport", "subinputfrom", "subincludefrom"})
+_ALWAYS_TEX = frozenset({"include", "subfile"})
+
+
+def default_reader(path: Path) -> tuple[str, Sequence[Finding]]:
+    """Read bytes from disk and decode them (encoding problems become findings)."""
+    from citewarden.parsing.encoding import decode_bytes
+
+    data = path.read_bytes()
+    text, problems = decode_bytes(path, data)
+    return text, tuple(problems)
+
+
+def normalize_path(path: Path | str) -> Path:
+    """Absolute, lexically normalised path (symlinks are kept, so editors' URIs match)."""
+    return Path(os.path.normpath(os.path.abspath(os.fspath(path))))
+
+
+# ----------------------------------------------------------------------------------------
+# Per-file derived data
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class BibIndex:
+    """Lookup tables over one parsed bibliography, built once per version."""
+
+    #: exact key -> entries defining it (more than one = duplicate)
+    by_key: dict[str, list[Entry]]
+    #: casefolded key -> entries, in file order (BibTeX treats keys case-insensitively)
+    folded: dict[str, list[Entry]]
+    #: ``ids`` alias -> entry
+    aliases: dict[str, Entry]
+    #: key -> keys it names in ``crossref``/``xdata``
+    parents: dict[str, tuple[str, ...]]
+
+
+def build_bib_index(bib: ParsedBibliography) -> BibIndex:
+    by_key: dict[str, list[Entry]] = {}
+    folded: dict[str, list[Entry]] = {}
+    aliases: dict[str, Entry] = {}
+    parents: dict[str, tuple[str, ...]] = {}
+    for entry in bib.entries:
+        by_key.setdefault(entry.key, []).append(entry)
+        folded.setdefault(entry.key.casefold(), []).append(entry)
+        for alias in entry.aliases:
+            aliases.setdefault(alias, entry)
+        refs: list[str] = []
+        for f in entry.fields:
+            if f.name in ("crossref", "xdata"):
+                refs += [k.strip() for k in f.text.split(",") if k.strip()]
+        if refs:
+            parents[entry.key] = tuple(refs)
+    return BibIndex(by_key, folded, aliases, parents)
+
+
+@dataclass(frozen=True, slots=True)
+class FrontMatter:
+    """Where a ``nocite`` addition goes in a Markdown document's YAML front matter."""
+
+    #: offset of the closing ``---``/``...`` line (insert a new ``nocite:`` line there)
+    close: int
+    #: the existing ``nocite:`` value: (span of the value text, block style '|' or '>')
+    nocite_value: Span | None = None
+    nocite_block: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentExtras:
+    """Positions the fixes need, found once per document version."""
+
+    end_document: int | None = None  # offset of ``\end{document}``
+    front_matter: FrontMatter | None = None
+
+
+_END_DOCUMENT = re.compile(r"\\end\s*\{document\}")
+_FRONT_OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
+_FRONT_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_NOCITE_LINE = re.compile(r"^nocite:[ \t]*(.*?)[ \t]*\r?$", re.MULTILINE)
+
+
+def _document_extras(kind: DocumentKind, text: str) -> DocumentExtras:
+    if kind is DocumentKind.LATEX:
+        last = None
+        for m in _END_DOCUMENT.finditer(text):
+            last = m.start()
+        return DocumentExtras(end_document=last)
+    opened = _FRONT_OPEN.match(text)
+    if not opened:
+        return DocumentExtras()
+    closed = _FRONT_CLOSE.search(text, opened.end())
+    if not closed:
+        return DocumentExtras()
+    nocite = _NOCITE_LINE.search(text, opened.end(), closed.start())
+    if nocite is None:
+        return DocumentExtras(front_matter=FrontMatter(closed.start()))
+    value = nocite.group(1)
+    block = value[:1] in ("|", ">")
+    if block:
+        # the block ends before the first following line that is not indented
+        pos = nocite.end() + 1
+        end = pos
+        for line in text[pos : closed.start()].splitlines(keepends=True):
+            if line.strip() and not line[:1].isspace():
+                break
+            if line.strip():
+                end = pos + len(line.rstrip("\r\n"))
+            pos += len(line)
+        span = Span(nocite.end(1), max(end, nocite.end(1)))
+    else:
+        span = Span(nocite.start(1), nocite.end(1))
+    return DocumentExtras(front_matter=FrontMatter(closed.start(), span, block))
+
+
+@dataclass(slots=True)
+class _FileState:
+    text: str
+    read_problems: tuple[Finding, ...]
+    parsed: Parsed
+    _index: LineIndex | None = None
+    _bib_index: BibIndex | None = None
+    _extras: DocumentExtras | None = None
+
+    @property
+    def line_index(self) -> LineIndex:
+        if self._index is None:
+            self._index = LineIndex(self.text)
+        return self._index
+
+    @property
+    def bib_index(self) -> BibIndex:
+        if self._bib_index is None:
+            assert isinstance(self.parsed, ParsedBibliography)
+            self._bib_index = build_bib_index(self.parsed)
+        return self._bib_index
+
+    @property
+    def extras(self) -> DocumentExtras:
+        if self._extras is None:
+            assert isinstance(self.parsed, ParsedDocument)
+            self._extras = _document_extras(self.parsed.kind, self.text)
+        return self._extras
+
+
+# ----------------------------------------------------------------------------------------
+# Projects
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MissingLink:
+    """A link whose target was not found: the document naming it, the link, the target
+    (one name of a ``\\bibliography{a,b}`` list)."""
+
+    path: Path
+    link: Link
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    """One unit the checks see: documents compiled together and the bibliographies they use."""
+
+    root: Path
+    kind: DocumentKind
+    #: the root first, then included files in reading order
+    documents: tuple[Path, ...]
+    #: resolved bibliography files (existing), in the order the documents name them
+    bibliographies: tuple[Path, ...] = ()
+    #: _quarto.yml / _metadata.yml files contributing bibliography or nocite
+    metadata: tuple[Path, ...] = ()
+    #: links that could not be resolved
+    missing: tuple[MissingLink, ...] = ()
+    #: a bibliography link whose target is a macro (``\\addbibresource{\\mybib}``)
+    unresolved: bool = False
+    #: a LaTeX file that is neither a root nor included by one
+    standalone: bool = False
+
+    @property
+    def sources(self) -> tuple[Path, ...]:
+        """Documents and metadata files: everything whose citations count."""
+        return self.documents + self.metadata
+
+    @property
+    def has_bibliography_source(self) -> bool:
+        """True when the project names any bibliography (found or not)."""
+        return bool(self.bibliographies) or any(
+            m.link.kind is LinkKind.BIBLIOGRAPHY for m in self.missing
+        )
+
+    @property
+    def missing_bibliography(self) -> bool:
+        return any(m.link.kind is LinkKind.BIBLIOGRAPHY for m in self.missing)
+
+
+def _is_macro(target: str) -> bool:
+    return "\\" in target or "#" in target or not target.strip()
+
+
+def _bibinputs() -> list[Path]:
+    raw = os.environ.get("BIBINPUTS", "")
+    dirs: list[Path] = []
+    for part in raw.split(os.pathsep):
+        part = part.strip().rstrip("/")
+        if part and part != ".":
+            dirs.append(Path(part))
+    return dirs
+
+
+class Workspace:
+    """Files, their cached parses, the project graph and the key index (see module doc)."""
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        reader: Reader | None = None,
+        root: Path | None = None,
+    ) -> None:
+        self.settings = settings or Settings()
+        self._reader = reader or default_reader
+        self._folders: list[Path] = []
+        if root is not None:
+            self._folders.append(normalize_path(root))
+        self._known: dict[Path, None] = {}
+        self._overlay: dict[Path, str] = {}
+        #: disk reads: text and problems, or the OSError raised
+        self._disk: dict[Path, tuple[str, tuple[Finding, ...]] | OSError] = {}
+        self._states: dict[Path, _FileState] = {}
+        self._projects: list[Project] | None = None
+        #: finding objects reused across checks while their inputs are unchanged
+        self.finding_cache: dict[tuple[object, ...], Finding] = {}
+
+    # ---- file set ---------------------------------------------------------------------
+
+    @property
+    def folders(self) -> tuple[Path, ...]:
+        return tuple(self._folders)
+
+    def add_file(self, path: Path | str) -> Path:
+        """Make ``path`` known (it is checked and reported even when nothing links to it)."""
+        p = normalize_path(path)
+        self._known.setdefault(p, None)
+        self._projects = None
+        return p
+
+    def add_folder(self, root: Path | str) -> list[Path]:
+        """Discover documents and bibliographies under ``root``; return the files found."""
+        folder = normalize_path(root)
+        if folder not in self._folders:
+            self._folders.append(folder)
+        found: list[Path] = []
+        for dirpath, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(
+                d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
+            )
+            for name in sorted(filenames):
+                if name.startswith(".") and name not in METADATA_NAMES:
+                    continue
+                path = Path(dirpath, name)
+                if path.suffix.lower() not in DISCOVER_SUFFIXES:
+                    continue
+                if self._ignored(path, folder):
+                    continue
+                found.append(self.add_file(path))
+        return found
+
+    def _ignored(self, path: Path, folder: Path) -> bool:
+        if not self.settings.ignore:
+            return False
+        try:
+            rel = path.relative_to(folder).as_posix()
+        except ValueError:
+            rel = path.as_posix()
+        return any(fnmatch(rel, pat) or fnmatch(path.name, pat) for pat in self.settings.ignore)
+
+    def known_files(self) -> list[Path]:
+        return list(self._known)
+
+    def set_settings(self, settings: Settings) -> None:
+        """Replace the settings; LaTeX files are re-parsed when citation commands change."""
+        if settings.citation_commands != self.settings.citation_commands:
+            for path in [p for p in self._states if is_latex(p)]:
+                del self._states[path]
+        self.settings = settings
+        self._projects = None
+
+    def set_text(self, path: Path | str, text: str) -> Path:
+        """Use ``text`` (an editor buffer) instead of the file on disk."""
+        p = self.add_file(path)
+        if self._overlay.get(p) != text:
+            self._overlay[p] = text
+            self._projects = None
+        return p
+
+    def close(self, path: Path | str) -> None:
+        """Forget the editor buffer of ``path``; the disk version applies again."""
+        p = normalize_path(path)
+        if self._overlay.pop(p, None) is not None:
+            self._disk.pop(p, None)
+            self._projects = None
+
+    def invalidate(self, path: Path | str) -> None:
+        """The file changed (or appeared, or vanished) on disk."""
+        p = normalize_path(path)
+        self._disk.pop(p, None)
+        self._projects = None
+
+    def remove(self, path: Path | str) -> None:
+        """Forget a file entirely (deleted from the workspace)."""
+        p = normalize_path(path)
+        self._known.pop(p, None)
+        self._overlay.pop(p, None)
+        self._disk.pop(p, None)
+        self._states.pop(p, None)
+        self._projects = None
+
+    # ---- reading and parsing ------------------------------------------------------------
+
+    def _read(self, path: Path) -> tuple[str, tuple[Finding, ...]] | OSError:
+        if path in self._overlay:
+            return self._overlay[path], ()
+        cached = self._disk.get(path)
+        if cached is None:
+            try:
+                text, problems = self._reader(path)
+                cached = (text, tuple(problems))
+            except OSError as exc:
+                cached = exc
+            except ValueError as exc:  # a reader that refuses the content
+                cached = OSError(str(exc))
+            self._disk[path] = cached
+        return cached
+
+    def exists(self, path: Path) -> bool:
+        return not isinstance(self._read(path), OSError)
+
+    def read_error(self, path: Path | str) -> OSError | None:
+        """The error reading ``path`` raised, if it could not be read."""
+        result = self._read(normalize_path(path))
+        return result if isinstance(result, OSError) else None
+
+    def _state(self, path: Path) -> _FileState | None:
+        read = self._read(path)
+        if isinstance(read, OSError):
+            return None
+        text, problems = read
+        state = self._states.get(path)
+        if state is not None and (state.text is text or state.text == text):
+            if state.read_problems != problems:
+                state.read_problems = problems
+            return state
+        if state is not None:
+            parsed = reparse_file(path, state.parsed, state.text, text, self.settings)
+        else:
+            parsed = parse_file(path, text, self.settings)
+        state = _FileState(text, problems, parsed)
+        self._states[path] = state
+        return state
+
+    def text(self, path: Path | str) -> str | None:
+        state = self._state(normalize_path(path))
+        return state.text if state else None
+
+    def line_index(self, path: Path | str) -> LineIndex | None:
+        state = self._state(normalize_path(path))
+        return state.line_index if state else None
+
+    def parsed(self, path: Path | str) -> Parsed | None:
+        state = self._state(normalize_path(path))
+        return state.parsed if state else None
+
+    def document(self, path: Path | str) -> ParsedDocument | None:
+        parsed = self.parsed(path)
+        return parsed if isinstance(parsed, ParsedDocument) else None
+
+    def bibliography(self, path: Path | str) -> ParsedBibliography | None:
+        p = normalize_path(path)
+        if is_document(p):
+            return None
+        parsed = self.parsed(p)
+        return parsed if isinstance(parsed, ParsedBibliography) else None
+
+    def bib_index(self, path: Path) -> BibIndex | None:
+        state = self._state(path)
+        if state is None or not isinstance(state.parsed, ParsedBibliography):
+            return None
+        return state.bib_index
+
+    def extras(self, path: Path) -> DocumentExtras:
+        state = self._state(path)
+        if state is None or not isinstance(state.parsed, ParsedDocument):
+            return DocumentExtras()
+        return state.extras
+
+    def removal_span(self, path: Path, span: Span) -> Span:
+        """``span`` widened over trailing blanks and one line break (deleting an entry)."""
+        return Span(span.start, removal_end(self.text(path) or "", span.end))
+
+    def read_problems(self, path: Path) -> tuple[Finding, ...]:
+        state = self._state(path)
+        return state.read_problems if state else ()
+
+    # ---- the project graph --------------------------------------------------------------
+
+    def projects(self) -> list[Project]:
+        """All projects (recomputed after any change; cached until the next one)."""
+        if self._projects is None:
+            self._projects = self._compute_projects()
+        return self._projects
+
+    def projects_of(self, path: Path | str) -> list[Project]:
+        """Projects that contain ``path`` as a document, metadata file or bibliography."""
+        p = normalize_path(path)
+        return [
+            pr
+            for pr in self.projects()
+            if p in pr.documents or p in pr.bibliographies or p in pr.metadata
+        ]
+
+    def _compute_projects(self) -> list[Project]:
+        documents = [p for p in self._known if is_document(p)]
+        latex_roots: dict[Path, None] = {}
+        for path in documents:
+            if not is_latex(path):
+                continue
+            doc = self.document(path)
+            if doc is None:
+                continue
+            if doc.is_root:
+                latex_roots.setdefault(path, None)
+            if doc.magic_root and not _is_macro(doc.magic_root):
+                target = self._resolve_magic_root(path, doc.magic_root)
+                if target is not None:
+                    latex_roots.setdefault(target, None)
+                    self._known.setdefault(target, None)
+        projects: list[Project] = []
+        covered: set[Path] = set()
+        for root in latex_roots:
+            project = self._latex_project(root)
+            covered.update(project.documents)
+            projects.append(project)
+        # files that name a root by a magic comment but are not reached by its includes
+        for path in documents:
+            doc = self.document(path) if is_latex(path) else None
+            if doc is None or path in covered or not doc.magic_root:
+                continue
+            target = self._resolve_magic_root(path, doc.magic_root)
+            for i, pr in enumerate(projects):
+                if pr.root == target:
+                    sub = self._latex_project(path, base=target.parent, standalone=False)
+                    projects[i] = _merge_into(pr, sub)
+                    covered.update(sub.documents)
+        for path in list(self._known):
+            if is_latex(path) and path not in covered and self.document(path) is not None:
+                project = self._latex_project(path, standalone=True)
+                covered.update(project.documents)
+                projects.append(project)
+        for path in documents:
+            if is_markdown(path) and self.document(path) is not None:
+                projects.append(self._markdown_project(path))
+        return projects
+
+    def _resolve_magic_root(self, path: Path, target: str) -> Path | None:
+        base = path.parent / target.strip()
+        for cand in (base, base.with_name(base.name + ".tex")):
+            cand = normalize_path(cand)
+            if cand.suffix.lower() in (".tex", ".ltx") and self.exists(cand):
+                return cand
+        return None
+
+    def _latex_project(
+        self, root: Path, base: Path | None = None, standalone: bool = False
+    ) -> Project:
+        root_dir = base if base is not None else root.parent
+        docs: dict[Path, None] = {}
+        bibs: dict[Path, None] = {}
+        missing: list[MissingLink] = []
+        unresolved = False
+        stack: list[tuple[Path, Path]] = [(root, root_dir)]
+        while stack:
+            path, here = stack.pop()
+            if path in docs:
+                continue
+            docs[path] = None
+            doc = self.document(path)
+            if doc is None:
+                continue
+            children: list[tuple[Path, Path]] = []
+            for link in doc.links:
+                if link.kind is LinkKind.BIBLIOGRAPHY:
+                    for target in _split_bib_targets(link.target):
+                        if _is_macro(target):
+                            unresolved = True
+                            continue
+                        found = self._resolve_bib(target, (root_dir, path.parent))
+                        if found is None:
+                            missing.append(MissingLink(path, link, target))
+                        else:
+                            bibs.setdefault(found, None)
+                    continue
+                if _is_macro(link.target) or (link.base is not None and _is_macro(link.base)):
+                    continue
+                resolved = self._resolve_include(link, here, root_dir, path.parent)
+                if resolved is None:
+                    missing.append(MissingLink(path, link, link.target))
+                    continue
+                target, child_base = resolved
+                if is_latex(target):
+                    children.append((target, child_base))
+            stack.extend(reversed(children))
+        for path in docs:
+            self._known.setdefault(path, None)
+        for path in bibs:
+            self._known.setdefault(path, None)
+        return Project(
+            root=root,
+            kind=DocumentKind.LATEX,
+            documents=tuple(docs),
+            bibliographies=tuple(bibs),
+            missing=tuple(missing),
+            unresolved=unresolved,
+            standalone=standalone,
+        )
+
+    def _resolve_include(
+        self, link: Link, here: Path, root_dir: Path, doc_dir: Path
+    ) -> tuple[Path, Path] | None:
+        """-> (file, base directory for the file's own includes)."""
+        target = link.target.strip()
+        command = link.command.lstrip("\\").rstrip("*")
+        if command in _INCLUDE_FROM_ROOT and link.base is not None:
+            bases = [normalize_path(root_dir / link.base)]
+        elif command in _INCLUDE_FROM_HERE and link.base is not None:
+            bases = [normalize_path(here / link.base), normalize_path(doc_dir / link.base)]
+        else:
+            bases = [here, doc_dir]
+        names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
+        if not names:
+            names = [target] if Path(target).suffix else [target + ".tex", target]
+        seen: set[Path] = set()
+        for base in bases:
+            for name in names:
+                cand = normalize_path(base / name)
+                if cand in seen:
+                    continue
+                seen.add(cand)
+                if self.exists(cand):
+                    child_base = base if link.base is not None else here
+                    return cand, child_base
+        return None
+
+    def _resolve_bib(self, target: str, dirs: Iterable[Path]) -> Path | None:
+        target = target.strip()
+        names = [target] if target.lower().endswith(".bib") else [target + ".bib", target]
+        search = [*dirs, *_bibinputs()]
+        if Path(target).is_absolute():
+            search = [Path("/")]
+        seen: set[Path] = set()
+        for d in search:
+            for name in names:
+                cand = normalize_path(d / name)
+                if cand in seen:
+                    continue
+                seen.add(cand)
+                if self.exists(cand):
+                    return cand
+        return None
+
+    def _folder_of(self, path: Path) -> Path | None:
+        best: Path | None = None
+        for folder in self._folders:
+            if path.is_relative_to(folder) and (best is None or len(folder.parts) > len(best.parts)):
+                best = folder
+        return best
+
+    def _metadata_chain(self, path: Path) -> list[Path]:
+        """_quarto.yml / _metadata.yml from the workspace folder down to ``path``'s dir."""
+        top = self._folder_of(path) or path.parent
+        dirs: list[Path] = []
+        d = path.parent
+        while True:
+            dirs.append(d)
+            if d == top or d.parent == d:
+                break
+            d = d.parent
+        found: list[Path] = []
+        for d in reversed(dirs):
+            for name in sorted(METADATA_NAMES):
+                cand = d / name
+                if self.exists(cand):
+                    found.append(cand)
+        return found
+
+    def _markdown_project(self, path: Path) -> Project:
+        metadata = self._metadata_chain(path)
+        bibs: dict[Path, None] = {}
+        missing: list[MissingLink] = []
+        unresolved = False
+        used_metadata: list[Path] = []
+        for source in [*metadata, path]:
+            doc = self.document(source)
+            if doc is None:
+                continue
+            links = [lk for lk in doc.links if lk.kind is LinkKind.BIBLIOGRAPHY]
+            if source != path and (links or doc.citations or doc.nocite_all):
+                used_metadata.append(source)
+                self._known.setdefault(source, None)
+            for link in links:
+                if _is_macro(link.target) and "\\" in link.target:
+                    unresolved = True
+                    continue
+                found = self._resolve_csl_or_bib(link.target, source.parent)
+                if found is None:
+                    missing.append(MissingLink(source, link, link.target))
+                else:
+                    bibs.setdefault(found, None)
+        for bib in bibs:
+            self._known.setdefault(bib, None)
+        return Project(
+            root=path,
+            kind=DocumentKind.MARKDOWN,
+            documents=(path,),
+            bibliographies=tuple(bibs),
+            metadata=tuple(used_metadata),
+            missing=tuple(missing),
+            unresolved=unresolved,
+        )
+
+    def _resolve_csl_or_bib(self, target: str, base: Path) -> Path | None:
+        cand = normalize_path(base / target.strip())
+        if self.exists(cand):
+            return cand
+        for folder in self._folders:
+            alt = normalize_path(folder / target.strip())
+            if self.exists(alt):
+                return alt
+        return None
+
+    # ---- queries for the checks and the language server --------------------------------
+
+    def project_documents(self, project: Project) -> Iterator[tuple[Path, ParsedDocument]]:
+        for path in project.sources:
+            doc = self.document(path)
+            if doc is not None:
+                yield path, doc
+
+    def project_bibliographies(
+        self, project: Project
+    ) -> Iterator[tuple[Path, ParsedBibliography, BibIndex]]:
+        for path in project.bibliographies:
+            state = self._state(path)
+            if state is not None and isinstance(state.parsed, ParsedBibliography):
+                yield path, state.parsed, state.bib_index
+
+    def entries_for(self, path: Path | str) -> dict[str, list[Entry]]:
+        """Entries visible from ``path`` (a document: its projects' bibliographies; a
+        bibliography: its own entries), by exact key; ``ids`` aliases map to their entry.
+
+        Keys are matched exactly, as biber and pandoc do; use :meth:`lookup` for the
+        case-insensitive fallback BibTeX applies.
+        """
+        p = normalize_path(path)
+        result: dict[str, list[Entry]] = {}
+        if is_document(p):
+            bib_paths: dict[Path, None] = {}
+            for project in self.projects_of(p):
+                for b in project.bibliographies:
+                    bib_paths.setdefault(b, None)
+        else:
+            bib_paths = {p: None}
+        for b in bib_paths:
+            index = self.bib_index(b)
+            if index is None:
+                continue
+            for key, entries in index.by_key.items():
+                result.setdefault(key, []).extend(entries)
+            for alias, entry in index.aliases.items():
+                result.setdefault(alias, []).append(entry)
+        return result
+
+    def lookup(self, path: Path | str, key: str) -> list[Entry]:
+        """Entries for ``key`` visible from ``path``: exact match, else a casefolded one."""
+        entries = self.entries_for(path)
+        if key in entries:
+            return entries[key]
+        folded = key.casefold()
+        return [e for k, es in entries.items() if k.casefold() == folded for e in es]
+
+    def all_entries(self) -> list[Entry]:
+        """Every entry of every bibliography in use or found by name (.bib)."""
+        paths: dict[Path, None] = {}
+        for project in self.projects():
+            for b in project.bibliographies:
+                paths.setdefault(b, None)
+        for p in self._known:
+            if is_bibliography(p):
+                paths.setdefault(p, None)
+        entries: list[Entry] = []
+        for p in paths:
+            bib = self.bibliography(p)
+            if bib is not None:
+                entries.extend(bib.entries)
+        return entries
+
+    def bibliography_paths(self) -> list[Path]:
+        """Bibliographies used by any project, then other .bib files known."""
+        paths: dict[Path, None] = {}
+        for project in self.projects():
+            for b in project.bibliographies:
+                paths.setdefault(b, None)
+        for p in self._known:
+            if is_bibliography(p):
+                paths.setdefault(p, None)
+        return list(paths)
+
+    def citations_of(self, key: str) -> list[tuple[Path, Citation]]:
+        """Citations of ``key`` (or one of its aliases) in the projects that define it
+        (every project when none does), each place once."""
+        projects = self.projects()
+        defining = [pr for pr in projects if key in self._defined_keys(pr)]
+        names = {key}
+        for pr in defining:
+            for _, _, index in self.project_bibliographies(pr):
+                entries = index.by_key.get(key)
+                if entries:
+                    names.update(a for e in entries for a in e.aliases)
+                if key in index.aliases:
+                    entry = index.aliases[key]
+                    names.add(entry.key)
+                    names.update(entry.aliases)
+        seen: set[tuple[Path, int, int]] = set()
+        result: list[tuple[Path, Citation]] = []
+        for pr in defining or projects:
+            for path, doc in self.project_documents(pr):
+                for cit in doc.citations:
+                    if cit.key in names and (path, cit.span.start, cit.span.end) not in seen:
+                        seen.add((path, cit.span.start, cit.span.end))
+                        result.append((path, cit))
+        return result
+
+    def _defined_keys(self, project: Project) -> set[str]:
+        keys: set[str] = set()
+        for _, _, index in self.project_bibliographies(project):
+            keys.update(index.by_key)
+            keys.update(index.aliases)
+        for _, doc in self.project_documents(project):
+            keys.update(k for k, _ in doc.bibitems)
+        return keys
+
+    def entry_at(self, path: Path | str, offset: int) -> Entry | None:
+        bib = self.bibliography(path)
+        if bib is None:
+            return None
+        for entry in bib.entries:
+            if entry.span.start <= offset <= entry.span.end:
+                return entry
+        return None
+
+    def citation_at(self, path: Path | str, offset: int) -> Citation | None:
+        """The citation whose key contains ``offset`` (else whose command does)."""
+        doc = self.document(path)
+        if doc is None:
+            return None
+        for cit in doc.citations:
+            if cit.span.contains(offset):
+                return cit
+        for cit in doc.citations:
+            if cit.command_span.start <= offset < cit.command_span.end:
+                return cit
+        return None
+
+    # ---- checking --------------------------------------------------------------------------
+
+    def check(self) -> dict[Path, list[Finding]]:
+        """Findings for every known file (an empty list for a clean file)."""
+        from citewarden.checks import check_workspace
+
+        return check_workspace(self)
+
+
+def removal_end(text: str, end: int) -> int:
+    """End of a deletion that starts at an entry and ends at ``end``: trailing blanks and one
+    line break go too (when the line ends there)."""
+    stop = end
+    n = len(text)
+    while stop < n and text[stop] in " \t":
+        stop += 1
+    if text.startswith("\r\n", stop):
+        return stop + 2
+    if text.startswith("\n", stop) or stop == n:
+        return stop + 1 if stop < n else stop
+    return end
+
+
+def _split_bib_targets(target: str) -> list[str]:
+    return [t.strip() for t in target.split(",") if t.strip()] or [target]
+
+
+def _merge_into(project: Project, sub: Project) -> Project:
+    docs = dict.fromkeys(project.documents)
+    docs.update(dict.fromkeys(sub.documents))
+    bibs = dict.fromkeys(project.bibliographies)
+    bibs.update(dict.fromkeys(sub.bibliographies))
+    return Project(
+        root=project.root,
+        kind=project.kind,
+        documents=tuple(docs),
+        bibliographies=tuple(bibs),
+        metadata=project.metadata,
+        missing=project.missing + sub.missing,
+        unresolved=project.unresolved or sub.unresolved,
+        standalone=project.standalone,
+    )

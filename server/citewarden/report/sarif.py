@@ -1,0 +1,304 @@
+"""SARIF 2.1.0 output for code-scanning UIs (``citewarden check --format sarif``).
+
+One run, with rule metadata for every finding code (id, name, short and full description,
+help link, default level) and one result per finding.  Regions are 1-based lines and
+columns counted in Unicode code points (``run.columnKind = "unicodeCodePoints"``).  Artifact
+URIs are relative to the project root under the ``SRCROOT`` base id, as code-scanning UIs
+expect.  Fixes carried by findings become SARIF ``fixes`` with text replacements.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from citewarden.model import (
+    DEFAULT_SEVERITY,
+    Code,
+    Entry,
+    Finding,
+    Fix,
+    Location,
+    Severity,
+    Span,
+    Verdict,
+    code_doc_url,
+)
+from citewarden.text import LineIndex
+
+SCHEMA_URI = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
+SARIF_VERSION = "2.1.0"
+TOOL_NAME = "citewarden"
+INFORMATION_URI = "https://github.com/citewarden/citewarden"
+ROOT_BASE_ID = "SRCROOT"
+
+#: One line per finding code: what it means.  Also used by the HTML report's appendix.
+RULE_TEXT: Mapping[Code, str] = {
+    Code.DANGLING: "A citation key is cited but defined in no bibliography of the project.",
+    Code.ORPHAN: "A bibliography entry is defined but cited by no document of the project.",
+    Code.DUPLICATE_KEY: "The same entry key is defined more than once.",
+    Code.DUPLICATE_FIELD: "An entry gives the same field more than once.",
+    Code.DUPLICATE_WORK: "Two entries describe the same work (same DOI, or same title and year).",
+    Code.MISSING_BIBLIOGRAPHY: "A bibliography file named by a document does not exist.",
+    Code.MISSING_INCLUDE: "An included document (\\input, \\include ...) does not exist.",
+    Code.EMPTY_KEY: "A citation or entry has an empty key.",
+    Code.BIB_SYNTAX: "The bibliography file has a syntax error here.",
+    Code.UNDEFINED_STRING: "A field uses an @string macro that is not defined.",
+    Code.MISSING_CROSSREF: "The crossref/xdata target of an entry is not defined.",
+    Code.FILE_ENCODING: "The file is not valid in the expected text encoding.",
+    Code.FILE_UNREADABLE: "The file could not be read.",
+    Code.DOI_NOT_FOUND: "The DOI does not resolve: no such DOI is registered.",
+    Code.DOI_OTHER_WORK: "The DOI resolves to a different work than the entry describes.",
+    Code.NOT_FOUND: "Every source answered and none knows a work matching this entry.",
+    Code.TITLE_MISMATCH: "The title differs from the matched record's title (a near miss).",
+    Code.AUTHOR_ADDED: "The entry lists an author the matched record does not have.",
+    Code.AUTHOR_DROPPED: "The entry omits an author of the matched record.",
+    Code.AUTHOR_SUBSTITUTED: "An author of the entry differs from the matched record's author.",
+    Code.PLACEHOLDER_AUTHORS: "The author list is a placeholder (e.g. 'John Doe', 'et al.' only).",
+    Code.YEAR_MISMATCH: "The year differs from the matched record's publication year.",
+    Code.VENUE_MISMATCH: "The journal or venue differs from the matched record's venue.",
+    Code.VOLUME_MISMATCH: "The volume differs from the matched record's volume.",
+    Code.ISSUE_MISMATCH: "The issue number differs from the matched record's issue.",
+    Code.PAGES_MISMATCH: "The pages differ from the matched record's pages.",
+    Code.HOMOGLYPH: "The entry contains look-alike characters from another script.",
+    Code.TEMPORAL_IMPOSSIBILITY: "The year is impossible (in the future, or before the venue existed).",
+    Code.CHIMERIC: "The entry combines the title of one work with the authors of another.",
+    Code.RETRACTED: "The cited work has been retracted.",
+    Code.CORRECTED: "The cited work has a published correction.",
+    Code.EXPRESSION_OF_CONCERN: "The cited work carries an expression of concern.",
+    Code.PREPRINT_PUBLISHED: "The cited preprint has since been published; cite the version of record.",
+    Code.MISSING_DOI: "The work has a DOI that the entry does not give.",
+    Code.INVALID_IDENTIFIER: "An identifier (DOI, ISBN, arXiv id, PMID) is malformed.",
+    Code.UNVERIFIED: "The entry could not be checked (sources offline, rate limited or failing).",
+}
+
+_LEVEL = {
+    Severity.ERROR: "error",
+    Severity.WARNING: "warning",
+    Severity.INFORMATION: "note",
+    Severity.HINT: "note",
+}
+
+#: Decides a finding's severity (None drops it); the default is the finding's own.
+SeverityOf = Callable[[Finding], Severity | None]
+
+
+def _effective(finding: Finding) -> Severity | None:
+    return finding.effective_severity
+
+
+def rule_name(code: Code) -> str:
+    """``dangling-citation`` -> ``DanglingCitation`` (SARIF's human-readable rule name)."""
+    return "".join(part.capitalize() for part in code.value.split("-"))
+
+
+def rules() -> list[dict[str, Any]]:
+    """Rule metadata for every finding code, in :class:`Code` order."""
+    out: list[dict[str, Any]] = []
+    for code in Code:
+        text = RULE_TEXT[code]
+        out.append(
+            {
+                "id": code.value,
+                "name": rule_name(code),
+                "shortDescription": {"text": text.split(":")[0].rstrip(".") + "."},
+                "fullDescription": {"text": text},
+                "helpUri": code_doc_url(code),
+                "help": {"text": f"{text} See {code_doc_url(code)}"},
+                "defaultConfiguration": {"level": _LEVEL[DEFAULT_SEVERITY[code]]},
+                "properties": {
+                    "tags": ["citations" if _is_index_code(code) else "verification"],
+                },
+            }
+        )
+    return out
+
+
+def _is_index_code(code: Code) -> bool:
+    return list(Code).index(code) < list(Code).index(Code.DOI_NOT_FOUND)
+
+
+def verdict_findings(entry: Entry, verdict: Verdict) -> list[Finding]:
+    """The verification issues of one entry as findings on the field at fault (or its key)."""
+    out: list[Finding] = []
+    for issue in verdict.issues:
+        f = entry.field(issue.field) if issue.field else None
+        span = f.value_span if f is not None else entry.key_span
+        data: dict[str, object] = {"key": entry.key}
+        if issue.field:
+            data["field"] = issue.field
+        out.append(
+            Finding(
+                code=issue.code,
+                location=Location(entry.path, span),
+                message=issue.message,
+                data=data,
+                severity=issue.severity,
+            )
+        )
+    return out
+
+
+class _Artifacts:
+    """Artifact table: one entry per file, URIs relative to the root when possible."""
+
+    def __init__(self, root: Path | None) -> None:
+        self.root = root.resolve() if root is not None else None
+        self.index: dict[Path, int] = {}
+        self.table: list[dict[str, Any]] = []
+
+    def uri(self, path: Path) -> dict[str, Any]:
+        resolved = path.resolve()
+        if self.root is not None:
+            try:
+                rel = resolved.relative_to(self.root)
+            except ValueError:
+                pass
+            else:
+                return {"uri": rel.as_posix(), "uriBaseId": ROOT_BASE_ID}
+        return {"uri": resolved.as_uri()}
+
+    def location(self, path: Path) -> dict[str, Any]:
+        if path not in self.index:
+            self.index[path] = len(self.table)
+            self.table.append({"location": self.uri(path)})
+        return {**self.uri(path), "index": self.index[path]}
+
+
+def _region(index: LineIndex | None, span: Span) -> dict[str, Any]:
+    if index is None:
+        return {"startLine": 1}
+    start = index.position(span.start)
+    end = index.position(span.end)
+    region: dict[str, Any] = {
+        "startLine": start.line + 1,
+        "startColumn": start.column + 1,
+        "endLine": end.line + 1,
+        "endColumn": end.column + 1,
+        "charOffset": span.start,
+        "charLength": len(span),
+    }
+    if span.end > span.start:
+        region["snippet"] = {"text": index.text[span.start : span.end][:500]}
+    return region
+
+
+def _fingerprint(finding: Finding, artifact_uri: str) -> str:
+    key = finding.data.get("key", "")
+    field = finding.data.get("field", "")
+    raw = f"{finding.code.value}\0{artifact_uri}\0{key}\0{field}\0{finding.message}"
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
+
+
+def sarif_log(
+    findings: Iterable[Finding],
+    texts: Mapping[Path, str],
+    *,
+    root: Path | None = None,
+    version: str = "0",
+    severity_of: SeverityOf = _effective,
+    properties: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A SARIF 2.1.0 log of ``findings``.
+
+    ``texts`` gives each file's text (for line/column regions; a file missing from it gets a
+    line-1 region); ``root`` makes artifact URIs relative (``SRCROOT``); ``severity_of`` applies
+    configured severities (None drops a finding); ``properties`` go into the run's property bag
+    (e.g. the document score and tier counts).
+    """
+    rule_list = rules()
+    rule_index = {code: i for i, code in enumerate(Code)}
+    artifacts = _Artifacts(root)
+    indexes: dict[Path, LineIndex | None] = {}
+
+    def index_of(path: Path) -> LineIndex | None:
+        if path not in indexes:
+            text = texts.get(path)
+            indexes[path] = LineIndex(text) if text is not None else None
+        return indexes[path]
+
+    def physical(loc: Location) -> dict[str, Any]:
+        return {
+            "physicalLocation": {
+                "artifactLocation": artifacts.location(loc.path),
+                "region": _region(index_of(loc.path), loc.span),
+            }
+        }
+
+    results: list[dict[str, Any]] = []
+    ordered: Sequence[Finding] = sorted(
+        findings, key=lambda f: (str(f.location.path), f.location.span.start, f.code.value)
+    )
+    for finding in ordered:
+        severity = severity_of(finding)
+        if severity is None:
+            continue
+        location = physical(finding.location)
+        result: dict[str, Any] = {
+            "ruleId": finding.code.value,
+            "ruleIndex": rule_index[finding.code],
+            "level": _LEVEL[severity],
+            "message": {"text": finding.message},
+            "locations": [location],
+            "partialFingerprints": {
+                "citewarden/v1": _fingerprint(
+                    finding, location["physicalLocation"]["artifactLocation"]["uri"]
+                )
+            },
+        }
+        if finding.related:
+            result["relatedLocations"] = [
+                {"id": i, **physical(r.location), "message": {"text": r.message}}
+                for i, r in enumerate(finding.related)
+            ]
+        fixes = [fix for fix in finding.fixes if fix.edits]
+        if fixes:
+            result["fixes"] = [_fix(fix, artifacts, index_of) for fix in fixes]
+        data = {k: v for k, v in finding.data.items() if isinstance(v, str | int | float | bool)}
+        if data:
+            result["properties"] = data
+        results.append(result)
+
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": TOOL_NAME,
+                "version": version,
+                "semanticVersion": version,
+                "informationUri": INFORMATION_URI,
+                "rules": rule_list,
+            }
+        },
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+        "invocations": [{"executionSuccessful": True}],
+    }
+    if root is not None:
+        run["originalUriBaseIds"] = {ROOT_BASE_ID: {"uri": root.resolve().as_uri() + "/"}}
+    run["artifacts"] = artifacts.table
+    if properties:
+        run["properties"] = dict(properties)
+    return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _fix(
+    fix: Fix, artifacts: _Artifacts, index_of: Callable[[Path], LineIndex | None]
+) -> dict[str, Any]:
+    by_file: dict[Path, list[dict[str, Any]]] = {}
+    for edit in fix.edits:
+        region = _region(index_of(edit.path), edit.span)
+        region.pop("snippet", None)
+        by_file.setdefault(edit.path, []).append(
+            {"deletedRegion": region, "insertedContent": {"text": edit.new_text}}
+        )
+    return {
+        "description": {"text": fix.title},
+        "artifactChanges": [
+            {"artifactLocation": artifacts.location(path), "replacements": reps}
+            for path, reps in by_file.items()
+        ],
+    }

@@ -1,0 +1,515 @@
+"""Field-by-field comparison of a normalised entry with one work record (pure).
+
+Every comparison returns a small value saying whether the fields agree and, when they do not,
+how (authors added / dropped / substituted, a digit swap, a one-year preprint gap ...).
+:mod:`citewarden.verify.verdict` turns these into statuses, issues and corrections.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from rapidfuzz import fuzz
+
+from citewarden.verify.normalize import (
+    Author,
+    NormalizedEntry,
+    first_page,
+    fold,
+    strip_markup,
+    surname_key,
+)
+from citewarden.verify.records import Person, WorkRecord
+
+#: Folded titles at least this similar identify the same work (a near-miss when not equal).
+TITLE_NEAR = 0.85
+
+# ----------------------------------------------------------------------------------------
+# Titles
+# ----------------------------------------------------------------------------------------
+
+
+def _compact(text: str) -> str:
+    return text.replace(" ", "")
+
+
+_SUBTITLE_SEPS = (": ", " - ", " — ", " – ", "? ", ". ")
+
+
+def _main_title(title: str) -> str | None:
+    for sep in _SUBTITLE_SEPS:
+        if sep in title:
+            return title.split(sep, 1)[0] + (sep.strip() if sep == "? " else "")
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class TitleComparison:
+    score: float  # 0..1
+    exact: bool  # equal after folding (case, accents, punctuation, spacing)
+
+    @property
+    def near(self) -> bool:
+        return not self.exact and self.score >= TITLE_NEAR
+
+    @property
+    def same_work(self) -> bool:
+        return self.exact or self.score >= TITLE_NEAR
+
+
+def compare_title(entry_title: str | None, record: WorkRecord) -> TitleComparison | None:
+    """Compare titles on folded text.  The record's subtitle is joined to its title; a
+    subtitle left out on one side is not a difference."""
+    if not entry_title or not record.title:
+        return None
+    title = strip_markup(record.title)
+    full = [fold(title)]
+    if record.subtitle:
+        full.append(fold(f"{title}: {strip_markup(record.subtitle)}"))
+    record_main = _main_title(title)
+    mains = [fold(record_main)] if record_main and not record.subtitle else []
+    if record.subtitle:
+        mains.append(fold(title))
+    e_full = fold(entry_title)
+    e_main_raw = _main_title(entry_title)
+    e_main = fold(e_main_raw) if e_main_raw else None
+    compact_full = {_compact(v) for v in full if v}
+    exact = _compact(e_full) in compact_full or _compact(e_full) in {_compact(m) for m in mains}
+    if not exact and e_main and not record_main and not record.subtitle:
+        exact = _compact(e_main) in compact_full
+    if exact:
+        return TitleComparison(1.0, True)
+    score = max(fuzz.ratio(e_full, v) / 100.0 for v in full if v) if any(full) else 0.0
+    return TitleComparison(score, False)
+
+
+# ----------------------------------------------------------------------------------------
+# Authors
+# ----------------------------------------------------------------------------------------
+
+
+def _loose(key: str) -> str:
+    return key.replace("ue", "u").replace("oe", "o").replace("ae", "a")
+
+
+def _person_keys(p: Person) -> tuple[str, str, str]:
+    """(surname key, last-token key, given-name key) of a record person."""
+    family = strip_markup(p.family or "").strip()
+    given = strip_markup(p.given or "").strip()
+    if not family and given:
+        family, given = given.split()[-1], " ".join(given.split()[:-1])
+    tokens = fold(family).split()
+    return surname_key(family), (tokens[-1] if tokens else ""), fold(given).replace(" ", "")
+
+
+def author_matches(author: Author, person: Person) -> bool:
+    """Does a .bib author denote this record person (by surname, tolerant of particles,
+    compound surnames, transliterated umlauts and swapped given/family order)?"""
+    key = author.key
+    if not key:
+        return False
+    full, last, given = _person_keys(person)
+    if not full:
+        return False
+    with_von = surname_key(f"{author.von} {author.family}") if author.von else key
+    if key in (full, last) or with_von == full:
+        return True
+    if _loose(key) in (_loose(full), _loose(last)):
+        return True
+    tokens = fold(author.family).split()
+    if tokens and tokens[-1] == last and len(last) > 2:
+        return True
+    if (
+        len(full) > 3
+        and (full.endswith(key) or key.endswith(full))
+        and min(len(key), len(full)) > 3
+    ):
+        return True
+    # given and family written the other way round (common for East Asian names)
+    entry_given = fold(author.given).replace(" ", "")
+    return bool(entry_given) and key == given and entry_given == full
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorComparison:
+    first_ok: bool
+    matched: int
+    added: tuple[str, ...] = ()  # .bib authors absent from the record
+    dropped: tuple[str, ...] = ()  # record authors absent from the .bib list
+    substituted: tuple[tuple[str, str], ...] = ()  # (.bib author, record author) same slot
+    entry_count: int = 0
+    record_count: int = 0
+
+    @property
+    def exact(self) -> bool:
+        return self.first_ok and not (self.added or self.dropped or self.substituted)
+
+    @property
+    def agree(self) -> bool:
+        """Enough overlap to say the author list belongs to this record."""
+        if self.entry_count == 0:
+            return False
+        return self.first_ok and self.matched * 2 >= self.entry_count
+
+    @property
+    def overlap(self) -> float:
+        return self.matched / self.entry_count if self.entry_count else 0.0
+
+
+def compare_authors(
+    authors: Sequence[Author], truncated: bool, people: Sequence[Person]
+) -> AuthorComparison | None:
+    """Align the .bib author list with the record's; None when either side has no authors."""
+    if not authors or not people:
+        return None
+    used: set[int] = set()
+    match_of: list[int | None] = []
+    for i, a in enumerate(authors):
+        hit: int | None = None
+        if i < len(people) and i not in used and author_matches(a, people[i]):
+            hit = i
+        else:
+            for j, p in enumerate(people):
+                if j not in used and author_matches(a, p):
+                    hit = j
+                    break
+        if hit is not None:
+            used.add(hit)
+        match_of.append(hit)
+    first_ok = match_of[0] == 0
+    horizon = len(people)
+    if truncated:
+        horizon = max([len(authors)] + [m + 1 for m in match_of if m is not None])
+        horizon = min(horizon, len(people))
+    unmatched_entry = [i for i, m in enumerate(match_of) if m is None]
+    unmatched_record = [j for j in range(horizon) if j not in used]
+    substituted: list[tuple[str, str]] = []
+    for i in list(unmatched_entry):
+        if i in unmatched_record:
+            substituted.append((authors[i].display(), str(people[i])))
+            unmatched_entry.remove(i)
+            unmatched_record.remove(i)
+    # remaining unmatched pairs, one for one, are substitutions in shifted slots
+    while unmatched_entry and unmatched_record and len(authors) == horizon:
+        i, j = unmatched_entry.pop(0), unmatched_record.pop(0)
+        substituted.append((authors[i].display(), str(people[j])))
+    return AuthorComparison(
+        first_ok=first_ok,
+        matched=sum(1 for m in match_of if m is not None),
+        added=tuple(authors[i].display() for i in unmatched_entry),
+        dropped=tuple(str(people[j]) for j in unmatched_record),
+        substituted=tuple(substituted),
+        entry_count=len(authors),
+        record_count=len(people),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# Year, numbers
+# ----------------------------------------------------------------------------------------
+
+
+class Agreement(StrEnum):
+    EQUAL = "equal"
+    NEAR = "near"  # year off by one: tolerated, reported as a note
+    DIFFERENT = "different"
+    UNKNOWN = "unknown"  # one side missing
+
+
+def compare_year(entry_year: int | None, record_year: int | None) -> Agreement:
+    if entry_year is None or record_year is None:
+        return Agreement.UNKNOWN
+    if entry_year == record_year:
+        return Agreement.EQUAL
+    return Agreement.NEAR if abs(entry_year - record_year) == 1 else Agreement.DIFFERENT
+
+
+def digit_swap(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by two transposed digits (``1234`` vs ``1243``) or
+    are the same digits in another order."""
+    a, b = a.strip(), b.strip()
+    if a == b or len(a) != len(b) or not (re.search(r"\d", a) and re.search(r"\d", b)):
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    if len(diff) == 2:
+        i, j = diff
+        return a[i] == b[j] and a[j] == b[i]
+    return sorted(a) == sorted(b)
+
+
+@dataclass(frozen=True, slots=True)
+class ValueComparison:
+    agreement: Agreement
+    entry: str | None = None
+    record: str | None = None
+    swap: bool = False
+
+
+def _norm_number(value: str) -> str:
+    return re.sub(r"\s+", "", value).lower().lstrip("0") or "0"
+
+
+def compare_value(entry_value: str | None, record_value: str | None) -> ValueComparison:
+    """Volume / issue: exact after trimming spaces and leading zeros."""
+    if not entry_value or not record_value:
+        return ValueComparison(Agreement.UNKNOWN, entry_value, record_value)
+    a, b = _norm_number(entry_value), _norm_number(record_value)
+    if a == b:
+        return ValueComparison(Agreement.EQUAL, entry_value, record_value)
+    # "12-13" vs "12" (combined issues) and "Suppl 2" style values are not contradictions
+    if re.fullmatch(r"\d+", a) and re.fullmatch(r"\d+(?:[-/–]\d+)?", b) and b.startswith(a):
+        return ValueComparison(Agreement.EQUAL, entry_value, record_value)
+    if re.fullmatch(r"\d+", b) and re.fullmatch(r"\d+(?:[-/–]\d+)?", a) and a.startswith(b):
+        return ValueComparison(Agreement.EQUAL, entry_value, record_value)
+    if not (re.search(r"\d", a) and re.search(r"\d", b)):
+        return ValueComparison(Agreement.UNKNOWN, entry_value, record_value)
+    return ValueComparison(Agreement.DIFFERENT, entry_value, record_value, digit_swap(a, b))
+
+
+def compare_pages(entry_pages: str | None, record_pages: str | None) -> ValueComparison:
+    """Pages: the first page must agree; the last page too when both give one."""
+    if not entry_pages or not record_pages:
+        return ValueComparison(Agreement.UNKNOWN, entry_pages, record_pages)
+    ea, ra = first_page(entry_pages) or "", first_page(record_pages) or ""
+    strip = re.compile(r"^[a-z]+(?=\d)")
+    if strip.sub("", ea) != strip.sub("", ra):
+        if not (re.search(r"\d", ea) and re.search(r"\d", ra)):
+            return ValueComparison(Agreement.UNKNOWN, entry_pages, record_pages)
+        swap = digit_swap(entry_pages.replace("-", ""), record_pages.replace("-", "")) or (
+            digit_swap(ea, ra)
+        )
+        return ValueComparison(Agreement.DIFFERENT, entry_pages, record_pages, swap)
+    e_last = entry_pages.split("-")[1] if "-" in entry_pages else None
+    r_last = record_pages.split("-")[1] if "-" in record_pages else None
+    if e_last and r_last and e_last.strip().lower() != r_last.strip().lower():
+        return ValueComparison(
+            Agreement.DIFFERENT, entry_pages, record_pages, digit_swap(e_last, r_last)
+        )
+    return ValueComparison(Agreement.EQUAL, entry_pages, record_pages)
+
+
+# ----------------------------------------------------------------------------------------
+# Venues
+# ----------------------------------------------------------------------------------------
+
+_STOP = frozenset(
+    {"of", "the", "and", "on", "in", "for", "de", "la", "le", "der", "und", "a", "an", "to", "at"}
+)
+_GENERIC = frozenset(
+    {
+        "proceedings",
+        "proc",
+        "annual",
+        "conference",
+        "conf",
+        "international",
+        "int",
+        "intl",
+        "symposium",
+        "symp",
+        "workshop",
+        "meeting",
+        "track",
+        "papers",
+        "volume",
+        "vol",
+        "part",
+    }
+)
+#: Well-known acronyms of venues that bibliographies often cite by acronym alone.
+VENUE_ALIASES: dict[str, tuple[str, ...]] = {
+    "neurips": ("neural information processing systems", "nips"),
+    "nips": ("neural information processing systems", "neurips"),
+    "icml": ("international conference on machine learning",),
+    "iclr": ("international conference on learning representations",),
+    "cvpr": ("computer vision and pattern recognition",),
+    "iccv": ("international conference on computer vision",),
+    "eccv": ("european conference on computer vision",),
+    "acl": ("association for computational linguistics",),
+    "emnlp": ("empirical methods in natural language processing",),
+    "naacl": ("north american chapter of the association for computational linguistics",),
+    "aaai": ("aaai conference on artificial intelligence", "association for the advancement"),
+    "ijcai": ("international joint conference on artificial intelligence",),
+    "kdd": ("knowledge discovery and data mining",),
+    "sigir": ("research and development in information retrieval",),
+    "aistats": ("artificial intelligence and statistics",),
+    "uai": ("uncertainty in artificial intelligence",),
+    "colt": ("conference on learning theory", "computational learning theory"),
+    "jmlr": ("journal of machine learning research",),
+    "tmlr": ("transactions on machine learning research",),
+    "pnas": ("proceedings of the national academy of sciences",),
+}
+
+
+def _abbrev_token(short: str, full: str) -> bool:
+    if short == full:
+        return True
+    if not short or not full or short[0] != full[0] or len(short) > len(full):
+        return False
+    if full.startswith(short):
+        return True
+    it = iter(full)
+    return all(ch in it for ch in short)
+
+
+def abbreviation_of(short: str, full: str) -> bool:
+    """Is ``short`` an abbreviation of ``full`` (``Phys. Rev. Lett.`` of ``Physical Review
+    Letters``, ``Proc. Natl. Acad. Sci.`` of ...)?  Both are folded; every significant word of
+    ``full`` must be accounted for, in order."""
+    s_tokens = [t for t in fold(short).split() if t not in _STOP]
+    f_tokens = [t for t in fold(full).split() if t not in _STOP]
+    if not s_tokens or not f_tokens:
+        return False
+    i = 0
+    for ft in f_tokens:
+        if i < len(s_tokens) and _abbrev_token(s_tokens[i], ft):
+            i += 1
+            continue
+        # a run of initials may stand for several words (U.S.A.)
+        return False
+    return i == len(s_tokens)
+
+
+def _core(text: str) -> list[str]:
+    tokens = fold(re.sub(r"\([^)]*\)", " ", text)).split()
+    return [
+        t
+        for t in tokens
+        if t not in _STOP
+        and t not in _GENERIC
+        and not re.fullmatch(r"\d+|\d+(?:st|nd|rd|th)|(?:19|20)\d\d", t)
+    ]
+
+
+def _acronyms(text: str) -> set[str]:
+    found = {m.lower() for m in re.findall(r"\b([A-Z][A-Za-z]*[A-Z]{1,}[A-Za-z]*)\b", text)}
+    return {a for a in found if 3 <= len(a) <= 10 and a.isalpha()}
+
+
+def _alias_hit(a: str, b: str) -> bool:
+    fb = " ".join(_core(b))
+    for acro in _acronyms(a) | {fold(a)}:
+        for phrase in VENUE_ALIASES.get(acro, ()):
+            core = " ".join(t for t in phrase.split() if t not in _GENERIC and t not in _STOP)
+            if core and core in fb:
+                return True
+            if phrase in fold(b).split() or phrase == fold(b):
+                return True
+    return False
+
+
+def venue_agrees(entry_venue: str, names: Sequence[str]) -> bool:
+    """Does the .bib venue name one of the record's container names?"""
+    fe = fold(entry_venue)
+    if not fe:
+        return True
+    ce = _core(entry_venue)
+    for name in names:
+        fn = fold(name)
+        if not fn:
+            continue
+        if _compact(fe) == _compact(fn):
+            return True
+        if abbreviation_of(entry_venue, name) or abbreviation_of(name, entry_venue):
+            return True
+        cn = _core(name)
+        if ce and cn and (ce == cn or abbreviation_of(" ".join(ce), " ".join(cn))):
+            return True
+        if ce and cn and abbreviation_of(" ".join(cn), " ".join(ce)):
+            return True
+        if _acronyms(entry_venue) & _acronyms(name):
+            return True
+        if _alias_hit(entry_venue, name) or _alias_hit(name, entry_venue):
+            return True
+    return False
+
+
+def compare_venue(
+    entry_venue: str | None, entry_issn: Sequence[str], record: WorkRecord
+) -> Agreement:
+    record_issn = {i.replace("-", "").upper() for i in record.issn}
+    if entry_issn and record_issn and set(entry_issn) & record_issn:
+        return Agreement.EQUAL
+    names = [n for n in (record.venue, *record.venue_short) if n]
+    if not entry_venue or not names:
+        return Agreement.UNKNOWN
+    if fold(entry_venue) in {"arxiv", "arxiv preprint", "corr", "preprint"} or (
+        fold(entry_venue).startswith("arxiv")
+    ):
+        return Agreement.UNKNOWN
+    return Agreement.EQUAL if venue_agrees(entry_venue, names) else Agreement.DIFFERENT
+
+
+# ----------------------------------------------------------------------------------------
+# All fields
+# ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """How one entry compares with one record, field by field."""
+
+    record: WorkRecord
+    title: TitleComparison | None
+    authors: AuthorComparison | None
+    year: Agreement
+    venue: Agreement
+    volume: ValueComparison
+    issue: ValueComparison
+    pages: ValueComparison
+    doi_equal: bool | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def title_ok(self) -> bool:
+        return self.title is not None and self.title.same_work
+
+    @property
+    def authors_ok(self) -> bool:
+        return self.authors is None or self.authors.agree
+
+    @property
+    def identifies(self) -> bool:
+        """Title and authors both point at this record (title and authors agree)."""
+        if self.title is None or not self.title.same_work:
+            return False
+        if self.authors is None:
+            return self.title.exact
+        return self.authors.agree
+
+    @property
+    def full_agreement(self) -> bool:
+        """Exact title and agreeing authors: the search can stop here."""
+        return self.identifies and self.title is not None and self.title.exact
+
+    @property
+    def score(self) -> float:
+        """0..1 confidence that entry and record are the same work."""
+        t = self.title.score if self.title else 0.5
+        a = self.authors.overlap if self.authors else 0.5
+        if self.authors is not None and not self.authors.first_ok:
+            a *= 0.5
+        y = {Agreement.EQUAL: 1.0, Agreement.NEAR: 0.8, Agreement.DIFFERENT: 0.3}.get(
+            self.year, 0.6
+        )
+        return round(0.6 * t + 0.3 * a + 0.1 * y, 3)
+
+
+def compare(entry: NormalizedEntry, record: WorkRecord) -> Comparison:
+    doi_equal = None
+    if entry.doi and record.doi:
+        doi_equal = entry.doi == record.doi.lower()
+    return Comparison(
+        record=record,
+        title=compare_title(entry.title, record),
+        authors=compare_authors(entry.authors, entry.truncated, record.authors),
+        year=compare_year(entry.year, record.year),
+        venue=compare_venue(entry.venue, entry.issn, record),
+        volume=compare_value(entry.volume, record.volume),
+        issue=compare_value(entry.issue, record.issue),
+        pages=compare_pages(entry.pages, record.pages),
+        doi_equal=doi_equal,
+    )

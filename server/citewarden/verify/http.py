@@ -1,0 +1,451 @@
+"""The one HTTP client every source uses: politeness, retries and failure as data.
+
+* Requests are grouped into *lanes* (``crossref``, ``crossref-query``, ``arxiv`` ...).  Each lane
+  has a token bucket (requests per second, burst) and a concurrency cap, seeded with the
+  service's published limits (:data:`PUBLISHED_LIMITS`) and lowered when the service says so
+  (``x-rate-limit-limit`` / ``x-rate-limit-interval``; ``x-ratelimit-remaining: 0`` with
+  ``x-ratelimit-reset`` pauses the lane).
+* 429 and 503 honour ``Retry-After`` (seconds or an HTTP date); other transient failures back
+  off exponentially (capped).  The number of retries is bounded.
+* Nothing raises for network or data problems: :meth:`HttpClient.get` returns a :class:`Reply`
+  or a :class:`Failure` with a short reason.
+* Secrets (API keys) are redacted from every logged URL and every failure reason.
+
+Clock and sleep are injectable so tests can check spacing without real waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import httpx
+
+log = logging.getLogger("citewarden.http")
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[None]]
+
+#: Query parameters and headers whose values are secrets.
+SECRET_PARAMS = frozenset({"api_key", "api-key", "apikey", "key", "token", "access_token"})
+SECRET_HEADERS = frozenset({"x-api-key", "authorization"})
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """A lane's politeness policy."""
+
+    rate: float  # requests per second
+    burst: int = 1  # tokens available at once
+    concurrency: int = 1  # requests in flight at once
+
+
+#: Published limits per lane.  ``*-public`` lanes are used when no mailto identifies us, and
+#: ``*-key`` lanes when an API key is configured.
+PUBLISHED_LIMITS: dict[str, Limit] = {
+    # Crossref (since December 2025).  Polite pool (mailto): 10 req/s for single records,
+    # 3 req/s and 3 concurrent for queries; public pool: 5 req/s and 1 req/s, concurrency 1.
+    "crossref": Limit(10.0, 10, 3),
+    "crossref-query": Limit(3.0, 3, 3),
+    "crossref-public": Limit(5.0, 5, 1),
+    "crossref-query-public": Limit(1.0, 1, 1),
+    # doi.org content negotiation redirects to the registration agency; stay modest.
+    "doi": Limit(5.0, 5, 2),
+    # OpenAlex: at most 10 requests per second.
+    "openalex": Limit(10.0, 10, 5),
+    # Semantic Scholar: 1 request per second with a key; the shared unauthenticated pool
+    # is throttled hard, so the same spacing is kept without one.
+    "semanticscholar": Limit(1.0, 1, 1),
+    "semanticscholar-key": Limit(1.0, 1, 1),
+    # DataCite REST API: 3000 requests per 5 minutes per client (10 req/s).
+    "datacite": Limit(10.0, 5, 4),
+    # arXiv API terms: one request every three seconds, a single connection.
+    "arxiv": Limit(1 / 3, 1, 1),
+    # NCBI E-utilities: 3 requests per second, 10 with an API key.
+    "pubmed": Limit(3.0, 1, 3),
+    "pubmed-key": Limit(10.0, 1, 10),
+    # dblp publishes no figure but rate-limits bursts; keep it gentle.
+    "dblp": Limit(2.0, 1, 1),
+    # Open Library: identified clients up to 3 req/s, anonymous 1 req/s.
+    "openlibrary": Limit(3.0, 1, 1),
+    "openlibrary-public": Limit(1.0, 1, 1),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A complete HTTP response."""
+
+    status: int
+    headers: Mapping[str, str]
+    content: bytes
+    url: str  # redacted
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The decoded JSON body; raises ``ValueError`` when the body is not JSON."""
+        return json.loads(self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a request produced no usable response (never contains secrets)."""
+
+    reason: str
+    status: int | None = None
+
+
+def parse_retry_after(value: str | None, now_epoch: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    now = time.time() if now_epoch is None else now_epoch
+    return max(0.0, when.timestamp() - now)
+
+
+_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+
+
+def parse_interval(value: str) -> float | None:
+    """``"1s"`` -> 1.0, ``"500ms"`` -> 0.5, ``"2"`` -> 2.0; ``None`` when unreadable."""
+    m = _INTERVAL.match(value)
+    if not m:
+        return None
+    n = float(m.group(1))
+    unit = m.group(2) or "s"
+    return n * {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[unit]
+
+
+class TokenBucket:
+    """Token bucket with a concurrency cap and a pause (for Retry-After / exhausted budgets).
+
+    Acquisition order is FIFO so queued requests are served fairly.
+    """
+
+    def __init__(
+        self, limit: Limit, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep
+    ):
+        self.seed = limit
+        self.rate = limit.rate
+        self.burst = max(1, limit.burst)
+        self._tokens = float(self.burst)
+        self._clock = clock
+        self._sleep = sleep
+        self._stamp = clock()
+        self._paused_until = 0.0
+        self._lock = asyncio.Lock()
+        self.concurrency = max(1, limit.concurrency)
+        self._slots = asyncio.Semaphore(self.concurrency)
+        #: Clock readings at which tokens were granted (most recent last; for diagnostics).
+        self.grants: list[float] = []
+
+    def _refill(self) -> None:
+        now = self._clock()
+        if now > self._stamp:
+            self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * self.rate)
+            self._stamp = now
+
+    async def acquire(self) -> None:
+        """Wait for a token (respecting any pause)."""
+        async with self._lock:
+            while True:
+                now = self._clock()
+                if now < self._paused_until:
+                    await self._sleep(self._paused_until - now)
+                    continue
+                self._refill()
+                if self._tokens >= 1.0:
+                    self._tokens -= 1.0
+                    self.grants.append(now)
+                    del self.grants[:-1000]
+                    return
+                await self._sleep((1.0 - self._tokens) / self.rate)
+
+    def slot(self) -> asyncio.Semaphore:
+        """The concurrency cap (use as ``async with bucket.slot():``)."""
+        return self._slots
+
+    def pause(self, seconds: float) -> None:
+        """Grant no token for ``seconds`` from now (keeps the longest pause)."""
+        self._paused_until = max(self._paused_until, self._clock() + seconds)
+        self._tokens = 0.0
+        self._stamp = max(self._stamp, self._paused_until)
+
+    def lower_rate(self, rate: float) -> None:
+        """Adopt a lower rate announced by the service (never above the published seed)."""
+        if 0 < rate < self.rate:
+            self.rate = rate
+            self.burst = max(1, min(self.burst, int(rate) or 1))
+            self._tokens = min(self._tokens, float(self.burst))
+
+    def adapt(self, headers: Mapping[str, str]) -> None:
+        """Adapt to rate-limit headers of a response."""
+        limit = headers.get("x-rate-limit-limit")
+        interval = headers.get("x-rate-limit-interval")
+        if limit and interval:
+            seconds = parse_interval(interval)
+            try:
+                n = float(limit)
+            except ValueError:
+                n = 0.0
+            if seconds and n > 0:
+                self.lower_rate(n / seconds)
+        remaining = headers.get("x-ratelimit-remaining")
+        if remaining is not None and remaining.strip() in {"0", "0.0"}:
+            reset = headers.get("x-ratelimit-reset")
+            wait = parse_interval(reset) if reset else None
+            if wait is not None:
+                self.pause(min(wait, 3600.0))
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with secret query values and any known secret string replaced by ``***``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return re.sub(
+        r"(?i)([?&](?:" + "|".join(re.escape(p) for p in SECRET_PARAMS) + r")=)[^&#\s]*",
+        r"\1***",
+        text,
+    )
+
+
+def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
+    """A URL safe to log: secret parameters masked."""
+    parts = urlsplit(url)
+    query = [
+        (k, "***" if k.lower() in SECRET_PARAMS else v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
+    clean = urlunsplit(parts._replace(query=urlencode(query)))
+    return redact(clean, secrets)
+
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+@dataclass
+class RetryPolicy:
+    """Bounded retries with capped exponential backoff."""
+
+    max_retries: int = 3  # retries after the first attempt for 429/5xx
+    transport_retries: int = 1  # retries after timeouts / dropped connections
+    backoff_base: float = 1.0
+    backoff_cap: float = 30.0
+    #: Give up (FAILED) rather than wait longer than this for a Retry-After.
+    max_retry_after: float = 120.0
+
+    def backoff(self, attempt: int) -> float:
+        return float(min(self.backoff_cap, self.backoff_base * (2**attempt)))
+
+
+@dataclass
+class HttpStats:
+    requests: dict[str, int] = field(default_factory=dict)  # per lane, attempts on the wire
+    retries: int = 0
+    failures: int = 0
+
+
+class HttpClient:
+    """Async HTTP with per-lane politeness.  One instance per process (or per run).
+
+    ``transport`` lets tests plug an httpx transport; the normal path uses a real connection
+    pool.  ``secrets`` are strings never to be logged (API keys).
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout: float = 20.0,
+        user_agent: str = "citewarden",
+        limits: Mapping[str, Limit] | None = None,
+        retry: RetryPolicy | None = None,
+        secrets: Iterable[str] = (),
+        transport: httpx.AsyncBaseTransport | None = None,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+        max_connections: int = 32,
+    ) -> None:
+        self.timeout = timeout
+        self.user_agent = user_agent
+        self.limits = dict(PUBLISHED_LIMITS if limits is None else limits)
+        self.retry = retry or RetryPolicy()
+        self.secrets = tuple(s for s in secrets if s)
+        self._transport = transport
+        self._clock = clock
+        self._sleep = sleep
+        self._max_connections = max_connections
+        self._client: httpx.AsyncClient | None = None
+        self._buckets: dict[str, TokenBucket] = {}
+        self.stats = HttpStats()
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def _ensure_client(self) -> httpx.AsyncClient:
+        if self._client is None or self._client.is_closed:
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(self.timeout),
+                headers={"User-Agent": self.user_agent},
+                follow_redirects=True,
+                transport=self._transport,
+                limits=httpx.Limits(max_connections=self._max_connections),
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    async def __aenter__(self) -> HttpClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    # -- politeness -------------------------------------------------------------------------
+
+    def bucket(self, lane: str) -> TokenBucket:
+        """The token bucket of ``lane`` (created from :attr:`limits` on first use)."""
+        b = self._buckets.get(lane)
+        if b is None:
+            limit = self.limits.get(lane) or self.limits.get(lane.split("-")[0]) or Limit(1.0)
+            b = TokenBucket(limit, clock=self._clock, sleep=self._sleep)
+            self._buckets[lane] = b
+        return b
+
+    # -- requests ---------------------------------------------------------------------------
+
+    async def get(
+        self,
+        url: str,
+        *,
+        lane: str,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Reply | Failure:
+        return await self.request("GET", url, lane=lane, params=params, headers=headers)
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        lane: str,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+        json_body: Any = None,
+    ) -> Reply | Failure:
+        """Send one request with politeness and bounded retries; never raises."""
+        try:
+            return await self._request(method, url, lane, params, headers, json_body)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug or an exotic transport error: still data
+            self.stats.failures += 1
+            log.warning("%s %s: unexpected %s", method, self._safe(url), type(exc).__name__)
+            return Failure(f"client error: {type(exc).__name__}")
+
+    def _safe(self, url: str) -> str:
+        return redact_url(url, self.secrets)
+
+    async def _request(
+        self,
+        method: str,
+        url: str,
+        lane: str,
+        params: Mapping[str, str] | None,
+        headers: Mapping[str, str] | None,
+        json_body: Any,
+    ) -> Reply | Failure:
+        client = self._ensure_client()
+        bucket = self.bucket(lane)
+        status_attempts = 0
+        transport_attempts = 0
+        while True:
+            async with bucket.slot():
+                await bucket.acquire()
+                self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
+                try:
+                    response = await client.request(
+                        method, url, params=params, headers=headers, json=json_body
+                    )
+                    content = response.content  # already read (not streaming)
+                except httpx.TimeoutException:
+                    outcome: Reply | Failure = Failure("timeout")
+                except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+                    outcome = Failure("connection dropped")
+                except httpx.ConnectError:
+                    outcome = Failure("cannot connect")
+                except httpx.TooManyRedirects:
+                    return self._fail(method, url, Failure("too many redirects"))
+                except httpx.HTTPError as exc:
+                    outcome = Failure(f"network error: {type(exc).__name__}")
+                else:
+                    hdrs = {k.lower(): v for k, v in response.headers.items()}
+                    bucket.adapt(hdrs)
+                    outcome = Reply(
+                        response.status_code, hdrs, content, self._safe(str(response.url))
+                    )
+            if isinstance(outcome, Failure):
+                if transport_attempts >= self.retry.transport_retries:
+                    return self._fail(method, url, outcome)
+                transport_attempts += 1
+                self.stats.retries += 1
+                await self._sleep(self.retry.backoff(transport_attempts - 1))
+                continue
+            if outcome.status not in RETRY_STATUSES:
+                log.debug("%s %s -> %s", method, outcome.url, outcome.status)
+                return outcome
+            # 429 / 5xx: honour Retry-After, otherwise back off exponentially.
+            wait = parse_retry_after(outcome.headers.get("retry-after"))
+            label = "rate limited" if outcome.status == 429 else f"HTTP {outcome.status}"
+            if status_attempts >= self.retry.max_retries:
+                return self._fail(method, url, Failure(label, outcome.status))
+            if wait is None:
+                wait = self.retry.backoff(status_attempts)
+            elif wait > self.retry.max_retry_after:
+                return self._fail(
+                    method, url, Failure(f"{label}: retry after {wait:.0f} s", outcome.status)
+                )
+            if outcome.status in {429, 503}:
+                bucket.pause(wait)  # every request on this lane waits, not only this one
+            status_attempts += 1
+            self.stats.retries += 1
+            log.info("%s %s -> %s, retrying in %.1f s", method, outcome.url, outcome.status, wait)
+            await self._sleep(wait)
+
+    def _fail(self, method: str, url: str, failure: Failure) -> Failure:
+        self.stats.failures += 1
+        log.info("%s %s failed: %s", method, self._safe(url), failure.reason)
+        return Failure(redact(failure.reason, self.secrets), failure.status)
+
+
+def user_agent(mailto: str | None) -> str:
+    """The User-Agent identifying citewarden (and its operator, for polite pools)."""
+    from citewarden import __version__
+
+    ua = f"citewarden/{__version__} (https://github.com/citewarden/citewarden"
+    return ua + (f"; mailto:{mailto})" if mailto else ")")

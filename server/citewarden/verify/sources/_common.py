@@ -1,0 +1,229 @@
+"""Helpers shared by the source modules: text clean-up, DOIs, dates, replies to data."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+from xml.etree.ElementTree import Element
+
+from defusedxml import ElementTree as SafeET
+from defusedxml.common import DefusedXmlException
+
+from citewarden.verify.http import Failure, Reply
+from citewarden.verify.records import Lookup, Person, UpdateKind
+
+T = TypeVar("T")
+
+_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+_SPACE = re.compile(r"\s+")
+_DOI = re.compile(r"10\.\d{4,9}/\S+", re.IGNORECASE)
+
+
+def clean_text(value: Any) -> str:
+    """Plain text from a metadata string: HTML/JATS/MathML tags removed, entities decoded,
+    whitespace collapsed.  Non-strings give ``""``."""
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, str) and v.strip()), "")
+    if not isinstance(value, str):
+        return ""
+    text = _TAG.sub("", value)
+    text = html.unescape(text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def first_text(value: Any) -> str | None:
+    """The first non-empty string of a string-or-list field, cleaned."""
+    text = clean_text(value)
+    return text or None
+
+
+def all_texts(value: Any) -> tuple[str, ...]:
+    items = value if isinstance(value, list) else [value]
+    out = []
+    for item in items:
+        text = clean_text(item)
+        if text and text not in out:
+            out.append(text)
+    return tuple(out)
+
+
+def normalize_doi(value: Any) -> str | None:
+    """``10.x/y`` lower-cased, with URL / ``doi:`` prefixes removed; ``None`` if not a DOI."""
+    if not isinstance(value, str):
+        return None
+    m = _DOI.search(value.strip())
+    if not m:
+        return None
+    doi = m.group(0).rstrip(".,;")
+    return doi.lower()
+
+
+def year_from_parts(value: Any) -> int | None:
+    """The year of a CSL/Crossref date (``{"date-parts": [[2012, 3]]}``), tolerating
+    ``[[null]]``, empty lists, strings and ``raw`` dates."""
+    if not isinstance(value, dict):
+        return None
+    parts = value.get("date-parts")
+    if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+        first = parts[0][0]
+        try:
+            year = int(first)
+        except (TypeError, ValueError):
+            year = None
+        if year is not None and 0 < year < 3000:
+            return year
+    for key in ("raw", "literal", "date-time"):
+        raw = value.get(key)
+        if isinstance(raw, str):
+            m = re.search(r"\b(1[0-9]{3}|20[0-9]{2})\b", raw)
+            if m:
+                return int(m.group(1))
+    return None
+
+
+def year_from_string(value: Any) -> int | None:
+    if isinstance(value, int) and 0 < value < 3000:
+        return value
+    if isinstance(value, str):
+        m = re.search(r"\b(1[0-9]{3}|2[0-9]{3})\b", value)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def person_from_name(name: str) -> Person | None:
+    """A person from a display name: ``"Last, First"`` or ``"First Middle Last"``."""
+    name = clean_text(name)
+    name = re.sub(r"\s+\d{4}$", "", name)  # dblp disambiguation suffix: "Wei Wang 0001"
+    if not name:
+        return None
+    if "," in name:
+        family, _, given = name.partition(",")
+        return Person(family.strip(), given.strip())
+    parts = name.split(" ")
+    if len(parts) == 1:
+        return Person(parts[0])
+    # Keep particles with the family name ("Ludwig van Beethoven" -> "van Beethoven").
+    i = len(parts) - 1
+    while i > 1 and parts[i - 1].lower() in {
+        "van",
+        "von",
+        "de",
+        "der",
+        "den",
+        "da",
+        "di",
+        "le",
+        "la",
+        "du",
+        "del",
+        "dos",
+        "ter",
+        "ten",
+    }:
+        i -= 1
+    return Person(" ".join(parts[i:]), " ".join(parts[:i]))
+
+
+def person_from_csl(item: Any) -> Person | None:
+    """A person from a CSL/Crossref author object (``family``/``given``, ``name`` for
+    organisations, ``literal``)."""
+    if not isinstance(item, dict):
+        return None
+    family = clean_text(item.get("family"))
+    given = clean_text(item.get("given"))
+    if family:
+        particle = clean_text(item.get("non-dropping-particle"))
+        if particle:
+            family = f"{particle} {family}"
+        return Person(family, given)
+    for key in ("name", "literal"):
+        name = clean_text(item.get(key))
+        if name:
+            return Person(name)  # organisations / literal names: whole string as family
+    if given:
+        return Person(given)
+    return None
+
+
+UPDATE_KINDS: dict[str, UpdateKind] = {
+    "retraction": UpdateKind.RETRACTION,
+    "retracted": UpdateKind.RETRACTION,
+    "removal": UpdateKind.RETRACTION,
+    "partial_retraction": UpdateKind.RETRACTION,
+    "correction": UpdateKind.CORRECTION,
+    "erratum": UpdateKind.CORRECTION,
+    "corrigendum": UpdateKind.CORRECTION,
+    "addendum": UpdateKind.CORRECTION,
+    "clarification": UpdateKind.CORRECTION,
+    "expression_of_concern": UpdateKind.EXPRESSION_OF_CONCERN,
+    "expression-of-concern": UpdateKind.EXPRESSION_OF_CONCERN,
+    "withdrawal": UpdateKind.WITHDRAWAL,
+    "withdrawn": UpdateKind.WITHDRAWAL,
+}
+
+
+def update_kind(value: Any) -> UpdateKind:
+    key = str(value or "").strip().lower().replace(" ", "_")
+    return UPDATE_KINDS.get(key, UpdateKind.OTHER)
+
+
+def reply_json(source: str, reply: Reply | Failure) -> Any | Lookup:
+    """Decode a JSON reply for a FOUND path; any other status or bad body -> a Lookup.
+
+    404 and 410 are *not* handled here (each source decides what they mean).
+    """
+    if isinstance(reply, Failure):
+        return Lookup.failed(source, reply.reason)
+    if reply.status != 200:
+        return Lookup.failed(source, f"HTTP {reply.status}")
+    try:
+        return reply.json()
+    except ValueError:
+        return Lookup.failed(source, "malformed response: not JSON")
+
+
+def reply_xml(source: str, reply: Reply | Failure) -> Element | Lookup:
+    """Parse an XML reply safely (no entity expansion, no external resources)."""
+    if isinstance(reply, Failure):
+        return Lookup.failed(source, reply.reason)
+    if reply.status != 200:
+        return Lookup.failed(source, f"HTTP {reply.status}")
+    return parse_xml(source, reply.content)
+
+
+def parse_xml(source: str, content: bytes) -> Element | Lookup:
+    try:
+        root: Element = SafeET.fromstring(content, forbid_dtd=False)
+    except DefusedXmlException:
+        return Lookup.failed(source, "malformed response: forbidden XML construct")
+    except Exception:  # xml.etree.ElementTree.ParseError and friends
+        return Lookup.failed(source, "malformed response: not XML")
+    return root
+
+
+def convert_all(source: str, items: Iterable[Any], convert: Callable[[Any], T | None]) -> list[T]:
+    """Convert items, skipping the ones that are not usable records (e.g. no title)."""
+    out: list[T] = []
+    for item in items:
+        rec = convert(item)
+        if rec is not None:
+            out.append(rec)
+    return out
+
+
+def guard(source: str, build: Callable[[], Lookup]) -> Lookup:
+    """Run a conversion; unexpected shapes in a response become FAILED, never a crash."""
+    try:
+        return build()
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        return Lookup.failed(source, f"malformed response: {type(exc).__name__}")
+
+
+def fold(text: str) -> str:
+    """Case- and accent-insensitive key for cache requests."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return _SPACE.sub(" ", text).strip()

@@ -1,0 +1,237 @@
+"""Crossref REST API: ``/works/{doi}``, fielded search, and update notices.
+
+Also home of :func:`work_from_csl`, the converter for Crossref work messages and CSL-JSON
+(doi.org content negotiation returns CSL-JSON in nearly the same shape).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from citewarden.verify.http import HttpClient, Reply
+from citewarden.verify.records import Lookup, Query, Update, WorkRecord
+from citewarden.verify.sources._common import (
+    all_texts,
+    clean_text,
+    convert_all,
+    first_text,
+    guard,
+    normalize_doi,
+    person_from_csl,
+    reply_json,
+    update_kind,
+    year_from_parts,
+)
+
+#: Fields requested for searches (keeps responses small).
+SEARCH_SELECT = (
+    "DOI,title,subtitle,author,editor,issued,published-print,published-online,published,"
+    "container-title,short-container-title,ISSN,ISBN,volume,issue,page,article-number,type,"
+    "publisher,URL,update-to,updated-by,score"
+)
+
+#: Crossref update types that make a record a notice about another work.
+NOTICE_TYPES = frozenset(
+    {
+        "retraction",
+        "removal",
+        "partial_retraction",
+        "correction",
+        "erratum",
+        "corrigendum",
+        "expression_of_concern",
+        "withdrawal",
+        "addendum",
+        "clarification",
+    }
+)
+
+CSL_TYPES = {
+    "article-journal": "journal-article",
+    "paper-conference": "proceedings-article",
+    "chapter": "book-chapter",
+    "article": "posted-content",
+    "thesis": "dissertation",
+}
+
+
+def _year(msg: dict[str, Any]) -> int | None:
+    # Publication year: issued, then print, then online; never "created"/"deposited"/"indexed".
+    for key in ("issued", "published-print", "published-online", "published"):
+        year = year_from_parts(msg.get(key))
+        if year is not None:
+            return year
+    return None
+
+
+def _updates(entries: Any, *, target: bool) -> tuple[Update, ...]:
+    out = []
+    for u in entries if isinstance(entries, list) else []:
+        if not isinstance(u, dict):
+            continue
+        date = u.get("updated")
+        year = year_from_parts(date)
+        parts = date.get("date-parts") if isinstance(date, dict) else None
+        when = None
+        if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+            when = "-".join(
+                f"{int(p):02d}" if i else str(int(p))
+                for i, p in enumerate(parts[0])
+                if isinstance(p, int)
+            )
+        elif year:
+            when = str(year)
+        out.append(
+            Update(
+                kind=update_kind(u.get("type")),
+                doi=normalize_doi(u.get("DOI")),
+                date=when,
+                label=clean_text(u.get("label")) or clean_text(u.get("type")) or None,
+            )
+        )
+    return tuple(out)
+
+
+def work_from_csl(msg: Any, source: str = "crossref") -> WorkRecord | None:
+    """A :class:`WorkRecord` from a Crossref work message or a CSL-JSON item.
+
+    Handles the quirks of real records: HTML/JATS markup in titles, titles and container
+    titles as lists or strings, subtitle lists (possibly ``[""]``), missing authors,
+    organisations as ``name``, literal names, and dates with null or missing parts.
+    Returns ``None`` when the record has no title at all.
+    """
+    if not isinstance(msg, dict):
+        return None
+    titles = all_texts(msg.get("title"))
+    if not titles:
+        return None
+    doi = normalize_doi(msg.get("DOI"))
+    subtitle = first_text(msg.get("subtitle"))
+    if subtitle and subtitle.casefold() in titles[0].casefold():
+        subtitle = None  # some publishers repeat the subtitle inside the title
+    authors = tuple(p for p in (person_from_csl(a) for a in msg.get("author") or []) if p)
+    venue_titles = all_texts(msg.get("container-title"))
+    short = all_texts(msg.get("short-container-title")) + all_texts(
+        msg.get("container-title-short")
+    )
+    issn = all_texts(msg.get("ISSN"))
+    isbn = all_texts(msg.get("ISBN"))
+    pages = clean_text(msg.get("page")) or clean_text(msg.get("article-number")) or None
+    work_type = clean_text(msg.get("type")) or None
+    if work_type in CSL_TYPES:
+        work_type = CSL_TYPES[work_type]
+    updated_by = _updates(msg.get("updated-by"), target=False)
+    update_to = _updates(msg.get("update-to"), target=True)
+    # A record is a notice when it updates *another* work with a notice-type update
+    # (a "new_version" pointing at itself is not a notice).
+    notice_updates = tuple(
+        u
+        for u, raw in zip(update_to, msg.get("update-to") or [], strict=False)
+        if u.doi != doi and str(raw.get("type", "")).lower() in NOTICE_TYPES
+    )
+    # Updates from other works about this one (a self-referencing "new_version" is not one).
+    about_this = tuple(u for u in updated_by if u.doi != doi)
+    extra: list[tuple[str, str]] = []
+    if len(titles) > 1:
+        extra += [("alt-title", t) for t in titles[1:]]
+    if len(venue_titles) > 1:
+        extra += [("alt-container-title", t) for t in venue_titles[1:]]
+    score = msg.get("score")
+    return WorkRecord(
+        source=source,
+        title=titles[0],
+        authors=authors,
+        year=_year(msg),
+        doi=doi,
+        subtitle=subtitle,
+        venue=venue_titles[0] if venue_titles else None,
+        venue_short=tuple(s for s in short if not venue_titles or s != venue_titles[0]),
+        issn=issn,
+        isbn=isbn,
+        volume=clean_text(msg.get("volume")) or None,
+        issue=clean_text(msg.get("issue")) or None,
+        pages=pages,
+        publisher=clean_text(msg.get("publisher")) or None,
+        work_type=work_type,
+        url=clean_text(msg.get("URL")) or None,
+        record_id=doi,
+        updates=notice_updates if notice_updates else about_this,
+        is_notice=bool(notice_updates),
+        relevance=float(score) if isinstance(score, int | float) else None,
+        extra=tuple(extra),
+    )
+
+
+class CrossrefSource:
+    """Crossref REST API (polite pool when a mailto is configured)."""
+
+    name = "crossref"
+
+    def __init__(self, http: HttpClient, base_url: str, *, mailto: str | None = None) -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/")
+        self.mailto = mailto
+        self._lane = "crossref" if mailto else "crossref-public"
+        self._query_lane = "crossref-query" if mailto else "crossref-query-public"
+
+    def _params(self, **params: str) -> dict[str, str]:
+        if self.mailto:
+            params["mailto"] = self.mailto
+        return params
+
+    async def by_doi(self, doi: str) -> Lookup:
+        doi = normalize_doi(doi) or doi.strip()
+        url = f"{self.base_url}/works/{quote(doi, safe='/():;<>[]')}"
+        reply = await self.http.get(url, lane=self._lane, params=self._params())
+        if isinstance(reply, Reply) and reply.status == 404:
+            return Lookup.not_found(self.name)  # "Resource not found."
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+
+        def build() -> Lookup:
+            rec = work_from_csl(data["message"], self.name)
+            return Lookup.found(self.name, [rec] if rec else [])
+
+        return guard(self.name, build)
+
+    async def search(self, query: Query) -> Lookup:
+        """Fielded search: ``query.title`` (+ ``query.author``), or ``query.bibliographic``
+        when the query carries only a free-text title with no authors."""
+        params = self._params(rows=str(max(1, min(query.limit, 20))), select=SEARCH_SELECT)
+        if query.authors:
+            params["query.title"] = query.title
+            params["query.author"] = " ".join(query.authors)
+        else:
+            params["query.bibliographic"] = query.title
+        return await self._list(params)
+
+    async def search_bibliographic(self, text: str, limit: int = 5) -> Lookup:
+        """Free-text reference search (``query.bibliographic``)."""
+        params = self._params(rows=str(max(1, min(limit, 20))), select=SEARCH_SELECT)
+        params["query.bibliographic"] = text
+        return await self._list(params)
+
+    async def notices(self, doi: str) -> Lookup:
+        """Retraction / correction / expression-of-concern notices about ``doi``
+        (``filter=updates:{doi}``).  FOUND records are the notices (``is_notice``)."""
+        doi = normalize_doi(doi) or doi.strip()
+        params = self._params(filter=f"updates:{doi}", rows="20")
+        return await self._list(params)
+
+    async def _list(self, params: dict[str, str]) -> Lookup:
+        reply = await self.http.get(f"{self.base_url}/works", lane=self._query_lane, params=params)
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+
+        def build() -> Lookup:
+            items = data["message"]["items"]
+            if not isinstance(items, list):
+                raise TypeError("items")
+            return Lookup.found(
+                self.name, convert_all(self.name, items, lambda m: work_from_csl(m, self.name))
+            )
+
+        return guard(self.name, build)

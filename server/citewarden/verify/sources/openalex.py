@@ -1,0 +1,168 @@
+"""OpenAlex: ``/works/doi:{doi}``, batched ``filter=doi:a|b``, and ``title.search``."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from citewarden.verify.http import HttpClient, Reply
+from citewarden.verify.records import Lookup, Person, Query, Update, UpdateKind, WorkRecord
+from citewarden.verify.sources._common import (
+    clean_text,
+    convert_all,
+    guard,
+    normalize_doi,
+    person_from_name,
+    reply_json,
+)
+
+#: OpenAlex accepts up to 100 values in one OR filter; keep URLs short.
+BATCH = 50
+
+SELECT = (
+    "id,doi,title,display_name,publication_year,authorships,type,primary_location,"
+    "biblio,ids,is_retracted,relevance_score"
+)
+
+
+def work_from_openalex(work: Any, source: str = "openalex") -> WorkRecord | None:
+    """A :class:`WorkRecord` from an OpenAlex work object."""
+    if not isinstance(work, dict):
+        return None
+    title = clean_text(work.get("title")) or clean_text(work.get("display_name"))
+    if not title:
+        return None
+    authors: list[Person] = []
+    for a in work.get("authorships") or []:
+        if not isinstance(a, dict):
+            continue
+        name = (a.get("author") or {}).get("display_name") or a.get("raw_author_name")
+        person = person_from_name(name) if isinstance(name, str) else None
+        if person:
+            authors.append(person)
+    loc = work.get("primary_location") or {}
+    src = loc.get("source") or {} if isinstance(loc, dict) else {}
+    venue = clean_text(src.get("display_name")) or None
+    short = tuple(
+        s
+        for s in (clean_text(src.get("abbreviated_title")), clean_text(loc.get("raw_source_name")))
+        if s and s != venue
+    )
+    issn = tuple(i for i in (src.get("issn") or []) if isinstance(i, str))
+    biblio = work.get("biblio") or {}
+    first, last = clean_text(biblio.get("first_page")), clean_text(biblio.get("last_page"))
+    pages = f"{first}-{last}" if first and last and first != last else first or None
+    ids = work.get("ids") or {}
+    pmid = clean_text(ids.get("pmid")).rsplit("/", 1)[-1] or None
+    year = work.get("publication_year")
+    relevance = work.get("relevance_score")
+    return WorkRecord(
+        source=source,
+        title=title,
+        authors=tuple(authors),
+        year=year if isinstance(year, int) else None,
+        doi=normalize_doi(work.get("doi")),
+        venue=venue,
+        venue_short=short,
+        issn=issn,
+        volume=clean_text(biblio.get("volume")) or None,
+        issue=clean_text(biblio.get("issue")) or None,
+        pages=pages,
+        publisher=clean_text(src.get("host_organization_name")) or None,
+        work_type=clean_text(work.get("type")) or None,
+        url=clean_text(loc.get("landing_page_url")) or None,
+        record_id=clean_text(work.get("id")).rsplit("/", 1)[-1] or None,
+        pmid=pmid,
+        updates=(Update(UpdateKind.RETRACTION, label="is_retracted"),)
+        if work.get("is_retracted") is True
+        else (),
+        relevance=float(relevance) if isinstance(relevance, int | float) else None,
+    )
+
+
+class OpenAlexSource:
+    """OpenAlex works API (``api_key`` and ``mailto`` are sent when configured)."""
+
+    name = "openalex"
+
+    def __init__(
+        self,
+        http: HttpClient,
+        base_url: str,
+        *,
+        mailto: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/")
+        self.mailto = mailto
+        self._api_key = api_key
+
+    def _params(self, **params: str) -> dict[str, str]:
+        if self.mailto:
+            params["mailto"] = self.mailto
+        if self._api_key:
+            params["api_key"] = self._api_key
+        return params
+
+    async def by_doi(self, doi: str) -> Lookup:
+        doi = normalize_doi(doi) or doi.strip()
+        url = f"{self.base_url}/works/doi:{quote(doi, safe='/():;<>[]')}"
+        reply = await self.http.get(url, lane="openalex", params=self._params(select=SELECT))
+        if isinstance(reply, Reply) and reply.status == 404:
+            return Lookup.not_found(self.name)
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+
+        def build() -> Lookup:
+            rec = work_from_openalex(data, self.name)
+            return Lookup.found(self.name, [rec] if rec else [])
+
+        return guard(self.name, build)
+
+    async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+        """Look up many DOIs with ``filter=doi:a|b|...`` (50 per request).  Keys are the
+        normalised DOIs; a DOI absent from a successful answer is NOT_FOUND."""
+        wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
+        out: dict[str, Lookup] = {}
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            params = self._params(
+                filter="doi:" + "|".join(chunk), per_page=str(len(chunk)), select=SELECT
+            )
+            reply = await self.http.get(f"{self.base_url}/works", lane="openalex", params=params)
+            data = reply_json(self.name, reply)
+            if isinstance(data, Lookup):
+                out.update({d: data for d in chunk})
+                continue
+            found = guard(self.name, lambda data=data: self._results(data))
+            if found.outcome == "failed":
+                out.update({d: found for d in chunk})
+                continue
+            by_doi = {r.doi: r for r in found.records if r.doi}
+            for d in chunk:
+                rec = by_doi.get(d)
+                out[d] = Lookup.found(self.name, [rec]) if rec else Lookup.not_found(self.name)
+        return out
+
+    async def search(self, query: Query) -> Lookup:
+        """``filter=title.search:...`` (plus the publication year when given)."""
+        title = query.title.replace(",", " ").replace("|", " ")
+        filters = [f"title.search:{title}"]
+        params = self._params(
+            filter=",".join(filters), per_page=str(max(1, min(query.limit, 25))), select=SELECT
+        )
+        reply = await self.http.get(f"{self.base_url}/works", lane="openalex", params=params)
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+        return guard(self.name, lambda: self._results(data))
+
+    def _results(self, data: Any) -> Lookup:
+        results = data["results"]
+        if not isinstance(results, list):
+            raise TypeError("results")
+        return Lookup.found(
+            self.name, convert_all(self.name, results, lambda w: work_from_openalex(w, self.name))
+        )

@@ -1,0 +1,169 @@
+"""Semantic Scholar Graph API: ``/paper/DOI:``, ``/paper/search/match``, ``/paper/batch``."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from citewarden.verify.http import HttpClient, Reply
+from citewarden.verify.records import Lookup, Query, WorkRecord
+from citewarden.verify.sources._common import (
+    clean_text,
+    guard,
+    normalize_doi,
+    person_from_name,
+    reply_json,
+)
+
+FIELDS = "title,authors,year,venue,publicationVenue,journal,externalIds,publicationTypes,url"
+#: /paper/batch accepts up to 500 ids per request.
+BATCH = 100
+
+
+def work_from_s2(paper: Any, source: str = "semanticscholar") -> WorkRecord | None:
+    """A :class:`WorkRecord` from a Semantic Scholar paper object."""
+    if not isinstance(paper, dict):
+        return None
+    title = clean_text(paper.get("title"))
+    if not title:
+        return None
+    authors = tuple(
+        p
+        for p in (
+            person_from_name(a.get("name") or "")
+            for a in paper.get("authors") or []
+            if isinstance(a, dict)
+        )
+        if p
+    )
+    ext = paper.get("externalIds") or {}
+    pv = paper.get("publicationVenue") or {}
+    journal = paper.get("journal") or {}
+    venue = (
+        clean_text(pv.get("name"))
+        or clean_text(journal.get("name"))
+        or clean_text(paper.get("venue"))
+        or None
+    )
+    short = tuple(
+        s for s in (clean_text(x) for x in pv.get("alternate_names") or []) if s and s != venue
+    )
+    issn = tuple(i for i in [pv.get("issn")] if isinstance(i, str) and i)
+    pages = clean_text(journal.get("pages")).replace(" ", "") or None
+    types = paper.get("publicationTypes") or []
+    year = paper.get("year")
+    arxiv = clean_text(ext.get("ArXiv")) or None
+    return WorkRecord(
+        source=source,
+        title=title,
+        authors=authors,
+        year=year if isinstance(year, int) else None,
+        doi=normalize_doi(ext.get("DOI")),
+        venue=venue,
+        venue_short=short,
+        issn=issn,
+        volume=clean_text(journal.get("volume")) or None,
+        pages=pages,
+        work_type=clean_text(types[0]) if isinstance(types, list) and types else None,
+        url=clean_text(paper.get("url")) or None,
+        record_id=clean_text(paper.get("paperId")) or None,
+        arxiv_id=arxiv,
+        pmid=clean_text(ext.get("PubMed")) or None,
+        relevance=float(paper["matchScore"])
+        if isinstance(paper.get("matchScore"), int | float)
+        else None,
+    )
+
+
+class SemanticScholarSource:
+    """Semantic Scholar (the API key, if any, goes in the ``x-api-key`` header)."""
+
+    name = "semanticscholar"
+
+    def __init__(self, http: HttpClient, base_url: str, *, api_key: str | None = None) -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/") + "/graph/v1"
+        self._headers = {"x-api-key": api_key} if api_key else {}
+        self._lane = "semanticscholar-key" if api_key else "semanticscholar"
+
+    async def _paper(self, paper_id: str) -> Lookup:
+        url = f"{self.base_url}/paper/{quote(paper_id, safe='/:().;')}"
+        reply = await self.http.get(
+            url, lane=self._lane, params={"fields": FIELDS}, headers=self._headers
+        )
+        if isinstance(reply, Reply) and reply.status == 404:
+            return Lookup.not_found(self.name)
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+
+        def build() -> Lookup:
+            rec = work_from_s2(data, self.name)
+            return Lookup.found(self.name, [rec] if rec else [])
+
+        return guard(self.name, build)
+
+    async def by_doi(self, doi: str) -> Lookup:
+        return await self._paper("DOI:" + (normalize_doi(doi) or doi.strip()))
+
+    async def by_arxiv(self, arxiv_id: str) -> Lookup:
+        return await self._paper("ARXIV:" + arxiv_id.strip())
+
+    async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+        """``POST /paper/batch``; answers come back in request order, ``null`` = unknown."""
+        wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
+        out: dict[str, Lookup] = {}
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            reply = await self.http.request(
+                "POST",
+                f"{self.base_url}/paper/batch",
+                lane=self._lane,
+                params={"fields": FIELDS},
+                headers=self._headers,
+                json_body={"ids": [f"DOI:{d}" for d in chunk]},
+            )
+            data = reply_json(self.name, reply)
+            if isinstance(data, Lookup):
+                out.update({d: data for d in chunk})
+                continue
+            if not isinstance(data, list) or len(data) != len(chunk):
+                failed = Lookup.failed(self.name, "malformed response: batch length")
+                out.update({d: failed for d in chunk})
+                continue
+            for d, paper in zip(chunk, data, strict=True):
+                if paper is None:
+                    out[d] = Lookup.not_found(self.name)
+                else:
+                    out[d] = guard(
+                        self.name,
+                        lambda paper=paper: Lookup.found(
+                            self.name, [r for r in [work_from_s2(paper, self.name)] if r]
+                        ),
+                    )
+        return out
+
+    async def search(self, query: Query) -> Lookup:
+        """Title match (``/paper/search/match``): the single best match, or NOT_FOUND."""
+        params = {"query": query.title, "fields": FIELDS}
+        reply = await self.http.get(
+            f"{self.base_url}/paper/search/match",
+            lane=self._lane,
+            params=params,
+            headers=self._headers,
+        )
+        if isinstance(reply, Reply) and reply.status == 404:
+            return Lookup.not_found(self.name)  # {"error": "Title match not found"}
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+
+        def build() -> Lookup:
+            items = data["data"]
+            if not isinstance(items, list):
+                raise TypeError("data")
+            return Lookup.found(
+                self.name, [r for r in (work_from_s2(p, self.name) for p in items) if r]
+            )
+
+        return guard(self.name, build)

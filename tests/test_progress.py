@@ -1,0 +1,83 @@
+"""The progress bar draws on a terminal only, and never with --quiet."""
+
+from __future__ import annotations
+
+import io
+import os
+
+from citewarden.report import progress as progress_mod
+from citewarden.report.progress import Progress
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_silent_when_not_a_terminal() -> None:
+    stream = io.StringIO()
+    with Progress(5, "verifying", stream=stream) as bar:
+        for _ in range(5):
+            bar.advance(note="key")
+    assert not bar.enabled
+    assert stream.getvalue() == ""
+
+
+def test_silent_with_quiet_on_a_terminal() -> None:
+    stream = FakeTerminal()
+    with Progress(3, "verifying", stream=stream, quiet=True) as bar:
+        bar.advance()
+    assert stream.getvalue() == ""
+
+
+def test_draws_and_erases_on_a_terminal(monkeypatch: object) -> None:
+    stream = FakeTerminal()
+    with Progress(4, "verifying", stream=stream, width=60) as bar:
+        for key in ("a", "b", "c", "d"):
+            bar.advance(note=key)
+        final = bar.line()
+    out = stream.getvalue()
+    assert out.startswith("\r")
+    assert "4/4" in out
+    assert out.endswith("\r\x1b[K")  # erased at the end: later output starts clean
+    assert "[" + "#" * (final.index("]") - final.index("[") - 1) + "]" in final
+
+
+def test_line_fills_proportionally_and_fits_the_width() -> None:
+    bar = Progress(10, "verify", stream=io.StringIO(), width=50)
+    bar.done = 5
+    line = bar.line(note="a-very-long-entry-key-that-cannot-fit-in-the-remaining-space")
+    inner = line[line.index("[") + 1 : line.index("]")]
+    assert inner.count("#") == len(inner) // 2
+    assert len(line) <= 49
+    assert "5/10" in line
+
+
+def test_redraws_are_throttled(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    clock = [100.0]
+    monkeypatch.setattr(progress_mod.time, "monotonic", lambda: clock[0])
+    stream = FakeTerminal()
+    bar = Progress(1000, stream=stream, width=60)
+    bar.draw(force=True)
+    for _ in range(50):
+        bar.advance()  # same instant: no redraw
+    assert stream.getvalue().count("\r") == 1
+    clock[0] += 1.0
+    bar.advance()
+    assert stream.getvalue().count("\r") == 2
+
+
+def test_real_pseudo_terminal_is_detected() -> None:
+    master, slave = os.openpty()
+    try:
+        with os.fdopen(slave, "w", closefd=False) as tty:
+            bar = Progress(2, "x", stream=tty, width=40)
+            assert bar.enabled
+            bar.advance()
+            bar.advance()
+            bar.close()
+        data = os.read(master, 4096)
+        assert b"2/2" in data
+    finally:
+        os.close(master)
+        os.close(slave)

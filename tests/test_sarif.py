@@ -1,0 +1,255 @@
+"""SARIF 2.1.0 output: valid against the official schema, rule metadata, 1-based regions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import jsonschema
+import pytest
+
+from citewarden.model import (
+    DEFAULT_SEVERITY,
+    Code,
+    Entry,
+    Field,
+    Finding,
+    Fix,
+    Issue,
+    Location,
+    Related,
+    Severity,
+    Span,
+    Status,
+    TextEdit,
+    Tier,
+    Verdict,
+    code_doc_url,
+)
+from citewarden.report.sarif import RULE_TEXT, rules, sarif_log, verdict_findings
+from conftest import DATA
+
+SCHEMA_PATH = DATA / "sarif" / "sarif-schema-2.1.0.json"
+
+BIB = (
+    "% references\n"
+    "@article{smith2020,\n"
+    "  title = {Caf\u00e9 \U0001d49c lattices},\n"
+    "  author = {Smith, Jane and Doe, John},\n"
+    "  year = {2021},\n"
+    "}\n"
+)
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft4Validator:
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    assert schema["id"].endswith("/sarif-schema-2.1.0.json")
+    jsonschema.Draft4Validator.check_schema(schema)
+    return jsonschema.Draft4Validator(schema)
+
+
+def span_of(text: str, needle: str) -> Span:
+    start = text.index(needle)
+    return Span(start, start + len(needle))
+
+
+def project(tmp_path: Path) -> tuple[Path, Path, dict[Path, str]]:
+    bib = tmp_path / "refs" / "refs.bib"
+    tex = tmp_path / "paper.tex"
+    tex_text = "\\documentclass{article}\n\\cite{smyth2020}\n\\bibliography{refs/refs}\n"
+    return bib, tex, {bib: BIB, tex: tex_text}
+
+
+def sample_findings(bib: Path, tex: Path, texts: dict[Path, str]) -> list[Finding]:
+    year = span_of(BIB, "2021")
+    key = span_of(texts[tex], "smyth2020")
+    return [
+        Finding(
+            Code.DANGLING,
+            Location(tex, key),
+            "citation key 'smyth2020' is not defined; did you mean 'smith2020'?",
+            related=(Related(Location(bib, span_of(BIB, "smith2020")), "closest key"),),
+            fixes=(Fix("Change to 'smith2020'", (TextEdit(tex, key, "smith2020"),), True),),
+            data=MappingProxyType({"key": "smyth2020", "suggestions": ("smith2020",)}),
+        ),
+        Finding(
+            Code.YEAR_MISMATCH,
+            Location(bib, year),
+            "year 2021 differs from the record's 2020",
+            fixes=(Fix("Set year to 2020", (TextEdit(bib, year, "2020"),)),),
+            data=MappingProxyType({"key": "smith2020", "field": "year"}),
+        ),
+        Finding(Code.ORPHAN, Location(bib, span_of(BIB, "smith2020")), "never cited"),
+        Finding(Code.UNVERIFIED, Location(bib, span_of(BIB, "smith2020")), "offline"),
+    ]
+
+
+def test_log_is_valid_against_the_official_schema(
+    tmp_path: Path, validator: jsonschema.Draft4Validator
+) -> None:
+    bib, tex, texts = project(tmp_path)
+    log = sarif_log(
+        sample_findings(bib, tex, texts),
+        texts,
+        root=tmp_path,
+        version="0.1.0",
+        properties={"score": 88, "tiers": {"H": 1, "E": 0, "M": 0, "D": 3}},
+    )
+    errors = sorted(validator.iter_errors(log), key=lambda e: list(e.path))
+    assert errors == [], [f"{list(e.path)}: {e.message}" for e in errors]
+    assert log["version"] == "2.1.0"
+    assert len(log["runs"][0]["results"]) == 4
+    # The log is plain JSON.
+    assert json.loads(json.dumps(log)) == log
+
+
+def test_empty_log_is_valid(validator: jsonschema.Draft4Validator) -> None:
+    log = sarif_log([], {})
+    assert list(validator.iter_errors(log)) == []
+    assert log["runs"][0]["results"] == []
+
+
+def test_a_broken_log_is_rejected_by_the_schema(validator: jsonschema.Draft4Validator) -> None:
+    """The validator really checks: a result with a 0-based line is not SARIF."""
+    log: dict[str, Any] = sarif_log([], {})
+    log["runs"][0]["results"].append(
+        {
+            "message": {"text": "x"},
+            "locations": [{"physicalLocation": {"region": {"startLine": 0}}}],
+        }
+    )
+    assert list(validator.iter_errors(log))
+
+
+def test_rules_cover_every_code_with_metadata() -> None:
+    table = rules()
+    assert [r["id"] for r in table] == [c.value for c in Code]
+    levels = {"error": Severity.ERROR, "warning": Severity.WARNING}
+    for rule, code in zip(table, Code, strict=True):
+        assert rule["helpUri"] == code_doc_url(code)
+        assert rule["shortDescription"]["text"]
+        assert rule["fullDescription"]["text"] == RULE_TEXT[code]
+        level = rule["defaultConfiguration"]["level"]
+        expected = DEFAULT_SEVERITY[code]
+        if level in levels:
+            assert levels[level] is expected
+        else:
+            assert level == "note" and expected in (Severity.INFORMATION, Severity.HINT)
+    assert set(RULE_TEXT) == set(Code)
+
+
+def test_regions_are_one_based_code_point_columns(tmp_path: Path) -> None:
+    bib, tex, texts = project(tmp_path)
+    log = sarif_log(sample_findings(bib, tex, texts), texts, root=tmp_path)
+    run = log["runs"][0]
+    assert run["columnKind"] == "unicodeCodePoints"
+    by_rule = {r["ruleId"]: r for r in run["results"]}
+    year = by_rule["year-mismatch"]["locations"][0]["physicalLocation"]
+    # "  year = {2021}," is line 5 of BIB; '2021' starts at column 11 (1-based).
+    assert year["region"]["startLine"] == 5
+    assert year["region"]["startColumn"] == 11
+    assert year["region"]["endColumn"] == 15
+    assert year["region"]["snippet"]["text"] == "2021"
+    assert year["artifactLocation"]["uri"] == "refs/refs.bib"
+    assert year["artifactLocation"]["uriBaseId"] == "SRCROOT"
+    dangling = by_rule["dangling-citation"]
+    assert dangling["locations"][0]["physicalLocation"]["region"]["startLine"] == 2
+    assert dangling["locations"][0]["physicalLocation"]["region"]["startColumn"] == 7
+    assert dangling["relatedLocations"][0]["message"]["text"] == "closest key"
+    assert dangling["level"] == "error"
+    assert by_rule["orphan-entry"]["level"] == "warning"
+    assert by_rule["unverified"]["level"] == "note"
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == tmp_path.resolve().as_uri() + "/"
+    assert sorted(a["location"]["uri"] for a in run["artifacts"]) == ["paper.tex", "refs/refs.bib"]
+
+
+def test_columns_count_code_points_after_astral_characters(tmp_path: Path) -> None:
+    text = "@misc{k, title = {\U0001d49c\U0001d49c x}}\n"
+    path = tmp_path / "a.bib"
+    finding = Finding(Code.HOMOGLYPH, Location(path, span_of(text, "x")), "look-alike")
+    region = sarif_log([finding], {path: text}, root=tmp_path)["runs"][0]["results"][0][
+        "locations"
+    ][0]["physicalLocation"]["region"]
+    assert region["startColumn"] == text.index("x") + 1  # code points, not UTF-16 units
+
+
+def test_fixes_become_replacements(tmp_path: Path) -> None:
+    bib, tex, texts = project(tmp_path)
+    log = sarif_log(sample_findings(bib, tex, texts), texts, root=tmp_path)
+    year = next(r for r in log["runs"][0]["results"] if r["ruleId"] == "year-mismatch")
+    (fix,) = year["fixes"]
+    (change,) = fix["artifactChanges"]
+    (rep,) = change["replacements"]
+    assert rep["insertedContent"]["text"] == "2020"
+    assert rep["deletedRegion"]["startLine"] == 5
+    assert change["artifactLocation"]["uri"] == "refs/refs.bib"
+
+
+def test_severity_override_and_off(tmp_path: Path) -> None:
+    bib, tex, texts = project(tmp_path)
+
+    def severity_of(f: Finding) -> Severity | None:
+        if f.code is Code.ORPHAN:
+            return None
+        if f.code is Code.UNVERIFIED:
+            return Severity.ERROR
+        return f.effective_severity
+
+    results = sarif_log(sample_findings(bib, tex, texts), texts, severity_of=severity_of)["runs"][
+        0
+    ]["results"]
+    assert "orphan-entry" not in {r["ruleId"] for r in results}
+    assert next(r for r in results if r["ruleId"] == "unverified")["level"] == "error"
+
+
+def test_files_outside_the_root_get_absolute_uris(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    other = tmp_path / "elsewhere.bib"
+    finding = Finding(Code.BIB_SYNTAX, Location(other, Span(0, 1)), "unexpected character")
+    loc = sarif_log([finding], {other: "x\n"}, root=root)["runs"][0]["results"][0]["locations"][0]
+    assert loc["physicalLocation"]["artifactLocation"]["uri"] == other.resolve().as_uri()
+    assert "uriBaseId" not in loc["physicalLocation"]["artifactLocation"]
+
+
+def test_fingerprints_are_stable_and_distinct(tmp_path: Path) -> None:
+    bib, tex, texts = project(tmp_path)
+    a = sarif_log(sample_findings(bib, tex, texts), texts, root=tmp_path)
+    b = sarif_log(sample_findings(bib, tex, texts), texts, root=tmp_path)
+    prints = [r["partialFingerprints"]["citewarden/v1"] for r in a["runs"][0]["results"]]
+    assert prints == [r["partialFingerprints"]["citewarden/v1"] for r in b["runs"][0]["results"]]
+    assert len(set(prints)) == len(prints)
+
+
+def test_verdict_issues_land_on_the_field_at_fault(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    year = span_of(BIB, "2021")
+    entry = Entry(
+        key="smith2020",
+        entry_type="article",
+        path=path,
+        span=Span(BIB.index("@"), len(BIB) - 1),
+        key_span=span_of(BIB, "smith2020"),
+        fields=(Field("year", "2021", span_of(BIB, "year"), year),),
+    )
+    verdict = Verdict(
+        key="smith2020",
+        status=Status.MISMATCH,
+        tier=Tier.M,
+        issues=(
+            Issue(Code.YEAR_MISMATCH, "year differs", field="year"),
+            Issue(Code.MISSING_DOI, "the record has a DOI", field="doi"),
+        ),
+    )
+    findings = verdict_findings(entry, verdict)
+    assert [f.location.span for f in findings] == [year, entry.key_span]
+    assert findings[0].data["field"] == "year"
+    log = sarif_log(findings, {path: BIB})
+    regions = [
+        r["locations"][0]["physicalLocation"]["region"]["startLine"]
+        for r in log["runs"][0]["results"]
+    ]
+    assert regions == [2, 5]  # sorted by position: key (line 2) then year (line 5)
