@@ -1,11 +1,369 @@
-"""Command line: ``citewarden check | serve | cache | lookup``."""
+"""Command line: ``citewarden check | serve | cache``.
+
+``citewarden check PATH...`` reads the projects rooted at the given paths (a LaTeX root, a
+Markdown document, a bibliography, or a directory to search), runs every check and prints
+``file:line:col: severity code message`` lines (or a JSON report).  Exit status: 0 clean,
+1 when a finding is at or above ``--fail-on``, 2 for a usage or read error.
+"""
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
+import json
 import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from citewarden import __version__
+from citewarden.model import Entry, Finding, Severity, Verdict
+from citewarden.parsing import is_bibliography, is_document, is_metadata
+from citewarden.project import Workspace, normalize_path
+from citewarden.report.json_report import build_report, display_path, sorted_findings
+from citewarden.settings import CONFIG_FILE, Settings, SettingsProblem, load_settings
+
+EXIT_CLEAN = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+FAIL_ON: dict[str, Severity | None] = {
+    "error": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "info": Severity.INFORMATION,
+    "never": None,
+}
+
+CHECKABLE_SUFFIXES = frozenset(
+    {
+        ".tex",
+        ".ltx",
+        ".md",
+        ".markdown",
+        ".qmd",
+        ".rmd",
+        ".bib",
+        ".bibtex",
+        ".json",
+        ".yaml",
+        ".yml",
+    }
+)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    print(f"citewarden: not implemented yet: {args}", file=sys.stderr)
-    return 2
+class UsageError(Exception):
+    """A bad argument or an unreadable input: reported on stderr, exit status 2."""
+
+
+# ----------------------------------------------------------------------------------------
+# argument parsing
+# ----------------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citewarden",
+        description="Citation checks and reference verification for LaTeX, Markdown and BibTeX.",
+    )
+    parser.add_argument("--version", action="version", version=f"citewarden {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = sub.add_parser(
+        "check",
+        help="check projects and print findings",
+        description="Check LaTeX roots, Markdown documents, bibliographies or directories.",
+    )
+    check.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a root .tex, a .md/.qmd/.Rmd, a .bib, or a directory",
+    )
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--fail-on",
+        choices=tuple(FAIL_ON),
+        default="error",
+        help="exit 1 when a finding is at least this severe (default: error)",
+    )
+    check.add_argument("--config", metavar="FILE", help=f"settings file (default: ./{CONFIG_FILE})")
+    check.add_argument("--no-verify", action="store_true", help="skip verification (no network)")
+    check.add_argument("--offline", action="store_true", help="verify from the cache only")
+    check.add_argument("--snapshot", metavar="FILE", help="JSONL snapshot of work records")
+    check.add_argument("--quiet", "-q", action="store_true", help="no summary or warnings")
+
+    serve = sub.add_parser(
+        "serve", help="run the language server (stdio by default)", add_help=False
+    )
+    serve.add_argument("rest", nargs=argparse.REMAINDER)
+
+    cache = sub.add_parser("cache", help="inspect or empty the verification cache")
+    cache.add_argument("action", choices=("stats", "clear", "prune"))
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["serve"]:
+        return _serve(args_list[1:])
+    parser = _parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:
+        return EXIT_CLEAN if exc.code in (0, None) else EXIT_USAGE
+    if args.command == "check":
+        try:
+            return run_check(args)
+        except UsageError as exc:
+            print(f"citewarden: error: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    if args.command == "cache":
+        return _cache(args.action)
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+# ----------------------------------------------------------------------------------------
+# serve / cache (implemented elsewhere, imported only when asked for)
+# ----------------------------------------------------------------------------------------
+
+
+def _serve(argv: list[str]) -> int:
+    try:
+        from citewarden.lsp.server import main as serve_main
+    except ImportError as exc:
+        print(f"citewarden: error: the language server is not available: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return int(serve_main(argv) or 0)
+
+
+def _cache(action: str) -> int:
+    try:
+        from citewarden import cache
+    except ImportError as exc:
+        print(f"citewarden: error: the cache is not available: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if action == "stats":
+        for key, value in cache.stats().items():
+            print(f"{key}: {value}")
+    elif action == "clear":
+        print(f"removed {cache.clear()} cache entries")
+    else:
+        print(f"pruned {cache.prune()} expired cache entries")
+    return EXIT_CLEAN
+
+
+# ----------------------------------------------------------------------------------------
+# check
+# ----------------------------------------------------------------------------------------
+
+
+def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[SettingsProblem]]:
+    if args.config:
+        path = Path(args.config)
+        try:
+            raw = tomllib.loads(path.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
+            raise UsageError(f"config file not found: {args.config}") from None
+        except OSError as exc:
+            raise UsageError(f"cannot read config file {args.config}: {exc.strerror}") from None
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"invalid config file {args.config}: {exc}") from None
+        settings, problems = load_settings(None, (raw, str(path)))
+    else:
+        settings, problems = load_settings(cwd)
+    verify = settings.verify
+    changes: dict[str, Any] = {}
+    if args.no_verify:
+        changes["enabled"] = False
+    if args.offline:
+        changes["offline"] = True
+    if args.snapshot:
+        if not Path(args.snapshot).is_file():
+            raise UsageError(f"snapshot file not found: {args.snapshot}")
+        changes["snapshot"] = str(Path(args.snapshot).resolve())
+    if changes:
+        settings = dataclasses.replace(settings, verify=dataclasses.replace(verify, **changes))
+    return settings, problems
+
+
+def _workspace_root(paths: list[Path], cwd: Path) -> Path:
+    if all(p.is_relative_to(cwd) for p in paths):
+        return cwd
+    first = paths[0]
+    return first if first.is_dir() else first.parent
+
+
+def load_workspace(
+    raw_paths: Sequence[str], settings: Settings, cwd: Path
+) -> tuple[Workspace, set[Path]]:
+    """A workspace holding the given paths, and the files whose findings are reported."""
+    paths: list[Path] = []
+    for raw in raw_paths:
+        path = normalize_path(cwd / raw)
+        if not path.exists():
+            raise UsageError(f"no such file or directory: {raw}")
+        if path.is_file() and path.suffix.lower() not in CHECKABLE_SUFFIXES:
+            raise UsageError(
+                f"cannot check {raw}: not a LaTeX, Markdown or bibliography file "
+                "(.tex, .md, .qmd, .Rmd, .bib, .json, .yaml)"
+            )
+        paths.append(path)
+    ws = Workspace(settings, root=_workspace_root(paths, cwd))
+    files: list[Path] = []
+    folders: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            folders.append(path)
+            ws.add_folder(path)
+        else:
+            files.append(ws.add_file(path))
+            error = ws.read_error(path)
+            if error is not None:
+                reason = error.strerror or str(error)
+                raise UsageError(f"cannot read {display_path(path, cwd)}: {reason}")
+    scope: set[Path] = set()
+    for folder in folders:
+        scope.update(p for p in ws.known_files() if p.is_relative_to(folder))
+    for path in files:
+        scope.add(path)
+        for project in ws.projects_of(path):
+            scope.update(project.sources)
+            scope.update(project.bibliographies)
+    return ws, scope
+
+
+def _verify(
+    entries: Sequence[Entry], settings: Settings, args: argparse.Namespace
+) -> list[Verdict] | None:
+    """Verification seam: verdicts for ``entries``, or None when verification is off
+    (``--no-verify``, ``verify.enabled = false``) or the engine is not installed."""
+    if args.no_verify or not settings.verify.enabled or not entries:
+        return None
+    try:
+        from citewarden.verify import engine  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    run = getattr(engine, "verify_entries", None)
+    if run is None:
+        return None
+    import asyncio
+
+    return list(asyncio.run(run(list(entries), settings)))
+
+
+def _verdict_findings(entries: Sequence[Entry], verdicts: Sequence[Verdict]) -> list[Finding]:
+    from citewarden.report.sarif import verdict_findings
+
+    by_key = {e.key: e for e in entries}
+    out: list[Finding] = []
+    for verdict in verdicts:
+        entry = by_key.get(verdict.key)
+        if entry is not None:
+            out += verdict_findings(entry, verdict)
+    return out
+
+
+def _exit_status(findings: Sequence[Finding], fail_on: str) -> int:
+    threshold = FAIL_ON[fail_on]
+    if threshold is None:
+        return EXIT_CLEAN
+    worst = min((f.effective_severity for f in findings), default=None)
+    return EXIT_FINDINGS if worst is not None and worst <= threshold else EXIT_CLEAN
+
+
+def format_text(findings: Sequence[Finding], ws: Workspace, cwd: Path) -> str:
+    lines = []
+    for f in findings:
+        index = ws.line_index(f.location.path)
+        line = column = 1
+        if index is not None:
+            pos = index.position(f.location.span.start)
+            line, column = pos.line + 1, pos.column + 1
+        where = display_path(f.location.path, cwd)
+        lines.append(
+            f"{where}:{line}:{column}: {f.effective_severity.label} {f.code.value} {f.message}"
+        )
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _summary(findings: Sequence[Finding], files: int) -> str:
+    counts: dict[str, int] = {}
+    for f in findings:
+        label = f.effective_severity.label
+        counts[label] = counts.get(label, 0) + 1
+    if not findings:
+        return f"no findings in {files} file{'s' if files != 1 else ''}"
+    parts = [
+        f"{counts[label]} {label}{'s' if counts[label] != 1 and label != 'info' else ''}"
+        for label in ("error", "warning", "info", "hint")
+        if label in counts
+    ]
+    return f"{', '.join(parts)} in {files} file{'s' if files != 1 else ''}"
+
+
+def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
+    cwd = normalize_path(cwd or Path.cwd())
+    settings, problems = _load_settings(args, cwd)
+    if not args.quiet:
+        for problem in problems:
+            print(f"citewarden: warning: {problem}", file=sys.stderr)
+    ws, scope = load_workspace(args.paths, settings, cwd)
+    by_file = ws.check()
+    reported = {p: fs for p, fs in by_file.items() if p in scope}
+    entries = [e for p in ws.bibliography_paths() if p in scope for e in _entries_of(ws, p)]
+    verdicts = _verify(entries, settings, args)
+    if verdicts:
+        for finding in _verdict_findings(entries, verdicts):
+            reported.setdefault(finding.location.path, []).append(finding)
+    ordered = sorted_findings(reported)
+    output = _render(args.format, ordered, reported, ws, cwd, entries, verdicts)
+    _write(output, args.output)
+    if args.format == "text" and not args.quiet:
+        checked = sum(
+            1
+            for p in reported
+            if is_document(p) or is_bibliography(p) or is_metadata(p) or p in scope
+        )
+        stream = sys.stderr if args.output is None else sys.stdout
+        print(_summary(ordered, checked), file=stream)
+    return _exit_status(ordered, args.fail_on)
+
+
+def _entries_of(ws: Workspace, path: Path) -> list[Entry]:
+    bib = ws.bibliography(path)
+    return list(bib.entries) if bib is not None else []
+
+
+def _render(
+    fmt: str,
+    ordered: list[Finding],
+    reported: dict[Path, list[Finding]],
+    ws: Workspace,
+    cwd: Path,
+    entries: list[Entry],
+    verdicts: list[Verdict] | None,
+) -> str:
+    if fmt == "text":
+        return format_text(ordered, ws, cwd)
+    if fmt == "sarif":
+        from citewarden.report.sarif import sarif_log
+
+        texts = {p: t for p in reported if (t := ws.text(p)) is not None}
+        return json.dumps(sarif_log(ordered, texts, root=cwd, version=__version__), indent=2) + "\n"
+    report = build_report(reported, ws.line_index, cwd=cwd, entries=entries, verdicts=verdicts)
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+def _write(output: str, target: str | None) -> None:
+    if target is None:
+        out: TextIO = sys.stdout
+        out.write(output)
+        out.flush()
+        return
+    try:
+        Path(target).write_text(output, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror}") from None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Callable, Mapping
@@ -77,14 +78,19 @@ class FixPlan:
         """Unified diff of the plan (empty when nothing changes)."""
         if not self.changed:
             return ""
-        old = self.old.decode("utf-8").splitlines(keepends=True)
-        new = self.new.decode("utf-8").splitlines(keepends=True)
+        old = _lines(self.old.decode("utf-8"))
+        new = _lines(self.new.decode("utf-8"))
         name = self.path.as_posix()
         lines = difflib.unified_diff(old, new, fromfile=f"a/{name}", tofile=f"b/{name}")
         out = []
         for line in lines:
             out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
         return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """Lines split on LF only, each keeping its ending (a CR stays part of its line)."""
+    return re.findall(r"[^\n]*\n|[^\n]+", text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,14 +105,21 @@ class _Edit:
 # ----------------------------------------------------------------------------------------
 
 
-def decode(original: bytes, path: Path) -> str:
-    """The text the parser sees.  Only UTF-8 files are rewritten (their bytes round-trip)."""
+def decode(original: bytes, path: Path) -> tuple[str, str]:
+    """``(bom, text)``: a leading UTF-8 byte-order mark (kept as is, '' if none) and the text
+    the parser sees (without it, as the project's reader decodes files).  Only valid UTF-8
+    files are rewritten, so their bytes round-trip exactly."""
     try:
-        return original.decode("utf-8")
+        text = original.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FixRefused(
             f"{path}: not valid UTF-8 (byte {exc.start}); refusing to rewrite it"
         ) from None
+    if "\x00" in text:
+        raise FixRefused(f"{path}: contains NUL bytes; refusing to rewrite it")
+    if text.startswith("\ufeff"):
+        return "\ufeff", text[1:]
+    return "", text
 
 
 def check_complete(bib: ParsedBibliography) -> None:
@@ -198,7 +211,11 @@ def _insert_edit(text: str, entry: Entry, name: str, value: str) -> _Edit | None
     if "=" not in equals:
         equals = " = "
     written = text[last.name_span.start : last.name_span.end]
-    new_field = f"{_name_style(written, name)}{equals}{{{value}}}"
+    styled = _name_style(written, name)
+    pre = len(equals) - len(equals.lstrip(" \t"))
+    if pre > 1 and "\t" not in equals:  # aligned ``=`` signs: keep the column
+        equals = " " * max(1, len(written) + pre - len(styled)) + equals.lstrip(" ")
+    new_field = f"{styled}{equals}{{{value}}}"
     # The entry's closing delimiter; is there a trailing comma before it?
     close = entry.span.end - 1
     if text[close] not in "})":
@@ -261,7 +278,8 @@ def _entry_edits(
                 skipped.append(Skipped(entry.key, name, "no place to insert a new field"))
                 continue
             edits.append(edit)
-            changes.append(Change(entry.key, name, None, value, _line_of(text, entry.span.start)))
+            line = _line_of(text, edit.start) + edit.text.count("\n") - value.count("\n")
+            changes.append(Change(entry.key, name, None, value, line))
     return edits
 
 
@@ -276,7 +294,7 @@ def plan_fix(
     completely or whose parse does not match its bytes.
     """
     check_complete(bib)
-    text = decode(original, bib.path)
+    bom, text = decode(original, bib.path)
     by_key: dict[str, list[Entry]] = {}
     for entry in bib.entries:
         if text[entry.key_span.start : entry.key_span.end] != entry.key:
@@ -304,9 +322,33 @@ def plan_fix(
         pieces.append(e.text)
         pos = e.end
     pieces.append(text[pos:])
-    new = "".join(pieces).encode("utf-8")
+    new = (bom + "".join(pieces)).encode("utf-8")
     changes.sort(key=lambda c: (c.line, c.key, c.field))
     return FixPlan(bib.path, original, new, tuple(changes), tuple(skipped))
+
+
+def corrected_entry(
+    text: str, entry: Entry, fields: Mapping[str, str]
+) -> tuple[str, tuple[Change, ...], tuple[Skipped, ...]]:
+    """The text of one entry with ``fields`` applied as ``--fix`` would write them.
+
+    ``text`` is the whole file's text (``entry``'s spans point into it).  Returns the entry's
+    new text, the changes made and the corrections skipped.
+    """
+    changes: list[Change] = []
+    skipped: list[Skipped] = []
+    try:
+        edits = sorted(_entry_edits(text, entry, fields, changes, skipped), key=lambda e: e.start)
+    except FixRefused as exc:
+        return text[entry.span.start : entry.span.end], (), (Skipped(entry.key, None, str(exc)),)
+    pieces: list[str] = []
+    pos = entry.span.start
+    for e in edits:
+        pieces.append(text[pos : e.start])
+        pieces.append(e.text)
+        pos = e.end
+    pieces.append(text[pos : entry.span.end])
+    return "".join(pieces), tuple(changes), tuple(skipped)
 
 
 def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography]) -> None:
@@ -317,8 +359,8 @@ def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography])
     """
     if not plan.changed:
         return
-    before = parse(plan.path, plan.old.decode("utf-8"))
-    after = parse(plan.path, plan.new.decode("utf-8"))
+    before = parse(plan.path, decode(plan.old, plan.path)[1])
+    after = parse(plan.path, decode(plan.new, plan.path)[1])
     try:
         check_complete(after)
     except FixRefused:
@@ -450,7 +492,7 @@ def plan_file(
 
         parse = parse_bibtex
     original = path.read_bytes()
-    text = decode(original, path)
+    _, text = decode(original, path)
     plan = plan_fix(parse(path, text), original, corrections)
     verify_plan(plan, parse)
     return plan

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -40,7 +40,6 @@ from citewarden.model import (
     Finding,
     Link,
     LinkKind,
-    Location,
     ParsedBibliography,
     ParsedDocument,
     Span,
@@ -246,6 +245,9 @@ class Project:
     unresolved: bool = False
     #: a LaTeX file that is neither a root nor included by one
     standalone: bool = False
+    #: keys match case-insensitively (BibTeX via ``\\bibliography``; biber and pandoc
+    #: match exactly)
+    casefold_keys: bool = False
 
     @property
     def sources(self) -> tuple[Path, ...]:
@@ -547,6 +549,7 @@ class Workspace:
         bibs: dict[Path, None] = {}
         missing: list[MissingLink] = []
         unresolved = False
+        bibtex_links = biblatex_links = False
         stack: list[tuple[Path, Path]] = [(root, root_dir)]
         while stack:
             path, here = stack.pop()
@@ -559,6 +562,10 @@ class Workspace:
             children: list[tuple[Path, Path]] = []
             for link in doc.links:
                 if link.kind is LinkKind.BIBLIOGRAPHY:
+                    if link.command.lstrip("\\") == "bibliography":
+                        bibtex_links = True
+                    else:
+                        biblatex_links = True
                     for target in _split_bib_targets(link.target):
                         if _is_macro(target):
                             unresolved = True
@@ -575,15 +582,16 @@ class Workspace:
                 if resolved is None:
                     missing.append(MissingLink(path, link, link.target))
                     continue
-                target, child_base = resolved
-                if is_latex(target):
-                    children.append((target, child_base))
+                child, child_base = resolved
+                if is_latex(child):
+                    children.append((child, child_base))
             stack.extend(reversed(children))
         for path in docs:
             self._known.setdefault(path, None)
         for path in bibs:
             self._known.setdefault(path, None)
         return Project(
+            casefold_keys=bibtex_links and not biblatex_links,
             root=root,
             kind=DocumentKind.LATEX,
             documents=tuple(docs),
@@ -640,7 +648,9 @@ class Workspace:
     def _folder_of(self, path: Path) -> Path | None:
         best: Path | None = None
         for folder in self._folders:
-            if path.is_relative_to(folder) and (best is None or len(folder.parts) > len(best.parts)):
+            if path.is_relative_to(folder) and (
+                best is None or len(folder.parts) > len(best.parts)
+            ):
                 best = folder
         return best
 
@@ -881,4 +891,5 @@ def _merge_into(project: Project, sub: Project) -> Project:
         missing=project.missing + sub.missing,
         unresolved=project.unresolved or sub.unresolved,
         standalone=project.standalone,
+        casefold_keys=project.casefold_keys,
     )

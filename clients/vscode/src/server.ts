@@ -104,7 +104,15 @@ export async function resolveServerCommand(): Promise<ServerCommand> {
   const configured = (config.get<string[]>('server.command') ?? []).filter((s) => s.trim() !== '');
   if (configured.length > 0) {
     const [command, ...args] = configured.map((part) => expand(part, folder));
-    return { command, args, origin: 'setting citewarden.server.command' };
+    const found = path.isAbsolute(command) ? (fs.existsSync(command) ? command : undefined) : findOnPath(command);
+    if (!found) {
+      throw new ServerNotFound(
+        `the command "${command}" from the setting citewarden.server.command was not found.`,
+        'Correct the setting (the first item is the program, the rest its arguments, e.g. ' +
+          '["/path/to/citewarden", "serve"]), or clear it to use citewarden from PATH.',
+      );
+    }
+    return { command: found, args, origin: 'setting citewarden.server.command' };
   }
   const onPath = findOnPath('citewarden');
   if (onPath) {

@@ -75,6 +75,10 @@ export class StatusBar implements vscode.Disposable {
     return this.item.text;
   }
 
+  get serverState(): ServerState {
+    return this.state;
+  }
+
   get status(): StatusParams | undefined {
     return this.last;
   }

@@ -29,12 +29,13 @@ class Memo:
         self._previous = previous
         self.current: dict[tuple[object, ...], Finding] = {}
 
-    def get(self, key: tuple[object, ...], make: Callable[[], Finding]) -> Finding:
+    def get(self, key: tuple[object, ...], make: Callable[..., Finding], *args: object) -> Finding:
+        """The finding stored under ``key``, else ``make(*args)``."""
         found = self.current.get(key)
         if found is None:
             found = self._previous.get(key)
             if found is None:
-                found = make()
+                found = make(*args)
             self.current[key] = found
         return found
 

@@ -15,6 +15,7 @@ Rules:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from types import MappingProxyType
@@ -38,7 +39,6 @@ from citewarden.model import (
     Span,
     TextEdit,
 )
-
 from citewarden.project import removal_end
 
 if TYPE_CHECKING:
@@ -50,6 +50,11 @@ MAX_SUGGESTIONS = 3
 SUGGESTION_CUTOFF = 60.0
 #: the best suggestion is preferred when it leads the next one by this much (or is alone)
 PREFERRED_LEAD = 10.0
+#: Quarto cross-reference prefixes: ``@fig-x`` in a Quarto document is a cross-reference,
+#: resolved by Quarto before citations are (never a dangling citation there)
+QUARTO_CROSSREF = re.compile(
+    r"^(?:fig|tbl|sec|eq|lst|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|nte|tip|wrn|imp|cau)-"
+)
 
 
 def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:
@@ -114,9 +119,15 @@ def _dangling(
         return []
     found: list[Finding] = []
     keys: list[str] | None = None
+    folded = {k.casefold() for k in defined} if project.casefold_keys else None
+    quarto = _is_quarto(project)
     for path, doc in ws.project_documents(project):
         for cit in doc.citations:
             if not cit.key.strip() or cit.key in defined:
+                continue
+            if folded is not None and cit.key.casefold() in folded:
+                continue
+            if quarto and QUARTO_CROSSREF.match(cit.key):
                 continue
             if keys is None:
                 keys = sorted(set(defined.values()))
@@ -124,10 +135,22 @@ def _dangling(
             found.append(
                 memo.get(
                     ("dangling", path, cit, token),
-                    lambda path=path, cit=cit: _dangling_finding(path, cit, pool),  # type: ignore[misc]
+                    _dangling_finding,
+                    path,
+                    cit,
+                    pool,
                 )
             )
     return found
+
+
+def _is_quarto(project: Project) -> bool:
+    """A Quarto document: a .qmd file, or any Markdown file under a _quarto.yml."""
+    if project.kind is not DocumentKind.MARKDOWN:
+        return False
+    if project.root.suffix.lower() == ".qmd":
+        return True
+    return any(m.name.lower().startswith("_quarto.") for m in project.metadata)
 
 
 def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:
@@ -174,7 +197,7 @@ def _empty_keys(ws: Workspace, project: Project) -> list[Finding]:
             if cit.key.strip():
                 continue
             span = cit.command_span if len(cit.span) == 0 else cit.span
-            command = cit.command if cit.command.startswith(("\\", "@", "[")) else cit.command
+            command = cit.command
             found.append(
                 Finding(
                     Code.EMPTY_KEY,
@@ -239,14 +262,20 @@ def _missing_crossrefs(ws: Workspace, project: Project, defined: dict[str, str])
 # ---- orphans ----------------------------------------------------------------------------------
 
 
-def _cited_keys(ws: Workspace, projects: list[Project]) -> tuple[set[str], bool]:
+def _cited_keys(ws: Workspace, projects: list[Project]) -> tuple[set[str], set[str], bool]:
+    """Keys cited by ``projects``: exact, casefolded (BibTeX projects), and whether any
+    of them cites everything."""
     cited: set[str] = set()
+    folded: set[str] = set()
     for project in projects:
         for _, doc in ws.project_documents(project):
             if doc.nocite_all:
-                return cited, True
-            cited.update(c.key for c in doc.citations)
-    return cited, False
+                return cited, folded, True
+            if project.casefold_keys:
+                folded.update(c.key.casefold() for c in doc.citations)
+            else:
+                cited.update(c.key for c in doc.citations)
+    return cited, folded, False
 
 
 def _with_parents(cited: set[str], indexes: list[BibIndex]) -> set[str]:
@@ -271,10 +300,8 @@ def _with_parents(cited: set[str], indexes: list[BibIndex]) -> set[str]:
     return result
 
 
-def _orphans(
-    ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo
-) -> list[Finding]:
-    cited, everything = _cited_keys(ws, projects)
+def _orphans(ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo) -> list[Finding]:
+    cited, cited_folded, everything = _cited_keys(ws, projects)
     if everything:
         return []
     bib = ws.bibliography(bib_path)
@@ -282,13 +309,24 @@ def _orphans(
     if bib is None or index is None:
         return []
     indexes = [i for pr in projects for _, _, i in ws.project_bibliographies(pr)]
+    if cited_folded:
+        # a BibTeX project: every entry whose key matches a citation but for case is used
+        for index in indexes:
+            for key_folded, entries in index.folded.items():
+                if key_folded in cited_folded:
+                    cited.update(e.key for e in entries)
+            for alias, entry in index.aliases.items():
+                if alias.casefold() in cited_folded:
+                    cited.add(entry.key)
     cited = _with_parents(cited, indexes)
     nocite_targets = _nocite_targets(ws, projects)
     text = ws.text(bib_path) or ""
     fmt = bib.format
     found: list[Finding] = []
     for entry in bib.entries:
-        if entry.key in cited or (entry.aliases and any(a in cited for a in entry.aliases)):
+        if not entry.key or entry.key in cited:
+            continue  # an empty key is reported by the parser: it cannot be cited at all
+        if entry.aliases and any(a in cited for a in entry.aliases):
             continue
         span, key_span = entry.span, entry.key_span
         memo_key = (
@@ -305,7 +343,12 @@ def _orphans(
         )
         finding = memo.get(
             memo_key,
-            lambda entry=entry: _orphan_finding(ws, bib_path, fmt, entry, nocite_targets),  # type: ignore[misc]
+            _orphan_finding,
+            ws,
+            bib_path,
+            fmt,
+            entry,
+            nocite_targets,
         )
         found.append(finding)
     return found
@@ -358,9 +401,7 @@ def _orphan_finding(
     )
 
 
-def _markdown_nocite_edit(
-    ws: Workspace, target: tuple[object, ...], key: str
-) -> TextEdit | None:
+def _markdown_nocite_edit(ws: Workspace, target: tuple[object, ...], key: str) -> TextEdit | None:
     _, root, close, value, block = target
     assert isinstance(root, Path) and isinstance(close, int)
     if value is None:

@@ -82,20 +82,36 @@ def _duplicate_keys(
                 found.append(
                     memo.get(
                         key,
-                        lambda e=entry, end=end, fp=first_path, fe=first_entry: _duplicate_key(  # type: ignore[misc]
-                            path, bib.format, e, end, fp, fe
-                        ),
+                        _duplicate_key,
+                        path,
+                        bib.format,
+                        entry,
+                        end,
+                        first_path,
+                        first_entry,
+                        _line_of(ws, first_path, first_entry.key_span.start),
                     )
                 )
     return found
 
 
+def _line_of(ws: Workspace, path: Path, offset: int) -> int:
+    index = ws.line_index(path)
+    return index.line_of(offset) + 1 if index is not None else 1
+
+
 def _duplicate_key(
-    path: Path, fmt: BibFormat, entry: Entry, end: int, first_path: Path, first: Entry
+    path: Path,
+    fmt: BibFormat,
+    entry: Entry,
+    end: int,
+    first_path: Path,
+    first: Entry,
+    first_line: int,
 ) -> Finding:
     from citewarden.model import Span
 
-    where = first_path.name
+    where = f"{first_path.name}:{first_line}"
     fixes: tuple[Fix, ...] = ()
     if fmt is BibFormat.BIBTEX:
         fixes = (
@@ -107,8 +123,10 @@ def _duplicate_key(
     return Finding(
         Code.DUPLICATE_KEY,
         Location(path, entry.key_span),
-        f"duplicate key '{entry.key}' (first defined in {where})",
-        related=(Related(Location(first_path, first.key_span), f"first definition of '{first.key}'"),),
+        f"duplicate key '{entry.key}' (first defined at {where})",
+        related=(
+            Related(Location(first_path, first.key_span), f"first definition of '{first.key}'"),
+        ),
         fixes=fixes,
         data=MappingProxyType({"key": entry.key, "first": first.key}),
     )

@@ -113,7 +113,9 @@ class Converter:
         for rel in finding.related:
             loc = self.location(rel.location)
             if loc is not None:
-                related.append(types.DiagnosticRelatedInformation(location=loc, message=rel.message))
+                related.append(
+                    types.DiagnosticRelatedInformation(location=loc, message=rel.message)
+                )
         data: dict[str, object] = {"code": finding.code.value}
         key = finding.data.get("key")
         if isinstance(key, str):
@@ -151,9 +153,7 @@ class Converter:
             )
         return types.WorkspaceEdit(changes=changes)
 
-    def code_action(
-        self, fix: Fix, diagnostic: types.Diagnostic | None
-    ) -> types.CodeAction | None:
+    def code_action(self, fix: Fix, diagnostic: types.Diagnostic | None) -> types.CodeAction | None:
         edit = self.workspace_edit(fix.edits)
         if edit is None:
             return None

@@ -75,10 +75,8 @@ class DiagnosticStore:
                 and old.findings == new
             ):
                 continue
-            if entry is None:  # text unknown: spans cannot be placed
-                index = LineIndex("")
-            else:
-                index = entry[1]
+            # without the text, spans cannot be placed (an empty index puts them at 0:0)
+            index = LineIndex("") if entry is None else entry[1]
             diagnostics = converter.diagnostics(new, index)
             if old is not None and old.diagnostics == diagnostics:
                 old.findings, old.text = new, text

@@ -79,7 +79,9 @@ def markdown(entry: Entry) -> str:
         except Exception:
             names = latex_to_text(raw_authors)
         lines.append(_escape(names))
-    venue = _text(entry, "journal", "journaltitle", "booktitle", "publisher", "school", "institution")
+    venue = _text(
+        entry, "journal", "journaltitle", "booktitle", "publisher", "school", "institution"
+    )
     when = year(entry)
     tail = ", ".join(p for p in (f"*{_escape(venue)}*" if venue else None, when) if p)
     if tail:

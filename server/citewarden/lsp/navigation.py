@@ -21,7 +21,7 @@ from citewarden.lsp.convert import path_of
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
 from citewarden.model import Citation, CompletionContext, Entry, Span
-from citewarden.parsing import is_bibliography, is_latex, is_markdown
+from citewarden.parsing import is_latex, is_markdown
 
 #: Completion answers at most this many items; more makes the list incomplete, so the
 #: client asks again as the user types.
@@ -41,7 +41,9 @@ def _empty() -> list[Any]:
 # ----------------------------------------------------------------------------------------
 
 
-def completion_context(session: Session, path: Path, text: str, offset: int) -> CompletionContext | None:
+def completion_context(
+    session: Session, path: Path, text: str, offset: int
+) -> CompletionContext | None:
     if is_latex(path):
         from citewarden.parsing.latex import completion_context as latex_context
 
@@ -208,7 +210,9 @@ def _references(
     return result
 
 
-def _prepare_rename(session: Session, path: Path, offset: int) -> types.PrepareRenamePlaceholder | None:
+def _prepare_rename(
+    session: Session, path: Path, offset: int
+) -> types.PrepareRenamePlaceholder | None:
     found = _key_at(session, path, offset)
     if found is None:
         return None
@@ -216,7 +220,9 @@ def _prepare_rename(session: Session, path: Path, offset: int) -> types.PrepareR
     index = session.project.line_index(path)
     if index is None:
         return None
-    return types.PrepareRenamePlaceholder(range=session.converter.range(index, span), placeholder=key)
+    return types.PrepareRenamePlaceholder(
+        range=session.converter.range(index, span), placeholder=key
+    )
 
 
 def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.WorkspaceEdit | None:
@@ -243,10 +249,8 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
 
 
 def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol]:
-    if not is_bibliography(path):
-        bib = session.project.bibliography(path) if not (is_latex(path) or is_markdown(path)) else None
-        if bib is None:
-            return []
+    if is_latex(path) or is_markdown(path):
+        return []
     bib = session.project.bibliography(path)
     index = session.project.line_index(path)
     if bib is None or index is None:
@@ -259,7 +263,9 @@ def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol
                 name=f.name,
                 detail=f.value[:80],
                 kind=types.SymbolKind.Field,
-                range=conv.range(index, Span(f.name_span.start, max(f.value_span.end, f.name_span.end))),
+                range=conv.range(
+                    index, Span(f.name_span.start, max(f.value_span.end, f.name_span.end))
+                ),
                 selection_range=conv.range(index, f.name_span),
             )
             for f in entry.fields
@@ -309,9 +315,7 @@ def _workspace_symbols(session: Session, query: str) -> list[types.WorkspaceSymb
 # ----------------------------------------------------------------------------------------
 
 
-async def _at(
-    session: Session, uri: str, position: types.Position
-) -> tuple[Path, int] | None:
+async def _at(session: Session, uri: str, position: types.Position) -> tuple[Path, int] | None:
     """(path, offset in the model's current text) for a position in an open document."""
     path = path_of(uri)
     if path is None:
@@ -366,9 +370,7 @@ def register(server: LanguageServer, session: Session) -> None:
         at = await _at(session, params.text_document.uri, params.position)
         if at is None:
             return []
-        return await session.run(
-            _references, session, *at, params.context.include_declaration
-        )
+        return await session.run(_references, session, *at, params.context.include_declaration)
 
     @feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
     @isolated()

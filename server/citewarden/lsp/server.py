@@ -48,7 +48,7 @@ def create_server() -> CitewardenServer:
     @isolated()
     def initialize(params: types.InitializeParams) -> None:
         session.initialize(params)
-        if session.pull:
+        if session.pull_mode:
             server.feature(
                 types.TEXT_DOCUMENT_DIAGNOSTIC,
                 types.DiagnosticOptions(
@@ -58,7 +58,7 @@ def create_server() -> CitewardenServer:
 
     @isolated(lambda: types.RelatedFullDocumentDiagnosticReport(items=[]))
     async def pull_diagnostics(params: types.DocumentDiagnosticParams) -> Any:
-        return await session.pull(params)
+        return await session.pull_diagnostics(params)
 
     @feature(types.INITIALIZED)
     @isolated()
@@ -153,7 +153,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _configure_logging(log_file: str | None, level: str) -> None:
     handler: logging.Handler
-    handler = logging.FileHandler(log_file, encoding="utf-8") if log_file else logging.StreamHandler(sys.stderr)
+    handler = (
+        logging.FileHandler(log_file, encoding="utf-8")
+        if log_file
+        else logging.StreamHandler(sys.stderr)
+    )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -28,8 +28,8 @@ from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
 from citewarden.lsp.diagnostics import DiagnosticStore, pull_report, pull_supported
 from citewarden.lsp.scheduling import TaskRegistry, Worker
 from citewarden.model import Finding
-from citewarden.project import Workspace, normalize_path
-from citewarden.settings import Settings
+from citewarden.project import Workspace
+from citewarden.settings import Settings, SettingsProblem
 from citewarden.text import LineIndex
 
 log = logging.getLogger(__name__)
@@ -63,11 +63,12 @@ class Session:
         self.indexed: dict[Path, int] = {}
         #: Diagnostics generation last delivered, by path.
         self.sent: dict[Path, int] = {}
-        self.pull = False
+        self.pull_mode = False
         self.ready = asyncio.Event()
         self.save_hooks: list[SaveHook] = []
         #: Called with the paths whose diagnostics were refreshed (tests, verification).
         self.after_check: list[Callable[[set[Path]], None]] = []
+        self._pending_problems: list[SettingsProblem] = []
 
     # -- setup --------------------------------------------------------------------------
     def initialize(self, params: types.InitializeParams) -> None:
@@ -84,7 +85,7 @@ class Session:
         self.config.root = self.roots[0] if self.roots else None
         options = params.initialization_options
         self.config.init_options = section_of(options)
-        self.pull = pull_supported(params.capabilities)
+        self.pull_mode = pull_supported(params.capabilities)
         self.apply_settings(show=False)
 
     async def start(self) -> None:
@@ -92,7 +93,10 @@ class Session:
         await self.fetch_client_settings()
         async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
             for n, root in enumerate(self.roots, 1):
-                work.report(f"{root.name} ({n} of {len(self.roots)})", (n - 1) * 100 // max(1, len(self.roots)))
+                work.report(
+                    f"{root.name} ({n} of {len(self.roots)})",
+                    (n - 1) * 100 // max(1, len(self.roots)),
+                )
                 await self.worker.run(self.project.add_folder, root)
             work.report("checking", 95)
             await self.refresh(None)
@@ -137,9 +141,9 @@ class Session:
         return True
 
     def show_pending_problems(self) -> None:
-        problems = getattr(self, "_pending_problems", None)
+        problems = self._pending_problems
         if problems:
-            self._pending_problems = None
+            self._pending_problems = []
             fresh = self.config.new_problems(problems)
             if fresh:
                 self.server.window_show_message(
@@ -179,10 +183,11 @@ class Session:
         if path is None:
             return
         self.open[path] = uri
-        if self.pull:
+        # Delivered again for the opened version (pushed with it, or pulled).
+        self.sent.pop(path, None)
+        if self.pull_mode:
             # Its pushed list (if any) goes; the client pulls from now on.
             self._push(uri, [], None)
-            self.sent.pop(path, None)
         self.schedule(path, delay=0)
 
     def did_change(self, uri: str) -> None:
@@ -204,11 +209,8 @@ class Session:
         self.open.pop(path, None)
         self.indexed.pop(path, None)
         self.tasks.cancel(CHECK, str(path))
+        # Delivered again below as a file on disk (pushed, without a version).
         self.sent.pop(path, None)
-        if self.pull:
-            pass  # the pushed list below replaces the pulled one
-        else:
-            self._push(uri, [], None)
 
         async def reload() -> None:
             await self.worker.run(self.project.close, path)
@@ -298,7 +300,7 @@ class Session:
                 version = self.document_version(path)
                 if version != self.indexed.get(path):
                     continue  # checked an older text; the pending refresh publishes
-                if self.pull:
+                if self.pull_mode:
                     refresh_pull = True
                     continue
                 self._push(uri, entry.diagnostics, version)
@@ -322,7 +324,7 @@ class Session:
         except Exception:
             log.warning("workspace/diagnostic/refresh failed", exc_info=True)
 
-    async def pull(self, params: types.DocumentDiagnosticParams) -> Any:
+    async def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> Any:
         path = path_of(params.text_document.uri)
         if path is None:
             return types.RelatedFullDocumentDiagnosticReport(items=[])

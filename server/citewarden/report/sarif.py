@@ -51,6 +51,7 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.MISSING_CROSSREF: "The crossref/xdata target of an entry is not defined.",
     Code.FILE_ENCODING: "The file is not valid in the expected text encoding.",
     Code.FILE_UNREADABLE: "The file could not be read.",
+    Code.YAML_SYNTAX: "The YAML front matter or metadata file has a syntax error.",
     Code.DOI_NOT_FOUND: "The DOI does not resolve: no such DOI is registered.",
     Code.DOI_OTHER_WORK: "The DOI resolves to a different work than the entry describes.",
     Code.NOT_FOUND: "Every source answered and none knows a work matching this entry.",
@@ -91,6 +92,11 @@ def _effective(finding: Finding) -> Severity | None:
     return finding.effective_severity
 
 
+def rule_text(code: Code) -> str:
+    """What a code means (a generic sentence for a code added without a description)."""
+    return RULE_TEXT.get(code) or f"citewarden finding: {code.value.replace('-', ' ')}."
+
+
 def rule_name(code: Code) -> str:
     """``dangling-citation`` -> ``DanglingCitation`` (SARIF's human-readable rule name)."""
     return "".join(part.capitalize() for part in code.value.split("-"))
@@ -100,7 +106,7 @@ def rules() -> list[dict[str, Any]]:
     """Rule metadata for every finding code, in :class:`Code` order."""
     out: list[dict[str, Any]] = []
     for code in Code:
-        text = RULE_TEXT[code]
+        text = rule_text(code)
         out.append(
             {
                 "id": code.value,

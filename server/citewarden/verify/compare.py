@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
@@ -95,6 +96,7 @@ def _loose(key: str) -> str:
     return key.replace("ue", "u").replace("oe", "o").replace("ae", "a")
 
 
+@lru_cache(maxsize=65536)
 def _person_keys(p: Person) -> tuple[str, str, str]:
     """(surname key, last-token key, given-name key) of a record person."""
     family = strip_markup(p.family or "").strip()
@@ -105,31 +107,33 @@ def _person_keys(p: Person) -> tuple[str, str, str]:
     return surname_key(family), (tokens[-1] if tokens else ""), fold(given).replace(" ", "")
 
 
+@lru_cache(maxsize=65536)
+def _author_keys(author: Author) -> tuple[str, str, str, str]:
+    """(surname key, key with particles, last-token key, given-name key) of a .bib author."""
+    key = author.key
+    with_von = surname_key(f"{author.von} {author.family}") if author.von else key
+    tokens = fold(author.family).split()
+    return key, with_von, (tokens[-1] if tokens else ""), fold(author.given).replace(" ", "")
+
+
 def author_matches(author: Author, person: Person) -> bool:
     """Does a .bib author denote this record person (by surname, tolerant of particles,
     compound surnames, transliterated umlauts and swapped given/family order)?"""
-    key = author.key
+    key, with_von, last_token, entry_given = _author_keys(author)
     if not key:
         return False
     full, last, given = _person_keys(person)
     if not full:
         return False
-    with_von = surname_key(f"{author.von} {author.family}") if author.von else key
-    if key in (full, last) or with_von == full:
+    if key == full or key == last or with_von == full:
+        return True
+    if last_token == last and len(last) > 2:
         return True
     if _loose(key) in (_loose(full), _loose(last)):
         return True
-    tokens = fold(author.family).split()
-    if tokens and tokens[-1] == last and len(last) > 2:
-        return True
-    if (
-        len(full) > 3
-        and (full.endswith(key) or key.endswith(full))
-        and min(len(key), len(full)) > 3
-    ):
+    if len(full) > 3 and (full.endswith(key) or key.endswith(full)) and min(len(key), len(full)) > 3:
         return True
     # given and family written the other way round (common for East Asian names)
-    entry_given = fold(author.given).replace(" ", "")
     return bool(entry_given) and key == given and entry_given == full
 
 
@@ -163,6 +167,7 @@ def compare_authors(
     authors: Sequence[Author], truncated: bool, people: Sequence[Person]
 ) -> AuthorComparison | None:
     """Align the .bib author list with the record's; None when either side has no authors."""
+    people = [p for p in people if _person_keys(p)[0]]
     if not authors or not people:
         return None
     used: set[int] = set()
@@ -259,11 +264,11 @@ def compare_value(entry_value: str | None, record_value: str | None) -> ValueCom
     a, b = _norm_number(entry_value), _norm_number(record_value)
     if a == b:
         return ValueComparison(Agreement.EQUAL, entry_value, record_value)
-    # "12-13" vs "12" (combined issues) and "Suppl 2" style values are not contradictions
-    if re.fullmatch(r"\d+", a) and re.fullmatch(r"\d+(?:[-/–]\d+)?", b) and b.startswith(a):
-        return ValueComparison(Agreement.EQUAL, entry_value, record_value)
-    if re.fullmatch(r"\d+", b) and re.fullmatch(r"\d+(?:[-/–]\d+)?", a) and a.startswith(b):
-        return ValueComparison(Agreement.EQUAL, entry_value, record_value)
+    # "12-13" vs "12" (combined issues) is not a contradiction
+    for x, y in ((a, b), (b, a)):
+        parts = re.split(r"[-/–]", y)
+        if re.fullmatch(r"\d+", x) and len(parts) == 2 and x in parts:
+            return ValueComparison(Agreement.EQUAL, entry_value, record_value)
     if not (re.search(r"\d", a) and re.search(r"\d", b)):
         return ValueComparison(Agreement.UNKNOWN, entry_value, record_value)
     return ValueComparison(Agreement.DIFFERENT, entry_value, record_value, digit_swap(a, b))
@@ -403,6 +408,11 @@ def _alias_hit(a: str, b: str) -> bool:
 
 def venue_agrees(entry_venue: str, names: Sequence[str]) -> bool:
     """Does the .bib venue name one of the record's container names?"""
+    return _venue_agrees(entry_venue, tuple(names))
+
+
+@lru_cache(maxsize=16384)
+def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
     fe = fold(entry_venue)
     if not fe:
         return True

@@ -161,6 +161,8 @@ def find_homoglyphs(field: str, raw: str) -> list[Homoglyph]:
     text (a Cyrillic 'а' as the English article).  Genuine Greek (``α``-synuclein) and
     wholly Cyrillic or Greek text are left alone."""
     found: list[Homoglyph] = []
+    if raw.isascii() or CONFUSABLES.isdisjoint(raw):
+        return found
     letters = [ch for ch in raw if ch.isalpha()]
     if not letters:
         return found
@@ -556,8 +558,10 @@ def _clean_homoglyph_words(raw: str) -> str:
     return "".join(CONFUSABLE_TO_LATIN[ch] if i in flagged else ch for i, ch in enumerate(raw))
 
 
+@lru_cache(maxsize=4096)
 def normalize_entry(entry: Entry) -> NormalizedEntry:
-    """Decode and clean the fields verification needs (only those)."""
+    """Decode and clean the fields verification needs (only those).  Memoised per entry
+    value, so re-verifying an unchanged entry does not decode it again."""
     homoglyphs: list[Homoglyph] = []
     for name in TEXT_FIELDS:
         raw = entry.get(name)

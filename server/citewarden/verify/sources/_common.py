@@ -61,6 +61,13 @@ def normalize_doi(value: Any) -> str | None:
     return doi.lower()
 
 
+def clean_doi(value: str) -> str:
+    """The DOI in ``value`` with URL / ``doi:`` prefixes removed, case preserved (for
+    requests); ``value`` stripped when it holds no DOI."""
+    m = _DOI.search(value.strip())
+    return m.group(0).rstrip(".,;") if m else value.strip()
+
+
 def year_from_parts(value: Any) -> int | None:
     """The year of a CSL/Crossref date (``{"date-parts": [[2012, 3]]}``), tolerating
     ``[[null]]``, empty lists, strings and ``raw`` dates."""

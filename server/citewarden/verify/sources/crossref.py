@@ -13,6 +13,7 @@ from citewarden.verify.http import HttpClient, Reply
 from citewarden.verify.records import Lookup, Query, Update, WorkRecord
 from citewarden.verify.sources._common import (
     all_texts,
+    clean_doi,
     clean_text,
     convert_all,
     first_text,
@@ -137,6 +138,11 @@ def work_from_csl(msg: Any, source: str = "crossref") -> WorkRecord | None:
         extra += [("alt-title", t) for t in titles[1:]]
     if len(venue_titles) > 1:
         extra += [("alt-container-title", t) for t in venue_titles[1:]]
+    relation: dict[str, Any] = msg["relation"] if isinstance(msg.get("relation"), dict) else {}
+    for rel in ("is-preprint-of", "has-preprint", "is-version-of"):
+        for r in relation.get(rel) or []:
+            if isinstance(r, dict) and r.get("id-type") == "doi" and normalize_doi(r.get("id")):
+                extra.append((rel, normalize_doi(r.get("id")) or ""))
     score = msg.get("score")
     return WorkRecord(
         source=source,
@@ -181,7 +187,7 @@ class CrossrefSource:
         return params
 
     async def by_doi(self, doi: str) -> Lookup:
-        doi = normalize_doi(doi) or doi.strip()
+        doi = clean_doi(doi)
         url = f"{self.base_url}/works/{quote(doi, safe='/():;<>[]')}"
         reply = await self.http.get(url, lane=self._lane, params=self._params())
         if isinstance(reply, Reply) and reply.status == 404:
@@ -216,7 +222,7 @@ class CrossrefSource:
     async def notices(self, doi: str) -> Lookup:
         """Retraction / correction / expression-of-concern notices about ``doi``
         (``filter=updates:{doi}``).  FOUND records are the notices (``is_notice``)."""
-        doi = normalize_doi(doi) or doi.strip()
+        doi = clean_doi(doi)
         params = self._params(filter=f"updates:{doi}", rows="20")
         return await self._list(params)
 

@@ -3,11 +3,12 @@ arXiv (10.48550) DOIs alike.  A 404 from doi.org means the DOI does not exist.""
 
 from __future__ import annotations
 
+import dataclasses
 from urllib.parse import quote
 
 from citewarden.verify.http import Failure, HttpClient
 from citewarden.verify.records import Lookup, Query
-from citewarden.verify.sources._common import guard, normalize_doi
+from citewarden.verify.sources._common import clean_doi, guard, normalize_doi
 from citewarden.verify.sources.crossref import work_from_csl
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
@@ -23,7 +24,7 @@ class DoiSource:
         self.base_url = base_url.rstrip("/")
 
     async def by_doi(self, doi: str) -> Lookup:
-        doi = normalize_doi(doi) or doi.strip()
+        doi = clean_doi(doi)
         url = f"{self.base_url}/{quote(doi, safe='/():;<>[]')}"
         reply = await self.http.get(url, lane="doi", headers={"Accept": CSL_JSON})
         if isinstance(reply, Failure):
@@ -45,9 +46,7 @@ class DoiSource:
             item = data[0] if isinstance(data, list) and data else data
             rec = work_from_csl(item, self.name)
             if rec is not None and rec.doi is None:
-                rec = type(rec)(
-                    **{**{f: getattr(rec, f) for f in rec.__dataclass_fields__}, "doi": doi}
-                )
+                rec = dataclasses.replace(rec, doi=normalize_doi(doi))
             if rec is None:
                 return Lookup.failed(self.name, "malformed response: no title")
             return Lookup.found(self.name, [rec])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from urllib.parse import quote
 
 from citewarden.verify.http import HttpClient, Reply
-from citewarden.verify.records import Lookup, Person, Query, Update, UpdateKind, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Person, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.sources._common import (
+    clean_doi,
     clean_text,
     convert_all,
     guard,
@@ -106,7 +108,7 @@ class OpenAlexSource:
         return params
 
     async def by_doi(self, doi: str) -> Lookup:
-        doi = normalize_doi(doi) or doi.strip()
+        doi = clean_doi(doi)
         url = f"{self.base_url}/works/doi:{quote(doi, safe='/():;<>[]')}"
         reply = await self.http.get(url, lane="openalex", params=self._params(select=SELECT))
         if isinstance(reply, Reply) and reply.status == 404:
@@ -136,8 +138,8 @@ class OpenAlexSource:
             if isinstance(data, Lookup):
                 out.update({d: data for d in chunk})
                 continue
-            found = guard(self.name, lambda data=data: self._results(data))
-            if found.outcome == "failed":
+            found = guard(self.name, functools.partial(self._results, data))
+            if found.outcome is Outcome.FAILED:
                 out.update({d: found for d in chunk})
                 continue
             by_doi = {r.doi: r for r in found.records if r.doi}

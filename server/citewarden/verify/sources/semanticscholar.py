@@ -8,6 +8,7 @@ from urllib.parse import quote
 from citewarden.verify.http import HttpClient, Reply
 from citewarden.verify.records import Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import (
+    clean_doi,
     clean_text,
     guard,
     normalize_doi,
@@ -104,7 +105,7 @@ class SemanticScholarSource:
         return guard(self.name, build)
 
     async def by_doi(self, doi: str) -> Lookup:
-        return await self._paper("DOI:" + (normalize_doi(doi) or doi.strip()))
+        return await self._paper("DOI:" + clean_doi(doi))
 
     async def by_arxiv(self, arxiv_id: str) -> Lookup:
         return await self._paper("ARXIV:" + arxiv_id.strip())
@@ -135,13 +136,15 @@ class SemanticScholarSource:
                 if paper is None:
                     out[d] = Lookup.not_found(self.name)
                 else:
-                    out[d] = guard(
-                        self.name,
-                        lambda paper=paper: Lookup.found(
-                            self.name, [r for r in [work_from_s2(paper, self.name)] if r]
-                        ),
-                    )
+                    out[d] = self._one(paper)
         return out
+
+    def _one(self, paper: Any) -> Lookup:
+        try:
+            rec = work_from_s2(paper, self.name)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            return Lookup.failed(self.name, f"malformed response: {type(exc).__name__}")
+        return Lookup.found(self.name, [rec] if rec else [])
 
     async def search(self, query: Query) -> Lookup:
         """Title match (``/paper/search/match``): the single best match, or NOT_FOUND."""

@@ -1,0 +1,186 @@
+"""Accuracy of verification on the labelled set (tests/data/accuracy).
+
+Prints, per kind of manipulation, the detection rate (the expected finding code reported and
+the entry not called verified); the false-alarm rate on valid entries (any warning or error, or
+a status other than verified); abstentions (unverified); and correction accuracy (expected
+corrections offered with the right value, and no wrong value offered for any field).
+
+Usage: ``python bench/accuracy/run.py [--data DIR] [--show-misses]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections import defaultdict
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "server"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from memory_source import MemorySource, load_records  # noqa: E402
+
+from citewarden.model import Severity, Status, Verdict  # noqa: E402
+from citewarden.settings import VerifySettings  # noqa: E402
+from citewarden.verify.engine import Verifier  # noqa: E402
+from citewarden.verify.normalize import fold, make_entry  # noqa: E402
+
+TARGETS = {"detection": 0.98, "false_alarms": 0.01, "corrections": 0.98}
+TODAY = date(2026, 11, 29)
+#: Codes that are notes, not errors: the entry may still be verified.
+NOTES = {"corrected", "preprint-published"}
+
+
+def load_entries(data: Path) -> list[dict[str, Any]]:
+    lines = (data / "entries.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def same_value(field: str, got: str | None, want: str) -> bool:
+    if got is None:
+        return False
+    if field == "author":
+        g = [fold(n.split(",")[0]) for n in got.split(" and ")]
+        w = [fold(n.split(",")[0]) for n in want.split(" and ")]
+        return g == w
+    if field in ("title", "journal", "booktitle"):
+        return fold(got) == fold(want)
+    return got.strip().lower() == want.strip().lower()
+
+
+def build_verifier(data: Path) -> tuple[Verifier, list[MemorySource]]:
+    records = load_records(data / "records.jsonl")
+    crossref = MemorySource("crossref", records)
+    doi = MemorySource("doi", records, searchable=False)
+    settings = VerifySettings(sources=("crossref", "doi"), concurrency=8)
+    return Verifier([crossref, doi], settings, today=TODAY), [crossref, doi]
+
+
+def detected(row: dict[str, Any], v: Verdict) -> bool:
+    codes = {i.code.value for i in v.issues}
+    if row["expect_code"] in NOTES:
+        return row["expect_code"] in codes
+    if v.status in (Status.VERIFIED, Status.UNVERIFIED, Status.SKIPPED):
+        return False
+    return row["expect_code"] in codes
+
+
+def false_alarm(v: Verdict) -> bool:
+    if v.status in (Status.MISMATCH, Status.NOT_FOUND, Status.RETRACTED):
+        return True
+    return any(
+        i.effective_severity <= Severity.WARNING
+        for i in v.issues
+        if i.code.value not in {"unverified"}
+    )
+
+
+async def evaluate(data: Path, show: bool) -> dict[str, Any]:
+    rows = load_entries(data)
+    verifier, sources = build_verifier(data)
+    entries = [make_entry(r["key"], r["entry_type"], r["fields"]) for r in rows]
+    start = time.perf_counter()
+    verdicts = await verifier.verify_many(entries)
+    elapsed = time.perf_counter() - start
+    per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])  # hit, total, abstain
+    fa = valid = abstain_valid = 0
+    corr_ok = corr_total = corr_wrong = 0
+    misses: list[str] = []
+    for row in rows:
+        v = verdicts[row["key"]]
+        if row["label"] == "valid":
+            valid += 1
+            if v.status is Status.UNVERIFIED:
+                abstain_valid += 1
+            elif false_alarm(v):
+                fa += 1
+                misses.append(
+                    f"FALSE ALARM {row['key']}: {v.status} {[i.message for i in v.issues]}"
+                )
+            continue
+        stats = per_kind[row["kind"]]
+        stats[1] += 1
+        if v.status is Status.UNVERIFIED:
+            stats[2] += 1
+        if detected(row, v):
+            stats[0] += 1
+        else:
+            misses.append(
+                f"MISS {row['key']} want {row['expect_code']}: {v.status} "
+                f"{[(i.code.value, i.message) for i in v.issues]}"
+            )
+        for name, want in row["expect_corrections"].items():
+            corr_total += 1
+            got = v.corrections.get(name)
+            if same_value(name, got, want):
+                corr_ok += 1
+            else:
+                misses.append(f"CORRECTION {row['key']} {name}: got {got!r} want {want!r}")
+        # any offered correction must be right: compare with the record's own values
+        for name, got in v.corrections.items():
+            want = row["expect_corrections"].get(name)
+            if want is not None and not same_value(name, got, want):
+                corr_wrong += 1
+    total_hit = sum(s[0] for s in per_kind.values())
+    total = sum(s[1] for s in per_kind.values())
+    report = {
+        "entries": len(rows),
+        "seconds": round(elapsed, 2),
+        "per_kind": {
+            k: {"detected": s[0], "total": s[1], "abstained": s[2]}
+            for k, s in sorted(per_kind.items())
+        },
+        "detection": total_hit / total if total else 0.0,
+        "valid": valid,
+        "false_alarms": fa / valid if valid else 0.0,
+        "abstentions_valid": abstain_valid,
+        "corrections": corr_ok / corr_total if corr_total else 1.0,
+        "corrections_total": corr_total,
+        "wrong_corrections": corr_wrong,
+        "requests": {s.name: dict(s.calls) for s in sources},
+    }
+    if show:
+        for m in misses:
+            print(m)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=ROOT / "tests" / "data" / "accuracy")
+    parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    r = asyncio.run(evaluate(args.data, args.show_misses))
+    if args.json:
+        print(json.dumps(r, indent=2))
+        return 0
+    print(f"accuracy set: {r['entries']} entries ({r['valid']} valid), {r['seconds']} s")
+    print(f"{'kind':<22} {'detected':>9} {'rate':>7} {'abstained':>10}")
+    for kind, s in r["per_kind"].items():
+        rate = s["detected"] / s["total"] if s["total"] else 0.0
+        print(f"{kind:<22} {s['detected']:>4}/{s['total']:<4} {rate:>7.3f} {s['abstained']:>10}")
+    ok = lambda good: "ok" if good else "BELOW TARGET"  # noqa: E731
+    print(
+        f"detection rate        {r['detection']:.3f}  (target >= 0.98: {ok(r['detection'] >= 0.98)})"
+    )
+    print(
+        f"false-alarm rate      {r['false_alarms']:.3f}  (target <= 0.01: {ok(r['false_alarms'] <= 0.01)})"
+    )
+    print(f"abstentions (valid)   {r['abstentions_valid']}")
+    print(
+        f"correct corrections   {r['corrections']:.3f} of {r['corrections_total']}  "
+        f"(target >= 0.98: {ok(r['corrections'] >= 0.98)}); wrong values offered: {r['wrong_corrections']}"
+    )
+    print(f"requests              {r['requests']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,296 @@
+-- citewarden for Neovim: starts `citewarden serve` for LaTeX, BibTeX and Markdown buffers.
+--
+--   Neovim 0.11+:  require('citewarden').setup()  (uses vim.lsp.config / vim.lsp.enable)
+--                  or just vim.lsp.enable('citewarden') with this plugin on 'runtimepath'
+--   Neovim 0.7+:   require('citewarden').setup()  (starts one client per project root on FileType)
+--   nvim-lspconfig: require('citewarden').lspconfig(); require('lspconfig').citewarden.setup({})
+local M = {}
+
+M.name = 'citewarden'
+M.filetypes = { 'tex', 'plaintex', 'bib', 'markdown', 'quarto', 'rmd' }
+M.root_markers = { '.citewarden.toml', '.latexmkrc', '.git', '_quarto.yml' }
+M.server_commands = {
+  'citewarden.verifyAll',
+  'citewarden.verifyEntry',
+  'citewarden.clearCache',
+  'citewarden.report',
+}
+
+--- Last `citewarden/status` notification per client id: {score, tiers={H,E,M,D}, verifying, done, total}.
+M.statuses = {}
+
+local uv = vim.uv or vim.loop
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+--- `citewarden serve` if `citewarden` is on PATH, else `python3 -m citewarden serve`.
+function M.default_cmd()
+  if vim.fn.executable('citewarden') == 1 then
+    return { 'citewarden', 'serve' }
+  end
+  local python = vim.g.python3_host_prog
+  if python == nil or python == '' then
+    python = vim.fn.executable('python3') == 1 and 'python3' or 'python'
+  end
+  return { vim.fn.expand(python), '-m', 'citewarden', 'serve' }
+end
+
+local function exists(path)
+  return uv.fs_stat(path) ~= nil
+end
+
+--- The nearest directory above `path` (a file or directory) holding a root marker, else its directory.
+function M.find_root(path, markers)
+  markers = markers or M.root_markers
+  if path == nil or path == '' then
+    return vim.fn.getcwd()
+  end
+  path = vim.fn.fnamemodify(path, ':p')
+  local start = vim.fn.isdirectory(path) == 1 and path or vim.fn.fnamemodify(path, ':h')
+  start = start:gsub('/$', '')
+  -- markers are tried in order of preference, each all the way up
+  for _, marker in ipairs(markers) do
+    local dir = start
+    while dir and dir ~= '' do
+      if exists(dir .. '/' .. marker) then
+        return dir
+      end
+      local parent = vim.fn.fnamemodify(dir, ':h')
+      if parent == dir then
+        break
+      end
+      dir = parent
+    end
+  end
+  return start
+end
+
+--- Status text for a client's last status (or the newest of any client's): "citewarden 92 H0 E1 M2 D40".
+function M.status_text(client_id)
+  local s = client_id and M.statuses[client_id]
+  if s == nil then
+    for _, v in pairs(M.statuses) do
+      s = v
+    end
+  end
+  if s == nil then
+    return 'citewarden: no status yet'
+  end
+  local t = s.tiers or {}
+  local tiers = string.format('H%d E%d M%d D%d', t.H or 0, t.E or 0, t.M or 0, t.D or 0)
+  if s.verifying then
+    return string.format('citewarden verifying %d/%d · %s', s.done or 0, s.total or 0, tiers)
+  end
+  return string.format('citewarden %d · %s', s.score or 0, tiers)
+end
+
+--- For 'statusline': the status of the client attached to the current buffer, or ''.
+function M.statusline()
+  for _, client in ipairs(M.clients(0)) do
+    if M.statuses[client.id] then
+      return M.status_text(client.id)
+    end
+  end
+  return ''
+end
+
+local function on_status(err, result, ctx)
+  if err or type(result) ~= 'table' then
+    return
+  end
+  M.statuses[ctx.client_id] = result
+  vim.schedule(function()
+    pcall(vim.cmd, 'redrawstatus')
+    pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'CitewardenStatus', modeline = false })
+  end)
+end
+
+M.handlers = { ['citewarden/status'] = on_status }
+
+--- The LSP client configuration; `opts` = {cmd=, settings=, root_markers=, on_attach=, capabilities=}.
+function M.config(opts)
+  opts = opts or {}
+  local config = {
+    name = M.name,
+    cmd = opts.cmd or M.default_cmd(),
+    filetypes = opts.filetypes or M.filetypes,
+    root_markers = opts.root_markers or M.root_markers,
+    handlers = vim.tbl_extend('force', M.handlers, opts.handlers or {}),
+    on_attach = opts.on_attach,
+    capabilities = opts.capabilities,
+  }
+  if has_011 then
+    -- Like root_markers, but a file outside any marked project gets its own directory as root
+    -- (0.11 would otherwise start the server without a workspace folder).
+    config.root_dir = function(bufnr, on_dir)
+      on_dir(M.find_root(vim.api.nvim_buf_get_name(bufnr), config.root_markers))
+    end
+  end
+  -- An empty Lua table would reach the server as a JSON array: send settings only when set.
+  if type(opts.settings) == 'table' and next(opts.settings) ~= nil then
+    config.settings = { citewarden = opts.settings }
+    config.init_options = opts.settings
+  end
+  return config
+end
+
+--- Clients of citewarden attached to `bufnr` (0 = current buffer), on any Neovim from 0.7.
+function M.clients(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local list = {}
+  if vim.lsp.get_clients then
+    list = vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
+  else
+    for _, client in pairs(vim.lsp.buf_get_clients(bufnr)) do
+      if client.name == M.name then
+        list[#list + 1] = client
+      end
+    end
+  end
+  return list
+end
+
+-- Neovim before 0.11: one client per root, started when a buffer of a known filetype opens.
+local legacy_clients = {}
+
+function M.attach(bufnr, opts)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local config = M.config(opts)
+  local root = M.find_root(vim.api.nvim_buf_get_name(bufnr), config.root_markers)
+  local id = legacy_clients[root]
+  if id == nil or vim.lsp.get_client_by_id(id) == nil or vim.lsp.client_is_stopped(id) then
+    config.root_dir = root
+    config.workspace_folders = { { uri = vim.uri_from_fname(root), name = root } }
+    config.root_markers = nil
+    config.filetypes = nil
+    id = vim.lsp.start_client(config)
+    if id == nil then
+      vim.notify('citewarden: could not start ' .. table.concat(config.cmd, ' '), vim.log.levels.ERROR)
+      return nil
+    end
+    legacy_clients[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+--- Run a server command (workspace/executeCommand) through the client of the current buffer.
+function M.execute(command, args, on_result)
+  local bufnr = vim.api.nvim_get_current_buf()
+  if #M.clients(bufnr) == 0 then
+    vim.notify('citewarden: no language server attached to this buffer', vim.log.levels.WARN)
+    return
+  end
+  vim.lsp.buf_request(bufnr, 'workspace/executeCommand', { command = command, arguments = args }, function(err, result)
+    if err then
+      vim.notify(string.format('citewarden: %s failed: %s', command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    elseif on_result then
+      on_result(result)
+    end
+  end)
+end
+
+--- The citation key under the cursor (without a leading @), or nil.
+function M.key_at_cursor()
+  local line = vim.api.nvim_get_current_line()
+  local col = vim.api.nvim_win_get_cursor(0)[2] + 1
+  local pattern = '[^%s{}(),;~#%%"\'=\\@%[%]]'
+  if not line:sub(col, col):match(pattern) then
+    return nil
+  end
+  local s, e = col, col
+  while s > 1 and line:sub(s - 1, s - 1):match(pattern) do
+    s = s - 1
+  end
+  while e < #line and line:sub(e + 1, e + 1):match(pattern) do
+    e = e + 1
+  end
+  return line:sub(s, e)
+end
+
+local commands_created = false
+
+function M.create_commands()
+  if commands_created then
+    return
+  end
+  commands_created = true
+  local cmd = vim.api.nvim_create_user_command
+  cmd('CitewardenStatus', function()
+    vim.notify(M.status_text(), vim.log.levels.INFO)
+  end, { desc = 'citewarden: show the reference score and risk tiers' })
+  cmd('CitewardenVerifyAll', function()
+    M.execute('citewarden.verifyAll', {})
+  end, { desc = 'citewarden: verify every bibliography entry' })
+  cmd('CitewardenVerifyEntry', function(a)
+    local key = a.args ~= '' and a.args or M.key_at_cursor()
+    if not key then
+      vim.notify('citewarden: put the cursor on a citation key or give one', vim.log.levels.WARN)
+      return
+    end
+    M.execute('citewarden.verifyEntry', { { key = key, uri = vim.uri_from_bufnr(0) } })
+  end, { nargs = '?', desc = 'citewarden: verify the entry under the cursor' })
+  cmd('CitewardenClearCache', function()
+    M.execute('citewarden.clearCache', {}, function()
+      vim.notify('citewarden: verification cache cleared', vim.log.levels.INFO)
+    end)
+  end, { desc = 'citewarden: clear the verification cache' })
+  cmd('CitewardenReport', function()
+    M.execute('citewarden.report', {}, function(result)
+      local where = type(result) == 'table' and (result.path or result.uri) or result
+      if type(where) == 'string' then
+        vim.notify('citewarden: report written to ' .. where, vim.log.levels.INFO)
+      end
+    end)
+  end, { desc = 'citewarden: write a report of the project' })
+end
+
+--- Set up citewarden: commands, and the client for every buffer of a known filetype.
+--- opts: {cmd=, settings=, root_markers=, filetypes=, on_attach=, capabilities=, legacy=bool}
+function M.setup(opts)
+  opts = opts or {}
+  M.create_commands()
+  if has_011 and not opts.legacy then
+    vim.lsp.config(M.name, M.config(opts))
+    vim.lsp.enable(M.name)
+    return
+  end
+  local group = vim.api.nvim_create_augroup('citewarden', { clear = true })
+  local filetypes = opts.filetypes or M.filetypes
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = filetypes,
+    callback = function(args)
+      M.attach(args.buf, opts)
+    end,
+  })
+  -- buffers that were already open when setup ran
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.tbl_contains(filetypes, vim.bo[bufnr].filetype) then
+      M.attach(bufnr, opts)
+    end
+  end
+end
+
+--- Register citewarden with nvim-lspconfig's framework (`require('lspconfig').citewarden.setup{}`).
+function M.lspconfig(opts)
+  local configs = require('lspconfig.configs')
+  local util = require('lspconfig.util')
+  if not configs.citewarden then
+    local config = M.config(opts)
+    configs.citewarden = {
+      default_config = {
+        cmd = config.cmd,
+        filetypes = config.filetypes,
+        root_dir = util.root_pattern(unpack(config.root_markers)),
+        single_file_support = true,
+        settings = config.settings,
+        init_options = config.init_options,
+        handlers = config.handlers,
+      },
+      docs = { description = 'citewarden: citation checking for LaTeX, Markdown and BibTeX.' },
+    }
+  end
+  M.create_commands()
+end
+
+return M

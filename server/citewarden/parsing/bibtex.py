@@ -1,0 +1,1307 @@
+"""BibTeX/BibLaTeX reader with exact spans, error recovery and incremental re-parsing.
+
+Design
+------
+The index needs, for every entry, exact offsets of the key, of every field name and of every
+field value, and it must read a 20 000-entry library within a fraction of a second and
+re-read it after one edit within a few milliseconds.  bibtexparser 2 gives neither value
+offsets nor that speed (it needs several seconds for such a file, see bench/index_bench.py), so
+this module is a span-exact scanner of its own:
+
+* Compiled regular expressions do the work: one ``re.match`` reads a whole ``name = value,``
+  field (braced values up to three levels of nesting, quoted values, numbers, macros).  Only
+  deeper nesting, ``#`` concatenation and malformed input take a slower token-by-token path,
+  which is also the one that produces precise error messages.
+* Entries are built lazily.  The scanner keeps a compact tuple per entry; :class:`Entry`
+  objects are a private subclass whose ``fields`` are materialised on first access (and
+  ``get``/``field`` answer without materialising the rest).  Spans are absolute offsets,
+  computed on access, so shifting the entries after an edit is one small object per entry.
+* bibtexparser 2 stays the reference: tests assert that on real .bib files our keys, entry
+  types and field values equal those of ``bibtexparser.parse_string`` with its default
+  middleware stack.  LaTeX is decoded lazily, one value at a time
+  (:func:`citewarden.parsing.latex_decode.decode_latex`).
+
+What is read, as BibTeX reads it
+--------------------------------
+``@type{key, name = value, ...}`` and ``@type(key, ...)``; text outside entries is ignored.
+Values are ``{...}``, ``"..."``, numbers, macro names, and ``#`` concatenations of these.
+``@string`` macros (which may use earlier ones), the standard month macros ``jan``..``dec``
+(expanded to month names as the standard styles do), ``@preamble`` and ``@comment`` (skipped).
+Macros must be defined before use, as in BibTeX and biber.  Field names and entry types are
+lower-cased; keys are kept as written: BibTeX keys are case-insensitive, so compare them with
+``str.casefold``.  Between fields, ``%`` starts a comment line (as biber reads it).
+
+``Field.value`` is the raw text between the delimiters; for a concatenation it is the whole
+expression as written (``"Proc. " # conf``) and ``value_span`` covers it, so a replacement
+must bring its own delimiters.  ``Field.expanded`` holds the result of macro expansion and
+concatenation when it differs from ``value``; an undefined macro expands to nothing inside a
+concatenation and is left as written when it is the whole value.
+
+Errors are findings, and reading goes on: after a syntax error the scanner resynchronises at
+the next line that starts with ``@``.  The entry in which the error happened is kept with the
+fields read before it (its key stays defined, as in BibTeX).  A missing comma between two
+fields is reported and reading continues with the next field.  ``complete`` is False whenever
+some text was not understood.  Entries with an empty key are reported and left out.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from citewarden.model import (
+    BibFormat,
+    Code,
+    Entry,
+    Field,
+    Finding,
+    Location,
+    ParsedBibliography,
+    Related,
+    Span,
+)
+
+__all__ = ["MONTH_MACROS", "parse_bibtex", "reparse_bibtex"]
+
+#: The macros every BibTeX style defines.
+MONTH_MACROS: Mapping[str, str] = MappingProxyType(
+    {
+        "jan": "January",
+        "feb": "February",
+        "mar": "March",
+        "apr": "April",
+        "may": "May",
+        "jun": "June",
+        "jul": "July",
+        "aug": "August",
+        "sep": "September",
+        "oct": "October",
+        "nov": "November",
+        "dec": "December",
+    }
+)
+
+# ---------------------------------------------------------------------------------------
+# Regular expressions
+# ---------------------------------------------------------------------------------------
+
+_ID = r"[^\s\"#%'(),={}@\\]"
+_MAC = r"[^\s\"#%'(),={}@\\\d]" + _ID + "*"
+_BR_IN = r"[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*"
+_QU_IN = r'[^"{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^"{}]*)*'
+_BRACED = r"\{(" + _BR_IN + r")\}"
+_QUOTED = r'"(' + _QU_IN + r')"'
+_GAP = r"\s*(?:%[^\n]*\s*)*"  # white space and %-comment lines between fields
+
+_BLOCK = re.compile(r"@[ \t]*([A-Za-z_][\w\-.:+]*)\s*([{(])?")
+_KEY_BRACE = re.compile(r"\s*([^\s,{}=]*)\s*")
+_KEY_PAREN = re.compile(r"\s*([^\s,{}()=]*)\s*")
+# One pass over an entry body, from after "key," up to the next line starting with '@':
+# fields (name, braced, quoted, number, macro, comma), the closing brace and what follows
+# it (close, tail), or the first character that fits neither (bad).
+_ROWS = re.compile(
+    _GAP
+    + "(?:("
+    + _ID
+    + r"+)\s*=\s*(?:"
+    + _BRACED
+    + "|"
+    + _QUOTED
+    + r"|(\d+)|("
+    + _MAC
+    + r"))\s*(,?)|(\})((?s:.*))|(\S))"
+)
+# Same, with positions wanted (materialising the fields of one entry).
+_ROW_POS = re.compile(
+    _GAP
+    + "("
+    + _ID
+    + r"+)\s*=\s*(?:\{("
+    + _BR_IN
+    + r")\}|\"("
+    + _QU_IN
+    + r")\"|(\d+|"
+    + _MAC
+    + r"))"
+    r"\s*,?"
+)
+_GAP_RE = re.compile(_GAP)
+_NAME = re.compile(_ID + "+")
+_NAME_EQ = re.compile(_ID + r"+\s*=")
+_SPACE = re.compile(r"\s*")
+_NUMBER = re.compile(r"\d+")
+_MACRO = re.compile(_MAC)
+_BRACE = re.compile(r"[{}]")
+_QUOTE_OR_BRACE = re.compile(r'["{}]')
+_LINE_AT = re.compile(r"^[ \t]*@", re.M)
+_LINE_BLOCK = re.compile(r"^[ \t]*@[A-Za-z_][\w\-.:+]*[ \t]*[{(]", re.M)
+_STRING_BLOCK = re.compile(r"@[ \t]*string\s*[{(]", re.I)
+_IGNORE = re.compile(r"[ \t]*%+[ \t]*citewarden:[ \t]*ignore\b", re.I)
+_SWALLOWED = re.compile(r"\n[ \t]*" + _ID + r"+[ \t]*=")
+_FIELD_AFTER_CLOSE = re.compile(r"[ \t]*[,;]?[ \t]*" + _ID + r"+[ \t]*=")
+
+# Field record layout in the flat list the slow path builds (absolute offsets).
+_F_NAME, _F_NS, _F_NE, _F_VALUE, _F_VS, _F_VE, _F_EXP = range(7)
+_F_WIDTH = 7
+
+_new = object.__new__
+_set_start = Span.start.__set__  # type: ignore[attr-defined,misc]
+_set_end = Span.end.__set__  # type: ignore[attr-defined,misc]
+
+
+def _span(start: int, end: int) -> Span:
+    """Build a Span without re-validating offsets the scanner already knows to be sound."""
+    s = _new(Span)
+    _set_start(s, start)
+    _set_end(s, end)
+    return s
+
+
+# ---------------------------------------------------------------------------------------
+# Lazy entries
+# ---------------------------------------------------------------------------------------
+
+# Entry record (shared by an entry and its shifted copies; offsets in ``_R_POS`` and the
+# key span are relative to the entry start):
+# (type, key, start, end, key_start, key_end, path, aliases, names, values, expanded, raw, pos)
+# ``expanded`` is None when no value needed expansion; ``raw`` is the entry text when the
+# field offsets are still to be found (``pos`` None), else ``pos`` holds them, four per field.
+(
+    _R_TYPE,
+    _R_KEY,
+    _R_START,
+    _R_END,
+    _R_KS,
+    _R_KE,
+    _R_PATH,
+    _R_ALIASES,
+    _R_NAMES,
+    _R_VALUES,
+    _R_EXP,
+    _R_RAW,
+    _R_POS,
+) = range(13)
+
+
+def _positions(raw: str, body: int, count: int) -> tuple[int, ...]:
+    """Field name and value offsets (relative) of a well-formed entry text."""
+    out: list[int] = []
+    for m in _ROW_POS.finditer(raw, body, len(raw) - 1):
+        g = 2 if m.start(2) != -1 else 3 if m.start(3) != -1 else 4
+        out += (m.start(1), m.end(1), m.start(g), m.end(g))
+    assert len(out) == 4 * count
+    return tuple(out)
+
+
+class _LazyEntry(Entry):
+    """An :class:`Entry` read from a compact record; fields are built on first access.
+
+    ``_d`` shifts every offset (entries after an edit share the record of the old parse).
+    It compares and hashes like a plain Entry, and pickles as one.
+    """
+
+    __slots__ = ("_d", "_f", "_p", "_r")
+
+    _r: tuple[Any, ...]
+    _d: int
+    _f: tuple[Field, ...] | None
+    _p: tuple[int, ...] | None
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # dataclasses.replace() and copy land here with ordinary arguments: make a plain Entry.
+        return Entry(*args, **kwargs)
+
+    @property  # type: ignore[misc]
+    def key(self) -> str:  # type: ignore[override]
+        return self._r[_R_KEY]  # type: ignore[no-any-return]
+
+    @property  # type: ignore[misc]
+    def entry_type(self) -> str:  # type: ignore[override]
+        return self._r[_R_TYPE]  # type: ignore[no-any-return]
+
+    @property  # type: ignore[misc]
+    def path(self) -> Path:  # type: ignore[override]
+        return self._r[_R_PATH]  # type: ignore[no-any-return]
+
+    @property  # type: ignore[misc]
+    def span(self) -> Span:  # type: ignore[override]
+        r, d = self._r, self._d
+        return _span(r[_R_START] + d, r[_R_END] + d)
+
+    @property  # type: ignore[misc]
+    def key_span(self) -> Span:  # type: ignore[override]
+        r = self._r
+        base = r[_R_START] + self._d
+        return _span(base + r[_R_KS], base + r[_R_KE])
+
+    @property  # type: ignore[misc]
+    def aliases(self) -> tuple[str, ...]:  # type: ignore[override]
+        return self._r[_R_ALIASES]  # type: ignore[no-any-return]
+
+    def _pos(self) -> tuple[int, ...]:
+        p = self._p
+        if p is None:
+            r = self._r
+            p = r[_R_POS]
+            if p is None:
+                raw = r[_R_RAW]
+                p = _positions(raw, raw.index(",", r[_R_KE]) + 1, len(r[_R_NAMES]))
+            object.__setattr__(self, "_p", p)
+        return p
+
+    def _field_at(self, i: int) -> Field:
+        r = self._r
+        p = self._pos()
+        base = r[_R_START] + self._d
+        exp = r[_R_EXP]
+        j = 4 * i
+        return Field(
+            r[_R_NAMES][i],
+            r[_R_VALUES][i],
+            _span(base + p[j], base + p[j + 1]),
+            _span(base + p[j + 2], base + p[j + 3]),
+            None if exp is None else exp[i],
+        )
+
+    @property  # type: ignore[misc]
+    def fields(self) -> tuple[Field, ...]:  # type: ignore[override]
+        f = self._f
+        if f is None:
+            f = tuple(self._field_at(i) for i in range(len(self._r[_R_NAMES])))
+            object.__setattr__(self, "_f", f)
+        return f
+
+    def field(self, name: str) -> Field | None:
+        try:
+            i = self._r[_R_NAMES].index(name.lower())
+        except ValueError:
+            return None
+        return self._field_at(i)
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        r = self._r
+        try:
+            i = r[_R_NAMES].index(name.lower())
+        except ValueError:
+            return default
+        exp = r[_R_EXP]
+        if exp is not None and exp[i] is not None:
+            return exp[i]  # type: ignore[no-any-return]
+        return r[_R_VALUES][i]  # type: ignore[no-any-return]
+
+    def _astuple(self) -> tuple[Any, ...]:
+        return (
+            self.key,
+            self.entry_type,
+            self.path,
+            self.span,
+            self.key_span,
+            self.fields,
+            self.aliases,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Entry):
+            return NotImplemented
+        if isinstance(other, _LazyEntry):
+            return _lazy_eq(self, other)
+        return self._astuple() == (
+            other.key,
+            other.entry_type,
+            other.path,
+            other.span,
+            other.key_span,
+            other.fields,
+            other.aliases,
+        )
+
+    def __hash__(self) -> int:
+        return hash(self._astuple())
+
+    def __repr__(self) -> str:
+        return (
+            f"Entry(key={self.key!r}, entry_type={self.entry_type!r}, path={self.path!r}, "
+            f"span={self.span!r}, key_span={self.key_span!r}, fields={self.fields!r}, "
+            f"aliases={self.aliases!r})"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Entry, self._astuple())
+
+    def __copy__(self) -> _LazyEntry:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _LazyEntry:
+        return self
+
+
+def _lazy_eq(a: _LazyEntry, b: _LazyEntry) -> bool:
+    ra, rb = a._r, b._r
+    if a._d + ra[_R_START] != b._d + rb[_R_START]:
+        return False
+    if ra is rb:
+        return True
+    for i in (
+        _R_TYPE,
+        _R_KEY,
+        _R_END,
+        _R_KS,
+        _R_KE,
+        _R_PATH,
+        _R_ALIASES,
+        _R_NAMES,
+        _R_VALUES,
+        _R_EXP,
+    ):
+        if i == _R_END:
+            if ra[i] - ra[_R_START] != rb[i] - rb[_R_START]:
+                return False
+        elif ra[i] != rb[i]:
+            return False
+    if ra[_R_RAW] is not None and ra[_R_RAW] == rb[_R_RAW]:
+        return True
+    return a._pos() == b._pos()
+
+
+def _lazy_entry(rec: tuple[Any, ...], delta: int = 0) -> _LazyEntry:
+    e: _LazyEntry = _new(_LazyEntry)
+    object.__setattr__(e, "_r", rec)
+    object.__setattr__(e, "_d", delta)
+    object.__setattr__(e, "_f", None)
+    object.__setattr__(e, "_p", None)
+    return e
+
+
+def _shifted(entry: Entry, delta: int) -> Entry:
+    if delta == 0:
+        return entry
+    if isinstance(entry, _LazyEntry):
+        e = _lazy_entry(entry._r, entry._d + delta)
+        object.__setattr__(e, "_p", entry._p)
+        return e
+    return Entry(
+        entry.key,
+        entry.entry_type,
+        entry.path,
+        _span(entry.span.start + delta, entry.span.end + delta),
+        _span(entry.key_span.start + delta, entry.key_span.end + delta),
+        tuple(
+            Field(
+                f.name,
+                f.value,
+                _span(f.name_span.start + delta, f.name_span.end + delta),
+                _span(f.value_span.start + delta, f.value_span.end + delta),
+                f.expanded,
+            )
+            for f in entry.fields
+        ),
+        entry.aliases,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# @string table
+# ---------------------------------------------------------------------------------------
+
+
+class _StringTable(Mapping[str, str]):
+    """``@string`` macros by lower-case name; also remembers where each was defined."""
+
+    __slots__ = ("_defs", "_values")
+
+    def __init__(self, defs: tuple[tuple[int, str, str], ...]) -> None:
+        self._defs = defs  # (offset of '@', name, expanded value) in file order
+        self._values = {name: value for _, name, value in defs}
+
+    def __getitem__(self, name: str) -> str:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        return f"StringTable({self._values!r})"
+
+    def before(self, offset: int) -> dict[str, str]:
+        return {name: value for at, name, value in self._defs if at < offset}
+
+
+# ---------------------------------------------------------------------------------------
+# The scanner
+# ---------------------------------------------------------------------------------------
+
+
+class _Abort(Exception):
+    """A syntax error inside a block: where, what, and where reading may resume."""
+
+    def __init__(self, offset: int, end: int, message: str, resync: int | None = None) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.end = end
+        self.message = message
+        self.resync = resync
+
+
+def _describe(text: str, pos: int) -> str:
+    if pos >= len(text):
+        return "the end of the file"
+    ch = text[pos]
+    if ch == "\n" or ch == "\r":
+        return "the end of the line"
+    return f"'{ch}'"
+
+
+class _Scanner:
+    def __init__(self, path: Path, text: str, strings: dict[str, str]) -> None:
+        self.path = path
+        self.text = text
+        self.n = len(text)
+        self.strings = strings
+        self.string_defs: list[tuple[int, str, str]] = []
+        self.entries: list[Entry] = []
+        self.problems: list[Finding] = []
+        self.complete = True
+
+    # -- findings -----------------------------------------------------------------------
+
+    def _finding(
+        self,
+        code: Code,
+        start: int,
+        end: int,
+        message: str,
+        related: tuple[Related, ...] = (),
+        **data: object,
+    ) -> None:
+        self.problems.append(
+            Finding(
+                code,
+                Location(self.path, _span(start, end)),
+                message,
+                related,
+                data=MappingProxyType(data),
+            )
+        )
+
+    def _syntax(self, start: int, end: int, message: str) -> None:
+        self.complete = False
+        self._finding(Code.BIB_SYNTAX, start, max(start, end), message)
+
+    def _resync(self, pos: int) -> int:
+        """Offset of the next line that starts with '@' at or after ``pos`` (else EOF)."""
+        m = _LINE_AT.search(self.text, pos)
+        return m.end() - 1 if m else self.n
+
+    def _line_start(self, pos: int) -> bool:
+        i = pos - 1
+        text = self.text
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        return i < 0 or text[i] == "\n"
+
+    # -- top level ----------------------------------------------------------------------
+
+    def scan(self, pos: int, stops: list[int] | None = None) -> int:
+        """Read blocks from ``pos``; return EOF, or the first of ``stops`` met at top level."""
+        text, n = self.text, self.n
+        si = 0
+        while True:
+            at = text.find("@", pos)
+            if at == -1:
+                return n
+            if stops is not None:
+                while si < len(stops) and stops[si] < at:
+                    si += 1
+                if si < len(stops) and stops[si] == at:
+                    return at
+            m = _BLOCK.match(text, at)
+            if m is None or m.group(2) is None:
+                if m is not None and self._line_start(at):
+                    self._syntax(
+                        m.end(1),
+                        m.end(1) + 1,
+                        f"expected '{{' or '(' after '@{m.group(1)}', found "
+                        f"{_describe(text, m.end())}",
+                    )
+                    pos = self._resync(at + 1)
+                else:
+                    pos = at + 1
+                continue
+            kind = m.group(1).lower()
+            try:
+                if kind == "comment":
+                    pos = self._comment(m)
+                elif kind == "preamble":
+                    pos = self._preamble(m)
+                elif kind == "string":
+                    pos = self._string(m)
+                else:
+                    pos = self._entry(m, kind)
+            except _Abort as abort:
+                self._syntax(abort.offset, abort.end, abort.message)
+                pos = (
+                    self._resync(max(abort.offset, at + 1))
+                    if abort.resync is None
+                    else abort.resync
+                )
+
+    # -- balanced groups ------------------------------------------------------------------
+
+    def _limit(self, pos: int) -> int:
+        """Where a value that opened before ``pos`` must have closed: the next block start."""
+        m = _LINE_BLOCK.search(self.text, pos)
+        return m.start() if m else self.n
+
+    def _close_brace(self, open_pos: int, limit: int) -> int:
+        """Offset of the '}' matching the '{' at ``open_pos``, or -1 before ``limit``."""
+        depth = 0
+        for m in _BRACE.finditer(self.text, open_pos, limit):
+            if m.group() == "{":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    return m.start()
+        return -1
+
+    def _close_quote(self, open_pos: int, limit: int) -> int:
+        depth = 0
+        for m in _QUOTE_OR_BRACE.finditer(self.text, open_pos + 1, limit):
+            c = m.group()
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                if depth == 0:
+                    return -1
+                depth -= 1
+            elif depth == 0:
+                return m.start()
+        return -1
+
+    def _skip_group(self, m: re.Match[str]) -> int:
+        """Skip a @comment/@preamble body; return the offset after its closing delimiter."""
+        open_pos = m.end() - 1
+        limit = self._limit(open_pos)
+        if m.group(2) == "{":
+            close = self._close_brace(open_pos, limit)
+            return close + 1 if close != -1 else -1
+        depth = 0
+        for t in re.finditer(r"[{}()]", self.text[open_pos + 1 : limit]):
+            c = t.group()
+            if c in "{(":
+                depth += 1
+            elif depth == 0 and c == ")":
+                return open_pos + 1 + t.start() + 1
+            else:
+                depth = max(0, depth - 1)
+        return -1
+
+    def _comment(self, m: re.Match[str]) -> int:
+        end = self._skip_group(m)
+        return end if end != -1 else self._resync(m.start() + 1)
+
+    def _preamble(self, m: re.Match[str]) -> int:
+        end = self._skip_group(m)
+        if end == -1:
+            close = "}" if m.group(2) == "{" else ")"
+            raise _Abort(m.end() - 1, m.end(), f"@preamble is not closed: missing '{close}'")
+        return end
+
+    # -- values ---------------------------------------------------------------------------
+
+    def _value(self, pos: int, field: str) -> tuple[int, int, str, str | None, int]:
+        """Read a value expression at ``pos`` (after '=' and white space).
+
+        Returns (value_start, value_end, value, expanded, pos after the expression).
+        """
+        text, n = self.text, self.n
+        parts: list[str] = []
+        first_start = -1
+        last_end = -1
+        single_inner: tuple[int, int] | None = None
+        count = 0
+        while True:
+            if pos >= n:
+                raise _Abort(
+                    pos, pos, f"expected a value for field '{field}', found the end of the file"
+                )
+            c = text[pos]
+            if c == "{":
+                limit = self._limit(pos)
+                close = self._close_brace(pos, limit)
+                if close == -1:
+                    where = "the next entry" if limit < n else "the end of the file"
+                    raise _Abort(
+                        pos,
+                        pos + 1,
+                        f"unclosed '{{' in the value of field '{field}': no matching '}}' "
+                        f"before {where}",
+                        resync=limit if limit < n else None,
+                    )
+                parts.append(text[pos + 1 : close])
+                inner = (pos + 1, close)
+                start, pos = pos, close + 1
+            elif c == '"':
+                limit = self._limit(pos)
+                close = self._close_quote(pos, limit)
+                if close == -1:
+                    raise _Abort(
+                        pos,
+                        pos + 1,
+                        f"unbalanced '\"' in the value of field '{field}': no closing '\"' "
+                        "(braces inside quotes must be balanced)",
+                        resync=limit if limit < n else None,
+                    )
+                parts.append(text[pos + 1 : close])
+                inner = (pos + 1, close)
+                start, pos = pos, close + 1
+            elif c.isdigit():
+                t = _NUMBER.match(text, pos)
+                assert t is not None
+                parts.append(t.group())
+                inner = t.span()
+                start, pos = pos, t.end()
+            else:
+                t = _MACRO.match(text, pos)
+                if t is None:
+                    raise _Abort(
+                        pos,
+                        pos + 1,
+                        f"expected a value for field '{field}' ({{...}}, \"...\", a number "
+                        f"or a macro name), found {_describe(text, pos)}",
+                    )
+                name = t.group()
+                parts.append(self._expand_macro(name, t.start(), t.end(), count == 0))
+                inner = t.span()
+                start, pos = pos, t.end()
+            if count == 0:
+                first_start = start
+                single_inner = inner
+            count += 1
+            last_end = pos
+            sp = _SPACE.match(text, pos)
+            assert sp is not None
+            if sp.end() < n and text[sp.end()] == "#":
+                pos = _SPACE.match(text, sp.end() + 1).end()  # type: ignore[union-attr]
+                continue
+            break
+        if count == 1:
+            assert single_inner is not None
+            vs, ve = single_inner
+            value = text[vs:ve]
+            expanded: str | None = None
+            kind = text[first_start]
+            if kind not in '{"' and not kind.isdigit():
+                expanded = self._macro_value(value.lower())
+                if expanded == value:
+                    expanded = None
+            return vs, ve, value, expanded, last_end
+        value = text[first_start:last_end]
+        joined = "".join(parts)
+        return first_start, last_end, value, (joined if joined != value else None), last_end
+
+    def _macro_value(self, lname: str) -> str | None:
+        v = self.strings.get(lname)
+        if v is None:
+            v = MONTH_MACROS.get(lname)
+        return v
+
+    def _expand_macro(self, name: str, start: int, end: int, first: bool) -> str:
+        v = self._macro_value(name.lower())
+        if v is None:
+            self._finding(
+                Code.UNDEFINED_STRING,
+                start,
+                end,
+                f"undefined @string macro '{name}'",
+                name=name,
+            )
+            return ""
+        return v
+
+    # -- @string ----------------------------------------------------------------------------
+
+    def _string(self, m: re.Match[str]) -> int:
+        text, n = self.text, self.n
+        close = "}" if m.group(2) == "{" else ")"
+        pos = _SPACE.match(text, m.end()).end()  # type: ignore[union-attr]
+        t = _NAME.match(text, pos)
+        if t is None:
+            raise _Abort(
+                pos,
+                pos + 1,
+                f"expected a macro name after '@string{m.group(2)}', found {_describe(text, pos)}",
+            )
+        name = t.group()
+        pos = _SPACE.match(text, t.end()).end()  # type: ignore[union-attr]
+        if pos >= n or text[pos] != "=":
+            raise _Abort(
+                pos,
+                pos + 1,
+                f"expected '=' after @string name '{name}', found {_describe(text, pos)}",
+            )
+        pos = _SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+        _, _, value, expanded, pos = self._value(pos, name)
+        pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= n or text[pos] != close:
+            raise _Abort(
+                pos,
+                pos + 1,
+                f"expected '{close}' to close @string '{name}', found {_describe(text, pos)}",
+            )
+        lname = name.lower()
+        full = expanded if expanded is not None else value
+        self.strings[lname] = full
+        self.string_defs.append((m.start(), lname, full))
+        return pos + 1
+
+    # -- entries ----------------------------------------------------------------------------
+
+    def _entry(self, m: re.Match[str], etype: str) -> int:
+        text, n = self.text, self.n
+        at = m.start()
+        close = "}" if m.group(2) == "{" else ")"
+        km = (_KEY_BRACE if close == "}" else _KEY_PAREN).match(text, m.end())
+        assert km is not None
+        key = km.group(1)
+        ks, ke = km.span(1)
+        pos = km.end()
+        c = text[pos] if pos < n else ""
+        empty_key = False
+        if c == "," or c == close:
+            if not key:
+                empty_key = True
+                self.complete = False
+                self._finding(
+                    Code.EMPTY_KEY,
+                    at,
+                    pos + 1,
+                    f"entry '@{m.group(1)}' has an empty key; it cannot be cited",
+                )
+        elif c == "=":
+            raise _Abort(
+                ks,
+                max(ke, ks + 1),
+                f"missing entry key: '@{m.group(1)}{m.group(2)}' is followed by the field '{key}'",
+            )
+        elif c == "":
+            raise _Abort(pos, pos, f"unexpected end of file after the key of entry '{key}'")
+        else:
+            raise _Abort(
+                pos,
+                pos + 1,
+                f"expected ',' after the key of entry '{key}', found {_describe(text, pos)}",
+            )
+
+        if c == "," and close == "}":
+            fast = self._fast_entry(m, etype, key, ks, ke, pos + 1)
+            if fast is not None:
+                return fast
+        fields: list[Any] = []
+        seen: dict[str, int] = {}
+        end = -1
+        resync: int | None = None
+        if c == close:
+            end = pos + 1
+        else:
+            try:
+                end = self._fields(pos + 1, close, key, fields, seen)
+            except _Abort as abort:
+                self._syntax(abort.offset, abort.end, abort.message)
+                resync = abort.resync
+                if resync is None:
+                    resync = self._resync(max(abort.offset, at + 1))
+        if resync is not None:
+            # A broken entry still defines its key (as in BibTeX); it ends where reading resumes.
+            stop = resync
+            while stop > at and text[stop - 1] in " \t\r\n":
+                stop -= 1
+            span_end = max(stop, pos)
+            next_pos = resync
+        else:
+            span_end = end
+            next_pos = end
+            self._check_after_close(end, key)
+        if not empty_key:
+            names = tuple(fields[0::_F_WIDTH])
+            values = tuple(fields[_F_VALUE::_F_WIDTH])
+            exps = tuple(fields[_F_EXP::_F_WIDTH])
+            positions: list[int] = []
+            for i in range(0, len(fields), _F_WIDTH):
+                positions += (
+                    fields[i + _F_NS] - at,
+                    fields[i + _F_NE] - at,
+                    fields[i + _F_VS] - at,
+                    fields[i + _F_VE] - at,
+                )
+            self._add_entry(
+                etype,
+                key,
+                at,
+                span_end,
+                ks - at,
+                ke - at,
+                names,
+                values,
+                exps if any(x is not None for x in exps) else None,
+                None,
+                tuple(positions),
+            )
+        return next_pos
+
+    def _add_entry(
+        self,
+        etype: str,
+        key: str,
+        at: int,
+        end: int,
+        ks: int,
+        ke: int,
+        names: tuple[str, ...],
+        values: tuple[str, ...],
+        exps: tuple[str | None, ...] | None,
+        raw: str | None,
+        positions: tuple[int, ...] | None,
+    ) -> None:
+        aliases: tuple[str, ...] = ()
+        if "ids" in names:
+            i = names.index("ids")
+            ids = values[i]
+            if exps is not None:
+                ids = exps[i] or ids
+            aliases = tuple(a.strip() for a in ids.split(",") if a.strip())
+        self.entries.append(
+            _lazy_entry(
+                (
+                    etype,
+                    key,
+                    at,
+                    end,
+                    ks,
+                    ke,
+                    self.path,
+                    aliases,
+                    names,
+                    values,
+                    exps,
+                    raw,
+                    positions,
+                )
+            )
+        )
+
+    def _fast_entry(
+        self, m: re.Match[str], etype: str, key: str, ks: int, ke: int, body: int
+    ) -> int | None:
+        """Read a well-formed brace entry in one C-level pass; None: use the slow path."""
+        text = self.text
+        nxt = text.find("\n@", body)
+        limit = self.n if nxt == -1 else nxt
+        names: list[str] = []
+        values: list[str] = []
+        exps: dict[int, str] | None = None
+        add_name, add_value = names.append, values.append
+        lower = _LOWER.get
+        comma = ","
+        end = -1
+        for name, braced, quoted, number, macro, sep, close, tail, _bad in _ROWS.findall(
+            text, body, limit
+        ):
+            if name:
+                if not comma:
+                    return None  # missing comma: the slow path reports it
+                comma = sep
+                add_name(lower(name) or _lower(name))
+                if macro:
+                    exp = self._macro_value(macro.lower())
+                    if exp is None:
+                        return None  # the slow path reports the undefined macro
+                    if exp != macro:
+                        if exps is None:
+                            exps = {}
+                        exps[len(values)] = exp
+                    add_value(macro)
+                else:
+                    add_value(braced or quoted or number)
+            elif close:
+                end = limit - len(tail)
+                break
+            else:
+                return None
+        if end == -1 or len(set(names)) != len(names):
+            return None  # not closed, or a duplicate field: the slow path reports it
+        if text.find("@", body, end) != -1 and _LINE_BLOCK.search(text, body, end):
+            return None  # a value runs into the next entry: the slow path reports it
+        at = m.start()
+        self._add_entry(
+            etype,
+            key,
+            at,
+            end,
+            ks - at,
+            ke - at,
+            tuple(names),
+            tuple(values),
+            None if exps is None else tuple(exps.get(i) for i in range(len(values))),
+            text[at:end],
+            None,
+        )
+        self._check_after_close(end, key)
+        return end
+
+    def _check_after_close(self, end: int, key: str) -> None:
+        """A field right after the closing brace means a stray '}' ended the entry early."""
+        t = _FIELD_AFTER_CLOSE.match(self.text, end)
+        if t is not None:
+            self._syntax(
+                end - 1,
+                end,
+                f"entry '{key}' ends here, but a field follows: unbalanced '}}' in a value? "
+                "The text after it is ignored",
+            )
+
+    def _fields(self, pos: int, close: str, key: str, out: list[Any], seen: dict[str, int]) -> int:
+        """Read fields from ``pos`` (after the key's comma); return the offset after the entry."""
+        text, n = self.text, self.n
+        while True:
+            gap = _GAP_RE.match(text, pos)
+            assert gap is not None
+            pos = gap.end()
+            if pos >= n:
+                raise _Abort(
+                    pos,
+                    pos,
+                    f"entry '{key}' is not closed: missing '{close}' at the end of the file",
+                )
+            c = text[pos]
+            if c == close:
+                return pos + 1
+            if c == "@" and self._line_start(pos):
+                self._unclosed_value(out, key, pos)
+                back = pos
+                while back > 0 and text[back - 1] in " \t\r\n":
+                    back -= 1
+                raise _Abort(
+                    back,
+                    back,
+                    f"entry '{key}' is not closed: missing '{close}' before the next entry",
+                    resync=pos,
+                )
+            nm = _NAME.match(text, pos)
+            if nm is None:
+                raise _Abort(
+                    pos,
+                    pos + 1,
+                    f"expected a field name or '{close}' in entry '{key}', found {_describe(text, pos)}",
+                )
+            name = nm.group()
+            ns, ne = nm.span()
+            pos = _SPACE.match(text, ne).end()  # type: ignore[union-attr]
+            if pos >= n or text[pos] != "=":
+                raise _Abort(
+                    pos,
+                    pos + 1,
+                    f"expected '=' after field name '{name}' in entry '{key}', found {_describe(text, pos)}",
+                )
+            pos = _SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+            vs, ve, value, exp, pos = self._value(pos, name.lower())
+            self._add_field(out, seen, key, _lower(name), ns, ne, value, vs, ve, exp)
+            after = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+            c = text[after] if after < n else ""
+            if c == ",":
+                pos = after + 1
+            elif c == close:
+                return after + 1
+            elif c == "@" and self._line_start(after):
+                self._unclosed_value(out, key, after)
+                raise _Abort(
+                    pos,
+                    pos,
+                    f"entry '{key}' is not closed: missing '{close}' before the next entry",
+                    resync=after,
+                )
+            elif c and _NAME_EQ.match(text, after):
+                self._syntax(
+                    pos,
+                    pos,
+                    f"missing ',' after the value of field '{name.lower()}' in entry '{key}'",
+                )
+                pos = after
+            elif c == "":
+                raise _Abort(
+                    after,
+                    after,
+                    f"entry '{key}' is not closed: missing '{close}' at the end of the file",
+                )
+            else:
+                raise _Abort(
+                    after,
+                    after + 1,
+                    f"expected ',' or '{close}' after the value of field '{name.lower()}' in entry '{key}', found {_describe(text, after)}",
+                )
+
+    def _unclosed_value(self, out: list[Any], key: str, resync: int) -> None:
+        """The entry ran into the next one: blame the last value if it swallowed fields."""
+        if not out:
+            return
+        value, vs = out[-_F_WIDTH + _F_VALUE], out[-_F_WIDTH + _F_VS]
+        opener = self.text[vs - 1] if vs > 0 else ""
+        if opener in '{"' and _SWALLOWED.search(value):
+            name = out[-_F_WIDTH + _F_NAME]
+            what = "'{'" if opener == "{" else "'\"'"
+            raise _Abort(
+                vs - 1,
+                vs,
+                f"unclosed {what} in the value of field '{name}' of entry '{key}': it runs "
+                "over the following fields and closes only at the end of the entry",
+                resync=resync,
+            )
+
+    def _add_field(
+        self,
+        out: list[Any],
+        seen: dict[str, int],
+        key: str,
+        lname: str,
+        ns: int,
+        ne: int,
+        value: str,
+        vs: int,
+        ve: int,
+        exp: str | None,
+    ) -> None:
+        first = seen.get(lname)
+        if first is None:
+            seen[lname] = len(out)
+        else:
+            self._finding(
+                Code.DUPLICATE_FIELD,
+                ns,
+                ne,
+                f"duplicate field '{lname}' in entry '{key}'; BibTeX keeps the first one and "
+                "ignores this one",
+                (
+                    Related(
+                        Location(self.path, _span(out[first + _F_NS], out[first + _F_NE])),
+                        f"first '{lname}' field",
+                    ),
+                ),
+                key=key,
+                field=lname,
+            )
+        out.extend((lname, ns, ne, value, vs, ve, exp))
+
+
+_LOWER: dict[str, str] = {}
+
+
+def _lower(name: str) -> str:
+    """Lower-case field name, shared between entries (bounded cache)."""
+    lname = name.lower()
+    if len(_LOWER) < 4096:
+        lname = _LOWER.setdefault(lname, lname)
+        _LOWER[name] = lname
+    return lname
+
+
+def _suppressed(text: str) -> set[int]:
+    """0-based lines silenced by ``% citewarden: ignore`` (that line and the next).
+
+    The marker is matched case-insensitively; plain ``find`` for the two usual spellings of
+    its tail keeps this from costing a regular-expression pass over a large file.
+    """
+    lines: set[int] = set()
+    for needle in ("itewarden:", "ITEWARDEN:"):
+        pos = text.find(needle)
+        while pos != -1:
+            line_start = text.rfind("\n", 0, pos) + 1
+            if _IGNORE.match(text, line_start):
+                line = text.count("\n", 0, line_start)
+                lines.update((line, line + 1))
+            pos = text.find(needle, pos + 1)
+    return lines
+
+
+# ---------------------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------------------
+
+
+def parse_bibtex(path: Path, text: str) -> ParsedBibliography:
+    """Read a .bib file's text into entries, @string macros and problems (never raises)."""
+    scanner = _Scanner(path, text, {})
+    scanner.scan(0)
+    return _result(
+        scanner, tuple(scanner.entries), tuple(scanner.problems), frozenset(_suppressed(text))
+    )
+
+
+def _result(
+    scanner: _Scanner,
+    entries: tuple[Entry, ...],
+    problems: tuple[Finding, ...],
+    suppressed: frozenset[int],
+    defs: tuple[tuple[int, str, str], ...] | None = None,
+) -> ParsedBibliography:
+    complete = not any(p.code in _INCOMPLETE for p in problems)
+    return ParsedBibliography(
+        path=scanner.path,
+        format=BibFormat.BIBTEX,
+        entries=entries,
+        strings=_StringTable(tuple(scanner.string_defs) if defs is None else defs),
+        suppressed_lines=suppressed,
+        problems=problems,
+        complete=complete,
+    )
+
+
+_INCOMPLETE = frozenset({Code.BIB_SYNTAX, Code.EMPTY_KEY})
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    lo = 0
+    step = 1 << 16
+    while lo < n:
+        hi = min(n, lo + step)
+        if a[lo:hi] != b[lo:hi]:
+            while hi - lo > 64:
+                mid = (lo + hi) // 2
+                if a[lo:mid] == b[lo:mid]:
+                    lo = mid
+                else:
+                    hi = mid
+            while lo < hi and a[lo] == b[lo]:
+                lo += 1
+            return lo
+        lo = hi
+    return n
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the common suffix of ``a`` and ``b``, at most ``limit``."""
+    la, lb = len(a), len(b)
+    k = 0
+    step = 1 << 16
+    while k < limit:
+        m = min(limit, k + step)
+        if a[la - m : la - k] != b[lb - m : lb - k]:
+            lo, hi = k, m
+            while hi - lo > 64:
+                mid = (lo + hi) // 2
+                if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
+                    lo = mid
+                else:
+                    hi = mid
+            while lo < hi and a[la - lo - 1] == b[lb - lo - 1]:
+                lo += 1
+            return lo
+        k = m
+    return limit
+
+
+def _shift_finding(f: Finding, delta: int) -> Finding:
+    loc = f.location
+    related = tuple(
+        Related(
+            Location(
+                r.location.path, _span(r.location.span.start + delta, r.location.span.end + delta)
+            ),
+            r.message,
+        )
+        for r in f.related
+    )
+    return Finding(
+        f.code,
+        Location(loc.path, _span(loc.span.start + delta, loc.span.end + delta)),
+        f.message,
+        related,
+        f.fixes,
+        f.data,
+        f.severity,
+    )
+
+
+def reparse_bibtex(old: ParsedBibliography, old_text: str, new_text: str) -> ParsedBibliography:
+    """Re-read ``new_text`` reusing ``old`` (the parse of ``old_text``) outside the edit.
+
+    Only the entries that overlap the changed region are read again; those after it are
+    shifted.  The result equals ``parse_bibtex(old.path, new_text)``.  Edits that touch an
+    @string definition, or an ``old`` not made by :func:`parse_bibtex`, fall back to a full
+    parse.
+    """
+    path = old.path
+    if old_text == new_text:
+        return old
+    if old.format is not BibFormat.BIBTEX or not isinstance(old.strings, _StringTable):
+        return parse_bibtex(path, new_text)
+    prefix = _common_prefix(old_text, new_text)
+    suffix = _common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - prefix)
+    old_end = len(old_text) - suffix  # changed region: old[prefix:old_end] -> new[prefix:new_end]
+    delta = len(new_text) - len(old_text)
+
+    entries = old.entries
+    starts = _EntryStarts(entries)
+    # Restart at the last entry that starts strictly before the change (a top-level point).
+    i = bisect.bisect_left(starts, prefix) - 1
+    restart = starts[i] if i >= 0 else 0
+    first_reused_before = i if i >= 0 else 0  # entries[:first] are kept as they are
+    # Candidate resume points: old entry starts at or after the change, shifted.
+    j = bisect.bisect_left(starts, old_end)
+    stops = [starts[k] + delta for k in range(j, len(entries))] if j < len(entries) else []
+    if j < len(entries) and len(stops) > 256:
+        stops = stops[:256]
+
+    table = old.strings
+    scanner = _Scanner(path, new_text, table.before(restart))
+    resume = scanner.scan(restart, stops)
+    if resume >= len(new_text):
+        resume_old = len(old_text)
+        k = len(entries)
+    else:
+        resume_old = resume - delta
+        k = bisect.bisect_left(starts, resume_old)
+    # Any @string in the re-read region changes what later entries expand to: read it all.
+    if scanner.string_defs or _STRING_BLOCK.search(old_text, restart, resume_old):
+        return parse_bibtex(path, new_text)
+
+    head = entries[:first_reused_before]
+    tail = tuple(_shifted(e, delta) for e in entries[k:])
+    new_entries = head + tuple(scanner.entries) + tail
+
+    before = [f for f in old.problems if f.location.span.start < restart]
+    after = [_shift_finding(f, delta) for f in old.problems if f.location.span.start >= resume_old]
+    problems = (*before, *scanner.problems, *after)
+
+    window = new_text[max(0, restart - 64) : resume].lower()
+    if old.suppressed_lines or "citewarden:" in window:
+        suppressed = frozenset(_suppressed(new_text))
+    else:
+        suppressed = frozenset()
+    defs = tuple((o + delta if o >= resume_old else o, nm, v) for o, nm, v in table._defs)
+    return _result(scanner, new_entries, problems, suppressed, defs)
+
+
+class _EntryStarts:
+    """Sequence view of entry start offsets, for bisect without building a list."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: tuple[Entry, ...]) -> None:
+        self._entries = entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __getitem__(self, i: int) -> int:
+        e = self._entries[i]
+        if isinstance(e, _LazyEntry):
+            return e._r[_R_START] + e._d  # type: ignore[no-any-return]
+        return e.span.start

@@ -1,0 +1,638 @@
+"""LaTeX documents -> :class:`~citewarden.model.ParsedDocument`.
+
+One left-to-right regex scan finds comments, escaped characters and the handful of commands
+that matter (citations, includes, bibliography resources, ``\\bibitem``, ``\\documentclass``,
+verbatim material); arguments are then read by small brace/bracket matchers.  Everything
+else in the text is skipped by the regex engine, so the cost is close to one pass in C.
+
+Recognised, as LaTeX, natbib, biblatex and apacite read them:
+
+* citations: the ``\\cite`` family with starred and capitalised forms, natbib, biblatex
+  (including the multicite commands with ``(..)(..)`` global notes and repeated
+  ``[..][..]{keys}`` groups), apacite ``\\citeA<pre>[post]{k}``, ``\\nocite`` (``\\nocite{*}``
+  sets ``nocite_all``), and user commands given in ``extra_commands``;
+* links: ``\\input \\include \\subfile \\import \\subimport`` (and the ``*from`` variants of
+  the import package), ``\\bibliography{a,b}``, ``\\addbibresource``, ``\\addglobalbib``,
+  ``\\addsectionbib``;
+* ``\\bibitem[label]{key}`` keys, ``% !TEX root =`` magic comments, ``\\documentclass``;
+* ``% citewarden: ignore`` suppresses findings on its own line and the next.
+
+Ignored: comments (a ``%`` not escaped by a backslash), ``\\verb`` (any delimiter, starred),
+``\\lstinline``/``\\mintinline``/``\\url`` arguments, the verbatim, Verbatim, lstlisting, minted,
+comment and filecontents environments, and everything after ``\\end{document}``.
+
+Keys are split on commas and trimmed.  An empty slot (``\\cite{}``, ``\\cite{a,,b}``,
+``\\cite{a,}``) yields a :class:`Citation` with key ``""`` and a zero-length span placed just
+after the delimiter (``{`` or ``,``) that opens the empty slot, so checks can report
+``empty-key`` there.  Keys containing ``#`` or ``\\`` (macro parameters and macros, as in a
+``\\newcommand`` body) are not citations: their value is unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from citewarden.model import (
+    Citation,
+    CitationKind,
+    CompletionContext,
+    DocumentKind,
+    Link,
+    LinkKind,
+    ParsedDocument,
+    Span,
+)
+
+# ---------------------------------------------------------------------------------------
+# Command tables
+# ---------------------------------------------------------------------------------------
+
+_CITE_BASE = (
+    # LaTeX, cite package, natbib
+    "cite", "citen", "citet", "citep", "citealt", "citealp", "citeauthor", "citefullauthor",
+    "citeyear", "citeyearpar", "citenum", "citeonline", "mcite",
+    # biblatex
+    "parencite", "footcite", "footcitetext", "textcite", "smartcite", "supercite",
+    "autocite", "fullcite", "footfullcite", "citetitle", "citeurl", "citedate",
+    "citeurldate", "notecite", "pnotecite", "fnotecite", "citelist", "citefield",
+    "citename",
+    # apacite and harvard-style packages
+    "citeA", "citeNP", "citeN", "citeauthorNP", "citeyearNP", "shortcite", "shortciteNP",
+    "shortciteA", "shortciteN", "shortciteauthor", "shortciteauthorNP", "fullciteNP",
+    "fullciteA", "fullciteN", "fullciteauthor", "fullciteauthorNP", "maskcite",
+    "maskciteNP", "maskciteA", "citeasnoun", "possessivecite",
+)  # fmt: skip
+_MULTICITE_BASE = (
+    "cites", "parencites", "footcites", "footcitetexts", "smartcites", "textcites",
+    "supercites", "autocites",
+)  # fmt: skip
+
+
+def _with_capitals(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(names) | {n[0].upper() + n[1:] for n in names}
+
+
+CITE_COMMANDS: frozenset[str] = _with_capitals(_CITE_BASE)
+MULTICITE_COMMANDS: frozenset[str] = _with_capitals(_MULTICITE_BASE)
+
+# roles of the commands the scanner stops at
+_CITE, _MULTI, _NOCITE, _BIBITEM = "cite", "multi", "nocite", "bibitem"
+_INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
+_VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
+_BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
+
+_FIXED_ROLES: dict[str, str] = {
+    "nocite": _NOCITE,
+    "bibitem": _BIBITEM,
+    "input": _INCLUDE,
+    "include": _INCLUDE,
+    "subfile": _INCLUDE,
+    "import": _IMPORT,
+    "subimport": _IMPORT,
+    "inputfrom": _IMPORT,
+    "includefrom": _IMPORT,
+    "subinputfrom": _IMPORT,
+    "subincludefrom": _IMPORT,
+    "bibliography": _BIBLIOGRAPHY,
+    "addbibresource": _BIBRESOURCE,
+    "addglobalbib": _BIBRESOURCE,
+    "addsectionbib": _BIBRESOURCE,
+    "verb": _VERB,
+    "lstinline": _INLINE_CODE,
+    "url": _INLINE_CODE,
+    "nolinkurl": _INLINE_CODE,
+    "mintinline": _MINTINLINE,
+    "href": _HREF,
+    "begin": _BEGIN,
+    "documentclass": _DOCUMENTCLASS,
+    "documentstyle": _DOCUMENTCLASS,
+}
+
+#: Environments whose content LaTeX does not read as ordinary text.
+VERBATIM_ENVIRONMENTS: frozenset[str] = frozenset(
+    {
+        "verbatim", "verbatim*", "Verbatim", "Verbatim*", "BVerbatim", "LVerbatim",
+        "lstlisting", "minted", "comment", "filecontents", "filecontents*",
+    }
+)  # fmt: skip
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """A regex alternation of ``words`` factored into a trie, so the regex engine decides at
+    each backslash after a character or two instead of trying every name in turn."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        alternatives = [re.escape(ch) + build(node[ch]) for ch in sorted(node) if ch]
+        if not alternatives:
+            return ""
+        if len(alternatives) == 1 and "" not in node:
+            return alternatives[0]
+        body = "(?:" + "|".join(alternatives) + ")"
+        return body + "?" if "" in node else body
+
+    return build(trie)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    commands: re.Pattern[str]
+    roles: dict[str, str]
+
+
+@lru_cache(maxsize=16)
+def _tables(extra_commands: tuple[str, ...]) -> _Tables:
+    roles: dict[str, str] = {}
+    for name in extra_commands:
+        name = name.strip().lstrip("\\").rstrip("*")
+        if re.fullmatch(r"[A-Za-z@]+", name):
+            roles[name] = _CITE
+    roles.update(dict.fromkeys(CITE_COMMANDS, _CITE))
+    roles.update(dict.fromkeys(MULTICITE_COMMANDS, _MULTI))
+    roles.update(_FIXED_ROLES)
+    # 1: \end{document}; 2: command name; 3: star.  "\\" and "\%" match too (no group) so
+    # that neither is mistaken for the start of a command or a comment.
+    commands = re.compile(
+        r"\\(?:[\\%]|(end)[ \t]*\{document\}|("
+        + _trie_pattern(list(roles))
+        + r")(?![A-Za-z@])(\*)?)"
+    )
+    return _Tables(commands, roles)
+
+
+def _find_comment(text: str, pos: int) -> int:
+    """Offset of the next ``%`` at or after ``pos`` not escaped by a backslash, or len."""
+    while True:
+        i = text.find("%", pos)
+        if i < 0:
+            return len(text)
+        j = i
+        while j > 0 and text[j - 1] == "\\":
+            j -= 1
+        if (i - j) % 2 == 0:
+            return i
+        pos = i + 1
+
+
+class _Lexer:
+    """Yields comments and interesting commands in order; two literal-prefix searches (for
+    ``%`` and for ``\\``) keep the regex engine on its fast path."""
+
+    __slots__ = ("_comment", "_match", "commands", "text")
+
+    def __init__(self, text: str, commands: re.Pattern[str]) -> None:
+        self.text = text
+        self.commands = commands
+        self._comment = -1
+        self._match: re.Match[str] | None = None
+
+    def next(self, pos: int, endpos: int) -> tuple[int, int, re.Match[str] | None] | None:
+        """The next token at or after ``pos`` starting before ``endpos``: (start, end,
+        match), ``match`` None for a comment (``end`` is its line end)."""
+        text = self.text
+        if self._comment < pos:
+            self._comment = _find_comment(text, pos)
+        m = self._match
+        if m is None or m.start() < pos:
+            m = self._match = self.commands.search(text, pos)
+        start = m.start() if m is not None else len(text)
+        if self._comment < start:
+            start = self._comment
+            if start >= endpos:
+                return None
+            end = text.find("\n", start)
+            return start, (len(text) if end < 0 else end), None
+        if m is None or start >= endpos:
+            return None
+        return start, m.end(), m
+
+
+# ---------------------------------------------------------------------------------------
+# Argument readers
+# ---------------------------------------------------------------------------------------
+
+#: Spaces, single newlines and comments between a command and its arguments (a blank line
+#: ends the argument list, as ``\par`` does in TeX).
+_SKIP = re.compile(r"(?:[ \t]+|%[^\n]*|\r?\n(?![ \t]*\r?\n))*")
+_PAR = r"\n[ \t]*\r?\n"
+_BRACE_TOKENS = re.compile(r"\\[\s\S]|%[^\n]*|[{}]|" + _PAR)
+_RAW_BRACE_TOKENS = re.compile(r"\\[\s\S]|[{}]|" + _PAR)
+_DELIM_TOKENS = {
+    "[": re.compile(r"\\[\s\S]|%[^\n]*|[{}\[\]]|" + _PAR),
+    "(": re.compile(r"\\[\s\S]|%[^\n]*|[{}()]|" + _PAR),
+    "<": re.compile(r"\\[\s\S]|%[^\n]*|[{}<>]|" + _PAR),
+}
+_CLOSER = {"[": "]", "(": ")", "<": ">"}
+_ARG_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+_BEGIN_NAME = re.compile(r"[ \t]*\{([^{}\n]*)\}")
+_INPUT_BARE = re.compile(r"[ \t]+([^\s{}%\\]+)")
+_DEFINITION_BEFORE = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand|(?:New|Renew|Provide|Declare)"
+    r"DocumentCommand|g?def|let)\*?\s*\{?\s*\Z"
+)
+_MAGIC_ROOT = re.compile(r"![ \t]*tex[ \t]+root[ \t]*=[ \t]*(.*?)[ \t]*\r?$", re.I | re.M)
+_MAGIC_LEAD = re.compile(r"[ \t]*%+[ \t]*\Z")
+_IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
+
+
+def _skip(text: str, i: int) -> int:
+    m = _SKIP.match(text, i)
+    return m.end() if m else i
+
+
+def _close_brace(text: str, i: int, raw: bool = False) -> int:
+    """``text[i] == "{"``: the offset after its matching ``}``, or -1 when it does not close
+    before a blank line or the end of the text."""
+    depth = 0
+    for m in (_RAW_BRACE_TOKENS if raw else _BRACE_TOKENS).finditer(text, i):
+        c = m.group()[0]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return m.end()
+        elif c == "\n":
+            return -1
+    return -1
+
+
+def _close_delimited(text: str, i: int) -> int:
+    """``text[i]`` is ``[``, ``(`` or ``<``: the offset after the matching closer, braces
+    nested inside counted, or -1."""
+    opener = text[i]
+    closer = _CLOSER[opener]
+    braces = depth = 0
+    for m in _DELIM_TOKENS[opener].finditer(text, i):
+        c = m.group()[0]
+        if c == "{":
+            braces += 1
+        elif c == "}":
+            braces -= 1
+            if braces < 0:
+                return -1
+        elif c == "\n":
+            return -1
+        elif braces == 0 and c == opener:
+            depth += 1
+        elif braces == 0 and c == closer:
+            depth -= 1
+            if depth == 0:
+                return m.end()
+    return -1
+
+
+def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]], int]:
+    """Read citation arguments starting at ``i`` (just after the command name).
+
+    Returns the key groups as ``(content_start, content_end)`` -- ``content_end`` is -1 for a
+    group that never closes -- and the offset after the last complete argument.
+    """
+    n = len(text)
+    groups: list[tuple[int, int]] = []
+    if multi:
+        for _ in range(2):  # (global prenote)(global postnote)
+            j = _skip(text, i)
+            if j < n and text[j] == "(":
+                k = _close_delimited(text, j)
+                if k < 0:
+                    return groups, i
+                i = k
+            else:
+                break
+    while True:
+        j = _skip(text, i)
+        optionals = 0
+        while j < n and optionals < 3 and (text[j] == "[" or (text[j] == "<" and not multi)):
+            k = _close_delimited(text, j)
+            if k < 0:
+                return groups, i
+            j = _skip(text, k)
+            optionals += 1
+        if j >= n or text[j] != "{":
+            return groups, i
+        k = _close_brace(text, j)
+        if k < 0:
+            groups.append((j + 1, -1))
+            return groups, j + 1
+        groups.append((j + 1, k - 1))
+        i = k
+        if not multi:
+            return groups, i
+
+
+def _split_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
+    """Comma-separated, trimmed items of ``text[start:end]`` as (item, start, end); an empty
+    item is ``("", p, p)`` with ``p`` just after its opening delimiter."""
+    segment = text[start:end]
+    if "%" in segment:
+        segment = _ARG_COMMENT.sub(lambda m: " " * len(m.group()), segment)
+    offset = start
+    for piece in segment.split(","):
+        item = piece.strip()
+        if item:
+            lead = offset + len(piece) - len(piece.lstrip())
+            yield item, lead, lead + len(item)
+        else:
+            yield "", offset, offset
+        offset += len(piece) + 1
+
+
+def _single_arg(text: str, i: int) -> tuple[int, int, int] | None:
+    """A mandatory ``{...}`` argument at ``i`` (after optional ``[...]``s): (content start,
+    content end, offset after it), or None."""
+    j = _skip(text, i)
+    n = len(text)
+    while j < n and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return None
+        j = _skip(text, k)
+    if j >= n or text[j] != "{":
+        return None
+    k = _close_brace(text, j)
+    if k < 0:
+        return None
+    return j + 1, k - 1, k
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[str, int, int] | None:
+    piece = text[start:end]
+    item = piece.strip()
+    if not item:
+        return None
+    lead = start + len(piece) - len(piece.lstrip())
+    return item, lead, lead + len(item)
+
+
+def _skip_delimited_code(text: str, i: int) -> int:
+    """After ``\\verb``-like commands: skip ``|code|`` (same delimiter, same line)."""
+    if i >= len(text) or text[i] in " \t\r\n":
+        return i
+    delim = text[i]
+    line_end = text.find("\n", i + 1)
+    if line_end < 0:
+        line_end = len(text)
+    close = text.find(delim, i + 1, line_end)
+    return close + 1 if close >= 0 else line_end
+
+
+def _skip_inline_code(text: str, i: int, mint: bool) -> int:
+    """``\\lstinline[opts]{code}``, ``\\url|code|``, ``\\mintinline[opts]{lang}{code}``."""
+    n = len(text)
+    j = _skip(text, i)
+    if j < n and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return i
+        j = _skip(text, k)
+    if mint:
+        if j >= n or text[j] != "{":
+            return j
+        k = _close_brace(text, j)
+        if k < 0:
+            return j
+        j = k
+    if j < n and text[j] == "{":
+        k = _close_brace(text, j, raw=True)
+        return k if k >= 0 else j + 1
+    return _skip_delimited_code(text, j)
+
+
+def _skip_environment(text: str, i: int) -> int:
+    """After ``\\begin``: if a verbatim-like environment opens, the offset after its end."""
+    m = _BEGIN_NAME.match(text, i)
+    if m is None or m.group(1) not in VERBATIM_ENVIRONMENTS:
+        return i
+    end = text.find("\\end{" + m.group(1) + "}", m.end())
+    return len(text) if end < 0 else end + len(m.group(1)) + 6
+
+
+def _is_definition(text: str, start: int) -> bool:
+    return _DEFINITION_BEFORE.search(text, max(0, start - 40), start) is not None
+
+
+# ---------------------------------------------------------------------------------------
+# The parser
+# ---------------------------------------------------------------------------------------
+
+
+def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> ParsedDocument:
+    """Summarise one LaTeX file: citations, links, ``\\bibitem`` keys, root hints and
+    suppressed lines, all with exact code-point spans.  Never raises on any input."""
+    tables = _tables(tuple(extra_commands))
+    roles = tables.roles
+    lexer = _Lexer(text, tables.commands)
+    citations: list[Citation] = []
+    links: list[Link] = []
+    bibitems: list[tuple[str, Span]] = []
+    suppressed: set[int] = set()
+    nocite_all = is_root = False
+    n = len(text)
+    pos = 0
+    while pos < n:
+        token = lexer.next(pos, n)
+        if token is None:
+            break
+        start, pos, m = token
+        if m is None:
+            if _IGNORE.search(text, start, pos):
+                line = text.count("\n", 0, start)
+                suppressed.update((line, line + 1))
+            continue
+        name = m.group(2)
+        if name is None:
+            if m.group(1) is not None:  # \end{document}: TeX reads no further
+                break
+            continue  # "\\" or "\%"
+        role = roles[name]
+        if role in (_CITE, _MULTI, _NOCITE):
+            if _is_definition(text, start):
+                continue
+            groups, end = _cite_groups(text, pos, role == _MULTI)
+            full = name + ("*" if m.group(3) else "")
+            kind = CitationKind.NOCITE if role == _NOCITE else CitationKind.CITE
+            command_span = Span(start, end)
+            for content_start, content_end in groups:
+                if content_end < 0:
+                    end = content_start  # unclosed: keep scanning inside it
+                    continue
+                for key, ks, ke in _split_keys(text, content_start, content_end):
+                    if "#" in key or "\\" in key:
+                        continue
+                    if role == _NOCITE and key == "*":
+                        nocite_all = True
+                        continue
+                    citations.append(Citation(key, Span(ks, ke), full, command_span, kind))
+            pos = max(pos, end)
+        elif role == _BIBITEM:
+            arg = _single_arg(text, pos)
+            if arg is not None:
+                item = _trimmed(text, arg[0], arg[1])
+                if item is not None and "#" not in item[0]:
+                    bibitems.append((item[0], Span(item[1], item[2])))
+                pos = arg[2]
+        elif role in (_INCLUDE, _BIBRESOURCE):
+            pos = _read_file_link(text, pos, name, role, links, start)
+        elif role == _IMPORT:
+            pos = _read_import(text, pos, name, links, start)
+        elif role == _BIBLIOGRAPHY:
+            arg = _single_arg(text, pos)
+            if arg is not None and not _is_definition(text, start):
+                for target, ts, te in _split_keys(text, arg[0], arg[1]):
+                    if target and "#" not in target and "\\" not in target:
+                        links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), name))
+                pos = arg[2]
+        elif role == _VERB:
+            pos = _skip_delimited_code(text, pos)
+        elif role == _INLINE_CODE:
+            pos = _skip_inline_code(text, pos, mint=False)
+        elif role == _MINTINLINE:
+            pos = _skip_inline_code(text, pos, mint=True)
+        elif role == _HREF:
+            j = _skip(text, pos)
+            if j < n and text[j] == "{":
+                k = _close_brace(text, j, raw=True)
+                pos = k if k >= 0 else j + 1
+        elif role == _BEGIN:
+            pos = _skip_environment(text, pos)
+        elif role == _DOCUMENTCLASS:
+            is_root = True
+    magic = _magic_root(text)
+    return ParsedDocument(
+        path=path,
+        kind=DocumentKind.LATEX,
+        citations=tuple(citations),
+        links=tuple(links),
+        nocite_all=nocite_all,
+        magic_root=magic,
+        is_root=is_root,
+        bibitems=tuple(bibitems),
+        suppressed_lines=frozenset(suppressed),
+    )
+
+
+def _magic_root(text: str) -> str | None:
+    """The value of the first ``% !TEX root = file`` line (``%!TeX root=`` too)."""
+    for m in _MAGIC_ROOT.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if _MAGIC_LEAD.match(text, line_start, m.start()) and m.group(1):
+            return m.group(1)
+    return None
+
+
+def _read_file_link(
+    text: str, pos: int, name: str, role: str, links: list[Link], start: int
+) -> int:
+    """``\\input{f}`` / ``\\input f`` / ``\\include{f}`` / ``\\addbibresource[..]{f}``."""
+    kind = LinkKind.INCLUDE if role == _INCLUDE else LinkKind.BIBLIOGRAPHY
+    arg = _single_arg(text, pos) if role == _BIBRESOURCE else None
+    if role == _INCLUDE:
+        j = _skip(text, pos)
+        if j < len(text) and text[j] == "{":
+            arg = _single_arg(text, j)
+        elif name == "input":
+            bare = _INPUT_BARE.match(text, pos)
+            if bare is not None:
+                links.append(Link(kind, bare.group(1), Span(bare.start(1), bare.end(1)), name))
+                return bare.end()
+    if arg is None or _is_definition(text, start):
+        return pos
+    item = _trimmed(text, arg[0], arg[1])
+    if item is not None and "#" not in item[0] and "\\" not in item[0]:
+        links.append(Link(kind, item[0], Span(item[1], item[2]), name))
+    return arg[2]
+
+
+def _read_import(text: str, pos: int, name: str, links: list[Link], start: int) -> int:
+    """``\\import{dir}{file}`` and friends: the link's target is the file, ``base`` the dir."""
+    first = _single_arg(text, pos)
+    if first is None:
+        return pos
+    second = _single_arg(text, first[2])
+    if second is None or _is_definition(text, start):
+        return first[2]
+    base = text[first[0] : first[1]].strip()
+    item = _trimmed(text, second[0], second[1])
+    if item is not None and "#" not in item[0] + base and "\\" not in item[0] + base:
+        links.append(Link(LinkKind.INCLUDE, item[0], Span(item[1], item[2]), name, base=base))
+    return second[2]
+
+
+# ---------------------------------------------------------------------------------------
+# Completion
+# ---------------------------------------------------------------------------------------
+
+_PAR_BREAK = re.compile(_PAR)
+_KEY_TAIL = re.compile(r"[^,{}\s%]*")
+_KEY_HEAD = re.compile(r"[^,{}\s%]*\Z")
+
+
+def completion_context(
+    text: str, offset: int, extra_commands: tuple[str, ...] = ()
+) -> CompletionContext | None:
+    """The partial key at ``offset`` when the cursor is inside the key argument of a
+    citation command (in any group of a multicite, after a comma too), else None."""
+    if not 0 <= offset <= len(text):
+        return None
+    tables = _tables(tuple(extra_commands))
+    roles = tables.roles
+    # start at the beginning of the paragraph (arguments never cross a blank line)
+    lo = max(0, offset - 8000)
+    for brk in _PAR_BREAK.finditer(text, lo, offset):
+        lo = brk.end()
+    if lo > 0 and text[lo - 1] != "\n":
+        nl = text.find("\n", lo, offset)
+        if nl < 0:
+            return None
+        lo = nl + 1
+    lexer = _Lexer(text, tables.commands)
+    pos = lo
+    while pos <= offset:
+        token = lexer.next(pos, offset)
+        if token is None:
+            return None
+        _start, pos, m = token
+        if m is None:
+            if pos >= offset:
+                return None  # in a comment
+            continue
+        name = m.group(2)
+        if name is None:
+            continue
+        role = roles[name]
+        if role in (_CITE, _MULTI, _NOCITE):
+            groups, end = _cite_groups(text, pos, role == _MULTI)
+            for cs, ce in groups:
+                if ce < 0:
+                    tail = _PAR_BREAK.search(text, cs)
+                    ce = tail.start() if tail else len(text)
+                    if "}" in text[cs:offset] or "{" in text[cs:offset]:
+                        continue
+                if cs <= offset <= ce:
+                    return _key_at(text, cs, ce, offset)
+            pos = max(pos, end)
+        elif role == _VERB:
+            pos = _skip_delimited_code(text, pos)
+        elif role in (_INLINE_CODE, _MINTINLINE):
+            pos = _skip_inline_code(text, pos, mint=role == _MINTINLINE)
+        elif role == _BEGIN:
+            pos = _skip_environment(text, pos)
+    return None
+
+
+def _key_at(text: str, start: int, end: int, offset: int) -> CompletionContext:
+    head = _KEY_HEAD.search(text, start, offset)
+    ps = head.start() if head else offset
+    tail = _KEY_TAIL.match(text, offset, end)
+    pe = tail.end() if tail else offset
+    return CompletionContext(text[ps:offset], Span(ps, pe))

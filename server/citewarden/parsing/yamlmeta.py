@@ -1,0 +1,138 @@
+"""Citation metadata in YAML: pandoc front matter, Quarto ``_quarto.yml`` / ``_metadata.yml``
+and pandoc defaults files.
+
+Reads ``bibliography:`` (a string or a list) and ``nocite:`` (strings or lists of strings
+holding ``@key`` citations, ``@*`` for all) at the top level, under ``metadata:`` (pandoc
+defaults files) and under each ``format: <name>:`` (Quarto per-format metadata).  Spans
+come from PyYAML's node marks, so they are exact offsets into the file's text.  A YAML error
+is returned as a ``yaml-syntax`` finding, never raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from citewarden.model import (
+    Citation,
+    CitationKind,
+    Code,
+    Finding,
+    Link,
+    LinkKind,
+    Location,
+    Span,
+)
+
+#: Finds ``@key`` citations in ``text[start:end]``: yields (key, key start, key end).
+KeyScanner = Callable[[str, int, int], Iterator[tuple[str, int, int]]]
+
+
+@dataclass(slots=True)
+class Metadata:
+    """What a YAML block says about citations."""
+
+    links: list[Link] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+    nocite_all: bool = False
+    problems: list[Finding] = field(default_factory=list)
+    #: The block parsed and its top level is a mapping (pandoc's test for a metadata block).
+    is_mapping: bool = False
+
+
+def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeyScanner) -> Metadata:
+    """Compose ``text[start:end]`` as YAML and collect bibliography links and nocite keys
+    with spans in ``text``'s offsets."""
+    meta = Metadata()
+    try:
+        root = yaml.compose(text[start:end], Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = start + mark.index if mark is not None else start
+        where = min(max(where, start), end)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        meta.problems.append(
+            Finding(
+                Code.YAML_SYNTAX,
+                Location(path, Span(where, min(where + 1, end))),
+                f"YAML metadata could not be read: {problem}",
+            )
+        )
+        return meta
+    except RecursionError:
+        meta.problems.append(
+            Finding(
+                Code.YAML_SYNTAX,
+                Location(path, Span(start, start)),
+                "YAML metadata could not be read: nested too deeply",
+            )
+        )
+        return meta
+    if not isinstance(root, yaml.MappingNode):
+        return meta
+    meta.is_mapping = True
+    for mapping in _scopes(root):
+        for key_node, value in mapping.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                continue
+            if key_node.value == "bibliography":
+                for scalar in _scalars(value):
+                    located = _scalar_span(text, start, scalar)
+                    if located is not None:
+                        target, span = located
+                        meta.links.append(Link(LinkKind.BIBLIOGRAPHY, target, span, "bibliography"))
+            elif key_node.value == "nocite":
+                for scalar in _scalars(value):
+                    s = start + scalar.start_mark.index
+                    e = start + scalar.end_mark.index
+                    for key, ks, ke in scan_keys(text, s, e):
+                        if key == "*":
+                            meta.nocite_all = True
+                            continue
+                        meta.citations.append(
+                            Citation(key, Span(ks, ke), "nocite", Span(s, e), CitationKind.NOCITE)
+                        )
+    return meta
+
+
+def _scopes(root: yaml.MappingNode) -> Iterator[yaml.MappingNode]:
+    """The top level, ``metadata:`` and every ``format: <name>:`` mapping."""
+    yield root
+    for key_node, value in root.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            continue
+        if key_node.value == "metadata" and isinstance(value, yaml.MappingNode):
+            yield value
+        elif key_node.value == "format" and isinstance(value, yaml.MappingNode):
+            for _, per_format in value.value:
+                if isinstance(per_format, yaml.MappingNode):
+                    yield per_format
+
+
+def _scalars(node: yaml.Node) -> Iterator[yaml.ScalarNode]:
+    if isinstance(node, yaml.ScalarNode):
+        yield node
+    elif isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            if isinstance(item, yaml.ScalarNode):
+                yield item
+
+
+def _scalar_span(text: str, base: int, node: yaml.ScalarNode) -> tuple[str, Span] | None:
+    """A scalar's value (trimmed) and its span in ``text``: the value as written inside the
+    quotes, or where it appears verbatim in the scalar's source; for a value written with
+    escapes, the scalar's whole source range."""
+    value = str(node.value).strip()
+    if not value:
+        return None
+    s = base + node.start_mark.index
+    e = base + node.end_mark.index
+    if node.style in ("'", '"') and e - s >= 2:
+        s, e = s + 1, e - 1
+    found = text.find(value, s, e)
+    if found >= 0:
+        return value, Span(found, found + len(value))
+    return value, Span(s, e)

@@ -1,0 +1,395 @@
+"""The verification pipeline: identifier first, then fielded search, then a verdict.
+
+For each entry: normalise (only the fields verification needs); decide whether it can be
+verified at all (``skipped``); look its identifier up (DOI via Crossref then doi.org; arXiv
+id via arXiv; ISBN via Open Library; PMID via PubMed); when there is no identifier, or it
+points at another work, search the sources in the configured order and stop at the first
+candidate whose title and authors agree.  A search hit is only a candidate: it must pass
+the comparison.  Failed look-ups are remembered so that "could not check" never turns into
+"no such work".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from citewarden.model import Entry, Verdict
+from citewarden.settings import Settings, VerifySettings
+from citewarden.verify.base import Source
+from citewarden.verify.compare import Comparison, compare
+from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replace_confusables
+from citewarden.verify.records import Lookup, Outcome, Query, UpdateKind, WorkRecord
+from citewarden.verify.verdict import Evidence, IdState, decide, skipped
+
+log = logging.getLogger("citewarden.verify")
+
+#: Entry types that describe things no bibliographic source verifies.
+UNVERIFIABLE_TYPES = frozenset(
+    {"online", "www", "webpage", "electronic", "software", "codebase", "dataset", "patent"}
+)
+#: Sources that hold only part of the literature: their "not found" is not evidence.
+PARTIAL_SOURCES = frozenset({"snapshot"})
+#: Sources that can only look identifiers up, never search.
+ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
+#: Stop searching once this many sources agree on a candidate with a near-miss title.
+NEAR_MISS_CONFIRMATIONS = 2
+
+OnResult = Callable[[str, Verdict], Awaitable[None] | None]
+
+
+def skip_reason(entry: Entry, settings: VerifySettings) -> str | None:
+    """Why an entry is not verified, or None when it should be."""
+    if entry.key in settings.ignore_entries:
+        return "listed in verify.ignore_entries"
+    has_id = any((entry.get(n) or "").strip() for n in ("doi", "eprint", "isbn", "pmid"))
+    url = (entry.get("url") or entry.get("howpublished") or "").lower()
+    if "arxiv.org/" in url or "doi.org/10." in url:
+        has_id = True
+    kind = entry.entry_type.lower()
+    if has_id:
+        return None
+    if kind in UNVERIFIABLE_TYPES:
+        return f"@{kind} entries are not indexed by bibliographic sources"
+    if not (entry.get("title") or "").strip():
+        return "no title or identifier to verify"
+    if (
+        kind == "misc"
+        and url
+        and not any(
+            (entry.get(n) or "").strip() for n in ("journal", "booktitle", "publisher", "author")
+        )
+    ):
+        return "a web page (only a title and a URL)"
+    if (
+        kind == "misc"
+        and url
+        and not any((entry.get(n) or "").strip() for n in ("journal", "booktitle", "publisher"))
+    ):
+        return "a web page or software (a URL without a venue or publisher)"
+    return None
+
+
+class Verifier:
+    """Verifies entries against sources (already wrapped in the cache, if any)."""
+
+    def __init__(
+        self,
+        sources: Sequence[Source],
+        settings: VerifySettings | None = None,
+        *,
+        today: date | None = None,
+    ) -> None:
+        self.settings = settings or VerifySettings()
+        self.sources: dict[str, Source] = {s.name: s for s in sources}
+        order = [n for n in PARTIAL_SOURCES if n in self.sources]
+        order += [n for n in self.settings.sources if n in self.sources]
+        order += [n for n in self.sources if n not in order]
+        self.order = order
+        self.today = today or date.today()
+        # Identifier look-ups and searches have separate slots, so entries waiting on the
+        # slower search lanes never hold up entries that only need an identifier look-up.
+        self._id_slots = asyncio.Semaphore(max(1, self.settings.concurrency))
+        self._search_slots = asyncio.Semaphore(max(1, self.settings.concurrency))
+        self._closers: list[Callable[[], Any]] = []
+
+    async def aclose(self) -> None:
+        """Release what :func:`build_verifier` opened (HTTP client, cache, snapshot)."""
+        for source in self.sources.values():
+            close = getattr(source, "close", None)
+            if callable(close):
+                close()
+        for closer in self._closers:
+            result = closer()
+            if asyncio.iscoroutine(result):
+                await result
+        self._closers.clear()
+
+    # ------------------------------------------------------------------------------------
+
+    async def verify(self, entry: Entry) -> Verdict:
+        """The verdict for one entry.  Never raises for network or data problems."""
+        verdict = await self._verify(entry, None)
+        assert verdict is not None
+        return verdict
+
+    async def _verify(self, entry: Entry, cancel: asyncio.Event | None) -> Verdict | None:
+        """The verdict, or None when ``cancel`` was set before the work started."""
+        reason = skip_reason(entry, self.settings)
+        if reason is not None:
+            return skipped(entry.key, reason)
+        try:
+            norm = normalize_entry(entry)
+            ev = Evidence(norm, today=self.today)
+            async with self._id_slots:
+                if cancel is not None and cancel.is_set():
+                    return None
+                await self._identify(ev)
+            if ev.id_comparison is None or not ev.id_comparison.title_ok:
+                async with self._search_slots:
+                    if cancel is not None and cancel.is_set():
+                        return None
+                    await self._search(ev)
+            await self._published_version(ev)
+            return decide(ev, entry.key)
+        except Exception:  # one bad entry must not stop the others
+            log.exception("verification of %s failed", entry.key)
+            from citewarden.model import Code, Issue, Status, Tier
+
+            return Verdict(
+                entry.key,
+                Status.UNVERIFIED,
+                Tier.D,
+                issues=(Issue(Code.UNVERIFIED, "internal error while verifying"),),
+                reason="internal error",
+            )
+
+    async def verify_many(
+        self,
+        entries: Iterable[Entry],
+        *,
+        on_result: OnResult | None = None,
+        cancel_event: asyncio.Event | None = None,
+    ) -> dict[str, Verdict]:
+        """Verify entries concurrently (at most ``settings.concurrency`` identifier look-ups
+        and as many searches at once).
+
+        ``on_result(key, verdict)`` is called as each verdict is ready.  Setting
+        ``cancel_event`` stops further look-ups; entries not finished by then are left out.
+        """
+        results: dict[str, Verdict] = {}
+        unique: dict[str, Entry] = {}
+        for e in entries:
+            unique.setdefault(e.key, e)
+
+        async def one(entry: Entry) -> None:
+            verdict = await self._verify(entry, cancel_event)
+            if verdict is None:
+                return
+            results[entry.key] = verdict
+            if on_result is not None:
+                maybe = on_result(entry.key, verdict)
+                if asyncio.iscoroutine(maybe):
+                    await maybe
+
+        await asyncio.gather(*(one(e) for e in unique.values()))
+        return results
+
+    # ------------------------------------------------------------------------------------
+
+    async def _call(self, ev: Evidence, name: str, method: str, *args: Any) -> Lookup | None:
+        source = self.sources.get(name)
+        fn = getattr(source, method, None) if source is not None else None
+        if fn is None:
+            return None
+        try:
+            lookup: Lookup = await fn(*args)
+        except Exception as exc:  # sources promise not to raise; stay safe if one does
+            log.warning("%s.%s raised %s", name, method, type(exc).__name__)
+            lookup = Lookup.failed(name, f"internal error in {name}")
+        if lookup.outcome is Outcome.FAILED and lookup.reason == "unsupported":
+            return None
+        ev.sources.append(name)
+        if lookup.outcome is Outcome.FAILED:
+            ev.failures.append(f"{name}: {lookup.reason or 'failed'}")
+        return lookup
+
+    async def _identify(self, ev: Evidence) -> None:
+        e = ev.entry
+        if e.doi:
+            ev.id_kind, ev.id_value = "doi", e.doi
+            if e.doi.startswith("10.48550/arxiv.") and e.arxiv_id:
+                await self._by_arxiv(ev, e.arxiv_id, keep_kind=True)
+                return
+            states: list[Outcome] = []
+            for name in ("snapshot", "crossref", "doi", "datacite"):
+                if name not in self.sources:
+                    continue
+                lookup = await self._call(ev, name, "by_doi", e.doi)
+                if lookup is None:
+                    continue
+                if name in PARTIAL_SOURCES and lookup.outcome is Outcome.NOT_FOUND:
+                    continue  # a partial index: absence there proves nothing
+                states.append(lookup.outcome)
+                if lookup.outcome is Outcome.FOUND:
+                    self._set_identified(ev, lookup.records)
+                    return
+                if name == "doi" and lookup.outcome is Outcome.NOT_FOUND:
+                    # doi.org is authoritative: a 404 there means the DOI does not exist
+                    ev.id_state = IdState.MISSING
+                    return
+            if states and all(s is Outcome.NOT_FOUND for s in states) and "doi" in self.sources:
+                ev.id_state = IdState.MISSING
+            else:
+                ev.id_state = IdState.FAILED if states else None
+            return
+        if e.arxiv_id:
+            await self._by_arxiv(ev, e.arxiv_id)
+            return
+        if e.pmid:
+            ev.id_kind, ev.id_value = "pmid", e.pmid
+            lookup = await self._call(ev, "pubmed", "by_pmid", e.pmid)
+            self._apply(ev, lookup)
+            return
+        if e.isbn:
+            ev.id_kind, ev.id_value = "isbn", e.isbn
+            lookup = await self._call(ev, "openlibrary", "by_isbn", e.isbn)
+            self._apply(ev, lookup)
+
+    async def _by_arxiv(self, ev: Evidence, arxiv_id: str, *, keep_kind: bool = False) -> None:
+        if not keep_kind:
+            ev.id_kind, ev.id_value = "arxiv", arxiv_id
+        lookup = await self._call(ev, "arxiv", "by_arxiv", arxiv_id)
+        if lookup is None or lookup.outcome is Outcome.FAILED:
+            # Semantic Scholar knows arXiv ids too
+            alt = await self._call(ev, "semanticscholar", "by_arxiv", arxiv_id)
+            if alt is not None and (lookup is None or alt.outcome is not Outcome.FAILED):
+                lookup = alt
+        self._apply(ev, lookup)
+
+    def _apply(self, ev: Evidence, lookup: Lookup | None) -> None:
+        if lookup is None:
+            ev.id_state = None
+        elif lookup.outcome is Outcome.FOUND:
+            self._set_identified(ev, lookup.records)
+        elif lookup.outcome is Outcome.NOT_FOUND:
+            ev.id_state = IdState.MISSING
+        else:
+            ev.id_state = IdState.FAILED
+
+    def _set_identified(self, ev: Evidence, records: Sequence[WorkRecord]) -> None:
+        usable = [r for r in records if not r.is_notice] or list(records)
+        cmps = [compare(ev.entry, r) for r in usable]
+        best = max(cmps, key=lambda c: (c.identifies, c.score))
+        ev.id_state = IdState.FOUND
+        ev.id_comparison = best
+
+    # ------------------------------------------------------------------------------------
+
+    def _query(self, e: NormalizedEntry) -> Query:
+        title = replace_confusables(e.title or "")
+        surnames = tuple(a.family for a in e.authors[:3] if a.family)
+        return Query(title=title, authors=surnames, year=e.year, venue=e.venue, limit=5)
+
+    def _search_order(self, e: NormalizedEntry) -> list[str]:
+        names = [n for n in self.order if n not in ID_ONLY_SOURCES]
+        if e.entry_type in ("book", "inbook") and "openlibrary" in self.sources:
+            names.append("openlibrary")
+        return names
+
+    async def _search(self, ev: Evidence) -> None:
+        e = ev.entry
+        if not e.title:
+            return
+        query = self._query(e)
+        ev.searched = True
+        complete = True
+        definitive = 0
+        confirmations = 0
+        for name in self._search_order(e):
+            lookup = await self._call(ev, name, "search", query)
+            if lookup is None:
+                continue
+            if lookup.outcome is Outcome.FAILED:
+                complete = False
+                continue
+            if name not in PARTIAL_SOURCES:
+                definitive += 1
+            for rec in lookup.records:
+                cmp = compare(e, rec)
+                if cmp.full_agreement:
+                    ev.candidate = _better(ev.candidate, cmp)
+                    ev.search_complete = True
+                    return
+                if cmp.identifies:
+                    if ev.candidate is None or cmp.score > ev.candidate.score:
+                        ev.candidate = cmp
+                elif (
+                    cmp.title is not None
+                    and cmp.title.exact
+                    and cmp.authors is not None
+                    and (ev.title_only is None or cmp.score > ev.title_only.score)
+                ):
+                    ev.title_only = cmp
+            if ev.candidate is not None:
+                confirmations += 1
+                if confirmations >= NEAR_MISS_CONFIRMATIONS:
+                    break
+        ev.search_complete = complete and definitive > 0
+        if definitive == 0 and complete:
+            ev.failures.append("no source that covers the literature was consulted")
+
+    async def _published_version(self, ev: Evidence) -> None:
+        """A preprint (arXiv / posted content) whose published version is known."""
+        cmp = ev.id_comparison if ev.id_comparison and ev.id_comparison.identifies else None
+        cmp = cmp or ev.candidate
+        if cmp is None:
+            return
+        rec = cmp.record
+        is_preprint = rec.source == "arxiv" or rec.work_type == "posted-content"
+        if not is_preprint:
+            return
+        target = dict(rec.extra).get("published-doi") or dict(rec.extra).get("is-preprint-of")
+        if rec.source == "arxiv" and rec.doi and not rec.doi.startswith("10.48550/"):
+            target = target or rec.doi
+        if not target:
+            return
+        lookup = await self._call(ev, "crossref", "by_doi", target)
+        if lookup is not None and lookup.outcome is Outcome.FOUND and lookup.records:
+            ev.published = lookup.records[0]
+
+
+def _better(a: Comparison | None, b: Comparison) -> Comparison:
+    return b if a is None or b.score >= a.score else a
+
+
+def notices_of(records: Iterable[WorkRecord]) -> set[UpdateKind]:
+    return {u.kind for r in records for u in r.updates}
+
+
+# ----------------------------------------------------------------------------------------
+# Construction from settings
+# ----------------------------------------------------------------------------------------
+
+
+def build_verifier(
+    settings: Settings, *, offline: bool = False, snapshot: Path | None = None
+) -> Verifier:
+    """A verifier over the configured sources behind the persistent cache.
+
+    ``offline`` answers from the cache (and the snapshot, if any) only.  Close it with
+    ``await verifier.aclose()`` (releases the HTTP client and the cache).
+    """
+    from citewarden.cache import Cache
+    from citewarden.verify.config import resolve_config
+    from citewarden.verify.sources.registry import build_sources, make_http
+
+    config = resolve_config(settings.verify)
+    http = make_http(config)
+    try:
+        cache: Cache | None = Cache()
+    except OSError:
+        cache = None  # an unwritable cache directory: verify without one
+    sources = build_sources(
+        config,
+        http,
+        cache=cache,
+        offline=offline or settings.verify.offline,
+        snapshot=snapshot,
+    )
+    verifier = Verifier(sources, settings.verify)
+    verifier._closers.append(http.aclose)
+    if cache is not None:
+        verifier._closers.append(cache.close)
+    return verifier
+
+
+def verdict_counts(verdicts: Mapping[str, Verdict]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for v in verdicts.values():
+        counts[v.status.value] = counts.get(v.status.value, 0) + 1
+    return counts

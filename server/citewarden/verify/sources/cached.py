@@ -1,0 +1,130 @@
+"""CachedSource: any source behind the persistent cache, so the engine stays cache-agnostic.
+
+FOUND answers are kept ~30 days, NOT_FOUND ~1 day, notices (retraction status) ~1 day;
+FAILED answers are never stored.  In offline mode nothing reaches the inner source: a cache
+miss is ``Lookup.failed(name, "offline: not in cache")``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from citewarden.cache import TTL_FOUND, TTL_NOT_FOUND, TTL_NOTICES, Cache
+from citewarden.verify.records import (
+    Lookup,
+    Outcome,
+    Query,
+    lookup_from_dict,
+    lookup_to_dict,
+)
+from citewarden.verify.sources._common import fold, normalize_doi
+
+OFFLINE_MISS = "offline: not in cache"
+
+#: Single-argument look-up methods that are cached when the inner source has them.
+KEYED_METHODS = frozenset(
+    {"by_arxiv", "by_pmid", "by_isbn", "search_bibliographic", "notices", "summaries"}
+)
+SHORT_LIVED = frozenset({"notices"})
+
+
+def _norm_arg(method: str, arg: Any) -> str:
+    if method in {"by_doi", "notices"}:
+        return normalize_doi(str(arg)) or fold(str(arg))
+    if isinstance(arg, Query):
+        data = dataclasses.asdict(arg)
+        data["title"] = fold(arg.title)
+        data["authors"] = [fold(a) for a in arg.authors]
+        data["venue"] = fold(arg.venue) if arg.venue else None
+        return json.dumps(data, sort_keys=True, ensure_ascii=False)
+    if isinstance(arg, list | tuple):
+        return ",".join(fold(str(a)) for a in arg)
+    return fold(str(arg))
+
+
+class CachedSource:
+    """Wraps ``inner`` (any :class:`~citewarden.verify.base.Source`) with ``cache``.
+
+    Exposes the same methods as ``inner``: ``by_doi``, ``search`` and, when ``inner`` has
+    them, ``notices``, ``by_dois``, ``by_arxiv``, ``by_pmid``, ``by_isbn`` ... (``hasattr``
+    tells the engine what a source supports).  Results read from the cache have
+    ``from_cache=True``.
+    """
+
+    def __init__(self, inner: Any, cache: Cache | None, *, offline: bool = False) -> None:
+        self.inner = inner
+        self.name: str = inner.name
+        self.cache = cache
+        self.offline = offline
+
+    def __repr__(self) -> str:
+        return f"CachedSource({self.inner!r}, offline={self.offline})"
+
+    async def _cached(self, method: str, arg: Any, call: Callable[[], Awaitable[Lookup]]) -> Lookup:
+        key = self.cache.key(self.name, method, _norm_arg(method, arg)) if self.cache else ""
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if isinstance(hit, dict):
+                try:
+                    return lookup_from_dict(hit, from_cache=True)
+                except (KeyError, TypeError, ValueError):
+                    pass  # an unreadable entry is a miss
+        if self.offline:
+            return Lookup.failed(self.name, OFFLINE_MISS)
+        result = await call()
+        self._store(method, key, result)
+        return result
+
+    def _store(self, method: str, key: str, result: Lookup) -> None:
+        if self.cache is None or result.outcome is Outcome.FAILED:
+            return
+        if method in SHORT_LIVED:
+            ttl = TTL_NOTICES
+        elif result.outcome is Outcome.FOUND:
+            ttl = TTL_FOUND
+        else:
+            ttl = TTL_NOT_FOUND
+        self.cache.set(key, lookup_to_dict(result), ttl)
+
+    async def by_doi(self, doi: str) -> Lookup:
+        return await self._cached("by_doi", doi, lambda: self.inner.by_doi(doi))
+
+    async def search(self, query: Query) -> Lookup:
+        return await self._cached("search", query, lambda: self.inner.search(query))
+
+    async def _by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+        out: dict[str, Lookup] = {}
+        missing: list[str] = []
+        for raw in dois:
+            doi = normalize_doi(raw) or raw.strip().lower()
+            if doi in out or doi in missing:
+                continue
+            hit = self.cache.get(self.cache.key(self.name, "by_doi", doi)) if self.cache else None
+            if isinstance(hit, dict):
+                out[doi] = lookup_from_dict(hit, from_cache=True)
+            elif self.offline:
+                out[doi] = Lookup.failed(self.name, OFFLINE_MISS)
+            else:
+                missing.append(doi)
+        if missing:
+            fetched: dict[str, Lookup] = await self.inner.by_dois(missing)
+            for doi, result in fetched.items():
+                key = self.cache.key(self.name, "by_doi", doi) if self.cache else ""
+                self._store("by_doi", key, result)
+                out[doi] = result
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self.inner, name)  # AttributeError when the source lacks it
+        if name == "by_dois":
+            return self._by_dois
+        if name in KEYED_METHODS:
+
+            async def method(arg: Any) -> Lookup:
+                return await self._cached(name, arg, lambda: attr(arg))
+
+            return method
+        return attr

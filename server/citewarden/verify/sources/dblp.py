@@ -1,0 +1,107 @@
+"""dblp publication search (computer science): ``/search/publ/api?q=...&format=json``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citewarden.verify.http import HttpClient
+from citewarden.verify.records import Lookup, Query, WorkRecord
+from citewarden.verify.sources._common import (
+    clean_text,
+    guard,
+    normalize_doi,
+    person_from_name,
+    reply_json,
+    year_from_string,
+)
+
+DBLP_TYPES = {
+    "Journal Articles": "journal-article",
+    "Conference and Workshop Papers": "proceedings-article",
+    "Informal and Other Publications": "posted-content",
+    "Books and Theses": "book",
+    "Parts in Books or Collections": "book-chapter",
+    "Editorship": "edited-book",
+}
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return value if isinstance(value, list) else [value]
+
+
+def work_from_dblp(hit: Any, source: str = "dblp") -> WorkRecord | None:
+    """A :class:`WorkRecord` from a dblp search hit."""
+    if not isinstance(hit, dict):
+        return None
+    info = hit.get("info") or {}
+    title = clean_text(info.get("title")).rstrip(".")
+    if not title:
+        return None
+    authors = []
+    for a in _as_list((info.get("authors") or {}).get("author")):
+        name = a.get("text") if isinstance(a, dict) else a
+        person = person_from_name(name) if isinstance(name, str) else None
+        if person:
+            authors.append(person)
+    venues = [clean_text(v) for v in _as_list(info.get("venue")) if clean_text(v)]
+    score = hit.get("@score")
+    volume = clean_text(info.get("volume")) or None
+    extra: list[tuple[str, str]] = []
+    if info.get("key"):
+        extra.append(("dblp_key", str(info["key"])))
+    ee = info.get("ee")
+    arxiv_id = None
+    for link in _as_list(ee):
+        if isinstance(link, str) and "arxiv.org/abs/" in link:
+            arxiv_id = link.rsplit("/abs/", 1)[1]
+    return WorkRecord(
+        source=source,
+        title=title,
+        authors=tuple(authors),
+        year=year_from_string(info.get("year")),
+        doi=normalize_doi(info.get("doi")),
+        venue=venues[0] if venues else None,  # dblp venues are abbreviations ("CoRR", "NeurIPS")
+        venue_short=tuple(venues),
+        volume=volume,
+        issue=clean_text(info.get("number")) or None,
+        pages=clean_text(info.get("pages")) or None,
+        work_type=DBLP_TYPES.get(
+            clean_text(info.get("type")), clean_text(info.get("type")) or None
+        ),
+        url=clean_text(info.get("url")) or None,
+        record_id=clean_text(info.get("key")) or None,
+        arxiv_id=arxiv_id,
+        relevance=float(score) if isinstance(score, str) and score.isdigit() else None,
+        extra=tuple(extra),
+    )
+
+
+class DblpSource:
+    """dblp (no DOI look-up; search only)."""
+
+    name = "dblp"
+
+    def __init__(self, http: HttpClient, base_url: str) -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/")
+
+    async def by_doi(self, doi: str) -> Lookup:
+        return Lookup.failed(self.name, "unsupported")
+
+    async def search(self, query: Query) -> Lookup:
+        params = {"q": query.title, "format": "json", "h": str(max(1, min(query.limit, 30)))}
+        reply = await self.http.get(f"{self.base_url}/search/publ/api", lane="dblp", params=params)
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+
+        def build() -> Lookup:
+            hits = data["result"]["hits"]
+            items = _as_list(hits.get("hit"))
+            return Lookup.found(
+                self.name, [r for r in (work_from_dblp(h, self.name) for h in items) if r]
+            )
+
+        return guard(self.name, build)

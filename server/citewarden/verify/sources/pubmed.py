@@ -1,0 +1,276 @@
+"""NCBI E-utilities for PubMed: esearch, efetch/esummary (XML parsed safely), ECitMatch."""
+
+from __future__ import annotations
+
+import re
+from xml.etree.ElementTree import Element
+
+from citewarden.verify.http import Failure, HttpClient
+from citewarden.verify.records import Lookup, Person, Query, Update, UpdateKind, WorkRecord
+from citewarden.verify.sources._common import (
+    clean_text,
+    normalize_doi,
+    person_from_name,
+    reply_xml,
+    year_from_string,
+)
+
+CORRECTION_REFS = {
+    "RetractionIn": UpdateKind.RETRACTION,
+    "ErratumIn": UpdateKind.CORRECTION,
+    "ExpressionOfConcernIn": UpdateKind.EXPRESSION_OF_CONCERN,
+    "RetractionOf": UpdateKind.RETRACTION,
+}
+
+
+def _text(el: Element | None) -> str:
+    return clean_text("".join(el.itertext())) if el is not None else ""
+
+
+def work_from_pubmed_article(art: Element, source: str = "pubmed") -> WorkRecord | None:
+    """A :class:`WorkRecord` from an efetch ``<PubmedArticle>``."""
+    cit = art.find("MedlineCitation")
+    if cit is None:
+        return None
+    article = cit.find("Article")
+    if article is None:
+        return None
+    title = _text(article.find("ArticleTitle")).rstrip(".") or _text(
+        article.find("VernacularTitle")
+    )
+    if not title:
+        return None
+    pmid = _text(cit.find("PMID")) or None
+    journal = article.find("Journal")
+    issue_el = journal.find("JournalIssue") if journal is not None else None
+    pubdate = issue_el.find("PubDate") if issue_el is not None else None
+    year = None
+    if pubdate is not None:
+        year = year_from_string(pubdate.findtext("Year")) or year_from_string(
+            pubdate.findtext("MedlineDate")
+        )
+    authors: list[Person] = []
+    for a in article.findall("AuthorList/Author"):
+        last = _text(a.find("LastName"))
+        if last:
+            authors.append(Person(last, _text(a.find("ForeName")) or _text(a.find("Initials"))))
+        elif a.find("CollectiveName") is not None:
+            authors.append(Person(_text(a.find("CollectiveName"))))
+    doi = None
+    for aid in art.findall("PubmedData/ArticleIdList/ArticleId"):
+        if aid.get("IdType") == "doi":
+            doi = normalize_doi(aid.text)
+            break
+    if doi is None:
+        for loc in article.findall("ELocationID"):
+            if loc.get("EIdType") == "doi":
+                doi = normalize_doi(loc.text)
+    issn = tuple(_text(i) for i in journal.findall("ISSN")) if journal is not None else ()
+    short = _text(journal.find("ISOAbbreviation")) if journal is not None else ""
+    medline_ta = _text(cit.find("MedlineJournalInfo/MedlineTA"))
+    pages = _text(article.find("Pagination/MedlinePgn")) or None
+    updates = tuple(
+        Update(CORRECTION_REFS[c.get("RefType", "")], label=_text(c.find("RefSource")) or None)
+        for c in cit.findall("CommentsCorrectionsList/CommentsCorrections")
+        if c.get("RefType") in CORRECTION_REFS and c.get("RefType", "").endswith("In")
+    )
+    return WorkRecord(
+        source=source,
+        title=title,
+        authors=tuple(authors),
+        year=year,
+        doi=doi,
+        venue=_text(journal.find("Title")) if journal is not None else None,
+        venue_short=tuple(dict.fromkeys(s for s in (short, medline_ta) if s)),
+        issn=tuple(i for i in issn if i),
+        volume=_text(issue_el.find("Volume")) or None if issue_el is not None else None,
+        issue=_text(issue_el.find("Issue")) or None if issue_el is not None else None,
+        pages=pages,
+        work_type="journal-article",
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None,
+        record_id=pmid,
+        pmid=pmid,
+        updates=updates,
+    )
+
+
+def work_from_docsum(doc: Element, source: str = "pubmed") -> WorkRecord | None:
+    """A :class:`WorkRecord` from an esummary (v1) ``<DocSum>``."""
+    items = {i.get("Name"): i for i in doc.findall("Item")}
+
+    def item(name: str) -> str:
+        return _text(items.get(name))
+
+    title = item("Title").rstrip(".")
+    if not title:
+        return None
+    pmid = _text(doc.find("Id")) or None
+    authors = tuple(
+        p
+        for p in (
+            _docsum_author(_text(a))
+            for a in (items["AuthorList"].findall("Item") if "AuthorList" in items else [])
+        )
+        if p
+    )
+    ids = (
+        {i.get("Name"): _text(i) for i in items["ArticleIds"].findall("Item")}
+        if "ArticleIds" in items
+        else {}
+    )
+    doi = normalize_doi(ids.get("doi") or item("DOI"))
+    return WorkRecord(
+        source=source,
+        title=title,
+        authors=authors,
+        year=year_from_string(item("PubDate")),
+        doi=doi,
+        venue=item("FullJournalName") or item("Source") or None,
+        venue_short=(item("Source"),) if item("Source") else (),
+        issn=tuple(x for x in (item("ISSN"), item("ESSN")) if x),
+        volume=item("Volume") or None,
+        issue=item("Issue") or None,
+        pages=item("Pages") or None,
+        work_type="journal-article",
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None,
+        record_id=pmid,
+        pmid=pmid,
+    )
+
+
+def _docsum_author(name: str) -> Person | None:
+    # "LoPresti PJ", "Hambrick GW Jr": surname then initials.
+    name = re.sub(r"\s+(Jr|Sr|II|III|IV)\.?$", "", name.strip())
+    m = re.match(r"^(.*\S)\s+([A-Z]{1,4})$", name)
+    if m:
+        return Person(m.group(1), m.group(2))
+    return person_from_name(name) if name else None
+
+
+class PubMedSource:
+    """PubMed through E-utilities (3 req/s, 10 with an NCBI API key)."""
+
+    name = "pubmed"
+
+    def __init__(
+        self,
+        http: HttpClient,
+        base_url: str,
+        *,
+        mailto: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/") + "/entrez/eutils"
+        self.mailto = mailto
+        self._api_key = api_key
+        self._lane = "pubmed-key" if api_key else "pubmed"
+
+    def _params(self, **params: str) -> dict[str, str]:
+        params["tool"] = "citewarden"
+        if self.mailto:
+            params["email"] = self.mailto
+        if self._api_key:
+            params["api_key"] = self._api_key
+        return params
+
+    async def _xml(self, endpoint: str, params: dict[str, str]) -> Element | Lookup:
+        reply = await self.http.get(
+            f"{self.base_url}/{endpoint}", lane=self._lane, params=self._params(**params)
+        )
+        root = reply_xml(self.name, reply)
+        if isinstance(root, Lookup):
+            return root
+        error = root.find("ERROR")
+        if error is not None or root.tag == "ERROR":
+            return Lookup.failed(self.name, "E-utilities error")
+        return root
+
+    async def esearch(self, term: str, limit: int = 5) -> list[str] | Lookup:
+        """PMIDs matching an Entrez query (a Lookup when the request failed)."""
+        root = await self._xml("esearch.fcgi", {"db": "pubmed", "term": term, "retmax": str(limit)})
+        if isinstance(root, Lookup):
+            return root
+        if root.tag != "eSearchResult":
+            return Lookup.failed(self.name, "malformed response: not an eSearchResult")
+        return [i.text.strip() for i in root.findall("IdList/Id") if i.text and i.text.strip()]
+
+    async def by_pmids(self, pmids: list[str] | tuple[str, ...]) -> Lookup:
+        """Full records for PMIDs (efetch, PubMed XML)."""
+        if not pmids:
+            return Lookup.not_found(self.name)
+        root = await self._xml(
+            "efetch.fcgi", {"db": "pubmed", "id": ",".join(pmids), "retmode": "xml"}
+        )
+        if isinstance(root, Lookup):
+            return root
+        if root.tag != "PubmedArticleSet":
+            return Lookup.failed(self.name, "malformed response: not a PubmedArticleSet")
+        recs = [
+            r
+            for r in (work_from_pubmed_article(a, self.name) for a in root.findall("PubmedArticle"))
+            if r
+        ]
+        return Lookup.found(self.name, recs)
+
+    async def by_pmid(self, pmid: str) -> Lookup:
+        pmid = pmid.strip()
+        if not pmid.isdigit():
+            return Lookup.not_found(self.name)
+        return await self.by_pmids([pmid])
+
+    async def summaries(self, pmids: list[str] | tuple[str, ...]) -> Lookup:
+        """Brief records for PMIDs (esummary v1 DocSums, one request for many ids)."""
+        if not pmids:
+            return Lookup.not_found(self.name)
+        root = await self._xml("esummary.fcgi", {"db": "pubmed", "id": ",".join(pmids)})
+        if isinstance(root, Lookup):
+            return root
+        if root.tag != "eSummaryResult":
+            return Lookup.failed(self.name, "malformed response: not an eSummaryResult")
+        recs = [r for r in (work_from_docsum(d, self.name) for d in root.findall("DocSum")) if r]
+        return Lookup.found(self.name, recs)
+
+    async def by_doi(self, doi: str) -> Lookup:
+        doi = normalize_doi(doi) or doi.strip()
+        ids = await self.esearch(f'"{doi}"[doi]', limit=2)
+        if isinstance(ids, Lookup):
+            return ids
+        return await self.by_pmids(ids) if ids else Lookup.not_found(self.name)
+
+    async def search(self, query: Query) -> Lookup:
+        words = re.sub(r"[\[\]\"()]", " ", query.title)
+        term = f'"{" ".join(words.split())}"[Title]'
+        if query.authors:
+            term += f" AND {query.authors[0]}[Author]"
+        ids = await self.esearch(term, limit=max(1, min(query.limit, 20)))
+        if isinstance(ids, Lookup):
+            return ids
+        return await self.by_pmids(ids) if ids else Lookup.not_found(self.name)
+
+    async def citmatch(
+        self, journal: str, year: int | str, volume: str, first_page: str, author: str
+    ) -> Lookup:
+        """ECitMatch: the PMID of a citation given journal, year, volume, first page, author."""
+        bdata = (
+            "|".join(
+                str(x).replace("|", " ") for x in (journal, year, volume, first_page, author, "q")
+            )
+            + "|"
+        )
+        reply = await self.http.get(
+            f"{self.base_url}/ecitmatch.cgi",
+            lane=self._lane,
+            params=self._params(db="pubmed", retmode="xml", bdata=bdata),
+        )
+        if isinstance(reply, Failure):
+            return Lookup.failed(self.name, reply.reason)
+        if reply.status != 200:
+            return Lookup.failed(self.name, f"HTTP {reply.status}")
+        last = reply.text.strip().splitlines()[-1:] or [""]
+        pmid = last[0].rsplit("|", 1)[-1].strip()
+        if pmid.isdigit():
+            return await self.by_pmid(pmid)
+        if pmid.startswith("NOT_FOUND") or pmid.startswith("AMBIGUOUS"):
+            return Lookup.not_found(self.name)
+        return Lookup.failed(self.name, "malformed response: ECitMatch")

@@ -1,0 +1,198 @@
+"""Offline source: a JSONL file of Crossref-format work records, indexed into SQLite FTS5.
+
+Each line holds one work (the ``message`` of ``/works/{doi}``), an envelope
+``{"message": work}``, or a page ``{"items": [work, ...]}`` as in Crossref's public data
+file.  The index is built on first use next to the cache (``<dir>/snapshots/``) and rebuilt
+when the file changes; lines that are not valid records are skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from citewarden.verify.records import Lookup, Query
+from citewarden.verify.sources._common import normalize_doi
+from citewarden.verify.sources.crossref import work_from_csl
+
+INDEX_VERSION = 1
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset(
+    {"a", "an", "the", "of", "and", "in", "on", "for", "to", "with", "by", "at", "or"}
+)
+
+
+def _works(line: str) -> Iterator[dict[str, Any]]:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        return
+    if not isinstance(data, dict):
+        return
+    if isinstance(data.get("items"), list):
+        yield from (w for w in data["items"] if isinstance(w, dict))
+    elif isinstance(data.get("message"), dict):
+        yield data["message"]
+    else:
+        yield data
+
+
+class SnapshotSource:
+    """Answers ``by_doi``, ``search`` and ``notices`` from a local snapshot file."""
+
+    name = "snapshot"
+
+    def __init__(self, path: str | os.PathLike[str], index_dir: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.index_dir = Path(index_dir)
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._problem: str | None = None
+        #: Lines skipped while indexing (not JSON, or no DOI/title).
+        self.skipped = 0
+
+    # -- index ------------------------------------------------------------------------------
+
+    def index_path(self) -> Path:
+        st = self.path.stat()
+        ident = f"{self.path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{INDEX_VERSION}"
+        digest = hashlib.sha256(ident.encode()).hexdigest()[:20]
+        return self.index_dir / f"snapshot-{digest}.sqlite"
+
+    def _open(self) -> sqlite3.Connection | None:
+        """Open (building if needed) the index; ``None`` with :attr:`_problem` set on error."""
+        if self._conn is not None:
+            return self._conn
+        try:
+            target = self.index_path()
+        except OSError as exc:
+            self._problem = f"snapshot unreadable: {exc.strerror or exc}"
+            return None
+        if not target.exists():
+            try:
+                self._build(target)
+            except (OSError, sqlite3.Error) as exc:
+                self._problem = f"snapshot index failed: {exc}"
+                return None
+        self._conn = sqlite3.connect(str(target), check_same_thread=False)
+        return self._conn
+
+    def _build(self, target: Path) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".tmp{os.getpid()}")
+        tmp.unlink(missing_ok=True)
+        conn = sqlite3.connect(str(tmp))
+        try:
+            conn.executescript(
+                """
+                CREATE TABLE works (doi TEXT PRIMARY KEY, json TEXT NOT NULL);
+                CREATE TABLE updates (target TEXT NOT NULL, doi TEXT NOT NULL);
+                CREATE INDEX updates_target ON updates(target);
+                CREATE VIRTUAL TABLE fts USING fts5(doi UNINDEXED, title, authors);
+                """
+            )
+            with self.path.open(encoding="utf-8", errors="replace") as fh:
+                for line in fh:
+                    if not line.strip():
+                        continue
+                    works = list(_works(line))
+                    if not works:
+                        self.skipped += 1
+                    for work in works:
+                        self._add(conn, work)
+            conn.commit()
+        finally:
+            conn.close()
+        os.replace(tmp, target)
+
+    def _add(self, conn: sqlite3.Connection, work: dict[str, Any]) -> None:
+        rec = work_from_csl(work, self.name)
+        if rec is None or rec.doi is None:
+            self.skipped += 1
+            return
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO works VALUES (?, ?)",
+            (rec.doi, json.dumps(work, ensure_ascii=False)),
+        )
+        if cur.rowcount == 0:
+            return
+        title = " ".join(t for t in (rec.title, rec.subtitle) if t)
+        conn.execute(
+            "INSERT INTO fts VALUES (?, ?, ?)",
+            (rec.doi, title, " ".join(p.family for p in rec.authors)),
+        )
+        for u in work.get("update-to") or []:
+            target = normalize_doi(u.get("DOI")) if isinstance(u, dict) else None
+            if target and target != rec.doi:
+                conn.execute("INSERT INTO updates VALUES (?, ?)", (target, rec.doi))
+
+    # -- queries ----------------------------------------------------------------------------
+
+    def _run(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]] | None:
+        with self._lock:
+            conn = self._open()
+            if conn is None:
+                return None
+            return conn.execute(sql, args).fetchall()
+
+    async def _query(self, sql: str, args: tuple[Any, ...]) -> Lookup:
+        try:
+            rows = await asyncio.to_thread(self._run, sql, args)
+        except sqlite3.Error as exc:
+            return Lookup.failed(self.name, f"snapshot query failed: {exc}")
+        if rows is None:
+            return Lookup.failed(self.name, self._problem or "snapshot unavailable")
+        records = []
+        for row in rows:
+            work = json.loads(row[0])
+            rec = work_from_csl(work, self.name)
+            if rec is not None:
+                if len(row) > 1 and row[1] is not None:
+                    rec = _with_relevance(rec, -float(row[1]))
+                records.append(rec)
+        return Lookup.found(self.name, records)
+
+    async def by_doi(self, doi: str) -> Lookup:
+        key = normalize_doi(doi) or doi.strip().lower()
+        return await self._query("SELECT json FROM works WHERE doi = ?", (key,))
+
+    async def notices(self, doi: str) -> Lookup:
+        key = normalize_doi(doi) or doi.strip().lower()
+        return await self._query(
+            "SELECT w.json FROM updates u JOIN works w ON w.doi = u.doi WHERE u.target = ?", (key,)
+        )
+
+    async def search(self, query: Query) -> Lookup:
+        words = [w for w in _WORD.findall(query.title.casefold()) if w not in _STOP]
+        if not words:
+            return Lookup.not_found(self.name)
+        match = "title : (" + " OR ".join(f'"{w}"' for w in dict.fromkeys(words)) + ")"
+        if query.authors:
+            names = " OR ".join(f'"{a.casefold()}"' for a in query.authors if _WORD.search(a))
+            if names:
+                match = f"({match}) OR (authors : ({names}))"
+        sql = (
+            "SELECT w.json, bm25(fts, 0.0, 1.0, 0.3) AS score FROM fts JOIN works w ON w.doi = fts.doi "
+            "WHERE fts MATCH ? ORDER BY score LIMIT ?"
+        )
+        return await self._query(sql, (match, max(1, query.limit)))
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+def _with_relevance(rec: Any, score: float) -> Any:
+    import dataclasses
+
+    return dataclasses.replace(rec, relevance=score)

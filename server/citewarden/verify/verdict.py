@@ -1,0 +1,581 @@
+"""From evidence to a verdict: status, risk tier, issues and anchored corrections (pure).
+
+The engine gathers :class:`Evidence` (the identifier look-up, the search candidates, which
+sources answered and which failed); :func:`decide` classifies it.  The rules:
+
+* "real work with wrong metadata" (``mismatch``), "no such work" (``not_found``, only when
+  every consulted source answered definitively) and "could not check" (``unverified``) are
+  kept apart; a failed look-up never becomes ``not_found`` or ``verified``.
+* Corrections are offered only when identity is anchored: the identifier agrees with the
+  record, or title and authors both agree with one record.  Title and authors are never
+  corrected together; each correction is one field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+
+from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
+from citewarden.verify.compare import Agreement, Comparison, ValueComparison
+from citewarden.verify.normalize import NormalizedEntry, fold, is_placeholder
+from citewarden.verify.records import UpdateKind, WorkRecord
+
+#: First year of publication of venues that are often cited (for "year before the venue
+#: existed").  Keys are folded names and acronyms.
+VENUE_FIRST_YEAR: Mapping[str, int] = {
+    "iclr": 2013,
+    "international conference on learning representations": 2013,
+    "neurips": 1987,
+    "nips": 1987,
+    "advances in neural information processing systems": 1987,
+    "icml": 1980,
+    "cvpr": 1983,
+    "iccv": 1987,
+    "eccv": 1990,
+    "emnlp": 1996,
+    "naacl": 2000,
+    "aistats": 1985,
+    "kdd": 1995,
+    "tmlr": 2022,
+    "transactions on machine learning research": 2022,
+    "jmlr": 2000,
+    "journal of machine learning research": 2000,
+    "plos one": 2006,
+    "elife": 2012,
+    "scientific reports": 2011,
+    "nature communications": 2010,
+    "peerj": 2013,
+    "peerj computer science": 2015,
+    "biorxiv": 2013,
+    "medrxiv": 2019,
+    "nature machine intelligence": 2019,
+    "nursing for women s health": 2007,
+    "frontiers in psychology": 2010,
+    "journal of open source software": 2016,
+    "joss": 2016,
+}
+
+#: Risk tier each code raises an entry to (notes and suggestions raise nothing).
+CODE_TIER: Mapping[Code, Tier] = {
+    Code.NOT_FOUND: Tier.H,
+    Code.PLACEHOLDER_AUTHORS: Tier.H,
+    Code.HOMOGLYPH: Tier.H,
+    Code.TEMPORAL_IMPOSSIBILITY: Tier.H,
+    Code.CHIMERIC: Tier.H,
+    Code.DOI_OTHER_WORK: Tier.E,
+    Code.DOI_NOT_FOUND: Tier.E,
+    Code.TITLE_MISMATCH: Tier.E,
+    Code.AUTHOR_ADDED: Tier.E,
+    Code.AUTHOR_SUBSTITUTED: Tier.E,
+    Code.RETRACTED: Tier.E,
+    Code.AUTHOR_DROPPED: Tier.M,
+    Code.YEAR_MISMATCH: Tier.M,
+    Code.VENUE_MISMATCH: Tier.M,
+    Code.VOLUME_MISMATCH: Tier.M,
+    Code.ISSUE_MISMATCH: Tier.M,
+    Code.PAGES_MISMATCH: Tier.M,
+    Code.EXPRESSION_OF_CONCERN: Tier.M,
+    Code.INVALID_IDENTIFIER: Tier.M,
+}
+_TIER_RANK = {Tier.D: 0, Tier.M: 1, Tier.E: 2, Tier.H: 3}
+
+#: Entry types that metadata services rarely index: absence there is not evidence.
+LOW_COVERAGE_TYPES = frozenset(
+    {
+        "phdthesis",
+        "mastersthesis",
+        "thesis",
+        "techreport",
+        "report",
+        "manual",
+        "unpublished",
+        "booklet",
+        "misc",
+        "book",
+        "collection",
+        "proceedings",
+        "standard",
+        "patent",
+    }
+)
+
+
+class IdState:
+    FOUND = "found"
+    MISSING = "missing"  # the service answered: no such identifier
+    FAILED = "failed"
+
+
+@dataclass
+class Evidence:
+    """Everything the engine learnt about one entry."""
+
+    entry: NormalizedEntry
+    id_kind: str | None = None  # "doi", "arxiv", "isbn", "pmid"
+    id_value: str | None = None
+    id_state: str | None = None
+    id_comparison: Comparison | None = None
+    #: Best search candidate that identifies the work (title and authors agree).
+    candidate: Comparison | None = None
+    #: A record with exactly this title whose authors do not agree (chimeric evidence).
+    title_only: Comparison | None = None
+    #: Every consulted source answered definitively (found or not found).
+    search_complete: bool = True
+    searched: bool = False
+    failures: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    #: Published version of a preprint, when one was found.
+    published: WorkRecord | None = None
+    today: date = field(default_factory=date.today)
+
+
+# ----------------------------------------------------------------------------------------
+# Formatting corrections
+# ----------------------------------------------------------------------------------------
+
+
+def bibtex_authors(record: WorkRecord) -> str:
+    """The record's authors as a BibTeX ``author`` value (``Family, Given and ...``)."""
+    names = []
+    for p in record.authors:
+        names.append(f"{p.family}, {p.given}" if p.given else f"{{{p.family}}}")
+    return " and ".join(names)
+
+
+def bibtex_pages(pages: str) -> str:
+    return re.sub(r"\s*[-–—]+\s*", "--", pages.strip())
+
+
+def bibtex_title(record: WorkRecord) -> str:
+    from citewarden.verify.normalize import strip_markup
+
+    title = strip_markup(record.title)
+    if record.subtitle:
+        title = f"{title}: {strip_markup(record.subtitle)}"
+    return title
+
+
+def _record_label(record: WorkRecord) -> str:
+    from citewarden.verify.normalize import strip_markup
+
+    first = record.authors[0].family if record.authors else "?"
+    year = record.year or "n.d."
+    return f"“{strip_markup(record.title)}” ({first}, {year})"
+
+
+# ----------------------------------------------------------------------------------------
+# Static checks (need no network)
+# ----------------------------------------------------------------------------------------
+
+
+def static_issues(entry: NormalizedEntry, today: date) -> list[Issue]:
+    """Problems visible in the entry alone: homoglyphs, placeholder authors, impossible
+    years, invalid identifiers."""
+    issues: list[Issue] = []
+    seen: set[tuple[str, str]] = set()
+    for h in entry.homoglyphs:
+        if (h.field, h.word) in seen:
+            continue
+        seen.add((h.field, h.word))
+        issues.append(
+            Issue(
+                Code.HOMOGLYPH,
+                f"'{h.word}' in {h.field} contains {h.name} (U+{ord(h.char):04X}), "
+                "a look-alike of a Latin letter",
+                h.field,
+            )
+        )
+    placeholders = [a.raw for a in entry.authors if is_placeholder(a)]
+    if placeholders:
+        issues.append(
+            Issue(
+                Code.PLACEHOLDER_AUTHORS,
+                f"placeholder author name(s): {', '.join(placeholders)}",
+                "author",
+            )
+        )
+    year_field = "year"
+    if entry.year is not None:
+        latest = today.year + (1 if today.month >= 10 else 0)
+        if entry.year > latest:
+            issues.append(
+                Issue(
+                    Code.TEMPORAL_IMPOSSIBILITY,
+                    f"year {entry.year} is in the future",
+                    year_field,
+                )
+            )
+        else:
+            first = venue_first_year(entry.venue)
+            if first is not None and entry.year < first:
+                issues.append(
+                    Issue(
+                        Code.TEMPORAL_IMPOSSIBILITY,
+                        f"year {entry.year} is before '{entry.venue}' existed ({first})",
+                        year_field,
+                    )
+                )
+            arxiv_year = _arxiv_year(entry.arxiv_id)
+            if arxiv_year is not None and entry.year < arxiv_year - 1:
+                issues.append(
+                    Issue(
+                        Code.TEMPORAL_IMPOSSIBILITY,
+                        f"year {entry.year} is before arXiv:{entry.arxiv_id} was posted "
+                        f"({arxiv_year})",
+                        year_field,
+                    )
+                )
+    for bad in entry.invalid_ids:
+        issues.append(
+            Issue(Code.INVALID_IDENTIFIER, f"{bad.field} '{bad.value}': {bad.reason}", bad.field)
+        )
+    return issues
+
+
+def venue_first_year(venue: str | None) -> int | None:
+    if not venue:
+        return None
+    key = fold(venue)
+    if key in VENUE_FIRST_YEAR:
+        return VENUE_FIRST_YEAR[key]
+    tokens = key.split()
+    for name, year in VENUE_FIRST_YEAR.items():
+        if " " not in name and name in tokens:
+            return year
+    return None
+
+
+def _arxiv_year(arxiv_id: str | None) -> int | None:
+    if not arxiv_id:
+        return None
+    m = re.match(r"(\d{2})(\d{2})\.", arxiv_id) or re.search(r"/(\d{2})(\d{2})\d{3}$", arxiv_id)
+    if not m:
+        return None
+    yy = int(m.group(1))
+    return 2000 + yy if yy < 91 else 1900 + yy
+
+
+# ----------------------------------------------------------------------------------------
+# Field comparison -> issues and corrections
+# ----------------------------------------------------------------------------------------
+
+
+def _value_issue(
+    code: Code, label: str, bib_field: str, cmp: ValueComparison
+) -> tuple[Issue, str] | None:
+    if cmp.agreement is not Agreement.DIFFERENT or cmp.record is None:
+        return None
+    swap = " (a digit swap)" if cmp.swap else ""
+    return (
+        Issue(code, f"{label} is {cmp.entry}, the record says {cmp.record}{swap}", bib_field),
+        cmp.record,
+    )
+
+
+def field_issues(
+    entry: NormalizedEntry, cmp: Comparison, *, anchored_by_id: bool
+) -> tuple[list[Issue], dict[str, str]]:
+    """Issues and corrections from comparing an entry with the record it is anchored to."""
+    rec = cmp.record
+    issues: list[Issue] = []
+    fixes: dict[str, str] = {}
+    title_changed = False
+
+    if cmp.title is not None and not cmp.title.exact:
+        kind = "near-miss title" if cmp.title.near else "title does not match"
+        issues.append(
+            Issue(
+                Code.TITLE_MISMATCH,
+                f"{kind}: the record's title is “{bibtex_title(rec)}”",
+                "title",
+            )
+        )
+        fixes["title"] = bibtex_title(rec)
+        title_changed = True
+
+    a = cmp.authors
+    if a is not None and not a.exact:
+        if not a.agree and cmp.title is not None and cmp.title.exact:
+            issues.append(
+                Issue(
+                    Code.CHIMERIC,
+                    f"the title is that of {_record_label(rec)}, but the authors are not its "
+                    "authors",
+                    "author",
+                )
+            )
+        if a.substituted:
+            pairs = "; ".join(f"{e} instead of {r}" for e, r in a.substituted)
+            issues.append(Issue(Code.AUTHOR_SUBSTITUTED, f"author substituted: {pairs}", "author"))
+        if not a.first_ok and not a.substituted:
+            issues.append(
+                Issue(
+                    Code.AUTHOR_SUBSTITUTED,
+                    f"first author differs: the record's first author is {rec.authors[0]}",
+                    "author",
+                )
+            )
+        if a.added:
+            issues.append(
+                Issue(
+                    Code.AUTHOR_ADDED,
+                    f"author(s) not on the record: {', '.join(a.added)}",
+                    "author",
+                )
+            )
+        if a.dropped:
+            shown = ", ".join(a.dropped[:5]) + (" ..." if len(a.dropped) > 5 else "")
+            issues.append(
+                Issue(Code.AUTHOR_DROPPED, f"author(s) missing from the entry: {shown}", "author")
+            )
+        # never rewrite title and authors at once; authors only when identity is anchored
+        if not title_changed and (anchored_by_id or a.agree) and rec.authors:
+            fixes["author"] = bibtex_authors(rec)
+
+    if cmp.year is Agreement.NEAR and rec.year is not None:
+        issues.append(
+            Issue(
+                Code.YEAR_MISMATCH,
+                f"year {entry.year}, the record says {rec.year} (a one-year gap is common "
+                "between preprint, online and print)",
+                "year",
+                Severity.HINT,
+            )
+        )
+    elif cmp.year is Agreement.DIFFERENT and rec.year is not None:
+        from citewarden.verify.compare import digit_swap
+
+        swap = " (a digit swap)" if digit_swap(str(entry.year), str(rec.year)) else ""
+        issues.append(
+            Issue(
+                Code.YEAR_MISMATCH, f"year {entry.year}, the record says {rec.year}{swap}", "year"
+            )
+        )
+        fixes["year"] = str(rec.year)
+
+    if cmp.venue is Agreement.DIFFERENT and rec.venue:
+        venue_field = entry.venue_field or "journal"
+        issues.append(
+            Issue(
+                Code.VENUE_MISMATCH,
+                f"venue '{entry.venue}', the record says '{rec.venue}'",
+                venue_field,
+            )
+        )
+        fixes[venue_field] = rec.venue
+
+    for code, label, name, vc in (
+        (Code.VOLUME_MISMATCH, "volume", "volume", cmp.volume),
+        (Code.ISSUE_MISMATCH, "issue", "number", cmp.issue),
+        (Code.PAGES_MISMATCH, "pages", "pages", cmp.pages),
+    ):
+        found = _value_issue(code, label, name, vc)
+        if found:
+            issue, value = found
+            issues.append(issue)
+            fixes[name] = bibtex_pages(value) if name == "pages" else value
+    return issues, fixes
+
+
+def notice_issues(record: WorkRecord) -> list[Issue]:
+    issues: list[Issue] = []
+    for u in record.updates:
+        where = f" ({u.doi})" if u.doi else ""
+        when = f" on {u.date}" if u.date else ""
+        if u.kind in (UpdateKind.RETRACTION, UpdateKind.WITHDRAWAL):
+            issues.append(Issue(Code.RETRACTED, f"this work was retracted{when}{where}", "doi"))
+        elif u.kind is UpdateKind.CORRECTION:
+            issues.append(
+                Issue(Code.CORRECTED, f"a correction to this work was published{when}{where}")
+            )
+        elif u.kind is UpdateKind.EXPRESSION_OF_CONCERN:
+            issues.append(
+                Issue(
+                    Code.EXPRESSION_OF_CONCERN,
+                    f"an expression of concern about this work was published{when}{where}",
+                )
+            )
+    return issues
+
+
+# ----------------------------------------------------------------------------------------
+# The decision
+# ----------------------------------------------------------------------------------------
+
+
+def tier_of(issues: Iterable[Issue], status: Status) -> Tier:
+    tier = Tier.H if status is Status.NOT_FOUND else Tier.D
+    for issue in issues:
+        if issue.severity in (Severity.HINT, Severity.INFORMATION):
+            continue
+        t = CODE_TIER.get(issue.code, Tier.D)
+        if _TIER_RANK[t] > _TIER_RANK[tier]:
+            tier = t
+    return tier
+
+
+def _match(cmp: Comparison) -> Match:
+    r = cmp.record
+    return Match(
+        source=r.source,
+        score=cmp.score,
+        doi=r.doi,
+        url=r.url,
+        title=bibtex_title(r),
+        authors=tuple(str(p) for p in r.authors),
+        year=r.year,
+        venue=r.venue,
+    )
+
+
+def _id_label(ev: Evidence) -> str:
+    names = {"doi": "DOI", "arxiv": "arXiv id", "isbn": "ISBN", "pmid": "PMID"}
+    return f"{names.get(ev.id_kind or '', 'identifier')} {ev.id_value}"
+
+
+def decide(ev: Evidence, key: str) -> Verdict:
+    """Classify the evidence about one entry."""
+    entry = ev.entry
+    issues = static_issues(entry, ev.today)
+    fixes: dict[str, str] = {}
+    anchor: Comparison | None = None
+    anchored_by_id = False
+    sources = tuple(dict.fromkeys(ev.sources))
+    reason = "; ".join(dict.fromkeys(ev.failures)) or None
+    id_cmp = ev.id_comparison
+
+    search_found_other = (
+        ev.candidate is not None
+        and ev.candidate.full_agreement
+        and id_cmp is not None
+        and ev.candidate.record.doi != id_cmp.record.doi
+    )
+    if id_cmp is not None and (
+        id_cmp.title_ok
+        or (id_cmp.authors is not None and id_cmp.authors.agree and not search_found_other)
+    ):
+        anchor, anchored_by_id = id_cmp, True
+    elif id_cmp is not None:
+        issues.append(
+            Issue(
+                Code.DOI_OTHER_WORK,
+                f"{_id_label(ev)} belongs to a different work: {_record_label(id_cmp.record)}",
+                ev.id_kind if ev.id_kind in ("doi", "isbn", "pmid") else "eprint",
+            )
+        )
+    elif ev.id_state == IdState.MISSING:
+        issues.append(
+            Issue(
+                Code.DOI_NOT_FOUND,
+                f"{_id_label(ev)} does not exist (the registry has no record of it)",
+                ev.id_kind if ev.id_kind in ("doi", "isbn", "pmid") else "eprint",
+            )
+        )
+
+    if anchor is None and ev.candidate is not None:
+        anchor = ev.candidate
+        if (
+            ev.id_kind == "doi"
+            and anchor.record.doi
+            and ev.id_state
+            in (
+                IdState.MISSING,
+                IdState.FOUND,
+            )
+        ):
+            fixes["doi"] = anchor.record.doi
+
+    if anchor is None:
+        if ev.title_only is not None and ev.title_only.authors is not None:
+            other = ev.title_only.record
+            issues.append(
+                Issue(
+                    Code.CHIMERIC,
+                    f"the title is that of {_record_label(other)}, but the authors are not "
+                    "its authors",
+                    "author",
+                )
+            )
+            status = Status.MISMATCH
+            match = _match(ev.title_only)
+        elif not ev.searched:
+            status, match = Status.UNVERIFIED, None
+        elif ev.search_complete and (ev.id_state != IdState.FAILED):
+            low = entry.entry_type in LOW_COVERAGE_TYPES and ev.id_kind is None
+            if low:
+                status = Status.UNVERIFIED
+                reason = reason or f"@{entry.entry_type} works are rarely indexed by the sources"
+            else:
+                status = Status.NOT_FOUND
+                what = entry.title or key
+                issues.append(
+                    Issue(
+                        Code.NOT_FOUND,
+                        f"no work titled “{what}” by these authors was found in "
+                        f"{', '.join(sources) or 'any source'}",
+                        "title",
+                    )
+                )
+            match = None
+        else:
+            status, match = Status.UNVERIFIED, None
+            reason = reason or "a source could not be consulted"
+        if status is Status.UNVERIFIED:
+            issues.append(Issue(Code.UNVERIFIED, f"could not be checked: {reason or 'no answer'}"))
+        if any(i.code in (Code.DOI_OTHER_WORK, Code.DOI_NOT_FOUND) for i in issues) and (
+            status is Status.UNVERIFIED
+        ):
+            status = Status.MISMATCH
+        tier = tier_of(issues, status)
+        if status is Status.MISMATCH and any(
+            i.code in (Code.DOI_OTHER_WORK, Code.DOI_NOT_FOUND) for i in issues
+        ):
+            tier = Tier.H
+        return Verdict(key, status, tier, match, {}, tuple(issues), sources, reason)
+
+    more, field_fixes = field_issues(entry, anchor, anchored_by_id=anchored_by_id)
+    issues += more
+    for name, value in field_fixes.items():
+        fixes.setdefault(name, value)
+    # homoglyph corrections: the record's clean text for the flagged field
+    for issue in issues:
+        if issue.code is Code.HOMOGLYPH and issue.field == "title" and "title" not in fixes:
+            fixes["title"] = bibtex_title(anchor.record)
+    if entry.doi is None and anchor.record.doi and ev.id_kind is None:
+        issues.append(Issue(Code.MISSING_DOI, f"the work has a DOI: {anchor.record.doi}", "doi"))
+        fixes["doi"] = anchor.record.doi
+    issues += notice_issues(anchor.record)
+    if ev.published is not None and ev.published.doi:
+        issues.append(
+            Issue(
+                Code.PREPRINT_PUBLISHED,
+                f"this preprint was published as {_record_label(ev.published)}, "
+                f"doi:{ev.published.doi}",
+            )
+        )
+    if any(i.code is Code.RETRACTED for i in issues):
+        status = Status.RETRACTED
+    elif any(
+        i.effective_severity in (Severity.ERROR, Severity.WARNING) and i.code is not Code.UNVERIFIED
+        for i in issues
+    ):
+        status = Status.MISMATCH
+    else:
+        status = Status.VERIFIED
+    return Verdict(
+        key,
+        status,
+        tier_of(issues, status),
+        _match(anchor),
+        fixes,
+        tuple(issues),
+        sources,
+        None,
+    )
+
+
+def skipped(key: str, reason: str) -> Verdict:
+    return Verdict(key, Status.SKIPPED, Tier.D, reason=reason)

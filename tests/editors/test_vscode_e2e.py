@@ -1,0 +1,288 @@
+"""clients/vscode in real VS Code: code-server (Node 24) driven by Debian's chromium.
+
+The test packages the extension as a .vsix with vsce, installs it into a fresh code-server,
+opens a copy of the example project and loads the workbench in headless chromium.  The
+extension's self-test (CITEWARDEN_VSCODE_SELFTEST) then works through VS Code's own API in
+the real extension host: it waits for the dangling-citation diagnostic, applies the
+"Change to `key`" quick fix and saves.  At each step the browser side checks what a user
+sees (squiggle, Problems panel, quick fix menu, status bar) and takes a screenshot, kept
+under artifacts/editors/vscode/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from editor_env import ARTIFACTS, REPO, TOOLS, VENV_BIN, example_project, missing, server_env
+
+pytestmark = pytest.mark.editor
+
+HERE = Path(__file__).parent
+EXTENSION = REPO / "clients" / "vscode"
+NODE_BIN = TOOLS / "bin"
+CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
+PLAYWRIGHT = TOOLS / "e2e" / "node_modules"
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = ARTIFACTS / "vscode"
+FIX_TITLE = re.compile(r"^Change to `([^`]+)`")
+INSTALL = "run scripts/install-editors"
+
+#: What a fresh profile would otherwise show over the editor (welcome page, tips, chat, trust).
+USER_SETTINGS = {
+    "workbench.startupEditor": "none",
+    "security.workspace.trust.enabled": False,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoUpdate": False,
+    "extensions.autoCheckUpdates": False,
+    "extensions.ignoreRecommendations": True,
+    "workbench.tips.enabled": False,
+    "workbench.welcomePage.walkthroughs.openOnInstall": False,
+    "chat.disableAIFeatures": True,
+    "window.commandCenter": False,
+    "files.autoSave": "off",
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "citewarden.trace.server": "messages",
+}
+
+
+def _tool_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["npm_config_cache"] = str(TOOLS / "npm-cache")
+    env["npm_config_update_notifier"] = "false"
+    return env
+
+
+def _check_tools() -> None:
+    if not (NODE_BIN / "node").exists():
+        missing("Node 24 (.tools/bin/node)", INSTALL)
+    if not CODE_SERVER.exists():
+        missing("code-server (.tools/code-server)", INSTALL)
+    if not (PLAYWRIGHT / "playwright-core").is_dir():
+        missing("playwright-core (.tools/e2e)", INSTALL)
+    if not (EXTENSION / "node_modules" / "vscode-languageclient").is_dir():
+        missing("the extension's npm packages (clients/vscode/node_modules)", INSTALL)
+    if not CHROMIUM.exists():
+        missing("chromium (/usr/bin/chromium)", "run scripts/system-deps")
+
+
+@pytest.fixture(scope="module")
+def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The extension, compiled with tsc and packaged with vsce (runs `npm run compile`)."""
+    _check_tools()
+    out = tmp_path_factory.mktemp("vsix") / "citewarden.vsix"
+    proc = subprocess.run(
+        [
+            str(NODE_BIN / "node"),
+            str(EXTENSION / "node_modules" / "@vscode" / "vsce" / "vsce"),
+            "package",
+            "--allow-missing-repository",
+            "--no-update-package-json",
+            "-o",
+            str(out),
+        ],
+        cwd=EXTENSION,
+        env=_tool_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0 and out.exists(), proc.stdout + proc.stderr
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"code-server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise AssertionError(f"code-server did not answer on {url} within {seconds} s")
+
+
+@pytest.fixture
+def code_server(vsix: Path, tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """A fresh code-server with the extension installed, serving a copy of the example."""
+    project = example_project("latex-paper", tmp_path)
+    run = tmp_path / "code-server"
+    (run / "data" / "User").mkdir(parents=True)
+    (run / "data" / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2))
+    port = _free_port()
+    config = run / "config.yaml"
+    config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
+    common = [
+        "--config",
+        str(config),
+        "--user-data-dir",
+        str(run / "data"),
+        "--extensions-dir",
+        str(run / "extensions"),
+    ]
+    env = server_env(tmp_path)
+    env["PATH"] = f"{VENV_BIN}{os.pathsep}{NODE_BIN}{os.pathsep}{env['PATH']}"
+    installed = subprocess.run(
+        [str(CODE_SERVER), *common, "--install-extension", str(vsix)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    selftest = tmp_path / "selftest"
+    selftest.mkdir()
+    env["CITEWARDEN_VSCODE_SELFTEST"] = str(selftest)
+    # Keep this environment for the extension host: otherwise VS Code replaces it with the
+    # environment of a login shell, whose PATH does not hold the test's virtualenv.
+    env["VSCODE_CLI"] = "1"
+    log = (run / "code-server.log").open("wb")
+    # its own process group: code-server, its extension host and the language server end together
+    proc = subprocess.Popen(
+        [
+            str(CODE_SERVER),
+            *common,
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            "--disable-getting-started-override",
+            str(project),
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc, 60)
+        yield {"url": url, "project": project, "selftest": selftest, "log": run / "code-server.log"}
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=15)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=15)
+        log.close()
+
+
+def _utf16_slice(text: str, start: int, end: int) -> tuple[str, str, str]:
+    """Split ``text`` at UTF-16 offsets (VS Code's positions)."""
+    units = text.encode("utf-16-le")
+    return (
+        units[: 2 * start].decode("utf-16-le"),
+        units[2 * start : 2 * end].decode("utf-16-le"),
+        units[2 * end :].decode("utf-16-le"),
+    )
+
+
+def drive(cs: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    selftest: Path = cs["selftest"]
+    (selftest / "spec.json").write_text(json.dumps(spec))
+    if SHOTS.exists():
+        shutil.rmtree(SHOTS)
+    SHOTS.mkdir(parents=True)
+    env = _tool_env()
+    env.update(
+        NODE_PATH=str(PLAYWRIGHT),
+        CS_URL=cs["url"],
+        WORKSPACE=str(cs["project"]),
+        SELFTEST_DIR=str(selftest),
+        SHOTS_DIR=str(SHOTS),
+        CHROMIUM=str(CHROMIUM),
+        TIMEOUT_MS="150000",
+    )
+    proc = subprocess.run(
+        [str(NODE_BIN / "node"), str(HERE / "vscode_driver.js")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    for name in ("result.json", "ui.json"):
+        if (selftest / name).exists():
+            shutil.copyfile(selftest / name, SHOTS / name)
+    shutil.copyfile(cs["log"], SHOTS / "code-server.log")
+    result = json.loads((selftest / "result.json").read_text()) if (selftest / "result.json").exists() else {}
+    ui = json.loads((selftest / "ui.json").read_text()) if (selftest / "ui.json").exists() else {}
+    assert proc.returncode == 0 and result.get("ok"), (
+        f"driver exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}\n"
+        f"self-test: {json.dumps(result)[:4000]}\nui: {json.dumps(ui)[:2000]}"
+    )
+    return result, ui
+
+
+def test_vscode_dangling_key_quick_fix(code_server: dict[str, Any]) -> None:
+    project: Path = code_server["project"]
+    before = {p.resolve(): p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    spec = {"file": "main.tex", "code": "dangling-citation", "fixPrefix": "Change to", "pause": True}
+    result, ui = drive(code_server, spec)
+
+    # the extension activated on the LaTeX file and its commands are in the palette
+    assert result["languageId"] in {"latex", "tex"}
+    for command in (
+        "citewarden.verifyAll",
+        "citewarden.verifyEntry",
+        "citewarden.clearCache",
+        "citewarden.report",
+        "citewarden.restartServer",
+    ):
+        assert command in result["commands"]
+
+    # what the user saw: a squiggle, the Problems entry, the quick fix menu
+    diagnostics = ui["phases"]["diagnostics"]
+    assert diagnostics.get("squiggles", 0) >= 1, diagnostics
+    r = result["range"]
+    assert r["line"] == r["endLine"]
+    head, old_key, tail = _utf16_slice(result["lineBefore"], r["character"], r["endCharacter"])
+    assert any(old_key in row for row in diagnostics["problems"]), diagnostics["problems"]
+    menu = ui["phases"]["quickfix"].get("menu", [])
+    assert any(row.startswith("Change to") for row in menu), ui["phases"]["quickfix"]
+
+    # the fix: only the key changed on disk, nothing else in the project
+    title = FIX_TITLE.match(result["appliedTitle"])
+    assert title, result["codeActions"]
+    new_key = title.group(1)
+    assert result["applied"] is True and result["saved"] is True
+    fixed = Path(result["file"]).resolve()
+    lines = before[fixed].decode("utf-8").split("\n")
+    lines[r["line"]] = head + new_key + tail
+    assert fixed.read_bytes() == "\n".join(lines).encode("utf-8")
+    for path, data in before.items():
+        if path != fixed:
+            assert path.read_bytes() == data, f"{path} changed"
+
+    # the diagnostic went away in VS Code and in the Problems panel
+    assert not any(
+        d["code"] == "dangling-citation" and old_key in d["message"]
+        for d in result["diagnosticsAfter"]
+    )
+    assert not any(old_key in row for row in ui["phases"]["after"]["problems"])
+    assert any("citewarden" in item for item in ui["phases"]["after"]["statusBar"])
+    for shot in ("02_diagnostics.png", "03_quickfix_menu.png", "04_after_fix.png"):
+        assert (SHOTS / shot).stat().st_size > 10_000

@@ -1,0 +1,256 @@
+"""Navigation end to end on the multi-file project: completion, hover, definition,
+references, rename, document and workspace symbols."""
+
+from __future__ import annotations
+
+from conftest import Harness, Start
+from lsp_editor import wait_for
+from lsprotocol import types
+
+from citewarden.model import Code, Span
+
+
+def doc(h: Harness, name: str) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=h.uri(name))
+
+
+async def complete(h: Harness, name: str, offset: int) -> types.CompletionList:
+    result = await h.client.text_document_completion_async(
+        types.CompletionParams(text_document=doc(h, name), position=h.editor.position(name, offset))
+    )
+    assert isinstance(result, types.CompletionList)
+    return result
+
+
+async def test_completion_in_latex_citation(start: Start) -> None:
+    h = await start()
+    name = "main.tex"
+    uri = h.editor.open(name)
+    # type a new citation (the editor closed the brace): the live buffer is used, before
+    # any debounce has run
+    at = h.editor.find(name, "\\input")
+    h.editor.edit(
+        uri,
+        [types.TextEdit(range=h.editor.range(name, Span(at, at)), new_text="\\citep[p.~3]{la}\n")],
+    )
+    offset = at + len("\\citep[p.~3]{la")
+    result = await complete(h, name, offset)
+    labels = [i.label for i in result.items]
+    assert labels[0] == "lamport1994"
+    assert "knuth1984" not in labels  # does not contain "la"
+    item = result.items[0]
+    assert item.detail is not None and "Lamport" in item.detail and "1994" in item.detail
+    assert item.documentation is not None
+    assert item.text_edit is not None and isinstance(item.text_edit, types.TextEdit)
+    assert h.editor.slice(name, item.text_edit.range) == "la"
+
+
+async def test_completion_after_comma_lists_every_key(start: Start) -> None:
+    h = await start()
+    name = "main.tex"
+    h.editor.open(name)
+    offset = h.editor.find(name, "\\cite{knuth1984}", within=len("\\cite{knuth1984"))
+    uri = h.uri(name)
+    h.editor.edit(
+        uri, [types.TextEdit(range=h.editor.range(name, Span(offset, offset)), new_text=",")]
+    )
+    result = await complete(h, name, offset + 1)
+    assert {"knuth1984", "lamport1994", "unused2001", "dup2000"} <= {i.label for i in result.items}
+
+
+async def test_completion_in_markdown_after_at(start: Start) -> None:
+    h = await start()
+    name = "paper.md"
+    uri = h.editor.open(name)
+    end = len(h.editor.text(name))
+    h.editor.edit(
+        uri, [types.TextEdit(range=h.editor.range(name, Span(end, end)), new_text="\nAlso [@kn")]
+    )
+    result = await complete(h, name, len(h.editor.text(name)))
+    assert [i.label for i in result.items] == ["knuth1984"]
+
+
+async def test_no_completion_outside_citations(start: Start) -> None:
+    h = await start()
+    name = "main.tex"
+    h.editor.open(name)
+    result = await h.client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=doc(h, name), position=h.editor.position(name, h.editor.find(name, "See"))
+        )
+    )
+    assert result is None or not getattr(result, "items", result)
+
+
+async def test_hover_on_citation_and_entry(start: Start) -> None:
+    h = await start()
+    name = "chapters/intro.tex"
+    h.editor.open(name)
+    await wait_for(lambda: h.diagnostics(name))
+    at = h.editor.find(name, "lamport1994", within=3)
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(text_document=doc(h, name), position=h.editor.position(name, at))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "A Document Preparation System" in hover.contents.value
+    assert "Lamport" in hover.contents.value
+    assert hover.range is not None and h.editor.slice(name, hover.range) == "lamport1994"
+
+    bib_at = h.editor.find("refs.bib", "knuth1984", within=2)
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=doc(h, "refs.bib"), position=h.editor.position("refs.bib", bib_at)
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "Cited 2 times" in hover.contents.value  # main.tex and paper.md
+
+    dangling = h.editor.find(name, "knuht1984", within=1)
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(text_document=doc(h, name), position=h.editor.position(name, dangling))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "not defined" in hover.contents.value
+
+
+async def test_definition_goes_to_the_entry(start: Start) -> None:
+    h = await start()
+    name = "paper.md"
+    h.editor.open(name)
+    at = h.editor.find(name, "@knuth1984", within=4)
+    result = await h.client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc(h, name), position=h.editor.position(name, at))
+    )
+    assert isinstance(result, list) and len(result) == 1
+    [loc] = result
+    assert isinstance(loc, types.Location)
+    assert loc.uri == h.uri("refs.bib")
+    assert loc.range == h.mark("refs.bib", "knuth")
+
+
+async def test_references_across_tex_and_markdown(start: Start) -> None:
+    h = await start()
+    at = h.editor.find("refs.bib", "lamport1994", within=1)
+    result = await h.client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=doc(h, "refs.bib"),
+            position=h.editor.position("refs.bib", at),
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+    assert result is not None
+    places = sorted((loc.uri, loc.range.start.line) for loc in result)
+    uris = [u for u, _ in places]
+    assert uris.count(h.uri("chapters/intro.tex")) == 1
+    assert uris.count(h.uri("paper.md")) == 1
+    assert uris.count(h.uri("refs.bib")) == 1  # the declaration
+    for loc in result:
+        name = loc.uri.removeprefix(h.root.as_uri() + "/")
+        assert h.editor.slice(name, loc.range) == "lamport1994"
+
+
+async def test_rename_edits_every_file(start: Start) -> None:
+    h = await start()
+    name = "chapters/intro.tex"
+    h.editor.open(name)
+    at = h.editor.find(name, "lamport1994", within=2)
+    prepared = await h.client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(text_document=doc(h, name), position=h.editor.position(name, at))
+    )
+    assert isinstance(prepared, types.PrepareRenamePlaceholder)
+    assert prepared.placeholder == "lamport1994"
+    assert h.editor.slice(name, prepared.range) == "lamport1994"
+    edit = await h.client.text_document_rename_async(
+        types.RenameParams(
+            text_document=doc(h, name),
+            position=h.editor.position(name, at),
+            new_name="lamport:latex",
+        )
+    )
+    assert edit is not None and edit.changes
+    assert set(edit.changes) == {h.uri(name), h.uri("refs.bib"), h.uri("paper.md")}
+    h.editor.apply(edit)
+    for file in (name, "refs.bib", "paper.md"):
+        assert "lamport1994" not in h.editor.text(file)
+        assert "lamport:latex" in h.editor.text(file)
+    assert "@book{lamport:latex," in h.editor.text("refs.bib")
+    assert "@lamport:latex and" in h.editor.text("paper.md")
+    # nothing dangles after the rename (only the pre-existing dangling keys remain)
+    await wait_for(
+        lambda: (
+            [d for d in h.diagnostics("paper.md") if "lamport" in d.message] == []
+            and not [d for d in h.diagnostics(name) if "lamport" in d.message]
+        )
+    )
+
+
+async def test_rename_refuses_an_invalid_key(start: Start) -> None:
+    h = await start()
+    name = "chapters/intro.tex"
+    h.editor.open(name)
+    at = h.editor.find(name, "lamport1994", within=2)
+    try:
+        await h.client.text_document_rename_async(
+            types.RenameParams(
+                text_document=doc(h, name), position=h.editor.position(name, at), new_name="a b}"
+            )
+        )
+    except Exception as exc:  # the server answers with an error, and stays up
+        assert "not a valid citation key" in str(exc)
+    else:
+        raise AssertionError("an invalid key must be refused")
+    assert await h.client.text_document_hover_async(
+        types.HoverParams(text_document=doc(h, name), position=h.editor.position(name, at))
+    )
+
+
+async def test_document_symbols_for_bib(start: Start) -> None:
+    h = await start()
+    result = await h.client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=doc(h, "refs.bib"))
+    )
+    assert result is not None
+    symbols = [s for s in result if isinstance(s, types.DocumentSymbol)]
+    assert [s.name for s in symbols] == [
+        "knuth1984",
+        "lamport1994",
+        "unused2001",
+        "dup2000",
+        "dup2000",
+    ]
+    knuth = symbols[0]
+    assert knuth.selection_range == h.mark("refs.bib", "knuth")
+    assert knuth.children and [c.name for c in knuth.children] == [
+        "author",
+        "title",
+        "publisher",
+        "year",
+    ]
+
+
+async def test_workspace_symbols(start: Start) -> None:
+    h = await start()
+    result = await h.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="lamp"))
+    assert result is not None
+    assert [s.name for s in result] == ["lamport1994"]
+    [sym] = result
+    assert isinstance(sym.location, types.Location)
+    assert sym.location.uri == h.uri("refs.bib")
+    # a word of the title finds the entry too
+    result = await h.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="nobody"))
+    assert result is not None and [s.name for s in result] == ["unused2001"]
+
+
+async def test_hover_sees_an_edit_before_the_debounce(start: Start) -> None:
+    """Requests see the newest text even when the debounce has not run yet."""
+    h = await start(config={"debounce_ms": 5000})
+    name = "paper.md"
+    h.editor.open(name)
+    await wait_for(lambda: [d for d in h.diagnostics(name) if d.code == Code.DANGLING.value])
+    h.editor.replace(name, "As shown", "As was shown")
+    at = h.editor.find(name, "@lamport1994", within=3)
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(text_document=doc(h, name), position=h.editor.position(name, at))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "Lamport" in hover.contents.value

@@ -1,0 +1,151 @@
+"""Field comparison against real recorded Crossref records (tests/data/accuracy)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+
+from citewarden.verify.compare import (
+    Agreement,
+    abbreviation_of,
+    compare,
+    compare_authors,
+    compare_pages,
+    compare_title,
+    compare_value,
+    compare_year,
+    digit_swap,
+    venue_agrees,
+)
+from citewarden.verify.normalize import make_entry, normalize_entry, split_authors
+from citewarden.verify.records import WorkRecord
+from citewarden.verify.sources.crossref import work_from_csl
+
+RECORDS = DATA / "accuracy" / "records.jsonl"
+
+
+def _records() -> dict[str, WorkRecord]:
+    out: dict[str, WorkRecord] = {}
+    for line in Path(RECORDS).read_text(encoding="utf-8").splitlines():
+        rec = work_from_csl(json.loads(line)["message"])
+        if rec is not None and rec.doi:
+            out[rec.doi] = rec
+    return out
+
+
+REC = _records()
+RNEXML = REC["10.1111/2041-210x.12469"]  # Boettiger, Chamberlain, Vos, Lapp (2015)
+INORG = REC["10.1021/acs.inorgchem.8b02763"]  # Weihermüller et al., Inorg. Chem. 58(2)
+
+
+def test_records_loaded_from_real_responses() -> None:
+    assert RNEXML.venue == "Methods in Ecology and Evolution"
+    assert [p.family for p in RNEXML.authors] == ["Boettiger", "Chamberlain", "Vos", "Lapp"]
+
+
+def test_title_folding_and_subtitles() -> None:
+    title = RNEXML.title
+    assert compare_title(title.upper(), RNEXML).exact  # type: ignore[union-attr]
+    assert compare_title("{RNeXML}: " + title.split(": ", 1)[1], RNEXML).exact  # type: ignore[union-attr]
+    main = title.split(":")[0]
+    assert compare_title(main, RNEXML).exact  # type: ignore[union-attr]  (subtitle left out)
+    near = compare_title(title.replace("reading", "parsing"), RNEXML)
+    assert near is not None and near.near and not near.exact
+    far = compare_title("Attention is all you need", RNEXML)
+    assert far is not None and not far.same_work
+
+
+def test_authors_with_umlauts_in_latex_and_initials_agree() -> None:
+    written = r"Weiherm{\"u}ller, A. and Schlamp, S. and Dittrich, B. and Weber, B."
+    authors, truncated = split_authors(written)
+    result = compare_authors(authors, truncated, INORG.authors)
+    assert result is not None and result.exact
+
+
+def test_author_added_dropped_substituted_are_named() -> None:
+    def cmp(field: str) -> object:
+        authors, truncated = split_authors(field)
+        return compare_authors(authors, truncated, RNEXML.authors)
+
+    added = cmp(
+        "Boettiger, Carl and Chamberlain, Scott and Vos, Rutger and Lapp, Hilmar and Knuth, Don"
+    )
+    assert added.added == ("Knuth, Don",) and added.agree  # type: ignore[attr-defined]
+    dropped = cmp("Boettiger, Carl and Chamberlain, Scott and Lapp, Hilmar")
+    assert [d.split()[-1] for d in dropped.dropped] == ["Vos"]  # type: ignore[attr-defined]
+    sub = cmp("Boettiger, Carl and Knuth, Don and Vos, Rutger and Lapp, Hilmar")
+    assert sub.substituted[0][0] == "Knuth, Don"  # type: ignore[attr-defined]
+    assert "Chamberlain" in sub.substituted[0][1]  # type: ignore[attr-defined]
+    truncated = cmp("Boettiger, Carl and others")
+    assert truncated.exact  # type: ignore[attr-defined]
+    wrong_first = cmp("Chamberlain, Scott and Boettiger, Carl and Vos, Rutger and Lapp, Hilmar")
+    assert not wrong_first.first_ok  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("short", "full", "agrees"),
+    [
+        ("Methods Ecol Evol", "Methods in Ecology and Evolution", True),
+        ("Phys. Rev. Lett.", "Physical Review Letters", True),
+        ("Phys. Rev.", "Physical Review Letters", False),
+        ("Proc. Natl. Acad. Sci.", "Proceedings of the National Academy of Sciences", True),
+        ("J. Mach. Learn. Res.", "Journal of Machine Learning Research", True),
+        ("Inorg. Chem.", "Inorganic Chemistry", True),
+        ("Physical Review B", "Physical Review Letters", False),
+    ],
+)
+def test_journal_abbreviations(short: str, full: str, agrees: bool) -> None:
+    assert abbreviation_of(short, full) is agrees
+
+
+def test_conference_names_by_acronym_and_alias() -> None:
+    assert venue_agrees(
+        "Proceedings of the IEEE Conference on Computer Vision and Pattern Recognition",
+        ["2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)"],
+    )
+    assert venue_agrees("NeurIPS", ["Advances in Neural Information Processing Systems"])
+    assert not venue_agrees("Theoretical Ecology", ["Methods in Ecology and Evolution"])
+
+
+def test_years_numbers_pages_and_digit_swaps() -> None:
+    assert compare_year(2015, 2015) is Agreement.EQUAL
+    assert compare_year(2014, 2015) is Agreement.NEAR
+    assert compare_year(2051, 2015) is Agreement.DIFFERENT
+    assert digit_swap("2051", "2015") and digit_swap("1243", "1234")
+    assert not digit_swap("1234", "1235")
+    vol = compare_value("85", "58")
+    assert vol.agreement is Agreement.DIFFERENT and vol.swap
+    assert compare_value("01", "1").agreement is Agreement.EQUAL
+    assert compare_value("2", "2-3").agreement is Agreement.EQUAL
+    assert compare_value("1", "10").agreement is Agreement.DIFFERENT
+    assert compare_pages("352-357", "352-357").agreement is Agreement.EQUAL
+    assert compare_pages("352", "352-357").agreement is Agreement.EQUAL
+    swapped = compare_pages("325-357", "352-357")
+    assert swapped.agreement is Agreement.DIFFERENT and swapped.swap
+
+
+def test_whole_comparison_of_an_entry_written_by_hand() -> None:
+    entry = make_entry(
+        "boettiger2015",
+        "article",
+        {
+            "title": "{RNeXML}: a package for reading and writing richly annotated "
+            "phylogenetic, character, and trait data in {R}",
+            "author": "Carl Boettiger and Scott Chamberlain and Rutger Vos and Hilmar Lapp",
+            "journal": "Methods Ecol. Evol.",
+            "year": "2015",
+            "volume": "7",
+            "number": "3",
+            "pages": "352--357",
+        },
+    )
+    result = compare(normalize_entry(entry), RNEXML)
+    assert result.title is not None and result.title.exact, RNEXML.title
+    assert result.full_agreement
+    assert result.venue is Agreement.EQUAL
+    assert result.volume.agreement is Agreement.EQUAL
+    assert result.pages.agreement is Agreement.EQUAL
+    assert result.score > 0.9

@@ -1,0 +1,276 @@
+"""The verification engine over real sources replayed on loopback, and over in-memory
+sources holding real recorded records (tests/data/accuracy)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+from conftest import DATA
+from replay import ReplayServer, recorded_json, replay, replay_http, replay_server  # noqa: F401
+
+from citewarden.model import Code, Status, Tier, Verdict
+from citewarden.settings import VerifySettings
+from citewarden.verify.engine import Verifier, skip_reason
+from citewarden.verify.http import HttpClient
+from citewarden.verify.normalize import make_entry
+from citewarden.verify.records import Lookup, Query
+from citewarden.verify.sources.arxiv import ArxivSource
+from citewarden.verify.sources.crossref import CrossrefSource
+from citewarden.verify.sources.doi import DoiSource
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "accuracy"))
+from memory_source import MemorySource, load_records  # noqa: E402
+
+TODAY = date(2026, 11, 29)
+
+
+def online(replay: ReplayServer, http: HttpClient, *names: str) -> Verifier:
+    made = {
+        "crossref": lambda: CrossrefSource(
+            http, replay.base_url("crossref"), mailto="t@example.org"
+        ),
+        "doi": lambda: DoiSource(http, replay.base_url("doi")),
+        "arxiv": lambda: ArxivSource(http, replay.base_url("arxiv")),
+    }
+    settings = VerifySettings(sources=names, concurrency=4)
+    return Verifier([made[n]() for n in names], settings, today=TODAY)
+
+
+# ----------------------------------------------------------------------------------------
+# Over the replay server (real httpx client, real recorded responses)
+# ----------------------------------------------------------------------------------------
+
+
+async def test_doi_entry_written_by_hand_is_verified_with_its_correction_notice(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    entry = make_entry(
+        "sadasivan2012",
+        "article",
+        {
+            "title": "Methylphenidate exposure induces dopamine neuron loss and activation of "
+            "microglia in the basal ganglia of mice",
+            "author": "Sadasivan, Shankar and Pond, Brooks B. and others",
+            "journal": "{PLoS} {ONE}",
+            "year": "2012",
+            "volume": "7",
+            "number": "3",
+            "pages": "e33693",
+            "doi": "https://doi.org/10.1371/journal.pone.0033693",
+        },
+    )
+    v = await online(replay, replay_http, "crossref", "doi").verify(entry)
+    assert v.status is Status.VERIFIED and v.tier is Tier.D, v.issues
+    assert v.match is not None and v.match.doi == "10.1371/journal.pone.0033693"
+    assert [i.code for i in v.issues] == [Code.CORRECTED]
+    assert replay.requests_to("/crossref/works/10.1371") == 1
+
+
+async def test_wrong_volume_is_corrected_from_the_identified_record(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    entry = make_entry(
+        "sadasivan2012",
+        "article",
+        {
+            "title": "Methylphenidate Exposure Induces Dopamine Neuron Loss and Activation of "
+            "Microglia in the Basal Ganglia of Mice",
+            "author": "Shankar Sadasivan and Brooks B. Pond and others",
+            "journal": "PLoS ONE",
+            "year": "2012",
+            "volume": "9",
+            "pages": "e33693",
+            "doi": "10.1371/journal.pone.0033693",
+        },
+    )
+    v = await online(replay, replay_http, "crossref", "doi").verify(entry)
+    assert v.status is Status.MISMATCH and v.tier is Tier.M
+    assert [i.code for i in v.issues] == [Code.VOLUME_MISMATCH, Code.CORRECTED]
+    assert v.corrections == {"volume": "7"}
+
+
+async def test_search_candidate_must_agree_before_it_verifies(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    item = recorded_json("crossref", "test-works__test_works_field_queries.json")["message"][
+        "items"
+    ][0]
+    authors = " and ".join(f"{a['given']} {a['family']}" for a in item["author"])
+    found = make_entry("trap", "article", {"title": item["title"][0], "author": authors})
+    made_up = make_entry(
+        "fake", "article", {"title": "The forecast trap of stochastic rivers", "author": authors}
+    )
+    verifier = online(replay, replay_http, "crossref", "doi")
+    ok = await verifier.verify(found)
+    assert ok.status is Status.VERIFIED
+    assert ok.match is not None and ok.match.doi == item["DOI"].lower()
+    assert ok.corrections.get("doi") == item["DOI"].lower()
+    bad = await verifier.verify(made_up)  # the same recorded hits come back: none agrees
+    assert bad.status is Status.NOT_FOUND and bad.tier is Tier.H
+    assert Code.NOT_FOUND in {i.code for i in bad.issues}
+
+
+async def test_doi_that_doi_org_does_not_know_is_reported(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    entry = make_entry(
+        "foo",
+        "article",
+        {"title": "Gravity waves from nowhere", "author": "Roe, Richard", "doi": "10.1126/foo"},
+    )
+    v = await online(replay, replay_http, "crossref", "doi").verify(entry)
+    assert Code.DOI_NOT_FOUND in {i.code for i in v.issues}
+    assert v.status in (Status.NOT_FOUND, Status.MISMATCH) and v.tier is Tier.H
+
+
+async def test_arxiv_id_is_looked_up_at_arxiv(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    entry = make_entry(
+        "stanley",
+        "misc",
+        {
+            "title": "Heat-bath random walks with {M}arkov bases",
+            "author": "Stanley, Caprice and Windisch, Tobias",
+            "year": "2016",
+            "eprint": "1605.08386",
+            "archiveprefix": "arXiv",
+        },
+    )
+    v = await online(replay, replay_http, "crossref", "arxiv").verify(entry)
+    assert v.status is Status.VERIFIED, v.issues
+    assert v.match is not None and v.match.source == "arxiv"
+    assert replay.requests_to("/arxiv/api/query") == 1
+
+
+async def test_service_errors_give_unverified_never_not_found(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    replay.inject("503", path="/crossref", times=50, retry_after="0")
+    entry = make_entry(
+        "x", "article", {"title": "Some real-looking title of a paper", "author": "Smith, Ann"}
+    )
+    v = await online(replay, replay_http, "crossref", "doi").verify(entry)
+    assert v.status is Status.UNVERIFIED and v.tier is Tier.D
+    assert v.reason is not None and "crossref" in v.reason
+    assert [i.code for i in v.issues] == [Code.UNVERIFIED]
+
+
+# ----------------------------------------------------------------------------------------
+# Over in-memory sources of real records
+# ----------------------------------------------------------------------------------------
+
+RECORDS = load_records(DATA / "accuracy" / "records.jsonl")
+BY_DOI = {r.doi: r for r in RECORDS}
+
+
+def memory_verifier(**settings: object) -> tuple[Verifier, MemorySource]:
+    crossref = MemorySource("crossref", RECORDS)
+    doi = MemorySource("doi", RECORDS, searchable=False)
+    options = {"sources": ("crossref", "doi"), "concurrency": 3, **settings}
+    return Verifier([crossref, doi], VerifySettings(**options), today=TODAY), crossref  # type: ignore[arg-type]
+
+
+def test_skipped_entries() -> None:
+    settings = VerifySettings(ignore_entries=("mine",))
+    web = make_entry("w", "online", {"title": "Docs", "url": "https://example.org"})
+    page = make_entry("p", "misc", {"title": "A page", "url": "https://example.org"})
+    software = make_entry("s", "software", {"title": "tool"})
+    mine = make_entry("mine", "article", {"title": "x", "doi": "10.1/x"})
+    dataset_with_doi = make_entry("d", "dataset", {"title": "data", "doi": "10.5061/dryad.x"})
+    assert skip_reason(web, settings) and skip_reason(page, settings)
+    assert skip_reason(software, settings) and skip_reason(mine, settings)
+    assert skip_reason(dataset_with_doi, settings) is None
+
+
+async def test_verify_many_reports_each_result_and_honours_cancel() -> None:
+    verifier, crossref = memory_verifier()
+    recs = [r for r in RECORDS if r.authors and r.venue][:6]
+    entries = [
+        make_entry(
+            f"e{i}",
+            "article",
+            {
+                "title": r.title,
+                "author": f"{r.authors[0].family}, {r.authors[0].given} and others",
+                "year": str(r.year),
+            },
+        )
+        for i, r in enumerate(recs)
+    ]
+    seen: list[str] = []
+    results = await verifier.verify_many(entries, on_result=lambda k, v: seen.append(k))
+    assert sorted(seen) == sorted(results) == sorted(e.key for e in entries)
+    assert all(v.status is Status.VERIFIED for v in results.values()), results
+    cancel = asyncio.Event()
+    cancel.set()
+    assert await verifier.verify_many(entries, cancel_event=cancel) == {}
+
+
+async def test_raising_source_is_isolated() -> None:
+    class Broken:
+        name = "crossref"
+
+        async def by_doi(self, doi: str) -> Lookup:
+            raise RuntimeError("boom")
+
+        async def search(self, query: Query) -> Lookup:
+            raise RuntimeError("boom")
+
+    verifier = Verifier([Broken()], VerifySettings(sources=("crossref",)), today=TODAY)
+    v = await verifier.verify(make_entry("k", "article", {"title": "A title", "doi": "10.1/x"}))
+    assert v.status is Status.UNVERIFIED
+
+
+async def test_offline_snapshot_style_partial_source_alone_cannot_say_not_found() -> None:
+    snapshot = MemorySource("snapshot", RECORDS[:10])
+    verifier = Verifier([snapshot], VerifySettings(sources=()), today=TODAY)
+    v = await verifier.verify(
+        make_entry(
+            "k",
+            "article",
+            {"title": "Nothing like this exists anywhere at all", "author": "Roe, R."},
+        )
+    )
+    assert v.status is Status.UNVERIFIED
+
+
+@pytest.mark.parametrize("kind", ["chimeric", "doi-other-work", "fabricated", "near-miss-title"])
+async def test_labelled_manipulations_are_detected(kind: str) -> None:
+    import json
+
+    rows = [
+        json.loads(line)
+        for line in (DATA / "accuracy" / "entries.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    chosen = [r for r in rows if r["kind"] == kind][:8]
+    verifier, _ = memory_verifier()
+    verdicts: dict[str, Verdict] = await verifier.verify_many(
+        [make_entry(r["key"], r["entry_type"], r["fields"]) for r in chosen]
+    )
+    for r in chosen:
+        v = verdicts[r["key"]]
+        assert r["expect_code"] in {i.code.value for i in v.issues}, (r["key"], v.issues)
+        for name, value in r["expect_corrections"].items():
+            got = v.corrections.get(name)
+            assert got is not None and got.lower() == value.lower(), (r["key"], name, got)
+
+
+async def test_labelled_valid_entries_raise_no_alarm() -> None:
+    import json
+
+    rows = [
+        json.loads(line)
+        for line in (DATA / "accuracy" / "entries.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    valid = [r for r in rows if r["label"] == "valid"][:60]
+    verifier, _ = memory_verifier()
+    verdicts = await verifier.verify_many(
+        [make_entry(r["key"], r["entry_type"], r["fields"]) for r in valid]
+    )
+    bad = {k: v.issues for k, v in verdicts.items() if v.status is not Status.VERIFIED}
+    assert bad == {}

@@ -1,0 +1,480 @@
+"""The safe fixer: only corrected value spans change, writes are atomic, nothing is lost."""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from citewarden import fix
+from citewarden.fix import FixRefused, apply_plan, plan_file, plan_fix, write_atomically
+from citewarden.parsing.bibtex import parse_bibtex
+from conftest import DATA
+
+FIX_DATA = DATA / "fix"
+HOTT = FIX_DATA / "hott-references.bib"
+JSS = FIX_DATA / "jss-bibliography.bib"
+AGU = FIX_DATA / "agu-agutest.bib"
+
+
+def plan_bytes(path: Path, original: bytes, corrections: dict[str, dict[str, str]]) -> fix.FixPlan:
+    text = original.decode("utf-8").removeprefix("\ufeff")
+    return plan_fix(parse_bibtex(path, text), original, corrections)
+
+
+def fields_of(path: Path, data: bytes) -> dict[str, dict[str, str]]:
+    bib = parse_bibtex(path, data.decode("utf-8").removeprefix("\ufeff"))
+    assert bib.complete
+    return {e.key: {f.name: f.text for f in e.fields} for e in bib.entries}
+
+
+def assert_only(old: bytes, new: bytes, path: Path, changed: dict[tuple[str, str], str]) -> None:
+    """Every field of every entry is the same in ``new`` except the ``changed`` ones."""
+    before, after = fields_of(path, old), fields_of(path, new)
+    assert list(before) == list(after)
+    for key in before:
+        for name in before[key].keys() | after[key].keys():
+            if (key, name) in changed:
+                assert after[key][name] == changed[key, name]
+            else:
+                assert before[key].get(name) == after[key].get(name), (key, name)
+
+
+# ----------------------------------------------------------------------------------------
+# Byte-for-byte preservation on real files
+# ----------------------------------------------------------------------------------------
+
+
+def test_hott_odd_formatting_changes_only_the_corrected_bytes() -> None:
+    """Capitalised field names, tabs, bare numbers, closing brace on the last field line."""
+    old = HOTT.read_bytes()
+    plan = plan_bytes(
+        HOTT,
+        old,
+        {
+            "BauerTaylor09": {"volume": "20", "doi": "10.1017/S0960129509007695"},
+            "Dybjer:2000": {"pages": "525--550"},
+            "Euclid": {"year": "300 {BC}"},  # unchanged value: no edit
+        },
+    )
+    expected = old.replace(
+        b"\tVolume = 19,\n\tYear = 2009}",
+        b"\tVolume = 20,\n\tYear = 2009,\n\tDoi = {10.1017/S0960129509007695}}",
+        1,
+    ).replace(b"\tPages = {525--549},", b"\tPages = {525--550},", 1)
+    assert expected != old
+    assert plan.new == expected
+    assert [(c.key, c.field, c.old, c.new) for c in plan.changes] == [
+        ("BauerTaylor09", "volume", "19", "20"),
+        ("BauerTaylor09", "doi", None, "10.1017/S0960129509007695"),
+        ("Dybjer:2000", "pages", "525--549", "525--550"),
+    ]
+    assert plan.changes[0].line == 15
+    assert_only(
+        old,
+        plan.new,
+        HOTT,
+        {
+            ("BauerTaylor09", "volume"): "20",
+            ("BauerTaylor09", "doi"): "10.1017/S0960129509007695",
+            ("Dybjer:2000", "pages"): "525--550",
+        },
+    )
+
+
+def test_aligned_equals_and_trailing_newline_style_are_kept() -> None:
+    old = JSS.read_bytes()
+    plan = plan_bytes(
+        JSS,
+        old,
+        {
+            "CameronTrivedi2013": {"doi": "10.1017/CBO9781139013567"},
+            "Mullahy1986": {"year": "1986", "volume": "33", "pages": "341--366"},
+        },
+    )
+    expected = old.replace(
+        b"  address   = {Cambridge}\n}",
+        b"  address   = {Cambridge},\n  doi       = {10.1017/CBO9781139013567}\n}",
+        1,
+    ).replace(b"  pages   = {341--365},", b"  pages   = {341--366},", 1)
+    assert plan.new == expected
+    assert len(plan.changes) == 2
+
+
+def test_unicode_and_unknown_fields_survive(tmp_path: Path) -> None:
+    old = AGU.read_bytes()
+    plan = plan_bytes(AGU, old, {"Levitus2012": {"volume": "39"}, "Raphael2004": {"year": "2005"}})
+    assert plan.changed
+    assert_only(
+        old, plan.new, AGU, {("Levitus2012", "volume"): "39", ("Raphael2004", "year"): "2005"}
+    )
+    # The long abstract with non-ASCII characters and the Mendeley 'file' field are untouched.
+    assert old.split(b"\nauthor")[0] == plan.new.split(b"\nauthor")[0]
+    assert plan.new.count("°".encode()) == old.count("°".encode())
+
+
+def test_crlf_file_keeps_crlf_everywhere(tmp_path: Path) -> None:
+    lf = HOTT.read_bytes()
+    old = lf.replace(b"\n", b"\r\n")
+    path = tmp_path / "crlf.bib"
+    path.write_bytes(old)
+    plan = plan_bytes(path, old, {"BauerTaylor09": {"doi": "10.1017/S0960129509007695"}})
+    assert b"\n" not in plan.new.replace(b"\r\n", b"")  # no bare LF introduced
+    assert plan.new == old.replace(
+        b"\tYear = 2009}", b"\tYear = 2009,\r\n\tDoi = {10.1017/S0960129509007695}}", 1
+    )
+    assert "\r\n" in plan.diff()
+
+
+def test_comments_strings_and_preamble_are_untouched(tmp_path: Path) -> None:
+    text = (
+        "% A comment line {with braces}\n"
+        '@preamble{ "\\newcommand{\\noop}[1]{}" }\n'
+        '@string{ jsl = "Journal of Symbolic Logic" }\n'
+        "@comment{ jabref-meta: databaseType:bibtex; }\n"
+        "@article{a,\n"
+        '  title = "A {\\"U}ber title",\n'
+        "  journal = jsl,\n"
+        "  year = 1999, note = {keep   this   spacing},\n"
+        "  unknownfield = {x}, % trailing comment\n"
+        "}\n"
+        "\n"
+        "trailing junk text that bibtex ignores\n"
+    )
+    path = tmp_path / "c.bib"
+    old = text.encode()
+    plan = plan_bytes(path, old, {"a": {"year": "2000", "journal": "Annals", "title": 'T "x"'}})
+    assert plan.new == old.replace(b"year = 1999", b"year = 2000").replace(
+        b'title = "A {\\"U}ber title"', b'title = {T "x"}'
+    )
+    (skipped,) = plan.skipped
+    assert skipped.field == "journal" and "macro" in skipped.reason
+
+
+def test_bom_is_kept(tmp_path: Path) -> None:
+    old = b"\xef\xbb\xbf@misc{k, title = {T}, year = {2001}}\n"
+    path = tmp_path / "bom.bib"
+    plan = plan_bytes(path, old, {"k": {"year": "2002"}})
+    assert plan.new == b"\xef\xbb\xbf@misc{k, title = {T}, year = {2002}}\n"
+
+
+def test_single_line_entry_insertion(tmp_path: Path) -> None:
+    old = b"@misc{k, title={T}, year=2001}\n"
+    plan = plan_bytes(tmp_path / "one.bib", old, {"k": {"doi": "10.1/x"}})
+    assert plan.new == b"@misc{k, title={T}, year=2001, doi={10.1/x}}\n"
+
+
+def test_trailing_comma_is_respected(tmp_path: Path) -> None:
+    old = b"@misc{k,\n    title = {T},\n    year = {2001},\n}\n"
+    plan = plan_bytes(tmp_path / "t.bib", old, {"k": {"doi": "10.1/x"}})
+    assert plan.new == b"@misc{k,\n    title = {T},\n    year = {2001},\n    doi = {10.1/x},\n}\n"
+
+
+def test_bare_number_gets_braces_when_the_new_value_is_not_a_number(tmp_path: Path) -> None:
+    old = b"@article{k, title = {T}, number = 4}\n"
+    plan = plan_bytes(tmp_path / "n.bib", old, {"k": {"number": "4-5"}})
+    assert plan.new == b"@article{k, title = {T}, number = {4-5}}\n"
+
+
+# ----------------------------------------------------------------------------------------
+# Refusals and skipped corrections
+# ----------------------------------------------------------------------------------------
+
+
+def test_refuses_a_file_with_a_syntax_error(tmp_path: Path) -> None:
+    path = tmp_path / "broken.bib"
+    old = b"@article{good, title = {T}, year = {2001}}\n@article{bad, title = {unclosed\n"
+    path.write_bytes(old)
+    bib = parse_bibtex(path, old.decode())
+    assert not bib.complete
+    with pytest.raises(FixRefused, match="not parsed completely"):
+        plan_fix(bib, old, {"good": {"year": "2002"}})
+    with pytest.raises(FixRefused):
+        plan_file(path, {"good": {"year": "2002"}})
+    assert path.read_bytes() == old
+
+
+def test_refuses_a_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.bib"
+    path.write_bytes("@misc{k, title = {Caf\u00e9}, year = {2001}}\n".encode("latin-1"))
+    with pytest.raises(FixRefused, match="UTF-8"):
+        plan_file(path, {"k": {"year": "2002"}})
+
+
+def test_refuses_when_the_parse_does_not_match_the_bytes(tmp_path: Path) -> None:
+    path = tmp_path / "x.bib"
+    bib = parse_bibtex(path, "@misc{k, year = {2001}}\n")
+    with pytest.raises(FixRefused, match="do not match"):
+        plan_fix(bib, b"@misc{kk, year = {2001}}\n", {"k": {"year": "2002"}})
+
+
+def test_skips_unsafe_corrections(tmp_path: Path) -> None:
+    old = (
+        b"@misc{a, title = {T}, author = {X}}\n"
+        b"@misc{b, title = {T}, year = {2001}}\n"
+        b"@misc{dup, year = {1}}\n@misc{DUP, year = {2}}\n"
+        b"@misc{c, date = {2001-02-03}}\n"
+    )
+    plan = plan_bytes(
+        tmp_path / "s.bib",
+        old,
+        {
+            "a": {"title": "U", "author": "Y"},
+            "b": {"title": "Unbalanced {brace"},
+            "dup": {"year": "3"},
+            "c": {"year": "2002"},
+            "missing": {"year": "2000"},
+        },
+    )
+    assert plan.new == old
+    assert not plan.changed and plan.diff() == ""
+    reasons = {(s.key, s.field): s.reason for s in plan.skipped}
+    assert "at once" in reasons["a", None]
+    assert "unbalanced" in reasons["b", "title"]
+    assert "more than once" in reasons["dup", None]
+    assert "date" in reasons["c", "year"]
+    assert all(s.key != "missing" for s in plan.skipped)
+
+
+def test_verify_plan_catches_a_correction_that_breaks_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "v.bib"
+    old = b'@misc{k, title = "T", year = {2001}}\n'
+    path.write_bytes(old)
+    # A value ending in a backslash would escape the closing delimiter in some parsers; the
+    # re-parse check must notice any value that does not come back exactly.
+    plan = plan_bytes(path, old, {"k": {"year": "2002"}})
+    fix.verify_plan(plan, parse_bibtex)  # a good plan passes
+    bad = fix.FixPlan(path, old, old.replace(b"2001}}", b"2001}"), plan.changes)
+    with pytest.raises(FixRefused):
+        fix.verify_plan(bad, parse_bibtex)
+    sneaky = fix.FixPlan(path, old, old.replace(b'"T"', b'"U"'), ())
+    with pytest.raises(FixRefused, match="unexpectedly"):
+        fix.verify_plan(sneaky, parse_bibtex)
+
+
+# ----------------------------------------------------------------------------------------
+# Writing: backup, atomic replace, failures
+# ----------------------------------------------------------------------------------------
+
+
+def test_write_keeps_a_backup_and_permissions(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    old = JSS.read_bytes()
+    path.write_bytes(old)
+    path.chmod(0o640)
+    plan = plan_file(path, {"Mullahy1986": {"pages": "341--366"}})
+    backup = apply_plan(plan)
+    assert backup == (tmp_path / "refs.bib.orig").resolve()
+    assert backup.read_bytes() == old
+    assert path.read_bytes() == plan.new
+    assert (path.stat().st_mode & 0o777) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["refs.bib", "refs.bib.orig"]
+
+
+def test_existing_backups_are_never_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    (tmp_path / "refs.bib.orig").write_bytes(b"an older backup\n")
+    first = apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert first is not None and first.name == "refs.bib.orig.1"
+    assert (tmp_path / "refs.bib.orig").read_bytes() == b"an older backup\n"
+    assert first.read_bytes() == b"@misc{k, year = {2001}}\n"
+    second = apply_plan(plan_file(path, {"k": {"year": "2003"}}))
+    assert second is not None and second.name == "refs.bib.orig.2"
+    # An identical backup is reused rather than duplicated.
+    path.write_bytes(b"an older backup\n")
+    assert write_atomically(path, b"new\n").name == "refs.bib.orig"  # type: ignore[union-attr]
+
+
+def test_symlink_is_followed_not_replaced(tmp_path: Path) -> None:
+    real = tmp_path / "real.bib"
+    real.write_bytes(b"@misc{k, year = {2001}}\n")
+    link = tmp_path / "link.bib"
+    link.symlink_to(real)
+    apply_plan(plan_file(link, {"k": {"year": "2002"}}))
+    assert link.is_symlink()
+    assert real.read_bytes() == b"@misc{k, year = {2002}}\n"
+
+
+def test_file_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    plan = plan_file(path, {"k": {"year": "2002"}})
+    path.write_bytes(b"@misc{k, year = {2001}, note = {edited meanwhile}}\n")
+    with pytest.raises(FixRefused, match="changed on disk"):
+        apply_plan(plan)
+    assert path.read_bytes() == b"@misc{k, year = {2001}, note = {edited meanwhile}}\n"
+
+
+@pytest.mark.parametrize("fail_on", [1, 2])
+def test_failing_replace_leaves_the_old_file_and_no_temp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_on: int
+) -> None:
+    path = tmp_path / "refs.bib"
+    old = HOTT.read_bytes()
+    path.write_bytes(old)
+    plan = plan_file(path, {"BauerTaylor09": {"volume": "20"}})
+    calls = []
+    real_replace = os.replace
+
+    def flaky(src: object, dst: object) -> None:
+        calls.append(dst)
+        if len(calls) == fail_on:
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fix.os, "replace", flaky)
+    with pytest.raises(OSError):
+        apply_plan(plan)
+    assert path.read_bytes() == old
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_diff_shows_the_change(tmp_path: Path) -> None:
+    plan = plan_bytes(JSS, JSS.read_bytes(), {"Mullahy1986": {"pages": "341--366"}})
+    diff = plan.diff()
+    assert diff.startswith(f"--- a/{JSS.as_posix()}\n+++ b/{JSS.as_posix()}\n")
+    assert "-  pages   = {341--365},\n+  pages   = {341--366},\n" in diff
+
+
+# ----------------------------------------------------------------------------------------
+# Interrupted runs: killed at every step, and at random moments
+# ----------------------------------------------------------------------------------------
+
+CHILD = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    from citewarden import fix
+
+    fix._CHUNK = int(sys.argv[3])
+    pause = sys.argv[2] == "pause"
+
+    def hook(name, real):
+        def wrapped(*args, **kwargs):
+            if pause:
+                print("step", name, flush=True)
+                sys.stdin.readline()
+            return real(*args, **kwargs)
+        return wrapped
+
+    if pause:
+        for name in ("write", "fsync", "replace", "fchmod", "unlink"):
+            setattr(fix.os, name, hook(name, getattr(os, name)))
+    path = Path(sys.argv[1])
+    plan = fix.plan_file(path, {"BauerTaylor09": {"volume": "20", "doi": "10.1017/S0960129509007695"}})
+    print("planned", flush=True)
+    start = time.monotonic()
+    fix.apply_plan(plan)
+    print("done", time.monotonic() - start, flush=True)
+    """
+)
+
+
+def _expected_new(old: bytes) -> bytes:
+    return old.replace(
+        b"\tVolume = 19,\n\tYear = 2009}",
+        b"\tVolume = 20,\n\tYear = 2009,\n\tDoi = {10.1017/S0960129509007695}}",
+        1,
+    )
+
+
+def _assert_old_or_new(path: Path, old: bytes, new: bytes) -> bytes:
+    data = path.read_bytes()
+    assert data in (old, new)
+    assert parse_bibtex(path, data.decode("utf-8")).complete
+    return data
+
+
+def _run_child(tmp_path: Path, mode: str, chunk: int) -> subprocess.Popen[str]:
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    return subprocess.Popen(
+        [sys.executable, str(script), str(tmp_path / "refs.bib"), mode, str(chunk)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_killed_at_every_step_leaves_old_or_new(tmp_path: Path) -> None:
+    old = HOTT.read_bytes()
+    new = _expected_new(old)
+    path = tmp_path / "refs.bib"
+    # First a full run, to count the steps.
+    path.write_bytes(old)
+    child = _run_child(tmp_path, "pause", 8192)
+    steps = []
+    assert child.stdout is not None and child.stdin is not None
+    for line in child.stdout:
+        if line.startswith("done"):
+            break
+        steps.append(line.split()[1])
+        child.stdin.write("\n")
+        child.stdin.flush()
+    child.wait(30)
+    assert path.read_bytes() == new
+    assert steps.count("replace") == 2  # backup, then the file itself
+    assert steps.count("write") >= 2 * (len(old) // 8192)
+    # Then one run killed just before each step.
+    final_replace = len(steps) - 1 - steps[::-1].index("replace")
+    for kill_at in range(len(steps)):
+        for p in tmp_path.iterdir():
+            if p.name != "child.py":
+                p.unlink()
+        path.write_bytes(old)
+        child = _run_child(tmp_path, "pause", 8192)
+        assert child.stdout is not None and child.stdin is not None
+        for _ in range(kill_at + 1):
+            assert child.stdout.readline().startswith("step")
+            if _ < kill_at:
+                child.stdin.write("\n")
+                child.stdin.flush()
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+        left = _assert_old_or_new(path, old, new)
+        # Killed before the final rename: the old file; after it: the new one.
+        assert left == (old if kill_at <= final_replace else new), (kill_at, steps[kill_at])
+        backup = tmp_path / "refs.bib.orig"
+        if backup.exists():  # a backup, when present, is always complete
+            assert backup.read_bytes() == old
+
+
+def test_killed_at_random_moments_leaves_old_or_new(tmp_path: Path) -> None:
+    """SIGKILL at random times while a large file is being fixed."""
+    base = HOTT.read_text(encoding="utf-8")
+    copies = [base]
+    for n in range(1, 8):  # the same entries under other keys make a large file
+        copies.append(re.sub(r"(@\w+\{)([^,\s]+),", lambda m, n=n: f"{m[1]}{m[2]}-{n},", base))
+    old = "".join(copies).encode("utf-8")
+    new = _expected_new(old)
+    path = tmp_path / "refs.bib"
+    # How long does writing take in an undisturbed run?
+    path.write_bytes(old)
+    child = _run_child(tmp_path, "run", 1024)
+    out, _ = child.communicate(timeout=120)
+    write_time = float(out.split()[-1])
+    assert path.read_bytes() == new
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(8):
+        for p in tmp_path.iterdir():
+            if p.name != "child.py":
+                p.unlink()
+        path.write_bytes(old)
+        child = _run_child(tmp_path, "run", 1024)
+        assert child.stdout is not None
+        assert child.stdout.readline().startswith("planned")
+        time.sleep(rng.uniform(0.0, 1.2) * write_time)
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+        seen.add(_assert_old_or_new(path, old, new) == new)
+    assert seen  # every interrupted run left a complete file (old or new)

@@ -1,0 +1,355 @@
+"""The HTML audit report: content, escaping, self-containment, and rendering in Chromium."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import subprocess
+from datetime import UTC, datetime
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
+from citewarden.project import Workspace
+from citewarden.report.html_report import (
+    AuditData,
+    Outcome,
+    build_audit,
+    flow_counts,
+    gauge_svg,
+    outcome,
+    render_html,
+    suspicion_rank,
+)
+from citewarden.settings import Settings
+from conftest import DATA
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+WHEN = datetime(2026, 11, 29, 12, 30, tzinfo=UTC)
+
+PAPER = r"""\documentclass{article}
+\begin{document}
+Count models \citep{Mullahy1986, CameronTrivedi2013} and \citet{Yee2009}.
+See also \cite{Zeileis2008typo} and \cite{R, StasinopoulosRigby2007, Jackman2015}.
+\cite{McCullaghNelder1989,VenablesRipley2002,Wood2006,ChambersHastie1992}
+\bibliography{refs}
+\end{document}
+"""
+
+EVIL_TITLE = '<script>alert("x")</script> & <b>bold</b>'
+
+
+def verdicts() -> list[Verdict]:
+    """Verdicts as the engine produces them (test data for the renderer)."""
+    return [
+        Verdict(
+            "Mullahy1986",
+            Status.MISMATCH,
+            Tier.M,
+            Match(
+                "crossref",
+                0.97,
+                doi="10.1016/0304-4076(86)90002-3",
+                title="Specification and testing of some modified count data models",
+                authors=("John Mullahy",),
+                year=1986,
+                venue="Journal of Econometrics",
+            ),
+            corrections={"pages": "341--366"},
+            issues=(
+                Issue(Code.PAGES_MISMATCH, "pages 341--365 differ: record has 341-366", "pages"),
+            ),
+            sources=("crossref",),
+        ),
+        Verdict(
+            "CameronTrivedi2013",
+            Status.VERIFIED,
+            Tier.D,
+            Match("openlibrary", 0.93, title="Regression Analysis of Count Data"),
+            corrections={"doi": "10.1017/CBO9781139013567"},
+            issues=(Issue(Code.MISSING_DOI, "the record has DOI 10.1017/CBO9781139013567", "doi"),),
+            sources=("crossref", "openlibrary"),
+        ),
+        Verdict(
+            "Yee2009",
+            Status.VERIFIED,
+            Tier.D,
+            Match("crossref", 1.0, doi="10.18637/jss.v032.i10", url="javascript:alert(1)"),
+            sources=("crossref",),
+        ),
+        Verdict(
+            "StasinopoulosRigby2007",
+            Status.NOT_FOUND,
+            Tier.H,
+            issues=(
+                Issue(Code.DOI_NOT_FOUND, "DOI 10.18637/jss.v023.i07 does not resolve", "doi"),
+            ),
+            sources=("crossref", "doi", "openalex"),
+        ),
+        Verdict(
+            "ZeileisKleiberJackman2008",
+            Status.MISMATCH,
+            Tier.E,
+            Match("crossref", 0.91, doi="10.18637/jss.v027.i08", title=EVIL_TITLE),
+            issues=(
+                Issue(Code.AUTHOR_SUBSTITUTED, f"author differs: {EVIL_TITLE}", "author"),
+                Issue(Code.YEAR_MISMATCH, "year 2008 vs 2007", "year", Severity.WARNING),
+            ),
+            sources=("crossref",),
+        ),
+        Verdict(
+            "Jackman2015",
+            Status.SKIPPED,
+            Tier.D,
+            reason="software manual: not verifiable",
+        ),
+        Verdict(
+            "R",
+            Status.UNVERIFIED,
+            Tier.D,
+            issues=(Issue(Code.UNVERIFIED, "crossref: timed out"),),
+            sources=("crossref",),
+            reason="timed out",
+        ),
+        Verdict("McCullaghNelder1989", Status.RETRACTED, Tier.H, Match("crossref", 0.99)),
+    ]
+
+
+@pytest.fixture
+def audit(tmp_path: Path) -> AuditData:
+    (tmp_path / "paper.tex").write_text(PAPER, encoding="utf-8")
+    bib_text = (DATA / "fix" / "jss-bibliography.bib").read_text(encoding="utf-8")
+    # One entry title carrying markup, to prove that bibliography text is escaped.
+    bib_text = bib_text.replace(
+        "title  = {pscl: Classes", "title  = {<img src=x onerror=alert(1)> pscl: Classes"
+    )
+    (tmp_path / "refs.bib").write_text(bib_text, encoding="utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "paper.tex")
+    ws.add_file(tmp_path / "refs.bib")
+    findings = ws.check()
+    bib = ws.bibliography(tmp_path / "refs.bib")
+    assert bib is not None and len(bib.entries) == 11
+    return build_audit(
+        ws,
+        findings,
+        list(bib.entries),
+        verdicts(),
+        inputs=("paper.tex",),
+        settings=Settings(),
+        version="0.1.0",
+        root=tmp_path,
+        generated=WHEN,
+    )
+
+
+class Collector(HTMLParser):
+    """Records tags with attributes and the text of the page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parse(page: str) -> Collector:
+    c = Collector()
+    c.feed(page)
+    return c
+
+
+def test_report_sections_and_dashboard(audit: AuditData) -> None:
+    page = render_html(audit)
+    doc = parse(page)
+    ids = {a.get("id") for _, a in doc.tags}
+    for section in (
+        "dashboard",
+        "files",
+        "flow",
+        "suspicion",
+        "audit",
+        "citations",
+        "references",
+        "methodology",
+        "defensible",
+        "count-dangling",
+        "count-orphans",
+        "count-duplicates",
+    ):
+        assert section in ids, section
+    text = " ".join(doc.text)
+    # Tiers exclude the skipped entry: H=2, E=1, M=1, D=3 -> 100 - 24 - 5 - 2 = 69.
+    assert "document score 69 of 100" in page.lower().replace("document score", "document score")
+    assert re.search(r'id="defensible">43%<', page)  # 3 of 7
+    tiers = {a["data-tier"]: a for t, a in doc.tags if t == "div" and "data-tier" in a}
+    assert set(tiers) == {"H", "E", "M", "D"}
+    # The paper cites one undefined key; ten entries are cited, one (Zeileis...) is not.
+    assert re.search(r'id="count-dangling"><div class="num">1<', page)
+    assert re.search(r'id="count-orphans"><div class="num">1<', page)
+    assert "Zeileis2008typo" in text
+    assert "Checked on" in text and "2026-11-29 12:30" in text
+
+
+def test_audit_table_has_every_entry_with_sources_and_match(audit: AuditData) -> None:
+    page = render_html(audit)
+    rows = re.findall(r"<tr id='entry-\d+' class='entry o-([a-z-]+)'>", page)
+    assert len(rows) == 11
+    assert rows.count("flagged") == 3  # not found, retracted, mismatch without correction
+    assert rows.count("corrected") == 2
+    assert rows.count("not-verifiable") == 4  # skipped + three entries without a verdict
+    assert "crossref, doi, openalex" in page
+    assert 'href="https://doi.org/10.1016/0304-4076(86)90002-3"' in page
+    assert "refs.bib:26" in page  # file:line of Mullahy1986
+
+
+def test_everything_is_escaped_and_self_contained(audit: AuditData) -> None:
+    page = render_html(audit)
+    doc = parse(page)
+    tags = {t for t, _ in doc.tags}
+    assert "script" not in tags and "img" not in tags and "link" not in tags
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    for _, attrs in doc.tags:
+        for name, value in attrs.items():
+            assert not name.startswith("on")
+            if name in ("href", "src"):
+                assert value is not None
+                assert value.startswith(("#", "https://")), value
+                assert "javascript:" not in value
+    assert "url(" not in page and "@import" not in page
+    assert "Content-Security-Policy" in page
+
+
+def test_suspicion_index_is_worst_first(audit: AuditData) -> None:
+    ranked = [a.entry.key for a in suspicion_rank(audit.entries)]
+    assert ranked == [
+        "StasinopoulosRigby2007",  # H, not found
+        "McCullaghNelder1989",  # H, retracted
+        "ZeileisKleiberJackman2008",  # E
+        "Mullahy1986",  # M
+    ]
+    page = render_html(audit)
+    section = page[page.index('id="suspicion"') : page.index('id="audit"')]
+    positions = [section.index(k) for k in ranked]
+    assert positions == sorted(positions)
+
+
+def test_flow_counts_and_outcomes(audit: AuditData) -> None:
+    counts = flow_counts(audit.entries)
+    assert counts[("entries", "matched")] == 5
+    assert counts[("matched", Outcome.CORRECTED)] == 2
+    assert counts[("matched", Outcome.VERIFIED)] == 1
+    assert counts[("matched", Outcome.FLAGGED)] == 2
+    assert counts[("no record", Outcome.FLAGGED)] == 1
+    assert counts[("could not check", Outcome.UNRESOLVABLE)] == 1
+    assert counts[("entries", Outcome.NOT_VERIFIABLE)] == 4
+    assert sum(n for (src, _), n in counts.items() if src == "entries") == 11
+    assert outcome(None) == Outcome.NOT_VERIFIABLE
+    page = render_html(audit)
+    nodes = set(re.findall(r'data-node="([^"]+)"', page))
+    assert {"entries", "matched", "verified", "corrected", "flagged", "unresolvable"} <= nodes
+
+
+def test_cleaned_reference_list_applies_corrections(audit: AuditData) -> None:
+    page = render_html(audit)
+    refs = page[page.index('id="references"') : page.index('id="methodology"')]
+    assert refs.count("<li class='ref'") == 11
+    # Corrected BibTeX, in the entry's own style, with the original kept for comparison.
+    assert "pages   = {341--366}" in refs
+    assert "pages   = {341--365}" in refs  # the 'as written' copy
+    assert "doi       = {10.1017/CBO9781139013567}" in refs
+    # A formatted reference (citeproc, Harvard): authors, year, title, italic venue.
+    assert re.search(r"Mullahy, J\. \(1986\) .Specification and Testing", refs)
+    assert "<i>Journal of Econometrics</i>" in refs
+    assert "pp. 341–366" in refs
+
+
+def test_gauge_geometry() -> None:
+    full = gauge_svg(100)
+    assert "A 90 90 0 0 1 200.00 110.00" in full
+    empty = gauge_svg(0)
+    assert "gauge-value" not in empty
+    half = gauge_svg(50)
+    assert "A 90 90 0 0 1 110.00 20.00" in half
+
+
+def test_no_verification_report(tmp_path: Path) -> None:
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {T}}\n", encoding="utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "refs.bib")
+    bib = ws.bibliography(tmp_path / "refs.bib")
+    assert bib is not None
+    data = build_audit(ws, ws.check(), list(bib.entries), None, generated=WHEN)
+    page = render_html(data)
+    assert "Verification was not run" in page
+    assert '<svg class="gauge"' not in page
+
+
+# ----------------------------------------------------------------------------------------
+# Headless Chromium
+# ----------------------------------------------------------------------------------------
+
+
+def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    profile = tmp_path / "profile"
+    cmd = [
+        CHROMIUM,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
+    return subprocess.run(cmd, capture_output=True, timeout=180, check=False)
+
+
+def test_renders_in_headless_chromium(audit: AuditData, tmp_path: Path) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is required for this test (scripts/system-deps installs it)")
+    report = tmp_path / "report.html"
+    report.write_text(render_html(audit), encoding="utf-8")
+    ARTIFACTS.mkdir(exist_ok=True)
+    shot = ARTIFACTS / "html-report.png"
+    shot.unlink(missing_ok=True)
+    done = _chromium(tmp_path, f"--screenshot={shot}", "--window-size=1280,2000", report.as_uri())
+    assert shot.exists(), done.stderr.decode(errors="replace")[-2000:]
+    header = shot.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", header[16:24])
+    assert (width, height) == (1280, 2000)
+    assert shot.stat().st_size > 20_000  # a real page, not a blank one
+    # The DOM after Chromium parsed and laid it out.
+    dom = _chromium(tmp_path, "--dump-dom", report.as_uri()).stdout.decode("utf-8")
+    assert '<section id="dashboard"' in dom
+    assert '<svg class="gauge"' in dom and '<svg class="flow"' in dom
+    assert len(re.findall(r'<tr id="entry-\d+"', dom)) == 11
+    assert dom.count('<li class="ref"') == 11
+    assert "<script>" not in dom.split("</style>", 1)[1]  # escaped text stayed text
+
+
+def test_prints_to_pdf_in_headless_chromium(audit: AuditData, tmp_path: Path) -> None:
+    report = tmp_path / "report.html"
+    report.write_text(render_html(audit), encoding="utf-8")
+    pdf = tmp_path / "report.pdf"
+    _chromium(tmp_path, f"--print-to-pdf={pdf}", "--no-pdf-header-footer", report.as_uri())
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF")
+    pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
+    assert pages >= 2  # the methodology appendix starts on its own page
+    shutil.copy(pdf, ARTIFACTS / "html-report.pdf")

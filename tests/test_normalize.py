@@ -1,0 +1,166 @@
+"""Normalisation: LaTeX decoding, authors, identifiers, confusables."""
+
+from __future__ import annotations
+
+import pytest
+
+from citewarden.verify.normalize import (
+    clean_doi,
+    clean_isbn,
+    clean_pages,
+    clean_pmid,
+    find_homoglyphs,
+    fold,
+    is_placeholder,
+    latex_to_text,
+    make_entry,
+    normalize_entry,
+    parse_author,
+    parse_year,
+    split_authors,
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        (r"Schr{\"o}dinger", "Schrödinger"),
+        (r"{\'E}cole {\aa}ngstr{\o}m", "École ångstrøm"),
+        (r"{B}ayesian {\emph{Deep}} Learning", "Bayesian Deep Learning"),
+        (r"The {$\alpha$}-synuclein \& friends", "The α-synuclein & friends"),
+        (r"Na\"{\i}ve~Bayes", "Naïve Bayes"),
+        ("plain {Title} here", "plain Title here"),
+        (r"unbalanced {brace", "unbalanced brace"),
+    ],
+)
+def test_latex_to_text(raw: str, text: str) -> None:
+    assert latex_to_text(raw) == text
+
+
+def test_fold_ignores_case_accents_punctuation_and_greek_spelling() -> None:
+    assert fold("Schrödinger’s Cat: α-Helix & Co.") == fold("schrodinger's cat alpha helix and co")
+    assert fold("Ørsted") == "orsted"
+
+
+@pytest.mark.parametrize(
+    ("raw", "family", "given", "von"),
+    [
+        ("Knuth, Donald E.", "Knuth", "Donald E.", ""),
+        ("Donald E. Knuth", "Knuth", "Donald E.", ""),
+        ("van der Waals, Johannes Diderik", "Waals", "Johannes Diderik", "van der"),
+        ("Ludwig van Beethoven", "Beethoven", "Ludwig", "van"),
+        ("King, Jr, Martin Luther", "King", "Martin Luther", ""),
+        (r"G{\"o}del, Kurt", "Gödel", "Kurt", ""),
+        ("{World Health Organization}", "World Health Organization", "", ""),
+        ("Cybenko, G.", "Cybenko", "G.", ""),
+    ],
+)
+def test_parse_author_forms(raw: str, family: str, given: str, von: str) -> None:
+    a = parse_author(raw)
+    assert (a.family, a.given, a.von) == (family, given, von)
+
+
+def test_split_authors_on_top_level_and_with_explicit_truncation() -> None:
+    authors, truncated = split_authors("Smith, John and {Barnes and Noble} and Jane Doe and others")
+    assert [a.family for a in authors] == ["Smith", "Barnes and Noble", "Doe"]
+    assert truncated
+    authors, truncated = split_authors("A. Smith et al.")
+    assert [a.family for a in authors] == ["Smith"] and truncated
+    authors, truncated = split_authors("Alice Anderson and Bob Brown")
+    assert len(authors) == 2 and not truncated
+
+
+@pytest.mark.parametrize(
+    ("raw", "placeholder"),
+    [
+        ("Doe, John", True),
+        ("Author, A.", True),
+        ("Lastname, Firstname", True),
+        ("Author1", True),
+        ("Doe, Mary Ann", False),
+        ("Smith, John", False),
+    ],
+)
+def test_placeholder_names(raw: str, placeholder: bool) -> None:
+    assert is_placeholder(parse_author(raw)) is placeholder
+
+
+@pytest.mark.parametrize(
+    ("raw", "doi"),
+    [
+        ("10.1103/PhysRevLett.116.061102", "10.1103/physrevlett.116.061102"),
+        ("https://doi.org/10.1038/nature14539", "10.1038/nature14539"),
+        ("http://dx.doi.org/10.1038%2Fnature14539", "10.1038/nature14539"),
+        ("doi:10.1000/x\\_y.", "10.1000/x_y"),
+        ("DOI: 10.1371/journal.pone.0033693", "10.1371/journal.pone.0033693"),
+        ("not a doi", None),
+        ("", None),
+    ],
+)
+def test_clean_doi(raw: str, doi: str | None) -> None:
+    assert clean_doi(raw) == doi
+
+
+@pytest.mark.parametrize(
+    ("fields", "arxiv"),
+    [
+        ({"eprint": "1706.03762v5", "archiveprefix": "arXiv"}, "1706.03762"),
+        ({"doi": "10.48550/arXiv.2106.09685"}, "2106.09685"),
+        ({"url": "https://arxiv.org/abs/hep-th/9711200v3"}, "hep-th/9711200"),
+        ({"journal": "arXiv preprint arXiv:1810.04805"}, "1810.04805"),
+        ({"url": "https://arxiv.org/abs/9999.99999"}, None),  # month 99 does not exist
+        ({"eprint": "1234.5678", "archiveprefix": "HAL"}, None),
+    ],
+)
+def test_arxiv_ids(fields: dict[str, str], arxiv: str | None) -> None:
+    entry = make_entry("k", "misc", {"title": "T", **fields})
+    assert normalize_entry(entry).arxiv_id == arxiv
+
+
+def test_isbn_checksums_and_pmid() -> None:
+    assert clean_isbn("0-306-40615-2") == "9780306406157"
+    assert clean_isbn("978-0-306-40615-7") == "9780306406157"
+    assert clean_isbn("978-0-306-40615-6") is None
+    assert clean_isbn("0-306-40615-3") is None
+    assert clean_pmid("PMID: 22496756") == "22496756"
+    assert clean_pmid("abc") is None
+
+
+def test_years_and_pages() -> None:
+    assert parse_year("{2020}") == 2020
+    assert parse_year("2019-05-01") == 2019
+    assert parse_year("in press") is None
+    assert clean_pages("123--45") == "123-145"
+    assert clean_pages("pp. 1234–1240") == "1234-1240"
+    assert clean_pages("e0033693") == "e0033693"
+
+
+def test_homoglyphs_are_found_before_folding_and_named() -> None:
+    found = find_homoglyphs("title", "Deep lеarning for а test of α-synuclein")
+    assert [(h.word, h.name) for h in found] == [
+        ("lеarning", "CYRILLIC SMALL LETTER IE"),
+        ("а", "CYRILLIC SMALL LETTER A"),
+    ]
+    assert find_homoglyphs("title", "Теория вероятностей") == []  # genuine Russian
+    assert find_homoglyphs("title", "β-decay of α particles") == []
+
+
+def test_normalize_entry_reports_homoglyphs_and_cleans_them_away() -> None:
+    entry = make_entry(
+        "k",
+        "article",
+        {
+            "title": "Deep lеarning",
+            "author": "Smith, John and others",
+            "doi": "junk",
+            "isbn": "978-0-306-40615-6",
+            "journal": "Phys. Rev. Lett.",
+            "year": "2016",
+        },
+    )
+    n = normalize_entry(entry)
+    assert n.title == "Deep learning"
+    assert [h.field for h in n.homoglyphs] == ["title"]
+    assert n.truncated and n.venue == "Phys. Rev. Lett." and n.venue_field == "journal"
+    assert {bad.field for bad in n.invalid_ids} == {"doi", "isbn"}
+    assert n.doi is None and n.year == 2016

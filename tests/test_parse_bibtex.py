@@ -1,0 +1,575 @@
+"""BibTeX/BibLaTeX reader: spans, macros, recovery after syntax errors, encodings, agreement
+with bibtexparser 2 on real files, and incremental re-parsing."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import pickle
+from pathlib import Path
+
+import bibtexparser
+import pytest
+from markers import parse_markers
+
+from citewarden.model import BibFormat, Code, Entry, Field, ParsedBibliography, Span
+from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex
+from citewarden.parsing.encoding import decode_bytes
+from citewarden.parsing.latex_decode import decode_latex
+
+DATA = Path(__file__).parent / "data"
+PATH = Path("refs.bib")
+
+
+def parse(text: str) -> ParsedBibliography:
+    return parse_bibtex(PATH, text)
+
+
+def sl(text: str, span: Span) -> str:
+    return text[span.start : span.end]
+
+
+def codes(bib: ParsedBibliography) -> list[Code]:
+    return [p.code for p in bib.problems]
+
+
+# ---------------------------------------------------------------------------------------
+# Entries, fields and exact spans
+# ---------------------------------------------------------------------------------------
+
+
+def test_entry_key_type_fields_and_spans() -> None:
+    m = parse_markers(
+        "Some text before.\n"
+        "⟦entry|@Article{⟦key|Knuth:1984.a⟧,\n"
+        "  ⟦n1|Author⟧ = {⟦v1|Donald E. {K}nuth⟧},\n"
+        '  ⟦n2|title⟧  = "⟦v2|Literate {Programming}⟧",\n'
+        "  ⟦n3|year⟧ = ⟦v3|1984⟧,\n"
+        "  ⟦n4|journal⟧=⟦v4|cj⟧\n"
+        "}⟧\n"
+        "trailing text\n"
+    )
+    t = m.text
+    bib = parse(t)
+    assert bib.format is BibFormat.BIBTEX and bib.path == PATH
+    assert bib.complete
+    assert [p.code for p in bib.problems] == [Code.UNDEFINED_STRING]  # 'cj'
+    (e,) = bib.entries
+    assert e.key == "Knuth:1984.a" and e.key_span == m.named["key"]
+    assert e.entry_type == "article"
+    assert e.span == m.named["entry"]
+    assert [f.name for f in e.fields] == ["author", "title", "year", "journal"]
+    for i, f in enumerate(e.fields, 1):
+        assert f.name_span == m.named[f"n{i}"]
+        assert f.value_span == m.named[f"v{i}"]
+        assert sl(t, f.value_span) == f.value
+    assert e.get("TITLE") == "Literate {Programming}"
+    assert e.field("year") == e.fields[2]
+    assert e.get("missing", "d") == "d"
+
+
+def test_replacing_a_value_span_keeps_delimiters() -> None:
+    t = '@book{b, title = {Old}, note = "x", year = 1999}\n'
+    bib = parse(t)
+    (e,) = bib.entries
+    for name, new in (("title", "New {T}itle"), ("note", "changed"), ("year", "2001")):
+        f = e.field(name)
+        assert f is not None
+        edited = t[: f.value_span.start] + new + t[f.value_span.end :]
+        again = parse(edited).entries[0]
+        assert again.get(name) == new
+        assert again.key == "b" and len(again.fields) == 3
+
+
+def test_paren_delimited_entry_and_entry_without_fields() -> None:
+    t = "@misc(p1, title = {In (parens)}, year = 2000)\n@misc{onlykey}\n"
+    bib = parse(t)
+    assert [e.key for e in bib.entries] == ["p1", "onlykey"]
+    assert bib.entries[0].get("title") == "In (parens)"
+    assert sl(t, bib.entries[0].span).endswith(")")
+    assert bib.entries[1].fields == ()
+    assert bib.complete and not bib.problems
+
+
+def test_keys_keep_their_case_and_comparisons_casefold() -> None:
+    bib = parse("@article{SmithJ2000,title={a}}\n@article{smithj2000,title={b}}\n")
+    keys = [e.key for e in bib.entries]
+    assert keys == ["SmithJ2000", "smithj2000"]
+    assert keys[0].casefold() == keys[1].casefold()
+
+
+def test_deeply_nested_braces_and_quotes_inside_braces() -> None:
+    m = parse_markers(
+        '@article{deep, title = {⟦v|a {b {c {d {e} d} c} b} "q" a⟧}, note = "⟦w|x {"} y⟧"}\n'
+    )
+    (e,) = parse(m.text).entries
+    assert e.fields[0].value_span == m.named["v"]
+    assert e.fields[1].value_span == m.named["w"]
+
+
+def test_huge_value_is_read_exactly() -> None:
+    abstract = ("word {Nested} " * 80_000).strip()
+    t = f"@article{{big, abstract = {{{abstract}}}, year = 2020}}\n@misc{{after, title={{x}}}}\n"
+    bib = parse(t)
+    assert [e.key for e in bib.entries] == ["big", "after"]
+    f = bib.entries[0].fields[0]
+    assert f.value == abstract and sl(t, f.value_span) == abstract
+
+
+def test_empty_values() -> None:
+    t = '@misc{e, title = {}, note = ""}\n'
+    (e,) = parse(t).entries
+    assert [(f.value, f.value_span.start == f.value_span.end) for f in e.fields] == [
+        ("", True),
+        ("", True),
+    ]
+
+
+def test_comment_lines_between_fields_are_skipped() -> None:
+    t = "@misc{c,\n  % a note\n  title = {x},\n  % another\n  year = 2000\n}\n"
+    (e,) = parse(t).entries
+    assert [f.name for f in e.fields] == ["title", "year"]
+
+
+# ---------------------------------------------------------------------------------------
+# @string, @preamble, @comment, crossref, xdata, ids
+# ---------------------------------------------------------------------------------------
+
+
+def test_strings_concatenation_and_month_macros() -> None:
+    m = parse_markers(
+        '@string{acm = "ACM"}\n'
+        "@STRING(press = acm # { Press})\n"
+        "@string{full = press # \", New York\"}\n"
+        "@book{b,\n"
+        "  publisher = ⟦pub|full⟧,\n"
+        "  month = ⟦mon|aug⟧,\n"
+        '  note = ⟦note|"In " # acm # {, } # 1999⟧,\n'
+        "  title = {acm},\n"
+        "}\n"
+    )
+    bib = parse(m.text)
+    assert dict(bib.strings) == {"acm": "ACM", "press": "ACM Press", "full": "ACM Press, New York"}
+    (e,) = bib.entries
+    pub, mon, note, title = e.fields
+    assert (pub.value, pub.expanded, pub.value_span) == ("full", "ACM Press, New York", m.named["pub"])
+    assert (mon.value, mon.expanded, mon.value_span) == ("aug", "August", m.named["mon"])
+    assert note.value == '"In " # acm # {, } # 1999' and note.value_span == m.named["note"]
+    assert note.expanded == "In ACM, 1999"
+    assert (title.value, title.expanded, title.text) == ("acm", None, "acm")
+    assert e.get("publisher") == "ACM Press, New York"
+    assert not bib.problems
+
+
+def test_string_macros_are_case_insensitive_and_must_be_defined_before_use() -> None:
+    m = parse_markers(
+        "@misc{early, journal = ⟦u|JACM⟧}\n"
+        '@String{jacm = "J. ACM"}\n'
+        "@misc{late, journal = JACM}\n"
+    )
+    bib = parse(m.text)
+    early, late = bib.entries
+    assert early.get("journal") == "JACM" and early.field("journal").expanded is None  # type: ignore[union-attr]
+    assert late.get("journal") == "J. ACM"
+    (p,) = bib.problems
+    assert p.code is Code.UNDEFINED_STRING and p.location.span == m.named["u"]
+    assert "JACM" in p.message
+    assert bib.complete
+
+
+def test_undefined_macro_inside_concatenation() -> None:
+    m = parse_markers('@misc{c, note = "a" # ⟦u|nope⟧ # "b"}\n')
+    bib = parse(m.text)
+    (p,) = bib.problems
+    assert p.code is Code.UNDEFINED_STRING and p.location.span == m.named["u"]
+    assert bib.entries[0].get("note") == "ab"
+
+
+def test_preamble_comment_and_outside_text_are_ignored() -> None:
+    t = (
+        "This file was exported. Mail me at someone@example.org please.\n"
+        '@preamble{"\\newcommand{\\noop}[1]{}"}\n'
+        "@comment{jabref-meta: databaseType:bibtex;}\n"
+        "@Comment{ unbalanced ( is fine in braces }\n"
+        "% a line comment with @ inside\n"
+        "@misc{k, title = {x}}\n"
+    )
+    bib = parse(t)
+    assert [e.key for e in bib.entries] == ["k"]
+    assert not bib.problems and bib.complete
+
+
+def test_entries_inside_a_comment_block_are_read_as_bibtex_does() -> None:
+    t = "@comment{\n@misc{inner, title = {x}}\n}\n@misc{outer, title={y}}\n"
+    bib = parse(t)
+    assert [e.key for e in bib.entries] == ["inner", "outer"]
+
+
+def test_crossref_xdata_kept_and_ids_become_aliases() -> None:
+    t = (
+        "@inproceedings{paper, crossref = {conf2020}, xdata = {shared},\n"
+        "  ids = {oldkey, other:key ,}, title = {T}}\n"
+        "@proceedings{conf2020, title = {Conf}}\n"
+    )
+    bib = parse(t)
+    paper = bib.entries[0]
+    assert paper.get("crossref") == "conf2020" and paper.get("xdata") == "shared"
+    assert paper.aliases == ("oldkey", "other:key")
+    assert bib.entries[1].aliases == ()
+
+
+def test_duplicate_field_points_at_second_occurrence() -> None:
+    m = parse_markers("@misc{d,\n  ⟦a|title⟧ = {one},\n  ⟦b|Title⟧ = {two}\n}\n")
+    bib = parse(m.text)
+    (p,) = bib.problems
+    assert p.code is Code.DUPLICATE_FIELD
+    assert p.location.span == m.named["b"] and p.location.path == PATH
+    (rel,) = p.related
+    assert rel.location.span == m.named["a"]
+    assert p.data["field"] == "title" and p.data["key"] == "d"
+    assert [f.value for f in bib.entries[0].fields] == ["one", "two"]
+    assert bib.entries[0].get("title") == "one"
+    assert bib.complete
+
+
+def test_ignore_comment_suppresses_its_line_and_the_next() -> None:
+    t = "@misc{a, title={x}}\n% citewarden: ignore\n@misc{b, title={y}}\n  %% CITEWARDEN: ignore here\n"
+    assert parse(t).suppressed_lines == frozenset({1, 2, 3, 4})
+
+
+def test_empty_key_is_reported_and_left_out() -> None:
+    m = parse_markers("⟦e|@article{,⟧ title = {x}}\n@misc{ok, title={y}}\n")
+    bib = parse(m.text)
+    assert [e.key for e in bib.entries] == ["ok"]
+    (p,) = bib.problems
+    assert p.code is Code.EMPTY_KEY and p.location.span == m.named["e"]
+
+
+# ---------------------------------------------------------------------------------------
+# Syntax errors: exact position, clear message, recovery
+# ---------------------------------------------------------------------------------------
+
+AFTER = "\n@book{next1, title = {Still read}}\n\n@misc{next2, year = 2000}\n"
+
+SYNTAX_CASES = {
+    "missing comma between fields": (
+        "@article{a, title = {T}⟦err|⟧\n  year = 2000}",
+        "missing ','",
+        ["title", "year"],
+    ),
+    "unclosed brace swallowing fields": (
+        "@article{a, title = ⟦err|{⟧T,\n  year = 2000,\n}",
+        "unclosed '{'",
+        [],
+    ),
+    "unclosed brace at end of entry": (
+        "@article{a, title = {T}, note = ⟦err|{⟧never closed\n",
+        "unclosed '{'",
+        ["title"],
+    ),
+    "unbalanced quotes": (
+        '@article{a, title = {T}, note = ⟦err|"⟧no end,\n  year = 2000}',
+        "unbalanced '\"'",
+        ["title"],
+    ),
+    "junk inside entry": (
+        "@article{a, title = {T}, ⟦err|;⟧;; year = 2000}",
+        "expected a field name",
+        ["title"],
+    ),
+    "missing equals sign": (
+        "@article{a, title = {T}, year ⟦err|2⟧000}",
+        "expected '='",
+        ["title"],
+    ),
+    "missing value": (
+        "@article{a, title = {T}, year = ⟦err|,⟧ note = {x}}",
+        "expected a value",
+        ["title"],
+    ),
+    "entry not closed before next": (
+        "@article{a, title = {T},\n  year = 2000⟦err|⟧\n",
+        "is not closed",
+        ["title", "year"],
+    ),
+    "missing entry key": (
+        "@article{⟦err|title⟧ = {T}, year = 2000}",
+        "missing entry key",
+        None,
+    ),
+    "space in key": (
+        "@article{Smith ⟦err|2⟧000, title = {T}}",
+        "expected ',' after the key",
+        None,
+    ),
+    "no delimiter after type": (
+        "@article⟦err| ⟧a, title = {T}}",
+        "expected '{' or '('",
+        None,
+    ),
+    "stray closing brace ends entry early": (
+        "@article{a, title = {T}⟦err|}⟧, year = 2000}",
+        "unbalanced '}'",
+        ["title"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SYNTAX_CASES))
+def test_syntax_error_position_message_and_recovery(case: str) -> None:
+    broken, message, kept_fields = SYNTAX_CASES[case]
+    m = parse_markers("@misc{before, title = {ok}}\n" + broken + AFTER)
+    bib = parse(m.text)
+    syntax = [p for p in bib.problems if p.code is Code.BIB_SYNTAX]
+    assert len(syntax) == 1, bib.problems
+    assert syntax[0].location.span.start == m.named["err"].start
+    assert message in syntax[0].message
+    assert not bib.complete
+    keys = [e.key for e in bib.entries]
+    assert keys[0] == "before"
+    assert keys[-2:] == ["next1", "next2"]
+    assert bib.entries[-2].get("title") == "Still read"
+    if kept_fields is None:
+        assert "a" not in keys
+    else:
+        broken_entry = next(e for e in bib.entries if e.key == "a")
+        assert [f.name for f in broken_entry.fields] == kept_fields
+        assert sl(m.text, broken_entry.span).startswith("@article{a")
+
+
+def test_unexpected_end_of_file() -> None:
+    bib = parse("@misc{ok, title={x}}\n@article{a, title = {T}")
+    assert [e.key for e in bib.entries] == ["ok", "a"]
+    (p,) = bib.problems
+    assert p.code is Code.BIB_SYNTAX and "end of the file" in p.message
+    assert not bib.complete
+
+
+def test_unclosed_preamble_is_reported() -> None:
+    bib = parse('@preamble{"\\foo"\n@misc{k, title={x}}\n')
+    assert [e.key for e in bib.entries] == ["k"]
+    assert codes(bib) == [Code.BIB_SYNTAX]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "@", "@{", "@misc", "@misc{", "@misc{k", "@misc{k,", "@misc{k, t", "@misc{k, t =", "}}}{{{"],
+)
+def test_truncated_inputs_never_raise(text: str) -> None:
+    bib = parse(text)
+    for e in bib.entries:
+        assert 0 <= e.span.start <= e.span.end <= len(text)
+
+
+# ---------------------------------------------------------------------------------------
+# Lazy entries behave like plain entries
+# ---------------------------------------------------------------------------------------
+
+
+def test_entries_compare_hash_pickle_and_replace_like_plain_entries() -> None:
+    t = "@misc{k, title = {x}, year = 2000}\n"
+    (e,) = parse(t).entries
+    plain = Entry(e.key, e.entry_type, e.path, e.span, e.key_span, e.fields, e.aliases)
+    assert e == plain and plain == e and hash(e) == hash(plain)
+    assert pickle.loads(pickle.dumps(e)) == e
+    assert copy.deepcopy(e) == e
+    changed = dataclasses.replace(e, key="other")
+    assert type(changed) is Entry and changed.key == "other" and changed.fields == e.fields
+    assert e != dataclasses.replace(e, fields=(Field("t", "v", Span(0, 1), Span(2, 3)),))
+    assert "Entry(key='k'" in repr(e)
+
+
+# ---------------------------------------------------------------------------------------
+# Encodings (decode_bytes) feeding the parser
+# ---------------------------------------------------------------------------------------
+
+
+def test_utf8_with_bom() -> None:
+    data = "\ufeff@misc{k, title = {Gödel}}\n".encode()
+    text, problems = decode_bytes(PATH, data)
+    assert problems == [] and text.startswith("@misc")
+    assert parse(text).entries[0].get("title") == "Gödel"
+
+
+def test_latin1_file_is_read_and_reported_at_first_bad_byte() -> None:
+    data = "@misc{k,\n  title = {Gödel and Müller}}\n@misc{k2, title={y}}\n".encode("latin-1")
+    text, problems = decode_bytes(PATH, data)
+    (p,) = problems
+    assert p.code is Code.FILE_ENCODING
+    offset = text.index("ö")
+    assert p.location.span == Span(offset, offset + 1)
+    assert "line 2, column 13" in p.message and "0xF6" in p.message
+    assert "2 invalid bytes" in p.message
+    bib = parse(text)
+    assert [e.key for e in bib.entries] == ["k", "k2"]
+    assert bib.entries[0].get("title") == "Gödel and Müller"
+
+
+def test_mostly_utf8_with_one_stray_cp1252_byte() -> None:
+    data = "@misc{k, title = {“Quotes” and é}, note = {".encode() + b"\x93x\x94}}\n"
+    text, problems = decode_bytes(PATH, data)
+    assert len(problems) == 1
+    assert "“Quotes” and é" in text and "“x”" in text
+
+
+def test_nul_bytes_are_reported_and_replaced() -> None:
+    data = b"@misc{k, title = {a\x00b}}\n@misc{k2, title = {c}}\x00\x00\n"
+    text, problems = decode_bytes(PATH, data)
+    assert [p.code for p in problems] == [Code.FILE_ENCODING, Code.FILE_ENCODING]
+    first, second = problems
+    assert first.location.span == Span(19, 20)
+    assert len(second.location.span) == 2 and "3 in the file" in second.message
+    assert "\x00" not in text and len(text) == len(data)
+    bib = parse(text)
+    assert [e.key for e in bib.entries] == ["k", "k2"]
+
+
+def test_utf16_file_is_reported() -> None:
+    data = "@misc{k, title={x}}\n".encode("utf-16")
+    text, problems = decode_bytes(PATH, data)
+    assert [p.code for p in problems] == [Code.FILE_ENCODING]
+    assert parse(text).entries[0].key == "k"
+
+
+# ---------------------------------------------------------------------------------------
+# Lazy LaTeX decoding of single values
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "decoded"),
+    [
+        ("{G}{\\\"o}del's {T}heorem", "Gödel's Theorem"),
+        ("pages 12--34 --- and~more", "pages 12–34 — and\xa0more"),
+        ("Plain  title\n  here", "Plain title here"),
+        ("Schr\\\"{o}dinger \\& {\\'E}mile", "Schrödinger & Émile"),
+        ("\\textit{Italic} words", "Italic words"),
+        ("broken {\\unknown", "broken"),
+    ],
+)
+def test_decode_latex(raw: str, decoded: str) -> None:
+    assert decode_latex(raw).startswith(decoded)
+
+
+# ---------------------------------------------------------------------------------------
+# Agreement with bibtexparser 2 on real files
+# ---------------------------------------------------------------------------------------
+
+
+def _real_bibs() -> list[Path]:
+    found = sorted((DATA / "bibs").rglob("*.bib"))
+    found += sorted((DATA / "documents").rglob("*.bib"))
+    return found
+
+
+def _bp_expected(text: str, value_span: Span, ours: Field, strings: dict[str, str]) -> str:
+    """What bibtexparser 2's default stack yields for this field, derived from our reading.
+
+    Its stack resolves a value that is exactly one @string name (not the month macros, which
+    it does not define) and then strips one pair of enclosing delimiters; concatenations stay
+    as written.
+    """
+    first = text[value_span.start - 1] if value_span.start else ""
+    if first in '{"':
+        return ours.value
+    if ours.value.isdigit():
+        return ours.value
+    if "#" in ours.value:
+        return ours.value
+    return strings.get(ours.value.lower(), ours.value)
+
+
+@pytest.mark.parametrize("path", _real_bibs(), ids=lambda p: p.name)
+def test_agrees_with_bibtexparser_on_real_files(path: Path) -> None:
+    text, problems = decode_bytes(path, path.read_bytes())
+    assert problems == []
+    ours = parse_bibtex(path, text)
+    library = bibtexparser.parse_string(text)
+    assert not library.failed_blocks
+    assert ours.complete and not [p for p in ours.problems if p.code is Code.BIB_SYNTAX]
+    theirs = library.entries
+    assert [e.key for e in ours.entries] == [e.key for e in theirs]
+    assert [e.entry_type for e in ours.entries] == [e.entry_type.lower() for e in theirs]
+    # bibtexparser keeps @string values with their delimiters; we keep them expanded.
+    raw_strings = {
+        s.key.lower(): s.value[1:-1] if s.value[:1] in '{"' else s.value for s in library.strings
+    }
+    assert ours.entries, path
+    for mine, bp in zip(ours.entries, theirs, strict=True):
+        assert [f.name for f in mine.fields] == [f.key.lower() for f in bp.fields]
+        for f, g in zip(mine.fields, bp.fields, strict=True):
+            assert sl(text, f.value_span) == f.value
+            assert str(g.value) == _bp_expected(text, f.value_span, f, raw_strings), (
+                mine.key,
+                f.name,
+            )
+
+
+def test_plume_bib_strings_expand_like_bibtex() -> None:
+    folder = DATA / "bibs" / "plume-bib"
+    text = (folder / "bibstring-unabbrev.bib").read_text() + (folder / "crossrefs.bib").read_text()
+    bib = parse(text)
+    assert bib.strings, "plume-bib defines @string macros"
+    month_fields = [f for e in bib.entries for f in e.fields if f.name == "month"]
+    assert month_fields and all(f.expanded for f in month_fields if not f.value[:1].isdigit())
+
+
+# ---------------------------------------------------------------------------------------
+# Incremental re-parsing
+# ---------------------------------------------------------------------------------------
+
+BASE = (
+    '@string{j = "Journal"}\n'
+    "@misc{a, title = {Alpha}, journal = j}\n\n"
+    "@misc{b, title = {Beta}, year = 2001}\n"
+    "junk between entries\n"
+    "@misc{c, title = {Gamma}, title = {dup}}\n"
+    "@misc{d, note = {Delta}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("{Beta}", "{Beta, edited}"),
+        ("{Beta}", "{Be"),
+        ("year = 2001}", "year = 2001}\n@misc{new, title={N}}"),
+        ("@misc{b, title = {Beta}, year = 2001}\n", ""),
+        ("junk between", "@misc{x, y = 1}"),
+        ('@string{j = "Journal"}', '@string{j = "Other"}'),
+        ("journal = j", "journal = k"),
+        ("title = {dup}", "title = {dup"),
+        ("@misc{d", "@misc{D"),
+        ("}\n@misc{d", "\n@misc{d"),
+        ("@misc{a", "% citewarden: ignore\n@misc{a"),
+    ],
+)
+def test_reparse_equals_full_parse(old: str, new: str) -> None:
+    assert old in BASE
+    edited = BASE.replace(old, new, 1)
+    before = parse(BASE)
+    after = reparse_bibtex(before, BASE, edited)
+    full = parse(edited)
+    assert after == full
+    assert dict(after.strings) == dict(full.strings)
+    # a second edit on top of the incremental result
+    again = edited.replace("Alpha", "ALPHA")
+    assert reparse_bibtex(after, edited, again) == parse(again)
+
+
+def test_reparse_of_identical_text_returns_the_old_result() -> None:
+    bib = parse(BASE)
+    assert reparse_bibtex(bib, BASE, BASE) is bib
+
+
+def test_reparse_on_real_file_reuses_untouched_entries() -> None:
+    text = (DATA / "bibs" / "b-vitamins_prl_1983.bib").read_text()
+    bib = parse(text)
+    target = bib.entries[700].field("title")
+    assert target is not None
+    edited = text[: target.value_span.start] + "Edited " + text[target.value_span.start :]
+    new = reparse_bibtex(bib, text, edited)
+    assert new.entries[0] is bib.entries[0]
+    assert new.entries[700].get("title", "").startswith("Edited ")  # type: ignore[union-attr]
+    assert new.entries[900].span.start == bib.entries[900].span.start + len("Edited ")
+    assert new == parse(edited)

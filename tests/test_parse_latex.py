@@ -1,0 +1,301 @@
+"""LaTeX parser: citations, links, bibitems, root hints, suppression and completion.
+
+Fixtures mark every expected key with ``⟦...⟧`` (an empty ``⟦⟧`` is an empty key); the
+parser must report exactly those keys, in order, with exactly those spans.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from markers import parse_markers
+
+from citewarden.model import CitationKind, DocumentKind, LinkKind, Span
+from citewarden.parsing.latex import completion_context, parse_latex
+
+P = Path("doc.tex")
+
+
+def keys_and_spans(marked: str, extra: tuple[str, ...] = ()) -> None:
+    m = parse_markers(marked)
+    doc = parse_latex(P, m.text, extra)
+    got = [(c.key, c.span) for c in doc.citations]
+    want = [(m.slice(s), s) for s in m.spans]
+    assert got == want
+    for c in doc.citations:
+        assert m.text[c.span.start : c.span.end] == c.key
+        assert c.command_span.start <= c.span.start and c.span.end <= c.command_span.end
+
+
+CITATION_CASES = {
+    "cite": r"See \cite{⟦a⟧}.",
+    "several keys, spaces trimmed": r"\cite{⟦a⟧, ⟦b⟧ ,⟦c⟧   }",
+    "starred": r"\cite*{⟦a⟧} \citet*{⟦b⟧} \citeauthor*{⟦c⟧}",
+    "natbib": (
+        r"\citet{⟦a⟧} \citep[p.~3]{⟦b⟧} \citep[see][chap.~2]{⟦c⟧} \citealt{⟦d⟧}"
+        r" \citealp{⟦e⟧} \citeauthor{⟦f⟧} \citeyear{⟦g⟧} \citeyearpar{⟦h⟧} \citenum{⟦i⟧}"
+    ),
+    "natbib capitalised": r"\Citet{⟦a⟧} \Citep{⟦b⟧} \Citealt{⟦c⟧} \Citealp{⟦d⟧} \Citeauthor{⟦e⟧}",
+    "biblatex": (
+        r"\parencite{⟦a⟧} \Parencite{⟦b⟧} \textcite{⟦c⟧} \Textcite{⟦d⟧} \autocite{⟦e⟧}"
+        r" \Autocite{⟦f⟧} \footcite{⟦g⟧} \footcitetext{⟦h⟧} \smartcite{⟦i⟧} \Smartcite{⟦j⟧}"
+        r" \supercite{⟦k⟧} \fullcite{⟦l⟧} \citetitle{⟦m⟧} \citeurl{⟦n⟧} \citedate{⟦o⟧}"
+        r" \Cite{⟦p⟧} \parencite*{⟦q⟧} \footfullcite{⟦r⟧}"
+    ),
+    "multicite with global notes": (
+        r"\cites(see)(and others)[p.~1]{⟦k1⟧,⟦k2⟧}[chap.~2][]{⟦k3⟧}{⟦k4⟧} then text"
+    ),
+    "multicite family": (
+        r"\parencites{⟦a⟧}{⟦b⟧} \textcites[x]{⟦c⟧}[y]{⟦d⟧} \autocites(g){⟦e⟧}"
+        r" \footcites{⟦f⟧} \smartcites{⟦g⟧} \supercites{⟦h⟧} \Parencites{⟦i⟧}"
+        r" \Textcites{⟦j⟧} \Autocites{⟦k⟧}"
+    ),
+    "multicite groups across lines and comments": (
+        "\\parencites[see][]{⟦a⟧}\n   [p.~4]{⟦b⟧} % comment\n  {⟦c⟧}\n\n{not a key}"
+    ),
+    "multicite stops at other text": r"\cites{⟦a⟧} and [not] {x}",
+    "multicite reads every following group": r"\cites{⟦a⟧} [pre]{⟦b⟧}",
+    "apacite": (
+        r"\citeA<e.g.,>[p.~3]{⟦a⟧} \citeNP{⟦b⟧} \citeyearNP{⟦c⟧} \shortcite{⟦d⟧}"
+        r" \cite<see>{⟦e⟧} \citeauthor{⟦f⟧} \fullciteA{⟦g⟧}"
+    ),
+    "nested optional arguments": r"\cite[{see [x]}][p.~{3}]{⟦a⟧}",
+    "nested brackets without braces": r"\cite[see [x]][p.~3]{⟦a⟧}",
+    "braces inside the key group are skipped over": r"\cite{⟦a⟧} {\em \cite{⟦b⟧}}",
+    "whitespace and newlines before arguments": "\\cite \n  [p.~3]\n  {⟦a⟧}",
+    "comment between command and argument": "\\citep[p.~3]% why\n{⟦a⟧}",
+    "keys with colon and dot": r"\cite{⟦doi:10.1000/xyz.1⟧, ⟦Smith.2020:a⟧, ⟦a-b_c+d⟧}",
+    "empty key in the middle": r"\cite{⟦a⟧,⟦⟧,⟦b⟧}",
+    "empty argument": r"\cite{⟦⟧}",
+    "trailing comma": r"\cite{⟦a⟧,⟦⟧}",
+    "blank key between commas": r"\cite{⟦a⟧,⟦⟧ ,⟦b⟧}",
+    "comment hides a citation": "% \\cite{x}\n\\cite{⟦y⟧} % \\cite{z}",
+    "escaped percent is not a comment": r"100\% sure \cite{⟦k⟧}",
+    "escaped backslash then comment": "line\\\\% \\cite{x}\n\\cite{⟦y⟧}",
+    "comment inside the key list": "\\cite{⟦a⟧, % first\n  ⟦b⟧}",
+    "verb": r"\verb|\cite{x}| \cite{⟦y⟧} \verb*+\cite{z}+ \verb!50%! \cite{⟦w⟧}",
+    "verbatim environments": (
+        "\\begin{verbatim}\n\\cite{v1}\n\\end{verbatim}\n"
+        "\\begin{verbatim*}\n\\cite{v2}\n\\end{verbatim*}\n"
+        "\\begin{Verbatim}[frame=single]\n\\cite{v3}\n\\end{Verbatim}\n"
+        "\\begin{lstlisting}[language=TeX]\n\\cite{v4}\n\\end{lstlisting}\n"
+        "\\begin{minted}{latex}\n\\cite{v5}\n\\end{minted}\n"
+        "\\begin{comment}\n\\cite{v6}\n\\end{comment}\n"
+        "\\begin{itemize}\\item \\cite{⟦seen⟧}\\end{itemize}"
+    ),
+    "inline code and urls": (
+        r"\lstinline|\cite{a}| \lstinline[language=TeX]{\cite{b}} \mintinline{tex}{\cite{c}}"
+        r" \url{http://x.org/a%20\cite{d}} \href{http://x.org/%7e}{\cite{⟦e⟧}}"
+    ),
+    "CRLF line endings": "\\cite{⟦a⟧,\r\n  ⟦b⟧}\r\n% \\cite{c}\r\n\\citep\r\n[p.~3]\r\n{⟦d⟧}\r\n",
+    "non-ASCII before a key": "Überraschung — 日本語 😀 \\cite{⟦clé⟧} \\cite{⟦Müller2020⟧}",
+    "macro definitions are not citations": (
+        r"\newcommand{\mycite}[1]{\cite{#1}} \renewcommand\cite[1]{x}"
+        r" \def\citex#1{\citep{#1}} \cite{⟦real⟧}"
+    ),
+    "keys that are macros are skipped": r"\cite{\mykey, ⟦b⟧}",
+    "nothing after end document": "\\cite{⟦a⟧}\n\\end{document}\n\\cite{b}",
+    "unclosed group does not swallow the rest": "\\cite{abc\n\nText \\cite{⟦d⟧}",
+    "unclosed optional argument": "\\cite[p.~3{a}\n\n\\cite{⟦b⟧}",
+    "bibitem is not a citation": r"\bibitem[Lbl]{k1} Text. \cite{⟦k2⟧}",
+    "similar names are not citations": r"\citestyle{plain} \bibliographystyle{x} \citex{y}",
+    "nocite": r"\nocite{⟦a⟧, ⟦b⟧}",
+}
+
+
+@pytest.mark.parametrize("marked", CITATION_CASES.values(), ids=CITATION_CASES.keys())
+def test_citations(marked: str) -> None:
+    keys_and_spans(marked)
+
+
+def test_extra_commands_are_citations() -> None:
+    keys_and_spans(r"\mycite[p.~3]{⟦a⟧} \autocite{⟦b⟧}", extra=("mycite",))
+    keys_and_spans(r"\mycite[p.~3]{a} \autocite{⟦b⟧}")
+    keys_and_spans(r"\inlinecite{⟦a⟧}", extra=("\\inlinecite",))
+
+
+def test_command_names_kinds_and_command_spans() -> None:
+    text = r"\citep*[p.~3]{a} \nocite{b} \parencites(g)[x]{c}[y]{d} tail \citeA<e>{f}"
+    doc = parse_latex(P, text)
+    rows = [(c.key, c.command, c.kind, text[c.command_span.start : c.command_span.end]) for c in doc.citations]
+    assert rows == [
+        ("a", "citep*", CitationKind.CITE, r"\citep*[p.~3]{a}"),
+        ("b", "nocite", CitationKind.NOCITE, r"\nocite{b}"),
+        ("c", "parencites", CitationKind.CITE, r"\parencites(g)[x]{c}[y]{d}"),
+        ("d", "parencites", CitationKind.CITE, r"\parencites(g)[x]{c}[y]{d}"),
+        ("f", "citeA", CitationKind.CITE, r"\citeA<e>{f}"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "nocite_all", "keys"),
+    [
+        (r"\nocite{*}", True, []),
+        (r"\nocite{a,*}", True, ["a"]),
+        (r"\nocite{a}", False, ["a"]),
+        (r"% \nocite{*}", False, []),
+        (r"\cite{*}", False, ["*"]),
+    ],
+)
+def test_nocite_all(text: str, nocite_all: bool, keys: list[str]) -> None:
+    doc = parse_latex(P, text)
+    assert doc.nocite_all is nocite_all
+    assert [c.key for c in doc.citations] == keys
+
+
+def test_empty_key_span_is_zero_length_after_its_delimiter() -> None:
+    text = r"\cite{a,,b} \cite{}"
+    empties = [c.span for c in parse_latex(P, text).citations if c.key == ""]
+    assert empties == [Span(8, 8), Span(18, 18)]
+    assert text[7] == "," and text[17] == "{"
+
+
+LINK_CASES = {
+    "input braced": (r"\input{⟦chap1⟧}", [(LinkKind.INCLUDE, "input", None)]),
+    "input bare": ("\\input ⟦chap2.tex⟧\n", [(LinkKind.INCLUDE, "input", None)]),
+    "include and subfile": (
+        r"\include{⟦c3⟧} \subfile{⟦sub/x.tex⟧}",
+        [(LinkKind.INCLUDE, "include", None), (LinkKind.INCLUDE, "subfile", None)],
+    ),
+    "import and subimport": (
+        r"\import{dir/}{⟦f1⟧} \subimport*{ d2 }{⟦f2.tex⟧} \inputfrom{d3}{⟦f3⟧}",
+        [
+            (LinkKind.INCLUDE, "import", "dir/"),
+            (LinkKind.INCLUDE, "subimport", "d2"),
+            (LinkKind.INCLUDE, "inputfrom", "d3"),
+        ],
+    ),
+    "includeonly is not a link": (r"\includeonly{c3,c4}", []),
+    "bibliography list": (
+        r"\bibliography{⟦refs⟧, ⟦more.bib⟧,,⟦../x⟧}",
+        [(LinkKind.BIBLIOGRAPHY, "bibliography", None)] * 3,
+    ),
+    "biblatex resources": (
+        r"\addbibresource[location=remote]{⟦http://x.org/a.bib⟧} \addbibresource{⟦b.bib⟧}"
+        r" \addglobalbib{⟦g.bib⟧}",
+        [
+            (LinkKind.BIBLIOGRAPHY, "addbibresource", None),
+            (LinkKind.BIBLIOGRAPHY, "addbibresource", None),
+            (LinkKind.BIBLIOGRAPHY, "addglobalbib", None),
+        ],
+    ),
+    "bibliographystyle is not a link": (r"\bibliographystyle{plain}", []),
+    "commented out": ("% \\input{x}\n% \\bibliography{y}\n", []),
+    "macro targets are skipped": (r"\input{\dir/x} \input{⟦y⟧}", [(LinkKind.INCLUDE, "input", None)]),
+}
+
+
+@pytest.mark.parametrize(("marked", "expected"), LINK_CASES.values(), ids=LINK_CASES.keys())
+def test_links(marked: str, expected: list[tuple[LinkKind, str, str | None]]) -> None:
+    m = parse_markers(marked)
+    doc = parse_latex(P, m.text)
+    assert [(link.kind, link.command, link.base) for link in doc.links] == expected
+    assert [link.span for link in doc.links] == m.spans
+    for link in doc.links:
+        assert m.text[link.span.start : link.span.end] == link.target
+
+
+@pytest.mark.parametrize(
+    ("text", "root"),
+    [
+        ("% !TEX root = ../main.tex\n\\section{A}", "../main.tex"),
+        ("%!TeX root=main.tex\r\n", "main.tex"),
+        ("%  !TeX   root = sub dir/main.tex   \n", "sub dir/main.tex"),
+        ("\n\n% !tex root = m.tex", "m.tex"),
+        ("text % !TEX root = x.tex\n", None),
+        ("% !TEX program = lualatex\n", None),
+        ("\\section{A}\n", None),
+    ],
+)
+def test_magic_root(text: str, root: str | None) -> None:
+    assert parse_latex(P, text).magic_root == root
+
+
+@pytest.mark.parametrize(
+    ("text", "is_root"),
+    [
+        ("\\documentclass[11pt]{article}\n\\begin{document}", True),
+        ("% \\documentclass{article}\n", False),
+        ("\\verb|\\documentclass|", False),
+        ("\\section{Intro}", False),
+    ],
+)
+def test_is_root(text: str, is_root: bool) -> None:
+    doc = parse_latex(P, text)
+    assert doc.is_root is is_root
+    assert doc.kind is DocumentKind.LATEX
+
+
+def test_bibitems() -> None:
+    m = parse_markers(
+        "\\begin{thebibliography}{9}\n\\bibitem[Knuth(1984)]{⟦knuth84⟧} D. Knuth.\n"
+        "\\bibitem{ ⟦lamport94⟧ }\n% \\bibitem{gone}\n\\end{thebibliography}"
+    )
+    doc = parse_latex(P, m.text)
+    assert doc.bibitems == tuple((m.slice(s), s) for s in m.spans)
+    assert doc.citations == ()
+
+
+def test_ignore_comment_suppresses_its_line_and_the_next() -> None:
+    text = "a\n% citewarden: ignore\n\\cite{x}\nb\n\\cite{y} % CITEWARDEN: ignore\n"
+    assert parse_latex(P, text).suppressed_lines == frozenset({1, 2, 4, 5})
+    assert parse_latex(P, "\\verb|% citewarden: ignore|").suppressed_lines == frozenset()
+
+
+# ---- completion ------------------------------------------------------------------------
+
+COMPLETION_CASES = {
+    "empty group": r"\cite{⟦k|⟦c|⟧⟧}",
+    "inside a key": r"\cite{⟦k|ab⟦c|⟧cd⟧}",
+    "after a comma and a space": r"\cite{a, ⟦k|b⟦c|⟧⟧}",
+    "right after a comma": r"\cite{a,⟦k|⟦c|⟧b⟧}",
+    "with optional arguments": r"\citep[see][p.~3]{⟦k|Kn⟦c|⟧⟧}",
+    "apacite": r"\citeA<e.g.>[p]{⟦k|a⟦c|⟧⟧}",
+    "second multicite group": r"\parencites(x)[y]{a}[z]{⟦k|b⟦c|⟧⟧}",
+    "nocite": r"\nocite{⟦k|a⟦c|⟧⟧}",
+    "unclosed at the end": r"Text \cite[p.~3]{⟦k|x⟦c|⟧⟧",
+    "unclosed before a blank line": "\\cite{a,⟦k|b⟦c|⟧⟧\n\nNext paragraph}",
+    "keys on a second line": "\\cite{a,\n  ⟦k|b⟦c|⟧c⟧}",
+    "non-ASCII key": r"日本 \cite{⟦k|Mü⟦c|⟧ller⟧}",
+}
+
+
+@pytest.mark.parametrize("marked", COMPLETION_CASES.values(), ids=COMPLETION_CASES.keys())
+def test_completion_context(marked: str) -> None:
+    m = parse_markers(marked)
+    cursor, key = m.named["c"], m.named["k"]
+    ctx = completion_context(m.text, cursor.start)
+    assert ctx is not None
+    assert ctx.span == key
+    assert ctx.prefix == m.text[key.start : cursor.start]
+
+
+NO_COMPLETION_CASES = {
+    "plain text": r"Some te⟦c|⟧xt",
+    "optional argument": r"\cite[pa⟦c|⟧ge]{a}",
+    "after the group": r"\cite{a}⟦c|⟧",
+    "before the group": r"\cite⟦c|⟧{a}",
+    "comment": r"% \cite{a⟦c|⟧}",
+    "verb": r"\verb|\cite{a⟦c|⟧}|",
+    "verbatim": "\\begin{verbatim}\n\\cite{a⟦c|⟧}\n\\end{verbatim}",
+    "other command": r"\section{a⟦c|⟧}",
+}
+
+
+@pytest.mark.parametrize("marked", NO_COMPLETION_CASES.values(), ids=NO_COMPLETION_CASES.keys())
+def test_no_completion_context(marked: str) -> None:
+    m = parse_markers(marked)
+    assert completion_context(m.text, m.named["c"].start) is None
+
+
+def test_completion_for_extra_commands() -> None:
+    m = parse_markers(r"\mycite{⟦k|a⟦c|⟧⟧}")
+    assert completion_context(m.text, m.named["c"].start) is None
+    ctx = completion_context(m.text, m.named["c"].start, ("mycite",))
+    assert ctx is not None and ctx.span == m.named["k"]
+
+
+def test_completion_offset_out_of_range() -> None:
+    assert completion_context(r"\cite{a}", 99) is None
+    assert completion_context(r"\cite{a}", -1) is None

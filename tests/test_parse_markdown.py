@@ -1,0 +1,257 @@
+"""Markdown parser: pandoc citation grammar, code and comments, YAML metadata, completion.
+
+Fixtures mark every expected key with ``⟦...⟧`` (``⟦⟧`` is an empty key); the parser must
+report exactly those keys, in order, with exactly those spans.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from markers import parse_markers
+
+from citewarden.model import CitationKind, Code, DocumentKind, LinkKind, Severity
+from citewarden.parsing.markdown import completion_context, parse_markdown, parse_metadata_yaml
+
+P = Path("paper.md")
+
+
+def check_keys(marked: str) -> None:
+    m = parse_markers(marked)
+    doc = parse_markdown(P, m.text)
+    got = [(c.key, c.span) for c in doc.citations]
+    want = [(m.slice(s), s) for s in m.spans]
+    assert got == want
+    for c in doc.citations:
+        assert c.command_span.start <= c.span.start and c.span.end <= c.command_span.end
+
+
+CITATION_CASES = {
+    "bracketed group": "Known [@⟦a⟧; @⟦b⟧, p. 3].",
+    "prefixes and locators": "[see @⟦a⟧, pp. 33-35; also @⟦b⟧, chap. 1]",
+    "suppress author": "Smith says [-@⟦smith04⟧].",
+    "narrative": "@⟦smith04⟧ says so, and @⟦jones⟧ [p. 3] too.",
+    "braced keys": "@{⟦weird.key.⟧} and [@{⟦https://doi.org/10.1000/xyz⟧}] and @{⟦a{b}c⟧}",
+    "braced key with a space is no citation": "@{weird key} and @{open",
+    "empty braced key": "[@{⟦⟧}]",
+    "trailing punctuation": "(@⟦a⟧), @⟦b⟧; @⟦Foo_bar.baz⟧. @⟦c⟧? @⟦d⟧'s @⟦e⟧:",
+    "internal punctuation": "@⟦a:b⟧ @⟦a#b$c%d&e-f+g?h<i>j~k/l⟧ @⟦x.y.z⟧",
+    "double punctuation ends a key": "@⟦Foo_bar⟧--baz @⟦a⟧..b",
+    "colon and slash before a slash": "@⟦http://x.org/a⟧ and @⟦doi:10.1000/182⟧",
+    "digit and underscore starts": "@⟦2019report⟧ @⟦_private⟧",
+    "e-mail addresses": "Mail foo@bar.com or first.last@x.org, x.@y but _@⟦k⟧ and a-@⟦m⟧.",
+    "autolinks": "<foo@bar.com> <mailto:x@y.org> <https://x.org/@user> @⟦k⟧",
+    "code spans": "`@a` and ``x `@b` y`` and ```@c``` but @⟦d⟧",
+    "unmatched backtick is literal": "a ` b @⟦k⟧",
+    "code span does not cross a paragraph": "a ` b\n\n@⟦k⟧ `",
+    "fenced code": "```python\n@decorator\n```\n\n~~~~\n@x\n~~~\n@y\n~~~~\n\n@⟦after⟧",
+    "fence with info in braces (R Markdown)": "```{r}\nx@y; @z\n```\n`r 1+1` [@⟦k⟧]",
+    "unclosed fence runs to the end": "@⟦a⟧\n\n```\n@b\n",
+    "indented code after a paragraph": "Text.\n\n    @code\n    more @code2\n\n@⟦after⟧",
+    "indented list continuation is text": "- item\n\n    continued [@⟦a⟧]\n\n    again @⟦b⟧",
+    "definition list": "Term\n\n:   Definition [@⟦a⟧]\n\n    More @⟦b⟧",
+    "html comments": "<!-- @a -->\n<!--\n[@b]\n-->\n[@⟦c⟧] <!-- unclosed @⟦d⟧",
+    "escapes": r"\@a and \[@⟦b⟧\]",
+    "link destinations": "[see @⟦a⟧](http://x.org/@notme) and [text](<y@z>) @⟦b⟧",
+    "inline note": "Text^[see @⟦a⟧, p. 3].",
+    "CRLF": "[@⟦a⟧;\r\n @⟦b⟧]\r\n\r\n```\r\n@c\r\n```\r\n@⟦d⟧\r\n",
+    "non-ASCII": "日本語 😀 [@⟦Müller2020⟧] und @⟦東京⟧.",
+    "LaTeX citations are not pandoc citations": "\\cite{a} @⟦b⟧",
+    "dash before at": "--@⟦a⟧ [--@⟦b⟧]",
+}
+
+
+@pytest.mark.parametrize("marked", CITATION_CASES.values(), ids=CITATION_CASES.keys())
+def test_citations(marked: str) -> None:
+    check_keys(marked)
+
+
+def test_citation_modes_and_command_spans() -> None:
+    text = (
+        "[see @a, p. 3; @b] [-@c] @d [p. 3] [@e; no key] [@f](http://x.org) [@g]{.cls}"
+        " ^[note @h] [@i]"
+    )
+    doc = parse_markdown(P, text)
+    rows = [(c.key, c.command, text[c.command_span.start : c.command_span.end]) for c in doc.citations]
+    assert rows == [
+        ("a", "normal", "[see @a, p. 3; @b]"),
+        ("b", "normal", "[see @a, p. 3; @b]"),
+        ("c", "suppress-author", "[-@c]"),
+        ("d", "in-text", "@d"),
+        ("e", "in-text", "@e"),
+        ("f", "in-text", "@f"),
+        ("g", "in-text", "@g"),
+        ("h", "in-text", "@h"),
+        ("i", "normal", "[@i]"),
+    ]
+    assert all(c.kind is CitationKind.CITE for c in doc.citations)
+    assert doc.kind is DocumentKind.MARKDOWN
+
+
+# ---- YAML metadata ---------------------------------------------------------------------
+
+
+def test_front_matter_bibliography_list_and_nocite() -> None:
+    m = parse_markers(
+        "---\n"
+        'title: "A paper"\n'
+        "bibliography:\n"
+        "  - ⟦b|refs.bib⟧\n"
+        '  - "⟦b|other refs.bib⟧"\n'
+        "nocite: |\n"
+        "  @⟦n|n1⟧, @⟦n|n2⟧\n"
+        "---\n"
+        "\n"
+        "Body [@⟦c|a⟧].\n"
+    )
+    doc = parse_markdown(P, m.text)
+    assert [(link.kind, link.target, link.command) for link in doc.links] == [
+        (LinkKind.BIBLIOGRAPHY, "refs.bib", "bibliography"),
+        (LinkKind.BIBLIOGRAPHY, "other refs.bib", "bibliography"),
+    ]
+    for link in doc.links:
+        assert m.text[link.span.start : link.span.end] == link.target
+    rows = [(c.key, c.kind, m.text[c.span.start : c.span.end]) for c in doc.citations]
+    assert rows == [
+        ("n1", CitationKind.NOCITE, "n1"),
+        ("n2", CitationKind.NOCITE, "n2"),
+        ("a", CitationKind.CITE, "a"),
+    ]
+    assert [c.span for c in doc.citations] == m.spans[2:]
+    assert not doc.nocite_all and doc.problems == ()
+
+
+@pytest.mark.parametrize(
+    ("front", "targets"),
+    [
+        ("bibliography: refs.bib", ["refs.bib"]),
+        ("bibliography: [a.bib, 'b c.bib', \"d.json\"]", ["a.bib", "b c.bib", "d.json"]),
+        ("bibliography: 'it''s.bib'", ["it's.bib"]),
+        ("bibliography:", []),
+        ("format:\n  html:\n    bibliography: per-format.bib", ["per-format.bib"]),
+    ],
+)
+def test_front_matter_bibliography_forms(front: str, targets: list[str]) -> None:
+    text = f"---\n{front}\n...\n\ntext\n"
+    doc = parse_markdown(P, text)
+    assert [link.target for link in doc.links] == targets
+    for link in doc.links:
+        if link.target != "it's.bib":
+            assert text[link.span.start : link.span.end] == link.target
+        else:
+            assert text[link.span.start : link.span.end] == "it''s.bib"
+
+
+@pytest.mark.parametrize(
+    ("nocite", "all_", "keys"),
+    [
+        ("nocite: '@*'", True, []),
+        ('nocite: "@a, @*"', True, ["a"]),
+        ('nocite: ["@a", "@b"]', False, ["a", "b"]),
+        ("nocite: |\n  @a\n  @{weird.key}", False, ["a", "weird.key"]),
+        ("nocite: 'mail x@y.org'", False, []),
+    ],
+)
+def test_front_matter_nocite(nocite: str, all_: bool, keys: list[str]) -> None:
+    text = f"---\n{nocite}\n---\n"
+    doc = parse_markdown(P, text)
+    assert doc.nocite_all is all_
+    assert [c.key for c in doc.citations] == keys
+    for c in doc.citations:
+        assert c.kind is CitationKind.NOCITE and c.command == "nocite"
+        assert text[c.span.start : c.span.end] == c.key
+
+
+def test_yaml_error_is_a_finding_and_the_body_is_still_read() -> None:
+    text = "---\ntitle: [unclosed\nbibliography: refs.bib\n---\n\n[@a] and @b\n"
+    doc = parse_markdown(P, text)
+    assert [c.key for c in doc.citations] == ["a", "b"]
+    assert len(doc.problems) == 1
+    problem = doc.problems[0]
+    assert problem.code is Code.YAML_SYNTAX
+    assert problem.effective_severity is Severity.WARNING
+    assert 4 <= problem.location.span.start < text.index("\n---\n", 4) + 1
+    assert problem.location.path == P
+
+
+def test_later_yaml_block_and_horizontal_rules() -> None:
+    text = (
+        "Intro @a.\n\n---\nbibliography: late.bib\nnocite: '@n'\n---\n\n"
+        "Text.\n\n---\n\nMore @b.\n\n---\nJust a line\n---\n\n@c"
+    )
+    doc = parse_markdown(P, text)
+    assert [link.target for link in doc.links] == ["late.bib"]
+    assert [(c.key, c.kind) for c in doc.citations] == [
+        ("a", CitationKind.CITE),
+        ("n", CitationKind.NOCITE),
+        ("b", CitationKind.CITE),
+        ("c", CitationKind.CITE),
+    ]
+
+
+def test_front_matter_citations_are_not_text() -> None:
+    doc = parse_markdown(P, "---\ntitle: 'About @notakey'\n---\n@k\n")
+    assert [c.key for c in doc.citations] == ["k"]
+
+
+def test_metadata_files() -> None:
+    text = (
+        "project:\n  type: book\n"
+        "bibliography: references.bib\n"
+        "nocite: |\n  @extra\n"
+        "metadata:\n  bibliography: [defaults.bib]\n"
+        "format:\n  pdf:\n    bibliography: pdf.bib\n  html: default\n"
+    )
+    doc = parse_metadata_yaml(Path("_quarto.yml"), text)
+    assert [link.target for link in doc.links] == ["references.bib", "defaults.bib", "pdf.bib"]
+    assert [(c.key, c.kind) for c in doc.citations] == [("extra", CitationKind.NOCITE)]
+    for link in doc.links:
+        assert text[link.span.start : link.span.end] == link.target
+    bad = parse_metadata_yaml(Path("_metadata.yml"), "bibliography: [a.bib\n")
+    assert [p.code for p in bad.problems] == [Code.YAML_SYNTAX]
+    assert parse_metadata_yaml(Path("_quarto.yml"), "- just\n- a list\n").links == ()
+
+
+def test_ignore_comment_suppresses_its_line_and_the_next() -> None:
+    text = "a\n<!-- citewarden: ignore -->\n@x\nb\n`<!-- citewarden: ignore -->`\n"
+    assert parse_markdown(P, text).suppressed_lines == frozenset({1, 2})
+
+
+# ---- completion ------------------------------------------------------------------------
+
+COMPLETION_CASES = {
+    "inside a bracketed key": "[@⟦k|ab⟦c|⟧cd⟧]",
+    "just typed the at sign": "As shown by @⟦k|⟦c|⟧⟧",
+    "second key of a group": "[see @a; @⟦k|b⟦c|⟧⟧]",
+    "suppress author": "[-@⟦k|x⟦c|⟧⟧]",
+    "braced key": "@{⟦k|https://do⟦c|⟧i.org⟧}",
+    "key with internal punctuation": "@⟦k|doi:10.1⟦c|⟧/x⟧ text",
+}
+
+
+@pytest.mark.parametrize("marked", COMPLETION_CASES.values(), ids=COMPLETION_CASES.keys())
+def test_completion_context(marked: str) -> None:
+    m = parse_markers(marked)
+    cursor, key = m.named["c"], m.named["k"]
+    ctx = completion_context(m.text, cursor.start)
+    assert ctx is not None
+    assert ctx.span == key
+    assert ctx.prefix == m.text[key.start : cursor.start]
+
+
+NO_COMPLETION_CASES = {
+    "e-mail": "foo@ba⟦c|⟧r.com",
+    "code span": "`@a⟦c|⟧`",
+    "fenced code": "```\n@a⟦c|⟧\n```",
+    "html comment": "<!-- @a⟦c|⟧ -->",
+    "escaped": r"\@a⟦c|⟧",
+    "plain text": "some te⟦c|⟧xt",
+    "after a space": "@a ⟦c|⟧",
+}
+
+
+@pytest.mark.parametrize("marked", NO_COMPLETION_CASES.values(), ids=NO_COMPLETION_CASES.keys())
+def test_no_completion_context(marked: str) -> None:
+    m = parse_markers(marked)
+    assert completion_context(m.text, m.named["c"].start) is None
