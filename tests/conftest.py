@@ -1,11 +1,8 @@
-"""Shared pytest configuration."""
+"""Shared pytest configuration: make the helper modules in tests/ importable."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-TESTS = Path(__file__).parent
-sys.path.insert(0, str(TESTS))
-
-DATA = TESTS / "data"
+sys.path.insert(0, str(Path(__file__).parent))

@@ -42,7 +42,12 @@ def parse_markers(marked: str) -> Marked:
             j = marked.find(NAME_SEP, i + 1)
             k = marked.find(OPEN, i + 1)
             c = marked.find(CLOSE, i + 1)
-            if j != -1 and (c == -1 or j < c) and (k == -1 or j < k) and marked[i + 1 : j].isidentifier():
+            if (
+                j != -1
+                and (c == -1 or j < c)
+                and (k == -1 or j < k)
+                and marked[i + 1 : j].isidentifier()
+            ):
                 name = marked[i + 1 : j]
                 i = j
             stack.append((pos, name))

@@ -23,6 +23,7 @@ Use the ``replay_server`` fixture (import it into a test module or conftest)::
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -290,10 +291,8 @@ class _Handler(BaseHTTPRequestHandler):
         route = r.match(self.command, parts.path, parts.query)
         if fault is not None and fault.mode == "drop":
             self.close_connection = True
-            try:
+            with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             return
         if fault is not None and fault.mode == "delay":
             time.sleep(fault.delay)
@@ -359,7 +358,9 @@ def fast_http(**kwargs: object) -> HttpClient:
     options: dict[str, object] = {
         "timeout": 2.0,
         "limits": {lane: Limit(1000.0, 1000, 16) for lane in PUBLISHED_LIMITS},
-        "retry": RetryPolicy(max_retries=2, transport_retries=1, backoff_base=0.01, backoff_cap=0.05),
+        "retry": RetryPolicy(
+            max_retries=2, transport_retries=1, backoff_base=0.01, backoff_cap=0.05
+        ),
     }
     options.update(kwargs)
     return HttpClient(**options)  # type: ignore[arg-type]

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import DATA
 
 from citewarden.verify.compare import (
     Agreement,
@@ -23,6 +22,7 @@ from citewarden.verify.compare import (
 from citewarden.verify.normalize import make_entry, normalize_entry, split_authors
 from citewarden.verify.records import WorkRecord
 from citewarden.verify.sources.crossref import work_from_csl
+from paths import DATA
 
 RECORDS = DATA / "accuracy" / "records.jsonl"
 

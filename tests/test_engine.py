@@ -9,9 +9,8 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import DATA
-from replay import ReplayServer, recorded_json, replay, replay_http, replay_server  # noqa: F401
 
+import replay as replay_fixtures
 from citewarden.model import Code, Status, Tier, Verdict
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier, skip_reason
@@ -21,20 +20,35 @@ from citewarden.verify.records import Lookup, Query
 from citewarden.verify.sources.arxiv import ArxivSource
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
+from paths import DATA
+from replay import ReplayServer, recorded_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "accuracy"))
-from memory_source import MemorySource, load_records  # noqa: E402
+from memory_source import MemorySource, load_records
 
 TODAY = date(2026, 11, 29)
 
 
-def online(replay: ReplayServer, http: HttpClient, *names: str) -> Verifier:
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+replay_http = replay_fixtures.replay_http
+
+
+@pytest.fixture
+def server(replay: ReplayServer) -> ReplayServer:
+    return replay
+
+
+@pytest.fixture
+def http(replay_http: HttpClient) -> HttpClient:
+    return replay_http
+
+
+def online(srv: ReplayServer, http: HttpClient, *names: str) -> Verifier:
     made = {
-        "crossref": lambda: CrossrefSource(
-            http, replay.base_url("crossref"), mailto="t@example.org"
-        ),
-        "doi": lambda: DoiSource(http, replay.base_url("doi")),
-        "arxiv": lambda: ArxivSource(http, replay.base_url("arxiv")),
+        "crossref": lambda: CrossrefSource(http, srv.base_url("crossref"), mailto="t@example.org"),
+        "doi": lambda: DoiSource(http, srv.base_url("doi")),
+        "arxiv": lambda: ArxivSource(http, srv.base_url("arxiv")),
     }
     settings = VerifySettings(sources=names, concurrency=4)
     return Verifier([made[n]() for n in names], settings, today=TODAY)
@@ -46,7 +60,7 @@ def online(replay: ReplayServer, http: HttpClient, *names: str) -> Verifier:
 
 
 async def test_doi_entry_written_by_hand_is_verified_with_its_correction_notice(
-    replay: ReplayServer, replay_http: HttpClient
+    server: ReplayServer, http: HttpClient
 ) -> None:
     entry = make_entry(
         "sadasivan2012",
@@ -63,15 +77,15 @@ async def test_doi_entry_written_by_hand_is_verified_with_its_correction_notice(
             "doi": "https://doi.org/10.1371/journal.pone.0033693",
         },
     )
-    v = await online(replay, replay_http, "crossref", "doi").verify(entry)
+    v = await online(server, http, "crossref", "doi").verify(entry)
     assert v.status is Status.VERIFIED and v.tier is Tier.D, v.issues
     assert v.match is not None and v.match.doi == "10.1371/journal.pone.0033693"
     assert [i.code for i in v.issues] == [Code.CORRECTED]
-    assert replay.requests_to("/crossref/works/10.1371") == 1
+    assert server.requests_to("/crossref/works/10.1371") == 1
 
 
 async def test_wrong_volume_is_corrected_from_the_identified_record(
-    replay: ReplayServer, replay_http: HttpClient
+    server: ReplayServer, http: HttpClient
 ) -> None:
     entry = make_entry(
         "sadasivan2012",
@@ -87,14 +101,14 @@ async def test_wrong_volume_is_corrected_from_the_identified_record(
             "doi": "10.1371/journal.pone.0033693",
         },
     )
-    v = await online(replay, replay_http, "crossref", "doi").verify(entry)
+    v = await online(server, http, "crossref", "doi").verify(entry)
     assert v.status is Status.MISMATCH and v.tier is Tier.M
     assert [i.code for i in v.issues] == [Code.VOLUME_MISMATCH, Code.CORRECTED]
     assert v.corrections == {"volume": "7"}
 
 
 async def test_search_candidate_must_agree_before_it_verifies(
-    replay: ReplayServer, replay_http: HttpClient
+    server: ReplayServer, http: HttpClient
 ) -> None:
     item = recorded_json("crossref", "test-works__test_works_field_queries.json")["message"][
         "items"
@@ -104,7 +118,7 @@ async def test_search_candidate_must_agree_before_it_verifies(
     made_up = make_entry(
         "fake", "article", {"title": "The forecast trap of stochastic rivers", "author": authors}
     )
-    verifier = online(replay, replay_http, "crossref", "doi")
+    verifier = online(server, http, "crossref", "doi")
     ok = await verifier.verify(found)
     assert ok.status is Status.VERIFIED
     assert ok.match is not None and ok.match.doi == item["DOI"].lower()
@@ -115,21 +129,19 @@ async def test_search_candidate_must_agree_before_it_verifies(
 
 
 async def test_doi_that_doi_org_does_not_know_is_reported(
-    replay: ReplayServer, replay_http: HttpClient
+    server: ReplayServer, http: HttpClient
 ) -> None:
     entry = make_entry(
         "foo",
         "article",
         {"title": "Gravity waves from nowhere", "author": "Roe, Richard", "doi": "10.1126/foo"},
     )
-    v = await online(replay, replay_http, "crossref", "doi").verify(entry)
+    v = await online(server, http, "crossref", "doi").verify(entry)
     assert Code.DOI_NOT_FOUND in {i.code for i in v.issues}
     assert v.status in (Status.NOT_FOUND, Status.MISMATCH) and v.tier is Tier.H
 
 
-async def test_arxiv_id_is_looked_up_at_arxiv(
-    replay: ReplayServer, replay_http: HttpClient
-) -> None:
+async def test_arxiv_id_is_looked_up_at_arxiv(server: ReplayServer, http: HttpClient) -> None:
     entry = make_entry(
         "stanley",
         "misc",
@@ -141,20 +153,20 @@ async def test_arxiv_id_is_looked_up_at_arxiv(
             "archiveprefix": "arXiv",
         },
     )
-    v = await online(replay, replay_http, "crossref", "arxiv").verify(entry)
+    v = await online(server, http, "crossref", "arxiv").verify(entry)
     assert v.status is Status.VERIFIED, v.issues
     assert v.match is not None and v.match.source == "arxiv"
-    assert replay.requests_to("/arxiv/api/query") == 1
+    assert server.requests_to("/arxiv/api/query") == 1
 
 
 async def test_service_errors_give_unverified_never_not_found(
-    replay: ReplayServer, replay_http: HttpClient
+    server: ReplayServer, http: HttpClient
 ) -> None:
-    replay.inject("503", path="/crossref", times=50, retry_after="0")
+    server.inject("503", path="/crossref", times=50, retry_after="0")
     entry = make_entry(
         "x", "article", {"title": "Some real-looking title of a paper", "author": "Smith, Ann"}
     )
-    v = await online(replay, replay_http, "crossref", "doi").verify(entry)
+    v = await online(server, http, "crossref", "doi").verify(entry)
     assert v.status is Status.UNVERIFIED and v.tier is Tier.D
     assert v.reason is not None and "crossref" in v.reason
     assert [i.code for i in v.issues] == [Code.UNVERIFIED]
@@ -188,7 +200,7 @@ def test_skipped_entries() -> None:
 
 
 async def test_verify_many_reports_each_result_and_honours_cancel() -> None:
-    verifier, crossref = memory_verifier()
+    verifier, _ = memory_verifier()
     recs = [r for r in RECORDS if r.authors and r.venue][:6]
     entries = [
         make_entry(
@@ -274,3 +286,69 @@ async def test_labelled_valid_entries_raise_no_alarm() -> None:
     )
     bad = {k: v.issues for k, v in verdicts.items() if v.status is not Status.VERIFIED}
     assert bad == {}
+
+
+async def test_preprint_with_a_published_version_gets_a_suggestion() -> None:
+    preprint = BY_DOI["10.1002/essoar.10504562.1"]  # real record: relation is-preprint-of
+    authors = " and ".join(f"{p.family}, {p.given}" for p in preprint.authors)
+    verifier, _ = memory_verifier()
+    v = await verifier.verify(
+        make_entry(
+            "p", "misc", {"title": preprint.title, "author": authors, "year": str(preprint.year)}
+        )
+    )
+    assert v.status is Status.VERIFIED and v.tier is Tier.D
+    note = next(i for i in v.issues if i.code is Code.PREPRINT_PUBLISHED)
+    assert "10.1029/2020ms002386" in note.message
+
+
+async def test_arxiv_is_searched_only_for_entries_that_point_at_it() -> None:
+    calls: list[str] = []
+
+    class Counting(MemorySource):
+        async def search(self, query: Query) -> Lookup:
+            calls.append(self.name)
+            return await super().search(query)
+
+    sources = [Counting("crossref", RECORDS[:50]), Counting("arxiv", RECORDS[:50])]
+    verifier = Verifier(sources, VerifySettings(sources=("crossref", "arxiv")), today=TODAY)
+    await verifier.verify(
+        make_entry("a", "article", {"title": "No such paper about rivers", "author": "Roe, R."})
+    )
+    assert calls == ["crossref"]
+    calls.clear()
+    await verifier.verify(
+        make_entry(
+            "b",
+            "article",
+            {
+                "title": "No such paper about rivers",
+                "author": "Roe, R.",
+                "journal": "arXiv preprint",
+            },
+        )
+    )
+    assert calls == ["crossref", "arxiv"]
+
+
+async def test_unchecked_doi_that_differs_from_the_found_work_is_flagged() -> None:
+    rec = next(r for r in RECORDS if r.doi == "10.1111/2041-210x.12469")
+
+    class DoiDown(MemorySource):
+        async def by_doi(self, doi: str) -> Lookup:
+            return Lookup.failed(self.name, "timeout")
+
+    verifier = Verifier(
+        [DoiDown("crossref", RECORDS)], VerifySettings(sources=("crossref",)), today=TODAY
+    )
+    fields = {
+        "title": rec.title,
+        "author": " and ".join(f"{p.family}, {p.given}" for p in rec.authors),
+        "doi": "10.1111/2041-210x.99999",
+    }
+    v = await verifier.verify(make_entry("k", "article", fields))
+    assert v.status is Status.MISMATCH
+    assert v.corrections.get("doi") == rec.doi
+    fields["doi"] = rec.doi or ""
+    ok = await verifier.verify(make_entry("k2", "article", fields))
+    assert ok.status is Status.VERIFIED

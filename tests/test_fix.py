@@ -17,7 +17,7 @@ import pytest
 from citewarden import fix
 from citewarden.fix import FixRefused, apply_plan, plan_file, plan_fix, write_atomically
 from citewarden.parsing.bibtex import parse_bibtex
-from conftest import DATA
+from paths import DATA
 
 FIX_DATA = DATA / "fix"
 HOTT = FIX_DATA / "hott-references.bib"
@@ -417,6 +417,8 @@ def test_killed_at_every_step_leaves_old_or_new(tmp_path: Path) -> None:
     for line in child.stdout:
         if line.startswith("done"):
             break
+        if not line.startswith("step"):
+            continue
         steps.append(line.split()[1])
         child.stdin.write("\n")
         child.stdin.flush()
@@ -434,7 +436,10 @@ def test_killed_at_every_step_leaves_old_or_new(tmp_path: Path) -> None:
         child = _run_child(tmp_path, "pause", 8192)
         assert child.stdout is not None and child.stdin is not None
         for _ in range(kill_at + 1):
-            assert child.stdout.readline().startswith("step")
+            line = child.stdout.readline()
+            while line.startswith("planned"):
+                line = child.stdout.readline()
+            assert line.startswith("step"), line
             if _ < kill_at:
                 child.stdin.write("\n")
                 child.stdin.flush()

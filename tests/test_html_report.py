@@ -25,7 +25,7 @@ from citewarden.report.html_report import (
     suspicion_rank,
 )
 from citewarden.settings import Settings
-from conftest import DATA
+from paths import DATA
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts"

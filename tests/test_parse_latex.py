@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from markers import parse_markers
 
 from citewarden.model import CitationKind, DocumentKind, LinkKind, Span
-from citewarden.parsing.latex import completion_context, parse_latex
+from citewarden.parsing.latex import completion_context, find_citation_macros, parse_latex
+from markers import parse_markers
 
 P = Path("doc.tex")
 
@@ -94,6 +94,12 @@ CITATION_CASES = {
         r"\newcommand{\mycite}[1]{\cite{#1}} \renewcommand\cite[1]{x}"
         r" \def\citex#1{\citep{#1}} \cite{⟦real⟧}"
     ),
+    "iffalse blocks": (
+        "\\iffalse \\cite{a} \\ifx\\a\\b \\cite{b}\\fi \\cite{c} % \\fi\n\\fi \\cite{⟦d⟧}"
+        " \\iffalse \\cite{e} \\else \\cite{⟦f⟧} \\fi"
+        " \\iffalse \\ifthenelse{x}{\\cite{g}}{} \\fi \\cite{⟦h⟧}"
+    ),
+    "unmatched iffalse hides nothing": "\\iffalse \\cite{⟦a⟧}",
     "keys that are macros are skipped": r"\cite{\mykey, ⟦b⟧}",
     "nothing after end document": "\\cite{⟦a⟧}\n\\end{document}\n\\cite{b}",
     "unclosed group does not swallow the rest": "\\cite{abc\n\nText \\cite{⟦d⟧}",
@@ -115,10 +121,44 @@ def test_extra_commands_are_citations() -> None:
     keys_and_spans(r"\inlinecite{⟦a⟧}", extra=("\\inlinecite",))
 
 
+@pytest.mark.parametrize(
+    ("definition", "macros"),
+    [
+        (r"\newcommand{\inlinecite}[1]{\footnotesize\citen{#1}}", ("inlinecite",)),
+        (r"\newcommand\mycite[2][]{\cite[#1]{#2}}", ("mycite",)),
+        (r"\providecommand*{\pc}[1]{(\citealp{#1})}", ("pc",)),
+        (r"\def\dc#1{\citep{#1}}", ("dc",)),
+        (r"\NewDocumentCommand{\xc}{O{} m}{\parencite[#1]{#2}}", ("xc",)),
+        (r"\newcommand{\two}[2]{\cite[#1]{#2}}", ()),  # not called like \cite
+        (r"\NewDocumentCommand\xd{m m}{\cite{#2}}", ()),
+        (r"\newcommand{\fixed}{\cite{a}}", ()),  # no parameter
+        (r"\newcommand{\other}[1]{\textbf{#1}}", ()),  # not a citation
+        (r"\renewcommand{\citet}[1]{\citeauthor{#1}}", ()),  # already a citation command
+        (r"% \newcommand{\c}[1]{\cite{#1}}", ()),  # commented out
+    ],
+)
+def test_find_citation_macros(definition: str, macros: tuple[str, ...]) -> None:
+    assert find_citation_macros(definition) == macros
+
+
+def test_citation_macros_defined_in_the_file_are_citations() -> None:
+    m = parse_markers(
+        "\\newcommand{\\inlinecite}[1]{\\footnotesize\\citen{#1}}\n"
+        "Table: \\inlinecite{⟦a⟧, ⟦b⟧} and \\citep{⟦c⟧}"
+    )
+    doc = parse_latex(P, m.text)
+    assert [(c.key, c.span) for c in doc.citations] == [(m.slice(s), s) for s in m.spans]
+    assert doc.citation_macros == ("inlinecite",)
+    assert [c.command for c in doc.citations] == ["inlinecite", "inlinecite", "citep"]
+
+
 def test_command_names_kinds_and_command_spans() -> None:
     text = r"\citep*[p.~3]{a} \nocite{b} \parencites(g)[x]{c}[y]{d} tail \citeA<e>{f}"
     doc = parse_latex(P, text)
-    rows = [(c.key, c.command, c.kind, text[c.command_span.start : c.command_span.end]) for c in doc.citations]
+    rows = [
+        (c.key, c.command, c.kind, text[c.command_span.start : c.command_span.end])
+        for c in doc.citations
+    ]
     assert rows == [
         ("a", "citep*", CitationKind.CITE, r"\citep*[p.~3]{a}"),
         ("b", "nocite", CitationKind.NOCITE, r"\nocite{b}"),
@@ -182,7 +222,10 @@ LINK_CASES = {
     ),
     "bibliographystyle is not a link": (r"\bibliographystyle{plain}", []),
     "commented out": ("% \\input{x}\n% \\bibliography{y}\n", []),
-    "macro targets are skipped": (r"\input{\dir/x} \input{⟦y⟧}", [(LinkKind.INCLUDE, "input", None)]),
+    "macro targets are skipped": (
+        r"\input{\dir/x} \input{⟦y⟧}",
+        [(LinkKind.INCLUDE, "input", None)],
+    ),
 }
 
 
@@ -206,6 +249,9 @@ def test_links(marked: str, expected: list[tuple[LinkKind, str, str | None]]) ->
         ("text % !TEX root = x.tex\n", None),
         ("% !TEX program = lualatex\n", None),
         ("\\section{A}\n", None),
+        ("\\documentclass[../main.tex]{subfiles}\n\\begin{document}", "../main.tex"),
+        ("% !TEX root = other.tex\n\\documentclass[main]{subfiles}", "other.tex"),
+        ("\\documentclass[11pt]{article}", None),
     ],
 )
 def test_magic_root(text: str, root: str | None) -> None:
@@ -299,3 +345,34 @@ def test_completion_for_extra_commands() -> None:
 def test_completion_offset_out_of_range() -> None:
     assert completion_context(r"\cite{a}", 99) is None
     assert completion_context(r"\cite{a}", -1) is None
+
+
+# ---- real documents (copied from the shared corpus, see tests/data/PROVENANCE.md) -------
+
+SCIPY = Path(__file__).parent / "data" / "documents" / "scipy-1.0-paper" / "scipy-1.0"
+
+
+def test_real_paper_citation_macro_reaches_included_file() -> None:
+    """paper.tex defines ``\\inlinecite`` around ``\\citen``; scipy-optimize.tex (included by
+    paper.tex) uses it in a table.  Its keys count once the macro is passed on."""
+    import re
+
+    root = SCIPY / "paper.tex"
+    child = SCIPY / "scipy-optimize.tex"
+    macros = parse_latex(root, root.read_text(encoding="utf-8")).citation_macros
+    assert macros == ("inlinecite",)
+    text = child.read_text(encoding="utf-8")
+    written = [
+        key.strip()
+        for m in re.finditer(r"\\inlinecite\{([^}]*)\}", text)
+        for key in m.group(1).split(",")
+    ]
+    assert written  # the table is there
+    with_macro = parse_latex(child, text, macros)
+    inline = [c.key for c in with_macro.citations if c.command == "inlinecite"]
+    assert inline == written
+    for c in with_macro.citations:
+        assert text[c.span.start : c.span.end] == c.key
+    without = parse_latex(child, text)
+    assert not any(c.command == "inlinecite" for c in without.citations)
+    assert len(without.citations) == len(with_macro.citations) - len(written)

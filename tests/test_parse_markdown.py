@@ -6,13 +6,19 @@ report exactly those keys, in order, with exactly those spans.
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
+import subprocess
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
-from markers import parse_markers
 
 from citewarden.model import CitationKind, Code, DocumentKind, LinkKind, Severity
 from citewarden.parsing.markdown import completion_context, parse_markdown, parse_metadata_yaml
+from markers import parse_markers
 
 P = Path("paper.md")
 
@@ -54,11 +60,20 @@ CITATION_CASES = {
     "html comments": "<!-- @a -->\n<!--\n[@b]\n-->\n[@⟦c⟧] <!-- unclosed @⟦d⟧",
     "escapes": r"\@a and \[@⟦b⟧\]",
     "link destinations": "[see @⟦a⟧](http://x.org/@notme) and [text](<y@z>) @⟦b⟧",
+    "link reference definitions": (
+        "[foo]: http://x.org/@user\n  [bar]: <http://y>\n[@⟦key⟧]: url:https://x.org/1\n"
+        "Text [foo] and @⟦k⟧: more"
+    ),
     "inline note": "Text^[see @⟦a⟧, p. 3].",
     "CRLF": "[@⟦a⟧;\r\n @⟦b⟧]\r\n\r\n```\r\n@c\r\n```\r\n@⟦d⟧\r\n",
     "non-ASCII": "日本語 😀 [@⟦Müller2020⟧] und @⟦東京⟧.",
     "LaTeX citations are not pandoc citations": "\\cite{a} @⟦b⟧",
     "dash before at": "--@⟦a⟧ [--@⟦b⟧]",
+    "cross-references are not citations": (
+        "See @fig-plot, [@tbl-data], @sec:intro and @eq-energy but @⟦figueroa2020⟧ [@⟦def⟧]."
+    ),
+    "Quarto shortcodes": "{{< video https://x.org/@chan >}} {{< meta title >}} @⟦k⟧",
+    "example lists": "(@good) An example.\n(@) Another.\n\nAs (@good) shows, (@⟦other⟧) is a key.",
 }
 
 
@@ -73,7 +88,9 @@ def test_citation_modes_and_command_spans() -> None:
         " ^[note @h] [@i]"
     )
     doc = parse_markdown(P, text)
-    rows = [(c.key, c.command, text[c.command_span.start : c.command_span.end]) for c in doc.citations]
+    rows = [
+        (c.key, c.command, text[c.command_span.start : c.command_span.end]) for c in doc.citations
+    ]
     assert rows == [
         ("a", "normal", "[see @a, p. 3; @b]"),
         ("b", "normal", "[see @a, p. 3; @b]"),
@@ -190,9 +207,18 @@ def test_later_yaml_block_and_horizontal_rules() -> None:
     ]
 
 
-def test_front_matter_citations_are_not_text() -> None:
-    doc = parse_markdown(P, "---\ntitle: 'About @notakey'\n---\n@k\n")
-    assert [c.key for c in doc.citations] == ["k"]
+def test_front_matter_prose_fields_cite_and_other_fields_do_not() -> None:
+    m = parse_markers(
+        "---\n"
+        "title: 'On @⟦t⟧'\n"
+        "author: 'me @notakey'\n"
+        "abstract: |\n  Inspired by @⟦Zeileis2008⟧, see [@⟦b⟧; @⟦c⟧].\n"
+        "---\n"
+        "`@code` and @⟦k⟧\n"
+    )
+    doc = parse_markdown(P, m.text)
+    assert [(c.key, c.span) for c in doc.citations] == [(m.slice(s), s) for s in m.spans]
+    assert [c.command for c in doc.citations] == ["metadata"] * 4 + ["in-text"]
 
 
 def test_metadata_files() -> None:
@@ -255,3 +281,70 @@ NO_COMPLETION_CASES = {
 def test_no_completion_context(marked: str) -> None:
     m = parse_markers(marked)
     assert completion_context(m.text, m.named["c"].start) is None
+
+
+# ---- real documents (copied from the shared corpus, see tests/data/PROVENANCE.md) -------
+
+JSS = Path(__file__).parent / "data" / "documents" / "jss-quarto-demo"
+
+
+def test_real_quarto_article() -> None:
+    """The JSS Quarto demo: citations in the abstract and the body, cross-references to
+    figures and tables that are not citations, code chunks, and a project _quarto.yml."""
+    path = JSS / "template.qmd"
+    text = path.read_text(encoding="utf-8")
+    doc = parse_markdown(path, text)
+    assert [link.target for link in doc.links] == ["bibliography.bib"]
+    keys = [c.key for c in doc.citations]
+    assert "ZeileisKleiberJackman2008" in keys
+    assert doc.citations[0].command == "metadata"  # cited in the abstract
+    assert "@fig-quine" in text and "@tbl-overview" in text
+    assert not any(k.startswith(("fig-", "tbl-")) for k in keys)
+    assert "`@cite`" in text and "cite" not in keys
+    for c in doc.citations:
+        assert text[c.span.start : c.span.end] == c.key
+    assert doc.problems == ()
+    meta = parse_metadata_yaml(JSS / "_quarto.yml", (JSS / "_quarto.yml").read_text())
+    assert meta.problems == ()
+
+
+DOCUMENTS = Path(__file__).parent / "data" / "documents"
+MARKDOWN_DOCUMENTS = sorted(
+    p for p in DOCUMENTS.rglob("*") if p.suffix.lower() in {".md", ".qmd", ".rmd"}
+)
+#: Cross-reference labels, which citewarden deliberately does not read as citations.
+CROSSREF_LABEL = re.compile(r"^(?:fig|tbl|lst|eq|sec|thm|lem|cor|prp|cnj|def|exm|exr)[-:]")
+
+
+def _pandoc_citation_ids(node: Any, out: list[str]) -> None:
+    if isinstance(node, dict):
+        if node.get("t") == "Cite":
+            out.extend(str(c["citationId"]) for c in node["c"][0])
+        for value in node.values():
+            _pandoc_citation_ids(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _pandoc_citation_ids(value, out)
+
+
+@pytest.mark.parametrize(
+    "path", MARKDOWN_DOCUMENTS, ids=[str(p.relative_to(DOCUMENTS)) for p in MARKDOWN_DOCUMENTS]
+)
+def test_real_documents_cite_what_pandoc_cites(path: Path) -> None:
+    """Every citation pandoc's own reader finds (text, metadata and nocite), no more."""
+    if shutil.which("pandoc") is None:
+        pytest.fail("pandoc is missing (scripts/system-deps installs it)", pytrace=False)
+    result = subprocess.run(
+        ["pandoc", "-f", "markdown", "-t", "json", path.name],
+        cwd=path.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    ast = json.loads(result.stdout)
+    ids: list[str] = []
+    _pandoc_citation_ids(ast["meta"], ids)
+    _pandoc_citation_ids(ast["blocks"], ids)
+    theirs = Counter(i for i in ids if not CROSSREF_LABEL.match(i))
+    ours = Counter(c.key for c in parse_markdown(path, path.read_text(encoding="utf-8")).citations)
+    assert ours == theirs

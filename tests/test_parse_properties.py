@@ -15,6 +15,7 @@ from citewarden.parsing.markdown import completion_context as markdown_completio
 from citewarden.parsing.markdown import parse_markdown, parse_metadata_yaml
 
 SETTINGS = settings(max_examples=250, deadline=None)
+YAML_SETTINGS = settings(max_examples=120, deadline=None)
 
 LATEX_PIECES = [
     "\\cite", "\\citep", "\\citeA", "\\cites", "\\parencites", "\\nocite", "\\nocite{*}",
@@ -85,7 +86,7 @@ def test_markdown_parser_total_and_spans_exact(text: str) -> None:
     check_document(parse_markdown(Path("x.md"), text), text)
 
 
-@SETTINGS
+@YAML_SETTINGS
 @given(pieces(MARKDOWN_PIECES))
 def test_metadata_parser_total(text: str) -> None:
     check_document(parse_metadata_yaml(Path("_quarto.yml"), text), text)
@@ -121,7 +122,7 @@ def test_markdown_completion_total(case: tuple[str, int]) -> None:
     check_completion(text, offset, markdown_completion(text, offset))
 
 
-@SETTINGS
+@YAML_SETTINGS
 @given(
     st.lists(
         st.from_regex(r"[A-Za-z0-9_][A-Za-z0-9_:./-]{0,12}", fullmatch=True), min_size=1, max_size=4

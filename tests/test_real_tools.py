@@ -185,11 +185,6 @@ def introduce_typo(files: list[Path], pattern: re.Pattern[str]) -> str:
     raise AssertionError(f"no citation found in {files}")
 
 
-@pytest.fixture(params=["as-is", "typo"])
-def variant(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
-
-
 def _workdir(documents: Path, tmp_path: Path, relative: str, variant: str) -> Path:
     """The directory to run in: the shared copy, or a private copy for the typo variant."""
     if variant == "as-is":
@@ -199,7 +194,17 @@ def _workdir(documents: Path, tmp_path: Path, relative: str, variant: str) -> Pa
     return tmp_path / relative
 
 
-@pytest.mark.parametrize("case", LATEX_CASES, ids=lambda c: c.directory)
+#: every project as it is, and (to have dangling keys to agree on) a copy with one
+#: citation misspelt, for one BibTeX and one biber project
+LATEX_RUNS = [(case, "as-is") for case in LATEX_CASES] + [
+    (LATEX_CASES[1], "typo"),
+    (LATEX_CASES[2], "typo"),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "variant"), LATEX_RUNS, ids=[f"{c.directory}-{v}" for c, v in LATEX_RUNS]
+)
 def test_latex_projects_agree_with_latex_and_bibtex(
     documents: Path, tmp_path: Path, case: LatexCase, variant: str
 ) -> None:
@@ -207,7 +212,9 @@ def test_latex_projects_agree_with_latex_and_bibtex(
     if variant == "typo":
         files = sorted(directory.glob("*.tex"), key=lambda p: p.name not in case.roots)
         typo = introduce_typo(files, _LATEX_CITE)
-        assert typo in citewarden_answer([directory / r for r in case.roots], case.commands).dangling
+        assert (
+            typo in citewarden_answer([directory / r for r in case.roots], case.commands).dangling
+        )
     runs = [run_latex(directory, root, case.backend) for root in case.roots]
     tools_dangling = set().union(*(r.dangling for r in runs))
     tools_orphans = set.intersection(*(r.unused for r in runs))
@@ -288,13 +295,22 @@ MARKDOWN_CASES = [
 QUARTO_CROSSREF = re.compile(r"^(?:fig|tbl|sec|eq|lst|thm|lem|cor|prp|cnj|def|exm|exr)-")
 
 
-@pytest.mark.parametrize("name", MARKDOWN_CASES)
+#: the documents that cite with pandoc syntax also get a misspelt copy
+MARKDOWN_RUNS = [(name, "as-is") for name in MARKDOWN_CASES] + [
+    (name, "typo") for name in MARKDOWN_CASES[:2] + ["rticles-skeletons/asa/skeleton.Rmd"]
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "variant"), MARKDOWN_RUNS, ids=[f"{n}-{v}" for n, v in MARKDOWN_RUNS]
+)
 def test_markdown_projects_agree_with_pandoc(
     documents: Path, tmp_path: Path, name: str, variant: str
 ) -> None:
     doc = _workdir(documents, tmp_path, name, variant)
     if variant == "typo":
-        introduce_typo([doc], _PANDOC_CITE)
+        typo = introduce_typo([doc], _PANDOC_CITE)
+        assert typo in citewarden_answer([doc]).dangling
     tools_dangling, tools_orphans = run_pandoc(doc)
     if doc.suffix == ".qmd":
         tools_dangling = {k for k in tools_dangling if not QUARTO_CROSSREF.match(k)}

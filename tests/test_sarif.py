@@ -28,8 +28,15 @@ from citewarden.model import (
     Verdict,
     code_doc_url,
 )
-from citewarden.report.sarif import RULE_TEXT, rule_text, rules, sarif_log, verdict_findings
-from conftest import DATA
+from citewarden.report.sarif import (
+    RULE_TEXT,
+    rule_text,
+    rules,
+    run_properties,
+    sarif_log,
+    verdict_findings,
+)
+from paths import DATA
 
 SCHEMA_PATH = DATA / "sarif" / "sarif-schema-2.1.0.json"
 
@@ -255,3 +262,19 @@ def test_verdict_issues_land_on_the_field_at_fault(tmp_path: Path) -> None:
         for r in log["runs"][0]["results"]
     ]
     assert regions == [2, 5]  # sorted by position: key (line 2) then year (line 5)
+
+
+def test_run_properties_score_and_tiers() -> None:
+    verdicts = [
+        Verdict("a", Status.NOT_FOUND, Tier.H),
+        Verdict("b", Status.MISMATCH, Tier.E),
+        Verdict("c", Status.SKIPPED, Tier.D),
+        Verdict("d", Status.VERIFIED, Tier.D),
+    ]
+    props = run_properties(verdicts)
+    assert props == {
+        "score": 100 - 12 - 5,
+        "tiers": {"H": 1, "E": 1, "M": 0, "D": 1},
+        "statuses": {"not_found": 1, "mismatch": 1, "skipped": 1, "verified": 1},
+    }
+    assert run_properties(None) is None

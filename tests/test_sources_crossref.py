@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs
 
-from replay import ReplayServer, recorded_json, replay, replay_http, replay_server  # noqa: F401
-
+import replay as replay_fixtures
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Outcome, Query, UpdateKind
 from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl
+from replay import ReplayServer, recorded_json
+
+# the loopback replay fixtures
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+replay_http = replay_fixtures.replay_http
 
 
 def source(

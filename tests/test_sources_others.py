@@ -6,15 +6,7 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs
 
-from replay import (  # noqa: F401
-    ReplayServer,
-    recorded,
-    recorded_json,
-    replay,
-    replay_http,
-    replay_server,
-)
-
+import replay as replay_fixtures
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Outcome, Query
 from citewarden.verify.sources import (
@@ -26,8 +18,14 @@ from citewarden.verify.sources import (
     PubMedSource,
     SemanticScholarSource,
 )
+from replay import ReplayServer, recorded, recorded_json
 
 # -- doi.org ----------------------------------------------------------------------------------
+
+# the loopback replay fixtures
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+replay_http = replay_fixtures.replay_http
 
 
 async def test_doi_content_negotiation_follows_redirect(

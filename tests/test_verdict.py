@@ -6,8 +6,6 @@ import json
 from datetime import date
 from pathlib import Path
 
-from conftest import DATA
-
 from citewarden.model import Code, Severity, Status, Tier
 from citewarden.verify.compare import compare
 from citewarden.verify.normalize import make_entry, normalize_entry
@@ -15,6 +13,7 @@ from citewarden.verify.records import Update, UpdateKind, WorkRecord
 from citewarden.verify.report import entries_json, verdict_findings, verification_json
 from citewarden.verify.sources.crossref import work_from_csl
 from citewarden.verify.verdict import Evidence, IdState, decide, static_issues
+from paths import DATA
 
 TODAY = date(2026, 11, 29)
 

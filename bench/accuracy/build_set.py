@@ -51,6 +51,7 @@ KEEP = [
     "URL",
     "update-to",
     "updated-by",
+    "relation",
 ]
 USABLE_TYPES = {"journal-article", "proceedings-article", "book-chapter"}
 LICENSED = {"MIT"}
@@ -164,6 +165,13 @@ def usable(rec: dict[str, Any]) -> bool:
 
 def latexify(text: str) -> str:
     return "".join(LATEX.get(ch, ch) for ch in text)
+
+
+def latex_free(text: str) -> str:
+    """Undo :func:`latexify` (accents back to Unicode) and drop protective braces."""
+    for ch, macro in LATEX.items():
+        text = text.replace(macro, ch)
+    return text.replace("{", "").replace("}", "")
 
 
 def ascii_fold(text: str) -> str:
@@ -283,6 +291,40 @@ def build(corpus: Path, out: Path) -> tuple[int, int]:
 
     n = len(pool)
     per_kind = 25
+    # valid entries with the variations real bibliographies have
+    for i, rec in enumerate(pool[:per_kind]):
+        w = works[rec["message"]["DOI"].lower()]
+        e = bib_entry(rec, i, with_doi=False)
+        e["fields"]["year"] = str(w.year + (1 if i % 2 else -1))
+        emit("valid-year-off-by-one", "valid", rec, e, None)
+    shown = [
+        r
+        for r in pool
+        if ": " in works[r["message"]["DOI"].lower()].title
+        or works[r["message"]["DOI"].lower()].subtitle
+    ]
+    for i, rec in enumerate(shown[:per_kind]):
+        w = works[rec["message"]["DOI"].lower()]
+        e = bib_entry(rec, i, with_doi=False)
+        e["fields"]["title"] = latexify(w.title.split(": ")[0])
+        emit("valid-no-subtitle", "valid", rec, e, None)
+    for i, rec in enumerate(pool[per_kind : 2 * per_kind]):
+        e = bib_entry(rec, i, with_doi=False)
+        e["fields"]["title"] = latex_free(e["fields"]["title"]).capitalize()
+        e["fields"]["author"] = ascii_fold(latex_free(e["fields"]["author"]))
+        emit("valid-plain-ascii", "valid", rec, e, None)
+    paged = [
+        r for r in pool if re.fullmatch(r"\d+-\d+", works[r["message"]["DOI"].lower()].pages or "")
+    ]
+    for i, rec in enumerate(paged[:per_kind]):
+        w = works[rec["message"]["DOI"].lower()]
+        first, last = (w.pages or "").split("-")
+        e = bib_entry(rec, i, with_doi=False)
+        common = 0
+        while common < min(len(first), len(last)) - 1 and first[common] == last[common]:
+            common += 1
+        e["fields"]["pages"] = f"pp. {first}--{last[common:]}" if i % 2 else first
+        emit("valid-short-pages", "valid", rec, e, None)
 
     def pick(cond: Any) -> list[tuple[int, dict[str, Any]]]:
         idx = [i for i in range(n) if cond(pool[i])]
@@ -507,6 +549,60 @@ def build(corpus: Path, out: Path) -> tuple[int, int]:
         w = w_of(rec)
         if any(u.kind.value == "correction" for u in w.updates):
             emit("corrected", "manipulated", rec, bib_entry(rec, i, with_doi=True), "corrected")
+
+    # preprints whose record names the published version (Crossref relation is-preprint-of)
+    for i, rec in enumerate(records):
+        w = work_from_csl(rec["message"])
+        if w is None or w.work_type != "posted-content" or not w.authors or not w.year:
+            continue
+        if "is-preprint-of" not in dict(w.extra) or any(not fold(p.family) for p in w.authors):
+            continue
+        fields = {
+            "title": latexify(w.title),
+            "author": author_field(
+                [{"family": p.family, "given": p.given} for p in w.authors], i % 3
+            ),
+            "year": str(w.year),
+            "howpublished": "Preprint",
+        }
+        emit(
+            "preprint-published",
+            "manipulated",
+            rec,
+            {"entry_type": "misc", "fields": fields},
+            "preprint-published",
+        )
+
+    # labelled third-party cases whose records are available offline
+    universe = {fold(w.title): w for w in (work_from_csl(r["message"]) for r in records) if w}
+    regression = corpus / "labeled/refchecker/hallucination_regression_refs.json"
+    for case in json.loads(regression.read_text(encoding="utf-8")):
+        cited = case["error_entry"]
+        record = universe.get(fold(cited["ref_title"]))
+        if record is None:
+            continue
+        names = [n.strip() for n in cited["ref_authors_cited"].split(",") if n.strip()]
+        fields = {
+            "title": cited["ref_title"],
+            "author": " and ".join(names),
+            "year": cited["ref_year_cited"],
+            "booktitle": cited["ref_venue_cited"],
+        }
+        label = "manipulated" if case["expect_should_check"] else "valid"
+        entries.append(
+            {
+                "key": f"refchecker-{case['id']}",
+                "kind": "labelled-refchecker" if label == "manipulated" else "valid-labelled",
+                "label": label,
+                "entry_type": "inproceedings",
+                "fields": fields,
+                "expect_code": "chimeric-entry" if label == "manipulated" else None,
+                "expect_corrections": {},
+                "doi": record.doi,
+                "source": "markrussinovich/refchecker tests/fixtures/"
+                "hallucination_regression_refs.json (MIT)",
+            }
+        )
 
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "records.jsonl", "w", encoding="utf-8") as fh:

@@ -7,6 +7,7 @@ returns something for any query), so the engine has to reject wrong candidates i
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -62,3 +63,31 @@ class MemorySource:
             ranked.append((score + bonus, i))
         ranked.sort(key=lambda t: -t[0])
         return Lookup.found(self.name, [self.records[i] for _, i in ranked[: query.limit]])
+
+
+class FlakySource:
+    """Wraps a source so that a deterministic share of its requests fail (as a timeout
+    would): the engine must then abstain (``unverified``), never claim ``not_found``."""
+
+    def __init__(self, inner: MemorySource, fail_rate: float) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.fail_rate = fail_rate
+        self.failures = 0
+
+    def _fails(self, key: str) -> bool:
+        digest = hashlib.sha256(f"{self.name}|{key}".encode()).digest()
+        if int.from_bytes(digest[:4], "big") / 2**32 < self.fail_rate:
+            self.failures += 1
+            return True
+        return False
+
+    async def by_doi(self, doi: str) -> Lookup:
+        if self._fails("doi:" + doi):
+            return Lookup.failed(self.name, "timeout")
+        return await self.inner.by_doi(doi)
+
+    async def search(self, query: Query) -> Lookup:
+        if self._fails("q:" + query.title):
+            return Lookup.failed(self.name, "timeout")
+        return await self.inner.search(query)

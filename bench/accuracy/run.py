@@ -1,7 +1,8 @@
 """Accuracy of verification on the labelled set (tests/data/accuracy).
 
 Prints, per kind of manipulation, the detection rate (the expected finding code reported and
-the entry not called verified); the false-alarm rate on valid entries (any warning or error, or
+the entry not called verified; a static finding such as a homoglyph counts even when the
+network part could not be checked); the false-alarm rate on valid entries (any warning or error, or
 a status other than verified); abstentions (unverified); and correction accuracy (expected
 corrections offered with the right value, and no wrong value offered for any field).
 
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memory_source import MemorySource, load_records  # noqa: E402
+from memory_source import FlakySource, MemorySource, load_records  # noqa: E402
 
 from citewarden.model import Severity, Status, Verdict  # noqa: E402
 from citewarden.settings import VerifySettings  # noqa: E402
@@ -54,19 +55,22 @@ def same_value(field: str, got: str | None, want: str) -> bool:
     return got.strip().lower() == want.strip().lower()
 
 
-def build_verifier(data: Path) -> tuple[Verifier, list[MemorySource]]:
+def build_verifier(data: Path, fail_rate: float = 0.0) -> tuple[Verifier, list[MemorySource]]:
     records = load_records(data / "records.jsonl")
     crossref = MemorySource("crossref", records)
     doi = MemorySource("doi", records, searchable=False)
     settings = VerifySettings(sources=("crossref", "doi"), concurrency=8)
-    return Verifier([crossref, doi], settings, today=TODAY), [crossref, doi]
+    sources: list[Any] = [crossref, doi]
+    if fail_rate > 0:
+        sources = [FlakySource(crossref, fail_rate), FlakySource(doi, fail_rate)]
+    return Verifier(sources, settings, today=TODAY), [crossref, doi]
 
 
 def detected(row: dict[str, Any], v: Verdict) -> bool:
     codes = {i.code.value for i in v.issues}
     if row["expect_code"] in NOTES:
         return row["expect_code"] in codes
-    if v.status in (Status.VERIFIED, Status.UNVERIFIED, Status.SKIPPED):
+    if v.status in (Status.VERIFIED, Status.SKIPPED):
         return False
     return row["expect_code"] in codes
 
@@ -81,9 +85,9 @@ def false_alarm(v: Verdict) -> bool:
     )
 
 
-async def evaluate(data: Path, show: bool) -> dict[str, Any]:
+async def evaluate(data: Path, show: bool, fail_rate: float = 0.0) -> dict[str, Any]:
     rows = load_entries(data)
-    verifier, sources = build_verifier(data)
+    verifier, sources = build_verifier(data, fail_rate)
     entries = [make_entry(r["key"], r["entry_type"], r["fields"]) for r in rows]
     start = time.perf_counter()
     verdicts = await verifier.verify_many(entries)
@@ -156,12 +160,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=ROOT / "tests" / "data" / "accuracy")
     parser.add_argument("--show-misses", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--fail-rate",
+        type=float,
+        default=0.0,
+        help="share of requests that fail like a timeout (checks abstention instead of alarms)",
+    )
     args = parser.parse_args(argv)
-    r = asyncio.run(evaluate(args.data, args.show_misses))
+    r = asyncio.run(evaluate(args.data, args.show_misses, args.fail_rate))
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
-    print(f"accuracy set: {r['entries']} entries ({r['valid']} valid), {r['seconds']} s")
+    print(
+        f"accuracy set: {r['entries']} entries ({r['valid']} valid), {r['seconds']} s"
+        + (f", {args.fail_rate:.0%} of requests failing" if args.fail_rate else "")
+    )
     print(f"{'kind':<22} {'detected':>9} {'rate':>7} {'abstained':>10}")
     for kind, s in r["per_kind"].items():
         rate = s["detected"] / s["total"] if s["total"] else 0.0

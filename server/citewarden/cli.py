@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="a root .tex, a .md/.qmd/.Rmd, a .bib, or a directory",
     )
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text")
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
     check.add_argument(
         "--fail-on",
@@ -93,6 +93,25 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--offline", action="store_true", help="verify from the cache only")
     check.add_argument("--snapshot", metavar="FILE", help="JSONL snapshot of work records")
     check.add_argument("--quiet", "-q", action="store_true", help="no summary or warnings")
+    # --- reports, batch input and --fix (citewarden.fix, citewarden.batch) ---------------
+    check.add_argument(
+        "--files-from",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="read more paths from FILE, one per line ('-' = standard input); "
+        "'@FILE' as a PATH does the same",
+    )
+    check.add_argument(
+        "--fix",
+        action="store_true",
+        help="write anchored corrections into the .bib files (a backup FILE.orig is kept)",
+    )
+    check.add_argument(
+        "--diff",
+        action="store_true",
+        help="print the corrections --fix would write as a unified diff; change nothing",
+    )
 
     serve = sub.add_parser(
         "serve", help="run the language server (stdio by default)", add_help=False
@@ -239,19 +258,36 @@ def _verify(
     entries: Sequence[Entry], settings: Settings, args: argparse.Namespace
 ) -> list[Verdict] | None:
     """Verification seam: verdicts for ``entries``, or None when verification is off
-    (``--no-verify``, ``verify.enabled = false``) or the engine is not installed."""
+    (``--no-verify``, ``verify.enabled = false``) or the engine is not installed.
+
+    A progress bar runs on stderr while entries are verified (terminal only, not --quiet).
+    """
     if args.no_verify or not settings.verify.enabled or not entries:
         return None
     try:
-        from citewarden.verify import engine  # type: ignore[attr-defined]
+        from citewarden.verify.engine import build_verifier
     except ImportError:
-        return None
-    run = getattr(engine, "verify_entries", None)
-    if run is None:
         return None
     import asyncio
 
-    return list(asyncio.run(run(list(entries), settings)))
+    from citewarden.report.progress import Progress
+
+    unique: dict[str, Entry] = {}
+    for entry in entries:
+        unique.setdefault(entry.key, entry)
+
+    async def verify_all() -> dict[str, Verdict]:
+        verifier = build_verifier(settings, offline=settings.verify.offline)
+        try:
+            with Progress(len(unique), "verifying", quiet=args.quiet) as bar:
+                return await verifier.verify_many(
+                    unique.values(), on_result=lambda key, _verdict: bar.advance(note=key)
+                )
+        finally:
+            await verifier.aclose()
+
+    results = asyncio.run(verify_all())
+    return [results[key] for key in unique if key in results]
 
 
 def _verdict_findings(entries: Sequence[Entry], verdicts: Sequence[Verdict]) -> list[Finding]:
@@ -310,6 +346,7 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     if not args.quiet:
         for problem in problems:
             print(f"citewarden: warning: {problem}", file=sys.stderr)
+    args.paths = _expand_inputs(args, cwd)
     ws, scope = load_workspace(args.paths, settings, cwd)
     by_file = ws.check()
     reported = {p: fs for p, fs in by_file.items() if p in scope}
@@ -319,8 +356,17 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
         for finding in _verdict_findings(entries, verdicts):
             reported.setdefault(finding.location.path, []).append(finding)
     ordered = sorted_findings(reported)
-    output = _render(args.format, ordered, reported, ws, cwd, entries, verdicts)
+    if args.format == "html":
+        from citewarden.report.html_report import html_page
+
+        output = html_page(
+            ws, reported, entries, verdicts, inputs=args.paths, settings=settings, root=cwd
+        )
+    else:
+        output = _render(args.format, ordered, reported, ws, cwd, entries, verdicts)
     _write(output, args.output)
+    if (args.fix or args.diff) and _fix(entries, verdicts, args, cwd):
+        return EXIT_USAGE
     if args.format == "text" and not args.quiet:
         checked = sum(
             1
@@ -328,8 +374,69 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
             if is_document(p) or is_bibliography(p) or is_metadata(p) or p in scope
         )
         stream = sys.stderr if args.output is None else sys.stdout
+        if len(args.paths) > 1:  # batch input: one summary row per file
+            stream.write(_batch_table(ws, reported, entries, verdicts, cwd))
         print(_summary(ordered, checked), file=stream)
     return _exit_status(ordered, args.fail_on)
+
+
+# --- batch input and --fix / --diff ------------------------------------------------------
+
+
+def _expand_inputs(args: argparse.Namespace, cwd: Path) -> list[str]:
+    """PATH arguments with ``@list`` files and ``--files-from`` expanded."""
+    from citewarden.batch import ListFileError, expand_inputs
+
+    try:
+        paths = expand_inputs(args.paths, args.files_from, cwd=cwd)
+    except ListFileError as exc:
+        raise UsageError(str(exc)) from None
+    if not paths:
+        raise UsageError("no paths to check (the list files are empty)")
+    if args.diff and args.output is None and args.format != "text":
+        raise UsageError(
+            f"--diff prints to standard output; give --output for the {args.format} report"
+        )
+    return paths
+
+
+def _batch_table(
+    ws: Workspace,
+    reported: dict[Path, list[Finding]],
+    entries: Sequence[Entry],
+    verdicts: Sequence[Verdict] | None,
+    cwd: Path,
+) -> str:
+    from citewarden.report.html_report import file_summaries, summary_table
+
+    by_key = {v.key: v for v in verdicts or ()}
+    rows = file_summaries(ws, reported, by_key, entries)
+    return summary_table(rows, lambda p: display_path(p, cwd))
+
+
+def _fix(
+    entries: Sequence[Entry],
+    verdicts: Sequence[Verdict] | None,
+    args: argparse.Namespace,
+    cwd: Path,
+) -> int:
+    """Run --fix / --diff; returns the number of files that could not be fixed."""
+    from citewarden.fix import run_fix
+
+    if verdicts is None:
+        print(
+            "citewarden: --fix/--diff need verification (drop --no-verify); nothing changed",
+            file=sys.stderr,
+        )
+        return 1
+    return run_fix(
+        entries,
+        verdicts,
+        diff=args.diff,
+        out=sys.stdout,
+        err=sys.stderr,
+        display=lambda p: display_path(p, cwd),
+    )
 
 
 def _entries_of(ws: Workspace, path: Path) -> list[Entry]:
@@ -349,10 +456,13 @@ def _render(
     if fmt == "text":
         return format_text(ordered, ws, cwd)
     if fmt == "sarif":
-        from citewarden.report.sarif import sarif_log
+        from citewarden.report.sarif import run_properties, sarif_log
 
         texts = {p: t for p in reported if (t := ws.text(p)) is not None}
-        return json.dumps(sarif_log(ordered, texts, root=cwd, version=__version__), indent=2) + "\n"
+        log = sarif_log(
+            ordered, texts, root=cwd, version=__version__, properties=run_properties(verdicts)
+        )
+        return json.dumps(log, indent=2) + "\n"
     report = build_report(reported, ws.line_index, cwd=cwd, entries=entries, verdicts=verdicts)
     return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 

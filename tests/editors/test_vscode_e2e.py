@@ -11,6 +11,7 @@ under artifacts/editors/vscode/.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -37,6 +38,9 @@ PLAYWRIGHT = TOOLS / "e2e" / "node_modules"
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ARTIFACTS / "vscode"
 FIX_TITLE = re.compile(r"^Change to `([^`]+)`")
+#: The deliberate typo of the example project (examples/PROVENANCE.md) and its correction.
+DANGLING_KEY = "nelder_simplex_1956"
+CORRECT_KEY = "nelder_simplex_1965"
 INSTALL = "run scripts/install-editors"
 
 #: What a fresh profile would otherwise show over the editor (welcome page, tips, chat, trust).
@@ -183,10 +187,8 @@ def code_server(vsix: Path, tmp_path: Path) -> Iterator[dict[str, Any]]:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=15)
         except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             proc.wait(timeout=15)
         log.close()
 
@@ -215,20 +217,24 @@ def drive(cs: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], dic
         SELFTEST_DIR=str(selftest),
         SHOTS_DIR=str(SHOTS),
         CHROMIUM=str(CHROMIUM),
-        TIMEOUT_MS="150000",
+        TIMEOUT_MS="240000",
     )
     proc = subprocess.run(
         [str(NODE_BIN / "node"), str(HERE / "vscode_driver.js")],
         env=env,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=300,
     )
     for name in ("result.json", "ui.json"):
         if (selftest / name).exists():
             shutil.copyfile(selftest / name, SHOTS / name)
     shutil.copyfile(cs["log"], SHOTS / "code-server.log")
-    result = json.loads((selftest / "result.json").read_text()) if (selftest / "result.json").exists() else {}
+    result = (
+        json.loads((selftest / "result.json").read_text())
+        if (selftest / "result.json").exists()
+        else {}
+    )
     ui = json.loads((selftest / "ui.json").read_text()) if (selftest / "ui.json").exists() else {}
     assert proc.returncode == 0 and result.get("ok"), (
         f"driver exit {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}\n"
@@ -240,7 +246,14 @@ def drive(cs: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], dic
 def test_vscode_dangling_key_quick_fix(code_server: dict[str, Any]) -> None:
     project: Path = code_server["project"]
     before = {p.resolve(): p.read_bytes() for p in project.rglob("*") if p.is_file()}
-    spec = {"file": "main.tex", "code": "dangling-citation", "fixPrefix": "Change to", "pause": True}
+    spec = {
+        "file": "main.tex",
+        "code": "dangling-citation",
+        "key": DANGLING_KEY,
+        "fixPrefix": "Change to",
+        "pause": True,
+        "resilience": True,
+    }
     result, ui = drive(code_server, spec)
 
     # the extension activated on the LaTeX file and its commands are in the palette
@@ -268,6 +281,7 @@ def test_vscode_dangling_key_quick_fix(code_server: dict[str, Any]) -> None:
     title = FIX_TITLE.match(result["appliedTitle"])
     assert title, result["codeActions"]
     new_key = title.group(1)
+    assert (old_key, new_key) == (DANGLING_KEY, CORRECT_KEY)
     assert result["applied"] is True and result["saved"] is True
     fixed = Path(result["file"]).resolve()
     lines = before[fixed].decode("utf-8").split("\n")
@@ -286,3 +300,15 @@ def test_vscode_dangling_key_quick_fix(code_server: dict[str, Any]) -> None:
     assert any("citewarden" in item for item in ui["phases"]["after"]["statusBar"])
     for shot in ("02_diagnostics.png", "03_quickfix_menu.png", "04_after_fix.png"):
         assert (SHOTS / shot).stat().st_size > 10_000
+
+    # a killed server is restarted by the client, and answers again
+    resilience = result["resilience"]
+    assert resilience["newPid"] != resilience["oldPid"]
+    assert resilience["diagnosticsAfterRestart"] > 0
+    # a server command that does not exist: a message with the fix, and the status bar says so
+    assert resilience["notFoundState"] == "failed"
+    assert "$(error)" in resilience["notFoundStatusText"]
+    toasts = " ".join(ui["phases"]["notfound"]["toasts"])
+    assert "/nonexistent/bin/citewarden" in toasts and "citewarden.server.command" in toasts
+    # and with the setting corrected, it runs again
+    assert resilience["recoveredDiagnostics"] > 0

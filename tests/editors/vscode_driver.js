@@ -61,6 +61,14 @@ async function onAfter(page) {
   return seen;
 }
 
+async function onNotFound(page) {
+  const toasts = '.notifications-toasts .notification-toast';
+  await page.locator(toasts, { hasText: 'citewarden' }).first().waitFor({ timeout: 15000 });
+  const seen = { toasts: await texts(page, toasts), statusBar: await texts(page, '.statusbar-item') };
+  await shoot(page, '05_server_not_found.png');
+  return seen;
+}
+
 (async () => {
   fs.mkdirSync(shots, { recursive: true });
   const profile = fs.mkdtempSync(path.join(dir, 'chrome-profile-'));
@@ -82,7 +90,7 @@ async function onAfter(page) {
     await page.goto(url, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     log('workbench visible');
-    const handlers = { diagnostics: onDiagnostics, quickfix: onQuickFix, after: onAfter };
+    const handlers = { diagnostics: onDiagnostics, quickfix: onQuickFix, after: onAfter, notfound: onNotFound };
     const done = new Set();
     while (!exists('result.json')) {
       if (Date.now() - t0 > timeout) {

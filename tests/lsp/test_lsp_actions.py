@@ -3,11 +3,11 @@ editor (didOpen/didChange), and the diagnostic it fixes goes away."""
 
 from __future__ import annotations
 
-from conftest import Harness, Start
 from lsp_editor import wait_for
 from lsprotocol import types
 
 from citewarden.model import Code
+from conftest import Harness, Start
 
 
 def by_code(h: Harness, name: str, code: Code) -> list[types.Diagnostic]:

@@ -3,11 +3,11 @@ cleared when fixed; nothing published for an old document version."""
 
 from __future__ import annotations
 
-from conftest import Harness, Start, progress_kinds
 from lsp_editor import wait_for
 from lsprotocol import types
 
 from citewarden.model import Code, Span, code_doc_url
+from conftest import Harness, Start, progress_kinds
 
 
 def by_code(h: Harness, name: str, code: Code) -> list[types.Diagnostic]:

@@ -3,11 +3,11 @@ references, rename, document and workspace symbols."""
 
 from __future__ import annotations
 
-from conftest import Harness, Start
 from lsp_editor import wait_for
 from lsprotocol import types
 
 from citewarden.model import Code, Span
+from conftest import Harness, Start
 
 
 def doc(h: Harness, name: str) -> types.TextDocumentIdentifier:

@@ -11,6 +11,7 @@ import {
   LanguageClientOptions,
   Message,
   ServerOptions,
+  State,
   StaticFeature,
   DynamicFeature,
   TransportKind,
@@ -136,6 +137,13 @@ export function createClient(
     ),
     middleware: {
       workspace: {
+        // A client being stopped for a restart must not try to send the change (the new
+        // client asks for the settings when it starts).
+        didChangeConfiguration: async (sections, next) => {
+          if (self?.state === State.Running) {
+            await next(sections);
+          }
+        },
         configuration: async (params, token, next) => {
           const result = await next(params, token);
           if (!Array.isArray(result)) {
@@ -146,5 +154,6 @@ export function createClient(
       },
     },
   };
-  return new CitewardenLanguageClient('citewarden', 'citewarden', serverOptions, clientOptions);
+  const self = new CitewardenLanguageClient('citewarden', 'citewarden', serverOptions, clientOptions);
+  return self;
 }

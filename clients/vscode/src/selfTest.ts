@@ -2,6 +2,7 @@
 // names a directory holding spec.json.  It opens a file, waits for citewarden's diagnostics,
 // applies a quick fix through VS Code's own code action and edit machinery, saves, and writes
 // what it saw to result.json.  Between phases it can pause so that a browser takes screenshots.
+import { execFileSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -13,8 +14,9 @@ export const SELFTEST_ENV = 'CITEWARDEN_VSCODE_SELFTEST';
 interface Spec {
   /** File to open, relative to the first workspace folder. */
   file: string;
-  /** Code of the diagnostic to fix there. */
+  /** Code of the diagnostic to fix, and (optionally) a key its message names. */
   code: string;
+  key?: string;
   /** Start of the title of the quick fix to apply. */
   fixPrefix: string;
   /** Further codes to wait for (anywhere in the workspace), up to extraWaitMs. */
@@ -22,6 +24,8 @@ interface Spec {
   extraWaitMs?: number;
   /** Write `<phase>.ready` and wait for `<phase>.go` at each phase (for screenshots). */
   pause?: boolean;
+  /** Then kill the server (it must come back), and start it with a wrong command (clear error). */
+  resilience?: boolean;
   timeoutMs?: number;
 }
 
@@ -79,6 +83,62 @@ function citewardenDiagnostics(root: vscode.Uri): object[] {
   return out;
 }
 
+/** Process id of the language server (a child of this extension host), if one is running. */
+function serverPid(): number | undefined {
+  try {
+    const out = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+    for (const line of out.split('\n')) {
+      const m = /^\s*(\d+)\s+(.*)$/.exec(line);
+      if (m && /citewarden/.test(m[2]) && /\bserve\b/.test(m[2])) {
+        return Number(m[1]);
+      }
+    }
+  } catch {
+    // no ps, or no children
+  }
+  return undefined;
+}
+
+async function resilience(ctx: Context, timeout: number, step: (name: string, extra?: object) => void,
+  phase: (name: string) => Promise<void>): Promise<object> {
+  const out: Record<string, unknown> = {};
+  // A new server publishes the project's diagnostics again (the client drops the old ones).
+  const republished = () => {
+    const n = citewardenDiagnostics(vscode.workspace.workspaceFolders![0].uri).length;
+    return n > 0 ? n : undefined;
+  };
+  // 1. the server dies: the client starts a new one by itself
+  const oldPid = await waitFor('the server process', serverPid, timeout);
+  process.kill(oldPid, 'SIGKILL');
+  step('server killed', { pid: oldPid });
+  out.newPid = await waitFor(
+    'a restarted server',
+    () => {
+      const pid = serverPid();
+      return pid !== undefined && pid !== oldPid && ctx.client()?.state === State.Running ? pid : undefined;
+    },
+    timeout,
+  );
+  out.oldPid = oldPid;
+  out.diagnosticsAfterRestart = await waitFor('diagnostics from the restarted server', republished, timeout);
+  step('server restarted', out);
+  // 2. the configured command does not exist: a clear message, and the status bar says so
+  const config = vscode.workspace.getConfiguration('citewarden');
+  await config.update('server.command', ['/nonexistent/bin/citewarden', 'serve'], vscode.ConfigurationTarget.Global);
+  await vscode.commands.executeCommand('citewarden.restartServer');
+  out.notFoundState = ctx.status.serverState;
+  out.notFoundStatusText = ctx.status.text;
+  step('wrong command', { state: out.notFoundState });
+  await phase('notfound');
+  // 3. back to the default command
+  await config.update('server.command', undefined, vscode.ConfigurationTarget.Global);
+  await vscode.commands.executeCommand('citewarden.restartServer');
+  await waitFor('the server after fixing the setting', () => (ctx.client()?.state === State.Running ? true : undefined), timeout);
+  out.recoveredDiagnostics = await waitFor('diagnostics after recovery', republished, timeout);
+  step('recovered');
+  return out;
+}
+
 export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
   const t0 = Date.now();
   const result: Record<string, unknown> = { ok: false, steps: [] as object[] };
@@ -113,6 +173,8 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
       timeout,
     );
     step('server running');
+    const wanted = (d: vscode.Diagnostic) =>
+      d.source === 'citewarden' && codeOf(d) === spec.code && d.message.includes(spec.key ?? '');
     const first = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder.uri, spec.file));
     await vscode.window.showTextDocument(first);
     step('opened', { languageId: first.languageId });
@@ -123,7 +185,7 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
       `a ${spec.code} diagnostic`,
       () => {
         for (const [u, ds] of vscode.languages.getDiagnostics()) {
-          const d = ds.find((x) => x.source === 'citewarden' && codeOf(x) === spec.code);
+          const d = ds.find((x) => wanted(x));
           if (d) {
             return u;
           }
@@ -137,7 +199,7 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
     const editor = await vscode.window.showTextDocument(doc);
     const target = await waitFor(
       `the ${spec.code} diagnostic in ${uri.fsPath}`,
-      () => vscode.languages.getDiagnostics(uri).find((d) => d.source === 'citewarden' && codeOf(d) === spec.code),
+      () => vscode.languages.getDiagnostics(uri).find((d) => wanted(d)),
       timeout,
     );
     result.file = uri.fsPath;
@@ -217,8 +279,11 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
     result.statusText = ctx.status.text;
     result.status = ctx.status.status ?? null;
     result.commands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('citewarden.')).sort();
-    result.ok = true;
     await phase('after');
+    if (spec.resilience) {
+      result.resilience = await resilience(ctx, timeout, step, phase);
+    }
+    result.ok = true;
   } catch (error) {
     result.error = error instanceof Error ? (error.stack ?? error.message) : String(error);
     try {

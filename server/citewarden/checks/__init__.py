@@ -10,38 +10,43 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from citewarden.model import DEFAULT_SEVERITY, Finding, ParsedBibliography
+from citewarden.model import DEFAULT_SEVERITY, Code, Finding, ParsedBibliography, Severity
 from citewarden.settings import Settings
 
 if TYPE_CHECKING:
     from citewarden.project import Workspace
 
+T = TypeVar("T")
+
 
 class Memo:
-    """Reuses finding objects between runs while their inputs are unchanged.
+    """Reuses results between runs while their inputs are unchanged.
 
-    Keys name everything a finding depends on; entries not asked for in a run are dropped.
+    Keys name everything a result depends on; results not asked for in a run are dropped.
     """
 
-    def __init__(self, previous: dict[tuple[object, ...], Finding]) -> None:
+    def __init__(self, previous: dict[tuple[object, ...], Any]) -> None:
         self._previous = previous
-        self.current: dict[tuple[object, ...], Finding] = {}
+        self.current: dict[tuple[object, ...], Any] = {}
 
-    def get(self, key: tuple[object, ...], make: Callable[..., Finding], *args: object) -> Finding:
-        """The finding stored under ``key``, else ``make(*args)``."""
+    def get(self, key: tuple[object, ...], make: Callable[..., T], *args: object) -> T:
+        """The result stored under ``key``, else ``make(*args)``."""
         found = self.current.get(key)
         if found is None:
             found = self._previous.get(key)
             if found is None:
                 found = make(*args)
             self.current[key] = found
-        return found
+        return found  # type: ignore[no-any-return]
 
 
 def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
-    """Every finding of the workspace, by file; every known file present."""
+    """Every finding of the workspace, by file; every known file present.
+
+    Within a file, findings come in the order the checks produce them (reports sort them).
+    """
     from citewarden.checks.citations import citation_findings
     from citewarden.checks.duplicates import duplicate_findings
 
@@ -53,16 +58,21 @@ def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
     raw += duplicate_findings(ws, projects, memo)
     ws.finding_cache = memo.current
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
+    seen_ids: set[int] = set()
     seen: set[tuple[object, ...]] = set()
     for finding in finalize(ws, raw, ws.settings):
+        if id(finding) in seen_ids:
+            continue
+        seen_ids.add(id(finding))
         loc = finding.location
         ident = (loc.path, loc.span.start, loc.span.end, finding.code, finding.message)
         if ident in seen:
             continue
         seen.add(ident)
-        result.setdefault(loc.path, []).append(finding)
-    for findings in result.values():
-        findings.sort(key=lambda f: (f.location.span.start, f.location.span.end, f.code.value))
+        found = result.get(loc.path)
+        if found is None:
+            result[loc.path] = found = []
+        found.append(finding)
     return result
 
 
@@ -103,20 +113,30 @@ def finalize(ws: Workspace, findings: Iterable[Finding], settings: Settings) -> 
     """Drop findings on suppressed lines and apply configured severities."""
     out: list[Finding] = []
     suppressed: dict[Path, frozenset[int]] = {}
+    wanted_of: dict[Code, Severity | None] = {
+        code: settings.severity_of(code, default) for code, default in DEFAULT_SEVERITY.items()
+    }
+    last_path: Path | None = None
+    lines: frozenset[int] = frozenset()
     for finding in findings:
         path = finding.location.path
-        lines = suppressed.get(path)
-        if lines is None:
-            parsed = ws.parsed(path)
-            lines = parsed.suppressed_lines if parsed is not None else frozenset()
-            suppressed[path] = lines
+        if path is not last_path:
+            cached = suppressed.get(path)
+            if cached is None:
+                parsed = ws.parsed(path)
+                cached = parsed.suppressed_lines if parsed is not None else frozenset()
+                suppressed[path] = cached
+            lines, last_path = cached, path
         if lines:
             index = ws.line_index(path)
             if index is not None and index.line_of(finding.location.span.start) in lines:
                 continue
-        default = DEFAULT_SEVERITY[finding.code]
-        current = finding.severity if finding.severity is not None else default
-        wanted = settings.severity_of(finding.code, current)
+        if finding.severity is None:
+            wanted = wanted_of[finding.code]
+            current = DEFAULT_SEVERITY[finding.code]
+        else:
+            current = finding.severity
+            wanted = settings.severity_of(finding.code, current)
         if wanted is None:
             continue
         if wanted != current:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -35,6 +36,7 @@ from citewarden.model import (
     Fix,
     LinkKind,
     Location,
+    ParsedDocument,
     Related,
     Span,
     TextEdit,
@@ -62,9 +64,30 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
     users: dict[Path, list[Project]] = {}
     for project in projects:
         found += _missing_links(project)
-        found += _empty_keys(ws, project)
-        defined, token = _defined(ws, project)
-        found += _dangling(ws, project, defined, token, memo)
+        token = _token(ws, project)
+        defined = memo.get(("defined", token), _defined, ws, project)
+        for path, doc in ws.project_documents(project):
+            if not doc.citations:
+                continue
+            found += memo.get(("empty", path, Ident(doc)), _empty_keys, path, doc)
+            if _checks_dangling(ws, project):
+                found += memo.get(
+                    (
+                        "dangling",
+                        path,
+                        Ident(doc),
+                        token,
+                        project.casefold_keys,
+                        _is_quarto(project),
+                    ),
+                    _dangling,
+                    path,
+                    doc,
+                    defined,
+                    project.casefold_keys,
+                    _is_quarto(project),
+                    memo,
+                )
         found += _missing_crossrefs(ws, project, defined)
         for bib in project.bibliographies:
             users.setdefault(bib, []).append(project)
@@ -73,26 +96,54 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
     return found
 
 
+class Ident:
+    """Wraps an object so that it hashes and compares by identity (a cheap cache key that
+    also keeps the object alive while the key exists)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ident) and other.obj is self.obj
+
+
 # ---- definitions ----------------------------------------------------------------------------
 
 
-def _defined(ws: Workspace, project: Project) -> tuple[dict[str, str], tuple[object, ...]]:
-    """Defined names -> entry key (aliases map to their entry), and a token that changes
-    whenever the set may have changed."""
-    defined: dict[str, str] = {}
-    token: list[object] = []
-    for _, _, index in ws.project_bibliographies(project):
-        token.append(index)
-        for key in index.by_key:
-            defined.setdefault(key, key)
-        for alias, entry in index.aliases.items():
-            defined.setdefault(alias, entry.key)
+@dataclass(frozen=True, slots=True)
+class Defined:
+    """The names a project defines: entry keys, ``ids`` aliases and ``\\bibitem`` keys."""
+
+    names: frozenset[str]
+    folded: frozenset[str]
+    #: entry keys (not aliases), sorted: the pool of "did you mean" suggestions
+    keys: tuple[str, ...]
+
+
+def _token(ws: Workspace, project: Project) -> tuple[object, ...]:
+    """Changes whenever what ``project`` defines may have changed."""
+    token: list[object] = [Ident(index) for _, _, index in ws.project_bibliographies(project)]
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
             token.append(tuple(k for k, _ in doc.bibitems))
-            for key, _ in doc.bibitems:
-                defined.setdefault(key, key)
-    return defined, tuple(token)
+    return tuple(token)
+
+
+def _defined(ws: Workspace, project: Project) -> Defined:
+    names: set[str] = set()
+    keys: set[str] = set()
+    for _, _, index in ws.project_bibliographies(project):
+        keys.update(index.by_key)
+        names.update(index.aliases)
+    for _, doc in ws.project_documents(project):
+        keys.update(k for k, _ in doc.bibitems)
+    names |= keys
+    return Defined(frozenset(names), frozenset(k.casefold() for k in names), tuple(sorted(keys)))
 
 
 # ---- dangling ---------------------------------------------------------------------------------
@@ -109,38 +160,32 @@ def _checks_dangling(ws: Workspace, project: Project) -> bool:
 
 
 def _dangling(
-    ws: Workspace,
-    project: Project,
-    defined: dict[str, str],
-    token: tuple[object, ...],
+    path: Path,
+    doc: ParsedDocument,
+    defined: Defined,
+    casefold: bool,
+    quarto: bool,
     memo: Memo,
 ) -> list[Finding]:
-    if not _checks_dangling(ws, project):
-        return []
     found: list[Finding] = []
-    keys: list[str] | None = None
-    folded = {k.casefold() for k in defined} if project.casefold_keys else None
-    quarto = _is_quarto(project)
-    for path, doc in ws.project_documents(project):
-        for cit in doc.citations:
-            if not cit.key.strip() or cit.key in defined:
-                continue
-            if folded is not None and cit.key.casefold() in folded:
-                continue
-            if quarto and QUARTO_CROSSREF.match(cit.key):
-                continue
-            if keys is None:
-                keys = sorted(set(defined.values()))
-            pool = keys
-            found.append(
-                memo.get(
-                    ("dangling", path, cit, token),
-                    _dangling_finding,
-                    path,
-                    cit,
-                    pool,
-                )
+    names = defined.names
+    for cit in doc.citations:
+        key = cit.key
+        if key in names or not key.strip():
+            continue
+        if casefold and key.casefold() in defined.folded:
+            continue
+        if quarto and QUARTO_CROSSREF.match(key):
+            continue
+        found.append(
+            memo.get(
+                ("dangling-cit", path, cit, Ident(defined)),
+                _dangling_finding,
+                path,
+                cit,
+                defined.keys,
             )
+        )
     return found
 
 
@@ -166,7 +211,7 @@ def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:
     return [(m[0], float(m[1])) for m in matches]
 
 
-def _dangling_finding(path: Path, cit: Citation, keys: list[str]) -> Finding:
+def _dangling_finding(path: Path, cit: Citation, keys: tuple[str, ...]) -> Finding:
     suggestions = suggest_keys(cit.key, keys)
     names = [s for s, _ in suggestions]
     message = f"citation key '{cit.key}' is not defined in any bibliography"
@@ -190,22 +235,20 @@ def _dangling_finding(path: Path, cit: Citation, keys: list[str]) -> Finding:
 # ---- empty keys, missing files ----------------------------------------------------------------
 
 
-def _empty_keys(ws: Workspace, project: Project) -> list[Finding]:
+def _empty_keys(path: Path, doc: ParsedDocument) -> list[Finding]:
     found: list[Finding] = []
-    for path, doc in ws.project_documents(project):
-        for cit in doc.citations:
-            if cit.key.strip():
-                continue
-            span = cit.command_span if len(cit.span) == 0 else cit.span
-            command = cit.command
-            found.append(
-                Finding(
-                    Code.EMPTY_KEY,
-                    Location(path, span),
-                    f"empty citation key in {command}",
-                    data=MappingProxyType({"command": cit.command}),
-                )
+    for cit in doc.citations:
+        if cit.key.strip():
+            continue
+        span = cit.command_span if len(cit.span) == 0 else cit.span
+        found.append(
+            Finding(
+                Code.EMPTY_KEY,
+                Location(path, span),
+                f"empty citation key in {cit.command}",
+                data=MappingProxyType({"command": cit.command}),
             )
+        )
     return found
 
 
@@ -231,14 +274,13 @@ def _missing_links(project: Project) -> list[Finding]:
     return found
 
 
-def _missing_crossrefs(ws: Workspace, project: Project, defined: dict[str, str]) -> list[Finding]:
-    folded = {k.casefold() for k in defined}
+def _missing_crossrefs(ws: Workspace, project: Project, defined: Defined) -> list[Finding]:
+    folded = defined.folded
     found: list[Finding] = []
-    for path, bib, index in ws.project_bibliographies(project):
-        if not index.parents:
-            continue
-        for entry in bib.entries:
-            for parent in index.parents.get(entry.key, ()):
+    for path, _, index in ws.project_bibliographies(project):
+        for i, parents in index.parent_rows.items():
+            entry = index.entries[i]
+            for parent in parents:
                 if parent.casefold() in folded:
                     continue
                 fld = entry.field("crossref") or entry.field("xdata")
@@ -262,7 +304,17 @@ def _missing_crossrefs(ws: Workspace, project: Project, defined: dict[str, str])
 # ---- orphans ----------------------------------------------------------------------------------
 
 
-def _cited_keys(ws: Workspace, projects: list[Project]) -> tuple[set[str], set[str], bool]:
+def _doc_keys(doc: ParsedDocument) -> frozenset[str]:
+    return frozenset(c.key for c in doc.citations)
+
+
+def _doc_folded(doc: ParsedDocument) -> frozenset[str]:
+    return frozenset(c.key.casefold() for c in doc.citations)
+
+
+def _cited_keys(
+    ws: Workspace, projects: list[Project], memo: Memo
+) -> tuple[set[str], set[str], bool]:
     """Keys cited by ``projects``: exact, casefolded (BibTeX projects), and whether any
     of them cites everything."""
     cited: set[str] = set()
@@ -271,85 +323,87 @@ def _cited_keys(ws: Workspace, projects: list[Project]) -> tuple[set[str], set[s
         for _, doc in ws.project_documents(project):
             if doc.nocite_all:
                 return cited, folded, True
+            if not doc.citations:
+                continue
             if project.casefold_keys:
-                folded.update(c.key.casefold() for c in doc.citations)
+                folded |= memo.get(("cited-folded", Ident(doc)), _doc_folded, doc)
             else:
-                cited.update(c.key for c in doc.citations)
+                cited |= memo.get(("cited", Ident(doc)), _doc_keys, doc)
     return cited, folded, False
 
 
-def _with_parents(cited: set[str], indexes: list[BibIndex]) -> set[str]:
-    """``cited`` plus every entry reached through crossref/xdata from a cited entry."""
+def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
+    """Keys of ``own`` matched by no citation (exactly, or casefolded for BibTeX)."""
+    uncited = own.by_key.keys() - cited
+    if folded:
+        uncited_folded = own.folded.keys() - folded
+        if not cited:
+            uncited = {own.keys[i] for fk in uncited_folded for i in own.folded[fk]}
+        else:
+            uncited = {k for k in uncited if k.casefold() in uncited_folded}
+    for alias, entry in own.aliases.items():
+        if alias in cited or (folded and alias.casefold() in folded):
+            uncited.discard(entry.key)
+    return uncited
+
+
+def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str]) -> set[str]:
+    """Entries reached through crossref/xdata from a cited entry (BibTeX and biber include
+    such parents)."""
     parents: dict[str, tuple[str, ...]] = {}
-    alias_of: dict[str, str] = {}
     for index in indexes:
         parents.update(index.parents)
-        for alias, entry in index.aliases.items():
-            alias_of.setdefault(alias, entry.key)
-    result = set(cited)
-    result.update(alias_of[k] for k in cited if k in alias_of)
     if not parents:
-        return result
-    todo = [k for k in result if k in parents]
+        return set()
+    used = set(cited)
+    for index in indexes:
+        for alias, entry in index.aliases.items():
+            if alias in cited or (folded and alias.casefold() in folded):
+                used.add(entry.key)
+        if folded:
+            for fk, places in index.folded.items():
+                if fk in folded:
+                    used.update(index.keys[i] for i in places)
+    reached: set[str] = set()
+    todo = [k for k in used if k in parents]
     while todo:
-        key = todo.pop()
-        for parent in parents.get(key, ()):
-            if parent not in result:
-                result.add(parent)
+        for parent in parents.get(todo.pop(), ()):
+            if parent not in reached and parent not in used:
+                reached.add(parent)
                 todo.append(parent)
-    return result
+    return reached
 
 
 def _orphans(ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo) -> list[Finding]:
-    cited, cited_folded, everything = _cited_keys(ws, projects)
+    cited, cited_folded, everything = _cited_keys(ws, projects, memo)
     if everything:
         return []
     bib = ws.bibliography(bib_path)
-    index = ws.bib_index(bib_path)
-    if bib is None or index is None:
+    own = ws.bib_index(bib_path)
+    if bib is None or own is None:
         return []
-    indexes = [i for pr in projects for _, _, i in ws.project_bibliographies(pr)]
-    if cited_folded:
-        # a BibTeX project: every entry whose key matches a citation but for case is used
-        for index in indexes:
-            for key_folded, entries in index.folded.items():
-                if key_folded in cited_folded:
-                    cited.update(e.key for e in entries)
-            for alias, entry in index.aliases.items():
-                if alias.casefold() in cited_folded:
-                    cited.add(entry.key)
-    cited = _with_parents(cited, indexes)
+    uncited = _uncited(own, cited, cited_folded)
+    if not uncited:
+        return []
+    indexes = list(
+        {id(i): i for pr in projects for _, _, i in ws.project_bibliographies(pr)}.values()
+    )
+    reached = _reached_parents(indexes, cited, cited_folded)
+    if reached:
+        folded_reached = {k.casefold() for k in reached}
+        uncited = {k for k in uncited if k not in reached and k.casefold() not in folded_reached}
     nocite_targets = _nocite_targets(ws, projects)
-    text = ws.text(bib_path) or ""
     fmt = bib.format
+    text = ws.text(bib_path) or ""
     found: list[Finding] = []
-    for entry in bib.entries:
-        if not entry.key or entry.key in cited:
-            continue  # an empty key is reported by the parser: it cannot be cited at all
-        if entry.aliases and any(a in cited for a in entry.aliases):
-            continue
-        span, key_span = entry.span, entry.key_span
-        memo_key = (
-            "orphan",
-            bib_path,
-            entry.key,
-            span.start,
-            span.end,
-            key_span.start,
-            key_span.end,
-            removal_end(text, span.end),
-            fmt,
-            nocite_targets,
-        )
-        finding = memo.get(
-            memo_key,
-            _orphan_finding,
-            ws,
-            bib_path,
-            fmt,
-            entry,
-            nocite_targets,
-        )
+    # one table per bibliography version and fix targets: a finding per entry position
+    table: dict[int, Finding] = memo.get(("orphans", Ident(own), nocite_targets), dict)
+    for i in sorted(i for key in uncited if key for i in own.by_key[key]):
+        finding = table.get(i)
+        if finding is None:
+            table[i] = finding = _orphan_finding(
+                ws, bib_path, text, fmt, own.entries[i], nocite_targets
+            )
         found.append(finding)
     return found
 
@@ -370,13 +424,15 @@ def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[objec
 def _orphan_finding(
     ws: Workspace,
     path: Path,
+    text: str,
     fmt: BibFormat,
     entry: Entry,
     targets: tuple[tuple[object, ...], ...],
 ) -> Finding:
     fixes: list[Fix] = []
     if fmt is BibFormat.BIBTEX:
-        span = ws.removal_span(path, entry.span)
+        whole = entry.span
+        span = Span(whole.start, removal_end(text, whole.end))
         fixes.append(Fix("Remove entry", (TextEdit(path, span, ""),)))
     latex_done = markdown_done = False
     for target in targets:

@@ -35,6 +35,7 @@ MIN_TITLE_CHARS = 12
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|\\.")
 _NON_WORD = re.compile(r"[\W_]+")
+_YEAR = re.compile(r"\d{4}")
 
 
 def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:
@@ -54,44 +55,41 @@ def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> li
             index = ws.bib_index(path)
             if bib is not None and index is not None:
                 bibs.append((path, bib, index))
-        found += _duplicate_keys(ws, bibs, memo)
-        found += _duplicate_works(bibs)
+        token = tuple(index for _, _, index in bibs)
+        found += memo.get(("dupkeys", token), _duplicate_keys, ws, bibs)
+        found += memo.get(("dupworks", token), _duplicate_works, bibs)
     return found
 
 
 def _duplicate_keys(
-    ws: Workspace, bibs: list[tuple[Path, ParsedBibliography, BibIndex]], memo: Memo
+    ws: Workspace, bibs: list[tuple[Path, ParsedBibliography, BibIndex]]
 ) -> list[Finding]:
-    first: dict[str, tuple[Path, Entry]] = {}
     found: list[Finding] = []
+    earlier: list[tuple[Path, BibIndex]] = []
+    earlier_keys: set[str] = set()
     for path, bib, index in bibs:
-        text: str | None = None
-        for folded, entries in index.folded.items():
-            start = 0
-            if folded not in first:
-                first[folded] = (path, entries[0])
-                start = 1
-            if len(entries) <= start:
-                continue
-            if text is None:
-                text = ws.text(path) or ""
-            first_path, first_entry = first[folded]
-            for entry in entries[start:]:
-                end = removal_end(text, entry.span.end)
-                key = ("dupkey", path, entry.key, entry.span, end, first_path, first_entry.key_span)
-                found.append(
-                    memo.get(
-                        key,
-                        _duplicate_key,
-                        path,
-                        bib.format,
-                        entry,
-                        end,
-                        first_path,
-                        first_entry,
-                        _line_of(ws, first_path, first_entry.key_span.start),
+        cross = index.folded.keys() & earlier_keys if earlier_keys else set()
+        candidates = index.repeated | cross
+        if candidates:
+            text = ws.text(path) or ""
+            for fk in sorted(candidates, key=lambda k: index.folded[k][0]):
+                places = index.folded[fk]
+                if fk in cross:
+                    first_path, first_index = next((p, ix) for p, ix in earlier if fk in ix.folded)
+                    first = first_index.entries[first_index.folded[fk][0]]
+                    repeats = places
+                else:
+                    first_path, first = path, index.entries[places[0]]
+                    repeats = places[1:]
+                first_line = _line_of(ws, first_path, first.key_span.start)
+                for i in repeats:
+                    entry = index.entries[i]
+                    end = removal_end(text, entry.span.end)
+                    found.append(
+                        _duplicate_key(path, bib.format, entry, end, first_path, first, first_line)
                     )
-                )
+        earlier.append((path, index))
+        earlier_keys |= index.folded.keys()
     return found
 
 
@@ -151,42 +149,57 @@ def _year(entry: Entry) -> str:
     if not year:
         date = entry.get("date") or entry.get("issued") or ""
         year = date[:4]
-    digits = "".join(c for c in year if c.isdigit())
-    return digits[:4]
+    m = _YEAR.search(year)
+    return m.group(0) if m else ""
+
+
+@lru_cache(maxsize=65536)
+def _title_ident(raw: str) -> str:
+    """The normalised title, or "" when it is too short to identify a work."""
+    title = normalize_title(raw)
+    return title if len(title) - title.count(" ") >= MIN_TITLE_CHARS else ""
+
+
+WorkRow = tuple[str, tuple[str, str] | None]
+
+
+def _work_row(entry: Entry) -> WorkRow:
+    """(normalised DOI, (normalised title, year) or None) of one entry."""
+    doi_raw = entry.get("doi")
+    doi = normalize_doi(doi_raw) if doi_raw else ""
+    title_raw = entry.get("title")
+    title = _title_ident(title_raw) if title_raw else ""
+    return doi, ((title, _year(entry)) if title else None)
 
 
 def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> list[Finding]:
     by_doi: dict[str, tuple[Path, Entry]] = {}
-    by_title: dict[tuple[str, str], tuple[Path, Entry]] = {}
+    by_title: dict[tuple[str, str], tuple[Path, Entry, str]] = {}
     found: list[Finding] = []
-    for path, bib, _ in bibs:
-        for entry in bib.entries:
-            doi_raw = entry.get("doi")
-            if doi_raw:
-                doi = normalize_doi(doi_raw)
-                if doi:
-                    other = by_doi.get(doi)
-                    if other is None:
-                        by_doi[doi] = (path, entry)
-                    elif other[1].key.casefold() != entry.key.casefold():
-                        found.append(_duplicate_work(path, entry, other, f"same DOI {doi}"))
-                        continue
-            title_raw = entry.get("title")
-            if not title_raw:
+    for path, _, index in bibs:
+        entries = index.entries
+        for i, (doi, ident) in enumerate(index.table("works", _work_row)):
+            if not doi and ident is None:
                 continue
-            title = normalize_title(title_raw)
-            if sum(c.isalnum() for c in title) < MIN_TITLE_CHARS:
+            entry = entries[i]
+            if doi:
+                other = by_doi.get(doi)
+                if other is None:
+                    by_doi[doi] = (path, entry)
+                elif other[1].key.casefold() != entry.key.casefold():
+                    found.append(_duplicate_work(path, entry, other, f"same DOI {doi}"))
+                    continue
+            if ident is None:
                 continue
-            ident = (title, _year(entry))
-            other = by_title.get(ident)
-            if other is None:
-                by_title[ident] = (path, entry)
-            elif other[1].key.casefold() != entry.key.casefold():
-                if doi_raw and other[1].get("doi"):
-                    a, b = normalize_doi(doi_raw), normalize_doi(other[1].get("doi") or "")
-                    if a and b and a != b:
-                        continue  # e.g. a preprint and its published version
-                found.append(_duplicate_work(path, entry, other, "same title and year"))
+            seen = by_title.get(ident)
+            if seen is None:
+                by_title[ident] = (path, entry, doi)
+            elif seen[1].key.casefold() != entry.key.casefold():
+                if doi and seen[2] and doi != seen[2]:
+                    continue  # e.g. a preprint and its published version
+                found.append(
+                    _duplicate_work(path, entry, (seen[0], seen[1]), "same title and year")
+                )
     return found
 
 

@@ -32,7 +32,7 @@ def _overlaps(a: Span, b: Span) -> bool:
 
 
 def _actions(session: Session, path: Path, range_: types.Range) -> list[types.CodeAction]:
-    index = session.project.line_index(path)
+    index = session.index_of(path)
     if index is None:
         return []
     wanted = session.converter.span(index, range_)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Protocol
 
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
@@ -16,12 +17,24 @@ from pygls.uris import from_fs_path, to_fs_path
 from citewarden.model import Code, Finding, Fix, Location, Severity, Span, TextEdit, code_doc_url
 from citewarden.project import normalize_path
 from citewarden.settings import Settings
-from citewarden.text import Encoding, LineIndex, Position
+from citewarden.text import Encoding, Position
 
 SOURCE = "citewarden"
 
+
+class TextIndex(Protocol):
+    """Offset <-> position conversion for one text (:class:`LineIndex` or a sparse one)."""
+
+    @property
+    def text(self) -> str: ...
+
+    def position(self, offset: int, encoding: Encoding = ...) -> Position: ...
+
+    def offset(self, position: Position, encoding: Encoding = ...) -> int: ...
+
+
 #: Looks up the line index of a file's current text (None when the file is unknown).
-IndexLookup = Callable[[Path], LineIndex | None]
+IndexLookup = Callable[[Path], TextIndex | None]
 
 _ENCODINGS = {
     types.PositionEncodingKind.Utf8: Encoding.UTF8,
@@ -75,19 +88,19 @@ class Converter:
         self.uri = uris
 
     # -- positions --------------------------------------------------------------------
-    def position(self, index: LineIndex, offset: int) -> types.Position:
+    def position(self, index: TextIndex, offset: int) -> types.Position:
         pos = index.position(offset, self.encoding)
         return types.Position(line=pos.line, character=pos.column)
 
-    def range(self, index: LineIndex, span: Span) -> types.Range:
+    def range(self, index: TextIndex, span: Span) -> types.Range:
         return types.Range(
             start=self.position(index, span.start), end=self.position(index, span.end)
         )
 
-    def offset(self, index: LineIndex, position: types.Position) -> int:
+    def offset(self, index: TextIndex, position: types.Position) -> int:
         return index.offset(Position(position.line, position.character), self.encoding)
 
-    def span(self, index: LineIndex, range_: types.Range) -> Span:
+    def span(self, index: TextIndex, range_: types.Range) -> Span:
         start = self.offset(index, range_.start)
         end = self.offset(index, range_.end)
         return Span(min(start, end), max(start, end))
@@ -104,7 +117,7 @@ class Converter:
         level = self.settings.severity_of(finding.code, finding.effective_severity)
         return None if level is None else _SEVERITY[level]
 
-    def diagnostic(self, finding: Finding, index: LineIndex) -> types.Diagnostic | None:
+    def diagnostic(self, finding: Finding, index: TextIndex) -> types.Diagnostic | None:
         """A diagnostic for ``finding`` located in the file indexed by ``index``."""
         severity = self.severity(finding)
         if severity is None:
@@ -132,7 +145,7 @@ class Converter:
             data=data,
         )
 
-    def diagnostics(self, findings: Iterable[Finding], index: LineIndex) -> list[types.Diagnostic]:
+    def diagnostics(self, findings: Iterable[Finding], index: TextIndex) -> list[types.Diagnostic]:
         out = []
         for finding in findings:
             diag = self.diagnostic(finding, index)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from citewarden.lsp.convert import Converter
+from citewarden.lsp.convert import Converter, TextIndex
 from citewarden.model import Finding
 from citewarden.text import LineIndex
 
@@ -44,7 +44,7 @@ class DiagnosticStore:
     def update(
         self,
         findings: Mapping[Path, Sequence[Finding]],
-        texts: Mapping[Path, tuple[str, LineIndex]],
+        texts: Mapping[Path, tuple[str, TextIndex]],
         converter: Converter,
         force: bool = False,
     ) -> set[Path]:
@@ -76,7 +76,7 @@ class DiagnosticStore:
             ):
                 continue
             # without the text, spans cannot be placed (an empty index puts them at 0:0)
-            index = LineIndex("") if entry is None else entry[1]
+            index: TextIndex = LineIndex("") if entry is None else entry[1]
             diagnostics = converter.diagnostics(new, index)
             if old is not None and old.diagnostics == diagnostics:
                 old.findings, old.text = new, text

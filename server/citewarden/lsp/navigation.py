@@ -7,8 +7,10 @@ with the session's converter.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,11 +19,14 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from citewarden.lsp import entries as show
-from citewarden.lsp.convert import path_of
+from citewarden.lsp.convert import TextIndex, path_of
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
 from citewarden.model import Citation, CompletionContext, Entry, Span
 from citewarden.parsing import is_latex, is_markdown
+from citewarden.project import BibIndex
+
+log = logging.getLogger(__name__)
 
 #: Completion answers at most this many items; more makes the list incomplete, so the
 #: client asks again as the user types.
@@ -55,66 +60,122 @@ def completion_context(
     return None
 
 
-def _visible_entries(session: Session, path: Path) -> dict[str, list[Entry]]:
-    found = session.project.entries_for(path)
-    if found:
-        return found
-    every: dict[str, list[Entry]] = {}
-    for entry in session.project.all_entries():
-        every.setdefault(entry.key, []).append(entry)
-    return every
+@dataclass
+class KeyCatalog:
+    """The keys visible from a document, sorted, with their entries; rebuilt only when the
+    bibliographies it was built from change."""
+
+    token: tuple[tuple[Path, BibIndex | None], ...]
+    entries: dict[str, Entry]
+    keys: list[str]
+    folded: list[str]
+
+    def matching(self, prefix: str) -> tuple[list[str], bool]:
+        """Keys starting with ``prefix`` (case-sensitively, then not), then containing it;
+        at most :data:`MAX_COMPLETIONS`.  -> (keys, whether some were left out)."""
+        if not prefix:
+            return self.keys[:MAX_COMPLETIONS], len(self.keys) > MAX_COMPLETIONS
+        pre = prefix.casefold()
+        exact = [k for k in self.keys if k.startswith(prefix)]
+        chosen = set(exact)
+        loose = [k for k, f in zip(self.keys, self.folded, strict=True) if f.startswith(pre)]
+        loose = [k for k in loose if k not in chosen]
+        chosen.update(loose)
+        inner = [
+            k for k, f in zip(self.keys, self.folded, strict=True) if pre in f and k not in chosen
+        ]
+        found = exact + loose + inner
+        return found[:MAX_COMPLETIONS], len(found) > MAX_COMPLETIONS
 
 
-def _rank(key: str, prefix: str) -> int | None:
-    """0: starts with the prefix (case-sensitively), 1: case-insensitively, 2: contains."""
-    if not prefix:
-        return 0
-    if key.startswith(prefix):
-        return 0
-    low = key.casefold()
-    pre = prefix.casefold()
-    if low.startswith(pre):
-        return 1
-    if pre in low:
-        return 2
-    return None
+def _catalog(session: Session, path: Path) -> KeyCatalog:
+    project = session.project
+    bibs: dict[Path, None] = {}
+    for pr in project.projects_of(path):
+        bibs.update(dict.fromkeys(pr.bibliographies))
+    if not bibs:  # a document outside any project: offer every key of the workspace
+        bibs = dict.fromkeys(project.bibliography_paths())
+    indexes = [(b, project.bib_index(b)) for b in bibs]
+    # the index objects are rebuilt whenever a bibliography changes; the catalog holds
+    # them (through the token), so their ids cannot be reused while it lives
+    token = tuple((b, idx) for b, idx in indexes)
+    cached = session.caches.get("catalog", {}).get(path)
+    if (
+        cached is not None
+        and len(cached.token) == len(token)
+        and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(cached.token, token, strict=True))
+    ):
+        return cached
+    entries: dict[str, Entry] = {}
+    for _, idx in indexes:
+        if idx is None:
+            continue
+        for key, entry in zip(idx.keys, idx.entries, strict=True):
+            entries.setdefault(key, entry)
+        for alias, entry in idx.aliases.items():
+            entries.setdefault(alias, entry)
+    keys = sorted(entries)
+    catalog = KeyCatalog(token, entries, keys, [k.casefold() for k in keys])
+    session.caches.setdefault("catalog", {})[path] = catalog
+    return catalog
+
+
+def _markup_kind(formats: Sequence[types.MarkupKind] | None) -> types.MarkupKind:
+    if formats is None or types.MarkupKind.Markdown in formats:
+        return types.MarkupKind.Markdown
+    return types.MarkupKind.PlainText
+
+
+def _completion_markup(session: Session) -> types.MarkupKind:
+    td = session.server.client_capabilities.text_document
+    item = td.completion.completion_item if td and td.completion else None
+    return _markup_kind(item.documentation_format if item else None)
+
+
+def _hover_markup(session: Session) -> types.MarkupKind:
+    td = session.server.client_capabilities.text_document
+    return _markup_kind(td.hover.content_format if td and td.hover else None)
 
 
 def _completion_items(
-    session: Session, path: Path, text: str, offset: int
+    session: Session, path: Path, index: TextIndex, offset: int
 ) -> types.CompletionList | None:
-    ctx = completion_context(session, path, text, offset)
+    ctx = completion_context(session, path, index.text, offset)
     if ctx is None:
         return None
-    visible = _visible_entries(session, path)
-    ranked: list[tuple[int, str]] = []
-    for key in visible:
-        rank = _rank(key, ctx.prefix)
-        if rank is not None:
-            ranked.append((rank, key))
-    ranked.sort()
-    incomplete = len(ranked) > MAX_COMPLETIONS
-    from citewarden.text import LineIndex
-
-    index = LineIndex(text)
+    catalog = _catalog(session, path)
+    keys, incomplete = catalog.matching(ctx.prefix)
     replace = session.converter.range(index, Span(ctx.span.start, max(ctx.span.end, offset)))
     items = []
-    for n, (_, key) in enumerate(ranked[:MAX_COMPLETIONS]):
-        entry = visible[key][0]
+    for n, key in enumerate(keys):
+        entry = catalog.entries[key]
         items.append(
             types.CompletionItem(
                 label=key,
                 kind=types.CompletionItemKind.Reference,
                 detail=show.detail(entry),
-                documentation=types.MarkupContent(
-                    kind=types.MarkupKind.Markdown, value=show.markdown(entry)
-                ),
                 sort_text=f"{n:05d}",
                 filter_text=key,
                 text_edit=types.TextEdit(range=replace, new_text=key),
+                data={"key": key, "path": str(entry.path)},
             )
         )
     return types.CompletionList(is_incomplete=incomplete, items=items)
+
+
+def _resolve(session: Session, item: types.CompletionItem) -> types.CompletionItem:
+    data = item.data if isinstance(item.data, dict) else {}
+    key, where = data.get("key"), data.get("path")
+    if not isinstance(key, str) or not isinstance(where, str):
+        return item
+    idx = session.project.bib_index(Path(where))
+    if idx is None:
+        return item
+    found = idx.entries_of(key) or ([idx.aliases[key]] if key in idx.aliases else [])
+    if found:
+        kind = _completion_markup(session)
+        item.documentation = types.MarkupContent(kind=kind, value=show.markdown(found[0]))
+    return item
 
 
 def _key_at(session: Session, path: Path, offset: int) -> tuple[str, Span, Entry | None] | None:
@@ -132,7 +193,16 @@ def _key_at(session: Session, path: Path, offset: int) -> tuple[str, Span, Entry
 
 
 def _definitions(session: Session, path: Path, key: str) -> list[Entry]:
-    return session.project.lookup(path, key)
+    """Entries defining ``key`` for ``path``: exact (or an alias), else case-insensitive."""
+    found: list[Entry] = []
+    for _, idx in _catalog(session, path).token:
+        if idx is None:
+            continue
+        found += idx.entries_of(key)
+        alias = idx.aliases.get(key)
+        if alias is not None and alias not in found:
+            found.append(alias)
+    return found or session.project.lookup(path, key)
 
 
 def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
@@ -140,7 +210,7 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
     if found is None:
         return None
     key, span, entry = found
-    index = session.project.line_index(path)
+    index = session.index_of(path)
     if index is None:
         return None
     if entry is not None:
@@ -153,7 +223,7 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
         else:
             body = f"`{key}` is not defined in any bibliography of this document."
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=body),
+        contents=types.MarkupContent(kind=_hover_markup(session), value=body),
         range=session.converter.range(index, span),
     )
 
@@ -161,7 +231,7 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
 def _entry_locations(session: Session, found: list[Entry]) -> list[types.Location]:
     out = []
     for entry in found:
-        index = session.project.line_index(entry.path)
+        index = session.index_of(entry.path)
         if index is not None:
             out.append(
                 types.Location(
@@ -185,7 +255,7 @@ def _definition(session: Session, path: Path, offset: int) -> list[types.Locatio
 def _citation_locations(session: Session, key: str) -> list[types.Location]:
     out = []
     for doc_path, cit in session.project.citations_of(key):
-        index = session.project.line_index(doc_path)
+        index = session.index_of(doc_path)
         if index is not None:
             out.append(
                 types.Location(
@@ -217,7 +287,7 @@ def _prepare_rename(
     if found is None:
         return None
     key, span, _ = found
-    index = session.project.line_index(path)
+    index = session.index_of(path)
     if index is None:
         return None
     return types.PrepareRenamePlaceholder(
@@ -252,7 +322,7 @@ def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol
     if is_latex(path) or is_markdown(path):
         return []
     bib = session.project.bibliography(path)
-    index = session.project.line_index(path)
+    index = session.index_of(path)
     if bib is None or index is None:
         return []
     conv = session.converter
@@ -291,7 +361,7 @@ def _workspace_symbols(session: Session, query: str) -> list[types.WorkspaceSymb
             t = show.title(entry) if len(out) < MAX_WORKSPACE_SYMBOLS else None
             if t is None or needle not in t.casefold():
                 continue
-        index = session.project.line_index(entry.path)
+        index = session.index_of(entry.path)
         if index is None:
             continue
         out.append(
@@ -324,7 +394,7 @@ async def _at(session: Session, uri: str, position: types.Position) -> tuple[Pat
     await session.ensure_current(path)
 
     def offset() -> int | None:
-        index = session.project.line_index(path)
+        index = session.index_of(path)
         return None if index is None else session.converter.offset(index, position)
 
     off = await session.run(offset)
@@ -336,7 +406,7 @@ def register(server: LanguageServer, session: Session) -> None:
 
     @feature(
         types.TEXT_DOCUMENT_COMPLETION,
-        types.CompletionOptions(trigger_characters=["{", ",", "@", ";"]),
+        types.CompletionOptions(trigger_characters=["{", ",", "@", ";"], resolve_provider=True),
     )
     @isolated()
     async def completion(params: types.CompletionParams) -> types.CompletionList | None:
@@ -344,13 +414,21 @@ def register(server: LanguageServer, session: Session) -> None:
         if path is None:
             return None
         # The live buffer decides the context, so completion works before the debounce.
-        doc = server.workspace.get_text_document(params.text_document.uri)
-        text = doc.source
-        from citewarden.text import LineIndex
-
-        offset = session.converter.offset(LineIndex(text), params.position)
+        doc = session.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        index = doc.index
+        offset = session.converter.offset(index, params.position)
         await session.ready.wait()
-        return await session.run(_completion_items, session, path, text, offset)
+        return await session.run(_completion_items, session, path, index, offset)
+
+    @feature(types.COMPLETION_ITEM_RESOLVE)
+    async def resolve(item: types.CompletionItem) -> types.CompletionItem:
+        try:
+            return await session.run(_resolve, session, item)
+        except Exception:
+            log.exception("completion resolve failed")
+            return item
 
     @feature(types.TEXT_DOCUMENT_HOVER)
     @isolated()
@@ -389,9 +467,7 @@ def register(server: LanguageServer, session: Session) -> None:
                 return None
             return await session.run(_rename, session, *at, new_name)
         except Exception:
-            import logging
-
-            logging.getLogger(__name__).exception("rename failed")
+            log.exception("rename failed")
             return None
 
     @feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)

@@ -14,6 +14,8 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
 from citewarden.lsp import actions, navigation, watch
@@ -25,12 +27,39 @@ log = logging.getLogger(__name__)
 NAME = "citewarden"
 
 
+class CitewardenProtocol(LanguageServerProtocol):
+    """pygls' protocol with the server's own document buffers (see :mod:`.documents`)."""
+
+    _server: CitewardenServer
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:
+        self._server.session.documents.open(params.text_document)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
+        self._server.session.documents.change(params)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Any:
+        self._server.session.documents.close(params.text_document.uri)
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
 class CitewardenServer(LanguageServer):
     """A pygls server holding one :class:`Session`."""
 
     def __init__(self) -> None:
         super().__init__(
-            NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental
+            NAME,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=CitewardenProtocol,
         )
         self.session = Session(self)
 

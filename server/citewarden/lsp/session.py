@@ -24,13 +24,13 @@ from pygls.lsp.server import LanguageServer
 
 from citewarden.lsp import progress
 from citewarden.lsp.config import ConfigSources, problem_message, section_of
-from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
+from citewarden.lsp.convert import Converter, TextIndex, encoding_of, path_of, uri_of
 from citewarden.lsp.diagnostics import DiagnosticStore, pull_report, pull_supported
+from citewarden.lsp.documents import DocumentStore, SparseIndex
 from citewarden.lsp.scheduling import TaskRegistry, Worker
 from citewarden.model import Finding
 from citewarden.project import Workspace
 from citewarden.settings import Settings, SettingsProblem
-from citewarden.text import LineIndex
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,11 @@ class Session:
         self.settings = Settings()
         self.project = Workspace(settings=self.settings)
         self.store = DiagnosticStore()
+        self.documents = DocumentStore()
+        #: Line indexes of texts that are not (current) editor buffers, by path.
+        self._indexes: dict[Path, SparseIndex] = {}
+        #: Feature caches (worker only), by name.
+        self.caches: dict[str, dict[Path, Any]] = {}
         self.converter = Converter(encoding_of(None), self.settings, self.index_of, self.uri_for)
         self.roots: list[Path] = []
         #: Open documents: path -> the client's URI.
@@ -75,6 +80,7 @@ class Session:
         """Record what the client told us; decide encoding and diagnostics delivery."""
         ws = self.server.workspace
         self.converter.encoding = encoding_of(ws.position_encoding)
+        self.documents.encoding = self.converter.encoding
         folders = params.workspace_folders or []
         roots = [path_of(f.uri) for f in folders]
         if not roots and params.root_uri:
@@ -91,6 +97,7 @@ class Session:
     async def start(self) -> None:
         """After ``initialized``: fetch settings, index the workspace with progress."""
         await self.fetch_client_settings()
+        await self.worker.run(self.project.set_settings, self.settings)
         async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
             for n, root in enumerate(self.roots, 1):
                 work.report(
@@ -168,15 +175,26 @@ class Session:
     def uri_for(self, path: Path) -> str:
         return self.open.get(path) or uri_of(path)
 
-    def index_of(self, path: Path) -> LineIndex | None:
+    def index_of(self, path: Path) -> SparseIndex | None:
         """Line index of the text the project model holds for ``path`` (worker only)."""
-        return self.project.line_index(path)
+        text = self.project.text(path)
+        if text is None:
+            return None
+        uri = self.open.get(path)
+        doc = self.documents.get(uri) if uri is not None else None
+        if doc is not None and doc.text is text:
+            return doc.index
+        cached = self._indexes.get(path)
+        if cached is not None and cached.text is text:
+            return cached
+        index = SparseIndex(text)
+        self._indexes[path] = index
+        return index
 
     def document_version(self, path: Path) -> int | None:
         uri = self.open.get(path)
-        if uri is None:
-            return None
-        return self.server.workspace.get_text_document(uri).version
+        doc = self.documents.get(uri) if uri is not None else None
+        return doc.version if doc is not None else None
 
     def did_open(self, uri: str) -> None:
         path = path_of(uri)
@@ -243,10 +261,11 @@ class Session:
         text: str | None = None
         version: int | None = None
         if path is not None and path in self.open:
-            doc = self.server.workspace.get_text_document(self.open[path])
-            version = doc.version
-            if self.indexed.get(path) != version or force:
-                text = doc.source
+            doc = self.documents.get(self.open[path])
+            if doc is not None:
+                version = doc.version
+                if self.indexed.get(path) != version or force:
+                    text = doc.text
         await self.worker.run(self._check_job, path, text, version, force)
         self._deliver(force_paths or set())
 
@@ -258,19 +277,16 @@ class Session:
             if version is not None:
                 self.indexed[path] = version
         findings = self._filter(self.project.check())
-        texts: dict[Path, tuple[str, LineIndex]] = {}
+        texts: dict[Path, tuple[str, TextIndex]] = {}
         for p in set(findings) | set(self.store.files):
             entry = self._text_entry(p)
             if entry is not None:
                 texts[p] = entry
         self.store.update(findings, texts, self.converter, force=force)
 
-    def _text_entry(self, path: Path) -> tuple[str, LineIndex] | None:
-        text = self.project.text(path)
-        index = self.project.line_index(path)
-        if text is None or index is None:
-            return None
-        return text, index
+    def _text_entry(self, path: Path) -> tuple[str, SparseIndex] | None:
+        index = self.index_of(path)
+        return None if index is None else (index.text, index)
 
     def _filter(self, findings: Mapping[Path, Sequence[Finding]]) -> dict[Path, Sequence[Finding]]:
         patterns = self.settings.ignore
@@ -284,7 +300,10 @@ class Session:
                 rel = path.relative_to(root).as_posix()
             except ValueError:
                 continue
-            if any(fnmatch.fnmatch(rel, pat) for pat in self.settings.ignore):
+            if any(
+                fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(path.name, pat)
+                for pat in self.settings.ignore
+            ):
                 return True
         return False
 

@@ -47,8 +47,11 @@ some text was not understood.  Entries with an empty key are reported and left o
 from __future__ import annotations
 
 import bisect
+import gc
 import re
+import sys
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -367,12 +370,18 @@ def _lazy_eq(a: _LazyEntry, b: _LazyEntry) -> bool:
     return a._pos() == b._pos()
 
 
-def _lazy_entry(rec: tuple[Any, ...], delta: int = 0) -> _LazyEntry:
+_set_r = _LazyEntry.__dict__["_r"].__set__
+_set_d = _LazyEntry.__dict__["_d"].__set__
+_set_f = _LazyEntry.__dict__["_f"].__set__
+_set_p = _LazyEntry.__dict__["_p"].__set__
+
+
+def _lazy_entry(rec: tuple[Any, ...], delta: int = 0, positions: Any = None) -> _LazyEntry:
     e: _LazyEntry = _new(_LazyEntry)
-    object.__setattr__(e, "_r", rec)
-    object.__setattr__(e, "_d", delta)
-    object.__setattr__(e, "_f", None)
-    object.__setattr__(e, "_p", None)
+    _set_r(e, rec)
+    _set_d(e, delta)
+    _set_f(e, None)
+    _set_p(e, positions)
     return e
 
 
@@ -380,9 +389,7 @@ def _shifted(entry: Entry, delta: int) -> Entry:
     if delta == 0:
         return entry
     if isinstance(entry, _LazyEntry):
-        e = _lazy_entry(entry._r, entry._d + delta)
-        object.__setattr__(e, "_p", entry._p)
-        return e
+        return _lazy_entry(entry._r, entry._d + delta, entry._p)
     return Entry(
         entry.key,
         entry.entry_type,
@@ -480,10 +487,12 @@ class _Scanner:
         related: tuple[Related, ...] = (),
         **data: object,
     ) -> None:
+        n = self.n
+        start = min(start, n)
         self.problems.append(
             Finding(
                 code,
-                Location(self.path, _span(start, end)),
+                Location(self.path, _span(start, min(max(start, end), n))),
                 message,
                 related,
                 data=MappingProxyType(data),
@@ -493,6 +502,24 @@ class _Scanner:
     def _syntax(self, start: int, end: int, message: str) -> None:
         self.complete = False
         self._finding(Code.BIB_SYNTAX, start, max(start, end), message)
+
+    def _fail(self, abort: _Abort, at: int) -> int:
+        """Report a syntax error in the block starting at ``at``; return where reading resumes.
+
+        The finding stays inside the broken block (before the line where reading resumes),
+        so that the problems of a block move with it when an edit elsewhere shifts it.
+        """
+        resync = abort.resync
+        if resync is None:
+            resync = self._resync(max(abort.offset, at + 1))
+        start, end = abort.offset, abort.end
+        if start >= resync and resync < self.n:
+            start = resync
+            while start > at + 1 and self.text[start - 1] in " \t\r\n":
+                start -= 1
+            end = start
+        self._syntax(start, end, abort.message)
+        return resync
 
     def _resync(self, pos: int) -> int:
         """Offset of the next line that starts with '@' at or after ``pos`` (else EOF)."""
@@ -523,7 +550,8 @@ class _Scanner:
                     return at
             m = _BLOCK.match(text, at)
             if m is None or m.group(2) is None:
-                if m is not None and self._line_start(at):
+                # "@comment" without braces comments out the rest of its line, as in BibTeX.
+                if m is not None and self._line_start(at) and m.group(1).lower() != "comment":
                     self._syntax(
                         m.end(1),
                         m.end(1) + 1,
@@ -545,12 +573,7 @@ class _Scanner:
                 else:
                     pos = self._entry(m, kind)
             except _Abort as abort:
-                self._syntax(abort.offset, abort.end, abort.message)
-                pos = (
-                    self._resync(max(abort.offset, at + 1))
-                    if abort.resync is None
-                    else abort.resync
-                )
+                pos = self._fail(abort, at)
 
     # -- balanced groups ------------------------------------------------------------------
 
@@ -778,7 +801,6 @@ class _Scanner:
         if c == "," or c == close:
             if not key:
                 empty_key = True
-                self.complete = False
                 self._finding(
                     Code.EMPTY_KEY,
                     at,
@@ -800,7 +822,7 @@ class _Scanner:
                 f"expected ',' after the key of entry '{key}', found {_describe(text, pos)}",
             )
 
-        if c == "," and close == "}":
+        if c == "," and close == "}" and not empty_key:
             fast = self._fast_entry(m, etype, key, ks, ke, pos + 1)
             if fast is not None:
                 return fast
@@ -814,10 +836,7 @@ class _Scanner:
             try:
                 end = self._fields(pos + 1, close, key, fields, seen)
             except _Abort as abort:
-                self._syntax(abort.offset, abort.end, abort.message)
-                resync = abort.resync
-                if resync is None:
-                    resync = self._resync(max(abort.offset, at + 1))
+                resync = self._fail(abort, at)
         if resync is not None:
             # A broken entry still defines its key (as in BibTeX); it ends where reading resumes.
             stop = resync
@@ -904,39 +923,30 @@ class _Scanner:
         text = self.text
         nxt = text.find("\n@", body)
         limit = self.n if nxt == -1 else nxt
-        names: list[str] = []
-        values: list[str] = []
-        exps: dict[int, str] | None = None
-        add_name, add_value = names.append, values.append
-        lower = _LOWER.get
-        comma = ","
-        end = -1
-        for name, braced, quoted, number, macro, sep, close, tail, _bad in _ROWS.findall(
-            text, body, limit
-        ):
-            if name:
-                if not comma:
-                    return None  # missing comma: the slow path reports it
-                comma = sep
-                add_name(lower(name) or _lower(name))
-                if macro:
-                    exp = self._macro_value(macro.lower())
-                    if exp is None:
-                        return None  # the slow path reports the undefined macro
-                    if exp != macro:
-                        if exps is None:
-                            exps = {}
-                        exps[len(values)] = exp
-                    add_value(macro)
-                else:
-                    add_value(braced or quoted or number)
-            elif close:
-                end = limit - len(tail)
-                break
-            else:
-                return None
-        if end == -1 or len(set(names)) != len(names):
-            return None  # not closed, or a duplicate field: the slow path reports it
+        rows = _ROWS.findall(text, body, limit)
+        if not rows:
+            return None
+        # Transpose in C: one tuple per group, the closing row last.
+        raw_names, braced, quoted, number, macro, sep, close, tail, bad = zip(*rows, strict=True)
+        count = len(rows) - 1  # fields
+        if not close[-1] or bad[-1] or (count and (not raw_names[-2] or any(bad))):
+            return None  # not closed, or something that is not a field: the slow path reports it
+        if count > 1 and sep[: count - 1].count(",") != count - 1:
+            return None  # a missing comma: the slow path reports it
+        end = limit - len(tail[-1])
+        names = tuple(map(_intern, " ".join(raw_names[:count]).lower().split(" "))) if count else ()
+        if len(set(names)) != count:
+            return None  # a duplicate field: the slow path reports it with both positions
+        values = tuple(map("".join, zip(braced, quoted, number, macro, strict=True)))[:count]
+        exps: tuple[str | None, ...] | None = None
+        if count and macro.count("") != len(macro):
+            expanded: list[str | None] = []
+            for name in macro[:count]:
+                exp = self._macro_value(name.lower()) if name else None
+                if name and exp is None:
+                    return None  # the slow path reports the undefined macro at its place
+                expanded.append(exp if exp != name else None)
+            exps = tuple(expanded)
         if text.find("@", body, end) != -1 and _LINE_BLOCK.search(text, body, end):
             return None  # a value runs into the next entry: the slow path reports it
         at = m.start()
@@ -947,9 +957,9 @@ class _Scanner:
             end,
             ks - at,
             ke - at,
-            tuple(names),
-            tuple(values),
-            None if exps is None else tuple(exps.get(i) for i in range(len(values))),
+            names,
+            values,
+            exps,
             text[at:end],
             None,
         )
@@ -1055,6 +1065,7 @@ class _Scanner:
         opener = self.text[vs - 1] if vs > 0 else ""
         if opener in '{"' and _SWALLOWED.search(value):
             name = out[-_F_WIDTH + _F_NAME]
+            del out[-_F_WIDTH:]  # the value is not what the author meant: drop the field
             what = "'{'" if opener == "{" else "'\"'"
             raise _Abort(
                 vs - 1,
@@ -1100,6 +1111,7 @@ class _Scanner:
 
 
 _LOWER: dict[str, str] = {}
+_intern = sys.intern
 
 
 def _lower(name: str) -> str:
@@ -1134,8 +1146,30 @@ def _suppressed(text: str) -> set[int]:
 # ---------------------------------------------------------------------------------------
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many acyclic objects.
+
+    A large library makes hundreds of thousands of small tuples; with the collector running,
+    each burst of allocations also triggers passes over every object alive, which costs more
+    than the reading itself.  Nothing built here forms a cycle.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_bibtex(path: Path, text: str) -> ParsedBibliography:
     """Read a .bib file's text into entries, @string macros and problems (never raises)."""
+    with _no_gc():
+        return _parse(path, text)
+
+
+def _parse(path: Path, text: str) -> ParsedBibliography:
     scanner = _Scanner(path, text, {})
     scanner.scan(0)
     return _result(
@@ -1162,26 +1196,30 @@ def _result(
     )
 
 
-_INCOMPLETE = frozenset({Code.BIB_SYNTAX, Code.EMPTY_KEY})
+_INCOMPLETE = frozenset({Code.BIB_SYNTAX})
+
+
+_CHUNK = 1 << 18
 
 
 def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix of ``a`` and ``b`` (chunked C comparisons, one copy)."""
     n = min(len(a), len(b))
     lo = 0
-    step = 1 << 16
     while lo < n:
-        hi = min(n, lo + step)
-        if a[lo:hi] != b[lo:hi]:
-            while hi - lo > 64:
-                mid = (lo + hi) // 2
-                if a[lo:mid] == b[lo:mid]:
-                    lo = mid
-                else:
-                    hi = mid
-            while lo < hi and a[lo] == b[lo]:
-                lo += 1
-            return lo
-        lo = hi
+        hi = min(n, lo + _CHUNK)
+        if b.startswith(a[lo:hi], lo):
+            lo = hi
+            continue
+        while hi - lo > 32:  # the first difference is in [lo, hi)
+            mid = (lo + hi) // 2
+            if b.startswith(a[lo:mid], lo):
+                lo = mid
+            else:
+                hi = mid
+        while lo < hi and a[lo] == b[lo]:
+            lo += 1
+        return lo
     return n
 
 
@@ -1189,21 +1227,21 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     """Length of the common suffix of ``a`` and ``b``, at most ``limit``."""
     la, lb = len(a), len(b)
     k = 0
-    step = 1 << 16
     while k < limit:
-        m = min(limit, k + step)
-        if a[la - m : la - k] != b[lb - m : lb - k]:
-            lo, hi = k, m
-            while hi - lo > 64:
-                mid = (lo + hi) // 2
-                if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
-                    lo = mid
-                else:
-                    hi = mid
-            while lo < hi and a[la - lo - 1] == b[lb - lo - 1]:
-                lo += 1
-            return lo
-        k = m
+        m = min(limit, k + _CHUNK)
+        if b.endswith(a[la - m : la - k], 0, lb - k):
+            k = m
+            continue
+        lo, hi = k, m  # common suffix length is in [lo, hi)
+        while hi - lo > 32:
+            mid = (lo + hi) // 2
+            if b.endswith(a[la - mid : la - lo], 0, lb - lo):
+                lo = mid
+            else:
+                hi = mid
+        while lo < hi and a[la - lo - 1] == b[lb - lo - 1]:
+            lo += 1
+        return lo
     return limit
 
 
@@ -1237,11 +1275,16 @@ def reparse_bibtex(old: ParsedBibliography, old_text: str, new_text: str) -> Par
     @string definition, or an ``old`` not made by :func:`parse_bibtex`, fall back to a full
     parse.
     """
+    with _no_gc():
+        return _reparse(old, old_text, new_text)
+
+
+def _reparse(old: ParsedBibliography, old_text: str, new_text: str) -> ParsedBibliography:
     path = old.path
     if old_text == new_text:
         return old
     if old.format is not BibFormat.BIBTEX or not isinstance(old.strings, _StringTable):
-        return parse_bibtex(path, new_text)
+        return _parse(path, new_text)
     prefix = _common_prefix(old_text, new_text)
     suffix = _common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - prefix)
     old_end = len(old_text) - suffix  # changed region: old[prefix:old_end] -> new[prefix:new_end]
@@ -1255,9 +1298,7 @@ def reparse_bibtex(old: ParsedBibliography, old_text: str, new_text: str) -> Par
     first_reused_before = i if i >= 0 else 0  # entries[:first] are kept as they are
     # Candidate resume points: old entry starts at or after the change, shifted.
     j = bisect.bisect_left(starts, old_end)
-    stops = [starts[k] + delta for k in range(j, len(entries))] if j < len(entries) else []
-    if j < len(entries) and len(stops) > 256:
-        stops = stops[:256]
+    stops = [starts[k] + delta for k in range(j, min(len(entries), j + 256))]
 
     table = old.strings
     scanner = _Scanner(path, new_text, table.before(restart))
@@ -1270,10 +1311,16 @@ def reparse_bibtex(old: ParsedBibliography, old_text: str, new_text: str) -> Par
         k = bisect.bisect_left(starts, resume_old)
     # Any @string in the re-read region changes what later entries expand to: read it all.
     if scanner.string_defs or _STRING_BLOCK.search(old_text, restart, resume_old):
-        return parse_bibtex(path, new_text)
+        return _parse(path, new_text)
 
     head = entries[:first_reused_before]
-    tail = tuple(_shifted(e, delta) for e in entries[k:])
+    rest = entries[k:]
+    if delta == 0:
+        tail = rest
+    elif all(type(e) is _LazyEntry for e in rest):
+        tail = tuple([_lazy_entry(e._r, e._d + delta, e._p) for e in rest])  # type: ignore[attr-defined]
+    else:
+        tail = tuple(_shifted(e, delta) for e in rest)
     new_entries = head + tuple(scanner.entries) + tail
 
     before = [f for f in old.problems if f.location.span.start < restart]

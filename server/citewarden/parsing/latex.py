@@ -14,10 +14,12 @@ Recognised, as LaTeX, natbib, biblatex and apacite read them:
 * links: ``\\input \\include \\subfile \\import \\subimport`` (and the ``*from`` variants of
   the import package), ``\\bibliography{a,b}``, ``\\addbibresource``, ``\\addglobalbib``,
   ``\\addsectionbib``;
-* ``\\bibitem[label]{key}`` keys, ``% !TEX root =`` magic comments, ``\\documentclass``;
+* ``\\bibitem[label]{key}`` keys, ``% !TEX root =`` magic comments (or, failing one, the
+  parent named by ``\\documentclass[main.tex]{subfiles}``), ``\\documentclass``;
 * ``% citewarden: ignore`` suppresses findings on its own line and the next.
 
-Ignored: comments (a ``%`` not escaped by a backslash), ``\\verb`` (any delimiter, starred),
+Ignored: comments (a ``%`` not escaped by a backslash), ``\\iffalse ... \\fi`` (up to a
+matching ``\\else`` or ``\\fi``), ``\\verb`` (any delimiter, starred),
 ``\\lstinline``/``\\mintinline``/``\\url`` arguments, the verbatim, Verbatim, lstlisting, minted,
 comment and filecontents environments, and everything after ``\\end{document}``.
 
@@ -83,7 +85,7 @@ MULTICITE_COMMANDS: frozenset[str] = _with_capitals(_MULTICITE_BASE)
 _CITE, _MULTI, _NOCITE, _BIBITEM = "cite", "multi", "nocite", "bibitem"
 _INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
 _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
-_BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
+_BEGIN, _DOCUMENTCLASS, _IFFALSE = "begin", "documentclass", "iffalse"
 
 _FIXED_ROLES: dict[str, str] = {
     "nocite": _NOCITE,
@@ -110,6 +112,7 @@ _FIXED_ROLES: dict[str, str] = {
     "begin": _BEGIN,
     "documentclass": _DOCUMENTCLASS,
     "documentstyle": _DOCUMENTCLASS,
+    "iffalse": _IFFALSE,
 }
 
 #: Environments whose content LaTeX does not read as ordinary text.
@@ -241,6 +244,7 @@ _DEFINITION_BEFORE = re.compile(
 )
 _MAGIC_ROOT = re.compile(r"![ \t]*tex[ \t]+root[ \t]*=[ \t]*(.*?)[ \t]*\r?$", re.I | re.M)
 _MAGIC_LEAD = re.compile(r"[ \t]*%+[ \t]*\Z")
+_SUBFILES_CLASS = re.compile(r"\s*\[([^\]{}]*)\]\s*\{subfiles\}")
 _IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
 
 
@@ -417,8 +421,119 @@ def _skip_environment(text: str, i: int) -> int:
     return len(text) if end < 0 else end + len(m.group(1)) + 6
 
 
+_CONDITIONAL_TOKENS = re.compile(r"\\(?:\\|(if[A-Za-z@]*|fi|else)(?![A-Za-z@]))|%[^\n]*")
+#: ``\if...`` names that are commands taking arguments, not TeX conditionals closed by \fi.
+_NOT_CONDITIONALS = frozenset(
+    {"ifthenelse", "ifpackageloaded", "ifclassloaded", "iftoggle", "ifbool", "ifstrequal",
+     "ifdefstring", "ifdefempty", "ifstrempty", "ifcsdef", "ifcsundef", "ifundef", "ifdef",
+     "ifpdf", "ifxetex", "ifluatex", "ifdefmacro", "ifnumcomp", "ifdimcomp", "ifblank"}
+)  # fmt: skip
+
+
+def _skip_iffalse(text: str, i: int) -> int:
+    """After ``\\iffalse``: the offset after the matching ``\\else`` or ``\\fi`` (nested
+    conditionals counted); ``i`` itself when there is none, so nothing is lost."""
+    depth = 0
+    for m in _CONDITIONAL_TOKENS.finditer(text, i):
+        name = m.group(1)
+        if name is None:
+            continue
+        if name == "fi":
+            if depth == 0:
+                return m.end()
+            depth -= 1
+        elif name == "else":
+            if depth == 0:
+                return m.end()
+        elif name not in _NOT_CONDITIONALS:
+            depth += 1
+    return i
+
+
 def _is_definition(text: str, start: int) -> bool:
     return _DEFINITION_BEFORE.search(text, max(0, start - 40), start) is not None
+
+
+# ---------------------------------------------------------------------------------------
+# Citation macros defined in the document
+# ---------------------------------------------------------------------------------------
+
+# \newcommand{\name}[n][default]{body}, \def\name#1{body}, \NewDocumentCommand{\name}{spec}{body}
+_MACRO_DEFINITION = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand)\*?\s*"
+    r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*(?:\[\s*(\d)\s*\]\s*)?(\[[^\]]*\]\s*)?\{"
+    r"|\\[gex]?def\s*\\([A-Za-z@]+)((?:#\d)*)\s*\{"
+    r"|\\(?:New|Renew|Provide|Declare)DocumentCommand\s*"
+    r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{"
+)
+_CITE_OF_PARAMETER = re.compile(
+    r"\\([A-Za-z@]+)\*?(?:\s*(?:\[[^\]\n]*\]|<[^>\n]*>|\([^)\n]*\)))*\s*\{\s*#(\d)\s*\}"
+)
+_PARAMETER_ARGUMENT = re.compile(r"\{\s*#\d\s*\}")
+#: Definitions whose body would have to be longer than this to reach a citation command
+#: are not examined.
+_MAX_BODY = 4000
+_XPARSE_OPTIONAL = re.compile(r"\s*(?:o|O\{[^}]*\})")
+
+
+def _macro_key_parameter(m: re.Match[str]) -> tuple[str, int] | None:
+    """For a macro definition whose argument pattern matches a citation command (optional
+    arguments, then exactly one mandatory argument): its name and the number of the
+    parameter that must hold the keys."""
+    if m.group(1) or m.group(2):
+        count = int(m.group(3) or 0)
+        mandatory = count - (1 if m.group(4) else 0)
+        return (m.group(1) or m.group(2), count) if mandatory == 1 else None
+    if m.group(5):
+        params = m.group(6)
+        return (m.group(5), 1) if params == "#1" else None
+    spec = m.group(9)
+    pos = 0
+    optional = 0
+    while (opt := _XPARSE_OPTIONAL.match(spec, pos)) is not None:
+        optional += 1
+        pos = opt.end()
+    if spec[pos:].strip() != "m":
+        return None
+    return m.group(7) or m.group(8), optional + 1
+
+
+def find_citation_macros(text: str, extra_commands: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Names of macros ``text`` defines as wrappers of a citation command, e.g.
+    ``\\newcommand{\\inlinecite}[1]{\\footnotesize\\citen{#1}}`` -> ``("inlinecite",)``.
+
+    Only wrappers called like a citation command qualify: optional arguments, then one
+    mandatory argument that reaches the key argument of the wrapped command."""
+    # fast path: most documents pass no macro parameter as an argument
+    if "#" not in text or _PARAMETER_ARGUMENT.search(text) is None:
+        return ()
+    roles = _tables(tuple(extra_commands)).roles
+    found: list[str] = []
+    pos = 0
+    next_cite = 0
+    while (m := _MACRO_DEFINITION.search(text, pos)) is not None:
+        pos = m.end()
+        if next_cite < pos:
+            next_cite = text.find("cite", pos)
+            if next_cite < 0:
+                break  # no citation command follows any more
+        if next_cite - pos > _MAX_BODY:
+            continue  # the body of this definition holds no citation command
+        signature = _macro_key_parameter(m)
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if signature is None or _find_comment(text, line_start) < m.start():
+            continue
+        body_end = _close_brace(text, m.end() - 1)
+        if body_end < 0:
+            continue
+        name, parameter = signature
+        for use in _CITE_OF_PARAMETER.finditer(text, m.end(), body_end - 1):
+            if roles.get(use.group(1)) in (_CITE, _MULTI) and int(use.group(2)) == parameter:
+                if name not in roles and name not in found:
+                    found.append(name)
+                break
+        pos = body_end
+    return tuple(found)
 
 
 # ---------------------------------------------------------------------------------------
@@ -429,7 +544,8 @@ def _is_definition(text: str, start: int) -> bool:
 def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> ParsedDocument:
     """Summarise one LaTeX file: citations, links, ``\\bibitem`` keys, root hints and
     suppressed lines, all with exact code-point spans.  Never raises on any input."""
-    tables = _tables(tuple(extra_commands))
+    macros = find_citation_macros(text, tuple(extra_commands))
+    tables = _tables(tuple(extra_commands) + macros)
     roles = tables.roles
     lexer = _Lexer(text, tables.commands)
     citations: list[Citation] = []
@@ -437,6 +553,7 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
     bibitems: list[tuple[str, Span]] = []
     suppressed: set[int] = set()
     nocite_all = is_root = False
+    subfiles_parent: str | None = None
     n = len(text)
     pos = 0
     while pos < n:
@@ -507,7 +624,12 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
             pos = _skip_environment(text, pos)
         elif role == _DOCUMENTCLASS:
             is_root = True
-    magic = _magic_root(text)
+            sub = _SUBFILES_CLASS.match(text, pos)
+            if sub is not None and sub.group(1).strip():
+                subfiles_parent = sub.group(1).strip()
+        elif role == _IFFALSE:
+            pos = _skip_iffalse(text, pos)
+    magic = _magic_root(text) or subfiles_parent
     return ParsedDocument(
         path=path,
         kind=DocumentKind.LATEX,
@@ -518,6 +640,7 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
         is_root=is_root,
         bibitems=tuple(bibitems),
         suppressed_lines=frozenset(suppressed),
+        citation_macros=macros,
     )
 
 

@@ -19,15 +19,17 @@ key and it does not open a link, a reference link, an attribute span or an inlin
 
 Not read as text: inline code spans (any number of backticks), fenced (```` ``` ```` and
 ``~~~``) and indented code blocks, HTML comments, autolinks ``<...>``, link destinations
-``](...)``, backslash escapes, and YAML metadata blocks (read as metadata instead: front
-matter, and later blocks that parse as a YAML mapping).  ``<!-- citewarden: ignore -->``
-suppresses findings on its line and the next.
+``](...)``, backslash escapes, Quarto shortcodes ``{{< ... >}}``, pandoc example-list labels
+``(@good)`` and references to them, cross-references (``@fig-plot``, ``@tbl:x``, ``@sec-y``
+... with Quarto's and pandoc-crossref's label prefixes), and YAML metadata blocks (read as
+metadata instead: front matter, and later blocks that parse as a YAML mapping).
+``<!-- citewarden: ignore -->`` suppresses findings on its line and the next.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -217,14 +219,21 @@ def _indent(line: str) -> int:
 # Every alternative starts with a fixed character, which keeps the regex engine on its fast
 # path.  Groups: 1 "<!--"; 2 autolink; 3 backtick run after the first; 4 escaped character;
 # 5 "["; 6 "]"; 7 blank line; 8/9 key or "{" after "-@", 10 marks "-@"; 11/12 key or "{"
-# after "@", 13 marks "@".  The "not after a word" rule is checked in Python.
+# after "@", 13 marks "@"; 14 a Quarto shortcode ``{{< ... >}}``.  The "not after a word"
+# rule is checked in Python.
 _INLINE = re.compile(
     r"<(?:(!--)|((?:[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+)>))"
     r"|`(`*)|\\([\s\S])|\[()|\]()|\n([ \t]*\r?\n)"
     r"|-@(?:(" + _SIMPLE_KEY + r")|(\{))?()"
     r"|@(?:(" + _SIMPLE_KEY + r")|(\{))?()"
+    r"|\{(\{<(?:[^>\n]|>(?!\}\}))*>\}\})"
 )
 _COMMENT, _TICKS, _OPEN, _CLOSE, _BLANK, _DASH_AT, _AT = 1, 3, 5, 6, 7, 10, 13
+#: Cross-reference labels (Quarto ``@fig-plot``, pandoc-crossref ``@fig:plot``): not citations.
+_CROSSREF = re.compile(
+    r"(?:fig|tbl|lst|eq|sec|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|alg|tip|nte|wrn|imp|cau)"
+    r"[-:]\w"
+)
 _PAR = re.compile(r"\n[ \t]*\r?\n")
 _IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
 
@@ -340,29 +349,46 @@ def _close_group(
     if nxt == "(":  # link destination: not read as text
         end = _close_parens(text, after)
         return end if end > 0 else after
+    if nxt == ":" and text[open_at + 1 : open_at + 2] != "@" and _starts_line(text, open_at):
+        # a link reference definition "[label]: url": the url is not read as text
+        end = text.find("\n", after)
+        return len(text) if end < 0 else end
     members = [p for p in pending[first_index:] if p.group is None]
     if not members or nxt in ("[", "{") or text[open_at - 1 : open_at] == "^":
         return after
     if text[open_at + 1 : open_at + 2] == "^":  # footnote reference
         return after
-    cuts = [open_at + 1]
+    # every ";"-separated part must hold a key (a ";" inside a braced key separates nothing)
+    semicolons: list[int] = []
     i = text.find(";", open_at + 1, close_at)
     while i >= 0:
         if not any(p.span.start <= i < p.span.end for p in members):
-            cuts.append(i + 1)
+            semicolons.append(i)
         i = text.find(";", i + 1, close_at)
-    cuts.append(close_at + 1)
-    for a, b in itertools.pairwise(cuts):
-        if not any(a <= p.start and p.end <= b for p in members):
-            return after
+    if len(semicolons) >= len(members):
+        return after
+    if semicolons and len({bisect_right(semicolons, p.start) for p in members}) <= len(semicolons):
+        return after
     group = Span(open_at, close_at + 1)
     for p in members:
         p.group = group
     return after
 
 
+_SIMPLE_DESTINATION = re.compile(r"\((?:[^()\\\n]|\\.)*\)")
+
+
+def _starts_line(text: str, i: int) -> bool:
+    """Only up to three spaces stand between the start of the line and ``i``."""
+    line_start = text.rfind("\n", 0, i) + 1
+    return i - line_start <= 3 and not text[line_start:i].strip(" ")
+
+
 def _close_parens(text: str, i: int) -> int:
     """``text[i] == "("``: offset after the balanced ``)`` within the paragraph, or -1."""
+    simple = _SIMPLE_DESTINATION.match(text, i)
+    if simple is not None:
+        return simple.end()
     depth = 0
     par = _PAR.search(text, i)
     limit = par.start() if par else len(text)
@@ -401,7 +427,12 @@ def parse_markdown(path: Path, text: str) -> ParsedDocument:
         links.extend(meta.links)
         problems.extend(meta.problems)
         nocite_all = nocite_all or meta.nocite_all
+    examples = _example_labels(text)
     for p in scan.pending:
+        if examples and _is_example_reference(text, p, examples):
+            continue
+        if _CROSSREF.match(p.key):
+            continue
         if p.group is not None:
             command = "suppress-author" if p.dash else "normal"
             command_span = p.group
@@ -418,6 +449,26 @@ def parse_markdown(path: Path, text: str) -> ParsedDocument:
         nocite_all=nocite_all,
         suppressed_lines=frozenset(scan.suppressed),
         problems=tuple(problems),
+    )
+
+
+_EXAMPLE_MARKER = re.compile(r"^[ \t]*\(@([\w-]+)\)[ \t]", re.M)
+
+
+def _example_labels(text: str) -> frozenset[str]:
+    """Labels of pandoc example-list items, ``(@good)`` at the start of a line."""
+    if "(@" not in text:
+        return frozenset()
+    return frozenset(m.group(1) for m in _EXAMPLE_MARKER.finditer(text))
+
+
+def _is_example_reference(text: str, p: _Pending, labels: frozenset[str]) -> bool:
+    """``(@good)``: an example-list marker or a reference to one, not a citation."""
+    return (
+        p.key in labels
+        and not p.dash
+        and text[p.start - 1 : p.start] == "("
+        and text[p.end : p.end + 1] == ")"
     )
 
 

@@ -15,7 +15,7 @@ import html
 import math
 import urllib.parse
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -332,18 +332,23 @@ def flow_svg(items: Sequence[EntryAudit]) -> str:
     value["entries"] = total
     for (_src, dst), n in links.items():
         value[dst] += n
-    width, height, top, node_w, gap = 760, 300, 28, 16, 14
+    width, height, top, node_w, gap = 760, 300, 28, 16, 16
     xs = [20, 330, 600]
     usable = height - top - 10
-    scale = (usable - gap * 4) / total if total else 0.0
     min_h = 3.0
+    shown = [[n for n in col if ci != 1 or value[n] > 0] for ci, col in enumerate(columns)]
+    # The scale that lets the fullest column fit: gaps and minimum heights come first.
+    scale = 0.0
+    if total:
+        scale = min(
+            (usable - gap * (len(col) - 1) - min_h * sum(1 for n in col if value[n] == 0)) / total
+            for col in shown
+        )
     pos: dict[str, tuple[float, float, float]] = {}  # name -> (x, y, h)
-    for ci, col in enumerate(columns):
+    for ci, col in enumerate(shown):
         y = float(top)
         for name in col:
-            if ci == 1 and value[name] == 0:
-                continue
-            h = max(min_h, value[name] * scale)
+            h = max(min_h, value[name] * scale) if value[name] else min_h
             pos[name] = (xs[ci], y, h)
             y += h + gap
     parts = [
@@ -530,6 +535,10 @@ def _match_html(verdict: Verdict | None) -> str:
 def _entry_label(a: EntryAudit, data: AuditData) -> str:
     where = _rel(a.entry.path, data.root) + (f":{a.line}" if a.line else "")
     return f"<div class='key'>{esc(a.entry.key)}</div><div class='where'>{esc(where)}</div>"
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _anchor(i: int) -> str:
@@ -830,7 +839,8 @@ def render_html(data: AuditData) -> str:
         '<meta name="generator" content="citewarden">'
         f"<title>{esc(data.title)}</title><style>{_CSS}</style></head><body>"
         f"<header><h1>{esc(data.title)}</h1>"
-        f"<p class='sub'>{len(data.entries)} entries · {len(data.files)} files · "
+        f"<p class='sub'>{_plural(len(data.entries), 'entry', 'entries')} · "
+        f"{_plural(len(data.files), 'file', 'files')} · "
         f"checked {esc(when)}</p>{nav}</header>"
         f"<main>{body}</main>"
         f"<footer>citewarden {esc(data.version)} · {esc(when)}</footer>"
@@ -875,6 +885,67 @@ def _kind_of(ws: Workspace, path: Path) -> str:
     if bib is not None:
         return bib.format.value
     return path.suffix.lstrip(".") or "file"
+
+
+def file_summaries(
+    ws: Workspace,
+    findings: Mapping[Path, Sequence[Finding]],
+    verdicts: Mapping[str, Verdict],
+    entries: Sequence[Entry],
+) -> list[FileSummary]:
+    """One summary row per reported file (score only for a bibliography with verdicts)."""
+    files: list[FileSummary] = []
+    for path in sorted(findings):
+        counts = Counter(f.effective_severity for f in findings[path])
+        doc = ws.document(path)
+        bib = ws.bibliography(path)
+        checked = [
+            EntryAudit(e, verdicts[e.key]) for e in entries if e.path == path and e.key in verdicts
+        ]
+        score = document_score(tier_counts(checked)) if checked else None
+        files.append(
+            FileSummary(
+                path=path,
+                kind=_kind_of(ws, path),
+                entries=len(bib.entries) if bib is not None else 0,
+                citations=len(doc.citations) if doc is not None else 0,
+                errors=counts[Severity.ERROR],
+                warnings=counts[Severity.WARNING],
+                notes=counts[Severity.INFORMATION] + counts[Severity.HINT],
+                score=score,
+            )
+        )
+    return files
+
+
+def summary_table(files: Sequence[FileSummary], display: Callable[[Path], str] = str) -> str:
+    """The per-file summary as a plain-text table (for batch runs on a terminal)."""
+    head = ("file", "kind", "entries", "citations", "errors", "warnings", "notes", "score")
+    rows = [
+        (
+            display(f.path),
+            f.kind,
+            str(f.entries),
+            str(f.citations),
+            str(f.errors),
+            str(f.warnings),
+            str(f.notes),
+            "-" if f.score is None else str(f.score),
+        )
+        for f in files
+    ]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [
+            c.rjust(w) if i > 1 else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+            if i
+        ]
+        return "  ".join([first, *rest]).rstrip()
+
+    return "\n".join([line(head), *(line(r) for r in rows)]) + "\n"
 
 
 def build_audit(
@@ -939,25 +1010,7 @@ def build_audit(
                 findings=tuple(entry_findings.get((e.path, e.span.start), ())),
             )
         )
-    files: list[FileSummary] = []
-    for path in sorted(findings):
-        counts = Counter(f.effective_severity for f in findings[path])
-        doc = ws.document(path)
-        bib = ws.bibliography(path)
-        in_file = [r for r in rows if r.entry.path == path and r.verdict is not None]
-        score = document_score(tier_counts(in_file)) if in_file else None
-        files.append(
-            FileSummary(
-                path=path,
-                kind=_kind_of(ws, path),
-                entries=len(bib.entries) if bib is not None else 0,
-                citations=len(doc.citations) if doc is not None else 0,
-                errors=counts[Severity.ERROR],
-                warnings=counts[Severity.WARNING],
-                notes=counts[Severity.INFORMATION] + counts[Severity.HINT],
-                score=score,
-            )
-        )
+    files = file_summaries(ws, findings, by_key, entries)
     verify = settings.verify if settings is not None else None
     return AuditData(
         entries=tuple(rows),
@@ -972,3 +1025,29 @@ def build_audit(
         sources=tuple(verify.sources) if verify is not None else (),
         thresholds=default_thresholds() if verdicts is not None else {},
     )
+
+
+def html_page(
+    ws: Workspace,
+    findings: Mapping[Path, Sequence[Finding]],
+    entries: Sequence[Entry],
+    verdicts: Sequence[Verdict] | Mapping[str, Verdict] | None,
+    *,
+    inputs: Sequence[str] = (),
+    settings: Settings | None = None,
+    root: Path | None = None,
+) -> str:
+    """The HTML report of one ``citewarden check`` run (what ``--format html`` writes)."""
+    from citewarden import __version__
+
+    data = build_audit(
+        ws,
+        findings,
+        entries,
+        verdicts,
+        inputs=inputs,
+        settings=settings,
+        version=__version__,
+        root=root,
+    )
+    return render_html(data)

@@ -23,8 +23,11 @@ from citewarden.model import (
     Location,
     Severity,
     Span,
+    Status,
+    Tier,
     Verdict,
     code_doc_url,
+    document_score,
 )
 from citewarden.text import LineIndex
 
@@ -147,6 +150,26 @@ def verdict_findings(entry: Entry, verdict: Verdict) -> list[Finding]:
             )
         )
     return out
+
+
+def run_properties(verdicts: Iterable[Verdict] | None) -> dict[str, Any] | None:
+    """The run's property bag: document score and tier counts (None without verification).
+
+    Skipped entries do not count towards the tiers.
+    """
+    if verdicts is None:
+        return None
+    tiers = dict.fromkeys(Tier, 0)
+    statuses: dict[str, int] = {}
+    for v in verdicts:
+        statuses[v.status.value] = statuses.get(v.status.value, 0) + 1
+        if v.status is not Status.SKIPPED:
+            tiers[v.tier] += 1
+    return {
+        "score": document_score(tiers),
+        "tiers": {t.value: n for t, n in tiers.items()},
+        "statuses": statuses,
+    }
 
 
 class _Artifacts:

@@ -125,13 +125,17 @@ def author_matches(author: Author, person: Person) -> bool:
     full, last, given = _person_keys(person)
     if not full:
         return False
-    if key == full or key == last or with_von == full:
+    if key in (full, last) or with_von == full:
         return True
     if last_token == last and len(last) > 2:
         return True
     if _loose(key) in (_loose(full), _loose(last)):
         return True
-    if len(full) > 3 and (full.endswith(key) or key.endswith(full)) and min(len(key), len(full)) > 3:
+    if (
+        len(full) > 3
+        and (full.endswith(key) or key.endswith(full))
+        and min(len(key), len(full)) > 3
+    ):
         return True
     # given and family written the other way round (common for East Asian names)
     return bool(entry_given) and key == given and entry_given == full

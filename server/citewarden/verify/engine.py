@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
@@ -39,6 +40,11 @@ ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
 #: Stop searching once this many sources agree on a candidate with a near-miss title.
 NEAR_MISS_CONFIRMATIONS = 2
 
+#: Entry types DataCite registers (data, software, reports, theses, preprints ...).
+DATACITE_TYPES = frozenset(
+    {"misc", "dataset", "software", "techreport", "report", "phdthesis", "thesis", "unpublished"}
+)
+
 OnResult = Callable[[str, Verdict], Awaitable[None] | None]
 
 
@@ -48,6 +54,8 @@ def skip_reason(entry: Entry, settings: VerifySettings) -> str | None:
         return "listed in verify.ignore_entries"
     has_id = any((entry.get(n) or "").strip() for n in ("doi", "eprint", "isbn", "pmid"))
     url = (entry.get("url") or entry.get("howpublished") or "").lower()
+    if not re.search(r"://|\\url|www\.", url):
+        url = ""
     if "arxiv.org/" in url or "doi.org/10." in url:
         has_id = True
     kind = entry.entry_type.lower()
@@ -134,7 +142,7 @@ class Verifier:
                     if cancel is not None and cancel.is_set():
                         return None
                     await self._search(ev)
-            await self._published_version(ev)
+            self._published_version(ev)
             return decide(ev, entry.key)
         except Exception:  # one bad entry must not stop the others
             log.exception("verification of %s failed", entry.key)
@@ -276,7 +284,14 @@ class Verifier:
         return Query(title=title, authors=surnames, year=e.year, venue=e.venue, limit=5)
 
     def _search_order(self, e: NormalizedEntry) -> list[str]:
+        """Searchable sources in configured order.  The arXiv API (one request per three
+        seconds) is searched only for entries that point at arXiv, DataCite only for kinds
+        of work it registers; the broad indexes (OpenAlex, Semantic Scholar) cover both."""
         names = [n for n in self.order if n not in ID_ONLY_SOURCES]
+        if not _mentions_arxiv(e) and len(names) > 1:
+            names = [n for n in names if n != "arxiv"]
+        if e.entry_type not in DATACITE_TYPES and len(names) > 1:
+            names = [n for n in names if n != "datacite"]
         if e.entry_type in ("book", "inbook") and "openlibrary" in self.sources:
             names.append("openlibrary")
         return names
@@ -323,24 +338,32 @@ class Verifier:
         if definitive == 0 and complete:
             ev.failures.append("no source that covers the literature was consulted")
 
-    async def _published_version(self, ev: Evidence) -> None:
-        """A preprint (arXiv / posted content) whose published version is known."""
+    def _published_version(self, ev: Evidence) -> None:
+        """The published version a preprint record names (Crossref ``is-preprint-of``,
+        arXiv's journal DOI); a suggestion, found without another request."""
         cmp = ev.id_comparison if ev.id_comparison and ev.id_comparison.identifies else None
         cmp = cmp or ev.candidate
         if cmp is None:
             return
         rec = cmp.record
-        is_preprint = rec.source == "arxiv" or rec.work_type == "posted-content"
-        if not is_preprint:
+        if not (rec.source == "arxiv" or rec.work_type == "posted-content"):
             return
-        target = dict(rec.extra).get("published-doi") or dict(rec.extra).get("is-preprint-of")
+        target = dict(rec.extra).get("is-preprint-of")
         if rec.source == "arxiv" and rec.doi and not rec.doi.startswith("10.48550/"):
             target = target or rec.doi
-        if not target:
-            return
-        lookup = await self._call(ev, "crossref", "by_doi", target)
-        if lookup is not None and lookup.outcome is Outcome.FOUND and lookup.records:
-            ev.published = lookup.records[0]
+        ev.published_doi = target.lower() if target else None
+
+
+def _mentions_arxiv(e: NormalizedEntry) -> bool:
+    if e.arxiv_id:
+        return True
+    venue = (e.venue or "").lower()
+    return (
+        "arxiv" in venue
+        or venue.strip() == "corr"
+        or "arxiv" in (e.url or "").lower()
+        or (e.entry_type in ("misc", "unpublished", "online"))
+    )
 
 
 def _better(a: Comparison | None, b: Comparison) -> Comparison:

@@ -49,24 +49,25 @@ class Limit:
 
 
 #: Published limits per lane.  ``*-public`` lanes are used when no mailto identifies us, and
-#: ``*-key`` lanes when an API key is configured.
+#: ``*-key`` lanes when an API key is configured.  Bursts are 1: requests are spaced evenly,
+#: so no window of a second ever sees more than the published rate (plus one).
 PUBLISHED_LIMITS: dict[str, Limit] = {
     # Crossref (since December 2025).  Polite pool (mailto): 10 req/s for single records,
     # 3 req/s and 3 concurrent for queries; public pool: 5 req/s and 1 req/s, concurrency 1.
-    "crossref": Limit(10.0, 10, 3),
-    "crossref-query": Limit(3.0, 3, 3),
-    "crossref-public": Limit(5.0, 5, 1),
+    "crossref": Limit(10.0, 1, 3),
+    "crossref-query": Limit(3.0, 1, 3),
+    "crossref-public": Limit(5.0, 1, 1),
     "crossref-query-public": Limit(1.0, 1, 1),
     # doi.org content negotiation redirects to the registration agency; stay modest.
-    "doi": Limit(5.0, 5, 2),
+    "doi": Limit(5.0, 1, 2),
     # OpenAlex: at most 10 requests per second.
-    "openalex": Limit(10.0, 10, 5),
+    "openalex": Limit(10.0, 1, 5),
     # Semantic Scholar: 1 request per second with a key; the shared unauthenticated pool
     # is throttled hard, so the same spacing is kept without one.
     "semanticscholar": Limit(1.0, 1, 1),
     "semanticscholar-key": Limit(1.0, 1, 1),
     # DataCite REST API: 3000 requests per 5 minutes per client (10 req/s).
-    "datacite": Limit(10.0, 5, 4),
+    "datacite": Limit(10.0, 1, 4),
     # arXiv API terms: one request every three seconds, a single connection.
     "arxiv": Limit(1 / 3, 1, 1),
     # NCBI E-utilities: 3 requests per second, 10 with an API key.
@@ -176,12 +177,12 @@ class TokenBucket:
                     await self._sleep(self._paused_until - now)
                     continue
                 self._refill()
-                if self._tokens >= 1.0:
-                    self._tokens -= 1.0
+                if self._tokens >= 1.0 - 1e-9:  # tolerate float rounding
+                    self._tokens = max(0.0, self._tokens - 1.0)
                     self.grants.append(now)
                     del self.grants[:-1000]
                     return
-                await self._sleep((1.0 - self._tokens) / self.rate)
+                await self._sleep(max((1.0 - self._tokens) / self.rate, 1e-3))
 
     def slot(self) -> asyncio.Semaphore:
         """The concurrency cap (use as ``async with bucket.slot():``)."""
@@ -447,5 +448,15 @@ def user_agent(mailto: str | None) -> str:
     """The User-Agent identifying citewarden (and its operator, for polite pools)."""
     from citewarden import __version__
 
-    ua = f"citewarden/{__version__} (https://github.com/citewarden/citewarden"
-    return ua + (f"; mailto:{mailto})" if mailto else ")")
+    return f"citewarden/{__version__}" + (f" (mailto:{mailto})" if mailto else "")
+
+
+def rate_bound(requests: Mapping[str, int], limits: Mapping[str, Limit] | None = None) -> float:
+    """The least wall time the published limits allow for ``requests`` (per lane counts):
+    lanes run in parallel, each needs ``(n - burst) / rate`` seconds."""
+    table = PUBLISHED_LIMITS if limits is None else limits
+    bound = 0.0
+    for lane, n in requests.items():
+        limit = table.get(lane) or table.get(lane.split("-")[0]) or Limit(1.0)
+        bound = max(bound, max(0, n - max(1, limit.burst)) / limit.rate)
+    return bound

@@ -61,14 +61,74 @@ def _latex_decoder() -> object:
     return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
 
 
+_ACCENTS = {
+    '"': "\u0308",
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+}
+_SYMBOL_ACCENT = re.compile(
+    r"""\\(["'`^~=.])\s*(?:\{\s*(\\[ij]|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"""
+)
+_LETTER_ACCENT = re.compile(r"\\([uvHckr])(?:\s*\{\s*(\\[ij]|[A-Za-z])\s*\}|\s+([A-Za-z]))")
+_LETTERS = {
+    "o": "ø",
+    "O": "Ø",
+    "aa": "å",
+    "AA": "Å",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "l": "ł",
+    "L": "Ł",
+    "ss": "ß",
+    "i": "ı",
+    "j": "ȷ",
+}
+_LETTER_MACRO = re.compile(r"\\(aa|AA|ae|AE|oe|OE|ss|o|O|l|L|i|j)(?![A-Za-z])(?:\{\})?\s?")
+_ESCAPES = re.compile(r"\\([&%_$#{}])")
+
+
+def _accent(mark: str, base: str) -> str:
+    base = {"\\i": "i", "\\j": "j"}.get(base, base)
+    return unicodedata.normalize("NFC", base + _ACCENTS[mark])
+
+
+def _fast_latex(value: str) -> str | None:
+    """Decode the markup bibliographies mostly hold (accents, special letters, escapes)
+    without the full parser; None when anything else remains."""
+    text = _SYMBOL_ACCENT.sub(lambda m: _accent(m.group(1), m.group(2) or m.group(3)), value)
+    text = _LETTER_ACCENT.sub(lambda m: _accent(m.group(1), m.group(2) or m.group(3)), text)
+    text = _LETTER_MACRO.sub(lambda m: _LETTERS[m.group(1)], text)
+    text = _ESCAPES.sub(lambda m: "\x00" + m.group(1), text)
+    if "\\" in text or "$" in text:
+        return None
+    text = text.replace("{", "").replace("}", "").replace("~", " ").replace("\x00", "")
+    return text
+
+
 @lru_cache(maxsize=65536)
 def latex_to_text(value: str) -> str:
     """Decode LaTeX markup in one field value to Unicode and drop grouping braces.
 
-    Plain values (no backslash, ``$`` or ``~``) skip the decoder entirely.
+    Plain values (no backslash, ``$`` or ``~``) skip the decoder entirely; accents and
+    special letters are decoded directly; anything else goes through pylatexenc.
     """
+    fast = None
     if not any(t in value for t in _LATEX_TRIGGERS):
         text = value.replace("{", "").replace("}", "")
+    elif (fast := _fast_latex(value)) is not None:
+        text = fast
     else:
         try:
             text = _latex_decoder().latex_to_text(value)  # type: ignore[attr-defined]
@@ -218,6 +278,8 @@ def surname_key(family: str) -> str:
 
 def _split_top_level(value: str, sep: re.Pattern[str]) -> list[str]:
     """Split on ``sep`` outside braces."""
+    if "{" not in value:
+        return [p.strip() for p in sep.split(value)]
     parts: list[str] = []
     depth = 0
     start = 0

@@ -127,8 +127,8 @@ class Evidence:
     searched: bool = False
     failures: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
-    #: Published version of a preprint, when one was found.
-    published: WorkRecord | None = None
+    #: DOI of the published version of a preprint, when the record names one.
+    published_doi: str | None = None
     today: date = field(default_factory=date.today)
 
 
@@ -477,16 +477,25 @@ def decide(ev: Evidence, key: str) -> Verdict:
 
     if anchor is None and ev.candidate is not None:
         anchor = ev.candidate
-        if (
+        found_doi = anchor.record.doi
+        if ev.id_kind == "doi" and found_doi and ev.id_state in (IdState.MISSING, IdState.FOUND):
+            fixes["doi"] = found_doi
+        elif (
             ev.id_kind == "doi"
-            and anchor.record.doi
-            and ev.id_state
-            in (
-                IdState.MISSING,
-                IdState.FOUND,
-            )
+            and ev.id_state == IdState.FAILED
+            and found_doi
+            and found_doi != entry.doi
         ):
-            fixes["doi"] = anchor.record.doi
+            issues.append(
+                Issue(
+                    Code.DOI_OTHER_WORK,
+                    f"the record of this work has DOI {found_doi}, not {entry.doi} "
+                    f"({entry.doi} itself could not be checked)",
+                    "doi",
+                    Severity.WARNING,
+                )
+            )
+            fixes["doi"] = found_doi
 
     if anchor is None:
         if ev.title_only is not None and ev.title_only.authors is not None:
@@ -548,12 +557,12 @@ def decide(ev: Evidence, key: str) -> Verdict:
         issues.append(Issue(Code.MISSING_DOI, f"the work has a DOI: {anchor.record.doi}", "doi"))
         fixes["doi"] = anchor.record.doi
     issues += notice_issues(anchor.record)
-    if ev.published is not None and ev.published.doi:
+    if ev.published_doi and ev.published_doi != entry.doi:
         issues.append(
             Issue(
                 Code.PREPRINT_PUBLISHED,
-                f"this preprint was published as {_record_label(ev.published)}, "
-                f"doi:{ev.published.doi}",
+                f"this preprint has been published: doi:{ev.published_doi}",
+                "doi",
             )
         )
     if any(i.code is Code.RETRACTED for i in issues):

@@ -38,7 +38,42 @@ local function exists(path)
   return uv.fs_stat(path) ~= nil
 end
 
---- The nearest directory above `path` (a file or directory) holding a root marker, else its directory.
+local function is_inside(path, dir)
+  return path == dir or path:sub(1, #dir + 1) == dir .. '/'
+end
+
+--- The directory of the main file named by a `% !TEX root = ...` line at the top of a LaTeX file.
+local function tex_root_dir(file)
+  local ok, lines = pcall(vim.fn.readfile, file, '', 20)
+  if not ok then
+    return nil
+  end
+  for _, line in ipairs(lines) do
+    local main = line:match('^%%%s*!%s*[Tt][Ee][Xx]%s+root%s*=%s*(.-)%s*$')
+    if main and main ~= '' then
+      local target = main:sub(1, 1) == '/' and main or (vim.fn.fnamemodify(file, ':h') .. '/' .. main)
+      return vim.fn.fnamemodify(vim.fn.fnamemodify(target, ':p'), ':h')
+    end
+  end
+  return nil
+end
+
+--- Root directories of the citewarden clients already running.
+local function running_roots()
+  local roots = {}
+  local list = vim.lsp.get_clients and vim.lsp.get_clients({ name = M.name }) or vim.lsp.get_active_clients()
+  for _, client in ipairs(list) do
+    if client.name == M.name and client.config.root_dir then
+      roots[#roots + 1] = client.config.root_dir
+    end
+  end
+  return roots
+end
+
+--- The project root of `path` (a file or directory): the nearest directory above it holding a root
+--- marker (markers in order of preference); else the directory of the main file named by a
+--- `% !TEX root = ...` comment; else the root of a running citewarden client that contains it;
+--- else its own directory.
 function M.find_root(path, markers)
   markers = markers or M.root_markers
   if path == nil or path == '' then
@@ -47,7 +82,6 @@ function M.find_root(path, markers)
   path = vim.fn.fnamemodify(path, ':p')
   local start = vim.fn.isdirectory(path) == 1 and path or vim.fn.fnamemodify(path, ':h')
   start = start:gsub('/$', '')
-  -- markers are tried in order of preference, each all the way up
   for _, marker in ipairs(markers) do
     local dir = start
     while dir and dir ~= '' do
@@ -61,7 +95,20 @@ function M.find_root(path, markers)
       dir = parent
     end
   end
-  return start
+  if path:match('%.tex$') then
+    local dir = tex_root_dir(path)
+    if dir then
+      return (dir:gsub('/$', ''))
+    end
+  end
+  local best
+  for _, root in ipairs(running_roots()) do
+    root = root:gsub('/$', '')
+    if is_inside(start, root) and (best == nil or #root > #best) then
+      best = root
+    end
+  end
+  return best or start
 end
 
 --- Status text for a client's last status (or the newest of any client's): "citewarden 92 H0 E1 M2 D40".

@@ -118,6 +118,8 @@ class CachedSource:
         return out
 
     def __getattr__(self, name: str) -> Any:
+        if name == "inner" or name.startswith("__"):
+            raise AttributeError(name)
         attr = getattr(self.inner, name)  # AttributeError when the source lacks it
         if name == "by_dois":
             return self._by_dois

@@ -1,0 +1,350 @@
+"""Citation index benchmark: a 20 000-entry bibliography and a 50-file LaTeX project.
+
+Builds the project in a temporary directory, then measures, each in a fresh subprocess so
+that peak memory belongs to one measurement:
+
+* full index: read and parse every file, build the projects and run every check
+  (``Workspace.check``), from a cold start;
+* re-check after editing one entry: the .bib changes in an editor buffer (one title gets a
+  word longer), ``Workspace.check`` runs again; it re-parses only that entry
+  (``reparse_bibtex``) and recomputes the cross-file checks;
+* the bibliography reader alone (full parse and incremental re-parse);
+* bibtexparser 2's ``parse_string`` (default middleware stack) on the same file, for scale.
+
+Entries are sampled from the real bibliographies in tests/data/bibs (sizes and shapes are
+real: abstracts, DOIs, @string macros, crossrefs); each copy gets a new key, and its DOI and
+title a suffix so that the copies are distinct works.
+
+Run: ``.venv/bin/python bench/index_bench.py`` (``--help`` for sizes).
+Targets: full index <= 1.0 s, re-check after one edit <= 50 ms, peak RSS <= 250 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "server"))
+
+from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex  # noqa: E402
+
+BIBS = ROOT / "tests" / "data" / "bibs"
+SOURCES = [
+    BIBS / "b-vitamins_prl_1983.bib",
+    BIBS / "b-vitamins_neurips_2016.bib",
+    BIBS / "plume-bib" / "invariants.bib",
+    BIBS / "manubot-bibliography.bib",
+]
+STRINGS = BIBS / "plume-bib" / "bibstring-unabbrev.bib"
+CROSSREFS = BIBS / "plume-bib" / "crossrefs.bib"
+EDITS = 7
+
+
+# ---------------------------------------------------------------------------------------
+# Building the project
+# ---------------------------------------------------------------------------------------
+
+
+def _real_entries() -> tuple[str, list[tuple[str, str, int, int, int, int]]]:
+    """Concatenated source text and, per real entry: (text, key, key span, title span)."""
+    pieces = []
+    for path in SOURCES:
+        text = path.read_text(encoding="utf-8")
+        bib = parse_bibtex(path, text)
+        for e in bib.entries:
+            title = e.field("title")
+            doi = e.field("doi")
+            base = e.span.start
+            pieces.append(
+                (
+                    text[e.span.start : e.span.end],
+                    e.key,
+                    e.key_span.start - base,
+                    e.key_span.end - base,
+                    (title.value_span.end - base) if title else -1,
+                    (doi.value_span.end - base) if doi else -1,
+                )
+            )
+    return "", pieces
+
+
+def build(folder: Path, entries: int, files: int, seed: int) -> tuple[Path, list[str]]:
+    rng = random.Random(seed)
+    _, real = _real_entries()
+    out = [STRINGS.read_text(encoding="utf-8"), CROSSREFS.read_text(encoding="utf-8")]
+    keys: list[str] = []
+    for i in range(entries):
+        raw, key, ks, ke, title_end, doi_end = rng.choice(real)
+        new_key = f"{key}-{i}"
+        cuts = sorted(
+            [(ks, ke, new_key)]
+            + ([(title_end, title_end, f" {i}")] if title_end >= 0 else [])
+            + ([(doi_end, doi_end, f".{i}")] if doi_end >= 0 else [])
+        )
+        text, pos = [], 0
+        for start, end, insert in cuts:
+            text.append(raw[pos:start])
+            text.append(insert)
+            pos = end
+        text.append(raw[pos:])
+        out.append("".join(text))
+        keys.append(new_key)
+    bib = folder / "refs.bib"
+    bib.write_text("\n\n".join(out) + "\n", encoding="utf-8")
+
+    chapters = [f"ch{n:02d}" for n in range(1, files)]
+    (folder / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{natbib}\n\\begin{document}\n"
+        + "".join(f"\\input{{chapters/{c}}}\n" for c in chapters)
+        + "\\bibliographystyle{plainnat}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    (folder / "chapters").mkdir()
+    order = keys[:]
+    rng.shuffle(order)
+    per_file = len(order) // len(chapters) + 1
+    commands = ["\\cite", "\\citep", "\\citet", "\\citealp", "\\citeauthor"]
+    for n, chapter in enumerate(chapters):
+        mine = order[n * per_file : (n + 1) * per_file]
+        lines = [f"\\section{{Chapter {n + 1}}}\n"]
+        for j in range(0, len(mine), 3):
+            group = ",".join(mine[j : j + 3])
+            cmd = rng.choice(commands)
+            lines.append(
+                f"Results reported earlier {cmd}[p.~{j}]{{{group}}} support the view that the "
+                "effect is real; see also the discussion in the appendix.\n"
+                "% a comment line that mentions \\cite{not-a-citation}\n\n"
+            )
+        if n == 0:
+            lines.append("A dangling one: \\cite{no-such-key-2024}.\n")
+        (folder / "chapters" / f"{chapter}.tex").write_text("".join(lines), encoding="utf-8")
+    return bib, keys
+
+
+# ---------------------------------------------------------------------------------------
+# Measurements (each runs in its own process)
+# ---------------------------------------------------------------------------------------
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _edit(text: str, offset: int) -> str:
+    return text[:offset] + " revised" + text[offset:]
+
+
+def _edit_offsets(bib_text: str, count: int) -> list[int]:
+    """End of the title value of entries spread over the file."""
+    parsed = parse_bibtex(Path("refs.bib"), bib_text)
+    n = len(parsed.entries)
+    out = []
+    for i in range(count):
+        e = parsed.entries[(i * 2 + 1) * n // (2 * count)]
+        f = e.field("title") or e.fields[0]
+        out.append(f.value_span.end)
+    return out
+
+
+def measure_workspace(folder: Path) -> dict[str, object]:
+    try:
+        from citewarden.project import Workspace
+    except ImportError as exc:  # pragma: no cover - layer not present
+        return {"error": f"project layer unavailable: {exc}"}
+    bib = folder / "refs.bib"
+    t0 = time.perf_counter()
+    ws = Workspace(root=folder)
+    ws.add_folder(folder)
+    findings = ws.check()
+    full = time.perf_counter() - t0
+    counts: dict[str, int] = {}
+    for items in findings.values():
+        for f in items:
+            counts[f.code.value] = counts.get(f.code.value, 0) + 1
+    text = ws.text(bib)
+    assert text is not None
+    rechecks = []
+    shift = 0
+    for offset in _edit_offsets(text, EDITS):
+        text = _edit(text, offset + shift)
+        shift += len(" revised")
+        t0 = time.perf_counter()
+        ws.set_text(bib, text)
+        ws.check()
+        rechecks.append(time.perf_counter() - t0)
+    return {
+        "full_index_s": full,
+        "recheck_s": rechecks,
+        "findings": counts,
+        "peak_rss_mb": _peak_mb(),
+    }
+
+
+def measure_parser(folder: Path) -> dict[str, object]:
+    text = (folder / "refs.bib").read_text(encoding="utf-8")
+    times = []
+    bib = None
+    for _ in range(3):
+        t0 = time.perf_counter()
+        bib = parse_bibtex(Path("refs.bib"), text)
+        times.append(time.perf_counter() - t0)
+    assert bib is not None
+    t0 = time.perf_counter()
+    fields = sum(len(e.fields) for e in bib.entries)
+    materialise = time.perf_counter() - t0
+    reparse = []
+    shift = 0
+    for offset in _edit_offsets(text, EDITS):
+        new = _edit(text, offset + shift)
+        shift += len(" revised")
+        t0 = time.perf_counter()
+        bib = reparse_bibtex(bib, text, new)
+        reparse.append(time.perf_counter() - t0)
+        text = new
+    return {
+        "entries": len(bib.entries),
+        "fields": fields,
+        "bytes": len(text.encode("utf-8")),
+        "parse_s": min(times),
+        "materialise_all_fields_s": materialise,
+        "reparse_s": reparse,
+        "peak_rss_mb": _peak_mb(),
+    }
+
+
+def measure_bibtexparser(folder: Path) -> dict[str, object]:
+    import bibtexparser
+
+    text = (folder / "refs.bib").read_text(encoding="utf-8")
+    t0 = time.perf_counter()
+    library = bibtexparser.parse_string(text)
+    elapsed = time.perf_counter() - t0
+    return {
+        "parse_s": elapsed,
+        "entries": len(library.entries),
+        "failed_blocks": len(library.failed_blocks),
+        "peak_rss_mb": _peak_mb(),
+    }
+
+
+def machine_reference() -> float:
+    """Seconds for a fixed pure-Python loop, to compare machines (~0.015 s on a laptop)."""
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        sum(range(1_000_000))
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+MEASURES = {
+    "workspace": measure_workspace,
+    "parser": measure_parser,
+    "bibtexparser": measure_bibtexparser,
+}
+
+
+def _child(kind: str, folder: Path) -> dict[str, object]:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", kind, str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--entries", type=int, default=20_000)
+    ap.add_argument("--files", type=int, default=50, help="LaTeX files (main + chapters)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--skip-bibtexparser", action="store_true")
+    ap.add_argument("--child", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        kind, folder = args.child
+        print(json.dumps(MEASURES[kind](Path(folder))))
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="citewarden-bench-") as tmp:
+        folder = Path(tmp)
+        t0 = time.perf_counter()
+        bib, keys = build(folder, args.entries, args.files, args.seed)
+        built = time.perf_counter() - t0
+        size = bib.stat().st_size
+        print(
+            f"project: {len(keys)} entries in refs.bib ({size / 1e6:.1f} MB), "
+            f"{args.files} LaTeX files (built in {built:.1f} s)"
+        )
+        print(f"machine reference: sum(range(10**6)) = {_ms(machine_reference())}")
+        ws = _child("workspace", folder)
+        parser = _child("parser", folder)
+        bp = {} if args.skip_bibtexparser else _child("bibtexparser", folder)
+
+    print("\n== Workspace (parse all files + projects + every check) ==")
+    if "error" in ws:
+        print(f"  unavailable: {ws['error']}")
+    else:
+        rechecks = ws["recheck_s"]
+        assert isinstance(rechecks, list)
+        print(
+            f"  full index, cold:            {_ms(float(ws['full_index_s']))}   (target <= 1000 ms)"
+        )  # type: ignore[arg-type]
+        print(
+            f"  re-check after 1 edit:       median {_ms(statistics.median(rechecks))}, "
+            f"max {_ms(max(rechecks))} over {len(rechecks)} edits   (target <= 50 ms)"
+        )
+        print(
+            f"  peak RSS:                    {float(ws['peak_rss_mb']):.0f} MB   (target <= 250 MB)"
+        )  # type: ignore[arg-type]
+        print(f"  findings:                    {ws['findings']}")
+    print("\n== Bibliography reader alone ==")
+    if "error" in parser:
+        print(f"  failed: {parser['error']}")
+    else:
+        reparse = parser["reparse_s"]
+        assert isinstance(reparse, list)
+        print(
+            f"  parse_bibtex:                {_ms(float(parser['parse_s']))} "  # type: ignore[arg-type]
+            f"({parser['entries']} entries, {parser['fields']} fields)"
+        )
+        print(
+            f"  reparse_bibtex (1 edit):     median {_ms(statistics.median(reparse))}, "
+            f"max {_ms(max(reparse))}"
+        )
+        print(
+            f"  building every Field object: {_ms(float(parser['materialise_all_fields_s']))} (lazy; only on access)"
+        )  # type: ignore[arg-type]
+        print(f"  peak RSS:                    {float(parser['peak_rss_mb']):.0f} MB")  # type: ignore[arg-type]
+    if bp:
+        print("\n== bibtexparser 2 parse_string, same file, for scale ==")
+        if "error" in bp:
+            print(f"  failed: {bp['error']}")
+        else:
+            print(
+                f"  parse_string:                {_ms(float(bp['parse_s']))} "  # type: ignore[arg-type]
+                f"({bp['entries']} entries), peak RSS {float(bp['peak_rss_mb']):.0f} MB"  # type: ignore[arg-type]
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

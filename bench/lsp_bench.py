@@ -1,0 +1,435 @@
+"""Language server bench: a real client talking to ``python -m citewarden.lsp`` over stdio.
+
+Builds a 20k-entry project (one .bib, a root .tex and 50 chapters citing almost every entry,
+100 orphans, one dangling key per chapter), starts the server, and prints:
+
+* time from server start to the end of initial indexing (``$/progress`` end) and to the
+  first diagnostics;
+* for a single-character edit in a chapter and in the .bib, the time from sending
+  ``didChange`` to receiving ``publishDiagnostics`` for that new version (p50/p95 over
+  100 edits).  The debounce is set to 0 ms, so the figures are the work after the
+  debounce (add the configured debounce, 300 ms by default, for what a user waits);
+* completion latency inside ``\\cite{}`` with the 20k keys (p50/p95 over 100 requests),
+  with an empty prefix and with a two-letter prefix;
+* the server's peak RSS.
+
+Usage: ``.venv/bin/python bench/lsp_bench.py [--entries 20000] [--chapters 50] [--edits 100]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+SURNAMES = [
+    "Smith",
+    "Garcia",
+    "Müller",
+    "Rossi",
+    "Nguyen",
+    "Kowalski",
+    "Tanaka",
+    "Okafor",
+    "Silva",
+    "Johansson",
+    "Dubois",
+    "Novak",
+    "Kim",
+    "Patel",
+    "Cohen",
+    "Haddad",
+    "Ivanova",
+    "Larsen",
+    "Moreau",
+    "Schmidt",
+    "Yilmaz",
+    "Chen",
+    "Ahmed",
+    "Fischer",
+    "Lopez",
+]
+GIVEN = [
+    "Ana",
+    "Ben",
+    "Chloé",
+    "David",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kofi",
+    "Lena",
+    "Marta",
+    "Nils",
+    "Olga",
+]
+WORDS = [
+    "adaptive",
+    "analysis",
+    "approach",
+    "bayesian",
+    "benchmark",
+    "citation",
+    "corpus",
+    "data",
+    "deep",
+    "detection",
+    "efficient",
+    "estimation",
+    "evaluation",
+    "framework",
+    "graph",
+    "inference",
+    "language",
+    "learning",
+    "model",
+    "network",
+    "neural",
+    "optimal",
+    "parallel",
+    "retrieval",
+    "robust",
+    "sampling",
+    "scalable",
+    "semantic",
+    "sparse",
+    "statistical",
+    "structure",
+    "survey",
+    "temporal",
+    "theory",
+    "transfer",
+    "uncertainty",
+    "verification",
+]
+JOURNALS = (
+    "Journal of Machine Learning Research",
+    "Nature Communications",
+    "Physical Review Letters",
+    "Communications of the ACM",
+    "Bioinformatics",
+    "The Annals of Statistics",
+)
+
+
+def generate(root: Path, entries: int, chapters: int, seed: int = 7) -> dict[str, Any]:
+    """Write the project under ``root``; return the keys and the names of the files."""
+    rng = random.Random(seed)
+    keys: list[str] = []
+    bib: list[str] = []
+    for i in range(entries):
+        surname = rng.choice(SURNAMES)
+        year = rng.randint(1960, 2024)
+        key = f"{surname.lower().replace('ü', 'u')}{year}{i:05d}"
+        keys.append(key)
+        authors = " and ".join(
+            f"{rng.choice(SURNAMES)}, {rng.choice(GIVEN)}" for _ in range(rng.randint(1, 4))
+        )
+        title = " ".join(rng.choice(WORDS) for _ in range(rng.randint(5, 10))).capitalize()
+        first = rng.randint(1, 900)
+        bib.append(
+            f"@article{{{key},\n"
+            f"  author = {{{authors}}},\n"
+            f"  title = {{{title}}},\n"
+            f"  journal = {{{rng.choice(JOURNALS)}}},\n"
+            f"  year = {{{year}}},\n"
+            f"  volume = {{{rng.randint(1, 80)}}},\n"
+            f"  pages = {{{first}--{first + rng.randint(5, 30)}}},\n"
+            f"  doi = {{10.{rng.randint(1000, 9999)}/bench.{i}}},\n"
+            f"}}\n"
+        )
+    (root / "refs.bib").write_text("\n".join(bib), encoding="utf-8")
+    orphans = keys[-100:]
+    cited = keys[:-100]
+    per = max(1, len(cited) // chapters)
+    (root / "chapters").mkdir(parents=True, exist_ok=True)
+    includes = []
+    for c in range(chapters):
+        mine = cited[c * per : (c + 1) * per] if c < chapters - 1 else cited[c * per :]
+        lines = [f"\\section{{Chapter {c + 1}}}", ""]
+        i = 0
+        while i < len(mine):
+            group = mine[i : i + rng.randint(1, 3)]
+            i += len(group)
+            words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
+            lines.append(f"The {words} was studied before \\cite{{{','.join(group)}}}.")
+        lines.append(f"A key nobody defined: \\cite{{missing{c:02d}key}}.")
+        name = f"ch{c + 1:02d}"
+        (root / "chapters" / f"{name}.tex").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        includes.append(f"\\input{{chapters/{name}}}")
+    main = [
+        "\\documentclass{article}",
+        "\\begin{document}",
+        *includes,
+        "\\bibliographystyle{plain}",
+        "\\bibliography{refs}",
+        "\\end{document}",
+    ]
+    (root / "main.tex").write_text("\n".join(main) + "\n", encoding="utf-8")
+    return {"keys": keys, "orphans": orphans}
+
+
+class BenchClient(LanguageClient):
+    """A pygls client that records diagnostics by (uri, version) and progress."""
+
+    def __init__(self) -> None:
+        super().__init__("citewarden-bench", "1")
+        self.waiters: dict[tuple[str, int | None], asyncio.Future[float]] = {}
+        self.first_publish: float | None = None
+        self.indexed = asyncio.Event()
+        self.diagnostics: dict[str, list[types.Diagnostic]] = {}
+
+        @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def publish(params: types.PublishDiagnosticsParams) -> None:
+            now = time.perf_counter()
+            if self.first_publish is None:
+                self.first_publish = now
+            self.diagnostics[params.uri] = list(params.diagnostics)
+            fut = self.waiters.pop((params.uri, params.version), None)
+            if fut is not None and not fut.done():
+                fut.set_result(now)
+
+        @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def create(params: types.WorkDoneProgressCreateParams) -> None:
+            return None
+
+        @self.feature(types.PROGRESS)
+        def progress(params: types.ProgressParams) -> None:
+            value = params.value
+            kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+            if kind == "end":
+                self.indexed.set()
+
+        @self.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            return None
+
+        @self.feature(types.WORKSPACE_CONFIGURATION)
+        def configuration(params: types.ConfigurationParams) -> list[Any]:
+            return [None for _ in params.items]
+
+        @self.feature(types.WINDOW_SHOW_MESSAGE)
+        def show(params: types.ShowMessageParams) -> None:
+            print("server says:", params.message, file=sys.stderr)
+
+        @self.feature(types.WINDOW_LOG_MESSAGE)
+        def log(params: types.LogMessageParams) -> None:
+            return None
+
+    def expect(self, uri: str, version: int) -> asyncio.Future[float]:
+        fut: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+        self.waiters[(uri, version)] = fut
+        return fut
+
+
+def percentiles(samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    p50 = statistics.median(ms)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    return f"p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {ms[-1]:7.1f} ms   (n={len(ms)})"
+
+
+class Buffer:
+    """An open document on the client side."""
+
+    def __init__(self, client: BenchClient, path: Path, language: str) -> None:
+        self.client = client
+        self.uri = path.as_uri()
+        self.text = path.read_text(encoding="utf-8")
+        self.version = 1
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=self.uri, language_id=language, version=1, text=self.text
+                )
+            )
+        )
+
+    def line_of(self, needle: str) -> int:
+        return self.text[: self.text.index(needle)].count("\n")
+
+    def edit(self, line: int, col: int, end_col: int, new: str) -> int:
+        """Replace columns [col, end_col) of ``line`` (ASCII) with ``new``; -> new version."""
+        lines = self.text.split("\n")
+        lines[line] = lines[line][:col] + new + lines[line][end_col:]
+        self.text = "\n".join(lines)
+        self.version += 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=self.uri, version=self.version
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(
+                            start=types.Position(line=line, character=col),
+                            end=types.Position(line=line, character=end_col),
+                        ),
+                        text=new,
+                    )
+                ],
+            )
+        )
+        return self.version
+
+
+async def timed_edits(buf: Buffer, line: int, count: int) -> list[float]:
+    """Toggle one character at the start of ``line``; time each edit to its diagnostics."""
+    samples = []
+    for n in range(count):
+        insert = n % 2 == 0
+        version = buf.version + 1
+        fut = buf.client.expect(buf.uri, version)
+        t0 = time.perf_counter()
+        buf.edit(line, 0, 0 if insert else 1, " " if insert else "")
+        t1 = await asyncio.wait_for(fut, timeout=60)
+        samples.append(t1 - t0)
+    return samples
+
+
+async def timed_completions(
+    client: BenchClient, buf: Buffer, line: int, col: int, count: int
+) -> tuple[list[float], int, bool]:
+    samples = []
+    size = 0
+    incomplete = False
+    for _ in range(count):
+        t0 = time.perf_counter()
+        result = await client.text_document_completion_async(
+            types.CompletionParams(
+                text_document=types.TextDocumentIdentifier(uri=buf.uri),
+                position=types.Position(line=line, character=col),
+            )
+        )
+        samples.append(time.perf_counter() - t0)
+        assert isinstance(result, types.CompletionList), result
+        size = len(result.items)
+        incomplete = result.is_incomplete
+    return samples, size, incomplete
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+async def run(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="citewarden-lsp-bench-") as tmp:
+        root = Path(tmp)
+        t = time.perf_counter()
+        info = generate(root, args.entries, args.chapters)
+        size = (root / "refs.bib").stat().st_size / 1e6
+        print(
+            f"project: {args.entries} entries ({size:.1f} MB .bib), {args.chapters} chapters, "
+            f"generated in {time.perf_counter() - t:.1f} s"
+        )
+        client = BenchClient()
+        t_start = time.perf_counter()
+        await client.start_io(sys.executable, "-m", "citewarden.lsp", "--stdio")
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(
+                    general=types.GeneralClientCapabilities(
+                        position_encodings=[types.PositionEncodingKind.Utf16]
+                    ),
+                    window=types.WindowClientCapabilities(work_done_progress=True),
+                    text_document=types.TextDocumentClientCapabilities(
+                        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+                            version_support=True
+                        ),
+                        completion=types.CompletionClientCapabilities(
+                            completion_item=types.ClientCompletionItemOptions(
+                                documentation_format=[types.MarkupKind.Markdown]
+                            )
+                        ),
+                    ),
+                ),
+                root_uri=root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")],
+                initialization_options={"debounce_ms": 0},
+            )
+        )
+        client.initialized(types.InitializedParams())
+        await asyncio.wait_for(client.indexed.wait(), timeout=600)
+        t_indexed = time.perf_counter()
+        print(f"initial indexing (start -> progress end): {t_indexed - t_start:.2f} s")
+        if client.first_publish is not None:
+            print(
+                f"first diagnostics after start:           {client.first_publish - t_start:.2f} s"
+            )
+
+        chapter = Buffer(client, root / "chapters" / "ch01.tex", "latex")
+        await asyncio.wait_for(client.expect(chapter.uri, 1), timeout=120)
+        bib = Buffer(client, root / "refs.bib", "bibtex")
+        await asyncio.wait_for(client.expect(bib.uri, 1), timeout=120)
+        n_bib_diags = len(client.diagnostics.get(bib.uri, []))
+
+        # warm-up (first edits parse and cache), then measure
+        await timed_edits(chapter, chapter.line_of("missing00key"), 4)
+        samples = await timed_edits(chapter, chapter.line_of("missing00key"), args.edits)
+        print(f"edit in a chapter -> publishDiagnostics:  {percentiles(samples)}")
+
+        orphan_line = bib.line_of("{" + info["orphans"][50] + ",")
+        await timed_edits(bib, orphan_line, 4)
+        samples = await timed_edits(bib, orphan_line, args.edits)
+        print(
+            f"edit in the .bib  -> publishDiagnostics:  {percentiles(samples)}"
+            f"   ({n_bib_diags} diagnostics in the .bib)"
+        )
+
+        # completion inside a fresh \cite{} at the end of the chapter
+        last = chapter.text.count("\n")
+        chapter.edit(last, 0, 0, "\\cite{}")
+        await timed_completions(client, chapter, last, len("\\cite{"), 3)
+        samples, n_items, incomplete = await timed_completions(
+            client, chapter, last, len("\\cite{"), args.edits
+        )
+        print(
+            f"completion, empty prefix ({len(info['keys'])} keys): {percentiles(samples)}"
+            f"   ({n_items} items, incomplete={incomplete})"
+        )
+        chapter.edit(last, len("\\cite{"), len("\\cite{"), "ko")
+        samples, n_items, incomplete = await timed_completions(
+            client, chapter, last, len("\\cite{ko"), args.edits
+        )
+        print(
+            f"completion, prefix 'ko':               {percentiles(samples)}"
+            f"   ({n_items} items, incomplete={incomplete})"
+        )
+        server = client._server
+        if server is not None:
+            rss = peak_rss_mb(server.pid)
+            if rss is not None:
+                print(f"server peak RSS: {rss:.0f} MB")
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--entries", type=int, default=20000)
+    parser.add_argument("--chapters", type=int, default=50)
+    parser.add_argument("--edits", type=int, default=100)
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

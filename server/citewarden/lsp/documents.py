@@ -1,0 +1,185 @@
+"""Open documents and cheap offset <-> position conversion for large texts.
+
+A 20k-entry .bib is megabytes long; indexing every line start on each keystroke costs tens
+of milliseconds.  :class:`SparseIndex` instead remembers a few line starts ("anchors") and
+counts newlines from the nearest one with ``str.count``/``str.find``, which run at C speed.
+After an edit, the anchors before it stay valid and those after it shift, so the index of
+the new text is ready at once.  Findings come sorted by offset, so converting all of a
+file's spans costs about one scan of the text.
+
+:class:`DocumentStore` holds the editor's buffers (replacing pygls' own text sync, which
+splits the whole text into lines on every change).
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_right, insort
+from dataclasses import dataclass
+
+from lsprotocol import types
+
+from citewarden.text import Encoding, Position, _unit_len
+
+#: Anchors closer than this (in characters) to an existing one are not added.
+_ANCHOR_GAP = 2048
+#: Newlines are counted in blocks of this size when walking to a far line.
+_BLOCK = 8192
+
+
+def _units(segment: str, encoding: Encoding) -> int:
+    if encoding is Encoding.UTF32 or segment.isascii():
+        return len(segment)
+    return sum(_unit_len(c, encoding) for c in segment)
+
+
+class SparseIndex:
+    """Offset <-> (line, column) for one immutable text; same API as ``LineIndex``."""
+
+    __slots__ = ("_lines", "_lock", "_offsets", "text")
+
+    def __init__(self, text: str, anchors: tuple[list[int], list[int]] | None = None) -> None:
+        self.text = text
+        #: parallel sorted lists: offset of a line start, and that line's number
+        self._offsets, self._lines = anchors if anchors is not None else ([0], [0])
+        self._lock = threading.Lock()
+
+    def _add(self, offset: int, line: int) -> None:
+        i = bisect_right(self._offsets, offset)
+        near = self._offsets[i - 1] if i else -(_ANCHOR_GAP + 1)
+        if offset - near > _ANCHOR_GAP and (
+            i == len(self._offsets) or self._offsets[i] - offset > _ANCHOR_GAP
+        ):
+            insort(self._offsets, offset)
+            insort(self._lines, line)
+
+    def _line_start(self, offset: int) -> tuple[int, int]:
+        """(line number, offset of its start) of the line holding ``offset``."""
+        text = self.text
+        with self._lock:
+            i = bisect_right(self._offsets, offset) - 1
+            base, line = self._offsets[i], self._lines[i]
+            newlines = text.count("\n", base, offset)
+            if newlines == 0:
+                return line, base
+            start = text.rfind("\n", base, offset) + 1
+            line += newlines
+            self._add(start, line)
+            return line, start
+
+    def _start_of_line(self, line: int) -> int | None:
+        """Offset where ``line`` starts (None past the last line)."""
+        text = self.text
+        n = len(text)
+        with self._lock:
+            i = bisect_right(self._lines, line) - 1
+            pos, at = self._offsets[i], self._lines[i]
+            while at < line:
+                end = min(n, pos + _BLOCK)
+                count = text.count("\n", pos, end)
+                if at + count < line:
+                    if end >= n:
+                        return None
+                    pos, at = end, at + count
+                    continue
+                while at < line:  # the line starts inside this block
+                    pos, at = text.find("\n", pos) + 1, at + 1
+            self._add(pos, line)
+            return pos
+
+    def line_of(self, offset: int) -> int:
+        offset = max(0, min(offset, len(self.text)))
+        return self._line_start(offset)[0]
+
+    def position(self, offset: int, encoding: Encoding = Encoding.UTF32) -> Position:
+        offset = max(0, min(offset, len(self.text)))
+        line, start = self._line_start(offset)
+        return Position(line, _units(self.text[start:offset], encoding))
+
+    def offset(self, position: Position, encoding: Encoding = Encoding.UTF32) -> int:
+        if position.line < 0:
+            return 0
+        start = self._start_of_line(position.line)
+        text = self.text
+        if start is None:
+            return len(text)
+        end = text.find("\n", start)
+        if end == -1:
+            end = len(text)
+        if end > start and text[end - 1] == "\r":
+            end -= 1
+        if encoding is Encoding.UTF32:
+            return min(start + max(position.column, 0), end)
+        units = 0
+        i = start
+        while i < end and units < position.column:
+            units += _unit_len(text[i], encoding)
+            i += 1
+        return i
+
+    def edited(self, start: int, end: int, new_text: str, result: str) -> SparseIndex:
+        """The index of ``result`` = this text with ``[start, end)`` replaced by ``new_text``."""
+        with self._lock:
+            delta = len(new_text) - (end - start)
+            line_delta = new_text.count("\n") - self.text.count("\n", start, end)
+            offsets: list[int] = []
+            lines: list[int] = []
+            for off, line in zip(self._offsets, self._lines, strict=True):
+                if off <= start:
+                    offsets.append(off)
+                    lines.append(line)
+                elif off > end:
+                    offsets.append(off + delta)
+                    lines.append(line + line_delta)
+        return SparseIndex(result, (offsets, lines))
+
+
+@dataclass
+class Document:
+    """One open editor buffer."""
+
+    uri: str
+    version: int
+    text: str
+    index: SparseIndex
+
+    def apply(self, change: types.TextDocumentContentChangeEvent, encoding: Encoding) -> None:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            r = change.range
+            a = self.index.offset(Position(r.start.line, r.start.character), encoding)
+            b = self.index.offset(Position(r.end.line, r.end.character), encoding)
+            a, b = min(a, b), max(a, b)
+            text = self.text[:a] + change.text + self.text[b:]
+            self.index = self.index.edited(a, b, change.text, text)
+            self.text = text
+        else:
+            self.text = change.text
+            self.index = SparseIndex(change.text)
+
+
+class DocumentStore:
+    """The open documents by URI (touched on the event loop only)."""
+
+    def __init__(self) -> None:
+        self._docs: dict[str, Document] = {}
+        self.encoding = Encoding.UTF16
+
+    def open(self, item: types.TextDocumentItem) -> Document:
+        doc = Document(item.uri, item.version, item.text, SparseIndex(item.text))
+        self._docs[item.uri] = doc
+        return doc
+
+    def change(self, params: types.DidChangeTextDocumentParams) -> Document | None:
+        doc = self._docs.get(params.text_document.uri)
+        if doc is None:
+            return None
+        for change in params.content_changes:
+            doc.apply(change, self.encoding)
+        doc.version = params.text_document.version
+        return doc
+
+    def close(self, uri: str) -> None:
+        self._docs.pop(uri, None)
+
+    def get(self, uri: str) -> Document | None:
+        return self._docs.get(uri)

@@ -1,0 +1,426 @@
+"""CSL-JSON and CSL-YAML bibliographies -> :class:`ParsedBibliography` with source spans.
+
+Each item becomes an :class:`Entry`: the ``id`` is the key (``key_span`` covers the id value
+without quotes), the CSL ``type`` the entry type, and fields take BibTeX-like names where the
+mapping is obvious (``container-title`` -> ``journal``, ``issue`` -> ``number``, ``page`` ->
+``pages``, ``DOI`` -> ``doi``, ``issued`` -> ``year``; names become ``author``/``editor`` as
+``Family, Given and Family, Given``).  Other scalar fields keep their CSL name, lower-cased.
+
+Spans point into the source: at a string's characters (inside its quotes), at the year in
+``date-parts``, or at the whole value for composed fields (names).  For a JSON string with
+escapes, ``value`` is the decoded text while ``value_span`` covers the escaped source.
+
+JSON positions come from a small tokenizer of our own (:mod:`json` keeps none); YAML
+positions from PyYAML's node marks (``yaml.compose``).  Malformed input yields a
+``bib-syntax`` finding at the offending position; items read before it are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from citewarden.model import (
+    BibFormat,
+    Code,
+    Entry,
+    Field,
+    Finding,
+    Location,
+    ParsedBibliography,
+    Span,
+)
+
+__all__ = ["parse_csl_json", "parse_csl_yaml"]
+
+_RENAME = {
+    "container-title": "journal",
+    "issue": "number",
+    "page": "pages",
+    "doi": "doi",
+    "url": "url",
+    "isbn": "isbn",
+    "issn": "issn",
+    "pmid": "pmid",
+    "pmcid": "pmcid",
+    "collection-title": "series",
+    "publisher-place": "address",
+    "number-of-pages": "pagetotal",
+}
+_NAME_FIELDS = {"author", "editor", "translator", "container-author", "collection-editor"}
+_DATE_FIELDS = {"issued": "year", "accessed": "urldate", "original-date": "origdate"}
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+
+
+@dataclass
+class _Node:
+    """A parsed value with the source span of its text (strings: inside the quotes)."""
+
+    value: Any  # str | int | float | bool | None | list[_Node] | dict[str, tuple[_Node, _Node]]
+    span: Span
+
+
+# ---------------------------------------------------------------------------------------
+# Items -> entries (shared by JSON and YAML)
+# ---------------------------------------------------------------------------------------
+
+
+def _scalar(node: _Node) -> str | None:
+    v = node.value
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (str, int, float)):
+        return str(v)
+    return None
+
+
+def _names(node: _Node) -> str | None:
+    if not isinstance(node.value, list):
+        return _scalar(node)
+    out = []
+    for person in node.value:
+        if not isinstance(person.value, dict):
+            text = _scalar(person)
+            if text:
+                out.append(text)
+            continue
+        parts = {k: _scalar(v) or "" for k, (_, v) in person.value.items()}
+        if parts.get("literal"):
+            out.append(parts["literal"])
+            continue
+        family = " ".join(
+            p for p in (parts.get("non-dropping-particle", ""), parts.get("family", "")) if p
+        )
+        given = " ".join(
+            p for p in (parts.get("given", ""), parts.get("dropping-particle", "")) if p
+        )
+        suffix = parts.get("suffix", "")
+        name = ", ".join(p for p in (family, suffix, given) if p)
+        if name:
+            out.append(name)
+    return " and ".join(out) if out else None
+
+
+def _year(node: _Node) -> tuple[str, Span] | None:
+    """The year of a CSL date (date-parts, raw, literal, EDTF string, YAML list form)."""
+    v = node.value
+    if isinstance(v, (str, int)) and not isinstance(v, bool):
+        m = _YEAR.search(str(v))
+        if m is None:
+            return None
+        if isinstance(v, str) and node.span.end - node.span.start == len(v):
+            start = node.span.start + m.start(1)
+            return m.group(1), Span(start, start + 4)
+        return m.group(1), node.span
+    if isinstance(v, list):
+        for item in v:  # pandoc's YAML: issued: [{year: 2018, month: 3}]
+            found = _year(item)
+            if found:
+                return found
+        return None
+    if not isinstance(v, dict):
+        return None
+    for key in ("date-parts", "year", "raw", "literal"):
+        pair = v.get(key)
+        if pair is None:
+            continue
+        sub = pair[1]
+        if key == "date-parts":
+            first = sub.value[0] if isinstance(sub.value, list) and sub.value else None
+            if first is not None and isinstance(first.value, list) and first.value:
+                year = first.value[0]
+                text = _scalar(year)
+                if text and _YEAR.fullmatch(text.strip()):
+                    return text.strip(), year.span
+            continue
+        found = _year(sub)
+        if found:
+            return found
+    return None
+
+
+def _entry(path: Path, item: _Node, problems: list[Finding]) -> Entry | None:
+    mapping = item.value
+    if not isinstance(mapping, dict):
+        return None
+    id_pair = mapping.get("id")
+    key = _scalar(id_pair[1]) if id_pair else None
+    if not key:
+        problems.append(
+            Finding(
+                Code.EMPTY_KEY,
+                Location(path, id_pair[1].span if id_pair else item.span),
+                "CSL item without an 'id'; it cannot be cited",
+            )
+        )
+        return None
+    type_pair = mapping.get("type")
+    etype = (_scalar(type_pair[1]) if type_pair else None) or "document"
+    fields: list[Field] = []
+    for raw_name, (name_node, value_node) in mapping.items():
+        lname = raw_name.lower()
+        if lname in ("id", "type"):
+            continue
+        value: str | None
+        span = value_node.span
+        if lname in _NAME_FIELDS:
+            name = lname
+            value = _names(value_node)
+        elif lname in _DATE_FIELDS:
+            name = _DATE_FIELDS[lname]
+            found = _year(value_node)
+            value, span = found if found else (None, span)
+        else:
+            name = _RENAME.get(lname, lname)
+            value = _scalar(value_node)
+        if value is None:
+            continue
+        fields.append(Field(name, value, name_node.span, span))
+    return Entry(
+        key=key,
+        entry_type=etype.lower(),
+        path=path,
+        span=item.span,
+        key_span=id_pair[1].span if id_pair else item.span,
+        fields=tuple(fields),
+    )
+
+
+def _result(
+    path: Path,
+    fmt: BibFormat,
+    items: list[_Node],
+    problems: list[Finding],
+    complete: bool,
+) -> ParsedBibliography:
+    entries = []
+    for item in items:
+        e = _entry(path, item, problems)
+        if e is not None:
+            entries.append(e)
+    return ParsedBibliography(
+        path=path,
+        format=fmt,
+        entries=tuple(entries),
+        problems=tuple(problems),
+        complete=complete,
+    )
+
+
+def _syntax(path: Path, offset: int, end: int, message: str) -> Finding:
+    return Finding(
+        Code.BIB_SYNTAX,
+        Location(path, Span(offset, max(offset, end))),
+        message,
+        data=MappingProxyType({}),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# JSON
+# ---------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(
+    r"""[ \t\r\n]*(?:
+      ("(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*")
+    | (-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)
+    | (true|false|null)
+    | ([{}\[\]:,])
+    )""",
+    re.X,
+)
+_WS = re.compile(r"[ \t\r\n]*")
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+class _JsonError(Exception):
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.message = message
+
+
+class _Json:
+    """Recursive-descent JSON reader that keeps the source span of every value."""
+
+    def __init__(self, text: str, on_item: Callable[[_Node], None] | None = None) -> None:
+        self.text = text
+        self.pos = 0
+        self.on_item = on_item
+        self.depth = 0
+
+    def _next(self) -> tuple[re.Match[str], str]:
+        m = _TOKEN.match(self.text, self.pos)
+        if m is None:
+            start = _WS.match(self.text, self.pos).end()  # type: ignore[union-attr]
+            if start >= len(self.text):
+                raise _JsonError(start, "unexpected end of the file")
+            raise _JsonError(start, f"unexpected character {self.text[start]!r}")
+        self.pos = m.end()
+        return m, m.group(m.lastindex or 0)
+
+    def value(self) -> _Node:
+        m, tok = self._next()
+        kind = m.lastindex
+        start = m.start(kind or 0)
+        if kind == 1:
+            return _Node(json.loads(tok), Span(start + 1, m.end() - 1))
+        if kind == 2:
+            number = float(tok) if any(c in tok for c in ".eE") else int(tok)
+            return _Node(number, Span(start, m.end()))
+        if kind == 3:
+            return _Node(_LITERALS[tok], Span(start, m.end()))
+        if tok == "[":
+            return self._array(start)
+        if tok == "{":
+            return self._object(start)
+        raise _JsonError(start, f"expected a value, found {tok!r}")
+
+    def _array(self, start: int) -> _Node:
+        items: list[_Node] = []
+        self.depth += 1
+        top = self.depth == 1
+        m, tok = self._peek()
+        if tok == "]":
+            self.pos = m.end()
+        else:
+            while True:
+                item = self.value()
+                if top and self.on_item is not None:
+                    self.on_item(item)
+                else:
+                    items.append(item)
+                m, tok = self._next()
+                if tok == "]":
+                    break
+                if tok != ",":
+                    raise _JsonError(
+                        m.start(m.lastindex or 0), f"expected ',' or ']', found {tok!r}"
+                    )
+        self.depth -= 1
+        return _Node(items, Span(start, self.pos))
+
+    def _object(self, start: int) -> _Node:
+        members: dict[str, tuple[_Node, _Node]] = {}
+        self.depth += 1
+        m, tok = self._peek()
+        if tok == "}":
+            self.pos = m.end()
+        else:
+            while True:
+                km, ktok = self._next()
+                if km.lastindex != 1:
+                    raise _JsonError(
+                        km.start(km.lastindex or 0),
+                        f"expected a member name in quotes, found {ktok!r}",
+                    )
+                key = _Node(json.loads(ktok), Span(km.start(1) + 1, km.end() - 1))
+                cm, ctok = self._next()
+                if ctok != ":":
+                    raise _JsonError(
+                        cm.start(cm.lastindex or 0),
+                        f"expected ':' after {key.value!r}, found {ctok!r}",
+                    )
+                members[key.value] = (key, self.value())
+                m, tok = self._next()
+                if tok == "}":
+                    break
+                if tok != ",":
+                    raise _JsonError(
+                        m.start(m.lastindex or 0), f"expected ',' or '}}', found {tok!r}"
+                    )
+        self.depth -= 1
+        return _Node(members, Span(start, self.pos))
+
+    def _peek(self) -> tuple[re.Match[str], str]:
+        saved = self.pos
+        m, tok = self._next()
+        self.pos = saved
+        return m, tok
+
+
+def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
+    """Read a CSL-JSON file (an array of items, or one item); never raises."""
+    items: list[_Node] = []
+    problems: list[Finding] = []
+    reader = _Json(text, items.append)
+    complete = True
+    try:
+        root = reader.value()
+        rest = _WS.match(text, reader.pos).end()  # type: ignore[union-attr]
+        if rest < len(text):
+            raise _JsonError(rest, "unexpected text after the end of the JSON value")
+        if isinstance(root.value, dict):
+            items.append(root)
+        elif not isinstance(root.value, list):
+            problems.append(
+                _syntax(path, root.span.start, root.span.end, "CSL-JSON must be an array of items")
+            )
+            complete = False
+    except _JsonError as error:
+        end = min(len(text), error.offset + 1)
+        problems.append(_syntax(path, error.offset, end, f"invalid JSON: {error.message}"))
+        complete = False
+    except RecursionError:
+        problems.append(_syntax(path, 0, 0, "invalid JSON: nested too deeply"))
+        complete = False
+    return _result(path, BibFormat.CSL_JSON, items, problems, complete)
+
+
+# ---------------------------------------------------------------------------------------
+# YAML
+# ---------------------------------------------------------------------------------------
+
+
+def _yaml_node(node: yaml.Node) -> _Node:
+    start, end = node.start_mark.index, node.end_mark.index
+    if isinstance(node, yaml.ScalarNode):
+        if node.style in ("'", '"') and end - start >= 2:
+            start, end = start + 1, end - 1
+        value: Any = node.value
+        if node.tag.endswith(":null") and node.style is None:
+            value = None
+        return _Node(value, Span(start, end))
+    if isinstance(node, yaml.SequenceNode):
+        return _Node([_yaml_node(n) for n in node.value], Span(start, end))
+    members: dict[str, tuple[_Node, _Node]] = {}
+    for k, v in node.value:
+        key = _yaml_node(k)
+        if isinstance(key.value, str):
+            members[key.value] = (key, _yaml_node(v))
+    return _Node(members, Span(start, end))
+
+
+def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
+    """Read CSL-YAML: a ``references:`` list (pandoc), or a bare list of items; never raises."""
+    problems: list[Finding] = []
+    items: list[_Node] = []
+    complete = True
+    try:
+        for doc in yaml.compose_all(text, Loader=yaml.SafeLoader):
+            if doc is None:
+                continue
+            root = _yaml_node(doc)
+            if isinstance(root.value, dict) and "references" in root.value:
+                root = root.value["references"][1]
+            if isinstance(root.value, list):
+                items.extend(root.value)
+            elif isinstance(root.value, dict) and "id" in root.value:
+                items.append(root)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        offset = min(mark.index, len(text)) if mark is not None else 0
+        what = error.problem or error.context or "malformed YAML"
+        problems.append(_syntax(path, offset, min(len(text), offset + 1), f"invalid YAML: {what}"))
+        complete = False
+    except (yaml.YAMLError, RecursionError) as error:
+        problems.append(_syntax(path, 0, 0, f"invalid YAML: {error}"))
+        complete = False
+    return _result(path, BibFormat.CSL_YAML, items, problems, complete)

@@ -1,0 +1,105 @@
+"""Configuration end to end: initializationOptions, workspace/configuration (answered by the
+test client), didChangeConfiguration, .citewarden.toml, and invalid settings."""
+
+from __future__ import annotations
+
+import pytest
+from lsp_editor import wait_for
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+from citewarden.model import Code
+from conftest import PROJECT, Harness, Start
+
+
+def severity_of(h: Harness, name: str, code: Code) -> list[types.DiagnosticSeverity | None]:
+    return [d.severity for d in h.diagnostics(name) if d.code == code.value]
+
+
+async def test_initialization_options_turn_a_code_off(start: Start) -> None:
+    h = await start(init={"severity": {"orphan-entry": "off"}})
+    await wait_for(lambda: severity_of(h, "refs.bib", Code.DUPLICATE_KEY))
+    assert severity_of(h, "refs.bib", Code.ORPHAN) == []
+
+
+async def test_workspace_configuration_and_change(start: Start) -> None:
+    h = await start(config={"severity": {"dangling-citation": "warning"}})
+    name = "chapters/intro.tex"
+    await wait_for(lambda: severity_of(h, name, Code.DANGLING))
+    assert severity_of(h, name, Code.DANGLING) == [types.DiagnosticSeverity.Warning]
+    # the user changes the setting: the client answers workspace/configuration anew
+    h.client.set_configuration(
+        {"severity": {"dangling-citation": "hint", "orphan-entry": "off"}}, section="citewarden"
+    )
+    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_for(lambda: severity_of(h, name, Code.DANGLING) == [types.DiagnosticSeverity.Hint])
+    await wait_for(lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [])
+    assert severity_of(h, "refs.bib", Code.DUPLICATE_KEY) == [types.DiagnosticSeverity.Error]
+
+
+@pytest.mark.parametrize("client_name", ["neovim@v0.7.0"])
+async def test_did_change_configuration_carries_settings(start: Start) -> None:
+    """Neovim 0.7 does not answer workspace/configuration: the notification holds them."""
+    h = await start(capabilities=client_capabilities("neovim@v0.7.0"))
+    await wait_for(lambda: severity_of(h, "refs.bib", Code.ORPHAN))
+    h.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"citewarden": {"severity": {"orphan-entry": "information"}}}
+        )
+    )
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Information]
+    )
+
+
+async def test_extra_citation_commands_take_effect(start: Start) -> None:
+    files = PROJECT.replace("See \\cite{knuth1984}", "See \\mycite{knuht84} \\cite{knuth1984}")
+    h = await start(files=files)
+    await wait_for(lambda: severity_of(h, "main.tex", Code.DANGLING) == [])
+    h.client.set_configuration({"citation_commands": ["mycite"]}, section="citewarden")
+    h.client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(
+            settings={"citewarden": {"citation_commands": ["mycite"]}}
+        )
+    )
+    [d] = await wait_for(
+        lambda: [x for x in h.diagnostics("main.tex") if x.code == Code.DANGLING.value]
+    )
+    assert h.editor.slice("main.tex", d.range) == "knuht84"
+
+
+async def test_config_file_and_its_change_on_disk(start: Start) -> None:
+    files = PROJECT + '--- .citewarden.toml\n[severity]\norphan-entry = "hint"\n'
+    h = await start(files=files)
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
+    )
+    (h.root / ".citewarden.toml").write_text(
+        '[severity]\norphan-entry = "error"\n', encoding="utf-8"
+    )
+    h.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=h.uri(".citewarden.toml"), type=types.FileChangeType.Changed)
+            ]
+        )
+    )
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Error]
+    )
+
+
+async def test_invalid_setting_is_shown_and_defaults_apply(start: Start) -> None:
+    h = await start(init={"debounce_ms": "soon", "severity": {"orphan-entry": "loud"}})
+    messages = await wait_for(lambda: h.client.messages)
+    text = " ".join(m.message for m in messages)
+    assert "debounce_ms" in text and "orphan-entry" in text
+    assert messages[0].type in (types.MessageType.Warning, types.MessageType.Error)
+    # the server carries on with the defaults
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Warning]
+    )
+    name = "chapters/intro.tex"
+    h.editor.open(name)
+    h.editor.replace(name, "knuht1984", "knuth1984")
+    await wait_for(lambda: not h.diagnostics(name))

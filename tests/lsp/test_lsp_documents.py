@@ -1,0 +1,81 @@
+"""The server's document buffers and sparse line index agree with ``citewarden.text.LineIndex``
+on any text, in every encoding, before and after edits."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lsprotocol import types
+
+from citewarden.lsp.documents import Document, SparseIndex
+from citewarden.text import Encoding, LineIndex, Position
+
+ALPHABET = st.sampled_from(list("ab \n\r\té日😀{}"))
+TEXTS = st.text(ALPHABET, max_size=300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(TEXTS, st.lists(st.integers(0, 400), max_size=20), st.sampled_from(list(Encoding)))
+def test_positions_match_line_index(text: str, offsets: list[int], encoding: Encoding) -> None:
+    full = LineIndex(text)
+    sparse = SparseIndex(text)
+    for off in offsets:  # any order: anchors added along the way must not change results
+        assert sparse.position(off, encoding) == full.position(off, encoding)
+        assert sparse.line_of(off) == full.line_of(off)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    TEXTS,
+    st.lists(st.tuples(st.integers(-1, 40), st.integers(-1, 12)), max_size=20),
+    st.sampled_from(list(Encoding)),
+)
+def test_offsets_match_line_index(
+    text: str, positions: list[tuple[int, int]], encoding: Encoding
+) -> None:
+    full = LineIndex(text)
+    sparse = SparseIndex(text)
+    for line, col in positions:
+        assert sparse.offset(Position(line, col), encoding) == full.offset(
+            Position(line, col), encoding
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    TEXTS,
+    st.lists(
+        st.tuples(st.integers(0, 300), st.integers(0, 300), st.text(ALPHABET, max_size=8)),
+        max_size=8,
+    ),
+    st.lists(st.integers(0, 400), max_size=10),
+)
+def test_incremental_edits_keep_the_index_right(
+    text: str, edits: list[tuple[int, int, str]], probes: list[int]
+) -> None:
+    doc = Document("file:///x", 1, text, SparseIndex(text))
+    expected = text
+    for a, b, new in edits:
+        index = LineIndex(expected)
+        a, b = sorted((min(a, len(expected)), min(b, len(expected))))
+        start, end = index.position(a, Encoding.UTF16), index.position(b, Encoding.UTF16)
+        for off in probes:  # warm the anchors so that the edit has some to move
+            doc.index.position(off)
+        doc.apply(
+            types.TextDocumentContentChangePartial(
+                range=types.Range(
+                    start=types.Position(line=start.line, character=start.column),
+                    end=types.Position(line=end.line, character=end.column),
+                ),
+                text=new,
+            ),
+            Encoding.UTF16,
+        )
+        # a position inside a surrogate pair or past a CR rounds like LineIndex does
+        a = index.offset(start, Encoding.UTF16)
+        b = index.offset(end, Encoding.UTF16)
+        expected = expected[:a] + new + expected[b:]
+        assert doc.text == expected
+        after = LineIndex(expected)
+        for off in probes:
+            assert doc.index.position(off, Encoding.UTF16) == after.position(off, Encoding.UTF16)

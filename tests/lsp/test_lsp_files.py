@@ -1,0 +1,121 @@
+"""Files that are not open (watched on disk), closing documents, and pull diagnostics."""
+
+from __future__ import annotations
+
+import pytest
+from lsp_editor import wait_for
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+from citewarden.model import Code
+from conftest import Harness, Start
+
+
+def codes(h: Harness, name: str) -> list[str]:
+    return h.codes(name)
+
+
+def changed(h: Harness, name: str, kind: types.FileChangeType) -> None:
+    h.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=h.uri(name), type=kind)])
+    )
+
+
+async def test_watchers_registered_when_the_client_allows(start: Start, client_name: str) -> None:
+    h = await start()  # registration happens before indexing starts, so it is done now
+    methods = [r.method for r in h.registrations]
+    watched = types.WORKSPACE_DID_CHANGE_WATCHED_FILES in methods
+    # VS Code allows dynamic registration of file watching; Neovim 0.11's set does not
+    assert watched == (client_name == "visual-studio-code")
+
+
+async def test_change_on_disk_of_a_file_that_is_not_open(start: Start) -> None:
+    h = await start()
+    await wait_for(lambda: Code.ORPHAN.value in codes(h, "refs.bib"))
+    bib = h.root / "refs.bib"
+    text = bib.read_text(encoding="utf-8")
+    bib.write_text(text.replace("@article{unused2001", "@article{knuht1984"), encoding="utf-8")
+    changed(h, "refs.bib", types.FileChangeType.Changed)
+    # the chapter's dangling key is now defined, and the orphan is gone
+    await wait_for(lambda: Code.DANGLING.value not in codes(h, "chapters/intro.tex"))
+    assert Code.ORPHAN.value not in codes(h, "refs.bib")
+
+
+async def test_deleted_chapter_and_new_file(start: Start) -> None:
+    h = await start()
+    await wait_for(lambda: Code.DANGLING.value in codes(h, "chapters/intro.tex"))
+    (h.root / "chapters" / "intro.tex").unlink()
+    changed(h, "chapters/intro.tex", types.FileChangeType.Deleted)
+    # the include is now missing, and the deleted file's diagnostics are cleared
+    await wait_for(lambda: Code.MISSING_INCLUDE.value in codes(h, "main.tex"))
+    await wait_for(lambda: codes(h, "chapters/intro.tex") == [])
+    (h.root / "chapters" / "intro.tex").write_text("\\cite{lamport1994}\n", encoding="utf-8")
+    changed(h, "chapters/intro.tex", types.FileChangeType.Created)
+    await wait_for(lambda: Code.MISSING_INCLUDE.value not in codes(h, "main.tex"))
+
+
+async def test_open_buffer_wins_over_disk_and_close_returns_to_disk(start: Start) -> None:
+    h = await start()
+    name = "chapters/intro.tex"
+    h.editor.open(name)
+    h.editor.replace(name, "knuht1984", "knuth1984")
+    await wait_for(lambda: codes(h, name) == [])
+    # a change on disk of an open file does not override the buffer
+    changed(h, name, types.FileChangeType.Changed)
+    h.editor.close(name)
+    # closed without saving: the file on disk applies again
+    await wait_for(lambda: codes(h, name) == [Code.DANGLING.value])
+    last = [p for p in h.published if p.uri == h.uri(name)][-1]
+    assert last.version is None
+
+
+def pull_capabilities() -> types.ClientCapabilities:
+    caps = client_capabilities("visual-studio-code")
+    assert caps.text_document is not None and caps.workspace is not None
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities(
+        dynamic_registration=False, related_document_support=False
+    )
+    caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    return caps
+
+
+async def pull(h: Harness, name: str, previous: str | None = None) -> object:
+    return await h.client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri(name)),
+            previous_result_id=previous,
+        )
+    )
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code+pull"])
+async def test_pull_diagnostics_for_open_documents(start: Start) -> None:
+    h = await start(capabilities=pull_capabilities())
+    assert h.result.capabilities.diagnostic_provider is not None
+    name = "chapters/intro.tex"
+    # not open: pushed
+    await wait_for(lambda: Code.DANGLING.value in codes(h, name))
+    h.editor.open(name)
+    # open: the pushed list is cleared, the client pulls
+    await wait_for(lambda: codes(h, name) == [])
+    report = await pull(h, name)
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert [d.code for d in report.items] == [Code.DANGLING.value]
+    assert h.editor.slice(name, report.items[0].range) == "knuht1984"
+    same = await pull(h, name, report.result_id)
+    assert isinstance(same, types.RelatedUnchangedDocumentDiagnosticReport)
+    h.editor.replace(name, "knuht1984", "knuth1984")
+    report = await pull(h, name, report.result_id)  # a pull right after the edit sees it
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert list(report.items) == []
+    # a change in another file that affects an open one asks the client to pull again
+    h.editor.open("refs.bib")
+    report = await pull(h, "refs.bib")
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert Code.ORPHAN.value in [d.code for d in report.items]
+    refreshes = h.client.diagnostic_refresh_count
+    h.editor.replace("chapters/intro.tex", "knuth1984", "unused2001")
+    await wait_for(lambda: h.client.diagnostic_refresh_count > refreshes)
+    report = await pull(h, "refs.bib")
+    assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
+    assert Code.ORPHAN.value not in [d.code for d in report.items]

@@ -1,0 +1,193 @@
+"""The persistent cache and CachedSource: hits make no request, failures are never stored,
+TTLs expire (injected clock), offline mode answers from the cache only, no secrets in keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import pytest
+
+import replay as replay_fixtures
+from citewarden import cache as cache_module
+from citewarden.cache import DAY, SCHEMA_VERSION, Cache
+from citewarden.verify.records import Outcome, Query
+from citewarden.verify.sources import OFFLINE_MISS, CachedSource, CrossrefSource, OpenAlexSource
+from replay import ReplayServer, fast_http
+
+DOI = "10.1371/journal.pone.0033693"
+
+# the loopback replay fixtures
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def store(tmp_path: Path, clock: Clock) -> Cache:
+    return Cache(tmp_path / "cache", clock=clock)
+
+
+async def test_second_call_makes_no_request(replay: ReplayServer, store: Cache) -> None:
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    first = await src.by_doi(DOI)
+    assert replay.requests_to("/crossref") == 1
+    second = await src.by_doi("https://doi.org/" + DOI.upper())  # same DOI, other spelling
+    await http.aclose()
+    assert replay.requests_to("/crossref") == 1
+    assert first.outcome is Outcome.FOUND and not first.from_cache
+    assert second.from_cache and second.records == first.records
+
+
+async def test_search_is_cached_by_normalised_query(replay: ReplayServer, store: Cache) -> None:
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    a = await src.search(Query("Ecology", ("Boettiger",)))
+    b = await src.search(Query("  ecology ", ("boettiger",)))
+    c = await src.search(Query("ecology", ("Boettiger",), year=2020))
+    await http.aclose()
+    assert b.from_cache and b.records == a.records
+    assert not c.from_cache  # a different request
+    assert replay.requests_to("/crossref") == 2
+
+
+async def test_failures_are_never_cached(replay: ReplayServer, store: Cache) -> None:
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    replay.inject("503", path="/crossref", times=10)
+    failed = await src.by_doi(DOI)
+    assert failed.outcome is Outcome.FAILED
+    replay.clear()
+    ok = await src.by_doi(DOI)
+    await http.aclose()
+    assert ok.outcome is Outcome.FOUND and not ok.from_cache
+    assert replay.requests_to("/crossref") == 1
+
+
+async def test_ttls_expire(replay: ReplayServer, store: Cache, clock: Clock) -> None:
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    await src.by_doi(DOI)  # FOUND: ~30 days
+    await src.by_doi("10.1371/notarealdoi")  # NOT_FOUND: ~1 day
+    assert replay.requests_to("/crossref") == 2
+    clock.now += 2 * DAY
+    assert (await src.by_doi(DOI)).from_cache
+    assert not (await src.by_doi("10.1371/notarealdoi")).from_cache
+    assert replay.requests_to("/crossref") == 3
+    clock.now += 29 * DAY
+    assert not (await src.by_doi(DOI)).from_cache
+    await http.aclose()
+    assert replay.requests_to("/crossref") == 4
+
+
+async def test_notices_expire_after_a_day(replay: ReplayServer, store: Cache, clock: Clock) -> None:
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    await src.notices(DOI)
+    clock.now += 0.5 * DAY
+    assert (await src.notices(DOI)).from_cache
+    clock.now += 0.6 * DAY
+    assert not (await src.notices(DOI)).from_cache
+    await http.aclose()
+    assert replay.requests_to("/crossref") == 2
+
+
+async def test_offline_answers_from_cache_only(replay: ReplayServer, store: Cache) -> None:
+    http = fast_http()
+    online = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    offline = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store, offline=True)
+    miss = await offline.by_doi(DOI)
+    assert miss.outcome is Outcome.FAILED and miss.reason == OFFLINE_MISS
+    assert replay.log == []
+    await online.by_doi(DOI)
+    hit = await offline.by_doi(DOI)
+    search_miss = await offline.search(Query("never asked"))
+    await http.aclose()
+    assert hit.outcome is Outcome.FOUND and hit.from_cache
+    assert search_miss.reason == OFFLINE_MISS
+    assert replay.requests_to("/crossref") == 1
+
+
+async def test_offline_without_any_cache_is_failed(replay: ReplayServer) -> None:
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), None, offline=True)
+    result = await src.by_doi(DOI)
+    await http.aclose()
+    assert result.reason == OFFLINE_MISS and replay.log == []
+
+
+async def test_capabilities_are_mirrored(replay: ReplayServer, store: Cache) -> None:
+    http = fast_http()
+    crossref = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    openalex = CachedSource(OpenAlexSource(http, replay.base_url("openalex")), store)
+    await http.aclose()
+    assert hasattr(crossref, "notices") and not hasattr(crossref, "by_dois")
+    assert hasattr(openalex, "by_dois") and not hasattr(openalex, "notices")
+    assert crossref.name == "crossref"
+
+
+async def test_batch_requests_only_missing_dois(replay: ReplayServer, store: Cache) -> None:
+    http = fast_http()
+    src = CachedSource(OpenAlexSource(http, replay.base_url("openalex")), store)
+    single = await src.by_doi("10.1371/journal.pone.0000030")
+    assert single.outcome is Outcome.FOUND
+    out = await src.by_dois(["10.1371/journal.pone.0000030", "10.5555/not-in-page"])
+    await http.aclose()
+    assert out["10.1371/journal.pone.0000030"].from_cache
+    assert out["10.5555/not-in-page"].outcome is Outcome.NOT_FOUND
+    batch = [s for s in replay.log if s.path == "/openalex/works"]
+    assert len(batch) == 1
+    assert parse_qs(batch[0].query)["filter"] == ["doi:10.5555/not-in-page"]
+
+
+async def test_keys_and_values_hold_no_secrets(replay: ReplayServer, store: Cache) -> None:
+    secret = "oa-KEY-do-not-store"
+    http = fast_http(secrets=[secret])
+    src = CachedSource(
+        OpenAlexSource(http, replay.base_url("openalex"), api_key=secret, mailto="a@example.org"),
+        store,
+    )
+    await src.by_doi("10.1371/journal.pone.0000030")
+    await http.aclose()
+    raw = store._store
+    keys = list(raw.iterkeys())
+    assert keys and all(k.startswith(f"v{SCHEMA_VERSION}|openalex|") for k in keys)
+    assert all(secret not in k and secret not in repr(raw[k]) for k in keys)
+
+
+def test_corrupt_entry_is_a_miss(store: Cache) -> None:
+    key = store.key("crossref", "by_doi", "10.1/x")
+    store._store.set(key, "not an entry")
+    assert store.get(key) is None
+
+
+def test_commands_stats_clear_prune(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clock: Clock
+) -> None:
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "c"))
+    assert cache_module.default_directory() == tmp_path / "c"
+    old = Cache(clock=lambda: 0.0)  # entries written "long ago": expired now
+    old.set(old.key("x", "by_doi", "1"), {"v": 1}, ttl=DAY)
+    old.close()
+    fresh = Cache()
+    fresh.set(fresh.key("x", "by_doi", "2"), {"v": 2}, ttl=DAY)
+    fresh.close()
+    stats = cache_module.stats()
+    assert stats["entries"] == 2 and stats["directory"] == str(tmp_path / "c")
+    assert cache_module.prune() == 1
+    assert cache_module.stats()["entries"] == 1
+    assert cache_module.clear() == 1
+    assert cache_module.stats()["entries"] == 0

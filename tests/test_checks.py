@@ -1,0 +1,523 @@
+"""Checks on inline multi-file projects: every finding (code, file, marked span) of a fixture
+is listed, so a missing finding and an extra one both fail."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from markers import Marked, write_project
+
+from citewarden.model import Code, Finding, Fix, Severity
+from citewarden.project import Workspace, normalize_path
+from citewarden.settings import Settings, merge_settings
+
+Expected = list[tuple[str, Code, str]]  # (file, code, marker name)
+
+
+def run(tmp_path: Path, fixture: str, settings: Settings | None = None) -> tuple[
+    dict[str, Marked], dict[str, list[Finding]]
+]:
+    marks = write_project(tmp_path, fixture)
+    ws = Workspace(settings, root=tmp_path)
+    ws.add_folder(tmp_path)
+    by_file = {
+        p.relative_to(normalize_path(tmp_path)).as_posix(): fs for p, fs in ws.check().items()
+    }
+    return marks, by_file
+
+
+def found_set(marks: dict[str, Marked], by_file: dict[str, list[Finding]]) -> set[tuple[str, Code, str]]:
+    """Findings as (file, code, marker name); a span with no marker fails the test."""
+    out: set[tuple[str, Code, str]] = set()
+    for name, findings in by_file.items():
+        names = {span: n for n, span in marks[name].named.items()} if name in marks else {}
+        for f in findings:
+            span = f.location.span
+            assert span in names, f"unmarked finding {f.code.value} at {name}{span}: {f.message}"
+            out.add((name, f.code, names[span]))
+    return out
+
+
+CASES: dict[str, tuple[str, Expected]] = {
+    "dangling and orphan across chapters": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{intro}
+\bibliography{refs}
+\end{document}
+--- intro.tex
+\citep[see][p.~4]{knuth1984, ⟦d|lamport1994x⟧}
+--- refs.bib
+@book{knuth1984, title={The TeXbook}, year={1984}}
+@book{⟦o|lamport1994⟧, title={LaTeX: A Document Preparation System}, year={1994}}
+""",
+        [("intro.tex", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "o")],
+    ),
+    "nocite cites; nocite{*} is not a key": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\nocite{listed}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@misc{listed, title={Listed}}
+@misc{⟦o|unlisted⟧, title={Unlisted}}
+""",
+        [("refs.bib", Code.ORPHAN, "o")],
+    ),
+    "nocite{*} switches orphans off": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\nocite{*}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+""",
+        [],
+    ),
+    "pandoc nocite '@*' switches orphans off": (
+        r"""
+--- paper.md
+---
+bibliography: refs.bib
+nocite: |
+  @*
+---
+Text [@a].
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+""",
+        [],
+    ),
+    "an entry is an orphan only if no project using its bibliography cites it": (
+        r"""
+--- paper.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{shared}\end{document}
+--- slides.tex
+\documentclass{beamer}
+\begin{document}\cite{b}\bibliography{shared}\end{document}
+--- web.md
+---
+bibliography: shared.bib
+---
+See @c.
+--- shared.bib
+@misc{a, title={Alpha}}
+@misc{b, title={Bravo}}
+@misc{c, title={Charlie}}
+@misc{⟦o|d⟧, title={Delta}}
+""",
+        [("shared.bib", Code.ORPHAN, "o")],
+    ),
+    "thebibliography items define keys": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{a} \cite{⟦d|b⟧}
+\begin{thebibliography}{9}
+\bibitem{a} A. Author, A book.
+\end{thebibliography}
+\end{document}
+""",
+        [("main.tex", Code.DANGLING, "d")],
+    ),
+    "ids aliases define keys and cite their entry": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\textcite{old-name}
+\printbibliography
+\end{document}
+--- refs.bib
+@article{new-name, ids={old-name, older}, title={Renamed}}
+""",
+        [],
+    ),
+    "crossref parents are cited through their children; a missing parent is reported": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{paper1} \cite{paper2}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@inproceedings{paper1, title={One}, crossref={proc2020}}
+@inproceedings{paper2, title={Two}, crossref={⟦x|proc2021⟧}}
+@proceedings{proc2020, title={Proceedings 2020}}
+""",
+        [("refs.bib", Code.MISSING_CROSSREF, "x")],
+    ),
+    "duplicate keys compare case-insensitively, as BibTeX compares them": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{Smith2020}\bibliography{refs}\end{document}
+--- refs.bib
+@article{Smith2020, title={First paper}, year={2020}}
+@article{⟦k|smith2020⟧, title={Second paper}, year={2020}}
+""",
+        [("refs.bib", Code.DUPLICATE_KEY, "k")],
+    ),
+    "duplicate key across two bibliographies of one project": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{one,two}\end{document}
+--- one.bib
+@misc{a, title={From one}}
+--- two.bib
+@misc{⟦k|a⟧, title={From two}}
+""",
+        [("two.bib", Code.DUPLICATE_KEY, "k")],
+    ),
+    "duplicate work: same DOI, or same title and year": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a,b,c,d,e,f}\bibliography{refs}\end{document}
+--- refs.bib
+@article{a, title={Deep learning}, year={2015}, doi={10.1038/nature14539}}
+@article{⟦w1|b⟧, title={Deep Learning.}, year={2015}, doi={https://doi.org/10.1038/NATURE14539}}
+@article{c, title={The {{TeX}}book, revised}, year={1986}}
+@book{⟦w2|d⟧, title={The \TeX book, Revised}, year={1986}}
+@book{e, title={The TeXbook, revised}, year={1984}}
+@misc{f, title={Short}, year={1984}}
+""",
+        [("refs.bib", Code.DUPLICATE_WORK, "w1"), ("refs.bib", Code.DUPLICATE_WORK, "w2")],
+    ),
+    "missing bibliography and missing include": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{⟦i|chapters/absent⟧}
+\cite{a}
+\bibliography{refs,⟦b|nothere⟧}
+\end{document}
+--- refs.bib
+@misc{a, title={A}}
+""",
+        [("main.tex", Code.MISSING_INCLUDE, "i"), ("main.tex", Code.MISSING_BIBLIOGRAPHY, "b")],
+    ),
+    "no dangling citations while a bibliography is missing": (
+        r"""
+--- paper.md
+---
+bibliography: ⟦b|missing.bib⟧
+---
+Text [@a; @b].
+""",
+        [("paper.md", Code.MISSING_BIBLIOGRAPHY, "b")],
+    ),
+    "empty citation key": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+⟦e|\cite{}⟧ \cite{a}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@misc{a, title={A}}
+""",
+        [("main.tex", Code.EMPTY_KEY, "e")],
+    ),
+    "BibTeX matches keys case-insensitively, biber does not": (
+        r"""
+--- bibtex.tex
+\documentclass{article}
+\begin{document}\cite{Knuth84}\bibliography{refs}\end{document}
+--- biber.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{refs.bib}
+\begin{document}\cite{⟦d|Knuth84⟧}\printbibliography\end{document}
+--- refs.bib
+@book{knuth84, title={The TeXbook}}
+""",
+        [("biber.tex", Code.DANGLING, "d")],
+    ),
+    "Quarto cross-references are not citations": (
+        r"""
+--- paper.qmd
+---
+bibliography: refs.bib
+---
+See @fig-plot, @tbl-data and @a; but @⟦d|b⟧ is a citation.
+--- refs.bib
+@misc{a, title={A}}
+""",
+        [("paper.qmd", Code.DANGLING, "d")],
+    ),
+    "Markdown without any bibliography is not checked for dangling keys": (
+        r"""
+--- README.md
+Ping @someone about the release.
+""",
+        [],
+    ),
+    "a suppression comment drops findings on its line and the next": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+% citewarden: ignore
+\cite{unknown1}
+\cite{⟦d|unknown2⟧}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@misc{a, title={A}}
+% citewarden: ignore
+@misc{b, title={B}}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "a")],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_findings(tmp_path: Path, name: str) -> None:
+    fixture, expected = CASES[name]
+    if name.startswith("a suppression"):
+        fixture = fixture.replace("@misc{a,", "@misc{⟦a|a⟧,")
+    marks, by_file = run(tmp_path, fixture)
+    assert found_set(marks, by_file) == set(expected)
+
+
+# ---------------------------------------------------------------------------------------
+# messages, data and fixes
+# ---------------------------------------------------------------------------------------
+
+
+def apply(text: str, fix: Fix) -> str:
+    for edit in sorted(fix.edits, key=lambda e: e.span.start, reverse=True):
+        text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+    return text
+
+
+def test_dangling_message_suggestions_and_fixes(tmp_path: Path) -> None:
+    marks, by_file = run(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\citep{⟦d|vaswani2017atention⟧}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@inproceedings{vaswani2017attention, title={Attention is all you need}}
+@inproceedings{devlin2019bert, title={BERT}}
+@inproceedings{vaswani2018tensor2tensor, title={Tensor2Tensor}}
+""",
+    )
+    (finding,) = [f for f in by_file["main.tex"]]
+    assert finding.code is Code.DANGLING
+    assert finding.message == (
+        "citation key 'vaswani2017atention' is not defined in any bibliography; "
+        "did you mean 'vaswani2017attention' or 'vaswani2018tensor2tensor'?"
+    )
+    assert finding.data["key"] == "vaswani2017atention"
+    assert finding.data["suggestions"] == ["vaswani2017attention", "vaswani2018tensor2tensor"]
+    titles = [(fix.title, fix.preferred) for fix in finding.fixes]
+    assert titles == [
+        ("Change to `vaswani2017attention`", True),
+        ("Change to `vaswani2018tensor2tensor`", False),
+    ]
+    text = marks["main.tex"].text
+    fixed = apply(text, finding.fixes[0])
+    assert r"\citep{vaswani2017attention}" in fixed
+    assert finding.fixes[0].edits[0].span == marks["main.tex"].named["d"]
+    assert finding.effective_severity is Severity.ERROR
+
+
+def test_no_suggestion_when_nothing_is_close(tmp_path: Path) -> None:
+    _, by_file = run(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{zzzz}\cite{a}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{a, title={Alpha}}
+""",
+    )
+    (finding,) = by_file["main.tex"]
+    assert finding.data["suggestions"] == []
+    assert finding.fixes == ()
+    assert finding.message == "citation key 'zzzz' is not defined in any bibliography"
+
+
+def test_orphan_fixes_remove_entry_and_add_nocite(tmp_path: Path) -> None:
+    marks, by_file = run(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{used}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@misc{used, title={Used}}
+@misc{⟦o|spare⟧, title={Spare}}
+@misc{last, title={Last}}
+""",
+    )
+    orphans = {f.data["key"]: f for f in by_file["refs.bib"]}
+    assert sorted(orphans) == ["last", "spare"]
+    spare = orphans["spare"]
+    assert spare.message == "entry 'spare' is never cited"
+    remove, nocite = spare.fixes
+    assert remove.title == "Remove entry"
+    assert apply(marks["refs.bib"].text, remove) == (
+        "@misc{used, title={Used}}\n@misc{last, title={Last}}\n"
+    )
+    assert nocite.title == r"Add \nocite{spare}"
+    assert apply(marks["main.tex"].text, nocite).endswith(
+        "\\bibliography{refs}\n\\nocite{spare}\n\\end{document}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("front_matter", "expected"),
+    [
+        ("bibliography: refs.bib\n", 'bibliography: refs.bib\nnocite: "@spare"\n'),
+        (
+            'bibliography: refs.bib\nnocite: "@other"\n',
+            'bibliography: refs.bib\nnocite: "@other, @spare"\n',
+        ),
+        (
+            "bibliography: refs.bib\nnocite: |\n  @other\ntitle: T\n",
+            "bibliography: refs.bib\nnocite: |\n  @other\n  @spare\ntitle: T\n",
+        ),
+    ],
+)
+def test_orphan_fix_adds_to_pandoc_nocite(
+    tmp_path: Path, front_matter: str, expected: str
+) -> None:
+    marks, by_file = run(
+        tmp_path,
+        f"""
+--- paper.md
+---
+{front_matter}---
+Text [@used].
+--- refs.bib
+@misc{{used, title={{Used}}}}
+@misc{{other, title={{Other}}}}
+@misc{{spare, title={{Spare}}}}
+""",
+    )
+    (orphan,) = [f for f in by_file["refs.bib"] if f.data["key"] == "spare"]
+    fix = next(f for f in orphan.fixes if f.title == "Add to nocite")
+    assert apply(marks["paper.md"].text, fix) == f"---\n{expected}---\nText [@used].\n"
+
+
+def test_duplicate_key_points_at_the_first_and_removes_the_second(tmp_path: Path) -> None:
+    marks, by_file = run(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{⟦first|a⟧, title={One}}
+@misc{⟦dup|a⟧, title={Two}}
+@misc{b, title={Three}}
+""",
+    )
+    dup = next(f for f in by_file["refs.bib"] if f.code is Code.DUPLICATE_KEY)
+    assert dup.location.span == marks["refs.bib"].named["dup"]
+    assert dup.message == "duplicate key 'a' (first defined at refs.bib:1)"
+    (related,) = dup.related
+    assert related.location.span == marks["refs.bib"].named["first"]
+    (fix,) = dup.fixes
+    assert apply(marks["refs.bib"].text, fix) == "@misc{a, title={One}}\n@misc{b, title={Three}}\n"
+
+
+def test_duplicate_work_relates_both_entries(tmp_path: Path) -> None:
+    marks, by_file = run(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{lecun2015,lecun2015deep}\bibliography{refs}\end{document}
+--- refs.bib
+@article{⟦a|lecun2015⟧, title={Deep learning}, doi={10.1038/nature14539}}
+@article{⟦b|lecun2015deep⟧, title={Deep Learning}, doi={10.1038/nature14539}}
+""",
+    )
+    (finding,) = by_file["refs.bib"]
+    assert finding.code is Code.DUPLICATE_WORK
+    assert finding.location.span == marks["refs.bib"].named["b"]
+    assert finding.related[0].location.span == marks["refs.bib"].named["a"]
+    assert "same DOI 10.1038/nature14539" in finding.message
+
+
+# ---------------------------------------------------------------------------------------
+# severities
+# ---------------------------------------------------------------------------------------
+
+SEVERITY_FIXTURE = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{missing}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{spare, title={Spare}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("config", "expected"),
+    [
+        ({}, {Code.DANGLING: Severity.ERROR, Code.ORPHAN: Severity.WARNING}),
+        ({"orphan-entry": "off"}, {Code.DANGLING: Severity.ERROR}),
+        (
+            {"dangling-citation": "warning", "orphan-entry": "hint"},
+            {Code.DANGLING: Severity.WARNING, Code.ORPHAN: Severity.HINT},
+        ),
+    ],
+)
+def test_configured_severities(
+    tmp_path: Path, config: dict[str, str], expected: dict[Code, Severity]
+) -> None:
+    settings, problems = merge_settings(Settings(), {"severity": config}, "test")
+    assert problems == []
+    _, by_file = run(tmp_path, SEVERITY_FIXTURE, settings)
+    got = {f.code: f.effective_severity for fs in by_file.values() for f in fs}
+    assert got == expected
+
+
+def test_user_citation_commands(tmp_path: Path) -> None:
+    fixture = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\mycite{⟦d|nokey⟧}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{⟦o|a⟧, title={A}}
+"""
+    marks, by_file = run(tmp_path, fixture)
+    assert found_set(marks, by_file) == {("refs.bib", Code.ORPHAN, "o")}
+    marks, by_file = run(tmp_path, fixture, Settings(citation_commands=("mycite",)))
+    assert found_set(marks, by_file) == {
+        ("main.tex", Code.DANGLING, "d"),
+        ("refs.bib", Code.ORPHAN, "o"),
+    }

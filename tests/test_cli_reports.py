@@ -1,0 +1,395 @@
+"""`citewarden check` end to end: --format html/sarif, batch input, --fix/--diff, pre-commit."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from citewarden import cli
+from citewarden.batch import ListFileError, expand_inputs, read_list
+from paths import DATA
+
+ROOT = Path(__file__).resolve().parent.parent
+JSS = DATA / "fix" / "jss-bibliography.bib"
+SCHEMA = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+
+PAPER = r"""\documentclass{article}
+\begin{document}
+Count models \citep{Mullahy1986, CameronTrivedi2013} and \citet{Yee2009}; \cite{Nobody2020}.
+\bibliography{refs}
+\end{document}
+"""
+
+
+def make_project(where: Path, paper: str = PAPER) -> Path:
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "main.tex").write_text(paper, encoding="utf-8")
+    shutil.copy(JSS, where / "refs.bib")
+    return where
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = cli.main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_html_report_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(
+        ["check", "main.tex", "--no-verify", "--format", "html", "--output", "r.html"], capsys
+    )
+    assert code == 1  # the dangling key is an error
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    assert "Nobody2020" in page
+    assert re.search(r'id="count-dangling"><div class="num">1<', page)
+    assert re.search(r'id="count-orphans"><div class="num">8<', page)  # 11 entries, 3 cited
+    assert "Verification was not run" in page
+    assert page.count("<li class='ref'") == 11
+    assert out == ""  # the report went to the file
+
+
+def test_sarif_report_is_valid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["check", ".", "--no-verify", "--format", "sarif"], capsys)
+    assert code == 1
+    log = json.loads(out)
+    errors = list(jsonschema.Draft4Validator(SCHEMA).iter_errors(log))
+    assert errors == [], [e.message for e in errors]
+    results = log["runs"][0]["results"]
+    dangling = [r for r in results if r["ruleId"] == "dangling-citation"]
+    assert len(dangling) == 1
+    region = dangling[0]["locations"][0]["physicalLocation"]["region"]
+    line3 = PAPER.splitlines()[2]
+    assert (region["startLine"], region["startColumn"]) == (3, line3.index("Nobody2020") + 1)
+    assert region["endColumn"] == line3.index("Nobody2020") + 1 + len("Nobody2020")
+    assert dangling[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "main.tex"
+
+
+def test_batch_input_from_list_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_project(tmp_path / "a")
+    make_project(tmp_path / "b", PAPER.replace("Nobody2020", "Wood2006"))
+    (tmp_path / "papers.txt").write_text("# the two papers\na/main.tex\n\n  b/main.tex  \n")
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["check", "@papers.txt", "--no-verify", "--format", "json"], capsys)
+    report = json.loads(out)
+    files = {d["file"] for d in report["diagnostics"]}
+    assert files == {"a/main.tex", "a/refs.bib", "b/refs.bib"}
+    assert [d["key"] for d in report["citations"]["dangling"]] == ["Nobody2020"]
+    assert code == 1
+    # --files-from gives the same paths; the HTML report has one summary row per file.
+    (tmp_path / "more.txt").write_text("b/main.tex\n")
+    code, _, _ = run(
+        [
+            "check",
+            "a/main.tex",
+            "--files-from",
+            "more.txt",
+            "--no-verify",
+            "--format",
+            "html",
+            "-o",
+            "r.html",
+        ],
+        capsys,
+    )
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    files_table = page[page.index('id="files"') : page.index('id="flow"')]
+    rows = re.findall(r"<td class='path'>([^<]+)</td>", files_table)
+    assert sorted(rows) == ["a/main.tex", "a/refs.bib", "b/main.tex", "b/refs.bib"]
+
+
+def test_batch_text_output_has_a_summary_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_project(tmp_path / "a")
+    make_project(tmp_path / "b", PAPER.replace("Nobody2020", "Wood2006"))
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["check", "a/main.tex", "b/main.tex", "--no-verify"], capsys)
+    assert code == 1
+    table = err[err.index("file ") :].splitlines()
+    assert table[0].split() == [
+        "file",
+        "kind",
+        "entries",
+        "citations",
+        "errors",
+        "warnings",
+        "notes",
+        "score",
+    ]
+    rows = {r.split()[0]: r.split()[1:] for r in table[1:5]}
+    assert rows["a/main.tex"] == ["latex", "0", "4", "1", "0", "0", "-"]
+    assert rows["b/main.tex"] == ["latex", "0", "4", "0", "0", "0", "-"]
+    assert rows["a/refs.bib"][:2] == ["bibtex", "11"]
+    assert "a/main.tex:3:" in out
+
+
+def test_missing_list_file_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["check", "@nope.txt", "--no-verify"], capsys)
+    assert code == 2
+    assert "list file not found: nope.txt" in err
+
+
+def test_read_list_and_expand_inputs(tmp_path: Path) -> None:
+    assert read_list("a.tex\r\n# comment\n\n  b c.md \n") == ["a.tex", "b c.md"]
+    (tmp_path / "l.txt").write_bytes(b"\xef\xbb\xbfx.bib\ny.bib\n")
+    got = expand_inputs(["y.bib", "@l.txt"], ["-"], cwd=tmp_path, stdin=io.StringIO("z.md\n"))
+    assert got == ["y.bib", "x.bib", "z.md"]
+    (tmp_path / "bad.txt").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ListFileError, match="not UTF-8"):
+        expand_inputs(["@bad.txt"], cwd=tmp_path)
+
+
+def test_diff_needs_an_output_file_for_machine_formats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["check", ".", "--diff", "--format", "json"], capsys)
+    assert code == 2
+    assert "--diff prints to standard output" in err
+
+
+def test_fix_without_verification_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    before = (tmp_path / "refs.bib").read_bytes()
+    code, _, err = run(["check", ".", "--no-verify", "--fix"], capsys)
+    assert code == 2
+    assert "need verification" in err
+    assert (tmp_path / "refs.bib").read_bytes() == before
+    assert not (tmp_path / "refs.bib.orig").exists()
+
+
+def test_pre_commit_hooks_definition(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert [h["id"] for h in hooks] == ["citewarden", "citewarden-verify"]
+    for hook in hooks:
+        assert {"id", "name", "entry", "language"} <= hook.keys()
+        assert hook["entry"] == "citewarden check"
+        assert hook["pass_filenames"] is False
+        assert re.search(hook["files"], "chapters/intro.tex")
+        assert re.search(hook["files"], "refs.bib")
+        assert not re.search(hook["files"], "figure.png")
+    # The fast hook, run the way pre-commit runs it, fails on a dangling key ...
+    fast = hooks[0]
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    argv = fast["entry"].split()[1:] + fast["args"]
+    code, out, _ = run(argv, capsys)
+    assert code == 1 and "dangling-citation" in out
+    # ... and passes once the key is defined (orphans are warnings).
+    (tmp_path / "main.tex").write_text(PAPER.replace("Nobody2020", "Wood2006"), encoding="utf-8")
+    code, out, _ = run(argv, capsys)
+    assert code == 0, out
+
+
+# ----------------------------------------------------------------------------------------
+# With real verification: the engine over a snapshot of real recorded Crossref records
+# ----------------------------------------------------------------------------------------
+
+RECORDS = (
+    "refchecker_get_by_doi_a6fdc5bb97.json",  # Berman 2000, The Protein Data Bank
+    "refchecker_get_by_doi_efb3cb1d62.json",  # Cybenko 1989
+    "refchecker_get_by_doi_16c5689e90.json",  # Lu et al. 2021, Inter-GPS
+)
+
+#: Real works written with one wrong field each (digit swaps), CRLF line endings, odd spacing.
+BIB = (
+    "% Reading list\r\n"
+    "@article{cybenko1989,\r\n"
+    "  author  = {Cybenko, G.},\r\n"
+    "  title   = {Approximation by superpositions of a sigmoidal function},\r\n"
+    "  journal = {Mathematics of Control, Signals, and Systems},\r\n"
+    "  year    = {1989},\r\n"
+    "  volume  = {2},\r\n"
+    "  number  = {4},\r\n"
+    "  pages   = {303--341},\r\n"
+    "  doi     = {10.1007/BF02551274}\r\n"
+    "}\r\n"
+    "\r\n"
+    "@comment{kept as is}\r\n"
+    "@Article{berman2000,\r\n"
+    "\tAuthor = {Berman, H. M.},\r\n"
+    "\tTitle = {The Protein Data Bank},\r\n"
+    "\tJournal = {Nucleic Acids Research},\r\n"
+    "\tYear = 2000,\r\n"
+    "\tVolume = 82,\r\n"
+    "\tPages = {235--242},\r\n"
+    "\tX-Custom = {unknown fields stay}}\r\n"
+)
+
+FIXED = (
+    BIB.replace("{303--341}", "{303--314}")
+    .replace("Volume = 82,", "Volume = 28,")
+    .replace(
+        "\tX-Custom = {unknown fields stay}}",
+        "\tX-Custom = {unknown fields stay},\r\n\tDoi = {10.1093/nar/28.1.235}}",
+    )
+).encode()
+
+
+@pytest.fixture
+def verified_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    lines = []
+    for name in RECORDS:
+        data = json.loads((DATA / "api" / "crossref" / name).read_text(encoding="utf-8"))
+        lines.append(json.dumps({"message": data.get("message", data)}))
+    (tmp_path / "snapshot.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_bytes(BIB.encode())
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+VERIFY = ["--offline", "--snapshot", "snapshot.jsonl"]
+
+
+def test_diff_prints_the_corrections_and_changes_nothing(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["check", "refs.bib", *VERIFY, "--diff"], capsys)
+    assert code == 0  # mismatches are warnings
+    assert "-  pages   = {303--341},\r\n+  pages   = {303--314},\r\n" in out
+    assert "-\tVolume = 82,\r\n+\tVolume = 28,\r\n" in out
+    assert "+\tDoi = {10.1093/nar/28.1.235}}\r\n" in out
+    assert "would correct 3 fields in 2 entries" in err
+    assert (verified_project / "refs.bib").read_bytes() == BIB.encode()
+    assert not (verified_project / "refs.bib.orig").exists()
+    assert "\x1b[K" not in err  # no progress bar when stderr is not a terminal
+
+
+def test_fix_writes_only_the_corrections(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(["check", "refs.bib", *VERIFY, "--fix"], capsys)
+    assert code == 0
+    assert "corrected 3 fields in 2 entries (original kept as refs.bib.orig)" in err
+    assert (verified_project / "refs.bib").read_bytes() == FIXED
+    assert (verified_project / "refs.bib.orig").read_bytes() == BIB.encode()
+    # A second run finds nothing left to correct and keeps the first backup.
+    code, out, err = run(["check", "refs.bib", *VERIFY, "--fix"], capsys)
+    assert "nothing to fix" in err
+    assert "pages-mismatch" not in out and "volume-mismatch" not in out
+    assert (verified_project / "refs.bib").read_bytes() == FIXED
+    assert sorted(p.name for p in verified_project.glob("refs.bib*")) == [
+        "refs.bib",
+        "refs.bib.orig",
+    ]
+
+
+def test_fix_refuses_a_file_with_a_syntax_error(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = BIB.encode() + b"@article{broken,\r\n  title = {unclosed\r\n"
+    (verified_project / "refs.bib").write_bytes(broken)
+    code, _, err = run(["check", "refs.bib", *VERIFY, "--fix"], capsys)
+    assert code == 2
+    assert "not parsed completely" in err
+    assert (verified_project / "refs.bib").read_bytes() == broken
+
+
+def test_html_and_sarif_with_verdicts(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, _ = run(["check", "refs.bib", *VERIFY, "--format", "html", "-o", "r.html"], capsys)
+    assert code == 0
+    page = (verified_project / "r.html").read_text(encoding="utf-8")
+    assert "Document score 96 of 100" in page  # two moderate entries
+    assert page.count("class='entry o-corrected'") == 2
+    assert "pages   = {303--314}" in page  # the cleaned BibTeX
+    assert "snapshot" in page  # sources consulted
+    assert 'href="https://doi.org/10.1093/nar/28.1.235"' in page
+    code, out, _ = run(["check", "refs.bib", *VERIFY, "--format", "sarif"], capsys)
+    assert code == 0
+    log = json.loads(out)
+    assert list(jsonschema.Draft4Validator(SCHEMA).iter_errors(log)) == []
+    rules = {r["ruleId"]: r for r in log["runs"][0]["results"]}
+    pages = rules["pages-mismatch"]["locations"][0]["physicalLocation"]["region"]
+    assert (pages["startLine"], pages["startColumn"]) == (9, 14)
+    assert rules["volume-mismatch"]["level"] == "warning"
+    props = log["runs"][0]["properties"]
+    assert props["score"] == 96
+    assert props["tiers"] == {"H": 0, "E": 0, "M": 2, "D": 0}
+
+
+def test_progress_bar_on_a_terminal(verified_project: Path) -> None:
+    """Run the real command with its stderr on a pseudo-terminal: the bar is drawn."""
+    import os
+    import subprocess
+    import sys
+
+    master, slave = os.openpty()
+    env = dict(os.environ, COLUMNS="80")
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "citewarden", "check", "refs.bib", *VERIFY],
+            cwd=verified_project,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(master)
+    tty = b"".join(chunks).decode("utf-8", errors="replace")
+    assert proc.returncode == 0
+    assert "verifying [" in tty and "2/2" in tty
+    assert "\x1b[K" in tty
+    assert b"verifying" not in proc.stdout
+    # --quiet silences it.
+    master, slave = os.openpty()
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "citewarden", "check", "refs.bib", *VERIFY, "--quiet"],
+            cwd=verified_project,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+        os.set_blocking(master, False)
+        try:
+            quiet = os.read(master, 65536)
+        except BlockingIOError:
+            quiet = b""
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert b"verifying" not in quiet

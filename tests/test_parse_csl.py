@@ -1,0 +1,233 @@
+"""CSL-JSON and CSL-YAML bibliographies: keys, mapped fields, source spans, malformed input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from citewarden.model import BibFormat, Code, Span
+from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
+from markers import parse_markers
+
+DATA = Path(__file__).parent / "data"
+JSON = Path("refs.json")
+YAML = Path("refs.yaml")
+
+
+def sl(text: str, span: Span) -> str:
+    return text[span.start : span.end]
+
+
+def test_csl_json_item_fields_and_spans() -> None:
+    m = parse_markers(
+        "[\n"
+        "  ⟦item|{\n"
+        '    "id": "⟦key|smith:2020⟧",\n'
+        '    "type": "article-journal",\n'
+        '    "⟦tn|title⟧": "⟦title|A \\"quoted\\" title⟧",\n'
+        '    "author": ⟦auth|[{"family": "Smith", "given": "Jane"},\n'
+        '               {"family": "Berg", "non-dropping-particle": "van den", "given": "A."},\n'
+        '               {"literal": "The Consortium"}]⟧,\n'
+        '    "issued": {"date-parts": [[⟦year|2020⟧, 3, 1]]},\n'
+        '    "container-title": "⟦journal|Nature⟧",\n'
+        '    "DOI": "⟦doi|10.1038/xyz⟧",\n'
+        '    "volume": ⟦vol|7⟧, "issue": "⟦issue|2⟧", "page": "⟦page|10-20⟧",\n'
+        '    "note": null, "custom": {"nested": true}\n'
+        "  }⟧\n"
+        "]\n"
+    )
+    t = m.text
+    bib = parse_csl_json(JSON, t)
+    assert bib.format is BibFormat.CSL_JSON and bib.complete and not bib.problems
+    (e,) = bib.entries
+    assert e.key == "smith:2020" and e.key_span == m.named["key"] and sl(t, e.key_span) == e.key
+    assert e.entry_type == "article-journal"
+    assert e.span == m.named["item"]
+    assert [f.name for f in e.fields] == [
+        "title",
+        "author",
+        "year",
+        "journal",
+        "doi",
+        "volume",
+        "number",
+        "pages",
+    ]
+    title = e.field("title")
+    assert title is not None
+    assert title.value == 'A "quoted" title' and title.value_span == m.named["title"]
+    assert title.name_span == m.named["tn"]
+    assert e.get("author") == "Smith, Jane and van den Berg, A. and The Consortium"
+    assert e.field("author").value_span == m.named["auth"]  # type: ignore[union-attr]
+    for name, marker in (
+        ("year", "year"),
+        ("journal", "journal"),
+        ("doi", "doi"),
+        ("volume", "vol"),
+        ("number", "issue"),
+        ("pages", "page"),
+    ):
+        f = e.field(name)
+        assert f is not None and f.value_span == m.named[marker], name
+        assert sl(t, f.value_span) == f.value
+
+
+@pytest.mark.parametrize(
+    ("issued", "year"),
+    [
+        ('{"date-parts": [["2017", "07", "07"]]}', "2017"),
+        ('{"raw": "March 1999"}', "1999"),
+        ('{"literal": "ca. 1850"}', "1850"),
+        ('"2004-05"', "2004"),
+        ('{"date-parts": [[]]}', None),
+        ('{"date-parts": null}', None),
+    ],
+)
+def test_csl_json_issued_forms(issued: str, year: str | None) -> None:
+    t = f'[{{"id": "k", "type": "book", "issued": {issued}}}]'
+    (e,) = parse_csl_json(JSON, t).entries
+    assert e.get("year") == year
+    if year is not None:
+        f = e.field("year")
+        assert f is not None and year in sl(t, f.value_span)
+
+
+def test_csl_json_numeric_id_and_single_object() -> None:
+    bib = parse_csl_json(JSON, '{"id": 42, "title": "One"}')
+    (e,) = bib.entries
+    assert e.key == "42" and e.entry_type == "document"
+
+
+def test_csl_json_item_without_id_is_reported() -> None:
+    bib = parse_csl_json(JSON, '[{"title": "No id"}, {"id": "ok"}]')
+    assert [e.key for e in bib.entries] == ["ok"]
+    assert [p.code for p in bib.problems] == [Code.EMPTY_KEY]
+
+
+@pytest.mark.parametrize(
+    ("marked", "message"),
+    [
+        ('[{"id": "a"}, {"id": "b", "title": ⟦e|}⟧]', "expected a value"),
+        ('[{"id": "a"}, {"id": "b" ⟦e|"⟧title": "x"}]', "expected ',' or '}'"),
+        ('[{"id": "a"}, {⟦e|i⟧d: "b"}]', "unexpected character"),
+        ('[{"id": "a"}, {"id": "b"}⟦e|⟧', "end of the file"),
+        ('[{"id": "a"}] ⟦e|x⟧', "unexpected"),
+        ('[{"id": "a"}, {"id": "b\n"}]', "unexpected character"),
+    ],
+)
+def test_malformed_json_is_a_finding_with_position(marked: str, message: str) -> None:
+    m = parse_markers(marked)
+    bib = parse_csl_json(JSON, m.text)
+    (p,) = bib.problems
+    assert p.code is Code.BIB_SYNTAX and message in p.message
+    if "e" in m.named:
+        assert p.location.span.start == m.named["e"].start
+    assert not bib.complete
+    assert bib.entries[0].key == "a"  # items before the error are kept
+
+
+def test_csl_yaml_pandoc_references_with_spans() -> None:
+    m = parse_markers(
+        "---\n"
+        "references:\n"
+        "- id: ⟦key|doe99⟧\n"
+        "  type: book\n"
+        "  ⟦tn|title⟧: '⟦title|An ''apostrophe'' book⟧'\n"
+        "  author:\n"
+        "  - family: Doe\n"
+        "    given: John\n"
+        "  issued:\n"
+        "  - year: ⟦year|1999⟧\n"
+        "  publisher: ⟦pub|Some Press⟧\n"
+        '- id: "⟦key2|second⟧"\n'
+        "  issued: {date-parts: [[⟦year2|2001⟧]]}\n"
+        "  DOI: ⟦doi|10.1/abc⟧\n"
+        "...\n"
+    )
+    t = m.text
+    bib = parse_csl_yaml(YAML, t)
+    assert bib.format is BibFormat.CSL_YAML and bib.complete and not bib.problems
+    first, second = bib.entries
+    assert (first.key, first.key_span) == ("doe99", m.named["key"])
+    assert first.entry_type == "book"
+    title = first.field("title")
+    assert title is not None and title.value == "An 'apostrophe' book"
+    assert title.value_span == m.named["title"] and title.name_span == m.named["tn"]
+    assert first.get("author") == "Doe, John"
+    assert first.field("year").value_span == m.named["year"]  # type: ignore[union-attr]
+    assert first.field("publisher").value_span == m.named["pub"]  # type: ignore[union-attr]
+    assert (second.key, second.key_span) == ("second", m.named["key2"])
+    assert second.field("year").value_span == m.named["year2"]  # type: ignore[union-attr]
+    assert second.field("doi").value_span == m.named["doi"]  # type: ignore[union-attr]
+
+
+def test_csl_yaml_bare_list() -> None:
+    bib = parse_csl_yaml(YAML, "- id: a\n  title: A\n- id: b\n")
+    assert [e.key for e in bib.entries] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        "references:\n- id: a\n- id: b\n  title: [unclosed⟦e|⟧\n",
+        "references:\n- id: a\n  title: x\n ⟦e|-⟧ id: b\n",
+        'references:\n- id: a\n  title: "x⟦e|⟧\n',
+    ],
+)
+def test_malformed_yaml_is_a_finding_with_position(marked: str) -> None:
+    m = parse_markers(marked)
+    bib = parse_csl_yaml(YAML, m.text)
+    (p,) = bib.problems
+    assert p.code is Code.BIB_SYNTAX and p.message.startswith("invalid YAML")
+    assert abs(p.location.span.start - m.named["e"].start) <= 2
+    assert not bib.complete
+
+
+# -- real files ---------------------------------------------------------------------------
+
+
+def _real_json() -> list[Path]:
+    return [*sorted((DATA / "csl").glob("*.json")), DATA / "bibs" / "manubot-bibliography.json"]
+
+
+@pytest.mark.parametrize("path", _real_json(), ids=lambda p: p.name)
+def test_real_csl_json_items_match_json_module(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    data = json.loads(text)
+    items = data if isinstance(data, list) else [data]
+    bib = parse_csl_json(path, text)
+    assert bib.complete
+    with_id = [i for i in items if i.get("id")]
+    assert [e.key for e in bib.entries] == [str(i["id"]) for i in with_id]
+    for e, item in zip(bib.entries, with_id, strict=True):
+        assert sl(text, e.key_span) == e.key
+        assert e.entry_type == str(item.get("type", "document")).lower()
+        if isinstance(item.get("title"), str):
+            assert e.get("title") == item["title"]
+        if isinstance(item.get("DOI"), str):
+            assert e.get("doi") == item["DOI"]
+            f = e.field("doi")
+            assert f is not None and sl(text, f.value_span) == item["DOI"]
+        if item.get("author"):
+            assert e.get("author")
+        assert text[e.span.start] == "{" and text[e.span.end - 1] == "}"
+        assert json.loads(text[e.span.start : e.span.end]) == item
+
+
+@pytest.mark.parametrize("path", _real_json(), ids=lambda p: p.name)
+def test_real_items_as_csl_yaml_read_like_json(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    data = json.loads(text)
+    items = data if isinstance(data, list) else [data]
+    as_yaml = yaml.safe_dump({"references": items}, allow_unicode=True, sort_keys=False)
+    from_json = parse_csl_json(path, text)
+    from_yaml = parse_csl_yaml(path, as_yaml)
+    assert from_yaml.complete
+    assert [e.key for e in from_yaml.entries] == [e.key for e in from_json.entries]
+    for a, b in zip(from_yaml.entries, from_json.entries, strict=True):
+        assert sl(as_yaml, a.key_span) == a.key
+        for name in ("title", "author", "year", "journal", "doi", "volume", "pages"):
+            assert a.get(name) == b.get(name), (a.key, name)

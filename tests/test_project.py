@@ -1,0 +1,561 @@
+"""The workspace model: file discovery, the project graph, bibliography resolution, caching
+and the queries the language server uses."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from markers import write_project
+
+from citewarden.model import Code, DocumentKind, Finding
+from citewarden.project import Workspace, changed_region, normalize_path
+from citewarden.settings import Settings
+
+
+def _rel(root: Path, paths: Sequence[Path]) -> list[str]:
+    return [p.relative_to(root).as_posix() for p in paths]
+
+
+def _project(ws: Workspace, root: Path, name: str):  # type: ignore[no-untyped-def]
+    target = normalize_path(root / name)
+    matches = [p for p in ws.projects() if p.root == target]
+    assert len(matches) == 1, [p.root for p in ws.projects()]
+    return matches[0]
+
+
+# ---------------------------------------------------------------------------------------
+# the LaTeX include graph
+# ---------------------------------------------------------------------------------------
+
+INCLUDE_CASES = {
+    "input without extension, relative to the root's directory": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{chapters/one}
+\end{document}
+--- chapters/one.tex
+\input{chapters/two}
+--- chapters/two.tex
+Two.
+""",
+        ["main.tex", "chapters/one.tex", "chapters/two.tex"],
+    ),
+    "include appends .tex; input with an extension": (
+        r"""
+--- main.tex
+\documentclass{book}
+\begin{document}
+\include{intro}
+\input{appendix.tex}
+\end{document}
+--- intro.tex
+Intro.
+--- appendix.tex
+Appendix.
+""",
+        ["main.tex", "intro.tex", "appendix.tex"],
+    ),
+    "import: base directory from the root; inputs inside are relative to it": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\import{parts/a/}{section}
+\end{document}
+--- parts/a/section.tex
+\input{figure}
+--- parts/a/figure.tex
+Figure.
+""",
+        ["main.tex", "parts/a/section.tex", "parts/a/figure.tex"],
+    ),
+    "subimport: base directory relative to the importing file": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\import{parts/}{part}
+\end{document}
+--- parts/part.tex
+\subimport{sub/}{leaf}
+--- parts/sub/leaf.tex
+Leaf.
+""",
+        ["main.tex", "parts/part.tex", "parts/sub/leaf.tex"],
+    ),
+    "subfile": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{subfiles}
+\begin{document}
+\subfile{sections/results}
+\end{document}
+--- sections/results.tex
+Results.
+""",
+        ["main.tex", "sections/results.tex"],
+    ),
+    "a cycle of inputs terminates": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{a}
+\end{document}
+--- a.tex
+\input{b}
+--- b.tex
+\input{a}
+""",
+        ["main.tex", "a.tex", "b.tex"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(INCLUDE_CASES))
+def test_include_graph(tmp_path: Path, name: str) -> None:
+    fixture, expected = INCLUDE_CASES[name]
+    write_project(tmp_path, fixture)
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    assert project.kind is DocumentKind.LATEX
+    assert _rel(tmp_path, project.documents) == expected
+    assert project.missing == ()
+
+
+def test_a_chapter_included_by_two_roots_belongs_to_both(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- paper.tex
+\documentclass{article}
+\begin{document}\input{shared}\bibliography{paper}\end{document}
+--- supplement.tex
+\documentclass{article}
+\begin{document}\input{shared}\bibliography{supp}\end{document}
+--- shared.tex
+\cite{a}
+--- paper.bib
+@misc{a, title={A}}
+--- supp.bib
+@misc{b, title={B}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    owners = sorted(p.root.name for p in ws.projects_of(tmp_path / "shared.tex"))
+    assert owners == ["paper.tex", "supplement.tex"]
+    # defined for the paper, dangling for the supplement: reported once, on the chapter
+    findings = ws.check()[normalize_path(tmp_path / "shared.tex")]
+    assert [(f.code, f.data["key"]) for f in findings] == [(Code.DANGLING, "a")]
+
+
+def test_magic_root_comment_makes_a_chapter_part_of_its_root(tmp_path: Path) -> None:
+    marks = write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{sections/intro}
+\bibliography{refs}
+\end{document}
+--- sections/intro.tex
+% !TEX root = ../main.tex
+We cite \cite{smith2020} and \cite{⟦bad|unknwn⟧}.
+--- refs.bib
+@article{smith2020, title={Known}}
+@article{unknown, title={Unknown}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    chapter = ws.add_file(tmp_path / "sections/intro.tex")  # only the chapter is opened
+    roots = [p.root.name for p in ws.projects_of(chapter)]
+    assert roots == ["main.tex"]
+    findings = ws.check()[chapter]
+    assert [(f.code, f.location.span) for f in findings] == [
+        (Code.DANGLING, marks["sections/intro.tex"].named["bad"])
+    ]
+    assert findings[0].data["suggestions"] == ["unknown"]
+
+
+def test_a_latex_file_outside_every_root_is_standalone(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- notes.tex
+Some notes that cite \cite{somewhere}.
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    (project,) = ws.projects()
+    assert project.standalone
+    # no bibliography named: nothing to compare with, so no dangling citation
+    assert ws.check() == {normalize_path(tmp_path / "notes.tex"): []}
+
+
+# ---------------------------------------------------------------------------------------
+# bibliography resolution
+# ---------------------------------------------------------------------------------------
+
+BIB_CASES = {
+    "bibliography list, with and without .bib": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\bibliography{refs,more.bib}
+\end{document}
+--- refs.bib
+--- more.bib
+""",
+        ["refs.bib", "more.bib"],
+    ),
+    "relative to the root, also when named in a chapter": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{chap/end}
+\end{document}
+--- chap/end.tex
+\bibliography{bib/refs}
+--- bib/refs.bib
+""",
+        ["bib/refs.bib"],
+    ),
+    "biblatex resources": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{refs.bib}
+\addbibresource[label=x]{other.bib}
+\addglobalbib{global.bib}
+\begin{document}
+\printbibliography
+\end{document}
+--- refs.bib
+--- other.bib
+--- global.bib
+""",
+        ["refs.bib", "other.bib", "global.bib"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BIB_CASES))
+def test_bibliography_resolution(tmp_path: Path, name: str) -> None:
+    fixture, expected = BIB_CASES[name]
+    write_project(tmp_path, fixture)
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    assert _rel(tmp_path, project.bibliographies) == expected
+    assert project.missing == ()
+
+
+def test_bibinputs_is_searched_after_the_root_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- paper/main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{central}\end{document}
+--- library/central.bib
+@misc{a, title={A}}
+""",
+    )
+    ws = Workspace(root=tmp_path / "paper")
+    ws.add_file(tmp_path / "paper/main.tex")
+    project = _project(ws, tmp_path, "paper/main.tex")
+    assert project.bibliographies == ()
+    assert [m.target for m in project.missing] == ["central"]
+
+    monkeypatch.setenv("BIBINPUTS", f"/nonexistent:{tmp_path / 'library'}//:")
+    ws.invalidate(tmp_path / "library/central.bib")
+    project = _project(ws, tmp_path, "paper/main.tex")
+    assert _rel(tmp_path, project.bibliographies) == ["library/central.bib"]
+    assert all(fs == [] for fs in ws.check().values())
+
+
+def test_markdown_front_matter_and_quarto_metadata(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- _quarto.yml
+project:
+  type: manuscript
+bibliography: shared.bib
+--- chapters/_metadata.yml
+bibliography: chapter.json
+--- chapters/one.qmd
+---
+title: One
+bibliography:
+  - local.bib
+---
+See @a, @b and @c.
+--- shared.bib
+@misc{a, title={A}}
+--- chapters/chapter.json
+[{"id": "b", "type": "book", "title": "B"}]
+--- chapters/local.bib
+@misc{c, title={C}}
+--- elsewhere/two.md
+---
+bibliography: refs.bib
+---
+[@z]
+--- elsewhere/refs.bib
+@misc{z, title={Z}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    one = _project(ws, tmp_path, "chapters/one.qmd")
+    assert one.kind is DocumentKind.MARKDOWN
+    assert sorted(_rel(tmp_path, one.bibliographies)) == [
+        "chapters/chapter.json",
+        "chapters/local.bib",
+        "shared.bib",
+    ]
+    assert _rel(tmp_path, one.metadata) == ["_quarto.yml", "chapters/_metadata.yml"]
+    # _quarto.yml at the top applies to every document below it
+    two = _project(ws, tmp_path, "elsewhere/two.md")
+    assert _rel(tmp_path, two.bibliographies) == ["shared.bib", "elsewhere/refs.bib"]
+    assert all(fs == [] for fs in ws.check().values()), ws.check()
+
+
+def test_missing_links_are_recorded(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{nothere}
+\bibliography{refs,gone}
+\end{document}
+--- refs.bib
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    assert [(m.link.kind.value, m.target) for m in project.missing] == [
+        ("include", "nothere"),
+        ("bibliography", "gone"),
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# discovery, overlays, caching
+# ---------------------------------------------------------------------------------------
+
+
+def test_add_folder_skips_hidden_vendor_and_ignored_files(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- paper.tex
+x
+--- refs.bib
+--- notes/readme.md
+x
+--- drafts/old.tex
+x
+--- .git/x.tex
+x
+--- node_modules/pkg/readme.md
+x
+--- .venv/lib/doc.md
+x
+--- figure.png
+x
+""",
+    )
+    ws = Workspace(Settings(ignore=("drafts/*",)), root=tmp_path)
+    found = ws.add_folder(tmp_path)
+    assert sorted(_rel(tmp_path, found)) == ["notes/readme.md", "paper.tex", "refs.bib"]
+
+
+class CountingReader:
+    def __init__(self) -> None:
+        self.reads: list[Path] = []
+
+    def __call__(self, path: Path) -> tuple[str, Sequence[Finding]]:
+        self.reads.append(path)
+        return path.read_text(encoding="utf-8"), ()
+
+
+def test_files_are_read_and_parsed_once_per_version(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{a, title={A}}
+""",
+    )
+    reader = CountingReader()
+    ws = Workspace(reader=reader, root=tmp_path)
+    main = ws.add_file(tmp_path / "main.tex")
+    bib = normalize_path(tmp_path / "refs.bib")
+    ws.check()
+    first_doc = ws.document(main)
+    ws.check()
+    assert ws.document(main) is first_doc
+    assert sorted(p.name for p in reader.reads) == ["main.tex", "refs.bib"]
+
+    # an editor buffer replaces the disk text, without reading the disk again
+    ws.set_text(main, r"\documentclass{article}\begin{document}\cite{b}\bibliography{refs}\end{document}")
+    assert [f.data["key"] for f in ws.check()[main]] == ["b"]
+    assert ws.document(main) is not first_doc
+    assert len(reader.reads) == 2
+
+    # closing the buffer goes back to the disk version (read again)
+    ws.close(main)
+    assert ws.check()[main] == []
+    assert len(reader.reads) == 3
+
+    # a change on disk is seen after invalidate()
+    bib_path = tmp_path / "refs.bib"
+    bib_path.write_text("@misc{c, title={C}}\n", encoding="utf-8")
+    assert ws.check()[main] == []
+    ws.invalidate(bib_path)
+    assert [f.data["key"] for f in ws.check()[main]] == ["a"]
+    assert ws.check()[bib] and ws.check()[bib][0].code is Code.ORPHAN
+
+
+def test_check_reports_every_known_file(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{a, title={A}}
+--- data.json
+{"not": "a bibliography"}
+--- notes.md
+Plain notes, no citations.
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    result = ws.check()
+    assert sorted(_rel(tmp_path, list(result))) == ["data.json", "main.tex", "notes.md", "refs.bib"]
+    assert all(findings == [] for findings in result.values())
+
+
+def test_unreadable_file_is_a_finding(tmp_path: Path) -> None:
+    def reader(path: Path) -> tuple[str, Sequence[Finding]]:
+        if path.name == "refs.bib":
+            raise PermissionError(13, "Permission denied")
+        return path.read_text(encoding="utf-8"), ()
+
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{a, title={A}}
+""",
+    )
+    ws = Workspace(reader=reader, root=tmp_path)
+    ws.add_folder(tmp_path)
+    result = ws.check()
+    bib = result[normalize_path(tmp_path / "refs.bib")]
+    assert [(f.code, f.message) for f in bib] == [
+        (Code.FILE_UNREADABLE, "cannot read refs.bib: Permission denied")
+    ]
+
+
+# ---------------------------------------------------------------------------------------
+# queries for the language server
+# ---------------------------------------------------------------------------------------
+
+QUERY_FIXTURE = r"""
+--- paper.tex
+\documentclass{article}
+\begin{document}
+See \cite{⟦c1|Knuth84⟧} and \citep[p.~3]{⟦c2|lamport⟧}.
+\bibliography{refs}
+\end{document}
+--- notes.md
+---
+bibliography: refs.bib
+---
+As @⟦c3|lamport⟧ shows.
+--- refs.bib
+⟦e1|@book{⟦k1|knuth84⟧, title={The {\TeX}book}, year={1984}}⟧
+@book{⟦k2|lamport⟧, title={LaTeX}, year={1994}, ids={lamport94}}
+"""
+
+
+def test_queries(tmp_path: Path) -> None:
+    marks = write_project(tmp_path, QUERY_FIXTURE)
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    paper = normalize_path(tmp_path / "paper.tex")
+    notes = normalize_path(tmp_path / "notes.md")
+    bib = normalize_path(tmp_path / "refs.bib")
+    m_paper, m_notes, m_bib = marks["paper.tex"], marks["notes.md"], marks["refs.bib"]
+
+    visible = ws.entries_for(paper)
+    assert sorted(visible) == ["knuth84", "lamport", "lamport94"]
+    assert visible["lamport94"][0].key == "lamport"
+    assert sorted(ws.entries_for(bib)) == ["knuth84", "lamport", "lamport94"]
+    # exact match first, then the casefolded one BibTeX would use
+    assert [e.key for e in ws.lookup(paper, "Knuth84")] == ["knuth84"]
+    assert ws.lookup(paper, "nobody") == []
+
+    places = sorted((p.name, c.span) for p, c in ws.citations_of("lamport"))
+    assert places == sorted(
+        [("paper.tex", m_paper.named["c2"]), ("notes.md", m_notes.named["c3"])]
+    )
+    # an ids alias finds the citations of its entry
+    assert sorted((p.name, c.span) for p, c in ws.citations_of("lamport94")) == places
+
+    entry = ws.entry_at(bib, m_bib.named["k1"].start + 2)
+    assert entry is not None and entry.key == "knuth84"
+    assert entry.span == m_bib.named["e1"]
+    assert ws.entry_at(paper, 0) is None
+
+    cit = ws.citation_at(paper, m_paper.named["c2"].end)
+    assert cit is not None and cit.key == "lamport"
+    assert ws.citation_at(paper, 0) is None
+    assert ws.document(paper) is not None and ws.bibliography(paper) is None
+    assert ws.bibliography(bib) is not None and ws.document(bib) is None
+    assert sorted(e.key for e in ws.all_entries()) == ["knuth84", "lamport"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("abcdef", "abcdef", (6, 6, 6)),
+        ("abcdef", "abXYef", (2, 4, 4)),
+        ("abcdef", "abef", (2, 4, 2)),
+        ("abab", "ababab", (4, 4, 6)),
+        ("x" * 10000 + "a" + "y" * 9000, "x" * 10000 + "bb" + "y" * 9000, (10000, 10001, 10002)),
+    ],
+)
+def test_changed_region(old: str, new: str, expected: tuple[int, int, int]) -> None:
+    start, old_end, new_end = changed_region(old, new)
+    assert (start, old_end, new_end) == expected
+    assert old[:start] + new[start:new_end] + old[old_end:] == new

@@ -1,0 +1,133 @@
+"""The offline snapshot source: a JSONL file of real Crossref work records indexed into
+SQLite FTS5 on first use, queried by DOI and by title."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from citewarden.settings import VerifySettings
+from citewarden.verify.records import Outcome, Query
+from citewarden.verify.sources import CachedSource, SnapshotSource, build_sources
+
+DATA = Path(__file__).parent / "data" / "snapshot" / "crossref-works.jsonl"
+
+
+def works() -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for line in DATA.read_text(encoding="utf-8").splitlines():
+        d = json.loads(line)
+        out.extend(d.get("items", [d]))
+    return out
+
+
+@pytest.fixture
+def snap(tmp_path: Path) -> SnapshotSource:
+    path = tmp_path / "works.jsonl"
+    shutil.copy(DATA, path)
+    return SnapshotSource(path, tmp_path / "index")
+
+
+async def test_by_doi(snap: SnapshotSource) -> None:
+    work = next(w for w in works() if w["DOI"] == "10.1145/3448016.3452841")
+    result = await snap.by_doi("https://doi.org/10.1145/3448016.3452841")
+    assert result.outcome is Outcome.FOUND
+    rec = result.records[0]
+    assert rec.source == "snapshot"
+    assert rec.title == work["title"][0]  # type: ignore[index]
+    assert rec.subtitle == work["subtitle"][0]  # type: ignore[index]
+    assert rec.authors[0].family == work["author"][0]["family"]  # type: ignore[index]
+    assert rec.year == 2021
+
+
+async def test_unknown_doi_not_found(snap: SnapshotSource) -> None:
+    assert (await snap.by_doi("10.9999/not.in.snapshot")).outcome is Outcome.NOT_FOUND
+
+
+async def test_every_record_is_indexed_including_page_lines(snap: SnapshotSource) -> None:
+    for w in works():
+        result = await snap.by_doi(str(w["DOI"]))
+        assert result.outcome is Outcome.FOUND, w["DOI"]
+
+
+async def test_search_by_title(snap: SnapshotSource) -> None:
+    result = await snap.search(
+        Query("approximation by superpositions of a sigmoidal function", limit=3)
+    )
+    assert result.records[0].doi == "10.1007/bf02551274"
+    assert result.records[0].relevance is not None
+    # words in another order, one missing, different case
+    result = await snap.search(Query("PROTEIN data bank the", limit=3))
+    assert result.records[0].title == "The Protein Data Bank"
+
+
+async def test_search_with_authors_ranks_the_right_work(snap: SnapshotSource) -> None:
+    result = await snap.search(Query("forecast trap", ("Boettiger",), limit=5))
+    assert result.records[0].title == "The forecast trap"
+
+
+async def test_search_that_matches_nothing(snap: SnapshotSource) -> None:
+    result = await snap.search(Query("zzzqqq xxyyzz"))
+    assert result.outcome is Outcome.NOT_FOUND
+    assert (await snap.search(Query("the of and"))).outcome is Outcome.NOT_FOUND
+
+
+async def test_notices_none_in_snapshot(snap: SnapshotSource) -> None:
+    # the ppat record's update-to points at itself (new_version): not a notice about it
+    result = await snap.notices("10.1371/journal.ppat.1008184")
+    assert result.outcome is Outcome.NOT_FOUND
+
+
+async def test_index_is_built_once_and_rebuilt_on_change(tmp_path: Path) -> None:
+    path = tmp_path / "works.jsonl"
+    shutil.copy(DATA, path)
+    first = SnapshotSource(path, tmp_path / "index")
+    await first.by_doi("10.1093/nar/28.1.235")
+    index = first.index_path()
+    assert index.exists()
+    stamp = index.stat().st_mtime_ns
+    first.close()
+    second = SnapshotSource(path, tmp_path / "index")
+    assert (await second.by_doi("10.1093/nar/28.1.235")).outcome is Outcome.FOUND
+    assert index.stat().st_mtime_ns == stamp  # reused
+    second.close()
+    # keep only the first line: a new index, and the dropped works are gone
+    path.write_text(DATA.read_text(encoding="utf-8").splitlines()[0] + "\n", encoding="utf-8")
+    third = SnapshotSource(path, tmp_path / "index")
+    assert third.index_path() != index
+    assert (await third.by_doi("10.1093/nar/28.1.235")).outcome is Outcome.NOT_FOUND
+    assert (await third.by_doi("10.1371/journal.pone.0033693")).outcome is Outcome.FOUND
+    third.close()
+
+
+async def test_bad_lines_are_skipped(tmp_path: Path) -> None:
+    lines = DATA.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "works.jsonl"
+    # a line cut in half (as by an interrupted download) between two good ones
+    path.write_text(
+        "\n".join([lines[0], lines[1][: len(lines[1]) // 2], lines[5]]) + "\n", encoding="utf-8"
+    )
+    snap = SnapshotSource(path, tmp_path / "index")
+    assert (await snap.by_doi("10.1093/nar/28.1.235")).outcome is Outcome.FOUND
+    assert (await snap.by_doi("10.1145/3448016.3452841")).outcome is Outcome.NOT_FOUND
+    assert snap.skipped == 1
+    snap.close()
+
+
+async def test_missing_file_is_failed(tmp_path: Path) -> None:
+    snap = SnapshotSource(tmp_path / "nope.jsonl", tmp_path / "index")
+    result = await snap.by_doi("10.1093/nar/28.1.235")
+    assert result.outcome is Outcome.FAILED and "snapshot" in (result.reason or "")
+
+
+async def test_registry_puts_snapshot_first(tmp_path: Path) -> None:
+    settings = VerifySettings(sources=("crossref", "openalex"), snapshot=str(DATA), offline=True)
+    sources = build_sources(settings, cache=None, snapshot_index_dir=tmp_path / "idx", env={})
+    assert [s.name for s in sources] == ["snapshot", "crossref", "openalex"]
+    assert isinstance(sources[0], SnapshotSource)
+    assert all(isinstance(s, CachedSource) and s.offline for s in sources[1:])
+    assert (await sources[0].by_doi("10.1093/nar/28.1.235")).outcome is Outcome.FOUND
+    sources[0].close()

@@ -1,0 +1,90 @@
+"""Source configuration (settings over environment over defaults) and the registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import replay as replay_fixtures
+from citewarden.settings import SOURCE_NAMES, VerifySettings, load_settings
+from citewarden.verify.config import DEFAULT_BASE_URLS, URL_ENV, resolve_config
+from citewarden.verify.records import Outcome
+from citewarden.verify.sources import CachedSource, build_sources, make_http, open_sources
+from replay import ReplayServer
+
+# the loopback replay fixtures
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+
+
+def test_defaults() -> None:
+    config = resolve_config(VerifySettings(), env={})
+    assert config.base_url("crossref") == "https://api.crossref.org"
+    assert config.base_urls == DEFAULT_BASE_URLS
+    assert config.mailto is None and config.secrets == ()
+
+
+def test_every_source_has_an_env_variable() -> None:
+    assert set(URL_ENV) == set(SOURCE_NAMES)
+    env = {var: f"http://mirror.test/{name}/" for name, var in URL_ENV.items()}
+    config = resolve_config(VerifySettings(), env=env)
+    for name in SOURCE_NAMES:
+        assert config.base_url(name) == f"http://mirror.test/{name}"
+
+
+def test_explicit_settings_win_over_environment() -> None:
+    env = {
+        "CITEWARDEN_CROSSREF_URL": "http://env.test",
+        "CITEWARDEN_MAILTO": "env@example.org",
+        "CITEWARDEN_OPENALEX_API_KEY": "env-oa",
+        "CITEWARDEN_S2_API_KEY": "env-s2",
+        "CITEWARDEN_NCBI_API_KEY": "env-ncbi",
+    }
+    settings, problems = load_settings(
+        None,
+        (
+            {
+                "verify": {
+                    "base-urls": {"crossref": "http://settings.test"},
+                    "mailto": "me@example.org",
+                    "s2-api-key": "set-s2",
+                }
+            },
+            "test",
+        ),
+    )
+    assert problems == []
+    config = resolve_config(settings.verify, env=env)
+    assert config.base_url("crossref") == "http://settings.test"
+    assert config.mailto == "me@example.org"
+    assert config.s2_api_key == "set-s2"
+    assert config.openalex_api_key == "env-oa" and config.ncbi_api_key == "env-ncbi"
+    assert set(config.secrets) == {"env-oa", "set-s2", "env-ncbi"}
+    assert "env-oa" not in repr(config) and "set-s2" not in repr(config)
+
+
+def test_make_source_for_every_name() -> None:
+    config = resolve_config(VerifySettings(), env={})
+    sources = build_sources(config, make_http(config), cache=None)
+    assert [s.name for s in sources] == list(SOURCE_NAMES)
+    assert all(callable(s.by_doi) and callable(s.search) for s in sources)
+
+
+def test_configured_order_and_subset() -> None:
+    settings = VerifySettings(sources=("openalex", "crossref"))
+    sources = build_sources(settings, cache=None, env={})
+    assert [s.name for s in sources] == ["openalex", "crossref"]
+
+
+async def test_open_sources_end_to_end(replay: ReplayServer, tmp_path: Path) -> None:
+    settings = VerifySettings(
+        sources=("crossref", "doi"), base_urls=replay.base_urls, mailto="me@example.org"
+    )
+    async with open_sources(settings, env={}, cache_dir=tmp_path / "cache") as ss:
+        crossref = ss.by_name("crossref")
+        assert isinstance(crossref, CachedSource)
+        first = await crossref.by_doi("10.1371/journal.pone.0033693")
+        again = await crossref.by_doi("10.1371/journal.pone.0033693")
+        assert first.outcome is Outcome.FOUND and again.from_cache
+        assert "mailto:me@example.org" in replay.log[0].headers["user-agent"]
+    assert replay.requests_to("/crossref") == 1
+    assert (tmp_path / "cache").is_dir()
