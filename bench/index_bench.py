@@ -161,29 +161,32 @@ def measure_workspace(folder: Path) -> dict[str, object]:
     except ImportError as exc:  # pragma: no cover - layer not present
         return {"error": f"project layer unavailable: {exc}"}
     bib = folder / "refs.bib"
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     ws = Workspace(root=folder)
     ws.add_folder(folder)
     findings = ws.check()
-    full = time.perf_counter() - t0
+    full, full_cpu = time.perf_counter() - t0, time.process_time() - c0
     counts: dict[str, int] = {}
     for items in findings.values():
         for f in items:
             counts[f.code.value] = counts.get(f.code.value, 0) + 1
     text = ws.text(bib)
     assert text is not None
-    rechecks = []
+    rechecks, rechecks_cpu = [], []
     shift = 0
     for offset in _edit_offsets(text, EDITS):
         text = _edit(text, offset + shift)
         shift += len(" revised")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         ws.set_text(bib, text)
         ws.check()
         rechecks.append(time.perf_counter() - t0)
+        rechecks_cpu.append(time.process_time() - c0)
     return {
         "full_index_s": full,
+        "full_index_cpu_s": full_cpu,
         "recheck_s": rechecks,
+        "recheck_cpu_s": rechecks_cpu,
         "findings": counts,
         "peak_rss_mb": _peak_mb(),
     }
@@ -191,12 +194,13 @@ def measure_workspace(folder: Path) -> dict[str, object]:
 
 def measure_parser(folder: Path) -> dict[str, object]:
     text = (folder / "refs.bib").read_text(encoding="utf-8")
-    times = []
+    times, cpu = [], []
     bib = None
     for _ in range(3):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         bib = parse_bibtex(Path("refs.bib"), text)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     assert bib is not None
     t0 = time.perf_counter()
     fields = sum(len(e.fields) for e in bib.entries)
@@ -215,6 +219,7 @@ def measure_parser(folder: Path) -> dict[str, object]:
         "fields": fields,
         "bytes": len(text.encode("utf-8")),
         "parse_s": min(times),
+        "parse_cpu_s": min(cpu),
         "materialise_all_fields_s": materialise,
         "reparse_s": reparse,
         "peak_rss_mb": _peak_mb(),
@@ -225,11 +230,12 @@ def measure_bibtexparser(folder: Path) -> dict[str, object]:
     import bibtexparser
 
     text = (folder / "refs.bib").read_text(encoding="utf-8")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     library = bibtexparser.parse_string(text)
-    elapsed = time.perf_counter() - t0
+    elapsed, elapsed_cpu = time.perf_counter() - t0, time.process_time() - c0
     return {
         "parse_s": elapsed,
+        "parse_cpu_s": elapsed_cpu,
         "entries": len(library.entries),
         "failed_blocks": len(library.failed_blocks),
         "peak_rss_mb": _peak_mb(),
@@ -294,7 +300,10 @@ def main() -> int:
             f"project: {len(keys)} entries in refs.bib ({size / 1e6:.1f} MB), "
             f"{args.files} LaTeX files (built in {built:.1f} s)"
         )
-        print(f"machine reference: sum(range(10**6)) = {_ms(machine_reference())}")
+        print(
+            f"machine reference: sum(range(10**6)) = {_ms(machine_reference())} "
+            "(about 15 ms on an idle laptop; scale the figures below by the ratio)"
+        )
         ws = _child("workspace", folder)
         parser = _child("parser", folder)
         bp = {} if args.skip_bibtexparser else _child("bibtexparser", folder)
@@ -308,9 +317,12 @@ def main() -> int:
         print(
             f"  full index, cold:            {_ms(float(ws['full_index_s']))}   (target <= 1000 ms)"
         )  # type: ignore[arg-type]
+        cpu = ws["recheck_cpu_s"]
+        assert isinstance(cpu, list)
         print(
-            f"  re-check after 1 edit:       median {_ms(statistics.median(rechecks))}, "
-            f"max {_ms(max(rechecks))} over {len(rechecks)} edits   (target <= 50 ms)"
+            f"  re-check after 1 edit:       median {_ms(statistics.median(rechecks))} wall "
+            f"({_ms(statistics.median(cpu))} CPU), max {_ms(max(rechecks))} over "
+            f"{len(rechecks)} edits   (target <= 50 ms)"
         )
         print(
             f"  peak RSS:                    {float(ws['peak_rss_mb']):.0f} MB   (target <= 250 MB)"
@@ -323,7 +335,8 @@ def main() -> int:
         reparse = parser["reparse_s"]
         assert isinstance(reparse, list)
         print(
-            f"  parse_bibtex:                {_ms(float(parser['parse_s']))} "  # type: ignore[arg-type]
+            f"  parse_bibtex:                {_ms(float(parser['parse_s']))} wall, "  # type: ignore[arg-type]
+            f"{_ms(float(parser['parse_cpu_s']))} CPU "  # type: ignore[arg-type]
             f"({parser['entries']} entries, {parser['fields']} fields)"
         )
         print(
@@ -340,7 +353,8 @@ def main() -> int:
             print(f"  failed: {bp['error']}")
         else:
             print(
-                f"  parse_string:                {_ms(float(bp['parse_s']))} "  # type: ignore[arg-type]
+                f"  parse_string:                {_ms(float(bp['parse_s']))} wall, "  # type: ignore[arg-type]
+                f"{_ms(float(bp['parse_cpu_s']))} CPU "  # type: ignore[arg-type]
                 f"({bp['entries']} entries), peak RSS {float(bp['peak_rss_mb']):.0f} MB"  # type: ignore[arg-type]
             )
     return 0

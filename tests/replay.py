@@ -119,7 +119,10 @@ class ReplayServer:
     def __init__(self, data_dir: Path = API_DATA) -> None:
         self.routes: dict[tuple[str, str, tuple[tuple[str, str], ...]], Route] = {}
         self.wildcards: dict[tuple[str, str], Route] = {}
+        #: Seconds added to every response (e.g. 0.1 for benchmarks) ...
         self.latency = 0.0
+        #: ... or per path prefix (the longest matching prefix wins), e.g. {"/arxiv": 0.5}.
+        self.latencies: dict[str, float] = {}
         self.counts: Counter[str] = Counter()
         self.log: list[Seen] = []
         self.unmatched: list[str] = []
@@ -206,6 +209,11 @@ class ReplayServer:
             self.log.clear()
             self.unmatched.clear()
         self.latency = 0.0
+        self.latencies = {}
+
+    def latency_for(self, path: str) -> float:
+        best = max((p for p in self.latencies if path.startswith(p)), key=len, default=None)
+        return self.latencies[best] if best is not None else self.latency
 
     def _take_fault(self, path: str) -> Fault | None:
         with self._lock:
@@ -285,8 +293,9 @@ class _Handler(BaseHTTPRequestHandler):
                     time.monotonic(),
                 )
             )
-        if r.latency:
-            time.sleep(r.latency)
+        delay = r.latency_for(path)
+        if delay:
+            time.sleep(delay)
         fault = r._take_fault(path)
         route = r.match(self.command, parts.path, parts.query)
         if fault is not None and fault.mode == "drop":

@@ -3,6 +3,7 @@ TTLs expire (injected clock), offline mode answers from the cache only, no secre
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -134,7 +135,8 @@ async def test_capabilities_are_mirrored(replay: ReplayServer, store: Cache) -> 
     crossref = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
     openalex = CachedSource(OpenAlexSource(http, replay.base_url("openalex")), store)
     await http.aclose()
-    assert hasattr(crossref, "notices") and not hasattr(crossref, "by_dois")
+    assert hasattr(crossref, "notices") and hasattr(crossref, "by_dois")
+    assert not hasattr(crossref, "by_arxiv")
     assert hasattr(openalex, "by_dois") and not hasattr(openalex, "notices")
     assert crossref.name == "crossref"
 
@@ -191,3 +193,16 @@ def test_commands_stats_clear_prune(
     assert cache_module.stats()["entries"] == 1
     assert cache_module.clear() == 1
     assert cache_module.stats()["entries"] == 0
+
+
+async def test_concurrent_identical_lookups_share_one_request(
+    replay: ReplayServer, store: Cache
+) -> None:
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    replay.latency = 0.2
+    a, b, c = await asyncio.gather(src.by_doi(DOI), src.by_doi(DOI.upper()), src.by_doi(DOI))
+    await http.aclose()
+    assert a.outcome is b.outcome is c.outcome is Outcome.FOUND
+    assert a.records == b.records == c.records
+    assert replay.requests_to("/crossref") == 1

@@ -6,18 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from markers import Marked, write_project
 
 from citewarden.model import Code, Finding, Fix, Severity
 from citewarden.project import Workspace, normalize_path
 from citewarden.settings import Settings, merge_settings
+from markers import Marked, write_project
 
 Expected = list[tuple[str, Code, str]]  # (file, code, marker name)
 
 
-def run(tmp_path: Path, fixture: str, settings: Settings | None = None) -> tuple[
-    dict[str, Marked], dict[str, list[Finding]]
-]:
+def run(
+    tmp_path: Path, fixture: str, settings: Settings | None = None
+) -> tuple[dict[str, Marked], dict[str, list[Finding]]]:
     marks = write_project(tmp_path, fixture)
     ws = Workspace(settings, root=tmp_path)
     ws.add_folder(tmp_path)
@@ -27,7 +27,9 @@ def run(tmp_path: Path, fixture: str, settings: Settings | None = None) -> tuple
     return marks, by_file
 
 
-def found_set(marks: dict[str, Marked], by_file: dict[str, list[Finding]]) -> set[tuple[str, Code, str]]:
+def found_set(
+    marks: dict[str, Marked], by_file: dict[str, list[Finding]]
+) -> set[tuple[str, Code, str]]:
     """Findings as (file, code, marker name); a span with no marker fails the test."""
     out: set[tuple[str, Code, str]] = set()
     for name, findings in by_file.items():
@@ -410,9 +412,7 @@ def test_orphan_fixes_remove_entry_and_add_nocite(tmp_path: Path) -> None:
         ),
     ],
 )
-def test_orphan_fix_adds_to_pandoc_nocite(
-    tmp_path: Path, front_matter: str, expected: str
-) -> None:
+def test_orphan_fix_adds_to_pandoc_nocite(tmp_path: Path, front_matter: str, expected: str) -> None:
     marks, by_file = run(
         tmp_path,
         f"""

@@ -332,6 +332,13 @@ def test_html_and_sarif_with_verdicts(
     pages = rules["pages-mismatch"]["locations"][0]["physicalLocation"]["region"]
     assert (pages["startLine"], pages["startColumn"]) == (9, 14)
     assert rules["volume-mismatch"]["level"] == "warning"
+    (fix,) = rules["pages-mismatch"]["fixes"]
+    (rep,) = fix["artifactChanges"][0]["replacements"]
+    assert rep["insertedContent"]["text"] == "303--314"
+    assert rep["deletedRegion"]["startLine"] == 9
+    (doi_fix,) = rules["missing-doi"]["fixes"]
+    inserted = doi_fix["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"]
+    assert inserted == ",\r\n\tDoi = {10.1093/nar/28.1.235}"
     props = log["runs"][0]["properties"]
     assert props["score"] == 96
     assert props["tiers"] == {"H": 0, "E": 0, "M": 2, "D": 0}

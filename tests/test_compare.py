@@ -149,3 +149,21 @@ def test_whole_comparison_of_an_entry_written_by_hand() -> None:
     assert result.volume.agreement is Agreement.EQUAL
     assert result.pages.agreement is Agreement.EQUAL
     assert result.score > 0.9
+
+
+def test_preprint_and_published_versions_are_one_work() -> None:
+    preprint = REC["10.1002/essoar.10504562.1"]  # Crossref posted-content (ESSOAr), 2020
+    entry = make_entry(
+        "k",
+        "article",
+        {
+            "title": preprint.title,
+            "author": " and ".join(f"{p.family}, {p.given}" for p in preprint.authors),
+            "journal": "Journal of Advances in Modeling Earth Systems",
+            "year": str((preprint.year or 0) + 2),
+        },
+    )
+    result = compare(normalize_entry(entry), preprint)
+    assert result.venue is Agreement.UNKNOWN  # the record is the other version
+    assert result.year is Agreement.NEAR  # published two years after the preprint
+    assert result.full_agreement

@@ -352,3 +352,39 @@ async def test_unchecked_doi_that_differs_from_the_found_work_is_flagged() -> No
     fields["doi"] = rec.doi or ""
     ok = await verifier.verify(make_entry("k2", "article", fields))
     assert ok.status is Status.VERIFIED
+
+
+async def test_cancel_during_a_run_keeps_finished_verdicts_only() -> None:
+    verifier, _ = memory_verifier(concurrency=1)
+    recs = [r for r in RECORDS if r.authors and r.venue][:8]
+    entries = [
+        make_entry(
+            f"c{i}",
+            "article",
+            {"title": r.title, "author": f"{r.authors[0].family}, {r.authors[0].given}"},
+        )
+        for i, r in enumerate(recs)
+    ]
+    cancel = asyncio.Event()
+
+    def stop_after_two(key: str, verdict: Verdict) -> None:
+        if len(done) == 1:
+            cancel.set()
+        done.append(key)
+
+    done: list[str] = []
+    results = await verifier.verify_many(entries, on_result=stop_after_two, cancel_event=cancel)
+    assert 2 <= len(results) < len(entries)
+    assert set(results) == set(done)
+
+
+async def test_a_failing_listener_does_not_stop_verification() -> None:
+    verifier, _ = memory_verifier()
+    recs = [r for r in RECORDS if r.authors][:3]
+    entries = [make_entry(f"l{i}", "article", {"title": r.title}) for i, r in enumerate(recs)]
+
+    def boom(key: str, verdict: Verdict) -> None:
+        raise ValueError("listener bug")
+
+    results = await verifier.verify_many(entries, on_result=boom)
+    assert len(results) == 3

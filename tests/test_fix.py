@@ -178,6 +178,36 @@ def test_trailing_comma_is_respected(tmp_path: Path) -> None:
     assert plan.new == b"@misc{k,\n    title = {T},\n    year = {2001},\n    doi = {10.1/x},\n}\n"
 
 
+def test_comment_after_the_last_field_and_parenthesised_entries(tmp_path: Path) -> None:
+    old = b"@misc(k,\n  title = {T},\n  year = 2001, % checked\n)\n"
+    plan = plan_bytes(tmp_path / "p.bib", old, {"k": {"doi": "10.1/x", "year": "2002"}})
+    assert plan.new == b"@misc(k,\n  title = {T},\n  year = 2002,\n  doi = {10.1/x}, % checked\n)\n"
+
+
+@pytest.mark.parametrize("name", [HOTT.name, JSS.name, AGU.name])
+def test_every_entry_of_real_files_takes_a_correction_and_a_new_field(name: str) -> None:
+    """Each entry, in whatever style it is written, gets one changed and one added field;
+    the re-parse shows exactly those two changes and nothing else."""
+    path = FIX_DATA / name
+    old = path.read_bytes()
+    bib = parse_bibtex(path, old.decode("utf-8"))
+    corrections: dict[str, dict[str, str]] = {}
+    for entry in bib.entries:
+        names = [f.name for f in entry.fields if f.expanded is None]
+        target = "year" if "year" in names else names[0]
+        corrections[entry.key] = {target: "1999", "x-checked": "yes"}
+    plan = plan_fix(bib, old, corrections)
+    assert not plan.skipped
+    fix.verify_plan(plan, parse_bibtex)
+    expected = {
+        (key, field): value
+        for key, fields in corrections.items()
+        for field, value in fields.items()
+    }
+    assert_only(old, plan.new, path, expected)
+    assert len(plan.new) > len(old)
+
+
 def test_bare_number_gets_braces_when_the_new_value_is_not_a_number(tmp_path: Path) -> None:
     old = b"@article{k, title = {T}, number = 4}\n"
     plan = plan_bytes(tmp_path / "n.bib", old, {"k": {"number": "4-5"}})

@@ -284,6 +284,13 @@ def test_gauge_geometry() -> None:
     assert "A 90 90 0 0 1 110.00 20.00" in half
 
 
+def test_empty_run_renders() -> None:
+    page = render_html(AuditData(generated=WHEN))
+    assert "No bibliography entries." in page
+    assert "0 entries · 0 files" in page
+    assert page.rstrip().endswith("</html>")
+
+
 def test_no_verification_report(tmp_path: Path) -> None:
     (tmp_path / "refs.bib").write_text("@misc{a, title = {T}}\n", encoding="utf-8")
     ws = Workspace(Settings(), root=tmp_path)
@@ -352,4 +359,5 @@ def test_prints_to_pdf_in_headless_chromium(audit: AuditData, tmp_path: Path) ->
     assert data.startswith(b"%PDF")
     pages = len(re.findall(rb"/Type\s*/Page[^s]", data))
     assert pages >= 2  # the methodology appendix starts on its own page
+    ARTIFACTS.mkdir(exist_ok=True)
     shutil.copy(pdf, ARTIFACTS / "html-report.pdf")

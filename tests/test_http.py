@@ -20,6 +20,7 @@ from citewarden.verify.http import (
     RetryPolicy,
     TokenBucket,
     parse_interval,
+    parse_reset,
     parse_retry_after,
     rate_bound,
     redact,
@@ -114,6 +115,13 @@ async def test_headers_lower_the_rate_but_never_raise_it() -> None:
     assert bucket.rate == 5.0
     bucket.adapt({"x-rate-limit-limit": "1", "x-rate-limit-interval": "2s"})
     assert bucket.rate == 0.5
+
+
+def test_parse_reset() -> None:
+    assert parse_reset("30") == 30.0
+    assert parse_reset("1500ms") == 1.5
+    assert parse_reset(str(2_000_000_060), now_epoch=2_000_000_000) == pytest.approx(60.0)
+    assert parse_reset(None) is None
 
 
 async def test_exhausted_budget_pauses_the_lane() -> None:
@@ -216,6 +224,13 @@ async def test_retry_after_beyond_the_cap_fails_at_once(replay: ReplayServer) ->
     await http.aclose()
     assert isinstance(reply, Failure) and "retry after 3600" in reply.reason
     assert replay.requests_to("/crossref") == 1
+    # the lane stays closed: the next request fails without reaching the service
+    again = await http.get(replay.base_url("crossref") + CROSSREF_DOI, lane="crossref")
+    assert isinstance(again, Failure) and again.reason.startswith("rate limited")
+    assert replay.requests_to("/crossref") == 1
+    # other lanes are not affected
+    other = await http.get(replay.base_url("crossref") + "/works", lane="crossref-query")
+    assert isinstance(other, Reply)
 
 
 async def test_timeout_is_a_failure_not_an_exception(replay: ReplayServer) -> None:
@@ -264,7 +279,7 @@ async def test_client_spaces_requests_by_published_limit(replay: ReplayServer) -
 async def test_concurrency_cap_serialises_requests(replay: ReplayServer) -> None:
     limits = {"crossref": Limit(1000.0, 1000, 1)}
     http = fast_http(limits=limits)
-    replay.latency = 0.1
+    replay.latencies = {"/crossref": 0.1, "/crossref/nothing": 5.0}
     url = replay.base_url("crossref") + CROSSREF_DOI
     await asyncio.gather(*(http.get(url, lane="crossref") for _ in range(3)))
     await http.aclose()

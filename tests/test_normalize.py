@@ -164,3 +164,14 @@ def test_normalize_entry_reports_homoglyphs_and_cleans_them_away() -> None:
     assert n.truncated and n.venue == "Phys. Rev. Lett." and n.venue_field == "journal"
     assert {bad.field for bad in n.invalid_ids} == {"doi", "isbn"}
     assert n.doi is None and n.year == 2016
+
+
+def test_isbn_field_with_several_isbns_and_notes() -> None:
+    def isbn_of(value: str) -> tuple[str | None, list[str]]:
+        n = normalize_entry(make_entry("k", "book", {"title": "T", "isbn": value}))
+        return n.isbn, [bad.reason for bad in n.invalid_ids]
+
+    assert isbn_of("0-387-96957-8 (New York) 3-540-96957-8 (Berlin)") == ("9780387969572", [])
+    assert isbn_of("0-89871-447-8 (paperback)") == ("9780898714470", [])
+    assert isbn_of("978-1-60558-012-X") == (None, ["ISBN checksum does not add up"])
+    assert isbn_of("0094-8276") == (None, ["not an ISBN (10 or 13 digits)"])

@@ -653,3 +653,32 @@ def test_reparse_on_real_file_reuses_untouched_entries() -> None:
     assert new.entries[700].get("title", "").startswith("Edited ")  # type: ignore[union-attr]
     assert new.entries[900].span.start == bib.entries[900].span.start + len("Edited ")
     assert new == parse(edited)
+
+
+def test_reparse_when_the_edit_touches_the_next_entry_header() -> None:
+    old = "@misc{a, title = {x\n@b {Next}, y = 1}\n@misc{c, t = {z}}\n"
+    new = old.replace("@b {", "@@@\n@b {")
+    assert reparse_bibtex(parse(old), old, new) == parse(new)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 8, 1 << 18])
+def test_common_prefix_and_suffix_across_chunks(
+    monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    from citewarden.parsing import bibtex
+
+    def common(a: str, b: str) -> int:
+        n = 0
+        while n < min(len(a), len(b)) and a[n] == b[n]:
+            n += 1
+        return n
+
+    monkeypatch.setattr(bibtex, "_CHUNK", chunk)
+    base = "".join(chr(97 + (i * 7) % 26) for i in range(500))
+    for start, stop, insert in [(0, 0, "x"), (250, 260, ""), (499, 500, "yz"), (100, 100, "abc")]:
+        new = base[:start] + insert + base[stop:]
+        p = bibtex._common_prefix(base, new)
+        assert p == common(base, new)
+        s = bibtex._common_suffix(base, new, min(len(base), len(new)) - p)
+        rest_old, rest_new = base[p:][::-1], new[p:][::-1]
+        assert s == common(rest_old, rest_new)

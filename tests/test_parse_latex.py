@@ -100,6 +100,7 @@ CITATION_CASES = {
         " \\iffalse \\ifthenelse{x}{\\cite{g}}{} \\fi \\cite{⟦h⟧}"
     ),
     "unmatched iffalse hides nothing": "\\iffalse \\cite{⟦a⟧}",
+    "escaped percent inside iffalse": "\\iffalse 5\\% \\fi \\cite{⟦a⟧}",
     "keys that are macros are skipped": r"\cite{\mykey, ⟦b⟧}",
     "nothing after end document": "\\cite{⟦a⟧}\n\\end{document}\n\\cite{b}",
     "unclosed group does not swallow the rest": "\\cite{abc\n\nText \\cite{⟦d⟧}",

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from markers import write_project
 
 from citewarden.model import Code, DocumentKind, Finding
 from citewarden.project import Workspace, changed_region, normalize_path
 from citewarden.settings import Settings
+from markers import write_project
 
 
 def _rel(root: Path, paths: Sequence[Path]) -> list[str]:
@@ -420,7 +420,9 @@ def test_files_are_read_and_parsed_once_per_version(tmp_path: Path) -> None:
     assert sorted(p.name for p in reader.reads) == ["main.tex", "refs.bib"]
 
     # an editor buffer replaces the disk text, without reading the disk again
-    ws.set_text(main, r"\documentclass{article}\begin{document}\cite{b}\bibliography{refs}\end{document}")
+    ws.set_text(
+        main, r"\documentclass{article}\begin{document}\cite{b}\bibliography{refs}\end{document}"
+    )
     assert [f.data["key"] for f in ws.check()[main]] == ["b"]
     assert ws.document(main) is not first_doc
     assert len(reader.reads) == 2
@@ -513,7 +515,6 @@ def test_queries(tmp_path: Path) -> None:
     ws = Workspace(root=tmp_path)
     ws.add_folder(tmp_path)
     paper = normalize_path(tmp_path / "paper.tex")
-    notes = normalize_path(tmp_path / "notes.md")
     bib = normalize_path(tmp_path / "refs.bib")
     m_paper, m_notes, m_bib = marks["paper.tex"], marks["notes.md"], marks["refs.bib"]
 
@@ -526,9 +527,7 @@ def test_queries(tmp_path: Path) -> None:
     assert ws.lookup(paper, "nobody") == []
 
     places = sorted((p.name, c.span) for p, c in ws.citations_of("lamport"))
-    assert places == sorted(
-        [("paper.tex", m_paper.named["c2"]), ("notes.md", m_notes.named["c3"])]
-    )
+    assert places == sorted([("paper.tex", m_paper.named["c2"]), ("notes.md", m_notes.named["c3"])])
     # an ids alias finds the citations of its entry
     assert sorted((p.name, c.span) for p, c in ws.citations_of("lamport94")) == places
 

@@ -297,7 +297,7 @@ QUARTO_CROSSREF = re.compile(r"^(?:fig|tbl|sec|eq|lst|thm|lem|cor|prp|cnj|def|ex
 
 #: the documents that cite with pandoc syntax also get a misspelt copy
 MARKDOWN_RUNS = [(name, "as-is") for name in MARKDOWN_CASES] + [
-    (name, "typo") for name in MARKDOWN_CASES[:2] + ["rticles-skeletons/asa/skeleton.Rmd"]
+    (name, "typo") for name in [*MARKDOWN_CASES[:2], "rticles-skeletons/asa/skeleton.Rmd"]
 ]
 
 

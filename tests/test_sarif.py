@@ -255,6 +255,12 @@ def test_verdict_issues_land_on_the_field_at_fault(tmp_path: Path) -> None:
     )
     findings = verdict_findings(entry, verdict)
     assert [f.location.span for f in findings] == [year, entry.key_span]
+    assert all(not f.fixes for f in findings)
+    corrected = Verdict(
+        "smith2020", Status.MISMATCH, Tier.M, corrections={"year": "2020"}, issues=verdict.issues
+    )
+    (year_fix,) = verdict_findings(entry, corrected, BIB)[0].fixes
+    assert [(e.span, e.new_text) for e in year_fix.edits] == [(year, "2020")]
     assert findings[0].data["field"] == "year"
     log = sarif_log(findings, {path: BIB})
     regions = [

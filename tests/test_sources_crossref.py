@@ -180,3 +180,20 @@ def test_organisation_author_and_missing_authors_and_null_dates() -> None:
     assert rec is not None and rec.authors == () and rec.year is None
     assert work_from_csl({"title": []}) is None
     assert work_from_csl({"title": ["T"], "subtitle": [""]}).subtitle is None  # type: ignore[union-attr]
+
+
+async def test_batch_lookup_is_one_filter_request(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # the served page holds real works: DOIs in it are FOUND, others NOT_FOUND
+    page = recorded_json("crossref", "test-works__test_works_field_queries.json")["message"]
+    present = [page["items"][0]["DOI"], page["items"][3]["DOI"].upper()]
+    out = await source(replay, replay_http).by_dois([*present, "10.1371/notarealdoi"])
+    assert out[present[0].lower()].records[0].title == page["items"][0]["title"][0]
+    assert out[present[1].lower()].outcome is Outcome.FOUND
+    assert out["10.1371/notarealdoi"].outcome is Outcome.NOT_FOUND
+    (seen,) = replay.log
+    assert parse_qs(seen.query)["filter"] == [
+        f"doi:{present[0].lower()},doi:{present[1].lower()},doi:10.1371/notarealdoi"
+    ]
+    assert replay_http.stats.requests == {"crossref-query": 1}

@@ -316,3 +316,12 @@ async def test_dblp_search(replay: ReplayServer, replay_http: HttpClient) -> Non
     )
     assert empty.outcome is Outcome.NOT_FOUND
     assert replay.unmatched == []
+
+
+async def test_pubmed_book_article(replay: ReplayServer, replay_http: HttpClient) -> None:
+    result = await PubMedSource(replay_http, replay.base_url("pubmed")).by_pmid("20301577")
+    rec = result.records[0]
+    assert rec.title == "CACNA1C-Related Disorders"
+    assert [a.family for a in rec.authors] == ["Napolitano", "Priori"]  # not the series editors
+    assert rec.venue == "GeneReviews®" and rec.work_type == "book-chapter"
+    assert rec.publisher == "University of Washington, Seattle"

@@ -155,6 +155,31 @@ async def evaluate(data: Path, show: bool, fail_rate: float = 0.0) -> dict[str, 
     return report
 
 
+def hallmark_static(data: Path) -> dict[str, tuple[int, int]]:
+    """HALLMARK dev: what the checks that need no records catch (its records are not
+    available offline), as of the date the entries were added to the benchmark."""
+    path = data / "hallmark_dev_public.jsonl"
+    if not path.exists():
+        return {}
+    from citewarden.verify.normalize import normalize_entry
+    from citewarden.verify.verdict import static_issues
+
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        fields = {k: str(v) for k, v in row["fields"].items() if v is not None}
+        entry = make_entry(row["bibtex_key"], row["bibtex_type"], fields)
+        as_of = date.fromisoformat(row.get("added_to_benchmark") or "2026-02-14")
+        flagged = any(
+            i.effective_severity <= Severity.WARNING
+            for i in static_issues(normalize_entry(entry), as_of)
+        )
+        kind = row.get("hallucination_type") or "VALID"
+        counts[kind][1] += 1
+        counts[kind][0] += int(flagged)
+    return {k: (v[0], v[1]) for k, v in sorted(counts.items())}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=ROOT / "tests" / "data" / "accuracy")
@@ -192,6 +217,12 @@ def main(argv: list[str] | None = None) -> int:
         f"(target >= 0.98: {ok(r['corrections'] >= 0.98)}); wrong values offered: {r['wrong_corrections']}"
     )
     print(f"requests              {r['requests']}")
+    static = hallmark_static(args.data)
+    if static:
+        print("HALLMARK dev, checks that need no records (its records are not in the corpus):")
+        for kind, (hit, total) in static.items():
+            what = "false alarms" if kind == "VALID" else "flagged"
+            print(f"  {kind:<24} {what} {hit}/{total}")
     return 0
 
 

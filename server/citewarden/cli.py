@@ -290,15 +290,20 @@ def _verify(
     return [results[key] for key in unique if key in results]
 
 
-def _verdict_findings(entries: Sequence[Entry], verdicts: Sequence[Verdict]) -> list[Finding]:
+def _verdict_findings(
+    entries: Sequence[Entry], verdicts: Sequence[Verdict], ws: Workspace | None = None
+) -> list[Finding]:
     from citewarden.report.sarif import verdict_findings
 
-    by_key = {e.key: e for e in entries}
+    by_key: dict[str, Entry] = {}
+    for e in entries:
+        by_key.setdefault(e.key, e)  # the entry that was verified
     out: list[Finding] = []
     for verdict in verdicts:
         entry = by_key.get(verdict.key)
         if entry is not None:
-            out += verdict_findings(entry, verdict)
+            text = ws.text(entry.path) if ws is not None else None
+            out += verdict_findings(entry, verdict, text)
     return out
 
 
@@ -353,7 +358,7 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     entries = [e for p in ws.bibliography_paths() if p in scope for e in _entries_of(ws, p)]
     verdicts = _verify(entries, settings, args)
     if verdicts:
-        for finding in _verdict_findings(entries, verdicts):
+        for finding in _verdict_findings(entries, verdicts, ws):
             reported.setdefault(finding.location.path, []).append(finding)
     ordered = sorted_findings(reported)
     if args.format == "html":

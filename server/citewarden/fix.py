@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from citewarden.model import Code, Entry, Field, ParsedBibliography, Verdict
+from citewarden.model import Code, Entry, Field, ParsedBibliography, Span, TextEdit, Verdict
 
 #: The backup of ``refs.bib`` is ``refs.bib.orig`` (or ``refs.bib.orig.1`` ... when a different
 #: backup already exists; an existing backup is never overwritten).
@@ -217,16 +217,19 @@ def _insert_edit(text: str, entry: Entry, name: str, value: str) -> _Edit | None
     if pre > 1 and "\t" not in equals:  # aligned ``=`` signs: keep the column
         equals = " " * max(1, len(written) + pre - len(styled)) + equals.lstrip(" ")
     new_field = f"{styled}{equals}{{{value}}}"
-    # The entry's closing delimiter; is there a trailing comma before it?
-    close = entry.span.end - 1
-    if text[close] not in "})":
+    if text[entry.span.end - 1] not in "})":
         return None
-    k = close
-    while k > last.value_span.end and text[k - 1] in " \t\r\n":
-        k -= 1
-    if text[k - 1] == ",":
-        return _Edit(k, k, gap + new_field + ",")
-    return _Edit(k, k, "," + gap + new_field)
+    # Right after the last field's value (and its closing delimiter) ...
+    start, end = last.value_span.start, last.value_span.end
+    opener = text[start - 1] if start > 0 else ""
+    anchor = end + 1 if (opener, text[end : end + 1]) in (("{", "}"), ('"', '"')) else end
+    k = anchor
+    while k < entry.span.end - 1 and text[k] in " \t":
+        k += 1
+    # ... or after its trailing comma, keeping the comma style of the entry.
+    if text[k] == ",":
+        return _Edit(k + 1, k + 1, gap + new_field + ",")
+    return _Edit(anchor, anchor, "," + gap + new_field)
 
 
 def _entry_edits(
@@ -350,6 +353,17 @@ def corrected_entry(
         pos = e.end
     pieces.append(text[pos : entry.span.end])
     return "".join(pieces), tuple(changes), tuple(skipped)
+
+
+def correction_edits(text: str, entry: Entry, fields: Mapping[str, str]) -> list[TextEdit]:
+    """The text edits ``--fix`` would make to ``entry`` for ``fields`` (none when unsafe)."""
+    changes: list[Change] = []
+    skipped: list[Skipped] = []
+    try:
+        edits = _entry_edits(text, entry, fields, changes, skipped)
+    except FixRefused:
+        return []
+    return [TextEdit(entry.path, Span(e.start, e.end), e.text) for e in edits]
 
 
 def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography]) -> None:

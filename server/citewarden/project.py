@@ -134,6 +134,14 @@ class BibIndex:
             self.rows[name] = rows
         return rows
 
+    @property
+    def key_set(self) -> frozenset[str]:
+        """Every key, as a set (built on first use, once per version)."""
+        found = self.rows.get("#keys")
+        if found is None:
+            found = self.rows["#keys"] = [frozenset(self.by_key)]
+        return found[0]  # type: ignore[no-any-return]
+
     def entries_of(self, key: str) -> list[Entry]:
         return [self.entries[i] for i in self.by_key.get(key, ())]
 
@@ -482,6 +490,9 @@ class Workspace:
         self._disk: dict[Path, tuple[str, tuple[Finding, ...]] | OSError] = {}
         self._states: dict[Path, _FileState] = {}
         self._projects: list[Project] | None = None
+        #: documents whose text changed since the graph was computed
+        self._dirty: set[Path] = set()
+        self._norm_cache: dict[Path | str, Path] = {}
         #: finding objects reused across checks while their inputs are unchanged
         self.finding_cache: dict[tuple[object, ...], Any] = {}
 
@@ -491,11 +502,23 @@ class Workspace:
     def folders(self) -> tuple[Path, ...]:
         return tuple(self._folders)
 
+    def _norm(self, path: Path | str) -> Path:
+        """:func:`normalize_path`, remembered for absolute paths (the common case)."""
+        found = self._norm_cache.get(path)
+        if found is None:
+            found = normalize_path(path)
+            if os.path.isabs(path):
+                if len(self._norm_cache) > 100_000:
+                    self._norm_cache.clear()
+                self._norm_cache[path] = found
+        return found
+
     def add_file(self, path: Path | str) -> Path:
         """Make ``path`` known (it is checked and reported even when nothing links to it)."""
-        p = normalize_path(path)
-        self._known.setdefault(p, None)
-        self._projects = None
+        p = self._norm(path)
+        if p not in self._known:
+            self._known[p] = None
+            self._projects = None
         return p
 
     def add_folder(self, root: Path | str) -> list[Path]:
@@ -544,25 +567,25 @@ class Workspace:
         p = self.add_file(path)
         if self._overlay.get(p) != text:
             self._overlay[p] = text
-            self._projects = None
+            self._dirty.add(p)
         return p
 
     def close(self, path: Path | str) -> None:
         """Forget the editor buffer of ``path``; the disk version applies again."""
-        p = normalize_path(path)
+        p = self._norm(path)
         if self._overlay.pop(p, None) is not None:
             self._disk.pop(p, None)
             self._projects = None
 
     def invalidate(self, path: Path | str) -> None:
         """The file changed (or appeared, or vanished) on disk."""
-        p = normalize_path(path)
+        p = self._norm(path)
         self._disk.pop(p, None)
         self._projects = None
 
     def remove(self, path: Path | str) -> None:
         """Forget a file entirely (deleted from the workspace)."""
-        p = normalize_path(path)
+        p = self._norm(path)
         self._known.pop(p, None)
         self._overlay.pop(p, None)
         self._disk.pop(p, None)
@@ -591,10 +614,11 @@ class Workspace:
 
     def read_error(self, path: Path | str) -> OSError | None:
         """The error reading ``path`` raised, if it could not be read."""
-        result = self._read(normalize_path(path))
+        result = self._read(self._norm(path))
         return result if isinstance(result, OSError) else None
 
     def _state(self, path: Path) -> _FileState | None:
+        """The parsed summary of the current text of ``path`` (None: unreadable)."""
         read = self._read(path)
         if isinstance(read, OSError):
             return None
@@ -610,6 +634,8 @@ class Workspace:
         else:
             parsed = parse_file(path, text, self.settings)
         state = _FileState(text, problems, parsed)
+        if old is None or _graph_facts(old.parsed) != _graph_facts(parsed):
+            self._projects = None
         if (
             old is not None
             and old._bib_index is not None
@@ -621,15 +647,15 @@ class Workspace:
         return state
 
     def text(self, path: Path | str) -> str | None:
-        state = self._state(normalize_path(path))
+        state = self._state(self._norm(path))
         return state.text if state else None
 
     def line_index(self, path: Path | str) -> LineIndex | None:
-        state = self._state(normalize_path(path))
+        state = self._state(self._norm(path))
         return state.line_index if state else None
 
     def parsed(self, path: Path | str) -> Parsed | None:
-        state = self._state(normalize_path(path))
+        state = self._state(self._norm(path))
         return state.parsed if state else None
 
     def document(self, path: Path | str) -> ParsedDocument | None:
@@ -637,7 +663,7 @@ class Workspace:
         return parsed if isinstance(parsed, ParsedDocument) else None
 
     def bibliography(self, path: Path | str) -> ParsedBibliography | None:
-        p = normalize_path(path)
+        p = self._norm(path)
         if is_document(p):
             return None
         parsed = self.parsed(p)
@@ -667,13 +693,17 @@ class Workspace:
 
     def projects(self) -> list[Project]:
         """All projects (recomputed after any change; cached until the next one)."""
+        if self._dirty:
+            dirty, self._dirty = self._dirty, set()
+            for path in dirty:
+                self._state(path)  # a changed link, root or magic comment resets the graph
         if self._projects is None:
             self._projects = self._compute_projects()
         return self._projects
 
     def projects_of(self, path: Path | str) -> list[Project]:
         """Projects that contain ``path`` as a document, metadata file or bibliography."""
-        p = normalize_path(path)
+        p = self._norm(path)
         return [
             pr
             for pr in self.projects()
@@ -930,7 +960,7 @@ class Workspace:
         Keys are matched exactly, as biber and pandoc do; use :meth:`lookup` for the
         case-insensitive fallback BibTeX applies.
         """
-        p = normalize_path(path)
+        p = self._norm(path)
         result: dict[str, list[Entry]] = {}
         if is_document(p):
             bib_paths: dict[Path, None] = {}
@@ -1061,6 +1091,14 @@ def removal_end(text: str, end: int) -> int:
     if text.startswith("\n", stop) or stop == n:
         return stop + 1 if stop < n else stop
     return end
+
+
+def _graph_facts(parsed: Parsed) -> object:
+    """What of a file's summary shapes the project graph (links, roots), without spans."""
+    if not isinstance(parsed, ParsedDocument):
+        return None
+    links = tuple((lk.kind, lk.target, lk.command, lk.base) for lk in parsed.links)
+    return links, parsed.is_root, parsed.magic_root, bool(parsed.citations)
 
 
 def _split_bib_targets(target: str) -> list[str]:

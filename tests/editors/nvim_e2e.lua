@@ -5,6 +5,7 @@
 --                           or enable (0.11: only vim.lsp.enable('citewarden'), config from lsp/)
 --   CITEWARDEN_E2E_CODE     code of the diagnostic to fix; CITEWARDEN_E2E_FIX: start of the fix title
 --   CITEWARDEN_E2E_KEY      only a diagnostic whose message names this key
+--   CITEWARDEN_E2E_APPLY    0: stop after the diagnostic (no fix)
 --   CITEWARDEN_E2E_WAIT     comma-separated further codes to wait for (anywhere); CITEWARDEN_E2E_WAIT_MS
 --   CITEWARDEN_E2E_OUT      where to write the JSON result
 local env = function(name, default)
@@ -16,6 +17,7 @@ local mode = env('CITEWARDEN_E2E_MODE', 'setup')
 local code = env('CITEWARDEN_E2E_CODE', 'dangling-citation')
 local fix_prefix = env('CITEWARDEN_E2E_FIX', 'Change to')
 local key = env('CITEWARDEN_E2E_KEY', '')
+local apply = env('CITEWARDEN_E2E_APPLY', '1') == '1'
 local wait_codes = vim.split(env('CITEWARDEN_E2E_WAIT', ''), ',', { trimempty = true })
 local wait_ms = tonumber(env('CITEWARDEN_E2E_WAIT_MS', '15000'))
 local out = assert(env('CITEWARDEN_E2E_OUT'), 'CITEWARDEN_E2E_OUT not set')
@@ -118,6 +120,12 @@ local function run()
     result.diagnostics = all_diagnostics()
     return finish(false, 'no ' .. code .. ' diagnostic within 30 s')
   end
+  if not apply then
+    result.diagnostics = all_diagnostics()
+    result.client_count = #require('citewarden').clients(0)
+    result.client_name = #require('citewarden').clients(0) > 0 and 'citewarden' or nil
+    return finish(true)
+  end
   local buf = target.bufnr
   if buf ~= vim.api.nvim_get_current_buf() then
     vim.cmd('edit ' .. vim.fn.fnameescape(vim.api.nvim_buf_get_name(buf)))
@@ -148,6 +156,8 @@ local function run()
     step('waited for further codes', { found = found })
   end
   result.diagnostics = all_diagnostics()
+  local all = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  result.client_count = #all
   local line_before = vim.api.nvim_buf_get_lines(buf, target.lnum, target.lnum + 1, false)[1]
   vim.api.nvim_win_set_cursor(0, { target.lnum + 1, target.col })
   vim.lsp.buf.code_action()
@@ -175,8 +185,6 @@ local function run()
     return finish(false, 'the diagnostic did not go away after the fix and the write')
   end
   step('cleared')
-  local all = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
-  result.client_count = #all
   local ok_status, status = pcall(vim.api.nvim_exec, 'CitewardenStatus', true)
   result.status_command = ok_status and status or ('error: ' .. tostring(status))
   result.status_text = require('citewarden').status_text()

@@ -39,16 +39,24 @@ def _nvim(path: Path, want: str, fix: str) -> Path:
 
 
 def run_nvim(
-    nvim: Path, mode: str, project: Path, open_file: str, tmp_path: Path
+    nvim: Path,
+    mode: str,
+    project: Path,
+    open_file: str,
+    tmp_path: Path,
+    code: str = "dangling-citation",
+    key: str = DANGLING_KEY,
+    apply: bool = True,
 ) -> dict[str, Any]:
     out = tmp_path / f"nvim-{mode}.json"
     env = server_env(tmp_path)
     env.update(
         CITEWARDEN_NVIM_PLUGIN=str(PLUGIN),
         CITEWARDEN_E2E_MODE=mode,
-        CITEWARDEN_E2E_CODE="dangling-citation",
+        CITEWARDEN_E2E_CODE=code,
         CITEWARDEN_E2E_FIX="Change to",
-        CITEWARDEN_E2E_KEY=DANGLING_KEY,
+        CITEWARDEN_E2E_KEY=key,
+        CITEWARDEN_E2E_APPLY="1" if apply else "0",
         CITEWARDEN_E2E_OUT=str(out),
     )
     proc = subprocess.run(
@@ -60,12 +68,14 @@ def run_nvim(
         timeout=120,
     )
     result: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
-    keep = ARTIFACTS / f"neovim-{nvim.parent.name}-{mode}.json"
+    keep = ARTIFACTS / f"neovim-{nvim.parent.name}-{mode}-{Path(open_file).stem}.json"
     keep.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(out, keep) if out.exists() else keep.write_text(proc.stderr)
+    logs = "".join(p.read_text(errors="replace")[-3000:] for p in tmp_path.rglob("lsp.log"))
     assert proc.returncode == 0 and result.get("ok"), (
         f"nvim exited {proc.returncode}: {result.get('error')}\n"
-        f"diagnostics: {result.get('diagnostics')}\nstderr: {proc.stderr[-2000:]}"
+        f"diagnostics: {result.get('diagnostics')}\nstderr: {proc.stderr[-2000:]}\n"
+        f"lsp.log: {logs}"
     )
     return result
 
@@ -140,3 +150,25 @@ def test_change_to_quick_fix_in_latex_project(
     assert Path(result["file"]).resolve() == (project / "sections" / "methods.tex").resolve()
     # :CitewardenStatus runs (whether or not the server has sent a status yet)
     assert result["status_command"].startswith("citewarden")
+
+
+@pytest.mark.parametrize(("nvim", "version", "mode", "fix"), NVIMS[:2])
+def test_markdown_paper_attaches_and_gets_project_diagnostics(
+    nvim: Path, version: str, mode: str, fix: str, tmp_path: Path
+) -> None:
+    """paper.md (pandoc citations, bibliography ../latex-paper/refs.bib) starts the server too."""
+    nvim = _nvim(nvim, version, fix)
+    example_project("latex-paper", tmp_path)
+    project = example_project("markdown-paper", tmp_path)
+    before = snapshot(tmp_path)
+    result = run_nvim(
+        nvim, mode, project, "paper.md", tmp_path, "orphan-entry", "kraft_software_1988", False
+    )
+    assert result["filetype"] == "markdown"
+    assert result["client_count"] == 1
+    orphans = [d for d in result["diagnostics"] if d["code"] == "orphan-entry"]
+    assert [d["file"] for d in orphans if "kraft_software_1988" in d["message"]] == ["refs.bib"]
+    # nothing was written
+    for path, data in before.items():
+        if path.exists() and "xdg" not in path.parts and "citewarden-cache" not in path.parts:
+            assert path.read_bytes() == data

@@ -125,6 +125,7 @@ async function resilience(ctx: Context, timeout: number, step: (name: string, ex
   // 2. the configured command does not exist: a clear message, and the status bar says so
   const config = vscode.workspace.getConfiguration('citewarden');
   await config.update('server.command', ['/nonexistent/bin/citewarden', 'serve'], vscode.ConfigurationTarget.Global);
+  await sleep(1000); // let the running client pass the change on before it is stopped
   await vscode.commands.executeCommand('citewarden.restartServer');
   out.notFoundState = ctx.status.serverState;
   out.notFoundStatusText = ctx.status.text;

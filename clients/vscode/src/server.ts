@@ -107,7 +107,7 @@ export async function resolveServerCommand(): Promise<ServerCommand> {
     const found = path.isAbsolute(command) ? (fs.existsSync(command) ? command : undefined) : findOnPath(command);
     if (!found) {
       throw new ServerNotFound(
-        `the command "${command}" from the setting citewarden.server.command was not found.`,
+        `The command "${command}" from the setting citewarden.server.command was not found.`,
         'Correct the setting (the first item is the program, the rest its arguments, e.g. ' +
           '["/path/to/citewarden", "serve"]), or clear it to use citewarden from PATH.',
       );

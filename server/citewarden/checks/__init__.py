@@ -58,20 +58,19 @@ def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
     raw += duplicate_findings(ws, projects, memo)
     ws.finding_cache = memo.current
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
-    seen_ids: set[int] = set()
     seen: set[tuple[object, ...]] = set()
+    last_path: Path | None = None
+    found: list[Finding] = []
     for finding in finalize(ws, raw, ws.settings):
-        if id(finding) in seen_ids:
-            continue
-        seen_ids.add(id(finding))
         loc = finding.location
-        ident = (loc.path, loc.span.start, loc.span.end, finding.code, finding.message)
-        if ident in seen:
-            continue
-        seen.add(ident)
-        found = result.get(loc.path)
-        if found is None:
-            result[loc.path] = found = []
+        if finding.code is not Code.ORPHAN:  # one orphan per entry by construction
+            ident = (loc.path, loc.span.start, loc.span.end, finding.code, finding.message)
+            if ident in seen:
+                continue  # the same place reached through two projects
+            seen.add(ident)
+        if loc.path is not last_path:
+            last_path = loc.path
+            found = result.setdefault(loc.path, [])
         found.append(finding)
     return result
 

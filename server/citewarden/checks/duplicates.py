@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
@@ -33,7 +34,7 @@ from citewarden.project import BibIndex, Project, Workspace, removal_end
 MIN_TITLE_CHARS = 12
 
 _DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
-_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|\\.")
+_LATEX_COMMAND = re.compile(r"\\(?:([A-Za-z]+)\*?|.)")
 _NON_WORD = re.compile(r"[\W_]+")
 _YEAR = re.compile(r"\d{4}")
 
@@ -135,13 +136,51 @@ def normalize_doi(raw: str) -> str:
     return doi if doi.startswith("10.") and "/" in doi else ""
 
 
+_FORMATTING = frozenset(
+    [
+        "emph",
+        "textit",
+        "textbf",
+        "textsc",
+        "texttt",
+        "textrm",
+        "textsf",
+        "textup",
+        "textnormal",
+        "mathrm",
+        "mathit",
+        "mathbf",
+        "mathcal",
+        "mathsf",
+        "mathtt",
+        "url",
+        "it",
+        "bf",
+        "em",
+        "sc",
+        "rm",
+        "tt",
+        "sf",
+        "up",
+    ]
+)
+
+
+def _command(m: re.Match[str]) -> str:
+    name = m.group(1)
+    if name is None or name in _FORMATTING:
+        return " "
+    return name  # \TeX -> TeX: a logo or symbol name stays part of the title
+
+
 @lru_cache(maxsize=65536)
 def normalize_title(raw: str) -> str:
-    """Lower-case letters and digits of a title, LaTeX commands and accents removed."""
-    text = _LATEX_COMMAND.sub(" ", raw)
+    """Lower-case letters and digits of a title (spaces and punctuation removed), with
+    formatting commands and accents dropped."""
+    text = _LATEX_COMMAND.sub(_command, raw)
     text = unicodedata.normalize("NFKD", text)
     text = "".join(c for c in text if not unicodedata.combining(c))
-    return _NON_WORD.sub(" ", text.casefold()).strip()
+    return _NON_WORD.sub("", text.casefold())
 
 
 def _year(entry: Entry) -> str:
@@ -157,39 +196,52 @@ def _year(entry: Entry) -> str:
 def _title_ident(raw: str) -> str:
     """The normalised title, or "" when it is too short to identify a work."""
     title = normalize_title(raw)
-    return title if len(title) - title.count(" ") >= MIN_TITLE_CHARS else ""
+    return title if len(title) >= MIN_TITLE_CHARS else ""
 
 
-WorkRow = tuple[str, tuple[str, str] | None]
+def _doi_of(entry: Entry) -> str:
+    raw = entry.get("doi")
+    return normalize_doi(raw) if raw else ""
 
 
-def _work_row(entry: Entry) -> WorkRow:
-    """(normalised DOI, (normalised title, year) or None) of one entry."""
-    doi_raw = entry.get("doi")
-    doi = normalize_doi(doi_raw) if doi_raw else ""
-    title_raw = entry.get("title")
-    title = _title_ident(title_raw) if title_raw else ""
-    return doi, ((title, _year(entry)) if title else None)
+def _title_of(entry: Entry) -> tuple[str, str] | None:
+    raw = entry.get("title")
+    title = _title_ident(raw) if raw else ""
+    return (title, _year(entry)) if title else None
 
 
 def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> list[Finding]:
+    # per-entry values are tables carried over between versions; counting is done in C,
+    # and only entries whose DOI or title occurs twice are looked at one by one
+    dois = [index.table("doi", _doi_of) for _, _, index in bibs]
+    titles = [index.table("title", _title_of) for _, _, index in bibs]
+    doi_counts: Counter[str] = Counter()
+    title_counts: Counter[tuple[str, str] | None] = Counter()
+    for column in dois:
+        doi_counts.update(column)
+    for tcolumn in titles:
+        title_counts.update(tcolumn)
+    shared_dois = {d for d, n in doi_counts.items() if n > 1 and d}
+    shared_titles = {t for t, n in title_counts.items() if n > 1 and t is not None}
+    if not shared_dois and not shared_titles:
+        return []
     by_doi: dict[str, tuple[Path, Entry]] = {}
     by_title: dict[tuple[str, str], tuple[Path, Entry, str]] = {}
     found: list[Finding] = []
-    for path, _, index in bibs:
-        entries = index.entries
-        for i, (doi, ident) in enumerate(index.table("works", _work_row)):
-            if not doi and ident is None:
+    for (path, _, index), doi_column, title_column in zip(bibs, dois, titles, strict=True):
+        for i in range(len(index.entries)):
+            doi, ident = doi_column[i], title_column[i]
+            if doi not in shared_dois and ident not in shared_titles:
                 continue
-            entry = entries[i]
-            if doi:
+            entry = index.entries[i]
+            if doi in shared_dois:
                 other = by_doi.get(doi)
                 if other is None:
                     by_doi[doi] = (path, entry)
                 elif other[1].key.casefold() != entry.key.casefold():
                     found.append(_duplicate_work(path, entry, other, f"same DOI {doi}"))
                     continue
-            if ident is None:
+            if ident is None or ident not in shared_titles:
                 continue
             seen = by_title.get(ident)
             if seen is None:

@@ -12,7 +12,7 @@ cleared when it opens, so it never shows twice.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,30 +44,35 @@ class DiagnosticStore:
     def update(
         self,
         findings: Mapping[Path, Sequence[Finding]],
-        texts: Mapping[Path, tuple[str, TextIndex]],
+        text_of: Callable[[Path], TextIndex | None],
         converter: Converter,
+        dirty: set[Path] | None = None,
         force: bool = False,
     ) -> set[Path]:
         """Take a new full set of findings; return the files whose diagnostics changed.
 
         A file missing from ``findings`` has none any more (its list becomes empty).
-        ``texts`` gives the text and line index each file's spans refer to.  ``force``
-        reconverts everything (e.g. after a settings change).
+        ``text_of`` gives the line index of the text a file's spans refer to; it is asked
+        only for files whose findings changed or whose text may have (``dirty``; None
+        means any).  ``force`` reconverts everything (e.g. after a settings change).
         """
         changed: set[Path] = set()
         for path in set(self.files) | set(findings):
             new = list(findings.get(path, ()))
             old = self.files.get(path)
-            entry = texts.get(path)
-            text = entry[0] if entry is not None else ""
             if not new:
                 if old is not None and old.diagnostics:
                     self._generation += 1
-                    self.files[path] = FileDiagnostics([], text, [], self._generation)
+                    self.files[path] = FileDiagnostics([], "", [], self._generation)
                     changed.add(path)
                 elif old is not None:
-                    old.findings, old.text = [], text
+                    old.findings = []
                 continue
+            maybe_moved = dirty is None or path in dirty
+            if not force and old is not None and not maybe_moved and old.findings == new:
+                continue
+            index = text_of(path)
+            text = index.text if index is not None else ""
             if (
                 not force
                 and old is not None
@@ -76,8 +81,7 @@ class DiagnosticStore:
             ):
                 continue
             # without the text, spans cannot be placed (an empty index puts them at 0:0)
-            index: TextIndex = LineIndex("") if entry is None else entry[1]
-            diagnostics = converter.diagnostics(new, index)
+            diagnostics = converter.diagnostics(new, index if index is not None else LineIndex(""))
             if old is not None and old.diagnostics == diagnostics:
                 old.findings, old.text = new, text
                 continue

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,7 +24,7 @@ from pygls.lsp.server import LanguageServer
 
 from citewarden.lsp import progress
 from citewarden.lsp.config import ConfigSources, problem_message, section_of
-from citewarden.lsp.convert import Converter, TextIndex, encoding_of, path_of, uri_of
+from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
 from citewarden.lsp.diagnostics import DiagnosticStore, pull_report, pull_supported
 from citewarden.lsp.documents import DocumentStore, SparseIndex
 from citewarden.lsp.scheduling import TaskRegistry, Worker
@@ -60,6 +60,8 @@ class Session:
         self._indexes: dict[Path, SparseIndex] = {}
         #: Feature caches (worker only), by name.
         self.caches: dict[str, dict[Path, Any]] = {}
+        #: Files whose text may have changed since the last check (worker only).
+        self._dirty: set[Path] = set()
         self.converter = Converter(encoding_of(None), self.settings, self.index_of, self.uri_for)
         self.roots: list[Path] = []
         #: Open documents: path -> the client's URI.
@@ -96,18 +98,24 @@ class Session:
 
     async def start(self) -> None:
         """After ``initialized``: fetch settings, index the workspace with progress."""
-        await self.fetch_client_settings()
-        await self.worker.run(self.project.set_settings, self.settings)
-        async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
-            for n, root in enumerate(self.roots, 1):
-                work.report(
-                    f"{root.name} ({n} of {len(self.roots)})",
-                    (n - 1) * 100 // max(1, len(self.roots)),
-                )
-                await self.worker.run(self.project.add_folder, root)
-            work.report("checking", 95)
-            await self.refresh(None)
-        self.ready.set()
+        try:
+            await self.fetch_client_settings()
+            await self.worker.run(self.project.set_settings, self.settings)
+            async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
+                for n, root in enumerate(self.roots, 1):
+                    work.report(
+                        f"{root.name} ({n} of {len(self.roots)})",
+                        (n - 1) * 100 // max(1, len(self.roots)),
+                    )
+                    try:
+                        await self.worker.run(self.project.add_folder, root)
+                    except Exception:
+                        log.exception("indexing %s failed", root)
+                work.report("checking", 95)
+                await self.refresh(None)
+        finally:
+            # requests wait for this; they must not wait forever if indexing failed
+            self.ready.set()
 
     # -- settings -------------------------------------------------------------------------
     def client_supports_configuration(self) -> bool:
@@ -230,8 +238,12 @@ class Session:
         # Delivered again below as a file on disk (pushed, without a version).
         self.sent.pop(path, None)
 
+        def back_to_disk() -> None:
+            self.project.close(path)
+            self.mark_dirty([path])
+
         async def reload() -> None:
-            await self.worker.run(self.project.close, path)
+            await self.worker.run(back_to_disk)
             await self.refresh(None, force_paths={path})
 
         self.tasks.spawn(CHECK, str(path), reload())
@@ -272,21 +284,21 @@ class Session:
     def _check_job(
         self, path: Path | None, text: str | None, version: int | None, force: bool
     ) -> None:
+        dirty = self._dirty
+        self._dirty = set()
         if path is not None and text is not None:
             self.project.set_text(path, text)
+            dirty.add(path)
             if version is not None:
                 self.indexed[path] = version
         findings = self._filter(self.project.check())
-        texts: dict[Path, tuple[str, TextIndex]] = {}
-        for p in set(findings) | set(self.store.files):
-            entry = self._text_entry(p)
-            if entry is not None:
-                texts[p] = entry
-        self.store.update(findings, texts, self.converter, force=force)
+        self.store.update(
+            findings, self.index_of, self.converter, dirty=None if force else dirty, force=force
+        )
 
-    def _text_entry(self, path: Path) -> tuple[str, SparseIndex] | None:
-        index = self.index_of(path)
-        return None if index is None else (index.text, index)
+    def mark_dirty(self, paths: Iterable[Path]) -> None:
+        """The text of ``paths`` may have changed (worker only)."""
+        self._dirty.update(paths)
 
     def _filter(self, findings: Mapping[Path, Sequence[Finding]]) -> dict[Path, Sequence[Finding]]:
         patterns = self.settings.ignore

@@ -85,3 +85,4 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
 def _invalidate_all(session: Session, paths: list) -> None:  # type: ignore[type-arg]
     for path in paths:
         session.project.invalidate(path)
+    session.mark_dirty(paths)

@@ -8,14 +8,19 @@ re-read it after one edit within a few milliseconds.  bibtexparser 2 gives neith
 offsets nor that speed (it needs several seconds for such a file, see bench/index_bench.py), so
 this module is a span-exact scanner of its own:
 
-* Compiled regular expressions do the work: one ``re.match`` reads a whole ``name = value,``
-  field (braced values up to three levels of nesting, quoted values, numbers, macros).  Only
-  deeper nesting, ``#`` concatenation and malformed input take a slower token-by-token path,
-  which is also the one that produces precise error messages.
-* Entries are built lazily.  The scanner keeps a compact tuple per entry; :class:`Entry`
-  objects are a private subclass whose ``fields`` are materialised on first access (and
-  ``get``/``field`` answer without materialising the rest).  Spans are absolute offsets,
-  computed on access, so shifting the entries after an edit is one small object per entry.
+* Compiled regular expressions do the work.  A well-formed brace entry is read by one
+  ``findall`` over its body (from after ``key,`` to the next line starting with ``@``) that
+  yields every field (name and value: braced up to three levels of nesting, quoted, number,
+  macro), the closing brace, or the first character that fits neither; names and values are
+  then taken with C-level ``zip``/``join``/``map``, not a Python loop per field.  Anything
+  else (deeper nesting, ``#`` concatenation, duplicate fields, undefined macros, parentheses
+  as delimiters, errors) takes a token-by-token path, which also writes the error messages.
+* Entries are built lazily.  The scanner keeps a compact record per entry (names, values,
+  expansions, the entry's text); :class:`Entry` objects are a private subclass whose
+  ``fields`` (with their spans) are built on first access, while ``get``/``field`` answer
+  from the record.  Spans are computed on access from the record and a shift, so moving the
+  entries after an edit costs one small object per entry.  The cyclic garbage collector is
+  paused while these acyclic objects are made.
 * bibtexparser 2 stays the reference: tests assert that on real .bib files our keys, entry
   types and field values equal those of ``bibtexparser.parse_string`` with its default
   middleware stack.  LaTeX is decoded lazily, one value at a time
@@ -140,8 +145,10 @@ _NUMBER = re.compile(r"\d+")
 _MACRO = re.compile(_MAC)
 _BRACE = re.compile(r"[{}]")
 _QUOTE_OR_BRACE = re.compile(r'["{}]')
-_LINE_AT = re.compile(r"^[ \t]*@", re.M)
 _LINE_BLOCK = re.compile(r"^[ \t]*@[A-Za-z_][\w\-.:+]*[ \t]*[{(]", re.M)
+# The same two searches led by a literal newline, which the regex engine scans for quickly.
+_NL_AT = re.compile(r"\n[ \t]*@")
+_NL_BLOCK = re.compile(r"\n[ \t]*@[A-Za-z_][\w\-.:+]*[ \t]*[{(]")
 _STRING_BLOCK = re.compile(r"@[ \t]*string\s*[{(]", re.I)
 _IGNORE = re.compile(r"[ \t]*%+[ \t]*citewarden:[ \t]*ignore\b", re.I)
 _SWALLOWED = re.compile(r"\n[ \t]*" + _ID + r"+[ \t]*=")
@@ -475,6 +482,9 @@ class _Scanner:
         self.entries: list[Entry] = []
         self.problems: list[Finding] = []
         self.complete = True
+        # Memos of the last "next line starting with '@'" searches: (from, result).
+        self._at_memo = (1, -1)
+        self._block_memo = (1, -1)
 
     # -- findings -----------------------------------------------------------------------
 
@@ -522,8 +532,8 @@ class _Scanner:
         return resync
 
     def _resync(self, pos: int) -> int:
-        """Offset of the next line that starts with '@' at or after ``pos`` (else EOF)."""
-        m = _LINE_AT.search(self.text, pos)
+        """Offset of the '@' of the next line that starts with '@' at or after ``pos``."""
+        m = _NL_AT.search(self.text, max(pos - 1, 0))
         return m.end() - 1 if m else self.n
 
     def _line_start(self, pos: int) -> bool:
@@ -578,9 +588,25 @@ class _Scanner:
     # -- balanced groups ------------------------------------------------------------------
 
     def _limit(self, pos: int) -> int:
-        """Where a value that opened before ``pos`` must have closed: the next block start."""
-        m = _LINE_BLOCK.search(self.text, pos)
-        return m.start() if m else self.n
+        """Where a value that opened before ``pos`` must have closed: the start of the next
+        line that starts a block (``@type{``), else the end of the file."""
+        start, found = self._block_memo
+        if start <= pos <= found:
+            return found  # nothing in [start, found), so nothing in [pos, found) either
+        m = _NL_BLOCK.search(self.text, pos)
+        found = m.start() + 1 if m else self.n
+        self._block_memo = (pos, found)
+        return found
+
+    def _next_line_at(self, pos: int) -> int:
+        """Offset of the newline before the next line that starts with '@' (else EOF)."""
+        start, found = self._at_memo
+        if start <= pos <= found:
+            return found
+        m = _NL_AT.search(self.text, pos)
+        found = m.start() if m else self.n
+        self._at_memo = (pos, found)
+        return found
 
     def _close_brace(self, open_pos: int, limit: int) -> int:
         """Offset of the '}' matching the '{' at ``open_pos``, or -1 before ``limit``."""
@@ -921,8 +947,9 @@ class _Scanner:
     ) -> int | None:
         """Read a well-formed brace entry in one C-level pass; None: use the slow path."""
         text = self.text
-        nxt = text.find("\n@", body)
-        limit = self.n if nxt == -1 else nxt
+        # The body ends before the next line that starts with '@' (usually the next entry).
+        nxt = text.find("\n@", body, body + 8192)
+        limit = nxt if nxt != -1 else self._next_line_at(body)
         rows = _ROWS.findall(text, body, limit)
         if not rows:
             return None
@@ -1293,7 +1320,11 @@ def _reparse(old: ParsedBibliography, old_text: str, new_text: str) -> ParsedBib
     entries = old.entries
     starts = _EntryStarts(entries)
     # Restart at the last entry that starts strictly before the change (a top-level point).
+    # Reading the entry before it may have looked at its "@type{" (to find where a broken
+    # entry ends), so when the change touches that header, restart one entry earlier.
     i = bisect.bisect_left(starts, prefix) - 1
+    while i >= 0 and prefix <= entries[i].key_span.start:
+        i -= 1
     restart = starts[i] if i >= 0 else 0
     first_reused_before = i if i >= 0 else 0  # entries[:first] are kept as they are
     # Candidate resume points: old entry starts at or after the change, shifted.

@@ -10,7 +10,9 @@ Recognised, as LaTeX, natbib, biblatex and apacite read them:
 * citations: the ``\\cite`` family with starred and capitalised forms, natbib, biblatex
   (including the multicite commands with ``(..)(..)`` global notes and repeated
   ``[..][..]{keys}`` groups), apacite ``\\citeA<pre>[post]{k}``, ``\\nocite`` (``\\nocite{*}``
-  sets ``nocite_all``), and user commands given in ``extra_commands``;
+  sets ``nocite_all``), user commands given in ``extra_commands``, and wrapper macros the
+  file defines (``\\newcommand{\\inlinecite}[1]{\\citen{#1}}``), which are also returned in
+  ``citation_macros`` so a project can pass them on to the files it includes;
 * links: ``\\input \\include \\subfile \\import \\subimport`` (and the ``*from`` variants of
   the import package), ``\\bibliography{a,b}``, ``\\addbibresource``, ``\\addglobalbib``,
   ``\\addsectionbib``;
@@ -253,13 +255,27 @@ def _skip(text: str, i: int) -> int:
     return m.end() if m else i
 
 
-def _close_brace(text: str, i: int, raw: bool = False) -> int:
+#: Longest argument read, in characters.  Together with flat key groups (no nested braces)
+#: this keeps pathological input, such as thousands of unclosed groups in one paragraph,
+#: close to linear.
+_MAX_ARG = 20_000
+_MAX_OPTIONAL = 2_000
+_MAX_CODE = 5_000
+
+
+def _close_brace(
+    text: str, i: int, raw: bool = False, flat: bool = False, limit: int = _MAX_ARG
+) -> int:
     """``text[i] == "{"``: the offset after its matching ``}``, or -1 when it does not close
-    before a blank line or the end of the text."""
+    before a blank line, the end of the text or ``limit`` characters.  ``flat``: a nested
+    ``{`` makes the group malformed (key lists and file names hold none)."""
     depth = 0
-    for m in (_RAW_BRACE_TOKENS if raw else _BRACE_TOKENS).finditer(text, i):
+    tokens = _RAW_BRACE_TOKENS if raw else _BRACE_TOKENS
+    for m in tokens.finditer(text, i, min(len(text), i + limit)):
         c = m.group()[0]
         if c == "{":
+            if flat and depth:
+                return -1
             depth += 1
         elif c == "}":
             depth -= 1
@@ -272,11 +288,11 @@ def _close_brace(text: str, i: int, raw: bool = False) -> int:
 
 def _close_delimited(text: str, i: int) -> int:
     """``text[i]`` is ``[``, ``(`` or ``<``: the offset after the matching closer, braces
-    nested inside counted, or -1."""
+    nested inside counted, or -1 (also beyond :data:`_MAX_OPTIONAL` characters)."""
     opener = text[i]
     closer = _CLOSER[opener]
     braces = depth = 0
-    for m in _DELIM_TOKENS[opener].finditer(text, i):
+    for m in _DELIM_TOKENS[opener].finditer(text, i, min(len(text), i + _MAX_OPTIONAL)):
         c = m.group()[0]
         if c == "{":
             braces += 1
@@ -324,7 +340,7 @@ def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]],
             optionals += 1
         if j >= n or text[j] != "{":
             return groups, i
-        k = _close_brace(text, j)
+        k = _close_brace(text, j, flat=True)
         if k < 0:
             groups.append((j + 1, -1))
             return groups, j + 1
@@ -363,7 +379,7 @@ def _single_arg(text: str, i: int) -> tuple[int, int, int] | None:
         j = _skip(text, k)
     if j >= n or text[j] != "{":
         return None
-    k = _close_brace(text, j)
+    k = _close_brace(text, j, flat=True)
     if k < 0:
         return None
     return j + 1, k - 1, k
@@ -402,12 +418,12 @@ def _skip_inline_code(text: str, i: int, mint: bool) -> int:
     if mint:
         if j >= n or text[j] != "{":
             return j
-        k = _close_brace(text, j)
+        k = _close_brace(text, j, flat=True)
         if k < 0:
             return j
         j = k
     if j < n and text[j] == "{":
-        k = _close_brace(text, j, raw=True)
+        k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
         return k if k >= 0 else j + 1
     return _skip_delimited_code(text, j)
 
@@ -421,7 +437,7 @@ def _skip_environment(text: str, i: int) -> int:
     return len(text) if end < 0 else end + len(m.group(1)) + 6
 
 
-_CONDITIONAL_TOKENS = re.compile(r"\\(?:\\|(if[A-Za-z@]*|fi|else)(?![A-Za-z@]))|%[^\n]*")
+_CONDITIONAL_TOKENS = re.compile(r"\\(?:[\\%]|(if[A-Za-z@]*|fi|else)(?![A-Za-z@]))|%[^\n]*")
 #: ``\if...`` names that are commands taking arguments, not TeX conditionals closed by \fi.
 _NOT_CONDITIONALS = frozenset(
     {"ifthenelse", "ifpackageloaded", "ifclassloaded", "iftoggle", "ifbool", "ifstrequal",
@@ -430,24 +446,29 @@ _NOT_CONDITIONALS = frozenset(
 )  # fmt: skip
 
 
-def _skip_iffalse(text: str, i: int) -> int:
-    """After ``\\iffalse``: the offset after the matching ``\\else`` or ``\\fi`` (nested
-    conditionals counted); ``i`` itself when there is none, so nothing is lost."""
-    depth = 0
-    for m in _CONDITIONAL_TOKENS.finditer(text, i):
+def _iffalse_ends(text: str, start: int) -> dict[int, int]:
+    """For every ``\\iffalse`` from ``start`` on: the offset just after it -> the offset after
+    its matching ``\\else`` or ``\\fi`` (nested conditionals counted).  One pass, so many
+    unmatched conditionals stay linear; an unmatched ``\\iffalse`` is absent."""
+    ends: dict[int, int] = {}
+    stack: list[tuple[int, bool]] = []  # (offset after the \if..., is \iffalse)
+    for m in _CONDITIONAL_TOKENS.finditer(text, start):
         name = m.group(1)
         if name is None:
             continue
         if name == "fi":
-            if depth == 0:
-                return m.end()
-            depth -= 1
+            if stack:
+                after, is_false = stack.pop()
+                if is_false and after not in ends:
+                    ends[after] = m.end()
         elif name == "else":
-            if depth == 0:
-                return m.end()
+            if stack:
+                after, is_false = stack[-1]
+                if is_false and after not in ends:
+                    ends[after] = m.end()
         elif name not in _NOT_CONDITIONALS:
-            depth += 1
-    return i
+            stack.append((m.end(), name == "iffalse"))
+    return ends
 
 
 def _is_definition(text: str, start: int) -> bool:
@@ -523,7 +544,7 @@ def find_citation_macros(text: str, extra_commands: tuple[str, ...] = ()) -> tup
         line_start = text.rfind("\n", 0, m.start()) + 1
         if signature is None or _find_comment(text, line_start) < m.start():
             continue
-        body_end = _close_brace(text, m.end() - 1)
+        body_end = _close_brace(text, m.end() - 1, limit=_MAX_BODY + 1000)
         if body_end < 0:
             continue
         name, parameter = signature
@@ -554,6 +575,7 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
     suppressed: set[int] = set()
     nocite_all = is_root = False
     subfiles_parent: str | None = None
+    iffalse_ends: dict[int, int] | None = None
     n = len(text)
     pos = 0
     while pos < n:
@@ -618,7 +640,7 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
         elif role == _HREF:
             j = _skip(text, pos)
             if j < n and text[j] == "{":
-                k = _close_brace(text, j, raw=True)
+                k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
                 pos = k if k >= 0 else j + 1
         elif role == _BEGIN:
             pos = _skip_environment(text, pos)
@@ -628,7 +650,9 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
             if sub is not None and sub.group(1).strip():
                 subfiles_parent = sub.group(1).strip()
         elif role == _IFFALSE:
-            pos = _skip_iffalse(text, pos)
+            if iffalse_ends is None:
+                iffalse_ends = _iffalse_ends(text, start)
+            pos = iffalse_ends.get(pos, pos)
     magic = _magic_root(text) or subfiles_parent
     return ParsedDocument(
         path=path,

@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.model import (
+    BibFormat,
     Code,
     Entry,
     Finding,
@@ -644,6 +645,7 @@ def _references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
         changed = bool(a.corrected) and a.corrected != a.source
         bibtex = a.corrected if changed else a.source
         mark = '<span class="badge info">corrected</span> ' if changed else ""
+        label = "BibTeX" if a.source.lstrip().startswith("@") else "Source"
         original = ""
         if changed:
             original = (
@@ -654,7 +656,7 @@ def _references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
             f"<li class='ref' id='ref-{i}'><div class='formatted'>{mark}"
             f"{formatted.get(f'r{i}', esc(a.entry.key))} "
             f"<a class='back' href='#{anchors[id(a)]}'>[{esc(a.entry.key)}]</a></div>"
-            f"<details class='bib'{' open' if changed else ''}><summary>BibTeX</summary>"
+            f"<details class='bib'{' open' if changed else ''}><summary>{label}</summary>"
             f"<pre>{esc(bibtex)}</pre></details>{original}</li>"
         )
     return (
@@ -801,7 +803,7 @@ footer { max-width: 1200px; margin: 30px auto; padding: 0 24px; color: var(--mut
   details > pre { display: block; }
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
 }
-@media (max-width: 800px) {
+@media screen and (max-width: 800px) {
   .dash-grid { grid-template-columns: 1fr; }
   .tiers, .index-cards { grid-template-columns: repeat(2, 1fr); }
 }
@@ -998,7 +1000,9 @@ def build_audit(
         verdict = by_key.get(e.key)
         source = text[e.span.start : e.span.end]
         corrected = ""
-        if verdict is not None and verdict.corrections and text:
+        parsed = ws.bibliography(e.path)
+        bibtex = parsed is not None and parsed.format is BibFormat.BIBTEX
+        if verdict is not None and verdict.corrections and text and bibtex:
             corrected = corrected_entry(text, e, verdict.corrections)[0]
         rows.append(
             EntryAudit(

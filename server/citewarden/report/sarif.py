@@ -131,8 +131,14 @@ def _is_index_code(code: Code) -> bool:
     return list(Code).index(code) < list(Code).index(Code.DOI_NOT_FOUND)
 
 
-def verdict_findings(entry: Entry, verdict: Verdict) -> list[Finding]:
-    """The verification issues of one entry as findings on the field at fault (or its key)."""
+def verdict_findings(entry: Entry, verdict: Verdict, text: str | None = None) -> list[Finding]:
+    """The verification issues of one entry as findings on the field at fault (or its key).
+
+    With the file's ``text``, an issue whose field has an anchored correction carries it as a
+    fix: exactly the edit ``--fix`` would make.
+    """
+    from citewarden.fix import correction_edits
+
     out: list[Finding] = []
     for issue in verdict.issues:
         f = entry.field(issue.field) if issue.field else None
@@ -140,11 +146,18 @@ def verdict_findings(entry: Entry, verdict: Verdict) -> list[Finding]:
         data: dict[str, object] = {"key": entry.key}
         if issue.field:
             data["field"] = issue.field
+        fixes: tuple[Fix, ...] = ()
+        value = verdict.corrections.get(issue.field) if issue.field else None
+        if text is not None and issue.field and value is not None:
+            edits = correction_edits(text, entry, {issue.field: value})
+            if edits:
+                fixes = (Fix(f"Set {issue.field} to {value}", tuple(edits), preferred=True),)
         out.append(
             Finding(
                 code=issue.code,
                 location=Location(entry.path, span),
                 message=issue.message,
+                fixes=fixes,
                 data=data,
                 severity=issue.severity,
             )

@@ -68,12 +68,17 @@ def compare_title(entry_title: str | None, record: WorkRecord) -> TitleCompariso
         return None
     title = strip_markup(record.title)
     full = [fold(title)]
+    # other titles the record gives (translations, original-language titles)
+    full += [fold(strip_markup(v)) for k, v in record.extra if k == "alt-title"]
     if record.subtitle:
         full.append(fold(f"{title}: {strip_markup(record.subtitle)}"))
     record_main = _main_title(title)
     mains = [fold(record_main)] if record_main and not record.subtitle else []
     if record.subtitle:
         mains.append(fold(title))
+    # "LLaVA-Video: Video instruction tuning ..." cited without its short leading name
+    if ": " in title and len(title.split(": ", 1)[0].split()) <= 3:
+        mains.append(fold(title.split(": ", 1)[1]))
     e_full = fold(entry_title)
     e_main_raw = _main_title(entry_title)
     e_main = fold(e_main_raw) if e_main_raw else None
@@ -160,17 +165,60 @@ class AuthorComparison:
         """Enough overlap to say the author list belongs to this record."""
         if self.entry_count == 0:
             return False
-        return self.first_ok and self.matched * 2 >= self.entry_count
+        leading = self.first_ok or (self.entry_count >= 3 and self.overlap >= 0.8)
+        return leading and self.matched * 2 >= self.entry_count
+
+    @property
+    def minor(self) -> bool:
+        """A small difference in a long list (one name in five or more): typical of
+        versions of a work, not of a fabricated reference."""
+        if not self.agree or self.exact:
+            return False
+        changed = len(self.added) + len(self.dropped) + len(self.substituted)
+        return self.entry_count >= 5 and self.overlap >= 0.8 and changed * 5 <= self.entry_count + 1
 
     @property
     def overlap(self) -> float:
         return self.matched / self.entry_count if self.entry_count else 0.0
 
 
+_ORG_WORDS = frozenset(
+    {
+        "team",
+        "consortium",
+        "group",
+        "collaboration",
+        "initiative",
+        "network",
+        "project",
+        "committee",
+        "organization",
+        "organisation",
+        "society",
+        "association",
+        "investigators",
+    }
+)
+
+
+def is_group_author(family: str, given: str = "") -> bool:
+    """An organisation standing in an author list ("for the ADNI", "Gemma Team")."""
+    words = set(fold(f"{given} {family}").split())
+    return bool(words & _ORG_WORDS) or fold(family).startswith("for the ")
+
+
+def _is_group(author: Author) -> bool:
+    return author.corporate or is_group_author(author.family, author.given)
+
+
 def compare_authors(
     authors: Sequence[Author], truncated: bool, people: Sequence[Person]
 ) -> AuthorComparison | None:
-    """Align the .bib author list with the record's; None when either side has no authors."""
+    """Align the .bib author list with the record's; None when either side has no authors.
+
+    Group authors ("Gemma Team", "for the ... Initiative") that only one side lists are not
+    counted as added or dropped, and do not take the first-author place.
+    """
     people = [p for p in people if _person_keys(p)[0]]
     if not authors or not people:
         return None
@@ -188,30 +236,43 @@ def compare_authors(
         if hit is not None:
             used.add(hit)
         match_of.append(hit)
-    first_ok = match_of[0] == 0
+    first_entry = next((i for i, a in enumerate(authors) if not _is_group(a)), 0)
+    first_person = next(
+        (j for j, p in enumerate(people) if not is_group_author(p.family, p.given)), 0
+    )
+    first_ok = match_of[0] == 0 or match_of[first_entry] == first_person
     horizon = len(people)
     if truncated:
         horizon = max([len(authors)] + [m + 1 for m in match_of if m is not None])
         horizon = min(horizon, len(people))
-    unmatched_entry = [i for i, m in enumerate(match_of) if m is None]
-    unmatched_record = [j for j in range(horizon) if j not in used]
+    unmatched_entry = [i for i, m in enumerate(match_of) if m is None and not _is_group(authors[i])]
+    unmatched_record = [
+        j
+        for j in range(horizon)
+        if j not in used and not is_group_author(people[j].family, people[j].given)
+    ]
     substituted: list[tuple[str, str]] = []
     for i in list(unmatched_entry):
         if i in unmatched_record:
             substituted.append((authors[i].display(), str(people[i])))
             unmatched_entry.remove(i)
             unmatched_record.remove(i)
-    # remaining unmatched pairs, one for one, are substitutions in shifted slots
-    while unmatched_entry and unmatched_record and len(authors) == horizon:
-        i, j = unmatched_entry.pop(0), unmatched_record.pop(0)
-        substituted.append((authors[i].display(), str(people[j])))
+    # the same number left over on both sides of a complete list: substitutions in other slots
+    if not truncated and len(unmatched_entry) == len(unmatched_record):
+        for i, j in zip(unmatched_entry, unmatched_record, strict=True):
+            substituted.append((authors[i].display(), str(people[j])))
+        unmatched_entry, unmatched_record = [], []
+    counted = [a for a in authors if not _is_group(a)] or list(authors)
     return AuthorComparison(
         first_ok=first_ok,
-        matched=sum(1 for m in match_of if m is not None),
+        matched=sum(
+            1 for i, m in enumerate(match_of) if m is not None and not _is_group(authors[i])
+        )
+        or sum(1 for m in match_of if m is not None),
         added=tuple(authors[i].display() for i in unmatched_entry),
         dropped=tuple(str(people[j]) for j in unmatched_record),
         substituted=tuple(substituted),
-        entry_count=len(authors),
+        entry_count=len(counted),
         record_count=len(people),
     )
 
@@ -398,6 +459,24 @@ def _acronyms(text: str) -> set[str]:
     return {a for a in found if 3 <= len(a) <= 10 and a.isalpha()}
 
 
+def _acronym_of(short: str, full: str) -> bool:
+    """``IoTDI`` for "... Internet of Things Design and Implementation", ``ICML`` for
+    "Proceedings of the 38th International Conference on Machine Learning": the letters of
+    an acronym-like name, in order, among the initials of the other's words."""
+    text = short.strip()
+    if not (2 <= len(text) <= 10 and text.isalpha() and sum(c.isupper() for c in text) >= 2):
+        return False
+    if " " in text or len(full.split()) < 2:
+        return False
+    initials = "".join(w[0] for w in fold(full).split() if w and not w[0].isdigit())
+    return _subsequence(text.lower(), initials)
+
+
+def _subsequence(needle: str, hay: str) -> bool:
+    it = iter(hay)
+    return all(c in it for c in needle)
+
+
 def _alias_hit(a: str, b: str) -> bool:
     fb = " ".join(_core(b))
     for acro in _acronyms(a) | {fold(a)}:
@@ -436,6 +515,12 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
             return True
         if _acronyms(entry_venue) & _acronyms(name):
             return True
+        # the record's name with a subtitle the entry leaves out (or the other way round)
+        shorter, longer = sorted((fe, fn), key=len)
+        if len(shorter.split()) >= 3 and longer.startswith(shorter + " "):
+            return True
+        if _acronym_of(name, entry_venue) or _acronym_of(entry_venue, name):
+            return True
         if _alias_hit(entry_venue, name) or _alias_hit(name, entry_venue):
             return True
     return False
@@ -447,14 +532,23 @@ def compare_venue(
     record_issn = {i.replace("-", "").upper() for i in record.issn}
     if entry_issn and record_issn and set(entry_issn) & record_issn:
         return Agreement.EQUAL
-    names = [n for n in (record.venue, *record.venue_short) if n]
+    alternates = [v for k, v in record.extra if k == "alt-container-title"]
+    names = [n for n in (record.venue, *record.venue_short, *alternates) if n]
     if not entry_venue or not names:
         return Agreement.UNKNOWN
-    if fold(entry_venue) in {"arxiv", "arxiv preprint", "corr", "preprint"} or (
-        fold(entry_venue).startswith("arxiv")
-    ):
+    fe = fold(entry_venue)
+    if fe in {"arxiv", "arxiv preprint", "corr", "preprint"} or fe.startswith("arxiv"):
         return Agreement.UNKNOWN
-    return Agreement.EQUAL if venue_agrees(entry_venue, names) else Agreement.DIFFERENT
+    if venue_agrees(entry_venue, names):
+        return Agreement.EQUAL
+    publisher = fold(record.publisher or "")
+    if publisher and (publisher == fe or publisher.startswith(fe + " ")):
+        return Agreement.EQUAL  # the publisher given as the venue (books)
+    if record.work_type in ("book-chapter", "book", "monograph", "edited-book") or any(
+        fold(n).startswith(("lecture notes", "springer series", "advances in")) for n in names
+    ):
+        return Agreement.UNKNOWN  # a series name on the record says little about the venue
+    return Agreement.DIFFERENT
 
 
 # ----------------------------------------------------------------------------------------
@@ -512,16 +606,65 @@ class Comparison:
         return round(0.6 * t + 0.3 * a + 0.1 * y, 3)
 
 
+PREPRINT_SERVERS = (
+    "arxiv",
+    "biorxiv",
+    "medrxiv",
+    "chemrxiv",
+    "ssrn",
+    "research square",
+    "preprints",
+    "essoar",
+    "techrxiv",
+    "psyarxiv",
+    "osf preprints",
+    "corr",
+)
+
+
+def is_preprint_record(record: WorkRecord) -> bool:
+    """A preprint (arXiv, bioRxiv ... or Crossref ``posted-content``)."""
+    if record.source == "arxiv" or record.work_type == "posted-content":
+        return True
+    venue = fold(record.venue or "")
+    return any(venue.startswith(p) for p in PREPRINT_SERVERS)
+
+
+def cites_preprint(entry: NormalizedEntry) -> bool:
+    """Does the entry cite a preprint (``journal = {arXiv preprint ...}``, an @misc with an
+    arXiv id ...)?"""
+    venue = fold(entry.venue or "")
+    if venue:
+        return any(venue.startswith(p) for p in PREPRINT_SERVERS) or "preprint" in venue
+    return entry.entry_type in ("misc", "unpublished", "online", "article") and bool(entry.arxiv_id)
+
+
+def _version_gap(entry: NormalizedEntry, record: WorkRecord, year: Agreement) -> Agreement:
+    """A preprint and its published version are one work several years apart: when exactly
+    one side is a preprint, a later year on the published side is a note, not an error."""
+    if year is not Agreement.DIFFERENT or entry.year is None or record.year is None:
+        return year
+    rec_pre, entry_pre = is_preprint_record(record), cites_preprint(entry)
+    if rec_pre and not entry_pre and 0 < entry.year - record.year <= 5:
+        return Agreement.NEAR
+    if entry_pre and not rec_pre and 0 < record.year - entry.year <= 5:
+        return Agreement.NEAR
+    return year
+
+
 def compare(entry: NormalizedEntry, record: WorkRecord) -> Comparison:
     doi_equal = None
     if entry.doi and record.doi:
         doi_equal = entry.doi == record.doi.lower()
+    venue = compare_venue(entry.venue, entry.issn, record)
+    if venue is Agreement.DIFFERENT and is_preprint_record(record) != cites_preprint(entry):
+        venue = Agreement.UNKNOWN  # the other version of the work
     return Comparison(
         record=record,
         title=compare_title(entry.title, record),
         authors=compare_authors(entry.authors, entry.truncated, record.authors),
-        year=compare_year(entry.year, record.year),
-        venue=compare_venue(entry.venue, entry.issn, record),
+        year=_version_gap(entry, record, compare_year(entry.year, record.year)),
+        venue=venue,
         volume=compare_value(entry.volume, record.volume),
         issue=compare_value(entry.issue, record.issue),
         pages=compare_pages(entry.pages, record.pages),

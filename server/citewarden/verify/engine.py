@@ -24,7 +24,7 @@ from citewarden.settings import Settings, VerifySettings
 from citewarden.verify.base import Source
 from citewarden.verify.compare import Comparison, compare
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replace_confusables
-from citewarden.verify.records import Lookup, Outcome, Query, UpdateKind, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.verdict import Evidence, IdState, decide, skipped
 
 log = logging.getLogger("citewarden.verify")
@@ -35,6 +35,8 @@ UNVERIFIABLE_TYPES = frozenset(
 )
 #: Sources that hold only part of the literature: their "not found" is not evidence.
 PARTIAL_SOURCES = frozenset({"snapshot"})
+#: Sources whose records already carry Crossref's update notices.
+NOTICE_CARRIERS = frozenset({"crossref", "snapshot"})
 #: Sources that can only look identifiers up, never search.
 ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
 #: Stop searching once this many sources agree on a candidate with a near-miss title.
@@ -143,6 +145,7 @@ class Verifier:
                         return None
                     await self._search(ev)
             self._published_version(ev)
+            await self._notices(ev)
             return decide(ev, entry.key)
         except Exception:  # one bad entry must not stop the others
             log.exception("verification of %s failed", entry.key)
@@ -180,9 +183,12 @@ class Verifier:
                 return
             results[entry.key] = verdict
             if on_result is not None:
-                maybe = on_result(entry.key, verdict)
-                if asyncio.iscoroutine(maybe):
-                    await maybe
+                try:
+                    maybe = on_result(entry.key, verdict)
+                    if asyncio.iscoroutine(maybe):
+                        await maybe
+                except Exception:  # a failing listener must not stop verification
+                    log.exception("on_result callback failed for %s", entry.key)
 
         await asyncio.gather(*(one(e) for e in unique.values()))
         return results
@@ -337,6 +343,23 @@ class Verifier:
         ev.search_complete = complete and definitive > 0
         if definitive == 0 and complete:
             ev.failures.append("no source that covers the literature was consulted")
+
+    async def _notices(self, ev: Evidence) -> None:
+        """Crossref notices (``filter=updates:{doi}``) for a work matched through a source
+        whose record does not carry Crossref's ``updated-by`` (a Crossref record does)."""
+        cmp = ev.id_comparison if ev.id_comparison and ev.id_comparison.title_ok else None
+        cmp = cmp or ev.candidate
+        if cmp is None or not cmp.record.doi or cmp.record.source in NOTICE_CARRIERS:
+            return
+        if cmp.record.doi.startswith("10.48550/") or cmp.record.updates:
+            return
+        lookup = await self._call(ev, "crossref", "notices", cmp.record.doi)
+        if lookup is None or lookup.outcome is not Outcome.FOUND:
+            return
+        for notice in lookup.records:
+            for u in notice.updates:
+                if u.doi == cmp.record.doi and u.kind is not UpdateKind.OTHER:
+                    ev.notices.append(Update(u.kind, notice.doi, u.date, u.label))
 
     def _published_version(self, ev: Evidence) -> None:
         """The published version a preprint record names (Crossref ``is-preprint-of``,

@@ -188,6 +188,10 @@ class TokenBucket:
         """The concurrency cap (use as ``async with bucket.slot():``)."""
         return self._slots
 
+    def paused_for(self) -> float:
+        """Seconds until the lane may send again because of a pause (0 when not paused)."""
+        return max(0.0, self._paused_until - self._clock())
+
     def pause(self, seconds: float) -> None:
         """Grant no token for ``seconds`` from now (keeps the longest pause)."""
         self._paused_until = max(self._paused_until, self._clock() + seconds)
@@ -214,11 +218,32 @@ class TokenBucket:
             if seconds and n > 0:
                 self.lower_rate(n / seconds)
         remaining = headers.get("x-ratelimit-remaining")
-        if remaining is not None and remaining.strip() in {"0", "0.0"}:
-            reset = headers.get("x-ratelimit-reset")
-            wait = parse_interval(reset) if reset else None
-            if wait is not None:
-                self.pause(min(wait, 3600.0))
+        if remaining is not None and _is_zero(remaining):
+            wait = parse_reset(headers.get("x-ratelimit-reset"))
+            self.pause(min(wait if wait is not None else 60.0, 86400.0))
+
+
+def _is_zero(value: str) -> bool:
+    try:
+        return float(value.strip()) <= 0
+    except ValueError:
+        return False
+
+
+def parse_reset(value: str | None, now_epoch: float | None = None) -> float | None:
+    """Seconds until a budget resets: delta seconds ("30", "1s"), epoch seconds, or a date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        n = float(value)
+    except ValueError:
+        seconds = parse_interval(value)
+        return seconds if seconds is not None else parse_retry_after(value, now_epoch)
+    if n > 1e9:  # an epoch timestamp
+        now = time.time() if now_epoch is None else now_epoch
+        return max(0.0, n - now)
+    return max(0.0, n)
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
@@ -386,6 +411,12 @@ class HttpClient:
         status_attempts = 0
         transport_attempts = 0
         while True:
+            paused = bucket.paused_for()
+            if paused > self.retry.max_retry_after:
+                # the service asked us to stay away (Retry-After, exhausted budget): fail fast
+                return self._fail(
+                    method, url, Failure(f"rate limited: retry after {paused:.0f} s", 429)
+                )
             async with bucket.slot():
                 await bucket.acquire()
                 self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
@@ -428,6 +459,7 @@ class HttpClient:
             if wait is None:
                 wait = self.retry.backoff(status_attempts)
             elif wait > self.retry.max_retry_after:
+                bucket.pause(wait)  # later requests on this lane fail fast instead of hammering
                 return self._fail(
                     method, url, Failure(f"{label}: retry after {wait:.0f} s", outcome.status)
                 )

@@ -391,8 +391,6 @@ _PLACEHOLDER_FAMILIES = frozenset(
         "surname",
         "familyname",
         "doe",
-        "anonymous",
-        "anon",
         "placeholder",
         "unknown",
         "tbd",
@@ -410,10 +408,10 @@ def is_placeholder(author: Author) -> bool:
     """Names that stand in for real authors: "Doe, John", "Author, A.", "Lastname, Firstname",
     "Author1"."""
     if author.corporate:
-        return fold(author.family) in {"anonymous", "author", "authors", "unknown"}
+        return fold(author.family) in {"author", "authors", "unknown", "placeholder"}
     family = surname_key(author.family)
     given = fold(author.given).replace(" ", "")
-    if re.fullmatch(r"(?:author|name|person)\d*", family):
+    if re.fullmatch(r"author\d*|name\d+|person\d+", family):
         return True
     if family in _PLACEHOLDER_FAMILIES:
         return family != "doe" or given in {"john", "jane", "j", "jd", "johnq", "janeq", ""}
@@ -500,6 +498,9 @@ def arxiv_from_entry(entry: Entry, doi: str | None) -> str | None:
             if found:
                 return found
     return None
+
+
+_ISBN_LIKE = re.compile(r"(?<![\dX])(?:97[89][\s‐-]?)?\d(?:[\s‐-]?\d){8}[\s‐-]?[\dXx](?![\dX])")
 
 
 def clean_isbn(value: str | None) -> str | None:
@@ -664,10 +665,13 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
     isbn_raw = entry.get("isbn")
     isbn = None
     if isbn_raw and isbn_raw.strip():
-        first = re.split(r"[,;]|\s+and\s+", isbn_raw)[0]
-        isbn = clean_isbn(first)
+        candidates = _ISBN_LIKE.findall(isbn_raw)
+        isbn = next((c for c in map(clean_isbn, candidates) if c), None)
         if isbn is None:
-            invalid.append(InvalidIdentifier("isbn", isbn_raw, "ISBN checksum does not add up"))
+            reason = (
+                "ISBN checksum does not add up" if candidates else "not an ISBN (10 or 13 digits)"
+            )
+            invalid.append(InvalidIdentifier("isbn", isbn_raw, reason))
 
     pmid_raw = entry.get("pmid")
     pmid = clean_pmid(pmid_raw)

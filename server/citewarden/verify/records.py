@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,25 +131,21 @@ def record_to_dict(record: WorkRecord) -> dict[str, object]:
     return data
 
 
+_RECORD_FIELDS = frozenset(WorkRecord.__dataclass_fields__)
+_TUPLE_FIELDS = ("venue_short", "issn", "isbn")
+
+
 def record_from_dict(data: dict[str, object]) -> WorkRecord:
     """Rebuild a :class:`WorkRecord` from :func:`record_to_dict` output."""
-    kwargs: dict[str, object] = {}
-    for name, value in data.items():
-        if name not in WorkRecord.__dataclass_fields__:
-            continue
-        if name == "authors":
-            value = tuple(Person(str(f), str(g)) for f, g in value)  # type: ignore[attr-defined]
-        elif name == "updates":
-            value = tuple(
-                Update(UpdateKind(k), d, dt, lb)
-                for k, d, dt, lb in value  # type: ignore[attr-defined]
-            )
-        elif name == "extra":
-            value = tuple((str(k), str(v)) for k, v in value)  # type: ignore[attr-defined]
-        elif isinstance(value, list):
-            value = tuple(value)
-        kwargs[name] = value
-    return WorkRecord(**kwargs)  # type: ignore[arg-type]
+    d: dict[str, Any] = {k: v for k, v in data.items() if k in _RECORD_FIELDS}
+    d["authors"] = tuple(Person(str(f), str(g)) for f, g in d.get("authors") or ())
+    d["updates"] = tuple(
+        Update(UpdateKind(k), doi, date, label) for k, doi, date, label in d.get("updates") or ()
+    )
+    d["extra"] = tuple((str(k), str(v)) for k, v in d.get("extra") or ())
+    for name in _TUPLE_FIELDS:
+        d[name] = tuple(d.get(name) or ())
+    return WorkRecord(**d)
 
 
 def lookup_to_dict(lookup: Lookup) -> dict[str, object]:

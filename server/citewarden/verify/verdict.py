@@ -19,9 +19,15 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
-from citewarden.verify.compare import Agreement, Comparison, ValueComparison
+from citewarden.verify.compare import (
+    Agreement,
+    Comparison,
+    ValueComparison,
+    cites_preprint,
+    is_preprint_record,
+)
 from citewarden.verify.normalize import NormalizedEntry, fold, is_placeholder
-from citewarden.verify.records import UpdateKind, WorkRecord
+from citewarden.verify.records import Update, UpdateKind, WorkRecord
 
 #: First year of publication of venues that are often cited (for "year before the venue
 #: existed").  Keys are folded names and acronyms.
@@ -80,6 +86,10 @@ CODE_TIER: Mapping[Code, Tier] = {
     Code.EXPRESSION_OF_CONCERN: Tier.M,
     Code.INVALID_IDENTIFIER: Tier.M,
 }
+#: Codes that say something about the work, not about the entry's metadata.
+NOT_METADATA = frozenset(
+    {Code.UNVERIFIED, Code.CORRECTED, Code.EXPRESSION_OF_CONCERN, Code.PREPRINT_PUBLISHED}
+)
 _TIER_RANK = {Tier.D: 0, Tier.M: 1, Tier.E: 2, Tier.H: 3}
 
 #: Entry types that metadata services rarely index: absence there is not evidence.
@@ -127,6 +137,8 @@ class Evidence:
     searched: bool = False
     failures: list[str] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
+    #: Notices about the matched work found with a separate look-up (``filter=updates:``).
+    notices: list[Update] = field(default_factory=list)
     #: DOI of the published version of a preprint, when the record names one.
     published_doi: str | None = None
     today: date = field(default_factory=date.today)
@@ -218,8 +230,10 @@ def static_issues(entry: NormalizedEntry, today: date) -> list[Issue]:
                         year_field,
                     )
                 )
-            arxiv_year = _arxiv_year(entry.arxiv_id)
-            if arxiv_year is not None and entry.year < arxiv_year - 1:
+            # only an entry that cites the preprint itself cannot predate its posting; a paper
+            # published in 2016 may well be posted to arXiv in 2018
+            arxiv_year = _arxiv_year(entry.arxiv_id) if cites_preprint(entry) else None
+            if arxiv_year is not None and entry.year < arxiv_year:
                 issues.append(
                     Issue(
                         Code.TEMPORAL_IMPOSSIBILITY,
@@ -339,8 +353,8 @@ def field_issues(
         issues.append(
             Issue(
                 Code.YEAR_MISMATCH,
-                f"year {entry.year}, the record says {rec.year} (a one-year gap is common "
-                "between preprint, online and print)",
+                f"year {entry.year}, the record says {rec.year} (preprint, online and print "
+                "versions often differ by a year or more)",
                 "year",
                 Severity.HINT,
             )
@@ -380,9 +394,14 @@ def field_issues(
     return issues, fixes
 
 
-def notice_issues(record: WorkRecord) -> list[Issue]:
+def notice_issues(record: WorkRecord, more: Iterable[Update] = ()) -> list[Issue]:
+    """Retraction / correction / expression-of-concern findings, one per notice."""
     issues: list[Issue] = []
-    for u in record.updates:
+    seen: set[tuple[UpdateKind, str | None]] = set()
+    for u in (*record.updates, *more):
+        if (u.kind, u.doi) in seen:
+            continue
+        seen.add((u.kind, u.doi))
         where = f" ({u.doi})" if u.doi else ""
         when = f" on {u.date}" if u.date else ""
         if u.kind in (UpdateKind.RETRACTION, UpdateKind.WITHDRAWAL):
@@ -431,6 +450,19 @@ def _match(cmp: Comparison) -> Match:
     )
 
 
+def failure_summary(failures: Iterable[str]) -> str | None:
+    """``["crossref: timeout", "doi: timeout", "dblp: HTTP 503"]`` ->
+    ``"timeout (crossref, doi); HTTP 503 (dblp)"``."""
+    by_reason: dict[str, list[str]] = {}
+    for failure in failures:
+        source, _, why = failure.partition(": ")
+        names = by_reason.setdefault(why or source, [])
+        if why and source not in names:
+            names.append(source)
+    parts = [f"{why} ({', '.join(names)})" if names else why for why, names in by_reason.items()]
+    return "; ".join(parts) or None
+
+
 def _id_label(ev: Evidence) -> str:
     names = {"doi": "DOI", "arxiv": "arXiv id", "isbn": "ISBN", "pmid": "PMID"}
     return f"{names.get(ev.id_kind or '', 'identifier')} {ev.id_value}"
@@ -444,7 +476,7 @@ def decide(ev: Evidence, key: str) -> Verdict:
     anchor: Comparison | None = None
     anchored_by_id = False
     sources = tuple(dict.fromkeys(ev.sources))
-    reason = "; ".join(dict.fromkeys(ev.failures)) or None
+    reason = failure_summary(ev.failures)
     id_cmp = ev.id_comparison
 
     search_found_other = (
@@ -553,22 +585,26 @@ def decide(ev: Evidence, key: str) -> Verdict:
     for issue in issues:
         if issue.code is Code.HOMOGLYPH and issue.field == "title" and "title" not in fixes:
             fixes["title"] = bibtex_title(anchor.record)
-    if entry.doi is None and anchor.record.doi and ev.id_kind is None:
+    published_match = (
+        cites_preprint(entry) and not is_preprint_record(anchor.record) and anchor.record.doi
+    )
+    published_doi = ev.published_doi or (anchor.record.doi if published_match else None)
+    if entry.doi is None and anchor.record.doi and ev.id_kind is None and not published_match:
         issues.append(Issue(Code.MISSING_DOI, f"the work has a DOI: {anchor.record.doi}", "doi"))
         fixes["doi"] = anchor.record.doi
-    issues += notice_issues(anchor.record)
-    if ev.published_doi and ev.published_doi != entry.doi:
+    issues += notice_issues(anchor.record, ev.notices)
+    if published_doi and published_doi != entry.doi:
         issues.append(
             Issue(
                 Code.PREPRINT_PUBLISHED,
-                f"this preprint has been published: doi:{ev.published_doi}",
+                f"this preprint has been published: doi:{published_doi}",
                 "doi",
             )
         )
     if any(i.code is Code.RETRACTED for i in issues):
         status = Status.RETRACTED
     elif any(
-        i.effective_severity in (Severity.ERROR, Severity.WARNING) and i.code is not Code.UNVERIFIED
+        i.effective_severity in (Severity.ERROR, Severity.WARNING) and i.code not in NOT_METADATA
         for i in issues
     ):
         status = Status.MISMATCH

@@ -10,7 +10,7 @@ Optional capabilities (test with ``hasattr``; ``CachedSource`` mirrors its inner
     await src.notices(doi) -> Lookup              # crossref, snapshot: notices about doi;
                                                   # records have is_notice=True and
                                                   # updates=(Update(kind, doi=target), ...)
-    await src.by_dois(dois) -> dict[str, Lookup]  # openalex, semanticscholar (batched);
+    await src.by_dois(dois) -> dict[str, Lookup]  # crossref, openalex, semanticscholar;
                                                   # keys are normalised (lower-case) DOIs
     await src.by_arxiv(arxiv_id) -> Lookup        # arxiv, semanticscholar
     await src.by_pmid(pmid) -> Lookup             # pubmed (also by_pmids, summaries, citmatch)
@@ -43,6 +43,12 @@ Crossref records); ``CachedSource(inner, cache: Cache | None, offline=False)``.
 Converters usable on their own: ``work_from_csl`` (Crossref message / CSL-JSON),
 ``work_from_openalex``, ``work_from_s2``, ``work_from_datacite``, ``work_from_entry`` (arXiv
 Atom), ``work_from_pubmed_article``, ``work_from_docsum``, ``work_from_dblp``.
+
+Caching: ``CachedSource`` keeps FOUND ~30 days, NOT_FOUND ~1 day, notices ~1 day, never
+FAILED; results read back have ``from_cache=True``; concurrent identical look-ups share one
+request; ``by_dois`` only asks for the DOIs not in the cache.  HTTP: one ``HttpClient`` per
+run (``verify.http``); ``http.stats.requests`` counts requests per lane and
+``verify.http.rate_bound(counts)`` is the least wall time the published limits allow.
 
 A FAILED Lookup's ``reason`` explains "unverified" (timeout, rate limited, HTTP 503,
 malformed response ..., "offline: not in cache"); it never contains API keys.

@@ -19,6 +19,13 @@ T = TypeVar("T")
 
 _TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 _SPACE = re.compile(r"\s+")
+#: Markup that survives as escaped text (``&lt;i&gt;``) in some records: removed after
+#: unescaping, by name only, so that a literal "x < y > z" in a title is kept.
+_ESCAPED_TAG = re.compile(
+    r"</?(?:i|b|u|em|strong|sub|sup|scp|sc|span|p|br|italic|bold|tt|(?:jats|mml):[\w.-]+)"
+    r"(?:\s[^<>]*)?/?>",
+    re.IGNORECASE,
+)
 _DOI = re.compile(r"10\.\d{4,9}/\S+", re.IGNORECASE)
 
 
@@ -30,7 +37,8 @@ def clean_text(value: Any) -> str:
     if not isinstance(value, str):
         return ""
     text = _TAG.sub("", value)
-    text = html.unescape(text)
+    if "&" in text:
+        text = _ESCAPED_TAG.sub("", html.unescape(text))
     return _SPACE.sub(" ", text).strip()
 
 

@@ -7,6 +7,7 @@ miss is ``Lookup.failed(name, "offline: not in cache")``.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from collections.abc import Awaitable, Callable
@@ -59,6 +60,8 @@ class CachedSource:
         self.name: str = inner.name
         self.cache = cache
         self.offline = offline
+        #: Requests in flight by key: concurrent identical look-ups share one request.
+        self._inflight: dict[str, asyncio.Future[Lookup]] = {}
 
     def __repr__(self) -> str:
         return f"CachedSource({self.inner!r}, offline={self.offline})"
@@ -74,8 +77,23 @@ class CachedSource:
                     pass  # an unreadable entry is a miss
         if self.offline:
             return Lookup.failed(self.name, OFFLINE_MISS)
-        result = await call()
-        self._store(method, key, result)
+        flight_key = f"{method}|{_norm_arg(method, arg)}"
+        pending = self._inflight.get(flight_key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[Lookup] = asyncio.get_running_loop().create_future()
+        self._inflight[flight_key] = future
+        try:
+            result = await call()
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: no "never retrieved" warning when nobody waits
+            raise
+        else:
+            future.set_result(result)
+            self._store(method, key, result)
+        finally:
+            del self._inflight[flight_key]
         return result
 
     def _store(self, method: str, key: str, result: Lookup) -> None:

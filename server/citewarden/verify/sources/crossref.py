@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from citewarden.verify.http import HttpClient, Reply
-from citewarden.verify.records import Lookup, Query, Update, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Query, Update, WorkRecord
 from citewarden.verify.sources._common import (
     all_texts,
     clean_doi,
@@ -24,6 +24,9 @@ from citewarden.verify.sources._common import (
     update_kind,
     year_from_parts,
 )
+
+#: DOIs per batched request.
+BATCH = 20
 
 #: Fields requested for searches (keeps responses small).
 SEARCH_SELECT = (
@@ -218,6 +221,29 @@ class CrossrefSource:
         params = self._params(rows=str(max(1, min(limit, 20))), select=SEARCH_SELECT)
         params["query.bibliographic"] = text
         return await self._list(params)
+
+    async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+        """Many DOIs per request (``filter=doi:a,doi:b,...``, 20 per request, on the query
+        lane).  Keys are normalised DOIs; a DOI absent from a successful answer is
+        NOT_FOUND at Crossref (it may still be registered with another agency)."""
+        wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
+        out: dict[str, Lookup] = {}
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            params = self._params(
+                filter=",".join(f"doi:{d}" for d in chunk),
+                rows=str(len(chunk)),
+                select=SEARCH_SELECT,
+            )
+            page = await self._list(params)
+            if page.outcome is Outcome.FAILED:
+                out.update({d: page for d in chunk})
+                continue
+            found = {r.doi: r for r in page.records if r.doi}
+            for d in chunk:
+                rec = found.get(d)
+                out[d] = Lookup.found(self.name, [rec]) if rec else Lookup.not_found(self.name)
+        return out
 
     async def notices(self, doi: str) -> Lookup:
         """Retraction / correction / expression-of-concern notices about ``doi``

@@ -69,11 +69,22 @@ def work_from_pubmed_article(art: Element, source: str = "pubmed") -> WorkRecord
     short = _text(journal.find("ISOAbbreviation")) if journal is not None else ""
     medline_ta = _text(cit.find("MedlineJournalInfo/MedlineTA"))
     pages = _text(article.find("Pagination/MedlinePgn")) or None
+    comments = cit.findall("CommentsCorrectionsList/CommentsCorrections")
     updates = tuple(
-        Update(CORRECTION_REFS[c.get("RefType", "")], label=_text(c.find("RefSource")) or None)
-        for c in cit.findall("CommentsCorrectionsList/CommentsCorrections")
+        Update(
+            CORRECTION_REFS[c.get("RefType", "")],
+            label=_text(c.find("RefSource")) or None,
+        )
+        for c in comments
         if c.get("RefType") in CORRECTION_REFS and c.get("RefType", "").endswith("In")
     )
+    pub_types = {_text(t) for t in article.findall("PublicationTypeList/PublicationType")}
+    if "Retracted Publication" in pub_types and not any(
+        u.kind is UpdateKind.RETRACTION for u in updates
+    ):
+        updates += (Update(UpdateKind.RETRACTION, label="Retracted Publication"),)
+    notice_types = {"Retraction of Publication", "Published Erratum", "Expression of Concern"}
+    is_notice = bool(pub_types & notice_types)
     return WorkRecord(
         source=source,
         title=title,
@@ -91,6 +102,42 @@ def work_from_pubmed_article(art: Element, source: str = "pubmed") -> WorkRecord
         record_id=pmid,
         pmid=pmid,
         updates=updates,
+        is_notice=is_notice,
+    )
+
+
+def work_from_pubmed_book(art: Element, source: str = "pubmed") -> WorkRecord | None:
+    """A :class:`WorkRecord` from an efetch ``<PubmedBookArticle>`` (books and chapters)."""
+    doc = art.find("BookDocument")
+    if doc is None:
+        return None
+    book = doc.find("Book")
+    title = _text(doc.find("ArticleTitle")).rstrip(".") or (
+        _text(book.find("BookTitle")).rstrip(".") if book is not None else ""
+    )
+    if not title:
+        return None
+    pmid = _text(doc.find("PMID")) or None
+    authors = tuple(
+        Person(_text(a.find("LastName")), _text(a.find("ForeName")))
+        for a in doc.findall("AuthorList/Author")
+        if _text(a.find("LastName"))
+    )
+    year = None
+    if book is not None:
+        year = year_from_string(book.findtext("PubDate/Year"))
+    return WorkRecord(
+        source=source,
+        title=title,
+        authors=authors,
+        year=year,
+        venue=_text(book.find("BookTitle")) or None if book is not None else None,
+        publisher=_text(book.find("Publisher/PublisherName")) or None if book is not None else None,
+        isbn=tuple(_text(i) for i in book.findall("Isbn")) if book is not None else (),
+        work_type="book-chapter" if doc.find("ArticleTitle") is not None else "book",
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None,
+        record_id=pmid,
+        pmid=pmid,
     )
 
 
@@ -209,6 +256,12 @@ class PubMedSource:
         recs = [
             r
             for r in (work_from_pubmed_article(a, self.name) for a in root.findall("PubmedArticle"))
+            if r
+        ] + [
+            r
+            for r in (
+                work_from_pubmed_book(a, self.name) for a in root.findall("PubmedBookArticle")
+            )
             if r
         ]
         return Lookup.found(self.name, recs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -65,6 +66,8 @@ def make_source(name: str, config: SourceConfig, http: HttpClient) -> Any:
     raise ValueError(f"unknown source {name!r}")
 
 
+log = logging.getLogger("citewarden.verify")
+
 #: Sentinel: open the default persistent cache.
 DEFAULT_CACHE: Any = object()
 
@@ -102,8 +105,9 @@ def build_sources(
         cache_dir = (os.environ if env is None else env).get(CACHE_DIR_ENV) or None
         try:
             cache = Cache(cache_dir)
-        except OSError:
-            cache = None  # an unwritable cache directory: verify without a cache
+        except Exception as exc:  # unwritable or damaged cache directory: verify without one
+            log.warning("cache unavailable (%s): verifying without a cache", type(exc).__name__)
+            cache = None
     sources: list[Any] = []
     if config.snapshot:
         if snapshot_index_dir is None:

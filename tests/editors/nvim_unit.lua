@@ -1,0 +1,101 @@
+-- Checks of clients/neovim's Lua module that need no server: root detection, the client
+-- configuration, the status handler and :CitewardenStatus, the key under the cursor.
+-- Run: nvim --headless -u nvim_unit.lua   with CITEWARDEN_NVIM_PLUGIN, CITEWARDEN_UNIT_DIR (scratch
+-- directory) and CITEWARDEN_UNIT_OUT (JSON result: {failures = [...], checks = n}).
+local plugin = assert(os.getenv('CITEWARDEN_NVIM_PLUGIN'))
+local dir = assert(os.getenv('CITEWARDEN_UNIT_DIR'))
+local out = assert(os.getenv('CITEWARDEN_UNIT_OUT'))
+vim.opt.runtimepath:prepend(plugin)
+
+local failures, checks = {}, 0
+local function eq(name, got, want)
+  checks = checks + 1
+  if not vim.deep_equal(got, want) then
+    failures[#failures + 1] = string.format('%s: got %s, want %s', name, vim.inspect(got), vim.inspect(want))
+  end
+end
+
+local function write(path, text)
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
+  local f = assert(io.open(path, 'w'))
+  f:write(text)
+  f:close()
+end
+
+local ok, err = pcall(function()
+  local cw = require('citewarden')
+
+  -- root detection
+  write(dir .. '/repo/.git/HEAD', 'ref: refs/heads/main\n')
+  write(dir .. '/repo/paper/.latexmkrc', '')
+  write(dir .. '/repo/paper/main.tex', '\\documentclass{article}\n')
+  write(dir .. '/repo/paper/sections/intro.tex', '\\section{Intro}\n')
+  write(dir .. '/loose/book/main.tex', '\\documentclass{book}\n')
+  write(dir .. '/loose/book/parts/one.tex', '% !TEX root = ../main.tex\n\\chapter{One}\n')
+  write(dir .. '/loose/notes/todo.md', '# notes\n')
+  write(dir .. '/quarto/_quarto.yml', 'project:\n  type: book\n')
+  write(dir .. '/quarto/chapters/a.qmd', '# A\n')
+  eq('.latexmkrc beats .git (earlier marker)', cw.find_root(dir .. '/repo/paper/sections/intro.tex'), dir .. '/repo/paper')
+  eq('_quarto.yml', cw.find_root(dir .. '/quarto/chapters/a.qmd'), dir .. '/quarto')
+  eq('% !TEX root', cw.find_root(dir .. '/loose/book/parts/one.tex'), dir .. '/loose/book')
+  eq('no marker: own directory', cw.find_root(dir .. '/loose/notes/todo.md'), dir .. '/loose/notes')
+
+  -- configuration
+  local config = cw.config({ cmd = { 'citewarden', 'serve' } })
+  eq('name', config.name, 'citewarden')
+  eq('filetypes', config.filetypes, { 'tex', 'plaintex', 'bib', 'markdown', 'quarto', 'rmd' })
+  eq('root markers', config.root_markers, { '.citewarden.toml', '.latexmkrc', '.git', '_quarto.yml' })
+  eq('no settings: none sent (an empty table would be a JSON array)', config.settings, nil)
+  eq('no settings: no init options', config.init_options, nil)
+  local with = cw.config({ settings = { debounce_ms = 100, verify = { offline = true } } })
+  eq('settings under the citewarden section', with.settings, { citewarden = { debounce_ms = 100, verify = { offline = true } } })
+  eq('settings as initializationOptions', with.init_options, { debounce_ms = 100, verify = { offline = true } })
+  eq('status handler', type(config.handlers['citewarden/status']), 'function')
+
+  local path = vim.env.PATH
+  write(dir .. '/bin/citewarden', '#!/bin/sh\n')
+  vim.fn.setfperm(dir .. '/bin/citewarden', 'rwxr-xr-x')
+  vim.env.PATH = dir .. '/bin:' .. path
+  eq('default cmd: citewarden on PATH', cw.default_cmd(), { 'citewarden', 'serve' })
+  vim.env.PATH = dir .. '/nothing'
+  vim.g.python3_host_prog = '/opt/py/bin/python3'
+  eq('default cmd: python -m citewarden', cw.default_cmd(), { '/opt/py/bin/python3', '-m', 'citewarden', 'serve' })
+  vim.env.PATH = path
+
+  -- the citewarden/status notification, :CitewardenStatus and the statusline text
+  eq('before any status', cw.status_text(), 'citewarden: no status yet')
+  local handler = cw.handlers['citewarden/status']
+  handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 40 }, verifying = false, done = 43, total = 43 }, { client_id = 7 })
+  eq('status text', cw.status_text(7), 'citewarden 88 · H1 E0 M2 D40')
+  handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 37 }, verifying = true, done = 40, total = 43 }, { client_id = 7 })
+  eq('status while verifying', cw.status_text(7), 'citewarden verifying 40/43 · H1 E0 M2 D37')
+  cw.create_commands()
+  local messages = {}
+  local notify = vim.notify
+  vim.notify = function(msg)
+    messages[#messages + 1] = msg
+  end
+  vim.cmd('CitewardenStatus')
+  vim.notify = notify
+  eq(':CitewardenStatus', messages, { 'citewarden verifying 40/43 · H1 E0 M2 D37' })
+  eq('commands', vim.fn.exists(':CitewardenVerifyAll') + vim.fn.exists(':CitewardenVerifyEntry')
+    + vim.fn.exists(':CitewardenClearCache') + vim.fn.exists(':CitewardenReport'), 8)
+
+  -- the citation key under the cursor
+  local function key_at(line, col)
+    vim.api.nvim_buf_set_lines(0, 0, -1, false, { line })
+    vim.api.nvim_win_set_cursor(0, { 1, col })
+    return cw.key_at_cursor()
+  end
+  eq('key in \\cite list', key_at('see \\cite{knuth1984,lamport1994}.', 24), 'lamport1994')
+  eq('pandoc key', key_at('as shown [@smith:2020, p. 3]', 14), 'smith:2020')
+  eq('bib entry key', key_at('@article{doe_2019,', 12), 'doe_2019')
+  eq('not on a key', key_at('a {b}', 1), nil)
+end)
+if not ok then
+  failures[#failures + 1] = 'error: ' .. tostring(err)
+end
+local f = assert(io.open(out, 'w'))
+f:write(vim.fn.json_encode({ failures = failures, checks = checks }))
+f:close()
+vim.cmd(#failures == 0 and 'qall!' or 'cquit 1')

@@ -1,0 +1,374 @@
+"""``citewarden check`` (and the serve/cache dispatch): output, exit status, messages."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from citewarden.cli import main
+from markers import write_project
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+PROJECT = r"""
+--- paper/main.tex
+\documentclass{article}
+\begin{document}
+\input{body}
+\bibliography{refs}
+\end{document}
+--- paper/body.tex
+Text \cite{⟦d|knuht1984⟧} and \cite{lamport1994}.
+--- paper/refs.bib
+@book{knuth1984, title={The TeXbook}, year={1984}}
+@book{lamport1994, title={LaTeX}, year={1994}}
+"""
+
+CLEAN = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{a, title={A}}
+"""
+
+WARNINGS_ONLY = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+"""
+
+
+def cli(
+    args: list[str], cwd: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str, str]:
+    monkeypatch.chdir(cwd)
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def run_module(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
+    return subprocess.run(
+        [sys.executable, "-m", "citewarden", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# end to end, as a separate process
+# ---------------------------------------------------------------------------------------
+
+
+def test_example_project_end_to_end() -> None:
+    result = run_module(
+        [
+            "check",
+            "examples/latex-paper/main.tex",
+            "examples/markdown-paper/paper.md",
+            "--no-verify",
+        ],
+        ROOT,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.splitlines() == [
+        "examples/latex-paper/refs.bib:102:10: error duplicate-key duplicate key "
+        "'byrd_limited_1995' (first defined at refs.bib:89)",
+        "examples/latex-paper/refs.bib:146:13: warning orphan-entry entry "
+        "'kraft_software_1988' is never cited",
+        "examples/latex-paper/sections/methods.tex:6:46: error dangling-citation citation key "
+        "'nelder_simplex_1956' is not defined in any bibliography; did you mean "
+        "'nelder_simplex_1965'?",
+    ]
+    assert result.stderr.strip().endswith("2 errors, 1 warning in 6 files")
+
+
+def test_json_report_end_to_end(tmp_path: Path) -> None:
+    marks = write_project(tmp_path, PROJECT)
+    result = run_module(["check", "paper/main.tex", "--format", "json", "--no-verify"], tmp_path)
+    assert result.returncode == 1, result.stderr
+    report = json.loads(result.stdout)
+    assert report["schema"] == "citewarden-report/1"
+    span = marks["paper/body.tex"].named["d"]
+    assert span.start == 11  # line 1, column 12 (1-based)
+    assert report["citations"] == {
+        "dangling": [
+            {
+                "key": "knuht1984",
+                "file": "paper/body.tex",
+                "line": 1,
+                "column": 12,
+                "suggestions": ["knuth1984"],
+            }
+        ],
+        "orphans": [{"key": "knuth1984", "file": "paper/refs.bib", "line": 1, "column": 7}],
+        "duplicates": [],
+    }
+    assert report["diagnostics"] == [
+        {
+            "file": "paper/body.tex",
+            "line": 1,
+            "column": 12,
+            "end_line": 1,
+            "end_column": 21,
+            "code": "dangling-citation",
+            "severity": "error",
+            "message": "citation key 'knuht1984' is not defined in any bibliography; "
+            "did you mean 'knuth1984'?",
+        },
+        {
+            "file": "paper/refs.bib",
+            "line": 1,
+            "column": 7,
+            "end_line": 1,
+            "end_column": 16,
+            "code": "orphan-entry",
+            "severity": "warning",
+            "message": "entry 'knuth1984' is never cited",
+        },
+    ]
+    assert "entries" not in report  # --no-verify: no verification section
+
+
+def test_missing_path_is_a_usage_error() -> None:
+    result = run_module(["check", "no/such/file.tex"], ROOT)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.strip() == "citewarden: error: no such file or directory: no/such/file.tex"
+
+
+def test_bad_option_is_a_usage_error() -> None:
+    result = run_module(["check", "examples", "--fail-on", "sometimes"], ROOT)
+    assert result.returncode == 2
+    assert "invalid choice: 'sometimes'" in result.stderr
+
+
+# ---------------------------------------------------------------------------------------
+# in process
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fixture", "fail_on", "status"),
+    [
+        (CLEAN, "error", 0),
+        (WARNINGS_ONLY, "error", 0),
+        (WARNINGS_ONLY, "warning", 1),
+        (WARNINGS_ONLY, "info", 1),
+        (PROJECT, "never", 0),
+        (PROJECT, "error", 1),
+    ],
+)
+def test_exit_status_follows_fail_on(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fixture: str,
+    fail_on: str,
+    status: int,
+) -> None:
+    write_project(tmp_path, fixture)
+    code, _, _ = cli(
+        ["check", ".", "--no-verify", "--fail-on", fail_on], tmp_path, capsys, monkeypatch
+    )
+    assert code == status
+
+
+def test_clean_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(tmp_path, CLEAN)
+    code, out, err = cli(["check", "main.tex", "--no-verify"], tmp_path, capsys, monkeypatch)
+    assert (code, out) == (0, "")
+    assert err == "no findings in 2 files\n"
+    code, out, err = cli(
+        ["check", "main.tex", "--no-verify", "--quiet"], tmp_path, capsys, monkeypatch
+    )
+    assert (code, out, err) == (0, "", "")
+
+
+def test_a_bibliography_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(
+        tmp_path,
+        """
+--- refs.bib
+@misc{a, title={A}}
+@misc{A, title={Another}}
+""",
+    )
+    code, out, _ = cli(["check", "refs.bib", "--no-verify"], tmp_path, capsys, monkeypatch)
+    assert code == 1
+    assert (
+        out == "refs.bib:2:7: error duplicate-key duplicate key 'A' (first defined at refs.bib:1)\n"
+    )
+
+
+def test_output_file_and_paths_outside_the_working_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(tmp_path / "project", PROJECT)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    target = tmp_path / "project" / "paper" / "main.tex"
+    code, out, _ = cli(
+        ["check", str(target), "--no-verify", "--output", "report.txt"],
+        elsewhere,
+        capsys,
+        monkeypatch,
+    )
+    assert code == 1
+    assert out == "1 error, 1 warning in 3 files\n"
+    written = (elsewhere / "report.txt").read_text(encoding="utf-8")
+    body = tmp_path / "project" / "paper" / "body.tex"
+    assert written.startswith(f"{body}:1:12: error dangling-citation ")
+
+
+def test_config_file_severities(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(tmp_path, PROJECT)
+    config = tmp_path / "strict.toml"
+    config.write_text(
+        '[severity]\ndangling-citation = "off"\norphan-entry = "error"\n', encoding="utf-8"
+    )
+    code, out, _ = cli(
+        ["check", ".", "--no-verify", "--config", "strict.toml"], tmp_path, capsys, monkeypatch
+    )
+    assert (code, out) == (
+        1,
+        "paper/refs.bib:1:7: error orphan-entry entry 'knuth1984' is never cited\n",
+    )
+    # .citewarden.toml in the working directory is read without --config
+    (tmp_path / ".citewarden.toml").write_text(
+        '[severity]\ndangling-citation = "warning"\n', encoding="utf-8"
+    )
+    code, out, _ = cli(["check", ".", "--no-verify"], tmp_path, capsys, monkeypatch)
+    assert code == 0
+    assert " warning dangling-citation " in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "citewarden: error: config file not found: cfg.toml"),
+        ("severity = [", "citewarden: error: invalid config file cfg.toml: "),
+    ],
+)
+def test_bad_config_file(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    content: str | None,
+    message: str,
+) -> None:
+    write_project(tmp_path, CLEAN)
+    if content is not None:
+        (tmp_path / "cfg.toml").write_text(content, encoding="utf-8")
+    code, out, err = cli(["check", ".", "--config", "cfg.toml"], tmp_path, capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err.startswith(message)
+
+
+def test_invalid_setting_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(tmp_path, CLEAN)
+    (tmp_path / "cfg.toml").write_text('[severity]\ndangling-citation = "loud"\n', encoding="utf-8")
+    code, _, err = cli(
+        ["check", ".", "--no-verify", "--config", "cfg.toml"], tmp_path, capsys, monkeypatch
+    )
+    assert code == 0
+    assert "citewarden: warning: cfg.toml: setting 'severity.dangling-citation'" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["check", "notes.txt"],
+            "cannot check notes.txt: not a LaTeX, Markdown or bibliography file",
+        ),
+        (["check", "main.tex", "--snapshot", "none.jsonl"], "snapshot file not found: none.jsonl"),
+    ],
+)
+def test_usage_errors(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    message: str,
+) -> None:
+    write_project(tmp_path, CLEAN)
+    (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
+    code, out, err = cli(args, tmp_path, capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"citewarden: error: {message}")
+
+
+def test_unreadable_file_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import citewarden.project
+
+    real = citewarden.project.default_reader
+
+    def reader(path: Path):  # type: ignore[no-untyped-def]
+        if path.name == "main.tex":
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(citewarden.project, "default_reader", reader)
+    write_project(tmp_path, CLEAN)
+    code, out, err = cli(["check", "main.tex"], tmp_path, capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err == "citewarden: error: cannot read main.tex: Permission denied\n"
+
+
+def test_no_command_prints_help(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    code, _, err = cli([], tmp_path, capsys, monkeypatch)
+    assert code == 2
+    assert "usage: citewarden" in err
+
+
+def test_cache_commands_dispatch(tmp_path: Path) -> None:
+    env_dir = tmp_path / "cache"
+    result = subprocess.run(
+        [sys.executable, "-m", "citewarden", "cache", "clear"],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "CITEWARDEN_CACHE_DIR": str(env_dir),
+            "PYTHONPATH": str(ROOT / "server"),
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "removed 0 cache entries\n"
+
+
+def test_serve_dispatches_to_the_language_server() -> None:
+    result = run_module(["serve", "--help"], ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "--stdio" in result.stdout
