@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import select
 
 from citewarden.report import progress as progress_mod
 from citewarden.report.progress import Progress
@@ -76,8 +77,16 @@ def test_real_pseudo_terminal_is_detected() -> None:
             bar.advance()
             bar.advance()
             bar.close()
-        data = os.read(master, 4096)
+        data = b""
+        while select.select([master], [], [], 1.0)[0]:  # read everything the pty holds
+            chunk = os.read(master, 4096)
+            if not chunk:
+                break
+            data += chunk
+            if data.endswith(b"\r\x1b[K"):
+                break
         assert b"2/2" in data
+        assert data.endswith(b"\r\x1b[K")
     finally:
         os.close(master)
         os.close(slave)

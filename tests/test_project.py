@@ -558,3 +558,74 @@ def test_changed_region(old: str, new: str, expected: tuple[int, int, int]) -> N
     start, old_end, new_end = changed_region(old, new)
     assert (start, old_end, new_end) == expected
     assert old[:start] + new[start:new_end] + old[old_end:] == new
+
+
+# ---------------------------------------------------------------------------------------
+# incremental re-checking gives the same answer as checking from scratch
+# ---------------------------------------------------------------------------------------
+
+BIB = "".join(
+    f"@article{{key{i},\n  title = {{Title number {i}}},\n  year = {{{2000 + i % 20}}},\n}}\n\n"
+    for i in range(40)
+)
+EDITS = {
+    "a title": ("Title number 7}", "Title number 77}"),
+    "a key": ("@article{key12,", "@article{key12b,"),
+    "a key into a duplicate": ("@article{key12,", "@article{KEY11,"),
+    "a new entry": ("@article{key20,", "@misc{fresh, title={Fresh}}\n\n@article{key20,"),
+    "a removed entry": ("@article{key5,\n  title = {Title number 5},\n  year = {2005},\n}\n\n", ""),
+    "a syntax error": ("year = {2010},", "year = {2010"),
+    "the first entry": ("@article{key0,", "@article{key0x,"),
+    "the last entry": ("Title number 39}", "Title 39}"),
+    "nothing": ("", ""),
+}
+
+
+def _summary(result: dict[Path, list[Finding]]) -> list[tuple[str, str, int, int, str]]:
+    return sorted(
+        (p.name, f.code.value, f.location.span.start, f.location.span.end, f.message)
+        for p, fs in result.items()
+        for f in fs
+    )
+
+
+@pytest.mark.parametrize("name", list(EDITS))
+def test_edit_of_a_bibliography_matches_a_fresh_check(tmp_path: Path, name: str) -> None:
+    from citewarden.parsing import parse_file
+    from citewarden.project import build_bib_index
+
+    old, new = EDITS[name]
+    chapter = "".join(f"\\cite{{key{i}}}\n" for i in range(0, 40, 3))
+    write_project(
+        tmp_path,
+        "--- main.tex\n\\documentclass{article}\n\\begin{document}\n\\input{ch}\n"
+        "\\bibliography{refs}\n\\end{document}\n--- ch.tex\n" + chapter + "\\cite{missing1}\n",
+    )
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    ws.check()
+    bib = normalize_path(tmp_path / "refs.bib")
+    assert old in BIB
+    edited = BIB.replace(old, new, 1)
+    ws.set_text(bib, edited)
+    incremental = ws.check()
+
+    fresh_dir = tmp_path / "fresh"
+    write_project(fresh_dir, "--- x\n")
+    for f in ("main.tex", "ch.tex"):
+        (fresh_dir / f).write_text((tmp_path / f).read_text(encoding="utf-8"), encoding="utf-8")
+    (fresh_dir / "refs.bib").write_text(edited, encoding="utf-8")
+    (fresh_dir / "x").unlink()
+    fresh = Workspace(root=fresh_dir)
+    fresh.add_folder(fresh_dir)
+    assert _summary(incremental) == _summary(fresh.check())
+
+    index = ws.bib_index(bib)
+    assert index is not None
+    reference = build_bib_index(parse_file(bib, edited), edited)
+    assert index.keys == reference.keys
+    assert index.by_key == reference.by_key
+    assert index.folded == reference.folded
+    assert index.repeated == reference.repeated
+    assert index.parents == reference.parents

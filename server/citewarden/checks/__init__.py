@@ -8,6 +8,7 @@ empty list for a clean one, so a client can clear stale results.
 from __future__ import annotations
 
 import dataclasses
+import gc
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -31,6 +32,10 @@ class Memo:
         self._previous = previous
         self.current: dict[tuple[object, ...], Any] = {}
 
+    def previous(self, key: tuple[object, ...]) -> Any:
+        """What the previous run stored under ``key`` (None if nothing)."""
+        return self.current.get(key, self._previous.get(key))
+
     def get(self, key: tuple[object, ...], make: Callable[..., T], *args: object) -> T:
         """The result stored under ``key``, else ``make(*args)``."""
         found = self.current.get(key)
@@ -47,6 +52,18 @@ def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
 
     Within a file, findings come in the order the checks produce them (reports sort them).
     """
+    # a run allocates many small acyclic objects; the cyclic collector would scan the whole
+    # (large) heap again and again meanwhile, so it waits until the run is over
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_workspace(ws)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
     from citewarden.checks.citations import citation_findings
     from citewarden.checks.duplicates import duplicate_findings
 

@@ -457,6 +457,12 @@ def _orphan_list(
     found: list[Finding] = []
     # one table per bibliography version and fix targets: a finding per entry position
     table: dict[int, Finding] = memo.get(("orphans", Ident(own), nocite_targets), dict)
+    if not table and own.previous is not None:
+        # entries before the last edit kept their place: so do their findings
+        old, a, _, _ = own.previous
+        old_table = memo.previous(("orphans", Ident(old), nocite_targets))
+        if old_table:
+            table.update((i, f) for i, f in old_table.items() if i < a)
     for i in sorted(i for key in uncited if key for i in own.by_key[key]):
         finding = table.get(i)
         if finding is None:

@@ -261,6 +261,8 @@ def _skip(text: str, i: int) -> int:
 _MAX_ARG = 20_000
 _MAX_OPTIONAL = 2_000
 _MAX_CODE = 5_000
+#: Deepest nesting of brackets (and of braces) inside an optional argument.
+_MAX_NESTING = 4
 
 
 def _close_brace(
@@ -296,6 +298,8 @@ def _close_delimited(text: str, i: int) -> int:
         c = m.group()[0]
         if c == "{":
             braces += 1
+            if braces > _MAX_NESTING:
+                return -1
         elif c == "}":
             braces -= 1
             if braces < 0:
@@ -304,6 +308,8 @@ def _close_delimited(text: str, i: int) -> int:
             return -1
         elif braces == 0 and c == opener:
             depth += 1
+            if depth > _MAX_NESTING:
+                return -1
         elif braces == 0 and c == closer:
             depth -= 1
             if depth == 0:

@@ -526,6 +526,16 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
     return False
 
 
+#: Book series that Crossref gives as the container of conference papers and chapters.
+SERIES_PREFIXES = (
+    "lecture notes in",
+    "springer series in",
+    "communications in computer and information science",
+    "advances in intelligent systems and computing",
+    "smart innovation systems and technologies",
+)
+
+
 def compare_venue(
     entry_venue: str | None, entry_issn: Sequence[str], record: WorkRecord
 ) -> Agreement:
@@ -545,7 +555,7 @@ def compare_venue(
     if publisher and (publisher == fe or publisher.startswith(fe + " ")):
         return Agreement.EQUAL  # the publisher given as the venue (books)
     if record.work_type in ("book-chapter", "book", "monograph", "edited-book") or any(
-        fold(n).startswith(("lecture notes", "springer series", "advances in")) for n in names
+        fold(n).startswith(SERIES_PREFIXES) for n in names
     ):
         return Agreement.UNKNOWN  # a series name on the record says little about the venue
     return Agreement.DIFFERENT
@@ -569,6 +579,8 @@ class Comparison:
     issue: ValueComparison
     pages: ValueComparison
     doi_equal: bool | None = None
+    #: The record the authors were compared with, when another source's list was fuller.
+    author_record: WorkRecord | None = None
     notes: tuple[str, ...] = field(default=())
 
     @property

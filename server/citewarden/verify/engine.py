@@ -12,6 +12,7 @@ the comparison.  Failed look-ups are remembered so that "could not check" never 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -35,6 +36,8 @@ UNVERIFIABLE_TYPES = frozenset(
 )
 #: Sources that hold only part of the literature: their "not found" is not evidence.
 PARTIAL_SOURCES = frozenset({"snapshot"})
+#: How many other sources to ask before reporting an author-list difference.
+CORROBORATING_SOURCES = 2
 #: Sources whose records already carry Crossref's update notices.
 NOTICE_CARRIERS = frozenset({"crossref", "snapshot"})
 #: Sources that can only look identifiers up, never search.
@@ -144,6 +147,7 @@ class Verifier:
                     if cancel is not None and cancel.is_set():
                         return None
                     await self._search(ev)
+            await self._corroborate(ev)
             self._published_version(ev)
             await self._notices(ev)
             return decide(ev, entry.key)
@@ -344,6 +348,43 @@ class Verifier:
         if definitive == 0 and complete:
             ev.failures.append("no source that covers the literature was consulted")
 
+    async def _corroborate(self, ev: Evidence) -> None:
+        """A second source's author list before reporting authors added / dropped /
+        substituted: records are often incomplete (Crossref lists one author of a paper
+        with eight; arXiv versions differ).  The fullest agreeing list is used."""
+        by_id = ev.id_comparison is not None and ev.id_comparison.title_ok
+        cmp = ev.id_comparison if by_id else ev.candidate
+        if cmp is None or cmp.authors is None or cmp.authors.exact or not cmp.title_ok:
+            return
+        rec = cmp.record
+        best = cmp
+        answered = 0
+        for name in self.order:
+            if name in (rec.source, "doi") or answered >= CORROBORATING_SOURCES:
+                continue
+            if rec.doi and not rec.doi.startswith("10.48550/"):
+                lookup = await self._call(ev, name, "by_doi", rec.doi)
+            elif name not in ID_ONLY_SOURCES:
+                lookup = await self._call(ev, name, "search", self._query(ev.entry))
+            else:
+                continue
+            if lookup is None or lookup.outcome is Outcome.FAILED:
+                continue
+            answered += 1
+            for other in lookup.records:
+                alt = compare(ev.entry, other)
+                if alt.title_ok and _author_rank(alt) > _author_rank(best):
+                    best = alt
+            if best.authors is not None and best.authors.exact:
+                break
+        if best is cmp:
+            return
+        improved = dataclasses.replace(cmp, authors=best.authors, author_record=best.record)
+        if by_id:
+            ev.id_comparison = improved
+        else:
+            ev.candidate = improved
+
     async def _notices(self, ev: Evidence) -> None:
         """Crossref notices (``filter=updates:{doi}``) for a work matched through a source
         whose record does not carry Crossref's ``updated-by`` (a Crossref record does)."""
@@ -387,6 +428,14 @@ def _mentions_arxiv(e: NormalizedEntry) -> bool:
         or "arxiv" in (e.url or "").lower()
         or (e.entry_type in ("misc", "unpublished", "online"))
     )
+
+
+def _author_rank(cmp: Comparison) -> tuple[bool, bool, int, float]:
+    a = cmp.authors
+    if a is None:
+        return (False, False, -(10**6), 0.0)
+    changes = len(a.added) + len(a.dropped) + len(a.substituted)
+    return (a.exact, a.agree, -changes, a.overlap)
 
 
 def _better(a: Comparison | None, b: Comparison) -> Comparison:

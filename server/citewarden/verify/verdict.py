@@ -312,7 +312,7 @@ def field_issues(
 
     a = cmp.authors
     if a is not None and not a.exact:
-        if not a.agree and cmp.title is not None and cmp.title.exact:
+        if a.overlap < 0.5 and cmp.title is not None and cmp.title.exact:
             issues.append(
                 Issue(
                     Code.CHIMERIC,
@@ -328,7 +328,8 @@ def field_issues(
             issues.append(
                 Issue(
                     Code.AUTHOR_SUBSTITUTED,
-                    f"first author differs: the record's first author is {rec.authors[0]}",
+                    f"first author differs: the record's first author is "
+                    f"{(cmp.author_record or rec).authors[0]}",
                     "author",
                 )
             )
@@ -346,8 +347,9 @@ def field_issues(
                 Issue(Code.AUTHOR_DROPPED, f"author(s) missing from the entry: {shown}", "author")
             )
         # never rewrite title and authors at once; authors only when identity is anchored
-        if not title_changed and (anchored_by_id or a.agree) and rec.authors:
-            fixes["author"] = bibtex_authors(rec)
+        people = cmp.author_record or rec
+        if not title_changed and (anchored_by_id or a.agree) and people.authors:
+            fixes["author"] = bibtex_authors(people)
 
     if cmp.year is Agreement.NEAR and rec.year is not None:
         issues.append(
@@ -425,12 +427,18 @@ def notice_issues(record: WorkRecord, more: Iterable[Update] = ()) -> list[Issue
 # ----------------------------------------------------------------------------------------
 
 
-def tier_of(issues: Iterable[Issue], status: Status) -> Tier:
+AUTHOR_CODES = frozenset({Code.AUTHOR_ADDED, Code.AUTHOR_DROPPED, Code.AUTHOR_SUBSTITUTED})
+
+
+def tier_of(issues: Iterable[Issue], status: Status, capped: frozenset[Code] = frozenset()) -> Tier:
+    """The highest tier any issue raises the entry to; ``capped`` codes raise it to M at most."""
     tier = Tier.H if status is Status.NOT_FOUND else Tier.D
     for issue in issues:
         if issue.severity in (Severity.HINT, Severity.INFORMATION):
             continue
         t = CODE_TIER.get(issue.code, Tier.D)
+        if issue.code in capped and _TIER_RANK[t] > _TIER_RANK[Tier.M]:
+            t = Tier.M
         if _TIER_RANK[t] > _TIER_RANK[tier]:
             tier = t
     return tier
@@ -610,10 +618,12 @@ def decide(ev: Evidence, key: str) -> Verdict:
         status = Status.MISMATCH
     else:
         status = Status.VERIFIED
+    # one name different in a long list is what versions of a work look like
+    minor = anchor.authors is not None and anchor.authors.minor
     return Verdict(
         key,
         status,
-        tier_of(issues, status),
+        tier_of(issues, status, AUTHOR_CODES if minor else frozenset()),
         _match(anchor),
         fixes,
         tuple(issues),

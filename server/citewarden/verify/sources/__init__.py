@@ -30,7 +30,9 @@ Building them (what the engine and the CLI use)::
     open_sources(settings=None, *, env=None, cache_dir=None, use_cache=True,
                  transport=None, **http_options) -> SourceSet
     SourceSet(config, http, cache, sources).aclose()
-    build_sources(config: SourceConfig, http: HttpClient, *, cache=None) -> list[source]
+    build_sources(config: SourceConfig | VerifySettings | None = None, http=None, *,
+                  cache=<persistent default; None = no cache>, offline=None, snapshot=None,
+                  snapshot_index_dir=None, env=None) -> list[source]   (snapshot first)
     resolve_config(settings: VerifySettings | None, env=None) -> SourceConfig   (verify.config)
     make_http(config, *, transport=None, **kw) -> HttpClient                     (registry)
 
