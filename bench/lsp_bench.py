@@ -1,11 +1,14 @@
 """Language server bench: a real client talking to ``python -m citewarden.lsp`` over stdio.
 
-Builds a 20k-entry project (one .bib, a root .tex and 50 chapters citing almost every entry,
-100 orphans, one dangling key per chapter), starts the server, and prints:
+Builds the 20k-entry project of ``bench/index_bench.py`` (real entry shapes sampled from
+tests/data/bibs, a root .tex and 49 chapters citing every key, one dangling key), starts the
+server, and prints:
 
 * time from server start to the end of initial indexing (``$/progress`` end) and to the
   first diagnostics;
-* for a single-character edit in a chapter and in the .bib, the time from sending
+* for a single-character edit in a chapter (a space typed before the dangling citation, and
+  deleted again) and in the .bib (a letter typed into a cited entry's key, making it an
+  orphan and its citation dangling, and deleted again), the time from sending
   ``didChange`` to receiving ``publishDiagnostics`` for that new version (p50/p95 over
   100 edits).  The debounce is set to 0 ms, so the figures are the work after the
   debounce (add the configured debounce, 300 ms by default, for what a user waits);
@@ -124,8 +127,21 @@ JOURNALS = (
 )
 
 
-def generate(root: Path, entries: int, chapters: int, seed: int = 7) -> dict[str, Any]:
-    """Write the project under ``root``; return the keys and the names of the files."""
+def generate(root: Path, entries: int, chapters: int, seed: int = 7) -> list[str]:
+    """Write the project under ``root``; return its keys.
+
+    Uses ``index_bench.build`` when it is there; otherwise writes a synthetic project of the
+    same shape (every key cited, one dangling key in the first chapter).
+    """
+    try:
+        from index_bench import build
+    except ImportError:
+        return _synthetic(root, entries, chapters, seed)
+    _, keys = build(root, entries, chapters, seed)
+    return keys
+
+
+def _synthetic(root: Path, entries: int, chapters: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     keys: list[str] = []
     bib: list[str] = []
@@ -151,8 +167,7 @@ def generate(root: Path, entries: int, chapters: int, seed: int = 7) -> dict[str
             f"}}\n"
         )
     (root / "refs.bib").write_text("\n".join(bib), encoding="utf-8")
-    orphans = keys[-100:]
-    cited = keys[:-100]
+    cited = keys
     per = max(1, len(cited) // chapters)
     (root / "chapters").mkdir(parents=True, exist_ok=True)
     includes = []
@@ -165,7 +180,8 @@ def generate(root: Path, entries: int, chapters: int, seed: int = 7) -> dict[str
             i += len(group)
             words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
             lines.append(f"The {words} was studied before \\cite{{{','.join(group)}}}.")
-        lines.append(f"A key nobody defined: \\cite{{missing{c:02d}key}}.")
+        if c == 0:
+            lines.append("A dangling one: \\cite{no-such-key-2024}.")
         name = f"ch{c + 1:02d}"
         (root / "chapters" / f"{name}.tex").write_text("\n".join(lines) + "\n", encoding="utf-8")
         includes.append(f"\\input{{chapters/{name}}}")
@@ -178,7 +194,7 @@ def generate(root: Path, entries: int, chapters: int, seed: int = 7) -> dict[str
         "\\end{document}",
     ]
     (root / "main.tex").write_text("\n".join(main) + "\n", encoding="utf-8")
-    return {"keys": keys, "orphans": orphans}
+    return keys
 
 
 class BenchClient(LanguageClient):
@@ -285,15 +301,16 @@ class Buffer:
         return self.version
 
 
-async def timed_edits(buf: Buffer, line: int, count: int) -> list[float]:
-    """Toggle one character at the start of ``line``; time each edit to its diagnostics."""
+async def timed_edits(buf: Buffer, line: int, col: int, char: str, count: int) -> list[float]:
+    """Type ``char`` at (line, col), then delete it, and so on (``count`` edits); time each
+    edit to the diagnostics of its version."""
     samples = []
     for n in range(count):
         insert = n % 2 == 0
         version = buf.version + 1
         fut = buf.client.expect(buf.uri, version)
         t0 = time.perf_counter()
-        buf.edit(line, 0, 0 if insert else 1, " " if insert else "")
+        buf.edit(line, col, col if insert else col + 1, char if insert else "")
         t1 = await asyncio.wait_for(fut, timeout=60)
         samples.append(t1 - t0)
     return samples
@@ -334,7 +351,7 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="citewarden-lsp-bench-") as tmp:
         root = Path(tmp)
         t = time.perf_counter()
-        info = generate(root, args.entries, args.chapters)
+        keys = generate(root, args.entries, args.chapters)
         size = (root / "refs.bib").stat().st_size / 1e6
         print(
             f"project: {args.entries} entries ({size:.1f} MB .bib), {args.chapters} chapters, "
@@ -379,20 +396,19 @@ async def run(args: argparse.Namespace) -> None:
         await asyncio.wait_for(client.expect(chapter.uri, 1), timeout=120)
         bib = Buffer(client, root / "refs.bib", "bibtex")
         await asyncio.wait_for(client.expect(bib.uri, 1), timeout=120)
-        n_bib_diags = len(client.diagnostics.get(bib.uri, []))
 
         # warm-up (first edits parse and cache), then measure
-        await timed_edits(chapter, chapter.line_of("missing00key"), 4)
-        samples = await timed_edits(chapter, chapter.line_of("missing00key"), args.edits)
+        dangling = chapter.line_of("no-such-key-2024")
+        await timed_edits(chapter, dangling, 0, " ", 4)
+        samples = await timed_edits(chapter, dangling, 0, " ", args.edits)
         print(f"edit in a chapter -> publishDiagnostics:  {percentiles(samples)}")
 
-        orphan_line = bib.line_of("{" + info["orphans"][50] + ",")
-        await timed_edits(bib, orphan_line, 4)
-        samples = await timed_edits(bib, orphan_line, args.edits)
-        print(
-            f"edit in the .bib  -> publishDiagnostics:  {percentiles(samples)}"
-            f"   ({n_bib_diags} diagnostics in the .bib)"
-        )
+        key = keys[len(keys) // 2]
+        key_line = bib.line_of("{" + key + ",")
+        col = bib.text.split("\n")[key_line].index("{" + key) + 1
+        await timed_edits(bib, key_line, col, "x", 4)
+        samples = await timed_edits(bib, key_line, col, "x", args.edits)
+        print(f"edit in the .bib  -> publishDiagnostics:  {percentiles(samples)}")
 
         # completion inside a fresh \cite{} at the end of the chapter
         last = chapter.text.count("\n")
@@ -402,15 +418,16 @@ async def run(args: argparse.Namespace) -> None:
             client, chapter, last, len("\\cite{"), args.edits
         )
         print(
-            f"completion, empty prefix ({len(info['keys'])} keys): {percentiles(samples)}"
+            f"completion, empty prefix ({len(keys)} keys): {percentiles(samples)}"
             f"   ({n_items} items, incomplete={incomplete})"
         )
-        chapter.edit(last, len("\\cite{"), len("\\cite{"), "ko")
+        prefix = keys[len(keys) // 3][:2]
+        chapter.edit(last, len("\\cite{"), len("\\cite{"), prefix)
         samples, n_items, incomplete = await timed_completions(
-            client, chapter, last, len("\\cite{ko"), args.edits
+            client, chapter, last, len("\\cite{") + len(prefix), args.edits
         )
         print(
-            f"completion, prefix 'ko':               {percentiles(samples)}"
+            f"completion, prefix {prefix!r}:               {percentiles(samples)}"
             f"   ({n_items} items, incomplete={incomplete})"
         )
         server = client._server
@@ -426,7 +443,7 @@ async def run(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--entries", type=int, default=20000)
-    parser.add_argument("--chapters", type=int, default=50)
+    parser.add_argument("--chapters", type=int, default=50, help="files (root + chapters)")
     parser.add_argument("--edits", type=int, default=100)
     asyncio.run(run(parser.parse_args()))
 

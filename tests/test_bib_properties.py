@@ -15,7 +15,7 @@ from citewarden.parsing.encoding import decode_bytes
 
 DATA = Path(__file__).parent / "data"
 PATH = Path("p.bib")
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 BIB_ALPHABET = st.sampled_from(list('@{}(),="#%\n \t') + list("abcXYZ019_-:") + ["é", "\x00", "\r"])
 bib_like = st.lists(

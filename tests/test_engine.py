@@ -388,3 +388,37 @@ async def test_a_failing_listener_does_not_stop_verification() -> None:
 
     results = await verifier.verify_many(entries, on_result=boom)
     assert len(results) == 3
+
+
+# ----------------------------------------------------------------------------------------
+# Real references answered from refchecker's recorded API cache
+# ----------------------------------------------------------------------------------------
+
+
+async def test_real_references_with_recorded_answers() -> None:
+    import real_refs
+
+    entries = {e.key: e for e in real_refs.entries()}
+    settings = VerifySettings(sources=("crossref", "openalex", "semanticscholar", "dblp"))
+    verifier = Verifier(real_refs.sources(), settings, today=real_refs.AS_OF)
+
+    # Crossref lists one author of the PDB paper; Semantic Scholar has all eight
+    pdb = await verifier.verify(entries["H8tismBT3Q-006"])
+    assert pdb.status is Status.VERIFIED and pdb.tier is Tier.D, pdb.issues
+    # cited with the first arXiv title; the arXiv id's record has the later one
+    mathvista = await verifier.verify(entries["izbBqTL8vb-018"])
+    assert mathvista.status is Status.VERIFIED, mathvista.issues
+    # the cited arXiv id is that of an astrophysics paper
+    tablet = await verifier.verify(entries["ioYdy7aghG-041"])
+    assert [i.code for i in tablet.issues] == [Code.DOI_OTHER_WORK]
+    assert tablet.issues[0].field == "url" and "Magnetar" in tablet.issues[0].message
+    # "Adam" with made-up authors
+    adam = await verifier.verify(entries["5vdw8Qmrre-003"])
+    assert Code.CHIMERIC in {i.code for i in adam.issues} and adam.tier is Tier.H
+    # "OpenAI" as the author of the GPT-4 report is not a wrong author list
+    gpt4 = await verifier.verify(entries["ioYdy7aghG-033"])
+    assert gpt4.status is Status.VERIFIED, gpt4.issues
+    # nothing recorded for it: could not be checked, not "not found"
+    missing = [k for k in entries if k.startswith("izbBqTL8vb")]
+    results = await verifier.verify_many([entries[k] for k in missing])
+    assert Status.UNVERIFIED in {v.status for v in results.values()}

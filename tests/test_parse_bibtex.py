@@ -682,3 +682,18 @@ def test_common_prefix_and_suffix_across_chunks(
         s = bibtex._common_suffix(base, new, min(len(base), len(new)) - p)
         rest_old, rest_new = base[p:][::-1], new[p:][::-1]
         assert s == common(rest_old, rest_new)
+
+
+def test_comment_after_a_value_without_comma_is_an_error_not_a_comment() -> None:
+    m = parse_markers("@misc{k, volume = {}⟦e|%⟧ year = {1983}\n}\n@misc{n, title={x}}\n")
+    bib = parse(m.text)
+    (p,) = bib.problems
+    assert p.code is Code.BIB_SYNTAX and p.location.span.start == m.named["e"].start
+    assert [f.name for f in bib.entries[0].fields] == ["volume"]
+    assert [e.key for e in bib.entries] == ["k", "n"]
+
+
+def test_comment_lines_after_the_last_field_hide_nothing() -> None:
+    t = "@misc{k, year = {1983},\n  % old = {x}\n}\n"
+    (e,) = parse(t).entries
+    assert [(f.name, f.value) for f in e.fields] == [("year", "1983")]

@@ -138,3 +138,29 @@ def test_yaml_bibliography_spans_slice_to_targets(names: list[str], style: str) 
         assert [link.target for link in doc.links] == [f"{name}.bib" for name in names]
         for link in doc.links:
             assert text[link.span.start : link.span.end] == link.target
+
+
+# ---- large degenerate inputs: read completely, with the same answers as small ones -----
+
+N = 4000
+
+
+def test_many_unclosed_latex_groups() -> None:
+    text = "\\cite{a " * N + "\n\n\\cite{k}"
+    assert [c.key for c in parse_latex(Path("x.tex"), text).citations] == ["k"]
+    text = "\\cite[a " * N + "\n\n\\cites(x" * N + "\n\n\\citep[p]{k}"
+    assert [c.key for c in parse_latex(Path("x.tex"), text).citations] == ["k"]
+    text = "\\iffalse " * N + "\\cite{k}"
+    assert [c.key for c in parse_latex(Path("x.tex"), text).citations] == ["k"]
+    text = "\\newcommand{\\x}[1]{{#1}" * N + "\\cite{k}"
+    assert [c.key for c in parse_latex(Path("x.tex"), text).citations] == ["k"]
+
+
+def test_many_unclosed_markdown_constructs() -> None:
+    assert [c.key for c in parse_markdown(Path("x.md"), "@{" * N + " @k").citations] == ["k"]
+    text = "<!-- " * N + "@k"
+    assert [c.key for c in parse_markdown(Path("x.md"), text).citations] == ["k"]
+    text = "`a " * (N + 1) + "@k"  # pairs make code spans; the last backtick is literal
+    assert [c.key for c in parse_markdown(Path("x.md"), text).citations] == ["k"]
+    text = "[@a " * N
+    assert len(parse_markdown(Path("x.md"), text).citations) == N

@@ -124,7 +124,10 @@ def entries() -> list[Entry]:
                 fields["url"] = ref["url"]
             if ref.get("doi"):
                 fields["doi"] = ref["doi"]
-            out.append(make_entry(f"{paper}-{i:03d}", "article", fields))
+            # as a .bib would hold it: a URL without a venue is a web page (@misc)
+            url = ref.get("url") or ""
+            kind = "misc" if url and not ref.get("venue") and "arxiv.org" not in url else "article"
+            out.append(make_entry(f"{paper}-{i:03d}", kind, fields))
     return out
 
 
@@ -157,7 +160,9 @@ async def run(show: int) -> int:
             print(f"\n{key} [{v.status.value}/{v.tier.value}] {entry.get('title')!r}")
             print(f"   cited: {entry.get('author')!r} {entry.get('year')} {entry.get('journal')!r}")
             if v.match:
-                print(f"   match: {v.match.source} {v.match.title!r} {v.match.year} {v.match.venue!r}")
+                print(
+                    f"   match: {v.match.source} {v.match.title!r} {v.match.year} {v.match.venue!r}"
+                )
             for i in alarms:
                 print(f"   - {i.code.value}: {i.message}")
     return 0

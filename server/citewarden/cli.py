@@ -351,6 +351,7 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     if not args.quiet:
         for problem in problems:
             print(f"citewarden: warning: {problem}", file=sys.stderr)
+    _check_fix_options(args)
     args.paths = _expand_inputs(args, cwd)
     ws, scope = load_workspace(args.paths, settings, cwd)
     by_file = ws.check()
@@ -398,11 +399,15 @@ def _expand_inputs(args: argparse.Namespace, cwd: Path) -> list[str]:
         raise UsageError(str(exc)) from None
     if not paths:
         raise UsageError("no paths to check (the list files are empty)")
+    return paths
+
+
+def _check_fix_options(args: argparse.Namespace) -> None:
+    """--diff shares standard output with the report: a machine format needs --output."""
     if args.diff and args.output is None and args.format != "text":
         raise UsageError(
             f"--diff prints to standard output; give --output for the {args.format} report"
         )
-    return paths
 
 
 def _batch_table(

@@ -160,8 +160,7 @@ class BibIndex:
         return {self.keys[i]: refs for i, refs in self.parent_rows.items()}
 
 
-_PARENT_FIELD = re.compile(r"(?i)\b(?:crossref|xdata)\s*=")
-_IDS_FIELD = re.compile(r"(?i)\bids\s*=")
+_IDS_FIELD = re.compile(r"ids\s*=")  # searched in lower-cased text; literal prefix: fast
 
 
 def _parent_row(entry: Entry) -> tuple[str, ...]:
@@ -180,8 +179,9 @@ def _rows_of(
     looked up when ``text`` mentions them (or when no text is given)."""
     aliases: dict[int, tuple[str, ...]] = {}
     parents: dict[int, tuple[str, ...]] = {}
-    want_aliases = text is None or _IDS_FIELD.search(text) is not None
-    want_parents = text is None or _PARENT_FIELD.search(text) is not None
+    low = text.lower() if text is not None else None
+    want_aliases = low is None or _IDS_FIELD.search(low) is not None
+    want_parents = low is None or "crossref" in low or "xdata" in low
     for i, entry in enumerate(entries, start):
         if want_aliases and entry.aliases:
             aliases[i] = tuple(entry.aliases)
@@ -192,22 +192,25 @@ def _rows_of(
     return aliases, parents
 
 
+def _positions(keys: list[str]) -> dict[str, list[int]]:
+    """key -> its positions in ``keys``, in order (built in C where keys are unique)."""
+    table = {k: [i] for i, k in reversed(list(enumerate(keys)))}
+    if len(table) != len(keys):
+        for i, k in enumerate(keys):
+            places = table[k]
+            if places[0] != i:
+                places.append(i)
+    return table
+
+
 def _tables(keys: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]], set[str]]:
-    by_key: dict[str, list[int]] = {}
-    folded: dict[str, list[int]] = {}
-    for i, key in enumerate(keys):
-        found = by_key.get(key)
-        if found is None:
-            by_key[key] = [i]
-        else:
-            found.append(i)
-        fk = key.casefold()
-        found = folded.get(fk)
-        if found is None:
-            folded[fk] = [i]
-        else:
-            found.append(i)
-    repeated = {fk for fk, places in folded.items() if len(places) > 1}
+    by_key = _positions(keys)
+    folded = _positions([k.casefold() for k in keys])
+    repeated = (
+        {fk for fk, places in folded.items() if len(places) > 1}
+        if len(folded) != len(keys)
+        else set()
+    )
     return by_key, folded, repeated
 
 

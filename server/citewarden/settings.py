@@ -40,6 +40,9 @@ SOURCE_NAMES = (
 
 CONFIG_FILE = ".citewarden.toml"
 
+#: Default severity of verification findings by the entry's risk tier.
+TIER_SEVERITY: Mapping[str, str] = {"H": "error", "E": "warning", "M": "information", "D": "off"}
+
 
 @dataclass(frozen=True, slots=True)
 class SettingsProblem:
@@ -70,6 +73,11 @@ class VerifySettings:
     base_urls: Mapping[str, str] = field(default_factory=dict)
     #: Keys of entries never to verify.
     ignore_entries: tuple[str, ...] = ()
+    #: Severity of an entry's verification findings by its risk tier (H, E, M, D); a
+    #: severity name or "off".  Notes (hints, information) keep their own severity.
+    tier_severity: Mapping[str, str] = field(default_factory=lambda: dict(TIER_SEVERITY))
+    #: Also mark every citation of an H-tier or retracted entry in .tex/.md documents.
+    citation_sites: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +115,7 @@ def _merge_verify(
         name = key.replace("-", "_")
         path = f"verify.{key}"
         try:
-            if name in {"enabled", "on_save", "offline"}:
+            if name in {"enabled", "on_save", "offline", "citation_sites"}:
                 if not isinstance(value, bool):
                     raise ValueError("expected true or false")
                 changes[name] = value
@@ -142,6 +150,24 @@ def _merge_verify(
                 changes[name] = {**base.base_urls, **value}
             elif name == "ignore_entries":
                 changes[name] = _as_str_tuple(value)
+            elif name == "tier_severity":
+                if not isinstance(value, Mapping):
+                    raise ValueError("expected a table of tier (H, E, M, D) -> severity")
+                merged = dict(base.tier_severity)
+                for tier, level in value.items():
+                    if tier not in TIER_SEVERITY:
+                        problems.append(SettingsProblem(origin, f"{path}.{tier}", "unknown tier"))
+                    elif not isinstance(level, str) or level.lower() not in SEVERITY_NAMES:
+                        problems.append(
+                            SettingsProblem(
+                                origin,
+                                f"{path}.{tier}",
+                                "expected one of off, hint, information, warning, error",
+                            )
+                        )
+                    else:
+                        merged[tier] = level.lower()
+                changes[name] = merged
             else:
                 raise ValueError("unknown setting")
         except ValueError as exc:

@@ -63,6 +63,14 @@ DESCRIPTIONS: dict[str, str] = {
         "service."
     ),
     "verify.ignore_entries": "Keys of bibliography entries that are never verified.",
+    "verify.tier_severity": (
+        "Severity of an entry's verification findings by its risk tier (H high, E elevated, "
+        "M moderate, D defensible): off, hint, information, warning or error."
+    ),
+    "verify.citation_sites": (
+        "Also mark every citation of a likely fabricated (tier H) or retracted entry in the "
+        "documents."
+    ),
 }
 
 #: Numeric bounds the server enforces (see citewarden.settings), shown to the editor as well.
@@ -146,6 +154,13 @@ def _type_schema(path: str, annotation: Any) -> dict[str, Any]:
             return {
                 "type": "object",
                 "properties": {code.value: {"type": "string", "enum": choices} for code in Code},
+                "additionalProperties": False,
+            }
+        if path == "verify.tier_severity":
+            choices = [c for c in SEVERITY_CHOICES if c in SEVERITY_NAMES]
+            return {
+                "type": "object",
+                "properties": {t: {"type": "string", "enum": choices} for t in "HEMD"},
                 "additionalProperties": False,
             }
         if path == "verify.base_urls":

@@ -74,12 +74,28 @@ local function all_diagnostics()
   return list
 end
 
+-- Record what the server tells the user (an invalid setting would show up here).
+result.messages = {}
+local show_message = vim.lsp.handlers['window/showMessage']
+vim.lsp.handlers['window/showMessage'] = function(err, params, ctx, config)
+  table.insert(result.messages, params and params.message or vim.inspect(err))
+  return show_message(err, params, ctx, config)
+end
+
+-- Tests never touch the network: verification uses only the cache and the snapshot file.
+local settings = { verify = { offline = true } }
+local snapshot = env('CITEWARDEN_E2E_SNAPSHOT', '')
+if snapshot ~= '' then
+  settings.verify.snapshot = snapshot
+end
 if mode == 'enable' then
+  -- the configuration comes from the plugin's lsp/citewarden.lua; only settings are added
+  vim.lsp.config('citewarden', { settings = { citewarden = settings } })
   vim.lsp.enable('citewarden')
 elseif mode == 'legacy' then
-  require('citewarden').setup({ legacy = true })
+  require('citewarden').setup({ legacy = true, settings = settings })
 else
-  require('citewarden').setup()
+  require('citewarden').setup({ settings = settings })
 end
 
 -- Headless: choose the offered code action whose title starts with fix_prefix.

@@ -140,6 +140,7 @@ def test_change_to_quick_fix_in_latex_project(
     result = run_nvim(nvim, mode, project, "main.tex", tmp_path)
     assert result["version"] == version
     assert result["client_name"] == "citewarden"
+    assert result["messages"] == []  # e.g. no "invalid settings"
     # one server for the whole project, also for the chapter opened later
     assert result["client_count"] == 1
     assert Path(result["root_dir"]).resolve() == project.resolve()

@@ -59,6 +59,8 @@ USER_SETTINGS = {
     "files.autoSave": "off",
     "workbench.secondarySideBar.defaultVisibility": "hidden",
     "citewarden.trace.server": "messages",
+    # tests never touch the network: verification uses only the cache and the snapshot file
+    "citewarden.verify.offline": True,
 }
 
 
@@ -253,6 +255,12 @@ def test_vscode_dangling_key_quick_fix(code_server: dict[str, Any]) -> None:
         "fixPrefix": "Change to",
         "pause": True,
         "resilience": True,
+        "serverCommands": [
+            ["citewarden.clearCache", []],
+            ["citewarden.verifyAll", []],
+            ["citewarden.verifyEntry", [{"key": CORRECT_KEY}]],
+            ["citewarden.report", []],
+        ],
     }
     result, ui = drive(code_server, spec)
 
@@ -276,6 +284,13 @@ def test_vscode_dangling_key_quick_fix(code_server: dict[str, Any]) -> None:
     assert any(old_key in row for row in diagnostics["problems"]), diagnostics["problems"]
     menu = ui["phases"]["quickfix"].get("menu", [])
     assert any(row.startswith("Change to") for row in menu), ui["phases"]["quickfix"]
+
+    # the palette commands reach the server (those it offers), without an error
+    for command, outcome in result["commandRuns"].items():
+        assert outcome.startswith("ok"), f"{command}: {outcome}"
+
+    # the settings VS Code sends are valid for the server (else it shows "invalid settings")
+    assert not any("invalid settings" in t for t in ui["phases"]["after"].get("toasts", []))
 
     # the fix: only the key changed on disk, nothing else in the project
     title = FIX_TITLE.match(result["appliedTitle"])

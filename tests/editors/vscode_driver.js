@@ -56,6 +56,7 @@ async function onQuickFix(page) {
 async function onAfter(page) {
   await page.waitForTimeout(1500);
   const seen = { problems: await texts(page, '.markers-panel .monaco-list-row') };
+  seen.toasts = await texts(page, '.notifications-toasts .notification-toast');
   seen.statusBar = await texts(page, '.statusbar-item');
   await shoot(page, '04_after_fix.png');
   return seen;

@@ -20,9 +20,13 @@ export interface Host {
   output: vscode.OutputChannel;
 }
 
+/** The last failure of each server command (read by the self-test; cleared on success). */
+export const commandErrors = new Map<string, string>();
+
 async function sendCommand(host: Host, command: string, args: unknown[]): Promise<unknown> {
   const client = host.client();
   if (!client || client.state !== State.Running) {
+    commandErrors.set(command, 'the language server is not running');
     const choice = await vscode.window.showErrorMessage(
       'citewarden: the language server is not running.',
       'Restart server',
@@ -36,9 +40,12 @@ async function sendCommand(host: Host, command: string, args: unknown[]): Promis
     return undefined;
   }
   try {
-    return await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    const result = await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    commandErrors.delete(command);
+    return result;
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
+    commandErrors.set(command, text);
     host.output.appendLine(`[client] ${command} failed: ${text}`);
     void vscode.window.showErrorMessage(`citewarden: ${command} failed: ${text}`);
     return undefined;
@@ -117,3 +124,4 @@ export function registerCommands(context: vscode.ExtensionContext, host: Host): 
   register('citewarden.restartServer', () => host.restart());
   register('citewarden.showOutput', () => host.output.show(true));
 }
+

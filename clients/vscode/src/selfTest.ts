@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
+import { commandErrors } from './commands';
 import { StatusBar } from './status';
 
 export const SELFTEST_ENV = 'CITEWARDEN_VSCODE_SELFTEST';
@@ -24,6 +25,8 @@ interface Spec {
   extraWaitMs?: number;
   /** Write `<phase>.ready` and wait for `<phase>.go` at each phase (for screenshots). */
   pause?: boolean;
+  /** Palette commands to run (with these arguments) when the server offers them. */
+  serverCommands?: [string, unknown[]][];
   /** Then kill the server (it must come back), and start it with a wrong command (clear error). */
   resilience?: boolean;
   timeoutMs?: number;
@@ -280,6 +283,18 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
     result.statusText = ctx.status.text;
     result.status = ctx.status.status ?? null;
     result.commands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('citewarden.')).sort();
+    // The server commands it offers, run from the palette's command ids.
+    const offered: string[] = ctx.client()?.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    result.serverCommands = offered;
+    const runs: Record<string, string> = {};
+    for (const [command, args] of spec.serverCommands ?? []) {
+      if (offered.includes(command)) {
+        const value = await vscode.commands.executeCommand(command, ...args);
+        runs[command] = commandErrors.get(command) ?? `ok: ${JSON.stringify(value) ?? 'undefined'}`;
+      }
+    }
+    result.commandRuns = runs;
+    step('server commands', { runs });
     await phase('after');
     if (spec.resilience) {
       result.resilience = await resilience(ctx, timeout, step, phase);

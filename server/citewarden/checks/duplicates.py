@@ -177,9 +177,10 @@ def _command(m: re.Match[str]) -> str:
 def normalize_title(raw: str) -> str:
     """Lower-case letters and digits of a title (spaces and punctuation removed), with
     formatting commands and accents dropped."""
-    text = _LATEX_COMMAND.sub(_command, raw)
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
+    text = _LATEX_COMMAND.sub(_command, raw) if "\\" in raw else raw
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(c for c in text if not unicodedata.combining(c))
     return _NON_WORD.sub("", text.casefold())
 
 

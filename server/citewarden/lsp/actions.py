@@ -7,6 +7,7 @@ disk: the client applies the edit.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from citewarden.lsp.convert import path_of
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
 from citewarden.model import Span
+
+log = logging.getLogger(__name__)
 
 
 def _empty() -> list[Any]:
@@ -45,6 +48,11 @@ def _actions(session: Session, path: Path, range_: types.Range) -> list[types.Co
             action = session.converter.code_action(fix, diagnostic)
             if action is not None:
                 out.append(action)
+    for hook in session.code_action_hooks:
+        try:
+            out += hook(path, wanted)
+        except Exception:
+            log.exception("a code action hook failed")
     return out
 
 

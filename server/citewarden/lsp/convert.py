@@ -129,6 +129,15 @@ class Converter:
                 related.append(
                     types.DiagnosticRelatedInformation(location=loc, message=rel.message)
                 )
+        record = finding.data.get("record_url")
+        if isinstance(record, str):  # a verification finding: link the matched record
+            start = types.Position(line=0, character=0)
+            related.append(
+                types.DiagnosticRelatedInformation(
+                    location=types.Location(uri=record, range=types.Range(start=start, end=start)),
+                    message=f"the record at {finding.data.get('record_source') or 'the source'}",
+                )
+            )
         data: dict[str, object] = {"code": finding.code.value}
         key = finding.data.get("key")
         if isinstance(key, str):

@@ -222,6 +222,14 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
             body = "\n\n---\n\n".join(show.markdown(e) for e in defs)
         else:
             body = f"`{key}` is not defined in any bibliography of this document."
+    for hook in session.hover_hooks:
+        try:
+            extra = hook(path, key, entry)
+        except Exception:
+            log.exception("a hover hook failed")
+            continue
+        if extra:
+            body += f"\n\n---\n\n{extra}"
     return types.Hover(
         contents=types.MarkupContent(kind=_hover_markup(session), value=body),
         range=session.converter.range(index, span),

@@ -18,7 +18,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
-from citewarden.lsp import actions, navigation, watch
+from citewarden.lsp import actions, navigation, verify_actions, watch
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
 
@@ -134,6 +134,8 @@ def create_server() -> CitewardenServer:
 
     navigation.register(server, session)
     actions.register(server, session)
+    # verification of the entries in the background (diagnostics, actions, commands)
+    verify_actions.register(server, session)
     return server
 
 

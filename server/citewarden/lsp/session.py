@@ -28,7 +28,7 @@ from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
 from citewarden.lsp.diagnostics import DiagnosticStore, pull_report, pull_supported
 from citewarden.lsp.documents import DocumentStore, SparseIndex
 from citewarden.lsp.scheduling import TaskRegistry, Worker
-from citewarden.model import Finding
+from citewarden.model import Entry, Finding, Span
 from citewarden.project import Workspace
 from citewarden.settings import Settings, SettingsProblem
 
@@ -42,6 +42,12 @@ WORKSPACE = "workspace"
 
 #: A hook run after a document is saved (verification plugs in here).
 SaveHook = Callable[[Path], Awaitable[None]]
+#: Findings merged into every check's results, by file (worker; verification plugs in here).
+FindingProvider = Callable[[], Mapping[Path, Sequence[Finding]]]
+#: Extra hover text for a key: (path, key, the entry under the cursor or None) -> Markdown.
+HoverHook = Callable[[Path, str, Entry | None], str | None]
+#: Extra code actions for a range of a file (worker).
+CodeActionHook = Callable[[Path, Span], list[types.CodeAction]]
 
 
 class Session:
@@ -76,6 +82,12 @@ class Session:
         #: Called with the paths whose diagnostics were refreshed (tests, verification).
         self.after_check: list[Callable[[set[Path]], None]] = []
         self._pending_problems: list[SettingsProblem] = []
+        # -- seams for features layered on the index (verification) --
+        self.finding_providers: list[FindingProvider] = []
+        self.hover_hooks: list[HoverHook] = []
+        self.code_action_hooks: list[CodeActionHook] = []
+        #: The last check's own findings (before providers are merged in; worker only).
+        self._checked: Mapping[Path, Sequence[Finding]] | None = None
 
     # -- setup --------------------------------------------------------------------------
     def initialize(self, params: types.InitializeParams) -> None:
@@ -291,10 +303,41 @@ class Session:
             dirty.add(path)
             if version is not None:
                 self.indexed[path] = version
-        findings = self._filter(self.project.check())
+        checked = self.project.check()
+        self._checked = checked
+        findings = self._filter(self._with_providers(checked))
         self.store.update(
             findings, self.index_of, self.converter, dirty=None if force else dirty, force=force
         )
+
+    def _with_providers(
+        self, findings: Mapping[Path, Sequence[Finding]]
+    ) -> Mapping[Path, Sequence[Finding]]:
+        """``findings`` with every provider's findings added to their files."""
+        if not self.finding_providers:
+            return findings
+        merged: dict[Path, Sequence[Finding]] = dict(findings)
+        for provider in self.finding_providers:
+            try:
+                extra = provider()
+            except Exception:
+                log.exception("a finding provider failed")
+                continue
+            for path, items in extra.items():
+                if items:
+                    merged[path] = [*merged.get(path, ()), *items]
+        return merged
+
+    async def republish(self) -> None:
+        """Publish what changed in the providers' findings, without checking again."""
+        await self.worker.run(self._republish_job)
+        self._deliver(set())
+
+    def _republish_job(self) -> None:
+        if self._checked is None:
+            return  # nothing checked yet: the first check merges the providers
+        findings = self._filter(self._with_providers(self._checked))
+        self.store.update(findings, self.index_of, self.converter, dirty=set())
 
     def mark_dirty(self, paths: Iterable[Path]) -> None:
         """The text of ``paths`` may have changed (worker only)."""

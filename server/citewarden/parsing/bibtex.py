@@ -103,17 +103,19 @@ _BR_IN = r"[^{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^{}]*)*"
 _QU_IN = r'[^"{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^"{}]*)*'
 _BRACED = r"\{(" + _BR_IN + r")\}"
 _QUOTED = r'"(' + _QU_IN + r')"'
-_GAP = r"\s*(?:%[^\n]*\s*)*"  # white space and %-comment lines between fields
+_GAP = r"\s*+(?:%[^\n]*+\s*+)*+"  # white space, %-comment lines (possessive: never half a comment)
 
 _BLOCK = re.compile(r"@[ \t]*([A-Za-z_][\w\-.:+]*)\s*([{(])?")
 _KEY_BRACE = re.compile(r"\s*([^\s,{}=]*)\s*")
 _KEY_PAREN = re.compile(r"\s*([^\s,{}()=]*)\s*")
 # One pass over an entry body, from after "key," up to the next line starting with '@':
-# fields (name, braced, quoted, number, macro, comma), the closing brace and what follows
-# it (close, tail), or the first character that fits neither (bad).
+# fields (name, braced, quoted, number, macro, comma), the closing brace with the space
+# before it and what follows it (gap, close, tail), or the first character that fits
+# neither (bad).
 _ROWS = re.compile(
-    _GAP
-    + "(?:("
+    "(?:"
+    + _GAP
+    + "("
     + _ID
     + r"+)\s*=\s*(?:"
     + _BRACED
@@ -121,7 +123,11 @@ _ROWS = re.compile(
     + _QUOTED
     + r"|(\d+)|("
     + _MAC
-    + r"))\s*(,?)|(\})((?s:.*))|(\S))"
+    + r"))\s*(,?)|("
+    + _GAP
+    + r")(\})((?s:.*))|"
+    + _GAP
+    + r"(\S))"
 )
 # Same, with positions wanted (materialising the fields of one entry).
 _ROW_POS = re.compile(
@@ -200,10 +206,14 @@ def _span(start: int, end: int) -> Span:
 def _positions(raw: str, body: int, count: int) -> tuple[int, ...]:
     """Field name and value offsets (relative) of a well-formed entry text."""
     out: list[int] = []
-    for m in _ROW_POS.finditer(raw, body, len(raw) - 1):
+    match = _ROW_POS.match
+    pos = body
+    for _ in range(count):
+        m = match(raw, pos)
+        assert m is not None, "entry text changed since it was read"
         g = 2 if m.start(2) != -1 else 3 if m.start(3) != -1 else 4
         out += (m.start(1), m.end(1), m.start(g), m.end(g))
-    assert len(out) == 4 * count
+        pos = m.end()
     return tuple(out)
 
 
@@ -954,12 +964,16 @@ class _Scanner:
         if not rows:
             return None
         # Transpose in C: one tuple per group, the closing row last.
-        raw_names, braced, quoted, number, macro, sep, close, tail, bad = zip(*rows, strict=True)
+        raw_names, braced, quoted, number, macro, sep, gap, close, tail, bad = zip(
+            *rows, strict=True
+        )
         count = len(rows) - 1  # fields
         if not close[-1] or bad[-1] or (count and (not raw_names[-2] or any(bad))):
             return None  # not closed, or something that is not a field: the slow path reports it
         if count > 1 and sep[: count - 1].count(",") != count - 1:
             return None  # a missing comma: the slow path reports it
+        if count and not sep[count - 1] and "%" in gap[-1]:
+            return None  # a comment between a value and the closing brace: not BibTeX
         end = limit - len(tail[-1])
         names = tuple(map(_intern, " ".join(raw_names[:count]).lower().split(" "))) if count else ()
         if len(set(names)) != count:

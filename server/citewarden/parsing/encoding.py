@@ -15,6 +15,7 @@ Finding spans are code-point offsets into the returned text.
 from __future__ import annotations
 
 import codecs
+import threading
 from pathlib import Path
 from types import MappingProxyType
 
@@ -23,12 +24,14 @@ from citewarden.model import Code, Finding, Location, Span
 _BOM_UTF8 = codecs.BOM_UTF8
 _HANDLER = "citewarden-cp1252"
 _MAX_NUL_FINDINGS = 20
+_counter = threading.local()  # invalid bytes met by the current thread's decode
 
 
 def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
     if not isinstance(error, UnicodeDecodeError):
         raise error
     chunk = error.object[error.start : error.end]
+    _counter.bad = getattr(_counter, "bad", 0) + len(chunk)
     chars = []
     for byte in chunk:
         single = bytes([byte])
@@ -78,10 +81,11 @@ def decode_bytes(path: Path, data: bytes) -> tuple[str, list[Finding]]:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             prefix = data[: error.start].decode("utf-8")
+            _counter.bad = 0
             text = data.decode("utf-8", errors=_HANDLER)
             offset = len(prefix)
             bad = data[error.start]
-            bad_count = _count_bad_bytes(data)
+            bad_count = _counter.bad
             line, col = _line_col(text, offset)
             more = f" ({bad_count} invalid bytes in all)" if bad_count > 1 else ""
             findings.append(
@@ -99,20 +103,6 @@ def decode_bytes(path: Path, data: bytes) -> tuple[str, list[Finding]]:
     if "\x00" in text:
         text = _report_nuls(path, text, findings)
     return text, findings
-
-
-def _count_bad_bytes(data: bytes) -> int:
-    count = 0
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    start = 0
-    while True:
-        try:
-            decoder.decode(data[start:], final=True)
-            return count
-        except UnicodeDecodeError as error:
-            count += error.end - error.start
-            start += error.end
-            decoder.reset()
 
 
 def _report_nuls(path: Path, text: str, findings: list[Finding]) -> str:

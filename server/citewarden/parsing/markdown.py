@@ -60,23 +60,17 @@ _KEY_IN_TEXT = re.compile(
 )
 
 
-def _braced_end(text: str, i: int) -> int:
-    """``text[i] == "{"``: offset after its balanced ``}`` with no whitespace inside, or -1."""
-    depth = 0
-    n = len(text)
-    j = i
-    while j < n:
-        c = text[j]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        elif c.isspace():
-            return -1
-        j += 1
-    return -1
+#: A braced key: no whitespace, braces balanced (nested up to two levels deep).
+_BRACED_KEY = re.compile(r"\{(?:[^\s{}]|\{(?:[^\s{}]|\{[^\s{}]*\})*\})*\}")
+#: Longest braced key read, in characters.
+_MAX_BRACED = 1_000
+
+
+def _braced_end(text: str, i: int, end: int | None = None) -> int:
+    """``text[i] == "{"``: offset after its balanced ``}`` with no whitespace inside (before
+    ``end``), or -1."""
+    m = _BRACED_KEY.match(text, i, min(len(text) if end is None else end, i + _MAX_BRACED))
+    return m.end() if m is not None else -1
 
 
 def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
@@ -90,7 +84,7 @@ def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]
         if m.group(2) is not None:
             yield m.group(2), m.start(2), m.end(2)
         elif m.group(3) is not None:
-            close = _braced_end(text[:end], m.start(3))
+            close = _braced_end(text, m.start(3), end)
             if close > 0:
                 yield text[m.start(3) + 1 : close - 1], m.start(3) + 1, close - 1
                 pos = close
@@ -267,6 +261,8 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
     stack: list[tuple[int, int]] = []  # open brackets: (offset, index into pending)
     regions = iter(skip)
     region = next(regions, None)
+    comment_close = -2  # next "-->" (-1: there is none further on)
+    par_end = -1  # end of the paragraph around the last code span
     pos = 0
     while pos < n:
         m = _INLINE.search(text, pos)
@@ -282,7 +278,9 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
         pos = m.end()
         group = m.lastindex
         if group == _COMMENT:
-            close = text.find("-->", pos)
+            if comment_close < pos and comment_close != -1:
+                comment_close = text.find("-->", pos)
+            close = comment_close
             if close < 0:
                 continue
             pos = close + 3
@@ -292,8 +290,10 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
                 out.suppressed.update(range(first, last + 2))
         elif group == _TICKS:  # code span
             ticks = pos - start
-            par = _PAR.search(text, pos)
-            limit = par.start() if par else n
+            if par_end < pos:
+                par = _PAR.search(text, pos)
+                par_end = par.start() if par else n
+            limit = par_end
             if region is not None:
                 limit = min(limit, region[0])
             closer = _backtick_closer(ticks).search(text, pos, limit)

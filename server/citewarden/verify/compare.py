@@ -202,13 +202,25 @@ _ORG_WORDS = frozenset(
 
 
 def is_group_author(family: str, given: str = "") -> bool:
-    """An organisation standing in an author list ("for the ADNI", "Gemma Team")."""
+    """An organisation standing in an author list ("for the ADNI", "Gemma Team",
+    "DeepSeek-AI")."""
     words = set(fold(f"{given} {family}").split())
-    return bool(words & _ORG_WORDS) or fold(family).startswith("for the ")
+    if words & _ORG_WORDS or fold(family).startswith("for the "):
+        return True
+    name = family.strip()
+    return not given.strip() and " " not in name and any(c.isupper() for c in name[1:])
 
 
-def _is_group(author: Author) -> bool:
-    return author.corporate or is_group_author(author.family, author.given)
+def _is_group(author: Author, sole: bool = False) -> bool:
+    """A group name on the .bib side: braced, with an organisation word, a one-word name
+    with inner capitals ("OpenAI", "DeepMind"), or the only author given by one word
+    ("Anthropic")."""
+    if author.corporate or is_group_author(author.family, author.given):
+        return True
+    if author.given.strip() or " " in author.family.strip():
+        return False
+    family = author.family.strip()
+    return sole or any(c.isupper() for c in family[1:])
 
 
 def compare_authors(
@@ -222,6 +234,12 @@ def compare_authors(
     people = [p for p in people if _person_keys(p)[0]]
     if not authors or not people:
         return None
+    if all(_is_group(a, sole=len(authors) == 1) for a in authors) and not any(
+        author_matches(a, p) for a in authors for p in people
+    ):
+        return None  # "OpenAI", "Gemma Team": a group stands for a list the record spells out
+    # "Qwen Team" in a list stands for the members it does not name: like "and others"
+    truncated = truncated or any(_is_group(a) for a in authors)
     used: set[int] = set()
     match_of: list[int | None] = []
     for i, a in enumerate(authors):
@@ -526,6 +544,10 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
     return False
 
 
+#: Sources whose venue comes from the publisher's own deposit; other sources infer or
+#: abbreviate venues, so a difference there is not reported.
+VENUE_AUTHORITIES = frozenset({"crossref", "doi", "datacite", "pubmed", "snapshot"})
+
 #: Book series that Crossref gives as the container of conference papers and chapters.
 SERIES_PREFIXES = (
     "lecture notes in",
@@ -671,6 +693,8 @@ def compare(entry: NormalizedEntry, record: WorkRecord) -> Comparison:
     venue = compare_venue(entry.venue, entry.issn, record)
     if venue is Agreement.DIFFERENT and is_preprint_record(record) != cites_preprint(entry):
         venue = Agreement.UNKNOWN  # the other version of the work
+    if venue is Agreement.DIFFERENT and record.source not in VENUE_AUTHORITIES:
+        venue = Agreement.UNKNOWN  # an inferred venue (OpenAlex, Semantic Scholar, dblp)
     return Comparison(
         record=record,
         title=compare_title(entry.title, record),

@@ -354,7 +354,9 @@ class Verifier:
         with eight; arXiv versions differ).  The fullest agreeing list is used."""
         by_id = ev.id_comparison is not None and ev.id_comparison.title_ok
         cmp = ev.id_comparison if by_id else ev.candidate
-        if cmp is None or cmp.authors is None or cmp.authors.exact or not cmp.title_ok:
+        if cmp is None or not cmp.title_ok:
+            return
+        if (cmp.authors is None or cmp.authors.exact) and cmp.title is not None and cmp.title.exact:
             return
         rec = cmp.record
         best = cmp
@@ -375,11 +377,13 @@ class Verifier:
                 alt = compare(ev.entry, other)
                 if alt.title_ok and _author_rank(alt) > _author_rank(best):
                     best = alt
-            if best.authors is not None and best.authors.exact:
+            if _author_rank(best)[:2] == (True, True):
                 break
         if best is cmp:
             return
         improved = dataclasses.replace(cmp, authors=best.authors, author_record=best.record)
+        if best.title is not None and best.title.exact:
+            improved = dataclasses.replace(improved, title=best.title)
         if by_id:
             ev.id_comparison = improved
         else:
@@ -430,12 +434,15 @@ def _mentions_arxiv(e: NormalizedEntry) -> bool:
     )
 
 
-def _author_rank(cmp: Comparison) -> tuple[bool, bool, int, float]:
+def _author_rank(cmp: Comparison) -> tuple[bool, bool, bool, int, float]:
+    """Order of preference between records of one work: exact title, then the author list
+    closest to the entry's."""
+    title = cmp.title is not None and cmp.title.exact
     a = cmp.authors
     if a is None:
-        return (False, False, -(10**6), 0.0)
+        return (title, False, False, -(10**6), 0.0)
     changes = len(a.added) + len(a.dropped) + len(a.substituted)
-    return (a.exact, a.agree, -changes, a.overlap)
+    return (title, a.exact, a.agree, -changes, a.overlap)
 
 
 def _better(a: Comparison | None, b: Comparison) -> Comparison:

@@ -474,30 +474,35 @@ def _valid_new_arxiv(ident: str) -> str | None:
 
 def arxiv_from_entry(entry: Entry, doi: str | None) -> str | None:
     """The arXiv id of an entry, from eprint, an arXiv DOI, a URL or an ``arXiv:`` mention."""
+    return arxiv_with_field(entry, doi)[0]
+
+
+def arxiv_with_field(entry: Entry, doi: str | None) -> tuple[str | None, str | None]:
+    """The arXiv id of an entry and the field it was read from."""
     eprint = entry.get("eprint")
     if eprint:
         prefix = (entry.get("archiveprefix") or entry.get("eprinttype") or "arxiv").lower()
         if "arxiv" in prefix:
             found = _arxiv_in(eprint.strip(), bare=True)
             if found:
-                return found
+                return found, "eprint"
     if doi and doi.startswith("10.48550/arxiv."):
         found = _arxiv_in(doi[len("10.48550/arxiv.") :], bare=True)
         if found:
-            return found
+            return found, "doi"
     for name in ("arxiv", "arxivid"):
         value = entry.get(name)
         if value:
             found = _arxiv_in(value.strip(), bare=True)
             if found:
-                return found
+                return found, name
     for name in ("url", "journal", "journaltitle", "note", "howpublished", "booktitle"):
         value = entry.get(name)
         if value:
             found = _arxiv_in(value, bare=False)
             if found:
-                return found
-    return None
+                return found, name
+    return None, None
 
 
 _ISBN_LIKE = re.compile(r"(?<![\dX])(?:97[89][\s‐-]?)?\d(?:[\s‐-]?\d){8}[\s‐-]?[\dXx](?![\dX])")
@@ -609,6 +614,8 @@ class NormalizedEntry:
     url: str | None
     homoglyphs: tuple[Homoglyph, ...]
     invalid_ids: tuple[InvalidIdentifier, ...]
+    #: The field the arXiv id was read from (eprint, doi, url, journal ...).
+    arxiv_field: str | None = None
 
     @property
     def surnames(self) -> tuple[str, ...]:
@@ -685,6 +692,7 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
 
     volume = field_text(entry, "volume")
     issue = field_text(entry, "number", "issue")
+    arxiv_id, arxiv_field = arxiv_with_field(entry, doi)
     return NormalizedEntry(
         key=entry.key,
         entry_type=entry.entry_type.lower(),
@@ -698,7 +706,8 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
         issue=issue.strip() if issue else None,
         pages=clean_pages(entry.get("pages")),
         doi=doi,
-        arxiv_id=arxiv_from_entry(entry, doi),
+        arxiv_id=arxiv_id,
+        arxiv_field=arxiv_field,
         isbn=isbn,
         pmid=pmid,
         issn=issn,

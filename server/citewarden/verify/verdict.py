@@ -233,7 +233,10 @@ def static_issues(entry: NormalizedEntry, today: date) -> list[Issue]:
             # only an entry that cites the preprint itself cannot predate its posting; a paper
             # published in 2016 may well be posted to arXiv in 2018
             arxiv_year = _arxiv_year(entry.arxiv_id) if cites_preprint(entry) else None
-            if arxiv_year is not None and entry.year < arxiv_year:
+            # ids carry the announcement month: a paper sent in late December gets a
+            # January id of the next year
+            january = bool(entry.arxiv_id and re.match(r"\d{2}01\.", entry.arxiv_id))
+            if arxiv_year is not None and entry.year < arxiv_year - (1 if january else 0):
                 issues.append(
                     Issue(
                         Code.TEMPORAL_IMPOSSIBILITY,
@@ -325,14 +328,25 @@ def field_issues(
             pairs = "; ".join(f"{e} instead of {r}" for e, r in a.substituted)
             issues.append(Issue(Code.AUTHOR_SUBSTITUTED, f"author substituted: {pairs}", "author"))
         if not a.first_ok and not a.substituted:
-            issues.append(
-                Issue(
-                    Code.AUTHOR_SUBSTITUTED,
-                    f"first author differs: the record's first author is "
-                    f"{(cmp.author_record or rec).authors[0]}",
-                    "author",
+            first = (cmp.author_record or rec).authors[0]
+            if a.matched == a.entry_count:
+                # the same people in another order: the record may be the one that is wrong
+                issues.append(
+                    Issue(
+                        Code.AUTHOR_SUBSTITUTED,
+                        f"author order differs: the record's first author is {first}",
+                        "author",
+                        Severity.INFORMATION,
+                    )
                 )
-            )
+            else:
+                issues.append(
+                    Issue(
+                        Code.AUTHOR_SUBSTITUTED,
+                        f"first author differs: the record's first author is {first}",
+                        "author",
+                    )
+                )
         if a.added:
             issues.append(
                 Issue(
@@ -471,6 +485,25 @@ def failure_summary(failures: Iterable[str]) -> str | None:
     return "; ".join(parts) or None
 
 
+def distinct_works(a: WorkRecord, b: WorkRecord) -> bool:
+    """True only when identifiers show two records are different works (both have DOIs
+    that differ, or both arXiv ids that differ, and nothing they share)."""
+    doi_a, doi_b = (a.doi or "").lower(), (b.doi or "").lower()
+    if doi_a and doi_a == doi_b:
+        return False
+    if a.arxiv_id and a.arxiv_id == b.arxiv_id:
+        return False
+    if doi_a and doi_b and not (doi_a.startswith("10.48550/") or doi_b.startswith("10.48550/")):
+        return True
+    return bool(a.arxiv_id and b.arxiv_id)
+
+
+def _id_field(ev: Evidence) -> str:
+    if ev.id_kind == "arxiv":
+        return ev.entry.arxiv_field or "eprint"
+    return ev.id_kind or "doi"
+
+
 def _id_label(ev: Evidence) -> str:
     names = {"doi": "DOI", "arxiv": "arXiv id", "isbn": "ISBN", "pmid": "PMID"}
     return f"{names.get(ev.id_kind or '', 'identifier')} {ev.id_value}"
@@ -491,9 +524,21 @@ def decide(ev: Evidence, key: str) -> Verdict:
         ev.candidate is not None
         and ev.candidate.full_agreement
         and id_cmp is not None
-        and ev.candidate.record.doi != id_cmp.record.doi
+        and distinct_works(ev.candidate.record, id_cmp.record)
     )
-    if id_cmp is not None and (
+    # the identifier's record has a later title; another record of the same work has the
+    # title as cited (an earlier version): the citation is right
+    same_work_as_cited = (
+        id_cmp is not None
+        and id_cmp.title is not None
+        and not id_cmp.title.exact
+        and ev.candidate is not None
+        and ev.candidate.full_agreement
+        and not distinct_works(ev.candidate.record, id_cmp.record)
+    )
+    if same_work_as_cited:
+        anchor, anchored_by_id = ev.candidate, True
+    elif id_cmp is not None and (
         id_cmp.title_ok
         or (id_cmp.authors is not None and id_cmp.authors.agree and not search_found_other)
     ):
@@ -503,7 +548,7 @@ def decide(ev: Evidence, key: str) -> Verdict:
             Issue(
                 Code.DOI_OTHER_WORK,
                 f"{_id_label(ev)} belongs to a different work: {_record_label(id_cmp.record)}",
-                ev.id_kind if ev.id_kind in ("doi", "isbn", "pmid") else "eprint",
+                _id_field(ev),
             )
         )
     elif ev.id_state == IdState.MISSING:
@@ -511,7 +556,7 @@ def decide(ev: Evidence, key: str) -> Verdict:
             Issue(
                 Code.DOI_NOT_FOUND,
                 f"{_id_label(ev)} does not exist (the registry has no record of it)",
-                ev.id_kind if ev.id_kind in ("doi", "isbn", "pmid") else "eprint",
+                _id_field(ev),
             )
         )
 
@@ -520,6 +565,14 @@ def decide(ev: Evidence, key: str) -> Verdict:
         found_doi = anchor.record.doi
         if ev.id_kind == "doi" and found_doi and ev.id_state in (IdState.MISSING, IdState.FOUND):
             fixes["doi"] = found_doi
+        elif (
+            ev.id_kind == "arxiv"
+            and ev.id_state in (IdState.MISSING, IdState.FOUND)
+            and anchor.record.arxiv_id
+            and anchor.record.arxiv_id != entry.arxiv_id
+            and entry.arxiv_field == "eprint"
+        ):
+            fixes["eprint"] = anchor.record.arxiv_id
         elif (
             ev.id_kind == "doi"
             and ev.id_state == IdState.FAILED

@@ -1,0 +1,98 @@
+"""Time the audit reports and the fixer on a real 1 327-entry bibliography; prints figures.
+
+    .venv/bin/python bench/report_bench.py [--entries N]
+
+Inputs: ``tests/data/bibs/b-vitamins_prl_1983.bib`` (every entry has a DOI).  Verdicts are
+made up for the renderer (one in ten entries gets a ``pages`` correction), so no network is
+involved.  Wall and CPU times are printed; nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "server"))
+
+from citewarden.fix import plan_file  # noqa: E402
+from citewarden.model import Match, Status, Tier, Verdict  # noqa: E402
+from citewarden.project import Workspace  # noqa: E402
+from citewarden.report.html_report import build_audit, render_html  # noqa: E402
+from citewarden.report.references import csl_item, format_references  # noqa: E402
+from citewarden.report.sarif import sarif_log  # noqa: E402
+from citewarden.settings import Settings  # noqa: E402
+
+BIB = ROOT / "tests" / "data" / "bibs" / "b-vitamins_prl_1983.bib"
+T = TypeVar("T")
+
+
+def timed(label: str, fn: Callable[[], T]) -> T:
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    print(
+        f"{label:<44} wall {time.perf_counter() - wall:7.3f} s   "
+        f"cpu {time.process_time() - cpu:7.3f} s"
+    )
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--entries", type=int, default=0, help="use only the first N entries")
+    args = parser.parse_args()
+    start = time.perf_counter()
+    sum(range(10**6))
+    print(f"machine reference sum(range(10**6)): {1000 * (time.perf_counter() - start):.1f} ms")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "refs.bib"
+        text = BIB.read_text(encoding="utf-8")
+        if args.entries:
+            parts = text.split("\n@")
+            text = "\n@".join(parts[: args.entries + 1]) + "\n"
+        path.write_text(text, encoding="utf-8")
+        ws = Workspace(Settings(), root=Path(tmp))
+        ws.add_file(path)
+        findings = timed("index + checks", ws.check)
+        bib = ws.bibliography(path)
+        assert bib is not None
+        entries = list(bib.entries)
+        print(f"entries: {len(entries)}")
+        verdicts = []
+        corrections: dict[str, dict[str, str]] = {}
+        for i, e in enumerate(entries):
+            if i % 10 == 0:
+                fixes = {"pages": "1--2"}
+                corrections[e.key] = fixes
+                verdicts.append(
+                    Verdict(e.key, Status.MISMATCH, Tier.M, Match("crossref", 0.95), fixes)
+                )
+            else:
+                verdicts.append(Verdict(e.key, Status.VERIFIED, Tier.D, Match("crossref", 1.0)))
+        items = timed("CSL-JSON items (LaTeX decoded)", lambda: [csl_item(e) for e in entries])
+        timed("citeproc formatting (Harvard)", lambda: format_references(items))
+        data = timed(
+            "report data (build_audit)", lambda: build_audit(ws, findings, entries, verdicts)
+        )
+        page = timed("HTML render (incl. formatting)", lambda: render_html(data))
+        print(f"HTML size: {len(page.encode()) / 1e6:.2f} MB")
+        texts = {path: text}
+        flat = [f for fs in findings.values() for f in fs]
+        timed("SARIF log", lambda: sarif_log(flat, texts, root=Path(tmp)))
+        plan = timed(
+            f"--fix plan + verify ({len(corrections)} entries)",
+            lambda: plan_file(path, corrections),
+        )
+        print(f"fields changed: {len(plan.changes)}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS: {peak:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,596 @@
+"""Background verification of the project's bibliography entries.
+
+On start-up (once the workspace is indexed) and on every save, the entries of the project's
+bibliographies are queued for verification through the persistent cache: entries cited in
+the open documents first, then the entries of open bibliographies, then the rest.
+
+* Each entry is known by a *fingerprint* of its identity fields (type, title, authors, year,
+  venue, volume, number, pages, identifiers ...).  Verdicts are stored by fingerprint, so an
+  entry is verified again only when one of those fields changes, and a verdict can never be
+  shown on an entry whose identity changed since: findings are always made from the current
+  parse (exact current spans) and the verdict of the current fingerprint.
+* When the text changes, verifications of fingerprints that no longer exist are cancelled.
+* Work is done by ``concurrency`` workers pulling from a priority queue; the engine's I/O is
+  async, and the model is read in the session's worker thread only.
+* ``$/progress`` "Verifying references" reports "37 of 120"; cancelling it from the client
+  cancels every verification in flight and empties the queue (no further requests).
+* ``citewarden/status`` notifications (and the ``citewarden.status`` command) carry
+  ``{score, tiers: {H, E, M, D}, verified, total, verifying, ...}``: ``verified`` counts the
+  entries whose verification finished (whatever the outcome), ``total`` the entries to verify.
+
+The service plugs into the session through its seams: ``finding_providers`` (findings merged
+into each file's diagnostics), ``save_hooks``, ``after_check``, ``hover_hooks`` and
+``code_action_hooks`` (see :mod:`.verify_actions`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import heapq
+import itertools
+import logging
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from citewarden.lsp import progress
+from citewarden.lsp.verify_findings import citation_findings, entry_findings, marks_citations
+from citewarden.model import (
+    Entry,
+    Finding,
+    ParsedBibliography,
+    Status,
+    Tier,
+    Verdict,
+    document_score,
+)
+from citewarden.parsing import is_latex, is_markdown
+from citewarden.settings import Settings, VerifySettings
+
+log = logging.getLogger(__name__)
+
+#: Task registry group of the verification pump.
+VERIFY = "verify"
+STATUS_METHOD = "citewarden/status"
+PROGRESS_TITLE = "Verifying references"
+
+#: Fields whose change makes an entry a different claim about the literature.
+IDENTITY_FIELDS = frozenset(
+    {
+        "title",
+        "subtitle",
+        "author",
+        "editor",
+        "year",
+        "date",
+        "journal",
+        "journaltitle",
+        "booktitle",
+        "venue",
+        "publisher",
+        "howpublished",
+        "volume",
+        "number",
+        "issue",
+        "pages",
+        "doi",
+        "eprint",
+        "eprinttype",
+        "archiveprefix",
+        "isbn",
+        "pmid",
+        "url",
+    }
+)
+
+#: Least time between two republications while verdicts stream in.
+REPUBLISH_INTERVAL = 0.15
+#: Least time between two progress reports.
+REPORT_INTERVAL = 0.1
+
+#: Priorities: cited in an open document, in an open bibliography, anything else.
+CITED_OPEN, OPEN_BIB, OTHER = 0, 1, 2
+
+
+def fingerprint(entry: Entry) -> str:
+    """A digest of the entry's type and identity fields (whitespace-insensitive)."""
+    parts = [entry.entry_type.lower()]
+    for f in sorted(entry.fields, key=lambda f: f.name):
+        if f.name in IDENTITY_FIELDS:
+            parts.append(f"{f.name}={' '.join(f.text.split())}")
+    return hashlib.blake2b(
+        "\x1f".join(parts).encode("utf-8", "replace"), digest_size=12
+    ).hexdigest()
+
+
+@dataclass
+class Job:
+    fp: str
+    entry: Entry
+    priority: int
+    seq: int
+
+
+@dataclass
+class _FileMemo:
+    bib: ParsedBibliography
+    fps: list[str]
+    ignored: list[bool]
+
+
+class VerificationService:
+    """Verifies entries in the background and provides their findings to the session."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        #: Verdicts by fingerprint.
+        self.verdicts: dict[str, Verdict] = {}
+        #: Bumped whenever a verdict (or what findings depend on) changes.
+        self.generation = 0
+        self._queue: dict[str, Job] = {}
+        self._heap: list[tuple[int, int, str]] = []
+        self._seq = itertools.count()
+        self._running: dict[str, asyncio.Task[Verdict]] = {}
+        self._workers: set[asyncio.Task[None]] = set()
+        self._verifier: Any = None
+        self._verifier_settings: VerifySettings | None = None
+        self._verifier_lock = asyncio.Lock()
+        self._files: dict[Path, _FileMemo] = {}
+        self._memo: dict[Path, tuple[ParsedBibliography, int, int, list[Finding]]] = {}
+        #: Fingerprints of the entries in scope, one per entry (from the last look).
+        self._current: list[str] = []
+        self.total = 0
+        self.done = 0
+        self._started = False
+        self._republish_task: asyncio.Task[None] | None = None
+        self._republish_again = False
+        self._last_status: dict[str, Any] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    # -- settings -------------------------------------------------------------------------
+    @property
+    def settings(self) -> VerifySettings:
+        verify: VerifySettings = self.session.settings.verify
+        return verify
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.settings.enabled)
+
+    @property
+    def verifying(self) -> bool:
+        return bool(self._queue or self._running)
+
+    def _resolved(self, settings: Settings) -> Settings:
+        """Settings with a relative snapshot path resolved against the workspace root."""
+        snap = settings.verify.snapshot
+        roots = self.session.roots
+        if snap and roots and not Path(snap).expanduser().is_absolute():
+            verify = dataclasses.replace(settings.verify, snapshot=str(roots[0] / snap))
+            return dataclasses.replace(settings, verify=verify)
+        return settings
+
+    async def _ensure_verifier(self) -> Any:
+        """The verifier for the current settings (rebuilt, and verdicts dropped, when the
+        verification settings change)."""
+        async with self._verifier_lock:
+            wanted = self.settings
+            if self._verifier is not None and self._verifier_settings == wanted:
+                return self._verifier
+            old = self._verifier
+            if old is not None:
+                self.cancel_all()
+                self.verdicts.clear()
+                self.generation += 1
+                with contextlib.suppress(Exception):
+                    await old.aclose()
+            from citewarden.verify.engine import build_verifier
+
+            settings = self._resolved(self.session.settings)
+            self._verifier = await asyncio.to_thread(build_verifier, settings)
+            self._verifier_settings = wanted
+            return self._verifier
+
+    async def aclose(self) -> None:
+        self.cancel_all()
+        if self._verifier is not None:
+            with contextlib.suppress(Exception):
+                await self._verifier.aclose()
+            self._verifier = None
+
+    # -- session hooks ----------------------------------------------------------------------
+    def on_checked(self, delivered: set[Path]) -> None:
+        """After every check cycle: start verifying once the workspace is ready; follow
+        changes of the verification settings."""
+        if not self.enabled:
+            if self.verifying:
+                self.cancel_all()
+            return
+        self.loop = asyncio.get_running_loop()
+        if not self._started:
+            self._started = True
+            self.session.tasks.spawn(VERIFY, "startup", self._startup())
+        elif self._verifier_settings is not None and self._verifier_settings != self.settings:
+            self.session.tasks.spawn(VERIFY, "settings", self.verify())
+
+    async def _startup(self) -> None:
+        await self.session.ready.wait()
+        await self.verify()
+
+    async def on_save(self, path: Path) -> None:
+        """A file was saved: verify what changed (when ``verify.on_save``)."""
+        if not self.enabled or not self.settings.on_save:
+            return
+        self.loop = asyncio.get_running_loop()
+        self.session.tasks.spawn(VERIFY, "save", self._after_save(path))
+
+    async def _after_save(self, path: Path) -> None:
+        await self.session.ready.wait()
+        await self.session.ensure_current(path)
+        await self.verify()
+
+    # -- planning ---------------------------------------------------------------------------
+    def _fingerprints(self, path: Path, bib: ParsedBibliography) -> _FileMemo:
+        """Fingerprints and ignore marks of ``bib``'s entries (worker only; memoised per
+        parse)."""
+        memo = self._files.get(path)
+        if memo is not None and memo.bib is bib:
+            return memo
+        ws = self.session.project
+        ignored: list[bool] = []
+        index = ws.line_index(path) if bib.suppressed_lines else None
+        for entry in bib.entries:
+            line = index.line_of(entry.span.start) if index is not None else -1
+            ignored.append(line in bib.suppressed_lines)
+        memo = _FileMemo(bib, [fingerprint(e) for e in bib.entries], ignored)
+        self._files[path] = memo
+        return memo
+
+    def _scope(self) -> list[tuple[Path, ParsedBibliography, _FileMemo]]:
+        """The bibliographies in scope with their fingerprints (worker only)."""
+        ws = self.session.project
+        out = []
+        for path in ws.bibliography_paths():
+            if self.session.ignored(path):
+                continue
+            bib = ws.bibliography(path)
+            if bib is None:
+                continue
+            out.append((path, bib, self._fingerprints(path, bib)))
+        for gone in set(self._files) - {p for p, _, _ in out}:
+            del self._files[gone]
+        return out
+
+    def _wanted(self, entry: Entry, ignored: bool) -> bool:
+        return bool(entry.key) and not ignored and entry.key not in self.settings.ignore_entries
+
+    def _plan(self, open_paths: Sequence[Path]) -> tuple[list[Job], list[str]]:
+        """Every entry to verify with its priority, and the fingerprints in scope (worker)."""
+        ws = self.session.project
+        cited: set[str] = set()
+        open_bibs: set[Path] = set()
+        for path in open_paths:
+            if is_latex(path) or is_markdown(path):
+                doc = ws.document(path)
+                if doc is not None:
+                    cited.update(c.key for c in doc.citations)
+            else:
+                open_bibs.add(path)
+        jobs: list[Job] = []
+        current: list[str] = []
+        for path, bib, memo in self._scope():
+            for entry, fp, ignored in zip(bib.entries, memo.fps, memo.ignored, strict=True):
+                if not self._wanted(entry, ignored):
+                    continue
+                current.append(fp)
+                if entry.key in cited:
+                    prio = CITED_OPEN
+                elif path in open_bibs:
+                    prio = OPEN_BIB
+                else:
+                    prio = OTHER
+                jobs.append(Job(fp, entry, prio, 0))
+        return jobs, current
+
+    # -- running ------------------------------------------------------------------------------
+    async def verify(
+        self,
+        *,
+        force: bool = False,
+        keys: set[str] | None = None,
+    ) -> dict[str, Any]:
+        """Queue the entries in scope that have no verdict yet (or an ``unverified`` one);
+        ``force`` queues them all, ``keys`` only those keys.  -> the status."""
+        if not self.enabled:
+            return self.status()
+        self.loop = asyncio.get_running_loop()
+        await self._ensure_verifier()
+        jobs, current = await self.session.run(self._plan, list(self.session.open))
+        self._current = current
+        self._cancel_outdated(set(current))
+        for job in jobs:
+            if keys is not None and job.entry.key not in keys:
+                continue
+            known = self.verdicts.get(job.fp)
+            if known is not None and not force and known.status is not Status.UNVERIFIED:
+                continue
+            self._enqueue(job)
+        if self._queue:
+            self._start()
+        self.send_status()
+        return self.status()
+
+    def _enqueue(self, job: Job) -> None:
+        if job.fp in self._running:
+            return
+        queued = self._queue.get(job.fp)
+        if queued is not None and queued.priority <= job.priority:
+            return
+        if queued is None:
+            self.total += 1
+        job.seq = next(self._seq)
+        self._queue[job.fp] = job
+        heapq.heappush(self._heap, (job.priority, job.seq, job.fp))
+
+    def _pop(self) -> Job | None:
+        while self._heap:
+            _, seq, fp = heapq.heappop(self._heap)
+            job = self._queue.get(fp)
+            if job is not None and job.seq == seq:
+                del self._queue[fp]
+                return job
+        return None
+
+    def _start(self) -> None:
+        """Start the pump (progress and workers) unless it runs; top its workers up."""
+        pump = self.session.tasks.get(VERIFY, "pump")
+        if pump is None or pump.done():
+            self.session.tasks.spawn(VERIFY, "pump", self._pump())
+        else:
+            self._top_up()
+
+    def _top_up(self) -> None:
+        want = max(1, self.settings.concurrency)
+        self._workers = {w for w in self._workers if not w.done()}
+        while len(self._workers) < want and len(self._workers) < len(self._queue) + len(
+            self._running
+        ):
+            self._workers.add(asyncio.ensure_future(self._worker()))
+
+    async def _pump(self) -> None:
+        async with progress.WorkProgress(
+            self.session.server, PROGRESS_TITLE, cancellable=True
+        ) as work:
+            self._top_up()
+            last = ""
+            last_at = 0.0
+            try:
+                while self._queue or self._running or any(not w.done() for w in self._workers):
+                    if work.cancelled:
+                        log.info("verification cancelled by the client")
+                        self.cancel_all()
+                        break
+                    message = f"{self.done} of {self.total}"
+                    now = time.monotonic()
+                    if message != last and now - last_at >= REPORT_INTERVAL:
+                        work.report(message, self.done * 100 // max(1, self.total))
+                        last, last_at = message, now
+                    if not any(not w.done() for w in self._workers) and self._queue:
+                        self._top_up()
+                    pending = [w for w in self._workers if not w.done()]
+                    if pending:
+                        await asyncio.wait(pending, timeout=0.05)
+                    else:
+                        await asyncio.sleep(0.01)
+                work.report(f"{self.done} of {self.total}", 100)
+            finally:
+                for w in self._workers:
+                    w.cancel()
+                self._workers.clear()
+                self.total = self.done = 0
+        self.request_republish()
+        self.send_status(force=True)
+
+    async def _worker(self) -> None:
+        while True:
+            verifier = self._verifier
+            job = self._pop()
+            if job is None or verifier is None:
+                return
+            task = asyncio.ensure_future(verifier.verify(job.entry))
+            self._running[job.fp] = task
+            try:
+                await asyncio.wait([task])
+            except asyncio.CancelledError:
+                task.cancel()
+                raise
+            finally:
+                self._running.pop(job.fp, None)
+            if task.cancelled():
+                self.total = max(self.done, self.total - 1)
+                continue
+            try:
+                verdict = task.result()
+            except Exception:
+                log.exception("verification of %s failed", job.entry.key)
+                self.total = max(self.done, self.total - 1)
+                continue
+            self.verdicts[job.fp] = verdict
+            self.generation += 1
+            self.done += 1
+            self.request_republish()
+
+    def cancel_all(self) -> None:
+        """Stop every verification in flight and forget the queue."""
+        self._queue.clear()
+        self._heap.clear()
+        for task in list(self._running.values()):
+            task.cancel()
+
+    def _cancel_outdated(self, current: set[str]) -> None:
+        """Cancel the work for fingerprints no longer in the text (the entry changed)."""
+        for fp in [fp for fp in self._queue if fp not in current]:
+            del self._queue[fp]
+            self.total = max(self.done, self.total - 1)
+        for fp, task in list(self._running.items()):
+            if fp not in current:
+                task.cancel()
+
+    # -- findings (worker) -------------------------------------------------------------------
+    def findings(self) -> dict[Path, list[Finding]]:
+        """Verification findings by file for the current text (runs in the session's worker
+        as part of every check cycle)."""
+        if not self.enabled:
+            return {}
+        from citewarden.checks import finalize
+
+        ws = self.session.project
+        settings = self.session.settings
+        verify = settings.verify
+        out: dict[Path, list[Finding]] = {}
+        marked: list[tuple[Entry, Verdict]] = []
+        current: list[str] = []
+        generation = self.generation
+        settings_token = id(settings)
+        for path, bib, memo in self._scope():
+            wanted = [
+                (entry, fp)
+                for entry, fp, ignored in zip(bib.entries, memo.fps, memo.ignored, strict=True)
+                if self._wanted(entry, ignored)
+            ]
+            current.extend(fp for _, fp in wanted)
+            for entry, fp in wanted:
+                verdict = self.verdicts.get(fp)
+                if verdict is not None and marks_citations(verdict):
+                    marked.append((entry, verdict))
+            cached = self._memo.get(path)
+            if (
+                cached is not None
+                and cached[0] is bib
+                and cached[1] == generation
+                and cached[2] == settings_token
+            ):
+                if cached[3]:
+                    out[path] = cached[3]
+                continue
+            text = ws.text(path)
+            found: list[Finding] = []
+            for entry, fp in wanted:
+                verdict = self.verdicts.get(fp)
+                if verdict is not None:
+                    found += entry_findings(entry, verdict, text, verify)
+            found = finalize(ws, found, settings) if found else []
+            self._memo[path] = (bib, generation, settings_token, found)
+            if found:
+                out[path] = found
+        sites: list[Finding] = []
+        for entry, verdict in marked:
+            sites += citation_findings(entry, verdict, ws.citations_of(entry.key), verify)
+        for f in finalize(ws, sites, settings) if sites else []:
+            out.setdefault(f.location.path, []).append(f)
+        self._current = current
+        if self.loop is not None and (self._running or self._queue):
+            self.loop.call_soon_threadsafe(self._cancel_outdated, set(current))
+        return out
+
+    def verdict_for(self, entry: Entry) -> tuple[Verdict | None, bool]:
+        """(verdict, still pending) of an entry's current fingerprint (worker only)."""
+        fp = fingerprint(entry)
+        return self.verdicts.get(fp), fp in self._queue or fp in self._running
+
+    # -- publishing --------------------------------------------------------------------------
+    def request_republish(self) -> None:
+        """Merge the new verdicts into the diagnostics soon (coalesced while they stream)."""
+        if self._republish_task is not None and not self._republish_task.done():
+            self._republish_again = True
+            return
+        self._republish_task = asyncio.ensure_future(self._republish())
+
+    async def _republish(self) -> None:
+        try:
+            while True:
+                self._republish_again = False
+                started = time.monotonic()
+                await self.session.republish()
+                self.send_status()
+                if not self._republish_again:
+                    return
+                await asyncio.sleep(max(0.0, REPUBLISH_INTERVAL - (time.monotonic() - started)))
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("publishing verification findings failed")
+
+    # -- status ------------------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        """``{score, tiers, verified, total, verifying, statuses}`` of the entries in scope."""
+        tiers: Counter[Tier] = Counter()
+        statuses: Counter[str] = Counter()
+        verified = 0
+        current = self._current
+        for fp in current:
+            verdict = self.verdicts.get(fp)
+            if verdict is None:
+                continue
+            verified += 1
+            statuses[verdict.status.value] += 1
+            if verdict.status not in (Status.SKIPPED, Status.UNVERIFIED):
+                tiers[verdict.tier] += 1
+        return {
+            "score": document_score(tiers),
+            "tiers": {t.value: tiers.get(t, 0) for t in (Tier.H, Tier.E, Tier.M, Tier.D)},
+            "verified": verified,
+            "total": len(current),
+            "verifying": self.verifying,
+            "statuses": dict(statuses),
+            "enabled": self.enabled,
+            "offline": bool(self.settings.offline),
+        }
+
+    def send_status(self, force: bool = False) -> None:
+        status = self.status()
+        if status == self._last_status and not force:
+            return
+        self._last_status = status
+        try:
+            self.session.server.protocol.notify(STATUS_METHOD, status)
+        except Exception:
+            log.warning("could not send %s", STATUS_METHOD, exc_info=True)
+
+    # -- cache ------------------------------------------------------------------------------
+    async def clear_cache(self) -> int:
+        """Forget every cached look-up and every verdict; verify everything again."""
+        self.cancel_all()
+        from citewarden import cache as disk_cache
+
+        verifier = self._verifier
+        removed = 0
+        for source in getattr(verifier, "sources", {}).values() if verifier else ():
+            store = getattr(source, "cache", None)
+            if store is not None:
+                removed = await asyncio.to_thread(store.clear)
+                break
+        else:
+            removed = await asyncio.to_thread(disk_cache.clear)
+        self.verdicts.clear()
+        self.generation += 1
+        self.request_republish()
+        return removed
+
+
+def verdicts_by_key(
+    service: VerificationService, entries: Sequence[Entry]
+) -> Mapping[str, Verdict]:
+    """The current verdict of each entry, by key (worker only)."""
+    out: dict[str, Verdict] = {}
+    for entry in entries:
+        verdict = service.verdicts.get(fingerprint(entry))
+        if verdict is not None and entry.key not in out:
+            out[entry.key] = dataclasses.replace(verdict, key=entry.key)
+    return out

@@ -1,0 +1,200 @@
+"""Verification in the editor: wiring, code actions, hover, commands.
+
+:func:`register` creates the :class:`~.verification.VerificationService` of a session and
+plugs it into the session's seams:
+
+* findings -> merged into each file's diagnostics (``finding_providers``); their fixes (apply a
+  correction, "Update entry from <source>", "Ignore this entry") come back as quick fixes
+  through the session's code actions;
+* "Open record at <source>" (``window/showDocument`` of the record's address) on an entry
+  or a citation of it (``code_action_hooks``);
+* verification status, matched record, source and retraction notice in hovers
+  (``hover_hooks``);
+* commands: ``citewarden.verifyAll``, ``citewarden.verifyEntry`` (``key``),
+  ``citewarden.clearCache``, ``citewarden.report`` (``"html"`` or ``"json"``, optional
+  output path; returns ``{"path": ...}``), ``citewarden.status`` (the same object as the
+  ``citewarden/status`` notification) and ``citewarden.openRecord`` (``url``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from citewarden.lsp.session import Session
+from citewarden.lsp.verification import VerificationService, verdicts_by_key
+from citewarden.lsp.verify_findings import hover_markdown, record_url, source_label
+from citewarden.model import Entry, Span
+from citewarden.parsing import is_latex, is_markdown
+
+log = logging.getLogger(__name__)
+
+VERIFY_ALL = "citewarden.verifyAll"
+VERIFY_ENTRY = "citewarden.verifyEntry"
+CLEAR_CACHE = "citewarden.clearCache"
+REPORT = "citewarden.report"
+STATUS = "citewarden.status"
+OPEN_RECORD = "citewarden.openRecord"
+COMMANDS = (VERIFY_ALL, VERIFY_ENTRY, CLEAR_CACHE, REPORT, STATUS, OPEN_RECORD)
+
+REPORT_NAMES = {"html": "citewarden-report.html", "json": "citewarden-report.json"}
+
+
+def _entries_at(session: Session, path: Path, span: Span) -> list[Entry]:
+    """The entry under ``span`` in a bibliography, or the entries a citation there names."""
+    ws = session.project
+    if is_latex(path) or is_markdown(path):
+        cit = ws.citation_at(path, span.start)
+        return ws.lookup(path, cit.key) if cit is not None else []
+    entry = ws.entry_at(path, span.start)
+    return [entry] if entry is not None else []
+
+
+def _open_record_actions(
+    service: VerificationService, session: Session, path: Path, span: Span
+) -> list[types.CodeAction]:
+    if not service.enabled:
+        return []
+    out = []
+    seen: set[str] = set()
+    for entry in _entries_at(session, path, span):
+        verdict, _ = service.verdict_for(entry)
+        url = record_url(verdict) if verdict is not None else None
+        if url is None or url in seen or verdict is None or verdict.match is None:
+            continue
+        seen.add(url)
+        title = f"Open record at {source_label(verdict.match.source)}"
+        out.append(
+            types.CodeAction(
+                title=title,
+                kind=types.CodeActionKind.QuickFix,
+                command=types.Command(title=title, command=OPEN_RECORD, arguments=[url]),
+            )
+        )
+    return out
+
+
+def _hover(
+    service: VerificationService, session: Session, path: Path, key: str, entry: Entry | None
+) -> str | None:
+    if not service.enabled:
+        return None
+    if entry is None:
+        found = session.project.lookup(path, key)
+        if not found:
+            return None
+        entry = found[0]
+    if entry.key in service.settings.ignore_entries:
+        return "**Verification:** off for this entry (verify.ignore_entries)"
+    bib = session.project.bibliography(entry.path)
+    if bib is not None and bib.suppressed_lines:
+        index = session.project.line_index(entry.path)
+        if index is not None and index.line_of(entry.span.start) in bib.suppressed_lines:
+            return "**Verification:** off for this entry (ignore comment)"
+    verdict, pending = service.verdict_for(entry)
+    return hover_markdown(verdict, pending)
+
+
+def _write_report(service: VerificationService, session: Session, fmt: str, target: Path) -> Path:
+    """Write the project's report (worker only)."""
+    ws = session.project
+    entries = ws.all_entries()
+    verdicts = verdicts_by_key(service, entries)
+    findings = {p: list(session.store.findings(p)) for p in list(session.store.files)}
+    root = session.roots[0] if session.roots else None
+    if fmt == "json":
+        from citewarden.report.json_report import build_report
+
+        data = build_report(
+            findings, ws.line_index, cwd=root, entries=entries, verdicts=list(verdicts.values())
+        )
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    else:
+        from citewarden.report.html_report import html_page
+
+        text = html_page(ws, findings, entries, verdicts, settings=session.settings, root=root)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def _argument(args: tuple[Any, ...], name: str, position: int = 0) -> Any:
+    """A command argument given positionally or in an object: ``["x"]`` / ``[{"name": "x"}]``."""
+    if len(args) > position:
+        value = args[position]
+        if isinstance(value, Mapping):
+            return value.get(name)
+        return value
+    return None
+
+
+def register(server: LanguageServer, session: Session) -> VerificationService:
+    """Create the verification service of ``session`` and register its features."""
+    service = VerificationService(session)
+    session.finding_providers.append(service.findings)
+    session.save_hooks.append(service.on_save)
+    session.after_check.append(service.on_checked)
+    session.hover_hooks.append(lambda path, key, entry: _hover(service, session, path, key, entry))
+    session.code_action_hooks.append(
+        lambda path, span: _open_record_actions(service, session, path, span)
+    )
+    command: Callable[[str], Callable[..., Any]] = server.command
+
+    @command(VERIFY_ALL)
+    async def verify_all(*args: Any) -> dict[str, Any]:
+        await session.ready.wait()
+        return await service.verify(force=True)
+
+    @command(VERIFY_ENTRY)
+    async def verify_entry(*args: Any) -> dict[str, Any]:
+        key = _argument(args, "key")
+        if not isinstance(key, str) or not key:
+            raise JsonRpcInvalidParams("citewarden.verifyEntry expects a citation key")
+        await session.ready.wait()
+        return await service.verify(force=True, keys={key})
+
+    @command(CLEAR_CACHE)
+    async def clear_cache(*args: Any) -> dict[str, Any]:
+        await session.ready.wait()
+        removed = await service.clear_cache()
+        status = await service.verify(force=True)
+        return {"removed": removed, **status}
+
+    @command(REPORT)
+    async def report(*args: Any) -> dict[str, Any]:
+        fmt = _argument(args, "format") or "html"
+        if fmt not in REPORT_NAMES:
+            raise JsonRpcInvalidParams("citewarden.report expects the format 'html' or 'json'")
+        out = _argument(args, "path", 1) if len(args) > 1 else None
+        if out is None and args and isinstance(args[0], Mapping):
+            out = args[0].get("path")
+        root = session.roots[0] if session.roots else Path.cwd()
+        target = Path(out) if isinstance(out, str) and out else root / REPORT_NAMES[fmt]
+        if not target.is_absolute():
+            target = root / target
+        await session.ready.wait()
+        written = await session.run(_write_report, service, session, fmt, target)
+        return {"path": str(written), "format": fmt}
+
+    @command(STATUS)
+    def status(*args: Any) -> dict[str, Any]:
+        return service.status()
+
+    @command(OPEN_RECORD)
+    async def open_record(*args: Any) -> bool:
+        url = _argument(args, "url")
+        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+            raise JsonRpcInvalidParams("citewarden.openRecord expects an http(s) address")
+        result = await server.window_show_document_async(
+            types.ShowDocumentParams(uri=url, external=True, take_focus=True)
+        )
+        return bool(result and result.success)
+
+    return service

@@ -1,0 +1,375 @@
+"""Verdicts as findings placed on the exact field at fault, with their fixes (pure).
+
+* :func:`entry_findings` -> the findings of one entry in its bibliography: each verification
+  issue on the value of the field it names (the DOI value when the DOI belongs to another
+  work, the title for a near-miss, the author list, the pages ...), else on the entry key.
+  Severity follows the entry's risk tier (``verify.tier_severity``: H error, E warning,
+  M information, D off); notes keep their own (hint / information), so an unverified entry
+  gets at most a hint saying why.  The message names the source that said so, and the
+  record's address travels in ``data["record_url"]`` (the converter turns it into related
+  information).
+* Fixes: the anchored correction of the finding's own field as a minimal edit of the value
+  (or a new field line, e.g. a missing ``doi``), "Update entry from <source>" with every
+  anchored correction at once, and "Ignore this entry" (a ``% citewarden: ignore`` line
+  above the entry, which the parser reads as suppressing the entry's first line).
+* :func:`citation_findings` -> for an H-tier or retracted entry, one finding at every
+  citation of it in the documents, related to the field at fault.
+* :func:`hover_markdown` -> the verification part of a hover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+
+from citewarden.fix import correction_edits
+from citewarden.model import (
+    Citation,
+    Code,
+    Entry,
+    Field,
+    Finding,
+    Fix,
+    Issue,
+    Location,
+    Related,
+    Severity,
+    Span,
+    Status,
+    TextEdit,
+    Tier,
+    Verdict,
+)
+from citewarden.settings import SEVERITY_NAMES, TIER_SEVERITY, VerifySettings
+
+#: How each source is named in messages.
+SOURCE_LABELS: Mapping[str, str] = {
+    "crossref": "Crossref",
+    "doi": "doi.org",
+    "openalex": "OpenAlex",
+    "semanticscholar": "Semantic Scholar",
+    "datacite": "DataCite",
+    "arxiv": "arXiv",
+    "pubmed": "PubMed",
+    "dblp": "DBLP",
+    "openlibrary": "Open Library",
+    "snapshot": "Snapshot",
+}
+
+#: Findings that come from the entry alone (no source said anything).
+STATIC_CODES = frozenset(
+    {
+        Code.HOMOGLYPH,
+        Code.PLACEHOLDER_AUTHORS,
+        Code.TEMPORAL_IMPOSSIBILITY,
+        Code.INVALID_IDENTIFIER,
+        Code.NOT_FOUND,
+        Code.UNVERIFIED,
+    }
+)
+#: Findings about the identifier look-up (the first source consulted answered it).
+ID_CODES = frozenset({Code.DOI_NOT_FOUND, Code.DOI_OTHER_WORK})
+
+#: A field an issue names, and the fields an entry may use for it instead.
+FIELD_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "number": ("number", "issue"),
+    "issue": ("issue", "number"),
+    "journal": ("journal", "journaltitle"),
+    "journaltitle": ("journaltitle", "journal"),
+    "year": ("year", "date"),
+    "eprint": ("eprint", "url"),
+    "author": ("author", "editor"),
+}
+
+IGNORE_COMMENT = "% citewarden: ignore"
+
+_TIER_RANK = {Tier.D: 0, Tier.M: 1, Tier.E: 2, Tier.H: 3}
+
+
+def source_label(name: str | None) -> str:
+    if not name:
+        return "the sources"
+    return SOURCE_LABELS.get(name, name)
+
+
+def record_url(verdict: Verdict) -> str | None:
+    """The address of the matched record (its DOI when it has one)."""
+    m = verdict.match
+    if m is None:
+        return None
+    if m.doi:
+        return f"https://doi.org/{m.doi}"
+    return m.url or None
+
+
+def tier_severity(tier: Tier, settings: VerifySettings) -> Severity | None:
+    """The configured severity for findings of an entry of ``tier`` (None = off)."""
+    name = settings.tier_severity.get(tier.value, TIER_SEVERITY[tier.value])
+    return SEVERITY_NAMES.get(name.lower(), SEVERITY_NAMES[TIER_SEVERITY[tier.value]])
+
+
+def is_note(issue: Issue) -> bool:
+    """Hints and information (unverified, corrected, preprint published ...) keep their own
+    severity whatever the tier."""
+    return issue.effective_severity in (Severity.HINT, Severity.INFORMATION)
+
+
+def field_of(entry: Entry, name: str | None) -> Field | None:
+    """The entry's field an issue about ``name`` refers to (aliases included)."""
+    if not name:
+        return None
+    for candidate in FIELD_ALIASES.get(name, (name,)):
+        found = entry.field(candidate)
+        if found is not None:
+            return found
+    return None
+
+
+def _message(issue: Issue, verdict: Verdict) -> str:
+    if issue.code in STATIC_CODES:
+        return issue.message
+    if issue.code in ID_CODES:
+        first = verdict.sources[0] if verdict.sources else None
+        if issue.code is Code.DOI_NOT_FOUND and "doi" in verdict.sources:
+            first = "doi"
+        text = f"{source_label(first)}: {issue.message}"
+        doi = verdict.corrections.get("doi")
+        if doi and doi not in issue.message and verdict.match is not None:
+            text += (
+                f"; {source_label(verdict.match.source)} finds the work this entry describes "
+                f"under DOI {doi}"
+            )
+        return text
+    name = verdict.match.source if verdict.match is not None else None
+    return f"{source_label(name)}: {issue.message}"
+
+
+def _fix_title(name: str, value: str, present: bool) -> str:
+    shown = value if len(value) <= 60 else value[:57] + "..."
+    if name == "doi":
+        return f"Replace DOI with {shown}" if present else f"Add DOI {shown}"
+    return f"Set {name} to “{shown}”" if present else f"Add {name} “{shown}”"
+
+
+def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None:
+    """One anchored correction as a minimal edit (None when it cannot be made safely)."""
+    target = field_of(entry, name)
+    field_name = target.name if target is not None else name
+    edits = correction_edits(text, entry, {field_name: value})
+    if not edits:
+        return None
+    return Fix(_fix_title(field_name, value, target is not None), tuple(edits), preferred=True)
+
+
+def update_fix(entry: Entry, text: str, verdict: Verdict) -> Fix | None:
+    """Every anchored correction at once; the key and all other fields stay."""
+    if len(verdict.corrections) < 2:
+        return None
+    fields: dict[str, str] = {}
+    for name, value in verdict.corrections.items():
+        target = field_of(entry, name)
+        fields[target.name if target is not None else name] = value
+    edits = correction_edits(text, entry, fields)
+    if not edits:
+        return None
+    source = source_label(verdict.match.source if verdict.match else None)
+    return Fix(f"Update entry from {source}", tuple(edits))
+
+
+def ignore_fix(entry: Entry, text: str) -> Fix | None:
+    """``% citewarden: ignore`` on its own line above the entry (BibTeX files only)."""
+    if entry.path.suffix.lower() != ".bib":
+        return None
+    start = entry.span.start
+    line_start = text.rfind("\n", 0, start) + 1
+    newline = "\r\n" if "\r\n" in text[max(0, line_start - 2) : entry.span.end] else "\n"
+    if text[line_start:start].strip():  # something precedes the entry on its line
+        edit = TextEdit(entry.path, Span(start, start), f"{newline}{IGNORE_COMMENT}{newline}")
+    else:
+        indent = text[line_start:start]
+        edit = TextEdit(
+            entry.path, Span(line_start, line_start), f"{indent}{IGNORE_COMMENT}{newline}"
+        )
+    return Fix("Ignore this entry (do not verify it)", (edit,))
+
+
+def _data(entry: Entry, verdict: Verdict, issue: Issue | None) -> Mapping[str, object]:
+    data: dict[str, object] = {
+        "key": entry.key,
+        "status": verdict.status.value,
+        "tier": verdict.tier.value,
+        "verification": True,
+    }
+    if issue is not None and issue.field:
+        data["field"] = issue.field
+    url = record_url(verdict)
+    if url is not None and verdict.match is not None:
+        data["record_url"] = url
+        data["record_source"] = source_label(verdict.match.source)
+    return MappingProxyType(data)
+
+
+def entry_findings(
+    entry: Entry, verdict: Verdict, text: str | None, settings: VerifySettings
+) -> list[Finding]:
+    """The findings of ``verdict`` on ``entry`` (whose spans point into ``text``)."""
+    if verdict.status is Status.SKIPPED or not verdict.issues:
+        return []
+    level = tier_severity(verdict.tier, settings)
+    whole = update_fix(entry, text, verdict) if text else None
+    ignore = ignore_fix(entry, text) if text else None
+    out: list[Finding] = []
+    for issue in verdict.issues:
+        if is_note(issue):
+            severity: Severity | None = issue.effective_severity
+        else:
+            severity = level
+        if severity is None:
+            continue
+        target = field_of(entry, issue.field)
+        span = target.value_span if target is not None else entry.key_span
+        fixes: list[Fix] = []
+        if text and issue.field:
+            names = [issue.field, *FIELD_ALIASES.get(issue.field, ())]
+            if target is not None:
+                names.insert(0, target.name)
+            name = next((n for n in names if n in verdict.corrections), None)
+            if name is not None:
+                own = correction_fix(entry, text, name, verdict.corrections[name])
+                if own is not None:
+                    fixes.append(own)
+        if whole is not None and (not fixes or fixes[0].edits != whole.edits):
+            fixes.append(whole)
+        if ignore is not None:
+            fixes.append(ignore)
+        out.append(
+            Finding(
+                issue.code,
+                Location(entry.path, span),
+                _message(issue, verdict),
+                fixes=tuple(fixes),
+                data=_data(entry, verdict, issue),
+                severity=severity,
+            )
+        )
+    return out
+
+
+def headline(verdict: Verdict) -> Issue | None:
+    """The issue that best says what is wrong with the entry (retraction first)."""
+    for issue in verdict.issues:
+        if issue.code is Code.RETRACTED:
+            return issue
+    from citewarden.verify.verdict import CODE_TIER
+
+    best: Issue | None = None
+    rank = -1
+    for issue in verdict.issues:
+        if is_note(issue):
+            continue
+        r = _TIER_RANK[CODE_TIER.get(issue.code, Tier.D)]
+        if r > rank:
+            best, rank = issue, r
+    return best
+
+
+def marks_citations(verdict: Verdict) -> bool:
+    """True for the entries whose citations are marked too: H tier, or retracted."""
+    return verdict.tier is Tier.H or verdict.status is Status.RETRACTED
+
+
+def citation_findings(
+    entry: Entry,
+    verdict: Verdict,
+    citations: Sequence[tuple[Path, Citation]],
+    settings: VerifySettings,
+) -> list[Finding]:
+    """A finding at every citation of an H-tier or retracted entry."""
+    if not settings.citation_sites or not marks_citations(verdict):
+        return []
+    issue = headline(verdict)
+    if issue is None:
+        return []
+    severity = tier_severity(verdict.tier, settings)
+    if severity is None:
+        return []
+    if verdict.status is Status.RETRACTED:
+        what = "cites a retracted work"
+    else:
+        what = "the reference looks fabricated or wrong"
+    target = field_of(entry, issue.field)
+    where = target.value_span if target is not None else entry.key_span
+    related = (Related(Location(entry.path, where), _message(issue, verdict)),)
+    message = f"{entry.key}: {what}: {issue.message}"
+    data = _data(entry, verdict, issue)
+    return [
+        Finding(
+            issue.code,
+            Location(path, cit.span),
+            message,
+            related=related,
+            data=data,
+            severity=severity,
+        )
+        for path, cit in citations
+    ]
+
+
+# ----------------------------------------------------------------------------------------
+# Hover
+# ----------------------------------------------------------------------------------------
+
+_STATUS_TEXT = {
+    Status.VERIFIED: "verified",
+    Status.MISMATCH: "a real work with wrong metadata",
+    Status.NOT_FOUND: "no such work found",
+    Status.RETRACTED: "retracted",
+    Status.UNVERIFIED: "could not be checked",
+    Status.SKIPPED: "not verified",
+}
+
+
+def _md(text: str) -> str:
+    """Escape the characters Markdown would interpret in a plain value."""
+    out = []
+    for ch in text:
+        if ch in "\\`*_[]<>#|":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
+    """The verification section of a hover on an entry or a citation of it."""
+    if verdict is None:
+        return "**Verification:** in progress" if pending else "**Verification:** not yet run"
+    lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
+    m = verdict.match
+    if m is not None:
+        label = _md(m.title or "untitled")
+        url = record_url(verdict)
+        shown = f"[{label}]({url})" if url else label
+        who = _md(m.authors[0]) + (" et al." if len(m.authors) > 1 else "") if m.authors else ""
+        bits = ", ".join(str(b) for b in (who, m.year, _md(m.venue or "")) if b)
+        lines.append(
+            f"Matched {source_label(m.source)} record: {shown}"
+            + (f" — {bits}" if bits else "")
+            + (f" (doi:{_md(m.doi)})" if m.doi else "")
+            + f", match score {m.score:.2f}"
+        )
+    for issue in verdict.issues:
+        if issue.code is Code.RETRACTED:
+            lines.append(f"⚠ **Retraction notice:** {_md(issue.message)}")
+    others = [i for i in verdict.issues if i.code is not Code.RETRACTED]
+    if others:
+        lines.append("\n".join(f"- {_md(i.message)}" for i in others))
+    if verdict.corrections:
+        fixes = ", ".join(f"{_md(k)} → {_md(v)}" for k, v in verdict.corrections.items())
+        lines.append(f"Corrections available: {fixes}")
+    if verdict.status in (Status.UNVERIFIED, Status.SKIPPED) and verdict.reason:
+        lines.append(f"Reason: {_md(verdict.reason)}")
+    if verdict.sources:
+        lines.append("Sources consulted: " + ", ".join(source_label(s) for s in verdict.sources))
+    return "\n\n".join(lines)
