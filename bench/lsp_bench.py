@@ -244,6 +244,10 @@ class BenchClient(LanguageClient):
         def log(params: types.LogMessageParams) -> None:
             return None
 
+        @self.feature("citewarden/status")
+        def status(params: Any) -> None:
+            return None
+
     def expect(self, uri: str, version: int) -> asyncio.Future[float]:
         fut: asyncio.Future[float] = asyncio.get_running_loop().create_future()
         self.waiters[(uri, version)] = fut
@@ -265,6 +269,7 @@ class Buffer:
         self.uri = path.as_uri()
         self.text = path.read_text(encoding="utf-8")
         self.version = 1
+        self._starts: dict[int, int] = {0: 0}
         client.text_document_did_open(
             types.DidOpenTextDocumentParams(
                 text_document=types.TextDocumentItem(
@@ -276,29 +281,38 @@ class Buffer:
     def line_of(self, needle: str) -> int:
         return self.text[: self.text.index(needle)].count("\n")
 
-    def edit(self, line: int, col: int, end_col: int, new: str) -> int:
-        """Replace columns [col, end_col) of ``line`` (ASCII) with ``new``; -> new version."""
-        lines = self.text.split("\n")
-        lines[line] = lines[line][:col] + new + lines[line][end_col:]
-        self.text = "\n".join(lines)
+    def _line_start(self, line: int) -> int:
+        start = self._starts.get(line)
+        if start is None:
+            start = 0
+            for _ in range(line):
+                start = self.text.index("\n", start) + 1
+            self._starts[line] = start
+        return start
+
+    def edit(self, line: int, col: int, end_col: int, new: str) -> float:
+        """Replace columns [col, end_col) of ``line`` (ASCII) with ``new`` and send it.
+
+        Returns the time it was sent (the client's own bookkeeping happens before)."""
+        at = self._line_start(line)
+        self.text = self.text[: at + col] + new + self.text[at + end_col :]
+        self._starts = {n: o for n, o in self._starts.items() if n <= line}
         self.version += 1
-        self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(
-                    uri=self.uri, version=self.version
-                ),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(
-                            start=types.Position(line=line, character=col),
-                            end=types.Position(line=line, character=end_col),
-                        ),
-                        text=new,
-                    )
-                ],
-            )
+        params = types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=line, character=col),
+                        end=types.Position(line=line, character=end_col),
+                    ),
+                    text=new,
+                )
+            ],
         )
-        return self.version
+        sent = time.perf_counter()
+        self.client.text_document_did_change(params)
+        return sent
 
 
 async def timed_edits(buf: Buffer, line: int, col: int, char: str, count: int) -> list[float]:
@@ -309,8 +323,7 @@ async def timed_edits(buf: Buffer, line: int, col: int, char: str, count: int) -
         insert = n % 2 == 0
         version = buf.version + 1
         fut = buf.client.expect(buf.uri, version)
-        t0 = time.perf_counter()
-        buf.edit(line, col, col if insert else col + 1, char if insert else "")
+        t0 = buf.edit(line, col, col if insert else col + 1, char if insert else "")
         t1 = await asyncio.wait_for(fut, timeout=60)
         samples.append(t1 - t0)
     return samples
@@ -335,6 +348,39 @@ async def timed_completions(
         size = len(result.items)
         incomplete = result.is_incomplete
     return samples, size, incomplete
+
+
+def check_times(root: Path, keys: list[str], edits: int) -> dict[str, list[float]]:
+    """The same edits in this process, timing only ``Workspace.set_text`` + ``check()``: the
+    share of the round trip that is the citation index's, not the server's."""
+    from citewarden.project import Workspace
+
+    ws = Workspace()
+    ws.add_folder(root)
+    ws.check()
+    out: dict[str, list[float]] = {}
+    chapter = root / "chapters" / "ch01.tex"
+    bib = root / "refs.bib"
+    key = keys[len(keys) // 2]
+    for name, path, anchor, shift in (
+        ("chapter", chapter, "A dangling", 0),
+        ("bib", bib, "{" + key + ",", 1),
+    ):
+        text = ws.text(path) or ""
+        at = text.index(anchor) + shift
+        if shift == 0:
+            at = text.rfind("\n", 0, at) + 1
+        samples = []
+        for n in range(edits):
+            new = text[:at] + ("x" if shift else " ") + text[at:] if n % 2 == 0 else text
+            t0 = time.perf_counter()
+            ws.set_text(path, new)
+            ws.check()
+            samples.append(time.perf_counter() - t0)
+        out[name] = samples
+        ws.set_text(path, text)
+        ws.check()
+    return out
 
 
 def peak_rss_mb(pid: int) -> float | None:
@@ -380,7 +426,8 @@ async def run(args: argparse.Namespace) -> None:
                 ),
                 root_uri=root.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")],
-                initialization_options={"debounce_ms": 0},
+                # verification (issue 5) has its own bench; keep it out of these figures
+                initialization_options={"debounce_ms": 0, "verify": {"enabled": False}},
             )
         )
         client.initialized(types.InitializedParams())
@@ -438,6 +485,11 @@ async def run(args: argparse.Namespace) -> None:
         await client.shutdown_async(None)
         client.exit(None)
         await client.stop()
+        if args.check_edits:
+            inner = check_times(root, keys, args.check_edits)
+            print("of which the citation index (same edits in process, set_text + check()):")
+            print(f"  chapter:  {percentiles(inner['chapter'])}")
+            print(f"  .bib:     {percentiles(inner['bib'])}")
 
 
 def main() -> None:
@@ -445,6 +497,12 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=20000)
     parser.add_argument("--chapters", type=int, default=50, help="files (root + chapters)")
     parser.add_argument("--edits", type=int, default=100)
+    parser.add_argument(
+        "--check-edits",
+        type=int,
+        default=20,
+        help="edits timed in process for the index's share (0: skip)",
+    )
     asyncio.run(run(parser.parse_args()))
 
 

@@ -126,6 +126,8 @@ def clear_memo() -> None:
         compare._person_keys,
         compare._author_keys,
         compare._venue_agrees,
+        compare.is_group_author,
+        compare._is_group,
     ):
         fn.cache_clear()
 

@@ -422,3 +422,98 @@ async def test_real_references_with_recorded_answers() -> None:
     missing = [k for k in entries if k.startswith("izbBqTL8vb")]
     results = await verifier.verify_many([entries[k] for k in missing])
     assert Status.UNVERIFIED in {v.status for v in results.values()}
+
+
+def test_one_verifier_serves_successive_event_loops() -> None:
+    verifier, _ = memory_verifier(concurrency=1)
+    recs = [r for r in RECORDS if r.authors][:5]
+    entries = [make_entry(f"s{i}", "article", {"title": r.title}) for i, r in enumerate(recs)]
+    first = asyncio.run(verifier.verify_many(entries))
+    second = asyncio.run(verifier.verify_many(entries))
+    assert {k: v.status for k, v in first.items()} == {k: v.status for k, v in second.items()}
+    assert len(first) == 5
+
+
+async def test_snapshot_source_alone_verifies_what_it_holds_and_abstains_otherwise(
+    tmp_path: Path,
+) -> None:
+    from citewarden.verify.sources.snapshot import SnapshotSource
+
+    snapshot = SnapshotSource(DATA / "accuracy" / "records.jsonl", tmp_path)
+    verifier = Verifier([snapshot], VerifySettings(sources=()), today=TODAY)
+    rec = BY_DOI["10.1111/2041-210x.12469"]
+    authors = " and ".join(f"{p.family}, {p.given}" for p in rec.authors)
+    try:
+        by_search = await verifier.verify(
+            make_entry("a", "article", {"title": rec.title, "author": authors})
+        )
+        by_doi = await verifier.verify(
+            make_entry(
+                "b", "article", {"title": rec.title, "author": authors, "doi": rec.doi or ""}
+            )
+        )
+        elsewhere = await verifier.verify(
+            make_entry(
+                "c",
+                "article",
+                {
+                    "title": "A study of nothing at all",
+                    "author": "Roe, R.",
+                    "doi": "10.1234/not-in-the-snapshot",
+                },
+            )
+        )
+    finally:
+        snapshot.close()
+    assert by_search.status is Status.VERIFIED and by_search.match is not None
+    assert by_search.match.source == "snapshot"
+    assert by_doi.status is Status.VERIFIED
+    # absence from a partial index proves nothing: no doi-not-found, no not_found
+    assert elsewhere.status is Status.UNVERIFIED
+    assert Code.DOI_NOT_FOUND not in {i.code for i in elsewhere.issues}
+
+
+async def test_pmid_and_datacite_doi_are_looked_up_where_they_live(
+    server: ReplayServer, http: HttpClient
+) -> None:
+    from citewarden.verify.sources.datacite import DataCiteSource
+    from citewarden.verify.sources.pubmed import PubMedSource
+
+    sources = [
+        CrossrefSource(http, server.base_url("crossref"), mailto="t@example.org"),
+        DoiSource(http, server.base_url("doi")),
+        DataCiteSource(http, server.base_url("datacite")),
+        PubMedSource(http, server.base_url("pubmed")),
+    ]
+    names = ("crossref", "doi", "datacite", "pubmed")
+    verifier = Verifier(sources, VerifySettings(sources=names), today=TODAY)
+    article = make_entry(
+        "mcmahon",
+        "article",
+        {
+            "title": "Eroticism in late {M}ing, early {Q}ing fiction: the beauteous realm and "
+            "the sexual battlefield",
+            "author": "McMahon, K.",
+            "journal": "T'oung pao",
+            "year": "1987",
+            "pmid": "11618220",
+        },
+    )
+    v = await verifier.verify(article)
+    assert v.status is Status.VERIFIED, v.issues
+    assert v.match is not None and v.match.source == "pubmed"
+    assert server.requests_to("/pubmed/entrez/eutils/efetch.fcgi") == 1
+    # a DataCite DOI: Crossref and doi.org give no answer here, the DataCite API does
+    dataset = make_entry(
+        "ollomo",
+        "misc",
+        {
+            "title": "Data from: A new malaria agent in African hominids",
+            "author": "Ollomo, Benjamin and Durand, Patrick and others",
+            "year": "2011",
+            "doi": "10.5061/dryad.8515",
+        },
+    )
+    d = await verifier.verify(dataset)
+    assert d.status is Status.VERIFIED, d.issues
+    assert d.match is not None and d.match.source == "datacite"

@@ -175,3 +175,25 @@ def test_isbn_field_with_several_isbns_and_notes() -> None:
     assert isbn_of("0-89871-447-8 (paperback)") == ("9780898714470", [])
     assert isbn_of("978-1-60558-012-X") == (None, ["ISBN checksum does not add up"])
     assert isbn_of("0094-8276") == (None, ["not an ISBN (10 or 13 digits)"])
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_BIB_TEXT = st.text(
+    alphabet=st.sampled_from(list("abcXYZ {}\\\"'`^~$&%_-,.: and0123456789аеоαβ")), max_size=60
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(title=_BIB_TEXT, author=_BIB_TEXT, doi=_BIB_TEXT, pages=_BIB_TEXT, year=_BIB_TEXT)
+def test_normalising_arbitrary_field_values_never_raises(
+    title: str, author: str, doi: str, pages: str, year: str
+) -> None:
+    entry = make_entry(
+        "k", "article", {"title": title, "author": author, "doi": doi, "pages": pages, "year": year}
+    )
+    n = normalize_entry(entry)
+    assert n.title is None or "{" not in n.title
+    assert n.doi is None or n.doi.startswith("10.")
+    assert all(h.char in title + author for h in n.homoglyphs)

@@ -697,3 +697,11 @@ def test_comment_lines_after_the_last_field_hide_nothing() -> None:
     t = "@misc{k, year = {1983},\n  % old = {x}\n}\n"
     (e,) = parse(t).entries
     assert [(f.name, f.value) for f in e.fields] == [("year", "1983")]
+
+
+def test_cp1252_file_with_smart_quotes_and_an_undefined_byte() -> None:
+    data = "@misc{k, title = {“Smart” – quotes €}}\n".encode("cp1252") + b"% \x81\n"
+    text, problems = decode_bytes(PATH, data)
+    assert "“Smart” – quotes €" in text and text.endswith("% \x81\n")
+    (p,) = problems
+    assert p.data["invalid_bytes"] == 5 and p.location.span.start == text.index("“")

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from datetime import date
@@ -55,9 +57,35 @@ def same_value(field: str, got: str | None, want: str) -> bool:
     return got.strip().lower() == want.strip().lower()
 
 
-def build_verifier(data: Path, fail_rate: float = 0.0) -> tuple[Verifier, list[MemorySource]]:
+class Renamed:
+    """Another source under the name "crossref" (a stand-in holding every record here)."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self.inner, self.name = inner, name
+        self.calls: dict[str, int] = {"by_doi": 0, "search": 0}
+
+    async def by_doi(self, doi: str) -> Any:
+        self.calls["by_doi"] += 1
+        lookup = await self.inner.by_doi(doi)
+        return dataclasses.replace(lookup, source=self.name)
+
+    async def search(self, query: Any) -> Any:
+        self.calls["search"] += 1
+        lookup = await self.inner.search(query)
+        return dataclasses.replace(lookup, source=self.name)
+
+
+def build_verifier(
+    data: Path, fail_rate: float = 0.0, search: str = "memory", index_dir: Path | None = None
+) -> tuple[Verifier, list[Any]]:
     records = load_records(data / "records.jsonl")
-    crossref = MemorySource("crossref", records)
+    crossref: Any = MemorySource("crossref", records)
+    if search == "snapshot":
+        # the project's snapshot source (SQLite FTS5 search) over the same records
+        from citewarden.verify.sources.snapshot import SnapshotSource
+
+        assert index_dir is not None
+        crossref = Renamed(SnapshotSource(data / "records.jsonl", index_dir), "crossref")
     doi = MemorySource("doi", records, searchable=False)
     settings = VerifySettings(sources=("crossref", "doi"), concurrency=8)
     sources: list[Any] = [crossref, doi]
@@ -85,9 +113,18 @@ def false_alarm(v: Verdict) -> bool:
     )
 
 
-async def evaluate(data: Path, show: bool, fail_rate: float = 0.0) -> dict[str, Any]:
+async def evaluate(
+    data: Path, show: bool, fail_rate: float = 0.0, search: str = "memory"
+) -> dict[str, Any]:
     rows = load_entries(data)
-    verifier, sources = build_verifier(data, fail_rate)
+    with tempfile.TemporaryDirectory() as tmp:
+        verifier, sources = build_verifier(data, fail_rate, search, Path(tmp))
+        return await _evaluate(rows, verifier, sources, show)
+
+
+async def _evaluate(
+    rows: list[dict[str, Any]], verifier: Verifier, sources: list[Any], show: bool
+) -> dict[str, Any]:
     entries = [make_entry(r["key"], r["entry_type"], r["fields"]) for r in rows]
     start = time.perf_counter()
     verdicts = await verifier.verify_many(entries)
@@ -191,13 +228,21 @@ def main(argv: list[str] | None = None) -> int:
         default=0.0,
         help="share of requests that fail like a timeout (checks abstention instead of alarms)",
     )
+    parser.add_argument(
+        "--search",
+        choices=("memory", "snapshot"),
+        default="memory",
+        help="search engine standing in for Crossref: a fuzzy in-memory ranker, or the "
+        "project's SQLite FTS5 snapshot source over the same records",
+    )
     args = parser.parse_args(argv)
-    r = asyncio.run(evaluate(args.data, args.show_misses, args.fail_rate))
+    r = asyncio.run(evaluate(args.data, args.show_misses, args.fail_rate, args.search))
     if args.json:
         print(json.dumps(r, indent=2))
         return 0
     print(
-        f"accuracy set: {r['entries']} entries ({r['valid']} valid), {r['seconds']} s"
+        f"accuracy set: {r['entries']} entries ({r['valid']} valid), {r['seconds']} s, "
+        f"search: {args.search}"
         + (f", {args.fail_rate:.0%} of requests failing" if args.fail_rate else "")
     )
     print(f"{'kind':<22} {'detected':>9} {'rate':>7} {'abstained':>10}")

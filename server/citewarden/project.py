@@ -115,6 +115,9 @@ class BibIndex:
     parent_rows: dict[int, tuple[str, ...]]
     #: per-version tables of the checks, aligned with ``entries`` (spliced after an edit)
     rows: dict[str, list[Any]] = field(default_factory=dict)
+    #: the same object as long as the keys and aliases stay the same (a cache key for
+    #: what depends only on them, e.g. "did you mean" suggestions)
+    keys_token: object = field(default_factory=object)
     #: (previous index, a, b, b_old): entries ``[:a]`` and ``[b:]`` are those of the
     #: previous index's ``[:a]`` and ``[b_old:]``; dropped once the rows are carried over
     previous: tuple[BibIndex, int, int, int] | None = None
@@ -225,26 +228,20 @@ def build_bib_index(bib: ParsedBibliography, text: str | None = None) -> BibInde
 def changed_region(old: str, new: str) -> tuple[int, int, int]:
     """(start, old_end, new_end): ``old[start:old_end]`` became ``new[start:new_end]``."""
     n = min(len(old), len(new))
-    step = 4096
     start = 0
-    while start < n and old[start : start + step] == new[start : start + step]:
-        start += step
-    start = min(start, n)
-    while start < n and old[start] == new[start]:
-        start += 1
+    for step in (1 << 16, 1 << 10, 1):  # coarse to fine: slices compare in C
+        while start + step <= n and old[start : start + step] == new[start : start + step]:
+            start += step
     limit = n - start  # the common suffix may not overlap the common prefix
+    lo, ln = len(old), len(new)
     suffix = 0
-    while suffix < limit:
-        chunk = min(step, limit - suffix)
-        if (
-            old[len(old) - suffix - chunk : len(old) - suffix]
-            != new[len(new) - suffix - chunk : len(new) - suffix]
+    for step in (1 << 16, 1 << 10, 1):
+        while (
+            suffix + step <= limit
+            and old[lo - suffix - step : lo - suffix] == new[ln - suffix - step : ln - suffix]
         ):
-            break
-        suffix += chunk
-    while suffix < limit and old[len(old) - suffix - 1] == new[len(new) - suffix - 1]:
-        suffix += 1
-    return start, len(old) - suffix, len(new) - suffix
+            suffix += step
+    return start, lo - suffix, ln - suffix
 
 
 def update_bib_index(
@@ -312,6 +309,8 @@ def update_bib_index(
             else:
                 repeated.discard(fk)
     index = BibIndex(entries, keys, by_key, folded, repeated, alias_rows, parent_rows)
+    if keys == old.keys and alias_rows == old.alias_rows:
+        index.keys_token = old.keys_token
     index.previous = (old, a, b, b_old)
     old.previous = None
     return index

@@ -201,6 +201,21 @@ local function run()
     return finish(false, 'the diagnostic did not go away after the fix and the write')
   end
   step('cleared')
+  -- the citewarden/status notification, compared with the server's citewarden.status command
+  local cw = require('citewarden')
+  vim.wait(15000, function()
+    for _, st in pairs(cw.statuses) do
+      if not st.verifying then
+        return true
+      end
+    end
+    return false
+  end, 50)
+  local responses = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', { command = 'citewarden.status', arguments = {} }, 10000)
+  for _, response in pairs(responses or {}) do
+    result.server_status = response.result
+    result.server_status_error = response.err and response.err.message
+  end
   local ok_status, status = pcall(vim.api.nvim_exec, 'CitewardenStatus', true)
   result.status_command = ok_status and status or ('error: ' .. tostring(status))
   result.status_text = require('citewarden').status_text()

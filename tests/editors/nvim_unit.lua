@@ -67,7 +67,7 @@ local ok, err = pcall(function()
   local handler = cw.handlers['citewarden/status']
   handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 40 }, verifying = false, done = 43, total = 43 }, { client_id = 7 })
   eq('status text', cw.status_text(7), 'citewarden 88 · H1 E0 M2 D40')
-  handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 37 }, verifying = true, done = 40, total = 43 }, { client_id = 7 })
+  handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 37 }, verifying = true, verified = 40, total = 43 }, { client_id = 7 })
   eq('status while verifying', cw.status_text(7), 'citewarden verifying 40/43 · H1 E0 M2 D37')
   cw.create_commands()
   local messages = {}

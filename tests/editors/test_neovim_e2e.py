@@ -68,7 +68,8 @@ def run_nvim(
         timeout=120,
     )
     result: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
-    keep = ARTIFACTS / f"neovim-{nvim.parent.name}-{mode}-{Path(open_file).stem}.json"
+    label = version_of(nvim).removeprefix("NVIM ").replace(" ", "_")
+    keep = ARTIFACTS / f"neovim-{label}-{mode}-{Path(open_file).stem}.json"
     keep.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(out, keep) if out.exists() else keep.write_text(proc.stderr)
     logs = "".join(p.read_text(errors="replace")[-3000:] for p in tmp_path.rglob("lsp.log"))
@@ -149,8 +150,14 @@ def test_change_to_quick_fix_in_latex_project(
     assert all(d["source"] == "citewarden" for d in result["diagnostics"])
     assert check_fix_on_disk(result, before, project) == CORRECT_KEY
     assert Path(result["file"]).resolve() == (project / "sections" / "methods.tex").resolve()
-    # :CitewardenStatus runs (whether or not the server has sent a status yet)
-    assert result["status_command"].startswith("citewarden")
+    # :CitewardenStatus shows the status the server last sent, which is its current one
+    status = result["server_status"]
+    tiers = status["tiers"]
+    expected = (
+        f"citewarden {status['score']} · H{tiers['H']} E{tiers['E']} M{tiers['M']} D{tiers['D']}"
+    )
+    assert result["status_command"].strip() == expected
+    assert result["status_text"] == expected
 
 
 @pytest.mark.parametrize(("nvim", "version", "mode", "fix"), NVIMS[:2])

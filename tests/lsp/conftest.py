@@ -6,6 +6,7 @@ capabilities (pytest-lsp's bundled capability sets).
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -159,7 +160,14 @@ async def start(tmp_path: Path, client_name: str) -> AsyncIterator[Start]:
     ) -> Harness:
         root = tmp_path / "ws"
         marks = write_project(root, files)
-        client = await ClientServerConfig(server_command=SERVER, client_factory=make_client).start()
+        # The index tests run without verification (tests/lsp/test_lsp_verify.py covers it
+        # against the replay server); no cache outside the test's directory.
+        env = {**os.environ, "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache")}
+        if not (isinstance(init, dict) and "verify" in init):
+            init = {**(init or {}), "verify": {"enabled": False}}
+        client = await ClientServerConfig(
+            server_command=SERVER, client_factory=make_client, server_env=env
+        ).start()
         running.append(client)
         if config is not None:
             client.set_configuration(config, section="citewarden")

@@ -119,3 +119,32 @@ async def test_pull_diagnostics_for_open_documents(start: Start) -> None:
     report = await pull(h, "refs.bib")
     assert isinstance(report, types.RelatedFullDocumentDiagnosticReport)
     assert Code.ORPHAN.value not in [d.code for d in report.items]
+
+
+async def test_workspace_folder_added_and_removed(start: Start) -> None:
+    h = await start()
+    other = h.root.parent / "other"
+    other.mkdir()
+    (other / "notes.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{ghost}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    uri = (other / "notes.tex").as_uri()
+    folder = types.WorkspaceFolder(uri=other.as_uri(), name="other")
+    h.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[folder], removed=[])
+        )
+    )
+    await wait_for(lambda: h.client.diagnostics.get(uri))
+    assert {d.code for d in h.client.diagnostics[uri]} >= {Code.DANGLING.value}
+    h.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=[], removed=[folder])
+        )
+    )
+    await wait_for(
+        lambda: h.client.diagnostics.get(uri) == [] or h.client.diagnostics.get(uri) == ()
+    )
+    # the first folder is untouched
+    assert Code.DANGLING.value in codes(h, "chapters/intro.tex")

@@ -40,7 +40,11 @@ async def test_completion_in_latex_citation(start: Start) -> None:
     assert "knuth1984" not in labels  # does not contain "la"
     item = result.items[0]
     assert item.detail is not None and "Lamport" in item.detail and "1994" in item.detail
-    assert item.documentation is not None
+    assert item.detail == "Lamport (1994) LaTeX: A Document Preparation System"
+    resolved = await h.client.completion_item_resolve_async(item)
+    assert isinstance(resolved.documentation, types.MarkupContent)
+    assert "A Document Preparation System" in resolved.documentation.value
+    assert "Lamport, Leslie" in resolved.documentation.value
     assert item.text_edit is not None and isinstance(item.text_edit, types.TextEdit)
     assert h.editor.slice(name, item.text_edit.range) == "la"
 

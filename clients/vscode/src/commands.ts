@@ -106,17 +106,22 @@ export function registerCommands(context: vscode.ExtensionContext, host: Host): 
     const result = await sendCommand(host, 'citewarden.report', args);
     const where = resultLocation(result);
     if (where) {
-      const choice = await vscode.window.showInformationMessage(
-        `citewarden: report written to ${where.scheme === 'file' ? where.fsPath : where.toString()}`,
-        'Open',
-      );
-      if (choice === 'Open') {
-        if (where.path.endsWith('.html')) {
-          await vscode.env.openExternal(where);
-        } else {
-          await vscode.window.showTextDocument(where);
-        }
-      }
+      // not awaited: the command is done when the report is written, not when the message goes
+      void vscode.window
+        .showInformationMessage(
+          `citewarden: report written to ${where.scheme === 'file' ? where.fsPath : where.toString()}`,
+          'Open',
+        )
+        .then(async (choice) => {
+          if (choice !== 'Open') {
+            return;
+          }
+          if (where.path.endsWith('.html')) {
+            await vscode.env.openExternal(where);
+          } else {
+            await vscode.window.showTextDocument(where);
+          }
+        });
     }
     return result;
   });

@@ -134,7 +134,19 @@ async function resilience(ctx: Context, timeout: number, step: (name: string, ex
   out.notFoundStatusText = ctx.status.text;
   step('wrong command', { state: out.notFoundState });
   await phase('notfound');
-  // 3. back to the default command
+  // 3. a server that dies at once (a broken installation): restarted a few times, then a message
+  await config.update(
+    'server.command',
+    ['/bin/sh', '-c', 'echo "citewarden: broken installation" >&2; exit 3'],
+    vscode.ConfigurationTarget.Global,
+  );
+  await sleep(1000);
+  await vscode.commands.executeCommand('citewarden.restartServer');
+  await waitFor('the client to give up', () => (ctx.status.serverState === 'failed' ? true : undefined), timeout);
+  out.crashState = ctx.status.serverState;
+  step('server that dies at once', { state: out.crashState });
+  await phase('crashed');
+  // 4. back to the default command
   await config.update('server.command', undefined, vscode.ConfigurationTarget.Global);
   await vscode.commands.executeCommand('citewarden.restartServer');
   await waitFor('the server after fixing the setting', () => (ctx.client()?.state === State.Running ? true : undefined), timeout);
@@ -280,8 +292,6 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
     step('diagnostic cleared');
     await sleep(500);
     result.diagnosticsAfter = citewardenDiagnostics(folder.uri);
-    result.statusText = ctx.status.text;
-    result.status = ctx.status.status ?? null;
     result.commands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('citewarden.')).sort();
     // The server commands it offers, run from the palette's command ids.
     const offered: string[] = ctx.client()?.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
@@ -295,6 +305,19 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
     }
     result.commandRuns = runs;
     step('server commands', { runs });
+    // The status bar follows the server's citewarden/status notification.
+    if (offered.includes('citewarden.status')) {
+      await waitFor(
+        'a citewarden/status notification after verifying',
+        () => (ctx.status.status && !ctx.status.status.verifying ? true : undefined),
+        timeout,
+      ).catch(() => undefined);
+      await sleep(500);
+      result.serverStatus = await vscode.commands.executeCommand('citewarden.status');
+    }
+    result.statusText = ctx.status.text;
+    result.status = ctx.status.status ?? null;
+    result.statusHistory = [...ctx.status.history];
     await phase('after');
     if (spec.resilience) {
       result.resilience = await resilience(ctx, timeout, step, phase);

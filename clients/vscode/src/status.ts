@@ -14,8 +14,12 @@ export interface StatusParams {
   score: number;
   tiers: Tiers;
   verifying: boolean;
+  /** Entries whose verification finished (the server calls it `verified`). */
   done: number;
   total: number;
+  /** Entries per verification status (verified, mismatch, not_found, unverified, ...). */
+  statuses: Record<string, number>;
+  offline: boolean;
   uri?: string;
 }
 
@@ -42,8 +46,12 @@ export function parseStatus(raw: unknown): StatusParams {
     score: count(p.score),
     tiers: { H: count(t.H), E: count(t.E), M: count(t.M), D: count(t.D) },
     verifying: p.verifying === true,
-    done: count(p.done),
+    done: count(p.done ?? p.verified),
     total: count(p.total),
+    statuses: Object.fromEntries(
+      Object.entries((p.statuses ?? {}) as Record<string, unknown>).map(([k, v]) => [k, count(v)]),
+    ),
+    offline: p.offline === true,
     uri: typeof p.uri === 'string' ? p.uri : undefined,
   };
 }
@@ -54,7 +62,8 @@ export function statusText(s: StatusParams): string {
   if (s.verifying) {
     return `$(sync~spin) citewarden ${s.done}/${s.total} · ${tiers}`;
   }
-  const icon = s.tiers.H > 0 ? '$(error)' : s.tiers.E > 0 ? '$(warning)' : '$(pass)';
+  const unverified = s.statuses.unverified ?? 0;
+  const icon = s.tiers.H > 0 ? '$(error)' : s.tiers.E > 0 ? '$(warning)' : unverified > 0 ? '$(question)' : '$(pass)';
   return `${icon} citewarden ${s.score} · ${tiers}`;
 }
 
@@ -62,6 +71,8 @@ export class StatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private state: ServerState = 'starting';
   private last: StatusParams | undefined;
+  /** The texts shown so far, newest last (at most 100; read by the self-test). */
+  readonly history: string[] = [];
 
   constructor() {
     this.item = vscode.window.createStatusBarItem('citewarden.status', vscode.StatusBarAlignment.Left, 50);
@@ -94,6 +105,16 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
+    this.draw();
+    if (this.history[this.history.length - 1] !== this.item.text) {
+      this.history.push(this.item.text);
+      if (this.history.length > 100) {
+        this.history.shift();
+      }
+    }
+  }
+
+  private draw(): void {
     const item = this.item;
     item.backgroundColor = undefined;
     if (this.state === 'failed' || this.state === 'stopped') {
@@ -121,6 +142,13 @@ export class StatusBar implements vscode.Disposable {
     }
     for (const [key, name] of TIER_NAMES) {
       md.appendMarkdown(`- ${key}: ${s.tiers[key]} ${name}\n`);
+    }
+    const unverified = s.statuses.unverified ?? 0;
+    if (unverified > 0) {
+      md.appendMarkdown(`\n${unverified} not verified (no source could be reached)\n`);
+    }
+    if (s.offline) {
+      md.appendMarkdown('\nOffline: only the cache and the snapshot file are used.\n');
     }
     md.appendMarkdown('\nClick to verify all references again.');
     item.tooltip = md;

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from citewarden.model import DEFAULT_SEVERITY, Code, Finding, ParsedBibliography, Severity
+from citewarden.model import DEFAULT_SEVERITY, Code, Finding, Severity
 from citewarden.settings import Settings
 
 if TYPE_CHECKING:
@@ -159,9 +159,3 @@ def finalize(ws: Workspace, findings: Iterable[Finding], settings: Settings) -> 
             finding = dataclasses.replace(finding, severity=wanted)
         out.append(finding)
     return out
-
-
-def is_bibtex(bib: ParsedBibliography) -> bool:
-    from citewarden.model import BibFormat
-
-    return bib.format is BibFormat.BIBTEX

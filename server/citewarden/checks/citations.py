@@ -3,20 +3,26 @@
 Rules:
 
 * A citation is *dangling* when its key is neither an entry key, an ``ids`` alias nor a
-  ``\\bibitem`` key of its project (keys match exactly, as biber and pandoc match them).
-  Not reported for a project whose bibliography could not be determined (a macro as the
-  file name, or a bibliography file that is missing - that has its own finding), nor for a
-  standalone LaTeX file or a Markdown document that names no bibliography at all.
+  ``\\bibitem`` key of its project.  Keys match exactly, as biber and pandoc match them,
+  except in a project whose bibliographies come from ``\\bibliography`` (BibTeX), where
+  they match case-insensitively as BibTeX matches them.  Not reported for a project whose
+  bibliography could not be determined (a bibliography file that is missing has its own
+  finding), for a standalone LaTeX file or a Markdown document that names no bibliography
+  at all, nor for Quarto cross-references (``@fig-x``) in a Quarto document.
 * An entry is an *orphan* when no document of any project using its bibliography cites it
   (``\\nocite`` counts; ``\\nocite{*}`` / ``nocite: '@*'`` in any of those projects turns the
   check off for that bibliography).  An entry named by ``crossref``/``xdata`` of a cited
   entry counts as cited, as BibTeX and biber include such parents.
+
+Everything is recomputed on each run from cached pieces: per document version its key set
+and its dangling findings, per bibliography version its orphan findings (see
+:class:`~citewarden.checks.Memo`), so a run after one edit redoes only what the edit touched.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -27,7 +33,6 @@ from citewarden.checks import Memo
 from citewarden.model import (
     BibFormat,
     Citation,
-    CitationKind,
     Code,
     DocumentKind,
     Entry,
@@ -36,7 +41,6 @@ from citewarden.model import (
     LinkKind,
     Location,
     ParsedDocument,
-    Related,
     Span,
     TextEdit,
 )
@@ -83,6 +87,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     path,
                     doc,
                     defined,
+                    token,
                     project.casefold_keys,
                     _is_quarto(project),
                     memo,
@@ -117,16 +122,20 @@ class Ident:
 class Defined:
     """The names a project defines: entry keys, ``ids`` aliases and ``\\bibitem`` keys.
 
-    Held as the bibliography indexes' own sets (no copy of 20 000 keys per check); the
-    sorted pool of suggestions is built only when a suggestion is needed.
+    Held as the bibliography indexes' own sets (no copy of 20 000 keys per check).
     """
 
-    __slots__ = ("_folded", "_keys", "_names")
+    __slots__ = ("_folded", "_names", "_pool")
 
-    def __init__(self, names: list[frozenset[str]], folded: list[Collection[str]]) -> None:
+    def __init__(
+        self,
+        names: list[frozenset[str]],
+        folded: list[Collection[str]],
+        pool: list[Sequence[str]],
+    ) -> None:
         self._names = names
         self._folded = folded
-        self._keys: tuple[str, ...] | None = None
+        self._pool = pool
 
     def __contains__(self, key: str) -> bool:
         return any(key in names for names in self._names)
@@ -139,16 +148,15 @@ class Defined:
         return any(folded_key in names for names in self._folded)
 
     @property
-    def keys(self) -> tuple[str, ...]:
-        """Every defined name, sorted (the pool of "did you mean" suggestions)."""
-        if self._keys is None:
-            self._keys = tuple(sorted(frozenset().union(*self._names)))
-        return self._keys
+    def keys(self) -> list[str]:
+        """Every defined name in file order (the pool of "did you mean" suggestions; may
+        repeat a duplicated key)."""
+        return [key for part in self._pool for key in part]
 
 
 def _token(ws: Workspace, project: Project) -> tuple[object, ...]:
     """Changes whenever what ``project`` defines may have changed."""
-    token: list[object] = [Ident(index) for _, _, index in ws.project_bibliographies(project)]
+    token: list[object] = [index.keys_token for _, _, index in ws.project_bibliographies(project)]
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
             token.append(tuple(k for k, _ in doc.bibitems))
@@ -158,18 +166,23 @@ def _token(ws: Workspace, project: Project) -> tuple[object, ...]:
 def _defined(ws: Workspace, project: Project) -> Defined:
     names: list[frozenset[str]] = []
     folded: list[Collection[str]] = []
+    pool: list[Sequence[str]] = []
     for _, _, index in ws.project_bibliographies(project):
         names.append(index.key_set)
         folded.append(index.folded.keys())
+        pool.append(index.keys)
         if index.alias_rows:
             aliases = index.aliases
             names.append(frozenset(aliases))
             folded.append({a.casefold() for a in aliases})
+            pool.append(list(aliases))
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
-            names.append(frozenset(k for k, _ in doc.bibitems))
-            folded.append({k.casefold() for k, _ in doc.bibitems})
-    return Defined(names, folded)
+            items = [k for k, _ in doc.bibitems]
+            names.append(frozenset(items))
+            folded.append({k.casefold() for k in items})
+            pool.append(items)
+    return Defined(names, folded, pool)
 
 
 # ---- dangling ---------------------------------------------------------------------------------
@@ -189,6 +202,7 @@ def _dangling(
     path: Path,
     doc: ParsedDocument,
     defined: Defined,
+    token: tuple[object, ...],
     casefold: bool,
     quarto: bool,
     memo: Memo,
@@ -211,7 +225,7 @@ def _dangling(
             continue
         found.append(
             memo.get(
-                ("dangling-cit", path, cit, Ident(defined)),
+                ("dangling-cit", path, cit, token),
                 _dangling_finding,
                 path,
                 cit,
@@ -231,16 +245,21 @@ def _is_quarto(project: Project) -> bool:
 
 
 def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:
-    """Up to :data:`MAX_SUGGESTIONS` existing keys closest to ``key``, best first."""
+    """Up to :data:`MAX_SUGGESTIONS` existing keys closest to ``key``, best first (ties in
+    the order given)."""
     matches = process.extract(
         key,
-        list(keys),
+        keys if isinstance(keys, list) else list(keys),
         scorer=fuzz.ratio,
         processor=str.casefold,
-        limit=MAX_SUGGESTIONS,
+        limit=MAX_SUGGESTIONS * 2,
         score_cutoff=SUGGESTION_CUTOFF,
     )
-    return [(m[0], float(m[1])) for m in matches]
+    out: dict[str, float] = {}
+    for name, score, _ in matches:
+        if name not in out and name != key:
+            out[name] = float(score)
+    return list(out.items())[:MAX_SUGGESTIONS]
 
 
 def _dangling_finding(path: Path, cit: Citation, defined: Defined) -> Finding:
@@ -380,26 +399,25 @@ def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
 
 def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str]) -> set[str]:
     """Entries reached through crossref/xdata from a cited entry (BibTeX and biber include
-    such parents)."""
+    such parents).  Only the (few) entries that have such fields are looked at."""
     parents: dict[str, tuple[str, ...]] = {}
     for index in indexes:
         parents.update(index.parents)
     if not parents:
         return set()
-    used = set(cited)
+
+    def is_cited(key: str) -> bool:
+        return key in cited or (bool(folded) and key.casefold() in folded)
+
+    todo = [k for k in parents if is_cited(k)]
     for index in indexes:
         for alias, entry in index.aliases.items():
-            if alias in cited or (folded and alias.casefold() in folded):
-                used.add(entry.key)
-        if folded:
-            for fk, places in index.folded.items():
-                if fk in folded:
-                    used.update(index.keys[i] for i in places)
+            if entry.key in parents and is_cited(alias):
+                todo.append(entry.key)
     reached: set[str] = set()
-    todo = [k for k in used if k in parents]
     while todo:
         for parent in parents.get(todo.pop(), ()):
-            if parent not in reached and parent not in used:
+            if parent not in reached:
                 reached.add(parent)
                 todo.append(parent)
     return reached
@@ -542,8 +560,4 @@ def _markdown_nocite_edit(ws: Workspace, target: tuple[object, ...], key: str) -
     return TextEdit(root, Span(at, at), f", @{key}")
 
 
-def related_first(path: Path, span: Span, key: str) -> Related:
-    return Related(Location(path, span), f"first definition of '{key}'")
-
-
-__all__ = ["CitationKind", "citation_findings", "suggest_keys"]
+__all__ = ["Defined", "Ident", "citation_findings", "suggest_keys"]

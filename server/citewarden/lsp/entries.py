@@ -10,12 +10,23 @@ import re
 from citewarden.model import Entry
 from citewarden.verify.normalize import latex_to_text, split_authors
 
+#: Logos the LaTeX decoder does not spell out.
+_LOGOS = re.compile(r"\\(LaTeXe|LaTeX|BibTeX|TeX|XeTeX|LuaTeX)\b\s*")
+_LOGO_TEXT = {"LaTeXe": "LaTeX2e"}
+
+
+def decode(raw: str) -> str:
+    """Field text for display: LaTeX decoded to Unicode, braces dropped."""
+    if "\\" in raw:
+        raw = _LOGOS.sub(lambda m: _LOGO_TEXT.get(m.group(1), m.group(1)), raw)
+    return latex_to_text(raw)
+
 
 def _text(entry: Entry, *names: str) -> str | None:
     for name in names:
         raw = entry.get(name)
         if raw is not None and raw.strip():
-            return latex_to_text(raw)
+            return decode(raw)
     return None
 
 
@@ -26,7 +37,7 @@ def _family(raw: str) -> str:
         name = name.split(",", 1)[0]
     elif " " in name and not name.startswith("{"):
         name = name.rsplit(" ", 1)[-1]
-    return latex_to_text(name)
+    return decode(name)
 
 
 def authors_short(entry: Entry) -> str | None:
@@ -91,7 +102,7 @@ def markdown(entry: Entry) -> str:
             if truncated:
                 names += ", et al."
         except Exception:
-            names = latex_to_text(raw_authors)
+            names = decode(raw_authors)
         lines.append(_escape(names))
     venue = _text(
         entry, "journal", "journaltitle", "booktitle", "publisher", "school", "institution"

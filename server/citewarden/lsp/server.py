@@ -132,6 +132,13 @@ def create_server() -> CitewardenServer:
     async def did_change_watched_files(params: types.DidChangeWatchedFilesParams) -> None:
         await watch.files_changed(session, params)
 
+    @feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    @isolated()
+    async def did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        await session.folders_changed(
+            [f.uri for f in params.event.added], [f.uri for f in params.event.removed]
+        )
+
     navigation.register(server, session)
     actions.register(server, session)
     # verification of the entries in the background (diagnostics, actions, commands)

@@ -260,6 +260,25 @@ class Session:
 
         self.tasks.spawn(CHECK, str(path), reload())
 
+    async def folders_changed(self, added: list[str], removed: list[str]) -> None:
+        """Workspace folders added (indexed now) or removed (their files forgotten)."""
+        gone = [p for p in (path_of(u) for u in removed) if p is not None]
+        new = [p for p in (path_of(u) for u in added) if p is not None]
+        self.roots = [r for r in self.roots if r not in gone] + [
+            r for r in new if r not in self.roots
+        ]
+
+        def update() -> None:
+            for folder in gone:
+                for known in self.project.known_files():
+                    if known.is_relative_to(folder) and known not in self.open:
+                        self.project.remove(known)
+            for folder in new:
+                self.mark_dirty(self.project.add_folder(folder))
+
+        await self.worker.run(update)
+        await self.refresh(None)
+
     def schedule(self, path: Path | None, delay: float = 0.0) -> None:
         """Re-check after ``delay`` seconds; a new call for the same file restarts the wait."""
         key = str(path) if path is not None else "*"

@@ -601,8 +601,8 @@ class _Scanner:
         """Where a value that opened before ``pos`` must have closed: the start of the next
         line that starts a block (``@type{``), else the end of the file."""
         start, found = self._block_memo
-        if start <= pos <= found:
-            return found  # nothing in [start, found), so nothing in [pos, found) either
+        if start <= pos and (pos < found or found == self.n):
+            return found  # the block line found from ``start`` is also the next one from pos
         m = _NL_BLOCK.search(self.text, pos)
         found = m.start() + 1 if m else self.n
         self._block_memo = (pos, found)

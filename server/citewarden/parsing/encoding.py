@@ -15,34 +15,53 @@ Finding spans are code-point offsets into the returned text.
 from __future__ import annotations
 
 import codecs
-import threading
+import re
 from pathlib import Path
 from types import MappingProxyType
 
 from citewarden.model import Code, Finding, Location, Span
 
 _BOM_UTF8 = codecs.BOM_UTF8
-_HANDLER = "citewarden-cp1252"
 _MAX_NUL_FINDINGS = 20
-_counter = threading.local()  # invalid bytes met by the current thread's decode
 
 
-def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
-    if not isinstance(error, UnicodeDecodeError):
-        raise error
-    chunk = error.object[error.start : error.end]
-    _counter.bad = getattr(_counter, "bad", 0) + len(chunk)
-    chars = []
-    for byte in chunk:
-        single = bytes([byte])
-        try:
-            chars.append(single.decode("cp1252"))
-        except UnicodeDecodeError:
-            chars.append(single.decode("latin-1"))
-    return "".join(chars), error.end
+def _byte_char(byte: int) -> str:
+    single = bytes([byte])
+    try:
+        return single.decode("cp1252")
+    except UnicodeDecodeError:
+        return single.decode("latin-1")
 
 
-codecs.register_error(_HANDLER, _cp1252_fallback)
+# Bytes that are not UTF-8 come back from "surrogateescape" as U+DC80..U+DCFF; this table
+# turns each into the character that byte stands for in Windows-1252 (else Latin-1).
+_FALLBACK = {0xDC00 + byte: _byte_char(byte) for byte in range(0x80, 0x100)}
+_ESCAPED = re.compile("[\udc80-\udcff]")
+_UTF8_PAIR = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+_CP1252_UNDEFINED = (b"\x81", b"\x8d", b"\x8f", b"\x90", b"\x9d")
+
+
+def _unescape(m: re.Match[str]) -> str:
+    return _FALLBACK[ord(m.group())]
+
+
+def _fallback_decode(data: bytes, first_bad: int) -> tuple[str, int, int]:
+    """Decode bytes that are not all UTF-8: (text, offset of the first bad byte, bad bytes).
+
+    A file with no UTF-8 multi-byte sequence at all is an 8-bit file: decoded whole as
+    Windows-1252.  Otherwise valid UTF-8 stays as it is and each stray byte is read alone.
+    """
+    if _UTF8_PAIR.search(data) is None:
+        text = data.decode("cp1252", errors="surrogateescape")
+        if any(data.find(byte) != -1 for byte in _CP1252_UNDEFINED):
+            text = _ESCAPED.sub(_unescape, text)
+        return text, first_bad, len(data) - len(data.translate(None, _HIGH_BYTES))
+    escaped = data.decode("utf-8", errors="surrogateescape")
+    first = _ESCAPED.search(escaped)
+    offset = first.start() if first else len(data[:first_bad].decode("utf-8", "replace"))
+    count = len(_ESCAPED.findall(escaped))
+    return _ESCAPED.sub(_unescape, escaped), offset, count
 
 
 def _finding(path: Path, start: int, end: int, message: str, **data: object) -> Finding:
@@ -80,12 +99,8 @@ def decode_bytes(path: Path, data: bytes) -> tuple[str, list[Finding]]:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
-            prefix = data[: error.start].decode("utf-8")
-            _counter.bad = 0
-            text = data.decode("utf-8", errors=_HANDLER)
-            offset = len(prefix)
+            text, offset, bad_count = _fallback_decode(data, error.start)
             bad = data[error.start]
-            bad_count = _counter.bad
             line, col = _line_col(text, offset)
             more = f" ({bad_count} invalid bytes in all)" if bad_count > 1 else ""
             findings.append(

@@ -34,6 +34,7 @@ after the delimiter (``{`` or ``,``) that opens the empty slot, so checks can re
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -192,13 +193,14 @@ class _Lexer:
     """Yields comments and interesting commands in order; two literal-prefix searches (for
     ``%`` and for ``\\``) keep the regex engine on its fast path."""
 
-    __slots__ = ("_comment", "_match", "commands", "text")
+    __slots__ = ("_comment", "_exhausted", "_match", "commands", "text")
 
     def __init__(self, text: str, commands: re.Pattern[str]) -> None:
         self.text = text
         self.commands = commands
         self._comment = -1
         self._match: re.Match[str] | None = None
+        self._exhausted = False  # no command after the last search position
 
     def next(self, pos: int, endpos: int) -> tuple[int, int, re.Match[str] | None] | None:
         """The next token at or after ``pos`` starting before ``endpos``: (start, end,
@@ -207,8 +209,9 @@ class _Lexer:
         if self._comment < pos:
             self._comment = _find_comment(text, pos)
         m = self._match
-        if m is None or m.start() < pos:
+        if not self._exhausted and (m is None or m.start() < pos):
             m = self._match = self.commands.search(text, pos)
+            self._exhausted = m is None
         start = m.start() if m is not None else len(text)
         if self._comment < start:
             start = self._comment
@@ -238,15 +241,15 @@ _DELIM_TOKENS = {
 }
 _CLOSER = {"[": "]", "(": ")", "<": ">"}
 _ARG_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
-_BEGIN_NAME = re.compile(r"[ \t]*\{([^{}\n]*)\}")
-_INPUT_BARE = re.compile(r"[ \t]+([^\s{}%\\]+)")
+_BEGIN_NAME = re.compile(r"[ \t]*\{([^{}\n]{0,100})\}")
+_INPUT_BARE = re.compile(r"[ \t]+([^\s{}%\\]{1,1000})")
 _DEFINITION_BEFORE = re.compile(
     r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand|(?:New|Renew|Provide|Declare)"
     r"DocumentCommand|g?def|let)\*?\s*\{?\s*\Z"
 )
-_MAGIC_ROOT = re.compile(r"![ \t]*tex[ \t]+root[ \t]*=[ \t]*(.*?)[ \t]*\r?$", re.I | re.M)
-_MAGIC_LEAD = re.compile(r"[ \t]*%+[ \t]*\Z")
-_SUBFILES_CLASS = re.compile(r"\s*\[([^\]{}]*)\]\s*\{subfiles\}")
+_MAGIC_ROOT = re.compile(r"[ \t]*%+[ \t]*![ \t]*tex[ \t]+root[ \t]*=([^\n]*)", re.I)
+_MAGIC_ROOT_AFTER_NEWLINE = re.compile(r"\n[ \t]*%+[ \t]*![ \t]*tex[ \t]+root[ \t]*=([^\n]*)", re.I)
+_SUBFILES_CLASS = re.compile(r"\s*\[([^\]{}\n]{0,500})\]\s*\{subfiles\}")
 _IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
 
 
@@ -263,6 +266,8 @@ _MAX_OPTIONAL = 2_000
 _MAX_CODE = 5_000
 #: Deepest nesting of brackets (and of braces) inside an optional argument.
 _MAX_NESTING = 4
+#: Deepest nesting of braces read in a group.
+_MAX_BRACE_NESTING = 32
 
 
 def _close_brace(
@@ -276,7 +281,7 @@ def _close_brace(
     for m in tokens.finditer(text, i, min(len(text), i + limit)):
         c = m.group()[0]
         if c == "{":
-            if flat and depth:
+            if (flat and depth) or depth > _MAX_BRACE_NESTING:
                 return -1
             depth += 1
         elif c == "}":
@@ -582,6 +587,7 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
     nocite_all = is_root = False
     subfiles_parent: str | None = None
     iffalse_ends: dict[int, int] | None = None
+    counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
     pos = 0
     while pos < n:
@@ -591,8 +597,9 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
         start, pos, m = token
         if m is None:
             if _IGNORE.search(text, start, pos):
-                line = text.count("\n", 0, start)
-                suppressed.update((line, line + 1))
+                counted_line += text.count("\n", counted_to, start)
+                counted_to = start
+                suppressed.update((counted_line, counted_line + 1))
             continue
         name = m.group(2)
         if name is None:
@@ -676,10 +683,12 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
 
 def _magic_root(text: str) -> str | None:
     """The value of the first ``% !TEX root = file`` line (``%!TeX root=`` too)."""
-    for m in _MAGIC_ROOT.finditer(text):
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        if _MAGIC_LEAD.match(text, line_start, m.start()) and m.group(1):
-            return m.group(1)
+    first = _MAGIC_ROOT.match(text)
+    lines = _MAGIC_ROOT_AFTER_NEWLINE.finditer(text)
+    for m in lines if first is None else itertools.chain((first,), lines):
+        value = m.group(1).strip()
+        if value:
+            return value
     return None
 
 

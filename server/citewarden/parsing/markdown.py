@@ -216,13 +216,13 @@ def _indent(line: str) -> int:
 # after "@", 13 marks "@"; 14 a Quarto shortcode ``{{< ... >}}``.  The "not after a word"
 # rule is checked in Python.
 _INLINE = re.compile(
-    r"<(?:(!--)|((?:[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+)>))"
+    r"<(?:(!--)|((?:[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]{0,2000}|[^\s<>@]{1,300}@[^\s<>@]{1,300})>))"
     r"|`(`*)|\\([\s\S])|\[()|\]()|\n([ \t]*\r?\n)"
     r"|-@(?:(" + _SIMPLE_KEY + r")|(\{))?()"
     r"|@(?:(" + _SIMPLE_KEY + r")|(\{))?()"
-    r"|\{(\{<(?:[^>\n]|>(?!\}\}))*>\}\})"
+    r"|\{(\{<)"
 )
-_COMMENT, _TICKS, _OPEN, _CLOSE, _BLANK, _DASH_AT, _AT = 1, 3, 5, 6, 7, 10, 13
+_COMMENT, _TICKS, _OPEN, _CLOSE, _BLANK, _DASH_AT, _AT, _SHORTCODE = 1, 3, 5, 6, 7, 10, 13, 14
 #: Cross-reference labels (Quarto ``@fig-plot``, pandoc-crossref ``@fig:plot``): not citations.
 _CROSSREF = re.compile(
     r"(?:fig|tbl|lst|eq|sec|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|alg|tip|nte|wrn|imp|cau)"
@@ -263,6 +263,7 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
     region = next(regions, None)
     comment_close = -2  # next "-->" (-1: there is none further on)
     par_end = -1  # end of the paragraph around the last code span
+    counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     pos = 0
     while pos < n:
         m = _INLINE.search(text, pos)
@@ -284,10 +285,11 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
             if close < 0:
                 continue
             pos = close + 3
-            if "citewarden" in text[start:pos] and _IGNORE.search(text, start, pos):
-                first = text.count("\n", 0, start)
-                last = first + text.count("\n", start, pos)
-                out.suppressed.update(range(first, last + 2))
+            if _IGNORE.search(text, start, pos):
+                counted_line += text.count("\n", counted_to, start)
+                counted_to = start
+                last = counted_line + text.count("\n", start, pos)
+                out.suppressed.update(range(counted_line, last + 2))
         elif group == _TICKS:  # code span
             ticks = pos - start
             if par_end < pos:
@@ -299,6 +301,11 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
             closer = _backtick_closer(ticks).search(text, pos, limit)
             if closer is not None:
                 pos = closer.end()
+        elif group == _SHORTCODE:
+            line_end = text.find("\n", pos)
+            close = text.find(">}}", pos, n if line_end < 0 else line_end)
+            if close >= 0:
+                pos = close + 3
         elif group == _OPEN:
             stack.append((start, len(pending)))
         elif group == _CLOSE:
@@ -375,6 +382,9 @@ def _close_group(
     return after
 
 
+#: Longest link destination read, in characters.
+_MAX_DESTINATION = 2_000
+_PAREN_TOKENS = re.compile(r"\\[\s\S]|[()]")
 _SIMPLE_DESTINATION = re.compile(r"\((?:[^()\\\n]|\\.)*\)")
 
 
@@ -386,25 +396,24 @@ def _starts_line(text: str, i: int) -> bool:
 
 def _close_parens(text: str, i: int) -> int:
     """``text[i] == "("``: offset after the balanced ``)`` within the paragraph, or -1."""
-    simple = _SIMPLE_DESTINATION.match(text, i)
+    limit = min(len(text), i + _MAX_DESTINATION)
+    simple = _SIMPLE_DESTINATION.match(text, i, limit)
     if simple is not None:
         return simple.end()
+    par = _PAR.search(text, i, limit)
+    if par is not None:
+        limit = par.start()
     depth = 0
-    par = _PAR.search(text, i)
-    limit = par.start() if par else len(text)
-    j = i
-    while j < limit:
-        c = text[j]
-        if c == "\\":
-            j += 2
-            continue
+    for m in _PAREN_TOKENS.finditer(text, i, limit):
+        c = m.group()
         if c == "(":
             depth += 1
+            if depth > 8:
+                return -1
         elif c == ")":
             depth -= 1
             if depth == 0:
-                return j + 1
-        j += 1
+                return m.end()
     return -1
 
 

@@ -201,6 +201,7 @@ _ORG_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=65536)
 def is_group_author(family: str, given: str = "") -> bool:
     """An organisation standing in an author list ("for the ADNI", "Gemma Team",
     "DeepSeek-AI")."""
@@ -211,6 +212,7 @@ def is_group_author(family: str, given: str = "") -> bool:
     return not given.strip() and " " not in name and any(c.isupper() for c in name[1:])
 
 
+@lru_cache(maxsize=65536)
 def _is_group(author: Author, sole: bool = False) -> bool:
     """A group name on the .bib side: braced, with an organisation word, a one-word name
     with inner capitals ("OpenAI", "DeepMind"), or the only author given by one word

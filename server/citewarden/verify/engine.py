@@ -20,7 +20,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from citewarden.model import Entry, Verdict
+from citewarden.model import Code, Entry, Issue, Status, Tier, Verdict
 from citewarden.settings import Settings, VerifySettings
 from citewarden.verify.base import Source
 from citewarden.verify.compare import Comparison, compare
@@ -104,11 +104,20 @@ class Verifier:
         order += [n for n in self.sources if n not in order]
         self.order = order
         self.today = today or date.today()
-        # Identifier look-ups and searches have separate slots, so entries waiting on the
-        # slower search lanes never hold up entries that only need an identifier look-up.
-        self._id_slots = asyncio.Semaphore(max(1, self.settings.concurrency))
-        self._search_slots = asyncio.Semaphore(max(1, self.settings.concurrency))
+        self._slots: dict[int, tuple[asyncio.Semaphore, asyncio.Semaphore]] = {}
         self._closers: list[Callable[[], Any]] = []
+
+    def _loop_slots(self) -> tuple[asyncio.Semaphore, asyncio.Semaphore]:
+        """(identifier slots, search slots) for the running event loop.
+
+        Identifier look-ups and searches have separate slots, so entries waiting on the
+        slower search lanes never hold up entries that only need an identifier look-up.
+        """
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._slots:
+            n = max(1, self.settings.concurrency)
+            self._slots = {loop: (asyncio.Semaphore(n), asyncio.Semaphore(n))}
+        return self._slots[loop]
 
     async def aclose(self) -> None:
         """Release what :func:`build_verifier` opened (HTTP client, cache, snapshot)."""
@@ -138,12 +147,13 @@ class Verifier:
         try:
             norm = normalize_entry(entry)
             ev = Evidence(norm, today=self.today)
-            async with self._id_slots:
+            id_slots, search_slots = self._loop_slots()
+            async with id_slots:
                 if cancel is not None and cancel.is_set():
                     return None
                 await self._identify(ev)
             if ev.id_comparison is None or not ev.id_comparison.title_ok:
-                async with self._search_slots:
+                async with search_slots:
                     if cancel is not None and cancel.is_set():
                         return None
                     await self._search(ev)
@@ -153,8 +163,6 @@ class Verifier:
             return decide(ev, entry.key)
         except Exception:  # one bad entry must not stop the others
             log.exception("verification of %s failed", entry.key)
-            from citewarden.model import Code, Issue, Status, Tier
-
             return Verdict(
                 entry.key,
                 Status.UNVERIFIED,

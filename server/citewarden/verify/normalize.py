@@ -54,6 +54,12 @@ _GREEK_NAMES = {
 }
 
 
+_GREEK_TABLE = str.maketrans(_GREEK_NAMES)
+_LETTER_TABLE = str.maketrans(
+    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ı": "i"}
+)
+
+
 @lru_cache(maxsize=1)
 def _latex_decoder() -> object:
     from pylatexenc.latex2text import LatexNodes2Text
@@ -148,12 +154,14 @@ def strip_markup(value: str) -> str:
 @lru_cache(maxsize=65536)
 def fold(value: str) -> str:
     """Comparison key for free text: NFKC, case-folded, diacritics and punctuation removed."""
-    text = unicodedata.normalize("NFKC", value).casefold()
-    text = "".join(_GREEK_NAMES.get(ch, ch) for ch in text)
-    text = text.replace("&", " and ").replace("ß", "ss").replace("æ", "ae").replace("œ", "oe")
-    text = text.replace("ø", "o").replace("ł", "l").replace("đ", "d").replace("ı", "i")
-    decomposed = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    if value.isascii():
+        text = value.casefold().replace("&", " and ")
+    else:
+        text = unicodedata.normalize("NFKC", value).casefold()
+        text = text.translate(_GREEK_TABLE).replace("&", " and ")
+        text = text.translate(_LETTER_TABLE)
+        decomposed = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     text = _NON_WORD.sub(" ", text.replace("_", " "))
     return _SPACE.sub(" ", text).strip()
 

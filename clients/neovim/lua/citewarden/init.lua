@@ -16,7 +16,7 @@ M.server_commands = {
   'citewarden.report',
 }
 
---- Last `citewarden/status` notification per client id: {score, tiers={H,E,M,D}, verifying, done, total}.
+--- Last `citewarden/status` notification per client id: {score, tiers={H,E,M,D}, verifying, verified, total}.
 M.statuses = {}
 
 local uv = vim.uv or vim.loop
@@ -125,7 +125,7 @@ function M.status_text(client_id)
   local t = s.tiers or {}
   local tiers = string.format('H%d E%d M%d D%d', t.H or 0, t.E or 0, t.M or 0, t.D or 0)
   if s.verifying then
-    return string.format('citewarden verifying %d/%d · %s', s.done or 0, s.total or 0, tiers)
+    return string.format('citewarden verifying %d/%d · %s', s.done or s.verified or 0, s.total or 0, tiers)
   end
   return string.format('citewarden %d · %s', s.score or 0, tiers)
 end

@@ -1,0 +1,599 @@
+"""Verification in the editor, end to end: the real server process, verifying against the
+loopback replay server of real recorded responses (tests/data/api).
+
+The bibliography is built from real records: a real Crossref work written by hand (with
+its DOI), real works from a recorded Crossref search page with and without their DOI, one
+of them with its DOI replaced by another real recorded DOI (a different work) and one with
+a digit swap in its pages, and a fabricated entry whose DOI doi.org answers with a real
+recorded 404.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsp_editor import Editor, encoding_of, wait_for
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+import replay as replay_fixtures
+from citewarden.model import Code
+from citewarden.verify.config import URL_ENV
+from conftest import CLIENTS, SERVER, Harness, make_client
+from markers import write_project
+from replay import ReplayServer
+
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+
+STATUS = "citewarden/status"
+TITLE = "Verifying references"
+
+#: Verification through Crossref and doi.org only (the sources the records come from).
+INIT: dict[str, Any] = {"debounce_ms": 50, "verify": {"sources": ["crossref", "doi"]}}
+
+PROJECT = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+Forecasts \cite{boettiger2022}, noise \cite{boettiger2018}, transients \citep{boettiger2020}.
+Methylphenidate \cite{sadasivan2012}; gravity waves \cite{⟦cite_fake|fake2023⟧}.
+\bibliography{refs}
+\end{document}
+--- paper.md
+---
+title: Notes
+bibliography: refs.bib
+---
+
+As @⟦md_fake|fake2023⟧ claims.
+--- refs.bib
+@article{⟦key_2022|boettiger2022⟧,
+  author = {Boettiger, Carl},
+  title = {The forecast trap},
+  journal = {Ecology Letters},
+  year = {2022},
+  volume = {25},
+  number = {7},
+  pages = {1655--1664},
+  doi = {⟦wrong_doi|10.1371/journal.ppat.1008184⟧},
+}
+
+@article{⟦key_2018|boettiger2018⟧,
+  author = {Boettiger, Carl},
+  title = {From noise to knowledge: how randomness generates novel phenomena and reveals information},
+  journal = {Ecology Letters},
+  year = {2018},
+  volume = {21},
+  number = {8},
+  pages = {1255--1267},
+}
+
+@article{boettiger2020,
+  author = {Boettiger, Carl},
+  title = {Ecological management of stochastic systems with long transients},
+  journal = {Theoretical Ecology},
+  year = {2020},
+  volume = {14},
+  number = {4},
+  pages = {⟦pages|663--617⟧},
+}
+
+@article{⟦key_sadasivan|sadasivan2012⟧,
+  title = {Methylphenidate exposure induces dopamine neuron loss and activation of microglia in the basal ganglia of mice},
+  author = {Sadasivan, Shankar and Pond, Brooks B. and others},
+  journal = {{PLoS} {ONE}},
+  year = {2012},
+  volume = {7},
+  number = {3},
+  pages = {e33693},
+  doi = {https://doi.org/10.1371/journal.pone.0033693},
+}
+
+@article{fake2023,
+  author = {Roe, Richard},
+  title = {⟦fake_title|Gravity waves from nowhere⟧},
+  journal = {Journal of Imaginary Results},
+  year = {2023},
+  doi = {⟦fake_doi|10.1126/foo⟧},
+}
+"""
+
+#: Five search-only entries: real works of the recorded Crossref search page.
+MANY = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\nocite{*}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+""" + "\n".join(
+    f"@article{{w{n},\n  author = {{{author}}},\n  title = {{{title}}},\n  year = {{{year}}},\n}}\n"
+    for n, (author, title, year) in enumerate(
+        [
+            ("Boettiger, Carl", "The forecast trap", 2022),
+            (
+                "Boettiger, Carl",
+                "From noise to knowledge: how randomness generates novel phenomena and "
+                "reveals information",
+                2018,
+            ),
+            (
+                "Boettiger, Carl",
+                "Ecological management of stochastic systems with long transients",
+                2020,
+            ),
+            (
+                "Lapeyrolerie, Marcus and Boettiger, Carl",
+                "Limits to ecological forecasting: Estimating uncertainty for critical "
+                "transitions with deep learning",
+                2022,
+            ),
+            (
+                "Boettiger, Carl and Ross, Noam and Hastings, Alan",
+                "Early warning signals: the charted and uncharted territories",
+                2013,
+            ),
+            (
+                "Norman, Kari E. A. and Chamberlain, Scott and Boettiger, Carl",
+                "taxadb: A high-performance local taxonomic database interface",
+                2020,
+            ),
+        ]
+    )
+)
+
+
+# ----------------------------------------------------------------------------------------
+# Harness
+# ----------------------------------------------------------------------------------------
+
+
+class VerifyHarness(Harness):
+    statuses: list[dict[str, Any]]
+
+    def verification(self, name: str) -> list[types.Diagnostic]:
+        """The verification diagnostics of a file (codes of the verification engine)."""
+        codes = {c.value for c in VERIFY_CODES}
+        return [d for d in self.diagnostics(name) if d.code in codes]
+
+    def by_code(self, name: str, code: Code) -> list[types.Diagnostic]:
+        return [d for d in self.diagnostics(name) if d.code == code.value]
+
+    def verify_progress(self) -> list[list[Any]]:
+        """The notifications of each "Verifying references" progress token."""
+        out = []
+        for values in self.client.progress_reports.values():
+            if values and getattr(values[0], "title", None) == TITLE:
+                out.append(list(values))
+        return out
+
+    def verify_tokens(self) -> list[types.ProgressToken]:
+        return [
+            token
+            for token, values in self.client.progress_reports.items()
+            if values and getattr(values[0], "title", None) == TITLE
+        ]
+
+    def finished_runs(self) -> int:
+        return sum(1 for values in self.verify_progress() if values[-1].kind == "end")
+
+
+VERIFY_CODES = frozenset(
+    {
+        Code.DOI_NOT_FOUND,
+        Code.DOI_OTHER_WORK,
+        Code.NOT_FOUND,
+        Code.TITLE_MISMATCH,
+        Code.AUTHOR_ADDED,
+        Code.AUTHOR_DROPPED,
+        Code.AUTHOR_SUBSTITUTED,
+        Code.YEAR_MISMATCH,
+        Code.VENUE_MISMATCH,
+        Code.VOLUME_MISMATCH,
+        Code.ISSUE_MISMATCH,
+        Code.PAGES_MISMATCH,
+        Code.RETRACTED,
+        Code.CORRECTED,
+        Code.MISSING_DOI,
+        Code.UNVERIFIED,
+        Code.PREPRINT_PUBLISHED,
+    }
+)
+
+VStart = Callable[..., Awaitable[VerifyHarness]]
+
+
+def server_env(replay: ReplayServer, cache: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+    env.update({var: replay.base_url(name) for name, var in URL_ENV.items()})
+    env["CITEWARDEN_CACHE_DIR"] = str(cache)
+    env["CITEWARDEN_MAILTO"] = "tests@example.org"
+    return env
+
+
+def status_client() -> LanguageClient:
+    client = make_client()
+    client.statuses = []  # type: ignore[attr-defined]
+
+    @client.feature(STATUS)
+    def on_status(params: Any) -> None:
+        client.statuses.append(_plain(params))  # type: ignore[attr-defined]
+
+    return client
+
+
+def _plain(value: Any) -> Any:
+    """A notification's params as plain data (pygls hands over named tuples)."""
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+@pytest.fixture(params=CLIENTS)
+def client_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest_asyncio.fixture
+async def vstart(tmp_path: Path, replay: ReplayServer, client_name: str) -> AsyncIterator[VStart]:
+    """``await vstart(files=PROJECT, init=INIT)``: the server verifying against the replay
+    server, with a fresh cache in the test's directory."""
+    running: list[LanguageClient] = []
+
+    async def _start(files: str = PROJECT, init: Any = INIT) -> VerifyHarness:
+        root = tmp_path / "ws"
+        marks = write_project(root, files)
+        config = ClientServerConfig(
+            server_command=SERVER,
+            client_factory=status_client,
+            server_env=server_env(replay, tmp_path / "cache"),
+        )
+        client = await config.start()
+        running.append(client)
+        result = await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities(client_name),
+                root_uri=root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+                initialization_options=init,
+            )
+        )
+        h = VerifyHarness(client, Editor(client, root, encoding_of(result)), root, marks, result)
+        h.statuses = client.statuses  # type: ignore[attr-defined]
+        return h
+
+    yield _start
+    for client in running:
+        try:
+            await client.shutdown_session()
+        finally:
+            await client.stop()
+
+
+async def code_actions(h: Harness, name: str, range_: types.Range) -> list[types.CodeAction]:
+    result = await h.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri(name)),
+            range=range_,
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    return [a for a in result or [] if isinstance(a, types.CodeAction)]
+
+
+def save(h: Harness, name: str) -> None:
+    h.client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=h.uri(name)))
+    )
+
+
+async def hover_text(h: Harness, name: str, position: types.Position) -> str:
+    result = await h.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri(name)), position=position
+        )
+    )
+    assert result is not None
+    contents = result.contents
+    assert isinstance(contents, types.MarkupContent)
+    return contents.value
+
+
+def inside(range_: types.Range) -> types.Position:
+    return types.Position(line=range_.start.line, character=range_.start.character + 1)
+
+
+# ----------------------------------------------------------------------------------------
+# The main flow
+# ----------------------------------------------------------------------------------------
+
+
+async def test_findings_on_the_fields_then_the_doi_quick_fix_verifies_clean(
+    vstart: VStart, replay: ReplayServer
+) -> None:
+    h = await vstart()
+    # progress begins and ends, counting the entries
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=60)
+    [run] = h.verify_progress()
+    assert run[0].kind == "begin" and run[0].cancellable
+    assert run[-1].kind == "end"
+    reports = [v.message for v in run if v.kind == "report" and v.message]
+    assert reports and reports[-1] == "5 of 5"
+
+    await wait_for(lambda: h.by_code("refs.bib", Code.DOI_OTHER_WORK), timeout=30)
+    await wait_for(lambda: h.by_code("main.tex", Code.NOT_FOUND), timeout=30)
+
+    # the manipulated entry: a warning (tier E) on the DOI value, saying what Crossref says
+    [other] = h.by_code("refs.bib", Code.DOI_OTHER_WORK)
+    assert other.range == h.mark("refs.bib", "wrong_doi")
+    assert other.severity == types.DiagnosticSeverity.Warning
+    assert other.message.startswith("Crossref: DOI 10.1371/journal.ppat.1008184 belongs to")
+    assert "10.1111/ele.14024" in other.message
+    related = [r.location.uri for r in other.related_information or []]
+    assert "https://doi.org/10.1111/ele.14024" in related
+
+    # the fabricated entry: errors (tier H) on its DOI and its title ...
+    [gone] = h.by_code("refs.bib", Code.DOI_NOT_FOUND)
+    assert gone.range == h.mark("refs.bib", "fake_doi")
+    assert gone.severity == types.DiagnosticSeverity.Error
+    assert gone.message.startswith("doi.org: DOI 10.1126/foo does not exist")
+    [missing] = h.by_code("refs.bib", Code.NOT_FOUND)
+    assert missing.range == h.mark("refs.bib", "fake_title")
+    assert missing.severity == types.DiagnosticSeverity.Error
+    # ... and at every citation of it, in LaTeX and in Markdown
+    [site] = h.by_code("main.tex", Code.NOT_FOUND)
+    assert site.range == h.mark("main.tex", "cite_fake")
+    assert site.severity == types.DiagnosticSeverity.Error
+    assert site.related_information
+    assert site.related_information[0].location.uri == h.uri("refs.bib")
+    assert site.related_information[0].location.range == h.mark("refs.bib", "fake_title")
+    await wait_for(lambda: h.by_code("paper.md", Code.NOT_FOUND))
+    [md_site] = h.by_code("paper.md", Code.NOT_FOUND)
+    assert md_site.range == h.mark("paper.md", "md_fake")
+
+    # the digit swap: information (tier M) on the pages value; the real work without DOI:
+    # a hint on its key offering the DOI
+    [pages] = h.by_code("refs.bib", Code.PAGES_MISMATCH)
+    assert pages.range == h.mark("refs.bib", "pages")
+    assert pages.severity == types.DiagnosticSeverity.Information
+    assert "digit swap" in pages.message
+    hints = {h.editor.slice("refs.bib", d.range) for d in h.by_code("refs.bib", Code.MISSING_DOI)}
+    assert hints == {"boettiger2018", "boettiger2020"}
+    # the real entry: verified, only the correction notice Crossref records for it
+    assert [
+        d.code for d in h.verification("refs.bib") if d.range == h.mark("refs.bib", "key_sadasivan")
+    ] == [Code.CORRECTED.value]
+    # nothing on the verified works but notes
+    for d in h.verification("refs.bib"):
+        if d.severity in (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning):
+            assert d.code in {Code.DOI_OTHER_WORK, Code.DOI_NOT_FOUND, Code.NOT_FOUND}
+
+    # the status notification: 5 entries, tiers H 1 (fabricated), E 1 (other DOI),
+    # M 1 (pages), D 2 -> score 100 - 12 - 5 - 2
+    await wait_for(lambda: h.statuses and h.statuses[-1]["verifying"] is False)
+    last = h.statuses[-1]
+    assert last["tiers"] == {"H": 1, "E": 1, "M": 1, "D": 2}
+    assert last["score"] == 81
+    assert (last["verified"], last["total"]) == (5, 5)
+    assert any(s["verifying"] for s in h.statuses)
+    command = await h.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="citewarden.status")
+    )
+    assert command["score"] == 81 and command["tiers"] == last["tiers"]
+
+    # hover on the citation of the fabricated entry and on the real entry's key
+    text = await hover_text(h, "main.tex", inside(h.mark("main.tex", "cite_fake")))
+    assert "no such work found" in text and "risk tier H" in text
+    h.editor.open("refs.bib")
+    text = await hover_text(h, "refs.bib", inside(h.mark("refs.bib", "key_sadasivan")))
+    assert "Matched Crossref record" in text and "10.1371/journal.pone.0033693" in text
+
+    # the quick fixes on the DOI: replace it (preferred), open the record, ignore the entry
+    actions = await code_actions(h, "refs.bib", h.mark("refs.bib", "wrong_doi"))
+    titles = [a.title for a in actions]
+    assert "Replace DOI with 10.1111/ele.14024" in titles
+    assert "Open record at Crossref" in titles
+    assert any(t.startswith("Ignore this entry") for t in titles)
+    fix = next(a for a in actions if a.title == "Replace DOI with 10.1111/ele.14024")
+    assert fix.is_preferred and fix.edit is not None
+    before = replay.requests_to("/crossref")
+    h.editor.apply(fix.edit)
+    assert "doi = {10.1111/ele.14024}," in h.editor.text("refs.bib")
+    # the entry changed: its old verdict is gone at once (never shown on the new text)
+    await wait_for(lambda: not h.by_code("refs.bib", Code.DOI_OTHER_WORK))
+    # saving verifies it again: clean
+    save(h, "refs.bib")
+    await wait_for(lambda: h.finished_runs() >= 2, timeout=60)
+    await wait_for(
+        lambda: h.statuses[-1]["verifying"] is False and h.statuses[-1]["tiers"]["E"] == 0
+    )
+    assert replay.requests_to("/crossref") > before, "the changed entry was verified again"
+    key_line = h.mark("refs.bib", "key_2022").start.line
+    doi_line = key_line + 8
+    assert not [d for d in h.verification("refs.bib") if key_line <= d.range.start.line <= doi_line]
+    assert h.statuses[-1]["score"] == 86
+    text = await hover_text(h, "refs.bib", inside(h.mark("refs.bib", "key_2022")))
+    assert "**Verification:** verified" in text
+    # the other entries were not verified again (their identity did not change)
+    second = h.verify_progress()[1]
+    assert [v.message for v in second if v.kind == "report" and v.message][-1] == "1 of 1"
+
+
+async def test_update_entry_and_add_doi_and_ignore(vstart: VStart) -> None:
+    h = await vstart()
+    await wait_for(lambda: h.by_code("refs.bib", Code.PAGES_MISMATCH), timeout=60)
+    h.editor.open("refs.bib")
+    # the digit swap: fix the pages alone, or update the entry from Crossref
+    actions = await code_actions(h, "refs.bib", h.mark("refs.bib", "pages"))
+    titles = [a.title for a in actions]
+    assert "Set pages to “663--671”" in titles
+    assert "Update entry from Crossref" in titles
+    update = next(a for a in actions if a.title == "Update entry from Crossref")
+    assert update.edit is not None
+    h.editor.apply(update.edit)
+    text = h.editor.text("refs.bib")
+    assert "pages = {663--671}," in text
+    assert "doi = {10.1007/s12080-020-00477-4}" in text
+    assert "@article{boettiger2020,\n  author = {Boettiger, Carl}," in text  # key, fields kept
+
+    # the DOI a real entry lacks: one keystroke adds the field
+    [hint] = [
+        d
+        for d in h.by_code("refs.bib", Code.MISSING_DOI)
+        if d.range == h.mark("refs.bib", "key_2018")
+    ]
+    assert hint.severity == types.DiagnosticSeverity.Hint
+    actions = await code_actions(h, "refs.bib", hint.range)
+    add = next(a for a in actions if a.title == "Add DOI 10.1111/ele.13085")
+    assert add.edit is not None
+    h.editor.apply(add.edit)
+    assert "pages = {1255--1267},\n  doi = {10.1111/ele.13085}" in h.editor.text("refs.bib")
+
+    # ignore the fabricated entry: a comment line above it; its findings go everywhere
+    [gone] = h.by_code("refs.bib", Code.DOI_NOT_FOUND)
+    actions = await code_actions(h, "refs.bib", gone.range)
+    ignore = next(a for a in actions if a.title.startswith("Ignore this entry"))
+    assert ignore.edit is not None
+    h.editor.apply(ignore.edit)
+    assert "\n% citewarden: ignore\n@article{fake2023," in h.editor.text("refs.bib")
+    await wait_for(lambda: not h.by_code("refs.bib", Code.DOI_NOT_FOUND))
+    await wait_for(lambda: not h.by_code("main.tex", Code.NOT_FOUND))
+    assert not h.by_code("refs.bib", Code.NOT_FOUND)
+    assert not h.by_code("paper.md", Code.NOT_FOUND)
+
+
+# ----------------------------------------------------------------------------------------
+# Staleness, cancellation, offline, failures (one client is enough)
+# ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_editing_while_verifying_publishes_nothing_stale(
+    vstart: VStart, replay: ReplayServer
+) -> None:
+    replay.latency = 0.8
+    h = await vstart()
+    uri = h.editor.open("refs.bib")
+    await wait_for(lambda: h.verify_progress(), timeout=30)
+    # change the fabricated entry's DOI while its first look-up is still on the wire
+    h.editor.replace("refs.bib", "10.1126/foo", "10.1126/bar")
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=90)
+    replay.latency = 0.0
+    await wait_for(lambda: h.statuses and h.statuses[-1]["verifying"] is False)
+    published = [p for p in h.published if p.uri == uri]
+    assert published
+    # the verdict on the old DOI was never published: its work was cancelled
+    for p in published:
+        assert not [d for d in p.diagnostics if d.code == Code.DOI_NOT_FOUND.value]
+    assert replay.requests_to("/doi/10.1126/foo") == 0
+    # every publish after the edit is for the edited version
+    after_edit = [p for p in published if p.version == h.editor.versions[uri]]
+    assert after_edit
+    assert all(
+        p.version == h.editor.versions[uri] for p in published[published.index(after_edit[0]) :]
+    )
+    # the other entries did get their verdicts
+    assert h.by_code("refs.bib", Code.DOI_OTHER_WORK)
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_cancelling_progress_stops_requests(vstart: VStart, replay: ReplayServer) -> None:
+    replay.latency = 0.7
+    h = await vstart(
+        files=MANY, init={**INIT, "verify": {"sources": ["crossref"], "concurrency": 1}}
+    )
+    await wait_for(lambda: replay.requests_to("/crossref") >= 1, timeout=30)
+    [token] = h.verify_tokens()
+    h.client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=30)
+    settled = replay.requests_to("/crossref")
+    replay.latency = 0.0
+    await asyncio.sleep(2.0)
+    # nothing more was asked once the run ended; not every entry was verified
+    assert replay.requests_to("/crossref") == settled
+    assert settled < 6
+    status = await h.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="citewarden.status")
+    )
+    assert status["verifying"] is False
+    assert status["verified"] < status["total"] == 6
+
+
+@pytest.mark.parametrize("client_name", ["neovim"])
+async def test_offline_mode_gives_hints_not_errors(vstart: VStart, replay: ReplayServer) -> None:
+    h = await vstart(init={**INIT, "verify": {"sources": ["crossref", "doi"], "offline": True}})
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=30)
+    await wait_for(lambda: len(h.by_code("refs.bib", Code.UNVERIFIED)) == 5)
+    for d in h.verification("refs.bib"):
+        assert d.code == Code.UNVERIFIED.value
+        assert d.severity == types.DiagnosticSeverity.Hint
+        assert "offline" in d.message
+    assert not h.verification("main.tex")
+    assert replay.requests_to("/") == 0, "offline: no request reached a source"
+    assert h.statuses[-1]["statuses"] == {"unverified": 5}
+    assert h.statuses[-1]["score"] == 100
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_source_failing_mid_run_gives_unverified_never_fabricated(
+    vstart: VStart, replay: ReplayServer
+) -> None:
+    replay.latency = 0.4
+    h = await vstart(
+        files=MANY, init={**INIT, "verify": {"sources": ["crossref"], "concurrency": 2}}
+    )
+    await wait_for(lambda: replay.requests_to("/crossref") >= 1, timeout=30)
+    replay.inject("503", path="/crossref", times=10_000, retry_after="0")
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=90)
+    await wait_for(lambda: h.statuses and h.statuses[-1]["verifying"] is False)
+    diags = h.verification("refs.bib")
+    unverified = [d for d in diags if d.code == Code.UNVERIFIED.value]
+    assert unverified, "entries checked after the failure are unverified"
+    assert all(d.severity == types.DiagnosticSeverity.Hint for d in unverified)
+    assert any("503" in d.message for d in unverified)
+    assert not [d for d in diags if d.code in (Code.NOT_FOUND.value, Code.DOI_NOT_FOUND.value)]
+    assert not [
+        d
+        for d in diags
+        if d.severity in (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning)
+    ]
+    status = h.statuses[-1]
+    assert status["tiers"]["H"] == 0 and status["score"] == 100
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_report_command_writes_the_verdicts(vstart: VStart, tmp_path: Path) -> None:
+    h = await vstart()
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=60)
+    await wait_for(lambda: h.by_code("refs.bib", Code.DOI_NOT_FOUND))
+    result = await h.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="citewarden.report", arguments=["json"])
+    )
+    path = Path(result["path"])
+    assert path == h.root / "citewarden-report.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    by_key = {e["key"]: e for e in data["entries"]}
+    assert by_key["fake2023"]["tier"] == "H"
+    assert by_key["boettiger2022"]["corrections"] == {"doi": "10.1111/ele.14024"}
+    assert data["score"] == 81
+    html = await h.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command="citewarden.report", arguments=[{"format": "html", "path": "out/r.html"}]
+        )
+    )
+    page = Path(html["path"]).read_text(encoding="utf-8")
+    assert Path(html["path"]) == h.root / "out" / "r.html"
+    assert "fake2023" in page and "<html" in page.lower()
