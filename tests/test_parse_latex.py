@@ -43,6 +43,8 @@ CITATION_CASES = {
         r" \supercite{⟦k⟧} \fullcite{⟦l⟧} \citetitle{⟦m⟧} \citeurl{⟦n⟧} \citedate{⟦o⟧}"
         r" \Cite{⟦p⟧} \parencite*{⟦q⟧} \footfullcite{⟦r⟧}"
     ),
+    "biblatex volcite": r"\volcite[see]{3}[12]{⟦a⟧} \Pvolcite{2}{⟦b⟧} \ftvolcite{IV}[5--7]{⟦c⟧}",
+    "natbib aliases": r"\citetalias{⟦a⟧} \citepalias[p.~2]{⟦b⟧}",
     "multicite with global notes": (
         r"\cites(see)(and others)[p.~1]{⟦k1⟧,⟦k2⟧}[chap.~2][]{⟦k3⟧}{⟦k4⟧} then text"
     ),
@@ -301,6 +303,7 @@ COMPLETION_CASES = {
     "apacite": r"\citeA<e.g.>[p]{⟦k|a⟦c|⟧⟧}",
     "second multicite group": r"\parencites(x)[y]{a}[z]{⟦k|b⟦c|⟧⟧}",
     "nocite": r"\nocite{⟦k|a⟦c|⟧⟧}",
+    "volcite key": r"\volcite[see]{3}[12]{⟦k|a⟦c|⟧⟧}",
     "unclosed at the end": r"Text \cite[p.~3]{⟦k|x⟦c|⟧⟧",
     "unclosed before a blank line": "\\cite{a,⟦k|b⟦c|⟧⟧\n\nNext paragraph}",
     "keys on a second line": "\\cite{a,\n  ⟦k|b⟦c|⟧c⟧}",
@@ -327,6 +330,7 @@ NO_COMPLETION_CASES = {
     "verb": r"\verb|\cite{a⟦c|⟧}|",
     "verbatim": "\\begin{verbatim}\n\\cite{a⟦c|⟧}\n\\end{verbatim}",
     "other command": r"\section{a⟦c|⟧}",
+    "volcite volume": r"\volcite{3⟦c|⟧}{a}",
 }
 
 

@@ -353,6 +353,8 @@ def test_status_bar_shows_the_server_status(session: dict[str, Any]) -> None:
         f"citewarden {status['score']} · H{tiers['H']} E{tiers['E']} M{tiers['M']} D{tiers['D']}"
     )
     assert result["statusText"].endswith(expected), result["statusText"]
+    # while the palette's "verify all" ran, the item showed a spinner with the progress
+    assert any(t.startswith("$(sync~spin) citewarden ") for t in result["statusHistory"])
     assert expected in ui["phases"]["after"]["statusBar"]
 
 
@@ -383,5 +385,9 @@ def test_server_is_restarted_and_a_wrong_command_is_explained(session: dict[str,
     toasts = " ".join(ui["phases"]["notfound"]["toasts"])
     assert "/nonexistent/bin/citewarden" in toasts and "citewarden.server.command" in toasts
     assert (SHOTS / "05_server_not_found.png").stat().st_size > 10_000
+    # a server that dies at once is restarted a few times, then the user is told what to do
+    assert resilience["crashState"] == "failed"
+    crashed = " ".join(ui["phases"]["crashed"]["toasts"])
+    assert "stopped" in crashed and "Restart the language server" in crashed, crashed
     # and with the setting corrected, it runs again
     assert resilience["recoveredDiagnostics"] > 0

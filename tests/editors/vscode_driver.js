@@ -70,6 +70,14 @@ async function onNotFound(page) {
   return seen;
 }
 
+async function onCrashed(page) {
+  const toasts = '.notifications-toasts .notification-toast';
+  await page.locator(toasts, { hasText: 'stopped' }).first().waitFor({ timeout: 15000 }).catch(() => undefined);
+  const seen = { toasts: await texts(page, toasts) };
+  await shoot(page, '06_server_crashed.png');
+  return seen;
+}
+
 (async () => {
   fs.mkdirSync(shots, { recursive: true });
   const profile = fs.mkdtempSync(path.join(dir, 'chrome-profile-'));
@@ -91,7 +99,7 @@ async function onNotFound(page) {
     await page.goto(url, { waitUntil: 'domcontentloaded' });
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     log('workbench visible');
-    const handlers = { diagnostics: onDiagnostics, quickfix: onQuickFix, after: onAfter, notfound: onNotFound };
+    const handlers = { diagnostics: onDiagnostics, quickfix: onQuickFix, after: onAfter, notfound: onNotFound, crashed: onCrashed };
     const done = new Set();
     while (!exists('result.json')) {
       if (Date.now() - t0 > timeout) {

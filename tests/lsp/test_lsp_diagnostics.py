@@ -116,3 +116,25 @@ async def test_malformed_bib_does_not_take_the_server_down(start: Start) -> None
         types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
     )
     assert symbols and "knuth1984" in [s.name for s in symbols]
+
+
+async def test_edit_between_findings_moves_only_those_after_it(start: Start) -> None:
+    """Diagnostics before an edit are kept as they were, those after it move with the text."""
+    h = await start()
+    name = "refs.bib"
+    uri = h.editor.open(name)
+    await wait_for(lambda: [p for p in h.published if p.uri == uri and p.version == 1])
+    at = h.editor.find(name, "@misc{dup2000")  # after the orphan, before both dup2000
+    h.editor.edit(
+        uri,
+        [types.TextEdit(range=h.editor.range(name, Span(at, at)), new_text="% moved\n\n")],
+    )
+    await wait_for(lambda: [p for p in h.published if p.uri == uri and p.version == 2])
+    [orphan] = by_code(h, name, Code.ORPHAN)
+    [dup] = by_code(h, name, Code.DUPLICATE_KEY)
+    assert h.editor.slice(name, orphan.range) == "unused2001"
+    assert orphan.range == h.mark(name, "orphan")  # before the edit: unchanged
+    assert h.editor.slice(name, dup.range) == "dup2000"
+    assert dup.range.start.line == h.mark(name, "dup").start.line + 2
+    first = dup.related_information[0].location.range if dup.related_information else None
+    assert first is not None and h.editor.slice(name, first) == "dup2000"

@@ -283,7 +283,7 @@ async def vstart(tmp_path: Path, replay: ReplayServer, client_name: str) -> Asyn
             await client.stop()
 
 
-async def code_actions(h: Harness, name: str, range_: types.Range) -> list[types.CodeAction]:
+async def code_actions(h: Harness, name: str, range_: types.Range) -> list[Any]:
     result = await h.client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=h.uri(name)),
@@ -291,7 +291,9 @@ async def code_actions(h: Harness, name: str, range_: types.Range) -> list[types
             context=types.CodeActionContext(diagnostics=[]),
         )
     )
-    return [a for a in result or [] if isinstance(a, types.CodeAction)]
+    # (the test client reads an action that carries only a command as a Command: the
+    # lsprotocol union is ambiguous there; both have a title)
+    return list(result or [])
 
 
 def save(h: Harness, name: str) -> None:
@@ -434,7 +436,8 @@ async def test_findings_on_the_fields_then_the_doi_quick_fix_verifies_clean(
 
 async def test_update_entry_and_add_doi_and_ignore(vstart: VStart) -> None:
     h = await vstart()
-    await wait_for(lambda: h.by_code("refs.bib", Code.PAGES_MISMATCH), timeout=60)
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=60)
+    await wait_for(lambda: h.by_code("refs.bib", Code.DOI_NOT_FOUND), timeout=30)
     h.editor.open("refs.bib")
     # the digit swap: fix the pages alone, or update the entry from Crossref
     actions = await code_actions(h, "refs.bib", h.mark("refs.bib", "pages"))
@@ -463,7 +466,7 @@ async def test_update_entry_and_add_doi_and_ignore(vstart: VStart) -> None:
     assert "pages = {1255--1267},\n  doi = {10.1111/ele.13085}" in h.editor.text("refs.bib")
 
     # ignore the fabricated entry: a comment line above it; its findings go everywhere
-    [gone] = h.by_code("refs.bib", Code.DOI_NOT_FOUND)
+    [gone] = await wait_for(lambda: h.by_code("refs.bib", Code.DOI_NOT_FOUND))
     actions = await code_actions(h, "refs.bib", gone.range)
     ignore = next(a for a in actions if a.title.startswith("Ignore this entry"))
     assert ignore.edit is not None

@@ -56,40 +56,58 @@ function currentServerSettings(): Record<string, unknown> {
 }
 
 /**
- * Restart a crashed server, at most MAX_RESTARTS times in three minutes; then stop and tell
- * the user what to do.
+ * Restart a server that stops after it was running, at most MAX_RESTARTS times in three
+ * minutes; a server that stops while starting (a broken installation, a wrong command) is not
+ * restarted.  When it gives up, the user is told what to do; the library's own generic
+ * messages are replaced by lines in the log.
  */
 class RestartingErrorHandler implements ErrorHandler {
   private crashes: number[] = [];
+  private running = false;
 
   constructor(
     private readonly describe: () => string,
+    private readonly output: vscode.OutputChannel,
     private readonly onGiveUp: (message: string) => void,
   ) {}
 
-  error(_error: Error, _message: Message | undefined, count: number | undefined): ErrorHandlerResult {
+  /** The server answered initialize: a later stop is a crash, not a failed start. */
+  markRunning(): void {
+    this.running = true;
+  }
+
+  error(error: Error, _message: Message | undefined, count: number | undefined): ErrorHandlerResult {
+    this.output.appendLine(`[client] connection error: ${error.message}`);
     if (count !== undefined && count <= 3) {
-      return { action: ErrorAction.Continue };
+      return { action: ErrorAction.Continue, handled: true };
     }
-    return { action: ErrorAction.Shutdown };
+    return { action: ErrorAction.Shutdown, handled: true };
   }
 
   closed(): CloseHandlerResult {
+    const wasRunning = this.running;
+    this.running = false;
+    const fix =
+      'Its messages are in the citewarden log. Reinstall it (`pip install --upgrade citewarden`) or ' +
+      'correct `citewarden.server.command`, then run "citewarden: Restart the language server".';
+    if (!wasRunning) {
+      const message = `citewarden: the language server (${this.describe()}) stopped while starting. ${fix}`;
+      this.output.appendLine(`[client] ${message}`);
+      this.onGiveUp(message);
+      return { action: CloseAction.DoNotRestart, message, handled: true };
+    }
     const now = Date.now();
     this.crashes = this.crashes.filter((t) => now - t < RESTART_WINDOW_MS);
     this.crashes.push(now);
     if (this.crashes.length <= MAX_RESTARTS) {
-      return {
-        action: CloseAction.Restart,
-        message: `citewarden: the language server stopped; restarting it (${this.crashes.length} of ${MAX_RESTARTS}).`,
-        handled: true,
-      };
+      const message = `citewarden: the language server stopped; restarting it (${this.crashes.length} of ${MAX_RESTARTS}).`;
+      this.output.appendLine(`[client] ${message}`);
+      return { action: CloseAction.Restart, message, handled: true };
     }
     const message =
       `citewarden: the language server (${this.describe()}) stopped ${this.crashes.length} times in ` +
-      'three minutes and was not restarted again. The citewarden log shows its last messages. ' +
-      'Fix the cause (reinstall with `pip install --upgrade citewarden`, or correct ' +
-      '`citewarden.server.command`), then run "citewarden: Restart the language server".';
+      `three minutes and is not restarted again. ${fix}`;
+    this.output.appendLine(`[client] ${message}`);
     this.onGiveUp(message);
     return { action: CloseAction.DoNotRestart, message, handled: true };
   }
@@ -127,14 +145,12 @@ export function createClient(
     transport: TransportKind.stdio,
     options: { env: { ...process.env } },
   };
+  const handler = new RestartingErrorHandler(() => [server.command, ...server.args].join(' '), output, onGiveUp);
   const clientOptions: LanguageClientOptions = {
     documentSelector: LANGUAGES.map((language) => ({ scheme: 'file', language })),
     outputChannel: output,
     initializationOptions: currentServerSettings(),
-    errorHandler: new RestartingErrorHandler(
-      () => [server.command, ...server.args].join(' '),
-      onGiveUp,
-    ),
+    errorHandler: handler,
     middleware: {
       workspace: {
         // A client being stopped for a restart must not try to send the change (the new
@@ -155,5 +171,10 @@ export function createClient(
     },
   };
   const self = new CitewardenLanguageClient('citewarden', 'citewarden', serverOptions, clientOptions);
+  self.onDidChangeState((event) => {
+    if (event.newState === State.Running) {
+      handler.markRunning();
+    }
+  });
   return self;
 }

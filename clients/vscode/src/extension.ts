@@ -38,10 +38,16 @@ async function start(): Promise<void> {
   }
   const line = [server.command, ...server.args].join(' ');
   output.appendLine(`[client] starting ${line} (${server.origin})`);
-  const current = createClient(server, output, (message) => {
+  // One message per start: the error handler and the failed start may both report it.
+  let reported = false;
+  const fatal = (message: string) => {
     status.setState('failed');
-    void offerFix(message);
-  });
+    if (!reported) {
+      reported = true;
+      void offerFix(message);
+    }
+  };
+  const current = createClient(server, output, fatal);
   client = current;
   current.onNotification(STATUS_NOTIFICATION, (params: unknown) => status.update(params));
   current.onDidChangeState((event) => {
@@ -57,10 +63,9 @@ async function start(): Promise<void> {
   try {
     await current.start();
   } catch (error) {
-    status.setState('failed');
     const text = error instanceof Error ? error.message : String(error);
     output.appendLine(`[client] the language server did not start: ${text}`);
-    void offerFix(
+    fatal(
       `citewarden: the language server (${line}) did not start: ${text}. ` +
         'Check that `citewarden serve` runs in a terminal, or set `citewarden.server.command`.',
     );

@@ -12,11 +12,15 @@ cleared when it opens, so it never shows twice.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsprotocol import types
+from pygls.lsp.server import LanguageServer
 
 from citewarden.lsp.convert import Converter, TextIndex
 from citewarden.model import Finding
@@ -32,6 +36,26 @@ class FileDiagnostics:
     diagnostics: list[types.Diagnostic]
     #: Bumped whenever ``diagnostics`` changes; used as the pull ``resultId``.
     generation: int = 0
+    #: The diagnostic of each finding (None: its code is off), parallel to ``findings``.
+    per_finding: list[types.Diagnostic | None] = field(default_factory=list)
+    #: JSON text of each diagnostic, made when first published and kept while it is reused.
+    json: dict[int, str] = field(default_factory=dict)
+
+
+def _placed_before(finding: Finding, path: Path, limit: float, dirty: set[Path] | None) -> bool:
+    """True when nothing that places ``finding`` (its span, related spans) can have moved:
+    it lies before ``limit`` (text of ``path`` unchanged up to there) and its related
+    locations are there too or in files whose text did not change."""
+    if finding.location.span.end >= limit:
+        return False
+    for rel in finding.related:
+        loc = rel.location
+        if loc.path == path:
+            if loc.span.end >= limit:
+                return False
+        elif dirty is None or loc.path in dirty:
+            return False
+    return True
 
 
 @dataclass
@@ -48,13 +72,17 @@ class DiagnosticStore:
         converter: Converter,
         dirty: set[Path] | None = None,
         force: bool = False,
+        stable: Mapping[Path, int] | None = None,
     ) -> set[Path]:
         """Take a new full set of findings; return the files whose diagnostics changed.
 
         A file missing from ``findings`` has none any more (its list becomes empty).
         ``text_of`` gives the line index of the text a file's spans refer to; it is asked
         only for files whose findings changed or whose text may have (``dirty``; None
-        means any).  ``force`` reconverts everything (e.g. after a settings change).
+        means any).  ``stable`` says, for a dirty file, up to which offset its text is
+        unchanged: a finding object seen before that lies there keeps its diagnostic, so an
+        edit near the end of a large file converts only what it moved.  ``force``
+        reconverts everything (e.g. after a settings change).
         """
         changed: set[Path] = set()
         for path in set(self.files) | set(findings):
@@ -66,7 +94,7 @@ class DiagnosticStore:
                     self.files[path] = FileDiagnostics([], "", [], self._generation)
                     changed.add(path)
                 elif old is not None:
-                    old.findings = []
+                    old.findings, old.per_finding = [], []
                 continue
             maybe_moved = dirty is None or path in dirty
             if not force and old is not None and not maybe_moved and old.findings == new:
@@ -80,13 +108,40 @@ class DiagnosticStore:
                 and old.findings == new
             ):
                 continue
+            limit: float = float("inf") if not maybe_moved else (stable or {}).get(path, 0)
+            reuse: dict[int, int] = {}
+            if old is not None and not force and limit > 0 and old.per_finding:
+                reuse = {id(f): n for n, f in enumerate(old.findings)}
             # without the text, spans cannot be placed (an empty index puts them at 0:0)
-            diagnostics = converter.diagnostics(new, index if index is not None else LineIndex(""))
+            where: TextIndex = index if index is not None else LineIndex("")
+            per_finding: list[types.Diagnostic | None] = []
+            kept: set[int] = set()
+            for finding in new:
+                n = reuse.get(id(finding), -1)
+                if (
+                    old is not None
+                    and n >= 0
+                    and old.findings[n] is finding
+                    and _placed_before(finding, path, limit, dirty)
+                ):
+                    reused = old.per_finding[n]
+                    per_finding.append(reused)
+                    if reused is not None:
+                        kept.add(id(reused))
+                else:
+                    per_finding.append(converter.diagnostic(finding, where))
+            diagnostics = [d for d in per_finding if d is not None]
             if old is not None and old.diagnostics == diagnostics:
-                old.findings, old.text = new, text
+                old.findings, old.text, old.per_finding = new, text, per_finding
                 continue
             self._generation += 1
-            self.files[path] = FileDiagnostics(new, text, diagnostics, self._generation)
+            json_of: dict[int, str] = {}
+            if old is not None and kept:
+                # only the reused objects: a new object may have the id of a dead one
+                json_of = {k: v for k, v in list(old.json.items()) if k in kept}
+            self.files[path] = FileDiagnostics(
+                new, text, diagnostics, self._generation, per_finding, json_of
+            )
             changed.add(path)
         return changed
 
@@ -124,3 +179,53 @@ def pull_report(
     if previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return types.RelatedFullDocumentDiagnosticReport(items=entry.diagnostics, result_id=result_id)
+
+
+def publish_message(
+    entry: FileDiagnostics | None,
+    uri: str,
+    version: int | None,
+    dump: Callable[[types.Diagnostic], str],
+) -> str:
+    """The JSON text of a ``textDocument/publishDiagnostics`` notification.
+
+    Each diagnostic's JSON is made once and kept with it, so republishing a large file after
+    an edit serialises only the diagnostics the edit moved.
+    """
+    parts: list[str] = []
+    if entry is not None:
+        for diag in entry.diagnostics:
+            text = entry.json.get(id(diag))
+            if text is None:
+                text = dump(diag)
+                entry.json[id(diag)] = text
+            parts.append(text)
+    version_part = f', "version": {int(version)}' if version is not None else ""
+    return (
+        '{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": '
+        f'{{"uri": {json.dumps(uri)}, "diagnostics": [{", ".join(parts)}]{version_part}}}}}'
+    )
+
+
+def send_json(server: LanguageServer, body: str) -> bool:
+    """Write one JSON-RPC message (already serialised) to the client, framed like pygls
+    frames its own; False when the transport does not allow it (the caller falls back)."""
+    protocol = server.protocol
+    writer = getattr(protocol, "writer", None)
+    if writer is None or not getattr(protocol, "_include_headers", True):
+        return False
+    data = body.encode("utf-8")
+    header = (
+        f"Content-Length: {len(data)}\r\n"
+        "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
+    ).encode("ascii")
+    result = writer.write(header + data)
+    if inspect.isawaitable(result):
+        task = asyncio.ensure_future(result)
+        _writes.add(task)
+        task.add_done_callback(_writes.discard)
+    return True
+
+
+#: Pending asynchronous writes (kept referenced until done).
+_writes: set[asyncio.Future[object]] = set()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_right, insort
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lsprotocol import types
 
@@ -142,8 +142,13 @@ class Document:
     version: int
     text: str
     index: SparseIndex
+    #: (version, offset) of edits not yet handed to the project: the text before the
+    #: smallest offset is unchanged since then (appended on the loop, consumed in the worker)
+    edits: list[tuple[int, int]] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def apply(self, change: types.TextDocumentContentChangeEvent, encoding: Encoding) -> None:
+    def apply(self, change: types.TextDocumentContentChangeEvent, encoding: Encoding) -> int:
+        """Apply one change; -> the offset from which the text changed."""
         if isinstance(change, types.TextDocumentContentChangePartial):
             r = change.range
             a = self.index.offset(Position(r.start.line, r.start.character), encoding)
@@ -152,9 +157,22 @@ class Document:
             text = self.text[:a] + change.text + self.text[b:]
             self.index = self.index.edited(a, b, change.text, text)
             self.text = text
-        else:
-            self.text = change.text
-            self.index = SparseIndex(change.text)
+            return a
+        self.text = change.text
+        self.index = SparseIndex(change.text)
+        return 0
+
+    def note_edit(self, version: int, offset: int) -> None:
+        with self._lock:
+            self.edits.append((version, offset))
+
+    def unchanged_before(self, version: int) -> int | None:
+        """Consume the edits up to ``version``: the offset before which the text of that
+        version equals the text last handed over (None: no edit recorded)."""
+        with self._lock:
+            mine = [off for v, off in self.edits if v <= version]
+            self.edits = [(v, off) for v, off in self.edits if v > version]
+        return min(mine) if mine else None
 
 
 class DocumentStore:
@@ -166,6 +184,7 @@ class DocumentStore:
 
     def open(self, item: types.TextDocumentItem) -> Document:
         doc = Document(item.uri, item.version, item.text, SparseIndex(item.text))
+        doc.note_edit(item.version, 0)  # the buffer may differ from the file on disk
         self._docs[item.uri] = doc
         return doc
 
@@ -173,9 +192,11 @@ class DocumentStore:
         doc = self._docs.get(params.text_document.uri)
         if doc is None:
             return None
+        first = len(doc.text)
         for change in params.content_changes:
-            doc.apply(change, self.encoding)
+            first = min(first, doc.apply(change, self.encoding))
         doc.version = params.text_document.version
+        doc.note_edit(doc.version, first)
         return doc
 
     def close(self, uri: str) -> None:

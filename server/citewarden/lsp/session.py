@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import fnmatch
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -21,11 +22,19 @@ from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 
 from citewarden.lsp import progress
 from citewarden.lsp.config import ConfigSources, problem_message, section_of
 from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
-from citewarden.lsp.diagnostics import DiagnosticStore, pull_report, pull_supported
+from citewarden.lsp.diagnostics import (
+    DiagnosticStore,
+    FileDiagnostics,
+    publish_message,
+    pull_report,
+    pull_supported,
+    send_json,
+)
 from citewarden.lsp.documents import DocumentStore, SparseIndex
 from citewarden.lsp.scheduling import TaskRegistry, Worker
 from citewarden.model import Entry, Finding, Span
@@ -68,6 +77,8 @@ class Session:
         self.caches: dict[str, dict[Path, Any]] = {}
         #: Files whose text may have changed since the last check (worker only).
         self._dirty: set[Path] = set()
+        #: Serialises diagnostics to JSON the way pygls does.
+        self._json = default_converter()
         self.converter = Converter(encoding_of(None), self.settings, self.index_of, self.uri_for)
         self.roots: list[Path] = []
         #: Open documents: path -> the client's URI.
@@ -225,7 +236,7 @@ class Session:
         self.sent.pop(path, None)
         if self.pull_mode:
             # Its pushed list (if any) goes; the client pulls from now on.
-            self._push(uri, [], None)
+            self._push(uri, None, None)
         self.schedule(path, delay=0)
 
     def did_change(self, uri: str) -> None:
@@ -317,16 +328,27 @@ class Session:
     ) -> None:
         dirty = self._dirty
         self._dirty = set()
+        stable: dict[Path, int] = {}
         if path is not None and text is not None:
             self.project.set_text(path, text)
             dirty.add(path)
             if version is not None:
                 self.indexed[path] = version
+                uri = self.open.get(path)
+                doc = self.documents.get(uri) if uri is not None else None
+                unchanged = doc.unchanged_before(version) if doc is not None else None
+                if unchanged is not None:
+                    stable[path] = unchanged
         checked = self.project.check()
         self._checked = checked
         findings = self._filter(self._with_providers(checked))
         self.store.update(
-            findings, self.index_of, self.converter, dirty=None if force else dirty, force=force
+            findings,
+            self.index_of,
+            self.converter,
+            dirty=None if force else dirty,
+            force=force,
+            stable=stable,
         )
 
     def _with_providers(
@@ -396,9 +418,9 @@ class Session:
                 if self.pull_mode:
                     refresh_pull = True
                     continue
-                self._push(uri, entry.diagnostics, version)
+                self._push(uri, entry, version)
             else:
-                self._push(uri_of(path), entry.diagnostics, None)
+                self._push(uri_of(path), entry, None)
             self.sent[path] = entry.generation
             delivered.add(path)
         if refresh_pull:
@@ -406,10 +428,19 @@ class Session:
         for hook in self.after_check:
             hook(delivered)
 
-    def _push(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None) -> None:
-        self.server.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
-        )
+    def _push(self, uri: str, entry: FileDiagnostics | None, version: int | None) -> None:
+        body = publish_message(entry, uri, version, self._dump)
+        if not send_json(self.server, body):
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=uri,
+                    diagnostics=entry.diagnostics if entry is not None else [],
+                    version=version,
+                )
+            )
+
+    def _dump(self, diagnostic: types.Diagnostic) -> str:
+        return json.dumps(self._json.unstructure(diagnostic))
 
     def _request_pull_refresh(self) -> None:
         try:

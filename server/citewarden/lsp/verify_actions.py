@@ -66,7 +66,6 @@ def _open_record_actions(
     seen: set[str] = set()
     for entry in _entries_at(session, path, span):
         verdict, _ = service.verdict_for(entry)
-        log.warning("DEBUG %s %s %s", entry.key, verdict, span)
         url = record_url(verdict) if verdict is not None else None
         if url is None or url in seen or verdict is None or verdict.match is None:
             continue

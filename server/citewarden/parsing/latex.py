@@ -9,7 +9,8 @@ Recognised, as LaTeX, natbib, biblatex and apacite read them:
 
 * citations: the ``\\cite`` family with starred and capitalised forms, natbib, biblatex
   (including the multicite commands with ``(..)(..)`` global notes and repeated
-  ``[..][..]{keys}`` groups), apacite ``\\citeA<pre>[post]{k}``, ``\\nocite`` (``\\nocite{*}``
+  ``[..][..]{keys}`` groups, and ``\\volcite[pre]{volume}[pages]{key}``), natbib aliases,
+  apacite ``\\citeA<pre>[post]{k}``, ``\\nocite`` (``\\nocite{*}``
   sets ``nocite_all``), user commands given in ``extra_commands``, and wrapper macros the
   file defines (``\\newcommand{\\inlinecite}[1]{\\citen{#1}}``), which are also returned in
   ``citation_macros`` so a project can pass them on to the files it includes;
@@ -65,11 +66,16 @@ _CITE_BASE = (
     "autocite", "fullcite", "footfullcite", "citetitle", "citeurl", "citedate",
     "citeurldate", "notecite", "pnotecite", "fnotecite", "citelist", "citefield",
     "citename",
+    # natbib aliases
+    "citetalias", "citepalias",
     # apacite and harvard-style packages
     "citeA", "citeNP", "citeN", "citeauthorNP", "citeyearNP", "shortcite", "shortciteNP",
     "shortciteA", "shortciteN", "shortciteauthor", "shortciteauthorNP", "fullciteNP",
     "fullciteA", "fullciteN", "fullciteauthor", "fullciteauthorNP", "maskcite",
     "maskciteNP", "maskciteA", "citeasnoun", "possessivecite",
+)  # fmt: skip
+_VOLCITE_BASE = (
+    "volcite", "pvolcite", "fvolcite", "ftvolcite", "svolcite", "tvolcite", "avolcite",
 )  # fmt: skip
 _MULTICITE_BASE = (
     "cites", "parencites", "footcites", "footcitetexts", "smartcites", "textcites",
@@ -83,9 +89,13 @@ def _with_capitals(names: tuple[str, ...]) -> frozenset[str]:
 
 CITE_COMMANDS: frozenset[str] = _with_capitals(_CITE_BASE)
 MULTICITE_COMMANDS: frozenset[str] = _with_capitals(_MULTICITE_BASE)
+#: biblatex ``\\volcite[pre]{volume}[pages]{key}`` and its relatives.
+VOLCITE_COMMANDS: frozenset[str] = _with_capitals(_VOLCITE_BASE)
 
 # roles of the commands the scanner stops at
 _CITE, _MULTI, _NOCITE, _BIBITEM = "cite", "multi", "nocite", "bibitem"
+_VOLCITE = "volcite"
+_CITING = (_CITE, _MULTI, _NOCITE, _VOLCITE)
 _INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
 _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
 _BEGIN, _DOCUMENTCLASS, _IFFALSE = "begin", "documentclass", "iffalse"
@@ -164,6 +174,7 @@ def _tables(extra_commands: tuple[str, ...]) -> _Tables:
             roles[name] = _CITE
     roles.update(dict.fromkeys(CITE_COMMANDS, _CITE))
     roles.update(dict.fromkeys(MULTICITE_COMMANDS, _MULTI))
+    roles.update(dict.fromkeys(VOLCITE_COMMANDS, _VOLCITE))
     roles.update(_FIXED_ROLES)
     # 1: \end{document}; 2: command name; 3: star.  "\\" and "\%" match too (no group) so
     # that neither is mistaken for the start of a command or a comment.
@@ -359,6 +370,36 @@ def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]],
         i = k
         if not multi:
             return groups, i
+
+
+def _volcite_groups(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
+    """``[prenote]{volume}[pages]{key}`` after ``\\volcite``; same result as
+    :func:`_cite_groups`."""
+    n = len(text)
+    j = _skip(text, i)
+    if j < n and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return [], i
+        j = _skip(text, k)
+    if j >= n or text[j] != "{":
+        return [], i
+    k = _close_brace(text, j, flat=True)
+    if k < 0:
+        return [], i
+    end = k
+    j = _skip(text, k)
+    if j < n and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return [], end
+        j = _skip(text, k)
+    if j >= n or text[j] != "{":
+        return [], end
+    k = _close_brace(text, j, flat=True)
+    if k < 0:
+        return [(j + 1, -1)], j + 1
+    return [(j + 1, k - 1)], k
 
 
 def _split_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
@@ -607,10 +648,13 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
                 break
             continue  # "\\" or "\%"
         role = roles[name]
-        if role in (_CITE, _MULTI, _NOCITE):
+        if role in _CITING:
             if _is_definition(text, start):
                 continue
-            groups, end = _cite_groups(text, pos, role == _MULTI)
+            if role == _VOLCITE:
+                groups, end = _volcite_groups(text, pos)
+            else:
+                groups, end = _cite_groups(text, pos, role == _MULTI)
             full = name + ("*" if m.group(3) else "")
             kind = CitationKind.NOCITE if role == _NOCITE else CitationKind.CITE
             command_span = Span(start, end)
@@ -772,8 +816,11 @@ def completion_context(
         if name is None:
             continue
         role = roles[name]
-        if role in (_CITE, _MULTI, _NOCITE):
-            groups, end = _cite_groups(text, pos, role == _MULTI)
+        if role in _CITING:
+            if role == _VOLCITE:
+                groups, end = _volcite_groups(text, pos)
+            else:
+                groups, end = _cite_groups(text, pos, role == _MULTI)
             for cs, ce in groups:
                 if ce < 0:
                     tail = _PAR_BREAK.search(text, cs)
