@@ -271,6 +271,11 @@ def _child(kind: str, folder: Path) -> dict[str, object]:
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
 
 
+def _num(value: object) -> float:
+    assert isinstance(value, (int, float))
+    return float(value)
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f} ms"
 
@@ -315,9 +320,9 @@ def main() -> int:
         rechecks = ws["recheck_s"]
         assert isinstance(rechecks, list)
         print(
-            f"  full index, cold:            {_ms(float(ws['full_index_s']))} wall, "  # type: ignore[arg-type]
-            f"{_ms(float(ws['full_index_cpu_s']))} CPU   (target <= 1000 ms)"  # type: ignore[arg-type]
-        )  # type: ignore[arg-type]
+            f"  full index, cold:            {_ms(_num(ws['full_index_s']))} wall, "
+            f"{_ms(_num(ws['full_index_cpu_s']))} CPU   (target <= 1000 ms)"
+        )
         cpu = ws["recheck_cpu_s"]
         assert isinstance(cpu, list)
         print(
@@ -326,8 +331,8 @@ def main() -> int:
             f"{len(rechecks)} edits   (target <= 50 ms)"
         )
         print(
-            f"  peak RSS:                    {float(ws['peak_rss_mb']):.0f} MB   (target <= 250 MB)"
-        )  # type: ignore[arg-type]
+            f"  peak RSS:                    {_num(ws['peak_rss_mb']):.0f} MB   (target <= 250 MB)"
+        )
         print(f"  findings:                    {ws['findings']}")
     print("\n== Bibliography reader alone ==")
     if "error" in parser:
@@ -336,8 +341,8 @@ def main() -> int:
         reparse = parser["reparse_s"]
         assert isinstance(reparse, list)
         print(
-            f"  parse_bibtex:                {_ms(float(parser['parse_s']))} wall, "  # type: ignore[arg-type]
-            f"{_ms(float(parser['parse_cpu_s']))} CPU "  # type: ignore[arg-type]
+            f"  parse_bibtex:                {_ms(_num(parser['parse_s']))} wall, "
+            f"{_ms(_num(parser['parse_cpu_s']))} CPU "
             f"({parser['entries']} entries, {parser['fields']} fields)"
         )
         print(
@@ -345,18 +350,18 @@ def main() -> int:
             f"max {_ms(max(reparse))}"
         )
         print(
-            f"  building every Field object: {_ms(float(parser['materialise_all_fields_s']))} (lazy; only on access)"
-        )  # type: ignore[arg-type]
-        print(f"  peak RSS:                    {float(parser['peak_rss_mb']):.0f} MB")  # type: ignore[arg-type]
+            f"  building every Field object: {_ms(_num(parser['materialise_all_fields_s']))} (lazy; only on access)"
+        )
+        print(f"  peak RSS:                    {_num(parser['peak_rss_mb']):.0f} MB")
     if bp:
         print("\n== bibtexparser 2 parse_string, same file, for scale ==")
         if "error" in bp:
             print(f"  failed: {bp['error']}")
         else:
             print(
-                f"  parse_string:                {_ms(float(bp['parse_s']))} wall, "  # type: ignore[arg-type]
-                f"{_ms(float(bp['parse_cpu_s']))} CPU "  # type: ignore[arg-type]
-                f"({bp['entries']} entries), peak RSS {float(bp['peak_rss_mb']):.0f} MB"  # type: ignore[arg-type]
+                f"  parse_string:                {_ms(_num(bp['parse_s']))} wall, "
+                f"{_ms(_num(bp['parse_cpu_s']))} CPU "
+                f"({bp['entries']} entries), peak RSS {_num(bp['peak_rss_mb']):.0f} MB"
             )
     return 0
 

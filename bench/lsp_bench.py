@@ -33,6 +33,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+from pygls.protocol import LanguageServerProtocol
 
 SURNAMES = [
     "Smith",
@@ -197,11 +198,24 @@ def _synthetic(root: Path, entries: int, chapters: int, seed: int) -> list[str]:
     return keys
 
 
+class TimingProtocol(LanguageServerProtocol):
+    """Notes when a publishDiagnostics message arrives: right after its JSON is parsed,
+    before pygls builds protocol objects from it (an editor's cost, not the server's)."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        if data.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+            params = data.get("params") or {}
+            client = self._server
+            if isinstance(client, BenchClient):
+                client.arrived(params.get("uri"), params.get("version"), time.perf_counter())
+        return super().structure_message(data)
+
+
 class BenchClient(LanguageClient):
     """A pygls client that records diagnostics by (uri, version) and progress."""
 
     def __init__(self) -> None:
-        super().__init__("citewarden-bench", "1")
+        super().__init__("citewarden-bench", "1", protocol_cls=TimingProtocol)
         self.waiters: dict[tuple[str, int | None], asyncio.Future[float]] = {}
         self.first_publish: float | None = None
         self.indexed = asyncio.Event()
@@ -209,13 +223,7 @@ class BenchClient(LanguageClient):
 
         @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def publish(params: types.PublishDiagnosticsParams) -> None:
-            now = time.perf_counter()
-            if self.first_publish is None:
-                self.first_publish = now
             self.diagnostics[params.uri] = list(params.diagnostics)
-            fut = self.waiters.pop((params.uri, params.version), None)
-            if fut is not None and not fut.done():
-                fut.set_result(now)
 
         @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
         def create(params: types.WorkDoneProgressCreateParams) -> None:
@@ -247,6 +255,13 @@ class BenchClient(LanguageClient):
         @self.feature("citewarden/status")
         def status(params: Any) -> None:
             return None
+
+    def arrived(self, uri: str | None, version: int | None, now: float) -> None:
+        if self.first_publish is None:
+            self.first_publish = now
+        fut = self.waiters.pop((uri or "", version), None)
+        if fut is not None and not fut.done():
+            fut.set_result(now)
 
     def expect(self, uri: str, version: int) -> asyncio.Future[float]:
         fut: asyncio.Future[float] = asyncio.get_running_loop().create_future()
@@ -405,7 +420,10 @@ async def run(args: argparse.Namespace) -> None:
         )
         client = BenchClient()
         t_start = time.perf_counter()
-        await client.start_io(sys.executable, "-m", "citewarden.lsp", "--stdio")
+        log_args = (
+            ["--log-file", args.server_log, "--log-level", "debug"] if args.server_log else []
+        )
+        await client.start_io(sys.executable, "-m", "citewarden.lsp", "--stdio", *log_args)
         await client.initialize_async(
             types.InitializeParams(
                 capabilities=types.ClientCapabilities(
@@ -497,6 +515,7 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=20000)
     parser.add_argument("--chapters", type=int, default=50, help="files (root + chapters)")
     parser.add_argument("--edits", type=int, default=100)
+    parser.add_argument("--server-log", help="let the server write a debug log here")
     parser.add_argument(
         "--check-edits",
         type=int,

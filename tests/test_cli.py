@@ -87,9 +87,9 @@ def test_example_project_end_to_end() -> None:
     )
     assert result.returncode == 1, result.stderr
     assert result.stdout.splitlines() == [
-        "examples/latex-paper/refs.bib:102:10: error duplicate-key duplicate key "
-        "'byrd_limited_1995' (first defined at refs.bib:89)",
-        "examples/latex-paper/refs.bib:146:13: warning orphan-entry entry "
+        "examples/latex-paper/refs.bib:77:10: error duplicate-key duplicate key "
+        "'byrd_limited_1995' (first defined at refs.bib:64)",
+        "examples/latex-paper/refs.bib:112:13: warning orphan-entry entry "
         "'kraft_software_1988' is never cited",
         "examples/latex-paper/sections/methods.tex:6:46: error dangling-citation citation key "
         "'nelder_simplex_1956' is not defined in any bibliography; did you mean "

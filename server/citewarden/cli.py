@@ -345,6 +345,48 @@ def _summary(findings: Sequence[Finding], files: int) -> str:
     return f"{', '.join(parts)} in {files} file{'s' if files != 1 else ''}"
 
 
+def _verification_summary(
+    ws: Workspace, entries: Sequence[Entry], verdicts: Sequence[Verdict], cwd: Path
+) -> str:
+    """The references' score, risk tiers and statuses, then one line per entry at risk
+    or with a correction: tier, key, status, where, and the corrections offered."""
+    from citewarden.model import Tier, document_score
+    from citewarden.verify.report import tier_counts
+
+    tiers = tier_counts(verdicts)
+    statuses: dict[str, int] = {}
+    for v in verdicts:
+        statuses[v.status.value] = statuses.get(v.status.value, 0) + 1
+    lines = [
+        f"references: score {document_score(tiers)}, tiers "
+        + " ".join(f"{t.value}{n}" for t, n in tiers.items())
+        + " ("
+        + ", ".join(f"{n} {s}" for s, n in statuses.items())
+        + ")"
+    ]
+    by_key: dict[str, Entry] = {}
+    for e in entries:
+        by_key.setdefault(e.key, e)
+    rank = {Tier.H: 0, Tier.E: 1, Tier.M: 2, Tier.D: 3}
+    shown = [v for v in verdicts if v.tier is not Tier.D or v.corrections]
+    width = max((len(v.key) for v in shown), default=0)
+    for v in sorted(shown, key=lambda v: rank[v.tier]):
+        entry = by_key.get(v.key)
+        where = ""
+        if entry is not None:
+            index = ws.line_index(entry.path)
+            line = index.position(entry.span.start).line + 1 if index is not None else 1
+            where = f"  {display_path(entry.path, cwd)}:{line}"
+        fixes = "; ".join(f"{name} = {value}" for name, value in v.corrections.items())
+        lines.append(
+            f"  {v.tier.value}  {v.key:<{width}}  {v.status.value:<10}{where}"
+            + (f"  fix: {fixes}" if fixes else "")
+        )
+    if any(v.corrections for v in verdicts):
+        lines.append("  (--diff shows the corrections, --fix applies them)")
+    return "\n".join(lines) + "\n"
+
+
 def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     cwd = normalize_path(cwd or Path.cwd())
     settings, problems = _load_settings(args, cwd)
@@ -382,6 +424,8 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
         stream = sys.stderr if args.output is None else sys.stdout
         if len(args.paths) > 1:  # batch input: one summary row per file
             stream.write(_batch_table(ws, reported, entries, verdicts, cwd))
+        if verdicts:
+            stream.write(_verification_summary(ws, entries, verdicts, cwd))
         print(_summary(ordered, checked), file=stream)
     return _exit_status(ordered, args.fail_on)
 

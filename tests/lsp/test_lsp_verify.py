@@ -261,7 +261,7 @@ async def vstart(tmp_path: Path, replay: ReplayServer, client_name: str) -> Asyn
             client_factory=status_client,
             server_env=server_env(replay, tmp_path / "cache"),
         )
-        client = await config.start()
+        client: LanguageClient = await config.start()  # type: ignore[assignment]
         running.append(client)
         result = await client.initialize_session(
             types.InitializeParams(
@@ -294,6 +294,25 @@ async def code_actions(h: Harness, name: str, range_: types.Range) -> list[Any]:
     # (the test client reads an action that carries only a command as a Command: the
     # lsprotocol union is ambiguous there; both have a title)
     return list(result or [])
+
+
+async def current(h: Harness, name: str) -> None:
+    """Wait until the diagnostics of an open file are those of its current version."""
+    uri = h.uri(name)
+
+    def done() -> bool:
+        mine = [p for p in h.published if p.uri == uri]
+        return bool(mine) and mine[-1].version == h.editor.versions[uri]
+
+    await wait_for(done)
+
+
+async def run_command(h: Harness, name: str, *arguments: Any) -> Any:
+    result = await h.client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=name, arguments=list(arguments) or None)
+    )
+    assert result is not None
+    return result
 
 
 def save(h: Harness, name: str) -> None:
@@ -391,9 +410,7 @@ async def test_findings_on_the_fields_then_the_doi_quick_fix_verifies_clean(
     assert last["score"] == 81
     assert (last["verified"], last["total"]) == (5, 5)
     assert any(s["verifying"] for s in h.statuses)
-    command = await h.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="citewarden.status")
-    )
+    command = await run_command(h, "citewarden.status")
     assert command["score"] == 81 and command["tiers"] == last["tiers"]
 
     # hover on the citation of the fabricated entry and on the real entry's key
@@ -453,6 +470,7 @@ async def test_update_entry_and_add_doi_and_ignore(vstart: VStart) -> None:
     assert "@article{boettiger2020,\n  author = {Boettiger, Carl}," in text  # key, fields kept
 
     # the DOI a real entry lacks: one keystroke adds the field
+    await current(h, "refs.bib")
     [hint] = [
         d
         for d in h.by_code("refs.bib", Code.MISSING_DOI)
@@ -466,7 +484,8 @@ async def test_update_entry_and_add_doi_and_ignore(vstart: VStart) -> None:
     assert "pages = {1255--1267},\n  doi = {10.1111/ele.13085}" in h.editor.text("refs.bib")
 
     # ignore the fabricated entry: a comment line above it; its findings go everywhere
-    [gone] = await wait_for(lambda: h.by_code("refs.bib", Code.DOI_NOT_FOUND))
+    await current(h, "refs.bib")
+    [gone] = h.by_code("refs.bib", Code.DOI_NOT_FOUND)
     actions = await code_actions(h, "refs.bib", gone.range)
     ignore = next(a for a in actions if a.title.startswith("Ignore this entry"))
     assert ignore.edit is not None
@@ -528,9 +547,7 @@ async def test_cancelling_progress_stops_requests(vstart: VStart, replay: Replay
     # nothing more was asked once the run ended; not every entry was verified
     assert replay.requests_to("/crossref") == settled
     assert settled < 6
-    status = await h.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="citewarden.status")
-    )
+    status = await run_command(h, "citewarden.status")
     assert status["verifying"] is False
     assert status["verified"] < status["total"] == 6
 
@@ -582,9 +599,7 @@ async def test_report_command_writes_the_verdicts(vstart: VStart, tmp_path: Path
     h = await vstart()
     await wait_for(lambda: h.finished_runs() >= 1, timeout=60)
     await wait_for(lambda: h.by_code("refs.bib", Code.DOI_NOT_FOUND))
-    result = await h.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command="citewarden.report", arguments=["json"])
-    )
+    result = await run_command(h, "citewarden.report", "json")
     path = Path(result["path"])
     assert path == h.root / "citewarden-report.json"
     data = json.loads(path.read_text(encoding="utf-8"))
@@ -592,11 +607,7 @@ async def test_report_command_writes_the_verdicts(vstart: VStart, tmp_path: Path
     assert by_key["fake2023"]["tier"] == "H"
     assert by_key["boettiger2022"]["corrections"] == {"doi": "10.1111/ele.14024"}
     assert data["score"] == 81
-    html = await h.client.workspace_execute_command_async(
-        types.ExecuteCommandParams(
-            command="citewarden.report", arguments=[{"format": "html", "path": "out/r.html"}]
-        )
-    )
+    html = await run_command(h, "citewarden.report", {"format": "html", "path": "out/r.html"})
     page = Path(html["path"]).read_text(encoding="utf-8")
     assert Path(html["path"]) == h.root / "out" / "r.html"
     assert "fake2023" in page and "<html" in page.lower()

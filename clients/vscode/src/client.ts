@@ -151,6 +151,11 @@ export function createClient(
     outputChannel: output,
     initializationOptions: currentServerSettings(),
     errorHandler: handler,
+    // A failed initialize is explained once, by the error handler or the failed start.
+    initializationFailedHandler: (error) => {
+      output.appendLine(`[client] initialize failed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    },
     middleware: {
       workspace: {
         // A client being stopped for a restart must not try to send the change (the new

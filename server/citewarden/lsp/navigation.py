@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,8 @@ class KeyCatalog:
     entries: dict[str, Entry]
     keys: list[str]
     folded: list[str]
+    #: completion detail of each key, made when first shown
+    details: dict[str, str] = field(default_factory=dict)
 
     def matching(self, prefix: str) -> tuple[list[str], bool]:
         """Keys starting with ``prefix`` (case-sensitively, then not), then containing it;
@@ -138,29 +140,48 @@ def _hover_markup(session: Session) -> types.MarkupKind:
 
 
 def _completion_items(
-    session: Session, path: Path, index: TextIndex, offset: int
-) -> types.CompletionList | None:
+    session: Session,
+    path: Path,
+    index: TextIndex,
+    offset: int,
+    catalog: KeyCatalog | None = None,
+) -> dict[str, Any] | None:
+    """Completion at ``offset`` of the buffer ``index``; with ``catalog`` given, the project
+    model is not touched (safe outside the worker).
+
+    The answer is a ``CompletionList`` in its JSON form: with thousands of keys, building
+    protocol objects (whose fields are validated one by one) would cost more than the search.
+    """
     ctx = completion_context(session, path, index.text, offset)
     if ctx is None:
         return None
-    catalog = _catalog(session, path)
+    if catalog is None:
+        catalog = _catalog(session, path)
     keys, incomplete = catalog.matching(ctx.prefix)
-    replace = session.converter.range(index, Span(ctx.span.start, max(ctx.span.end, offset)))
+    start = index.position(ctx.span.start, session.converter.encoding)
+    end = index.position(max(ctx.span.end, offset), session.converter.encoding)
+    replace = {
+        "start": {"line": start.line, "character": start.column},
+        "end": {"line": end.line, "character": end.column},
+    }
     items = []
     for n, key in enumerate(keys):
         entry = catalog.entries[key]
+        detail = catalog.details.get(key)
+        if detail is None:
+            detail = catalog.details[key] = show.detail(entry)
         items.append(
-            types.CompletionItem(
-                label=key,
-                kind=types.CompletionItemKind.Reference,
-                detail=show.detail(entry),
-                sort_text=f"{n:05d}",
-                filter_text=key,
-                text_edit=types.TextEdit(range=replace, new_text=key),
-                data={"key": key, "path": str(entry.path)},
-            )
+            {
+                "label": key,
+                "kind": int(types.CompletionItemKind.Reference),
+                "detail": detail,
+                "sortText": f"{n:05d}",
+                "filterText": key,
+                "textEdit": {"range": replace, "newText": key},
+                "data": {"key": key, "path": str(entry.path)},
+            }
         )
-    return types.CompletionList(is_incomplete=incomplete, items=items)
+    return {"isIncomplete": incomplete, "items": items}
 
 
 def _resolve(session: Session, item: types.CompletionItem) -> types.CompletionItem:
@@ -417,7 +438,7 @@ def register(server: LanguageServer, session: Session) -> None:
         types.CompletionOptions(trigger_characters=["{", ",", "@", ";"], resolve_provider=True),
     )
     @isolated()
-    async def completion(params: types.CompletionParams) -> types.CompletionList | None:
+    async def completion(params: types.CompletionParams) -> dict[str, Any] | None:
         path = path_of(params.text_document.uri)
         if path is None:
             return None
@@ -428,6 +449,10 @@ def register(server: LanguageServer, session: Session) -> None:
         index = doc.index
         offset = session.converter.offset(index, params.position)
         await session.ready.wait()
+        cached = session.caches.get("catalog", {}).get(path)
+        if cached is not None and session.worker.busy:
+            # a check is running: answer now from the keys known before it
+            return _completion_items(session, path, index, offset, cached)
         return await session.run(_completion_items, session, path, index, offset)
 
     @feature(types.COMPLETION_ITEM_RESOLVE)

@@ -16,6 +16,7 @@ import asyncio
 import fnmatch
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -339,16 +340,24 @@ class Session:
                 unchanged = doc.unchanged_before(version) if doc is not None else None
                 if unchanged is not None:
                     stable[path] = unchanged
+        started = time.perf_counter()
         checked = self.project.check()
         self._checked = checked
         findings = self._filter(self._with_providers(checked))
-        self.store.update(
+        converted = time.perf_counter()
+        changed = self.store.update(
             findings,
             self.index_of,
             self.converter,
             dirty=None if force else dirty,
             force=force,
             stable=stable,
+        )
+        log.debug(
+            "check %.1f ms, conversion %.1f ms (%d files changed)",
+            (converted - started) * 1000,
+            (time.perf_counter() - converted) * 1000,
+            len(changed),
         )
 
     def _with_providers(
@@ -405,6 +414,7 @@ class Session:
 
     def _deliver(self, force_paths: set[Path]) -> None:
         """Publish every file whose diagnostics changed since last delivered, if current."""
+        started = time.perf_counter()
         refresh_pull = False
         delivered: set[Path] = set()
         for path, entry in list(self.store.files.items()):
@@ -423,6 +433,12 @@ class Session:
                 self._push(uri_of(path), entry, None)
             self.sent[path] = entry.generation
             delivered.add(path)
+        if delivered:
+            log.debug(
+                "published %d files in %.1f ms",
+                len(delivered),
+                (time.perf_counter() - started) * 1000,
+            )
         if refresh_pull:
             self._request_pull_refresh()
         for hook in self.after_check:

@@ -217,6 +217,8 @@ def entry_findings(
     if verdict.status is Status.SKIPPED or not verdict.issues:
         return []
     level = tier_severity(verdict.tier, settings)
+    if entry.path.suffix.lower() != ".bib":
+        text = None  # corrections are BibTeX edits: none for CSL-JSON / YAML bibliographies
     whole = update_fix(entry, text, verdict) if text else None
     ignore = ignore_fix(entry, text) if text else None
     out: list[Finding] = []

@@ -1,0 +1,387 @@
+"""Verification in the editor: is the server responsive while entries verify?
+
+Starts the loopback replay server of tests/replay.py over the real recorded responses in
+tests/data/api, with 100 ms latency per request, and the language server as a subprocess
+pointed at it (``CITEWARDEN_*_URL``, a fresh ``CITEWARDEN_CACHE_DIR``, Crossref and doi.org
+as sources, the published rate limits in force).  The project has ``--entries`` entries
+(500 by default) built from the recorded records: half cite works by DOI (the six recorded
+Crossref works, with their real metadata, some with a volume or pages changed), half are
+search-only (the twenty works of a recorded Crossref search page, most with a variation in
+the title, so each is its own search), cited from one LaTeX file.
+
+Prints:
+
+* completion (inside ``\\cite{}``) and hover (on a citation key) latency, p50/p95/max over
+  ``--requests`` requests each, first with verification off (baseline) and then while the
+  entries verify in the background, with how many entries verified meanwhile;
+* the time from ``didSave`` of an edited entry (its volume changed) to the first
+  publishDiagnostics carrying its verification finding, while the background run goes on
+  (p50/max over ``--saves`` saves).
+
+Usage: ``.venv/bin/python bench/lsp_verify_bench.py [--entries 500] [--requests 100]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from citewarden.verify.config import URL_ENV  # noqa: E402
+from replay import API_DATA, ReplayServer  # noqa: E402
+
+#: Recorded Crossref works (``/works/{doi}``) whose records the DOI entries copy.
+WORKS = (
+    "test-works__test_works_with_one_id.json",
+    "test-metadata__test_list_of_pids__02.json",
+    "test-bibtex_writer__test_article_with_pages__01.json",
+    "refchecker_get_by_doi_efb3cb1d62.json",
+    "refchecker_get_by_doi_a6fdc5bb97.json",
+    "refchecker_get_by_doi_16c5689e90.json",
+)
+SEARCH_PAGE = "test-works__test_works_field_queries.json"
+VERIFY_CODES = {"volume-mismatch"}
+
+
+def _bib_value(text: str) -> str:
+    return text.replace("{", "").replace("}", "").replace("\n", " ").strip()
+
+
+def _authors(item: dict[str, Any]) -> str:
+    names = []
+    for a in item.get("author", []):
+        if "family" in a:
+            names.append(f"{a['family']}, {a.get('given', '')}".strip(", "))
+    return " and ".join(names) or "Anonymous"
+
+
+def _year(item: dict[str, Any]) -> int | None:
+    for key in ("published-print", "issued", "published-online"):
+        parts = (item.get(key) or {}).get("date-parts") or [[None]]
+        if parts and parts[0] and parts[0][0]:
+            return int(parts[0][0])
+    return None
+
+
+def _entry(key: str, item: dict[str, Any], *, doi: bool, title_suffix: str = "") -> str:
+    fields = {
+        "author": _authors(item),
+        "title": _bib_value((item.get("title") or ["Untitled"])[0]) + title_suffix,
+        "journal": _bib_value((item.get("container-title") or [""])[0]),
+        "year": str(_year(item) or ""),
+        "volume": item.get("volume") or "",
+        "number": item.get("issue") or "",
+        "pages": (item.get("page") or "").replace("-", "--"),
+    }
+    if doi:
+        fields["doi"] = item["DOI"]
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if v)
+    return f"@article{{{key},\n{body},\n}}\n"
+
+
+def build(root: Path, entries: int) -> tuple[list[str], list[str]]:
+    """Write main.tex and refs.bib; return (all keys, keys of the DOI entries)."""
+    works = [json.loads((API_DATA / "crossref" / f).read_text())["message"] for f in WORKS]
+    page = json.loads((API_DATA / "crossref" / SEARCH_PAGE).read_text())["message"]["items"]
+    page = [it for it in page if it.get("author") and it.get("title")]
+    bib: list[str] = []
+    keys: list[str] = []
+    doi_keys: list[str] = []
+    for i in range(entries):
+        if i % 2 == 0:
+            key = f"doi{i:04d}"
+            bib.append(_entry(key, works[(i // 2) % len(works)], doi=True))
+            doi_keys.append(key)
+        else:
+            n = i // 2
+            item = page[n % len(page)]
+            suffix = "" if n < len(page) else f" (variant {n // len(page)})"
+            key = f"search{i:04d}"
+            bib.append(_entry(key, item, doi=False, title_suffix=suffix))
+        keys.append(key)
+    (root / "refs.bib").write_text("\n".join(bib), encoding="utf-8")
+    lines = ["\\documentclass{article}", "\\begin{document}"]
+    for start in range(0, len(keys), 10):
+        lines.append(f"See \\cite{{{','.join(keys[start : start + 10])}}}.")
+    lines += ["Last \\cite{}.", "\\bibliography{refs}", "\\end{document}"]
+    (root / "main.tex").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return keys, doi_keys
+
+
+class Client(LanguageClient):
+    def __init__(self) -> None:
+        super().__init__("citewarden-verify-bench", "1")
+        self.indexed = asyncio.Event()
+        self.progress_titles: dict[Any, str] = {}
+        self.verify_begun = asyncio.Event()
+        self.statuses: list[dict[str, Any]] = []
+        self.publishes: list[tuple[float, types.PublishDiagnosticsParams]] = []
+
+        @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def publish(params: types.PublishDiagnosticsParams) -> None:
+            self.publishes.append((time.perf_counter(), params))
+
+        @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
+        def create(params: types.WorkDoneProgressCreateParams) -> None:
+            return None
+
+        @self.feature(types.PROGRESS)
+        def progress(params: types.ProgressParams) -> None:
+            value = params.value
+            get = value.get if isinstance(value, dict) else lambda k: getattr(value, k, None)
+            if get("kind") == "begin":
+                self.progress_titles[params.token] = get("title") or ""
+                if get("title") == "Verifying references":
+                    self.verify_begun.set()
+            elif get("kind") == "end" and "index" in self.progress_titles.get(params.token, ""):
+                self.indexed.set()
+
+        @self.feature(types.CLIENT_REGISTER_CAPABILITY)
+        def register(params: types.RegistrationParams) -> None:
+            return None
+
+        @self.feature(types.WORKSPACE_CONFIGURATION)
+        def configuration(params: types.ConfigurationParams) -> list[Any]:
+            return [None for _ in params.items]
+
+        @self.feature(types.WINDOW_SHOW_MESSAGE)
+        def show(params: types.ShowMessageParams) -> None:
+            print("server says:", params.message, file=sys.stderr)
+
+        @self.feature(types.WINDOW_LOG_MESSAGE)
+        def log(params: types.LogMessageParams) -> None:
+            return None
+
+        @self.feature("citewarden/status")
+        def status(params: Any) -> None:
+            self.statuses.append(_plain(params))
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def percentiles(samples: list[float]) -> str:
+    ms = sorted(s * 1000 for s in samples)
+    p50 = statistics.median(ms)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    return f"p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {ms[-1]:7.1f} ms   (n={len(ms)})"
+
+
+def _position(text: str, offset: int) -> types.Position:
+    line = text.count("\n", 0, offset)
+    col = offset - (text.rfind("\n", 0, offset) + 1)
+    return types.Position(line=line, character=col)
+
+
+async def start(root: Path, env: dict[str, str], verify: bool) -> Client:
+    client = Client()
+    await client.start_io(sys.executable, "-m", "citewarden.lsp", "--stdio", env=env)
+    await client.initialize_async(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                window=types.WindowClientCapabilities(work_done_progress=True),
+                text_document=types.TextDocumentClientCapabilities(
+                    publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+                        version_support=True
+                    ),
+                    hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
+                ),
+            ),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")],
+            initialization_options={
+                "debounce_ms": 0,
+                "verify": {"enabled": verify, "sources": ["crossref", "doi"]},
+            },
+        )
+    )
+    client.initialized(types.InitializedParams())
+    await asyncio.wait_for(client.indexed.wait(), timeout=120)
+    return client
+
+
+def open_doc(client: Client, path: Path, language: str) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id=language, version=1, text=path.read_text(encoding="utf-8")
+            )
+        )
+    )
+    return uri
+
+
+async def measure(client: Client, main: Path, requests: int) -> tuple[list[float], list[float]]:
+    """Completion in the empty ``\\cite{}`` and hover on a citation key, interleaved."""
+    text = main.read_text(encoding="utf-8")
+    uri = main.as_uri()
+    complete_at = _position(text, text.index("Last \\cite{") + len("Last \\cite{"))
+    hover_at = _position(text, text.index("\\cite{") + len("\\cite{") + 2)
+    completions: list[float] = []
+    hovers: list[float] = []
+    doc = types.TextDocumentIdentifier(uri=uri)
+    for n in range(requests + 3):
+        t = time.perf_counter()
+        result = await client.text_document_completion_async(
+            types.CompletionParams(text_document=doc, position=complete_at)
+        )
+        took = time.perf_counter() - t
+        assert result is not None
+        if n >= 3:  # the first few warm caches
+            completions.append(took)
+        t = time.perf_counter()
+        hover = await client.text_document_hover_async(
+            types.HoverParams(text_document=doc, position=hover_at)
+        )
+        took = time.perf_counter() - t
+        assert hover is not None
+        if n >= 3:
+            hovers.append(took)
+        await asyncio.sleep(0.05)
+    return completions, hovers
+
+
+async def stop(client: Client) -> None:
+    try:
+        await asyncio.wait_for(client.shutdown_async(None), timeout=10)
+        client.exit(None)
+    finally:
+        await client.stop()
+
+
+async def run(args: argparse.Namespace) -> None:
+    replay = ReplayServer().start()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "project"
+            root.mkdir()
+            keys, doi_keys = build(root, args.entries)
+            env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+            env.update({var: replay.base_url(name) for name, var in URL_ENV.items()})
+            env["CITEWARDEN_CACHE_DIR"] = str(Path(tmp) / "cache")
+            env["CITEWARDEN_MAILTO"] = "bench@example.org"
+            env["PYTHONPATH"] = str(ROOT / "server")
+            main = root / "main.tex"
+            print(
+                f"project: {len(keys)} entries ({len(doi_keys)} with a DOI, "
+                f"{len(keys) - len(doi_keys)} search-only); replay latency "
+                f"{args.latency * 1000:.0f} ms per request"
+            )
+
+            # baseline: the same project without verification
+            client = await start(root, env, verify=False)
+            open_doc(client, main, "latex")
+            comp, hov = await measure(client, main, args.requests)
+            print(f"verification off   completion: {percentiles(comp)}")
+            print(f"verification off   hover:      {percentiles(hov)}")
+            await stop(client)
+
+            replay.clear()
+            replay.latency = args.latency
+            t0 = time.perf_counter()
+            client = await start(root, env, verify=True)
+            open_doc(client, main, "latex")
+            await asyncio.wait_for(client.verify_begun.wait(), timeout=60)
+            comp, hov = await measure(client, main, args.requests)
+            elapsed = time.perf_counter() - t0
+            done = client.statuses[-1]["verified"] if client.statuses else 0
+            print(f"while verifying    completion: {percentiles(comp)}")
+            print(f"while verifying    hover:      {percentiles(hov)}")
+            print(
+                f"  meanwhile: {done} of {len(keys)} entries verified in {elapsed:.1f} s, "
+                f"{replay.requests_to('/')} requests to the replay server"
+            )
+
+            # save -> first verification diagnostic, while the background run goes on
+            bib = root / "refs.bib"
+            bib_uri = open_doc(client, bib, "bibtex")
+            text = bib.read_text(encoding="utf-8")
+            version = 1
+            waits: list[float] = []
+            for n in range(args.saves):
+                key = doi_keys[n]
+                start_at = text.index(f"@article{{{key},")
+                vol = text.index("  volume = {", start_at) + len("  volume = {")
+                end = text.index("}", vol)
+                new_volume = str(900 + n)
+                line = text.count("\n", 0, vol)
+                entry_line = text.count("\n", 0, start_at)
+                first = _position(text, vol)
+                last = _position(text, end)
+                text = text[:vol] + new_volume + text[end:]
+                version += 1
+                client.text_document_did_change(
+                    types.DidChangeTextDocumentParams(
+                        text_document=types.VersionedTextDocumentIdentifier(
+                            uri=bib_uri, version=version
+                        ),
+                        content_changes=[
+                            types.TextDocumentContentChangePartial(
+                                range=types.Range(start=first, end=last), text=new_volume
+                            )
+                        ],
+                    )
+                )
+                seen = len(client.publishes)
+                t = time.perf_counter()
+                client.text_document_did_save(
+                    types.DidSaveTextDocumentParams(
+                        text_document=types.TextDocumentIdentifier(uri=bib_uri)
+                    )
+                )
+
+                def found(since: int = seen, at: int = line, top: int = entry_line) -> float | None:
+                    for when, p in client.publishes[since:]:
+                        if p.uri != bib_uri:
+                            continue
+                        for d in p.diagnostics:
+                            if d.code in VERIFY_CODES and top <= d.range.start.line <= at:
+                                return when
+                    return None
+
+                deadline = time.perf_counter() + 60
+                while (when := found()) is None and time.perf_counter() < deadline:
+                    await asyncio.sleep(0.005)
+                if when is None:
+                    print(f"  save {n}: no verification diagnostic within 60 s")
+                    continue
+                waits.append(when - t)
+            if waits:
+                print(f"save -> first verification diagnostic: {percentiles(waits)}")
+            await stop(client)
+    finally:
+        replay.stop()
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--entries", type=int, default=500)
+    p.add_argument("--requests", type=int, default=100)
+    p.add_argument("--saves", type=int, default=10)
+    p.add_argument("--latency", type=float, default=0.1, help="seconds per replayed request")
+    asyncio.run(run(p.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
