@@ -156,9 +156,9 @@ def test_dangling_orphan_and_duplicate(report: dict[str, Any], project: Path) ->
         (ORPHAN, entry_lines(bib, ORPHAN)[0])
     ]
     assert [d["line"] for d in diagnostics(report, "duplicate-key")] == [second]
-    assert f"first defined at refs.bib:{first}" in diagnostics(report, "duplicate-key")[0][
-        "message"
-    ]
+    assert (
+        f"first defined at refs.bib:{first}" in diagnostics(report, "duplicate-key")[0]["message"]
+    )
 
 
 # --------------------------------------------------------------------------------------

@@ -33,8 +33,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from citewarden.model import Code, Entry, Finding, Location, Tier, Verdict, document_score
+from citewarden.model import Code, Entry, Finding, Location, Verdict
 from citewarden.text import LineIndex
+from citewarden.verify.report import verification_json
 
 SCHEMA = "citewarden-report/1"
 
@@ -116,45 +117,12 @@ def entries_section(
     cwd: Path | None = None,
 ) -> tuple[list[dict[str, Any]], int, dict[str, int]]:
     """The per-entry verification results, the document score and the tier counts."""
-    by_key: dict[str, Entry] = {}
-    for entry in entries:
-        by_key.setdefault(entry.key, entry)
-    rows: list[dict[str, Any]] = []
-    tiers = {t: 0 for t in Tier}
-    for verdict in verdicts:
-        tiers[verdict.tier] += 1
-        found = by_key.get(verdict.key)
-        place = (
-            _place(index, Location(found.path, found.key_span), cwd)
-            if found is not None
-            else {"file": None, "line": None}
-        )
-        match = verdict.match
-        rows.append(
-            {
-                "key": verdict.key,
-                "file": place["file"],
-                "line": place["line"],
-                "status": verdict.status.value,
-                "tier": verdict.tier.value,
-                "match": (
-                    {"source": match.source, "doi": match.doi, "score": round(match.score, 4)}
-                    if match is not None
-                    else None
-                ),
-                "corrections": dict(verdict.corrections),
-                "findings": [
-                    {
-                        "code": issue.code.value,
-                        "severity": issue.effective_severity.label,
-                        "message": issue.message,
-                        "field": issue.field,
-                    }
-                    for issue in verdict.issues
-                ],
-            }
-        )
-    return rows, document_score(tiers), {t.value: n for t, n in tiers.items()}
+
+    def line_of(entry: Entry) -> int | None:
+        return _place(index, Location(entry.path, entry.key_span), cwd)["line"]
+
+    report = verification_json({v.key: v for v in verdicts}, entries, line_of=line_of, cwd=cwd)
+    return report["entries"], report["score"], report["tiers"]
 
 
 def build_report(
