@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -269,6 +270,19 @@ class BenchClient(LanguageClient):
         return fut
 
 
+def server_cpu(client: LanguageClient) -> float:
+    """CPU seconds (user + system, all threads) the server process has used so far."""
+    server = client._server
+    if server is None:
+        return 0.0
+    try:
+        fields = Path(f"/proc/{server.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+
+
 def percentiles(samples: list[float]) -> str:
     ms = sorted(s * 1000 for s in samples)
     p50 = statistics.median(ms)
@@ -409,6 +423,9 @@ def peak_rss_mb(pid: int) -> float | None:
 
 
 async def run(args: argparse.Namespace) -> None:
+    t = time.perf_counter()
+    sum(range(10**6))
+    print(f"machine reference: sum(range(10**6)) = {(time.perf_counter() - t) * 1000:.1f} ms")
     with tempfile.TemporaryDirectory(prefix="citewarden-lsp-bench-") as tmp:
         root = Path(tmp)
         t = time.perf_counter()
@@ -465,36 +482,49 @@ async def run(args: argparse.Namespace) -> None:
         # warm-up (first edits parse and cache), then measure
         dangling = chapter.line_of("no-such-key-2024")
         await timed_edits(chapter, dangling, 0, " ", 4)
+        cpu = server_cpu(client)
         samples = await timed_edits(chapter, dangling, 0, " ", args.edits)
+        cpu = (server_cpu(client) - cpu) / len(samples) * 1000
         print(f"edit in a chapter -> publishDiagnostics:  {percentiles(samples)}")
+        print(f"    server CPU per edit (mean): {cpu:.1f} ms")
 
         key = keys[len(keys) // 2]
         key_line = bib.line_of("{" + key + ",")
         col = bib.text.split("\n")[key_line].index("{" + key) + 1
         await timed_edits(bib, key_line, col, "x", 4)
+        cpu = server_cpu(client)
         samples = await timed_edits(bib, key_line, col, "x", args.edits)
+        cpu = (server_cpu(client) - cpu) / len(samples) * 1000
         print(f"edit in the .bib  -> publishDiagnostics:  {percentiles(samples)}")
+        print(f"    server CPU per edit (mean): {cpu:.1f} ms")
 
         # completion inside a fresh \cite{} at the end of the chapter
         last = chapter.text.count("\n")
         chapter.edit(last, 0, 0, "\\cite{}")
         await timed_completions(client, chapter, last, len("\\cite{"), 3)
+        cpu = server_cpu(client)
         samples, n_items, incomplete = await timed_completions(
             client, chapter, last, len("\\cite{"), args.edits
         )
+        cpu = (server_cpu(client) - cpu) / len(samples) * 1000
         print(
             f"completion, empty prefix ({len(keys)} keys): {percentiles(samples)}"
             f"   ({n_items} items, incomplete={incomplete})"
         )
+        print(f"    server CPU per request (mean): {cpu:.1f} ms")
         prefix = keys[len(keys) // 3][:2]
         chapter.edit(last, len("\\cite{"), len("\\cite{"), prefix)
+        await timed_completions(client, chapter, last, len("\\cite{") + len(prefix), 3)
+        cpu = server_cpu(client)
         samples, n_items, incomplete = await timed_completions(
             client, chapter, last, len("\\cite{") + len(prefix), args.edits
         )
+        cpu = (server_cpu(client) - cpu) / len(samples) * 1000
         print(
             f"completion, prefix {prefix!r}:               {percentiles(samples)}"
             f"   ({n_items} items, incomplete={incomplete})"
         )
+        print(f"    server CPU per request (mean): {cpu:.1f} ms")
         server = client._server
         if server is not None:
             rss = peak_rss_mb(server.pid)

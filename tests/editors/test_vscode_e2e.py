@@ -43,7 +43,8 @@ DANGLING_KEY = "nelder_simplex_1956"
 CORRECT_KEY = "nelder_simplex_1965"
 #: Snapshot of source records the example's references are verified against (offline).
 SNAPSHOT = REPO / "examples" / "snapshot.jsonl"
-#: Codes of a reference that does not exist as written.
+#: The example's fabricated reference (examples/PROVENANCE.md) and the codes of such a finding.
+FABRICATED_KEY = "okafor_curvature_2017"
 FABRICATION_CODES = {"reference-not-found", "doi-not-found", "doi-other-work"}
 SERVER_COMMANDS = (
     "citewarden.clearCache",
@@ -145,8 +146,9 @@ def code_server(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     tmp_path = tmp_path_factory.mktemp("vscode")
     project = example_project("latex-paper", tmp_path)
     settings: dict[str, Any] = dict(USER_SETTINGS)
-    if SNAPSHOT.exists():
-        settings["citewarden.verify.snapshot"] = str(shutil.copy(SNAPSHOT, tmp_path))
+    if not SNAPSHOT.exists():
+        missing("examples/snapshot.jsonl", "it is part of the repository")
+    settings["citewarden.verify.snapshot"] = str(shutil.copy(SNAPSHOT, tmp_path))
     run = tmp_path / "code-server"
     (run / "data" / "User").mkdir(parents=True)
     (run / "data" / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
@@ -234,6 +236,7 @@ def drive(cs: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], dic
         SHOTS_DIR=str(SHOTS),
         CHROMIUM=str(CHROMIUM),
         TIMEOUT_MS="240000",
+        PROBLEMS_FILTERS=",".join(spec.get("problemFilters", [])),
     )
     proc = subprocess.run(
         [str(NODE_BIN / "node"), str(HERE / "vscode_driver.js")],
@@ -271,8 +274,9 @@ def session(code_server: dict[str, Any]) -> dict[str, Any]:
         "fixPrefix": "Change to",
         "pause": True,
         "resilience": True,
-        "waitForCodes": sorted(FABRICATION_CODES) if SNAPSHOT.exists() else [],
+        "waitForCodes": sorted(FABRICATION_CODES),
         "extraWaitMs": 30000,
+        "problemFilters": [DANGLING_KEY, FABRICATED_KEY],
         "serverCommands": [
             ["citewarden.clearCache", []],
             ["citewarden.verifyAll", []],
@@ -307,7 +311,8 @@ def test_dangling_key_squiggle_problem_and_quick_fix(session: dict[str, Any]) ->
     r = result["range"]
     assert r["line"] == r["endLine"]
     head, old_key, tail = _utf16_slice(result["lineBefore"], r["character"], r["endCharacter"])
-    assert any(old_key in row for row in diagnostics["problems"]), diagnostics["problems"]
+    rows = diagnostics["filtered"][DANGLING_KEY]
+    assert any(old_key in row and "dangling-citation" in row for row in rows), rows
     menu = ui["phases"]["quickfix"].get("menu", [])
     assert any(row.startswith("Change to") for row in menu), ui["phases"]["quickfix"]
 
@@ -358,19 +363,40 @@ def test_status_bar_shows_the_server_status(session: dict[str, Any]) -> None:
     assert expected in ui["phases"]["after"]["statusBar"]
 
 
-@pytest.mark.xfail(
-    not SNAPSHOT.exists(),
-    reason="the example project has no snapshot of source records (examples/snapshot.jsonl) "
-    "to verify its references against offline, so no fabricated reference can be shown",
-    strict=True,
-)
+def entry_lines(bib: str, key: str) -> range:
+    """0-based line numbers of the entry ``key`` in a .bib text."""
+    lines = bib.split("\n")
+    first = next(i for i, line in enumerate(lines) if re.match(rf"\s*@\w+\s*{{\s*{key}\s*,", line))
+    last = next(
+        (i for i in range(first + 1, len(lines)) if lines[i].lstrip().startswith("@")), len(lines)
+    )
+    return range(first, last)
+
+
 def test_fabricated_reference_is_flagged(session: dict[str, Any]) -> None:
+    """Verified offline against the example's snapshot: an error on the entry and its citation."""
     result, ui = session["result"], session["ui"]
-    flagged = [d for d in result["diagnosticsBefore"] if d["code"] in FABRICATION_CODES]
-    assert flagged, result["diagnosticsBefore"]
-    assert all(d["severity"] in {"Error", "Warning"} for d in flagged)
-    problems = " ".join(ui["phases"]["diagnostics"]["problems"])
-    assert any(code in problems for code in FABRICATION_CODES)
+    entry = entry_lines(
+        (session["project"] / "refs.bib").read_text(encoding="utf-8"), FABRICATED_KEY
+    )
+    flagged = [
+        d
+        for d in result["diagnosticsBefore"]
+        if d["code"] in FABRICATION_CODES
+        and (
+            (d["file"] == "refs.bib" and d["line"] in entry)
+            or (d["file"].endswith(".tex") and FABRICATED_KEY in d["message"])
+        )
+    ]
+    files = {d["file"] for d in flagged}
+    assert files == {"refs.bib", "sections/methods.tex"}, result["diagnosticsBefore"]
+    assert all(d["severity"] == "Error" for d in flagged)
+    rows = ui["phases"]["diagnostics"]["filtered"][FABRICATED_KEY]
+    assert any(code in row for row in rows for code in FABRICATION_CODES), rows
+    # methods.tex, open in the editor, shows both squiggles: the dangling key and this citation
+    assert ui["phases"]["diagnostics"]["squiggles"] >= 2
+    # and the status bar counts it as a high-risk entry
+    assert result["serverStatus"]["tiers"]["H"] >= 1
 
 
 def test_server_is_restarted_and_a_wrong_command_is_explained(session: dict[str, Any]) -> None:

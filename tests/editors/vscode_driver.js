@@ -36,6 +36,19 @@ async function onDiagnostics(page) {
   await page.waitForTimeout(500);
   seen.problems = await texts(page, '.markers-panel .monaco-list-row');
   await shoot(page, '02_diagnostics.png');
+  // The panel shows only the rows that fit: filter it to read the rows of each key.
+  seen.filtered = {};
+  const filters = (process.env.PROBLEMS_FILTERS || '').split(',').filter((f) => f);
+  if (filters.length > 0) {
+    const box = page.locator('.part.panel input[placeholder^="Filter"]').first();
+    for (const filter of filters) {
+      await box.fill(filter);
+      await page.waitForTimeout(1000);
+      seen.filtered[filter] = await texts(page, '.markers-panel .monaco-list-row');
+    }
+    await box.fill('');
+    await page.waitForTimeout(500);
+  }
   return seen;
 }
 

@@ -89,8 +89,9 @@ IDENTITY_FIELDS = frozenset(
     }
 )
 
-#: Least time between two republications while verdicts stream in.
-REPUBLISH_INTERVAL = 0.15
+#: Least time between two republications while verdicts stream in (the first one after a
+#: quiet spell goes out at once).
+REPUBLISH_INTERVAL = 0.4
 #: Least time between two progress reports.
 REPORT_INTERVAL = 0.1
 
@@ -142,7 +143,12 @@ class VerificationService:
         self._verifier_settings: VerifySettings | None = None
         self._verifier_lock = asyncio.Lock()
         self._files: dict[Path, _FileMemo] = {}
+        #: Fingerprints by the entry's source text, so unchanged entries are not looked at.
+        self._fp_by_text: dict[str, str] = {}
         self._memo: dict[Path, tuple[ParsedBibliography, int, int, list[Finding]]] = {}
+        #: Findings of one entry: id(entry) -> (entry, span, verdict, settings, findings).
+        self._entry_memo: dict[int, tuple[Entry, tuple[int, int], Verdict, int, list[Finding]]]
+        self._entry_memo = {}
         #: Fingerprints of the entries in scope, one per entry (from the last look).
         self._current: list[str] = []
         self.total = 0
@@ -248,7 +254,21 @@ class VerificationService:
         for entry in bib.entries:
             line = index.line_of(entry.span.start) if index is not None else -1
             ignored.append(line in bib.suppressed_lines)
-        memo = _FileMemo(bib, [fingerprint(e) for e in bib.entries], ignored)
+        text = ws.text(path) or ""
+        known = self._fp_by_text
+        fps: list[str] = []
+        for entry in bib.entries:
+            raw = text[entry.span.start : entry.span.end]
+            fp = known.get(raw) if raw else None
+            if fp is None:
+                fp = fingerprint(entry)  # builds the entry's fields: only for new text
+                if raw:
+                    known[raw] = fp
+            fps.append(fp)
+        if len(known) > 4 * max(1, sum(len(m.fps) for m in self._files.values()) + len(fps)):
+            keep = {text[e.span.start : e.span.end] for e in bib.entries}
+            self._fp_by_text = {k: v for k, v in known.items() if k in keep}
+        memo = _FileMemo(bib, fps, ignored)
         self._files[path] = memo
         return memo
 
@@ -458,6 +478,8 @@ class VerificationService:
         current: list[str] = []
         generation = self.generation
         settings_token = id(settings)
+        old_memo = self._entry_memo
+        new_memo: dict[int, tuple[Entry, tuple[int, int], Verdict, int, list[Finding]]] = {}
         for path, bib, memo in self._scope():
             wanted = [
                 (entry, fp)
@@ -478,25 +500,69 @@ class VerificationService:
             ):
                 if cached[3]:
                     out[path] = cached[3]
+                for f_entry, _ in wanted:  # keep their memo alive
+                    kept = old_memo.get(id(f_entry))
+                    if kept is not None:
+                        new_memo[id(f_entry)] = kept
                 continue
             text = ws.text(path)
             found: list[Finding] = []
             for entry, fp in wanted:
                 verdict = self.verdicts.get(fp)
-                if verdict is not None:
-                    found += entry_findings(entry, verdict, text, verify)
-            found = finalize(ws, found, settings) if found else []
+                if verdict is None:
+                    continue
+                span = (entry.span.start, entry.span.end)
+                memo_entry = old_memo.get(id(entry))
+                if (
+                    memo_entry is not None
+                    and memo_entry[0] is entry
+                    and memo_entry[1] == span
+                    and memo_entry[2] is verdict
+                    and memo_entry[3] == settings_token
+                ):
+                    mine = memo_entry[4]
+                else:
+                    mine = entry_findings(entry, verdict, text, verify)
+                    mine = finalize(ws, mine, settings) if mine else []
+                new_memo[id(entry)] = (entry, span, verdict, settings_token, mine)
+                found += mine
             self._memo[path] = (bib, generation, settings_token, found)
             if found:
                 out[path] = found
+        self._entry_memo = new_memo
         sites: list[Finding] = []
-        for entry, verdict in marked:
-            sites += citation_findings(entry, verdict, ws.citations_of(entry.key), verify)
+        if marked:
+            cited = self._citations(marked)
+            for entry, verdict in marked:
+                sites += citation_findings(entry, verdict, cited.get(entry.key, []), verify)
         for f in finalize(ws, sites, settings) if sites else []:
             out.setdefault(f.location.path, []).append(f)
         self._current = current
         if self.loop is not None and (self._running or self._queue):
             self.loop.call_soon_threadsafe(self._cancel_outdated, set(current))
+        return out
+
+    def _citations(self, marked: list[tuple[Entry, Verdict]]) -> dict[str, list[Any]]:
+        """Citations of the marked entries' keys (and aliases) in one pass (worker)."""
+        ws = self.session.project
+        out: dict[str, list[Any]] = {}
+        seen: set[tuple[Path, int]] = set()
+        for project in ws.projects():
+            names: dict[str, str] = {}
+            for entry, _ in marked:
+                if entry.path not in project.bibliographies:
+                    continue  # another project's bibliography: its keys mean other works
+                names[entry.key] = entry.key
+                for alias in entry.aliases:
+                    names.setdefault(alias, entry.key)
+            if not names:
+                continue
+            for path, doc in ws.project_documents(project):
+                for cit in doc.citations:
+                    key = names.get(cit.key)
+                    if key is not None and (path, cit.span.start) not in seen:
+                        seen.add((path, cit.span.start))
+                        out.setdefault(key, []).append((path, cit))
         return out
 
     def verdict_for(self, entry: Entry) -> tuple[Verdict | None, bool]:
