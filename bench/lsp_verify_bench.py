@@ -193,9 +193,10 @@ def _position(text: str, offset: int) -> types.Position:
     return types.Position(line=line, character=col)
 
 
-async def start(root: Path, env: dict[str, str], verify: bool) -> Client:
+async def start(root: Path, env: dict[str, str], verify: bool, log: str | None = None) -> Client:
     client = Client()
-    await client.start_io(sys.executable, "-m", "citewarden.lsp", "--stdio", env=env)
+    log_args = ["--log-file", log, "--log-level", "debug"] if log else []
+    await client.start_io(sys.executable, "-m", "citewarden.lsp", "--stdio", *log_args, env=env)
     await client.initialize_async(
         types.InitializeParams(
             capabilities=types.ClientCapabilities(
@@ -300,7 +301,7 @@ async def run(args: argparse.Namespace) -> None:
             replay.clear()
             replay.latency = args.latency
             t0 = time.perf_counter()
-            client = await start(root, env, verify=True)
+            client = await start(root, env, verify=True, log=args.server_log)
             open_doc(client, main, "latex")
             await asyncio.wait_for(client.verify_begun.wait(), timeout=60)
             comp, hov = await measure(client, main, args.requests)
@@ -380,6 +381,7 @@ def main() -> None:
     p.add_argument("--requests", type=int, default=100)
     p.add_argument("--saves", type=int, default=10)
     p.add_argument("--latency", type=float, default=0.1, help="seconds per replayed request")
+    p.add_argument("--server-log", metavar="FILE", help="the verifying server's debug log")
     asyncio.run(run(p.parse_args()))
 
 

@@ -141,10 +141,12 @@ edit_text = st.lists(
 
 
 @st.composite
-def edits(draw: st.DrawFn, text: str) -> str:
+def edits(draw: st.DrawFn, text: str) -> tuple[str, tuple[int, int, int]]:
+    """An edited text and the region replaced: (start, old_end, new_end)."""
     start = draw(st.integers(0, len(text)))
-    length = draw(st.integers(0, 40))
-    return text[:start] + draw(edit_text) + text[start + length :]
+    end = min(len(text), start + draw(st.integers(0, 40)))
+    insert = draw(edit_text)
+    return text[:start] + insert + text[end:], (start, end, start + len(insert))
 
 
 @SETTINGS
@@ -153,12 +155,13 @@ def test_reparse_equals_full_parse_after_random_edits(data: st.DataObject) -> No
     old_text = REAL
     old = parse_bibtex(PATH, old_text)
     for _ in range(2):
-        new_text = data.draw(edits(old_text))
+        new_text, region = data.draw(edits(old_text))
         assume(new_text != old_text)
         incremental = reparse_bibtex(old, old_text, new_text)
         full = parse_bibtex(PATH, new_text)
         assert incremental == full
         assert dict(incremental.strings) == dict(full.strings)
+        assert reparse_bibtex(old, old_text, new_text, region) == full
         check_spans(new_text, incremental)
         old, old_text = incremental, new_text
 

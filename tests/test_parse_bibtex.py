@@ -720,3 +720,13 @@ def test_windows_line_endings() -> None:
     assert bib.suppressed_lines == frozenset({4, 5})
     edited = t.replace("{One}", "{Two}")
     assert reparse_bibtex(bib, t, edited) == parse(edited)
+
+
+def test_reparse_with_the_changed_region_given() -> None:
+    old_bib = parse(BASE)
+    start = BASE.index("{Beta}") + 1
+    edited = BASE[:start] + "Be-ta, revised" + BASE[start + 4 :]
+    exact = (start, start + 4, start + len("Be-ta, revised"))
+    wider = (start - 30, start + 10, start + 10 + len(edited) - len(BASE))
+    for changed in (exact, wider, (0, len(BASE), len(edited)), (5, 1, 0)):
+        assert reparse_bibtex(old_bib, BASE, edited, changed) == parse(edited)

@@ -163,9 +163,6 @@ class BibIndex:
         return {self.keys[i]: refs for i, refs in self.parent_rows.items()}
 
 
-_IDS_FIELD = re.compile(r"ids\s*=")  # searched in lower-cased text; literal prefix: fast
-
-
 def _parent_row(entry: Entry) -> tuple[str, ...]:
     crossref = entry.get("crossref")
     xdata = entry.get("xdata")
@@ -176,22 +173,22 @@ def _parent_row(entry: Entry) -> tuple[str, ...]:
 
 
 def _rows_of(
-    entries: Sequence[Entry], start: int, text: str | None
+    entries: Sequence[Entry], start: int
 ) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
-    """Alias and parent rows of ``entries`` (numbered from ``start``); the fields are only
-    looked up when ``text`` mentions them (or when no text is given)."""
+    """Alias and parent rows of ``entries`` (numbered from ``start``).
+
+    Each entry is asked for its fields (a tuple look-up for the parser's entries); this is
+    cheaper, in time and in peak memory, than first searching a lower-cased copy of a large
+    file's text for the field names.
+    """
     aliases: dict[int, tuple[str, ...]] = {}
     parents: dict[int, tuple[str, ...]] = {}
-    low = text.lower() if text is not None else None
-    want_aliases = low is None or _IDS_FIELD.search(low) is not None
-    want_parents = low is None or "crossref" in low or "xdata" in low
     for i, entry in enumerate(entries, start):
-        if want_aliases and entry.aliases:
+        if entry.aliases:
             aliases[i] = tuple(entry.aliases)
-        if want_parents:
-            refs = _parent_row(entry)
-            if refs:
-                parents[i] = refs
+        refs = _parent_row(entry)
+        if refs:
+            parents[i] = refs
     return aliases, parents
 
 
@@ -218,10 +215,11 @@ def _tables(keys: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]]
 
 
 def build_bib_index(bib: ParsedBibliography, text: str | None = None) -> BibIndex:
+    """The lookup tables of ``bib`` (``text``, its source, is accepted and not needed)."""
     entries = tuple(bib.entries)
     keys = [e.key for e in entries]
     by_key, folded, repeated = _tables(keys)
-    aliases, parents = _rows_of(entries, 0, text)
+    aliases, parents = _rows_of(entries, 0)
     return BibIndex(entries, keys, by_key, folded, repeated, aliases, parents)
 
 
@@ -268,7 +266,7 @@ def update_bib_index(
     if keys[:a] != old.keys[:a] or keys[b:] != old.keys[b_old:]:
         return build_bib_index(bib, new_text)  # the edit changed how later text parses
     shift = n_new - n_old
-    aliases_mid, parents_mid = _rows_of(middle, a, None)
+    aliases_mid, parents_mid = _rows_of(middle, a)
 
     def splice(
         rows: dict[int, tuple[str, ...]], mid: dict[int, tuple[str, ...]]

@@ -8,6 +8,7 @@ missing the test is skipped locally, and fails with the fix when the ``CI`` vari
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -62,3 +63,13 @@ def version_of(program: Path) -> str:
     except OSError:
         return ""
     return out.splitlines()[0] if out else ""
+
+
+def entry_lines(bib: str, key: str) -> range:
+    """0-based line numbers of the entry ``key`` in a .bib text."""
+    lines = bib.split("\n")
+    first = next(i for i, line in enumerate(lines) if re.match(rf"\s*@\w+\s*{{\s*{key}\s*,", line))
+    last = next(
+        (i for i in range(first + 1, len(lines)) if lines[i].lstrip().startswith("@")), len(lines)
+    )
+    return range(first, last)

@@ -6,7 +6,8 @@
 --   CITEWARDEN_E2E_CODE     code of the diagnostic to fix; CITEWARDEN_E2E_FIX: start of the fix title
 --   CITEWARDEN_E2E_KEY      only a diagnostic whose message names this key
 --   CITEWARDEN_E2E_APPLY    0: stop after the diagnostic (no fix)
---   CITEWARDEN_E2E_WAIT     comma-separated further codes to wait for (anywhere); CITEWARDEN_E2E_WAIT_MS
+--   CITEWARDEN_E2E_WAIT     comma-separated further codes to wait for (anywhere): until there are
+--                           CITEWARDEN_E2E_WAIT_COUNT of them, at most CITEWARDEN_E2E_WAIT_MS
 --   CITEWARDEN_E2E_OUT      where to write the JSON result
 local env = function(name, default)
   local v = os.getenv(name)
@@ -20,6 +21,7 @@ local key = env('CITEWARDEN_E2E_KEY', '')
 local apply = env('CITEWARDEN_E2E_APPLY', '1') == '1'
 local wait_codes = vim.split(env('CITEWARDEN_E2E_WAIT', ''), ',', { trimempty = true })
 local wait_ms = tonumber(env('CITEWARDEN_E2E_WAIT_MS', '15000'))
+local wait_count = tonumber(env('CITEWARDEN_E2E_WAIT_COUNT', '1'))
 local out = assert(env('CITEWARDEN_E2E_OUT'), 'CITEWARDEN_E2E_OUT not set')
 
 vim.opt.runtimepath:prepend(plugin)
@@ -162,12 +164,13 @@ local function run()
   step('diagnostic', { message = target.message, line = target.lnum })
   if #wait_codes > 0 then
     local found = vim.wait(wait_ms, function()
+      local n = 0
       for _, d in ipairs(vim.diagnostic.get()) do
         if vim.tbl_contains(wait_codes, diag_code(d)) then
-          return true
+          n = n + 1
         end
       end
-      return false
+      return n >= wait_count
     end, 100)
     step('waited for further codes', { found = found })
   end

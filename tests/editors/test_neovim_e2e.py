@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from editor_env import ARTIFACTS, REPO, VENV_BIN, example_project, missing, server_env, version_of
+from editor_env import (
+    ARTIFACTS,
+    REPO,
+    VENV_BIN,
+    entry_lines,
+    example_project,
+    missing,
+    server_env,
+    version_of,
+)
 
 pytestmark = pytest.mark.editor
 
@@ -29,6 +38,10 @@ FIX_TITLE = re.compile(r"^Change to `([^`]+)`")
 #: The deliberate typo of the example project (examples/PROVENANCE.md) and its correction.
 DANGLING_KEY = "nelder_simplex_1956"
 CORRECT_KEY = "nelder_simplex_1965"
+#: The example's fabricated reference, and the codes of such a finding.
+FABRICATED_KEY = "okafor_curvature_2017"
+FABRICATION_CODES = {"reference-not-found", "doi-not-found", "doi-other-work"}
+SNAPSHOT = REPO / "examples" / "snapshot.jsonl"
 
 
 def _nvim(path: Path, want: str, fix: str) -> Path:
@@ -50,6 +63,8 @@ def run_nvim(
 ) -> dict[str, Any]:
     out = tmp_path / f"nvim-{mode}.json"
     env = server_env(tmp_path)
+    if not SNAPSHOT.exists():
+        missing("examples/snapshot.jsonl", "it is part of the repository")
     env.update(
         CITEWARDEN_NVIM_PLUGIN=str(PLUGIN),
         CITEWARDEN_E2E_MODE=mode,
@@ -58,6 +73,12 @@ def run_nvim(
         CITEWARDEN_E2E_KEY=key,
         CITEWARDEN_E2E_APPLY="1" if apply else "0",
         CITEWARDEN_E2E_OUT=str(out),
+        # verified offline against the example's snapshot; wait for the fabricated reference
+        CITEWARDEN_E2E_SNAPSHOT=str(shutil.copy(SNAPSHOT, tmp_path)),
+        CITEWARDEN_E2E_WAIT=",".join(sorted(FABRICATION_CODES)),
+        CITEWARDEN_E2E_WAIT_MS="30000",
+        # the fabricated entry, its citation, and the entry with another work's DOI
+        CITEWARDEN_E2E_WAIT_COUNT="3",
     )
     proc = subprocess.run(
         [str(nvim), "--headless", "-u", str(HARNESS), open_file],
@@ -147,6 +168,19 @@ def test_change_to_quick_fix_in_latex_project(
     assert Path(result["root_dir"]).resolve() == project.resolve()
     codes = {d["code"] for d in result["diagnostics"]}
     assert "dangling-citation" in codes
+    # the fabricated reference: an error on its entry in refs.bib and at its citation
+    entry = entry_lines((project / "refs.bib").read_text(encoding="utf-8"), FABRICATED_KEY)
+    flagged = {
+        d["file"]
+        for d in result["diagnostics"]
+        if d["code"] in FABRICATION_CODES
+        and d["severity"] == 1
+        and (
+            (d["file"] == "refs.bib" and d["line"] in entry)
+            or (d["file"].endswith(".tex") and FABRICATED_KEY in d["message"])
+        )
+    }
+    assert flagged == {"refs.bib", "methods.tex"}, result["diagnostics"]
     assert all(d["source"] == "citewarden" for d in result["diagnostics"])
     assert check_fix_on_disk(result, before, project) == CORRECT_KEY
     assert Path(result["file"]).resolve() == (project / "sections" / "methods.tex").resolve()

@@ -26,7 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from editor_env import ARTIFACTS, REPO, TOOLS, VENV_BIN, example_project, missing, server_env
+from editor_env import (
+    ARTIFACTS,
+    REPO,
+    TOOLS,
+    VENV_BIN,
+    entry_lines,
+    example_project,
+    missing,
+    server_env,
+)
 
 pytestmark = pytest.mark.editor
 
@@ -275,6 +284,8 @@ def session(code_server: dict[str, Any]) -> dict[str, Any]:
         "pause": True,
         "resilience": True,
         "waitForCodes": sorted(FABRICATION_CODES),
+        # the fabricated entry, its citation, and the entry with another work's DOI
+        "waitForCount": 3,
         "extraWaitMs": 30000,
         "problemFilters": [DANGLING_KEY, FABRICATED_KEY],
         "serverCommands": [
@@ -361,16 +372,6 @@ def test_status_bar_shows_the_server_status(session: dict[str, Any]) -> None:
     # while the palette's "verify all" ran, the item showed a spinner with the progress
     assert any(t.startswith("$(sync~spin) citewarden ") for t in result["statusHistory"])
     assert expected in ui["phases"]["after"]["statusBar"]
-
-
-def entry_lines(bib: str, key: str) -> range:
-    """0-based line numbers of the entry ``key`` in a .bib text."""
-    lines = bib.split("\n")
-    first = next(i for i, line in enumerate(lines) if re.match(rf"\s*@\w+\s*{{\s*{key}\s*,", line))
-    last = next(
-        (i for i in range(first + 1, len(lines)) if lines[i].lstrip().startswith("@")), len(lines)
-    )
-    return range(first, last)
 
 
 def test_fabricated_reference_is_flagged(session: dict[str, Any]) -> None:

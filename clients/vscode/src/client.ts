@@ -55,6 +55,16 @@ function currentServerSettings(): Record<string, unknown> {
   return serverSettings(JSON.parse(JSON.stringify(config.get('citewarden') ?? {})));
 }
 
+const FIX =
+  'Its messages are in the citewarden log. Reinstall it (`pip install --upgrade citewarden`) or ' +
+  'correct `citewarden.server.command`, then run "citewarden: Restart the language server".';
+
+/** The message for a server that exits (or cannot be talked to) before it answers initialize. */
+export function stoppedWhileStarting(command: string, detail?: string): string {
+  const why = detail ? ` (${detail})` : '';
+  return `citewarden: the language server (${command}) stopped while starting${why}. ${FIX}`;
+}
+
 /**
  * Restart a server that stops after it was running, at most MAX_RESTARTS times in three
  * minutes; a server that stops while starting (a broken installation, a wrong command) is not
@@ -87,11 +97,8 @@ class RestartingErrorHandler implements ErrorHandler {
   closed(): CloseHandlerResult {
     const wasRunning = this.running;
     this.running = false;
-    const fix =
-      'Its messages are in the citewarden log. Reinstall it (`pip install --upgrade citewarden`) or ' +
-      'correct `citewarden.server.command`, then run "citewarden: Restart the language server".';
     if (!wasRunning) {
-      const message = `citewarden: the language server (${this.describe()}) stopped while starting. ${fix}`;
+      const message = stoppedWhileStarting(this.describe());
       this.output.appendLine(`[client] ${message}`);
       this.onGiveUp(message);
       return { action: CloseAction.DoNotRestart, message, handled: true };
@@ -106,7 +113,7 @@ class RestartingErrorHandler implements ErrorHandler {
     }
     const message =
       `citewarden: the language server (${this.describe()}) stopped ${this.crashes.length} times in ` +
-      `three minutes and is not restarted again. ${fix}`;
+      `three minutes and is not restarted again. ${FIX}`;
     this.output.appendLine(`[client] ${message}`);
     this.onGiveUp(message);
     return { action: CloseAction.DoNotRestart, message, handled: true };

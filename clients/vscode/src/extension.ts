@@ -1,7 +1,7 @@
 // citewarden for VS Code: starts `citewarden serve` and shows its status.
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
-import { createClient } from './client';
+import { createClient, stoppedWhileStarting } from './client';
 import { Host, registerCommands } from './commands';
 import { runSelfTest, SELFTEST_ENV } from './selfTest';
 import { resolveServerCommand, ServerNotFound } from './server';
@@ -65,10 +65,7 @@ async function start(): Promise<void> {
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     output.appendLine(`[client] the language server did not start: ${text}`);
-    fatal(
-      `citewarden: the language server (${line}) did not start: ${text}. ` +
-        'Check that `citewarden serve` runs in a terminal, or set `citewarden.server.command`.',
-    );
+    fatal(stoppedWhileStarting(line, text));
   }
 }
 

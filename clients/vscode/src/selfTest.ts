@@ -20,8 +20,9 @@ interface Spec {
   key?: string;
   /** Start of the title of the quick fix to apply. */
   fixPrefix: string;
-  /** Further codes to wait for (anywhere in the workspace), up to extraWaitMs. */
+  /** Further codes to wait for (anywhere), until there are waitForCount of them, up to extraWaitMs. */
   waitForCodes?: string[];
+  waitForCount?: number;
   extraWaitMs?: number;
   /** Write `<phase>.ready` and wait for `<phase>.go` at each phase (for screenshots). */
   pause?: boolean;
@@ -232,12 +233,13 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
       const wanted = spec.waitForCodes;
       const found = await waitFor(
         `one of ${wanted.join(', ')}`,
-        () =>
-          vscode.languages
-            .getDiagnostics()
-            .some(([, ds]) => ds.some((d) => d.source === 'citewarden' && wanted.includes(codeOf(d) ?? '')))
-            ? true
-            : undefined,
+        () => {
+          let n = 0;
+          for (const [, ds] of vscode.languages.getDiagnostics()) {
+            n += ds.filter((d) => d.source === 'citewarden' && wanted.includes(codeOf(d) ?? '')).length;
+          }
+          return n >= (spec.waitForCount ?? 1) ? true : undefined;
+        },
         spec.extraWaitMs ?? 20000,
       ).catch(() => false);
       step('waited for further codes', { found });

@@ -10,8 +10,10 @@ the open documents first, then the entries of open bibliographies, then the rest
   shown on an entry whose identity changed since: findings are always made from the current
   parse (exact current spans) and the verdict of the current fingerprint.
 * When the text changes, verifications of fingerprints that no longer exist are cancelled.
-* Work is done by ``concurrency`` workers pulling from a priority queue; the engine's I/O is
-  async, and the model is read in the session's worker thread only.
+* Work is done by ``concurrency`` workers pulling from a priority queue.  The engine (async
+  I/O, plus parsing of replies and comparisons) runs on its own event loop in a thread of
+  its own, so the server's loop stays free to answer hover and completion while hundreds of
+  entries verify; the model is read in the session's worker thread only.
 * ``$/progress`` "Verifying references" reports "37 of 120"; cancelling it from the client
   cancels every verification in flight and empties the queue (no further requests).
 * ``citewarden/status`` notifications (and the ``citewarden.status`` command) carry
@@ -32,6 +34,7 @@ import hashlib
 import heapq
 import itertools
 import logging
+import threading
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -97,6 +100,8 @@ REPORT_INTERVAL = 0.1
 
 #: Priorities: cited in an open document, in an open bibliography, anything else.
 CITED_OPEN, OPEN_BIB, OTHER = 0, 1, 2
+#: Workers added for urgent entries (just saved) while all workers are busy.
+EXPRESS_WORKERS = 2
 
 
 def fingerprint(entry: Entry) -> str:
@@ -110,12 +115,34 @@ def fingerprint(entry: Entry) -> str:
     ).hexdigest()
 
 
+class EngineThread:
+    """An event loop in a daemon thread where the verification engine runs."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run, name="citewarden-verify", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def submit(self, work: Any) -> asyncio.Future[Any]:
+        """Run the coroutine ``work`` there; cancelling the result cancels it there too."""
+        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
 @dataclass
 class Job:
     fp: str
     entry: Entry
     priority: int
     seq: int
+    #: The run that queued it: within a priority, newer runs (the last save) go first.
+    batch: int = 0
 
 
 @dataclass
@@ -135,11 +162,13 @@ class VerificationService:
         #: Bumped whenever a verdict (or what findings depend on) changes.
         self.generation = 0
         self._queue: dict[str, Job] = {}
-        self._heap: list[tuple[int, int, str]] = []
+        self._heap: list[tuple[int, int, int, str]] = []
+        self._batch = 0
         self._seq = itertools.count()
-        self._running: dict[str, asyncio.Task[Verdict]] = {}
+        self._running: dict[str, asyncio.Future[Any]] = {}
         self._workers: set[asyncio.Task[None]] = set()
         self._verifier: Any = None
+        self._engine: EngineThread | None = None
         self._verifier_settings: VerifySettings | None = None
         self._verifier_lock = asyncio.Lock()
         self._files: dict[Path, _FileMemo] = {}
@@ -151,11 +180,15 @@ class VerificationService:
         self._entry_memo = {}
         #: Fingerprints of the entries in scope, one per entry (from the last look).
         self._current: list[str] = []
+        #: The same as a set: the newest look at the text (set in the worker only).
+        self._current_set: frozenset[str] = frozenset()
         self.total = 0
         self.done = 0
         self._started = False
         self._republish_task: asyncio.Task[None] | None = None
         self._republish_again = False
+        #: Set when a verdict the author is waiting for (after a save) arrives.
+        self._urgent = asyncio.Event()
         self._last_status: dict[str, Any] | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
 
@@ -195,7 +228,7 @@ class VerificationService:
                 self.verdicts.clear()
                 self.generation += 1
                 with contextlib.suppress(Exception):
-                    await old.aclose()
+                    await self.engine.submit(old.aclose())
             from citewarden.verify.engine import build_verifier
 
             settings = self._resolved(self.session.settings)
@@ -203,12 +236,21 @@ class VerificationService:
             self._verifier_settings = wanted
             return self._verifier
 
+    @property
+    def engine(self) -> EngineThread:
+        if self._engine is None:
+            self._engine = EngineThread()
+        return self._engine
+
     async def aclose(self) -> None:
         self.cancel_all()
         if self._verifier is not None:
             with contextlib.suppress(Exception):
-                await self._verifier.aclose()
+                await self.engine.submit(self._verifier.aclose())
             self._verifier = None
+        if self._engine is not None:
+            self._engine.stop()
+            self._engine = None
 
     # -- session hooks ----------------------------------------------------------------------
     def on_checked(self, delivered: set[Path]) -> None:
@@ -316,6 +358,7 @@ class VerificationService:
                 else:
                     prio = OTHER
                 jobs.append(Job(fp, entry, prio, 0))
+        self._current, self._current_set = current, frozenset(current)
         return jobs, current
 
     # -- running ------------------------------------------------------------------------------
@@ -331,18 +374,22 @@ class VerificationService:
             return self.status()
         self.loop = asyncio.get_running_loop()
         await self._ensure_verifier()
-        jobs, current = await self.session.run(self._plan, list(self.session.open))
-        self._current = current
-        self._cancel_outdated(set(current))
+        jobs, _ = await self.session.run(self._plan, list(self.session.open))
+        self._cancel_outdated()
+        self._batch += 1
+        urgent = 0
         for job in jobs:
+            job.batch = self._batch
             if keys is not None and job.entry.key not in keys:
                 continue
             known = self.verdicts.get(job.fp)
             if known is not None and not force and known.status is not Status.UNVERIFIED:
                 continue
             self._enqueue(job)
+            urgent += job.priority < OTHER
         if self._queue:
-            self._start()
+            # what the author is looking at does not wait for busy workers to free up
+            self._start(extra=min(urgent, EXPRESS_WORKERS) if keys is None else 1)
         self.send_status()
         return self.status()
 
@@ -356,27 +403,28 @@ class VerificationService:
             self.total += 1
         job.seq = next(self._seq)
         self._queue[job.fp] = job
-        heapq.heappush(self._heap, (job.priority, job.seq, job.fp))
+        heapq.heappush(self._heap, (job.priority, -job.batch, job.seq, job.fp))
 
     def _pop(self) -> Job | None:
         while self._heap:
-            _, seq, fp = heapq.heappop(self._heap)
+            _, _, seq, fp = heapq.heappop(self._heap)
             job = self._queue.get(fp)
             if job is not None and job.seq == seq:
                 del self._queue[fp]
                 return job
         return None
 
-    def _start(self) -> None:
-        """Start the pump (progress and workers) unless it runs; top its workers up."""
+    def _start(self, extra: int = 0) -> None:
+        """Start the pump (progress and workers) unless it runs; top its workers up, with
+        ``extra`` workers beyond the configured concurrency for urgent entries."""
         pump = self.session.tasks.get(VERIFY, "pump")
         if pump is None or pump.done():
             self.session.tasks.spawn(VERIFY, "pump", self._pump())
         else:
-            self._top_up()
+            self._top_up(extra)
 
-    def _top_up(self) -> None:
-        want = max(1, self.settings.concurrency)
+    def _top_up(self, extra: int = 0) -> None:
+        want = max(1, self.settings.concurrency) + extra
         self._workers = {w for w in self._workers if not w.done()}
         while len(self._workers) < want and len(self._workers) < len(self._queue) + len(
             self._running
@@ -423,7 +471,8 @@ class VerificationService:
             job = self._pop()
             if job is None or verifier is None:
                 return
-            task = asyncio.ensure_future(verifier.verify(job.entry))
+            log.debug("verifying %s (priority %d)", job.entry.key, job.priority)
+            task = self.engine.submit(verifier.verify(job.entry))
             self._running[job.fp] = task
             try:
                 await asyncio.wait([task])
@@ -441,9 +490,12 @@ class VerificationService:
                 log.exception("verification of %s failed", job.entry.key)
                 self.total = max(self.done, self.total - 1)
                 continue
+            log.debug("verified %s: %s, tier %s", job.entry.key, verdict.status, verdict.tier)
             self.verdicts[job.fp] = verdict
             self.generation += 1
             self.done += 1
+            if job.batch > 1 and job.batch == self._batch:  # after a save: show it now
+                self._urgent.set()
             self.request_republish()
 
     def cancel_all(self) -> None:
@@ -453,8 +505,12 @@ class VerificationService:
         for task in list(self._running.values()):
             task.cancel()
 
-    def _cancel_outdated(self, current: set[str]) -> None:
-        """Cancel the work for fingerprints no longer in the text (the entry changed)."""
+    def _cancel_outdated(self) -> None:
+        """Cancel the work for fingerprints no longer in the text (the entry changed).
+
+        Reads the newest look at the text, whenever it is called: a call scheduled from an
+        older look must not cancel what a newer one queued."""
+        current = self._current_set
         for fp in [fp for fp in self._queue if fp not in current]:
             del self._queue[fp]
             self.total = max(self.done, self.total - 1)
@@ -537,9 +593,9 @@ class VerificationService:
                 sites += citation_findings(entry, verdict, cited.get(entry.key, []), verify)
         for f in finalize(ws, sites, settings) if sites else []:
             out.setdefault(f.location.path, []).append(f)
-        self._current = current
+        self._current, self._current_set = current, frozenset(current)
         if self.loop is not None and (self._running or self._queue):
-            self.loop.call_soon_threadsafe(self._cancel_outdated, set(current))
+            self.loop.call_soon_threadsafe(self._cancel_outdated)
         return out
 
     def _citations(self, marked: list[tuple[Entry, Verdict]]) -> dict[str, list[Any]]:
@@ -587,7 +643,11 @@ class VerificationService:
                 self.send_status()
                 if not self._republish_again:
                     return
-                await asyncio.sleep(max(0.0, REPUBLISH_INTERVAL - (time.monotonic() - started)))
+                wait = max(0.0, REPUBLISH_INTERVAL - (time.monotonic() - started))
+                if wait > 0 and not self._urgent.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._urgent.wait(), wait)
+                self._urgent.clear()
         except asyncio.CancelledError:
             raise
         except Exception:

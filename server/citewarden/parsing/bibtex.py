@@ -1308,28 +1308,46 @@ def _shift_finding(f: Finding, delta: int) -> Finding:
     )
 
 
-def reparse_bibtex(old: ParsedBibliography, old_text: str, new_text: str) -> ParsedBibliography:
+def reparse_bibtex(
+    old: ParsedBibliography,
+    old_text: str,
+    new_text: str,
+    changed: tuple[int, int, int] | None = None,
+) -> ParsedBibliography:
     """Re-read ``new_text`` reusing ``old`` (the parse of ``old_text``) outside the edit.
 
     Only the entries that overlap the changed region are read again; those after it are
     shifted.  The result equals ``parse_bibtex(old.path, new_text)``.  Edits that touch an
     @string definition, or an ``old`` not made by :func:`parse_bibtex`, fall back to a full
     parse.
+
+    ``changed`` may give the edited region when the caller already knows it (an editor's
+    change event): ``(start, old_end, new_end)`` with ``old_text[start:old_end]`` replaced
+    by ``new_text[start:new_end]`` and the rest equal; a larger region is fine.  Without it
+    the region is found by comparing the texts.
     """
     with _no_gc():
-        return _reparse(old, old_text, new_text)
+        return _reparse(old, old_text, new_text, changed)
 
 
-def _reparse(old: ParsedBibliography, old_text: str, new_text: str) -> ParsedBibliography:
+def _reparse(
+    old: ParsedBibliography,
+    old_text: str,
+    new_text: str,
+    changed: tuple[int, int, int] | None,
+) -> ParsedBibliography:
     path = old.path
-    if old_text == new_text:
-        return old
     if old.format is not BibFormat.BIBTEX or not isinstance(old.strings, _StringTable):
         return _parse(path, new_text)
-    prefix = _common_prefix(old_text, new_text)
-    suffix = _common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - prefix)
-    old_end = len(old_text) - suffix  # changed region: old[prefix:old_end] -> new[prefix:new_end]
     delta = len(new_text) - len(old_text)
+    if changed is not None and _plausible(changed, len(old_text), len(new_text)):
+        prefix, old_end, _ = changed
+    else:
+        if old_text == new_text:
+            return old
+        prefix = _common_prefix(old_text, new_text)
+        suffix = _common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - prefix)
+        old_end = len(old_text) - suffix  # old[prefix:old_end] became new[prefix:old_end+delta]
 
     entries = old.entries
     starts = _EntryStarts(entries)
@@ -1379,6 +1397,15 @@ def _reparse(old: ParsedBibliography, old_text: str, new_text: str) -> ParsedBib
         suppressed = frozenset()
     defs = tuple((o + delta if o >= resume_old else o, nm, v) for o, nm, v in table._defs)
     return _result(scanner, new_entries, problems, suppressed, defs)
+
+
+def _plausible(changed: tuple[int, int, int], old_len: int, new_len: int) -> bool:
+    start, old_end, new_end = changed
+    return (
+        0 <= start <= old_end <= old_len
+        and start <= new_end <= new_len
+        and old_len - old_end == new_len - new_end
+    )
 
 
 class _EntryStarts:
