@@ -568,6 +568,9 @@ class Workspace:
         if self._overlay.get(p) != text:
             self._overlay[p] = text
             self._dirty.add(p)
+            # the disk version is read again when the buffer closes; until then it is
+            # never looked at, and a large file's text should not be held twice
+            self._disk.pop(p, None)
         return p
 
     def close(self, path: Path | str) -> None:

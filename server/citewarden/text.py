@@ -65,10 +65,7 @@ class LineIndex:
 
     def line_end(self, line: int) -> int:
         """Offset of the end of ``line``, excluding its newline (and a preceding CR)."""
-        if line + 1 < len(self._starts):
-            end = self._starts[line + 1] - 1
-        else:
-            end = len(self.text)
+        end = self._starts[line + 1] - 1 if line + 1 < len(self._starts) else len(self.text)
         if end > self.line_start(line) and self.text[end - 1 : end] == "\r":
             end -= 1
         return end

@@ -205,20 +205,20 @@ local function run()
   end
   step('cleared')
   -- the citewarden/status notification, compared with the server's citewarden.status command
+  -- once verification has finished
   local cw = require('citewarden')
-  vim.wait(15000, function()
-    for _, st in pairs(cw.statuses) do
-      if not st.verifying then
-        return true
-      end
+  local function server_status()
+    local responses = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', { command = 'citewarden.status', arguments = {} }, 10000)
+    for _, response in pairs(responses or {}) do
+      result.server_status_error = response.err and response.err.message
+      return response.result
     end
-    return false
-  end, 50)
-  local responses = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand', { command = 'citewarden.status', arguments = {} }, 10000)
-  for _, response in pairs(responses or {}) do
-    result.server_status = response.result
-    result.server_status_error = response.err and response.err.message
   end
+  vim.wait(20000, function()
+    local st = server_status()
+    result.server_status = st
+    return st ~= nil and not st.verifying and cw.status_text() == cw.format_status(st)
+  end, 200)
   local ok_status, status = pcall(vim.api.nvim_exec, 'CitewardenStatus', true)
   result.status_command = ok_status and status or ('error: ' .. tostring(status))
   result.status_text = require('citewarden').status_text()

@@ -111,7 +111,17 @@ function M.find_root(path, markers)
   return best or start
 end
 
---- Status text for a client's last status (or the newest of any client's): "citewarden 92 H0 E1 M2 D40".
+--- Text for a status table: "citewarden 92 · H0 E1 M2 D40", or the progress while verifying.
+function M.format_status(s)
+  local t = s.tiers or {}
+  local tiers = string.format('H%d E%d M%d D%d', t.H or 0, t.E or 0, t.M or 0, t.D or 0)
+  if s.verifying then
+    return string.format('citewarden verifying %d/%d · %s', s.done or s.verified or 0, s.total or 0, tiers)
+  end
+  return string.format('citewarden %d · %s', s.score or 0, tiers)
+end
+
+--- Status text for a client's last status (or the newest of any client's).
 function M.status_text(client_id)
   local s = client_id and M.statuses[client_id]
   if s == nil then
@@ -122,12 +132,7 @@ function M.status_text(client_id)
   if s == nil then
     return 'citewarden: no status yet'
   end
-  local t = s.tiers or {}
-  local tiers = string.format('H%d E%d M%d D%d', t.H or 0, t.E or 0, t.M or 0, t.D or 0)
-  if s.verifying then
-    return string.format('citewarden verifying %d/%d · %s', s.done or s.verified or 0, s.total or 0, tiers)
-  end
-  return string.format('citewarden %d · %s', s.score or 0, tiers)
+  return M.format_status(s)
 end
 
 --- For 'statusline': the status of the client attached to the current buffer, or ''.
