@@ -320,8 +320,16 @@ async def run(args: argparse.Namespace) -> None:
             text = bib.read_text(encoding="utf-8")
             version = 1
             waits: list[float] = []
+            with_volume = [
+                k
+                for k in doi_keys
+                if "  volume = {"
+                in text[
+                    text.index(f"@article{{{k},") : text.index("\n}", text.index(f"@article{{{k},"))
+                ]
+            ]
             for n in range(args.saves):
-                key = doi_keys[n]
+                key = with_volume[n]
                 start_at = text.index(f"@article{{{key},")
                 vol = text.index("  volume = {", start_at) + len("  volume = {")
                 end = text.index("}", vol)

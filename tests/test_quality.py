@@ -29,3 +29,8 @@ def test_ruff_is_clean() -> None:
 def test_mypy_is_clean() -> None:
     result = _run(str(BIN / "mypy"))
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    result = _run(str(BIN / "ruff"), "format", "--check", "server", "tests", "bench", "examples")
+    assert result.returncode == 0, result.stdout + result.stderr

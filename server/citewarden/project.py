@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
+from operator import is_
 from pathlib import Path
 from typing import Any
 
@@ -122,9 +123,16 @@ class BibIndex:
     #: previous index's ``[:a]`` and ``[b_old:]``; dropped once the rows are carried over
     previous: tuple[BibIndex, int, int, int] | None = None
 
-    def table(self, name: str, make: Callable[[Entry], Any]) -> list[Any]:
+    def table(
+        self,
+        name: str,
+        make: Callable[[Entry], Any],
+        make_many: Callable[[Sequence[Entry]], list[Any]] | None = None,
+    ) -> list[Any]:
         """A per-entry table, ``make(entry)`` for each entry, computed once per version and
-        carried over from the previous version for the entries an edit did not touch."""
+        carried over from the previous version for the entries an edit did not touch.
+        ``make_many(entries)``, when given, computes the same rows for many entries at once
+        (faster for a whole bibliography)."""
         rows = self.rows.get(name)
         if rows is None:
             prev = self.previous
@@ -132,6 +140,8 @@ class BibIndex:
             if prev is not None and old_rows is not None:
                 _, a, b, b_old = prev
                 rows = old_rows[:a] + [make(e) for e in self.entries[a:b]] + old_rows[b_old:]
+            elif make_many is not None:
+                rows = make_many(self.entries)
             else:
                 rows = [make(e) for e in self.entries]
             self.rows[name] = rows
@@ -223,35 +233,78 @@ def build_bib_index(bib: ParsedBibliography, text: str | None = None) -> BibInde
     return BibIndex(entries, keys, by_key, folded, repeated, aliases, parents)
 
 
+_CHUNK = 1 << 16
+
+
+def _prefix_length(old: str, new: str, limit: int) -> int:
+    """Length of the common prefix of ``old`` and ``new``, at most ``limit``.
+
+    Chunks are compared in C (``startswith`` on a slice: one copy of ``old``, none of
+    ``new``); the chunk that differs is narrowed by bisection.
+    """
+    lo = 0
+    while lo < limit:
+        hi = min(limit, lo + _CHUNK)
+        if new.startswith(old[lo:hi], lo):
+            lo = hi
+            continue
+        while hi - lo > 16:  # the first difference is in [lo, hi)
+            mid = (lo + hi) // 2
+            if new.startswith(old[lo:mid], lo):
+                lo = mid
+            else:
+                hi = mid
+        while lo < hi and old[lo] == new[lo]:
+            lo += 1
+        return lo
+    return limit
+
+
+def _suffix_length(old: str, new: str, limit: int) -> int:
+    """Length of the common suffix of ``old`` and ``new``, at most ``limit``."""
+    lo_len, ln_len = len(old), len(new)
+    k = 0
+    while k < limit:
+        m = min(limit, k + _CHUNK)
+        if new.endswith(old[lo_len - m : lo_len - k], 0, ln_len - k):
+            k = m
+            continue
+        lo, hi = k, m  # the common suffix length is in [lo, hi)
+        while hi - lo > 16:
+            mid = (lo + hi) // 2
+            if new.endswith(old[lo_len - mid : lo_len - lo], 0, ln_len - lo):
+                lo = mid
+            else:
+                hi = mid
+        while lo < hi and old[lo_len - lo - 1] == new[ln_len - lo - 1]:
+            lo += 1
+        return lo
+    return limit
+
+
 def changed_region(old: str, new: str) -> tuple[int, int, int]:
     """(start, old_end, new_end): ``old[start:old_end]`` became ``new[start:new_end]``."""
-    n = min(len(old), len(new))
-    start = 0
-    for step in (1 << 16, 1 << 10, 1):  # coarse to fine: slices compare in C
-        while start + step <= n and old[start : start + step] == new[start : start + step]:
-            start += step
-    limit = n - start  # the common suffix may not overlap the common prefix
-    lo, ln = len(old), len(new)
-    suffix = 0
-    for step in (1 << 16, 1 << 10, 1):
-        while (
-            suffix + step <= limit
-            and old[lo - suffix - step : lo - suffix] == new[ln - suffix - step : ln - suffix]
-        ):
-            suffix += step
-    return start, lo - suffix, ln - suffix
+    start = _prefix_length(old, new, min(len(old), len(new)))
+    # the common suffix may not overlap the common prefix
+    suffix = _suffix_length(old, new, min(len(old), len(new)) - start)
+    return start, len(old) - suffix, len(new) - suffix
 
 
 def update_bib_index(
-    old: BibIndex, bib: ParsedBibliography, old_text: str, new_text: str
+    old: BibIndex,
+    bib: ParsedBibliography,
+    old_text: str,
+    new_text: str,
+    changed: tuple[int, int, int] | None = None,
 ) -> BibIndex:
     """The index of ``bib`` (parsed from ``new_text``), reusing ``old`` (of ``old_text``)
-    for the entries the edit did not touch."""
+    for the entries the edit did not touch.  ``changed`` is
+    ``changed_region(old_text, new_text)`` when the caller has it already."""
     from bisect import bisect_left, bisect_right
 
     entries = tuple(bib.entries)
     n_old, n_new = len(old.entries), len(entries)
-    start, old_end, new_end = changed_region(old_text, new_text)
+    start, old_end, new_end = changed or changed_region(old_text, new_text)
     # unchanged prefix: entries ending before the edit; unchanged tail: starting after it
     a = bisect_right(entries, start - 1, key=lambda e: e.span.end)
     b = bisect_left(entries, new_end + 1, key=lambda e: e.span.start)
@@ -262,7 +315,10 @@ def update_bib_index(
     if a != a_old or n_new - b != n_old - b_old:
         return build_bib_index(bib, new_text)
     middle = entries[a:b]
-    keys = [e.key for e in entries]
+    if all(map(is_, entries[:a], old.entries[:a])):
+        keys = old.keys[:a] + [e.key for e in entries[a:]]  # the same entries, the same keys
+    else:
+        keys = [e.key for e in entries]
     if keys[:a] != old.keys[:a] or keys[b:] != old.keys[b_old:]:
         return build_bib_index(bib, new_text)  # the edit changed how later text parses
     shift = n_new - n_old
@@ -278,6 +334,11 @@ def update_bib_index(
 
     alias_rows = splice(old.alias_rows, aliases_mid)
     parent_rows = splice(old.parent_rows, parents_mid)
+    # the same objects while unchanged: checks use them (by identity) as cache keys
+    if alias_rows == old.alias_rows:
+        alias_rows = old.alias_rows
+    if parent_rows == old.parent_rows:
+        parent_rows = old.parent_rows
     if shift:
         by_key, folded, repeated = _tables(keys)
     else:
@@ -632,8 +693,11 @@ class Workspace:
                 state.read_problems = problems
             return state
         old = state
+        changed: tuple[int, int, int] | None = None
         if old is not None:
-            parsed = reparse_file(path, old.parsed, old.text, text, self.settings)
+            if isinstance(old.parsed, ParsedBibliography):
+                changed = changed_region(old.text, text)  # found once, used twice
+            parsed = reparse_file(path, old.parsed, old.text, text, self.settings, changed)
         else:
             parsed = parse_file(path, text, self.settings)
         state = _FileState(text, problems, parsed)
@@ -645,7 +709,7 @@ class Workspace:
             and isinstance(parsed, ParsedBibliography)
             and isinstance(old.parsed, ParsedBibliography)
         ):
-            state._bib_index = update_bib_index(old._bib_index, parsed, old.text, text)
+            state._bib_index = update_bib_index(old._bib_index, parsed, old.text, text, changed)
         self._states[path] = state
         return state
 

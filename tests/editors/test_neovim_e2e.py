@@ -60,8 +60,9 @@ def run_nvim(
     code: str = "dangling-citation",
     key: str = DANGLING_KEY,
     apply: bool = True,
+    fix_prefix: str = "Change to",
 ) -> dict[str, Any]:
-    out = tmp_path / f"nvim-{mode}.json"
+    out = tmp_path / f"nvim-{mode}-{code}.json"
     env = server_env(tmp_path)
     if not SNAPSHOT.exists():
         missing("examples/snapshot.jsonl", "it is part of the repository")
@@ -69,7 +70,7 @@ def run_nvim(
         CITEWARDEN_NVIM_PLUGIN=str(PLUGIN),
         CITEWARDEN_E2E_MODE=mode,
         CITEWARDEN_E2E_CODE=code,
-        CITEWARDEN_E2E_FIX="Change to",
+        CITEWARDEN_E2E_FIX=fix_prefix,
         CITEWARDEN_E2E_KEY=key,
         CITEWARDEN_E2E_APPLY="1" if apply else "0",
         CITEWARDEN_E2E_OUT=str(out),
@@ -90,7 +91,7 @@ def run_nvim(
     )
     result: dict[str, Any] = json.loads(out.read_text()) if out.exists() else {}
     label = version_of(nvim).removeprefix("NVIM ").replace(" ", "_")
-    keep = ARTIFACTS / f"neovim-{label}-{mode}-{Path(open_file).stem}.json"
+    keep = ARTIFACTS / f"neovim-{label}-{mode}-{Path(open_file).stem}-{code}.json"
     keep.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(out, keep) if out.exists() else keep.write_text(proc.stderr)
     logs = "".join(p.read_text(errors="replace")[-3000:] for p in tmp_path.rglob("lsp.log"))
@@ -102,29 +103,34 @@ def run_nvim(
     return result
 
 
-def check_fix_on_disk(result: dict[str, Any], before: dict[Path, bytes], project: Path) -> str:
-    """The fixed file differs from the original in exactly the key; every other file is intact."""
-    title = FIX_TITLE.match(result["chosen"])
-    assert title, result["offered"]
-    new_key = title.group(1)
+def check_fix_on_disk(
+    result: dict[str, Any],
+    before: dict[Path, bytes],
+    title: re.Pattern[str],
+    code: str,
+    old: str,
+) -> str:
+    """The fixed file differs from the original in exactly the text under the diagnostic,
+    replaced by the value the chosen fix's title names; every other file is intact."""
+    match = title.match(result["chosen"])
+    assert match, result["offered"]
+    new = match.group(1)
     fixed = Path(result["file"]).resolve()
     r = result["range"]
     assert r["line"] == r["end_line"]
     lines = before[fixed].split(b"\n")
     line = lines[r["line"]]
-    old_key = line[r["col"] : r["end_col"]].decode()
-    assert old_key == DANGLING_KEY
-    lines[r["line"]] = line[: r["col"]] + new_key.encode() + line[r["end_col"] :]
+    assert line[r["col"] : r["end_col"]].decode() == old
+    lines[r["line"]] = line[: r["col"]] + new.encode() + line[r["end_col"] :]
     assert fixed.read_bytes() == b"\n".join(lines)
     for path, data in before.items():
         if path != fixed:
             assert path.read_bytes() == data, f"{path} changed"
-    assert result["diagnostics_after"] is not None
     assert not any(
-        d["code"] == "dangling-citation" and old_key in d["message"]
+        d["code"] == code and d["line"] == r["line"] and d["file"] == fixed.name
         for d in result["diagnostics_after"]
-    )
-    return new_key
+    ), result["diagnostics_after"]
+    return new
 
 
 def snapshot(project: Path) -> dict[Path, bytes]:
@@ -182,7 +188,8 @@ def test_change_to_quick_fix_in_latex_project(
     }
     assert flagged == {"refs.bib", "methods.tex"}, result["diagnostics"]
     assert all(d["source"] == "citewarden" for d in result["diagnostics"])
-    assert check_fix_on_disk(result, before, project) == CORRECT_KEY
+    new = check_fix_on_disk(result, before, FIX_TITLE, "dangling-citation", DANGLING_KEY)
+    assert new == CORRECT_KEY
     assert Path(result["file"]).resolve() == (project / "sections" / "methods.tex").resolve()
     # :CitewardenStatus shows the status the server last sent, which is its current one
     status = result["server_status"]
@@ -214,3 +221,32 @@ def test_markdown_paper_attaches_and_gets_project_diagnostics(
     for path, data in before.items():
         if path.exists() and "xdg" not in path.parts and "citewarden-cache" not in path.parts:
             assert path.read_bytes() == data
+
+
+#: The example's entry carrying the DOI of another work, and the DOI of the work it describes.
+WRONG_DOI_KEY = "sullivan_pyvista_2019"
+RIGHT_DOI = "10.21105/joss.01450"
+DOI_FIX_TITLE = re.compile(r"^Replace DOI with (\S+)$")
+
+
+@pytest.mark.parametrize(("nvim", "version", "mode", "fix"), NVIMS[:2])
+def test_doi_of_another_work_is_corrected_in_the_bib(
+    nvim: Path, version: str, mode: str, fix: str, tmp_path: Path
+) -> None:
+    """The verification quick fix: the DOI value in refs.bib replaced by the right one."""
+    nvim = _nvim(nvim, version, fix)
+    project = example_project("latex-paper", tmp_path)
+    before = snapshot(project)
+    bib = before[(project / "refs.bib").resolve()].decode("utf-8")
+    entry = entry_lines(bib, WRONG_DOI_KEY)
+    wrong = next(
+        m.group(1)
+        for i in entry
+        if (m := re.search(r"doi\s*=\s*[{\"]([^}\"]+)", bib.split("\n")[i], re.IGNORECASE))
+    )
+    result = run_nvim(
+        nvim, mode, project, "main.tex", tmp_path, "doi-other-work", RIGHT_DOI, True, "Replace DOI"
+    )
+    assert Path(result["file"]).name == "refs.bib"
+    assert result["range"]["line"] in entry
+    assert check_fix_on_disk(result, before, DOI_FIX_TITLE, "doi-other-work", wrong) == RIGHT_DOI

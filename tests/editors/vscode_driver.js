@@ -19,7 +19,7 @@ const log = (...a) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s]`,
 const exists = (name) => fs.existsSync(path.join(dir, name));
 
 async function texts(page, selector) {
-  return (await page.locator(selector).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+  return (await page.locator(selector).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim().slice(0, 1000));
 }
 
 async function shoot(page, name) {
@@ -77,7 +77,8 @@ async function onAfter(page) {
 
 async function onNotFound(page) {
   const toasts = '.notifications-toasts .notification-toast';
-  await page.locator(toasts, { hasText: 'citewarden' }).first().waitFor({ timeout: 15000 });
+  await page.locator(toasts, { hasText: '/nonexistent/bin/citewarden' }).first().waitFor({ timeout: 15000 })
+    .catch(() => undefined);
   const seen = { toasts: await texts(page, toasts), statusBar: await texts(page, '.statusbar-item') };
   await shoot(page, '05_server_not_found.png');
   return seen;
@@ -85,7 +86,8 @@ async function onNotFound(page) {
 
 async function onCrashed(page) {
   const toasts = '.notifications-toasts .notification-toast';
-  await page.locator(toasts, { hasText: 'stopped' }).first().waitFor({ timeout: 15000 }).catch(() => undefined);
+  await page.locator(toasts, { hasText: 'stopped while starting' }).first().waitFor({ timeout: 15000 })
+    .catch(() => undefined);
   const seen = { toasts: await texts(page, toasts) };
   await shoot(page, '06_server_crashed.png');
   return seen;

@@ -11,6 +11,7 @@ recorded 404.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,7 +25,11 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 import replay as replay_fixtures
-from citewarden.model import Code
+from citewarden.lsp.verification import fingerprint
+from citewarden.lsp.verify_findings import correction_fix, entry_findings, ignore_fix
+from citewarden.model import Code, Issue, Severity, Status, Tier, Verdict
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.settings import Settings, VerifySettings, merge_settings
 from citewarden.verify.config import URL_ENV
 from conftest import CLIENTS, SERVER, Harness, make_client
 from markers import write_project
@@ -611,3 +616,93 @@ async def test_report_command_writes_the_verdicts(vstart: VStart, tmp_path: Path
     page = Path(html["path"]).read_text(encoding="utf-8")
     assert Path(html["path"]) == h.root / "out" / "r.html"
     assert "fake2023" in page and "<html" in page.lower()
+
+
+# ----------------------------------------------------------------------------------------
+# The pieces on their own (no server process)
+# ----------------------------------------------------------------------------------------
+
+BIB = """@string{el = {Ecology Letters}}
+
+@article{boettiger2022,
+  author = {Boettiger, Carl},
+  title = {The forecast trap},
+  journal = el,
+  year = {2022},
+  pages = {1655--1664},
+  note = {Read twice},
+  doi = {10.1371/journal.ppat.1008184},
+}
+"""
+
+
+def _verdict(tier: Tier, *issues: Issue, **kw: Any) -> Verdict:
+    status = kw.pop("status", Status.MISMATCH)
+    return Verdict("boettiger2022", status, tier, issues=issues, **kw)
+
+
+def test_severity_follows_the_tier_and_the_settings() -> None:
+    entry = parse_bibtex(Path("/p/refs.bib"), BIB).entries[0]
+    other = Issue(Code.DOI_OTHER_WORK, "DOI 10.1371/journal.ppat.1008184 belongs to ...", "doi")
+    note = Issue(Code.UNVERIFIED, "could not be checked: timeout (crossref)")
+    verdict = _verdict(Tier.E, other, note, sources=("crossref",))
+    found = entry_findings(entry, verdict, BIB, VerifySettings())
+    assert [(f.code, f.severity) for f in found] == [
+        (Code.DOI_OTHER_WORK, Severity.WARNING),
+        (Code.UNVERIFIED, Severity.HINT),  # a note keeps its own severity
+    ]
+    doi = entry.field("doi")
+    assert doi is not None and found[0].location.span == doi.value_span
+    assert found[0].message.startswith("Crossref: DOI 10.1371")
+    assert found[1].location.span == entry.key_span
+    louder = VerifySettings(tier_severity={"E": "error"})
+    assert entry_findings(entry, verdict, BIB, louder)[0].severity is Severity.ERROR
+    quiet = VerifySettings(tier_severity={"E": "off"})
+    assert [f.code for f in entry_findings(entry, verdict, BIB, quiet)] == [Code.UNVERIFIED]
+    assert entry_findings(entry, _verdict(Tier.D, status=Status.VERIFIED), BIB, louder) == []
+
+
+def test_tier_severity_setting_is_checked() -> None:
+    settings, problems = merge_settings(
+        Settings(), {"verify": {"tier_severity": {"H": "warning", "X": "error", "M": "loud"}}}, "t"
+    )
+    assert settings.verify.tier_severity["H"] == "warning"
+    assert settings.verify.tier_severity["M"] == "information"  # the invalid value fell back
+    assert sorted(p.key for p in problems) == ["verify.tier_severity.M", "verify.tier_severity.X"]
+
+
+def test_ignore_comment_suppresses_the_entry_for_the_parser() -> None:
+    path = Path("/p/refs.bib")
+    bib = parse_bibtex(path, BIB)
+    entry = bib.entries[0]
+    fix = ignore_fix(entry, BIB)
+    assert fix is not None
+    [edit] = fix.edits
+    text = BIB[: edit.span.start] + edit.new_text + BIB[edit.span.end :]
+    assert "\n% citewarden: ignore\n@article{boettiger2022," in text
+    again = parse_bibtex(path, text)
+    line = text.count("\n", 0, again.entries[0].span.start)
+    assert line in again.suppressed_lines
+    assert ignore_fix(entry, BIB) is not None
+    csl = dataclasses.replace(entry, path=Path("/p/refs.json"))
+    assert ignore_fix(csl, BIB) is None
+
+
+def test_corrections_are_minimal_edits_and_macros_are_left_alone() -> None:
+    entry = parse_bibtex(Path("/p/refs.bib"), BIB).entries[0]
+    fix = correction_fix(entry, BIB, "doi", "10.1111/ele.14024")
+    assert fix is not None and fix.title == "Replace DOI with 10.1111/ele.14024"
+    [edit] = fix.edits
+    assert BIB[edit.span.start : edit.span.end] == "10.1371/journal.ppat.1008184"
+    # a value written with an @string macro is not rewritten
+    assert correction_fix(entry, BIB, "journal", "Ecology letters") is None
+
+
+def test_fingerprint_changes_with_identity_fields_only() -> None:
+    path = Path("/p/refs.bib")
+    base = fingerprint(parse_bibtex(path, BIB).entries[0])
+    renamed = BIB.replace("boettiger2022", "forecast").replace("Read twice", "Read once")
+    assert fingerprint(parse_bibtex(path, renamed).entries[0]) == base
+    for old, new in (("1655--1664", "1655--1646"), ("{2022}", "{2021}"), ("ppat", "pbio")):
+        changed = parse_bibtex(path, BIB.replace(old, new)).entries[0]
+        assert fingerprint(changed) != base, old

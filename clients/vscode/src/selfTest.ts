@@ -8,7 +8,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
 import { commandErrors } from './commands';
-import { StatusBar } from './status';
+import { parseStatus, StatusBar, statusText } from './status';
 
 export const SELFTEST_ENV = 'CITEWARDEN_VSCODE_SELFTEST';
 
@@ -127,6 +127,7 @@ async function resilience(ctx: Context, timeout: number, step: (name: string, ex
   out.diagnosticsAfterRestart = await waitFor('diagnostics from the restarted server', republished, timeout);
   step('server restarted', out);
   // 2. the configured command does not exist: a clear message, and the status bar says so
+  await vscode.commands.executeCommand('notifications.clearAll');
   const config = vscode.workspace.getConfiguration('citewarden');
   await config.update('server.command', ['/nonexistent/bin/citewarden', 'serve'], vscode.ConfigurationTarget.Global);
   await sleep(1000); // let the running client pass the change on before it is stopped
@@ -135,7 +136,8 @@ async function resilience(ctx: Context, timeout: number, step: (name: string, ex
   out.notFoundStatusText = ctx.status.text;
   step('wrong command', { state: out.notFoundState });
   await phase('notfound');
-  // 3. a server that dies at once (a broken installation): restarted a few times, then a message
+  // 3. a server that dies at once (a broken installation): not restarted, a message instead
+  await vscode.commands.executeCommand('notifications.clearAll');
   await config.update(
     'server.command',
     ['/bin/sh', '-c', 'echo "citewarden: broken installation" >&2; exit 3'],
@@ -309,13 +311,16 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
     step('server commands', { runs });
     // The status bar follows the server's citewarden/status notification.
     if (offered.includes('citewarden.status')) {
-      await waitFor(
-        'a citewarden/status notification after verifying',
-        () => (ctx.status.status && !ctx.status.status.verifying ? true : undefined),
+      // once verification has finished, the last notification is the server's current status
+      result.serverStatus = await waitFor(
+        'the status bar to match citewarden.status',
+        async () => {
+          const server = parseStatus(await vscode.commands.executeCommand('citewarden.status'));
+          const shown = ctx.status.status;
+          return !server.verifying && shown && statusText(shown) === statusText(server) ? server : undefined;
+        },
         timeout,
-      ).catch(() => undefined);
-      await sleep(500);
-      result.serverStatus = await vscode.commands.executeCommand('citewarden.status');
+      ).catch(async () => vscode.commands.executeCommand('citewarden.status'));
     }
     result.statusText = ctx.status.text;
     result.status = ctx.status.status ?? null;

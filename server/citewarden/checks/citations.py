@@ -22,7 +22,8 @@ and its dangling findings, per bibliography version its orphan findings (see
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -92,7 +93,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     _is_quarto(project),
                     memo,
                 )
-        found += _missing_crossrefs(ws, project, defined)
+        found += _missing_crossrefs(ws, project, defined, token, memo)
         for bib in project.bibliographies:
             users.setdefault(bib, []).append(project)
     for bib_path, bib_projects in users.items():
@@ -122,20 +123,27 @@ class Ident:
 class Defined:
     """The names a project defines: entry keys, ``ids`` aliases and ``\\bibitem`` keys.
 
-    Held as the bibliography indexes' own sets (no copy of 20 000 keys per check).
+    Held as the bibliography indexes' own sets (no copy of 20 000 keys per check); the
+    pool of suggestions is made once, on the first dangling key.
     """
 
-    __slots__ = ("_folded", "_names", "_pool")
+    __slots__ = ("_folded", "_folded_parts", "_folded_pool", "_keys", "_names", "_pool")
 
     def __init__(
         self,
         names: list[frozenset[str]],
         folded: list[Collection[str]],
         pool: list[Sequence[str]],
+        folded_parts: list[Callable[[], Sequence[str]]] | None = None,
     ) -> None:
         self._names = names
         self._folded = folded
         self._pool = pool
+        #: per part of ``pool``, a function giving its keys casefolded (an index's is
+        #: carried over between versions of the bibliography)
+        self._folded_parts = folded_parts
+        self._keys: list[str] | None = None
+        self._folded_pool: list[str] | None = None
 
     def __contains__(self, key: str) -> bool:
         return any(key in names for names in self._names)
@@ -150,8 +158,19 @@ class Defined:
     @property
     def keys(self) -> list[str]:
         """Every defined name in file order (the pool of "did you mean" suggestions; may
-        repeat a duplicated key)."""
-        return [key for part in self._pool for key in part]
+        repeat a duplicated key).  Made once; do not modify it."""
+        if self._keys is None:
+            self._keys = [key for part in self._pool for key in part]
+        return self._keys
+
+    def suggestions(self, key: str) -> list[tuple[str, float]]:
+        """:func:`suggest_keys` over :attr:`keys`, with the pool casefolded only once."""
+        if self._folded_pool is None:
+            if self._folded_parts is None:
+                self._folded_pool = [k.casefold() for k in self.keys]
+            else:
+                self._folded_pool = [k for part in self._folded_parts for k in part()]
+        return _closest(key, self.keys, self._folded_pool)
 
 
 def _token(ws: Workspace, project: Project) -> tuple[object, ...]:
@@ -167,22 +186,34 @@ def _defined(ws: Workspace, project: Project) -> Defined:
     names: list[frozenset[str]] = []
     folded: list[Collection[str]] = []
     pool: list[Sequence[str]] = []
+    folded_parts: list[Callable[[], Sequence[str]]] = []
     for _, _, index in ws.project_bibliographies(project):
         names.append(index.key_set)
         folded.append(index.folded.keys())
         pool.append(index.keys)
+        folded_parts.append(partial(index.table, "key-casefolded", _casefolded_key))
         if index.alias_rows:
             aliases = index.aliases
             names.append(frozenset(aliases))
             folded.append({a.casefold() for a in aliases})
             pool.append(list(aliases))
+            folded_parts.append(partial(_casefolded, pool[-1]))
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
             items = [k for k, _ in doc.bibitems]
             names.append(frozenset(items))
             folded.append({k.casefold() for k in items})
             pool.append(items)
-    return Defined(names, folded, pool)
+            folded_parts.append(partial(_casefolded, items))
+    return Defined(names, folded, pool, folded_parts)
+
+
+def _casefolded_key(entry: Entry) -> str:
+    return entry.key.casefold()
+
+
+def _casefolded(keys: Sequence[str]) -> list[str]:
+    return [k.casefold() for k in keys]
 
 
 # ---- dangling ---------------------------------------------------------------------------------
@@ -229,7 +260,7 @@ def _dangling(
                 _dangling_finding,
                 path,
                 cit,
-                defined,
+                memo.get(("suggest", key, token), defined.suggestions, key),
             )
         )
     return found
@@ -247,23 +278,30 @@ def _is_quarto(project: Project) -> bool:
 def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:
     """Up to :data:`MAX_SUGGESTIONS` existing keys closest to ``key``, best first (ties in
     the order given)."""
+    pool = keys if isinstance(keys, list) else list(keys)
+    return _closest(key, pool, [k.casefold() for k in pool])
+
+
+def _closest(key: str, pool: list[str], folded: list[str]) -> list[tuple[str, float]]:
+    """:func:`suggest_keys` with ``folded[i] == pool[i].casefold()`` given (rapidfuzz
+    ratio on casefolded keys, as a ``str.casefold`` processor would compute it)."""
     matches = process.extract(
-        key,
-        keys if isinstance(keys, list) else list(keys),
+        key.casefold(),
+        folded,
         scorer=fuzz.ratio,
-        processor=str.casefold,
+        processor=None,
         limit=MAX_SUGGESTIONS * 2,
         score_cutoff=SUGGESTION_CUTOFF,
     )
     out: dict[str, float] = {}
-    for name, score, _ in matches:
+    for _, score, i in matches:
+        name = pool[i]
         if name not in out and name != key:
             out[name] = float(score)
     return list(out.items())[:MAX_SUGGESTIONS]
 
 
-def _dangling_finding(path: Path, cit: Citation, defined: Defined) -> Finding:
-    suggestions = suggest_keys(cit.key, defined.keys)
+def _dangling_finding(path: Path, cit: Citation, suggestions: list[tuple[str, float]]) -> Finding:
     names = [s for s, _ in suggestions]
     message = f"citation key '{cit.key}' is not defined in any bibliography"
     if names:
@@ -325,29 +363,41 @@ def _missing_links(project: Project) -> list[Finding]:
     return found
 
 
-def _missing_crossrefs(ws: Workspace, project: Project, defined: Defined) -> list[Finding]:
+def _missing_crossrefs(
+    ws: Workspace, project: Project, defined: Defined, token: tuple[object, ...], memo: Memo
+) -> list[Finding]:
+    """``crossref``/``xdata`` targets defined nowhere, per bibliography version and set of
+    definitions (``token``)."""
     found: list[Finding] = []
     for path, _, index in ws.project_bibliographies(project):
-        for i, parents in index.parent_rows.items():
-            entry = index.entries[i]
-            for parent in parents:
-                if defined.has_folded(parent.casefold()):
-                    continue
-                fld = entry.field("crossref") or entry.field("xdata")
-                for name in ("crossref", "xdata"):
-                    f = entry.field(name)
-                    if f is not None and parent in f.text:
-                        fld = f
-                        break
-                span = fld.value_span if fld is not None else entry.key_span
-                found.append(
-                    Finding(
-                        Code.MISSING_CROSSREF,
-                        Location(path, span),
-                        f"'{entry.key}' refers to '{parent}', which is not defined",
-                        data=MappingProxyType({"key": entry.key, "target": parent}),
-                    )
+        if index.parent_rows:
+            key = ("crossrefs", path, Ident(index), token)
+            found += memo.get(key, _bib_missing_crossrefs, path, index, defined)
+    return found
+
+
+def _bib_missing_crossrefs(path: Path, index: BibIndex, defined: Defined) -> list[Finding]:
+    found: list[Finding] = []
+    for i, parents in index.parent_rows.items():
+        entry = index.entries[i]
+        for parent in parents:
+            if defined.has_folded(parent.casefold()):
+                continue
+            fld = entry.field("crossref") or entry.field("xdata")
+            for name in ("crossref", "xdata"):
+                f = entry.field(name)
+                if f is not None and parent in f.text:
+                    fld = f
+                    break
+            span = fld.value_span if fld is not None else entry.key_span
+            found.append(
+                Finding(
+                    Code.MISSING_CROSSREF,
+                    Location(path, span),
+                    f"'{entry.key}' refers to '{parent}', which is not defined",
+                    data=MappingProxyType({"key": entry.key, "target": parent}),
                 )
+            )
     return found
 
 
@@ -384,13 +434,14 @@ def _cited_keys(
 
 def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
     """Keys of ``own`` matched by no citation (exactly, or casefolded for BibTeX)."""
-    uncited = own.by_key.keys() - cited
     if folded:
         uncited_folded = own.folded.keys() - folded
         if not cited:
             uncited = {own.keys[i] for fk in uncited_folded for i in own.folded[fk]}
         else:
-            uncited = {k for k in uncited if k.casefold() in uncited_folded}
+            uncited = {k for k in own.by_key.keys() - cited if k.casefold() in uncited_folded}
+    else:
+        uncited = own.by_key.keys() - cited
     for alias, entry in own.aliases.items():
         if alias in cited or (folded and alias.casefold() in folded):
             uncited.discard(entry.key)
@@ -445,6 +496,7 @@ def _orphans(ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo)
         projects,
         targets,
         memo,
+        docs,
     )
 
 
@@ -455,21 +507,18 @@ def _orphan_list(
     projects: list[Project],
     nocite_targets: tuple[tuple[object, ...], ...],
     memo: Memo,
+    docs: tuple[tuple[Ident, bool], ...],
 ) -> list[Finding]:
-    cited, cited_folded, everything = _cited_keys(ws, projects, memo)
+    cited, cited_folded, everything = memo.get(("cited-by", docs), _cited_keys, ws, projects, memo)
     bib = ws.bibliography(bib_path)
     if everything or bib is None:
-        return []
-    uncited = _uncited(own, cited, cited_folded)
-    if not uncited:
         return []
     indexes = list(
         {id(i): i for pr in projects for _, _, i in ws.project_bibliographies(pr)}.values()
     )
-    reached = _reached_parents(indexes, cited, cited_folded)
-    if reached:
-        folded_reached = {k.casefold() for k in reached}
-        uncited = {k for k in uncited if k not in reached and k.casefold() not in folded_reached}
+    positions = _orphan_positions(own, indexes, cited, cited_folded, memo)
+    if not positions:
+        return []
     fmt = bib.format
     text = ws.text(bib_path) or ""
     found: list[Finding] = []
@@ -481,7 +530,7 @@ def _orphan_list(
         old_table = memo.previous(("orphans", Ident(old), nocite_targets))
         if old_table:
             table.update((i, f) for i, f in old_table.items() if i < a)
-    for i in sorted(i for key in uncited if key for i in own.by_key[key]):
+    for i in positions:
         finding = table.get(i)
         if finding is None:
             table[i] = finding = _orphan_finding(
@@ -489,6 +538,41 @@ def _orphan_list(
             )
         found.append(finding)
     return found
+
+
+def _orphan_positions(
+    own: BibIndex,
+    indexes: list[BibIndex],
+    cited: set[str],
+    folded: set[str],
+    memo: Memo,
+) -> list[int]:
+    """Positions in ``own`` of the entries nobody cites, in file order.
+
+    They depend on the keys, aliases and crossref/xdata links of the bibliographies and on
+    the cited keys only: an edit that changes none of these (a title typed into, a space
+    in a chapter) reuses the previous answer after comparing the cited sets.
+    """
+    key = (
+        "orphan-positions",
+        own.keys_token,
+        *((i.keys_token, Ident(i.parent_rows)) for i in indexes),
+    )
+    previous = memo.previous(key)
+    if previous is not None and previous[0] == cited and previous[1] == folded:
+        memo.current[key] = previous
+        return previous[2]  # type: ignore[no-any-return]
+    uncited = _uncited(own, cited, folded)
+    if uncited:
+        reached = _reached_parents(indexes, cited, folded)
+        if reached:
+            folded_reached = {k.casefold() for k in reached}
+            uncited = {
+                k for k in uncited if k not in reached and k.casefold() not in folded_reached
+            }
+    positions = sorted(i for k in uncited if k for i in own.by_key[k])
+    memo.current[key] = (cited, folded, positions)
+    return positions
 
 
 def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[object, ...], ...]:

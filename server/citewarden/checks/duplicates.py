@@ -12,9 +12,11 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from citewarden.checks import Memo
 from citewarden.model import (
@@ -90,7 +92,8 @@ def _duplicate_keys(
                         _duplicate_key(path, bib.format, entry, end, first_path, first, first_line)
                     )
         earlier.append((path, index))
-        earlier_keys |= index.folded.keys()
+        if len(earlier) < len(bibs):  # only a later bibliography compares with these
+            earlier_keys |= index.folded.keys()
     return found
 
 
@@ -200,6 +203,45 @@ def _title_ident(raw: str) -> str:
     return title if len(title) >= MIN_TITLE_CHARS else ""
 
 
+#: ``[\W_]+`` for lower-case ASCII text, keeping NUL (the separator of titles normalised
+#: together)
+_NON_WORD_BUT_NUL = re.compile(r"[^a-z0-9\x00]+")
+
+
+def _title_idents(raws: Sequence[str | None]) -> list[str]:
+    """``_title_ident`` of each title ("" for None).
+
+    ASCII titles (nearly all) are normalised together: joined with NUL (which no title
+    holds and no pattern crosses), each regular expression runs once over the whole, then
+    the result is split again.  Other titles take :func:`normalize_title` one by one.
+    """
+    out = [""] * len(raws)
+    batch = [
+        i
+        for i, raw in enumerate(raws)
+        if raw and raw.isascii() and "\x00" not in raw and not raw.endswith("\\")
+    ]
+    text = "\x00".join([raws[i] for i in batch])  # type: ignore[misc]
+    if "\\" in text:
+        text = _LATEX_COMMAND.sub(_command, text)
+    parts = _NON_WORD_BUT_NUL.sub("", text.lower()).split("\x00")
+    if len(parts) != len(batch):  # cannot happen; keep the one-by-one result then
+        batch, parts = [], []
+    for i, title in zip(batch, parts, strict=True):
+        out[i] = title if len(title) >= MIN_TITLE_CHARS else ""
+    done = set(batch)
+    for i, raw in enumerate(raws):
+        if raw and i not in done:
+            out[i] = _title_ident(raw)
+    return out
+
+
+def _titles_of(entries: Sequence[Entry]) -> list[tuple[str, str] | None]:
+    """``_title_of`` of each entry, the titles normalised together."""
+    idents = _title_idents([e.get("title") for e in entries])
+    return [(t, _year(e)) if t else None for t, e in zip(idents, entries, strict=True)]
+
+
 def _doi_of(entry: Entry) -> str:
     raw = entry.get("doi")
     return normalize_doi(raw) if raw else ""
@@ -215,15 +257,9 @@ def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> l
     # per-entry values are tables carried over between versions; counting is done in C,
     # and only entries whose DOI or title occurs twice are looked at one by one
     dois = [index.table("doi", _doi_of) for _, _, index in bibs]
-    titles = [index.table("title", _title_of) for _, _, index in bibs]
-    doi_counts: Counter[str] = Counter()
-    title_counts: Counter[tuple[str, str] | None] = Counter()
-    for column in dois:
-        doi_counts.update(column)
-    for tcolumn in titles:
-        title_counts.update(tcolumn)
-    shared_dois = {d for d, n in doi_counts.items() if n > 1 and d}
-    shared_titles = {t for t, n in title_counts.items() if n > 1 and t is not None}
+    titles = [index.table("title", _title_of, _titles_of) for _, _, index in bibs]
+    shared_dois = _shared([index for _, _, index in bibs], "doi")
+    shared_titles = _shared([index for _, _, index in bibs], "title")
     if not shared_dois and not shared_titles:
         return []
     by_doi: dict[str, tuple[Path, Entry]] = {}
@@ -254,6 +290,42 @@ def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> l
                     _duplicate_work(path, entry, (seen[0], seen[1]), "same title and year")
                 )
     return found
+
+
+def _shared(indexes: list[BibIndex], name: str) -> set[Any]:
+    """Values of the per-entry table ``name`` that occur more than once across
+    ``indexes`` (empty values and None excluded)."""
+    if len(indexes) == 1:
+        return _counted(indexes[0], name)[1]
+    total: Counter[Any] = Counter()
+    for index in indexes:
+        total.update(_counted(index, name)[0])
+    return {v for v, n in total.items() if n > 1 and v}
+
+
+def _counted(index: BibIndex, name: str) -> tuple[Counter[Any], set[Any]]:
+    """How often each value of the table ``name`` occurs in ``index``, and the values
+    occurring more than once; made once per version, and after an edit derived from the
+    previous version's counts by recounting only the entries the edit replaced."""
+    found = index.rows.get("#count:" + name)
+    if found is not None:
+        return found[0], found[1]
+    column = index.rows[name]
+    prev = index.previous
+    old = prev[0].rows.get("#count:" + name) if prev is not None else None
+    old_column = prev[0].rows.get(name) if prev is not None else None
+    if prev is not None and old is not None and old_column is not None:
+        _, a, b, b_old = prev
+        counts: Counter[Any] = old[0].copy()
+        counts.subtract(old_column[a:b_old])
+        counts.update(column[a:b])
+        touched = set(old_column[a:b_old]) | set(column[a:b])
+        shared = (old[1] - touched) | {v for v in touched if counts[v] > 1 and v}
+    else:
+        counts = Counter(column)
+        shared = {v for v, n in counts.items() if n > 1 and v}
+    index.rows["#count:" + name] = [counts, shared]
+    return counts, shared
 
 
 def _duplicate_work(path: Path, entry: Entry, other: tuple[Path, Entry], why: str) -> Finding:

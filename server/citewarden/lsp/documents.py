@@ -154,7 +154,7 @@ class Document:
             a = self.index.offset(Position(r.start.line, r.start.character), encoding)
             b = self.index.offset(Position(r.end.line, r.end.character), encoding)
             a, b = min(a, b), max(a, b)
-            text = self.text[:a] + change.text + self.text[b:]
+            text = "".join((self.text[:a], change.text, self.text[b:]))  # one copy less
             self.index = self.index.edited(a, b, change.text, text)
             self.text = text
             return a

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,15 +79,24 @@ class KeyCatalog:
         if not prefix:
             return self.keys[:MAX_COMPLETIONS], len(self.keys) > MAX_COMPLETIONS
         pre = prefix.casefold()
-        exact = [k for k in self.keys if k.startswith(prefix)]
-        chosen = set(exact)
-        loose = [k for k, f in zip(self.keys, self.folded, strict=True) if f.startswith(pre)]
-        loose = [k for k in loose if k not in chosen]
-        chosen.update(loose)
-        inner = [
-            k for k, f in zip(self.keys, self.folded, strict=True) if pre in f and k not in chosen
-        ]
-        found = exact + loose + inner
+        # the sorted key list makes the exact-prefix matches one slice
+        lo = bisect_left(self.keys, prefix)
+        hi = lo
+        while hi < len(self.keys) and self.keys[hi].startswith(prefix):
+            hi += 1
+        found = self.keys[lo:hi]
+        if len(found) <= MAX_COMPLETIONS:
+            chosen = set(found)
+            starts: list[str] = []
+            inner: list[str] = []
+            for key, folded in zip(self.keys, self.folded, strict=True):
+                at = folded.find(pre)
+                if at == 0:
+                    if key not in chosen:
+                        starts.append(key)
+                elif at > 0:
+                    inner.append(key)
+            found += starts + inner
         return found[:MAX_COMPLETIONS], len(found) > MAX_COMPLETIONS
 
 

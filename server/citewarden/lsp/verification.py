@@ -389,7 +389,7 @@ class VerificationService:
             urgent += job.priority < OTHER
         if self._queue:
             # what the author is looking at does not wait for busy workers to free up
-            self._start(extra=min(urgent, EXPRESS_WORKERS) if keys is None else 1)
+            self._start(urgent=min(urgent, EXPRESS_WORKERS) if keys is None else 1)
         self.send_status()
         return self.status()
 
@@ -414,17 +414,19 @@ class VerificationService:
                 return job
         return None
 
-    def _start(self, extra: int = 0) -> None:
-        """Start the pump (progress and workers) unless it runs; top its workers up, with
-        ``extra`` workers beyond the configured concurrency for urgent entries."""
+    def _start(self, urgent: int = 0) -> None:
+        """Start the pump (progress and workers) unless it runs; else top its workers up and
+        start ``urgent`` one-job workers for what was just queued first."""
         pump = self.session.tasks.get(VERIFY, "pump")
         if pump is None or pump.done():
             self.session.tasks.spawn(VERIFY, "pump", self._pump())
-        else:
-            self._top_up(extra)
+            return
+        self._top_up()
+        for _ in range(urgent):
+            self._workers.add(asyncio.ensure_future(self._express()))
 
-    def _top_up(self, extra: int = 0) -> None:
-        want = max(1, self.settings.concurrency) + extra
+    def _top_up(self) -> None:
+        want = max(1, self.settings.concurrency)
         self._workers = {w for w in self._workers if not w.done()}
         while len(self._workers) < want and len(self._workers) < len(self._queue) + len(
             self._running
@@ -467,36 +469,44 @@ class VerificationService:
 
     async def _worker(self) -> None:
         while True:
-            verifier = self._verifier
             job = self._pop()
-            if job is None or verifier is None:
+            if job is None or self._verifier is None:
                 return
-            log.debug("verifying %s (priority %d)", job.entry.key, job.priority)
-            task = self.engine.submit(verifier.verify(job.entry))
-            self._running[job.fp] = task
-            try:
-                await asyncio.wait([task])
-            except asyncio.CancelledError:
-                task.cancel()
-                raise
-            finally:
-                self._running.pop(job.fp, None)
-            if task.cancelled():
-                self.total = max(self.done, self.total - 1)
-                continue
-            try:
-                verdict = task.result()
-            except Exception:
-                log.exception("verification of %s failed", job.entry.key)
-                self.total = max(self.done, self.total - 1)
-                continue
-            log.debug("verified %s: %s, tier %s", job.entry.key, verdict.status, verdict.tier)
-            self.verdicts[job.fp] = verdict
-            self.generation += 1
-            self.done += 1
-            if job.batch > 1 and job.batch == self._batch:  # after a save: show it now
-                self._urgent.set()
-            self.request_republish()
+            await self._run_job(job)
+
+    async def _express(self) -> None:
+        """One job, the most urgent, without waiting for a busy worker to free up."""
+        job = self._pop()
+        if job is not None and self._verifier is not None:
+            await self._run_job(job)
+
+    async def _run_job(self, job: Job) -> None:
+        log.debug("verifying %s (priority %d)", job.entry.key, job.priority)
+        task = self.engine.submit(self._verifier.verify(job.entry))
+        self._running[job.fp] = task
+        try:
+            await asyncio.wait([task])
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        finally:
+            self._running.pop(job.fp, None)
+        if task.cancelled():
+            self.total = max(self.done, self.total - 1)
+            return
+        try:
+            verdict = task.result()
+        except Exception:
+            log.exception("verification of %s failed", job.entry.key)
+            self.total = max(self.done, self.total - 1)
+            return
+        log.debug("verified %s: %s, tier %s", job.entry.key, verdict.status, verdict.tier)
+        self.verdicts[job.fp] = verdict
+        self.generation += 1
+        self.done += 1
+        if job.batch > 1 and job.batch == self._batch:  # after a save: show it now
+            self._urgent.set()
+        self.request_republish()
 
     def cancel_all(self) -> None:
         """Stop every verification in flight and forget the queue."""

@@ -110,14 +110,23 @@ def _dispatch(path: Path, text: str, settings: Settings) -> Parsed:
 
 
 def reparse_file(
-    path: Path, old: Parsed, old_text: str, new_text: str, settings: Settings | None = None
+    path: Path,
+    old: Parsed,
+    old_text: str,
+    new_text: str,
+    settings: Settings | None = None,
+    changed: tuple[int, int, int] | None = None,
 ) -> Parsed:
-    """Parse a new version of a file, reusing ``old`` where the parser supports it (BibTeX)."""
+    """Parse a new version of a file, reusing ``old`` where the parser supports it (BibTeX).
+
+    ``changed`` is the edited region when the caller knows it: ``(start, old_end,
+    new_end)``, ``old_text[start:old_end]`` replaced by ``new_text[start:new_end]``.
+    """
     if isinstance(old, ParsedBibliography) and old.format is BibFormat.BIBTEX:
         try:
             from citewarden.parsing.bibtex import reparse_bibtex
 
-            return reparse_bibtex(old, old_text, new_text)
+            return reparse_bibtex(old, old_text, new_text, changed)
         except Exception as exc:
             log.exception("incremental parse failed on %s", path)
             return _failed(path, new_text, exc)

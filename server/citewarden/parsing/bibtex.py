@@ -106,6 +106,9 @@ _QUOTED = r'"(' + _QU_IN + r')"'
 _GAP = r"\s*+(?:%[^\n]*+\s*+)*+"  # white space, %-comment lines (possessive: never half a comment)
 
 _BLOCK = re.compile(r"@[ \t]*([A-Za-z_][\w\-.:+]*)\s*([{(])?")
+# The usual start of an entry, "@type{key,", in one match (the fast lane of the scanner).
+_HEAD = re.compile(r"@[ \t]*([A-Za-z_][\w\-.:+]*)\s*\{\s*([^\s,{}=]+)\s*,")
+_SPECIAL = frozenset({"comment", "preamble", "string"})
 _KEY_BRACE = re.compile(r"\s*([^\s,{}=]*)\s*")
 _KEY_PAREN = re.compile(r"\s*([^\s,{}()=]*)\s*")
 # One pass over an entry body, from after "key," up to the next line starting with '@':
@@ -291,7 +294,7 @@ class _LazyEntry(Entry):
     def fields(self) -> tuple[Field, ...]:  # type: ignore[override]
         f = self._f
         if f is None:
-            f = tuple(self._field_at(i) for i in range(len(self._r[_R_NAMES])))
+            f = tuple([self._field_at(i) for i in range(len(self._r[_R_NAMES]))])
             object.__setattr__(self, "_f", f)
         return f
 
@@ -568,6 +571,16 @@ class _Scanner:
                     si += 1
                 if si < len(stops) and stops[si] == at:
                     return at
+            tried = False
+            h = _HEAD.match(text, at)
+            if h is not None:
+                kind = _lower(h.group(1))
+                if kind not in _SPECIAL:
+                    end = self._fast_entry(at, kind, h.group(2), h.start(2), h.end(2), h.end())
+                    if end is not None:
+                        pos = end
+                        continue
+                    tried = True
             m = _BLOCK.match(text, at)
             if m is None or m.group(2) is None:
                 # "@comment" without braces comments out the rest of its line, as in BibTeX.
@@ -591,7 +604,7 @@ class _Scanner:
                 elif kind == "string":
                     pos = self._string(m)
                 else:
-                    pos = self._entry(m, kind)
+                    pos = self._entry(m, kind, try_fast=not tried)
             except _Abort as abort:
                 pos = self._fail(abort, at)
 
@@ -823,7 +836,7 @@ class _Scanner:
 
     # -- entries ----------------------------------------------------------------------------
 
-    def _entry(self, m: re.Match[str], etype: str) -> int:
+    def _entry(self, m: re.Match[str], etype: str, try_fast: bool = True) -> int:
         text, n = self.text, self.n
         at = m.start()
         close = "}" if m.group(2) == "{" else ")"
@@ -858,8 +871,8 @@ class _Scanner:
                 f"expected ',' after the key of entry '{key}', found {_describe(text, pos)}",
             )
 
-        if c == "," and close == "}" and not empty_key:
-            fast = self._fast_entry(m, etype, key, ks, ke, pos + 1)
+        if try_fast and c == "," and close == "}" and not empty_key:
+            fast = self._fast_entry(at, etype, key, ks, ke, pos + 1)
             if fast is not None:
                 return fast
         fields: list[Any] = []
@@ -952,9 +965,7 @@ class _Scanner:
             )
         )
 
-    def _fast_entry(
-        self, m: re.Match[str], etype: str, key: str, ks: int, ke: int, body: int
-    ) -> int | None:
+    def _fast_entry(self, at: int, etype: str, key: str, ks: int, ke: int, body: int) -> int | None:
         """Read a well-formed brace entry in one C-level pass; None: use the slow path."""
         text = self.text
         # The body ends before the next line that starts with '@' (usually the next entry).
@@ -990,7 +1001,6 @@ class _Scanner:
             exps = tuple(expanded)
         if text.find("@", body, end) != -1 and _LINE_BLOCK.search(text, body, end):
             return None  # a value runs into the next entry: the slow path reports it
-        at = m.start()
         self._add_entry(
             etype,
             key,
