@@ -730,3 +730,11 @@ def test_reparse_with_the_changed_region_given() -> None:
     wider = (start - 30, start + 10, start + 10 + len(edited) - len(BASE))
     for changed in (exact, wider, (0, len(BASE), len(edited)), (5, 1, 0)):
         assert reparse_bibtex(old_bib, BASE, edited, changed) == parse(edited)
+
+
+def test_reparse_when_the_last_entry_is_swallowed_by_an_unclosed_value() -> None:
+    old = "@misc{a, author = {Someone},\n  year = {2018}\n}\n\n@misc{b,\n  t = {x}\n"
+    new = old.replace("one},\n  year = {2018}\n}\n\n@misc", "one @misc")
+    before = parse(old)
+    assert [p.location.span.start for p in before.problems] == [len(old)]
+    assert reparse_bibtex(before, old, new) == parse(new)

@@ -1397,7 +1397,11 @@ def _reparse(
     new_entries = head + tuple(scanner.entries) + tail
 
     before = [f for f in old.problems if f.location.span.start < restart]
-    after = [_shift_finding(f, delta) for f in old.problems if f.location.span.start >= resume_old]
+    after = (
+        [_shift_finding(f, delta) for f in old.problems if f.location.span.start >= resume_old]
+        if resume < len(new_text)
+        else []  # read to the end: nothing of the old parse is reused after the edit
+    )
     problems = (*before, *scanner.problems, *after)
 
     window = new_text[max(0, restart - 64) : resume].lower()

@@ -1,0 +1,127 @@
+"""Chains of edits re-checked incrementally give, after every step, the findings (and fixes)
+of a check from scratch: the per-version caches of the checks (orphan positions, suggestion
+pools, duplicate counts, crossref findings) never outlive what they depend on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewarden.checks.citations import suggest_keys
+from citewarden.checks.duplicates import _title_ident, _title_idents
+from citewarden.model import Finding
+from citewarden.project import Workspace, normalize_path
+
+BIB = "".join(
+    f"@article{{key{i},\n  title = {{A rather long title number {i}}},\n"
+    f"  year = {{{2000 + i % 20}}},\n  doi = {{10.1000/x{i}}},\n}}\n\n"
+    for i in range(30)
+) + (
+    "@book{parent,\n  title = {The Parent Proceedings Volume},\n  year = {2001},\n}\n\n"
+    "@inproceedings{child,\n  title = {A child paper of a proceedings},\n"
+    "  crossref = {parent},\n}\n\n"
+    "@inproceedings{stray,\n  title = {Paper with a missing parent},\n  crossref = {gone},\n}\n"
+)
+MAIN = (
+    "\\documentclass{article}\n\\begin{document}\n\\input{ch}\n"
+    "\\bibliography{refs}\n\\end{document}\n"
+)
+CHAPTER = "".join(f"\\cite{{key{i}}}\n" for i in range(0, 30, 2)) + "\\cite{child}\n\\cite{kye4}\n"
+
+#: (file, old, new): applied one after the other to the current texts
+STEPS = [
+    ("refs.bib", "title number 7}", "title number 7 revised}"),
+    ("refs.bib", "{10.1000/x9}", "{10.1000/x8}"),  # a duplicate DOI appears
+    ("ch.tex", "\\cite{key2}", " \\cite{key2}"),  # a space: same keys, spans move
+    ("refs.bib", "title number 3}", "title number 1}"),  # duplicate title, other year
+    ("refs.bib", "year = {2003}", "year = {2001}"),  # ... and now the same year
+    ("ch.tex", "\\cite{kye4}", "\\cite{kye4}\\cite{key3}"),  # an orphan gets cited
+    ("refs.bib", "@article{key12,", "@article{key12b,"),  # a cited key changes: dangling
+    ("refs.bib", "{10.1000/x8}", "{10.1000/x9}"),  # the duplicate DOI goes away
+    ("refs.bib", "crossref = {gone}", "crossref = {parent}"),
+    ("refs.bib", "@article{key12b,", "@article{key12,"),
+    ("ch.tex", "\\cite{child}\n", ""),  # the parent is no longer reached
+    (
+        "refs.bib",
+        "@article{key20,",
+        "@misc{fresh, title={Fresh entry with a title}}\n\n@article{key20,",
+    ),
+]
+
+
+def _summary(result: dict[Path, list[Finding]]) -> list[tuple[object, ...]]:
+    return sorted(
+        (
+            p.name,
+            f.code.value,
+            f.location.span.start,
+            f.location.span.end,
+            f.message,
+            tuple(
+                (x.title, tuple((e.path.name, e.span, e.new_text) for e in x.edits))
+                for x in f.fixes
+            ),
+            tuple((r.location.path.name, r.location.span) for r in f.related),
+        )
+        for p, fs in result.items()
+        for f in fs
+    )
+
+
+def _fresh_check(folder: Path, texts: dict[str, str]) -> dict[Path, list[Finding]]:
+    folder.mkdir()
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    ws = Workspace(root=folder)
+    ws.add_folder(folder)
+    return ws.check()
+
+
+def test_a_chain_of_edits_matches_fresh_checks(tmp_path: Path) -> None:
+    texts = {"main.tex": MAIN, "ch.tex": CHAPTER, "refs.bib": BIB}
+    project = tmp_path / "project"
+    project.mkdir()
+    for name, text in texts.items():
+        (project / name).write_text(text, encoding="utf-8")
+    ws = Workspace(root=project)
+    ws.add_folder(project)
+    ws.check()
+    for n, (name, old, new) in enumerate(STEPS):
+        assert old in texts[name], (n, old)
+        texts[name] = texts[name].replace(old, new, 1)
+        ws.set_text(normalize_path(project / name), texts[name])
+        incremental = ws.check()
+        fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
+        assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["key1", "KEY12", "kye4", "smith2020", "", "Müller"],
+)
+def test_suggestions_equal_a_casefolding_rapidfuzz_search(key: str) -> None:
+    from rapidfuzz import fuzz, process
+
+    pool = ["key1", "Key12", "key12", "müller2020", "smith2021", "SMITH2020a", "other"]
+    matches = process.extract(
+        key, pool, scorer=fuzz.ratio, processor=str.casefold, limit=6, score_cutoff=60.0
+    )
+    expected: dict[str, float] = {}
+    for name, score, _ in matches:
+        if name not in expected and name != key:
+            expected[name] = float(score)
+    assert suggest_keys(key, pool) == list(expected.items())[:3]
+
+
+@pytest.mark.parametrize(
+    "titles",
+    [
+        ["A rather long title", None, "", "Short", "Deep \\emph{Learning} of things"],
+        ["Ends with a backslash \\", "Has a NUL \x00 inside it", "Accents: très élevé ok"],
+        ["Under_scores_count_as_gaps", "\\TeX{} and {LaTeX} typesetting", "\\'{e}t\\'{e} long"],
+        ["ǅemal's Straße title", "Ĳssel river title", "x" * 12, "x" * 11],
+    ],
+)
+def test_titles_normalised_together_equal_one_by_one(titles: list[str | None]) -> None:
+    assert _title_idents(titles) == [_title_ident(t) if t else "" for t in titles]
