@@ -138,3 +138,14 @@ async def test_edit_between_findings_moves_only_those_after_it(start: Start) -> 
     assert dup.range.start.line == h.mark(name, "dup").start.line + 2
     first = dup.related_information[0].location.range if dup.related_information else None
     assert first is not None and h.editor.slice(name, first) == "dup2000"
+
+
+async def test_document_opened_during_indexing_has_no_false_alarms(start: Start) -> None:
+    """Editors open the file at once; it is checked when its bibliography is known."""
+    h = await start(wait_ready=False)
+    name = "chapters/intro.tex"
+    uri = h.editor.open(name)
+    await wait_for(lambda: [p for p in h.published if p.uri == uri and p.version == 1])
+    for params in (p for p in h.published if p.uri == uri):
+        # lamport1994 is defined: only knuht1984 may ever be reported as dangling
+        assert [h.editor.slice(name, d.range) for d in params.diagnostics] == ["knuht1984"]

@@ -294,7 +294,13 @@ class Session:
     def schedule(self, path: Path | None, delay: float = 0.0) -> None:
         """Re-check after ``delay`` seconds; a new call for the same file restarts the wait."""
         key = str(path) if path is not None else "*"
-        self.tasks.debounce(CHECK, key, delay, lambda: self.refresh(path))
+        self.tasks.debounce(CHECK, key, delay, lambda: self._refresh_when_ready(path))
+
+    async def _refresh_when_ready(self, path: Path | None) -> None:
+        # A document opened while the workspace is still being indexed is checked once its
+        # bibliographies are known: no flash of false "dangling" diagnostics.
+        await self.ready.wait()
+        await self.refresh(path)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` in the worker (the only way to touch the project model)."""
