@@ -34,6 +34,7 @@ import hashlib
 import heapq
 import itertools
 import logging
+import sys
 import threading
 import time
 from collections import Counter
@@ -115,10 +116,17 @@ def fingerprint(entry: Entry) -> str:
     ).hexdigest()
 
 
+#: Interpreter thread switch interval while the engine thread runs: the loop that answers
+#: the editor waits at most this long for the interpreter lock when the engine is busy.
+SWITCH_INTERVAL = 0.001
+
+
 class EngineThread:
     """An event loop in a daemon thread where the verification engine runs."""
 
     def __init__(self) -> None:
+        if sys.getswitchinterval() > SWITCH_INTERVAL:
+            sys.setswitchinterval(SWITCH_INTERVAL)
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="citewarden-verify", daemon=True)
         self._thread.start()
@@ -650,6 +658,7 @@ class VerificationService:
                 self._republish_again = False
                 started = time.monotonic()
                 await self.session.republish()
+                log.debug("republished in %.1f ms", (time.monotonic() - started) * 1000)
                 self.send_status()
                 if not self._republish_again:
                     return
