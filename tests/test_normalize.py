@@ -197,3 +197,17 @@ def test_normalising_arbitrary_field_values_never_raises(
     assert n.title is None or "{" not in n.title
     assert n.doi is None or n.doi.startswith("10.")
     assert all(h.char in title + author for h in n.homoglyphs)
+
+
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        (r"The {\TeX}book", "The TeXbook"),
+        (r"{\LaTeX}: A Document Preparation System", "LaTeX: A Document Preparation System"),
+        (r"\LaTeXe{} for authors", "LaTeX2e for authors"),
+        (r"Designing {\BibTeX} Styles", "Designing BibTeX Styles"),
+        (r"Typesetting with \XeTeX\ and {\"o}", "Typesetting with XeTeX and ö"),
+    ],
+)
+def test_latex_to_text_spells_out_tex_logos(raw: str, text: str) -> None:
+    assert latex_to_text(raw) == text

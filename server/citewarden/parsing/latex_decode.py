@@ -9,16 +9,43 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from pylatexenc.latex2text import LatexNodes2Text
+if TYPE_CHECKING:
+    from pylatexenc.latex2text import LatexNodes2Text
 
 _PLAIN = re.compile(r"[^\\{}$~%&_^-]*")
 _SPACES = re.compile(r"[ \t\r\n]+")
+_MARKUP = re.compile(r"\\[A-Za-z]+\*?|[{}\\$]")
+
+#: The TeX family logos, which pylatexenc would otherwise drop as unknown macros.
+LOGOS = {
+    "TeX": "TeX",
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2e",
+    "BibTeX": "BibTeX",
+    "BibLaTeX": "BibLaTeX",
+    "XeTeX": "XeTeX",
+    "XeLaTeX": "XeLaTeX",
+    "LuaTeX": "LuaTeX",
+    "LuaLaTeX": "LuaLaTeX",
+    "pdfTeX": "pdfTeX",
+    "pdfLaTeX": "pdfLaTeX",
+    "ConTeXt": "ConTeXt",
+    "AmSTeX": "AmSTeX",
+    "AmS": "AmS",
+}
 
 
 @lru_cache(maxsize=1)
 def _converter() -> LatexNodes2Text:
-    return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
+    # imported on first use: most values never need the full decoder
+    from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+    context = get_default_latex_context_db()
+    logos = [MacroTextSpec(name, simplify_repl=text) for name, text in LOGOS.items()]
+    context.add_context_category("citewarden-logos", macros=logos, prepend=True)
+    return LatexNodes2Text(latex_context=context, math_mode="text", strict_latex_spaces=False)
 
 
 @lru_cache(maxsize=65536)
@@ -26,13 +53,15 @@ def decode_latex(value: str) -> str:
     """Turn one raw field value into plain Unicode text.
 
     Accents and symbols become characters (``{\\'e}`` -> ``é``), grouping braces are removed,
-    ``--``/``---`` become en/em dashes, ``~`` a no-break space; runs of white space collapse
-    to one space.  A value that pylatexenc cannot read is returned with braces stripped.
+    ``--``/``---`` become en/em dashes, ``~`` a no-break space, TeX logos are spelled out
+    (``{\\TeX}book`` -> ``TeXbook``, ``\\LaTeXe`` -> ``LaTeX2e``); runs of white space
+    collapse to one space.  A value that pylatexenc cannot read is returned with control
+    words, braces and ``$`` stripped.
     """
     if _PLAIN.fullmatch(value):
         return _SPACES.sub(" ", value).strip()
     try:
         text = _converter().latex_to_text(value)
     except Exception:  # malformed LaTeX must never break a caller
-        text = value.replace("{", "").replace("}", "")
+        text = _MARKUP.sub("", value)
     return _SPACES.sub(" ", text).strip()

@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from citewarden.model import Entry, Field, Span
+from citewarden.parsing.latex_decode import decode_latex
 
 # ----------------------------------------------------------------------------------------
 # Text
@@ -58,13 +59,6 @@ _GREEK_TABLE = str.maketrans(_GREEK_NAMES)
 _LETTER_TABLE = str.maketrans(
     {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ı": "i"}
 )
-
-
-@lru_cache(maxsize=1)
-def _latex_decoder() -> object:
-    from pylatexenc.latex2text import LatexNodes2Text
-
-    return LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
 
 
 _ACCENTS = {
@@ -128,7 +122,8 @@ def latex_to_text(value: str) -> str:
     """Decode LaTeX markup in one field value to Unicode and drop grouping braces.
 
     Plain values (no backslash, ``$`` or ``~``) skip the decoder entirely; accents and
-    special letters are decoded directly; anything else goes through pylatexenc.
+    special letters are decoded directly; anything else (TeX logos included) goes through
+    :func:`citewarden.parsing.latex_decode.decode_latex`.
     """
     fast = None
     if not any(t in value for t in _LATEX_TRIGGERS):
@@ -136,10 +131,7 @@ def latex_to_text(value: str) -> str:
     elif (fast := _fast_latex(value)) is not None:
         text = fast
     else:
-        try:
-            text = _latex_decoder().latex_to_text(value)  # type: ignore[attr-defined]
-        except Exception:  # the decoder is tolerant, but a value must never crash a check
-            text = re.sub(r"\\[A-Za-z]+\*?|[{}\\$]", "", value)
+        text = decode_latex(value)
     text = text.replace("\u00a0", " ")
     return _SPACE.sub(" ", text).strip()
 
