@@ -381,3 +381,27 @@ def test_real_paper_citation_macro_reaches_included_file() -> None:
     without = parse_latex(child, text)
     assert not any(c.command == "inlinecite" for c in without.citations)
     assert len(without.citations) == len(with_macro.citations) - len(written)
+
+
+def test_completion_span_of_unclosed_citation_stops_at_the_key() -> None:
+    """In an unclosed group the replaced span holds key characters only: it stops at white
+    space, a backslash, a comma or a brace, never running on over a following command."""
+    cases = [
+        "\\cite{⟦k|la⟦c|⟧⟧\n\\input{x}",
+        "\\cite{⟦k|la⟦c|⟧⟧\\input{x}",
+        "\\cite{⟦k|ab⟦c|⟧cd⟧\\input{x}",
+        "\\cite{a,⟦k|b⟦c|⟧⟧\\label{x}",
+        "\\cite{⟦k|la⟦c|⟧⟧ \\input{x}",
+    ]
+    for marked in cases:
+        m = parse_markers(marked)
+        cursor, key = m.named["c"], m.named["k"]
+        ctx = completion_context(m.text, cursor.start)
+        assert ctx is not None, marked
+        assert ctx.span == key, marked
+        assert ctx.prefix == m.text[key.start : cursor.start]
+    # a cursor inside the name of the following command is not in a key
+    m = parse_markers("\\cite{la\n\\in⟦c|⟧put{x}")
+    assert completion_context(m.text, m.named["c"].start) is None
+    m = parse_markers("\\cite{la\\in⟦c|⟧put{x}")
+    assert completion_context(m.text, m.named["c"].start) is None

@@ -10,15 +10,10 @@ import re
 from citewarden.model import Entry
 from citewarden.verify.normalize import latex_to_text, split_authors
 
-#: Logos the LaTeX decoder does not spell out.
-_LOGOS = re.compile(r"\\(LaTeXe|LaTeX|BibTeX|TeX|XeTeX|LuaTeX)\b\s*")
-_LOGO_TEXT = {"LaTeXe": "LaTeX2e"}
-
 
 def decode(raw: str) -> str:
-    """Field text for display: LaTeX decoded to Unicode, braces dropped."""
-    if "\\" in raw:
-        raw = _LOGOS.sub(lambda m: _LOGO_TEXT.get(m.group(1), m.group(1)), raw)
+    """Field text for display: LaTeX decoded to Unicode (TeX logos spelled out), braces
+    dropped."""
     return latex_to_text(raw)
 
 

@@ -975,9 +975,8 @@ class _Scanner:
         if not rows:
             return None
         # Transpose in C: one tuple per group, the closing row last.
-        raw_names, braced, quoted, number, macro, sep, gap, close, tail, bad = zip(
-            *rows, strict=True
-        )
+        # (findall gives rows of equal width, so zip needs no strict check.)
+        raw_names, braced, quoted, number, macro, sep, gap, close, tail, bad = zip(*rows)
         count = len(rows) - 1  # fields
         if not close[-1] or bad[-1] or (count and (not raw_names[-2] or any(bad))):
             return None  # not closed, or something that is not a field: the slow path reports it
@@ -986,8 +985,8 @@ class _Scanner:
         if count and not sep[count - 1] and "%" in gap[-1]:
             return None  # a comment between a value and the closing brace: not BibTeX
         end = limit - len(tail[-1])
-        names = tuple(map(_intern, " ".join(raw_names[:count]).lower().split(" "))) if count else ()
-        if len(set(names)) != count:
+        names = _field_names(raw_names[:count])
+        if names is None:
             return None  # a duplicate field: the slow path reports it with both positions
         values = tuple(map("".join, zip(braced, quoted, number, macro, strict=True)))[:count]
         exps: tuple[str | None, ...] | None = None
@@ -1019,6 +1018,8 @@ class _Scanner:
 
     def _check_after_close(self, end: int, key: str) -> None:
         """A field right after the closing brace means a stray '}' ended the entry early."""
+        if self.text.startswith("\n", end):
+            return  # the usual case; the pattern cannot match across a line break
         t = _FIELD_AFTER_CLOSE.match(self.text, end)
         if t is not None:
             self._syntax(
@@ -1163,10 +1164,32 @@ class _Scanner:
 
 _LOWER: dict[str, str] = {}
 _intern = sys.intern
+# Field-name sequences as written -> lower-cased, interned names (None: a duplicate name).
+# Entries of one file mostly repeat a few sequences, so this spares the per-entry work.
+_NAMES: dict[tuple[str, ...], tuple[str, ...] | None] = {}
+
+
+def _field_names(raw: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Lower-cased, interned field names of ``raw``; None when a name occurs twice."""
+    try:
+        return _NAMES[raw]
+    except KeyError:
+        pass
+    names: tuple[str, ...] | None = (
+        tuple(map(_intern, " ".join(raw).lower().split(" "))) if raw else ()
+    )
+    if names is not None and len(set(names)) != len(raw):
+        names = None
+    if len(_NAMES) < 4096:
+        _NAMES[raw] = names
+    return names
 
 
 def _lower(name: str) -> str:
     """Lower-case field name, shared between entries (bounded cache)."""
+    cached = _LOWER.get(name)
+    if cached is not None:
+        return cached
     lname = name.lower()
     if len(_LOWER) < 4096:
         lname = _LOWER.setdefault(lname, lname)
