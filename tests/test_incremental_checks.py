@@ -125,3 +125,41 @@ def test_suggestions_equal_a_casefolding_rapidfuzz_search(key: str) -> None:
 )
 def test_titles_normalised_together_equal_one_by_one(titles: list[str | None]) -> None:
     assert _title_idents(titles) == [_title_ident(t) if t else "" for t in titles]
+
+
+STRING_BIB = (
+    '@string{dx = "10.1000/shared"}\n@string{tt = "A title held in a macro"}\n\n'
+    + "".join(
+        f"@article{{filler{i},\n  title = {{Filler number {i}}},\n  year = {{2010}},\n}}\n\n"
+        for i in range(5)
+    )
+    + "@article{bymacro,\n  title = tt,\n  year = {2001},\n  doi = dx,\n}\n\n"
+    + "@article{literal,\n  title = {A title held in a macro},\n  year = {2001},\n"
+    "  doi = {10.1000/shared},\n}\n"
+)
+STRING_CHAPTER = "\\cite{bymacro}\n\\cite{literal}\n"
+
+#: edits of the @string definitions only; the entries that use them are not touched
+STRING_STEPS = [
+    ('dx = "10.1000/shared"', 'dx = "10.1000/other"'),  # the duplicate DOI goes away
+    ('tt = "A title held in a macro"', 'tt = "Another title"'),  # ... and the duplicate title
+    ('dx = "10.1000/other"', 'dx = "10.1000/shared"'),  # the duplicate DOI comes back
+]
+
+
+def test_editing_a_string_macro_updates_entries_that_use_it(tmp_path: Path) -> None:
+    texts = {"main.tex": MAIN, "ch.tex": STRING_CHAPTER, "refs.bib": STRING_BIB}
+    project = tmp_path / "project"
+    project.mkdir()
+    for name, text in texts.items():
+        (project / name).write_text(text, encoding="utf-8")
+    ws = Workspace(root=project)
+    ws.add_folder(project)
+    first = ws.check()
+    assert any(f.code.value == "duplicate-work" for fs in first.values() for f in fs)
+    for n, (old, new) in enumerate(STRING_STEPS):
+        texts["refs.bib"] = texts["refs.bib"].replace(old, new, 1)
+        ws.set_text(normalize_path(project / "refs.bib"), texts["refs.bib"])
+        incremental = ws.check()
+        fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
+        assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"

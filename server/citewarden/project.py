@@ -290,6 +290,17 @@ def changed_region(old: str, new: str) -> tuple[int, int, int]:
     return start, len(old) - suffix, len(new) - suffix
 
 
+_STRING_HEAD = re.compile(r"@[ \t]*string\s*[{(]", re.IGNORECASE)
+
+
+def _touches_string(entries: Sequence[Entry], a: int, b: int, text: str) -> bool:
+    """Whether an ``@string`` block lies between the entries before ``a`` and from ``b`` on,
+    i.e. in the text around an edit that touches entries ``[a:b]`` (conservative)."""
+    lo = entries[a - 1].span.end if a > 0 else 0
+    hi = entries[b].span.start if b < len(entries) else len(text)
+    return _STRING_HEAD.search(text, lo, max(lo, hi)) is not None
+
+
 def update_bib_index(
     old: BibIndex,
     bib: ParsedBibliography,
@@ -313,6 +324,12 @@ def update_bib_index(
     b = max(a, b)
     b_old = max(a_old, b_old)
     if a != a_old or n_new - b != n_old - b_old:
+        return build_bib_index(bib, new_text)
+    if _touches_string(old.entries, a_old, b_old, old_text) or _touches_string(
+        entries, a, b, new_text
+    ):
+        # An @string changed: entries outside the edit that use the macro expand to new
+        # values, so no per-entry table of the previous version may be carried over.
         return build_bib_index(bib, new_text)
     middle = entries[a:b]
     if all(map(is_, entries[:a], old.entries[:a])):

@@ -976,7 +976,9 @@ class _Scanner:
             return None
         # Transpose in C: one tuple per group, the closing row last.
         # (findall gives rows of equal width, so zip needs no strict check.)
-        raw_names, braced, quoted, number, macro, sep, gap, close, tail, bad = zip(*rows)
+        raw_names, braced, quoted, number, macro, sep, gap, close, tail, bad = zip(
+            *rows, strict=False
+        )
         count = len(rows) - 1  # fields
         if not close[-1] or bad[-1] or (count and (not raw_names[-2] or any(bad))):
             return None  # not closed, or something that is not a field: the slow path reports it

@@ -779,8 +779,9 @@ def _read_import(text: str, pos: int, name: str, links: list[Link], start: int) 
 # ---------------------------------------------------------------------------------------
 
 _PAR_BREAK = re.compile(_PAR)
-_KEY_TAIL = re.compile(r"[^,{}\s%]*")
-_KEY_HEAD = re.compile(r"[^,{}\s%]*\Z")
+# key characters: a partial key stops at white space, a backslash, a comma or a brace
+_KEY_TAIL = re.compile(r"[^,{}\s%\\]*")
+_KEY_HEAD = re.compile(r"[^,{}\s%\\]*\Z")
 
 
 def completion_context(
@@ -839,9 +840,11 @@ def completion_context(
     return None
 
 
-def _key_at(text: str, start: int, end: int, offset: int) -> CompletionContext:
+def _key_at(text: str, start: int, end: int, offset: int) -> CompletionContext | None:
     head = _KEY_HEAD.search(text, start, offset)
     ps = head.start() if head else offset
+    if ps > start and text[ps - 1] == "\\":
+        return None  # in the name of a command that follows an unclosed group
     tail = _KEY_TAIL.match(text, offset, end)
     pe = tail.end() if tail else offset
     return CompletionContext(text[ps:offset], Span(ps, pe))
