@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import os
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -35,6 +34,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.protocol import LanguageServerProtocol
+
+from lsp_client import answer_server_requests, percentiles
 
 SURNAMES = [
     "Smith",
@@ -221,14 +222,11 @@ class BenchClient(LanguageClient):
         self.first_publish: float | None = None
         self.indexed = asyncio.Event()
         self.diagnostics: dict[str, list[types.Diagnostic]] = {}
+        answer_server_requests(self)
 
         @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def publish(params: types.PublishDiagnosticsParams) -> None:
             self.diagnostics[params.uri] = list(params.diagnostics)
-
-        @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
-        def create(params: types.WorkDoneProgressCreateParams) -> None:
-            return None
 
         @self.feature(types.PROGRESS)
         def progress(params: types.ProgressParams) -> None:
@@ -236,22 +234,6 @@ class BenchClient(LanguageClient):
             kind = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
             if kind == "end":
                 self.indexed.set()
-
-        @self.feature(types.CLIENT_REGISTER_CAPABILITY)
-        def register(params: types.RegistrationParams) -> None:
-            return None
-
-        @self.feature(types.WORKSPACE_CONFIGURATION)
-        def configuration(params: types.ConfigurationParams) -> list[Any]:
-            return [None for _ in params.items]
-
-        @self.feature(types.WINDOW_SHOW_MESSAGE)
-        def show(params: types.ShowMessageParams) -> None:
-            print("server says:", params.message, file=sys.stderr)
-
-        @self.feature(types.WINDOW_LOG_MESSAGE)
-        def log(params: types.LogMessageParams) -> None:
-            return None
 
         @self.feature("citewarden/status")
         def status(params: Any) -> None:
@@ -281,13 +263,6 @@ def server_cpu(client: LanguageClient) -> float:
         return 0.0
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
-
-
-def percentiles(samples: list[float]) -> str:
-    ms = sorted(s * 1000 for s in samples)
-    p50 = statistics.median(ms)
-    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    return f"p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {ms[-1]:7.1f} ms   (n={len(ms)})"
 
 
 class Buffer:

@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -41,6 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from citewarden.verify.config import URL_ENV  # noqa: E402
+from lsp_client import answer_server_requests, percentiles  # noqa: E402
 from replay import API_DATA, ReplayServer  # noqa: E402
 
 #: Recorded Crossref works (``/works/{doi}``) whose records the DOI entries copy.
@@ -129,14 +129,11 @@ class Client(LanguageClient):
         self.verify_begun = asyncio.Event()
         self.statuses: list[dict[str, Any]] = []
         self.publishes: list[tuple[float, types.PublishDiagnosticsParams]] = []
+        answer_server_requests(self)
 
         @self.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def publish(params: types.PublishDiagnosticsParams) -> None:
             self.publishes.append((time.perf_counter(), params))
-
-        @self.feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)
-        def create(params: types.WorkDoneProgressCreateParams) -> None:
-            return None
 
         @self.feature(types.PROGRESS)
         def progress(params: types.ProgressParams) -> None:
@@ -148,22 +145,6 @@ class Client(LanguageClient):
                     self.verify_begun.set()
             elif get("kind") == "end" and "index" in self.progress_titles.get(params.token, ""):
                 self.indexed.set()
-
-        @self.feature(types.CLIENT_REGISTER_CAPABILITY)
-        def register(params: types.RegistrationParams) -> None:
-            return None
-
-        @self.feature(types.WORKSPACE_CONFIGURATION)
-        def configuration(params: types.ConfigurationParams) -> list[Any]:
-            return [None for _ in params.items]
-
-        @self.feature(types.WINDOW_SHOW_MESSAGE)
-        def show(params: types.ShowMessageParams) -> None:
-            print("server says:", params.message, file=sys.stderr)
-
-        @self.feature(types.WINDOW_LOG_MESSAGE)
-        def log(params: types.LogMessageParams) -> None:
-            return None
 
         @self.feature("citewarden/status")
         def status(params: Any) -> None:
@@ -178,13 +159,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]
     return value
-
-
-def percentiles(samples: list[float]) -> str:
-    ms = sorted(s * 1000 for s in samples)
-    p50 = statistics.median(ms)
-    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
-    return f"p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {ms[-1]:7.1f} ms   (n={len(ms)})"
 
 
 def _position(text: str, offset: int) -> types.Position:

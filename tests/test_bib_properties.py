@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -207,3 +208,39 @@ def test_csl_json_never_raises(text: str) -> None:
 )
 def test_csl_yaml_never_raises(text: str) -> None:
     check_csl(text, parse_csl_yaml(Path("r.yaml"), text))
+
+
+# -- the fast lane reads what the token-by-token reader reads ------------------------------
+
+value_part = st.sampled_from(
+    ["{a}", '"b c"', "{}", '""', "12", "jan", "acm", "Acm", "nope", "{x {y} z}", '"q{"}"']
+)
+field_value = st.tuples(
+    st.lists(value_part, min_size=1, max_size=4), st.sampled_from([" # ", "#", "\n  # "])
+).map(lambda t: t[1].join(t[0]))
+entry_text = st.lists(
+    st.tuples(st.sampled_from(["title", "note", "Year", "ids", "doi"]), field_value),
+    min_size=0,
+    max_size=4,
+).map(
+    lambda fs: (
+        "@string{acm = {ACM}}\n@misc{k,\n"
+        + "".join(f"  {name} = {value},\n" for name, value in fs)
+        + "}\n\n@misc{after, title = {t}}\n"
+    )
+)
+
+
+@SETTINGS
+@given(st.one_of(entry_text, bib_like))
+def test_fast_lane_equals_the_token_by_token_reader(text: str) -> None:
+    from citewarden.parsing import bibtex
+
+    fast = parse_bibtex(PATH, text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bibtex._Scanner, "_fast_entry", lambda *args: None)
+        slow = parse_bibtex(PATH, text)
+    assert fast.entries == slow.entries
+    assert [e.fields for e in fast.entries] == [e.fields for e in slow.entries]
+    assert fast.problems == slow.problems
+    assert dict(fast.strings) == dict(slow.strings)

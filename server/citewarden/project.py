@@ -56,6 +56,7 @@ from citewarden.parsing import (
     parse_file,
     reparse_file,
 )
+from citewarden.parsing.bibtex import _common_prefix, _common_suffix
 from citewarden.settings import Settings
 from citewarden.text import LineIndex
 
@@ -233,60 +234,11 @@ def build_bib_index(bib: ParsedBibliography, text: str | None = None) -> BibInde
     return BibIndex(entries, keys, by_key, folded, repeated, aliases, parents)
 
 
-_CHUNK = 1 << 16
-
-
-def _prefix_length(old: str, new: str, limit: int) -> int:
-    """Length of the common prefix of ``old`` and ``new``, at most ``limit``.
-
-    Chunks are compared in C (``startswith`` on a slice: one copy of ``old``, none of
-    ``new``); the chunk that differs is narrowed by bisection.
-    """
-    lo = 0
-    while lo < limit:
-        hi = min(limit, lo + _CHUNK)
-        if new.startswith(old[lo:hi], lo):
-            lo = hi
-            continue
-        while hi - lo > 16:  # the first difference is in [lo, hi)
-            mid = (lo + hi) // 2
-            if new.startswith(old[lo:mid], lo):
-                lo = mid
-            else:
-                hi = mid
-        while lo < hi and old[lo] == new[lo]:
-            lo += 1
-        return lo
-    return limit
-
-
-def _suffix_length(old: str, new: str, limit: int) -> int:
-    """Length of the common suffix of ``old`` and ``new``, at most ``limit``."""
-    lo_len, ln_len = len(old), len(new)
-    k = 0
-    while k < limit:
-        m = min(limit, k + _CHUNK)
-        if new.endswith(old[lo_len - m : lo_len - k], 0, ln_len - k):
-            k = m
-            continue
-        lo, hi = k, m  # the common suffix length is in [lo, hi)
-        while hi - lo > 16:
-            mid = (lo + hi) // 2
-            if new.endswith(old[lo_len - mid : lo_len - lo], 0, ln_len - lo):
-                lo = mid
-            else:
-                hi = mid
-        while lo < hi and old[lo_len - lo - 1] == new[ln_len - lo - 1]:
-            lo += 1
-        return lo
-    return limit
-
-
 def changed_region(old: str, new: str) -> tuple[int, int, int]:
     """(start, old_end, new_end): ``old[start:old_end]`` became ``new[start:new_end]``."""
-    start = _prefix_length(old, new, min(len(old), len(new)))
+    start = _common_prefix(old, new)  # shared with the bibliography reparser
     # the common suffix may not overlap the common prefix
-    suffix = _suffix_length(old, new, min(len(old), len(new)) - start)
+    suffix = _common_suffix(old, new, min(len(old), len(new)) - start)
     return start, len(old) - suffix, len(new) - suffix
 
 
@@ -920,17 +872,11 @@ class Workspace:
         names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
         if not names:
             names = [target] if Path(target).suffix else [target + ".tex", target]
-        seen: set[Path] = set()
-        for base in bases:
-            for name in names:
-                cand = normalize_path(base / name)
-                if cand in seen:
-                    continue
-                seen.add(cand)
-                if self.exists(cand):
-                    child_base = base if link.base is not None else here
-                    return cand, child_base
-        return None
+        found = self._first_existing(bases, names)
+        if found is None:
+            return None
+        cand, base = found
+        return cand, base if link.base is not None else here
 
     def _resolve_bib(self, target: str, dirs: Iterable[Path]) -> Path | None:
         target = target.strip()
@@ -938,15 +884,23 @@ class Workspace:
         search = [*dirs, *_bibinputs()]
         if Path(target).is_absolute():
             search = [Path("/")]
+        found = self._first_existing(search, names)
+        return found[0] if found is not None else None
+
+    def _first_existing(
+        self, dirs: Iterable[Path], names: Sequence[str]
+    ) -> tuple[Path, Path] | None:
+        """The first ``dir / name`` that exists (each directory tried with every name before
+        the next directory), with the directory it was found in."""
         seen: set[Path] = set()
-        for d in search:
+        for d in dirs:
             for name in names:
                 cand = normalize_path(d / name)
                 if cand in seen:
                     continue
                 seen.add(cand)
                 if self.exists(cand):
-                    return cand
+                    return cand, d
         return None
 
     def _folder_of(self, path: Path) -> Path | None:
@@ -1073,15 +1027,8 @@ class Workspace:
 
     def all_entries(self) -> list[Entry]:
         """Every entry of every bibliography in use or found by name (.bib)."""
-        paths: dict[Path, None] = {}
-        for project in self.projects():
-            for b in project.bibliographies:
-                paths.setdefault(b, None)
-        for p in self._known:
-            if is_bibliography(p):
-                paths.setdefault(p, None)
         entries: list[Entry] = []
-        for p in paths:
+        for p in self.bibliography_paths():
             bib = self.bibliography(p)
             if bib is not None:
                 entries.extend(bib.entries)

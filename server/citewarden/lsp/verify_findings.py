@@ -42,6 +42,7 @@ from citewarden.model import (
     Verdict,
 )
 from citewarden.settings import SEVERITY_NAMES, TIER_SEVERITY, VerifySettings
+from citewarden.verify.report import find_field
 
 #: How each source is named in messages.
 SOURCE_LABELS: Mapping[str, str] = {
@@ -117,13 +118,7 @@ def is_note(issue: Issue) -> bool:
 
 def field_of(entry: Entry, name: str | None) -> Field | None:
     """The entry's field an issue about ``name`` refers to (aliases included)."""
-    if not name:
-        return None
-    for candidate in FIELD_ALIASES.get(name, (name,)):
-        found = entry.field(candidate)
-        if found is not None:
-            return found
-    return None
+    return find_field(entry, name, FIELD_ALIASES)
 
 
 def _message(issue: Issue, verdict: Verdict) -> str:

@@ -104,6 +104,11 @@ _QU_IN = r'[^"{}]*(?:\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}[^"{}]*)*'
 _BRACED = r"\{(" + _BR_IN + r")\}"
 _QUOTED = r'"(' + _QU_IN + r')"'
 _GAP = r"\s*+(?:%[^\n]*+\s*+)*+"  # white space, %-comment lines (possessive: never half a comment)
+_ATOM = r"(?:\{" + _BR_IN + r"\}|\"" + _QU_IN + r"\"|\d+|" + _MAC + ")"
+# What follows the first part of a '#' concatenation ("" for a plain value).
+_MORE = r"((?:\s*+#\s*+" + _ATOM + r")*)"
+# The parts of that tail, one row each: (braced, quoted, number, macro).
+_PARTS = re.compile(r"\{(" + _BR_IN + r")\}|\"(" + _QU_IN + r")\"|(\d+)|(" + _MAC + ")")
 
 _BLOCK = re.compile(r"@[ \t]*([A-Za-z_][\w\-.:+]*)\s*([{(])?")
 # The usual start of an entry, "@type{key,", in one match (the fast lane of the scanner).
@@ -112,7 +117,7 @@ _SPECIAL = frozenset({"comment", "preamble", "string"})
 _KEY_BRACE = re.compile(r"\s*([^\s,{}=]*)\s*")
 _KEY_PAREN = re.compile(r"\s*([^\s,{}()=]*)\s*")
 # One pass over an entry body, from after "key," up to the next line starting with '@':
-# fields (name, braced, quoted, number, macro, comma), the closing brace with the space
+# fields (name, braced, quoted, number, macro, concatenation tail, comma), the closing brace with the space
 # before it and what follows it (gap, close, tail), or the first character that fits
 # neither (bad).
 _ROWS = re.compile(
@@ -126,7 +131,9 @@ _ROWS = re.compile(
     + _QUOTED
     + r"|(\d+)|("
     + _MAC
-    + r"))\s*(,?)|("
+    + r"))"
+    + _MORE
+    + r"\s*(,?)|("
     + _GAP
     + r")(\})((?s:.*))|"
     + _GAP
@@ -144,7 +151,8 @@ _ROW_POS = re.compile(
     + r")\"|(\d+|"
     + _MAC
     + r"))"
-    r"\s*,?"
+    + _MORE
+    + r"\s*,?"
 )
 _GAP_RE = re.compile(_GAP)
 _NAME = re.compile(_ID + "+")
@@ -215,7 +223,10 @@ def _positions(raw: str, body: int, count: int) -> tuple[int, ...]:
         m = match(raw, pos)
         assert m is not None, "entry text changed since it was read"
         g = 2 if m.start(2) != -1 else 3 if m.start(3) != -1 else 4
-        out += (m.start(1), m.end(1), m.start(g), m.end(g))
+        if m.end(5) != m.start(5):  # a concatenation: its span covers the delimiters
+            out += (m.start(1), m.end(1), m.start(g) - (g != 4), m.end(5))
+        else:
+            out += (m.start(1), m.end(1), m.start(g), m.end(g))
         pos = m.end()
     return tuple(out)
 
@@ -976,7 +987,7 @@ class _Scanner:
             return None
         # Transpose in C: one tuple per group, the closing row last.
         # (findall gives rows of equal width, so zip needs no strict check.)
-        raw_names, braced, quoted, number, macro, sep, gap, close, tail, bad = zip(
+        raw_names, braced, quoted, number, macro, more, sep, gap, close, tail, bad = zip(
             *rows, strict=False
         )
         count = len(rows) - 1  # fields
@@ -992,7 +1003,12 @@ class _Scanner:
             return None  # a duplicate field: the slow path reports it with both positions
         values = tuple(map("".join, zip(braced, quoted, number, macro, strict=True)))[:count]
         exps: tuple[str | None, ...] | None = None
-        if count and macro.count("") != len(macro):
+        if count and more.count("") != len(more):
+            concat = self._concatenations(values, braced, quoted, number, macro, more[:count])
+            if concat is None:
+                return None
+            values, exps = concat
+        elif count and macro.count("") != len(macro):
             expanded: list[str | None] = []
             for name in macro[:count]:
                 exp = self._macro_value(name.lower()) if name else None
@@ -1017,6 +1033,63 @@ class _Scanner:
         )
         self._check_after_close(end, key)
         return end
+
+    def _concatenations(
+        self,
+        values: tuple[str, ...],
+        braced: tuple[str, ...],
+        quoted: tuple[str, ...],
+        number: tuple[str, ...],
+        macro: tuple[str, ...],
+        more: tuple[str, ...],
+    ) -> tuple[tuple[str, ...], tuple[str | None, ...]] | None:
+        """Values and expansions of fields some of which are '#' concatenations (``more``:
+        the text after each field's first part); None: leave the entry to the slow path."""
+        out_values: list[str] = []
+        out_exps: list[str | None] = []
+        for i, rest in enumerate(more):
+            name = macro[i]
+            if not rest:
+                exp = None
+                if name:
+                    exp = self._macro_value(name.lower())
+                    if exp is None:
+                        return None  # the slow path reports the undefined macro
+                    if exp == name:
+                        exp = None
+                out_values.append(values[i])
+                out_exps.append(exp)
+                continue
+            if braced[i]:
+                first, part = "{" + braced[i] + "}", braced[i]
+            elif quoted[i]:
+                first, part = '"' + quoted[i] + '"', quoted[i]
+            elif number[i]:
+                first = part = number[i]
+            elif name and not name[0].isdigit():
+                first = name
+                found = self._macro_value(name.lower())
+                if found is None:
+                    return None
+                part = found
+            else:
+                return None  # an empty first part ({} or ""), or an unusual digit
+            parts = [part]
+            for b, q, n, m in _PARTS.findall(rest):
+                if m:
+                    if m[0].isdigit():
+                        return None
+                    found = self._macro_value(m.lower())
+                    if found is None:
+                        return None
+                    parts.append(found)
+                else:
+                    parts.append(b or q or n)
+            value = first + rest
+            joined = "".join(parts)
+            out_values.append(value)
+            out_exps.append(joined if joined != value else None)
+        return tuple(out_values), tuple(out_exps)
 
     def _check_after_close(self, end: int, key: str) -> None:
         """A field right after the closing brace means a stray '}' ended the entry early."""

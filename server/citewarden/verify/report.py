@@ -151,10 +151,16 @@ def verification_json(
 # ----------------------------------------------------------------------------------------
 
 
-def _field(entry: Entry, name: str | None) -> Field | None:
+def find_field(
+    entry: Entry,
+    name: str | None,
+    aliases: Mapping[str, tuple[str, ...]] = _FIELD_ALIASES,
+) -> Field | None:
+    """The first field of ``entry`` among ``aliases[name]`` (just ``name`` when it has no
+    aliases); None when ``name`` is empty or the entry has none of them."""
     if not name:
         return None
-    for candidate in _FIELD_ALIASES.get(name, (name,)):
+    for candidate in aliases.get(name, (name,)):
         found = entry.field(candidate)
         if found is not None:
             return found
@@ -163,7 +169,7 @@ def _field(entry: Entry, name: str | None) -> Field | None:
 
 def correction_fix(entry: Entry, name: str, value: str) -> Fix:
     """Replace the value of field ``name`` (or insert the field after the last one)."""
-    target = _field(entry, name)
+    target = find_field(entry, name)
     if target is not None:
         edit = TextEdit(entry.path, target.value_span, value)
         return Fix(f"Set {target.name} to “{value}”", (edit,), preferred=True)
@@ -179,7 +185,7 @@ def verdict_findings(verdict: Verdict, entry: Entry) -> list[Finding]:
     the anchored correction of that field as a fix."""
     out: list[Finding] = []
     for issue in verdict.issues:
-        target = _field(entry, issue.field)
+        target = find_field(entry, issue.field)
         span = target.value_span if target is not None else entry.key_span
         fixes: tuple[Fix, ...] = ()
         if (issue.field and issue.field in verdict.corrections) or (

@@ -13,7 +13,7 @@ from defusedxml import ElementTree as SafeET
 from defusedxml.common import DefusedXmlException
 
 from citewarden.verify.http import Failure, Reply
-from citewarden.verify.records import Lookup, Person, UpdateKind
+from citewarden.verify.records import Lookup, Outcome, Person, UpdateKind, WorkRecord
 
 T = TypeVar("T")
 
@@ -236,6 +236,45 @@ def guard(source: str, build: Callable[[], Lookup]) -> Lookup:
         return build()
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         return Lookup.failed(source, f"malformed response: {type(exc).__name__}")
+
+
+def one_work(
+    source: str, reply: Reply | Failure, convert: Callable[[Any], WorkRecord | None]
+) -> Lookup:
+    """A reply about one work: 404 -> NOT_FOUND; the record ``convert`` makes of the JSON
+    body -> FOUND (no records when it is not usable); anything else -> FAILED."""
+    if isinstance(reply, Reply) and reply.status == 404:
+        return Lookup.not_found(source)
+    data = reply_json(source, reply)
+    if isinstance(data, Lookup):
+        return data
+
+    def build() -> Lookup:
+        rec = convert(data)
+        return Lookup.found(source, [rec] if rec else [])
+
+    return guard(source, build)
+
+
+def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | None]) -> Lookup:
+    """FOUND with the usable records of a list of result items (for :func:`guard`: a
+    TypeError when ``items`` is not a list)."""
+    if not isinstance(items, list):
+        raise TypeError("results")
+    return Lookup.found(source, convert_all(source, items, convert))
+
+
+def per_doi(source: str, dois: Iterable[str], answer: Lookup) -> dict[str, Lookup]:
+    """Split the answer to a batch of normalised DOIs: each DOI gets its record (FOUND) or
+    NOT_FOUND when the answer lacks it; a FAILED answer stands for every DOI."""
+    if answer.outcome is Outcome.FAILED:
+        return {d: answer for d in dois}
+    found = {r.doi: r for r in answer.records if r.doi}
+    out: dict[str, Lookup] = {}
+    for d in dois:
+        rec = found.get(d)
+        out[d] = Lookup.found(source, [rec]) if rec else Lookup.not_found(source)
+    return out
 
 
 def fold(text: str) -> str:

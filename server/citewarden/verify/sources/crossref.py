@@ -9,19 +9,21 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from citewarden.verify.http import HttpClient, Reply
-from citewarden.verify.records import Lookup, Outcome, Query, Update, WorkRecord
+from citewarden.verify.http import HttpClient
+from citewarden.verify.records import Lookup, Query, Update, WorkRecord
 from citewarden.verify.sources._common import (
     all_texts,
     clean_doi,
     clean_text,
-    convert_all,
     first_text,
     guard,
     normalize_doi,
+    one_work,
+    per_doi,
     person_from_csl,
     reply_json,
     update_kind,
+    works_found,
     year_from_parts,
 )
 
@@ -193,17 +195,8 @@ class CrossrefSource:
         doi = clean_doi(doi)
         url = f"{self.base_url}/works/{quote(doi, safe='/():;<>[]')}"
         reply = await self.http.get(url, lane=self._lane, params=self._params())
-        if isinstance(reply, Reply) and reply.status == 404:
-            return Lookup.not_found(self.name)  # "Resource not found."
-        data = reply_json(self.name, reply)
-        if isinstance(data, Lookup):
-            return data
-
-        def build() -> Lookup:
-            rec = work_from_csl(data["message"], self.name)
-            return Lookup.found(self.name, [rec] if rec else [])
-
-        return guard(self.name, build)
+        # a DOI Crossref does not know: 404 "Resource not found."
+        return one_work(self.name, reply, lambda d: work_from_csl(d["message"], self.name))
 
     async def search(self, query: Query) -> Lookup:
         """Fielded search: ``query.title`` (+ ``query.author``), or ``query.bibliographic``
@@ -235,14 +228,7 @@ class CrossrefSource:
                 rows=str(len(chunk)),
                 select=SEARCH_SELECT,
             )
-            page = await self._list(params)
-            if page.outcome is Outcome.FAILED:
-                out.update({d: page for d in chunk})
-                continue
-            found = {r.doi: r for r in page.records if r.doi}
-            for d in chunk:
-                rec = found.get(d)
-                out[d] = Lookup.found(self.name, [rec]) if rec else Lookup.not_found(self.name)
+            out.update(per_doi(self.name, chunk, await self._list(params)))
         return out
 
     async def notices(self, doi: str) -> Lookup:
@@ -260,10 +246,6 @@ class CrossrefSource:
 
         def build() -> Lookup:
             items = data["message"]["items"]
-            if not isinstance(items, list):
-                raise TypeError("items")
-            return Lookup.found(
-                self.name, convert_all(self.name, items, lambda m: work_from_csl(m, self.name))
-            )
+            return works_found(self.name, items, lambda m: work_from_csl(m, self.name))
 
         return guard(self.name, build)

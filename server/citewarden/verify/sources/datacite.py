@@ -6,16 +6,17 @@ import datetime
 from typing import Any
 from urllib.parse import quote
 
-from citewarden.verify.http import HttpClient, Reply
+from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Person, Query, WorkRecord
 from citewarden.verify.sources._common import (
     clean_doi,
     clean_text,
-    convert_all,
     guard,
     normalize_doi,
+    one_work,
     person_from_name,
     reply_json,
+    works_found,
     year_from_string,
 )
 
@@ -93,17 +94,7 @@ class DataCiteSource:
         doi = clean_doi(doi)
         url = f"{self.base_url}/dois/{quote(doi, safe='/():;<>[]+')}"
         reply = await self.http.get(url, lane="datacite")
-        if isinstance(reply, Reply) and reply.status == 404:
-            return Lookup.not_found(self.name)
-        data = reply_json(self.name, reply)
-        if isinstance(data, Lookup):
-            return data
-
-        def build() -> Lookup:
-            rec = work_from_datacite(data["data"], self.name)
-            return Lookup.found(self.name, [rec] if rec else [])
-
-        return guard(self.name, build)
+        return one_work(self.name, reply, lambda d: work_from_datacite(d["data"], self.name))
 
     async def search(self, query: Query) -> Lookup:
         """Title search (``query=titles.title:(...)``)."""
@@ -118,11 +109,6 @@ class DataCiteSource:
             return data
 
         def build() -> Lookup:
-            items = data["data"]
-            if not isinstance(items, list):
-                raise TypeError("data")
-            return Lookup.found(
-                self.name, convert_all(self.name, items, lambda i: work_from_datacite(i, self.name))
-            )
+            return works_found(self.name, data["data"], lambda i: work_from_datacite(i, self.name))
 
         return guard(self.name, build)

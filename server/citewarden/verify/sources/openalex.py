@@ -6,16 +6,18 @@ import functools
 from typing import Any
 from urllib.parse import quote
 
-from citewarden.verify.http import HttpClient, Reply
-from citewarden.verify.records import Lookup, Outcome, Person, Query, Update, UpdateKind, WorkRecord
+from citewarden.verify.http import HttpClient
+from citewarden.verify.records import Lookup, Person, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.sources._common import (
     clean_doi,
     clean_text,
-    convert_all,
     guard,
     normalize_doi,
+    one_work,
+    per_doi,
     person_from_name,
     reply_json,
+    works_found,
 )
 
 #: OpenAlex accepts up to 100 values in one OR filter; keep URLs short.
@@ -111,17 +113,7 @@ class OpenAlexSource:
         doi = clean_doi(doi)
         url = f"{self.base_url}/works/doi:{quote(doi, safe='/():;<>[]')}"
         reply = await self.http.get(url, lane="openalex", params=self._params(select=SELECT))
-        if isinstance(reply, Reply) and reply.status == 404:
-            return Lookup.not_found(self.name)
-        data = reply_json(self.name, reply)
-        if isinstance(data, Lookup):
-            return data
-
-        def build() -> Lookup:
-            rec = work_from_openalex(data, self.name)
-            return Lookup.found(self.name, [rec] if rec else [])
-
-        return guard(self.name, build)
+        return one_work(self.name, reply, lambda d: work_from_openalex(d, self.name))
 
     async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """Look up many DOIs with ``filter=doi:a|b|...`` (50 per request).  Keys are the
@@ -139,13 +131,7 @@ class OpenAlexSource:
                 out.update({d: data for d in chunk})
                 continue
             found = guard(self.name, functools.partial(self._results, data))
-            if found.outcome is Outcome.FAILED:
-                out.update({d: found for d in chunk})
-                continue
-            by_doi = {r.doi: r for r in found.records if r.doi}
-            for d in chunk:
-                rec = by_doi.get(d)
-                out[d] = Lookup.found(self.name, [rec]) if rec else Lookup.not_found(self.name)
+            out.update(per_doi(self.name, chunk, found))
         return out
 
     async def search(self, query: Query) -> Lookup:
@@ -162,9 +148,4 @@ class OpenAlexSource:
         return guard(self.name, lambda: self._results(data))
 
     def _results(self, data: Any) -> Lookup:
-        results = data["results"]
-        if not isinstance(results, list):
-            raise TypeError("results")
-        return Lookup.found(
-            self.name, convert_all(self.name, results, lambda w: work_from_openalex(w, self.name))
-        )
+        return works_found(self.name, data["results"], lambda w: work_from_openalex(w, self.name))

@@ -12,8 +12,10 @@ from citewarden.verify.sources._common import (
     clean_text,
     guard,
     normalize_doi,
+    one_work,
     person_from_name,
     reply_json,
+    works_found,
 )
 
 FIELDS = "title,authors,year,venue,publicationVenue,journal,externalIds,publicationTypes,url"
@@ -92,17 +94,7 @@ class SemanticScholarSource:
         reply = await self.http.get(
             url, lane=self._lane, params={"fields": FIELDS}, headers=self._headers
         )
-        if isinstance(reply, Reply) and reply.status == 404:
-            return Lookup.not_found(self.name)
-        data = reply_json(self.name, reply)
-        if isinstance(data, Lookup):
-            return data
-
-        def build() -> Lookup:
-            rec = work_from_s2(data, self.name)
-            return Lookup.found(self.name, [rec] if rec else [])
-
-        return guard(self.name, build)
+        return one_work(self.name, reply, lambda d: work_from_s2(d, self.name))
 
     async def by_doi(self, doi: str) -> Lookup:
         return await self._paper("DOI:" + clean_doi(doi))
@@ -162,11 +154,6 @@ class SemanticScholarSource:
             return data
 
         def build() -> Lookup:
-            items = data["data"]
-            if not isinstance(items, list):
-                raise TypeError("data")
-            return Lookup.found(
-                self.name, [r for r in (work_from_s2(p, self.name) for p in items) if r]
-            )
+            return works_found(self.name, data["data"], lambda p: work_from_s2(p, self.name))
 
         return guard(self.name, build)
