@@ -11,10 +11,12 @@ this module is a span-exact scanner of its own:
 * Compiled regular expressions do the work.  A well-formed brace entry is read by one
   ``findall`` over its body (from after ``key,`` to the next line starting with ``@``) that
   yields every field (name and value: braced up to three levels of nesting, quoted, number,
-  macro), the closing brace, or the first character that fits neither; names and values are
-  then taken with C-level ``zip``/``join``/``map``, not a Python loop per field.  Anything
-  else (deeper nesting, ``#`` concatenation, duplicate fields, undefined macros, parentheses
-  as delimiters, errors) takes a token-by-token path, which also writes the error messages.
+  macro, and ``#`` concatenations of these), the closing brace, or the first character that
+  fits neither; names and values are then taken with C-level ``zip``/``join``/``map``, not a
+  Python loop per field (only concatenations are joined part by part).  Anything else
+  (deeper nesting, duplicate fields, undefined macros, parentheses as delimiters, errors)
+  takes a token-by-token path, which also writes the error messages; a property test checks
+  that both paths read the same.
 * Entries are built lazily.  The scanner keeps a compact record per entry (names, values,
   expansions, the entry's text); :class:`Entry` objects are a private subclass whose
   ``fields`` (with their spans) are built on first access, while ``get``/``field`` answer
