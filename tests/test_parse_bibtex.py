@@ -738,3 +738,12 @@ def test_reparse_when_the_last_entry_is_swallowed_by_an_unclosed_value() -> None
     before = parse(old)
     assert [p.location.span.start for p in before.problems] == [len(old)]
     assert reparse_bibtex(before, old, new) == parse(new)
+
+
+@pytest.mark.parametrize("value", ["²", "² # {a}", "{a} # ²", "½"])
+def test_digit_like_characters_that_are_not_decimal_do_not_crash(value: str) -> None:
+    text = f"@misc{{k, title = {value}}}\n@misc{{j, title = {{x}}}}\n"
+    bib = parse_bibtex(Path("x.bib"), text)
+    assert [e.key for e in bib.entries] == ["k", "j"]
+    title = bib.entries[0].field("title")
+    assert title is not None and text[title.value_span.start : title.value_span.end] == value

@@ -747,7 +747,7 @@ class _Scanner:
                 parts.append(text[pos + 1 : close])
                 inner = (pos + 1, close)
                 start, pos = pos, close + 1
-            elif c.isdigit():
+            elif c.isdecimal():  # exactly what _NUMBER (\d) matches
                 t = _NUMBER.match(text, pos)
                 assert t is not None
                 parts.append(t.group())
@@ -783,7 +783,7 @@ class _Scanner:
             value = text[vs:ve]
             expanded: str | None = None
             kind = text[first_start]
-            if kind not in '{"' and not kind.isdigit():
+            if kind not in '{"' and not kind.isdecimal():
                 expanded = self._macro_value(value.lower())
                 if expanded == value:
                     expanded = None
