@@ -658,6 +658,9 @@ class Workspace:
         text, problems = read
         state = self._states.get(path)
         if state is not None and (state.text is text or state.text == text):
+            # equal but another object (a buffer opened unchanged): hold the caller's, so
+            # the next look-up is an identity test, not a comparison of the whole text
+            state.text = text
             if state.read_problems != problems:
                 state.read_problems = problems
             return state

@@ -87,6 +87,10 @@ class Converter:
         self._indexes = indexes
         self.uri = uris
 
+    def with_indexes(self, indexes: IndexLookup) -> Converter:
+        """The same converter looking line indexes up through ``indexes``."""
+        return Converter(self.encoding, self.settings, indexes, self.uri)
+
     # -- positions --------------------------------------------------------------------
     def position(self, index: TextIndex, offset: int) -> types.Position:
         pos = index.position(offset, self.encoding)

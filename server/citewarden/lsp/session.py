@@ -351,10 +351,11 @@ class Session:
         self._checked = checked
         findings = self._filter(self._with_providers(checked))
         converted = time.perf_counter()
+        lookup = self._index_lookup()
         changed = self.store.update(
             findings,
-            self.index_of,
-            self.converter,
+            lookup,
+            self.converter.with_indexes(lookup),
             dirty=None if force else dirty,
             force=force,
             stable=stable,
@@ -393,7 +394,21 @@ class Session:
         if self._checked is None:
             return  # nothing checked yet: the first check merges the providers
         findings = self._filter(self._with_providers(self._checked))
-        self.store.update(findings, self.index_of, self.converter, dirty=set())
+        lookup = self._index_lookup()
+        self.store.update(findings, lookup, self.converter.with_indexes(lookup), dirty=set())
+
+    def _index_lookup(self) -> Callable[[Path], SparseIndex | None]:
+        """:meth:`index_of` remembered per path: for one conversion pass, during which the
+        project's texts do not change (worker only)."""
+        memo: dict[Path, SparseIndex | None] = {}
+
+        def lookup(path: Path) -> SparseIndex | None:
+            if path in memo:
+                return memo[path]
+            index = memo[path] = self.index_of(path)
+            return index
+
+        return lookup
 
     def mark_dirty(self, paths: Iterable[Path]) -> None:
         """The text of ``paths`` may have changed (worker only)."""
