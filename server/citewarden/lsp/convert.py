@@ -11,7 +11,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
+import cattrs
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pygls.uris import from_fs_path, to_fs_path
 
 from citewarden.model import Code, Finding, Fix, Location, Severity, Span, TextEdit, code_doc_url
@@ -20,6 +22,22 @@ from citewarden.settings import Settings
 from citewarden.text import Encoding, Position
 
 SOURCE = "citewarden"
+
+
+class PlainJson(dict):  # type: ignore[type-arg]
+    """A result already in its JSON form (plain dicts, lists, strings and numbers): sent
+    as it is, without the protocol converter walking every nested value again."""
+
+
+def plain_json_converter() -> cattrs.Converter:
+    """pygls' converter, with :class:`PlainJson` passed through unchanged."""
+    converter = default_converter()
+    converter.register_unstructure_hook(PlainJson, _same)
+    return converter
+
+
+def _same(value: PlainJson) -> PlainJson:
+    return value
 
 
 class TextIndex(Protocol):

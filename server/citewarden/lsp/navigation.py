@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from citewarden.lsp import entries as show
-from citewarden.lsp.convert import TextIndex, path_of
+from citewarden.lsp.convert import PlainJson, TextIndex, path_of
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
 from citewarden.model import Citation, CompletionContext, Entry, Span
@@ -191,7 +191,7 @@ def _completion_items(
                 "data": {"key": key, "path": str(entry.path)},
             }
         )
-    return {"isIncomplete": incomplete, "items": items}
+    return PlainJson(isIncomplete=incomplete, items=items)
 
 
 def _resolve(session: Session, item: types.CompletionItem) -> types.CompletionItem:

@@ -19,6 +19,7 @@ from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
 from citewarden.lsp import actions, navigation, verify_actions, watch
+from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
 
@@ -60,6 +61,7 @@ class CitewardenServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=CitewardenProtocol,
+            converter_factory=plain_json_converter,
         )
         self.session = Session(self)
 
