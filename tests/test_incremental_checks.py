@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from citewarden import project as project_module
 from citewarden.checks.citations import suggest_keys
 from citewarden.checks.duplicates import _title_ident, _title_idents
 from citewarden.model import Finding
@@ -78,7 +79,13 @@ def _fresh_check(folder: Path, texts: dict[str, str]) -> dict[Path, list[Finding
     return ws.check()
 
 
-def test_a_chain_of_edits_matches_fresh_checks(tmp_path: Path) -> None:
+@pytest.mark.parametrize("hinted", [False, True], ids=["compared", "editor-hint"])
+def test_a_chain_of_edits_matches_fresh_checks(
+    tmp_path: Path, hinted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``hinted``, each edit comes with the unchanged prefix and suffix an editor's
+    change event gives (as the language server passes them), instead of being found by
+    comparing the texts."""
     texts = {"main.tex": MAIN, "ch.tex": CHAPTER, "refs.bib": BIB}
     project = tmp_path / "project"
     project.mkdir()
@@ -87,10 +94,18 @@ def test_a_chain_of_edits_matches_fresh_checks(tmp_path: Path) -> None:
     ws = Workspace(root=project)
     ws.add_folder(project)
     ws.check()
+    if hinted:  # the texts are never compared to find what changed
+
+        def compared(old: str, new: str) -> tuple[int, int, int]:
+            raise AssertionError("the editor's hint was not used")
+
+        monkeypatch.setattr(project_module, "changed_region", compared)
     for n, (name, old, new) in enumerate(STEPS):
         assert old in texts[name], (n, old)
+        at = texts[name].index(old)
+        unchanged = (at, len(texts[name]) - at - len(old)) if hinted else None
         texts[name] = texts[name].replace(old, new, 1)
-        ws.set_text(normalize_path(project / name), texts[name])
+        ws.set_text(normalize_path(project / name), texts[name], unchanged=unchanged)
         incremental = ws.check()
         fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
         assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"

@@ -516,6 +516,9 @@ class Workspace:
             self._folders.append(normalize_path(root))
         self._known: dict[Path, None] = {}
         self._overlay: dict[Path, str] = {}
+        #: path -> (text before, text after, prefix, suffix): what an editor said of the
+        #: last buffer change (see :meth:`set_text`)
+        self._edit_hints: dict[Path, tuple[str, str, int, int]] = {}
         #: disk reads: text and problems, or the OSError raised
         self._disk: dict[Path, tuple[str, tuple[Finding, ...]] | OSError] = {}
         self._states: dict[Path, _FileState] = {}
@@ -592,10 +595,28 @@ class Workspace:
         self.settings = settings
         self._projects = None
 
-    def set_text(self, path: Path | str, text: str) -> Path:
-        """Use ``text`` (an editor buffer) instead of the file on disk."""
+    def set_text(
+        self, path: Path | str, text: str, unchanged: tuple[int, int] | None = None
+    ) -> Path:
+        """Use ``text`` (an editor buffer) instead of the file on disk.
+
+        ``unchanged``, when the caller knows it (an editor's change events), is
+        ``(prefix, suffix)``: ``text`` equals the previous buffer in its first ``prefix``
+        and last ``suffix`` characters, so that the difference need not be searched for.
+        """
         p = self.add_file(path)
-        if self._overlay.get(p) != text:
+        before = self._overlay.get(p)
+        if before is not text and (before is None or unchanged is not None or before != text):
+            hint = self._edit_hints.pop(p, None)
+            if before is None:  # the text read from disk until now
+                disk = self._disk.get(p)
+                before = disk[0] if isinstance(disk, tuple) else None
+            if unchanged is not None and before is not None:
+                base = before
+                if hint is not None and hint[1] is before:  # not read since: extend it
+                    base = hint[0]
+                    unchanged = (min(unchanged[0], hint[2]), min(unchanged[1], hint[3]))
+                self._edit_hints[p] = (base, text, *unchanged)
             self._overlay[p] = text
             self._dirty.add(p)
             # the disk version is read again when the buffer closes; until then it is
@@ -606,6 +627,7 @@ class Workspace:
     def close(self, path: Path | str) -> None:
         """Forget the editor buffer of ``path``; the disk version applies again."""
         p = self._norm(path)
+        self._edit_hints.pop(p, None)
         if self._overlay.pop(p, None) is not None:
             self._disk.pop(p, None)
             self._projects = None
@@ -620,6 +642,7 @@ class Workspace:
         """Forget a file entirely (deleted from the workspace)."""
         p = self._norm(path)
         self._known.pop(p, None)
+        self._edit_hints.pop(p, None)
         self._overlay.pop(p, None)
         self._disk.pop(p, None)
         self._states.pop(p, None)
@@ -668,7 +691,9 @@ class Workspace:
         changed: tuple[int, int, int] | None = None
         if old is not None:
             if isinstance(old.parsed, ParsedBibliography):
-                changed = changed_region(old.text, text)  # found once, used twice
+                changed = self._hinted_region(path, old.text, text)
+                if changed is None:
+                    changed = changed_region(old.text, text)  # found once, used twice
             parsed = reparse_file(path, old.parsed, old.text, text, self.settings, changed)
         else:
             parsed = parse_file(path, text, self.settings)
@@ -684,6 +709,17 @@ class Workspace:
             state._bib_index = update_bib_index(old._bib_index, parsed, old.text, text, changed)
         self._states[path] = state
         return state
+
+    def _hinted_region(self, path: Path, old: str, new: str) -> tuple[int, int, int] | None:
+        """The changed region of ``old`` -> ``new`` as the editor described it, if it did."""
+        hint = self._edit_hints.pop(path, None)
+        if hint is None or hint[0] is not old or hint[1] is not new:
+            return None
+        prefix, suffix = hint[2], hint[3]
+        old_end, new_end = len(old) - suffix, len(new) - suffix
+        if not (0 <= prefix <= old_end and prefix <= new_end):
+            return None  # the prefix and suffix overlap: compare the texts instead
+        return prefix, old_end, new_end
 
     def text(self, path: Path | str) -> str | None:
         state = self._state(self._norm(path))

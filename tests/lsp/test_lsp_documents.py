@@ -55,13 +55,13 @@ def test_incremental_edits_keep_the_index_right(
 ) -> None:
     doc = Document("file:///x", 1, text, SparseIndex(text))
     expected = text
-    for a, b, new in edits:
+    for version, (a, b, new) in enumerate(edits, 2):
         index = LineIndex(expected)
         a, b = sorted((min(a, len(expected)), min(b, len(expected))))
         start, end = index.position(a, Encoding.UTF16), index.position(b, Encoding.UTF16)
         for off in probes:  # warm the anchors so that the edit has some to move
             doc.index.position(off)
-        doc.apply(
+        at, tail = doc.apply(
             types.TextDocumentContentChangePartial(
                 range=types.Range(
                     start=types.Position(line=start.line, character=start.column),
@@ -76,6 +76,16 @@ def test_incremental_edits_keep_the_index_right(
         b = index.offset(end, Encoding.UTF16)
         expected = expected[:a] + new + expected[b:]
         assert doc.text == expected
+        doc.note_edit(version, at, tail)
         after = LineIndex(expected)
         for off in probes:
             assert doc.index.position(off, Encoding.UTF16) == after.position(off, Encoding.UTF16)
+    # what the edits say is unchanged since the first text is unchanged
+    taken = doc.take_edits(len(edits) + 1)
+    if edits:
+        assert taken is not None
+        prefix, suffix = taken
+        assert doc.text[:prefix] == text[:prefix]
+        assert suffix <= min(len(text), len(doc.text))
+        assert doc.text[len(doc.text) - suffix :] == text[len(text) - suffix :]
+    assert doc.take_edits(len(edits) + 1) is None  # consumed

@@ -58,6 +58,83 @@ def _placed_before(finding: Finding, path: Path, limit: float, dirty: set[Path] 
     return True
 
 
+def _finding_key(finding: Finding) -> tuple[object, ...]:
+    """What a diagnostic shows of a finding, apart from where it is."""
+    data = finding.data
+    return (
+        finding.code,
+        finding.message,
+        finding.severity,
+        data.get("key"),
+        data.get("record_url"),
+        data.get("record_source"),
+    )
+
+
+class _Moved:
+    """Diagnostics of the old findings that an edit moved without changing their line and
+    column: those starting on a line after the edited lines, when the edit added or removed
+    no line break.  A new finding equal to one of them, shifted, reuses its diagnostic."""
+
+    def __init__(
+        self,
+        path: Path,
+        old: FileDiagnostics,
+        text: str,
+        region: tuple[int, int],
+        dirty: set[Path] | None,
+    ) -> None:
+        self.path, self.dirty = path, dirty
+        self.table: dict[tuple[object, ...], int] = {}
+        prefix, tail = region
+        old_text = old.text
+        old_end, new_end = len(old_text) - tail, len(text) - tail
+        self.prefix = prefix
+        self.line_after = -1  # offset (new text) of the line break ending the edited lines
+        if not (0 <= prefix <= min(old_end, new_end) and tail >= 0):
+            return
+        if old_text.count("\n", prefix, old_end) != text.count("\n", prefix, new_end):
+            return  # lines were added or removed: every later line number moved
+        nl = text.find("\n", new_end)
+        if nl == -1 or old_text[old_end : nl + 1 - (new_end - old_end)] != text[new_end : nl + 1]:
+            return
+        self.delta = delta = new_end - old_end
+        self.line_after = nl
+        old_nl = nl - delta
+        for n, f in enumerate(old.findings):
+            span = f.location.span
+            if span.start <= old_nl or old.per_finding[n] is None:
+                continue
+            related: list[object] = []
+            for rel in f.related:
+                loc = rel.location
+                shift = delta if loc.path == path and loc.span.start > old_nl else 0
+                related.append(
+                    (loc.path, loc.span.start + shift, loc.span.end + shift, rel.message)
+                )
+            key = (*_finding_key(f), span.start + delta, span.end + delta, tuple(related))
+            self.table.setdefault(key, n)
+
+    def find(self, finding: Finding) -> int:
+        """Index of the old finding whose diagnostic ``finding`` can reuse, or -1."""
+        if self.line_after < 0 or finding.location.span.start <= self.line_after:
+            return -1
+        related: list[object] = []
+        for rel in finding.related:
+            loc = rel.location
+            if loc.path == self.path:
+                if self.prefix <= loc.span.start <= self.line_after or (
+                    loc.span.start < self.prefix < loc.span.end
+                ):
+                    return -1  # placed by the edited lines
+            elif self.dirty is None or loc.path in self.dirty:
+                return -1  # another file that changed
+            related.append((loc.path, loc.span.start, loc.span.end, rel.message))
+        span = finding.location.span
+        key = (*_finding_key(finding), span.start, span.end, tuple(related))
+        return self.table.get(key, -1)
+
+
 @dataclass
 class DiagnosticStore:
     """Current diagnostics of every file that has (or had) findings."""
@@ -73,6 +150,7 @@ class DiagnosticStore:
         dirty: set[Path] | None = None,
         force: bool = False,
         stable: Mapping[Path, int] | None = None,
+        edits: Mapping[Path, tuple[str, int, int]] | None = None,
     ) -> set[Path]:
         """Take a new full set of findings; return the files whose diagnostics changed.
 
@@ -81,7 +159,11 @@ class DiagnosticStore:
         only for files whose findings changed or whose text may have (``dirty``; None
         means any).  ``stable`` says, for a dirty file, up to which offset its text is
         unchanged: a finding object seen before that lies there keeps its diagnostic, so an
-        edit near the end of a large file converts only what it moved.  ``force``
+        edit near the end of a large file converts only what it moved.  ``edits`` says,
+        for a dirty file, what an editor changed: ``(before, prefix, suffix)``, the text
+        before and the lengths of the start and end left unchanged since; when the
+        diagnostics were made from ``before``, a finding after the edit that only moved
+        with the text keeps its diagnostic too.  ``force``
         reconverts everything (e.g. after a settings change).
         """
         changed: set[Path] = set()
@@ -108,22 +190,36 @@ class DiagnosticStore:
                 and old.findings == new
             ):
                 continue
+            old_text = old.text if old is not None else None
             limit: float = float("inf") if not maybe_moved else (stable or {}).get(path, 0)
             reuse: dict[int, int] = {}
             if old is not None and not force and limit > 0 and old.per_finding:
                 reuse = {id(f): n for n, f in enumerate(old.findings)}
             # without the text, spans cannot be placed (an empty index puts them at 0:0)
             where: TextIndex = index if index is not None else LineIndex("")
+            region = (edits or {}).get(path) if maybe_moved else None
+            moved: _Moved | None = None
+            if (
+                region is not None
+                and region[0] is old_text
+                and old is not None
+                and not force
+                and old.per_finding
+                and index is not None
+            ):
+                moved = _Moved(path, old, text, region[1:], dirty)
             per_finding: list[types.Diagnostic | None] = []
             kept: set[int] = set()
             for finding in new:
                 n = reuse.get(id(finding), -1)
-                if (
+                if not (
                     old is not None
                     and n >= 0
                     and old.findings[n] is finding
                     and _placed_before(finding, path, limit, dirty)
                 ):
+                    n = moved.find(finding) if moved is not None else -1
+                if n >= 0 and old is not None:
                     reused = old.per_finding[n]
                     per_finding.append(reused)
                     if reused is not None:

@@ -142,37 +142,53 @@ class Document:
     version: int
     text: str
     index: SparseIndex
-    #: (version, offset) of edits not yet handed to the project: the text before the
-    #: smallest offset is unchanged since then (appended on the loop, consumed in the worker)
-    edits: list[tuple[int, int]] = field(default_factory=list)
+    #: (version, offset, tail) of edits not yet handed to the project: the text before the
+    #: smallest offset and in the shortest tail is unchanged since then (appended on the
+    #: loop, consumed in the worker)
+    edits: list[tuple[int, int, int]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def apply(self, change: types.TextDocumentContentChangeEvent, encoding: Encoding) -> int:
-        """Apply one change; -> the offset from which the text changed."""
+    def apply(
+        self, change: types.TextDocumentContentChangeEvent, encoding: Encoding
+    ) -> tuple[int, int]:
+        """Apply one change; -> (offset from which the text changed, length of the tail
+        left as it was)."""
         if isinstance(change, types.TextDocumentContentChangePartial):
             r = change.range
             a = self.index.offset(Position(r.start.line, r.start.character), encoding)
             b = self.index.offset(Position(r.end.line, r.end.character), encoding)
             a, b = min(a, b), max(a, b)
+            tail = len(self.text) - b
             text = "".join((self.text[:a], change.text, self.text[b:]))  # one copy less
             self.index = self.index.edited(a, b, change.text, text)
             self.text = text
-            return a
+            return a, tail
         self.text = change.text
         self.index = SparseIndex(change.text)
-        return 0
+        return 0, 0
 
-    def note_edit(self, version: int, offset: int) -> None:
+    def note_edit(self, version: int, offset: int, tail: int = 0) -> None:
+        """Record that ``version`` changed the text from ``offset`` on, all but the last
+        ``tail`` characters."""
         with self._lock:
-            self.edits.append((version, offset))
+            self.edits.append((version, offset, tail))
+
+    def take_edits(self, version: int) -> tuple[int, int] | None:
+        """Consume the edits up to ``version``: (offset, tail) such that the text of that
+        version equals the text last handed over before ``offset`` and in its last
+        ``tail`` characters (None: no edit recorded)."""
+        with self._lock:
+            mine = [(off, tail) for v, off, tail in self.edits if v <= version]
+            self.edits = [e for e in self.edits if e[0] > version]
+        if not mine:
+            return None
+        return min(off for off, _ in mine), min(tail for _, tail in mine)
 
     def unchanged_before(self, version: int) -> int | None:
         """Consume the edits up to ``version``: the offset before which the text of that
         version equals the text last handed over (None: no edit recorded)."""
-        with self._lock:
-            mine = [off for v, off in self.edits if v <= version]
-            self.edits = [(v, off) for v, off in self.edits if v > version]
-        return min(mine) if mine else None
+        taken = self.take_edits(version)
+        return None if taken is None else taken[0]
 
 
 class DocumentStore:
@@ -192,11 +208,12 @@ class DocumentStore:
         doc = self._docs.get(params.text_document.uri)
         if doc is None:
             return None
-        first = len(doc.text)
+        first = tail = len(doc.text)
         for change in params.content_changes:
-            first = min(first, doc.apply(change, self.encoding))
+            at, kept = doc.apply(change, self.encoding)
+            first, tail = min(first, at), min(tail, kept)
         doc.version = params.text_document.version
-        doc.note_edit(doc.version, first)
+        doc.note_edit(doc.version, first, tail)
         return doc
 
     def close(self, uri: str) -> None:

@@ -19,6 +19,7 @@ from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
 from citewarden.lsp import actions, navigation, verify_actions, watch
+from citewarden.lsp.allocator import reuse_large_blocks
 from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
@@ -226,6 +227,7 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"citewarden serve: cannot open log file: {exc}", file=sys.stderr)
         return 2
+    reuse_large_blocks()
     server = create_server()
     if host is not None and port is not None:
         server.start_tcp(host, port)

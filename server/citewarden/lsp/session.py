@@ -86,6 +86,8 @@ class Session:
         self.open: dict[Path, str] = {}
         #: Version of each open document's text that the project model holds.
         self.indexed: dict[Path, int] = {}
+        #: The text of each open document last handed to the project (worker only).
+        self._handed: dict[Path, str] = {}
         #: Diagnostics generation last delivered, by path.
         self.sent: dict[Path, int] = {}
         self.pull_mode = False
@@ -263,6 +265,7 @@ class Session:
         self.sent.pop(path, None)
 
         def back_to_disk() -> None:
+            self._handed.pop(path, None)
             self.project.close(path)
             self.mark_dirty([path])
 
@@ -336,16 +339,23 @@ class Session:
         dirty = self._dirty
         self._dirty = set()
         stable: dict[Path, int] = {}
+        edits: dict[Path, tuple[str, int, int]] = {}
         if path is not None and text is not None:
-            self.project.set_text(path, text)
+            edited: tuple[int, int] | None = None
+            if version is not None:
+                uri = self.open.get(path)
+                doc = self.documents.get(uri) if uri is not None else None
+                edited = doc.take_edits(version) if doc is not None else None
+                if edited is not None:
+                    stable[path] = edited[0]
+                    before = self._handed.get(path)
+                    if before is not None:
+                        edits[path] = (before, *edited)
+            self.project.set_text(path, text, unchanged=edited)
+            self._handed[path] = text
             dirty.add(path)
             if version is not None:
                 self.indexed[path] = version
-                uri = self.open.get(path)
-                doc = self.documents.get(uri) if uri is not None else None
-                unchanged = doc.unchanged_before(version) if doc is not None else None
-                if unchanged is not None:
-                    stable[path] = unchanged
         started = time.perf_counter()
         checked = self.project.check()
         self._checked = checked
@@ -359,6 +369,7 @@ class Session:
             dirty=None if force else dirty,
             force=force,
             stable=stable,
+            edits=edits,
         )
         log.debug(
             "check %.1f ms, conversion %.1f ms (%d files changed)",
