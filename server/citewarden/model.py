@@ -286,6 +286,10 @@ class ParsedBibliography:
     problems: tuple[Finding, ...] = ()
     #: True when every byte of the file was understood (a --fix precondition).
     complete: bool = True
+    #: Set by an incremental re-read: ``(id of the previous parse's entries tuple, head,
+    #: tail)``: the first ``head`` entries are that parse's first ones, the last ``tail``
+    #: ones its last ones moved by the edit (same keys and contents).
+    reused: tuple[int, int, int] | None = field(default=None, compare=False, repr=False)
 
 
 # ----------------------------------------------------------------------------------------

@@ -284,7 +284,16 @@ def update_bib_index(
         # values, so no per-entry table of the previous version may be carried over.
         return build_bib_index(bib, new_text)
     middle = entries[a:b]
-    if all(map(is_, entries[:a], old.entries[:a])):
+    reused = bib.reused
+    if reused is not None and reused[0] == id(old.entries) and reused[1] + reused[2] <= n_new:
+        # the reader says which entries it carried over: their keys are known
+        head, tail = reused[1], reused[2]
+        keys = (
+            old.keys[:head]
+            + [e.key for e in entries[head : n_new - tail]]
+            + old.keys[n_old - tail :]
+        )
+    elif all(map(is_, entries[:a], old.entries[:a])):
         keys = old.keys[:a] + [e.key for e in entries[a:]]  # the same entries, the same keys
     else:
         keys = [e.key for e in entries]

@@ -1510,7 +1510,9 @@ def _reparse(
     else:
         suppressed = frozenset()
     defs = tuple((o + delta if o >= resume_old else o, nm, v) for o, nm, v in table._defs)
-    return _result(scanner, new_entries, problems, suppressed, defs)
+    result = _result(scanner, new_entries, problems, suppressed, defs)
+    object.__setattr__(result, "reused", (id(entries), len(head), len(tail)))
+    return result
 
 
 def _plausible(changed: tuple[int, int, int], old_len: int, new_len: int) -> bool:
