@@ -48,6 +48,18 @@ STEPS = [
         "@article{key20,",
         "@misc{fresh, title={Fresh entry with a title}}\n\n@article{key20,",
     ),
+    # keys typed into: answers updated from the previous ones (see checks.citations.KeyDelta)
+    ("refs.bib", "@article{key1,", "@article{key1x,"),  # an orphan renamed: still one
+    ("refs.bib", "@article{key14,", "@article{KEY14,"),  # cited, in another case
+    ("refs.bib", "@article{key16,", "@article{key17,"),  # onto an orphan's key: duplicate
+    ("refs.bib", "@book{parent,", "@book{parentx,"),  # the crossref parent renamed
+    ("refs.bib", "@book{parentx,", "@book{parent,"),
+    ("ch.tex", "\\cite{kye4}", "\\cite{kye4}\\cite{al1}"),  # an alias not defined yet
+    ("refs.bib", "@article{key21,", "@article{key21,\n  ids = {al1},"),
+    ("refs.bib", "@article{key21,", "@article{key21y,"),  # the aliased entry renamed
+    ("refs.bib", "@article{key23,", "@article{key21y,"),  # another takes its key
+    ("refs.bib", "@article{key25,", "@article{al1,"),  # a key equal to the alias
+    ("refs.bib", "@article{al1,", "@article{key25,"),
 ]
 
 
@@ -178,3 +190,37 @@ def test_editing_a_string_macro_updates_entries_that_use_it(tmp_path: Path) -> N
         incremental = ws.check()
         fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
         assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
+
+
+def test_a_key_typed_into_is_not_checked_against_every_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typing into a key updates the dangling and orphan answers from the previous ones:
+    neither every cited key nor every defined key is looked at again."""
+    from citewarden.checks import citations
+
+    texts = {"main.tex": MAIN, "ch.tex": CHAPTER, "refs.bib": BIB}
+    project = tmp_path / "project"
+    project.mkdir()
+    for name, text in texts.items():
+        (project / name).write_text(text, encoding="utf-8")
+    ws = Workspace(root=project)
+    ws.add_folder(project)
+    ws.check()
+
+    def everything(*args: object) -> object:
+        raise AssertionError("computed from scratch")
+
+    monkeypatch.setattr(citations, "_uncited", everything)
+    monkeypatch.setattr(citations.Defined, "missing", everything)
+    for old, new in (("@article{key12,", "@article{key12b,"), ("@article{key3,", "@article{k3,")):
+        at = texts["refs.bib"].index(old)
+        unchanged = (at, len(texts["refs.bib"]) - at - len(old))
+        texts["refs.bib"] = texts["refs.bib"].replace(old, new, 1)
+        ws.set_text(normalize_path(project / "refs.bib"), texts["refs.bib"], unchanged=unchanged)
+        incremental = ws.check()
+        monkeypatch.undo()
+        fresh = _fresh_check(tmp_path / f"fresh-{new[9:-1]}", texts)
+        assert _summary(incremental) == _summary(fresh)
+        monkeypatch.setattr(citations, "_uncited", everything)
+        monkeypatch.setattr(citations.Defined, "missing", everything)

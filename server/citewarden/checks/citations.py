@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from types import MappingProxyType
@@ -70,6 +71,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
         found += _missing_links(project)
         token = _token(ws, project)
         defined = memo.get(("defined", token), _defined, ws, project)
+        delta = _project_delta(ws, project)
         for path, doc in ws.project_documents(project):
             if not doc.citations:
                 continue
@@ -92,6 +94,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     project.casefold_keys,
                     _is_quarto(project),
                     memo,
+                    delta,
                 )
         found += _missing_crossrefs(ws, project, defined, token, memo)
         for bib in project.bibliographies:
@@ -120,6 +123,50 @@ class Ident:
 # ---- definitions ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class KeyDelta:
+    """How a bibliography's keys changed in its last edit, when that edit re-read entries
+    ``[a, b)`` and left their number, their ``ids`` aliases and every crossref/xdata link
+    as they were (a key typed into, the usual edit): what depends on the keys is updated
+    from the previous answer instead of being computed again over every key."""
+
+    #: the previous version's ``keys_token``
+    previous: object
+    a: int
+    b: int
+    #: keys of ``[a, b)`` before the edit that the bibliography no longer defines
+    removed: frozenset[str]
+    #: keys of ``[a, b)`` after the edit
+    added: frozenset[str]
+
+
+def key_delta(index: BibIndex) -> KeyDelta | None:
+    """The :class:`KeyDelta` of ``index``'s last edit, if it was such an edit."""
+    prev = index.previous
+    if prev is None:
+        return None
+    old, a, b, b_old = prev
+    if b != b_old or index.alias_rows is not old.alias_rows:
+        return None
+    if index.parent_rows is not old.parent_rows:
+        return None
+    if any(a <= i < b for i in index.alias_rows) or any(a <= i < b for i in index.parent_rows):
+        return None
+    aliases = {alias for names in index.alias_rows.values() for alias in names}
+    removed = frozenset(k for k in old.keys[a:b] if k not in index.by_key and k not in aliases)
+    return KeyDelta(old.keys_token, a, b, removed, frozenset(index.keys[a:b]))
+
+
+def _project_delta(ws: Workspace, project: Project) -> KeyDelta | None:
+    """The key delta of a project defined by one bibliography (and no ``\\bibitem``)."""
+    bibs = list(ws.project_bibliographies(project))
+    if len(bibs) != 1:
+        return None
+    if any(doc.bibitems for _, doc in ws.project_documents(project)):
+        return None
+    return key_delta(bibs[0][2])
+
+
 class Defined:
     """The names a project defines: entry keys, ``ids`` aliases and ``\\bibitem`` keys.
 
@@ -131,7 +178,7 @@ class Defined:
 
     def __init__(
         self,
-        names: list[frozenset[str]],
+        names: list[Collection[str]],
         folded: list[Collection[str]],
         pool: list[Sequence[str]],
         folded_parts: list[Callable[[], Sequence[str]]] | None = None,
@@ -149,8 +196,24 @@ class Defined:
         return any(key in names for names in self._names)
 
     def missing(self, keys: frozenset[str]) -> frozenset[str]:
-        """The ``keys`` defined nowhere (set operations only)."""
-        return keys.difference(*self._names)
+        """The ``keys`` defined nowhere (set operations only).
+
+        One difference per collection: each then looks up only the (few) remaining keys,
+        where a difference with several collections at once would walk every one of them.
+        """
+        for names in self._names:
+            if not keys:
+                break
+            keys = keys.difference(names)
+        return keys
+
+    def missing_folded(self, folded_keys: frozenset[str]) -> frozenset[str]:
+        """The casefolded ``folded_keys`` that no casefolded name matches."""
+        for names in self._folded:
+            if not folded_keys:
+                break
+            folded_keys = folded_keys.difference(names)
+        return folded_keys
 
     def has_folded(self, folded_key: str) -> bool:
         return any(folded_key in names for names in self._folded)
@@ -160,7 +223,11 @@ class Defined:
         """Every defined name in file order (the pool of "did you mean" suggestions; may
         repeat a duplicated key).  Made once; do not modify it."""
         if self._keys is None:
-            self._keys = [key for part in self._pool for key in part]
+            if len(self._pool) == 1:
+                part = self._pool[0]
+                self._keys = part if isinstance(part, list) else list(part)
+            else:
+                self._keys = [key for part in self._pool for key in part]
         return self._keys
 
     def suggestions(self, key: str) -> list[tuple[str, float]]:
@@ -168,6 +235,9 @@ class Defined:
         if self._folded_pool is None:
             if self._folded_parts is None:
                 self._folded_pool = [k.casefold() for k in self.keys]
+            elif len(self._folded_parts) == 1:
+                part = self._folded_parts[0]()
+                self._folded_pool = part if isinstance(part, list) else list(part)
             else:
                 self._folded_pool = [k for part in self._folded_parts for k in part()]
         return _closest(key, self.keys, self._folded_pool)
@@ -183,13 +253,14 @@ def _token(ws: Workspace, project: Project) -> tuple[object, ...]:
 
 
 def _defined(ws: Workspace, project: Project) -> Defined:
-    names: list[frozenset[str]] = []
+    names: list[Collection[str]] = []
     folded: list[Collection[str]] = []
     pool: list[Sequence[str]] = []
     folded_parts: list[Callable[[], Sequence[str]]] = []
     for _, _, index in ws.project_bibliographies(project):
-        names.append(index.key_set)
-        folded.append(index.folded.keys())
+        # the index's own dicts: look-ups and set differences need no copy of the keys
+        names.append(index.by_key)
+        folded.append(index.folded)
         pool.append(index.keys)
         folded_parts.append(partial(index.table, "key-casefolded", _casefolded_key))
         if index.alias_rows:
@@ -229,6 +300,18 @@ def _checks_dangling(ws: Workspace, project: Project) -> bool:
     return any(doc.bibitems for _, doc in ws.project_documents(project))
 
 
+def _missing(
+    doc: ParsedDocument, defined: Defined, delta: KeyDelta | None, memo: Memo
+) -> frozenset[str]:
+    """Keys ``doc`` cites that are defined nowhere (exact names)."""
+    cited = memo.get(("cited", Ident(doc)), _doc_keys, doc)
+    if delta is not None:
+        before = memo.previous(("missing", Ident(doc), (delta.previous,)))
+        if before is not None:
+            return (before - delta.added) | (cited & delta.removed)  # type: ignore[no-any-return]
+    return defined.missing(cited)
+
+
 def _dangling(
     path: Path,
     doc: ParsedDocument,
@@ -237,8 +320,9 @@ def _dangling(
     casefold: bool,
     quarto: bool,
     memo: Memo,
+    delta: KeyDelta | None = None,
 ) -> list[Finding]:
-    missing = defined.missing(memo.get(("cited", Ident(doc)), _doc_keys, doc))
+    missing = memo.get(("missing", Ident(doc), token), _missing, doc, defined, delta, memo)
     if casefold and missing:
         missing = frozenset(k for k in missing if not defined.has_folded(k.casefold()))
     if quarto and missing:
@@ -378,10 +462,14 @@ def _missing_crossrefs(
 
 def _bib_missing_crossrefs(path: Path, index: BibIndex, defined: Defined) -> list[Finding]:
     found: list[Finding] = []
+    targets = frozenset(p.casefold() for parents in index.parent_rows.values() for p in parents)
+    undefined = defined.missing_folded(targets)
+    if not undefined:
+        return found
     for i, parents in index.parent_rows.items():
         entry = index.entries[i]
         for parent in parents:
-            if defined.has_folded(parent.casefold()):
+            if parent.casefold() not in undefined:
                 continue
             fld = entry.field("crossref") or entry.field("xdata")
             for name in ("crossref", "xdata"):
@@ -430,6 +518,15 @@ def _cited_keys(
             else:
                 cited |= memo.get(("cited", Ident(doc)), _doc_keys, doc)
     return cited, folded, False
+
+
+def _aliased_cited(own: BibIndex, cited: set[str], folded: set[str]) -> frozenset[str]:
+    """Keys of the entries of ``own`` cited through one of their ``ids`` aliases."""
+    return frozenset(
+        entry.key
+        for alias, entry in own.aliases.items()
+        if alias in cited or (folded and alias.casefold() in folded)
+    )
 
 
 def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
@@ -553,16 +650,36 @@ def _orphan_positions(
     the cited keys only: an edit that changes none of these (a title typed into, a space
     in a chapter) reuses the previous answer after comparing the cited sets.
     """
-    key = (
-        "orphan-positions",
-        own.keys_token,
-        *((i.keys_token, Ident(i.parent_rows)) for i in indexes),
-    )
+    others = tuple((i.keys_token, Ident(i.parent_rows)) for i in indexes if i is not own)
+    key = ("orphan-positions", own.keys_token, Ident(own.parent_rows), *others)
     previous = memo.previous(key)
     if previous is not None and previous[0] == cited and previous[1] == folded:
         memo.current[key] = previous
         return previous[2]  # type: ignore[no-any-return]
+    delta = key_delta(own) if len(indexes) == 1 else None
+    if delta is not None:
+        # only the keys of the re-read entries changed: so may only their answers
+        before = memo.previous(("orphan-positions", delta.previous, Ident(own.parent_rows)))
+        if before is not None and before[0] == cited and before[1] == folded:
+            _, _, old_positions, was_reached, was_folded, was_aliased = before
+            positions = [i for i in old_positions if not delta.a <= i < delta.b]
+            for i in range(delta.a, delta.b):
+                k = own.keys[i]
+                if (
+                    k
+                    and k not in cited
+                    and not (folded and k.casefold() in folded)
+                    and k not in was_aliased
+                    and k not in was_reached
+                    and k.casefold() not in was_folded
+                ):
+                    positions.append(i)
+            positions.sort()
+            memo.current[key] = (cited, folded, positions, was_reached, was_folded, was_aliased)
+            return positions
     uncited = _uncited(own, cited, folded)
+    reached: set[str] = set()
+    folded_reached: set[str] = set()
     if uncited:
         reached = _reached_parents(indexes, cited, folded)
         if reached:
@@ -571,7 +688,8 @@ def _orphan_positions(
                 k for k in uncited if k not in reached and k.casefold() not in folded_reached
             }
     positions = sorted(i for k in uncited if k for i in own.by_key[k])
-    memo.current[key] = (cited, folded, positions)
+    aliased = _aliased_cited(own, cited, folded)
+    memo.current[key] = (cited, folded, positions, reached, folded_reached, aliased)
     return positions
 
 

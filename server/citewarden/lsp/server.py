@@ -19,9 +19,9 @@ from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
 from citewarden.lsp import actions, navigation, verify_actions, watch
-from citewarden.lsp.allocator import reuse_large_blocks
 from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.isolation import isolated
+from citewarden.lsp.memory import reuse_large_blocks
 from citewarden.lsp.session import Session
 
 log = logging.getLogger(__name__)

@@ -37,6 +37,7 @@ from citewarden.lsp.diagnostics import (
     send_json,
 )
 from citewarden.lsp.documents import DocumentStore, SparseIndex
+from citewarden.lsp.memory import settle_heap
 from citewarden.lsp.scheduling import TaskRegistry, Worker
 from citewarden.model import Entry, Finding, Span
 from citewarden.project import Workspace
@@ -142,6 +143,7 @@ class Session:
         finally:
             # requests wait for this; they must not wait forever if indexing failed
             self.ready.set()
+        await self.worker.run(settle_heap)
 
     # -- settings -------------------------------------------------------------------------
     def client_supports_configuration(self) -> bool:
