@@ -456,6 +456,32 @@ async def test_findings_on_the_fields_then_the_doi_quick_fix_verifies_clean(
     assert [v.message for v in second if v.kind == "report" and v.message][-1] == "1 of 1"
 
 
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_bibliography_changed_on_disk_is_verified_again(
+    vstart: VStart, replay: ReplayServer
+) -> None:
+    h = await vstart()
+    await wait_for(lambda: h.by_code("refs.bib", Code.DOI_OTHER_WORK), timeout=60)
+    await wait_for(lambda: h.statuses and h.statuses[-1]["verifying"] is False)
+    before = replay.requests_to("/crossref")
+    # another program corrects the DOI in the file, which is not open in the editor
+    bib = h.root / "refs.bib"
+    text = bib.read_text(encoding="utf-8")
+    bib.write_text(text.replace("10.1371/journal.ppat.1008184", "10.1111/ele.14024"), "utf-8")
+    h.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=h.uri("refs.bib"), type=types.FileChangeType.Changed)]
+        )
+    )
+    await wait_for(lambda: not h.by_code("refs.bib", Code.DOI_OTHER_WORK), timeout=30)
+    await wait_for(
+        lambda: h.statuses[-1]["verifying"] is False and h.statuses[-1]["tiers"]["E"] == 0,
+        timeout=60,
+    )
+    assert replay.requests_to("/crossref") > before, "the changed entry was verified again"
+    assert h.statuses[-1]["verified"] == h.statuses[-1]["total"] == 5
+
+
 async def test_update_entry_and_add_doi_and_ignore(vstart: VStart) -> None:
     h = await vstart()
     await wait_for(lambda: h.finished_runs() >= 1, timeout=60)

@@ -2,7 +2,8 @@
 
 The watchers are registered dynamically when the client allows it.  A change to a file that
 is open in the editor is ignored (the editor's text wins); anything else is re-read from disk.
-A change to ``.citewarden.toml`` reloads the settings.
+A change to ``.citewarden.toml`` reloads the settings.  A bibliography changed on disk is
+verified again, as when it is saved in the editor.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from citewarden.settings import CONFIG_FILE
 log = logging.getLogger(__name__)
 
 REGISTRATION_ID = "citewarden-watch"
+
+#: Files that can hold bibliography entries.
+BIBLIOGRAPHY_SUFFIXES = frozenset({".bib", ".bibtex", ".json", ".yaml", ".yml"})
 
 #: Everything a project can consist of.
 PATTERNS = (
@@ -80,6 +84,11 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
         await session.settings_changed(None)
     elif paths:
         session.tasks.debounce(WORKSPACE, "watched", 0, lambda: session.refresh(None))
+    # a bibliography rewritten on disk (a script, a pull) is verified again like a saved one
+    for path in paths:
+        if path.suffix.lower() in BIBLIOGRAPHY_SUFFIXES:
+            for hook in session.save_hooks:
+                await hook(path)
 
 
 def _invalidate_all(session: Session, paths: list) -> None:  # type: ignore[type-arg]
