@@ -82,6 +82,19 @@ def _summary(result: dict[Path, list[Finding]]) -> list[tuple[object, ...]]:
     )
 
 
+def _checked_workspace(tmp_path: Path, texts: dict[str, str]) -> tuple[Path, Workspace]:
+    """A workspace of ``texts`` in ``tmp_path/project``, checked once (checking it again
+    gives the same findings from the cache)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name, text in texts.items():
+        (project / name).write_text(text, encoding="utf-8")
+    ws = Workspace(root=project)
+    ws.add_folder(project)
+    ws.check()
+    return project, ws
+
+
 def _fresh_check(folder: Path, texts: dict[str, str]) -> dict[Path, list[Finding]]:
     folder.mkdir()
     for name, text in texts.items():
@@ -99,13 +112,7 @@ def test_a_chain_of_edits_matches_fresh_checks(
     change event gives (as the language server passes them), instead of being found by
     comparing the texts."""
     texts = {"main.tex": MAIN, "ch.tex": CHAPTER, "refs.bib": BIB}
-    project = tmp_path / "project"
-    project.mkdir()
-    for name, text in texts.items():
-        (project / name).write_text(text, encoding="utf-8")
-    ws = Workspace(root=project)
-    ws.add_folder(project)
-    ws.check()
+    project, ws = _checked_workspace(tmp_path, texts)
     if hinted:  # the texts are never compared to find what changed
 
         def compared(old: str, new: str) -> tuple[int, int, int]:
@@ -176,12 +183,7 @@ STRING_STEPS = [
 
 def test_editing_a_string_macro_updates_entries_that_use_it(tmp_path: Path) -> None:
     texts = {"main.tex": MAIN, "ch.tex": STRING_CHAPTER, "refs.bib": STRING_BIB}
-    project = tmp_path / "project"
-    project.mkdir()
-    for name, text in texts.items():
-        (project / name).write_text(text, encoding="utf-8")
-    ws = Workspace(root=project)
-    ws.add_folder(project)
+    project, ws = _checked_workspace(tmp_path, texts)
     first = ws.check()
     assert any(f.code.value == "duplicate-work" for fs in first.values() for f in fs)
     for n, (old, new) in enumerate(STRING_STEPS):
@@ -200,13 +202,7 @@ def test_a_key_typed_into_is_not_checked_against_every_key(
     from citewarden.checks import citations
 
     texts = {"main.tex": MAIN, "ch.tex": CHAPTER, "refs.bib": BIB}
-    project = tmp_path / "project"
-    project.mkdir()
-    for name, text in texts.items():
-        (project / name).write_text(text, encoding="utf-8")
-    ws = Workspace(root=project)
-    ws.add_folder(project)
-    ws.check()
+    project, ws = _checked_workspace(tmp_path, texts)
 
     def everything(*args: object) -> object:
         raise AssertionError("computed from scratch")

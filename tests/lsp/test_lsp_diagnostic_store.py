@@ -71,6 +71,25 @@ def _moved(findings: list[Finding], start: int, old_end: int, delta: int) -> lis
     return out
 
 
+def _after_edit(
+    store: DiagnosticStore,
+    findings: list[Finding],
+    indexes: dict[Path, SparseIndex],
+    converter: Converter,
+    edit: tuple[str, int, int],
+) -> None:
+    """Update ``store`` as the server does after an editor's change: the .bib is dirty,
+    unchanged up to ``edit[1]``, and ``edit`` says what the change left as it was."""
+    store.update(
+        {BIB: findings},
+        indexes.get,
+        converter,
+        dirty={BIB},
+        stable={BIB: edit[1]},
+        edits={BIB: edit},
+    )
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.text(ALPHABET, min_size=1, max_size=200),
@@ -99,15 +118,7 @@ def test_reused_diagnostics_equal_fresh_ones(
 
     after = _moved(before, start, old_end, len(new_text) - len(text))
     indexes[BIB] = SparseIndex(new_text)
-    tail = len(text) - old_end
-    store.update(
-        {BIB: after},
-        indexes.get,
-        converter,
-        dirty={BIB},
-        stable={BIB: start},
-        edits={BIB: (text, start, tail)},
-    )
+    _after_edit(store, after, indexes, converter, (text, start, len(text) - old_end))
     fresh = [d for f in after if (d := converter.diagnostic(f, indexes[BIB])) is not None]
     now = store.get(BIB)
     assert (now.diagnostics if now is not None else []) == fresh
@@ -129,14 +140,7 @@ def test_an_edit_without_line_breaks_keeps_later_diagnostics() -> None:
     new_text = text[:at] + "x" + text[at:]
     after = _moved(before, at, at, 1)
     indexes[BIB] = SparseIndex(new_text)
-    store.update(
-        {BIB: after},
-        indexes.get,
-        converter,
-        dirty={BIB},
-        stable={BIB: at},
-        edits={BIB: (text, at, len(text) - at)},
-    )
+    _after_edit(store, after, indexes, converter, (text, at, len(text) - at))
     now = store.get(BIB)
     assert now is not None
     # entries 0-10 are before the edit, 11-49 after it on other lines: all 50 reused
@@ -151,14 +155,7 @@ def test_an_edit_without_line_breaks_keeps_later_diagnostics() -> None:
     assert made is not None
     first = list(made.per_finding)
     indexes[BIB] = SparseIndex(new_text)
-    other.update(
-        {BIB: after},
-        indexes.get,
-        converter,
-        dirty={BIB},
-        stable={BIB: at},
-        edits={BIB: (text.replace("T0", "T9"), at, len(text) - at)},
-    )
+    _after_edit(other, after, indexes, converter, (text.replace("T0", "T9"), at, len(text) - at))
     fresh = other.get(BIB)
     assert fresh is not None
     assert fresh.diagnostics == now.diagnostics
