@@ -203,9 +203,11 @@ def _title_ident(raw: str) -> str:
     return title if len(title) >= MIN_TITLE_CHARS else ""
 
 
-#: ``[\W_]+`` for lower-case ASCII text, keeping NUL (the separator of titles normalised
-#: together)
-_NON_WORD_BUT_NUL = re.compile(r"[^a-z0-9\x00]+")
+#: Bytes dropped from lower-case ASCII text: all but letters, digits and NUL (the separator
+#: of titles normalised together)
+_NOT_WORD_BYTES = bytes(
+    c for c in range(256) if not (chr(c).isascii() and (chr(c).isalnum() or c == 0))
+)
 
 
 def _title_idents(raws: Sequence[str | None]) -> list[str]:
@@ -221,10 +223,16 @@ def _title_idents(raws: Sequence[str | None]) -> list[str]:
         for i, raw in enumerate(raws)
         if raw and raw.isascii() and "\x00" not in raw and not raw.endswith("\\")
     ]
-    text = "\x00".join([raws[i] for i in batch])  # type: ignore[misc]
-    if "\\" in text:
-        text = _LATEX_COMMAND.sub(_command, text)
-    parts = _NON_WORD_BUT_NUL.sub("", text.lower()).split("\x00")
+    titles: list[str] = [raws[i] for i in batch]  # type: ignore[misc]
+    commands = [n for n, title in enumerate(titles) if "\\" in title]
+    if commands:  # formatting commands dropped, in one pass over just those titles
+        plain = _LATEX_COMMAND.sub(_command, "\x00".join([titles[n] for n in commands]))
+        for n, title in zip(commands, plain.split("\x00"), strict=True):
+            titles[n] = title
+    # still ASCII (a command becomes a space or its name): lower-case and keep letters and
+    # digits byte-wise, in C
+    text = "\x00".join(titles).encode("ascii").lower()
+    parts = text.translate(None, _NOT_WORD_BYTES).decode("ascii").split("\x00")
     if len(parts) != len(batch):  # cannot happen; keep the one-by-one result then
         batch, parts = [], []
     for i, title in zip(batch, parts, strict=True):
