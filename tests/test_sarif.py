@@ -284,3 +284,25 @@ def test_run_properties_score_and_tiers() -> None:
         "statuses": {"not_found": 1, "mismatch": 1, "skipped": 1, "verified": 1},
     }
     assert run_properties(None) is None
+
+
+def test_verdict_issue_on_a_field_the_entry_names_otherwise(tmp_path: Path) -> None:
+    """An issue about the journal lands on biblatex's ``journaltitle``, as in the editor."""
+    text = "@article{lee2019,\n  journaltitle = {Nature},\n}\n"
+    value = span_of(text, "Nature")
+    entry = Entry(
+        key="lee2019",
+        entry_type="article",
+        path=tmp_path / "refs.bib",
+        span=Span(0, len(text) - 1),
+        key_span=span_of(text, "lee2019"),
+        fields=(Field("journaltitle", "Nature", span_of(text, "journaltitle"), value),),
+    )
+    verdict = Verdict(
+        "lee2019",
+        Status.MISMATCH,
+        Tier.M,
+        issues=(Issue(Code.VENUE_MISMATCH, "the venue differs", field="journal"),),
+    )
+    [finding] = verdict_findings(entry, verdict)
+    assert finding.location.span == value

@@ -42,7 +42,7 @@ from citewarden.model import (
     Verdict,
 )
 from citewarden.settings import SEVERITY_NAMES, TIER_SEVERITY, VerifySettings
-from citewarden.verify.report import find_field
+from citewarden.verify.report import FIELD_ALIASES, find_field
 
 #: How each source is named in messages.
 SOURCE_LABELS: Mapping[str, str] = {
@@ -71,17 +71,6 @@ STATIC_CODES = frozenset(
 )
 #: Findings about the identifier look-up (the first source consulted answered it).
 ID_CODES = frozenset({Code.DOI_NOT_FOUND, Code.DOI_OTHER_WORK})
-
-#: A field an issue names, and the fields an entry may use for it instead.
-FIELD_ALIASES: Mapping[str, tuple[str, ...]] = {
-    "number": ("number", "issue"),
-    "issue": ("issue", "number"),
-    "journal": ("journal", "journaltitle"),
-    "journaltitle": ("journaltitle", "journal"),
-    "year": ("year", "date"),
-    "eprint": ("eprint", "url"),
-    "author": ("author", "editor"),
-}
 
 IGNORE_COMMENT = "% citewarden: ignore"
 

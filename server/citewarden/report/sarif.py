@@ -30,6 +30,7 @@ from citewarden.model import (
     document_score,
 )
 from citewarden.text import LineIndex
+from citewarden.verify.report import find_field
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -141,7 +142,7 @@ def verdict_findings(entry: Entry, verdict: Verdict, text: str | None = None) ->
 
     out: list[Finding] = []
     for issue in verdict.issues:
-        f = entry.field(issue.field) if issue.field else None
+        f = find_field(entry, issue.field)
         span = f.value_span if f is not None else entry.key_span
         data: dict[str, object] = {"key": entry.key}
         if issue.field:

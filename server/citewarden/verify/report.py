@@ -33,12 +33,16 @@ from citewarden.model import (
 
 LineOf = Callable[[Entry], int | None]
 
-#: Fields that name the venue; a venue correction may target any of them.
-_FIELD_ALIASES: Mapping[str, tuple[str, ...]] = {
+#: A field an issue names, and the fields an entry may use for it instead (BibTeX and
+#: biblatex names of the same thing, or where the same information lives).
+FIELD_ALIASES: Mapping[str, tuple[str, ...]] = {
     "number": ("number", "issue"),
+    "issue": ("issue", "number"),
     "journal": ("journal", "journaltitle"),
+    "journaltitle": ("journaltitle", "journal"),
     "year": ("year", "date"),
     "eprint": ("eprint", "url"),
+    "author": ("author", "editor"),
 }
 
 
@@ -154,7 +158,7 @@ def verification_json(
 def find_field(
     entry: Entry,
     name: str | None,
-    aliases: Mapping[str, tuple[str, ...]] = _FIELD_ALIASES,
+    aliases: Mapping[str, tuple[str, ...]] = FIELD_ALIASES,
 ) -> Field | None:
     """The first field of ``entry`` among ``aliases[name]`` (just ``name`` when it has no
     aliases); None when ``name`` is empty or the entry has none of them."""
