@@ -35,7 +35,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 from pygls.protocol import LanguageServerProtocol
 
-from lsp_client import answer_server_requests, percentiles
+from lsp_client import answer_server_requests, client_gc_paused, percentiles
 
 SURNAMES = [
     "Smith",
@@ -323,13 +323,14 @@ async def timed_edits(buf: Buffer, line: int, col: int, char: str, count: int) -
     """Type ``char`` at (line, col), then delete it, and so on (``count`` edits); time each
     edit to the diagnostics of its version."""
     samples = []
-    for n in range(count):
-        insert = n % 2 == 0
-        version = buf.version + 1
-        fut = buf.client.expect(buf.uri, version)
-        t0 = buf.edit(line, col, col if insert else col + 1, char if insert else "")
-        t1 = await asyncio.wait_for(fut, timeout=60)
-        samples.append(t1 - t0)
+    with client_gc_paused():
+        for n in range(count):
+            insert = n % 2 == 0
+            version = buf.version + 1
+            fut = buf.client.expect(buf.uri, version)
+            t0 = buf.edit(line, col, col if insert else col + 1, char if insert else "")
+            t1 = await asyncio.wait_for(fut, timeout=60)
+            samples.append(t1 - t0)
     return samples
 
 
@@ -339,18 +340,19 @@ async def timed_completions(
     samples = []
     size = 0
     incomplete = False
-    for _ in range(count):
-        t0 = time.perf_counter()
-        result = await client.text_document_completion_async(
-            types.CompletionParams(
-                text_document=types.TextDocumentIdentifier(uri=buf.uri),
-                position=types.Position(line=line, character=col),
+    with client_gc_paused():
+        for _ in range(count):
+            t0 = time.perf_counter()
+            result = await client.text_document_completion_async(
+                types.CompletionParams(
+                    text_document=types.TextDocumentIdentifier(uri=buf.uri),
+                    position=types.Position(line=line, character=col),
+                )
             )
-        )
-        samples.append(time.perf_counter() - t0)
-        assert isinstance(result, types.CompletionList), result
-        size = len(result.items)
-        incomplete = result.is_incomplete
+            samples.append(time.perf_counter() - t0)
+            assert isinstance(result, types.CompletionList), result
+            size = len(result.items)
+            incomplete = result.is_incomplete
     return samples, size, incomplete
 
 

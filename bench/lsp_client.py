@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import statistics
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from lsprotocol import types
@@ -41,3 +44,16 @@ def percentiles(samples: list[float]) -> str:
     p50 = statistics.median(ms)
     p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
     return f"p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {ms[-1]:7.1f} ms   (n={len(ms)})"
+
+
+@contextmanager
+def client_gc_paused() -> Iterator[None]:
+    """Pause this (client) process's cyclic garbage collector while timing: parsing the
+    server's large diagnostic lists makes it run often, and its pauses would be counted as
+    the server's latency."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

@@ -37,7 +37,7 @@ from citewarden.lsp.diagnostics import (
     send_json,
 )
 from citewarden.lsp.documents import DocumentStore, SparseIndex
-from citewarden.lsp.memory import settle_heap
+from citewarden.lsp.memory import IDLE_COLLECTION, exempt_survivors, settle_heap
 from citewarden.lsp.scheduling import TaskRegistry, Worker
 from citewarden.model import Entry, Finding, Span
 from citewarden.project import Workspace
@@ -333,7 +333,10 @@ class Session:
                 if self.indexed.get(path) != version or force:
                     text = doc.text
         await self.worker.run(self._check_job, path, text, version, force)
-        self._deliver(force_paths or set())
+        self._deliver(force_paths or set(), first=path)
+        self.tasks.debounce(
+            WORKSPACE, "collect", IDLE_COLLECTION, lambda: self.worker.run(settle_heap)
+        )
 
     def _check_job(
         self, path: Path | None, text: str | None, version: int | None, force: bool
@@ -360,6 +363,7 @@ class Session:
                 self.indexed[path] = version
         started = time.perf_counter()
         checked = self.project.check()
+        exempt_survivors()  # the new version of the index, out of the collector's way
         self._checked = checked
         findings = self._filter(self._with_providers(checked))
         converted = time.perf_counter()
@@ -446,12 +450,16 @@ class Session:
                 return True
         return False
 
-    def _deliver(self, force_paths: set[Path]) -> None:
-        """Publish every file whose diagnostics changed since last delivered, if current."""
+    def _deliver(self, force_paths: set[Path], first: Path | None = None) -> None:
+        """Publish every file whose diagnostics changed since last delivered, if current;
+        ``first`` (the document being edited) before the others."""
         started = time.perf_counter()
         refresh_pull = False
         delivered: set[Path] = set()
-        for path, entry in list(self.store.files.items()):
+        files = list(self.store.files.items())
+        if first is not None:
+            files.sort(key=lambda item: item[0] != first)
+        for path, entry in files:
             if self.sent.get(path) == entry.generation and path not in force_paths:
                 continue
             uri = self.open.get(path)
