@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from citewarden.verify.config import URL_ENV  # noqa: E402
-from lsp_client import answer_server_requests, percentiles  # noqa: E402
+from lsp_client import answer_server_requests, client_gc_paused, percentiles  # noqa: E402
 from replay import API_DATA, ReplayServer  # noqa: E402
 
 #: Recorded Crossref works (``/works/{doi}``) whose records the DOI entries copy.
@@ -216,24 +216,25 @@ async def measure(client: Client, main: Path, requests: int) -> tuple[list[float
     completions: list[float] = []
     hovers: list[float] = []
     doc = types.TextDocumentIdentifier(uri=uri)
-    for n in range(requests + 3):
-        t = time.perf_counter()
-        result = await client.text_document_completion_async(
-            types.CompletionParams(text_document=doc, position=complete_at)
-        )
-        took = time.perf_counter() - t
-        assert result is not None
-        if n >= 3:  # the first few warm caches
-            completions.append(took)
-        t = time.perf_counter()
-        hover = await client.text_document_hover_async(
-            types.HoverParams(text_document=doc, position=hover_at)
-        )
-        took = time.perf_counter() - t
-        assert hover is not None
-        if n >= 3:
-            hovers.append(took)
-        await asyncio.sleep(0.05)
+    with client_gc_paused():
+        for n in range(requests + 3):
+            t = time.perf_counter()
+            result = await client.text_document_completion_async(
+                types.CompletionParams(text_document=doc, position=complete_at)
+            )
+            took = time.perf_counter() - t
+            assert result is not None
+            if n >= 3:  # the first few warm caches
+                completions.append(took)
+            t = time.perf_counter()
+            hover = await client.text_document_hover_async(
+                types.HoverParams(text_document=doc, position=hover_at)
+            )
+            took = time.perf_counter() - t
+            assert hover is not None
+            if n >= 3:
+                hovers.append(took)
+            await asyncio.sleep(0.05)
     return completions, hovers
 
 
