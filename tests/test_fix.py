@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from citewarden import fix
-from citewarden.fix import FixRefused, apply_plan, plan_file, plan_fix, write_atomically
+from citewarden.fix import (
+    STALE_TEMP_AGE,
+    FixRefused,
+    apply_plan,
+    plan_file,
+    plan_fix,
+    write_atomically,
+)
 from citewarden.parsing.bibtex import parse_bibtex
 from paths import DATA
 
@@ -513,3 +520,21 @@ def test_killed_at_random_moments_leaves_old_or_new(tmp_path: Path) -> None:
         child.wait(30)
         seen.add(_assert_old_or_new(path, old, new) == new)
     assert seen  # every interrupted run left a complete file (old or new)
+
+
+def test_temporary_files_of_a_killed_run_are_removed_by_the_next_write(tmp_path: Path) -> None:
+    target = tmp_path / "refs.bib"
+    target.write_bytes(b"@misc{a, title = {A}}\n")
+    stale = tmp_path / ".refs.bib.k3x9_q2a.tmp"  # what a killed write of refs.bib leaves
+    fresh = tmp_path / ".refs.bib.m1n2o3p4.tmp"  # maybe a write running right now
+    other = tmp_path / ".notes.bib.k3x9_q2a.tmp"  # another file's
+    mine = tmp_path / ".refs.bib.backup-copy.tmp"  # not a name the fixer makes
+    for path in (stale, fresh, other, mine):
+        path.write_bytes(b"partial")
+    old = time.time() - STALE_TEMP_AGE - 60
+    for path in (stale, other, mine):
+        os.utime(path, (old, old))
+    write_atomically(target, b"@misc{a, title = {B}}\n")
+    assert target.read_bytes() == b"@misc{a, title = {B}}\n"
+    assert not stale.exists()
+    assert fresh.exists() and other.exists() and mine.exists()

@@ -5,6 +5,7 @@ entry's own style, e.g. a missing ``doi``); every other byte of the file stays a
 formatting, comments, field order, unknown fields, line endings and encoding.  A file that was
 not parsed completely is refused.  Writing is atomic: a temporary file in the same directory,
 fsync, ``os.replace``, then an fsync of the directory; the original is kept as a backup first.
+A temporary file that a killed run left behind is removed by the next write of that file.
 
 The pure part (:func:`plan_fix`) computes the new bytes; :func:`write_atomically` and
 :func:`apply_plan` are the only functions here that touch the disk.
@@ -13,11 +14,13 @@ The pure part (:func:`plan_fix`) computes the new bytes; :func:`write_atomically
 from __future__ import annotations
 
 import difflib
+import glob
 import itertools
 import os
 import re
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -417,6 +420,39 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+#: A temporary file of an interrupted write is removed once it is this old (seconds); a
+#: younger one may belong to a write still running.
+STALE_TEMP_AGE = 600.0
+
+
+def _stale_temp_pattern(name: str) -> re.Pattern[str]:
+    """Names :func:`_write_temp` gives temporary files for ``name`` (``mkstemp``'s eight
+    random characters between the prefix and the suffix)."""
+    return re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp")
+
+
+def remove_stale_temps(directory: Path, name: str, now: float | None = None) -> list[Path]:
+    """Remove what writes of ``name`` that were killed midway left in ``directory``
+    (temporary files older than :data:`STALE_TEMP_AGE`); -> the files removed."""
+    pattern = _stale_temp_pattern(name)
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        candidates = list(directory.glob(f".{glob.escape(name)}.*.tmp"))
+    except OSError:
+        return removed
+    for path in candidates:
+        if not pattern.fullmatch(path.name):
+            continue
+        try:
+            if now - path.lstat().st_mtime > STALE_TEMP_AGE and path.is_file():
+                path.unlink()
+                removed.append(path)
+        except OSError:
+            continue  # gone meanwhile, or not ours to remove
+    return removed
+
+
 def _write_temp(directory: Path, name: str, data: bytes, mode: int | None) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     try:
@@ -459,6 +495,7 @@ def write_atomically(path: Path, data: bytes, *, expected: bytes | None = None) 
     """
     target = path.resolve()  # write through a symlink, never replace the link itself
     directory = target.parent
+    remove_stale_temps(directory, target.name)
     try:
         st = target.stat()
         old = target.read_bytes()
