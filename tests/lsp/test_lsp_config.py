@@ -103,3 +103,26 @@ async def test_invalid_setting_is_shown_and_defaults_apply(start: Start) -> None
     h.editor.open(name)
     h.editor.replace(name, "knuht1984", "knuth1984")
     await wait_for(lambda: not h.diagnostics(name))
+
+
+async def test_a_second_folder_settings_file_is_reported_not_read(start: Start) -> None:
+    files = PROJECT + '--- .citewarden.toml\n[severity]\norphan-entry = "hint"\n'
+    h = await start(files=files)
+    second = h.root.parent / "second"
+    second.mkdir()
+    (second / ".citewarden.toml").write_text('[severity]\norphan-entry = "error"\n', "utf-8")
+    h.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=second.as_uri(), name="second")], removed=[]
+            )
+        )
+    )
+    [message] = await wait_for(lambda: [m for m in h.client.messages if "not read" in m.message])
+    assert message.type == types.MessageType.Info
+    assert str(second / ".citewarden.toml") in message.message
+    assert str(h.root / ".citewarden.toml") in message.message
+    # the first folder's settings stay in force
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
+    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citewarden.settings import Settings, SettingsProblem, load_settings
+from citewarden.settings import CONFIG_FILE, Settings, SettingsProblem, load_settings
 
 SECTION = "citewarden"
 
@@ -39,6 +39,8 @@ class ConfigSources:
     """Where the current settings came from; re-resolved whenever one of them changes."""
 
     root: Path | None = None
+    #: The other workspace folders (their settings files are not read)
+    others: tuple[Path, ...] = ()
     init_options: Mapping[str, Any] | None = None
     client: Mapping[str, Any] | None = None
     #: Problems already shown, so a message is not repeated for the same mistake.
@@ -51,6 +53,22 @@ class ConfigSources:
             (self.client, "workspace/configuration"),
         )
 
+    def unread_files(self) -> list[Path]:
+        """Settings files of the other workspace folders: one set of settings serves the
+        whole workspace, the first folder's."""
+        found = []
+        for folder in self.others:
+            candidate = folder / CONFIG_FILE
+            if candidate.is_file() and folder != self.root:
+                found.append(candidate)
+        return found
+
+    def new_unread_files(self) -> list[Path]:
+        """:meth:`unread_files` not reported before (and remember them)."""
+        fresh = [f for f in self.unread_files() if f"unread:{f}" not in self.shown]
+        self.shown.update(f"unread:{f}" for f in fresh)
+        return fresh
+
     def new_problems(self, problems: list[SettingsProblem]) -> list[SettingsProblem]:
         """Problems not shown before (and remember them)."""
         fresh = [p for p in problems if str(p) not in self.shown]
@@ -61,3 +79,11 @@ class ConfigSources:
 def problem_message(problems: list[SettingsProblem]) -> str:
     lines = [str(p) for p in problems]
     return "citewarden: invalid settings (defaults used instead): " + "; ".join(lines)
+
+
+def unread_message(files: list[Path], root: Path | None) -> str:
+    used = f"{root / CONFIG_FILE}" if root is not None else "the first workspace folder"
+    names = ", ".join(str(f) for f in files)
+    return (
+        f"citewarden: settings come from {used} (the first workspace folder's); not read: {names}"
+    )

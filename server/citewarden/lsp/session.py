@@ -26,7 +26,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from citewarden.lsp import progress
-from citewarden.lsp.config import ConfigSources, problem_message, section_of
+from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
 from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
 from citewarden.lsp.diagnostics import (
     DiagnosticStore,
@@ -117,7 +117,7 @@ class Session:
         elif not roots and params.root_path:
             roots = [Path(params.root_path)]
         self.roots = [r for r in roots if r is not None]
-        self.config.root = self.roots[0] if self.roots else None
+        self._roots_to_config()
         options = params.initialization_options
         self.config.init_options = section_of(options)
         self.pull_mode = pull_supported(params.capabilities)
@@ -164,10 +164,15 @@ class Session:
         self.config.client = section_of(value) if value is not None else None
         self.apply_settings()
 
+    def _roots_to_config(self) -> None:
+        self.config.root = self.roots[0] if self.roots else None
+        self.config.others = tuple(self.roots[1:])
+
     def apply_settings(self, show: bool = True) -> bool:
         """Resolve the settings from every source; report invalid values. True if changed."""
         settings, problems = self.config.resolve()
         if show:
+            self._show_unread_files()
             fresh = self.config.new_problems(problems)
             if fresh:
                 self.server.window_show_message(
@@ -183,7 +188,18 @@ class Session:
         self.converter.settings = settings
         return True
 
+    def _show_unread_files(self) -> None:
+        unread = self.config.new_unread_files()
+        if unread:
+            self.server.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Info,
+                    message=unread_message(unread, self.config.root),
+                )
+            )
+
     def show_pending_problems(self) -> None:
+        self._show_unread_files()
         problems = self._pending_problems
         if problems:
             self._pending_problems = []
@@ -284,6 +300,8 @@ class Session:
         self.roots = [r for r in self.roots if r not in gone] + [
             r for r in new if r not in self.roots
         ]
+        self._roots_to_config()
+        await self.settings_changed(None)  # the first folder's settings file may be another
 
         def update() -> None:
             for folder in gone:
