@@ -10,7 +10,7 @@
   allocations trigger, do not scan it again and again (in a 20k-entry bibliography that
   was tens of milliseconds per keystroke).  Almost nothing the index holds forms a cycle
   (refcounting frees it); what might is collected in one full pass when the editor has
-  been idle for a while.
+  been idle for a while, or after every so many checks.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ _M_MMAP_MAX = -4
 TRIM_THRESHOLD = 256 * 1024 * 1024
 #: Seconds without a check after which one full collection runs.
 IDLE_COLLECTION = 30.0
+#: Checks after which a full collection runs even without a pause (typing on and on).
+CHECKS_PER_COLLECTION = 200
 
 
 def reuse_large_blocks() -> bool:

@@ -37,7 +37,12 @@ from citewarden.lsp.diagnostics import (
     send_json,
 )
 from citewarden.lsp.documents import DocumentStore, SparseIndex
-from citewarden.lsp.memory import IDLE_COLLECTION, exempt_survivors, settle_heap
+from citewarden.lsp.memory import (
+    CHECKS_PER_COLLECTION,
+    IDLE_COLLECTION,
+    exempt_survivors,
+    settle_heap,
+)
 from citewarden.lsp.scheduling import TaskRegistry, Worker
 from citewarden.model import Entry, Finding, Span
 from citewarden.project import Workspace
@@ -89,6 +94,8 @@ class Session:
         self.indexed: dict[Path, int] = {}
         #: The text of each open document last handed to the project (worker only).
         self._handed: dict[Path, str] = {}
+        #: Checks since the last full garbage collection (see :mod:`citewarden.lsp.memory`).
+        self._checks_since_collection = 0
         #: Diagnostics generation last delivered, by path.
         self.sent: dict[Path, int] = {}
         self.pull_mode = False
@@ -352,9 +359,15 @@ class Session:
                     text = doc.text
         await self.worker.run(self._check_job, path, text, version, force)
         self._deliver(force_paths or set(), first=path)
-        self.tasks.debounce(
-            WORKSPACE, "collect", IDLE_COLLECTION, lambda: self.worker.run(settle_heap)
-        )
+        self._checks_since_collection += 1
+        if self._checks_since_collection >= CHECKS_PER_COLLECTION:
+            self._checks_since_collection = 0
+            await self.worker.run(settle_heap)
+        self.tasks.debounce(WORKSPACE, "collect", IDLE_COLLECTION, self._collect_when_idle)
+
+    async def _collect_when_idle(self) -> None:
+        self._checks_since_collection = 0
+        await self.worker.run(settle_heap)
 
     def _check_job(
         self, path: Path | None, text: str | None, version: int | None, force: bool
