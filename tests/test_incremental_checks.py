@@ -4,9 +4,13 @@ pools, duplicate counts, crossref findings) never outlive what they depend on.""
 
 from __future__ import annotations
 
+import re
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from citewarden import project as project_module
 from citewarden.checks.citations import suggest_keys
@@ -220,3 +224,48 @@ def test_a_key_typed_into_is_not_checked_against_every_key(
         assert _summary(incremental) == _summary(fresh)
         monkeypatch.setattr(citations, "_uncited", everything)
         monkeypatch.setattr(citations.Defined, "missing", everything)
+
+
+KEYS = st.sampled_from(["a1", "A1", "b2", "c3", "d4", "al", "par", "x"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(KEYS, min_size=3, max_size=7),
+    st.lists(KEYS, max_size=6),
+    st.lists(st.tuples(st.integers(0, 6), KEYS), min_size=1, max_size=5),
+)
+def test_random_key_edits_match_fresh_checks(
+    keys: list[str], cited: list[str], renames: list[tuple[int, str]]
+) -> None:
+    """Keys renamed one after the other (duplicates, case variants, an ``ids`` alias and a
+    crossref parent among them), each with the editor's hint: every incremental check gives
+    the findings of a check from scratch."""
+    entries = []
+    for n, key in enumerate(keys):
+        extra = "  ids = {al},\n" if n == 1 else "  crossref = {par},\n" if n == 2 else ""
+        entries.append(f"@article{{{key},\n{extra}  title = {{Title number {n} here}},\n}}\n")
+    texts = {
+        "main.tex": MAIN,
+        # the crossref child is cited (its parent "par" is reached, not an orphan), and so
+        # is the alias of the entry with ``ids``
+        "ch.tex": "".join(f"\\cite{{{k}}}\n" for k in [*cited, keys[2], "al"]),
+        "refs.bib": "\n".join(entries),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        project, ws = _checked_workspace(Path(tmp), dict(texts))
+        for step, (n, new_key) in enumerate(renames):
+            bib = texts["refs.bib"]
+            n %= len(keys)
+            head = f"@article{{{keys[n]},"
+            at = [m.start() for m in re.finditer("@article{", bib)][n]
+            assert bib.startswith(head, at)
+            texts["refs.bib"] = bib[:at] + f"@article{{{new_key}," + bib[at + len(head) :]
+            unchanged = (at, len(bib) - at - len(head))
+            keys[n] = new_key
+            ws.set_text(
+                normalize_path(project / "refs.bib"), texts["refs.bib"], unchanged=unchanged
+            )
+            incremental = ws.check()
+            fresh = _fresh_check(Path(tmp) / f"fresh{step}", texts)
+            assert _summary(incremental) == _summary(fresh), (step, keys)
