@@ -678,15 +678,12 @@ def _orphan_positions(
             memo.current[key] = (cited, folded, positions, was_reached, was_folded, was_aliased)
             return positions
     uncited = _uncited(own, cited, folded)
-    reached: set[str] = set()
-    folded_reached: set[str] = set()
-    if uncited:
-        reached = _reached_parents(indexes, cited, folded)
-        if reached:
-            folded_reached = {k.casefold() for k in reached}
-            uncited = {
-                k for k in uncited if k not in reached and k.casefold() not in folded_reached
-            }
+    # kept for the next edit even when nothing is uncited now: a key typed into may turn
+    # an entry into a parent that a cited entry reaches
+    reached = _reached_parents(indexes, cited, folded)
+    folded_reached = {k.casefold() for k in reached}
+    if uncited and reached:
+        uncited = {k for k in uncited if k not in reached and k.casefold() not in folded_reached}
     positions = sorted(i for k in uncited if k for i in own.by_key[k])
     aliased = _aliased_cited(own, cited, folded)
     memo.current[key] = (cited, folded, positions, reached, folded_reached, aliased)
