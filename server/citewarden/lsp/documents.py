@@ -184,12 +184,6 @@ class Document:
             return None
         return min(off for off, _ in mine), min(tail for _, tail in mine)
 
-    def unchanged_before(self, version: int) -> int | None:
-        """Consume the edits up to ``version``: the offset before which the text of that
-        version equals the text last handed over (None: no edit recorded)."""
-        taken = self.take_edits(version)
-        return None if taken is None else taken[0]
-
 
 class DocumentStore:
     """The open documents by URI (touched on the event loop only)."""
