@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from citewarden.cli import main
+from cli_process import run_citewarden
 from markers import write_project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,16 +57,7 @@ def cli(
 
 
 def run_module(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    return subprocess.run(
-        [sys.executable, "-m", "citewarden", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_citewarden(args, cwd)
 
 
 # ---------------------------------------------------------------------------------------
@@ -351,19 +341,7 @@ def test_no_command_prints_help(
 
 def test_cache_commands_dispatch(tmp_path: Path) -> None:
     env_dir = tmp_path / "cache"
-    result = subprocess.run(
-        [sys.executable, "-m", "citewarden", "cache", "clear"],
-        cwd=ROOT,
-        env={
-            **os.environ,
-            "CITEWARDEN_CACHE_DIR": str(env_dir),
-            "PYTHONPATH": str(ROOT / "server"),
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_citewarden(["cache", "clear"], ROOT, env={"CITEWARDEN_CACHE_DIR": str(env_dir)})
     assert result.returncode == 0, result.stderr
     assert result.stdout == "removed 0 cache entries\n"
 

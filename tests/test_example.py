@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+
+from cli_process import run_citewarden
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -39,17 +39,7 @@ NO_RECORD = (INTENDED, DUPLICATE, ORPHAN)
 
 
 def run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "server")}
-    env["CITEWARDEN_CACHE_DIR"] = str(cwd / "cache")
-    return subprocess.run(
-        [sys.executable, "-m", "citewarden", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_citewarden(args, cwd, env={"CITEWARDEN_CACHE_DIR": str(cwd / "cache")}, timeout=300)
 
 
 @pytest.fixture(scope="module")
