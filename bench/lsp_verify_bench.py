@@ -38,6 +38,9 @@ from pygls.lsp.client import LanguageClient
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "lsp"))
+
+from lsp_editor import plain  # noqa: E402
 
 from citewarden.verify.config import URL_ENV  # noqa: E402
 from lsp_client import answer_server_requests, client_gc_paused, percentiles  # noqa: E402
@@ -148,17 +151,7 @@ class Client(LanguageClient):
 
         @self.feature("citewarden/status")
         def status(params: Any) -> None:
-            self.statuses.append(_plain(params))
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
+            self.statuses.append(plain(params))
 
 
 def _position(text: str, offset: int) -> types.Position:

@@ -186,7 +186,12 @@ async def start(tmp_path: Path, client_name: str) -> AsyncIterator[Start]:
         return harness
 
     yield _start
-    for client in running:
+    await stop_clients(running)
+
+
+async def stop_clients(clients: list[LanguageClient]) -> None:
+    """Shut each client's server down and stop the client (a fixture's teardown)."""
+    for client in clients:
         try:
             await client.shutdown_session()
         finally:

@@ -153,3 +153,14 @@ async def wait_for(predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         await asyncio.sleep(0.02)
+
+
+def plain(value: Any) -> Any:
+    """A notification's params as plain data (pygls hands over named tuples)."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value

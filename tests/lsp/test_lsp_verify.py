@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_editor import Editor, encoding_of, wait_for
+from lsp_editor import Editor, encoding_of, plain, wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -31,7 +31,7 @@ from citewarden.model import Code, Issue, Severity, Status, Tier, Verdict
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.settings import Settings, VerifySettings, merge_settings
 from citewarden.verify.config import URL_ENV
-from conftest import CLIENTS, SERVER, Harness, make_client
+from conftest import CLIENTS, SERVER, Harness, make_client, stop_clients
 from markers import write_project
 from replay import ReplayServer
 
@@ -231,20 +231,9 @@ def status_client() -> LanguageClient:
 
     @client.feature(STATUS)
     def on_status(params: Any) -> None:
-        client.statuses.append(_plain(params))  # type: ignore[attr-defined]
+        client.statuses.append(plain(params))  # type: ignore[attr-defined]
 
     return client
-
-
-def _plain(value: Any) -> Any:
-    """A notification's params as plain data (pygls hands over named tuples)."""
-    if hasattr(value, "_asdict"):
-        return {k: _plain(v) for k, v in value._asdict().items()}
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
 
 
 @pytest.fixture(params=CLIENTS)
@@ -281,11 +270,7 @@ async def vstart(tmp_path: Path, replay: ReplayServer, client_name: str) -> Asyn
         return h
 
     yield _start
-    for client in running:
-        try:
-            await client.shutdown_session()
-        finally:
-            await client.stop()
+    await stop_clients(running)
 
 
 async def code_actions(h: Harness, name: str, range_: types.Range) -> list[Any]:
