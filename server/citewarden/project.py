@@ -525,9 +525,9 @@ class Workspace:
             self._folders.append(normalize_path(root))
         self._known: dict[Path, None] = {}
         self._overlay: dict[Path, str] = {}
-        #: path -> (text before, text after, prefix, suffix): what an editor said of the
-        #: last buffer change (see :meth:`set_text`)
-        self._edit_hints: dict[Path, tuple[str, str, int, int]] = {}
+        #: path -> (text before, prefix, suffix): what an editor said of the buffer's
+        #: changes since its text was last read (see :meth:`set_text`)
+        self._edit_hints: dict[Path, tuple[str, int, int]] = {}
         #: disk reads: text and problems, or the OSError raised
         self._disk: dict[Path, tuple[str, tuple[Finding, ...]] | OSError] = {}
         self._states: dict[Path, _FileState] = {}
@@ -622,16 +622,20 @@ class Workspace:
                 before = disk[0] if isinstance(disk, tuple) else None
             if unchanged is not None and before is not None:
                 base = before
-                if hint is not None and hint[1] is before:  # not read since: extend it
+                if hint is not None:  # the previous buffer was not read since: extend it
                     base = hint[0]
-                    unchanged = (min(unchanged[0], hint[2]), min(unchanged[1], hint[3]))
-                self._edit_hints[p] = (base, text, *unchanged)
+                    unchanged = (min(unchanged[0], hint[1]), min(unchanged[1], hint[2]))
+                self._edit_hints[p] = (base, *unchanged)
             self._overlay[p] = text
             self._dirty.add(p)
             # the disk version is read again when the buffer closes; until then it is
             # never looked at, and a large file's text should not be held twice
             self._disk.pop(p, None)
         return p
+
+    def buffer(self, path: Path | str) -> str | None:
+        """The editor buffer used for ``path`` (None: the file on disk); nothing is parsed."""
+        return self._overlay.get(self._norm(path))
 
     def close(self, path: Path | str) -> None:
         """Forget the editor buffer of ``path``; the disk version applies again."""
@@ -722,9 +726,9 @@ class Workspace:
     def _hinted_region(self, path: Path, old: str, new: str) -> tuple[int, int, int] | None:
         """The changed region of ``old`` -> ``new`` as the editor described it, if it did."""
         hint = self._edit_hints.pop(path, None)
-        if hint is None or hint[0] is not old or hint[1] is not new:
+        if hint is None or hint[0] is not old:
             return None
-        prefix, suffix = hint[2], hint[3]
+        prefix, suffix = hint[1], hint[2]
         old_end, new_end = len(old) - suffix, len(new) - suffix
         if not (0 <= prefix <= old_end and prefix <= new_end):
             return None  # the prefix and suffix overlap: compare the texts instead

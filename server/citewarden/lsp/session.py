@@ -92,8 +92,6 @@ class Session:
         self.open: dict[Path, str] = {}
         #: Version of each open document's text that the project model holds.
         self.indexed: dict[Path, int] = {}
-        #: The text of each open document last handed to the project (worker only).
-        self._handed: dict[Path, str] = {}
         #: Checks since the last full garbage collection (see :mod:`citewarden.lsp.memory`).
         self._checks_since_collection = 0
         #: Diagnostics generation last delivered, by path.
@@ -290,7 +288,6 @@ class Session:
         self.sent.pop(path, None)
 
         def back_to_disk() -> None:
-            self._handed.pop(path, None)
             self.project.close(path)
             self.mark_dirty([path])
 
@@ -384,11 +381,10 @@ class Session:
                 edited = doc.take_edits(version) if doc is not None else None
                 if edited is not None:
                     stable[path] = edited[0]
-                    before = self._handed.get(path)
+                    before = self.project.buffer(path)
                     if before is not None:
                         edits[path] = (before, *edited)
             self.project.set_text(path, text, unchanged=edited)
-            self._handed[path] = text
             dirty.add(path)
             if version is not None:
                 self.indexed[path] = version

@@ -1334,6 +1334,7 @@ def _result(
     problems: tuple[Finding, ...],
     suppressed: frozenset[int],
     defs: tuple[tuple[int, str, str], ...] | None = None,
+    reused: tuple[int, int, int] | None = None,
 ) -> ParsedBibliography:
     complete = not any(p.code in _INCOMPLETE for p in problems)
     return ParsedBibliography(
@@ -1344,6 +1345,7 @@ def _result(
         suppressed_lines=suppressed,
         problems=problems,
         complete=complete,
+        reused=reused,
     )
 
 
@@ -1510,9 +1512,9 @@ def _reparse(
     else:
         suppressed = frozenset()
     defs = tuple((o + delta if o >= resume_old else o, nm, v) for o, nm, v in table._defs)
-    result = _result(scanner, new_entries, problems, suppressed, defs)
-    object.__setattr__(result, "reused", (id(entries), len(head), len(tail)))
-    return result
+    return _result(
+        scanner, new_entries, problems, suppressed, defs, (id(entries), len(head), len(tail))
+    )
 
 
 def _plausible(changed: tuple[int, int, int], old_len: int, new_len: int) -> bool:
