@@ -7,7 +7,7 @@ and conversion to UTF-16 happens only at the LSP edge.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum, StrEnum
 from pathlib import Path
@@ -277,7 +277,9 @@ class BibFormat(StrEnum):
 class ParsedBibliography:
     path: Path
     format: BibFormat
-    entries: tuple[Entry, ...] = ()
+    #: A tuple, or after an incremental re-read runs of earlier tuples whose entries are
+    #: moved on access (:class:`citewarden.parsing.entry_runs.EntryRuns`).
+    entries: Sequence[Entry] = ()
     #: @string macros, name (lower-case) -> expanded value.
     strings: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     #: 0-based line numbers on which findings are suppressed by an ignore comment.

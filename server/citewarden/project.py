@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
+from itertools import islice
 from operator import is_
 from pathlib import Path
 from typing import Any
@@ -103,7 +104,8 @@ class BibIndex:
     :func:`update_bib_index`) instead of being rebuilt from every entry.
     """
 
-    entries: tuple[Entry, ...]
+    #: the parse's own sequence (a tuple, or runs of moved entries after a re-read)
+    entries: Sequence[Entry]
     #: entry keys in file order (parallel to ``entries``)
     keys: list[str]
     #: exact key -> positions of the entries defining it (more than one = duplicate)
@@ -265,7 +267,7 @@ def update_bib_index(
     ``changed_region(old_text, new_text)`` when the caller has it already."""
     from bisect import bisect_left, bisect_right
 
-    entries = tuple(bib.entries)
+    entries = bib.entries
     n_old, n_new = len(old.entries), len(entries)
     start, old_end, new_end = changed or changed_region(old_text, new_text)
     # unchanged prefix: entries ending before the edit; unchanged tail: starting after it
@@ -293,8 +295,8 @@ def update_bib_index(
             + [e.key for e in entries[head : n_new - tail]]
             + old.keys[n_old - tail :]
         )
-    elif all(map(is_, entries[:a], old.entries[:a])):
-        keys = old.keys[:a] + [e.key for e in entries[a:]]  # the same entries, the same keys
+    elif all(map(is_, islice(entries, a), islice(old.entries, a))):
+        keys = old.keys[:a] + [e.key for e in islice(entries, a, None)]  # the same entries
     else:
         keys = [e.key for e in entries]
     if keys[:a] != old.keys[:a] or keys[b:] != old.keys[b_old:]:

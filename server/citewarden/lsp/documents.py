@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 
 from citewarden.text import Encoding, Position, _unit_len
+from citewarden.text_splice import splice
 
 #: Anchors closer than this (in characters) to an existing one are not added.
 _ANCHOR_GAP = 2048
@@ -159,7 +160,7 @@ class Document:
             b = self.index.offset(Position(r.end.line, r.end.character), encoding)
             a, b = min(a, b), max(a, b)
             tail = len(self.text) - b
-            text = "".join((self.text[:a], change.text, self.text[b:]))  # one copy less
+            text = splice(self.text, a, b, change.text)  # one copy of the unchanged text
             self.index = self.index.edited(a, b, change.text, text)
             self.text = text
             return a, tail

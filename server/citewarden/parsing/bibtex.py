@@ -57,7 +57,7 @@ import bisect
 import gc
 import re
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
@@ -74,6 +74,7 @@ from citewarden.model import (
     Related,
     Span,
 )
+from citewarden.parsing.entry_runs import EntryRuns, splice
 
 __all__ = ["MONTH_MACROS", "parse_bibtex", "reparse_bibtex"]
 
@@ -1330,7 +1331,7 @@ def _parse(path: Path, text: str) -> ParsedBibliography:
 
 def _result(
     scanner: _Scanner,
-    entries: tuple[Entry, ...],
+    entries: Sequence[Entry],
     problems: tuple[Finding, ...],
     suppressed: frozenset[int],
     defs: tuple[tuple[int, str, str], ...] | None = None,
@@ -1488,15 +1489,9 @@ def _reparse(
     if scanner.string_defs or _STRING_BLOCK.search(old_text, restart, resume_old):
         return _parse(path, new_text)
 
-    head = entries[:first_reused_before]
-    rest = entries[k:]
-    if delta == 0:
-        tail = rest
-    elif all(type(e) is _LazyEntry for e in rest):
-        tail = tuple([_lazy_entry(e._r, e._d + delta, e._p) for e in rest])  # type: ignore[attr-defined]
-    else:
-        tail = tuple(_shifted(e, delta) for e in rest)
-    new_entries = head + tuple(scanner.entries) + tail
+    head = first_reused_before
+    tail = len(entries) - k
+    new_entries = splice(entries, head, k, scanner.entries, delta, _shifted)
 
     before = [f for f in old.problems if f.location.span.start < restart]
     after = (
@@ -1512,9 +1507,7 @@ def _reparse(
     else:
         suppressed = frozenset()
     defs = tuple((o + delta if o >= resume_old else o, nm, v) for o, nm, v in table._defs)
-    return _result(
-        scanner, new_entries, problems, suppressed, defs, (id(entries), len(head), len(tail))
-    )
+    return _result(scanner, new_entries, problems, suppressed, defs, (id(entries), head, tail))
 
 
 def _plausible(changed: tuple[int, int, int], old_len: int, new_len: int) -> bool:
@@ -1531,14 +1524,17 @@ class _EntryStarts:
 
     __slots__ = ("_entries",)
 
-    def __init__(self, entries: tuple[Entry, ...]) -> None:
+    def __init__(self, entries: Sequence[Entry]) -> None:
         self._entries = entries
 
     def __len__(self) -> int:
         return len(self._entries)
 
     def __getitem__(self, i: int) -> int:
-        e = self._entries[i]
+        entries = self._entries
+        if isinstance(entries, EntryRuns):
+            return entries.start_of(i)
+        e = entries[i]
         if isinstance(e, _LazyEntry):
             return e._r[_R_START] + e._d  # type: ignore[no-any-return]
         return e.span.start
