@@ -307,6 +307,15 @@ def update_bib_index(
     def splice(
         rows: dict[int, tuple[str, ...]], mid: dict[int, tuple[str, ...]]
     ) -> dict[int, tuple[str, ...]]:
+        if not shift:
+            gone = [i for i in range(a, b_old) if i in rows]
+            if not gone and not mid:
+                return rows  # nothing in the edited entries, before or after
+            out = rows.copy()
+            for i in gone:
+                del out[i]
+            out.update(mid)
+            return out
         out = {i: v for i, v in rows.items() if i < a}
         out.update(mid)
         out.update({i + shift: v for i, v in rows.items() if i >= b_old})

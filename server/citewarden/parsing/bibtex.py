@@ -1533,8 +1533,9 @@ class _EntryStarts:
     def __getitem__(self, i: int) -> int:
         entries = self._entries
         if isinstance(entries, EntryRuns):
-            return entries.start_of(i)
-        e = entries[i]
-        if isinstance(e, _LazyEntry):
-            return e._r[_R_START] + e._d  # type: ignore[no-any-return]
-        return e.span.start
+            e, delta = entries.unmoved(i)
+        else:
+            e, delta = entries[i], 0
+        if type(e) is _LazyEntry:
+            return e._r[_R_START] + e._d + delta  # type: ignore[attr-defined,no-any-return]
+        return e.span.start + delta

@@ -116,10 +116,15 @@ class EntryRuns(Sequence[Entry]):
                     yield self._entry(before + j - lo)
             before = end
 
+    def unmoved(self, i: int) -> tuple[Entry, int]:
+        """The entry ``self[i]`` is made from, and by how much it is moved."""
+        (source, _, _, delta), j = self._locate(i)
+        return source[j], delta
+
     def start_of(self, i: int) -> int:
         """``self[i].span.start``, without making a moved entry."""
-        (source, _, _, delta), j = self._locate(i)
-        return source[j].span.start + delta
+        entry, delta = self.unmoved(i)
+        return entry.span.start + delta
 
     def __eq__(self, other: object) -> bool:
         if self is other:
