@@ -296,10 +296,14 @@ def update_bib_index(
             + old.keys[n_old - tail :]
         )
     elif all(map(is_, islice(entries, a), islice(old.entries, a))):
+        head, tail = a, 0
         keys = old.keys[:a] + [e.key for e in islice(entries, a, None)]  # the same entries
     else:
+        head, tail = 0, 0
         keys = [e.key for e in entries]
-    if keys[:a] != old.keys[:a] or keys[b:] != old.keys[b_old:]:
+    # keys[:head] and the last ``tail`` are the old ones: compare only the rest outside [a, b)
+    lo, hi = min(head, a), max(b, n_new - tail)
+    if keys[lo:a] != old.keys[lo:a] or keys[b:hi] != old.keys[b_old : b_old + hi - b]:
         return build_bib_index(bib, new_text)  # the edit changed how later text parses
     shift = n_new - n_old
     aliases_mid, parents_mid = _rows_of(middle, a)

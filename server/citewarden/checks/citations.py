@@ -150,7 +150,8 @@ def key_delta(index: BibIndex) -> KeyDelta | None:
         return None
     if index.parent_rows is not old.parent_rows:
         return None
-    if any(a <= i < b for i in index.alias_rows) or any(a <= i < b for i in index.parent_rows):
+    rows = index.alias_rows, index.parent_rows
+    if any(i in table for i in range(a, b) for table in rows):
         return None
     aliases = {alias for names in index.alias_rows.values() for alias in names}
     removed = frozenset(k for k in old.keys[a:b] if k not in index.by_key and k not in aliases)
@@ -230,8 +231,9 @@ class Defined:
                 self._keys = [key for part in self._pool for key in part]
         return self._keys
 
-    def suggestions(self, key: str) -> list[tuple[str, float]]:
-        """:func:`suggest_keys` over :attr:`keys`, with the pool casefolded only once."""
+    @property
+    def folded_keys(self) -> list[str]:
+        """:attr:`keys` casefolded, made once (parts carried over between versions)."""
         if self._folded_pool is None:
             if self._folded_parts is None:
                 self._folded_pool = [k.casefold() for k in self.keys]
@@ -240,7 +242,11 @@ class Defined:
                 self._folded_pool = part if isinstance(part, list) else list(part)
             else:
                 self._folded_pool = [k for part in self._folded_parts for k in part()]
-        return _closest(key, self.keys, self._folded_pool)
+        return self._folded_pool
+
+    def suggestions(self, key: str) -> list[tuple[str, float]]:
+        """:func:`suggest_keys` over :attr:`keys`, with the pool casefolded only once."""
+        return _closest(key, self.keys, self.folded_keys)
 
 
 def _token(ws: Workspace, project: Project) -> tuple[object, ...]:
@@ -344,7 +350,7 @@ def _dangling(
                 _dangling_finding,
                 path,
                 cit,
-                memo.get(("suggest", key, token), defined.suggestions, key),
+                memo.get(("suggest", key, token), _suggestions, key, defined, token, delta, memo),
             )
         )
     return found
@@ -366,23 +372,69 @@ def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:
     return _closest(key, pool, [k.casefold() for k in pool])
 
 
-def _closest(key: str, pool: list[str], folded: list[str]) -> list[tuple[str, float]]:
-    """:func:`suggest_keys` with ``folded[i] == pool[i].casefold()`` given (rapidfuzz
-    ratio on casefolded keys, as a ``str.casefold`` processor would compute it)."""
+#: Every key of a pool close enough to one looked-for key: (-score, position), sorted.
+Scored = list[tuple[float, int]]
+
+
+def _scored(key: str, folded: list[str]) -> Scored:
+    """Every position of ``folded`` whose rapidfuzz ratio to ``key`` casefolded reaches
+    :data:`SUGGESTION_CUTOFF` (as a ``str.casefold`` processor would compute it)."""
     matches = process.extract(
         key.casefold(),
         folded,
         scorer=fuzz.ratio,
         processor=None,
-        limit=MAX_SUGGESTIONS * 2,
+        limit=None,
         score_cutoff=SUGGESTION_CUTOFF,
     )
+    return sorted((-float(score), i) for _, score, i in matches)
+
+
+def _rescored(key: str, folded: list[str], before: Scored, a: int, b: int) -> Scored:
+    """:func:`_scored` after positions ``[a, b)`` of the pool changed (and no other), from
+    the answer ``before`` the change."""
+    kept = [(s, i) for s, i in before if not a <= i < b]
+    wanted = key.casefold()
+    for i in range(a, b):
+        score = fuzz.ratio(wanted, folded[i], processor=None, score_cutoff=SUGGESTION_CUTOFF)
+        if score >= SUGGESTION_CUTOFF:
+            kept.append((-float(score), i))
+    kept.sort()
+    return kept
+
+
+def _best(key: str, pool: list[str], scored: Scored) -> list[tuple[str, float]]:
+    """The first :data:`MAX_SUGGESTIONS` distinct names of ``scored``, other than ``key``."""
     out: dict[str, float] = {}
-    for _, score, i in matches:
+    for neg, i in scored:
         name = pool[i]
         if name not in out and name != key:
-            out[name] = float(score)
-    return list(out.items())[:MAX_SUGGESTIONS]
+            out[name] = -neg
+            if len(out) == MAX_SUGGESTIONS:
+                break
+    return list(out.items())
+
+
+def _closest(key: str, pool: list[str], folded: list[str]) -> list[tuple[str, float]]:
+    """:func:`suggest_keys` with ``folded[i] == pool[i].casefold()`` given."""
+    return _best(key, pool, _scored(key, folded))
+
+
+def _suggestions(
+    key: str, defined: Defined, token: tuple[object, ...], delta: KeyDelta | None, memo: Memo
+) -> list[tuple[str, float]]:
+    """:meth:`Defined.suggestions`, updated from the previous version's candidates when only
+    the keys of a few entries changed."""
+    scored = memo.get(("scored", key, token), _scored_for, key, defined, delta, memo)
+    return _best(key, defined.keys, scored)
+
+
+def _scored_for(key: str, defined: Defined, delta: KeyDelta | None, memo: Memo) -> Scored:
+    if delta is not None:
+        before = memo.previous(("scored", key, (delta.previous,)))
+        if before is not None:
+            return _rescored(key, defined.folded_keys, before, delta.a, delta.b)
+    return _scored(key, defined.folded_keys)
 
 
 def _dangling_finding(path: Path, cit: Citation, suggestions: list[tuple[str, float]]) -> Finding:
@@ -456,13 +508,21 @@ def _missing_crossrefs(
     for path, _, index in ws.project_bibliographies(project):
         if index.parent_rows:
             key = ("crossrefs", path, Ident(index), token)
-            found += memo.get(key, _bib_missing_crossrefs, path, index, defined)
+            found += memo.get(key, _bib_missing_crossrefs, path, index, defined, memo)
     return found
 
 
-def _bib_missing_crossrefs(path: Path, index: BibIndex, defined: Defined) -> list[Finding]:
+def _parent_targets(parent_rows: dict[int, tuple[str, ...]]) -> frozenset[str]:
+    return frozenset(p.casefold() for parents in parent_rows.values() for p in parents)
+
+
+def _bib_missing_crossrefs(
+    path: Path, index: BibIndex, defined: Defined, memo: Memo
+) -> list[Finding]:
     found: list[Finding] = []
-    targets = frozenset(p.casefold() for parents in index.parent_rows.values() for p in parents)
+    # the same table object while no link changed (see update_bib_index)
+    rows = index.parent_rows
+    targets = memo.get(("parent-targets", Ident(rows)), _parent_targets, rows)
     undefined = defined.missing_folded(targets)
     if not undefined:
         return found
