@@ -713,14 +713,14 @@ def _orphan_positions(
     others = tuple((i.keys_token, Ident(i.parent_rows)) for i in indexes if i is not own)
     key = ("orphan-positions", own.keys_token, Ident(own.parent_rows), *others)
     previous = memo.previous(key)
-    if previous is not None and previous[0] == cited and previous[1] == folded:
+    if previous is not None and _same(previous[0], cited) and _same(previous[1], folded):
         memo.current[key] = previous
         return previous[2]  # type: ignore[no-any-return]
     delta = key_delta(own) if len(indexes) == 1 else None
     if delta is not None:
         # only the keys of the re-read entries changed: so may only their answers
         before = memo.previous(("orphan-positions", delta.previous, Ident(own.parent_rows)))
-        if before is not None and before[0] == cited and before[1] == folded:
+        if before is not None and _same(before[0], cited) and _same(before[1], folded):
             _, _, old_positions, was_reached, was_folded, was_aliased = before
             positions = [i for i in old_positions if not delta.a <= i < delta.b]
             for i in range(delta.a, delta.b):
@@ -748,6 +748,12 @@ def _orphan_positions(
     aliased = _aliased_cited(own, cited, folded)
     memo.current[key] = (cited, folded, positions, reached, folded_reached, aliased)
     return positions
+
+
+def _same(a: set[str], b: set[str]) -> bool:
+    """``a == b``, at once when they are the same set (the cited keys are reused while the
+    documents are unchanged)."""
+    return a is b or a == b
 
 
 def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[object, ...], ...]:
