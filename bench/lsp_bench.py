@@ -40,6 +40,9 @@ from pygls.protocol import LanguageServerProtocol
 
 from lsp_client import answer_server_requests, client_gc_paused, percentiles
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lsp"))
+from lsp_editor import plain
+
 SURNAMES = [
     "Smith",
     "Garcia",
@@ -229,6 +232,8 @@ class BenchClient(LanguageClient):
         #: (uri, version) -> when pygls's own parse of that publishDiagnostics ended
         self.parsed_at: dict[tuple[str, int | None], float] = {}
         self.indexed = asyncio.Event()
+        #: set when a status says every entry in scope has been verified
+        self.verified = asyncio.Event()
         self.diagnostics: dict[str, list[types.Diagnostic]] = {}
         answer_server_requests(self)
 
@@ -245,7 +250,14 @@ class BenchClient(LanguageClient):
 
         @self.feature("citewarden/status")
         def status(params: Any) -> None:
-            return None
+            value = plain(params)
+            if (
+                isinstance(value, dict)
+                and value.get("total")
+                and value.get("verified", 0) >= value["total"]
+                and not value.get("verifying")
+            ):
+                self.verified.set()
 
     async def start_io(self, cmd: str, *args: Any, **kwargs: Any) -> None:
         await super().start_io(cmd, *args, **kwargs)
@@ -448,7 +460,8 @@ async def run(args: argparse.Namespace) -> None:
         log_args = (
             ["--log-file", args.server_log, "--log-level", "debug"] if args.server_log else []
         )
-        await client.start_io(sys.executable, "-m", "citewarden.lsp", "--stdio", *log_args)
+        env = dict(os.environ, CITEWARDEN_CACHE_DIR=str(root / ".cache"))  # a cache of its own
+        await client.start_io(sys.executable, "-m", "citewarden.lsp", "--stdio", *log_args, env=env)
         await client.initialize_async(
             types.InitializeParams(
                 capabilities=types.ClientCapabilities(
@@ -469,8 +482,17 @@ async def run(args: argparse.Namespace) -> None:
                 ),
                 root_uri=root.as_uri(),
                 workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="bench")],
-                # verification (issue 5) has its own bench; keep it out of these figures
-                initialization_options={"debounce_ms": 0, "verify": {"enabled": False}},
+                # verification has its own bench (lsp_verify_bench); it is kept out of these
+                # figures unless --verify-offline turns it on (no source is asked: what a
+                # check cycle costs with verification's bookkeeping)
+                initialization_options={
+                    "debounce_ms": 0,
+                    "verify": (
+                        {"enabled": True, "offline": True}
+                        if args.verify_offline
+                        else {"enabled": False}
+                    ),
+                },
             )
         )
         client.initialized(types.InitializedParams())
@@ -486,6 +508,10 @@ async def run(args: argparse.Namespace) -> None:
         await asyncio.wait_for(client.expect(chapter.uri, 1), timeout=120)
         bib = Buffer(client, root / "refs.bib", "bibtex")
         await asyncio.wait_for(client.expect(bib.uri, 1), timeout=120)
+        if args.verify_offline:
+            # the figures below are for the steady state: every entry has its verdict
+            await asyncio.wait_for(client.verified.wait(), timeout=1800)
+            print(f"every entry verified (offline) after:    {time.perf_counter() - t_start:.2f} s")
 
         # warm-up (first edits parse and cache), then measure
         dangling = chapter.line_of("no-such-key-2024")
@@ -556,6 +582,11 @@ def main() -> None:
     parser.add_argument("--chapters", type=int, default=50, help="files (root + chapters)")
     parser.add_argument("--edits", type=int, default=100)
     parser.add_argument("--server-log", help="let the server write a debug log here")
+    parser.add_argument(
+        "--verify-offline",
+        action="store_true",
+        help="turn verification on, offline (nothing is asked of any source)",
+    )
     parser.add_argument(
         "--check-edits",
         type=int,

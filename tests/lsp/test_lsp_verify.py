@@ -442,6 +442,49 @@ async def test_findings_on_the_fields_then_the_doi_quick_fix_verifies_clean(
 
 
 @pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_findings_of_entries_an_edit_moved_move_with_them(vstart: VStart) -> None:
+    """A line typed in front of verified entries: their findings (carried over, not made
+    again) land on the same text one line down, and their fixes still apply there."""
+    h = await vstart()
+    await wait_for(lambda: h.statuses and h.statuses[-1]["verifying"] is False, timeout=60)
+    await wait_for(lambda: h.by_code("refs.bib", Code.PAGES_MISMATCH), timeout=30)
+    h.editor.open("refs.bib")
+    await current(h, "refs.bib")
+
+    def seen() -> list[tuple[object, str, str, int]]:
+        return sorted(
+            (d.code, d.message, h.editor.slice("refs.bib", d.range), d.range.start.line)
+            for d in h.verification("refs.bib")
+        )
+
+    before = seen()
+    assert len(before) >= 5
+    first_line = h.mark("refs.bib", "key_2018").start.line  # the second entry's line
+    # a comment line between the first two entries, then a key typed into (and back)
+    h.editor.replace("refs.bib", "\n@article{boettiger2018", "\n% moved\n@article{boettiger2018")
+    await current(h, "refs.bib")
+    after = seen()
+    expected = sorted(
+        (code, message, text, line + 1 if line >= first_line else line)
+        for code, message, text, line in before
+    )
+    assert after == expected
+    h.editor.replace("refs.bib", "@article{boettiger2022", "@article{boettiger2022x")
+    await current(h, "refs.bib")
+    h.editor.replace("refs.bib", "@article{boettiger2022x", "@article{boettiger2022")
+    await current(h, "refs.bib")
+    assert seen() == expected
+    # the moved entry's correction edits the moved text
+    [pages] = h.by_code("refs.bib", Code.PAGES_MISMATCH)
+    assert h.editor.slice("refs.bib", pages.range) == "663--617"
+    actions = await code_actions(h, "refs.bib", pages.range)
+    fix = next(a for a in actions if a.title.startswith("Set pages to"))
+    h.editor.apply(fix.edit)
+    assert "pages = {663--671}," in h.editor.text("refs.bib")
+    assert "% moved\n@article{boettiger2018" in h.editor.text("refs.bib")
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
 async def test_bibliography_changed_on_disk_is_verified_again(
     vstart: VStart, replay: ReplayServer
 ) -> None:

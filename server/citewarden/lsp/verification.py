@@ -45,6 +45,7 @@ from typing import Any
 
 from citewarden.lsp import progress
 from citewarden.lsp.verify_findings import citation_findings, entry_findings, marks_citations
+from citewarden.lsp.verify_rows import carried, moved, moved_rows, shift, spliced
 from citewarden.model import (
     Entry,
     Finding,
@@ -160,6 +161,30 @@ class _FileMemo:
     ignored: list[bool]
 
 
+@dataclass
+class _FileRows:
+    """Per entry of one parse of a bibliography (aligned with its entries): whether it is
+    verified at all, its verdict, its findings; made for one verdict generation and one
+    settings object."""
+
+    bib: ParsedBibliography
+    generation: int
+    settings_token: int
+    fps: list[str]
+    flags: list[bool]
+    verdicts: list[Verdict | None]
+    rows: list[Sequence[Finding]]
+    #: positions of the entries whose citations are marked too
+    marked: list[int]
+    found: list[Finding] = dataclasses.field(init=False)
+    #: fingerprints of the entries verified at all, in order
+    wanted: list[str] = dataclasses.field(init=False)
+
+    def __post_init__(self) -> None:
+        self.found = list(itertools.chain.from_iterable(self.rows))
+        self.wanted = list(itertools.compress(self.fps, self.flags))
+
+
 class VerificationService:
     """Verifies entries in the background and provides their findings to the session."""
 
@@ -182,10 +207,8 @@ class VerificationService:
         self._files: dict[Path, _FileMemo] = {}
         #: Fingerprints by the entry's source text, so unchanged entries are not looked at.
         self._fp_by_text: dict[str, str] = {}
-        self._memo: dict[Path, tuple[ParsedBibliography, int, int, list[Finding]]] = {}
-        #: Findings of one entry: id(entry) -> (entry, span, verdict, settings, findings).
-        self._entry_memo: dict[int, tuple[Entry, tuple[int, int], Verdict, int, list[Finding]]]
-        self._entry_memo = {}
+        #: Per bibliography: its entries' verdicts and findings, as last merged.
+        self._rows: dict[Path, _FileRows] = {}
         #: Fingerprints of the entries in scope, one per entry (from the last look).
         self._current: list[str] = []
         #: The same as a set: the newest look at the text (set in the worker only).
@@ -294,33 +317,46 @@ class VerificationService:
     # -- planning ---------------------------------------------------------------------------
     def _fingerprints(self, path: Path, bib: ParsedBibliography) -> _FileMemo:
         """Fingerprints and ignore marks of ``bib``'s entries (worker only; memoised per
-        parse)."""
+        parse, and carried over from the previous parse for the entries an edit did not
+        touch)."""
         memo = self._files.get(path)
         if memo is not None and memo.bib is bib:
             return memo
         ws = self.session.project
-        ignored: list[bool] = []
-        index = ws.line_index(path) if bib.suppressed_lines else None
-        for entry in bib.entries:
-            line = index.line_of(entry.span.start) if index is not None else -1
-            ignored.append(line in bib.suppressed_lines)
         text = ws.text(path) or ""
         known = self._fp_by_text
-        fps: list[str] = []
-        for entry in bib.entries:
-            raw = text[entry.span.start : entry.span.end]
-            fp = known.get(raw) if raw else None
-            if fp is None:
-                fp = fingerprint(entry)  # builds the entry's fields: only for new text
-                if raw:
-                    known[raw] = fp
-            fps.append(fp)
+        span = carried(memo.bib, bib) if memo is not None else None
+        if memo is not None and span is not None:
+            head, tail = span
+            entries = bib.entries
+            middle = [
+                self._fingerprint(entries[i], text, known) for i in range(head, len(entries) - tail)
+            ]
+            fps = spliced(memo.fps, head, tail, middle)  # type: ignore[arg-type]
+            ignored = [False] * len(fps)  # carried over only without ignore comments
+        else:
+            ignored = []
+            index = ws.line_index(path) if bib.suppressed_lines else None
+            for entry in bib.entries:
+                line = index.line_of(entry.span.start) if index is not None else -1
+                ignored.append(line in bib.suppressed_lines)
+            fps = [self._fingerprint(entry, text, known) for entry in bib.entries]
         if len(known) > 4 * max(1, sum(len(m.fps) for m in self._files.values()) + len(fps)):
             keep = {text[e.span.start : e.span.end] for e in bib.entries}
             self._fp_by_text = {k: v for k, v in known.items() if k in keep}
-        memo = _FileMemo(bib, fps, ignored)
+        memo = _FileMemo(bib, fps, ignored)  # type: ignore[arg-type]
         self._files[path] = memo
         return memo
+
+    @staticmethod
+    def _fingerprint(entry: Entry, text: str, known: dict[str, str]) -> str:
+        raw = text[entry.span.start : entry.span.end]
+        fp = known.get(raw) if raw else None
+        if fp is None:
+            fp = fingerprint(entry)  # builds the entry's fields: only for new text
+            if raw:
+                known[raw] = fp
+        return fp
 
     def _scope(self) -> list[tuple[Path, ParsedBibliography, _FileMemo]]:
         """The bibliographies in scope with their fingerprints (worker only)."""
@@ -549,61 +585,19 @@ class VerificationService:
         verify = settings.verify
         out: dict[Path, list[Finding]] = {}
         marked: list[tuple[Entry, Verdict]] = []
-        current: list[str] = []
-        generation = self.generation
-        settings_token = id(settings)
-        old_memo = self._entry_memo
-        new_memo: dict[int, tuple[Entry, tuple[int, int], Verdict, int, list[Finding]]] = {}
+        rows: dict[Path, _FileRows] = {}
         for path, bib, memo in self._scope():
-            wanted = [
-                (entry, fp)
-                for entry, fp, ignored in zip(bib.entries, memo.fps, memo.ignored, strict=True)
-                if self._wanted(entry, ignored)
-            ]
-            current.extend(fp for _, fp in wanted)
-            for entry, fp in wanted:
-                verdict = self.verdicts.get(fp)
-                if verdict is not None and marks_citations(verdict):
-                    marked.append((entry, verdict))
-            cached = self._memo.get(path)
-            if (
-                cached is not None
-                and cached[0] is bib
-                and cached[1] == generation
-                and cached[2] == settings_token
-            ):
-                if cached[3]:
-                    out[path] = cached[3]
-                for f_entry, _ in wanted:  # keep their memo alive
-                    kept = old_memo.get(id(f_entry))
-                    if kept is not None:
-                        new_memo[id(f_entry)] = kept
-                continue
-            text = ws.text(path)
-            found: list[Finding] = []
-            for entry, fp in wanted:
-                verdict = self.verdicts.get(fp)
-                if verdict is None:
-                    continue
-                span = (entry.span.start, entry.span.end)
-                memo_entry = old_memo.get(id(entry))
-                if (
-                    memo_entry is not None
-                    and memo_entry[0] is entry
-                    and memo_entry[1] == span
-                    and memo_entry[2] is verdict
-                    and memo_entry[3] == settings_token
-                ):
-                    mine = memo_entry[4]
-                else:
-                    mine = entry_findings(entry, verdict, text, verify)
-                    mine = finalize(ws, mine, settings) if mine else []
-                new_memo[id(entry)] = (entry, span, verdict, settings_token, mine)
-                found += mine
-            self._memo[path] = (bib, generation, settings_token, found)
-            if found:
-                out[path] = found
-        self._entry_memo = new_memo
+            mine = rows[path] = self._rows_of(path, bib, memo, settings)
+            for i in mine.marked:
+                verdict = mine.verdicts[i]
+                if verdict is not None:
+                    marked.append((bib.entries[i], verdict))
+            if mine.found:
+                out[path] = mine.found
+        if rows.keys() != self._rows.keys() or any(rows[p] is not self._rows[p] for p in rows):
+            current = [fp for r in rows.values() for fp in r.wanted]
+            self._current, self._current_set = current, frozenset(current)
+        self._rows = rows
         sites: list[Finding] = []
         if marked:
             cited = self._citations(marked)
@@ -611,10 +605,113 @@ class VerificationService:
                 sites += citation_findings(entry, verdict, cited.get(entry.key, []), verify)
         for f in finalize(ws, sites, settings) if sites else []:
             out.setdefault(f.location.path, []).append(f)
-        self._current, self._current_set = current, frozenset(current)
         if self.loop is not None and (self._running or self._queue):
             self.loop.call_soon_threadsafe(self._cancel_outdated)
         return out
+
+    def _rows_of(
+        self, path: Path, bib: ParsedBibliography, memo: _FileMemo, settings: Settings
+    ) -> _FileRows:
+        """The per-entry verdicts and findings of one bibliography (worker only)."""
+        generation, token = self.generation, id(settings)
+        prev = self._rows.get(path)
+        if prev is not None and prev.settings_token != token:
+            prev = None
+        if prev is not None and prev.bib is bib and prev.generation == generation:
+            return prev
+        span = carried(prev.bib, bib) if prev is not None and prev.bib is not bib else None
+        if prev is not None and span is not None and prev.generation == generation:
+            return self._carried_rows(path, prev, bib, memo, settings, span)
+        fps, n = memo.fps, len(memo.fps)
+        index = self.session.project.bib_index(path)
+        keys = index.keys if index is not None else [e.key for e in bib.entries]
+        skip = self.settings.ignore_entries
+        flags = [
+            bool(key) and not ignored and key not in skip
+            for key, ignored in zip(keys, memo.ignored, strict=True)
+        ]
+        get = self.verdicts.get
+        verdicts = [get(fp) if wanted else None for fp, wanted in zip(fps, flags, strict=True)]
+        # where each entry's previous row is, and how far it has moved: (position, delta)
+        origin: list[tuple[int, int] | None]
+        if prev is not None and prev.bib is bib:
+            origin = [(i, 0) for i in range(n)]
+        elif prev is not None and span is not None:
+            head, tail = span
+            delta = shift(prev.bib, bib, tail)
+            first_old = len(prev.rows) - tail
+            origin = [(i, 0) for i in range(head)]
+            origin += [None] * (n - head - tail)
+            origin += [(first_old + k, delta) for k in range(tail)]
+        else:
+            origin = [None] * n
+        text = self.session.project.text(path)
+        rows: list[Sequence[Finding]] = []
+        for i, verdict in enumerate(verdicts):
+            if verdict is None:
+                rows.append(())
+                continue
+            at = origin[i]
+            if at is not None and prev is not None and prev.verdicts[at[0]] is verdict:
+                row = prev.rows[at[0]]
+                rows.append(tuple(moved(f, at[1]) for f in row) if row and at[1] else row)
+                continue
+            found = entry_findings(bib.entries[i], verdict, text, settings.verify)
+            rows.append(tuple(self._finalize(found, settings)) if found else ())
+        marked = [i for i, v in enumerate(verdicts) if v is not None and marks_citations(v)]
+        return _FileRows(bib, generation, token, fps, flags, verdicts, rows, marked)
+
+    def _carried_rows(
+        self,
+        path: Path,
+        prev: _FileRows,
+        bib: ParsedBibliography,
+        memo: _FileMemo,
+        settings: Settings,
+        span: tuple[int, int],
+    ) -> _FileRows:
+        """The rows of ``bib``, a re-read of ``prev.bib`` with no verdict changed since:
+        those of the entries the edit did not touch are carried over, not looked at."""
+        head, tail = span
+        entries, fps = bib.entries, memo.fps
+        n, n_old = len(fps), len(prev.rows)
+        skip = self.settings.ignore_entries
+        text = self.session.project.text(path)
+        flags: list[bool] = []
+        verdicts: list[Verdict | None] = []
+        rows: list[Sequence[Finding]] = []
+        marked: list[int] = [i for i in prev.marked if i < head]
+        for i in range(head, n - tail):
+            entry = entries[i]
+            wanted = bool(entry.key) and not memo.ignored[i] and entry.key not in skip
+            verdict = self.verdicts.get(fps[i]) if wanted else None
+            flags.append(wanted)
+            verdicts.append(verdict)
+            if verdict is None:
+                rows.append(())
+                continue
+            if marks_citations(verdict):
+                marked.append(i)
+            found = entry_findings(entry, verdict, text, settings.verify)
+            rows.append(tuple(self._finalize(found, settings)) if found else ())
+        moved_by = n - n_old
+        marked += [i + moved_by for i in prev.marked if i >= n_old - tail]
+        delta = shift(prev.bib, bib, tail)
+        return _FileRows(
+            bib,
+            prev.generation,
+            prev.settings_token,
+            fps,
+            spliced(prev.flags, head, tail, flags),  # type: ignore[arg-type]
+            spliced(prev.verdicts, head, tail, verdicts),  # type: ignore[arg-type]
+            prev.rows[:head] + rows + moved_rows(prev.rows[n_old - tail :] if tail else [], delta),
+            marked,
+        )
+
+    def _finalize(self, findings: list[Finding], settings: Settings) -> list[Finding]:
+        from citewarden.checks import finalize
+
+        return finalize(self.session.project, findings, settings)
 
     def _citations(self, marked: list[tuple[Entry, Verdict]]) -> dict[str, list[Any]]:
         """Citations of the marked entries' keys (and aliases) in one pass (worker)."""
