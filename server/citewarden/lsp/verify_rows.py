@@ -11,6 +11,7 @@ are carried over: the same for the first, moved for the last; only the rest are 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from citewarden.model import Finding, Fix, Location, ParsedBibliography, Related, Span, TextEdit
 
@@ -57,28 +58,36 @@ def _span(span: Span, delta: int) -> Span:
     return Span(span.start + delta, span.end + delta)
 
 
+def _moved_fix(fix: Fix, path: Path, delta: int) -> Fix:
+    edits = tuple(
+        [
+            TextEdit(e.path, _span(e.span, delta), e.new_text)
+            if e.path is path or e.path == path
+            else e
+            for e in fix.edits
+        ]
+    )
+    return Fix(fix.title, edits, fix.preferred)
+
+
 def moved(finding: Finding, delta: int) -> Finding:
     """``finding`` with every position in its own file moved by ``delta`` characters."""
     if not delta:
         return finding
     path = finding.location.path
-    related = tuple(
-        Related(Location(r.location.path, _span(r.location.span, delta)), r.message)
-        if r.location.path == path
-        else r
-        for r in finding.related
-    )
-    fixes = tuple(
-        Fix(
-            fix.title,
-            tuple(
-                TextEdit(e.path, _span(e.span, delta), e.new_text) if e.path == path else e
-                for e in fix.edits
-            ),
-            fix.preferred,
+    related = finding.related
+    if related:
+        related = tuple(
+            [
+                Related(Location(r.location.path, _span(r.location.span, delta)), r.message)
+                if r.location.path == path
+                else r
+                for r in related
+            ]
         )
-        for fix in finding.fixes
-    )
+    fixes = finding.fixes
+    if fixes:
+        fixes = tuple([_moved_fix(fix, path, delta) for fix in fixes])
     return Finding(
         finding.code,
         Location(path, _span(finding.location.span, delta)),
