@@ -95,7 +95,8 @@ IDENTITY_FIELDS = frozenset(
 )
 
 #: Least time between two republications while verdicts stream in (the first one after a
-#: quiet spell goes out at once).
+#: quiet spell goes out at once); a republication that took longer is followed by a pause
+#: as long.
 REPUBLISH_INTERVAL = 0.4
 #: Least time between two progress reports.
 REPORT_INTERVAL = 0.1
@@ -759,7 +760,10 @@ class VerificationService:
                 self.send_status()
                 if not self._republish_again:
                     return
-                wait = max(0.0, REPUBLISH_INTERVAL - (time.monotonic() - started))
+                # at least as long again as this one took: merging verdicts into a large
+                # file's diagnostics never takes more than half of the server's time
+                took = time.monotonic() - started
+                wait = max(REPUBLISH_INTERVAL - took, took)
                 if wait > 0 and not self._urgent.is_set():
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._urgent.wait(), wait)
