@@ -20,9 +20,11 @@ this module is a span-exact scanner of its own:
 * Entries are built lazily.  The scanner keeps a compact record per entry (names, values,
   expansions, the entry's text); :class:`Entry` objects are a private subclass whose
   ``fields`` (with their spans) are built on first access, while ``get``/``field`` answer
-  from the record.  Spans are computed on access from the record and a shift, so moving the
-  entries after an edit costs one small object per entry.  The cyclic garbage collector is
-  paused while these acyclic objects are made.
+  from the record.  Spans are computed on access from the record and a shift, and after an
+  edit the entries behind it are not copied at all: the new entry sequence is made of runs
+  of the old one, each moved by an offset, and a moved entry is made when it is first asked
+  for (:mod:`citewarden.parsing.entry_runs`).  The cyclic garbage collector is paused while
+  these acyclic objects are made.
 * bibtexparser 2 stays the reference: tests assert that on real .bib files our keys, entry
   types and field values equal those of ``bibtexparser.parse_string`` with its default
   middleware stack.  LaTeX is decoded lazily, one value at a time
