@@ -172,7 +172,8 @@ class Defined:
     """The names a project defines: entry keys, ``ids`` aliases and ``\\bibitem`` keys.
 
     Held as the bibliography indexes' own sets (no copy of 20 000 keys per check); the
-    pool of suggestions is made once, on the first dangling key.
+    pool of suggestions (:attr:`keys`, :attr:`folded_keys`) is made once, on the first
+    dangling key.
     """
 
     __slots__ = ("_folded", "_folded_parts", "_folded_pool", "_keys", "_names", "_pool")
@@ -243,10 +244,6 @@ class Defined:
             else:
                 self._folded_pool = [k for part in self._folded_parts for k in part()]
         return self._folded_pool
-
-    def suggestions(self, key: str) -> list[tuple[str, float]]:
-        """:func:`suggest_keys` over :attr:`keys`, with the pool casefolded only once."""
-        return _closest(key, self.keys, self.folded_keys)
 
 
 def _token(ws: Workspace, project: Project) -> tuple[object, ...]:
@@ -423,8 +420,8 @@ def _closest(key: str, pool: list[str], folded: list[str]) -> list[tuple[str, fl
 def _suggestions(
     key: str, defined: Defined, token: tuple[object, ...], delta: KeyDelta | None, memo: Memo
 ) -> list[tuple[str, float]]:
-    """:meth:`Defined.suggestions`, updated from the previous version's candidates when only
-    the keys of a few entries changed."""
+    """:func:`suggest_keys` over ``defined``'s names, updated from the previous version's
+    candidates when only the keys of a few entries changed."""
     scored = memo.get(("scored", key, token), _scored_for, key, defined, delta, memo)
     return _best(key, defined.keys, scored)
 
