@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citewarden.lsp.verify_rows import MARGIN, carried, moved, moved_rows, shift, spliced
-from citewarden.model import Code, Finding, Fix, Location, Related, Span, TextEdit
+from citewarden.lsp.verify_rows import MARGIN, carried, moved_rows, shift, spliced
+from citewarden.model import Code, Finding, Fix, Location, Related, Span, TextEdit, moved_finding
 from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex
 
 BIB = Path("refs.bib")
@@ -52,7 +52,7 @@ def test_a_moved_finding_moves_its_spans_and_its_edits_in_its_own_file_only() ->
         (Related(Location(BIB, Span(1, 2)), "here"), Related(Location(TEX, Span(5, 6)), "there")),
         (Fix("Set pages", (TextEdit(BIB, Span(12, 18), "1--2"), TextEdit(TEX, Span(0, 0), "x"))),),
     )
-    out = moved(finding, 7)
+    out = moved_finding(finding, 7)
     assert out.location == Location(BIB, Span(17, 27))
     assert [r.location.span for r in out.related] == [Span(8, 9), Span(5, 6)]
     assert [e.span for e in out.fixes[0].edits] == [Span(19, 25), Span(0, 0)]
@@ -62,8 +62,8 @@ def test_a_moved_finding_moves_its_spans_and_its_edits_in_its_own_file_only() ->
         finding.data,
         finding.severity,
     )
-    assert moved(finding, 0) is finding
+    assert moved_finding(finding, 0) is finding
     empty: tuple[Finding, ...] = ()
-    assert moved_rows([empty, (finding,)], 3) == [empty, (moved(finding, 3),)]
+    assert moved_rows([empty, (finding,)], 3) == [empty, (moved_finding(finding, 3),)]
     assert spliced([1, 2, 3, 4], 1, 2, ["a"]) == [1, "a", 3, 4]
     assert spliced([1, 2, 3, 4], 2, 0, ["a", "b"]) == [1, 2, "a", "b"]

@@ -410,6 +410,55 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
 )
 del S
 
+
+def moved_finding(finding: Finding, delta: int) -> Finding:
+    """``finding`` with every position in its own file (its place, related places, fix
+    edits) moved by ``delta`` characters: the same finding after text before it changed."""
+    if not delta:
+        return finding
+    path = finding.location.path
+
+    def span(s: Span) -> Span:
+        return Span(s.start + delta, s.end + delta)
+
+    related = finding.related
+    if related:
+        related = tuple(
+            [
+                Related(Location(r.location.path, span(r.location.span)), r.message)
+                if r.location.path == path
+                else r
+                for r in related
+            ]
+        )
+    fixes = finding.fixes
+    if fixes:
+        fixes = tuple(
+            [
+                Fix(
+                    fix.title,
+                    tuple(
+                        [
+                            TextEdit(e.path, span(e.span), e.new_text) if e.path == path else e
+                            for e in fix.edits
+                        ]
+                    ),
+                    fix.preferred,
+                )
+                for fix in fixes
+            ]
+        )
+    return Finding(
+        finding.code,
+        Location(path, span(finding.location.span)),
+        finding.message,
+        related,
+        fixes,
+        finding.data,
+        finding.severity,
+    )
+
+
 DOCS_URL = "https://github.com/citewarden/citewarden/blob/main/README.md"
 
 

@@ -45,7 +45,7 @@ from typing import Any
 
 from citewarden.lsp import progress
 from citewarden.lsp.verify_findings import citation_findings, entry_findings, marks_citations
-from citewarden.lsp.verify_rows import carried, moved, moved_rows, shift, spliced
+from citewarden.lsp.verify_rows import carried, moved_row, moved_rows, shift, spliced
 from citewarden.model import (
     Entry,
     Finding,
@@ -374,8 +374,9 @@ class VerificationService:
             del self._files[gone]
         return out
 
-    def _wanted(self, entry: Entry, ignored: bool) -> bool:
-        return bool(entry.key) and not ignored and entry.key not in self.settings.ignore_entries
+    def _wanted(self, key: str, ignored: bool) -> bool:
+        """Whether the entry with ``key`` (on an ignored line or not) is verified at all."""
+        return bool(key) and not ignored and key not in self.settings.ignore_entries
 
     def _plan(self, open_paths: Sequence[Path]) -> tuple[list[Job], list[str]]:
         """Every entry to verify with its priority, and the fingerprints in scope (worker)."""
@@ -393,7 +394,7 @@ class VerificationService:
         current: list[str] = []
         for path, bib, memo in self._scope():
             for entry, fp, ignored in zip(bib.entries, memo.fps, memo.ignored, strict=True):
-                if not self._wanted(entry, ignored):
+                if not self._wanted(entry.key, ignored):
                     continue
                 current.append(fp)
                 if entry.key in cited:
@@ -626,11 +627,7 @@ class VerificationService:
         fps, n = memo.fps, len(memo.fps)
         index = self.session.project.bib_index(path)
         keys = index.keys if index is not None else [e.key for e in bib.entries]
-        skip = self.settings.ignore_entries
-        flags = [
-            bool(key) and not ignored and key not in skip
-            for key, ignored in zip(keys, memo.ignored, strict=True)
-        ]
+        flags = [self._wanted(k, ig) for k, ig in zip(keys, memo.ignored, strict=True)]
         get = self.verdicts.get
         verdicts = [get(fp) if wanted else None for fp, wanted in zip(fps, flags, strict=True)]
         # where each entry's previous row is, and how far it has moved: (position, delta)
@@ -654,11 +651,9 @@ class VerificationService:
                 continue
             at = origin[i]
             if at is not None and prev is not None and prev.verdicts[at[0]] is verdict:
-                row = prev.rows[at[0]]
-                rows.append(tuple(moved(f, at[1]) for f in row) if row and at[1] else row)
-                continue
-            found = entry_findings(bib.entries[i], verdict, text, settings.verify)
-            rows.append(tuple(self._finalize(found, settings)) if found else ())
+                rows.append(moved_row(prev.rows[at[0]], at[1]))
+            else:
+                rows.append(self._row(bib.entries[i], verdict, text, settings))
         marked = [i for i, v in enumerate(verdicts) if v is not None and marks_citations(v)]
         return _FileRows(bib, generation, token, fps, flags, verdicts, rows, marked)
 
@@ -676,7 +671,6 @@ class VerificationService:
         head, tail = span
         entries, fps = bib.entries, memo.fps
         n, n_old = len(fps), len(prev.rows)
-        skip = self.settings.ignore_entries
         text = self.session.project.text(path)
         flags: list[bool] = []
         verdicts: list[Verdict | None] = []
@@ -684,7 +678,7 @@ class VerificationService:
         marked: list[int] = [i for i in prev.marked if i < head]
         for i in range(head, n - tail):
             entry = entries[i]
-            wanted = bool(entry.key) and not memo.ignored[i] and entry.key not in skip
+            wanted = self._wanted(entry.key, memo.ignored[i])
             verdict = self.verdicts.get(fps[i]) if wanted else None
             flags.append(wanted)
             verdicts.append(verdict)
@@ -693,8 +687,7 @@ class VerificationService:
                 continue
             if marks_citations(verdict):
                 marked.append(i)
-            found = entry_findings(entry, verdict, text, settings.verify)
-            rows.append(tuple(self._finalize(found, settings)) if found else ())
+            rows.append(self._row(entry, verdict, text, settings))
         moved_by = n - n_old
         marked += [i + moved_by for i in prev.marked if i >= n_old - tail]
         delta = shift(prev.bib, bib, tail)
@@ -709,10 +702,14 @@ class VerificationService:
             marked,
         )
 
-    def _finalize(self, findings: list[Finding], settings: Settings) -> list[Finding]:
+    def _row(
+        self, entry: Entry, verdict: Verdict, text: str | None, settings: Settings
+    ) -> Sequence[Finding]:
+        """The findings of one entry's verdict, as the editor shows them."""
         from citewarden.checks import finalize
 
-        return finalize(self.session.project, findings, settings)
+        found = entry_findings(entry, verdict, text, settings.verify)
+        return tuple(finalize(self.session.project, found, settings)) if found else ()
 
     def _citations(self, marked: list[tuple[Entry, Verdict]]) -> dict[str, list[Any]]:
         """Citations of the marked entries' keys (and aliases) in one pass (worker)."""

@@ -11,9 +11,8 @@ are carried over: the same for the first, moved for the last; only the rest are 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
-from citewarden.model import Finding, Fix, Location, ParsedBibliography, Related, Span, TextEdit
+from citewarden.model import Finding, ParsedBibliography, moved_finding
 
 #: Entries next to the edit are made again even when the reader carried them over: what
 #: their findings look at around them (the text before an entry on its line, for one) may
@@ -54,53 +53,13 @@ def spliced(rows: list[object], head: int, tail: int, middle: Sequence[object]) 
     return rows[:head] + list(middle) + (rows[len(rows) - tail :] if tail else [])
 
 
-def _span(span: Span, delta: int) -> Span:
-    return Span(span.start + delta, span.end + delta)
-
-
-def _moved_fix(fix: Fix, path: Path, delta: int) -> Fix:
-    edits = tuple(
-        [
-            TextEdit(e.path, _span(e.span, delta), e.new_text)
-            if e.path is path or e.path == path
-            else e
-            for e in fix.edits
-        ]
-    )
-    return Fix(fix.title, edits, fix.preferred)
-
-
-def moved(finding: Finding, delta: int) -> Finding:
-    """``finding`` with every position in its own file moved by ``delta`` characters."""
-    if not delta:
-        return finding
-    path = finding.location.path
-    related = finding.related
-    if related:
-        related = tuple(
-            [
-                Related(Location(r.location.path, _span(r.location.span, delta)), r.message)
-                if r.location.path == path
-                else r
-                for r in related
-            ]
-        )
-    fixes = finding.fixes
-    if fixes:
-        fixes = tuple([_moved_fix(fix, path, delta) for fix in fixes])
-    return Finding(
-        finding.code,
-        Location(path, _span(finding.location.span, delta)),
-        finding.message,
-        related,
-        fixes,
-        finding.data,
-        finding.severity,
-    )
+def moved_row(row: Sequence[Finding], delta: int) -> Sequence[Finding]:
+    """One entry's findings moved by ``delta`` (an empty row is kept as it is)."""
+    return tuple([moved_finding(f, delta) for f in row]) if row and delta else row
 
 
 def moved_rows(rows: Sequence[Sequence[Finding]], delta: int) -> list[Sequence[Finding]]:
     """Each row of findings moved by ``delta`` (empty rows are kept as they are)."""
     if not delta:
         return list(rows)
-    return [tuple(moved(f, delta) for f in row) if row else row for row in rows]
+    return [moved_row(row, delta) for row in rows]

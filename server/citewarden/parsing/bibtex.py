@@ -75,6 +75,7 @@ from citewarden.model import (
     ParsedBibliography,
     Related,
     Span,
+    moved_finding,
 )
 from citewarden.parsing.entry_runs import EntryRuns, splice
 
@@ -1401,28 +1402,6 @@ def _common_suffix(a: str, b: str, limit: int) -> int:
     return limit
 
 
-def _shift_finding(f: Finding, delta: int) -> Finding:
-    loc = f.location
-    related = tuple(
-        Related(
-            Location(
-                r.location.path, _span(r.location.span.start + delta, r.location.span.end + delta)
-            ),
-            r.message,
-        )
-        for r in f.related
-    )
-    return Finding(
-        f.code,
-        Location(loc.path, _span(loc.span.start + delta, loc.span.end + delta)),
-        f.message,
-        related,
-        f.fixes,
-        f.data,
-        f.severity,
-    )
-
-
 def reparse_bibtex(
     old: ParsedBibliography,
     old_text: str,
@@ -1497,7 +1476,7 @@ def _reparse(
 
     before = [f for f in old.problems if f.location.span.start < restart]
     after = (
-        [_shift_finding(f, delta) for f in old.problems if f.location.span.start >= resume_old]
+        [moved_finding(f, delta) for f in old.problems if f.location.span.start >= resume_old]
         if resume < len(new_text)
         else []  # read to the end: nothing of the old parse is reused after the edit
     )
