@@ -4,8 +4,8 @@
   glibc serves blocks that large with fresh memory mappings, so each copy pays a page fault
   per 4 KB page (several times the cost of the copy itself) and each release unmaps them
   again.  Served from the heap instead, a freed text's memory is reused by the next one.
-* The index of a large workspace is millions of objects, and each edit of a large file
-  makes tens of thousands more (the entries after the edit move).  What survives a check is
+* The index of a large workspace is millions of objects, and each check makes thousands
+  more (findings, diagnostics, the entries an edit re-read).  What survives a check is
   moved out of the cyclic garbage collector's sight, so that its passes, which an edit's
   allocations trigger, do not scan it again and again (in a 20k-entry bibliography that
   was tens of milliseconds per keystroke).  Almost nothing the index holds forms a cycle
