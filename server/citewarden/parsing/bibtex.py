@@ -59,7 +59,7 @@ import bisect
 import gc
 import re
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import MappingProxyType
@@ -78,6 +78,15 @@ from citewarden.model import (
     moved_finding,
 )
 from citewarden.parsing.entry_runs import EntryRuns, splice
+
+_ScanFields = Callable[
+    [str, int, int], tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...] | None] | None
+]
+_scan_fields: _ScanFields | None
+try:  # the one-pass scanner of well-formed entries, when the C extension was built
+    from citewarden.parsing._bibscan import fields as _scan_fields
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _scan_fields = None
 
 __all__ = ["MONTH_MACROS", "parse_bibtex", "reparse_bibtex"]
 
@@ -988,6 +997,25 @@ class _Scanner:
         # The body ends before the next line that starts with '@' (usually the next entry).
         nxt = text.find("\n@", body, body + 8192)
         limit = nxt if nxt != -1 else self._next_line_at(body)
+        got = _scan_fields(text, body, limit) if _scan_fields is not None else None
+        if got is None:
+            return self._pattern_entry(at, etype, key, ks, ke, body, limit)
+        end, raw_names, values, macro = got
+        names = _field_names(raw_names)
+        if names is None:
+            return None  # a duplicate field: the slow path reports it with both positions
+        exps = None
+        if macro is not None:
+            exps = self._macro_values(macro)
+            if exps is None:
+                return None
+        return self._fast_done(at, etype, key, ks, ke, body, end, names, values, exps)
+
+    def _pattern_entry(
+        self, at: int, etype: str, key: str, ks: int, ke: int, body: int, limit: int
+    ) -> int | None:
+        """``_fast_entry`` with the row pattern (every case the one-pass scanner leaves)."""
+        text = self.text
         rows = _ROWS.findall(text, body, limit)
         if not rows:
             return None
@@ -1015,13 +1043,38 @@ class _Scanner:
                 return None
             values, exps = concat
         elif count and macro.count("") != len(macro):
-            expanded: list[str | None] = []
-            for name in macro[:count]:
-                exp = self._macro_value(name.lower()) if name else None
-                if name and exp is None:
-                    return None  # the slow path reports the undefined macro at its place
-                expanded.append(exp if exp != name else None)
-            exps = tuple(expanded)
+            exps = self._macro_values(macro[:count])
+            if exps is None:
+                return None
+        return self._fast_done(at, etype, key, ks, ke, body, end, names, values, exps)
+
+    def _macro_values(self, macro: Sequence[str]) -> tuple[str | None, ...] | None:
+        """Expansion of each field's macro ("" for a field without one, None for a macro
+        that expands to its own name); None when one is undefined: the slow path reports
+        it at its place."""
+        expanded: list[str | None] = []
+        for name in macro:
+            exp = self._macro_value(name.lower()) if name else None
+            if name and exp is None:
+                return None
+            expanded.append(exp if exp != name else None)
+        return tuple(expanded)
+
+    def _fast_done(
+        self,
+        at: int,
+        etype: str,
+        key: str,
+        ks: int,
+        ke: int,
+        body: int,
+        end: int,
+        names: tuple[str, ...],
+        values: tuple[str, ...],
+        exps: tuple[str | None, ...] | None,
+    ) -> int | None:
+        """Record an entry the fast lane read; None: a value runs into the next entry."""
+        text = self.text
         if text.find("@", body, end) != -1 and _LINE_BLOCK.search(text, body, end):
             return None  # a value runs into the next entry: the slow path reports it
         self._add_entry(
@@ -1315,7 +1368,19 @@ def _no_gc() -> Iterator[None]:
         yield
     finally:
         if enabled:
+            _age_young_objects()
             gc.enable()
+
+
+def _age_young_objects() -> None:
+    """Count the objects built so far as old: the next collection of young objects would
+    otherwise walk every one of them once (about a third of the reading time of a large
+    file), only to find what is known here, that they live as long as the bibliography.
+    Full collections still see them.  Left alone when something else holds objects frozen.
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()  # every tracked object to the permanent generation ...
+        gc.unfreeze()  # ... and from there into the oldest one
 
 
 def parse_bibtex(path: Path, text: str) -> ParsedBibliography:

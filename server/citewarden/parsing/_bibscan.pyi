@@ -1,0 +1,3 @@
+def fields(
+    text: str, body: int, limit: int, /
+) -> tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...] | None] | None: ...
