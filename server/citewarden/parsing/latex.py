@@ -96,6 +96,7 @@ VOLCITE_COMMANDS: frozenset[str] = _with_capitals(_VOLCITE_BASE)
 _CITE, _MULTI, _NOCITE, _BIBITEM = "cite", "multi", "nocite", "bibitem"
 _VOLCITE = "volcite"
 _CITING = (_CITE, _MULTI, _NOCITE, _VOLCITE)
+_SINGLE = (_CITE, _NOCITE)  # one key argument, read by :func:`_cite_groups`
 _INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
 _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
 _BEGIN, _DOCUMENTCLASS, _IFFALSE = "begin", "documentclass", "iffalse"
@@ -419,6 +420,69 @@ def _split_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int
         offset += len(piece) + 1
 
 
+_new = object.__new__
+_set_start, _set_end = (getattr(Span, name).__set__ for name in ("start", "end"))
+_CITATION_SLOTS = tuple(
+    getattr(Citation, name).__set__ for name in ("key", "span", "command", "command_span", "kind")
+)
+
+
+def _span(start: int, end: int) -> Span:
+    """A Span of offsets known to be sound (no re-validation)."""
+    s = _new(Span)
+    _set_start(s, start)
+    _set_end(s, end)
+    return s
+
+
+def _add_keys(
+    citations: list[Citation],
+    text: str,
+    start: int,
+    end: int,
+    command: str,
+    command_span: Span,
+    kind: CitationKind,
+) -> bool:
+    """Append a :class:`Citation` per key of ``text[start:end]`` (as :func:`_split_keys`
+    splits them; keys holding ``#`` or ``\\`` skipped, ``*`` too for ``\\nocite``).
+    Returns whether a ``\\nocite{*}`` was among them."""
+    segment = text[start:end]
+    if "%" in segment:
+        segment = _ARG_COMMENT.sub(lambda m: " " * len(m.group()), segment)
+    set_key, set_span, set_command, set_command_span, set_kind = _CITATION_SLOTS
+    nocite = kind is CitationKind.NOCITE
+    nocite_all = False
+    offset = start
+    for piece in segment.split(","):
+        at, offset = offset, offset + len(piece) + 1
+        key = piece.strip()
+        if not key:
+            span = _span(at, at)
+        elif "#" in key or "\\" in key or (nocite and key == "*"):
+            nocite_all = nocite_all or key == "*"
+            continue
+        else:
+            lead = at + len(piece) - len(piece.lstrip())
+            span = _span(lead, lead + len(key))
+        citation = _new(Citation)
+        set_key(citation, key)
+        set_span(citation, span)
+        set_command(citation, command)
+        set_command_span(citation, command_span)
+        set_kind(citation, kind)
+        citations.append(citation)
+    return nocite_all
+
+
+#: The usual citation arguments, ``[opt]{keys}`` or ``{keys}`` on one line with nothing
+#: to match inside (no braces, brackets, backslash or comment): read by one match, with the
+#: same result as :func:`_cite_groups` (within its length limits).
+_SIMPLE_CITE_ARGS = re.compile(
+    r"[ \t]*(?:\[[^\[\]{}\\%\n]{0,1998}\][ \t]*)?\{([^{}\\%\n]{0,19998})\}"
+)
+
+
 def _single_arg(text: str, i: int) -> tuple[int, int, int] | None:
     """A mandatory ``{...}`` argument at ``i`` (after optional ``[...]``s): (content start,
     content end, offset after it), or None."""
@@ -651,24 +715,27 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
         if role in _CITING:
             if _is_definition(text, start):
                 continue
+            full = name + ("*" if m.group(3) else "")
+            kind = CitationKind.NOCITE if role == _NOCITE else CitationKind.CITE
+            simple = _SIMPLE_CITE_ARGS.match(text, pos) if role in _SINGLE else None
+            if simple is not None:
+                end = simple.end()
+                command_span = _span(start, end)
+                if _add_keys(citations, text, *simple.span(1), full, command_span, kind):
+                    nocite_all = True
+                pos = end
+                continue
             if role == _VOLCITE:
                 groups, end = _volcite_groups(text, pos)
             else:
                 groups, end = _cite_groups(text, pos, role == _MULTI)
-            full = name + ("*" if m.group(3) else "")
-            kind = CitationKind.NOCITE if role == _NOCITE else CitationKind.CITE
-            command_span = Span(start, end)
+            command_span = _span(start, end)
             for content_start, content_end in groups:
                 if content_end < 0:
                     end = content_start  # unclosed: keep scanning inside it
                     continue
-                for key, ks, ke in _split_keys(text, content_start, content_end):
-                    if "#" in key or "\\" in key:
-                        continue
-                    if role == _NOCITE and key == "*":
-                        nocite_all = True
-                        continue
-                    citations.append(Citation(key, Span(ks, ke), full, command_span, kind))
+                if _add_keys(citations, text, content_start, content_end, full, command_span, kind):
+                    nocite_all = True
             pos = max(pos, end)
         elif role == _BIBITEM:
             arg = _single_arg(text, pos)
