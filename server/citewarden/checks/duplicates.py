@@ -14,6 +14,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import compress, count
+from operator import methodcaller, not_
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -213,41 +215,50 @@ _NOT_WORD_BYTES = bytes(
 def _title_idents(raws: Sequence[str | None]) -> list[str]:
     """``_title_ident`` of each title ("" for None).
 
-    ASCII titles (nearly all) are normalised together: joined with NUL (which no title
-    holds and no pattern crosses), each regular expression runs once over the whole, then
-    the result is split again.  Other titles take :func:`normalize_title` one by one.
+    The titles are normalised together: joined with NUL (which no title holds and no
+    pattern crosses), formatting commands are dropped by one pass of the regular expression,
+    then ASCII letters and digits are kept byte-wise, in C, and the result is split again.
+    Titles that are not ASCII, or end with a backslash, take :func:`_title_ident` one by one.
     """
-    out = [""] * len(raws)
-    batch = [
-        i
-        for i, raw in enumerate(raws)
-        if raw and raw.isascii() and "\x00" not in raw and not raw.endswith("\\")
-    ]
-    titles: list[str] = [raws[i] for i in batch]  # type: ignore[misc]
-    commands = [n for n, title in enumerate(titles) if "\\" in title]
-    if commands:  # formatting commands dropped, in one pass over just those titles
-        plain = _LATEX_COMMAND.sub(_command, "\x00".join([titles[n] for n in commands]))
-        for n, title in zip(commands, plain.split("\x00"), strict=True):
-            titles[n] = title
+    titles = [raw or "" for raw in raws]
+    joined = "\x00".join(titles)
+    if joined.count("\x00") != len(titles) - 1:  # a title holds NUL: one by one
+        return [_title_ident(raw) if raw else "" for raw in raws]
+    odd = _odd_titles(titles, joined)
+    if odd:
+        for i in odd:
+            titles[i] = ""
+        joined = "\x00".join(titles)
+    if "\\" in joined:
+        joined = _LATEX_COMMAND.sub(_command, joined)
     # still ASCII (a command becomes a space or its name): lower-case and keep letters and
-    # digits byte-wise, in C
-    text = "\x00".join(titles).encode("ascii").lower()
-    parts = text.translate(None, _NOT_WORD_BYTES).decode("ascii").split("\x00")
-    if len(parts) != len(batch):  # cannot happen; keep the one-by-one result then
-        batch, parts = [], []
-    for i, title in zip(batch, parts, strict=True):
-        out[i] = title if len(title) >= MIN_TITLE_CHARS else ""
-    done = set(batch)
-    for i, raw in enumerate(raws):
-        if raw and i not in done:
-            out[i] = _title_ident(raw)
+    # digits byte-wise
+    text = joined.encode("ascii").lower().translate(None, _NOT_WORD_BYTES).decode("ascii")
+    out = [title if len(title) >= MIN_TITLE_CHARS else "" for title in text.split("\x00")]
+    for i in odd:
+        out[i] = _title_ident(raws[i])  # type: ignore[arg-type]
     return out
 
 
-def _titles_of(entries: Sequence[Entry]) -> list[tuple[str, str] | None]:
-    """``_title_of`` of each entry, the titles normalised together."""
-    idents = _title_idents([e.get("title") for e in entries])
-    return [(t, _year(e)) if t else None for t, e in zip(idents, entries, strict=True)]
+def _odd_titles(titles: list[str], joined: str) -> list[int]:
+    """Positions of the ``titles`` (``joined`` by NUL) that are not ASCII or end with a
+    backslash (which would take the separator into a command)."""
+    odd: list[int] = []
+    if not joined.isascii():
+        odd += compress(count(), map(not_, map(str.isascii, titles)))
+    if "\\\x00" in joined or joined.endswith("\\"):
+        odd += compress(count(), map(methodcaller("endswith", "\\"), titles))
+    return sorted(set(odd)) if odd else odd
+
+
+def _title_idents_of(entries: Sequence[Entry]) -> list[str]:
+    """``_title_ident_of`` of each entry, the titles normalised together."""
+    return _title_idents(list(map(methodcaller("get", "title"), entries)))
+
+
+def _title_ident_of(entry: Entry) -> str:
+    raw = entry.get("title")
+    return _title_ident(raw) if raw else ""
 
 
 def _doi_of(entry: Entry) -> str:
@@ -255,29 +266,40 @@ def _doi_of(entry: Entry) -> str:
     return normalize_doi(raw) if raw else ""
 
 
-def _title_of(entry: Entry) -> tuple[str, str] | None:
-    raw = entry.get("title")
-    title = _title_ident(raw) if raw else ""
-    return (title, _year(entry)) if title else None
+def _dois_of(entries: Sequence[Entry]) -> list[str]:
+    """``_doi_of`` of each entry."""
+    return [normalize_doi(raw) if raw else "" for raw in map(methodcaller("get", "doi"), entries)]
 
 
 def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> list[Finding]:
     # per-entry values are tables carried over between versions; counting is done in C,
-    # and only entries whose DOI or title occurs twice are looked at one by one
-    dois = [index.table("doi", _doi_of) for _, _, index in bibs]
-    titles = [index.table("title", _title_of, _titles_of) for _, _, index in bibs]
-    shared_dois = _shared([index for _, _, index in bibs], "doi")
-    shared_titles = _shared([index for _, _, index in bibs], "title")
+    # and only entries whose DOI or title occurs twice are looked at one by one (the year,
+    # which a title needs to be a work's, too)
+    indexes = [index for _, _, index in bibs]
+    dois = [index.table("doi", _doi_of, _dois_of) for index in indexes]
+    titles = [index.table("title-ident", _title_ident_of, _title_idents_of) for index in indexes]
+    shared_dois = _shared(indexes, "doi")
+    shared_titles = _shared(indexes, "title-ident")
     if not shared_dois and not shared_titles:
         return []
+    candidates = [
+        _candidates(doi_column, shared_dois, title_column, shared_titles)
+        for doi_column, title_column in zip(dois, titles, strict=True)
+    ]
+    works = [
+        {i: (title_column[i], _year(index.entries[i])) for i in places if title_column[i]}
+        for index, title_column, places in zip(indexes, titles, candidates, strict=True)
+    ]
+    counted = Counter(work for table in works for work in table.values())
+    shared_works = {work for work, n in counted.items() if n > 1 and work[0] in shared_titles}
     by_doi: dict[str, tuple[Path, Entry]] = {}
     by_title: dict[tuple[str, str], tuple[Path, Entry, str]] = {}
     found: list[Finding] = []
-    for (path, _, index), doi_column, title_column in zip(bibs, dois, titles, strict=True):
-        for i in range(len(index.entries)):
-            doi, ident = doi_column[i], title_column[i]
-            if doi not in shared_dois and ident not in shared_titles:
-                continue
+    for (path, _, index), doi_column, places, work_of in zip(
+        bibs, dois, candidates, works, strict=True
+    ):
+        for i in places:
+            doi, ident = doi_column[i], work_of.get(i)
             entry = index.entries[i]
             if doi in shared_dois:
                 other = by_doi.get(doi)
@@ -286,7 +308,7 @@ def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> l
                 elif other[1].key.casefold() != entry.key.casefold():
                     found.append(_duplicate_work(path, entry, other, f"same DOI {doi}"))
                     continue
-            if ident is None or ident not in shared_titles:
+            if ident is None or ident not in shared_works:
                 continue
             seen = by_title.get(ident)
             if seen is None:
@@ -298,6 +320,16 @@ def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> l
                     _duplicate_work(path, entry, (seen[0], seen[1]), "same title and year")
                 )
     return found
+
+
+def _candidates(
+    dois: list[str], shared_dois: set[str], titles: list[str], shared_titles: set[str]
+) -> list[int]:
+    """Positions, in order, whose DOI or title is among the shared ones (found in C)."""
+    places = set(compress(count(), map(shared_dois.__contains__, dois))) if shared_dois else set()
+    if shared_titles:
+        places.update(compress(count(), map(shared_titles.__contains__, titles)))
+    return sorted(places)
 
 
 def _shared(indexes: list[BibIndex], name: str) -> set[Any]:
