@@ -24,12 +24,12 @@ SCAN = bibtex._scan_fields
 @contextmanager
 def pattern_reader() -> Iterator[None]:
     """Read with the regular expressions only, as a build without the extension does."""
-    saved = bibtex._scan_fields
-    bibtex._scan_fields = None
+    saved = bibtex._scan_fields, bibtex._scan_entries
+    bibtex._scan_fields = bibtex._scan_entries = None
     try:
         yield
     finally:
-        bibtex._scan_fields = saved
+        bibtex._scan_fields, bibtex._scan_entries = saved
 
 
 def dump(bib: ParsedBibliography) -> tuple[object, ...]:

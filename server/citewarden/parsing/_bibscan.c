@@ -12,9 +12,17 @@
  *
  * Anything else (a '#' concatenation, a missing comma, braces nested deeper than the
  * pattern allows, an unclosed value, a stray character, a comment before the closing
- * brace after a field without a comma) returns None: the caller then reads the entry
+ * brace after a field without a comma, an '@' anywhere in the body) returns None: the caller then reads the entry
  * with the pattern itself, which also reports what is wrong.  So this module never
  * decides a result the pattern would not give; it only gives the common one sooner.
+ *
+ * ``entries(text, pos, stop, path, strings)`` goes further: from ``pos`` it reads whole
+ * entries ("@type{key," and such a body) one after the other, as the reader's scan loop
+ * would, and returns ``(records, pos)``: the records of those entries, laid out as the
+ * reader keeps them, and where it stopped.  It stops before the first '@' at or after
+ * ``stop`` and before anything it leaves to the reader: another kind of block, an entry
+ * that is not the common case, a field name twice, an undefined macro, an ``ids`` field,
+ * an '@' inside an entry, a field right after its closing brace.
  *
  * Character classes are those of the pattern: '\s' is Py_UNICODE_ISSPACE, '\d' is
  * Py_UNICODE_ISDECIMAL, as in CPython's regular expressions on str.
@@ -30,6 +38,14 @@ typedef struct {
 #define CH(t, i) PyUnicode_READ((t)->kind, (t)->data, (i))
 
 static PyObject *empty; /* "" */
+
+/* Set once by configure(): the reader's caches and the functions that fill them. */
+static PyObject *lower_cache;  /* entry type as written -> lower-case, shared */
+static PyObject *lower_fn;     /* fills lower_cache */
+static PyObject *names_cache;  /* field names as written -> lower-case tuple, or None */
+static PyObject *names_fn;     /* fills names_cache */
+static PyObject *months;       /* the month macros every style defines */
+static PyObject *ids_name;     /* "ids" */
 
 #if defined(__GNUC__) || defined(__clang__)
 #define INLINE static inline __attribute__((always_inline))
@@ -67,8 +83,10 @@ skip_gap(const Text *t, Py_ssize_t pos, Py_ssize_t lim, int *comment)
         if (pos >= lim || CH(t, pos) != '%')
             return pos;
         *comment = 1;
-        while (pos < lim && CH(t, pos) != '\n')
-            pos++;
+        for (; pos < lim && CH(t, pos) != '\n'; pos++) {
+            if (CH(t, pos) == '@')
+                return lim; /* left to the reader, which decides whether it starts a block */
+        }
     }
 }
 
@@ -89,6 +107,8 @@ close_brace(const Text *t, Py_ssize_t pos, Py_ssize_t lim)
                 return pos;
             depth--;
         }
+        else if (c == '@')
+            return -1; /* left to the reader, which decides whether it starts a block */
     }
     return -1;
 }
@@ -112,6 +132,8 @@ close_quote(const Text *t, Py_ssize_t pos, Py_ssize_t lim)
         }
         else if (c == '"' && depth == 0)
             return pos;
+        else if (c == '@')
+            return -1; /* left to the reader, which decides whether it starts a block */
     }
     return -1;
 }
@@ -287,10 +309,334 @@ done:
     return result;
 }
 
+/* \w of a str pattern. */
+INLINE int
+is_word(Py_UCS4 c)
+{
+    return c == '_' || Py_UNICODE_ISALNUM(c);
+}
+
+/* _FIELD_AFTER_CLOSE: [ \t]*[,;]?[ \t]*ID+[ \t]*= at ``pos``. */
+INLINE int
+field_follows(const Text *t, Py_ssize_t pos, Py_ssize_t n)
+{
+    while (pos < n && (CH(t, pos) == ' ' || CH(t, pos) == '\t'))
+        pos++;
+    if (pos < n && (CH(t, pos) == ',' || CH(t, pos) == ';'))
+        pos++;
+    while (pos < n && (CH(t, pos) == ' ' || CH(t, pos) == '\t'))
+        pos++;
+    Py_ssize_t start = pos;
+    while (pos < n && is_id(CH(t, pos)))
+        pos++;
+    if (pos == start)
+        return 0;
+    while (pos < n && (CH(t, pos) == ' ' || CH(t, pos) == '\t'))
+        pos++;
+    return pos < n && CH(t, pos) == '=';
+}
+
+/* _HEAD at ``at``: @[ \t]*([A-Za-z_][\w\-.:+]*)\s*\{\s*([^\s,{}=]+)\s*, ; 0 if no match. */
+INLINE int
+read_head(const Text *t, Py_ssize_t at, Py_ssize_t n, Py_ssize_t *ts, Py_ssize_t *te,
+          Py_ssize_t *ks, Py_ssize_t *ke, Py_ssize_t *body)
+{
+    Py_ssize_t pos = at + 1;
+    while (pos < n && (CH(t, pos) == ' ' || CH(t, pos) == '\t'))
+        pos++;
+    if (pos >= n)
+        return 0;
+    Py_UCS4 c = CH(t, pos);
+    if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')))
+        return 0;
+    *ts = pos++;
+    while (pos < n) {
+        c = CH(t, pos);
+        if (!(is_word(c) || c == '-' || c == '.' || c == ':' || c == '+'))
+            break;
+        pos++;
+    }
+    *te = pos;
+    pos = skip_space(t, pos, n);
+    if (pos >= n || CH(t, pos) != '{')
+        return 0;
+    pos = skip_space(t, pos + 1, n);
+    *ks = pos;
+    while (pos < n) {
+        c = CH(t, pos);
+        if (Py_UNICODE_ISSPACE(c) || c == ',' || c == '{' || c == '}' || c == '=')
+            break;
+        pos++;
+    }
+    if (pos == *ks)
+        return 0;
+    *ke = pos;
+    pos = skip_space(t, pos, n);
+    if (pos >= n || CH(t, pos) != ',')
+        return 0;
+    *body = pos + 1;
+    return 1;
+}
+
+/* New reference to cache[key], filled by fn(key) when missing; NULL with an error set. */
+static PyObject *
+cached(PyObject *cache, PyObject *fn, PyObject *key)
+{
+    PyObject *v = PyDict_GetItemWithError(cache, key);
+    if (v != NULL)
+        return Py_NewRef(v);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyObject_CallOneArg(fn, key);
+}
+
+/* Expansion of each macro (None where there is none, or where it expands to its own
+ * name), as the reader's _macro_values; Py_None (new reference) when one is undefined. */
+static PyObject *
+expansions(PyObject *macros, PyObject *strings)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(macros);
+    PyObject *out = PyTuple_New(n);
+    if (out == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *name = PyTuple_GET_ITEM(macros, i);
+        PyObject *exp = Py_None;
+        if (PyUnicode_GET_LENGTH(name)) {
+            PyObject *lname = PyObject_CallMethod(name, "lower", NULL);
+            if (lname == NULL) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            exp = PyDict_GetItemWithError(strings, lname);
+            if (exp == NULL && !PyErr_Occurred())
+                exp = PyDict_GetItemWithError(months, lname);
+            Py_DECREF(lname);
+            if (exp == NULL) {
+                Py_DECREF(out);
+                return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+            }
+            int same = PyUnicode_Compare(exp, name);
+            if (same == -1 && PyErr_Occurred()) {
+                Py_DECREF(out);
+                return NULL;
+            }
+            if (same == 0)
+                exp = Py_None;
+        }
+        PyTuple_SET_ITEM(out, i, Py_NewRef(exp));
+    }
+    return out;
+}
+
+/* The record of the entry at ``at`` (a new reference), Py_None when it is left to the
+ * reader (a new reference too), NULL on error; *next: the offset after the entry. */
+INLINE PyObject *
+read_entry(int kind, PyObject *text, Py_ssize_t at, Py_ssize_t n, PyObject *path,
+           PyObject *strings, Py_ssize_t *next)
+{
+    Text t = {kind, PyUnicode_DATA(text)};
+    Py_ssize_t ts, te, ks, ke, body, end;
+    if (!read_head(&t, at, n, &ts, &te, &ks, &ke, &body))
+        return Py_NewRef(Py_None);
+    PyObject *names = NULL, *values = NULL, *macros = NULL, *record = NULL;
+    PyObject *etype = NULL, *key = NULL, *raw = NULL, *lnames = NULL, *exps = NULL;
+    PyObject *tmp = NULL;
+    int any_macro = 0;
+    names = PyList_New(0);
+    values = PyList_New(0);
+    macros = PyList_New(0);
+    if (names == NULL || values == NULL || macros == NULL)
+        goto error;
+    /* Read up to the end of the text rather than to the next line that starts with '@',
+     * as the reader does: reading declines at any '@', so when it succeeds no such line
+     * starts before the entry's end, and the reader's limit would have changed nothing. */
+    int rc = read_fields_of(kind, text, body, n, names, values, macros, &any_macro, &end);
+    if (rc < 0)
+        goto error;
+    if (rc == 0)
+        goto leave;
+    if (end < n && CH(&t, end) != '\n' && field_follows(&t, end, n))
+        goto leave; /* the reader reports a field after the closing brace */
+    tmp = PyUnicode_Substring(text, ts, te);
+    if (tmp == NULL)
+        goto error;
+    etype = cached(lower_cache, lower_fn, tmp);
+    Py_CLEAR(tmp);
+    if (etype == NULL)
+        goto error;
+    if (PyUnicode_CompareWithASCIIString(etype, "comment") == 0 ||
+        PyUnicode_CompareWithASCIIString(etype, "preamble") == 0 ||
+        PyUnicode_CompareWithASCIIString(etype, "string") == 0)
+        goto leave;
+    tmp = PyList_AsTuple(names);
+    if (tmp == NULL)
+        goto error;
+    lnames = cached(names_cache, names_fn, tmp);
+    Py_CLEAR(tmp);
+    if (lnames == NULL)
+        goto error;
+    if (lnames == Py_None)
+        goto leave; /* a field name twice */
+    int has_ids = PySequence_Contains(lnames, ids_name);
+    if (has_ids < 0)
+        goto error;
+    if (has_ids)
+        goto leave; /* aliases are read by the reader */
+    if (any_macro) {
+        while (PyList_GET_SIZE(macros) < PyList_GET_SIZE(names)) {
+            if (PyList_Append(macros, empty) < 0)
+                goto error;
+        }
+        tmp = PyList_AsTuple(macros);
+        if (tmp == NULL)
+            goto error;
+        exps = expansions(tmp, strings);
+        Py_CLEAR(tmp);
+        if (exps == NULL)
+            goto error;
+        if (exps == Py_None)
+            goto leave; /* an undefined macro */
+    }
+    key = PyUnicode_Substring(text, ks, ke);
+    raw = PyUnicode_Substring(text, at, end);
+    tmp = PyList_AsTuple(values);
+    if (key == NULL || raw == NULL || tmp == NULL)
+        goto error;
+    /* (etype, key, at, end, ks, ke, path, aliases, names, values, exps, raw, positions) */
+    record = Py_BuildValue("(OOnnnnO()OOOON)", etype, key, at, end, ks - at, ke - at, path,
+                           lnames, tmp, exps ? exps : Py_None, raw, Py_NewRef(Py_None));
+    Py_CLEAR(tmp);
+    if (record == NULL)
+        goto error;
+    *next = end;
+    goto done;
+leave:
+    record = Py_NewRef(Py_None);
+    goto done;
+error:
+    record = NULL;
+done:
+    Py_XDECREF(names);
+    Py_XDECREF(values);
+    Py_XDECREF(macros);
+    Py_XDECREF(etype);
+    Py_XDECREF(key);
+    Py_XDECREF(raw);
+    Py_XDECREF(lnames);
+    Py_XDECREF(exps);
+    Py_XDECREF(tmp);
+    return record;
+}
+
+/* One storage width of entries(); 0 or -1 (error). */
+INLINE int
+read_entries(int kind, PyObject *text, Py_ssize_t *pos, Py_ssize_t stop, PyObject *path,
+             PyObject *strings, PyObject *out)
+{
+    Text t = {kind, PyUnicode_DATA(text)};
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t p = *pos;
+    for (;;) {
+        while (p < n && CH(&t, p) != '@')
+            p++;
+        if (p >= n || p >= stop)
+            break;
+        Py_ssize_t next = p;
+        PyObject *record = read_entry(kind, text, p, n, path, strings, &next);
+        if (record == NULL)
+            return -1;
+        if (record == Py_None) {
+            Py_DECREF(record);
+            break;
+        }
+        int rc = PyList_Append(out, record);
+        Py_DECREF(record);
+        if (rc < 0)
+            return -1;
+        p = next;
+    }
+    *pos = p;
+    return 0;
+}
+
+static PyObject *
+entries(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError,
+                        "entries(text, pos, stop, path, strings) takes 5 arguments");
+        return NULL;
+    }
+    if (lower_cache == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "entries: configure() was not called");
+        return NULL;
+    }
+    PyObject *text = args[0], *path = args[3], *strings = args[4];
+    if (!PyUnicode_Check(text) || !PyDict_Check(strings)) {
+        PyErr_SetString(PyExc_TypeError, "entries: text must be str and strings a dict");
+        return NULL;
+    }
+    Py_ssize_t pos = PyLong_AsSsize_t(args[1]);
+    if (pos == -1 && PyErr_Occurred())
+        return NULL;
+    Py_ssize_t stop = PyLong_AsSsize_t(args[2]);
+    if (stop == -1 && PyErr_Occurred())
+        return NULL;
+    if (pos < 0) {
+        PyErr_SetString(PyExc_ValueError, "entries: pos must be >= 0");
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    int rc;
+    switch (PyUnicode_KIND(text)) {
+    case PyUnicode_1BYTE_KIND:
+        rc = read_entries(PyUnicode_1BYTE_KIND, text, &pos, stop, path, strings, out);
+        break;
+    case PyUnicode_2BYTE_KIND:
+        rc = read_entries(PyUnicode_2BYTE_KIND, text, &pos, stop, path, strings, out);
+        break;
+    default:
+        rc = read_entries(PyUnicode_4BYTE_KIND, text, &pos, stop, path, strings, out);
+        break;
+    }
+    if (rc < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return Py_BuildValue("(Nn)", out, pos);
+}
+
+static PyObject *
+configure(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyDict_Check(args[0]) || !PyCallable_Check(args[1]) ||
+        !PyDict_Check(args[2]) || !PyCallable_Check(args[3]) || !PyDict_Check(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "configure(lower_cache: dict, lower: callable, names_cache: dict, "
+                        "names: callable, months: dict)");
+        return NULL;
+    }
+    Py_XSETREF(lower_cache, Py_NewRef(args[0]));
+    Py_XSETREF(lower_fn, Py_NewRef(args[1]));
+    Py_XSETREF(names_cache, Py_NewRef(args[2]));
+    Py_XSETREF(names_fn, Py_NewRef(args[3]));
+    Py_XSETREF(months, Py_NewRef(args[4]));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"fields", (PyCFunction)(void (*)(void))fields, METH_FASTCALL,
      "fields(text, body, limit) -> (end, names, values, macros) | None\n\n"
      "The fields of a well-formed entry body, or None when it is not the common case."},
+    {"entries", (PyCFunction)(void (*)(void))entries, METH_FASTCALL,
+     "entries(text, pos, stop, path, strings) -> (records, pos)\n\n"
+     "Records of the common entries from pos on, and where reading stopped."},
+    {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
+     "configure(lower_cache, lower, names_cache, names, months) -> None\n\n"
+     "The reader's caches of entry types and field names, and the month macros."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -304,7 +650,8 @@ PyMODINIT_FUNC
 PyInit__bibscan(void)
 {
     empty = PyUnicode_FromString("");
-    if (empty == NULL)
+    ids_name = PyUnicode_InternFromString("ids");
+    if (empty == NULL || ids_name == NULL)
         return NULL;
     return PyModule_Create(&module);
 }

@@ -82,11 +82,16 @@ from citewarden.parsing.entry_runs import EntryRuns, splice
 _ScanFields = Callable[
     [str, int, int], tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...] | None] | None
 ]
+_ScanEntries = Callable[[str, int, int, Path, dict[str, str]], tuple[list[tuple[Any, ...]], int]]
 _scan_fields: _ScanFields | None
+_scan_entries: _ScanEntries | None
 try:  # the one-pass scanner of well-formed entries, when the C extension was built
+    from citewarden.parsing import _bibscan
+    from citewarden.parsing._bibscan import entries as _scan_entries
     from citewarden.parsing._bibscan import fields as _scan_fields
 except ImportError:  # pragma: no cover - a build without a C compiler
-    _scan_fields = None
+    _bibscan = None  # type: ignore[assignment]
+    _scan_fields = _scan_entries = None
 
 __all__ = ["MONTH_MACROS", "parse_bibtex", "reparse_bibtex"]
 
@@ -589,6 +594,15 @@ class _Scanner:
         text, n = self.text, self.n
         si = 0
         while True:
+            if _scan_entries is not None:
+                # the common entries from here on, in one call (it stops before any stop)
+                if stops is not None:
+                    while si < len(stops) and stops[si] < pos:
+                        si += 1
+                stop = stops[si] if stops is not None and si < len(stops) else n
+                records, pos = _scan_entries(text, pos, stop, self.path, self.strings)
+                if records:
+                    self.entries.extend(map(_lazy_entry, records))
             at = text.find("@", pos)
             if at == -1:
                 return n
@@ -1329,6 +1343,10 @@ def _lower(name: str) -> str:
         lname = _LOWER.setdefault(lname, lname)
         _LOWER[name] = lname
     return lname
+
+
+if _bibscan is not None:
+    _bibscan.configure(_LOWER, _lower, _NAMES, _field_names, dict(MONTH_MACROS))
 
 
 def _suppressed(text: str) -> set[int]:
