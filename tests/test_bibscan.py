@@ -116,6 +116,9 @@ PIECES = [
     "\U0001f600",
     "\\",
     "(",
+    "}\r\n",
+    " note = {mail@example.org}",
+    "% @misc{in-a-comment,}\n",
 ]
 bib_text = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=2)), max_size=40).map(
     "".join
@@ -146,7 +149,9 @@ entry_text = st.tuples(
     st.sampled_from(["@string{jnl = {J}}\n", ""]),
     st.sampled_from(["@misc{key,", "@article{key,\n", "@book{key ,  "]),
     st.lists(field, max_size=5).map("".join),
-    st.sampled_from(["}", "\n}", " % c\n}", "", "}\n@misc{z,}", "} title = {x}"]),
+    st.sampled_from(
+        ["}", "\n}", " % c\n}", "", "}\n@misc{z,}", "} title = {x}", "}\r\n", "},", "}; a=1"]
+    ),
 ).map("".join)
 
 
