@@ -111,6 +111,14 @@ def normalize_path(path: Path | str) -> Path:
 # ----------------------------------------------------------------------------------------
 
 
+#: name of the per-entry table of casefolded keys (:meth:`BibIndex.folded_keys`)
+_FOLDED_KEYS = "key-casefolded"
+
+
+def _folded_key(entry: Entry) -> str:
+    return entry.key.casefold()
+
+
 @dataclass(slots=True, eq=False)
 class BibIndex:
     """Lookup tables over one parsed bibliography, built once per version.
@@ -174,6 +182,11 @@ class BibIndex:
             found = self.rows["#keys"] = [frozenset(self.by_key)]
         return found[0]  # type: ignore[no-any-return]
 
+    def folded_keys(self) -> list[str]:
+        """``keys`` casefolded (a per-entry table, carried over after an edit); do not
+        modify it."""
+        return self.table(_FOLDED_KEYS, _folded_key)
+
     def entries_of(self, key: str) -> list[Entry]:
         return [self.entries[i] for i in self.by_key.get(key, ())]
 
@@ -192,11 +205,8 @@ class BibIndex:
         return {self.keys[i]: refs for i, refs in self.parent_rows.items()}
 
 
-def _parent_row(entry: Entry) -> tuple[str, ...]:
-    crossref = entry.get("crossref")
-    xdata = entry.get("xdata")
-    if not (crossref or xdata):
-        return ()
+def _parent_row(crossref: str | None, xdata: str | None) -> tuple[str, ...]:
+    """The keys an entry's ``crossref`` and ``xdata`` fields name."""
     refs = f"{crossref or ''},{xdata or ''}"
     return tuple(k.strip() for k in refs.split(",") if k.strip())
 
@@ -213,17 +223,22 @@ def _rows_of(
     aliases: dict[int, tuple[str, ...]] = {}
     parents: dict[int, tuple[str, ...]] = {}
     for i, entry in enumerate(entries, start):
-        if entry.aliases:
-            aliases[i] = tuple(entry.aliases)
-        refs = _parent_row(entry)
-        if refs:
-            parents[i] = refs
+        names = entry.aliases
+        if names:
+            aliases[i] = tuple(names)
+        crossref = entry.get("crossref")
+        xdata = entry.get("xdata")
+        if crossref or xdata:
+            refs = _parent_row(crossref, xdata)
+            if refs:
+                parents[i] = refs
     return aliases, parents
 
 
 def _positions(keys: list[str]) -> dict[str, list[int]]:
     """key -> its positions in ``keys``, in order (built in C where keys are unique)."""
-    table = {k: [i] for i, k in reversed(list(enumerate(keys)))}
+    last = len(keys) - 1
+    table = dict(zip(reversed(keys), map(list, zip(range(last, -1, -1))), strict=True))
     if len(table) != len(keys):
         for i, k in enumerate(keys):
             places = table[k]
@@ -232,24 +247,31 @@ def _positions(keys: list[str]) -> dict[str, list[int]]:
     return table
 
 
-def _tables(keys: list[str]) -> tuple[dict[str, list[int]], dict[str, list[int]], set[str]]:
+def _tables(
+    keys: list[str],
+) -> tuple[dict[str, list[int]], dict[str, list[int]], set[str], list[str]]:
+    """By key, by casefolded key, the casefolded keys defined twice, and the keys
+    casefolded (in file order)."""
     by_key = _positions(keys)
-    folded = _positions([k.casefold() for k in keys])
+    folded_keys = list(map(str.casefold, keys))
+    folded = _positions(folded_keys)
     repeated = (
         {fk for fk, places in folded.items() if len(places) > 1}
         if len(folded) != len(keys)
         else set()
     )
-    return by_key, folded, repeated
+    return by_key, folded, repeated, folded_keys
 
 
 def build_bib_index(bib: ParsedBibliography, text: str | None = None) -> BibIndex:
     """The lookup tables of ``bib`` (``text``, its source, is accepted and not needed)."""
     entries = tuple(bib.entries)
     keys = [e.key for e in entries]
-    by_key, folded, repeated = _tables(keys)
+    by_key, folded, repeated, folded_keys = _tables(keys)
     aliases, parents = _rows_of(entries, 0)
-    return BibIndex(entries, keys, by_key, folded, repeated, aliases, parents)
+    index = BibIndex(entries, keys, by_key, folded, repeated, aliases, parents)
+    index.rows[_FOLDED_KEYS] = folded_keys
+    return index
 
 
 def changed_region(old: str, new: str) -> tuple[int, int, int]:
@@ -348,8 +370,9 @@ def update_bib_index(
         alias_rows = old.alias_rows
     if parent_rows == old.parent_rows:
         parent_rows = old.parent_rows
+    folded_keys: list[str] | None = None
     if shift:
-        by_key, folded, repeated = _tables(keys)
+        by_key, folded, repeated, folded_keys = _tables(keys)
     else:
         by_key = old.by_key.copy()
         folded = old.folded.copy()
@@ -377,6 +400,8 @@ def update_bib_index(
             else:
                 repeated.discard(fk)
     index = BibIndex(entries, keys, by_key, folded, repeated, alias_rows, parent_rows)
+    if folded_keys is not None:
+        index.rows[_FOLDED_KEYS] = folded_keys
     if keys == old.keys and alias_rows == old.alias_rows:
         index.keys_token = old.keys_token
     index.previous = (old, a, b, b_old)

@@ -265,7 +265,7 @@ def _defined(ws: Workspace, project: Project) -> Defined:
         names.append(index.by_key)
         folded.append(index.folded)
         pool.append(index.keys)
-        folded_parts.append(partial(index.table, "key-casefolded", _casefolded_key))
+        folded_parts.append(index.folded_keys)
         if index.alias_rows:
             aliases = index.aliases
             names.append(frozenset(aliases))
@@ -280,10 +280,6 @@ def _defined(ws: Workspace, project: Project) -> Defined:
             pool.append(items)
             folded_parts.append(partial(_casefolded, items))
     return Defined(names, folded, pool, folded_parts)
-
-
-def _casefolded_key(entry: Entry) -> str:
-    return entry.key.casefold()
 
 
 def _casefolded(keys: Sequence[str]) -> list[str]:
