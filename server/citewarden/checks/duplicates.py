@@ -137,7 +137,10 @@ def _duplicate_key(
 
 
 def normalize_doi(raw: str) -> str:
-    doi = _DOI_PREFIX.sub("", raw.strip()).strip().rstrip(".").lower()
+    doi = raw.strip()
+    if not doi.startswith("10."):  # else no resolver or ``doi:`` prefix to drop
+        doi = _DOI_PREFIX.sub("", doi).strip()
+    doi = doi.rstrip(".").lower()
     return doi if doi.startswith("10.") and "/" in doi else ""
 
 
@@ -212,48 +215,60 @@ _NOT_WORD_BYTES = bytes(
 )
 
 
-def _title_idents(raws: Sequence[str | None]) -> list[str]:
-    """``_title_ident`` of each title ("" for None).
+#: What a normalised title drops with the backslash: an escaped non-letter (``\\&``, ``\\1``)
+#: or a formatting command's name.  Any other command keeps its name, as
+#: :func:`normalize_title` keeps it; its backslash goes with the punctuation.
+_DROPPED_COMMAND = re.compile(
+    r"\\(?:[^A-Za-z\n]|(?:" + "|".join(sorted(_FORMATTING)) + r")(?![A-Za-z]))"
+)
 
-    The titles are normalised together: joined with NUL (which no title holds and no
-    pattern crosses), formatting commands are dropped by one pass of the regular expression,
-    then ASCII letters and digits are kept byte-wise, in C, and the result is split again.
-    Titles that are not ASCII, or end with a backslash, take :func:`_title_ident` one by one.
+
+def _title_idents(raws: Sequence[str | None]) -> list[str]:
+    """``_title_ident`` of each title ("" for None), normalised together."""
+    return _normalised_titles([raw or "" for raw in raws])
+
+
+def _normalised_titles(titles: list[str]) -> list[str]:
+    """``_title_ident`` of each title ("" for "").
+
+    ASCII titles (nearly all) are normalised together: joined with NUL (which no title
+    holds and no pattern crosses), formatting commands are dropped by one substitution
+    over the whole, then letters and digits are kept byte-wise, in C, and the result is
+    split again.  Other titles, and those ending with a backslash, take
+    :func:`_title_ident` one by one.
     """
-    titles = [raw or "" for raw in raws]
-    joined = "\x00".join(titles)
+    odd = list(compress(count(), map(not_, map(str.isascii, titles))))
+    batch = _without(titles, odd)
+    joined = "\x00".join(batch)
+    if "\\\x00" in joined or joined.endswith("\\"):
+        # a title ending with a backslash would take the separator into a command
+        odd = sorted({*odd, *compress(count(), map(methodcaller("endswith", "\\"), titles))})
+        batch = _without(titles, odd)
+        joined = "\x00".join(batch)
     if joined.count("\x00") != len(titles) - 1:  # a title holds NUL: one by one
-        return [_title_ident(raw) if raw else "" for raw in raws]
-    odd = _odd_titles(titles, joined)
-    if odd:
-        for i in odd:
-            titles[i] = ""
-        joined = "\x00".join(titles)
+        return [_title_ident(title) if title else "" for title in titles]
     if "\\" in joined:
-        joined = _LATEX_COMMAND.sub(_command, joined)
-    # still ASCII (a command becomes a space or its name): lower-case and keep letters and
-    # digits byte-wise
+        joined = _DROPPED_COMMAND.sub(" ", joined)
     text = joined.encode("ascii").lower().translate(None, _NOT_WORD_BYTES).decode("ascii")
     out = [title if len(title) >= MIN_TITLE_CHARS else "" for title in text.split("\x00")]
     for i in odd:
-        out[i] = _title_ident(raws[i])  # type: ignore[arg-type]
+        out[i] = _title_ident(titles[i])
     return out
 
 
-def _odd_titles(titles: list[str], joined: str) -> list[int]:
-    """Positions of the ``titles`` (``joined`` by NUL) that are not ASCII or end with a
-    backslash (which would take the separator into a command)."""
-    odd: list[int] = []
-    if not joined.isascii():
-        odd += compress(count(), map(not_, map(str.isascii, titles)))
-    if "\\\x00" in joined or joined.endswith("\\"):
-        odd += compress(count(), map(methodcaller("endswith", "\\"), titles))
-    return sorted(set(odd)) if odd else odd
+def _without(titles: list[str], odd: list[int]) -> list[str]:
+    """``titles`` with those at the positions ``odd`` made empty (a copy if any)."""
+    if not odd:
+        return titles
+    batch = titles.copy()
+    for i in odd:
+        batch[i] = ""
+    return batch
 
 
 def _title_idents_of(entries: Sequence[Entry]) -> list[str]:
     """``_title_ident_of`` of each entry, the titles normalised together."""
-    return _title_idents(list(map(methodcaller("get", "title"), entries)))
+    return _normalised_titles(list(map(methodcaller("get", "title", ""), entries)))
 
 
 def _title_ident_of(entry: Entry) -> str:
