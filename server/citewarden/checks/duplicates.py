@@ -297,10 +297,7 @@ def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> l
     shared_titles = _shared(indexes, "title-ident")
     if not shared_dois and not shared_titles:
         return []
-    candidates = [
-        _candidates(doi_column, shared_dois, title_column, shared_titles)
-        for doi_column, title_column in zip(dois, titles, strict=True)
-    ]
+    candidates = [_candidates(index, shared_dois, shared_titles) for index in indexes]
     works = [
         {i: (title_column[i], _year(index.entries[i])) for i in places if title_column[i]}
         for index, title_column, places in zip(indexes, titles, candidates, strict=True)
@@ -337,14 +334,39 @@ def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> l
     return found
 
 
-def _candidates(
-    dois: list[str], shared_dois: set[str], titles: list[str], shared_titles: set[str]
-) -> list[int]:
-    """Positions, in order, whose DOI or title is among the shared ones (found in C)."""
-    places = set(compress(count(), map(shared_dois.__contains__, dois))) if shared_dois else set()
-    if shared_titles:
-        places.update(compress(count(), map(shared_titles.__contains__, titles)))
-    return sorted(places)
+def _candidates(index: BibIndex, shared_dois: set[str], shared_titles: set[str]) -> list[int]:
+    """Positions in ``index``, in order, whose DOI or title is among the shared ones."""
+    dois = _places(index, "doi", shared_dois)
+    titles = _places(index, "title-ident", shared_titles)
+    return sorted({*dois, *titles}) if dois and titles else dois or titles
+
+
+def _places(index: BibIndex, name: str, shared: set[Any]) -> list[int]:
+    """Positions, in order, of the entries whose value in the table ``name`` is in
+    ``shared``; kept per version and, after an edit, derived from the previous version's
+    (only a value that became shared is looked for in every entry)."""
+    if not shared:
+        return []
+    found = index.rows.get("#places:" + name)
+    if found is not None and found[0] == shared:
+        return found[1]  # type: ignore[no-any-return]
+    column = index.rows[name]
+    prev = index.previous
+    old = prev[0].rows.get("#places:" + name) if prev is not None else None
+    if prev is not None and old is not None:
+        old_shared, old_places = old
+        _, a, b, b_old = prev
+        shift = b - b_old
+        places = [p for p in old_places if p < a and column[p] in shared]
+        places += [i for i in range(a, b) if column[i] in shared]
+        places += [p + shift for p in old_places if p >= b_old and column[p + shift] in shared]
+        gained = shared - old_shared
+        if gained:
+            places = sorted({*places, *compress(count(), map(gained.__contains__, column))})
+    else:
+        places = list(compress(count(), map(shared.__contains__, column)))
+    index.rows["#places:" + name] = [shared, places]
+    return places
 
 
 def _shared(indexes: list[BibIndex], name: str) -> set[Any]:
