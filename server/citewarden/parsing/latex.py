@@ -214,23 +214,33 @@ class _Lexer:
         self._match: re.Match[str] | None = None
         self._exhausted = False  # no command after the last search position
 
-    def next(self, pos: int, endpos: int) -> tuple[int, int, re.Match[str] | None] | None:
+    def next(
+        self, pos: int, endpos: int, directives_only: bool = False
+    ) -> tuple[int, int, re.Match[str] | None] | None:
         """The next token at or after ``pos`` starting before ``endpos``: (start, end,
-        match), ``match`` None for a comment (``end`` is its line end)."""
+        match), ``match`` None for a comment (``end`` is its line end).  With
+        ``directives_only``, comments without a ``:`` (which no ``citewarden:`` directive
+        lacks) are passed over."""
         text = self.text
-        if self._comment < pos:
-            self._comment = _find_comment(text, pos)
-        m = self._match
-        if not self._exhausted and (m is None or m.start() < pos):
-            m = self._match = self.commands.search(text, pos)
-            self._exhausted = m is None
-        start = m.start() if m is not None else len(text)
-        if self._comment < start:
+        while True:
+            if self._comment < pos:
+                self._comment = _find_comment(text, pos)
+            m = self._match
+            if not self._exhausted and (m is None or m.start() < pos):
+                m = self._match = self.commands.search(text, pos)
+                self._exhausted = m is None
+            start = m.start() if m is not None else len(text)
+            if self._comment >= start:
+                break
             start = self._comment
             if start >= endpos:
                 return None
             end = text.find("\n", start)
-            return start, (len(text) if end < 0 else end), None
+            if end < 0:
+                end = len(text)
+            if not directives_only or text.find(":", start, end) >= 0:
+                return start, end, None
+            pos = end
         if m is None or start >= endpos:
             return None
         return start, m.end(), m
@@ -696,7 +706,7 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
     n = len(text)
     pos = 0
     while pos < n:
-        token = lexer.next(pos, n)
+        token = lexer.next(pos, n, directives_only=True)
         if token is None:
             break
         start, pos, m = token
