@@ -31,6 +31,8 @@ from citewarden.verify.normalize import (
         (r"Na\"{\i}ve~Bayes", "Naïve Bayes"),
         ("plain {Title} here", "plain Title here"),
         (r"unbalanced {brace", "unbalanced brace"),
+        (r"escaped \{ brace", "escaped brace"),
+        ("escaped \\{\\", "escaped"),  # the decoder's path: no brace left either
     ],
 )
 def test_latex_to_text(raw: str, text: str) -> None:

@@ -131,7 +131,9 @@ def latex_to_text(value: str) -> str:
     elif (fast := _fast_latex(value)) is not None:
         text = fast
     else:
-        text = decode_latex(value)
+        # the decoder keeps an escaped brace it cannot pair (``\{\``): drop it, as the
+        # other two paths drop every brace
+        text = decode_latex(value).replace("{", "").replace("}", "")
     text = text.replace("\u00a0", " ")
     return _SPACE.sub(" ", text).strip()
 
