@@ -340,18 +340,19 @@ class _LazyEntry(Entry):
         return f
 
     def field(self, name: str) -> Field | None:
-        try:
-            i = self._r[_R_NAMES].index(name.lower())
-        except ValueError:
+        names = self._r[_R_NAMES]
+        name = name.lower()
+        if name not in names:  # (a look-up that fails is as usual as one that succeeds)
             return None
-        return self._field_at(i)
+        return self._field_at(names.index(name))
 
     def get(self, name: str, default: str | None = None) -> str | None:
         r = self._r
-        try:
-            i = r[_R_NAMES].index(name.lower())
-        except ValueError:
+        names = r[_R_NAMES]
+        name = name.lower()
+        if name not in names:
             return default
+        i = names.index(name)
         exp = r[_R_EXP]
         if exp is not None and exp[i] is not None:
             return exp[i]  # type: ignore[no-any-return]
