@@ -15,7 +15,8 @@ Entries are sampled from the real bibliographies in tests/data/bibs (sizes and s
 real: abstracts, DOIs, @string macros, crossrefs); each copy gets a new key, and its DOI and
 title a suffix so that the copies are distinct works.
 
-Run: ``.venv/bin/python bench/index_bench.py`` (``--help`` for sizes).
+Run: ``.venv/bin/python bench/index_bench.py`` (``--help`` for sizes; ``--pure-python`` reads
+the .bib without the optional C extension).
 Targets: full index <= 1.0 s, re-check after one edit <= 50 ms, peak RSS <= 250 MB.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import resource
 import statistics
@@ -37,7 +39,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "server"))
 
 from citewarden.model import Entry  # noqa: E402
-from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex  # noqa: E402
+from citewarden.parsing import bibtex  # noqa: E402
+from citewarden.parsing.bibtex import (  # noqa: E402
+    PURE_PYTHON_VARIABLE,
+    parse_bibtex,
+    reparse_bibtex,
+)
 
 BIBS = ROOT / "tests" / "data" / "bibs"
 SOURCES = [
@@ -285,16 +292,28 @@ MEASURES = {
 }
 
 
-def _child(kind: str, folder: Path) -> dict[str, object]:
+def _child(kind: str, folder: Path, pure: bool = False) -> dict[str, object]:
+    env = dict(os.environ)
+    if pure:
+        env[PURE_PYTHON_VARIABLE] = "1"
     proc = subprocess.run(
         [sys.executable, __file__, "--child", kind, str(folder)],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+def _reader_kind(pure: bool) -> str:
+    if pure:
+        return f"pure Python ({PURE_PYTHON_VARIABLE}=1)"
+    if bibtex._scan_entries is None:
+        return "pure Python (the C extension is not built)"
+    return "with the C extension"
 
 
 def _num(value: object) -> float:
@@ -314,6 +333,11 @@ def main() -> int:
     ap.add_argument("--files", type=int, default=50, help="LaTeX files (main + chapters)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--skip-bibtexparser", action="store_true")
+    ap.add_argument(
+        "--pure-python",
+        action="store_true",
+        help="read the .bib without the C extension, as a build without a compiler does",
+    )
     ap.add_argument("--child", nargs=2, metavar=("KIND", "DIR"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -336,8 +360,9 @@ def main() -> int:
             f"machine reference: sum(range(10**6)) = {_ms(wall)} wall, {_ms(cpu)} CPU "
             "(about 15 ms on an idle laptop; scale the figures below by the ratio)"
         )
-        ws = _child("workspace", folder)
-        parser = _child("parser", folder)
+        print(f"bibliography reader: {_reader_kind(args.pure_python)}")
+        ws = _child("workspace", folder, args.pure_python)
+        parser = _child("parser", folder, args.pure_python)
         bp = {} if args.skip_bibtexparser else _child("bibtexparser", folder)
 
     print("\n== Workspace (parse all files + projects + every check) ==")

@@ -4,6 +4,9 @@ gives the same entries, fields, spans, expansions and problems."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -207,3 +210,16 @@ def test_reparse_after_an_edit_reads_the_same() -> None:
         old_slow = parse_bibtex(PATH, text)
         slow = dump(reparse_bibtex(old_slow, text, new, (at, at, at + len("Revised "))))
     assert fast == slow == dump(parse_bibtex(PATH, new))
+
+
+def test_the_variable_turns_the_extension_off() -> None:
+    code = (
+        "from citewarden.parsing import bibtex as b; "
+        "print(b._scan_fields is None, b._scan_entries is None)"
+    )
+    for value, off in (("1", "True True"), ("0", f"{SCAN is None} {SCAN is None}")):
+        env = {**os.environ, bibtex.PURE_PYTHON_VARIABLE: value}
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+        )
+        assert out.stdout.split() == off.split()

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -95,11 +96,16 @@ _ScanFields = Callable[
 _ScanEntries = Callable[[str, int, int, Path, dict[str, str]], tuple[list[tuple[Any, ...]], int]]
 _scan_fields: _ScanFields | None
 _scan_entries: _ScanEntries | None
+#: Set (to anything but "" or "0") to read without the C extension, as a build without a
+#: compiler does: the same results, more slowly.
+PURE_PYTHON_VARIABLE = "CITEWARDEN_PURE_PYTHON"
 try:  # the one-pass scanner of well-formed entries, when the C extension was built
+    if os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0"):
+        raise ImportError(PURE_PYTHON_VARIABLE)
     from citewarden.parsing import _bibscan
     from citewarden.parsing._bibscan import entries as _scan_entries
     from citewarden.parsing._bibscan import fields as _scan_fields
-except ImportError:  # pragma: no cover - a build without a C compiler
+except ImportError:  # a build without a C compiler, or the variable set
     _bibscan = None  # type: ignore[assignment]
     _scan_fields = _scan_entries = None
 
