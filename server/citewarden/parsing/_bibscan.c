@@ -90,10 +90,11 @@ skip_gap(const Text *t, Py_ssize_t pos, Py_ssize_t lim, int *comment)
     }
 }
 
-/* Offset of the '}' closing the '{' before ``pos`` (braces nested at most two deep
- * inside it, as _BR_IN allows), or -1. */
+/* Offset of the ``closer`` that ends a value opened before ``pos``: the '}' of a braced
+ * value (_BR_IN) or the '"' of a quoted one (_QU_IN, where a '}' outside braces ends the
+ * match); braces nest at most two deep inside.  -1 if there is none. */
 INLINE Py_ssize_t
-close_brace(const Text *t, Py_ssize_t pos, Py_ssize_t lim)
+close_value(const Text *t, Py_ssize_t pos, Py_ssize_t lim, Py_UCS4 closer)
 {
     int depth = 0;
     for (; pos < lim; pos++) {
@@ -104,36 +105,13 @@ close_brace(const Text *t, Py_ssize_t pos, Py_ssize_t lim)
         }
         else if (c == '}') {
             if (depth == 0)
-                return pos;
+                return closer == '}' ? pos : -1;
             depth--;
         }
         else if (c == '@')
             return -1; /* left to the reader, which decides whether it starts a block */
-    }
-    return -1;
-}
-
-/* Offset of the '"' closing the one before ``pos`` (_QU_IN: a '}' outside braces ends
- * the match, braces nest at most two deep), or -1. */
-INLINE Py_ssize_t
-close_quote(const Text *t, Py_ssize_t pos, Py_ssize_t lim)
-{
-    int depth = 0;
-    for (; pos < lim; pos++) {
-        Py_UCS4 c = CH(t, pos);
-        if (c == '{') {
-            if (++depth > 2)
-                return -1;
-        }
-        else if (c == '}') {
-            if (depth == 0)
-                return -1;
-            depth--;
-        }
-        else if (c == '"' && depth == 0)
+        else if (c == closer && depth == 0)
             return pos;
-        else if (c == '@')
-            return -1; /* left to the reader, which decides whether it starts a block */
     }
     return -1;
 }
@@ -187,8 +165,8 @@ read_fields_of(int kind, PyObject *text, Py_ssize_t pos, Py_ssize_t lim, PyObjec
         int macro = 0;
         if (c == '{' || c == '"') {
             value_start = pos + 1;
-            value_end = c == '{' ? close_brace(&t, value_start, lim)
-                                 : close_quote(&t, value_start, lim);
+            value_end = c == '{' ? close_value(&t, value_start, lim, '}')
+                                 : close_value(&t, value_start, lim, '"');
             if (value_end < 0)
                 return 0;
             pos = value_end + 1;
