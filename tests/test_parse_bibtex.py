@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import gc
 import pickle
 import re
 from pathlib import Path
@@ -747,3 +748,16 @@ def test_digit_like_characters_that_are_not_decimal_do_not_crash(value: str) -> 
     assert [e.key for e in bib.entries] == ["k", "j"]
     title = bib.entries[0].field("title")
     assert title is not None and text[title.value_span.start : title.value_span.end] == value
+
+
+def test_a_large_parse_counts_its_objects_as_old() -> None:
+    # The young-generation collection that would follow would walk every new object once.
+    text = "".join(f"@misc{{k{i}, title = {{T {i}}}, year = 2020}}\n" for i in range(12_000))
+    assert gc.isenabled()
+    large = parse_bibtex(Path("big.bib"), text)
+    last = large.entries[-1]
+    assert any(o is last for o in gc.get_objects(generation=2))
+    assert gc.isenabled()
+    small = parse_bibtex(Path("small.bib"), "@misc{a, title = {T}}\n")
+    first = small.entries[0]
+    assert not any(o is first for o in gc.get_objects(generation=2))

@@ -1403,8 +1403,14 @@ def _no_gc() -> Iterator[None]:
         yield
     finally:
         if enabled:
-            _age_young_objects()
+            if gc.get_count()[0] >= _AGE_ABOVE:
+                _age_young_objects()
             gc.enable()
+
+
+#: Young objects from which a parse's objects are counted as old at once (a whole large
+#: file); a re-read entry or a small file leaves the collector's usual course alone.
+_AGE_ABOVE = 20_000
 
 
 def _age_young_objects() -> None:
