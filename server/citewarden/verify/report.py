@@ -4,28 +4,22 @@
   ``{"key", "file", "line", "status", "tier", "match": {"source", "doi", "score"} | null,
   "corrections": {field: value}, "findings": [{"code", "severity", "message", "field"}]}``.
 * :func:`verification_json` adds ``"score"`` (100 - 12 H - 5 E - 2 M) and ``"tiers"``.
-* :func:`verdict_findings` turns a verdict into :class:`~citewarden.model.Finding` values
-  whose location is the value of the ``.bib`` field at fault (the entry key otherwise), with
-  one fix per correction, for diagnostics and code actions.
+* :func:`find_field` finds the field an issue is about (by name or alias), where findings
+  are placed.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
 from citewarden.model import (
     Entry,
     Field,
-    Finding,
-    Fix,
     Issue,
-    Location,
     Status,
-    TextEdit,
     Tier,
     Verdict,
     document_score,
@@ -169,58 +163,3 @@ def find_field(
         if found is not None:
             return found
     return None
-
-
-def correction_fix(entry: Entry, name: str, value: str) -> Fix:
-    """Replace the value of field ``name`` (or insert the field after the last one)."""
-    target = find_field(entry, name)
-    if target is not None:
-        edit = TextEdit(entry.path, target.value_span, value)
-        return Fix(f"Set {target.name} to “{value}”", (edit,), preferred=True)
-    anchor = entry.fields[-1].value_span.end + 1 if entry.fields else entry.key_span.end + 1
-    from citewarden.model import Span
-
-    edit = TextEdit(entry.path, Span(anchor, anchor), f",\n  {name} = {{{value}}}")
-    return Fix(f"Add {name} = “{value}”", (edit,), preferred=False)
-
-
-def verdict_findings(verdict: Verdict, entry: Entry) -> list[Finding]:
-    """Findings for a verdict, each on the value of the field at fault (else the key), with
-    the anchored correction of that field as a fix."""
-    out: list[Finding] = []
-    for issue in verdict.issues:
-        target = find_field(entry, issue.field)
-        span = target.value_span if target is not None else entry.key_span
-        fixes: tuple[Fix, ...] = ()
-        if (issue.field and issue.field in verdict.corrections) or (
-            issue.field in ("journal", "booktitle", "journaltitle")
-            and issue.field in verdict.corrections
-        ):
-            fixes = (correction_fix(entry, issue.field, verdict.corrections[issue.field]),)
-        data: dict[str, object] = {
-            "key": entry.key,
-            "status": verdict.status.value,
-            "tier": verdict.tier.value,
-        }
-        if issue.field:
-            data["field"] = issue.field
-        out.append(
-            Finding(
-                issue.code,
-                Location(entry.path, span),
-                f"{entry.key}: {issue.message}",
-                fixes=fixes,
-                data=MappingProxyType(data),
-                severity=issue.severity,
-            )
-        )
-    return out
-
-
-def findings_for(verdicts: Mapping[str, Verdict], entries: Sequence[Entry]) -> list[Finding]:
-    out: list[Finding] = []
-    for entry in entries:
-        verdict = verdicts.get(entry.key)
-        if verdict is not None:
-            out += verdict_findings(verdict, entry)
-    return out
