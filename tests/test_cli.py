@@ -142,6 +142,15 @@ def test_missing_path_is_a_usage_error() -> None:
     assert result.stderr.strip() == "citewarden: error: no such file or directory: no/such/file.tex"
 
 
+def test_version_names_the_bibtex_reader() -> None:
+    built = run_citewarden(["--version"], ROOT)
+    assert built.returncode == 0
+    assert built.stdout.startswith("citewarden ")
+    assert built.stdout.rstrip().endswith("(BibTeX reader: C extension)")  # built for the tests
+    pure = run_citewarden(["--version"], ROOT, env={"CITEWARDEN_PURE_PYTHON": "1"})
+    assert pure.stdout.rstrip().endswith("(BibTeX reader: pure Python)")
+
+
 def test_bad_option_is_a_usage_error() -> None:
     result = run_module(["check", "examples", "--fail-on", "sometimes"], ROOT)
     assert result.returncode == 2

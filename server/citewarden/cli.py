@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from citewarden import __version__
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
+from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
 from citewarden.report.json_report import build_report, display_path, sorted_findings
 from citewarden.settings import CONFIG_FILE, Settings, SettingsProblem, load_settings
@@ -66,7 +67,11 @@ def _parser() -> argparse.ArgumentParser:
         prog="citewarden",
         description="Citation checks and reference verification for LaTeX, Markdown and BibTeX.",
     )
-    parser.add_argument("--version", action="version", version=f"citewarden {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"citewarden {__version__} (BibTeX reader: {reader_kind()})",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     check = sub.add_parser(

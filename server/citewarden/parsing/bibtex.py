@@ -109,7 +109,13 @@ except ImportError:  # a build without a C compiler, or the variable set
     _bibscan = None  # type: ignore[assignment]
     _scan_fields = _scan_entries = None
 
-__all__ = ["MONTH_MACROS", "parse_bibtex", "reparse_bibtex"]
+
+def reader_kind() -> str:
+    """How .bib files are read here: "C extension" or "pure Python"."""
+    return "pure Python" if _scan_entries is None else "C extension"
+
+
+__all__ = ["MONTH_MACROS", "parse_bibtex", "reader_kind", "reparse_bibtex"]
 
 #: The macros every BibTeX style defines.
 MONTH_MACROS: Mapping[str, str] = MappingProxyType(
