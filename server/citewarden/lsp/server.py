@@ -23,6 +23,7 @@ from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
 from citewarden.lsp.session import Session
+from citewarden.parsing.bibtex import reader_kind
 
 log = logging.getLogger(__name__)
 
@@ -228,6 +229,7 @@ def main(argv: list[str]) -> int:
         print(f"citewarden serve: cannot open log file: {exc}", file=sys.stderr)
         return 2
     reuse_large_blocks()
+    log.info("citewarden %s (BibTeX reader: %s)", __version__, reader_kind())
     server = create_server()
     if host is not None and port is not None:
         server.start_tcp(host, port)
