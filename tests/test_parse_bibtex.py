@@ -761,3 +761,15 @@ def test_a_large_parse_counts_its_objects_as_old() -> None:
     small = parse_bibtex(Path("small.bib"), "@misc{a, title = {T}}\n")
     first = small.entries[0]
     assert not any(o is first for o in gc.get_objects(generation=2))
+
+
+@pytest.mark.parametrize("path", sorted((DATA / "bibs").rglob("*.bib")), ids=lambda p: p.name)
+def test_field_texts_say_what_the_fields_say(path: Path) -> None:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    bib = parse_bibtex(path, text)
+    moved = reparse_bibtex(bib, text, "\n" + text, (0, 0, 1))  # entries moved, not re-read
+    for entries in (bib.entries, moved.entries):
+        for e in entries:
+            assert e.field_texts() == tuple((f.name, f.text) for f in e.fields)
+            plain = Entry(e.key, e.entry_type, e.path, e.span, e.key_span, e.fields, e.aliases)
+            assert plain.field_texts() == e.field_texts()

@@ -266,6 +266,11 @@ class Entry:
         f = self.field(name)
         return f.text if f is not None else default
 
+    def field_texts(self) -> tuple[tuple[str, str], ...]:
+        """``(name, text)`` of every field in order: what the fields say, without their
+        positions (a parsed entry answers without building its Field objects)."""
+        return tuple((f.name, f.text) for f in self.fields)
+
 
 class BibFormat(StrEnum):
     BIBTEX = "bibtex"

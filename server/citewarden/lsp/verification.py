@@ -107,12 +107,16 @@ CITED_OPEN, OPEN_BIB, OTHER = 0, 1, 2
 EXPRESS_WORKERS = 2
 
 
+def _name_of(item: tuple[str, str]) -> str:
+    return item[0]
+
+
 def fingerprint(entry: Entry) -> str:
     """A digest of the entry's type and identity fields (whitespace-insensitive)."""
     parts = [entry.entry_type.lower()]
-    for f in sorted(entry.fields, key=lambda f: f.name):
-        if f.name in IDENTITY_FIELDS:
-            parts.append(f"{f.name}={' '.join(f.text.split())}")
+    for name, text in sorted(entry.field_texts(), key=_name_of):
+        if name in IDENTITY_FIELDS:
+            parts.append(f"{name}={' '.join(text.split())}")
     return hashlib.blake2b(
         "\x1f".join(parts).encode("utf-8", "replace"), digest_size=12
     ).hexdigest()

@@ -370,6 +370,12 @@ class _LazyEntry(Entry):
             return exp[i]  # type: ignore[no-any-return]
         return r[_R_VALUES][i]  # type: ignore[no-any-return]
 
+    def field_texts(self) -> tuple[tuple[str, str], ...]:
+        r = self._r
+        exp = r[_R_EXP]
+        values = r[_R_VALUES] if exp is None else map(_text_of, r[_R_VALUES], exp)
+        return tuple(zip(r[_R_NAMES], values, strict=True))
+
     def _astuple(self) -> tuple[Any, ...]:
         return (
             self.key,
@@ -448,6 +454,10 @@ _set_r = _LazyEntry.__dict__["_r"].__set__
 _set_d = _LazyEntry.__dict__["_d"].__set__
 _set_f = _LazyEntry.__dict__["_f"].__set__
 _set_p = _LazyEntry.__dict__["_p"].__set__
+
+
+def _text_of(value: str, expanded: str | None) -> str:
+    return value if expanded is None else expanded
 
 
 def _lazy_entry(rec: tuple[Any, ...], delta: int = 0, positions: Any = None) -> _LazyEntry:
