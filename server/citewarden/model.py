@@ -266,6 +266,11 @@ class Entry:
         f = self.field(name)
         return f.text if f is not None else default
 
+    def __hash__(self) -> int:
+        # Equal entries have equal keys, types, paths and spans: hashing those alone spares
+        # a parsed entry building its fields (and their positions) to be hashed.
+        return hash((self.key, self.entry_type, self.path, self.span))
+
     def field_texts(self) -> tuple[tuple[str, str], ...]:
         """``(name, text)`` of every field in order: what the fields say, without their
         positions (a parsed entry answers without building its Field objects)."""

@@ -403,7 +403,7 @@ class _LazyEntry(Entry):
         )
 
     def __hash__(self) -> int:
-        return hash(self._astuple())
+        return hash((self.key, self.entry_type, self.path, self.span))  # as Entry.__hash__
 
     def __repr__(self) -> str:
         return (
