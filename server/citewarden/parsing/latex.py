@@ -457,27 +457,16 @@ def _add_keys(
     """Append a :class:`Citation` per key of ``text[start:end]`` (as :func:`_split_keys`
     splits them; keys holding ``#`` or ``\\`` skipped, ``*`` too for ``\\nocite``).
     Returns whether a ``\\nocite{*}`` was among them."""
-    segment = text[start:end]
-    if "%" in segment:
-        segment = _ARG_COMMENT.sub(lambda m: " " * len(m.group()), segment)
     set_key, set_span, set_command, set_command_span, set_kind = _CITATION_SLOTS
     nocite = kind is CitationKind.NOCITE
     nocite_all = False
-    offset = start
-    for piece in segment.split(","):
-        at, offset = offset, offset + len(piece) + 1
-        key = piece.strip()
-        if not key:
-            span = _span(at, at)
-        elif "#" in key or "\\" in key or (nocite and key == "*"):
+    for key, ks, ke in _split_keys(text, start, end):
+        if key and ("#" in key or "\\" in key or (nocite and key == "*")):
             nocite_all = nocite_all or key == "*"
             continue
-        else:
-            lead = at + len(piece) - len(piece.lstrip())
-            span = _span(lead, lead + len(key))
         citation = _new(Citation)
         set_key(citation, key)
-        set_span(citation, span)
+        set_span(citation, _span(ks, ke))
         set_command(citation, command)
         set_command_span(citation, command_span)
         set_kind(citation, kind)
