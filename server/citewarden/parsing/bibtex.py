@@ -87,6 +87,7 @@ from citewarden.model import (
     Related,
     Span,
     moved_finding,
+    sound_span,
 )
 from citewarden.parsing.entry_runs import EntryRuns, splice
 
@@ -218,16 +219,6 @@ _F_NAME, _F_NS, _F_NE, _F_VALUE, _F_VS, _F_VE, _F_EXP = range(7)
 _F_WIDTH = 7
 
 _new = object.__new__
-_set_start = Span.start.__set__  # type: ignore[attr-defined,misc]
-_set_end = Span.end.__set__  # type: ignore[attr-defined,misc]
-
-
-def _span(start: int, end: int) -> Span:
-    """Build a Span without re-validating offsets the scanner already knows to be sound."""
-    s = _new(Span)
-    _set_start(s, start)
-    _set_end(s, end)
-    return s
 
 
 # ---------------------------------------------------------------------------------------
@@ -306,13 +297,13 @@ class _LazyEntry(Entry):
     @property  # type: ignore[misc]
     def span(self) -> Span:  # type: ignore[override]
         r, d = self._r, self._d
-        return _span(r[_R_START] + d, r[_R_END] + d)
+        return sound_span(r[_R_START] + d, r[_R_END] + d)
 
     @property  # type: ignore[misc]
     def key_span(self) -> Span:  # type: ignore[override]
         r = self._r
         base = r[_R_START] + self._d
-        return _span(base + r[_R_KS], base + r[_R_KE])
+        return sound_span(base + r[_R_KS], base + r[_R_KE])
 
     @property  # type: ignore[misc]
     def aliases(self) -> tuple[str, ...]:  # type: ignore[override]
@@ -338,8 +329,8 @@ class _LazyEntry(Entry):
         return Field(
             r[_R_NAMES][i],
             r[_R_VALUES][i],
-            _span(base + p[j], base + p[j + 1]),
-            _span(base + p[j + 2], base + p[j + 3]),
+            sound_span(base + p[j], base + p[j + 1]),
+            sound_span(base + p[j + 2], base + p[j + 3]),
             None if exp is None else exp[i],
         )
 
@@ -478,14 +469,14 @@ def _shifted(entry: Entry, delta: int) -> Entry:
         entry.key,
         entry.entry_type,
         entry.path,
-        _span(entry.span.start + delta, entry.span.end + delta),
-        _span(entry.key_span.start + delta, entry.key_span.end + delta),
+        sound_span(entry.span.start + delta, entry.span.end + delta),
+        sound_span(entry.key_span.start + delta, entry.key_span.end + delta),
         tuple(
             Field(
                 f.name,
                 f.value,
-                _span(f.name_span.start + delta, f.name_span.end + delta),
-                _span(f.value_span.start + delta, f.value_span.end + delta),
+                sound_span(f.name_span.start + delta, f.name_span.end + delta),
+                sound_span(f.value_span.start + delta, f.value_span.end + delta),
                 f.expanded,
             )
             for f in entry.fields
@@ -579,7 +570,7 @@ class _Scanner:
         self.problems.append(
             Finding(
                 code,
-                Location(self.path, _span(start, min(max(start, end), n))),
+                Location(self.path, sound_span(start, min(max(start, end), n))),
                 message,
                 related,
                 data=MappingProxyType(data),
@@ -1333,7 +1324,7 @@ class _Scanner:
                 "ignores this one",
                 (
                     Related(
-                        Location(self.path, _span(out[first + _F_NS], out[first + _F_NE])),
+                        Location(self.path, sound_span(out[first + _F_NS], out[first + _F_NE])),
                         f"first '{lname}' field",
                     ),
                 ),

@@ -51,6 +51,7 @@ from citewarden.model import (
     LinkKind,
     ParsedDocument,
     Span,
+    sound_span,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -431,18 +432,9 @@ def _split_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int
 
 
 _new = object.__new__
-_set_start, _set_end = (getattr(Span, name).__set__ for name in ("start", "end"))
 _CITATION_SLOTS = tuple(
     getattr(Citation, name).__set__ for name in ("key", "span", "command", "command_span", "kind")
 )
-
-
-def _span(start: int, end: int) -> Span:
-    """A Span of offsets known to be sound (no re-validation)."""
-    s = _new(Span)
-    _set_start(s, start)
-    _set_end(s, end)
-    return s
 
 
 def _add_keys(
@@ -466,7 +458,7 @@ def _add_keys(
             continue
         citation = _new(Citation)
         set_key(citation, key)
-        set_span(citation, _span(ks, ke))
+        set_span(citation, sound_span(ks, ke))
         set_command(citation, command)
         set_command_span(citation, command_span)
         set_kind(citation, kind)
@@ -719,7 +711,7 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
             simple = _SIMPLE_CITE_ARGS.match(text, pos) if role in _SINGLE else None
             if simple is not None:
                 end = simple.end()
-                command_span = _span(start, end)
+                command_span = sound_span(start, end)
                 if _add_keys(citations, text, *simple.span(1), full, command_span, kind):
                     nocite_all = True
                 pos = end
@@ -728,7 +720,7 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
                 groups, end = _volcite_groups(text, pos)
             else:
                 groups, end = _cite_groups(text, pos, role == _MULTI)
-            command_span = _span(start, end)
+            command_span = sound_span(start, end)
             for content_start, content_end in groups:
                 if content_end < 0:
                     end = content_start  # unclosed: keep scanning inside it
