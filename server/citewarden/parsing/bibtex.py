@@ -393,8 +393,7 @@ class _LazyEntry(Entry):
             other.aliases,
         )
 
-    def __hash__(self) -> int:
-        return hash((self.key, self.entry_type, self.path, self.span))  # as Entry.__hash__
+    __hash__ = Entry.__hash__  # (defining __eq__ would otherwise make it unhashable)
 
     def __repr__(self) -> str:
         return (
