@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from citewarden import project as project_module
 from citewarden.checks.citations import suggest_keys
-from citewarden.checks.duplicates import _title_ident, _title_idents
+from citewarden.checks.duplicates import _normalised_titles, _title_ident
 from citewarden.model import Finding
 from citewarden.project import Workspace, normalize_path
 
@@ -162,7 +162,8 @@ def test_suggestions_equal_a_casefolding_rapidfuzz_search(key: str) -> None:
     ],
 )
 def test_titles_normalised_together_equal_one_by_one(titles: list[str | None]) -> None:
-    assert _title_idents(titles) == [_title_ident(t) if t else "" for t in titles]
+    together = _normalised_titles([t or "" for t in titles])
+    assert together == [_title_ident(t) if t else "" for t in titles]
 
 
 STRING_BIB = (

@@ -223,11 +223,6 @@ _DROPPED_COMMAND = re.compile(
 )
 
 
-def _title_idents(raws: Sequence[str | None]) -> list[str]:
-    """``_title_ident`` of each title ("" for None), normalised together."""
-    return _normalised_titles([raw or "" for raw in raws])
-
-
 def _normalised_titles(titles: list[str]) -> list[str]:
     """``_title_ident`` of each title ("" for "").
 
