@@ -226,6 +226,19 @@ read_fields(PyObject *text, Py_ssize_t pos, Py_ssize_t lim, PyObject *names,
     }
 }
 
+/* The two offsets ``args[0]`` and ``args[1]``; -1 with an error set if either is not one. */
+static int
+two_offsets(PyObject *const *args, Py_ssize_t *a, Py_ssize_t *b)
+{
+    *a = PyLong_AsSsize_t(args[0]);
+    if (*a == -1 && PyErr_Occurred())
+        return -1;
+    *b = PyLong_AsSsize_t(args[1]);
+    if (*b == -1 && PyErr_Occurred())
+        return -1;
+    return 0;
+}
+
 static PyObject *
 fields(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
@@ -238,11 +251,8 @@ fields(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "fields: text must be str");
         return NULL;
     }
-    Py_ssize_t body = PyLong_AsSsize_t(args[1]);
-    if (body == -1 && PyErr_Occurred())
-        return NULL;
-    Py_ssize_t lim = PyLong_AsSsize_t(args[2]);
-    if (lim == -1 && PyErr_Occurred())
+    Py_ssize_t body, lim;
+    if (two_offsets(args + 1, &body, &lim) < 0)
         return NULL;
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     if (lim > n)
@@ -555,11 +565,8 @@ entries(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "entries: text must be str and strings a dict");
         return NULL;
     }
-    Py_ssize_t pos = PyLong_AsSsize_t(args[1]);
-    if (pos == -1 && PyErr_Occurred())
-        return NULL;
-    Py_ssize_t stop = PyLong_AsSsize_t(args[2]);
-    if (stop == -1 && PyErr_Occurred())
+    Py_ssize_t pos, stop;
+    if (two_offsets(args + 1, &pos, &stop) < 0)
         return NULL;
     if (pos < 0) {
         PyErr_SetString(PyExc_ValueError, "entries: pos must be >= 0");
