@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from citewarden.findings.policy import Policy
 from citewarden.model import Code, Finding, Fix, Severity
 from citewarden.project import Workspace, normalize_path
 from citewarden.settings import Settings, merge_settings
@@ -21,9 +22,8 @@ def run(
     marks = write_project(tmp_path, fixture)
     ws = Workspace(settings, root=tmp_path)
     ws.add_folder(tmp_path)
-    by_file = {
-        p.relative_to(normalize_path(tmp_path)).as_posix(): fs for p, fs in ws.check().items()
-    }
+    shown = Policy(ws.settings, [tmp_path]).apply_by_file(ws, ws.check())
+    by_file = {p.relative_to(normalize_path(tmp_path)).as_posix(): fs for p, fs in shown.items()}
     return marks, by_file
 
 

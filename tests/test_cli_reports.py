@@ -331,12 +331,13 @@ def test_html_and_sarif_with_verdicts(
     rules = {r["ruleId"]: r for r in log["runs"][0]["results"]}
     pages = rules["pages-mismatch"]["locations"][0]["physicalLocation"]["region"]
     assert (pages["startLine"], pages["startColumn"]) == (9, 14)
-    assert rules["volume-mismatch"]["level"] == "warning"
-    (fix,) = rules["pages-mismatch"]["fixes"]
+    # a moderate-tier entry's findings are information, as in the editor
+    assert rules["volume-mismatch"]["level"] == "note"
+    fix = rules["pages-mismatch"]["fixes"][0]  # its own field's correction comes first
     (rep,) = fix["artifactChanges"][0]["replacements"]
     assert rep["insertedContent"]["text"] == "303--314"
     assert rep["deletedRegion"]["startLine"] == 9
-    (doi_fix,) = rules["missing-doi"]["fixes"]
+    doi_fix = rules["missing-doi"]["fixes"][0]
     inserted = doi_fix["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"]
     assert inserted == ",\r\n\tDoi = {10.1093/nar/28.1.235}"
     props = log["runs"][0]["properties"]

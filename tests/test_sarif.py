@@ -10,6 +10,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from citewarden.findings.verdicts import entry_findings
 from citewarden.model import (
     DEFAULT_SEVERITY,
     Code,
@@ -34,7 +35,6 @@ from citewarden.report.sarif import (
     rules,
     run_properties,
     sarif_log,
-    verdict_findings,
 )
 from paths import DATA
 
@@ -253,13 +253,13 @@ def test_verdict_issues_land_on_the_field_at_fault(tmp_path: Path) -> None:
             Issue(Code.MISSING_DOI, "the record has a DOI", field="doi"),
         ),
     )
-    findings = verdict_findings(entry, verdict)
+    findings = entry_findings(entry, verdict, None)
     assert [f.location.span for f in findings] == [year, entry.key_span]
     assert all(not f.fixes for f in findings)
     corrected = Verdict(
         "smith2020", Status.MISMATCH, Tier.M, corrections={"year": "2020"}, issues=verdict.issues
     )
-    (year_fix,) = verdict_findings(entry, corrected, BIB)[0].fixes
+    year_fix = entry_findings(entry, corrected, BIB)[0].fixes[0]  # then 'Ignore this entry'
     assert [(e.span, e.new_text) for e in year_fix.edits] == [(year, "2020")]
     assert findings[0].data["field"] == "year"
     log = sarif_log(findings, {path: BIB})
@@ -282,6 +282,9 @@ def test_run_properties_score_and_tiers() -> None:
         "score": 100 - 12 - 5,
         "tiers": {"H": 1, "E": 1, "M": 0, "D": 1},
         "statuses": {"not_found": 1, "mismatch": 1, "skipped": 1, "verified": 1},
+        "counted": 3,
+        "unverified": 0,
+        "skipped": 1,
     }
     assert run_properties(None) is None
 
@@ -304,5 +307,5 @@ def test_verdict_issue_on_a_field_the_entry_names_otherwise(tmp_path: Path) -> N
         Tier.M,
         issues=(Issue(Code.VENUE_MISMATCH, "the venue differs", field="journal"),),
     )
-    [finding] = verdict_findings(entry, verdict)
+    [finding] = entry_findings(entry, verdict, None)
     assert finding.location.span == value

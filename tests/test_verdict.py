@@ -6,12 +6,13 @@ import json
 from datetime import date
 from pathlib import Path
 
+from citewarden.findings.score import score_summary
+from citewarden.findings.verdicts import entry_findings
 from citewarden.model import Code, Severity, Status, Tier
-from citewarden.report.sarif import verdict_findings
+from citewarden.report.json_report import entries_json
 from citewarden.verify.compare import compare
 from citewarden.verify.normalize import make_entry, normalize_entry
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
-from citewarden.verify.report import entries_json, verification_json
 from citewarden.verify.sources.crossref import work_from_csl
 from citewarden.verify.verdict import Evidence, IdState, decide, static_issues
 from paths import DATA
@@ -188,7 +189,8 @@ def test_report_rows_and_findings_on_the_field_at_fault() -> None:
     ev.id_kind, ev.id_state = "doi", IdState.FOUND
     ev.id_comparison = compare(ev.entry, RNEXML)
     v = decide(ev, "k")
-    rows = entries_json({"k": v}, [entry], line_of=lambda e: 3)
+    found = entry_findings(entry, v, None)
+    rows = entries_json([v], [entry], found, line_of=lambda e: 3)
     assert rows == [
         {
             "key": "k",
@@ -202,15 +204,15 @@ def test_report_rows_and_findings_on_the_field_at_fault() -> None:
                 {
                     "code": "year-mismatch",
                     "severity": "warning",
-                    "message": "year 2011, the record says 2015",
+                    "message": "Crossref: year 2011, the record says 2015",
                     "field": "year",
                 }
             ],
         }
     ]
-    summary = verification_json({"k": v}, [entry], line_of=lambda e: 3)
-    assert summary["score"] == 98 and summary["tiers"] == {"H": 0, "E": 0, "M": 1, "D": 0}
-    (finding,) = verdict_findings(entry, v)
+    summary = score_summary([v])
+    assert summary.score == 98 and summary.tier_counts() == {"H": 0, "E": 0, "M": 1, "D": 0}
+    (finding,) = found
     year_field = entry.field("year")
     assert year_field is not None and finding.location.span == year_field.value_span
 

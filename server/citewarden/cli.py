@@ -13,16 +13,18 @@ import dataclasses
 import json
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
 from citewarden import __version__
+from citewarden.audit import Audit, InputError, Progress, run_audit
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
-from citewarden.report.json_report import build_report, display_path, sorted_findings
+from citewarden.report.json_report import display_path, report_of
 from citewarden.settings import CONFIG_FILE, Settings, SettingsProblem, load_settings
 
 EXIT_CLEAN = 0
@@ -35,22 +37,6 @@ FAIL_ON: dict[str, Severity | None] = {
     "info": Severity.INFORMATION,
     "never": None,
 }
-
-CHECKABLE_SUFFIXES = frozenset(
-    {
-        ".tex",
-        ".ltx",
-        ".md",
-        ".markdown",
-        ".qmd",
-        ".rmd",
-        ".bib",
-        ".bibtex",
-        ".json",
-        ".yaml",
-        ".yml",
-    }
-)
 
 
 class UsageError(Exception):
@@ -213,105 +199,6 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
     return settings, problems
 
 
-def _workspace_root(paths: list[Path], cwd: Path) -> Path:
-    if all(p.is_relative_to(cwd) for p in paths):
-        return cwd
-    first = paths[0]
-    return first if first.is_dir() else first.parent
-
-
-def load_workspace(
-    raw_paths: Sequence[str], settings: Settings, cwd: Path
-) -> tuple[Workspace, set[Path]]:
-    """A workspace holding the given paths, and the files whose findings are reported."""
-    paths: list[Path] = []
-    for raw in raw_paths:
-        path = normalize_path(cwd / raw)
-        if not path.exists():
-            raise UsageError(f"no such file or directory: {raw}")
-        if path.is_file() and path.suffix.lower() not in CHECKABLE_SUFFIXES:
-            raise UsageError(
-                f"cannot check {raw}: not a LaTeX, Markdown or bibliography file "
-                "(.tex, .md, .qmd, .Rmd, .bib, .json, .yaml)"
-            )
-        paths.append(path)
-    ws = Workspace(settings, root=_workspace_root(paths, cwd))
-    files: list[Path] = []
-    folders: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            folders.append(path)
-            ws.add_folder(path)
-        else:
-            files.append(ws.add_file(path))
-            error = ws.read_error(path)
-            if error is not None:
-                reason = error.strerror or str(error)
-                raise UsageError(f"cannot read {display_path(path, cwd)}: {reason}")
-    scope: set[Path] = set()
-    for folder in folders:
-        scope.update(p for p in ws.known_files() if p.is_relative_to(folder))
-    for path in files:
-        scope.add(path)
-        for project in ws.projects_of(path):
-            scope.update(project.sources)
-            scope.update(project.bibliographies)
-    return ws, scope
-
-
-def _verify(
-    entries: Sequence[Entry], settings: Settings, args: argparse.Namespace
-) -> list[Verdict] | None:
-    """Verification seam: verdicts for ``entries``, or None when verification is off
-    (``--no-verify``, ``verify.enabled = false``) or the engine is not installed.
-
-    A progress bar runs on stderr while entries are verified (terminal only, not --quiet).
-    """
-    if args.no_verify or not settings.verify.enabled or not entries:
-        return None
-    try:
-        from citewarden.verify.engine import build_verifier
-    except ImportError:
-        return None
-    import asyncio
-
-    from citewarden.report.progress import Progress
-
-    unique: dict[str, Entry] = {}
-    for entry in entries:
-        unique.setdefault(entry.key, entry)
-
-    async def verify_all() -> dict[str, Verdict]:
-        verifier = build_verifier(settings, offline=settings.verify.offline)
-        try:
-            with Progress(len(unique), "verifying", quiet=args.quiet) as bar:
-                return await verifier.verify_many(
-                    unique.values(), on_result=lambda key, _verdict: bar.advance(note=key)
-                )
-        finally:
-            await verifier.aclose()
-
-    results = asyncio.run(verify_all())
-    return [results[key] for key in unique if key in results]
-
-
-def _verdict_findings(
-    entries: Sequence[Entry], verdicts: Sequence[Verdict], ws: Workspace | None = None
-) -> list[Finding]:
-    from citewarden.report.sarif import verdict_findings
-
-    by_key: dict[str, Entry] = {}
-    for e in entries:
-        by_key.setdefault(e.key, e)  # the entry that was verified
-    out: list[Finding] = []
-    for verdict in verdicts:
-        entry = by_key.get(verdict.key)
-        if entry is not None:
-            text = ws.text(entry.path) if ws is not None else None
-            out += verdict_findings(entry, verdict, text)
-    return out
-
-
 def _exit_status(findings: Sequence[Finding], fail_on: str) -> int:
     threshold = FAIL_ON[fail_on]
     if threshold is None:
@@ -350,24 +237,23 @@ def _summary(findings: Sequence[Finding], files: int) -> str:
     return f"{', '.join(parts)} in {files} file{'s' if files != 1 else ''}"
 
 
-def _verification_summary(
-    ws: Workspace, entries: Sequence[Entry], verdicts: Sequence[Verdict], cwd: Path
-) -> str:
+def _verification_summary(audit: Audit, cwd: Path) -> str:
     """The references' score, risk tiers and statuses, then one line per entry at risk
     or with a correction: tier, key, status, where, and the corrections offered."""
-    from citewarden.model import Tier, document_score
-    from citewarden.verify.report import tier_counts
+    from citewarden.model import Tier
 
-    tiers = tier_counts(verdicts)
-    statuses: dict[str, int] = {}
-    for v in verdicts:
-        statuses[v.status.value] = statuses.get(v.status.value, 0) + 1
+    ws, entries = audit.workspace, audit.entries
+    verdicts = audit.verdicts or ()
+    summary = audit.summary
+    assert summary is not None
+    left_out = summary.unverified + summary.skipped
     lines = [
-        f"references: score {document_score(tiers)}, tiers "
-        + " ".join(f"{t.value}{n}" for t, n in tiers.items())
+        f"references: score {summary.score}, tiers "
+        + " ".join(f"{t.value}{n}" for t, n in summary.tiers)
         + " ("
-        + ", ".join(f"{n} {s}" for s, n in statuses.items())
+        + ", ".join(f"{n} {s}" for s, n in summary.statuses)
         + ")"
+        + (f"; {left_out} not counted (no source answered)" if left_out else "")
     ]
     by_key: dict[str, Entry] = {}
     for e in entries:
@@ -392,6 +278,18 @@ def _verification_summary(
     return "\n".join(lines) + "\n"
 
 
+def _progress(quiet: bool) -> Progress:
+    """A progress bar on stderr while entries verify (terminal only, not --quiet)."""
+    from citewarden.report.progress import Progress as Bar
+
+    @contextmanager
+    def bar(total: int) -> Iterator[Callable[[str], None]]:
+        with Bar(total, "verifying", quiet=quiet) as shown:
+            yield lambda key: shown.advance(note=key)
+
+    return bar
+
+
 def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     cwd = normalize_path(cwd or Path.cwd())
     settings, problems = _load_settings(args, cwd)
@@ -400,37 +298,32 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
             print(f"citewarden: warning: {problem}", file=sys.stderr)
     _check_fix_options(args)
     args.paths = _expand_inputs(args, cwd)
-    ws, scope = load_workspace(args.paths, settings, cwd)
-    by_file = ws.check()
-    reported = {p: fs for p, fs in by_file.items() if p in scope}
-    entries = [e for p in ws.bibliography_paths() if p in scope for e in _entries_of(ws, p)]
-    verdicts = _verify(entries, settings, args)
-    if verdicts:
-        for finding in _verdict_findings(entries, verdicts, ws):
-            reported.setdefault(finding.location.path, []).append(finding)
-    ordered = sorted_findings(reported)
-    if args.format == "html":
-        from citewarden.report.html_report import html_page
-
-        output = html_page(
-            ws, reported, entries, verdicts, inputs=args.paths, settings=settings, root=cwd
+    try:
+        audit = run_audit(
+            args.paths,
+            settings,
+            cwd=cwd,
+            verify=not args.no_verify,
+            progress=_progress(args.quiet),
         )
-    else:
-        output = _render(args.format, ordered, reported, ws, cwd, entries, verdicts)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+    output = _render(args.format, audit, cwd, args.paths)
     _write(output, args.output)
-    if (args.fix or args.diff) and _fix(entries, verdicts, args, cwd):
+    if (args.fix or args.diff) and _fix(audit.entries, audit.verdicts, args, cwd):
         return EXIT_USAGE
+    ordered = audit.ordered()
     if args.format == "text" and not args.quiet:
         checked = sum(
             1
-            for p in reported
-            if is_document(p) or is_bibliography(p) or is_metadata(p) or p in scope
+            for p in audit.findings
+            if is_document(p) or is_bibliography(p) or is_metadata(p) or p in audit.scope
         )
         stream = sys.stderr if args.output is None else sys.stdout
         if len(args.paths) > 1:  # batch input: one summary row per file
-            stream.write(_batch_table(ws, reported, entries, verdicts, cwd))
-        if verdicts:
-            stream.write(_verification_summary(ws, entries, verdicts, cwd))
+            stream.write(_batch_table(audit, cwd))
+        if audit.verdicts:
+            stream.write(_verification_summary(audit, cwd))
         print(_summary(ordered, checked), file=stream)
     return _exit_status(ordered, args.fail_on)
 
@@ -459,17 +352,10 @@ def _check_fix_options(args: argparse.Namespace) -> None:
         )
 
 
-def _batch_table(
-    ws: Workspace,
-    reported: dict[Path, list[Finding]],
-    entries: Sequence[Entry],
-    verdicts: Sequence[Verdict] | None,
-    cwd: Path,
-) -> str:
+def _batch_table(audit: Audit, cwd: Path) -> str:
     from citewarden.report.html_report import file_summaries, summary_table
 
-    by_key = {v.key: v for v in verdicts or ()}
-    rows = file_summaries(ws, reported, by_key, entries)
+    rows = file_summaries(audit.workspace, audit.findings, audit.verdict_map(), audit.entries)
     return summary_table(rows, lambda p: display_path(p, cwd))
 
 
@@ -498,32 +384,18 @@ def _fix(
     )
 
 
-def _entries_of(ws: Workspace, path: Path) -> list[Entry]:
-    bib = ws.bibliography(path)
-    return list(bib.entries) if bib is not None else []
-
-
-def _render(
-    fmt: str,
-    ordered: list[Finding],
-    reported: dict[Path, list[Finding]],
-    ws: Workspace,
-    cwd: Path,
-    entries: list[Entry],
-    verdicts: list[Verdict] | None,
-) -> str:
+def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
     if fmt == "text":
-        return format_text(ordered, ws, cwd)
+        return format_text(audit.ordered(), audit.workspace, cwd)
     if fmt == "sarif":
-        from citewarden.report.sarif import run_properties, sarif_log
+        from citewarden.report.sarif import sarif_of
 
-        texts = {p: t for p in reported if (t := ws.text(p)) is not None}
-        log = sarif_log(
-            ordered, texts, root=cwd, version=__version__, properties=run_properties(verdicts)
-        )
-        return json.dumps(log, indent=2) + "\n"
-    report = build_report(reported, ws.line_index, cwd=cwd, entries=entries, verdicts=verdicts)
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+        return json.dumps(sarif_of(audit, root=cwd, version=__version__), indent=2) + "\n"
+    if fmt == "html":
+        from citewarden.report.html_report import html_of
+
+        return html_of(audit, inputs=inputs, root=cwd)
+    return json.dumps(report_of(audit, cwd), indent=2, ensure_ascii=False) + "\n"
 
 
 def _write(output: str, target: str | None) -> None:

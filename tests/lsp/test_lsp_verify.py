@@ -25,10 +25,12 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 import replay as replay_fixtures
+from citewarden.findings.policy import Policy
+from citewarden.findings.verdicts import correction_fix, entry_findings, ignore_fix
 from citewarden.lsp.verification import fingerprint
-from citewarden.lsp.verify_findings import correction_fix, entry_findings, ignore_fix
-from citewarden.model import Code, Issue, Severity, Status, Tier, Verdict
+from citewarden.model import Code, Finding, Issue, Severity, Status, Tier, Verdict
 from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.project import Workspace
 from citewarden.settings import Settings, VerifySettings, merge_settings
 from citewarden.verify.config import URL_ENV
 from conftest import CLIENTS, SERVER, Harness, make_client, stop_clients
@@ -695,12 +697,20 @@ def _verdict(tier: Tier, *issues: Issue, **kw: Any) -> Verdict:
     return Verdict("boettiger2022", status, tier, issues=issues, **kw)
 
 
-def test_severity_follows_the_tier_and_the_settings() -> None:
-    entry = parse_bibtex(Path("/p/refs.bib"), BIB).entries[0]
+def test_severity_follows_the_tier_and_the_settings(tmp_path: Path) -> None:
+    bib_path = tmp_path / "refs.bib"
+    bib_path.write_text(BIB, encoding="utf-8")
+    ws = Workspace(Settings())
+    ws.add_file(bib_path)
+    entry = parse_bibtex(bib_path, BIB).entries[0]
     other = Issue(Code.DOI_OTHER_WORK, "DOI 10.1371/journal.ppat.1008184 belongs to ...", "doi")
     note = Issue(Code.UNVERIFIED, "could not be checked: timeout (crossref)")
     verdict = _verdict(Tier.E, other, note, sources=("crossref",))
-    found = entry_findings(entry, verdict, BIB, VerifySettings())
+
+    def shown(verify: VerifySettings, v: Verdict = verdict) -> list[Finding]:
+        return Policy(Settings(verify=verify)).apply(ws, entry_findings(entry, v, BIB))
+
+    found = shown(VerifySettings())
     assert [(f.code, f.severity) for f in found] == [
         (Code.DOI_OTHER_WORK, Severity.WARNING),
         (Code.UNVERIFIED, Severity.HINT),  # a note keeps its own severity
@@ -710,10 +720,10 @@ def test_severity_follows_the_tier_and_the_settings() -> None:
     assert found[0].message.startswith("Crossref: DOI 10.1371")
     assert found[1].location.span == entry.key_span
     louder = VerifySettings(tier_severity={"E": "error"})
-    assert entry_findings(entry, verdict, BIB, louder)[0].severity is Severity.ERROR
+    assert shown(louder)[0].severity is Severity.ERROR
     quiet = VerifySettings(tier_severity={"E": "off"})
-    assert [f.code for f in entry_findings(entry, verdict, BIB, quiet)] == [Code.UNVERIFIED]
-    assert entry_findings(entry, _verdict(Tier.D, status=Status.VERIFIED), BIB, louder) == []
+    assert [f.code for f in shown(quiet)] == [Code.UNVERIFIED]
+    assert shown(louder, _verdict(Tier.D, status=Status.VERIFIED)) == []
 
 
 def test_tier_severity_setting_is_checked() -> None:

@@ -1,20 +1,19 @@
 """Checks: the workspace's parsed summaries and project graph -> findings per file.
 
-:func:`check_workspace` runs every check, drops findings on suppressed lines, applies the
-configured severities (``off`` drops a code) and returns findings for every known file, an
-empty list for a clean one, so a client can clear stale results.
+:func:`check_workspace` runs every check and returns findings for every known file, an
+empty list for a clean one, so a client can clear stale results.  The findings carry their
+codes' default severities: suppression comments, ignore globs and configured severities are
+the policy step's (:mod:`citewarden.findings.policy`), applied by the caller.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from citewarden.model import DEFAULT_SEVERITY, Code, Finding, Severity
-from citewarden.settings import Settings
+from citewarden.model import Code, Finding
 
 if TYPE_CHECKING:
     from citewarden.project import Workspace
@@ -78,7 +77,7 @@ def _check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
     seen: set[tuple[object, ...]] = set()
     last_path: Path | None = None
     found: list[Finding] = []
-    for finding in finalize(ws, raw, ws.settings):
+    for finding in raw:
         loc = finding.location
         if finding.code is not Code.ORPHAN:  # one orphan per entry by construction
             ident = (loc.path, loc.span.start, loc.span.end, finding.code, finding.message)
@@ -123,39 +122,3 @@ def file_problems(ws: Workspace) -> list[Finding]:
         if parsed is not None:
             found += parsed.problems
     return found
-
-
-def finalize(ws: Workspace, findings: Iterable[Finding], settings: Settings) -> list[Finding]:
-    """Drop findings on suppressed lines and apply configured severities."""
-    out: list[Finding] = []
-    suppressed: dict[Path, frozenset[int]] = {}
-    wanted_of: dict[Code, Severity | None] = {
-        code: settings.severity_of(code, default) for code, default in DEFAULT_SEVERITY.items()
-    }
-    last_path: Path | None = None
-    lines: frozenset[int] = frozenset()
-    for finding in findings:
-        path = finding.location.path
-        if path is not last_path:
-            cached = suppressed.get(path)
-            if cached is None:
-                parsed = ws.parsed(path)
-                cached = parsed.suppressed_lines if parsed is not None else frozenset()
-                suppressed[path] = cached
-            lines, last_path = cached, path
-        if lines:
-            index = ws.line_index(path)
-            if index is not None and index.line_of(finding.location.span.start) in lines:
-                continue
-        if finding.severity is None:
-            wanted = wanted_of[finding.code]
-            current = DEFAULT_SEVERITY[finding.code]
-        else:
-            current = finding.severity
-            wanted = settings.severity_of(finding.code, current)
-        if wanted is None:
-            continue
-        if wanted != current:
-            finding = dataclasses.replace(finding, severity=wanted)
-        out.append(finding)
-    return out

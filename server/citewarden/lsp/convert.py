@@ -1,7 +1,8 @@
 """The one converter between domain values and protocol types.
 
-Severity (from settings), tags, the ``source`` string, the code's documentation link and
-related information are decided here and nowhere else.  Positions are converted through
+Tags, the ``source`` string, the code's documentation link and related information are
+decided here and nowhere else; the severity is the finding's own, which the policy step
+(:mod:`citewarden.findings.policy`) decided.  Positions are converted through
 :class:`citewarden.text.LineIndex` in the encoding negotiated with the client.
 """
 
@@ -135,9 +136,8 @@ class Converter:
 
     # -- findings ---------------------------------------------------------------------
     def severity(self, finding: Finding) -> types.DiagnosticSeverity | None:
-        """The configured severity of a finding; None when its code is turned off."""
-        level = self.settings.severity_of(finding.code, finding.effective_severity)
-        return None if level is None else _SEVERITY[level]
+        """The protocol severity of a finding (the policy step decided it already)."""
+        return _SEVERITY[finding.effective_severity]
 
     def diagnostic(self, finding: Finding, index: TextIndex) -> types.Diagnostic | None:
         """A diagnostic for ``finding`` located in the file indexed by ``index``."""

@@ -13,7 +13,6 @@ one at a time.
 from __future__ import annotations
 
 import asyncio
-import fnmatch
 import json
 import logging
 import time
@@ -25,6 +24,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
+from citewarden.findings.policy import Policy
 from citewarden.lsp import progress
 from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
 from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
@@ -88,6 +88,8 @@ class Session:
         self._json = default_converter()
         self.converter = Converter(encoding_of(None), self.settings, self.index_of, self.uri_for)
         self.roots: list[Path] = []
+        #: The policy step every finding goes through (rebuilt with settings and roots).
+        self.policy = Policy(self.settings, self.roots)
         #: Open documents: path -> the client's URI.
         self.open: dict[Path, str] = {}
         #: Version of each open document's text that the project model holds.
@@ -106,7 +108,8 @@ class Session:
         self.finding_providers: list[FindingProvider] = []
         self.hover_hooks: list[HoverHook] = []
         self.code_action_hooks: list[CodeActionHook] = []
-        #: The last check's own findings (before providers are merged in; worker only).
+        #: The last check's own findings after policy (before providers are merged in;
+        #: worker only).
         self._checked: Mapping[Path, Sequence[Finding]] | None = None
 
     # -- setup --------------------------------------------------------------------------
@@ -172,6 +175,7 @@ class Session:
     def _roots_to_config(self) -> None:
         self.config.root = self.roots[0] if self.roots else None
         self.config.others = tuple(self.roots[1:])
+        self.policy = Policy(self.settings, self.roots)
 
     def apply_settings(self, show: bool = True) -> bool:
         """Resolve the settings from every source; report invalid values. True if changed."""
@@ -191,6 +195,7 @@ class Session:
             return False
         self.settings = settings
         self.converter.settings = settings
+        self.policy = Policy(settings, self.roots)
         return True
 
     def _show_unread_files(self) -> None:
@@ -391,8 +396,8 @@ class Session:
         started = time.perf_counter()
         checked = self.project.check()
         exempt_survivors()  # the new version of the index, out of the collector's way
-        self._checked = checked
-        findings = self._filter(self._with_providers(checked))
+        self._checked = self.policy.apply_by_file(self.project, checked)
+        findings = self._filter(self._with_providers(self._checked))
         converted = time.perf_counter()
         lookup = self._index_lookup()
         changed = self.store.update(
@@ -459,23 +464,14 @@ class Session:
         self._dirty.update(paths)
 
     def _filter(self, findings: Mapping[Path, Sequence[Finding]]) -> dict[Path, Sequence[Finding]]:
-        patterns = self.settings.ignore
-        if not patterns:
+        """Drop the files the ignore globs name (the checks' findings went through the whole
+        policy step already, the providers' through theirs)."""
+        if not self.settings.ignore:
             return dict(findings)
-        return {p: f for p, f in findings.items() if not self.ignored(p)}
+        return {p: f for p, f in findings.items() if not self.policy.ignored(p)}
 
     def ignored(self, path: Path) -> bool:
-        for root in self.roots:
-            try:
-                rel = path.relative_to(root).as_posix()
-            except ValueError:
-                continue
-            if any(
-                fnmatch.fnmatch(rel, pat) or fnmatch.fnmatch(path.name, pat)
-                for pat in self.settings.ignore
-            ):
-                return True
-        return False
+        return self.policy.ignored(path)
 
     def _deliver(self, force_paths: set[Path], first: Path | None = None) -> None:
         """Publish every file whose diagnostics changed since last delivered, if current;

@@ -37,23 +37,26 @@ import logging
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from citewarden.findings.score import score_summary
+from citewarden.findings.verdicts import (
+    citation_findings,
+    citations_of,
+    entry_findings,
+    marks_citations,
+)
 from citewarden.lsp import progress
-from citewarden.lsp.verify_findings import citation_findings, entry_findings, marks_citations
 from citewarden.lsp.verify_rows import carried, moved_row, moved_rows, shift, spliced
 from citewarden.model import (
     Entry,
     Finding,
     ParsedBibliography,
     Status,
-    Tier,
     Verdict,
-    document_score,
 )
 from citewarden.parsing import is_latex, is_markdown
 from citewarden.settings import Settings, VerifySettings
@@ -584,8 +587,6 @@ class VerificationService:
         as part of every check cycle)."""
         if not self.enabled:
             return {}
-        from citewarden.checks import finalize
-
         ws = self.session.project
         settings = self.session.settings
         verify = settings.verify
@@ -605,11 +606,11 @@ class VerificationService:
             self._current, self._current_set = current, frozenset(current)
         self._rows = rows
         sites: list[Finding] = []
-        if marked:
-            cited = self._citations(marked)
+        if marked and verify.citation_sites:
+            cited = citations_of(ws, marked)
             for entry, verdict in marked:
-                sites += citation_findings(entry, verdict, cited.get(entry.key, []), verify)
-        for f in finalize(ws, sites, settings) if sites else []:
+                sites += citation_findings(entry, verdict, cited.get(entry.key, []))
+        for f in self.session.policy.apply(ws, sites) if sites else []:
             out.setdefault(f.location.path, []).append(f)
         if self.loop is not None and (self._running or self._queue):
             self.loop.call_soon_threadsafe(self._cancel_outdated)
@@ -619,7 +620,7 @@ class VerificationService:
         self, path: Path, bib: ParsedBibliography, memo: _FileMemo, settings: Settings
     ) -> _FileRows:
         """The per-entry verdicts and findings of one bibliography (worker only)."""
-        generation, token = self.generation, id(settings)
+        generation, token = self.generation, id(self.session.policy)
         prev = self._rows.get(path)
         if prev is not None and prev.settings_token != token:
             prev = None
@@ -709,34 +710,9 @@ class VerificationService:
     def _row(
         self, entry: Entry, verdict: Verdict, text: str | None, settings: Settings
     ) -> Sequence[Finding]:
-        """The findings of one entry's verdict, as the editor shows them."""
-        from citewarden.checks import finalize
-
-        found = entry_findings(entry, verdict, text, settings.verify)
-        return tuple(finalize(self.session.project, found, settings)) if found else ()
-
-    def _citations(self, marked: list[tuple[Entry, Verdict]]) -> dict[str, list[Any]]:
-        """Citations of the marked entries' keys (and aliases) in one pass (worker)."""
-        ws = self.session.project
-        out: dict[str, list[Any]] = {}
-        seen: set[tuple[Path, int]] = set()
-        for project in ws.projects():
-            names: dict[str, str] = {}
-            for entry, _ in marked:
-                if entry.path not in project.bibliographies:
-                    continue  # another project's bibliography: its keys mean other works
-                names[entry.key] = entry.key
-                for alias in entry.aliases:
-                    names.setdefault(alias, entry.key)
-            if not names:
-                continue
-            for path, doc in ws.project_documents(project):
-                for cit in doc.citations:
-                    key = names.get(cit.key)
-                    if key is not None and (path, cit.span.start) not in seen:
-                        seen.add((path, cit.span.start))
-                        out.setdefault(key, []).append((path, cit))
-        return out
+        """The findings of one entry's verdict after the policy step."""
+        found = entry_findings(entry, verdict, text)
+        return tuple(self.session.policy.apply(self.session.project, found)) if found else ()
 
     def verdict_for(self, entry: Entry) -> tuple[Verdict | None, bool]:
         """(verdict, still pending) of an entry's current fingerprint (worker only)."""
@@ -776,26 +752,15 @@ class VerificationService:
 
     # -- status ------------------------------------------------------------------------------
     def status(self) -> dict[str, Any]:
-        """``{score, tiers, verified, total, verifying, statuses}`` of the entries in scope."""
-        tiers: Counter[Tier] = Counter()
-        statuses: Counter[str] = Counter()
-        verified = 0
+        """``{score, tiers, verified, total, verifying, statuses, counted, unverified,
+        skipped}`` of the entries in scope: the score summary ``check`` prints."""
         current = self._current
-        for fp in current:
-            verdict = self.verdicts.get(fp)
-            if verdict is None:
-                continue
-            verified += 1
-            statuses[verdict.status.value] += 1
-            if verdict.status not in (Status.SKIPPED, Status.UNVERIFIED):
-                tiers[verdict.tier] += 1
+        known = [v for v in map(self.verdicts.get, current) if v is not None]
         return {
-            "score": document_score(tiers),
-            "tiers": {t.value: tiers.get(t, 0) for t in (Tier.H, Tier.E, Tier.M, Tier.D)},
-            "verified": verified,
+            **score_summary(known).as_json(),
+            "verified": len(known),
             "total": len(current),
             "verifying": self.verifying,
-            "statuses": dict(statuses),
             "enabled": self.enabled,
             "offline": bool(self.settings.offline),
         }

@@ -28,9 +28,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
+from citewarden.audit import Audit
+from citewarden.findings.score import score_summary
+from citewarden.findings.verdicts import record_url, source_label
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, verdicts_by_key
-from citewarden.lsp.verify_findings import hover_markdown, record_url, source_label
+from citewarden.lsp.verify_hover import hover_markdown
 from citewarden.model import Entry, Span
 from citewarden.parsing import is_latex, is_markdown
 
@@ -102,24 +105,37 @@ def _hover(
     return hover_markdown(verdict, pending)
 
 
+def session_audit(service: VerificationService, session: Session) -> Audit:
+    """The editor's current state as an :class:`~citewarden.audit.Audit`: the findings it
+    shows (after policy), the verdicts it holds, the score its status bar shows (worker)."""
+    ws = session.project
+    entries = tuple(ws.all_entries())
+    verdicts = tuple(verdicts_by_key(service, entries).values()) if service.enabled else None
+    findings = {p: list(session.store.findings(p)) for p in list(session.store.files)}
+    return Audit(
+        workspace=ws,
+        settings=session.settings,
+        policy=session.policy,
+        scope=frozenset(findings),
+        findings=findings,
+        entries=entries,
+        verdicts=verdicts,
+        summary=score_summary(verdicts) if verdicts is not None else None,
+    )
+
+
 def _write_report(service: VerificationService, session: Session, fmt: str, target: Path) -> Path:
     """Write the project's report (worker only)."""
-    ws = session.project
-    entries = ws.all_entries()
-    verdicts = verdicts_by_key(service, entries)
-    findings = {p: list(session.store.findings(p)) for p in list(session.store.files)}
+    audit = session_audit(service, session)
     root = session.roots[0] if session.roots else None
     if fmt == "json":
-        from citewarden.report.json_report import build_report
+        from citewarden.report.json_report import report_of
 
-        data = build_report(
-            findings, ws.line_index, cwd=root, entries=entries, verdicts=list(verdicts.values())
-        )
-        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps(report_of(audit, root), indent=2, ensure_ascii=False) + "\n"
     else:
-        from citewarden.report.html_report import html_page
+        from citewarden.report.html_report import html_of
 
-        text = html_page(ws, findings, entries, verdicts, settings=session.settings, root=root)
+        text = html_of(audit, root=root)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     return target

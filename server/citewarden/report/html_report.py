@@ -22,6 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from citewarden.findings.score import score_summary
 from citewarden.model import (
     BibFormat,
     Code,
@@ -38,6 +39,7 @@ from citewarden.report.references import STYLE, csl_item, format_references
 from citewarden.report.sarif import rule_text
 
 if TYPE_CHECKING:
+    from citewarden.audit import Audit
     from citewarden.project import Workspace
     from citewarden.settings import Settings
 
@@ -162,12 +164,8 @@ def suspicion_rank(items: Iterable[EntryAudit]) -> list[EntryAudit]:
 
 
 def tier_counts(items: Iterable[EntryAudit]) -> dict[Tier, int]:
-    """Tier counts over the entries that were verified or tried (skipped ones excluded)."""
-    counts = dict.fromkeys(Tier, 0)
-    for a in items:
-        if a.verdict is not None and a.verdict.status is not Status.SKIPPED:
-            counts[a.verdict.tier] += 1
-    return counts
+    """Tier counts of the entries the score counts (:mod:`citewarden.findings.score`)."""
+    return dict(score_summary(a.verdict for a in items if a.verdict is not None).tiers)
 
 
 # ----------------------------------------------------------------------------------------
@@ -1055,3 +1053,16 @@ def html_page(
         root=root,
     )
     return render_html(data)
+
+
+def html_of(audit: Audit, *, inputs: Sequence[str] = (), root: Path | None = None) -> str:
+    """The HTML report of an audit."""
+    return html_page(
+        audit.workspace,
+        audit.findings,
+        audit.entries,
+        audit.verdict_map() if audit.verdicts is not None else None,
+        inputs=inputs,
+        settings=audit.settings,
+        root=root,
+    )

@@ -19,11 +19,15 @@ the working directory when the file lies under it, else absolute)::
                    "corrections": {field: value},
                    "findings": [{"code", "severity", "message", "field"}]}],
       "score": 0-100,
-      "tiers": {"H": n, "E": n, "M": n, "D": n}
+      "tiers": {"H": n, "E": n, "M": n, "D": n},
+      "summary": {"score", "tiers", "counted", "unverified", "skipped", "statuses"}
     }
 
 ``dangling``/``orphans``/``duplicates`` list each place once; ``diagnostics`` holds every
-finding (those included) after suppression and severity settings, sorted by file and place.
+finding (those included) after the policy step (:mod:`citewarden.findings.policy`), sorted
+by file and place.  An entry's ``findings`` are its verification findings as shown there
+(same message, same severity); ``score``, ``tiers`` and ``summary`` are the one score
+summary (:mod:`citewarden.findings.score`).
 """
 
 from __future__ import annotations
@@ -33,9 +37,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from citewarden.audit import Audit, sorted_findings
+from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.model import Code, Entry, Finding, Location, Verdict
 from citewarden.text import LineIndex
-from citewarden.verify.report import verification_json
 
 SCHEMA = "citewarden-report/1"
 
@@ -79,12 +84,6 @@ def diagnostic(finding: Finding, index: IndexOf, cwd: Path | None = None) -> dic
     }
 
 
-def sorted_findings(findings: Mapping[Path, Sequence[Finding]]) -> list[Finding]:
-    out = [f for path in sorted(findings) for f in findings[path]]
-    out.sort(key=lambda f: (str(f.location.path), f.location.span.start, f.code.value))
-    return out
-
-
 def citations_section(
     findings: Iterable[Finding], index: IndexOf, cwd: Path | None = None
 ) -> dict[str, list[dict[str, Any]]]:
@@ -110,19 +109,75 @@ def citations_section(
     return {"dangling": dangling, "orphans": orphans, "duplicates": duplicates}
 
 
-def entries_section(
-    entries: Sequence[Entry],
-    verdicts: Sequence[Verdict],
-    index: IndexOf,
+def entry_json(
+    verdict: Verdict,
+    entry: Entry | None,
+    line: int | None,
+    findings: Sequence[Finding],
     cwd: Path | None = None,
-) -> tuple[list[dict[str, Any]], int, dict[str, int]]:
-    """The per-entry verification results, the document score and the tier counts."""
+) -> dict[str, Any]:
+    """One row of ``entries``: the verdict, and the entry's findings as shown."""
+    match = verdict.match
+    return {
+        "key": verdict.key,
+        "file": display_path(entry.path, cwd) if entry is not None else None,
+        "line": line,
+        "status": verdict.status.value,
+        "tier": verdict.tier.value,
+        "match": (
+            {"source": match.source, "doi": match.doi, "score": round(match.score, 4)}
+            if match is not None
+            else None
+        ),
+        "corrections": dict(verdict.corrections),
+        "findings": [
+            {
+                "code": f.code.value,
+                "severity": f.effective_severity.label,
+                "message": f.message,
+                "field": f.data.get("field"),
+            }
+            for f in findings
+        ],
+    }
 
-    def line_of(entry: Entry) -> int | None:
-        return _place(index, Location(entry.path, entry.key_span), cwd)["line"]
 
-    report = verification_json({v.key: v for v in verdicts}, entries, line_of=line_of, cwd=cwd)
-    return report["entries"], report["score"], report["tiers"]
+def entry_findings_by_key(findings: Iterable[Finding]) -> dict[tuple[Path, str], list[Finding]]:
+    """Verification findings placed in a bibliography, by (file, entry key)."""
+    out: dict[tuple[Path, str], list[Finding]] = {}
+    for f in findings:
+        if f.data.get("verification") is True and not f.related:
+            key = f.data.get("key")
+            if isinstance(key, str):
+                out.setdefault((f.location.path, key), []).append(f)
+    return out
+
+
+def entries_json(
+    verdicts: Iterable[Verdict],
+    entries: Iterable[Entry],
+    findings: Iterable[Finding],
+    *,
+    line_of: Callable[[Entry], int | None],
+    cwd: Path | None = None,
+) -> list[dict[str, Any]]:
+    """One row per verdict, in the order of ``entries`` (verdicts without an entry last)."""
+    values = list(verdicts)
+    by_key = {v.key: v for v in values}
+    placed = entry_findings_by_key(findings)
+    rows: list[dict[str, Any]] = []
+    done: set[str] = set()
+    for entry in entries:
+        verdict = by_key.get(entry.key)
+        if verdict is None or entry.key in done:
+            continue
+        done.add(entry.key)
+        mine = placed.get((entry.path, entry.key), [])
+        rows.append(entry_json(verdict, entry, line_of(entry), mine, cwd))
+    for verdict in values:
+        if verdict.key not in done:
+            rows.append(entry_json(verdict, None, None, (), cwd))
+    return rows
 
 
 def build_report(
@@ -132,6 +187,7 @@ def build_report(
     cwd: Path | None = None,
     entries: Sequence[Entry] = (),
     verdicts: Sequence[Verdict] | None = None,
+    summary: ScoreSummary | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-ready dict (see the module docstring for its shape)."""
     ordered = sorted_findings(findings)
@@ -141,8 +197,25 @@ def build_report(
         "diagnostics": [diagnostic(f, index, cwd) for f in ordered],
     }
     if verdicts is not None:
-        rows, score, tiers = entries_section(entries, verdicts, index, cwd)
-        report["entries"] = rows
-        report["score"] = score
-        report["tiers"] = tiers
+
+        def line_of(entry: Entry) -> int | None:
+            return _place(index, Location(entry.path, entry.key_span), cwd)["line"]
+
+        totals = summary if summary is not None else score_summary(verdicts)
+        report["entries"] = entries_json(verdicts, entries, ordered, line_of=line_of, cwd=cwd)
+        report["score"] = totals.score
+        report["tiers"] = totals.tier_counts()
+        report["summary"] = totals.as_json()
     return report
+
+
+def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
+    """The JSON report of an audit."""
+    return build_report(
+        audit.findings,
+        audit.workspace.line_index,
+        cwd=cwd,
+        entries=audit.entries,
+        verdicts=audit.verdicts,
+        summary=audit.summary,
+    )

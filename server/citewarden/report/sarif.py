@@ -12,25 +12,24 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from citewarden.findings.score import score_summary
 from citewarden.model import (
     DEFAULT_SEVERITY,
     Code,
-    Entry,
     Finding,
     Fix,
     Location,
     Severity,
     Span,
-    Status,
-    Tier,
     Verdict,
     code_doc_url,
-    document_score,
 )
 from citewarden.text import LineIndex
-from citewarden.verify.report import find_field
+
+if TYPE_CHECKING:
+    from citewarden.audit import Audit
 
 SCHEMA_URI = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -132,58 +131,11 @@ def _is_index_code(code: Code) -> bool:
     return list(Code).index(code) < list(Code).index(Code.DOI_NOT_FOUND)
 
 
-def verdict_findings(entry: Entry, verdict: Verdict, text: str | None = None) -> list[Finding]:
-    """The verification issues of one entry as findings on the field at fault (or its key).
-
-    With the file's ``text``, an issue whose field has an anchored correction carries it as a
-    fix: exactly the edit ``--fix`` would make.
-    """
-    from citewarden.fix import correction_edits
-
-    out: list[Finding] = []
-    for issue in verdict.issues:
-        f = find_field(entry, issue.field)
-        span = f.value_span if f is not None else entry.key_span
-        data: dict[str, object] = {"key": entry.key}
-        if issue.field:
-            data["field"] = issue.field
-        fixes: tuple[Fix, ...] = ()
-        value = verdict.corrections.get(issue.field) if issue.field else None
-        if text is not None and issue.field and value is not None:
-            edits = correction_edits(text, entry, {issue.field: value})
-            if edits:
-                fixes = (Fix(f"Set {issue.field} to {value}", tuple(edits), preferred=True),)
-        out.append(
-            Finding(
-                code=issue.code,
-                location=Location(entry.path, span),
-                message=issue.message,
-                fixes=fixes,
-                data=data,
-                severity=issue.severity,
-            )
-        )
-    return out
-
-
 def run_properties(verdicts: Iterable[Verdict] | None) -> dict[str, Any] | None:
-    """The run's property bag: document score and tier counts (None without verification).
-
-    Skipped entries do not count towards the tiers.
-    """
+    """The run's property bag: the score summary (None without verification)."""
     if verdicts is None:
         return None
-    tiers = dict.fromkeys(Tier, 0)
-    statuses: dict[str, int] = {}
-    for v in verdicts:
-        statuses[v.status.value] = statuses.get(v.status.value, 0) + 1
-        if v.status is not Status.SKIPPED:
-            tiers[v.tier] += 1
-    return {
-        "score": document_score(tiers),
-        "tiers": {t.value: n for t, n in tiers.items()},
-        "statuses": statuses,
-    }
+    return score_summary(verdicts).as_json()
 
 
 class _Artifacts:
@@ -345,3 +297,11 @@ def _fix(
             for path, reps in by_file.items()
         ],
     }
+
+
+def sarif_of(audit: Audit, *, root: Path | None = None, version: str = "0") -> dict[str, Any]:
+    """The SARIF log of an audit: its findings after policy, its score summary."""
+    ws = audit.workspace
+    texts = {p: t for p in audit.findings if (t := ws.text(p)) is not None}
+    properties = audit.summary.as_json() if audit.summary is not None else None
+    return sarif_log(audit.ordered(), texts, root=root, version=version, properties=properties)

@@ -1,27 +1,26 @@
-"""Verdicts as findings placed on the exact field at fault, with their fixes (pure).
+"""Verdicts -> findings: the one conversion every consumer uses (pure).
 
 * :func:`entry_findings` -> the findings of one entry in its bibliography: each verification
   issue on the value of the field it names (the DOI value when the DOI belongs to another
-  work, the title for a near-miss, the author list, the pages ...), else on the entry key.
-  Severity follows the entry's risk tier (``verify.tier_severity``: H error, E warning,
-  M information, D off); notes keep their own (hint / information), so an unverified entry
-  gets at most a hint saying why.  The message names the source that said so, and the
-  record's address travels in ``data["record_url"]`` (the converter turns it into related
-  information).
+  work, the title for a near-miss, the author list, the pages ...), else on the entry key,
+  with the issue's own severity and the entry's risk tier in ``data["tier"]``: the policy
+  step (:mod:`citewarden.findings.policy`) decides the severity shown.  The message names
+  the source that said so, and the record's address travels in ``data["record_url"]``.
 * Fixes: the anchored correction of the finding's own field as a minimal edit of the value
   (or a new field line, e.g. a missing ``doi``), "Update entry from <source>" with every
   anchored correction at once, and "Ignore this entry" (a ``% citewarden: ignore`` line
   above the entry, which the parser reads as suppressing the entry's first line).
 * :func:`citation_findings` -> for an H-tier or retracted entry, one finding at every
-  citation of it in the documents, related to the field at fault.
-* :func:`hover_markdown` -> the verification part of a hover.
+  citation of it in the documents, related to the field at fault; :func:`citations_of`
+  finds those citations in a workspace.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Protocol
 
 from citewarden.fix import correction_edits
 from citewarden.model import (
@@ -33,6 +32,7 @@ from citewarden.model import (
     Fix,
     Issue,
     Location,
+    ParsedDocument,
     Related,
     Severity,
     Span,
@@ -41,8 +41,10 @@ from citewarden.model import (
     Tier,
     Verdict,
 )
-from citewarden.settings import SEVERITY_NAMES, TIER_SEVERITY, VerifySettings
-from citewarden.verify.report import FIELD_ALIASES, find_field
+
+if TYPE_CHECKING:
+    from citewarden.project import Project
+
 
 #: How each source is named in messages.
 SOURCE_LABELS: Mapping[str, str] = {
@@ -74,6 +76,18 @@ ID_CODES = frozenset({Code.DOI_NOT_FOUND, Code.DOI_OTHER_WORK})
 
 IGNORE_COMMENT = "% citewarden: ignore"
 
+#: A field an issue names, and the fields an entry may use for it instead (BibTeX and
+#: biblatex names of the same thing, or where the same information lives).
+FIELD_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "number": ("number", "issue"),
+    "issue": ("issue", "number"),
+    "journal": ("journal", "journaltitle"),
+    "journaltitle": ("journaltitle", "journal"),
+    "year": ("year", "date"),
+    "eprint": ("eprint", "url"),
+    "author": ("author", "editor"),
+}
+
 _TIER_RANK = {Tier.D: 0, Tier.M: 1, Tier.E: 2, Tier.H: 3}
 
 
@@ -93,16 +107,26 @@ def record_url(verdict: Verdict) -> str | None:
     return m.url or None
 
 
-def tier_severity(tier: Tier, settings: VerifySettings) -> Severity | None:
-    """The configured severity for findings of an entry of ``tier`` (None = off)."""
-    name = settings.tier_severity.get(tier.value, TIER_SEVERITY[tier.value])
-    return SEVERITY_NAMES.get(name.lower(), SEVERITY_NAMES[TIER_SEVERITY[tier.value]])
-
-
 def is_note(issue: Issue) -> bool:
     """Hints and information (unverified, corrected, preprint published ...) keep their own
     severity whatever the tier."""
     return issue.effective_severity in (Severity.HINT, Severity.INFORMATION)
+
+
+def find_field(
+    entry: Entry,
+    name: str | None,
+    aliases: Mapping[str, tuple[str, ...]] = FIELD_ALIASES,
+) -> Field | None:
+    """The first field of ``entry`` among ``aliases[name]`` (just ``name`` when it has no
+    aliases); None when ``name`` is empty or the entry has none of them."""
+    if not name:
+        return None
+    for candidate in aliases.get(name, (name,)):
+        found = entry.field(candidate)
+        if found is not None:
+            return found
+    return None
 
 
 def field_of(entry: Entry, name: str | None) -> Field | None:
@@ -194,25 +218,17 @@ def _data(entry: Entry, verdict: Verdict, issue: Issue | None) -> Mapping[str, o
     return MappingProxyType(data)
 
 
-def entry_findings(
-    entry: Entry, verdict: Verdict, text: str | None, settings: VerifySettings
-) -> list[Finding]:
-    """The findings of ``verdict`` on ``entry`` (whose spans point into ``text``)."""
+def entry_findings(entry: Entry, verdict: Verdict, text: str | None) -> list[Finding]:
+    """The findings of ``verdict`` on ``entry`` (whose spans point into ``text``), each with
+    its issue's own severity (the policy step applies the tier's)."""
     if verdict.status is Status.SKIPPED or not verdict.issues:
         return []
-    level = tier_severity(verdict.tier, settings)
     if entry.path.suffix.lower() != ".bib":
         text = None  # corrections are BibTeX edits: none for CSL-JSON / YAML bibliographies
     whole = update_fix(entry, text, verdict) if text else None
     ignore = ignore_fix(entry, text) if text else None
     out: list[Finding] = []
     for issue in verdict.issues:
-        if is_note(issue):
-            severity: Severity | None = issue.effective_severity
-        else:
-            severity = level
-        if severity is None:
-            continue
         target = field_of(entry, issue.field)
         span = target.value_span if target is not None else entry.key_span
         fixes: list[Fix] = []
@@ -236,7 +252,7 @@ def entry_findings(
                 _message(issue, verdict),
                 fixes=tuple(fixes),
                 data=_data(entry, verdict, issue),
-                severity=severity,
+                severity=issue.effective_severity,
             )
         )
     return out
@@ -269,17 +285,15 @@ def citation_findings(
     entry: Entry,
     verdict: Verdict,
     citations: Sequence[tuple[Path, Citation]],
-    settings: VerifySettings,
 ) -> list[Finding]:
-    """A finding at every citation of an H-tier or retracted entry."""
-    if not settings.citation_sites or not marks_citations(verdict):
+    """A finding at every citation of an H-tier or retracted entry (with the headline
+    issue's severity; the policy step applies the tier's)."""
+    if not marks_citations(verdict):
         return []
     issue = headline(verdict)
     if issue is None:
         return []
-    severity = tier_severity(verdict.tier, settings)
-    if severity is None:
-        return []
+    severity = issue.effective_severity
     if verdict.status is Status.RETRACTED:
         what = "cites a retracted work"
     else:
@@ -302,60 +316,35 @@ def citation_findings(
     ]
 
 
-# ----------------------------------------------------------------------------------------
-# Hover
-# ----------------------------------------------------------------------------------------
+class CitationSource(Protocol):
+    """What :func:`citations_of` reads of a workspace."""
 
-_STATUS_TEXT = {
-    Status.VERIFIED: "verified",
-    Status.MISMATCH: "a real work with wrong metadata",
-    Status.NOT_FOUND: "no such work found",
-    Status.RETRACTED: "retracted",
-    Status.UNVERIFIED: "could not be checked",
-    Status.SKIPPED: "not verified",
-}
+    def projects(self) -> Sequence[Project]: ...
+
+    def project_documents(self, project: Project) -> Iterable[tuple[Path, ParsedDocument]]: ...
 
 
-def _md(text: str) -> str:
-    """Escape the characters Markdown would interpret in a plain value."""
-    out = []
-    for ch in text:
-        if ch in "\\`*_[]<>#|":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
-    """The verification section of a hover on an entry or a citation of it."""
-    if verdict is None:
-        return "**Verification:** in progress" if pending else "**Verification:** not yet run"
-    lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
-    m = verdict.match
-    if m is not None:
-        label = _md(m.title or "untitled")
-        url = record_url(verdict)
-        shown = f"[{label}]({url})" if url else label
-        who = _md(m.authors[0]) + (" et al." if len(m.authors) > 1 else "") if m.authors else ""
-        bits = ", ".join(str(b) for b in (who, m.year, _md(m.venue or "")) if b)
-        lines.append(
-            f"Matched {source_label(m.source)} record: {shown}"
-            + (f" — {bits}" if bits else "")
-            + (f" (doi:{_md(m.doi)})" if m.doi else "")
-            + f", match score {m.score:.2f}"
-        )
-    for issue in verdict.issues:
-        if issue.code is Code.RETRACTED:
-            lines.append(f"⚠ **Retraction notice:** {_md(issue.message)}")
-    others = [i for i in verdict.issues if i.code is not Code.RETRACTED]
-    if others:
-        lines.append("\n".join(f"- {_md(i.message)}" for i in others))
-    if verdict.corrections:
-        fixes = ", ".join(f"{_md(k)} → {_md(v)}" for k, v in verdict.corrections.items())
-        lines.append(f"Corrections available: {fixes}")
-    if verdict.status in (Status.UNVERIFIED, Status.SKIPPED) and verdict.reason:
-        lines.append(f"Reason: {_md(verdict.reason)}")
-    if verdict.sources:
-        lines.append("Sources consulted: " + ", ".join(source_label(s) for s in verdict.sources))
-    return "\n\n".join(lines)
+def citations_of(
+    ws: CitationSource, marked: Sequence[tuple[Entry, Verdict]]
+) -> dict[str, list[tuple[Path, Citation]]]:
+    """Citations of the marked entries' keys (and aliases), by entry key, in one pass over
+    the documents of the projects whose bibliographies hold them."""
+    out: dict[str, list[tuple[Path, Citation]]] = {}
+    seen: set[tuple[Path, int]] = set()
+    for project in ws.projects():
+        names: dict[str, str] = {}
+        for entry, _ in marked:
+            if entry.path not in project.bibliographies:
+                continue  # another project's bibliography: its keys mean other works
+            names[entry.key] = entry.key
+            for alias in entry.aliases:
+                names.setdefault(alias, entry.key)
+        if not names:
+            continue
+        for path, doc in ws.project_documents(project):
+            for cit in doc.citations:
+                key = names.get(cit.key)
+                if key is not None and (path, cit.span.start) not in seen:
+                    seen.add((path, cit.span.start))
+                    out.setdefault(key, []).append((path, cit))
+    return out

@@ -1,0 +1,244 @@
+"""The audit of a set of paths: one value every report and the command line read.
+
+:func:`run_audit` reads the projects rooted at the given paths, runs every check, verifies
+the entries the policy lets through, turns the verdicts into findings
+(:mod:`citewarden.findings.verdicts`), sends every finding through the policy step
+(:mod:`citewarden.findings.policy`) and sums the verdicts up in one score summary
+(:mod:`citewarden.findings.score`).  The language server goes through the same three
+modules, so both say the same thing about the same project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+
+from citewarden.findings.policy import Policy
+from citewarden.findings.score import ScoreSummary, score_summary
+from citewarden.findings.verdicts import (
+    citation_findings,
+    citations_of,
+    entry_findings,
+    marks_citations,
+)
+from citewarden.model import Entry, Finding, Verdict
+from citewarden.parsing import is_bibliography
+from citewarden.project import Workspace, normalize_path
+from citewarden.settings import Settings
+
+#: Input files ``check`` accepts by suffix (directories are searched).
+CHECKABLE_SUFFIXES = frozenset(
+    {
+        ".tex",
+        ".ltx",
+        ".md",
+        ".markdown",
+        ".qmd",
+        ".rmd",
+        ".bib",
+        ".bibtex",
+        ".json",
+        ".yaml",
+        ".yml",
+    }
+)
+
+#: Called with the number of entries to verify; the context it returns is entered while
+#: they verify and is called with each verified key.
+Progress = Callable[[int], AbstractContextManager[Callable[[str], None]]]
+
+
+class InputError(Exception):
+    """A path that does not exist, cannot be checked or cannot be read."""
+
+
+@dataclass(frozen=True)
+class Audit:
+    """What one run found: the project, the findings after policy, the verdicts, the score."""
+
+    workspace: Workspace
+    settings: Settings
+    policy: Policy
+    #: The files whose findings are reported.
+    scope: frozenset[Path]
+    #: Findings after the policy step, by reported file (a clean file maps to ``[]``).
+    findings: Mapping[Path, list[Finding]]
+    #: The bibliography entries in scope, in file order.
+    entries: tuple[Entry, ...]
+    #: Verdicts of the verified entries (None when verification did not run).
+    verdicts: tuple[Verdict, ...] | None
+    #: The score summary of ``verdicts`` (None without verification).
+    summary: ScoreSummary | None
+
+    def ordered(self) -> list[Finding]:
+        """Every finding, sorted by file, place and code."""
+        return sorted_findings(self.findings)
+
+    def verdict_map(self) -> dict[str, Verdict]:
+        return {v.key: v for v in self.verdicts or ()}
+
+
+def sorted_findings(findings: Mapping[Path, Sequence[Finding]]) -> list[Finding]:
+    out = [f for path in sorted(findings) for f in findings[path]]
+    out.sort(key=lambda f: (str(f.location.path), f.location.span.start, f.code.value))
+    return out
+
+
+def _workspace_root(paths: list[Path], cwd: Path) -> Path:
+    if all(p.is_relative_to(cwd) for p in paths):
+        return cwd
+    first = paths[0]
+    return first if first.is_dir() else first.parent
+
+
+def _display(path: Path, cwd: Path) -> str:
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def load_workspace(
+    raw_paths: Sequence[str], settings: Settings, cwd: Path
+) -> tuple[Workspace, set[Path], list[Path]]:
+    """A workspace holding the given paths, the files whose findings are reported, and the
+    folders searched."""
+    paths: list[Path] = []
+    for raw in raw_paths:
+        path = normalize_path(cwd / raw)
+        if not path.exists():
+            raise InputError(f"no such file or directory: {raw}")
+        if path.is_file() and path.suffix.lower() not in CHECKABLE_SUFFIXES:
+            raise InputError(
+                f"cannot check {raw}: not a LaTeX, Markdown or bibliography file "
+                "(.tex, .md, .qmd, .Rmd, .bib, .json, .yaml)"
+            )
+        paths.append(path)
+    root = _workspace_root(paths, cwd)
+    ws = Workspace(settings, root=root)
+    files: list[Path] = []
+    folders: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            folders.append(path)
+            ws.add_folder(path)
+        else:
+            files.append(ws.add_file(path))
+            error = ws.read_error(path)
+            if error is not None:
+                reason = error.strerror or str(error)
+                raise InputError(f"cannot read {_display(path, cwd)}: {reason}")
+    scope: set[Path] = set()
+    for folder in folders:
+        scope.update(p for p in ws.known_files() if p.is_relative_to(folder))
+    for path in files:
+        scope.add(path)
+        for project in ws.projects_of(path):
+            scope.update(project.sources)
+            scope.update(project.bibliographies)
+    return ws, scope, [root, *folders]
+
+
+def verify_entries(
+    entries: Sequence[Entry], settings: Settings, progress: Progress | None = None
+) -> list[Verdict]:
+    """Verdicts for ``entries`` (the first entry of each key) through the persistent cache."""
+    import asyncio
+
+    from citewarden.verify.engine import build_verifier
+
+    unique: dict[str, Entry] = {}
+    for entry in entries:
+        unique.setdefault(entry.key, entry)
+    bar = progress(len(unique)) if progress is not None else nullcontext(lambda _key: None)
+
+    async def verify_all() -> dict[str, Verdict]:
+        verifier = build_verifier(settings, offline=settings.verify.offline)
+        try:
+            with bar as advance:
+                return await verifier.verify_many(
+                    unique.values(), on_result=lambda key, _verdict: advance(key)
+                )
+        finally:
+            await verifier.aclose()
+
+    results = asyncio.run(verify_all())
+    return [results[key] for key in unique if key in results]
+
+
+def verdict_findings(
+    ws: Workspace,
+    entries: Iterable[Entry],
+    verdicts: Iterable[Verdict],
+    *,
+    citation_sites: bool = True,
+) -> list[Finding]:
+    """The verification findings of ``verdicts`` on their entries (the first entry of each
+    key), and at the citations of H-tier or retracted entries; before policy."""
+    by_key: dict[str, Entry] = {}
+    for e in entries:
+        by_key.setdefault(e.key, e)
+    out: list[Finding] = []
+    marked: list[tuple[Entry, Verdict]] = []
+    for verdict in verdicts:
+        entry = by_key.get(verdict.key)
+        if entry is None:
+            continue
+        out += entry_findings(entry, verdict, ws.text(entry.path))
+        if citation_sites and marks_citations(verdict):
+            marked.append((entry, verdict))
+    if marked:
+        cited = citations_of(ws, marked)
+        for entry, verdict in marked:
+            out += citation_findings(entry, verdict, cited.get(entry.key, []))
+    return out
+
+
+def run_audit(
+    paths: Sequence[str],
+    settings: Settings,
+    *,
+    cwd: Path | None = None,
+    verify: bool = True,
+    progress: Progress | None = None,
+) -> Audit:
+    """Check and (unless ``verify`` is false or ``verify.enabled`` is off) verify the
+    projects rooted at ``paths``; raises :class:`InputError` for a bad path."""
+    base = normalize_path(cwd or Path.cwd())
+    ws, scope, roots = load_workspace(paths, settings, base)
+    policy = Policy(settings, roots)
+    raw: dict[Path, list[Finding]] = {p: list(fs) for p, fs in ws.check().items() if p in scope}
+    entries = tuple(
+        e
+        for p in ws.bibliography_paths()
+        if p in scope and is_bibliography(p)
+        for e in _entries_of(ws, p)
+    )
+    verdicts: list[Verdict] | None = None
+    wanted = [e for e in entries if policy.verifies(ws, e)]
+    if verify and settings.verify.enabled and wanted:
+        verdicts = verify_entries(wanted, settings, progress)
+        extra = verdict_findings(
+            ws, wanted, verdicts, citation_sites=settings.verify.citation_sites
+        )
+        for finding in extra:
+            if finding.location.path in scope:
+                raw.setdefault(finding.location.path, []).append(finding)
+    findings = policy.apply_by_file(ws, raw)
+    return Audit(
+        workspace=ws,
+        settings=settings,
+        policy=policy,
+        scope=frozenset(scope),
+        findings=findings,
+        entries=entries,
+        verdicts=tuple(verdicts) if verdicts is not None else None,
+        summary=score_summary(verdicts) if verdicts is not None else None,
+    )
+
+
+def _entries_of(ws: Workspace, path: Path) -> list[Entry]:
+    bib = ws.bibliography(path)
+    return list(bib.entries) if bib is not None else []

@@ -1,0 +1,60 @@
+"""The verification part of a hover on an entry or a citation of it (Markdown)."""
+
+from __future__ import annotations
+
+from citewarden.findings.verdicts import record_url, source_label
+from citewarden.model import Code, Status, Verdict
+
+_STATUS_TEXT = {
+    Status.VERIFIED: "verified",
+    Status.MISMATCH: "a real work with wrong metadata",
+    Status.NOT_FOUND: "no such work found",
+    Status.RETRACTED: "retracted",
+    Status.UNVERIFIED: "could not be checked",
+    Status.SKIPPED: "not verified",
+}
+
+
+def _md(text: str) -> str:
+    """Escape the characters Markdown would interpret in a plain value."""
+    out = []
+    for ch in text:
+        if ch in "\\`*_[]<>#|":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
+    """The verification section of a hover on an entry or a citation of it."""
+    if verdict is None:
+        return "**Verification:** in progress" if pending else "**Verification:** not yet run"
+    lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
+    m = verdict.match
+    if m is not None:
+        label = _md(m.title or "untitled")
+        url = record_url(verdict)
+        shown = f"[{label}]({url})" if url else label
+        who = _md(m.authors[0]) + (" et al." if len(m.authors) > 1 else "") if m.authors else ""
+        bits = ", ".join(str(b) for b in (who, m.year, _md(m.venue or "")) if b)
+        lines.append(
+            f"Matched {source_label(m.source)} record: {shown}"
+            + (f" — {bits}" if bits else "")
+            + (f" (doi:{_md(m.doi)})" if m.doi else "")
+            + f", match score {m.score:.2f}"
+        )
+    for issue in verdict.issues:
+        if issue.code is Code.RETRACTED:
+            lines.append(f"⚠ **Retraction notice:** {_md(issue.message)}")
+    others = [i for i in verdict.issues if i.code is not Code.RETRACTED]
+    if others:
+        lines.append("\n".join(f"- {_md(i.message)}" for i in others))
+    if verdict.corrections:
+        fixes = ", ".join(f"{_md(k)} → {_md(v)}" for k, v in verdict.corrections.items())
+        lines.append(f"Corrections available: {fixes}")
+    if verdict.status in (Status.UNVERIFIED, Status.SKIPPED) and verdict.reason:
+        lines.append(f"Reason: {_md(verdict.reason)}")
+    if verdict.sources:
+        lines.append("Sources consulted: " + ", ".join(source_label(s) for s in verdict.sources))
+    return "\n\n".join(lines)
