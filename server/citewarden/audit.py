@@ -77,7 +77,11 @@ class Audit:
         return sorted_findings(self.findings)
 
     def verdict_map(self) -> dict[str, Verdict]:
-        return {v.key: v for v in self.verdicts or ()}
+        """The verdict of each key's first verified entry."""
+        out: dict[str, Verdict] = {}
+        for v in self.verdicts or ():
+            out.setdefault(v.key, v)
+        return out
 
 
 def sorted_findings(findings: Mapping[Path, Sequence[Finding]]) -> list[Finding]:
@@ -144,48 +148,51 @@ def load_workspace(
 def verify_entries(
     entries: Sequence[Entry], settings: Settings, progress: Progress | None = None
 ) -> list[Verdict]:
-    """Verdicts for ``entries`` (the first entry of each key) through the persistent cache."""
+    """One verdict per entry, in order, through the persistent cache (an entry whose key
+    an earlier entry has too is verified on its own, as the editor does)."""
     import asyncio
 
     from citewarden.verify.engine import build_verifier
 
-    unique: dict[str, Entry] = {}
+    rounds: list[list[Entry]] = []  # each round holds each key once
+    seen: dict[str, int] = {}
     for entry in entries:
-        unique.setdefault(entry.key, entry)
-    bar = progress(len(unique)) if progress is not None else nullcontext(lambda _key: None)
+        n = seen.get(entry.key, 0)
+        seen[entry.key] = n + 1
+        if n == len(rounds):
+            rounds.append([])
+        rounds[n].append(entry)
+    bar = progress(len(entries)) if progress is not None else nullcontext(lambda _key: None)
 
-    async def verify_all() -> dict[str, Verdict]:
+    async def verify_all() -> list[dict[str, Verdict]]:
         verifier = build_verifier(settings, offline=settings.verify.offline)
         try:
             with bar as advance:
-                return await verifier.verify_many(
-                    unique.values(), on_result=lambda key, _verdict: advance(key)
-                )
+                return [
+                    await verifier.verify_many(batch, on_result=lambda key, _v: advance(key))
+                    for batch in rounds
+                ]
         finally:
             await verifier.aclose()
 
     results = asyncio.run(verify_all())
-    return [results[key] for key in unique if key in results]
+    out: list[Verdict] = []
+    for n, batch in enumerate(rounds):
+        out += [results[n][e.key] for e in batch if e.key in results[n]]
+    return out
 
 
 def verdict_findings(
     ws: Workspace,
-    entries: Iterable[Entry],
-    verdicts: Iterable[Verdict],
+    verified: Iterable[tuple[Entry, Verdict]],
     *,
     citation_sites: bool = True,
 ) -> list[Finding]:
-    """The verification findings of ``verdicts`` on their entries (the first entry of each
-    key), and at the citations of H-tier or retracted entries; before policy."""
-    by_key: dict[str, Entry] = {}
-    for e in entries:
-        by_key.setdefault(e.key, e)
+    """The verification findings of each (entry, verdict) on the entry, and at the
+    citations of H-tier or retracted entries; before policy."""
     out: list[Finding] = []
     marked: list[tuple[Entry, Verdict]] = []
-    for verdict in verdicts:
-        entry = by_key.get(verdict.key)
-        if entry is None:
-            continue
+    for entry, verdict in verified:
         out += entry_findings(entry, verdict, ws.text(entry.path))
         if citation_sites and marks_citations(verdict):
             marked.append((entry, verdict))
@@ -220,9 +227,8 @@ def run_audit(
     wanted = [e for e in entries if policy.verifies(ws, e)]
     if verify and settings.verify.enabled and wanted:
         verdicts = verify_entries(wanted, settings, progress)
-        extra = verdict_findings(
-            ws, wanted, verdicts, citation_sites=settings.verify.citation_sites
-        )
+        pairs = _pairs(wanted, verdicts)
+        extra = verdict_findings(ws, pairs, citation_sites=settings.verify.citation_sites)
         for finding in extra:
             if finding.location.path in scope:
                 raw.setdefault(finding.location.path, []).append(finding)
@@ -237,6 +243,19 @@ def run_audit(
         verdicts=tuple(verdicts) if verdicts is not None else None,
         summary=score_summary(verdicts) if verdicts is not None else None,
     )
+
+
+def _pairs(entries: Sequence[Entry], verdicts: Sequence[Verdict]) -> list[tuple[Entry, Verdict]]:
+    """Each entry with its verdict (an entry verification left out has none)."""
+    pending: dict[str, list[Verdict]] = {}
+    for v in verdicts:
+        pending.setdefault(v.key, []).append(v)
+    out: list[tuple[Entry, Verdict]] = []
+    for entry in entries:
+        queue = pending.get(entry.key)
+        if queue:
+            out.append((entry, queue.pop(0)))
+    return out
 
 
 def _entries_of(ws: Workspace, path: Path) -> list[Entry]:

@@ -310,7 +310,8 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
         raise UsageError(str(exc)) from None
     output = _render(args.format, audit, cwd, args.paths)
     _write(output, args.output)
-    if (args.fix or args.diff) and _fix(audit.entries, audit.verdicts, args, cwd):
+    verdicts = list(audit.verdict_map().values()) if audit.verdicts is not None else None
+    if (args.fix or args.diff) and _fix(audit.entries, verdicts, args, cwd):
         return EXIT_USAGE
     ordered = audit.ordered()
     if args.format == "text" and not args.quiet:

@@ -163,7 +163,9 @@ def entries_json(
 ) -> list[dict[str, Any]]:
     """One row per verdict, in the order of ``entries`` (verdicts without an entry last)."""
     values = list(verdicts)
-    by_key = {v.key: v for v in values}
+    by_key: dict[str, Verdict] = {}
+    for v in values:
+        by_key.setdefault(v.key, v)
     placed = entry_findings_by_key(findings)
     rows: list[dict[str, Any]] = []
     done: set[str] = set()
@@ -176,6 +178,7 @@ def entries_json(
         rows.append(entry_json(verdict, entry, line_of(entry), mine, cwd))
     for verdict in values:
         if verdict.key not in done:
+            done.add(verdict.key)
             rows.append(entry_json(verdict, None, None, (), cwd))
     return rows
 
