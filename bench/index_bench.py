@@ -168,14 +168,16 @@ def _edit_offsets(entries: Sequence[Entry], count: int) -> list[int]:
 
 def measure_workspace(folder: Path) -> dict[str, object]:
     try:
+        from citewarden.checks import Checker
         from citewarden.project import Workspace
     except ImportError as exc:  # pragma: no cover - layer not present
         return {"error": f"project layer unavailable: {exc}"}
     bib = folder / "refs.bib"
     t0, c0 = time.perf_counter(), time.process_time()
     ws = Workspace(root=folder)
+    checker = Checker()
     ws.add_folder(folder)
-    findings = ws.check()
+    findings = checker.check(ws)
     full, full_cpu = time.perf_counter() - t0, time.process_time() - c0
     counts: dict[str, int] = {}
     for items in findings.values():
@@ -198,7 +200,7 @@ def measure_workspace(folder: Path) -> dict[str, object]:
         shift += len(" revised")
         t0, c0 = time.perf_counter(), time.process_time()
         ws.set_text(bib, text, unchanged=unchanged)
-        ws.check()
+        checker.check(ws)
         rechecks[n % 2].append(time.perf_counter() - t0)
         rechecks_cpu[n % 2].append(time.process_time() - c0)
     return {

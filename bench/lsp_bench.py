@@ -402,11 +402,13 @@ async def timed_completions(
 def check_times(root: Path, keys: list[str], edits: int) -> dict[str, list[float]]:
     """The same edits in this process, timing only ``Workspace.set_text`` + ``check()``: the
     share of the round trip that is the citation index's, not the server's."""
+    from citewarden.checks import Checker
     from citewarden.project import Workspace
 
     ws = Workspace()
+    checker = Checker()
     ws.add_folder(root)
-    ws.check()
+    checker.check(ws)
     out: dict[str, list[float]] = {}
     chapter = root / "chapters" / "ch01.tex"
     bib = root / "refs.bib"
@@ -424,11 +426,11 @@ def check_times(root: Path, keys: list[str], edits: int) -> dict[str, list[float
             new = text[:at] + ("x" if shift else " ") + text[at:] if n % 2 == 0 else text
             t0 = time.perf_counter()
             ws.set_text(path, new, unchanged=(at, len(text) - at))  # as the server does
-            ws.check()
+            checker.check(ws)
             samples.append(time.perf_counter() - t0)
         out[name] = samples
         ws.set_text(path, text)
-        ws.check()
+        checker.check(ws)
     return out
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from checking import check
 from citewarden.findings.policy import Policy
 from citewarden.model import Code, Finding, Fix, Severity
 from citewarden.project import Workspace, normalize_path
@@ -22,7 +23,7 @@ def run(
     marks = write_project(tmp_path, fixture)
     ws = Workspace(settings, root=tmp_path)
     ws.add_folder(tmp_path)
-    shown = Policy(ws.settings, [tmp_path]).apply_by_file(ws, ws.check())
+    shown = Policy(ws.settings, [tmp_path]).apply_by_file(ws, check(ws))
     by_file = {p.relative_to(normalize_path(tmp_path)).as_posix(): fs for p, fs in shown.items()}
     return marks, by_file
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from checking import check
 from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
 from citewarden.project import Workspace
 from citewarden.report.html_report import (
@@ -132,7 +133,7 @@ def audit(tmp_path: Path) -> AuditData:
     ws = Workspace(Settings(), root=tmp_path)
     ws.add_file(tmp_path / "paper.tex")
     ws.add_file(tmp_path / "refs.bib")
-    findings = ws.check()
+    findings = check(ws)
     bib = ws.bibliography(tmp_path / "refs.bib")
     assert bib is not None and len(bib.entries) == 11
     return build_audit(
@@ -298,7 +299,7 @@ def test_no_verification_report(tmp_path: Path) -> None:
     ws.add_file(tmp_path / "refs.bib")
     bib = ws.bibliography(tmp_path / "refs.bib")
     assert bib is not None
-    data = build_audit(ws, ws.check(), list(bib.entries), None, generated=WHEN)
+    data = build_audit(ws, check(ws), list(bib.entries), None, generated=WHEN)
     page = render_html(data)
     assert "Verification was not run" in page
     assert '<svg class="gauge"' not in page

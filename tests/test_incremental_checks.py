@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from checking import check
 from citewarden import project as project_module
 from citewarden.checks.citations import suggest_keys
 from citewarden.checks.duplicates import _normalised_titles, _title_ident
@@ -95,7 +96,7 @@ def _checked_workspace(tmp_path: Path, texts: dict[str, str]) -> tuple[Path, Wor
         (project / name).write_text(text, encoding="utf-8")
     ws = Workspace(root=project)
     ws.add_folder(project)
-    ws.check()
+    check(ws)
     return project, ws
 
 
@@ -105,7 +106,7 @@ def _fresh_check(folder: Path, texts: dict[str, str]) -> dict[Path, list[Finding
         (folder / name).write_text(text, encoding="utf-8")
     ws = Workspace(root=folder)
     ws.add_folder(folder)
-    return ws.check()
+    return check(ws)
 
 
 @pytest.mark.parametrize("hinted", [False, True], ids=["compared", "editor-hint"])
@@ -129,7 +130,7 @@ def test_a_chain_of_edits_matches_fresh_checks(
         unchanged = (at, len(texts[name]) - at - len(old)) if hinted else None
         texts[name] = texts[name].replace(old, new, 1)
         ws.set_text(normalize_path(project / name), texts[name], unchanged=unchanged)
-        incremental = ws.check()
+        incremental = check(ws)
         fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
         assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
 
@@ -189,12 +190,12 @@ STRING_STEPS = [
 def test_editing_a_string_macro_updates_entries_that_use_it(tmp_path: Path) -> None:
     texts = {"main.tex": MAIN, "ch.tex": STRING_CHAPTER, "refs.bib": STRING_BIB}
     project, ws = _checked_workspace(tmp_path, texts)
-    first = ws.check()
+    first = check(ws)
     assert any(f.code.value == "duplicate-work" for fs in first.values() for f in fs)
     for n, (old, new) in enumerate(STRING_STEPS):
         texts["refs.bib"] = texts["refs.bib"].replace(old, new, 1)
         ws.set_text(normalize_path(project / "refs.bib"), texts["refs.bib"])
-        incremental = ws.check()
+        incremental = check(ws)
         fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
         assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
 
@@ -219,7 +220,7 @@ def test_a_key_typed_into_is_not_checked_against_every_key(
         unchanged = (at, len(texts["refs.bib"]) - at - len(old))
         texts["refs.bib"] = texts["refs.bib"].replace(old, new, 1)
         ws.set_text(normalize_path(project / "refs.bib"), texts["refs.bib"], unchanged=unchanged)
-        incremental = ws.check()
+        incremental = check(ws)
         monkeypatch.undo()
         fresh = _fresh_check(tmp_path / f"fresh-{new[9:-1]}", texts)
         assert _summary(incremental) == _summary(fresh)
@@ -267,6 +268,6 @@ def test_random_key_edits_match_fresh_checks(
             ws.set_text(
                 normalize_path(project / "refs.bib"), texts["refs.bib"], unchanged=unchanged
             )
-            incremental = ws.check()
+            incremental = check(ws)
             fresh = _fresh_check(Path(tmp) / f"fresh{step}", texts)
             assert _summary(incremental) == _summary(fresh), (step, keys)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from checking import check
 from citewarden.model import Code, DocumentKind, Finding
 from citewarden.project import Workspace, changed_region, normalize_path
 from citewarden.settings import Settings
@@ -152,7 +153,7 @@ def test_a_chapter_included_by_two_roots_belongs_to_both(tmp_path: Path) -> None
     owners = sorted(p.root.name for p in ws.projects_of(tmp_path / "shared.tex"))
     assert owners == ["paper.tex", "supplement.tex"]
     # defined for the paper, dangling for the supplement: reported once, on the chapter
-    findings = ws.check()[normalize_path(tmp_path / "shared.tex")]
+    findings = check(ws)[normalize_path(tmp_path / "shared.tex")]
     assert [(f.code, f.data["key"]) for f in findings] == [(Code.DANGLING, "a")]
 
 
@@ -178,7 +179,7 @@ We cite \cite{smith2020} and \cite{⟦bad|unknwn⟧}.
     chapter = ws.add_file(tmp_path / "sections/intro.tex")  # only the chapter is opened
     roots = [p.root.name for p in ws.projects_of(chapter)]
     assert roots == ["main.tex"]
-    findings = ws.check()[chapter]
+    findings = check(ws)[chapter]
     assert [(f.code, f.location.span) for f in findings] == [
         (Code.DANGLING, marks["sections/intro.tex"].named["bad"])
     ]
@@ -198,7 +199,7 @@ Some notes that cite \cite{somewhere}.
     (project,) = ws.projects()
     assert project.standalone
     # no bibliography named: nothing to compare with, so no dangling citation
-    assert ws.check() == {normalize_path(tmp_path / "notes.tex"): []}
+    assert check(ws) == {normalize_path(tmp_path / "notes.tex"): []}
 
 
 # ---------------------------------------------------------------------------------------
@@ -285,7 +286,7 @@ def test_bibinputs_is_searched_after_the_root_directory(
     ws.invalidate(tmp_path / "library/central.bib")
     project = _project(ws, tmp_path, "paper/main.tex")
     assert _rel(tmp_path, project.bibliographies) == ["library/central.bib"]
-    assert all(fs == [] for fs in ws.check().values())
+    assert all(fs == [] for fs in check(ws).values())
 
 
 def test_markdown_front_matter_and_quarto_metadata(tmp_path: Path) -> None:
@@ -333,7 +334,7 @@ bibliography: refs.bib
     # _quarto.yml at the top applies to every document below it
     two = _project(ws, tmp_path, "elsewhere/two.md")
     assert _rel(tmp_path, two.bibliographies) == ["shared.bib", "elsewhere/refs.bib"]
-    assert all(fs == [] for fs in ws.check().values()), ws.check()
+    assert all(fs == [] for fs in check(ws).values()), check(ws)
 
 
 def test_missing_links_are_recorded(tmp_path: Path) -> None:
@@ -413,9 +414,9 @@ def test_files_are_read_and_parsed_once_per_version(tmp_path: Path) -> None:
     ws = Workspace(reader=reader, root=tmp_path)
     main = ws.add_file(tmp_path / "main.tex")
     bib = normalize_path(tmp_path / "refs.bib")
-    ws.check()
+    check(ws)
     first_doc = ws.document(main)
-    ws.check()
+    check(ws)
     assert ws.document(main) is first_doc
     assert sorted(p.name for p in reader.reads) == ["main.tex", "refs.bib"]
 
@@ -423,22 +424,22 @@ def test_files_are_read_and_parsed_once_per_version(tmp_path: Path) -> None:
     ws.set_text(
         main, r"\documentclass{article}\begin{document}\cite{b}\bibliography{refs}\end{document}"
     )
-    assert [f.data["key"] for f in ws.check()[main]] == ["b"]
+    assert [f.data["key"] for f in check(ws)[main]] == ["b"]
     assert ws.document(main) is not first_doc
     assert len(reader.reads) == 2
 
     # closing the buffer goes back to the disk version (read again)
     ws.close(main)
-    assert ws.check()[main] == []
+    assert check(ws)[main] == []
     assert len(reader.reads) == 3
 
     # a change on disk is seen after invalidate()
     bib_path = tmp_path / "refs.bib"
     bib_path.write_text("@misc{c, title={C}}\n", encoding="utf-8")
-    assert ws.check()[main] == []
+    assert check(ws)[main] == []
     ws.invalidate(bib_path)
-    assert [f.data["key"] for f in ws.check()[main]] == ["a"]
-    assert ws.check()[bib] and ws.check()[bib][0].code is Code.ORPHAN
+    assert [f.data["key"] for f in check(ws)[main]] == ["a"]
+    assert check(ws)[bib] and check(ws)[bib][0].code is Code.ORPHAN
 
 
 def test_check_reports_every_known_file(tmp_path: Path) -> None:
@@ -458,7 +459,7 @@ Plain notes, no citations.
     )
     ws = Workspace(root=tmp_path)
     ws.add_folder(tmp_path)
-    result = ws.check()
+    result = check(ws)
     assert sorted(_rel(tmp_path, list(result))) == ["data.json", "main.tex", "notes.md", "refs.bib"]
     assert all(findings == [] for findings in result.values())
 
@@ -481,7 +482,7 @@ def test_unreadable_file_is_a_finding(tmp_path: Path) -> None:
     )
     ws = Workspace(reader=reader, root=tmp_path)
     ws.add_folder(tmp_path)
-    result = ws.check()
+    result = check(ws)
     bib = result[normalize_path(tmp_path / "refs.bib")]
     assert [(f.code, f.message) for f in bib] == [
         (Code.FILE_UNREADABLE, "cannot read refs.bib: Permission denied")
@@ -591,7 +592,7 @@ def _summary(result: dict[Path, list[Finding]]) -> list[tuple[str, str, int, int
 
 @pytest.mark.parametrize("name", list(EDITS))
 def test_edit_of_a_bibliography_matches_a_fresh_check(tmp_path: Path, name: str) -> None:
-    from citewarden.parsing import parse_file
+    from citewarden.parsing.dispatch import parse_file
     from citewarden.project import build_bib_index
 
     old, new = EDITS[name]
@@ -604,12 +605,12 @@ def test_edit_of_a_bibliography_matches_a_fresh_check(tmp_path: Path, name: str)
     (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
     ws = Workspace(root=tmp_path)
     ws.add_folder(tmp_path)
-    ws.check()
+    check(ws)
     bib = normalize_path(tmp_path / "refs.bib")
     assert old in BIB
     edited = BIB.replace(old, new, 1)
     ws.set_text(bib, edited)
-    incremental = ws.check()
+    incremental = check(ws)
 
     fresh_dir = tmp_path / "fresh"
     fresh_dir.mkdir()
@@ -618,7 +619,7 @@ def test_edit_of_a_bibliography_matches_a_fresh_check(tmp_path: Path, name: str)
     (fresh_dir / "refs.bib").write_text(edited, encoding="utf-8")
     fresh = Workspace(root=fresh_dir)
     fresh.add_folder(fresh_dir)
-    assert _summary(incremental) == _summary(fresh.check())
+    assert _summary(incremental) == _summary(check(fresh))
 
     index = ws.bib_index(bib)
     assert index is not None
@@ -670,7 +671,7 @@ def test_real_book_project_graph() -> None:
     online = _project(ws, book, "hott-online.tex")
     assert not online.standalone
     assert set(_rel(book, online.documents)) >= expected | {"opt-letter.tex", "opt-color.tex"}
-    findings = ws.check()
+    findings = check(ws)
     missing = sorted(
         (p.name, f.data["target"])
         for p, fs in findings.items()

@@ -32,6 +32,7 @@ from typing import Any
 
 import pytest
 
+from checking import check
 from citewarden.model import Code
 from citewarden.project import Workspace
 from citewarden.settings import Settings
@@ -77,7 +78,7 @@ def citewarden_answer(roots: list[Path], commands: tuple[str, ...] = ()) -> Answ
         if project.root in paths:
             in_scope.update(project.sources)
             in_scope.update(project.bibliographies)
-    findings = [f for path, fs in ws.check().items() if path in in_scope for f in fs]
+    findings = [f for path, fs in check(ws).items() if path in in_scope for f in fs]
     dangling = {str(f.data["key"]) for f in findings if f.code is Code.DANGLING}
     orphans = {str(f.data["key"]) for f in findings if f.code is Code.ORPHAN}
     return Answer(frozenset(dangling), frozenset(orphans))

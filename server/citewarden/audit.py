@@ -15,6 +15,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
+from citewarden.checks import check_workspace
 from citewarden.findings.policy import Policy
 from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.findings.verdicts import (
@@ -216,7 +217,9 @@ def run_audit(
     base = normalize_path(cwd or Path.cwd())
     ws, scope, roots = load_workspace(paths, settings, base)
     policy = Policy(settings, roots)
-    raw: dict[Path, list[Finding]] = {p: list(fs) for p, fs in ws.check().items() if p in scope}
+    raw: dict[Path, list[Finding]] = {
+        p: list(fs) for p, fs in check_workspace(ws).items() if p in scope
+    }
     entries = tuple(
         e
         for p in ws.bibliography_paths()

@@ -55,10 +55,9 @@ from citewarden.parsing import (
     is_document,
     is_latex,
     is_markdown,
-    parse_file,
-    reparse_file,
 )
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
+from citewarden.parsing.dispatch import parse_file, reparse_file
 from citewarden.settings import Settings
 from citewarden.text import LineIndex
 
@@ -591,8 +590,6 @@ class Workspace:
         #: documents whose text changed since the graph was computed
         self._dirty: set[Path] = set()
         self._norm_cache: dict[Path | str, Path] = {}
-        #: finding objects reused across checks while their inputs are unchanged
-        self.finding_cache: dict[tuple[object, ...], Any] = {}
 
     # ---- file set ---------------------------------------------------------------------
 
@@ -1208,14 +1205,6 @@ class Workspace:
             if cit.command_span.start <= offset < cit.command_span.end:
                 return cit
         return None
-
-    # ---- checking --------------------------------------------------------------------------
-
-    def check(self) -> dict[Path, list[Finding]]:
-        """Findings for every known file (an empty list for a clean file)."""
-        from citewarden.checks import check_workspace
-
-        return check_workspace(self)
 
 
 def removal_end(text: str, end: int) -> int:

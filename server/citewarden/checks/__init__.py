@@ -46,33 +46,50 @@ class Memo:
         return found  # type: ignore[no-any-return]
 
 
+class Checker:
+    """Runs every check over a workspace, reusing the results of its previous run whose
+    inputs are unchanged (the caller owns it: one per workspace it checks again and again)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[object, ...], Any] = {}
+
+    def check(self, ws: Workspace) -> dict[Path, list[Finding]]:
+        """Every finding of the workspace, by file; every known file present.
+
+        Within a file, findings come in the order the checks produce them (reports sort
+        them).
+        """
+        # a run allocates many small acyclic objects; the cyclic collector would scan the
+        # whole (large) heap again and again meanwhile, so it waits until the run is over
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._check(ws)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _check(self, ws: Workspace) -> dict[Path, list[Finding]]:
+        memo = Memo(self._cache)
+        found = _check_workspace(ws, memo)
+        self._cache = memo.current
+        return found
+
+
 def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
-    """Every finding of the workspace, by file; every known file present.
-
-    Within a file, findings come in the order the checks produce them (reports sort them).
-    """
-    # a run allocates many small acyclic objects; the cyclic collector would scan the whole
-    # (large) heap again and again meanwhile, so it waits until the run is over
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        return _check_workspace(ws)
-    finally:
-        if paused:
-            gc.enable()
+    """Every finding of the workspace, by file, checked once (no cache kept)."""
+    return Checker().check(ws)
 
 
-def _check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
+def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     from citewarden.checks.citations import citation_findings
     from citewarden.checks.duplicates import duplicate_findings
 
-    memo = Memo(ws.finding_cache)
     projects = ws.projects()
     raw: list[Finding] = []
     raw += file_problems(ws)
     raw += citation_findings(ws, projects, memo)
     raw += duplicate_findings(ws, projects, memo)
-    ws.finding_cache = memo.current
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
     seen: set[tuple[object, ...]] = set()
     last_path: Path | None = None

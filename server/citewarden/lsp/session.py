@@ -24,6 +24,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
+from citewarden.checks import Checker
 from citewarden.findings.policy import Policy
 from citewarden.lsp import progress
 from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
@@ -76,6 +77,8 @@ class Session:
         self.config = ConfigSources()
         self.settings = Settings()
         self.project = Workspace(settings=self.settings)
+        #: Runs the checks over ``project``, keeping what its next run can reuse.
+        self.checker = Checker()
         self.store = DiagnosticStore()
         self.documents = DocumentStore()
         #: Line indexes of texts that are not (current) editor buffers, by path.
@@ -394,7 +397,7 @@ class Session:
             if version is not None:
                 self.indexed[path] = version
         started = time.perf_counter()
-        checked = self.project.check()
+        checked = self.checker.check(self.project)
         exempt_survivors()  # the new version of the index, out of the collector's way
         self._checked = self.policy.apply_by_file(self.project, checked)
         findings = self._filter(self._with_providers(self._checked))

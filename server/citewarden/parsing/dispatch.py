@@ -1,0 +1,110 @@
+"""Text of one file -> its summary, by the reader the file name calls for.
+
+:func:`parse_file` never raises: a parser failure becomes a finding on an empty summary,
+so one bad file cannot drop a whole project.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from citewarden.model import (
+    BibFormat,
+    Code,
+    DocumentKind,
+    Finding,
+    Location,
+    ParsedBibliography,
+    ParsedDocument,
+    Span,
+)
+from citewarden.parsing import (
+    Parsed,
+    bibliography_format,
+    is_latex,
+    is_markdown,
+    is_metadata,
+)
+from citewarden.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def parse_file(path: Path, text: str, settings: Settings | None = None) -> Parsed:
+    """Parse ``text`` (the content of ``path``) with the parser its name calls for.
+
+    .tex/.ltx -> LaTeX; .md/.markdown/.qmd/.Rmd -> Markdown; _quarto.yml/_metadata.yml ->
+    project metadata; .json -> CSL-JSON; other .yaml/.yml -> CSL-YAML; anything else
+    (.bib, unknown) -> BibTeX.
+    """
+    settings = settings or Settings()
+    try:
+        return _dispatch(path, text, settings)
+    except Exception as exc:  # a parser bug must not drop the file
+        log.exception("parser failed on %s", path)
+        return _failed(path, text, exc)
+
+
+def _dispatch(path: Path, text: str, settings: Settings) -> Parsed:
+    if is_latex(path):
+        from citewarden.parsing.latex import parse_latex
+
+        return parse_latex(path, text, extra_commands=settings.citation_commands)
+    if is_markdown(path):
+        from citewarden.parsing.markdown import parse_markdown
+
+        return parse_markdown(path, text)
+    if is_metadata(path):
+        from citewarden.parsing.markdown import parse_metadata_yaml
+
+        return parse_metadata_yaml(path, text)
+    fmt = bibliography_format(path)
+    if fmt is BibFormat.CSL_JSON:
+        from citewarden.parsing.csl import parse_csl_json
+
+        return parse_csl_json(path, text)
+    if fmt is BibFormat.CSL_YAML:
+        from citewarden.parsing.csl import parse_csl_yaml
+
+        return parse_csl_yaml(path, text)
+    from citewarden.parsing.bibtex import parse_bibtex
+
+    return parse_bibtex(path, text)
+
+
+def reparse_file(
+    path: Path,
+    old: Parsed,
+    old_text: str,
+    new_text: str,
+    settings: Settings | None = None,
+    changed: tuple[int, int, int] | None = None,
+) -> Parsed:
+    """Parse a new version of a file, reusing ``old`` where the parser supports it (BibTeX).
+
+    ``changed`` is the edited region when the caller knows it: ``(start, old_end,
+    new_end)``, ``old_text[start:old_end]`` replaced by ``new_text[start:new_end]``.
+    """
+    if isinstance(old, ParsedBibliography) and old.format is BibFormat.BIBTEX:
+        try:
+            from citewarden.parsing.bibtex import reparse_bibtex
+
+            return reparse_bibtex(old, old_text, new_text, changed)
+        except Exception as exc:
+            log.exception("incremental parse failed on %s", path)
+            return _failed(path, new_text, exc)
+    return parse_file(path, new_text, settings)
+
+
+def _failed(path: Path, text: str, exc: Exception) -> Parsed:
+    problem = Finding(
+        Code.FILE_UNREADABLE,
+        Location(path, Span(0, 0)),
+        f"could not parse {path.name}: {type(exc).__name__}: {exc}",
+    )
+    if is_latex(path):
+        return ParsedDocument(path, DocumentKind.LATEX, problems=(problem,))
+    if is_markdown(path) or is_metadata(path):
+        return ParsedDocument(path, DocumentKind.MARKDOWN, problems=(problem,))
+    return ParsedBibliography(path, bibliography_format(path), problems=(problem,), complete=False)
