@@ -96,6 +96,24 @@ def test_json_report_end_to_end(tmp_path: Path) -> None:
     assert report["schema"] == "citewarden-report/1"
     span = marks["paper/body.tex"].named["d"]
     assert span.start == 11  # line 1, column 12 (1-based)
+    cited = report["citations"].pop("cited")
+    # a dangling key has a sentence but no work to score it against
+    assert cited == [
+        {
+            "key": "knuht1984",
+            "file": "paper/body.tex",
+            "line": 1,
+            "column": 12,
+            "context": {"sentence": "Text and.", "score": None, "basis": None},
+        },
+        {
+            "key": "lamport1994",
+            "file": "paper/body.tex",
+            "line": 1,
+            "column": 33,
+            "context": {"sentence": "Text and.", "score": 0.0, "basis": "title"},
+        },
+    ]
     assert report["citations"] == {
         "dangling": [
             {

@@ -208,6 +208,7 @@ def test_report_rows_and_findings_on_the_field_at_fault() -> None:
                     "field": "year",
                 }
             ],
+            "venue": None,  # decide alone describes no venue (the engine's venue step does)
         }
     ]
     summary = score_summary([v])

@@ -16,6 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.checks import check_workspace
+from citewarden.context.collect import (
+    CitationContext,
+    citation_contexts,
+    unsupported_finding,
+    works_of,
+)
 from citewarden.findings.policy import Policy
 from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.findings.verdicts import (
@@ -25,7 +31,7 @@ from citewarden.findings.verdicts import (
     marks_citations,
 )
 from citewarden.model import Entry, Finding, Verdict
-from citewarden.parsing import is_bibliography
+from citewarden.parsing import is_bibliography, is_document
 from citewarden.project import Workspace, normalize_path
 from citewarden.settings import Settings
 
@@ -72,6 +78,8 @@ class Audit:
     verdicts: tuple[Verdict, ...] | None
     #: The score summary of ``verdicts`` (None without verification).
     summary: ScoreSummary | None
+    #: Every reported citation's context: sentence, score, the judge's verdict if any.
+    contexts: tuple[CitationContext, ...] = ()
 
     def ordered(self) -> list[Finding]:
         """Every finding, sorted by file, place and code."""
@@ -235,6 +243,13 @@ def run_audit(
         for finding in extra:
             if finding.location.path in scope:
                 raw.setdefault(finding.location.path, []).append(finding)
+    contexts = collect_contexts(ws, scope, entries, verdicts)
+    if verdicts is not None and not settings.verify.offline:
+        contexts = judge_contexts(contexts, verdicts)
+        for c in contexts:
+            if c.judge is not None and c.judge.get("supported") is False and c.path in scope:
+                finding = unsupported_finding(c, str(c.judge["model"]), str(c.judge["reason"]))
+                raw.setdefault(c.path, []).append(finding)
     findings = policy.apply_by_file(ws, raw)
     return Audit(
         workspace=ws,
@@ -245,7 +260,58 @@ def run_audit(
         entries=entries,
         verdicts=tuple(verdicts) if verdicts is not None else None,
         summary=score_summary(verdicts) if verdicts is not None else None,
+        contexts=tuple(contexts),
     )
+
+
+def collect_contexts(
+    ws: Workspace,
+    paths: Iterable[Path],
+    entries: Sequence[Entry],
+    verdicts: Sequence[Verdict] | Mapping[str, Verdict] | None,
+) -> list[CitationContext]:
+    """The contexts of the citations in the documents among ``paths`` (the cited work is the
+    matched record when verified, else the entry)."""
+    if isinstance(verdicts, Mapping):
+        by_key = dict(verdicts)
+    else:
+        by_key = {}
+        for v in verdicts or ():
+            by_key.setdefault(v.key, v)
+    works = works_of(entries, by_key)
+    docs = []
+    for path in sorted(paths):
+        if not is_document(path):
+            continue
+        doc, text = ws.document(path), ws.text(path)
+        if doc is not None and text is not None and doc.citations:
+            docs.append((doc, text))
+    return citation_contexts(docs, works)
+
+
+def judge_contexts(
+    contexts: list[CitationContext], verdicts: Sequence[Verdict]
+) -> list[CitationContext]:
+    """With a judge configured in the environment, its verdict on each citation of a
+    matched work (the sentence and the record's metadata are all it is sent)."""
+    import asyncio
+    import dataclasses
+
+    from citewarden.verify.judge import config_from_env, judge_all
+
+    config = config_from_env()
+    if config is None:
+        return contexts
+    matches = {v.key: v.match for v in verdicts if v.match is not None}
+    todo = [i for i, c in enumerate(contexts) if c.citation.key in matches]
+    items = [(contexts[i].sentence.text, matches[contexts[i].citation.key]) for i in todo]
+    answers = asyncio.run(judge_all(config, items)) if items else []
+    out = list(contexts)
+    for i, answer in zip(todo, answers, strict=True):
+        if answer is not None:
+            judged = {"supported": answer.supported, "reason": answer.reason, "model": answer.model}
+            out[i] = dataclasses.replace(out[i], judge=judged)
+    return out
 
 
 def _pairs(entries: Sequence[Entry], verdicts: Sequence[Verdict]) -> list[tuple[Entry, Verdict]]:

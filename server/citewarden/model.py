@@ -69,6 +69,11 @@ class Code(StrEnum):
     MISSING_DOI = "missing-doi"
     INVALID_IDENTIFIER = "invalid-identifier"
     UNVERIFIED = "unverified"
+    # --- venue legitimacy (appended) ------------------------------------------------------
+    VENUE_UNINDEXED = "venue-unindexed"
+    VENUE_NOT_FOUND = "venue-not-found"
+    # --- citation context (appended) -------------------------------------------------------
+    CITATION_UNSUPPORTED = "citation-unsupported"
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +357,8 @@ class Match:
     authors: tuple[str, ...] = ()
     year: int | None = None
     venue: str | None = None
+    #: The record's abstract (plain text), when the source gave one.
+    abstract: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,6 +376,23 @@ class Issue:
 
 
 @dataclass(frozen=True, slots=True)
+class VenueInfo:
+    """What the sources said about the venue of an entry (see verify/legitimacy.py).
+
+    ``kind`` is "journal", "proceedings", "book", "preprint", "grey" or "unknown";
+    ``indexed_in`` the indexes a source says the venue is in ("doaj", "pubmed", "medline",
+    "scopus", "core"); ``evidence`` one plain sentence per thing a source said.
+    """
+
+    name: str | None
+    issn: tuple[str, ...] = ()
+    kind: str = "unknown"
+    indexed_in: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
+    publisher: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """The verification result for one entry."""
 
@@ -381,6 +405,8 @@ class Verdict:
     issues: tuple[Issue, ...] = ()
     sources: tuple[str, ...] = ()  # sources consulted
     reason: str | None = None  # why unverified / skipped
+    #: The venue as the sources describe it (journals and what is not one), when known.
+    venue: VenueInfo | None = None
 
 
 def document_score(tiers: Mapping[Tier, int]) -> int:
@@ -429,6 +455,9 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.MISSING_DOI: S.HINT,
         Code.INVALID_IDENTIFIER: S.WARNING,
         Code.UNVERIFIED: S.HINT,
+        Code.VENUE_UNINDEXED: S.WARNING,
+        Code.VENUE_NOT_FOUND: S.WARNING,
+        Code.CITATION_UNSUPPORTED: S.WARNING,
     }
 )
 del S

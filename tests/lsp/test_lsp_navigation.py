@@ -258,3 +258,28 @@ async def test_hover_sees_an_edit_before_the_debounce(start: Start) -> None:
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "Lamport" in hover.contents.value
+
+
+async def test_hover_on_a_citation_shows_its_sentence_and_relevance(start: Start) -> None:
+    h = await start()
+    name = "chapters/intro.tex"
+    h.editor.open(name)
+    await wait_for(lambda: h.diagnostics(name))
+    at = h.editor.find(name, "lamport1994", within=3)
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(text_document=doc(h, name), position=h.editor.position(name, at))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    value = hover.contents.value
+    assert "**Citation context:** relevance 0.00" in value  # no word in common with the title
+    assert "> Café, 日本語 and 😀 before." in value
+    assert "cited work's title" in value
+    # an entry's own hover has no citation context
+    bib_at = h.editor.find("refs.bib", "knuth1984", within=2)
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=doc(h, "refs.bib"), position=h.editor.position("refs.bib", bib_at)
+        )
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    assert "Citation context" not in hover.contents.value

@@ -261,6 +261,14 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
             continue
         if extra:
             body += f"\n\n---\n\n{extra}"
+    for citation_hook in session.citation_hover_hooks if entry is None else ():
+        try:
+            extra = citation_hook(path, offset, key)
+        except Exception:
+            log.exception("a citation hover hook failed")
+            continue
+        if extra:
+            body += f"\n\n---\n\n{extra}"
     return types.Hover(
         contents=types.MarkupContent(kind=_hover_markup(session), value=body),
         range=session.converter.range(index, span),

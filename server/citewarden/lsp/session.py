@@ -63,6 +63,8 @@ SaveHook = Callable[[Path], Awaitable[None]]
 FindingProvider = Callable[[], Mapping[Path, Sequence[Finding]]]
 #: Extra hover text for a key: (path, key, the entry under the cursor or None) -> Markdown.
 HoverHook = Callable[[Path, str, Entry | None], str | None]
+#: Extra hover text for the citation of a key at an offset of a document (worker).
+CitationHoverHook = Callable[[Path, int, str], str | None]
 #: Extra code actions for a range of a file (worker).
 CodeActionHook = Callable[[Path, Span], list[types.CodeAction]]
 
@@ -110,6 +112,7 @@ class Session:
         # -- seams for features layered on the index (verification) --
         self.finding_providers: list[FindingProvider] = []
         self.hover_hooks: list[HoverHook] = []
+        self.citation_hover_hooks: list[CitationHoverHook] = []
         self.code_action_hooks: list[CodeActionHook] = []
         #: The last check's own findings after policy (before providers are merged in;
         #: worker only).

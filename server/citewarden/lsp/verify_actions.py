@@ -31,6 +31,7 @@ from pygls.lsp.server import LanguageServer
 from citewarden.audit import Audit
 from citewarden.findings.score import score_summary
 from citewarden.findings.verdicts import record_url, source_label
+from citewarden.lsp import context_hover
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, verdicts_by_key
 from citewarden.lsp.verify_hover import hover_markdown
@@ -158,6 +159,7 @@ def register(server: LanguageServer, session: Session) -> VerificationService:
     session.save_hooks.append(service.on_save)
     session.after_check.append(service.on_checked)
     session.hover_hooks.append(lambda path, key, entry: _hover(service, session, path, key, entry))
+    context_hover.register(session, service)
     session.code_action_hooks.append(
         lambda path, span: _open_record_actions(service, session, path, span)
     )

@@ -57,4 +57,9 @@ def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
         lines.append(f"Reason: {_md(verdict.reason)}")
     if verdict.sources:
         lines.append("Sources consulted: " + ", ".join(source_label(s) for s in verdict.sources))
+    from citewarden.lsp.context_hover import venue_markdown
+
+    venue = venue_markdown(verdict.venue)
+    if venue:
+        lines.append(venue)
     return "\n\n".join(lines)

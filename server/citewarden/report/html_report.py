@@ -11,6 +11,7 @@ metadata source is HTML-escaped.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 import urllib.parse
@@ -22,6 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from citewarden.context.collect import CitationContext
 from citewarden.findings.score import score_summary
 from citewarden.model import (
     BibFormat,
@@ -35,6 +37,8 @@ from citewarden.model import (
     code_doc_url,
     document_score,
 )
+from citewarden.report.contexts import collect as collect_contexts
+from citewarden.report.contexts import context_section, venue_html
 from citewarden.report.references import STYLE, csl_item, format_references
 from citewarden.report.sarif import rule_text
 
@@ -100,6 +104,8 @@ class AuditData:
     sources: tuple[str, ...] = ()  # sources configured for the run
     thresholds: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     title: str = "Reference audit"
+    #: Every citation's sentence and score (see :mod:`citewarden.report.contexts`).
+    contexts: tuple[CitationContext, ...] = ()
 
 
 # ----------------------------------------------------------------------------------------
@@ -528,6 +534,7 @@ def _match_html(verdict: Verdict | None) -> str:
     if m.doi:
         bits.append(f"<div class='m-doi'>{_link(doi_url(m.doi), 'doi:' + m.doi)}</div>")
     bits.append(f"<div class='m-src'>{esc(m.source)} · identity {m.score:.2f}</div>")
+    bits.append(venue_html(verdict.venue))
     return "".join(bits)
 
 
@@ -816,7 +823,9 @@ def render_html(data: AuditData) -> str:
         "<nav><a href='#dashboard'>Summary</a><a href='#files'>Files</a>"
         "<a href='#flow'>Flow</a><a href='#suspicion'>Suspicion index</a>"
         "<a href='#audit'>Entries</a><a href='#citations'>Citation index</a>"
-        "<a href='#references'>References</a><a href='#methodology'>Methodology</a></nav>"
+        "<a href='#references'>References</a>"
+        + ("<a href='#context'>Citation context</a>" if data.contexts else "")
+        + "<a href='#methodology'>Methodology</a></nav>"
     )
     body = "".join(
         (
@@ -827,6 +836,7 @@ def render_html(data: AuditData) -> str:
             _audit_section(data, anchors),
             _index_section(data),
             _references_section(data, anchors),
+            context_section(data.contexts, data.root),
             _methodology(data),
         )
     )
@@ -1038,8 +1048,10 @@ def html_page(
     inputs: Sequence[str] = (),
     settings: Settings | None = None,
     root: Path | None = None,
+    contexts: Sequence[CitationContext] | None = None,
 ) -> str:
-    """The HTML report of one ``citewarden check`` run (what ``--format html`` writes)."""
+    """The HTML report of one ``citewarden check`` run (what ``--format html`` writes);
+    ``contexts`` are the citations' contexts (collected here when not given)."""
     from citewarden import __version__
 
     data = build_audit(
@@ -1052,7 +1064,9 @@ def html_page(
         version=__version__,
         root=root,
     )
-    return render_html(data)
+    if contexts is None:
+        contexts = collect_contexts(ws, findings, entries, verdicts)
+    return render_html(dataclasses.replace(data, contexts=tuple(contexts)))
 
 
 def html_of(audit: Audit, *, inputs: Sequence[str] = (), root: Path | None = None) -> str:
@@ -1065,4 +1079,5 @@ def html_of(audit: Audit, *, inputs: Sequence[str] = (), root: Path | None = Non
         inputs=inputs,
         settings=audit.settings,
         root=root,
+        contexts=audit.contexts,
     )

@@ -9,7 +9,9 @@ the working directory when the file lies under it, else absolute)::
         "dangling":   [{"key", "file", "line", "column", "suggestions": [key, ...]}],
         "orphans":    [{"key", "file", "line", "column"}],
         "duplicates": [{"kind": "key" | "work", "key", "file", "line", "column",
-                        "other": {"key", "file", "line", "column"}}]
+                        "other": {"key", "file", "line", "column"}}],
+        "cited":      [{"key", "file", "line", "column",
+                        "context": {"sentence", "score", "basis"}}]
       },
       "diagnostics": [{"file", "line", "column", "end_line", "end_column",
                        "code", "severity", "message"}],
@@ -17,7 +19,9 @@ the working directory when the file lies under it, else absolute)::
       "entries": [{"key", "file", "line", "status", "tier",
                    "match": {"source", "doi", "score"} | null,
                    "corrections": {field: value},
-                   "findings": [{"code", "severity", "message", "field"}]}],
+                   "findings": [{"code", "severity", "message", "field"}],
+                   "venue": {"name", "issn", "kind", "indexed_in": [...], "evidence": [...],
+                             "publisher"} | null}],
       "score": 0-100,
       "tiers": {"H": n, "E": n, "M": n, "D": n},
       "summary": {"score", "tiers", "counted", "unverified", "skipped", "statuses"}
@@ -38,8 +42,10 @@ from pathlib import Path
 from typing import Any
 
 from citewarden.audit import Audit, sorted_findings
+from citewarden.context.collect import CitationContext
 from citewarden.findings.score import ScoreSummary, score_summary
-from citewarden.model import Code, Entry, Finding, Location, Verdict
+from citewarden.model import Code, Entry, Finding, Location, VenueInfo, Verdict
+from citewarden.report.contexts import cited_rows
 from citewarden.text import LineIndex
 
 SCHEMA = "citewarden-report/1"
@@ -139,6 +145,21 @@ def entry_json(
             }
             for f in findings
         ],
+        "venue": venue_json(verdict.venue),
+    }
+
+
+def venue_json(venue: VenueInfo | None) -> dict[str, Any] | None:
+    """``{"name", "issn", "kind", "indexed_in", "evidence", "publisher"}`` or None."""
+    if venue is None:
+        return None
+    return {
+        "name": venue.name,
+        "issn": list(venue.issn),
+        "kind": venue.kind,
+        "indexed_in": list(venue.indexed_in),
+        "evidence": list(venue.evidence),
+        "publisher": venue.publisher,
     }
 
 
@@ -191,6 +212,7 @@ def build_report(
     entries: Sequence[Entry] = (),
     verdicts: Sequence[Verdict] | None = None,
     summary: ScoreSummary | None = None,
+    contexts: Sequence[CitationContext] | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-ready dict (see the module docstring for its shape)."""
     ordered = sorted_findings(findings)
@@ -199,6 +221,8 @@ def build_report(
         "citations": citations_section(ordered, index, cwd),
         "diagnostics": [diagnostic(f, index, cwd) for f in ordered],
     }
+    if contexts is not None:
+        report["citations"]["cited"] = cited_rows(contexts, lambda loc: _place(index, loc, cwd))
     if verdicts is not None:
 
         def line_of(entry: Entry) -> int | None:
@@ -221,4 +245,5 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         entries=audit.entries,
         verdicts=audit.verdicts,
         summary=audit.summary,
+        contexts=audit.contexts,
     )

@@ -78,6 +78,11 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.MISSING_DOI: "The work has a DOI that the entry does not give.",
     Code.INVALID_IDENTIFIER: "An identifier (DOI, ISBN, arXiv id, PMID) is malformed.",
     Code.UNVERIFIED: "The entry could not be checked (sources offline, rate limited or failing).",
+    Code.VENUE_UNINDEXED: "The journal is indexed in none of DOAJ, PubMed and Scopus, by a "
+    "source's own account, and shows a second sign (not a core source, or no known publisher).",
+    Code.VENUE_NOT_FOUND: "No source that found the work knows the journal the entry names.",
+    Code.CITATION_UNSUPPORTED: "The configured judge says the cited work's abstract does not "
+    "support the sentence that cites it.",
 }
 
 _LEVEL = {

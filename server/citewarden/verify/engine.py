@@ -24,6 +24,7 @@ from citewarden.model import Code, Entry, Issue, Status, Tier, Verdict
 from citewarden.settings import Settings, VerifySettings
 from citewarden.verify.base import Source
 from citewarden.verify.compare import Comparison, compare
+from citewarden.verify.legitimacy import venue_kind, with_venue
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replace_confusables
 from citewarden.verify.records import Lookup, Outcome, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.verdict import Evidence, IdState, decide, skipped
@@ -42,6 +43,8 @@ CORROBORATING_SOURCES = 2
 NOTICE_CARRIERS = frozenset({"crossref", "snapshot"})
 #: Sources that can only look identifiers up, never search.
 ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
+#: Sources whose records say which indexes the venue is in.
+VENUE_SOURCES = frozenset({"openalex", "pubmed"})
 #: Stop searching once this many sources agree on a candidate with a near-miss title.
 NEAR_MISS_CONFIRMATIONS = 2
 
@@ -160,7 +163,8 @@ class Verifier:
             await self._corroborate(ev)
             self._published_version(ev)
             await self._notices(ev)
-            return decide(ev, entry.key)
+            venue_records = await self._venue_records(ev)
+            return with_venue(decide(ev, entry.key), ev.entry, venue_records)
         except Exception:  # one bad entry must not stop the others
             log.exception("verification of %s failed", entry.key)
             return Verdict(
@@ -413,6 +417,31 @@ class Verifier:
             for u in notice.updates:
                 if u.doi == cmp.record.doi and u.kind is not UpdateKind.OTHER:
                     ev.notices.append(Update(u.kind, notice.doi, u.date, u.label))
+
+    async def _venue_records(self, ev: Evidence) -> list[WorkRecord]:
+        """The records that describe the matched work's venue (heuristic 10): the matched
+        record, and for a journal article matched through a source that says nothing of
+        indexes, OpenAlex's record of the same DOI (cached like any look-up).  A failed
+        look-up adds nothing: the venue is then judged on what is known."""
+        cmp = ev.id_comparison if ev.id_comparison and ev.id_comparison.title_ok else None
+        cmp = cmp or ev.candidate
+        if cmp is None:
+            return []
+        rec = cmp.record
+        records = [rec]
+        if venue_kind(ev.entry, records) != "journal" or rec.source in VENUE_SOURCES:
+            return records
+        source = self.sources.get("openalex")
+        if source is None or not rec.doi or rec.doi.startswith("10.48550/"):
+            return records
+        try:
+            lookup: Lookup = await source.by_doi(rec.doi)
+        except Exception as exc:  # sources promise not to raise; stay safe if one does
+            log.warning("openalex.by_doi raised %s", type(exc).__name__)
+            return records
+        if lookup.outcome is Outcome.FOUND:
+            records += [r for r in lookup.records if r.doi == rec.doi]
+        return records
 
     def _published_version(self, ev: Evidence) -> None:
         """The published version a preprint record names (Crossref ``is-preprint-of``,

@@ -68,6 +68,15 @@ class WorkRecord:
     #: Relevance score reported by a search service, if any.
     relevance: float | None = None
     extra: tuple[tuple[str, str], ...] = field(default=())
+    #: The work's abstract as plain text (bounded; see :mod:`citewarden.verify.abstracts`).
+    abstract: str | None = None
+    #: What the source says the venue is: "journal", "conference", "repository",
+    #: "book series", "ebook platform" ... (OpenAlex source ``type``), when it says.
+    venue_kind: str | None = None
+    #: Indexes the source says the venue is in ("doaj", "scopus", "core", "pubmed" ...).
+    venue_indexes: tuple[str, ...] = ()
+    #: Indexes the source says the venue is *not* in (an explicit "no", never an absence).
+    venue_not_in: tuple[str, ...] = ()
 
 
 class Outcome(StrEnum):
@@ -132,7 +141,7 @@ def record_to_dict(record: WorkRecord) -> dict[str, object]:
 
 
 _RECORD_FIELDS = frozenset(WorkRecord.__dataclass_fields__)
-_TUPLE_FIELDS = ("venue_short", "issn", "isbn")
+_TUPLE_FIELDS = ("venue_short", "issn", "isbn", "venue_indexes", "venue_not_in")
 
 
 def record_from_dict(data: dict[str, object]) -> WorkRecord:

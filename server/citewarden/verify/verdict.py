@@ -469,6 +469,7 @@ def _match(cmp: Comparison) -> Match:
         authors=tuple(str(p) for p in r.authors),
         year=r.year,
         venue=r.venue,
+        abstract=r.abstract,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from xml.etree.ElementTree import Element
 
+from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import (
@@ -72,6 +73,8 @@ def work_from_entry(entry: Element, source: str = "arxiv") -> WorkRecord | None:
         record_id=arxiv_id,
         arxiv_id=strip_version(arxiv_id) if arxiv_id else None,
         extra=tuple(extra),
+        abstract=clean_abstract(entry.findtext(f"{ATOM}summary")),
+        venue_kind="repository",
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Query, Update, WorkRecord
 from citewarden.verify.sources._common import (
@@ -171,6 +172,7 @@ def work_from_csl(msg: Any, source: str = "crossref") -> WorkRecord | None:
         is_notice=bool(notice_updates),
         relevance=float(score) if isinstance(score, int | float) else None,
         extra=tuple(extra),
+        abstract=clean_abstract(msg.get("abstract")),
     )
 
 

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 from urllib.parse import quote
 
+from citewarden.verify.abstracts import from_inverted_index
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Person, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.sources._common import (
@@ -25,8 +26,25 @@ BATCH = 50
 
 SELECT = (
     "id,doi,title,display_name,publication_year,authorships,type,primary_location,"
-    "biblio,ids,is_retracted,relevance_score"
+    "biblio,ids,is_retracted,relevance_score,abstract_inverted_index,indexed_in"
 )
+
+#: OpenAlex source flags -> the index each one reports.
+SOURCE_FLAGS = (("is_in_doaj", "doaj"), ("is_indexed_in_scopus", "scopus"), ("is_core", "core"))
+
+
+def venue_indexes(
+    work: dict[str, Any], src: dict[str, Any]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(indexes the record says the venue is in, indexes it says it is not in): the source
+    flags ``true`` / ``false`` (an absent flag says neither), and the work's ``indexed_in``
+    list for PubMed."""
+    yes = [name for flag, name in SOURCE_FLAGS if src.get(flag) is True]
+    no = [name for flag, name in SOURCE_FLAGS if src.get(flag) is False]
+    listed = work.get("indexed_in")
+    if isinstance(listed, list):
+        (yes if "pubmed" in listed else no).append("pubmed")
+    return tuple(yes), tuple(no)
 
 
 def work_from_openalex(work: Any, source: str = "openalex") -> WorkRecord | None:
@@ -60,6 +78,7 @@ def work_from_openalex(work: Any, source: str = "openalex") -> WorkRecord | None
     pmid = clean_text(ids.get("pmid")).rsplit("/", 1)[-1] or None
     year = work.get("publication_year")
     relevance = work.get("relevance_score")
+    flags = venue_indexes(work, src) if isinstance(src, dict) and src else ((), ())
     return WorkRecord(
         source=source,
         title=title,
@@ -81,6 +100,10 @@ def work_from_openalex(work: Any, source: str = "openalex") -> WorkRecord | None
         if work.get("is_retracted") is True
         else (),
         relevance=float(relevance) if isinstance(relevance, int | float) else None,
+        abstract=from_inverted_index(work.get("abstract_inverted_index")),
+        venue_kind=clean_text(src.get("type")) or None,
+        venue_indexes=flags[0],
+        venue_not_in=flags[1],
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from xml.etree.ElementTree import Element
 
+from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import Failure, HttpClient
 from citewarden.verify.records import Lookup, Person, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.sources._common import (
@@ -25,6 +26,23 @@ CORRECTION_REFS = {
 
 def _text(el: Element | None) -> str:
     return clean_text("".join(el.itertext())) if el is not None else ""
+
+
+def _abstract(article: Element) -> str | None:
+    """The abstract's sections (``<AbstractText Label=...>``) joined as plain text."""
+    parts: list[str] = []
+    for section in article.findall("Abstract/AbstractText"):
+        text = _text(section)
+        label = section.get("Label")
+        if text:
+            parts.append(f"{label.capitalize()}: {text}" if label else text)
+    return clean_abstract(" ".join(parts))
+
+
+def _indexes(cit: Element) -> tuple[str, ...]:
+    """PubMed lists every record; MEDLINE indexing shows in the citation's ``Status``."""
+    status = cit.get("Status", "")
+    return ("pubmed", "medline") if status == "MEDLINE" else ("pubmed",)
 
 
 def work_from_pubmed_article(art: Element, source: str = "pubmed") -> WorkRecord | None:
@@ -103,6 +121,9 @@ def work_from_pubmed_article(art: Element, source: str = "pubmed") -> WorkRecord
         pmid=pmid,
         updates=updates,
         is_notice=is_notice,
+        abstract=_abstract(article),
+        venue_kind="journal",
+        venue_indexes=_indexes(cit),
     )
 
 
@@ -135,6 +156,8 @@ def work_from_pubmed_book(art: Element, source: str = "pubmed") -> WorkRecord | 
         publisher=_text(book.find("Publisher/PublisherName")) or None if book is not None else None,
         isbn=tuple(_text(i) for i in book.findall("Isbn")) if book is not None else (),
         work_type="book-chapter" if doc.find("ArticleTitle") is not None else "book",
+        abstract=_abstract(doc),
+        venue_kind="book",
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None,
         record_id=pmid,
         pmid=pmid,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import HttpClient, Reply
 from citewarden.verify.records import Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import (
@@ -18,7 +19,10 @@ from citewarden.verify.sources._common import (
     works_found,
 )
 
-FIELDS = "title,authors,year,venue,publicationVenue,journal,externalIds,publicationTypes,url"
+FIELDS = (
+    "title,authors,year,venue,publicationVenue,journal,externalIds,publicationTypes,url,"
+    "abstract,tldr"
+)
 #: /paper/batch accepts up to 500 ids per request.
 BATCH = 100
 
@@ -56,6 +60,7 @@ def work_from_s2(paper: Any, source: str = "semanticscholar") -> WorkRecord | No
     types = paper.get("publicationTypes") or []
     year = paper.get("year")
     arxiv = clean_text(ext.get("ArXiv")) or None
+    tldr: dict[str, Any] = paper["tldr"] if isinstance(paper.get("tldr"), dict) else {}
     return WorkRecord(
         source=source,
         title=title,
@@ -75,6 +80,7 @@ def work_from_s2(paper: Any, source: str = "semanticscholar") -> WorkRecord | No
         relevance=float(paper["matchScore"])
         if isinstance(paper.get("matchScore"), int | float)
         else None,
+        abstract=clean_abstract(paper.get("abstract")) or clean_abstract(tldr.get("text")),
     )
 
 

@@ -1,0 +1,115 @@
+"""Every citation's context in a set of documents: sentence, cited work and score (pure).
+
+The cited work is what verification matched (title, abstract, authors of the record) when
+there is a verdict with a match, else what the entry itself says (title, author surnames).
+The corpus that weights words is the set of all those works: the project's own field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from citewarden.context.relevance import FieldCorpus, Work
+from citewarden.context.sentence import CitingSentence, citing_sentences
+from citewarden.model import Citation, Code, Entry, Finding, Location, ParsedDocument, Verdict
+
+_MARKUP = re.compile(r"\\[A-Za-z]+\*?|[{}\\$]")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class CitationContext:
+    """One citation: where it is, its sentence, and how well the cited work fits it
+    (``score`` None when no work is known for the key)."""
+
+    path: Path
+    citation: Citation
+    sentence: CitingSentence
+    score: float | None
+    #: "title+abstract" or "title": what of the work the score could read.
+    basis: str | None
+    #: The abstract the sentence was compared with, if any (for the side-by-side view).
+    abstract: str | None = None
+    title: str | None = None
+    #: The judge's verdict, when one is configured: {"supported", "reason", "model"}.
+    judge: Mapping[str, object] | None = None
+
+
+def _plain(value: str | None) -> str:
+    return _SPACE.sub(" ", _MARKUP.sub(" ", value or "")).strip()
+
+
+def _surnames(authors: str | None) -> tuple[str, ...]:
+    names: list[str] = []
+    for name in re.split(r"\s+and\s+", _plain(authors)):
+        name = name.strip()
+        if not name or name.lower() == "others":
+            continue
+        names.append(name.split(",")[0].strip() if "," in name else name.split()[-1])
+    return tuple(names)
+
+
+def works_of(
+    entries: Iterable[Entry], verdicts: Mapping[str, Verdict] | None = None
+) -> dict[str, Work]:
+    """key -> the work it cites (the matched record when verified, else the entry)."""
+    works: dict[str, Work] = {}
+    for entry in entries:
+        if entry.key in works:
+            continue
+        verdict = verdicts.get(entry.key) if verdicts else None
+        match = verdict.match if verdict is not None else None
+        if match is not None and match.title:
+            surnames = tuple(a.split()[-1] for a in match.authors if a.split())
+            works[entry.key] = Work(match.title, match.abstract, surnames)
+        else:
+            works[entry.key] = Work(
+                _plain(entry.get("title")), None, _surnames(entry.get("author"))
+            )
+    return works
+
+
+def citation_contexts(
+    documents: Iterable[tuple[ParsedDocument, str]], works: Mapping[str, Work]
+) -> list[CitationContext]:
+    """The context of every citation of ``documents`` (document, text), in order."""
+    corpus = FieldCorpus(w for w in works.values() if w.title or w.abstract)
+    out: list[CitationContext] = []
+    for doc, text in documents:
+        sentences: Sequence[CitingSentence | None] = citing_sentences(text, doc.citations, doc.kind)
+        for citation, sentence in zip(doc.citations, sentences, strict=True):
+            if sentence is None:
+                continue
+            work = works.get(citation.key)
+            if work is None or not (work.title or work.abstract):
+                out.append(CitationContext(doc.path, citation, sentence, None, None))
+                continue
+            score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
+            basis = "title+abstract" if work.abstract else "title"
+            out.append(
+                CitationContext(
+                    doc.path, citation, sentence, score, basis, work.abstract, work.title
+                )
+            )
+    return out
+
+
+def least_related(contexts: Iterable[CitationContext]) -> list[CitationContext]:
+    """Scored contexts, the least related first."""
+    scored = [c for c in contexts if c.score is not None]
+    scored.sort(key=lambda c: (c.score, str(c.path), c.citation.span.start))
+    return scored
+
+
+def unsupported_finding(context: CitationContext, model: str, reason: str) -> Finding:
+    """``citation-unsupported`` on the citation's key: the judge's verdict, with its reason."""
+    why = f": {reason}" if reason else ""
+    return Finding(
+        Code.CITATION_UNSUPPORTED,
+        Location(context.path, context.citation.span),
+        f"the judge ({model}) says the cited work does not support this sentence{why}",
+        data={"key": context.citation.key},
+    )

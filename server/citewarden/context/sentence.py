@@ -1,0 +1,199 @@
+"""The citing sentence of every citation, in LaTeX and Markdown (pure, bounded).
+
+The sentence is found in the document's text around the citation command: it runs from the
+previous sentence end (``.``, ``?``, ``!`` before white space, not after a common
+abbreviation or an initial), paragraph break or structural command to the next one.  Every
+citation command in the window is blanked out first, so ``\\citet{a} showed`` reads
+``showed`` and the keys of other citations never count as words; comments, math and markup
+are removed from the plain text.  The sentences before and after come with it (the words
+around a citation help tell what it is cited for).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citewarden.model import Citation, CitationKind, DocumentKind, Span
+
+#: How far to look either side of a citation for its sentence's ends (characters).
+WINDOW = 1500
+#: Longest plain sentence kept (characters).
+MAX_SENTENCE = 600
+
+ABBREVIATIONS = frozenset(
+    [
+        "al",
+        "e.g",
+        "i.e",
+        "cf",
+        "vs",
+        "etc",
+        "fig",
+        "figs",
+        "eq",
+        "eqs",
+        "sec",
+        "ref",
+        "refs",
+        "no",
+        "nos",
+        "vol",
+        "pp",
+        "ch",
+        "approx",
+        "resp",
+        "dr",
+        "prof",
+        "mr",
+        "ms",
+        "st",
+        "jr",
+        "sr",
+        "viz",
+        "ca",
+    ]
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CitingSentence:
+    """The sentence around one citation: ``text`` plain, ``span`` its place in the file;
+    ``before`` / ``after`` the plain neighbouring sentences (possibly empty)."""
+
+    text: str
+    span: Span
+    before: str = ""
+    after: str = ""
+
+
+_LATEX_BREAK = re.compile(
+    r"\n[ \t]*\n"
+    r"|\\(?:part|chapter|(?:sub)*section|(?:sub)?paragraph|begin|end|bibliography|"
+    r"printbibliography)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
+    r"|\\(?:caption|item|par|maketitle)\b\*?|\\\\"
+)
+_MD_BREAK = re.compile(r"\n[ \t]*\n|^[ \t]{0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d+[.)][ \t]|>)", re.M)
+_END = re.compile(r"[.!?]['\")\]}]*(?=\s)")
+_WORD_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
+
+
+def _mask(text: str, spans: Sequence[Span], kind: DocumentKind) -> str:
+    """``text`` with citation commands (and LaTeX comments) replaced by spaces."""
+    chars = list(text)
+    for s in spans:
+        chars[s.start : s.end] = " " * (s.end - s.start)
+    masked = "".join(chars)
+    if kind is DocumentKind.LATEX:
+        masked = re.sub(r"(?<!\\)%[^\n]*", lambda m: " " * len(m.group()), masked)
+    return masked
+
+
+def _ends(masked: str, kind: DocumentKind) -> list[tuple[int, int]]:
+    """(start, end) of every break between sentences in ``masked``."""
+    breaks = _LATEX_BREAK if kind is DocumentKind.LATEX else _MD_BREAK
+    found = [(m.start(), m.end()) for m in breaks.finditer(masked)]
+    for m in _END.finditer(masked):
+        word = _WORD_BEFORE.search(masked, max(0, m.start() - 12), m.start() + 1)
+        if word is not None and masked[m.start()] == ".":
+            w = word.group(1).lower().rstrip(".")
+            if w in ABBREVIATIONS or (len(w) == 1 and w.isalpha()):
+                continue
+        found.append((m.end(), m.end()))
+    found.sort()
+    return found
+
+
+_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
+_DROP_ARG = re.compile(
+    r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|url|footnotemark)\*?\{[^}]*\}"
+)
+_COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\]]*\])?")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_MARK = re.compile(r"[*_`#>]+")
+_SPACE = re.compile(r"\s+")
+
+
+def plain(raw: str, kind: DocumentKind) -> str:
+    """The readable words of a stretch of (masked) source text."""
+    if kind is DocumentKind.LATEX:
+        text = _MATH.sub(" ", raw)
+        text = _DROP_ARG.sub(" ", text)
+        text = _COMMAND.sub(" ", text)
+        text = re.sub(r"\\([%&_#$])", r"\1", text)
+        text = re.sub(r"\\[^A-Za-z]", " ", text)  # control spaces and symbols
+        text = text.replace("~", " ").replace("{", "").replace("}", "")
+        text = text.replace("``", '"').replace("''", '"').replace("---", "-").replace("--", "-")
+    else:
+        text = _MD_LINK.sub(r"\1", raw)
+        text = _MATH.sub(" ", text)
+        text = _MD_MARK.sub("", text)
+    text = _SPACE.sub(" ", text).strip()
+    text = re.sub(r"\s+([,.;:!?)])", r"\1", text)
+    text = re.sub(r"\(\s*[,;]?\s*\)", "", text).strip()
+    if len(text) > MAX_SENTENCE:
+        text = text[:MAX_SENTENCE].rsplit(" ", 1)[0] + " ..."
+    return text
+
+
+def citing_sentences(
+    text: str, citations: Sequence[Citation], kind: DocumentKind, only: int | None = None
+) -> tuple[CitingSentence | None, ...]:
+    """The citing sentence of each of ``citations`` (None for ``\\nocite`` ones and where
+    nothing readable surrounds the citation), in the same order; with ``only``, just that
+    citation's (the others None)."""
+    commands = sorted({c.command_span for c in citations}, key=lambda s: s.start)
+    masked = _mask(text, commands, kind)
+    ends = _ends(masked, kind)
+    starts = [b for _, b in ends]
+    out: list[CitingSentence | None] = []
+    for i, c in enumerate(citations):
+        if c.kind is not CitationKind.CITE or (only is not None and i != only):
+            out.append(None)
+            continue
+        out.append(_around(masked, ends, starts, c.command_span, kind))
+    return tuple(out)
+
+
+def _sentence_at(
+    ends: list[tuple[int, int]], starts: list[int], pos: int, size: int
+) -> tuple[int, int, int]:
+    """(start, end, index of the break that ends it) of the sentence holding ``pos``."""
+    i = bisect_left(starts, pos + 1) - 1  # the last break ending at or before pos
+    start = max(ends[i][1] if i >= 0 else 0, pos - WINDOW)
+    j = i + 1
+    while j < len(ends) and ends[j][0] < pos:
+        j += 1
+    end = min(ends[j][0] if j < len(ends) else size, pos + WINDOW)
+    return start, end, j
+
+
+def _around(
+    masked: str,
+    ends: list[tuple[int, int]],
+    starts: list[int],
+    command: Span,
+    kind: DocumentKind,
+) -> CitingSentence | None:
+    start, end, j = _sentence_at(ends, starts, command.start, len(masked))
+    sentence = plain(masked[start:end], kind)
+    if not re.search(r"\w", sentence) and start > 0:
+        # a citation standing after its sentence's full stop (``... shown. \\cite{a}``)
+        start, end, j = _sentence_at(ends, starts, max(0, start - 1), len(masked))
+        sentence = plain(masked[start:end], kind)
+    if not re.search(r"\w", sentence):
+        return None
+    b_start, b_end, _ = _sentence_at(ends, starts, max(0, start - 2), len(masked))
+    before = plain(masked[b_start:b_end], kind) if start > 0 and b_end <= start else ""
+    after = ""
+    if j < len(ends):
+        a_start, a_end, _ = _sentence_at(ends, starts, ends[j][1] + 1, len(masked))
+        if a_start >= end:
+            after = plain(masked[a_start:a_end], kind)
+    while end > start and masked[end - 1].isspace():
+        end -= 1
+    while start < end and masked[start].isspace():
+        start += 1
+    return CitingSentence(sentence, Span(start, end), before, after)

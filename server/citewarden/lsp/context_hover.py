@@ -1,0 +1,114 @@
+"""Hover additions of the seeds' checks: a citation's context (its sentence's relevance to
+the cited work) and an entry's venue evidence (heuristic 10).
+
+``register`` adds a citation hover hook to the session; :func:`venue_markdown` is called by
+the verification hover.  The corpus that weights words (every entry's work) is rebuilt only
+when the project's entries or the number of verdicts change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewarden.context.collect import works_of
+from citewarden.context.relevance import FieldCorpus
+from citewarden.context.sentence import citing_sentences
+from citewarden.lsp.session import Session
+from citewarden.lsp.verification import VerificationService
+from citewarden.lsp.verify_hover import _md
+from citewarden.model import Entry, VenueInfo, Verdict
+
+#: Abstract characters a hover shows.
+HOVER_ABSTRACT = 400
+#: Works the hover's corpus holds at most (the first ones: a sample of a large
+#: bibliography weights words much as the whole does, and bounds the first hover's cost).
+MAX_CORPUS = 2000
+
+INDEX_NAMES = {
+    "doaj": "DOAJ",
+    "pubmed": "PubMed",
+    "medline": "MEDLINE",
+    "scopus": "Scopus",
+    "core": "OpenAlex core",
+}
+
+
+def venue_markdown(venue: VenueInfo | None) -> str | None:
+    """The venue line(s) of an entry's hover, or None when nothing is known."""
+    if venue is None:
+        return None
+    name = _md(venue.name or "unnamed venue")
+    lines = [f"**Venue:** {name} ({_md(venue.kind)})"]
+    if venue.indexed_in:
+        lines.append(
+            "Indexed in " + ", ".join(INDEX_NAMES.get(i, _md(i)) for i in venue.indexed_in)
+        )
+    if venue.evidence:
+        lines.append("\n".join(f"- {_md(e)}" for e in venue.evidence))
+    return "\n\n".join(lines)
+
+
+class ContextHover:
+    """The citation hover hook.  The corpus is rebuilt when the number of entries or of
+    verdicts changes (a stale corpus only shifts word weights a little); the cited work
+    itself is read afresh on every hover."""
+
+    def __init__(self, session: Session, service: VerificationService | None) -> None:
+        self.session = session
+        self.service = service
+        self._stamp: tuple[int, int] | None = None
+        self._corpus = FieldCorpus(())
+
+    def _verdicts(self, entries: list[Entry]) -> dict[str, Verdict]:
+        if self.service is None or not self.service.enabled:
+            return {}
+        out: dict[str, Verdict] = {}
+        for entry in entries:
+            verdict, _ = self.service.verdict_for(entry)
+            if verdict is not None:
+                out[entry.key] = verdict
+        return out
+
+    def corpus(self, entries: list[Entry]) -> FieldCorpus:
+        # verdicts stream in while verification runs: rebuild at every doubling, not each one
+        count = len(self.service.verdicts) if self.service is not None else 0
+        stamp = (len(entries), count.bit_length())
+        if stamp != self._stamp:
+            sample = entries[:MAX_CORPUS]
+            works = works_of(sample, self._verdicts(sample))
+            self._corpus = FieldCorpus(w for w in works.values() if w.title or w.abstract)
+            self._stamp = stamp
+        return self._corpus
+
+    def __call__(self, path: Path, offset: int, key: str) -> str | None:
+        ws = self.session.project
+        doc, text = ws.document(path), ws.text(path)
+        if doc is None or text is None:
+            return None
+        at = [i for i, c in enumerate(doc.citations) if c.command_span.contains(offset)]
+        at = [i for i in at if doc.citations[i].key == key]
+        found = ws.lookup(path, key)
+        if not at or not found:
+            return None
+        sentence = citing_sentences(text, doc.citations, doc.kind, only=at[0])[at[0]]
+        work = works_of(found[:1], self._verdicts(found[:1])).get(key)
+        if sentence is None or work is None or not (work.title or work.abstract):
+            return None
+        corpus = self.corpus(ws.all_entries())
+        score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
+        basis = "title and abstract" if work.abstract else "title"
+        lines = [
+            f"**Citation context:** relevance {score:.2f} (0 to 1, the sentence against the "
+            f"cited work's {basis}, words weighted by this bibliography's field)",
+            f"> {_md(sentence.text)}",
+        ]
+        if work.abstract:
+            shown = work.abstract[:HOVER_ABSTRACT]
+            if len(work.abstract) > HOVER_ABSTRACT:
+                shown = shown.rsplit(" ", 1)[0] + " …"
+            lines.append(f"Abstract: {_md(shown)}")
+        return "\n\n".join(lines)
+
+
+def register(session: Session, service: VerificationService | None) -> None:
+    session.citation_hover_hooks.append(ContextHover(session, service))

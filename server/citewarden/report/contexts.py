@@ -1,0 +1,107 @@
+"""Citation context in the reports: the JSON rows and the HTML "citation context" section;
+and the venue evidence (heuristic 10) of an entry in the HTML report.
+
+The JSON report lists every citation under ``citations.cited``::
+
+    {"key", "file", "line", "column",
+     "context": {"sentence", "score": 0..1 | null, "basis": "title+abstract" | "title" | null,
+                 "judge": {"supported", "reason", "model"}  (only with a judge configured)}}
+
+The HTML section ranks the least related citations first, the sentence and the cited
+work's title and abstract side by side.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from citewarden.audit import collect_contexts as collect
+from citewarden.context.collect import CitationContext, least_related
+from citewarden.model import Location, VenueInfo
+
+__all__ = ["cited_rows", "collect", "context_json", "context_section", "venue_html"]
+
+#: How many citations the HTML section shows.
+HTML_ROWS = 100
+#: Abstract characters shown beside a sentence.
+HTML_ABSTRACT = 900
+
+
+def context_json(c: CitationContext) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "sentence": c.sentence.text,
+        "score": round(c.score, 4) if c.score is not None else None,
+        "basis": c.basis,
+    }
+    if c.judge is not None:
+        row["judge"] = dict(c.judge)
+    return row
+
+
+def cited_rows(
+    contexts: Iterable[CitationContext],
+    place: Any,
+) -> list[dict[str, Any]]:
+    """``citations.cited`` rows; ``place(location)`` gives ``{"file", "line", "column"}``."""
+    return [
+        {
+            "key": c.citation.key,
+            **place(Location(c.path, c.citation.span)),
+            "context": context_json(c),
+        }
+        for c in contexts
+    ]
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def context_section(contexts: Sequence[CitationContext], root: Path | None = None) -> str:
+    """The HTML "citation context" section (empty when there is nothing scored)."""
+    ranked = least_related(contexts)
+    if not ranked:
+        return ""
+    rows: list[str] = []
+    for c in ranked[:HTML_ROWS]:
+        where = c.path
+        if root is not None and where.is_relative_to(root):
+            where = where.relative_to(root)
+        abstract = c.abstract or ""
+        if len(abstract) > HTML_ABSTRACT:
+            abstract = abstract[:HTML_ABSTRACT].rsplit(" ", 1)[0] + " …"
+        work = f"<b>{_esc(c.title or '')}</b>"
+        work += f"<br>{_esc(abstract)}" if abstract else "<br><i>no abstract known</i>"
+        rows.append(
+            f"<tr><td class='num'>{c.score:.3f}</td><td><code>{_esc(c.citation.key)}</code>"
+            f"<br><small>{_esc(where.as_posix())}</small></td>"
+            f"<td>{_esc(c.sentence.text)}</td><td>{work}</td></tr>"
+        )
+    more = len(ranked) - HTML_ROWS
+    note = f"<p>{more} more citations are not shown.</p>" if more > 0 else ""
+    return (
+        '<section id="context"><h2>Citation context</h2>'
+        "<p>Each citation's sentence beside the work it cites, the least related first. "
+        "The score (0 to 1) is the share of the sentence's words, weighted by how rare they "
+        "are among this bibliography's works, that the work's title, abstract and authors "
+        "account for; a low score asks for a second look, it does not say the citation is "
+        "wrong.</p>"
+        "<table><thead><tr><th>score</th><th>citation</th><th>sentence</th>"
+        f"<th>cited work</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{note}</section>"
+    )
+
+
+def venue_html(venue: VenueInfo | None) -> str:
+    """The venue lines under an entry's matched record: kind, indexes, evidence."""
+    if venue is None:
+        return ""
+    indexed = ", ".join(venue.indexed_in) if venue.indexed_in else "no index known"
+    evidence = "".join(f"<li>{_esc(e)}</li>" for e in venue.evidence)
+    return (
+        f"<div class='m-venue'>venue: {_esc(venue.kind)} · indexed in: {_esc(indexed)}"
+        + (f"<ul class='venue-evidence'>{evidence}</ul>" if evidence else "")
+        + "</div>"
+    )

@@ -1,0 +1,179 @@
+"""The optional citation judge: an OpenAI-compatible chat-completions endpoint, asked
+whether a cited work's abstract supports the sentence that cites it.
+
+Off unless a URL is configured (a local llama.cpp, Ollama or vLLM server, or a hosted one).
+Only the citing sentence and the record's metadata (title, authors, year, venue, abstract)
+are sent; never the document, the file names or the entry key.  Anything but a clear answer
+(a refusal, a timeout, an HTTP error, malformed JSON, an answer without a verdict) gives no
+verdict, and no verdict is never a finding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from citewarden.model import Match
+from citewarden.verify.http import Failure, HttpClient, Limit, RetryPolicy
+
+#: Longest reason kept from the judge's answer (characters).
+MAX_REASON = 300
+#: Longest abstract sent (characters).
+MAX_ABSTRACT_SENT = 3000
+
+#: Environment variables that turn the judge on (``URL`` and ``MODEL`` both needed).
+URL_ENV, MODEL_ENV, KEY_ENV = (
+    "CITEWARDEN_JUDGE_URL",
+    "CITEWARDEN_JUDGE_MODEL",
+    "CITEWARDEN_JUDGE_API_KEY",
+)
+#: Citations judged at once.
+CONCURRENCY = 4
+
+SYSTEM = (
+    "You check citations in scholarly writing. You are given a sentence from a manuscript "
+    "and the metadata of the work it cites. Decide whether the cited work, as its title and "
+    "abstract describe it, supports what the sentence attributes to it. Answer with one JSON "
+    'object only: {"supported": true or false, "reason": "one short sentence"}.'
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeConfig:
+    """Where the judge is and how to ask it (``url`` is the API base, e.g.
+    ``http://127.0.0.1:8080/v1``; ``/chat/completions`` is appended)."""
+
+    url: str
+    model: str
+    api_key: str | None = None
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeVerdict:
+    supported: bool
+    reason: str
+    model: str
+
+
+def request_body(config: JudgeConfig, sentence: str, work: Match) -> dict[str, Any]:
+    """The chat-completions request: the sentence and the record's metadata, nothing else."""
+    meta = {
+        "title": work.title,
+        "authors": list(work.authors[:20]),
+        "year": work.year,
+        "venue": work.venue,
+        "abstract": (work.abstract or "")[:MAX_ABSTRACT_SENT] or None,
+    }
+    user = (
+        f"Sentence: {sentence}\n\nCited work: {json.dumps(meta, ensure_ascii=False)}\n\n"
+        "Does the cited work support the sentence?"
+    )
+    return {
+        "model": config.model,
+        "messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
+        "temperature": 0,
+        "max_tokens": 200,
+    }
+
+
+_OBJECT = re.compile(r"\{.*\}", re.S)
+
+
+def read_answer(data: Any, model: str) -> JudgeVerdict | None:
+    """The verdict in a chat-completions response body, or None (refusal, malformed ...)."""
+    try:
+        choice = data["choices"][0]
+        message = choice["message"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if not isinstance(message, dict) or message.get("refusal"):
+        return None
+    if choice.get("finish_reason") == "content_filter":
+        return None
+    content = message.get("content")
+    if not isinstance(content, str):
+        return None
+    found = _OBJECT.search(content)
+    if found is None:
+        return None
+    try:
+        answer = json.loads(found.group(0))
+    except ValueError:
+        return None
+    if not isinstance(answer, dict) or not isinstance(answer.get("supported"), bool):
+        return None
+    reason = answer.get("reason")
+    reason = " ".join(reason.split())[:MAX_REASON] if isinstance(reason, str) else ""
+    return JudgeVerdict(answer["supported"], reason, model)
+
+
+class Judge:
+    """Asks the configured endpoint; one request per citation, no retries on timeouts."""
+
+    def __init__(self, config: JudgeConfig, http: HttpClient | None = None) -> None:
+        self.config = config
+        secrets = [config.api_key] if config.api_key else []
+        self.http = http or HttpClient(
+            timeout=config.timeout,
+            limits={"judge": Limit(4.0, 4)},
+            retry=RetryPolicy(max_retries=1, transport_retries=0),
+            secrets=secrets,
+        )
+        self.url = config.url.rstrip("/") + "/chat/completions"
+
+    async def judge(self, sentence: str, work: Match) -> JudgeVerdict | None:
+        """The judge's verdict on one citation, or None when it gave none."""
+        if not sentence.strip() or not work.title:
+            return None
+        headers = {"content-type": "application/json"}
+        if self.config.api_key:
+            headers["authorization"] = f"Bearer {self.config.api_key}"
+        reply = await self.http.request(
+            "POST",
+            self.url,
+            lane="judge",
+            headers=headers,
+            json_body=request_body(self.config, sentence, work),
+        )
+        if isinstance(reply, Failure) or reply.status != 200:
+            return None
+        try:
+            data = json.loads(reply.content)
+        except ValueError:
+            return None
+        return read_answer(data, self.config.model)
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+
+def config_from_env(env: Mapping[str, str] | None = None) -> JudgeConfig | None:
+    """The judge the environment configures, or None (the default: no judge, nothing sent)."""
+    env = os.environ if env is None else env
+    url, model = (env.get(URL_ENV) or "").strip(), (env.get(MODEL_ENV) or "").strip()
+    if not url or not model or not url.startswith(("http://", "https://")):
+        return None
+    return JudgeConfig(url, model, (env.get(KEY_ENV) or "").strip() or None)
+
+
+async def judge_all(
+    config: JudgeConfig, items: Sequence[tuple[str, Match]]
+) -> list[JudgeVerdict | None]:
+    """The judge's verdict on each (sentence, work), at most :data:`CONCURRENCY` at once."""
+    judge = Judge(config)
+    slots = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(sentence: str, work: Match) -> JudgeVerdict | None:
+        async with slots:
+            return await judge.judge(sentence, work)
+
+    try:
+        return list(await asyncio.gather(*(one(s, w) for s, w in items)))
+    finally:
+        await judge.aclose()

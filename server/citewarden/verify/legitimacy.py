@@ -1,0 +1,211 @@
+"""Journal legitimacy (heuristic 10): is the venue an indexed journal? (pure)
+
+Reads what the records of the matched work say about its venue: OpenAlex's source flags
+(``is_in_doaj``, ``is_indexed_in_scopus``, ``is_core``, the host organisation) and the work's
+``indexed_in`` list, PubMed's records (a PubMed record is itself evidence of PubMed
+indexing; ``Status="MEDLINE"`` of MEDLINE), and the ISSNs the entry and the records give
+(checked with their checksum).
+
+* ``venue-unindexed``: a journal that a source explicitly says is in none of DOAJ, PubMed
+  and Scopus, corroborated by a second sign: it is not a core source (CWTS) or no publisher
+  is known for it.  An absent flag is never read as a "no": a record without the Scopus flag
+  cannot make a journal unindexed.
+* ``venue-not-found``: a journal the entry names, for a work a source found, that no record
+  knows: no venue name, no ISSN, from any source.
+
+Conference proceedings, books, preprint servers and grey literature (theses, reports,
+manuals, unpublished and miscellaneous works) are not journals and never get either.  Tier:
+Elevated alone, High together with any other warning or error on the same entry.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+
+from citewarden.model import Code, Issue, Severity, Status, Tier, VenueInfo, Verdict
+from citewarden.verify.normalize import NormalizedEntry
+from citewarden.verify.records import WorkRecord
+
+#: Indexes in the order reports list them.
+INDEXES = ("doaj", "pubmed", "medline", "scopus", "core")
+#: Index names as people write them.
+INDEX_LABELS = {
+    "doaj": "DOAJ",
+    "pubmed": "PubMed",
+    "medline": "MEDLINE",
+    "scopus": "Scopus",
+    "core": "the core sources of OpenAlex (CWTS)",
+}
+#: What a journal must be absent from, explicitly, to be unindexed.
+REQUIRED_NO = frozenset({"doaj", "pubmed", "scopus"})
+
+PROCEEDINGS_TYPES = frozenset({"inproceedings", "conference", "proceedings"})
+BOOK_TYPES = frozenset({"book", "inbook", "incollection", "booklet", "mvbook", "collection"})
+GREY_TYPES = frozenset(
+    {
+        "phdthesis",
+        "mastersthesis",
+        "thesis",
+        "techreport",
+        "report",
+        "manual",
+        "unpublished",
+        "misc",
+        "online",
+        "www",
+        "dataset",
+        "software",
+        "patent",
+        "standard",
+    }
+)
+PREPRINT_SERVERS = re.compile(
+    r"\b(?:arxiv|corr|biorxiv|medrxiv|chemrxiv|techrxiv|psyarxiv|socarxiv|eartharxiv|ssrn|"
+    r"research\s*square|preprints\.org|osf\s*preprints|zenodo|authorea|hal)\b",
+    re.IGNORECASE,
+)
+RECORD_KINDS = {
+    "proceedings-article": "proceedings",
+    "conference-paper": "proceedings",
+    "proceedings": "proceedings",
+    "book": "book",
+    "book-chapter": "book",
+    "monograph": "book",
+    "edited-book": "book",
+    "reference-book": "book",
+    "posted-content": "preprint",
+    "preprint": "preprint",
+    "dissertation": "grey",
+    "report": "grey",
+    "dataset": "grey",
+}
+VENUE_KINDS = {
+    "conference": "proceedings",
+    "repository": "preprint",
+    "book series": "book",
+    "ebook platform": "book",
+}
+
+
+def issn_ok(issn: str) -> bool:
+    """True for an ISSN whose check digit is right (``0378-5955``, ``2434-561X``)."""
+    digits = issn.replace("-", "").upper()
+    if not re.fullmatch(r"\d{7}[\dX]", digits):
+        return False
+    total = sum(int(d) * w for d, w in zip(digits[:7], range(8, 1, -1), strict=True))
+    check = (11 - total % 11) % 11
+    return digits[7] == ("X" if check == 10 else str(check))
+
+
+def _fmt_issn(issn: str) -> str:
+    d = issn.replace("-", "").upper()
+    return f"{d[:4]}-{d[4:]}" if len(d) == 8 else issn
+
+
+def venue_kind(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> str:
+    """What the entry's venue is: journal, proceedings, book, preprint, grey or unknown."""
+    t = entry.entry_type
+    if t in PROCEEDINGS_TYPES:
+        return "proceedings"
+    if t in BOOK_TYPES:
+        return "book"
+    if t in GREY_TYPES:
+        return "grey"
+    if entry.venue and PREPRINT_SERVERS.search(entry.venue):
+        return "preprint"
+    for r in records:
+        kind = RECORD_KINDS.get(r.work_type or "") or VENUE_KINDS.get(r.venue_kind or "")
+        if kind:
+            return kind
+        if r.venue and PREPRINT_SERVERS.search(r.venue):
+            return "preprint"
+    return "journal" if t in ("article", "periodical") else "unknown"
+
+
+def _ordered(names: Iterable[str]) -> tuple[str, ...]:
+    found = set(names)
+    return tuple(n for n in INDEXES if n in found) + tuple(sorted(found - set(INDEXES)))
+
+
+def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[VenueInfo, Issue | None]:
+    """The venue's description and the legitimacy issue, if any (see the module doc)."""
+    kind = venue_kind(entry, records)
+    named = next((r.venue for r in records if r.venue), None)
+    issns = tuple(
+        dict.fromkeys(_fmt_issn(i) for i in (*entry.issn, *(i for r in records for i in r.issn)))
+    )
+    publisher = next((r.publisher for r in records if r.source == "openalex" and r.publisher), None)
+    publisher = publisher or next((r.publisher for r in records if r.publisher), None)
+    yes = set(i for r in records for i in r.venue_indexes)
+    yes |= {"pubmed"} if any(r.source == "pubmed" and not r.is_notice for r in records) else set()
+    no = {i for r in records for i in r.venue_not_in} - yes
+    evidence: list[str] = []
+    for name in _ordered(yes):
+        who = "PubMed" if name in ("pubmed", "medline") and _from(records, "pubmed") else "OpenAlex"
+        evidence.append(f"in {INDEX_LABELS[name]} ({who})")
+    for name in _ordered(no):
+        evidence.append(f"not in {INDEX_LABELS[name]} (OpenAlex)")
+    unknown = [INDEX_LABELS[n] for n in ("doaj", "pubmed", "scopus") if n not in yes | no]
+    if unknown and any(r.source == "openalex" for r in records):
+        evidence.append("no source said whether it is in " + ", ".join(unknown))
+    if publisher:
+        evidence.append(f"publisher: {publisher}")
+    for bad in (i for i in entry.issn if not issn_ok(i)):
+        evidence.append(f"the entry's ISSN {_fmt_issn(bad)} fails its checksum")
+    info = VenueInfo(
+        name=named or entry.venue,
+        issn=issns,
+        kind=kind,
+        indexed_in=_ordered(yes),
+        evidence=tuple(evidence),
+        publisher=publisher,
+    )
+    if kind != "journal":
+        return info, None
+    field = entry.venue_field or "journal"
+    title = named or entry.venue or "the journal"
+    if not yes and no >= REQUIRED_NO:
+        signs = []
+        if "core" in no:
+            signs.append("it is not a core source")
+        if publisher is None and any(r.source == "openalex" for r in records):
+            signs.append("no publisher is known for it")
+        if signs:
+            message = (
+                f"'{title}' is not indexed in DOAJ, PubMed or Scopus, and "
+                + " and ".join(signs)
+                + " (OpenAlex): check that it is a peer-reviewed journal"
+            )
+            return info, Issue(Code.VENUE_UNINDEXED, message, field)
+    known = any(r.venue or r.issn for r in records)
+    if not known and (entry.venue or entry.issn) and any(r.source == "openalex" for r in records):
+        said = entry.venue or ", ".join(_fmt_issn(i) for i in entry.issn)
+        message = f"no source knows the journal '{said}' of this work"
+        return info, Issue(Code.VENUE_NOT_FOUND, message, field)
+    return info, None
+
+
+def _from(records: Sequence[WorkRecord], source: str) -> bool:
+    return any(r.source == source for r in records)
+
+
+_RANK = {Tier.D: 0, Tier.M: 1, Tier.E: 2, Tier.H: 3}
+_QUIET = (Severity.HINT, Severity.INFORMATION)
+
+
+def with_venue(verdict: Verdict, entry: NormalizedEntry, records: Sequence[WorkRecord]) -> Verdict:
+    """``verdict`` with its venue described and, for a journal failing heuristic 10, the
+    issue added: Elevated alone, High with any other warning or error on the entry.  Only a
+    work that was found (verified, mismatch, retracted) has a venue to judge."""
+    if verdict.status not in (Status.VERIFIED, Status.MISMATCH, Status.RETRACTED):
+        return verdict
+    info, issue = assess(entry, records)
+    if issue is None:
+        return dataclasses.replace(verdict, venue=info)
+    others = [i for i in verdict.issues if i.effective_severity not in _QUIET]
+    tier = Tier.H if others else Tier.E
+    if _RANK[verdict.tier] > _RANK[tier]:
+        tier = verdict.tier
+    return dataclasses.replace(verdict, venue=info, issues=(*verdict.issues, issue), tier=tier)

@@ -1,0 +1,126 @@
+"""Citing sentences (LaTeX and Markdown) and the field-relative relevance score."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewarden.context.relevance import FieldCorpus, Work, stem, terms
+from citewarden.context.sentence import MAX_SENTENCE, citing_sentences
+from citewarden.model import DocumentKind
+from citewarden.parsing.latex import parse_latex
+from citewarden.parsing.markdown import parse_markdown
+
+TEX = Path("/p/main.tex")
+MD = Path("/p/paper.md")
+
+
+def latex(text: str) -> dict[str, str]:
+    doc = parse_latex(TEX, text)
+    return {
+        c.key: s.text if s else ""
+        for c, s in zip(doc.citations, citing_sentences(text, doc.citations, doc.kind), strict=True)
+    }
+
+
+def test_latex_sentence_ends_and_abbreviations() -> None:
+    text = (
+        "\\section{Intro}\nNetworks approximate functions. A single layer of sigmoidal units,\n"
+        "e.g. as in Fig. 2, suffices~\\citep[p.~3]{cyb}. % a comment \\cite{hidden}\n"
+        "\\citet{hornik} showed more, cf.\\ the appendix; Hornik et al. agree.\n\nNext paragraph."
+    )
+    got = latex(text)
+    assert got["cyb"] == "A single layer of sigmoidal units, e.g. as in Fig. 2, suffices."
+    assert got["hornik"] == "showed more, cf. the appendix; Hornik et al. agree."
+    assert "hidden" not in got  # a commented-out citation is no citation
+
+
+def test_citation_after_the_full_stop_belongs_to_the_sentence_before() -> None:
+    got = latex("First claim here. Second claim is stated.~\\cite{b}\n\nAfter.")
+    assert got["b"] == "Second claim is stated."
+
+
+def test_latex_markup_math_and_other_citations_are_removed() -> None:
+    text = (
+        "We fit $f(x)=\\sum_i w_i x_i$ with \\emph{limited-memory} methods "
+        "\\cite{a} as in Section~\\ref{sec:m} and \\cite{b}."
+    )
+    got = latex(text)
+    assert got["a"] == got["b"] == "We fit with limited-memory methods as in Section and."
+
+
+def test_paragraph_heading_and_environment_break_sentences() -> None:
+    got = latex("\\paragraph{Methods.} The simplex search \\cite{nm} is old\n\\begin{itemize}")
+    assert got["nm"] == "The simplex search is old"
+
+
+def test_markdown_sentences_and_neighbours() -> None:
+    text = (
+        "# Title\n\nThe convenience is real. A small network stands in for almost any "
+        "response [@cyb; @hornik, p. 252]. The price is a blind default.\n\n"
+        "## Next\n\n- [Nelder](http://x) and Mead's *simplex* search [-@nm] is old."
+    )
+    doc = parse_markdown(MD, text)
+    sentences = citing_sentences(text, doc.citations, doc.kind)
+    by_key = {c.key: s for c, s in zip(doc.citations, sentences, strict=True)}
+    cyb = by_key["cyb"]
+    assert cyb is not None and by_key["hornik"] == cyb
+    assert cyb.text == "A small network stands in for almost any response."
+    assert cyb.before == "The convenience is real."
+    assert cyb.after == "The price is a blind default."
+    assert text[cyb.span.start : cyb.span.end].startswith("A small network")
+    nm = by_key["nm"]
+    assert nm is not None and nm.text == "Nelder and Mead's simplex search is old."
+
+
+def test_sentences_are_bounded() -> None:
+    text = "word " * 5000 + "\\cite{k} " + "word " * 5000
+    (s,) = citing_sentences(text, parse_latex(TEX, text).citations, DocumentKind.LATEX)
+    assert s is not None and len(s.text) <= MAX_SENTENCE + 4
+
+
+def test_terms_fold_stem_and_drop_stopwords() -> None:
+    assert terms("The Approximations of continuous functions, e.g. by networks") == [
+        "approximate",
+        "continuous",
+        "function",
+        "network",
+    ]
+    assert stem("approximates") == stem("approximation") == "approximate"
+    assert stem("networks") == stem("network")
+
+
+def test_field_relative_weights_favour_the_distinctive_word() -> None:
+    works = [
+        Work("Machine learning for public health: suicide ideation", "machine learning health"),
+        Work("Machine learning for public health: hepatitis screening", "machine learning health"),
+        Work("Machine learning in public health surveillance", "machine learning health"),
+    ]
+    corpus = FieldCorpus(works)
+    sentence = "Machine learning has been used to screen for hepatitis in public health."
+    scores = [corpus.score(sentence, w) for w in works]
+    assert scores[1] == max(scores) and scores[1] > 2 * scores[0]
+    assert corpus.idf("hepatitis") > corpus.idf("health")
+    assert min(scores) >= 0.0 and max(scores) <= 1.0
+    assert corpus.score("", works[0]) == 0.0
+
+
+def test_title_counts_more_than_abstract_and_authors_count() -> None:
+    corpus = FieldCorpus([Work("Simplex search", "other words"), Work("Other", "simplex search")])
+    sentence = "the simplex search"
+    assert corpus.score(sentence, Work("Simplex search", "other words")) > corpus.score(
+        sentence, Work("Other", "simplex search")
+    )
+    named = Work("A method for function minimization", None, ("Nelder", "Mead"))
+    assert corpus.score("the method of Nelder and Mead", named) > corpus.score(
+        "the method of Nelder and Mead", Work("A method for function minimization")
+    )
+
+
+def test_words_around_the_sentence_help_with_a_lower_weight() -> None:
+    works = [Work("Limited memory bound constrained optimization"), Work("Sigmoidal networks")]
+    corpus = FieldCorpus(works)
+    alone = corpus.score("Quasi-Newton methods use curvature.", works[0])
+    around = corpus.score(
+        "Quasi-Newton methods use curvature.", works[0], ("It handles bound constraints.",)
+    )
+    assert alone == 0.0 and around > 0.0

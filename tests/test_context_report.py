@@ -1,0 +1,117 @@
+"""Citation context in `citewarden check --format json` and in the HTML report."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from citewarden import cli
+from citewarden.context.collect import citation_contexts, least_related, works_of
+from citewarden.model import Match, Status, Tier, Verdict
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.parsing.latex import parse_latex
+
+PAPER = r"""\documentclass{article}
+\begin{document}
+The simplex search of Nelder and Mead needs no derivatives \cite{nm}.
+Hidden layers of sigmoidal units approximate any continuous function~\cite{cyb}.
+A <script>alert(1)</script> sentence cites \cite{pv}.
+\bibliography{refs}
+\end{document}
+"""
+
+BIB = r"""@article{nm, author = {Nelder, John A. and Mead, Roger}, title = {A Simplex Method for
+  Function Minimization}, journal = {The Computer Journal}, year = {1965}}
+@article{cyb, author = {Cybenko, George}, title = {Approximation by Superpositions of a
+  {Sigmoidal} Function}, journal = {Math. Control Signals Systems}, year = {1989}}
+@misc{pv, author = {Sullivan, Bane}, title = {{PyVista}: 3D plotting}, year = {2019}}
+"""
+
+
+def project(where: Path) -> None:
+    (where / "main.tex").write_text(PAPER, encoding="utf-8")
+    (where / "refs.bib").write_text(BIB, encoding="utf-8")
+
+
+def test_json_report_carries_every_citations_context(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "main.tex", "--no-verify", "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    cited = {row["key"]: row for row in report["citations"]["cited"]}
+    assert set(cited) == {"nm", "cyb", "pv"}
+    nm = cited["nm"]
+    assert (nm["file"], nm["line"]) == ("main.tex", 3)
+    assert nm["context"]["sentence"] == (
+        "The simplex search of Nelder and Mead needs no derivatives."
+    )
+    assert nm["context"]["basis"] == "title"
+    assert 0 < cited["cyb"]["context"]["score"] <= 1
+    # the unrelated sentence scores below the two that fit their works
+    assert cited["pv"]["context"]["score"] < min(
+        cited["nm"]["context"]["score"], cited["cyb"]["context"]["score"]
+    )
+    # the existing keys stay (schema compatible)
+    assert set(report["citations"]) >= {"dangling", "orphans", "duplicates"}
+
+
+def test_html_section_ranks_least_related_first_and_escapes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "main.tex", "--no-verify", "--format", "html", "--output", "r.html"])
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    section = page[page.index('<section id="context">') :]
+    section = section[: section.index("</section>")]
+    assert "<script>" not in section and "&lt;script&gt;" in section
+    assert section.index("<code>pv</code>") < section.index("<code>nm</code>")
+    assert "href='#context'" in page
+
+
+def test_a_matched_records_abstract_is_what_the_sentence_is_compared_with() -> None:
+    bib = parse_bibtex(Path("/p/refs.bib"), BIB)
+    text = PAPER.replace("needs no derivatives", "reflects and contracts a polytope")
+    doc = parse_latex(Path("/p/main.tex"), text)
+    abstract = (
+        "A method is described in which a simplex of points is reflected, expanded and contracted."
+    )
+    match = Match(
+        "crossref",
+        1.0,
+        title="A Simplex Method for Function Minimization",
+        authors=("J. A. Nelder", "R. Mead"),
+        abstract=abstract,
+    )
+    verdicts = {"nm": Verdict("nm", Status.VERIFIED, Tier.D, match=match)}
+    plain = {c.citation.key: c for c in citation_contexts([(doc, text)], works_of(bib.entries))}
+    full = {
+        c.citation.key: c for c in citation_contexts([(doc, text)], works_of(bib.entries, verdicts))
+    }
+    assert full["nm"].basis == "title+abstract" and full["nm"].abstract == abstract
+    assert plain["nm"].basis == "title"
+    assert full["nm"].score is not None and plain["nm"].score is not None
+    assert full["nm"].score > plain["nm"].score
+    assert least_related(full.values())[0].citation.key == "pv"
+
+
+def test_html_report_shows_the_venue_evidence() -> None:
+    from citewarden.model import VenueInfo
+    from citewarden.report.contexts import venue_html
+
+    venue = VenueInfo(
+        "A <b>journal</b>",
+        ("2278-3784",),
+        "journal",
+        (),
+        ("not in DOAJ (OpenAlex)", "not in Scopus (OpenAlex)"),
+    )
+    html = venue_html(venue)
+    assert "<li>not in DOAJ (OpenAlex)</li>" in html and "no index known" in html
+    assert venue_html(None) == ""
+    assert "<b>" not in venue_html(dataclasses.replace(venue, evidence=("<b>x</b>",)))

@@ -1,0 +1,238 @@
+"""The optional citation judge against a loopback server speaking the chat-completions API
+(the response shapes of OpenAI's documented chat.completion object): request shape, a
+supported and an unsupported verdict, a refusal, a timeout and malformed JSON."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+import replay as replay_fixtures
+from citewarden.model import Match
+from citewarden.verify.judge import MAX_REASON, Judge, JudgeConfig
+
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+
+WORK = Match(
+    "crossref",
+    1.0,
+    doi="10.1093/comjnl/7.4.308",
+    title="A Simplex Method for Function Minimization",
+    authors=("J. A. Nelder", "R. Mead"),
+    year=1965,
+    venue="The Computer Journal",
+    abstract="A method is described for the minimization of a function of n variables.",
+)
+SENTENCE = "The simplex search of Nelder and Mead needs no derivatives."
+
+
+def completion(content: str | None, refusal: str | None = None, finish: str = "stop") -> bytes:
+    body = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 1764547200,
+        "model": "local-model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content, "refusal": refusal},
+                "logprobs": None,
+                "finish_reason": finish,
+            }
+        ],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 20, "total_tokens": 140},
+    }
+    return json.dumps(body).encode()
+
+
+class ChatServer:
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, str], Any]] = []
+        self.answer: bytes = b""
+        self.status = 200
+        self.delay = 0.0
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                raw = self.rfile.read(length)
+                server.requests.append(
+                    (self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw))
+                )
+                time.sleep(server.delay)
+                try:
+                    self.send_response(server.status)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(server.answer)))
+                    self.end_headers()
+                    self.wfile.write(server.answer)
+                except OSError:
+                    pass
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+@pytest.fixture
+def chat() -> Iterator[ChatServer]:
+    server = ChatServer()
+    yield server
+    server.httpd.shutdown()
+    server.httpd.server_close()
+
+
+async def ask(chat: ChatServer, timeout: float = 5.0) -> Any:
+    judge = Judge(JudgeConfig(chat.url, "local-model", api_key="sk-judge-secret", timeout=timeout))
+    try:
+        return await judge.judge(SENTENCE, WORK)
+    finally:
+        await judge.aclose()
+
+
+async def test_request_shape_and_an_unsupported_verdict(chat: ChatServer) -> None:
+    chat.answer = completion(
+        '{"supported": false, "reason": "The paper minimises functions; it says nothing of '
+        + "x" * 1000
+        + '"}'
+    )
+    verdict = await ask(chat)
+    assert verdict is not None and verdict.supported is False and verdict.model == "local-model"
+    assert verdict.reason.startswith("The paper minimises") and len(verdict.reason) <= MAX_REASON
+    ((path, headers, body),) = chat.requests
+    assert path == "/v1/chat/completions"
+    assert headers["authorization"] == "Bearer sk-judge-secret"
+    assert headers["content-type"] == "application/json"
+    assert body["model"] == "local-model" and body["temperature"] == 0
+    roles = [m["role"] for m in body["messages"]]
+    assert roles == ["system", "user"]
+    user = body["messages"][1]["content"]
+    # only the sentence and the record's metadata go out
+    assert SENTENCE in user and WORK.abstract in user and "The Computer Journal" in user
+    assert "main.tex" not in json.dumps(body) and "nelder1965" not in json.dumps(body)
+
+
+async def test_a_supported_verdict_inside_prose(chat: ChatServer) -> None:
+    chat.answer = completion(
+        'Here is my answer: {"supported": true, "reason": "It is the source."}'
+    )
+    verdict = await ask(chat)
+    assert verdict is not None and verdict.supported and verdict.reason == "It is the source."
+
+
+async def test_a_refusal_gives_no_verdict(chat: ChatServer) -> None:
+    chat.answer = completion(None, refusal="I'm sorry, I can't help with that.")
+    assert await ask(chat) is None
+    chat.answer = completion('{"supported": false}', finish="content_filter")
+    assert await ask(chat) is None
+
+
+async def test_a_timeout_gives_no_verdict(chat: ChatServer) -> None:
+    chat.answer = completion('{"supported": false, "reason": "late"}')
+    chat.delay = 1.5
+    started = time.monotonic()
+    assert await ask(chat, timeout=0.3) is None
+    assert time.monotonic() - started < 1.4  # gave up at the timeout, no retry
+    assert len(chat.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b'{"id": "chatcmpl-1", "choices": [{"index": 0, "message": {"role": "assist',
+        completion("supported: no"),
+        completion('{"supported": "no", "reason": "a string, not a boolean"}'),
+        completion('{"supported": false, "reason": "unterminated'),
+        b"[]",
+    ],
+)
+async def test_malformed_json_gives_no_verdict(chat: ChatServer, answer: bytes) -> None:
+    chat.answer = answer
+    assert await ask(chat) is None
+
+
+async def test_an_http_error_gives_no_verdict(chat: ChatServer) -> None:
+    chat.status = 401
+    chat.answer = (
+        b'{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}'
+    )
+    assert await ask(chat) is None
+
+
+# -- end to end: `citewarden check` with a judge configured in the environment -------------
+
+PAPER = r"""\documentclass{article}
+\begin{document}
+Sigmoidal networks approximate continuous functions \cite{cybenko}.
+\bibliography{refs}
+\end{document}
+"""
+BIB = """@article{cybenko, author = {Cybenko, G.}, title = {Approximation by superpositions of a
+  sigmoidal function}, journal = {Mathematics of Control, Signals, and Systems},
+  year = {1989}, volume = {2}, number = {4}, pages = {303--314}, doi = {10.1007/BF02551274}}
+"""
+
+
+def test_check_sends_the_sentence_and_reports_the_judges_verdict(
+    chat: ChatServer,
+    replay: Any,
+    tmp_path: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from citewarden import cli
+
+    (tmp_path / "main.tex").write_text(PAPER, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / ".citewarden.toml").write_text(
+        f'[verify]\nsources = ["crossref"]\nbase_urls = {{ crossref = "{replay.base_url("crossref")}" }}\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITEWARDEN_JUDGE_URL", chat.url)
+    monkeypatch.setenv("CITEWARDEN_JUDGE_MODEL", "local-model")
+    monkeypatch.chdir(tmp_path)
+    chat.answer = completion('{"supported": false, "reason": "The paper is about chess."}')
+    cli.main(["check", "main.tex", "--format", "json", "--quiet"])
+    report = json.loads(capsys.readouterr().out)
+    (row,) = report["citations"]["cited"]
+    assert row["context"]["judge"] == {
+        "supported": False,
+        "reason": "The paper is about chess.",
+        "model": "local-model",
+    }
+    (finding,) = [d for d in report["diagnostics"] if d["code"] == "citation-unsupported"]
+    assert (finding["file"], finding["line"], finding["severity"]) == ("main.tex", 3, "warning")
+    assert "The paper is about chess." in finding["message"]
+    ((_, _, body),) = chat.requests
+    user = body["messages"][1]["content"]
+    assert "Sigmoidal networks approximate continuous functions." in user
+    assert "cybenko" not in user and "main.tex" not in user
+
+
+def test_no_judge_configured_sends_nothing(
+    chat: ChatServer, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citewarden.verify.judge import config_from_env
+
+    assert config_from_env({}) is None
+    assert config_from_env({"CITEWARDEN_JUDGE_URL": chat.url}) is None  # no model
+    assert (
+        config_from_env({"CITEWARDEN_JUDGE_URL": "file:///x", "CITEWARDEN_JUDGE_MODEL": "m"})
+        is None
+    )
+    assert chat.requests == []

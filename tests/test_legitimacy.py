@@ -1,0 +1,189 @@
+"""Journal legitimacy (heuristic 10): venue-unindexed / venue-not-found from what real
+records say of the venue (OpenAlex source flags and indexed_in, PubMed), replayed over
+loopback through the real sources and the engine."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+import replay as replay_fixtures
+from citewarden.model import Code, Issue, Status, Tier, Verdict
+from citewarden.report.json_report import entry_json
+from citewarden.settings import VerifySettings
+from citewarden.verify.engine import Verifier
+from citewarden.verify.http import HttpClient
+from citewarden.verify.legitimacy import assess, issn_ok, venue_kind, with_venue
+from citewarden.verify.normalize import make_entry, normalize_entry
+from citewarden.verify.records import WorkRecord
+from citewarden.verify.sources.crossref import CrossrefSource
+from citewarden.verify.sources.openalex import OpenAlexSource, work_from_openalex
+from replay import ReplayServer, recorded_json
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "accuracy"))
+from memory_source import MemorySource
+
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+replay_http = replay_fixtures.replay_http
+TODAY = date(2026, 11, 29)
+
+
+def record(name: str) -> WorkRecord:
+    rec = work_from_openalex(recorded_json("openalex", name))
+    assert rec is not None
+    return rec
+
+
+def article(rec: WorkRecord, entry_type: str = "article", **extra: str) -> Verdict:
+    fields = {
+        "title": rec.title,
+        "author": " and ".join(f"{p.family}, {p.given}" for p in rec.authors),
+        "journal": rec.venue or "",
+        "year": str(rec.year),
+        "doi": rec.doi or "",
+        **extra,
+    }
+    return make_entry("k", entry_type, fields)  # type: ignore[return-value]
+
+
+def test_issn_checksum() -> None:
+    assert issn_ok("2278-3784") and issn_ok("2394-708X") and issn_ok("0305-1048")
+    assert not issn_ok("2278-3785") and not issn_ok("12345") and not issn_ok("2394-708Y")
+
+
+def test_doaj_and_pubmed_journal_is_indexed() -> None:
+    rec = record("peneira_work_gh.2014.294.json")
+    info, issue = assess(normalize_entry(article(rec)), [rec])
+    assert issue is None
+    assert info.kind == "journal" and info.name == "Geospatial Health"
+    assert info.indexed_in == ("doaj", "pubmed")
+    assert info.publisher == "PAGEPress (Italy)" and "1827-1987" in info.issn
+    assert "no source said whether it is in Scopus" in info.evidence
+
+
+def test_an_absent_scopus_flag_never_makes_a_journal_unindexed() -> None:
+    # Springer's "Advances in data analysis and classification": not in DOAJ, this work not
+    # in PubMed, and the recording says nothing of Scopus
+    rec = record("peneira_work_s11634-015-0211-0.json")
+    info, issue = assess(normalize_entry(article(rec)), [rec])
+    assert issue is None and info.indexed_in == ()
+    assert "not in DOAJ (OpenAlex)" in info.evidence and "not in PubMed (OpenAlex)" in info.evidence
+
+
+def test_unindexed_journal_with_documented_flags() -> None:
+    rec = record("documented_flags_idjsr_2023_013.json")
+    info, issue = assess(normalize_entry(article(rec)), [rec])
+    assert issue is not None and issue.code is Code.VENUE_UNINDEXED and issue.field == "journal"
+    assert "International dental journal of student's research" in issue.message
+    assert "not a core source" in issue.message and "no publisher is known" in issue.message
+    assert info.indexed_in == () and info.publisher is None
+    # the same record cited as a conference paper, a book chapter or a preprint: not a journal
+    for kind in ("inproceedings", "incollection", "misc", "phdthesis"):
+        entry = normalize_entry(article(rec, kind))
+        assert assess(entry, [rec])[1] is None, kind
+    preprint = normalize_entry(article(rec, journal="medRxiv"))
+    assert venue_kind(preprint, [rec]) == "preprint" and assess(preprint, [rec])[1] is None
+
+
+def test_tier_elevated_alone_high_with_another_finding() -> None:
+    rec = record("documented_flags_idjsr_2023_013.json")
+    entry = normalize_entry(article(rec))
+    alone = with_venue(Verdict("k", Status.VERIFIED, Tier.D), entry, [rec])
+    assert alone.tier is Tier.E and [i.code for i in alone.issues] == [Code.VENUE_UNINDEXED]
+    other = Issue(Code.YEAR_MISMATCH, "year 2022, the record says 2023", "year")
+    both = with_venue(Verdict("k", Status.MISMATCH, Tier.M, issues=(other,)), entry, [rec])
+    assert both.tier is Tier.H
+    hint = Issue(Code.MISSING_DOI, "no DOI")
+    quiet = with_venue(Verdict("k", Status.VERIFIED, Tier.D, issues=(hint,)), entry, [rec])
+    assert quiet.tier is Tier.E  # a hint is not a finding that raises it to High
+    # a work that was not found has no venue to judge
+    missing = with_venue(Verdict("k", Status.NOT_FOUND, Tier.H), entry, [rec])
+    assert missing.venue is None and missing.issues == ()
+    row = entry_json(alone, None, None, ())
+    assert row["venue"]["name"] == "International dental journal of student's research"
+    assert row["venue"]["kind"] == "journal" and row["venue"]["indexed_in"] == []
+    assert row["venue"]["issn"] == ["2278-3784", "2394-708X"]
+    assert any("not in DOAJ" in e for e in row["venue"]["evidence"])
+
+
+def test_venue_not_found_when_no_record_knows_it() -> None:
+    rec = record("peneira_work_gh.2014.294.json")
+    bare = WorkRecord("openalex", rec.title, rec.authors, rec.year, rec.doi)
+    entry = normalize_entry(article(rec, journal="Journal of Global Geohealth", issn="2278-3785"))
+    info, issue = assess(entry, [bare])
+    assert issue is not None and issue.code is Code.VENUE_NOT_FOUND
+    assert "Journal of Global Geohealth" in issue.message
+    assert "the entry's ISSN 2278-3785 fails its checksum" in info.evidence
+    # a record that knows the venue (here by name) clears it
+    assert assess(entry, [bare, rec])[1] is None
+
+
+async def test_engine_asks_openalex_for_a_journal_matched_through_crossref(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    crossref = CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org")
+    openalex = OpenAlexSource(replay_http, replay.base_url("openalex"))
+    settings = VerifySettings(sources=("crossref", "openalex"), concurrency=2)
+    verifier = Verifier([crossref, openalex], settings, today=TODAY)
+    entry = make_entry(
+        "cybenko",
+        "article",
+        {
+            "title": "Approximation by superpositions of a sigmoidal function",
+            "author": "Cybenko, G.",
+            "journal": "Mathematics of Control, Signals, and Systems",
+            "year": "1989",
+            "volume": "2",
+            "number": "4",
+            "pages": "303--314",
+            "doi": "10.1007/BF02551274",
+        },
+    )
+    verdict = await verifier.verify(entry)
+    assert verdict.status is Status.VERIFIED, verdict
+    assert verdict.venue is not None and verdict.venue.indexed_in == ("core",)
+    assert verdict.venue.publisher == "Springer Science+Business Media"
+    assert not any(i.code is Code.VENUE_UNINDEXED for i in verdict.issues)
+    assert [s.path.split("/")[1] for s in replay.log] == ["crossref", "openalex"]
+    assert replay.unmatched == []
+
+
+async def test_engine_flags_the_unindexed_journal() -> None:
+    rec = record("documented_flags_idjsr_2023_013.json")
+    source = MemorySource("crossref", [rec])
+    verifier = Verifier([source], VerifySettings(sources=("crossref",)), today=TODAY)
+    verdict = await verifier.verify(article(rec))  # type: ignore[arg-type]
+    assert verdict.status is Status.VERIFIED
+    assert [i.code for i in verdict.issues] == [Code.VENUE_UNINDEXED]
+    assert verdict.tier is Tier.E
+
+
+@pytest.mark.parametrize("name", ["test-openalex_reader__test_proceedings_article.json"])
+def test_recorded_proceedings_article_is_not_a_journal(name: str) -> None:
+    rec = record(name)
+    entry = normalize_entry(article(rec))  # even typed @article by mistake
+    info, issue = assess(entry, [rec])
+    assert issue is None and info.kind == "proceedings"
+
+
+def test_entry_hover_shows_the_venue_evidence() -> None:
+    from citewarden.lsp.verify_findings import hover_markdown
+
+    rec = record("documented_flags_idjsr_2023_013.json")
+    verdict = with_venue(
+        Verdict("k", Status.VERIFIED, Tier.D), normalize_entry(article(rec)), [rec]
+    )
+    text = hover_markdown(verdict)
+    assert "**Venue:** International dental journal of student's research (journal)" in text
+    assert "- not in DOAJ (OpenAlex)" in text and "- not in Scopus (OpenAlex)" in text
+    assert "is not indexed in DOAJ, PubMed or Scopus" in text  # the finding's message
+    indexed = with_venue(
+        Verdict("k", Status.VERIFIED, Tier.D),
+        normalize_entry(article(record("peneira_work_gh.2014.294.json"))),
+        [record("peneira_work_gh.2014.294.json")],
+    )
+    assert "Indexed in DOAJ, PubMed" in hover_markdown(indexed)
