@@ -171,7 +171,7 @@ def test_recorded_proceedings_article_is_not_a_journal(name: str) -> None:
 
 
 def test_entry_hover_shows_the_venue_evidence() -> None:
-    from citewarden.lsp.verify_findings import hover_markdown
+    from citewarden.lsp.verify_hover import hover_markdown
 
     rec = record("documented_flags_idjsr_2023_013.json")
     verdict = with_venue(
