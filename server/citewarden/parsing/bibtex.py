@@ -116,7 +116,21 @@ def reader_kind() -> str:
     return "pure Python" if _scan_entries is None else "C extension"
 
 
-__all__ = ["MONTH_MACROS", "parse_bibtex", "reader_kind", "reparse_bibtex"]
+__all__ = [
+    "MAX_EXPANSION",
+    "MAX_STRING_DEPTH",
+    "MONTH_MACROS",
+    "parse_bibtex",
+    "reader_kind",
+    "reparse_bibtex",
+]
+
+#: The longest text (in characters) a macro or a concatenated value may expand to.  Each
+#: ``@string`` can double the one before it, so without a bound 40 short lines expand to
+#: terabytes; a definition or value that would be longer is an error on its entry.
+MAX_EXPANSION = 100_000
+#: How many ``@string`` macros may be defined in terms of one another, one inside the next.
+MAX_STRING_DEPTH = 32
 
 #: The macros every BibTeX style defines.
 MONTH_MACROS: Mapping[str, str] = MappingProxyType(
@@ -546,6 +560,12 @@ class _Scanner:
         self.n = len(text)
         self.strings = strings
         self.string_defs: list[tuple[int, str, str]] = []
+        #: nesting depth of the macros defined by this scan (a macro of literals is 1;
+        #: macros inherited from an earlier scan count 1: a re-read that defines a macro
+        #: is read again in full)
+        self._depths: dict[str, int] = {}
+        #: the deepest macro used by the value being read
+        self._used_depth = 0
         self.entries: list[Entry] = []
         self.problems: list[Finding] = []
         self.complete = True
@@ -762,6 +782,7 @@ class _Scanner:
         last_end = -1
         single_inner: tuple[int, int] | None = None
         count = 0
+        total = 0  # characters of the expansion so far
         while True:
             if pos >= n:
                 raise _Abort(
@@ -816,6 +837,14 @@ class _Scanner:
                 parts.append(self._expand_macro(name, t.start(), t.end(), count == 0))
                 inner = t.span()
                 start, pos = pos, t.end()
+            total += len(parts[-1])
+            if total > MAX_EXPANSION:
+                raise _Abort(
+                    first_start if count else start,
+                    pos,
+                    f"the value of '{field}' expands to more than {MAX_EXPANSION:,} "
+                    "characters (@string macros repeated inside one another?); it is not read",
+                )
             if count == 0:
                 first_start = start
                 single_inner = inner
@@ -849,7 +878,10 @@ class _Scanner:
         return v
 
     def _expand_macro(self, name: str, start: int, end: int, first: bool) -> str:
-        v = self._macro_value(name.lower())
+        lname = name.lower()
+        v = self._macro_value(lname)
+        if v is not None and lname in self.strings:
+            self._used_depth = max(self._used_depth, self._depths.get(lname, 1))
         if v is None:
             self._finding(
                 Code.UNDEFINED_STRING,
@@ -883,7 +915,16 @@ class _Scanner:
                 f"expected '=' after @string name '{name}', found {_describe(text, pos)}",
             )
         pos = _SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
-        _, _, value, expanded, pos = self._value(pos, name)
+        self._used_depth = 0
+        vs, _, value, expanded, pos = self._value(pos, name)
+        depth = self._used_depth + 1
+        if depth > MAX_STRING_DEPTH:
+            raise _Abort(
+                vs,
+                pos,
+                f"@string '{name}' nests macros {depth} deep (at most {MAX_STRING_DEPTH}); "
+                "it is not defined",
+            )
         pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
         if pos >= n or text[pos] != close:
             raise _Abort(
@@ -894,6 +935,7 @@ class _Scanner:
         lname = name.lower()
         full = expanded if expanded is not None else value
         self.strings[lname] = full
+        self._depths[lname] = depth
         self.string_defs.append((m.start(), lname, full))
         return pos + 1
 
@@ -1181,6 +1223,8 @@ class _Scanner:
                     parts.append(found)
                 else:
                     parts.append(b or q or n)
+            if sum(map(len, parts)) > MAX_EXPANSION:
+                return None  # the slow path reports it
             value = first + rest
             joined = "".join(parts)
             out_values.append(value)
