@@ -346,10 +346,10 @@ def test_unreadable_file_is_a_usage_error(
 
     real = citewarden.project.default_reader
 
-    def reader(path: Path):  # type: ignore[no-untyped-def]
+    def reader(path: Path, limit: int):  # type: ignore[no-untyped-def]
         if path.name == "main.tex":
             raise PermissionError(13, "Permission denied")
-        return real(path)
+        return real(path, limit)
 
     monkeypatch.setattr(citewarden.project, "default_reader", reader)
     write_project(tmp_path, CLEAN)

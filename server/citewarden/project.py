@@ -37,6 +37,7 @@ from operator import is_
 from pathlib import Path
 from typing import Any
 
+from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular
 from citewarden.model import (
     Citation,
     DocumentKind,
@@ -76,11 +77,14 @@ _INCLUDE_FROM_HERE = frozenset({"subimport", "subinputfrom", "subincludefrom"})
 _ALWAYS_TEX = frozenset({"include", "subfile"})
 
 
-def default_reader(path: Path) -> tuple[str, Sequence[Finding]]:
-    """Read bytes from disk and decode them (encoding problems become findings)."""
+def default_reader(
+    path: Path, limit: int = int(DEFAULT_MAX_FILE_MB * (1 << 20))
+) -> tuple[str, Sequence[Finding]]:
+    """Read bytes from disk and decode them (encoding problems become findings); only a
+    regular file of at most ``limit`` bytes is read (see :mod:`citewarden.files`)."""
     from citewarden.parsing.encoding import decode_bytes
 
-    data = path.read_bytes()
+    data = read_regular(path, limit)
     text = _plain_utf8(data)
     if text is not None:
         return text, ()
@@ -509,6 +513,9 @@ class MissingLink:
     path: Path
     link: Link
     target: str
+    #: why a file that is there could not be read (permission, not a regular file, too
+    #: large); None: no such file
+    unreadable: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -574,7 +581,7 @@ class Workspace:
         root: Path | None = None,
     ) -> None:
         self.settings = settings or Settings()
-        self._reader = reader or default_reader
+        self._reader = reader or self._read_disk
         self._folders: list[Path] = []
         if root is not None:
             self._folders.append(normalize_path(root))
@@ -590,6 +597,8 @@ class Workspace:
         #: documents whose text changed since the graph was computed
         self._dirty: set[Path] = set()
         self._norm_cache: dict[Path | str, Path] = {}
+        #: the last candidate of a link resolution that is there but could not be read
+        self._refused: OSError | None = None
 
     # ---- file set ---------------------------------------------------------------------
 
@@ -716,6 +725,9 @@ class Workspace:
 
     # ---- reading and parsing ------------------------------------------------------------
 
+    def _read_disk(self, path: Path) -> tuple[str, Sequence[Finding]]:
+        return default_reader(path, self.settings.max_file_bytes)
+
     def _read(self, path: Path) -> tuple[str, tuple[Finding, ...]] | OSError:
         if path in self._overlay:
             return self._overlay[path], ()
@@ -732,7 +744,21 @@ class Workspace:
         return cached
 
     def exists(self, path: Path) -> bool:
-        return not isinstance(self._read(path), OSError)
+        """True when ``path`` can be read; a file that is there but cannot be read is
+        remembered for :meth:`_missing_link`."""
+        read = self._read(path)
+        if not isinstance(read, OSError):
+            return True
+        if not isinstance(read, FileNotFoundError | NotADirectoryError):
+            self._refused = read
+        return False
+
+    def _missing_link(self, path: Path, link: Link, target: str) -> MissingLink:
+        """A link that did not resolve, saying whether a candidate was there but unreadable
+        (call after one resolution that started with ``self._refused = None``)."""
+        refused, self._refused = self._refused, None
+        reason = (refused.strerror or str(refused)) if refused is not None else None
+        return MissingLink(path, link, target, reason)
 
     def read_error(self, path: Path | str) -> OSError | None:
         """The error reading ``path`` raised, if it could not be read."""
@@ -931,17 +957,19 @@ class Workspace:
                         if _is_macro(target):
                             unresolved = True
                             continue
+                        self._refused = None
                         found = self._resolve_bib(target, (root_dir, path.parent))
                         if found is None:
-                            missing.append(MissingLink(path, link, target))
+                            missing.append(self._missing_link(path, link, target))
                         else:
                             bibs.setdefault(found, None)
                     continue
                 if _is_macro(link.target) or (link.base is not None and _is_macro(link.base)):
                     continue
+                self._refused = None
                 resolved = self._resolve_include(link, here, root_dir, path.parent)
                 if resolved is None:
-                    missing.append(MissingLink(path, link, link.target))
+                    missing.append(self._missing_link(path, link, link.target))
                     continue
                 child, child_base = resolved
                 if is_latex(child):
@@ -1053,9 +1081,10 @@ class Workspace:
                 if _is_macro(link.target) and "\\" in link.target:
                     unresolved = True
                     continue
+                self._refused = None
                 found = self._resolve_csl_or_bib(link.target, source.parent)
                 if found is None:
-                    missing.append(MissingLink(source, link, link.target))
+                    missing.append(self._missing_link(source, link, link.target))
                 else:
                     bibs.setdefault(found, None)
         for bib in bibs:

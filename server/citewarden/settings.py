@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from citewarden.files import DEFAULT_MAX_FILE_MB
 from citewarden.model import Code, Severity
 
 SEVERITY_NAMES: dict[str, Severity | None] = {
@@ -90,7 +91,13 @@ class Settings:
     ignore: tuple[str, ...] = ()
     #: Debounce before re-checking a changed document, in milliseconds.
     debounce_ms: int = 300
+    #: Largest input file read, in megabytes; a larger one is reported, not read.
+    max_file_mb: float = DEFAULT_MAX_FILE_MB
     verify: VerifySettings = field(default_factory=VerifySettings)
+
+    @property
+    def max_file_bytes(self) -> int:
+        return int(self.max_file_mb * (1 << 20))
 
     def severity_of(self, code: Code, default: Severity) -> Severity | None:
         """The configured severity for ``code`` (``None`` = off)."""
@@ -225,6 +232,10 @@ def merge_settings(
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10000:
                     raise ValueError("expected milliseconds from 0 to 10000")
                 changes["debounce_ms"] = value
+            elif name == "max_file_mb":
+                if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                    raise ValueError("expected a positive number of megabytes")
+                changes[name] = float(value)
             elif name == "verify":
                 if not isinstance(value, Mapping):
                     raise ValueError("expected a table")

@@ -42,6 +42,9 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "ignore": "Glob patterns, relative to the workspace root, of files citewarden does not check.",
     "debounce_ms": "Milliseconds to wait after an edit before checking the document again.",
+    "max_file_mb": (
+        "Largest file citewarden reads, in megabytes; a larger one is reported as unreadable."
+    ),
     "verify.enabled": "Verify bibliography entries against scholarly metadata sources.",
     "verify.on_save": "Verify changed entries whenever a file is saved.",
     "verify.offline": (
@@ -76,6 +79,7 @@ DESCRIPTIONS: dict[str, str] = {
 #: Numeric bounds the server enforces (see citewarden.settings), shown to the editor as well.
 BOUNDS: dict[str, tuple[float, float | None]] = {
     "debounce_ms": (0, 10000),
+    "max_file_mb": (0.001, None),
     "verify.concurrency": (1, 64),
     "verify.timeout": (0.1, None),
 }

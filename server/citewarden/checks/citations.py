@@ -476,11 +476,16 @@ def _missing_links(project: Project) -> list[Finding]:
         link = missing.link
         if link.kind is LinkKind.BIBLIOGRAPHY:
             code = Code.MISSING_BIBLIOGRAPHY
-            message = f"bibliography file '{missing.target}' not found"
+            what = f"bibliography file '{missing.target}'"
         else:
             code = Code.MISSING_INCLUDE
             shown = f"{link.base.rstrip('/')}/{missing.target}" if link.base else missing.target
-            message = f"included file '{shown}' not found"
+            what = f"included file '{shown}'"
+        if missing.unreadable is not None:
+            code = Code.FILE_UNREADABLE
+            message = f"{what} cannot be read: {missing.unreadable}"
+        else:
+            message = f"{what} not found"
         found.append(
             Finding(
                 code,

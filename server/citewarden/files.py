@@ -1,0 +1,96 @@
+"""Reading files a workspace names, bounded: regular files only, never blocking, capped in size.
+
+A workspace can name anything as an input or a bibliography: a FIFO (opening it for reading
+waits for a writer), ``/dev/zero`` or a symlink to it (reading never ends), a 20 GB log file.
+:func:`read_regular` reads only regular files, opens them without blocking, and reads at most
+``limit`` bytes; everything else raises an :class:`OSError` whose ``strerror`` says why, which
+callers report the way they report any unreadable file.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+#: Default size cap of one input file, in megabytes (setting ``max_file_mb``).
+DEFAULT_MAX_FILE_MB = 50.0
+
+_OPEN_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+_CHUNK = 1 << 20
+
+
+class NotRegularFile(OSError):
+    """The path is a directory, FIFO, socket or device (or a symlink to one)."""
+
+
+class FileTooLarge(OSError):
+    """The file is larger than the configured cap."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def megabytes(size: int) -> str:
+    """``52428800`` -> ``"50 MB"`` (decimal places only when needed)."""
+    mb = size / (1 << 20)
+    return f"{mb:.0f} MB" if mb >= 10 or mb == int(mb) else f"{mb:.1f} MB"
+
+
+def _refuse_special(path: Path, mode: int) -> None:
+    if not stat.S_ISREG(mode):
+        kind = _kind(mode)
+        raise NotRegularFile(errno.EINVAL, f"{kind}, not a regular file; it is not read", str(path))
+
+
+def _too_large(path: Path, size: int, limit: int) -> FileTooLarge:
+    return FileTooLarge(
+        errno.EFBIG,
+        f"{megabytes(size)}, larger than the {megabytes(limit)} limit "
+        "(setting max_file_mb); it is not read",
+        str(path),
+    )
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file ``path`` (symlinks followed), at most ``limit`` of them.
+
+    Raises :class:`NotRegularFile` for anything else (checked before opening, so that a FIFO
+    or a device is never opened, and again on the open descriptor), :class:`FileTooLarge`
+    above ``limit``, and the usual :class:`OSError`\\ s (missing, permission denied).
+    """
+    _refuse_special(path, os.stat(path).st_mode)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        _refuse_special(path, st.st_mode)  # replaced between the stat and the open
+        if st.st_size > limit:
+            raise _too_large(path, st.st_size, limit)
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:  # grew while being read
+                raise _too_large(path, total, limit)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

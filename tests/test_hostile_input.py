@@ -1,0 +1,213 @@
+"""Hostile input: what a workspace can hold that must not exhaust memory, hang, or reach a
+terminal or a .bib file unescaped.
+
+Every ``check`` here runs as a subprocess under an address-space limit and a timeout, so
+that a regression shows as a failed test (killed, MemoryError, timeout), not as a machine
+that swaps or a suite that never ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from citewarden.files import FileTooLarge, NotRegularFile, read_regular
+from citewarden.parsing.bibtex import MAX_EXPANSION, MAX_STRING_DEPTH, parse_bibtex
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Address-space cap of one checked run: the interpreter with every import takes a few
+#: hundred MB; an unbounded expansion or read takes gigabytes.
+MEMORY_LIMIT = 1 << 30
+TIMEOUT = 60.0
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+def bounded_check(
+    args: list[str], cwd: Path, env: Mapping[str, str] | None = None, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess[str]:
+    """``citewarden check ARGS`` under the memory limit and a timeout."""
+    return subprocess.run(
+        [sys.executable, "-m", "citewarden", "check", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        preexec_fn=_limit_memory,
+    )
+
+
+def json_check(args: list[str], cwd: Path) -> dict[str, object]:
+    done = bounded_check(["--no-verify", "--format", "json", "--fail-on", "never", *args], cwd)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    report: dict[str, object] = json.loads(done.stdout)
+    return report
+
+
+def diagnostics(report: Mapping[str, object]) -> list[dict[str, object]]:
+    found = report["diagnostics"]
+    assert isinstance(found, list)
+    return found
+
+
+# ---- 1. @string expansion --------------------------------------------------------------
+
+
+def doubling_strings(levels: int) -> str:
+    lines = ['@string{s0 = "ab"}']
+    lines += [f"@string{{s{i} = s{i - 1} # s{i - 1}}}" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def test_doubling_string_chain_is_bounded_and_the_rest_is_read(tmp_path: Path) -> None:
+    bib = doubling_strings(40)  # 2 * 2**40 characters if expanded in full
+    bib += "@article{bomb, title = s40, year = 2020}\n"
+    bib += "@article{good, title = {Fine}, author = {A. Person}, year = 2020}\n"
+    (tmp_path / "refs.bib").write_text(bib)
+    (tmp_path / "main.tex").write_text("\\cite{good}\\cite{bomb}\n\\bibliography{refs}\n")
+    report = json_check(["main.tex"], tmp_path)
+    found = diagnostics(report)
+    too_long = [d for d in found if "expands to more than" in str(d["message"])]
+    assert len(too_long) == 1
+    # the first macro over the bound: 2 * 2**i characters > MAX_EXPANSION
+    first = next(i for i in range(41) if 2 * 2**i > MAX_EXPANSION)
+    assert too_long[0]["code"] == "bib-syntax"
+    assert too_long[0]["line"] == first + 1
+    assert f"'s{first}'" in str(too_long[0]["message"])
+    # both entries are still defined: nothing dangles
+    assert not [d for d in found if d["code"] == "dangling-citation"]
+
+
+def test_concatenated_field_is_bounded_on_its_entry(tmp_path: Path) -> None:
+    big = "x" * (MAX_EXPANSION // 4)
+    bib = f"@string{{big = {{{big}}}}}\n"
+    bib += "@article{long, title = big # big # big # big # big, year = 2020}\n"
+    bib += "@article{after, title = {Read}}\n"
+    parsed = parse_bibtex(tmp_path / "refs.bib", bib)
+    assert [e.key for e in parsed.entries] == ["long", "after"]
+    (problem,) = parsed.problems
+    assert "'title' expands to more than" in problem.message
+    assert bib[problem.location.span.start :].startswith("big # big")
+    assert parsed.entries[1].get("title") == "Read"
+
+
+def test_string_nesting_depth_is_bounded() -> None:
+    lines = ['@string{s0 = "a"}']
+    lines += [f'@string{{s{i} = s{i - 1} # "a"}}' for i in range(1, MAX_STRING_DEPTH + 3)]
+    lines.append("@misc{k, title = s3}")
+    text = "\n".join(lines) + "\n"
+    parsed = parse_bibtex(Path("deep.bib"), text)
+    deep = [p for p in parsed.problems if "deep" in p.message]
+    assert len(deep) == 1
+    assert f"'s{MAX_STRING_DEPTH}'" in deep[0].message
+    assert "s31" in parsed.strings and f"s{MAX_STRING_DEPTH}" not in parsed.strings
+    assert parsed.entries[0].get("title") == "aaaa"
+
+
+# ---- 2. special and huge files ---------------------------------------------------------
+
+
+PAPER = "\\documentclass{article}\n\\begin{document}\n\\cite{a}\n%s\\bibliography{refs}\n\\end{document}\n"
+REFS = "@misc{a, title = {A}}\n"
+
+
+def test_input_of_dev_zero_is_refused_at_the_include(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(PAPER % "\\input{/dev/zero}\n")
+    (tmp_path / "refs.bib").write_text(REFS)
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    (problem,) = [d for d in found if d["code"] == "file-unreadable"]
+    assert problem["file"] == "main.tex" and problem["line"] == 4
+    assert "'/dev/zero' cannot be read: a device, not a regular file" in str(problem["message"])
+
+
+def test_bibliography_symlinked_to_dev_zero_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(PAPER % "")
+    (tmp_path / "refs.bib").symlink_to("/dev/zero")
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    (problem,) = [d for d in found if d["code"] == "file-unreadable"]
+    assert problem["line"] == 4
+    assert "bibliography file 'refs' cannot be read: a device" in str(problem["message"])
+    # keys cannot be known, so nothing is called dangling
+    assert not [d for d in found if d["code"] == "dangling-citation"]
+
+
+def test_fifo_in_the_workspace_never_blocks(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(PAPER % "")
+    (tmp_path / "refs.bib").write_text(REFS)
+    os.mkfifo(tmp_path / "f.bib")  # nobody ever writes: opening it to read would block
+    found = diagnostics(json_check(["."], tmp_path))
+    (problem,) = [d for d in found if d["code"] == "file-unreadable"]
+    assert problem["file"] == "f.bib"
+    assert "a named pipe (FIFO), not a regular file" in str(problem["message"])
+
+
+def test_fifo_named_on_the_command_line_is_a_usage_error(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "f.bib")
+    done = bounded_check(["--no-verify", "f.bib"], tmp_path)
+    assert done.returncode == 2
+    assert "cannot read f.bib: a named pipe (FIFO)" in done.stderr
+
+
+def test_file_over_the_size_cap_is_reported_not_read(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(PAPER % "")
+    (tmp_path / "refs.bib").write_text(REFS + "% padding\n" * 20_000)  # ~200 kB
+    (tmp_path / ".citewarden.toml").write_text("max_file_mb = 0.1\n")
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    (problem,) = [d for d in found if d["code"] == "file-unreadable"]
+    assert "larger than the 0.1 MB limit (setting max_file_mb)" in str(problem["message"])
+    (tmp_path / ".citewarden.toml").write_text("max_file_mb = 1\n")
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    assert not [d for d in found if d["code"] == "file-unreadable"]
+
+
+def test_read_regular_refuses_before_opening_and_caps_the_read(tmp_path: Path) -> None:
+    with pytest.raises(NotRegularFile, match="a device"):
+        read_regular(Path("/dev/zero"), 1 << 20)
+    with pytest.raises(NotRegularFile, match="a directory"):
+        read_regular(tmp_path, 1 << 20)
+    big = tmp_path / "big.bib"
+    big.write_bytes(b"x" * 2048)
+    with pytest.raises(FileTooLarge, match="larger than"):
+        read_regular(big, 1024)
+    assert read_regular(big, 2048) == b"x" * 2048
+
+
+# ---- 9. unreadable includes ------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_include_says_unreadable_not_missing(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(PAPER % "\\input{secret}\n")
+    (tmp_path / "refs.bib").write_text(REFS)
+    secret = tmp_path / "secret.tex"
+    secret.write_text("\\cite{a}\n")
+    secret.chmod(0)
+    try:
+        found = diagnostics(json_check(["main.tex"], tmp_path))
+    finally:
+        secret.chmod(0o644)
+    assert not [d for d in found if d["code"] == "missing-include"]
+    (problem,) = [d for d in found if d["code"] == "file-unreadable"]
+    assert "included file 'secret' cannot be read: Permission denied" in str(problem["message"])
+
+
+def test_include_that_is_a_directory_says_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(PAPER % "\\input{chapter.tex}\n")
+    (tmp_path / "refs.bib").write_text(REFS)
+    (tmp_path / "chapter.tex").mkdir()
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    assert not [d for d in found if d["code"] == "missing-include"]
+    (problem,) = [d for d in found if d["code"] == "file-unreadable"]
+    assert "'chapter.tex' cannot be read: a directory" in str(problem["message"])
