@@ -13,6 +13,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from citewarden.files import read_regular
+
+#: The largest list file read (a million paths).
+MAX_LIST_BYTES = 256 << 20
+
 
 class ListFileError(Exception):
     """A list file that cannot be read."""
@@ -33,7 +38,7 @@ def _read_list_file(name: str, cwd: Path, stdin: TextIO | None) -> list[str]:
         return read_list((stdin or sys.stdin).read())
     path = cwd / name
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_LIST_BYTES)
     except FileNotFoundError:
         raise ListFileError(f"list file not found: {name}") from None
     except OSError as exc:

@@ -20,12 +20,19 @@ from typing import Any, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
+from citewarden.files import read_regular
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
 from citewarden.report.json_report import display_path, report_of
-from citewarden.settings import CONFIG_FILE, Settings, SettingsProblem, load_settings
+from citewarden.settings import (
+    CONFIG_FILE,
+    MAX_CONFIG_BYTES,
+    Settings,
+    SettingsProblem,
+    load_settings,
+)
 
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
@@ -174,7 +181,7 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
     if args.config:
         path = Path(args.config)
         try:
-            raw = tomllib.loads(path.read_bytes().decode("utf-8"))
+            raw = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
         except FileNotFoundError:
             raise UsageError(f"config file not found: {args.config}") from None
         except OSError as exc:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citewarden.files import DEFAULT_MAX_FILE_MB
+from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular
 from citewarden.model import Code, Severity
 
 SEVERITY_NAMES: dict[str, Severity | None] = {
@@ -40,6 +40,8 @@ SOURCE_NAMES = (
 )
 
 CONFIG_FILE = ".citewarden.toml"
+#: The largest settings file read.
+MAX_CONFIG_BYTES = 1 << 20
 
 #: Default severity of verification findings by the entry's risk tier.
 TIER_SEVERITY: Mapping[str, str] = {"H": "error", "E": "warning", "M": "information", "D": "off"}
@@ -251,7 +253,7 @@ def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[Setting
     """Read ``.citewarden.toml`` in ``root``; a syntax error is a problem, not an exception."""
     path = root / CONFIG_FILE
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         return None, []
     except OSError as exc:
