@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -211,3 +212,119 @@ def test_include_that_is_a_directory_says_unreadable(tmp_path: Path) -> None:
     assert not [d for d in found if d["code"] == "missing-include"]
     (problem,) = [d for d in found if d["code"] == "file-unreadable"]
     assert "'chapter.tex' cannot be read: a directory" in str(problem["message"])
+
+
+# ---- 7. control and bidirectional characters in every output ---------------------------
+
+ESC_KEY = "a\x1b]0;owned\x07\x1b[2J"  # sets the window title, then clears the screen
+BIDI_KEY = "evil\u202ekcatta"  # shows as "evilattack", reversed
+HOSTILE = (
+    "\\documentclass{article}\n\\begin{document}\n"
+    f"\\cite{{{ESC_KEY}}} \\cite{{{BIDI_KEY}}} \\cite{{x\x9b31m}}\n"
+    "\\bibliography{refs}\n\\end{document}\n"
+)
+RAW = ("\x1b", "\x07", "\u202e", "\x9b")
+
+
+def hostile_project(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(HOSTILE)
+    (tmp_path / "refs.bib").write_text(f"@misc{{{BIDI_KEY}x, title = {{T\u202eT}}}}\n")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "html"])
+def test_no_output_carries_raw_control_or_bidi_characters(tmp_path: Path, fmt: str) -> None:
+    hostile_project(tmp_path)
+    done = bounded_check(["--no-verify", "--format", fmt, "main.tex"], tmp_path)
+    assert done.returncode == 1, done.stderr  # the dangling keys are errors
+    for ch in RAW:
+        assert ch not in done.stdout and ch not in done.stderr, (fmt, repr(ch))
+    if fmt in ("text", "html"):  # shown, as visible escapes
+        assert "\\x1b]0;owned\\x07" in done.stdout
+        assert "evil\\u202ekcatta" in done.stdout
+    if fmt == "json":  # JSON escapes: the data itself is unchanged
+        data = json.loads(done.stdout)
+        keys = {d["key"] for d in data["citations"]["dangling"]}
+        assert {ESC_KEY, BIDI_KEY} <= keys
+    if fmt == "sarif":  # messages and snippets show the escapes
+        results = json.loads(done.stdout)["runs"][0]["results"]
+        texts = [r["message"]["text"] for r in results]
+        texts += [
+            loc["physicalLocation"]["region"].get("snippet", {}).get("text", "")
+            for r in results
+            for loc in r["locations"]
+        ]
+        for ch in RAW:
+            assert not [t for t in texts if ch in t]
+        assert any("\\x1b]0;owned\\x07" in t for t in texts)
+        assert any("evil\\u202ekcatta" in t for t in texts)
+
+
+def test_progress_line_escapes_its_note() -> None:
+    from citewarden.report.progress import Progress
+
+    bar = Progress(10, "verifying", width=80)
+    line = bar.line(note=ESC_KEY)
+    assert "\x1b" not in line and "\x07" not in line
+    assert "\\x1b" in line
+
+
+def unescaped(pattern: str, markdown: str) -> bool:
+    """True when ``pattern`` occurs in ``markdown`` without a backslash before it."""
+    return re.search(r"(?<!\\)(?:" + pattern + ")", markdown) is not None
+
+
+def test_hover_markdown_links_only_https_and_escapes_markup(tmp_path: Path) -> None:
+    from citewarden.lsp.entries import markdown
+
+    bib = (
+        "@misc{k1, title = {Click ![x](https://evil.example/p.png) <img src=x>}, "
+        "doi = {10.1/x) [run](command:workbench.action.terminal.new}}\n"
+        "@misc{k2, title = {T}, url = {command:workbench.action.terminal.new}}\n"
+        "@misc{k3, title = {T}, url = {file:///etc/passwd}}\n"
+        "@misc{k4, title = {T}, url = {https://example.org/a b)(c}}\n"
+        "@misc{k5, title = {T\x1b[2J}, url = {http://example.org/plain}}\n"
+    )
+    entries = {e.key: e for e in parse_bibtex(tmp_path / "refs.bib", bib).entries}
+    one = markdown(entries["k1"])
+    assert not unescaped(r"!\[|<", one)  # no image, no HTML
+    assert "](command:" not in one
+    assert "(https://doi.org/10.1/x%29%20%5Brun%5D%28command:workbench" in one
+    for key in ("k2", "k3", "k5"):
+        shown = markdown(entries[key])
+        assert not unescaped(r"\]\(|<", shown), shown
+    assert "\x1b" not in markdown(entries["k5"])
+    assert "](https://example.org/a%20b%29%28c)" in markdown(entries["k4"])
+
+
+def test_verification_hover_links_only_https_records() -> None:
+    from citewarden.findings.verdicts import record_url
+    from citewarden.lsp.verify_hover import hover_markdown
+    from citewarden.model import Match, Status, Tier, Verdict
+
+    def verdict(url: str) -> Verdict:
+        match = Match("openalex", 0.9, url=url, title="A [t](command:x)\x1b]8;;file:///\x07")
+        return Verdict("k", Status.VERIFIED, Tier.D, match=match)
+
+    for url in ("command:workbench.action.terminal.new", "file:///etc/passwd", "http://x.org"):
+        assert record_url(verdict(url)) is None
+        text = hover_markdown(verdict(url))
+        assert "](" not in text and "\x1b" not in text
+    text = hover_markdown(verdict("https://openalex.org/W1"))
+    assert "](https://openalex.org/W1)" in text
+
+
+def test_corrections_with_control_or_bidi_characters_are_refused(tmp_path: Path) -> None:
+    from citewarden.fix import plan_fix
+
+    text = "@article{k, title = {Old}, journal = {J}, year = {2000}}\n"
+    original = text.encode()
+    bib = parse_bibtex(tmp_path / "refs.bib", text)
+    plan = plan_fix(bib, original, {"k": {"title": "New\x1b[31m", "journal": "J\u202eX"}})
+    assert not plan.changed
+    reasons = sorted(s.reason for s in plan.skipped)
+    assert reasons == [
+        "corrected value holds control or bidirectional characters (\\u202e)",
+        "corrected value holds control or bidirectional characters (\\x1b)",
+    ]
+    plan = plan_fix(bib, original, {"k": {"year": "2001", "title": "Line one\nline two"}})
+    assert plan.changed and not plan.skipped

@@ -26,6 +26,7 @@ from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
 from citewarden.report.json_report import display_path, report_of
+from citewarden.safe_text import json_safe, visible, visible_lines
 from citewarden.settings import (
     CONFIG_FILE,
     MAX_CONFIG_BYTES,
@@ -134,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return run_check(args)
         except UsageError as exc:
-            print(f"citewarden: error: {exc}", file=sys.stderr)
+            print(f"citewarden: error: {visible(str(exc))}", file=sys.stderr)
             return EXIT_USAGE
     if args.command == "cache":
         return _cache(args.action)
@@ -222,9 +223,10 @@ def format_text(findings: Sequence[Finding], ws: Workspace, cwd: Path) -> str:
         if index is not None:
             pos = index.position(f.location.span.start)
             line, column = pos.line + 1, pos.column + 1
-        where = display_path(f.location.path, cwd)
+        where = visible(display_path(f.location.path, cwd))
         lines.append(
-            f"{where}:{line}:{column}: {f.effective_severity.label} {f.code.value} {f.message}"
+            f"{where}:{line}:{column}: {f.effective_severity.label} {f.code.value} "
+            + visible(f.message)
         )
     return "\n".join(lines) + ("\n" if lines else "")
 
@@ -302,7 +304,7 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     settings, problems = _load_settings(args, cwd)
     if not args.quiet:
         for problem in problems:
-            print(f"citewarden: warning: {problem}", file=sys.stderr)
+            print(f"citewarden: warning: {visible(str(problem))}", file=sys.stderr)
     _check_fix_options(args)
     args.paths = _expand_inputs(args, cwd)
     try:
@@ -329,9 +331,9 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
         )
         stream = sys.stderr if args.output is None else sys.stdout
         if len(args.paths) > 1:  # batch input: one summary row per file
-            stream.write(_batch_table(audit, cwd))
+            stream.write(visible_lines(_batch_table(audit, cwd)))
         if audit.verdicts:
-            stream.write(_verification_summary(audit, cwd))
+            stream.write(visible_lines(_verification_summary(audit, cwd)))
         print(_summary(ordered, checked), file=stream)
     return _exit_status(ordered, args.fail_on)
 
@@ -398,12 +400,13 @@ def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
     if fmt == "sarif":
         from citewarden.report.sarif import sarif_of
 
-        return json.dumps(sarif_of(audit, root=cwd, version=__version__), indent=2) + "\n"
+        log = sarif_of(audit, root=cwd, version=__version__)
+        return json_safe(json.dumps(log, indent=2)) + "\n"
     if fmt == "html":
         from citewarden.report.html_report import html_of
 
         return html_of(audit, inputs=inputs, root=cwd)
-    return json.dumps(report_of(audit, cwd), indent=2, ensure_ascii=False) + "\n"
+    return json_safe(json.dumps(report_of(audit, cwd), indent=2, ensure_ascii=False)) + "\n"
 
 
 def _write(output: str, target: str | None) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TextIO
 
 from citewarden.model import Code, Entry, Field, ParsedBibliography, Span, TextEdit, Verdict
+from citewarden.safe_text import unsafe_characters, visible_lines
 
 #: The backup of ``refs.bib`` is ``refs.bib.orig`` (or ``refs.bib.orig.1`` ... when a different
 #: backup already exists; an existing backup is never overwritten).
@@ -253,6 +254,11 @@ def _entry_edits(
         name = raw_name.lower()
         if not _balanced(value):
             skipped.append(Skipped(entry.key, name, "corrected value has unbalanced braces"))
+            continue
+        bad = unsafe_characters(value)
+        if bad:
+            reason = f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
+            skipped.append(Skipped(entry.key, name, reason))
             continue
         present = [f for f in entry.fields if f.name == name]
         if not present and name in _ALIASES:
@@ -589,24 +595,31 @@ def run_fix(
     that could not be fixed (refused or failed to write)."""
     failures = 0
     changed = 0
+
+    def tell(line: str) -> None:  # keys and paths come from the files: shown escaped
+        err.write(visible_lines(line))
+
+    def show(text: str) -> None:
+        out.write(visible_lines(text))
+
     for path, corrections in sorted(corrections_by_file(entries, verdicts).items()):
         name = display(path)
         if path.suffix.lower() not in (".bib", ".bibtex"):
-            err.write(f"citewarden: {name}: only BibTeX files are fixed; left unchanged\n")
+            tell(f"citewarden: {name}: only BibTeX files are fixed; left unchanged\n")
             continue
         try:
             plan = plan_file(path, corrections, parse)
         except FixRefused as exc:
-            err.write(f"citewarden: not fixed: {exc}\n")
+            tell(f"citewarden: not fixed: {exc}\n")
             failures += 1
             continue
         except OSError as exc:
-            err.write(f"citewarden: not fixed: cannot read {name}: {exc.strerror}\n")
+            tell(f"citewarden: not fixed: cannot read {name}: {exc.strerror}\n")
             failures += 1
             continue
         for s in plan.skipped:
             where = f"{s.key}.{s.field}" if s.field else s.key
-            err.write(f"citewarden: {name}: {where} not corrected: {s.reason}\n")
+            tell(f"citewarden: {name}: {where} not corrected: {s.reason}\n")
         if not plan.changed:
             continue
         changed += 1
@@ -616,26 +629,26 @@ def run_fix(
             f"{entries_changed} entr{'ies' if entries_changed != 1 else 'y'}"
         )
         if diff:
-            out.write(
+            show(
                 plan.diff()
                 .replace(f"a/{plan.path.as_posix()}", f"a/{name}")
                 .replace(f"b/{plan.path.as_posix()}", f"b/{name}")
             )
-            err.write(f"citewarden: {name}: would correct {summary}\n")
+            tell(f"citewarden: {name}: would correct {summary}\n")
             continue
         try:
             backup = apply_plan(plan)
         except FixRefused as exc:
-            err.write(f"citewarden: not fixed: {exc}\n")
+            tell(f"citewarden: not fixed: {exc}\n")
             failures += 1
             continue
         except OSError as exc:
-            err.write(f"citewarden: not fixed: cannot write {name}: {exc.strerror}\n")
+            tell(f"citewarden: not fixed: cannot write {name}: {exc.strerror}\n")
             failures += 1
             continue
         kept = f" (original kept as {display(backup)})" if backup is not None else ""
-        err.write(f"citewarden: {name}: corrected {summary}{kept}\n")
+        tell(f"citewarden: {name}: corrected {summary}{kept}\n")
     if not changed and not failures:
-        err.write("citewarden: nothing to fix\n")
+        tell("citewarden: nothing to fix\n")
     out.flush()
     return failures

@@ -41,6 +41,7 @@ from citewarden.model import (
     Tier,
     Verdict,
 )
+from citewarden.safe_text import doi_url, https_url
 
 if TYPE_CHECKING:
     from citewarden.project import Project
@@ -103,8 +104,8 @@ def record_url(verdict: Verdict) -> str | None:
     if m is None:
         return None
     if m.doi:
-        return f"https://doi.org/{m.doi}"
-    return m.url or None
+        return doi_url(m.doi)
+    return https_url(m.url)
 
 
 def is_note(issue: Issue) -> bool:

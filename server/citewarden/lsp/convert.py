@@ -19,6 +19,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from citewarden.model import Code, Finding, Fix, Location, Severity, Span, TextEdit, code_doc_url
 from citewarden.project import normalize_path
+from citewarden.safe_text import https_url, visible
 from citewarden.settings import Settings
 from citewarden.text import Encoding, Position
 
@@ -149,10 +150,11 @@ class Converter:
             loc = self.location(rel.location)
             if loc is not None:
                 related.append(
-                    types.DiagnosticRelatedInformation(location=loc, message=rel.message)
+                    types.DiagnosticRelatedInformation(location=loc, message=visible(rel.message))
                 )
         record = finding.data.get("record_url")
-        if isinstance(record, str):  # a verification finding: link the matched record
+        record = https_url(record) if isinstance(record, str) else None
+        if record is not None:  # a verification finding: link the matched record (https)
             start = types.Position(line=0, character=0)
             related.append(
                 types.DiagnosticRelatedInformation(
@@ -166,7 +168,7 @@ class Converter:
             data["key"] = key
         return types.Diagnostic(
             range=self.range(index, finding.location.span),
-            message=finding.message,
+            message=visible(finding.message),
             severity=severity,
             code=finding.code.value,
             code_description=types.CodeDescription(href=code_doc_url(finding.code)),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from citewarden.model import Entry
+from citewarden.safe_text import doi_url, https_url, markdown_code, markdown_link, markdown_text
 from citewarden.verify.normalize import latex_to_text, split_authors
 
 
@@ -78,17 +79,14 @@ def detail(entry: Entry) -> str:
     return " ".join(parts) or entry.entry_type
 
 
-def _escape(text: str) -> str:
-    for ch in "\\`*_[]<>":
-        text = text.replace(ch, "\\" + ch)
-    return text
+_escape = markdown_text
 
 
 def markdown(entry: Entry) -> str:
     """The entry as Markdown: title, authors, venue and year, identifiers, source file."""
     lines = []
     what = title(entry)
-    lines.append(f"**{_escape(what)}**" if what else f"`{entry.key}`")
+    lines.append(f"**{_escape(what)}**" if what else markdown_code(entry.key))
     raw_authors = entry.get("author") or entry.get("editor")
     if raw_authors:
         try:
@@ -109,10 +107,12 @@ def markdown(entry: Entry) -> str:
     doi = entry.get("doi")
     if doi:
         doi = doi.strip()
-        lines.append(f"DOI: [{_escape(doi)}](https://doi.org/{doi})")
+        lines.append("DOI: " + markdown_link(doi, doi_url(doi)))
     else:
         url = entry.get("url")
-        if url:
-            lines.append(f"<{url.strip()}>")
-    lines.append(f"`@{entry.entry_type}{{{entry.key}}}` in {entry.path.name}")
+        if url:  # a link only to an https address; anything else is shown as text
+            url = url.strip()
+            lines.append(markdown_link(url, url) if https_url(url) else markdown_code(url))
+    where = markdown_text(entry.path.name)
+    lines.append(f"{markdown_code(f'@{entry.entry_type}{{{entry.key}}}')} in {where}")
     return "\n\n".join(lines)

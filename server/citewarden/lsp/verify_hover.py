@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from citewarden.findings.verdicts import record_url, source_label
 from citewarden.model import Code, Status, Verdict
+from citewarden.safe_text import markdown_link, markdown_text
 
 _STATUS_TEXT = {
     Status.VERIFIED: "verified",
@@ -15,15 +16,7 @@ _STATUS_TEXT = {
 }
 
 
-def _md(text: str) -> str:
-    """Escape the characters Markdown would interpret in a plain value."""
-    out = []
-    for ch in text:
-        if ch in "\\`*_[]<>#|":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
+_md = markdown_text
 
 
 def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
@@ -33,9 +26,7 @@ def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
     lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
     m = verdict.match
     if m is not None:
-        label = _md(m.title or "untitled")
-        url = record_url(verdict)
-        shown = f"[{label}]({url})" if url else label
+        shown = markdown_link(m.title or "untitled", record_url(verdict))
         who = _md(m.authors[0]) + (" et al." if len(m.authors) > 1 else "") if m.authors else ""
         bits = ", ".join(str(b) for b in (who, m.year, _md(m.venue or "")) if b)
         lines.append(

@@ -41,6 +41,7 @@ from citewarden.report.contexts import collect as collect_contexts
 from citewarden.report.contexts import context_section, venue_html
 from citewarden.report.references import STYLE, csl_item, format_references
 from citewarden.report.sarif import rule_text
+from citewarden.safe_text import visible_lines
 
 if TYPE_CHECKING:
     from citewarden.audit import Audit
@@ -180,7 +181,7 @@ def tier_counts(items: Iterable[EntryAudit]) -> dict[Tier, int]:
 
 
 def esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return html.escape(visible_lines(str(value)), quote=True)
 
 
 def safe_url(url: str | None) -> str | None:

@@ -12,6 +12,8 @@ import time
 from types import TracebackType
 from typing import TextIO
 
+from citewarden.safe_text import visible
+
 #: Minimum seconds between two redraws (the last one is always drawn).
 REDRAW_INTERVAL = 0.1
 
@@ -64,11 +66,12 @@ class Progress:
         """The bar as text, without control characters: ``label [####....]  3/10  note``."""
         columns = self._width or shutil.get_terminal_size((80, 24)).columns
         counter = f"{self.done}/{self.total}" if self.total else str(self.done)
-        head = f"{self.label} " if self.label else ""
+        head = f"{visible(self.label)} " if self.label else ""
         bar_width = max(10, min(40, columns - len(head) - len(counter) - 6))
         filled = bar_width * self.done // self.total if self.total else 0
         bar = "#" * filled + "." * (bar_width - filled)
         text = f"{head}[{bar}] {counter}"
+        note = visible(note)
         if note:
             room = columns - len(text) - 3
             if room > 3:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from citewarden.model import Entry
+from citewarden.safe_text import visible
 from citewarden.verify.normalize import clean_doi, latex_to_text, parse_year, split_authors
 
 #: citeproc-py's bundled author-date style.
@@ -116,9 +117,10 @@ def csl_item(entry: Entry, corrections: Mapping[str, str] | None = None) -> dict
 
 
 def _shield(value: Any) -> Any:
-    """Replace ``<``, ``>`` and ``&`` in every string by private-use stand-ins."""
+    """Replace ``<``, ``>`` and ``&`` in every string by private-use stand-ins (and show
+    control and bidirectional characters as escapes)."""
     if isinstance(value, str):
-        return "".join(_PRIVATE.get(ch, ch) for ch in value)
+        return "".join(_PRIVATE.get(ch, ch) for ch in visible(value))
     if isinstance(value, list):
         return [_shield(v) for v in value]
     if isinstance(value, dict):
@@ -162,7 +164,7 @@ def format_references(items: Sequence[Mapping[str, Any]]) -> dict[str, str]:
             rendered = "".join(str(part) for part in bib.bibliography()[0])
             out[key] = _safe_html(rendered)
         except Exception:  # a formatter failure must not lose the report
-            out[key] = html.escape(_fallback(item))
+            out[key] = html.escape(visible(_fallback(item)))
     return out
 
 

@@ -26,6 +26,7 @@ from citewarden.model import (
     Verdict,
     code_doc_url,
 )
+from citewarden.safe_text import visible, visible_lines
 from citewarden.text import LineIndex
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ def _region(index: LineIndex | None, span: Span) -> dict[str, Any]:
         "charLength": len(span),
     }
     if span.end > span.start:
-        region["snippet"] = {"text": index.text[span.start : span.end][:500]}
+        region["snippet"] = {"text": visible_lines(index.text[span.start : span.end][:500])}
     return region
 
 
@@ -242,7 +243,7 @@ def sarif_log(
             "ruleId": finding.code.value,
             "ruleIndex": rule_index[finding.code],
             "level": _LEVEL[severity],
-            "message": {"text": finding.message},
+            "message": {"text": visible(finding.message)},
             "locations": [location],
             "partialFingerprints": {
                 "citewarden/v1": _fingerprint(
@@ -252,7 +253,7 @@ def sarif_log(
         }
         if finding.related:
             result["relatedLocations"] = [
-                {"id": i, **physical(r.location), "message": {"text": r.message}}
+                {"id": i, **physical(r.location), "message": {"text": visible(r.message)}}
                 for i, r in enumerate(finding.related)
             ]
         fixes = [fix for fix in finding.fixes if fix.edits]
@@ -296,7 +297,7 @@ def _fix(
             {"deletedRegion": region, "insertedContent": {"text": edit.new_text}}
         )
     return {
-        "description": {"text": fix.title},
+        "description": {"text": visible(fix.title)},
         "artifactChanges": [
             {"artifactLocation": artifacts.location(path), "replacements": reps}
             for path, reps in by_file.items()

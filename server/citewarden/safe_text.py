@@ -1,0 +1,119 @@
+"""Text from outside (files, metadata sources), made safe to show and to write back.
+
+Citation keys, field values and records fetched from a source can hold control characters
+(ESC starts terminal escape sequences: a changed window title, a cleared screen, a spoofed
+hyperlink; BEL, C1 controls) and bidirectional formatting characters (U+202E turns the rest
+of a line around, so what is shown is not what is there).  Every output shows such a
+character as a visible escape (``\\x1b``, ``\\u202e``): :func:`visible` for one line of text,
+:func:`visible_lines` for text whose line breaks are kept, :func:`json_safe` for JSON text
+(the escapes JSON itself defines, so the data is unchanged).  :func:`unsafe_characters`
+tells corrections that carry them apart, which are refused (see :mod:`citewarden.fix`).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: C0 controls but tab and line feed, DEL, C1 controls, bidirectional marks, embeddings,
+#: overrides and isolates, and the Unicode line and paragraph separators.
+_UNSAFE = (
+    "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+)
+_UNSAFE_IN_LINE = re.compile(f"[\n\r{_UNSAFE}]")
+#: the same, but line feeds and CR LF line ends are kept
+_UNSAFE_KEEPING_LINES = re.compile(f"\r(?!\n)|[{_UNSAFE}]")
+_UNSAFE_JSON = re.compile(f"[\r{_UNSAFE}]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def visible(text: str) -> str:
+    """``text`` as one line: every control, line break and bidirectional character shown
+    as an escape (tabs are kept)."""
+    if _UNSAFE_IN_LINE.search(text) is None:
+        return text
+    return _UNSAFE_IN_LINE.sub(_escape, text)
+
+
+def visible_lines(text: str) -> str:
+    """:func:`visible`, keeping line feeds and CR LF pairs (for multi-line output such as
+    a report or a diff)."""
+    if _UNSAFE_KEEPING_LINES.search(text) is None:
+        return text
+    return _UNSAFE_KEEPING_LINES.sub(_escape, text)
+
+
+def json_safe(text: str) -> str:
+    """JSON text with every unsafe character written as a ``\\uXXXX`` escape.
+
+    Valid for the output of ``json.dumps``: outside strings it writes only ASCII, and
+    inside a string the escape stands for the same character, so the data is unchanged.
+    """
+    if _UNSAFE_JSON.search(text) is None:
+        return text
+    return _UNSAFE_JSON.sub(_json_escape, text)
+
+
+def unsafe_characters(text: str) -> list[str]:
+    """The distinct unsafe characters in ``text`` (line breaks allowed), as escapes."""
+    return sorted({_escape(m) for m in _UNSAFE_KEEPING_LINES.finditer(text)})
+
+
+# ---- Markdown (hovers, completion documentation) ------------------------------------------
+
+#: ASCII punctuation Markdown may interpret (CommonMark lets every one be escaped).
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>()#|&!~]")
+#: what a link destination must not hold unencoded
+_URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&'*+,;=%]")
+
+
+def markdown_text(text: str) -> str:
+    """``text`` shown literally in Markdown: no emphasis, link, image, HTML or heading can
+    start in it, and unsafe characters are escaped (:func:`visible`)."""
+    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), visible(text))
+
+
+def https_url(url: str | None) -> str | None:
+    """``url`` as a link destination when it is an ``https`` URL with a host, percent-encoded
+    so that it cannot end the link early; None for any other scheme (``http``, ``file``,
+    ``command``, ``javascript`` ...) or anything that is not a URL."""
+    if not url:
+        return None
+    url = url.strip()
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() != "https" or not rest or rest[0] in "/?#":
+        return None
+    return "https://" + _URL_UNSAFE.sub(lambda m: _percent(m.group()), rest)
+
+
+def _percent(ch: str) -> str:
+    return "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as an inline code span (nothing in it is a link), escaped (:func:`visible`)."""
+    shown = visible(text)
+    longest = max((len(run) for run in re.findall(r"`+", shown)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def markdown_link(label: str, url: str | None) -> str:
+    """A Markdown link to ``url`` labelled ``label`` if the URL is https (see
+    :func:`https_url`); otherwise the label alone, as text."""
+    target = https_url(url)
+    shown = markdown_text(label)
+    return f"[{shown}]({target})" if target is not None else shown
+
+
+def doi_url(doi: str) -> str:
+    """The https://doi.org/ address of ``doi``, percent-encoded where needed."""
+    return "https://doi.org/" + _URL_UNSAFE.sub(lambda m: _percent(m.group()), doi.strip())
