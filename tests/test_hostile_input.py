@@ -12,6 +12,7 @@ import json
 import os
 import re
 import resource
+import stat
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -328,3 +329,42 @@ def test_corrections_with_control_or_bidi_characters_are_refused(tmp_path: Path)
     ]
     plan = plan_fix(bib, original, {"k": {"year": "2001", "title": "Line one\nline two"}})
     assert plan.changed and not plan.skipped
+
+
+# ---- 9. --fix keeps owner, mode and hard links -----------------------------------------
+
+
+def test_fix_write_keeps_owner_mode_and_hard_links(tmp_path: Path) -> None:
+    from citewarden.fix import write_atomically
+
+    bib = tmp_path / "refs.bib"
+    bib.write_bytes(b"@misc{k, year = {2000}}\n")
+    bib.chmod(0o640)
+    link = tmp_path / "shared.bib"
+    os.link(bib, link)
+    before = bib.stat()
+    if os.geteuid() == 0:  # a file of another user, in a directory root writes to
+        os.chown(bib, 4321, 4321)
+        before = bib.stat()
+    backup = write_atomically(bib, b"@misc{k, year = {2001}}\n", expected=bib.read_bytes())
+    after = bib.stat()
+    assert link.read_bytes() == b"@misc{k, year = {2001}}\n"  # the link sees the change
+    assert after.st_ino == before.st_ino and after.st_nlink == 2
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+    assert stat.S_IMODE(after.st_mode) == 0o640
+    assert backup is not None and backup.read_bytes() == b"@misc{k, year = {2000}}\n"
+    assert (backup.stat().st_uid, stat.S_IMODE(backup.stat().st_mode)) == (before.st_uid, 0o640)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["refs.bib", "refs.bib.orig", "shared.bib"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+def test_fix_write_keeps_the_owner_of_a_single_link_file(tmp_path: Path) -> None:
+    from citewarden.fix import write_atomically
+
+    bib = tmp_path / "refs.bib"
+    bib.write_bytes(b"@misc{k, year = {2000}}\n")
+    os.chown(bib, 4321, 4322)
+    write_atomically(bib, b"@misc{k, year = {2001}}\n", expected=bib.read_bytes())
+    st = bib.stat()
+    assert (st.st_uid, st.st_gid) == (4321, 4322)
+    assert bib.read_bytes() == b"@misc{k, year = {2001}}\n"

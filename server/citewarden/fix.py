@@ -5,6 +5,9 @@ entry's own style, e.g. a missing ``doi``); every other byte of the file stays a
 formatting, comments, field order, unknown fields, line endings and encoding.  A file that was
 not parsed completely is refused.  Writing is atomic: a temporary file in the same directory,
 fsync, ``os.replace``, then an fsync of the directory; the original is kept as a backup first.
+The new file keeps the old one's mode, owner and group.  A file with hard links (or one whose
+owner this user cannot give a new file) is overwritten in place instead, once the temporary
+copy holds the verified new bytes, so that every link sees the change.
 A temporary file that a killed run left behind is removed by the next write of that file.
 
 The pure part (:func:`plan_fix`) computes the new bytes; :func:`write_atomically` and
@@ -459,22 +462,52 @@ def remove_stale_temps(directory: Path, name: str, now: float | None = None) -> 
     return removed
 
 
-def _write_temp(directory: Path, name: str, data: bytes, mode: int | None) -> Path:
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view[:_CHUNK])
+        view = view[written:]
+
+
+def _write_temp(
+    directory: Path, name: str, data: bytes, st: os.stat_result | None
+) -> tuple[Path, bool]:
+    """A temporary file holding ``data`` with the mode, owner and group of ``st``; -> the
+    file, and whether it got that owner and group (only root may give a file away)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    owned = True
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view[:_CHUNK])
-            view = view[written:]
-        if mode is not None:
-            os.fchmod(fd, mode)
+        _write_all(fd, data)
+        if st is not None:
+            mine = os.fstat(fd)
+            if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid):
+                try:
+                    os.fchown(fd, st.st_uid, st.st_gid)
+                except OSError:
+                    owned = False
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which may clear setgid
         os.fsync(fd)
     except BaseException:
         os.close(fd)
         os.unlink(tmp)
         raise
     os.close(fd)
-    return Path(tmp)
+    return Path(tmp), owned
+
+
+def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
+    """Overwrite ``target`` itself (its inode, so hard links and owner stay), once the
+    temporary ``copy`` is verified to hold ``data``; the copy is removed afterwards."""
+    if copy.read_bytes() != data:
+        raise FixRefused(f"{target}: the temporary copy does not hold the new text; not written")
+    fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    copy.unlink()
 
 
 def backup_path_for(path: Path, original: bytes) -> tuple[Path, bool]:
@@ -509,22 +542,25 @@ def write_atomically(path: Path, data: bytes, *, expected: bytes | None = None) 
         st, old = None, None
     if expected is not None and old != expected:
         raise FixRefused(f"{path}: the file changed on disk since it was read; not written")
-    mode = stat.S_IMODE(st.st_mode) if st is not None else None
     backup: Path | None = None
     if old is not None:
         backup, exists = backup_path_for(target, old)
         if not exists:
-            tmp = _write_temp(directory, target.name, old, mode)
+            tmp, _ = _write_temp(directory, target.name, old, st)
             try:
                 os.replace(tmp, backup)
             except BaseException:
                 tmp.unlink(missing_ok=True)
                 raise
-    tmp = _write_temp(directory, target.name, data, mode)
+    tmp, owned = _write_temp(directory, target.name, data, st)
     try:
         if expected is not None and target.read_bytes() != expected:
             raise FixRefused(f"{path}: the file changed on disk while fixing; not written")
-        os.replace(tmp, target)
+        if st is not None and (st.st_nlink > 1 or not owned):
+            # a rename would break the hard links or give the file to this user
+            _write_in_place(target, data, tmp)
+        else:
+            os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
