@@ -58,7 +58,7 @@ def _refuse_special(path: Path, mode: int) -> None:
         raise NotRegularFile(errno.EINVAL, f"{kind}, not a regular file; it is not read", str(path))
 
 
-def _too_large(path: Path, size: int, limit: int) -> FileTooLarge:
+def too_large(path: Path, size: int, limit: int) -> FileTooLarge:
     return FileTooLarge(
         errno.EFBIG,
         f"{megabytes(size)}, larger than the {megabytes(limit)} limit "
@@ -80,7 +80,7 @@ def read_regular(path: Path, limit: int) -> bytes:
         st = os.fstat(fd)
         _refuse_special(path, st.st_mode)  # replaced between the stat and the open
         if st.st_size > limit:
-            raise _too_large(path, st.st_size, limit)
+            raise too_large(path, st.st_size, limit)
         chunks: list[bytes] = []
         total = 0
         while True:
@@ -90,7 +90,7 @@ def read_regular(path: Path, limit: int) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:  # grew while being read
-                raise _too_large(path, total, limit)
+                raise too_large(path, total, limit)
         return b"".join(chunks)
     finally:
         os.close(fd)

@@ -37,7 +37,7 @@ from operator import is_
 from pathlib import Path
 from typing import Any
 
-from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular
+from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
 from citewarden.model import (
     Citation,
     DocumentKind,
@@ -706,6 +706,8 @@ class Workspace:
         if self._overlay.pop(p, None) is not None:
             self._disk.pop(p, None)
             self._projects = None
+            if isinstance(self._read(p), OSError):  # not on disk: its parse goes too
+                self._states.pop(p, None)
 
     def invalidate(self, path: Path | str) -> None:
         """The file changed (or appeared, or vanished) on disk."""
@@ -730,7 +732,10 @@ class Workspace:
 
     def _read(self, path: Path) -> tuple[str, tuple[Finding, ...]] | OSError:
         if path in self._overlay:
-            return self._overlay[path], ()
+            text = self._overlay[path]
+            if len(text) > self.settings.max_file_bytes:  # an editor buffer, same cap
+                return too_large(path, len(text), self.settings.max_file_bytes)
+            return text, ()
         cached = self._disk.get(path)
         if cached is None:
             try:
@@ -769,6 +774,7 @@ class Workspace:
         """The parsed summary of the current text of ``path`` (None: unreadable)."""
         read = self._read(path)
         if isinstance(read, OSError):
+            self._states.pop(path, None)  # e.g. a closed buffer of a file not on disk
             return None
         text, problems = read
         state = self._states.get(path)

@@ -58,6 +58,21 @@ def settle_heap() -> None:
     gc.freeze()
 
 
+def release_free_memory() -> bool:
+    """:func:`settle_heap`, then hand the heap's free memory back to the system (after a
+    large document closed; glibc only).  -> whether memory was returned."""
+    settle_heap()
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        malloc_trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return False
+    malloc_trim.argtypes = [ctypes.c_size_t]
+    malloc_trim.restype = ctypes.c_int
+    return bool(malloc_trim(0))
+
+
 def exempt_survivors() -> None:
     """Exempt every object alive now from later collector passes (a check's results)."""
     gc.freeze()

@@ -10,11 +10,14 @@ import argparse
 import logging
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
@@ -30,10 +33,47 @@ log = logging.getLogger(__name__)
 NAME = "citewarden"
 
 
+@dataclass(frozen=True, slots=True)
+class _UnreadableRequest:
+    """A request whose params could not be read into the method's types."""
+
+    id: int | str
+    method: str
+    error: JsonRpcException
+
+
 class CitewardenProtocol(LanguageServerProtocol):
-    """pygls' protocol with the server's own document buffers (see :mod:`.documents`)."""
+    """pygls' protocol with the server's own document buffers (see :mod:`.documents`), and
+    the errors JSON-RPC requires where pygls stays silent: a request with invalid params
+    gets InvalidParams, and every request after ``shutdown`` gets InvalidRequest."""
 
     _server: CitewardenServer
+    _closing = False
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            msg_id, method = data.get("id"), data.get("method")
+            if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) and method:
+                return _UnreadableRequest(msg_id, str(method), exc)
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _UnreadableRequest):
+            error = message.error
+            if isinstance(error, JsonRpcInvalidParams):
+                error = JsonRpcInvalidParams(f"invalid params for {message.method}")
+            self._send_response(message.id, error=error.to_response_error())
+            return
+        if isinstance(message, RPCRequest) and message.method != types.EXIT:
+            if self._closing or self._shutdown:
+                error = JsonRpcInvalidRequest(f"{message.method}: the server is shutting down")
+                self._send_response(message.id, error=error.to_response_error())
+                return
+            if message.method == types.SHUTDOWN:
+                self._closing = True
+        super().handle_message(message)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:

@@ -42,6 +42,7 @@ from citewarden.lsp.memory import (
     CHECKS_PER_COLLECTION,
     IDLE_COLLECTION,
     exempt_survivors,
+    release_free_memory,
     settle_heap,
 )
 from citewarden.lsp.scheduling import TaskRegistry, Worker
@@ -247,6 +248,7 @@ class Session:
         """Line index of the text the project model holds for ``path`` (worker only)."""
         text = self.project.text(path)
         if text is None:
+            self._indexes.pop(path, None)
             return None
         uri = self.open.get(path)
         doc = self.documents.get(uri) if uri is not None else None
@@ -301,10 +303,12 @@ class Session:
         def back_to_disk() -> None:
             self.project.close(path)
             self.mark_dirty([path])
+            self.caches.clear()  # e.g. completion catalogs holding the buffer's entries
 
         async def reload() -> None:
             await self.worker.run(back_to_disk)
             await self.refresh(None, force_paths={path})
+            await self.worker.run(release_free_memory)  # the buffer's text and parse
 
         self.tasks.spawn(CHECK, str(path), reload())
 

@@ -1,0 +1,231 @@
+"""Hostile input to the language server: malformed requests, requests after shutdown,
+special files in the workspace, huge buffers and hostile entries in hovers.
+
+The server runs as a subprocess under an address-space limit and is spoken to over its
+standard streams with hand-framed JSON-RPC, so that messages a typed client would refuse
+to send (params of the wrong shape) can be sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import select
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MEMORY_LIMIT = 3 << 29  # 1.5 GB of address space; the server idles at about 60 MB resident
+WAIT = 30.0
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
+class RawClient:
+    """A language client writing JSON-RPC frames by hand, reading with a deadline."""
+
+    def __init__(self, root: Path, cache: Path) -> None:
+        self.root = root
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "citewarden.lsp", "--stdio"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env={
+                **os.environ,
+                "PYTHONPATH": str(ROOT / "server"),
+                "CITEWARDEN_CACHE_DIR": str(cache),
+            },
+            preexec_fn=_limit_memory,
+        )
+        self._buf = b""
+        self.notifications: list[dict[str, Any]] = []
+        self.responses: dict[int, dict[str, Any]] = {}
+        self._next_id = 100
+
+    def send(self, message: dict[str, Any]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: Any) -> int:
+        self._next_id += 1
+        self.send({"id": self._next_id, "method": method, "params": params})
+        return self._next_id
+
+    def _messages(self) -> Iterator[dict[str, Any]]:
+        while b"\r\n\r\n" in self._buf:
+            head, rest = self._buf.split(b"\r\n\r\n", 1)
+            length = next(
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length")
+            )
+            if len(rest) < length:
+                return
+            self._buf = rest[length:]
+            yield json.loads(rest[:length])
+
+    def _pump(self, deadline: float) -> bool:
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], max(0.0, deadline - time.time()))
+        if not ready:
+            return False
+        chunk = os.read(self.proc.stdout.fileno(), 1 << 20)
+        if not chunk:
+            raise AssertionError("the server closed its output")
+        self._buf += chunk
+        return True
+
+    def _sort(self) -> None:
+        for message in self._messages():
+            if "method" not in message:
+                self.responses[message["id"]] = message
+            elif "id" not in message:
+                self.notifications.append(message)
+            else:  # a request from the server: answer it empty
+                self.send({"id": message["id"], "result": None})
+
+    def response(self, msg_id: int, timeout: float = WAIT) -> dict[str, Any]:
+        deadline = time.time() + timeout
+        while True:
+            self._sort()
+            if msg_id in self.responses:
+                return self.responses.pop(msg_id)
+            if not self._pump(deadline):
+                raise AssertionError(f"no response to request {msg_id} in {timeout} s")
+
+    def diagnostics(self, uri: str, timeout: float = WAIT) -> list[dict[str, Any]]:
+        """The latest diagnostics published for ``uri``, waiting for a first publish."""
+        deadline = time.time() + timeout
+        while True:
+            self._sort()
+            found = [
+                n["params"]["diagnostics"]
+                for n in self.notifications
+                if n["method"] == "textDocument/publishDiagnostics" and n["params"]["uri"] == uri
+            ]
+            if found:
+                return found[-1]
+            if time.time() > deadline:
+                raise AssertionError(f"no diagnostics for {uri} in {timeout} s")
+            self._pump(min(deadline, time.time() + 0.2))
+
+    def initialize(self, options: dict[str, Any] | None = None) -> None:
+        init = {"verify": {"enabled": False}, **(options or {})}
+        msg_id = self.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": self.root.as_uri(),
+                "capabilities": {},
+                "workspaceFolders": [{"uri": self.root.as_uri(), "name": "ws"}],
+                "initializationOptions": init,
+            },
+        )
+        assert "result" in self.response(msg_id)
+        self.send({"method": "initialized", "params": {}})
+
+    def hover(self, name: str, line: int, character: int) -> dict[str, Any]:
+        msg_id = self.request(
+            "textDocument/hover",
+            {
+                "textDocument": {"uri": (self.root / name).as_uri()},
+                "position": {"line": line, "character": character},
+            },
+        )
+        return self.response(msg_id)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(5)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
+    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
+    return root
+
+
+@pytest.fixture
+def client(workspace: Path, tmp_path: Path) -> Iterator[RawClient]:
+    c = RawClient(workspace, tmp_path / "cache")
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+def test_invalid_params_and_requests_after_shutdown_get_errors(client: RawClient) -> None:
+    client.initialize()
+    bad_shape = client.request("textDocument/hover", {"bogus": 1})
+    not_object = client.request("textDocument/hover", "nonsense")
+    for msg_id in (bad_shape, not_object):
+        error = client.response(msg_id)["error"]
+        assert error["code"] == -32602  # InvalidParams
+        assert "textDocument/hover" in error["message"]
+    # the server still works
+    assert "result" in client.hover("main.tex", 0, 7)
+    down = client.request("shutdown", None)
+    late = client.hover("main.tex", 0, 7)
+    assert client.response(down)["result"] is None
+    assert late["error"]["code"] == -32600  # InvalidRequest
+    again = client.hover("main.tex", 0, 7)
+    assert again["error"]["code"] == -32600
+    client.send({"method": "exit"})
+    assert client.proc.wait(WAIT) == 0
+
+
+def test_fifo_in_the_workspace_never_blocks_the_server(workspace: Path, client: RawClient) -> None:
+    os.mkfifo(workspace / "f.bib")  # nobody writes: an open for reading would block
+    client.initialize()
+    found = client.diagnostics((workspace / "f.bib").as_uri())
+    assert [d["code"] for d in found] == ["file-unreadable"]
+    assert "a named pipe (FIFO), not a regular file" in found[0]["message"]
+    hover = client.hover("main.tex", 0, 7)["result"]
+    assert "A" in hover["contents"]["value"]
+
+
+def test_buffer_over_the_size_cap_is_reported_and_freed(workspace: Path, client: RawClient) -> None:
+    client.initialize({"max_file_mb": 1})
+    uri = (workspace / "big.bib").as_uri()
+    text = "".join(f"@misc{{k{i}, title = {{Entry number {i}}}}}\n" for i in range(60_000))
+    assert len(text) > 1 << 20
+    client.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {
+                "textDocument": {"uri": uri, "languageId": "bibtex", "version": 1, "text": text}
+            },
+        }
+    )
+    found = client.diagnostics(uri)
+    assert [d["code"] for d in found] == ["file-unreadable"]
+    assert "larger than the 1 MB limit (setting max_file_mb)" in found[0]["message"]
+    assert "result" in client.hover("main.tex", 0, 7)
+
+
+def test_hover_of_a_hostile_entry_links_only_https(workspace: Path, client: RawClient) -> None:
+    (workspace / "refs.bib").write_text(
+        "@misc{a, title = {Click ![i](https://evil.example/t.png)\x1b]0;x\x07},\n"
+        "  url = {command:workbench.action.terminal.new}}\n"
+    )
+    client.initialize()
+    value = client.hover("main.tex", 0, 7)["result"]["contents"]["value"]
+    assert "\x1b" not in value and "\x07" not in value
+    assert "](command:" not in value and "](https://evil" not in value
+    assert "`command:workbench.action.terminal.new`" in value
