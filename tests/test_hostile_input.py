@@ -368,3 +368,61 @@ def test_fix_write_keeps_the_owner_of_a_single_link_file(tmp_path: Path) -> None
     st = bib.stat()
     assert (st.st_uid, st.st_gid) == (4321, 4322)
     assert bib.read_bytes() == b"@misc{k, year = {2001}}\n"
+
+
+# ---- 9. bibliographies outside the project root ---------------------------------------
+
+
+def test_bibliography_outside_the_root_is_flagged_and_kept_out_of_sarif(tmp_path: Path) -> None:
+    paper = tmp_path / "project" / "paper"
+    paper.mkdir(parents=True)
+    (tmp_path / "shared.bib").write_text(
+        "@misc{outkey, title = {Secret Title}}\n@misc{unused, note = {Private Note}}\n"
+    )
+    (paper / "main.tex").write_text("\\cite{outkey}\\cite{a}\n\\bibliography{../../shared,refs}\n")
+    (paper / "refs.bib").write_text(REFS)
+    done = bounded_check(["--no-verify", "--format", "sarif", "main.tex"], paper)
+    assert done.returncode == 0, done.stderr
+    assert "Secret Title" not in done.stdout and "Private Note" not in done.stdout
+    results = json.loads(done.stdout)["runs"][0]["results"]
+    (flag,) = [r for r in results if r["ruleId"] == "bibliography-outside-root"]
+    where = flag["locations"][0]["physicalLocation"]
+    assert where["artifactLocation"]["uri"] == "main.tex"
+    assert where["region"]["startLine"] == 2
+    assert str(tmp_path / "shared.bib") in flag["message"]["text"]
+    # the entries are read: outkey is defined, and the unused one is an orphan there
+    assert not [r for r in results if r["ruleId"] == "dangling-citation"]
+    (orphan,) = [r for r in results if r["ruleId"] == "orphan-entry"]
+    assert "snippet" not in orphan["locations"][0]["physicalLocation"]["region"]
+
+
+def test_bibliography_inside_the_root_is_not_flagged(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(PAPER % "")
+    (tmp_path / "refs.bib").write_text(REFS)
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    assert not [d for d in found if d["code"] == "bibliography-outside-root"]
+
+
+def test_closing_a_buffer_of_a_file_not_on_disk_frees_its_parse(tmp_path: Path) -> None:
+    import gc
+
+    from citewarden.model import ParsedBibliography
+    from citewarden.project import Workspace
+
+    def alive() -> int:
+        gc.collect()
+        return sum(
+            1 for o in gc.get_objects() if isinstance(o, ParsedBibliography) and o.path == path
+        )
+
+    ws = Workspace(root=tmp_path)
+    path = tmp_path / "unsaved.bib"
+    ws.set_text(path, "".join(f"@misc{{k{i}, title = {{T}}}}\n" for i in range(100)))
+    ws.check()
+    bib = ws.bibliography(path)
+    assert bib is not None and len(bib.entries) == 100
+    del bib
+    assert alive() == 1
+    ws.close(path)
+    ws.check()
+    assert alive() == 0

@@ -74,6 +74,8 @@ class Code(StrEnum):
     VENUE_NOT_FOUND = "venue-not-found"
     # --- citation context (appended) -------------------------------------------------------
     CITATION_UNSUPPORTED = "citation-unsupported"
+    # --- workspace boundaries ------------------------------------------------------------
+    BIB_OUTSIDE_ROOT = "bibliography-outside-root"
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,6 +434,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.FILE_ENCODING: S.ERROR,
         Code.FILE_UNREADABLE: S.ERROR,
         Code.YAML_SYNTAX: S.WARNING,
+        Code.BIB_OUTSIDE_ROOT: S.WARNING,
         Code.DOI_NOT_FOUND: S.ERROR,
         Code.DOI_OTHER_WORK: S.ERROR,
         Code.NOT_FOUND: S.ERROR,

@@ -84,11 +84,13 @@ def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
 def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     from citewarden.checks.citations import citation_findings
     from citewarden.checks.duplicates import duplicate_findings
+    from citewarden.checks.outside import outside_root_findings
 
     projects = ws.projects()
     raw: list[Finding] = []
     raw += file_problems(ws)
     raw += citation_findings(ws, projects, memo)
+    raw += outside_root_findings(ws, projects)
     raw += duplicate_findings(ws, projects, memo)
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
     seen: set[tuple[object, ...]] = set()

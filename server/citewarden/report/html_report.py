@@ -614,6 +614,7 @@ def _index_section(data: AuditData) -> str:
         Code.FILE_ENCODING,
         Code.FILE_UNREADABLE,
         Code.YAML_SYNTAX,
+        Code.BIB_OUTSIDE_ROOT,
     }
     shown = [f for f in data.findings if f.finding.code in index_codes]
     if not shown:

@@ -56,6 +56,10 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.FILE_ENCODING: "The file is not valid in the expected text encoding.",
     Code.FILE_UNREADABLE: "The file could not be read.",
     Code.YAML_SYNTAX: "The YAML front matter or metadata file has a syntax error.",
+    Code.BIB_OUTSIDE_ROOT: (
+        "A bibliography file outside the project root is used: its entries count, but its "
+        "text is kept out of SARIF snippets."
+    ),
     Code.DOI_NOT_FOUND: "The DOI does not resolve: no such DOI is registered.",
     Code.DOI_OTHER_WORK: "The DOI resolves to a different work than the entry describes.",
     Code.NOT_FOUND: "Every source answered and none knows a work matching this entry.",
@@ -223,12 +227,11 @@ def sarif_log(
         return indexes[path]
 
     def physical(loc: Location) -> dict[str, Any]:
-        return {
-            "physicalLocation": {
-                "artifactLocation": artifacts.location(loc.path),
-                "region": _region(index_of(loc.path), loc.span),
-            }
-        }
+        where = artifacts.location(loc.path)
+        region = _region(index_of(loc.path), loc.span)
+        if artifacts.root is not None and "uriBaseId" not in where:
+            region.pop("snippet", None)  # a file outside the root: its text stays out
+        return {"physicalLocation": {"artifactLocation": where, "region": region}}
 
     results: list[dict[str, Any]] = []
     ordered: Sequence[Finding] = sorted(
