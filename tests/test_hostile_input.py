@@ -406,6 +406,7 @@ def test_bibliography_inside_the_root_is_not_flagged(tmp_path: Path) -> None:
 def test_closing_a_buffer_of_a_file_not_on_disk_frees_its_parse(tmp_path: Path) -> None:
     import gc
 
+    from citewarden.checks import Checker
     from citewarden.model import ParsedBibliography
     from citewarden.project import Workspace
 
@@ -416,13 +417,14 @@ def test_closing_a_buffer_of_a_file_not_on_disk_frees_its_parse(tmp_path: Path) 
         )
 
     ws = Workspace(root=tmp_path)
+    checker = Checker()
     path = tmp_path / "unsaved.bib"
     ws.set_text(path, "".join(f"@misc{{k{i}, title = {{T}}}}\n" for i in range(100)))
-    ws.check()
+    checker.check(ws)
     bib = ws.bibliography(path)
     assert bib is not None and len(bib.entries) == 100
     del bib
     assert alive() == 1
     ws.close(path)
-    ws.check()
+    checker.check(ws)
     assert alive() == 0
