@@ -428,3 +428,13 @@ def test_closing_a_buffer_of_a_file_not_on_disk_frees_its_parse(tmp_path: Path) 
     ws.close(path)
     checker.check(ws)
     assert alive() == 0
+
+
+def test_completion_detail_is_escaped(tmp_path: Path) -> None:
+    from citewarden.lsp.entries import detail
+
+    bib = f"@misc{{{BIDI_KEY}, author = {{Doe\x1b[8m, J.}}, title = {{T\u202eT}}, year = 2020}}\n"
+    (entry,) = parse_bibtex(tmp_path / "refs.bib", bib).entries
+    shown = detail(entry)
+    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "T\\u202eT" in shown

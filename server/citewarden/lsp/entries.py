@@ -8,7 +8,14 @@ from __future__ import annotations
 import re
 
 from citewarden.model import Entry
-from citewarden.safe_text import doi_url, https_url, markdown_code, markdown_link, markdown_text
+from citewarden.safe_text import (
+    doi_url,
+    https_url,
+    markdown_code,
+    markdown_link,
+    markdown_text,
+    visible,
+)
 from citewarden.verify.normalize import latex_to_text, split_authors
 
 
@@ -65,7 +72,7 @@ def title(entry: Entry) -> str | None:
 
 
 def detail(entry: Entry) -> str:
-    """One line: ``Doe et al. (2020) A Title``."""
+    """One line: ``Doe et al. (2020) A Title`` (control and bidi characters escaped)."""
     parts = []
     who = authors_short(entry)
     if who:
@@ -76,7 +83,7 @@ def detail(entry: Entry) -> str:
     what = title(entry)
     if what:
         parts.append(what)
-    return " ".join(parts) or entry.entry_type
+    return visible(" ".join(parts) or entry.entry_type)
 
 
 _escape = markdown_text

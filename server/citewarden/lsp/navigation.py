@@ -26,6 +26,7 @@ from citewarden.lsp.session import Session
 from citewarden.model import Citation, CompletionContext, Entry, Span
 from citewarden.parsing import is_latex, is_markdown
 from citewarden.project import BibIndex
+from citewarden.safe_text import visible
 
 log = logging.getLogger(__name__)
 
@@ -389,7 +390,7 @@ def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol
         ]
         symbols.append(
             types.DocumentSymbol(
-                name=entry.key or "(no key)",
+                name=visible(entry.key) or "(no key)",
                 detail=f"@{entry.entry_type} {show.detail(entry)}",
                 kind=types.SymbolKind.Object,
                 range=conv.range(index, entry.span),
@@ -413,7 +414,7 @@ def _workspace_symbols(session: Session, query: str) -> list[types.WorkspaceSymb
             continue
         out.append(
             types.WorkspaceSymbol(
-                name=entry.key,
+                name=visible(entry.key),
                 kind=types.SymbolKind.Object,
                 location=types.Location(
                     uri=session.uri_for(entry.path),
