@@ -50,6 +50,7 @@ class RawClient:
         self._buf = b""
         self.notifications: list[dict[str, Any]] = []
         self.responses: dict[int, dict[str, Any]] = {}
+        self.unanswerable: list[dict[str, Any]] = []
         self._next_id = 100
 
     def send(self, message: dict[str, Any]) -> None:
@@ -89,7 +90,9 @@ class RawClient:
 
     def _sort(self) -> None:
         for message in self._messages():
-            if "method" not in message:
+            if "method" not in message and message.get("id") is None:
+                self.unanswerable.append(message)  # an error about no request (id null)
+            elif "method" not in message:
                 self.responses[message["id"]] = message
             elif "id" not in message:
                 self.notifications.append(message)
@@ -229,3 +232,21 @@ def test_hover_of_a_hostile_entry_links_only_https(workspace: Path, client: RawC
     assert "\x1b" not in value and "\x07" not in value
     assert "](command:" not in value and "](https://evil" not in value
     assert "`command:workbench.action.terminal.new`" in value
+
+
+def test_a_body_that_is_not_json_gets_a_parse_error(client: RawClient) -> None:
+    client.initialize()
+    assert client.proc.stdin is not None
+    for body in (b'{"jsonrpc": "2.0", "id": 7, "method": "textDoc', b"\xff\xfe not text"):
+        client.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        client.proc.stdin.flush()
+    deadline = time.time() + WAIT
+    while True:
+        client._sort()
+        if len(client.unanswerable) >= 2:
+            break
+        assert client._pump(deadline), "no parse error in time"
+    errors = client.unanswerable
+    assert [e["error"]["code"] for e in errors] == [-32700, -32700]
+    assert all("id" in e and e["id"] is None for e in errors)
+    assert "result" in client.hover("main.tex", 0, 7)  # and the server goes on

@@ -7,6 +7,7 @@ isolated (an exception is logged and the feature answers with an empty result).
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 from collections.abc import Callable
@@ -14,7 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
@@ -45,7 +51,8 @@ class _UnreadableRequest:
 class CitewardenProtocol(LanguageServerProtocol):
     """pygls' protocol with the server's own document buffers (see :mod:`.documents`), and
     the errors JSON-RPC requires where pygls stays silent: a request with invalid params
-    gets InvalidParams, and every request after ``shutdown`` gets InvalidRequest."""
+    gets InvalidParams, and every request after ``shutdown`` gets InvalidRequest (a body
+    that is not JSON gets Parse error, see :meth:`CitewardenServer.report_server_error`)."""
 
     _server: CitewardenServer
     _closing = False
@@ -106,6 +113,16 @@ class CitewardenServer(LanguageServer):
             converter_factory=plain_json_converter,
         )
         self.session = Session(self)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A message that is not JSON gets the Parse error JSON-RPC requires (id null)."""
+        # pygls' reading loop reports a body json.loads refused with the source JsonRpcException
+        unreadable = isinstance(error, json.JSONDecodeError | UnicodeDecodeError)
+        if unreadable and source is JsonRpcException:
+            error_object = {"code": JsonRpcParseError.CODE, "message": "Parse error"}
+            self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": error_object})
+            return
+        super().report_server_error(error, source)
 
 
 def _empty_list() -> list[Any]:
