@@ -438,3 +438,39 @@ def test_completion_detail_is_escaped(tmp_path: Path) -> None:
     shown = detail(entry)
     assert "\x1b" not in shown and "\u202e" not in shown
     assert "T\\u202eT" in shown
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://doi.org/10.1/x", "https://doi.org/10.1/x"),
+        ("  HTTPS://example.org/a b  ", "https://example.org/a%20b"),
+        ("https://example.org/x)[y](command:z)", "https://example.org/x%29%5By%5D%28command:z%29"),
+        ("https://example.org/\u202eevil", "https://example.org/%E2%80%AEevil"),
+        ("http://example.org/", None),
+        ("command:workbench.action.terminal.new", None),
+        ("file:///etc/passwd", None),
+        ("javascript:alert(1)", None),
+        ("https:///no-host", None),
+        ("https://", None),
+        ("", None),
+    ],
+)
+def test_https_url_allows_only_https_and_encodes_what_would_end_a_link(
+    url: str, expected: str | None
+) -> None:
+    from citewarden.safe_text import https_url
+
+    assert https_url(url) == expected
+
+
+def test_visible_json_safe_and_unsafe_characters() -> None:
+    from citewarden.safe_text import json_safe, unsafe_characters, visible, visible_lines
+
+    assert visible("a\x1b[2Jb\tc\nd\r") == "a\\x1b[2Jb\tc\\x0ad\\x0d"
+    assert visible_lines("one\r\ntwo\rthree\n\u2066x") == "one\r\ntwo\\x0dthree\n\\u2066x"
+    text = json.dumps({"k": "\u202e\x85\x1b"}, ensure_ascii=False)
+    safe = json_safe(text)
+    assert safe.isascii() and json.loads(safe) == {"k": "\u202e\x85\x1b"}
+    assert unsafe_characters("ok\nline") == []
+    assert unsafe_characters("x\x07\u200f\x07") == ["\\u200f", "\\x07"]
