@@ -68,8 +68,9 @@ def unsafe_characters(text: str) -> list[str]:
 
 # ---- Markdown (hovers, completion documentation) ------------------------------------------
 
-#: ASCII punctuation Markdown may interpret (CommonMark lets every one be escaped).
-_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>()#|&!~]")
+#: ASCII punctuation that can start Markdown syntax (emphasis, code, links and images,
+#: which need a '[', autolinks and HTML, headings, tables, entities, strikethrough).
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>#|&~]")
 #: what a link destination must not hold unencoded
 _URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&'*+,;=%]")
 
