@@ -12,6 +12,7 @@ the comparison.  Failed look-ups are remembered so that "could not check" never 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import logging
 import re
@@ -26,7 +27,9 @@ from citewarden.verify.base import Source
 from citewarden.verify.compare import Comparison, compare
 from citewarden.verify.legitimacy import venue_kind, with_venue
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replace_confusables
+from citewarden.verify.plan import Ahead
 from citewarden.verify.records import Lookup, Outcome, Query, Update, UpdateKind, WorkRecord
+from citewarden.verify.search_order import by_field
 from citewarden.verify.verdict import Evidence, IdState, decide, skipped
 
 log = logging.getLogger("citewarden.verify")
@@ -54,6 +57,15 @@ DATACITE_TYPES = frozenset(
 )
 
 OnResult = Callable[[str, Verdict], Awaitable[None] | None]
+
+#: The cancel event of the entry being verified (each entry runs in its own task).
+_CANCEL: contextvars.ContextVar[asyncio.Event | None] = contextvars.ContextVar(
+    "citewarden_verify_cancel", default=None
+)
+
+
+class _Cancelled(Exception):
+    """The run was cancelled before this request was sent."""
 
 
 def skip_reason(entry: Entry, settings: VerifySettings) -> str | None:
@@ -107,20 +119,41 @@ class Verifier:
         order += [n for n in self.sources if n not in order]
         self.order = order
         self.today = today or date.today()
-        self._slots: dict[int, tuple[asyncio.Semaphore, asyncio.Semaphore]] = {}
+        self._loop: int | None = None
+        self._source_slots: dict[str, asyncio.Semaphore] = {}
+        self._ahead = Ahead()
         self._closers: list[Callable[[], Any]] = []
 
-    def _loop_slots(self) -> tuple[asyncio.Semaphore, asyncio.Semaphore]:
-        """(identifier slots, search slots) for the running event loop.
-
-        Identifier look-ups and searches have separate slots, so entries waiting on the
-        slower search lanes never hold up entries that only need an identifier look-up.
-        """
+    def _bind_loop(self) -> None:
+        """Slots and batches belong to one event loop; start afresh on another."""
         loop = id(asyncio.get_running_loop())
-        if loop not in self._slots:
-            n = max(1, self.settings.concurrency)
-            self._slots = {loop: (asyncio.Semaphore(n), asyncio.Semaphore(n))}
-        return self._slots[loop]
+        if loop != self._loop:
+            self._loop = loop
+            self._source_slots = {}
+            self._ahead = Ahead()
+
+    def _slot(self, name: str) -> asyncio.Semaphore:
+        """Requests in flight to one source (``settings.concurrency``): each source has its
+        own, so entries waiting on a strict source (arXiv) never hold up the others.  The
+        HTTP client keeps each lane at its published and advertised limits."""
+        slot = self._source_slots.get(name)
+        if slot is None:
+            slot = self._source_slots[name] = asyncio.Semaphore(max(1, self.settings.concurrency))
+        return slot
+
+    def prefetch(self, entries: Iterable[Entry]) -> None:
+        """Start fetching the identifiers of ``entries`` in batches per source, in their
+        order (see :mod:`citewarden.verify.plan`); :meth:`verify` then uses the answers."""
+        self._bind_loop()
+        norms = []
+        for entry in entries:
+            if skip_reason(entry, self.settings) is not None:
+                continue
+            try:
+                norms.append(normalize_entry(entry))
+            except Exception:  # verification reports it for this entry
+                continue
+        self._ahead.start(self.sources, norms)
 
     async def aclose(self) -> None:
         """Release what :func:`build_verifier` opened (HTTP client, cache, snapshot)."""
@@ -128,6 +161,7 @@ class Verifier:
             close = getattr(source, "close", None)
             if callable(close):
                 close()
+        self._ahead.cancel()
         for closer in self._closers:
             result = closer()
             if asyncio.iscoroutine(result):
@@ -147,24 +181,23 @@ class Verifier:
         reason = skip_reason(entry, self.settings)
         if reason is not None:
             return skipped(entry.key, reason)
+        if cancel is not None and cancel.is_set():
+            return None
+        self._bind_loop()
+        _CANCEL.set(cancel)
         try:
             norm = normalize_entry(entry)
             ev = Evidence(norm, today=self.today)
-            id_slots, search_slots = self._loop_slots()
-            async with id_slots:
-                if cancel is not None and cancel.is_set():
-                    return None
-                await self._identify(ev)
+            await self._identify(ev)
             if ev.id_comparison is None or not ev.id_comparison.title_ok:
-                async with search_slots:
-                    if cancel is not None and cancel.is_set():
-                        return None
-                    await self._search(ev)
+                await self._search(ev)
             await self._corroborate(ev)
             self._published_version(ev)
             await self._notices(ev)
             venue_records = await self._venue_records(ev)
             return with_venue(decide(ev, entry.key), ev.entry, venue_records)
+        except _Cancelled:
+            return None
         except Exception:  # one bad entry must not stop the others
             log.exception("verification of %s failed", entry.key)
             return Verdict(
@@ -182,8 +215,9 @@ class Verifier:
         on_result: OnResult | None = None,
         cancel_event: asyncio.Event | None = None,
     ) -> dict[str, Verdict]:
-        """Verify entries concurrently (at most ``settings.concurrency`` identifier look-ups
-        and as many searches at once).
+        """Verify entries concurrently: identifiers first, fetched in batches per source
+        (:meth:`prefetch`), then each entry's comparisons and searches, at most
+        ``settings.concurrency`` requests in flight per source.
 
         ``on_result(key, verdict)`` is called as each verdict is ready.  Setting
         ``cancel_event`` stops further look-ups; entries not finished by then are left out.
@@ -206,6 +240,8 @@ class Verifier:
                 except Exception:  # a failing listener must not stop verification
                     log.exception("on_result callback failed for %s", entry.key)
 
+        if cancel_event is None or not cancel_event.is_set():
+            self.prefetch(unique.values())
         await asyncio.gather(*(one(e) for e in unique.values()))
         return results
 
@@ -216,8 +252,19 @@ class Verifier:
         fn = getattr(source, method, None) if source is not None else None
         if fn is None:
             return None
+        ahead = self._ahead.take(name, method, args[0]) if isinstance(args[0], str) else None
+        early = await ahead if ahead is not None else None
         try:
-            lookup: Lookup = await fn(*args)
+            if early is not None:
+                lookup: Lookup = early
+            else:
+                async with self._slot(name):
+                    cancel = _CANCEL.get()
+                    if cancel is not None and cancel.is_set():
+                        raise _Cancelled
+                    lookup = await fn(*args)
+        except _Cancelled:
+            raise
         except Exception as exc:  # sources promise not to raise; stay safe if one does
             log.warning("%s.%s raised %s", name, method, type(exc).__name__)
             lookup = Lookup.failed(name, f"internal error in {name}")
@@ -306,7 +353,8 @@ class Verifier:
         return Query(title=title, authors=surnames, year=e.year, venue=e.venue, limit=5)
 
     def _search_order(self, e: NormalizedEntry) -> list[str]:
-        """Searchable sources in configured order.  The arXiv API (one request per three
+        """Searchable sources, the most selective for the entry's kind of work first (see
+        :mod:`citewarden.verify.search_order`), then in configured order.  The arXiv API (one request per three
         seconds) is searched only for entries that point at arXiv, DataCite only for kinds
         of work it registers; the broad indexes (OpenAlex, Semantic Scholar) cover both."""
         names = [n for n in self.order if n not in ID_ONLY_SOURCES]
@@ -314,6 +362,7 @@ class Verifier:
             names = [n for n in names if n != "arxiv"]
         if e.entry_type not in DATACITE_TYPES and len(names) > 1:
             names = [n for n in names if n != "datacite"]
+        names = by_field(e, names)
         if e.entry_type in ("book", "inbook") and "openlibrary" in self.sources:
             names.append("openlibrary")
         return names

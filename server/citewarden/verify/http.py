@@ -139,6 +139,31 @@ def parse_interval(value: str) -> float | None:
     return n * {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[unit]
 
 
+class Slots:
+    """A concurrency cap that a service can lower while requests are in flight (Crossref's
+    ``x-concurrency-limit``); requests already sent finish, new ones wait for the new cap."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = max(1, limit)
+        self.active = 0
+        self._free = asyncio.Condition()
+
+    def lower(self, limit: int) -> None:
+        """Adopt a lower cap (never raised above the published seed, never below one)."""
+        if 1 <= limit < self.limit:
+            self.limit = limit
+
+    async def __aenter__(self) -> None:
+        async with self._free:
+            await self._free.wait_for(lambda: self.active < self.limit)
+            self.active += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        async with self._free:
+            self.active -= 1
+            self._free.notify()
+
+
 class TokenBucket:
     """Token bucket with a concurrency cap and a pause (for Retry-After / exhausted budgets).
 
@@ -157,8 +182,7 @@ class TokenBucket:
         self._stamp = clock()
         self._paused_until = 0.0
         self._lock = asyncio.Lock()
-        self.concurrency = max(1, limit.concurrency)
-        self._slots = asyncio.Semaphore(self.concurrency)
+        self._slots = Slots(max(1, limit.concurrency))
         #: Clock readings at which tokens were granted (most recent last; for diagnostics).
         self.grants: list[float] = []
 
@@ -184,7 +208,11 @@ class TokenBucket:
                     return
                 await self._sleep(max((1.0 - self._tokens) / self.rate, 1e-3))
 
-    def slot(self) -> asyncio.Semaphore:
+    @property
+    def concurrency(self) -> int:
+        return self._slots.limit
+
+    def slot(self) -> Slots:
         """The concurrency cap (use as ``async with bucket.slot():``)."""
         return self._slots
 
@@ -217,6 +245,9 @@ class TokenBucket:
                 n = 0.0
             if seconds and n > 0:
                 self.lower_rate(n / seconds)
+        concurrency = headers.get("x-concurrency-limit")
+        if concurrency and concurrency.strip().isdigit():
+            self._slots.lower(int(concurrency.strip()))
         remaining = headers.get("x-ratelimit-remaining")
         if remaining is not None and _is_zero(remaining):
             wait = parse_reset(headers.get("x-ratelimit-reset"))

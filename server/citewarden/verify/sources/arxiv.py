@@ -7,7 +7,7 @@ from xml.etree.ElementTree import Element
 
 from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import HttpClient
-from citewarden.verify.records import Lookup, Query, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 from citewarden.verify.sources._common import (
     clean_text,
     normalize_doi,
@@ -24,6 +24,9 @@ _ID = re.compile(r"(?:abs|pdf)/(.+?)(?:\.pdf)?$")
 _NEW_ID = re.compile(r"^\d{4}\.\d{4,5}(v\d+)?$")
 _OLD_ID = re.compile(r"^[a-z-]+(\.[A-Z]{2})?/\d{7}(v\d+)?$")
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.IGNORECASE)
+
+#: Identifiers per batched ``id_list`` request.
+BATCH = 50
 
 
 def is_arxiv_id(value: str) -> bool:
@@ -78,6 +81,13 @@ def work_from_entry(entry: Element, source: str = "arxiv") -> WorkRecord | None:
     )
 
 
+def _answers(arxiv_id: str, records: tuple[WorkRecord, ...]) -> list[WorkRecord]:
+    """The records of a batched answer that answer ``arxiv_id`` (the requested version when
+    the batch holds several versions of one paper)."""
+    same = [r for r in records if r.arxiv_id == strip_version(arxiv_id)]
+    return [r for r in same if r.record_id == arxiv_id] or same
+
+
 class ArxivSource:
     """The arXiv export API (one request every three seconds)."""
 
@@ -106,6 +116,23 @@ class ArxivSource:
         if not is_arxiv_id(arxiv_id):
             return Lookup.not_found(self.name)
         return await self._query({"id_list": arxiv_id, "max_results": "1"})
+
+    async def by_arxivs(self, arxiv_ids: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+        """Many identifiers per request (``id_list=a,b,...``, 50 per request).  Keys are the
+        identifiers as given (stripped); an identifier the answer lacks is NOT_FOUND, a
+        malformed one is NOT_FOUND without a request (as :meth:`by_arxiv` does)."""
+        wanted = list(dict.fromkeys(i.strip() for i in arxiv_ids))
+        out = {i: Lookup.not_found(self.name) for i in wanted if not is_arxiv_id(i)}
+        valid = [i for i in wanted if i not in out]
+        for start in range(0, len(valid), BATCH):
+            chunk = valid[start : start + BATCH]
+            answer = await self._query({"id_list": ",".join(chunk), "max_results": str(len(chunk))})
+            for i in chunk:
+                if answer.outcome is Outcome.FAILED:
+                    out[i] = answer
+                    continue
+                out[i] = Lookup.found(self.name, _answers(i, answer.records))
+        return out
 
     async def by_doi(self, doi: str) -> Lookup:
         """Only arXiv's own DOIs (``10.48550/arXiv.<id>``) can be looked up here."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -30,6 +31,8 @@ KEYED_METHODS = frozenset(
     {"by_arxiv", "by_pmid", "by_isbn", "search_bibliographic", "notices", "summaries"}
 )
 SHORT_LIVED = frozenset({"notices"})
+#: Batch look-up methods and the single look-up whose cache entries they share.
+BATCHED_METHODS = {"by_dois": "by_doi", "by_arxivs": "by_arxiv", "by_pmid_batch": "by_pmid"}
 
 
 def _norm_arg(method: str, arg: Any) -> str:
@@ -113,34 +116,46 @@ class CachedSource:
     async def search(self, query: Query) -> Lookup:
         return await self._cached("search", query, lambda: self.inner.search(query))
 
-    async def _by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+    async def _batched(
+        self, single: str, batch: Callable[[list[str]], Awaitable[dict[str, Lookup]]], ids: Any
+    ) -> dict[str, Lookup]:
+        """A batch look-up that asks ``inner`` only for the ids not in the cache, and keeps
+        each answer under the key of the single look-up (``by_doi`` for ``by_dois`` ...), so
+        later single look-ups are hits.  Keys of the result are the normalised ids."""
         out: dict[str, Lookup] = {}
         missing: list[str] = []
-        for raw in dois:
-            doi = normalize_doi(raw) or raw.strip().lower()
-            if doi in out or doi in missing:
+        asked: set[str] = set()
+        for raw in ids:
+            norm = _norm_arg(single, raw)
+            if norm in out or norm in asked:
                 continue
-            hit = self.cache.get(self.cache.key(self.name, "by_doi", doi)) if self.cache else None
+            hit = self.cache.get(self.cache.key(self.name, single, norm)) if self.cache else None
             if isinstance(hit, dict):
-                out[doi] = lookup_from_dict(hit, from_cache=True)
-            elif self.offline:
-                out[doi] = Lookup.failed(self.name, OFFLINE_MISS)
+                try:
+                    out[norm] = lookup_from_dict(hit, from_cache=True)
+                    continue
+                except (KeyError, TypeError, ValueError):
+                    pass  # an unreadable entry is a miss
+            if self.offline:
+                out[norm] = Lookup.failed(self.name, OFFLINE_MISS)
             else:
-                missing.append(doi)
+                missing.append(raw.strip())
+                asked.add(norm)
         if missing:
-            fetched: dict[str, Lookup] = await self.inner.by_dois(missing)
-            for doi, result in fetched.items():
-                key = self.cache.key(self.name, "by_doi", doi) if self.cache else ""
-                self._store("by_doi", key, result)
-                out[doi] = result
+            fetched = await batch(missing)
+            for raw, result in fetched.items():
+                norm = _norm_arg(single, raw)
+                key = self.cache.key(self.name, single, norm) if self.cache else ""
+                self._store(single, key, result)
+                out[norm] = result
         return out
 
     def __getattr__(self, name: str) -> Any:
         if name == "inner" or name.startswith("__"):
             raise AttributeError(name)
         attr = getattr(self.inner, name)  # AttributeError when the source lacks it
-        if name == "by_dois":
-            return self._by_dois
+        if name in BATCHED_METHODS:
+            return functools.partial(self._batched, BATCHED_METHODS[name], attr)
         if name in KEYED_METHODS:
 
             async def method(arg: Any) -> Lookup:

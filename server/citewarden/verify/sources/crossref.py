@@ -38,6 +38,10 @@ SEARCH_SELECT = (
     "publisher,URL,update-to,updated-by,score"
 )
 
+#: Fields requested for batched DOI look-ups: what a search asks for, plus the relations
+#: (``is-preprint-of`` ...) a single ``/works/{doi}`` record carries.
+BATCH_SELECT = SEARCH_SELECT + ",relation"
+
 #: Crossref update types that make a record a notice about another work.
 NOTICE_TYPES = frozenset(
     {
@@ -228,7 +232,7 @@ class CrossrefSource:
             params = self._params(
                 filter=",".join(f"doi:{d}" for d in chunk),
                 rows=str(len(chunk)),
-                select=SEARCH_SELECT,
+                select=BATCH_SELECT,
             )
             out.update(per_doi(self.name, chunk, await self._list(params)))
         return out

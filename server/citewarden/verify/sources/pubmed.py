@@ -7,7 +7,15 @@ from xml.etree.ElementTree import Element
 
 from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import Failure, HttpClient
-from citewarden.verify.records import Lookup, Person, Query, Update, UpdateKind, WorkRecord
+from citewarden.verify.records import (
+    Lookup,
+    Outcome,
+    Person,
+    Query,
+    Update,
+    UpdateKind,
+    WorkRecord,
+)
 from citewarden.verify.sources._common import (
     clean_text,
     normalize_doi,
@@ -15,6 +23,9 @@ from citewarden.verify.sources._common import (
     reply_xml,
     year_from_string,
 )
+
+#: PMIDs per batched efetch request (E-utilities take a few hundred ids per GET).
+PMID_BATCH = 100
 
 CORRECTION_REFS = {
     "RetractionIn": UpdateKind.RETRACTION,
@@ -288,6 +299,22 @@ class PubMedSource:
             if r
         ]
         return Lookup.found(self.name, recs)
+
+    async def by_pmid_batch(self, pmids: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+        """:meth:`by_pmid` for many PMIDs, ``PMID_BATCH`` per efetch request.  Keys are the
+        PMIDs as given (stripped); a PMID the answer lacks is NOT_FOUND."""
+        wanted = list(dict.fromkeys(p.strip() for p in pmids))
+        out = {p: Lookup.not_found(self.name) for p in wanted if not p.isdigit()}
+        valid = [p for p in wanted if p not in out]
+        for start in range(0, len(valid), PMID_BATCH):
+            chunk = valid[start : start + PMID_BATCH]
+            answer = await self.by_pmids(chunk)
+            for p in chunk:
+                if answer.outcome is Outcome.FAILED:
+                    out[p] = answer
+                else:
+                    out[p] = Lookup.found(self.name, [r for r in answer.records if r.pmid == p])
+        return out
 
     async def by_pmid(self, pmid: str) -> Lookup:
         pmid = pmid.strip()

@@ -1,0 +1,162 @@
+"""Plan first: collect the identifiers of a batch of entries, fetch them in batches per source.
+
+Before any entry is compared, :class:`Ahead` gathers every identifier the entries will be
+looked up by (the same routing as the engine's identifier step: DOIs at Crossref, arXiv ids
+and arXiv DOIs at arXiv, PMIDs at PubMed) and starts one task per batch, in the order the
+entries were given (the editor's queue order).  The engine's per-entry steps then take the
+answer of their identifier from here instead of sending a request of their own.  Sources are
+wrapped in the cache, so a batch only asks for what the cache does not hold.
+
+Crossref's ``filter=doi:`` answer is trusted for what it holds; a DOI it lacks is looked up
+on its own afterwards (``/works/{doi}``), because a filter answer can leave out a DOI that
+``/works/{doi}`` knows (its filter syntax cannot carry every DOI), and "not at Crossref"
+decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
+id they were given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from citewarden.verify.normalize import NormalizedEntry
+from citewarden.verify.records import Lookup, Outcome
+from citewarden.verify.sources._common import normalize_doi
+
+log = logging.getLogger("citewarden.verify")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSpec:
+    """How one source answers many identifiers at once."""
+
+    single: str  # the per-entry method the batch stands in for
+    batch: str  # the batch method (a dict of answers by identifier)
+    size: int  # identifiers per request
+    absence_is_evidence: bool  # an id missing from the answer is NOT_FOUND
+
+
+#: The batched look-ups the plan uses, by source.
+BATCHES: dict[str, BatchSpec] = {
+    "crossref": BatchSpec("by_doi", "by_dois", 20, absence_is_evidence=False),
+    "arxiv": BatchSpec("by_arxiv", "by_arxivs", 50, absence_is_evidence=True),
+    "pubmed": BatchSpec("by_pmid", "by_pmid_batch", 100, absence_is_evidence=True),
+}
+
+
+def answer_key(method: str, arg: str) -> str:
+    """The key an identifier's answer is kept under (DOIs normalised, ids case-folded)."""
+    if method == "by_doi":
+        return normalize_doi(arg) or arg.strip().casefold()
+    return arg.strip().casefold()
+
+
+def identifiers(entry: NormalizedEntry) -> tuple[str, str] | None:
+    """(source, identifier) the engine's identifier step asks first for ``entry``, when that
+    source can answer in batches."""
+    if entry.doi:
+        if entry.doi.startswith("10.48550/arxiv.") and entry.arxiv_id:
+            return ("arxiv", entry.arxiv_id)
+        return ("crossref", entry.doi)
+    if entry.arxiv_id:
+        return ("arxiv", entry.arxiv_id)
+    if entry.pmid:
+        return ("pubmed", entry.pmid)
+    return None
+
+
+class Ahead:
+    """Answers fetched ahead in batches, by (source, single method, key).
+
+    Futures resolve to the :class:`Lookup` of one identifier, or to ``None`` when the batch
+    did not settle it (the engine then asks on its own).  Each answer is taken once."""
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        #: Batch requests started, by source (for diagnostics and tests).
+        self.batches: dict[str, int] = {}
+
+    def take(self, source: str, method: str, arg: str) -> asyncio.Future[Lookup | None] | None:
+        return self._answers.pop((source, method, answer_key(method, arg)), None)
+
+    def start(self, sources: Mapping[str, Any], entries: Iterable[NormalizedEntry]) -> None:
+        """Start fetching the identifiers of ``entries`` (in their order) in batches."""
+        wanted: dict[str, list[str]] = {}
+        for entry in entries:
+            ident = identifiers(entry)
+            if ident is None:
+                continue
+            name, value = ident
+            spec = BATCHES[name]
+            source = sources.get(name)
+            if source is None or getattr(source, spec.batch, None) is None:
+                continue
+            key = (name, spec.single, answer_key(spec.single, value))
+            if key in self._answers:
+                continue
+            self._answers[key] = asyncio.get_running_loop().create_future()
+            wanted.setdefault(name, []).append(value)
+        for name, ids in wanted.items():
+            spec = BATCHES[name]
+            for start in range(0, len(ids), spec.size):
+                chunk = ids[start : start + spec.size]
+                task = asyncio.ensure_future(self._fetch(sources, name, spec, chunk))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+                self.batches[name] = self.batches.get(name, 0) + 1
+
+    async def _fetch(
+        self, sources: Mapping[str, Any], name: str, spec: BatchSpec, chunk: list[str]
+    ) -> None:
+        futures = [
+            self._answers.get((name, spec.single, answer_key(spec.single, i))) for i in chunk
+        ]
+        answers: dict[str, Lookup] = {}
+        try:
+            ask = await self._not_in_snapshot(sources, name, chunk)
+            if ask:
+                raw = await getattr(sources[name], spec.batch)(ask)
+                answers = {answer_key(spec.single, k): v for k, v in raw.items()}
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # sources promise not to raise; the entries ask on their own
+            log.warning("%s.%s raised %s", name, spec.batch, type(exc).__name__)
+        finally:
+            for ident, fut in zip(chunk, futures, strict=True):
+                if fut is None or fut.done():
+                    continue
+                got = answers.get(answer_key(spec.single, ident))
+                if (
+                    got is not None
+                    and got.outcome is Outcome.NOT_FOUND
+                    and not spec.absence_is_evidence
+                ):
+                    got = None
+                fut.set_result(got)
+
+    async def _not_in_snapshot(
+        self, sources: Mapping[str, Any], name: str, chunk: list[str]
+    ) -> list[str]:
+        """DOIs of ``chunk`` an offline snapshot does not hold (it is asked first)."""
+        snapshot = sources.get("snapshot")
+        if name != "crossref" or snapshot is None:
+            return chunk
+        out = []
+        for doi in chunk:
+            found = await snapshot.by_doi(doi)
+            if found.outcome is not Outcome.FOUND:
+                out.append(doi)
+        return out
+
+    def cancel(self) -> None:
+        """Stop the batches in flight; their entries ask on their own."""
+        for task in list(self._tasks):
+            task.cancel()
+        for fut in self._answers.values():
+            if not fut.done():
+                fut.set_result(None)
+        self._answers.clear()

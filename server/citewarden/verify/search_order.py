@@ -1,0 +1,72 @@
+"""Which source to search first for an entry without a usable identifier.
+
+The most selective index for the kind of work answers first: DBLP for computer-science
+venues, PubMed for biomedicine, Crossref for the rest (the configured order otherwise
+stands).  The kind of work is read from the venue (journal or booktitle) alone; an entry
+whose venue says nothing keeps the configured order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from enum import StrEnum
+
+from citewarden.verify.normalize import NormalizedEntry
+
+
+class Field(StrEnum):
+    COMPUTING = "computing"
+    BIOMEDICINE = "biomedicine"
+    OTHER = "other"
+
+
+#: Venue words of computer science: the societies, the big conferences and their series.
+_COMPUTING = re.compile(
+    r"\b(?:acm|ieee|usenix|aaai|ijcai|neurips|nips|icml|iclr|colt|aistats|uai|kdd|sigmod|"
+    r"sigir|sigcomm|sigplan|sigkdd|vldb|icde|www|wsdm|cikm|acl|naacl|eacl|emnlp|coling|"
+    r"interspeech|icassp|cvpr|iccv|eccv|bmvc|wacv|siggraph|chi|uist|popl|pldi|oopsla|icse|"
+    r"fse|ase|issta|stoc|focs|soda|icalp|lics|cav|tacas|crypto|eurocrypt|ccs|ndss|osdi|sosp|"
+    r"nsdi|eurosys|isca|micro|asplos|hpca|dac|lncs|lipics|corr|jmlr|tmlr|tpami|"
+    r"lecture notes in computer science|machine learning|neural information processing|"
+    r"computer|computing|computational|informatics|software|artificial intelligence|"
+    r"robotics|data mining|knowledge discovery|natural language|computer vision|"
+    r"pattern recognition|algorithms?|cryptolog\w*|programming languages?)\b",
+    re.IGNORECASE,
+)
+#: Venue words of biomedicine.
+_BIOMEDICINE = re.compile(
+    r"\b(?:medic\w*|clinic\w*|lancet|jama|bmj|nejm|n engl j med|health|cancer|oncol\w*|"
+    r"cardiol\w*|neurosci\w*|neurol\w*|psychiatr\w*|pharmac\w*|immunol\w*|genet\w*|"
+    r"genom\w*|bioinformatics|biochem\w*|biolog\w*|cell|pediatr\w*|paediatr\w*|surg\w*|"
+    r"nurs\w*|epidemiol\w*|infect\w*|virol\w*|microbiol\w*|physiol\w*|patholog\w*|"
+    r"radiol\w*|dermatol\w*|endocrinol\w*|gastroenterol\w*|nutrition|plos|bmc)\b",
+    re.IGNORECASE,
+)
+
+#: The source searched first for each kind of work.
+FIRST: dict[Field, str] = {
+    Field.COMPUTING: "dblp",
+    Field.BIOMEDICINE: "pubmed",
+    Field.OTHER: "crossref",
+}
+
+
+def field_of(entry: NormalizedEntry) -> Field:
+    """The kind of work an entry's venue names (biomedicine wins a tie: "computational
+    biology" journals are indexed by PubMed, not DBLP)."""
+    venue = entry.venue or ""
+    if entry.pmid or _BIOMEDICINE.search(venue):
+        return Field.BIOMEDICINE
+    if _COMPUTING.search(venue):
+        return Field.COMPUTING
+    return Field.OTHER
+
+
+def by_field(entry: NormalizedEntry, names: Sequence[str]) -> list[str]:
+    """``names`` (the searchable sources in configured order) with the most selective source
+    for the entry's kind of work moved first, when it is among them."""
+    first = FIRST[field_of(entry)]
+    if first not in names:
+        return list(names)
+    return [first, *(n for n in names if n != first)]
