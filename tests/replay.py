@@ -29,7 +29,7 @@ import socket
 import threading
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -123,6 +123,12 @@ class ReplayServer:
         self.latency = 0.0
         #: ... or per path prefix (the longest matching prefix wins), e.g. {"/arxiv": 0.5}.
         self.latencies: dict[str, float] = {}
+        #: Composers of batched answers, tried when no recorded route matches exactly
+        #: (see tests/batch_replay.py): ``fn(server, path, query) -> (status, type, body)``.
+        self.responders: list[Callable[[ReplayServer, str, str], Any]] = []
+        #: Headers added to every response under a path prefix (e.g. the rate-limit headers
+        #: a service sends with every answer).
+        self.extra_headers: dict[str, dict[str, str]] = {}
         self.counts: Counter[str] = Counter()
         self.log: list[Seen] = []
         self.unmatched: list[str] = []
@@ -184,6 +190,19 @@ class ReplayServer:
         key = (method.upper(), _route_key(path), _params(query))
         return self.routes.get(key) or self.wildcards.get((key[0], key[1]))
 
+    def compose(self, method: str, path: str, query: str) -> Route | None:
+        """The recorded route for a request, else an answer a responder composes from
+        recorded routes, else a route that answers any query on the path."""
+        route = self.routes.get((method.upper(), _route_key(path), _params(query)))
+        if route is not None:
+            return route
+        for responder in self.responders:
+            made = responder(self, unquote(path), query)
+            if made is not None:
+                status, ctype, body = made
+                return Route(method.upper(), unquote(path), (), status, ctype, body)
+        return self.wildcards.get((method.upper(), _route_key(path)))
+
     # -- faults -----------------------------------------------------------------------------
 
     def inject(
@@ -202,7 +221,8 @@ class ReplayServer:
             self._faults.append(Fault(mode, path, times, retry_after, delay))
 
     def clear(self) -> None:
-        """Forget faults, counts and the request log (routes stay)."""
+        """Forget faults, counts, the request log, latencies, responders and extra headers
+        (recorded routes stay)."""
         with self._lock:
             self._faults.clear()
             self.counts.clear()
@@ -210,6 +230,8 @@ class ReplayServer:
             self.unmatched.clear()
         self.latency = 0.0
         self.latencies = {}
+        self.responders = []
+        self.extra_headers = {}
 
     def latency_for(self, path: str) -> float:
         best = max((p for p in self.latencies if path.startswith(p)), key=len, default=None)
@@ -297,7 +319,7 @@ class _Handler(BaseHTTPRequestHandler):
         if delay:
             time.sleep(delay)
         fault = r._take_fault(path)
-        route = r.match(self.command, parts.path, parts.query)
+        route = r.compose(self.command, parts.path, parts.query)
         if fault is not None and fault.mode == "drop":
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -320,6 +342,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault is not None and fault.mode == "malformed":
             body = body[len(body) // 2 :]
         headers = dict(route.headers)
+        for prefix, extra in r.extra_headers.items():
+            if path.startswith(prefix):
+                headers.update(extra)
         if "location" in headers:
             headers["location"] = self._local(headers["location"])
         self._send(route.status, route.content_type, body, headers)

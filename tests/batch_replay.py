@@ -1,0 +1,123 @@
+"""Answers to batched requests, composed from the real single-record responses a
+:class:`~replay.ReplayServer` holds, in the shape each service documents.
+
+The corpus has real batched answers for arXiv (``id_list=a,b``) and Semantic Scholar
+(``POST /paper/batch``) only; tests replay those as recorded.  For Crossref
+(``/works?filter=doi:a,doi:b``) and PubMed (``efetch.fcgi?id=a,b``) a batch answer is built
+here from the recorded single answers of its members, nothing else:
+
+* Crossref: the ``message`` of each recorded ``/works/{doi}`` (200) response, projected on the
+  ``select`` fields, as the ``items`` of a ``work-list`` message (the envelope Crossref
+  documents for ``/works`` queries: status, message-type, message-version, message with
+  facets, total-results, items, items-per-page, query).  Same-name filters are ORed, as
+  Crossref documents.
+* arXiv: the ``<entry>`` elements of each recorded single ``id_list`` feed, in one feed.
+* PubMed: the ``<PubmedArticle>`` / ``<PubmedBookArticle>`` elements of each recorded single
+  efetch, in one
+  ``<PubmedArticleSet>``.
+
+Members with no recorded response are left out, as the services leave out unknown ids.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qsl
+from xml.etree import ElementTree as ET
+
+from replay import ReplayServer, Route
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
+
+Answer = tuple[int, str, bytes]
+
+
+def _single(server: ReplayServer, uri_path: str, query: str) -> Route | None:
+    route = server.match("GET", uri_path, query)
+    if route is None or route.any_query or route.status != 200:
+        return None
+    return route
+
+
+def crossref_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
+    if path.rstrip("/") != "/crossref/works":
+        return None
+    params = dict(parse_qsl(query))
+    filters = [f for f in params.get("filter", "").split(",") if f]
+    if not filters or not all(f.startswith("doi:") for f in filters):
+        return None
+    select = [s for s in params.get("select", "").split(",") if s]
+    items = []
+    for f in filters:
+        route = _single(server, f"/crossref/works/{f[4:]}", "")
+        if route is None:
+            continue
+        msg = json.loads(route.body)["message"]
+        items.append({k: v for k, v in msg.items() if k in select} if select else msg)
+    rows = int(params.get("rows", "20"))
+    body = {
+        "status": "ok",
+        "message-type": "work-list",
+        "message-version": "1.0.0",
+        "message": {
+            "facets": {},
+            "total-results": len(items),
+            "items": items[:rows],
+            "items-per-page": rows,
+            "query": {"start-index": 0, "search-terms": None},
+        },
+    }
+    return 200, "application/json;charset=utf-8", json.dumps(body).encode()
+
+
+def arxiv_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
+    params = dict(parse_qsl(query))
+    ids = [i for i in params.get("id_list", "").split(",") if i]
+    if path.rstrip("/") != "/arxiv/api/query" or len(ids) < 2:
+        return None
+    feed: ET.Element | None = None
+    entries: list[ET.Element] = []
+    for i in ids:
+        route = _single(server, path, f"id_list={i}&max_results=1")
+        if route is None:
+            continue
+        root = ET.fromstring(route.body)
+        entries += root.findall(f"{ATOM}entry")
+        if feed is None:
+            feed = root
+    if feed is None:
+        return None
+    for old in feed.findall(f"{ATOM}entry"):
+        feed.remove(old)
+    for tag in ("totalResults", "itemsPerPage"):
+        node = feed.find(f"{OPENSEARCH}{tag}")
+        if node is not None:
+            node.text = str(len(entries))
+    feed.extend(entries)
+    ET.register_namespace("", ATOM[1:-1])
+    ET.register_namespace("opensearch", OPENSEARCH[1:-1])
+    ET.register_namespace("arxiv", "http://arxiv.org/schemas/atom")
+    return 200, "application/atom+xml", ET.tostring(feed, xml_declaration=True, encoding="utf-8")
+
+
+def pubmed_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
+    params = dict(parse_qsl(query))
+    ids = [i for i in params.get("id", "").split(",") if i]
+    if not path.endswith("/efetch.fcgi") or len(ids) < 2:
+        return None
+    articles = []
+    for i in ids:
+        route = _single(server, path, f"db=pubmed&id={i}&retmode=xml")
+        if route is not None:
+            found = ET.fromstring(route.body)
+            articles += found.findall("PubmedArticle") + found.findall("PubmedBookArticle")
+    root = ET.Element("PubmedArticleSet")
+    root.extend(articles)
+    return 200, "text/xml; charset=UTF-8", ET.tostring(root, xml_declaration=True, encoding="utf-8")
+
+
+def serve_batches(server: ReplayServer) -> ReplayServer:
+    """Let ``server`` answer batched Crossref, arXiv and PubMed requests from its singles."""
+    server.responders = [crossref_batch, arxiv_batch, pubmed_batch]
+    return server

@@ -1,0 +1,270 @@
+"""Plan first: identifiers fetched in batches per source, cache first, before the per-entry
+steps; per-source request slots; search order by kind of work; advertised concurrency.
+
+Over the replay server: real recorded single answers, real batched answers where the corpus
+has them (arXiv ``id_list``), and batched answers composed from recorded single answers in
+the shape the service documents (tests/batch_replay.py, see tests/data/PROVENANCE.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from datetime import date
+from pathlib import Path
+from urllib.parse import parse_qs
+
+import replay as replay_fixtures
+from batch_replay import serve_batches
+from citewarden.cache import Cache
+from citewarden.model import Entry
+from citewarden.settings import VerifySettings
+from citewarden.verify.engine import Verifier
+from citewarden.verify.http import HttpClient, Limit, Slots, TokenBucket
+from citewarden.verify.normalize import make_entry, normalize_entry
+from citewarden.verify.records import Lookup, Outcome, Query
+from citewarden.verify.search_order import Field, field_of
+from citewarden.verify.sources.arxiv import ArxivSource
+from citewarden.verify.sources.cached import CachedSource
+from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl
+from citewarden.verify.sources.doi import DoiSource
+from citewarden.verify.sources.pubmed import PubMedSource
+from replay import API_DATA, ReplayServer, recorded
+
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+replay_http = replay_fixtures.replay_http
+
+TODAY = date(2026, 11, 29)
+
+
+def recorded_crossref_works() -> list[dict[str, object]]:
+    """The messages of every recorded Crossref ``/works/{doi}`` answer (200)."""
+    out = []
+    for row in json.loads((API_DATA / "crossref" / "manifest.json").read_text()):
+        path = row["uri"].split("api.crossref.org/works/", 1)
+        if row["status"] != 200 or len(path) != 2 or "/transform/" in path[1]:
+            continue
+        data = json.loads(recorded("crossref", row["file"]))
+        if isinstance(data, dict) and isinstance(data.get("message"), dict):
+            out.append(data["message"])
+    return out
+
+
+def entry_for(i: int, msg: dict[str, object]) -> Entry:
+    authors = " and ".join(
+        f"{a.get('family')}, {a.get('given', '')}"
+        for a in msg.get("author") or []  # type: ignore[attr-defined]
+        if isinstance(a, dict) and a.get("family")
+    )
+    fields = {"title": msg["title"][0], "doi": msg["DOI"]}  # type: ignore[index]
+    if authors:
+        fields["author"] = authors
+    return make_entry(f"e{i}", "article", fields)
+
+
+def crossref_verifier(srv: ReplayServer, http: HttpClient, cache: Cache | None) -> Verifier:
+    sources = [
+        CrossrefSource(http, srv.base_url("crossref"), mailto="t@example.org"),
+        DoiSource(http, srv.base_url("doi")),
+    ]
+    wrapped = [CachedSource(s, cache) for s in sources] if cache is not None else sources
+    return Verifier(wrapped, VerifySettings(sources=("crossref", "doi")), today=TODAY)
+
+
+async def test_doi_entries_are_fetched_in_one_batch_then_from_the_cache(
+    replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
+) -> None:
+    serve_batches(replay)
+    messages = recorded_crossref_works()
+    assert len(messages) >= 6
+    entries = [entry_for(i, m) for i, m in enumerate(messages)]
+    # the same entries, one request each (the per-entry path, no plan)
+    one_by_one = crossref_verifier(replay, replay_http, None)
+    alone = {e.key: await one_by_one.verify(e) for e in entries}
+    assert replay.requests_to("/crossref/works/") == len(entries)
+    replay.clear()
+    serve_batches(replay)
+
+    cache = Cache(tmp_path / "cache")
+    planned = await crossref_verifier(replay, replay_http, cache).verify_many(entries)
+    assert planned == alone  # the same verdicts
+    (batch,) = [s for s in replay.log if s.path == "/crossref/works"]
+    assert parse_qs(batch.query)["filter"] == [
+        ",".join(f"doi:{m['DOI']}".lower() for m in messages)
+    ]
+    assert replay.requests_to("/crossref/works/") == 0  # no single look-up left
+    assert not replay.unmatched
+
+    replay.log.clear()
+    again = await crossref_verifier(replay, replay_http, cache).verify_many(entries)
+    assert again == alone and replay.log == []  # warm: every answer from the cache
+    cache.close()
+
+
+async def test_a_doi_the_batch_answer_lacks_is_asked_on_its_own(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_batches(replay)
+    known = entry_for(0, recorded_crossref_works()[0])
+    unknown = make_entry("gone", "article", {"title": "Not a work", "doi": "10.1371/notarealdoi"})
+    verdicts = await crossref_verifier(replay, replay_http, None).verify_many([known, unknown])
+    assert replay.requests_to("/crossref/works/10.1371/notarealdoi") == 1  # the recorded 404
+    batches = [s for s in replay.log if "filter" in parse_qs(s.query)]
+    assert (
+        len(batches) == 1 and "doi:10.1371/notarealdoi" in parse_qs(batches[0].query)["filter"][0]
+    )
+    assert verdicts["gone"].status.value in {"not_found", "unverified"}
+    assert verdicts[known.key].status.value == "verified"
+
+
+async def test_crossref_batch_records_equal_the_single_records(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # the batch asks for the fields a single record carries (relations included)
+    serve_batches(replay)
+    messages = recorded_crossref_works()
+    assert any(m.get("relation") for m in messages)
+    src = CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org")
+    out = await src.by_dois([str(m["DOI"]) for m in messages])
+    for m in messages:
+        (got,) = out[str(m["DOI"]).lower()].records
+        single = work_from_csl(m)
+        assert single is not None
+        assert got.extra == single.extra and got.authors == single.authors
+        assert got.updates == single.updates and got.venue == single.venue
+
+
+async def test_arxiv_batch_from_a_real_batched_answer(
+    replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
+) -> None:
+    cache = Cache(tmp_path / "cache")
+    src = CachedSource(ArxivSource(replay_http, replay.base_url("arxiv")), cache)
+    out = await src.by_arxivs(["0808.05394", "1707.08567"])
+    assert out["1707.08567"].records[0].title.startswith("Proceedings of Workshop AEW10")
+    assert out["0808.05394"].outcome is Outcome.NOT_FOUND  # absent from arXiv's answer
+    (seen,) = replay.log
+    assert parse_qs(seen.query)["id_list"] == ["0808.05394,1707.08567"]
+    # the answers are cached under the single look-up: no request for either again
+    assert (await src.by_arxiv("1707.08567")).from_cache
+    assert (await src.by_arxivs(["0808.05394"]))["0808.05394"].outcome is Outcome.NOT_FOUND
+    assert len(replay.log) == 1
+    cache.close()
+
+
+async def test_pubmed_batch_is_one_efetch(replay: ReplayServer, replay_http: HttpClient) -> None:
+    serve_batches(replay)
+    src = PubMedSource(replay_http, replay.base_url("pubmed"))
+    out = await src.by_pmid_batch(["11618220", "20301577", "37909814"])
+    assert out["11618220"].records[0].pmid == "11618220"
+    assert out["20301577"].records[0].pmid == "20301577"  # a PubmedBookArticle
+    assert out["37909814"].outcome is Outcome.NOT_FOUND  # its recorded efetch is empty
+    (seen,) = replay.log
+    assert parse_qs(seen.query)["id"] == ["11618220,20301577,37909814"]
+
+
+async def test_a_slow_strict_source_does_not_hold_the_others(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_batches(replay)
+    replay.latencies = {"/arxiv": 1.0}
+    preprints = [
+        make_entry("ax1", "misc", {"title": "x", "eprint": "1605.08386", "archiveprefix": "arXiv"}),
+        make_entry("ax2", "misc", {"title": "y", "eprint": "astro-ph/0601001"}),
+    ]
+    papers = [entry_for(i, m) for i, m in enumerate(recorded_crossref_works())]
+    sources = [
+        CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org"),
+        DoiSource(replay_http, replay.base_url("doi")),
+        ArxivSource(replay_http, replay.base_url("arxiv")),
+    ]
+    verifier = Verifier(sources, VerifySettings(sources=("crossref", "doi"), concurrency=1))
+    order: list[str] = []
+    start = time.monotonic()
+    done_at: dict[str, float] = {}
+
+    def seen(key: str, _: object) -> None:
+        order.append(key)
+        done_at[key] = time.monotonic() - start
+
+    await verifier.verify_many([*preprints, *papers], on_result=seen)
+    assert set(order[: len(papers)]) == {p.key for p in papers}  # none waited for arXiv
+    assert max(done_at[p.key] for p in papers) < 1.0 <= min(done_at["ax1"], done_at["ax2"])
+    id_lists = [parse_qs(s.query).get("id_list") for s in replay.log if s.path.startswith("/arxiv")]
+    assert [i for i in id_lists if i] == [["1605.08386,astro-ph/0601001"]]  # one batch
+
+
+def test_search_starts_at_the_most_selective_source_for_the_kind_of_work() -> None:
+    def norm(venue: str) -> object:
+        return normalize_entry(make_entry("k", "inproceedings", {"title": "T", "booktitle": venue}))
+
+    assert field_of(norm("Advances in Neural Information Processing Systems")) is Field.COMPUTING  # type: ignore[arg-type]
+    assert field_of(norm("The Lancet Oncology")) is Field.BIOMEDICINE  # type: ignore[arg-type]
+    assert field_of(norm("Journal of Economic Theory")) is Field.OTHER  # type: ignore[arg-type]
+
+    class Named:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        async def by_doi(self, doi: str) -> Lookup:
+            return Lookup.not_found(self.name)
+
+        async def search(self, query: Query) -> Lookup:
+            return Lookup.not_found(self.name)
+
+    names = ("crossref", "openalex", "semanticscholar", "pubmed", "dblp")
+    verifier = Verifier([Named(n) for n in names], VerifySettings(sources=names))
+    order = verifier._search_order
+    assert order(norm("Proc. of the ACM SIGMOD Conference"))[0] == "dblp"  # type: ignore[arg-type]
+    assert order(norm("Clinical Infectious Diseases"))[0] == "pubmed"  # type: ignore[arg-type]
+    assert order(norm("Econometrica")) == list(names)  # type: ignore[arg-type]
+
+
+async def test_advertised_concurrency_is_adopted_never_raised() -> None:
+    bucket = TokenBucket(Limit(10.0, 1, 3))
+    bucket.adapt({"x-concurrency-limit": "5"})
+    assert bucket.concurrency == 3  # never above the published seed
+    bucket.adapt({"x-concurrency-limit": "1"})
+    assert bucket.concurrency == 1
+    slots = Slots(3)
+    active: list[int] = []
+
+    async def one() -> None:
+        async with slots:
+            active.append(slots.active)
+            await asyncio.sleep(0.01)
+
+    first = asyncio.ensure_future(one())
+    await asyncio.sleep(0)
+    slots.lower(1)
+    await asyncio.gather(first, *(one() for _ in range(4)))
+    assert max(active) == 1
+
+
+async def test_advertised_concurrency_holds_over_http(replay: ReplayServer) -> None:
+    # Crossref's recorded public-pool headers (habanero cassette test_works_with_one_id.yaml)
+    replay.extra_headers = {"/crossref": {"x-concurrency-limit": "1"}}
+    replay.latency = 0.05
+    async with HttpClient(limits={"crossref": Limit(100.0, 100, 4)}) as http:
+        src = CrossrefSource(http, replay.base_url("crossref"), mailto="t@example.org")
+        await src.by_doi("10.1371/journal.pone.0033693")  # learns the cap
+        dois = [str(m["DOI"]) for m in recorded_crossref_works()]
+        await asyncio.gather(*(src.by_doi(d) for d in dois))
+    stamps = sorted(s.at for s in replay.log[1:])
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
+    assert min(gaps) >= 0.04  # one in flight at a time: each waited for the last answer
+
+
+async def test_a_cancelled_run_starts_no_batch(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_batches(replay)
+    entries = [entry_for(i, m) for i, m in enumerate(recorded_crossref_works())]
+    cancel = asyncio.Event()
+    cancel.set()
+    verdicts = await crossref_verifier(replay, replay_http, None).verify_many(
+        entries, cancel_event=cancel
+    )
+    assert verdicts == {} and replay.log == []
