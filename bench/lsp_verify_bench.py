@@ -16,7 +16,13 @@ Prints:
   entries verify in the background, with how many entries verified meanwhile;
 * the time from ``didSave`` of an edited entry (its volume changed) to the first
   publishDiagnostics carrying its verification finding, while the background run goes on
-  (p50/max over ``--saves`` saves).
+  (p50/max over ``--saves`` saves);
+* first of all, for a separate project of ``--first-entries`` entries (200 by default) that
+  all cite distinct recorded Crossref works by DOI (tests/data/accuracy/records.jsonl; every
+  tenth with a wrong volume), with Crossref's recorded public-pool headers on every answer
+  and batched ``filter=doi:`` requests answered from those records (tests/batch_replay.py):
+  the time from ``didOpen`` of the document to the first publishDiagnostics carrying a
+  verification finding, and to the last of them, with the requests sent.
 
 Usage: ``.venv/bin/python bench/lsp_verify_bench.py [--entries 500] [--requests 100]``
 """
@@ -42,9 +48,19 @@ sys.path.insert(0, str(ROOT / "tests" / "lsp"))
 
 from lsp_editor import plain  # noqa: E402
 
+from batch_replay import serve_batches  # noqa: E402
 from citewarden.verify.config import URL_ENV  # noqa: E402
 from lsp_client import answer_server_requests, client_gc_paused, percentiles  # noqa: E402
 from replay import API_DATA, ReplayServer  # noqa: E402
+
+RECORDS = ROOT / "tests" / "data" / "accuracy" / "records.jsonl"
+#: Crossref's public-pool headers as recorded (habanero test_works_with_one_id.yaml).
+PUBLIC_POOL = {
+    "x-api-pool": "public",
+    "x-rate-limit-limit": "5",
+    "x-rate-limit-interval": "1s",
+    "x-concurrency-limit": "1",
+}
 
 #: Recorded Crossref works (``/works/{doi}``) whose records the DOI entries copy.
 WORKS = (
@@ -239,7 +255,86 @@ async def stop(client: Client) -> None:
         await client.stop()
 
 
+def build_first(root: Path, replay: ReplayServer, entries: int) -> tuple[int, int]:
+    """A project citing ``entries`` distinct recorded works by DOI, every tenth with a wrong
+    volume; the records are served at ``/works/{doi}``.  -> (entries, wrong volumes)."""
+    bib: list[str] = []
+    keys: list[str] = []
+    wrong = 0
+    for line in RECORDS.read_text(encoding="utf-8").splitlines():
+        if len(keys) >= entries:
+            break
+        msg = json.loads(line)["message"]
+        if not (msg.get("author") and msg.get("title") and msg.get("container-title")):
+            continue
+        body = json.dumps({"status": "ok", "message-type": "work", "message": msg}).encode()
+        replay.add_route(f"https://api.crossref.org/works/{msg['DOI'].lower()}", body)
+        item = dict(msg)
+        volume = str(msg.get("volume") or "")
+        if len(keys) >= 10 * (wrong + 1) - 1 and volume.isdigit():
+            item["volume"] = str(int(volume) + 100)
+            wrong += 1
+        key = f"w{len(keys):04d}"
+        bib.append(_entry(key, item, doi=True))
+        keys.append(key)
+    (root / "refs.bib").write_text("\n".join(bib), encoding="utf-8")
+    lines = ["\\documentclass{article}", "\\begin{document}"]
+    for start in range(0, len(keys), 10):
+        lines.append(f"See \\cite{{{','.join(keys[start : start + 10])}}}.")
+    lines += ["\\bibliography{refs}", "\\end{document}"]
+    (root / "main.tex").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return len(keys), wrong
+
+
+async def first_diagnostics(args: argparse.Namespace, tmp: Path, env: dict[str, str]) -> None:
+    """Open a bibliography's document: how soon do its verification findings show?"""
+    replay = ReplayServer().start()
+    try:
+        root = tmp / "first"
+        root.mkdir()
+        total, wrong = build_first(root, replay, args.first_entries)
+        serve_batches(replay)
+        replay.extra_headers = {"/crossref": dict(PUBLIC_POOL)}
+        replay.latency = args.latency
+        env = {**env, **{var: replay.base_url(name) for name, var in URL_ENV.items()}}
+        env["CITEWARDEN_CACHE_DIR"] = str(tmp / "first-cache")
+        client = await start(root, env, verify=True, log=args.server_log)
+        bib_uri = (root / "refs.bib").as_uri()
+        seen = len(client.publishes)
+        t = time.perf_counter()
+        open_doc(client, root / "main.tex", "latex")
+        deadline = t + 120
+        found: dict[int, float] = {}
+        while len(found) < wrong and time.perf_counter() < deadline:
+            for when, p in client.publishes[seen:]:
+                if p.uri == bib_uri:
+                    for d in p.diagnostics:
+                        if d.code in VERIFY_CODES:
+                            found.setdefault(d.range.start.line, when)
+            await asyncio.sleep(0.01)
+        await stop(client)
+        if not found:
+            print(f"[{total} entries] no verification diagnostic within 120 s")
+            return
+        times = sorted(w - t for w in found.values())
+        print(
+            f"[{total} DOI entries, public-pool headers] didOpen -> first "
+            f"verification diagnostic {times[0]:.2f} s (target <= 2 s); all {len(times)} of "
+            f"{wrong}: {times[-1]:.2f} s; requests {len(replay.log)} "
+            f"({dict(replay.counts.most_common(3))} ...)"
+        )
+    finally:
+        replay.stop()
+
+
 async def run(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+        env["CITEWARDEN_MAILTO"] = "bench@example.org"
+        env["PYTHONPATH"] = str(ROOT / "server")
+        await first_diagnostics(args, Path(tmp), env)
+    if args.first_only:
+        return
     replay = ReplayServer().start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
@@ -358,6 +453,8 @@ def main() -> None:
     p.add_argument("--saves", type=int, default=10)
     p.add_argument("--latency", type=float, default=0.1, help="seconds per replayed request")
     p.add_argument("--server-log", metavar="FILE", help="the verifying server's debug log")
+    p.add_argument("--first-entries", type=int, default=200)
+    p.add_argument("--first-only", action="store_true", help="only the first-diagnostics run")
     asyncio.run(run(p.parse_args()))
 
 

@@ -11,7 +11,8 @@ here from the recorded single answers of its members, nothing else:
   documents for ``/works`` queries: status, message-type, message-version, message with
   facets, total-results, items, items-per-page, query).  Same-name filters are ORed, as
   Crossref documents.
-* arXiv: the ``<entry>`` elements of each recorded single ``id_list`` feed, in one feed.
+* arXiv: the ``<entry>`` elements of each recorded single ``id_list`` feed, in one feed (a
+  feed recorded for ``2104.12255v1`` also answers ``2104.12255``).
 * PubMed: the ``<PubmedArticle>`` / ``<PubmedBookArticle>`` elements of each recorded single
   efetch, in one
   ``<PubmedArticleSet>``.
@@ -22,6 +23,7 @@ Members with no recorded response are left out, as the services leave out unknow
 from __future__ import annotations
 
 import json
+import re
 from urllib.parse import parse_qsl
 from xml.etree import ElementTree as ET
 
@@ -71,6 +73,18 @@ def crossref_batch(server: ReplayServer, path: str, query: str) -> Answer | None
     return 200, "application/json;charset=utf-8", json.dumps(body).encode()
 
 
+def _arxiv_singles(server: ReplayServer) -> dict[str, Route]:
+    """Recorded single ``id_list`` answers by the id asked, and by the id without its
+    version (arXiv answers an unversioned id with the paper's latest version)."""
+    out: dict[str, Route] = {}
+    for route in server.routes.values():
+        ids = dict(route.params).get("id_list", "")
+        if route.path.startswith("/arxiv/") and ids and "," not in ids and route.status == 200:
+            out.setdefault(ids, route)
+            out.setdefault(re.sub(r"v\d+$", "", ids), route)
+    return out
+
+
 def arxiv_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
     params = dict(parse_qsl(query))
     ids = [i for i in params.get("id_list", "").split(",") if i]
@@ -78,8 +92,9 @@ def arxiv_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
         return None
     feed: ET.Element | None = None
     entries: list[ET.Element] = []
+    recorded = _arxiv_singles(server)
     for i in ids:
-        route = _single(server, path, f"id_list={i}&max_results=1")
+        route = recorded.get(i) or recorded.get(re.sub(r"v\d+$", "", i))
         if route is None:
             continue
         root = ET.fromstring(route.body)

@@ -268,10 +268,9 @@ class VerificationService:
                 self.generation += 1
                 with contextlib.suppress(Exception):
                     await self.engine.submit(old.aclose())
-            from citewarden.verify.engine import build_verifier
-
             settings = self._resolved(self.session.settings)
-            self._verifier = await asyncio.to_thread(build_verifier, settings)
+            # the verification modules are imported there too, off the loop that answers
+            self._verifier = await asyncio.to_thread(_build_verifier, settings)
             self._verifier_settings = wanted
             return self._verifier
 
@@ -441,10 +440,21 @@ class VerificationService:
             self._enqueue(job)
             urgent += job.priority < OTHER
         if self._queue:
+            self._prefetch()
             # what the author is looking at does not wait for busy workers to free up
             self._start(urgent=min(urgent, EXPRESS_WORKERS) if keys is None else 1)
         self.send_status()
         return self.status()
+
+    def _prefetch(self) -> None:
+        """Fetch the identifiers of the queued entries in batches, in queue order (cited in
+        open documents first), before the workers compare them one by one."""
+        verifier = self._verifier
+        if verifier is None:
+            return
+        live = [t for t in self._heap if t[3] in self._queue and self._queue[t[3]].seq == t[2]]
+        entries = [self._queue[fp].entry for *_, fp in sorted(live)]
+        self.engine.submit(verifier.prefetch(entries)).add_done_callback(_log_failure)
 
     def _enqueue(self, job: Job) -> None:
         if job.fp in self._running:
@@ -806,3 +816,14 @@ def verdicts_by_key(
         if verdict is not None and entry.key not in out:
             out[entry.key] = dataclasses.replace(verdict, key=entry.key)
     return out
+
+
+def _log_failure(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("planning verification failed: %r", future.exception())
+
+
+def _build_verifier(settings: Settings) -> Any:
+    from citewarden.verify.engine import build_verifier
+
+    return build_verifier(settings)

@@ -141,19 +141,22 @@ class Verifier:
             slot = self._source_slots[name] = asyncio.Semaphore(max(1, self.settings.concurrency))
         return slot
 
-    def prefetch(self, entries: Iterable[Entry]) -> None:
-        """Start fetching the identifiers of ``entries`` in batches per source, in their
-        order (see :mod:`citewarden.verify.plan`); :meth:`verify` then uses the answers."""
+    async def prefetch(self, entries: Iterable[Entry]) -> None:
+        """Plan the identifiers of ``entries`` and fetch them in batches per source, in
+        their order (see :mod:`citewarden.verify.plan`); :meth:`verify` then uses the
+        answers.  Each batch is sent as soon as it is full, while the rest is planned."""
         self._bind_loop()
-        norms = []
+        ahead = self._ahead
         for entry in entries:
             if skip_reason(entry, self.settings) is not None:
                 continue
             try:
-                norms.append(normalize_entry(entry))
+                norm = normalize_entry(entry)
             except Exception:  # verification reports it for this entry
                 continue
-        self._ahead.start(self.sources, norms)
+            if ahead.add(self.sources, norm):
+                await asyncio.sleep(0)  # let the batch go out
+        ahead.flush(self.sources)
 
     async def aclose(self) -> None:
         """Release what :func:`build_verifier` opened (HTTP client, cache, snapshot)."""
@@ -241,7 +244,7 @@ class Verifier:
                     log.exception("on_result callback failed for %s", entry.key)
 
         if cancel_event is None or not cancel_event.is_set():
-            self.prefetch(unique.values())
+            await self.prefetch(unique.values())
         await asyncio.gather(*(one(e) for e in unique.values()))
         return results
 

@@ -77,37 +77,54 @@ class Ahead:
     def __init__(self) -> None:
         self._answers: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._pending: dict[str, list[str]] = {}
         #: Batch requests started, by source (for diagnostics and tests).
         self.batches: dict[str, int] = {}
 
     def take(self, source: str, method: str, arg: str) -> asyncio.Future[Lookup | None] | None:
         return self._answers.pop((source, method, answer_key(method, arg)), None)
 
+    def add(self, sources: Mapping[str, Any], entry: NormalizedEntry) -> bool:
+        """Plan the identifier of ``entry``; start a batch once a source has a full one.
+        -> whether a batch was started."""
+        ident = identifiers(entry)
+        if ident is None:
+            return False
+        name, value = ident
+        spec = BATCHES[name]
+        source = sources.get(name)
+        if source is None or getattr(source, spec.batch, None) is None:
+            return False
+        key = (name, spec.single, answer_key(spec.single, value))
+        if key in self._answers:
+            return False
+        self._answers[key] = asyncio.get_running_loop().create_future()
+        pending = self._pending.setdefault(name, [])
+        pending.append(value)
+        if len(pending) < spec.size:
+            return False
+        self._launch(sources, name)
+        return True
+
+    def flush(self, sources: Mapping[str, Any]) -> None:
+        """Start the batches that are not full yet."""
+        for name in list(self._pending):
+            self._launch(sources, name)
+
     def start(self, sources: Mapping[str, Any], entries: Iterable[NormalizedEntry]) -> None:
-        """Start fetching the identifiers of ``entries`` (in their order) in batches."""
-        wanted: dict[str, list[str]] = {}
+        """Plan every identifier of ``entries`` (in their order) and start their batches."""
         for entry in entries:
-            ident = identifiers(entry)
-            if ident is None:
-                continue
-            name, value = ident
-            spec = BATCHES[name]
-            source = sources.get(name)
-            if source is None or getattr(source, spec.batch, None) is None:
-                continue
-            key = (name, spec.single, answer_key(spec.single, value))
-            if key in self._answers:
-                continue
-            self._answers[key] = asyncio.get_running_loop().create_future()
-            wanted.setdefault(name, []).append(value)
-        for name, ids in wanted.items():
-            spec = BATCHES[name]
-            for start in range(0, len(ids), spec.size):
-                chunk = ids[start : start + spec.size]
-                task = asyncio.ensure_future(self._fetch(sources, name, spec, chunk))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
-                self.batches[name] = self.batches.get(name, 0) + 1
+            self.add(sources, entry)
+        self.flush(sources)
+
+    def _launch(self, sources: Mapping[str, Any], name: str) -> None:
+        chunk = self._pending.pop(name, [])
+        if not chunk:
+            return
+        task = asyncio.ensure_future(self._fetch(sources, name, BATCHES[name], chunk))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self.batches[name] = self.batches.get(name, 0) + 1
 
     async def _fetch(
         self, sources: Mapping[str, Any], name: str, spec: BatchSpec, chunk: list[str]
@@ -160,3 +177,4 @@ class Ahead:
             if not fut.done():
                 fut.set_result(None)
         self._answers.clear()
+        self._pending.clear()
