@@ -221,8 +221,8 @@ class ReplayServer:
             self._faults.append(Fault(mode, path, times, retry_after, delay))
 
     def clear(self) -> None:
-        """Forget faults, counts, the request log, latencies, responders and extra headers
-        (recorded routes stay)."""
+        """Forget faults, counts, the request log, latencies and extra headers (recorded
+        routes and responders stay)."""
         with self._lock:
             self._faults.clear()
             self.counts.clear()
@@ -230,7 +230,6 @@ class ReplayServer:
             self.unmatched.clear()
         self.latency = 0.0
         self.latencies = {}
-        self.responders = []
         self.extra_headers = {}
 
     def latency_for(self, path: str) -> float:
@@ -371,9 +370,12 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def replay_server() -> Iterator[ReplayServer]:
-    """A started replay server over tests/data/api (faults and counts reset per test via
-    :meth:`ReplayServer.clear` in the ``replay`` fixture)."""
-    server = ReplayServer().start()
+    """A started replay server over tests/data/api, answering batched requests from its
+    recorded single answers (tests/batch_replay.py); faults and counts reset per test via
+    :meth:`ReplayServer.clear` in the ``replay`` fixture."""
+    from batch_replay import serve_batches
+
+    server = serve_batches(ReplayServer()).start()
     yield server
     server.stop()
 

@@ -268,3 +268,17 @@ async def test_a_cancelled_run_starts_no_batch(
         entries, cancel_event=cancel
     )
     assert verdicts == {} and replay.log == []
+
+
+async def test_a_failed_batch_settles_nothing_its_entries_ask_on_their_own(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    entries = [entry_for(i, m) for i, m in enumerate(recorded_crossref_works())]
+    alone = {e.key: await crossref_verifier(replay, replay_http, None).verify(e) for e in entries}
+    replay.clear()
+    # the batch request and its two retries get a 503; the single look-ups after it do not
+    replay.inject("503", path="/crossref/works", times=3)
+    planned = await crossref_verifier(replay, replay_http, None).verify_many(entries)
+    assert planned == alone
+    assert [s.path for s in replay.log[:3]] == ["/crossref/works"] * 3
+    assert replay.requests_to("/crossref/works/") == len(entries)

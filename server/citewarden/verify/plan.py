@@ -7,8 +7,9 @@ entries were given (the editor's queue order).  The engine's per-entry steps the
 answer of their identifier from here instead of sending a request of their own.  Sources are
 wrapped in the cache, so a batch only asks for what the cache does not hold.
 
-Crossref's ``filter=doi:`` answer is trusted for what it holds; a DOI it lacks is looked up
-on its own afterwards (``/works/{doi}``), because a filter answer can leave out a DOI that
+A batch that failed settles nothing: its entries ask on their own, as they would without a
+plan.  Crossref's ``filter=doi:`` answer is trusted for what it holds; a DOI it lacks is looked
+up on its own afterwards (``/works/{doi}``), because a filter answer can leave out a DOI that
 ``/works/{doi}`` knows (its filter syntax cannot carry every DOI), and "not at Crossref"
 decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
 id they were given.
@@ -66,6 +67,17 @@ def identifiers(entry: NormalizedEntry) -> tuple[str, str] | None:
     if entry.pmid:
         return ("pubmed", entry.pmid)
     return None
+
+
+def _settled(spec: BatchSpec, answer: Lookup | None) -> Lookup | None:
+    """The batch's answer for one id when it settles the look-up, else None (the entry asks
+    on its own): a failed batch says nothing about its members (one id the service rejects
+    can fail the whole request), and Crossref's lack of a DOI is not its "not found"."""
+    if answer is None or answer.outcome is Outcome.FAILED:
+        return None
+    if answer.outcome is Outcome.NOT_FOUND and not spec.absence_is_evidence:
+        return None
+    return answer
 
 
 class Ahead:
@@ -146,14 +158,7 @@ class Ahead:
             for ident, fut in zip(chunk, futures, strict=True):
                 if fut is None or fut.done():
                     continue
-                got = answers.get(answer_key(spec.single, ident))
-                if (
-                    got is not None
-                    and got.outcome is Outcome.NOT_FOUND
-                    and not spec.absence_is_evidence
-                ):
-                    got = None
-                fut.set_result(got)
+                fut.set_result(_settled(spec, answers.get(answer_key(spec.single, ident))))
 
     async def _not_in_snapshot(
         self, sources: Mapping[str, Any], name: str, chunk: list[str]
