@@ -2,8 +2,10 @@
 
 The most selective index for the kind of work answers first: DBLP for computer-science
 venues, PubMed for biomedicine, Crossref for the rest (the configured order otherwise
-stands).  The kind of work is read from the venue (journal or booktitle) alone; an entry
-whose venue says nothing keeps the configured order.
+stands).  An index of another field is not asked at all: PubMed holds no computer-science
+venue, DBLP no biomedical journal, so their "nothing found" says nothing about such an entry.
+The kind of work is read from the venue (journal or booktitle) and a PMID; an entry whose
+venue says nothing keeps the configured order and every source.
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ _BIOMEDICINE = re.compile(
     re.IGNORECASE,
 )
 
+#: Indexes that hold nothing of a kind of work (not searched for it).
+OUT_OF_FIELD: dict[Field, frozenset[str]] = {
+    Field.COMPUTING: frozenset({"pubmed"}),
+    Field.BIOMEDICINE: frozenset({"dblp"}),
+    Field.OTHER: frozenset(),
+}
+
 #: The source searched first for each kind of work.
 FIRST: dict[Field, str] = {
     Field.COMPUTING: "dblp",
@@ -65,8 +74,11 @@ def field_of(entry: NormalizedEntry) -> Field:
 
 def by_field(entry: NormalizedEntry, names: Sequence[str]) -> list[str]:
     """``names`` (the searchable sources in configured order) with the most selective source
-    for the entry's kind of work moved first, when it is among them."""
-    first = FIRST[field_of(entry)]
-    if first not in names:
-        return list(names)
-    return [first, *(n for n in names if n != first)]
+    for the entry's kind of work moved first, when it is among them, and the indexes of other
+    fields left out (unless nothing else would remain)."""
+    field = field_of(entry)
+    kept = [n for n in names if n not in OUT_OF_FIELD[field]] or list(names)
+    first = FIRST[field]
+    if first not in kept:
+        return kept
+    return [first, *(n for n in kept if n != first)]
