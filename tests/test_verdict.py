@@ -6,15 +6,18 @@ import json
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from citewarden.findings.score import score_summary
 from citewarden.findings.verdicts import entry_findings
 from citewarden.model import Code, Severity, Status, Tier
 from citewarden.report.json_report import entries_json
 from citewarden.verify.compare import compare
+from citewarden.verify.evidence import Evidence, Failure, FailureKind, IdKind, IdState
 from citewarden.verify.normalize import make_entry, normalize_entry
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
 from citewarden.verify.sources.crossref import work_from_csl
-from citewarden.verify.verdict import Evidence, IdState, decide, static_issues
+from citewarden.verify.verdict import decide, static_issues
 from paths import DATA
 
 TODAY = date(2026, 11, 29)
@@ -50,7 +53,7 @@ def _evidence(fields: dict[str, str], *, by_id: WorkRecord | None = None, **kw: 
     entry = normalize_entry(make_entry("k", "article", fields))
     ev = Evidence(entry, today=TODAY, searched=True, sources=["crossref"])
     if by_id is not None:
-        ev.id_kind, ev.id_value, ev.id_state = "doi", entry.doi, IdState.FOUND
+        ev.id_kind, ev.id_value, ev.id_state = IdKind.DOI, entry.doi, IdState.FOUND
         ev.id_comparison = compare(entry, by_id)
     for name, value in kw.items():
         setattr(ev, name, value)
@@ -97,7 +100,7 @@ def test_doi_of_another_work_with_the_real_work_found_by_search() -> None:
 
 def test_nonexistent_doi_and_nothing_found_is_not_found() -> None:
     ev = _evidence({**GOOD, "doi": "10.1111/2041-210x.99999"})
-    ev.id_kind, ev.id_value, ev.id_state = "doi", "10.1111/2041-210x.99999", IdState.MISSING
+    ev.id_kind, ev.id_value, ev.id_state = IdKind.DOI, "10.1111/2041-210x.99999", IdState.MISSING
     v = decide(ev, "k")
     assert v.status is Status.NOT_FOUND and v.tier is Tier.H
     assert {i.code for i in v.issues} >= {Code.DOI_NOT_FOUND, Code.NOT_FOUND}
@@ -105,10 +108,11 @@ def test_nonexistent_doi_and_nothing_found_is_not_found() -> None:
 
 
 def test_failed_lookup_never_becomes_not_found() -> None:
-    ev = _evidence(GOOD, search_complete=False, failures=["crossref: timeout"])
+    ev = _evidence(GOOD, search_complete=False, failures=[Failure.of("crossref", "timeout")])
     v = decide(ev, "k")
     assert v.status is Status.UNVERIFIED and v.tier is Tier.D
     assert v.reason == "timeout (crossref)"
+    assert ev.failures[0].kind is FailureKind.TIMEOUT
     assert [i.code for i in v.issues] == [Code.UNVERIFIED]
 
 
@@ -186,7 +190,7 @@ def test_retraction_sets_status() -> None:
 def test_report_rows_and_findings_on_the_field_at_fault() -> None:
     entry = make_entry("k", "article", {**GOOD, "year": "2011", "doi": RNEXML.doi or ""})
     ev = Evidence(normalize_entry(entry), today=TODAY, searched=True, sources=["crossref"])
-    ev.id_kind, ev.id_state = "doi", IdState.FOUND
+    ev.id_kind, ev.id_state = IdKind.DOI, IdState.FOUND
     ev.id_comparison = compare(ev.entry, RNEXML)
     v = decide(ev, "k")
     found = entry_findings(entry, v, None)
@@ -247,3 +251,20 @@ def test_static_checks_raise_no_alarm_on_real_bibliographies() -> None:
                     alarms.append((entry.key, issue.message))
     assert count > 2000
     assert alarms == []
+
+
+@pytest.mark.parametrize(
+    ("reason", "kind"),
+    [
+        ("timeout", FailureKind.TIMEOUT),
+        ("rate limited: retry after 30 s", FailureKind.RATE_LIMITED),
+        ("HTTP 503", FailureKind.SERVER_ERROR),
+        ("connection dropped", FailureKind.NETWORK),
+        ("malformed response: not JSON", FailureKind.MALFORMED),
+        ("offline: not in cache", FailureKind.OFFLINE),
+        ("internal error in crossref", FailureKind.INTERNAL),
+        ("HTTP 418", FailureKind.OTHER),
+    ],
+)
+def test_failure_kinds_come_from_the_reasons_sources_give(reason: str, kind: FailureKind) -> None:
+    assert Failure.of("crossref", reason).kind is kind

@@ -25,12 +25,13 @@ from citewarden.model import Code, Entry, Issue, Status, Tier, Verdict
 from citewarden.settings import Settings, VerifySettings
 from citewarden.verify.base import Source
 from citewarden.verify.compare import Comparison, compare
+from citewarden.verify.evidence import Evidence, Failure, FailureKind, IdKind, IdState
 from citewarden.verify.legitimacy import venue_kind, with_venue
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replace_confusables
 from citewarden.verify.plan import Ahead
 from citewarden.verify.records import Lookup, Outcome, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.search_order import by_field
-from citewarden.verify.verdict import Evidence, IdState, decide, skipped
+from citewarden.verify.verdict import decide, skipped
 
 log = logging.getLogger("citewarden.verify")
 
@@ -275,17 +276,18 @@ class Verifier:
             return None
         ev.sources.append(name)
         if lookup.outcome is Outcome.FAILED:
-            ev.failures.append(f"{name}: {lookup.reason or 'failed'}")
+            ev.fail(name, lookup.reason)
         return lookup
 
     async def _identify(self, ev: Evidence) -> None:
         e = ev.entry
         if e.doi:
-            ev.id_kind, ev.id_value = "doi", e.doi
+            ev.id_kind, ev.id_value = IdKind.DOI, e.doi
             if e.doi.startswith("10.48550/arxiv.") and e.arxiv_id:
                 await self._by_arxiv(ev, e.arxiv_id, keep_kind=True)
                 return
             states: list[Outcome] = []
+            said_missing: list[str] = []
             for name in ("snapshot", "crossref", "doi", "datacite"):
                 if name not in self.sources:
                     continue
@@ -295,15 +297,17 @@ class Verifier:
                 if name in PARTIAL_SOURCES and lookup.outcome is Outcome.NOT_FOUND:
                     continue  # a partial index: absence there proves nothing
                 states.append(lookup.outcome)
+                if lookup.outcome is Outcome.NOT_FOUND:
+                    said_missing.append(name)
                 if lookup.outcome is Outcome.FOUND:
                     self._set_identified(ev, lookup.records)
                     return
                 if name == "doi" and lookup.outcome is Outcome.NOT_FOUND:
                     # doi.org is authoritative: a 404 there means the DOI does not exist
-                    ev.id_state = IdState.MISSING
+                    ev.id_state, ev.id_missing_from = IdState.MISSING, name
                     return
             if states and all(s is Outcome.NOT_FOUND for s in states) and "doi" in self.sources:
-                ev.id_state = IdState.MISSING
+                ev.id_state, ev.id_missing_from = IdState.MISSING, said_missing[-1]
             else:
                 ev.id_state = IdState.FAILED if states else None
             return
@@ -311,18 +315,18 @@ class Verifier:
             await self._by_arxiv(ev, e.arxiv_id)
             return
         if e.pmid:
-            ev.id_kind, ev.id_value = "pmid", e.pmid
+            ev.id_kind, ev.id_value = IdKind.PMID, e.pmid
             lookup = await self._call(ev, "pubmed", "by_pmid", e.pmid)
             self._apply(ev, lookup)
             return
         if e.isbn:
-            ev.id_kind, ev.id_value = "isbn", e.isbn
+            ev.id_kind, ev.id_value = IdKind.ISBN, e.isbn
             lookup = await self._call(ev, "openlibrary", "by_isbn", e.isbn)
             self._apply(ev, lookup)
 
     async def _by_arxiv(self, ev: Evidence, arxiv_id: str, *, keep_kind: bool = False) -> None:
         if not keep_kind:
-            ev.id_kind, ev.id_value = "arxiv", arxiv_id
+            ev.id_kind, ev.id_value = IdKind.ARXIV, arxiv_id
         lookup = await self._call(ev, "arxiv", "by_arxiv", arxiv_id)
         if lookup is None or lookup.outcome is Outcome.FAILED:
             # Semantic Scholar knows arXiv ids too
@@ -337,7 +341,7 @@ class Verifier:
         elif lookup.outcome is Outcome.FOUND:
             self._set_identified(ev, lookup.records)
         elif lookup.outcome is Outcome.NOT_FOUND:
-            ev.id_state = IdState.MISSING
+            ev.id_state, ev.id_missing_from = IdState.MISSING, lookup.source
         else:
             ev.id_state = IdState.FAILED
 
@@ -410,7 +414,13 @@ class Verifier:
                     break
         ev.search_complete = complete and definitive > 0
         if definitive == 0 and complete:
-            ev.failures.append("no source that covers the literature was consulted")
+            ev.failures.append(
+                Failure(
+                    "",
+                    FailureKind.NO_COVERAGE,
+                    "no source that covers the literature was consulted",
+                )
+            )
 
     async def _corroborate(self, ev: Evidence) -> None:
         """A second source's author list before reporting authors added / dropped /

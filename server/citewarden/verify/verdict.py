@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from datetime import date
 
 from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
@@ -25,6 +24,12 @@ from citewarden.verify.compare import (
     ValueComparison,
     cites_preprint,
     is_preprint_record,
+)
+from citewarden.verify.evidence import (
+    Evidence,
+    IdKind,
+    IdState,
+    failure_summary,
 )
 from citewarden.verify.normalize import NormalizedEntry, fold, is_placeholder
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
@@ -111,37 +116,6 @@ LOW_COVERAGE_TYPES = frozenset(
         "patent",
     }
 )
-
-
-class IdState:
-    FOUND = "found"
-    MISSING = "missing"  # the service answered: no such identifier
-    FAILED = "failed"
-
-
-@dataclass
-class Evidence:
-    """Everything the engine learnt about one entry."""
-
-    entry: NormalizedEntry
-    id_kind: str | None = None  # "doi", "arxiv", "isbn", "pmid"
-    id_value: str | None = None
-    id_state: str | None = None
-    id_comparison: Comparison | None = None
-    #: Best search candidate that identifies the work (title and authors agree).
-    candidate: Comparison | None = None
-    #: A record with exactly this title whose authors do not agree (chimeric evidence).
-    title_only: Comparison | None = None
-    #: Every consulted source answered definitively (found or not found).
-    search_complete: bool = True
-    searched: bool = False
-    failures: list[str] = field(default_factory=list)
-    sources: list[str] = field(default_factory=list)
-    #: Notices about the matched work found with a separate look-up (``filter=updates:``).
-    notices: list[Update] = field(default_factory=list)
-    #: DOI of the published version of a preprint, when the record names one.
-    published_doi: str | None = None
-    today: date = field(default_factory=date.today)
 
 
 # ----------------------------------------------------------------------------------------
@@ -473,19 +447,6 @@ def _match(cmp: Comparison) -> Match:
     )
 
 
-def failure_summary(failures: Iterable[str]) -> str | None:
-    """``["crossref: timeout", "doi: timeout", "dblp: HTTP 503"]`` ->
-    ``"timeout (crossref, doi); HTTP 503 (dblp)"``."""
-    by_reason: dict[str, list[str]] = {}
-    for failure in failures:
-        source, _, why = failure.partition(": ")
-        names = by_reason.setdefault(why or source, [])
-        if why and source not in names:
-            names.append(source)
-    parts = [f"{why} ({', '.join(names)})" if names else why for why, names in by_reason.items()]
-    return "; ".join(parts) or None
-
-
 def distinct_works(a: WorkRecord, b: WorkRecord) -> bool:
     """True only when identifiers show two records are different works (both have DOIs
     that differ, or both arXiv ids that differ, and nothing they share)."""
@@ -500,14 +461,13 @@ def distinct_works(a: WorkRecord, b: WorkRecord) -> bool:
 
 
 def _id_field(ev: Evidence) -> str:
-    if ev.id_kind == "arxiv":
+    if ev.id_kind is IdKind.ARXIV:
         return ev.entry.arxiv_field or "eprint"
-    return ev.id_kind or "doi"
+    return ev.id_kind.value if ev.id_kind else "doi"
 
 
 def _id_label(ev: Evidence) -> str:
-    names = {"doi": "DOI", "arxiv": "arXiv id", "isbn": "ISBN", "pmid": "PMID"}
-    return f"{names.get(ev.id_kind or '', 'identifier')} {ev.id_value}"
+    return f"{ev.id_kind.label if ev.id_kind else 'identifier'} {ev.id_value}"
 
 
 def decide(ev: Evidence, key: str) -> Verdict:
@@ -564,10 +524,14 @@ def decide(ev: Evidence, key: str) -> Verdict:
     if anchor is None and ev.candidate is not None:
         anchor = ev.candidate
         found_doi = anchor.record.doi
-        if ev.id_kind == "doi" and found_doi and ev.id_state in (IdState.MISSING, IdState.FOUND):
+        if (
+            ev.id_kind is IdKind.DOI
+            and found_doi
+            and ev.id_state in (IdState.MISSING, IdState.FOUND)
+        ):
             fixes["doi"] = found_doi
         elif (
-            ev.id_kind == "arxiv"
+            ev.id_kind is IdKind.ARXIV
             and ev.id_state in (IdState.MISSING, IdState.FOUND)
             and anchor.record.arxiv_id
             and anchor.record.arxiv_id != entry.arxiv_id
@@ -575,7 +539,7 @@ def decide(ev: Evidence, key: str) -> Verdict:
         ):
             fixes["eprint"] = anchor.record.arxiv_id
         elif (
-            ev.id_kind == "doi"
+            ev.id_kind is IdKind.DOI
             and ev.id_state == IdState.FAILED
             and found_doi
             and found_doi != entry.doi

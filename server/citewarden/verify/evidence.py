@@ -1,0 +1,141 @@
+"""What the engine learnt about one entry, as typed data (no I/O, no decisions).
+
+The engine fills an :class:`Evidence` per entry; :func:`citewarden.verify.verdict.decide`
+classifies it.  Failures are kept as :class:`Failure` values with a :class:`FailureKind`, so
+no step has to parse a reason string back; identifiers carry an :class:`IdKind` and an
+:class:`IdState`, and the registry that said "no such identifier" is named, because only the
+registry that owns an identifier may say it does not exist.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+
+from citewarden.verify.compare import Comparison
+from citewarden.verify.normalize import NormalizedEntry
+from citewarden.verify.records import Update
+
+
+class IdKind(StrEnum):
+    """Kinds of identifier an entry can carry."""
+
+    DOI = "doi"
+    ARXIV = "arxiv"
+    ISBN = "isbn"
+    PMID = "pmid"
+
+    @property
+    def label(self) -> str:
+        return {"doi": "DOI", "arxiv": "arXiv id", "isbn": "ISBN", "pmid": "PMID"}[self.value]
+
+
+class IdState(StrEnum):
+    """What the identifier look-up established."""
+
+    FOUND = "found"
+    #: The registry that owns the identifier answered: no such identifier.
+    MISSING = "missing"
+    #: No source that could say answered definitively (timeouts, errors, garbage).
+    FAILED = "failed"
+
+
+class FailureKind(StrEnum):
+    """Why a request said nothing.  Every kind makes an entry ``unverified``, never
+    ``mismatch`` or ``not_found``."""
+
+    TIMEOUT = "timeout"
+    RATE_LIMITED = "rate_limited"
+    SERVER_ERROR = "server_error"
+    NETWORK = "network"
+    MALFORMED = "malformed"
+    OFFLINE = "offline"
+    INTERNAL = "internal"
+    #: No source able to cover the literature was consulted at all.
+    NO_COVERAGE = "no_coverage"
+    OTHER = "other"
+
+
+_KIND_PATTERNS: tuple[tuple[FailureKind, re.Pattern[str]], ...] = (
+    (FailureKind.TIMEOUT, re.compile(r"timeout|timed out|deadline")),
+    (FailureKind.RATE_LIMITED, re.compile(r"rate limit|\b429\b")),
+    (FailureKind.SERVER_ERROR, re.compile(r"http 5\d\d|api error|e-utilities error")),
+    (FailureKind.NETWORK, re.compile(r"connect|connection|network|redirect|client error")),
+    (FailureKind.MALFORMED, re.compile(r"malformed|not json|not xml|no title|no csl")),
+    (FailureKind.OFFLINE, re.compile(r"offline")),
+    (FailureKind.INTERNAL, re.compile(r"internal error")),
+)
+
+
+def failure_kind(reason: str | None) -> FailureKind:
+    """The kind of a source's failure reason (the one place reasons are classified)."""
+    text = (reason or "").lower()
+    for kind, pattern in _KIND_PATTERNS:
+        if pattern.search(text):
+            return kind
+    return FailureKind.OTHER
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """One request that said nothing: which source, what kind, and the reason as given."""
+
+    source: str
+    kind: FailureKind
+    reason: str
+
+    @classmethod
+    def of(cls, source: str, reason: str | None) -> Failure:
+        text = reason or "failed"
+        return cls(source, failure_kind(text), text)
+
+
+def failure_summary(failures: Iterable[Failure]) -> str | None:
+    """``timeout (crossref, doi); HTTP 503 (dblp)``: each reason once, with its sources."""
+    by_reason: dict[str, list[str]] = {}
+    for failure in failures:
+        names = by_reason.setdefault(failure.reason, [])
+        if failure.source and failure.source not in names:
+            names.append(failure.source)
+    parts = [f"{why} ({', '.join(names)})" if names else why for why, names in by_reason.items()]
+    return "; ".join(parts) or None
+
+
+@dataclass
+class Evidence:
+    """Everything the engine learnt about one entry."""
+
+    entry: NormalizedEntry
+    id_kind: IdKind | None = None
+    id_value: str | None = None
+    id_state: IdState | None = None
+    #: The registry whose definitive answer set ``id_state`` to MISSING ("doi", "datacite",
+    #: "arxiv"); None otherwise.
+    id_missing_from: str | None = None
+    id_comparison: Comparison | None = None
+    #: Best search candidate that identifies the work (title and authors agree).
+    candidate: Comparison | None = None
+    #: A record with exactly this title whose authors do not agree (chimeric evidence).
+    title_only: Comparison | None = None
+    #: Every consulted source answered definitively (found or not found).
+    search_complete: bool = True
+    searched: bool = False
+    failures: list[Failure] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    #: Notices about the matched work found with a separate look-up (``filter=updates:``).
+    notices: list[Update] = field(default_factory=list)
+    #: DOI of the published version of a preprint, when the record names one.
+    published_doi: str | None = None
+    today: date = field(default_factory=date.today)
+
+    def fail(self, source: str, reason: str | None) -> None:
+        """Record that ``source`` said nothing, and why."""
+        self.failures.append(Failure.of(source, reason))
+
+    @property
+    def faulted(self) -> bool:
+        """Some request failed: what the sources did not say may matter."""
+        return bool(self.failures)
