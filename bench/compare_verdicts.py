@@ -1,9 +1,11 @@
 """Compare the verdicts of two ``citewarden check --format json`` reports.
 
 Verdicts are the same when every entry has the same status, tier, corrections and finding
-codes and messages in both reports (the matched record's source and score may differ: the
-same work can come from a batch answer or a single one).  Prints each difference and a
-summary; exits 1 when any entry differs or is missing from one report.
+codes in both reports (the matched record's source and score may differ: the same work can
+come from a batch answer, a single one or another index).  Findings whose message differs
+with the same code are listed apart (e.g. "found in" naming the sources in the order they
+were asked).  Prints each difference and a summary; exits 1 when a verdict differs or an
+entry is missing from one report.
 
 Usage: ``python bench/compare_verdicts.py BEFORE.json AFTER.json``
 """
@@ -26,21 +28,22 @@ def verdicts(path: Path) -> dict[str, dict[str, Any]]:
             "status": row.get("status"),
             "tier": row.get("tier"),
             "corrections": row.get("corrections") or {},
-            "findings": sorted(
-                (str(f.get("code")), str(f.get("message"))) for f in row.get("findings") or []
-            ),
+            "codes": sorted(str(f.get("code")) for f in row.get("findings") or []),
+            "messages": sorted(str(f.get("message")) for f in row.get("findings") or []),
         }
     return out
 
 
-def differences(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[str]:
+def differences(
+    before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]], fields: tuple[str, ...]
+) -> list[str]:
     lines = []
     for key in sorted(before.keys() | after.keys()):
         a, b = before.get(key), after.get(key)
         if a is None or b is None:
             lines.append(f"{key}: only in {'after' if a is None else 'before'}")
             continue
-        for name in ("status", "tier", "corrections", "findings"):
+        for name in fields:
             if a[name] != b[name]:
                 lines.append(f"{key}: {name} {a[name]!r} -> {b[name]!r}")
     return lines
@@ -50,13 +53,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before", type=Path)
     parser.add_argument("after", type=Path)
+    parser.add_argument("--messages", action="store_true", help="list message differences")
     args = parser.parse_args(argv)
     before, after = verdicts(args.before), verdicts(args.after)
-    diff = differences(before, after)
-    for line in diff:
+    diff = differences(before, after, ("status", "tier", "corrections", "codes"))
+    wording = differences(before, after, ("messages",)) if args.messages else []
+    for line in diff + wording:
         print(line)
     changed = len({line.split(":", 1)[0] for line in diff})
-    print(f"entries: {len(before)} before, {len(after)} after; differing: {changed}")
+    reworded = len({line.split(":", 1)[0] for line in differences(before, after, ("messages",))})
+    print(
+        f"entries: {len(before)} before, {len(after)} after; verdicts differing: {changed}; "
+        f"finding messages differing: {reworded}"
+    )
     return 1 if diff else 0
 
 
