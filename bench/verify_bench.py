@@ -33,6 +33,7 @@ import asyncio
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -121,8 +122,8 @@ def arxiv_entries() -> list[Entry]:
     out = []
     for row in json.loads((API_DATA / "arxiv" / "manifest.json").read_text(encoding="utf-8")):
         ident = row["uri"].partition("id_list=")[2].partition("&")[0].replace("%2F", "/")
-        if not ident or "," in ident:
-            continue
+        if not ident or "," in ident or re.search(r"v\d+$", ident):
+            continue  # entries cite ids without a version (as the engine asks for them)
         root = ElementTree.fromstring((API_DATA / "arxiv" / row["file"]).read_bytes())
         found = root.findall("{http://www.w3.org/2005/Atom}entry")
         recs = [r for r in (work_from_entry(x) for x in found) if r and r.authors]
@@ -223,7 +224,23 @@ def clear_memo() -> None:
             fn.cache_clear()
 
 
-def measure(server: ReplayServer, bib: Bibliography, latency: float, repeat: int) -> None:
+def verdict_rows(name: str, verdicts: dict[str, Any]) -> list[dict[str, Any]]:
+    """Verdicts in the shape of the JSON report's ``entries`` (for compare_verdicts.py)."""
+    return [
+        {
+            "key": f"{name}:{v.key}",
+            "status": v.status.value,
+            "tier": v.tier.value,
+            "corrections": dict(v.corrections),
+            "findings": [{"code": i.code.value, "message": i.message} for i in v.issues],
+        }
+        for v in verdicts.values()
+    ]
+
+
+def measure(
+    server: ReplayServer, bib: Bibliography, latency: float, repeat: int
+) -> list[dict[str, Any]]:
     server.clear()
     serve_batches(server)
     server.extra_headers = {"/crossref": dict(PUBLIC_POOL)}
@@ -267,6 +284,7 @@ def measure(server: ReplayServer, bib: Bibliography, latency: float, repeat: int
         f"  warm wall time, median of {repeat}: {statistics.median(warm_times):.3f} s; "
         f"requests {warm_requests}; same verdicts as cold: {same}"
     )
+    return verdict_rows(bib.name, verdicts)
 
 
 def hallmark(latency_ms: float) -> None:
@@ -305,20 +323,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=3, help="warm runs (the median is shown)")
     parser.add_argument("--hallmark", action="store_true", help="also run HALLMARK dev")
+    parser.add_argument(
+        "--verdicts-out", type=Path, help="write the verdicts (report shape) for compare_verdicts"
+    )
     args = parser.parse_args(argv)
     server = ReplayServer(API_DATA).start()
     try:
         dois = crossref_entries(server, args.entries)
-        measure(server, Bibliography("doi", dois, len(dois), 0, 0), args.latency, args.repeat)
+        rows = measure(
+            server, Bibliography("doi", dois, len(dois), 0, 0), args.latency, args.repeat
+        )
         preprints = arxiv_entries()
         found = search_entries(server, SEARCHES)
         half = dois[: args.entries // 2]
         mixed = Bibliography(
             "mixed", half + preprints + found, len(half), len(preprints), len(found)
         )
-        measure(server, mixed, args.latency, args.repeat)
+        rows += measure(server, mixed, args.latency, args.repeat)
     finally:
         server.stop()
+    if args.verdicts_out:
+        args.verdicts_out.write_text(json.dumps({"entries": rows}, indent=1), encoding="utf-8")
     if args.hallmark:
         hallmark(args.latency * 1000)
     return 0
