@@ -332,10 +332,11 @@ async def run(args: argparse.Namespace) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
         env["CITEWARDEN_MAILTO"] = "bench@example.org"
         env["PYTHONPATH"] = str(ROOT / "server")
-        await first_diagnostics(args, Path(tmp), env)
+        if not args.skip_first:
+            await first_diagnostics(args, Path(tmp), env)
     if args.first_only:
         return
-    replay = ReplayServer().start()
+    replay = serve_batches(ReplayServer()).start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / "project"
@@ -455,6 +456,7 @@ def main() -> None:
     p.add_argument("--server-log", metavar="FILE", help="the verifying server's debug log")
     p.add_argument("--first-entries", type=int, default=200)
     p.add_argument("--first-only", action="store_true", help="only the first-diagnostics run")
+    p.add_argument("--skip-first", action="store_true", help="no first-diagnostics run")
     asyncio.run(run(p.parse_args()))
 
 

@@ -105,12 +105,16 @@ async def test_doi_entries_are_fetched_in_one_batch_then_from_the_cache(
 
 
 async def test_a_doi_the_batch_answer_lacks_is_asked_on_its_own(
-    replay: ReplayServer, replay_http: HttpClient
+    replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
 ) -> None:
+    # with the cache too: the batch's silence about a DOI is not kept as "not at Crossref"
     serve_batches(replay)
     known = entry_for(0, recorded_crossref_works()[0])
     unknown = make_entry("gone", "article", {"title": "Not a work", "doi": "10.1371/notarealdoi"})
-    verdicts = await crossref_verifier(replay, replay_http, None).verify_many([known, unknown])
+    cache = Cache(tmp_path / "cache")
+    verifier = crossref_verifier(replay, replay_http, cache)
+    verdicts = await verifier.verify_many([known, unknown])
+    cache.close()
     assert replay.requests_to("/crossref/works/10.1371/notarealdoi") == 1  # the recorded 404
     batches = [s for s in replay.log if "filter" in parse_qs(s.query)]
     assert (

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import HttpClient
-from citewarden.verify.records import Lookup, Query, Update, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Query, Update, WorkRecord
 from citewarden.verify.sources._common import (
     all_texts,
     clean_doi,
@@ -223,8 +223,9 @@ class CrossrefSource:
 
     async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """Many DOIs per request (``filter=doi:a,doi:b,...``, 20 per request, on the query
-        lane).  Keys are normalised DOIs; a DOI absent from a successful answer is
-        NOT_FOUND at Crossref (it may still be registered with another agency)."""
+        lane).  Keys are normalised DOIs.  A DOI absent from a successful answer is left
+        out of the result: the filter cannot carry every DOI (a comma ends a filter value),
+        so only ``/works/{doi}`` says "not at Crossref" (see :mod:`citewarden.verify.plan`)."""
         wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
         out: dict[str, Lookup] = {}
         for start in range(0, len(wanted), BATCH):
@@ -234,7 +235,8 @@ class CrossrefSource:
                 rows=str(len(chunk)),
                 select=BATCH_SELECT,
             )
-            out.update(per_doi(self.name, chunk, await self._list(params)))
+            answers = per_doi(self.name, chunk, await self._list(params))
+            out.update({d: a for d, a in answers.items() if a.outcome is not Outcome.NOT_FOUND})
         return out
 
     async def notices(self, doi: str) -> Lookup:
