@@ -20,8 +20,8 @@ one search per entry without an identifier on Crossref's list lane; each lane th
 ``max((n - burst) / rate, n * latency / concurrency) + latency`` seconds at the limits in
 force (the published limits, lowered by the advertised headers), lanes in parallel: the floor
 is the slowest lane's time.  ``--hallmark`` also runs HALLMARK dev
-(../shared/tools/hallmark-dev/run_hallmark.py) and prints its wall time, requests and peak
-rate per source.
+(../shared/tools/hallmark-dev/run_hallmark.py, latency ``--hallmark-latency-ms``, 0 by default)
+and prints its wall time, requests per entry and per source and peak rate per source.
 
 Usage: ``python bench/verify_bench.py [--entries 200] [--latency 0.1] [--hallmark]``
 """
@@ -311,10 +311,16 @@ def hallmark(latency_ms: float) -> None:
         )
         wall = time.perf_counter() - start
         metrics = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
-    print(f"[hallmark dev] wall time {wall:.1f} s (harness included)")
-    for key in ("n", "requests", "requests_per_source", "peak_rate", "peak_rate_per_source"):
-        if key in metrics:
-            print(f"  {key}: {metrics[key]}")
+    server = metrics.get("server") or {}
+    n = int(metrics.get("n") or 0)
+    total = int(server.get("total") or 0)
+    print(
+        f"[hallmark dev] {n} entries; citewarden check {float(metrics.get('wall_s') or 0):.1f} s "
+        f"(harness {wall:.1f} s); requests {total} = {total / max(1, n):.2f} per entry"
+    )
+    print(f"  requests per source: {server.get('requests')}")
+    print(f"  peak requests in one second per source: {server.get('peak_rps_by_source')}")
+    print(f"  detect {metrics.get('detect')}, false alarms {metrics.get('fpr')}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -323,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.1)
     parser.add_argument("--repeat", type=int, default=3, help="warm runs (the median is shown)")
     parser.add_argument("--hallmark", action="store_true", help="also run HALLMARK dev")
+    parser.add_argument("--hallmark-latency-ms", type=float, default=0.0)
     parser.add_argument(
         "--verdicts-out", type=Path, help="write the verdicts (report shape) for compare_verdicts"
     )
@@ -345,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.verdicts_out:
         args.verdicts_out.write_text(json.dumps({"entries": rows}, indent=1), encoding="utf-8")
     if args.hallmark:
-        hallmark(args.latency * 1000)
+        hallmark(args.hallmark_latency_ms)
     return 0
 
 
