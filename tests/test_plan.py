@@ -24,6 +24,7 @@ from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient, Limit, Slots, TokenBucket
 from citewarden.verify.normalize import make_entry, normalize_entry
+from citewarden.verify.plan import Ahead
 from citewarden.verify.records import Lookup, Outcome, Query
 from citewarden.verify.search_order import Field, field_of
 from citewarden.verify.sources.arxiv import ArxivSource
@@ -289,3 +290,36 @@ async def test_a_failed_batch_settles_nothing_its_entries_ask_on_their_own(
     assert planned == alone
     assert [s.path for s in replay.log[:3]] == ["/crossref/works"] * 3
     assert replay.requests_to("/crossref/works/") == len(entries)
+
+
+async def test_an_answer_taken_before_its_batch_is_sent_still_arrives(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # the editor's workers run while the plan is made: one may take its future first
+    msg = recorded_crossref_works()[0]
+    sources = {"crossref": CrossrefSource(replay_http, replay.base_url("crossref"))}
+    ahead = Ahead()
+    ahead.add(sources, normalize_entry(entry_for(0, msg)))
+    taken = ahead.take("crossref", "by_doi", str(msg["DOI"]))
+    assert taken is not None and not taken.done()
+    ahead.flush(sources)
+    answer = await asyncio.wait_for(taken, timeout=10)
+    assert answer is not None and answer.records[0].doi == str(msg["DOI"]).lower()
+
+
+async def test_a_cancelled_plan_settles_every_future() -> None:
+    class Slow:
+        name = "crossref"
+
+        async def by_dois(self, dois: list[str]) -> dict[str, Lookup]:
+            await asyncio.sleep(60)
+            return {}
+
+    ahead = Ahead()
+    entry = make_entry("k", "article", {"title": "T", "doi": "10.1371/journal.pone.0033693"})
+    ahead.add({"crossref": Slow()}, normalize_entry(entry))
+    taken = ahead.take("crossref", "by_doi", "10.1371/journal.pone.0033693")
+    ahead.flush({"crossref": Slow()})
+    await asyncio.sleep(0)
+    ahead.cancel()
+    assert taken is not None and await asyncio.wait_for(taken, timeout=1) is None

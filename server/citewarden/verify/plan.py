@@ -89,7 +89,10 @@ class Ahead:
     def __init__(self) -> None:
         self._answers: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._pending: dict[str, list[str]] = {}
+        #: Ids planned but not yet sent, with their futures, by source.
+        self._pending: dict[str, list[tuple[str, asyncio.Future[Lookup | None]]]] = {}
+        #: Every future not settled yet (taken by an entry or not).
+        self._unsettled: set[asyncio.Future[Lookup | None]] = set()
         #: Batch requests started, by source (for diagnostics and tests).
         self.batches: dict[str, int] = {}
 
@@ -110,9 +113,12 @@ class Ahead:
         key = (name, spec.single, answer_key(spec.single, value))
         if key in self._answers:
             return False
-        self._answers[key] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Lookup | None] = asyncio.get_running_loop().create_future()
+        self._answers[key] = future
+        self._unsettled.add(future)
+        future.add_done_callback(self._unsettled.discard)
         pending = self._pending.setdefault(name, [])
-        pending.append(value)
+        pending.append((value, future))
         if len(pending) < spec.size:
             return False
         self._launch(sources, name)
@@ -139,11 +145,15 @@ class Ahead:
         self.batches[name] = self.batches.get(name, 0) + 1
 
     async def _fetch(
-        self, sources: Mapping[str, Any], name: str, spec: BatchSpec, chunk: list[str]
+        self,
+        sources: Mapping[str, Any],
+        name: str,
+        spec: BatchSpec,
+        planned: list[tuple[str, asyncio.Future[Lookup | None]]],
     ) -> None:
-        futures = [
-            self._answers.get((name, spec.single, answer_key(spec.single, i))) for i in chunk
-        ]
+        """Fetch one batch and settle the futures of its ids (each exactly once, even when
+        an entry took its future before this task ran)."""
+        chunk = [ident for ident, _ in planned]
         answers: dict[str, Lookup] = {}
         try:
             ask = await self._not_in_snapshot(sources, name, chunk)
@@ -155,8 +165,8 @@ class Ahead:
         except Exception as exc:  # sources promise not to raise; the entries ask on their own
             log.warning("%s.%s raised %s", name, spec.batch, type(exc).__name__)
         finally:
-            for ident, fut in zip(chunk, futures, strict=True):
-                if fut is None or fut.done():
+            for ident, fut in planned:
+                if fut.done():
                     continue
                 fut.set_result(_settled(spec, answers.get(answer_key(spec.single, ident))))
 
@@ -178,7 +188,7 @@ class Ahead:
         """Stop the batches in flight; their entries ask on their own."""
         for task in list(self._tasks):
             task.cancel()
-        for fut in self._answers.values():
+        for fut in list(self._unsettled):
             if not fut.done():
                 fut.set_result(None)
         self._answers.clear()
