@@ -213,6 +213,8 @@ class VerificationService:
         self._verifier_settings: VerifySettings | None = None
         self._verifier_lock = asyncio.Lock()
         self._files: dict[Path, _FileMemo] = {}
+        # the engine's modules load while the workspace is indexed, not after it
+        threading.Thread(target=_preload_engine, name="citewarden-preload", daemon=True).start()
         #: Fingerprints by the entry's source text, so unchanged entries are not looked at.
         self._fp_by_text: dict[str, str] = {}
         #: Per bibliography: its entries' verdicts and findings, as last merged.
@@ -827,3 +829,13 @@ def _build_verifier(settings: Settings) -> Any:
     from citewarden.verify.engine import build_verifier
 
     return build_verifier(settings)
+
+
+def _preload_engine() -> None:
+    """Import the verification engine and its sources (a second or more on a busy machine),
+    so that building the verifier after indexing does not wait for it."""
+    try:
+        import citewarden.verify.engine
+        import citewarden.verify.sources.registry  # noqa: F401
+    except Exception:  # importing again later reports the problem where it matters
+        log.debug("preloading the verification engine failed", exc_info=True)
