@@ -1,0 +1,44 @@
+"""Agreement of citewarden's reading with the real tools (pdflatex, pandoc, biber).
+
+Prints, per oracle, the share of generated cases (or .bib files) on which citewarden reads
+exactly the keys the tool reads, and the disagreements by class.  The generators and the
+oracles are those of the differential tests (tests/differential.py).
+
+    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--bib N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import differential
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--latex", type=int, default=60, help="generated LaTeX projects")
+    parser.add_argument("--markdown", type=int, default=300, help="generated Markdown documents")
+    parser.add_argument("--bib", type=int, default=35, help="TeX Live .bib files (smallest first)")
+    parser.add_argument("--seed", type=int, default=0, help="first seed")
+    args = parser.parse_args()
+    missing = differential.missing_tools()
+    if missing:
+        sys.exit(f"missing tools: {', '.join(missing)}")
+    seeds = range(args.seed, args.seed + args.latex)
+    t0 = time.perf_counter()
+    print("pdflatex (.aux / .bcf keys):", differential.run_latex(seeds).summary())
+    seeds = range(args.seed, args.seed + args.markdown)
+    print("pandoc -t json (Cite nodes):", differential.run_markdown(seeds).summary())
+    files = differential.texlive_bib_files()[: args.bib]
+    tally, _ = differential.run_bib(files)
+    print("biber --tool (entry keys of TeX Live .bib files):", tally.summary())
+    print(f"({time.perf_counter() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

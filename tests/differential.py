@@ -1,0 +1,435 @@
+"""Seeded document generators and the real tools as oracles (used by test_differential.py
+and bench/agreement.py).
+
+Every generated citation key names the construct it was written in (``wraptwoQ3`` comes
+from a two-argument wrapper macro), so a disagreement with an oracle is listed by class:
+the part of the key before ``Q``.
+
+* LaTeX: a project of ``main.tex`` and an ``\\input`` file, natbib (the oracle is the
+  ``\\citation`` lines pdflatex writes to the .aux) or biblatex (the ``bcf:citekey``
+  elements of the .bcf); compared with the keys citewarden reads in the project.
+* pandoc Markdown: the ``citationId`` of every ``Cite`` node of ``pandoc -t json``
+  (metadata included), compared with the keys citewarden reads in the document.
+* BibTeX files: the entry keys biber reads (``biber --tool``), compared with the keys
+  :func:`~citewarden.parsing.bibtex.parse_bibtex` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from citewarden.model import DocumentKind, ParsedDocument
+from citewarden.parsing import parse_file
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+
+TOOLS = ("pdflatex", "biber", "pandoc")
+
+
+def missing_tools() -> list[str]:
+    return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+def key_class(key: str) -> str:
+    """The construct a generated key was written in."""
+    head, sep, _ = key.partition("Q")
+    return head if sep else "other"
+
+
+@dataclass
+class Tally:
+    """Agreement of citewarden with one oracle over many generated cases."""
+
+    cases: int = 0
+    agreed: int = 0
+    #: class -> [keys only the oracle read, keys only citewarden read]
+    classes: dict[str, list[int]] = field(default_factory=dict)
+    examples: dict[str, str] = field(default_factory=dict)
+
+    def add(self, oracle: set[str], ours: set[str], label: str) -> None:
+        self.cases += 1
+        if oracle == ours:
+            self.agreed += 1
+            return
+        for key in oracle - ours:
+            self._count(key, 0, label)
+        for key in ours - oracle:
+            self._count(key, 1, label)
+
+    def _count(self, key: str, side: int, label: str) -> None:
+        cls = key_class(key)
+        row = self.classes.setdefault(cls, [0, 0])
+        row[side] += 1
+        self.examples.setdefault(cls, f"{label}: {'missed' if side == 0 else 'extra'} {key}")
+
+    @property
+    def rate(self) -> float:
+        return self.agreed / self.cases if self.cases else 1.0
+
+    def summary(self) -> str:
+        lines = [f"{self.agreed}/{self.cases} cases agree ({100 * self.rate:.1f} %)"]
+        for cls, (missed, extra) in sorted(self.classes.items()):
+            lines.append(f"  {cls}: {missed} missed, {extra} extra ({self.examples[cls]})")
+        return "\n".join(lines)
+
+
+def _run(args: list[str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=timeout,
+        check=False,
+        env={**os.environ, "max_print_line": "10000"},
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# LaTeX
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class LatexCase:
+    seed: int
+    biblatex: bool
+    files: dict[str, str]
+
+
+class _Keys:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def __call__(self, cls: str) -> str:
+        self.n += 1
+        return f"{cls}Q{self.n}"
+
+
+# macro definitions (preamble) and how a use of them reads: name -> (definition, use)
+_Fragment = Callable[[random.Random, _Keys], str]
+
+
+def _natbib_fragments() -> list[_Fragment]:
+    def cmd(name: str, cls: str) -> _Fragment:
+        return lambda r, k: f"\\{name}{{{k(cls)}}}"
+
+    return [
+        cmd("cite", "cite"),
+        cmd("citep", "citep"),
+        cmd("Citep", "capcitep"),
+        cmd("citealt*", "citealtstar"),
+        cmd("Citeauthor", "capciteauthor"),
+        cmd("nocite", "nocite"),
+        lambda r, k: f"\\citep[see][p.~3]{{{k('opt')}, {k('opt')}}}",
+        lambda r, k: f"% \\cite{{{k('comment')}}}",
+        lambda r, k: f"\\iffalse \\cite{{{k('iffalse')}}} \\fi",
+        lambda r, k: f"\\begin{{verbatim}}\n\\cite{{{k('verbatim')}}}\n\\end{{verbatim}}",
+        lambda r, k: f"\\verb|\\cite{{{k('verb')}}}|",
+        lambda r, k: f"\\string\\cite{{{k('string')}}}",
+        lambda r, k: f"\\ifnum 1=0 \\cite{{{k('ifnum')}}}\\fi",
+        lambda r, k: f"\\ifnum 2>1 \\cite{{{k('ifnumtrue')}}}\\fi",
+        lambda r, k: f"\\ifdraft \\cite{{{k('ifdraft')}}}\\else \\cite{{{k('ifdraftelse')}}}\\fi",
+    ]
+
+
+def _biblatex_fragments() -> list[_Fragment]:
+    def cmd(name: str, cls: str) -> _Fragment:
+        return lambda r, k: f"\\{name}{{{k(cls)}}}"
+
+    return [
+        cmd("parencite", "parencite"),
+        cmd("textcite", "textcite"),
+        cmd("Textcite", "captextcite"),
+        cmd("footcite", "footcite"),
+        cmd("autocite*", "autocitestar"),
+        cmd("nocite", "nocite"),
+        lambda r, k: f"\\autocite[see][3]{{{k('opt')}}}",
+        lambda r, k: f"\\cites[1]{{{k('multi')}}}[2]{{{k('multi')}}}",
+        lambda r, k: f"\\parencites(all)(){{{k('multi')}}}{{{k('multi')}}}",
+        lambda r, k: f"% \\parencite{{{k('comment')}}}",
+        lambda r, k: f"\\iffalse \\cite{{{k('iffalse')}}} \\fi",
+        lambda r, k: f"\\ifdraft \\cite{{{k('ifdraft')}}}\\else \\cite{{{k('ifdraftelse')}}}\\fi",
+    ]
+
+
+#: wrapper macros: (definition, use); ``{K}`` stands for a key, ``{K2}`` for a second one
+_WRAPPERS_NATBIB = [
+    ("\\newcommand{\\wa}[1]{\\citep{#1}}", "\\wa{{{a}}}", "wrapone"),
+    ("\\newcommand{\\wb}[2]{\\citet{#1} and \\citep{#2}}", "\\wb{{{a}}}{{{b}}}", "wraptwo"),
+    ("\\newcommand{\\wf}[1]{\\Citep{#1}}", "\\wf{{{a}}}", "wrapcap"),
+    ("\\newcommand{\\wg}[1]{\\Citealt*{#1}}", "\\wg{{{a}}}", "wrapcapstar"),
+    ("\\let\\wl\\citep", "\\wl{{{a}}}", "let"),
+    ("\\NewDocumentCommand{\\wx}{m}{\\citep{#1}}", "\\wx{{{a}}}", "xparse"),
+    ("\\newcommand{\\wo}[2][]{\\citep[#1]{#2}}", "\\wo[p.~1]{{{a}}}", "wrapopt"),
+]
+_WRAPPERS_BIBLATEX = [
+    ("\\newcommand{\\wa}[1]{\\parencite{#1}}", "\\wa{{{a}}}", "wrapone"),
+    ("\\newcommand{\\wb}[2]{\\textcite{#1} and \\parencite{#2}}", "\\wb{{{a}}}{{{b}}}", "wraptwo"),
+    ("\\newcommand{\\wf}[1]{\\Parencite{#1}}", "\\wf{{{a}}}", "wrapcap"),
+    ("\\let\\wl\\parencite", "\\wl{{{a}}}", "let"),
+    ("\\NewDocumentCommand{\\wx}{om}{\\parencite{#2}}", "\\wx[x]{{{a}}}", "xparse"),
+]
+
+
+def latex_case(seed: int) -> LatexCase:
+    """A small natbib or biblatex project of two files; random but fixed by ``seed``."""
+    r = random.Random(seed)
+    keys = _Keys()
+    biblatex = r.random() < 0.4
+    fragments = _biblatex_fragments() if biblatex else _natbib_fragments()
+    wrappers = _WRAPPERS_BIBLATEX if biblatex else _WRAPPERS_NATBIB
+    preamble: list[str] = []
+    if biblatex:
+        preamble += ["\\usepackage[backend=biber]{biblatex}", "\\addbibresource{refs.bib}"]
+    else:
+        preamble.append("\\usepackage{natbib}")
+    preamble.append("\\newif\\ifdraft")
+    preamble.append(r.choice(["\\drafttrue", "\\draftfalse", ""]))
+    chosen = r.sample(wrappers, k=r.randint(0, len(wrappers)))
+    for definition, _, _ in chosen:
+        preamble.append(definition)
+    if r.random() < 0.5:  # a macro with no parameter, used or not
+        preamble.append(f"\\newcommand{{\\wn}}{{\\cite{{{keys('noarg')}}}}}")
+        noarg_used = r.random() < 0.5
+    else:
+        noarg_used = False
+    parts: list[list[str]] = [[], []]  # main body, included file
+    for _ in range(r.randint(3, 10)):
+        parts[r.randrange(2)].append(r.choice(fragments)(r, keys))
+    for _, use, cls in chosen:
+        if r.random() < 0.85:
+            parts[r.randrange(2)].append(use.format(a=keys(cls), b=keys(cls)))
+    if noarg_used:
+        parts[r.randrange(2)].append("\\wn")
+    body = "\n\n".join(parts[0])
+    sub = "\n\n".join(parts[1])
+    ending = (
+        "\\printbibliography" if biblatex else "\\bibliographystyle{plain}\n\\bibliography{refs}"
+    )
+    main = (
+        "\\documentclass{article}\n"
+        + "\n".join(preamble)
+        + "\n\\begin{document}\n"
+        + body
+        + "\n\n\\input{sec}\n\n"
+        + ending
+        + "\n\\end{document}\n"
+    )
+    return LatexCase(seed, biblatex, {"main.tex": main, "sec.tex": sub + "\n", "refs.bib": ""})
+
+
+_AUX_CITATION = re.compile(r"\\citation\{([^}]*)\}")
+_BCF_CITEKEY = re.compile(r"<bcf:citekey[^>]*>([^<]*)</bcf:citekey>")
+
+
+def latex_oracle(case: LatexCase, directory: Path) -> set[str]:
+    """The keys pdflatex records as cited (one run, draft mode)."""
+    for name, text in case.files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    _run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], directory)
+    if case.biblatex:
+        bcf = directory / "main.bcf"
+        text = bcf.read_text(errors="replace") if bcf.exists() else ""
+        return {k.strip() for k in _BCF_CITEKEY.findall(text)}
+    aux = directory / "main.aux"
+    text = aux.read_text(errors="replace") if aux.exists() else ""
+    return {k.strip() for m in _AUX_CITATION.findall(text) for k in m.split(",") if k.strip()}
+
+
+def latex_ours(directory: Path) -> set[str]:
+    ws = Workspace(Settings(), root=directory)
+    root = ws.add_file(directory / "main.tex")
+    keys: set[str] = set()
+    for project in ws.projects():
+        if project.root != root:
+            continue
+        for _, doc in ws.project_documents(project):
+            keys.update(c.key for c in doc.citations if c.key)
+    return keys
+
+
+def run_latex(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+    tally = Tally()
+    deadline = time.monotonic() + budget
+    for seed in seeds:
+        if time.monotonic() > deadline:
+            break
+        case = latex_case(seed)
+        with tempfile.TemporaryDirectory() as tmp:
+            oracle = latex_oracle(case, Path(tmp))
+            tally.add(oracle, latex_ours(Path(tmp)), f"latex seed {seed}")
+    return tally
+
+
+# ---------------------------------------------------------------------------------------
+# pandoc Markdown
+# ---------------------------------------------------------------------------------------
+
+
+def _md_fragments() -> list[Callable[[_Keys], str]]:
+    return [
+        lambda k: f"As shown [@{k('bracket')}; @{k('bracket')}, p. 3].",
+        lambda k: f"@{k('intext')} says so.",
+        lambda k: f"@{k('intextloc')} [p. 4] says so.",
+        lambda k: f"See [-@{k('suppress')}].",
+        lambda k: f"Mail me at someone@{k('email')}.org today.",
+        lambda k: f"Code `@{k('code')}` here.",
+        lambda k: f"```\n@{k('fenced')}\n```",
+        lambda k: f"<!-- @{k('htmlcomment')} -->",
+        lambda k: f"Escaped \\@{k('escaped')} here.",
+        lambda k: f"A [link](http://x.org/@{k('linkdest')}) here.",
+        lambda k: f"Note.[^n{k.n}]\n\n[^n{k.n}]: See @{k('footnote')}.",
+        lambda k: f"Inline note^[as @{k('inlinenote')} says].",
+        lambda k: f"Math $@{k('math')}$ here.",
+        lambda k: f"$$@{k('displaymath')}$$",
+        lambda k: f'<span title="@{k("htmlattr")}">x</span>',
+        lambda k: f"Raw \\emph{{@{k('rawtex')}}} here.",
+        lambda k: f"\\begin{{figure}}\n@{k('rawenv')}\n\\end{{figure}}",
+        lambda k: f"Two @{k('atat')}@{k('atat')} here.",
+        lambda k: f"Braced [@{{{k('braced')}]x}}] here.",
+        lambda k: f"Braced @{{{k('bracedurl')}/x.y}} here.",
+        lambda k: f"Trailing @{k('trail')}. Done.",
+        lambda k: f"(@{k('example')}) An example.\n\n(@{k('examplecited')}) Another.",
+    ]
+
+
+@dataclass
+class MarkdownCase:
+    seed: int
+    text: str
+
+
+def markdown_case(seed: int) -> MarkdownCase:
+    r = random.Random(seed)
+    keys = _Keys()
+    fragments = _md_fragments()
+    blocks: list[str] = []
+    head: list[str] = []
+    if r.random() < 0.4:
+        head.append(f"abstract: See @{keys('yaml')}.")
+    if r.random() < 0.4:
+        head.append(f"subtitle: \\@{keys('yamlescaped')}")
+    if head:
+        blocks.append("---\n" + "\n".join(head) + "\n---")
+    for _ in range(r.randint(3, 9)):
+        blocks.append(r.choice(fragments)(keys))
+    text = "\n\n".join(blocks) + "\n"
+    # a reference to an example label, as pandoc resolves it to the example's number
+    labels = re.findall(r"^\(@(exampleciteQ\d+)\)", text, re.M)
+    if labels and r.random() < 0.7:
+        text += f"\nAs in (@{labels[0]}).\n"
+    return MarkdownCase(seed, text)
+
+
+def _cites(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        if node.get("t") == "Cite":
+            for citation in node["c"][0]:
+                yield citation["citationId"]
+        for value in node.values():
+            yield from _cites(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _cites(value)
+
+
+def markdown_oracle(text: str, directory: Path) -> set[str]:
+    source = directory / "doc.md"
+    source.write_text(text, encoding="utf-8")
+    out = _run(["pandoc", "-f", "markdown", "-t", "json", "doc.md"], directory)
+    return set(_cites(json.loads(out.stdout))) if out.returncode == 0 else set()
+
+
+def markdown_ours(text: str) -> set[str]:
+    doc = parse_file(Path("doc.md"), text)
+    assert isinstance(doc, ParsedDocument) and doc.kind is DocumentKind.MARKDOWN
+    return {c.key for c in doc.citations}
+
+
+def run_markdown(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+    tally = Tally()
+    deadline = time.monotonic() + budget
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in seeds:
+            if time.monotonic() > deadline:
+                break
+            case = markdown_case(seed)
+            tally.add(
+                markdown_oracle(case.text, Path(tmp)), markdown_ours(case.text), f"md seed {seed}"
+            )
+    return tally
+
+
+# ---------------------------------------------------------------------------------------
+# .bib files read by biber
+# ---------------------------------------------------------------------------------------
+
+_BIBER_ENTRY = re.compile(r"^@[A-Za-z]+\{(.*),\s*$", re.M)
+
+
+def texlive_bib_files() -> list[Path]:
+    """Every .bib file of the installed TeX Live, smallest first."""
+    found: set[Path] = set()
+    for top in ("/usr/share/texlive", "/usr/share/texmf", "/usr/local/texlive"):
+        if os.path.isdir(top):
+            found.update(Path(top).rglob("*.bib"))
+    return sorted(found, key=lambda p: (p.stat().st_size, str(p)))
+
+
+def biber_oracle(path: Path, directory: Path) -> set[str]:
+    """The entry keys biber reads from ``path`` (its tool mode writes them back out)."""
+    out = directory / "out.bib"
+    out.unlink(missing_ok=True)
+    _run(
+        ["biber", "--tool", "--quiet", "--nolog", f"--output-file={out}", str(path)],
+        directory,
+        timeout=300,
+    )
+    text = out.read_text(errors="replace") if out.exists() else ""
+    return set(_BIBER_ENTRY.findall(text))
+
+
+def bib_ours(path: Path) -> set[str]:
+    raw = path.read_bytes()
+    text = raw.decode("utf-8", errors="replace")
+    return {e.key for e in parse_bibtex(path, text).entries}
+
+
+def run_bib(files: Iterable[Path], budget: float = 1e9) -> tuple[Tally, Counter[str]]:
+    """Per file, a case; classes are the files' names (keys carry no class here)."""
+    tally = Tally()
+    kinds: Counter[str] = Counter()
+    deadline = time.monotonic() + budget
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in files:
+            if time.monotonic() > deadline:
+                break
+            oracle = biber_oracle(path, Path(tmp))
+            ours = bib_ours(path)
+            tally.cases += 1
+            if oracle == ours:
+                tally.agreed += 1
+                continue
+            row = tally.classes.setdefault(path.name, [0, 0])
+            row[0] += len(oracle - ours)
+            row[1] += len(ours - oracle)
+            sample = sorted(oracle - ours)[:2] + sorted(ours - oracle)[:2]
+            tally.examples.setdefault(path.name, f"{path}: {sample}")
+            kinds["missed"] += len(oracle - ours)
+            kinds["extra"] += len(ours - oracle)
+    return tally, kinds
