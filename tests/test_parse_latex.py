@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from citewarden.model import CitationKind, DocumentKind, LinkKind, Span
+from citewarden.model import (
+    CitationKind,
+    CitationMacro,
+    DocumentKind,
+    LatexContext,
+    LinkKind,
+    Span,
+)
 from citewarden.parsing.latex import completion_context, find_citation_macros, parse_latex
 from markers import parse_markers
 
@@ -127,21 +134,36 @@ def test_extra_commands_are_citations() -> None:
 @pytest.mark.parametrize(
     ("definition", "macros"),
     [
-        (r"\newcommand{\inlinecite}[1]{\footnotesize\citen{#1}}", ("inlinecite",)),
-        (r"\newcommand\mycite[2][]{\cite[#1]{#2}}", ("mycite",)),
-        (r"\providecommand*{\pc}[1]{(\citealp{#1})}", ("pc",)),
-        (r"\def\dc#1{\citep{#1}}", ("dc",)),
-        (r"\NewDocumentCommand{\xc}{O{} m}{\parencite[#1]{#2}}", ("xc",)),
-        (r"\newcommand{\two}[2]{\cite[#1]{#2}}", ()),  # not called like \cite
-        (r"\NewDocumentCommand\xd{m m}{\cite{#2}}", ()),
-        (r"\newcommand{\fixed}{\cite{a}}", ()),  # no parameter
-        (r"\newcommand{\other}[1]{\textbf{#1}}", ()),  # not a citation
-        (r"\renewcommand{\citet}[1]{\citeauthor{#1}}", ()),  # already a citation command
-        (r"% \newcommand{\c}[1]{\cite{#1}}", ()),  # commented out
+        (r"\newcommand{\inlinecite}[1]{\footnotesize\citen{#1}}", ["inlinecite/m/1"]),
+        (r"\newcommand\mycite[2][]{\cite[#1]{#2}}", ["mycite/om/2"]),
+        (r"\providecommand*{\pc}[1]{(\citealp{#1})}", ["pc/m/1"]),
+        (r"\def\dc#1{\citep{#1}}", ["dc/m/1"]),
+        (r"\NewDocumentCommand{\xc}{O{} m}{\parencite[#1]{#2}}", ["xc/om/2"]),
+        # several arguments, keys in any of them
+        (r"\newcommand{\two}[2]{\cite[#1]{#2}}", ["two/mm/2"]),
+        (r"\newcommand{\mt}[2]{\cite{#1} and \cite{#2}}", ["mt/mm/1,2"]),
+        (r"\NewDocumentCommand\xd{m m}{\cite{#2}}", ["xd/mm/2"]),
+        (r"\NewDocumentCommand\xs{s o m}{\cite{#3}}", ["xs/som/3"]),
+        # capitalised and starred capitalised commands
+        (r"\newcommand{\cc}[1]{\Citeauthor{#1} \Citealt*{#1}}", ["cc/m/1"]),
+        # fixed keys: counted where the macro is used
+        (r"\newcommand{\fixed}{\cite{a}}", ["fixed//fixed"]),
+        (r"\let\ml\citep", ["ml/like citep"]),
+        (r"\let\ml=\citep \newcommand{\w}[1]{\ml{#1}}", ["ml/like citep", "w/m/1"]),
+        (r"\newcommand{\other}[1]{\textbf{#1}}", []),  # not a citation
+        (r"\let\other\textbf", []),
+        (r"\renewcommand{\citet}[1]{\citeauthor{#1}}", []),  # already a citation command
+        (r"% \newcommand{\c}[1]{\cite{#1}}", []),  # commented out
     ],
 )
-def test_find_citation_macros(definition: str, macros: tuple[str, ...]) -> None:
-    assert find_citation_macros(definition) == macros
+def test_find_citation_macros(definition: str, macros: list[str]) -> None:
+    def show(m: CitationMacro) -> str:
+        if m.like:
+            return f"{m.name}/like {m.like}"
+        keys = ",".join(map(str, m.keys))
+        return f"{m.name}/{m.pattern}/{keys}" + ("fixed" if m.fixed else "")
+
+    assert [show(m) for m in find_citation_macros(definition)] == macros
 
 
 def test_citation_macros_defined_in_the_file_are_citations() -> None:
@@ -151,8 +173,51 @@ def test_citation_macros_defined_in_the_file_are_citations() -> None:
     )
     doc = parse_latex(P, m.text)
     assert [(c.key, c.span) for c in doc.citations] == [(m.slice(s), s) for s in m.spans]
-    assert doc.citation_macros == ("inlinecite",)
+    assert [c.name for c in doc.citation_macros] == ["inlinecite"]
     assert [c.command for c in doc.citations] == ["inlinecite", "inlinecite", "citep"]
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        # two key arguments; a non-key argument is not read
+        "\\newcommand{\\mt}[2]{\\cite{#1} and \\cite{#2}}\n\\mt{⟦a⟧}{⟦b⟧, ⟦c⟧}",
+        "\\newcommand{\\see}[2]{#1 \\cite{#2}}\n\\see{not, keys}{⟦a⟧}",
+        "\\NewDocumentCommand\\xs{s o m}{\\cite[#2]{#3}}\n\\xs*[p. 3]{⟦a⟧} \\xs{⟦b⟧}",
+        "\\let\\ml\\citep\n\\ml[p.~3]{⟦a⟧}",
+        "\\newcommand{\\w}[1]{\\Citealt*{#1}}\n\\w{⟦a⟧}",
+        # a macro with a fixed key cites it only when used
+        "\\newcommand{\\unused}{\\cite{C}}\nText.",
+        "\\newcommand{\\used}{\\cite{⟦C⟧}}\nText \\used.",
+        "\\newcommand{\\unused}[1]{\\cite{C,#1}}\nText.",
+        # \string\cite prints the command
+        "\\string\\cite{a} \\cite{⟦b⟧}",
+    ],
+)
+def test_macro_readings(marked: str) -> None:
+    keys_and_spans(marked)
+
+
+@pytest.mark.parametrize(
+    "marked",
+    [
+        "\\ifnum 1=0 \\cite{a}\\else \\cite{⟦b⟧}\\fi",
+        "\\ifnum 2>1 \\cite{⟦a⟧}\\else \\cite{b}\\fi \\cite{⟦c⟧}",
+        "\\iftrue \\cite{⟦a⟧}\\else \\cite{b}\\fi",
+        "\\ifx\\a\\a \\cite{⟦a⟧}\\else \\cite{b}\\fi",
+        "\\ifx\\a\\b \\cite{⟦a⟧}\\else \\cite{⟦b⟧}\\fi",  # unknown: both read
+        "\\newif\\ifdraft\n\\ifdraft \\cite{a}\\else \\cite{⟦b⟧}\\fi",
+        "\\newif\\ifdraft \\drafttrue\n\\ifdraft \\cite{⟦a⟧}\\else \\cite{b}\\fi",
+        "\\newif\\ifdraft % \\drafttrue\n\\ifdraft \\cite{a}\\fi \\cite{⟦c⟧}",
+        # set both ways: unknown, both branches read
+        "\\newif\\ifd \\dtrue \\dfalse\n\\ifd \\cite{⟦a⟧}\\else \\cite{⟦b⟧}\\fi",
+        # nested: the inner \else belongs to the inner conditional
+        "\\iffalse \\ifx\\a\\b \\cite{a}\\else \\cite{b}\\fi \\else \\cite{⟦c⟧}\\fi",
+        "\\ifdefined\\x \\cite{⟦a⟧}\\fi",
+    ],
+)
+def test_static_conditionals(marked: str) -> None:
+    keys_and_spans(marked)
 
 
 def test_command_names_kinds_and_command_spans() -> None:
@@ -365,7 +430,7 @@ def test_real_paper_citation_macro_reaches_included_file() -> None:
     root = SCIPY / "paper.tex"
     child = SCIPY / "scipy-optimize.tex"
     macros = parse_latex(root, root.read_text(encoding="utf-8")).citation_macros
-    assert macros == ("inlinecite",)
+    assert [m.name for m in macros] == ["inlinecite"]
     text = child.read_text(encoding="utf-8")
     written = [
         key.strip()
@@ -373,7 +438,7 @@ def test_real_paper_citation_macro_reaches_included_file() -> None:
         for key in m.group(1).split(",")
     ]
     assert written  # the table is there
-    with_macro = parse_latex(child, text, macros)
+    with_macro = parse_latex(child, text, context=LatexContext(macros))
     inline = [c.key for c in with_macro.citations if c.command == "inlinecite"]
     assert inline == written
     for c in with_macro.citations:

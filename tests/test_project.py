@@ -679,3 +679,58 @@ def test_real_book_project_graph() -> None:
         if f.code is Code.MISSING_INCLUDE
     )
     assert missing == [("back.tex", "blurb.tex"), ("front.tex", "version.tex")]
+
+
+# ---------------------------------------------------------------------------------------
+# definitions reach the files read after them (LaTeX reads a project as one stream)
+# ---------------------------------------------------------------------------------------
+
+
+def _findings(ws: Workspace) -> list[tuple[str, str, str]]:
+    return sorted(
+        (path.name, f.code.name.lower(), str(f.data.get("key")))
+        for path, fs in ws.check().items()
+        for f in fs
+        if f.code in (Code.DANGLING, Code.ORPHAN)
+    )
+
+
+def test_macros_and_flags_of_the_root_apply_in_the_files_it_includes(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{natbib}
+\newcommand{\inlinecite}[1]{\cite{#1}}
+\newcommand{\mt}[2]{\citet{#1} and \citep{#2}}
+\let\ml\citep
+\newcommand{\always}{\cite{fixed}}
+\newcommand{\never}{\cite{unusedfixed}}
+\newif\ifdraft
+\drafttrue
+\begin{document}
+\input{sec}
+\bibliography{refs}
+\end{document}
+--- sec.tex
+\inlinecite{knuth84} \mt{a}{b} \ml[p.~3]{c} \always
+\ifdraft \cite{draft}\else \cite{final}\fi
+--- refs.bib
+@book{knuth84, title={T}}
+@misc{a, title={A}}
+@misc{b, title={B}}
+@misc{c, title={C}}
+@misc{fixed, title={F}}
+@misc{draft, title={D}}
+@misc{final, title={Final}}
+@misc{unusedfixed, title={U}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    assert _findings(ws) == [("refs.bib", "orphan", "final"), ("refs.bib", "orphan", "unusedfixed")]
+    # the definition goes: the included file's citations are read without it
+    main = tmp_path / "main.tex"
+    ws.set_text(main, main.read_text().replace("\\let\\ml\\citep", ""))
+    assert ("refs.bib", "orphan", "c") in _findings(ws)

@@ -216,6 +216,35 @@ class DocumentKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class CitationMacro:
+    """A LaTeX macro whose use cites: a wrapper (``\\newcommand{\\mt}[2]{\\cite{#1} and
+    \\cite{#2}}``), an alias (``\\let\\ml\\citep``) or a macro whose body cites fixed keys
+    (``\\newcommand{\\wn}{\\cite{a}}``: those count only where the macro is used)."""
+
+    name: str
+    #: the arguments, one letter each: ``o`` optional ``[..]``, ``m`` mandatory ``{..}``,
+    #: ``s`` an optional star (the spec letters of ``\\NewDocumentCommand``)
+    pattern: str = "m"
+    #: 1-based numbers of the parameters (positions in ``pattern``) that hold keys
+    keys: tuple[int, ...] = (1,)
+    #: ``\\let`` alias: read exactly like this citation command
+    like: str = ""
+    #: the body cites keys of its own
+    fixed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LatexContext:
+    """What a LaTeX file inherits from the files of its project read before it."""
+
+    macros: tuple[CitationMacro, ...] = ()
+    #: ``\\newif`` flags with a value known for the whole project
+    flags: tuple[tuple[str, bool], ...] = ()
+    #: names of macros with :attr:`CitationMacro.fixed` bodies used somewhere in the project
+    used: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedDocument:
     """Summary of one .tex / .md / .qmd / .Rmd file: everything the checks need."""
 
@@ -235,10 +264,15 @@ class ParsedDocument:
     suppressed_lines: frozenset[int] = frozenset()
     #: Problems found while reading (encoding, unreadable ...).
     problems: tuple[Finding, ...] = ()
-    #: LaTeX macros this file defines as wrappers of a citation command
-    #: (``\\newcommand{\\inlinecite}[1]{\\citen{#1}}`` -> ``"inlinecite"``); a project passes
-    #: them as ``extra_commands`` when parsing the files the definition reaches.
-    citation_macros: tuple[str, ...] = ()
+    #: LaTeX macros this file defines around citation commands
+    #: (``\\newcommand{\\inlinecite}[1]{\\citen{#1}}``, ``\\let\\ml\\citep``); a project
+    #: passes them on (a :class:`LatexContext`) to the files read after this one.
+    citation_macros: tuple[CitationMacro, ...] = ()
+    #: ``\\newif`` flags: (name, value) for each value this file sets a flag to, (name,
+    #: None) for a flag it defines without setting it.
+    flags: tuple[tuple[str, bool | None], ...] = ()
+    #: the ``backend=`` option of ``\\usepackage[...]{biblatex}``, lower case, if given.
+    bib_backend: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,9 +40,11 @@ from typing import Any
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
 from citewarden.model import (
     Citation,
+    CitationMacro,
     DocumentKind,
     Entry,
     Finding,
+    LatexContext,
     Link,
     LinkKind,
     ParsedBibliography,
@@ -59,6 +61,7 @@ from citewarden.parsing import (
 )
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
 from citewarden.parsing.dispatch import parse_file, reparse_file
+from citewarden.parsing.latex_static import project_contexts
 from citewarden.settings import Settings
 from citewarden.text import LineIndex
 
@@ -475,6 +478,8 @@ class _FileState:
     text: str
     read_problems: tuple[Finding, ...]
     parsed: Parsed
+    #: what a LaTeX document inherits from the files of its project read before it
+    context: LatexContext | None = None
     _index: LineIndex | None = None
     _bib_index: BibIndex | None = None
     _extras: DocumentExtras | None = None
@@ -792,10 +797,12 @@ class Workspace:
                 changed = self._hinted_region(path, old.text, text)
                 if changed is None:
                     changed = changed_region(old.text, text)  # found once, used twice
-            parsed = reparse_file(path, old.parsed, old.text, text, self.settings, changed)
+            parsed = reparse_file(
+                path, old.parsed, old.text, text, self.settings, changed, old.context
+            )
         else:
             parsed = parse_file(path, text, self.settings)
-        state = _FileState(text, problems, parsed)
+        state = _FileState(text, problems, parsed, old.context if old is not None else None)
         if old is None or _graph_facts(old.parsed) != _graph_facts(parsed):
             self._projects = None
         if (
@@ -983,6 +990,7 @@ class Workspace:
             stack.extend(reversed(children))
         for path in docs:
             self._known.setdefault(path, None)
+        self._pass_on_definitions(docs)
         for path in bibs:
             self._known.setdefault(path, None)
         return Project(
@@ -995,6 +1003,31 @@ class Workspace:
             unresolved=unresolved,
             standalone=standalone,
         )
+
+    def _pass_on_definitions(self, documents: Iterable[Path]) -> None:
+        """Parse each document of a LaTeX project again, when what it inherits from the
+        documents read before it (citation macros, flags) differs from what it was parsed
+        with."""
+        states: list[tuple[Path, _FileState, ParsedDocument]] = []
+        for path in documents:
+            state = self._state(path)
+            if state is not None and isinstance(state.parsed, ParsedDocument):
+                states.append((path, state, state.parsed))
+        if all(
+            st.context is None and not (doc.citation_macros or doc.flags) for _, st, doc in states
+        ):
+            return  # nothing to pass on, nothing passed on before
+        first = project_contexts([(doc, st.text) for _, st, doc in states])
+        macros: tuple[CitationMacro, ...] = ()
+        for (path, state, doc), seed in zip(states, first, strict=True):
+            context = LatexContext(macros, seed.flags, seed.used)
+            if context != (state.context or LatexContext()):
+                state.context = context
+                parsed = parse_file(path, state.text, self.settings, context)
+                state.parsed = parsed
+                if isinstance(parsed, ParsedDocument):
+                    doc = parsed
+            macros += tuple(m for m in doc.citation_macros if m not in macros)
 
     def _resolve_include(
         self, link: Link, here: Path, root_dir: Path, doc_dir: Path
@@ -1261,7 +1294,8 @@ def _graph_facts(parsed: Parsed) -> object:
     if not isinstance(parsed, ParsedDocument):
         return None
     links = tuple((lk.kind, lk.target, lk.command, lk.base) for lk in parsed.links)
-    return links, parsed.is_root, parsed.magic_root, bool(parsed.citations)
+    definitions = parsed.citation_macros, parsed.flags, parsed.bib_backend
+    return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), definitions
 
 
 def _split_bib_targets(target: str) -> list[str]:

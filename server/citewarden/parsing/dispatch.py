@@ -14,6 +14,7 @@ from citewarden.model import (
     Code,
     DocumentKind,
     Finding,
+    LatexContext,
     Location,
     ParsedBibliography,
     ParsedDocument,
@@ -31,26 +32,30 @@ from citewarden.settings import Settings
 log = logging.getLogger(__name__)
 
 
-def parse_file(path: Path, text: str, settings: Settings | None = None) -> Parsed:
+def parse_file(
+    path: Path, text: str, settings: Settings | None = None, context: LatexContext | None = None
+) -> Parsed:
     """Parse ``text`` (the content of ``path``) with the parser its name calls for.
 
     .tex/.ltx -> LaTeX; .md/.markdown/.qmd/.Rmd -> Markdown; _quarto.yml/_metadata.yml ->
     project metadata; .json -> CSL-JSON; other .yaml/.yml -> CSL-YAML; anything else
-    (.bib, unknown) -> BibTeX.
+    (.bib, unknown) -> BibTeX.  ``context``: what a LaTeX file inherits from its project.
     """
     settings = settings or Settings()
     try:
-        return _dispatch(path, text, settings)
+        return _dispatch(path, text, settings, context)
     except Exception as exc:  # a parser bug must not drop the file
         log.exception("parser failed on %s", path)
         return _failed(path, text, exc)
 
 
-def _dispatch(path: Path, text: str, settings: Settings) -> Parsed:
+def _dispatch(
+    path: Path, text: str, settings: Settings, context: LatexContext | None = None
+) -> Parsed:
     if is_latex(path):
         from citewarden.parsing.latex import parse_latex
 
-        return parse_latex(path, text, extra_commands=settings.citation_commands)
+        return parse_latex(path, text, settings.citation_commands, context)
     if is_markdown(path):
         from citewarden.parsing.markdown import parse_markdown
 
@@ -80,6 +85,7 @@ def reparse_file(
     new_text: str,
     settings: Settings | None = None,
     changed: tuple[int, int, int] | None = None,
+    context: LatexContext | None = None,
 ) -> Parsed:
     """Parse a new version of a file, reusing ``old`` where the parser supports it (BibTeX).
 
@@ -94,7 +100,7 @@ def reparse_file(
         except Exception as exc:
             log.exception("incremental parse failed on %s", path)
             return _failed(path, new_text, exc)
-    return parse_file(path, new_text, settings)
+    return parse_file(path, new_text, settings, context)
 
 
 def _failed(path: Path, text: str, exc: Exception) -> Parsed:

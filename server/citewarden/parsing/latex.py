@@ -45,14 +45,17 @@ from pathlib import Path
 from citewarden.model import (
     Citation,
     CitationKind,
+    CitationMacro,
     CompletionContext,
     DocumentKind,
+    LatexContext,
     Link,
     LinkKind,
     ParsedDocument,
     Span,
     sound_span,
 )
+from citewarden.parsing import latex_static
 
 # ---------------------------------------------------------------------------------------
 # Command tables
@@ -100,7 +103,9 @@ _CITING = (_CITE, _MULTI, _NOCITE, _VOLCITE)
 _SINGLE = (_CITE, _NOCITE)  # one key argument, read by :func:`_cite_groups`
 _INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
 _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
-_BEGIN, _DOCUMENTCLASS, _IFFALSE = "begin", "documentclass", "iffalse"
+_BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
+#: a macro of the document read by its :class:`CitationMacro` pattern
+_MACRO = "macro"
 
 _FIXED_ROLES: dict[str, str] = {
     "nocite": _NOCITE,
@@ -127,7 +132,6 @@ _FIXED_ROLES: dict[str, str] = {
     "begin": _BEGIN,
     "documentclass": _DOCUMENTCLASS,
     "documentstyle": _DOCUMENTCLASS,
-    "iffalse": _IFFALSE,
 }
 
 #: Environments whose content LaTeX does not read as ordinary text.
@@ -165,10 +169,26 @@ def _trie_pattern(words: list[str]) -> str:
 class _Tables:
     commands: re.Pattern[str]
     roles: dict[str, str]
+    macros: dict[str, CitationMacro]
 
 
-@lru_cache(maxsize=16)
-def _tables(extra_commands: tuple[str, ...]) -> _Tables:
+#: patterns a wrapper can have and still be read exactly like ``\\cite``
+_CITE_LIKE = re.compile(r"s?o{0,3}m")
+
+
+def _macro_role(macro: CitationMacro, roles: dict[str, str]) -> str | None:
+    if macro.like:
+        role = roles.get(macro.like)
+        return role if role in _CITING else None
+    if not macro.keys:
+        return None  # cites only fixed keys, counted where it is defined
+    if _CITE_LIKE.fullmatch(macro.pattern) and macro.keys == (len(macro.pattern),):
+        return _CITE
+    return _MACRO
+
+
+@lru_cache(maxsize=64)
+def _tables(extra_commands: tuple[str, ...], macros: tuple[CitationMacro, ...] = ()) -> _Tables:
     roles: dict[str, str] = {}
     for name in extra_commands:
         name = name.strip().lstrip("\\").rstrip("*")
@@ -178,6 +198,15 @@ def _tables(extra_commands: tuple[str, ...]) -> _Tables:
     roles.update(dict.fromkeys(MULTICITE_COMMANDS, _MULTI))
     roles.update(dict.fromkeys(VOLCITE_COMMANDS, _VOLCITE))
     roles.update(_FIXED_ROLES)
+    signatures: dict[str, CitationMacro] = {}
+    for macro in macros:
+        if macro.name in roles:
+            continue  # a redefinition of a known command keeps its reading
+        role = _macro_role(macro, roles)
+        if role is not None:
+            roles[macro.name] = role
+            if role == _MACRO:
+                signatures[macro.name] = macro
     # 1: \end{document}; 2: command name; 3: star.  "\\" and "\%" match too (no group) so
     # that neither is mistaken for the start of a command or a comment.
     commands = re.compile(
@@ -185,7 +214,7 @@ def _tables(extra_commands: tuple[str, ...]) -> _Tables:
         + _trie_pattern(list(roles))
         + r")(?![A-Za-z@])(\*)?)"
     )
-    return _Tables(commands, roles)
+    return _Tables(commands, roles, signatures)
 
 
 def _find_comment(text: str, pos: int) -> int:
@@ -544,124 +573,8 @@ def _skip_environment(text: str, i: int) -> int:
     return len(text) if end < 0 else end + len(m.group(1)) + 6
 
 
-_CONDITIONAL_TOKENS = re.compile(r"\\(?:[\\%]|(if[A-Za-z@]*|fi|else)(?![A-Za-z@]))|%[^\n]*")
-#: ``\if...`` names that are commands taking arguments, not TeX conditionals closed by \fi.
-_NOT_CONDITIONALS = frozenset(
-    {"ifthenelse", "ifpackageloaded", "ifclassloaded", "iftoggle", "ifbool", "ifstrequal",
-     "ifdefstring", "ifdefempty", "ifstrempty", "ifcsdef", "ifcsundef", "ifundef", "ifdef",
-     "ifpdf", "ifxetex", "ifluatex", "ifdefmacro", "ifnumcomp", "ifdimcomp", "ifblank"}
-)  # fmt: skip
-
-
-def _iffalse_ends(text: str, start: int) -> dict[int, int]:
-    """For every ``\\iffalse`` from ``start`` on: the offset just after it -> the offset after
-    its matching ``\\else`` or ``\\fi`` (nested conditionals counted).  One pass, so many
-    unmatched conditionals stay linear; an unmatched ``\\iffalse`` is absent."""
-    ends: dict[int, int] = {}
-    stack: list[tuple[int, bool]] = []  # (offset after the \if..., is \iffalse)
-    for m in _CONDITIONAL_TOKENS.finditer(text, start):
-        name = m.group(1)
-        if name is None:
-            continue
-        if name == "fi":
-            if stack:
-                after, is_false = stack.pop()
-                if is_false and after not in ends:
-                    ends[after] = m.end()
-        elif name == "else":
-            if stack:
-                after, is_false = stack[-1]
-                if is_false and after not in ends:
-                    ends[after] = m.end()
-        elif name not in _NOT_CONDITIONALS:
-            stack.append((m.end(), name == "iffalse"))
-    return ends
-
-
 def _is_definition(text: str, start: int) -> bool:
     return _DEFINITION_BEFORE.search(text, max(0, start - 40), start) is not None
-
-
-# ---------------------------------------------------------------------------------------
-# Citation macros defined in the document
-# ---------------------------------------------------------------------------------------
-
-# \newcommand{\name}[n][default]{body}, \def\name#1{body}, \NewDocumentCommand{\name}{spec}{body}
-_MACRO_DEFINITION = re.compile(
-    r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand)\*?\s*"
-    r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*(?:\[\s*(\d)\s*\]\s*)?(\[[^\]]*\]\s*)?\{"
-    r"|\\[gex]?def\s*\\([A-Za-z@]+)((?:#\d)*)\s*\{"
-    r"|\\(?:New|Renew|Provide|Declare)DocumentCommand\s*"
-    r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{"
-)
-_CITE_OF_PARAMETER = re.compile(
-    r"\\([A-Za-z@]+)\*?(?:\s*(?:\[[^\]\n]*\]|<[^>\n]*>|\([^)\n]*\)))*\s*\{\s*#(\d)\s*\}"
-)
-_PARAMETER_ARGUMENT = re.compile(r"\{\s*#\d\s*\}")
-#: Definitions whose body would have to be longer than this to reach a citation command
-#: are not examined.
-_MAX_BODY = 4000
-_XPARSE_OPTIONAL = re.compile(r"\s*(?:o|O\{[^}]*\})")
-
-
-def _macro_key_parameter(m: re.Match[str]) -> tuple[str, int] | None:
-    """For a macro definition whose argument pattern matches a citation command (optional
-    arguments, then exactly one mandatory argument): its name and the number of the
-    parameter that must hold the keys."""
-    if m.group(1) or m.group(2):
-        count = int(m.group(3) or 0)
-        mandatory = count - (1 if m.group(4) else 0)
-        return (m.group(1) or m.group(2), count) if mandatory == 1 else None
-    if m.group(5):
-        params = m.group(6)
-        return (m.group(5), 1) if params == "#1" else None
-    spec = m.group(9)
-    pos = 0
-    optional = 0
-    while (opt := _XPARSE_OPTIONAL.match(spec, pos)) is not None:
-        optional += 1
-        pos = opt.end()
-    if spec[pos:].strip() != "m":
-        return None
-    return m.group(7) or m.group(8), optional + 1
-
-
-def find_citation_macros(text: str, extra_commands: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Names of macros ``text`` defines as wrappers of a citation command, e.g.
-    ``\\newcommand{\\inlinecite}[1]{\\footnotesize\\citen{#1}}`` -> ``("inlinecite",)``.
-
-    Only wrappers called like a citation command qualify: optional arguments, then one
-    mandatory argument that reaches the key argument of the wrapped command."""
-    # fast path: most documents pass no macro parameter as an argument
-    if "#" not in text or _PARAMETER_ARGUMENT.search(text) is None:
-        return ()
-    roles = _tables(tuple(extra_commands)).roles
-    found: list[str] = []
-    pos = 0
-    next_cite = 0
-    while (m := _MACRO_DEFINITION.search(text, pos)) is not None:
-        pos = m.end()
-        if next_cite < pos:
-            next_cite = text.find("cite", pos)
-            if next_cite < 0:
-                break  # no citation command follows any more
-        if next_cite - pos > _MAX_BODY:
-            continue  # the body of this definition holds no citation command
-        signature = _macro_key_parameter(m)
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        if signature is None or _find_comment(text, line_start) < m.start():
-            continue
-        body_end = _close_brace(text, m.end() - 1, limit=_MAX_BODY + 1000)
-        if body_end < 0:
-            continue
-        name, parameter = signature
-        for use in _CITE_OF_PARAMETER.finditer(text, m.end(), body_end - 1):
-            if roles.get(use.group(1)) in (_CITE, _MULTI) and int(use.group(2)) == parameter:
-                if name not in roles and name not in found:
-                    found.append(name)
-                break
-        pos = body_end
-    return tuple(found)
 
 
 # ---------------------------------------------------------------------------------------
@@ -669,12 +582,45 @@ def find_citation_macros(text: str, extra_commands: tuple[str, ...] = ()) -> tup
 # ---------------------------------------------------------------------------------------
 
 
-def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> ParsedDocument:
+def find_citation_macros(
+    text: str, extra_commands: tuple[str, ...] = (), inherited: tuple[CitationMacro, ...] = ()
+) -> tuple[CitationMacro, ...]:
+    """The citation macros ``text`` defines (see :mod:`~citewarden.parsing.latex_static`)."""
+    citing = _citing_names(_tables(tuple(extra_commands), inherited).roles)
+    return latex_static.find_citation_macros(text, citing)[0]
+
+
+def _citing_names(roles: dict[str, str]) -> frozenset[str]:
+    return frozenset(name for name, role in roles.items() if role in _CITING or role == _MACRO)
+
+
+def parse_latex(
+    path: Path,
+    text: str,
+    extra_commands: tuple[str, ...] = (),
+    context: LatexContext | None = None,
+) -> ParsedDocument:
     """Summarise one LaTeX file: citations, links, ``\\bibitem`` keys, root hints and
-    suppressed lines, all with exact code-point spans.  Never raises on any input."""
-    macros = find_citation_macros(text, tuple(extra_commands))
-    tables = _tables(tuple(extra_commands) + macros)
+    suppressed lines, all with exact code-point spans.  Never raises on any input.
+
+    ``context``: what the files of the project read before this one define (citation
+    macros, ``\\newif`` flags) and which fixed-key macros the project uses."""
+    context = context or LatexContext()
+    extra = tuple(extra_commands)
+    inherited = _tables(extra, context.macros)
+    macros, bodies = latex_static.find_citation_macros(text, _citing_names(inherited.roles))
+    tables = _tables(extra, context.macros + macros) if macros else inherited
     roles = tables.roles
+    sets, defined = latex_static.find_flags(text)
+    known_flags = latex_static.flag_values(context.flags, sets, defined)
+    skips = latex_static.conditional_skips(text, known_flags)
+    skip_index = 0
+    # bodies of fixed-key macros never used: their citations do not count
+    unused = [
+        (a, b)
+        for name, a, b in bodies
+        if name not in context.used and not latex_static.is_used(text, name, b)
+    ]
     lexer = _Lexer(text, tables.commands)
     citations: list[Citation] = []
     links: list[Link] = []
@@ -682,7 +628,6 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
     suppressed: set[int] = set()
     nocite_all = is_root = False
     subfiles_parent: str | None = None
-    iffalse_ends: dict[int, int] | None = None
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
     pos = 0
@@ -691,6 +636,12 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
         if token is None:
             break
         start, pos, m = token
+        if skips:
+            while skip_index < len(skips) and skips[skip_index][1] <= start:
+                skip_index += 1
+            if skip_index < len(skips) and skips[skip_index][0] <= start:
+                pos = skips[skip_index][1]
+                continue
         if m is None:
             if _IGNORE.search(text, start, pos):
                 counted_line += text.count("\n", counted_to, start)
@@ -703,9 +654,27 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
                 break
             continue  # "\\" or "\%"
         role = roles[name]
-        if role in _CITING:
-            if _is_definition(text, start):
+        if role in _CITING or role == _MACRO:
+            if _is_definition(text, start) or text.endswith("\\string", 0, start):
                 continue
+            if unused and any(a <= start < b for a, b in unused):
+                continue
+        if role == _MACRO:
+            full = name + ("*" if m.group(3) else "")
+            groups, end = _macro_groups(text, pos, tables.macros[name])
+            command_span = sound_span(start, end)
+            for content_start, content_end in groups:
+                _add_keys(
+                    citations,
+                    text,
+                    content_start,
+                    content_end,
+                    full,
+                    command_span,
+                    CitationKind.CITE,
+                )
+            pos = max(pos, end)
+        elif role in _CITING:
             full = name + ("*" if m.group(3) else "")
             kind = CitationKind.NOCITE if role == _NOCITE else CitationKind.CITE
             simple = _SIMPLE_CITE_ARGS.match(text, pos) if role in _SINGLE else None
@@ -764,10 +733,6 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
             sub = _SUBFILES_CLASS.match(text, pos)
             if sub is not None and sub.group(1).strip():
                 subfiles_parent = sub.group(1).strip()
-        elif role == _IFFALSE:
-            if iffalse_ends is None:
-                iffalse_ends = _iffalse_ends(text, start)
-            pos = iffalse_ends.get(pos, pos)
     magic = _magic_root(text) or subfiles_parent
     return ParsedDocument(
         path=path,
@@ -780,7 +745,39 @@ def parse_latex(path: Path, text: str, extra_commands: tuple[str, ...] = ()) -> 
         bibitems=tuple(bibitems),
         suppressed_lines=frozenset(suppressed),
         citation_macros=macros,
+        flags=latex_static.document_flags(sets, defined),
+        bib_backend=latex_static.bib_backend(text),
     )
+
+
+def _macro_groups(text: str, i: int, macro: CitationMacro) -> tuple[list[tuple[int, int]], int]:
+    """The key arguments of a use of ``macro`` at ``i`` (after its name) as ``(content start,
+    content end)``, and the offset after its last argument read."""
+    n = len(text)
+    groups: list[tuple[int, int]] = []
+    for number, letter in enumerate(macro.pattern, start=1):
+        j = _skip(text, i)
+        if letter == "s":
+            if j < n and text[j] == "*":
+                i = j + 1
+            continue
+        if letter == "o":
+            if j < n and text[j] == "[":
+                k = _close_delimited(text, j)
+                if k < 0:
+                    break
+                i = k
+            continue
+        if j >= n or text[j] != "{":
+            break
+        is_key = number in macro.keys
+        k = _close_brace(text, j, flat=is_key)
+        if k < 0:
+            break
+        if is_key:
+            groups.append((j + 1, k - 1))
+        i = k
+    return groups, i
 
 
 def _magic_root(text: str) -> str | None:

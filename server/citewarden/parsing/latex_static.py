@@ -1,0 +1,326 @@
+"""What of a LaTeX file's own definitions can be known without running TeX.
+
+* citation macros: wrappers defined by ``\\newcommand`` and friends, ``\\def`` or
+  ``\\NewDocumentCommand`` whose body passes parameters to the key argument of a citation
+  command (any number of them, in any argument), ``\\let`` aliases of citation commands,
+  and macros whose body cites fixed keys (those count only where the macro is used);
+* ``\\newif`` flags and the values ``\\footrue`` / ``\\foofalse`` give them;
+* conditionals whose value is known: ``\\iffalse``, ``\\iftrue``, ``\\ifnum`` between two
+  integers, ``\\ifx`` of a token with itself, and flags with a known value.  The branch TeX
+  skips is returned as a region the reader does not read.
+
+Everything else (macros built by ``\\csname``, conditionals on counters, lengths or
+package options, ``\\ifdefined``) cannot be known statically: the reader reads both
+branches and treats the macro as unknown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container, Iterable
+
+from citewarden.model import CitationMacro, LatexContext, ParsedDocument
+
+# \newcommand{\name}[n][default]{body}, \def\name#1{body}, \NewDocumentCommand{\name}{spec}{body},
+# \let\name\target
+_DEFINITION = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand)\*?\s*"
+    r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*(?:\[\s*(\d)\s*\]\s*)?(\[[^\]]*\]\s*)?\{"
+    r"|\\[gex]?def\s*\\([A-Za-z@]+)((?:#\d)*)\s*\{"
+    r"|\\(?:New|Renew|Provide|Declare)DocumentCommand\s*"
+    r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{"
+    r"|\\let\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+)(?![A-Za-z@])"
+)
+#: a command with its optional arguments and its first braced argument
+_COMMAND_WITH_ARGUMENT = re.compile(
+    r"\\([A-Za-z@]+)\*?(?:\s*(?:\[[^\]\n]*\]|<[^>\n]*>|\([^)\n]*\)))*\s*\{([^{}]*)\}"
+)
+_PARAMETER = re.compile(r"\s*#(\d)\s*")
+_XPARSE_ARG = re.compile(r"\s*(\+?)(s|o|O\{[^{}]*\}|m)")
+_BRACE_TOKENS = re.compile(r"\\[\s\S]|%[^\n]*|[{}]")
+#: Longest definition body examined, in characters.
+_MAX_BODY = 5000
+
+
+def _close_brace(text: str, i: int, limit: int) -> int:
+    """``text[i] == "{"``: the offset after its matching ``}``, or -1."""
+    depth = 0
+    for m in _BRACE_TOKENS.finditer(text, i, min(len(text), i + limit)):
+        c = m.group()
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return m.end()
+    return -1
+
+
+def _in_comment(text: str, i: int) -> bool:
+    """A ``%`` not escaped by a backslash stands before ``i`` on its line."""
+    j = text.rfind("\n", 0, i) + 1
+    while True:
+        k = text.find("%", j, i)
+        if k < 0:
+            return False
+        b = k
+        while b > 0 and text[b - 1] == "\\":
+            b -= 1
+        if (k - b) % 2 == 0:
+            return True
+        j = k + 1
+
+
+def _pattern(m: re.Match[str]) -> str | None:
+    """The argument pattern of a definition (see :attr:`CitationMacro.pattern`)."""
+    if m.group(1) or m.group(2):
+        count = int(m.group(3) or 0)
+        return ("o" + "m" * (count - 1)) if m.group(4) and count else "m" * count
+    if m.group(5):
+        return "m" * (len(m.group(6)) // 2)
+    spec = m.group(9)
+    letters: list[str] = []
+    pos = 0
+    while (arg := _XPARSE_ARG.match(spec, pos)) is not None:
+        letters.append(arg.group(2)[0].lower())
+        pos = arg.end()
+    return "".join(letters) if not spec[pos:].strip() else None
+
+
+def find_citation_macros(
+    text: str, citing: Container[str]
+) -> tuple[tuple[CitationMacro, ...], tuple[tuple[str, int, int], ...]]:
+    """The citation macros ``text`` defines, in order, and the bodies ``(name, start, end)``
+    of those whose body cites fixed keys.  ``citing``: the names of citation commands."""
+    if all(word not in text for word in ("command", "Command", "def", "\\let")):
+        return (), ()
+    found: dict[str, CitationMacro] = {}
+    bodies: list[tuple[str, int, int]] = []
+
+    def is_citing(name: str) -> bool:
+        return name in citing or name in found
+
+    pos = 0
+    while (m := _DEFINITION.search(text, pos)) is not None:
+        pos = m.end()
+        if _in_comment(text, m.start()):
+            continue
+        if m.group(10):
+            name, target = m.group(10), m.group(11)
+            if is_citing(target) and name not in citing:
+                found[name] = CitationMacro(name, "", (), like=target)
+            continue
+        name = m.group(1) or m.group(2) or m.group(5) or m.group(7) or m.group(8)
+        body_end = _close_brace(text, m.end() - 1, _MAX_BODY)
+        if body_end < 0:
+            continue
+        pos = body_end
+        if name in citing:
+            continue
+        pattern = _pattern(m)
+        if pattern is None:
+            continue
+        keys: list[int] = []
+        fixed = False
+        for use in _COMMAND_WITH_ARGUMENT.finditer(text, m.end(), body_end - 1):
+            if not is_citing(use.group(1)):
+                continue
+            for item in use.group(2).split(","):
+                parameter = _PARAMETER.fullmatch(item)
+                if parameter is not None:
+                    number = int(parameter.group(1))
+                    if 0 < number <= len(pattern) and pattern[number - 1] == "m":
+                        keys.append(number)
+                elif "#" not in item and "\\" not in item and item.strip():
+                    fixed = True
+        if keys or fixed:
+            found[name] = CitationMacro(name, pattern, tuple(sorted(set(keys))), fixed=fixed)
+        if fixed:
+            bodies.append((name, m.end(), body_end))
+    return tuple(found.values()), tuple(bodies)
+
+
+_DEFINED_BEFORE = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand|[gex]?def|let"
+    r"|(?:New|Renew|Provide|Declare)DocumentCommand)\*?\s*\{?\s*\Z"
+)
+
+
+def is_used(text: str, name: str, start: int = 0) -> bool:
+    """``\\name`` stands in ``text`` from ``start`` on, outside a comment and not as the
+    name a definition defines."""
+    if "\\" + name not in text:
+        return False
+    for m in re.compile(r"\\" + re.escape(name) + r"(?![A-Za-z@])").finditer(text, start):
+        at = m.start()
+        if _DEFINED_BEFORE.search(text, max(0, at - 40), at) is None and not _in_comment(text, at):
+            return True
+    return False
+
+
+# ---------------------------------------------------------------------------------------
+# Flags and conditionals
+# ---------------------------------------------------------------------------------------
+
+_NEWIF = re.compile(r"\\newif\s*\\if([A-Za-z@]+)")
+_FLAG_SET = re.compile(r"\\([A-Za-z@]+?)(true|false)(?![A-Za-z@])")
+
+
+def find_flags(text: str) -> tuple[dict[str, bool | None], frozenset[str]]:
+    """The values ``text`` gives ``\\newif`` flags (``\\drafttrue``; None when set both
+    ways) and the flags it defines.  A flag is only recognised as set when it is defined by
+    this file or ``known`` to the project, see :func:`flag_values`."""
+    if "true" not in text and "false" not in text and "\\newif" not in text:
+        return {}, frozenset()
+    defined = frozenset(
+        m.group(1) for m in _NEWIF.finditer(text) if not _in_comment(text, m.start())
+    )
+    seen: dict[str, set[bool]] = {}
+    for m in _FLAG_SET.finditer(text):
+        if m.group(1) not in ("if", "iffalse") and not _in_comment(text, m.start()):
+            seen.setdefault(m.group(1), set()).add(m.group(2) == "true")
+    sets = {name: next(iter(v)) if len(v) == 1 else None for name, v in seen.items()}
+    return sets, defined
+
+
+def flag_values(
+    inherited: Iterable[tuple[str, bool]], sets: dict[str, bool | None], defined: frozenset[str]
+) -> dict[str, bool]:
+    """Flags with a known value in a file: what the project knows, what the file sets, and
+    ``False`` for a flag the file defines without anyone setting it (as ``\\newif`` starts it)."""
+    known = dict(inherited)
+    for name, value in sets.items():
+        if value is None:
+            known.pop(name, None)
+        else:
+            known[name] = value
+    for name in defined:
+        if name not in sets:
+            known.setdefault(name, False)
+    return known
+
+
+_CONDITIONAL_TOKENS = re.compile(r"\\(?:[\\%]|(if[A-Za-z@]*|fi|else|or)(?![A-Za-z@]))|%[^\n]*")
+#: ``\\if...`` names that are commands taking arguments, not TeX conditionals closed by \\fi.
+NOT_CONDITIONALS = frozenset(
+    {"ifthenelse", "ifpackageloaded", "ifclassloaded", "iftoggle", "ifbool", "ifstrequal",
+     "ifdefstring", "ifdefempty", "ifstrempty", "ifcsdef", "ifcsundef", "ifundef", "ifdef",
+     "ifpdf", "ifxetex", "ifluatex", "ifdefmacro", "ifnumcomp", "ifdimcomp", "ifblank",
+     "iffileexists", "ifdefined"}
+)  # fmt: skip
+_IFNUM = re.compile(r"\s*(-?\d+)\s*([<=>])\s*(-?\d+)(?!\d)")
+_IFX = re.compile(r"\s*(\\[A-Za-z@]+|\S)\s*(\\[A-Za-z@]+|\S)")
+_KNOWN_TEST = re.compile(r"\\if(?:false|true|num|x)(?![A-Za-z@])")
+#: an ``\\if..`` token that is being defined, not tested
+_DEFINED_HERE = re.compile(r"\\(?:newif|let|[gex]?def|(?:re)?newcommand\*?\s*\{?)\s*\Z")
+
+
+def _value(text: str, name: str, end: int, flags: dict[str, bool]) -> bool | None:
+    if name == "iffalse":
+        return False
+    if name == "iftrue":
+        return True
+    if name == "ifnum":
+        m = _IFNUM.match(text, end)
+        if m is None:
+            return None
+        a, op, b = int(m.group(1)), m.group(2), int(m.group(3))
+        return a < b if op == "<" else a > b if op == ">" else a == b
+    if name == "ifx":
+        m = _IFX.match(text, end)
+        return True if m is not None and m.group(1) == m.group(2) else None
+    return flags.get(name[2:])
+
+
+def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]]:
+    """Regions of ``text`` in a branch TeX skips, ``(start, end)`` in order, not nested:
+    from a false conditional to its ``\\else`` or ``\\fi``, or from the ``\\else`` of a
+    true one to its ``\\fi``.  Unmatched conditionals skip nothing."""
+    if _KNOWN_TEST.search(text) is None and not any("\\if" + f in text for f in flags):
+        return []
+    regions: list[tuple[int, int]] = []
+    # (start of the \if, value, start of a pending skipped region or -1)
+    stack: list[tuple[int, bool | None, int]] = []
+    for m in _CONDITIONAL_TOKENS.finditer(text):
+        name = m.group(1)
+        if name is None:
+            continue
+        if name == "fi":
+            if stack:
+                _, _, skip_from = stack.pop()
+                if skip_from >= 0:
+                    regions.append((skip_from, m.end()))
+        elif name == "else" or name == "or":
+            if stack and name == "else":
+                start, value, skip_from = stack[-1]
+                if value is False and skip_from >= 0:
+                    regions.append((skip_from, m.end()))
+                    stack[-1] = (start, None, -1)
+                elif value is True:
+                    stack[-1] = (start, None, m.start())
+        elif name not in NOT_CONDITIONALS:
+            if _DEFINED_HERE.search(text, max(0, m.start() - 20), m.start()) is not None:
+                continue
+            value = _value(text, name, m.end(), flags)
+            stack.append((m.start(), value, m.start() if value is False else -1))
+    regions.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in regions:
+        if merged and a < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+_BIBLATEX_OPTIONS = re.compile(r"\\usepackage\s*\[([^\]]{0,2000})\]\s*\{biblatex\}")
+_BACKEND = re.compile(r"(?:^|,)\s*backend\s*=\s*([A-Za-z0-9]+)")
+
+
+def bib_backend(text: str) -> str | None:
+    """The ``backend=`` option of ``\\usepackage[..]{biblatex}`` in ``text``, lower case."""
+    if "biblatex" not in text:
+        return None
+    for m in _BIBLATEX_OPTIONS.finditer(text):
+        if _in_comment(text, m.start()):
+            continue
+        backend = _BACKEND.search(m.group(1))
+        if backend is not None:
+            return backend.group(1).lower()
+    return None
+
+
+def project_contexts(
+    documents: list[tuple[ParsedDocument, str]],
+) -> list[LatexContext]:
+    """Per document of a project (in reading order, with its text), what it inherits: the
+    citation macros of the documents read before it, the flags whose value the project sets
+    one way only, and the fixed-key macros used anywhere."""
+    values: dict[str, set[bool]] = {}
+    for doc, _ in documents:
+        for name, value in doc.flags:
+            states = values.setdefault(name, set())
+            if value is not None:
+                states.add(value)
+    # set one way only, or defined by \newif and never set: known
+    flags = tuple((name, True in v) for name, v in values.items() if len(v) < 2)
+    fixed = [m.name for doc, _ in documents for m in doc.citation_macros if m.fixed]
+    used = frozenset(name for name in fixed if any(is_used(text, name, 0) for _, text in documents))
+    contexts: list[LatexContext] = []
+    macros: tuple[CitationMacro, ...] = ()
+    for doc, _ in documents:
+        contexts.append(LatexContext(macros, flags, used))
+        macros += tuple(m for m in doc.citation_macros if m not in macros)
+    return contexts
+
+
+def document_flags(
+    sets: dict[str, bool | None], defined: frozenset[str]
+) -> tuple[tuple[str, bool | None], ...]:
+    """What a file tells its project of flags (:attr:`ParsedDocument.flags`): each value it
+    sets them to (both, when set both ways), and None for a flag it defines and leaves."""
+    out: list[tuple[str, bool | None]] = []
+    for name, value in sets.items():
+        out += [(name, True), (name, False)] if value is None else [(name, value)]
+    out += [(name, None) for name in sorted(defined) if name not in sets]
+    return tuple(out)
