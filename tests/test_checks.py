@@ -136,6 +136,81 @@ See @c.
 """,
         [("main.tex", Code.DANGLING, "d")],
     ),
+    "a thebibliography item never cited is an orphan (matched exactly)": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{a} \cite{⟦d|B⟧}
+\begin{thebibliography}{9}
+\bibitem{a} A. Author, A book.
+\bibitem[Sneaked]{⟦o|b⟧} B. Author, Another book.
+\end{thebibliography}
+\end{document}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("main.tex", Code.ORPHAN, "o")],
+    ),
+    "thebibliography with nocite{*}: no orphan": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\nocite{*}
+\begin{thebibliography}{9}
+\bibitem{a} A. Author, A book.
+\end{thebibliography}
+\end{document}
+""",
+        [],
+    ),
+    "biblatex with backend=bibtex matches keys case-insensitively": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage[style=numeric,backend=bibtex]{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\cite{python} \cite{⟦d|missing⟧}
+\end{document}
+--- refs.bib
+@misc{Python, title={Python}}
+""",
+        [("main.tex", Code.DANGLING, "d")],
+    ),
+    "biblatex with biber matches keys exactly": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage[backend=biber]{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\cite{⟦d|python⟧}
+\end{document}
+--- refs.bib
+@misc{⟦o|Python⟧, title={Python}}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "o")],
+    ),
+    "a subfile's bibliography named through subfix": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{subfiles}
+\usepackage{biblatex}
+\begin{document}
+\subfile{ch/one}
+\end{document}
+--- ch/one.tex
+\documentclass[../main.tex]{subfiles}
+\addbibresource{\subfix{refs.bib}}
+\begin{document}
+\cite{a} \cite{⟦d|b⟧}
+\end{document}
+--- ch/refs.bib
+@misc{a, title={A}}
+""",
+        [("ch/one.tex", Code.DANGLING, "d")],
+    ),
     "ids aliases define keys and cite their entry": (
         r"""
 --- main.tex

@@ -75,6 +75,8 @@ DISCOVER_SUFFIXES = frozenset(
 #: Directories never descended into.
 SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "__pycache__", "_build", "_site"})
 
+#: biblatex backends that match keys as BibTeX does, case-insensitively
+_BIBTEX_BACKENDS = frozenset({"bibtex", "bibtex8", "bibtexu"})
 _INCLUDE_FROM_ROOT = frozenset({"import", "inputfrom", "includefrom"})
 _INCLUDE_FROM_HERE = frozenset({"subimport", "subinputfrom", "subincludefrom"})
 _ALWAYS_TEX = frozenset({"include", "subfile"})
@@ -949,7 +951,7 @@ class Workspace:
         bibs: dict[Path, None] = {}
         missing: list[MissingLink] = []
         unresolved = False
-        bibtex_links = biblatex_links = False
+        bibtex_links = biblatex_links = bibtex_backend = False
         stack: list[tuple[Path, Path]] = [(root, root_dir)]
         while stack:
             path, here = stack.pop()
@@ -960,6 +962,7 @@ class Workspace:
             if doc is None:
                 continue
             children: list[tuple[Path, Path]] = []
+            bibtex_backend = bibtex_backend or doc.bib_backend in _BIBTEX_BACKENDS
             for link in doc.links:
                 if link.kind is LinkKind.BIBLIOGRAPHY:
                     if link.command.lstrip("\\") == "bibliography":
@@ -994,7 +997,7 @@ class Workspace:
         for path in bibs:
             self._known.setdefault(path, None)
         return Project(
-            casefold_keys=bibtex_links and not biblatex_links,
+            casefold_keys=(bibtex_links and not biblatex_links) or bibtex_backend,
             root=root,
             kind=DocumentKind.LATEX,
             documents=tuple(docs),

@@ -12,7 +12,8 @@ Rules:
 * An entry is an *orphan* when no document of any project using its bibliography cites it
   (``\\nocite`` counts; ``\\nocite{*}`` / ``nocite: '@*'`` in any of those projects turns the
   check off for that bibliography).  An entry named by ``crossref``/``xdata`` of a cited
-  entry counts as cited, as BibTeX and biber include such parents.
+  entry counts as cited, as BibTeX and biber include such parents.  A ``\\bibitem`` of a
+  ``thebibliography`` that its project never cites is an orphan too.
 
 Everything is recomputed on each run from cached pieces: per document version its key set
 and its dangling findings, per bibliography version its orphan findings (see
@@ -97,6 +98,8 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     delta,
                 )
         found += _missing_crossrefs(ws, project, defined, token, memo)
+        if project.kind is DocumentKind.LATEX:
+            found += _bibitem_orphans(ws, project, memo)
         for bib in project.bibliographies:
             users.setdefault(bib, []).append(project)
     for bib_path, bib_projects in users.items():
@@ -627,6 +630,32 @@ def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str])
                 reached.add(parent)
                 todo.append(parent)
     return reached
+
+
+def _bibitem_orphans(ws: Workspace, project: Project, memo: Memo) -> list[Finding]:
+    """``\\bibitem`` keys of a ``thebibliography`` that the project never cites (LaTeX
+    matches them exactly; ``\\nocite{*}`` cites them all)."""
+    docs = list(ws.project_documents(project))
+    items = [(path, doc) for path, doc in docs if doc.bibitems]
+    if not items or any(doc.nocite_all for _, doc in docs):
+        return []
+    cited: set[str] = set()
+    for _, doc in docs:
+        if doc.citations:
+            cited |= memo.get(("cited", Ident(doc)), _doc_keys, doc)
+    found: list[Finding] = []
+    for path, doc in items:
+        for key, span in doc.bibitems:
+            if key not in cited:
+                found.append(
+                    Finding(
+                        Code.ORPHAN,
+                        Location(path, span),
+                        f"\\bibitem '{key}' is never cited",
+                        data=MappingProxyType({"key": key}),
+                    )
+                )
+    return found
 
 
 def _orphans(ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo) -> list[Finding]:

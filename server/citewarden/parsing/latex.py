@@ -301,6 +301,9 @@ _DEFINITION_BEFORE = re.compile(
 )
 _MAGIC_ROOT = re.compile(r"[ \t]*%+[ \t]*![ \t]*tex[ \t]+root[ \t]*=([^\n]*)", re.I)
 _MAGIC_ROOT_AFTER_NEWLINE = re.compile(r"\n[ \t]*%+[ \t]*![ \t]*tex[ \t]+root[ \t]*=([^\n]*)", re.I)
+_SUBFIX = re.compile(
+    r"[ \t]*(?:\[[^\]{}\n]{0,500}\][ \t]*)?\{\s*\\subfix\s*\{([^{}\n]{1,1000})\}\s*\}"
+)
 _SUBFILES_CLASS = re.compile(r"\s*\[([^\]{}\n]{0,500})\]\s*\{subfiles\}")
 _IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
 
@@ -796,6 +799,13 @@ def _read_file_link(
 ) -> int:
     """``\\input{f}`` / ``\\input f`` / ``\\include{f}`` / ``\\addbibresource[..]{f}``."""
     kind = LinkKind.INCLUDE if role == _INCLUDE else LinkKind.BIBLIOGRAPHY
+    subfix = _SUBFIX.match(text, pos)
+    if subfix is not None and not _is_definition(text, start):
+        # subfiles: \subfix{path} names a path relative to the subfile itself
+        item = _trimmed(text, subfix.start(1), subfix.end(1))
+        if item is not None and "#" not in item[0] and "\\" not in item[0]:
+            links.append(Link(kind, item[0], Span(item[1], item[2]), name))
+        return subfix.end()
     arg = _single_arg(text, pos) if role == _BIBRESOURCE else None
     if role == _INCLUDE:
         j = _skip(text, pos)
