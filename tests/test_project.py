@@ -734,3 +734,78 @@ def test_macros_and_flags_of_the_root_apply_in_the_files_it_includes(tmp_path: P
     main = tmp_path / "main.tex"
     ws.set_text(main, main.read_text().replace("\\let\\ml\\citep", ""))
     assert ("refs.bib", "orphan", "c") in _findings(ws)
+
+
+def test_bibinputs_entries_ending_in_two_slashes_search_subfolders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- paper/main.tex
+\documentclass{article}
+\begin{document}\cite{a}\bibliography{central}\end{document}
+--- library/physics/2024/central.bib
+@misc{a, title={A}}
+""",
+    )
+    monkeypatch.setenv("BIBINPUTS", f"{tmp_path / 'library'}:")
+    ws = Workspace(root=tmp_path / "paper")
+    ws.add_file(tmp_path / "paper/main.tex")
+    assert _project(ws, tmp_path, "paper/main.tex").bibliographies == ()
+    monkeypatch.setenv("BIBINPUTS", f"{tmp_path / 'library'}//:")
+    ws = Workspace(root=tmp_path / "paper")
+    ws.add_file(tmp_path / "paper/main.tex")
+    project = _project(ws, tmp_path, "paper/main.tex")
+    assert _rel(tmp_path, project.bibliographies) == ["library/physics/2024/central.bib"]
+
+
+@pytest.mark.parametrize(
+    "latexmkrc",
+    [
+        "$ENV{'TEXINPUTS'} = './parts//:' . $ENV{'TEXINPUTS'};\n",
+        "ensure_path('TEXINPUTS', './parts//');\n",
+    ],
+)
+def test_texinputs_of_a_latexmkrc_finds_included_files(tmp_path: Path, latexmkrc: str) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\input{intro}\bibliography{refs}\end{document}
+--- parts/chapters/intro.tex
+\cite{a}
+--- refs.bib
+@misc{a, title={A}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    assert [m.target for m in _project(ws, tmp_path, "main.tex").missing] == ["intro"]
+    (tmp_path / ".latexmkrc").write_text(latexmkrc)
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    assert _rel(tmp_path, project.documents) == ["main.tex", "parts/chapters/intro.tex"]
+    assert all(fs == [] for fs in ws.check().values())
+
+
+def test_texinputs_of_the_environment_finds_included_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- paper/main.tex
+\documentclass{article}
+\begin{document}\include{shared}\end{document}
+--- common/shared.tex
+Text.
+""",
+    )
+    monkeypatch.setenv("TEXINPUTS", f".:{tmp_path / 'common'}:")
+    ws = Workspace(root=tmp_path / "paper")
+    ws.add_file(tmp_path / "paper/main.tex")
+    project = _project(ws, tmp_path, "paper/main.tex")
+    assert _rel(tmp_path, project.documents) == ["paper/main.tex", "common/shared.tex"]

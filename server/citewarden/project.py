@@ -37,6 +37,7 @@ from operator import is_
 from pathlib import Path
 from typing import Any
 
+from citewarden import search_paths
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
 from citewarden.model import (
     Citation,
@@ -568,16 +569,6 @@ def _is_macro(target: str) -> bool:
     return "\\" in target or "#" in target or not target.strip()
 
 
-def _bibinputs() -> list[Path]:
-    raw = os.environ.get("BIBINPUTS", "")
-    dirs: list[Path] = []
-    for part in raw.split(os.pathsep):
-        part = part.strip().rstrip("/")
-        if part and part != ".":
-            dirs.append(Path(part))
-    return dirs
-
-
 class Workspace:
     """Files, their cached parses, the project graph and the key index (see module doc)."""
 
@@ -952,6 +943,7 @@ class Workspace:
         missing: list[MissingLink] = []
         unresolved = False
         bibtex_links = biblatex_links = bibtex_backend = False
+        tex_dirs, bib_dirs = self._search_paths(root_dir)
         stack: list[tuple[Path, Path]] = [(root, root_dir)]
         while stack:
             path, here = stack.pop()
@@ -974,7 +966,7 @@ class Workspace:
                             unresolved = True
                             continue
                         self._refused = None
-                        found = self._resolve_bib(target, (root_dir, path.parent))
+                        found = self._resolve_bib(target, (root_dir, path.parent, *bib_dirs))
                         if found is None:
                             missing.append(self._missing_link(path, link, target))
                         else:
@@ -983,7 +975,7 @@ class Workspace:
                 if _is_macro(link.target) or (link.base is not None and _is_macro(link.base)):
                     continue
                 self._refused = None
-                resolved = self._resolve_include(link, here, root_dir, path.parent)
+                resolved = self._resolve_include(link, here, root_dir, path.parent, tex_dirs)
                 if resolved is None:
                     missing.append(self._missing_link(path, link, link.target))
                     continue
@@ -1032,8 +1024,28 @@ class Workspace:
                     doc = parsed
             macros += tuple(m for m in doc.citation_macros if m not in macros)
 
+    def _search_paths(self, root_dir: Path) -> tuple[list[Path], list[Path]]:
+        """The TEXINPUTS and BIBINPUTS folders of a project run in ``root_dir``: the
+        environment's, then its .latexmkrc's (see :mod:`citewarden.search_paths`)."""
+        rc_entries: dict[str, list[str]] = {}
+        rc = root_dir / ".latexmkrc"
+        if os.path.isfile(rc):  # a build setting, never an editor buffer
+            read = self._read(rc)
+            if not isinstance(read, OSError):
+                rc_entries = search_paths.latexmkrc_paths(read[0])
+        found: list[list[Path]] = []
+        for variable in ("TEXINPUTS", "BIBINPUTS"):
+            entries = search_paths.environment_entries(variable) + rc_entries.get(variable, [])
+            found.append(search_paths.directories(entries, root_dir) if entries else [])
+        return found[0], found[1]
+
     def _resolve_include(
-        self, link: Link, here: Path, root_dir: Path, doc_dir: Path
+        self,
+        link: Link,
+        here: Path,
+        root_dir: Path,
+        doc_dir: Path,
+        tex_dirs: Sequence[Path] = (),
     ) -> tuple[Path, Path] | None:
         """-> (file, base directory for the file's own includes)."""
         target = link.target.strip()
@@ -1043,7 +1055,7 @@ class Workspace:
         elif command in _INCLUDE_FROM_HERE and link.base is not None:
             bases = [normalize_path(here / link.base), normalize_path(doc_dir / link.base)]
         else:
-            bases = [here, doc_dir]
+            bases = [here, doc_dir, *tex_dirs]
         names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
         if not names:
             names = [target] if Path(target).suffix else [target + ".tex", target]
@@ -1056,7 +1068,7 @@ class Workspace:
     def _resolve_bib(self, target: str, dirs: Iterable[Path]) -> Path | None:
         target = target.strip()
         names = [target] if target.lower().endswith(".bib") else [target + ".bib", target]
-        search = [*dirs, *_bibinputs()]
+        search = list(dirs)
         if Path(target).is_absolute():
             search = [Path("/")]
         found = self._first_existing(search, names)
