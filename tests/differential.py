@@ -305,6 +305,13 @@ def _md_fragments() -> list[Callable[[_Keys], str]]:
         lambda k: f"Braced @{{{k('bracedurl')}/x.y}} here.",
         lambda k: f"Trailing @{k('trail')}. Done.",
         lambda k: f"(@{k('example')}) An example.\n\n(@{k('examplecited')}) Another.",
+        lambda k: f"Cost $5 and @{k('dollars')} $6.",
+        lambda k: f"\\foo @{k('texnoarg')} here.",
+        lambda k: f"<b>@{k('intag')}</b> and a < b @{k('lessthan')}.",
+        lambda k: f"*@{k('emph')}* and [@{k('span')}]{{.smallcaps}}.",
+        lambda k: f"[link text @{k('linktext')}](http://x.org) here.",
+        lambda k: f"> Quoted [@{k('quote')}].",
+        lambda k: f"- item @{k('listitem')}\n- item [-@{k('listsuppress')}]",
     ]
 
 
@@ -332,7 +339,7 @@ def markdown_case(seed: int) -> MarkdownCase:
     # a reference to an example label, as pandoc resolves it to the example's number
     labels = re.findall(r"^\(@(exampleciteQ\d+)\)", text, re.M)
     if labels and r.random() < 0.7:
-        text += f"\nAs in (@{labels[0]}).\n"
+        text += f"\nAs in (@{labels[0]}).\n" if r.random() < 0.5 else f"\nAs @{labels[0]} shows.\n"
     return MarkdownCase(seed, text)
 
 

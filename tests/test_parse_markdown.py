@@ -74,6 +74,13 @@ CITATION_CASES = {
     ),
     "Quarto shortcodes": "{{< video https://x.org/@chan >}} {{< meta title >}} @⟦k⟧",
     "example lists": "(@good) An example.\n(@) Another.\n\nAs (@good) shows, (@⟦other⟧) is a key.",
+    "a bare reference to an example label": "(@good) An example.\n\nAs @good shows, @⟦k⟧.",
+    "footnote definitions are text": "See.[^1]\n\n[^1]: See @⟦a⟧ and [@⟦b⟧].\n[x]: http://y/@c",
+    "TeX math": "$@a$ and $$@b$$ and $$\n@c\n$$ but $ @⟦d⟧$ and $5 or @⟦e⟧ $6",
+    "raw HTML attributes": "<span title=\"@a\" data-x='@b'>@⟦c⟧</span> <br/> a < b @⟦d⟧",
+    "raw TeX": "\\emph{@a} \\cite[p]{@b} \\foo @⟦c⟧\n\n\\begin{figure}\n@d\n\\end{figure}\n@⟦e⟧",
+    "two citations without a space": "@⟦a⟧@⟦b⟧ but x@y",
+    "a braced key with a bracket": "[@{⟦a]b⟧}] and @⟦c⟧",
 }
 
 
@@ -205,6 +212,12 @@ def test_later_yaml_block_and_horizontal_rules() -> None:
         ("b", CitationKind.CITE),
         ("c", CitationKind.CITE),
     ]
+
+
+def test_front_matter_escaped_at_signs_do_not_cite() -> None:
+    m = parse_markers("---\nabstract: See \\@a and @⟦b⟧.\n---\nText.\n")
+    doc = parse_markdown(Path("d.md"), m.text)
+    assert [(c.key, c.span) for c in doc.citations] == [("b", m.spans[0])]
 
 
 def test_front_matter_prose_fields_cite_and_other_fields_do_not() -> None:

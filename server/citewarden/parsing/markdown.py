@@ -73,6 +73,14 @@ def _braced_end(text: str, i: int, end: int | None = None) -> int:
     return m.end() if m is not None else -1
 
 
+def _escaped(text: str, i: int) -> bool:
+    """An odd number of backslashes stands before ``text[i]``."""
+    j = i
+    while j > 0 and text[j - 1] == "\\":
+        j -= 1
+    return (i - j) % 2 == 1
+
+
 def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
     """Every ``@key`` in ``text[start:end]`` (no code or markup handling): (key, s, e)."""
     pos = start
@@ -81,6 +89,8 @@ def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]
         if m is None:
             return
         pos = m.end()
+        if _escaped(text, m.start()):
+            continue  # "\\@a": an escaped at sign in Markdown text
         if m.group(2) is not None:
             yield m.group(2), m.start(2), m.end(2)
         elif m.group(3) is not None:
@@ -213,16 +223,19 @@ def _indent(line: str) -> int:
 # Every alternative starts with a fixed character, which keeps the regex engine on its fast
 # path.  Groups: 1 "<!--"; 2 autolink; 3 backtick run after the first; 4 escaped character;
 # 5 "["; 6 "]"; 7 blank line; 8/9 key or "{" after "-@", 10 marks "-@"; 11/12 key or "{"
-# after "@", 13 marks "@"; 14 a Quarto shortcode ``{{< ... >}}``.  The "not after a word"
-# rule is checked in Python.
+# after "@", 13 marks "@"; 14 a Quarto shortcode ``{{< ... >}}``; 15 "$" or "$$" (TeX
+# math); 16 the name of a raw HTML tag.  The "not after a word" rule is checked in Python.
 _INLINE = re.compile(
     r"<(?:(!--)|((?:[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]{0,2000}|[^\s<>@]{1,300}@[^\s<>@]{1,300})>))"
     r"|`(`*)|\\([\s\S])|\[()|\]()|\n([ \t]*\r?\n)"
     r"|-@(?:(" + _SIMPLE_KEY + r")|(\{))?()"
     r"|@(?:(" + _SIMPLE_KEY + r")|(\{))?()"
     r"|\{(\{<)"
+    r"|(\$\$?)"
+    r"|<(/?[A-Za-z][A-Za-z0-9-]{0,30})(?=[\s/>])"
 )
 _COMMENT, _TICKS, _OPEN, _CLOSE, _BLANK, _DASH_AT, _AT, _SHORTCODE = 1, 3, 5, 6, 7, 10, 13, 14
+_ESCAPE, _MATH, _TAG = 4, 15, 16
 #: Cross-reference labels (Quarto ``@fig-plot``, pandoc-crossref ``@fig:plot``): not citations.
 _CROSSREF = re.compile(
     r"(?:fig|tbl|lst|eq|sec|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|alg|tip|nte|wrn|imp|cau)"
@@ -264,6 +277,7 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
     comment_close = -2  # next "-->" (-1: there is none further on)
     par_end = -1  # end of the paragraph around the last code span
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
+    key_end = -1  # end of the last key read
     pos = 0
     while pos < n:
         m = _INLINE.search(text, pos)
@@ -315,6 +329,13 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
         elif group == _BLANK:
             stack.clear()
             pos = start + 1
+        elif group == _ESCAPE:
+            if text[start + 1].isalpha():  # raw TeX: a command and its arguments
+                pos = _raw_tex_end(text, start)
+        elif group == _MATH:
+            pos = _math_end(text, start, len(m.group(_MATH)) == 2)
+        elif group == _TAG:
+            pos = _tag_end(text, pos)
         elif group in (_DASH_AT, _AT):  # a citation start, with or without a key
             dash = group == _DASH_AT
             at = start + 1 if dash else start
@@ -323,11 +344,12 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
             if dash and _after_word(text, start):
                 dash = False
                 start = at
-            if _after_word(text, start):
+            if _after_word(text, start) and start != key_end:  # "@a@b" cites both
                 continue
             out.at_signs.append(at)
             if key is not None:
                 pending.append(_Pending(key, Span(key_start, pos), start, pos, dash))
+                key_end = pos
             elif brace >= 0:
                 close = _braced_end(text, brace)
                 if close > 0:
@@ -336,6 +358,57 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
                     pos = close
         # otherwise an escape or an autolink: skipped as a whole
     return out
+
+
+_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
+_TEX_ARGUMENT = re.compile(r"\{(?:[^{}\\\n]|\\.|\{(?:[^{}\\\n]|\\.)*\})*\}|\[[^\[\]{}\n]*\]")
+#: Longest raw TeX environment skipped, in characters.
+_MAX_RAW_TEX = 20_000
+
+
+def _raw_tex_end(text: str, i: int) -> int:
+    """``text[i:]`` is ``\\name``: pandoc reads the command with its ``{..}`` and ``[..]``
+    arguments (a ``\\begin{env}`` up to its ``\\end{env}``) as raw TeX, not as text."""
+    m = _TEX_COMMAND.match(text, i)
+    if m is None:
+        return i + 1
+    pos = m.end()
+    if m.group(1) == "begin":
+        env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
+        if env is not None:
+            close = text.find("\\end{" + env.group(1) + "}", pos, pos + _MAX_RAW_TEX)
+            if close >= 0:
+                return close + len(env.group(1)) + 6
+    while (arg := _TEX_ARGUMENT.match(text, pos)) is not None:
+        pos = arg.end()
+    return pos
+
+
+_MATH_CLOSE = re.compile(r"(?<![\s\\])\$(?!\d)")
+
+
+def _math_end(text: str, i: int, display: bool) -> int:
+    """``text[i]`` opens TeX math (``$..$``, ``$$..$$``): the offset after it closes within
+    the paragraph, else ``i + 1`` (a plain dollar sign)."""
+    par = _PAR.search(text, i)
+    limit = par.start() if par is not None else len(text)
+    if display:
+        close = text.find("$$", i + 2, limit)
+        return close + 2 if close >= 0 else i + 2
+    if i + 1 >= limit or text[i + 1].isspace():
+        return i + 1
+    m = _MATH_CLOSE.search(text, i + 2, limit)
+    return m.end() if m is not None else i + 1
+
+
+_TAG_REST = re.compile(r"""(?:[^<>"']|"[^"\n]*"|'[^'\n]*'){0,2000}>""")
+
+
+def _tag_end(text: str, i: int) -> int:
+    """After the name of a raw HTML tag: the offset after its ``>`` (attributes are not
+    text), or ``i`` when it does not close."""
+    m = _TAG_REST.match(text, i)
+    return m.end() if m is not None else i
 
 
 def _after_word(text: str, i: int) -> bool:
@@ -356,7 +429,11 @@ def _close_group(
     if nxt == "(":  # link destination: not read as text
         end = _close_parens(text, after)
         return end if end > 0 else after
-    if nxt == ":" and text[open_at + 1 : open_at + 2] != "@" and _starts_line(text, open_at):
+    if (
+        nxt == ":"
+        and text[open_at + 1 : open_at + 2] not in ("@", "^")
+        and _starts_line(text, open_at)
+    ):
         # a link reference definition "[label]: url": the url is not read as text
         end = text.find("\n", after)
         return len(text) if end < 0 else end
@@ -472,13 +549,9 @@ def _example_labels(text: str) -> frozenset[str]:
 
 
 def _is_example_reference(text: str, p: _Pending, labels: frozenset[str]) -> bool:
-    """``(@good)``: an example-list marker or a reference to one, not a citation."""
-    return (
-        p.key in labels
-        and not p.dash
-        and text[p.start - 1 : p.start] == "("
-        and text[p.end : p.end + 1] == ")"
-    )
+    """``(@good)`` or ``@good`` with an example-list label: a marker or a reference to one
+    (pandoc prints the example's number), not a citation."""
+    return p.key in labels and not p.dash and p.group is None
 
 
 def parse_metadata_yaml(path: Path, text: str) -> ParsedDocument:
