@@ -33,7 +33,7 @@ from typing import Any
 from citewarden.model import DocumentKind, ParsedDocument
 from citewarden.parsing import parse_file
 from citewarden.parsing.bibtex import parse_bibtex
-from citewarden.project import Workspace
+from citewarden.project import Workspace, default_reader
 from citewarden.settings import Settings
 
 TOOLS = ("pdflatex", "biber", "pandoc")
@@ -41,6 +41,10 @@ TOOLS = ("pdflatex", "biber", "pandoc")
 
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+#: a key the generators wrote (class, "Q", number)
+GENERATED_KEY = re.compile(r"[a-z]+Q\d+")
 
 
 def key_class(key: str) -> str:
@@ -401,19 +405,19 @@ def texlive_bib_files() -> list[Path]:
 def biber_oracle(path: Path, directory: Path) -> set[str]:
     """The entry keys biber reads from ``path`` (its tool mode writes them back out)."""
     out = directory / "out.bib"
-    out.unlink(missing_ok=True)
-    _run(
-        ["biber", "--tool", "--quiet", "--nolog", f"--output-file={out}", str(path)],
-        directory,
-        timeout=300,
-    )
+    args = ["biber", "--tool", "--nolog", f"--output-file={out}", str(path)]
+    for extra in ([], ["--input-encoding=latin1"]):
+        out.unlink(missing_ok=True)
+        run = _run([*args[:1], *extra, *args[1:]], directory, timeout=300)
+        # a file in Latin-1 is read as a biblatex user declaring bibencoding=latin1 has it
+        if "cannot be read in encoding" not in run.stdout + run.stderr:
+            break
     text = out.read_text(errors="replace") if out.exists() else ""
     return set(_BIBER_ENTRY.findall(text))
 
 
 def bib_ours(path: Path) -> set[str]:
-    raw = path.read_bytes()
-    text = raw.decode("utf-8", errors="replace")
+    text, _ = default_reader(path)
     return {e.key for e in parse_bibtex(path, text).entries}
 
 

@@ -809,3 +809,97 @@ Text.
     ws.add_file(tmp_path / "paper/main.tex")
     project = _project(ws, tmp_path, "paper/main.tex")
     assert _rel(tmp_path, project.documents) == ["paper/main.tex", "common/shared.tex"]
+
+
+# ---------------------------------------------------------------------------------------
+# books: one project for all chapters
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "--- _bookdown.yml\nrmd_files: [index.Rmd, 01-intro.Rmd, 02-methods.Rmd]\n",
+        "--- _bookdown.yml\nrmd_files:\n  html: [index.Rmd, 01-intro.Rmd, 02-methods.Rmd]\n",
+        "--- _bookdown.yml\nbook_filename: thesis\n",  # every .Rmd of the folder
+    ],
+)
+def test_a_bookdown_book_is_one_project_with_the_bibliography_of_its_index(
+    tmp_path: Path, config: str
+) -> None:
+    write_project(
+        tmp_path,
+        config
+        + r"""
+--- index.Rmd
+---
+title: A book
+bibliography: book.bib
+---
+Preface [@a].
+--- 01-intro.Rmd
+# Intro
+As @b shows, and @nowhere.
+--- 02-methods.Rmd
+# Methods
+See [@c].
+--- book.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+@misc{c, title={C}}
+@misc{unused, title={U}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    book = _project(ws, tmp_path, "index.Rmd")
+    assert _rel(tmp_path, book.documents) == ["index.Rmd", "01-intro.Rmd", "02-methods.Rmd"]
+    assert _rel(tmp_path, book.bibliographies) == ["book.bib"]
+    assert _findings(ws) == [
+        ("01-intro.Rmd", "dangling", "nowhere"),
+        ("book.bib", "orphan", "unused"),
+    ]
+
+
+def test_a_quarto_book_is_one_project_in_chapter_order(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- _quarto.yml
+project:
+  type: book
+book:
+  title: A book
+  chapters:
+    - index.qmd
+    - part: Methods
+      chapters:
+        - chapters/methods.qmd
+  appendices:
+    - appendix.qmd
+--- index.qmd
+---
+bibliography: refs.bib
+---
+# Preface {.unnumbered}
+Hello [@a].
+--- chapters/methods.qmd
+# Methods
+@b and @fig-plot and @nowhere.
+--- appendix.qmd
+# Appendix
+--- draft.qmd
+Not in the book: @zzz.
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+@misc{c, title={C}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    book = _project(ws, tmp_path, "index.qmd")
+    assert _rel(tmp_path, book.documents) == ["index.qmd", "chapters/methods.qmd", "appendix.qmd"]
+    assert _rel(tmp_path, book.bibliographies) == ["refs.bib"]
+    # the draft outside the book is read alone: it names no bibliography
+    assert _findings(ws) == [("methods.qmd", "dangling", "nowhere"), ("refs.bib", "orphan", "c")]

@@ -55,6 +55,7 @@ from citewarden.model import (
 from citewarden.parsing import (
     METADATA_NAMES,
     Parsed,
+    books,
     is_bibliography,
     is_document,
     is_latex,
@@ -921,10 +922,78 @@ class Workspace:
                 project = self._latex_project(path, standalone=True)
                 covered.update(project.documents)
                 projects.append(project)
+        in_books: set[Path] = set()
+        for book in self._book_projects(documents):
+            projects.append(book)
+            in_books.update(book.documents)
         for path in documents:
-            if is_markdown(path) and self.document(path) is not None:
+            if is_markdown(path) and path not in in_books and self.document(path) is not None:
                 projects.append(self._markdown_project(path))
         return projects
+
+    def _book_projects(self, documents: list[Path]) -> list[Project]:
+        """bookdown and Quarto books among the folders of the Markdown ``documents``: one
+        project each, its chapters in book order (see :mod:`citewarden.parsing.books`)."""
+        books: list[Project] = []
+        for folder in dict.fromkeys(p.parent for p in documents if is_markdown(p)):
+            names = self._book_chapters(folder)
+            if not names:
+                continue
+            chapters = [
+                normalize_path(folder / name)
+                for name in names
+                if is_markdown(Path(name)) and self.exists(normalize_path(folder / name))
+            ]
+            if chapters:
+                books.append(self._book_project(list(dict.fromkeys(chapters))))
+        return books
+
+    def _book_chapters(self, folder: Path) -> list[str] | None:
+        for name in books.QUARTO_CONFIGS:
+            config = folder / name
+            if os.path.isfile(config):
+                read = self._read(normalize_path(config))
+                if not isinstance(read, OSError):
+                    chapters = books.quarto_chapters(read[0])
+                    if chapters is not None:
+                        return chapters
+        config = folder / books.BOOKDOWN_CONFIG
+        if not os.path.isfile(config):
+            return None
+        read = self._read(normalize_path(config))
+        if isinstance(read, OSError):
+            return None
+        try:
+            files = [e.name for e in os.scandir(folder) if e.is_file()]
+        except OSError:
+            files = []
+        return books.bookdown_chapters(read[0], files)
+
+    def _book_project(self, chapters: list[Path]) -> Project:
+        """One project for a book: what each chapter's own reading finds, together."""
+        bibs: dict[Path, None] = {}
+        metadata: dict[Path, None] = {}
+        missing: dict[tuple[Path, str], MissingLink] = {}
+        unresolved = False
+        for chapter in chapters:
+            self._known.setdefault(chapter, None)
+            if self.document(chapter) is None:
+                continue
+            alone = self._markdown_project(chapter)
+            bibs.update(dict.fromkeys(alone.bibliographies))
+            metadata.update(dict.fromkeys(alone.metadata))
+            for m in alone.missing:
+                missing.setdefault((m.path, m.target), m)
+            unresolved = unresolved or alone.unresolved
+        return Project(
+            root=chapters[0],
+            kind=DocumentKind.MARKDOWN,
+            documents=tuple(chapters),
+            bibliographies=tuple(bibs),
+            metadata=tuple(metadata),
+            missing=tuple(missing.values()),
+            unresolved=unresolved,
+        )
 
     def _resolve_magic_root(self, path: Path, target: str) -> Path | None:
         base = path.parent / target.strip()
