@@ -95,6 +95,19 @@ def test_paren_delimited_entry_and_entry_without_fields() -> None:
     assert bib.complete and not bib.problems
 
 
+def test_line_break_after_at_sign_and_keys_with_equals_are_read_as_bibtex_reads_them() -> None:
+    # TeX Live's btxdoc.bib writes "@" and the entry type on two lines
+    t = '@\nmanual(scribe,\n  title = "Scribe"\n)\n@misc{a=b, title = {T}}\n@misc{ok, year = 2000}\n'
+    bib = parse(t)
+    assert [e.key for e in bib.entries] == ["scribe", "a=b", "ok"]
+    assert [e.entry_type for e in bib.entries] == ["manual", "misc", "misc"]
+    assert [sl(t, e.key_span) for e in bib.entries] == ["scribe", "a=b", "ok"]
+    assert bib.entries[1].get("title") == "T"
+    assert bib.complete and not bib.problems
+    # still an error: a field where the key should be
+    assert "missing entry key" in parse("@misc{title={T}, year=2000}").problems[0].message
+
+
 def test_keys_keep_their_case_and_comparisons_casefold() -> None:
     bib = parse("@article{SmithJ2000,title={a}}\n@article{smithj2000,title={b}}\n")
     keys = [e.key for e in bib.entries]

@@ -167,12 +167,15 @@ _MORE = r"((?:\s*+#\s*+" + _ATOM + r")*)"
 # The parts of that tail, one row each: (braced, quoted, number, macro).
 _PARTS = re.compile(r"\{(" + _BR_IN + r")\}|\"(" + _QU_IN + r")\"|(\d+)|(" + _MAC + ")")
 
-_BLOCK = re.compile(r"@[ \t]*([A-Za-z_][\w\-.:+]*)\s*([{(])?")
+#: BibTeX and biber skip any white space between "@" and the type, line breaks included
+_BLOCK = re.compile(r"@\s*([A-Za-z_][\w\-.:+]*)\s*([{(])?")
 # The usual start of an entry, "@type{key,", in one match (the fast lane of the scanner).
 _HEAD = re.compile(r"@[ \t]*([A-Za-z_][\w\-.:+]*)\s*\{\s*([^\s,{}=]+)\s*,")
 _SPECIAL = frozenset({"comment", "preamble", "string"})
 _KEY_BRACE = re.compile(r"\s*([^\s,{}=]*)\s*")
 _KEY_PAREN = re.compile(r"\s*([^\s,{}()=]*)\s*")
+#: a key with "=" in it (``@misc{a=b,``), which BibTeX reads as the key
+_KEY_WITH_EQUALS = re.compile(r"([^\s,{}()]*=[^\s,{}()]*)\s*,")
 # One pass over an entry body, from after "key," up to the next line starting with '@':
 # fields (name, braced, quoted, number, macro, concatenation tail, comma), the closing brace with the space
 # before it and what follows it (gap, close, tail), or the first character that fits
@@ -961,6 +964,11 @@ class _Scanner:
                     pos + 1,
                     f"entry '@{m.group(1)}' has an empty key; it cannot be cited",
                 )
+        elif c == "=" and (eq := _KEY_WITH_EQUALS.match(text, ks)) is not None:
+            key = eq.group(1)
+            ks, ke = eq.span(1)
+            pos = eq.end() - 1
+            c = ","
         elif c == "=":
             raise _Abort(
                 ks,
