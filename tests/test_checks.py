@@ -211,6 +211,50 @@ See @c.
 """,
         [("ch/one.tex", Code.DANGLING, "d")],
     ),
+    "a %-commented entry defines nothing for biber": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\cite{⟦d|wolf_2019⟧} \cite{ok}
+\end{document}
+--- refs.bib
+% @article{wolf_2019,
+%   title = {W},
+% }
+@misc{ok, title={O}}
+""",
+        [("main.tex", Code.DANGLING, "d")],
+    ),
+    "a %-commented entry defines nothing for pandoc": (
+        r"""
+--- doc.md
+---
+bibliography: refs.bib
+---
+See @⟦d|wolf_2019⟧ and @ok.
+--- refs.bib
+  % @article{wolf_2019, title = {W}}
+@misc{ok, title={O}}
+""",
+        [("doc.md", Code.DANGLING, "d")],
+    ),
+    "a %-commented entry is an entry for BibTeX": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{ok}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+% @article{⟦o|wolf_2019⟧, title = {W}}
+@misc{ok, title={O}}
+""",
+        [("refs.bib", Code.ORPHAN, "o")],
+    ),
     "ids aliases define keys and cite their entry": (
         r"""
 --- main.tex

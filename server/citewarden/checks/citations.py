@@ -14,6 +14,8 @@ Rules:
   check off for that bibliography).  An entry named by ``crossref``/``xdata`` of a cited
   entry counts as cited, as BibTeX and biber include such parents.  A ``\\bibitem`` of a
   ``thebibliography`` that its project never cites is an orphan too.
+* An entry whose ``@`` follows a ``%`` on its line (``% @article{x, ...``) is a comment for
+  biber and pandoc: it defines nothing (and is no orphan) in their projects; BibTeX reads it.
 
 Everything is recomputed on each run from cached pieces: per document version its key set
 and its dangling findings, per bibliography version its orphan findings (see
@@ -71,7 +73,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
     for project in projects:
         found += _missing_links(project)
         token = _token(ws, project)
-        defined = memo.get(("defined", token), _defined, ws, project)
+        defined = memo.get(("defined", token, project.casefold_keys), _defined, ws, project, memo)
         delta = _project_delta(ws, project)
         for path, doc in ws.project_documents(project):
             if not doc.citations:
@@ -258,15 +260,24 @@ def _token(ws: Workspace, project: Project) -> tuple[object, ...]:
     return tuple(token)
 
 
-def _defined(ws: Workspace, project: Project) -> Defined:
+def _defined(ws: Workspace, project: Project, memo: Memo) -> Defined:
     names: list[Collection[str]] = []
     folded: list[Collection[str]] = []
     pool: list[Sequence[str]] = []
     folded_parts: list[Callable[[], Sequence[str]]] = []
-    for _, _, index in ws.project_bibliographies(project):
-        # the index's own dicts: look-ups and set differences need no copy of the keys
-        names.append(index.by_key)
-        folded.append(index.folded)
+    for bib_path, _, index in ws.project_bibliographies(project):
+        commented = (
+            frozenset()
+            if project.casefold_keys
+            else memo.get(("commented", Ident(index)), _commented_keys, ws, bib_path, index)
+        )
+        if commented:  # biber and pandoc read none of them
+            names.append(index.by_key.keys() - commented)
+            folded.append({k.casefold() for k in names[-1]})
+        else:
+            # the index's own dicts: look-ups and set differences need no copy of the keys
+            names.append(index.by_key)
+            folded.append(index.folded)
         pool.append(index.keys)
         folded_parts.append(index.folded_keys)
         if index.alias_rows:
@@ -283,6 +294,21 @@ def _defined(ws: Workspace, project: Project) -> Defined:
             pool.append(items)
             folded_parts.append(partial(_casefolded, items))
     return Defined(names, folded, pool, folded_parts)
+
+
+def _commented_keys(ws: Workspace, path: Path, index: BibIndex) -> frozenset[str]:
+    """Keys of the entries whose ``@`` stands after a ``%`` on its line: a comment line for
+    biber and pandoc (BibTeX, which has no comment character, reads the entry)."""
+    text = ws.text(path)
+    if not text or "%" not in text:
+        return frozenset()
+    found: set[str] = set()
+    for entry in index.entries:
+        at = entry.span.start
+        line_start = text.rfind("\n", 0, at) + 1
+        if text.find("%", line_start, at) >= 0:
+            found.add(entry.key)
+    return frozenset(found)
 
 
 def _casefolded(keys: Sequence[str]) -> list[str]:
@@ -701,6 +727,10 @@ def _orphan_list(
         {id(i): i for pr in projects for _, _, i in ws.project_bibliographies(pr)}.values()
     )
     positions = _orphan_positions(own, indexes, cited, cited_folded, memo)
+    if positions and not any(project.casefold_keys for project in projects):
+        commented = memo.get(("commented", Ident(own)), _commented_keys, ws, bib_path, own)
+        if commented:
+            positions = [i for i in positions if own.entries[i].key not in commented]
     if not positions:
         return []
     fmt = bib.format
