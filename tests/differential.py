@@ -32,7 +32,7 @@ from typing import Any
 
 from citewarden.model import DocumentKind, ParsedDocument
 from citewarden.parsing import parse_file
-from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.parsing.bibtex import keys_on_comment_lines, parse_bibtex
 from citewarden.project import Workspace, default_reader
 from citewarden.settings import Settings
 
@@ -422,7 +422,9 @@ def biber_oracle(path: Path, directory: Path, timeout: float = 300) -> set[str]:
 
 def bib_ours(path: Path) -> set[str]:
     text, _ = default_reader(path)
-    return {e.key for e in parse_bibtex(path, text).entries}
+    entries = parse_bibtex(path, text).entries
+    commented = keys_on_comment_lines(text, entries)  # comments for biber
+    return {e.key for e in entries if e.key not in commented}
 
 
 def run_bib(files: Iterable[Path], budget: float = 1800) -> tuple[Tally, Counter[str]]:

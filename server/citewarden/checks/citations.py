@@ -49,6 +49,7 @@ from citewarden.model import (
     Span,
     TextEdit,
 )
+from citewarden.parsing.bibtex import keys_on_comment_lines
 from citewarden.project import removal_end
 
 if TYPE_CHECKING:
@@ -299,16 +300,7 @@ def _defined(ws: Workspace, project: Project, memo: Memo) -> Defined:
 def _commented_keys(ws: Workspace, path: Path, index: BibIndex) -> frozenset[str]:
     """Keys of the entries whose ``@`` stands after a ``%`` on its line: a comment line for
     biber and pandoc (BibTeX, which has no comment character, reads the entry)."""
-    text = ws.text(path)
-    if not text or "%" not in text:
-        return frozenset()
-    found: set[str] = set()
-    for entry in index.entries:
-        at = entry.span.start
-        line_start = text.rfind("\n", 0, at) + 1
-        if text.find("%", line_start, at) >= 0:
-            found.add(entry.key)
-    return frozenset(found)
+    return keys_on_comment_lines(ws.text(path) or "", index.entries)
 
 
 def _casefolded(keys: Sequence[str]) -> list[str]:

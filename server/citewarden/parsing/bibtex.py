@@ -1482,6 +1482,20 @@ def _age_young_objects() -> None:
         gc.unfreeze()  # ... and from there into the oldest one
 
 
+def keys_on_comment_lines(text: str, entries: Sequence[Entry]) -> frozenset[str]:
+    """Keys of the ``entries`` whose ``@`` follows a ``%`` on its line.  biber and pandoc
+    read such a line as a comment, so the entry does not exist for them; BibTeX, which has
+    no comment character, reads it (and so does :func:`parse_bibtex`)."""
+    if "%" not in text:
+        return frozenset()
+    found: set[str] = set()
+    for entry in entries:
+        at = entry.span.start
+        if text.find("%", text.rfind("\n", 0, at) + 1, at) >= 0:
+            found.add(entry.key)
+    return frozenset(found)
+
+
 def parse_bibtex(path: Path, text: str) -> ParsedBibliography:
     """Read a .bib file's text into entries, @string macros and problems (never raises)."""
     with _no_gc():
