@@ -255,6 +255,28 @@ See @⟦d|wolf_2019⟧ and @ok.
 """,
         [("refs.bib", Code.ORPHAN, "o")],
     ),
+    "nocite{*} in a refsection with its own resource covers that resource only": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{main.bib}
+\begin{document}
+\cite{a}
+\begin{refsection}[chapter.bib]
+\nocite{*}
+\printbibliography
+\end{refsection}
+\end{document}
+--- main.bib
+@misc{a, title={A}}
+@misc{⟦o|unused⟧, title={U}}
+--- chapter.bib
+@misc{c1, title={C1}}
+@misc{c2, title={C2}}
+""",
+        [("main.bib", Code.ORPHAN, "o")],
+    ),
     "ids aliases define keys and cite their entry": (
         r"""
 --- main.tex

@@ -273,6 +273,9 @@ class ParsedDocument:
     flags: tuple[tuple[str, bool | None], ...] = ()
     #: the ``backend=`` option of ``\\usepackage[...]{biblatex}``, lower case, if given.
     bib_backend: str | None = None
+    #: resources of the biblatex refsections in which a ``\\nocite{*}`` stands (it cites
+    #: every entry of those bibliographies only), as written
+    nocite_all_in: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

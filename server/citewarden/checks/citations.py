@@ -599,6 +599,17 @@ def _cited_keys(
     return cited, folded, False
 
 
+def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project]) -> bool:
+    """A ``\\nocite{*}`` in a refsection whose resources include ``bib_path``."""
+    for project in projects:
+        for _, doc in ws.project_documents(project):
+            for name in doc.nocite_all_in:
+                name = name.replace("\\", "/").rsplit("/", 1)[-1]
+                if name in (bib_path.name, bib_path.stem):
+                    return True
+    return False
+
+
 def _aliased_cited(own: BibIndex, cited: set[str], folded: set[str]) -> frozenset[str]:
     """Keys of the entries of ``own`` cited through one of their ``ids`` aliases."""
     return frozenset(
@@ -713,7 +724,7 @@ def _orphan_list(
 ) -> list[Finding]:
     cited, cited_folded, everything = memo.get(("cited-by", docs), _cited_keys, ws, projects, memo)
     bib = ws.bibliography(bib_path)
-    if everything or bib is None:
+    if everything or bib is None or _nocited_in_refsection(ws, bib_path, projects):
         return []
     indexes = list(
         {id(i): i for pr in projects for _, _, i in ws.project_bibliographies(pr)}.values()

@@ -627,6 +627,8 @@ def parse_latex(
     lexer = _Lexer(text, tables.commands)
     citations: list[Citation] = []
     links: list[Link] = []
+    refsections = _refsections(text, links)
+    nocite_in: list[str] = []
     bibitems: list[tuple[str, Span]] = []
     suppressed: set[int] = set()
     nocite_all = is_root = False
@@ -685,7 +687,7 @@ def parse_latex(
                 end = simple.end()
                 command_span = sound_span(start, end)
                 if _add_keys(citations, text, *simple.span(1), full, command_span, kind):
-                    nocite_all = True
+                    nocite_all = _nocite_star(start, refsections, nocite_in) or nocite_all
                 pos = end
                 continue
             if role == _VOLCITE:
@@ -698,7 +700,7 @@ def parse_latex(
                     end = content_start  # unclosed: keep scanning inside it
                     continue
                 if _add_keys(citations, text, content_start, content_end, full, command_span, kind):
-                    nocite_all = True
+                    nocite_all = _nocite_star(start, refsections, nocite_in) or nocite_all
             pos = max(pos, end)
         elif role == _BIBITEM:
             arg = _single_arg(text, pos)
@@ -749,8 +751,52 @@ def parse_latex(
         suppressed_lines=frozenset(suppressed),
         citation_macros=macros,
         flags=latex_static.document_flags(sets, defined),
+        nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         bib_backend=latex_static.bib_backend(text),
     )
+
+
+_REFSECTION = re.compile(
+    r"\\begin\s*\{refsection\}(?:\s*\[([^\[\]{}]{0,2000})\])?|\\end\s*\{refsection\}"
+)
+
+
+def _refsections(text: str, links: list[Link]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """biblatex ``refsection`` environments with their own resources
+    (``\\begin{refsection}[ch1.bib]``): (start, end, resources); each resource is added to
+    ``links``."""
+    if "refsection" not in text:
+        return []
+    found: list[tuple[int, int, tuple[str, ...]]] = []
+    opened: tuple[int, tuple[str, ...]] | None = None
+    for m in _REFSECTION.finditer(text):
+        if m.group().startswith("\\begin"):
+            names: tuple[str, ...] = ()
+            if m.group(1) is not None:
+                items = list(_split_keys(text, m.start(1), m.end(1)))
+                names = tuple(name for name, _, _ in items if name)
+                for name, a, b in items:
+                    if name and "\\" not in name and "#" not in name:
+                        links.append(Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), "refsection"))
+            opened = (m.end(), names) if names else None
+        elif opened is not None:
+            found.append((opened[0], m.start(), opened[1]))
+            opened = None
+    if opened is not None:
+        found.append((opened[0], len(text), opened[1]))
+    return found
+
+
+def _nocite_star(
+    at: int, refsections: list[tuple[int, int, tuple[str, ...]]], nocite_in: list[str]
+) -> bool:
+    """A ``\\nocite{*}`` at ``at``: True when it covers every bibliography; inside a
+    refsection with its own resources it covers those only (added to ``nocite_in``)."""
+    for start, end, names in refsections:
+        if start <= at < end:
+            nocite_in.extend(names)
+            return False
+    return True
 
 
 def _macro_groups(text: str, i: int, macro: CitationMacro) -> tuple[list[tuple[int, int]], int]:
