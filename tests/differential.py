@@ -224,6 +224,10 @@ def latex_case(seed: int) -> LatexCase:
             parts[r.randrange(2)].append(use.format(a=keys(cls), b=keys(cls)))
     if noarg_used:
         parts[r.randrange(2)].append("\\wn")
+    after: list[str] = []  # main text after the \input
+    if r.random() < 0.4:  # a wrapper the included file defines, used after the \input
+        parts[1].insert(0, "\\newcommand{\\ws}[1]{\\cite{#1}}")
+        after.append(f"\\ws{{{keys('subdefined')}}}")
     body = "\n\n".join(parts[0])
     sub = "\n\n".join(parts[1])
     ending = (
@@ -235,6 +239,8 @@ def latex_case(seed: int) -> LatexCase:
         + "\n\\begin{document}\n"
         + body
         + "\n\n\\input{sec}\n\n"
+        + "\n\n".join(after)
+        + "\n\n"
         + ending
         + "\n\\end{document}\n"
     )

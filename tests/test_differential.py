@@ -21,7 +21,7 @@ def _tools() -> None:
 
 def test_latex_projects_cite_what_pdflatex_records() -> None:
     tally = differential.run_latex(range(1000, 1040), budget=BUDGET)
-    assert tally.cases >= 10, "too few cases ran in the time budget"
+    assert tally.cases >= 8, "too few cases ran in the time budget"
     assert tally.classes == {}, tally.summary()
 
 

@@ -41,7 +41,6 @@ from citewarden import search_paths
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
 from citewarden.model import (
     Citation,
-    CitationMacro,
     DocumentKind,
     Entry,
     Finding,
@@ -63,7 +62,7 @@ from citewarden.parsing import (
 )
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
 from citewarden.parsing.dispatch import parse_file, reparse_file
-from citewarden.parsing.latex_static import project_contexts
+from citewarden.parsing.latex_static import project_context
 from citewarden.settings import Settings
 from citewarden.text import LineIndex
 
@@ -1069,9 +1068,12 @@ class Workspace:
         )
 
     def _pass_on_definitions(self, documents: Iterable[Path]) -> None:
-        """Parse each document of a LaTeX project again, when what it inherits from the
-        documents read before it (citation macros, flags) differs from what it was parsed
-        with."""
+        """Parse the documents of a LaTeX project again when what they inherit from the
+        project (its citation macros and flags) differs from what they were parsed with.
+
+        Every document gets the macros of every document of the project: a document that
+        compiles defines each macro before its first use, so the order need not be
+        followed.  A wrapper of a wrapper defined in another file may need a second round."""
         states: list[tuple[Path, _FileState, ParsedDocument]] = []
         for path in documents:
             state = self._state(path)
@@ -1081,17 +1083,19 @@ class Workspace:
             st.context is None and not (doc.citation_macros or doc.flags) for _, st, doc in states
         ):
             return  # nothing to pass on, nothing passed on before
-        first = project_contexts([(doc, st.text) for _, st, doc in states])
-        macros: tuple[CitationMacro, ...] = ()
-        for (path, state, doc), seed in zip(states, first, strict=True):
-            context = LatexContext(macros, seed.flags, seed.used)
-            if context != (state.context or LatexContext()):
-                state.context = context
-                parsed = parse_file(path, state.text, self.settings, context)
-                state.parsed = parsed
-                if isinstance(parsed, ParsedDocument):
-                    doc = parsed
-            macros += tuple(m for m in doc.citation_macros if m not in macros)
+        for _ in range(3):
+            context = project_context([(doc, st.text) for _, st, doc in states])
+            changed = False
+            for i, (path, state, doc) in enumerate(states):
+                if context != (state.context or LatexContext()):
+                    state.context = context
+                    parsed = parse_file(path, state.text, self.settings, context)
+                    state.parsed = parsed
+                    if isinstance(parsed, ParsedDocument):
+                        changed = changed or parsed.citation_macros != doc.citation_macros
+                        states[i] = (path, state, parsed)
+            if not changed:
+                return
 
     def _search_paths(self, root_dir: Path) -> tuple[list[Path], list[Path]]:
         """The TEXINPUTS and BIBINPUTS folders of a project run in ``root_dir``: the

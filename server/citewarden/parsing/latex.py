@@ -170,6 +170,8 @@ class _Tables:
     commands: re.Pattern[str]
     roles: dict[str, str]
     macros: dict[str, CitationMacro]
+    #: names whose role cites
+    citing: frozenset[str]
 
 
 #: patterns a wrapper can have and still be read exactly like ``\\cite``
@@ -214,7 +216,8 @@ def _tables(extra_commands: tuple[str, ...], macros: tuple[CitationMacro, ...] =
         + _trie_pattern(list(roles))
         + r")(?![A-Za-z@])(\*)?)"
     )
-    return _Tables(commands, roles, signatures)
+    citing = frozenset(name for name, role in roles.items() if role in _CITING or role == _MACRO)
+    return _Tables(commands, roles, signatures, citing)
 
 
 def _find_comment(text: str, pos: int) -> int:
@@ -589,12 +592,9 @@ def find_citation_macros(
     text: str, extra_commands: tuple[str, ...] = (), inherited: tuple[CitationMacro, ...] = ()
 ) -> tuple[CitationMacro, ...]:
     """The citation macros ``text`` defines (see :mod:`~citewarden.parsing.latex_static`)."""
-    citing = _citing_names(_tables(tuple(extra_commands), inherited).roles)
-    return latex_static.find_citation_macros(text, citing)[0]
-
-
-def _citing_names(roles: dict[str, str]) -> frozenset[str]:
-    return frozenset(name for name, role in roles.items() if role in _CITING or role == _MACRO)
+    extra = tuple(extra_commands)
+    citing = _tables(extra, inherited).citing
+    return latex_static.find_citation_macros(text, citing, _tables(extra).citing)[0]
 
 
 def parse_latex(
@@ -611,7 +611,9 @@ def parse_latex(
     context = context or LatexContext()
     extra = tuple(extra_commands)
     inherited = _tables(extra, context.macros)
-    macros, bodies = latex_static.find_citation_macros(text, _citing_names(inherited.roles))
+    macros, bodies = latex_static.find_citation_macros(
+        text, inherited.citing, _tables(extra).citing
+    )
     tables = _tables(extra, context.macros + macros) if macros else inherited
     roles = tables.roles
     sets, defined = latex_static.find_flags(text)

@@ -88,10 +88,12 @@ def _pattern(m: re.Match[str]) -> str | None:
 
 
 def find_citation_macros(
-    text: str, citing: Container[str]
+    text: str, citing: Container[str], builtin: Container[str] = ()
 ) -> tuple[tuple[CitationMacro, ...], tuple[tuple[str, int, int], ...]]:
     """The citation macros ``text`` defines, in order, and the bodies ``(name, start, end)``
-    of those whose body cites fixed keys.  ``citing``: the names of citation commands."""
+    of those whose body cites fixed keys.  ``citing``: the names of citation commands
+    (macros of the project included); ``builtin``: those a definition does not turn into a
+    macro (a redefined ``\\citet`` stays ``\\citet``)."""
     if all(word not in text for word in ("command", "Command", "def", "\\let")):
         return (), ()
     found: dict[str, CitationMacro] = {}
@@ -107,7 +109,7 @@ def find_citation_macros(
             continue
         if m.group(10):
             name, target = m.group(10), m.group(11)
-            if is_citing(target) and name not in citing:
+            if is_citing(target) and name not in builtin:
                 found[name] = CitationMacro(name, "", (), like=target)
             continue
         name = m.group(1) or m.group(2) or m.group(5) or m.group(7) or m.group(8)
@@ -115,7 +117,7 @@ def find_citation_macros(
         if body_end < 0:
             continue
         pos = body_end
-        if name in citing:
+        if name in builtin:
             continue
         pattern = _pattern(m)
         if pattern is None:
@@ -290,28 +292,21 @@ def bib_backend(text: str) -> str | None:
     return None
 
 
-def project_contexts(
-    documents: list[tuple[ParsedDocument, str]],
-) -> list[LatexContext]:
-    """Per document of a project (in reading order, with its text), what it inherits: the
-    citation macros of the documents read before it, the flags whose value the project sets
-    one way only, and the fixed-key macros used anywhere."""
+def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext:
+    """What every document of a project (given with its text) inherits: the citation macros
+    of all of them, the flags whose value the project knows (set one way only, or defined
+    and never set), and the fixed-key macros used anywhere."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
             states = values.setdefault(name, set())
             if value is not None:
                 states.add(value)
-    # set one way only, or defined by \newif and never set: known
     flags = tuple((name, True in v) for name, v in values.items() if len(v) < 2)
-    fixed = [m.name for doc, _ in documents for m in doc.citation_macros if m.fixed]
-    used = frozenset(name for name in fixed if any(is_used(text, name, 0) for _, text in documents))
-    contexts: list[LatexContext] = []
-    macros: tuple[CitationMacro, ...] = ()
-    for doc, _ in documents:
-        contexts.append(LatexContext(macros, flags, used))
-        macros += tuple(m for m in doc.citation_macros if m not in macros)
-    return contexts
+    macros = tuple(dict.fromkeys(m for doc, _ in documents for m in doc.citation_macros))
+    fixed = [m.name for m in macros if m.fixed]
+    used = frozenset(name for name in fixed if any(is_used(text, name) for _, text in documents))
+    return LatexContext(macros, flags, used)
 
 
 def document_flags(
