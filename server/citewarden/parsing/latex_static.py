@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable
+from functools import lru_cache
 
 from citewarden.model import CitationMacro, LatexContext, ParsedDocument
 
@@ -30,6 +31,11 @@ _DEFINITION = re.compile(
     r"|\\(?:New|Renew|Provide|Declare)DocumentCommand\s*"
     r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{"
     r"|\\let\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+)(?![A-Za-z@])"
+)
+#: where a definition may start (one literal prefix keeps the regex engine fast)
+_DEFINITION_START = re.compile(
+    r"\\(?=(?:re)?newcommand|providecommand|DeclareRobustCommand|[gex]?def"
+    r"|(?:New|Renew|Provide|Declare)DocumentCommand|let)"
 )
 #: a command with its optional arguments and its first braced argument
 _COMMAND_WITH_ARGUMENT = re.compile(
@@ -71,6 +77,14 @@ def _in_comment(text: str, i: int) -> bool:
         j = k + 1
 
 
+def _escaped_backslash(text: str, i: int) -> bool:
+    """``text[i]`` is a backslash preceded by an odd number of backslashes (``\\\\if``)."""
+    j = i
+    while j > 0 and text[j - 1] == "\\":
+        j -= 1
+    return (i - j) % 2 == 1
+
+
 def _pattern(m: re.Match[str]) -> str | None:
     """The argument pattern of a definition (see :attr:`CitationMacro.pattern`)."""
     if m.group(1) or m.group(2):
@@ -88,7 +102,7 @@ def _pattern(m: re.Match[str]) -> str | None:
 
 
 def find_citation_macros(
-    text: str, citing: Container[str], builtin: Container[str] = ()
+    text: str, citing: frozenset[str], builtin: Container[str] = ()
 ) -> tuple[tuple[CitationMacro, ...], tuple[tuple[str, int, int], ...]]:
     """The citation macros ``text`` defines, in order, and the bodies ``(name, start, end)``
     of those whose body cites fixed keys.  ``citing``: the names of citation commands
@@ -102,8 +116,15 @@ def find_citation_macros(
     def is_citing(name: str) -> bool:
         return name in citing or name in found
 
+    # every citation command has "ite" in its name, unless a project or a setting names one
+    # that has not: then each definition body is examined
+    needle = "ite" if _all_have_ite(citing) else ""
     pos = 0
-    while (m := _DEFINITION.search(text, pos)) is not None:
+    while (start := _DEFINITION_START.search(text, pos)) is not None:
+        pos = start.end()
+        m = _DEFINITION.match(text, start.start())
+        if m is None:
+            continue
         pos = m.end()
         if _in_comment(text, m.start()):
             continue
@@ -113,6 +134,8 @@ def find_citation_macros(
                 found[name] = CitationMacro(name, "", (), like=target)
             continue
         name = m.group(1) or m.group(2) or m.group(5) or m.group(7) or m.group(8)
+        if needle and not found and text.find(needle, m.end(), m.end() + _MAX_BODY) < 0:
+            continue  # no citation command within reach: not a citation macro
         body_end = _close_brace(text, m.end() - 1, _MAX_BODY)
         if body_end < 0:
             continue
@@ -148,6 +171,11 @@ _DEFINED_BEFORE = re.compile(
 )
 
 
+@lru_cache(maxsize=64)
+def _all_have_ite(names: frozenset[str]) -> bool:
+    return all("ite" in name for name in names)
+
+
 def is_used(text: str, name: str, start: int = 0) -> bool:
     """``\\name`` stands in ``text`` from ``start`` on, outside a comment and not as the
     name a definition defines."""
@@ -165,7 +193,7 @@ def is_used(text: str, name: str, start: int = 0) -> bool:
 # ---------------------------------------------------------------------------------------
 
 _NEWIF = re.compile(r"\\newif\s*\\if([A-Za-z@]+)")
-_FLAG_SET = re.compile(r"\\([A-Za-z@]+?)(true|false)(?![A-Za-z@])")
+_COMMAND_BEFORE = re.compile(r"\\([A-Za-z@]+)\Z")
 
 
 def find_flags(text: str) -> tuple[dict[str, bool | None], frozenset[str]]:
@@ -178,9 +206,19 @@ def find_flags(text: str) -> tuple[dict[str, bool | None], frozenset[str]]:
         m.group(1) for m in _NEWIF.finditer(text) if not _in_comment(text, m.start())
     )
     seen: dict[str, set[bool]] = {}
-    for m in _FLAG_SET.finditer(text):
-        if m.group(1) not in ("if", "iffalse") and not _in_comment(text, m.start()):
-            seen.setdefault(m.group(1), set()).add(m.group(2) == "true")
+    for word in ("true", "false"):
+        at = text.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if end >= len(text) or not (text[end].isalpha() or text[end] == "@"):
+                command = _COMMAND_BEFORE.search(text, max(0, at - 60), at)
+                if (
+                    command is not None
+                    and command.group(1) != "if"
+                    and not _in_comment(text, command.start())
+                ):
+                    seen.setdefault(command.group(1), set()).add(word == "true")
+            at = text.find(word, end)
     sets = {name: next(iter(v)) if len(v) == 1 else None for name, v in seen.items()}
     return sets, defined
 
@@ -202,7 +240,7 @@ def flag_values(
     return known
 
 
-_CONDITIONAL_TOKENS = re.compile(r"\\(?:[\\%]|(if[A-Za-z@]*|fi|else|or)(?![A-Za-z@]))|%[^\n]*")
+_CONDITIONAL_TOKENS = re.compile(r"\\(if[A-Za-z@]*|fi|else|or)(?![A-Za-z@])")
 #: ``\\if...`` names that are commands taking arguments, not TeX conditionals closed by \\fi.
 NOT_CONDITIONALS = frozenset(
     {"ifthenelse", "ifpackageloaded", "ifclassloaded", "iftoggle", "ifbool", "ifstrequal",
@@ -245,7 +283,7 @@ def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]
     stack: list[tuple[int, bool | None, int]] = []
     for m in _CONDITIONAL_TOKENS.finditer(text):
         name = m.group(1)
-        if name is None:
+        if _in_comment(text, m.start()) or _escaped_backslash(text, m.start()):
             continue
         if name == "fi":
             if stack:
