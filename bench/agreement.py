@@ -4,7 +4,7 @@ Prints, per oracle, the share of generated cases (or .bib files) on which citewa
 exactly the keys the tool reads, and the disagreements by class.  The generators and the
 oracles are those of the differential tests (tests/differential.py).
 
-    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--bib N] [--seed S]
+    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--bib N] [--max-bytes B]
 """
 
 from __future__ import annotations
@@ -23,7 +23,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latex", type=int, default=60, help="generated LaTeX projects")
     parser.add_argument("--markdown", type=int, default=300, help="generated Markdown documents")
-    parser.add_argument("--bib", type=int, default=35, help="TeX Live .bib files (smallest first)")
+    parser.add_argument(
+        "--bib", type=int, default=1000, help="TeX Live .bib files (smallest first)"
+    )
+    parser.add_argument(
+        "--max-bytes", type=int, default=700_000, help="largest .bib given to biber"
+    )
     parser.add_argument("--seed", type=int, default=0, help="first seed")
     args = parser.parse_args()
     missing = differential.missing_tools()
@@ -34,9 +39,14 @@ def main() -> None:
     print("pdflatex (.aux / .bcf keys):", differential.run_latex(seeds).summary())
     seeds = range(args.seed, args.seed + args.markdown)
     print("pandoc -t json (Cite nodes):", differential.run_markdown(seeds).summary())
-    files = differential.texlive_bib_files()[: args.bib]
-    tally, _ = differential.run_bib(files)
+    every = differential.texlive_bib_files()
+    files = [f for f in every if f.stat().st_size <= args.max_bytes][: args.bib]
+    if args.bib and len(files) < len(every):
+        print(f"({len(every) - len(files)} .bib files larger than {args.max_bytes} bytes left out)")
+    tally, kinds = differential.run_bib(files)
     print("biber --tool (entry keys of TeX Live .bib files):", tally.summary())
+    for kind, count in sorted(kinds.items()):
+        print(f"  {kind}: {count}")
     print(f"({time.perf_counter() - t0:.0f} s)")
 
 
