@@ -689,7 +689,7 @@ def test_real_book_project_graph() -> None:
 def _findings(ws: Workspace) -> list[tuple[str, str, str]]:
     return sorted(
         (path.name, f.code.name.lower(), str(f.data.get("key")))
-        for path, fs in ws.check().items()
+        for path, fs in check(ws).items()
         for f in fs
         if f.code in (Code.DANGLING, Code.ORPHAN)
     )
@@ -788,7 +788,7 @@ def test_texinputs_of_a_latexmkrc_finds_included_files(tmp_path: Path, latexmkrc
     ws.add_file(tmp_path / "main.tex")
     project = _project(ws, tmp_path, "main.tex")
     assert _rel(tmp_path, project.documents) == ["main.tex", "parts/chapters/intro.tex"]
-    assert all(fs == [] for fs in ws.check().values())
+    assert all(fs == [] for fs in check(ws).values())
 
 
 def test_texinputs_of_the_environment_finds_included_files(
