@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from citewarden.model import DocumentKind, ParsedDocument
-from citewarden.parsing import parse_file
 from citewarden.parsing.bibtex import keys_on_comment_lines, parse_bibtex
+from citewarden.parsing.dispatch import parse_file
 from citewarden.project import Workspace, default_reader
 from citewarden.settings import Settings
 
