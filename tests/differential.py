@@ -414,10 +414,11 @@ TEXLIVE_TREES = (
 )
 
 
-def texlive_bib_files() -> list[Path]:
-    """Every .bib (and .bib.gz) file of the installed TeX Live, smallest first."""
+def texlive_bib_files(documentation: bool = True) -> list[Path]:
+    """Every .bib (and .bib.gz) file of the installed TeX Live, smallest first; with
+    ``documentation`` False, those of its tree only (not of its packages' documentation)."""
     found: set[Path] = set()
-    for top in TEXLIVE_TREES:
+    for top in TEXLIVE_TREES if documentation else TEXLIVE_TREES[:-1]:
         if os.path.isdir(top):
             found.update(Path(top).rglob("*.bib"))
             found.update(Path(top).rglob("*.bib.gz"))

@@ -16,7 +16,7 @@ from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, P
 from bibtexparser.model import Entry as BpEntry
 
 from citewarden.model import BibFormat, Code, Entry, Field, ParsedBibliography, Span
-from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex
+from citewarden.parsing.bibtex import keys_on_comment_lines, parse_bibtex, reparse_bibtex
 from citewarden.parsing.encoding import decode_bytes
 from citewarden.parsing.latex_decode import decode_latex
 from markers import parse_markers
@@ -786,3 +786,10 @@ def test_field_texts_say_what_the_fields_say(path: Path) -> None:
             assert e.field_texts() == tuple((f.name, f.text) for f in e.fields)
             plain = Entry(e.key, e.entry_type, e.path, e.span, e.key_span, e.fields, e.aliases)
             assert plain.field_texts() == e.field_texts()
+
+
+def test_a_key_on_a_comment_line_and_on_an_ordinary_line_is_defined_for_biber() -> None:
+    t = "%@article{k, title={Old}}\n@article{k, title={New}}\n% @misc{gone, title={G}}\n"
+    bib = parse(t)
+    assert [e.key for e in bib.entries] == ["k", "k", "gone"]
+    assert keys_on_comment_lines(t, bib.entries) == {"gone"}

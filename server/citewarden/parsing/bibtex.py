@@ -1489,11 +1489,14 @@ def keys_on_comment_lines(text: str, entries: Sequence[Entry]) -> frozenset[str]
     if "%" not in text:
         return frozenset()
     found: set[str] = set()
+    kept: set[str] = set()  # a key also defined by an entry on an ordinary line stays
     for entry in entries:
         at = entry.span.start
         if text.find("%", text.rfind("\n", 0, at) + 1, at) >= 0:
             found.add(entry.key)
-    return frozenset(found)
+        else:
+            kept.add(entry.key)
+    return frozenset(found - kept)
 
 
 def parse_bibtex(path: Path, text: str) -> ParsedBibliography:
