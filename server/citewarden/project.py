@@ -569,6 +569,13 @@ def _is_macro(target: str) -> bool:
     return "\\" in target or "#" in target or not target.strip()
 
 
+def _bibinputs() -> list[Path]:
+    """The folders the environment's ``BIBINPUTS`` names (a ``dir//`` entry: ``dir``,
+    its subfolders being inside it)."""
+    tops = (entry.rstrip("/") for entry in search_paths.environment_entries("BIBINPUTS"))
+    return [Path(top) for top in tops if top and top != "."]
+
+
 class Workspace:
     """Files, their cached parses, the project graph and the key index (see module doc)."""
 
