@@ -1,0 +1,251 @@
+"""A BibTeX entry built from a work record, in the style of the file it goes into.
+
+:func:`detect_style` reads an existing .bib text (indentation, ``{}`` or ``""``
+delimiters, field-name and entry-type case, ``=`` alignment, field order, trailing comma,
+blank lines between entries); :func:`bibtex_entry` writes one entry for a record with the
+cited key; :func:`insertion` says where the entry goes and what text to insert.
+
+Every value from outside is made safe for BibTeX and LaTeX: control characters dropped,
+braces removed (an unbalanced brace would swallow the rest of the file), ``& % # _ $``
+escaped, words with inner capitals (``ImageNet``, ``BERT``) protected with braces.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from citewarden.verify.records import WorkRecord
+
+#: Field order used when the target file shows none.
+DEFAULT_ORDER = (
+    "author",
+    "title",
+    "journal",
+    "booktitle",
+    "year",
+    "volume",
+    "number",
+    "pages",
+    "publisher",
+    "doi",
+    "eprint",
+    "archiveprefix",
+    "isbn",
+    "pmid",
+    "url",
+)
+
+ENTRY_TYPES = {
+    "journal-article": "article",
+    "proceedings-article": "inproceedings",
+    "book": "book",
+    "monograph": "book",
+    "edited-book": "book",
+    "book-chapter": "incollection",
+    "book-section": "incollection",
+    "book-part": "incollection",
+    "dissertation": "phdthesis",
+    "report": "techreport",
+    "posted-content": "misc",
+}
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_SPECIAL = re.compile(r"(?<!\\)([&%#_$])")
+_INNER_CAPS = re.compile(r"(?<![{\w])(\w*[A-Z]\w*[A-Z]\w*)(?![}\w])")
+_FIELD_LINE = re.compile(r"^([ \t]*)([A-Za-z][\w-]*)([ \t]*)=[ \t]*([{\"]?)", re.MULTILINE)
+_ENTRY_HEAD = re.compile(r"^@([A-Za-z]+)\s*[{(]", re.MULTILINE)
+
+
+#: ``BibStyle.align`` value: align ``=`` within each entry (one space after the longest name).
+PER_ENTRY = -1
+
+
+@dataclass(frozen=True, slots=True)
+class BibStyle:
+    """How the entries of one .bib file are written."""
+
+    indent: str = "  "
+    quotes: bool = False  # "value" instead of {value}
+    field_case: str = "lower"  # "lower", "upper", "title"
+    type_case: str = "lower"
+    #: pad field names to this width; 0 = no alignment; PER_ENTRY = to the entry's longest name
+    align: int = 0
+    order: tuple[str, ...] = DEFAULT_ORDER
+    trailing_comma: bool = True
+    blank_line: bool = True
+    protect_title: bool = False  # the whole title in a second pair of braces
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _case_of(names: list[str]) -> str:
+    counts = Counter(
+        "upper" if n.isupper() else "title" if n[:1].isupper() else "lower" for n in names
+    )
+    return counts.most_common(1)[0][0] if counts else "lower"
+
+
+def detect_style(text: str) -> BibStyle:
+    """The style of the entries in ``text`` (the defaults for an empty file)."""
+    lines = _FIELD_LINE.findall(text[:400_000])
+    if not lines:
+        return BibStyle()
+    indents = Counter(m[0] for m in lines)
+    delims = Counter(m[3] for m in lines if m[3])
+    order: dict[str, list[int]] = {}
+    columns: list[int] = []  # the = column of each aligned entry
+    entries = 0
+    for head in _ENTRY_HEAD.finditer(text[:400_000]):
+        body_end = text.find("\n@", head.end())
+        body = text[head.end() : body_end if body_end >= 0 else len(text)]
+        found = list(_FIELD_LINE.finditer(body))
+        for i, m in enumerate(found):
+            order.setdefault(m.group(2).lower(), []).append(i)
+        widths = {len(m.group(2)) + len(m.group(3)) for m in found}
+        if len(found) > 1:
+            entries += 1
+            if len(widths) == 1 and any(len(m.group(3)) > 1 for m in found):
+                columns.append(widths.pop())
+    align = 0
+    if columns and len(columns) * 2 > entries:
+        align = columns[0] if len(set(columns)) == 1 else PER_ENTRY
+    seen = sorted(order, key=lambda n: sum(order[n]) / len(order[n]))
+    merged = [n for n in seen] + [n for n in DEFAULT_ORDER if n not in order]
+    closing = re.findall(r"([,}\"]?)[ \t]*\n[ \t]*}[ \t]*$", text[:400_000], re.MULTILINE)
+    trailing = Counter(c == "," for c in closing)
+    types = [m.group(1) for m in _ENTRY_HEAD.finditer(text[:400_000])]
+    titles = re.findall(r"^[ \t]*title[ \t]*=[ \t]*(\{\{?)", text[:400_000], re.I | re.M)
+    return BibStyle(
+        indent=indents.most_common(1)[0][0] or "  ",
+        quotes=delims.get('"', 0) > delims.get("{", 0),
+        field_case=_case_of([m[1] for m in lines]),
+        type_case=_case_of(types),
+        align=align,
+        order=tuple(merged),
+        trailing_comma=trailing.most_common(1)[0][0] if trailing else True,
+        blank_line="\n\n@" in text or text.count("@") <= 1,
+        protect_title=bool(titles) and sum(t == "{{" for t in titles) > len(titles) / 2,
+    )
+
+
+def clean_value(text: str) -> str:
+    """``text`` from a record, safe inside a BibTeX value and in LaTeX output."""
+    text = _CONTROL.sub("", text).replace("{", "").replace("}", "")
+    text = " ".join(text.split())
+    return _SPECIAL.sub(r"\\\1", text)
+
+
+def _protect(title: str) -> str:
+    return _INNER_CAPS.sub(lambda m: "{" + m.group(1) + "}", title)
+
+
+def _name(record: WorkRecord) -> str:
+    parts = []
+    for p in record.authors:
+        family, given = clean_value(p.family), clean_value(p.given)
+        if not family:
+            continue
+        parts.append(f"{family}, {given}" if given else family)
+    return " and ".join(parts)
+
+
+def entry_type(record: WorkRecord) -> str:
+    """The BibTeX entry type for ``record``."""
+    kind = ENTRY_TYPES.get(record.work_type or "", "misc")
+    if kind == "misc" and record.venue and record.work_type not in {"posted-content"}:
+        return "article"
+    return kind
+
+
+def record_fields(record: WorkRecord) -> dict[str, str]:
+    """The fields of the entry for ``record`` (values already cleaned), by lower-case name."""
+    kind = entry_type(record)
+    out: dict[str, str] = {}
+    names = _name(record)
+    if names:
+        out["author"] = names
+    title = clean_value(record.title)
+    if record.subtitle:
+        title = f"{title}: {clean_value(record.subtitle)}"
+    out["title"] = _protect(title)
+    venue = clean_value(record.venue or "")
+    if venue and kind == "article":
+        out["journal"] = venue
+    elif venue and kind in {"inproceedings", "incollection"}:
+        out["booktitle"] = venue
+    if record.year:
+        out["year"] = str(record.year)
+    for name, value in (
+        ("volume", record.volume),
+        ("number", record.issue),
+        ("pages", record.pages),
+    ):
+        if value:
+            out[name] = clean_value(value)
+    if "pages" in out:
+        out["pages"] = re.sub(r"\s*[-\u2010-\u2015]+\s*", "--", out["pages"])
+    if record.publisher and kind in {"book", "incollection", "phdthesis", "techreport"}:
+        out["publisher"] = clean_value(record.publisher)
+    if record.doi:
+        out["doi"] = clean_value(record.doi)
+    if record.arxiv_id:
+        out["eprint"] = clean_value(record.arxiv_id)
+        out["archiveprefix"] = "arXiv"
+    if record.isbn and kind in {"book", "incollection"}:
+        out["isbn"] = clean_value(record.isbn[0])
+    if record.pmid:
+        out["pmid"] = clean_value(record.pmid)
+    if not record.doi and not record.arxiv_id and record.url:
+        out["url"] = clean_value(record.url).replace("\\", "")
+    return out
+
+
+def _cased(name: str, case: str) -> str:
+    if case == "upper":
+        return name.upper()
+    if case == "title":
+        return name[:1].upper() + name[1:]
+    return name
+
+
+def bibtex_entry(record: WorkRecord, key: str, style: BibStyle | None = None) -> str:
+    """One BibTeX entry for ``record`` under ``key``, written in ``style`` (no trailing
+    newline)."""
+    style = style or BibStyle()
+    fields = record_fields(record)
+    rank = {n: i for i, n in enumerate(style.order)}
+    names = sorted(fields, key=lambda n: (rank.get(n, len(rank)), n))
+    kind = _cased(entry_type(record), style.type_case)
+    lines = [f"@{kind}{{{key},"]
+    width = style.align
+    if width == PER_ENTRY:
+        width = max(len(n) for n in names) + 1
+    for i, name in enumerate(names):
+        value = fields[name]
+        if name == "title" and style.protect_title:
+            value = "{" + value + "}"
+        shown = _cased(name, style.field_case)
+        if width > 0:
+            shown = shown.ljust(width)
+        else:
+            shown += " "
+        body = f'"{value}"' if style.quotes else f"{{{value}}}"
+        last = i == len(names) - 1
+        comma = "," if not last or style.trailing_comma else ""
+        lines.append(f"{style.indent}{shown}= {body}{comma}")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def insertion(text: str, entry: str, style: BibStyle | None = None) -> tuple[int, str]:
+    """Where to put ``entry`` in the .bib ``text`` (its end) and the text to insert there."""
+    style = style or detect_style(text)
+    stripped = text.rstrip()
+    if not stripped:
+        return len(text), entry + "\n"
+    end = len(text)
+    lead = "" if text.endswith("\n") else "\n"
+    if style.blank_line:
+        lead += "\n" if not text.endswith("\n\n") else ""
+    return end, lead + entry + "\n"

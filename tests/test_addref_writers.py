@@ -1,0 +1,129 @@
+"""Entry writers: BibTeX in the target file's style, CSL-JSON and CSL-YAML items."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from citewarden.addref.bibtex_out import (
+    PER_ENTRY,
+    BibStyle,
+    bibtex_entry,
+    clean_value,
+    detect_style,
+    insertion,
+)
+from citewarden.addref.csl_out import csl_item, json_insertion, yaml_insertion
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
+from citewarden.verify.records import Person, WorkRecord
+
+DATA = Path(__file__).parent / "data"
+
+RESNET = WorkRecord(
+    source="crossref",
+    title="Deep Residual Learning for Image Recognition",
+    authors=(Person("He", "Kaiming"), Person("Zhang", "Xiangyu"), Person("Ren", "Shaoqing")),
+    year=2016,
+    doi="10.1109/cvpr.2016.90",
+    venue="2016 IEEE Conference on Computer Vision and Pattern Recognition (CVPR)",
+    pages="770-778",
+    work_type="proceedings-article",
+)
+
+
+def _apply(text: str, at: int, insert: str) -> str:
+    return text[:at] + insert + text[at:]
+
+
+def test_entry_fields_from_a_record() -> None:
+    out = bibtex_entry(RESNET, "he2016deep")
+    assert out.splitlines()[0] == "@inproceedings{he2016deep,"
+    assert "  author = {He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing}," in out
+    assert "  booktitle = {2016 IEEE Conference on Computer Vision and Pattern Recognition ({CVPR})}," not in out
+    assert "  pages = {770--778}," in out and "  doi = {10.1109/cvpr.2016.90}," in out
+    assert out.endswith("}")
+
+
+def test_jss_style_is_followed(tmp_path: Path) -> None:
+    text = (DATA / "fix" / "jss-bibliography.bib").read_text(encoding="utf-8")
+    style = detect_style(text)
+    assert style.align == PER_ENTRY and not style.trailing_comma and style.indent == "  "
+    assert style.order.index("author") < style.order.index("title") < style.order.index("year")
+    at, insert = insertion(text, bibtex_entry(RESNET, "he2016deep", style), style)
+    new = _apply(text, at, insert)
+    lines = insert.strip().splitlines()
+    assert lines[1].startswith("  author    = {He, Kaiming")  # aligned to "booktitle "
+    assert lines[-2].endswith("}") and not lines[-2].endswith(",")
+    parsed = parse_bibtex(tmp_path / "refs.bib", new)
+    assert not parsed.problems
+    entry = next(e for e in parsed.entries if e.key == "he2016deep")
+    assert entry.get("doi") == "10.1109/cvpr.2016.90" and entry.get("pages") == "770--778"
+    assert len(parsed.entries) == len(parse_bibtex(tmp_path / "a.bib", text).entries) + 1
+
+
+def test_quotes_upper_case_and_tabs_are_followed() -> None:
+    text = '@ARTICLE{x,\n\tAUTHOR = "A. Person",\n\tTITLE = "T",\n\tYEAR = "2001",\n}\n'
+    style = detect_style(text)
+    assert (style.quotes, style.field_case, style.type_case, style.indent) == (
+        True,
+        "upper",
+        "upper",
+        "\t",
+    )
+    out = bibtex_entry(RESNET, "k", style)
+    assert out.startswith("@INPROCEEDINGS{k,\n\tAUTHOR = \"He, Kaiming")
+    assert '\tDOI = "10.1109/cvpr.2016.90",' in out
+
+
+def test_hostile_values_cannot_break_out() -> None:
+    evil = WorkRecord(
+        source="crossref",
+        title="Fish & Chips } @misc{pwned, title={x} 100% #1 \u202eevil\x1b[31m",
+        authors=(Person("O'Brien}", "A_b"),),
+        year=2020,
+    )
+    out = bibtex_entry(evil, "k", BibStyle())
+    assert out.count("{") == out.count("}")
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "Fish \\& Chips" in out and "100\\%" in out and "\\#1" in out and "A\\_b" in out
+    assert clean_value("a {b} c") == "a b c"
+
+
+def test_inner_capitals_are_protected() -> None:
+    rec = WorkRecord(source="dblp", title="ImageNet classification with BERT and CNNs", year=2017)
+    assert "title = {{ImageNet} classification with {BERT} and {CNNs}}" in bibtex_entry(rec, "k")
+
+
+def test_csl_json_insertion_keeps_the_file_and_parses(tmp_path: Path) -> None:
+    text = (DATA / "bibs" / "manubot-bibliography.json").read_text(encoding="utf-8")
+    before = json.loads(text)
+    place = json_insertion(text, csl_item(RESNET, "he2016deep"))
+    assert place is not None
+    new = _apply(text, *place)
+    after = json.loads(new)
+    assert after[:-1] == before and after[-1]["DOI"] == "10.1109/cvpr.2016.90"
+    assert after[-1]["issued"] == {"date-parts": [[2016]]}
+    parsed = parse_csl_json(tmp_path / "b.json", new)
+    old = parse_csl_json(tmp_path / "a.json", text)
+    assert "he2016deep" in {e.key for e in parsed.entries}
+    assert len(parsed.problems) == len(old.problems)  # one item there has no id already
+    assert json_insertion("[]", csl_item(RESNET, "k")) is not None
+    assert json.loads(_apply("[]", *json_insertion("[]", csl_item(RESNET, "k"))))[0]["id"] == "k"
+    assert json_insertion("{}", csl_item(RESNET, "k")) is None
+
+
+def test_csl_yaml_insertion_goes_into_the_references_list(tmp_path: Path) -> None:
+    text = (
+        "---\nreferences:\n- id: other\n  title: \"Other\"\n  issued:\n    date-parts:\n"
+        "    - - 2001\nnocite: |\n  @other\n...\n"
+    )
+    new = _apply(text, *yaml_insertion(text, csl_item(RESNET, "he2016deep")))
+    docs = yaml.safe_load(new.replace("...\n", ""))
+    assert [r["id"] for r in docs["references"]] == ["other", "he2016deep"]
+    assert docs["nocite"].strip() == "@other"
+    assert docs["references"][1]["author"][0] == {"family": "He", "given": "Kaiming"}
+    parsed = parse_csl_yaml(tmp_path / "r.yaml", new)
+    assert "he2016deep" in {e.key for e in parsed.entries}
