@@ -30,7 +30,13 @@ CASES = [
     ("smith_deep_2020", "author-word-year", "smith", 2020, ("deep",)),
     ("krizhevsky_imagenet_2017", "author-word-year", "krizhevsky", 2017, ("imagenet",)),
     ("he-residual-2016", "author-word-year", "he", 2016, ("residual",)),
-    ("ioffe_batch_normalization_2015", "author-word-year", "ioffe", 2015, ("batch", "normalization")),
+    (
+        "ioffe_batch_normalization_2015",
+        "author-word-year",
+        "ioffe",
+        2015,
+        ("batch", "normalization"),
+    ),
     ("kingma_2015", "author-word-year", "kingma", 2015, ()),
 ]
 

@@ -42,7 +42,10 @@ def test_entry_fields_from_a_record() -> None:
     out = bibtex_entry(RESNET, "he2016deep")
     assert out.splitlines()[0] == "@inproceedings{he2016deep,"
     assert "  author = {He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing}," in out
-    assert "  booktitle = {2016 IEEE Conference on Computer Vision and Pattern Recognition ({CVPR})}," not in out
+    assert (
+        "  booktitle = {2016 IEEE Conference on Computer Vision and Pattern Recognition ({CVPR})},"
+        not in out
+    )
     assert "  pages = {770--778}," in out and "  doi = {10.1109/cvpr.2016.90}," in out
     assert out.endswith("}")
 
@@ -74,7 +77,7 @@ def test_quotes_upper_case_and_tabs_are_followed() -> None:
         "\t",
     )
     out = bibtex_entry(RESNET, "k", style)
-    assert out.startswith("@INPROCEEDINGS{k,\n\tAUTHOR = \"He, Kaiming")
+    assert out.startswith('@INPROCEEDINGS{k,\n\tAUTHOR = "He, Kaiming')
     assert '\tDOI = "10.1109/cvpr.2016.90",' in out
 
 
@@ -117,7 +120,7 @@ def test_csl_json_insertion_keeps_the_file_and_parses(tmp_path: Path) -> None:
 
 def test_csl_yaml_insertion_goes_into_the_references_list(tmp_path: Path) -> None:
     text = (
-        "---\nreferences:\n- id: other\n  title: \"Other\"\n  issued:\n    date-parts:\n"
+        '---\nreferences:\n- id: other\n  title: "Other"\n  issued:\n    date-parts:\n'
         "    - - 2001\nnocite: |\n  @other\n...\n"
     )
     new = _apply(text, *yaml_insertion(text, csl_item(RESNET, "he2016deep")))

@@ -24,12 +24,11 @@ MAX_KEY = 200
 #: Most context words added to a query.
 MAX_CONTEXT_WORDS = 6
 
-STOP_WORDS = frozenset(
-    """a an and are as at be by for from has have in into is it its of on or our that the
+_STOP_TEXT = """a an and are as at be by for from has have in into is it its of on or our that the
     their this to towards via we with without using use used based new not all you can
     et al see also e g i eg ie cf which these those such than then there here when where
-    while both more most other some very between over under about after before through""".split()
-)
+    while both more most other some very between over under about after before through"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 _YEAR = re.compile(r"(1[5-9]\d\d|20\d\d)")
 _CAMEL = re.compile(r"[A-Z][a-z']*|[a-z']+")
@@ -121,8 +120,8 @@ def read_key(key: str) -> KeyReading:
         return KeyReading(key, "jabref", first, int(m.group("year")))
     if m := _COLON.match(key):
         word = m.group("word")
-        words = (word.lower(),) if len(word) > 1 else ()
-        return KeyReading(key, "author-year", m.group("surname"), int(m.group("year")), words)
+        said: tuple[str, ...] = (word.lower(),) if len(word) > 1 else ()
+        return KeyReading(key, "author-year", m.group("surname"), int(m.group("year")), said)
     parts = [p for p in _SEPARATED.split(key) if p]
     if len(parts) >= 2:
         years = [i for i, p in enumerate(parts) if re.fullmatch(r"(1[5-9]\d\d|20\d\d)[a-z]?", p)]
@@ -138,9 +137,13 @@ def read_key(key: str) -> KeyReading:
     )
 
 
-_LATEX_REF = re.compile(r"\\(?:ref|eqref|cref|Cref|autoref|label|url|href|input|include)\*?\{[^{}]*\}")
+_LATEX_REF = re.compile(
+    r"\\(?:ref|eqref|cref|Cref|autoref|label|url|href|input|include)\*?\{[^{}]*\}"
+)
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z@]+\*?|[{}~]")
-_CITE = re.compile(r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\])*\{[^{}]*\}|\[[^\]]*@[^\]]*\]|@[\w:.#$%&+?<>~/-]+")
+_CITE = re.compile(
+    r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\])*\{[^{}]*\}|\[[^\]]*@[^\]]*\]|@[\w:.#$%&+?<>~/-]+"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\\])|\n\s*\n")
 
 

@@ -118,6 +118,9 @@ class Query:
     year: int | None = None
     venue: str | None = None
     limit: int = 5
+    #: ``title`` holds free query words (a citation key's words), not a title: sources
+    #: search them as free text together with ``authors`` and ``year``.
+    free_text: bool = False
 
 
 # -- plain-data round trip (used by the cache; additive) ----------------------------------------

@@ -206,9 +206,15 @@ class CrossrefSource:
 
     async def search(self, query: Query) -> Lookup:
         """Fielded search: ``query.title`` (+ ``query.author``), or ``query.bibliographic``
-        when the query carries only a free-text title with no authors."""
+        when the query carries only a free-text title with no authors; a ``free_text``
+        query is ``query.bibliographic`` (its words and year) + ``query.author``."""
         params = self._params(rows=str(max(1, min(query.limit, 20))), select=SEARCH_SELECT)
-        if query.authors:
+        if query.free_text:
+            words = [query.title, str(query.year or "")]
+            params["query.bibliographic"] = " ".join(w for w in words if w)
+            if query.authors:
+                params["query.author"] = " ".join(query.authors)
+        elif query.authors:
             params["query.title"] = query.title
             params["query.author"] = " ".join(query.authors)
         else:

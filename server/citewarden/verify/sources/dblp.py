@@ -91,7 +91,11 @@ class DblpSource:
         return Lookup.failed(self.name, "unsupported")
 
     async def search(self, query: Query) -> Lookup:
-        params = {"q": query.title, "format": "json", "h": str(max(1, min(query.limit, 30)))}
+        text = query.title
+        if query.free_text:  # dblp's q matches words in authors, title, venue and year
+            parts = [*query.authors, query.title, str(query.year or "")]
+            text = " ".join(p for p in parts if p.strip())
+        params = {"q": text, "format": "json", "h": str(max(1, min(query.limit, 30)))}
         reply = await self.http.get(f"{self.base_url}/search/publ/api", lane="dblp", params=params)
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):

@@ -161,6 +161,18 @@ class OpenAlexSource:
         """``filter=title.search:...`` (plus the publication year when given)."""
         title = query.title.replace(",", " ").replace("|", " ")
         filters = [f"title.search:{title}"]
+        if query.free_text:  # free words: full-text search, anchored on the year
+            words = " ".join([*query.authors, title])
+            filters = [f"publication_year:{query.year}"] if query.year else []
+            params = self._params(search=words, per_page=str(max(1, min(query.limit, 25))))
+            if filters:
+                params["filter"] = ",".join(filters)
+            params["select"] = SELECT
+            reply = await self.http.get(f"{self.base_url}/works", lane="openalex", params=params)
+            found = reply_json(self.name, reply)
+            if isinstance(found, Lookup):
+                return found
+            return guard(self.name, lambda: self._results(found))
         params = self._params(
             filter=",".join(filters), per_page=str(max(1, min(query.limit, 25))), select=SELECT
         )

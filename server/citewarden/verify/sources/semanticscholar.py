@@ -145,15 +145,23 @@ class SemanticScholarSource:
         return Lookup.found(self.name, [rec] if rec else [])
 
     async def search(self, query: Query) -> Lookup:
-        """Title match (``/paper/search/match``): the single best match, or NOT_FOUND."""
+        """Title match (``/paper/search/match``): the single best match, or NOT_FOUND; a
+        ``free_text`` query is a relevance search (``/paper/search``) within its year."""
         params = {"query": query.title, "fields": FIELDS}
+        endpoint = "/paper/search/match"
+        if query.free_text:
+            endpoint = "/paper/search"
+            params["query"] = " ".join([*query.authors, query.title])
+            params["limit"] = str(max(1, min(query.limit, 20)))
+            if query.year:
+                params["year"] = str(query.year)
         reply = await self.http.get(
-            f"{self.base_url}/paper/search/match",
+            f"{self.base_url}{endpoint}",
             lane=self._lane,
             params=params,
             headers=self._headers,
         )
-        if isinstance(reply, Reply) and reply.status == 404:
+        if isinstance(reply, Reply) and reply.status == 404 and not query.free_text:
             return Lookup.not_found(self.name)  # {"error": "Title match not found"}
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):

@@ -1,0 +1,347 @@
+"""Search and rank: the works a citation key (or an identifier) most likely names.
+
+Runs through the verification engine's sources (already wrapped in the cache, rate
+limits and politeness), never an HTTP client of its own.  A key is searched as free text
+(``Query.free_text``: dblp, then Crossref ``query.bibliographic`` + ``query.author``, and, when
+those have nothing, OpenAlex, Semantic Scholar and arXiv; see ``ROUNDS``).  A candidate must agree with
+the key's surname (first author) and year and, when the key has title words, with at least
+one of them.  Candidates with a DOI are re-read from their DOI's record ("DOI first"), so
+the entry built from it is the registry's.  Failed sources are reported, never mistaken
+for "no such work".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from citewarden.addref.keys import KeyReading
+from citewarden.verify.base import Source
+from citewarden.verify.normalize import clean_doi, clean_isbn
+from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
+
+#: Rounds of sources: the sources of a round are asked together; the next round only when
+#: nothing agreed (dblp reads author-year keys best; Crossref covers every field).
+ROUNDS = (("snapshot", "dblp"), ("crossref",), ("openalex", "semanticscholar", "arxiv"))
+#: Sources whose DOI record is the one an entry is built from, in order.
+DOI_SOURCES = ("crossref", "snapshot", "datacite", "doi")
+PREPRINT_VENUES = frozenset({"corr", "arxiv", "biorxiv", "medrxiv", "ssrn"})
+ROWS = 5
+
+_LETTERS = re.compile(r"[^a-z]")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A work that agrees with the key, with the sources that returned it."""
+
+    record: WorkRecord
+    score: float
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyLookup:
+    """What a key's search found: ranked candidates, the sources asked, and failures."""
+
+    reading: KeyReading
+    candidates: tuple[Candidate, ...] = ()
+    asked: tuple[str, ...] = ()
+    failures: tuple[tuple[str, str], ...] = ()  # (source, reason)
+    offline: bool = False
+
+    def why_nothing(self) -> str:
+        """Why there is no candidate, in words for the user."""
+        if not self.reading.searchable:
+            return f"the key {self.reading.key!r} names no author to search for"
+        if not self.asked:
+            return "no source can search (check citewarden.verify.sources)"
+        if self.failures and len(self.failures) == len(self.asked):
+            reasons = "; ".join(f"{s}: {r}" for s, r in self.failures)
+            return f"no source answered ({reasons})"
+        if self.failures:
+            reasons = "; ".join(f"{s}: {r}" for s, r in self.failures)
+            return f"no work by {self.reading.surname} agrees with the key ({reasons})"
+        return f"no work by {self.reading.surname} {self.reading.year or ''} agrees with the key"
+
+
+def fold_name(text: str) -> str:
+    """A surname as keys spell it: ASCII letters only, lower case."""
+    return _LETTERS.sub("", _ascii(text).replace("ß", "ss"))
+
+
+def _surname_forms(family: str) -> set[str]:
+    words = [w for w in re.split(r"[\s-]+", family) if w]
+    forms = {fold_name(family)}
+    if words:
+        forms |= {fold_name(words[0]), fold_name(words[-1])}
+    return {f for f in forms if f}
+
+
+def surname_agrees(surname: str, record: WorkRecord) -> bool:
+    """True when the record's first author's surname is the key's."""
+    if not record.authors:
+        return False
+    return fold_name(surname) in _surname_forms(record.authors[0].family)
+
+
+def is_preprint(record: WorkRecord) -> bool:
+    venue = (record.venue or "").strip().casefold()
+    return record.work_type == "posted-content" or venue in PREPRINT_VENUES
+
+
+def year_agrees(year: int | None, record: WorkRecord) -> bool:
+    """Exact year, or one off for preprints (arXiv first, proceedings a year later)."""
+    if year is None:
+        return True
+    if record.year is None:
+        return False
+    return record.year == year or (abs(record.year - year) == 1 and is_preprint(record))
+
+
+def _ascii(text: str) -> str:
+    plain = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in plain if not unicodedata.combining(c))
+
+
+def _title_words(record: WorkRecord) -> list[str]:
+    return _WORD.findall(_ascii(f"{record.title} {record.subtitle or ''}"))
+
+
+def score(reading: KeyReading, record: WorkRecord, context: Sequence[str] = ()) -> float | None:
+    """How well ``record`` fits the key; None when it does not agree at all."""
+    if reading.surname is None or not surname_agrees(reading.surname, record):
+        return None
+    if not year_agrees(reading.year, record):
+        return None
+    words = _title_words(record)
+    total = 10.0
+    if reading.words:
+        hits = [w for w in reading.words if any(t.startswith(w) for t in words)]
+        if not hits:
+            return None
+        total += 3.0 * len(hits) / len(reading.words)
+        significant = [w for w in words if len(w) > 2]
+        if significant and significant[0].startswith(reading.words[0]):
+            total += 1.0  # Google Scholar's word is the title's first significant word
+    if context:
+        total += sum(1 for c in context if any(t.startswith(c[:6]) for t in words)) / len(context)
+    if reading.year is not None and record.year == reading.year:
+        total += 2.0
+    if record.doi:
+        total += 1.0
+    if not is_preprint(record):
+        total += 0.5
+    return total
+
+
+def _identity(record: WorkRecord) -> str:
+    if record.doi:
+        return f"doi:{record.doi.lower()}"
+    return f"title:{' '.join(_title_words(record))}|{record.year}"
+
+
+def rank(
+    reading: KeyReading, lookups: Iterable[Lookup], context: Sequence[str] = ()
+) -> list[Candidate]:
+    """The agreeing records of ``lookups``, one per work, best first."""
+    best: dict[str, Candidate] = {}
+    order: list[str] = []
+    for lookup in lookups:
+        if lookup.outcome is not Outcome.FOUND:
+            continue
+        for position, record in enumerate(lookup.records):
+            value = score(reading, record, context)
+            if value is None:
+                continue
+            value -= position * 0.01  # the service's own order breaks ties
+            ident = _identity(record)
+            old = best.get(ident)
+            if old is None:
+                order.append(ident)
+                best[ident] = Candidate(record, value, (record.source,))
+            else:
+                sources = tuple(dict.fromkeys((*old.sources, record.source)))
+                keep = old.record if old.score >= value else record
+                best[ident] = Candidate(keep, max(old.score, value) + 0.1, sources)
+    return sorted((best[i] for i in order), key=lambda c: -c.score)
+
+
+def _by_name(sources: Sequence[Source]) -> dict[str, Source]:
+    return {s.name: s for s in sources}
+
+
+async def _ask(source: Source, query: Query) -> Lookup:
+    try:
+        return await source.search(query)
+    except Exception as exc:  # a source must not take the request down
+        return Lookup.failed(source.name, f"error: {type(exc).__name__}")
+
+
+def key_query(reading: KeyReading, context: Sequence[str], source: str) -> Query:
+    """The free-text query for one source (context words only where ranking is loose)."""
+    words = list(reading.words)
+    if source == "dblp":  # dblp matches every word (as a prefix): the surest ones only
+        words = words[:1]
+    if source == "crossref":
+        words += [c for c in context if c not in words]
+    return Query(
+        title=" ".join(words),
+        authors=(reading.surname,) if reading.surname else (),
+        year=reading.year,
+        limit=ROWS,
+        free_text=True,
+    )
+
+
+async def doi_record(doi: str, sources: Sequence[Source]) -> Lookup:
+    """The DOI's own record from the first DOI source that has it."""
+    named = _by_name(sources)
+    last = Lookup.failed("doi", "no DOI source configured")
+    for name in DOI_SOURCES:
+        source = named.get(name)
+        if source is None:
+            continue
+        try:
+            last = await source.by_doi(doi)
+        except Exception as exc:
+            last = Lookup.failed(name, f"error: {type(exc).__name__}")
+        if last.outcome is Outcome.FOUND:
+            return last
+    return last
+
+
+async def _doi_first(candidate: Candidate, sources: Sequence[Source]) -> Candidate:
+    rec = candidate.record
+    if not rec.doi or rec.source in DOI_SOURCES:
+        return candidate
+    found = await doi_record(rec.doi, sources)
+    if found.outcome is not Outcome.FOUND:
+        return candidate
+    better = found.records[0]
+    if better.arxiv_id is None and rec.arxiv_id:
+        better = replace(better, arxiv_id=rec.arxiv_id)
+    return Candidate(
+        better, candidate.score, tuple(dict.fromkeys((*candidate.sources, better.source)))
+    )
+
+
+async def find_for_key(
+    reading: KeyReading,
+    sources: Sequence[Source],
+    *,
+    context: Sequence[str] = (),
+    limit: int = 3,
+) -> KeyLookup:
+    """The works ``reading`` most likely names, best first (at most ``limit``)."""
+    named = _by_name(sources)
+    if reading.arxiv_id:
+        found = await identifier_lookup(f"arXiv:{reading.arxiv_id}", sources)
+        cands = tuple(Candidate(r, 10.0, (r.source,)) for r in found.records[:1])
+        fails = () if found.outcome is not Outcome.FAILED else ((found.source, found.reason or ""),)
+        return KeyLookup(reading, cands, (found.source,), fails)
+    if not reading.searchable:
+        return KeyLookup(reading)
+    asked: list[str] = []
+    failures: list[tuple[str, str]] = []
+    ranked: list[Candidate] = []
+    lookups: list[Lookup] = []
+    for names in ROUNDS:
+        present = [n for n in names if n in named]
+        if not present:
+            continue
+        asked += present
+        results = await asyncio.gather(
+            *(_ask(named[n], key_query(reading, context, n)) for n in present)
+        )
+        for name, result in zip(present, results, strict=True):
+            if result.outcome is Outcome.FAILED:
+                failures.append((name, result.reason or "failed"))
+        lookups += results
+        ranked = rank(reading, lookups, context)
+        if ranked:
+            break
+    top = await asyncio.gather(*(_doi_first(c, sources) for c in ranked[:limit]))
+    return KeyLookup(reading, tuple(top), tuple(asked), tuple(failures))
+
+
+# -- identifiers ---------------------------------------------------------------------------
+
+_ARXIV = re.compile(
+    r"^(?:arxiv:|https?://arxiv\.org/(?:abs|pdf)/)?(\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?(?:\.pdf)?$",
+    re.IGNORECASE,
+)
+_PMID = re.compile(r"^(?:pmid:\s*)?(\d{1,9})$", re.IGNORECASE)
+
+
+def parse_identifier(text: str) -> tuple[str, str]:
+    """``(kind, value)`` for a DOI, arXiv id, ISBN or PMID; ``("title", text)`` otherwise."""
+    text = text.strip()
+    if doi := clean_doi(text):
+        return "doi", doi
+    if m := _ARXIV.match(text):
+        return "arxiv", m.group(1)
+    bare = re.sub(r"^isbn[:\s]*", "", text, flags=re.I)
+    if re.fullmatch(r"[\d\s-]{9,17}[\dXx]", bare) and (isbn := clean_isbn(bare)):
+        return "isbn", isbn
+    if m := _PMID.match(text):
+        return "pmid", m.group(1)
+    return "title", " ".join(text.split())
+
+
+async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup:
+    """The record a DOI, arXiv id, ISBN, PMID or title names (a title: the best search
+    hit whose title agrees)."""
+    kind, value = parse_identifier(text)
+    named = _by_name(sources)
+    if kind == "doi":
+        return await doi_record(value, sources)
+    method = {"arxiv": "by_arxiv", "isbn": "by_isbn", "pmid": "by_pmid"}.get(kind)
+    if method is not None:
+        last = Lookup.failed(kind, f"no source looks up {kind} identifiers")
+        for source in sources:
+            if hasattr(source, method):
+                last = await getattr(source, method)(value)
+                if last.outcome is Outcome.FOUND:
+                    return last
+        return last
+    query = Query(title=value, limit=ROWS)
+    wanted = " ".join(_WORD.findall(_ascii(value)))
+    last = Lookup.failed("search", "no source can search")
+    for name in ("snapshot", "crossref", "openalex", "dblp"):
+        searcher = named.get(name)
+        if searcher is None:
+            continue
+        last = await _ask(searcher, query)
+        for record in last.records if last.outcome is Outcome.FOUND else ():
+            if " ".join(_title_words(record)) == wanted:
+                return Lookup.found(last.source, [record])
+        if last.outcome is Outcome.FOUND:
+            last = Lookup.not_found(last.source)
+    return last
+
+
+def describe(record: WorkRecord) -> str:
+    """``Vaswani et al. 2017, Attention Is All You Need (NeurIPS)`` for an action title."""
+    names = [p.family for p in record.authors if p.family]
+    who = names[0] if names else "Anonymous"
+    if len(names) == 2:
+        who = f"{names[0]} and {names[1]}"
+    elif len(names) > 2:
+        who += " et al."
+    title = record.title if len(record.title) <= 90 else record.title[:87].rstrip() + "..."
+    venue = ""
+    short = [v for v in record.venue_short if v and len(v) <= 20]
+    paren = re.findall(r"\(([A-Z][A-Za-z]{1,12})\)", record.venue or "")
+    if paren:
+        venue = paren[-1]
+    elif short:
+        venue = short[0]
+    elif record.venue:
+        venue = record.venue if len(record.venue) <= 40 else record.venue[:37].rstrip() + "..."
+    text = f"{who} {record.year or 'n.d.'}, {title}"
+    return f"{text} ({venue})" if venue else text

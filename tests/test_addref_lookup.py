@@ -1,0 +1,141 @@
+"""Search and rank over the replay server of real recorded responses (dblp searches and
+Crossref work records; tests/data/addref/api), through the real sources, HTTP client and
+cache."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+import replay as replay_fixtures
+from citewarden.addref.keys import read_key
+from citewarden.addref.lookup import (
+    describe,
+    find_for_key,
+    identifier_lookup,
+    parse_identifier,
+    score,
+)
+from citewarden.cache import Cache
+from citewarden.verify.base import Source
+from citewarden.verify.records import Outcome, Person, WorkRecord
+from citewarden.verify.sources import CachedSource, CrossrefSource, DblpSource
+from replay import ReplayServer, fast_http
+
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+
+ADDREF_API = Path(__file__).parent / "data" / "addref" / "api"
+
+#: key -> the DOI of the work it names (each a different key style)
+KEYS = {
+    "cybenko1989approximation": "10.1007/bf02551274",  # Google Scholar
+    "DBLP:journals/nn/Hornik91": "10.1016/0893-6080(91)90009-t",  # DBLP
+    "Hornik1991": "10.1016/0893-6080(91)90009-t",  # JabRef
+    "Funahashi:1989": "10.1016/0893-6080(89)90003-8",  # Author:Year
+    "sachan_self-training_2018": "10.18653/v1/n18-1058",  # author_word_year
+    "sullivanPyVista3DPlotting2019": "10.21105/joss.01450",  # Better BibTeX
+    "Stinchcombe1999": "10.1016/s0893-6080(98)00108-7",  # JabRef
+}
+
+
+@pytest.fixture
+def server(replay: ReplayServer) -> ReplayServer:
+    replay.load(ADDREF_API)
+    return replay
+
+
+@pytest_asyncio.fixture
+async def sources(server: ReplayServer, tmp_path: Path) -> AsyncIterator[list[Source]]:
+    http = fast_http()
+    cache = Cache(tmp_path / "cache")
+    made: list[Source] = [
+        CachedSource(DblpSource(http, server.base_url("dblp")), cache),
+        CachedSource(
+            CrossrefSource(http, server.base_url("crossref"), mailto="t@example.org"), cache
+        ),
+    ]
+    yield made
+    await http.aclose()
+    cache.close()
+
+
+@pytest.mark.parametrize(("key", "doi"), sorted(KEYS.items()))
+async def test_each_key_style_finds_its_work_doi_first(
+    key: str, doi: str, sources: list[Source], server: ReplayServer
+) -> None:
+    found = await find_for_key(read_key(key), sources)
+    assert found.candidates, found.why_nothing()
+    best = found.candidates[0].record
+    assert best.doi == doi
+    assert best.source == "crossref"  # re-read from the DOI's own record
+    assert {"dblp", "crossref"} <= set(found.candidates[0].sources)
+    assert not server.unmatched and not found.failures
+
+
+async def test_a_key_naming_no_work_has_no_candidate_and_says_why(
+    sources: list[Source], server: ReplayServer
+) -> None:
+    found = await find_for_key(read_key("zzyzx2031quux"), sources)
+    assert found.candidates == () and found.asked == ("dblp", "crossref")
+    assert "no work by zzyzx 2031 agrees" in found.why_nothing()
+    assert not server.unmatched
+
+
+async def test_the_second_look_comes_from_the_cache(
+    sources: list[Source], server: ReplayServer
+) -> None:
+    key = read_key("Funahashi:1989")
+    await find_for_key(key, sources)
+    before = len(server.log)
+    again = await find_for_key(key, sources)
+    assert len(server.log) == before
+    assert again.candidates[0].record.doi == "10.1016/0893-6080(89)90003-8"
+
+
+async def test_a_failed_source_is_not_no_such_work(
+    sources: list[Source], server: ReplayServer
+) -> None:
+    server.inject("503", path="/dblp", times=10)
+    server.inject("503", path="/crossref", times=10)
+    found = await find_for_key(read_key("zzyzx2031quux"), sources)
+    assert found.candidates == ()
+    assert found.why_nothing().startswith("no source answered (dblp: ")
+
+
+def test_candidates_must_agree_on_surname_year_and_a_title_word() -> None:
+    rec = WorkRecord(
+        source="dblp",
+        title="Deep Residual Learning for Image Recognition",
+        authors=(Person("He", "Kaiming"),),
+        year=2016,
+    )
+    assert score(read_key("he2016deep"), rec) is not None
+    assert score(read_key("he2017deep"), rec) is None  # year
+    assert score(read_key("ho2016deep"), rec) is None  # surname
+    assert score(read_key("he2016attention"), rec) is None  # title word
+    pre = WorkRecord(source="dblp", title=rec.title, authors=rec.authors, year=2015, venue="CoRR")
+    assert score(read_key("he2016deep"), pre) is not None  # a preprint a year earlier
+    assert score(read_key("he2016deep"), rec) > score(read_key("he2016deep"), pre)  # type: ignore[operator]
+    accented = WorkRecord(
+        source="x", title="Über Dinge", authors=(Person("Gödel", "K."),), year=1931
+    )
+    assert score(read_key("godel1931uber"), accented) is not None
+
+
+def test_identifiers_are_told_apart() -> None:
+    assert parse_identifier("https://doi.org/10.1007/BF02551274") == ("doi", "10.1007/bf02551274")
+    assert parse_identifier("arXiv:1706.03762v5") == ("arxiv", "1706.03762")
+    assert parse_identifier("978-0-201-13448-3")[0] == "isbn"
+    assert parse_identifier("PMID: 22431983") == ("pmid", "22431983")
+    assert parse_identifier("Attention is all you need") == ("title", "Attention is all you need")
+
+
+async def test_a_doi_is_looked_up_at_crossref(sources: list[Source]) -> None:
+    found = await identifier_lookup("10.21105/joss.01450", sources)
+    assert found.outcome is Outcome.FOUND and found.records[0].title.startswith("PyVista")
+    label = describe(found.records[0])
+    assert label.startswith("Sullivan and Kaszynski 2019, PyVista: 3D plotting")
