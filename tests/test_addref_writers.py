@@ -130,3 +130,22 @@ def test_csl_yaml_insertion_goes_into_the_references_list(tmp_path: Path) -> Non
     assert docs["references"][1]["author"][0] == {"family": "He", "given": "Kaiming"}
     parsed = parse_csl_yaml(tmp_path / "r.yaml", new)
     assert "he2016deep" in {e.key for e in parsed.entries}
+
+
+def test_plan_insertion_by_format(tmp_path: Path) -> None:
+    from citewarden.addref.insert import InsertError, apply, make_key, plan_insertion
+
+    bib = plan_insertion(Path("refs.bib"), "", RESNET, "he2016deep")
+    assert apply("", bib).startswith("@inproceedings{he2016deep,")
+    js = plan_insertion(Path("refs.json"), "[]\n", RESNET, "he2016deep")
+    assert json.loads(apply("[]\n", js))[0]["id"] == "he2016deep"
+    ym = plan_insertion(Path("refs.yaml"), "", RESNET, "he2016deep")
+    assert yaml.safe_load(apply("", ym))["references"][0]["id"] == "he2016deep"
+    try:
+        plan_insertion(Path("refs.json"), "{}", RESNET, "k")
+    except InsertError as exc:
+        assert "not a CSL-JSON array" in str(exc)
+    else:
+        raise AssertionError("a JSON object is not a CSL-JSON bibliography")
+    assert make_key(RESNET) == "he2016deep"
+    assert make_key(RESNET, {"he2016deep"}) == "he2016deepa"

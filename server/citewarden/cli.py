@@ -1,4 +1,4 @@
-"""Command line: ``citewarden check | serve | cache``.
+"""Command line: ``citewarden check | serve | cache | add``.
 
 ``citewarden check PATH...`` reads the projects rooted at the given paths (a LaTeX root, a
 Markdown document, a bibliography, or a directory to search), runs every check and prints
@@ -119,6 +119,10 @@ def _parser() -> argparse.ArgumentParser:
 
     cache = sub.add_parser("cache", help="inspect or empty the verification cache")
     cache.add_argument("action", choices=("stats", "clear", "prune"))
+
+    from citewarden.cli_add import add_parser
+
+    add_parser(sub)
     return parser
 
 
@@ -139,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
     if args.command == "cache":
         return _cache(args.action)
+    if args.command == "add":
+        from citewarden.cli_add import run_add
+
+        return run_add(args)
     parser.print_help(sys.stderr)
     return EXIT_USAGE
 

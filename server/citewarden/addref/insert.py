@@ -1,0 +1,80 @@
+"""Where a new entry goes: one insertion (offset and text) into a bibliography file.
+
+The format follows the file: BibTeX / BibLaTeX for ``.bib`` (in the file's own style, see
+:mod:`.bibtex_out`), CSL-JSON for ``.json``, CSL-YAML for ``.yaml`` / ``.yml``.  Nothing
+is written here: the caller turns the insertion into an editor edit or writes the file
+after the user asked for it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from citewarden.addref.bibtex_out import bibtex_entry, detect_style, insertion
+from citewarden.addref.csl_out import csl_item, json_insertion, yaml_insertion
+from citewarden.addref.keys import STOP_WORDS
+from citewarden.verify.records import WorkRecord
+
+BIBTEX_SUFFIXES = frozenset({".bib", ".bibtex"})
+JSON_SUFFIXES = frozenset({".json"})
+YAML_SUFFIXES = frozenset({".yaml", ".yml"})
+#: Characters a new key may hold (BibTeX, biber and pandoc all accept these).
+_KEY_SAFE = re.compile(r"[^A-Za-z0-9_:.\-]")
+
+
+@dataclass(frozen=True, slots=True)
+class Insertion:
+    """Insert ``text`` at code-point ``offset`` of ``path``."""
+
+    path: Path
+    offset: int
+    text: str
+    key: str
+
+
+class InsertError(ValueError):
+    """The file cannot take a new entry (its format, or a broken CSL-JSON array)."""
+
+
+def plan_insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
+    """The insertion that adds ``record`` under ``key`` to the bibliography ``text``."""
+    suffix = path.suffix.lower()
+    if suffix in BIBTEX_SUFFIXES:
+        style = detect_style(text)
+        offset, body = insertion(text, bibtex_entry(record, key, style), style)
+        return Insertion(path, offset, body, key)
+    if suffix in JSON_SUFFIXES:
+        place = json_insertion(text, csl_item(record, key))
+        if place is None:
+            raise InsertError(f"{path.name} is not a CSL-JSON array")
+        return Insertion(path, place[0], place[1], key)
+    if suffix in YAML_SUFFIXES:
+        offset, body = yaml_insertion(text, csl_item(record, key))
+        return Insertion(path, offset, body, key)
+    raise InsertError(f"{path.name}: not a bibliography format entries can be added to")
+
+
+def apply(text: str, change: Insertion) -> str:
+    """``text`` with ``change`` made."""
+    return text[: change.offset] + change.text + text[change.offset :]
+
+
+def make_key(record: WorkRecord, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """A Google Scholar style key (``surname2017word``) not in ``taken``."""
+
+    def ascii_word(text: str) -> str:
+        plain = unicodedata.normalize("NFKD", text)
+        return re.sub(r"[^a-z]", "", "".join(c for c in plain if c.isascii()).lower())
+
+    surname = ascii_word(record.authors[0].family.split()[-1]) if record.authors else ""
+    words = [ascii_word(w) for w in record.title.split()]
+    word = next((w for w in words if w and w not in STOP_WORDS), "")
+    base = _KEY_SAFE.sub("", f"{surname or 'anon'}{record.year or ''}{word}") or "entry"
+    key, n = base, 0
+    while key in taken:
+        n += 1
+        key = f"{base}{chr(ord('a') + n - 1)}" if n <= 26 else f"{base}{n}"
+    return key

@@ -1,0 +1,145 @@
+"""``citewarden add ID... --bib FILE``: add entries for DOIs, arXiv ids, ISBNs, PMIDs or
+titles to a bibliography.
+
+Each identifier is looked up through the verification sources (cache, rate limits,
+politeness; ``--offline`` answers from the cache and the snapshot only).  The entry is
+built from the registry's record, under ``--key`` or a new Google Scholar style key, in the
+style of the file (BibTeX, CSL-JSON or CSL-YAML by its suffix), and appended.  Nothing is
+written with ``--dry-run`` (the entries are printed instead).  Exit status: 0 every
+identifier added, 1 some could not be found or looked up (the rest are added), 2 a usage or
+file error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import os
+import re
+import stat
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from citewarden.addref.insert import InsertError, apply, make_key, plan_insertion
+from citewarden.addref.lookup import describe, identifier_lookup
+from citewarden.model import Entry
+from citewarden.parsing import parse_file
+from citewarden.settings import Settings, load_settings
+from citewarden.verify.records import Outcome, WorkRecord
+
+EXIT_ADDED, EXIT_MISSING, EXIT_USAGE = 0, 1, 2
+#: Largest bibliography read (bytes).
+MAX_BIB = 64 * 1024 * 1024
+_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``add`` on the ``citewarden`` argument parser."""
+    add = sub.add_parser(
+        "add",
+        help="add bibliography entries for DOIs, arXiv ids, ISBNs, PMIDs or titles",
+        description="Look each identifier up and add its entry to the bibliography.",
+    )
+    add.add_argument("ids", nargs="+", metavar="ID", help="DOI, arXiv id, ISBN, PMID or title")
+    add.add_argument("--bib", required=True, metavar="FILE", help=".bib, .json or .yaml file")
+    add.add_argument("--key", action="append", metavar="KEY", help="key of each entry, in order")
+    add.add_argument("--offline", action="store_true", help="answer from the cache only")
+    add.add_argument("--dry-run", action="store_true", help="print the entries, write nothing")
+
+
+def shown(text: str) -> str:
+    """``text`` from outside, safe to print on a terminal."""
+    return _UNSAFE.sub("\ufffd", text)
+
+
+def _existing_keys(path: Path, text: str, settings: Settings) -> set[str]:
+    parsed = parse_file(path, text, settings)
+    entries: Sequence[Entry] = getattr(parsed, "entries", ())
+    return {e.key for e in entries}
+
+
+def _read(path: Path) -> str:
+    if not path.exists():
+        return ""
+    if not path.is_file():
+        raise OSError(f"{path} is not a regular file")
+    if path.stat().st_size > MAX_BIB:
+        raise OSError(f"{path} is larger than {MAX_BIB // (1024 * 1024)} MiB")
+    return path.read_text(encoding="utf-8")
+
+
+async def _look_up(ids: Sequence[str], settings: Settings) -> list[tuple[str, WorkRecord | str]]:
+    from citewarden.verify.engine import build_verifier
+
+    verifier = build_verifier(settings, offline=settings.verify.offline)
+    try:
+        sources = [verifier.sources[n] for n in verifier.order]
+        results = await asyncio.gather(*(identifier_lookup(i, sources) for i in ids))
+    finally:
+        await verifier.aclose()
+    out: list[tuple[str, WorkRecord | str]] = []
+    for ident, found in zip(ids, results, strict=True):
+        if found.outcome is Outcome.FOUND:
+            out.append((ident, found.records[0]))
+        elif found.outcome is Outcome.NOT_FOUND:
+            out.append((ident, f"not found ({found.source} answered)"))
+        else:
+            out.append((ident, f"could not be looked up ({found.source}: {found.reason})"))
+    return out
+
+
+def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """The ``add`` command."""
+    path = Path(args.bib)
+    keys = list(args.key or [])
+    if len(keys) > len(args.ids):
+        print("citewarden add: more --key options than identifiers", file=err)
+        return EXIT_USAGE
+    settings, _ = load_settings(Path.cwd())
+    if args.offline:
+        verify = dataclasses.replace(settings.verify, offline=True)
+        settings = dataclasses.replace(settings, verify=verify)
+    try:
+        text = _read(path)
+        taken = _existing_keys(path, text, settings) if text else set()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"citewarden add: cannot read {path}: {exc}", file=err)
+        return EXIT_USAGE
+    for key in keys:
+        if key in taken:
+            print(f"citewarden add: {path}: the key {shown(key)!r} is already there", file=err)
+            return EXIT_USAGE
+    found = asyncio.run(_look_up(args.ids, settings))
+    status = EXIT_ADDED
+    new = text
+    for n, (ident, result) in enumerate(found):
+        if isinstance(result, str):
+            print(f"citewarden add: {shown(ident)}: {shown(result)}", file=err)
+            status = EXIT_MISSING
+            continue
+        key = keys[n] if n < len(keys) else make_key(result, taken)
+        taken.add(key)
+        try:
+            change = plan_insertion(path, new, result, key)
+        except InsertError as exc:
+            print(f"citewarden add: {exc}", file=err)
+            return EXIT_USAGE
+        new = apply(new, change)
+        if args.dry_run:
+            print(shown(change.text.strip("\n")), file=out)
+        print(f"added {key}: {shown(describe(result))} [{result.source}]", file=out)
+    if not args.dry_run and new != text:
+        target = path.resolve()  # write through a symbolic link, never replace it
+        tmp = target.with_name(f".{target.name}.citewarden-add")
+        try:
+            tmp.write_text(new, encoding="utf-8")
+            if target.exists():
+                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
+            os.replace(tmp, target)
+        except OSError as exc:
+            print(f"citewarden add: cannot write {path}: {exc}", file=err)
+            return EXIT_USAGE
+    return status

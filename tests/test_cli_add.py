@@ -1,0 +1,108 @@
+"""``citewarden add``: the real command in a subprocess against the replay server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_process import run_citewarden
+
+import replay as replay_fixtures
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.verify.config import URL_ENV
+from replay import ReplayServer
+
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+
+ADDREF_API = Path(__file__).parent / "data" / "addref" / "api"
+JSS = Path(__file__).parent / "data" / "fix" / "jss-bibliography.bib"
+
+
+@pytest.fixture
+def env(replay: ReplayServer, tmp_path: Path) -> dict[str, str]:
+    replay.load(ADDREF_API)
+    out = {var: replay.base_url(name) for name, var in URL_ENV.items()}
+    out["CITEWARDEN_CACHE_DIR"] = str(tmp_path / "cache")
+    out["CITEWARDEN_MAILTO"] = "tests@example.org"
+    return out
+
+
+def test_add_dois_to_a_bib_in_its_style(
+    env: dict[str, str], tmp_path: Path, replay: ReplayServer
+) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text(JSS.read_text(encoding="utf-8"), encoding="utf-8")
+    result = run_citewarden(
+        [
+            "add",
+            "10.1016/0893-6080(91)90009-T",
+            "https://doi.org/10.21105/joss.01450",
+            "--bib",
+            "refs.bib",
+        ],
+        tmp_path,
+        env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "added hornik1991approximation: Hornik 1991, Approximation capabilities" in result.stdout
+    assert "added sullivan2019pyvista: Sullivan and Kaszynski 2019, PyVista" in result.stdout
+    text = bib.read_text(encoding="utf-8")
+    assert text.startswith(JSS.read_text(encoding="utf-8"))
+    parsed = parse_bibtex(bib, text)
+    assert not parsed.problems
+    entry = next(e for e in parsed.entries if e.key == "hornik1991approximation")
+    assert (
+        entry.get("doi") == "10.1016/0893-6080(91)90009-t"
+        and entry.get("journal") == "Neural Networks"
+    )
+    assert "  author  = {Hornik, Kurt},\n  title   = {Approx" in text  # aligned per entry
+    assert not replay.unmatched
+
+
+def test_missing_doi_is_reported_and_the_rest_added(
+    env: dict[str, str], tmp_path: Path, replay: ReplayServer
+) -> None:
+    (tmp_path / ".citewarden.toml").write_text(
+        '[verify]\nsources = ["crossref"]\n', encoding="utf-8"
+    )
+    out = tmp_path / "refs.json"
+    result = run_citewarden(
+        [
+            "add",
+            "10.1371/notarealdoi",
+            "10.1016/0893-6080(89)90003-8",
+            "--key",
+            "nothing",
+            "--key",
+            "funahashi",
+            "--bib",
+            "refs.json",
+        ],
+        tmp_path,
+        env,
+    )
+    assert result.returncode == 1
+    assert "10.1371/notarealdoi: " in result.stderr
+    items = json.loads(out.read_text(encoding="utf-8"))
+    assert [i["id"] for i in items] == ["funahashi"]
+    assert (
+        items[0]["DOI"] == "10.1016/0893-6080(89)90003-8" and items[0]["type"] == "article-journal"
+    )
+
+
+def test_dry_run_writes_nothing_and_a_taken_key_is_refused(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@misc{taken,\n  title = {T},\n}\n", encoding="utf-8")
+    result = run_citewarden(
+        ["add", "10.21105/joss.01450", "--bib", "refs.bib", "--dry-run"], tmp_path, env
+    )
+    assert result.returncode == 0 and "@article{sullivan2019pyvista," in result.stdout
+    assert bib.read_text(encoding="utf-8") == "@misc{taken,\n  title = {T},\n}\n"
+    refused = run_citewarden(
+        ["add", "10.21105/joss.01450", "--key", "taken", "--bib", "refs.bib"], tmp_path, env
+    )
+    assert refused.returncode == 2 and "already there" in refused.stderr
