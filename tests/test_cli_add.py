@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_process import run_citewarden
 
 import replay as replay_fixtures
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.verify.config import URL_ENV
+from cli_process import run_citewarden
 from replay import ReplayServer
 
 replay_server = replay_fixtures.replay_server
