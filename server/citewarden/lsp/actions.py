@@ -77,4 +77,10 @@ def register(server: LanguageServer, session: Session) -> None:
             return []
         await session.ready.wait()
         await session.ensure_current(path)
-        return await session.run(_actions, session, path, params.range)
+        out = await session.run(_actions, session, path, params.range)
+        for hook in session.async_code_action_hooks:
+            try:
+                out += await hook(path, params.range)
+            except Exception:
+                log.exception("a code action hook failed")
+        return out

@@ -27,7 +27,7 @@ from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
-from citewarden.lsp import actions, navigation, verify_actions, watch
+from citewarden.lsp import actions, add_reference, navigation, verify_actions, watch
 from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
@@ -203,7 +203,9 @@ def create_server() -> CitewardenServer:
     navigation.register(server, session)
     actions.register(server, session)
     # verification of the entries in the background (diagnostics, actions, commands)
-    verify_actions.register(server, session)
+    service = verify_actions.register(server, session)
+    # "Add entry" for dangling keys and the citewarden.addReference command
+    add_reference.register(server, session, service)
     return server
 
 

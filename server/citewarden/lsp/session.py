@@ -68,6 +68,8 @@ HoverHook = Callable[[Path, str, Entry | None], str | None]
 CitationHoverHook = Callable[[Path, int, str], str | None]
 #: Extra code actions for a range of a file (worker).
 CodeActionHook = Callable[[Path, Span], list[types.CodeAction]]
+#: Code actions that need to wait for something (a search): awaited on the event loop.
+AsyncCodeActionHook = Callable[[Path, types.Range], Awaitable[list[types.CodeAction]]]
 
 
 class Session:
@@ -115,6 +117,7 @@ class Session:
         self.hover_hooks: list[HoverHook] = []
         self.citation_hover_hooks: list[CitationHoverHook] = []
         self.code_action_hooks: list[CodeActionHook] = []
+        self.async_code_action_hooks: list[AsyncCodeActionHook] = []
         #: The last check's own findings after policy (before providers are merged in;
         #: worker only).
         self._checked: Mapping[Path, Sequence[Finding]] | None = None

@@ -1,0 +1,305 @@
+"""Adding a reference from the editor: "Add entry" code actions and ``citewarden.addReference``.
+
+On a dangling citation the code actions are, for the best few works its key names
+(:mod:`citewarden.addref.lookup`, through the verification service's sources and cache):
+"Add entry: Hornik 1991, Approximation capabilities ... (Neural Networks)", one per
+bibliography of the document when it has several; and always "Add entry from DOI / arXiv
+id / ISBN..." (the command below; the client asks for the identifier).  When nothing is
+found the actions say why (a disabled action with the reason).
+
+The search runs on the verification engine's thread.  A code-action request waits for it
+at most :data:`SEARCH_BUDGET` seconds and then answers without it; the search goes on and
+its answer (kept in memory and in the cache) is there for the next request.  Other
+requests are served meanwhile: nothing here blocks the event loop or the worker.
+
+``citewarden.addReference`` takes ``{"id": DOI | arXiv id | ISBN | PMID | title, "key"?,
+"uri"? (the citing document), "bib"? (path)}``, applies the edit through
+``workspace/applyEdit`` and returns ``{"applied", "key", "bib", "title"}`` (or
+``{"applied": false, "reason"}``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+
+from citewarden.addref.insert import InsertError, make_key, plan_insertion
+from citewarden.addref.keys import context_words, read_key, sentence_around
+from citewarden.addref.lookup import KeyLookup, describe, find_for_key, identifier_lookup
+from citewarden.lsp.convert import path_of
+from citewarden.lsp.session import Session
+from citewarden.lsp.verification import VerificationService
+from citewarden.model import Code, Fix, Span, TextEdit
+from citewarden.verify.records import Outcome, WorkRecord
+
+log = logging.getLogger(__name__)
+
+ADD_REFERENCE = "citewarden.addReference"
+#: Seconds a code-action request waits for a search that is not in memory yet.
+SEARCH_BUDGET = 1.5
+#: Candidates offered per dangling key; dangling keys looked at per request.
+MAX_CANDIDATES = 3
+MAX_KEYS = 2
+#: Finished searches kept in memory (the disk cache keeps the source answers).
+MEMORY = 256
+FROM_ID_TITLE = "Add entry from DOI / arXiv id / ISBN..."
+
+
+@dataclass(frozen=True, slots=True)
+class _Dangling:
+    key: str
+    path: Path
+    span: Span
+    context: tuple[str, ...]
+    bibs: tuple[Path, ...]
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    if len(a) == 0 or len(b) == 0:
+        return a.start <= b.end and b.start <= a.end
+    return a.start < b.end and b.start < a.end
+
+
+def _bibs_of(session: Session, path: Path) -> tuple[Path, ...]:
+    found = [b for p in session.project.projects_of(path) for b in p.bibliographies]
+    return tuple(dict.fromkeys(found))
+
+
+def _dangling_at(session: Session, path: Path, range_: types.Range) -> list[_Dangling]:
+    """The dangling citations under ``range_`` (worker only)."""
+    index = session.index_of(path)
+    text = session.project.text(path)
+    if index is None or text is None:
+        return []
+    wanted = session.converter.span(index, range_)
+    out: list[_Dangling] = []
+    for finding in session.store.findings(path):
+        if finding.code is not Code.DANGLING or not _overlaps(finding.location.span, wanted):
+            continue
+        key = str(finding.data.get("key") or "")
+        if not key or any(d.key == key for d in out):
+            continue
+        sentence = sentence_around(text, finding.location.span.start)
+        out.append(
+            _Dangling(
+                key, path, finding.location.span, context_words(sentence), _bibs_of(session, path)
+            )
+        )
+    return out[:MAX_KEYS]
+
+
+def _insert_action(
+    session: Session, bib: Path, record: WorkRecord, key: str, title: str
+) -> types.CodeAction | str:
+    """The code action adding ``record`` to ``bib`` (worker only), or why there is none."""
+    text = session.project.text(bib)
+    if text is None:
+        return f"{bib.name} cannot be read"
+    if session.index_of(bib) is None:
+        return f"{bib.name} is not loaded"
+    try:
+        change = plan_insertion(bib, text, record, key)
+    except InsertError as exc:
+        return str(exc)
+    fix = Fix(title, (TextEdit(bib, Span(change.offset, change.offset), change.text),))
+    return session.converter.code_action(fix, None) or f"{bib.name} cannot be edited"
+
+
+def _taken_keys(session: Session, bib: Path) -> set[str]:
+    parsed = session.project.bibliography(bib)
+    return {e.key for e in parsed.entries} if parsed is not None else set()
+
+
+class AddReference:
+    """The feature: searches through the verification service, actions, the command."""
+
+    def __init__(self, session: Session, service: VerificationService) -> None:
+        self.session = session
+        self.service = service
+        self._done: OrderedDict[tuple[str, tuple[str, ...]], KeyLookup] = OrderedDict()
+        self._running: dict[tuple[str, tuple[str, ...]], asyncio.Future[KeyLookup]] = {}
+        self._verifier: Any = None
+
+    async def _sources(self) -> list[Any]:
+        verifier = await self.service._ensure_verifier()
+        if verifier is not self._verifier:  # new settings: what was found may not hold
+            self._verifier = verifier
+            self._done.clear()
+        return [verifier.sources[n] for n in verifier.order]
+
+    async def search(self, key: str, context: tuple[str, ...], budget: float) -> KeyLookup | None:
+        """The search for ``key``, or None when it takes longer than ``budget`` seconds."""
+        sources = await self._sources()
+        ident = (key, context)
+        if ident in self._done:
+            self._done.move_to_end(ident)
+            return self._done[ident]
+        future = self._running.get(ident)
+        if future is None:
+            work = find_for_key(read_key(key), sources, context=context, limit=MAX_CANDIDATES)
+            future = self.service.engine.submit(work)
+            self._running[ident] = future
+            future.add_done_callback(lambda f: self._finished(ident, f))
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), budget)
+        except TimeoutError:
+            return None
+
+    def _finished(
+        self, ident: tuple[str, tuple[str, ...]], future: asyncio.Future[KeyLookup]
+    ) -> None:
+        self._running.pop(ident, None)
+        if future.cancelled() or future.exception() is not None:
+            if not future.cancelled():
+                log.warning("search for %r failed: %r", ident[0], future.exception())
+            return
+        self._done[ident] = future.result()
+        while len(self._done) > MEMORY:
+            self._done.popitem(last=False)
+
+    async def code_actions(self, path: Path, range_: types.Range) -> list[types.CodeAction]:
+        session = self.session
+        if not self.service.enabled:
+            return []
+        out: list[types.CodeAction] = []
+        for d in await session.run(_dangling_at, session, path, range_):
+            out += await self._actions_for(d)
+        return out
+
+    async def _actions_for(self, d: _Dangling) -> list[types.CodeAction]:
+        session = self.session
+        out: list[types.CodeAction] = []
+        reason: str | None = None
+        if not d.bibs:
+            reason = "the document names no bibliography to add it to"
+        else:
+            found = await self.search(d.key, d.context, SEARCH_BUDGET)
+            if found is None:
+                reason = "still searching; ask again in a moment"
+            elif not found.candidates:
+                reason = found.why_nothing()
+            else:
+                for cand in found.candidates:
+                    for bib in d.bibs:
+                        title = f"Add entry: {describe(cand.record)}"
+                        if len(d.bibs) > 1:
+                            title += f" to {bib.name}"
+                        made = await session.run(
+                            _insert_action, session, bib, cand.record, d.key, title
+                        )
+                        if isinstance(made, str):
+                            reason = made
+                        else:
+                            out.append(made)
+        if not out and reason:
+            out.append(
+                types.CodeAction(
+                    title=f"Add entry for {d.key}: none found",
+                    kind=types.CodeActionKind.QuickFix,
+                    disabled=types.CodeActionDisabled(reason=reason),
+                )
+            )
+        if d.bibs:
+            args = {"key": d.key, "uri": session.uri_for(d.path)}
+            out.append(
+                types.CodeAction(
+                    title=FROM_ID_TITLE,
+                    kind=types.CodeActionKind.QuickFix,
+                    command=types.Command(
+                        title=FROM_ID_TITLE, command=ADD_REFERENCE, arguments=[args]
+                    ),
+                )
+            )
+        return out
+
+    async def add(self, server: LanguageServer, args: Mapping[str, Any]) -> dict[str, Any]:
+        """``citewarden.addReference``: look the identifier up and apply the edit."""
+        ident = args.get("id")
+        if not isinstance(ident, str) or not ident.strip() or len(ident) > 2000:
+            raise JsonRpcInvalidParams(
+                "citewarden.addReference expects an 'id' (DOI, arXiv id, ISBN, PMID or title)"
+            )
+        session = self.session
+        await session.ready.wait()
+        bib = await session.run(self._target, args)
+        if isinstance(bib, str):
+            return {"applied": False, "reason": bib}
+        sources = await self._sources()
+        found = await self.service.engine.submit(identifier_lookup(ident, sources))
+        if found.outcome is not Outcome.FOUND:
+            what = "not found" if found.outcome is Outcome.NOT_FOUND else "could not be looked up"
+            reason = f"{ident.strip()[:200]}: {what} ({found.source}{': ' + found.reason if found.reason else ''})"
+            return {"applied": False, "reason": reason}
+        record = found.records[0]
+        key = args.get("key")
+        taken = await session.run(_taken_keys, session, bib)
+        if not isinstance(key, str) or not key.strip():
+            key = make_key(record, taken)
+        elif key in taken:
+            return {"applied": False, "reason": f"{bib.name} already has an entry {key}"}
+        title = f"Add entry: {describe(record)}"
+        made = await session.run(_insert_action, session, bib, record, key, title)
+        if isinstance(made, str) or made.edit is None:
+            return {"applied": False, "reason": made if isinstance(made, str) else "no edit"}
+        result = await server.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=made.edit, label=title)
+        )
+        return {
+            "applied": bool(result and result.applied),
+            "key": key,
+            "bib": str(bib),
+            "title": describe(record),
+        }
+
+    def _target(self, args: Mapping[str, Any]) -> Path | str:
+        """The bibliography to add to (worker only), or why there is none."""
+        session = self.session
+        bib = args.get("bib")
+        if isinstance(bib, str) and bib:
+            path = Path(bib)
+            if not path.is_absolute() and session.roots:
+                path = session.roots[0] / path
+            return (
+                path
+                if path in session.project.bibliography_paths()
+                else f"{bib} is not a known bibliography"
+            )
+        uri = args.get("uri")
+        doc = path_of(uri) if isinstance(uri, str) else None
+        bibs = _bibs_of(session, doc) if doc is not None else ()
+        if not bibs:
+            bibs = tuple(session.project.bibliography_paths())
+        if len(bibs) == 1 or (bibs and doc is not None):
+            return bibs[0]
+        return "no bibliography to add to" if not bibs else "several bibliographies: pass 'bib'"
+
+
+def register(
+    server: LanguageServer, session: Session, service: VerificationService
+) -> AddReference:
+    """Create the feature and plug it into the session and the server."""
+    feature = AddReference(session, service)
+    session.async_code_action_hooks.append(feature.code_actions)
+    command: Callable[[str], Callable[..., Any]] = server.command
+
+    @command(ADD_REFERENCE)
+    async def add_reference(*args: Any) -> dict[str, Any]:
+        first = args[0] if args else None
+        if isinstance(first, list | tuple) and first:
+            first = first[0]
+        if isinstance(first, str):
+            first = {"id": first}
+        if not isinstance(first, Mapping):
+            raise JsonRpcInvalidParams("citewarden.addReference expects {'id': ...}")
+        return await feature.add(server, first)
+
+    return feature

@@ -1,0 +1,206 @@
+"""Adding a reference from the editor, end to end: the real server process and a real LSP
+client, searching the loopback replay of real recorded dblp searches and Crossref records
+(tests/data/addref/api).
+
+A LaTeX document cites one key of each common style, none of them defined; each gets an
+"Add entry" action whose edit inserts the right work's entry (built from its DOI's Crossref
+record, in the style of refs.bib); applying it removes the dangling diagnostic and the new
+entry verifies clean.  A key naming no real work gets no "Add entry" action, only the
+disabled one saying why and "Add entry from DOI / arXiv id / ISBN...".
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from lsp_editor import Editor, encoding_of, wait_for
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from test_lsp_verify import VerifyHarness, code_actions, run_command, server_env, status_client
+
+import replay as replay_fixtures
+from citewarden.model import Code
+from citewarden.parsing.bibtex import parse_bibtex
+from conftest import CLIENTS, SERVER, stop_clients
+from markers import write_project
+from replay import ReplayServer
+
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+
+ADDREF_API = Path(__file__).parents[1] / "data" / "addref" / "api"
+INIT: dict[str, Any] = {"debounce_ms": 50, "verify": {"sources": ["dblp", "crossref"]}}
+
+PROJECT = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+Sigmoids \cite{⟦gs|cybenko1989approximation⟧}.
+
+Feedforward networks \cite{⟦dblp|DBLP:journals/nn/Hornik91⟧}.
+
+Continuous mappings \cite{⟦colon|Funahashi:1989⟧}.
+
+Functionals \cite{⟦jabref|Stinchcombe1999⟧}.
+
+Questions \cite{⟦awy|sachan_self-training_2018⟧}.
+
+Plotting \cite{⟦bbt|sullivanPyVista3DPlotting2019⟧}.
+
+See \cite{⟦none|zzyzx2031quux⟧}.
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@article{berman2000,
+  author    = {Berman, H. M.},
+  title     = {The Protein Data Bank},
+  journal   = {Nucleic Acids Research},
+  year      = {2000},
+  volume    = {28},
+  number    = {1},
+  pages     = {235--242},
+  doi       = {10.1093/nar/28.1.235},
+}
+"""
+
+#: mark -> (key, DOI of the work it names)
+FOUND = {
+    "gs": ("cybenko1989approximation", "10.1007/bf02551274"),
+    "dblp": ("DBLP:journals/nn/Hornik91", "10.1016/0893-6080(91)90009-t"),
+    "colon": ("Funahashi:1989", "10.1016/0893-6080(89)90003-8"),
+    "jabref": ("Stinchcombe1999", "10.1016/s0893-6080(98)00108-7"),
+    "awy": ("sachan_self-training_2018", "10.18653/v1/n18-1058"),
+    "bbt": ("sullivanPyVista3DPlotting2019", "10.21105/joss.01450"),
+}
+
+Start = Callable[..., Awaitable[VerifyHarness]]
+
+
+@pytest.fixture(params=CLIENTS)
+def client_name(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest_asyncio.fixture
+async def start(tmp_path: Path, replay: ReplayServer, client_name: str) -> AsyncIterator[Start]:
+    replay.load(ADDREF_API)
+    running: list[LanguageClient] = []
+
+    async def _start(files: str = PROJECT, init: Any = INIT) -> VerifyHarness:
+        root = tmp_path / "ws"
+        marks = write_project(root, files)
+        config = ClientServerConfig(
+            server_command=SERVER,
+            client_factory=status_client,
+            server_env=server_env(replay, tmp_path / "cache"),
+        )
+        client: LanguageClient = await config.start()  # type: ignore[assignment]
+        running.append(client)
+        result = await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities(client_name),
+                root_uri=root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+                initialization_options=init,
+            )
+        )
+        h = VerifyHarness(client, Editor(client, root, encoding_of(result)), root, marks, result)
+        h.statuses = client.statuses  # type: ignore[attr-defined]
+        return h
+
+    yield _start
+    await stop_clients(running)
+
+
+def dangling_keys(h: VerifyHarness) -> set[str]:
+    return {h.editor.slice("main.tex", d.range) for d in h.by_code("main.tex", Code.DANGLING)}
+
+
+async def test_each_key_style_gets_its_entry_and_it_verifies_clean(
+    start: Start, replay: ReplayServer
+) -> None:
+    h = await start()
+    h.editor.open("main.tex")
+    keys = {key for key, _ in FOUND.values()} | {"zzyzx2031quux"}
+    await wait_for(lambda: dangling_keys(h) == keys, timeout=30)
+
+    for mark, (key, doi) in FOUND.items():
+        actions = await code_actions(h, "main.tex", h.mark("main.tex", mark))
+        adds = [a for a in actions if a.title.startswith("Add entry: ")]
+        assert adds, [a.title for a in actions]
+        best = adds[0]
+        assert best.edit is not None and best.edit.changes
+        [(uri, edits)] = best.edit.changes.items()
+        assert uri == h.uri("refs.bib")
+        [edit] = edits
+        assert f"{{{key}," in edit.new_text and f"doi       = {{{doi}}}" in edit.new_text
+        assert any(a.title == "Add entry from DOI / arXiv id / ISBN..." for a in actions)
+        h.editor.apply(best.edit)
+        await wait_for(lambda key=key: key not in dangling_keys(h), timeout=15)
+
+    # the key naming nothing: no "Add entry", the reason, and the identifier action
+    actions = await code_actions(h, "main.tex", h.mark("main.tex", "none"))
+    titles = [a.title for a in actions]
+    assert not [t for t in titles if t.startswith("Add entry: ")]
+    assert "Add entry from DOI / arXiv id / ISBN..." in titles
+    [why] = [a for a in actions if a.title == "Add entry for zzyzx2031quux: none found"]
+    assert why.disabled is not None and "no work by zzyzx 2031 agrees" in why.disabled.reason
+
+    # the inserted entries parse, keep the file's alignment, and verify clean
+    text = h.editor.text("refs.bib")
+    parsed = parse_bibtex(h.root / "refs.bib", text)
+    assert not parsed.problems and len(parsed.entries) == 7
+    assert "  author    = {Hornik, Kurt}," in text
+    h.client.text_document_did_save(
+        types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri("refs.bib"))
+        )
+    )
+    await wait_for(
+        lambda: h.statuses and not h.statuses[-1]["verifying"] and h.statuses[-1]["total"] == 7,
+        timeout=60,
+    )
+    bad = [
+        d
+        for d in h.verification("refs.bib")
+        if d.severity in (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning)
+    ]
+    assert not bad, [(d.code, d.message) for d in bad]
+    assert h.statuses[-1]["tiers"]["H"] == 0 and h.statuses[-1]["tiers"]["E"] == 0
+    assert not replay.unmatched, replay.unmatched
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_add_reference_command_adds_an_entry_from_a_doi(
+    start: Start, replay: ReplayServer
+) -> None:
+    h = await start()
+    h.editor.open("main.tex")
+    await wait_for(lambda: "zzyzx2031quux" in dangling_keys(h), timeout=30)
+    applied: list[types.ApplyWorkspaceEditParams] = []
+
+    @h.client.feature(types.WORKSPACE_APPLY_EDIT)
+    def on_apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        applied.append(params)
+        h.editor.apply(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    result = await run_command(
+        h,
+        "citewarden.addReference",
+        {
+            "id": "https://doi.org/10.21105/joss.01450",
+            "key": "zzyzx2031quux",
+            "uri": h.uri("main.tex"),
+        },
+    )
+    assert result["applied"] is True and result["key"] == "zzyzx2031quux"
+    assert result["title"].startswith("Sullivan and Kaszynski 2019, PyVista")
+    assert "@article{zzyzx2031quux," in h.editor.text("refs.bib")
+    await wait_for(lambda: "zzyzx2031quux" not in dangling_keys(h), timeout=15)
+    missing = await run_command(h, "citewarden.addReference", {"id": "10.1371/notarealdoi"})
+    assert missing["applied"] is False and "10.1371/notarealdoi" in missing["reason"]
