@@ -11,12 +11,14 @@ disabled one saying why and "Add entry from DOI / arXiv id / ISBN...".
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+import yaml
 from lsp_editor import Editor, encoding_of, wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
@@ -204,3 +206,63 @@ async def test_add_reference_command_adds_an_entry_from_a_doi(
     await wait_for(lambda: "zzyzx2031quux" not in dangling_keys(h), timeout=15)
     missing = await run_command(h, "citewarden.addReference", {"id": "10.1371/notarealdoi"})
     assert missing["applied"] is False and "10.1371/notarealdoi" in missing["reason"]
+
+
+MARKDOWN = {
+    "json": """
+--- paper.md
+---
+title: Notes
+bibliography: refs.json
+---
+
+Continuous mappings [@⟦colon|Funahashi:1989⟧].
+--- refs.json
+[
+  {
+    "id": "berman2000",
+    "type": "article-journal",
+    "title": "The Protein Data Bank",
+    "DOI": "10.1093/nar/28.1.235"
+  }
+]
+""",
+    "yaml": """
+--- paper.md
+---
+title: Notes
+bibliography: refs.yaml
+---
+
+Continuous mappings [@⟦colon|Funahashi:1989⟧].
+--- refs.yaml
+references:
+- id: berman2000
+  type: article-journal
+  title: The Protein Data Bank
+  DOI: 10.1093/nar/28.1.235
+""",
+}
+
+
+@pytest.mark.parametrize("client_name", ["neovim"])
+@pytest.mark.parametrize("kind", sorted(MARKDOWN))
+async def test_markdown_project_gets_a_csl_item(start: Start, kind: str) -> None:
+    h = await start(files=MARKDOWN[kind])
+    h.editor.open("paper.md")
+    await wait_for(lambda: h.by_code("paper.md", Code.DANGLING), timeout=30)
+    actions = await code_actions(h, "paper.md", h.mark("paper.md", "colon"))
+    [add] = [a for a in actions if a.title.startswith("Add entry: ")]
+    assert add.title.startswith("Add entry: Funahashi 1989, On the approximate realization")
+    assert add.edit is not None
+    h.editor.apply(add.edit)
+    await wait_for(lambda: not h.by_code("paper.md", Code.DANGLING), timeout=15)
+    text = h.editor.text(f"refs.{kind}")
+    if kind == "json":
+        items = json.loads(text)
+        assert [i["id"] for i in items] == ["berman2000", "Funahashi:1989"]
+        assert items[1]["DOI"] == "10.1016/0893-6080(89)90003-8"
+    else:
+        refs = yaml.safe_load(text)["references"]
+        assert [r["id"] for r in refs] == ["berman2000", "Funahashi:1989"]
+        assert refs[1]["container-title"] == "Neural Networks"
