@@ -70,7 +70,7 @@ def make_key(record: WorkRecord, taken: set[str] | frozenset[str] = frozenset())
         return re.sub(r"[^a-z]", "", "".join(c for c in plain if c.isascii()).lower())
 
     surname = ascii_word(record.authors[0].family.split()[-1]) if record.authors else ""
-    words = [ascii_word(w) for w in record.title.split()]
+    words = [ascii_word(w) for w in re.split(r"[\s\-\u2010-\u2015/]+", record.title)]
     word = next((w for w in words if w and w not in STOP_WORDS), "")
     base = _KEY_SAFE.sub("", f"{surname or 'anon'}{record.year or ''}{word}") or "entry"
     key, n = base, 0

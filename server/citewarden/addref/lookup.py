@@ -28,6 +28,7 @@ from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 ROUNDS = (("snapshot", "dblp"), ("crossref",), ("openalex", "semanticscholar", "arxiv"))
 #: Sources whose DOI record is the one an entry is built from, in order.
 DOI_SOURCES = ("crossref", "snapshot", "datacite", "doi")
+ARXIV_DOI = "10.48550/arxiv."
 PREPRINT_VENUES = frozenset({"corr", "arxiv", "biorxiv", "medrxiv", "ssrn"})
 ROWS = 5
 
@@ -112,6 +113,17 @@ def _title_words(record: WorkRecord) -> list[str]:
     return _WORD.findall(_ascii(f"{record.title} {record.subtitle or ''}"))
 
 
+def _word_in(word: str, words: Sequence[str]) -> bool:
+    """True when a title word starts with ``word``, or a run of title words spells it
+    (``costaware`` for "Cost-aware", ``chainofthought`` for "Chain-of-Thought")."""
+    for i, t in enumerate(words):
+        if t.startswith(word) or (
+            word.startswith(t) and "".join(words[i : i + 6]).startswith(word)
+        ):
+            return True
+    return False
+
+
 def score(reading: KeyReading, record: WorkRecord, context: Sequence[str] = ()) -> float | None:
     """How well ``record`` fits the key; None when it does not agree at all."""
     if reading.surname is None or not surname_agrees(reading.surname, record):
@@ -121,7 +133,7 @@ def score(reading: KeyReading, record: WorkRecord, context: Sequence[str] = ()) 
     words = _title_words(record)
     total = 10.0
     if reading.words:
-        hits = [w for w in reading.words if any(t.startswith(w) for t in words)]
+        hits = [w for w in reading.words if _word_in(w, words)]
         if not hits:
             return None
         total += 3.0 * len(hits) / len(reading.words)
@@ -217,8 +229,8 @@ async def doi_record(doi: str, sources: Sequence[Source]) -> Lookup:
 
 async def _doi_first(candidate: Candidate, sources: Sequence[Source]) -> Candidate:
     rec = candidate.record
-    if not rec.doi or rec.source in DOI_SOURCES:
-        return candidate
+    if not rec.doi or rec.source in DOI_SOURCES or rec.doi.startswith(ARXIV_DOI):
+        return candidate  # (an arXiv DOI's record is the arXiv listing the hit came from)
     found = await doi_record(rec.doi, sources)
     if found.outcome is not Outcome.FOUND:
         return candidate
