@@ -118,6 +118,7 @@ def test_activation_and_commands() -> None:
         "citewarden.verifyEntry",
         "citewarden.clearCache",
         "citewarden.report",
+        "citewarden.addReference",
         "citewarden.restartServer",
     } <= commands
     assert data["dependencies"]["vscode-languageclient"].lstrip("^~").startswith("9.")

@@ -27,6 +27,7 @@ export const SERVER_COMMANDS = [
   'citewarden.verifyEntry',
   'citewarden.clearCache',
   'citewarden.report',
+  'citewarden.addReference',
 ];
 
 /** Keys of the `citewarden` section read by the editor only; never sent to the server. */

@@ -126,6 +126,34 @@ export function registerCommands(context: vscode.ExtensionContext, host: Host): 
     return result;
   });
 
+  // From the palette (no arguments) or from the "Add entry from DOI / arXiv id / ISBN..."
+  // code action ({key, uri} of the dangling citation): ask for the identifier, then the server
+  // looks it up and applies the edit (workspace/applyEdit).
+  register('citewarden.addReference', async (...args) => {
+    const given = (args[0] && typeof args[0] === 'object' ? args[0] : {}) as Record<string, unknown>;
+    let id = typeof given.id === 'string' ? given.id : undefined;
+    if (!id) {
+      id = await vscode.window.showInputBox({
+        title: given.key ? `citewarden: add an entry for ${String(given.key)}` : 'citewarden: add a reference',
+        prompt: 'DOI, arXiv id, ISBN, PMID or title',
+        ignoreFocusOut: true,
+      });
+      if (!id) {
+        return undefined;
+      }
+    }
+    const uri = typeof given.uri === 'string' ? given.uri : vscode.window.activeTextEditor?.document.uri.toString();
+    const result = (await sendCommand(host, 'citewarden.addReference', [{ ...given, id, uri }])) as
+      | Record<string, unknown>
+      | undefined;
+    if (result && result.applied) {
+      void vscode.window.showInformationMessage(`citewarden: added ${String(result.key)}: ${String(result.title)}`);
+    } else if (result && typeof result.reason === 'string') {
+      void vscode.window.showWarningMessage(`citewarden: nothing added: ${result.reason}`);
+    }
+    return result;
+  });
+
   register('citewarden.restartServer', () => host.restart());
   register('citewarden.showOutput', () => host.output.show(true));
 }

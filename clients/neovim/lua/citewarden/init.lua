@@ -14,6 +14,7 @@ M.server_commands = {
   'citewarden.verifyEntry',
   'citewarden.clearCache',
   'citewarden.report',
+  'citewarden.addReference',
 }
 
 --- Last `citewarden/status` notification per client id: {score, tiers={H,E,M,D}, verifying, verified, total}.
@@ -259,6 +260,63 @@ function M.key_at_cursor()
   return line:sub(s, e)
 end
 
+--- Show the answer of `citewarden.addReference`.
+local function added(result)
+  if type(result) ~= 'table' then
+    return
+  end
+  if result.applied then
+    vim.notify(string.format('citewarden: added %s: %s', result.key, result.title), vim.log.levels.INFO)
+  elseif result.reason then
+    vim.notify('citewarden: nothing added: ' .. result.reason, vim.log.levels.WARN)
+  end
+end
+
+--- Add a reference: `args` = {id=, key=, uri=, bib=}; asks for the identifier when `id` is missing.
+--- The server looks it up and applies the edit (workspace/applyEdit).
+function M.add_reference(args, bufnr)
+  args = vim.deepcopy(args or {})
+  args.uri = args.uri or vim.uri_from_bufnr(bufnr or 0)
+  local function send(id)
+    if id == nil or id == '' then
+      return
+    end
+    args.id = id
+    M.execute('citewarden.addReference', { args }, added)
+  end
+  if args.id and args.id ~= '' then
+    send(args.id)
+    return
+  end
+  local prompt = args.key and ('Entry for ' .. args.key .. ' from DOI / arXiv id / ISBN / PMID / title: ')
+    or 'DOI / arXiv id / ISBN / PMID / title: '
+  vim.ui.input({ prompt = prompt }, send)
+end
+
+--- The dangling citation key under the cursor, or nil.
+function M.dangling_key_at_cursor()
+  local key = M.key_at_cursor()
+  if not key then
+    return nil
+  end
+  local row, col = unpack(vim.api.nvim_win_get_cursor(0))
+  for _, d in ipairs(vim.diagnostic.get(0, { lnum = row - 1 })) do
+    local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+    if code == 'dangling-citation' and d.col <= col and col <= (d.end_col or d.col) then
+      return key
+    end
+  end
+  return nil
+end
+
+-- The "Add entry from DOI / arXiv id / ISBN..." code action runs here (it needs the identifier).
+if vim.lsp.commands then
+  vim.lsp.commands['citewarden.addReference'] = function(command, ctx)
+    local arg = command.arguments and command.arguments[1] or {}
+    M.add_reference(type(arg) == 'table' and arg or { id = arg }, ctx and ctx.bufnr)
+  end
+end
+
 local commands_created = false
 
 function M.create_commands()
@@ -286,6 +344,9 @@ function M.create_commands()
       vim.notify('citewarden: verification cache cleared', vim.log.levels.INFO)
     end)
   end, { desc = 'citewarden: clear the verification cache' })
+  cmd('CitewardenAdd', function(a)
+    M.add_reference({ id = a.args ~= '' and a.args or nil, key = M.dangling_key_at_cursor() })
+  end, { nargs = '?', desc = 'citewarden: add a reference from a DOI, arXiv id, ISBN, PMID or title' })
   cmd('CitewardenReport', function()
     M.execute('citewarden.report', {}, function(result)
       local where = type(result) == 'table' and (result.path or result.uri) or result
