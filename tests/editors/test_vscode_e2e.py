@@ -149,15 +149,16 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], seconds: float) -> No
     raise AssertionError(f"code-server did not answer on {url} within {seconds} s")
 
 
-@pytest.fixture(scope="module")
-def code_server(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """A fresh code-server with the extension installed, serving a copy of the example."""
-    tmp_path = tmp_path_factory.mktemp("vscode")
-    project = example_project("latex-paper", tmp_path)
-    settings: dict[str, Any] = dict(USER_SETTINGS)
-    if not SNAPSHOT.exists():
-        missing("examples/snapshot.jsonl", "it is part of the repository")
-    settings["citewarden.verify.snapshot"] = str(shutil.copy(SNAPSHOT, tmp_path))
+@contextlib.contextmanager
+def run_code_server(
+    vsix: Path,
+    tmp_path: Path,
+    project: Path,
+    settings: dict[str, Any],
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """A fresh code-server with the extension installed and these user settings, serving
+    ``project``; the self-test directory and the log in the result."""
     run = tmp_path / "code-server"
     (run / "data" / "User").mkdir(parents=True)
     (run / "data" / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
@@ -174,6 +175,7 @@ def code_server(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     ]
     env = server_env(tmp_path)
     env["PATH"] = f"{VENV_BIN}{os.pathsep}{NODE_BIN}{os.pathsep}{env['PATH']}"
+    env.update(extra_env or {})
     installed = subprocess.run(
         [str(CODE_SERVER), *common, "--install-extension", str(vsix)],
         env=env,
@@ -220,6 +222,19 @@ def code_server(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         log.close()
 
 
+@pytest.fixture(scope="module")
+def code_server(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A fresh code-server with the extension installed, serving a copy of the example."""
+    tmp_path = tmp_path_factory.mktemp("vscode")
+    project = example_project("latex-paper", tmp_path)
+    settings: dict[str, Any] = dict(USER_SETTINGS)
+    if not SNAPSHOT.exists():
+        missing("examples/snapshot.jsonl", "it is part of the repository")
+    settings["citewarden.verify.snapshot"] = str(shutil.copy(SNAPSHOT, tmp_path))
+    with run_code_server(vsix, tmp_path, project, settings) as cs:
+        yield cs
+
+
 def _utf16_slice(text: str, start: int, end: int) -> tuple[str, str, str]:
     """Split ``text`` at UTF-16 offsets (VS Code's positions)."""
     units = text.encode("utf-16-le")
@@ -230,19 +245,21 @@ def _utf16_slice(text: str, start: int, end: int) -> tuple[str, str, str]:
     )
 
 
-def drive(cs: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def drive(
+    cs: dict[str, Any], spec: dict[str, Any], shots: Path = SHOTS
+) -> tuple[dict[str, Any], dict[str, Any]]:
     selftest: Path = cs["selftest"]
     (selftest / "spec.json").write_text(json.dumps(spec))
-    if SHOTS.exists():
-        shutil.rmtree(SHOTS)
-    SHOTS.mkdir(parents=True)
+    if shots.exists():
+        shutil.rmtree(shots)
+    shots.mkdir(parents=True)
     env = _tool_env()
     env.update(
         NODE_PATH=str(PLAYWRIGHT),
         CS_URL=cs["url"],
         WORKSPACE=str(cs["project"]),
         SELFTEST_DIR=str(selftest),
-        SHOTS_DIR=str(SHOTS),
+        SHOTS_DIR=str(shots),
         CHROMIUM=str(CHROMIUM),
         TIMEOUT_MS="240000",
         PROBLEMS_FILTERS=",".join(spec.get("problemFilters", [])),
@@ -256,8 +273,8 @@ def drive(cs: dict[str, Any], spec: dict[str, Any]) -> tuple[dict[str, Any], dic
     )
     for name in ("result.json", "ui.json"):
         if (selftest / name).exists():
-            shutil.copyfile(selftest / name, SHOTS / name)
-    shutil.copyfile(cs["log"], SHOTS / "code-server.log")
+            shutil.copyfile(selftest / name, shots / name)
+    shutil.copyfile(cs["log"], shots / "code-server.log")
     result = (
         json.loads((selftest / "result.json").read_text())
         if (selftest / "result.json").exists()

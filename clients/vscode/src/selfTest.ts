@@ -28,6 +28,10 @@ interface Spec {
   pause?: boolean;
   /** Palette commands to run (with these arguments) when the server offers them. */
   serverCommands?: [string, unknown[]][];
+  /** Save every edited file after the fix (an edit in another file, e.g. an added entry). */
+  saveAll?: boolean;
+  /** Files (relative to the workspace folder) whose text on disk goes into result.readBack. */
+  readBack?: string[];
   /** Then kill the server (it must come back), and start it with a wrong command (clear error). */
   resilience?: boolean;
   timeoutMs?: number;
@@ -281,7 +285,13 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
       await vscode.commands.executeCommand(fix.command.command, ...(fix.command.arguments ?? []));
     }
     result.saved = await doc.save();
+    if (spec.saveAll) {
+      result.savedAll = await vscode.workspace.saveAll(false);
+    }
     result.onDisk = fs.readFileSync(uri.fsPath, 'utf8');
+    result.readBack = Object.fromEntries(
+      (spec.readBack ?? []).map((f) => [f, fs.readFileSync(path.join(folder.uri.fsPath, f), 'utf8')]),
+    );
     step('applied and saved', { applied: result.applied, saved: result.saved });
     await waitFor(
       `the ${spec.code} diagnostic to go away`,
