@@ -139,3 +139,28 @@ async def test_a_doi_is_looked_up_at_crossref(sources: list[Source]) -> None:
     assert found.outcome is Outcome.FOUND and found.records[0].title.startswith("PyVista")
     label = describe(found.records[0])
     assert label.startswith("Sullivan and Kaszynski 2019, PyVista: 3D plotting")
+
+
+async def test_offline_with_an_empty_cache_says_why(server: ReplayServer, tmp_path: Path) -> None:
+    http = fast_http()
+    cache = Cache(tmp_path / "offline-cache")
+    try:
+        offline: list[Source] = [
+            CachedSource(DblpSource(http, server.base_url("dblp")), cache, offline=True),
+            CachedSource(CrossrefSource(http, server.base_url("crossref")), cache, offline=True),
+        ]
+        found = await find_for_key(read_key("Funahashi:1989"), offline)
+    finally:
+        await http.aclose()
+        cache.close()
+    assert found.candidates == () and not server.log
+    assert found.why_nothing() == (
+        "no source answered (dblp: offline: not in cache; crossref: offline: not in cache)"
+    )
+
+
+def test_action_titles_hold_no_control_characters() -> None:
+    rec = WorkRecord(
+        source="x", title="Evil\u202e title\x1b[2J\nnext", authors=(Person("Roe"),), year=2001
+    )
+    assert describe(rec) == "Roe 2001, Evil title[2J next"

@@ -149,3 +149,15 @@ def test_plan_insertion_by_format(tmp_path: Path) -> None:
         raise AssertionError("a JSON object is not a CSL-JSON bibliography")
     assert make_key(RESNET) == "he2016deep"
     assert make_key(RESNET, {"he2016deep"}) == "he2016deepa"
+
+
+def test_keys_that_would_break_the_file_are_refused() -> None:
+    from citewarden.addref.insert import InsertError, plan_insertion
+
+    for key in ("a,b", "x}y", "two words", "", 'q"k', "k\x1b"):
+        try:
+            plan_insertion(Path("refs.bib"), "", RESNET, key)
+        except InsertError:
+            continue
+        raise AssertionError(f"{key!r} was accepted")
+    assert plan_insertion(Path("refs.bib"), "", RESNET, "DBLP:conf/x/Y19").key == "DBLP:conf/x/Y19"

@@ -266,3 +266,17 @@ async def test_markdown_project_gets_a_csl_item(start: Start, kind: str) -> None
         refs = yaml.safe_load(text)["references"]
         assert [r["id"] for r in refs] == ["berman2000", "Funahashi:1989"]
         assert refs[1]["container-title"] == "Neural Networks"
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_with_verification_off_the_action_says_why(
+    start: Start, replay: ReplayServer
+) -> None:
+    h = await start(init={"debounce_ms": 50, "verify": {"enabled": False}})
+    h.editor.open("main.tex")
+    await wait_for(lambda: "Funahashi:1989" in dangling_keys(h), timeout=30)
+    actions = await code_actions(h, "main.tex", h.mark("main.tex", "colon"))
+    [why] = [a for a in actions if a.title == "Add entry for Funahashi:1989: none found"]
+    assert why.disabled is not None and why.disabled.reason.startswith("verification is off")
+    assert not [a for a in actions if a.title.startswith("Add entry: ")]
+    assert not replay.log  # nothing was asked

@@ -39,8 +39,19 @@ class InsertError(ValueError):
     """The file cannot take a new entry (its format, or a broken CSL-JSON array)."""
 
 
+#: What a key may not hold in any of the formats (BibTeX ends a key at these).
+_BAD_KEY = re.compile(r"[\s,{}()\"#%'=\\~]|[\x00-\x1f\x7f]")
+
+
+def valid_key(key: str) -> bool:
+    """True when ``key`` can be written as an entry key in every format."""
+    return 0 < len(key) <= 200 and not _BAD_KEY.search(key)
+
+
 def plan_insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
     """The insertion that adds ``record`` under ``key`` to the bibliography ``text``."""
+    if not valid_key(key):
+        raise InsertError(f"{key[:60]!r} cannot be an entry key")
     suffix = path.suffix.lower()
     if suffix in BIBTEX_SUFFIXES:
         style = detect_style(text)

@@ -227,6 +227,14 @@ async def doi_record(doi: str, sources: Sequence[Source]) -> Lookup:
     return last
 
 
+def _same_work(a: WorkRecord, b: WorkRecord) -> bool:
+    """True when two records of one DOI describe the same work (first author, title words)."""
+    if a.authors and b.authors and not surname_agrees(a.authors[0].family, b):
+        return False
+    wa, wb = set(_title_words(a)), set(_title_words(b))
+    return bool(wa and wb) and len(wa & wb) * 2 >= min(len(wa), len(wb))
+
+
 async def _doi_first(candidate: Candidate, sources: Sequence[Source]) -> Candidate:
     rec = candidate.record
     if not rec.doi or rec.source in DOI_SOURCES or rec.doi.startswith(ARXIV_DOI):
@@ -235,6 +243,8 @@ async def _doi_first(candidate: Candidate, sources: Sequence[Source]) -> Candida
     if found.outcome is not Outcome.FOUND:
         return candidate
     better = found.records[0]
+    if not _same_work(rec, better):
+        return candidate  # the hit's DOI names another work: keep what the search found
     if better.arxiv_id is None and rec.arxiv_id:
         better = replace(better, arxiv_id=rec.arxiv_id)
     return Candidate(
@@ -337,8 +347,16 @@ async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup:
     return last
 
 
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def describe(record: WorkRecord) -> str:
-    """``Vaswani et al. 2017, Attention Is All You Need (NeurIPS)`` for an action title."""
+    """``Vaswani et al. 2017, Attention Is All You Need (NeurIPS)`` for an action title
+    (control and bidi characters of the record removed)."""
+    return _UNSAFE.sub("", " ".join(_describe(record).split()))
+
+
+def _describe(record: WorkRecord) -> str:
     names = [p.family for p in record.authors if p.family]
     who = names[0] if names else "Anonymous"
     if len(names) == 2:

@@ -114,6 +114,15 @@ def _insert_action(
     return session.converter.code_action(fix, None) or f"{bib.name} cannot be edited"
 
 
+def _none_found(key: str, reason: str) -> types.CodeAction:
+    """A disabled action that says why there is no entry to add."""
+    return types.CodeAction(
+        title=f"Add entry for {key}: none found",
+        kind=types.CodeActionKind.QuickFix,
+        disabled=types.CodeActionDisabled(reason=reason),
+    )
+
+
 def _taken_keys(session: Session, bib: Path) -> set[str]:
     parsed = session.project.bibliography(bib)
     return {e.key for e in parsed.entries} if parsed is not None else set()
@@ -168,10 +177,13 @@ class AddReference:
 
     async def code_actions(self, path: Path, range_: types.Range) -> list[types.CodeAction]:
         session = self.session
-        if not self.service.enabled:
-            return []
         out: list[types.CodeAction] = []
         for d in await session.run(_dangling_at, session, path, range_):
+            if not self.service.enabled:
+                out.append(
+                    _none_found(d.key, "verification is off (verify.enabled): no source is asked")
+                )
+                continue
             out += await self._actions_for(d)
         return out
 
@@ -201,13 +213,7 @@ class AddReference:
                         else:
                             out.append(made)
         if not out and reason:
-            out.append(
-                types.CodeAction(
-                    title=f"Add entry for {d.key}: none found",
-                    kind=types.CodeActionKind.QuickFix,
-                    disabled=types.CodeActionDisabled(reason=reason),
-                )
-            )
+            out.append(_none_found(d.key, reason))
         if d.bibs:
             args = {"key": d.key, "uri": session.uri_for(d.path)}
             out.append(
