@@ -164,3 +164,22 @@ def test_action_titles_hold_no_control_characters() -> None:
         source="x", title="Evil\u202e title\x1b[2J\nnext", authors=(Person("Roe"),), year=2001
     )
     assert describe(rec) == "Roe 2001, Evil title[2J next"
+
+
+async def test_a_title_is_found_by_an_exactly_agreeing_search_hit(
+    server: ReplayServer, sources: list[Source]
+) -> None:
+    dblp = [s for s in sources if s.name == "dblp"]
+    asked = "3d human pose and shape estimation from lidar point clouds: A review"  # recorded
+    found = await identifier_lookup(asked, dblp)
+    title = "3D Human Pose and Shape Estimation from LiDAR Point Clouds: A Review"
+    assert found.outcome is Outcome.FOUND and found.records[0].title == title
+    assert found.records[0].authors[0].family == "Galaaoui"
+    server.add_route(  # the same real answer, for a query no hit's title agrees with
+        "https://dblp.org/search/publ/api?q=3d+human+pose&format=json&h=5",
+        (
+            ADDREF_API.parent.parent / "api" / "dblp" / "refchecker_search_30a6debc25.json"
+        ).read_bytes(),
+    )
+    nothing = await identifier_lookup("3d human pose", dblp)
+    assert nothing.outcome is Outcome.NOT_FOUND

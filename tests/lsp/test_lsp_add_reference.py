@@ -22,7 +22,14 @@ import yaml
 from lsp_editor import Editor, encoding_of, wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from test_lsp_verify import VerifyHarness, code_actions, run_command, server_env, status_client
+from test_lsp_verify import (
+    VerifyHarness,
+    code_actions,
+    hover_text,
+    run_command,
+    server_env,
+    status_client,
+)
 
 import replay as replay_fixtures
 from citewarden.model import Code
@@ -173,6 +180,10 @@ async def test_each_key_style_gets_its_entry_and_it_verifies_clean(
     ]
     assert not bad, [(d.code, d.message) for d in bad]
     assert h.statuses[-1]["tiers"]["H"] == 0 and h.statuses[-1]["tiers"]["E"] == 0
+    # hover on a new entry shows the record it was built from
+    at = text.index("{DBLP:journals/nn/Hornik91,") + 2
+    shown = await hover_text(h, "refs.bib", h.editor.position("refs.bib", at))
+    assert "**Verification:** verified" in shown and "10.1016/0893-6080(91)90009-t" in shown.lower()
     assert not replay.unmatched, replay.unmatched
 
 

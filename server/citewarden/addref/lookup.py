@@ -341,7 +341,8 @@ async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup:
         last = await _ask(searcher, query)
         for record in last.records if last.outcome is Outcome.FOUND else ():
             if " ".join(_title_words(record)) == wanted:
-                return Lookup.found(last.source, [record])
+                best = await _doi_first(Candidate(record, 0.0, (record.source,)), sources)
+                return Lookup.found(best.record.source, [best.record])
         if last.outcome is Outcome.FOUND:
             last = Lookup.not_found(last.source)
     return last
