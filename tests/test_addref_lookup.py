@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -22,7 +23,13 @@ from citewarden.addref.lookup import (
 from citewarden.cache import Cache
 from citewarden.verify.base import Source
 from citewarden.verify.records import Outcome, Person, WorkRecord
-from citewarden.verify.sources import CachedSource, CrossrefSource, DblpSource
+from citewarden.verify.sources import (
+    CachedSource,
+    CrossrefSource,
+    DblpSource,
+    OpenAlexSource,
+    SemanticScholarSource,
+)
 from replay import ReplayServer, fast_http
 
 replay_server = replay_fixtures.replay_server
@@ -183,3 +190,51 @@ async def test_a_title_is_found_by_an_exactly_agreeing_search_hit(
     )
     nothing = await identifier_lookup("3d human pose", dblp)
     assert nothing.outcome is Outcome.NOT_FOUND
+
+
+async def _later_round(
+    server: ReplayServer, tmp_path: Path, third: Source, key: str
+) -> tuple[Any, list[str]]:
+    http = third.http  # type: ignore[attr-defined]
+    made: list[Source] = [
+        DblpSource(http, server.base_url("dblp")),
+        CrossrefSource(http, server.base_url("crossref")),
+        third,
+    ]
+    found = await find_for_key(read_key(key), made)
+    return found, [s.path.split("/")[1] for s in server.log]
+
+
+async def test_openalex_answers_when_dblp_and_crossref_have_nothing(
+    server: ReplayServer, tmp_path: Path
+) -> None:
+    http = fast_http()
+    try:
+        found, asked = await _later_round(
+            server, OpenAlexSource(http, server.base_url("openalex")), "ioffe2015batch"
+        )
+    finally:
+        await http.aclose()
+    assert found.asked == ("dblp", "crossref", "openalex") and not server.unmatched
+    assert asked == ["dblp", "crossref", "openalex"]  # one round after the other
+    best = found.candidates[0].record
+    assert best.source == "openalex" and best.title.startswith("Batch Normalization")
+    assert best.doi == "10.48550/arxiv.1502.03167"
+
+
+async def test_semantic_scholar_answers_when_dblp_and_crossref_have_nothing(
+    server: ReplayServer, tmp_path: Path
+) -> None:
+    http = fast_http()
+    try:
+        found, _ = await _later_round(
+            server,
+            SemanticScholarSource(http, server.base_url("semanticscholar")),
+            "gorishniy2021revisiting",
+        )
+    finally:
+        await http.aclose()
+    assert not server.unmatched
+    best = found.candidates[0].record
+    assert best.source == "semanticscholar"
+    assert best.title == "Revisiting Deep Learning Models for Tabular Data" and best.year == 2021
