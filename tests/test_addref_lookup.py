@@ -192,9 +192,7 @@ async def test_a_title_is_found_by_an_exactly_agreeing_search_hit(
     assert nothing.outcome is Outcome.NOT_FOUND
 
 
-async def _later_round(
-    server: ReplayServer, tmp_path: Path, third: Source, key: str
-) -> tuple[Any, list[str]]:
+async def _later_round(server: ReplayServer, third: Source, key: str) -> tuple[Any, list[str]]:
     http = third.http  # type: ignore[attr-defined]
     made: list[Source] = [
         DblpSource(http, server.base_url("dblp")),
