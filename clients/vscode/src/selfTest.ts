@@ -286,7 +286,13 @@ export async function runSelfTest(dir: string, ctx: Context): Promise<void> {
     }
     result.saved = await doc.save();
     if (spec.saveAll) {
-      result.savedAll = await vscode.workspace.saveAll(false);
+      // every document the fix edited (an added entry goes into the bibliography)
+      let all = true;
+      for (const [edited] of fix.edit ? fix.edit.entries() : []) {
+        const other = await vscode.workspace.openTextDocument(edited);
+        all = (other.isDirty ? await other.save() : true) && all;
+      }
+      result.savedAll = all;
     }
     result.onDisk = fs.readFileSync(uri.fsPath, 'utf8');
     result.readBack = Object.fromEntries(
