@@ -291,3 +291,43 @@ async def test_with_verification_off_the_action_says_why(
     assert why.disabled is not None and why.disabled.reason.startswith("verification is off")
     assert not [a for a in actions if a.title.startswith("Add entry: ")]
     assert not replay.log  # nothing was asked
+
+
+TWO_BIBS = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+Continuous mappings \cite{⟦colon|Funahashi:1989⟧}.
+\bibliography{refs,more}
+\end{document}
+--- refs.bib
+@misc{one,
+  title = {One},
+  url = {https://example.org/one},
+}
+--- more.bib
+@Misc{two,
+	Title = "Two",
+	Url = "https://example.org/two",
+}
+"""
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_with_two_bibliographies_each_gets_its_action_in_its_style(start: Start) -> None:
+    h = await start(files=TWO_BIBS)
+    h.editor.open("main.tex")
+    await wait_for(lambda: "Funahashi:1989" in dangling_keys(h), timeout=30)
+    actions = await code_actions(h, "main.tex", h.mark("main.tex", "colon"))
+    adds = {a.title.rsplit(" to ", 1)[1]: a for a in actions if a.title.startswith("Add entry: ")}
+    assert set(adds) == {"refs.bib", "more.bib"}
+    [(_, [to_more])] = adds["more.bib"].edit.changes.items()  # type: ignore[union-attr]
+    # more.bib's style: type and field case, tabs, quotes, its field order (title first)
+    assert to_more.new_text.startswith(
+        '\n@Article{Funahashi:1989,\n\tTitle = "On the approximate realization'
+    )
+    assert '\tAuthor = "Funahashi, Ken-Ichi",' in to_more.new_text
+    with pytest.raises(Exception, match="expects an 'id'"):
+        await h.client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="citewarden.addReference", arguments=[{"key": "x"}])
+        )
