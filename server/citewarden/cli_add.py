@@ -26,7 +26,7 @@ from typing import TextIO
 from citewarden.addref.insert import InsertError, apply, make_key, plan_insertion
 from citewarden.addref.lookup import describe, identifier_lookup
 from citewarden.model import Entry
-from citewarden.parsing import parse_file
+from citewarden.parsing.dispatch import parse_file
 from citewarden.settings import Settings, load_settings
 from citewarden.verify.records import Outcome, WorkRecord
 
