@@ -48,11 +48,7 @@ def _actions(session: Session, path: Path, range_: types.Range) -> list[types.Co
             action = session.converter.code_action(fix, diagnostic)
             if action is not None:
                 out.append(action)
-    for hook in session.code_action_hooks:
-        try:
-            out += hook(path, wanted)
-        except Exception:
-            log.exception("a code action hook failed")
+    out += session.features.code_actions(path, wanted)
     return out
 
 

@@ -20,9 +20,8 @@ the open documents first, then the entries of open bibliographies, then the rest
   ``{score, tiers: {H, E, M, D}, verified, total, verifying, ...}``: ``verified`` counts the
   entries whose verification finished (whatever the outcome), ``total`` the entries to verify.
 
-The service plugs into the session through its seams: ``finding_providers`` (findings merged
-into each file's diagnostics), ``save_hooks``, ``after_check``, ``hover_hooks`` and
-``code_action_hooks`` (see :mod:`.verify_actions`).
+The service plugs into the session as one typed feature
+(:class:`citewarden.lsp.verify_actions.VerificationFeature`).
 """
 
 from __future__ import annotations
@@ -50,7 +49,9 @@ from citewarden.findings.verdicts import (
     marks_citations,
 )
 from citewarden.lsp import progress
+from citewarden.lsp.session import Session
 from citewarden.lsp.verify_rows import carried, moved_row, moved_rows, shift, spliced
+from citewarden.lsp.wire import notify
 from citewarden.model import (
     Entry,
     Finding,
@@ -196,7 +197,7 @@ class _FileRows:
 class VerificationService:
     """Verifies entries in the background and provides their findings to the session."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
         #: Verdicts by fingerprint.
         self.verdicts: dict[str, Verdict] = {}
@@ -782,10 +783,7 @@ class VerificationService:
         if status == self._last_status and not force:
             return
         self._last_status = status
-        try:
-            self.session.server.protocol.notify(STATUS_METHOD, status)
-        except Exception:
-            log.warning("could not send %s", STATUS_METHOD, exc_info=True)
+        notify(self.session.server, STATUS_METHOD, status)
 
     # -- cache ------------------------------------------------------------------------------
     async def clear_cache(self) -> int:
