@@ -32,6 +32,7 @@ import dataclasses
 import heapq
 import itertools
 import logging
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
