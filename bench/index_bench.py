@@ -4,9 +4,9 @@ Builds the project in a temporary directory, then measures, each in a fresh subp
 that peak memory belongs to one measurement:
 
 * full index: read and parse every file, build the projects and run every check
-  (``Workspace.check``), from a cold start;
+  (``checks.Checker.check``), from a cold start;
 * re-check after editing one entry: the .bib changes in an editor buffer (one title gets a
-  word longer), ``Workspace.check`` runs again; it re-parses only that entry
+  word longer), the same ``Checker`` runs again; it re-parses only that entry
   (``reparse_bibtex``) and recomputes the cross-file checks;
 * the bibliography reader alone (full parse and incremental re-parse);
 * bibtexparser 2's ``parse_string`` (default middleware stack) on the same file, for scale.

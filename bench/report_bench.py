@@ -21,6 +21,7 @@ from typing import TypeVar
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "server"))
 
+from citewarden.checks import check_workspace  # noqa: E402
 from citewarden.fix import plan_file  # noqa: E402
 from citewarden.model import Match, Status, Tier, Verdict  # noqa: E402
 from citewarden.project import Workspace  # noqa: E402
@@ -59,7 +60,7 @@ def main() -> None:
         path.write_text(text, encoding="utf-8")
         ws = Workspace(Settings(), root=Path(tmp))
         ws.add_file(path)
-        findings = timed("index + checks", ws.check)
+        findings = timed("index + checks", lambda: check_workspace(ws))
         bib = ws.bibliography(path)
         assert bib is not None
         entries = list(bib.entries)

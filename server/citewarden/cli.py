@@ -263,14 +263,18 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     verdicts = audit.verdicts or ()
     summary = audit.summary
     assert summary is not None
-    left_out = summary.unverified + summary.skipped
+    left_out = [
+        f"{n} {what}"
+        for n, what in ((summary.unverified, "unverified"), (summary.skipped, "skipped"))
+        if n
+    ]
     lines = [
         f"references: score {summary.score}, tiers "
         + " ".join(f"{t.value}{n}" for t, n in summary.tiers)
         + " ("
         + ", ".join(f"{n} {s}" for s, n in summary.statuses)
         + ")"
-        + (f"; {left_out} not counted (no source answered)" if left_out else "")
+        + (f"; not counted: {', '.join(left_out)}" if left_out else "")
     ]
     by_key: dict[str, Entry] = {}
     for e in entries:

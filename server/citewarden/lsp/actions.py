@@ -48,11 +48,7 @@ def _actions(session: Session, path: Path, range_: types.Range) -> list[types.Co
             action = session.converter.code_action(fix, diagnostic)
             if action is not None:
                 out.append(action)
-    for hook in session.code_action_hooks:
-        try:
-            out += hook(path, wanted)
-        except Exception:
-            log.exception("a code action hook failed")
+    out += session.features.code_actions(path, wanted)
     return out
 
 
@@ -78,9 +74,5 @@ def register(server: LanguageServer, session: Session) -> None:
         await session.ready.wait()
         await session.ensure_current(path)
         out = await session.run(_actions, session, path, params.range)
-        for hook in session.async_code_action_hooks:
-            try:
-                out += await hook(path, params.range)
-            except Exception:
-                log.exception("a code action hook failed")
+        out += await session.features.async_code_actions(path, params.range)
         return out

@@ -36,6 +36,7 @@ from citewarden.addref.insert import InsertError, make_key, plan_insertion
 from citewarden.addref.keys import context_words, read_key, sentence_around
 from citewarden.addref.lookup import KeyLookup, describe, find_for_key, identifier_lookup
 from citewarden.lsp.convert import path_of
+from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
 from citewarden.model import Code, Fix, Span, TextEdit
@@ -128,7 +129,7 @@ def _taken_keys(session: Session, bib: Path) -> set[str]:
     return {e.key for e in parsed.entries} if parsed is not None else set()
 
 
-class AddReference:
+class AddReference(Feature):
     """The feature: searches through the verification service, actions, the command."""
 
     def __init__(self, session: Session, service: VerificationService) -> None:
@@ -175,7 +176,7 @@ class AddReference:
         while len(self._done) > MEMORY:
             self._done.popitem(last=False)
 
-    async def code_actions(self, path: Path, range_: types.Range) -> list[types.CodeAction]:
+    async def async_code_actions(self, path: Path, range_: types.Range) -> list[types.CodeAction]:
         session = self.session
         out: list[types.CodeAction] = []
         for d in await session.run(_dangling_at, session, path, range_):
@@ -294,7 +295,7 @@ def register(
 ) -> AddReference:
     """Create the feature and plug it into the session and the server."""
     feature = AddReference(session, service)
-    session.async_code_action_hooks.append(feature.code_actions)
+    session.features.add(feature)
     command: Callable[[str], Callable[..., Any]] = server.command
 
     @command(ADD_REFERENCE)

@@ -1,7 +1,7 @@
 """Hover additions of the seeds' checks: a citation's context (its sentence's relevance to
 the cited work) and an entry's venue evidence (heuristic 10).
 
-``register`` adds a citation hover hook to the session; :func:`venue_markdown` is called by
+``register`` adds the citation hover feature to the session; :func:`venue_markdown` is called by
 the verification hover.  The corpus that weights words (every entry's work) is rebuilt only
 when the project's entries or the number of verdicts change.
 """
@@ -13,6 +13,7 @@ from pathlib import Path
 from citewarden.context.collect import works_of
 from citewarden.context.relevance import FieldCorpus
 from citewarden.context.sentence import citing_sentences
+from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
 from citewarden.lsp.verify_hover import _md
@@ -48,8 +49,8 @@ def venue_markdown(venue: VenueInfo | None) -> str | None:
     return "\n\n".join(lines)
 
 
-class ContextHover:
-    """The citation hover hook.  The corpus is rebuilt when the number of entries or of
+class ContextHover(Feature):
+    """The citation hover feature.  The corpus is rebuilt when the number of entries or of
     verdicts changes (a stale corpus only shifts word weights a little); the cited work
     itself is read afresh on every hover."""
 
@@ -80,7 +81,7 @@ class ContextHover:
             self._stamp = stamp
         return self._corpus
 
-    def __call__(self, path: Path, offset: int, key: str) -> str | None:
+    def citation_hover(self, path: Path, offset: int, key: str) -> str | None:
         ws = self.session.project
         doc, text = ws.document(path), ws.text(path)
         if doc is None or text is None:
@@ -111,4 +112,4 @@ class ContextHover:
 
 
 def register(session: Session, service: VerificationService | None) -> None:
-    session.citation_hover_hooks.append(ContextHover(session, service))
+    session.features.add(ContextHover(session, service))

@@ -12,15 +12,11 @@ cleared when it opens, so it never shows twice.
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.lsp.server import LanguageServer
 
 from citewarden.lsp.convert import Converter, TextIndex
 from citewarden.model import Finding
@@ -275,53 +271,3 @@ def pull_report(
     if previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return types.RelatedFullDocumentDiagnosticReport(items=entry.diagnostics, result_id=result_id)
-
-
-def publish_message(
-    entry: FileDiagnostics | None,
-    uri: str,
-    version: int | None,
-    dump: Callable[[types.Diagnostic], str],
-) -> str:
-    """The JSON text of a ``textDocument/publishDiagnostics`` notification.
-
-    Each diagnostic's JSON is made once and kept with it, so republishing a large file after
-    an edit serialises only the diagnostics the edit moved.
-    """
-    parts: list[str] = []
-    if entry is not None:
-        for diag in entry.diagnostics:
-            text = entry.json.get(id(diag))
-            if text is None:
-                text = dump(diag)
-                entry.json[id(diag)] = text
-            parts.append(text)
-    version_part = f', "version": {int(version)}' if version is not None else ""
-    return (
-        '{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": '
-        f'{{"uri": {json.dumps(uri)}, "diagnostics": [{", ".join(parts)}]{version_part}}}}}'
-    )
-
-
-def send_json(server: LanguageServer, body: str) -> bool:
-    """Write one JSON-RPC message (already serialised) to the client, framed like pygls
-    frames its own; False when the transport does not allow it (the caller falls back)."""
-    protocol = server.protocol
-    writer = getattr(protocol, "writer", None)
-    if writer is None or not getattr(protocol, "_include_headers", True):
-        return False
-    data = body.encode("utf-8")
-    header = (
-        f"Content-Length: {len(data)}\r\n"
-        "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
-    ).encode("ascii")
-    result = writer.write(header + data)
-    if inspect.isawaitable(result):
-        task = asyncio.ensure_future(result)
-        _writes.add(task)
-        task.add_done_callback(_writes.discard)
-    return True
-
-
-#: Pending asynchronous writes (kept referenced until done).
-_writes: set[asyncio.Future[object]] = set()

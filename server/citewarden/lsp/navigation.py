@@ -254,22 +254,10 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
             body = "\n\n---\n\n".join(show.markdown(e) for e in defs)
         else:
             body = f"`{key}` is not defined in any bibliography of this document."
-    for hook in session.hover_hooks:
-        try:
-            extra = hook(path, key, entry)
-        except Exception:
-            log.exception("a hover hook failed")
-            continue
-        if extra:
-            body += f"\n\n---\n\n{extra}"
-    for citation_hook in session.citation_hover_hooks if entry is None else ():
-        try:
-            extra = citation_hook(path, offset, key)
-        except Exception:
-            log.exception("a citation hover hook failed")
-            continue
-        if extra:
-            body += f"\n\n---\n\n{extra}"
+    for extra in session.features.hovers(path, key, entry):
+        body += f"\n\n---\n\n{extra}"
+    for extra in session.features.citation_hovers(path, offset, key) if entry is None else ():
+        body += f"\n\n---\n\n{extra}"
     return types.Hover(
         contents=types.MarkupContent(kind=_hover_markup(session), value=body),
         range=session.converter.range(index, span),

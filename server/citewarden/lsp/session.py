@@ -13,31 +13,23 @@ one at a time.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import default_converter
 
 from citewarden.checks import Checker
 from citewarden.findings.policy import Policy
 from citewarden.lsp import progress
 from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
 from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
-from citewarden.lsp.diagnostics import (
-    DiagnosticStore,
-    FileDiagnostics,
-    publish_message,
-    pull_report,
-    pull_supported,
-    send_json,
-)
+from citewarden.lsp.diagnostics import DiagnosticStore, pull_supported
 from citewarden.lsp.documents import DocumentStore, SparseIndex
+from citewarden.lsp.features import Features
 from citewarden.lsp.memory import (
     CHECKS_PER_COLLECTION,
     IDLE_COLLECTION,
@@ -45,8 +37,9 @@ from citewarden.lsp.memory import (
     release_free_memory,
     settle_heap,
 )
+from citewarden.lsp.publishing import Publisher
 from citewarden.lsp.scheduling import TaskRegistry, Worker
-from citewarden.model import Entry, Finding, Span
+from citewarden.model import Finding
 from citewarden.project import Workspace
 from citewarden.settings import Settings, SettingsProblem
 
@@ -57,19 +50,6 @@ T = TypeVar("T")
 #: Task registry groups.
 CHECK = "check"
 WORKSPACE = "workspace"
-
-#: A hook run after a document is saved (verification plugs in here).
-SaveHook = Callable[[Path], Awaitable[None]]
-#: Findings merged into every check's results, by file (worker; verification plugs in here).
-FindingProvider = Callable[[], Mapping[Path, Sequence[Finding]]]
-#: Extra hover text for a key: (path, key, the entry under the cursor or None) -> Markdown.
-HoverHook = Callable[[Path, str, Entry | None], str | None]
-#: Extra hover text for the citation of a key at an offset of a document (worker).
-CitationHoverHook = Callable[[Path, int, str], str | None]
-#: Extra code actions for a range of a file (worker).
-CodeActionHook = Callable[[Path, Span], list[types.CodeAction]]
-#: Code actions that need to wait for something (a search): awaited on the event loop.
-AsyncCodeActionHook = Callable[[Path, types.Range], Awaitable[list[types.CodeAction]]]
 
 
 class Session:
@@ -92,8 +72,6 @@ class Session:
         self.caches: dict[str, dict[Path, Any]] = {}
         #: Files whose text may have changed since the last check (worker only).
         self._dirty: set[Path] = set()
-        #: Serialises diagnostics to JSON the way pygls does.
-        self._json = default_converter()
         self.converter = Converter(encoding_of(None), self.settings, self.index_of, self.uri_for)
         self.roots: list[Path] = []
         #: The policy step every finding goes through (rebuilt with settings and roots).
@@ -104,20 +82,12 @@ class Session:
         self.indexed: dict[Path, int] = {}
         #: Checks since the last full garbage collection (see :mod:`citewarden.lsp.memory`).
         self._checks_since_collection = 0
-        #: Diagnostics generation last delivered, by path.
-        self.sent: dict[Path, int] = {}
-        self.pull_mode = False
+        #: Delivers diagnostics (push or pull) for the files whose diagnostics changed.
+        self.publisher = Publisher(self)
         self.ready = asyncio.Event()
-        self.save_hooks: list[SaveHook] = []
-        #: Called with the paths whose diagnostics were refreshed (tests, verification).
-        self.after_check: list[Callable[[set[Path]], None]] = []
         self._pending_problems: list[SettingsProblem] = []
-        # -- seams for features layered on the index (verification) --
-        self.finding_providers: list[FindingProvider] = []
-        self.hover_hooks: list[HoverHook] = []
-        self.citation_hover_hooks: list[CitationHoverHook] = []
-        self.code_action_hooks: list[CodeActionHook] = []
-        self.async_code_action_hooks: list[AsyncCodeActionHook] = []
+        #: Features layered on the index (verification), wired in server.create_server.
+        self.features = Features()
         #: The last check's own findings after policy (before providers are merged in;
         #: worker only).
         self._checked: Mapping[Path, Sequence[Finding]] | None = None
@@ -138,7 +108,7 @@ class Session:
         self._roots_to_config()
         options = params.initialization_options
         self.config.init_options = section_of(options)
-        self.pull_mode = pull_supported(params.capabilities)
+        self.publisher.pull_mode = pull_supported(params.capabilities)
         self.apply_settings(show=False)
 
     async def start(self) -> None:
@@ -275,10 +245,10 @@ class Session:
             return
         self.open[path] = uri
         # Delivered again for the opened version (pushed with it, or pulled).
-        self.sent.pop(path, None)
+        self.publisher.sent.pop(path, None)
         if self.pull_mode:
             # Its pushed list (if any) goes; the client pulls from now on.
-            self._push(uri, None, None)
+            self.publisher.push(uri, None, None)
         self.schedule(path, delay=0)
 
     def did_change(self, uri: str) -> None:
@@ -290,8 +260,7 @@ class Session:
         path = path_of(uri)
         if path is None:
             return
-        for hook in self.save_hooks:
-            await hook(path)
+        await self.features.saved(path)
 
     def did_close(self, uri: str) -> None:
         path = path_of(uri)
@@ -301,7 +270,7 @@ class Session:
         self.indexed.pop(path, None)
         self.tasks.cancel(CHECK, str(path))
         # Delivered again below as a file on disk (pushed, without a version).
-        self.sent.pop(path, None)
+        self.publisher.sent.pop(path, None)
 
         def back_to_disk() -> None:
             self.project.close(path)
@@ -410,7 +379,7 @@ class Session:
         checked = self.checker.check(self.project)
         exempt_survivors()  # the new version of the index, out of the collector's way
         self._checked = self.policy.apply_by_file(self.project, checked)
-        findings = self._filter(self._with_providers(self._checked))
+        findings = self._filter(self.features.merged(self._checked))
         converted = time.perf_counter()
         lookup = self._index_lookup()
         changed = self.store.update(
@@ -429,24 +398,6 @@ class Session:
             len(changed),
         )
 
-    def _with_providers(
-        self, findings: Mapping[Path, Sequence[Finding]]
-    ) -> Mapping[Path, Sequence[Finding]]:
-        """``findings`` with every provider's findings added to their files."""
-        if not self.finding_providers:
-            return findings
-        merged: dict[Path, Sequence[Finding]] = dict(findings)
-        for provider in self.finding_providers:
-            try:
-                extra = provider()
-            except Exception:
-                log.exception("a finding provider failed")
-                continue
-            for path, items in extra.items():
-                if items:
-                    merged[path] = [*merged.get(path, ()), *items]
-        return merged
-
     async def republish(self) -> None:
         """Publish what changed in the providers' findings, without checking again."""
         await self.worker.run(self._republish_job)
@@ -455,7 +406,7 @@ class Session:
     def _republish_job(self) -> None:
         if self._checked is None:
             return  # nothing checked yet: the first check merges the providers
-        findings = self._filter(self._with_providers(self._checked))
+        findings = self._filter(self.features.merged(self._checked))
         lookup = self._index_lookup()
         self.store.update(findings, lookup, self.converter.with_indexes(lookup), dirty=set())
 
@@ -487,71 +438,16 @@ class Session:
         return self.policy.ignored(path)
 
     def _deliver(self, force_paths: set[Path], first: Path | None = None) -> None:
-        """Publish every file whose diagnostics changed since last delivered, if current;
-        ``first`` (the document being edited) before the others."""
-        started = time.perf_counter()
-        refresh_pull = False
-        delivered: set[Path] = set()
-        files = list(self.store.files.items())
-        if first is not None:
-            files.sort(key=lambda item: item[0] != first)
-        for path, entry in files:
-            if self.sent.get(path) == entry.generation and path not in force_paths:
-                continue
-            uri = self.open.get(path)
-            if uri is not None:
-                version = self.document_version(path)
-                if version != self.indexed.get(path):
-                    continue  # checked an older text; the pending refresh publishes
-                if self.pull_mode:
-                    refresh_pull = True
-                    continue
-                self._push(uri, entry, version)
-            else:
-                self._push(uri_of(path), entry, None)
-            self.sent[path] = entry.generation
-            delivered.add(path)
-        if delivered:
-            log.debug(
-                "published %d files in %.1f ms",
-                len(delivered),
-                (time.perf_counter() - started) * 1000,
-            )
-        if refresh_pull:
-            self._request_pull_refresh()
-        for hook in self.after_check:
-            hook(delivered)
+        """Publish what changed, then tell the features which files were delivered."""
+        delivered = self.publisher.deliver(force_paths, first)
+        self.features.checked(delivered)
 
-    def _push(self, uri: str, entry: FileDiagnostics | None, version: int | None) -> None:
-        body = publish_message(entry, uri, version, self._dump)
-        if not send_json(self.server, body):
-            self.server.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(
-                    uri=uri,
-                    diagnostics=entry.diagnostics if entry is not None else [],
-                    version=version,
-                )
-            )
-
-    def _dump(self, diagnostic: types.Diagnostic) -> str:
-        return json.dumps(self._json.unstructure(diagnostic))
-
-    def _request_pull_refresh(self) -> None:
-        try:
-            self.server.workspace_diagnostic_refresh(None)
-        except Exception:
-            log.warning("workspace/diagnostic/refresh failed", exc_info=True)
+    @property
+    def pull_mode(self) -> bool:
+        return self.publisher.pull_mode
 
     async def pull_diagnostics(self, params: types.DocumentDiagnosticParams) -> Any:
-        path = path_of(params.text_document.uri)
-        if path is None:
-            return types.RelatedFullDocumentDiagnosticReport(items=[])
-        await self.ready.wait()
-        await self.ensure_current(path)
-        entry = self.store.get(path)
-        if entry is not None:
-            self.sent[path] = entry.generation
-        return pull_report(entry, params.previous_result_id)
+        return await self.publisher.pull_diagnostics(params)
 
     async def close(self) -> None:
         await self.tasks.close()

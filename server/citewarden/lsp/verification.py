@@ -20,9 +20,8 @@ the open documents first, then the entries of open bibliographies, then the rest
   ``{score, tiers: {H, E, M, D}, verified, total, verifying, ...}``: ``verified`` counts the
   entries whose verification finished (whatever the outcome), ``total`` the entries to verify.
 
-The service plugs into the session through its seams: ``finding_providers`` (findings merged
-into each file's diagnostics), ``save_hooks``, ``after_check``, ``hover_hooks`` and
-``code_action_hooks`` (see :mod:`.verify_actions`).
+The service plugs into the session as one typed feature
+(:class:`citewarden.lsp.verify_actions.VerificationFeature`).
 """
 
 from __future__ import annotations
@@ -30,15 +29,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import heapq
 import itertools
 import logging
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +46,16 @@ from citewarden.findings.verdicts import (
     marks_citations,
 )
 from citewarden.lsp import progress
+from citewarden.lsp.session import Session
 from citewarden.lsp.verify_rows import carried, moved_row, moved_rows, shift, spliced
+from citewarden.lsp.verify_state import (
+    EngineThread,
+    Job,
+    _FileMemo,
+    _FileRows,
+    fingerprint,
+)
+from citewarden.lsp.wire import notify
 from citewarden.model import (
     Entry,
     Finding,
@@ -68,35 +73,6 @@ VERIFY = "verify"
 STATUS_METHOD = "citewarden/status"
 PROGRESS_TITLE = "Verifying references"
 
-#: Fields whose change makes an entry a different claim about the literature.
-IDENTITY_FIELDS = frozenset(
-    {
-        "title",
-        "subtitle",
-        "author",
-        "editor",
-        "year",
-        "date",
-        "journal",
-        "journaltitle",
-        "booktitle",
-        "venue",
-        "publisher",
-        "howpublished",
-        "volume",
-        "number",
-        "issue",
-        "pages",
-        "doi",
-        "eprint",
-        "eprinttype",
-        "archiveprefix",
-        "isbn",
-        "pmid",
-        "url",
-    }
-)
-
 #: Least time between two republications while verdicts stream in (the first one after a
 #: quiet spell goes out at once); a republication that took longer is followed by a pause
 #: as long.
@@ -110,93 +86,10 @@ CITED_OPEN, OPEN_BIB, OTHER = 0, 1, 2
 EXPRESS_WORKERS = 2
 
 
-def _name_of(item: tuple[str, str]) -> str:
-    return item[0]
-
-
-def fingerprint(entry: Entry) -> str:
-    """A digest of the entry's type and identity fields (whitespace-insensitive)."""
-    parts = [entry.entry_type.lower()]
-    for name, text in sorted(entry.field_texts(), key=_name_of):
-        if name in IDENTITY_FIELDS:
-            parts.append(f"{name}={' '.join(text.split())}")
-    return hashlib.blake2b(
-        "\x1f".join(parts).encode("utf-8", "replace"), digest_size=12
-    ).hexdigest()
-
-
-#: Interpreter thread switch interval while the engine thread runs: the loop that answers
-#: the editor waits at most this long for the interpreter lock when the engine is busy.
-SWITCH_INTERVAL = 0.001
-
-
-class EngineThread:
-    """An event loop in a daemon thread where the verification engine runs."""
-
-    def __init__(self) -> None:
-        if sys.getswitchinterval() > SWITCH_INTERVAL:
-            sys.setswitchinterval(SWITCH_INTERVAL)
-        self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._run, name="citewarden-verify", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.run_forever()
-
-    def submit(self, work: Any) -> asyncio.Future[Any]:
-        """Run the coroutine ``work`` there; cancelling the result cancels it there too."""
-        return asyncio.wrap_future(asyncio.run_coroutine_threadsafe(work, self.loop))
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-
-
-@dataclass
-class Job:
-    fp: str
-    entry: Entry
-    priority: int
-    seq: int
-    #: The run that queued it: within a priority, newer runs (the last save) go first.
-    batch: int = 0
-
-
-@dataclass
-class _FileMemo:
-    bib: ParsedBibliography
-    fps: list[str]
-    ignored: list[bool]
-
-
-@dataclass
-class _FileRows:
-    """Per entry of one parse of a bibliography (aligned with its entries): whether it is
-    verified at all, its verdict, its findings; made for one verdict generation and one
-    settings object."""
-
-    bib: ParsedBibliography
-    generation: int
-    settings_token: int
-    fps: list[str]
-    flags: list[bool]
-    verdicts: list[Verdict | None]
-    rows: list[Sequence[Finding]]
-    #: positions of the entries whose citations are marked too
-    marked: list[int]
-    found: list[Finding] = dataclasses.field(init=False)
-    #: fingerprints of the entries verified at all, in order
-    wanted: list[str] = dataclasses.field(init=False)
-
-    def __post_init__(self) -> None:
-        self.found = list(itertools.chain.from_iterable(self.rows))
-        self.wanted = list(itertools.compress(self.fps, self.flags))
-
-
 class VerificationService:
     """Verifies entries in the background and provides their findings to the session."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
         #: Verdicts by fingerprint.
         self.verdicts: dict[str, Verdict] = {}
@@ -782,10 +675,7 @@ class VerificationService:
         if status == self._last_status and not force:
             return
         self._last_status = status
-        try:
-            self.session.server.protocol.notify(STATUS_METHOD, status)
-        except Exception:
-            log.warning("could not send %s", STATUS_METHOD, exc_info=True)
+        notify(self.session.server, STATUS_METHOD, status)
 
     # -- cache ------------------------------------------------------------------------------
     async def clear_cache(self) -> int:

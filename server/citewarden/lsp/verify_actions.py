@@ -1,15 +1,14 @@
 """Verification in the editor: wiring, code actions, hover, commands.
 
 :func:`register` creates the :class:`~.verification.VerificationService` of a session and
-plugs it into the session's seams:
+adds it to the session's features as one :class:`VerificationFeature`:
 
-* findings -> merged into each file's diagnostics (``finding_providers``); their fixes (apply a
-  correction, "Update entry from <source>", "Ignore this entry") come back as quick fixes
-  through the session's code actions;
+* findings -> merged into each file's diagnostics; their fixes (apply a correction,
+  "Update entry from <source>", "Ignore this entry") come back as quick fixes through the
+  session's code actions;
 * "Open record at <source>" (``window/showDocument`` of the record's address) on an entry
-  or a citation of it (``code_action_hooks``);
-* verification status, matched record, source and retraction notice in hovers
-  (``hover_hooks``);
+  or a citation of it;
+* verification status, matched record, source and retraction notice in hovers;
 * commands: ``citewarden.verifyAll``, ``citewarden.verifyEntry`` (``key``),
   ``citewarden.clearCache``, ``citewarden.report`` (``"html"`` or ``"json"``, optional
   output path; returns ``{"path": ...}``), ``citewarden.status`` (the same object as the
@@ -20,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +31,11 @@ from citewarden.audit import Audit
 from citewarden.findings.score import score_summary
 from citewarden.findings.verdicts import record_url, source_label
 from citewarden.lsp import context_hover
+from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, verdicts_by_key
 from citewarden.lsp.verify_hover import hover_markdown
-from citewarden.model import Entry, Span
+from citewarden.model import Entry, Finding, Span
 from citewarden.parsing import is_latex, is_markdown
 
 log = logging.getLogger(__name__)
@@ -152,17 +152,35 @@ def _argument(args: tuple[Any, ...], name: str, position: int = 0) -> Any:
     return None
 
 
+class VerificationFeature(Feature):
+    """Verification's hooks into the session: its findings, saves, check cycles, the
+    verification part of hovers and "Open record" actions."""
+
+    def __init__(self, service: VerificationService, session: Session) -> None:
+        self.service = service
+        self.session = session
+
+    def findings(self) -> Mapping[Path, Sequence[Finding]]:
+        return self.service.findings()
+
+    async def on_save(self, path: Path) -> None:
+        await self.service.on_save(path)
+
+    def on_checked(self, delivered: set[Path]) -> None:
+        self.service.on_checked(delivered)
+
+    def hover(self, path: Path, key: str, entry: Entry | None) -> str | None:
+        return _hover(self.service, self.session, path, key, entry)
+
+    def code_actions(self, path: Path, span: Span) -> list[types.CodeAction]:
+        return _open_record_actions(self.service, self.session, path, span)
+
+
 def register(server: LanguageServer, session: Session) -> VerificationService:
     """Create the verification service of ``session`` and register its features."""
     service = VerificationService(session)
-    session.finding_providers.append(service.findings)
-    session.save_hooks.append(service.on_save)
-    session.after_check.append(service.on_checked)
-    session.hover_hooks.append(lambda path, key, entry: _hover(service, session, path, key, entry))
+    session.features.add(VerificationFeature(service, session))
     context_hover.register(session, service)
-    session.code_action_hooks.append(
-        lambda path, span: _open_record_actions(service, session, path, span)
-    )
     command: Callable[[str], Callable[..., Any]] = server.command
 
     @command(VERIFY_ALL)

@@ -87,8 +87,7 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
     # a bibliography rewritten on disk (a script, a pull) is verified again like a saved one
     for path in paths:
         if path.suffix.lower() in BIBLIOGRAPHY_SUFFIXES:
-            for hook in session.save_hooks:
-                await hook(path)
+            await session.features.saved(path)
 
 
 def _invalidate_all(session: Session, paths: list) -> None:  # type: ignore[type-arg]
