@@ -31,43 +31,9 @@ from citewarden.verify.evidence import (
     IdState,
     failure_summary,
 )
-from citewarden.verify.normalize import NormalizedEntry, fold, is_placeholder
+from citewarden.verify.normalize import NormalizedEntry, is_placeholder
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
-
-#: First year of publication of venues that are often cited (for "year before the venue
-#: existed").  Keys are folded names and acronyms.
-VENUE_FIRST_YEAR: Mapping[str, int] = {
-    "iclr": 2013,
-    "international conference on learning representations": 2013,
-    "neurips": 1987,
-    "nips": 1987,
-    "advances in neural information processing systems": 1987,
-    "icml": 1980,
-    "cvpr": 1983,
-    "iccv": 1987,
-    "eccv": 1990,
-    "emnlp": 1996,
-    "naacl": 2000,
-    "aistats": 1985,
-    "kdd": 1995,
-    "tmlr": 2022,
-    "transactions on machine learning research": 2022,
-    "jmlr": 2000,
-    "journal of machine learning research": 2000,
-    "plos one": 2006,
-    "elife": 2012,
-    "scientific reports": 2011,
-    "nature communications": 2010,
-    "peerj": 2013,
-    "peerj computer science": 2015,
-    "biorxiv": 2013,
-    "medrxiv": 2019,
-    "nature machine intelligence": 2019,
-    "nursing for women s health": 2007,
-    "frontiers in psychology": 2010,
-    "journal of open source software": 2016,
-    "joss": 2016,
-}
+from citewarden.verify.venues import venue_first_year
 
 #: Risk tier each code raises an entry to (notes and suggestions raise nothing).
 CODE_TIER: Mapping[Code, Tier] = {
@@ -224,19 +190,6 @@ def static_issues(entry: NormalizedEntry, today: date) -> list[Issue]:
             Issue(Code.INVALID_IDENTIFIER, f"{bad.field} '{bad.value}': {bad.reason}", bad.field)
         )
     return issues
-
-
-def venue_first_year(venue: str | None) -> int | None:
-    if not venue:
-        return None
-    key = fold(venue)
-    if key in VENUE_FIRST_YEAR:
-        return VENUE_FIRST_YEAR[key]
-    tokens = key.split()
-    for name, year in VENUE_FIRST_YEAR.items():
-        if " " not in name and name in tokens:
-            return year
-    return None
 
 
 def _arxiv_year(arxiv_id: str | None) -> int | None:
