@@ -76,6 +76,8 @@ class Code(StrEnum):
     CITATION_UNSUPPORTED = "citation-unsupported"
     # --- workspace boundaries ------------------------------------------------------------
     BIB_OUTSIDE_ROOT = "bibliography-outside-root"
+    PREPRINT_AS_PUBLISHED = "preprint-cited-as-published"
+    ARXIV_VERSION = "arxiv-version-mismatch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -498,6 +500,8 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.VENUE_UNINDEXED: S.WARNING,
         Code.VENUE_NOT_FOUND: S.WARNING,
         Code.CITATION_UNSUPPORTED: S.WARNING,
+        Code.PREPRINT_AS_PUBLISHED: S.WARNING,
+        Code.ARXIV_VERSION: S.WARNING,
     }
 )
 del S

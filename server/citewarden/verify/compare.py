@@ -448,6 +448,9 @@ class Comparison:
     doi_equal: bool | None = None
     #: The record the authors were compared with, when another source's list was fuller.
     author_record: WorkRecord | None = None
+    #: The venue names compared as they are, before a non-publisher source or another
+    #: version of the work makes a difference ``UNKNOWN`` (see :data:`venue`).
+    venue_raw: Agreement = Agreement.UNKNOWN
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -535,7 +538,7 @@ def compare(entry: NormalizedEntry, record: WorkRecord) -> Comparison:
     doi_equal = None
     if entry.doi and record.doi:
         doi_equal = entry.doi == record.doi.lower()
-    venue = compare_venue(entry.venue, entry.issn, record)
+    venue = venue_raw = compare_venue(entry.venue, entry.issn, record)
     if venue is Agreement.DIFFERENT and is_preprint_record(record) != cites_preprint(entry):
         venue = Agreement.UNKNOWN  # the other version of the work
     if venue is Agreement.DIFFERENT and record.source not in VENUE_AUTHORITIES:
@@ -550,4 +553,5 @@ def compare(entry: NormalizedEntry, record: WorkRecord) -> Comparison:
         issue=compare_value(entry.issue, record.issue),
         pages=compare_pages(entry.pages, record.pages),
         doi_equal=doi_equal,
+        venue_raw=venue_raw,
     )

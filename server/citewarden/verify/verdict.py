@@ -33,6 +33,7 @@ from citewarden.verify.evidence import (
 )
 from citewarden.verify.normalize import NormalizedEntry, is_placeholder
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
+from citewarden.verify.venue_check import index_venue, publisher_venue
 from citewarden.verify.venues import venue_first_year
 
 #: Risk tier each code raises an entry to (notes and suggestions raise nothing).
@@ -56,6 +57,8 @@ CODE_TIER: Mapping[Code, Tier] = {
     Code.PAGES_MISMATCH: Tier.M,
     Code.EXPRESSION_OF_CONCERN: Tier.M,
     Code.INVALID_IDENTIFIER: Tier.M,
+    Code.PREPRINT_AS_PUBLISHED: Tier.M,
+    Code.ARXIV_VERSION: Tier.M,
 }
 #: Codes that say something about the work, not about the entry's metadata.
 NOT_METADATA = frozenset(
@@ -313,16 +316,9 @@ def field_issues(
         )
         fixes["year"] = str(rec.year)
 
-    if cmp.venue is Agreement.DIFFERENT and rec.venue:
-        venue_field = entry.venue_field or "journal"
-        issues.append(
-            Issue(
-                Code.VENUE_MISMATCH,
-                f"venue '{entry.venue}', the record says '{rec.venue}'",
-                venue_field,
-            )
-        )
-        fixes[venue_field] = rec.venue
+    venue_issues, venue_fixes = publisher_venue(entry, cmp)
+    issues += venue_issues
+    fixes.update(venue_fixes)
 
     for code, label, name, vc in (
         (Code.VOLUME_MISMATCH, "volume", "volume", cmp.volume),
@@ -558,6 +554,9 @@ def decide(ev: Evidence, key: str) -> Verdict:
 
     more, field_fixes = field_issues(entry, anchor, anchored_by_id=anchored_by_id)
     issues += more
+    more, venue_fixes = index_venue(entry, ev.venue_opinions)
+    issues += more
+    field_fixes.update(venue_fixes)
     for name, value in field_fixes.items():
         fixes.setdefault(name, value)
     # homoglyph corrections: the record's clean text for the flagged field
