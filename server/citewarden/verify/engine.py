@@ -304,7 +304,6 @@ class Verifier:
                 await self._by_arxiv(ev, e.arxiv_id, keep_kind=True)
                 return
             states: list[Outcome] = []
-            said_missing: list[str] = []
             for name in ("snapshot", "crossref", "doi", "datacite"):
                 if name not in self.sources:
                     continue
@@ -314,8 +313,6 @@ class Verifier:
                 if name in PARTIAL_SOURCES and lookup.outcome is Outcome.NOT_FOUND:
                     continue  # a partial index: absence there proves nothing
                 states.append(lookup.outcome)
-                if lookup.outcome is Outcome.NOT_FOUND:
-                    said_missing.append(name)
                 if lookup.outcome is Outcome.FOUND:
                     self._set_identified(ev, lookup.records)
                     return
@@ -323,10 +320,9 @@ class Verifier:
                     # doi.org is authoritative: a 404 there means the DOI does not exist
                     ev.id_state, ev.id_missing_from = IdState.MISSING, name
                     return
-            if states and all(s is Outcome.NOT_FOUND for s in states) and "doi" in self.sources:
-                ev.id_state, ev.id_missing_from = IdState.MISSING, said_missing[-1]
-            else:
-                ev.id_state = IdState.FAILED if states else None
+            # only doi.org, the registry of every DOI, may say a DOI does not exist; Crossref
+            # and DataCite each know only their own
+            ev.id_state = IdState.FAILED if states else None
             return
         if e.arxiv_id:
             await self._by_arxiv(ev, e.arxiv_id)
@@ -342,15 +338,28 @@ class Verifier:
             self._apply(ev, lookup)
 
     async def _by_arxiv(self, ev: Evidence, arxiv_id: str, *, keep_kind: bool = False) -> None:
+        """arXiv id: the arXiv API, then Semantic Scholar when arXiv has no answer.  "No
+        such id" only when arXiv itself says so and the second source (when there is one)
+        does not know the id either; a failure on either side leaves the id unchecked."""
         if not keep_kind:
             ev.id_kind, ev.id_value = IdKind.ARXIV, arxiv_id
         lookup = await self._call(ev, "arxiv", "by_arxiv", arxiv_id)
-        if lookup is None or lookup.outcome is Outcome.FAILED:
-            # Semantic Scholar knows arXiv ids too
-            alt = await self._call(ev, "semanticscholar", "by_arxiv", arxiv_id)
-            if alt is not None and (lookup is None or alt.outcome is not Outcome.FAILED):
-                lookup = alt
-        self._apply(ev, lookup)
+        if lookup is not None and lookup.outcome is Outcome.FOUND:
+            self._apply(ev, lookup)
+            return
+        alt = await self._call(ev, "semanticscholar", "by_arxiv", arxiv_id)
+        if alt is not None and alt.outcome is Outcome.FOUND:
+            self._apply(ev, alt)
+        elif lookup is None:
+            self._apply(ev, alt)
+            if ev.id_state is IdState.MISSING:
+                ev.id_state, ev.id_missing_from = IdState.FAILED, None  # not the registry
+        elif lookup.outcome is Outcome.NOT_FOUND and (
+            alt is None or alt.outcome is Outcome.NOT_FOUND
+        ):
+            self._apply(ev, lookup)
+        else:
+            ev.id_state = IdState.FAILED
 
     def _apply(self, ev: Evidence, lookup: Lookup | None) -> None:
         if lookup is None:

@@ -89,3 +89,11 @@ def index_venue(
     chosen = min(group, key=lambda o: (not o.venue, rank.get(o.source, len(rank))))
     name = chosen.venue or chosen.names[0]
     return [_issue(entry, venue_field, name)], {venue_field: name}
+
+
+def venue_unsettled(cmp: Comparison, opinions: Sequence[VenueOpinion]) -> bool:
+    """The cited venue differs from the matched record's, but no finding was made because
+    that record's venue is not a publisher's and no index agreed with the citation."""
+    if cmp.venue is not Agreement.UNKNOWN or cmp.venue_raw is not Agreement.DIFFERENT:
+        return False
+    return not any(o.agreement is Agreement.EQUAL for o in opinions)

@@ -33,7 +33,7 @@ from citewarden.verify.evidence import (
 )
 from citewarden.verify.normalize import NormalizedEntry, is_placeholder
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
-from citewarden.verify.venue_check import index_venue, publisher_venue
+from citewarden.verify.venue_check import index_venue, publisher_venue, venue_unsettled
 from citewarden.verify.venues import venue_first_year
 
 #: Risk tier each code raises an entry to (notes and suggestions raise nothing).
@@ -415,6 +415,12 @@ def _id_field(ev: Evidence) -> str:
     return ev.id_kind.value if ev.id_kind else "doi"
 
 
+def _registry(ev: Evidence) -> str:
+    names = {"doi": "doi.org", "arxiv": "arXiv", "datacite": "DataCite", "pubmed": "PubMed"}
+    who = ev.id_missing_from or ""
+    return names.get(who, who.capitalize() if who else "the registry")
+
+
 def _id_label(ev: Evidence) -> str:
     return f"{ev.id_kind.label if ev.id_kind else 'identifier'} {ev.id_value}"
 
@@ -465,7 +471,7 @@ def decide(ev: Evidence, key: str) -> Verdict:
         issues.append(
             Issue(
                 Code.DOI_NOT_FOUND,
-                f"{_id_label(ev)} does not exist (the registry has no record of it)",
+                f"{_id_label(ev)} does not exist ({_registry(ev)} has no record of it)",
                 _id_field(ev),
             )
         )
@@ -588,6 +594,17 @@ def decide(ev: Evidence, key: str) -> Verdict:
         status = Status.MISMATCH
     else:
         status = Status.VERIFIED
+    reason = None
+    if status is Status.VERIFIED and ev.failures and venue_unsettled(anchor, ev.venue_opinions):
+        # the sources that could have told a venue error apart failed: never verified
+        status, reason = Status.UNVERIFIED, failure_summary(ev.failures)
+        issues.append(
+            Issue(
+                Code.UNVERIFIED,
+                f"could not be checked: the venue differs from the {anchor.record.source} "
+                f"record and the sources that could settle it failed: {reason}",
+            )
+        )
     # one name different in a long list is what versions of a work look like
     minor = anchor.authors is not None and anchor.authors.minor
     return Verdict(
@@ -598,7 +615,7 @@ def decide(ev: Evidence, key: str) -> Verdict:
         fixes,
         tuple(issues),
         sources,
-        None,
+        reason,
     )
 
 
