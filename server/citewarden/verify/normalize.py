@@ -630,6 +630,18 @@ def _clean_homoglyph_words(raw: str) -> str:
     return "".join(CONFUSABLE_TO_LATIN[ch] if i in flagged else ch for i, ch in enumerate(raw))
 
 
+#: A complete HTML character reference (``&amp;``, ``&apos;``, ``&#39;``): bibliographies
+#: exported from web pages carry them, and in BibTeX a bare ``&`` is no text of its own.
+_HTML_REFERENCE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+def html_references_to_text(value: str) -> str:
+    """``Ch&apos;ng`` -> ``Ch'ng``; values without a complete reference are returned as is."""
+    if "&" not in value or not _HTML_REFERENCE.search(value):
+        return value
+    return _HTML_REFERENCE.sub(lambda m: html.unescape(m.group(0)), value)
+
+
 @lru_cache(maxsize=4096)
 def normalize_entry(entry: Entry) -> NormalizedEntry:
     """Decode and clean the fields verification needs (only those).  Memoised per entry
@@ -646,7 +658,7 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
             return None
         if any(h.field == name for h in homoglyphs):
             raw = _clean_homoglyph_words(raw)
-        return latex_to_text(raw)
+        return latex_to_text(html_references_to_text(raw))
 
     title = clean("title")
     subtitle = clean("subtitle")
@@ -656,6 +668,8 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
     author_raw = entry.get("author")
     if author_raw and any(h.field == "author" for h in homoglyphs):
         author_raw = _clean_homoglyph_words(author_raw)
+    if author_raw:
+        author_raw = html_references_to_text(author_raw)
     authors, truncated = split_authors(author_raw) if author_raw else ((), False)
 
     venue_field = next((n for n in VENUE_FIELDS if (entry.get(n) or "").strip()), None)

@@ -14,7 +14,7 @@ sources answered and which failed); :func:`decide` classifies it.  The rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from datetime import date
 
 from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
@@ -33,33 +33,10 @@ from citewarden.verify.evidence import (
 )
 from citewarden.verify.normalize import NormalizedEntry, is_placeholder
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
+from citewarden.verify.severity import CODE_TIER
 from citewarden.verify.venue_check import index_venue, publisher_venue, venue_unsettled
 from citewarden.verify.venues import venue_first_year
 
-#: Risk tier each code raises an entry to (notes and suggestions raise nothing).
-CODE_TIER: Mapping[Code, Tier] = {
-    Code.NOT_FOUND: Tier.H,
-    Code.PLACEHOLDER_AUTHORS: Tier.H,
-    Code.HOMOGLYPH: Tier.H,
-    Code.TEMPORAL_IMPOSSIBILITY: Tier.H,
-    Code.CHIMERIC: Tier.H,
-    Code.DOI_OTHER_WORK: Tier.E,
-    Code.DOI_NOT_FOUND: Tier.E,
-    Code.TITLE_MISMATCH: Tier.E,
-    Code.AUTHOR_ADDED: Tier.E,
-    Code.AUTHOR_SUBSTITUTED: Tier.E,
-    Code.RETRACTED: Tier.E,
-    Code.AUTHOR_DROPPED: Tier.M,
-    Code.YEAR_MISMATCH: Tier.M,
-    Code.VENUE_MISMATCH: Tier.M,
-    Code.VOLUME_MISMATCH: Tier.M,
-    Code.ISSUE_MISMATCH: Tier.M,
-    Code.PAGES_MISMATCH: Tier.M,
-    Code.EXPRESSION_OF_CONCERN: Tier.M,
-    Code.INVALID_IDENTIFIER: Tier.M,
-    Code.PREPRINT_AS_PUBLISHED: Tier.M,
-    Code.ARXIV_VERSION: Tier.M,
-}
 #: Codes that say something about the work, not about the entry's metadata.
 NOT_METADATA = frozenset(
     {Code.UNVERIFIED, Code.CORRECTED, Code.EXPRESSION_OF_CONCERN, Code.PREPRINT_PUBLISHED}
