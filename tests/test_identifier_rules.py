@@ -115,3 +115,50 @@ async def test_id_arxiv_has_verifies_without_asking_a_second_source(
     v = await _verifier(replay, replay_http, second).verify(_entry("1605.08386"))  # type: ignore[arg-type]
     assert v.status is Status.VERIFIED, v.issues
     assert second.asked == []
+
+
+# ----------------------------------------------------------------------------------------
+# arXiv versions, against the real listing of 1605.08386 (one version, posted May 2016)
+# ----------------------------------------------------------------------------------------
+
+
+async def _arxiv_verdict(replay: ReplayServer, http: HttpClient, **fields: str) -> object:
+    base = {
+        "title": "Heat-bath random walks with {M}arkov bases",
+        "author": "Stanley, Caprice and Windisch, Tobias",
+        "year": "2016",
+        "archiveprefix": "arXiv",
+    }
+    arxiv = ArxivSource(http, replay.base_url("arxiv"))
+    verifier = Verifier([arxiv], VerifySettings(sources=("arxiv",)), today=TODAY)
+    return await verifier.verify(make_entry("k", "misc", {**base, **fields}))
+
+
+async def test_a_version_the_listing_does_not_have_is_reported_with_the_latest(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    v = await _arxiv_verdict(replay, replay_http, eprint="1605.08386v3")
+    version = [i for i in v.issues if i.code is Code.ARXIV_VERSION]  # type: ignore[attr-defined]
+    assert len(version) == 1 and "the listing has v1" in version[0].message
+    assert version[0].field == "eprint"
+    assert v.corrections == {"eprint": "1605.08386v1"}  # type: ignore[attr-defined]
+    assert v.status is Status.MISMATCH  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("eprint", ["1605.08386v1", "1605.08386"])
+async def test_an_existing_or_unnamed_version_verifies(
+    replay: ReplayServer, replay_http: HttpClient, eprint: str
+) -> None:
+    v = await _arxiv_verdict(replay, replay_http, eprint=eprint)
+    assert v.status is Status.VERIFIED, v.issues  # type: ignore[attr-defined]
+
+
+async def test_a_year_before_the_first_version_is_reported_once(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    v = await _arxiv_verdict(replay, replay_http, eprint="1605.08386", year="2015")
+    codes = [i.code for i in v.issues]  # type: ignore[attr-defined]
+    # the id itself dates the preprint (May 2016): the static check says it, the listing's
+    # first-version date does not add a second finding
+    assert codes.count(Code.TEMPORAL_IMPOSSIBILITY) + codes.count(Code.ARXIV_VERSION) == 1
+    assert v.status is Status.MISMATCH  # type: ignore[attr-defined]

@@ -474,6 +474,14 @@ def _valid_new_arxiv(ident: str) -> str | None:
     return ident if 1 <= month <= 12 else None
 
 
+def cited_arxiv_version(raw: str, arxiv_id: str | None) -> int | None:
+    """The version number written after the id in the field it was read from."""
+    if not arxiv_id:
+        return None
+    m = re.search(re.escape(arxiv_id) + r"v(\d{1,3})(?!\d)", raw, re.IGNORECASE)
+    return int(m.group(1)) if m else None
+
+
 def arxiv_from_entry(entry: Entry, doi: str | None) -> str | None:
     """The arXiv id of an entry, from eprint, an arXiv DOI, a URL or an ``arXiv:`` mention."""
     return arxiv_with_field(entry, doi)[0]
@@ -618,6 +626,8 @@ class NormalizedEntry:
     invalid_ids: tuple[InvalidIdentifier, ...]
     #: The field the arXiv id was read from (eprint, doi, url, journal ...).
     arxiv_field: str | None = None
+    #: The arXiv version the entry cites (``2106.01234v2`` -> 2), if it names one.
+    arxiv_version: int | None = None
 
     @property
     def surnames(self) -> tuple[str, ...]:
@@ -724,6 +734,7 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
         doi=doi,
         arxiv_id=arxiv_id,
         arxiv_field=arxiv_field,
+        arxiv_version=cited_arxiv_version(entry.get(arxiv_field or "") or "", arxiv_id),
         isbn=isbn,
         pmid=pmid,
         issn=issn,

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
+from citewarden.verify.arxiv_check import arxiv_issues
 from citewarden.verify.compare import (
     Agreement,
     Comparison,
@@ -540,6 +541,11 @@ def decide(ev: Evidence, key: str) -> Verdict:
     more, venue_fixes = index_venue(entry, ev.venue_opinions)
     issues += more
     field_fixes.update(venue_fixes)
+    if anchored_by_id and ev.id_kind is IdKind.ARXIV:
+        codes = {i.code for i in issues if i.effective_severity <= Severity.WARNING}
+        more, arxiv_fixes = arxiv_issues(entry, anchor, codes)
+        issues += more
+        field_fixes.update(arxiv_fixes)
     for name, value in field_fixes.items():
         fixes.setdefault(name, value)
     # homoglyph corrections: the record's clean text for the flagged field
