@@ -20,6 +20,7 @@ from citewarden.verify.normalize import (
     NormalizedEntry,
     first_page,
     fold,
+    latex_to_text,
     strip_markup,
     surname_key,
 )
@@ -65,12 +66,19 @@ class TitleComparison:
         return self.exact or self.score >= TITLE_NEAR
 
 
+def _record_text(text: str) -> str:
+    """A record's title as text: tags removed, and TeX math decoded as the entry's is
+    (arXiv and the indexes give titles such as ``$k$-means`` or ``$\\varepsilon$``)."""
+    text = strip_markup(text)
+    return latex_to_text(text) if "$" in text or "\\" in text else text
+
+
 def compare_title(entry_title: str | None, record: WorkRecord) -> TitleComparison | None:
     """Compare titles on folded text.  The record's subtitle is joined to its title; a
     subtitle left out on one side is not a difference."""
     if not entry_title or not record.title:
         return None
-    title = strip_markup(record.title)
+    title = _record_text(record.title)
     full = [fold(title)]
     # other titles the record gives (translations, original-language titles)
     full += [fold(strip_markup(v)) for k, v in record.extra if k == "alt-title"]
