@@ -40,16 +40,22 @@ def _run(harness: Path, out: Path, args: list[str], timeout: float) -> dict[str,
 
 
 def run(
-    faults: list[str], peer_python: str | None, limit: int | None, timeout: float
+    faults: list[str],
+    peer_python: str | None,
+    limit: int | None,
+    timeout: float,
+    keep: Path | None = None,
 ) -> dict[str, dict[str, Any] | str]:
-    """Metrics per tool (``citewarden``, ``peer``), or why a tool could not run."""
+    """Metrics per tool (``citewarden``, ``peer``), or why a tool could not run.  ``keep``:
+    a directory that keeps the cases, reports and request logs."""
     harness = harness_dir()
     if harness is None:
         return {"citewarden": f"hallmark-dev not found (set {ENV})"}
     common = [*faults, *(["--limit", str(limit)] if limit else [])]
     results: dict[str, dict[str, Any] | str] = {}
     with tempfile.TemporaryDirectory(prefix="cw-hallmark-") as tmp:
-        work = Path(tmp)
+        work = keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         product = f"{sys.executable} -m citewarden"
         results["citewarden"] = _run(
             harness,
@@ -65,6 +71,35 @@ def run(
                 timeout,
             )
     return results
+
+
+def statuses(workdir: Path) -> dict[str, str]:
+    """Entry key -> status in a kept citewarden report (empty when there is none)."""
+    path = workdir / "cw" / "stdout.json"
+    if not path.exists():
+        return {}
+    report = json.loads(path.read_text(encoding="utf-8"))
+    return {e["key"]: e.get("status", "") for e in report.get("entries", [])}
+
+
+def flips(clean: dict[str, str], faulty: dict[str, str], labels: Path) -> dict[str, int]:
+    """How injected faults changed verdicts: abstentions are allowed, the rest are not."""
+    label = {k: v["label"] for k, v in json.loads(labels.read_text(encoding="utf-8")).items()}
+    flagged = {"mismatch", "not_found", "retracted"}
+    out = {"to_unverified": 0, "flagged_to_verified": 0, "valid_to_flagged": 0, "other": 0}
+    for key, before in clean.items():
+        after = faulty.get(key, "")
+        if after == before:
+            continue
+        if after == "unverified":
+            out["to_unverified"] += 1
+        elif before in flagged and after == "verified":
+            out["flagged_to_verified"] += 1
+        elif label.get(key) == "VALID" and after in flagged:
+            out["valid_to_flagged"] += 1
+        else:
+            out["other"] += 1
+    return out
 
 
 def print_side_by_side(results: dict[str, dict[str, Any] | str], title: str) -> None:

@@ -250,6 +250,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--hallmark-limit", type=int, help="stratified HALLMARK subset")
     parser.add_argument(
+        "--hallmark-workdir", type=Path, help="keep HALLMARK cases, reports and request logs here"
+    )
+    parser.add_argument(
         "--faults",
         default="--p429 0.15 --p503 0.05 --pdrop 0.03",
         help="replay fault options of the second HALLMARK run ('' for none)",
@@ -287,9 +290,20 @@ def main(argv: list[str] | None = None) -> int:
         runs = [("no faults", [])]
         if args.faults.strip():
             runs.append((f"faults {args.faults}", args.faults.split()))
-        for title, faults in runs:
-            results = hallmark.run(faults, args.peer_python, args.hallmark_limit, 3600)
-            hallmark.print_side_by_side(results, title)
+        with tempfile.TemporaryDirectory(prefix="cw-hallmark-") as tmp:
+            keep = args.hallmark_workdir or Path(tmp)
+            seen = []
+            for i, (title, faults) in enumerate(runs):
+                work = keep / f"run{i}"
+                results = hallmark.run(faults, args.peer_python, args.hallmark_limit, 3600, work)
+                hallmark.print_side_by_side(results, title)
+                seen.append(hallmark.statuses(work))
+            if len(seen) == 2 and all(seen):
+                changed = hallmark.flips(seen[0], seen[1], keep / "run0" / "cw" / "labels.json")
+                print(
+                    f"HALLMARK dev, verdicts changed by the faults: {changed} "
+                    "(only to_unverified is allowed)"
+                )
     static = hallmark_static(args.data)
     if static:
         print("HALLMARK dev, checks that need no records (its records are not in the corpus):")
