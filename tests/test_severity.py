@@ -9,7 +9,12 @@ from citewarden.settings import SEVERITY_NAMES
 from citewarden.settings import TIER_SEVERITY as TIER_SETTING
 from citewarden.verify.severity import CODE_TIER, SCALE, TIER_SEVERITY, finding_severity
 
-VERIFICATION = [c for c in Code if list(Code).index(c) >= list(Code).index(Code.DOI_NOT_FOUND)]
+INDEX_CODES_APPENDED = {Code.BIB_OUTSIDE_ROOT}
+VERIFICATION = [
+    c
+    for c in Code
+    if list(Code).index(c) >= list(Code).index(Code.DOI_NOT_FOUND) and c not in INDEX_CODES_APPENDED
+]
 
 
 def test_every_verification_code_is_on_the_scale_and_the_defaults_follow_it() -> None:

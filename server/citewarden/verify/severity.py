@@ -43,6 +43,10 @@ SCALE: Mapping[Code, tuple[Severity, Tier | None]] = MappingProxyType(
         Code.PAGES_MISMATCH: (W, Tier.M),
         Code.EXPRESSION_OF_CONCERN: (W, Tier.M),
         Code.INVALID_IDENTIFIER: (W, Tier.M),
+        # venue legitimacy and citation context: warnings that raise no tier
+        Code.VENUE_UNINDEXED: (W, None),
+        Code.VENUE_NOT_FOUND: (W, None),
+        Code.CITATION_UNSUPPORTED: (W, None),
         Code.CORRECTED: (H, None),
         Code.PREPRINT_PUBLISHED: (H, None),
         Code.MISSING_DOI: (H, None),
