@@ -331,8 +331,9 @@ def test_html_and_sarif_with_verdicts(
     rules = {r["ruleId"]: r for r in log["runs"][0]["results"]}
     pages = rules["pages-mismatch"]["locations"][0]["physicalLocation"]["region"]
     assert (pages["startLine"], pages["startColumn"]) == (9, 14)
-    # a moderate-tier entry's findings are information, as in the editor
-    assert rules["volume-mismatch"]["level"] == "note"
+    # a moderate-tier entry's volume difference is a warning (the severity scale), as in
+    # the editor
+    assert rules["volume-mismatch"]["level"] == "warning"
     fix = rules["pages-mismatch"]["fixes"][0]  # its own field's correction comes first
     (rep,) = fix["artifactChanges"][0]["replacements"]
     assert rep["insertedContent"]["text"] == "303--314"

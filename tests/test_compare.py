@@ -167,3 +167,19 @@ def test_preprint_and_published_versions_are_one_work() -> None:
     assert result.venue is Agreement.UNKNOWN  # the record is the other version
     assert result.year is Agreement.NEAR  # published two years after the preprint
     assert result.full_agreement
+
+
+def test_tex_math_in_a_record_title_is_read_as_the_entry_s_is() -> None:
+    """Semantic Scholar (and arXiv) give titles with TeX math; the entry's title is decoded,
+    so the record's must be too (``$\\mathbb{Z}_{3}$``, ``$\\varepsilon$``)."""
+    from citewarden.verify.normalize import latex_to_text
+    from citewarden.verify.sources.semanticscholar import work_from_s2
+
+    data = json.loads((DATA / "titles" / "s2_recommended_papers_tex_titles.json").read_text())
+    papers = [p for p in data["recommendedPapers"] if "$" in (p.get("title") or "")]
+    assert len(papers) >= 5
+    for paper in papers:
+        record = work_from_s2(paper)
+        assert record is not None
+        cmp = compare_title(latex_to_text(paper["title"]), record)
+        assert cmp is not None and cmp.exact, paper["title"]

@@ -11,6 +11,7 @@ from citewarden.verify.normalize import (
     clean_pmid,
     find_homoglyphs,
     fold,
+    html_references_to_text,
     is_placeholder,
     latex_to_text,
     make_entry,
@@ -213,3 +214,23 @@ def test_normalising_arbitrary_field_values_never_raises(
 )
 def test_latex_to_text_spells_out_tex_logos(raw: str, text: str) -> None:
     assert latex_to_text(raw) == text
+
+
+def test_html_character_references_in_fields_are_read_as_characters() -> None:
+    # as dblp's export and web pages write them (a bare & is not BibTeX text)
+    e = normalize_entry(
+        make_entry(
+            "k",
+            "inproceedings",
+            {
+                "title": "Task Difficulty Aware Parameter Allocation &amp; Regularization",
+                "author": "Parra, {\\'A}lvaro and Ch&apos;ng, Shin-Fang",
+                "booktitle": "Neural Networks&#39; Priors",
+            },
+        )
+    )
+    assert e.title == "Task Difficulty Aware Parameter Allocation & Regularization"
+    assert e.authors[1].family == "Ch'ng"
+    assert e.venue == "Neural Networks' Priors"
+    # an ampersand that starts no complete reference is left alone
+    assert html_references_to_text("R&D &amp") == "R&D &amp"

@@ -248,8 +248,8 @@ def swap_digits(value: str, rng: random.Random) -> str | None:
     return None
 
 
-def build(corpus: Path, out: Path) -> tuple[int, int]:
-    rng = random.Random(SEED)
+def build(corpus: Path, out: Path, seed: int = SEED) -> tuple[int, int]:
+    rng = random.Random(seed)
     records = read_records(corpus)
     pool = [r for r in records if usable(r)]
     # distinct titles only: two records with one title would make labels ambiguous
@@ -619,8 +619,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus")
     parser.add_argument("--out", type=Path, default=ROOT / "tests" / "data" / "accuracy")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=SEED,
+        help="another seed writes a held-out set of the same kinds (the tests keep the default)",
+    )
     args = parser.parse_args(argv)
-    records, entries = build(args.corpus, args.out)
+    records, entries = build(args.corpus, args.out, args.seed)
     print(f"{records} records, {entries} entries -> {args.out}")
     return 0
 

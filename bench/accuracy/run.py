@@ -6,7 +6,10 @@ network part could not be checked); the false-alarm rate on valid entries (any w
 a status other than verified); abstentions (unverified); and correction accuracy (expected
 corrections offered with the right value, and no wrong value offered for any field).
 
-Usage: ``python bench/accuracy/run.py [--data DIR] [--show-misses]``
+Usage: ``python bench/accuracy/run.py [--data DIR] [--show-misses] [--hallmark
+[--peer-python PEER/bin/python] [--faults "..."] [--hallmark-limit N]]``: with ``--hallmark``
+also HALLMARK dev through the shared harness (hallmark.py), citewarden and the peer in the
+same run, without and with injected faults.
 """
 
 from __future__ import annotations
@@ -235,6 +238,25 @@ def main(argv: list[str] | None = None) -> int:
         help="search engine standing in for Crossref: a fuzzy in-memory ranker, or the "
         "project's SQLite FTS5 snapshot source over the same records",
     )
+    parser.add_argument(
+        "--hallmark",
+        action="store_true",
+        help="also run HALLMARK dev through the shared hallmark-dev harness "
+        "(env CITEWARDEN_HALLMARK_DEV), without and with injected faults",
+    )
+    parser.add_argument(
+        "--peer-python",
+        help="interpreter with bibtex-updater 1.12 installed: the peer runs in the same run",
+    )
+    parser.add_argument("--hallmark-limit", type=int, help="stratified HALLMARK subset")
+    parser.add_argument(
+        "--hallmark-workdir", type=Path, help="keep HALLMARK cases, reports and request logs here"
+    )
+    parser.add_argument(
+        "--faults",
+        default="--p429 0.15 --p503 0.05 --pdrop 0.03",
+        help="replay fault options of the second HALLMARK run ('' for none)",
+    )
     args = parser.parse_args(argv)
     r = asyncio.run(evaluate(args.data, args.show_misses, args.fail_rate, args.search))
     if args.json:
@@ -262,6 +284,26 @@ def main(argv: list[str] | None = None) -> int:
         f"(target >= 0.98: {ok(r['corrections'] >= 0.98)}); wrong values offered: {r['wrong_corrections']}"
     )
     print(f"requests              {r['requests']}")
+    if args.hallmark:
+        import hallmark
+
+        runs = [("no faults", [])]
+        if args.faults.strip():
+            runs.append((f"faults {args.faults}", args.faults.split()))
+        with tempfile.TemporaryDirectory(prefix="cw-hallmark-") as tmp:
+            keep = args.hallmark_workdir or Path(tmp)
+            seen = []
+            for i, (title, faults) in enumerate(runs):
+                work = keep / f"run{i}"
+                results = hallmark.run(faults, args.peer_python, args.hallmark_limit, 3600, work)
+                hallmark.print_side_by_side(results, title)
+                seen.append(hallmark.statuses(work))
+            if len(seen) == 2 and all(seen):
+                changed = hallmark.flips(seen[0], seen[1], keep / "run0" / "cw" / "labels.json")
+                print(
+                    f"HALLMARK dev, verdicts changed by the faults: {changed} "
+                    "(only to_unverified is allowed)"
+                )
     static = hallmark_static(args.data)
     if static:
         print("HALLMARK dev, checks that need no records (its records are not in the corpus):")

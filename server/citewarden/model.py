@@ -76,6 +76,8 @@ class Code(StrEnum):
     CITATION_UNSUPPORTED = "citation-unsupported"
     # --- workspace boundaries ------------------------------------------------------------
     BIB_OUTSIDE_ROOT = "bibliography-outside-root"
+    PREPRINT_AS_PUBLISHED = "preprint-cited-as-published"
+    ARXIV_VERSION = "arxiv-version-mismatch"
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,21 +485,23 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.YEAR_MISMATCH: S.WARNING,
         Code.VENUE_MISMATCH: S.WARNING,
         Code.VOLUME_MISMATCH: S.WARNING,
-        Code.ISSUE_MISMATCH: S.INFORMATION,
+        Code.ISSUE_MISMATCH: S.WARNING,
         Code.PAGES_MISMATCH: S.WARNING,
         Code.HOMOGLYPH: S.ERROR,
         Code.TEMPORAL_IMPOSSIBILITY: S.ERROR,
         Code.CHIMERIC: S.ERROR,
         Code.RETRACTED: S.ERROR,
-        Code.CORRECTED: S.INFORMATION,
+        Code.CORRECTED: S.HINT,
         Code.EXPRESSION_OF_CONCERN: S.WARNING,
-        Code.PREPRINT_PUBLISHED: S.INFORMATION,
+        Code.PREPRINT_PUBLISHED: S.HINT,
         Code.MISSING_DOI: S.HINT,
         Code.INVALID_IDENTIFIER: S.WARNING,
         Code.UNVERIFIED: S.HINT,
         Code.VENUE_UNINDEXED: S.WARNING,
         Code.VENUE_NOT_FOUND: S.WARNING,
         Code.CITATION_UNSUPPORTED: S.WARNING,
+        Code.PREPRINT_AS_PUBLISHED: S.WARNING,
+        Code.ARXIV_VERSION: S.WARNING,
     }
 )
 del S

@@ -44,7 +44,7 @@ CONFIG_FILE = ".citewarden.toml"
 MAX_CONFIG_BYTES = 1 << 20
 
 #: Default severity of verification findings by the entry's risk tier.
-TIER_SEVERITY: Mapping[str, str] = {"H": "error", "E": "warning", "M": "information", "D": "off"}
+TIER_SEVERITY: Mapping[str, str] = {"H": "error", "E": "warning", "M": "warning", "D": "off"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -349,10 +349,11 @@ async def test_findings_on_the_fields_then_the_doi_quick_fix_verifies_clean(
     await wait_for(lambda: h.by_code("refs.bib", Code.DOI_OTHER_WORK), timeout=30)
     await wait_for(lambda: h.by_code("main.tex", Code.NOT_FOUND), timeout=30)
 
-    # the manipulated entry: a warning (tier E) on the DOI value, saying what Crossref says
+    # the manipulated entry: an error on the DOI value (the scale's severity of a DOI of
+    # another work, above its tier E's warning), saying what Crossref says
     [other] = h.by_code("refs.bib", Code.DOI_OTHER_WORK)
     assert other.range == h.mark("refs.bib", "wrong_doi")
-    assert other.severity == types.DiagnosticSeverity.Warning
+    assert other.severity == types.DiagnosticSeverity.Error
     assert other.message.startswith("Crossref: DOI 10.1371/journal.ppat.1008184 belongs to")
     assert "10.1111/ele.14024" in other.message
     related = [r.location.uri for r in other.related_information or []]
@@ -377,11 +378,11 @@ async def test_findings_on_the_fields_then_the_doi_quick_fix_verifies_clean(
     [md_site] = h.by_code("paper.md", Code.NOT_FOUND)
     assert md_site.range == h.mark("paper.md", "md_fake")
 
-    # the digit swap: information (tier M) on the pages value; the real work without DOI:
-    # a hint on its key offering the DOI
+    # the digit swap: a warning (tier M, the severity scale) on the pages value; the real
+    # work without DOI: a hint on its key offering the DOI
     [pages] = h.by_code("refs.bib", Code.PAGES_MISMATCH)
     assert pages.range == h.mark("refs.bib", "pages")
-    assert pages.severity == types.DiagnosticSeverity.Information
+    assert pages.severity == types.DiagnosticSeverity.Warning
     assert "digit swap" in pages.message
     hints = {h.editor.slice("refs.bib", d.range) for d in h.by_code("refs.bib", Code.MISSING_DOI)}
     assert hints == {"boettiger2018", "boettiger2020"}
@@ -392,7 +393,12 @@ async def test_findings_on_the_fields_then_the_doi_quick_fix_verifies_clean(
     # nothing on the verified works but notes
     for d in h.verification("refs.bib"):
         if d.severity in (types.DiagnosticSeverity.Error, types.DiagnosticSeverity.Warning):
-            assert d.code in {Code.DOI_OTHER_WORK, Code.DOI_NOT_FOUND, Code.NOT_FOUND}
+            assert d.code in {
+                Code.DOI_OTHER_WORK,
+                Code.DOI_NOT_FOUND,
+                Code.NOT_FOUND,
+                Code.PAGES_MISMATCH,
+            }
 
     # the status notification: 5 entries, tiers H 1 (fabricated), E 1 (other DOI),
     # M 1 (pages), D 2 -> score 100 - 12 - 5 - 2
@@ -712,7 +718,7 @@ def test_severity_follows_the_tier_and_the_settings(tmp_path: Path) -> None:
 
     found = shown(VerifySettings())
     assert [(f.code, f.severity) for f in found] == [
-        (Code.DOI_OTHER_WORK, Severity.WARNING),
+        (Code.DOI_OTHER_WORK, Severity.ERROR),  # the scale: never below the code's own
         (Code.UNVERIFIED, Severity.HINT),  # a note keeps its own severity
     ]
     doi = entry.field("doi")
@@ -731,7 +737,7 @@ def test_tier_severity_setting_is_checked() -> None:
         Settings(), {"verify": {"tier_severity": {"H": "warning", "X": "error", "M": "loud"}}}, "t"
     )
     assert settings.verify.tier_severity["H"] == "warning"
-    assert settings.verify.tier_severity["M"] == "information"  # the invalid value fell back
+    assert settings.verify.tier_severity["M"] == "warning"  # the invalid value fell back
     assert sorted(p.key for p in problems) == ["verify.tier_severity.M", "verify.tier_severity.X"]
 
 

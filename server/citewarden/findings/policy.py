@@ -11,8 +11,9 @@ on the command line and in the editor alike.  The steps, in this order:
 3. **per-code severity** (``[severity] pages-mismatch = "error"``): a configured code gets
    that severity, ``"off"`` drops it; this is final;
 4. **tier severity** (``[verify.tier-severity]``): a verification finding that is not a
-   note (hint or information) takes the severity of its entry's risk tier (H error,
-   E warning, M information, D off by default); notes and index findings keep their own.
+   note (hint or information) takes the more serious of its own severity and its entry's
+   risk tier's (H error, E warning, M warning, D off by default; the severity scale of
+   :mod:`citewarden.verify.severity`); notes and index findings keep their own.
 
 The table behind step 4 is :func:`scale`, the one place today's defaults live.
 """
@@ -28,6 +29,7 @@ from typing import Protocol
 from citewarden.model import Entry, Finding, ParsedBibliography, ParsedDocument, Severity
 from citewarden.settings import SEVERITY_NAMES, TIER_SEVERITY, Settings
 from citewarden.text import LineIndex
+from citewarden.verify.severity import shown_severity
 
 _NOTES = (Severity.HINT, Severity.INFORMATION)
 
@@ -42,11 +44,14 @@ class Texts(Protocol):
 
 def scale(own: Severity, tier: str | None, tiers: Mapping[str, str]) -> Severity | None:
     """The default severity of a finding: its own, or for a verification finding that is
-    not a note, its entry's tier's (``tiers`` maps H/E/M/D to a severity name)."""
+    not a note, the more serious of its own and its entry's tier's (``tiers`` maps H/E/M/D
+    to a severity name; a tier set to "off" silences it).  The scale itself is
+    :mod:`citewarden.verify.severity`."""
     if tier is None or own in _NOTES:
         return own
     name = tiers.get(tier, TIER_SEVERITY.get(tier, "warning")).lower()
-    return SEVERITY_NAMES.get(name, SEVERITY_NAMES[TIER_SEVERITY.get(tier, "warning")])
+    level = SEVERITY_NAMES.get(name, SEVERITY_NAMES[TIER_SEVERITY.get(tier, "warning")])
+    return shown_severity(own, level)
 
 
 def tier_of(finding: Finding) -> str | None:

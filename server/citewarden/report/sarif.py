@@ -88,6 +88,8 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.VENUE_NOT_FOUND: "No source that found the work knows the journal the entry names.",
     Code.CITATION_UNSUPPORTED: "The configured judge says the cited work's abstract does not "
     "support the sentence that cites it.",
+    Code.PREPRINT_AS_PUBLISHED: "Only preprint records of the work exist, but it is cited as published at a venue.",
+    Code.ARXIV_VERSION: "The arXiv version or year cited does not match the arXiv listing.",
 }
 
 _LEVEL = {

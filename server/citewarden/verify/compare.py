@@ -20,10 +20,15 @@ from citewarden.verify.normalize import (
     NormalizedEntry,
     first_page,
     fold,
+    latex_to_text,
     strip_markup,
     surname_key,
 )
 from citewarden.verify.records import Person, WorkRecord
+from citewarden.verify.venues import _venue_agrees, abbreviation_of, venue_agrees
+
+#: Re-exported: venue names used to be compared here (callers clear ``_venue_agrees``).
+__all__ = ["_venue_agrees", "abbreviation_of", "venue_agrees"]
 
 #: Folded titles at least this similar identify the same work (a near-miss when not equal).
 TITLE_NEAR = 0.85
@@ -61,12 +66,19 @@ class TitleComparison:
         return self.exact or self.score >= TITLE_NEAR
 
 
+def _record_text(text: str) -> str:
+    """A record's title as text: tags removed, and TeX math decoded as the entry's is
+    (arXiv and the indexes give titles such as ``$k$-means`` or ``$\\varepsilon$``)."""
+    text = strip_markup(text)
+    return latex_to_text(text) if "$" in text or "\\" in text else text
+
+
 def compare_title(entry_title: str | None, record: WorkRecord) -> TitleComparison | None:
     """Compare titles on folded text.  The record's subtitle is joined to its title; a
     subtitle left out on one side is not a difference."""
     if not entry_title or not record.title:
         return None
-    title = strip_markup(record.title)
+    title = _record_text(record.title)
     full = [fold(title)]
     # other titles the record gives (translations, original-language titles)
     full += [fold(strip_markup(v)) for k, v in record.extra if k == "alt-title"]
@@ -382,169 +394,8 @@ def compare_pages(entry_pages: str | None, record_pages: str | None) -> ValueCom
 
 
 # ----------------------------------------------------------------------------------------
-# Venues
+# Venues (names are compared in citewarden.verify.venues)
 # ----------------------------------------------------------------------------------------
-
-_STOP = frozenset(
-    {"of", "the", "and", "on", "in", "for", "de", "la", "le", "der", "und", "a", "an", "to", "at"}
-)
-_GENERIC = frozenset(
-    {
-        "proceedings",
-        "proc",
-        "annual",
-        "conference",
-        "conf",
-        "international",
-        "int",
-        "intl",
-        "symposium",
-        "symp",
-        "workshop",
-        "meeting",
-        "track",
-        "papers",
-        "volume",
-        "vol",
-        "part",
-    }
-)
-#: Well-known acronyms of venues that bibliographies often cite by acronym alone.
-VENUE_ALIASES: dict[str, tuple[str, ...]] = {
-    "neurips": ("neural information processing systems", "nips"),
-    "nips": ("neural information processing systems", "neurips"),
-    "icml": ("international conference on machine learning",),
-    "iclr": ("international conference on learning representations",),
-    "cvpr": ("computer vision and pattern recognition",),
-    "iccv": ("international conference on computer vision",),
-    "eccv": ("european conference on computer vision",),
-    "acl": ("association for computational linguistics",),
-    "emnlp": ("empirical methods in natural language processing",),
-    "naacl": ("north american chapter of the association for computational linguistics",),
-    "aaai": ("aaai conference on artificial intelligence", "association for the advancement"),
-    "ijcai": ("international joint conference on artificial intelligence",),
-    "kdd": ("knowledge discovery and data mining",),
-    "sigir": ("research and development in information retrieval",),
-    "aistats": ("artificial intelligence and statistics",),
-    "uai": ("uncertainty in artificial intelligence",),
-    "colt": ("conference on learning theory", "computational learning theory"),
-    "jmlr": ("journal of machine learning research",),
-    "tmlr": ("transactions on machine learning research",),
-    "pnas": ("proceedings of the national academy of sciences",),
-}
-
-
-def _abbrev_token(short: str, full: str) -> bool:
-    if short == full:
-        return True
-    if not short or not full or short[0] != full[0] or len(short) > len(full):
-        return False
-    if full.startswith(short):
-        return True
-    it = iter(full)
-    return all(ch in it for ch in short)
-
-
-def abbreviation_of(short: str, full: str) -> bool:
-    """Is ``short`` an abbreviation of ``full`` (``Phys. Rev. Lett.`` of ``Physical Review
-    Letters``, ``Proc. Natl. Acad. Sci.`` of ...)?  Both are folded; every significant word of
-    ``full`` must be accounted for, in order."""
-    s_tokens = [t for t in fold(short).split() if t not in _STOP]
-    f_tokens = [t for t in fold(full).split() if t not in _STOP]
-    if not s_tokens or not f_tokens:
-        return False
-    i = 0
-    for ft in f_tokens:
-        if i < len(s_tokens) and _abbrev_token(s_tokens[i], ft):
-            i += 1
-            continue
-        # a run of initials may stand for several words (U.S.A.)
-        return False
-    return i == len(s_tokens)
-
-
-def _core(text: str) -> list[str]:
-    tokens = fold(re.sub(r"\([^)]*\)", " ", text)).split()
-    return [
-        t
-        for t in tokens
-        if t not in _STOP
-        and t not in _GENERIC
-        and not re.fullmatch(r"\d+|\d+(?:st|nd|rd|th)|(?:19|20)\d\d", t)
-    ]
-
-
-def _acronyms(text: str) -> set[str]:
-    found = {m.lower() for m in re.findall(r"\b([A-Z][A-Za-z]*[A-Z]{1,}[A-Za-z]*)\b", text)}
-    return {a for a in found if 3 <= len(a) <= 10 and a.isalpha()}
-
-
-def _acronym_of(short: str, full: str) -> bool:
-    """``IoTDI`` for "... Internet of Things Design and Implementation", ``ICML`` for
-    "Proceedings of the 38th International Conference on Machine Learning": the letters of
-    an acronym-like name, in order, among the initials of the other's words."""
-    text = short.strip()
-    if not (2 <= len(text) <= 10 and text.isalpha() and sum(c.isupper() for c in text) >= 2):
-        return False
-    if " " in text or len(full.split()) < 2:
-        return False
-    initials = "".join(w[0] for w in fold(full).split() if w and not w[0].isdigit())
-    return _subsequence(text.lower(), initials)
-
-
-def _subsequence(needle: str, hay: str) -> bool:
-    it = iter(hay)
-    return all(c in it for c in needle)
-
-
-def _alias_hit(a: str, b: str) -> bool:
-    fb = " ".join(_core(b))
-    for acro in _acronyms(a) | {fold(a)}:
-        for phrase in VENUE_ALIASES.get(acro, ()):
-            core = " ".join(t for t in phrase.split() if t not in _GENERIC and t not in _STOP)
-            if core and core in fb:
-                return True
-            if phrase in fold(b).split() or phrase == fold(b):
-                return True
-    return False
-
-
-def venue_agrees(entry_venue: str, names: Sequence[str]) -> bool:
-    """Does the .bib venue name one of the record's container names?"""
-    return _venue_agrees(entry_venue, tuple(names))
-
-
-@lru_cache(maxsize=16384)
-def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
-    fe = fold(entry_venue)
-    if not fe:
-        return True
-    ce = _core(entry_venue)
-    for name in names:
-        fn = fold(name)
-        if not fn:
-            continue
-        if _compact(fe) == _compact(fn):
-            return True
-        if abbreviation_of(entry_venue, name) or abbreviation_of(name, entry_venue):
-            return True
-        cn = _core(name)
-        if ce and cn and (ce == cn or abbreviation_of(" ".join(ce), " ".join(cn))):
-            return True
-        if ce and cn and abbreviation_of(" ".join(cn), " ".join(ce)):
-            return True
-        if _acronyms(entry_venue) & _acronyms(name):
-            return True
-        # the record's name with a subtitle the entry leaves out (or the other way round)
-        shorter, longer = sorted((fe, fn), key=len)
-        if len(shorter.split()) >= 3 and longer.startswith(shorter + " "):
-            return True
-        if _acronym_of(name, entry_venue) or _acronym_of(entry_venue, name):
-            return True
-        if _alias_hit(entry_venue, name) or _alias_hit(name, entry_venue):
-            return True
-    return False
-
 
 #: Sources whose venue comes from the publisher's own deposit; other sources infer or
 #: abbreviate venues, so a difference there is not reported.
@@ -605,6 +456,9 @@ class Comparison:
     doi_equal: bool | None = None
     #: The record the authors were compared with, when another source's list was fuller.
     author_record: WorkRecord | None = None
+    #: The venue names compared as they are, before a non-publisher source or another
+    #: version of the work makes a difference ``UNKNOWN`` (see :data:`venue`).
+    venue_raw: Agreement = Agreement.UNKNOWN
     notes: tuple[str, ...] = field(default=())
 
     @property
@@ -692,7 +546,7 @@ def compare(entry: NormalizedEntry, record: WorkRecord) -> Comparison:
     doi_equal = None
     if entry.doi and record.doi:
         doi_equal = entry.doi == record.doi.lower()
-    venue = compare_venue(entry.venue, entry.issn, record)
+    venue = venue_raw = compare_venue(entry.venue, entry.issn, record)
     if venue is Agreement.DIFFERENT and is_preprint_record(record) != cites_preprint(entry):
         venue = Agreement.UNKNOWN  # the other version of the work
     if venue is Agreement.DIFFERENT and record.source not in VENUE_AUTHORITIES:
@@ -707,4 +561,5 @@ def compare(entry: NormalizedEntry, record: WorkRecord) -> Comparison:
         issue=compare_value(entry.issue, record.issue),
         pages=compare_pages(entry.pages, record.pages),
         doi_equal=doi_equal,
+        venue_raw=venue_raw,
     )

@@ -24,8 +24,21 @@ from typing import Any
 from citewarden.model import Code, Entry, Issue, Status, Tier, Verdict
 from citewarden.settings import Settings, VerifySettings
 from citewarden.verify.base import Source
-from citewarden.verify.compare import Comparison, compare
-from citewarden.verify.evidence import Evidence, Failure, FailureKind, IdKind, IdState
+from citewarden.verify.compare import (
+    Agreement,
+    Comparison,
+    cites_preprint,
+    compare,
+    is_preprint_record,
+)
+from citewarden.verify.evidence import (
+    Evidence,
+    Failure,
+    FailureKind,
+    IdKind,
+    IdState,
+    VenueOpinion,
+)
 from citewarden.verify.legitimacy import venue_kind, with_venue
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replace_confusables
 from citewarden.verify.plan import Ahead
@@ -51,6 +64,9 @@ ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
 VENUE_SOURCES = frozenset({"openalex", "pubmed"})
 #: Stop searching once this many sources agree on a candidate with a near-miss title.
 NEAR_MISS_CONFIRMATIONS = 2
+
+#: Indexes asked for the venue of a work no publisher's record describes.
+VENUE_INDEXES = frozenset({"dblp", "openalex", "semanticscholar"})
 
 #: Entry types DataCite registers (data, software, reports, theses, preprints ...).
 DATACITE_TYPES = frozenset(
@@ -196,6 +212,7 @@ class Verifier:
             if ev.id_comparison is None or not ev.id_comparison.title_ok:
                 await self._search(ev)
             await self._corroborate(ev)
+            await self._venue_opinions(ev)
             self._published_version(ev)
             await self._notices(ev)
             venue_records = await self._venue_records(ev)
@@ -287,7 +304,6 @@ class Verifier:
                 await self._by_arxiv(ev, e.arxiv_id, keep_kind=True)
                 return
             states: list[Outcome] = []
-            said_missing: list[str] = []
             for name in ("snapshot", "crossref", "doi", "datacite"):
                 if name not in self.sources:
                     continue
@@ -297,8 +313,6 @@ class Verifier:
                 if name in PARTIAL_SOURCES and lookup.outcome is Outcome.NOT_FOUND:
                     continue  # a partial index: absence there proves nothing
                 states.append(lookup.outcome)
-                if lookup.outcome is Outcome.NOT_FOUND:
-                    said_missing.append(name)
                 if lookup.outcome is Outcome.FOUND:
                     self._set_identified(ev, lookup.records)
                     return
@@ -306,10 +320,9 @@ class Verifier:
                     # doi.org is authoritative: a 404 there means the DOI does not exist
                     ev.id_state, ev.id_missing_from = IdState.MISSING, name
                     return
-            if states and all(s is Outcome.NOT_FOUND for s in states) and "doi" in self.sources:
-                ev.id_state, ev.id_missing_from = IdState.MISSING, said_missing[-1]
-            else:
-                ev.id_state = IdState.FAILED if states else None
+            # only doi.org, the registry of every DOI, may say a DOI does not exist; Crossref
+            # and DataCite each know only their own
+            ev.id_state = IdState.FAILED if states else None
             return
         if e.arxiv_id:
             await self._by_arxiv(ev, e.arxiv_id)
@@ -325,15 +338,28 @@ class Verifier:
             self._apply(ev, lookup)
 
     async def _by_arxiv(self, ev: Evidence, arxiv_id: str, *, keep_kind: bool = False) -> None:
+        """arXiv id: the arXiv API, then Semantic Scholar when arXiv has no answer.  "No
+        such id" only when arXiv itself says so and the second source (when there is one)
+        does not know the id either; a failure on either side leaves the id unchecked."""
         if not keep_kind:
             ev.id_kind, ev.id_value = IdKind.ARXIV, arxiv_id
         lookup = await self._call(ev, "arxiv", "by_arxiv", arxiv_id)
-        if lookup is None or lookup.outcome is Outcome.FAILED:
-            # Semantic Scholar knows arXiv ids too
-            alt = await self._call(ev, "semanticscholar", "by_arxiv", arxiv_id)
-            if alt is not None and (lookup is None or alt.outcome is not Outcome.FAILED):
-                lookup = alt
-        self._apply(ev, lookup)
+        if lookup is not None and lookup.outcome is Outcome.FOUND:
+            self._apply(ev, lookup)
+            return
+        alt = await self._call(ev, "semanticscholar", "by_arxiv", arxiv_id)
+        if alt is not None and alt.outcome is Outcome.FOUND:
+            self._apply(ev, alt)
+        elif lookup is None:
+            self._apply(ev, alt)
+            if ev.id_state is IdState.MISSING:
+                ev.id_state, ev.id_missing_from = IdState.FAILED, None  # not the registry
+        elif lookup.outcome is Outcome.NOT_FOUND and (
+            alt is None or alt.outcome is Outcome.NOT_FOUND
+        ):
+            self._apply(ev, lookup)
+        else:
+            ev.id_state = IdState.FAILED
 
     def _apply(self, ev: Evidence, lookup: Lookup | None) -> None:
         if lookup is None:
@@ -463,6 +489,42 @@ class Verifier:
         else:
             ev.candidate = improved
 
+    async def _venue_opinions(self, ev: Evidence) -> None:
+        """The venue of the matched work according to the indexes (dblp, OpenAlex, Semantic
+        Scholar), when the match is not a publisher's record, and the cited venue differs
+        from the match's or the match is a preprint cited as published.  One look-up per
+        index (by DOI, else a search; cached), stopping once two indexes agree on another
+        venue or one agrees with the citation."""
+        cmp = _anchor(ev)
+        e = ev.entry
+        if cmp is None or not e.venue or cites_preprint(e) or cmp.venue is not Agreement.UNKNOWN:
+            return
+        rec = cmp.record
+        if cmp.venue_raw is not Agreement.DIFFERENT and not is_preprint_record(rec):
+            return
+        ev.venue_opinions.append(venue_opinion(cmp))
+        for name in self.order:
+            if name not in VENUE_INDEXES or name == rec.source:
+                continue
+            opinions = ev.venue_opinions
+            if any(o.agreement is Agreement.EQUAL for o in opinions) or len(opinions) >= 3:
+                return
+            lookup = None
+            if rec.doi and not rec.doi.startswith("10.48550/") and name != "dblp":
+                lookup = await self._call(ev, name, "by_doi", rec.doi)
+            if lookup is None or lookup.outcome is not Outcome.FOUND:
+                lookup = await self._call(ev, name, "search", self._query(e))
+            if lookup is None or lookup.outcome is not Outcome.FOUND:
+                continue
+            same = [c for c in (compare(e, r) for r in lookup.records) if c.identifies]
+            if same:
+                # an index holding a published version says the work is published
+                best = max(
+                    same,
+                    key=lambda c: (not is_preprint_record(c.record), bool(c.record.venue), c.score),
+                )
+                ev.venue_opinions.append(venue_opinion(best))
+
     async def _notices(self, ev: Evidence) -> None:
         """Crossref notices (``filter=updates:{doi}``) for a work matched through a source
         whose record does not carry Crossref's ``updated-by`` (a Crossref record does)."""
@@ -519,6 +581,20 @@ class Verifier:
         if rec.source == "arxiv" and rec.doi and not rec.doi.startswith("10.48550/"):
             target = target or rec.doi
         ev.published_doi = target.lower() if target else None
+
+
+def _anchor(ev: Evidence) -> Comparison | None:
+    """The comparison the verdict will rest on: the identifier's record when its title
+    agrees, else the search candidate."""
+    if ev.id_comparison is not None and ev.id_comparison.title_ok:
+        return ev.id_comparison
+    return ev.candidate
+
+
+def venue_opinion(cmp: Comparison) -> VenueOpinion:
+    rec = cmp.record
+    names = tuple(n for n in (rec.venue, *rec.venue_short) if n)
+    return VenueOpinion(rec.source, rec.venue or "", names, cmp.venue_raw, is_preprint_record(rec))
 
 
 def _mentions_arxiv(e: NormalizedEntry) -> bool:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 
-from citewarden.verify.compare import Comparison
+from citewarden.verify.compare import Agreement, Comparison
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import Update
 
@@ -104,6 +104,21 @@ def failure_summary(failures: Iterable[Failure]) -> str | None:
     return "; ".join(parts) or None
 
 
+@dataclass(frozen=True, slots=True)
+class VenueOpinion:
+    """What one source's record of the matched work says of its venue."""
+
+    source: str
+    #: The record's official venue name ("" when it gives only short or raw names).
+    venue: str
+    #: Every name the record gives for its venue (official, short, as deposited).
+    names: tuple[str, ...]
+    #: The cited venue compared with ``names`` (EQUAL, DIFFERENT or UNKNOWN).
+    agreement: Agreement
+    #: The record is a preprint (arXiv, bioRxiv, SSRN ..., Crossref posted-content).
+    preprint: bool
+
+
 @dataclass
 class Evidence:
     """Everything the engine learnt about one entry."""
@@ -127,6 +142,9 @@ class Evidence:
     sources: list[str] = field(default_factory=list)
     #: Notices about the matched work found with a separate look-up (``filter=updates:``).
     notices: list[Update] = field(default_factory=list)
+    #: The venue of the matched work according to each index consulted (dblp, OpenAlex,
+    #: Semantic Scholar, arXiv), gathered when no publisher's record settles it.
+    venue_opinions: list[VenueOpinion] = field(default_factory=list)
     #: DOI of the published version of a preprint, when the record names one.
     published_doi: str | None = None
     today: date = field(default_factory=date.today)

@@ -474,6 +474,14 @@ def _valid_new_arxiv(ident: str) -> str | None:
     return ident if 1 <= month <= 12 else None
 
 
+def cited_arxiv_version(raw: str, arxiv_id: str | None) -> int | None:
+    """The version number written after the id in the field it was read from."""
+    if not arxiv_id:
+        return None
+    m = re.search(re.escape(arxiv_id) + r"v(\d{1,3})(?!\d)", raw, re.IGNORECASE)
+    return int(m.group(1)) if m else None
+
+
 def arxiv_from_entry(entry: Entry, doi: str | None) -> str | None:
     """The arXiv id of an entry, from eprint, an arXiv DOI, a URL or an ``arXiv:`` mention."""
     return arxiv_with_field(entry, doi)[0]
@@ -618,6 +626,8 @@ class NormalizedEntry:
     invalid_ids: tuple[InvalidIdentifier, ...]
     #: The field the arXiv id was read from (eprint, doi, url, journal ...).
     arxiv_field: str | None = None
+    #: The arXiv version the entry cites (``2106.01234v2`` -> 2), if it names one.
+    arxiv_version: int | None = None
 
     @property
     def surnames(self) -> tuple[str, ...]:
@@ -628,6 +638,18 @@ def _clean_homoglyph_words(raw: str) -> str:
     """Replace confusables only inside the words where they were flagged."""
     flagged = {(h.offset) for h in find_homoglyphs("", raw)}
     return "".join(CONFUSABLE_TO_LATIN[ch] if i in flagged else ch for i, ch in enumerate(raw))
+
+
+#: A complete HTML character reference (``&amp;``, ``&apos;``, ``&#39;``): bibliographies
+#: exported from web pages carry them, and in BibTeX a bare ``&`` is no text of its own.
+_HTML_REFERENCE = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+
+
+def html_references_to_text(value: str) -> str:
+    """``Ch&apos;ng`` -> ``Ch'ng``; values without a complete reference are returned as is."""
+    if "&" not in value or not _HTML_REFERENCE.search(value):
+        return value
+    return _HTML_REFERENCE.sub(lambda m: html.unescape(m.group(0)), value)
 
 
 @lru_cache(maxsize=4096)
@@ -646,7 +668,7 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
             return None
         if any(h.field == name for h in homoglyphs):
             raw = _clean_homoglyph_words(raw)
-        return latex_to_text(raw)
+        return latex_to_text(html_references_to_text(raw))
 
     title = clean("title")
     subtitle = clean("subtitle")
@@ -656,6 +678,8 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
     author_raw = entry.get("author")
     if author_raw and any(h.field == "author" for h in homoglyphs):
         author_raw = _clean_homoglyph_words(author_raw)
+    if author_raw:
+        author_raw = html_references_to_text(author_raw)
     authors, truncated = split_authors(author_raw) if author_raw else ((), False)
 
     venue_field = next((n for n in VENUE_FIELDS if (entry.get(n) or "").strip()), None)
@@ -710,6 +734,7 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
         doi=doi,
         arxiv_id=arxiv_id,
         arxiv_field=arxiv_field,
+        arxiv_version=cited_arxiv_version(entry.get(arxiv_field or "") or "", arxiv_id),
         isbn=isbn,
         pmid=pmid,
         issn=issn,

@@ -1,0 +1,186 @@
+"""The field step of a verdict: issues and corrections from comparing an entry with the
+record it is anchored to, notices about the work, and the BibTeX text of corrections (pure).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from citewarden.model import Code, Issue, Severity
+from citewarden.verify.compare import Agreement, Comparison, ValueComparison, digit_swap
+from citewarden.verify.normalize import NormalizedEntry, strip_markup
+from citewarden.verify.records import Update, UpdateKind, WorkRecord
+from citewarden.verify.venue_check import publisher_venue
+
+
+def bibtex_authors(record: WorkRecord) -> str:
+    """The record's authors as a BibTeX ``author`` value (``Family, Given and ...``)."""
+    names = []
+    for p in record.authors:
+        names.append(f"{p.family}, {p.given}" if p.given else f"{{{p.family}}}")
+    return " and ".join(names)
+
+
+def bibtex_pages(pages: str) -> str:
+    return re.sub(r"\s*[-–—]+\s*", "--", pages.strip())
+
+
+def bibtex_title(record: WorkRecord) -> str:
+    title = strip_markup(record.title)
+    if record.subtitle:
+        title = f"{title}: {strip_markup(record.subtitle)}"
+    return title
+
+
+def record_label(record: WorkRecord) -> str:
+    first = record.authors[0].family if record.authors else "?"
+    year = record.year or "n.d."
+    return f"“{strip_markup(record.title)}” ({first}, {year})"
+
+
+def _value_issue(
+    code: Code, label: str, bib_field: str, cmp: ValueComparison
+) -> tuple[Issue, str] | None:
+    if cmp.agreement is not Agreement.DIFFERENT or cmp.record is None:
+        return None
+    swap = " (a digit swap)" if cmp.swap else ""
+    return (
+        Issue(code, f"{label} is {cmp.entry}, the record says {cmp.record}{swap}", bib_field),
+        cmp.record,
+    )
+
+
+def field_issues(
+    entry: NormalizedEntry, cmp: Comparison, *, anchored_by_id: bool
+) -> tuple[list[Issue], dict[str, str]]:
+    """Issues and corrections from comparing an entry with the record it is anchored to."""
+    rec = cmp.record
+    issues: list[Issue] = []
+    fixes: dict[str, str] = {}
+    title_changed = False
+
+    if cmp.title is not None and not cmp.title.exact:
+        kind = "near-miss title" if cmp.title.near else "title does not match"
+        issues.append(
+            Issue(
+                Code.TITLE_MISMATCH,
+                f"{kind}: the record's title is “{bibtex_title(rec)}”",
+                "title",
+            )
+        )
+        fixes["title"] = bibtex_title(rec)
+        title_changed = True
+
+    a = cmp.authors
+    if a is not None and not a.exact:
+        if a.overlap < 0.5 and cmp.title is not None and cmp.title.exact:
+            issues.append(
+                Issue(
+                    Code.CHIMERIC,
+                    f"the title is that of {record_label(rec)}, but the authors are not its "
+                    "authors",
+                    "author",
+                )
+            )
+        if a.substituted:
+            pairs = "; ".join(f"{e} instead of {r}" for e, r in a.substituted)
+            issues.append(Issue(Code.AUTHOR_SUBSTITUTED, f"author substituted: {pairs}", "author"))
+        if not a.first_ok and not a.substituted:
+            first = (cmp.author_record or rec).authors[0]
+            if a.matched == a.entry_count:
+                # the same people in another order: the record may be the one that is wrong
+                issues.append(
+                    Issue(
+                        Code.AUTHOR_SUBSTITUTED,
+                        f"author order differs: the record's first author is {first}",
+                        "author",
+                        Severity.INFORMATION,
+                    )
+                )
+            else:
+                issues.append(
+                    Issue(
+                        Code.AUTHOR_SUBSTITUTED,
+                        f"first author differs: the record's first author is {first}",
+                        "author",
+                    )
+                )
+        if a.added:
+            issues.append(
+                Issue(
+                    Code.AUTHOR_ADDED,
+                    f"author(s) not on the record: {', '.join(a.added)}",
+                    "author",
+                )
+            )
+        if a.dropped:
+            shown = ", ".join(a.dropped[:5]) + (" ..." if len(a.dropped) > 5 else "")
+            issues.append(
+                Issue(Code.AUTHOR_DROPPED, f"author(s) missing from the entry: {shown}", "author")
+            )
+        # never rewrite title and authors at once; authors only when identity is anchored
+        people = cmp.author_record or rec
+        if not title_changed and (anchored_by_id or a.agree) and people.authors:
+            fixes["author"] = bibtex_authors(people)
+
+    if cmp.year is Agreement.NEAR and rec.year is not None:
+        issues.append(
+            Issue(
+                Code.YEAR_MISMATCH,
+                f"year {entry.year}, the record says {rec.year} (preprint, online and print "
+                "versions often differ by a year or more)",
+                "year",
+                Severity.HINT,
+            )
+        )
+    elif cmp.year is Agreement.DIFFERENT and rec.year is not None:
+        swap = " (a digit swap)" if digit_swap(str(entry.year), str(rec.year)) else ""
+        issues.append(
+            Issue(
+                Code.YEAR_MISMATCH, f"year {entry.year}, the record says {rec.year}{swap}", "year"
+            )
+        )
+        fixes["year"] = str(rec.year)
+
+    venue_issues, venue_fixes = publisher_venue(entry, cmp)
+    issues += venue_issues
+    fixes.update(venue_fixes)
+
+    for code, label, name, vc in (
+        (Code.VOLUME_MISMATCH, "volume", "volume", cmp.volume),
+        (Code.ISSUE_MISMATCH, "issue", "number", cmp.issue),
+        (Code.PAGES_MISMATCH, "pages", "pages", cmp.pages),
+    ):
+        found = _value_issue(code, label, name, vc)
+        if found:
+            issue, value = found
+            issues.append(issue)
+            fixes[name] = bibtex_pages(value) if name == "pages" else value
+    return issues, fixes
+
+
+def notice_issues(record: WorkRecord, more: Iterable[Update] = ()) -> list[Issue]:
+    """Retraction / correction / expression-of-concern findings, one per notice."""
+    issues: list[Issue] = []
+    seen: set[tuple[UpdateKind, str | None]] = set()
+    for u in (*record.updates, *more):
+        if (u.kind, u.doi) in seen:
+            continue
+        seen.add((u.kind, u.doi))
+        where = f" ({u.doi})" if u.doi else ""
+        when = f" on {u.date}" if u.date else ""
+        if u.kind in (UpdateKind.RETRACTION, UpdateKind.WITHDRAWAL):
+            issues.append(Issue(Code.RETRACTED, f"this work was retracted{when}{where}", "doi"))
+        elif u.kind is UpdateKind.CORRECTION:
+            issues.append(
+                Issue(Code.CORRECTED, f"a correction to this work was published{when}{where}")
+            )
+        elif u.kind is UpdateKind.EXPRESSION_OF_CONCERN:
+            issues.append(
+                Issue(
+                    Code.EXPRESSION_OF_CONCERN,
+                    f"an expression of concern about this work was published{when}{where}",
+                )
+            )
+    return issues

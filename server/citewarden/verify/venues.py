@@ -1,0 +1,380 @@
+"""The venue registry: real venues (acronyms, official and past names, the year each began)
+and the comparison of venue names (pure).
+
+One table (:data:`BUNDLED`) lists venues that bibliographies cite often; the names sources
+give for a work's venue (dblp's venue and stream, OpenAlex's source, Semantic Scholar's venue
+and publicationVenue, Crossref's container titles) are the other half of what is known
+(:func:`is_known`).  Venue names are compared through :func:`venue_agrees`, which accepts
+acronyms, abbreviations (``Phys. Rev. Lett.``), proceedings prefixes and the aliases the
+registry gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from citewarden.verify.normalize import fold
+
+
+class VenueKind:
+    CONFERENCE = "conference"
+    JOURNAL = "journal"
+    PREPRINT = "preprint"
+
+
+@dataclass(frozen=True, slots=True)
+class Venue:
+    """One real venue: its acronym, official name first, then past and other names."""
+
+    acronym: str
+    kind: str
+    first_year: int | None
+    names: tuple[str, ...]
+
+
+def _v(acronym: str, kind: str, first_year: int | None, *names: str) -> Venue:
+    return Venue(acronym, kind, first_year, names)
+
+
+_C, _J, _P = VenueKind.CONFERENCE, VenueKind.JOURNAL, VenueKind.PREPRINT
+
+#: Venues often cited by acronym alone, with the year their series began (for "year before
+#: the venue existed").  Facts about the venues themselves, from their own histories.
+BUNDLED: tuple[Venue, ...] = (
+    _v(
+        "NeurIPS",
+        _C,
+        1987,
+        "Advances in Neural Information Processing Systems",
+        "Neural Information Processing Systems",
+        "NIPS",
+    ),
+    _v("ICML", _C, 1980, "International Conference on Machine Learning"),
+    _v("ICLR", _C, 2013, "International Conference on Learning Representations"),
+    _v(
+        "CVPR",
+        _C,
+        1983,
+        "IEEE/CVF Conference on Computer Vision and Pattern Recognition",
+        "Computer Vision and Pattern Recognition",
+    ),
+    _v(
+        "ICCV",
+        _C,
+        1987,
+        "IEEE/CVF International Conference on Computer Vision",
+        "International Conference on Computer Vision",
+    ),
+    _v("ECCV", _C, 1990, "European Conference on Computer Vision"),
+    _v("WACV", _C, 1992, "IEEE/CVF Winter Conference on Applications of Computer Vision"),
+    _v("BMVC", _C, 1990, "British Machine Vision Conference"),
+    _v(
+        "ACL",
+        _C,
+        1963,
+        "Annual Meeting of the Association for Computational Linguistics",
+        "Association for Computational Linguistics",
+    ),
+    _v(
+        "EMNLP",
+        _C,
+        1996,
+        "Conference on Empirical Methods in Natural Language Processing",
+        "Empirical Methods in Natural Language Processing",
+    ),
+    _v(
+        "NAACL", _C, 2000, "North American Chapter of the Association for Computational Linguistics"
+    ),
+    _v("EACL", _C, 1983, "European Chapter of the Association for Computational Linguistics"),
+    _v("COLING", _C, 1965, "International Conference on Computational Linguistics"),
+    _v("CoNLL", _C, 1997, "Conference on Computational Natural Language Learning"),
+    _v("TACL", _J, 2013, "Transactions of the Association for Computational Linguistics"),
+    _v(
+        "AAAI",
+        _C,
+        1980,
+        "AAAI Conference on Artificial Intelligence",
+        "Association for the Advancement of Artificial Intelligence",
+    ),
+    _v("IJCAI", _C, 1969, "International Joint Conference on Artificial Intelligence"),
+    _v(
+        "KDD",
+        _C,
+        1995,
+        "ACM SIGKDD Conference on Knowledge Discovery and Data Mining",
+        "Knowledge Discovery and Data Mining",
+    ),
+    _v(
+        "SIGIR",
+        _C,
+        1978,
+        "International ACM SIGIR Conference on Research and Development in Information Retrieval",
+        "Research and Development in Information Retrieval",
+    ),
+    _v("WWW", _C, 1994, "The Web Conference", "International World Wide Web Conference"),
+    _v("WSDM", _C, 2008, "International Conference on Web Search and Data Mining"),
+    _v("CIKM", _C, 1992, "International Conference on Information and Knowledge Management"),
+    _v(
+        "AISTATS",
+        _C,
+        1985,
+        "International Conference on Artificial Intelligence and Statistics",
+        "Artificial Intelligence and Statistics",
+    ),
+    _v(
+        "UAI",
+        _C,
+        1985,
+        "Conference on Uncertainty in Artificial Intelligence",
+        "Uncertainty in Artificial Intelligence",
+    ),
+    _v("COLT", _C, 1988, "Conference on Learning Theory", "Computational Learning Theory"),
+    _v("CoRL", _C, 2017, "Conference on Robot Learning"),
+    _v("ICRA", _C, 1984, "IEEE International Conference on Robotics and Automation"),
+    _v("IROS", _C, 1988, "IEEE/RSJ International Conference on Intelligent Robots and Systems"),
+    _v("MICCAI", _C, 1998, "Medical Image Computing and Computer Assisted Intervention"),
+    _v(
+        "ICASSP",
+        _C,
+        1976,
+        "IEEE International Conference on Acoustics, Speech and Signal Processing",
+    ),
+    _v("CHI", _C, 1982, "CHI Conference on Human Factors in Computing Systems"),
+    _v("SIGMOD", _C, 1975, "International Conference on Management of Data"),
+    _v("VLDB", _C, 1975, "International Conference on Very Large Data Bases"),
+    _v("STOC", _C, 1969, "Symposium on Theory of Computing"),
+    _v("FOCS", _C, 1960, "Symposium on Foundations of Computer Science"),
+    _v("SODA", _C, 1990, "Symposium on Discrete Algorithms"),
+    _v("JMLR", _J, 2000, "Journal of Machine Learning Research"),
+    _v("TMLR", _J, 2022, "Transactions on Machine Learning Research"),
+    _v("TPAMI", _J, 1979, "IEEE Transactions on Pattern Analysis and Machine Intelligence"),
+    _v("PNAS", _J, 1915, "Proceedings of the National Academy of Sciences"),
+    _v("PLOS ONE", _J, 2006, "PLOS ONE", "PLoS ONE"),
+    _v("eLife", _J, 2012, "eLife"),
+    _v("Sci. Rep.", _J, 2011, "Scientific Reports"),
+    _v("Nat. Commun.", _J, 2010, "Nature Communications"),
+    _v("Nat. Mach. Intell.", _J, 2019, "Nature Machine Intelligence"),
+    _v("PeerJ", _J, 2013, "PeerJ"),
+    _v("PeerJ Comput. Sci.", _J, 2015, "PeerJ Computer Science"),
+    _v("Front. Psychol.", _J, 2010, "Frontiers in Psychology"),
+    _v("JOSS", _J, 2016, "Journal of Open Source Software"),
+    _v("Nurs. Womens Health", _J, 2007, "Nursing for Women's Health"),
+    _v("arXiv", _P, 1991, "arXiv", "CoRR", "arXiv (Cornell University)", "arXiv.org"),
+    _v("bioRxiv", _P, 2013, "bioRxiv"),
+    _v("medRxiv", _P, 2019, "medRxiv"),
+    _v("SSRN", _P, 1994, "SSRN Electronic Journal", "Social Science Research Network"),
+)
+
+
+def _build_aliases(venues: Iterable[Venue]) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for v in venues:
+        key = fold(v.acronym)
+        if " " in key:
+            continue
+        others = tuple(fold(n) for n in v.names if fold(n) != key)
+        out[key] = others
+        for name in v.names:
+            alt = fold(name)
+            if " " not in alt and alt != key:
+                out[alt] = (*others, key)
+    return out
+
+
+#: Acronym -> the names it stands for (folded), from the registry.
+VENUE_ALIASES: Mapping[str, tuple[str, ...]] = _build_aliases(BUNDLED)
+
+
+def _build_first_years(venues: Iterable[Venue]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for v in venues:
+        if v.first_year is None:
+            continue
+        for name in (v.acronym, *v.names):
+            out[fold(name)] = v.first_year
+    return out
+
+
+#: First year of each venue, by folded acronym and name.
+VENUE_FIRST_YEAR: Mapping[str, int] = _build_first_years(BUNDLED)
+
+
+def _compact(text: str) -> str:
+    return text.replace(" ", "")
+
+
+_STOP = frozenset(
+    {"of", "the", "and", "on", "in", "for", "de", "la", "le", "der", "und", "a", "an", "to", "at"}
+)
+_GENERIC = frozenset(
+    {
+        "proceedings",
+        "proc",
+        "annual",
+        "conference",
+        "conf",
+        "international",
+        "int",
+        "intl",
+        "symposium",
+        "symp",
+        "workshop",
+        "meeting",
+        "track",
+        "papers",
+        "volume",
+        "vol",
+        "part",
+    }
+)
+
+
+def _abbrev_token(short: str, full: str) -> bool:
+    if short == full:
+        return True
+    if not short or not full or short[0] != full[0] or len(short) > len(full):
+        return False
+    if full.startswith(short):
+        return True
+    it = iter(full)
+    return all(ch in it for ch in short)
+
+
+def abbreviation_of(short: str, full: str) -> bool:
+    """Is ``short`` an abbreviation of ``full`` (``Phys. Rev. Lett.`` of ``Physical Review
+    Letters``, ``Proc. Natl. Acad. Sci.`` of ...)?  Both are folded; every significant word of
+    ``full`` must be accounted for, in order."""
+    s_tokens = [t for t in fold(short).split() if t not in _STOP]
+    f_tokens = [t for t in fold(full).split() if t not in _STOP]
+    if not s_tokens or not f_tokens:
+        return False
+    i = 0
+    for ft in f_tokens:
+        if i < len(s_tokens) and _abbrev_token(s_tokens[i], ft):
+            i += 1
+            continue
+        # a run of initials may stand for several words (U.S.A.)
+        return False
+    return i == len(s_tokens)
+
+
+def _core(text: str) -> list[str]:
+    tokens = fold(re.sub(r"\([^)]*\)", " ", text)).split()
+    return [
+        t
+        for t in tokens
+        if t not in _STOP
+        and t not in _GENERIC
+        and not re.fullmatch(r"\d+|\d+(?:st|nd|rd|th)|(?:19|20)\d\d", t)
+    ]
+
+
+def _acronyms(text: str) -> set[str]:
+    found = {m.lower() for m in re.findall(r"\b([A-Z][A-Za-z]*[A-Z]{1,}[A-Za-z]*)\b", text)}
+    return {a for a in found if 3 <= len(a) <= 10 and a.isalpha()}
+
+
+def _acronym_of(short: str, full: str) -> bool:
+    """``IoTDI`` for "... Internet of Things Design and Implementation", ``ICML`` for
+    "Proceedings of the 38th International Conference on Machine Learning": the letters of
+    an acronym-like name, in order, among the initials of the other's words."""
+    text = short.strip()
+    if not (2 <= len(text) <= 10 and text.isalpha() and sum(c.isupper() for c in text) >= 2):
+        return False
+    if " " in text or len(full.split()) < 2:
+        return False
+    initials = "".join(w[0] for w in fold(full).split() if w and not w[0].isdigit())
+    return _subsequence(text.lower(), initials)
+
+
+def _subsequence(needle: str, hay: str) -> bool:
+    it = iter(hay)
+    return all(c in it for c in needle)
+
+
+def _alias_hit(a: str, b: str) -> bool:
+    fb = " ".join(_core(b))
+    for acro in _acronyms(a) | {fold(a)}:
+        for phrase in VENUE_ALIASES.get(acro, ()):
+            core = " ".join(t for t in phrase.split() if t not in _GENERIC and t not in _STOP)
+            if core and core in fb:
+                return True
+            if phrase in fold(b).split() or phrase == fold(b):
+                return True
+    return False
+
+
+def venue_agrees(entry_venue: str, names: Sequence[str]) -> bool:
+    """Does the .bib venue name one of the record's container names?"""
+    return _venue_agrees(entry_venue, tuple(names))
+
+
+@lru_cache(maxsize=16384)
+def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
+    fe = fold(entry_venue)
+    if not fe:
+        return True
+    ce = _core(entry_venue)
+    for name in names:
+        fn = fold(name)
+        if not fn:
+            continue
+        if _compact(fe) == _compact(fn):
+            return True
+        if abbreviation_of(entry_venue, name) or abbreviation_of(name, entry_venue):
+            return True
+        cn = _core(name)
+        if ce and cn and (ce == cn or abbreviation_of(" ".join(ce), " ".join(cn))):
+            return True
+        if ce and cn and abbreviation_of(" ".join(cn), " ".join(ce)):
+            return True
+        if _acronyms(entry_venue) & _acronyms(name):
+            return True
+        # the record's name with a subtitle the entry leaves out (or the other way round)
+        shorter, longer = sorted((fe, fn), key=len)
+        if len(shorter.split()) >= 3 and longer.startswith(shorter + " "):
+            return True
+        if _acronym_of(name, entry_venue) or _acronym_of(entry_venue, name):
+            return True
+        if _alias_hit(entry_venue, name) or _alias_hit(name, entry_venue):
+            return True
+    return False
+
+
+def venue_first_year(venue: str | None) -> int | None:
+    """The year the cited venue began, when the registry knows it."""
+    if not venue:
+        return None
+    key = fold(venue)
+    if key in VENUE_FIRST_YEAR:
+        return VENUE_FIRST_YEAR[key]
+    tokens = key.split()
+    for name, year in VENUE_FIRST_YEAR.items():
+        if " " not in name and name in tokens:
+            return year
+    return None
+
+
+@lru_cache(maxsize=16384)
+def registry_venue(name: str) -> Venue | None:
+    """The bundled venue ``name`` names (by acronym, official or past name), if any."""
+    if not fold(name):
+        return None
+    for venue in BUNDLED:
+        if venue_agrees(name, (venue.acronym, *venue.names)):
+            return venue
+    return None
+
+
+def is_preprint_venue(name: str | None) -> bool:
+    venue = registry_venue(name or "")
+    return venue is not None and venue.kind == VenueKind.PREPRINT
+
+
+def is_known(name: str, seen: Iterable[str] = ()) -> bool:
+    """Is ``name`` a venue the registry knows: bundled, or named by a source's record of
+    some work (``seen``: the venue names the sources gave)?"""
+    return registry_venue(name) is not None or venue_agrees(name, tuple(seen))
