@@ -62,7 +62,7 @@ def test_tier_severity_for_verification_findings_notes_keep_their_own(tmp_path: 
     policy = Policy(Settings(), [tmp_path])
     found = _shown(ws, policy, bib, _verdict("kept", Tier.M, YEAR, NOTE))
     assert [(f.code, f.severity) for f in found] == [
-        (Code.YEAR_MISMATCH, Severity.INFORMATION),  # tier M, not the code's own warning
+        (Code.YEAR_MISMATCH, Severity.WARNING),  # a year error is serious, at tier M too
         (Code.MISSING_DOI, Severity.HINT),
     ]
     found = _shown(ws, policy, bib, _verdict("kept", Tier.H, YEAR))
