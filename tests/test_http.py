@@ -238,7 +238,7 @@ async def test_timeout_is_a_failure_not_an_exception(replay: ReplayServer) -> No
     replay.inject("delay", path="/crossref", delay=1.0, times=2)
     reply = await http.get(replay.base_url("crossref") + CROSSREF_DOI, lane="crossref")
     await http.aclose()
-    assert isinstance(reply, Failure) and reply.reason == "timeout"
+    assert isinstance(reply, Failure) and reply.reason.startswith("timeout")
 
 
 async def test_dropped_connection_is_a_failure(replay: ReplayServer) -> None:

@@ -33,6 +33,7 @@ from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
 from citewarden.lsp.session import Session
 from citewarden.parsing.bibtex import reader_kind
+from citewarden.redaction import RedactingFormatter
 
 log = logging.getLogger(__name__)
 
@@ -259,7 +260,8 @@ def _configure_logging(log_file: str | None, level: str) -> None:
         if log_file
         else logging.StreamHandler(sys.stderr)
     )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    # every line is redacted: API keys never reach the log, whoever logs them
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -39,6 +39,7 @@ from citewarden.verify.evidence import (
     IdState,
     VenueOpinion,
 )
+from citewarden.verify.http import ENTRY_BUDGET_FACTOR, entry_budget
 from citewarden.verify.legitimacy import venue_kind, with_venue
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replace_confusables
 from citewarden.verify.plan import Ahead
@@ -205,6 +206,11 @@ class Verifier:
             return None
         self._bind_loop()
         _CANCEL.set(cancel)
+        # every request for this entry shares one time budget (see verify.http)
+        with entry_budget(ENTRY_BUDGET_FACTOR * self.settings.timeout):
+            return await self._verify_within_budget(entry)
+
+    async def _verify_within_budget(self, entry: Entry) -> Verdict | None:
         try:
             norm = normalize_entry(entry)
             ev = Evidence(norm, today=self.today)

@@ -7,6 +7,15 @@
   ``x-ratelimit-reset`` pauses the lane).
 * 429 and 503 honour ``Retry-After`` (seconds or an HTTP date); other transient failures back
   off exponentially (capped).  The number of retries is bounded.
+* Every request is bounded: a total deadline per attempt (``timeout``; a trickling or endless
+  body cannot stretch it), a cap on the body (:data:`MAX_BODY`, counted after decompression),
+  and -- inside :func:`entry_budget` -- a budget shared by all requests made for one entry
+  (time on the wire plus retry waits; waiting for a politeness slot does not count).
+* Redirects are followed by hand: only to the request's own host or the lane's known hosts
+  (:data:`REDIRECT_HOSTS`), never from https to http, and keys (secret headers and query
+  parameters) are never sent to another origin.
+* With ``shared_dir`` (a directory under the cache) lane spacing and host pauses are shared
+  with other processes on the machine (:mod:`citewarden.verify.shared_rate`).
 * Nothing raises for network or data problems: :meth:`HttpClient.get` returns a :class:`Reply`
   or a :class:`Failure` with a short reason.
 * Secrets (API keys) are redacted from every logged URL and every failure reason.
@@ -17,26 +26,55 @@ Clock and sleep are injectable so tests can check spacing without real waiting.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import logging
+import os
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 
+from citewarden.redaction import SECRET_HEADERS, SECRET_PARAMS, redact, register_secrets
+from citewarden.verify.shared_rate import SharedRate
+
 log = logging.getLogger("citewarden.http")
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
-#: Query parameters and headers whose values are secrets.
-SECRET_PARAMS = frozenset({"api_key", "api-key", "apikey", "key", "token", "access_token"})
-SECRET_HEADERS = frozenset({"x-api-key", "authorization"})
+__all__ = ["SECRET_HEADERS", "SECRET_PARAMS", "redact"]
+
+#: Largest response body read (after decompression); the largest real answer a source
+#: gives (a 20-record search with abstracts) is well under 1 MB.
+MAX_BODY = 8 * 1024 * 1024
+#: An entry's budget is this many request timeouts (see :func:`entry_budget`).
+ENTRY_BUDGET_FACTOR = 3.0
+MAX_REDIRECTS = 5
+#: Hosts a lane may be redirected to besides the request's own host.  doi.org content
+#: negotiation hands over to the registration agencies' metadata services.
+REDIRECT_HOSTS: dict[str, frozenset[str]] = {
+    "doi": frozenset(
+        {
+            "doi.org",
+            "dx.doi.org",
+            "api.crossref.org",
+            "data.crossref.org",
+            "api.datacite.org",
+            "data.datacite.org",
+            "data.medra.org",
+            "data.jalc.org",
+            "api.japanlinkcenter.org",
+        }
+    ),
+    "arxiv": frozenset({"export.arxiv.org", "arxiv.org"}),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,16 +315,38 @@ def parse_reset(value: str | None, now_epoch: float | None = None) -> float | No
     return max(0.0, n)
 
 
-def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with secret query values and any known secret string replaced by ``***``."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return re.sub(
-        r"(?i)([?&](?:" + "|".join(re.escape(p) for p in SECRET_PARAMS) + r")=)[^&#\s]*",
-        r"\1***",
-        text,
-    )
+@dataclass(slots=True)
+class Budget:
+    """Seconds one entry's requests may still spend (on the wire and in retry waits)."""
+
+    seconds: float
+    spent: float = 0.0
+
+    def remaining(self) -> float:
+        return self.seconds - self.spent
+
+
+_BUDGET: ContextVar[Budget | None] = ContextVar("citewarden_entry_budget", default=None)
+
+
+@contextlib.contextmanager
+def entry_budget(seconds: float) -> Iterator[Budget]:
+    """Every request made inside the ``with`` block (in this task) shares one budget."""
+    budget = Budget(seconds)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return (url.scheme, url.host, url.port)
+
+
+def _without_secret_params(url: httpx.URL) -> httpx.URL:
+    kept = [(k, v) for k, v in url.params.multi_items() if k.lower() not in SECRET_PARAMS]
+    return url.copy_with(query=urlencode(kept).encode() or None)
 
 
 def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
@@ -329,7 +389,9 @@ class HttpClient:
     """Async HTTP with per-lane politeness.  One instance per process (or per run).
 
     ``transport`` lets tests plug an httpx transport; the normal path uses a real connection
-    pool.  ``secrets`` are strings never to be logged (API keys).
+    pool.  ``secrets`` are strings never to be logged (API keys).  ``timeout`` is both the
+    silence timeout and the total deadline of one attempt; ``max_body`` caps a response body;
+    ``shared_dir`` shares lane spacing and host pauses with other processes.
     """
 
     def __init__(
@@ -344,18 +406,26 @@ class HttpClient:
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
         max_connections: int = 32,
+        max_body: int = MAX_BODY,
+        shared_dir: str | os.PathLike[str] | None = None,
+        redirect_hosts: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.timeout = timeout
         self.user_agent = user_agent
         self.limits = dict(PUBLISHED_LIMITS if limits is None else limits)
         self.retry = retry or RetryPolicy()
         self.secrets = tuple(s for s in secrets if s)
+        register_secrets(self.secrets)
+        self.max_body = max_body
+        self.redirect_hosts = dict(REDIRECT_HOSTS if redirect_hosts is None else redirect_hosts)
+        self.shared = SharedRate(shared_dir) if shared_dir is not None else None
         self._transport = transport
         self._clock = clock
         self._sleep = sleep
         self._max_connections = max_connections
         self._client: httpx.AsyncClient | None = None
         self._buckets: dict[str, TokenBucket] = {}
+        self._lane_hosts: dict[str, str] = {}
         self.stats = HttpStats()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -365,7 +435,7 @@ class HttpClient:
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout),
                 headers={"User-Agent": self.user_agent},
-                follow_redirects=True,
+                follow_redirects=False,  # followed by hand, see _exchange
                 transport=self._transport,
                 limits=httpx.Limits(max_connections=self._max_connections),
             )
@@ -392,6 +462,30 @@ class HttpClient:
             b = TokenBucket(limit, clock=self._clock, sleep=self._sleep)
             self._buckets[lane] = b
         return b
+
+    def _paused_for(self, lane: str, host: str) -> float:
+        local = self.bucket(lane).paused_for()
+        if self.shared is None:
+            return local
+        return max(local, self.shared.paused_for(host))
+
+    async def _acquire(self, lane: str, host: str) -> None:
+        """A local token, then (when shared) this machine's next slot for the lane."""
+        bucket = self.bucket(lane)
+        await bucket.acquire()
+        if self.shared is not None:
+            wait = self.shared.reserve(host, lane, 1.0 / bucket.rate)
+            if wait > 0:
+                await self._sleep(wait)
+
+    def pause_host(self, host: str, seconds: float) -> None:
+        """Every lane sending to ``host`` (in this process and, when shared, in others)
+        waits ``seconds``."""
+        for lane, lane_host in self._lane_hosts.items():
+            if lane_host == host:
+                self.bucket(lane).pause(seconds)
+        if self.shared is not None:
+            self.shared.pause(host, seconds)
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -439,67 +533,184 @@ class HttpClient:
     ) -> Reply | Failure:
         client = self._ensure_client()
         bucket = self.bucket(lane)
+        host = httpx.URL(url).host
+        self._lane_hosts.setdefault(lane, host)
+        budget = _BUDGET.get()
         status_attempts = 0
         transport_attempts = 0
         while True:
-            paused = bucket.paused_for()
+            paused = self._paused_for(lane, host)
             if paused > self.retry.max_retry_after:
                 # the service asked us to stay away (Retry-After, exhausted budget): fail fast
                 return self._fail(
                     method, url, Failure(f"rate limited: retry after {paused:.0f} s", 429)
                 )
+            if budget is not None and budget.remaining() <= 0:
+                return self._fail(method, url, self._budget_failure(budget))
             async with bucket.slot():
-                await bucket.acquire()
+                await self._acquire(lane, host)
                 self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
-                try:
-                    response = await client.request(
-                        method, url, params=params, headers=headers, json=json_body
-                    )
-                    content = response.content  # already read (not streaming)
-                except httpx.TimeoutException:
-                    outcome: Reply | Failure = Failure("timeout")
-                except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-                    outcome = Failure("connection dropped")
-                except httpx.ConnectError:
-                    outcome = Failure("cannot connect")
-                except httpx.TooManyRedirects:
-                    return self._fail(method, url, Failure("too many redirects"))
-                except httpx.HTTPError as exc:
-                    outcome = Failure(f"network error: {type(exc).__name__}")
-                else:
-                    hdrs = {k.lower(): v for k, v in response.headers.items()}
-                    bucket.adapt(hdrs)
-                    outcome = Reply(
-                        response.status_code, hdrs, content, self._safe(str(response.url))
-                    )
+                deadline = self.timeout
+                if budget is not None:
+                    deadline = max(0.001, min(deadline, budget.remaining()))
+                started = time.monotonic()
+                outcome, final = await self._attempt(
+                    client, method, url, lane, params, headers, json_body, deadline
+                )
+                if budget is not None:
+                    budget.spent += time.monotonic() - started
+                    if final and outcome == Failure("deadline") and deadline < self.timeout:
+                        outcome = self._budget_failure(budget)
+                if outcome == Failure("deadline"):
+                    outcome = Failure(f"timeout: no complete response within {deadline:g} s")
+                if isinstance(outcome, Reply):
+                    bucket.adapt(outcome.headers)
             if isinstance(outcome, Failure):
-                if transport_attempts >= self.retry.transport_retries:
+                if final or transport_attempts >= self.retry.transport_retries:
                     return self._fail(method, url, outcome)
                 transport_attempts += 1
+                wait = self.retry.backoff(transport_attempts - 1)
+                if not self._spend(budget, wait):
+                    return self._fail(method, url, self._budget_failure(budget, outcome.reason))
                 self.stats.retries += 1
-                await self._sleep(self.retry.backoff(transport_attempts - 1))
+                await self._sleep(wait)
                 continue
             if outcome.status not in RETRY_STATUSES:
                 log.debug("%s %s -> %s", method, outcome.url, outcome.status)
                 return outcome
             # 429 / 5xx: honour Retry-After, otherwise back off exponentially.
-            wait = parse_retry_after(outcome.headers.get("retry-after"))
+            retry_after = parse_retry_after(outcome.headers.get("retry-after"))
             label = "rate limited" if outcome.status == 429 else f"HTTP {outcome.status}"
+            if retry_after is not None and outcome.status in {429, 503}:
+                # the whole host waits -- every lane, here and in other processes
+                self.pause_host(host, min(retry_after, 86400.0))
             if status_attempts >= self.retry.max_retries:
                 return self._fail(method, url, Failure(label, outcome.status))
-            if wait is None:
-                wait = self.retry.backoff(status_attempts)
-            elif wait > self.retry.max_retry_after:
-                bucket.pause(wait)  # later requests on this lane fail fast instead of hammering
+            wait = retry_after if retry_after is not None else self.retry.backoff(status_attempts)
+            if wait > self.retry.max_retry_after:
                 return self._fail(
                     method, url, Failure(f"{label}: retry after {wait:.0f} s", outcome.status)
                 )
-            if outcome.status in {429, 503}:
+            if retry_after is None and outcome.status in {429, 503}:
                 bucket.pause(wait)  # every request on this lane waits, not only this one
+            if not self._spend(budget, wait):
+                return self._fail(method, url, self._budget_failure(budget, label))
             status_attempts += 1
             self.stats.retries += 1
             log.info("%s %s -> %s, retrying in %.1f s", method, outcome.url, outcome.status, wait)
             await self._sleep(wait)
+
+    @staticmethod
+    def _spend(budget: Budget | None, seconds: float) -> bool:
+        """Charge a wait to the entry's budget; False when it does not fit."""
+        if budget is None:
+            return True
+        if seconds > budget.remaining():
+            return False
+        budget.spent += seconds
+        return True
+
+    @staticmethod
+    def _budget_failure(budget: Budget | None, after: str | None = None) -> Failure:
+        seconds = budget.seconds if budget is not None else 0.0
+        why = f"entry time budget of {seconds:g} s used up"
+        return Failure(f"{why} ({after})" if after else why)
+
+    async def _attempt(
+        self,
+        client: httpx.AsyncClient,
+        method: str,
+        url: str,
+        lane: str,
+        params: Mapping[str, str] | None,
+        headers: Mapping[str, str] | None,
+        json_body: Any,
+        deadline: float,
+    ) -> tuple[Reply | Failure, bool]:
+        """One exchange under a total deadline: (outcome, final).  ``final`` failures are not
+        worth retrying (deadline, body cap, refused redirect)."""
+        try:
+            async with asyncio.timeout(deadline):
+                return await self._exchange(client, method, url, lane, params, headers, json_body)
+        except TimeoutError:
+            return Failure("deadline"), True
+        except httpx.TimeoutException:
+            return Failure("timeout"), False
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+            return Failure("connection dropped"), False
+        except httpx.ConnectError:
+            return Failure("cannot connect"), False
+        except httpx.HTTPError as exc:
+            return Failure(f"network error: {type(exc).__name__}"), False
+
+    def _may_redirect(self, lane: str, start: httpx.URL, target: httpx.URL) -> str | None:
+        """Why a redirect from ``start`` to ``target`` is refused (None when allowed)."""
+        if target.scheme not in {"http", "https"}:
+            return "redirect to a non-web address refused"
+        if start.scheme == "https" and target.scheme != "https":
+            return "redirect from https to plain http refused"
+        allowed = self.redirect_hosts.get(lane.split("-")[0], frozenset())
+        if target.host != start.host and target.host not in allowed:
+            host = target.host if re.fullmatch(r"[a-z0-9.-]{1,253}", target.host) else "?"
+            return f"redirect off the source's hosts refused ({host})"
+        return None
+
+    async def _exchange(
+        self,
+        client: httpx.AsyncClient,
+        method: str,
+        url: str,
+        lane: str,
+        params: Mapping[str, str] | None,
+        headers: Mapping[str, str] | None,
+        json_body: Any,
+    ) -> tuple[Reply | Failure, bool]:
+        """Send, follow allowed redirects, read the body up to the cap."""
+        request = client.build_request(method, url, params=params, headers=headers, json=json_body)
+        start = request.url
+        for _hop in range(MAX_REDIRECTS + 1):
+            response = await client.send(request, stream=True)
+            try:
+                location = response.headers.get("location")
+                if response.status_code in {301, 302, 303, 307, 308} and location:
+                    target = request.url.join(location)
+                    refused = self._may_redirect(lane, start, target)
+                    if refused is not None:
+                        return Failure(refused, response.status_code), True
+                    hdrs = dict(headers or {})
+                    if _origin(target) != _origin(start):
+                        # keys are for the service they were issued by, never another origin
+                        hdrs = {k: v for k, v in hdrs.items() if k.lower() not in SECRET_HEADERS}
+                        target = _without_secret_params(target)
+                    keep_body = response.status_code in {307, 308}
+                    request = client.build_request(
+                        method if keep_body else "GET",
+                        target,
+                        headers=hdrs,
+                        json=json_body if keep_body else None,
+                    )
+                    continue
+                content = await self._read_capped(response)
+            finally:
+                await response.aclose()
+            if content is None:
+                cap = self.max_body / (1024 * 1024)
+                return Failure(f"response body over {cap:g} MB", response.status_code), True
+            hdrs = {k.lower(): v for k, v in response.headers.items()}
+            return Reply(response.status_code, hdrs, content, self._safe(str(response.url))), False
+        return Failure("too many redirects"), True
+
+    async def _read_capped(self, response: httpx.Response) -> bytes | None:
+        """The decoded body, or None when it is (or says it will be) over the cap."""
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_body:
+            return None
+        body = bytearray()
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > self.max_body:
+                return None
+        return bytes(body)
 
     def _fail(self, method: str, url: str, failure: Failure) -> Failure:
         self.stats.failures += 1

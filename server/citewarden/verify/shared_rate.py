@@ -1,0 +1,132 @@
+"""Politeness shared by every citewarden process on a machine, through the cache directory.
+
+One small JSON file per host (``<cache>/rate/<host>.json``), read and written under an
+exclusive ``flock``, holds the earliest time (epoch seconds) at which each lane of that host
+may send next and until when the whole host is paused (``Retry-After``).  A process that
+wants to send reserves the next free slot of its lane -- ``max(now, next, paused_until)`` --
+and moves ``next`` one interval (``1 / rate``) further, so an editor and two CI jobs together
+keep to one published rate instead of three.
+
+Where file locks are unavailable (no ``fcntl``) or the directory cannot be written, the
+state is kept in-process only; this is said once in the log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+try:  # POSIX only
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger("citewarden.http")
+
+#: A reservation never looks further ahead than this (a corrupt or hostile state file
+#: cannot stall a process for longer).
+MAX_AHEAD = 24 * 3600.0
+#: State files are tiny; anything larger is damage and is reset.
+MAX_STATE_BYTES = 64 * 1024
+
+
+def _file_name(host: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9.-]", "_", host.lower())[:100].strip(".") or "_"
+    return f"{safe}.json"
+
+
+class SharedRate:
+    """Per-host send slots and pauses shared through files in ``directory``."""
+
+    def __init__(
+        self, directory: str | os.PathLike[str], *, clock: Callable[[], float] = time.time
+    ):
+        self.directory = Path(directory)
+        self._clock = clock
+        self._local: dict[str, dict[str, Any]] = {}
+        self._shared = fcntl is not None
+        if self._shared:
+            try:
+                self.directory.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                self._disable(f"cannot create {self.directory}: {exc.strerror or exc}")
+
+    @property
+    def shared(self) -> bool:
+        """True while the state really is shared between processes."""
+        return self._shared
+
+    def _disable(self, why: str) -> None:
+        if self._shared:
+            log.warning("request rates are not shared between processes: %s", why)
+        self._shared = False
+
+    @contextmanager
+    def _state(self, host: str) -> Iterator[dict[str, Any]]:
+        """The host's state, locked for the duration of the ``with`` block and saved after."""
+        if not self._shared:
+            yield self._local.setdefault(host, {})
+            return
+        path = self.directory / _file_name(host)
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError as exc:
+            self._disable(f"cannot open {path}: {exc.strerror or exc}")
+            yield self._local.setdefault(host, {})
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            raw = os.read(fd, MAX_STATE_BYTES + 1)
+            try:
+                state = json.loads(raw) if raw and len(raw) <= MAX_STATE_BYTES else {}
+            except ValueError:
+                state = {}
+            if not isinstance(state, dict):
+                state = {}
+            yield state
+            data = json.dumps(state, sort_keys=True).encode()
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.ftruncate(fd, 0)
+            os.write(fd, data)
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _number(self, value: Any, now: float) -> float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return min(float(value), now + MAX_AHEAD)
+        return 0.0
+
+    def reserve(self, host: str, lane: str, interval: float) -> float:
+        """Take the next send slot of ``lane`` on ``host``; seconds to wait before sending."""
+        now = self._clock()
+        with self._state(host) as state:
+            lanes = state.get("lanes")
+            if not isinstance(lanes, dict):
+                lanes = state["lanes"] = {}
+            slot = max(
+                now,
+                self._number(lanes.get(lane), now),
+                self._number(state.get("paused_until"), now),
+            )
+            lanes[lane] = slot + max(0.0, interval)
+        return slot - now
+
+    def pause(self, host: str, seconds: float) -> None:
+        """No lane of ``host`` sends for ``seconds`` from now, in any process."""
+        now = self._clock()
+        with self._state(host) as state:
+            until = max(self._number(state.get("paused_until"), now), now + seconds)
+            state["paused_until"] = min(until, now + MAX_AHEAD)
+
+    def paused_for(self, host: str) -> float:
+        """Seconds until ``host`` may be sent to again because of a pause."""
+        now = self._clock()
+        with self._state(host) as state:
+            return max(0.0, self._number(state.get("paused_until"), now) - now)

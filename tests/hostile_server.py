@@ -1,0 +1,204 @@
+"""A misbehaving loopback HTTP server for the hostile-source tests.
+
+It serves real recorded bodies (tests/data/api) badly: trickled a few bytes at a time,
+followed by an endless chunked stream, announced as 200 MB, redirected to another origin,
+or refused with 429 and ``Retry-After``.  Every request is logged with its headers and arrival
+time, and the bytes each response managed to send are counted, so tests can assert what the
+client did and how much it read.
+
+Behaviours are set per path with :meth:`HostileServer.route`; unrouted paths get 404.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+import pytest
+
+from replay import recorded
+
+#: A real Crossref answer for one DOI (habanero cassette, see tests/data/PROVENANCE.md).
+CROSSREF_BODY = recorded("crossref", "test-works__test_works_with_one_id.json")
+CROSSREF_DOI = "10.1371/journal.pone.0033693"
+
+
+@dataclass
+class Behaviour:
+    mode: str  # ok | trickle | endless | huge | redirect | 429
+    body: bytes = CROSSREF_BODY
+    content_type: str = "application/json"
+    interval: float = 0.2  # trickle: seconds between pieces
+    piece: int = 64  # trickle: bytes per piece
+    location: str = ""  # redirect: absolute Location
+    retry_after: str = "1"  # 429
+    status: int = 302  # redirect status
+
+
+@dataclass
+class Seen:
+    path: str
+    query: str
+    headers: dict[str, str]
+    at: float
+    host: str
+
+
+@dataclass
+class HostileServer:
+    routes: dict[str, Behaviour] = field(default_factory=dict)
+    log: list[Seen] = field(default_factory=list)
+    #: Bytes of body written per request path (the last response on it).
+    sent: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _server: ThreadingHTTPServer | None = None
+    _closing: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def other_origin(self) -> str:
+        """The same server under another host name: a different origin for the client."""
+        return f"http://localhost:{self.port}"
+
+    def route(self, path: str, behaviour: Behaviour) -> None:
+        self.routes[path] = behaviour
+
+    def seen(self, path: str) -> list[Seen]:
+        with self._lock:
+            return [s for s in self.log if s.path == path]
+
+    def start(self) -> HostileServer:
+        owner = self
+
+        class Handler(_Handler):
+            server_state = owner
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._closing.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_state: HostileServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def do_GET(self) -> None:
+        st = self.server_state
+        parts = urlsplit(self.path)
+        with st._lock:
+            st.log.append(
+                Seen(
+                    parts.path,
+                    parts.query,
+                    {k.lower(): v for k, v in self.headers.items()},
+                    time.monotonic(),
+                    self.headers.get("Host", ""),
+                )
+            )
+        b = st.routes.get(parts.path)
+        try:
+            if b is None:
+                self._plain(404, b"not found")
+            elif b.mode == "ok":
+                self._plain(200, b.body, b.content_type)
+            elif b.mode == "429":
+                self._plain(429, b"", headers={"Retry-After": b.retry_after})
+            elif b.mode == "redirect":
+                self._plain(b.status, b"", headers={"Location": b.location})
+            elif b.mode == "trickle":
+                self._trickle(parts.path, b)
+            elif b.mode in {"endless", "huge"}:
+                self._flood(parts.path, b)
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            self.close_connection = True
+
+    def _count(self, path: str, n: int) -> None:
+        with self.server_state._lock:
+            self.server_state.sent[path] = self.server_state.sent.get(path, 0) + n
+
+    def _plain(
+        self,
+        status: int,
+        body: bytes,
+        ctype: str = "text/plain",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _trickle(self, path: str, b: Behaviour) -> None:
+        """The real body, ``piece`` bytes every ``interval`` seconds (never silent long)."""
+        self.send_response(200)
+        self.send_header("Content-Type", b.content_type)
+        self.send_header("Content-Length", str(len(b.body)))
+        self.end_headers()
+        for i in range(0, len(b.body), b.piece):
+            if self.server_state._closing.is_set():
+                return
+            self.wfile.write(b.body[i : i + b.piece])
+            self.wfile.flush()
+            self._count(path, len(b.body[i : i + b.piece]))
+            time.sleep(b.interval)
+
+    def _flood(self, path: str, b: Behaviour) -> None:
+        """``endless``: the real body, then whitespace chunks forever (chunked encoding);
+        ``huge``: 200 MB announced in Content-Length, whitespace after the real body."""
+        filler = b" " * 65536
+        self.send_response(200)
+        self.send_header("Content-Type", b.content_type)
+        if b.mode == "huge":
+            total = 200 * 1024 * 1024
+            self.send_header("Content-Length", str(total))
+            self.end_headers()
+            self.wfile.write(b.body)
+            sent = len(b.body)
+            while sent < total and not self.server_state._closing.is_set():
+                self.wfile.write(filler)
+                sent += len(filler)
+                self._count(path, len(filler))
+            return
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunks = (b.body, *([filler] * 10**6))  # 64 GB: endless for any client
+        for chunk in chunks:
+            if self.server_state._closing.is_set():
+                return
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            self._count(path, len(chunk))
+
+
+@pytest.fixture
+def hostile() -> Iterator[HostileServer]:
+    server = HostileServer().start()
+    yield server
+    with contextlib.suppress(OSError, socket.error):
+        server.stop()

@@ -1,0 +1,225 @@
+"""Hostile sources: trickling, endless and huge bodies, cross-origin redirects, leaked keys.
+
+Every test runs the real HTTP client against :mod:`hostile_server`, a loopback server that
+serves real recorded bodies badly.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pytest
+
+from citewarden.model import Status
+from citewarden.redaction import redact, register_secrets
+from citewarden.settings import VerifySettings
+from citewarden.verify.engine import Verifier
+from citewarden.verify.http import Failure, HttpClient, Reply
+from citewarden.verify.normalize import make_entry
+from citewarden.verify.sources.crossref import CrossrefSource
+from citewarden.verify.sources.doi import DoiSource
+from citewarden.verify.sources.semanticscholar import SemanticScholarSource
+from hostile_server import CROSSREF_DOI, Behaviour, HostileServer, hostile
+from replay import fast_http
+
+__all__ = ["hostile"]
+
+WORK = f"/crossref/works/{CROSSREF_DOI}"
+
+
+# -- item 3: deadlines and body caps ----------------------------------------------------------
+
+
+async def test_trickling_body_is_cut_at_the_total_deadline(hostile: HostileServer) -> None:
+    # ~4 KB at 64 bytes every 0.2 s: never silent for a second, complete only after ~13 s
+    hostile.route(WORK, Behaviour("trickle"))
+    http = fast_http(timeout=1.0)
+    started = time.monotonic()
+    reply = await http.get(hostile.url + WORK, lane="crossref")
+    elapsed = time.monotonic() - started
+    await http.aclose()
+    assert isinstance(reply, Failure), reply
+    assert reply.reason == "timeout: no complete response within 1 s"
+    assert elapsed < 4.0  # one attempt: a deadline is not retried
+    assert len(hostile.seen(WORK)) == 1
+
+
+async def test_endless_chunked_body_is_capped(hostile: HostileServer) -> None:
+    hostile.route(WORK, Behaviour("endless"))
+    http = fast_http(timeout=10.0, max_body=1024 * 1024)
+    reply = await http.get(hostile.url + WORK, lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Failure)
+    assert reply.reason == "response body over 1 MB"
+    # the client stopped reading: the server could not push more than socket buffers
+    assert hostile.sent[WORK] < 16 * 1024 * 1024
+
+
+async def test_huge_announced_body_is_refused_before_reading(hostile: HostileServer) -> None:
+    hostile.route(WORK, Behaviour("huge"))
+    http = fast_http(timeout=10.0)
+    reply = await http.get(hostile.url + WORK, lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Failure)
+    assert reply.reason == "response body over 8 MB"
+    assert hostile.sent.get(WORK, 0) < 16 * 1024 * 1024
+
+
+async def test_body_under_the_cap_is_read_whole(hostile: HostileServer) -> None:
+    hostile.route(WORK, Behaviour("ok"))
+    http = fast_http(max_body=len(hostile.routes[WORK].body))
+    reply = await http.get(hostile.url + WORK, lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Reply) and reply.content == hostile.routes[WORK].body
+
+
+async def test_every_source_slow_entry_is_unverified_within_its_budget(
+    hostile: HostileServer,
+) -> None:
+    for path in (WORK, "/crossref/works", f"/doi/{CROSSREF_DOI}"):
+        hostile.route(path, Behaviour("trickle", interval=0.3))
+    http = fast_http(timeout=1.0)
+    sources = [
+        CrossrefSource(http, hostile.url + "/crossref", mailto="t@example.org"),
+        DoiSource(http, hostile.url + "/doi"),
+    ]
+    verifier = Verifier(sources, VerifySettings(sources=("crossref", "doi"), timeout=1.0))
+    entry = make_entry(
+        "sadasivan2012",
+        "article",
+        {
+            "title": "Methylphenidate exposure induces dopamine neuron loss and activation of "
+            "microglia in the basal ganglia of mice",
+            "author": "Sadasivan, Shankar",
+            "year": "2012",
+            "doi": CROSSREF_DOI,
+        },
+    )
+    started = time.monotonic()
+    verdict = await verifier.verify(entry)
+    elapsed = time.monotonic() - started
+    await http.aclose()
+    assert verdict.status is Status.UNVERIFIED
+    assert "timeout" in (verdict.reason or "") or "budget" in (verdict.reason or "")
+    # budget 3 x 1 s, plus at most one attempt's deadline already under way
+    assert elapsed < 6.0
+
+
+# -- item 6: redirects and keys ---------------------------------------------------------------
+
+S2_PAPER = f"/s2/graph/v1/paper/DOI:{CROSSREF_DOI}"
+
+
+async def test_redirect_to_another_host_is_not_followed(hostile: HostileServer) -> None:
+    hostile.route(S2_PAPER, Behaviour("redirect", location=hostile.other_origin + "/steal"))
+    hostile.route("/steal", Behaviour("ok"))
+    http = fast_http()
+    source = SemanticScholarSource(http, hostile.url + "/s2", api_key="s2-secret-4711")
+    lookup = await source.by_doi(CROSSREF_DOI)
+    await http.aclose()
+    assert lookup.reason == "redirect off the source's hosts refused (localhost)"
+    assert hostile.seen("/steal") == []
+    # the key did go to the source's own host, in the header it belongs in
+    assert hostile.seen(S2_PAPER)[0].headers["x-api-key"] == "s2-secret-4711"
+
+
+async def test_same_host_redirect_is_followed(hostile: HostileServer) -> None:
+    hostile.route(S2_PAPER, Behaviour("redirect", location="/moved", status=301))
+    hostile.route("/moved", Behaviour("ok"))
+    http = fast_http()
+    reply = await http.get(hostile.url + S2_PAPER, lane="semanticscholar")
+    await http.aclose()
+    assert isinstance(reply, Reply) and reply.status == 200
+    assert reply.url.endswith("/moved")
+
+
+async def test_keys_are_dropped_on_an_allowed_cross_origin_redirect(
+    hostile: HostileServer,
+) -> None:
+    # doi.org hands over to a registration agency: another origin, allowed, but no keys
+    hostile.route("/doi/x", Behaviour("redirect", location=hostile.other_origin + "/ra?api_key=K1"))
+    hostile.route("/ra", Behaviour("ok"))
+    http = fast_http(redirect_hosts={"doi": frozenset({"localhost"})})
+    reply = await http.get(
+        hostile.url + "/doi/x",
+        lane="doi",
+        params={"api_key": "K1-secret"},
+        headers={"x-api-key": "K2-secret", "Accept": "application/json"},
+    )
+    await http.aclose()
+    assert isinstance(reply, Reply) and reply.status == 200
+    (hop,) = hostile.seen("/ra")
+    assert "x-api-key" not in hop.headers
+    assert "api_key" not in hop.query
+    assert hop.headers["accept"] == "application/json"  # other headers still go
+    assert hostile.seen("/doi/x")[0].query == "api_key=K1-secret"
+
+
+def test_redirect_rules() -> None:
+    import httpx
+
+    http = HttpClient()
+    https = httpx.URL("https://api.crossref.org/works/x")
+    assert http._may_redirect("crossref", https, httpx.URL("http://api.crossref.org/w")) == (
+        "redirect from https to plain http refused"
+    )
+    assert http._may_redirect("doi", httpx.URL("https://doi.org/10.1/x"), https) is None
+    assert http._may_redirect("crossref", https, httpx.URL("file:///etc/passwd")) is not None
+    assert http._may_redirect("crossref", https, httpx.URL("https://evil.example/x")) == (
+        "redirect off the source's hosts refused (evil.example)"
+    )
+
+
+async def test_no_key_in_any_log_line(hostile: HostileServer, tmp_path: Path) -> None:
+    """``citewarden serve --log-level debug``: httpx's request lines, our own lines and a
+    logged client configuration all reach the log file with every key masked."""
+    from citewarden.lsp.server import _configure_logging
+
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level)
+    log_file = tmp_path / "serve.log"
+    hostile.route(WORK, Behaviour("ok"))
+    hostile.route("/crossref/missing", Behaviour("429", retry_after="0"))
+    try:
+        _configure_logging(str(log_file), "debug")
+        http = fast_http(secrets=["oa-secret-0042"])
+        await http.get(hostile.url + WORK, lane="crossref", params={"api_key": "oa-secret-0042"})
+        await http.get(hostile.url + WORK, lane="crossref", params={"api_key": "unregistered9"})
+        await http.get(hostile.url + "/crossref/missing?key=unregistered8", lane="crossref")
+        await http.aclose()
+        logging.getLogger("pygls.protocol").debug(
+            'Sending data: {"result": [{"verify": {"s2_api_key": "s2-from-editor-77", '
+            '"ncbi_api_key": "ncbi\\"quoted"}}]}'
+        )
+        logging.getLogger("citewarden.x").warning("header x-api-key: hdr-secret-5 sent")
+    finally:
+        for h in root.handlers:
+            h.close()
+        root.handlers[:], root.level = saved
+    text = log_file.read_text()
+    assert "HTTP Request: GET" in text  # httpx's own line is there ...
+    for secret in (
+        "oa-secret-0042",
+        "unregistered9",
+        "unregistered8",
+        "s2-from-editor-77",
+        "quoted",
+        "hdr-secret-5",
+    ):
+        assert secret not in text  # ... without the key
+    assert text.count("***") >= 6
+
+
+def test_redact_masks_names_and_registered_values() -> None:
+    register_secrets(["registered-abc"])
+    assert redact("token registered-abc here") == "token *** here"
+    assert redact("https://x.org/a?b=1&api_key=zz&c=2") == "https://x.org/a?b=1&api_key=***&c=2"
+    assert redact('{"openalex_api_key": "v"}') == '{"openalex_api_key": "***"}'
+    assert redact("Authorization: Bearer abc") == "Authorization: ***"
+
+
+@pytest.mark.parametrize("name", ["s2_api_key", "apiKey", "ncbi-api-key"])
+def test_settings_field_names_are_masked(name: str) -> None:
+    assert redact(f"{name} = 'value-1'") == f"{name} = '***'"
