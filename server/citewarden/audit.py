@@ -55,6 +55,8 @@ CHECKABLE_SUFFIXES = frozenset(
 #: Called with the number of entries to verify; the context it returns is entered while
 #: they verify and is called with each verified key.
 Progress = Callable[[int], AbstractContextManager[Callable[[str], None]]]
+#: Receives a notice the user should see once (a rebuilt or unusable verification cache).
+Notify = Callable[[str], None]
 
 
 class InputError(Exception):
@@ -155,10 +157,14 @@ def load_workspace(
 
 
 def verify_entries(
-    entries: Sequence[Entry], settings: Settings, progress: Progress | None = None
+    entries: Sequence[Entry],
+    settings: Settings,
+    progress: Progress | None = None,
+    notify: Notify | None = None,
 ) -> list[Verdict]:
     """One verdict per entry, in order, through the persistent cache (an entry whose key
-    an earlier entry has too is verified on its own, as the editor does)."""
+    an earlier entry has too is verified on its own, as the editor does).  ``notify`` is
+    told, once each, what the user should know about the cache (rebuilt, unusable)."""
     import asyncio
 
     from citewarden.verify.engine import build_verifier
@@ -175,6 +181,8 @@ def verify_entries(
 
     async def verify_all() -> list[dict[str, Verdict]]:
         verifier = build_verifier(settings, offline=settings.verify.offline)
+        for notice in verifier.notices if notify is not None else ():
+            notify(notice)
         try:
             with bar as advance:
                 return [
@@ -219,9 +227,11 @@ def run_audit(
     cwd: Path | None = None,
     verify: bool = True,
     progress: Progress | None = None,
+    notify: Notify | None = None,
 ) -> Audit:
     """Check and (unless ``verify`` is false or ``verify.enabled`` is off) verify the
-    projects rooted at ``paths``; raises :class:`InputError` for a bad path."""
+    projects rooted at ``paths``; raises :class:`InputError` for a bad path.  ``notify``
+    receives notices about the verification cache (see :func:`verify_entries`)."""
     base = normalize_path(cwd or Path.cwd())
     ws, scope, roots = load_workspace(paths, settings, base)
     policy = Policy(settings, roots)
@@ -237,7 +247,7 @@ def run_audit(
     verdicts: list[Verdict] | None = None
     wanted = [e for e in entries if policy.verifies(ws, e)]
     if verify and settings.verify.enabled and wanted:
-        verdicts = verify_entries(wanted, settings, progress)
+        verdicts = verify_entries(wanted, settings, progress, notify)
         pairs = _pairs(wanted, verdicts)
         extra = verdict_findings(ws, pairs, citation_sites=settings.verify.citation_sites)
         for finding in extra:

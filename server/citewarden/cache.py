@@ -1,14 +1,25 @@
 """The persistent look-up cache (the only module that imports diskcache).
 
-Values are JSON-compatible data stored with their own expiry, so tests can inject a clock;
-diskcache's own expiry (a little later) lets :func:`prune` reclaim space.  Keys are built by the
-caller from the source name, the normalised request and :data:`SCHEMA_VERSION`; they never hold
-secrets.  Location: ``$CITEWARDEN_CACHE_DIR`` or the platform's user cache directory.
+Format (``<cache dir>/lookups``, a diskcache store: SQLite plus files for large values): keys
+are text built by the caller from :data:`SCHEMA_VERSION`, the source name and the normalised
+request (never secrets); values are JSON *text* ``{"format": VALUE_FORMAT, "expires": t,
+"stored": t, "value": ...}`` with their own expiry, so tests can inject a clock (diskcache's
+own expiry, a day later, lets :func:`prune` reclaim space).  Nothing read back is ever
+unpickled: :class:`TextDisk` refuses any row that is not plain text, so whoever can write the
+cache directory can at worst make look-ups miss.
+
+Recovery: a store SQLite cannot read (truncated, overwritten, random bytes) is moved aside to
+``lookups.damaged-<time>`` and rebuilt; :attr:`Cache.notice` says so (once, for the caller to
+show).  A directory that cannot be created or written raises :class:`CacheUnavailable` with
+the reason.  Location: ``$CITEWARDEN_CACHE_DIR`` or the platform's user cache directory.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,9 +27,14 @@ from typing import Any
 
 import diskcache
 import platformdirs
+from diskcache.core import MODE_RAW, MODE_TEXT, UNKNOWN
+
+log = logging.getLogger("citewarden.cache")
 
 #: Bump when the stored record shape changes: old entries are then simply never read.
 SCHEMA_VERSION = 1
+#: Version of the JSON envelope around each value; other versions are misses.
+VALUE_FORMAT = 2
 
 DAY = 86400.0
 #: Time to live of positive results, "no such record" answers and notices/retraction status.
@@ -27,6 +43,45 @@ TTL_NOT_FOUND = 1 * DAY
 TTL_NOTICES = 1 * DAY
 
 CACHE_DIR_ENV = "CITEWARDEN_CACHE_DIR"
+STORE = "lookups"
+#: A stored value larger than this is not read (the largest real one is a few hundred KB).
+MAX_VALUE_BYTES = 16 * 1024 * 1024
+
+
+class CacheUnavailable(OSError):
+    """The cache directory cannot be created or written (the message says why)."""
+
+
+class TextDisk(diskcache.Disk):  # type: ignore[misc]
+    """diskcache storage for text keys and text values only: never pickles, never unpickles."""
+
+    def put(self, key: Any) -> tuple[Any, bool]:
+        if not isinstance(key, str):
+            raise TypeError("cache keys are text")
+        return super().put(key)  # type: ignore[no-any-return]
+
+    def get(self, key: Any, raw: bool) -> Any:
+        if not raw or not isinstance(key, str):
+            raise ValueError("refusing a cache key that is not plain text")
+        return key
+
+    def store(self, value: Any, read: bool, key: Any = UNKNOWN) -> Any:
+        if not isinstance(value, str) or read:
+            raise TypeError("cache values are JSON text")
+        return super().store(value, read, key=key)
+
+    def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
+        if mode == MODE_RAW and isinstance(value, str) and not read:
+            return value
+        if mode == MODE_TEXT and filename and not read and self._inside(filename):
+            path = Path(self._directory) / filename
+            if path.is_file() and path.stat().st_size <= MAX_VALUE_BYTES:
+                return path.read_text(encoding="utf-8")
+        raise ValueError("refusing a cache value that is not plain text")
+
+    def _inside(self, filename: str) -> bool:
+        parts = Path(filename).parts
+        return not Path(filename).is_absolute() and ".." not in parts and len(parts) <= 3
 
 
 def default_directory() -> Path:
@@ -35,6 +90,31 @@ def default_directory() -> Path:
     if env:
         return Path(env).expanduser()
     return Path(platformdirs.user_cache_dir("citewarden", appauthor=False))
+
+
+def _probe(db: Path) -> str | None:
+    """Why SQLite cannot use ``db`` (None when it reads as a sound database or is absent)."""
+    if not db.exists():
+        return None
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+        try:
+            rows = con.execute("PRAGMA quick_check(1)").fetchall()
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    if rows != [("ok",)]:
+        return str(rows[0][0]) if rows else "integrity check failed"
+    return None
+
+
+def _open_store(path: Path) -> diskcache.Cache:
+    return diskcache.Cache(str(path), disk=TextDisk)
+
+
+def _writable(path: Path) -> bool:
+    return os.access(path, os.W_OK | os.X_OK)
 
 
 class Cache:
@@ -47,36 +127,105 @@ class Cache:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.directory = Path(directory) if directory is not None else default_directory()
-        self.directory.mkdir(parents=True, exist_ok=True)
         self._clock = clock
-        self._store = diskcache.Cache(str(self.directory / "lookups"))
+        #: Said once by the caller: the store was damaged and has been rebuilt.
+        self.notice: str | None = None
+        self._warned = False
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CacheUnavailable(
+                f"cannot create the cache directory {self.directory}: {exc.strerror or exc}"
+            ) from exc
+        self._store = self._open()
         self.hits = 0
         self.misses = 0
+
+    def _open(self) -> diskcache.Cache:
+        path = self.directory / STORE
+        for target in (self.directory, path, path / "cache.db"):
+            if target.exists() and not _writable(target) and not target.is_file():
+                raise CacheUnavailable(f"the cache directory {target} is not writable")
+            if target.is_file() and not os.access(target, os.R_OK | os.W_OK):
+                raise CacheUnavailable(f"the cache file {target} is not writable")
+        damage = _probe(path / "cache.db")
+        if damage is None:
+            try:
+                return _open_store(path)
+            except sqlite3.OperationalError as exc:
+                if "readonly" in str(exc) or "unable to open" in str(exc):
+                    raise CacheUnavailable(f"the cache at {path} is not writable: {exc}") from exc
+                damage = str(exc)
+            except sqlite3.DatabaseError as exc:
+                damage = str(exc)
+        aside = path.with_name(f"{STORE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+        try:
+            path.rename(aside)
+        except FileNotFoundError:
+            pass  # another process moved it first
+        except OSError as exc:
+            raise CacheUnavailable(
+                f"the cache at {path} is damaged ({damage}) and cannot be moved aside: "
+                f"{exc.strerror or exc}"
+            ) from exc
+        self.notice = (
+            f"the cache at {path} was damaged ({damage}); moved it to {aside.name} and "
+            "started a new one"
+        )
+        log.info("%s", self.notice)  # the caller tells the user, once
+        try:
+            return _open_store(path)
+        except sqlite3.DatabaseError as exc:
+            raise CacheUnavailable(f"cannot rebuild the cache at {path}: {exc}") from exc
+
+    def _trouble(self, action: str, exc: Exception) -> None:
+        """A store that fails while in use: say it once, then go on without it."""
+        if not self._warned:
+            self._warned = True
+            log.warning("cache %s failed (%s): %s", action, type(exc).__name__, exc)
 
     def key(self, *parts: str) -> str:
         """A cache key from request parts, prefixed with the schema version."""
         return "|".join((f"v{SCHEMA_VERSION}", *parts))
 
+    def _entry(self, key: str) -> dict[str, Any] | None:
+        try:
+            text = self._store.get(key)
+        except (ValueError, TypeError):
+            return None  # a row that is not plain text: never interpreted
+        except Exception as exc:  # a damaged cache is a miss, never a crash
+            self._trouble("read", exc)
+            return None
+        if not isinstance(text, str):
+            return None
+        try:
+            entry = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(entry, dict) or entry.get("format") != VALUE_FORMAT:
+            return None
+        return entry
+
     def get(self, key: str) -> Any | None:
         """The stored value, or ``None`` when absent or expired (by the injected clock)."""
-        try:
-            entry = self._store.get(key)
-        except Exception:  # a damaged cache is a miss, never a crash
-            entry = None
-        if not isinstance(entry, dict) or self._clock() >= float(entry.get("expires", 0)):
+        entry = self._entry(key)
+        expires = entry.get("expires") if entry is not None else None
+        if entry is None or not isinstance(expires, int | float) or self._clock() >= float(expires):
             self.misses += 1
             return None
         self.hits += 1
         return entry.get("value")
 
     def set(self, key: str, value: Any, ttl: float) -> None:
-        """Store ``value`` for ``ttl`` seconds."""
-        entry = {"expires": self._clock() + ttl, "stored": self._clock(), "value": value}
+        """Store ``value`` (JSON-compatible data) for ``ttl`` seconds."""
+        now = self._clock()
+        entry = {"format": VALUE_FORMAT, "expires": now + ttl, "stored": now, "value": value}
         try:
+            text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
             # diskcache's own expiry trails ours so that prune() reclaims dead entries.
-            self._store.set(key, entry, expire=ttl + DAY)
-        except Exception:  # a full or read-only disk must not stop verification
-            return
+            self._store.set(key, text, expire=ttl + DAY)
+        except Exception as exc:  # a full or read-only disk must not stop verification
+            self._trouble("write", exc)
 
     def stats(self) -> dict[str, Any]:
         return {
@@ -86,18 +235,25 @@ class Cache:
             "hits": self.hits,
             "misses": self.misses,
             "schema_version": SCHEMA_VERSION,
+            "value_format": VALUE_FORMAT,
         }
 
     def clear(self) -> int:
         return int(self._store.clear())
 
     def prune(self) -> int:
-        """Remove expired entries (by the injected clock and by diskcache's expiry)."""
+        """Remove expired and unreadable entries (by the injected clock and by diskcache's
+        expiry)."""
         removed = int(self._store.expire())
         now = self._clock()
-        for key in list(self._store.iterkeys()):
-            entry = self._store.get(key)
-            if not isinstance(entry, dict) or now >= float(entry.get("expires", 0)):
+        try:
+            keys = list(self._store.iterkeys())
+        except (ValueError, TypeError):  # a key that is not text: start over
+            return removed + int(self._store.clear())
+        for key in keys:
+            entry = self._entry(key)
+            expires = entry.get("expires") if entry is not None else None
+            if not isinstance(expires, int | float) or now >= float(expires):
                 removed += int(self._store.delete(key))
         return removed
 

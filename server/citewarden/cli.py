@@ -311,6 +311,11 @@ def _progress(quiet: bool) -> Progress:
     return bar
 
 
+def _warn(notice: str) -> None:
+    """A notice about the verification cache (rebuilt, unusable), on stderr."""
+    print(f"citewarden: warning: {notice}", file=sys.stderr)
+
+
 def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     cwd = normalize_path(cwd or Path.cwd())
     settings, problems = _load_settings(args, cwd)
@@ -326,6 +331,7 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
             cwd=cwd,
             verify=not args.no_verify,
             progress=_progress(args.quiet),
+            notify=None if args.quiet else _warn,
         )
     except InputError as exc:
         raise UsageError(str(exc)) from None

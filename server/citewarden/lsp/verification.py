@@ -105,6 +105,8 @@ class VerificationService:
         self._engine: EngineThread | None = None
         self._verifier_settings: VerifySettings | None = None
         self._verifier_lock = asyncio.Lock()
+        #: Cache notices already shown (each is said once per server).
+        self._told: set[str] = set()
         self._files: dict[Path, _FileMemo] = {}
         # the engine's modules load while the workspace is indexed, not after it
         threading.Thread(target=_preload_engine, name="citewarden-preload", daemon=True).start()
@@ -167,7 +169,23 @@ class VerificationService:
             # the verification modules are imported there too, off the loop that answers
             self._verifier = await asyncio.to_thread(_build_verifier, settings)
             self._verifier_settings = wanted
+            self._tell(self._verifier.notices)
             return self._verifier
+
+    def _tell(self, notices: Sequence[str]) -> None:
+        """Show each notice (a rebuilt or unusable cache) once."""
+        from lsprotocol import types
+
+        for notice in notices:
+            if notice in self._told:
+                continue
+            self._told.add(notice)
+            with contextlib.suppress(Exception):
+                self.session.server.window_show_message(
+                    types.ShowMessageParams(
+                        type=types.MessageType.Warning, message=f"citewarden: {notice}"
+                    )
+                )
 
     @property
     def engine(self) -> EngineThread:

@@ -141,6 +141,8 @@ class Verifier:
         self._source_slots: dict[str, asyncio.Semaphore] = {}
         self._ahead = Ahead()
         self._closers: list[Callable[[], Any]] = []
+        #: What the user should be told once about this verifier (a rebuilt or missing cache).
+        self.notices: list[str] = []
 
     def _bind_loop(self) -> None:
         """Slots and batches belong to one event loop; start afresh on another."""
@@ -652,11 +654,16 @@ def build_verifier(
     from citewarden.verify.sources.registry import build_sources, make_http
 
     config = resolve_config(settings.verify)
-    http = make_http(config)
+    notices: list[str] = []
     try:
         cache: Cache | None = Cache()
-    except OSError:
-        cache = None  # an unwritable cache directory: verify without one
+    except OSError as exc:  # uncreatable or unwritable: said once, then verify without one
+        cache = None
+        notices.append(f"verifying without a cache: {exc}")
+    if cache is not None and cache.notice:
+        notices.append(cache.notice)
+    # request rates are shared with other processes through the cache directory
+    http = make_http(config, shared_dir=cache.directory / "rate" if cache is not None else None)
     sources = build_sources(
         config,
         http,
@@ -665,6 +672,7 @@ def build_verifier(
         snapshot=snapshot,
     )
     verifier = Verifier(sources, settings.verify)
+    verifier.notices = notices
     verifier._closers.append(http.aclose)
     if cache is not None:
         verifier._closers.append(cache.close)

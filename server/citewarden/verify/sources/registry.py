@@ -161,8 +161,11 @@ def open_sources(
 ) -> SourceSet:
     """Resolve configuration, create the HTTP client and cache, and build the sources."""
     config = resolve_config(settings, env)
-    http = make_http(config, transport=transport, **http_options)
     if cache_dir is None:
         cache_dir = (os.environ if env is None else env).get(CACHE_DIR_ENV) or None
     cache = Cache(cache_dir) if use_cache else None
+    if cache is not None:
+        # request rates are shared with other processes through the cache directory
+        http_options.setdefault("shared_dir", cache.directory / "rate")
+    http = make_http(config, transport=transport, **http_options)
     return SourceSet(config, http, cache, build_sources(config, http, cache=cache, env=env))

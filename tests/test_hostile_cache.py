@@ -1,0 +1,244 @@
+"""A hostile or damaged cache directory: no code runs from it, damage is repaired and said
+once, an unusable directory is reported -- through the real on-disk cache and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import diskcache
+import pytest
+
+from citewarden.cache import STORE, VALUE_FORMAT, Cache, CacheUnavailable
+from cli_process import run_citewarden
+
+KEY = "v1|crossref|by_doi|10.1371/journal.pone.0033693"
+
+
+class _Payload:
+    """Unpickling this creates a directory: proof that code from the cache ran."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.mkdir, (str(self.marker),))
+
+
+def _plant(directory: Path, key: object, value: object) -> None:
+    """Write a row the way an attacker with write access to the cache directory would."""
+    with diskcache.Cache(str(directory / STORE)) as raw:
+        raw.set(key, value)
+
+
+# -- item 5: plain JSON, no pickle ----------------------------------------------------------
+
+
+def test_pickled_value_is_never_unpickled(tmp_path: Path) -> None:
+    marker = tmp_path / "code-ran"
+    Cache(tmp_path).close()
+    _plant(tmp_path, KEY, _Payload(marker))
+    with Cache(tmp_path) as cache:
+        assert cache.get(KEY) is None
+        cache.prune()
+    assert not marker.exists()
+
+
+def test_pickled_key_is_never_unpickled(tmp_path: Path) -> None:
+    marker = tmp_path / "code-ran"
+    Cache(tmp_path).close()
+    _plant(tmp_path, ("tuple", "key", _Payload(marker)), "x")
+    with Cache(tmp_path) as cache:
+        cache.prune()
+        cache.stats()
+    assert not marker.exists()
+
+
+def test_values_are_versioned_json_text_on_disk(tmp_path: Path) -> None:
+    with Cache(tmp_path, clock=lambda: 1000.0) as cache:
+        cache.set(KEY, {"outcome": "found", "records": [{"title": "T"}]}, ttl=60)
+        cache.set("v1|big", "x" * 100_000, ttl=60)  # stored in a file by diskcache
+        assert cache.get(KEY) == {"outcome": "found", "records": [{"title": "T"}]}
+        assert cache.get("v1|big") == "x" * 100_000
+    con = sqlite3.connect(tmp_path / STORE / "cache.db")
+    rows = dict(con.execute("SELECT key, value FROM Cache WHERE key = ?", (KEY,)).fetchall())
+    modes = {m for (m,) in con.execute("SELECT mode FROM Cache").fetchall()}
+    con.close()
+    assert modes <= {diskcache.core.MODE_RAW, diskcache.core.MODE_TEXT}
+    stored = json.loads(rows[KEY])
+    assert stored == {
+        "format": VALUE_FORMAT,
+        "expires": 1060.0,
+        "stored": 1000.0,
+        "value": {"outcome": "found", "records": [{"title": "T"}]},
+    }
+    assert pickle.PROTO not in rows[KEY].encode()[:1]
+
+
+def test_value_of_another_format_is_a_miss(tmp_path: Path) -> None:
+    with Cache(tmp_path) as cache:
+        cache._store.set(KEY, json.dumps({"format": 1, "expires": 1e12, "value": 1}))
+        assert cache.get(KEY) is None
+
+
+# -- item 4: damaged and unusable caches ----------------------------------------------------
+
+
+def _filled(tmp_path: Path) -> Path:
+    with Cache(tmp_path) as cache:
+        for i in range(400):
+            cache.set(f"v1|k{i}", {"title": "x" * 200, "i": i}, ttl=600)
+    return tmp_path / STORE / "cache.db"
+
+
+@pytest.mark.parametrize("damage", ["random", "truncated", "zeros", "text"])
+def test_damaged_store_is_moved_aside_and_rebuilt(tmp_path: Path, damage: str) -> None:
+    db = _filled(tmp_path)
+    data = db.read_bytes()
+    if damage == "random":
+        db.write_bytes(os.urandom(len(data)))
+    elif damage == "truncated":
+        db.write_bytes(data[: len(data) // 3])
+    elif damage == "zeros":
+        db.write_bytes(b"\0" * 8192)
+    else:
+        db.write_text("not a database\n")
+    for extra in db.parent.glob("cache.db-*"):
+        extra.unlink()
+    with Cache(tmp_path) as cache:
+        assert cache.notice is not None and "was damaged" in cache.notice
+        cache.set(KEY, {"ok": True}, ttl=60)
+        assert cache.get(KEY) == {"ok": True}
+    aside = [p for p in tmp_path.iterdir() if p.name.startswith(f"{STORE}.damaged-")]
+    assert len(aside) == 1 and (aside[0] / "cache.db").exists()
+    with Cache(tmp_path) as again:  # rebuilt: nothing more to say
+        assert again.notice is None and again.get(KEY) == {"ok": True}
+
+
+def test_uncreatable_directory_is_reported(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(CacheUnavailable, match="cannot create the cache directory"):
+        Cache(blocker / "cache")
+
+
+def _project(tmp_path: Path) -> Path:
+    root = tmp_path / "paper"
+    root.mkdir()
+    (root / "main.tex").write_text("\\cite{sadasivan2012}\n\\bibliography{refs}\n")
+    (root / "refs.bib").write_text(
+        "@article{sadasivan2012,\n  title = {Methylphenidate exposure induces dopamine neuron"
+        " loss},\n  author = {Sadasivan, Shankar},\n  year = {2012},\n"
+        "  doi = {10.1371/journal.pone.0033693}\n}\n"
+    )
+    return root
+
+
+def test_check_with_a_damaged_cache_says_so_once_and_runs(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    fresh = run_citewarden(
+        ["check", "--offline", "--format", "json", "."],
+        root,
+        {"CITEWARDEN_CACHE_DIR": str(tmp_path / "fresh")},
+    )
+    cache_dir = tmp_path / "cache"
+    db = _filled(cache_dir)
+    db.write_bytes(os.urandom(db.stat().st_size))
+    damaged = run_citewarden(
+        ["check", "--offline", "--format", "json", "."],
+        root,
+        {"CITEWARDEN_CACHE_DIR": str(cache_dir)},
+    )
+    assert "Traceback" not in damaged.stderr
+    assert damaged.returncode == fresh.returncode, damaged.stderr
+    assert damaged.stderr.count("was damaged") == 1
+    assert json.loads(damaged.stdout) == json.loads(fresh.stdout) or (
+        json.loads(damaged.stdout).keys() == json.loads(fresh.stdout).keys()
+    )
+    again = run_citewarden(
+        ["check", "--offline", "--format", "json", "."],
+        root,
+        {"CITEWARDEN_CACHE_DIR": str(cache_dir)},
+    )
+    assert "damaged" not in again.stderr
+
+
+def test_check_with_an_uncreatable_cache_directory_reports_it(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (tmp_path / "file").write_text("")
+    done = run_citewarden(
+        ["check", "--offline", "."], root, {"CITEWARDEN_CACHE_DIR": str(tmp_path / "file" / "c")}
+    )
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("verifying without a cache: cannot create the cache directory") == 1
+
+
+@pytest.fixture
+def open_tmp() -> Iterator[Path]:
+    """A temporary directory other users can enter (pytest's own is private to root)."""
+    path = Path(tempfile.mkdtemp(prefix="citewarden-ro-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_check_with_a_read_only_cache_for_another_user_reports_it(open_tmp: Path) -> None:
+    """A cache the user cannot write (root's, or made read-only): reported, check runs."""
+    tmp_path = open_tmp
+    root = _project(tmp_path)
+    cache_dir = tmp_path / "cache"
+    _filled(cache_dir)
+    env = {"CITEWARDEN_CACHE_DIR": str(cache_dir), "HOME": str(tmp_path)}
+    if os.geteuid() == 0:  # run the command as an unprivileged user, as a user would be
+        for p in (tmp_path, root, *root.iterdir()):
+            p.chmod(0o755 if p.is_dir() else 0o644)
+        done = _run_as_nobody(root, env)
+    else:
+        for p in (cache_dir, cache_dir / STORE):
+            p.chmod(0o555)
+        try:
+            done = run_citewarden(["check", "--offline", "."], root, env)
+        finally:
+            for p in (cache_dir, cache_dir / STORE):
+                p.chmod(0o755)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("verifying without a cache:") == 1, done.stderr
+    assert "not writable" in done.stderr
+
+
+#: Run the CLI with root's privileges dropped (the interpreter lives where an unprivileged
+#: user cannot read, so everything the check needs is imported first).
+_AS_NOBODY = """
+import contextlib, io, os, sys, tempfile
+import citewarden.cli as cli
+# load everything a check imports lazily, with a throwaway cache, while still privileged
+wanted = os.environ["CITEWARDEN_CACHE_DIR"]
+os.environ["CITEWARDEN_CACHE_DIR"] = tempfile.mkdtemp()
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    cli.main(["check", "--offline", "."])
+os.environ["CITEWARDEN_CACHE_DIR"] = wanted
+os.setgroups([]); os.setgid(65534); os.setuid(65534)
+sys.exit(cli.main(["check", "--offline", "."]))
+"""
+
+
+def _run_as_nobody(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    from cli_process import ROOT
+
+    return subprocess.run(
+        [sys.executable, "-c", _AS_NOBODY],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
