@@ -7,13 +7,11 @@
   ``x-ratelimit-reset`` pauses the lane).
 * 429 and 503 honour ``Retry-After`` (seconds or an HTTP date); other transient failures back
   off exponentially (capped).  The number of retries is bounded.
-* Every request is bounded: a total deadline per attempt (``timeout``; a trickling or endless
-  body cannot stretch it), a cap on the body (:data:`MAX_BODY`, counted after decompression),
-  and -- inside :func:`entry_budget` -- a budget shared by all requests made for one entry
-  (time on the wire plus retry waits; waiting for a politeness slot does not count).
-* Redirects are followed by hand: only to the request's own host or the lane's known hosts
-  (:data:`REDIRECT_HOSTS`), never from https to http, and keys (secret headers and query
-  parameters) are never sent to another origin.
+* Every request is bounded (:mod:`citewarden.verify.transport`): a total deadline per attempt
+  (``timeout``), a body cap (:data:`MAX_BODY`), redirects only to the source's own hosts and
+  never with keys to another origin; inside :func:`entry_budget` all requests made for one
+  entry share a time budget (time on the wire plus retry waits; waiting for a politeness
+  slot does not count), and a deadline or body-cap failure is not retried.
 * With ``shared_dir`` (a directory under the cache) lane spacing and host pauses are shared
   with other processes on the machine (:mod:`citewarden.verify.shared_rate`).
 * Nothing raises for network or data problems: :meth:`HttpClient.get` returns a :class:`Reply`
@@ -26,15 +24,12 @@ Clock and sleep are injectable so tests can check spacing without real waiting.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import email.utils
-import json
 import logging
 import os
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -43,38 +38,35 @@ import httpx
 
 from citewarden.redaction import SECRET_HEADERS, SECRET_PARAMS, redact, register_secrets
 from citewarden.verify.shared_rate import SharedRate
+from citewarden.verify.transport import (
+    ENTRY_BUDGET_FACTOR,
+    MAX_BODY,
+    REDIRECT_HOSTS,
+    Budget,
+    Failure,
+    Reply,
+    current_budget,
+    entry_budget,
+    exchange,
+    may_redirect,
+)
 
 log = logging.getLogger("citewarden.http")
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
-__all__ = ["SECRET_HEADERS", "SECRET_PARAMS", "redact"]
-
-#: Largest response body read (after decompression); the largest real answer a source
-#: gives (a 20-record search with abstracts) is well under 1 MB.
-MAX_BODY = 8 * 1024 * 1024
-#: An entry's budget is this many request timeouts (see :func:`entry_budget`).
-ENTRY_BUDGET_FACTOR = 3.0
-MAX_REDIRECTS = 5
-#: Hosts a lane may be redirected to besides the request's own host.  doi.org content
-#: negotiation hands over to the registration agencies' metadata services.
-REDIRECT_HOSTS: dict[str, frozenset[str]] = {
-    "doi": frozenset(
-        {
-            "doi.org",
-            "dx.doi.org",
-            "api.crossref.org",
-            "data.crossref.org",
-            "api.datacite.org",
-            "data.datacite.org",
-            "data.medra.org",
-            "data.jalc.org",
-            "api.japanlinkcenter.org",
-        }
-    ),
-    "arxiv": frozenset({"export.arxiv.org", "arxiv.org"}),
-}
+__all__ = [
+    "ENTRY_BUDGET_FACTOR",
+    "MAX_BODY",
+    "REDIRECT_HOSTS",
+    "SECRET_HEADERS",
+    "SECRET_PARAMS",
+    "Failure",
+    "Reply",
+    "entry_budget",
+    "redact",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,32 +109,6 @@ PUBLISHED_LIMITS: dict[str, Limit] = {
     "openlibrary": Limit(3.0, 1, 1),
     "openlibrary-public": Limit(1.0, 1, 1),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """A complete HTTP response."""
-
-    status: int
-    headers: Mapping[str, str]
-    content: bytes
-    url: str  # redacted
-
-    @property
-    def text(self) -> str:
-        return self.content.decode("utf-8", errors="replace")
-
-    def json(self) -> Any:
-        """The decoded JSON body; raises ``ValueError`` when the body is not JSON."""
-        return json.loads(self.content)
-
-
-@dataclass(frozen=True, slots=True)
-class Failure:
-    """Why a request produced no usable response (never contains secrets)."""
-
-    reason: str
-    status: int | None = None
 
 
 def parse_retry_after(value: str | None, now_epoch: float | None = None) -> float | None:
@@ -313,40 +279,6 @@ def parse_reset(value: str | None, now_epoch: float | None = None) -> float | No
         now = time.time() if now_epoch is None else now_epoch
         return max(0.0, n - now)
     return max(0.0, n)
-
-
-@dataclass(slots=True)
-class Budget:
-    """Seconds one entry's requests may still spend (on the wire and in retry waits)."""
-
-    seconds: float
-    spent: float = 0.0
-
-    def remaining(self) -> float:
-        return self.seconds - self.spent
-
-
-_BUDGET: ContextVar[Budget | None] = ContextVar("citewarden_entry_budget", default=None)
-
-
-@contextlib.contextmanager
-def entry_budget(seconds: float) -> Iterator[Budget]:
-    """Every request made inside the ``with`` block (in this task) shares one budget."""
-    budget = Budget(seconds)
-    token = _BUDGET.set(budget)
-    try:
-        yield budget
-    finally:
-        _BUDGET.reset(token)
-
-
-def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
-    return (url.scheme, url.host, url.port)
-
-
-def _without_secret_params(url: httpx.URL) -> httpx.URL:
-    kept = [(k, v) for k, v in url.params.multi_items() if k.lower() not in SECRET_PARAMS]
-    return url.copy_with(query=urlencode(kept).encode() or None)
 
 
 def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
@@ -535,7 +467,7 @@ class HttpClient:
         bucket = self.bucket(lane)
         host = httpx.URL(url).host
         self._lane_hosts.setdefault(lane, host)
-        budget = _BUDGET.get()
+        budget = current_budget()
         status_attempts = 0
         transport_attempts = 0
         while True:
@@ -554,15 +486,22 @@ class HttpClient:
                 if budget is not None:
                     deadline = max(0.001, min(deadline, budget.remaining()))
                 started = time.monotonic()
-                outcome, final = await self._attempt(
-                    client, method, url, lane, params, headers, json_body, deadline
+                request = client.build_request(
+                    method, url, params=params, headers=headers, json=json_body
+                )
+                outcome, final = await exchange(
+                    client,
+                    request,
+                    lane=lane,
+                    deadline=deadline,
+                    max_body=self.max_body,
+                    redirect_hosts=self.redirect_hosts,
+                    safe_url=self._safe,
                 )
                 if budget is not None:
                     budget.spent += time.monotonic() - started
-                    if final and outcome == Failure("deadline") and deadline < self.timeout:
+                    if final and deadline < self.timeout and _is_deadline(outcome):
                         outcome = self._budget_failure(budget)
-                if outcome == Failure("deadline"):
-                    outcome = Failure(f"timeout: no complete response within {deadline:g} s")
                 if isinstance(outcome, Reply):
                     bucket.adapt(outcome.headers)
             if isinstance(outcome, Failure):
@@ -616,106 +555,17 @@ class HttpClient:
         why = f"entry time budget of {seconds:g} s used up"
         return Failure(f"{why} ({after})" if after else why)
 
-    async def _attempt(
-        self,
-        client: httpx.AsyncClient,
-        method: str,
-        url: str,
-        lane: str,
-        params: Mapping[str, str] | None,
-        headers: Mapping[str, str] | None,
-        json_body: Any,
-        deadline: float,
-    ) -> tuple[Reply | Failure, bool]:
-        """One exchange under a total deadline: (outcome, final).  ``final`` failures are not
-        worth retrying (deadline, body cap, refused redirect)."""
-        try:
-            async with asyncio.timeout(deadline):
-                return await self._exchange(client, method, url, lane, params, headers, json_body)
-        except TimeoutError:
-            return Failure("deadline"), True
-        except httpx.TimeoutException:
-            return Failure("timeout"), False
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
-            return Failure("connection dropped"), False
-        except httpx.ConnectError:
-            return Failure("cannot connect"), False
-        except httpx.HTTPError as exc:
-            return Failure(f"network error: {type(exc).__name__}"), False
-
     def _may_redirect(self, lane: str, start: httpx.URL, target: httpx.URL) -> str | None:
-        """Why a redirect from ``start`` to ``target`` is refused (None when allowed)."""
-        if target.scheme not in {"http", "https"}:
-            return "redirect to a non-web address refused"
-        if start.scheme == "https" and target.scheme != "https":
-            return "redirect from https to plain http refused"
-        allowed = self.redirect_hosts.get(lane.split("-")[0], frozenset())
-        if target.host != start.host and target.host not in allowed:
-            host = target.host if re.fullmatch(r"[a-z0-9.-]{1,253}", target.host) else "?"
-            return f"redirect off the source's hosts refused ({host})"
-        return None
-
-    async def _exchange(
-        self,
-        client: httpx.AsyncClient,
-        method: str,
-        url: str,
-        lane: str,
-        params: Mapping[str, str] | None,
-        headers: Mapping[str, str] | None,
-        json_body: Any,
-    ) -> tuple[Reply | Failure, bool]:
-        """Send, follow allowed redirects, read the body up to the cap."""
-        request = client.build_request(method, url, params=params, headers=headers, json=json_body)
-        start = request.url
-        for _hop in range(MAX_REDIRECTS + 1):
-            response = await client.send(request, stream=True)
-            try:
-                location = response.headers.get("location")
-                if response.status_code in {301, 302, 303, 307, 308} and location:
-                    target = request.url.join(location)
-                    refused = self._may_redirect(lane, start, target)
-                    if refused is not None:
-                        return Failure(refused, response.status_code), True
-                    hdrs = dict(headers or {})
-                    if _origin(target) != _origin(start):
-                        # keys are for the service they were issued by, never another origin
-                        hdrs = {k: v for k, v in hdrs.items() if k.lower() not in SECRET_HEADERS}
-                        target = _without_secret_params(target)
-                    keep_body = response.status_code in {307, 308}
-                    request = client.build_request(
-                        method if keep_body else "GET",
-                        target,
-                        headers=hdrs,
-                        json=json_body if keep_body else None,
-                    )
-                    continue
-                content = await self._read_capped(response)
-            finally:
-                await response.aclose()
-            if content is None:
-                cap = self.max_body / (1024 * 1024)
-                return Failure(f"response body over {cap:g} MB", response.status_code), True
-            hdrs = {k.lower(): v for k, v in response.headers.items()}
-            return Reply(response.status_code, hdrs, content, self._safe(str(response.url))), False
-        return Failure("too many redirects"), True
-
-    async def _read_capped(self, response: httpx.Response) -> bytes | None:
-        """The decoded body, or None when it is (or says it will be) over the cap."""
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_body:
-            return None
-        body = bytearray()
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > self.max_body:
-                return None
-        return bytes(body)
+        return may_redirect(lane, start, target, self.redirect_hosts)
 
     def _fail(self, method: str, url: str, failure: Failure) -> Failure:
         self.stats.failures += 1
         log.info("%s %s failed: %s", method, self._safe(url), failure.reason)
         return Failure(redact(failure.reason, self.secrets), failure.status)
+
+
+def _is_deadline(outcome: Reply | Failure) -> bool:
+    return isinstance(outcome, Failure) and outcome.reason.startswith("timeout: ")
 
 
 def user_agent(mailto: str | None) -> str:

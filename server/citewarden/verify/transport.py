@@ -1,0 +1,223 @@
+"""One bounded HTTP exchange: total deadline, body cap, redirects only where they belong.
+
+:func:`exchange` sends one request under a total deadline (a trickling or endless body
+cannot stretch it), reads the body up to a cap counted after decompression, and follows
+redirects by hand: only to the request's own host or the lane's known hosts
+(:data:`REDIRECT_HOSTS`), never from https to plain http, and with keys (secret headers and
+query parameters) dropped whenever the origin changes.  :func:`entry_budget` gives every
+request made for one entry a shared time budget.  Politeness and retries are
+:mod:`citewarden.verify.http`'s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from citewarden.redaction import SECRET_HEADERS, SECRET_PARAMS
+
+#: Largest response body read (after decompression); the largest real answer a source
+#: gives (a 20-record search with abstracts) is well under 1 MB.
+MAX_BODY = 8 * 1024 * 1024
+#: An entry's budget is this many request timeouts (see :func:`entry_budget`).
+ENTRY_BUDGET_FACTOR = 3.0
+MAX_REDIRECTS = 5
+#: Hosts a lane may be redirected to besides the request's own host.  doi.org content
+#: negotiation hands over to the registration agencies' metadata services.
+REDIRECT_HOSTS: dict[str, frozenset[str]] = {
+    "doi": frozenset(
+        {
+            "doi.org",
+            "dx.doi.org",
+            "api.crossref.org",
+            "data.crossref.org",
+            "api.datacite.org",
+            "data.datacite.org",
+            "data.medra.org",
+            "data.jalc.org",
+            "api.japanlinkcenter.org",
+        }
+    ),
+    "arxiv": frozenset({"export.arxiv.org", "arxiv.org"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A complete HTTP response."""
+
+    status: int
+    headers: Mapping[str, str]
+    content: bytes
+    url: str  # redacted
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The decoded JSON body; raises ``ValueError`` when the body is not JSON."""
+        return json.loads(self.content)
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Why a request produced no usable response (never contains secrets)."""
+
+    reason: str
+    status: int | None = None
+
+
+@dataclass(slots=True)
+class Budget:
+    """Seconds one entry's requests may still spend (on the wire and in retry waits)."""
+
+    seconds: float
+    spent: float = 0.0
+
+    def remaining(self) -> float:
+        return self.seconds - self.spent
+
+
+_BUDGET: ContextVar[Budget | None] = ContextVar("citewarden_entry_budget", default=None)
+
+
+@contextlib.contextmanager
+def entry_budget(seconds: float) -> Iterator[Budget]:
+    """Every request made inside the ``with`` block (in this task) shares one budget."""
+    budget = Budget(seconds)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return (url.scheme, url.host, url.port)
+
+
+def _without_secret_params(url: httpx.URL) -> httpx.URL:
+    kept = [(k, v) for k, v in url.params.multi_items() if k.lower() not in SECRET_PARAMS]
+    return url.copy_with(query=urlencode(kept).encode() or None)
+
+
+def current_budget() -> Budget | None:
+    """The budget of the entry being verified in this task (None outside one)."""
+    return _BUDGET.get()
+
+
+def may_redirect(
+    lane: str, start: httpx.URL, target: httpx.URL, redirect_hosts: Mapping[str, frozenset[str]]
+) -> str | None:
+    """Why a redirect from ``start`` to ``target`` is refused (None when allowed)."""
+    if target.scheme not in {"http", "https"}:
+        return "redirect to a non-web address refused"
+    if start.scheme == "https" and target.scheme != "https":
+        return "redirect from https to plain http refused"
+    allowed = redirect_hosts.get(lane.split("-")[0], frozenset())
+    if target.host != start.host and target.host not in allowed:
+        host = target.host if re.fullmatch(r"[a-z0-9.-]{1,253}", target.host) else "?"
+        return f"redirect off the source's hosts refused ({host})"
+    return None
+
+
+#: An outcome, and whether a failure is final (not worth retrying: deadline, body cap,
+#: refused redirect) or transient.
+Outcome = tuple["Reply | Failure", bool]
+
+
+async def exchange(
+    client: httpx.AsyncClient,
+    request: httpx.Request,
+    *,
+    lane: str,
+    deadline: float,
+    max_body: int = MAX_BODY,
+    redirect_hosts: Mapping[str, frozenset[str]] = REDIRECT_HOSTS,
+    safe_url: Callable[[str], str] = str,
+) -> Outcome:
+    """Send ``request`` and read its answer under a total ``deadline``; never raises for
+    network trouble.  ``safe_url`` turns the final URL into its loggable form."""
+    try:
+        async with asyncio.timeout(deadline):
+            return await _send(client, request, lane, max_body, redirect_hosts, safe_url)
+    except TimeoutError:
+        return Failure(f"timeout: no complete response within {deadline:g} s"), True
+    except httpx.TimeoutException:
+        return Failure("timeout"), False
+    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+        return Failure("connection dropped"), False
+    except httpx.ConnectError:
+        return Failure("cannot connect"), False
+    except httpx.HTTPError as exc:
+        return Failure(f"network error: {type(exc).__name__}"), False
+
+
+async def _send(
+    client: httpx.AsyncClient,
+    request: httpx.Request,
+    lane: str,
+    max_body: int,
+    redirect_hosts: Mapping[str, frozenset[str]],
+    safe_url: Callable[[str], str],
+) -> Outcome:
+    start = request.url
+    for _hop in range(MAX_REDIRECTS + 1):
+        response = await client.send(request, stream=True)
+        try:
+            location = response.headers.get("location")
+            if response.status_code in {301, 302, 303, 307, 308} and location:
+                target = request.url.join(location)
+                refused = may_redirect(lane, start, target, redirect_hosts)
+                if refused is not None:
+                    return Failure(refused, response.status_code), True
+                request = _follow(request, target, start, response.status_code)
+                continue
+            content = await _read_capped(response, max_body)
+        finally:
+            await response.aclose()
+        if content is None:
+            cap = max_body / (1024 * 1024)
+            return Failure(f"response body over {cap:g} MB", response.status_code), True
+        hdrs = {k.lower(): v for k, v in response.headers.items()}
+        return Reply(response.status_code, hdrs, content, safe_url(str(response.url))), False
+    return Failure("too many redirects"), True
+
+
+def _follow(
+    request: httpx.Request, target: httpx.URL, start: httpx.URL, status: int
+) -> httpx.Request:
+    """The request a redirect asks for; keys never go to another origin."""
+    headers = {
+        k: v for k, v in request.headers.items() if k.lower() not in {"host", "content-length"}
+    }
+    if _origin(target) != _origin(start):
+        headers = {k: v for k, v in headers.items() if k.lower() not in SECRET_HEADERS}
+        target = _without_secret_params(target)
+    if status in {307, 308}:  # method and body kept
+        return httpx.Request(request.method, target, headers=headers, content=request.content)
+    headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+    return httpx.Request("GET", target, headers=headers)
+
+
+async def _read_capped(response: httpx.Response, max_body: int) -> bytes | None:
+    """The decoded body, or None when it is (or says it will be) over the cap."""
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_body:
+        return None
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > max_body:
+            return None
+    return bytes(body)
