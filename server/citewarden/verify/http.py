@@ -405,10 +405,18 @@ class HttpClient:
         """A local token, then (when shared) this machine's next slot for the lane."""
         bucket = self.bucket(lane)
         await bucket.acquire()
-        if self.shared is not None:
-            wait = self.shared.reserve(host, lane, 1.0 / bucket.rate)
+        if self.shared is None:
+            return
+        interval = 1.0 / bucket.rate
+        for _ in range(3):
+            wait = self.shared.reserve(host, lane, interval)
+            slot = time.time() + wait
             if wait > 0:
                 await self._sleep(wait)
+            # woken too late (a busy machine): sending now would crowd the next slot,
+            # which another process may be using on time -- take a fresh one
+            if time.time() - slot <= interval / 2:
+                return
 
     def pause_host(self, host: str, seconds: float) -> None:
         """Every lane sending to ``host`` (in this process and, when shared, in others)
