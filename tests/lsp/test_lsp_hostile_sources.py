@@ -13,6 +13,7 @@ import pytest_asyncio
 from lsp_editor import wait_for
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from test_lsp_verify import PROJECT, server_env
 
 import replay as replay_fixtures
 from citewarden.cache import Cache
@@ -20,7 +21,6 @@ from citewarden.model import Code
 from conftest import make_client, stop_clients
 from markers import write_project
 from replay import ReplayServer
-from test_lsp_verify import PROJECT, server_env
 
 replay_server = replay_fixtures.replay_server
 replay = replay_fixtures.replay
