@@ -16,7 +16,7 @@ from citewarden.model import Status
 from citewarden.redaction import redact, register_secrets
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
-from citewarden.verify.http import Failure, HttpClient, Reply
+from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
 from citewarden.verify.normalize import make_entry
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
@@ -73,6 +73,35 @@ async def test_body_under_the_cap_is_read_whole(hostile: HostileServer) -> None:
     reply = await http.get(hostile.url + WORK, lane="crossref")
     await http.aclose()
     assert isinstance(reply, Reply) and reply.content == hostile.routes[WORK].body
+
+
+async def test_requests_of_one_entry_share_its_budget(hostile: HostileServer) -> None:
+    hostile.route(WORK, Behaviour("trickle"))
+    http = fast_http(timeout=1.0)
+    with entry_budget(1.5):
+        first = await http.get(hostile.url + WORK, lane="crossref")
+        second = await http.get(hostile.url + WORK, lane="crossref")
+        third = await http.get(hostile.url + WORK, lane="crossref")
+    outside = await http.get(hostile.url + WORK, lane="crossref")
+    await http.aclose()
+    assert isinstance(first, Failure) and first.reason.startswith("timeout")
+    # the second gets what is left (0.5 s), the third nothing: it is not even sent
+    assert isinstance(second, Failure) and second.reason == "entry time budget of 1.5 s used up"
+    assert isinstance(third, Failure) and third.reason == "entry time budget of 1.5 s used up"
+    assert len(hostile.seen(WORK)) == 3
+    assert isinstance(outside, Failure) and outside.reason.startswith("timeout: ")
+
+
+async def test_retry_wait_beyond_the_budget_is_not_waited(hostile: HostileServer) -> None:
+    hostile.route(WORK, Behaviour("429", retry_after="30"))
+    http = fast_http(timeout=1.0)
+    started = time.monotonic()
+    with entry_budget(3.0):
+        reply = await http.get(hostile.url + WORK, lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Failure)
+    assert reply.reason == "entry time budget of 3 s used up (rate limited)"
+    assert time.monotonic() - started < 2.0
 
 
 async def test_every_source_slow_entry_is_unverified_within_its_budget(
