@@ -11,8 +11,9 @@ on N HALLMARK dev entries against the loopback replay server of
    CI jobs on one machine).
 
 Printed per faulty run: verdicts changed against the fault-free run (a definite verdict
-turned into another definite one; target 0), abstentions (entries that became
-``unverified``), wall time, and the peak request rate per source (busiest one-second window
+turned into another definite one although every source answered; target 0), claims withheld
+(a verdict made weaker because a source failed after its retries, which the entry says),
+abstentions (entries that became ``unverified``), wall time, and the peak request rate per source (busiest one-second window
 and ten-second windows of request starts, all processes together) next to the published
 limit.
 
@@ -66,8 +67,20 @@ def published(prefix: str) -> float:
     return sum(PUBLISHED_LIMITS[lane].rate for lane in LANES.get(prefix, ()))
 
 
-def verdicts(report: dict[str, Any]) -> dict[str, tuple[str, str | None]]:
+Verdict = tuple[str, "str | None"]
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, Verdict]:
     return {e["key"]: (e["status"], e.get("tier")) for e in report.get("entries", [])}
+
+
+def withheld(report: dict[str, Any]) -> set[str]:
+    """Entries that say a source could not be checked (a claim withheld, not contradicted)."""
+    return {
+        e["key"]
+        for e in report.get("entries", [])
+        if any(f.get("code") == "unverified" for f in e.get("findings", []))
+    }
 
 
 def run_checks(bib: Path, port: int, cache: Path, processes: int) -> tuple[list[dict], float]:
@@ -119,24 +132,30 @@ def soak(
     return {"reports": reports, "wall_s": round(wall, 1), "server": stats, "starts": starts}
 
 
-def compare(
-    clean: dict[str, tuple[str, str | None]], faulty: dict[str, tuple[str, str | None]]
-) -> dict[str, Any]:
-    changed, abstained, recovered = [], [], 0
+def compare(clean: dict[str, Verdict], report: dict[str, Any]) -> dict[str, Any]:
+    """How the faulty run's verdicts differ from the fault-free run's.
+
+    ``changed``: a definite verdict became another one although every source answered;
+    ``withheld``: it became another one because a source failed after its retries and the
+    claim that needed it was not made (e.g. "not found" said only by the registries that
+    answered); ``abstentions``: it became ``unverified``.
+    """
+    faulty, partial = verdicts(report), withheld(report)
+    changed, weaker, abstained = [], [], []
     for key, before in clean.items():
         after = faulty.get(key)
-        if after is None or after == before:
+        if after is None or after == before or before[0] == "unverified":
             continue
-        if after[0] == "unverified" and before[0] != "unverified":
+        if after[0] == "unverified":
             abstained.append(key)
-        elif before[0] == "unverified":
-            recovered += 1
+        elif key in partial:
+            weaker.append(f"{key}: {before} -> {after}")
         else:
             changed.append(f"{key}: {before} -> {after}")
     return {
         "changed": changed,
+        "withheld": weaker,
         "abstentions": abstained,
-        "unverified_in_clean_run_answered_now": recovered,
         "missing": sorted(set(clean) - set(faulty)),
     }
 
@@ -214,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         (f"faulty, {a.processes} processes", a.processes),
     ):
         run = soak(bib, workdir, base, processes, faults)
-        per_process = [compare(clean, verdicts(r)) for r in run["reports"]]
+        per_process = [compare(clean, r) for r in run["reports"]]
         for i, report in enumerate(run["reports"]):
             (workdir / f"faulty-{processes}p-{i}.json").write_text(json.dumps(report, indent=1))
         injected = run["server"].get("injected", {})
@@ -222,8 +241,10 @@ def main(argv: list[str] | None = None) -> int:
             "processes": processes,
             "wall_s": run["wall_s"],
             "verdicts_changed": sum(len(c["changed"]) for c in per_process),
+            "withheld": [len(c["withheld"]) for c in per_process],
             "abstentions": [len(c["abstentions"]) for c in per_process],
             "changes": [x for c in per_process for x in c["changed"]][:20],
+            "withheld_examples": [x for c in per_process for x in c["withheld"]][:20],
             "injected": injected,
             "requests": run["server"].get("requests"),
             "rates": rates(run["starts"]),
@@ -231,10 +252,13 @@ def main(argv: list[str] | None = None) -> int:
         results[label] = out
         print(
             f"{label}: wall {out['wall_s']} s; verdicts changed {out['verdicts_changed']} "
-            f"(target 0); abstentions per process {out['abstentions']}; injected {injected}"
+            f"(target 0); per process: claims withheld for a failed source "
+            f"{out['withheld']}, abstentions {out['abstentions']}; injected {injected}"
         )
         for change in out["changes"]:
             print(f"  changed {change}")
+        for change in out["withheld_examples"]:
+            print(f"  withheld {change}")
         for src, r in out["rates"].items():
             over = r["peak_10s_rps"] > r["published_rps"] + 0.1
             print(

@@ -300,7 +300,7 @@ class RetryPolicy:
     """Bounded retries with capped exponential backoff."""
 
     max_retries: int = 3  # retries after the first attempt for 429/5xx
-    transport_retries: int = 1  # retries after timeouts / dropped connections
+    transport_retries: int = 2  # retries after a silent server / dropped connections
     backoff_base: float = 1.0
     backoff_cap: float = 30.0
     #: Give up (FAILED) rather than wait longer than this for a Retry-After.
@@ -367,7 +367,7 @@ class HttpClient:
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout),
                 headers={"User-Agent": self.user_agent},
-                follow_redirects=False,  # followed by hand, see _exchange
+                follow_redirects=False,  # followed by hand: transport.exchange
                 transport=self._transport,
                 limits=httpx.Limits(max_connections=self._max_connections),
             )
