@@ -181,8 +181,9 @@ def verify_entries(
 
     async def verify_all() -> list[dict[str, Verdict]]:
         verifier = build_verifier(settings, offline=settings.verify.offline)
-        for notice in verifier.notices if notify is not None else ():
-            notify(notice)
+        if notify is not None:
+            for notice in verifier.notices:
+                notify(notice)
         try:
             with bar as advance:
                 return [
