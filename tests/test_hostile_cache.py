@@ -242,3 +242,18 @@ def _run_as_nobody(root: Path, env: dict[str, str]) -> subprocess.CompletedProce
         timeout=120,
         check=False,
     )
+
+
+def test_cache_commands_report_damage_and_unusable_directories(tmp_path: Path) -> None:
+    db = _filled(tmp_path / "cache")
+    db.write_bytes(b"\0" * 4096)
+    env = {"CITEWARDEN_CACHE_DIR": str(tmp_path / "cache")}
+    stats = run_citewarden(["cache", "stats"], tmp_path, env)
+    assert stats.returncode == 0 and "entries: 0" in stats.stdout
+    assert stats.stderr.count("was damaged") == 1
+    (tmp_path / "file").write_text("")
+    bad = run_citewarden(
+        ["cache", "prune"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(tmp_path / "file" / "c")}
+    )
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert "cannot create the cache directory" in bad.stderr

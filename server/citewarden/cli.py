@@ -171,13 +171,20 @@ def _cache(action: str) -> int:
     except ImportError as exc:
         print(f"citewarden: error: the cache is not available: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if action == "stats":
-        for key, value in cache.stats().items():
-            print(f"{key}: {value}")
-    elif action == "clear":
-        print(f"removed {cache.clear()} cache entries")
-    else:
-        print(f"pruned {cache.prune()} expired cache entries")
+    try:
+        with cache.Cache() as store:
+            if store.notice:  # damaged, moved aside and rebuilt
+                print(f"citewarden: warning: {store.notice}", file=sys.stderr)
+            if action == "stats":
+                for key, value in store.stats().items():
+                    print(f"{key}: {value}")
+            elif action == "clear":
+                print(f"removed {store.clear()} cache entries")
+            else:
+                print(f"pruned {store.prune()} expired cache entries")
+    except OSError as exc:  # an uncreatable or unwritable cache directory
+        print(f"citewarden: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_CLEAN
 
 
