@@ -228,8 +228,11 @@ async def test_retry_after_beyond_the_cap_fails_at_once(replay: ReplayServer) ->
     again = await http.get(replay.base_url("crossref") + CROSSREF_DOI, lane="crossref")
     assert isinstance(again, Failure) and again.reason.startswith("rate limited")
     assert replay.requests_to("/crossref") == 1
-    # other lanes are not affected
-    other = await http.get(replay.base_url("crossref") + "/works", lane="crossref-query")
+    # the service's other lanes wait too (Retry-After is host-wide), other services do not
+    query = await http.get(replay.base_url("crossref") + "/works", lane="crossref-query")
+    assert isinstance(query, Failure) and query.reason.startswith("rate limited")
+    assert replay.requests_to("/crossref") == 1
+    other = await http.get(replay.base_url("openalex") + "/works", lane="openalex")
     assert isinstance(other, Reply)
 
 

@@ -37,7 +37,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import httpx
 
 from citewarden.redaction import SECRET_HEADERS, SECRET_PARAMS, redact, register_secrets
-from citewarden.verify.shared_rate import SharedRate
+from citewarden.verify.shared_rate import SharedRate, family_of
 from citewarden.verify.transport import (
     ENTRY_BUDGET_FACTOR,
     MAX_BODY,
@@ -358,6 +358,8 @@ class HttpClient:
         self._client: httpx.AsyncClient | None = None
         self._buckets: dict[str, TokenBucket] = {}
         self._lane_hosts: dict[str, str] = {}
+        #: (host, service) -> clock reading until which its every lane waits (Retry-After).
+        self._host_paused: dict[tuple[str, str], float] = {}
         self.stats = HttpStats()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -399,7 +401,7 @@ class HttpClient:
         local = self.bucket(lane).paused_for()
         if self.shared is None:
             return local
-        return max(local, self.shared.paused_for(host))
+        return max(local, self.shared.paused_for(host, family_of(lane)))
 
     async def _acquire(self, lane: str, host: str) -> None:
         """A local token, then (when shared) this machine's next slot for the lane."""
@@ -418,14 +420,16 @@ class HttpClient:
             if time.time() - slot <= interval / 2:
                 return
 
-    def pause_host(self, host: str, seconds: float) -> None:
-        """Every lane sending to ``host`` (in this process and, when shared, in others)
-        waits ``seconds``."""
-        for lane, lane_host in self._lane_hosts.items():
-            if lane_host == host:
-                self.bucket(lane).pause(seconds)
+    def pause_host(self, host: str, lane: str, seconds: float) -> None:
+        """Every lane of ``lane``'s service on ``host`` (``crossref`` and ``crossref-query``
+        alike), in this process and, when shared, in others, waits ``seconds``."""
+        key = (host, family_of(lane))
+        self._host_paused[key] = max(self._host_paused.get(key, 0.0), self._clock() + seconds)
+        for other, other_host in self._lane_hosts.items():
+            if other_host == host and family_of(other) == key[1]:
+                self.bucket(other).pause(seconds)
         if self.shared is not None:
-            self.shared.pause(host, seconds)
+            self.shared.pause(host, key[1], seconds)
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -474,7 +478,11 @@ class HttpClient:
         client = self._ensure_client()
         bucket = self.bucket(lane)
         host = httpx.URL(url).host
-        self._lane_hosts.setdefault(lane, host)
+        if self._lane_hosts.setdefault(lane, host) == host:
+            # a lane first used while its host is paused waits like the others
+            pending = self._host_paused.get((host, family_of(lane)), 0.0) - self._clock()
+            if pending > 0:
+                bucket.pause(pending)
         budget = current_budget()
         status_attempts = 0
         transport_attempts = 0
@@ -529,8 +537,8 @@ class HttpClient:
             retry_after = parse_retry_after(outcome.headers.get("retry-after"))
             label = "rate limited" if outcome.status == 429 else f"HTTP {outcome.status}"
             if retry_after is not None and outcome.status in {429, 503}:
-                # the whole host waits -- every lane, here and in other processes
-                self.pause_host(host, min(retry_after, 86400.0))
+                # the whole service waits -- every lane, here and in other processes
+                self.pause_host(host, lane, min(retry_after, 86400.0))
             if status_attempts >= self.retry.max_retries:
                 return self._fail(method, url, Failure(label, outcome.status))
             wait = retry_after if retry_after is not None else self.retry.backoff(status_attempts)

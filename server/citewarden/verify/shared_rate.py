@@ -2,10 +2,12 @@
 
 One small JSON file per host (``<cache>/rate/<host>.json``), read and written under an
 exclusive ``flock``, holds the earliest time (epoch seconds) at which each lane of that host
-may send next and until when the whole host is paused (``Retry-After``).  A process that
-wants to send reserves the next free slot of its lane -- ``max(now, next, paused_until)`` --
-and moves ``next`` one interval (``1 / rate``) further, so an editor and two CI jobs together
-keep to one published rate instead of three.
+may send next and until when each service on the host is paused (``Retry-After``; a service
+is a lane family: ``crossref`` for ``crossref``, ``crossref-query``, ``crossref-public`` ...,
+so a loopback server standing in for several services pauses only the one that asked).  A
+process that wants to send reserves the next free slot of its lane --
+``max(now, next, paused_until)`` -- and moves ``next`` one interval (``1 / rate``) further,
+so an editor and two CI jobs together keep to one published rate instead of three.
 
 Where file locks are unavailable (no ``fcntl``) or the directory cannot be written, the
 state is kept in-process only; this is said once in the log.
@@ -103,6 +105,10 @@ class SharedRate:
             return min(float(value), now + MAX_AHEAD)
         return 0.0
 
+    def _pause_of(self, state: dict[str, Any], family: str, now: float) -> float:
+        paused = state.get("paused")
+        return self._number(paused.get(family), now) if isinstance(paused, dict) else 0.0
+
     def reserve(self, host: str, lane: str, interval: float) -> float:
         """Take the next send slot of ``lane`` on ``host``; seconds to wait before sending."""
         now = self._clock()
@@ -113,20 +119,28 @@ class SharedRate:
             slot = max(
                 now,
                 self._number(lanes.get(lane), now),
-                self._number(state.get("paused_until"), now),
+                self._pause_of(state, family_of(lane), now),
             )
             lanes[lane] = slot + max(0.0, interval)
         return slot - now
 
-    def pause(self, host: str, seconds: float) -> None:
-        """No lane of ``host`` sends for ``seconds`` from now, in any process."""
+    def pause(self, host: str, family: str, seconds: float) -> None:
+        """No lane of service ``family`` on ``host`` sends for ``seconds``, in any process."""
         now = self._clock()
         with self._state(host) as state:
-            until = max(self._number(state.get("paused_until"), now), now + seconds)
-            state["paused_until"] = min(until, now + MAX_AHEAD)
+            paused = state.get("paused")
+            if not isinstance(paused, dict):
+                paused = state["paused"] = {}
+            until = max(self._pause_of(state, family, now), now + seconds)
+            paused[family] = min(until, now + MAX_AHEAD)
 
-    def paused_for(self, host: str) -> float:
-        """Seconds until ``host`` may be sent to again because of a pause."""
+    def paused_for(self, host: str, family: str) -> float:
+        """Seconds until service ``family`` on ``host`` may be sent to again."""
         now = self._clock()
         with self._state(host) as state:
-            return max(0.0, self._number(state.get("paused_until"), now) - now)
+            return max(0.0, self._pause_of(state, family, now) - now)
+
+
+def family_of(lane: str) -> str:
+    """The service a lane belongs to: ``crossref-query-public`` -> ``crossref``."""
+    return lane.split("-")[0]
