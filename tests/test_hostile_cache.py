@@ -99,7 +99,7 @@ def _filled(tmp_path: Path) -> Path:
     return tmp_path / STORE / "cache.db"
 
 
-@pytest.mark.parametrize("damage", ["random", "truncated", "zeros", "text"])
+@pytest.mark.parametrize("damage", ["random", "truncated", "zeros", "text", "fifo", "device"])
 def test_damaged_store_is_moved_aside_and_rebuilt(tmp_path: Path, damage: str) -> None:
     db = _filled(tmp_path)
     data = db.read_bytes()
@@ -109,8 +109,14 @@ def test_damaged_store_is_moved_aside_and_rebuilt(tmp_path: Path, damage: str) -
         db.write_bytes(data[: len(data) // 3])
     elif damage == "zeros":
         db.write_bytes(b"\0" * 8192)
-    else:
+    elif damage == "text":
         db.write_text("not a database\n")
+    else:  # opening a FIFO for reading blocks; a link to /dev/zero reads without end
+        db.unlink()
+        if damage == "fifo":
+            os.mkfifo(db)
+        else:
+            db.symlink_to("/dev/zero")
     for extra in db.parent.glob("cache.db-*"):
         extra.unlink()
     with Cache(tmp_path) as cache:

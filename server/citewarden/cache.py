@@ -94,8 +94,10 @@ def default_directory() -> Path:
 
 def _probe(db: Path) -> str | None:
     """Why SQLite cannot use ``db`` (None when it reads as a sound database or is absent)."""
-    if not db.exists():
+    if not db.exists() and not db.is_symlink():
         return None
+    if not db.is_file():  # a FIFO, a device or a dangling link: never opened (could block)
+        return "not a regular file"
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
         try:
@@ -143,11 +145,12 @@ class Cache:
 
     def _open(self) -> diskcache.Cache:
         path = self.directory / STORE
-        for target in (self.directory, path, path / "cache.db"):
-            if target.exists() and not _writable(target) and not target.is_file():
+        for target in (self.directory, path):
+            if target.is_dir() and not _writable(target):
                 raise CacheUnavailable(f"the cache directory {target} is not writable")
-            if target.is_file() and not os.access(target, os.R_OK | os.W_OK):
-                raise CacheUnavailable(f"the cache file {target} is not writable")
+        db = path / "cache.db"
+        if db.is_file() and not os.access(db, os.R_OK | os.W_OK):
+            raise CacheUnavailable(f"the cache file {db} is not writable")
         damage = _probe(path / "cache.db")
         if damage is None:
             try:
