@@ -252,3 +252,71 @@ def test_redact_masks_names_and_registered_values() -> None:
 @pytest.mark.parametrize("name", ["s2_api_key", "apiKey", "ncbi-api-key"])
 def test_settings_field_names_are_masked(name: str) -> None:
     assert redact(f"{name} = 'value-1'") == f"{name} = '***'"
+
+
+# -- the command under an address-space limit -------------------------------------------------
+
+#: The whole ``citewarden check`` process may map at most this much memory.
+ADDRESS_SPACE = 1024 * 1024 * 1024
+
+
+def _limited() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+@pytest.mark.parametrize("mode", ["endless", "huge", "trickle"])
+def test_check_stays_bounded_under_an_address_space_limit(
+    hostile: HostileServer, tmp_path: Path, mode: str
+) -> None:
+    """``citewarden check`` against sources that never stop sending, send 200 MB, or
+    trickle: it finishes within its budgets inside 1 GB of address space, the entry
+    unverified with the reason."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from cli_process import ROOT
+
+    for path in (WORK, "/crossref/works", f"/doi/{CROSSREF_DOI}"):
+        hostile.route(path, Behaviour(mode, interval=0.5))
+    (tmp_path / "refs.bib").write_text(
+        "@article{sadasivan2012,\n  title = {Methylphenidate exposure induces dopamine neuron"
+        " loss and activation of microglia in the basal ganglia of mice},\n"
+        "  author = {Sadasivan, Shankar},\n  year = {2012},\n"
+        f"  doi = {{{CROSSREF_DOI}}}\n}}\n"
+    )
+    (tmp_path / ".citewarden.toml").write_text(
+        '[verify]\nsources = ["crossref", "doi"]\ntimeout = 2\n'
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT / "server"),
+            "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
+            "CITEWARDEN_CROSSREF_URL": hostile.url + "/crossref",
+            "CITEWARDEN_DOI_URL": hostile.url + "/doi",
+            "CITEWARDEN_MAILTO": "tests@example.org",
+        }
+    )
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "citewarden", "check", "refs.bib", "--format", "json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limited,
+        check=False,
+    )
+    elapsed = time.monotonic() - started
+    assert "MemoryError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    [entry] = json.loads(done.stdout)["entries"]
+    assert entry["status"] == "unverified"
+    reasons = " ".join(f["message"] for f in entry["findings"])
+    expected = "timeout" if mode == "trickle" else "response body over 8 MB"
+    assert expected in reasons
+    assert elapsed < 30.0  # entry budget 3 x 2 s, plus start-up on a busy machine
