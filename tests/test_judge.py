@@ -58,6 +58,8 @@ class ChatServer:
         self.answer: bytes = b""
         self.status = 200
         self.delay = 0.0
+        #: Called before each answer (to change it from one request to the next).
+        self.on_request: Any = None
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -67,6 +69,8 @@ class ChatServer:
                 server.requests.append(
                     (self.path, {k.lower(): v for k, v in self.headers.items()}, json.loads(raw))
                 )
+                if server.on_request is not None:
+                    server.on_request()
                 time.sleep(server.delay)
                 try:
                     self.send_response(server.status)
@@ -236,3 +240,110 @@ def test_no_judge_configured_sends_nothing(
         is None
     )
     assert chat.requests == []
+
+
+# -- the judge as a setting ------------------------------------------------------------------
+
+
+def test_the_judge_is_a_setting_and_bad_values_fall_back_with_a_message() -> None:
+    from citewarden.settings import JudgeSettings, Settings, merge_settings
+    from citewarden.verify.judge import judge_config
+
+    raw = {"judge": {"url": "http://127.0.0.1:8080/v1", "model": "m", "api-key": "k", "timeout": 5}}
+    settings, problems = merge_settings(Settings(), raw, "test")
+    assert problems == []
+    assert settings.judge == JudgeSettings("http://127.0.0.1:8080/v1", "m", "k", 5.0)
+    config = judge_config(settings.judge, {})
+    assert config is not None and (config.url, config.model, config.api_key) == (
+        "http://127.0.0.1:8080/v1",
+        "m",
+        "k",
+    )
+    assert config.timeout == 5.0
+    # the settings win over the environment; what they leave unset comes from it
+    env = {
+        "CITEWARDEN_JUDGE_URL": "http://elsewhere/v1",
+        "CITEWARDEN_JUDGE_MODEL": "env-model",
+        "CITEWARDEN_JUDGE_API_KEY": "env-key",
+    }
+    config = judge_config(JudgeSettings(model="m"), env)
+    assert config is not None
+    assert (config.url, config.model, config.api_key) == ("http://elsewhere/v1", "m", "env-key")
+    assert judge_config(JudgeSettings(), {}) is None  # off by default
+    assert judge_config(JudgeSettings(url="http://127.0.0.1:1/v1"), {}) is None  # no model
+
+    bad = {"judge": {"url": "file:///etc/passwd", "model": 3, "timeout": 0, "colour": "red"}}
+    settings, problems = merge_settings(Settings(), bad, "test")
+    assert settings.judge == JudgeSettings()
+    assert sorted(p.key for p in problems) == [
+        "judge.colour",
+        "judge.model",
+        "judge.timeout",
+        "judge.url",
+    ]
+    assert "http:// or https://" in str(next(p for p in problems if p.key == "judge.url"))
+    settings, problems = merge_settings(Settings(), {"judge": "on"}, "test")
+    assert [p.key for p in problems] == ["judge"] and settings.judge == JudgeSettings()
+
+
+def test_the_api_key_is_in_no_repr() -> None:
+    from citewarden.settings import JudgeSettings
+
+    assert "sk-judge-secret" not in repr(JudgeSettings("http://x/v1", "m", "sk-judge-secret"))
+    assert "sk-judge-secret" not in repr(JudgeConfig("http://x/v1", "m", "sk-judge-secret"))
+
+
+def test_check_with_the_judge_in_settings_shows_its_verdict_and_never_logs_the_key(
+    chat: ChatServer,
+    replay: Any,
+    tmp_path: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import logging
+
+    from citewarden import cli
+
+    (tmp_path / "main.tex").write_text(PAPER, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / ".citewarden.toml").write_text(
+        "[verify]\n"
+        'sources = ["crossref"]\n'
+        f'base_urls = {{ crossref = "{replay.base_url("crossref")}" }}\n'
+        "[judge]\n"
+        f'url = "{chat.url}"\n'
+        'model = "local-model"\n'
+        'api_key = "sk-judge-secret"\n'
+        "timeout = 5\n",
+        encoding="utf-8",
+    )
+    for name in [n for n in __import__("os").environ if n.startswith("CITEWARDEN_JUDGE")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    caplog.set_level(logging.DEBUG)
+    # the first answer is a server error (retried once, and logged), the second the verdict
+    answers = iter(
+        [
+            (500, b'{"error": {"message": "The server had an error", "type": "server_error"}}'),
+            (200, completion('{"supported": false, "reason": "The paper is about chess."}')),
+        ]
+    )
+
+    def next_answer() -> None:
+        chat.status, chat.answer = next(answers)
+
+    chat.on_request = next_answer
+    cli.main(["check", "main.tex", "--format", "html", "--output", "report.html", "--quiet"])
+    out, err = capsys.readouterr()
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    section = page[page.index('<section id="context">') :]
+    section = section[: section.index("</section>")]
+    assert "judge (local-model): the cited work does not support the sentence" in section
+    assert "The paper is about chess." in section
+    assert len(chat.requests) == 2
+    assert all(h["authorization"] == "Bearer sk-judge-secret" for _, h, _ in chat.requests)
+    assert "chat/completions" in caplog.text  # the requests were logged ...
+    for seen in (caplog.text, out, err, page):
+        assert "sk-judge-secret" not in seen  # ... and the key never

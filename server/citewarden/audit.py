@@ -256,7 +256,7 @@ def run_audit(
                 raw.setdefault(finding.location.path, []).append(finding)
     contexts = collect_contexts(ws, scope, entries, verdicts)
     if verdicts is not None and not settings.verify.offline:
-        contexts = judge_contexts(contexts, verdicts)
+        contexts = judge_contexts(contexts, verdicts, settings)
         for c in contexts:
             if c.judge is not None and c.judge.get("supported") is False and c.path in scope:
                 finding = unsupported_finding(c, str(c.judge["model"]), str(c.judge["reason"]))
@@ -301,16 +301,17 @@ def collect_contexts(
 
 
 def judge_contexts(
-    contexts: list[CitationContext], verdicts: Sequence[Verdict]
+    contexts: list[CitationContext], verdicts: Sequence[Verdict], settings: Settings
 ) -> list[CitationContext]:
-    """With a judge configured in the environment, its verdict on each citation of a
-    matched work (the sentence and the record's metadata are all it is sent)."""
+    """With a judge configured (``[judge]`` settings or the environment), its verdict on
+    each citation of a matched work (the sentence and the record's metadata are all it is
+    sent)."""
     import asyncio
     import dataclasses
 
-    from citewarden.verify.judge import config_from_env, judge_all
+    from citewarden.verify.judge import judge_all, judge_config
 
-    config = config_from_env()
+    config = judge_config(settings.judge)
     if config is None:
         return contexts
     matches = {v.key: v.match for v in verdicts if v.match is not None}

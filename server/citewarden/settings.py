@@ -84,6 +84,24 @@ class VerifySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """The optional citation judge: an OpenAI-compatible chat-completions endpoint.  Off
+    unless both ``url`` and ``model`` are set (here or in the ``CITEWARDEN_JUDGE_*``
+    environment variables); nothing is sent anywhere otherwise."""
+
+    #: API base, e.g. ``http://127.0.0.1:8080/v1`` (``/chat/completions`` is appended).
+    url: str | None = None
+    model: str | None = None
+    #: Sent as a bearer token; never logged (nor shown in a repr).
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 30.0
+
+
+#: Longest judge timeout accepted (seconds).
+MAX_JUDGE_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     #: Per-code severity overrides; ``None`` turns a code off.
     severity: Mapping[str, Severity | None] = field(default_factory=dict)
@@ -96,6 +114,7 @@ class Settings:
     #: Largest input file read, in megabytes; a larger one is reported, not read.
     max_file_mb: float = DEFAULT_MAX_FILE_MB
     verify: VerifySettings = field(default_factory=VerifySettings)
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
 
     @property
     def max_file_bytes(self) -> int:
@@ -184,6 +203,39 @@ def _merge_verify(
     return dataclasses.replace(base, **changes)
 
 
+def _merge_judge(
+    base: JudgeSettings, raw: Mapping[str, Any], origin: str, problems: list[SettingsProblem]
+) -> JudgeSettings:
+    changes: dict[str, Any] = {}
+    for key, value in raw.items():
+        name = key.replace("-", "_")
+        try:
+            if name == "url":
+                if value is not None and not isinstance(value, str):
+                    raise ValueError("expected a string")
+                url = (value or "").strip()
+                if url and not url.startswith(("http://", "https://")):
+                    raise ValueError("expected an http:// or https:// address")
+                changes[name] = url or None
+            elif name in {"model", "api_key"}:
+                if value is not None and not isinstance(value, str):
+                    raise ValueError("expected a string")
+                changes[name] = (value or "").strip() or None
+            elif name == "timeout":
+                if (
+                    not isinstance(value, int | float)
+                    or isinstance(value, bool)
+                    or not 0 < value <= MAX_JUDGE_TIMEOUT
+                ):
+                    raise ValueError(f"expected seconds above 0, at most {MAX_JUDGE_TIMEOUT:g}")
+                changes[name] = float(value)
+            else:
+                raise ValueError("unknown setting")
+        except ValueError as exc:
+            problems.append(SettingsProblem(origin, f"judge.{key}", str(exc)))
+    return dataclasses.replace(base, **changes)
+
+
 def merge_settings(
     base: Settings, raw: Mapping[str, Any] | None, origin: str
 ) -> tuple[Settings, list[SettingsProblem]]:
@@ -242,6 +294,10 @@ def merge_settings(
                 if not isinstance(value, Mapping):
                     raise ValueError("expected a table")
                 changes["verify"] = _merge_verify(base.verify, value, origin, problems)
+            elif name == "judge":
+                if not isinstance(value, Mapping):
+                    raise ValueError("expected a table")
+                changes["judge"] = _merge_judge(base.judge, value, origin, problems)
             else:
                 raise ValueError("unknown setting")
         except ValueError as exc:

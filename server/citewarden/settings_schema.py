@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from citewarden.model import Code
-from citewarden.settings import SEVERITY_NAMES, SOURCE_NAMES, Settings
+from citewarden.settings import MAX_JUDGE_TIMEOUT, SEVERITY_NAMES, SOURCE_NAMES, Settings
 
 SECTION = "citewarden"
 
@@ -74,6 +74,18 @@ DESCRIPTIONS: dict[str, str] = {
         "Also mark every citation of a likely fabricated (tier H) or retracted entry in the "
         "documents."
     ),
+    "judge.url": (
+        "Address (API base, e.g. http://127.0.0.1:8080/v1) of an OpenAI-compatible "
+        "chat-completions endpoint asked whether each cited work supports its citing sentence. "
+        "Off when empty: nothing is sent anywhere. Only the sentence and the cited record's "
+        "metadata are sent."
+    ),
+    "judge.model": "Model name sent to the judge endpoint (the judge is off without one).",
+    "judge.api_key": (
+        "API key of the judge endpoint, sent as a bearer token (also read from "
+        "CITEWARDEN_JUDGE_API_KEY); never logged."
+    ),
+    "judge.timeout": "Seconds to wait for the judge's answer; no answer means no verdict.",
 }
 
 #: Numeric bounds the server enforces (see citewarden.settings), shown to the editor as well.
@@ -82,6 +94,7 @@ BOUNDS: dict[str, tuple[float, float | None]] = {
     "max_file_mb": (0.001, None),
     "verify.concurrency": (1, 64),
     "verify.timeout": (0.1, None),
+    "judge.timeout": (0.1, MAX_JUDGE_TIMEOUT),
 }
 
 #: Settings read by the editor clients only; they are never sent to the server.

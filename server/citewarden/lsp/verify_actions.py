@@ -9,6 +9,7 @@ adds it to the session's features as one :class:`VerificationFeature`:
 * "Open record at <source>" (``window/showDocument`` of the record's address) on an entry
   or a citation of it;
 * verification status, matched record, source and retraction notice in hovers;
+* the optional citation judge's ``citation-unsupported`` warnings (:mod:`.judging`);
 * commands: ``citewarden.verifyAll``, ``citewarden.verifyEntry`` (``key``),
   ``citewarden.clearCache``, ``citewarden.report`` (``"html"`` or ``"json"``, optional
   output path; returns ``{"path": ...}``), ``citewarden.status`` (the same object as the
@@ -30,7 +31,7 @@ from pygls.lsp.server import LanguageServer
 from citewarden.audit import Audit
 from citewarden.findings.score import score_summary
 from citewarden.findings.verdicts import record_url, source_label
-from citewarden.lsp import context_hover
+from citewarden.lsp import context_hover, judging
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, verdicts_by_key
@@ -181,6 +182,7 @@ def register(server: LanguageServer, session: Session) -> VerificationService:
     service = VerificationService(session)
     session.features.add(VerificationFeature(service, session))
     context_hover.register(session, service)
+    judging.register(session, service)
     command: Callable[[str], Callable[..., Any]] = server.command
 
     @command(VERIFY_ALL)

@@ -7,14 +7,15 @@ The JSON report lists every citation under ``citations.cited``::
      "context": {"sentence", "score": 0..1 | null, "basis": "title+abstract" | "title" | null,
                  "judge": {"supported", "reason", "model"}  (only with a judge configured)}}
 
-The HTML section ranks the least related citations first, the sentence and the cited
-work's title and abstract side by side.
+The HTML section ranks the least related citations first (those the judge, when one is
+configured, says are unsupported before all), the sentence and the judge's verdict beside
+the cited work's title and abstract.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,14 @@ from citewarden.audit import collect_contexts as collect
 from citewarden.context.collect import CitationContext, least_related
 from citewarden.model import Location, VenueInfo
 
-__all__ = ["cited_rows", "collect", "context_json", "context_section", "venue_html"]
+__all__ = [
+    "cited_rows",
+    "collect",
+    "context_json",
+    "context_section",
+    "judge_html",
+    "venue_html",
+]
 
 #: How many citations the HTML section shows.
 HTML_ROWS = 100
@@ -62,7 +70,11 @@ def _esc(value: object) -> str:
 
 def context_section(contexts: Sequence[CitationContext], root: Path | None = None) -> str:
     """The HTML "citation context" section (empty when there is nothing scored)."""
-    ranked = least_related(contexts)
+    # the citations the judge says are unsupported first, then the least related
+    ranked = sorted(
+        least_related(contexts),
+        key=lambda c: c.judge is None or c.judge.get("supported") is not False,
+    )
     if not ranked:
         return ""
     rows: list[str] = []
@@ -78,7 +90,7 @@ def context_section(contexts: Sequence[CitationContext], root: Path | None = Non
         rows.append(
             f"<tr><td class='num'>{c.score:.3f}</td><td><code>{_esc(c.citation.key)}</code>"
             f"<br><small>{_esc(where.as_posix())}</small></td>"
-            f"<td>{_esc(c.sentence.text)}</td><td>{work}</td></tr>"
+            f"<td>{_esc(c.sentence.text)}{judge_html(c.judge)}</td><td>{work}</td></tr>"
         )
     more = len(ranked) - HTML_ROWS
     note = f"<p>{more} more citations are not shown.</p>" if more > 0 else ""
@@ -88,9 +100,25 @@ def context_section(contexts: Sequence[CitationContext], root: Path | None = Non
         "The score (0 to 1) is the share of the sentence's words, weighted by how rare they "
         "are among this bibliography's works, that the work's title, abstract and authors "
         "account for; a low score asks for a second look, it does not say the citation is "
-        "wrong.</p>"
+        "wrong. With a judge configured, its verdict is under the sentence, and the citations "
+        "it says the work does not support come first.</p>"
         "<table><thead><tr><th>score</th><th>citation</th><th>sentence</th>"
         f"<th>cited work</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{note}</section>"
+    )
+
+
+def judge_html(judge: Mapping[str, object] | None) -> str:
+    """The judge's verdict under a citing sentence (empty without one)."""
+    if judge is None:
+        return ""
+    supported = judge.get("supported") is True
+    label = "supports the sentence" if supported else "does not support the sentence"
+    reason = str(judge.get("reason") or "")
+    return (
+        f"<div class='judge {'judge-yes' if supported else 'judge-no'}'>"
+        f"judge ({_esc(judge.get('model') or '')}): the cited work {label}"
+        + (f" — {_esc(reason)}" if reason else "")
+        + "</div>"
     )
 
 

@@ -15,10 +15,11 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from citewarden.model import Match
+from citewarden.settings import JudgeSettings
 from citewarden.verify.http import Failure, HttpClient, Limit, RetryPolicy
 
 #: Longest reason kept from the judge's answer (characters).
@@ -50,7 +51,7 @@ class JudgeConfig:
 
     url: str
     model: str
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
     timeout: float = 30.0
 
 
@@ -155,11 +156,22 @@ class Judge:
 
 def config_from_env(env: Mapping[str, str] | None = None) -> JudgeConfig | None:
     """The judge the environment configures, or None (the default: no judge, nothing sent)."""
+    return judge_config(JudgeSettings(), env)
+
+
+def judge_config(
+    settings: JudgeSettings, env: Mapping[str, str] | None = None
+) -> JudgeConfig | None:
+    """The judge the settings configure, each unset value read from the environment
+    (``CITEWARDEN_JUDGE_URL`` / ``_MODEL`` / ``_API_KEY``); None (the default: no judge,
+    nothing sent) without both a URL and a model."""
     env = os.environ if env is None else env
-    url, model = (env.get(URL_ENV) or "").strip(), (env.get(MODEL_ENV) or "").strip()
+    url = (settings.url or env.get(URL_ENV) or "").strip()
+    model = (settings.model or env.get(MODEL_ENV) or "").strip()
     if not url or not model or not url.startswith(("http://", "https://")):
         return None
-    return JudgeConfig(url, model, (env.get(KEY_ENV) or "").strip() or None)
+    key = (settings.api_key or env.get(KEY_ENV) or "").strip() or None
+    return JudgeConfig(url, model, key, settings.timeout)
 
 
 async def judge_all(
