@@ -347,3 +347,20 @@ def test_check_with_the_judge_in_settings_shows_its_verdict_and_never_logs_the_k
     assert "chat/completions" in caplog.text  # the requests were logged ...
     for seen in (caplog.text, out, err, page):
         assert "sk-judge-secret" not in seen  # ... and the key never
+
+
+def test_the_server_log_filter_redacts_secret_settings() -> None:
+    import logging
+
+    from citewarden.lsp.redaction import RedactingFilter, redact
+
+    logged = "InitializeParams(initialization_options={'judge': {'url': 'http://h/v1', 'api_key': 'sk-1'}, 'verify': {'openalex_api_key': 'oa-2'}})"
+    assert redact(logged) == (
+        "InitializeParams(initialization_options={'judge': {'url': 'http://h/v1', 'api_key': "
+        "'***'}, 'verify': {'openalex_api_key': '***'}})"
+    )
+    wire = '{"params": {"settings": {"judge": {"apiKey": "sk-3", "model": "m"}}}}'
+    assert redact(wire) == '{"params": {"settings": {"judge": {"apiKey": "***", "model": "m"}}}}'
+    assert redact("a monkey's keyboard") == "a monkey's keyboard"
+    record = logging.LogRecord("pygls", logging.INFO, "x", 1, "Received %s", (wire,), None)
+    assert RedactingFilter().filter(record) and "sk-3" not in record.getMessage()

@@ -31,6 +31,7 @@ from citewarden.lsp import actions, add_reference, navigation, verify_actions, w
 from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
+from citewarden.lsp.redaction import RedactingFilter
 from citewarden.lsp.session import Session
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.redaction import RedactingFormatter
@@ -262,6 +263,7 @@ def _configure_logging(log_file: str | None, level: str) -> None:
     )
     # every line is redacted: API keys never reach the log, whoever logs them
     handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactingFilter())  # and the values of secret-named settings
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())

@@ -1,0 +1,151 @@
+"""The optional citation judge in the editor, end to end: the real server process verifying
+against the replay server of real recorded responses, and asking a loopback server that
+speaks the chat-completions API (see tests/test_judge.py) in the background."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest_asyncio
+from lsp_editor import Editor, encoding_of, wait_for
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+import replay as replay_fixtures
+from citewarden.model import Code
+from citewarden.verify.config import URL_ENV
+from conftest import Harness, make_client, stop_clients
+from markers import write_project
+from replay import ReplayServer
+from test_judge import BIB, ChatServer, chat, completion
+
+replay_server = replay_fixtures.replay_server
+replay = replay_fixtures.replay
+__all__ = ["chat"]
+
+SECRET = "sk-judge-secret"
+FILES = (
+    "--- main.tex\n"
+    "\\documentclass{article}\n"
+    "\\begin{document}\n"
+    "Sigmoidal networks approximate continuous functions \\cite{cybenko}.\n"
+    "\\bibliography{refs}\n"
+    "\\end{document}\n"
+    "--- refs.bib\n" + BIB
+)
+
+JStart = Callable[[dict[str, Any]], Awaitable[Harness]]
+
+
+@pytest_asyncio.fixture
+async def jstart(tmp_path: Path, replay: ReplayServer) -> AsyncIterator[JStart]:
+    running: list[LanguageClient] = []
+
+    async def _start(init: dict[str, Any]) -> Harness:
+        root = tmp_path / "ws"
+        marks = write_project(root, FILES)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+        env.update({var: replay.base_url(name) for name, var in URL_ENV.items()})
+        env["CITEWARDEN_CACHE_DIR"] = str(tmp_path / "cache")
+        log_file = str(tmp_path / "server.log")
+        command = ["python", "-m", "citewarden.lsp", "--stdio", "--log-level", "debug"]
+        command[0] = __import__("sys").executable
+        config = ClientServerConfig(
+            server_command=[*command, "--log-file", log_file],
+            client_factory=make_client,
+            server_env=env,
+        )
+        client: LanguageClient = await config.start()  # type: ignore[assignment]
+        running.append(client)
+        result = await client.initialize_session(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"),
+                root_uri=root.as_uri(),
+                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+                initialization_options=init,
+            )
+        )
+        return Harness(client, Editor(client, root, encoding_of(result)), root, marks, result)
+
+    yield _start
+    await stop_clients(running)
+
+
+def unsupported(h: Harness) -> list[types.Diagnostic]:
+    return [d for d in h.diagnostics("main.tex") if d.code == Code.CITATION_UNSUPPORTED.value]
+
+
+async def test_the_judge_warns_in_the_background_through_the_policy_and_never_logs_the_key(
+    jstart: JStart, chat: ChatServer, tmp_path: Path
+) -> None:
+    chat.answer = completion('{"supported": false, "reason": "The paper is about chess."}')
+    chat.delay = 2.0  # a slow judge
+    init = {
+        "debounce_ms": 50,
+        "verify": {"sources": ["crossref"]},
+        "judge": {"url": chat.url, "model": "local-model", "api_key": SECRET},
+    }
+    h = await jstart(init)
+    h.editor.open("main.tex")
+    await wait_for(lambda: chat.requests, timeout=30)
+    # the judge is thinking: a hover on the citation answers at once all the same
+    at = h.editor.position("main.tex", h.editor.find("main.tex", "cybenko"))
+    started = time.monotonic()
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri("main.tex")), position=at
+        )
+    )
+    took = time.monotonic() - started
+    assert hover is not None and took < 1.0 and not unsupported(h)
+
+    (found,) = await wait_for(lambda: unsupported(h), timeout=15)
+    assert found.severity == types.DiagnosticSeverity.Warning
+    assert found.range.start.line == 2
+    assert "the judge (local-model)" in found.message and "about chess" in found.message
+    ((path, headers, body),) = chat.requests
+    assert path == "/v1/chat/completions" and headers["authorization"] == f"Bearer {SECRET}"
+    user = body["messages"][1]["content"]
+    assert "Sigmoidal networks approximate continuous functions." in user
+    assert "cybenko" not in user and "main.tex" not in user
+
+    # the warning goes through the policy step: turned off by the per-code severity ...
+    h.client.set_configuration({"severity": {"citation-unsupported": "off"}}, section="citewarden")
+    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_for(lambda: not unsupported(h))
+    # ... and back, from the answer remembered: the judge is not asked again
+    h.client.set_configuration({}, section="citewarden")
+    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_for(lambda: unsupported(h))
+    assert len(chat.requests) == 1
+
+    log = (tmp_path / "server.log").read_text(encoding="utf-8")
+    assert "chat/completions" in log  # the request is in the log, the key never
+    assert SECRET not in log
+    assert all(SECRET not in str(m.message) for m in h.client.log_messages)
+
+
+async def test_without_a_judge_configured_nothing_is_sent(jstart: JStart, chat: ChatServer) -> None:
+    h = await jstart({"debounce_ms": 50, "verify": {"sources": ["crossref"]}})
+    h.editor.open("main.tex")
+    # verification finished: the entry's hover shows the matched record
+    bib_at = h.editor.position("refs.bib", h.editor.find("refs.bib", "cybenko"))
+
+    async def verified() -> bool:
+        hover = await h.client.text_document_hover_async(
+            types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=h.uri("refs.bib")), position=bib_at
+            )
+        )
+        return hover is not None and "Crossref" in str(hover.contents)
+
+    deadline = time.monotonic() + 30
+    while not await verified():
+        assert time.monotonic() < deadline
+        await __import__("asyncio").sleep(0.1)
+    await __import__("asyncio").sleep(0.5)
+    assert chat.requests == [] and not unsupported(h)
