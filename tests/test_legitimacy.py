@@ -148,8 +148,78 @@ async def test_engine_asks_openalex_for_a_journal_matched_through_crossref(
     assert verdict.venue is not None and verdict.venue.indexed_in == ("core",)
     assert verdict.venue.publisher == "Springer Science+Business Media"
     assert not any(i.code is Code.VENUE_UNINDEXED for i in verdict.issues)
-    assert [s.path.split("/")[1] for s in replay.log] == ["crossref", "openalex"]
+    # the work at Crossref, the same DOI at OpenAlex, then the journal by ISSN at both
+    paths = [s.path for s in replay.log]
+    assert [p.split("/")[1] for p in paths[:2]] == ["crossref", "openalex"]
+    assert sorted(paths[2:]) == ["/crossref/journals/0932-4194", "/openalex/sources/issn:0932-4194"]
     assert replay.unmatched == []
+    evidence = verdict.venue.evidence
+    assert (
+        "OpenAlex source record for 0932-4194, 1435-568X: "
+        "host organisation Springer Science+Business Media" in evidence
+    )
+    assert (
+        "Crossref journal record for 0932-4194, 1435-568X: "
+        "publisher Springer Science and Business Media LLC" in evidence
+    )
+
+
+async def test_the_journal_record_says_what_the_work_record_does_not(
+    replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
+) -> None:
+    """The work's own record of an unindexed journal, and the journal's Source record by
+    ISSN (its counts and since when in the evidence); the journal look-up is cached like a
+    work's: a second verification asks nothing."""
+    from citewarden.cache import Cache
+    from citewarden.verify.sources.cached import CachedSource
+
+    cache = Cache(tmp_path / "cache")
+    rec = record("documented_flags_idjsr_2023_013.json")
+    works = MemorySource("crossref", [rec])  # the work, found by its DOI
+    openalex = CachedSource(OpenAlexSource(replay_http, replay.base_url("openalex")), cache)
+    settings = VerifySettings(sources=("crossref", "openalex"))
+    verifier = Verifier([works, openalex], settings, today=TODAY)
+    entry = article(rec)
+    verdict = await verifier.verify(entry)  # type: ignore[arg-type]
+    assert [i.code for i in verdict.issues] == [Code.VENUE_UNINDEXED]
+    assert verdict.venue is not None
+    assert (
+        "OpenAlex source record for 2278-3784, 2394-708X: 412 works, published since 2012"
+        in verdict.venue.evidence
+    )
+    asked = [s.path for s in replay.log]
+    assert "/openalex/sources/issn:2278-3784" in asked and replay.unmatched == []
+    again = await verifier.verify(entry)  # type: ignore[arg-type]
+    assert again.venue == verdict.venue and len(replay.log) == len(asked)
+
+
+def test_journal_records_read_the_documented_fields() -> None:
+    from citewarden.verify.sources.journals import (
+        is_journal_record,
+        journal_from_crossref,
+        journal_from_openalex,
+    )
+
+    data = recorded_json("openalex", "documented_source_issn_0932-4194.json")
+    rec = journal_from_openalex({**data, "apc_usd": 2990, "works_count": 1500})
+    assert rec is not None and is_journal_record(rec)
+    assert rec.venue_indexes == ("core",) and rec.venue_not_in == ("doaj",)  # no Scopus flag
+    assert dict(rec.extra)["apc_usd"] == "2990" and rec.issn == ("0932-4194", "1435-568X")
+    from citewarden.verify.legitimacy import journal_line
+
+    assert journal_line(rec) == (
+        "OpenAlex source record for 0932-4194, 1435-568X: 1,500 works, APC US$2,990, "
+        "host organisation Springer Science+Business Media"
+    )
+    message = recorded_json("crossref", "documented_journal_0932-4194.json")["message"]
+    years = {"dois-by-issued-year": [[2020, 40], [1989, 25], [1990, 0]]}
+    cr = journal_from_crossref({**message, "counts": {"total-dois": 1234}, "breakdowns": years})
+    assert cr is not None and cr.venue == "Mathematics of Control, Signals, and Systems"
+    assert journal_line(cr) == (
+        "Crossref journal record for 0932-4194, 1435-568X: 1,234 DOIs registered, since 1989, "
+        "publisher Springer Science and Business Media LLC"
+    )
+    assert journal_from_openalex({"id": "x"}) is None and journal_from_crossref([]) is None
 
 
 async def test_engine_flags_the_unindexed_journal() -> None:

@@ -40,6 +40,7 @@ from citewarden.verify.evidence import (
     VenueOpinion,
 )
 from citewarden.verify.http import ENTRY_BUDGET_FACTOR, entry_budget
+from citewarden.verify.journals import journal_records
 from citewarden.verify.legitimacy import venue_kind, with_venue
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replace_confusables
 from citewarden.verify.plan import Ahead
@@ -224,6 +225,7 @@ class Verifier:
             self._published_version(ev)
             await self._notices(ev)
             venue_records = await self._venue_records(ev)
+            venue_records += await journal_records(self.sources, ev.entry, venue_records)
             return with_venue(decide(ev, entry.key), ev.entry, venue_records)
         except _Cancelled:
             return None

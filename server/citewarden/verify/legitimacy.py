@@ -4,7 +4,9 @@ Reads what the records of the matched work say about its venue: OpenAlex's sourc
 (``is_in_doaj``, ``is_indexed_in_scopus``, ``is_core``, the host organisation) and the work's
 ``indexed_in`` list, PubMed's records (a PubMed record is itself evidence of PubMed
 indexing; ``Status="MEDLINE"`` of MEDLINE), and the ISSNs the entry and the records give
-(checked with their checksum).
+(checked with their checksum); and the journal records that the journal look-up step
+(:mod:`citewarden.verify.journals`) adds: OpenAlex's Source record and Crossref's journal
+record by ISSN, with what they count (works, DOIs, the APC, since when).
 
 * ``venue-unindexed``: a journal that a source explicitly says is in none of DOAJ, PubMed
   and Scopus, corroborated by a second sign: it is not a core source (CWTS) or no publisher
@@ -27,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from citewarden.model import Code, Issue, Severity, Status, Tier, VenueInfo, Verdict
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import WorkRecord
+from citewarden.verify.sources.journals import is_journal_record
 
 #: Indexes in the order reports list them.
 INDEXES = ("doaj", "pubmed", "medline", "scopus", "core")
@@ -152,6 +155,7 @@ def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[Venue
         evidence.append("no source said whether it is in " + ", ".join(unknown))
     if publisher:
         evidence.append(f"publisher: {publisher}")
+    evidence += [journal_line(r) for r in records if is_journal_record(r)]
     for bad in (i for i in entry.issn if not issn_ok(i)):
         evidence.append(f"the entry's ISSN {_fmt_issn(bad)} fails its checksum")
     info = VenueInfo(
@@ -185,6 +189,33 @@ def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[Venue
         message = f"no source knows the journal '{said}' of this work"
         return info, Issue(Code.VENUE_NOT_FOUND, message, field)
     return info, None
+
+
+def journal_line(record: WorkRecord) -> str:
+    """One evidence line for a journal record: what its source counts, and since when."""
+    extra = dict(record.extra)
+    parts: list[str] = []
+    if record.source == "openalex":
+        if "works_count" in extra:
+            parts.append(f"{int(extra['works_count']):,} works")
+        if "first_publication_year" in extra:
+            parts.append(f"published since {extra['first_publication_year']}")
+        if "apc_usd" in extra:
+            parts.append(f"APC US${int(extra['apc_usd']):,}")
+        if record.publisher:
+            parts.append(f"host organisation {record.publisher}")
+        label = "OpenAlex source record"
+    else:
+        if "total-dois" in extra:
+            parts.append(f"{int(extra['total-dois']):,} DOIs registered")
+        if "first-year" in extra:
+            parts.append(f"since {extra['first-year']}")
+        if record.publisher:
+            parts.append(f"publisher {record.publisher}")
+        label = f"{record.source.capitalize()} journal record"
+    issns = ", ".join(record.issn)
+    head = f"{label} for {issns}" if issns else label
+    return f"{head}: " + ", ".join(parts) if parts else f"{head}: the journal is known"
 
 
 def _from(records: Sequence[WorkRecord], source: str) -> bool:

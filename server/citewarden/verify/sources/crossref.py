@@ -27,6 +27,7 @@ from citewarden.verify.sources._common import (
     works_found,
     year_from_parts,
 )
+from citewarden.verify.sources.journals import journal_from_crossref
 
 #: DOIs per batched request.
 BATCH = 20
@@ -203,6 +204,12 @@ class CrossrefSource:
         reply = await self.http.get(url, lane=self._lane, params=self._params())
         # a DOI Crossref does not know: 404 "Resource not found."
         return one_work(self.name, reply, lambda d: work_from_csl(d["message"], self.name))
+
+    async def journal(self, issn: str) -> Lookup:
+        """The journal's record (``/journals/{issn}``); 404 -> NOT_FOUND."""
+        url = f"{self.base_url}/journals/{quote(issn.strip().upper(), safe='')}"
+        reply = await self.http.get(url, lane=self._lane, params=self._params())
+        return one_work(self.name, reply, lambda d: journal_from_crossref(d["message"], self.name))
 
     async def search(self, query: Query) -> Lookup:
         """Fielded search: ``query.title`` (+ ``query.author``), or ``query.bibliographic``

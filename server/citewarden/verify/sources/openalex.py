@@ -20,6 +20,7 @@ from citewarden.verify.sources._common import (
     reply_json,
     works_found,
 )
+from citewarden.verify.sources.journals import journal_from_openalex
 
 #: OpenAlex accepts up to 100 values in one OR filter; keep URLs short.
 BATCH = 50
@@ -137,6 +138,12 @@ class OpenAlexSource:
         url = f"{self.base_url}/works/doi:{quote(doi, safe='/():;<>[]')}"
         reply = await self.http.get(url, lane="openalex", params=self._params(select=SELECT))
         return one_work(self.name, reply, lambda d: work_from_openalex(d, self.name))
+
+    async def journal(self, issn: str) -> Lookup:
+        """The journal's Source record (``/sources/issn:{issn}``); 404 -> NOT_FOUND."""
+        url = f"{self.base_url}/sources/issn:{quote(issn.strip().upper(), safe='')}"
+        reply = await self.http.get(url, lane="openalex", params=self._params())
+        return one_work(self.name, reply, lambda d: journal_from_openalex(d, self.name))
 
     async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """Look up many DOIs with ``filter=doi:a|b|...`` (50 per request).  Keys are the
