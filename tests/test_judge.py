@@ -364,3 +364,29 @@ def test_the_server_log_filter_redacts_secret_settings() -> None:
     assert redact("a monkey's keyboard") == "a monkey's keyboard"
     record = logging.LogRecord("pygls", logging.INFO, "x", 1, "Received %s", (wire,), None)
     assert RedactingFilter().filter(record) and "sk-3" not in record.getMessage()
+
+
+def test_the_html_section_shows_the_verdict_escaped_and_unsupported_first() -> None:
+    from pathlib import Path
+
+    from citewarden.context.collect import CitationContext
+    from citewarden.context.sentence import CitingSentence
+    from citewarden.model import Citation, Span
+    from citewarden.report.contexts import context_section
+
+    def context(key: str, score: float, judge: dict[str, object] | None) -> CitationContext:
+        citation = Citation(key, Span(0, 5), "cite", Span(0, 10))
+        sentence = CitingSentence(f"Sentence citing {key}.", Span(0, 10), "", "")
+        return CitationContext(
+            Path("/p/main.tex"), citation, sentence, score, "title", None, "T", judge
+        )
+
+    low = context("low", 0.1, None)
+    bad = context(
+        "bad", 0.9, {"supported": False, "reason": "<script>alert(1)</script>", "model": "m<1>"}
+    )
+    page = context_section([low, bad], Path("/p"))
+    assert page.index("<code>bad</code>") < page.index("<code>low</code>")  # unsupported first
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "judge (m&lt;1&gt;): the cited work does not support the sentence" in page
+    assert "judge (" not in context_section([low], Path("/p"))
