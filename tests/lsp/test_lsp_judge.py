@@ -107,6 +107,16 @@ async def test_the_judge_warns_in_the_background_through_the_policy_and_never_lo
     assert found.severity == types.DiagnosticSeverity.Warning
     assert found.range.start.line == 2
     assert "the judge (local-model)" in found.message and "about chess" in found.message
+    # the citation's hover shows the verdict now
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri("main.tex")), position=at
+        )
+    )
+    assert hover is not None
+    shown = str(hover.contents)
+    assert "**Judge** (local-model): the cited work does not support this sentence" in shown
+    assert "The paper is about chess." in shown
     ((path, headers, body),) = chat.requests
     assert path == "/v1/chat/completions" and headers["authorization"] == f"Bearer {SECRET}"
     user = body["messages"][1]["content"]

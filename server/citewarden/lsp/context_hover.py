@@ -8,6 +8,7 @@ when the project's entries or the number of verdicts change.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from citewarden.context.collect import works_of
@@ -17,7 +18,8 @@ from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
 from citewarden.lsp.verify_hover import _md
-from citewarden.model import Entry, VenueInfo, Verdict
+from citewarden.model import Entry, Match, VenueInfo, Verdict
+from citewarden.verify.judge import JudgeVerdict
 
 #: Abstract characters a hover shows.
 HOVER_ABSTRACT = 400
@@ -59,6 +61,8 @@ class ContextHover(Feature):
         self.service = service
         self._stamp: tuple[int, int] | None = None
         self._corpus = FieldCorpus(())
+        #: The judge's answer on (sentence, cited record), when a judge is configured.
+        self.judge: Callable[[str, Match], JudgeVerdict | None] | None = None
 
     def _verdicts(self, entries: list[Entry]) -> dict[str, Verdict]:
         if self.service is None or not self.service.enabled:
@@ -92,7 +96,8 @@ class ContextHover(Feature):
         if not at or not found:
             return None
         sentence = citing_sentences(text, doc.citations, doc.kind, only=at[0])[at[0]]
-        work = works_of(found[:1], self._verdicts(found[:1])).get(key)
+        verdicts = self._verdicts(found[:1])
+        work = works_of(found[:1], verdicts).get(key)
         if sentence is None or work is None or not (work.title or work.abstract):
             return None
         corpus = self.corpus(ws.all_entries())
@@ -108,8 +113,18 @@ class ContextHover(Feature):
             if len(work.abstract) > HOVER_ABSTRACT:
                 shown = shown.rsplit(" ", 1)[0] + " …"
             lines.append(f"Abstract: {_md(shown)}")
+        match = verdicts[key].match if key in verdicts else None
+        answer = self.judge(sentence.text, match) if self.judge and match else None
+        if answer is not None:
+            said = "supports" if answer.supported else "does not support"
+            why = f": {_md(answer.reason)}" if answer.reason else ""
+            lines.append(
+                f"**Judge** ({_md(answer.model)}): the cited work {said} this sentence{why}"
+            )
         return "\n\n".join(lines)
 
 
-def register(session: Session, service: VerificationService | None) -> None:
-    session.features.add(ContextHover(session, service))
+def register(session: Session, service: VerificationService | None) -> ContextHover:
+    hover = ContextHover(session, service)
+    session.features.add(hover)
+    return hover

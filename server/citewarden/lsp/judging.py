@@ -122,6 +122,13 @@ class JudgeService(Feature):
             out.setdefault(f.location.path, []).append(f)
         return out
 
+    def verdict_on(self, sentence: str, work: Match) -> JudgeVerdict | None:
+        """The judge's answer on a sentence and a cited record, if it has given one."""
+        config = self.config()
+        if config is None:
+            return None
+        return self.answers.get((config.url, config.model, sentence, _record_digest(work)))
+
     # -- asking (event loop) ----------------------------------------------------------------
     def _enqueue(self, config: JudgeConfig, todo: dict[AnswerKey, tuple[str, Match]]) -> None:
         for key, item in todo.items():

@@ -181,8 +181,8 @@ def register(server: LanguageServer, session: Session) -> VerificationService:
     """Create the verification service of ``session`` and register its features."""
     service = VerificationService(session)
     session.features.add(VerificationFeature(service, session))
-    context_hover.register(session, service)
-    judging.register(session, service)
+    hover = context_hover.register(session, service)
+    hover.judge = judging.register(session, service).verdict_on
     command: Callable[[str], Callable[..., Any]] = server.command
 
     @command(VERIFY_ALL)
