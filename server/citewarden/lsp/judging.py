@@ -36,6 +36,9 @@ MAX_ANSWERS = 20000
 #: Citations waiting for the judge at most (more are asked about at a later check).
 MAX_PENDING = 2000
 
+#: The answer of a citation not asked about yet.
+_UNASKED = object()
+
 #: (url, model, sentence, digest of the record's metadata)
 AnswerKey = tuple[str, str, str, str]
 
@@ -108,9 +111,9 @@ class JudgeService(Feature):
                 if sentence is None or work is None or not work.title:
                     continue
                 key = (config.url, config.model, sentence.text, _record_digest(work))
-                if key in self.answers:
-                    answer = self.answers[key]
-                    if answer is not None and not answer.supported:
+                answer = self.answers.get(key, _UNASKED)  # (written on the event loop)
+                if answer is not _UNASKED:
+                    if isinstance(answer, JudgeVerdict) and not answer.supported:
                         context = CitationContext(path, citation, sentence, None, None)
                         found.append(unsupported_finding(context, answer.model, answer.reason))
                 elif key not in self._asked and len(todo) < MAX_PENDING:
