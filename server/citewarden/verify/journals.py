@@ -38,11 +38,13 @@ async def journal_records(
     sources: Mapping[str, Any], entry: NormalizedEntry, records: Sequence[WorkRecord]
 ) -> list[WorkRecord]:
     """The journal records of the found work's journal (empty unless it is a journal with
-    a valid ISSN and a source with a journal endpoint answers)."""
+    a valid ISSN, OpenAlex is configured, and a source with a journal endpoint answers)."""
     if not records or venue_kind(entry, records) != "journal":
         return []
     issn = journal_issn(entry, records)
-    if issn is None:
+    # the indexing flags heuristic 10 weighs come only from OpenAlex's Source record; without
+    # OpenAlex, Crossref's journal counts alone decide nothing and are not asked for
+    if issn is None or "openalex" not in sources:
         return []
     asked = [s for name in JOURNAL_SOURCES if (s := sources.get(name)) is not None]
     asked = [s for s in asked if hasattr(s, "journal")]
