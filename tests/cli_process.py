@@ -25,3 +25,39 @@ def run_citewarden(
         timeout=timeout,
         check=False,
     )
+
+
+#: Run the CLI with root's privileges dropped.  The interpreter may live where an
+#: unprivileged user cannot read, so everything the command needs is imported first, by a
+#: throw-away run of the same command with a throw-away cache, while still privileged.
+_AS_NOBODY = """
+import contextlib, io, os, sys, tempfile
+import citewarden.cli as cli
+args = sys.argv[1:]
+wanted = os.environ.get("CITEWARDEN_CACHE_DIR")
+os.environ["CITEWARDEN_CACHE_DIR"] = tempfile.mkdtemp()
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    cli.main(args)
+if wanted is None:
+    del os.environ["CITEWARDEN_CACHE_DIR"]
+else:
+    os.environ["CITEWARDEN_CACHE_DIR"] = wanted
+os.setgroups([]); os.setgid(65534); os.setuid(65534)
+sys.exit(cli.main(args))
+"""
+
+
+def run_as_nobody(
+    args: list[str], cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """``citewarden ARGS`` as the unprivileged user ``nobody`` (the caller must be root),
+    as :func:`run_citewarden` otherwise: what a user without root's rights would see."""
+    return subprocess.run(
+        [sys.executable, "-c", _AS_NOBODY, *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

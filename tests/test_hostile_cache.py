@@ -8,8 +8,6 @@ import os
 import pickle
 import shutil
 import sqlite3
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +16,7 @@ import diskcache
 import pytest
 
 from citewarden.cache import STORE, VALUE_FORMAT, Cache, CacheUnavailable
-from cli_process import run_citewarden
+from cli_process import run_as_nobody, run_citewarden
 
 KEY = "v1|crossref|by_doi|10.1371/journal.pone.0033693"
 
@@ -206,7 +204,7 @@ def test_check_with_a_read_only_cache_for_another_user_reports_it(open_tmp: Path
     if os.geteuid() == 0:  # run the command as an unprivileged user, as a user would be
         for p in (tmp_path, root, *root.iterdir()):
             p.chmod(0o755 if p.is_dir() else 0o644)
-        done = _run_as_nobody(root, env)
+        done = run_as_nobody(["check", "--offline", "."], root, env)
     else:
         for p in (cache_dir, cache_dir / STORE):
             p.chmod(0o555)
@@ -218,36 +216,6 @@ def test_check_with_a_read_only_cache_for_another_user_reports_it(open_tmp: Path
     assert "Traceback" not in done.stderr, done.stderr
     assert done.stderr.count("verifying without a cache:") == 1, done.stderr
     assert "not writable" in done.stderr
-
-
-#: Run the CLI with root's privileges dropped (the interpreter lives where an unprivileged
-#: user cannot read, so everything the check needs is imported first).
-_AS_NOBODY = """
-import contextlib, io, os, sys, tempfile
-import citewarden.cli as cli
-# load everything a check imports lazily, with a throwaway cache, while still privileged
-wanted = os.environ["CITEWARDEN_CACHE_DIR"]
-os.environ["CITEWARDEN_CACHE_DIR"] = tempfile.mkdtemp()
-with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-    cli.main(["check", "--offline", "."])
-os.environ["CITEWARDEN_CACHE_DIR"] = wanted
-os.setgroups([]); os.setgid(65534); os.setuid(65534)
-sys.exit(cli.main(["check", "--offline", "."]))
-"""
-
-
-def _run_as_nobody(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    from cli_process import ROOT
-
-    return subprocess.run(
-        [sys.executable, "-c", _AS_NOBODY],
-        cwd=root,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_cache_commands_report_damage_and_unusable_directories(tmp_path: Path) -> None:

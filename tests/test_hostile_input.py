@@ -12,9 +12,11 @@ import json
 import os
 import re
 import resource
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,6 +24,7 @@ import pytest
 
 from citewarden.files import FileTooLarge, NotRegularFile, read_regular
 from citewarden.parsing.bibtex import MAX_EXPANSION, MAX_STRING_DEPTH, parse_bibtex
+from cli_process import run_as_nobody, run_citewarden
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Address-space cap of one checked run: the interpreter with every import takes a few
@@ -189,17 +192,26 @@ def test_read_regular_refuses_before_opening_and_caps_the_read(tmp_path: Path) -
 # ---- 9. unreadable includes ------------------------------------------------------------
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
-def test_unreadable_include_says_unreadable_not_missing(tmp_path: Path) -> None:
-    (tmp_path / "main.tex").write_text(PAPER % "\\input{secret}\n")
-    (tmp_path / "refs.bib").write_text(REFS)
-    secret = tmp_path / "secret.tex"
-    secret.write_text("\\cite{a}\n")
-    secret.chmod(0)
+def test_unreadable_include_says_unreadable_not_missing() -> None:
+    # pytest's own temporary folders are private to their owner; this one others may enter
+    tmp_path = Path(tempfile.mkdtemp(prefix="citewarden-unreadable-"))
     try:
-        found = diagnostics(json_check(["main.tex"], tmp_path))
+        tmp_path.chmod(0o755)
+        (tmp_path / "main.tex").write_text(PAPER % "\\input{secret}\n")
+        (tmp_path / "refs.bib").write_text(REFS)
+        secret = tmp_path / "secret.tex"
+        secret.write_text("\\cite{a}\n")
+        secret.chmod(0)
+        args = ["check", "--no-verify", "--format", "json", "--fail-on", "never", "main.tex"]
+        if os.geteuid() == 0:  # root reads any file: check as an unprivileged user would
+            done = run_as_nobody(args, tmp_path)
+        else:
+            done = run_citewarden(args, tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert "Traceback" not in done.stderr
+        found = diagnostics(json.loads(done.stdout))
     finally:
-        secret.chmod(0o644)
+        shutil.rmtree(tmp_path, ignore_errors=True)
     assert not [d for d in found if d["code"] == "missing-include"]
     (problem,) = [d for d in found if d["code"] == "file-unreadable"]
     assert "included file 'secret' cannot be read: Permission denied" in str(problem["message"])
