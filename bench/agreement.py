@@ -4,7 +4,8 @@ Prints, per oracle, the share of generated cases (or .bib files) on which citewa
 exactly the keys the tool reads, and the disagreements by class.  The generators and the
 oracles are those of the differential tests (tests/differential.py).
 
-    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--bib N] [--max-bytes B]
+    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--units N] [--bib N]
+        [--max-bytes B]
 """
 
 from __future__ import annotations
@@ -17,12 +18,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import differential
+import differential_units
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latex", type=int, default=60, help="generated LaTeX projects")
     parser.add_argument("--markdown", type=int, default=300, help="generated Markdown documents")
+    parser.add_argument("--units", type=int, default=40, help="generated refsection projects")
     parser.add_argument(
         "--bib", type=int, default=1000, help="TeX Live .bib files (smallest first)"
     )
@@ -39,6 +42,9 @@ def main() -> None:
     print("pdflatex (.aux / .bcf keys):", differential.run_latex(seeds).summary())
     seeds = range(args.seed, args.seed + args.markdown)
     print("pandoc -t json (Cite nodes):", differential.run_markdown(seeds).summary())
+    seeds = range(args.seed, args.seed + args.units)
+    units = differential_units.run_units(seeds)
+    print("pdflatex + biber (refsection units: undefined, unprinted):", units.summary())
     every = differential.texlive_bib_files()
     files = [f for f in every if f.stat().st_size <= args.max_bytes][: args.bib]
     if args.bib and len(files) < len(every):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 import differential
+import differential_units
 
 #: seconds each oracle may take in the suite (the bench runs more cases)
 BUDGET = 45
@@ -28,6 +29,12 @@ def test_latex_projects_cite_what_pdflatex_records() -> None:
 def test_markdown_documents_cite_what_pandoc_reads() -> None:
     tally = differential.run_markdown(range(1000, 1300), budget=BUDGET)
     assert tally.cases >= 50
+    assert tally.classes == {}, tally.summary()
+
+
+def test_refsection_units_leave_undefined_and_unprinted_what_biber_does() -> None:
+    tally = differential_units.run_units(range(1000, 1100), budget=BUDGET)
+    assert tally.cases >= 8, "too few cases ran in the time budget"
     assert tally.classes == {}, tally.summary()
 
 
@@ -59,3 +66,7 @@ def test_the_generators_are_seeded_and_reach_every_construct() -> None:
         for k in differential.GENERATED_KEY.findall(differential.markdown_case(seed).text)
     }
     assert {"footnote", "math", "htmlattr", "rawtex", "atat", "yamlescaped"} <= markdown
+    assert differential_units.units_case(7) == differential_units.units_case(7)
+    units = [differential_units.units_case(seed).files["main.tex"] for seed in range(1000, 1008)]
+    for construct in ("\\addglobalbib", "\\nocite{*}", "unitQ0", "\\begin{refsection}[b"):
+        assert any(construct in text for text in units), construct

@@ -278,6 +278,9 @@ class ParsedDocument:
     #: resources of the biblatex refsections in which a ``\\nocite{*}`` stands (it cites
     #: every entry of those bibliographies only), as written
     nocite_all_in: tuple[str, ...] = ()
+    #: biblatex refsections with resources of their own: (start, end, resources as
+    #: written); a citation between ``start`` and ``end`` reads those resources only
+    refsections: tuple[tuple[int, int, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
 
-from citewarden.checks import Memo
+from citewarden.checks import Memo, units
 from citewarden.model import (
     BibFormat,
     Citation,
@@ -100,6 +100,8 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     memo,
                     delta,
                 )
+        if _checks_dangling(ws, project) and units.has_units(ws, project):
+            found += units.unit_dangling(ws, project, partial(_is_defined, defined, project))
         found += _missing_crossrefs(ws, project, defined, token, memo)
         if project.kind is DocumentKind.LATEX:
             found += _bibitem_orphans(ws, project, memo)
@@ -308,6 +310,10 @@ def _casefolded(keys: Sequence[str]) -> list[str]:
 
 
 # ---- dangling ---------------------------------------------------------------------------------
+
+
+def _is_defined(defined: Defined, project: Project, key: str) -> bool:
+    return key in defined or (project.casefold_keys and defined.has_folded(key.casefold()))
 
 
 def _checks_dangling(ws: Workspace, project: Project) -> bool:
@@ -600,13 +606,12 @@ def _cited_keys(
 
 
 def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project]) -> bool:
-    """A ``\\nocite{*}`` in a refsection whose resources include ``bib_path``."""
+    """A ``\\nocite{*}`` in a refsection that reads ``bib_path`` (one of its own
+    resources, or an ``\\addglobalbib`` one)."""
     for project in projects:
         for _, doc in ws.project_documents(project):
-            for name in doc.nocite_all_in:
-                name = name.replace("\\", "/").rsplit("/", 1)[-1]
-                if name in (bib_path.name, bib_path.stem):
-                    return True
+            if doc.nocite_all_in and units.units_of(ws, project).reads(doc.nocite_all_in, bib_path):
+                return True
     return False
 
 
@@ -726,6 +731,9 @@ def _orphan_list(
     bib = ws.bibliography(bib_path)
     if everything or bib is None or _nocited_in_refsection(ws, bib_path, projects):
         return []
+    if any(units.has_units(ws, project) for project in projects):
+        # only the units that read this bibliography count
+        cited, cited_folded = units.cited_by_readers(ws, bib_path, projects)
     indexes = list(
         {id(i): i for pr in projects for _, _, i in ws.project_bibliographies(pr)}.values()
     )

@@ -754,6 +754,7 @@ def parse_latex(
         citation_macros=macros,
         flags=latex_static.document_flags(sets, defined),
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
+        refsections=tuple(refsections),
         bib_backend=latex_static.bib_backend(text),
     )
 

@@ -1,0 +1,144 @@
+"""Units with their own bibliography: biblatex ``refsection`` environments with resources.
+
+biblatex resolves a citation inside ``\\begin{refsection}[ch1.bib]`` against ``ch1.bib``
+(and the ``\\addglobalbib`` resources) only, and one outside every such refsection against
+the resources the documents name outside refsections (``\\addbibresource``,
+``\\bibliography``).  So a key is dangling when the bibliographies its unit reads do not
+define it, and an entry is an orphan only when no unit that reads its file cites it.
+Resources are matched to the project's bibliography files by file name, with or without
+the ``.bib`` extension.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument
+
+if TYPE_CHECKING:
+    from citewarden.project import Project, Workspace
+
+#: the resources a citation reads: a refsection's own, or None for the document-wide ones
+Scope = tuple[str, ...] | None
+
+
+def has_units(ws: Workspace, project: Project) -> bool:
+    """The project has a refsection with resources of its own."""
+    return any(doc.refsections for _, doc in ws.project_documents(project))
+
+
+def _name(written: str) -> str:
+    return written.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _names(path: Path, written: set[str]) -> bool:
+    return path.name in written or path.stem in written
+
+
+def _scope(doc: ParsedDocument, offset: int) -> Scope:
+    for start, end, names in doc.refsections:
+        if start <= offset < end:
+            return names
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Units:
+    """Which bibliography files each scope of a project reads."""
+
+    #: file names of the ``\\addglobalbib`` resources (read by every unit)
+    global_names: frozenset[str]
+    #: file names of the resources named outside refsections
+    plain_names: frozenset[str]
+
+    def reads(self, scope: Scope, bib: Path) -> bool:
+        if _names(bib, set(self.global_names)):
+            return True
+        if scope is None:
+            return _names(bib, set(self.plain_names))
+        return _names(bib, {_name(n) for n in scope})
+
+
+def units_of(ws: Workspace, project: Project) -> Units:
+    glob: set[str] = set()
+    plain: set[str] = set()
+    for _, doc in ws.project_documents(project):
+        for link in doc.links:
+            if link.kind is not LinkKind.BIBLIOGRAPHY or link.command == "refsection":
+                continue
+            (glob if link.command == "addglobalbib" else plain).add(_name(link.target))
+    return Units(frozenset(glob), frozenset(plain))
+
+
+def _scoped_citations(
+    ws: Workspace, project: Project
+) -> Iterator[tuple[Path, ParsedDocument, Citation, Scope]]:
+    for path, doc in ws.project_documents(project):
+        for cit in doc.citations:
+            if cit.key.strip():
+                yield path, doc, cit, _scope(doc, cit.span.start)
+
+
+def _keys_read(
+    ws: Workspace, project: Project, units: Units, scope: Scope
+) -> tuple[set[str], set[str]]:
+    """Keys (exact, casefolded) the bibliographies of ``scope`` define, aliases included."""
+    exact: set[str] = set()
+    for bib, _, index in ws.project_bibliographies(project):
+        if units.reads(scope, bib):
+            exact.update(index.by_key)
+            exact.update(index.aliases)
+    return exact, {k.casefold() for k in exact}
+
+
+def unit_dangling(
+    ws: Workspace, project: Project, is_defined: Callable[[str], bool]
+) -> list[Finding]:
+    """Citations of keys the project defines (``is_defined``) but no bibliography their
+    unit reads does."""
+    units = units_of(ws, project)
+    fold = project.casefold_keys
+    read: dict[Scope, tuple[set[str], set[str]]] = {}
+    found: list[Finding] = []
+    for path, _, cit, scope in _scoped_citations(ws, project):
+        if not is_defined(cit.key):
+            continue  # dangling everywhere: reported by the project-wide check
+        if scope not in read:
+            read[scope] = _keys_read(ws, project, units, scope)
+        exact, folded = read[scope]
+        if cit.key in exact or (fold and cit.key.casefold() in folded):
+            continue
+        where = "its refsection" if scope is not None else "the document outside refsections"
+        found.append(
+            Finding(
+                Code.DANGLING,
+                Location(path, cit.span),
+                f"citation key '{cit.key}' is not defined in the bibliographies {where} reads",
+                data=MappingProxyType({"key": cit.key, "suggestions": []}),
+            )
+        )
+    return found
+
+
+def cited_by_readers(
+    ws: Workspace, bib: Path, projects: list[Project]
+) -> tuple[set[str], set[str]]:
+    """Keys cited (exact, and casefolded for BibTeX projects) by the units that read
+    ``bib``."""
+    cited: set[str] = set()
+    folded: set[str] = set()
+    for project in projects:
+        units = units_of(ws, project)
+        for _, _, cit, scope in _scoped_citations(ws, project):
+            if units.reads(scope, bib):
+                (folded if project.casefold_keys else cited).add(
+                    cit.key.casefold() if project.casefold_keys else cit.key
+                )
+    return cited, folded
+
+
+__all__ = ["Units", "cited_by_readers", "has_units", "unit_dangling", "units_of"]

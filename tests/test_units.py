@@ -1,0 +1,102 @@
+"""Units with their own bibliography (biblatex refsections with resources of their own),
+checked against the real tools: pdflatex + biber say which keys each refsection could not
+find (the .blg) and which entries made it into a bibliography (the .bbl)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from checking import check
+from citewarden.model import Code
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+
+#: each project: file name -> text
+PROJECTS: dict[str, dict[str, str]] = {
+    "a refsection reads its own resource, the rest of the document the global one": {
+        "main.tex": r"""\documentclass{article}
+\usepackage[backend=biber]{biblatex}
+\addbibresource{main.bib}
+\begin{document}
+\cite{c} \cite{d}
+\begin{refsection}[ch1.bib]
+\cite{a} \cite{b} \cite{f}
+\printbibliography
+\end{refsection}
+\printbibliography
+\end{document}
+""",
+        "main.bib": "@misc{b, title={B}}\n@misc{c, title={C}}\n@misc{f, title={F}}\n",
+        "ch1.bib": "@misc{a, title={A}}\n@misc{d, title={D}}\n@misc{e, title={E}}\n",
+    },
+    "two refsections sharing a file, a global resource, a nocite{*} in one section": {
+        "main.tex": r"""\documentclass{article}
+\usepackage[backend=biber]{biblatex}
+\addglobalbib{global.bib}
+\begin{document}
+\begin{refsection}[one.bib,shared.bib]
+\cite{g1} \cite{s1} \cite{t1}
+\printbibliography
+\end{refsection}
+\begin{refsection}[two.bib,shared]
+\cite{t2} \cite{o1}
+\printbibliography
+\end{refsection}
+\begin{refsection}[three.bib]
+\nocite{*}
+\printbibliography
+\end{refsection}
+\end{document}
+""",
+        "global.bib": "@misc{g1, title={G1}}\n@misc{g2, title={G2}}\n",
+        "one.bib": "@misc{o1, title={O1}}\n@misc{o2, title={O2}}\n",
+        "two.bib": "@misc{t1, title={T1}}\n@misc{t2, title={T2}}\n",
+        "shared.bib": "@misc{s1, title={S1}}\n@misc{s2, title={S2}}\n",
+        "three.bib": "@misc{h1, title={H1}}\n",
+    },
+}
+
+_NOT_FOUND = re.compile(r"I didn't find a database entry for '([^']*)'")
+_ENTRY = re.compile(r"\\entry\{([^}]*)\}")
+_BIB_KEY = re.compile(r"@misc\{([^,]*),")
+
+
+def _oracle(directory: Path, files: dict[str, str]) -> tuple[set[str], set[str]]:
+    """(keys biber could not find in the cited unit, entries no unit printed)."""
+    for cmd in (
+        ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"],
+        ["biber", "main"],
+    ):
+        subprocess.run(cmd, cwd=directory, capture_output=True, timeout=120, check=False)
+    blg = (directory / "main.blg").read_text(errors="replace")
+    bbl = (directory / "main.bbl").read_text(errors="replace")
+    defined = {k for name, t in files.items() if name.endswith(".bib") for k in _BIB_KEY.findall(t)}
+    return set(_NOT_FOUND.findall(blg)), defined - set(_ENTRY.findall(bbl))
+
+
+def _ours(directory: Path) -> tuple[set[str], set[str]]:
+    ws = Workspace(Settings(), root=directory)
+    for path in sorted(directory.iterdir()):
+        ws.add_file(path)
+    found = [f for findings in check(ws).values() for f in findings]
+    dangling = {str(f.data["key"]) for f in found if f.code is Code.DANGLING}
+    orphans = {str(f.data["key"]) for f in found if f.code is Code.ORPHAN}
+    return dangling, orphans
+
+
+@pytest.mark.parametrize("name", list(PROJECTS))
+def test_units_agree_with_pdflatex_and_biber(tmp_path: Path, name: str) -> None:
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    files = PROJECTS[name]
+    for file, text in files.items():
+        (tmp_path / file).write_text(text, encoding="utf-8")
+    dangling, orphans = _oracle(tmp_path, files)
+    assert dangling, "the project should have keys missing from their unit"
+    assert orphans, "the project should have entries no unit cites"
+    assert _ours(tmp_path) == (dangling, orphans)
