@@ -261,15 +261,42 @@ def abbreviation_of(short: str, full: str) -> bool:
     return i == len(s_tokens)
 
 
+#: Spelled ordinals and numbers ("The Fourteenth International Conference ...").
+_SPELLED_NUMBERS = frozenset(
+    (
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
+        "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth "
+        "hundredth twenty thirty forty fifty sixty seventy eighty ninety"
+    ).split()
+)
+#: Organisations that prefix a venue's name without changing the venue ("IEEE/CVF ...").
+_SPONSORS = frozenset({"ieee", "acm", "cvf", "usenix", "siam", "ifip", "rsj", "aaai"})
+
+
+def _numeral(token: str) -> bool:
+    return token in _SPELLED_NUMBERS or bool(
+        re.fullmatch(r"\d+|\d+(?:st|nd|rd|th)|(?:19|20)\d\d", token)
+    )
+
+
 def _core(text: str) -> list[str]:
     tokens = fold(re.sub(r"\([^)]*\)", " ", text)).split()
-    return [
-        t
-        for t in tokens
-        if t not in _STOP
-        and t not in _GENERIC
-        and not re.fullmatch(r"\d+|\d+(?:st|nd|rd|th)|(?:19|20)\d\d", t)
-    ]
+    return [t for t in tokens if t not in _STOP and t not in _GENERIC and not _numeral(t)]
+
+
+def _head_cores(text: str) -> list[tuple[str, ...]]:
+    """The cores of the name and of each of its leading parts before a comma, colon or
+    semicolon (a place, a date or a subtitle that follows the venue's name), sponsors left
+    out: ``International Conference on Machine Learning, Vienna`` gives the core of the
+    whole and ``("machine", "learning")``."""
+    parts = re.split(r"[,:;]", re.sub(r"\([^)]*\)", " ", text))
+    out = []
+    for i in range(1, len(parts) + 1):
+        core = tuple(t for t in _core(",".join(parts[:i])) if t not in _SPONSORS)
+        if core:
+            out.append(core)
+    return out
 
 
 def _acronyms(text: str) -> set[str]:
@@ -280,31 +307,66 @@ def _acronyms(text: str) -> set[str]:
 def _acronym_of(short: str, full: str) -> bool:
     """``IoTDI`` for "... Internet of Things Design and Implementation", ``ICML`` for
     "Proceedings of the 38th International Conference on Machine Learning": the letters of
-    an acronym-like name, in order, among the initials of the other's words."""
+    an acronym-like name are the initials of the other's words, in order, and every word
+    they leave out is a generic one (proceedings, conference, of, 38th, IEEE...).  A word
+    such as "Quantum" left out names another venue."""
     text = short.strip()
     if not (2 <= len(text) <= 10 and text.isalpha() and sum(c.isupper() for c in text) >= 2):
         return False
     if " " in text or len(full.split()) < 2:
         return False
-    initials = "".join(w[0] for w in fold(full).split() if w and not w[0].isdigit())
-    return _subsequence(text.lower(), initials)
+    letters = text.lower()
+    parts = re.split(r"[,:;]", re.sub(r"\([^)]*\)", " ", full))
+    for i in range(1, len(parts) + 1):
+        words = fold(",".join(parts[:i])).split()
+        if len(words) >= 2 and _initials_cover(letters, words):
+            return True
+    return False
 
 
-def _subsequence(needle: str, hay: str) -> bool:
-    it = iter(hay)
-    return all(c in it for c in needle)
+def _skippable(word: str) -> bool:
+    return word in _STOP or word in _GENERIC or word in _SPONSORS or _numeral(word)
+
+
+def _initials_cover(letters: str, words: Sequence[str]) -> bool:
+    """Can ``letters`` be spelled by the initials of ``words`` in order, skipping only
+    generic words?"""
+
+    @lru_cache(maxsize=None)
+    def step(i: int, j: int) -> bool:
+        if j == len(words):
+            return i == len(letters)
+        word = words[j]
+        if i < len(letters) and word[0] == letters[i] and step(i + 1, j + 1):
+            return True
+        return _skippable(word) and step(i, j + 1)
+
+    return step(0, 0)
 
 
 def _alias_hit(a: str, b: str) -> bool:
-    fb = " ".join(_core(b))
+    """Does ``a`` (an acronym or single-word name of a registry venue) stand for ``b``?
+    ``b`` must be one of the venue's names up to generic words (proceedings, ordinals,
+    years, sponsors, a place after a comma); a name that adds a word of its own
+    ("International Conference on Quantum Machine Learning") is another venue."""
+    heads = _head_cores(b)
+    fb = fold(b)
     for acro in _acronyms(a) | {fold(a)}:
         for phrase in VENUE_ALIASES.get(acro, ()):
-            core = " ".join(t for t in phrase.split() if t not in _GENERIC and t not in _STOP)
-            if core and core in fb:
+            core = tuple(t for t in _core(phrase) if t not in _SPONSORS)
+            if core and core in heads:
                 return True
-            if phrase in fold(b).split() or phrase == fold(b):
+            if phrase in fb.split() or phrase == fb:
                 return True
     return False
+
+
+def _leading_parts(text: str) -> set[str]:
+    """The folded leading parts of a name before a subtitle separator (colon, comma,
+    semicolon, parenthesis or a spaced dash): "Journal of X: Y" gives "journal of x".  A
+    longer name without a separator ("... Computer Vision and Graphics") has none."""
+    parts = re.split(r"[,:;(]|\s[-\u2013\u2014]\s", text)
+    return {fold(" ".join(parts[:i])) for i in range(1, len(parts))}
 
 
 def venue_agrees(entry_venue: str, names: Sequence[str]) -> bool:
@@ -334,8 +396,8 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
         if _acronyms(entry_venue) & _acronyms(name):
             return True
         # the record's name with a subtitle the entry leaves out (or the other way round)
-        shorter, longer = sorted((fe, fn), key=len)
-        if len(shorter.split()) >= 3 and longer.startswith(shorter + " "):
+        shorter, longer = sorted((entry_venue, name), key=lambda t: len(fold(t)))
+        if len(fold(shorter).split()) >= 3 and fold(shorter) in _leading_parts(longer):
             return True
         if _acronym_of(name, entry_venue) or _acronym_of(entry_venue, name):
             return True
