@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from citewarden.verify.normalize import fold
 
@@ -263,12 +263,44 @@ def abbreviation_of(short: str, full: str) -> bool:
 
 #: Spelled ordinals and numbers ("The Fourteenth International Conference ...").
 _SPELLED_NUMBERS = frozenset(
-    (
-        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth "
-        "twentieth thirtieth fortieth fiftieth sixtieth seventieth eightieth ninetieth "
-        "hundredth twenty thirty forty fifty sixty seventy eighty ninety"
-    ).split()
+    [
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
+        "twentieth",
+        "thirtieth",
+        "fortieth",
+        "fiftieth",
+        "sixtieth",
+        "seventieth",
+        "eightieth",
+        "ninetieth",
+        "hundredth",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+    ]
 )
 #: Organisations that prefix a venue's name without changing the venue ("IEEE/CVF ...").
 _SPONSORS = frozenset({"ieee", "acm", "cvf", "usenix", "siam", "ifip", "rsj", "aaai"})
@@ -332,7 +364,7 @@ def _initials_cover(letters: str, words: Sequence[str]) -> bool:
     """Can ``letters`` be spelled by the initials of ``words`` in order, skipping only
     generic words?"""
 
-    @lru_cache(maxsize=None)
+    @cache
     def step(i: int, j: int) -> bool:
         if j == len(words):
             return i == len(letters)
