@@ -61,6 +61,8 @@ OTHER_VENUE = [
     ("European Conference on Computer Vision and Graphics", "ECCV"),
     ("International Conference on Federated Machine Learning", "ICML"),
     ("Annual Meeting of the Association for Quantum Computational Linguistics", "ACL"),
+    ("Journal of Statistical Machine Learning Theory", "ICML"),
+    ("Journal of Statistical Machine Learning Theory", "Journal of Machine Learning Research"),
 ]
 
 
