@@ -60,7 +60,10 @@ DESCRIPTIONS: dict[str, str] = {
     "verify.s2_api_key": "Semantic Scholar API key (also read from the environment).",
     "verify.ncbi_api_key": "NCBI (PubMed) API key (also read from the environment).",
     "verify.concurrency": "How many entries are verified at the same time.",
-    "verify.timeout": "Seconds to wait for one source to answer before the entry counts as unverified.",
+    "verify.timeout": (
+        "Seconds one request to a source may take, its whole answer included; an entry gets "
+        "three times this in all. Past either, the entry counts as unverified."
+    ),
     "verify.base_urls": (
         "Base URL per source, to use a mirror or a local replay server instead of the public "
         "service."
