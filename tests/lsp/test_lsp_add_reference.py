@@ -12,34 +12,33 @@ disabled one saying why and "Add entry from DOI / arXiv id / ISBN...".
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+import test_lsp_verify
 import yaml
-from lsp_editor import Editor, encoding_of, wait_for
+from lsp_editor import wait_for
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from test_lsp_verify import (
     VerifyHarness,
+    VStart,
     code_actions,
     hover_text,
     run_command,
-    server_env,
-    status_client,
 )
 
 import replay as replay_fixtures
 from citewarden.model import Code
 from citewarden.parsing.bibtex import parse_bibtex
-from conftest import CLIENTS, SERVER, stop_clients
-from markers import write_project
+from conftest import CLIENTS
 from replay import ReplayServer
 
 replay_server = replay_fixtures.replay_server
 replay = replay_fixtures.replay
+vstart = test_lsp_verify.vstart
 
 ADDREF_API = Path(__file__).parents[1] / "data" / "addref" / "api"
 INIT: dict[str, Any] = {"debounce_ms": 50, "verify": {"sources": ["dblp", "crossref"]}}
@@ -95,34 +94,15 @@ def client_name(request: pytest.FixtureRequest) -> str:
 
 
 @pytest_asyncio.fixture
-async def start(tmp_path: Path, replay: ReplayServer, client_name: str) -> AsyncIterator[Start]:
+async def start(replay: ReplayServer, vstart: VStart) -> Start:
+    """``await start(files=PROJECT, init=INIT)``: the verifying server of the verification
+    tests, with the recorded search answers of this module added to the replay server."""
     replay.load(ADDREF_API)
-    running: list[LanguageClient] = []
 
     async def _start(files: str = PROJECT, init: Any = INIT) -> VerifyHarness:
-        root = tmp_path / "ws"
-        marks = write_project(root, files)
-        config = ClientServerConfig(
-            server_command=SERVER,
-            client_factory=status_client,
-            server_env=server_env(replay, tmp_path / "cache"),
-        )
-        client: LanguageClient = await config.start()  # type: ignore[assignment]
-        running.append(client)
-        result = await client.initialize_session(
-            types.InitializeParams(
-                capabilities=client_capabilities(client_name),
-                root_uri=root.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-                initialization_options=init,
-            )
-        )
-        h = VerifyHarness(client, Editor(client, root, encoding_of(result)), root, marks, result)
-        h.statuses = client.statuses  # type: ignore[attr-defined]
-        return h
+        return await vstart(files=files, init=init)
 
-    yield _start
-    await stop_clients(running)
+    return _start
 
 
 def dangling_keys(h: VerifyHarness) -> set[str]:
