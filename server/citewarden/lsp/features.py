@@ -19,7 +19,7 @@ others.  The session calls every registered feature at the same points of its cy
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from lsprotocol import types
@@ -93,24 +93,19 @@ class Features:
             feature.on_checked(delivered)
 
     def hovers(self, path: Path, key: str, entry: Entry | None) -> list[str]:
-        out: list[str] = []
-        for feature in self._all:
-            try:
-                text = feature.hover(path, key, entry)
-            except Exception:
-                log.exception("the hover of %s failed", type(feature).__name__)
-                continue
-            if text:
-                out.append(text)
-        return out
+        return self._texts("hover", lambda f: f.hover(path, key, entry))
 
     def citation_hovers(self, path: Path, offset: int, key: str) -> list[str]:
+        return self._texts("citation hover", lambda f: f.citation_hover(path, offset, key))
+
+    def _texts(self, what: str, call: Callable[[Feature], str | None]) -> list[str]:
+        """Every feature's non-empty text from ``call``; a feature that fails is logged."""
         out: list[str] = []
         for feature in self._all:
             try:
-                text = feature.citation_hover(path, offset, key)
+                text = call(feature)
             except Exception:
-                log.exception("the citation hover of %s failed", type(feature).__name__)
+                log.exception("the %s of %s failed", what, type(feature).__name__)
                 continue
             if text:
                 out.append(text)
