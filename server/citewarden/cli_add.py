@@ -25,6 +25,7 @@ from typing import TextIO
 
 from citewarden.addref.insert import InsertError, apply, make_key, plan_insertion
 from citewarden.addref.lookup import describe, identifier_lookup
+from citewarden.files import read_regular
 from citewarden.model import Entry
 from citewarden.parsing.dispatch import parse_file
 from citewarden.settings import Settings, load_settings
@@ -62,13 +63,11 @@ def _existing_keys(path: Path, text: str, settings: Settings) -> set[str]:
 
 
 def _read(path: Path) -> str:
+    """The bibliography's text ("" when it does not exist yet), through the one bounded,
+    never-blocking reader of workspace files."""
     if not path.exists():
         return ""
-    if not path.is_file():
-        raise OSError(f"{path} is not a regular file")
-    if path.stat().st_size > MAX_BIB:
-        raise OSError(f"{path} is larger than {MAX_BIB // (1024 * 1024)} MiB")
-    return path.read_text(encoding="utf-8")
+    return read_regular(path, MAX_BIB).decode("utf-8")
 
 
 async def _look_up(ids: Sequence[str], settings: Settings) -> list[tuple[str, WorkRecord | str]]:
