@@ -25,7 +25,8 @@ from citewarden.checks import check_workspace  # noqa: E402
 from citewarden.fix import plan_file  # noqa: E402
 from citewarden.model import Match, Status, Tier, Verdict  # noqa: E402
 from citewarden.project import Workspace  # noqa: E402
-from citewarden.report.html_report import build_audit, render_html  # noqa: E402
+from citewarden.report.html.build import build_audit  # noqa: E402
+from citewarden.report.html.page import render_html  # noqa: E402
 from citewarden.report.references import csl_item, format_references  # noqa: E402
 from citewarden.report.sarif import sarif_log  # noqa: E402
 from citewarden.settings import Settings  # noqa: E402

@@ -15,16 +15,10 @@ import pytest
 from checking import check
 from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
 from citewarden.project import Workspace
-from citewarden.report.html_report import (
-    AuditData,
-    Outcome,
-    build_audit,
-    flow_counts,
-    gauge_svg,
-    outcome,
-    render_html,
-    suspicion_rank,
-)
+from citewarden.report.html.build import build_audit
+from citewarden.report.html.charts import flow_counts, gauge_svg
+from citewarden.report.html.data import AuditData, Outcome, outcome, suspicion_rank
+from citewarden.report.html.page import render_html
 from citewarden.settings import Settings
 from paths import DATA
 

@@ -388,7 +388,7 @@ def _check_fix_options(args: argparse.Namespace) -> None:
 
 
 def _batch_table(audit: Audit, cwd: Path) -> str:
-    from citewarden.report.html_report import file_summaries, summary_table
+    from citewarden.report.html.build import file_summaries, summary_table
 
     rows = file_summaries(audit.workspace, audit.findings, audit.verdict_map(), audit.entries)
     return summary_table(rows, lambda p: display_path(p, cwd))
@@ -428,7 +428,7 @@ def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
         log = sarif_of(audit, root=cwd, version=__version__)
         return json_safe(json.dumps(log, indent=2)) + "\n"
     if fmt == "html":
-        from citewarden.report.html_report import html_of
+        from citewarden.report.html.build import html_of
 
         return html_of(audit, inputs=inputs, root=cwd)
     return json_safe(json.dumps(report_of(audit, cwd), indent=2, ensure_ascii=False)) + "\n"

@@ -135,7 +135,7 @@ def _write_report(service: VerificationService, session: Session, fmt: str, targ
 
         text = json.dumps(report_of(audit, root), indent=2, ensure_ascii=False) + "\n"
     else:
-        from citewarden.report.html_report import html_of
+        from citewarden.report.html.build import html_of
 
         text = html_of(audit, root=root)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,246 @@
+"""Building the HTML report's data from one check run, and the page of an audit."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citewarden.context.collect import CitationContext
+from citewarden.model import BibFormat, Code, Entry, Finding, Severity, Verdict, document_score
+from citewarden.report.contexts import collect as collect_contexts
+from citewarden.report.html.data import AuditData, EntryAudit, FileSummary, Located, tier_counts
+from citewarden.report.html.page import render_html
+
+if TYPE_CHECKING:
+    from citewarden.audit import Audit
+    from citewarden.project import Workspace
+    from citewarden.settings import Settings
+
+
+# ----------------------------------------------------------------------------------------
+# Building the report data from a check run
+# ----------------------------------------------------------------------------------------
+
+#: Codes of the citation index that belong to one entry (shown in its audit row).
+_ENTRY_CODES = frozenset(
+    {Code.ORPHAN, Code.DUPLICATE_KEY, Code.DUPLICATE_FIELD, Code.DUPLICATE_WORK}
+)
+
+
+def default_thresholds() -> dict[str, str]:
+    """The matching thresholds of the verification engine, as shown in the appendix."""
+    out: dict[str, str] = {}
+    try:
+        from citewarden.verify.compare import TITLE_NEAR
+    except ImportError:  # verification not installed
+        return out
+    out["Same work by title"] = (
+        f"normalised title similarity ≥ {TITLE_NEAR:.2f} (below 1.00: a near-miss title)"
+    )
+    out["Authors"] = "compared by surname; the first author must match"
+    out["Year"] = "from the issued / print date; ±1 year is a note, not an error"
+    out["Volume, issue, pages"] = "exact; swapped digits are named"
+    out["Corrections"] = (
+        "only when identity is anchored (identifier agrees, or title and authors agree)"
+    )
+    return out
+
+
+def _kind_of(ws: Workspace, path: Path) -> str:
+    doc = ws.document(path)
+    if doc is not None:
+        return doc.kind.value
+    bib = ws.bibliography(path)
+    if bib is not None:
+        return bib.format.value
+    return path.suffix.lstrip(".") or "file"
+
+
+def file_summaries(
+    ws: Workspace,
+    findings: Mapping[Path, Sequence[Finding]],
+    verdicts: Mapping[str, Verdict],
+    entries: Sequence[Entry],
+) -> list[FileSummary]:
+    """One summary row per reported file (score only for a bibliography with verdicts)."""
+    files: list[FileSummary] = []
+    for path in sorted(findings):
+        counts = Counter(f.effective_severity for f in findings[path])
+        doc = ws.document(path)
+        bib = ws.bibliography(path)
+        checked = [
+            EntryAudit(e, verdicts[e.key]) for e in entries if e.path == path and e.key in verdicts
+        ]
+        score = document_score(tier_counts(checked)) if checked else None
+        files.append(
+            FileSummary(
+                path=path,
+                kind=_kind_of(ws, path),
+                entries=len(bib.entries) if bib is not None else 0,
+                citations=len(doc.citations) if doc is not None else 0,
+                errors=counts[Severity.ERROR],
+                warnings=counts[Severity.WARNING],
+                notes=counts[Severity.INFORMATION] + counts[Severity.HINT],
+                score=score,
+            )
+        )
+    return files
+
+
+def summary_table(files: Sequence[FileSummary], display: Callable[[Path], str] = str) -> str:
+    """The per-file summary as a plain-text table (for batch runs on a terminal)."""
+    head = ("file", "kind", "entries", "citations", "errors", "warnings", "notes", "score")
+    rows = [
+        (
+            display(f.path),
+            f.kind,
+            str(f.entries),
+            str(f.citations),
+            str(f.errors),
+            str(f.warnings),
+            str(f.notes),
+            "-" if f.score is None else str(f.score),
+        )
+        for f in files
+    ]
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [
+            c.rjust(w) if i > 1 else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+            if i
+        ]
+        return "  ".join([first, *rest]).rstrip()
+
+    return "\n".join([line(head), *(line(r) for r in rows)]) + "\n"
+
+
+def build_audit(
+    ws: Workspace,
+    findings: Mapping[Path, Sequence[Finding]],
+    entries: Sequence[Entry],
+    verdicts: Sequence[Verdict] | Mapping[str, Verdict] | None,
+    *,
+    inputs: Sequence[str] = (),
+    settings: Settings | None = None,
+    version: str = "",
+    root: Path | None = None,
+    generated: datetime | None = None,
+) -> AuditData:
+    """Collect what the HTML report shows from one ``citewarden check`` run.
+
+    ``findings`` are the reported findings by file (verification findings included),
+    ``entries`` the bibliography entries in scope, ``verdicts`` their verdicts (None when
+    verification did not run).
+    """
+    from citewarden.fix import corrected_entry
+
+    if isinstance(verdicts, Mapping):
+        by_key: dict[str, Verdict] = dict(verdicts)
+    else:
+        by_key = {v.key: v for v in verdicts or ()}
+    located: list[Located] = []
+    entry_findings: dict[tuple[Path, int], list[Finding]] = {}
+    starts: dict[Path, list[tuple[int, int]]] = {}
+    for e in entries:
+        starts.setdefault(e.path, []).append((e.span.start, e.span.end))
+    for path, items in findings.items():
+        index = ws.line_index(path)
+        for f in items:
+            line = column = 1
+            if index is not None:
+                pos = index.position(f.location.span.start)
+                line, column = pos.line + 1, pos.column + 1
+            located.append(Located(f, line, column))
+            if f.code in _ENTRY_CODES:
+                for start, end in starts.get(f.location.path, ()):
+                    if start <= f.location.span.start < end:
+                        entry_findings.setdefault((f.location.path, start), []).append(f)
+                        break
+    rows: list[EntryAudit] = []
+    for e in entries:
+        text = ws.text(e.path) or ""
+        index = ws.line_index(e.path)
+        line = index.position(e.span.start).line + 1 if index is not None else 0
+        verdict = by_key.get(e.key)
+        source = text[e.span.start : e.span.end]
+        corrected = ""
+        parsed = ws.bibliography(e.path)
+        bibtex = parsed is not None and parsed.format is BibFormat.BIBTEX
+        if verdict is not None and verdict.corrections and text and bibtex:
+            corrected = corrected_entry(text, e, verdict.corrections)[0]
+        rows.append(
+            EntryAudit(
+                entry=e,
+                verdict=verdict,
+                line=line,
+                source=source,
+                corrected=corrected,
+                findings=tuple(entry_findings.get((e.path, e.span.start), ())),
+            )
+        )
+    files = file_summaries(ws, findings, by_key, entries)
+    verify = settings.verify if settings is not None else None
+    return AuditData(
+        entries=tuple(rows),
+        findings=tuple(located),
+        files=tuple(files),
+        inputs=tuple(inputs),
+        generated=generated or datetime.now().astimezone(),
+        version=version,
+        root=root,
+        verification=verdicts is not None,
+        offline=bool(verify and verify.offline),
+        sources=tuple(verify.sources) if verify is not None else (),
+        thresholds=default_thresholds() if verdicts is not None else {},
+    )
+
+
+def html_page(
+    ws: Workspace,
+    findings: Mapping[Path, Sequence[Finding]],
+    entries: Sequence[Entry],
+    verdicts: Sequence[Verdict] | Mapping[str, Verdict] | None,
+    *,
+    inputs: Sequence[str] = (),
+    settings: Settings | None = None,
+    root: Path | None = None,
+    contexts: Sequence[CitationContext] | None = None,
+) -> str:
+    """The HTML report of one ``citewarden check`` run (what ``--format html`` writes);
+    ``contexts`` are the citations' contexts (collected here when not given)."""
+    from citewarden import __version__
+
+    data = build_audit(
+        ws,
+        findings,
+        entries,
+        verdicts,
+        inputs=inputs,
+        settings=settings,
+        version=__version__,
+        root=root,
+    )
+    if contexts is None:
+        contexts = collect_contexts(ws, findings, entries, verdicts)
+    return render_html(dataclasses.replace(data, contexts=tuple(contexts)))
+
+
+def html_of(audit: Audit, *, inputs: Sequence[str] = (), root: Path | None = None) -> str:
+    """The HTML report of an audit."""
+    return html_page(
+        audit.workspace,
+        audit.findings,
+        audit.entries,
+        audit.verdict_map() if audit.verdicts is not None else None,
+        inputs=inputs,
+        settings=audit.settings,
+        root=root,
+        contexts=audit.contexts,
+    )

@@ -1,0 +1,91 @@
+"""Small HTML helpers of the report: escaping, safe links, badges, paths."""
+
+from __future__ import annotations
+
+import html
+import urllib.parse
+from pathlib import Path
+
+from citewarden.model import Code, Severity, Status, Tier, Verdict, code_doc_url
+from citewarden.safe_text import visible_lines
+
+# ----------------------------------------------------------------------------------------
+# Small HTML helpers
+# ----------------------------------------------------------------------------------------
+
+
+def esc(value: object) -> str:
+    return html.escape(visible_lines(str(value)), quote=True)
+
+
+def safe_url(url: str | None) -> str | None:
+    """``url`` if it is an http(s) URL (never ``javascript:`` and friends), else None."""
+    if not url:
+        return None
+    parsed = urllib.parse.urlsplit(url.strip())
+    if parsed.scheme.lower() not in ("http", "https") or not parsed.netloc:
+        return None
+    return url.strip()
+
+
+def doi_url(doi: str) -> str:
+    return "https://doi.org/" + urllib.parse.quote(doi, safe="/:;()._-<>[]")
+
+
+def link(url: str | None, text: str) -> str:
+    ok = safe_url(url)
+    if ok is None:
+        return esc(text)
+    return f'<a href="{esc(ok)}" rel="noreferrer noopener">{esc(text)}</a>'
+
+
+STATUS_CLASS = {
+    Status.VERIFIED: "ok",
+    Status.MISMATCH: "warn",
+    Status.NOT_FOUND: "bad",
+    Status.RETRACTED: "bad",
+    Status.UNVERIFIED: "muted",
+    Status.SKIPPED: "muted",
+}
+TIER_LABEL = {Tier.H: "high", Tier.E: "elevated", Tier.M: "moderate", Tier.D: "defensible"}
+SEVERITY_CLASS = {
+    Severity.ERROR: "bad",
+    Severity.WARNING: "warn",
+    Severity.INFORMATION: "info",
+    Severity.HINT: "muted",
+}
+
+
+def status_badge(verdict: Verdict | None) -> str:
+    if verdict is None:
+        return '<span class="badge muted">not checked</span>'
+    cls = STATUS_CLASS[verdict.status]
+    return f'<span class="badge {cls}">{esc(verdict.status.value.replace("_", " "))}</span>'
+
+
+def tier_badge(verdict: Verdict | None) -> str:
+    if verdict is None:
+        return '<span class="tier none">–</span>'
+    t = verdict.tier
+    return f'<span class="tier t{t.value}" title="{TIER_LABEL[t]}">{t.value}</span>'
+
+
+def code_link(code: Code) -> str:
+    return f'<a class="code" href="{esc(code_doc_url(code))}">{esc(code.value)}</a>'
+
+
+def rel_path(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def anchor(i: int) -> str:
+    return f"entry-{i}"

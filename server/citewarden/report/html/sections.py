@@ -1,0 +1,341 @@
+"""The sections of the HTML report, each rendered from the report data."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from citewarden.model import Code, Tier, Verdict, document_score
+from citewarden.report.contexts import venue_html
+from citewarden.report.html.charts import flow_svg, gauge_svg
+from citewarden.report.html.data import (
+    AuditData,
+    EntryAudit,
+    Located,
+    Outcome,
+    outcome,
+    suspicion_rank,
+    tier_counts,
+)
+from citewarden.report.html.markup import (
+    SEVERITY_CLASS,
+    TIER_LABEL,
+    code_link,
+    doi_url,
+    esc,
+    link,
+    rel_path,
+    safe_url,
+    status_badge,
+    tier_badge,
+)
+from citewarden.report.references import STYLE, csl_item, format_references
+from citewarden.report.sarif import rule_text
+
+# ----------------------------------------------------------------------------------------
+# Sections
+# ----------------------------------------------------------------------------------------
+
+
+def _count_codes(findings: Iterable[Located], *codes: Code) -> int:
+    wanted = set(codes)
+    return sum(1 for f in findings if f.finding.code in wanted)
+
+
+def dashboard(data: AuditData) -> str:
+    tiers = tier_counts(data.entries)
+    checked = sum(tiers.values())
+    score = document_score(tiers)
+    defensible = 100.0 * tiers[Tier.D] / checked if checked else 0.0
+    outcomes = Counter(outcome(a.verdict) for a in data.entries)
+    dangling = _count_codes(data.findings, Code.DANGLING)
+    orphans = _count_codes(data.findings, Code.ORPHAN)
+    duplicates = _count_codes(data.findings, Code.DUPLICATE_KEY, Code.DUPLICATE_WORK)
+    tier_cards = "".join(
+        f'<div class="card tier-card t{t.value}" data-tier="{t.value}">'
+        f'<div class="num">{tiers[t]}</div><div class="lbl">{t.value} · {TIER_LABEL[t]}</div>'
+        "</div>"
+        for t in Tier
+    )
+    if data.verification and checked:
+        gauge = gauge_svg(score)
+        defensible_html = f'<div class="num" id="defensible">{defensible:.0f}%</div>'
+    else:
+        gauge = '<p class="note">Verification was not run; no score.</p>'
+        defensible_html = '<div class="num" id="defensible">–</div>'
+    index_cards = "".join(
+        f'<div class="card index-card {"bad" if n else "ok"}" id="count-{ident}">'
+        f'<div class="num">{n}</div><div class="lbl">{label}</div></div>'
+        for ident, label, n in (
+            ("dangling", "dangling keys", dangling),
+            ("orphans", "orphan entries", orphans),
+            ("duplicates", "duplicates", duplicates),
+        )
+    )
+    outcome_list = "".join(
+        f"<li><span>{esc(o)}</span> <b>{outcomes.get(o, 0)}</b></li>" for o in Outcome.ORDER
+    )
+    return (
+        '<section id="dashboard" class="dashboard">'
+        "<h2>Summary</h2>"
+        '<div class="dash-grid">'
+        f'<div class="card gauge-card">{gauge}<div class="lbl">document score '
+        "(100 − 12·H − 5·E − 2·M)</div></div>"
+        f'<div class="tiers">{tier_cards}'
+        f'<div class="card">{defensible_html}<div class="lbl">defensible</div></div></div>'
+        f'<div class="index-cards">{index_cards}'
+        f'<div class="card outcomes"><div class="lbl">{len(data.entries)} entries</div>'
+        f'<ul class="outcome-list">{outcome_list}</ul></div></div>'
+        "</div></section>"
+    )
+
+
+def files_table(data: AuditData) -> str:
+    if not data.files:
+        return ""
+    rows = []
+    for f in data.files:
+        score = "–" if f.score is None else str(f.score)
+        rows.append(
+            f"<tr><td class='path'>{esc(rel_path(f.path, data.root))}</td><td>{esc(f.kind)}</td>"
+            f"<td class='n'>{f.entries}</td><td class='n'>{f.citations}</td>"
+            f"<td class='n'>{f.errors}</td><td class='n'>{f.warnings}</td>"
+            f"<td class='n'>{f.notes}</td><td class='n'>{score}</td></tr>"
+        )
+    return (
+        '<section id="files"><h2>Files</h2>'
+        '<table class="files"><thead><tr><th>File</th><th>Kind</th><th>Entries</th>'
+        "<th>Citations</th><th>Errors</th><th>Warnings</th><th>Notes</th><th>Score</th>"
+        f"</tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
+    )
+
+
+def flow_section(data: AuditData) -> str:
+    if not data.verification:
+        body = '<p class="note">Verification was not run (<code>--no-verify</code>).</p>'
+    elif not data.entries:
+        body = '<p class="note">No bibliography entries.</p>'
+    else:
+        body = flow_svg(data.entries)
+    return (
+        '<section id="flow"><h2>How entries moved through verification</h2>'
+        f"{body}"
+        '<p class="legend">Matched: a record agreeing on identifier, or on title and authors. '
+        "No record: every source answered and none matches. Could not check: a source did "
+        "not answer (offline, rate limited, errors) — never counted as fabricated. Not "
+        "verifiable: web pages, software and entries excluded by the user.</p></section>"
+    )
+
+
+def _issues_html(a: EntryAudit) -> str:
+    items = []
+    if a.verdict is not None:
+        for issue in a.verdict.issues:
+            cls = SEVERITY_CLASS[issue.effective_severity]
+            fld = f" <span class='field'>[{esc(issue.field)}]</span>" if issue.field else ""
+            items.append(
+                f"<li class='{cls}'>{code_link(issue.code)}{fld} {esc(issue.message)}</li>"
+            )
+        if a.verdict.reason:
+            items.append(f"<li class='muted'>{esc(a.verdict.reason)}</li>")
+    for f in a.findings:
+        cls = SEVERITY_CLASS[f.effective_severity]
+        items.append(f"<li class='{cls}'>{code_link(f.code)} {esc(f.message)}</li>")
+    return f"<ul class='issues'>{''.join(items)}</ul>" if items else "–"
+
+
+def _match_html(verdict: Verdict | None) -> str:
+    if verdict is None or verdict.match is None:
+        return "–"
+    m = verdict.match
+    bits = []
+    if m.title:
+        target = m.url if safe_url(m.url) else (doi_url(m.doi) if m.doi else None)
+        bits.append(f"<div class='m-title'>{link(target, m.title)}</div>")
+    meta = []
+    if m.authors:
+        names = ", ".join(m.authors[:3]) + (" et al." if len(m.authors) > 3 else "")
+        meta.append(esc(names))
+    if m.year:
+        meta.append(esc(m.year))
+    if m.venue:
+        meta.append(f"<i>{esc(m.venue)}</i>")
+    if meta:
+        bits.append(f"<div class='m-meta'>{' · '.join(meta)}</div>")
+    if m.doi:
+        bits.append(f"<div class='m-doi'>{link(doi_url(m.doi), 'doi:' + m.doi)}</div>")
+    bits.append(f"<div class='m-src'>{esc(m.source)} · identity {m.score:.2f}</div>")
+    bits.append(venue_html(verdict.venue))
+    return "".join(bits)
+
+
+def _entry_label(a: EntryAudit, data: AuditData) -> str:
+    where = rel_path(a.entry.path, data.root) + (f":{a.line}" if a.line else "")
+    return f"<div class='key'>{esc(a.entry.key)}</div><div class='where'>{esc(where)}</div>"
+
+
+def suspicion_section(data: AuditData, anchors: Mapping[int, str]) -> str:
+    ranked = suspicion_rank(data.entries)
+    if not data.verification:
+        body = '<p class="note">Verification was not run.</p>'
+    elif not ranked:
+        body = '<p class="note ok">No entry is above the defensible tier.</p>'
+    else:
+        rows = []
+        for n, a in enumerate(ranked, 1):
+            v = a.verdict
+            assert v is not None
+            first = v.issues[0].message if v.issues else (v.reason or "")
+            rows.append(
+                f"<tr><td class='n'>{n}</td><td>{tier_badge(v)}</td>"
+                f"<td><a href='#{anchors[id(a)]}'>{esc(a.entry.key)}</a></td>"
+                f"<td>{status_badge(v)}</td><td>{esc(first)}</td></tr>"
+            )
+        body = (
+            "<table class='suspicion'><thead><tr><th>#</th><th>Tier</th><th>Entry</th>"
+            f"<th>Status</th><th>Main reason</th></tr></thead><tbody>{''.join(rows)}"
+            "</tbody></table>"
+        )
+    return f'<section id="suspicion"><h2>Suspicion index (worst first)</h2>{body}</section>'
+
+
+def audit_section(data: AuditData, anchors: Mapping[int, str]) -> str:
+    rows = []
+    for a in data.entries:
+        v = a.verdict
+        sources = ", ".join(v.sources) if v is not None and v.sources else "–"
+        rows.append(
+            f"<tr id='{anchors[id(a)]}' class='entry o-{outcome(v).replace(' ', '-')}'>"
+            f"<td>{_entry_label(a, data)}</td><td>{status_badge(v)}</td>"
+            f"<td>{tier_badge(v)}</td><td>{_issues_html(a)}</td>"
+            f"<td class='sources'>{esc(sources)}</td><td>{_match_html(v)}</td></tr>"
+        )
+    if not rows:
+        return '<section id="audit"><h2>Audit of every entry</h2><p>No entries.</p></section>'
+    return (
+        '<section id="audit"><h2>Audit of every entry</h2>'
+        "<table class='audit'><thead><tr><th>Entry</th><th>Status</th><th>Tier</th>"
+        "<th>Findings</th><th>Sources consulted</th><th>Matched record</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></section>"
+    )
+
+
+def index_section(data: AuditData) -> str:
+    index_codes = {
+        Code.DANGLING,
+        Code.ORPHAN,
+        Code.DUPLICATE_KEY,
+        Code.DUPLICATE_FIELD,
+        Code.DUPLICATE_WORK,
+        Code.MISSING_BIBLIOGRAPHY,
+        Code.MISSING_INCLUDE,
+        Code.EMPTY_KEY,
+        Code.BIB_SYNTAX,
+        Code.UNDEFINED_STRING,
+        Code.MISSING_CROSSREF,
+        Code.FILE_ENCODING,
+        Code.FILE_UNREADABLE,
+        Code.YAML_SYNTAX,
+        Code.BIB_OUTSIDE_ROOT,
+    }
+    shown = [f for f in data.findings if f.finding.code in index_codes]
+    if not shown:
+        body = '<p class="note ok">No dangling keys, orphans, duplicates or file problems.</p>'
+    else:
+        rows = []
+        for loc in sorted(shown, key=lambda x: (str(x.finding.location.path), x.line, x.column)):
+            f = loc.finding
+            where = f"{rel_path(f.location.path, data.root)}:{loc.line}:{loc.column}"
+            cls = SEVERITY_CLASS[f.effective_severity]
+            rows.append(
+                f"<tr class='{cls}'><td class='path'>{esc(where)}</td>"
+                f"<td>{esc(f.effective_severity.label)}</td><td>{code_link(f.code)}</td>"
+                f"<td>{esc(f.message)}</td></tr>"
+            )
+        body = (
+            "<table class='index'><thead><tr><th>Where</th><th>Severity</th><th>Code</th>"
+            f"<th>Message</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+    return f'<section id="citations"><h2>Citation index</h2>{body}</section>'
+
+
+def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
+    if not data.entries:
+        return ""
+    items = []
+    for i, a in enumerate(data.entries):
+        corrections = a.verdict.corrections if a.verdict is not None else {}
+        item = csl_item(a.entry, corrections)
+        item["id"] = f"r{i}"
+        items.append(item)
+    formatted = format_references(items)
+    rows = []
+    for i, a in enumerate(data.entries):
+        changed = bool(a.corrected) and a.corrected != a.source
+        bibtex = a.corrected if changed else a.source
+        mark = '<span class="badge info">corrected</span> ' if changed else ""
+        label = "BibTeX" if a.source.lstrip().startswith("@") else "Source"
+        original = ""
+        if changed:
+            original = (
+                "<details class='orig'><summary>as written</summary>"
+                f"<pre>{esc(a.source)}</pre></details>"
+            )
+        rows.append(
+            f"<li class='ref' id='ref-{i}'><div class='formatted'>{mark}"
+            f"{formatted.get(f'r{i}', esc(a.entry.key))} "
+            f"<a class='back' href='#{anchors[id(a)]}'>[{esc(a.entry.key)}]</a></div>"
+            f"<details class='bib'{' open' if changed else ''}><summary>{label}</summary>"
+            f"<pre>{esc(bibtex)}</pre></details>{original}</li>"
+        )
+    return (
+        '<section id="references"><h2>Cleaned reference list</h2>'
+        f"<p class='note'>Anchored corrections applied; formatted with the "
+        f"{esc(STYLE)} style.</p>"
+        f"<ol class='refs'>{''.join(rows)}</ol></section>"
+    )
+
+
+def methodology(data: AuditData) -> str:
+    sources_used = sorted({s for a in data.entries if a.verdict for s in a.verdict.sources})
+    configured = ", ".join(data.sources) if data.sources else "–"
+    thresholds = "".join(
+        f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in data.thresholds.items()
+    )
+    codes = "".join(f"<tr><td>{code_link(c)}</td><td>{esc(rule_text(c))}</td></tr>" for c in Code)
+    mode = "offline (cache and snapshot only)" if data.offline else "online"
+    if not data.verification:
+        mode = "citation index only (verification not run)"
+    return (
+        '<section id="methodology" class="appendix"><h2>Methodology</h2>'
+        f"<p>Checked on <time datetime='{esc(data.generated.isoformat())}'>"
+        f"{esc(data.generated.strftime('%Y-%m-%d %H:%M %Z').strip())}</time> with citewarden "
+        f"{esc(data.version)}; mode: {esc(mode)}.</p>"
+        f"<p>Inputs: {esc(', '.join(data.inputs) or '–')}.</p>"
+        "<h3>Sources</h3>"
+        f"<p>Configured: {esc(configured)}. Consulted in this run: "
+        f"{esc(', '.join(sources_used) or '–')}.</p>"
+        "<p>Each entry is looked up by identifier first (DOI, arXiv id, ISBN, PMID), then by a "
+        "fielded bibliographic search. A search hit is only a candidate: it counts as a match "
+        "when it agrees on the identifier, or on both title and authors. Fields are then "
+        "compared one by one. A correction is offered only for an anchored match, one field "
+        "at a time, and never title and authors at once.</p>"
+        + (f"<h3>Thresholds</h3><table class='kv'>{thresholds}</table>" if thresholds else "")
+        + "<h3>Statuses</h3><ul>"
+        "<li><b>verified</b>: a record agrees with the entry.</li>"
+        "<li><b>mismatch</b>: a real work, some fields wrong (with corrections).</li>"
+        "<li><b>not found</b>: every source answered and nothing matches.</li>"
+        "<li><b>retracted</b>: the work was retracted.</li>"
+        "<li><b>unverified</b>: coverage incomplete (offline, rate limited, errors); never "
+        "reported as fabricated or as verified.</li>"
+        "<li><b>skipped</b>: not verifiable (web page, software) or excluded by the user.</li>"
+        "</ul><h3>Risk tiers and score</h3><ul>"
+        "<li><b>H</b> (high): likely fabricated or manipulated.</li>"
+        "<li><b>E</b> (elevated): a serious discrepancy with the matched record.</li>"
+        "<li><b>M</b> (moderate): minor discrepancies or incomplete coverage.</li>"
+        "<li><b>D</b> (defensible): nothing to object to.</li></ul>"
+        "<p>Document score = 100 − 12·H − 5·E − 2·M, floored at 0. "
+        "Defensible share = D entries / verified-or-checked entries.</p>"
+        f"<h3>Finding codes</h3><table class='codes'>{codes}</table>"
+        "</section>"
+    )
