@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "server"))
 
 from citewarden.checks import check_workspace  # noqa: E402
-from citewarden.fix import plan_file  # noqa: E402
+from citewarden.fix.run import plan_file  # noqa: E402
 from citewarden.model import Match, Status, Tier, Verdict  # noqa: E402
 from citewarden.project import Workspace  # noqa: E402
 from citewarden.report.html.build import build_audit  # noqa: E402

@@ -14,15 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from citewarden import fix
-from citewarden.fix import (
-    STALE_TEMP_AGE,
-    FixRefused,
-    apply_plan,
-    plan_file,
-    plan_fix,
-    write_atomically,
-)
+from citewarden.fix.plan import FixPlan, FixRefused, plan_fix, verify_plan
+from citewarden.fix.run import plan_file
+from citewarden.fix.write import STALE_TEMP_AGE, apply_plan, write_atomically
 from citewarden.parsing.bibtex import parse_bibtex
 from paths import DATA
 
@@ -32,7 +26,7 @@ JSS = FIX_DATA / "jss-bibliography.bib"
 AGU = FIX_DATA / "agu-agutest.bib"
 
 
-def plan_bytes(path: Path, original: bytes, corrections: dict[str, dict[str, str]]) -> fix.FixPlan:
+def plan_bytes(path: Path, original: bytes, corrections: dict[str, dict[str, str]]) -> FixPlan:
     text = original.decode("utf-8").removeprefix("\ufeff")
     return plan_fix(parse_bibtex(path, text), original, corrections)
 
@@ -205,7 +199,7 @@ def test_every_entry_of_real_files_takes_a_correction_and_a_new_field(name: str)
         corrections[entry.key] = {target: "1999", "x-checked": "yes"}
     plan = plan_fix(bib, old, corrections)
     assert not plan.skipped
-    fix.verify_plan(plan, parse_bibtex)
+    verify_plan(plan, parse_bibtex)
     expected = {
         (key, field): value
         for key, fields in corrections.items()
@@ -288,13 +282,13 @@ def test_verify_plan_catches_a_correction_that_breaks_the_file(tmp_path: Path) -
     # A value ending in a backslash would escape the closing delimiter in some parsers; the
     # re-parse check must notice any value that does not come back exactly.
     plan = plan_bytes(path, old, {"k": {"year": "2002"}})
-    fix.verify_plan(plan, parse_bibtex)  # a good plan passes
-    bad = fix.FixPlan(path, old, old.replace(b"2001}}", b"2001}"), plan.changes)
+    verify_plan(plan, parse_bibtex)  # a good plan passes
+    bad = FixPlan(path, old, old.replace(b"2001}}", b"2001}"), plan.changes)
     with pytest.raises(FixRefused):
-        fix.verify_plan(bad, parse_bibtex)
-    sneaky = fix.FixPlan(path, old, old.replace(b'"T"', b'"U"'), ())
+        verify_plan(bad, parse_bibtex)
+    sneaky = FixPlan(path, old, old.replace(b'"T"', b'"U"'), ())
     with pytest.raises(FixRefused, match="unexpectedly"):
-        fix.verify_plan(sneaky, parse_bibtex)
+        verify_plan(sneaky, parse_bibtex)
 
 
 # ----------------------------------------------------------------------------------------
@@ -368,7 +362,7 @@ def test_failing_replace_leaves_the_old_file_and_no_temp(
             raise OSError(28, "No space left on device")
         real_replace(src, dst)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(fix.os, "replace", flaky)
+    monkeypatch.setattr(os, "replace", flaky)
     with pytest.raises(OSError):
         apply_plan(plan)
     assert path.read_bytes() == old
@@ -390,9 +384,9 @@ CHILD = textwrap.dedent(
     """
     import os, sys, time
     from pathlib import Path
-    from citewarden import fix
+    from citewarden.fix import run, write
 
-    fix._CHUNK = int(sys.argv[3])
+    write._CHUNK = int(sys.argv[3])
     pause = sys.argv[2] == "pause"
 
     def hook(name, real):
@@ -405,12 +399,12 @@ CHILD = textwrap.dedent(
 
     if pause:
         for name in ("write", "fsync", "replace", "fchmod", "unlink"):
-            setattr(fix.os, name, hook(name, getattr(os, name)))
+            setattr(os, name, hook(name, getattr(os, name)))
     path = Path(sys.argv[1])
-    plan = fix.plan_file(path, {"BauerTaylor09": {"volume": "20", "doi": "10.1017/S0960129509007695"}})
+    plan = run.plan_file(path, {"BauerTaylor09": {"volume": "20", "doi": "10.1017/S0960129509007695"}})
     print("planned", flush=True)
     start = time.monotonic()
-    fix.apply_plan(plan)
+    write.apply_plan(plan)
     print("done", time.monotonic() - start, flush=True)
     """
 )

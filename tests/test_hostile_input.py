@@ -327,7 +327,7 @@ def test_verification_hover_links_only_https_records() -> None:
 
 
 def test_corrections_with_control_or_bidi_characters_are_refused(tmp_path: Path) -> None:
-    from citewarden.fix import plan_fix
+    from citewarden.fix.plan import plan_fix
 
     text = "@article{k, title = {Old}, journal = {J}, year = {2000}}\n"
     original = text.encode()
@@ -347,7 +347,7 @@ def test_corrections_with_control_or_bidi_characters_are_refused(tmp_path: Path)
 
 
 def test_fix_write_keeps_owner_mode_and_hard_links(tmp_path: Path) -> None:
-    from citewarden.fix import write_atomically
+    from citewarden.fix.write import write_atomically
 
     bib = tmp_path / "refs.bib"
     bib.write_bytes(b"@misc{k, year = {2000}}\n")
@@ -371,7 +371,7 @@ def test_fix_write_keeps_owner_mode_and_hard_links(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
 def test_fix_write_keeps_the_owner_of_a_single_link_file(tmp_path: Path) -> None:
-    from citewarden.fix import write_atomically
+    from citewarden.fix.write import write_atomically
 
     bib = tmp_path / "refs.bib"
     bib.write_bytes(b"@misc{k, year = {2000}}\n")

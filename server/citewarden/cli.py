@@ -401,7 +401,7 @@ def _fix(
     cwd: Path,
 ) -> int:
     """Run --fix / --diff; returns the number of files that could not be fixed."""
-    from citewarden.fix import run_fix
+    from citewarden.fix.run import run_fix
 
     if verdicts is None:
         print(

@@ -22,7 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
-from citewarden.fix import correction_edits
+from citewarden.fix.plan import correction_edits
 from citewarden.model import (
     Citation,
     Code,

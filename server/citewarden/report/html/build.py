@@ -139,7 +139,7 @@ def build_audit(
     ``entries`` the bibliography entries in scope, ``verdicts`` their verdicts (None when
     verification did not run).
     """
-    from citewarden.fix import corrected_entry
+    from citewarden.fix.plan import corrected_entry
 
     if isinstance(verdicts, Mapping):
         by_key: dict[str, Verdict] = dict(verdicts)

@@ -1,0 +1,129 @@
+"""The --fix / --diff step of ``citewarden check``: plan each file's corrections, then write
+or print them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TextIO
+
+from citewarden.fix.plan import FixPlan, FixRefused, decode, plan_fix, verify_plan
+from citewarden.fix.write import apply_plan
+from citewarden.model import Entry, ParsedBibliography, Verdict
+from citewarden.safe_text import visible_lines
+
+
+def plan_file(
+    path: Path,
+    corrections: Mapping[str, Mapping[str, str]],
+    parse: Callable[[Path, str], ParsedBibliography] | None = None,
+) -> FixPlan:
+    """Read ``path``, parse it with the BibTeX parser and plan the corrections (verified)."""
+    if parse is None:
+        from citewarden.parsing.bibtex import parse_bibtex
+
+        parse = parse_bibtex
+    original = path.read_bytes()
+    _, text = decode(original, path)
+    plan = plan_fix(parse(path, text), original, corrections)
+    verify_plan(plan, parse)
+    return plan
+
+
+# ----------------------------------------------------------------------------------------
+# The --fix / --diff step of `citewarden check`
+# ----------------------------------------------------------------------------------------
+
+
+def corrections_by_file(
+    entries: Iterable[Entry], verdicts: Iterable[Verdict]
+) -> dict[Path, dict[str, dict[str, str]]]:
+    """Anchored corrections grouped by the file of the entry they belong to.
+
+    A key defined in several files is corrected in the first one only (the entry that was
+    verified).
+    """
+    first: dict[str, Entry] = {}
+    for entry in entries:
+        first.setdefault(entry.key, entry)
+    out: dict[Path, dict[str, dict[str, str]]] = {}
+    for verdict in verdicts:
+        target = first.get(verdict.key)
+        if target is None or not verdict.corrections:
+            continue
+        out.setdefault(target.path, {})[target.key] = dict(verdict.corrections)
+    return out
+
+
+def run_fix(
+    entries: Iterable[Entry],
+    verdicts: Iterable[Verdict],
+    *,
+    diff: bool,
+    out: TextIO,
+    err: TextIO,
+    display: Callable[[Path], str] = str,
+    parse: Callable[[Path, str], ParsedBibliography] | None = None,
+) -> int:
+    """Apply (or, with ``diff``, print) the anchored corrections; returns the number of files
+    that could not be fixed (refused or failed to write)."""
+    failures = 0
+    changed = 0
+
+    def tell(line: str) -> None:  # keys and paths come from the files: shown escaped
+        err.write(visible_lines(line))
+
+    def show(text: str) -> None:
+        out.write(visible_lines(text))
+
+    for path, corrections in sorted(corrections_by_file(entries, verdicts).items()):
+        name = display(path)
+        if path.suffix.lower() not in (".bib", ".bibtex"):
+            tell(f"citewarden: {name}: only BibTeX files are fixed; left unchanged\n")
+            continue
+        try:
+            plan = plan_file(path, corrections, parse)
+        except FixRefused as exc:
+            tell(f"citewarden: not fixed: {exc}\n")
+            failures += 1
+            continue
+        except OSError as exc:
+            tell(f"citewarden: not fixed: cannot read {name}: {exc.strerror}\n")
+            failures += 1
+            continue
+        for s in plan.skipped:
+            where = f"{s.key}.{s.field}" if s.field else s.key
+            tell(f"citewarden: {name}: {where} not corrected: {s.reason}\n")
+        if not plan.changed:
+            continue
+        changed += 1
+        entries_changed = len({c.key for c in plan.changes})
+        summary = (
+            f"{len(plan.changes)} field{'s' if len(plan.changes) != 1 else ''} in "
+            f"{entries_changed} entr{'ies' if entries_changed != 1 else 'y'}"
+        )
+        if diff:
+            show(
+                plan.diff()
+                .replace(f"a/{plan.path.as_posix()}", f"a/{name}")
+                .replace(f"b/{plan.path.as_posix()}", f"b/{name}")
+            )
+            tell(f"citewarden: {name}: would correct {summary}\n")
+            continue
+        try:
+            backup = apply_plan(plan)
+        except FixRefused as exc:
+            tell(f"citewarden: not fixed: {exc}\n")
+            failures += 1
+            continue
+        except OSError as exc:
+            tell(f"citewarden: not fixed: cannot write {name}: {exc.strerror}\n")
+            failures += 1
+            continue
+        kept = f" (original kept as {display(backup)})" if backup is not None else ""
+        tell(f"citewarden: {name}: corrected {summary}{kept}\n")
+    if not changed and not failures:
+        tell("citewarden: nothing to fix\n")
+    out.flush()
+    return failures

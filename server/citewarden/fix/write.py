@@ -1,0 +1,186 @@
+"""Writing a planned fix: atomic replacement with a backup, or in place for hard-linked files.
+
+The only functions of the fixer that touch the disk.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+from citewarden.fix.plan import FixPlan, FixRefused
+
+#: The backup of ``refs.bib`` is ``refs.bib.orig`` (or ``refs.bib.orig.1`` ... when a different
+#: backup already exists; an existing backup is never overwritten).
+BACKUP_SUFFIX = ".orig"
+
+#: Write size of one chunk; small enough that a large file takes several writes.
+_CHUNK = 1 << 16
+
+# ----------------------------------------------------------------------------------------
+# Writing (the only I/O)
+# ----------------------------------------------------------------------------------------
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return  # not supported on this platform
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+#: A temporary file of an interrupted write is removed once it is this old (seconds); a
+#: younger one may belong to a write still running.
+STALE_TEMP_AGE = 600.0
+
+
+def _stale_temp_pattern(name: str) -> re.Pattern[str]:
+    """Names :func:`_write_temp` gives temporary files for ``name`` (``mkstemp``'s eight
+    random characters between the prefix and the suffix)."""
+    return re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp")
+
+
+def remove_stale_temps(directory: Path, name: str, now: float | None = None) -> list[Path]:
+    """Remove what writes of ``name`` that were killed midway left in ``directory``
+    (temporary files older than :data:`STALE_TEMP_AGE`); -> the files removed."""
+    pattern = _stale_temp_pattern(name)
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        candidates = list(directory.glob(f".{glob.escape(name)}.*.tmp"))
+    except OSError:
+        return removed
+    for path in candidates:
+        if not pattern.fullmatch(path.name):
+            continue
+        try:
+            if now - path.lstat().st_mtime > STALE_TEMP_AGE and path.is_file():
+                path.unlink()
+                removed.append(path)
+        except OSError:
+            continue  # gone meanwhile, or not ours to remove
+    return removed
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view[:_CHUNK])
+        view = view[written:]
+
+
+def _write_temp(
+    directory: Path, name: str, data: bytes, st: os.stat_result | None
+) -> tuple[Path, bool]:
+    """A temporary file holding ``data`` with the mode, owner and group of ``st``; -> the
+    file, and whether it got that owner and group (only root may give a file away)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    owned = True
+    try:
+        _write_all(fd, data)
+        if st is not None:
+            mine = os.fstat(fd)
+            if (mine.st_uid, mine.st_gid) != (st.st_uid, st.st_gid):
+                try:
+                    os.fchown(fd, st.st_uid, st.st_gid)
+                except OSError:
+                    owned = False
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which may clear setgid
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        os.unlink(tmp)
+        raise
+    os.close(fd)
+    return Path(tmp), owned
+
+
+def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
+    """Overwrite ``target`` itself (its inode, so hard links and owner stay), once the
+    temporary ``copy`` is verified to hold ``data``; the copy is removed afterwards."""
+    if copy.read_bytes() != data:
+        raise FixRefused(f"{target}: the temporary copy does not hold the new text; not written")
+    fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        _write_all(fd, data)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    copy.unlink()
+
+
+def backup_path_for(path: Path, original: bytes) -> tuple[Path, bool]:
+    """Where the backup of ``path`` goes, and whether an identical backup already exists."""
+    candidate = path.with_name(path.name + BACKUP_SUFFIX)
+    n = 0
+    while candidate.exists():
+        try:
+            if candidate.read_bytes() == original:
+                return candidate, True
+        except OSError:
+            pass
+        n += 1
+        candidate = path.with_name(f"{path.name}{BACKUP_SUFFIX}.{n}")
+    return candidate, False
+
+
+def write_atomically(path: Path, data: bytes, *, expected: bytes | None = None) -> Path | None:
+    """Replace ``path`` by ``data`` atomically, keeping a backup of the old content.
+
+    ``expected`` is the content the caller read; if the file changed since, nothing is written
+    (:class:`FixRefused`).  Returns the backup path (None when ``path`` did not exist).  At every
+    instant the file holds either the old or the new bytes.
+    """
+    target = path.resolve()  # write through a symlink, never replace the link itself
+    directory = target.parent
+    remove_stale_temps(directory, target.name)
+    try:
+        st = target.stat()
+        old = target.read_bytes()
+    except FileNotFoundError:
+        st, old = None, None
+    if expected is not None and old != expected:
+        raise FixRefused(f"{path}: the file changed on disk since it was read; not written")
+    backup: Path | None = None
+    if old is not None:
+        backup, exists = backup_path_for(target, old)
+        if not exists:
+            tmp, _ = _write_temp(directory, target.name, old, st)
+            try:
+                os.replace(tmp, backup)
+            except BaseException:
+                tmp.unlink(missing_ok=True)
+                raise
+    tmp, owned = _write_temp(directory, target.name, data, st)
+    try:
+        if expected is not None and target.read_bytes() != expected:
+            raise FixRefused(f"{path}: the file changed on disk while fixing; not written")
+        if st is not None and (st.st_nlink > 1 or not owned):
+            # a rename would break the hard links or give the file to this user
+            _write_in_place(target, data, tmp)
+        else:
+            os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(directory)
+    return backup
+
+
+def apply_plan(plan: FixPlan) -> Path | None:
+    """Write a plan's new bytes (if anything changed); returns the backup path."""
+    if not plan.changed:
+        return None
+    return write_atomically(plan.path, plan.new, expected=plan.old)
