@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from checking import check
 from citewarden import project as project_module
-from citewarden.checks.citations import suggest_keys
+from citewarden.checks.dangling import suggest_keys
 from citewarden.checks.duplicates import _normalised_titles, _title_ident
 from citewarden.model import Finding
 from citewarden.project import Workspace, normalize_path
@@ -53,7 +53,7 @@ STEPS = [
         "@article{key20,",
         "@misc{fresh, title={Fresh entry with a title}}\n\n@article{key20,",
     ),
-    # keys typed into: answers updated from the previous ones (see checks.citations.KeyDelta)
+    # keys typed into: answers updated from the previous ones (see checks.defined.KeyDelta)
     ("refs.bib", "@article{key1,", "@article{key1x,"),  # an orphan renamed: still one
     ("refs.bib", "@article{key14,", "@article{KEY14,"),  # cited, in another case
     ("refs.bib", "@article{key16,", "@article{key17,"),  # onto an orphan's key: duplicate
@@ -205,7 +205,7 @@ def test_a_key_typed_into_is_not_checked_against_every_key(
 ) -> None:
     """Typing into a key updates the dangling and orphan answers from the previous ones:
     neither every cited key nor every defined key is looked at again."""
-    from citewarden.checks import citations
+    from citewarden.checks import defined, orphans
 
     texts = {"main.tex": MAIN, "ch.tex": CHAPTER, "refs.bib": BIB}
     project, ws = _checked_workspace(tmp_path, texts)
@@ -213,8 +213,8 @@ def test_a_key_typed_into_is_not_checked_against_every_key(
     def everything(*args: object) -> object:
         raise AssertionError("computed from scratch")
 
-    monkeypatch.setattr(citations, "_uncited", everything)
-    monkeypatch.setattr(citations.Defined, "missing", everything)
+    monkeypatch.setattr(orphans, "_uncited", everything)
+    monkeypatch.setattr(defined.Defined, "missing", everything)
     for old, new in (("@article{key12,", "@article{key12b,"), ("@article{key3,", "@article{k3,")):
         at = texts["refs.bib"].index(old)
         unchanged = (at, len(texts["refs.bib"]) - at - len(old))
@@ -224,8 +224,8 @@ def test_a_key_typed_into_is_not_checked_against_every_key(
         monkeypatch.undo()
         fresh = _fresh_check(tmp_path / f"fresh-{new[9:-1]}", texts)
         assert _summary(incremental) == _summary(fresh)
-        monkeypatch.setattr(citations, "_uncited", everything)
-        monkeypatch.setattr(citations.Defined, "missing", everything)
+        monkeypatch.setattr(orphans, "_uncited", everything)
+        monkeypatch.setattr(defined.Defined, "missing", everything)
 
 
 KEYS = st.sampled_from(["a1", "A1", "b2", "c3", "d4", "al", "par", "x"])

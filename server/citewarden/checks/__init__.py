@@ -46,6 +46,22 @@ class Memo:
         return found  # type: ignore[no-any-return]
 
 
+class Ident:
+    """Wraps an object so that it hashes and compares by identity (a cheap cache key that
+    also keeps the object alive while the key exists)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ident) and other.obj is self.obj
+
+
 class Checker:
     """Runs every check over a workspace, reusing the results of its previous run whose
     inputs are unchanged (the caller owns it: one per workspace it checks again and again)."""

@@ -1,0 +1,208 @@
+"""Dangling citations: keys a project does not define, with "did you mean" suggestions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from rapidfuzz import fuzz, process
+
+from citewarden.checks import Ident, Memo
+from citewarden.checks.defined import Defined, KeyDelta
+from citewarden.checks.orphans import doc_keys
+from citewarden.model import (
+    Citation,
+    Code,
+    DocumentKind,
+    Finding,
+    Fix,
+    Location,
+    ParsedDocument,
+    TextEdit,
+)
+
+if TYPE_CHECKING:
+    from citewarden.project import Project, Workspace
+
+
+#: at most this many "Change to" suggestions for a dangling key
+MAX_SUGGESTIONS = 3
+#: minimum similarity (0-100, rapidfuzz ratio on casefolded keys) for a suggestion
+SUGGESTION_CUTOFF = 60.0
+#: the best suggestion is preferred when it leads the next one by this much (or is alone)
+PREFERRED_LEAD = 10.0
+#: Quarto cross-reference prefixes: ``@fig-x`` in a Quarto document is a cross-reference,
+#: resolved by Quarto before citations are (never a dangling citation there)
+QUARTO_CROSSREF = re.compile(
+    r"^(?:fig|tbl|sec|eq|lst|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|nte|tip|wrn|imp|cau)-"
+)
+
+# ---- dangling ---------------------------------------------------------------------------------
+
+
+def is_defined(defined: Defined, project: Project, key: str) -> bool:
+    return key in defined or (project.casefold_keys and defined.has_folded(key.casefold()))
+
+
+def checks_dangling(ws: Workspace, project: Project) -> bool:
+    if project.unresolved or project.missing_bibliography:
+        return False
+    if project.kind is DocumentKind.LATEX and not project.standalone:
+        return True
+    if project.has_bibliography_source:
+        return True
+    return any(doc.bibitems for _, doc in ws.project_documents(project))
+
+
+def _missing(
+    doc: ParsedDocument, defined: Defined, delta: KeyDelta | None, memo: Memo
+) -> frozenset[str]:
+    """Keys ``doc`` cites that are defined nowhere (exact names)."""
+    cited = memo.get(("cited", Ident(doc)), doc_keys, doc)
+    if delta is not None:
+        before = memo.previous(("missing", Ident(doc), (delta.previous,)))
+        if before is not None:
+            return (before - delta.added) | (cited & delta.removed)  # type: ignore[no-any-return]
+    return defined.missing(cited)
+
+
+def dangling_findings(
+    path: Path,
+    doc: ParsedDocument,
+    defined: Defined,
+    token: tuple[object, ...],
+    casefold: bool,
+    quarto: bool,
+    memo: Memo,
+    delta: KeyDelta | None = None,
+) -> list[Finding]:
+    missing = memo.get(("missing", Ident(doc), token), _missing, doc, defined, delta, memo)
+    if casefold and missing:
+        missing = frozenset(k for k in missing if not defined.has_folded(k.casefold()))
+    if quarto and missing:
+        missing = frozenset(k for k in missing if not QUARTO_CROSSREF.match(k))
+    if not missing:
+        return []
+    found: list[Finding] = []
+    for cit in doc.citations:
+        key = cit.key
+        if key not in missing or not key.strip():
+            continue
+        if casefold and defined.has_folded(key.casefold()):
+            continue
+        if quarto and QUARTO_CROSSREF.match(key):
+            continue
+        found.append(
+            memo.get(
+                ("dangling-cit", path, cit, token),
+                _dangling_finding,
+                path,
+                cit,
+                memo.get(("suggest", key, token), _suggestions, key, defined, token, delta, memo),
+            )
+        )
+    return found
+
+
+def is_quarto(project: Project) -> bool:
+    """A Quarto document: a .qmd file, or any Markdown file under a _quarto.yml."""
+    if project.kind is not DocumentKind.MARKDOWN:
+        return False
+    if project.root.suffix.lower() == ".qmd":
+        return True
+    return any(m.name.lower().startswith("_quarto.") for m in project.metadata)
+
+
+def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:
+    """Up to :data:`MAX_SUGGESTIONS` existing keys closest to ``key``, best first (ties in
+    the order given)."""
+    pool = keys if isinstance(keys, list) else list(keys)
+    return _closest(key, pool, [k.casefold() for k in pool])
+
+
+#: Every key of a pool close enough to one looked-for key: (-score, position), sorted.
+Scored = list[tuple[float, int]]
+
+
+def _scored(key: str, folded: list[str]) -> Scored:
+    """Every position of ``folded`` whose rapidfuzz ratio to ``key`` casefolded reaches
+    :data:`SUGGESTION_CUTOFF` (as a ``str.casefold`` processor would compute it)."""
+    matches = process.extract(
+        key.casefold(),
+        folded,
+        scorer=fuzz.ratio,
+        processor=None,
+        limit=None,
+        score_cutoff=SUGGESTION_CUTOFF,
+    )
+    return sorted((-float(score), i) for _, score, i in matches)
+
+
+def _rescored(key: str, folded: list[str], before: Scored, a: int, b: int) -> Scored:
+    """:func:`_scored` after positions ``[a, b)`` of the pool changed (and no other), from
+    the answer ``before`` the change."""
+    kept = [(s, i) for s, i in before if not a <= i < b]
+    wanted = key.casefold()
+    for i in range(a, b):
+        score = fuzz.ratio(wanted, folded[i], processor=None, score_cutoff=SUGGESTION_CUTOFF)
+        if score >= SUGGESTION_CUTOFF:
+            kept.append((-float(score), i))
+    kept.sort()
+    return kept
+
+
+def _best(key: str, pool: list[str], scored: Scored) -> list[tuple[str, float]]:
+    """The first :data:`MAX_SUGGESTIONS` distinct names of ``scored``, other than ``key``."""
+    out: dict[str, float] = {}
+    for neg, i in scored:
+        name = pool[i]
+        if name not in out and name != key:
+            out[name] = -neg
+            if len(out) == MAX_SUGGESTIONS:
+                break
+    return list(out.items())
+
+
+def _closest(key: str, pool: list[str], folded: list[str]) -> list[tuple[str, float]]:
+    """:func:`suggest_keys` with ``folded[i] == pool[i].casefold()`` given."""
+    return _best(key, pool, _scored(key, folded))
+
+
+def _suggestions(
+    key: str, defined: Defined, token: tuple[object, ...], delta: KeyDelta | None, memo: Memo
+) -> list[tuple[str, float]]:
+    """:func:`suggest_keys` over ``defined``'s names, updated from the previous version's
+    candidates when only the keys of a few entries changed."""
+    scored = memo.get(("scored", key, token), _scored_for, key, defined, delta, memo)
+    return _best(key, defined.keys, scored)
+
+
+def _scored_for(key: str, defined: Defined, delta: KeyDelta | None, memo: Memo) -> Scored:
+    if delta is not None:
+        before = memo.previous(("scored", key, (delta.previous,)))
+        if before is not None:
+            return _rescored(key, defined.folded_keys, before, delta.a, delta.b)
+    return _scored(key, defined.folded_keys)
+
+
+def _dangling_finding(path: Path, cit: Citation, suggestions: list[tuple[str, float]]) -> Finding:
+    names = [s for s, _ in suggestions]
+    message = f"citation key '{cit.key}' is not defined in any bibliography"
+    if names:
+        message += "; did you mean " + " or ".join(f"'{n}'" for n in names) + "?"
+    preferred_first = len(suggestions) == 1 or (
+        len(suggestions) > 1 and suggestions[0][1] - suggestions[1][1] >= PREFERRED_LEAD
+    )
+    fixes = tuple(
+        Fix(
+            f"Change to `{name}`",
+            (TextEdit(path, cit.span, name),),
+            preferred=(i == 0 and preferred_first),
+        )
+        for i, name in enumerate(names)
+    )
+    data = MappingProxyType({"key": cit.key, "suggestions": names})
+    return Finding(Code.DANGLING, Location(path, cit.span), message, fixes=fixes, data=data)

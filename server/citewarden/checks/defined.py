@@ -1,0 +1,198 @@
+"""Which names a project defines (entry keys, ``ids`` aliases, ``\\bibitem`` keys), and
+how a bibliography's keys changed in its last edit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citewarden.checks import Ident, Memo
+from citewarden.parsing.bibtex import keys_on_comment_lines
+
+if TYPE_CHECKING:
+    from citewarden.project import BibIndex, Project, Workspace
+
+
+# ---- definitions ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KeyDelta:
+    """How a bibliography's keys changed in its last edit, when that edit re-read entries
+    ``[a, b)`` and left their number, their ``ids`` aliases and every crossref/xdata link
+    as they were (a key typed into, the usual edit): what depends on the keys is updated
+    from the previous answer instead of being computed again over every key."""
+
+    #: the previous version's ``keys_token``
+    previous: object
+    a: int
+    b: int
+    #: keys of ``[a, b)`` before the edit that the bibliography no longer defines
+    removed: frozenset[str]
+    #: keys of ``[a, b)`` after the edit
+    added: frozenset[str]
+
+
+def key_delta(index: BibIndex) -> KeyDelta | None:
+    """The :class:`KeyDelta` of ``index``'s last edit, if it was such an edit."""
+    prev = index.previous
+    if prev is None:
+        return None
+    old, a, b, b_old = prev
+    if b != b_old or index.alias_rows is not old.alias_rows:
+        return None
+    if index.parent_rows is not old.parent_rows:
+        return None
+    rows = index.alias_rows, index.parent_rows
+    if any(i in table for i in range(a, b) for table in rows):
+        return None
+    aliases = {alias for names in index.alias_rows.values() for alias in names}
+    removed = frozenset(k for k in old.keys[a:b] if k not in index.by_key and k not in aliases)
+    return KeyDelta(old.keys_token, a, b, removed, frozenset(index.keys[a:b]))
+
+
+def project_delta(ws: Workspace, project: Project) -> KeyDelta | None:
+    """The key delta of a project defined by one bibliography (and no ``\\bibitem``)."""
+    bibs = list(ws.project_bibliographies(project))
+    if len(bibs) != 1:
+        return None
+    if any(doc.bibitems for _, doc in ws.project_documents(project)):
+        return None
+    return key_delta(bibs[0][2])
+
+
+class Defined:
+    """The names a project defines: entry keys, ``ids`` aliases and ``\\bibitem`` keys.
+
+    Held as the bibliography indexes' own sets (no copy of 20 000 keys per check); the
+    pool of suggestions (:attr:`keys`, :attr:`folded_keys`) is made once, on the first
+    dangling key.
+    """
+
+    __slots__ = ("_folded", "_folded_parts", "_folded_pool", "_keys", "_names", "_pool")
+
+    def __init__(
+        self,
+        names: list[Collection[str]],
+        folded: list[Collection[str]],
+        pool: list[Sequence[str]],
+        folded_parts: list[Callable[[], Sequence[str]]] | None = None,
+    ) -> None:
+        self._names = names
+        self._folded = folded
+        self._pool = pool
+        #: per part of ``pool``, a function giving its keys casefolded (an index's is
+        #: carried over between versions of the bibliography)
+        self._folded_parts = folded_parts
+        self._keys: list[str] | None = None
+        self._folded_pool: list[str] | None = None
+
+    def __contains__(self, key: str) -> bool:
+        return any(key in names for names in self._names)
+
+    def missing(self, keys: frozenset[str]) -> frozenset[str]:
+        """The ``keys`` defined nowhere (set operations only).
+
+        One difference per collection: each then looks up only the (few) remaining keys,
+        where a difference with several collections at once would walk every one of them.
+        """
+        for names in self._names:
+            if not keys:
+                break
+            keys = keys.difference(names)
+        return keys
+
+    def missing_folded(self, folded_keys: frozenset[str]) -> frozenset[str]:
+        """The casefolded ``folded_keys`` that no casefolded name matches."""
+        for names in self._folded:
+            if not folded_keys:
+                break
+            folded_keys = folded_keys.difference(names)
+        return folded_keys
+
+    def has_folded(self, folded_key: str) -> bool:
+        return any(folded_key in names for names in self._folded)
+
+    @property
+    def keys(self) -> list[str]:
+        """Every defined name in file order (the pool of "did you mean" suggestions; may
+        repeat a duplicated key).  Made once; do not modify it."""
+        if self._keys is None:
+            if len(self._pool) == 1:
+                part = self._pool[0]
+                self._keys = part if isinstance(part, list) else list(part)
+            else:
+                self._keys = [key for part in self._pool for key in part]
+        return self._keys
+
+    @property
+    def folded_keys(self) -> list[str]:
+        """:attr:`keys` casefolded, made once (parts carried over between versions)."""
+        if self._folded_pool is None:
+            if self._folded_parts is None:
+                self._folded_pool = [k.casefold() for k in self.keys]
+            elif len(self._folded_parts) == 1:
+                part = self._folded_parts[0]()
+                self._folded_pool = part if isinstance(part, list) else list(part)
+            else:
+                self._folded_pool = [k for part in self._folded_parts for k in part()]
+        return self._folded_pool
+
+
+def defined_token(ws: Workspace, project: Project) -> tuple[object, ...]:
+    """Changes whenever what ``project`` defines may have changed."""
+    token: list[object] = [index.keys_token for _, _, index in ws.project_bibliographies(project)]
+    for _, doc in ws.project_documents(project):
+        if doc.bibitems:
+            token.append(tuple(k for k, _ in doc.bibitems))
+    return tuple(token)
+
+
+def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
+    names: list[Collection[str]] = []
+    folded: list[Collection[str]] = []
+    pool: list[Sequence[str]] = []
+    folded_parts: list[Callable[[], Sequence[str]]] = []
+    for bib_path, _, index in ws.project_bibliographies(project):
+        commented = (
+            frozenset()
+            if project.casefold_keys
+            else memo.get(("commented", Ident(index)), commented_keys, ws, bib_path, index)
+        )
+        if commented:  # biber and pandoc read none of them
+            names.append(index.by_key.keys() - commented)
+            folded.append({k.casefold() for k in names[-1]})
+        else:
+            # the index's own dicts: look-ups and set differences need no copy of the keys
+            names.append(index.by_key)
+            folded.append(index.folded)
+        pool.append(index.keys)
+        folded_parts.append(index.folded_keys)
+        if index.alias_rows:
+            aliases = index.aliases
+            names.append(frozenset(aliases))
+            folded.append({a.casefold() for a in aliases})
+            pool.append(list(aliases))
+            folded_parts.append(partial(_casefolded, pool[-1]))
+    for _, doc in ws.project_documents(project):
+        if doc.bibitems:
+            items = [k for k, _ in doc.bibitems]
+            names.append(frozenset(items))
+            folded.append({k.casefold() for k in items})
+            pool.append(items)
+            folded_parts.append(partial(_casefolded, items))
+    return Defined(names, folded, pool, folded_parts)
+
+
+def commented_keys(ws: Workspace, path: Path, index: BibIndex) -> frozenset[str]:
+    """Keys of the entries whose ``@`` stands after a ``%`` on its line: a comment line for
+    biber and pandoc (BibTeX, which has no comment character, reads the entry)."""
+    return keys_on_comment_lines(ws.text(path) or "", index.entries)
+
+
+def _casefolded(keys: Sequence[str]) -> list[str]:
+    return [k.casefold() for k in keys]

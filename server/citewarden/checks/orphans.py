@@ -1,0 +1,347 @@
+"""Orphan entries: entries no document of a project using their bibliography cites."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from citewarden.checks import Ident, Memo, units
+from citewarden.checks.defined import commented_keys, key_delta
+from citewarden.model import (
+    BibFormat,
+    Code,
+    DocumentKind,
+    Entry,
+    Finding,
+    Fix,
+    Location,
+    ParsedDocument,
+    Span,
+    TextEdit,
+)
+from citewarden.project import removal_end
+
+if TYPE_CHECKING:
+    from citewarden.project import BibIndex, Project, Workspace
+
+
+# ---- orphans ----------------------------------------------------------------------------------
+
+
+def doc_keys(doc: ParsedDocument) -> frozenset[str]:
+    return frozenset(c.key for c in doc.citations)
+
+
+def _doc_folded(doc: ParsedDocument) -> frozenset[str]:
+    return frozenset(c.key.casefold() for c in doc.citations)
+
+
+def _cited_keys(
+    ws: Workspace, projects: list[Project], memo: Memo
+) -> tuple[set[str], set[str], bool]:
+    """Keys cited by ``projects``: exact, casefolded (BibTeX projects), and whether any
+    of them cites everything."""
+    cited: set[str] = set()
+    folded: set[str] = set()
+    for project in projects:
+        for _, doc in ws.project_documents(project):
+            if doc.nocite_all:
+                return cited, folded, True
+            if not doc.citations:
+                continue
+            if project.casefold_keys:
+                folded |= memo.get(("cited-folded", Ident(doc)), _doc_folded, doc)
+            else:
+                cited |= memo.get(("cited", Ident(doc)), doc_keys, doc)
+    return cited, folded, False
+
+
+def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project]) -> bool:
+    """A ``\\nocite{*}`` in a refsection that reads ``bib_path`` (one of its own
+    resources, or an ``\\addglobalbib`` one)."""
+    for project in projects:
+        for _, doc in ws.project_documents(project):
+            if doc.nocite_all_in and units.units_of(ws, project).reads(doc.nocite_all_in, bib_path):
+                return True
+    return False
+
+
+def _aliased_cited(own: BibIndex, cited: set[str], folded: set[str]) -> frozenset[str]:
+    """Keys of the entries of ``own`` cited through one of their ``ids`` aliases."""
+    return frozenset(
+        entry.key
+        for alias, entry in own.aliases.items()
+        if alias in cited or (folded and alias.casefold() in folded)
+    )
+
+
+def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
+    """Keys of ``own`` matched by no citation (exactly, or casefolded for BibTeX)."""
+    if folded:
+        uncited_folded = own.folded.keys() - folded
+        if not cited:
+            uncited = {own.keys[i] for fk in uncited_folded for i in own.folded[fk]}
+        else:
+            uncited = {k for k in own.by_key.keys() - cited if k.casefold() in uncited_folded}
+    else:
+        uncited = own.by_key.keys() - cited
+    for alias, entry in own.aliases.items():
+        if alias in cited or (folded and alias.casefold() in folded):
+            uncited.discard(entry.key)
+    return uncited
+
+
+def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str]) -> set[str]:
+    """Entries reached through crossref/xdata from a cited entry (BibTeX and biber include
+    such parents).  Only the (few) entries that have such fields are looked at."""
+    parents: dict[str, tuple[str, ...]] = {}
+    for index in indexes:
+        parents.update(index.parents)
+    if not parents:
+        return set()
+
+    def is_cited(key: str) -> bool:
+        return key in cited or (bool(folded) and key.casefold() in folded)
+
+    todo = [k for k in parents if is_cited(k)]
+    for index in indexes:
+        for alias, entry in index.aliases.items():
+            if entry.key in parents and is_cited(alias):
+                todo.append(entry.key)
+    reached: set[str] = set()
+    while todo:
+        for parent in parents.get(todo.pop(), ()):
+            if parent not in reached:
+                reached.add(parent)
+                todo.append(parent)
+    return reached
+
+
+def bibitem_orphans(ws: Workspace, project: Project, memo: Memo) -> list[Finding]:
+    """``\\bibitem`` keys of a ``thebibliography`` that the project never cites (LaTeX
+    matches them exactly; ``\\nocite{*}`` cites them all)."""
+    docs = list(ws.project_documents(project))
+    items = [(path, doc) for path, doc in docs if doc.bibitems]
+    if not items or any(doc.nocite_all for _, doc in docs):
+        return []
+    cited: set[str] = set()
+    for _, doc in docs:
+        if doc.citations:
+            cited |= memo.get(("cited", Ident(doc)), doc_keys, doc)
+    found: list[Finding] = []
+    for path, doc in items:
+        for key, span in doc.bibitems:
+            if key not in cited:
+                found.append(
+                    Finding(
+                        Code.ORPHAN,
+                        Location(path, span),
+                        f"\\bibitem '{key}' is never cited",
+                        data=MappingProxyType({"key": key}),
+                    )
+                )
+    return found
+
+
+def orphan_findings(
+    ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo
+) -> list[Finding]:
+    own = ws.bib_index(bib_path)
+    if own is None:
+        return []
+    # everything the answer depends on: this bibliography's version, every document (and
+    # bibliography) of the projects using it, and where "add to nocite" edits go
+    docs = tuple(
+        (Ident(doc), project.casefold_keys)
+        for project in projects
+        for _, doc in ws.project_documents(project)
+    )
+    others = tuple(Ident(i) for pr in projects for _, _, i in ws.project_bibliographies(pr))
+    targets = _nocite_targets(ws, projects)
+    return memo.get(
+        ("orphan-list", Ident(own), docs, others, targets),
+        _orphan_list,
+        ws,
+        bib_path,
+        own,
+        projects,
+        targets,
+        memo,
+        docs,
+    )
+
+
+def _orphan_list(
+    ws: Workspace,
+    bib_path: Path,
+    own: BibIndex,
+    projects: list[Project],
+    nocite_targets: tuple[tuple[object, ...], ...],
+    memo: Memo,
+    docs: tuple[tuple[Ident, bool], ...],
+) -> list[Finding]:
+    cited, cited_folded, everything = memo.get(("cited-by", docs), _cited_keys, ws, projects, memo)
+    bib = ws.bibliography(bib_path)
+    if everything or bib is None or _nocited_in_refsection(ws, bib_path, projects):
+        return []
+    if any(units.has_units(ws, project) for project in projects):
+        # only the units that read this bibliography count
+        cited, cited_folded = units.cited_by_readers(ws, bib_path, projects)
+    indexes = list(
+        {id(i): i for pr in projects for _, _, i in ws.project_bibliographies(pr)}.values()
+    )
+    positions = _orphan_positions(own, indexes, cited, cited_folded, memo)
+    if positions and not any(project.casefold_keys for project in projects):
+        commented = memo.get(("commented", Ident(own)), commented_keys, ws, bib_path, own)
+        if commented:
+            positions = [i for i in positions if own.entries[i].key not in commented]
+    if not positions:
+        return []
+    fmt = bib.format
+    text = ws.text(bib_path) or ""
+    found: list[Finding] = []
+    # one table per bibliography version and fix targets: a finding per entry position
+    table: dict[int, Finding] = memo.get(("orphans", Ident(own), nocite_targets), dict)
+    if not table and own.previous is not None:
+        # entries before the last edit kept their place: so do their findings
+        old, a, _, _ = own.previous
+        old_table = memo.previous(("orphans", Ident(old), nocite_targets))
+        if old_table:
+            table.update((i, f) for i, f in old_table.items() if i < a)
+    for i in positions:
+        finding = table.get(i)
+        if finding is None:
+            table[i] = finding = _orphan_finding(
+                ws, bib_path, text, fmt, own.entries[i], nocite_targets
+            )
+        found.append(finding)
+    return found
+
+
+def _orphan_positions(
+    own: BibIndex,
+    indexes: list[BibIndex],
+    cited: set[str],
+    folded: set[str],
+    memo: Memo,
+) -> list[int]:
+    """Positions in ``own`` of the entries nobody cites, in file order.
+
+    They depend on the keys, aliases and crossref/xdata links of the bibliographies and on
+    the cited keys only: an edit that changes none of these (a title typed into, a space
+    in a chapter) reuses the previous answer after comparing the cited sets.
+    """
+    others = tuple((i.keys_token, Ident(i.parent_rows)) for i in indexes if i is not own)
+    key = ("orphan-positions", own.keys_token, Ident(own.parent_rows), *others)
+    previous = memo.previous(key)
+    if previous is not None and _same(previous[0], cited) and _same(previous[1], folded):
+        memo.current[key] = previous
+        return previous[2]  # type: ignore[no-any-return]
+    delta = key_delta(own) if len(indexes) == 1 else None
+    if delta is not None:
+        # only the keys of the re-read entries changed: so may only their answers
+        before = memo.previous(("orphan-positions", delta.previous, Ident(own.parent_rows)))
+        if before is not None and _same(before[0], cited) and _same(before[1], folded):
+            _, _, old_positions, was_reached, was_folded, was_aliased = before
+            positions = [i for i in old_positions if not delta.a <= i < delta.b]
+            for i in range(delta.a, delta.b):
+                k = own.keys[i]
+                if (
+                    k
+                    and k not in cited
+                    and not (folded and k.casefold() in folded)
+                    and k not in was_aliased
+                    and k not in was_reached
+                    and k.casefold() not in was_folded
+                ):
+                    positions.append(i)
+            positions.sort()
+            memo.current[key] = (cited, folded, positions, was_reached, was_folded, was_aliased)
+            return positions
+    uncited = _uncited(own, cited, folded)
+    # kept for the next edit even when nothing is uncited now: a key typed into may turn
+    # an entry into a parent that a cited entry reaches
+    reached = _reached_parents(indexes, cited, folded)
+    folded_reached = {k.casefold() for k in reached}
+    if uncited and reached:
+        uncited = {k for k in uncited if k not in reached and k.casefold() not in folded_reached}
+    positions = sorted(i for k in uncited if k for i in own.by_key[k])
+    aliased = _aliased_cited(own, cited, folded)
+    memo.current[key] = (cited, folded, positions, reached, folded_reached, aliased)
+    return positions
+
+
+def _same(a: set[str], b: set[str]) -> bool:
+    """``a == b``, at once when they are the same set (the cited keys are reused while the
+    documents are unchanged)."""
+    return a is b or a == b
+
+
+def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[object, ...], ...]:
+    """Where an "add to nocite" edit can go: (kind, path, offset info) per project."""
+    targets: list[tuple[object, ...]] = []
+    for project in projects:
+        extras = ws.extras(project.root)
+        if project.kind is DocumentKind.LATEX and extras.end_document is not None:
+            targets.append(("latex", project.root, extras.end_document))
+        elif project.kind is DocumentKind.MARKDOWN and extras.front_matter is not None:
+            fm = extras.front_matter
+            targets.append(("markdown", project.root, fm.close, fm.nocite_value, fm.nocite_block))
+    return tuple(dict.fromkeys(targets))
+
+
+def _orphan_finding(
+    ws: Workspace,
+    path: Path,
+    text: str,
+    fmt: BibFormat,
+    entry: Entry,
+    targets: tuple[tuple[object, ...], ...],
+) -> Finding:
+    fixes: list[Fix] = []
+    if fmt is BibFormat.BIBTEX:
+        whole = entry.span
+        span = Span(whole.start, removal_end(text, whole.end))
+        fixes.append(Fix("Remove entry", (TextEdit(path, span, ""),)))
+    latex_done = markdown_done = False
+    for target in targets:
+        if target[0] == "latex" and not latex_done:
+            _, root, offset = target
+            assert isinstance(root, Path) and isinstance(offset, int)
+            edit = TextEdit(root, Span(offset, offset), f"\\nocite{{{entry.key}}}\n")
+            fixes.append(Fix(f"Add \\nocite{{{entry.key}}}", (edit,)))
+            latex_done = True
+        elif target[0] == "markdown" and not markdown_done:
+            edit_md = _markdown_nocite_edit(ws, target, entry.key)
+            if edit_md is not None:
+                fixes.append(Fix("Add to nocite", (edit_md,)))
+                markdown_done = True
+    message = f"entry '{entry.key}' is never cited"
+    return Finding(
+        Code.ORPHAN,
+        Location(path, entry.key_span),
+        message,
+        fixes=tuple(fixes),
+        data=MappingProxyType({"key": entry.key}),
+    )
+
+
+def _markdown_nocite_edit(ws: Workspace, target: tuple[object, ...], key: str) -> TextEdit | None:
+    _, root, close, value, block = target
+    assert isinstance(root, Path) and isinstance(close, int)
+    if value is None:
+        return TextEdit(root, Span(close, close), f'nocite: "@{key}"\n')
+    assert isinstance(value, Span)
+    text = ws.text(root) or ""
+    current = text[value.start : value.end]
+    if block:
+        return TextEdit(root, Span(value.end, value.end), f"\n  @{key}")
+    stripped = current.rstrip()
+    if not stripped:
+        return None
+    if stripped[-1] in "\"'" and len(stripped) >= 2:
+        at = value.start + len(stripped) - 1
+        return TextEdit(root, Span(at, at), f", @{key}")
+    at = value.start + len(stripped)
+    return TextEdit(root, Span(at, at), f", @{key}")
