@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
 from citewarden.parsing.bibtex import parse_bibtex  # noqa: E402
-from citewarden.verify.normalize import fold, normalize_entry  # noqa: E402
+from citewarden.verify.normalize import normalize_entry  # noqa: E402
+from citewarden.verify.plain_text import fold  # noqa: E402
 from citewarden.verify.sources._common import normalize_doi  # noqa: E402
 
 EXAMPLES = ROOT / "examples"

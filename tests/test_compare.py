@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from citewarden.verify.authors import split_authors
 from citewarden.verify.compare import (
     Agreement,
     abbreviation_of,
@@ -19,7 +20,7 @@ from citewarden.verify.compare import (
     digit_swap,
     venue_agrees,
 )
-from citewarden.verify.normalize import make_entry, normalize_entry, split_authors
+from citewarden.verify.normalize import make_entry, normalize_entry
 from citewarden.verify.records import WorkRecord
 from citewarden.verify.sources.crossref import work_from_csl
 from paths import DATA
@@ -172,7 +173,7 @@ def test_preprint_and_published_versions_are_one_work() -> None:
 def test_tex_math_in_a_record_title_is_read_as_the_entry_s_is() -> None:
     """Semantic Scholar (and arXiv) give titles with TeX math; the entry's title is decoded,
     so the record's must be too (``$\\mathbb{Z}_{3}$``, ``$\\varepsilon$``)."""
-    from citewarden.verify.normalize import latex_to_text
+    from citewarden.verify.plain_text import latex_to_text
     from citewarden.verify.sources.semanticscholar import work_from_s2
 
     data = json.loads((DATA / "titles" / "s2_recommended_papers_tex_titles.json").read_text())

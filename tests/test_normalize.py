@@ -4,22 +4,17 @@ from __future__ import annotations
 
 import pytest
 
+from citewarden.verify.authors import is_placeholder, parse_author, split_authors
+from citewarden.verify.identifiers import clean_doi, clean_isbn, clean_pmid
 from citewarden.verify.normalize import (
-    clean_doi,
-    clean_isbn,
     clean_pages,
-    clean_pmid,
     find_homoglyphs,
-    fold,
     html_references_to_text,
-    is_placeholder,
-    latex_to_text,
     make_entry,
     normalize_entry,
-    parse_author,
     parse_year,
-    split_authors,
 )
+from citewarden.verify.plain_text import fold, latex_to_text
 
 
 @pytest.mark.parametrize(

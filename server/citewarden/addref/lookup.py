@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from citewarden.addref.keys import KeyReading
 from citewarden.verify.base import Source
-from citewarden.verify.normalize import clean_doi, clean_isbn
+from citewarden.verify.identifiers import clean_doi, clean_isbn
 from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 
 #: Rounds of sources: the sources of a round are asked together; the next round only when

@@ -15,7 +15,10 @@ from typing import Any
 
 from citewarden.model import Entry
 from citewarden.safe_text import visible
-from citewarden.verify.normalize import clean_doi, latex_to_text, parse_year, split_authors
+from citewarden.verify.authors import split_authors
+from citewarden.verify.identifiers import clean_doi
+from citewarden.verify.normalize import parse_year
+from citewarden.verify.plain_text import latex_to_text
 
 #: citeproc-py's bundled author-date style.
 STYLE = "harvard-cite-them-right"

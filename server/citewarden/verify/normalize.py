@@ -5,6 +5,13 @@ characters (Cyrillic or Greek letters that look Latin, mixed into Latin words) a
 the raw text before any folding could hide them.  Identifiers are cleaned and validated:
 DOIs from URLs and prefixes, arXiv ids (new and old style) from several fields, ISBN-10/13
 with checksums, PMIDs.
+
+The pieces live beside this module: :mod:`~citewarden.verify.plain_text` (LaTeX and markup to
+folded text), :mod:`~citewarden.verify.authors` (name lists) and
+:mod:`~citewarden.verify.identifiers` (DOI, arXiv, ISBN, PMID); this module holds the
+confusable characters, years and pages, and the normalised entry.
+``fold``, ``strip_markup``, ``latex_to_text``, ``Author``, ``split_authors`` and
+``surname_key`` are re-exported, for the modules that import them from here.
 """
 
 from __future__ import annotations
@@ -15,159 +22,21 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from urllib.parse import unquote
 
 from citewarden.model import Entry, Field, Span
-from citewarden.parsing.latex_decode import decode_latex
-
-# ----------------------------------------------------------------------------------------
-# Text
-# ----------------------------------------------------------------------------------------
-
-_LATEX_TRIGGERS = ("\\", "$", "~")
-_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:.-]*(?:\s[^<>]*)?/?>")
-_SPACE = re.compile(r"\s+")
-_NON_WORD = re.compile(r"[^\w]+")
-_GREEK_NAMES = {
-    "α": "alpha",
-    "β": "beta",
-    "γ": "gamma",
-    "δ": "delta",
-    "ε": "epsilon",
-    "ϵ": "epsilon",
-    "κ": "kappa",
-    "λ": "lambda",
-    "μ": "mu",
-    "π": "pi",
-    "σ": "sigma",
-    "τ": "tau",
-    "φ": "phi",
-    "ϕ": "phi",
-    "χ": "chi",
-    "ψ": "psi",
-    "ω": "omega",
-    "θ": "theta",
-    "η": "eta",
-    "ζ": "zeta",
-    "ξ": "xi",
-    "ρ": "rho",
-    "ν": "nu",
-}
-
-
-_GREEK_TABLE = str.maketrans(_GREEK_NAMES)
-_LETTER_TABLE = str.maketrans(
-    {"ß": "ss", "æ": "ae", "œ": "oe", "ø": "o", "ł": "l", "đ": "d", "ı": "i"}
+from citewarden.verify.authors import Author, split_authors
+from citewarden.verify.authors import surname_key as surname_key
+from citewarden.verify.identifiers import (
+    ISBN_LIKE,
+    arxiv_with_field,
+    cited_arxiv_version,
+    clean_doi,
+    clean_isbn,
+    clean_pmid,
 )
-
-
-_ACCENTS = {
-    '"': "\u0308",
-    "'": "\u0301",
-    "`": "\u0300",
-    "^": "\u0302",
-    "~": "\u0303",
-    "=": "\u0304",
-    ".": "\u0307",
-    "u": "\u0306",
-    "v": "\u030c",
-    "H": "\u030b",
-    "c": "\u0327",
-    "k": "\u0328",
-    "r": "\u030a",
-}
-_SYMBOL_ACCENT = re.compile(
-    r"""\\(["'`^~=.])\s*(?:\{\s*(\\[ij]|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"""
-)
-_LETTER_ACCENT = re.compile(r"\\([uvHckr])(?:\s*\{\s*(\\[ij]|[A-Za-z])\s*\}|\s+([A-Za-z]))")
-_LETTERS = {
-    "o": "ø",
-    "O": "Ø",
-    "aa": "å",
-    "AA": "Å",
-    "ae": "æ",
-    "AE": "Æ",
-    "oe": "œ",
-    "OE": "Œ",
-    "l": "ł",
-    "L": "Ł",
-    "ss": "ß",
-    "i": "ı",
-    "j": "ȷ",
-}
-_LETTER_MACRO = re.compile(r"\\(aa|AA|ae|AE|oe|OE|ss|o|O|l|L|i|j)(?![A-Za-z])(?:\{\})?\s?")
-_ESCAPES = re.compile(r"\\([&%_$#{}])")
-
-
-def _accent(mark: str, base: str) -> str:
-    base = {"\\i": "i", "\\j": "j"}.get(base, base)
-    return unicodedata.normalize("NFC", base + _ACCENTS[mark])
-
-
-def _fast_latex(value: str) -> str | None:
-    """Decode the markup bibliographies mostly hold (accents, special letters, escapes)
-    without the full parser; None when anything else remains."""
-    text = _SYMBOL_ACCENT.sub(lambda m: _accent(m.group(1), m.group(2) or m.group(3)), value)
-    text = _LETTER_ACCENT.sub(lambda m: _accent(m.group(1), m.group(2) or m.group(3)), text)
-    text = _LETTER_MACRO.sub(lambda m: _LETTERS[m.group(1)], text)
-    text = _ESCAPES.sub(lambda m: "\x00" + m.group(1), text)
-    if "\\" in text or "$" in text:
-        return None
-    text = text.replace("{", "").replace("}", "").replace("~", " ").replace("\x00", "")
-    return text
-
-
-@lru_cache(maxsize=65536)
-def latex_to_text(value: str) -> str:
-    """Decode LaTeX markup in one field value to Unicode and drop grouping braces.
-
-    Plain values (no backslash, ``$`` or ``~``) skip the decoder entirely; accents and
-    special letters are decoded directly; anything else (TeX logos included) goes through
-    :func:`citewarden.parsing.latex_decode.decode_latex`.
-    """
-    fast = None
-    if not any(t in value for t in _LATEX_TRIGGERS):
-        text = value.replace("{", "").replace("}", "")
-    elif (fast := _fast_latex(value)) is not None:
-        text = fast
-    else:
-        # the decoder keeps an escaped brace it cannot pair (``\{\``): drop it, as the
-        # other two paths drop every brace
-        text = decode_latex(value).replace("{", "").replace("}", "")
-    text = text.replace("\u00a0", " ")
-    return _SPACE.sub(" ", text).strip()
-
-
-def strip_markup(value: str) -> str:
-    """Remove HTML/JATS/MathML tags that services put into titles."""
-    if "<" not in value and "&" not in value:
-        return value
-    return html.unescape(_HTML_TAG.sub("", value))
-
-
-@lru_cache(maxsize=65536)
-def fold(value: str) -> str:
-    """Comparison key for free text: NFKC, case-folded, diacritics and punctuation removed."""
-    if value.isascii():
-        text = value.casefold().replace("&", " and ")
-    else:
-        text = unicodedata.normalize("NFKC", value).casefold()
-        text = text.translate(_GREEK_TABLE).replace("&", " and ")
-        text = text.translate(_LETTER_TABLE)
-        decomposed = unicodedata.normalize("NFKD", text)
-        text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    text = _NON_WORD.sub(" ", text.replace("_", " "))
-    return _SPACE.sub(" ", text).strip()
-
-
-def field_text(entry: Entry, *names: str) -> str | None:
-    """The decoded text of the first present, non-empty field among ``names``."""
-    for name in names:
-        raw = entry.get(name)
-        if raw is not None and raw.strip():
-            return latex_to_text(raw)
-    return None
-
+from citewarden.verify.plain_text import field_text, latex_to_text
+from citewarden.verify.plain_text import fold as fold
+from citewarden.verify.plain_text import strip_markup as strip_markup
 
 # ----------------------------------------------------------------------------------------
 # Confusable characters
@@ -242,311 +111,6 @@ def find_homoglyphs(field: str, raw: str) -> list[Homoglyph]:
                 ch = word[i]
                 found.append(Homoglyph(field, ch, unicodedata.name(ch, "?"), m.start() + i, word))
     return found
-
-
-# ----------------------------------------------------------------------------------------
-# Authors
-# ----------------------------------------------------------------------------------------
-
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-_ETAL = re.compile(r"^(?:et\.?\s*al\.?|others|and others|u\.\s*a\.)$", re.IGNORECASE)
-_TRAILING_ETAL = re.compile(r"\s*,?\s*\bet\.?\s*al\.?\s*$", re.IGNORECASE)
-_VON_WORD = re.compile(r"^[a-zà-ÿ]")
-
-
-@dataclass(frozen=True, slots=True)
-class Author:
-    """One author as written, with a surname key for matching."""
-
-    raw: str
-    family: str  # decoded, without von particles
-    given: str
-    von: str = ""
-    corporate: bool = False
-
-    @property
-    def key(self) -> str:
-        return surname_key(self.family)
-
-    def display(self) -> str:
-        family = f"{self.von} {self.family}".strip()
-        return f"{family}, {self.given}" if self.given else family
-
-
-def surname_key(family: str) -> str:
-    """A surname folded for matching: no diacritics, hyphens or spaces."""
-    return fold(family).replace(" ", "")
-
-
-def _split_top_level(value: str, sep: re.Pattern[str]) -> list[str]:
-    """Split on ``sep`` outside braces."""
-    if "{" not in value:
-        return [p.strip() for p in sep.split(value)]
-    parts: list[str] = []
-    depth = 0
-    start = 0
-    i = 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            m = sep.match(value, i)
-            if m and m.end() > m.start():
-                parts.append(value[start:i])
-                start = m.end()
-                i = m.end()
-                continue
-        i += 1
-    parts.append(value[start:])
-    return [p.strip() for p in parts]
-
-
-def _tokens(value: str) -> list[str]:
-    return [t for t in _split_top_level(value, re.compile(r"\s+")) if t]
-
-
-def _is_von(token: str) -> bool:
-    text = latex_to_text(token)
-    return bool(text) and not token.startswith("{") and bool(_VON_WORD.match(text))
-
-
-def parse_author(raw: str) -> Author:
-    """Parse one BibTeX name: ``First von Last``, ``von Last, First``, ``von Last, Jr, First``."""
-    raw = raw.strip()
-    if raw.startswith("{") and raw.endswith("}") and _balanced_outer(raw):
-        return Author(raw, latex_to_text(raw[1:-1]), "", corporate=True)
-    parts = _split_top_level(raw, re.compile(r","))
-    if len(parts) >= 2:
-        last_tokens = _tokens(parts[0])
-        given = parts[-1] if len(parts) == 2 else parts[2]
-        von_tokens: list[str] = []
-        while len(last_tokens) > 1 and _is_von(last_tokens[0]):
-            von_tokens.append(last_tokens.pop(0))
-        return Author(
-            raw,
-            latex_to_text(" ".join(last_tokens)),
-            latex_to_text(given),
-            latex_to_text(" ".join(von_tokens)),
-        )
-    tokens = _tokens(raw)
-    if len(tokens) <= 1:
-        return Author(raw, latex_to_text(raw), "")
-    # First von Last: 'von' starts at the first lower-case word after the first token.
-    von_start = next((i for i in range(1, len(tokens) - 1) if _is_von(tokens[i])), None)
-    if von_start is not None:
-        von_end = von_start
-        while von_end < len(tokens) - 1 and _is_von(tokens[von_end]):
-            von_end += 1
-        return Author(
-            raw,
-            latex_to_text(" ".join(tokens[von_end:])),
-            latex_to_text(" ".join(tokens[:von_start])),
-            latex_to_text(" ".join(tokens[von_start:von_end])),
-        )
-    return Author(raw, latex_to_text(tokens[-1]), latex_to_text(" ".join(tokens[:-1])))
-
-
-def _balanced_outer(value: str) -> bool:
-    depth = 0
-    for i, ch in enumerate(value):
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0 and i != len(value) - 1:
-                return False
-    return depth == 0
-
-
-def split_authors(value: str) -> tuple[tuple[Author, ...], bool]:
-    """Split an author field on top-level ``and``; returns (authors, truncated).
-
-    ``and others`` / ``et al.`` mark an explicitly truncated list.
-    """
-    truncated = False
-    authors: list[Author] = []
-    for part in _split_top_level(value.strip(), _AND):
-        if not part:
-            continue
-        text = latex_to_text(part)
-        if _ETAL.match(text):
-            truncated = True
-            continue
-        stripped = _TRAILING_ETAL.sub("", part)
-        if stripped != part:
-            truncated = True
-            part = stripped
-            if not part.strip():
-                continue
-        authors.append(parse_author(part))
-    return tuple(authors), truncated
-
-
-_PLACEHOLDER_FAMILIES = frozenset(
-    {
-        "author",
-        "authors",
-        "lastname",
-        "surname",
-        "familyname",
-        "doe",
-        "placeholder",
-        "unknown",
-        "tbd",
-        "todo",
-        "xxx",
-        "name",
-        "someone",
-        "others",
-    }
-)
-_PLACEHOLDER_GIVEN = frozenset({"firstname", "first", "given", "givenname", "author"})
-
-
-def is_placeholder(author: Author) -> bool:
-    """Names that stand in for real authors: "Doe, John", "Author, A.", "Lastname, Firstname",
-    "Author1"."""
-    if author.corporate:
-        return fold(author.family) in {"author", "authors", "unknown", "placeholder"}
-    family = surname_key(author.family)
-    given = fold(author.given).replace(" ", "")
-    if re.fullmatch(r"author\d*|name\d+|person\d+", family):
-        return True
-    if family in _PLACEHOLDER_FAMILIES:
-        return family != "doe" or given in {"john", "jane", "j", "jd", "johnq", "janeq", ""}
-    return given in _PLACEHOLDER_GIVEN and family in {"last", "lastname", "surname", "family"}
-
-
-# ----------------------------------------------------------------------------------------
-# Identifiers
-# ----------------------------------------------------------------------------------------
-
-_DOI_PREFIX = re.compile(
-    r"^(?:doi\s*:\s*|(?:https?://)?(?:dx\.|www\.)?doi\.org/|https?://doi\.[a-z]+\.org/)",
-    re.IGNORECASE,
-)
-_DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
-
-
-def clean_doi(value: str | None) -> str | None:
-    """A bare lower-case DOI from ``doi:``/URL forms, or None when it is not a DOI."""
-    if not value:
-        return None
-    text = value.strip().replace("\\_", "_").replace("\\&", "&").replace("{", "").replace("}", "")
-    text = unquote(text).strip()
-    for _ in range(2):
-        text = _DOI_PREFIX.sub("", text).strip()
-    text = text.rstrip(".,;")
-    return text.lower() if _DOI_SHAPE.match(text) else None
-
-
-_ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
-_ARXIV_OLD = re.compile(
-    r"(?<![A-Za-z-])((?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|"
-    r"nucl-ex|nucl-th|physics|quant-ph|math|cs|q-bio|q-fin|stat|eess|econ|chao-dyn|"
-    r"solv-int|patt-sol|adap-org|comp-gas|alg-geom|dg-ga|funct-an|q-alg|mtrl-th|supr-con|"
-    r"chem-ph|atom-ph|plasm-ph|ao-sci|bayes-an|acc-phys)(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
-)
-
-
-def _arxiv_in(text: str, *, bare: bool) -> str | None:
-    old = _ARXIV_OLD.search(text)
-    if old:
-        return old.group(1)
-    if bare:
-        m = _ARXIV_NEW.fullmatch(text.strip())
-        if m:
-            return _valid_new_arxiv(m.group(1))
-    m = re.search(r"arxiv(?:\.org/(?:abs|pdf)/|\s*:\s*|\s+preprint\s+arxiv\s*:\s*)", text, re.I)
-    if m:
-        n = _ARXIV_NEW.match(text, m.end())
-        if n:
-            return _valid_new_arxiv(n.group(1))
-    return None
-
-
-def _valid_new_arxiv(ident: str) -> str | None:
-    yymm = ident.split(".")[0]
-    month = int(yymm[2:])
-    return ident if 1 <= month <= 12 else None
-
-
-def cited_arxiv_version(raw: str, arxiv_id: str | None) -> int | None:
-    """The version number written after the id in the field it was read from."""
-    if not arxiv_id:
-        return None
-    m = re.search(re.escape(arxiv_id) + r"v(\d{1,3})(?!\d)", raw, re.IGNORECASE)
-    return int(m.group(1)) if m else None
-
-
-def arxiv_from_entry(entry: Entry, doi: str | None) -> str | None:
-    """The arXiv id of an entry, from eprint, an arXiv DOI, a URL or an ``arXiv:`` mention."""
-    return arxiv_with_field(entry, doi)[0]
-
-
-def arxiv_with_field(entry: Entry, doi: str | None) -> tuple[str | None, str | None]:
-    """The arXiv id of an entry and the field it was read from."""
-    eprint = entry.get("eprint")
-    if eprint:
-        prefix = (entry.get("archiveprefix") or entry.get("eprinttype") or "arxiv").lower()
-        if "arxiv" in prefix:
-            found = _arxiv_in(eprint.strip(), bare=True)
-            if found:
-                return found, "eprint"
-    if doi and doi.startswith("10.48550/arxiv."):
-        found = _arxiv_in(doi[len("10.48550/arxiv.") :], bare=True)
-        if found:
-            return found, "doi"
-    for name in ("arxiv", "arxivid"):
-        value = entry.get(name)
-        if value:
-            found = _arxiv_in(value.strip(), bare=True)
-            if found:
-                return found, name
-    for name in ("url", "journal", "journaltitle", "note", "howpublished", "booktitle"):
-        value = entry.get(name)
-        if value:
-            found = _arxiv_in(value, bare=False)
-            if found:
-                return found, name
-    return None, None
-
-
-_ISBN_LIKE = re.compile(r"(?<![\dX])(?:97[89][\s‐-]?)?\d(?:[\s‐-]?\d){8}[\s‐-]?[\dXx](?![\dX])")
-
-
-def clean_isbn(value: str | None) -> str | None:
-    """The ISBN-13 form of a valid ISBN-10 or ISBN-13, or None when the checksum fails."""
-    if not value:
-        return None
-    text = re.sub(r"(?i)^isbn(?:-1[03])?:?\s*", "", value.strip())
-    chars = re.sub(r"[\s\-‐-―]", "", text).upper()
-    if re.fullmatch(r"\d{9}[\dX]", chars):
-        total = sum((10 - i) * (10 if c == "X" else int(c)) for i, c in enumerate(chars))
-        if total % 11 != 0:
-            return None
-        core = "978" + chars[:9]
-        return core + _isbn13_check(core)
-    if re.fullmatch(r"97[89]\d{10}", chars):
-        return chars if _isbn13_check(chars[:12]) == chars[12] else None
-    return None
-
-
-def _isbn13_check(first12: str) -> str:
-    total = sum((1 if i % 2 == 0 else 3) * int(c) for i, c in enumerate(first12))
-    return str((10 - total % 10) % 10)
-
-
-def clean_pmid(value: str | None) -> str | None:
-    if not value:
-        return None
-    m = re.fullmatch(r"(?i)\s*(?:pmid\s*:?\s*)?(\d{1,9})\s*", value)
-    if m is None:
-        return None
-    return m.group(1).lstrip("0") or None
 
 
 # ----------------------------------------------------------------------------------------
@@ -698,7 +262,7 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
     isbn_raw = entry.get("isbn")
     isbn = None
     if isbn_raw and isbn_raw.strip():
-        candidates = _ISBN_LIKE.findall(isbn_raw)
+        candidates = ISBN_LIKE.findall(isbn_raw)
         isbn = next((c for c in map(clean_isbn, candidates) if c), None)
         if isbn is None:
             reason = (

@@ -7,8 +7,9 @@ import re
 from datetime import date
 
 from citewarden.model import Code, Issue
+from citewarden.verify.authors import is_placeholder
 from citewarden.verify.compare import cites_preprint
-from citewarden.verify.normalize import NormalizedEntry, is_placeholder
+from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.venues import venue_first_year
 
 

@@ -1,0 +1,183 @@
+"""Author lists: BibTeX name parsing (von / last / jr / first), et al., placeholders (pure)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from citewarden.verify.plain_text import fold, latex_to_text
+
+# ----------------------------------------------------------------------------------------
+# Authors
+# ----------------------------------------------------------------------------------------
+
+_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+_ETAL = re.compile(r"^(?:et\.?\s*al\.?|others|and others|u\.\s*a\.)$", re.IGNORECASE)
+_TRAILING_ETAL = re.compile(r"\s*,?\s*\bet\.?\s*al\.?\s*$", re.IGNORECASE)
+_VON_WORD = re.compile(r"^[a-zà-ÿ]")
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """One author as written, with a surname key for matching."""
+
+    raw: str
+    family: str  # decoded, without von particles
+    given: str
+    von: str = ""
+    corporate: bool = False
+
+    @property
+    def key(self) -> str:
+        return surname_key(self.family)
+
+    def display(self) -> str:
+        family = f"{self.von} {self.family}".strip()
+        return f"{family}, {self.given}" if self.given else family
+
+
+def surname_key(family: str) -> str:
+    """A surname folded for matching: no diacritics, hyphens or spaces."""
+    return fold(family).replace(" ", "")
+
+
+def _split_top_level(value: str, sep: re.Pattern[str]) -> list[str]:
+    """Split on ``sep`` outside braces."""
+    if "{" not in value:
+        return [p.strip() for p in sep.split(value)]
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            m = sep.match(value, i)
+            if m and m.end() > m.start():
+                parts.append(value[start:i])
+                start = m.end()
+                i = m.end()
+                continue
+        i += 1
+    parts.append(value[start:])
+    return [p.strip() for p in parts]
+
+
+def _tokens(value: str) -> list[str]:
+    return [t for t in _split_top_level(value, re.compile(r"\s+")) if t]
+
+
+def _is_von(token: str) -> bool:
+    text = latex_to_text(token)
+    return bool(text) and not token.startswith("{") and bool(_VON_WORD.match(text))
+
+
+def parse_author(raw: str) -> Author:
+    """Parse one BibTeX name: ``First von Last``, ``von Last, First``, ``von Last, Jr, First``."""
+    raw = raw.strip()
+    if raw.startswith("{") and raw.endswith("}") and _balanced_outer(raw):
+        return Author(raw, latex_to_text(raw[1:-1]), "", corporate=True)
+    parts = _split_top_level(raw, re.compile(r","))
+    if len(parts) >= 2:
+        last_tokens = _tokens(parts[0])
+        given = parts[-1] if len(parts) == 2 else parts[2]
+        von_tokens: list[str] = []
+        while len(last_tokens) > 1 and _is_von(last_tokens[0]):
+            von_tokens.append(last_tokens.pop(0))
+        return Author(
+            raw,
+            latex_to_text(" ".join(last_tokens)),
+            latex_to_text(given),
+            latex_to_text(" ".join(von_tokens)),
+        )
+    tokens = _tokens(raw)
+    if len(tokens) <= 1:
+        return Author(raw, latex_to_text(raw), "")
+    # First von Last: 'von' starts at the first lower-case word after the first token.
+    von_start = next((i for i in range(1, len(tokens) - 1) if _is_von(tokens[i])), None)
+    if von_start is not None:
+        von_end = von_start
+        while von_end < len(tokens) - 1 and _is_von(tokens[von_end]):
+            von_end += 1
+        return Author(
+            raw,
+            latex_to_text(" ".join(tokens[von_end:])),
+            latex_to_text(" ".join(tokens[:von_start])),
+            latex_to_text(" ".join(tokens[von_start:von_end])),
+        )
+    return Author(raw, latex_to_text(tokens[-1]), latex_to_text(" ".join(tokens[:-1])))
+
+
+def _balanced_outer(value: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(value):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0 and i != len(value) - 1:
+                return False
+    return depth == 0
+
+
+def split_authors(value: str) -> tuple[tuple[Author, ...], bool]:
+    """Split an author field on top-level ``and``; returns (authors, truncated).
+
+    ``and others`` / ``et al.`` mark an explicitly truncated list.
+    """
+    truncated = False
+    authors: list[Author] = []
+    for part in _split_top_level(value.strip(), _AND):
+        if not part:
+            continue
+        text = latex_to_text(part)
+        if _ETAL.match(text):
+            truncated = True
+            continue
+        stripped = _TRAILING_ETAL.sub("", part)
+        if stripped != part:
+            truncated = True
+            part = stripped
+            if not part.strip():
+                continue
+        authors.append(parse_author(part))
+    return tuple(authors), truncated
+
+
+_PLACEHOLDER_FAMILIES = frozenset(
+    {
+        "author",
+        "authors",
+        "lastname",
+        "surname",
+        "familyname",
+        "doe",
+        "placeholder",
+        "unknown",
+        "tbd",
+        "todo",
+        "xxx",
+        "name",
+        "someone",
+        "others",
+    }
+)
+_PLACEHOLDER_GIVEN = frozenset({"firstname", "first", "given", "givenname", "author"})
+
+
+def is_placeholder(author: Author) -> bool:
+    """Names that stand in for real authors: "Doe, John", "Author, A.", "Lastname, Firstname",
+    "Author1"."""
+    if author.corporate:
+        return fold(author.family) in {"author", "authors", "unknown", "placeholder"}
+    family = surname_key(author.family)
+    given = fold(author.given).replace(" ", "")
+    if re.fullmatch(r"author\d*|name\d+|person\d+", family):
+        return True
+    if family in _PLACEHOLDER_FAMILIES:
+        return family != "doe" or given in {"john", "jane", "j", "jd", "johnq", "janeq", ""}
+    return given in _PLACEHOLDER_GIVEN and family in {"last", "lastname", "surname", "family"}
