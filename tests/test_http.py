@@ -18,13 +18,15 @@ from citewarden.verify.http import (
     Limit,
     Reply,
     RetryPolicy,
+    redact,
+    redact_url,
+)
+from citewarden.verify.rate_limit import (
     TokenBucket,
     parse_interval,
     parse_reset,
     parse_retry_after,
     rate_bound,
-    redact,
-    redact_url,
 )
 from citewarden.verify.records import Outcome, Query
 from citewarden.verify.sources import ArxivSource, CrossrefSource, OpenAlexSource

@@ -22,9 +22,10 @@ from citewarden.cache import Cache
 from citewarden.model import Entry
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
-from citewarden.verify.http import HttpClient, Limit, Slots, TokenBucket
+from citewarden.verify.http import HttpClient, Limit
 from citewarden.verify.normalize import make_entry, normalize_entry
 from citewarden.verify.plan import Ahead
+from citewarden.verify.rate_limit import Slots, TokenBucket
 from citewarden.verify.records import Lookup, Outcome, Query
 from citewarden.verify.search_order import Field, field_of
 from citewarden.verify.sources.arxiv import ArxivSource

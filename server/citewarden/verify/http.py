@@ -2,7 +2,8 @@
 
 * Requests are grouped into *lanes* (``crossref``, ``crossref-query``, ``arxiv`` ...).  Each lane
   has a token bucket (requests per second, burst) and a concurrency cap, seeded with the
-  service's published limits (:data:`PUBLISHED_LIMITS`) and lowered when the service says so
+  service's published limits (:data:`~citewarden.verify.rate_limit.PUBLISHED_LIMITS`) and
+  lowered when the service says so
   (``x-rate-limit-limit`` / ``x-rate-limit-interval``; ``x-ratelimit-remaining: 0`` with
   ``x-ratelimit-reset`` pauses the lane).
 * 429 and 503 honour ``Retry-After`` (seconds or an HTTP date); other transient failures back
@@ -24,12 +25,10 @@ Clock and sleep are injectable so tests can check spacing without real waiting.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import os
-import re
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -37,6 +36,14 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import httpx
 
 from citewarden.redaction import SECRET_HEADERS, SECRET_PARAMS, redact, register_secrets
+from citewarden.verify.rate_limit import (
+    PUBLISHED_LIMITS,
+    Clock,
+    Limit,
+    Sleep,
+    TokenBucket,
+    parse_retry_after,
+)
 from citewarden.verify.shared_rate import SharedRate, family_of
 from citewarden.verify.transport import (
     ENTRY_BUDGET_FACTOR,
@@ -53,232 +60,20 @@ from citewarden.verify.transport import (
 
 log = logging.getLogger("citewarden.http")
 
-Clock = Callable[[], float]
-Sleep = Callable[[float], Awaitable[None]]
 
 __all__ = [
     "ENTRY_BUDGET_FACTOR",
     "MAX_BODY",
+    "PUBLISHED_LIMITS",
     "REDIRECT_HOSTS",
     "SECRET_HEADERS",
     "SECRET_PARAMS",
     "Failure",
+    "Limit",
     "Reply",
     "entry_budget",
     "redact",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Limit:
-    """A lane's politeness policy."""
-
-    rate: float  # requests per second
-    burst: int = 1  # tokens available at once
-    concurrency: int = 1  # requests in flight at once
-
-
-#: Published limits per lane.  ``*-public`` lanes are used when no mailto identifies us, and
-#: ``*-key`` lanes when an API key is configured.  Bursts are 1: requests are spaced evenly,
-#: so no window of a second ever sees more than the published rate (plus one).
-PUBLISHED_LIMITS: dict[str, Limit] = {
-    # Crossref (since December 2025).  Polite pool (mailto): 10 req/s for single records,
-    # 3 req/s and 3 concurrent for queries; public pool: 5 req/s and 1 req/s, concurrency 1.
-    "crossref": Limit(10.0, 1, 3),
-    "crossref-query": Limit(3.0, 1, 3),
-    "crossref-public": Limit(5.0, 1, 1),
-    "crossref-query-public": Limit(1.0, 1, 1),
-    # doi.org content negotiation redirects to the registration agency; stay modest.
-    "doi": Limit(5.0, 1, 2),
-    # OpenAlex: at most 10 requests per second.
-    "openalex": Limit(10.0, 1, 5),
-    # Semantic Scholar: 1 request per second with a key; the shared unauthenticated pool
-    # is throttled hard, so the same spacing is kept without one.
-    "semanticscholar": Limit(1.0, 1, 1),
-    "semanticscholar-key": Limit(1.0, 1, 1),
-    # DataCite REST API: 3000 requests per 5 minutes per client (10 req/s).
-    "datacite": Limit(10.0, 1, 4),
-    # arXiv API terms: one request every three seconds, a single connection.
-    "arxiv": Limit(1 / 3, 1, 1),
-    # NCBI E-utilities: 3 requests per second, 10 with an API key.
-    "pubmed": Limit(3.0, 1, 3),
-    "pubmed-key": Limit(10.0, 1, 10),
-    # dblp publishes no figure but rate-limits bursts; keep it gentle.
-    "dblp": Limit(2.0, 1, 1),
-    # Open Library: identified clients up to 3 req/s, anonymous 1 req/s.
-    "openlibrary": Limit(3.0, 1, 1),
-    "openlibrary-public": Limit(1.0, 1, 1),
-}
-
-
-def parse_retry_after(value: str | None, now_epoch: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    now = time.time() if now_epoch is None else now_epoch
-    return max(0.0, when.timestamp() - now)
-
-
-_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-
-
-def parse_interval(value: str) -> float | None:
-    """``"1s"`` -> 1.0, ``"500ms"`` -> 0.5, ``"2"`` -> 2.0; ``None`` when unreadable."""
-    m = _INTERVAL.match(value)
-    if not m:
-        return None
-    n = float(m.group(1))
-    unit = m.group(2) or "s"
-    return n * {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[unit]
-
-
-class Slots:
-    """A concurrency cap that a service can lower while requests are in flight (Crossref's
-    ``x-concurrency-limit``); requests already sent finish, new ones wait for the new cap."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = max(1, limit)
-        self.active = 0
-        self._free = asyncio.Condition()
-
-    def lower(self, limit: int) -> None:
-        """Adopt a lower cap (never raised above the published seed, never below one)."""
-        if 1 <= limit < self.limit:
-            self.limit = limit
-
-    async def __aenter__(self) -> None:
-        async with self._free:
-            await self._free.wait_for(lambda: self.active < self.limit)
-            self.active += 1
-
-    async def __aexit__(self, *exc: object) -> None:
-        async with self._free:
-            self.active -= 1
-            self._free.notify()
-
-
-class TokenBucket:
-    """Token bucket with a concurrency cap and a pause (for Retry-After / exhausted budgets).
-
-    Acquisition order is FIFO so queued requests are served fairly.
-    """
-
-    def __init__(
-        self, limit: Limit, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep
-    ):
-        self.seed = limit
-        self.rate = limit.rate
-        self.burst = max(1, limit.burst)
-        self._tokens = float(self.burst)
-        self._clock = clock
-        self._sleep = sleep
-        self._stamp = clock()
-        self._paused_until = 0.0
-        self._lock = asyncio.Lock()
-        self._slots = Slots(max(1, limit.concurrency))
-        #: Clock readings at which tokens were granted (most recent last; for diagnostics).
-        self.grants: list[float] = []
-
-    def _refill(self) -> None:
-        now = self._clock()
-        if now > self._stamp:
-            self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * self.rate)
-            self._stamp = now
-
-    async def acquire(self) -> None:
-        """Wait for a token (respecting any pause)."""
-        async with self._lock:
-            while True:
-                now = self._clock()
-                if now < self._paused_until:
-                    await self._sleep(self._paused_until - now)
-                    continue
-                self._refill()
-                if self._tokens >= 1.0 - 1e-9:  # tolerate float rounding
-                    self._tokens = max(0.0, self._tokens - 1.0)
-                    self.grants.append(now)
-                    del self.grants[:-1000]
-                    return
-                await self._sleep(max((1.0 - self._tokens) / self.rate, 1e-3))
-
-    @property
-    def concurrency(self) -> int:
-        return self._slots.limit
-
-    def slot(self) -> Slots:
-        """The concurrency cap (use as ``async with bucket.slot():``)."""
-        return self._slots
-
-    def paused_for(self) -> float:
-        """Seconds until the lane may send again because of a pause (0 when not paused)."""
-        return max(0.0, self._paused_until - self._clock())
-
-    def pause(self, seconds: float) -> None:
-        """Grant no token for ``seconds`` from now (keeps the longest pause)."""
-        self._paused_until = max(self._paused_until, self._clock() + seconds)
-        self._tokens = 0.0
-        self._stamp = max(self._stamp, self._paused_until)
-
-    def lower_rate(self, rate: float) -> None:
-        """Adopt a lower rate announced by the service (never above the published seed)."""
-        if 0 < rate < self.rate:
-            self.rate = rate
-            self.burst = max(1, min(self.burst, int(rate) or 1))
-            self._tokens = min(self._tokens, float(self.burst))
-
-    def adapt(self, headers: Mapping[str, str]) -> None:
-        """Adapt to rate-limit headers of a response."""
-        limit = headers.get("x-rate-limit-limit")
-        interval = headers.get("x-rate-limit-interval")
-        if limit and interval:
-            seconds = parse_interval(interval)
-            try:
-                n = float(limit)
-            except ValueError:
-                n = 0.0
-            if seconds and n > 0:
-                self.lower_rate(n / seconds)
-        concurrency = headers.get("x-concurrency-limit")
-        if concurrency and concurrency.strip().isdigit():
-            self._slots.lower(int(concurrency.strip()))
-        remaining = headers.get("x-ratelimit-remaining")
-        if remaining is not None and _is_zero(remaining):
-            wait = parse_reset(headers.get("x-ratelimit-reset"))
-            self.pause(min(wait if wait is not None else 60.0, 86400.0))
-
-
-def _is_zero(value: str) -> bool:
-    try:
-        return float(value.strip()) <= 0
-    except ValueError:
-        return False
-
-
-def parse_reset(value: str | None, now_epoch: float | None = None) -> float | None:
-    """Seconds until a budget resets: delta seconds ("30", "1s"), epoch seconds, or a date."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        n = float(value)
-    except ValueError:
-        seconds = parse_interval(value)
-        return seconds if seconds is not None else parse_retry_after(value, now_epoch)
-    if n > 1e9:  # an epoch timestamp
-        now = time.time() if now_epoch is None else now_epoch
-        return max(0.0, n - now)
-    return max(0.0, n)
 
 
 def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
@@ -589,14 +384,3 @@ def user_agent(mailto: str | None) -> str:
     from citewarden import __version__
 
     return f"citewarden/{__version__}" + (f" (mailto:{mailto})" if mailto else "")
-
-
-def rate_bound(requests: Mapping[str, int], limits: Mapping[str, Limit] | None = None) -> float:
-    """The least wall time the published limits allow for ``requests`` (per lane counts):
-    lanes run in parallel, each needs ``(n - burst) / rate`` seconds."""
-    table = PUBLISHED_LIMITS if limits is None else limits
-    bound = 0.0
-    for lane, n in requests.items():
-        limit = table.get(lane) or table.get(lane.split("-")[0]) or Limit(1.0)
-        bound = max(bound, max(0, n - max(1, limit.burst)) / limit.rate)
-    return bound

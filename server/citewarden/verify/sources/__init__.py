@@ -50,7 +50,7 @@ Caching: ``CachedSource`` keeps FOUND ~30 days, NOT_FOUND ~1 day, notices ~1 day
 FAILED; results read back have ``from_cache=True``; concurrent identical look-ups share one
 request; ``by_dois`` only asks for the DOIs not in the cache.  HTTP: one ``HttpClient`` per
 run (``verify.http``); ``http.stats.requests`` counts requests per lane and
-``verify.http.rate_bound(counts)`` is the least wall time the published limits allow.
+``verify.rate_limit.rate_bound(counts)`` is the least wall time the published limits allow.
 
 A FAILED Lookup's ``reason`` explains "unverified" (timeout, rate limited, HTTP 503,
 malformed response ..., "offline: not in cache"); it never contains API keys.
