@@ -39,12 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "server"))
 
 from citewarden.model import Entry  # noqa: E402
-from citewarden.parsing import bibtex  # noqa: E402
-from citewarden.parsing.bibtex import (  # noqa: E402
-    PURE_PYTHON_VARIABLE,
-    parse_bibtex,
-    reparse_bibtex,
-)
+from citewarden.parsing import bibtex_scan  # noqa: E402
+from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex  # noqa: E402
+from citewarden.parsing.bibtex_scan import PURE_PYTHON_VARIABLE  # noqa: E402
 
 BIBS = ROOT / "tests" / "data" / "bibs"
 SOURCES = [
@@ -313,7 +310,7 @@ def _child(kind: str, folder: Path, pure: bool = False) -> dict[str, object]:
 def _reader_kind(pure: bool) -> str:
     if pure:
         return f"pure Python ({PURE_PYTHON_VARIABLE}=1)"
-    if bibtex._scan_entries is None:
+    if bibtex_scan._scan_entries is None:
         return "pure Python (the C extension is not built)"
     return "with the C extension"
 

@@ -234,11 +234,11 @@ entry_text = st.lists(
 @SETTINGS
 @given(st.one_of(entry_text, bib_like))
 def test_fast_lane_equals_the_token_by_token_reader(text: str) -> None:
-    from citewarden.parsing import bibtex
+    from citewarden.parsing import bibtex_scan
 
     fast = parse_bibtex(PATH, text)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(bibtex._Scanner, "_fast_entry", lambda *args: None)
+        mp.setattr(bibtex_scan._Scanner, "_fast_entry", lambda *args: None)
         slow = parse_bibtex(PATH, text)
     assert fast.entries == slow.entries
     assert [e.fields for e in fast.entries] == [e.fields for e in slow.entries]

@@ -16,23 +16,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from citewarden.model import ParsedBibliography
-from citewarden.parsing import bibtex
+from citewarden.parsing import bibtex_scan
 from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex
 
 DATA = Path(__file__).parent / "data"
 PATH = Path("p.bib")
-SCAN = bibtex._scan_fields
+SCAN = bibtex_scan._scan_fields
 
 
 @contextmanager
 def pattern_reader() -> Iterator[None]:
     """Read with the regular expressions only, as a build without the extension does."""
-    saved = bibtex._scan_fields, bibtex._scan_entries
-    bibtex._scan_fields = bibtex._scan_entries = None
+    saved = bibtex_scan._scan_fields, bibtex_scan._scan_entries
+    bibtex_scan._scan_fields = bibtex_scan._scan_entries = None
     try:
         yield
     finally:
-        bibtex._scan_fields, bibtex._scan_entries = saved
+        bibtex_scan._scan_fields, bibtex_scan._scan_entries = saved
 
 
 def dump(bib: ParsedBibliography) -> tuple[object, ...]:
@@ -214,11 +214,11 @@ def test_reparse_after_an_edit_reads_the_same() -> None:
 
 def test_the_variable_turns_the_extension_off() -> None:
     code = (
-        "from citewarden.parsing import bibtex as b; "
+        "from citewarden.parsing import bibtex_scan as b; "
         "print(b._scan_fields is None, b._scan_entries is None)"
     )
     for value, off in (("1", "True True"), ("0", f"{SCAN is None} {SCAN is None}")):
-        env = {**os.environ, bibtex.PURE_PYTHON_VARIABLE: value}
+        env = {**os.environ, bibtex_scan.PURE_PYTHON_VARIABLE: value}
         out = subprocess.run(
             [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
         )

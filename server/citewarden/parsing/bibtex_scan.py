@@ -1,0 +1,977 @@
+"""The BibTeX scanner: blocks, entries, fields and values read with exact spans and error
+recovery, the common entries in C when the extension was built (:mod:`citewarden.parsing._bibscan`).
+
+One state machine over the text (:class:`_Scanner`): its methods share the position, the
+macro table and the findings of one read.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from citewarden.model import (
+    Code,
+    Entry,
+    Finding,
+    Location,
+    Related,
+    sound_span,
+)
+from citewarden.parsing.bibtex_entries import _lazy_entry
+from citewarden.parsing.bibtex_patterns import (
+    _BLOCK,
+    _BRACE,
+    _F_EXP,
+    _F_NAME,
+    _F_NE,
+    _F_NS,
+    _F_VALUE,
+    _F_VE,
+    _F_VS,
+    _F_WIDTH,
+    _FIELD_AFTER_CLOSE,
+    _GAP_RE,
+    _HEAD,
+    _KEY_BRACE,
+    _KEY_PAREN,
+    _KEY_WITH_EQUALS,
+    _LINE_BLOCK,
+    _MACRO,
+    _NAME,
+    _NAME_EQ,
+    _NL_AT,
+    _NL_BLOCK,
+    _NUMBER,
+    _PARTS,
+    _QUOTE_OR_BRACE,
+    _ROWS,
+    _SPACE,
+    _SPECIAL,
+    _SWALLOWED,
+    MAX_EXPANSION,
+    MAX_STRING_DEPTH,
+    MONTH_MACROS,
+)
+
+_ScanFields = Callable[
+    [str, int, int], tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...] | None] | None
+]
+_ScanEntries = Callable[[str, int, int, Path, dict[str, str]], tuple[list[tuple[Any, ...]], int]]
+_scan_fields: _ScanFields | None
+_scan_entries: _ScanEntries | None
+#: Set (to anything but "" or "0") to read without the C extension, as a build without a
+#: compiler does: the same results, more slowly.
+PURE_PYTHON_VARIABLE = "CITEWARDEN_PURE_PYTHON"
+try:  # the one-pass scanner of well-formed entries, when the C extension was built
+    if os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0"):
+        raise ImportError(PURE_PYTHON_VARIABLE)
+    from citewarden.parsing import _bibscan
+    from citewarden.parsing._bibscan import entries as _scan_entries
+    from citewarden.parsing._bibscan import fields as _scan_fields
+except ImportError:  # a build without a C compiler, or the variable set
+    _bibscan = None  # type: ignore[assignment]
+    _scan_fields = _scan_entries = None
+
+
+def reader_kind() -> str:
+    """How .bib files are read here: "C extension" or "pure Python"."""
+    return "pure Python" if _scan_entries is None else "C extension"
+
+
+# ---------------------------------------------------------------------------------------
+# The scanner
+# ---------------------------------------------------------------------------------------
+
+
+class _Abort(Exception):
+    """A syntax error inside a block: where, what, and where reading may resume."""
+
+    def __init__(self, offset: int, end: int, message: str, resync: int | None = None) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.end = end
+        self.message = message
+        self.resync = resync
+
+
+def _describe(text: str, pos: int) -> str:
+    if pos >= len(text):
+        return "the end of the file"
+    ch = text[pos]
+    if ch == "\n" or ch == "\r":
+        return "the end of the line"
+    return f"'{ch}'"
+
+
+class _Scanner:
+    def __init__(self, path: Path, text: str, strings: dict[str, str]) -> None:
+        self.path = path
+        self.text = text
+        self.n = len(text)
+        self.strings = strings
+        self.string_defs: list[tuple[int, str, str]] = []
+        #: nesting depth of the macros defined by this scan (a macro of literals is 1;
+        #: macros inherited from an earlier scan count 1: a re-read that defines a macro
+        #: is read again in full)
+        self._depths: dict[str, int] = {}
+        #: the deepest macro used by the value being read
+        self._used_depth = 0
+        self.entries: list[Entry] = []
+        self.problems: list[Finding] = []
+        self.complete = True
+        # Memos of the last "next line starting with '@'" searches: (from, result).
+        self._at_memo = (1, -1)
+        self._block_memo = (1, -1)
+
+    # -- findings -----------------------------------------------------------------------
+
+    def _finding(
+        self,
+        code: Code,
+        start: int,
+        end: int,
+        message: str,
+        related: tuple[Related, ...] = (),
+        **data: object,
+    ) -> None:
+        n = self.n
+        start = min(start, n)
+        self.problems.append(
+            Finding(
+                code,
+                Location(self.path, sound_span(start, min(max(start, end), n))),
+                message,
+                related,
+                data=MappingProxyType(data),
+            )
+        )
+
+    def _syntax(self, start: int, end: int, message: str) -> None:
+        self.complete = False
+        self._finding(Code.BIB_SYNTAX, start, max(start, end), message)
+
+    def _fail(self, abort: _Abort, at: int) -> int:
+        """Report a syntax error in the block starting at ``at``; return where reading resumes.
+
+        The finding stays inside the broken block (before the line where reading resumes),
+        so that the problems of a block move with it when an edit elsewhere shifts it.
+        """
+        resync = abort.resync
+        if resync is None:
+            resync = self._resync(max(abort.offset, at + 1))
+        start, end = abort.offset, abort.end
+        if start >= resync and resync < self.n:
+            start = resync
+            while start > at + 1 and self.text[start - 1] in " \t\r\n":
+                start -= 1
+            end = start
+        self._syntax(start, end, abort.message)
+        return resync
+
+    def _resync(self, pos: int) -> int:
+        """Offset of the '@' of the next line that starts with '@' at or after ``pos``."""
+        m = _NL_AT.search(self.text, max(pos - 1, 0))
+        return m.end() - 1 if m else self.n
+
+    def _line_start(self, pos: int) -> bool:
+        i = pos - 1
+        text = self.text
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        return i < 0 or text[i] == "\n"
+
+    # -- top level ----------------------------------------------------------------------
+
+    def scan(self, pos: int, stops: list[int] | None = None) -> int:
+        """Read blocks from ``pos``; return EOF, or the first of ``stops`` met at top level."""
+        text, n = self.text, self.n
+        si = 0
+        while True:
+            if _scan_entries is not None:
+                # the common entries from here on, in one call (it stops before any stop)
+                if stops is not None:
+                    while si < len(stops) and stops[si] < pos:
+                        si += 1
+                stop = stops[si] if stops is not None and si < len(stops) else n
+                records, pos = _scan_entries(text, pos, stop, self.path, self.strings)
+                if records:
+                    self.entries.extend(map(_lazy_entry, records))
+            at = text.find("@", pos)
+            if at == -1:
+                return n
+            if stops is not None:
+                while si < len(stops) and stops[si] < at:
+                    si += 1
+                if si < len(stops) and stops[si] == at:
+                    return at
+            tried = False
+            h = _HEAD.match(text, at)
+            if h is not None:
+                kind = _lower(h.group(1))
+                if kind not in _SPECIAL:
+                    end = self._fast_entry(at, kind, h.group(2), h.start(2), h.end(2), h.end())
+                    if end is not None:
+                        pos = end
+                        continue
+                    tried = True
+            m = _BLOCK.match(text, at)
+            if m is None or m.group(2) is None:
+                # "@comment" without braces comments out the rest of its line, as in BibTeX.
+                if m is not None and self._line_start(at) and m.group(1).lower() != "comment":
+                    self._syntax(
+                        m.end(1),
+                        m.end(1) + 1,
+                        f"expected '{{' or '(' after '@{m.group(1)}', found "
+                        f"{_describe(text, m.end())}",
+                    )
+                    pos = self._resync(at + 1)
+                else:
+                    pos = at + 1
+                continue
+            kind = m.group(1).lower()
+            try:
+                if kind == "comment":
+                    pos = self._comment(m)
+                elif kind == "preamble":
+                    pos = self._preamble(m)
+                elif kind == "string":
+                    pos = self._string(m)
+                else:
+                    pos = self._entry(m, kind, try_fast=not tried)
+            except _Abort as abort:
+                pos = self._fail(abort, at)
+
+    # -- balanced groups ------------------------------------------------------------------
+
+    def _limit(self, pos: int) -> int:
+        """Where a value that opened before ``pos`` must have closed: the start of the next
+        line that starts a block (``@type{``), else the end of the file."""
+        start, found = self._block_memo
+        if start <= pos and (pos < found or found == self.n):
+            return found  # the block line found from ``start`` is also the next one from pos
+        m = _NL_BLOCK.search(self.text, pos)
+        found = m.start() + 1 if m else self.n
+        self._block_memo = (pos, found)
+        return found
+
+    def _next_line_at(self, pos: int) -> int:
+        """Offset of the newline before the next line that starts with '@' (else EOF)."""
+        start, found = self._at_memo
+        if start <= pos <= found:
+            return found
+        m = _NL_AT.search(self.text, pos)
+        found = m.start() if m else self.n
+        self._at_memo = (pos, found)
+        return found
+
+    def _close_brace(self, open_pos: int, limit: int) -> int:
+        """Offset of the '}' matching the '{' at ``open_pos``, or -1 before ``limit``."""
+        depth = 0
+        for m in _BRACE.finditer(self.text, open_pos, limit):
+            if m.group() == "{":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    return m.start()
+        return -1
+
+    def _close_quote(self, open_pos: int, limit: int) -> int:
+        depth = 0
+        for m in _QUOTE_OR_BRACE.finditer(self.text, open_pos + 1, limit):
+            c = m.group()
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                if depth == 0:
+                    return -1
+                depth -= 1
+            elif depth == 0:
+                return m.start()
+        return -1
+
+    def _skip_group(self, m: re.Match[str]) -> int:
+        """Skip a @comment/@preamble body; return the offset after its closing delimiter."""
+        open_pos = m.end() - 1
+        limit = self._limit(open_pos)
+        if m.group(2) == "{":
+            close = self._close_brace(open_pos, limit)
+            return close + 1 if close != -1 else -1
+        depth = 0
+        for t in re.finditer(r"[{}()]", self.text[open_pos + 1 : limit]):
+            c = t.group()
+            if c in "{(":
+                depth += 1
+            elif depth == 0 and c == ")":
+                return open_pos + 1 + t.start() + 1
+            else:
+                depth = max(0, depth - 1)
+        return -1
+
+    def _comment(self, m: re.Match[str]) -> int:
+        end = self._skip_group(m)
+        return end if end != -1 else self._resync(m.start() + 1)
+
+    def _preamble(self, m: re.Match[str]) -> int:
+        end = self._skip_group(m)
+        if end == -1:
+            close = "}" if m.group(2) == "{" else ")"
+            raise _Abort(m.end() - 1, m.end(), f"@preamble is not closed: missing '{close}'")
+        return end
+
+    # -- values ---------------------------------------------------------------------------
+
+    def _value(self, pos: int, field: str) -> tuple[int, int, str, str | None, int]:
+        """Read a value expression at ``pos`` (after '=' and white space).
+
+        Returns (value_start, value_end, value, expanded, pos after the expression).
+        """
+        text, n = self.text, self.n
+        parts: list[str] = []
+        first_start = -1
+        last_end = -1
+        single_inner: tuple[int, int] | None = None
+        count = 0
+        total = 0  # characters of the expansion so far
+        while True:
+            if pos >= n:
+                raise _Abort(
+                    pos, pos, f"expected a value for field '{field}', found the end of the file"
+                )
+            c = text[pos]
+            if c == "{":
+                limit = self._limit(pos)
+                close = self._close_brace(pos, limit)
+                if close == -1:
+                    where = "the next entry" if limit < n else "the end of the file"
+                    raise _Abort(
+                        pos,
+                        pos + 1,
+                        f"unclosed '{{' in the value of field '{field}': no matching '}}' "
+                        f"before {where}",
+                        resync=limit if limit < n else None,
+                    )
+                parts.append(text[pos + 1 : close])
+                inner = (pos + 1, close)
+                start, pos = pos, close + 1
+            elif c == '"':
+                limit = self._limit(pos)
+                close = self._close_quote(pos, limit)
+                if close == -1:
+                    raise _Abort(
+                        pos,
+                        pos + 1,
+                        f"unbalanced '\"' in the value of field '{field}': no closing '\"' "
+                        "(braces inside quotes must be balanced)",
+                        resync=limit if limit < n else None,
+                    )
+                parts.append(text[pos + 1 : close])
+                inner = (pos + 1, close)
+                start, pos = pos, close + 1
+            elif c.isdecimal():  # exactly what _NUMBER (\d) matches
+                t = _NUMBER.match(text, pos)
+                assert t is not None
+                parts.append(t.group())
+                inner = t.span()
+                start, pos = pos, t.end()
+            else:
+                t = _MACRO.match(text, pos)
+                if t is None:
+                    raise _Abort(
+                        pos,
+                        pos + 1,
+                        f"expected a value for field '{field}' ({{...}}, \"...\", a number "
+                        f"or a macro name), found {_describe(text, pos)}",
+                    )
+                name = t.group()
+                parts.append(self._expand_macro(name, t.start(), t.end(), count == 0))
+                inner = t.span()
+                start, pos = pos, t.end()
+            total += len(parts[-1])
+            if total > MAX_EXPANSION:
+                raise _Abort(
+                    first_start if count else start,
+                    pos,
+                    f"the value of '{field}' expands to more than {MAX_EXPANSION:,} "
+                    "characters (@string macros repeated inside one another?); it is not read",
+                )
+            if count == 0:
+                first_start = start
+                single_inner = inner
+            count += 1
+            last_end = pos
+            sp = _SPACE.match(text, pos)
+            assert sp is not None
+            if sp.end() < n and text[sp.end()] == "#":
+                pos = _SPACE.match(text, sp.end() + 1).end()  # type: ignore[union-attr]
+                continue
+            break
+        if count == 1:
+            assert single_inner is not None
+            vs, ve = single_inner
+            value = text[vs:ve]
+            expanded: str | None = None
+            kind = text[first_start]
+            if kind not in '{"' and not kind.isdecimal():
+                expanded = self._macro_value(value.lower())
+                if expanded == value:
+                    expanded = None
+            return vs, ve, value, expanded, last_end
+        value = text[first_start:last_end]
+        joined = "".join(parts)
+        return first_start, last_end, value, (joined if joined != value else None), last_end
+
+    def _macro_value(self, lname: str) -> str | None:
+        v = self.strings.get(lname)
+        if v is None:
+            v = MONTH_MACROS.get(lname)
+        return v
+
+    def _expand_macro(self, name: str, start: int, end: int, first: bool) -> str:
+        lname = name.lower()
+        v = self._macro_value(lname)
+        if v is not None and lname in self.strings:
+            self._used_depth = max(self._used_depth, self._depths.get(lname, 1))
+        if v is None:
+            self._finding(
+                Code.UNDEFINED_STRING,
+                start,
+                end,
+                f"undefined @string macro '{name}'",
+                name=name,
+            )
+            return ""
+        return v
+
+    # -- @string ----------------------------------------------------------------------------
+
+    def _string(self, m: re.Match[str]) -> int:
+        text, n = self.text, self.n
+        close = "}" if m.group(2) == "{" else ")"
+        pos = _SPACE.match(text, m.end()).end()  # type: ignore[union-attr]
+        t = _NAME.match(text, pos)
+        if t is None:
+            raise _Abort(
+                pos,
+                pos + 1,
+                f"expected a macro name after '@string{m.group(2)}', found {_describe(text, pos)}",
+            )
+        name = t.group()
+        pos = _SPACE.match(text, t.end()).end()  # type: ignore[union-attr]
+        if pos >= n or text[pos] != "=":
+            raise _Abort(
+                pos,
+                pos + 1,
+                f"expected '=' after @string name '{name}', found {_describe(text, pos)}",
+            )
+        pos = _SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+        self._used_depth = 0
+        vs, _, value, expanded, pos = self._value(pos, name)
+        depth = self._used_depth + 1
+        if depth > MAX_STRING_DEPTH:
+            raise _Abort(
+                vs,
+                pos,
+                f"@string '{name}' nests macros {depth} deep (at most {MAX_STRING_DEPTH}); "
+                "it is not defined",
+            )
+        pos = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= n or text[pos] != close:
+            raise _Abort(
+                pos,
+                pos + 1,
+                f"expected '{close}' to close @string '{name}', found {_describe(text, pos)}",
+            )
+        lname = name.lower()
+        full = expanded if expanded is not None else value
+        self.strings[lname] = full
+        self._depths[lname] = depth
+        self.string_defs.append((m.start(), lname, full))
+        return pos + 1
+
+    # -- entries ----------------------------------------------------------------------------
+
+    def _entry(self, m: re.Match[str], etype: str, try_fast: bool = True) -> int:
+        text, n = self.text, self.n
+        at = m.start()
+        close = "}" if m.group(2) == "{" else ")"
+        km = (_KEY_BRACE if close == "}" else _KEY_PAREN).match(text, m.end())
+        assert km is not None
+        key = km.group(1)
+        ks, ke = km.span(1)
+        pos = km.end()
+        c = text[pos] if pos < n else ""
+        empty_key = False
+        if c == "," or c == close:
+            if not key:
+                empty_key = True
+                self._finding(
+                    Code.EMPTY_KEY,
+                    at,
+                    pos + 1,
+                    f"entry '@{m.group(1)}' has an empty key; it cannot be cited",
+                )
+        elif c == "=" and (eq := _KEY_WITH_EQUALS.match(text, ks)) is not None:
+            key = eq.group(1)
+            ks, ke = eq.span(1)
+            pos = eq.end() - 1
+            c = ","
+        elif c == "=":
+            raise _Abort(
+                ks,
+                max(ke, ks + 1),
+                f"missing entry key: '@{m.group(1)}{m.group(2)}' is followed by the field '{key}'",
+            )
+        elif c == "":
+            raise _Abort(pos, pos, f"unexpected end of file after the key of entry '{key}'")
+        else:
+            raise _Abort(
+                pos,
+                pos + 1,
+                f"expected ',' after the key of entry '{key}', found {_describe(text, pos)}",
+            )
+
+        if try_fast and c == "," and close == "}" and not empty_key:
+            fast = self._fast_entry(at, etype, key, ks, ke, pos + 1)
+            if fast is not None:
+                return fast
+        fields: list[Any] = []
+        seen: dict[str, int] = {}
+        end = -1
+        resync: int | None = None
+        if c == close:
+            end = pos + 1
+        else:
+            try:
+                end = self._fields(pos + 1, close, key, fields, seen)
+            except _Abort as abort:
+                resync = self._fail(abort, at)
+        if resync is not None:
+            # A broken entry still defines its key (as in BibTeX); it ends where reading resumes.
+            stop = resync
+            while stop > at and text[stop - 1] in " \t\r\n":
+                stop -= 1
+            span_end = max(stop, pos)
+            next_pos = resync
+        else:
+            span_end = end
+            next_pos = end
+            self._check_after_close(end, key)
+        if not empty_key:
+            names = tuple(fields[0::_F_WIDTH])
+            values = tuple(fields[_F_VALUE::_F_WIDTH])
+            exps = tuple(fields[_F_EXP::_F_WIDTH])
+            positions: list[int] = []
+            for i in range(0, len(fields), _F_WIDTH):
+                positions += (
+                    fields[i + _F_NS] - at,
+                    fields[i + _F_NE] - at,
+                    fields[i + _F_VS] - at,
+                    fields[i + _F_VE] - at,
+                )
+            self._add_entry(
+                etype,
+                key,
+                at,
+                span_end,
+                ks - at,
+                ke - at,
+                names,
+                values,
+                exps if any(x is not None for x in exps) else None,
+                None,
+                tuple(positions),
+            )
+        return next_pos
+
+    def _add_entry(
+        self,
+        etype: str,
+        key: str,
+        at: int,
+        end: int,
+        ks: int,
+        ke: int,
+        names: tuple[str, ...],
+        values: tuple[str, ...],
+        exps: tuple[str | None, ...] | None,
+        raw: str | None,
+        positions: tuple[int, ...] | None,
+    ) -> None:
+        aliases: tuple[str, ...] = ()
+        if "ids" in names:
+            i = names.index("ids")
+            ids = values[i]
+            if exps is not None:
+                ids = exps[i] or ids
+            aliases = tuple(a.strip() for a in ids.split(",") if a.strip())
+        self.entries.append(
+            _lazy_entry(
+                (
+                    etype,
+                    key,
+                    at,
+                    end,
+                    ks,
+                    ke,
+                    self.path,
+                    aliases,
+                    names,
+                    values,
+                    exps,
+                    raw,
+                    positions,
+                )
+            )
+        )
+
+    def _fast_entry(self, at: int, etype: str, key: str, ks: int, ke: int, body: int) -> int | None:
+        """Read a well-formed brace entry in one C-level pass; None: use the slow path."""
+        text = self.text
+        # The body ends before the next line that starts with '@' (usually the next entry).
+        nxt = text.find("\n@", body, body + 8192)
+        limit = nxt if nxt != -1 else self._next_line_at(body)
+        got = _scan_fields(text, body, limit) if _scan_fields is not None else None
+        if got is None:
+            return self._pattern_entry(at, etype, key, ks, ke, body, limit)
+        end, raw_names, values, macro = got
+        names = _field_names(raw_names)
+        if names is None:
+            return None  # a duplicate field: the slow path reports it with both positions
+        exps = None
+        if macro is not None:
+            exps = self._macro_values(macro)
+            if exps is None:
+                return None
+        return self._fast_done(at, etype, key, ks, ke, body, end, names, values, exps)
+
+    def _pattern_entry(
+        self, at: int, etype: str, key: str, ks: int, ke: int, body: int, limit: int
+    ) -> int | None:
+        """``_fast_entry`` with the row pattern (every case the one-pass scanner leaves)."""
+        text = self.text
+        rows = _ROWS.findall(text, body, limit)
+        if not rows:
+            return None
+        # Transpose in C: one tuple per group, the closing row last.
+        # (findall gives rows of equal width, so zip needs no strict check.)
+        raw_names, braced, quoted, number, macro, more, sep, gap, close, tail, bad = zip(
+            *rows, strict=False
+        )
+        count = len(rows) - 1  # fields
+        if not close[-1] or bad[-1] or (count and (not raw_names[-2] or any(bad))):
+            return None  # not closed, or something that is not a field: the slow path reports it
+        if count > 1 and sep[: count - 1].count(",") != count - 1:
+            return None  # a missing comma: the slow path reports it
+        if count and not sep[count - 1] and "%" in gap[-1]:
+            return None  # a comment between a value and the closing brace: not BibTeX
+        end = limit - len(tail[-1])
+        names = _field_names(raw_names[:count])
+        if names is None:
+            return None  # a duplicate field: the slow path reports it with both positions
+        values = tuple(map("".join, zip(braced, quoted, number, macro, strict=True)))[:count]
+        exps: tuple[str | None, ...] | None = None
+        if count and more.count("") != len(more):
+            concat = self._concatenations(values, braced, quoted, number, macro, more[:count])
+            if concat is None:
+                return None
+            values, exps = concat
+        elif count and macro.count("") != len(macro):
+            exps = self._macro_values(macro[:count])
+            if exps is None:
+                return None
+        return self._fast_done(at, etype, key, ks, ke, body, end, names, values, exps)
+
+    def _macro_values(self, macro: Sequence[str]) -> tuple[str | None, ...] | None:
+        """Expansion of each field's macro ("" for a field without one, None for a macro
+        that expands to its own name); None when one is undefined: the slow path reports
+        it at its place."""
+        expanded: list[str | None] = []
+        for name in macro:
+            exp = self._macro_value(name.lower()) if name else None
+            if name and exp is None:
+                return None
+            expanded.append(exp if exp != name else None)
+        return tuple(expanded)
+
+    def _fast_done(
+        self,
+        at: int,
+        etype: str,
+        key: str,
+        ks: int,
+        ke: int,
+        body: int,
+        end: int,
+        names: tuple[str, ...],
+        values: tuple[str, ...],
+        exps: tuple[str | None, ...] | None,
+    ) -> int | None:
+        """Record an entry the fast lane read; None: a value runs into the next entry."""
+        text = self.text
+        if text.find("@", body, end) != -1 and _LINE_BLOCK.search(text, body, end):
+            return None  # a value runs into the next entry: the slow path reports it
+        self._add_entry(
+            etype,
+            key,
+            at,
+            end,
+            ks - at,
+            ke - at,
+            names,
+            values,
+            exps,
+            text[at:end],
+            None,
+        )
+        self._check_after_close(end, key)
+        return end
+
+    def _concatenations(
+        self,
+        values: tuple[str, ...],
+        braced: tuple[str, ...],
+        quoted: tuple[str, ...],
+        number: tuple[str, ...],
+        macro: tuple[str, ...],
+        more: tuple[str, ...],
+    ) -> tuple[tuple[str, ...], tuple[str | None, ...]] | None:
+        """Values and expansions of fields some of which are '#' concatenations (``more``:
+        the text after each field's first part); None: leave the entry to the slow path."""
+        out_values: list[str] = []
+        out_exps: list[str | None] = []
+        for i, rest in enumerate(more):
+            name = macro[i]
+            if not rest:
+                exp = None
+                if name:
+                    exp = self._macro_value(name.lower())
+                    if exp is None:
+                        return None  # the slow path reports the undefined macro
+                    if exp == name:
+                        exp = None
+                out_values.append(values[i])
+                out_exps.append(exp)
+                continue
+            if braced[i]:
+                first, part = "{" + braced[i] + "}", braced[i]
+            elif quoted[i]:
+                first, part = '"' + quoted[i] + '"', quoted[i]
+            elif number[i]:
+                first = part = number[i]
+            elif name and not name[0].isdigit():
+                first = name
+                found = self._macro_value(name.lower())
+                if found is None:
+                    return None
+                part = found
+            else:
+                return None  # an empty first part ({} or ""), or an unusual digit
+            parts = [part]
+            for b, q, n, m in _PARTS.findall(rest):
+                if m:
+                    if m[0].isdigit():
+                        return None
+                    found = self._macro_value(m.lower())
+                    if found is None:
+                        return None
+                    parts.append(found)
+                else:
+                    parts.append(b or q or n)
+            if sum(map(len, parts)) > MAX_EXPANSION:
+                return None  # the slow path reports it
+            value = first + rest
+            joined = "".join(parts)
+            out_values.append(value)
+            out_exps.append(joined if joined != value else None)
+        return tuple(out_values), tuple(out_exps)
+
+    def _check_after_close(self, end: int, key: str) -> None:
+        """A field right after the closing brace means a stray '}' ended the entry early."""
+        if self.text.startswith("\n", end):
+            return  # the usual case; the pattern cannot match across a line break
+        t = _FIELD_AFTER_CLOSE.match(self.text, end)
+        if t is not None:
+            self._syntax(
+                end - 1,
+                end,
+                f"entry '{key}' ends here, but a field follows: unbalanced '}}' in a value? "
+                "The text after it is ignored",
+            )
+
+    def _fields(self, pos: int, close: str, key: str, out: list[Any], seen: dict[str, int]) -> int:
+        """Read fields from ``pos`` (after the key's comma); return the offset after the entry."""
+        text, n = self.text, self.n
+        while True:
+            gap = _GAP_RE.match(text, pos)
+            assert gap is not None
+            pos = gap.end()
+            if pos >= n:
+                raise _Abort(
+                    pos,
+                    pos,
+                    f"entry '{key}' is not closed: missing '{close}' at the end of the file",
+                )
+            c = text[pos]
+            if c == close:
+                return pos + 1
+            if c == "@" and self._line_start(pos):
+                self._unclosed_value(out, key, pos)
+                back = pos
+                while back > 0 and text[back - 1] in " \t\r\n":
+                    back -= 1
+                raise _Abort(
+                    back,
+                    back,
+                    f"entry '{key}' is not closed: missing '{close}' before the next entry",
+                    resync=pos,
+                )
+            nm = _NAME.match(text, pos)
+            if nm is None:
+                raise _Abort(
+                    pos,
+                    pos + 1,
+                    f"expected a field name or '{close}' in entry '{key}', found {_describe(text, pos)}",
+                )
+            name = nm.group()
+            ns, ne = nm.span()
+            pos = _SPACE.match(text, ne).end()  # type: ignore[union-attr]
+            if pos >= n or text[pos] != "=":
+                raise _Abort(
+                    pos,
+                    pos + 1,
+                    f"expected '=' after field name '{name}' in entry '{key}', found {_describe(text, pos)}",
+                )
+            pos = _SPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+            vs, ve, value, exp, pos = self._value(pos, name.lower())
+            self._add_field(out, seen, key, _lower(name), ns, ne, value, vs, ve, exp)
+            after = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
+            c = text[after] if after < n else ""
+            if c == ",":
+                pos = after + 1
+            elif c == close:
+                return after + 1
+            elif c == "@" and self._line_start(after):
+                self._unclosed_value(out, key, after)
+                raise _Abort(
+                    pos,
+                    pos,
+                    f"entry '{key}' is not closed: missing '{close}' before the next entry",
+                    resync=after,
+                )
+            elif c and _NAME_EQ.match(text, after):
+                self._syntax(
+                    pos,
+                    pos,
+                    f"missing ',' after the value of field '{name.lower()}' in entry '{key}'",
+                )
+                pos = after
+            elif c == "":
+                raise _Abort(
+                    after,
+                    after,
+                    f"entry '{key}' is not closed: missing '{close}' at the end of the file",
+                )
+            else:
+                raise _Abort(
+                    after,
+                    after + 1,
+                    f"expected ',' or '{close}' after the value of field '{name.lower()}' in entry '{key}', found {_describe(text, after)}",
+                )
+
+    def _unclosed_value(self, out: list[Any], key: str, resync: int) -> None:
+        """The entry ran into the next one: blame the last value if it swallowed fields."""
+        if not out:
+            return
+        value, vs = out[-_F_WIDTH + _F_VALUE], out[-_F_WIDTH + _F_VS]
+        opener = self.text[vs - 1] if vs > 0 else ""
+        if opener in '{"' and _SWALLOWED.search(value):
+            name = out[-_F_WIDTH + _F_NAME]
+            del out[-_F_WIDTH:]  # the value is not what the author meant: drop the field
+            what = "'{'" if opener == "{" else "'\"'"
+            raise _Abort(
+                vs - 1,
+                vs,
+                f"unclosed {what} in the value of field '{name}' of entry '{key}': it runs "
+                "over the following fields and closes only at the end of the entry",
+                resync=resync,
+            )
+
+    def _add_field(
+        self,
+        out: list[Any],
+        seen: dict[str, int],
+        key: str,
+        lname: str,
+        ns: int,
+        ne: int,
+        value: str,
+        vs: int,
+        ve: int,
+        exp: str | None,
+    ) -> None:
+        first = seen.get(lname)
+        if first is None:
+            seen[lname] = len(out)
+        else:
+            self._finding(
+                Code.DUPLICATE_FIELD,
+                ns,
+                ne,
+                f"duplicate field '{lname}' in entry '{key}'; BibTeX keeps the first one and "
+                "ignores this one",
+                (
+                    Related(
+                        Location(self.path, sound_span(out[first + _F_NS], out[first + _F_NE])),
+                        f"first '{lname}' field",
+                    ),
+                ),
+                key=key,
+                field=lname,
+            )
+        out.extend((lname, ns, ne, value, vs, ve, exp))
+
+
+_LOWER: dict[str, str] = {}
+_intern = sys.intern
+# Field-name sequences as written -> lower-cased, interned names (None: a duplicate name).
+# Entries of one file mostly repeat a few sequences, so this spares the per-entry work.
+_NAMES: dict[tuple[str, ...], tuple[str, ...] | None] = {}
+
+
+def _field_names(raw: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Lower-cased, interned field names of ``raw``; None when a name occurs twice."""
+    try:
+        return _NAMES[raw]
+    except KeyError:
+        pass
+    names: tuple[str, ...] | None = (
+        tuple(map(_intern, " ".join(raw).lower().split(" "))) if raw else ()
+    )
+    if names is not None and len(set(names)) != len(raw):
+        names = None
+    if len(_NAMES) < 4096:
+        _NAMES[raw] = names
+    return names
+
+
+def _lower(name: str) -> str:
+    """Lower-case field name, shared between entries (bounded cache)."""
+    cached = _LOWER.get(name)
+    if cached is not None:
+        return cached
+    lname = name.lower()
+    if len(_LOWER) < 4096:
+        lname = _LOWER.setdefault(lname, lname)
+        _LOWER[name] = lname
+    return lname
+
+
+if _bibscan is not None:
+    _bibscan.configure(_LOWER, _lower, _NAMES, _field_names, dict(MONTH_MACROS))
