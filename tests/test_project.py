@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from checking import check
+from citewarden.file_state import changed_region
 from citewarden.model import Code, DocumentKind, Finding
-from citewarden.project import Workspace, changed_region, normalize_path
+from citewarden.project import Workspace, normalize_path
 from citewarden.settings import Settings
 from markers import write_project
 
@@ -592,8 +593,8 @@ def _summary(result: dict[Path, list[Finding]]) -> list[tuple[str, str, int, int
 
 @pytest.mark.parametrize("name", list(EDITS))
 def test_edit_of_a_bibliography_matches_a_fresh_check(tmp_path: Path, name: str) -> None:
+    from citewarden.file_state import build_bib_index
     from citewarden.parsing.dispatch import parse_file
-    from citewarden.project import build_bib_index
 
     old, new = EDITS[name]
     chapter = "".join(f"\\cite{{key{i}}}\n" for i in range(0, 40, 3))

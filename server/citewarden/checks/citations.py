@@ -47,7 +47,8 @@ from citewarden.model import (
 )
 
 if TYPE_CHECKING:
-    from citewarden.project import BibIndex, Project, Workspace
+    from citewarden.file_state import BibIndex
+    from citewarden.project import Project, Workspace
 
 
 def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:

@@ -14,7 +14,8 @@ from citewarden.checks import Ident, Memo
 from citewarden.parsing.bibtex import keys_on_comment_lines
 
 if TYPE_CHECKING:
-    from citewarden.project import BibIndex, Project, Workspace
+    from citewarden.file_state import BibIndex
+    from citewarden.project import Project, Workspace
 
 
 # ---- definitions ----------------------------------------------------------------------------

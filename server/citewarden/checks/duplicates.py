@@ -21,6 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from citewarden.checks import Memo
+from citewarden.file_state import BibIndex
 from citewarden.model import (
     BibFormat,
     Code,
@@ -32,7 +33,7 @@ from citewarden.model import (
     Related,
     TextEdit,
 )
-from citewarden.project import BibIndex, Project, Workspace, removal_end
+from citewarden.project import Project, Workspace, removal_end
 
 #: titles shorter than this (letters and digits only) never make a duplicate work
 MIN_TITLE_CHARS = 12

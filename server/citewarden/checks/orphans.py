@@ -23,7 +23,8 @@ from citewarden.model import (
 from citewarden.project import removal_end
 
 if TYPE_CHECKING:
-    from citewarden.project import BibIndex, Project, Workspace
+    from citewarden.file_state import BibIndex
+    from citewarden.project import Project, Workspace
 
 
 # ---- orphans ----------------------------------------------------------------------------------
