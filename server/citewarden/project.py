@@ -21,19 +21,22 @@ Projects:
   ``_quarto.yml``/``_metadata.yml`` files in its directory and each parent directory up to
   the workspace folder; their bibliographies resolve relative to the file that names them.
 
-Only this module reads files, and only through the ``reader`` function.
+Only the workspace (this module and :mod:`citewarden.project_graph`) reads files, and only
+through the ``reader`` function.
+
+The project graph itself is computed in :mod:`citewarden.project_graph` (the base of
+:class:`Workspace`), the per-file indexes in :mod:`citewarden.file_state`; :class:`Project` and
+:func:`normalize_path` are importable from here.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
-from citewarden import search_paths
 from citewarden.file_state import (
     BibIndex,
     DocumentExtras,
@@ -42,29 +45,12 @@ from citewarden.file_state import (
     update_bib_index,
 )
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
-from citewarden.model import (
-    Citation,
-    DocumentKind,
-    Entry,
-    Finding,
-    LatexContext,
-    Link,
-    LinkKind,
-    ParsedBibliography,
-    ParsedDocument,
-    Span,
-)
-from citewarden.parsing import (
-    METADATA_NAMES,
-    Parsed,
-    books,
-    is_bibliography,
-    is_document,
-    is_latex,
-    is_markdown,
-)
+from citewarden.model import Citation, Entry, Finding, ParsedBibliography, ParsedDocument, Span
+from citewarden.parsing import METADATA_NAMES, Parsed, is_bibliography, is_document, is_latex
 from citewarden.parsing.dispatch import parse_file, reparse_file
-from citewarden.parsing.latex_static import project_context
+from citewarden.project_graph import Project as Project
+from citewarden.project_graph import ProjectGraph
+from citewarden.project_graph import normalize_path as normalize_path
 from citewarden.settings import Settings
 from citewarden.text import LineIndex
 
@@ -77,12 +63,6 @@ DISCOVER_SUFFIXES = frozenset(
 )
 #: Directories never descended into.
 SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "__pycache__", "_build", "_site"})
-
-#: biblatex backends that match keys as BibTeX does, case-insensitively
-_BIBTEX_BACKENDS = frozenset({"bibtex", "bibtex8", "bibtexu"})
-_INCLUDE_FROM_ROOT = frozenset({"import", "inputfrom", "includefrom"})
-_INCLUDE_FROM_HERE = frozenset({"subimport", "subinputfrom", "subincludefrom"})
-_ALWAYS_TEX = frozenset({"include", "subfile"})
 
 
 def default_reader(
@@ -112,80 +92,7 @@ def _plain_utf8(data: bytes) -> str | None:
         return None
 
 
-def normalize_path(path: Path | str) -> Path:
-    """Absolute, lexically normalised path (symlinks are kept, so editors' URIs match)."""
-    return Path(os.path.normpath(os.path.abspath(os.fspath(path))))
-
-
-# ----------------------------------------------------------------------------------------
-# Projects
-# ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MissingLink:
-    """A link whose target was not found: the document naming it, the link, the target
-    (one name of a ``\\bibliography{a,b}`` list)."""
-
-    path: Path
-    link: Link
-    target: str
-    #: why a file that is there could not be read (permission, not a regular file, too
-    #: large); None: no such file
-    unreadable: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Project:
-    """One unit the checks see: documents compiled together and the bibliographies they use."""
-
-    root: Path
-    kind: DocumentKind
-    #: the root first, then included files in reading order
-    documents: tuple[Path, ...]
-    #: resolved bibliography files (existing), in the order the documents name them
-    bibliographies: tuple[Path, ...] = ()
-    #: _quarto.yml / _metadata.yml files contributing bibliography or nocite
-    metadata: tuple[Path, ...] = ()
-    #: links that could not be resolved
-    missing: tuple[MissingLink, ...] = ()
-    #: a bibliography link whose target is a macro (``\\addbibresource{\\mybib}``)
-    unresolved: bool = False
-    #: a LaTeX file that is neither a root nor included by one
-    standalone: bool = False
-    #: keys match case-insensitively (BibTeX via ``\\bibliography``; biber and pandoc
-    #: match exactly)
-    casefold_keys: bool = False
-
-    @property
-    def sources(self) -> tuple[Path, ...]:
-        """Documents and metadata files: everything whose citations count."""
-        return self.documents + self.metadata
-
-    @property
-    def has_bibliography_source(self) -> bool:
-        """True when the project names any bibliography (found or not)."""
-        return bool(self.bibliographies) or any(
-            m.link.kind is LinkKind.BIBLIOGRAPHY for m in self.missing
-        )
-
-    @property
-    def missing_bibliography(self) -> bool:
-        return any(m.link.kind is LinkKind.BIBLIOGRAPHY for m in self.missing)
-
-
-def _is_macro(target: str) -> bool:
-    return "\\" in target or "#" in target or not target.strip()
-
-
-def _bibinputs() -> list[Path]:
-    """The folders the environment's ``BIBINPUTS`` names (a ``dir//`` entry: ``dir``,
-    its subfolders being inside it)."""
-    tops = (entry.rstrip("/") for entry in search_paths.environment_entries("BIBINPUTS"))
-    return [Path(top) for top in tops if top and top != "."]
-
-
-class Workspace:
+class Workspace(ProjectGraph):
     """Files, their cached parses, the project graph and the key index (see module doc)."""
 
     def __init__(
@@ -372,13 +279,6 @@ class Workspace:
             self._refused = read
         return False
 
-    def _missing_link(self, path: Path, link: Link, target: str) -> MissingLink:
-        """A link that did not resolve, saying whether a candidate was there but unreadable
-        (call after one resolution that started with ``self._refused = None``)."""
-        refused, self._refused = self._refused, None
-        reason = (refused.strerror or str(refused)) if refused is not None else None
-        return MissingLink(path, link, target, reason)
-
     def read_error(self, path: Path | str) -> OSError | None:
         """The error reading ``path`` raised, if it could not be read."""
         result = self._read(self._norm(path))
@@ -498,359 +398,6 @@ class Workspace:
             for pr in self.projects()
             if p in pr.documents or p in pr.bibliographies or p in pr.metadata
         ]
-
-    def _compute_projects(self) -> list[Project]:
-        documents = [p for p in self._known if is_document(p)]
-        latex_roots: dict[Path, None] = {}
-        for path in documents:
-            if not is_latex(path):
-                continue
-            doc = self.document(path)
-            if doc is None:
-                continue
-            if doc.is_root:
-                latex_roots.setdefault(path, None)
-            if doc.magic_root and not _is_macro(doc.magic_root):
-                target = self._resolve_magic_root(path, doc.magic_root)
-                if target is not None:
-                    latex_roots.setdefault(target, None)
-                    self._known.setdefault(target, None)
-        projects: list[Project] = []
-        covered: set[Path] = set()
-        for root in latex_roots:
-            project = self._latex_project(root)
-            covered.update(project.documents)
-            projects.append(project)
-        # files that name a root by a magic comment but are not reached by its includes
-        for path in documents:
-            doc = self.document(path) if is_latex(path) else None
-            if doc is None or path in covered or not doc.magic_root:
-                continue
-            target = self._resolve_magic_root(path, doc.magic_root)
-            for i, pr in enumerate(projects):
-                if pr.root == target:
-                    sub = self._latex_project(path, base=target.parent, standalone=False)
-                    projects[i] = _merge_into(pr, sub)
-                    covered.update(sub.documents)
-        for path in list(self._known):
-            if is_latex(path) and path not in covered and self.document(path) is not None:
-                project = self._latex_project(path, standalone=True)
-                covered.update(project.documents)
-                projects.append(project)
-        in_books: set[Path] = set()
-        for book in self._book_projects(documents):
-            projects.append(book)
-            in_books.update(book.documents)
-        for path in documents:
-            if is_markdown(path) and path not in in_books and self.document(path) is not None:
-                projects.append(self._markdown_project(path))
-        return projects
-
-    def _book_projects(self, documents: list[Path]) -> list[Project]:
-        """bookdown and Quarto books among the folders of the Markdown ``documents``: one
-        project each, its chapters in book order (see :mod:`citewarden.parsing.books`)."""
-        books: list[Project] = []
-        for folder in dict.fromkeys(p.parent for p in documents if is_markdown(p)):
-            names = self._book_chapters(folder)
-            if not names:
-                continue
-            chapters = [
-                normalize_path(folder / name)
-                for name in names
-                if is_markdown(Path(name)) and self.exists(normalize_path(folder / name))
-            ]
-            if chapters:
-                books.append(self._book_project(list(dict.fromkeys(chapters))))
-        return books
-
-    def _book_chapters(self, folder: Path) -> list[str] | None:
-        for name in books.QUARTO_CONFIGS:
-            config = folder / name
-            if os.path.isfile(config):
-                read = self._read(normalize_path(config))
-                if not isinstance(read, OSError):
-                    chapters = books.quarto_chapters(read[0])
-                    if chapters is not None:
-                        return chapters
-        config = folder / books.BOOKDOWN_CONFIG
-        if not os.path.isfile(config):
-            return None
-        read = self._read(normalize_path(config))
-        if isinstance(read, OSError):
-            return None
-        try:
-            files = [e.name for e in os.scandir(folder) if e.is_file()]
-        except OSError:
-            files = []
-        return books.bookdown_chapters(read[0], files)
-
-    def _book_project(self, chapters: list[Path]) -> Project:
-        """One project for a book: what each chapter's own reading finds, together."""
-        bibs: dict[Path, None] = {}
-        metadata: dict[Path, None] = {}
-        missing: dict[tuple[Path, str], MissingLink] = {}
-        unresolved = False
-        for chapter in chapters:
-            self._known.setdefault(chapter, None)
-            if self.document(chapter) is None:
-                continue
-            alone = self._markdown_project(chapter)
-            bibs.update(dict.fromkeys(alone.bibliographies))
-            metadata.update(dict.fromkeys(alone.metadata))
-            for m in alone.missing:
-                missing.setdefault((m.path, m.target), m)
-            unresolved = unresolved or alone.unresolved
-        return Project(
-            root=chapters[0],
-            kind=DocumentKind.MARKDOWN,
-            documents=tuple(chapters),
-            bibliographies=tuple(bibs),
-            metadata=tuple(metadata),
-            missing=tuple(missing.values()),
-            unresolved=unresolved,
-        )
-
-    def _resolve_magic_root(self, path: Path, target: str) -> Path | None:
-        base = path.parent / target.strip()
-        for cand in (base, base.with_name(base.name + ".tex")):
-            cand = normalize_path(cand)
-            if cand.suffix.lower() in (".tex", ".ltx") and self.exists(cand):
-                return cand
-        return None
-
-    def _latex_project(
-        self, root: Path, base: Path | None = None, standalone: bool = False
-    ) -> Project:
-        root_dir = base if base is not None else root.parent
-        docs: dict[Path, None] = {}
-        bibs: dict[Path, None] = {}
-        missing: list[MissingLink] = []
-        unresolved = False
-        bibtex_links = biblatex_links = bibtex_backend = False
-        tex_dirs, bib_dirs = self._search_paths(root_dir)
-        stack: list[tuple[Path, Path]] = [(root, root_dir)]
-        while stack:
-            path, here = stack.pop()
-            if path in docs:
-                continue
-            docs[path] = None
-            doc = self.document(path)
-            if doc is None:
-                continue
-            children: list[tuple[Path, Path]] = []
-            bibtex_backend = bibtex_backend or doc.bib_backend in _BIBTEX_BACKENDS
-            for link in doc.links:
-                if link.kind is LinkKind.BIBLIOGRAPHY:
-                    if link.command.lstrip("\\") == "bibliography":
-                        bibtex_links = True
-                    else:
-                        biblatex_links = True
-                    for target in _split_bib_targets(link.target):
-                        if _is_macro(target):
-                            unresolved = True
-                            continue
-                        self._refused = None
-                        found = self._resolve_bib(target, (root_dir, path.parent, *bib_dirs))
-                        if found is None:
-                            missing.append(self._missing_link(path, link, target))
-                        else:
-                            bibs.setdefault(found, None)
-                    continue
-                if _is_macro(link.target) or (link.base is not None and _is_macro(link.base)):
-                    continue
-                self._refused = None
-                resolved = self._resolve_include(link, here, root_dir, path.parent, tex_dirs)
-                if resolved is None:
-                    missing.append(self._missing_link(path, link, link.target))
-                    continue
-                child, child_base = resolved
-                if is_latex(child):
-                    children.append((child, child_base))
-            stack.extend(reversed(children))
-        for path in docs:
-            self._known.setdefault(path, None)
-        self._pass_on_definitions(docs)
-        for path in bibs:
-            self._known.setdefault(path, None)
-        return Project(
-            casefold_keys=(bibtex_links and not biblatex_links) or bibtex_backend,
-            root=root,
-            kind=DocumentKind.LATEX,
-            documents=tuple(docs),
-            bibliographies=tuple(bibs),
-            missing=tuple(missing),
-            unresolved=unresolved,
-            standalone=standalone,
-        )
-
-    def _pass_on_definitions(self, documents: Iterable[Path]) -> None:
-        """Parse the documents of a LaTeX project again when what they inherit from the
-        project (its citation macros and flags) differs from what they were parsed with.
-
-        Every document gets the macros of every document of the project: a document that
-        compiles defines each macro before its first use, so the order need not be
-        followed.  A wrapper of a wrapper defined in another file may need a second round."""
-        states: list[tuple[Path, FileState, ParsedDocument]] = []
-        for path in documents:
-            state = self._state(path)
-            if state is not None and isinstance(state.parsed, ParsedDocument):
-                states.append((path, state, state.parsed))
-        if all(
-            st.context is None and not (doc.citation_macros or doc.flags) for _, st, doc in states
-        ):
-            return  # nothing to pass on, nothing passed on before
-        for _ in range(3):
-            context = project_context([(doc, st.text) for _, st, doc in states])
-            changed = False
-            for i, (path, state, doc) in enumerate(states):
-                if context != (state.context or LatexContext()):
-                    state.context = context
-                    parsed = parse_file(path, state.text, self.settings, context)
-                    state.parsed = parsed
-                    if isinstance(parsed, ParsedDocument):
-                        changed = changed or parsed.citation_macros != doc.citation_macros
-                        states[i] = (path, state, parsed)
-            if not changed:
-                return
-
-    def _search_paths(self, root_dir: Path) -> tuple[list[Path], list[Path]]:
-        """The TEXINPUTS and BIBINPUTS folders of a project run in ``root_dir``: the
-        environment's, then its .latexmkrc's (see :mod:`citewarden.search_paths`)."""
-        rc_entries: dict[str, list[str]] = {}
-        rc = root_dir / ".latexmkrc"
-        if os.path.isfile(rc):  # a build setting, never an editor buffer
-            read = self._read(rc)
-            if not isinstance(read, OSError):
-                rc_entries = search_paths.latexmkrc_paths(read[0])
-        found: list[list[Path]] = []
-        for variable in ("TEXINPUTS", "BIBINPUTS"):
-            entries = search_paths.environment_entries(variable) + rc_entries.get(variable, [])
-            found.append(search_paths.directories(entries, root_dir) if entries else [])
-        return found[0], found[1]
-
-    def _resolve_include(
-        self,
-        link: Link,
-        here: Path,
-        root_dir: Path,
-        doc_dir: Path,
-        tex_dirs: Sequence[Path] = (),
-    ) -> tuple[Path, Path] | None:
-        """-> (file, base directory for the file's own includes)."""
-        target = link.target.strip()
-        command = link.command.lstrip("\\").rstrip("*")
-        if command in _INCLUDE_FROM_ROOT and link.base is not None:
-            bases = [normalize_path(root_dir / link.base)]
-        elif command in _INCLUDE_FROM_HERE and link.base is not None:
-            bases = [normalize_path(here / link.base), normalize_path(doc_dir / link.base)]
-        else:
-            bases = [here, doc_dir, *tex_dirs]
-        names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
-        if not names:
-            names = [target] if Path(target).suffix else [target + ".tex", target]
-        found = self._first_existing(bases, names)
-        if found is None:
-            return None
-        cand, base = found
-        return cand, base if link.base is not None else here
-
-    def _resolve_bib(self, target: str, dirs: Iterable[Path]) -> Path | None:
-        target = target.strip()
-        names = [target] if target.lower().endswith(".bib") else [target + ".bib", target]
-        search = list(dirs)
-        if Path(target).is_absolute():
-            search = [Path("/")]
-        found = self._first_existing(search, names)
-        return found[0] if found is not None else None
-
-    def _first_existing(
-        self, dirs: Iterable[Path], names: Sequence[str]
-    ) -> tuple[Path, Path] | None:
-        """The first ``dir / name`` that exists (each directory tried with every name before
-        the next directory), with the directory it was found in."""
-        seen: set[Path] = set()
-        for d in dirs:
-            for name in names:
-                cand = normalize_path(d / name)
-                if cand in seen:
-                    continue
-                seen.add(cand)
-                if self.exists(cand):
-                    return cand, d
-        return None
-
-    def _folder_of(self, path: Path) -> Path | None:
-        best: Path | None = None
-        for folder in self._folders:
-            if path.is_relative_to(folder) and (
-                best is None or len(folder.parts) > len(best.parts)
-            ):
-                best = folder
-        return best
-
-    def _metadata_chain(self, path: Path) -> list[Path]:
-        """_quarto.yml / _metadata.yml from the workspace folder down to ``path``'s dir."""
-        top = self._folder_of(path) or path.parent
-        dirs: list[Path] = []
-        d = path.parent
-        while True:
-            dirs.append(d)
-            if d == top or d.parent == d:
-                break
-            d = d.parent
-        found: list[Path] = []
-        for d in reversed(dirs):
-            for name in sorted(METADATA_NAMES):
-                cand = d / name
-                if self.exists(cand):
-                    found.append(cand)
-        return found
-
-    def _markdown_project(self, path: Path) -> Project:
-        metadata = self._metadata_chain(path)
-        bibs: dict[Path, None] = {}
-        missing: list[MissingLink] = []
-        unresolved = False
-        used_metadata: list[Path] = []
-        for source in [*metadata, path]:
-            doc = self.document(source)
-            if doc is None:
-                continue
-            links = [lk for lk in doc.links if lk.kind is LinkKind.BIBLIOGRAPHY]
-            if source != path and (links or doc.citations or doc.nocite_all):
-                used_metadata.append(source)
-                self._known.setdefault(source, None)
-            for link in links:
-                if _is_macro(link.target) and "\\" in link.target:
-                    unresolved = True
-                    continue
-                self._refused = None
-                found = self._resolve_csl_or_bib(link.target, source.parent)
-                if found is None:
-                    missing.append(self._missing_link(source, link, link.target))
-                else:
-                    bibs.setdefault(found, None)
-        for bib in bibs:
-            self._known.setdefault(bib, None)
-        return Project(
-            root=path,
-            kind=DocumentKind.MARKDOWN,
-            documents=(path,),
-            bibliographies=tuple(bibs),
-            metadata=tuple(used_metadata),
-            missing=tuple(missing),
-            unresolved=unresolved,
-        )
-
-    def _resolve_csl_or_bib(self, target: str, base: Path) -> Path | None:
-        cand = normalize_path(base / target.strip())
-        if self.exists(cand):
-            return cand
-        for folder in self._folders:
-            alt = normalize_path(folder / target.strip())
-            if self.exists(alt):
-                return alt
-        return None
 
     # ---- queries for the checks and the language server --------------------------------
 
@@ -1000,25 +547,3 @@ def _graph_facts(parsed: Parsed) -> object:
     links = tuple((lk.kind, lk.target, lk.command, lk.base) for lk in parsed.links)
     definitions = parsed.citation_macros, parsed.flags, parsed.bib_backend
     return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), definitions
-
-
-def _split_bib_targets(target: str) -> list[str]:
-    return [t.strip() for t in target.split(",") if t.strip()] or [target]
-
-
-def _merge_into(project: Project, sub: Project) -> Project:
-    docs = dict.fromkeys(project.documents)
-    docs.update(dict.fromkeys(sub.documents))
-    bibs = dict.fromkeys(project.bibliographies)
-    bibs.update(dict.fromkeys(sub.bibliographies))
-    return Project(
-        root=project.root,
-        kind=project.kind,
-        documents=tuple(docs),
-        bibliographies=tuple(bibs),
-        metadata=project.metadata,
-        missing=project.missing + sub.missing,
-        unresolved=project.unresolved or sub.unresolved,
-        standalone=project.standalone,
-        casefold_keys=project.casefold_keys,
-    )

@@ -47,7 +47,8 @@ def _link_of(ws: Workspace, project: Project, bib: Path) -> tuple[Path, Link] | 
 def outside_root_findings(ws: Workspace, projects: list[Project]) -> list[Finding]:
     """A warning at each link to a bibliography outside every workspace folder (and
     outside the directories ``BIBINPUTS`` names, where the user keeps shared ones)."""
-    from citewarden.project import _bibinputs, normalize_path
+    from citewarden.project import normalize_path
+    from citewarden.project_graph import _bibinputs
 
     if not ws.folders:
         return []
