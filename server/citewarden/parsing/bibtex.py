@@ -66,7 +66,7 @@ Modules: this one holds the public functions (:func:`parse_bibtex`, :func:`repar
 :func:`keys_on_comment_lines`); :mod:`~citewarden.parsing.bibtex_patterns` the limits and the
 regular expressions, :mod:`~citewarden.parsing.bibtex_entries` the lazy entries and the
 ``@string`` table, :mod:`~citewarden.parsing.bibtex_scan` the scanner and the C extension's
-hooks.
+hooks, :mod:`~citewarden.parsing.bibtex_fields` the scanner's field- and value-level reading.
 """
 
 from __future__ import annotations
