@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checking import check
+from citewarden import file_state
 from citewarden import project as project_module
 from citewarden.checks.dangling import suggest_keys
 from citewarden.checks.duplicates import _normalised_titles, _title_ident
@@ -124,6 +125,7 @@ def test_a_chain_of_edits_matches_fresh_checks(
             raise AssertionError("the editor's hint was not used")
 
         monkeypatch.setattr(project_module, "changed_region", compared)
+        monkeypatch.setattr(file_state, "changed_region", compared)
     for n, (name, old, new) in enumerate(STEPS):
         assert old in texts[name], (n, old)
         at = texts[name].index(old)
