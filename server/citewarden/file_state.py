@@ -25,11 +25,6 @@ from citewarden.parsing import Parsed
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
 from citewarden.text import LineIndex
 
-# ----------------------------------------------------------------------------------------
-# Per-file derived data
-# ----------------------------------------------------------------------------------------
-
-
 #: name of the per-entry table of casefolded keys (:meth:`BibIndex.folded_keys`)
 _FOLDED_KEYS = "key-casefolded"
 

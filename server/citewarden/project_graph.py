@@ -36,11 +36,6 @@ def normalize_path(path: Path | str) -> Path:
     return Path(os.path.normpath(os.path.abspath(os.fspath(path))))
 
 
-# ----------------------------------------------------------------------------------------
-# Projects
-# ----------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True, slots=True)
 class MissingLink:
     """A link whose target was not found: the document naming it, the link, the target

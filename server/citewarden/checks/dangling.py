@@ -40,8 +40,6 @@ QUARTO_CROSSREF = re.compile(
     r"^(?:fig|tbl|sec|eq|lst|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|nte|tip|wrn|imp|cau)-"
 )
 
-# ---- dangling ---------------------------------------------------------------------------------
-
 
 def is_defined(defined: Defined, project: Project, key: str) -> bool:
     return key in defined or (project.casefold_keys and defined.has_folded(key.casefold()))

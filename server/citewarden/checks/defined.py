@@ -18,9 +18,6 @@ if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
 
 
-# ---- definitions ----------------------------------------------------------------------------
-
-
 @dataclass(frozen=True, slots=True)
 class KeyDelta:
     """How a bibliography's keys changed in its last edit, when that edit re-read entries

@@ -27,9 +27,6 @@ if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
 
 
-# ---- orphans ----------------------------------------------------------------------------------
-
-
 def doc_keys(doc: ParsedDocument) -> frozenset[str]:
     return frozenset(c.key for c in doc.citations)
 

@@ -85,11 +85,6 @@ class _Edit:
     text: str
 
 
-# ----------------------------------------------------------------------------------------
-# Planning (pure)
-# ----------------------------------------------------------------------------------------
-
-
 def decode(original: bytes, path: Path) -> tuple[str, str]:
     """``(bom, text)``: a leading UTF-8 byte-order mark (kept as is, '' if none) and the text
     the parser sees (without it, as the project's reader decodes files).  Only valid UTF-8

@@ -31,11 +31,6 @@ def plan_file(
     return plan
 
 
-# ----------------------------------------------------------------------------------------
-# The --fix / --diff step of `citewarden check`
-# ----------------------------------------------------------------------------------------
-
-
 def corrections_by_file(
     entries: Iterable[Entry], verdicts: Iterable[Verdict]
 ) -> dict[Path, dict[str, dict[str, str]]]:

@@ -22,10 +22,6 @@ BACKUP_SUFFIX = ".orig"
 #: Write size of one chunk; small enough that a large file takes several writes.
 _CHUNK = 1 << 16
 
-# ----------------------------------------------------------------------------------------
-# Writing (the only I/O)
-# ----------------------------------------------------------------------------------------
-
 
 def _fsync_dir(directory: Path) -> None:
     try:

@@ -75,11 +75,6 @@ def reader_kind() -> str:
     return "pure Python" if _scan_entries is None else "C extension"
 
 
-# ---------------------------------------------------------------------------------------
-# The scanner
-# ---------------------------------------------------------------------------------------
-
-
 class _Scanner(_FieldScanner):
     def _fail(self, abort: _Abort, at: int) -> int:
         """Report a syntax error in the block starting at ``at``; return where reading resumes.

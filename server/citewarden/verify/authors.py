@@ -7,10 +7,6 @@ from dataclasses import dataclass
 
 from citewarden.verify.plain_text import fold, latex_to_text
 
-# ----------------------------------------------------------------------------------------
-# Authors
-# ----------------------------------------------------------------------------------------
-
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _ETAL = re.compile(r"^(?:et\.?\s*al\.?|others|and others|u\.\s*a\.)$", re.IGNORECASE)
 _TRAILING_ETAL = re.compile(r"\s*,?\s*\bet\.?\s*al\.?\s*$", re.IGNORECASE)

@@ -9,10 +9,6 @@ from urllib.parse import unquote
 
 from citewarden.model import Entry
 
-# ----------------------------------------------------------------------------------------
-# Identifiers
-# ----------------------------------------------------------------------------------------
-
 _DOI_PREFIX = re.compile(
     r"^(?:doi\s*:\s*|(?:https?://)?(?:dx\.|www\.)?doi\.org/|https?://doi\.[a-z]+\.org/)",
     re.IGNORECASE,

@@ -10,10 +10,6 @@ from functools import lru_cache
 from citewarden.model import Entry
 from citewarden.parsing.latex_decode import decode_latex
 
-# ----------------------------------------------------------------------------------------
-# Text
-# ----------------------------------------------------------------------------------------
-
 _LATEX_TRIGGERS = ("\\", "$", "~")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:.-]*(?:\s[^<>]*)?/?>")
 _SPACE = re.compile(r"\s+")

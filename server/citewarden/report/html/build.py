@@ -21,10 +21,6 @@ if TYPE_CHECKING:
     from citewarden.settings import Settings
 
 
-# ----------------------------------------------------------------------------------------
-# Building the report data from a check run
-# ----------------------------------------------------------------------------------------
-
 #: Codes of the citation index that belong to one entry (shown in its audit row).
 _ENTRY_CODES = frozenset(
     {Code.ORPHAN, Code.DUPLICATE_KEY, Code.DUPLICATE_FIELD, Code.DUPLICATE_WORK}

@@ -10,10 +10,6 @@ from citewarden.model import Status
 from citewarden.report.html.data import EntryAudit, Outcome, outcome
 from citewarden.report.html.markup import esc
 
-# ----------------------------------------------------------------------------------------
-# SVG: score gauge and flow diagram
-# ----------------------------------------------------------------------------------------
-
 
 def score_colour(score: int) -> str:
     if score >= 90:

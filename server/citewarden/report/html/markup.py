@@ -9,10 +9,6 @@ from pathlib import Path
 from citewarden.model import Code, Severity, Status, Tier, Verdict, code_doc_url
 from citewarden.safe_text import visible_lines
 
-# ----------------------------------------------------------------------------------------
-# Small HTML helpers
-# ----------------------------------------------------------------------------------------
-
 
 def esc(value: object) -> str:
     return html.escape(visible_lines(str(value)), quote=True)

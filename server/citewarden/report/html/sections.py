@@ -32,10 +32,6 @@ from citewarden.report.html.markup import (
 from citewarden.report.references import STYLE, csl_item, format_references
 from citewarden.report.sarif import rule_text
 
-# ----------------------------------------------------------------------------------------
-# Sections
-# ----------------------------------------------------------------------------------------
-
 
 def _count_codes(findings: Iterable[Located], *codes: Code) -> int:
     wanted = set(codes)
