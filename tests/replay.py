@@ -54,6 +54,7 @@ HOSTS = {
     "eutils.ncbi.nlm.nih.gov": "pubmed",
     "dblp.org": "dblp",
     "openlibrary.org": "openlibrary",
+    "doaj.org": "doaj",
 }
 
 IGNORED_PARAMS = frozenset({"mailto", "api_key", "email", "tool", "select", "fields"})

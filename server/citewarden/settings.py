@@ -37,6 +37,7 @@ SOURCE_NAMES = (
     "pubmed",
     "dblp",
     "openlibrary",
+    "doaj",
 )
 
 CONFIG_FILE = ".citewarden.toml"

@@ -24,6 +24,7 @@ DEFAULT_BASE_URLS: dict[str, str] = {
     "pubmed": "https://eutils.ncbi.nlm.nih.gov",
     "dblp": "https://dblp.org",
     "openlibrary": "https://openlibrary.org",
+    "doaj": "https://doaj.org",
 }
 
 #: Environment variable holding each source's base URL.
@@ -37,6 +38,7 @@ URL_ENV: dict[str, str] = {
     "pubmed": "CITEWARDEN_PUBMED_URL",
     "dblp": "CITEWARDEN_DBLP_URL",
     "openlibrary": "CITEWARDEN_OPENLIBRARY_URL",
+    "doaj": "CITEWARDEN_DOAJ_URL",
 }
 
 MAILTO_ENV = "CITEWARDEN_MAILTO"

@@ -1,10 +1,16 @@
 """The journal look-up step of verification (heuristic 10's dedicated evidence).
 
 For a journal article whose work was found, the journal itself is looked up by ISSN at each
-source that has a journal endpoint (OpenAlex ``/sources/issn:{issn}``, Crossref
-``/journals/{issn}``; cached like works, see :mod:`citewarden.verify.sources.cached`).  The
-records they give describe the venue only and are added to the work's records for
-:func:`citewarden.verify.legitimacy.with_venue`.  A failed or empty look-up adds nothing.
+source that has a journal endpoint, all at once: OpenAlex ``/sources/issn:{issn}`` and
+Crossref ``/journals/{issn}`` (when OpenAlex is among the sources: only its Source record
+carries the Scopus flag, and Crossref's counts alone decide nothing), and DOAJ and the NLM
+Catalog (through the PubMed source) when the work's records do not already place the
+journal in DOAJ, PubMed or Scopus, the cases where indexing is in question.  All are cached
+like works (see :mod:`citewarden.verify.sources.cached`).  The records they give describe
+the venue only and are added to the work's records for
+:func:`citewarden.verify.legitimacy.with_venue`; DOAJ's or the catalog's answer "no such
+journal" becomes an absence record (:func:`~citewarden.verify.sources.journals.journal_absent`).
+A failed look-up adds nothing.
 """
 
 from __future__ import annotations
@@ -17,11 +23,16 @@ from typing import Any
 from citewarden.verify.legitimacy import issn_ok, venue_kind
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import Lookup, Outcome, WorkRecord
+from citewarden.verify.sources.journals import journal_absent
 
 log = logging.getLogger(__name__)
 
-#: Sources asked for the journal, in this order (those configured and with the endpoint).
+#: Sources asked for the journal when OpenAlex is configured (those with the endpoint).
 JOURNAL_SOURCES = ("openalex", "crossref")
+#: Index registries asked while the journal's indexing is in question.
+REGISTRIES = ("doaj", "pubmed")
+#: A record placing the journal in one of these settles the question.
+SETTLING = frozenset({"doaj", "pubmed", "medline", "scopus"})
 
 
 def journal_issn(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> str | None:
@@ -34,19 +45,28 @@ def journal_issn(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> str |
     return None
 
 
+def in_question(records: Sequence[WorkRecord]) -> bool:
+    """True unless a record of the work already places its journal in DOAJ, PubMed or
+    Scopus (a PubMed record of the work is PubMed indexing)."""
+    for r in records:
+        if SETTLING & set(r.venue_indexes) or (r.source == "pubmed" and not r.is_notice):
+            return False
+    return True
+
+
 async def journal_records(
     sources: Mapping[str, Any], entry: NormalizedEntry, records: Sequence[WorkRecord]
 ) -> list[WorkRecord]:
     """The journal records of the found work's journal (empty unless it is a journal with
-    a valid ISSN, OpenAlex is configured, and a source with a journal endpoint answers)."""
+    a valid ISSN and a source with a journal endpoint answers; see the module doc)."""
     if not records or venue_kind(entry, records) != "journal":
         return []
     issn = journal_issn(entry, records)
-    # the indexing flags heuristic 10 weighs come only from OpenAlex's Source record; without
-    # OpenAlex, Crossref's journal counts alone decide nothing and are not asked for
-    if issn is None or "openalex" not in sources:
+    if issn is None:
         return []
-    asked = [s for name in JOURNAL_SOURCES if (s := sources.get(name)) is not None]
+    names = list(JOURNAL_SOURCES) if "openalex" in sources else []
+    names += list(REGISTRIES) if in_question(records) else []
+    asked = [s for name in names if (s := sources.get(name)) is not None]
     asked = [s for s in asked if hasattr(s, "journal")]
 
     async def one(source: Any) -> Lookup | None:
@@ -58,7 +78,11 @@ async def journal_records(
             return None
 
     out: list[WorkRecord] = []
-    for lookup in await asyncio.gather(*(one(s) for s in asked)):
-        if lookup is not None and lookup.outcome is Outcome.FOUND:
+    for source, lookup in zip(asked, await asyncio.gather(*(one(s) for s in asked)), strict=True):
+        if lookup is None:
+            continue
+        if lookup.outcome is Outcome.FOUND:
             out += lookup.records[:1]
+        elif lookup.outcome is Outcome.NOT_FOUND and source.name in REGISTRIES:
+            out.append(journal_absent(source.name, issn))
     return out

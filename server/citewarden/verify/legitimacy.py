@@ -6,7 +6,9 @@ Reads what the records of the matched work say about its venue: OpenAlex's sourc
 indexing; ``Status="MEDLINE"`` of MEDLINE), and the ISSNs the entry and the records give
 (checked with their checksum); and the journal records that the journal look-up step
 (:mod:`citewarden.verify.journals`) adds: OpenAlex's Source record and Crossref's journal
-record by ISSN, with what they count (works, DOIs, the APC, since when).
+record by ISSN, with what they count (works, DOIs, the APC, since when), DOAJ's record (in
+DOAJ since when) and the NLM Catalog's (currently indexed for MEDLINE or not), or their
+answer that they hold no journal with the ISSN.  Each evidence line names who said it.
 
 * ``venue-unindexed``: a journal that a source explicitly says is in none of DOAJ, PubMed
   and Scopus, corroborated by a second sign: it is not a core source (CWTS) or no publisher
@@ -32,12 +34,13 @@ from citewarden.verify.records import WorkRecord
 from citewarden.verify.sources.journals import is_journal_record
 
 #: Indexes in the order reports list them.
-INDEXES = ("doaj", "pubmed", "medline", "scopus", "core")
+INDEXES = ("doaj", "pubmed", "medline", "nlm", "scopus", "core")
 #: Index names as people write them.
 INDEX_LABELS = {
     "doaj": "DOAJ",
     "pubmed": "PubMed",
     "medline": "MEDLINE",
+    "nlm": "the NLM Catalog",
     "scopus": "Scopus",
     "core": "the core sources of OpenAlex (CWTS)",
 }
@@ -127,6 +130,46 @@ def venue_kind(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> str:
     return "journal" if t in ("article", "periodical") else "unknown"
 
 
+#: Who a record speaks for, as reports name it.
+SOURCE_LABELS = {
+    "openalex": "OpenAlex",
+    "crossref": "Crossref",
+    "pubmed": "PubMed",
+    "doaj": "DOAJ",
+    "semanticscholar": "Semantic Scholar",
+    "datacite": "DataCite",
+    "dblp": "DBLP",
+}
+#: Sources whose records say which indexes hold the venue.
+INDEX_SOURCES = frozenset({"openalex", "doaj", "pubmed"})
+
+
+def who(record: WorkRecord) -> str:
+    """The name of the service a record speaks for (the NLM Catalog for PubMed's journal
+    records)."""
+    if record.source == "pubmed" and is_journal_record(record):
+        return "NLM Catalog"
+    return SOURCE_LABELS.get(record.source, record.source)
+
+
+def _said(records: Sequence[WorkRecord]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(index -> who says the venue is in it, index -> who says it is not)."""
+    yes: dict[str, list[str]] = {}
+    no: dict[str, list[str]] = {}
+    for r in records:
+        # a PubMed record of the work is itself PubMed indexing
+        work_in_pubmed = r.source == "pubmed" and not r.is_notice and not is_journal_record(r)
+        for name in (*r.venue_indexes, *(("pubmed",) if work_in_pubmed else ())):
+            yes.setdefault(name, [])
+            if who(r) not in yes[name]:
+                yes[name].append(who(r))
+        for name in r.venue_not_in:
+            no.setdefault(name, [])
+            if who(r) not in no[name]:
+                no[name].append(who(r))
+    return yes, {n: w for n, w in no.items() if n not in yes}
+
+
 def _ordered(names: Iterable[str]) -> tuple[str, ...]:
     found = set(names)
     return tuple(n for n in INDEXES if n in found) + tuple(sorted(found - set(INDEXES)))
@@ -141,17 +184,15 @@ def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[Venue
     )
     publisher = next((r.publisher for r in records if r.source == "openalex" and r.publisher), None)
     publisher = publisher or next((r.publisher for r in records if r.publisher), None)
-    yes = set(i for r in records for i in r.venue_indexes)
-    yes |= {"pubmed"} if any(r.source == "pubmed" and not r.is_notice for r in records) else set()
-    no = {i for r in records for i in r.venue_not_in} - yes
+    said_yes, said_no = _said(records)
+    yes, no = set(said_yes), set(said_no)
     evidence: list[str] = []
     for name in _ordered(yes):
-        who = "PubMed" if name in ("pubmed", "medline") and _from(records, "pubmed") else "OpenAlex"
-        evidence.append(f"in {INDEX_LABELS[name]} ({who})")
+        evidence.append(f"in {INDEX_LABELS.get(name, name)} ({', '.join(said_yes[name])})")
     for name in _ordered(no):
-        evidence.append(f"not in {INDEX_LABELS[name]} (OpenAlex)")
+        evidence.append(f"not in {INDEX_LABELS.get(name, name)} ({', '.join(said_no[name])})")
     unknown = [INDEX_LABELS[n] for n in ("doaj", "pubmed", "scopus") if n not in yes | no]
-    if unknown and any(r.source == "openalex" for r in records):
+    if unknown and any(r.source in INDEX_SOURCES for r in records):
         evidence.append("no source said whether it is in " + ", ".join(unknown))
     if publisher:
         evidence.append(f"publisher: {publisher}")
@@ -170,17 +211,21 @@ def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[Venue
         return info, None
     field = entry.venue_field or "journal"
     title = named or entry.venue or "the journal"
-    if not yes and no >= REQUIRED_NO:
+    # being in the NLM Catalog is not being indexed: only a real index clears the journal
+    if not yes - {"nlm"} and no >= REQUIRED_NO:
         signs = []
         if "core" in no:
             signs.append("it is not a core source")
         if publisher is None and any(r.source == "openalex" for r in records):
             signs.append("no publisher is known for it")
         if signs:
+            whose = dict.fromkeys(
+                w for n in (*sorted(REQUIRED_NO), "core") for w in said_no.get(n, [])
+            )
             message = (
                 f"'{title}' is not indexed in DOAJ, PubMed or Scopus, and "
                 + " and ".join(signs)
-                + " (OpenAlex): check that it is a peer-reviewed journal"
+                + f" ({', '.join(whose)}): check that it is a peer-reviewed journal"
             )
             return info, Issue(Code.VENUE_UNINDEXED, message, field)
     known = any(r.venue or r.issn for r in records)
@@ -195,7 +240,29 @@ def journal_line(record: WorkRecord) -> str:
     """One evidence line for a journal record: what its source counts, and since when."""
     extra = dict(record.extra)
     parts: list[str] = []
-    if record.source == "openalex":
+    if "absent" in extra:
+        return f"{who(record)}: no journal with ISSN {extra['absent']}"
+    if record.source == "doaj":
+        parts.append(
+            f"in DOAJ since {extra['in_doaj_since']}" if "in_doaj_since" in extra else "in DOAJ"
+        )
+        if "oa_start" in extra:
+            parts.append(f"open access since {extra['oa_start']}")
+        if record.publisher:
+            parts.append(f"publisher {record.publisher}")
+        label = "DOAJ journal record"
+    elif record.source == "pubmed":
+        status = extra.get("medline")
+        if status == "current":
+            parts.append("currently indexed for MEDLINE")
+        elif status == "not current":
+            parts.append("not currently indexed for MEDLINE")
+        if record.venue_short:
+            parts.append(f"MEDLINE abbreviation {record.venue_short[0]}")
+        label = (
+            f"NLM Catalog record {extra['nlm_id']}" if "nlm_id" in extra else "NLM Catalog record"
+        )
+    elif record.source == "openalex":
         if "works_count" in extra:
             parts.append(f"{int(extra['works_count']):,} works")
         if "first_publication_year" in extra:

@@ -6,7 +6,7 @@ import re
 from xml.etree.ElementTree import Element
 
 from citewarden.verify.abstracts import clean_abstract
-from citewarden.verify.http import Failure, HttpClient
+from citewarden.verify.http import Failure, HttpClient, Reply
 from citewarden.verify.records import (
     Lookup,
     Outcome,
@@ -23,6 +23,7 @@ from citewarden.verify.sources._common import (
     reply_xml,
     year_from_string,
 )
+from citewarden.verify.sources.nlmcatalog import nlm_journal
 
 #: PMIDs per batched efetch request (E-utilities take a few hundred ids per GET).
 PMID_BATCH = 100
@@ -350,6 +351,16 @@ class PubMedSource:
         if isinstance(ids, Lookup):
             return ids
         return await self.by_pmids(ids) if ids else Lookup.not_found(self.name)
+
+    async def journal(self, issn: str) -> Lookup:
+        """The NLM Catalog's record of the journal (see :mod:`.nlmcatalog`), in this
+        source's lane: NCBI's limit is shared with every PubMed request."""
+
+        async def get(endpoint: str, params: dict[str, str]) -> Reply | Failure:
+            url = f"{self.base_url}/{endpoint}"
+            return await self.http.get(url, lane=self._lane, params=self._params(**params))
+
+        return await nlm_journal(self.name, get, issn)
 
     async def citmatch(
         self, journal: str, year: int | str, volume: str, first_page: str, author: str

@@ -21,6 +21,7 @@ from citewarden.verify.sources.cached import CachedSource
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.datacite import DataCiteSource
 from citewarden.verify.sources.dblp import DblpSource
+from citewarden.verify.sources.doaj import DoajSource
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.openalex import OpenAlexSource
 from citewarden.verify.sources.openlibrary import OpenLibrarySource
@@ -63,6 +64,8 @@ def make_source(name: str, config: SourceConfig, http: HttpClient) -> Any:
         return DblpSource(http, url)
     if name == "openlibrary":
         return OpenLibrarySource(http, url, identified=bool(config.mailto))
+    if name == "doaj":
+        return DoajSource(http, url)
     raise ValueError(f"unknown source {name!r}")
 
 

@@ -1,0 +1,73 @@
+"""DOAJ (Directory of Open Access Journals): a journal by ISSN, for heuristic 10.
+
+``GET {base}/api/search/journals/issn:{issn}`` (DOAJ's public search API; no key).  The
+answer is a search page (``total``, ``results`` of documented ``OutgoingJournal`` objects):
+a result holding the ISSN is the journal's DOAJ record (FOUND), ``total: 0`` is DOAJ
+saying it holds no such journal (NOT_FOUND); any other answer or a failure is FAILED and
+says nothing.  It has no work look-ups: ``by_doi`` and ``search`` answer "unsupported"
+(which the engine skips), like Open Library's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from citewarden.verify.http import HttpClient
+from citewarden.verify.records import Lookup, Query
+from citewarden.verify.sources._common import guard, reply_json
+from citewarden.verify.sources.journals import journal_from_doaj
+
+
+def _holds(result: Any, issn: str) -> bool:
+    bib = result.get("bibjson") if isinstance(result, dict) else None
+    if not isinstance(bib, dict):
+        return False
+    return any(
+        isinstance(v, str) and v.strip().upper() == issn
+        for v in (bib.get("pissn"), bib.get("eissn"))
+    )
+
+
+class DoajSource:
+    """DOAJ's journal search, asked by the journal look-up step only."""
+
+    name = "doaj"
+
+    def __init__(self, http: HttpClient, base_url: str = "https://doaj.org") -> None:
+        self.http = http
+        self.base_url = base_url.rstrip("/") + "/api"
+
+    async def by_doi(self, doi: str) -> Lookup:
+        return Lookup.failed(self.name, "unsupported")
+
+    async def search(self, query: Query) -> Lookup:
+        return Lookup.failed(self.name, "unsupported")
+
+    async def journal(self, issn: str) -> Lookup:
+        """DOAJ's record of the journal with ``issn`` (``1234-567X``)."""
+        issn = issn.strip().upper()
+        url = f"{self.base_url}/search/journals/{quote('issn:' + issn, safe=':')}"
+        reply = await self.http.get(url, lane="doaj")
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+
+        def build() -> Lookup:
+            results = data["results"]
+            if not isinstance(results, list):
+                raise TypeError("results")
+            if not results:
+                if data.get("total") == 0:
+                    return Lookup.not_found(self.name)
+                raise ValueError("no results but a total")
+            # a search on the ISSN field may match a related title's ISSN too
+            chosen = next((r for r in results if _holds(r, issn)), None)
+            if chosen is None:
+                return Lookup.not_found(self.name)
+            rec = journal_from_doaj(chosen, self.name)
+            if rec is None:
+                return Lookup.failed(self.name, "malformed response: a journal without a title")
+            return Lookup.found(self.name, [rec])
+
+        return guard(self.name, build)
