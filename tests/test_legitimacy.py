@@ -282,3 +282,29 @@ def test_entry_hover_shows_the_venue_evidence() -> None:
         [record("peneira_work_gh.2014.294.json")],
     )
     assert "Indexed in DOAJ, PubMed" in hover_markdown(indexed)
+
+
+def test_score_and_tiers_count_heuristic_10() -> None:
+    """H10 in the seeds' score: Elevated alone (-5), High with any other finding on the
+    same entry (-12, and its citations are marked too), whatever that finding's own tier."""
+    from citewarden.findings.score import score_summary
+    from citewarden.findings.verdicts import marks_citations
+
+    rec = unindexed()
+    entry = normalize_entry(article(rec))
+    clean = Verdict("ok", Status.VERIFIED, Tier.D)
+    alone = with_venue(Verdict("k", Status.VERIFIED, Tier.D), entry, [rec])
+    summary = score_summary([clean, alone])
+    assert summary.score == 95 and summary.tier_counts() == {"H": 0, "E": 1, "M": 0, "D": 1}
+    assert not marks_citations(alone)
+    for code, own_tier in ((Code.PAGES_MISMATCH, Tier.M), (Code.TITLE_MISMATCH, Tier.E)):
+        other = Issue(code, "differs", "pages")
+        both = with_venue(Verdict("k", Status.MISMATCH, own_tier, issues=(other,)), entry, [rec])
+        assert both.tier is Tier.H and marks_citations(both), code
+        assert score_summary([clean, both]).score == 88
+    # an entry already High stays High; a clean journal changes nothing
+    high = Verdict("k", Status.MISMATCH, Tier.H, issues=(Issue(Code.CHIMERIC, "x"),))
+    assert with_venue(high, entry, [rec]).tier is Tier.H
+    ok = record("peneira_work_gh.2014.294.json")
+    plain = with_venue(Verdict("k", Status.VERIFIED, Tier.D), normalize_entry(article(ok)), [ok])
+    assert plain.tier is Tier.D and score_summary([plain]).score == 100
