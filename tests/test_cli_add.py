@@ -106,3 +106,24 @@ def test_dry_run_writes_nothing_and_a_taken_key_is_refused(
         ["add", "10.21105/joss.01450", "--key", "taken", "--bib", "refs.bib"], tmp_path, env
     )
     assert refused.returncode == 2 and "already there" in refused.stderr
+
+
+def test_outside_text_is_shown_with_the_one_escaping_rule(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """Identifiers, keys and answers reach the terminal as every other output shows them
+    (``safe_text.visible``): a control or bidirectional character as a visible escape."""
+    (tmp_path / ".citewarden.toml").write_text(
+        '[verify]\nsources = ["crossref"]\n', encoding="utf-8"
+    )
+    hostile = "10.1371/not\x1b]0;pwned\x07\u202ereal"
+    result = run_citewarden(["add", hostile, "--bib", "refs.bib", "--dry-run"], tmp_path, env)
+    assert result.returncode == 1
+    assert "10.1371/not\\x1b]0;pwned\\x07\\u202ereal: " in result.stderr
+    assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+    assert "\ufffd" not in result.stderr  # escaped, not replaced
+    bad_key = run_citewarden(
+        ["add", "10.21105/joss.01450", "--key", "k\x1b[2J", "--bib", "refs.bib"], tmp_path, env
+    )
+    assert bad_key.returncode == 2 and "cannot be an entry key" in bad_key.stderr
+    assert "\x1b" not in bad_key.stderr

@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import dataclasses
 import os
-import re
 import stat
 import sys
 from collections.abc import Sequence
@@ -28,13 +27,13 @@ from citewarden.addref.lookup import describe, identifier_lookup
 from citewarden.files import read_regular
 from citewarden.model import Entry
 from citewarden.parsing.dispatch import parse_file
+from citewarden.safe_text import visible, visible_lines
 from citewarden.settings import Settings, load_settings
 from citewarden.verify.records import Outcome, WorkRecord
 
 EXIT_ADDED, EXIT_MISSING, EXIT_USAGE = 0, 1, 2
 #: Largest bibliography read (bytes).
 MAX_BIB = 64 * 1024 * 1024
-_UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,11 +48,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add.add_argument("--key", action="append", metavar="KEY", help="key of each entry, in order")
     add.add_argument("--offline", action="store_true", help="answer from the cache only")
     add.add_argument("--dry-run", action="store_true", help="print the entries, write nothing")
-
-
-def shown(text: str) -> str:
-    """``text`` from outside, safe to print on a terminal."""
-    return _UNSAFE.sub("\ufffd", text)
 
 
 def _existing_keys(path: Path, text: str, settings: Settings) -> set[str]:
@@ -105,18 +99,21 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         text = _read(path)
         taken = _existing_keys(path, text, settings) if text else set()
     except (OSError, UnicodeDecodeError) as exc:
-        print(f"citewarden add: cannot read {path}: {exc}", file=err)
+        print(f"citewarden add: cannot read {visible(str(path))}: {visible(str(exc))}", file=err)
         return EXIT_USAGE
     for key in keys:
         if key in taken:
-            print(f"citewarden add: {path}: the key {shown(key)!r} is already there", file=err)
+            print(
+                f"citewarden add: {visible(str(path))}: the key '{visible(key)}' is already there",
+                file=err,
+            )
             return EXIT_USAGE
     found = asyncio.run(_look_up(args.ids, settings))
     status = EXIT_ADDED
     new = text
     for n, (ident, result) in enumerate(found):
         if isinstance(result, str):
-            print(f"citewarden add: {shown(ident)}: {shown(result)}", file=err)
+            print(f"citewarden add: {visible(ident)}: {visible(result)}", file=err)
             status = EXIT_MISSING
             continue
         key = keys[n] if n < len(keys) else make_key(result, taken)
@@ -124,12 +121,12 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         try:
             change = plan_insertion(path, new, result, key)
         except InsertError as exc:
-            print(f"citewarden add: {exc}", file=err)
+            print(f"citewarden add: {visible(str(exc))}", file=err)
             return EXIT_USAGE
         new = apply(new, change)
         if args.dry_run:
-            print(shown(change.text.strip("\n")), file=out)
-        print(f"added {key}: {shown(describe(result))} [{result.source}]", file=out)
+            print(visible_lines(change.text.strip("\n")), file=out)
+        print(f"added {visible(key)}: {visible(describe(result))} [{result.source}]", file=out)
     if not args.dry_run and new != text:
         target = path.resolve()  # write through a symbolic link, never replace it
         tmp = target.with_name(f".{target.name}.citewarden-add")
@@ -139,6 +136,8 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
                 os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
             os.replace(tmp, target)
         except OSError as exc:
-            print(f"citewarden add: cannot write {path}: {exc}", file=err)
+            print(
+                f"citewarden add: cannot write {visible(str(path))}: {visible(str(exc))}", file=err
+            )
             return EXIT_USAGE
     return status
