@@ -68,9 +68,10 @@ class VerifySettings:
     sources: tuple[str, ...] = SOURCE_NAMES
     snapshot: str | None = None
     mailto: str | None = None
-    openalex_api_key: str | None = None
-    s2_api_key: str | None = None
-    ncbi_api_key: str | None = None
+    #: API keys: never logged, never shown in a repr.
+    openalex_api_key: str | None = field(default=None, repr=False)
+    s2_api_key: str | None = field(default=None, repr=False)
+    ncbi_api_key: str | None = field(default=None, repr=False)
     concurrency: int = 8
     timeout: float = 20.0
     #: Base-URL overrides by source name (a mirror or a local replay server).

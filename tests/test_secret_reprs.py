@@ -1,0 +1,51 @@
+"""No repr or str of a settings or configuration value shows an API key or the judge's
+key: every dataclass field that holds one is left out of the repr (they reach logs and
+tracebacks)."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+import re
+
+import citewarden
+from citewarden.settings import JudgeSettings, Settings, VerifySettings
+from citewarden.verify.config import resolve_config
+
+#: Names of fields holding credentials (change tokens such as ``keys_token`` are not).
+SECRET_NAME = re.compile(
+    r"api_?key|secret|password|bearer|access_token|auth_token|credential", re.I
+)
+
+
+def test_settings_reprs_hold_no_secret() -> None:
+    verify = VerifySettings(
+        openalex_api_key="sekrit-oa", s2_api_key="sekrit-s2", ncbi_api_key="sekrit-ncbi"
+    )
+    settings = Settings(
+        verify=verify, judge=JudgeSettings("http://127.0.0.1:9/v1", "m", "sekrit-j")
+    )
+    config = resolve_config(verify, env={})
+    for value in (verify, settings, settings.judge, config):
+        for text in (repr(value), str(value)):
+            assert "sekrit" not in text, type(value).__name__
+    assert "mailto=None" in repr(verify)  # the rest of the repr is still there
+    assert config.openalex_api_key == "sekrit-oa"  # hidden, not dropped
+
+
+def test_every_secret_field_is_out_of_its_repr() -> None:
+    """A sweep of the package: a dataclass field named like a key, a token or a password
+    must have ``repr=False``."""
+    found = []
+    for info in pkgutil.walk_packages(citewarden.__path__, "citewarden."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+                for f in dataclasses.fields(obj):
+                    if SECRET_NAME.search(f.name):
+                        found.append((obj.__qualname__, f.name, f.repr))
+    assert ("VerifySettings", "openalex_api_key", False) in found
+    assert [row for row in found if row[2]] == []
