@@ -357,3 +357,63 @@ def test_prints_to_pdf_in_headless_chromium(audit: AuditData, tmp_path: Path) ->
     assert pages >= 2  # the methodology appendix starts on its own page
     ARTIFACTS.mkdir(exist_ok=True)
     shutil.copy(pdf, ARTIFACTS / "html-report.pdf")
+
+
+def test_links_from_outside_data_are_https_only(tmp_path: Path) -> None:
+    """A record's URL and a .bib url field become links only when they are https (as in
+    hovers): http, javascript and data URLs are shown as text or not at all; doi.org links
+    are https."""
+    (tmp_path / "paper.tex").write_text("\\cite{a,b,c,d}\n\\bibliography{refs}\n", encoding="utf-8")
+    bib = "".join(
+        f"@misc{{{key},\n  title = {{T {key}}},\n  url = {{{url}}},\n}}\n"
+        for key, url in (
+            ("a", "http://example.org/a"),
+            ("b", "javascript:alert(1)"),
+            ("c", "data:text/html;base64,PHNjcmlwdD4="),
+            ("d", "https://example.org/d"),
+        )
+    )
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "paper.tex")
+    ws.add_file(tmp_path / "refs.bib")
+    entries = list(ws.bibliography(tmp_path / "refs.bib").entries)  # type: ignore[union-attr]
+    found = [
+        Verdict(
+            "a", Status.VERIFIED, Tier.D, Match("x", 1.0, title="A", url="http://example.org/a")
+        ),
+        Verdict(
+            "b", Status.VERIFIED, Tier.D, Match("x", 1.0, title="B", url="javascript:alert(1)")
+        ),
+        Verdict(
+            "c",
+            Status.VERIFIED,
+            Tier.D,
+            Match("x", 1.0, title="C", url="data:text/html;base64,PHNjcmlwdD4=", doi="10.1/c"),
+        ),
+        Verdict(
+            "d", Status.VERIFIED, Tier.D, Match("x", 1.0, title="D", url="https://example.org/d")
+        ),
+    ]
+    page = render_html(
+        build_audit(
+            ws,
+            check(ws),
+            entries,
+            found,
+            inputs=("paper.tex",),
+            settings=Settings(),
+            version="0.1.0",
+            root=tmp_path,
+            generated=WHEN,
+        )
+    )
+    hrefs = [a["href"] for t, a in parse(page).tags if t == "a" and a.get("href")]
+    outside = [h for h in hrefs if h and not h.startswith("#") and "#" not in h[:1]]
+    assert "https://example.org/d" in outside and "https://doi.org/10.1/c" in outside
+    for href in outside:
+        assert href is not None and href.startswith("https://"), href
+    assert not any("example.org/a" in (h or "") for h in hrefs)
+    assert "javascript:" not in " ".join(h or "" for h in hrefs)
+    assert "data:" not in " ".join(h or "" for h in hrefs)
+    assert "http://example.org/a" in page  # still shown, as text

@@ -7,7 +7,7 @@ import urllib.parse
 from pathlib import Path
 
 from citewarden.model import Code, Severity, Status, Tier, Verdict, code_doc_url
-from citewarden.safe_text import visible_lines
+from citewarden.safe_text import https_url, visible_lines
 
 
 def esc(value: object) -> str:
@@ -15,13 +15,11 @@ def esc(value: object) -> str:
 
 
 def safe_url(url: str | None) -> str | None:
-    """``url`` if it is an http(s) URL (never ``javascript:`` and friends), else None."""
-    if not url:
-        return None
-    parsed = urllib.parse.urlsplit(url.strip())
-    if parsed.scheme.lower() not in ("http", "https") or not parsed.netloc:
-        return None
-    return url.strip()
+    """``url`` as a link destination when it is an ``https`` URL with a host (as hovers
+    link: :func:`citewarden.safe_text.https_url`), else None: never ``http``,
+    ``javascript:``, ``data:``, ``file:`` and friends from outside data.  The attribute
+    is escaped where it is written, so the URL itself is kept as given."""
+    return url.strip() if url and https_url(url) else None
 
 
 def doi_url(doi: str) -> str:
