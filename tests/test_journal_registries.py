@@ -97,8 +97,8 @@ def test_doaj_record_fields() -> None:
         "DOAJ journal record for 1827-1987, 1970-7096: in DOAJ since 2024, "
         "publisher PAGEPress (Italy)"
     )
-    bib = {**bib, "oa_start": 2006}
-    rec = journal_from_doaj({**result, "bibjson": bib})
+    # the year reader alone (no journal is described here)
+    rec = journal_from_doaj({"bibjson": {"title": "T", "oa_start": 2006}})
     assert rec is not None and "open access since 2006" in journal_line(rec)
     withdrawn = journal_from_doaj({**result, "admin": {"in_doaj": False}})
     assert withdrawn is not None and withdrawn.venue_not_in == ("doaj",)
