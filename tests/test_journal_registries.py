@@ -169,6 +169,10 @@ async def test_registries_in_question_give_evidence(
 
     text = hover_markdown(verdict)
     assert "NLM Catalog record 1254074" in text and "not in DOAJ (DOAJ)" in text
+    from citewarden.report.contexts import venue_html
+
+    html = venue_html(venue)
+    assert "<li>in PubMed (NLM Catalog)</li>" in html and "DOAJ: no journal with ISSN" in html
 
 
 async def test_registries_are_not_asked_when_indexing_is_settled(
