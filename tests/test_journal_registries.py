@@ -115,7 +115,7 @@ async def test_nlm_catalog_through_the_pubmed_lane(
     rec = found.records[0]
     assert rec.venue == "American journal of public health"
     assert rec.issn == ("0090-0036", "1541-0048") and rec.record_id == "1254074"
-    assert rec.venue_indexes == ("nlm", "medline", "pubmed")
+    assert rec.venue_indexes == ("pubmed", "medline")
     assert journal_line(rec) == (
         "NLM Catalog record 1254074 for 0090-0036, 1541-0048: currently indexed for MEDLINE, "
         "MEDLINE abbreviation Am J Public Health"
@@ -135,7 +135,7 @@ def test_nlm_record_without_current_indexing() -> None:
     summary = recorded_json("pubmed", "documented_nlmcatalog_esummary_1254074.json")
     item = summary["result"]["1254074"]
     rec = journal_from_nlm({**item, "currentindexingstatus": "N"})
-    assert rec is not None and rec.venue_indexes == ("nlm",)
+    assert rec is not None and rec.venue_indexes == ()
     assert rec.venue_not_in == ("medline",)
     assert "not currently indexed for MEDLINE" in journal_line(rec)
     unknown = journal_from_nlm({k: v for k, v in item.items() if k != "currentindexingstatus"})
@@ -158,12 +158,12 @@ async def test_registries_in_question_give_evidence(
     verdict = with_venue(Verdict("k", Status.VERIFIED, Tier.D), entry, [AJPH_WORK, *extra])
     venue = verdict.venue
     assert venue is not None and verdict.issues == ()
-    assert venue.indexed_in == ("pubmed", "medline", "nlm")
+    assert venue.indexed_in == ("pubmed", "medline")
     assert "in PubMed (NLM Catalog)" in venue.evidence
     assert "not in DOAJ (DOAJ)" in venue.evidence
     assert "DOAJ: no journal with ISSN 0090-0036" in venue.evidence
     row = entry_json(verdict, None, None, ())
-    assert row["venue"]["indexed_in"] == ["pubmed", "medline", "nlm"]
+    assert row["venue"]["indexed_in"] == ["pubmed", "medline"]
     assert any(e.startswith("NLM Catalog record 1254074") for e in row["venue"]["evidence"])
     from citewarden.lsp.verify_hover import hover_markdown
 

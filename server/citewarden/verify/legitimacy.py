@@ -34,13 +34,12 @@ from citewarden.verify.records import WorkRecord
 from citewarden.verify.sources.journals import is_journal_record
 
 #: Indexes in the order reports list them.
-INDEXES = ("doaj", "pubmed", "medline", "nlm", "scopus", "core")
+INDEXES = ("doaj", "pubmed", "medline", "scopus", "core")
 #: Index names as people write them.
 INDEX_LABELS = {
     "doaj": "DOAJ",
     "pubmed": "PubMed",
     "medline": "MEDLINE",
-    "nlm": "the NLM Catalog",
     "scopus": "Scopus",
     "core": "the core sources of OpenAlex (CWTS)",
 }
@@ -211,8 +210,7 @@ def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[Venue
         return info, None
     field = entry.venue_field or "journal"
     title = named or entry.venue or "the journal"
-    # being in the NLM Catalog is not being indexed: only a real index clears the journal
-    if not yes - {"nlm"} and no >= REQUIRED_NO:
+    if not yes and no >= REQUIRED_NO:
         signs = []
         if "core" in no:
             signs.append("it is not a core source")

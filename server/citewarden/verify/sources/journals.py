@@ -29,7 +29,7 @@ FLAGS = (("is_in_doaj", "doaj"), ("is_indexed_in_scopus", "scopus"), ("is_core",
 
 #: Indexes an absent answer of each registry rules out.  A journal with articles in PubMed
 #: has an NLM Catalog record, so a catalog without the ISSN also rules out PubMed.
-ABSENT_MEANS = {"doaj": ("doaj",), "pubmed": ("nlm", "medline", "pubmed")}
+ABSENT_MEANS = {"doaj": ("doaj",), "pubmed": ("pubmed", "medline")}
 
 
 def is_journal_record(record: WorkRecord) -> bool:
@@ -195,10 +195,11 @@ def journal_from_nlm(item: Any, source: str = "pubmed") -> WorkRecord | None:
     if nlm_id:
         extra.append(("nlm_id", nlm_id))
     status = item.get("currentindexingstatus")
-    yes: tuple[str, ...] = ("nlm",)
+    # a catalog record alone is not indexing: NLM catalogues far more than it indexes
+    yes: tuple[str, ...] = ()
     no: tuple[str, ...] = ()
     if status == "Y":
-        yes += ("medline", "pubmed")
+        yes = ("pubmed", "medline")
         extra.append(("medline", "current"))
     elif status == "N":
         no = ("medline",)
