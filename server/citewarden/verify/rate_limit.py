@@ -54,7 +54,7 @@ PUBLISHED_LIMITS: dict[str, Limit] = {
     # Open Library: identified clients up to 3 req/s, anonymous 1 req/s.
     "openlibrary": Limit(3.0, 1, 1),
     "openlibrary-public": Limit(1.0, 1, 1),
-    # DOAJ's public API: 2 requests per second (excess requests are queued, then refused).
+    # DOAJ's public API (v4, at /api): asked once per journal in question; keep it gentle.
     "doaj": Limit(2.0, 1, 1),
 }
 
