@@ -4,8 +4,8 @@ Prints, per oracle, the share of generated cases (or .bib files) on which citewa
 exactly the keys the tool reads, and the disagreements by class.  The generators and the
 oracles are those of the differential tests (tests/differential.py).
 
-    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--units N] [--bib N]
-        [--max-bytes B]
+    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--units N]
+        [--chapterbib N] [--bib N] [--max-bytes B]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ def main() -> None:
     parser.add_argument("--latex", type=int, default=60, help="generated LaTeX projects")
     parser.add_argument("--markdown", type=int, default=300, help="generated Markdown documents")
     parser.add_argument("--units", type=int, default=40, help="generated refsection projects")
+    parser.add_argument("--chapterbib", type=int, default=40, help="chapterbib projects")
     parser.add_argument(
         "--bib", type=int, default=1000, help="TeX Live .bib files (smallest first)"
     )
@@ -45,6 +46,9 @@ def main() -> None:
     seeds = range(args.seed, args.seed + args.units)
     units = differential_units.run_units(seeds)
     print("pdflatex + biber (refsection units: undefined, unprinted):", units.summary())
+    seeds = range(args.seed, args.seed + args.chapterbib)
+    chapters = differential_units.run_chapterbib(seeds)
+    print("pdflatex + bibtex (chapterbib units: undefined, unprinted):", chapters.summary())
     every = differential.texlive_bib_files()
     files = [f for f in every if f.stat().st_size <= args.max_bytes][: args.bib]
     if args.bib and len(files) < len(every):

@@ -6,6 +6,12 @@ Each case: two to four .bib files, some named by ``\\addbibresource`` or
 ``\\addglobalbib``, one to three refsections with their own resources (with or without
 ``.bib``), citations inside and outside them, now and then a key defined nowhere or a
 ``\\nocite{*}`` inside a refsection.
+
+And chapterbib projects compared with pdflatex + BibTeX run on each unit's .aux: the
+citations LaTeX leaves undefined and the entries no .bbl printed.  Each case: a root that
+loads chapterbib, one to three ``\\include``d chapters (some ``\\input`` a file of their
+own, some have a ``\\bibliography``, now and then a ``\\nocite{*}``), and a root
+``\\bibliography`` before, after or without the chapters.
 """
 
 from __future__ import annotations
@@ -94,7 +100,8 @@ def units_oracle(case: UnitsCase, directory: Path) -> set[str] | None:
     return {f"dangling {k}" for k in _UNDEFINED.findall(log)} | {f"orphan {k}" for k in orphans}
 
 
-def units_ours(directory: Path) -> set[str]:
+def units_ours(directory: Path, with_files: bool = False) -> set[str]:
+    """``dangling KEY`` (with ``in FILE`` when ``with_files``) and ``orphan KEY`` findings."""
     ws = Workspace(Settings(), root=directory)
     for path in sorted(directory.iterdir()):
         if path.suffix in (".tex", ".bib"):
@@ -103,7 +110,8 @@ def units_ours(directory: Path) -> set[str]:
     for findings in check(ws).values():
         for f in findings:
             if f.code is Code.DANGLING:
-                found.add(f"dangling {f.data['key']}")
+                where = f" in {f.location.path.name}" if with_files else ""
+                found.add(f"dangling {f.data['key']}{where}")
             elif f.code is Code.ORPHAN:
                 found.add(f"orphan {f.data['key']}")
     return found
@@ -122,4 +130,114 @@ def run_units(seeds: Iterable[int], budget: float = 1e9) -> Tally:
                 tally.skipped.append(f"units seed {seed}")
                 continue
             tally.add(oracle, units_ours(Path(tmp)), f"units seed {seed}")
+    return tally
+
+
+#: LaTeX's warning for a citation no .bbl defined
+_LATEX_UNDEFINED = re.compile(r"Citation `([^']*)' in file `([^']*)' on page \d+ undefined")
+_BIBITEM = re.compile(r"\\bibitem(?:\[[^\]]*\])?\{([^}]*)\}")
+
+
+def chapterbib_case(seed: int) -> UnitsCase:
+    rng = random.Random(seed)
+    n = 0
+    bibs: dict[str, list[str]] = {}
+    for b in range(rng.randint(2, 3)):
+        keys = []
+        for _ in range(rng.randint(1, 4)):
+            n += 1
+            keys.append(f"chapQ{n}")
+        bibs[f"b{b}"] = keys
+    every = [k for keys in bibs.values() for k in keys] + ["chapQ0"]  # chapQ0: nowhere
+    names = list(bibs)
+
+    def cites() -> list[str]:
+        return [f"\\cite{{{k}}}" for k in rng.sample(every, rng.randint(0, 3))]
+
+    def bibliography() -> list[str]:
+        own = ",".join(rng.sample(names, rng.randint(1, 2)))
+        return ["\\bibliographystyle{plain}", f"\\bibliography{{{own}}}"]
+
+    files: dict[str, str] = {}
+    root_bib = rng.choice(("before", "after", "none"))
+    body = ["\\begin{document}", *cites()]
+    if root_bib == "before":
+        body += bibliography()
+    for c in range(1, rng.randint(1, 3) + 1):
+        chapter = [*cites()]
+        if rng.random() < 0.4:
+            files[f"sub{c}.tex"] = "\n".join([*cites(), ""])
+            chapter.append(f"\\input{{sub{c}}}")
+        if rng.random() < 0.15:
+            chapter.append("\\nocite{*}")
+        if rng.random() < 0.75:
+            chapter += bibliography()
+        files[f"ch{c}.tex"] = "\n".join([*chapter, ""])
+        body += [f"\\include{{ch{c}}}", *cites()]
+    if root_bib == "after":
+        body += bibliography()
+    body += ["\\end{document}", ""]
+    preamble = ["\\documentclass{article}", "\\usepackage{chapterbib}"]
+    files["main.tex"] = "\n".join(preamble + body)
+    text = "".join(files.values())
+    defined: set[str] = set()
+    for name, keys in bibs.items():
+        files[f"{name}.bib"] = "".join(f"@misc{{{k}, title={{T}}}}\n" for k in keys)
+        if re.search(r"[{,]" + name + r"[,}]", text):  # a file no unit names is in no project
+            defined.update(keys)
+    return UnitsCase(seed, files, defined)
+
+
+def chapterbib_oracle(case: UnitsCase, directory: Path) -> set[str] | None:
+    """``dangling KEY`` for each citation LaTeX leaves undefined once BibTeX ran on every
+    unit's .aux, ``orphan KEY`` for each entry no .bbl printed; None when a run failed."""
+    for name, text in case.files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"]
+    if _run(latex, directory).returncode != 0:
+        return None
+    printed: set[str] = set()
+    for aux in sorted(directory.glob("*.aux")):
+        if "\\bibdata{" not in aux.read_text(errors="replace"):
+            continue  # BibTeX stops at once: that unit has no bibliography
+        _run(["bibtex", aux.stem], directory)  # two \bibdata in main.aux: it obeys the first
+        bbl = directory / (aux.stem + ".bbl")
+        if bbl.exists():
+            printed.update(_BIBITEM.findall(bbl.read_text(errors="replace")))
+    for _ in range(2):  # the first run writes the \\bibcite lines, the second reads them
+        _run(latex, directory)
+    log = (directory / "main.log").read_text(errors="replace")
+    undefined = set(_LATEX_UNDEFINED.findall(log))
+    orphans = case.defined - printed
+    return {f"dangling {k} in {unit}" for k, unit in undefined} | {f"orphan {k}" for k in orphans}
+
+
+def chapterbib_ours(directory: Path) -> set[str]:
+    """:func:`units_ours` with each dangling key's unit, named as LaTeX names it (the .aux
+    of the chapter the file belongs to: ``sub2.tex`` is read by ``ch2``)."""
+    found: set[str] = set()
+    for item in units_ours(directory, with_files=True):
+        if item.startswith("dangling "):
+            key, _, path = item[len("dangling ") :].partition(" in ")
+            stem = Path(path).stem
+            unit = "ch" + stem[3:] if stem.startswith("sub") else stem
+            found.add(f"dangling {key} in {unit}")
+        else:
+            found.add(item)
+    return found
+
+
+def run_chapterbib(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+    tally = Tally()
+    deadline = time.monotonic() + budget
+    for seed in seeds:
+        if time.monotonic() > deadline:
+            break
+        case = chapterbib_case(seed)
+        with tempfile.TemporaryDirectory() as tmp:
+            oracle = chapterbib_oracle(case, Path(tmp))
+            if oracle is None:
+                tally.skipped.append(f"chapterbib seed {seed}")
+                continue
+            tally.add(oracle, chapterbib_ours(Path(tmp)), f"chapterbib seed {seed}")
     return tally

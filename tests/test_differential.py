@@ -38,6 +38,12 @@ def test_refsection_units_leave_undefined_and_unprinted_what_biber_does() -> Non
     assert tally.classes == {}, tally.summary()
 
 
+def test_chapterbib_units_leave_undefined_and_unprinted_what_bibtex_does() -> None:
+    tally = differential_units.run_chapterbib(range(1000, 1100), budget=BUDGET)
+    assert tally.cases >= 8, "too few cases ran in the time budget"
+    assert tally.classes == {}, tally.summary()
+
+
 def test_texlive_bib_files_define_the_keys_biber_reads() -> None:
     # the bibliographies TeX Live installs for use; its packages' documentation holds more
     # (bib2gls glossaries among them), compared by bench/agreement.py
@@ -70,3 +76,14 @@ def test_the_generators_are_seeded_and_reach_every_construct() -> None:
     units = [differential_units.units_case(seed).files["main.tex"] for seed in range(1000, 1008)]
     for construct in ("\\addglobalbib", "\\nocite{*}", "unitQ0", "\\begin{refsection}[b"):
         assert any(construct in text for text in units), construct
+    assert differential_units.chapterbib_case(7) == differential_units.chapterbib_case(7)
+    chapters = [
+        "\n".join(differential_units.chapterbib_case(seed).files.values())
+        for seed in range(1000, 1010)
+    ]
+    for construct in ("\\nocite{*}", "chapQ0", "\\input{sub", "\\include{ch2}"):
+        assert any(construct in text for text in chapters), construct
+    roots = [differential_units.chapterbib_case(s).files["main.tex"] for s in range(1000, 1010)]
+    assert any(r.index("\\bibliography") < r.index("\\include") for r in roots if "\\bibl" in r)
+    assert any(r.index("\\bibliography") > r.index("\\include") for r in roots if "\\bibl" in r)
+    assert any("\\bibliography" not in r for r in roots)

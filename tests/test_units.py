@@ -1,6 +1,7 @@
-"""Units with their own bibliography (biblatex refsections with resources of their own),
-checked against the real tools: pdflatex + biber say which keys each refsection could not
-find (the .blg) and which entries made it into a bibliography (the .bbl)."""
+"""Units with their own bibliography (biblatex refsections with resources of their own,
+chapterbib chapters), checked against the real tools: pdflatex + biber say which keys each
+refsection could not find (the .blg) and which entries made it into a bibliography (the
+.bbl); pdflatex + BibTeX on each chapter's .aux which citations stay undefined."""
 
 from __future__ import annotations
 
@@ -100,3 +101,76 @@ def test_units_agree_with_pdflatex_and_biber(tmp_path: Path, name: str) -> None:
     assert dangling, "the project should have keys missing from their unit"
     assert orphans, "the project should have entries no unit cites"
     assert _ours(tmp_path) == (dangling, orphans)
+
+
+#: a chapterbib project: the root's bibliography after the chapters (so BibTeX run on the
+#: root obeys the first chapter's), a chapter without one, a chapter reading another file
+CHAPTERBIB = {
+    "main.tex": r"""\documentclass{article}
+\usepackage{chapterbib}
+\begin{document}
+Root \cite{r1} \cite{c1}.
+\include{ch1}
+\include{ch2}
+\bibliographystyle{plain}
+\bibliography{b0}
+\end{document}
+""",
+    "ch1.tex": "One \\cite{c1} \\cite{r1} \\cite{Zz}.\n\\input{ch1sub}\n"
+    "\\bibliographystyle{plain}\n\\bibliography{b1}\n",
+    "ch1sub.tex": "Sub \\cite{s1}.\n",
+    "ch2.tex": "Two \\cite{c1}.\n",
+    "b0.bib": "@misc{r1, title={T}}\n@misc{o0, title={T}}\n",
+    "b1.bib": "@misc{c1, title={T}}\n@misc{s1, title={T}}\n@misc{o1, title={T}}\n"
+    "@misc{zz, title={T}}\n",
+}
+
+_LATEX_UNDEFINED = re.compile(r"Citation `([^']*)' in file `[^']*' on page \d+ undefined")
+_BIBITEM = re.compile(r"\\bibitem(?:\[[^\]]*\])?\{([^}]*)\}")
+
+
+def _bibtex_oracle(directory: Path) -> tuple[set[str], set[str]]:
+    """(citations left undefined after BibTeX ran on every .aux, entries no .bbl printed;
+    casefolded, as BibTeX matches keys)."""
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"]
+    subprocess.run(latex, cwd=directory, capture_output=True, timeout=120, check=False)
+    printed: set[str] = set()
+    for aux in sorted(directory.glob("*.aux")):
+        if "\\bibdata{" in aux.read_text(errors="replace"):
+            subprocess.run(
+                ["bibtex", aux.stem], cwd=directory, capture_output=True, timeout=120, check=False
+            )
+            bbl = (directory / f"{aux.stem}.bbl").read_text(errors="replace")
+            printed.update(k.casefold() for k in _BIBITEM.findall(bbl))
+    for _ in range(2):
+        subprocess.run(latex, cwd=directory, capture_output=True, timeout=120, check=False)
+    log = (directory / "main.log").read_text(errors="replace")
+    defined = {k for n, t in CHAPTERBIB.items() if n.endswith(".bib") for k in _BIB_KEY.findall(t)}
+    return set(_LATEX_UNDEFINED.findall(log)), defined - printed
+
+
+def test_chapterbib_chapters_agree_with_pdflatex_and_bibtex(tmp_path: Path) -> None:
+    if shutil.which("pdflatex") is None or shutil.which("bibtex") is None:
+        pytest.fail("pdflatex and bibtex are needed", pytrace=False)
+    for file, text in CHAPTERBIB.items():
+        (tmp_path / file).write_text(text, encoding="utf-8")
+    dangling, orphans = _bibtex_oracle(tmp_path)
+    assert dangling == {"r1", "c1"}, "the root and both chapters should each miss a key"
+    assert orphans == {"r1", "o0", "o1"}
+    assert _ours(tmp_path) == (dangling, orphans)
+
+
+@pytest.mark.parametrize(
+    "preamble",
+    [
+        "\\usepackage[gather]{chapterbib}",
+        "% \\usepackage{chapterbib}",
+        "\\usepackage{natbib}",
+    ],
+)
+def test_without_plain_chapterbib_the_project_is_one_unit(tmp_path: Path, preamble: str) -> None:
+    for file, text in CHAPTERBIB.items():
+        text = text.replace("\\usepackage{chapterbib}", preamble)
+        (tmp_path / file).write_text(text, encoding="utf-8")
+    # one unit reading b0 and b1: every key is found, only never-cited entries are orphans
+    assert _ours(tmp_path) == (set(), {"o0", "o1"})

@@ -281,6 +281,9 @@ class ParsedDocument:
     #: biblatex refsections with resources of their own: (start, end, resources as
     #: written); a citation between ``start`` and ``end`` reads those resources only
     refsections: tuple[tuple[int, int, tuple[str, ...]], ...] = ()
+    #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
+    #: ``\\include``d file is a unit with its own .aux and bibliography
+    chapterbib: bool = False
 
 
 @dataclass(frozen=True, slots=True)

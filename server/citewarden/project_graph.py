@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 #: biblatex backends that match keys as BibTeX does, case-insensitively
 _BIBTEX_BACKENDS = frozenset({"bibtex", "bibtex8", "bibtexu"})
+#: commands that read a file through ``\\include``, which writes its own .aux
+_OWN_AUX = frozenset({"include", "includefrom", "subincludefrom"})
 _INCLUDE_FROM_ROOT = frozenset({"import", "inputfrom", "includefrom"})
 _INCLUDE_FROM_HERE = frozenset({"subimport", "subinputfrom", "subincludefrom"})
 _ALWAYS_TEX = frozenset({"include", "subfile"})
@@ -70,6 +72,9 @@ class Project:
     #: keys match case-insensitively (BibTeX via ``\\bibliography``; biber and pandoc
     #: match exactly)
     casefold_keys: bool = False
+    #: chapterbib units, each with its own .aux: the root's documents first, then each
+    #: ``\\include``d file with the files it reads (empty without chapterbib)
+    chapters: tuple[tuple[Path, ...], ...] = ()
 
     @property
     def sources(self) -> tuple[Path, ...]:
@@ -252,16 +257,21 @@ class ProjectGraph:
         unresolved = False
         bibtex_links = biblatex_links = bibtex_backend = False
         tex_dirs, bib_dirs = self._search_paths(root_dir)
-        stack: list[tuple[Path, Path]] = [(root, root_dir)]
+        # each document with the \include'd file (or the root) whose .aux it writes to
+        heads: dict[Path, Path] = {}
+        chapterbib = False
+        stack: list[tuple[Path, Path, Path]] = [(root, root_dir, root)]
         while stack:
-            path, here = stack.pop()
+            path, here, head = stack.pop()
             if path in docs:
                 continue
             docs[path] = None
+            heads[path] = head
             doc = self.document(path)
             if doc is None:
                 continue
-            children: list[tuple[Path, Path]] = []
+            chapterbib = chapterbib or doc.chapterbib
+            children: list[tuple[Path, Path, Path]] = []
             bibtex_backend = bibtex_backend or doc.bib_backend in _BIBTEX_BACKENDS
             for link in doc.links:
                 if link.kind is LinkKind.BIBLIOGRAPHY:
@@ -289,11 +299,13 @@ class ProjectGraph:
                     continue
                 child, child_base = resolved
                 if is_latex(child):
-                    children.append((child, child_base))
+                    own_aux = head == root and link.command in _OWN_AUX
+                    children.append((child, child_base, child if own_aux else head))
             stack.extend(reversed(children))
         for path in docs:
             self._known.setdefault(path, None)
         self._pass_on_definitions(docs)
+        chapters = _chapter_units(heads, root) if chapterbib else ()
         for path in bibs:
             self._known.setdefault(path, None)
         return Project(
@@ -305,6 +317,7 @@ class ProjectGraph:
             missing=tuple(missing),
             unresolved=unresolved,
             standalone=standalone,
+            chapters=chapters,
         )
 
     def _pass_on_definitions(self, documents: Iterable[Path]) -> None:
@@ -477,6 +490,14 @@ class ProjectGraph:
         return None
 
 
+def _chapter_units(heads: dict[Path, Path], root: Path) -> tuple[tuple[Path, ...], ...]:
+    """:attr:`Project.chapters` from each document's unit head, in reading order."""
+    units: dict[Path, list[Path]] = {root: []}
+    for path, head in heads.items():
+        units.setdefault(head, []).append(path)
+    return tuple(tuple(paths) for paths in units.values())
+
+
 def _split_bib_targets(target: str) -> list[str]:
     return [t.strip() for t in target.split(",") if t.strip()] or [target]
 
@@ -496,4 +517,5 @@ def _merge_into(project: Project, sub: Project) -> Project:
         unresolved=project.unresolved or sub.unresolved,
         standalone=project.standalone,
         casefold_keys=project.casefold_keys,
+        chapters=project.chapters,
     )

@@ -44,7 +44,7 @@ def _cited_keys(
     folded: set[str] = set()
     for project in projects:
         for _, doc in ws.project_documents(project):
-            if doc.nocite_all:
+            if doc.nocite_all and not project.chapters:  # chapterbib: for its chapter only
                 return cited, folded, True
             if not doc.citations:
                 continue
@@ -185,7 +185,10 @@ def _orphan_list(
         return []
     if any(units.has_units(ws, project) for project in projects):
         # only the units that read this bibliography count
-        cited, cited_folded = units.cited_by_readers(ws, bib_path, projects)
+        readers = units.cited_by_readers(ws, bib_path, projects)
+        if readers is None:
+            return []
+        cited, cited_folded = readers
     indexes = list(
         {id(i): i for pr in projects for _, _, i in ws.project_bibliographies(pr)}.values()
     )

@@ -1,4 +1,5 @@
-"""Units with their own bibliography: biblatex ``refsection`` environments with resources.
+"""Units with their own bibliography: biblatex ``refsection`` environments with resources,
+and chapterbib chapters (see :mod:`~citewarden.checks.chapterbib`).
 
 biblatex resolves a citation inside ``\\begin{refsection}[ch1.bib]`` against ``ch1.bib``
 (and the ``\\addglobalbib`` resources) only, and one outside every such refsection against
@@ -17,6 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from citewarden.checks import chapterbib
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument
 
 if TYPE_CHECKING:
@@ -27,7 +29,9 @@ Scope = tuple[str, ...] | None
 
 
 def has_units(ws: Workspace, project: Project) -> bool:
-    """The project has a refsection with resources of its own."""
+    """The project has a refsection with resources of its own, or chapterbib chapters."""
+    if project.chapters:
+        return True
     return any(doc.refsections for _, doc in ws.project_documents(project))
 
 
@@ -100,6 +104,8 @@ def unit_dangling(
 ) -> list[Finding]:
     """Citations of keys the project defines (``is_defined``) but no bibliography their
     unit reads does."""
+    if project.chapters:
+        return chapterbib.unit_dangling(ws, project, is_defined)
     units = units_of(ws, project)
     fold = project.casefold_keys
     read: dict[Scope, tuple[set[str], set[str]]] = {}
@@ -126,12 +132,21 @@ def unit_dangling(
 
 def cited_by_readers(
     ws: Workspace, bib: Path, projects: list[Project]
-) -> tuple[set[str], set[str]]:
+) -> tuple[set[str], set[str]] | None:
     """Keys cited (exact, and casefolded for BibTeX projects) by the units that read
-    ``bib``."""
+    ``bib``; None when one of them cites every entry (chapterbib ``\\nocite{*}``)."""
     cited: set[str] = set()
     folded: set[str] = set()
     for project in projects:
+        if project.chapters:
+            keys, everything = chapterbib.cited_by_readers(ws, bib, project)
+            if everything:
+                return None
+            if project.casefold_keys:
+                folded.update(k.casefold() for k in keys)
+            else:
+                cited.update(keys)
+            continue
         units = units_of(ws, project)
         for _, _, cit, scope in _scoped_citations(ws, project):
             if units.reads(scope, bib):

@@ -756,6 +756,7 @@ def parse_latex(
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         refsections=tuple(refsections),
         bib_backend=latex_static.bib_backend(text),
+        chapterbib=latex_static.loads_chapterbib(text),
     )
 
 

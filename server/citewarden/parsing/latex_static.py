@@ -330,6 +330,25 @@ def bib_backend(text: str) -> str | None:
     return None
 
 
+_CHAPTERBIB = re.compile(r"\\usepackage\s*(?:\[([^\]]{0,2000})\])?\s*\{([^{}]{0,2000})\}")
+#: chapterbib options that change which .aux a bibliography reads (read as one unit)
+_CHAPTERBIB_GATHERING = frozenset({"gather", "duplicate", "rootbib"})
+
+
+def loads_chapterbib(text: str) -> bool:
+    """``text`` loads chapterbib (``\\usepackage{chapterbib}``, alone or in a list) without
+    an option that gathers or duplicates the chapters' citations in the root's bibliography."""
+    if "chapterbib" not in text:
+        return False
+    for m in _CHAPTERBIB.finditer(text):
+        packages = {name.strip() for name in m.group(2).split(",")}
+        if "chapterbib" not in packages or _in_comment(text, m.start()):
+            continue
+        options = {option.strip() for option in (m.group(1) or "").split(",")}
+        return not options & _CHAPTERBIB_GATHERING
+    return False
+
+
 def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext:
     """What every document of a project (given with its text) inherits: the citation macros
     of all of them, the flags whose value the project knows (set one way only, or defined
