@@ -229,6 +229,13 @@ def latex_case(seed: int) -> LatexCase:
     if r.random() < 0.4:  # a wrapper the included file defines, used after the \input
         parts[1].insert(0, "\\newcommand{\\ws}[1]{\\cite{#1}}")
         after.append(f"\\ws{{{keys('subdefined')}}}")
+    # macros in document order: a use before the definition is an undefined command
+    if r.random() < 0.3:  # used in the main text, defined after the \input
+        parts[0].insert(0, f"\\wy{{{keys('usedbefore')}}}")
+        after += ["\\newcommand{\\wy}[1]{\\cite{#1}}", f"\\wy{{{keys('usedbefore')}}}"]
+    if r.random() < 0.3:  # used in the included file, defined after the \input
+        parts[1].append(f"\\wq{{{keys('laterdef')}}}")
+        after += ["\\newcommand{\\wq}[1]{\\cite[p.~2]{#1}}", f"\\wq{{{keys('laterdef')}}}"]
     body = "\n\n".join(parts[0])
     sub = "\n\n".join(parts[1])
     ending = (

@@ -66,6 +66,7 @@ def test_the_generators_are_seeded_and_reach_every_construct() -> None:
         for k in differential.GENERATED_KEY.findall(text)
     }
     assert {"wraptwo", "let", "xparse", "ifdraft", "noarg", "string", "multi"} <= latex
+    assert {"usedbefore", "laterdef", "subdefined"} <= latex
     markdown = {
         differential.key_class(k)
         for seed in range(1000, 1300)

@@ -18,6 +18,7 @@ from citewarden.model import (
     LinkKind,
     Span,
 )
+from citewarden.parsing import latex_order
 from citewarden.parsing.latex import completion_context, find_citation_macros, parse_latex
 from markers import parse_markers
 
@@ -470,3 +471,21 @@ def test_completion_span_of_unclosed_citation_stops_at_the_key() -> None:
     assert completion_context(m.text, m.named["c"].start) is None
     m = parse_markers("\\cite{la\\in⟦c|⟧put{x}")
     assert completion_context(m.text, m.named["c"].start) is None
+
+
+def test_macro_starts_follow_the_include_tree() -> None:
+    """main: defines m0, includes a (which includes b, defining mb, then defines ma), then
+    defines m1 and includes c."""
+    order = ["main", "a", "b", "c"]
+    placed = {"a": ("main", 0), "b": ("a", 0), "c": ("main", 1)}
+    definitions = {"main": (("m0", 0), ("m1", 1)), "a": (("ma", 1),), "b": (("mb", 0),)}
+    starts = latex_order.macro_starts(order, placed, definitions)
+    assert dict(starts["main"]) == {"mb": 0, "ma": 0}
+    assert dict(starts["a"]) == {"m0": -1, "mb": 0}
+    assert dict(starts["b"]) == {"m0": -1}
+    assert dict(starts["c"]) == {"m0": -1, "m1": -1, "ma": -1, "mb": -1}
+
+
+def test_a_macro_used_before_its_definition_is_not_a_citation() -> None:
+    text = "\\wc{a}\n\\newcommand{\\wc}[1]{\\cite{#1}}\n\\wc{b}\n"
+    assert [c.key for c in parse_latex(Path("m.tex"), text).citations] == ["b"]

@@ -737,6 +737,54 @@ def test_macros_and_flags_of_the_root_apply_in_the_files_it_includes(tmp_path: P
     assert ("refs.bib", "orphan", "c") in _findings(ws)
 
 
+def test_citation_macros_apply_from_their_definition_in_document_order(tmp_path: Path) -> None:
+    """As LaTeX reads the project as one stream: a macro defined in an included file
+    applies after the ``\\input``, one defined after an ``\\input`` not in the file it
+    reads, and a
+    use before the definition in the same file is an undefined command, not a citation."""
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\early{a1}
+\input{defs}
+\mycite{a2} \early{a3}
+\input{sec}
+\late{a6}
+\newcommand{\late}[1]{\cite{#1}}
+\late{a7}
+\bibliographystyle{plain}
+\bibliography{refs}
+\end{document}
+--- defs.tex
+\newcommand{\mycite}[1]{\cite{#1}}
+\newcommand{\early}[1]{\cite{#1}}
+--- sec.tex
+\mycite{a4} \late{a5}
+--- refs.bib
+@misc{a1, title={T}}
+@misc{a2, title={T}}
+@misc{a3, title={T}}
+@misc{a4, title={T}}
+@misc{a5, title={T}}
+@misc{a6, title={T}}
+@misc{a7, title={T}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    orphans = [("refs.bib", "orphan", k) for k in ("a1", "a5", "a6")]
+    assert _findings(ws) == orphans
+    # the definition moves above the first \input: every use follows it now
+    main = tmp_path / "main.tex"
+    text = main.read_text()
+    text = text.replace("\\newcommand{\\late}[1]{\\cite{#1}}\n", "")
+    ws.set_text(main, text.replace("\\early{a1}", "\\newcommand{\\late}[1]{\\cite{#1}}\\early{a1}"))
+    assert _findings(ws) == [("refs.bib", "orphan", "a1")]
+
+
 def test_bibinputs_entries_ending_in_two_slashes_search_subfolders(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

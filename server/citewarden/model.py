@@ -244,6 +244,10 @@ class LatexContext:
     flags: tuple[tuple[str, bool], ...] = ()
     #: names of macros with :attr:`CitationMacro.fixed` bodies used somewhere in the project
     used: frozenset[str] = frozenset()
+    #: where each macro of ``macros`` defined outside this file applies from, in document
+    #: order: (name, -1) from the start, (name, i) after the file's include link number
+    #: ``i`` (0-based); a macro not listed does not apply here.  None: all apply everywhere.
+    starts: tuple[tuple[str, int], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +288,9 @@ class ParsedDocument:
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False
+    #: each citation macro this file defines, with the number of include links before its
+    #: definition (where it starts to apply, in document order)
+    macro_links: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -545,5 +545,11 @@ def _graph_facts(parsed: Parsed) -> object:
     if not isinstance(parsed, ParsedDocument):
         return None
     links = tuple((lk.kind, lk.target, lk.command, lk.base) for lk in parsed.links)
-    definitions = parsed.citation_macros, parsed.flags, parsed.bib_backend, parsed.chapterbib
+    definitions = (
+        parsed.citation_macros,
+        parsed.macro_links,
+        parsed.flags,
+        parsed.bib_backend,
+        parsed.chapterbib,
+    )
     return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), definitions

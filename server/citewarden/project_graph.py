@@ -10,13 +10,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden import search_paths
 from citewarden.model import DocumentKind, Finding, LatexContext, Link, LinkKind, ParsedDocument
-from citewarden.parsing import METADATA_NAMES, books, is_document, is_latex, is_markdown
+from citewarden.parsing import (
+    METADATA_NAMES,
+    books,
+    is_document,
+    is_latex,
+    is_markdown,
+    latex_order,
+)
 from citewarden.parsing.dispatch import parse_file
 from citewarden.parsing.latex_static import project_context
 from citewarden.settings import Settings
@@ -259,19 +266,26 @@ class ProjectGraph:
         tex_dirs, bib_dirs = self._search_paths(root_dir)
         # each document with the \include'd file (or the root) whose .aux it writes to
         heads: dict[Path, Path] = {}
+        # each included document: (the document including it, number of that include link)
+        placed: dict[Path, tuple[Path, int]] = {}
         chapterbib = False
-        stack: list[tuple[Path, Path, Path]] = [(root, root_dir, root)]
+        stack: list[tuple[Path, Path, Path, tuple[Path, int] | None]] = [
+            (root, root_dir, root, None)
+        ]
         while stack:
-            path, here, head = stack.pop()
+            path, here, head, place = stack.pop()
             if path in docs:
                 continue
             docs[path] = None
             heads[path] = head
+            if place is not None:
+                placed[path] = place
             doc = self.document(path)
             if doc is None:
                 continue
             chapterbib = chapterbib or doc.chapterbib
-            children: list[tuple[Path, Path, Path]] = []
+            children: list[tuple[Path, Path, Path, tuple[Path, int] | None]] = []
+            includes = -1
             bibtex_backend = bibtex_backend or doc.bib_backend in _BIBTEX_BACKENDS
             for link in doc.links:
                 if link.kind is LinkKind.BIBLIOGRAPHY:
@@ -290,6 +304,7 @@ class ProjectGraph:
                         else:
                             bibs.setdefault(found, None)
                     continue
+                includes += link.kind is LinkKind.INCLUDE
                 if _is_macro(link.target) or (link.base is not None and _is_macro(link.base)):
                     continue
                 self._refused = None
@@ -300,11 +315,12 @@ class ProjectGraph:
                 child, child_base = resolved
                 if is_latex(child):
                     own_aux = head == root and link.command in _OWN_AUX
-                    children.append((child, child_base, child if own_aux else head))
+                    unit = child if own_aux else head
+                    children.append((child, child_base, unit, (path, includes)))
             stack.extend(reversed(children))
         for path in docs:
             self._known.setdefault(path, None)
-        self._pass_on_definitions(docs)
+        self._pass_on_definitions(list(docs), placed)
         chapters = _chapter_units(heads, root) if chapterbib else ()
         for path in bibs:
             self._known.setdefault(path, None)
@@ -320,13 +336,16 @@ class ProjectGraph:
             chapters=chapters,
         )
 
-    def _pass_on_definitions(self, documents: Iterable[Path]) -> None:
+    def _pass_on_definitions(
+        self, documents: list[Path], placed: dict[Path, tuple[Path, int]]
+    ) -> None:
         """Parse the documents of a LaTeX project again when what they inherit from the
         project (its citation macros and flags) differs from what they were parsed with.
 
-        Every document gets the macros of every document of the project: a document that
-        compiles defines each macro before its first use, so the order need not be
-        followed.  A wrapper of a wrapper defined in another file may need a second round."""
+        Every document knows the macros of every document of the project, each applying
+        from its definition in document order (``placed``: where each document is
+        included, see :mod:`~citewarden.parsing.latex_order`).  A wrapper of a wrapper
+        defined in another file may need a second round."""
         states: list[tuple[Path, FileState, ParsedDocument]] = []
         for path in documents:
             state = self._state(path)
@@ -337,9 +356,13 @@ class ProjectGraph:
         ):
             return  # nothing to pass on, nothing passed on before
         for _ in range(3):
-            context = project_context([(doc, st.text) for _, st, doc in states])
+            shared = project_context([(doc, st.text) for _, st, doc in states])
+            starts = latex_order.macro_starts(
+                documents, placed, {path: doc.macro_links for path, _, doc in states}
+            )
             changed = False
             for i, (path, state, doc) in enumerate(states):
+                context = replace(shared, starts=starts.get(path, ()))
                 if context != (state.context or LatexContext()):
                     state.context = context
                     parsed = parse_file(path, state.text, self.settings, context)

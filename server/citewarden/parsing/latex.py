@@ -611,11 +611,14 @@ def parse_latex(
     context = context or LatexContext()
     extra = tuple(extra_commands)
     inherited = _tables(extra, context.macros)
-    macros, bodies = latex_static.find_citation_macros(
+    macros, bodies, defined_at = latex_static.find_citation_macros(
         text, inherited.citing, _tables(extra).citing
     )
     tables = _tables(extra, context.macros + macros) if macros else inherited
     roles = tables.roles
+    # document order: a macro applies from its definition (here, or before an include)
+    builtin = _tables(extra).roles
+    order = _MacroOrder(defined_at, context.starts, builtin) if macros or context.macros else None
     sets, defined = latex_static.find_flags(text)
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
@@ -666,6 +669,8 @@ def parse_latex(
                 continue
             if unused and any(a <= start < b for a, b in unused):
                 continue
+            if order is not None and not order.applies(name, start, links):
+                continue  # used before its definition: TeX stops on an undefined command
         if role == _MACRO:
             full = name + ("*" if m.group(3) else "")
             groups, end = _macro_groups(text, pos, tables.macros[name])
@@ -757,7 +762,48 @@ def parse_latex(
         refsections=tuple(refsections),
         bib_backend=latex_static.bib_backend(text),
         chapterbib=latex_static.loads_chapterbib(text),
+        macro_links=_macro_links(macros, defined_at, links),
     )
+
+
+class _MacroOrder:
+    """Whether a citation macro of the project applies at an offset of the file."""
+
+    __slots__ = ("_builtin", "_defined_at", "_starts")
+
+    def __init__(
+        self,
+        defined_at: dict[str, int],
+        starts: tuple[tuple[str, int], ...] | None,
+        builtin: dict[str, str],
+    ) -> None:
+        self._defined_at = defined_at
+        self._starts = None if starts is None else dict(starts)
+        self._builtin = builtin
+
+    def applies(self, name: str, at: int, links: list[Link]) -> bool:
+        if name in self._builtin:
+            return True
+        own = self._defined_at.get(name)
+        if own is not None and own <= at:
+            return True
+        if self._starts is None:
+            return own is None  # inherited with no order known: everywhere
+        after = self._starts.get(name)
+        if after is None:
+            return False
+        return after < 0 or _includes_before(links, at) > after
+
+
+def _includes_before(links: list[Link], at: int) -> int:
+    return sum(1 for link in links if link.kind is LinkKind.INCLUDE and link.span.start < at)
+
+
+def _macro_links(
+    macros: tuple[CitationMacro, ...], defined_at: dict[str, int], links: list[Link]
+) -> tuple[tuple[str, int], ...]:
+    """:attr:`ParsedDocument.macro_links`."""
+    return tuple((m.name, _includes_before(links, defined_at.get(m.name, 0))) for m in macros)
 
 
 _REFSECTION = re.compile(

@@ -103,14 +103,16 @@ def _pattern(m: re.Match[str]) -> str | None:
 
 def find_citation_macros(
     text: str, citing: frozenset[str], builtin: Container[str] = ()
-) -> tuple[tuple[CitationMacro, ...], tuple[tuple[str, int, int], ...]]:
-    """The citation macros ``text`` defines, in order, and the bodies ``(name, start, end)``
-    of those whose body cites fixed keys.  ``citing``: the names of citation commands
+) -> tuple[tuple[CitationMacro, ...], tuple[tuple[str, int, int], ...], dict[str, int]]:
+    """The citation macros ``text`` defines, in order, the bodies ``(name, start, end)``
+    of those whose body cites fixed keys, and the offset of each macro's first definition
+    (it applies from there on).  ``citing``: the names of citation commands
     (macros of the project included); ``builtin``: those a definition does not turn into a
     macro (a redefined ``\\citet`` stays ``\\citet``)."""
     if all(word not in text for word in ("command", "Command", "def", "\\let")):
-        return (), ()
+        return (), (), {}
     found: dict[str, CitationMacro] = {}
+    starts: dict[str, int] = {}
     bodies: list[tuple[str, int, int]] = []
 
     def is_citing(name: str) -> bool:
@@ -132,6 +134,7 @@ def find_citation_macros(
             name, target = m.group(10), m.group(11)
             if is_citing(target) and name not in builtin:
                 found[name] = CitationMacro(name, "", (), like=target)
+                starts.setdefault(name, m.start())
             continue
         name = m.group(1) or m.group(2) or m.group(5) or m.group(7) or m.group(8)
         if needle and not found and text.find(needle, m.end(), m.end() + _MAX_BODY) < 0:
@@ -160,9 +163,10 @@ def find_citation_macros(
                     fixed = True
         if keys or fixed:
             found[name] = CitationMacro(name, pattern, tuple(sorted(set(keys))), fixed=fixed)
+            starts.setdefault(name, m.start())
         if fixed:
             bodies.append((name, m.end(), body_end))
-    return tuple(found.values()), tuple(bodies)
+    return tuple(found.values()), tuple(bodies), starts
 
 
 _DEFINED_BEFORE = re.compile(
