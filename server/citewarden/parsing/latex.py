@@ -104,6 +104,8 @@ _SINGLE = (_CITE, _NOCITE)  # one key argument, read by :func:`_cite_groups`
 _INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
 _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
 _BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
+#: a definition that may define a citation macro, read by latex_static.read_definition
+_DEFINE = "define"
 #: a macro of the document read by its :class:`CitationMacro` pattern
 _MACRO = "macro"
 
@@ -132,7 +134,15 @@ _FIXED_ROLES: dict[str, str] = {
     "begin": _BEGIN,
     "documentclass": _DOCUMENTCLASS,
     "documentstyle": _DOCUMENTCLASS,
-}
+    **dict.fromkeys(
+        (
+            "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",
+            "gdef", "edef", "xdef", "let", "NewDocumentCommand", "RenewDocumentCommand",
+            "ProvideDocumentCommand", "DeclareDocumentCommand",
+        ),
+        _DEFINE,
+    ),
+}  # fmt: skip
 
 #: Environments whose content LaTeX does not read as ordinary text.
 VERBATIM_ENVIRONMENTS: frozenset[str] = frozenset(
@@ -592,9 +602,8 @@ def find_citation_macros(
     text: str, extra_commands: tuple[str, ...] = (), inherited: tuple[CitationMacro, ...] = ()
 ) -> tuple[CitationMacro, ...]:
     """The citation macros ``text`` defines (see :mod:`~citewarden.parsing.latex_static`)."""
-    extra = tuple(extra_commands)
-    citing = _tables(extra, inherited).citing
-    return latex_static.find_citation_macros(text, citing, _tables(extra).citing)[0]
+    context = LatexContext(inherited)
+    return parse_latex(Path("macros.tex"), text, extra_commands, context).citation_macros
 
 
 def parse_latex(
@@ -610,25 +619,21 @@ def parse_latex(
     macros, ``\\newif`` flags) and which fixed-key macros the project uses."""
     context = context or LatexContext()
     extra = tuple(extra_commands)
-    inherited = _tables(extra, context.macros)
-    macros, bodies, defined_at = latex_static.find_citation_macros(
-        text, inherited.citing, _tables(extra).citing
-    )
-    tables = _tables(extra, context.macros + macros) if macros else inherited
+    tables = _tables(extra, context.macros)
     roles = tables.roles
-    # document order: a macro applies from its definition (here, or before an include)
-    builtin = _tables(extra).roles
-    order = _MacroOrder(defined_at, context.starts, builtin) if macros or context.macros else None
+    builtin = _tables(extra)
+    # citation macros this file defines, each applying from its definition on (read in
+    # the scan: the tables grow as they are found); those of the project apply from where
+    # they are defined in document order (before an include of this file, or in it)
+    own: dict[str, CitationMacro] = {}
+    defined_at: dict[str, int] = {}
+    order = _MacroOrder(defined_at, context.starts, builtin.roles) if context.macros else None
     sets, defined = latex_static.find_flags(text)
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
     skip_index = 0
     # bodies of fixed-key macros never used: their citations do not count
-    unused = [
-        (a, b)
-        for name, a, b in bodies
-        if name not in context.used and not latex_static.is_used(text, name, b)
-    ]
+    unused: list[tuple[int, int]] = []
     lexer = _Lexer(text, tables.commands)
     citations: list[Citation] = []
     links: list[Link] = []
@@ -664,6 +669,22 @@ def parse_latex(
                 break
             continue  # "\\" or "\%"
         role = roles[name]
+        if role == _DEFINE:
+            citing = tables.citing
+            macro, a, b = latex_static.read_definition(
+                text, start, citing.__contains__, latex_static.needles_for(citing), builtin.citing
+            )
+            if macro is not None:
+                defined_at.setdefault(macro.name, start)
+                own[macro.name] = macro
+                tables = _tables(extra, context.macros + tuple(own.values()))
+                roles = tables.roles
+                lexer = _Lexer(text, tables.commands)
+                if macro.fixed and not (
+                    macro.name in context.used or latex_static.is_used(text, macro.name, b)
+                ):
+                    unused.append((a, b))
+            continue  # the body is read on: a citation of fixed keys in it counts if used
         if role in _CITING or role == _MACRO:
             if _is_definition(text, start) or text.endswith("\\string", 0, start):
                 continue
@@ -756,13 +777,13 @@ def parse_latex(
         is_root=is_root,
         bibitems=tuple(bibitems),
         suppressed_lines=frozenset(suppressed),
-        citation_macros=macros,
+        citation_macros=tuple(own.values()),
         flags=latex_static.document_flags(sets, defined),
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         refsections=tuple(refsections),
         bib_backend=latex_static.bib_backend(text),
         chapterbib=latex_static.loads_chapterbib(text),
-        macro_links=_macro_links(macros, defined_at, links),
+        macro_links=_macro_links(tuple(own.values()), defined_at, links),
     )
 
 

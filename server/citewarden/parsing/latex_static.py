@@ -17,7 +17,7 @@ branches and treats the macro as unknown.
 from __future__ import annotations
 
 import re
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from functools import lru_cache
 
 from citewarden.model import CitationMacro, LatexContext, ParsedDocument
@@ -32,11 +32,8 @@ _DEFINITION = re.compile(
     r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{"
     r"|\\let\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+)(?![A-Za-z@])"
 )
-#: where a definition may start (one literal prefix keeps the regex engine fast)
-_DEFINITION_START = re.compile(
-    r"\\(?=(?:re)?newcommand|providecommand|DeclareRobustCommand|[gex]?def"
-    r"|(?:New|Renew|Provide|Declare)DocumentCommand|let)"
-)
+
+
 #: a command with its optional arguments and its first braced argument
 _COMMAND_WITH_ARGUMENT = re.compile(
     r"\\([A-Za-z@]+)\*?(?:\s*(?:\[[^\]\n]*\]|<[^>\n]*>|\([^)\n]*\)))*\s*\{([^{}]*)\}"
@@ -101,83 +98,68 @@ def _pattern(m: re.Match[str]) -> str | None:
     return "".join(letters) if not spec[pos:].strip() else None
 
 
-def find_citation_macros(
-    text: str, citing: frozenset[str], builtin: Container[str] = ()
-) -> tuple[tuple[CitationMacro, ...], tuple[tuple[str, int, int], ...], dict[str, int]]:
-    """The citation macros ``text`` defines, in order, the bodies ``(name, start, end)``
-    of those whose body cites fixed keys, and the offset of each macro's first definition
-    (it applies from there on).  ``citing``: the names of citation commands
-    (macros of the project included); ``builtin``: those a definition does not turn into a
-    macro (a redefined ``\\citet`` stays ``\\citet``)."""
-    if all(word not in text for word in ("command", "Command", "def", "\\let")):
-        return (), (), {}
-    found: dict[str, CitationMacro] = {}
-    starts: dict[str, int] = {}
-    bodies: list[tuple[str, int, int]] = []
+def read_definition(
+    text: str,
+    start: int,
+    is_citing: Callable[[str], bool],
+    needles: tuple[str, ...],
+    builtin: Container[str] = (),
+) -> tuple[CitationMacro | None, int, int]:
+    """The definition starting at ``text[start]`` (``\\newcommand``, ``\\def``,
+    ``\\NewDocumentCommand``, ``\\let`` ...): the citation macro it defines, or None, and
+    its body ``(start, end)`` (``(-1, -1)`` without one).  ``is_citing``: whether a name is a
+    citation command (macros of the project included); ``needles``: words one of which
+    stands in the name of every citation command (empty: examine every body);
+    ``builtin``: names a definition does not turn into a macro (a redefined ``\\citet``
+    stays ``\\citet``)."""
+    m = _DEFINITION.match(text, start)
+    if m is None:
+        return None, -1, -1
+    if m.group(10):
+        name, target = m.group(10), m.group(11)
+        if is_citing(target) and name not in builtin:
+            return CitationMacro(name, "", (), like=target), -1, -1
+        return None, -1, -1
+    name = m.group(1) or m.group(2) or m.group(5) or m.group(7) or m.group(8)
+    body_end = _close_brace(text, m.end() - 1, _MAX_BODY)
+    if body_end < 0:
+        return None, -1, -1
+    body = (m.end(), body_end)
+    if name in builtin or (needles and all(text.find(w, *body) < 0 for w in needles)):
+        return None, *body  # no citation command in the body: not a citation macro
+    pattern = _pattern(m)
+    if pattern is None:
+        return None, *body
+    keys: list[int] = []
+    fixed = False
+    for use in _COMMAND_WITH_ARGUMENT.finditer(text, m.end(), body_end - 1):
+        if not is_citing(use.group(1)):
+            continue
+        for item in use.group(2).split(","):
+            parameter = _PARAMETER.fullmatch(item)
+            if parameter is not None:
+                number = int(parameter.group(1))
+                if 0 < number <= len(pattern) and pattern[number - 1] == "m":
+                    keys.append(number)
+            elif "#" not in item and "\\" not in item and item.strip():
+                fixed = True
+    if keys or fixed:
+        return CitationMacro(name, pattern, tuple(sorted(set(keys))), fixed=fixed), *body
+    return None, *body
 
-    def is_citing(name: str) -> bool:
-        return name in citing or name in found
 
-    # every citation command has "ite" in its name, unless a project or a setting names one
-    # that has not: then each definition body is examined
-    needle = "ite" if _all_have_ite(citing) else ""
-    pos = 0
-    while (start := _DEFINITION_START.search(text, pos)) is not None:
-        pos = start.end()
-        m = _DEFINITION.match(text, start.start())
-        if m is None:
-            continue
-        pos = m.end()
-        if _in_comment(text, m.start()):
-            continue
-        if m.group(10):
-            name, target = m.group(10), m.group(11)
-            if is_citing(target) and name not in builtin:
-                found[name] = CitationMacro(name, "", (), like=target)
-                starts.setdefault(name, m.start())
-            continue
-        name = m.group(1) or m.group(2) or m.group(5) or m.group(7) or m.group(8)
-        if needle and not found and text.find(needle, m.end(), m.end() + _MAX_BODY) < 0:
-            continue  # no citation command within reach: not a citation macro
-        body_end = _close_brace(text, m.end() - 1, _MAX_BODY)
-        if body_end < 0:
-            continue
-        pos = body_end
-        if name in builtin:
-            continue
-        pattern = _pattern(m)
-        if pattern is None:
-            continue
-        keys: list[int] = []
-        fixed = False
-        for use in _COMMAND_WITH_ARGUMENT.finditer(text, m.end(), body_end - 1):
-            if not is_citing(use.group(1)):
-                continue
-            for item in use.group(2).split(","):
-                parameter = _PARAMETER.fullmatch(item)
-                if parameter is not None:
-                    number = int(parameter.group(1))
-                    if 0 < number <= len(pattern) and pattern[number - 1] == "m":
-                        keys.append(number)
-                elif "#" not in item and "\\" not in item and item.strip():
-                    fixed = True
-        if keys or fixed:
-            found[name] = CitationMacro(name, pattern, tuple(sorted(set(keys))), fixed=fixed)
-            starts.setdefault(name, m.start())
-        if fixed:
-            bodies.append((name, m.end(), body_end))
-    return tuple(found.values()), tuple(bodies), starts
+@lru_cache(maxsize=64)
+def needles_for(citing: frozenset[str]) -> tuple[str, ...]:
+    """Words for :func:`read_definition`: ``ite`` (in every built-in citation command's
+    name) and the citing names that lack it; empty when they are too many to look for."""
+    odd = tuple(sorted(name for name in citing if "ite" not in name))
+    return ("ite", *odd) if len(odd) <= 8 else ()
 
 
 _DEFINED_BEFORE = re.compile(
     r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand|[gex]?def|let"
     r"|(?:New|Renew|Provide|Declare)DocumentCommand)\*?\s*\{?\s*\Z"
 )
-
-
-@lru_cache(maxsize=64)
-def _all_have_ite(names: frozenset[str]) -> bool:
-    return all("ite" in name for name in names)
 
 
 def is_used(text: str, name: str, start: int = 0) -> bool:
@@ -214,7 +196,10 @@ def find_flags(text: str) -> tuple[dict[str, bool | None], frozenset[str]]:
         at = text.find(word)
         while at >= 0:
             end = at + len(word)
-            if end >= len(text) or not (text[end].isalpha() or text[end] == "@"):
+            before = text[at - 1] if at else " "
+            if (before.isalpha() or before == "@") and (
+                end >= len(text) or not (text[end].isalpha() or text[end] == "@")
+            ):
                 command = _COMMAND_BEFORE.search(text, max(0, at - 60), at)
                 if (
                     command is not None
