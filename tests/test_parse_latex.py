@@ -489,3 +489,16 @@ def test_macro_starts_follow_the_include_tree() -> None:
 def test_a_macro_used_before_its_definition_is_not_a_citation() -> None:
     text = "\\wc{a}\n\\newcommand{\\wc}[1]{\\cite{#1}}\n\\wc{b}\n"
     assert [c.key for c in parse_latex(Path("m.tex"), text).citations] == ["b"]
+
+
+def test_definition_bodies_close_where_the_token_reader_closes_them() -> None:
+    """The fast brace matcher (counts between closers) agrees with the token reader on
+    escaped braces, comments, blank lines and unclosed groups."""
+    import random
+
+    from citewarden.parsing.latex_static import _close_brace, _close_brace_tokens
+
+    rng = random.Random(19)
+    for _ in range(5000):
+        text = "{" + "".join(rng.choice("ab{}\\%\n ") for _ in range(rng.randint(0, 40)))
+        assert _close_brace(text, 0, 30) == _close_brace_tokens(text, 0, 30), repr(text)

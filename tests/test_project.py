@@ -737,6 +737,33 @@ def test_macros_and_flags_of_the_root_apply_in_the_files_it_includes(tmp_path: P
     assert ("refs.bib", "orphan", "c") in _findings(ws)
 
 
+def test_a_flag_set_in_a_file_without_newif_reaches_the_project(tmp_path: Path) -> None:
+    """settings.tex has no ``\\newif`` of its own: it is searched for the settings of the
+    flags the project defines, and its ``\\drafttrue`` decides main.tex's branch."""
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\newif\ifdraft
+\input{settings}
+\begin{document}
+\ifdraft \cite{draft}\else \cite{final}\fi
+\bibliographystyle{plain}
+\bibliography{refs}
+\end{document}
+--- settings.tex
+\drafttrue
+--- refs.bib
+@misc{draft, title={D}}
+@misc{final, title={F}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    assert _findings(ws) == [("refs.bib", "orphan", "final")]
+
+
 def test_citation_macros_apply_from_their_definition_in_document_order(tmp_path: Path) -> None:
     """As LaTeX reads the project as one stream: a macro defined in an included file
     applies after the ``\\input``, one defined after an ``\\input`` not in the file it

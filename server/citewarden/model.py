@@ -248,6 +248,9 @@ class LatexContext:
     #: order: (name, -1) from the start, (name, i) after the file's include link number
     #: ``i`` (0-based); a macro not listed does not apply here.  None: all apply everywhere.
     starts: tuple[tuple[str, int], ...] | None = None
+    #: names of the ``\\newif`` flags the files of the project define or set: a file
+    #: without a ``\\newif`` of its own is searched for settings of these only
+    flag_names: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -368,7 +368,11 @@ class ProjectGraph:
                     parsed = parse_file(path, state.text, self.settings, context)
                     state.parsed = parsed
                     if isinstance(parsed, ParsedDocument):
-                        changed = changed or parsed.citation_macros != doc.citation_macros
+                        changed = (
+                            changed
+                            or parsed.citation_macros != doc.citation_macros
+                            or parsed.flags != doc.flags
+                        )
                         states[i] = (path, state, parsed)
             if not changed:
                 return

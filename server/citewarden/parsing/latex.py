@@ -628,7 +628,7 @@ def parse_latex(
     own: dict[str, CitationMacro] = {}
     defined_at: dict[str, int] = {}
     order = _MacroOrder(defined_at, context.starts, builtin.roles) if context.macros else None
-    sets, defined = latex_static.find_flags(text)
+    sets, defined = latex_static.find_flags(text, context.flag_names)
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
     skip_index = 0

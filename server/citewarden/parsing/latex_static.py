@@ -47,6 +47,22 @@ _MAX_BODY = 5000
 
 def _close_brace(text: str, i: int, limit: int) -> int:
     """``text[i] == "{"``: the offset after its matching ``}``, or -1."""
+    end = min(len(text), i + limit)
+    depth = 0
+    pos = i
+    # fast path: count braces between closers while no escape or comment is in the way
+    while (c := text.find("}", pos, end)) >= 0:
+        if text[c - 1] == "\\" or text.find("\\{", pos, c) >= 0 or text.find("%", pos, c) >= 0:
+            return _close_brace_tokens(text, i, limit)
+        depth += text.count("{", pos, c) - 1
+        if depth <= 0:
+            return c + 1 if depth == 0 else -1
+        pos = c + 1
+    return -1
+
+
+def _close_brace_tokens(text: str, i: int, limit: int) -> int:
+    """:func:`_close_brace` token by token (escaped braces, comments)."""
     depth = 0
     for m in _BRACE_TOKENS.finditer(text, i, min(len(text), i + limit)):
         c = m.group()
@@ -182,12 +198,16 @@ _NEWIF = re.compile(r"\\newif\s*\\if([A-Za-z@]+)")
 _COMMAND_BEFORE = re.compile(r"\\([A-Za-z@]+)\Z")
 
 
-def find_flags(text: str) -> tuple[dict[str, bool | None], frozenset[str]]:
+def find_flags(
+    text: str, names: frozenset[str] = frozenset()
+) -> tuple[dict[str, bool | None], frozenset[str]]:
     """The values ``text`` gives ``\\newif`` flags (``\\drafttrue``; None when set both
-    ways) and the flags it defines.  A flag is only recognised as set when it is defined by
-    this file or ``known`` to the project, see :func:`flag_values`."""
-    if "true" not in text and "false" not in text and "\\newif" not in text:
-        return {}, frozenset()
+    ways) and the flags it defines.  A file without a ``\\newif`` is searched for settings
+    of the flags ``names`` only (those the project defines or sets).  A flag is only
+    recognised as set when it is defined by this file or ``known`` to the project, see
+    :func:`flag_values`."""
+    if "\\newif" not in text:
+        return _settings_of(text, names), frozenset()
     defined = frozenset(
         m.group(1) for m in _NEWIF.finditer(text) if not _in_comment(text, m.start())
     )
@@ -210,6 +230,25 @@ def find_flags(text: str) -> tuple[dict[str, bool | None], frozenset[str]]:
             at = text.find(word, end)
     sets = {name: next(iter(v)) if len(v) == 1 else None for name, v in seen.items()}
     return sets, defined
+
+
+def _settings_of(text: str, names: frozenset[str]) -> dict[str, bool | None]:
+    """:func:`find_flags` for the flags ``names`` alone: ``\\drafttrue``, ``\\draftfalse``."""
+    sets: dict[str, bool | None] = {}
+    for name in names:
+        values: set[bool] = set()
+        for word in ("true", "false"):
+            command = "\\" + name + word
+            at = text.find(command)
+            while at >= 0:
+                end = at + len(command)
+                after = text[end] if end < len(text) else " "
+                if not (after.isalpha() or after == "@") and not _in_comment(text, at):
+                    values.add(word == "true")
+                at = text.find(command, end)
+        if values:
+            sets[name] = next(iter(values)) if len(values) == 1 else None
+    return sets
 
 
 def flag_values(
@@ -352,7 +391,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     macros = tuple(dict.fromkeys(m for doc, _ in documents for m in doc.citation_macros))
     fixed = [m.name for m in macros if m.fixed]
     used = frozenset(name for name in fixed if any(is_used(text, name) for _, text in documents))
-    return LatexContext(macros, flags, used)
+    return LatexContext(macros, flags, used, flag_names=frozenset(values))
 
 
 def document_flags(
