@@ -1,0 +1,406 @@
+"""Argument readers of the LaTeX reader: brace, bracket and delimiter matchers bounded in
+length and nesting, citation key groups (single, multicite, volcite, wrapper macros), file
+links (``\\input``, ``\\import``, ``\\subfix``) and the code arguments skipped
+unread.  See :mod:`~citewarden.parsing.latex`."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+
+from citewarden.model import (
+    Citation,
+    CitationKind,
+    CitationMacro,
+    Link,
+    LinkKind,
+    Span,
+    sound_span,
+)
+from citewarden.parsing.latex_commands import _BIBRESOURCE, _INCLUDE, VERBATIM_ENVIRONMENTS
+
+#: Spaces, single newlines and comments between a command and its arguments (a blank line
+#: ends the argument list, as ``\par`` does in TeX).
+_SKIP = re.compile(r"(?:[ \t]+|%[^\n]*|\r?\n(?![ \t]*\r?\n))*")
+_PAR = r"\n[ \t]*\r?\n"
+_BRACE_TOKENS = re.compile(r"\\[\s\S]|%[^\n]*|[{}]|" + _PAR)
+_RAW_BRACE_TOKENS = re.compile(r"\\[\s\S]|[{}]|" + _PAR)
+_DELIM_TOKENS = {
+    "[": re.compile(r"\\[\s\S]|%[^\n]*|[{}\[\]]|" + _PAR),
+    "(": re.compile(r"\\[\s\S]|%[^\n]*|[{}()]|" + _PAR),
+    "<": re.compile(r"\\[\s\S]|%[^\n]*|[{}<>]|" + _PAR),
+}
+_CLOSER = {"[": "]", "(": ")", "<": ">"}
+_ARG_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
+_BEGIN_NAME = re.compile(r"[ \t]*\{([^{}\n]{0,100})\}")
+_INPUT_BARE = re.compile(r"[ \t]+([^\s{}%\\]{1,1000})")
+_DEFINITION_BEFORE = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand|(?:New|Renew|Provide|Declare)"
+    r"DocumentCommand|g?def|let)\*?\s*\{?\s*\Z"
+)
+_MAGIC_ROOT = re.compile(r"[ \t]*%+[ \t]*![ \t]*tex[ \t]+root[ \t]*=([^\n]*)", re.I)
+_MAGIC_ROOT_AFTER_NEWLINE = re.compile(r"\n[ \t]*%+[ \t]*![ \t]*tex[ \t]+root[ \t]*=([^\n]*)", re.I)
+_SUBFIX = re.compile(
+    r"[ \t]*(?:\[[^\]{}\n]{0,500}\][ \t]*)?\{\s*\\subfix\s*\{([^{}\n]{1,1000})\}\s*\}"
+)
+_SUBFILES_CLASS = re.compile(r"\s*\[([^\]{}\n]{0,500})\]\s*\{subfiles\}")
+_IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
+
+
+def _skip(text: str, i: int) -> int:
+    m = _SKIP.match(text, i)
+    return m.end() if m else i
+
+
+#: Longest argument read, in characters.  Together with flat key groups (no nested braces)
+#: this keeps pathological input, such as thousands of unclosed groups in one paragraph,
+#: close to linear.
+_MAX_ARG = 20_000
+_MAX_OPTIONAL = 2_000
+_MAX_CODE = 5_000
+#: Deepest nesting of brackets (and of braces) inside an optional argument.
+_MAX_NESTING = 4
+#: Deepest nesting of braces read in a group.
+_MAX_BRACE_NESTING = 32
+
+
+def _close_brace(
+    text: str, i: int, raw: bool = False, flat: bool = False, limit: int = _MAX_ARG
+) -> int:
+    """``text[i] == "{"``: the offset after its matching ``}``, or -1 when it does not close
+    before a blank line, the end of the text or ``limit`` characters.  ``flat``: a nested
+    ``{`` makes the group malformed (key lists and file names hold none)."""
+    depth = 0
+    tokens = _RAW_BRACE_TOKENS if raw else _BRACE_TOKENS
+    for m in tokens.finditer(text, i, min(len(text), i + limit)):
+        c = m.group()[0]
+        if c == "{":
+            if (flat and depth) or depth > _MAX_BRACE_NESTING:
+                return -1
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return m.end()
+        elif c == "\n":
+            return -1
+    return -1
+
+
+def _close_delimited(text: str, i: int) -> int:
+    """``text[i]`` is ``[``, ``(`` or ``<``: the offset after the matching closer, braces
+    nested inside counted, or -1 (also beyond :data:`_MAX_OPTIONAL` characters)."""
+    opener = text[i]
+    closer = _CLOSER[opener]
+    braces = depth = 0
+    for m in _DELIM_TOKENS[opener].finditer(text, i, min(len(text), i + _MAX_OPTIONAL)):
+        c = m.group()[0]
+        if c == "{":
+            braces += 1
+            if braces > _MAX_NESTING:
+                return -1
+        elif c == "}":
+            braces -= 1
+            if braces < 0:
+                return -1
+        elif c == "\n":
+            return -1
+        elif braces == 0 and c == opener:
+            depth += 1
+            if depth > _MAX_NESTING:
+                return -1
+        elif braces == 0 and c == closer:
+            depth -= 1
+            if depth == 0:
+                return m.end()
+    return -1
+
+
+def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]], int]:
+    """Read citation arguments starting at ``i`` (just after the command name).
+
+    Returns the key groups as ``(content_start, content_end)`` -- ``content_end`` is -1 for a
+    group that never closes -- and the offset after the last complete argument.
+    """
+    n = len(text)
+    groups: list[tuple[int, int]] = []
+    if multi:
+        for _ in range(2):  # (global prenote)(global postnote)
+            j = _skip(text, i)
+            if j < n and text[j] == "(":
+                k = _close_delimited(text, j)
+                if k < 0:
+                    return groups, i
+                i = k
+            else:
+                break
+    while True:
+        j = _skip(text, i)
+        optionals = 0
+        while j < n and optionals < 3 and (text[j] == "[" or (text[j] == "<" and not multi)):
+            k = _close_delimited(text, j)
+            if k < 0:
+                return groups, i
+            j = _skip(text, k)
+            optionals += 1
+        if j >= n or text[j] != "{":
+            return groups, i
+        k = _close_brace(text, j, flat=True)
+        if k < 0:
+            groups.append((j + 1, -1))
+            return groups, j + 1
+        groups.append((j + 1, k - 1))
+        i = k
+        if not multi:
+            return groups, i
+
+
+def _volcite_groups(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
+    """``[prenote]{volume}[pages]{key}`` after ``\\volcite``; same result as
+    :func:`_cite_groups`."""
+    n = len(text)
+    j = _skip(text, i)
+    if j < n and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return [], i
+        j = _skip(text, k)
+    if j >= n or text[j] != "{":
+        return [], i
+    k = _close_brace(text, j, flat=True)
+    if k < 0:
+        return [], i
+    end = k
+    j = _skip(text, k)
+    if j < n and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return [], end
+        j = _skip(text, k)
+    if j >= n or text[j] != "{":
+        return [], end
+    k = _close_brace(text, j, flat=True)
+    if k < 0:
+        return [(j + 1, -1)], j + 1
+    return [(j + 1, k - 1)], k
+
+
+def _split_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
+    """Comma-separated, trimmed items of ``text[start:end]`` as (item, start, end); an empty
+    item is ``("", p, p)`` with ``p`` just after its opening delimiter."""
+    segment = text[start:end]
+    if "%" in segment:
+        segment = _ARG_COMMENT.sub(lambda m: " " * len(m.group()), segment)
+    offset = start
+    for piece in segment.split(","):
+        item = piece.strip()
+        if item:
+            lead = offset + len(piece) - len(piece.lstrip())
+            yield item, lead, lead + len(item)
+        else:
+            yield "", offset, offset
+        offset += len(piece) + 1
+
+
+_new = object.__new__
+_CITATION_SLOTS = tuple(
+    getattr(Citation, name).__set__ for name in ("key", "span", "command", "command_span", "kind")
+)
+
+
+def _add_keys(
+    citations: list[Citation],
+    text: str,
+    start: int,
+    end: int,
+    command: str,
+    command_span: Span,
+    kind: CitationKind,
+) -> bool:
+    """Append a :class:`Citation` per key of ``text[start:end]`` (as :func:`_split_keys`
+    splits them; keys holding ``#`` or ``\\`` skipped, ``*`` too for ``\\nocite``).
+    Returns whether a ``\\nocite{*}`` was among them."""
+    set_key, set_span, set_command, set_command_span, set_kind = _CITATION_SLOTS
+    nocite = kind is CitationKind.NOCITE
+    nocite_all = False
+    for key, ks, ke in _split_keys(text, start, end):
+        if key and ("#" in key or "\\" in key or (nocite and key == "*")):
+            nocite_all = nocite_all or key == "*"
+            continue
+        citation = _new(Citation)
+        set_key(citation, key)
+        set_span(citation, sound_span(ks, ke))
+        set_command(citation, command)
+        set_command_span(citation, command_span)
+        set_kind(citation, kind)
+        citations.append(citation)
+    return nocite_all
+
+
+#: The usual citation arguments, ``[opt]{keys}`` or ``{keys}`` on one line with nothing
+#: to match inside (no braces, brackets, backslash or comment): read by one match, with the
+#: same result as :func:`_cite_groups` (within its length limits).
+_SIMPLE_CITE_ARGS = re.compile(
+    r"[ \t]*(?:\[[^\[\]{}\\%\n]{0,1998}\][ \t]*)?\{([^{}\\%\n]{0,19998})\}"
+)
+
+
+def _single_arg(text: str, i: int) -> tuple[int, int, int] | None:
+    """A mandatory ``{...}`` argument at ``i`` (after optional ``[...]``s): (content start,
+    content end, offset after it), or None."""
+    j = _skip(text, i)
+    n = len(text)
+    while j < n and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return None
+        j = _skip(text, k)
+    if j >= n or text[j] != "{":
+        return None
+    k = _close_brace(text, j, flat=True)
+    if k < 0:
+        return None
+    return j + 1, k - 1, k
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[str, int, int] | None:
+    piece = text[start:end]
+    item = piece.strip()
+    if not item:
+        return None
+    lead = start + len(piece) - len(piece.lstrip())
+    return item, lead, lead + len(item)
+
+
+def _skip_delimited_code(text: str, i: int) -> int:
+    """After ``\\verb``-like commands: skip ``|code|`` (same delimiter, same line)."""
+    if i >= len(text) or text[i] in " \t\r\n":
+        return i
+    delim = text[i]
+    line_end = text.find("\n", i + 1)
+    if line_end < 0:
+        line_end = len(text)
+    close = text.find(delim, i + 1, line_end)
+    return close + 1 if close >= 0 else line_end
+
+
+def _skip_inline_code(text: str, i: int, mint: bool) -> int:
+    """``\\lstinline[opts]{code}``, ``\\url|code|``, ``\\mintinline[opts]{lang}{code}``."""
+    n = len(text)
+    j = _skip(text, i)
+    if j < n and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return i
+        j = _skip(text, k)
+    if mint:
+        if j >= n or text[j] != "{":
+            return j
+        k = _close_brace(text, j, flat=True)
+        if k < 0:
+            return j
+        j = k
+    if j < n and text[j] == "{":
+        k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
+        return k if k >= 0 else j + 1
+    return _skip_delimited_code(text, j)
+
+
+def _skip_environment(text: str, i: int) -> int:
+    """After ``\\begin``: if a verbatim-like environment opens, the offset after its end."""
+    m = _BEGIN_NAME.match(text, i)
+    if m is None or m.group(1) not in VERBATIM_ENVIRONMENTS:
+        return i
+    end = text.find("\\end{" + m.group(1) + "}", m.end())
+    return len(text) if end < 0 else end + len(m.group(1)) + 6
+
+
+def _is_definition(text: str, start: int) -> bool:
+    return _DEFINITION_BEFORE.search(text, max(0, start - 40), start) is not None
+
+
+def _macro_groups(text: str, i: int, macro: CitationMacro) -> tuple[list[tuple[int, int]], int]:
+    """The key arguments of a use of ``macro`` at ``i`` (after its name) as ``(content start,
+    content end)``, and the offset after its last argument read."""
+    n = len(text)
+    groups: list[tuple[int, int]] = []
+    for number, letter in enumerate(macro.pattern, start=1):
+        j = _skip(text, i)
+        if letter == "s":
+            if j < n and text[j] == "*":
+                i = j + 1
+            continue
+        if letter == "o":
+            if j < n and text[j] == "[":
+                k = _close_delimited(text, j)
+                if k < 0:
+                    break
+                i = k
+            continue
+        if j >= n or text[j] != "{":
+            break
+        is_key = number in macro.keys
+        k = _close_brace(text, j, flat=is_key)
+        if k < 0:
+            break
+        if is_key:
+            groups.append((j + 1, k - 1))
+        i = k
+    return groups, i
+
+
+def _magic_root(text: str) -> str | None:
+    """The value of the first ``% !TEX root = file`` line (``%!TeX root=`` too)."""
+    first = _MAGIC_ROOT.match(text)
+    lines = _MAGIC_ROOT_AFTER_NEWLINE.finditer(text)
+    for m in lines if first is None else itertools.chain((first,), lines):
+        value = m.group(1).strip()
+        if value:
+            return value
+    return None
+
+
+def _read_file_link(
+    text: str, pos: int, name: str, role: str, links: list[Link], start: int
+) -> int:
+    """``\\input{f}`` / ``\\input f`` / ``\\include{f}`` / ``\\addbibresource[..]{f}``."""
+    kind = LinkKind.INCLUDE if role == _INCLUDE else LinkKind.BIBLIOGRAPHY
+    subfix = _SUBFIX.match(text, pos)
+    if subfix is not None and not _is_definition(text, start):
+        # subfiles: \subfix{path} names a path relative to the subfile itself
+        item = _trimmed(text, subfix.start(1), subfix.end(1))
+        if item is not None and "#" not in item[0] and "\\" not in item[0]:
+            links.append(Link(kind, item[0], Span(item[1], item[2]), name))
+        return subfix.end()
+    arg = _single_arg(text, pos) if role == _BIBRESOURCE else None
+    if role == _INCLUDE:
+        j = _skip(text, pos)
+        if j < len(text) and text[j] == "{":
+            arg = _single_arg(text, j)
+        elif name == "input":
+            bare = _INPUT_BARE.match(text, pos)
+            if bare is not None:
+                links.append(Link(kind, bare.group(1), Span(bare.start(1), bare.end(1)), name))
+                return bare.end()
+    if arg is None or _is_definition(text, start):
+        return pos
+    item = _trimmed(text, arg[0], arg[1])
+    if item is not None and "#" not in item[0] and "\\" not in item[0]:
+        links.append(Link(kind, item[0], Span(item[1], item[2]), name))
+    return arg[2]
+
+
+def _read_import(text: str, pos: int, name: str, links: list[Link], start: int) -> int:
+    """``\\import{dir}{file}`` and friends: the link's target is the file, ``base`` the dir."""
+    first = _single_arg(text, pos)
+    if first is None:
+        return pos
+    second = _single_arg(text, first[2])
+    if second is None or _is_definition(text, start):
+        return first[2]
+    base = text[first[0] : first[1]].strip()
+    item = _trimmed(text, second[0], second[1])
+    if item is not None and "#" not in item[0] + base and "\\" not in item[0] + base:
+        links.append(Link(LinkKind.INCLUDE, item[0], Span(item[1], item[2]), name, base=base))
+    return second[2]

@@ -1,0 +1,239 @@
+"""The LaTeX reader's command tables and lexer: which commands it stops at (citations,
+includes, bibliography resources, definitions, verbatim material) and in what role, built
+per set of citation settings and macros, and the scanner that yields them and comments in
+order.  See :mod:`~citewarden.parsing.latex`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from citewarden.model import CitationMacro
+
+_CITE_BASE = (
+    # LaTeX, cite package, natbib
+    "cite", "citen", "citet", "citep", "citealt", "citealp", "citeauthor", "citefullauthor",
+    "citeyear", "citeyearpar", "citenum", "citeonline", "mcite",
+    # biblatex
+    "parencite", "footcite", "footcitetext", "textcite", "smartcite", "supercite",
+    "autocite", "fullcite", "footfullcite", "citetitle", "citeurl", "citedate",
+    "citeurldate", "notecite", "pnotecite", "fnotecite", "citelist", "citefield",
+    "citename",
+    # natbib aliases
+    "citetalias", "citepalias",
+    # apacite and harvard-style packages
+    "citeA", "citeNP", "citeN", "citeauthorNP", "citeyearNP", "shortcite", "shortciteNP",
+    "shortciteA", "shortciteN", "shortciteauthor", "shortciteauthorNP", "fullciteNP",
+    "fullciteA", "fullciteN", "fullciteauthor", "fullciteauthorNP", "maskcite",
+    "maskciteNP", "maskciteA", "citeasnoun", "possessivecite",
+)  # fmt: skip
+_VOLCITE_BASE = (
+    "volcite", "pvolcite", "fvolcite", "ftvolcite", "svolcite", "tvolcite", "avolcite",
+)  # fmt: skip
+_MULTICITE_BASE = (
+    "cites", "parencites", "footcites", "footcitetexts", "smartcites", "textcites",
+    "supercites", "autocites",
+)  # fmt: skip
+
+
+def _with_capitals(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(names) | {n[0].upper() + n[1:] for n in names}
+
+
+CITE_COMMANDS: frozenset[str] = _with_capitals(_CITE_BASE)
+MULTICITE_COMMANDS: frozenset[str] = _with_capitals(_MULTICITE_BASE)
+#: biblatex ``\\volcite[pre]{volume}[pages]{key}`` and its relatives.
+VOLCITE_COMMANDS: frozenset[str] = _with_capitals(_VOLCITE_BASE)
+
+# roles of the commands the scanner stops at
+_CITE, _MULTI, _NOCITE, _BIBITEM = "cite", "multi", "nocite", "bibitem"
+_VOLCITE = "volcite"
+_CITING = (_CITE, _MULTI, _NOCITE, _VOLCITE)
+_SINGLE = (_CITE, _NOCITE)  # one key argument, read by :func:`_cite_groups`
+_INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
+_VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
+_BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
+#: a definition that may define a citation macro, read by latex_static.read_definition
+_DEFINE = "define"
+#: a macro of the document read by its :class:`CitationMacro` pattern
+_MACRO = "macro"
+
+_FIXED_ROLES: dict[str, str] = {
+    "nocite": _NOCITE,
+    "bibitem": _BIBITEM,
+    "input": _INCLUDE,
+    "include": _INCLUDE,
+    "subfile": _INCLUDE,
+    "import": _IMPORT,
+    "subimport": _IMPORT,
+    "inputfrom": _IMPORT,
+    "includefrom": _IMPORT,
+    "subinputfrom": _IMPORT,
+    "subincludefrom": _IMPORT,
+    "bibliography": _BIBLIOGRAPHY,
+    "addbibresource": _BIBRESOURCE,
+    "addglobalbib": _BIBRESOURCE,
+    "addsectionbib": _BIBRESOURCE,
+    "verb": _VERB,
+    "lstinline": _INLINE_CODE,
+    "url": _INLINE_CODE,
+    "nolinkurl": _INLINE_CODE,
+    "mintinline": _MINTINLINE,
+    "href": _HREF,
+    "begin": _BEGIN,
+    "documentclass": _DOCUMENTCLASS,
+    "documentstyle": _DOCUMENTCLASS,
+    **dict.fromkeys(
+        (
+            "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",
+            "gdef", "edef", "xdef", "let", "NewDocumentCommand", "RenewDocumentCommand",
+            "ProvideDocumentCommand", "DeclareDocumentCommand",
+        ),
+        _DEFINE,
+    ),
+}  # fmt: skip
+
+#: Environments whose content LaTeX does not read as ordinary text.
+VERBATIM_ENVIRONMENTS: frozenset[str] = frozenset(
+    {
+        "verbatim", "verbatim*", "Verbatim", "Verbatim*", "BVerbatim", "LVerbatim",
+        "lstlisting", "minted", "comment", "filecontents", "filecontents*",
+    }
+)  # fmt: skip
+
+
+def _trie_pattern(words: list[str]) -> str:
+    """A regex alternation of ``words`` factored into a trie, so the regex engine decides at
+    each backslash after a character or two instead of trying every name in turn."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:
+        alternatives = [re.escape(ch) + build(node[ch]) for ch in sorted(node) if ch]
+        if not alternatives:
+            return ""
+        if len(alternatives) == 1 and "" not in node:
+            return alternatives[0]
+        body = "(?:" + "|".join(alternatives) + ")"
+        return body + "?" if "" in node else body
+
+    return build(trie)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    commands: re.Pattern[str]
+    roles: dict[str, str]
+    macros: dict[str, CitationMacro]
+    #: names whose role cites
+    citing: frozenset[str]
+
+
+#: patterns a wrapper can have and still be read exactly like ``\\cite``
+_CITE_LIKE = re.compile(r"s?o{0,3}m")
+
+
+def _macro_role(macro: CitationMacro, roles: dict[str, str]) -> str | None:
+    if macro.like:
+        role = roles.get(macro.like)
+        return role if role in _CITING else None
+    if not macro.keys:
+        return None  # cites only fixed keys, counted where it is defined
+    if _CITE_LIKE.fullmatch(macro.pattern) and macro.keys == (len(macro.pattern),):
+        return _CITE
+    return _MACRO
+
+
+@lru_cache(maxsize=64)
+def _tables(extra_commands: tuple[str, ...], macros: tuple[CitationMacro, ...] = ()) -> _Tables:
+    roles: dict[str, str] = {}
+    for name in extra_commands:
+        name = name.strip().lstrip("\\").rstrip("*")
+        if re.fullmatch(r"[A-Za-z@]+", name):
+            roles[name] = _CITE
+    roles.update(dict.fromkeys(CITE_COMMANDS, _CITE))
+    roles.update(dict.fromkeys(MULTICITE_COMMANDS, _MULTI))
+    roles.update(dict.fromkeys(VOLCITE_COMMANDS, _VOLCITE))
+    roles.update(_FIXED_ROLES)
+    signatures: dict[str, CitationMacro] = {}
+    for macro in macros:
+        if macro.name in roles:
+            continue  # a redefinition of a known command keeps its reading
+        role = _macro_role(macro, roles)
+        if role is not None:
+            roles[macro.name] = role
+            if role == _MACRO:
+                signatures[macro.name] = macro
+    # 1: \end{document}; 2: command name; 3: star.  "\\" and "\%" match too (no group) so
+    # that neither is mistaken for the start of a command or a comment.
+    commands = re.compile(
+        r"\\(?:[\\%]|(end)[ \t]*\{document\}|("
+        + _trie_pattern(list(roles))
+        + r")(?![A-Za-z@])(\*)?)"
+    )
+    citing = frozenset(name for name, role in roles.items() if role in _CITING or role == _MACRO)
+    return _Tables(commands, roles, signatures, citing)
+
+
+def _find_comment(text: str, pos: int) -> int:
+    """Offset of the next ``%`` at or after ``pos`` not escaped by a backslash, or len."""
+    while True:
+        i = text.find("%", pos)
+        if i < 0:
+            return len(text)
+        j = i
+        while j > 0 and text[j - 1] == "\\":
+            j -= 1
+        if (i - j) % 2 == 0:
+            return i
+        pos = i + 1
+
+
+class _Lexer:
+    """Yields comments and interesting commands in order; two literal-prefix searches (for
+    ``%`` and for ``\\``) keep the regex engine on its fast path."""
+
+    __slots__ = ("_comment", "_exhausted", "_match", "commands", "text")
+
+    def __init__(self, text: str, commands: re.Pattern[str]) -> None:
+        self.text = text
+        self.commands = commands
+        self._comment = -1
+        self._match: re.Match[str] | None = None
+        self._exhausted = False  # no command after the last search position
+
+    def next(
+        self, pos: int, endpos: int, directives_only: bool = False
+    ) -> tuple[int, int, re.Match[str] | None] | None:
+        """The next token at or after ``pos`` starting before ``endpos``: (start, end,
+        match), ``match`` None for a comment (``end`` is its line end).  With
+        ``directives_only``, comments without a ``:`` (which no ``citewarden:`` directive
+        lacks) are passed over."""
+        text = self.text
+        while True:
+            if self._comment < pos:
+                self._comment = _find_comment(text, pos)
+            m = self._match
+            if not self._exhausted and (m is None or m.start() < pos):
+                m = self._match = self.commands.search(text, pos)
+                self._exhausted = m is None
+            start = m.start() if m is not None else len(text)
+            if self._comment >= start:
+                break
+            start = self._comment
+            if start >= endpos:
+                return None
+            end = text.find("\n", start)
+            if end < 0:
+                end = len(text)
+            if not directives_only or text.find(":", start, end) >= 0:
+                return start, end, None
+            pos = end
+        if m is None or start >= endpos:
+            return None
+        return start, m.end(), m
