@@ -1,0 +1,77 @@
+"""What biber cannot read in a .bib file, checked against biber itself: each case makes
+biber drop the whole file (no entry of it in the .bbl), and citewarden says where, in a
+biber project; the controls biber reads get no finding."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from checking import check
+from citewarden.model import Code
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+
+MAIN = r"""\documentclass{article}
+\usepackage[backend=%s]{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\cite{good}
+\printbibliography
+\end{document}
+"""
+GOOD = "@misc{good, title={Good}}\n"
+#: .bib text after the good entry -> the text the finding underlines (None: biber reads it)
+CASES: dict[str, str | None] = {
+    "@misc{a=b, title={B}}\n": "a=b",
+    "@article{d'Aspremont-1998, title={B}}\n": "d'Aspremont-1998",
+    "@index{information}\n": "information",
+    "@misc{c, note={see /\\char125x/}, title={C}}\n": "\\char125",
+    "@misc{d'A, title={B}}\n@misc{x~y, title={C}}\n": None,
+}
+_ENTRY = re.compile(r"\\entry\{([^}]*)\}")
+
+
+def _biber_entries(directory: Path) -> set[str]:
+    for cmd in (
+        ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"],
+        ["biber", "main"],
+    ):
+        subprocess.run(cmd, cwd=directory, capture_output=True, timeout=120, check=False)
+    bbl = directory / "main.bbl"
+    return set(_ENTRY.findall(bbl.read_text(errors="replace"))) if bbl.exists() else set()
+
+
+def _syntax_findings(directory: Path) -> list[str]:
+    ws = Workspace(Settings(), root=directory)
+    for path in sorted(directory.iterdir()):
+        if path.suffix in (".tex", ".bib"):
+            ws.add_file(path)
+    text = (directory / "refs.bib").read_text(encoding="utf-8")
+    return [
+        text[f.location.span.start : f.location.span.end]
+        for f in check(ws).get(directory / "refs.bib", [])
+        if f.code is Code.BIB_SYNTAX
+    ]
+
+
+@pytest.mark.parametrize("rest", list(CASES))
+def test_what_biber_rejects_is_reported_in_a_biber_project(tmp_path: Path, rest: str) -> None:
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    (tmp_path / "main.tex").write_text(MAIN % "biber", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(GOOD + rest, encoding="utf-8")
+    rejected = CASES[rest]
+    entries = _biber_entries(tmp_path)
+    assert ("good" in entries) is (rejected is None), entries
+    assert _syntax_findings(tmp_path) == ([] if rejected is None else [rejected])
+
+
+def test_a_bibtex_project_reads_such_files_without_a_finding(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(MAIN % "bibtex", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(GOOD + "".join(CASES), encoding="utf-8")
+    assert _syntax_findings(tmp_path) == []
