@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewarden.checks import Memo
-from citewarden.checks.citations import Ident
+from citewarden.checks import Ident, Memo
 from citewarden.model import Code, DocumentKind, Finding, Location, ParsedBibliography
 from citewarden.parsing.biber_syntax import biber_rejections
 
