@@ -92,6 +92,7 @@ from citewarden.parsing.latex_commands import (
     _MINTINLINE,
     _MULTI,
     _NOCITE,
+    _PACKAGE,
     _SINGLE,
     _VERB,
     _VOLCITE,
@@ -143,7 +144,11 @@ def parse_latex(
     lexer = _Lexer(text, tables.commands)
     citations: list[Citation] = []
     links: list[Link] = []
-    refsections = _refsections(text, links)
+    # read when the first \begin{refsection} is met (the resources' links go first)
+    refsections: list[tuple[int, int, tuple[str, ...]]] = []
+    refsections_read = False
+    backend: str | None = None
+    chapterbib: bool | None = None
     nocite_in: list[str] = []
     bibitems: list[tuple[str, Span]] = []
     suppressed: set[int] = set()
@@ -266,7 +271,16 @@ def parse_latex(
                 k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
                 pos = k if k >= 0 else j + 1
         elif role == _BEGIN:
+            if not refsections_read and text.startswith("refsection}", _skip(text, pos) + 1):
+                refsections_read = True
+                found: list[Link] = []
+                refsections = _refsections(text, found)
+                links[0:0] = found
             pos = _skip_environment(text, pos)
+        elif role == _PACKAGE:
+            package_backend, package_chapterbib = latex_static.read_package(text, start)
+            backend = backend or package_backend
+            chapterbib = package_chapterbib if chapterbib is None else chapterbib
         elif role == _DOCUMENTCLASS:
             is_root = True
             sub = _SUBFILES_CLASS.match(text, pos)
@@ -287,8 +301,8 @@ def parse_latex(
         flags=latex_static.document_flags(sets, defined),
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         refsections=tuple(refsections),
-        bib_backend=latex_static.bib_backend(text),
-        chapterbib=latex_static.loads_chapterbib(text),
+        bib_backend=backend,
+        chapterbib=bool(chapterbib),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
     )
 

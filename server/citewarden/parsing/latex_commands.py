@@ -56,6 +56,8 @@ _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
 _BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
 #: a definition that may define a citation macro, read by latex_static.read_definition
 _DEFINE = "define"
+#: ``\\usepackage``: the biblatex backend and chapterbib are read from it
+_PACKAGE = "package"
 #: a macro of the document read by its :class:`CitationMacro` pattern
 _MACRO = "macro"
 
@@ -84,6 +86,8 @@ _FIXED_ROLES: dict[str, str] = {
     "begin": _BEGIN,
     "documentclass": _DOCUMENTCLASS,
     "documentstyle": _DOCUMENTCLASS,
+    "usepackage": _PACKAGE,
+    "RequirePackage": _PACKAGE,
     **dict.fromkeys(
         (
             "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",

@@ -341,40 +341,32 @@ def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]
     return merged
 
 
-_BIBLATEX_OPTIONS = re.compile(r"\\usepackage\s*\[([^\]]{0,2000})\]\s*\{biblatex\}")
+#: ``\\usepackage[options]{names}`` (or ``\\RequirePackage``) at the start of a match
+_PACKAGE = re.compile(
+    r"\\(?:usepackage|RequirePackage)\s*(?:\[([^\]]{0,2000})\])?\s*\{([^{}]{0,2000})\}"
+)
 _BACKEND = re.compile(r"(?:^|,)\s*backend\s*=\s*([A-Za-z0-9]+)")
-
-
-def bib_backend(text: str) -> str | None:
-    """The ``backend=`` option of ``\\usepackage[..]{biblatex}`` in ``text``, lower case."""
-    if "biblatex" not in text:
-        return None
-    for m in _BIBLATEX_OPTIONS.finditer(text):
-        if _in_comment(text, m.start()):
-            continue
-        backend = _BACKEND.search(m.group(1))
-        if backend is not None:
-            return backend.group(1).lower()
-    return None
-
-
-_CHAPTERBIB = re.compile(r"\\usepackage\s*(?:\[([^\]]{0,2000})\])?\s*\{([^{}]{0,2000})\}")
 #: chapterbib options that change which .aux a bibliography reads (read as one unit)
 _CHAPTERBIB_GATHERING = frozenset({"gather", "duplicate", "rootbib"})
 
 
-def loads_chapterbib(text: str) -> bool:
-    """``text`` loads chapterbib (``\\usepackage{chapterbib}``, alone or in a list) without
-    an option that gathers or duplicates the chapters' citations in the root's bibliography."""
-    if "chapterbib" not in text:
-        return False
-    for m in _CHAPTERBIB.finditer(text):
-        packages = {name.strip() for name in m.group(2).split(",")}
-        if "chapterbib" not in packages or _in_comment(text, m.start()):
-            continue
-        options = {option.strip() for option in (m.group(1) or "").split(",")}
-        return not options & _CHAPTERBIB_GATHERING
-    return False
+def read_package(text: str, start: int) -> tuple[str | None, bool | None]:
+    """The ``\\usepackage`` at ``text[start]``: the ``backend=`` option (lower case) when it
+    loads biblatex with one, and whether it loads chapterbib without an option that
+    gathers or duplicates the chapters' citations in the root's bibliography (None: it
+    does not load chapterbib)."""
+    m = _PACKAGE.match(text, start)
+    if m is None:
+        return None, None
+    packages = {name.strip() for name in m.group(2).split(",")}
+    options = m.group(1) or ""
+    backend = None
+    if "biblatex" in packages and (found := _BACKEND.search(options)) is not None:
+        backend = found.group(1).lower()
+    chapterbib = None
+    if "chapterbib" in packages:
+        chapterbib = not {o.strip() for o in options.split(",")} & _CHAPTERBIB_GATHERING
+    return backend, chapterbib
 
 
 def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext:
