@@ -65,6 +65,7 @@ from citewarden.parsing.latex_args import (
     _is_definition,
     _macro_groups,
     _magic_root,
+    _magic_root_at,
     _read_file_link,
     _read_import,
     _single_arg,
@@ -147,6 +148,7 @@ def parse_latex(
     # read when the first \begin{refsection} is met (the resources' links go first)
     refsections: list[tuple[int, int, tuple[str, ...]]] = []
     refsections_read = False
+    magic: str | None = None  # the first % !TEX root comment's value
     backend: str | None = None
     chapterbib: bool | None = None
     nocite_in: list[str] = []
@@ -173,10 +175,14 @@ def parse_latex(
                 counted_line += text.count("\n", counted_to, start)
                 counted_to = start
                 suppressed.update((counted_line, counted_line + 1))
+            elif magic is None and text.find("!", start, pos) >= 0:
+                magic = _magic_root_at(text, start)
             continue
         name = m.group(2)
         if name is None:
             if m.group(1) is not None:  # \end{document}: TeX reads no further
+                if magic is None:
+                    magic = _magic_root(text[start:])  # a magic comment may follow it
                 break
             continue  # "\\" or "\%"
         role = roles[name]
@@ -286,7 +292,7 @@ def parse_latex(
             sub = _SUBFILES_CLASS.match(text, pos)
             if sub is not None and sub.group(1).strip():
                 subfiles_parent = sub.group(1).strip()
-    magic = _magic_root(text) or subfiles_parent
+    magic = magic or subfiles_parent
     return ParsedDocument(
         path=path,
         kind=DocumentKind.LATEX,

@@ -350,6 +350,16 @@ def _macro_groups(text: str, i: int, macro: CitationMacro) -> tuple[list[tuple[i
     return groups, i
 
 
+def _magic_root_at(text: str, comment: int) -> str | None:
+    """The value of a ``% !TEX root = file`` comment starting at ``comment`` (only spaces
+    before it on its line), or None."""
+    line = text.rfind("\n", 0, comment) + 1
+    m = _MAGIC_ROOT.match(text, line)
+    if m is None or m.start(1) < comment:
+        return None
+    return m.group(1).strip() or None
+
+
 def _magic_root(text: str) -> str | None:
     """The value of the first ``% !TEX root = file`` line (``%!TeX root=`` too)."""
     first = _MAGIC_ROOT.match(text)

@@ -217,7 +217,7 @@ class _Lexer:
         """The next token at or after ``pos`` starting before ``endpos``: (start, end,
         match), ``match`` None for a comment (``end`` is its line end).  With
         ``directives_only``, comments without a ``:`` (which no ``citewarden:`` directive
-        lacks) are passed over."""
+        lacks) or a ``!`` (which no ``% !TEX root`` comment lacks) are passed over."""
         text = self.text
         while True:
             if self._comment < pos:
@@ -235,7 +235,11 @@ class _Lexer:
             end = text.find("\n", start)
             if end < 0:
                 end = len(text)
-            if not directives_only or text.find(":", start, end) >= 0:
+            if (
+                not directives_only
+                or text.find(":", start, end) >= 0
+                or text.find("!", start, end) >= 0
+            ):
                 return start, end, None
             pos = end
         if m is None or start >= endpos:
