@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from citewarden.model import Status
+from citewarden.model import Entry, Status
 from citewarden.redaction import redact, register_secrets
-from citewarden.settings import VerifySettings
-from citewarden.verify.engine import Verifier
+from citewarden.settings import VerifySettings, load_settings
+from citewarden.verify.engine import Verifier, entry_seconds
 from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
 from citewarden.verify.normalize import make_entry
 from citewarden.verify.sources.crossref import CrossrefSource
@@ -134,6 +134,67 @@ async def test_every_source_slow_entry_is_unverified_within_its_budget(
     assert "timeout" in (verdict.reason or "") or "budget" in (verdict.reason or "")
     # budget 3 x 1 s, plus at most one attempt's deadline already under way
     assert elapsed < 6.0
+
+
+def _sadasivan() -> Entry:
+    return make_entry(
+        "sadasivan2012",
+        "article",
+        {
+            "title": "Methylphenidate exposure induces dopamine neuron loss and activation of "
+            "microglia in the basal ganglia of mice",
+            "author": "Sadasivan, Shankar",
+            "year": "2012",
+            "doi": CROSSREF_DOI,
+        },
+    )
+
+
+async def test_entry_budget_setting_bounds_every_request_of_an_entry(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
+    for path in (WORK, "/crossref/works", f"/doi/{CROSSREF_DOI}"):
+        hostile.route(path, Behaviour("trickle", interval=0.3))
+    (tmp_path / ".citewarden.toml").write_text(
+        '[verify]\ntimeout = 1.0\nentry-budget = 1.2\nsources = ["crossref", "doi"]\n',
+        encoding="utf-8",
+    )
+    settings, problems = load_settings(tmp_path)
+    assert problems == []
+    assert settings.verify.entry_budget == 1.2
+    http = fast_http(timeout=settings.verify.timeout)
+    sources = [
+        CrossrefSource(http, hostile.url + "/crossref", mailto="t@example.org"),
+        DoiSource(http, hostile.url + "/doi"),
+    ]
+    verifier = Verifier(sources, settings.verify)
+    started = time.monotonic()
+    verdict = await verifier.verify(_sadasivan())
+    elapsed = time.monotonic() - started
+    await http.aclose()
+    assert verdict.status is Status.UNVERIFIED
+    # Crossref's attempt takes the 1 s deadline, doi.org gets the 0.2 s left, then nothing
+    # more is sent: without the setting the entry would have 3 x 1 s
+    assert "entry time budget of 1.2 s used up" in (verdict.reason or ""), verdict.reason
+    assert elapsed < 2.0
+    assert len(hostile.seen("/crossref/works")) == 0
+
+
+@pytest.mark.parametrize("bad", ["0", "-3", "true", '"soon"', "7200"])
+def test_bad_entry_budget_is_reported_where_it_was_set(tmp_path: Path, bad: str) -> None:
+    config = tmp_path / ".citewarden.toml"
+    config.write_text(f"[verify]\nentry-budget = {bad}\n", encoding="utf-8")
+    settings, problems = load_settings(tmp_path)
+    assert settings.verify.entry_budget is None  # the default stays: 3 x verify.timeout
+    assert [str(p) for p in problems] == [
+        f"{config}: setting 'verify.entry-budget': expected seconds above 0, at most 3600 "
+        "(or nothing: three times verify.timeout)"
+    ]
+
+
+def test_entry_budget_default_is_three_request_timeouts() -> None:
+    assert entry_seconds(VerifySettings(timeout=4.0)) == 12.0
+    assert entry_seconds(VerifySettings(timeout=4.0, entry_budget=5.0)) == 5.0
 
 
 # -- item 6: redirects and keys ---------------------------------------------------------------

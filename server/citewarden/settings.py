@@ -74,6 +74,9 @@ class VerifySettings:
     ncbi_api_key: str | None = field(default=None, repr=False)
     concurrency: int = 8
     timeout: float = 20.0
+    #: Seconds every request made for one entry may take in all (time on the wire and retry
+    #: waits); ``None``: ``ENTRY_BUDGET_FACTOR`` (3) times ``timeout``.
+    entry_budget: float | None = None
     #: Base-URL overrides by source name (a mirror or a local replay server).
     base_urls: Mapping[str, str] = field(default_factory=dict)
     #: Keys of entries never to verify.
@@ -99,6 +102,8 @@ class JudgeSettings:
     timeout: float = 30.0
 
 
+#: Longest per-entry budget accepted (seconds).
+MAX_ENTRY_BUDGET = 3600.0
 #: Longest judge timeout accepted (seconds).
 MAX_JUDGE_TIMEOUT = 600.0
 
@@ -169,6 +174,17 @@ def _merge_verify(
                 if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
                     raise ValueError("expected a positive number of seconds")
                 changes[name] = float(value)
+            elif name == "entry_budget":
+                if value is not None and (
+                    not isinstance(value, int | float)
+                    or isinstance(value, bool)
+                    or not 0 < value <= MAX_ENTRY_BUDGET
+                ):
+                    raise ValueError(
+                        f"expected seconds above 0, at most {MAX_ENTRY_BUDGET:g}"
+                        " (or nothing: three times verify.timeout)"
+                    )
+                changes[name] = None if value is None else float(value)
             elif name == "base_urls":
                 if not isinstance(value, Mapping) or not all(
                     isinstance(k, str) and isinstance(v, str) for k, v in value.items()

@@ -23,7 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from citewarden.model import Code
-from citewarden.settings import MAX_JUDGE_TIMEOUT, SEVERITY_NAMES, SOURCE_NAMES, Settings
+from citewarden.settings import (
+    MAX_ENTRY_BUDGET,
+    MAX_JUDGE_TIMEOUT,
+    SEVERITY_NAMES,
+    SOURCE_NAMES,
+    Settings,
+)
 
 SECTION = "citewarden"
 
@@ -61,8 +67,14 @@ DESCRIPTIONS: dict[str, str] = {
     "verify.ncbi_api_key": "NCBI (PubMed) API key (also read from the environment).",
     "verify.concurrency": "How many entries are verified at the same time.",
     "verify.timeout": (
-        "Seconds one request to a source may take, its whole answer included; an entry gets "
-        "three times this in all. Past either, the entry counts as unverified."
+        "Seconds one request to a source may take, its whole answer included; all the requests "
+        "of one entry get verify.entry_budget (by default three times this). Past either, the "
+        "entry counts as unverified."
+    ),
+    "verify.entry_budget": (
+        "Seconds all the requests made for one entry may take together (time on the wire and "
+        "waits before retries); past it the entry counts as unverified. Empty: three times "
+        "verify.timeout."
     ),
     "verify.base_urls": (
         "Base URL per source, to use a mirror or a local replay server instead of the public "
@@ -97,6 +109,7 @@ BOUNDS: dict[str, tuple[float, float | None]] = {
     "max_file_mb": (0.001, None),
     "verify.concurrency": (1, 64),
     "verify.timeout": (0.1, None),
+    "verify.entry_budget": (0.1, MAX_ENTRY_BUDGET),
     "judge.timeout": (0.1, MAX_JUDGE_TIMEOUT),
 }
 
@@ -160,6 +173,8 @@ def _type_schema(path: str, annotation: Any) -> dict[str, Any]:
         rest = [a for a in args if a is not type(None)]
         if rest == [str]:
             return {"type": ["string", "null"]}
+        if rest == [float]:
+            return {"type": ["number", "null"]}
     if origin is tuple and len(args) == 2 and args[0] is str and args[1] is Ellipsis:
         if path == "verify.sources":
             return {

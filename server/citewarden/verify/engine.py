@@ -210,7 +210,7 @@ class Verifier:
         self._bind_loop()
         _CANCEL.set(cancel)
         # every request for this entry shares one time budget (see verify.http)
-        with entry_budget(ENTRY_BUDGET_FACTOR * self.settings.timeout):
+        with entry_budget(entry_seconds(self.settings)):
             return await self._verify_within_budget(entry)
 
     async def _verify_within_budget(self, entry: Entry) -> Verdict | None:
@@ -591,6 +591,14 @@ class Verifier:
         if rec.source == "arxiv" and rec.doi and not rec.doi.startswith("10.48550/"):
             target = target or rec.doi
         ev.published_doi = target.lower() if target else None
+
+
+def entry_seconds(settings: VerifySettings) -> float:
+    """The time budget of one entry: ``verify.entry-budget``, else ``ENTRY_BUDGET_FACTOR``
+    request timeouts."""
+    if settings.entry_budget is not None:
+        return settings.entry_budget
+    return ENTRY_BUDGET_FACTOR * settings.timeout
 
 
 def _anchor(ev: Evidence) -> Comparison | None:
