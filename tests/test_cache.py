@@ -13,7 +13,15 @@ import replay as replay_fixtures
 from citewarden import cache as cache_module
 from citewarden.cache import DAY, SCHEMA_VERSION, Cache
 from citewarden.verify.records import Outcome, Query
-from citewarden.verify.sources import OFFLINE_MISS, CachedSource, CrossrefSource, OpenAlexSource
+from citewarden.verify.sources import (
+    OFFLINE_MISS,
+    CachedSource,
+    CrossrefSource,
+    DblpSource,
+    OpenAlexSource,
+    PubMedSource,
+    SemanticScholarSource,
+)
 from replay import ReplayServer, fast_http
 
 DOI = "10.1371/journal.pone.0033693"
@@ -58,11 +66,37 @@ async def test_search_is_cached_by_normalised_query(replay: ReplayServer, store:
     src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
     a = await src.search(Query("Ecology", ("Boettiger",)))
     b = await src.search(Query("  ecology ", ("boettiger",)))
-    c = await src.search(Query("ecology", ("Boettiger",), year=2020))
+    # Crossref's fielded search sends the title and authors, not the year or the venue
+    c = await src.search(Query("ecology", ("Boettiger",), year=2020, venue="PeerJ"))
+    d = await src.search(Query("ecology", ("Chamberlain",)))
+    e = await src.search(Query("ecology", ("Boettiger",), year=2020, free_text=True))
     await http.aclose()
     assert b.from_cache and b.records == a.records
-    assert not c.from_cache  # a different request
-    assert replay.requests_to("/crossref") == 2
+    assert c.from_cache and c.records == a.records  # the same request
+    assert not d.from_cache and not e.from_cache  # different requests
+    assert replay.requests_to("/crossref") == 3
+
+
+def test_search_keys_hold_what_each_request_sends() -> None:
+    http = fast_http()
+    query = Query("A title", ("Smith", "Jones"), year=2020, venue="Nature", limit=5)
+    keys = {
+        type(s).__name__: s.search_key(query)
+        for s in (
+            CrossrefSource(http, "http://127.0.0.1:9"),
+            DblpSource(http, "http://127.0.0.1:9"),
+            PubMedSource(http, "http://127.0.0.1:9"),
+            SemanticScholarSource(http, "http://127.0.0.1:9"),
+        )
+    }
+    assert keys["CrossrefSource"] == Query("A title", ("Smith", "Jones"), limit=5)
+    assert keys["DblpSource"] == Query("A title", limit=5)
+    assert keys["PubMedSource"] == Query("A title", ("Smith",), limit=5)
+    assert keys["SemanticScholarSource"] == Query("A title")
+    free = Query("words of a key", ("Smith",), year=2020, venue="Nature", free_text=True)
+    assert DblpSource(http, "http://127.0.0.1:9").search_key(free) == Query(
+        "words of a key", ("Smith",), year=2020, free_text=True
+    )
 
 
 async def test_failures_are_never_cached(replay: ReplayServer, store: Cache) -> None:

@@ -21,6 +21,7 @@ from batch_replay import serve_batches
 from citewarden.cache import Cache
 from citewarden.model import Entry
 from citewarden.settings import VerifySettings
+from citewarden.verify.coalesce import Coalescer
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient, Limit
 from citewarden.verify.normalize import make_entry, normalize_entry
@@ -32,6 +33,7 @@ from citewarden.verify.sources.arxiv import ArxivSource
 from citewarden.verify.sources.cached import CachedSource
 from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl
 from citewarden.verify.sources.doi import DoiSource
+from citewarden.verify.sources.openalex import OpenAlexSource
 from citewarden.verify.sources.pubmed import PubMedSource
 from replay import API_DATA, ReplayServer, recorded
 
@@ -324,3 +326,66 @@ async def test_a_cancelled_plan_settles_every_future() -> None:
     await asyncio.sleep(0)
     ahead.cancel()
     assert taken is not None and await asyncio.wait_for(taken, timeout=1) is None
+
+
+# -- look-ups made on the way, coalesced into batch requests ----------------------------------
+
+
+async def test_lookups_asked_together_go_in_one_batch_request(
+    replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
+) -> None:
+    # OpenAlex serves its recorded works page for /works queries: DOIs on it are FOUND,
+    # others NOT_FOUND, as a filter=doi: answer lists only the works it matched
+    page = json.loads(recorded("openalex", "refchecker_search_works.json"))
+    present = [w["doi"].split("doi.org/")[1].lower() for w in page["results"] if w.get("doi")][:3]
+    absent = "10.1371/journal.pone.0000030"
+    cache = Cache(tmp_path / "cache")
+    source = CachedSource(OpenAlexSource(replay_http, replay.base_url("openalex")), cache)
+    coalescer = Coalescer(budget=10.0)
+    answers = await asyncio.gather(
+        *(coalescer.ask(source, "openalex", "by_doi", d) for d in [*present, absent, present[0]])
+    )
+    (seen,) = replay.log  # five look-ups, one request
+    assert parse_qs(seen.query)["filter"] == ["doi:" + "|".join([*present, absent])]
+    assert [a.outcome if a else None for a in answers] == [Outcome.FOUND] * 3 + [
+        Outcome.NOT_FOUND,
+        Outcome.FOUND,
+    ]
+    assert [a.records[0].doi for a in answers[:3] if a] == present
+    # each answer is kept as the single look-up's: asked again, nothing is sent
+    replay.log.clear()
+    again = await coalescer.ask(source, "openalex", "by_doi", present[1])
+    assert again is not None and again.from_cache and replay.log == []
+    assert (await source.by_doi(absent)).from_cache
+    cache.close()
+
+
+async def test_a_failed_batch_settles_nothing(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    replay.inject("503", path="/openalex/works", times=10)
+    source = OpenAlexSource(replay_http, replay.base_url("openalex"))
+    coalescer = Coalescer(budget=10.0)
+    answers = await asyncio.gather(
+        *(coalescer.ask(source, "openalex", "by_doi", d) for d in ["10.1/a", "10.1/b"])
+    )
+    assert answers == [None, None]  # each entry then asks on its own
+    assert {s.path for s in replay.log} == {"/openalex/works"}
+
+
+async def test_batches_wait_for_the_one_in_flight(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    replay.latencies = {"/openalex/works": 0.3}
+    source = OpenAlexSource(replay_http, replay.base_url("openalex"))
+    coalescer = Coalescer(budget=10.0)
+    first = asyncio.ensure_future(coalescer.ask(source, "openalex", "by_doi", "10.1/a"))
+    await asyncio.sleep(0.1)  # the first batch is on the wire: these wait for the next one
+    later = [
+        asyncio.ensure_future(coalescer.ask(source, "openalex", "by_doi", d))
+        for d in ("10.1/b", "10.1/c", "10.1/d")
+    ]
+    await asyncio.gather(first, *later)
+    filters = [parse_qs(s.query)["filter"][0] for s in replay.log]
+    assert filters == ["doi:10.1/a", "doi:10.1/b|10.1/c|10.1/d"]
+    assert coalescer.batches == {"openalex": 2}

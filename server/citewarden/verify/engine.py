@@ -24,6 +24,7 @@ from typing import Any
 from citewarden.model import Code, Entry, Issue, Status, Tier, Verdict
 from citewarden.settings import Settings, VerifySettings
 from citewarden.verify.base import Source
+from citewarden.verify.coalesce import Coalescer
 from citewarden.verify.compare import (
     Agreement,
     Comparison,
@@ -87,6 +88,12 @@ class _Cancelled(Exception):
     """The run was cancelled before this request was sent."""
 
 
+def _check_cancel() -> None:
+    cancel = _CANCEL.get()
+    if cancel is not None and cancel.is_set():
+        raise _Cancelled
+
+
 def skip_reason(entry: Entry, settings: VerifySettings) -> str | None:
     """Why an entry is not verified, or None when it should be."""
     if entry.key in settings.ignore_entries:
@@ -141,6 +148,7 @@ class Verifier:
         self._loop: int | None = None
         self._source_slots: dict[str, asyncio.Semaphore] = {}
         self._ahead = Ahead()
+        self._coalescer = Coalescer(entry_seconds(self.settings))
         self._closers: list[Callable[[], Any]] = []
         #: What the user should be told once about this verifier (a rebuilt or missing cache).
         self.notices: list[str] = []
@@ -152,6 +160,7 @@ class Verifier:
             self._loop = loop
             self._source_slots = {}
             self._ahead = Ahead()
+            self._coalescer = Coalescer(entry_seconds(self.settings))
 
     def _slot(self, name: str) -> asyncio.Semaphore:
         """Requests in flight to one source (``settings.concurrency``): each source has its
@@ -186,6 +195,7 @@ class Verifier:
             if callable(close):
                 close()
         self._ahead.cancel()
+        self._coalescer.cancel()
         for closer in self._closers:
             result = closer()
             if asyncio.iscoroutine(result):
@@ -278,22 +288,29 @@ class Verifier:
 
     # ------------------------------------------------------------------------------------
 
+    async def _ask(self, source: Any, name: str, method: str, *args: Any) -> Lookup:
+        """One look-up: the plan's answer when it fetched it ahead, else in a batch with
+        other entries' look-ups (:mod:`citewarden.verify.coalesce`), else on its own."""
+        if len(args) == 1 and isinstance(args[0], str):
+            ahead = self._ahead.take(name, method, args[0])
+            early = await ahead if ahead is not None else None
+            if early is None and Coalescer.handles(source, name, method):
+                _check_cancel()
+                early = await self._coalescer.ask(source, name, method, args[0])
+            if early is not None:
+                return early
+        async with self._slot(name):
+            _check_cancel()
+            lookup: Lookup = await getattr(source, method)(*args)
+            return lookup
+
     async def _call(self, ev: Evidence, name: str, method: str, *args: Any) -> Lookup | None:
         source = self.sources.get(name)
         fn = getattr(source, method, None) if source is not None else None
         if fn is None:
             return None
-        ahead = self._ahead.take(name, method, args[0]) if isinstance(args[0], str) else None
-        early = await ahead if ahead is not None else None
         try:
-            if early is not None:
-                lookup: Lookup = early
-            else:
-                async with self._slot(name):
-                    cancel = _CANCEL.get()
-                    if cancel is not None and cancel.is_set():
-                        raise _Cancelled
-                    lookup = await fn(*args)
+            lookup = await self._ask(source, name, method, *args)
         except _Cancelled:
             raise
         except Exception as exc:  # sources promise not to raise; stay safe if one does
@@ -569,7 +586,9 @@ class Verifier:
         if source is None or not rec.doi or rec.doi.startswith("10.48550/"):
             return records
         try:
-            lookup: Lookup = await source.by_doi(rec.doi)
+            lookup = await self._ask(source, "openalex", "by_doi", rec.doi)
+        except _Cancelled:
+            raise
         except Exception as exc:  # sources promise not to raise; stay safe if one does
             log.warning("openalex.by_doi raised %s", type(exc).__name__)
             return records

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 import unicodedata
@@ -13,7 +14,7 @@ from defusedxml import ElementTree as SafeET
 from defusedxml.common import DefusedXmlException
 
 from citewarden.verify.http import Failure, Reply
-from citewarden.verify.records import Lookup, Outcome, Person, UpdateKind, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Person, Query, UpdateKind, WorkRecord
 
 T = TypeVar("T")
 
@@ -281,3 +282,15 @@ def fold(text: str) -> str:
     """Case- and accent-insensitive key for cache requests."""
     text = unicodedata.normalize("NFKC", text).casefold()
     return _SPACE.sub(" ", text).strip()
+
+
+def used_query(query: Query, *, authors: int | None = 0, limit: bool = True) -> Query:
+    """``query`` reduced to what a source's search request is built from (the cache key of
+    its answer), so that entries differing only in what the request leaves out (the venue,
+    the year, later authors) share one request.  ``authors``: how many surnames the
+    request sends (None: all).  A ``free_text`` query sends all but the venue."""
+    if query.free_text:
+        return dataclasses.replace(query, venue=None)
+    names = query.authors if authors is None else query.authors[:authors]
+    used = Query(title=query.title, authors=names)
+    return dataclasses.replace(used, limit=query.limit) if limit else used

@@ -13,6 +13,7 @@ from citewarden.verify.sources._common import (
     normalize_doi,
     person_from_name,
     reply_xml,
+    used_query,
     year_from_string,
 )
 
@@ -140,6 +141,10 @@ class ArxivSource:
         if not m:
             return Lookup.failed(self.name, "unsupported")
         return await self.by_arxiv(m.group(1))
+
+    def search_key(self, query: Query) -> Query:
+        """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
+        return used_query(query, authors=1)
 
     async def search(self, query: Query) -> Lookup:
         """``ti:"..."`` plus ``au:`` for the first author's surname."""

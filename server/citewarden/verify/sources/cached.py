@@ -71,15 +71,9 @@ class CachedSource:
 
     async def _cached(self, method: str, arg: Any, call: Callable[[], Awaitable[Lookup]]) -> Lookup:
         key = self.cache.key(self.name, method, _norm_arg(method, arg)) if self.cache else ""
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if isinstance(hit, dict):
-                try:
-                    return lookup_from_dict(hit, from_cache=True)
-                except (KeyError, TypeError, ValueError):
-                    pass  # an unreadable entry is a miss
-        if self.offline:
-            return Lookup.failed(self.name, OFFLINE_MISS)
+        known = self.peek(method, arg)
+        if known is not None:
+            return known
         flight_key = f"{method}|{_norm_arg(method, arg)}"
         pending = self._inflight.get(flight_key)
         if pending is not None:
@@ -114,7 +108,23 @@ class CachedSource:
         return await self._cached("by_doi", doi, lambda: self.inner.by_doi(doi))
 
     async def search(self, query: Query) -> Lookup:
-        return await self._cached("search", query, lambda: self.inner.search(query))
+        """Kept under what the request is built from (the source's ``search_key``): queries
+        that differ only in what the source does not send share one answer."""
+        key = getattr(self.inner, "search_key", None)
+        asked = key(query) if callable(key) else query
+        return await self._cached("search", asked, lambda: self.inner.search(query))
+
+    def peek(self, method: str, arg: Any) -> Lookup | None:
+        """The cached answer of a single look-up without asking the source (offline: a miss
+        is the offline failure); None when the source would have to be asked."""
+        if self.cache is not None:
+            hit = self.cache.get(self.cache.key(self.name, method, _norm_arg(method, arg)))
+            if isinstance(hit, dict):
+                try:
+                    return lookup_from_dict(hit, from_cache=True)
+                except (KeyError, TypeError, ValueError):
+                    pass  # an unreadable entry is a miss
+        return Lookup.failed(self.name, OFFLINE_MISS) if self.offline else None
 
     async def _batched(
         self, single: str, batch: Callable[[list[str]], Awaitable[dict[str, Lookup]]], ids: Any

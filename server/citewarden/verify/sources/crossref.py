@@ -24,6 +24,7 @@ from citewarden.verify.sources._common import (
     person_from_csl,
     reply_json,
     update_kind,
+    used_query,
     works_found,
     year_from_parts,
 )
@@ -210,6 +211,10 @@ class CrossrefSource:
         url = f"{self.base_url}/journals/{quote(issn.strip().upper(), safe='')}"
         reply = await self.http.get(url, lane=self._lane, params=self._params())
         return one_work(self.name, reply, lambda d: journal_from_crossref(d["message"], self.name))
+
+    def search_key(self, query: Query) -> Query:
+        """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
+        return used_query(query, authors=None)
 
     async def search(self, query: Query) -> Lookup:
         """Fielded search: ``query.title`` (+ ``query.author``), or ``query.bibliographic``

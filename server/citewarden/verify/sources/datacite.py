@@ -16,6 +16,7 @@ from citewarden.verify.sources._common import (
     one_work,
     person_from_name,
     reply_json,
+    used_query,
     works_found,
     year_from_string,
 )
@@ -95,6 +96,10 @@ class DataCiteSource:
         url = f"{self.base_url}/dois/{quote(doi, safe='/():;<>[]+')}"
         reply = await self.http.get(url, lane="datacite")
         return one_work(self.name, reply, lambda d: work_from_datacite(d["data"], self.name))
+
+    def search_key(self, query: Query) -> Query:
+        """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
+        return used_query(query)
 
     async def search(self, query: Query) -> Lookup:
         """Title search (``query=titles.title:(...)``)."""

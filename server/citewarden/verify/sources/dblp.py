@@ -12,6 +12,7 @@ from citewarden.verify.sources._common import (
     normalize_doi,
     person_from_name,
     reply_json,
+    used_query,
     year_from_string,
 )
 
@@ -89,6 +90,10 @@ class DblpSource:
 
     async def by_doi(self, doi: str) -> Lookup:
         return Lookup.failed(self.name, "unsupported")
+
+    def search_key(self, query: Query) -> Query:
+        """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
+        return used_query(query)
 
     async def search(self, query: Query) -> Lookup:
         text = query.title

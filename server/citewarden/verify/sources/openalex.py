@@ -18,6 +18,7 @@ from citewarden.verify.sources._common import (
     per_doi,
     person_from_name,
     reply_json,
+    used_query,
     works_found,
 )
 from citewarden.verify.sources.journals import journal_from_openalex
@@ -163,6 +164,10 @@ class OpenAlexSource:
             found = guard(self.name, functools.partial(self._results, data))
             out.update(per_doi(self.name, chunk, found))
         return out
+
+    def search_key(self, query: Query) -> Query:
+        """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
+        return used_query(query)
 
     async def search(self, query: Query) -> Lookup:
         """``filter=title.search:...`` (plus the publication year when given)."""

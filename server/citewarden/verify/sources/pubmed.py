@@ -21,6 +21,7 @@ from citewarden.verify.sources._common import (
     normalize_doi,
     person_from_name,
     reply_xml,
+    used_query,
     year_from_string,
 )
 from citewarden.verify.sources.nlmcatalog import nlm_journal
@@ -341,6 +342,10 @@ class PubMedSource:
         if isinstance(ids, Lookup):
             return ids
         return await self.by_pmids(ids) if ids else Lookup.not_found(self.name)
+
+    def search_key(self, query: Query) -> Query:
+        """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
+        return used_query(query, authors=1)
 
     async def search(self, query: Query) -> Lookup:
         words = re.sub(r"[\[\]\"()]", " ", query.title)

@@ -16,6 +16,7 @@ from citewarden.verify.sources._common import (
     one_work,
     person_from_name,
     reply_json,
+    used_query,
     works_found,
 )
 
@@ -109,8 +110,16 @@ class SemanticScholarSource:
         return await self._paper("ARXIV:" + arxiv_id.strip())
 
     async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
-        """``POST /paper/batch``; answers come back in request order, ``null`` = unknown."""
+        """``POST /paper/batch`` with ``DOI:`` ids; keys are the normalised DOIs."""
         wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
+        return await self._batch("DOI:", wanted)
+
+    async def by_arxivs(self, arxiv_ids: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+        """``POST /paper/batch`` with ``ARXIV:`` ids; keys are the ids as given (stripped)."""
+        return await self._batch("ARXIV:", list(dict.fromkeys(a.strip() for a in arxiv_ids)))
+
+    async def _batch(self, prefix: str, wanted: list[str]) -> dict[str, Lookup]:
+        """Answers come back in request order, ``null`` = unknown (NOT_FOUND)."""
         out: dict[str, Lookup] = {}
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
@@ -120,7 +129,7 @@ class SemanticScholarSource:
                 lane=self._lane,
                 params={"fields": FIELDS},
                 headers=self._headers,
-                json_body={"ids": [f"DOI:{d}" for d in chunk]},
+                json_body={"ids": [prefix + d for d in chunk]},
             )
             data = reply_json(self.name, reply)
             if isinstance(data, Lookup):
@@ -143,6 +152,10 @@ class SemanticScholarSource:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             return Lookup.failed(self.name, f"malformed response: {type(exc).__name__}")
         return Lookup.found(self.name, [rec] if rec else [])
+
+    def search_key(self, query: Query) -> Query:
+        """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
+        return used_query(query, limit=False)
 
     async def search(self, query: Query) -> Lookup:
         """Title match (``/paper/search/match``): the single best match, or NOT_FOUND; a
