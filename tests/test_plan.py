@@ -389,3 +389,34 @@ async def test_batches_wait_for_the_one_in_flight(
     filters = [parse_qs(s.query)["filter"][0] for s in replay.log]
     assert filters == ["doi:10.1/a", "doi:10.1/b|10.1/c|10.1/d"]
     assert coalescer.batches == {"openalex": 2}
+
+
+async def test_advertised_host_limits_hold_across_the_single_and_list_lanes(
+    replay: ReplayServer,
+) -> None:
+    # Crossref's recorded public-pool headers (habanero cassette test_works_with_one_id.yaml)
+    replay.extra_headers = {
+        "/crossref": {
+            "x-rate-limit-limit": "5",
+            "x-rate-limit-interval": "1s",
+            "x-concurrency-limit": "1",
+        }
+    }
+    replay.latency = 0.05
+    roomy = Limit(100.0, 1, 4)  # each lane alone would allow 4 in flight, 100 a second
+    async with HttpClient(limits={"crossref": roomy, "crossref-query": roomy}) as http:
+        src = CrossrefSource(http, replay.base_url("crossref"), mailto="t@example.org")
+        await src.by_doi("10.1371/journal.pone.0033693")  # learns the advertised limits
+        dois = [str(m["DOI"]) for m in recorded_crossref_works()][:5]
+        singles = [src.by_doi(d) for d in dois]
+        lists = [src.search(Query("ecology", (f"Author{i}",))) for i in range(5)]
+        await asyncio.gather(*singles, *lists)
+    seen = replay.log[1:]
+    assert {s.path for s in seen} >= {"/crossref/works"}  # both lanes were used
+    assert any(s.path.startswith("/crossref/works/") for s in seen)
+    stamps = sorted(s.at for s in seen)
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
+    assert min(gaps) >= 0.04  # one in flight over both lanes: each waited for the last answer
+    # and never more than 5 a second over both lanes (evenly spaced: 0.2 s apart)
+    assert min(gaps) >= 0.19, gaps
+    assert http.host_gate("127.0.0.1", "crossref-query") is http.host_gate("127.0.0.1", "crossref")

@@ -5,7 +5,9 @@
   service's published limits (:data:`~citewarden.verify.rate_limit.PUBLISHED_LIMITS`) and
   lowered when the service says so
   (``x-rate-limit-limit`` / ``x-rate-limit-interval``; ``x-ratelimit-remaining: 0`` with
-  ``x-ratelimit-reset`` pauses the lane).
+  ``x-ratelimit-reset`` pauses the lane).  What a host advertises (rate, concurrency) also
+  holds for all of the service's lanes on it together: a host gate every request of those
+  lanes passes after its lane's own limits (Crossref's single-record and list lanes).
 * 429 and 503 honour ``Retry-After`` (seconds or an HTTP date); other transient failures back
   off exponentially (capped).  The number of retries is bounded.
 * Every request is bounded (:mod:`citewarden.verify.transport`): a total deadline per attempt
@@ -25,6 +27,7 @@ Clock and sleep are injectable so tests can check spacing without real waiting.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import time
@@ -74,6 +77,12 @@ __all__ = [
     "entry_budget",
     "redact",
 ]
+
+
+#: Headers by which a service advertises limits for all its lanes on one host.
+ADVERTISED = ("x-rate-limit-limit", "x-concurrency-limit")
+#: The seed of a host's gate: only what the host advertises lowers it.
+UNLIMITED = Limit(1000.0, 1, 1000)
 
 
 def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
@@ -155,6 +164,9 @@ class HttpClient:
         self._lane_hosts: dict[str, str] = {}
         #: (host, service) -> clock reading until which its every lane waits (Retry-After).
         self._host_paused: dict[tuple[str, str], float] = {}
+        #: (host, service) -> the limits the host advertised (rate-limit and concurrency
+        #: headers), held by all the service's lanes on that host together.
+        self._host_gates: dict[tuple[str, str], TokenBucket] = {}
         self.stats = HttpStats()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -214,6 +226,26 @@ class HttpClient:
             # which another process may be using on time -- take a fresh one
             if time.time() - slot <= interval / 2:
                 return
+
+    def host_gate(self, host: str, lane: str) -> TokenBucket | None:
+        """The advertised limits of ``lane``'s service on ``host``, shared by its lanes
+        (None until the host advertised any)."""
+        return self._host_gates.get((host, family_of(lane)))
+
+    def _adopt(self, host: str, lane: str, headers: Mapping[str, str]) -> None:
+        """Adapt the lane to a reply's headers; advertised rate and concurrency also hold
+        for the service's lanes on ``host`` together (Crossref's single-record and list
+        lanes share the pool its headers describe)."""
+        self.bucket(lane).adapt(headers)
+        if not any(h in headers for h in ADVERTISED):
+            return
+        key = (host, family_of(lane))
+        gate = self._host_gates.get(key)
+        if gate is None:
+            gate = self._host_gates[key] = TokenBucket(
+                UNLIMITED, clock=self._clock, sleep=self._sleep
+            )
+        gate.adapt(headers)
 
     def pause_host(self, host: str, lane: str, seconds: float) -> None:
         """Every lane of ``lane``'s service on ``host`` (``crossref`` and ``crossref-query``
@@ -290,8 +322,11 @@ class HttpClient:
                 )
             if budget is not None and budget.remaining() <= 0:
                 return self._fail(method, url, self._budget_failure(budget))
-            async with bucket.slot():
+            gate = self.host_gate(host, lane)
+            async with bucket.slot(), gate.slot() if gate else contextlib.nullcontext():
                 await self._acquire(lane, host)
+                if gate is not None:
+                    await gate.acquire()
                 self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
                 deadline = self.timeout
                 if budget is not None:
@@ -314,7 +349,7 @@ class HttpClient:
                     if final and deadline < self.timeout and _is_deadline(outcome):
                         outcome = self._budget_failure(budget)
                 if isinstance(outcome, Reply):
-                    bucket.adapt(outcome.headers)
+                    self._adopt(host, lane, outcome.headers)
             if isinstance(outcome, Failure):
                 if final or transport_attempts >= self.retry.transport_retries:
                     return self._fail(method, url, outcome)
