@@ -43,6 +43,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
 from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,6 +52,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench" / "accuracy"))
 
 from build_set import bib_entry  # noqa: E402
+from hallmark import harness_dir  # noqa: E402
 
 from batch_replay import serve_batches  # noqa: E402
 from citewarden.cache import Cache  # noqa: E402
@@ -67,7 +69,6 @@ from replay import API_DATA, ReplayServer  # noqa: E402
 
 RECORDS = ROOT / "tests" / "data" / "accuracy" / "records.jsonl"
 SEARCH = API_DATA / "crossref" / "test-works__test_works_field_queries.json"
-HALLMARK = ROOT.parent / "shared" / "tools" / "hallmark-dev" / "run_hallmark.py"
 #: Crossref's public-pool headers as recorded (habanero test_works_with_one_id.yaml).
 PUBLIC_POOL = {
     "x-api-pool": "public",
@@ -287,20 +288,27 @@ def measure(
     return verdict_rows(bib.name, verdicts)
 
 
-def hallmark(latency_ms: float) -> None:
-    """HALLMARK dev through its replay harness: wall time, requests, peak rate per source."""
+def hallmark(latency_ms: float, workdir: Path | None) -> None:
+    """HALLMARK dev through its replay harness: wall time, requests, peak rate per source,
+    and the Crossref single look-ups that followed a batch asking for the same DOI."""
+    harness = harness_dir()
+    if harness is None:
+        print("[hallmark dev] harness not found (set CITEWARDEN_HALLMARK_DEV)")
+        return
     cmd = ROOT / ".venv" / "bin" / "citewarden"
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "metrics.json"
+        work = workdir or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        out = work / "metrics.json"
         start = time.perf_counter()
         subprocess.run(
             [
                 sys.executable,
-                str(HALLMARK),
+                str(harness / "run_hallmark.py"),
                 "--cmd",
                 str(cmd),
                 "--workdir",
-                tmp,
+                str(work),
                 "--json-out",
                 str(out),
                 "--latency-ms",
@@ -311,6 +319,8 @@ def hallmark(latency_ms: float) -> None:
         )
         wall = time.perf_counter() - start
         metrics = json.loads(out.read_text(encoding="utf-8")) if out.exists() else {}
+        log = work / "requests.jsonl"
+        after_batch = singles_after_batch(log) if log.exists() else None
     server = metrics.get("server") or {}
     n = int(metrics.get("n") or 0)
     total = int(server.get("total") or 0)
@@ -321,6 +331,35 @@ def hallmark(latency_ms: float) -> None:
     print(f"  requests per source: {server.get('requests')}")
     print(f"  peak requests in one second per source: {server.get('peak_rps_by_source')}")
     print(f"  detect {metrics.get('detect')}, false alarms {metrics.get('fpr')}")
+    if after_batch is not None:
+        found, missing = after_batch
+        print(
+            f"  Crossref /works/{{doi}} after a batch that asked for the DOI: {found} found "
+            f"(a batch answered as Crossref documents would have held them: "
+            f"{total - found} requests = {(total - found) / max(1, n):.2f} per entry), "
+            f"{missing} not found (asked on their own either way)"
+        )
+
+
+def singles_after_batch(log: Path) -> tuple[int, int]:
+    """(found, not found) Crossref single look-ups of DOIs an earlier ``filter=doi:`` batch
+    asked for, from the harness's request log."""
+    batched: set[str] = set()
+    found = missing = 0
+    for line in log.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row.get("source") != "crossref":
+            continue
+        path = urlsplit(row["path"])
+        if path.path.rstrip("/") == "/crossref/works":
+            flt = parse_qs(path.query).get("filter", [""])[0]
+            batched |= {f[4:].lower() for f in flt.split(",") if f.startswith("doi:")}
+        elif path.path.startswith("/crossref/works/"):
+            doi = unquote(path.path[len("/crossref/works/") :]).lower()
+            if doi in batched:
+                found += row.get("status") == 200
+                missing += row.get("status") == 404
+    return found, missing
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -330,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="warm runs (the median is shown)")
     parser.add_argument("--hallmark", action="store_true", help="also run HALLMARK dev")
     parser.add_argument("--hallmark-latency-ms", type=float, default=0.0)
+    parser.add_argument("--hallmark-workdir", type=Path, help="keep the harness's files here")
     parser.add_argument(
         "--verdicts-out", type=Path, help="write the verdicts (report shape) for compare_verdicts"
     )
@@ -352,7 +392,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.verdicts_out:
         args.verdicts_out.write_text(json.dumps({"entries": rows}, indent=1), encoding="utf-8")
     if args.hallmark:
-        hallmark(args.hallmark_latency_ms)
+        hallmark(args.hallmark_latency_ms, args.hallmark_workdir)
     return 0
 
 

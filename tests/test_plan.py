@@ -420,3 +420,28 @@ async def test_advertised_host_limits_hold_across_the_single_and_list_lanes(
     # and never more than 5 a second over both lanes (evenly spaced: 0.2 s apart)
     assert min(gaps) >= 0.19, gaps
     assert http.host_gate("127.0.0.1", "crossref-query") is http.host_gate("127.0.0.1", "crossref")
+
+
+async def test_journal_articles_dois_are_asked_at_openalex_in_the_plan(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # every journal article matched through Crossref gets OpenAlex's record of its DOI (the
+    # venue's indexes): planned with the identifiers, one filter=doi: request for them all
+    serve_batches(replay)
+    messages = recorded_crossref_works()
+    entries = [entry_for(i, m) for i, m in enumerate(messages)]
+    sources = [
+        CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org"),
+        DoiSource(replay_http, replay.base_url("doi")),
+        OpenAlexSource(replay_http, replay.base_url("openalex")),
+    ]
+    settings = VerifySettings(sources=("crossref", "doi", "openalex"))
+    verifier = Verifier(sources, settings, today=TODAY)
+    verdicts = await verifier.verify_many(entries)
+    assert len(verdicts) == len(entries)
+    # (the journals themselves are asked by ISSN, /openalex/sources/issn:, once each)
+    openalex = [s for s in replay.log if s.path.startswith("/openalex/works")]
+    assert [s.path for s in openalex] == ["/openalex/works"]  # no /works/doi: look-up
+    assert parse_qs(openalex[0].query)["filter"] == [
+        "doi:" + "|".join(str(m["DOI"]).lower() for m in messages)
+    ]

@@ -2,7 +2,8 @@
 
 Before any entry is compared, :class:`Ahead` gathers every identifier the entries will be
 looked up by (the same routing as the engine's identifier step: DOIs at Crossref, arXiv ids
-and arXiv DOIs at arXiv, PMIDs at PubMed) and starts one task per batch, in the order the
+and arXiv DOIs at arXiv, PMIDs at PubMed; and the DOIs of journal articles at OpenAlex, whose
+record says which indexes hold the journal) and starts one task per batch, in the order the
 entries were given (the editor's queue order).  The engine's per-entry steps then take the
 answer of their identifier from here instead of sending a request of their own.  Sources are
 wrapped in the cache, so a batch only asks for what the cache does not hold.
@@ -23,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from citewarden.verify.legitimacy import venue_kind
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.sources._common import normalize_doi
@@ -45,6 +47,9 @@ BATCHES: dict[str, BatchSpec] = {
     "crossref": BatchSpec("by_doi", "by_dois", 20, absence_is_evidence=False),
     "arxiv": BatchSpec("by_arxiv", "by_arxivs", 50, absence_is_evidence=True),
     "pubmed": BatchSpec("by_pmid", "by_pmid_batch", 100, absence_is_evidence=True),
+    # the DOI of a journal article, for the venue's indexes (legitimacy): OpenAlex's
+    # filter=doi: matches DOIs exactly, as /works/doi: does
+    "openalex": BatchSpec("by_doi", "by_dois", 50, absence_is_evidence=True),
 }
 
 
@@ -55,18 +60,23 @@ def answer_key(method: str, arg: str) -> str:
     return arg.strip().casefold()
 
 
-def identifiers(entry: NormalizedEntry) -> tuple[str, str] | None:
-    """(source, identifier) the engine's identifier step asks first for ``entry``, when that
-    source can answer in batches."""
+def identifiers(entry: NormalizedEntry) -> list[tuple[str, str]]:
+    """(source, identifier) look-ups the engine will make for ``entry`` that a source can
+    answer in batches: the identifier step's first look-up, and for a journal article with
+    a DOI, OpenAlex's record of that DOI (the venue's indexes, asked for every journal
+    article matched through a source that says nothing of indexes)."""
     if entry.doi:
         if entry.doi.startswith("10.48550/arxiv.") and entry.arxiv_id:
-            return ("arxiv", entry.arxiv_id)
-        return ("crossref", entry.doi)
+            return [("arxiv", entry.arxiv_id)]
+        planned = [("crossref", entry.doi)]
+        if venue_kind(entry, ()) == "journal":
+            planned.append(("openalex", entry.doi))
+        return planned
     if entry.arxiv_id:
-        return ("arxiv", entry.arxiv_id)
+        return [("arxiv", entry.arxiv_id)]
     if entry.pmid:
-        return ("pubmed", entry.pmid)
-    return None
+        return [("pubmed", entry.pmid)]
+    return []
 
 
 def _settled(spec: BatchSpec, answer: Lookup | None) -> Lookup | None:
@@ -100,12 +110,14 @@ class Ahead:
         return self._answers.pop((source, method, answer_key(method, arg)), None)
 
     def add(self, sources: Mapping[str, Any], entry: NormalizedEntry) -> bool:
-        """Plan the identifier of ``entry``; start a batch once a source has a full one.
+        """Plan the look-ups of ``entry``; start a batch once a source has a full one.
         -> whether a batch was started."""
-        ident = identifiers(entry)
-        if ident is None:
-            return False
-        name, value = ident
+        started = False
+        for name, value in identifiers(entry):
+            started |= self._plan(sources, name, value)
+        return started
+
+    def _plan(self, sources: Mapping[str, Any], name: str, value: str) -> bool:
         spec = BATCHES[name]
         source = sources.get(name)
         if source is None or getattr(source, spec.batch, None) is None:

@@ -148,8 +148,12 @@ class OpenAlexSource:
 
     async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """Look up many DOIs with ``filter=doi:a|b|...`` (50 per request).  Keys are the
-        normalised DOIs; a DOI absent from a successful answer is NOT_FOUND."""
+        normalised DOIs; a DOI absent from a successful answer is NOT_FOUND; a DOI holding
+        ``,`` or ``|`` is not asked (no key)."""
         wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
+        # a DOI with a filter separator in it cannot be asked this way: left out of the
+        # answer, it is asked on its own
+        wanted = [d for d in wanted if not ({",", "|"} & set(d))]
         out: dict[str, Lookup] = {}
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
