@@ -19,7 +19,9 @@ DOIs ``ceil(n / 20)`` requests on Crossref's list lane, arXiv ids ``ceil(n / 50)
 one search per entry without an identifier on Crossref's list lane; each lane then needs
 ``max((n - burst) / rate, n * latency / concurrency) + latency`` seconds at the limits in
 force (the published limits, lowered by the advertised headers), lanes in parallel: the floor
-is the slowest lane's time.  ``--hallmark`` also runs HALLMARK dev
+is the slowest lane's time.  (The advertised Crossref limits hold for its two lanes together,
+through one gate per host; the floor's Crossref requests all go on the list lane, so that
+gate adds nothing to it.)  ``--hallmark`` also runs HALLMARK dev
 (../shared/tools/hallmark-dev/run_hallmark.py, latency ``--hallmark-latency-ms``, 0 by default)
 and prints its wall time, requests per entry and per source and peak rate per source.
 

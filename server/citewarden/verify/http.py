@@ -322,10 +322,14 @@ class HttpClient:
                 )
             if budget is not None and budget.remaining() <= 0:
                 return self._fail(method, url, self._budget_failure(budget))
-            gate = self.host_gate(host, lane)
-            async with bucket.slot(), gate.slot() if gate else contextlib.nullcontext():
+            async with contextlib.AsyncExitStack() as held:
+                await held.enter_async_context(bucket.slot())
                 await self._acquire(lane, host)
+                # looked up once the lane lets the request go: the host may have advertised
+                # its limits while the request waited
+                gate = self.host_gate(host, lane)
                 if gate is not None:
+                    await held.enter_async_context(gate.slot())
                     await gate.acquire()
                 self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
                 deadline = self.timeout
