@@ -172,6 +172,21 @@ async def test_s2_batch_maps_positions_and_nulls(
     assert json.loads(seen.body) == {"ids": [f"DOI:{d}" for d in dois]}
 
 
+async def test_s2_arxiv_batch_sends_arxiv_ids(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # the recorded /paper/batch answer (four papers, the first null) stands in for any ids:
+    # only the request and the mapping by position are checked here
+    src = SemanticScholarSource(replay_http, replay.base_url("semanticscholar"))
+    ids = ["2101.00001", " 1404.1100 ", "2301.12345v2", "1706.03762"]
+    out = await src.by_arxivs(ids)
+    (seen,) = replay.log
+    assert seen.method == "POST" and seen.path.endswith("/paper/batch")
+    assert json.loads(seen.body) == {"ids": [f"ARXIV:{i.strip()}" for i in ids]}
+    assert list(out) == [i.strip() for i in ids]
+    assert out["2101.00001"].outcome is Outcome.NOT_FOUND  # null at its position
+
+
 # -- DataCite ---------------------------------------------------------------------------------
 
 
