@@ -31,7 +31,7 @@ CROSSREF_DOI = "10.1371/journal.pone.0033693"
 
 @dataclass
 class Behaviour:
-    mode: str  # ok | trickle | endless | huge | redirect | 429
+    mode: str  # ok | trickle | endless | huge | redirect | 429 | slow
     body: bytes = CROSSREF_BODY
     content_type: str = "application/json"
     interval: float = 0.2  # trickle: seconds between pieces
@@ -39,6 +39,8 @@ class Behaviour:
     location: str = ""  # redirect: absolute Location
     retry_after: str = "1"  # 429
     status: int = 302  # redirect status
+    delay: float = 0.2  # slow: seconds the answer is held back
+    headers: dict[str, str] = field(default_factory=dict)  # slow: extra response headers
 
 
 @dataclass
@@ -56,6 +58,9 @@ class HostileServer:
     log: list[Seen] = field(default_factory=list)
     #: Bytes of body written per request path (the last response on it).
     sent: dict[str, int] = field(default_factory=dict)
+    #: Requests being answered now, and the most there ever were at once, per path.
+    in_flight: dict[str, int] = field(default_factory=dict)
+    peak: dict[str, int] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
     _closing: threading.Event = field(default_factory=threading.Event)
@@ -133,6 +138,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._trickle(parts.path, b)
             elif b.mode in {"endless", "huge"}:
                 self._flood(parts.path, b)
+            elif b.mode == "slow":
+                self._slow(parts.path, b)
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
 
@@ -154,6 +161,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
+
+    def _slow(self, path: str, b: Behaviour) -> None:
+        """The real body after ``delay`` seconds, counting the requests in flight."""
+        st = self.server_state
+        with st._lock:
+            st.in_flight[path] = st.in_flight.get(path, 0) + 1
+            st.peak[path] = max(st.peak.get(path, 0), st.in_flight[path])
+        st._closing.wait(b.delay)
+        with st._lock:  # done before answering: the client may send again once answered
+            st.in_flight[path] -= 1
+        self._plain(200, b.body, b.content_type, headers=b.headers)
 
     def _trickle(self, path: str, b: Behaviour) -> None:
         """The real body, ``piece`` bytes every ``interval`` seconds (never silent long)."""

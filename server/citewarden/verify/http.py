@@ -15,8 +15,10 @@
   never with keys to another origin; inside :func:`entry_budget` all requests made for one
   entry share a time budget (time on the wire plus retry waits; waiting for a politeness
   slot does not count), and a deadline or body-cap failure is not retried.
-* With ``shared_dir`` (a directory under the cache) lane spacing and host pauses are shared
-  with other processes on the machine (:mod:`citewarden.verify.shared_rate`).
+* With ``shared_dir`` (a directory under the cache) lane spacing, host pauses, advertised
+  concurrency and the caps on requests in flight are shared with other processes on the
+  machine (:mod:`citewarden.verify.shared_rate`, :mod:`citewarden.verify.shared_slots`); a
+  request that cannot get a slot within its deadline fails with the reason.
 * Nothing raises for network or data problems: :meth:`HttpClient.get` returns a :class:`Reply`
   or a :class:`Failure` with a short reason.
 * Secrets (API keys) are redacted from every logged URL and every failure reason.
@@ -48,6 +50,7 @@ from citewarden.verify.rate_limit import (
     parse_retry_after,
 )
 from citewarden.verify.shared_rate import SharedRate, family_of
+from citewarden.verify.shared_slots import SharedSlots, SlotTimeout
 from citewarden.verify.transport import (
     ENTRY_BUDGET_FACTOR,
     MAX_BODY,
@@ -155,6 +158,7 @@ class HttpClient:
         self.max_body = max_body
         self.redirect_hosts = dict(REDIRECT_HOSTS if redirect_hosts is None else redirect_hosts)
         self.shared = SharedRate(shared_dir) if shared_dir is not None else None
+        self.slots = SharedSlots(shared_dir) if shared_dir is not None else None
         self._transport = transport
         self._clock = clock
         self._sleep = sleep
@@ -230,7 +234,20 @@ class HttpClient:
     def host_gate(self, host: str, lane: str) -> TokenBucket | None:
         """The advertised limits of ``lane``'s service on ``host``, shared by its lanes
         (None until the host advertised any)."""
-        return self._host_gates.get((host, family_of(lane)))
+        key = (host, family_of(lane))
+        if self.shared is not None:
+            advertised = self.shared.advertised(host, key[1])  # by this or another process
+            if advertised is not None:
+                self._gate(key).adapt({"x-concurrency-limit": str(advertised)})
+        return self._host_gates.get(key)
+
+    def _gate(self, key: tuple[str, str]) -> TokenBucket:
+        gate = self._host_gates.get(key)
+        if gate is None:
+            gate = self._host_gates[key] = TokenBucket(
+                UNLIMITED, clock=self._clock, sleep=self._sleep
+            )
+        return gate
 
     def _adopt(self, host: str, lane: str, headers: Mapping[str, str]) -> None:
         """Adapt the lane to a reply's headers; advertised rate and concurrency also hold
@@ -240,12 +257,19 @@ class HttpClient:
         if not any(h in headers for h in ADVERTISED):
             return
         key = (host, family_of(lane))
-        gate = self._host_gates.get(key)
-        if gate is None:
-            gate = self._host_gates[key] = TokenBucket(
-                UNLIMITED, clock=self._clock, sleep=self._sleep
-            )
-        gate.adapt(headers)
+        self._gate(key).adapt(headers)
+        concurrency = _count(headers.get("x-concurrency-limit"))
+        if self.shared is not None and concurrency is not None:
+            self.shared.advertise(host, key[1], concurrency)
+
+    async def _hold(
+        self, held: contextlib.AsyncExitStack, host: str, name: str, count: int, until: float
+    ) -> None:
+        """When shared, one of this machine's ``count`` in-flight slots of cap ``name``
+        (:class:`SlotTimeout` when none is free before ``until``, a monotonic reading)."""
+        if self.slots is not None:
+            wait = until - time.monotonic()
+            await held.enter_async_context(self.slots.hold(host, name, count, wait))
 
     def pause_host(self, host: str, lane: str, seconds: float) -> None:
         """Every lane of ``lane``'s service on ``host`` (``crossref`` and ``crossref-query``
@@ -324,13 +348,24 @@ class HttpClient:
                 return self._fail(method, url, self._budget_failure(budget))
             async with contextlib.AsyncExitStack() as held:
                 await held.enter_async_context(bucket.slot())
-                await self._acquire(lane, host)
-                # looked up once the lane lets the request go: the host may have advertised
-                # its limits while the request waited
-                gate = self.host_gate(host, lane)
-                if gate is not None:
-                    await held.enter_async_context(gate.slot())
-                    await gate.acquire()
+                # this machine's slots: waited for within the request's deadline
+                until = time.monotonic() + (
+                    budget.remaining() if budget is not None else self.timeout
+                )
+                try:
+                    await self._hold(held, host, f"lane-{lane}", bucket.concurrency, until)
+                    await self._acquire(lane, host)
+                    # looked up once the lane lets the request go: the host may have
+                    # advertised its limits while the request waited
+                    gate = self.host_gate(host, lane)
+                    if gate is not None:
+                        await held.enter_async_context(gate.slot())
+                        name = f"service-{family_of(lane)}"
+                        await self._hold(held, host, name, gate.concurrency, until)
+                        await gate.acquire()
+                except SlotTimeout as exc:
+                    why = f"no free request slot for {host} within {exc.waited:.1f} s"
+                    return self._fail(method, url, Failure(f"{why} (other requests hold it)"))
                 self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
                 deadline = self.timeout
                 if budget is not None:
@@ -412,6 +447,14 @@ class HttpClient:
         self.stats.failures += 1
         log.info("%s %s failed: %s", method, self._safe(url), failure.reason)
         return Failure(redact(failure.reason, self.secrets), failure.status)
+
+
+def _count(value: str | None) -> int | None:
+    """A positive count from a header (``"1"``), or None."""
+    text = (value or "").strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 6):
+        return None
+    return int(text) or None
 
 
 def _is_deadline(outcome: Reply | Failure) -> bool:

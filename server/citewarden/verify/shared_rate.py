@@ -37,6 +37,8 @@ log = logging.getLogger("citewarden.http")
 MAX_AHEAD = 24 * 3600.0
 #: State files are tiny; anything larger is damage and is reset.
 MAX_STATE_BYTES = 64 * 1024
+#: An advertised concurrency holds this long after the last reply that carried it.
+ADVERTISED_FOR = 3600.0
 
 
 def _file_name(host: str) -> str:
@@ -133,6 +135,31 @@ class SharedRate:
                 paused = state["paused"] = {}
             until = max(self._pause_of(state, family, now), now + seconds)
             paused[family] = min(until, now + MAX_AHEAD)
+
+    def advertise(self, host: str, family: str, concurrency: int) -> None:
+        """Service ``family`` on ``host`` said it allows ``concurrency`` requests in flight
+        (``x-concurrency-limit``): every process adopts it for :data:`ADVERTISED_FOR`."""
+        if concurrency < 1:
+            return
+        now = self._clock()
+        with self._state(host) as state:
+            table = state.get("concurrency")
+            if not isinstance(table, dict):
+                table = state["concurrency"] = {}
+            table[family] = [concurrency, now + ADVERTISED_FOR]
+
+    def advertised(self, host: str, family: str) -> int | None:
+        """The concurrency service ``family`` on ``host`` last advertised, while it holds."""
+        now = self._clock()
+        with self._state(host) as state:
+            table = state.get("concurrency")
+            entry = table.get(family) if isinstance(table, dict) else None
+        if not (isinstance(entry, list) and len(entry) == 2):
+            return None
+        n, until = entry
+        if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+            return None
+        return n if self._number(until, now) > now else None
 
     def paused_for(self, host: str, family: str) -> float:
         """Seconds until service ``family`` on ``host`` may be sent to again."""
