@@ -15,7 +15,8 @@ turned into another definite one although every source answered; target 0), clai
 (a verdict made weaker because a source failed after its retries, which the entry says),
 abstentions (entries that became ``unverified``), wall time, and the peak request rate per source (busiest one-second window
 and ten-second windows of request starts, all processes together) next to the published
-limit.
+limit, and the most requests in flight at once per source (all processes together) next to
+the published caps of its lanes.
 
 Usage: ``python bench/fault_soak.py [--entries 150] [--faults 0.30] [--latency-ms 50]
 [--processes 3] [--seed 1] [--json-out FILE]``
@@ -171,13 +172,21 @@ def busiest(starts: list[float], window: float) -> int:
     return best
 
 
-def rates(starts: dict[str, list[float]]) -> dict[str, dict[str, float]]:
-    """Peak rate per source over 1 s and over 10 s windows, next to the published limit."""
+def published_in_flight(prefix: str) -> int:
+    """Requests in flight the published caps of our lanes to the service allow together."""
+    return sum(PUBLISHED_LIMITS[lane].concurrency for lane in LANES.get(prefix, ()))
+
+
+def rates(starts: dict[str, list[float]], in_flight: dict[str, int]) -> dict[str, dict[str, float]]:
+    """Peak rate per source over 1 s and over 10 s windows, next to the published limit, and
+    the most requests in flight at once (as the server counted them)."""
     return {
         src: {
             "peak_1s": float(busiest(times, 1.0)),
             "peak_10s_rps": busiest(times, 10.0) / 10.0,
             "published_rps": round(published(src), 2),
+            "peak_in_flight": float(in_flight.get(src, 0)),
+            "published_in_flight": float(published_in_flight(src)),
         }
         for src, times in sorted(starts.items())
         if src in LANES
@@ -247,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
             "withheld_examples": [x for c in per_process for x in c["withheld"]][:20],
             "injected": injected,
             "requests": run["server"].get("requests"),
-            "rates": rates(run["starts"]),
+            "rates": rates(run["starts"], run["server"].get("max_concurrency_by_source", {})),
         }
         results[label] = out
         print(
@@ -263,8 +272,9 @@ def main(argv: list[str] | None = None) -> int:
             over = r["peak_10s_rps"] > r["published_rps"] + 0.1
             print(
                 f"  {src:12s} busiest 1 s: {r['peak_1s']:3.0f} requests; busiest 10 s: "
-                f"{r['peak_10s_rps']:5.2f} req/s; published {r['published_rps']:5.2f} req/s"
-                + ("  OVER THE LIMIT" if over else "")
+                f"{r['peak_10s_rps']:5.2f} req/s; published {r['published_rps']:5.2f} req/s; "
+                f"most in flight {r['peak_in_flight']:2.0f} (lanes' caps "
+                f"{r['published_in_flight']:2.0f})" + ("  OVER THE LIMIT" if over else "")
             )
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(results, indent=1))
