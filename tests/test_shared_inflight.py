@@ -4,6 +4,7 @@ holding a slot frees it."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
@@ -181,3 +182,83 @@ async def test_a_slot_is_held_for_the_block_and_released_after(tmp_path: Path) -
     async with slots.hold("h", "lane-x", 1, 0.0):
         pass  # free again
     assert sorted(p.name for p in (tmp_path / "rate").iterdir()) == ["h.lane-x.slot0"]
+
+
+#: Another process holding every in-flight slot of the given lanes on 127.0.0.1 until killed.
+_SQUATTER = """
+import fcntl, os, sys, time
+from citewarden.verify.shared_slots import SharedSlots
+
+slots = SharedSlots(sys.argv[1])
+held = []
+for spec in sys.argv[2:]:
+    lane, count = spec.split("=")
+    for i in range(int(count)):
+        fd = os.open(slots.path("127.0.0.1", "lane-" + lane, i), os.O_RDWR | os.O_CREAT)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.append(fd)
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+def test_check_reports_an_entry_unverified_when_no_slot_frees_in_time(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
+    """``citewarden check`` while another process holds every slot of the lanes it needs:
+    the entry is ``unverified`` with the reason, within its budget, and nothing is sent."""
+    from citewarden.verify.rate_limit import PUBLISHED_LIMITS
+    from hostile_server import CROSSREF_DOI
+
+    for path in (f"/crossref/works/{CROSSREF_DOI}", "/crossref/works", f"/doi/{CROSSREF_DOI}"):
+        hostile.route(path, Behaviour("ok"))
+    lanes = ("crossref", "crossref-query", "doi")
+    specs = [f"{lane}={PUBLISHED_LIMITS[lane].concurrency}" for lane in lanes]
+    squatter = subprocess.Popen(
+        [sys.executable, "-c", _SQUATTER, str(tmp_path / "cache" / "rate"), *specs],
+        env=_ENV,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert squatter.stdout is not None and squatter.stdout.readline() == "held\n"
+        (tmp_path / "refs.bib").write_text(
+            "@article{sadasivan2012,\n  title = {Methylphenidate exposure induces dopamine"
+            " neuron loss and activation of microglia in the basal ganglia of mice},\n"
+            "  author = {Sadasivan, Shankar},\n  year = {2012},\n"
+            f"  doi = {{{CROSSREF_DOI}}}\n}}\n"
+        )
+        (tmp_path / ".citewarden.toml").write_text(
+            '[verify]\nsources = ["crossref", "doi"]\ntimeout = 1\nentry-budget = 1.5\n'
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+        env.update(
+            {
+                "PYTHONPATH": str(ROOT / "server"),
+                "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
+                "CITEWARDEN_CROSSREF_URL": hostile.url + "/crossref",
+                "CITEWARDEN_DOI_URL": hostile.url + "/doi",
+                "CITEWARDEN_MAILTO": "tests@example.org",
+            }
+        )
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "citewarden", "check", "refs.bib", "--format", "json"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        elapsed = time.monotonic() - started
+    finally:
+        squatter.kill()
+        squatter.wait()
+    assert "Traceback" not in done.stderr, done.stderr
+    [entry] = json.loads(done.stdout)["entries"]
+    assert entry["status"] == "unverified"
+    reasons = " ".join(f["message"] for f in entry["findings"])
+    assert "no free request slot for 127.0.0.1" in reasons, reasons
+    assert not hostile.log  # nothing went past the caps
+    assert elapsed < 30.0
