@@ -25,6 +25,7 @@ Usage: ``python bench/fault_soak.py [--entries 150] [--faults 0.30] [--latency-m
 from __future__ import annotations
 
 import argparse
+import heapq
 import json
 import os
 import subprocess
@@ -127,10 +128,30 @@ def soak(
     finally:
         srv.shutdown()
     starts: dict[str, list[float]] = {}
+    spans: dict[str, list[tuple[float, float]]] = {}
     for line in log.read_text().splitlines():
         row = json.loads(line)
         starts.setdefault(row["source"], []).append(float(row["t0"]))
-    return {"reports": reports, "wall_s": round(wall, 1), "server": stats, "starts": starts}
+        spans.setdefault(row["source"], []).append((float(row["t0"]), float(row["t1"])))
+    return {
+        "reports": reports,
+        "wall_s": round(wall, 1),
+        "server": stats,
+        "starts": starts,
+        "spans": spans,
+    }
+
+
+def crowded(spans: list[tuple[float, float]]) -> int:
+    """Requests that began while another request to the same source was still in flight."""
+    ends: list[float] = []
+    n = 0
+    for t0, t1 in sorted(spans):
+        while ends and ends[0] <= t0:
+            heapq.heappop(ends)
+        n += bool(ends)
+        heapq.heappush(ends, t1)
+    return n
 
 
 def compare(clean: dict[str, Verdict], report: dict[str, Any]) -> dict[str, Any]:
@@ -177,9 +198,14 @@ def published_in_flight(prefix: str) -> int:
     return sum(PUBLISHED_LIMITS[lane].concurrency for lane in LANES.get(prefix, ()))
 
 
-def rates(starts: dict[str, list[float]], in_flight: dict[str, int]) -> dict[str, dict[str, float]]:
-    """Peak rate per source over 1 s and over 10 s windows, next to the published limit, and
-    the most requests in flight at once (as the server counted them)."""
+def rates(
+    starts: dict[str, list[float]],
+    in_flight: dict[str, int],
+    spans: dict[str, list[tuple[float, float]]],
+) -> dict[str, dict[str, float]]:
+    """Peak rate per source over 1 s and over 10 s windows, next to the published limit, the
+    most requests in flight at once (as the server counted them) and how many began while
+    another to the source was in flight."""
     return {
         src: {
             "peak_1s": float(busiest(times, 1.0)),
@@ -187,6 +213,7 @@ def rates(starts: dict[str, list[float]], in_flight: dict[str, int]) -> dict[str
             "published_rps": round(published(src), 2),
             "peak_in_flight": float(in_flight.get(src, 0)),
             "published_in_flight": float(published_in_flight(src)),
+            "crowded_starts": float(crowded(spans.get(src, []))),
         }
         for src, times in sorted(starts.items())
         if src in LANES
@@ -256,7 +283,9 @@ def main(argv: list[str] | None = None) -> int:
             "withheld_examples": [x for c in per_process for x in c["withheld"]][:20],
             "injected": injected,
             "requests": run["server"].get("requests"),
-            "rates": rates(run["starts"], run["server"].get("max_concurrency_by_source", {})),
+            "rates": rates(
+                run["starts"], run["server"].get("max_concurrency_by_source", {}), run["spans"]
+            ),
         }
         results[label] = out
         print(
@@ -274,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {src:12s} busiest 1 s: {r['peak_1s']:3.0f} requests; busiest 10 s: "
                 f"{r['peak_10s_rps']:5.2f} req/s; published {r['published_rps']:5.2f} req/s; "
                 f"most in flight {r['peak_in_flight']:2.0f} (lanes' caps "
-                f"{r['published_in_flight']:2.0f})" + ("  OVER THE LIMIT" if over else "")
+                f"{r['published_in_flight']:2.0f}); {r['crowded_starts']:3.0f} begun while "
+                "another was in flight" + ("  OVER THE LIMIT" if over else "")
             )
     if a.json_out:
         Path(a.json_out).write_text(json.dumps(results, indent=1))
