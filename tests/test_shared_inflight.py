@@ -262,3 +262,23 @@ def test_check_reports_an_entry_unverified_when_no_slot_frees_in_time(
     assert "no free request slot for 127.0.0.1" in reasons, reasons
     assert not hostile.log  # nothing went past the caps
     assert elapsed < 30.0
+
+
+def test_an_advertised_concurrency_holds_for_an_hour_and_damage_is_ignored(
+    tmp_path: Path,
+) -> None:
+    from citewarden.verify.shared_rate import ADVERTISED_FOR, SharedRate
+
+    now = [1000.0]
+    rate = SharedRate(tmp_path / "rate", clock=lambda: now[0])
+    assert rate.advertised("api.crossref.org", "crossref") is None
+    rate.advertise("api.crossref.org", "crossref", 1)
+    other = SharedRate(tmp_path / "rate", clock=lambda: now[0])  # another process
+    assert other.advertised("api.crossref.org", "crossref") == 1
+    assert other.advertised("api.crossref.org", "openalex") is None
+    now[0] += ADVERTISED_FOR + 1
+    assert other.advertised("api.crossref.org", "crossref") is None
+    state = tmp_path / "rate" / "api.crossref.org.json"
+    for damaged in ('{"concurrency": {"crossref": [true, 9e9]}}', '{"concurrency": [1]}'):
+        state.write_text(damaged)
+        assert other.advertised("api.crossref.org", "crossref") is None
