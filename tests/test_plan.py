@@ -239,6 +239,9 @@ async def test_advertised_concurrency_is_adopted_never_raised() -> None:
     assert bucket.concurrency == 3  # never above the published seed
     bucket.adapt({"x-concurrency-limit": "1"})
     assert bucket.concurrency == 1
+    for odd in ("\u00b2", "\u0661", "9" * 40, "-1", "1.5"):  # not a count: ignored, no error
+        bucket.adapt({"x-concurrency-limit": odd})
+        assert bucket.concurrency == 1
     slots = Slots(3)
     active: list[int] = []
 

@@ -198,12 +198,17 @@ class TokenBucket:
             if seconds and n > 0:
                 self.lower_rate(n / seconds)
         concurrency = headers.get("x-concurrency-limit")
-        if concurrency and concurrency.strip().isdigit():
+        if concurrency and _DIGITS.fullmatch(concurrency.strip()):
             self._slots.lower(int(concurrency.strip()))
         remaining = headers.get("x-ratelimit-remaining")
         if remaining is not None and _is_zero(remaining):
             wait = parse_reset(headers.get("x-ratelimit-reset"))
             self.pause(min(wait if wait is not None else 60.0, 86400.0))
+
+
+#: A concurrency header's value: ASCII digits only (``str.isdigit`` also takes "²", which
+#: ``int`` refuses), short enough to be a count.
+_DIGITS = re.compile(r"[0-9]{1,6}")
 
 
 def _is_zero(value: str) -> bool:
