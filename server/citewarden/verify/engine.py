@@ -363,6 +363,9 @@ class Verifier:
             ev.id_kind, ev.id_value = IdKind.ISBN, e.isbn
             lookup = await self._call(ev, "openlibrary", "by_isbn", e.isbn)
             self._apply(ev, lookup)
+            if ev.id_state is IdState.MISSING:
+                # Open Library is a catalogue, not the ISBN registry: its miss says nothing
+                ev.id_state, ev.id_missing_from = IdState.UNLISTED, None
 
     async def _by_arxiv(self, ev: Evidence, arxiv_id: str, *, keep_kind: bool = False) -> None:
         """arXiv id: the arXiv API, then Semantic Scholar when arXiv has no answer.  "No

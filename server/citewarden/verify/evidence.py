@@ -41,6 +41,9 @@ class IdState(StrEnum):
     MISSING = "missing"
     #: No source that could say answered definitively (timeouts, errors, garbage).
     FAILED = "failed"
+    #: A source that is not the identifier's registry has no record of it (Open Library
+    #: for an ISBN): alone that proves nothing.
+    UNLISTED = "unlisted"
 
 
 class FailureKind(StrEnum):

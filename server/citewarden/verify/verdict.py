@@ -143,6 +143,11 @@ def _registry(ev: Evidence) -> str:
     return names.get(who, who.capitalize() if who else "the registry")
 
 
+def _index_name(ev: Evidence) -> str:
+    """The catalogue that does not list the identifier (only Open Library does so today)."""
+    return "Open Library" if ev.id_kind is IdKind.ISBN else "the index consulted"
+
+
 def _id_label(ev: Evidence) -> str:
     return f"{ev.id_kind.label if ev.id_kind else 'identifier'} {ev.id_value}"
 
@@ -291,6 +296,9 @@ def unanchored(ev: Evidence, key: str, issues: list[Issue]) -> Verdict:
     else:
         status = Status.UNVERIFIED
         reason = reason or "a source could not be consulted"
+    if status is Status.UNVERIFIED and ev.id_state is IdState.UNLISTED:
+        unlisted = f"{_id_label(ev)} is not in {_index_name(ev)}, which is not its registry"
+        reason = f"{unlisted}; {reason}" if ev.failures else unlisted
     if status is Status.UNVERIFIED:
         issues.append(Issue(Code.UNVERIFIED, f"could not be checked: {reason or 'no answer'}"))
     wrong_id = any(i.code in IDENTIFIER_CODES for i in issues)
