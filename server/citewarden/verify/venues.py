@@ -317,6 +317,12 @@ def _core(text: str) -> list[str]:
     return [t for t in tokens if t not in _STOP and t not in _GENERIC and not _numeral(t)]
 
 
+def _unsponsored(core: Sequence[str]) -> tuple[str, ...]:
+    """A core without its sponsors and ACM SIG names ("ACM SIGSAC Conference on Computer
+    and Communications Security" is dblp's "ACM Conference on ..."): the same venue."""
+    return tuple(t for t in core if t not in _SPONSORS and not re.fullmatch(r"sig[a-z]{2,}", t))
+
+
 def _head_cores(text: str) -> list[tuple[str, ...]]:
     """The cores of the name and of each of its leading parts before a comma, colon or
     semicolon (a place, a date or a subtitle that follows the venue's name), sponsors left
@@ -423,9 +429,12 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
         cn = _core(name)
         if ce and cn and (ce == cn or abbreviation_of(" ".join(ce), " ".join(cn))):
             return True
+        if ce and cn and _unsponsored(ce) and _unsponsored(ce) == _unsponsored(cn):
+            return True
         if ce and cn and abbreviation_of(" ".join(cn), " ".join(ce)):
             return True
-        if _acronyms(entry_venue) & _acronyms(name):
+        # a shared acronym, not a shared sponsor ("ACM", "IEEE" name many venues)
+        if (_acronyms(entry_venue) & _acronyms(name)) - _SPONSORS:
             return True
         # the record's name with a subtitle the entry leaves out (or the other way round)
         shorter, longer = sorted((entry_venue, name), key=lambda t: len(fold(t)))
@@ -472,3 +481,33 @@ def is_known(name: str, seen: Iterable[str] = ()) -> bool:
     """Is ``name`` a venue the registry knows: bundled, or named by a source's record of
     some work (``seen``: the venue names the sources gave)?"""
     return registry_venue(name) is not None or venue_agrees(name, tuple(seen))
+
+
+#: Words of a venue search at most (the most distinctive come first in a venue's name).
+_SEARCH_WORDS = 8
+#: Words a venue's own name in a registry does not carry ("In Proceedings of the ...").
+_NOT_SEARCHED = frozenset({"proceedings", "proc", "in"})
+
+
+def venue_search_text(name: str) -> str | None:
+    """The words to look a cited venue up by in the venue searches: its name before a
+    comma or semicolon (a place or a date follows), without "proceedings of the", ordinals,
+    years, sponsors or parenthesised parts.  dblp's venue search wants every word as the prefix of a
+    word of the venue's name, so abbreviated words ("Intl.", "Natl.") are left out while
+    full words remain.  None when nothing is left to search for."""
+    head = re.split(r"[,;]", re.sub(r"\([^)]*\)", " ", name))[0]
+    full: list[str] = []
+    short: list[str] = []
+    for raw in head.split():
+        for word in fold(raw).split():
+            if word in _STOP or word in _NOT_SEARCHED or _numeral(word):
+                continue
+            (short if raw.endswith(".") else full).append(word)
+    words = full or short
+    # registries often name a venue without its sponsor or ACM SIG ("ACM SIGSAC Conference
+    # on Computer and Communications Security" is dblp's "... (CCS)" without either)
+    plain = list(_unsponsored(words))
+    words = plain if len(plain) >= 2 else words
+    if not words or (len(words) == 1 and len(words[0]) < 3):
+        return None
+    return " ".join(words[:_SEARCH_WORDS])

@@ -40,7 +40,7 @@ from citewarden.verify.field_check import (
 from citewarden.verify.records import WorkRecord
 from citewarden.verify.severity import CODE_TIER
 from citewarden.verify.static_checks import static_issues
-from citewarden.verify.venue_check import index_venue, venue_unsettled
+from citewarden.verify.venue_check import index_venue, nonexistent_venue, venue_unsettled
 
 #: Re-exported: these lived here before the steps were split into their own modules.
 __all__ = [
@@ -325,6 +325,12 @@ def fields(ev: Evidence, ident: Identity, issues: list[Issue]) -> dict[str, str]
     more, corrections = index_venue(entry, ev.venue_opinions)
     issues += more
     found.update(corrections)
+    venue_field = entry.venue_field or "journal"
+    found.update(
+        nonexistent_venue(
+            entry, anchor, ev.venue_opinions, ev.venue_answers, issues, found.get(venue_field)
+        )
+    )
     if ident.by_id and ev.id_kind is IdKind.ARXIV:
         codes = {i.code for i in issues if i.effective_severity <= Severity.WARNING}
         more, corrections = arxiv_issues(entry, anchor, codes)
