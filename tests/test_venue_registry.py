@@ -30,6 +30,7 @@ from citewarden.verify.sources.dblp import DblpSource
 from citewarden.verify.sources.openalex import OpenAlexSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource
 from citewarden.verify.venue_check import nonexistent_venue
+from citewarden.verify.venue_lookup import registries
 from citewarden.verify.venues import venue_search_text
 from paths import DATA
 from replay import ReplayServer, fast_http
@@ -206,3 +207,10 @@ def test_an_answer_with_a_plausible_venue_makes_no_finding() -> None:
     assert fixes == {"booktitle": "IEEE Symposium on Security and Privacy"}
     # no answer at all (every search failed): nothing
     assert nonexistent_venue(entry, cmp, [], [], []) == {}  # type: ignore[arg-type]
+
+
+def test_only_registries_that_would_list_the_venue_are_asked() -> None:
+    # dblp lists computer science only, Crossref's journals only journals
+    assert registries(journal=False, in_dblp=False) == ("openalex",)
+    assert registries(journal=True, in_dblp=False) == ("openalex", "crossref")
+    assert registries(journal=False, in_dblp=True) == ("dblp", "openalex")

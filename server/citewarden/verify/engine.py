@@ -565,7 +565,11 @@ class Verifier:
         if cmp is None or not venue_contradicted(ev.entry, cmp, ev.venue_opinions):
             return
         assert ev.entry.venue is not None
-        ev.venue_answers = await venue_answers(self.sources, ev.entry.venue)
+        in_dblp = "dblp" in {cmp.record.source, *(o.source for o in ev.venue_opinions)}
+        journal = ev.entry.venue_field == "journal"
+        ev.venue_answers = await venue_answers(
+            self.sources, ev.entry.venue, journal=journal, in_dblp=in_dblp
+        )
 
     async def _notices(self, ev: Evidence) -> None:
         """Crossref notices (``filter=updates:{doi}``) for a work matched through a source

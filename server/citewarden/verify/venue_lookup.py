@@ -6,7 +6,9 @@ OpenAlex ``/sources?search=`` and Crossref ``/journals?query=``, each source tha
 configured and has the endpoint, at the same time, cached like works (see
 :mod:`citewarden.verify.sources.cached`) and bounded like every request (the entry's time
 budget, the client's size limits).  Each answer becomes a :class:`VenueAnswer`; a search
-that failed gives none (it is evidence of nothing).
+that failed gives none (it is evidence of nothing).  Only a registry that would list the
+venue is asked: dblp (computer science) for a work dblp holds, Crossref's journals for a
+venue cited as a journal, OpenAlex (every kind of venue) always.
 """
 
 from __future__ import annotations
@@ -30,13 +32,23 @@ def _names(record: WorkRecord) -> tuple[str, ...]:
     return tuple(n for n in dict.fromkeys((record.venue or record.title, *record.venue_short)) if n)
 
 
-async def venue_answers(sources: Mapping[str, Any], cited: str) -> list[VenueAnswer]:
+def registries(*, journal: bool, in_dblp: bool) -> tuple[str, ...]:
+    """The venue searches whose "no such venue" means something for this citation."""
+    covers = {"dblp": in_dblp, "openalex": True, "crossref": journal}
+    return tuple(name for name in VENUE_REGISTRIES if covers[name])
+
+
+async def venue_answers(
+    sources: Mapping[str, Any], cited: str, *, journal: bool, in_dblp: bool
+) -> list[VenueAnswer]:
     """The answers of the venue searches for ``cited`` (empty when there is nothing
-    distinctive to search for or no search answered)."""
+    distinctive to search for or no search answered).  ``journal``: cited as a journal;
+    ``in_dblp``: dblp holds the work."""
     text = venue_search_text(cited)
     if text is None:
         return []
-    asked = [s for name in VENUE_REGISTRIES if hasattr(s := sources.get(name), "venues")]
+    names = registries(journal=journal, in_dblp=in_dblp)
+    asked = [s for name in names if hasattr(s := sources.get(name), "venues")]
 
     async def one(source: Any) -> Lookup | None:
         try:
