@@ -239,6 +239,10 @@ def _abbrev_token(short: str, full: str) -> bool:
         return False
     if full.startswith(short):
         return True
+    # a contraction drops many letters ("Natl", "Mgmt"); one letter less is another word
+    # ("ICML" is not "ICQML")
+    if len(short) > 0.75 * len(full):
+        return False
     it = iter(full)
     return all(ch in it for ch in short)
 
