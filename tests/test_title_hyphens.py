@@ -13,7 +13,8 @@ import pytest
 import replay as replay_fixtures
 from citewarden.model import Code, Entry, Status
 from citewarden.settings import VerifySettings
-from citewarden.verify.compare import compare_title, splits_compound
+from citewarden.verify.compare import compare_title
+from citewarden.verify.hyphens import splits_compound
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
 from citewarden.verify.normalize import make_entry
