@@ -14,9 +14,9 @@ import replay as replay_fixtures
 from citewarden.model import Code, Entry, Status
 from citewarden.settings import VerifySettings
 from citewarden.verify.compare import compare_title
-from citewarden.verify.hyphens import splits_compound
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
+from citewarden.verify.hyphens import splits_compound
 from citewarden.verify.normalize import make_entry
 from citewarden.verify.records import WorkRecord
 from citewarden.verify.sources.arxiv import ArxivSource
