@@ -47,6 +47,12 @@ SAME_VENUE = [
         "ICML",
     ),
     ("International Conference on Machine Learning, Vienna, Austria", "ICML"),
+    # a shared sponsor with the SIG name left out: dblp's name of the same venue
+    (
+        "ACM SIGSAC Conference on Computer and Communications Security",
+        "ACM Conference on Computer and Communications Security (CCS)",
+    ),
+    ("Proc. Natl. Acad. Sci.", "Proceedings of the National Academy of Sciences"),
 ]
 
 #: (a fabricated or different venue, the real venue it borrows words from)
@@ -63,6 +69,13 @@ OTHER_VENUE = [
     ("Annual Meeting of the Association for Quantum Computational Linguistics", "ACL"),
     ("Journal of Statistical Machine Learning Theory", "ICML"),
     ("Journal of Statistical Machine Learning Theory", "Journal of Machine Learning Research"),
+    # one letter more is another acronym, a shared sponsor is not a shared venue
+    ("ICQML", "ICML"),
+    ("ACM SIGSAC Conference on Computer and Communications Security", "KDD"),
+    (
+        "ACM SIGSAC Conference on Computer and Communications Security",
+        "ACM SIGKDD Conference on Knowledge Discovery and Data Mining",
+    ),
 ]
 
 

@@ -78,6 +78,7 @@ class Code(StrEnum):
     BIB_OUTSIDE_ROOT = "bibliography-outside-root"
     PREPRINT_AS_PUBLISHED = "preprint-cited-as-published"
     ARXIV_VERSION = "arxiv-version-mismatch"
+    NONEXISTENT_VENUE = "nonexistent-venue"
 
 
 @dataclass(frozen=True, slots=True)
@@ -518,6 +519,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.CITATION_UNSUPPORTED: S.WARNING,
         Code.PREPRINT_AS_PUBLISHED: S.WARNING,
         Code.ARXIV_VERSION: S.WARNING,
+        Code.NONEXISTENT_VENUE: S.WARNING,
     }
 )
 del S

@@ -90,6 +90,8 @@ RULE_TEXT: Mapping[Code, str] = {
     "support the sentence that cites it.",
     Code.PREPRINT_AS_PUBLISHED: "Only preprint records of the work exist, but it is cited as published at a venue.",
     Code.ARXIV_VERSION: "The arXiv version or year cited does not match the arXiv listing.",
+    Code.NONEXISTENT_VENUE: "No venue registry knows the cited venue, and the matched record "
+    "names another.",
 }
 
 _LEVEL = {

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from citewarden.verify.hyphens import splits_compound
 from citewarden.verify.normalize import (
     Author,
     NormalizedEntry,
@@ -98,6 +99,8 @@ def compare_title(entry_title: str | None, record: WorkRecord) -> TitleCompariso
     exact = _compact(e_full) in compact_full or _compact(e_full) in {_compact(m) for m in mains}
     if not exact and e_main and not record_main and not record.subtitle:
         exact = _compact(e_main) in compact_full
+    if exact and splits_compound(entry_title, title):
+        return TitleComparison(fuzz.ratio(entry_title.lower(), title.lower()) / 100.0, False)
     if exact:
         return TitleComparison(1.0, True)
     score = max(fuzz.ratio(e_full, v) / 100.0 for v in full if v) if any(full) else 0.0

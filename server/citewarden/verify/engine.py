@@ -47,6 +47,8 @@ from citewarden.verify.normalize import NormalizedEntry, normalize_entry, replac
 from citewarden.verify.plan import Ahead
 from citewarden.verify.records import Lookup, Outcome, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.search_order import by_field
+from citewarden.verify.venue_check import venue_contradicted
+from citewarden.verify.venue_lookup import venue_answers
 from citewarden.verify.verdict import decide, skipped
 
 log = logging.getLogger("citewarden.verify")
@@ -232,6 +234,7 @@ class Verifier:
                 await self._search(ev)
             await self._corroborate(ev)
             await self._venue_opinions(ev)
+            await self._venue_registry(ev)
             self._published_version(ev)
             await self._notices(ev)
             venue_records = await self._venue_records(ev)
@@ -363,6 +366,9 @@ class Verifier:
             ev.id_kind, ev.id_value = IdKind.ISBN, e.isbn
             lookup = await self._call(ev, "openlibrary", "by_isbn", e.isbn)
             self._apply(ev, lookup)
+            if ev.id_state is IdState.MISSING:
+                # Open Library is a catalogue, not the ISBN registry: its miss says nothing
+                ev.id_state, ev.id_missing_from = IdState.UNLISTED, None
 
     async def _by_arxiv(self, ev: Evidence, arxiv_id: str, *, keep_kind: bool = False) -> None:
         """arXiv id: the arXiv API, then Semantic Scholar when arXiv has no answer.  "No
@@ -551,6 +557,19 @@ class Verifier:
                     key=lambda c: (not is_preprint_record(c.record), bool(c.record.venue), c.score),
                 )
                 ev.venue_opinions.append(venue_opinion(best))
+
+    async def _venue_registry(self, ev: Evidence) -> None:
+        """The venue searches' answers for a cited venue the matched record contradicts and
+        the bundled table does not know (see :mod:`citewarden.verify.venue_lookup`)."""
+        cmp = _anchor(ev)
+        if cmp is None or not venue_contradicted(ev.entry, cmp, ev.venue_opinions):
+            return
+        assert ev.entry.venue is not None
+        in_dblp = "dblp" in {cmp.record.source, *(o.source for o in ev.venue_opinions)}
+        journal = ev.entry.venue_field == "journal"
+        ev.venue_answers = await venue_answers(
+            self.sources, ev.entry.venue, journal=journal, in_dblp=in_dblp
+        )
 
     async def _notices(self, ev: Evidence) -> None:
         """Crossref notices (``filter=updates:{doi}``) for a work matched through a source

@@ -41,6 +41,9 @@ class IdState(StrEnum):
     MISSING = "missing"
     #: No source that could say answered definitively (timeouts, errors, garbage).
     FAILED = "failed"
+    #: A source that is not the identifier's registry has no record of it (Open Library
+    #: for an ISBN): alone that proves nothing.
+    UNLISTED = "unlisted"
 
 
 class FailureKind(StrEnum):
@@ -119,6 +122,16 @@ class VenueOpinion:
     preprint: bool
 
 
+@dataclass(frozen=True, slots=True)
+class VenueAnswer:
+    """A venue search that answered (dblp, OpenAlex sources, Crossref journals): the names
+    of each venue it found for the cited venue's words (none: it knows no such venue).  A
+    search that failed has no answer: it is evidence of nothing."""
+
+    source: str
+    venues: tuple[tuple[str, ...], ...]
+
+
 @dataclass
 class Evidence:
     """Everything the engine learnt about one entry."""
@@ -145,6 +158,9 @@ class Evidence:
     #: The venue of the matched work according to each index consulted (dblp, OpenAlex,
     #: Semantic Scholar, arXiv), gathered when no publisher's record settles it.
     venue_opinions: list[VenueOpinion] = field(default_factory=list)
+    #: The venue searches that answered for a cited venue the matched record contradicts
+    #: and the bundled table does not know.
+    venue_answers: list[VenueAnswer] = field(default_factory=list)
     #: DOI of the published version of a preprint, when the record names one.
     published_doi: str | None = None
     today: date = field(default_factory=date.today)

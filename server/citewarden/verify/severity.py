@@ -38,6 +38,8 @@ SCALE: Mapping[Code, tuple[Severity, Tier | None]] = MappingProxyType(
         Code.VENUE_MISMATCH: (W, Tier.M),
         Code.PREPRINT_AS_PUBLISHED: (W, Tier.M),
         Code.ARXIV_VERSION: (W, Tier.M),
+        # a venue no registry knows, contradicted by the record: a sign of fabrication
+        Code.NONEXISTENT_VENUE: (W, Tier.E),
         Code.VOLUME_MISMATCH: (W, Tier.M),
         Code.ISSUE_MISMATCH: (W, Tier.M),
         Code.PAGES_MISMATCH: (W, Tier.M),

@@ -5,8 +5,11 @@ opinions (pure).
 * Otherwise the indexes speak (dblp, OpenAlex, Semantic Scholar): two of them that agree
   with each other on another venue, with none agreeing with the citation, make a
   ``venue-mismatch``; one index alone is not enough (their venues are often inferred).
-* A cited venue that does not exist is a venue difference like any other: nothing here
-  can prove a venue does not exist (the bundled registry is not exhaustive).
+* A cited venue the matched record contradicts, that the bundled table does not know and
+  that the venue searches (dblp, OpenAlex sources, Crossref journals) answered without is
+  ``nonexistent-venue`` (it replaces the venue difference).  The bundled table alone never
+  says so (it is not exhaustive), nor does a search that failed: without an answer the
+  difference stays a ``venue-mismatch`` or nothing.
 * When every record of the work is a preprint (two sources at least) and the citation names
   a conference or journal, the work is ``preprint-cited-as-published``.
 """
@@ -16,10 +19,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from citewarden.model import Code, Issue
-from citewarden.verify.compare import Agreement, Comparison, cites_preprint
-from citewarden.verify.evidence import VenueOpinion
+from citewarden.verify.compare import Agreement, Comparison, cites_preprint, is_preprint_record
+from citewarden.verify.evidence import VenueAnswer, VenueOpinion
 from citewarden.verify.normalize import NormalizedEntry
-from citewarden.verify.venues import venue_agrees
+from citewarden.verify.venues import registry_venue, venue_agrees
 
 #: Order of preference for the venue name offered as a correction (official names first).
 _CORRECTION_ORDER = ("crossref", "datacite", "pubmed", "openalex", "semanticscholar", "dblp")
@@ -97,3 +100,55 @@ def venue_unsettled(cmp: Comparison, opinions: Sequence[VenueOpinion]) -> bool:
     if cmp.venue is not Agreement.UNKNOWN or cmp.venue_raw is not Agreement.DIFFERENT:
         return False
     return not any(o.agreement is Agreement.EQUAL for o in opinions)
+
+
+def venue_contradicted(
+    entry: NormalizedEntry, cmp: Comparison, opinions: Sequence[VenueOpinion]
+) -> bool:
+    """The matched record names another venue than the one cited, no index agrees with the
+    citation, and the bundled table does not know the cited venue: worth asking the venue
+    searches whether it exists at all."""
+    if not entry.venue or cites_preprint(entry) or cmp.venue_raw is not Agreement.DIFFERENT:
+        return False
+    if any(o.agreement is Agreement.EQUAL for o in opinions):
+        return False
+    return registry_venue(entry.venue) is None
+
+
+#: Venue codes a nonexistent venue stands in for on the same field.
+_REPLACED = frozenset({Code.VENUE_MISMATCH, Code.PREPRINT_AS_PUBLISHED})
+
+
+def nonexistent_venue(
+    entry: NormalizedEntry,
+    cmp: Comparison,
+    opinions: Sequence[VenueOpinion],
+    answers: Sequence[VenueAnswer],
+    issues: list[Issue],
+    corrected: str | None = None,
+) -> dict[str, str]:
+    """Replace the venue difference in ``issues`` by ``nonexistent-venue`` when the venue
+    searches that answered know no venue the cited one could name (see the module
+    docstring).  The correction is the venue already offered for the field (``corrected``),
+    else the matched record's own, unless that record is a preprint."""
+    if not answers or not entry.venue or not venue_contradicted(entry, cmp, opinions):
+        return {}
+    cited = entry.venue
+    if any(venue_agrees(cited, names) for answer in answers for names in answer.venues):
+        return {}
+    venue_field = entry.venue_field or "journal"
+    rec = cmp.record
+    record_venue = corrected or ("" if is_preprint_record(rec) else rec.venue or "")
+    issues[:] = [i for i in issues if not (i.code in _REPLACED and i.field == venue_field)]
+    who = ", ".join(dict.fromkeys(a.source for a in answers))
+    says = record_venue or rec.venue
+    told = f", and the {rec.source} record says '{says}'" if says else ""
+    issues.append(
+        Issue(
+            Code.NONEXISTENT_VENUE,
+            f"no venue registry knows '{cited}' (not in the bundled table; no such venue in "
+            f"the venue search of {who}){told}",
+            venue_field,
+        )
+    )
+    return {venue_field: record_venue} if record_venue else {}

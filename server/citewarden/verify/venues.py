@@ -1,10 +1,11 @@
 """The venue registry: real venues (acronyms, official and past names, the year each began)
 and the comparison of venue names (pure).
 
-One table (:data:`BUNDLED`) lists venues that bibliographies cite often; the names sources
-give for a work's venue (dblp's venue and stream, OpenAlex's source, Semantic Scholar's venue
-and publicationVenue, Crossref's container titles) are the other half of what is known
-(:func:`is_known`).  Venue names are compared through :func:`venue_agrees`, which accepts
+One table (:data:`citewarden.verify.venue_table.BUNDLED`) lists venues that bibliographies
+cite often; the names sources give for a work's venue (dblp's venue and stream, OpenAlex's
+source, Semantic Scholar's venue and publicationVenue, Crossref's container titles) are the
+other half of what is known (:func:`is_known`).  :func:`venue_search_text` gives the words
+to ask the venue searches for a venue neither knows.  Venue names are compared through :func:`venue_agrees`, which accepts
 acronyms, abbreviations (``Phys. Rev. Lett.``), proceedings prefixes and the aliases the
 registry gives.
 """
@@ -13,160 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from citewarden.verify.normalize import fold
-
-
-class VenueKind:
-    CONFERENCE = "conference"
-    JOURNAL = "journal"
-    PREPRINT = "preprint"
-
-
-@dataclass(frozen=True, slots=True)
-class Venue:
-    """One real venue: its acronym, official name first, then past and other names."""
-
-    acronym: str
-    kind: str
-    first_year: int | None
-    names: tuple[str, ...]
-
-
-def _v(acronym: str, kind: str, first_year: int | None, *names: str) -> Venue:
-    return Venue(acronym, kind, first_year, names)
-
-
-_C, _J, _P = VenueKind.CONFERENCE, VenueKind.JOURNAL, VenueKind.PREPRINT
-
-#: Venues often cited by acronym alone, with the year their series began (for "year before
-#: the venue existed").  Facts about the venues themselves, from their own histories.
-BUNDLED: tuple[Venue, ...] = (
-    _v(
-        "NeurIPS",
-        _C,
-        1987,
-        "Advances in Neural Information Processing Systems",
-        "Neural Information Processing Systems",
-        "NIPS",
-    ),
-    _v("ICML", _C, 1980, "International Conference on Machine Learning"),
-    _v("ICLR", _C, 2013, "International Conference on Learning Representations"),
-    _v(
-        "CVPR",
-        _C,
-        1983,
-        "IEEE/CVF Conference on Computer Vision and Pattern Recognition",
-        "Computer Vision and Pattern Recognition",
-    ),
-    _v(
-        "ICCV",
-        _C,
-        1987,
-        "IEEE/CVF International Conference on Computer Vision",
-        "International Conference on Computer Vision",
-    ),
-    _v("ECCV", _C, 1990, "European Conference on Computer Vision"),
-    _v("WACV", _C, 1992, "IEEE/CVF Winter Conference on Applications of Computer Vision"),
-    _v("BMVC", _C, 1990, "British Machine Vision Conference"),
-    _v(
-        "ACL",
-        _C,
-        1963,
-        "Annual Meeting of the Association for Computational Linguistics",
-        "Association for Computational Linguistics",
-    ),
-    _v(
-        "EMNLP",
-        _C,
-        1996,
-        "Conference on Empirical Methods in Natural Language Processing",
-        "Empirical Methods in Natural Language Processing",
-    ),
-    _v(
-        "NAACL", _C, 2000, "North American Chapter of the Association for Computational Linguistics"
-    ),
-    _v("EACL", _C, 1983, "European Chapter of the Association for Computational Linguistics"),
-    _v("COLING", _C, 1965, "International Conference on Computational Linguistics"),
-    _v("CoNLL", _C, 1997, "Conference on Computational Natural Language Learning"),
-    _v("TACL", _J, 2013, "Transactions of the Association for Computational Linguistics"),
-    _v(
-        "AAAI",
-        _C,
-        1980,
-        "AAAI Conference on Artificial Intelligence",
-        "Association for the Advancement of Artificial Intelligence",
-    ),
-    _v("IJCAI", _C, 1969, "International Joint Conference on Artificial Intelligence"),
-    _v(
-        "KDD",
-        _C,
-        1995,
-        "ACM SIGKDD Conference on Knowledge Discovery and Data Mining",
-        "Knowledge Discovery and Data Mining",
-    ),
-    _v(
-        "SIGIR",
-        _C,
-        1978,
-        "International ACM SIGIR Conference on Research and Development in Information Retrieval",
-        "Research and Development in Information Retrieval",
-    ),
-    _v("WWW", _C, 1994, "The Web Conference", "International World Wide Web Conference"),
-    _v("WSDM", _C, 2008, "International Conference on Web Search and Data Mining"),
-    _v("CIKM", _C, 1992, "International Conference on Information and Knowledge Management"),
-    _v(
-        "AISTATS",
-        _C,
-        1985,
-        "International Conference on Artificial Intelligence and Statistics",
-        "Artificial Intelligence and Statistics",
-    ),
-    _v(
-        "UAI",
-        _C,
-        1985,
-        "Conference on Uncertainty in Artificial Intelligence",
-        "Uncertainty in Artificial Intelligence",
-    ),
-    _v("COLT", _C, 1988, "Conference on Learning Theory", "Computational Learning Theory"),
-    _v("CoRL", _C, 2017, "Conference on Robot Learning"),
-    _v("ICRA", _C, 1984, "IEEE International Conference on Robotics and Automation"),
-    _v("IROS", _C, 1988, "IEEE/RSJ International Conference on Intelligent Robots and Systems"),
-    _v("MICCAI", _C, 1998, "Medical Image Computing and Computer Assisted Intervention"),
-    _v(
-        "ICASSP",
-        _C,
-        1976,
-        "IEEE International Conference on Acoustics, Speech and Signal Processing",
-    ),
-    _v("CHI", _C, 1982, "CHI Conference on Human Factors in Computing Systems"),
-    _v("SIGMOD", _C, 1975, "International Conference on Management of Data"),
-    _v("VLDB", _C, 1975, "International Conference on Very Large Data Bases"),
-    _v("STOC", _C, 1969, "Symposium on Theory of Computing"),
-    _v("FOCS", _C, 1960, "Symposium on Foundations of Computer Science"),
-    _v("SODA", _C, 1990, "Symposium on Discrete Algorithms"),
-    _v("JMLR", _J, 2000, "Journal of Machine Learning Research"),
-    _v("TMLR", _J, 2022, "Transactions on Machine Learning Research"),
-    _v("TPAMI", _J, 1979, "IEEE Transactions on Pattern Analysis and Machine Intelligence"),
-    _v("PNAS", _J, 1915, "Proceedings of the National Academy of Sciences"),
-    _v("PLOS ONE", _J, 2006, "PLOS ONE", "PLoS ONE"),
-    _v("eLife", _J, 2012, "eLife"),
-    _v("Sci. Rep.", _J, 2011, "Scientific Reports"),
-    _v("Nat. Commun.", _J, 2010, "Nature Communications"),
-    _v("Nat. Mach. Intell.", _J, 2019, "Nature Machine Intelligence"),
-    _v("PeerJ", _J, 2013, "PeerJ"),
-    _v("PeerJ Comput. Sci.", _J, 2015, "PeerJ Computer Science"),
-    _v("Front. Psychol.", _J, 2010, "Frontiers in Psychology"),
-    _v("JOSS", _J, 2016, "Journal of Open Source Software"),
-    _v("Nurs. Womens Health", _J, 2007, "Nursing for Women's Health"),
-    _v("arXiv", _P, 1991, "arXiv", "CoRR", "arXiv (Cornell University)", "arXiv.org"),
-    _v("bioRxiv", _P, 2013, "bioRxiv"),
-    _v("medRxiv", _P, 2019, "medRxiv"),
-    _v("SSRN", _P, 1994, "SSRN Electronic Journal", "Social Science Research Network"),
-)
+from citewarden.verify.venue_table import BUNDLED, Venue, VenueKind
 
 
 def _build_aliases(venues: Iterable[Venue]) -> dict[str, tuple[str, ...]]:
@@ -239,6 +90,10 @@ def _abbrev_token(short: str, full: str) -> bool:
         return False
     if full.startswith(short):
         return True
+    # a contraction drops many letters ("Natl", "Mgmt"); one letter less is another word
+    # ("ICML" is not "ICQML")
+    if len(short) > 0.75 * len(full):
+        return False
     it = iter(full)
     return all(ch in it for ch in short)
 
@@ -315,6 +170,12 @@ def _numeral(token: str) -> bool:
 def _core(text: str) -> list[str]:
     tokens = fold(re.sub(r"\([^)]*\)", " ", text)).split()
     return [t for t in tokens if t not in _STOP and t not in _GENERIC and not _numeral(t)]
+
+
+def _unsponsored(core: Sequence[str]) -> tuple[str, ...]:
+    """A core without its sponsors and ACM SIG names ("ACM SIGSAC Conference on Computer
+    and Communications Security" is dblp's "ACM Conference on ..."): the same venue."""
+    return tuple(t for t in core if t not in _SPONSORS and not re.fullmatch(r"sig[a-z]{2,}", t))
 
 
 def _head_cores(text: str) -> list[tuple[str, ...]]:
@@ -423,9 +284,12 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
         cn = _core(name)
         if ce and cn and (ce == cn or abbreviation_of(" ".join(ce), " ".join(cn))):
             return True
+        if ce and cn and _unsponsored(ce) and _unsponsored(ce) == _unsponsored(cn):
+            return True
         if ce and cn and abbreviation_of(" ".join(cn), " ".join(ce)):
             return True
-        if _acronyms(entry_venue) & _acronyms(name):
+        # a shared acronym, not a shared sponsor ("ACM", "IEEE" name many venues)
+        if (_acronyms(entry_venue) & _acronyms(name)) - _SPONSORS:
             return True
         # the record's name with a subtitle the entry leaves out (or the other way round)
         shorter, longer = sorted((entry_venue, name), key=lambda t: len(fold(t)))
@@ -472,3 +336,33 @@ def is_known(name: str, seen: Iterable[str] = ()) -> bool:
     """Is ``name`` a venue the registry knows: bundled, or named by a source's record of
     some work (``seen``: the venue names the sources gave)?"""
     return registry_venue(name) is not None or venue_agrees(name, tuple(seen))
+
+
+#: Words of a venue search at most (the most distinctive come first in a venue's name).
+_SEARCH_WORDS = 8
+#: Words a venue's own name in a registry does not carry ("In Proceedings of the ...").
+_NOT_SEARCHED = frozenset({"proceedings", "proc", "in"})
+
+
+def venue_search_text(name: str) -> str | None:
+    """The words to look a cited venue up by in the venue searches: its name before a
+    comma or semicolon (a place or a date follows), without "proceedings of the", ordinals,
+    years, sponsors or parenthesised parts.  dblp's venue search wants every word as the prefix of a
+    word of the venue's name, so abbreviated words ("Intl.", "Natl.") are left out while
+    full words remain.  None when nothing is left to search for."""
+    head = re.split(r"[,;]", re.sub(r"\([^)]*\)", " ", name))[0]
+    full: list[str] = []
+    short: list[str] = []
+    for raw in head.split():
+        for word in fold(raw).split():
+            if word in _STOP or word in _NOT_SEARCHED or _numeral(word):
+                continue
+            (short if raw.endswith(".") else full).append(word)
+    words = full or short
+    # registries often name a venue without its sponsor or ACM SIG ("ACM SIGSAC Conference
+    # on Computer and Communications Security" is dblp's "... (CCS)" without either)
+    plain = list(_unsponsored(words))
+    words = plain if len(plain) >= 2 else words
+    if not words or (len(words) == 1 and len(words[0]) < 3):
+        return None
+    return " ".join(words[:_SEARCH_WORDS])

@@ -40,7 +40,7 @@ from citewarden.verify.field_check import (
 from citewarden.verify.records import WorkRecord
 from citewarden.verify.severity import CODE_TIER
 from citewarden.verify.static_checks import static_issues
-from citewarden.verify.venue_check import index_venue, venue_unsettled
+from citewarden.verify.venue_check import index_venue, nonexistent_venue, venue_unsettled
 
 #: Re-exported: these lived here before the steps were split into their own modules.
 __all__ = [
@@ -141,6 +141,11 @@ def _registry(ev: Evidence) -> str:
     names = {"doi": "doi.org", "arxiv": "arXiv", "datacite": "DataCite", "pubmed": "PubMed"}
     who = ev.id_missing_from or ""
     return names.get(who, who.capitalize() if who else "the registry")
+
+
+def _index_name(ev: Evidence) -> str:
+    """The catalogue that does not list the identifier (only Open Library does so today)."""
+    return "Open Library" if ev.id_kind is IdKind.ISBN else "the index consulted"
 
 
 def _id_label(ev: Evidence) -> str:
@@ -291,6 +296,9 @@ def unanchored(ev: Evidence, key: str, issues: list[Issue]) -> Verdict:
     else:
         status = Status.UNVERIFIED
         reason = reason or "a source could not be consulted"
+    if status is Status.UNVERIFIED and ev.id_state is IdState.UNLISTED:
+        unlisted = f"{_id_label(ev)} is not in {_index_name(ev)}, which is not its registry"
+        reason = f"{unlisted}; {reason}" if ev.failures else unlisted
     if status is Status.UNVERIFIED:
         issues.append(Issue(Code.UNVERIFIED, f"could not be checked: {reason or 'no answer'}"))
     wrong_id = any(i.code in IDENTIFIER_CODES for i in issues)
@@ -317,6 +325,12 @@ def fields(ev: Evidence, ident: Identity, issues: list[Issue]) -> dict[str, str]
     more, corrections = index_venue(entry, ev.venue_opinions)
     issues += more
     found.update(corrections)
+    venue_field = entry.venue_field or "journal"
+    found.update(
+        nonexistent_venue(
+            entry, anchor, ev.venue_opinions, ev.venue_answers, issues, found.get(venue_field)
+        )
+    )
     if ident.by_id and ev.id_kind is IdKind.ARXIV:
         codes = {i.code for i in issues if i.effective_severity <= Severity.WARNING}
         more, corrections = arxiv_issues(entry, anchor, codes)

@@ -28,7 +28,16 @@ OFFLINE_MISS = "offline: not in cache"
 
 #: Single-argument look-up methods that are cached when the inner source has them.
 KEYED_METHODS = frozenset(
-    {"by_arxiv", "by_pmid", "by_isbn", "search_bibliographic", "notices", "summaries", "journal"}
+    {
+        "by_arxiv",
+        "by_pmid",
+        "by_isbn",
+        "search_bibliographic",
+        "notices",
+        "summaries",
+        "journal",
+        "venues",
+    }
 )
 SHORT_LIVED = frozenset({"notices"})
 #: Batch look-up methods and the single look-up whose cache entries they share.

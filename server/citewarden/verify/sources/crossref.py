@@ -29,6 +29,7 @@ from citewarden.verify.sources._common import (
     year_from_parts,
 )
 from citewarden.verify.sources.journals import journal_from_crossref
+from citewarden.verify.sources.venue_search import MAX_HITS, crossref_venues
 
 #: DOIs per batched request.
 BATCH = 20
@@ -215,6 +216,18 @@ class CrossrefSource:
     def search_key(self, query: Query) -> Query:
         """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
         return used_query(query, authors=None)
+
+    async def venues(self, name: str) -> Lookup:
+        """Journals whose titles match ``name`` (``/journals?query=``, on the query lane);
+        NOT_FOUND when none."""
+        params = self._params(query=name, rows=str(MAX_HITS))
+        reply = await self.http.get(
+            f"{self.base_url}/journals", lane=self._query_lane, params=params
+        )
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+        return guard(self.name, lambda: crossref_venues(self.name, data))
 
     async def search(self, query: Query) -> Lookup:
         """Fielded search: ``query.title`` (+ ``query.author``), or ``query.bibliographic``

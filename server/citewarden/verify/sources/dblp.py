@@ -1,4 +1,5 @@
-"""dblp publication search (computer science): ``/search/publ/api?q=...&format=json``."""
+"""dblp publication search (computer science): ``/search/publ/api?q=...&format=json``, and
+its venue search (``/search/venue/api``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from citewarden.verify.sources._common import (
     used_query,
     year_from_string,
 )
+from citewarden.verify.sources.venue_search import MAX_HITS, dblp_venues
 
 DBLP_TYPES = {
     "Journal Articles": "journal-article",
@@ -114,3 +116,13 @@ class DblpSource:
             )
 
         return guard(self.name, build)
+
+    async def venues(self, name: str) -> Lookup:
+        """dblp's venue search (``/search/venue/api``; every word of ``name`` must prefix a
+        word of a venue's name or acronym): the venues found, NOT_FOUND when none."""
+        params = {"q": name, "format": "json", "h": str(MAX_HITS)}
+        reply = await self.http.get(f"{self.base_url}/search/venue/api", lane="dblp", params=params)
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+        return guard(self.name, lambda: dblp_venues(self.name, data))

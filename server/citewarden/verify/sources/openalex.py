@@ -22,6 +22,7 @@ from citewarden.verify.sources._common import (
     works_found,
 )
 from citewarden.verify.sources.journals import journal_from_openalex
+from citewarden.verify.sources.venue_search import MAX_HITS, openalex_venues
 
 #: OpenAlex accepts up to 100 values in one OR filter; keep URLs short.
 BATCH = 50
@@ -145,6 +146,16 @@ class OpenAlexSource:
         url = f"{self.base_url}/sources/issn:{quote(issn.strip().upper(), safe='')}"
         reply = await self.http.get(url, lane="openalex", params=self._params())
         return one_work(self.name, reply, lambda d: journal_from_openalex(d, self.name))
+
+    async def venues(self, name: str) -> Lookup:
+        """Sources whose names match ``name`` (``/sources?search=``, OpenAlex's search over
+        display names, alternate and abbreviated titles); NOT_FOUND when none."""
+        params = self._params(search=name.replace(",", " "), per_page=str(MAX_HITS))
+        reply = await self.http.get(f"{self.base_url}/sources", lane="openalex", params=params)
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+        return guard(self.name, lambda: openalex_venues(self.name, data))
 
     async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """Look up many DOIs with ``filter=doi:a|b|...`` (50 per request).  Keys are the

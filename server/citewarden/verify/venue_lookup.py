@@ -1,0 +1,66 @@
+"""The venue search step of verification: does the cited venue exist at all?
+
+Asked only for a cited venue the matched record contradicts and the bundled table does not
+know (:func:`citewarden.verify.venue_check.venue_contradicted`): dblp ``/search/venue/api``,
+OpenAlex ``/sources?search=`` and Crossref ``/journals?query=``, each source that is
+configured and has the endpoint, at the same time, cached like works (see
+:mod:`citewarden.verify.sources.cached`) and bounded like every request (the entry's time
+budget, the client's size limits).  Each answer becomes a :class:`VenueAnswer`; a search
+that failed gives none (it is evidence of nothing).  Only a registry that would list the
+venue is asked: dblp (computer science) for a work dblp holds, Crossref's journals for a
+venue cited as a journal, OpenAlex (every kind of venue) always.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from citewarden.verify.evidence import VenueAnswer
+from citewarden.verify.records import Lookup, Outcome, WorkRecord
+from citewarden.verify.venues import venue_search_text
+
+log = logging.getLogger(__name__)
+
+#: Sources with a venue search, in the order their answers are listed.
+VENUE_REGISTRIES = ("dblp", "openalex", "crossref")
+
+
+def _names(record: WorkRecord) -> tuple[str, ...]:
+    return tuple(n for n in dict.fromkeys((record.venue or record.title, *record.venue_short)) if n)
+
+
+def registries(*, journal: bool, in_dblp: bool) -> tuple[str, ...]:
+    """The venue searches whose "no such venue" means something for this citation."""
+    covers = {"dblp": in_dblp, "openalex": True, "crossref": journal}
+    return tuple(name for name in VENUE_REGISTRIES if covers[name])
+
+
+async def venue_answers(
+    sources: Mapping[str, Any], cited: str, *, journal: bool, in_dblp: bool
+) -> list[VenueAnswer]:
+    """The answers of the venue searches for ``cited`` (empty when there is nothing
+    distinctive to search for or no search answered).  ``journal``: cited as a journal;
+    ``in_dblp``: dblp holds the work."""
+    text = venue_search_text(cited)
+    if text is None:
+        return []
+    names = registries(journal=journal, in_dblp=in_dblp)
+    asked = [s for name in names if hasattr(s := sources.get(name), "venues")]
+
+    async def one(source: Any) -> Lookup | None:
+        try:
+            result: Lookup = await source.venues(text)
+            return result
+        except Exception as exc:  # sources promise not to raise; stay safe if one does
+            log.warning("%s.venues raised %s", source.name, type(exc).__name__)
+            return None
+
+    answers = []
+    for lookup in await asyncio.gather(*(one(s) for s in asked)):
+        if lookup is None or lookup.outcome is Outcome.FAILED:
+            continue
+        answers.append(VenueAnswer(lookup.source, tuple(_names(r) for r in lookup.records)))
+    return answers
