@@ -32,6 +32,7 @@ The project graph itself is computed in :mod:`citewarden.project_graph` (the bas
 from __future__ import annotations
 
 import codecs
+import copy
 import os
 from collections.abc import Callable, Iterator, Sequence
 from fnmatch import fnmatch
@@ -178,6 +179,24 @@ class Workspace(ProjectGraph):
 
     def known_files(self) -> list[Path]:
         return list(self._known)
+
+    def fork(self) -> Workspace:
+        """A copy to change and check while this one goes on answering look-ups.
+
+        The copy has its own tables; the parsed files are shared, and neither copy changes
+        a parse the other holds (a new text or context gets a new one), so a thread may
+        read this workspace while another changes and checks the fork."""
+        twin = copy.copy(self)
+        twin._folders = list(self._folders)
+        twin._known = dict(self._known)
+        twin._overlay = dict(self._overlay)
+        twin._edit_hints = dict(self._edit_hints)
+        twin._disk = dict(self._disk)
+        twin._states = dict(self._states)
+        twin._projects = list(self._projects) if self._projects is not None else None
+        twin._dirty = set(self._dirty)
+        twin._refused = None
+        return twin
 
     def set_settings(self, settings: Settings) -> None:
         """Replace the settings; LaTeX files are re-parsed when citation commands change."""

@@ -118,6 +118,7 @@ class ProjectGraph:
     settings: Settings
     _folders: list[Path]
     _known: dict[Path, None]
+    _states: dict[Path, FileState]
     #: the last candidate of a link resolution that is there but could not be read
     _refused: OSError | None
 
@@ -364,9 +365,10 @@ class ProjectGraph:
             for i, (path, state, doc) in enumerate(states):
                 context = replace(shared, starts=starts.get(path, ()))
                 if context != (state.context or LatexContext()):
-                    state.context = context
                     parsed = parse_file(path, state.text, self.settings, context)
-                    state.parsed = parsed
+                    # a new state: a fork of the workspace may hold the old one
+                    state = replace(state, parsed=parsed, context=context, _extras=None)
+                    self._states[path] = state
                     if isinstance(parsed, ParsedDocument):
                         changed = (
                             changed

@@ -15,10 +15,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import logging
 import sys
+from collections.abc import Iterator
 
 log = logging.getLogger(__name__)
 
@@ -76,3 +78,21 @@ def release_free_memory() -> bool:
 def exempt_survivors() -> None:
     """Exempt every object alive now from later collector passes (a check's results)."""
     gc.freeze()
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """No automatic collector pass inside (a check's work); what survives it is exempted
+    from later passes when it ends.
+
+    A pass triggered while a large document is read scans every object alive, in one
+    go that holds the interpreter lock for hundreds of milliseconds, so no request could
+    be answered meanwhile.  Cycles made inside wait for the next :func:`settle_heap`."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()

@@ -28,6 +28,7 @@ from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
 from citewarden.lsp import actions, add_reference, navigation, verify_actions, watch
+from citewarden.lsp.check_cycle import favour_requests
 from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
@@ -292,6 +293,7 @@ def main(argv: list[str]) -> int:
         print(f"citewarden serve: cannot open log file: {exc}", file=sys.stderr)
         return 2
     reuse_large_blocks()
+    favour_requests()
     log.info("citewarden %s (BibTeX reader: %s)", __version__, reader_kind())
     server = create_server()
     if host is not None and port is not None:

@@ -1,20 +1,21 @@
-"""The state of one client connection and the check-and-publish cycle.
+"""The state of one client connection: settings, document sync, and the wiring of the
+check cycle (:mod:`.check_cycle`) and publishing (:mod:`.publishing`).
 
 Every change goes the same way: the handler records nothing but schedules a refresh for the
-document (debounced per URI); the refresh reads the document's *current* text and version,
-hands it to the project model in the worker thread, runs the checks, converts the findings,
-and back on the event loop publishes only what changed and only for documents whose version
-is still the one that was checked.  Stale work is cancelled by the task registry.
+document (debounced per URI); the refresh reads the document's *current* text and version
+and hands it to the check cycle, which changes and checks a fork of the project model in
+its own thread and commits it; back on the event loop the publisher sends only what changed
+and only for documents whose version is still the one that was checked.  Stale work is
+cancelled by the task registry.
 
-The project model (:class:`citewarden.project.Workspace`) is only touched from worker jobs,
-one at a time.
+Requests read the committed project model (:class:`citewarden.project.Workspace`) in the
+request worker (:meth:`Session.run`), one at a time, and never wait for a check.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,9 +23,9 @@ from typing import Any, TypeVar
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from citewarden.checks import Checker
 from citewarden.findings.policy import Policy
 from citewarden.lsp import progress
+from citewarden.lsp.check_cycle import CheckCycle
 from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
 from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
 from citewarden.lsp.diagnostics import DiagnosticStore, pull_supported
@@ -33,7 +34,6 @@ from citewarden.lsp.features import Features
 from citewarden.lsp.memory import (
     CHECKS_PER_COLLECTION,
     IDLE_COLLECTION,
-    exempt_survivors,
     release_free_memory,
     settle_heap,
 )
@@ -61,17 +61,15 @@ class Session:
         self.worker = Worker()
         self.config = ConfigSources()
         self.settings = Settings()
-        self.project = Workspace(settings=self.settings)
-        #: Runs the checks over ``project``, keeping what its next run can reuse.
-        self.checker = Checker()
+        self._project = Workspace(settings=self.settings)
+        #: Changes and checks the project model, on a fork, one at a time.
+        self.cycle = CheckCycle(self)
         self.store = DiagnosticStore()
         self.documents = DocumentStore()
         #: Line indexes of texts that are not (current) editor buffers, by path.
         self._indexes: dict[Path, SparseIndex] = {}
         #: Feature caches (worker only), by name.
         self.caches: dict[str, dict[Path, Any]] = {}
-        #: Files whose text may have changed since the last check (worker only).
-        self._dirty: set[Path] = set()
         self.converter = Converter(encoding_of(None), self.settings, self.index_of, self.uri_for)
         self.roots: list[Path] = []
         #: The policy step every finding goes through (rebuilt with settings and roots).
@@ -88,9 +86,17 @@ class Session:
         self._pending_problems: list[SettingsProblem] = []
         #: Features layered on the index (verification), wired in server.create_server.
         self.features = Features()
-        #: The last check's own findings after policy (before providers are merged in;
-        #: worker only).
-        self._checked: Mapping[Path, Sequence[Finding]] | None = None
+
+    @property
+    def project(self) -> Workspace:
+        """The project model: as last committed by the check cycle (what requests read),
+        or, in the check cycle's own thread, the fork it is changing and checking."""
+        work = self.cycle.model()
+        return work if work is not None else self._project
+
+    def commit(self, work: Workspace) -> None:
+        """Make ``work`` (a checked fork) the project model (in the request worker)."""
+        self._project = work
 
     # -- setup --------------------------------------------------------------------------
     def initialize(self, params: types.InitializeParams) -> None:
@@ -115,7 +121,7 @@ class Session:
         """After ``initialized``: fetch settings, index the workspace with progress."""
         try:
             await self.fetch_client_settings()
-            await self.worker.run(self.project.set_settings, self.settings)
+            await self.cycle.change(Workspace.set_settings, self.settings)
             async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
                 for n, root in enumerate(self.roots, 1):
                     work.report(
@@ -123,7 +129,7 @@ class Session:
                         (n - 1) * 100 // max(1, len(self.roots)),
                     )
                     try:
-                        await self.worker.run(self.project.add_folder, root)
+                        await self.cycle.change(Workspace.add_folder, root)
                     except Exception:
                         log.exception("indexing %s failed", root)
                 work.report("checking", 95)
@@ -210,16 +216,17 @@ class Session:
             self.apply_settings()
         else:
             self.apply_settings()
-        await self.worker.run(self.project.set_settings, self.settings)
+        await self.cycle.change(Workspace.set_settings, self.settings)
         await self.refresh(None, force=True)
 
     # -- documents ------------------------------------------------------------------------
     def uri_for(self, path: Path) -> str:
         return self.open.get(path) or uri_of(path)
 
-    def index_of(self, path: Path) -> SparseIndex | None:
-        """Line index of the text the project model holds for ``path`` (worker only)."""
-        text = self.project.text(path)
+    def index_of(self, path: Path, project: Workspace | None = None) -> SparseIndex | None:
+        """Line index of the text ``project`` (by default the committed project model)
+        holds for ``path`` (in the worker, or in the check cycle's lane for its fork)."""
+        text = (project or self.project).text(path)
         if text is None:
             self._indexes.pop(path, None)
             return None
@@ -272,13 +279,13 @@ class Session:
         # Delivered again below as a file on disk (pushed, without a version).
         self.publisher.sent.pop(path, None)
 
-        def back_to_disk() -> None:
-            self.project.close(path)
-            self.mark_dirty([path])
+        def back_to_disk(work: Workspace) -> None:
+            work.close(path)
+            self.cycle.mark_dirty([path])
             self.caches.clear()  # e.g. completion catalogs holding the buffer's entries
 
         async def reload() -> None:
-            await self.worker.run(back_to_disk)
+            await self.cycle.change(back_to_disk)
             await self.refresh(None, force_paths={path})
             await self.worker.run(release_free_memory)  # the buffer's text and parse
 
@@ -294,15 +301,15 @@ class Session:
         self._roots_to_config()
         await self.settings_changed(None)  # the first folder's settings file may be another
 
-        def update() -> None:
+        def update(work: Workspace) -> None:
             for folder in gone:
-                for known in self.project.known_files():
+                for known in work.known_files():
                     if known.is_relative_to(folder) and known not in self.open:
-                        self.project.remove(known)
+                        work.remove(known)
             for folder in new:
-                self.mark_dirty(self.project.add_folder(folder))
+                self.cycle.mark_dirty(work.add_folder(folder))
 
-        await self.worker.run(update)
+        await self.cycle.change(update)
         await self.refresh(None)
 
     def schedule(self, path: Path | None, delay: float = 0.0) -> None:
@@ -317,8 +324,13 @@ class Session:
         await self.refresh(path)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` in the worker (the only way to touch the project model)."""
+        """Run ``fn(*args)`` in the request worker (the way requests read the committed
+        project model; changes go through :attr:`cycle`)."""
         return await self.worker.run(fn, *args)
+
+    async def change(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(model, *args)`` on the project model in the check cycle's lane."""
+        return await self.cycle.change(fn, *args)
 
     async def ensure_current(self, path: Path | None) -> None:
         """Bring the project model up to the open document's current version."""
@@ -341,7 +353,8 @@ class Session:
                 version = doc.version
                 if self.indexed.get(path) != version or force:
                     text = doc.text
-        await self.worker.run(self._check_job, path, text, version, force)
+        indexed = await self.cycle.change(self.cycle.check, path, text, version, force)
+        self.indexed.update(indexed)
         self._deliver(force_paths or set(), first=path)
         self._checks_since_collection += 1
         if self._checks_since_collection >= CHECKS_PER_COLLECTION:
@@ -353,81 +366,16 @@ class Session:
         self._checks_since_collection = 0
         await self.worker.run(settle_heap)
 
-    def _check_job(
-        self, path: Path | None, text: str | None, version: int | None, force: bool
-    ) -> None:
-        dirty = self._dirty
-        self._dirty = set()
-        stable: dict[Path, int] = {}
-        edits: dict[Path, tuple[str, int, int]] = {}
-        if path is not None and text is not None:
-            edited: tuple[int, int] | None = None
-            if version is not None:
-                uri = self.open.get(path)
-                doc = self.documents.get(uri) if uri is not None else None
-                edited = doc.take_edits(version) if doc is not None else None
-                if edited is not None:
-                    stable[path] = edited[0]
-                    before = self.project.buffer(path)
-                    if before is not None:
-                        edits[path] = (before, *edited)
-            self.project.set_text(path, text, unchanged=edited)
-            dirty.add(path)
-            if version is not None:
-                self.indexed[path] = version
-        started = time.perf_counter()
-        checked = self.checker.check(self.project)
-        exempt_survivors()  # the new version of the index, out of the collector's way
-        self._checked = self.policy.apply_by_file(self.project, checked)
-        findings = self._filter(self.features.merged(self._checked))
-        converted = time.perf_counter()
-        lookup = self._index_lookup()
-        changed = self.store.update(
-            findings,
-            lookup,
-            self.converter.with_indexes(lookup),
-            dirty=None if force else dirty,
-            force=force,
-            stable=stable,
-            edits=edits,
-        )
-        log.debug(
-            "check %.1f ms, conversion %.1f ms (%d files changed)",
-            (converted - started) * 1000,
-            (time.perf_counter() - converted) * 1000,
-            len(changed),
-        )
-
     async def republish(self) -> None:
-        """Publish what changed in the providers' findings, without checking again."""
-        await self.worker.run(self._republish_job)
+        """Publish what changed in the features' findings, without checking again."""
+        await self.cycle.change(self.cycle.republish)
         self._deliver(set())
 
-    def _republish_job(self) -> None:
-        if self._checked is None:
-            return  # nothing checked yet: the first check merges the providers
-        findings = self._filter(self.features.merged(self._checked))
-        lookup = self._index_lookup()
-        self.store.update(findings, lookup, self.converter.with_indexes(lookup), dirty=set())
-
-    def _index_lookup(self) -> Callable[[Path], SparseIndex | None]:
-        """:meth:`index_of` remembered per path: for one conversion pass, during which the
-        project's texts do not change (worker only)."""
-        memo: dict[Path, SparseIndex | None] = {}
-
-        def lookup(path: Path) -> SparseIndex | None:
-            if path in memo:
-                return memo[path]
-            index = memo[path] = self.index_of(path)
-            return index
-
-        return lookup
-
     def mark_dirty(self, paths: Iterable[Path]) -> None:
-        """The text of ``paths`` may have changed (worker only)."""
-        self._dirty.update(paths)
+        """The text of ``paths`` may have changed (in the check cycle's lane)."""
+        self.cycle.mark_dirty(paths)
 
-    def _filter(self, findings: Mapping[Path, Sequence[Finding]]) -> dict[Path, Sequence[Finding]]:
+    def visible(self, findings: Mapping[Path, Sequence[Finding]]) -> dict[Path, Sequence[Finding]]:
         """Drop the files the ignore globs name (the checks' findings went through the whole
         policy step already, the providers' through theirs)."""
         if not self.settings.ignore:
@@ -451,3 +399,4 @@ class Session:
 
     async def close(self) -> None:
         await self.tasks.close()
+        self.cycle.close()

@@ -9,11 +9,13 @@ verified again, as when it is saved in the editor.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 from lsprotocol import types
 
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.session import WORKSPACE, Session
+from citewarden.project import Workspace
 from citewarden.settings import CONFIG_FILE
 
 log = logging.getLogger(__name__)
@@ -79,7 +81,7 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
             continue
         paths.append(path)
     if paths:
-        await session.run(_invalidate_all, session, paths)
+        await session.change(_invalidate_all, session, paths)
     if config_changed:
         await session.settings_changed(None)
     elif paths:
@@ -90,7 +92,7 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
             await session.features.saved(path)
 
 
-def _invalidate_all(session: Session, paths: list) -> None:  # type: ignore[type-arg]
+def _invalidate_all(work: Workspace, session: Session, paths: list[Path]) -> None:
     for path in paths:
-        session.project.invalidate(path)
+        work.invalidate(path)
     session.mark_dirty(paths)

@@ -50,6 +50,9 @@ from citewarden.parsing.bibtex_patterns import (
     MONTH_MACROS,
 )
 
+#: Characters the C extension reads per call (a few milliseconds' work).
+_C_SLICE = 1 << 18
+
 _ScanFields = Callable[
     [str, int, int], tuple[int, tuple[str, ...], tuple[str, ...], tuple[str, ...] | None] | None
 ]
@@ -107,6 +110,9 @@ class _Scanner(_FieldScanner):
                     while si < len(stops) and stops[si] < pos:
                         si += 1
                 stop = stops[si] if stops is not None and si < len(stops) else n
+                # a slice at a time: the call holds the interpreter lock, which the
+                # language server's other threads need to answer meanwhile
+                stop = min(stop, pos + _C_SLICE)
                 records, pos = _scan_entries(text, pos, stop, self.path, self.strings)
                 if records:
                     self.entries.extend(map(_lazy_entry, records))
