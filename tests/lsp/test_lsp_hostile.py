@@ -223,6 +223,35 @@ def test_buffer_over_the_size_cap_is_reported_and_freed(workspace: Path, client:
     assert "result" in client.hover("main.tex", 0, 7)
 
 
+def test_requests_during_a_big_documents_check_do_not_wait_for_it(
+    workspace: Path, client: RawClient
+) -> None:
+    """Hovers sent right behind the didOpen of a 9 MB buffer are answered from the index
+    as it was, before the buffer's check publishes anything (they used to wait for it)."""
+    client.initialize()
+    assert "result" in client.hover("main.tex", 0, 7)
+    uri = (workspace / "unsaved.bib").as_uri()
+    entry = "@article{{k{n},\n  author = {{Doe, Jane}},\n  title = {{Title number {n}}},\n}}\n"
+    text = "".join(entry.format(n=n) for n in range(150_000))
+    text += "@article{unfinished,\n  title = {No end}\n"  # its finding ends the check
+    assert len(text) > 9_000_000
+    client.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {
+                "textDocument": {"uri": uri, "languageId": "bibtex", "version": 1, "text": text}
+            },
+        }
+    )
+    for _ in range(3):
+        hover = client.hover("main.tex", 0, 7)
+        assert "A" in hover["result"]["contents"]["value"]
+        published = [n for n in client.notifications if n["params"].get("uri") == uri]
+        assert not published, "a hover waited for the big document's check"
+    found = client.diagnostics(uri, timeout=120)
+    assert [d["code"] for d in found] == ["bib-syntax"]
+
+
 def test_hover_of_a_hostile_entry_links_only_https(workspace: Path, client: RawClient) -> None:
     (workspace / "refs.bib").write_text(
         "@misc{a, title = {Click ![i](https://evil.example/t.png)\x1b]0;x\x07},\n"
