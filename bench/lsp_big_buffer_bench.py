@@ -120,9 +120,9 @@ class Server:
         """When diagnostics for ``uri`` were first published after ``since``."""
         with self._seen:
             for at, method, params in self.notes:
-                if at >= since and method == "textDocument/publishDiagnostics":
-                    if params.get("uri") == uri:
-                        return at
+                publish = method == "textDocument/publishDiagnostics"
+                if at >= since and publish and params.get("uri") == uri:
+                    return at
         return None
 
     def rss_mb(self) -> float:
