@@ -11,6 +11,7 @@ recorded 404.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
@@ -776,3 +777,40 @@ def test_fingerprint_changes_with_identity_fields_only() -> None:
     for old, new in (("1655--1664", "1655--1646"), ("{2022}", "{2021}"), ("ppat", "pbio")):
         changed = parse_bibtex(path, BIB.replace(old, new)).entries[0]
         assert fingerprint(changed) != base, old
+
+
+def _connections_to(pid: int, port: int) -> int:
+    """Established TCP connections of process ``pid`` to 127.0.0.1:``port``."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    count = 0
+    for line in Path(f"/proc/{pid}/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        remote, state, inode = fields[2], fields[3], fields[9]
+        if state == "01" and inode in inodes and int(remote.split(":")[1], 16) == port:
+            count += 1
+    return count
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_shutdown_closes_the_verification_clients(
+    vstart: VStart, replay: ReplayServer
+) -> None:
+    """After ``shutdown`` (before ``exit``) no connection to a source is left open."""
+    h = await vstart()
+    await wait_for(lambda: h.statuses and h.statuses[-1]["verifying"] is False, timeout=60)
+    server = h.client._server  # the server process pytest-lsp started
+    assert server is not None
+    port = int(replay.url.rsplit(":", 1)[1].split("/")[0])
+    assert _connections_to(server.pid, port) > 0, "verifying kept connections to reuse"
+    await h.client.shutdown_async(None)
+    try:
+        assert _connections_to(server.pid, port) == 0
+    finally:
+        h.client.exit(None)
+        await asyncio.wait_for(server.wait(), 30)
+        h.client.capabilities = None  # shut down here: the fixture's teardown need not

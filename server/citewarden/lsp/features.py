@@ -13,7 +13,9 @@ others.  The session calls every registered feature at the same points of its cy
   key at an offset of a document;
 * :meth:`Feature.code_actions` (worker): extra code actions for a range;
 * :meth:`Feature.async_code_actions` (event loop): code actions that wait for something (a
-  search), awaited after the worker's.
+  search), awaited after the worker's;
+* :meth:`Feature.aclose` (event loop): the server is shutting down: close what the feature
+  holds open (HTTP clients and their connections).
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class Feature:
 
     async def async_code_actions(self, path: Path, range_: types.Range) -> list[types.CodeAction]:
         return []
+
+    async def aclose(self) -> None:
+        return None
 
 
 class Features:
@@ -128,3 +133,11 @@ class Features:
             except Exception:
                 log.exception("the code actions of %s failed", type(feature).__name__)
         return out
+
+    async def aclose(self) -> None:
+        """Close every feature; one that fails to close does not keep the others open."""
+        for feature in self._all:
+            try:
+                await feature.aclose()
+            except Exception:
+                log.exception("closing %s failed", type(feature).__name__)

@@ -398,5 +398,7 @@ class Session:
         return await self.publisher.pull_diagnostics(params)
 
     async def close(self) -> None:
+        """``shutdown``: stop the background work, close the features' clients."""
         await self.tasks.close()
+        await self.features.aclose()
         self.cycle.close()

@@ -176,6 +176,9 @@ class VerificationFeature(Feature):
     def code_actions(self, path: Path, span: Span) -> list[types.CodeAction]:
         return _open_record_actions(self.service, self.session, path, span)
 
+    async def aclose(self) -> None:
+        await self.service.aclose()
+
 
 def register(server: LanguageServer, session: Session) -> VerificationService:
     """Create the verification service of ``session`` and register its features."""
