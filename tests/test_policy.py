@@ -100,3 +100,26 @@ def test_suppression_comments_and_ignore_globs_come_first(tmp_path: Path) -> Non
     assert wanted == {"kept": True, "quiet": False}  # a suppressed entry is not verified
     ignored_settings = _settings({"verify": {"ignore_entries": ["kept"]}})
     assert not Policy(ignored_settings, [tmp_path]).verifies(ws, bib_entries.entries[0])
+
+
+def test_the_editor_asks_the_policy_which_entries_it_verifies(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from citewarden.lsp.verification import VerificationService
+
+    asked: list[tuple[str, bool]] = []
+
+    class Recording(Policy):
+        def verifies_key(self, key: str, *, suppressed: bool) -> bool:
+            asked.append((key, suppressed))
+            return super().verifies_key(key, suppressed=suppressed)
+
+    settings = _settings({"verify": {"ignore_entries": ["skipped"]}})
+    session = SimpleNamespace(policy=Recording(settings, [tmp_path]), settings=settings)
+    service = VerificationService(session)  # type: ignore[arg-type]
+    assert [service._wanted(k, s) for k, s in [("a", False), ("a", True), ("skipped", False)]] == [
+        True,
+        False,
+        False,
+    ]
+    assert asked == [("a", False), ("a", True), ("skipped", False)]

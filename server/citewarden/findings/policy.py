@@ -113,11 +113,15 @@ class Policy:
     def verifies(self, ws: Texts, entry: Entry) -> bool:
         """Whether ``entry`` is verified at all: not in an ignored file, not on a
         suppressed line, not in ``verify.ignore-entries``."""
-        if not entry.key or entry.key in self.settings.verify.ignore_entries:
-            return False
         if self.ignored(entry.path):
             return False
-        return not self.suppressed_line(ws, entry.path, entry.span.start)
+        suppressed = self.suppressed_line(ws, entry.path, entry.span.start)
+        return self.verifies_key(entry.key, suppressed=suppressed)
+
+    def verifies_key(self, key: str, *, suppressed: bool) -> bool:
+        """:meth:`verifies` for an entry of a file that is not ignored, given whether its
+        line is suppressed (for a caller that knows it already, as the editor does)."""
+        return bool(key) and not suppressed and key not in self.settings.verify.ignore_entries
 
     # -- the step ------------------------------------------------------------------------
     def apply(self, ws: Texts, findings: Iterable[Finding]) -> list[Finding]:

@@ -295,7 +295,7 @@ class VerificationService:
 
     def _wanted(self, key: str, ignored: bool) -> bool:
         """Whether the entry with ``key`` (on an ignored line or not) is verified at all."""
-        return bool(key) and not ignored and key not in self.settings.ignore_entries
+        return self.session.policy.verifies_key(key, suppressed=ignored)
 
     def _plan(self, open_paths: Sequence[Path]) -> tuple[list[Job], list[str]]:
         """Every entry to verify with its priority, and the fingerprints in scope (worker)."""
