@@ -3,8 +3,8 @@ then keys containing the typed text; capped, with the list marked incomplete."""
 
 from __future__ import annotations
 
-from citewarden.lsp import navigation
-from citewarden.lsp.navigation import KeyCatalog
+from citewarden.lsp import completion
+from citewarden.lsp.completion import KeyCatalog
 
 
 def catalog(keys: list[str]) -> KeyCatalog:
@@ -22,11 +22,11 @@ def test_ranking_order() -> None:
 
 
 def test_empty_prefix_and_cap() -> None:
-    keys = [f"k{i:05d}" for i in range(navigation.MAX_COMPLETIONS + 50)]
+    keys = [f"k{i:05d}" for i in range(completion.MAX_COMPLETIONS + 50)]
     cat = catalog(keys)
     found, incomplete = cat.matching("")
-    assert found == keys[: navigation.MAX_COMPLETIONS] and incomplete
+    assert found == keys[: completion.MAX_COMPLETIONS] and incomplete
     found, incomplete = cat.matching("k0")
-    assert len(found) == navigation.MAX_COMPLETIONS and incomplete
+    assert len(found) == completion.MAX_COMPLETIONS and incomplete
     found, incomplete = cat.matching("k0024")
     assert found == [f"k0024{i}" for i in range(10)] and not incomplete

@@ -1,4 +1,5 @@
-"""Navigation: completion, hover, definition, references, rename, symbols.
+"""Navigation: hover, definition, references, rename, symbols, and the completion handlers
+(the completion look-ups are in :mod:`.completion`).
 
 Every handler first brings the project model up to the document's current version, then
 does its lookup in the worker (the only place the model is touched) and converts positions
@@ -9,9 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
-from bisect import bisect_left
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,19 +19,21 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from citewarden.lsp import entries as show
-from citewarden.lsp.convert import PlainJson, TextIndex, path_of
+from citewarden.lsp.completion import (
+    completion_items,
+    key_catalog,
+    markup_kind,
+    resolve_item,
+)
+from citewarden.lsp.convert import path_of
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
-from citewarden.model import Citation, CompletionContext, Entry, Span
+from citewarden.model import Citation, Entry, Span
 from citewarden.parsing import is_latex, is_markdown
-from citewarden.project import BibIndex
 from citewarden.safe_text import visible
 
 log = logging.getLogger(__name__)
 
-#: Completion answers at most this many items; more makes the list incomplete, so the
-#: client asks again as the user types.
-MAX_COMPLETIONS = 200
 MAX_WORKSPACE_SYMBOLS = 500
 
 #: Characters a citation key may not contain (BibTeX and pandoc agree on these).
@@ -48,166 +49,9 @@ def _empty() -> list[Any]:
 # ----------------------------------------------------------------------------------------
 
 
-def completion_context(
-    session: Session, path: Path, text: str, offset: int
-) -> CompletionContext | None:
-    if is_latex(path):
-        from citewarden.parsing.latex import completion_context as latex_context
-
-        return latex_context(text, offset, extra_commands=session.settings.citation_commands)
-    if is_markdown(path):
-        from citewarden.parsing.markdown import completion_context as markdown_context
-
-        return markdown_context(text, offset)
-    return None
-
-
-@dataclass
-class KeyCatalog:
-    """The keys visible from a document, sorted, with their entries; rebuilt only when the
-    bibliographies it was built from change."""
-
-    token: tuple[tuple[Path, BibIndex | None], ...]
-    entries: dict[str, Entry]
-    keys: list[str]
-    folded: list[str]
-    #: completion detail of each key, made when first shown
-    details: dict[str, str] = field(default_factory=dict)
-
-    def matching(self, prefix: str) -> tuple[list[str], bool]:
-        """Keys starting with ``prefix`` (case-sensitively, then not), then containing it;
-        at most :data:`MAX_COMPLETIONS`.  -> (keys, whether some were left out)."""
-        if not prefix:
-            return self.keys[:MAX_COMPLETIONS], len(self.keys) > MAX_COMPLETIONS
-        pre = prefix.casefold()
-        # the sorted key list makes the exact-prefix matches one slice
-        lo = bisect_left(self.keys, prefix)
-        hi = lo
-        while hi < len(self.keys) and self.keys[hi].startswith(prefix):
-            hi += 1
-        found = self.keys[lo:hi]
-        if len(found) <= MAX_COMPLETIONS:
-            chosen = set(found)
-            starts: list[str] = []
-            inner: list[str] = []
-            for key, folded in zip(self.keys, self.folded, strict=True):
-                at = folded.find(pre)
-                if at == 0:
-                    if key not in chosen:
-                        starts.append(key)
-                elif at > 0:
-                    inner.append(key)
-            found += starts + inner
-        return found[:MAX_COMPLETIONS], len(found) > MAX_COMPLETIONS
-
-
-def _catalog(session: Session, path: Path) -> KeyCatalog:
-    project = session.project
-    bibs: dict[Path, None] = {}
-    for pr in project.projects_of(path):
-        bibs.update(dict.fromkeys(pr.bibliographies))
-    if not bibs:  # a document outside any project: offer every key of the workspace
-        bibs = dict.fromkeys(project.bibliography_paths())
-    indexes = [(b, project.bib_index(b)) for b in bibs]
-    # the index objects are rebuilt whenever a bibliography changes; the catalog holds
-    # them (through the token), so their ids cannot be reused while it lives
-    token = tuple((b, idx) for b, idx in indexes)
-    cached = session.caches.get("catalog", {}).get(path)
-    if (
-        cached is not None
-        and len(cached.token) == len(token)
-        and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(cached.token, token, strict=True))
-    ):
-        return cached
-    entries: dict[str, Entry] = {}
-    for _, idx in indexes:
-        if idx is None:
-            continue
-        for key, entry in zip(idx.keys, idx.entries, strict=True):
-            entries.setdefault(key, entry)
-        for alias, entry in idx.aliases.items():
-            entries.setdefault(alias, entry)
-    keys = sorted(entries)
-    catalog = KeyCatalog(token, entries, keys, [k.casefold() for k in keys])
-    session.caches.setdefault("catalog", {})[path] = catalog
-    return catalog
-
-
-def _markup_kind(formats: Sequence[types.MarkupKind] | None) -> types.MarkupKind:
-    if formats is None or types.MarkupKind.Markdown in formats:
-        return types.MarkupKind.Markdown
-    return types.MarkupKind.PlainText
-
-
-def _completion_markup(session: Session) -> types.MarkupKind:
-    td = session.server.client_capabilities.text_document
-    item = td.completion.completion_item if td and td.completion else None
-    return _markup_kind(item.documentation_format if item else None)
-
-
 def _hover_markup(session: Session) -> types.MarkupKind:
     td = session.server.client_capabilities.text_document
-    return _markup_kind(td.hover.content_format if td and td.hover else None)
-
-
-def _completion_items(
-    session: Session,
-    path: Path,
-    index: TextIndex,
-    offset: int,
-    catalog: KeyCatalog | None = None,
-) -> dict[str, Any] | None:
-    """Completion at ``offset`` of the buffer ``index``; with ``catalog`` given, the project
-    model is not touched (safe outside the worker).
-
-    The answer is a ``CompletionList`` in its JSON form: with thousands of keys, building
-    protocol objects (whose fields are validated one by one) would cost more than the search.
-    """
-    ctx = completion_context(session, path, index.text, offset)
-    if ctx is None:
-        return None
-    if catalog is None:
-        catalog = _catalog(session, path)
-    keys, incomplete = catalog.matching(ctx.prefix)
-    start = index.position(ctx.span.start, session.converter.encoding)
-    end = index.position(max(ctx.span.end, offset), session.converter.encoding)
-    replace = {
-        "start": {"line": start.line, "character": start.column},
-        "end": {"line": end.line, "character": end.column},
-    }
-    items = []
-    for n, key in enumerate(keys):
-        entry = catalog.entries[key]
-        detail = catalog.details.get(key)
-        if detail is None:
-            detail = catalog.details[key] = show.detail(entry)
-        items.append(
-            {
-                "label": key,
-                "kind": int(types.CompletionItemKind.Reference),
-                "detail": detail,
-                "sortText": f"{n:05d}",
-                "filterText": key,
-                "textEdit": {"range": replace, "newText": key},
-                "data": {"key": key, "path": str(entry.path)},
-            }
-        )
-    return PlainJson(isIncomplete=incomplete, items=items)
-
-
-def _resolve(session: Session, item: types.CompletionItem) -> types.CompletionItem:
-    data = item.data if isinstance(item.data, dict) else {}
-    key, where = data.get("key"), data.get("path")
-    if not isinstance(key, str) or not isinstance(where, str):
-        return item
-    idx = session.project.bib_index(Path(where))
-    if idx is None:
-        return item
-    found = idx.entries_of(key) or ([idx.aliases[key]] if key in idx.aliases else [])
-    if found:
-        kind = _completion_markup(session)
-        item.documentation = types.MarkupContent(kind=kind, value=show.markdown(found[0]))
-    return item
+    return markup_kind(td.hover.content_format if td and td.hover else None)
 
 
 def _key_at(session: Session, path: Path, offset: int) -> tuple[str, Span, Entry | None] | None:
@@ -227,7 +71,7 @@ def _key_at(session: Session, path: Path, offset: int) -> tuple[str, Span, Entry
 def _definitions(session: Session, path: Path, key: str) -> list[Entry]:
     """Entries defining ``key`` for ``path``: exact (or an alias), else case-insensitive."""
     found: list[Entry] = []
-    for _, idx in _catalog(session, path).token:
+    for _, idx in key_catalog(session, path).token:
         if idx is None:
             continue
         found += idx.entries_of(key)
@@ -459,13 +303,13 @@ def register(server: LanguageServer, session: Session) -> None:
         cached = session.caches.get("catalog", {}).get(path)
         if cached is not None and session.worker.busy:
             # a check is running: answer now from the keys known before it
-            return _completion_items(session, path, index, offset, cached)
-        return await session.run(_completion_items, session, path, index, offset)
+            return completion_items(session, path, index, offset, cached)
+        return await session.run(completion_items, session, path, index, offset)
 
     @feature(types.COMPLETION_ITEM_RESOLVE)
     async def resolve(item: types.CompletionItem) -> types.CompletionItem:
         try:
-            return await session.run(_resolve, session, item)
+            return await session.run(resolve_item, session, item)
         except Exception:
             log.exception("completion resolve failed")
             return item
