@@ -130,15 +130,19 @@ def unit_dangling(
                 continue  # dangling everywhere: reported by the project-wide check
             if cit.key in exact or (fold and cit.key.casefold() in folded):
                 continue
-            found.append(
-                Finding(
-                    Code.DANGLING,
-                    Location(path, cit.span),
-                    f"citation key '{cit.key}' is not defined in the bibliographies {where} reads",
-                    data=MappingProxyType({"key": cit.key, "suggestions": []}),
-                )
-            )
+            found.append(unread_key(path, cit, where))
     return found
+
+
+def unread_key(path: Path, cit: Citation, where: str) -> Finding:
+    """The dangling finding of a citation whose unit (``where``) reads no bibliography
+    defining its key, though another bibliography of the project does."""
+    return Finding(
+        Code.DANGLING,
+        Location(path, cit.span),
+        f"citation key '{cit.key}' is not defined in the bibliographies {where} reads",
+        data=MappingProxyType({"key": cit.key, "suggestions": []}),
+    )
 
 
 def _cited_documents(project: Project, chapter: Chapter) -> tuple[Path, ...]:

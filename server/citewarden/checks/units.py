@@ -15,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import chapterbib
-from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument
+from citewarden.model import Citation, Finding, LinkKind, ParsedDocument
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -119,14 +118,7 @@ def unit_dangling(
         if cit.key in exact or (fold and cit.key.casefold() in folded):
             continue
         where = "its refsection" if scope is not None else "the document outside refsections"
-        found.append(
-            Finding(
-                Code.DANGLING,
-                Location(path, cit.span),
-                f"citation key '{cit.key}' is not defined in the bibliographies {where} reads",
-                data=MappingProxyType({"key": cit.key, "suggestions": []}),
-            )
-        )
+        found.append(chapterbib.unread_key(path, cit, where))
     return found
 
 

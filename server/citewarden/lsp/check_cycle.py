@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from citewarden.checks import Checker
 from citewarden.lsp.documents import SparseIndex
 from citewarden.lsp.memory import collector_paused, exempt_survivors
+from citewarden.lsp.scheduling import finish_even_if_cancelled
 from citewarden.model import Finding
 from citewarden.project import Workspace
 
@@ -90,14 +91,7 @@ class CheckCycle:
 
         Cancelling the caller does not cancel the work: a change half made would be lost
         (the dirty files and the editor's edit records it consumed with it)."""
-        job = asyncio.ensure_future(self._in_lane(fn, *args))
-        try:
-            return await asyncio.shield(job)
-        except asyncio.CancelledError:
-            while not job.done():
-                with contextlib.suppress(asyncio.CancelledError):
-                    await asyncio.wait([job])
-            raise
+        return await finish_even_if_cancelled(self._in_lane(fn, *args))
 
     async def _in_lane(self, fn: Callable[..., T], *args: Any) -> T:
         session = self.session

@@ -107,6 +107,19 @@ class TaskRegistry:
             del self._tasks[name]
 
 
+async def finish_even_if_cancelled(work: Awaitable[T]) -> T:
+    """Await ``work``; a cancelled caller still waits for it to end (then is cancelled), so
+    work that cannot be stopped half-way never outlives the one who started it."""
+    job = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(job)
+    except asyncio.CancelledError:
+        while not job.done():
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait([job])
+        raise
+
+
 class Worker:
     """Runs blocking functions in a thread, one at a time, in call order."""
 
@@ -120,14 +133,7 @@ class Worker:
         so two jobs never overlap.
         """
         async with self._lock:
-            job = asyncio.ensure_future(asyncio.to_thread(fn, *args, **kwargs))
-            try:
-                return await asyncio.shield(job)
-            except asyncio.CancelledError:
-                while not job.done():
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await asyncio.wait([job])
-                raise
+            return await finish_even_if_cancelled(asyncio.to_thread(fn, *args, **kwargs))
 
     @property
     def busy(self) -> bool:

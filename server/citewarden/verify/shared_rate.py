@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
+
+from citewarden.verify.shared_dir import SharedDirectory, safe_name
 
 try:  # POSIX only
     import fcntl
@@ -42,35 +42,18 @@ ADVERTISED_FOR = 3600.0
 
 
 def _file_name(host: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9.-]", "_", host.lower())[:100].strip(".") or "_"
-    return f"{safe}.json"
+    return f"{safe_name(host)}.json"
 
 
-class SharedRate:
+class SharedRate(SharedDirectory):
     """Per-host send slots and pauses shared through files in ``directory``."""
 
     def __init__(
         self, directory: str | os.PathLike[str], *, clock: Callable[[], float] = time.time
     ):
-        self.directory = Path(directory)
         self._clock = clock
         self._local: dict[str, dict[str, Any]] = {}
-        self._shared = fcntl is not None
-        if self._shared:
-            try:
-                self.directory.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                self._disable(f"cannot create {self.directory}: {exc.strerror or exc}")
-
-    @property
-    def shared(self) -> bool:
-        """True while the state really is shared between processes."""
-        return self._shared
-
-    def _disable(self, why: str) -> None:
-        if self._shared:
-            log.warning("request rates are not shared between processes: %s", why)
-        self._shared = False
+        super().__init__(directory, "request rates")
 
     @contextmanager
     def _state(self, host: str) -> Iterator[dict[str, Any]]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+
+from citewarden.verify.shared_dir import SharedDirectory, safe_name
 
 try:  # POSIX only
     import fcntl
@@ -48,35 +49,15 @@ class SlotTimeout(Exception):
         self.waited = waited
 
 
-def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9.-]", "_", text.lower())[:100].strip(".") or "_"
-
-
-class SharedSlots:
+class SharedSlots(SharedDirectory):
     """Slot files per host and cap name in ``directory``."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
-        self.directory = Path(directory)
-        self._shared = fcntl is not None
-        if self._shared:
-            try:
-                self.directory.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                self._disable(f"cannot create {self.directory}: {exc.strerror or exc}")
-
-    @property
-    def shared(self) -> bool:
-        """True while the caps really are shared between processes."""
-        return self._shared
-
-    def _disable(self, why: str) -> None:
-        if self._shared:
-            log.warning("caps on requests in flight are not shared between processes: %s", why)
-        self._shared = False
+        super().__init__(directory, "caps on requests in flight")
 
     def path(self, host: str, name: str, index: int) -> Path:
         """The file of slot ``index`` of cap ``name`` on ``host``."""
-        return self.directory / f"{_safe(host)}.{_safe(name)}.slot{index}"
+        return self.directory / f"{safe_name(host)}.{safe_name(name)}.slot{index}"
 
     def _try(self, host: str, name: str, count: int, start: int) -> int | None:
         """An open, locked descriptor of a free slot, or None when all are taken."""
