@@ -15,9 +15,10 @@ import pytest
 from citewarden.model import Entry, Status
 from citewarden.redaction import redact, register_secrets
 from citewarden.settings import VerifySettings, load_settings
-from citewarden.verify.engine import Verifier, entry_seconds
+from citewarden.verify.engine import Verifier
 from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
 from citewarden.verify.normalize import make_entry
+from citewarden.verify.source_calls import entry_seconds
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource

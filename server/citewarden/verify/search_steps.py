@@ -1,0 +1,307 @@
+"""The fielded search when the identifier gives no match, and the look-ups that follow a
+match: a second source's author list, the indexes' venue, the venue registries, Crossref's
+notices, the records that describe the venue, the published version of a preprint."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from citewarden.verify.compare import (
+    Agreement,
+    Comparison,
+    cites_preprint,
+    compare,
+    is_preprint_record,
+)
+from citewarden.verify.evidence import Evidence, Failure, FailureKind, VenueOpinion
+from citewarden.verify.legitimacy import venue_kind
+from citewarden.verify.normalize import NormalizedEntry, replace_confusables
+from citewarden.verify.records import Outcome, Query, Update, UpdateKind, WorkRecord
+from citewarden.verify.search_order import by_field
+from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls, _Cancelled
+from citewarden.verify.venue_check import venue_contradicted
+from citewarden.verify.venue_lookup import venue_answers
+
+log = logging.getLogger("citewarden.verify")
+
+#: How many other sources to ask before reporting an author-list difference.
+CORROBORATING_SOURCES = 2
+#: Sources whose records already carry Crossref's update notices.
+NOTICE_CARRIERS = frozenset({"crossref", "snapshot"})
+#: Sources that can only look identifiers up, never search.
+ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
+#: Sources whose records say which indexes the venue is in.
+VENUE_SOURCES = frozenset({"openalex", "pubmed"})
+#: Stop searching once this many sources agree on a candidate with a near-miss title.
+NEAR_MISS_CONFIRMATIONS = 2
+
+#: Indexes asked for the venue of a work no publisher's record describes.
+VENUE_INDEXES = frozenset({"dblp", "openalex", "semanticscholar"})
+
+#: Entry types DataCite registers (data, software, reports, theses, preprints ...).
+DATACITE_TYPES = frozenset(
+    {"misc", "dataset", "software", "techreport", "report", "phdthesis", "thesis", "unpublished"}
+)
+
+
+class SearchSteps(SourceCalls):
+    """The search for a candidate and the look-ups after a match."""
+
+    def _query(self, e: NormalizedEntry) -> Query:
+        title = replace_confusables(e.title or "")
+        surnames = tuple(a.family for a in e.authors[:3] if a.family)
+        return Query(title=title, authors=surnames, year=e.year, venue=e.venue, limit=5)
+
+    def _search_order(self, e: NormalizedEntry) -> list[str]:
+        """Searchable sources, the most selective for the entry's kind of work first (see
+        :mod:`citewarden.verify.search_order`), then in configured order.  The arXiv API (one request per three
+        seconds) is searched only for entries that point at arXiv, DataCite only for kinds
+        of work it registers; the broad indexes (OpenAlex, Semantic Scholar) cover both."""
+        names = [n for n in self.order if n not in ID_ONLY_SOURCES]
+        if not _mentions_arxiv(e) and len(names) > 1:
+            names = [n for n in names if n != "arxiv"]
+        if e.entry_type not in DATACITE_TYPES and len(names) > 1:
+            names = [n for n in names if n != "datacite"]
+        names = by_field(e, names)
+        if e.entry_type in ("book", "inbook") and "openlibrary" in self.sources:
+            names.append("openlibrary")
+        return names
+
+    async def _search(self, ev: Evidence) -> None:
+        e = ev.entry
+        if not e.title:
+            return
+        query = self._query(e)
+        ev.searched = True
+        complete = True
+        definitive = 0
+        confirmations = 0
+        for name in self._search_order(e):
+            lookup = await self._call(ev, name, "search", query)
+            if lookup is None:
+                continue
+            if lookup.outcome is Outcome.FAILED:
+                complete = False
+                continue
+            if name not in PARTIAL_SOURCES:
+                definitive += 1
+            for rec in lookup.records:
+                cmp = compare(e, rec)
+                if cmp.full_agreement:
+                    ev.candidate = _better(ev.candidate, cmp)
+                    ev.search_complete = True
+                    return
+                if cmp.identifies:
+                    if ev.candidate is None or cmp.score > ev.candidate.score:
+                        ev.candidate = cmp
+                elif (
+                    cmp.title is not None
+                    and cmp.title.exact
+                    and cmp.authors is not None
+                    and (ev.title_only is None or cmp.score > ev.title_only.score)
+                ):
+                    ev.title_only = cmp
+            if ev.candidate is not None:
+                confirmations += 1
+                if confirmations >= NEAR_MISS_CONFIRMATIONS:
+                    break
+        ev.search_complete = complete and definitive > 0
+        if definitive == 0 and complete:
+            ev.failures.append(
+                Failure(
+                    "",
+                    FailureKind.NO_COVERAGE,
+                    "no source that covers the literature was consulted",
+                )
+            )
+
+    async def _corroborate(self, ev: Evidence) -> None:
+        """A second source's author list before reporting authors added / dropped /
+        substituted: records are often incomplete (Crossref lists one author of a paper
+        with eight; arXiv versions differ).  The fullest agreeing list is used."""
+        by_id = ev.id_comparison is not None and ev.id_comparison.title_ok
+        cmp = ev.id_comparison if by_id else ev.candidate
+        if cmp is None or not cmp.title_ok:
+            return
+        if (cmp.authors is None or cmp.authors.exact) and cmp.title is not None and cmp.title.exact:
+            return
+        rec = cmp.record
+        best = cmp
+        answered = 0
+        for name in self.order:
+            if name in (rec.source, "doi") or answered >= CORROBORATING_SOURCES:
+                continue
+            if rec.doi and not rec.doi.startswith("10.48550/"):
+                lookup = await self._call(ev, name, "by_doi", rec.doi)
+            elif name not in ID_ONLY_SOURCES:
+                lookup = await self._call(ev, name, "search", self._query(ev.entry))
+            else:
+                continue
+            if lookup is None or lookup.outcome is Outcome.FAILED:
+                continue
+            answered += 1
+            for other in lookup.records:
+                alt = compare(ev.entry, other)
+                if alt.title_ok and _author_rank(alt) > _author_rank(best):
+                    best = alt
+            if _author_rank(best)[:2] == (True, True):
+                break
+        if best is cmp:
+            return
+        improved = dataclasses.replace(cmp, authors=best.authors, author_record=best.record)
+        if best.title is not None and best.title.exact:
+            improved = dataclasses.replace(improved, title=best.title)
+        if by_id:
+            ev.id_comparison = improved
+        else:
+            ev.candidate = improved
+
+    async def _venue_opinions(self, ev: Evidence) -> None:
+        """The venue of the matched work according to the indexes (dblp, OpenAlex, Semantic
+        Scholar), when the match is not a publisher's record, and the cited venue differs
+        from the match's or the match is a preprint cited as published.  One look-up per
+        index (by DOI, else a search; cached), stopping once two indexes agree on another
+        venue or one agrees with the citation."""
+        cmp = _anchor(ev)
+        e = ev.entry
+        if cmp is None or not e.venue or cites_preprint(e) or cmp.venue is not Agreement.UNKNOWN:
+            return
+        rec = cmp.record
+        if cmp.venue_raw is not Agreement.DIFFERENT and not is_preprint_record(rec):
+            return
+        ev.venue_opinions.append(venue_opinion(cmp))
+        for name in self.order:
+            if name not in VENUE_INDEXES or name == rec.source:
+                continue
+            opinions = ev.venue_opinions
+            if any(o.agreement is Agreement.EQUAL for o in opinions) or len(opinions) >= 3:
+                return
+            lookup = None
+            if rec.doi and not rec.doi.startswith("10.48550/") and name != "dblp":
+                lookup = await self._call(ev, name, "by_doi", rec.doi)
+            if lookup is None or lookup.outcome is not Outcome.FOUND:
+                lookup = await self._call(ev, name, "search", self._query(e))
+            if lookup is None or lookup.outcome is not Outcome.FOUND:
+                continue
+            same = [c for c in (compare(e, r) for r in lookup.records) if c.identifies]
+            if same:
+                # an index holding a published version says the work is published
+                best = max(
+                    same,
+                    key=lambda c: (not is_preprint_record(c.record), bool(c.record.venue), c.score),
+                )
+                ev.venue_opinions.append(venue_opinion(best))
+
+    async def _venue_registry(self, ev: Evidence) -> None:
+        """The venue searches' answers for a cited venue the matched record contradicts and
+        the bundled table does not know (see :mod:`citewarden.verify.venue_lookup`)."""
+        cmp = _anchor(ev)
+        if cmp is None or not venue_contradicted(ev.entry, cmp, ev.venue_opinions):
+            return
+        assert ev.entry.venue is not None
+        in_dblp = "dblp" in {cmp.record.source, *(o.source for o in ev.venue_opinions)}
+        journal = ev.entry.venue_field == "journal"
+        ev.venue_answers = await venue_answers(
+            self.sources, ev.entry.venue, journal=journal, in_dblp=in_dblp
+        )
+
+    async def _notices(self, ev: Evidence) -> None:
+        """Crossref notices (``filter=updates:{doi}``) for a work matched through a source
+        whose record does not carry Crossref's ``updated-by`` (a Crossref record does)."""
+        cmp = ev.id_comparison if ev.id_comparison and ev.id_comparison.title_ok else None
+        cmp = cmp or ev.candidate
+        if cmp is None or not cmp.record.doi or cmp.record.source in NOTICE_CARRIERS:
+            return
+        if cmp.record.doi.startswith("10.48550/") or cmp.record.updates:
+            return
+        lookup = await self._call(ev, "crossref", "notices", cmp.record.doi)
+        if lookup is None or lookup.outcome is not Outcome.FOUND:
+            return
+        for notice in lookup.records:
+            for u in notice.updates:
+                if u.doi == cmp.record.doi and u.kind is not UpdateKind.OTHER:
+                    ev.notices.append(Update(u.kind, notice.doi, u.date, u.label))
+
+    async def _venue_records(self, ev: Evidence) -> list[WorkRecord]:
+        """The records that describe the matched work's venue (heuristic 10): the matched
+        record, and for a journal article matched through a source that says nothing of
+        indexes, OpenAlex's record of the same DOI (cached like any look-up).  A failed
+        look-up adds nothing: the venue is then judged on what is known."""
+        cmp = ev.id_comparison if ev.id_comparison and ev.id_comparison.title_ok else None
+        cmp = cmp or ev.candidate
+        if cmp is None:
+            return []
+        rec = cmp.record
+        records = [rec]
+        if venue_kind(ev.entry, records) != "journal" or rec.source in VENUE_SOURCES:
+            return records
+        source = self.sources.get("openalex")
+        if source is None or not rec.doi or rec.doi.startswith("10.48550/"):
+            return records
+        try:
+            lookup = await self._ask(source, "openalex", "by_doi", rec.doi)
+        except _Cancelled:
+            raise
+        except Exception as exc:  # sources promise not to raise; stay safe if one does
+            log.warning("openalex.by_doi raised %s", type(exc).__name__)
+            return records
+        if lookup.outcome is Outcome.FOUND:
+            records += [r for r in lookup.records if r.doi == rec.doi]
+        return records
+
+    def _published_version(self, ev: Evidence) -> None:
+        """The published version a preprint record names (Crossref ``is-preprint-of``,
+        arXiv's journal DOI); a suggestion, found without another request."""
+        cmp = ev.id_comparison if ev.id_comparison and ev.id_comparison.identifies else None
+        cmp = cmp or ev.candidate
+        if cmp is None:
+            return
+        rec = cmp.record
+        if not (rec.source == "arxiv" or rec.work_type == "posted-content"):
+            return
+        target = dict(rec.extra).get("is-preprint-of")
+        if rec.source == "arxiv" and rec.doi and not rec.doi.startswith("10.48550/"):
+            target = target or rec.doi
+        ev.published_doi = target.lower() if target else None
+
+
+def _anchor(ev: Evidence) -> Comparison | None:
+    """The comparison the verdict will rest on: the identifier's record when its title
+    agrees, else the search candidate."""
+    if ev.id_comparison is not None and ev.id_comparison.title_ok:
+        return ev.id_comparison
+    return ev.candidate
+
+
+def venue_opinion(cmp: Comparison) -> VenueOpinion:
+    rec = cmp.record
+    names = tuple(n for n in (rec.venue, *rec.venue_short) if n)
+    return VenueOpinion(rec.source, rec.venue or "", names, cmp.venue_raw, is_preprint_record(rec))
+
+
+def _mentions_arxiv(e: NormalizedEntry) -> bool:
+    if e.arxiv_id:
+        return True
+    venue = (e.venue or "").lower()
+    return (
+        "arxiv" in venue
+        or venue.strip() == "corr"
+        or "arxiv" in (e.url or "").lower()
+        or (e.entry_type in ("misc", "unpublished", "online"))
+    )
+
+
+def _author_rank(cmp: Comparison) -> tuple[bool, bool, bool, int, float]:
+    """Order of preference between records of one work: exact title, then the author list
+    closest to the entry's."""
+    title = cmp.title is not None and cmp.title.exact
+    a = cmp.authors
+    if a is None:
+        return (title, False, False, -(10**6), 0.0)
+    changes = len(a.added) + len(a.dropped) + len(a.substituted)
+    return (title, a.exact, a.agree, -changes, a.overlap)
+
+
+def _better(a: Comparison | None, b: Comparison) -> Comparison:
+    return b if a is None or b.score >= a.score else a
