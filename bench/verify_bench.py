@@ -217,12 +217,18 @@ def peak_rate(server: ReplayServer) -> dict[str, int]:
 
 
 def clear_memo() -> None:
-    from citewarden.verify import compare, normalize
+    from citewarden.verify import author_compare, compare, normalize
 
     for fn in (normalize.normalize_entry, normalize.latex_to_text, normalize.fold):
         fn.cache_clear()
-    for name in ("_person_keys", "_author_keys", "_venue_agrees", "is_group_author", "_is_group"):
-        fn = getattr(compare, name, None)
+    for module, name in (
+        (author_compare, "_person_keys"),
+        (author_compare, "_author_keys"),
+        (compare, "_venue_agrees"),
+        (author_compare, "is_group_author"),
+        (author_compare, "_is_group"),
+    ):
+        fn = getattr(module, name, None)
         if fn is not None and hasattr(fn, "cache_clear"):
             fn.cache_clear()
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from citewarden.verify.author_compare import compare_authors
 from citewarden.verify.authors import split_authors
 from citewarden.verify.compare import (
     Agreement,
     abbreviation_of,
     compare,
-    compare_authors,
     compare_pages,
     compare_title,
     compare_value,

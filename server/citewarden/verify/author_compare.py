@@ -1,0 +1,211 @@
+"""Comparison of a .bib author list with a record's (pure): the people matched, added,
+dropped or substituted, and the group names standing in an author list."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from citewarden.verify.normalize import Author, fold, strip_markup, surname_key
+from citewarden.verify.records import Person
+
+
+def _loose(key: str) -> str:
+    return key.replace("ue", "u").replace("oe", "o").replace("ae", "a")
+
+
+@lru_cache(maxsize=65536)
+def _person_keys(p: Person) -> tuple[str, str, str]:
+    """(surname key, last-token key, given-name key) of a record person."""
+    family = strip_markup(p.family or "").strip()
+    given = strip_markup(p.given or "").strip()
+    if not family and given:
+        family, given = given.split()[-1], " ".join(given.split()[:-1])
+    tokens = fold(family).split()
+    return surname_key(family), (tokens[-1] if tokens else ""), fold(given).replace(" ", "")
+
+
+@lru_cache(maxsize=65536)
+def _author_keys(author: Author) -> tuple[str, str, str, str]:
+    """(surname key, key with particles, last-token key, given-name key) of a .bib author."""
+    key = author.key
+    with_von = surname_key(f"{author.von} {author.family}") if author.von else key
+    tokens = fold(author.family).split()
+    return key, with_von, (tokens[-1] if tokens else ""), fold(author.given).replace(" ", "")
+
+
+def author_matches(author: Author, person: Person) -> bool:
+    """Does a .bib author denote this record person (by surname, tolerant of particles,
+    compound surnames, transliterated umlauts and swapped given/family order)?"""
+    key, with_von, last_token, entry_given = _author_keys(author)
+    if not key:
+        return False
+    full, last, given = _person_keys(person)
+    if not full:
+        return False
+    if key in (full, last) or with_von == full:
+        return True
+    if last_token == last and len(last) > 2:
+        return True
+    if _loose(key) in (_loose(full), _loose(last)):
+        return True
+    if (
+        len(full) > 3
+        and (full.endswith(key) or key.endswith(full))
+        and min(len(key), len(full)) > 3
+    ):
+        return True
+    # given and family written the other way round (common for East Asian names)
+    return bool(entry_given) and key == given and entry_given == full
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorComparison:
+    first_ok: bool
+    matched: int
+    added: tuple[str, ...] = ()  # .bib authors absent from the record
+    dropped: tuple[str, ...] = ()  # record authors absent from the .bib list
+    substituted: tuple[tuple[str, str], ...] = ()  # (.bib author, record author) same slot
+    entry_count: int = 0
+    record_count: int = 0
+
+    @property
+    def exact(self) -> bool:
+        return self.first_ok and not (self.added or self.dropped or self.substituted)
+
+    @property
+    def agree(self) -> bool:
+        """Enough overlap to say the author list belongs to this record."""
+        if self.entry_count == 0:
+            return False
+        leading = self.first_ok or (self.entry_count >= 3 and self.overlap >= 0.8)
+        return leading and self.matched * 2 >= self.entry_count
+
+    @property
+    def minor(self) -> bool:
+        """A small difference in a long list (one name in five or more): typical of
+        versions of a work, not of a fabricated reference."""
+        if not self.agree or self.exact:
+            return False
+        changed = len(self.added) + len(self.dropped) + len(self.substituted)
+        return self.entry_count >= 5 and self.overlap >= 0.8 and changed * 5 <= self.entry_count + 1
+
+    @property
+    def overlap(self) -> float:
+        return self.matched / self.entry_count if self.entry_count else 0.0
+
+
+_ORG_WORDS = frozenset(
+    {
+        "team",
+        "consortium",
+        "group",
+        "collaboration",
+        "initiative",
+        "network",
+        "project",
+        "committee",
+        "organization",
+        "organisation",
+        "society",
+        "association",
+        "investigators",
+    }
+)
+
+
+@lru_cache(maxsize=65536)
+def is_group_author(family: str, given: str = "") -> bool:
+    """An organisation standing in an author list ("for the ADNI", "Gemma Team",
+    "DeepSeek-AI")."""
+    words = set(fold(f"{given} {family}").split())
+    if words & _ORG_WORDS or fold(family).startswith("for the "):
+        return True
+    name = family.strip()
+    return not given.strip() and " " not in name and any(c.isupper() for c in name[1:])
+
+
+@lru_cache(maxsize=65536)
+def _is_group(author: Author, sole: bool = False) -> bool:
+    """A group name on the .bib side: braced, with an organisation word, a one-word name
+    with inner capitals ("OpenAI", "DeepMind"), or the only author given by one word
+    ("Anthropic")."""
+    if author.corporate or is_group_author(author.family, author.given):
+        return True
+    if author.given.strip() or " " in author.family.strip():
+        return False
+    family = author.family.strip()
+    return sole or any(c.isupper() for c in family[1:])
+
+
+def compare_authors(
+    authors: Sequence[Author], truncated: bool, people: Sequence[Person]
+) -> AuthorComparison | None:
+    """Align the .bib author list with the record's; None when either side has no authors.
+
+    Group authors ("Gemma Team", "for the ... Initiative") that only one side lists are not
+    counted as added or dropped, and do not take the first-author place.
+    """
+    people = [p for p in people if _person_keys(p)[0]]
+    if not authors or not people:
+        return None
+    if all(_is_group(a, sole=len(authors) == 1) for a in authors) and not any(
+        author_matches(a, p) for a in authors for p in people
+    ):
+        return None  # "OpenAI", "Gemma Team": a group stands for a list the record spells out
+    # "Qwen Team" in a list stands for the members it does not name: like "and others"
+    truncated = truncated or any(_is_group(a) for a in authors)
+    used: set[int] = set()
+    match_of: list[int | None] = []
+    for i, a in enumerate(authors):
+        hit: int | None = None
+        if i < len(people) and i not in used and author_matches(a, people[i]):
+            hit = i
+        else:
+            for j, p in enumerate(people):
+                if j not in used and author_matches(a, p):
+                    hit = j
+                    break
+        if hit is not None:
+            used.add(hit)
+        match_of.append(hit)
+    first_entry = next((i for i, a in enumerate(authors) if not _is_group(a)), 0)
+    first_person = next(
+        (j for j, p in enumerate(people) if not is_group_author(p.family, p.given)), 0
+    )
+    first_ok = match_of[0] == 0 or match_of[first_entry] == first_person
+    horizon = len(people)
+    if truncated:
+        horizon = max([len(authors)] + [m + 1 for m in match_of if m is not None])
+        horizon = min(horizon, len(people))
+    unmatched_entry = [i for i, m in enumerate(match_of) if m is None and not _is_group(authors[i])]
+    unmatched_record = [
+        j
+        for j in range(horizon)
+        if j not in used and not is_group_author(people[j].family, people[j].given)
+    ]
+    substituted: list[tuple[str, str]] = []
+    for i in list(unmatched_entry):
+        if i in unmatched_record:
+            substituted.append((authors[i].display(), str(people[i])))
+            unmatched_entry.remove(i)
+            unmatched_record.remove(i)
+    # the same number left over on both sides of a complete list: substitutions in other slots
+    if not truncated and len(unmatched_entry) == len(unmatched_record):
+        for i, j in zip(unmatched_entry, unmatched_record, strict=True):
+            substituted.append((authors[i].display(), str(people[j])))
+        unmatched_entry, unmatched_record = [], []
+    counted = [a for a in authors if not _is_group(a)] or list(authors)
+    return AuthorComparison(
+        first_ok=first_ok,
+        matched=sum(
+            1 for i, m in enumerate(match_of) if m is not None and not _is_group(authors[i])
+        )
+        or sum(1 for m in match_of if m is not None),
+        added=tuple(authors[i].display() for i in unmatched_entry),
+        dropped=tuple(str(people[j]) for j in unmatched_record),
+        substituted=tuple(substituted),
+        entry_count=len(counted),
+        record_count=len(people),
+    )
