@@ -1,0 +1,141 @@
+"""Parsed documents: citations, links, citation macros and the summary of one .tex /
+.md file (:class:`ParsedDocument`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from citewarden.model.findings import Finding, Span
+
+
+class CitationKind(StrEnum):
+    CITE = "cite"  # an ordinary citation that appears in the text
+    NOCITE = "nocite"  # \nocite{k} / YAML nocite: a reference listed without a citation
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One cited key at one place.  ``span`` covers the key only; ``command_span`` the whole
+    command (``\\citep[p.~3]{a,b}``) or the whole bracketed pandoc group."""
+
+    key: str
+    span: Span
+    command: str
+    command_span: Span
+    kind: CitationKind = CitationKind.CITE
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionContext:
+    """Where a citation key is being typed: ``prefix`` is the part of the key before the
+    cursor, ``span`` the whole partial key a completion replaces (it extends right over key
+    characters after the cursor)."""
+
+    prefix: str
+    span: Span
+
+
+class LinkKind(StrEnum):
+    INCLUDE = "include"  # \input, \include, \subfile, \import, \subimport
+    BIBLIOGRAPHY = "bibliography"  # \bibliography, \addbibresource, YAML bibliography
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A reference from a document to another file, as written (``target`` is unresolved).
+
+    ``base`` is the directory given by ``\\import{dir}{file}`` style commands, if any.
+    ``global_`` marks ``\\addglobalbib``.
+    """
+
+    kind: LinkKind
+    target: str
+    span: Span
+    command: str
+    base: str | None = None
+
+
+class DocumentKind(StrEnum):
+    LATEX = "latex"
+    MARKDOWN = "markdown"
+
+
+@dataclass(frozen=True, slots=True)
+class CitationMacro:
+    """A LaTeX macro whose use cites: a wrapper (``\\newcommand{\\mt}[2]{\\cite{#1} and
+    \\cite{#2}}``), an alias (``\\let\\ml\\citep``) or a macro whose body cites fixed keys
+    (``\\newcommand{\\wn}{\\cite{a}}``: those count only where the macro is used)."""
+
+    name: str
+    #: the arguments, one letter each: ``o`` optional ``[..]``, ``m`` mandatory ``{..}``,
+    #: ``s`` an optional star (the spec letters of ``\\NewDocumentCommand``)
+    pattern: str = "m"
+    #: 1-based numbers of the parameters (positions in ``pattern``) that hold keys
+    keys: tuple[int, ...] = (1,)
+    #: ``\\let`` alias: read exactly like this citation command
+    like: str = ""
+    #: the body cites keys of its own
+    fixed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LatexContext:
+    """What a LaTeX file inherits from the files of its project read before it."""
+
+    macros: tuple[CitationMacro, ...] = ()
+    #: ``\\newif`` flags with a value known for the whole project
+    flags: tuple[tuple[str, bool], ...] = ()
+    #: names of macros with :attr:`CitationMacro.fixed` bodies used somewhere in the project
+    used: frozenset[str] = frozenset()
+    #: where each macro of ``macros`` defined outside this file applies from, in document
+    #: order: (name, -1) from the start, (name, i) after the file's include link number
+    #: ``i`` (0-based); a macro not listed does not apply here.  None: all apply everywhere.
+    starts: tuple[tuple[str, int], ...] | None = None
+    #: names of the ``\\newif`` flags the files of the project define or set: a file
+    #: without a ``\\newif`` of its own is searched for settings of these only
+    flag_names: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedDocument:
+    """Summary of one .tex / .md / .qmd / .Rmd file: everything the checks need."""
+
+    path: Path
+    kind: DocumentKind
+    citations: tuple[Citation, ...] = ()
+    links: tuple[Link, ...] = ()
+    #: ``\\nocite{*}`` or YAML ``nocite: '@*'`` present.
+    nocite_all: bool = False
+    #: ``% !TEX root = ../main.tex`` value, as written.
+    magic_root: str | None = None
+    #: True for a LaTeX document with ``\\documentclass`` (a root candidate).
+    is_root: bool = False
+    #: ``\\bibitem`` keys defined inside a thebibliography environment.
+    bibitems: tuple[tuple[str, Span], ...] = ()
+    #: 0-based line numbers on which findings are suppressed by an ignore comment.
+    suppressed_lines: frozenset[int] = frozenset()
+    #: Problems found while reading (encoding, unreadable ...).
+    problems: tuple[Finding, ...] = ()
+    #: LaTeX macros this file defines around citation commands
+    #: (``\\newcommand{\\inlinecite}[1]{\\citen{#1}}``, ``\\let\\ml\\citep``); a project
+    #: passes them on (a :class:`LatexContext`) to the files read after this one.
+    citation_macros: tuple[CitationMacro, ...] = ()
+    #: ``\\newif`` flags: (name, value) for each value this file sets a flag to, (name,
+    #: None) for a flag it defines without setting it.
+    flags: tuple[tuple[str, bool | None], ...] = ()
+    #: the ``backend=`` option of ``\\usepackage[...]{biblatex}``, lower case, if given.
+    bib_backend: str | None = None
+    #: resources of the biblatex refsections in which a ``\\nocite{*}`` stands (it cites
+    #: every entry of those bibliographies only), as written
+    nocite_all_in: tuple[str, ...] = ()
+    #: biblatex refsections with resources of their own: (start, end, resources as
+    #: written); a citation between ``start`` and ``end`` reads those resources only
+    refsections: tuple[tuple[int, int, tuple[str, ...]], ...] = ()
+    #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
+    #: ``\\include``d file is a unit with its own .aux and bibliography
+    chapterbib: bool = False
+    #: each citation macro this file defines, with the number of include links before its
+    #: definition (where it starts to apply, in document order)
+    macro_links: tuple[tuple[str, int], ...] = ()
