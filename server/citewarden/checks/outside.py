@@ -48,7 +48,7 @@ def outside_root_findings(ws: Workspace, projects: list[Project]) -> list[Findin
     """A warning at each link to a bibliography outside every workspace folder (and
     outside the directories ``BIBINPUTS`` names, where the user keeps shared ones)."""
     from citewarden.project import normalize_path
-    from citewarden.project_graph import _bibinputs
+    from citewarden.project_links import _bibinputs
 
     if not ws.folders:
         return []

@@ -1,0 +1,183 @@
+"""Where a project's links lead: includes, bibliographies, magic roots and metadata files
+resolved to files on the search paths (see :mod:`citewarden.project` for the rules).
+
+:class:`LinkResolver` is the base of :class:`~citewarden.project_graph.ProjectGraph` that
+finds the files; the graph decides which of them form a project.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citewarden import search_paths
+from citewarden.model import Finding, Link
+from citewarden.parsing import METADATA_NAMES
+
+_INCLUDE_FROM_ROOT = frozenset({"import", "inputfrom", "includefrom"})
+_INCLUDE_FROM_HERE = frozenset({"subimport", "subinputfrom", "subincludefrom"})
+_ALWAYS_TEX = frozenset({"include", "subfile"})
+
+
+def normalize_path(path: Path | str) -> Path:
+    """Absolute, lexically normalised path (symlinks are kept, so editors' URIs match)."""
+    return Path(os.path.normpath(os.path.abspath(os.fspath(path))))
+
+
+@dataclass(frozen=True, slots=True)
+class MissingLink:
+    """A link whose target was not found: the document naming it, the link, the target
+    (one name of a ``\\bibliography{a,b}`` list)."""
+
+    path: Path
+    link: Link
+    target: str
+    #: why a file that is there could not be read (permission, not a regular file, too
+    #: large); None: no such file
+    unreadable: str | None = None
+
+
+def _is_macro(target: str) -> bool:
+    return "\\" in target or "#" in target or not target.strip()
+
+
+def _bibinputs() -> list[Path]:
+    """The folders the environment's ``BIBINPUTS`` names (a ``dir//`` entry: ``dir``,
+    its subfolders being inside it)."""
+    tops = (entry.rstrip("/") for entry in search_paths.environment_entries("BIBINPUTS"))
+    return [Path(top) for top in tops if top and top != "."]
+
+
+class LinkResolver:
+    """Resolves the links of a workspace's documents to files (a base of
+    :class:`~citewarden.project_graph.ProjectGraph`)."""
+
+    _folders: list[Path]
+    #: the last candidate of a link resolution that is there but could not be read
+    _refused: OSError | None
+
+    if TYPE_CHECKING:  # provided by Workspace
+
+        def exists(self, path: Path) -> bool: ...
+        def _read(self, path: Path) -> tuple[str, tuple[Finding, ...]] | OSError: ...
+
+    def _missing_link(self, path: Path, link: Link, target: str) -> MissingLink:
+        """A link that did not resolve, saying whether a candidate was there but unreadable
+        (call after one resolution that started with ``self._refused = None``)."""
+        refused, self._refused = self._refused, None
+        reason = (refused.strerror or str(refused)) if refused is not None else None
+        return MissingLink(path, link, target, reason)
+
+    def _resolve_magic_root(self, path: Path, target: str) -> Path | None:
+        base = path.parent / target.strip()
+        for cand in (base, base.with_name(base.name + ".tex")):
+            cand = normalize_path(cand)
+            if cand.suffix.lower() in (".tex", ".ltx") and self.exists(cand):
+                return cand
+        return None
+
+    def _search_paths(self, root_dir: Path) -> tuple[list[Path], list[Path]]:
+        """The TEXINPUTS and BIBINPUTS folders of a project run in ``root_dir``: the
+        environment's, then its .latexmkrc's (see :mod:`citewarden.search_paths`)."""
+        rc_entries: dict[str, list[str]] = {}
+        rc = root_dir / ".latexmkrc"
+        if os.path.isfile(rc):  # a build setting, never an editor buffer
+            read = self._read(rc)
+            if not isinstance(read, OSError):
+                rc_entries = search_paths.latexmkrc_paths(read[0])
+        found: list[list[Path]] = []
+        for variable in ("TEXINPUTS", "BIBINPUTS"):
+            entries = search_paths.environment_entries(variable) + rc_entries.get(variable, [])
+            found.append(search_paths.directories(entries, root_dir) if entries else [])
+        return found[0], found[1]
+
+    def _resolve_include(
+        self,
+        link: Link,
+        here: Path,
+        root_dir: Path,
+        doc_dir: Path,
+        tex_dirs: Sequence[Path] = (),
+    ) -> tuple[Path, Path] | None:
+        """-> (file, base directory for the file's own includes)."""
+        target = link.target.strip()
+        command = link.command.lstrip("\\").rstrip("*")
+        if command in _INCLUDE_FROM_ROOT and link.base is not None:
+            bases = [normalize_path(root_dir / link.base)]
+        elif command in _INCLUDE_FROM_HERE and link.base is not None:
+            bases = [normalize_path(here / link.base), normalize_path(doc_dir / link.base)]
+        else:
+            bases = [here, doc_dir, *tex_dirs]
+        names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
+        if not names:
+            names = [target] if Path(target).suffix else [target + ".tex", target]
+        found = self._first_existing(bases, names)
+        if found is None:
+            return None
+        cand, base = found
+        return cand, base if link.base is not None else here
+
+    def _resolve_bib(self, target: str, dirs: Iterable[Path]) -> Path | None:
+        target = target.strip()
+        names = [target] if target.lower().endswith(".bib") else [target + ".bib", target]
+        search = list(dirs)
+        if Path(target).is_absolute():
+            search = [Path("/")]
+        found = self._first_existing(search, names)
+        return found[0] if found is not None else None
+
+    def _first_existing(
+        self, dirs: Iterable[Path], names: Sequence[str]
+    ) -> tuple[Path, Path] | None:
+        """The first ``dir / name`` that exists (each directory tried with every name before
+        the next directory), with the directory it was found in."""
+        seen: set[Path] = set()
+        for d in dirs:
+            for name in names:
+                cand = normalize_path(d / name)
+                if cand in seen:
+                    continue
+                seen.add(cand)
+                if self.exists(cand):
+                    return cand, d
+        return None
+
+    def _resolve_csl_or_bib(self, target: str, base: Path) -> Path | None:
+        cand = normalize_path(base / target.strip())
+        if self.exists(cand):
+            return cand
+        for folder in self._folders:
+            alt = normalize_path(folder / target.strip())
+            if self.exists(alt):
+                return alt
+        return None
+
+    def _folder_of(self, path: Path) -> Path | None:
+        best: Path | None = None
+        for folder in self._folders:
+            if path.is_relative_to(folder) and (
+                best is None or len(folder.parts) > len(best.parts)
+            ):
+                best = folder
+        return best
+
+    def _metadata_chain(self, path: Path) -> list[Path]:
+        """_quarto.yml / _metadata.yml from the workspace folder down to ``path``'s dir."""
+        top = self._folder_of(path) or path.parent
+        dirs: list[Path] = []
+        d = path.parent
+        while True:
+            dirs.append(d)
+            if d == top or d.parent == d:
+                break
+            d = d.parent
+        found: list[Path] = []
+        for d in reversed(dirs):
+            for name in sorted(METADATA_NAMES):
+                cand = d / name
+                if self.exists(cand):
+                    found.append(cand)
+        return found
