@@ -65,8 +65,10 @@ some text was not understood.  Entries with an empty key are reported and left o
 Modules: this one holds the public functions (:func:`parse_bibtex`, :func:`reparse_bibtex`,
 :func:`keys_on_comment_lines`); :mod:`~citewarden.parsing.bibtex_patterns` the limits and the
 regular expressions, :mod:`~citewarden.parsing.bibtex_entries` the lazy entries and the
-``@string`` table, :mod:`~citewarden.parsing.bibtex_scan` the scanner and the C extension's
-hooks, :mod:`~citewarden.parsing.bibtex_fields` the scanner's field- and value-level reading.
+``@string`` table, :mod:`~citewarden.parsing.bibtex_scan` the scanner's top level, its fast
+lanes and the C extension's hooks, :mod:`~citewarden.parsing.bibtex_blocks` its block- and
+entry-level reading token by token, :mod:`~citewarden.parsing.bibtex_fields` its field- and
+value-level reading.
 """
 
 from __future__ import annotations
