@@ -169,22 +169,22 @@ def create_server() -> CitewardenServer:
     @feature(types.TEXT_DOCUMENT_DID_OPEN)
     @isolated()
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
-        session.did_open(params.text_document.uri)
+        session.sync.did_open(params.text_document.uri)
 
     @feature(types.TEXT_DOCUMENT_DID_CHANGE)
     @isolated()
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        session.did_change(params.text_document.uri)
+        session.sync.did_change(params.text_document.uri)
 
     @feature(types.TEXT_DOCUMENT_DID_SAVE)
     @isolated()
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:
-        await session.did_save(params.text_document.uri)
+        await session.sync.did_save(params.text_document.uri)
 
     @feature(types.TEXT_DOCUMENT_DID_CLOSE)
     @isolated()
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
-        session.did_close(params.text_document.uri)
+        session.sync.did_close(params.text_document.uri)
 
     @feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     @isolated()
@@ -199,7 +199,7 @@ def create_server() -> CitewardenServer:
     @feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     @isolated()
     async def did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
-        await session.folders_changed(
+        await session.sync.folders_changed(
             [f.uri for f in params.event.added], [f.uri for f in params.event.removed]
         )
 

@@ -1,5 +1,6 @@
-"""The state of one client connection: settings, document sync, and the wiring of the
-check cycle (:mod:`.check_cycle`) and publishing (:mod:`.publishing`).
+"""The state of one client connection: settings, and the wiring of document sync
+(:mod:`.document_sync`), the check cycle (:mod:`.check_cycle`) and publishing
+(:mod:`.publishing`).
 
 Every change goes the same way: the handler records nothing but schedules a refresh for the
 document (debounced per URI); the refresh reads the document's *current* text and version
@@ -29,14 +30,10 @@ from citewarden.lsp.check_cycle import CheckCycle
 from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
 from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
 from citewarden.lsp.diagnostics import DiagnosticStore, pull_supported
+from citewarden.lsp.document_sync import DocumentSync
 from citewarden.lsp.documents import DocumentStore, SparseIndex
 from citewarden.lsp.features import Features
-from citewarden.lsp.memory import (
-    CHECKS_PER_COLLECTION,
-    IDLE_COLLECTION,
-    release_free_memory,
-    settle_heap,
-)
+from citewarden.lsp.memory import CHECKS_PER_COLLECTION, IDLE_COLLECTION, settle_heap
 from citewarden.lsp.publishing import Publisher
 from citewarden.lsp.scheduling import TaskRegistry, Worker
 from citewarden.model import Finding
@@ -47,8 +44,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-#: Task registry groups.
-CHECK = "check"
+#: Task registry group of the workspace's own work (the re-checks are
+#: :data:`citewarden.lsp.document_sync.CHECK`).
 WORKSPACE = "workspace"
 
 
@@ -65,7 +62,8 @@ class Session:
         #: Changes and checks the project model, on a fork, one at a time.
         self.cycle = CheckCycle(self)
         self.store = DiagnosticStore()
-        self.documents = DocumentStore()
+        #: The open documents and the handling of the client's notifications about them.
+        self.sync = DocumentSync(self)
         #: Line indexes of texts that are not (current) editor buffers, by path.
         self._indexes: dict[Path, SparseIndex] = {}
         #: Feature caches (worker only), by name.
@@ -74,10 +72,6 @@ class Session:
         self.roots: list[Path] = []
         #: The policy step every finding goes through (rebuilt with settings and roots).
         self.policy = Policy(self.settings, self.roots)
-        #: Open documents: path -> the client's URI.
-        self.open: dict[Path, str] = {}
-        #: Version of each open document's text that the project model holds.
-        self.indexed: dict[Path, int] = {}
         #: Checks since the last full garbage collection (see :mod:`citewarden.lsp.memory`).
         self._checks_since_collection = 0
         #: Delivers diagnostics (push or pull) for the files whose diagnostics changed.
@@ -98,6 +92,22 @@ class Session:
         """Make ``work`` (a checked fork) the project model (in the request worker)."""
         self._project = work
 
+    @property
+    def documents(self) -> DocumentStore:
+        """The client's buffers (the document sync's)."""
+        return self.sync.documents
+
+    @property
+    def open(self) -> dict[Path, str]:
+        """Open documents: path -> the client's URI (the document sync's)."""
+        return self.sync.open
+
+    @property
+    def indexed(self) -> dict[Path, int]:
+        """Version of each open document's text that the project model holds (the document
+        sync's)."""
+        return self.sync.indexed
+
     # -- setup --------------------------------------------------------------------------
     def initialize(self, params: types.InitializeParams) -> None:
         """Record what the client told us; decide encoding and diagnostics delivery."""
@@ -111,7 +121,7 @@ class Session:
         elif not roots and params.root_path:
             roots = [Path(params.root_path)]
         self.roots = [r for r in roots if r is not None]
-        self._roots_to_config()
+        self.roots_to_config()
         options = params.initialization_options
         self.config.init_options = section_of(options)
         self.publisher.pull_mode = pull_supported(params.capabilities)
@@ -158,7 +168,8 @@ class Session:
         self.config.client = section_of(value) if value is not None else None
         self.apply_settings()
 
-    def _roots_to_config(self) -> None:
+    def roots_to_config(self) -> None:
+        """The workspace roots changed: the settings sources and the policy follow them."""
         self.config.root = self.roots[0] if self.roots else None
         self.config.others = tuple(self.roots[1:])
         self.policy = Policy(self.settings, self.roots)
@@ -245,83 +256,6 @@ class Session:
         uri = self.open.get(path)
         doc = self.documents.get(uri) if uri is not None else None
         return doc.version if doc is not None else None
-
-    def did_open(self, uri: str) -> None:
-        path = path_of(uri)
-        if path is None:
-            return
-        self.open[path] = uri
-        # Delivered again for the opened version (pushed with it, or pulled).
-        self.publisher.sent.pop(path, None)
-        if self.pull_mode:
-            # Its pushed list (if any) goes; the client pulls from now on.
-            self.publisher.push(uri, None, None)
-        self.schedule(path, delay=0)
-
-    def did_change(self, uri: str) -> None:
-        path = path_of(uri)
-        if path is not None:
-            self.schedule(path, delay=self.settings.debounce_ms / 1000)
-
-    async def did_save(self, uri: str) -> None:
-        path = path_of(uri)
-        if path is None:
-            return
-        await self.features.saved(path)
-
-    def did_close(self, uri: str) -> None:
-        path = path_of(uri)
-        if path is None:
-            return
-        self.open.pop(path, None)
-        self.indexed.pop(path, None)
-        self.tasks.cancel(CHECK, str(path))
-        # Delivered again below as a file on disk (pushed, without a version).
-        self.publisher.sent.pop(path, None)
-
-        def back_to_disk(work: Workspace) -> None:
-            work.close(path)
-            self.cycle.mark_dirty([path])
-            self.caches.clear()  # e.g. completion catalogs holding the buffer's entries
-
-        async def reload() -> None:
-            await self.cycle.change(back_to_disk)
-            await self.refresh(None, force_paths={path})
-            await self.worker.run(release_free_memory)  # the buffer's text and parse
-
-        self.tasks.spawn(CHECK, str(path), reload())
-
-    async def folders_changed(self, added: list[str], removed: list[str]) -> None:
-        """Workspace folders added (indexed now) or removed (their files forgotten)."""
-        gone = [p for p in (path_of(u) for u in removed) if p is not None]
-        new = [p for p in (path_of(u) for u in added) if p is not None]
-        self.roots = [r for r in self.roots if r not in gone] + [
-            r for r in new if r not in self.roots
-        ]
-        self._roots_to_config()
-        await self.settings_changed(None)  # the first folder's settings file may be another
-
-        def update(work: Workspace) -> None:
-            for folder in gone:
-                for known in work.known_files():
-                    if known.is_relative_to(folder) and known not in self.open:
-                        work.remove(known)
-            for folder in new:
-                self.cycle.mark_dirty(work.add_folder(folder))
-
-        await self.cycle.change(update)
-        await self.refresh(None)
-
-    def schedule(self, path: Path | None, delay: float = 0.0) -> None:
-        """Re-check after ``delay`` seconds; a new call for the same file restarts the wait."""
-        key = str(path) if path is not None else "*"
-        self.tasks.debounce(CHECK, key, delay, lambda: self._refresh_when_ready(path))
-
-    async def _refresh_when_ready(self, path: Path | None) -> None:
-        # A document opened while the workspace is still being indexed is checked once its
-        # bibliographies are known: no flash of false "dangling" diagnostics.
-        await self.ready.wait()
-        await self.refresh(path)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` in the request worker (the way requests read the committed

@@ -1,0 +1,118 @@
+"""Document sync: which documents the client has open, and what its notifications do.
+
+The buffers themselves (texts, versions, the edits not yet handed over) are the
+:class:`~citewarden.lsp.documents.DocumentStore`'s, which the protocol updates as each
+notification arrives.  :class:`DocumentSync` holds that store, which documents are open
+(under which URI) and which version of each the project model holds, and turns didOpen /
+didChange / didSave / didClose and workspace folder changes into changes of the project
+model and (debounced) re-checks through the session's check cycle
+(:meth:`~citewarden.lsp.session.Session.refresh`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from citewarden.lsp.convert import path_of
+from citewarden.lsp.documents import DocumentStore
+from citewarden.lsp.memory import release_free_memory
+from citewarden.project import Workspace
+
+if TYPE_CHECKING:
+    from citewarden.lsp.session import Session
+
+#: Task registry group of the re-checks.
+CHECK = "check"
+
+
+class DocumentSync:
+    """The open documents of one session and the handling of the client's document and
+    workspace folder notifications."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.documents = DocumentStore()
+        #: Open documents: path -> the client's URI.
+        self.open: dict[Path, str] = {}
+        #: Version of each open document's text that the project model holds.
+        self.indexed: dict[Path, int] = {}
+
+    def did_open(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is None:
+            return
+        self.open[path] = uri
+        # Delivered again for the opened version (pushed with it, or pulled).
+        self.session.publisher.sent.pop(path, None)
+        if self.session.pull_mode:
+            # Its pushed list (if any) goes; the client pulls from now on.
+            self.session.publisher.push(uri, None, None)
+        self.schedule(path, delay=0)
+
+    def did_change(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is not None:
+            self.schedule(path, delay=self.session.settings.debounce_ms / 1000)
+
+    async def did_save(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is None:
+            return
+        await self.session.features.saved(path)
+
+    def did_close(self, uri: str) -> None:
+        path = path_of(uri)
+        if path is None:
+            return
+        self.open.pop(path, None)
+        self.indexed.pop(path, None)
+        self.session.tasks.cancel(CHECK, str(path))
+        # Delivered again below as a file on disk (pushed, without a version).
+        self.session.publisher.sent.pop(path, None)
+
+        def back_to_disk(work: Workspace) -> None:
+            work.close(path)
+            self.session.cycle.mark_dirty([path])
+            # e.g. completion catalogs holding the buffer's entries
+            self.session.caches.clear()
+
+        async def reload() -> None:
+            await self.session.cycle.change(back_to_disk)
+            await self.session.refresh(None, force_paths={path})
+            await self.session.worker.run(release_free_memory)  # the buffer's text and parse
+
+        self.session.tasks.spawn(CHECK, str(path), reload())
+
+    async def folders_changed(self, added: list[str], removed: list[str]) -> None:
+        """Workspace folders added (indexed now) or removed (their files forgotten)."""
+        gone = [p for p in (path_of(u) for u in removed) if p is not None]
+        new = [p for p in (path_of(u) for u in added) if p is not None]
+        self.session.roots = [r for r in self.session.roots if r not in gone] + [
+            r for r in new if r not in self.session.roots
+        ]
+        self.session.roots_to_config()
+        # the first folder's settings file may be another
+        await self.session.settings_changed(None)
+
+        def update(work: Workspace) -> None:
+            for folder in gone:
+                for known in work.known_files():
+                    if known.is_relative_to(folder) and known not in self.open:
+                        work.remove(known)
+            for folder in new:
+                self.session.cycle.mark_dirty(work.add_folder(folder))
+
+        await self.session.cycle.change(update)
+        await self.session.refresh(None)
+
+    def schedule(self, path: Path | None, delay: float = 0.0) -> None:
+        """Re-check after ``delay`` seconds; a new call for the same file restarts the wait."""
+        key = str(path) if path is not None else "*"
+        self.session.tasks.debounce(CHECK, key, delay, lambda: self._refresh_when_ready(path))
+
+    async def _refresh_when_ready(self, path: Path | None) -> None:
+        # A document opened while the workspace is still being indexed is checked once its
+        # bibliographies are known: no flash of false "dangling" diagnostics.
+        await self.session.ready.wait()
+        await self.session.refresh(path)
