@@ -12,16 +12,22 @@ Behaviours are set per path with :meth:`HostileServer.route`; unrouted paths get
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
+from cli_process import ROOT
 from replay import recorded
 
 #: A real Crossref answer for one DOI (habanero cassette, see tests/data/PROVENANCE.md).
@@ -220,3 +226,60 @@ def hostile() -> Iterator[HostileServer]:
     yield server
     with contextlib.suppress(OSError, socket.error):
         server.stop()
+
+
+# -- the command against the server ------------------------------------------------------
+
+#: The real work CROSSREF_BODY describes, as one entry of a .bib.
+CROSSREF_ENTRY = (
+    "@article{sadasivan2012,\n  title = {Methylphenidate exposure induces dopamine neuron"
+    " loss and activation of microglia in the basal ganglia of mice},\n"
+    "  author = {Sadasivan, Shankar},\n  year = {2012},\n"
+    f"  doi = {{{CROSSREF_DOI}}}\n}}\n"
+)
+
+
+def check_entry(
+    hostile: HostileServer,
+    folder: Path,
+    verify: str,
+    preexec_fn: Callable[[], None] | None = None,
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """``citewarden check refs.bib --format json`` in ``folder``, refs.bib holding
+    :data:`CROSSREF_ENTRY`, verified by Crossref and doi.org at ``hostile`` with the
+    ``[verify]`` settings ``verify`` (TOML lines) and its cache in ``folder / "cache"``;
+    no ``CITEWARDEN_`` variable of the caller's environment passes.  ``preexec_fn`` runs
+    in the child before the command (a resource limit).  -> the run, its seconds."""
+    (folder / "refs.bib").write_text(CROSSREF_ENTRY)
+    (folder / ".citewarden.toml").write_text('[verify]\nsources = ["crossref", "doi"]\n' + verify)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT / "server"),
+            "CITEWARDEN_CACHE_DIR": str(folder / "cache"),
+            "CITEWARDEN_CROSSREF_URL": hostile.url + "/crossref",
+            "CITEWARDEN_DOI_URL": hostile.url + "/doi",
+            "CITEWARDEN_MAILTO": "tests@example.org",
+        }
+    )
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "citewarden", "check", "refs.bib", "--format", "json"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=preexec_fn,
+        check=False,
+    )
+    return done, time.monotonic() - started
+
+
+def unverified_reasons(done: subprocess.CompletedProcess[str]) -> str:
+    """The findings' messages of the one entry ``done``'s JSON report holds, after
+    asserting that the command did not fail and the entry is ``unverified``."""
+    assert "MemoryError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    [entry] = json.loads(done.stdout)["entries"]
+    assert entry["status"] == "unverified"
+    return " ".join(f["message"] for f in entry["findings"])

@@ -22,7 +22,14 @@ from citewarden.verify.source_calls import entry_seconds
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource
-from hostile_server import CROSSREF_DOI, Behaviour, HostileServer, hostile
+from hostile_server import (
+    CROSSREF_DOI,
+    Behaviour,
+    HostileServer,
+    check_entry,
+    hostile,
+    unverified_reasons,
+)
 from replay import fast_http
 
 __all__ = ["hostile"]
@@ -335,50 +342,10 @@ def test_check_stays_bounded_under_an_address_space_limit(
     """``citewarden check`` against sources that never stop sending, send 200 MB, or
     trickle: it finishes within its budgets inside 1 GB of address space, the entry
     unverified with the reason."""
-    import json
-    import os
-    import subprocess
-    import sys
-
-    from cli_process import ROOT
-
     for path in (WORK, "/crossref/works", f"/doi/{CROSSREF_DOI}"):
         hostile.route(path, Behaviour(mode, interval=0.5))
-    (tmp_path / "refs.bib").write_text(
-        "@article{sadasivan2012,\n  title = {Methylphenidate exposure induces dopamine neuron"
-        " loss and activation of microglia in the basal ganglia of mice},\n"
-        "  author = {Sadasivan, Shankar},\n  year = {2012},\n"
-        f"  doi = {{{CROSSREF_DOI}}}\n}}\n"
-    )
-    (tmp_path / ".citewarden.toml").write_text(
-        '[verify]\nsources = ["crossref", "doi"]\ntimeout = 2\n'
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
-    env.update(
-        {
-            "PYTHONPATH": str(ROOT / "server"),
-            "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
-            "CITEWARDEN_CROSSREF_URL": hostile.url + "/crossref",
-            "CITEWARDEN_DOI_URL": hostile.url + "/doi",
-            "CITEWARDEN_MAILTO": "tests@example.org",
-        }
-    )
-    started = time.monotonic()
-    done = subprocess.run(
-        [sys.executable, "-m", "citewarden", "check", "refs.bib", "--format", "json"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=_limited,
-        check=False,
-    )
-    elapsed = time.monotonic() - started
-    assert "MemoryError" not in done.stderr and "Traceback" not in done.stderr, done.stderr
-    [entry] = json.loads(done.stdout)["entries"]
-    assert entry["status"] == "unverified"
-    reasons = " ".join(f["message"] for f in entry["findings"])
+    done, elapsed = check_entry(hostile, tmp_path, "timeout = 2\n", preexec_fn=_limited)
+    reasons = unverified_reasons(done)
     expected = "timeout" if mode == "trickle" else "response body over 8 MB"
     assert expected in reasons
     assert elapsed < 30.0  # entry budget 3 x 2 s, plus start-up on a busy machine

@@ -4,7 +4,6 @@ holding a slot frees it."""
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -18,7 +17,7 @@ import pytest
 from citewarden.verify.http import Failure, HttpClient, Limit, Reply, entry_budget
 from citewarden.verify.shared_slots import SharedSlots, SlotTimeout
 from cli_process import ROOT
-from hostile_server import Behaviour, HostileServer, hostile
+from hostile_server import Behaviour, HostileServer, check_entry, hostile, unverified_reasons
 
 __all__ = ["hostile"]
 
@@ -222,43 +221,11 @@ def test_check_reports_an_entry_unverified_when_no_slot_frees_in_time(
     )
     try:
         assert squatter.stdout is not None and squatter.stdout.readline() == "held\n"
-        (tmp_path / "refs.bib").write_text(
-            "@article{sadasivan2012,\n  title = {Methylphenidate exposure induces dopamine"
-            " neuron loss and activation of microglia in the basal ganglia of mice},\n"
-            "  author = {Sadasivan, Shankar},\n  year = {2012},\n"
-            f"  doi = {{{CROSSREF_DOI}}}\n}}\n"
-        )
-        (tmp_path / ".citewarden.toml").write_text(
-            '[verify]\nsources = ["crossref", "doi"]\ntimeout = 1\nentry-budget = 1.5\n'
-        )
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
-        env.update(
-            {
-                "PYTHONPATH": str(ROOT / "server"),
-                "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
-                "CITEWARDEN_CROSSREF_URL": hostile.url + "/crossref",
-                "CITEWARDEN_DOI_URL": hostile.url + "/doi",
-                "CITEWARDEN_MAILTO": "tests@example.org",
-            }
-        )
-        started = time.monotonic()
-        done = subprocess.run(
-            [sys.executable, "-m", "citewarden", "check", "refs.bib", "--format", "json"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-        elapsed = time.monotonic() - started
+        done, elapsed = check_entry(hostile, tmp_path, "timeout = 1\nentry-budget = 1.5\n")
     finally:
         squatter.kill()
         squatter.wait()
-    assert "Traceback" not in done.stderr, done.stderr
-    [entry] = json.loads(done.stdout)["entries"]
-    assert entry["status"] == "unverified"
-    reasons = " ".join(f["message"] for f in entry["findings"])
+    reasons = unverified_reasons(done)
     assert "no free request slot for 127.0.0.1" in reasons, reasons
     assert not hostile.log  # nothing went past the caps
     assert elapsed < 30.0
