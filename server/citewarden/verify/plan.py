@@ -24,7 +24,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from citewarden.verify.legitimacy import venue_kind
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.sources._common import normalize_doi
@@ -47,9 +46,12 @@ BATCHES: dict[str, BatchSpec] = {
     "crossref": BatchSpec("by_doi", "by_dois", 20, absence_is_evidence=False),
     "arxiv": BatchSpec("by_arxiv", "by_arxivs", 50, absence_is_evidence=True),
     "pubmed": BatchSpec("by_pmid", "by_pmid_batch", 100, absence_is_evidence=True),
-    # the DOI of a journal article, for the venue's indexes (legitimacy): OpenAlex's
-    # filter=doi: matches DOIs exactly, as /works/doi: does
+    # every DOI, for the steps after a match (the venue's indexes of a journal article,
+    # a second author list, the venue from the indexes): OpenAlex's filter=doi: matches
+    # DOIs exactly, as /works/doi: does; Semantic Scholar's /paper/batch answers null for
+    # an id it does not know, as /paper/DOI:{doi} answers 404
     "openalex": BatchSpec("by_doi", "by_dois", 50, absence_is_evidence=True),
+    "semanticscholar": BatchSpec("by_doi", "by_dois", 500, absence_is_evidence=True),
 }
 
 
@@ -62,16 +64,15 @@ def answer_key(method: str, arg: str) -> str:
 
 def identifiers(entry: NormalizedEntry) -> list[tuple[str, str]]:
     """(source, identifier) look-ups the engine will make for ``entry`` that a source can
-    answer in batches: the identifier step's first look-up, and for a journal article with
-    a DOI, OpenAlex's record of that DOI (the venue's indexes, asked for every journal
-    article matched through a source that says nothing of indexes)."""
+    answer in batches: the identifier step's first look-up, and for a DOI, OpenAlex's and
+    Semantic Scholar's records of it (the venue's indexes of a journal article, the second
+    author list before an author difference is reported, the venue from the indexes).
+    Both answer 50 and 500 DOIs a request: asked ahead for every DOI, a bibliography's
+    later look-ups cost a few requests instead of one per entry that reaches them."""
     if entry.doi:
         if entry.doi.startswith("10.48550/arxiv.") and entry.arxiv_id:
             return [("arxiv", entry.arxiv_id)]
-        planned = [("crossref", entry.doi)]
-        if venue_kind(entry, ()) == "journal":
-            planned.append(("openalex", entry.doi))
-        return planned
+        return [("crossref", entry.doi), ("openalex", entry.doi), ("semanticscholar", entry.doi)]
     if entry.arxiv_id:
         return [("arxiv", entry.arxiv_id)]
     if entry.pmid:

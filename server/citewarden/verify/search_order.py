@@ -6,12 +6,17 @@ stands).  An index of another field is not asked at all: PubMed holds no compute
 venue, DBLP no biomedical journal, so their "nothing found" says nothing about such an entry.
 The kind of work is read from the venue (journal or booktitle) and a PMID; an entry whose
 venue says nothing keeps the configured order and every source.
+
+A "not found" rests on a quorum of independent answers (:data:`NOT_FOUND_QUORUM`): the
+field's own index and a general one that covers works without a DOI, both answered with no
+plausible record.  The search stops there instead of asking every remaining source; a
+source that failed said nothing, so the next one is asked in its place.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 
 from citewarden.verify.normalize import NormalizedEntry
@@ -60,6 +65,18 @@ FIRST: dict[Field, str] = {
     Field.OTHER: "crossref",
 }
 
+#: The general indexes that hold works without a DOI (conference papers, preprints).
+GENERAL = frozenset({"openalex", "semanticscholar"})
+#: The answers a "not found" rests on, by kind of work: one source of each group answered
+#: and none of the answers held a plausible record.  DBLP lists computer science, PubMed
+#: biomedicine, Crossref every DOI; OpenAlex and Semantic Scholar cover all fields, with or
+#: without DOIs (Crossref knows no work without one, so it is never the general index).
+NOT_FOUND_QUORUM: dict[Field, tuple[frozenset[str], ...]] = {
+    Field.COMPUTING: (frozenset({"dblp"}), GENERAL),
+    Field.BIOMEDICINE: (frozenset({"pubmed"}), GENERAL | {"crossref"}),
+    Field.OTHER: (frozenset({"crossref"}), GENERAL),
+}
+
 
 def field_of(entry: NormalizedEntry) -> Field:
     """The kind of work an entry's venue names (biomedicine wins a tie: "computational
@@ -72,13 +89,25 @@ def field_of(entry: NormalizedEntry) -> Field:
     return Field.OTHER
 
 
+def quorum_met(entry: NormalizedEntry, answered: Iterable[str]) -> bool:
+    """Whether the sources that answered ``entry``'s search (with no plausible record) are
+    enough for its "not found"."""
+    have = set(answered)
+    return all(have & group for group in NOT_FOUND_QUORUM[field_of(entry)])
+
+
 def by_field(entry: NormalizedEntry, names: Sequence[str]) -> list[str]:
-    """``names`` (the searchable sources in configured order) with the most selective source
-    for the entry's kind of work moved first, when it is among them, and the indexes of other
-    fields left out (unless nothing else would remain)."""
+    """``names`` (the searchable sources in configured order) with the indexes of other
+    fields left out (unless nothing else would remain), and the sources of the entry's
+    "not found" quorum first: the most selective source for its kind of work, then the
+    first general index; the rest stay in configured order."""
     field = field_of(entry)
     kept = [n for n in names if n not in OUT_OF_FIELD[field]] or list(names)
-    first = FIRST[field]
-    if first not in kept:
+    lead: list[str] = []
+    for group in NOT_FOUND_QUORUM[field]:
+        first = next((n for n in kept if n in group and n not in lead), None)
+        if first is not None:
+            lead.append(first)
+    if FIRST[field] not in lead:
         return kept
-    return [first, *(n for n in kept if n != first)]
+    return [*lead, *(n for n in kept if n not in lead)]

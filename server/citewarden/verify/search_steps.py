@@ -18,7 +18,7 @@ from citewarden.verify.evidence import Evidence, Failure, FailureKind, VenueOpin
 from citewarden.verify.legitimacy import venue_kind
 from citewarden.verify.normalize import NormalizedEntry, replace_confusables
 from citewarden.verify.records import Outcome, Query, Update, UpdateKind, WorkRecord
-from citewarden.verify.search_order import by_field
+from citewarden.verify.search_order import by_field, quorum_met
 from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls, _Cancelled
 from citewarden.verify.venue_check import venue_contradicted
 from citewarden.verify.venue_lookup import venue_answers
@@ -35,6 +35,9 @@ ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
 VENUE_SOURCES = frozenset({"openalex", "pubmed"})
 #: Stop searching once this many sources agree on a candidate with a near-miss title.
 NEAR_MISS_CONFIRMATIONS = 2
+#: A record's title at least this similar to the entry's may be the work in another form
+#: (an index's variant of the title): the "not found" quorum does not stop the search then.
+PLAUSIBLE_TITLE = 0.7
 
 #: Indexes asked for the venue of a work no publisher's record describes.
 VENUE_INDEXES = frozenset({"dblp", "openalex", "semanticscholar"})
@@ -69,6 +72,9 @@ class SearchSteps(SourceCalls):
         return names
 
     async def _search(self, ev: Evidence) -> None:
+        """Search the sources in :meth:`_search_order` until one agrees on title and authors,
+        two agree on a near-miss, or the entry's "not found" quorum has answered with no
+        plausible record (:func:`citewarden.verify.search_order.quorum_met`)."""
         e = ev.entry
         if not e.title:
             return
@@ -77,6 +83,8 @@ class SearchSteps(SourceCalls):
         complete = True
         definitive = 0
         confirmations = 0
+        answered: list[str] = []
+        plausible = False
         for name in self._search_order(e):
             lookup = await self._call(ev, name, "search", query)
             if lookup is None:
@@ -86,8 +94,10 @@ class SearchSteps(SourceCalls):
                 continue
             if name not in PARTIAL_SOURCES:
                 definitive += 1
+                answered.append(name)
             for rec in lookup.records:
                 cmp = compare(e, rec)
+                plausible = plausible or _plausible(cmp)
                 if cmp.full_agreement:
                     ev.candidate = _better(ev.candidate, cmp)
                     ev.search_complete = True
@@ -106,6 +116,10 @@ class SearchSteps(SourceCalls):
                 confirmations += 1
                 if confirmations >= NEAR_MISS_CONFIRMATIONS:
                     break
+            elif not plausible and quorum_met(e, answered):
+                # the sources a "not found" rests on answered; a failure elsewhere said nothing
+                complete = True
+                break
         ev.search_complete = complete and definitive > 0
         if definitive == 0 and complete:
             ev.failures.append(
@@ -272,6 +286,12 @@ def _anchor(ev: Evidence) -> Comparison | None:
     if ev.id_comparison is not None and ev.id_comparison.title_ok:
         return ev.id_comparison
     return ev.candidate
+
+
+def _plausible(cmp: Comparison) -> bool:
+    """A record that could be the entry's work under another form: its title is close, or
+    exact with other authors.  While one is in sight, every source is searched."""
+    return cmp.title is not None and (cmp.title.exact or cmp.title.score >= PLAUSIBLE_TITLE)
 
 
 def venue_opinion(cmp: Comparison) -> VenueOpinion:

@@ -24,8 +24,8 @@ FIELDS = (
     "title,authors,year,venue,publicationVenue,journal,externalIds,publicationTypes,url,"
     "abstract,tldr"
 )
-#: /paper/batch accepts up to 500 ids per request.
-BATCH = 100
+#: Ids per ``POST /paper/batch`` request: the API accepts up to 500.
+BATCH = 500
 
 
 def work_from_s2(paper: Any, source: str = "semanticscholar") -> WorkRecord | None:

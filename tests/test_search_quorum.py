@@ -1,0 +1,163 @@
+"""The "not found" quorum: a search stops once the field's own index and a general index
+answered with no plausible record, a failed source is replaced by the next one, and a
+plausible record keeps every source asked.
+
+Over the replay server: each source's search answers with a real recorded page of its own
+(dblp, OpenAlex, Crossref, Semantic Scholar), served for any query on its path; the
+entries' titles are made up, so no record on those pages is their work."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+
+from citewarden.model import Code, Status
+from citewarden.settings import VerifySettings
+from citewarden.verify.engine import Verifier
+from citewarden.verify.http import HttpClient
+from citewarden.verify.normalize import make_entry
+from citewarden.verify.sources.crossref import CrossrefSource
+from citewarden.verify.sources.dblp import DblpSource
+from citewarden.verify.sources.openalex import OpenAlexSource
+from citewarden.verify.sources.semanticscholar import SemanticScholarSource
+from replay import ReplayServer, recorded, replay, replay_http, replay_server
+
+__all__ = ["replay", "replay_http", "replay_server"]
+
+TODAY = date(2026, 11, 29)
+NAMES = ("crossref", "openalex", "semanticscholar", "dblp")
+AUTHORS = "Ada Quillfeather and Tomas Brindlewood"
+
+
+def serve_searches(srv: ReplayServer) -> None:
+    """Every source's recorded search page, for any query on its search path."""
+    srv.add_route(
+        "https://dblp.org/search/publ/api",
+        recorded("dblp", "refchecker_search_869c81ad65.json"),
+        any_query=True,
+    )
+    srv.add_route(
+        "https://api.semanticscholar.org/graph/v1/paper/search/match",
+        recorded("semanticscholar", "test_search_paper_match_title.json"),
+        any_query=True,
+    )
+
+
+def verifier(srv: ReplayServer, http: HttpClient) -> Verifier:
+    sources = [
+        CrossrefSource(http, srv.base_url("crossref"), mailto="t@example.org"),
+        OpenAlexSource(http, srv.base_url("openalex")),
+        SemanticScholarSource(http, srv.base_url("semanticscholar")),
+        DblpSource(http, srv.base_url("dblp")),
+    ]
+    return Verifier(sources, VerifySettings(sources=NAMES, concurrency=4), today=TODAY)
+
+
+def searched(srv: ReplayServer) -> list[str]:
+    """The sources searched, in order (one entry per request)."""
+    return [seen.path.split("/")[1] for seen in srv.log]
+
+
+async def test_a_cs_paper_is_not_found_on_dblp_and_a_general_index(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_searches(replay)
+    entry = make_entry(
+        "made_up",
+        "inproceedings",
+        {
+            "title": "Quilted gradient lattices for sparse transformers",
+            "author": AUTHORS,
+            "booktitle": "Advances in Neural Information Processing Systems",
+            "year": "2023",
+        },
+    )
+    v = await verifier(replay, replay_http).verify(entry)
+    assert v.status is Status.NOT_FOUND and Code.NOT_FOUND in {i.code for i in v.issues}
+    # dblp and OpenAlex answered with nothing like it: Crossref (no DOI-less conference
+    # papers) and Semantic Scholar are not asked
+    assert searched(replay) == ["dblp", "openalex"]
+    assert not replay.unmatched
+
+
+async def test_a_failed_source_of_the_quorum_is_replaced_by_the_next(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_searches(replay)
+    replay.inject("503", path="/openalex/", times=10)
+    entry = make_entry(
+        "made_up",
+        "inproceedings",
+        {
+            "title": "Quilted gradient lattices for sparse transformers",
+            "author": AUTHORS,
+            "booktitle": "Proceedings of the ACM SIGMOD Conference",
+            "year": "2023",
+        },
+    )
+    v = await verifier(replay, replay_http).verify(entry)
+    # OpenAlex said nothing; Semantic Scholar is the general index that answered
+    assert v.status is Status.NOT_FOUND
+    sources = [s for s in dict.fromkeys(searched(replay))]
+    assert sources == ["dblp", "openalex", "crossref", "semanticscholar"]
+
+
+async def test_without_an_answering_quorum_the_entry_stays_unverified(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_searches(replay)
+    replay.inject("503", path="/dblp/", times=10)
+    entry = make_entry(
+        "made_up",
+        "inproceedings",
+        {
+            "title": "Quilted gradient lattices for sparse transformers",
+            "author": AUTHORS,
+            "booktitle": "Advances in Neural Information Processing Systems",
+            "year": "2023",
+        },
+    )
+    v = await verifier(replay, replay_http).verify(entry)
+    # dblp, the field's own index, failed: the general indexes alone are not its quorum
+    assert v.status is Status.UNVERIFIED
+    assert set(searched(replay)) == {"dblp", "openalex", "crossref", "semanticscholar"}
+
+
+async def test_a_journal_article_is_not_found_on_crossref_and_openalex(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_searches(replay)
+    entry = make_entry(
+        "made_up",
+        "article",
+        {
+            "title": "Tidal memory in the pricing of municipal bonds",
+            "author": AUTHORS,
+            "journal": "Journal of Economic Theory",
+            "year": "2021",
+        },
+    )
+    v = await verifier(replay, replay_http).verify(entry)
+    assert v.status is Status.NOT_FOUND
+    assert searched(replay) == ["crossref", "openalex"]
+
+
+async def test_a_plausible_record_keeps_every_source_asked(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_searches(replay)
+    page = json.loads(recorded("dblp", "refchecker_search_869c81ad65.json"))
+    title = page["result"]["hits"]["hit"][0]["info"]["title"].rstrip(".")
+    entry = make_entry(
+        "near",
+        "inproceedings",
+        {
+            # dblp's record with one word changed, by other authors: close, not the work
+            "title": title.replace("Survey", "Tutorial"),
+            "author": AUTHORS,
+            "booktitle": "Advances in Neural Information Processing Systems",
+            "year": "2023",
+        },
+    )
+    await verifier(replay, replay_http).verify(entry)
+    assert searched(replay) == ["dblp", "openalex", "crossref", "semanticscholar"]
