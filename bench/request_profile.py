@@ -58,8 +58,8 @@ def run(argv: list[str]) -> int:
     import httpx
 
     from citewarden import cli
-    from citewarden.verify.coalesce import Coalescer
     from citewarden.verify import engine
+    from citewarden.verify.coalesce import Coalescer
     from citewarden.verify.engine import Verifier
     from citewarden.verify.plan import Ahead
 

@@ -35,6 +35,7 @@ from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.openalex import OpenAlexSource
 from citewarden.verify.sources.pubmed import PubMedSource
+from citewarden.verify.sources.semanticscholar import SemanticScholarSource
 from replay import API_DATA, ReplayServer, recorded
 
 replay_server = replay_fixtures.replay_server
@@ -451,3 +452,29 @@ async def test_journal_articles_dois_are_asked_at_openalex_in_the_plan(
     assert parse_qs(openalex[0].query)["filter"] == [
         "doi:" + "|".join(str(m["DOI"]).lower() for m in messages)
     ]
+
+
+async def test_five_doi_entries_cost_one_batch_request_per_source(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # every DOI of the bibliography is known up front: Crossref, OpenAlex and Semantic
+    # Scholar each get one batch request for the five, whatever steps follow
+    serve_batches(replay)
+    messages = recorded_crossref_works()[:5]
+    entries = [entry_for(i, m) for i, m in enumerate(messages)]
+    sources = [
+        CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org"),
+        DoiSource(replay_http, replay.base_url("doi")),
+        OpenAlexSource(replay_http, replay.base_url("openalex")),
+        SemanticScholarSource(replay_http, replay.base_url("semanticscholar")),
+    ]
+    settings = VerifySettings(sources=("crossref", "doi", "openalex", "semanticscholar"))
+    verdicts = await Verifier(sources, settings, today=TODAY).verify_many(entries)
+    assert len(verdicts) == 5
+    works = [s for s in replay.log if s.path.startswith(("/crossref/works", "/openalex/works"))]
+    assert sorted(s.path for s in works) == ["/crossref/works", "/openalex/works"]
+    dois = [str(m["DOI"]).lower() for m in messages]
+    (openalex,) = [s for s in works if s.path == "/openalex/works"]
+    assert parse_qs(openalex.query)["filter"] == ["doi:" + "|".join(dois)]
+    s2 = [s for s in replay.log if s.path.startswith("/semanticscholar")]
+    assert [s.path for s in s2] == ["/semanticscholar/graph/v1/paper/batch"]

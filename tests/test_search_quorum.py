@@ -1,15 +1,19 @@
 """The "not found" quorum: a search stops once the field's own index and a general index
-answered with no plausible record, a failed source is replaced by the next one, and a
-plausible record keeps every source asked.
+answered with no plausible record (or both hold the cited title under other authors), a
+failed source is replaced by the next one, and a plausible record keeps every source asked.
 
 Over the replay server: each source's search answers with a real recorded page of its own
 (dblp, OpenAlex, Crossref, Semantic Scholar), served for any query on its path; the
-entries' titles are made up, so no record on those pages is their work."""
+entries' titles are made up, so no record on those pages is their work.  The chimeric case
+runs over in-memory sources holding real recorded Crossref records (tests/data/accuracy),
+as every index of the work holds it."""
 
 from __future__ import annotations
 
 import json
+import sys
 from datetime import date
+from pathlib import Path
 
 from citewarden.model import Code, Status
 from citewarden.settings import VerifySettings
@@ -20,7 +24,11 @@ from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.dblp import DblpSource
 from citewarden.verify.sources.openalex import OpenAlexSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource
+from paths import DATA
 from replay import ReplayServer, recorded, replay, replay_http, replay_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "accuracy"))
+from memory_source import MemorySource, load_records
 
 __all__ = ["replay", "replay_http", "replay_server"]
 
@@ -161,3 +169,28 @@ async def test_a_plausible_record_keeps_every_source_asked(
     )
     await verifier(replay, replay_http).verify(entry)
     assert searched(replay) == ["dblp", "openalex", "crossref", "semanticscholar"]
+
+
+async def test_a_title_two_indexes_hold_under_other_authors_stops_the_search() -> None:
+    record = next(r for r in load_records(DATA / "accuracy" / "records.jsonl") if r.authors)
+    sources = {n: MemorySource(n, [record]) for n in NAMES}
+    settings = VerifySettings(sources=NAMES)
+    entry = make_entry(
+        "chimeric",
+        "inproceedings",
+        {
+            "title": record.title or "",
+            "author": AUTHORS,
+            "booktitle": "Advances in Neural Information Processing Systems",
+            "year": str(record.year or 2020),
+        },
+    )
+    v = await Verifier(list(sources.values()), settings, today=TODAY).verify(entry)
+    assert v.status is Status.MISMATCH and Code.CHIMERIC in {i.code for i in v.issues}
+    # dblp and OpenAlex both list the title under other authors: the quorum has answered
+    assert {n: s.calls["search"] for n, s in sources.items()} == {
+        "dblp": 1,
+        "openalex": 1,
+        "crossref": 0,
+        "semanticscholar": 0,
+    }

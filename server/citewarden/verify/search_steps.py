@@ -33,7 +33,8 @@ NOTICE_CARRIERS = frozenset({"crossref", "snapshot"})
 ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
 #: Sources whose records say which indexes the venue is in.
 VENUE_SOURCES = frozenset({"openalex", "pubmed"})
-#: Stop searching once this many sources agree on a candidate with a near-miss title.
+#: Stop searching once this many sources agree on a candidate with a near-miss title (or,
+#: with the quorum answered, hold the cited title under other authors).
 NEAR_MISS_CONFIRMATIONS = 2
 #: A record's title at least this similar to the entry's may be the work in another form
 #: (an index's variant of the title): the "not found" quorum does not stop the search then.
@@ -73,8 +74,9 @@ class SearchSteps(SourceCalls):
 
     async def _search(self, ev: Evidence) -> None:
         """Search the sources in :meth:`_search_order` until one agrees on title and authors,
-        two agree on a near-miss, or the entry's "not found" quorum has answered with no
-        plausible record (:func:`citewarden.verify.search_order.quorum_met`)."""
+        two agree on a near-miss, or the entry's "not found" quorum has answered
+        (:func:`citewarden.verify.search_order.quorum_met`) with no plausible record, or
+        with the title under other authors at two sources."""
         e = ev.entry
         if not e.title:
             return
@@ -85,6 +87,7 @@ class SearchSteps(SourceCalls):
         confirmations = 0
         answered: list[str] = []
         plausible = False
+        title_only = 0  # sources whose answer held the title with other authors
         for name in self._search_order(e):
             lookup = await self._call(ev, name, "search", query)
             if lookup is None:
@@ -95,6 +98,7 @@ class SearchSteps(SourceCalls):
             if name not in PARTIAL_SOURCES:
                 definitive += 1
                 answered.append(name)
+            same_title = False
             for rec in lookup.records:
                 cmp = compare(e, rec)
                 plausible = plausible or _plausible(cmp)
@@ -105,19 +109,20 @@ class SearchSteps(SourceCalls):
                 if cmp.identifies:
                     if ev.candidate is None or cmp.score > ev.candidate.score:
                         ev.candidate = cmp
-                elif (
-                    cmp.title is not None
-                    and cmp.title.exact
-                    and cmp.authors is not None
-                    and (ev.title_only is None or cmp.score > ev.title_only.score)
-                ):
-                    ev.title_only = cmp
+                elif cmp.title is not None and cmp.title.exact and cmp.authors is not None:
+                    same_title = True
+                    if ev.title_only is None or cmp.score > ev.title_only.score:
+                        ev.title_only = cmp
+            title_only += same_title
             if ev.candidate is not None:
                 confirmations += 1
                 if confirmations >= NEAR_MISS_CONFIRMATIONS:
                     break
-            elif not plausible and quorum_met(e, answered):
-                # the sources a "not found" rests on answered; a failure elsewhere said nothing
+            elif (not plausible or title_only >= NEAR_MISS_CONFIRMATIONS) and quorum_met(
+                e, answered
+            ):
+                # the sources a "not found" (or a title with other authors) rests on
+                # answered; a failure elsewhere said nothing
                 complete = True
                 break
         ev.search_complete = complete and definitive > 0
