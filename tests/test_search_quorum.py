@@ -194,3 +194,26 @@ async def test_a_title_two_indexes_hold_under_other_authors_stops_the_search() -
         "crossref": 0,
         "semanticscholar": 0,
     }
+
+
+async def test_a_book_waits_for_the_catalogue_before_it_is_not_found() -> None:
+    records = [r for r in load_records(DATA / "accuracy" / "records.jsonl") if r.authors]
+    book, others = records[0], records[1:4]
+    names = ("crossref", "openalex", "semanticscholar", "openlibrary")
+    sources = {n: MemorySource(n, others) for n in names[:3]}
+    sources["openlibrary"] = MemorySource("openlibrary", [book])
+    entry = make_entry(
+        "book",
+        "book",
+        {
+            "title": book.title or "",
+            "author": " and ".join(f"{a.given} {a.family}" for a in book.authors),
+            "year": str(book.year or 2020),
+        },
+    )
+    verifier = Verifier(list(sources.values()), VerifySettings(sources=names), today=TODAY)
+    v = await verifier.verify(entry)
+    # Crossref and OpenAlex answered with nothing like it, but a book's catalogue is asked
+    # too before "not found": it holds the work
+    assert sources["openlibrary"].calls["search"] == 1
+    assert v.status is Status.VERIFIED, v.issues

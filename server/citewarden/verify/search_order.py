@@ -89,11 +89,14 @@ def field_of(entry: NormalizedEntry) -> Field:
     return Field.OTHER
 
 
-def quorum_met(entry: NormalizedEntry, answered: Iterable[str]) -> bool:
+def quorum_met(entry: NormalizedEntry, answered: Iterable[str], also: Iterable[str] = ()) -> bool:
     """Whether the sources that answered ``entry``'s search (with no plausible record) are
-    enough for its "not found"."""
+    enough for its "not found": one of each group of its kind of work, and each of
+    ``also`` (the registries of a kind of entry the general indexes do not cover: Open
+    Library for books, DataCite for data, software and reports)."""
     have = set(answered)
-    return all(have & group for group in NOT_FOUND_QUORUM[field_of(entry)])
+    groups = [*NOT_FOUND_QUORUM[field_of(entry)], *(frozenset({n}) for n in also)]
+    return all(have & group for group in groups)
 
 
 def by_field(entry: NormalizedEntry, names: Sequence[str]) -> list[str]:

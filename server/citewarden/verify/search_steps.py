@@ -40,6 +40,10 @@ NEAR_MISS_CONFIRMATIONS = 2
 #: (an index's variant of the title): the "not found" quorum does not stop the search then.
 PLAUSIBLE_TITLE = 0.7
 
+#: Registries searched only for the kinds of entry they hold, which the general indexes do
+#: not cover: a "not found" of such an entry waits for their answer too.
+OWN_REGISTRIES = frozenset({"openlibrary", "datacite"})
+
 #: Indexes asked for the venue of a work no publisher's record describes.
 VENUE_INDEXES = frozenset({"dblp", "openalex", "semanticscholar"})
 
@@ -85,10 +89,12 @@ class SearchSteps(SourceCalls):
         complete = True
         definitive = 0
         confirmations = 0
+        order = self._search_order(e)
+        also = [n for n in order if n in OWN_REGISTRIES]
         answered: list[str] = []
         plausible = False
         title_only = 0  # sources whose answer held the title with other authors
-        for name in self._search_order(e):
+        for name in order:
             lookup = await self._call(ev, name, "search", query)
             if lookup is None:
                 continue
@@ -119,7 +125,7 @@ class SearchSteps(SourceCalls):
                 if confirmations >= NEAR_MISS_CONFIRMATIONS:
                     break
             elif (not plausible or title_only >= NEAR_MISS_CONFIRMATIONS) and quorum_met(
-                e, answered
+                e, answered, also
             ):
                 # the sources a "not found" (or a title with other authors) rests on
                 # answered; a failure elsewhere said nothing
