@@ -478,3 +478,28 @@ async def test_five_doi_entries_cost_one_batch_request_per_source(
     assert parse_qs(openalex.query)["filter"] == ["doi:" + "|".join(dois)]
     s2 = [s for s in replay.log if s.path.startswith("/semanticscholar")]
     assert [s.path for s in s2] == ["/semanticscholar/graph/v1/paper/batch"]
+
+
+async def test_arxiv_ids_go_to_semantic_scholar_in_the_plan(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # an arXiv id is asked at arXiv (id_list) and at Semantic Scholar (/paper/batch) ahead:
+    # its record stands in when arXiv has none and names the published venue
+    entries = [
+        make_entry(f"a{i}", "misc", {"title": "T", "eprint": ident, "archiveprefix": "arXiv"})
+        for i, ident in enumerate(["0808.05394", "1707.08567"])
+    ]
+    sources = [
+        ArxivSource(replay_http, replay.base_url("arxiv")),
+        SemanticScholarSource(replay_http, replay.base_url("semanticscholar")),
+    ]
+    settings = VerifySettings(sources=("arxiv", "semanticscholar"))
+    await Verifier(sources, settings, today=TODAY).verify_many(entries)
+    s2 = [s for s in replay.log if s.path.startswith("/semanticscholar/graph/v1/paper/")]
+    looked_up = [s for s in s2 if not s.path.endswith("/search/match")]  # not the searches
+    # the first is the plan's, for both ids (the replay's recorded batch answer holds four
+    # papers, so it settles nothing here and the id arXiv lacks is then asked on its own)
+    assert looked_up[0].path == "/semanticscholar/graph/v1/paper/batch"
+    assert json.loads(looked_up[0].body)["ids"] == ["ARXIV:0808.05394", "ARXIV:1707.08567"]
+    id_lists = [parse_qs(s.query).get("id_list") for s in replay.log if s.path.startswith("/arxiv")]
+    assert [i for i in id_lists if i] == [["0808.05394,1707.08567"]]

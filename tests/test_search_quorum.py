@@ -28,7 +28,7 @@ from paths import DATA
 from replay import ReplayServer, recorded, replay, replay_http, replay_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "accuracy"))
-from memory_source import MemorySource, load_records
+from memory_source import FlakySource, MemorySource, load_records
 
 __all__ = ["replay", "replay_http", "replay_server"]
 
@@ -88,7 +88,7 @@ async def test_a_cs_paper_is_not_found_on_dblp_and_a_general_index(
     assert not replay.unmatched
 
 
-async def test_a_failed_source_of_the_quorum_is_replaced_by_the_next(
+async def test_a_failed_general_index_leaves_the_entry_unverified(
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:
     serve_searches(replay)
@@ -104,10 +104,37 @@ async def test_a_failed_source_of_the_quorum_is_replaced_by_the_next(
         },
     )
     v = await verifier(replay, replay_http).verify(entry)
-    # OpenAlex said nothing; Semantic Scholar is the general index that answered
-    assert v.status is Status.NOT_FOUND
-    sources = [s for s in dict.fromkeys(searched(replay))]
+    # OpenAlex said nothing: every other source is asked, and none of them is a general
+    # index whose "no" settles it (Crossref holds only DOIs, Semantic Scholar's title match
+    # answers close titles only)
+    assert v.status is Status.UNVERIFIED
+    sources = list(dict.fromkeys(searched(replay)))
     assert sources == ["dblp", "openalex", "crossref", "semanticscholar"]
+
+
+async def test_a_failed_source_of_a_group_is_replaced_by_another() -> None:
+    records = [r for r in load_records(DATA / "accuracy" / "records.jsonl") if r.authors][:5]
+    names = ("crossref", "openalex", "pubmed", "dblp")
+    inner = {n: MemorySource(n, records) for n in names}
+    crossref = FlakySource(inner["crossref"], fail_rate=1.0)
+    settings = VerifySettings(sources=names)
+    sources = [crossref, inner["openalex"], inner["pubmed"], inner["dblp"]]
+    entry = make_entry(
+        "made_up",
+        "article",
+        {
+            "title": "Quilted lattices of the ventral striatum in sleep-deprived voles",
+            "author": AUTHORS,
+            "journal": "Journal of Neuroscience Methods",
+            "year": "2019",
+        },
+    )
+    v = await Verifier(sources, settings, today=TODAY).verify(entry)
+    # biomedicine: PubMed, then Crossref (failed: it said nothing), then OpenAlex, which
+    # completes the quorum in its place
+    assert v.status is Status.NOT_FOUND
+    assert crossref.failures == 1 and inner["openalex"].calls["search"] == 1
+    assert inner["dblp"].calls["search"] == 0  # not its field
 
 
 async def test_without_an_answering_quorum_the_entry_stays_unverified(

@@ -41,17 +41,22 @@ class BatchSpec:
     absence_is_evidence: bool  # an id missing from the answer is NOT_FOUND
 
 
-#: The batched look-ups the plan uses, by source.
-BATCHES: dict[str, BatchSpec] = {
-    "crossref": BatchSpec("by_doi", "by_dois", 20, absence_is_evidence=False),
-    "arxiv": BatchSpec("by_arxiv", "by_arxivs", 50, absence_is_evidence=True),
-    "pubmed": BatchSpec("by_pmid", "by_pmid_batch", 100, absence_is_evidence=True),
+#: The batched look-ups the plan uses, by (source, single method).
+BATCHES: dict[tuple[str, str], BatchSpec] = {
+    ("crossref", "by_doi"): BatchSpec("by_doi", "by_dois", 20, absence_is_evidence=False),
+    ("arxiv", "by_arxiv"): BatchSpec("by_arxiv", "by_arxivs", 50, absence_is_evidence=True),
+    ("pubmed", "by_pmid"): BatchSpec("by_pmid", "by_pmid_batch", 100, absence_is_evidence=True),
     # every DOI, for the steps after a match (the venue's indexes of a journal article,
     # a second author list, the venue from the indexes): OpenAlex's filter=doi: matches
     # DOIs exactly, as /works/doi: does; Semantic Scholar's /paper/batch answers null for
     # an id it does not know, as /paper/DOI:{doi} answers 404
-    "openalex": BatchSpec("by_doi", "by_dois", 50, absence_is_evidence=True),
-    "semanticscholar": BatchSpec("by_doi", "by_dois", 500, absence_is_evidence=True),
+    ("openalex", "by_doi"): BatchSpec("by_doi", "by_dois", 50, absence_is_evidence=True),
+    ("semanticscholar", "by_doi"): BatchSpec("by_doi", "by_dois", 500, absence_is_evidence=True),
+    # an arXiv id: Semantic Scholar's record of the paper names its published venue (the
+    # venue from the indexes), and stands in when arXiv has no answer
+    ("semanticscholar", "by_arxiv"): BatchSpec(
+        "by_arxiv", "by_arxivs", 500, absence_is_evidence=True
+    ),
 }
 
 
@@ -62,21 +67,27 @@ def answer_key(method: str, arg: str) -> str:
     return arg.strip().casefold()
 
 
-def identifiers(entry: NormalizedEntry) -> list[tuple[str, str]]:
-    """(source, identifier) look-ups the engine will make for ``entry`` that a source can
+def identifiers(entry: NormalizedEntry) -> list[tuple[str, str, str]]:
+    """(source, single method, identifier) look-ups the engine will make for ``entry`` that a source can
     answer in batches: the identifier step's first look-up, and for a DOI, OpenAlex's and
     Semantic Scholar's records of it (the venue's indexes of a journal article, the second
     author list before an author difference is reported, the venue from the indexes).
     Both answer 50 and 500 DOIs a request: asked ahead for every DOI, a bibliography's
-    later look-ups cost a few requests instead of one per entry that reaches them."""
-    if entry.doi:
-        if entry.doi.startswith("10.48550/arxiv.") and entry.arxiv_id:
-            return [("arxiv", entry.arxiv_id)]
-        return [("crossref", entry.doi), ("openalex", entry.doi), ("semanticscholar", entry.doi)]
+    later look-ups cost a few requests instead of one per entry that reaches them; an
+    arXiv id goes to arXiv and to Semantic Scholar alike."""
+    if entry.doi and not (entry.doi.startswith("10.48550/arxiv.") and entry.arxiv_id):
+        return [
+            ("crossref", "by_doi", entry.doi),
+            ("openalex", "by_doi", entry.doi),
+            ("semanticscholar", "by_doi", entry.doi),
+        ]
     if entry.arxiv_id:
-        return [("arxiv", entry.arxiv_id)]
+        return [
+            ("arxiv", "by_arxiv", entry.arxiv_id),
+            ("semanticscholar", "by_arxiv", entry.arxiv_id),
+        ]
     if entry.pmid:
-        return [("pubmed", entry.pmid)]
+        return [("pubmed", "by_pmid", entry.pmid)]
     return []
 
 
@@ -100,8 +111,8 @@ class Ahead:
     def __init__(self) -> None:
         self._answers: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        #: Ids planned but not yet sent, with their futures, by source.
-        self._pending: dict[str, list[tuple[str, asyncio.Future[Lookup | None]]]] = {}
+        #: Ids planned but not yet sent, with their futures, by (source, single method).
+        self._pending: dict[tuple[str, str], list[tuple[str, asyncio.Future[Lookup | None]]]] = {}
         #: Every future not settled yet (taken by an entry or not).
         self._unsettled: set[asyncio.Future[Lookup | None]] = set()
         #: Batch requests started, by source (for diagnostics and tests).
@@ -114,12 +125,13 @@ class Ahead:
         """Plan the look-ups of ``entry``; start a batch once a source has a full one.
         -> whether a batch was started."""
         started = False
-        for name, value in identifiers(entry):
-            started |= self._plan(sources, name, value)
+        for name, method, value in identifiers(entry):
+            started |= self._plan(sources, (name, method), value)
         return started
 
-    def _plan(self, sources: Mapping[str, Any], name: str, value: str) -> bool:
-        spec = BATCHES[name]
+    def _plan(self, sources: Mapping[str, Any], slot: tuple[str, str], value: str) -> bool:
+        spec = BATCHES[slot]
+        name = slot[0]
         source = sources.get(name)
         if source is None or getattr(source, spec.batch, None) is None:
             return False
@@ -130,17 +142,17 @@ class Ahead:
         self._answers[key] = future
         self._unsettled.add(future)
         future.add_done_callback(self._unsettled.discard)
-        pending = self._pending.setdefault(name, [])
+        pending = self._pending.setdefault(slot, [])
         pending.append((value, future))
         if len(pending) < spec.size:
             return False
-        self._launch(sources, name)
+        self._launch(sources, slot)
         return True
 
     def flush(self, sources: Mapping[str, Any]) -> None:
         """Start the batches that are not full yet."""
-        for name in list(self._pending):
-            self._launch(sources, name)
+        for slot in list(self._pending):
+            self._launch(sources, slot)
 
     def start(self, sources: Mapping[str, Any], entries: Iterable[NormalizedEntry]) -> None:
         """Plan every identifier of ``entries`` (in their order) and start their batches."""
@@ -148,11 +160,12 @@ class Ahead:
             self.add(sources, entry)
         self.flush(sources)
 
-    def _launch(self, sources: Mapping[str, Any], name: str) -> None:
-        chunk = self._pending.pop(name, [])
+    def _launch(self, sources: Mapping[str, Any], slot: tuple[str, str]) -> None:
+        chunk = self._pending.pop(slot, [])
         if not chunk:
             return
-        task = asyncio.ensure_future(self._fetch(sources, name, BATCHES[name], chunk))
+        name = slot[0]
+        task = asyncio.ensure_future(self._fetch(sources, name, BATCHES[slot], chunk))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self.batches[name] = self.batches.get(name, 0) + 1

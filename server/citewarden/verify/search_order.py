@@ -10,7 +10,8 @@ venue says nothing keeps the configured order and every source.
 A "not found" rests on a quorum of independent answers (:data:`NOT_FOUND_QUORUM`): the
 field's own index and a general one that covers works without a DOI, both answered with no
 plausible record.  The search stops there instead of asking every remaining source; a
-source that failed said nothing, so the next one is asked in its place.
+source that failed said nothing, so the other sources are asked as before (another member
+of its group, when there is one, completes the quorum).
 """
 
 from __future__ import annotations
@@ -65,12 +66,16 @@ FIRST: dict[Field, str] = {
     Field.OTHER: "crossref",
 }
 
-#: The general indexes that hold works without a DOI (conference papers, preprints).
-GENERAL = frozenset({"openalex", "semanticscholar"})
+#: The general index of a quorum: OpenAlex holds works of every field, with or without a
+#: DOI (conference proceedings, preprints), and its title search answers with the nearest
+#: titles.  Crossref knows no work without a DOI; Semantic Scholar's title match answers
+#: only a title it matches closely, and its "no match" is recorded for works it holds
+#: (Kingma and Ba's "Adam"), so neither is the general index (both are still asked when
+#: the quorum is not met).
+GENERAL = frozenset({"openalex"})
 #: The answers a "not found" rests on, by kind of work: one source of each group answered
 #: and none of the answers held a plausible record.  DBLP lists computer science, PubMed
-#: biomedicine, Crossref every DOI; OpenAlex and Semantic Scholar cover all fields, with or
-#: without DOIs (Crossref knows no work without one, so it is never the general index).
+#: biomedicine, Crossref every DOI (a biomedical journal article has one).
 NOT_FOUND_QUORUM: dict[Field, tuple[frozenset[str], ...]] = {
     Field.COMPUTING: (frozenset({"dblp"}), GENERAL),
     Field.BIOMEDICINE: (frozenset({"pubmed"}), GENERAL | {"crossref"}),

@@ -186,8 +186,8 @@ class SearchSteps(SourceCalls):
         """The venue of the matched work according to the indexes (dblp, OpenAlex, Semantic
         Scholar), when the match is not a publisher's record, and the cited venue differs
         from the match's or the match is a preprint cited as published.  One look-up per
-        index (by DOI, else a search; cached), stopping once two indexes agree on another
-        venue or one agrees with the citation."""
+        index (by DOI, at Semantic Scholar by arXiv id, else a search; cached), stopping
+        once an index agrees with the citation or three opinions are in."""
         cmp = _anchor(ev)
         e = ev.entry
         if cmp is None or not e.venue or cites_preprint(e) or cmp.venue is not Agreement.UNKNOWN:
@@ -205,6 +205,9 @@ class SearchSteps(SourceCalls):
             lookup = None
             if rec.doi and not rec.doi.startswith("10.48550/") and name != "dblp":
                 lookup = await self._call(ev, name, "by_doi", rec.doi)
+            elif rec.arxiv_id and name == "semanticscholar":
+                # its record of an arXiv paper names the published venue (planned ahead)
+                lookup = await self._call(ev, name, "by_arxiv", rec.arxiv_id)
             if lookup is None or lookup.outcome is not Outcome.FOUND:
                 lookup = await self._call(ev, name, "search", self._query(e))
             if lookup is None or lookup.outcome is not Outcome.FOUND:
