@@ -226,10 +226,12 @@ def test_search_starts_at_the_most_selective_source_for_the_kind_of_work() -> No
     names = ("crossref", "openalex", "semanticscholar", "pubmed", "dblp")
     verifier = Verifier([Named(n) for n in names], VerifySettings(sources=names))
     order = verifier._search_order
-    # the field's own index first, then the general index of its "not found" quorum; an
-    # index of another field not at all
-    cs = ["dblp", "openalex", "crossref", "semanticscholar"]
+    # the field's own index first, then the rest of its "not found" quorum; an index of
+    # another field not at all
+    cs = ["dblp", "crossref", "openalex", "semanticscholar"]  # ACM's papers have DOIs
     assert order(norm("Proc. of the ACM SIGMOD Conference")) == cs  # type: ignore[arg-type]
+    cs = ["dblp", "openalex", "semanticscholar", "crossref"]
+    assert order(norm("Advances in Neural Information Processing Systems")) == cs  # type: ignore[arg-type]
     bio = ["pubmed", "crossref", "openalex", "semanticscholar"]
     assert order(norm("Clinical Infectious Diseases")) == bio  # type: ignore[arg-type]
     assert order(norm("Econometrica")) == list(names)  # type: ignore[arg-type]

@@ -8,10 +8,10 @@ The kind of work is read from the venue (journal or booktitle) and a PMID; an en
 venue says nothing keeps the configured order and every source.
 
 A "not found" rests on a quorum of independent answers (:data:`NOT_FOUND_QUORUM`): the
-field's own index and a general one that covers works without a DOI, both answered with no
-plausible record.  The search stops there instead of asking every remaining source; a
-source that failed said nothing, so the other sources are asked as before (another member
-of its group, when there is one, completes the quorum).
+field's own index and the general indexes that cover works without a DOI, each answered
+with no plausible record.  The search stops there instead of asking every remaining
+source.  A source that failed said nothing: then every source is asked, as without a
+quorum, and the entry cannot be "not found".
 """
 
 from __future__ import annotations
@@ -66,21 +66,32 @@ FIRST: dict[Field, str] = {
     Field.OTHER: "crossref",
 }
 
-#: The general index of a quorum: OpenAlex holds works of every field, with or without a
-#: DOI (conference proceedings, preprints), and its title search answers with the nearest
-#: titles.  Crossref knows no work without a DOI; Semantic Scholar's title match answers
-#: only a title it matches closely, and its "no match" is recorded for works it holds
-#: (Kingma and Ba's "Adam"), so neither is the general index (both are still asked when
-#: the quorum is not met).
-GENERAL = frozenset({"openalex"})
-#: The answers a "not found" rests on, by kind of work: one source of each group answered
-#: and none of the answers held a plausible record.  DBLP lists computer science, PubMed
-#: biomedicine, Crossref every DOI (a biomedical journal article has one).
-NOT_FOUND_QUORUM: dict[Field, tuple[frozenset[str], ...]] = {
-    Field.COMPUTING: (frozenset({"dblp"}), GENERAL),
-    Field.BIOMEDICINE: (frozenset({"pubmed"}), GENERAL | {"crossref"}),
-    Field.OTHER: (frozenset({"crossref"}), GENERAL),
+#: The sources a "not found" rests on, by kind of work: each answered, and none of the
+#: answers held a plausible record.  The field's own index (DBLP lists computer science,
+#: PubMed biomedicine, Crossref every DOI) and the two general indexes that hold works of
+#: every field with or without a DOI (OpenAlex, Semantic Scholar); for biomedicine Crossref
+#: in Semantic Scholar's place (a journal article there has a DOI).  Sources outside the
+#: quorum are asked only when it is not met.
+NOT_FOUND_QUORUM: dict[Field, frozenset[str]] = {
+    Field.COMPUTING: frozenset({"dblp", "openalex", "semanticscholar"}),
+    Field.BIOMEDICINE: frozenset({"pubmed", "crossref", "openalex"}),
+    Field.OTHER: frozenset({"crossref", "openalex", "semanticscholar"}),
 }
+#: A computer-science venue of a publisher that registers DOIs for its proceedings: Crossref
+#: holds its papers (and finds a title written another way, "Maxpooling" for "Max-pooling",
+#: where the title searches of the indexes miss it), so it is part of the quorum.
+_DOI_PUBLISHERS = re.compile(
+    r"\b(?:ieee|acm|springer|lncs|lecture notes|elsevier|usenix|siam)\b", re.IGNORECASE
+)
+
+
+def quorum(entry: NormalizedEntry) -> frozenset[str]:
+    """The sources whose answers settle ``entry``'s "not found"."""
+    field = field_of(entry)
+    names = NOT_FOUND_QUORUM[field]
+    if field is Field.COMPUTING and _DOI_PUBLISHERS.search(entry.venue or ""):
+        names = names | {"crossref"}
+    return names
 
 
 def field_of(entry: NormalizedEntry) -> Field:
@@ -96,26 +107,22 @@ def field_of(entry: NormalizedEntry) -> Field:
 
 def quorum_met(entry: NormalizedEntry, answered: Iterable[str], also: Iterable[str] = ()) -> bool:
     """Whether the sources that answered ``entry``'s search (with no plausible record) are
-    enough for its "not found": one of each group of its kind of work, and each of
-    ``also`` (the registries of a kind of entry the general indexes do not cover: Open
-    Library for books, DataCite for data, software and reports)."""
-    have = set(answered)
-    groups = [*NOT_FOUND_QUORUM[field_of(entry)], *(frozenset({n}) for n in also)]
-    return all(have & group for group in groups)
+    enough for its "not found": every source of its :func:`quorum`, and each of ``also``
+    (the registries of a kind of entry the general indexes do not cover: Open Library for
+    books, DataCite for data, software and reports)."""
+    return quorum(entry) | set(also) <= set(answered)
 
 
 def by_field(entry: NormalizedEntry, names: Sequence[str]) -> list[str]:
     """``names`` (the searchable sources in configured order) with the indexes of other
-    fields left out (unless nothing else would remain), and the sources of the entry's
-    "not found" quorum first: the most selective source for its kind of work, then the
-    first general index; the rest stay in configured order."""
+    fields left out (unless nothing else would remain), the most selective source for the
+    entry's kind of work first, then the rest of its "not found" quorum, then the others,
+    each in configured order."""
     field = field_of(entry)
     kept = [n for n in names if n not in OUT_OF_FIELD[field]] or list(names)
-    lead: list[str] = []
-    for group in NOT_FOUND_QUORUM[field]:
-        first = next((n for n in kept if n in group and n not in lead), None)
-        if first is not None:
-            lead.append(first)
-    if FIRST[field] not in lead:
+    first = FIRST[field]
+    if first not in kept:
         return kept
-    return [*lead, *(n for n in kept if n not in lead)]
+    wanted = quorum(entry)
+    rest = [n for n in kept if n != first]
+    return [first, *(n for n in rest if n in wanted), *(n for n in rest if n not in wanted)]

@@ -124,12 +124,13 @@ class SearchSteps(SourceCalls):
                 confirmations += 1
                 if confirmations >= NEAR_MISS_CONFIRMATIONS:
                     break
-            elif (not plausible or title_only >= NEAR_MISS_CONFIRMATIONS) and quorum_met(
-                e, answered, also
+            elif (
+                complete
+                and (not plausible or title_only >= NEAR_MISS_CONFIRMATIONS)
+                and quorum_met(e, answered, also)
             ):
-                # the sources a "not found" (or a title with other authors) rests on
-                # answered; a failure elsewhere said nothing
-                complete = True
+                # the sources a "not found" (or a title with other authors) rests on all
+                # answered, and none failed
                 break
         ev.search_complete = complete and definitive > 0
         if definitive == 0 and complete:
