@@ -11,6 +11,7 @@ as every index of the work holds it."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from datetime import date
@@ -21,6 +22,7 @@ from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
 from citewarden.verify.normalize import make_entry
+from citewarden.verify.records import WorkRecord
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.dblp import DblpSource
 from citewarden.verify.sources.openalex import OpenAlexSource
@@ -225,3 +227,39 @@ async def test_a_book_waits_for_the_catalogue_before_it_is_not_found() -> None:
     # too before "not found": it holds the work
     assert sources["openlibrary"].calls["search"] == 1
     assert v.status is Status.VERIFIED, v.issues
+
+
+async def test_a_second_opinion_by_search_comes_first_from_the_sources_already_asked() -> None:
+    records = [r for r in load_records(DATA / "accuracy" / "records.jsonl") if r.authors]
+    # a work without a DOI (a conference paper): its second opinions are asked by search
+    work = next(r for r in records if len((r.title or "").split()) >= 8 and r.year)
+    work = dataclasses.replace(work, doi=None)
+    others = [r for r in records if r is not work][:3]
+    assert work.title is not None
+    words = work.title.split()
+    words[-1] = words[-1] + "s"  # a near-miss title: one word changed
+
+    def held_by(name: str, recs: list[WorkRecord]) -> MemorySource:
+        return MemorySource(name, [dataclasses.replace(r, source=name) for r in recs])
+
+    sources = {
+        "dblp": held_by("dblp", others),
+        "openalex": held_by("openalex", [work]),
+        "semanticscholar": held_by("semanticscholar", [work]),
+        "crossref": held_by("crossref", others),
+    }
+    entry = make_entry(
+        "near",
+        "inproceedings",
+        {
+            "title": " ".join(words),
+            "author": " and ".join(f"{a.given} {a.family}" for a in work.authors),
+            "booktitle": "Advances in Neural Information Processing Systems",
+            "year": str(work.year or 2020),
+        },
+    )
+    settings = VerifySettings(sources=NAMES)
+    await Verifier(list(sources.values()), settings, today=TODAY).verify(entry)
+    # dblp, OpenAlex and Semantic Scholar were searched with the same query (their answers
+    # are in the cache): they give the second opinions on the title; Crossref is not asked
+    assert sources["crossref"].calls["search"] == 0

@@ -145,7 +145,8 @@ class SearchSteps(SourceCalls):
     async def _corroborate(self, ev: Evidence) -> None:
         """A second source's author list before reporting authors added / dropped /
         substituted: records are often incomplete (Crossref lists one author of a paper
-        with eight; arXiv versions differ).  The fullest agreeing list is used."""
+        with eight; arXiv versions differ).  The fullest agreeing list is used.  Asked by
+        search, the sources the entry's search already asked come first (cached)."""
         by_id = ev.id_comparison is not None and ev.id_comparison.title_ok
         cmp = ev.id_comparison if by_id else ev.candidate
         if cmp is None or not cmp.title_ok:
@@ -155,7 +156,12 @@ class SearchSteps(SourceCalls):
         rec = cmp.record
         best = cmp
         answered = 0
-        for name in self.order:
+        names = list(self.order)
+        if not rec.doi or rec.doi.startswith("10.48550/"):
+            # asked by search: the sources the entry's search already asked answer from
+            # the cache, so they give their opinion first
+            names.sort(key=lambda n: n not in ev.sources)
+        for name in names:
             if name in (rec.source, "doi") or answered >= CORROBORATING_SOURCES:
                 continue
             if rec.doi and not rec.doi.startswith("10.48550/"):
