@@ -34,10 +34,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from xml.etree.ElementTree import Element
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
@@ -49,7 +51,10 @@ from citewarden.parsing.latex import parse_latex  # noqa: E402
 from citewarden.parsing.markdown import parse_markdown  # noqa: E402
 from citewarden.verify.normalize import normalize_entry  # noqa: E402
 from citewarden.verify.records import WorkRecord  # noqa: E402
+from citewarden.verify.sources._common import parse_xml  # noqa: E402
+from citewarden.verify.sources.arxiv import ATOM, strip_version, work_from_entry  # noqa: E402
 from citewarden.verify.sources.openalex import work_from_openalex  # noqa: E402
+from citewarden.verify.sources.semanticscholar import work_from_s2  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "context"
 
@@ -57,33 +62,37 @@ DATA = ROOT / "bench" / "data" / "context"
 Pair = tuple[str, tuple[str, ...], Work, int]
 
 
-def tfidf_cosine(sentence: str, work: Work, corpus: Sequence[Work]) -> float:
-    """Cosine of TF-IDF vectors (smoothed idf over ``corpus``) of sentence and work."""
+_PLAIN_WORD = re.compile(r"[^\W_]+")
 
-    def words(text: str) -> list[str]:
-        import re
 
-        return [
-            w for w in re.findall(r"[^\W_]+", text.casefold()) if w not in STOPWORDS and len(w) > 1
-        ]
+def _plain_words(text: str) -> list[str]:
+    return [w for w in _PLAIN_WORD.findall(text.casefold()) if w not in STOPWORDS and len(w) > 1]
 
-    df: Counter[str] = Counter()
-    for w in corpus:
-        df.update(set(words(f"{w.title} {w.abstract or ''}")))
-    n = len(corpus)
 
-    def vector(tokens: list[str]) -> dict[str, float]:
+class TfIdf:
+    """The baseline: cosine of TF-IDF vectors (smoothed idf over ``corpus``, no stemming,
+    no fields) of the sentence and the work's title + abstract."""
+
+    def __init__(self, corpus: Sequence[Work]) -> None:
+        self._df: Counter[str] = Counter()
+        for w in corpus:
+            self._df.update(set(_plain_words(f"{w.title} {w.abstract or ''}")))
+        self._n = len(corpus)
+
+    def _vector(self, text: str) -> dict[str, float]:
+        n, df = self._n, self._df
         return {
             t: c * (math.log((1 + n) / (1 + df.get(t, 0))) + 1.0)
-            for t, c in Counter(tokens).items()
+            for t, c in Counter(_plain_words(text)).items()
         }
 
-    a = vector(words(sentence))
-    b = vector(words(f"{work.title} {work.abstract or ''}"))
-    dot = sum(v * b.get(t, 0.0) for t, v in a.items())
-    na = math.sqrt(sum(v * v for v in a.values()))
-    nb = math.sqrt(sum(v * v for v in b.values()))
-    return dot / (na * nb) if na and nb else 0.0
+    def cosine(self, sentence: str, work: Work) -> float:
+        a = self._vector(sentence)
+        b = self._vector(f"{work.title} {work.abstract or ''}")
+        dot = sum(v * b.get(t, 0.0) for t, v in a.items())
+        na = math.sqrt(sum(v * v for v in a.values()))
+        nb = math.sqrt(sum(v * v for v in b.values()))
+        return dot / (na * nb) if na and nb else 0.0
 
 
 def roc_auc(scored: Sequence[tuple[float, int]]) -> float:
@@ -116,6 +125,56 @@ def ml_public_health() -> tuple[list[Pair], list[Work]]:
         for other in rows:
             pairs.append((row["sentence"], (), by_doi[other["doi"]], int(other is row)))
     return pairs, corpus
+
+
+def _rows(name: str) -> list[dict[str, str]]:
+    text = (DATA / name).read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _same_page_pairs(
+    rows: list[dict[str, str]], key: str, pages: list[dict[str, Work]]
+) -> list[Pair]:
+    """Each sentence with its own work (fits) and every other work of its page (does not)."""
+    pairs: list[Pair] = []
+    for row in rows:
+        page = next(p for p in pages if row[key] in p)
+        for wid, work in page.items():
+            pairs.append((row["sentence"], (), work, int(wid == row[key])))
+    return pairs
+
+
+def arxiv_pages() -> tuple[list[Pair], list[Work]]:
+    """Two arXiv query pages: 20 works answering "testing" (software, hypothesis and pool
+    testing) and 12 condensed-matter works of one author (bench/data/context/arxiv)."""
+    groups: dict[str, dict[str, Work]] = {"testing": {}, "del_maestro": {}}
+    for path in sorted((DATA / "arxiv").glob("*.xml")):
+        group = groups["testing" if path.name.startswith("testing") else "del_maestro"]
+        feed = parse_xml("arxiv", path.read_bytes())
+        assert isinstance(feed, Element), path
+        for entry in feed.findall(f"{ATOM}entry"):
+            record = work_from_entry(entry)
+            if record is not None and record.arxiv_id and record.abstract:
+                group.setdefault(strip_version(record.arxiv_id), work_of(record))
+    pages = list(groups.values())
+    corpus = [w for page in pages for w in page.values()]
+    return _same_page_pairs(_rows("arxiv_citing_sentences.jsonl"), "arxiv", pages), corpus
+
+
+def s2_pages() -> tuple[list[Pair], list[Work]]:
+    """Twelve Semantic Scholar search pages (bench/data/context/s2_search_pages.jsonl), the
+    works with an abstract; a sentence's unfitting works are the rest of its page."""
+    pages: list[dict[str, Work]] = []
+    corpus: dict[str, Work] = {}
+    for row in _rows("s2_search_pages.jsonl"):
+        page: dict[str, Work] = {}
+        for paper in row["body"]:
+            record = work_from_s2(paper)
+            if record is not None and record.record_id and record.abstract:
+                page[record.record_id] = corpus.setdefault(record.record_id, work_of(record))
+        pages.append(page)
+    pairs = _same_page_pairs(_rows("s2_citing_sentences.jsonl"), "paper_id", pages)
+    return pairs, list(corpus.values())
 
 
 def examples() -> tuple[list[Pair], list[Work]]:
@@ -151,10 +210,11 @@ def examples() -> tuple[list[Pair], list[Work]]:
 
 def evaluate(pairs: list[Pair], corpus: list[Work]) -> dict[str, float]:
     field = FieldCorpus(corpus)
+    tfidf = TfIdf(corpus)
     scores: dict[str, Callable[[Pair], float]] = {
         "field BM25F": lambda p: field.score(p[0], p[2], p[1]),
         "field BM25F, sentence only": lambda p: field.score(p[0], p[2]),
-        "TF-IDF cosine": lambda p: tfidf_cosine(p[0], p[2], corpus),
+        "TF-IDF cosine": lambda p: tfidf.cosine(p[0], p[2]),
     }
     return {name: roc_auc([(fn(p), p[3]) for p in pairs]) for name, fn in scores.items()}
 
@@ -162,7 +222,7 @@ def evaluate(pairs: list[Pair], corpus: list[Work]) -> dict[str, float]:
 def timings() -> None:
     import time
 
-    from citewarden.context.relevance import _terms, stem
+    from citewarden.context.words import _terms, stem
 
     words = [w.title for w in ml_public_health()[1]]
     for n in (2000, 20000):
@@ -186,7 +246,12 @@ def timings() -> None:
 
 
 def main() -> int:
-    sets = {"ml-public-health": ml_public_health(), "examples": examples()}
+    sets = {
+        "ml-public-health": ml_public_health(),
+        "arxiv-pages": arxiv_pages(),
+        "s2-pages": s2_pages(),
+        "examples": examples(),
+    }
     print(
         f"{'set':<18} {'pairs (fit/not)':>16}  "
         + "  ".join(
