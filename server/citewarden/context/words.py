@@ -194,11 +194,45 @@ STOPWORDS = frozenset(
 _WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
 
 
+#: British spellings folded into American ones, so that a sentence written with "modelled",
+#: "behaviour" or "optimisation" meets a record that says "modeled", "behavior",
+#: "optimization" (the rules apply to both sides, so a word they touch that has no
+#: American twin still meets itself).
+_SPELLING = tuple(
+    (re.compile(pattern), repl)
+    for pattern, repl in (
+        (r"^(.{3,})is(e|es|ed|ing|er|ers|ation|ations)$", r"\1iz\2"),
+        (r"^(.{2,})ys(e|es|ed|ing|er|ers)$", r"\1yz\2"),
+        (r"^(.{3,})our(s|ed|ing|ite|ites|hood|hoods|less|ful)?$", r"\1or\2"),
+        (r"^(.{3,})elled$", r"\1eled"),
+        (r"^(.{3,})elling$", r"\1eling"),
+        (r"^(.{3,})eller(s)?$", r"\1eler\2"),
+        (r"^(.{2,})tre(s)?$", r"\1ter\2"),
+        (r"^(.{2,})tred$", r"\1tered"),
+        (r"^(.{3,})ogue(s)?$", r"\1og\2"),
+        (r"^(def|off|pret)ence(s)?$", r"\1ense\2"),
+        (r"^(program)me(s)?$", r"\1\2"),
+        (r"(h|an|leuk|isch|septic|p|gyn)ae(?=m|d|c)", r"\1e"),
+        (r"^oe(soph|str|dem)", r"e\1"),
+        (r"^aetiol", "etiol"),
+    )
+)
+
+
+def american(word: str) -> str:
+    """``word`` with British spellings folded (see ``_SPELLING``)."""
+    for pattern, repl in _SPELLING:
+        word = pattern.sub(repl, word)
+    return word
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """A light English suffix stripper (plurals, -ing, -ed, -ly, -ation ...)."""
+    """A light English suffix stripper (plurals, -ing, -ed, -ly, -ation ...), after
+    British spellings are folded (:func:`american`)."""
     if len(word) <= 3 or word.isdigit():
         return word
+    word = american(word)
     for suffix, repl in (
         ("ational", "ate"),
         ("ization", "ize"),
