@@ -11,6 +11,7 @@ accounts for, 0 (nothing in common) to 1, so scores of different citations compa
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -18,17 +19,40 @@ from dataclasses import dataclass
 
 from citewarden.context.words import STOPWORDS, stem, terms
 
-__all__ = ["STOPWORDS", "FieldCorpus", "Work", "stem", "terms"]
+__all__ = ["DEFAULT", "STOPWORDS", "FieldCorpus", "Weights", "Work", "stem", "terms"]
 
-#: BM25 saturation.
-K1 = 1.2
-#: Field weights and length normalisation (title, abstract); an author's surname counts
-#: as much as a title word.
-TITLE_WEIGHT, TITLE_B = 2.5, 0.3
-AUTHOR_WEIGHT = 2.5
-ABSTRACT_WEIGHT, ABSTRACT_B = 1.0, 0.75
-#: Weight of a word that only appears in the sentences around the citing one.
-AROUND_WEIGHT = 0.35
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The score's parameters (the defaults are the adopted ones; bench/context_bench.py
+    measures the others)."""
+
+    #: BM25 saturation.
+    k1: float = 1.2
+    #: Field weights and length normalisation (title, abstract); an author's surname
+    #: counts as much as a title word.
+    title: float = 2.5
+    title_b: float = 0.3
+    author: float = 2.5
+    abstract: float = 1.0
+    abstract_b: float = 0.75
+    #: Weight of a word that only appears in the sentences around the citing one.
+    around: float = 0.35
+    #: Share of its idf a sentence word keeps when no work of the corpus has it (such a
+    #: word lowers every work's score for that sentence alike).
+    unseen: float = 0.5
+    #: Weight of two adjacent sentence words that are adjacent in the work too (a phrase
+    #: such as "membership inference"), relative to the words' mean idf.
+    phrase: float = 0.0
+    #: How far the score is relative to the work of the corpus that fits the sentence
+    #: best: the share is divided by the best work's share raised to this power (0: not
+    #: at all; 1: the best-fitting work scores 1).
+    relative: float = 0.5
+
+
+DEFAULT = Weights()
+#: Sentences whose best-fitting work the corpus remembers.
+BEST_MEMO = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,12 +72,18 @@ class _Doc:
     title_len: int
     abstract_len: int
     authors: frozenset[str] = frozenset()
+    pairs: frozenset[tuple[str, str]] = frozenset()
+
+
+def _pairs(words: Sequence[str]) -> set[tuple[str, str]]:
+    return set(itertools.pairwise(words))
 
 
 class FieldCorpus:
     """The project's works, as the corpus that weights words (see the module docstring)."""
 
-    def __init__(self, works: Iterable[Work]) -> None:
+    def __init__(self, works: Iterable[Work], weights: Weights = DEFAULT) -> None:
+        self.weights = weights
         docs: list[_Doc] = []
         df: Counter[str] = Counter()
         for w in works:
@@ -62,50 +92,100 @@ class FieldCorpus:
             df.update(set(doc.title) | set(doc.abstract) | doc.authors)
         self.size = len(docs)
         self._df = df
+        self._docs = docs
+        self._postings: dict[str, list[tuple[int, float]]] | None = None
+        self._best: dict[tuple[str, tuple[str, ...]], float] = {}
         self._avg_title = max(1.0, sum(d.title_len for d in docs) / max(1, len(docs)))
         with_abstract = [d.abstract_len for d in docs if d.abstract_len]
         self._avg_abstract = max(1.0, sum(with_abstract) / max(1, len(with_abstract)))
 
     def idf(self, term: str) -> float:
         n, df = self.size, self._df.get(term, 0)
-        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return idf if df else idf * self.weights.unseen
 
-    @staticmethod
-    def _doc(work: Work) -> _Doc:
+    def _doc(self, work: Work) -> _Doc:
         t, a = terms(work.title), terms(work.abstract)
         names = frozenset(n for name in work.authors for n in terms(name))
-        return _Doc(Counter(t), Counter(a), len(t), len(a), names)
+        pairs = frozenset(_pairs(t) | _pairs(a)) if self.weights.phrase else frozenset()
+        return _Doc(Counter(t), Counter(a), len(t), len(a), names, pairs)
 
     def _tf(self, doc: _Doc, term: str) -> float:
-        tf = AUTHOR_WEIGHT if term in doc.authors else 0.0
+        w = self.weights
+        tf = w.author if term in doc.authors else 0.0
         if doc.title_len:
-            norm = 1.0 - TITLE_B + TITLE_B * doc.title_len / self._avg_title
-            tf += TITLE_WEIGHT * doc.title.get(term, 0) / norm
+            norm = 1.0 - w.title_b + w.title_b * doc.title_len / self._avg_title
+            tf += w.title * doc.title.get(term, 0) / norm
         if doc.abstract_len:
-            norm = 1.0 - ABSTRACT_B + ABSTRACT_B * doc.abstract_len / self._avg_abstract
-            tf += ABSTRACT_WEIGHT * doc.abstract.get(term, 0) / norm
+            norm = 1.0 - w.abstract_b + w.abstract_b * doc.abstract_len / self._avg_abstract
+            tf += w.abstract * doc.abstract.get(term, 0) / norm
         return tf
 
     def query(self, sentence: str, around: Sequence[str] = ()) -> dict[str, float]:
-        """Weight of every query word: 1 for the sentence's, ``AROUND_WEIGHT`` for words
+        """Weight of every query word: 1 for the sentence's, ``Weights.around`` for words
         only in the sentences around it."""
         weights: dict[str, float] = {t: 1.0 for t in terms(sentence)}
         for text in around:
             for t in terms(text):
-                weights.setdefault(t, AROUND_WEIGHT)
+                weights.setdefault(t, self.weights.around)
         return weights
 
     def score(self, sentence: str, work: Work, around: Sequence[str] = ()) -> float:
-        """0..1: the share of the sentence's (idf-weighted) words the work accounts for."""
+        """0..1: the share of the sentence's (idf-weighted) words the work accounts for,
+        relative to the best-fitting work of the corpus as ``Weights.relative`` says."""
+        share = self._share(sentence, self._doc(work), around)
+        power = self.weights.relative
+        if not power or not share:
+            return share
+        best = max(share, self._best_share(sentence, tuple(around)))
+        return share / best**power
+
+    def _share(self, sentence: str, doc: _Doc, around: Sequence[str]) -> float:
         q = self.query(sentence, around)
         if not q:
             return 0.0
-        doc = self._doc(work)
+        k1 = self.weights.k1
         total = got = 0.0
         for term, weight in q.items():
             idf = self.idf(term) * weight
             total += idf
             tf = self._tf(doc, term)
             if tf:
-                got += idf * tf * (K1 + 1.0) / (tf + K1)
-        return min(1.0, got / ((K1 + 1.0) * total)) if total else 0.0
+                got += idf * tf * (k1 + 1.0) / (tf + k1)
+        total *= k1 + 1.0
+        if self.weights.phrase:
+            for pair in _pairs(terms(sentence)):
+                idf = self.weights.phrase * (self.idf(pair[0]) + self.idf(pair[1])) / 2.0
+                total += idf
+                if pair in doc.pairs:
+                    got += idf
+        return min(1.0, got / total) if total else 0.0
+
+    def _best_share(self, sentence: str, around: tuple[str, ...]) -> float:
+        """The share of the corpus work that fits the sentence best (remembered)."""
+        key = (sentence, around)
+        best = self._best.get(key)
+        if best is None:
+            hits: Counter[int] = Counter()
+            k1 = self.weights.k1
+            for term, weight in self.query(sentence, around).items():
+                idf = self.idf(term) * weight
+                for index, tf in self._posting(term):
+                    hits[index] += idf * tf * (k1 + 1.0) / (tf + k1)
+            best = max(
+                (self._share(sentence, self._docs[i], around) for i, _ in hits.most_common(8)),
+                default=0.0,
+            )
+            if len(self._best) >= BEST_MEMO:
+                self._best.clear()
+            self._best[key] = best
+        return best
+
+    def _posting(self, term: str) -> list[tuple[int, float]]:
+        if self._postings is None:
+            postings: dict[str, list[tuple[int, float]]] = {}
+            for i, doc in enumerate(self._docs):
+                for t in set(doc.title) | set(doc.abstract) | doc.authors:
+                    postings.setdefault(t, []).append((i, self._tf(doc, t)))
+            self._postings = postings
+        return self._postings.get(term, [])
