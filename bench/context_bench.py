@@ -1,50 +1,68 @@
 """Citation context: how well the relevance score ranks fitting citations above unfitting ones.
 
-Two labelled sets, each scored three ways in the same run:
+Four labelled sets, each scored by the adopted score, by the variants measured while it was
+chosen and by the plain baseline, all in the same run:
 
-* ``field BM25F``: :class:`citewarden.context.relevance.FieldCorpus` (the set's own works as
-  the corpus, title and abstract apart, the sentences around the citation included);
-* ``... sentence only``: the same without the surrounding sentences;
+* ``adopted``: :class:`citewarden.context.relevance.FieldCorpus` with its default
+  :class:`~citewarden.context.relevance.Weights` (the set's own works as the corpus, title
+  and abstract apart, the sentences around the citation included, relative to the corpus
+  work that fits the sentence best);
+* one row per variant (the name says what differs from the adopted weights);
 * ``TF-IDF cosine``: the plain baseline, cosine of TF-IDF vectors of the sentence and the
   work's title + abstract (idf over the same works, no stemming, no fields).
 
-Sets:
+Sets (bench/data/context, provenance in its PROVENANCE.md):
 
 * ``ml-public-health``: 37 citing sentences written for this bench (one per work, the way an
   author cites it) over the abstracts of a real OpenAlex search page ("machine learning AND
-  public health", bench/data/context/openalex_ml_public_health.json, read with the real
-  OpenAlex record reader).  Every sentence is paired with its own work (fits) and with each
-  of the 36 other works of the same field (does not fit).
+  public health", read with the real OpenAlex record reader).  Every sentence is paired with
+  its own work (fits) and with each of the 36 other works of the same field (does not fit).
+* ``arxiv-pages``: 50 sentences over two real arXiv Atom answers, 20 works for "testing"
+  (software, hypothesis and pool testing) and 12 condensed-matter works of one author, read
+  with the real arXiv entry reader; each sentence against the other works of its page.
+* ``s2-pages``: 59 sentences over twelve real Semantic Scholar search pages (LLM privacy
+  attacks, parameter-efficient tuning, tabular learning, boosting ...), read with the real
+  Semantic Scholar reader; each sentence against the other works of its page, other
+  versions of the cited work (titles sharing 80% of their words) left out.
 * ``examples``: every citation of the two example papers (examples/), its sentence taken by
   the real citing-sentence reader, paired with the entry it cites (fits) and with every other
   entry of the bibliography it does not cite there (does not fit).  The works are known by
   their titles only (the recordings hold no abstract for them).
 
+The arXiv and Semantic Scholar sentences hold a first batch written from each work's
+abstract and a second batch (``"batch": 2``) written with little word overlap with it;
+their figures are printed apart too.
+
 Prints the ROC AUC of each score on each set (the probability that a fitting pair scores
 above an unfitting one; ties count half).
 
 Also prints what the editor's hover pays: building the corpus of 2 000 and 20 000 works
-(the hover samples at most 2 000) and taking one citation's sentence in a document of 3 000
-citations.
+(the hover samples at most 2 000), the first score on a corpus of 2 000 works with
+abstracts (it builds the postings the best-fitting work is found with), a score of a new
+sentence after that, and taking one citation's sentence in a document of 3 000 citations.
 
 Usage: ``python bench/context_bench.py``
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import math
 import re
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from xml.etree.ElementTree import Element
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from citewarden.context.relevance import STOPWORDS, FieldCorpus, Work  # noqa: E402
+from citewarden.context.relevance import DEFAULT, STOPWORDS, FieldCorpus, Weights, Work  # noqa: E402
 from citewarden.context.sentence import citing_sentences  # noqa: E402
 from citewarden.parsing.bibtex import parse_bibtex  # noqa: E402
 from citewarden.parsing.latex import parse_latex  # noqa: E402
@@ -58,8 +76,8 @@ from citewarden.verify.sources.semanticscholar import work_from_s2  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "context"
 
-#: (sentence, sentences around it, work, label)
-Pair = tuple[str, tuple[str, ...], Work, int]
+#: (sentence, sentences around it, work, label, batch of the sentence)
+Pair = tuple[str, tuple[str, ...], Work, int, int]
 
 
 _PLAIN_WORD = re.compile(r"[^\W_]+")
@@ -123,25 +141,37 @@ def ml_public_health() -> tuple[list[Pair], list[Work]]:
     pairs: list[Pair] = []
     for row in rows:
         for other in rows:
-            pairs.append((row["sentence"], (), by_doi[other["doi"]], int(other is row)))
+            pairs.append((row["sentence"], (), by_doi[other["doi"]], int(other is row), 1))
     return pairs, corpus
 
 
-def _rows(name: str) -> list[dict[str, str]]:
+def _rows(name: str) -> list[dict[str, Any]]:
     text = (DATA / name).read_text(encoding="utf-8")
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def _same_page_pairs(
-    rows: list[dict[str, str]], key: str, pages: list[dict[str, Work]]
+    rows: list[dict[str, Any]], key: str, pages: list[dict[str, Work]]
 ) -> list[Pair]:
-    """Each sentence with its own work (fits) and every other work of its page (does not)."""
+    """Each sentence with its own work (fits) and every other work of its page (does not),
+    but for other versions of the cited work (see :func:`same_work`)."""
     pairs: list[Pair] = []
     for row in rows:
         page = next(p for p in pages if row[key] in p)
+        cited, batch = page[row[key]], int(row.get("batch", 1))
         for wid, work in page.items():
-            pairs.append((row["sentence"], (), work, int(wid == row[key])))
+            if wid == row[key]:
+                pairs.append((row["sentence"], (), work, 1, batch))
+            elif not same_work(work, cited):
+                pairs.append((row["sentence"], (), work, 0, batch))
     return pairs
+
+
+def same_work(a: Work, b: Work) -> bool:
+    """Two records of one work (a preprint and its proceedings version): their titles share
+    at least 80% of their words."""
+    wa, wb = set(_plain_words(a.title)), set(_plain_words(b.title))
+    return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= 0.8
 
 
 def arxiv_pages() -> tuple[list[Pair], list[Work]]:
@@ -204,18 +234,40 @@ def examples() -> tuple[list[Pair], list[Work]]:
             here = cited_here[(s.span.start, s.span.end)]
             for key, work in works.items():
                 if key == c.key or key not in here:
-                    pairs.append((s.text, around, work, int(key == c.key)))
+                    pairs.append((s.text, around, work, int(key == c.key), 1))
     return pairs, list(works.values())
 
 
+#: The variants measured while the adopted weights were chosen (what differs from them).
+VARIANTS: dict[str, Weights] = {
+    "adopted": DEFAULT,
+    "as before (absolute share, unseen words full)": replace(DEFAULT, relative=0.0, unseen=1.0),
+    "absolute share (relative 0)": replace(DEFAULT, relative=0.0),
+    "best work scores 1 (relative 1)": replace(DEFAULT, relative=1.0),
+    "unseen words full (unseen 1)": replace(DEFAULT, unseen=1.0),
+    "unseen words dropped (unseen 0)": replace(DEFAULT, unseen=0.0),
+    "phrase matches (phrase 0.5)": replace(DEFAULT, phrase=0.5),
+    "phrase matches (phrase 1)": replace(DEFAULT, phrase=1.0),
+    "title weight 1.5": replace(DEFAULT, title=1.5),
+    "title weight 4": replace(DEFAULT, title=4.0),
+    "abstract b 0.5": replace(DEFAULT, abstract_b=0.5),
+    "abstract b 0.9": replace(DEFAULT, abstract_b=0.9),
+    "k1 0.8": replace(DEFAULT, k1=0.8),
+    "k1 2.0": replace(DEFAULT, k1=2.0),
+}
+
+
 def evaluate(pairs: list[Pair], corpus: list[Work]) -> dict[str, float]:
-    field = FieldCorpus(corpus)
+    scores: dict[str, Callable[[Pair], float]] = {}
+    for name, weights in VARIANTS.items():
+        field = FieldCorpus(corpus, weights)
+        scores[name] = functools.partial(lambda f, p: f.score(p[0], p[2], p[1]), field)
+        if name == "adopted":
+            scores["adopted, sentence only"] = functools.partial(
+                lambda f, p: f.score(p[0], p[2]), field
+            )
     tfidf = TfIdf(corpus)
-    scores: dict[str, Callable[[Pair], float]] = {
-        "field BM25F": lambda p: field.score(p[0], p[2], p[1]),
-        "field BM25F, sentence only": lambda p: field.score(p[0], p[2]),
-        "TF-IDF cosine": lambda p: tfidf.cosine(p[0], p[2]),
-    }
+    scores["TF-IDF cosine"] = lambda p: tfidf.cosine(p[0], p[2])
     return {name: roc_auc([(fn(p), p[3]) for p in pairs]) for name, fn in scores.items()}
 
 
@@ -232,6 +284,29 @@ def timings() -> None:
         started = time.perf_counter()
         FieldCorpus(works)
         print(f"corpus of {n} works: {1000 * (time.perf_counter() - started):.0f} ms")
+    pairs, s2_corpus = s2_pages()
+    stem.cache_clear()
+    _terms.cache_clear()
+    works = [
+        Work(f"{w.title} {i}", f"{w.abstract} {i}", w.authors)
+        for i, w in zip(range(2000), itertools.cycle(s2_corpus), strict=False)
+    ]
+    started = time.perf_counter()
+    corpus = FieldCorpus(works)
+    built = time.perf_counter() - started
+    sentences = list(dict.fromkeys(p[0] for p in pairs))
+    started = time.perf_counter()
+    corpus.score(sentences[0], works[0])
+    first = time.perf_counter() - started
+    started = time.perf_counter()
+    for sentence in sentences[1:]:
+        corpus.score(sentence, works[1])
+    later = (time.perf_counter() - started) / (len(sentences) - 1)
+    print(
+        f"corpus of 2000 works with abstracts: {1000 * built:.0f} ms; its first score "
+        f"(builds the postings): {1000 * first:.0f} ms; a new sentence's score after that: "
+        f"{1000 * later:.1f} ms"
+    )
     text = "".join(f"A sentence on networks and their fits \\cite{{k{i}}}. " for i in range(3000))
     doc = parse_latex(Path("/bench.tex"), text)
     started = time.perf_counter()
@@ -252,17 +327,26 @@ def main() -> int:
         "s2-pages": s2_pages(),
         "examples": examples(),
     }
-    print(
-        f"{'set':<18} {'pairs (fit/not)':>16}  "
-        + "  ".join(
-            f"{n:>27}" for n in ("field BM25F", "field BM25F, sentence only", "TF-IDF cosine")
-        )
-    )
-    for name, (pairs, corpus) in sets.items():
-        fits = sum(p[3] for p in pairs)
+    batches = {
+        f"{name}, batch {n}": ([p for p in sets[name][0] if p[4] == n], sets[name][1])
+        for name in ("arxiv-pages", "s2-pages")
+        for n in (1, 2)
+    }
+    figures = {name: evaluate(pairs, corpus) for name, (pairs, corpus) in sets.items()}
+    print(f"{'ROC AUC':<48}" + "".join(f"{name:>18}" for name in sets))
+    counts = [f"{sum(p[3] for p in ps)}/{sum(1 - p[3] for p in ps)}" for ps, _ in sets.values()]
+    print(f"{'pairs (fit/not)':<48}" + "".join(f"{c:>18}" for c in counts))
+    for score in next(iter(figures.values())):
+        print(f"{score:<48}" + "".join(f"{figures[name][score]:>18.4f}" for name in sets))
+    print()
+    for name, (pairs, corpus) in batches.items():
         auc = evaluate(pairs, corpus)
-        counts = f"{fits}/{len(pairs) - fits}"
-        print(f"{name:<18} {counts:>16}  " + "  ".join(f"{v:>27.4f}" for v in auc.values()))
+        fits = sum(p[3] for p in pairs)
+        print(
+            f"{name:<22} {fits:>3}/{len(pairs) - fits:<4} adopted {auc['adopted']:.4f}"
+            f"  TF-IDF {auc['TF-IDF cosine']:.4f}"
+        )
+    print()
     timings()
     return 0
 

@@ -11,6 +11,7 @@ accounts for, 0 (nothing in common) to 1, so scores of different citations compa
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from collections import Counter
@@ -53,6 +54,9 @@ class Weights:
 DEFAULT = Weights()
 #: Sentences whose best-fitting work the corpus remembers.
 BEST_MEMO = 4096
+#: The works with the most of the sentence's weight that are scored in full (phrases
+#: count there only).
+CANDIDATES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +93,15 @@ class FieldCorpus:
         for w in works:
             doc = self._doc(w)
             docs.append(doc)
-            df.update(set(doc.title) | set(doc.abstract) | doc.authors)
+            df.update(doc.title.keys() | doc.abstract.keys() | doc.authors)
         self.size = len(docs)
         self._df = df
         self._docs = docs
-        self._postings: dict[str, list[tuple[int, float]]] | None = None
+        #: The works that have each word, gathered on the first look for the best work.
+        self._postings: dict[str, list[int]] | None = None
         self._best: dict[tuple[str, tuple[str, ...]], float] = {}
+        self._sat: dict[str, list[tuple[int, float]]] = {}
+        self._field_weights: list[tuple[float, float]] | None = None
         self._avg_title = max(1.0, sum(d.title_len for d in docs) / max(1, len(docs)))
         with_abstract = [d.abstract_len for d in docs if d.abstract_len]
         self._avg_abstract = max(1.0, sum(with_abstract) / max(1, len(with_abstract)))
@@ -111,15 +118,9 @@ class FieldCorpus:
         return _Doc(Counter(t), Counter(a), len(t), len(a), names, pairs)
 
     def _tf(self, doc: _Doc, term: str) -> float:
-        w = self.weights
-        tf = w.author if term in doc.authors else 0.0
-        if doc.title_len:
-            norm = 1.0 - w.title_b + w.title_b * doc.title_len / self._avg_title
-            tf += w.title * doc.title.get(term, 0) / norm
-        if doc.abstract_len:
-            norm = 1.0 - w.abstract_b + w.abstract_b * doc.abstract_len / self._avg_abstract
-            tf += w.abstract * doc.abstract.get(term, 0) / norm
-        return tf
+        title, abstract = self._per_count(doc)
+        tf = self.weights.author if term in doc.authors else 0.0
+        return tf + title * doc.title.get(term, 0) + abstract * doc.abstract.get(term, 0)
 
     def query(self, sentence: str, around: Sequence[str] = ()) -> dict[str, float]:
         """Weight of every query word: 1 for the sentence's, ``Weights.around`` for words
@@ -162,30 +163,58 @@ class FieldCorpus:
         return min(1.0, got / total) if total else 0.0
 
     def _best_share(self, sentence: str, around: tuple[str, ...]) -> float:
-        """The share of the corpus work that fits the sentence best (remembered)."""
+        """The share of the corpus work that fits the sentence best (remembered): the
+        words' saturated frequencies summed over their works' postings."""
         key = (sentence, around)
         best = self._best.get(key)
         if best is None:
-            hits: Counter[int] = Counter()
-            k1 = self.weights.k1
+            got = [0.0] * self.size
             for term, weight in self.query(sentence, around).items():
                 idf = self.idf(term) * weight
-                for index, tf in self._posting(term):
-                    hits[index] += idf * tf * (k1 + 1.0) / (tf + k1)
-            best = max(
-                (self._share(sentence, self._docs[i], around) for i, _ in hits.most_common(8)),
-                default=0.0,
-            )
+                for index, saturated in self._saturated(term):
+                    got[index] += idf * saturated
+            ranked = heapq.nlargest(CANDIDATES, range(self.size), key=got.__getitem__)
+            top = [self._docs[i] for i in ranked if got[i]]
+            best = max((self._share(sentence, doc, around) for doc in top), default=0.0)
             if len(self._best) >= BEST_MEMO:
                 self._best.clear()
             self._best[key] = best
         return best
 
-    def _posting(self, term: str) -> list[tuple[int, float]]:
+    def _saturated(self, term: str) -> list[tuple[int, float]]:
+        """(work, its saturated frequency of ``term``) for every work that has it, worked
+        out on first use."""
+        found = self._sat.get(term)
+        if found is None:
+            if self._field_weights is None:
+                self._field_weights = [self._per_count(doc) for doc in self._docs]
+            k1, author, per_count = self.weights.k1, self.weights.author, self._field_weights
+            found = []
+            for index in self._posting(term):
+                doc = self._docs[index]
+                title, abstract = per_count[index]
+                tf = author if term in doc.authors else 0.0
+                tf += title * doc.title.get(term, 0) + abstract * doc.abstract.get(term, 0)
+                found.append((index, tf * (k1 + 1.0) / (tf + k1)))
+            self._sat[term] = found
+        return found
+
+    def _posting(self, term: str) -> list[int]:
         if self._postings is None:
-            postings: dict[str, list[tuple[int, float]]] = {}
-            for i, doc in enumerate(self._docs):
-                for t in set(doc.title) | set(doc.abstract) | doc.authors:
-                    postings.setdefault(t, []).append((i, self._tf(doc, t)))
+            postings: dict[str, list[int]] = {}
+            for index, doc in enumerate(self._docs):
+                for t in doc.title.keys() | doc.abstract.keys() | doc.authors:
+                    postings.setdefault(t, []).append(index)
             self._postings = postings
         return self._postings.get(term, [])
+
+    def _per_count(self, doc: _Doc) -> tuple[float, float]:
+        """What one occurrence in the title and in the abstract adds to ``_tf``."""
+        w = self.weights
+        title = abstract = 0.0
+        if doc.title_len:
+            title = w.title / (1.0 - w.title_b + w.title_b * doc.title_len / self._avg_title)
+        if doc.abstract_len:
+            norm = 1.0 - w.abstract_b + w.abstract_b * doc.abstract_len / self._avg_abstract
+            abstract = w.abstract / norm
+        return title, abstract

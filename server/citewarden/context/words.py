@@ -219,8 +219,14 @@ _SPELLING = tuple(
 )
 
 
+#: Any of the patterns (most words have none: one search tells).
+_ANY_SPELLING = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _SPELLING))
+
+
 def american(word: str) -> str:
     """``word`` with British spellings folded (see ``_SPELLING``)."""
+    if not _ANY_SPELLING.search(word):
+        return word
     for pattern, repl in _SPELLING:
         word = pattern.sub(repl, word)
     return word
