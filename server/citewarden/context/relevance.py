@@ -55,8 +55,11 @@ DEFAULT = Weights()
 #: Sentences whose best-fitting work the corpus remembers.
 BEST_MEMO = 4096
 #: The works with the most of the sentence's weight that are scored in full (phrases
-#: count there only).
+#: and the words left out of the search count there only).
 CANDIDATES = 4
+#: Words that more than a quarter of the corpus has (and more than 200 works) are left
+#: out of the search for the best work: long postings, little weight.
+COMMON_SHARE, COMMON_FROM = 4, 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +172,10 @@ class FieldCorpus:
         best = self._best.get(key)
         if best is None:
             got = [0.0] * self.size
+            common = max(COMMON_FROM, self.size // COMMON_SHARE)
             for term, weight in self.query(sentence, around).items():
+                if self._df.get(term, 0) > common:
+                    continue  # cheap to leave out of the search: it weighs little
                 idf = self.idf(term) * weight
                 for index, saturated in self._saturated(term):
                     got[index] += idf * saturated
