@@ -5,8 +5,10 @@ word's weight is relative to the paper's field: in a bibliography on machine lea
 public health, "machine", "learning" and "health" say little, "suicide" or "hepatitis" a
 lot.  Title and abstract are scored apart (BM25F: a title word counts more, and each field
 is normalised by its own length); the words of the sentences around the citation count
-too, with a lower weight.  The score is the share of the sentence's weight the work
-accounts for, 0 (nothing in common) to 1, so scores of different citations compare.
+too, with a lower weight.  The work's share of the sentence's weight is divided by the
+square root of the share of the corpus work that fits the sentence best, so a sentence
+whose words the field barely has does not score low against every work: 0 (nothing in
+common) to 1, and scores of different citations compare.
 """
 
 from __future__ import annotations
