@@ -1,6 +1,6 @@
 """Citation context: how well the relevance score ranks fitting citations above unfitting ones.
 
-Four labelled sets, each scored by the adopted score, by the variants measured while it was
+Five labelled sets, each scored by the adopted score, by the variants measured while it was
 chosen and by the plain baseline, all in the same run:
 
 * ``adopted``: :class:`citewarden.context.relevance.FieldCorpus` with its default
@@ -24,6 +24,9 @@ Sets (bench/data/context, provenance in its PROVENANCE.md):
   attacks, parameter-efficient tuning, tabular learning, boosting ...), read with the real
   Semantic Scholar reader; each sentence against the other works of its page, other
   versions of the cited work (titles sharing 80% of their words) left out.
+* ``pubmed-neighbours``: 56 sentences over 74 real PubMed records, read with the real efetch
+  reader; each sentence against the 10 records closest to its work (TF-IDF cosine of
+  title + abstract, work against work, chosen without the sentences).
 * ``examples``: every citation of the two example papers (examples/), its sentence taken by
   the real citing-sentence reader, paired with the entry it cites (fits) and with every other
   entry of the bibliography it does not cite there (does not fit).  The works are known by
@@ -72,6 +75,7 @@ from citewarden.verify.records import WorkRecord  # noqa: E402
 from citewarden.verify.sources._common import parse_xml  # noqa: E402
 from citewarden.verify.sources.arxiv import ATOM, strip_version, work_from_entry  # noqa: E402
 from citewarden.verify.sources.openalex import work_from_openalex  # noqa: E402
+from citewarden.verify.sources.pubmed import work_from_pubmed_article  # noqa: E402
 from citewarden.verify.sources.semanticscholar import work_from_s2  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "context"
@@ -207,6 +211,37 @@ def s2_pages() -> tuple[list[Pair], list[Work]]:
     return pairs, list(corpus.values())
 
 
+#: Unfitting works per PubMed sentence: the cited work's nearest neighbours.
+NEIGHBOURS = 10
+
+
+def pubmed_neighbours() -> tuple[list[Pair], list[Work]]:
+    """74 real PubMed records with abstracts (bench/data/context/pubmed), read with the
+    real efetch reader; each sentence against the ``NEIGHBOURS`` works closest to its own
+    (TF-IDF cosine of title + abstract, work against work: chosen without the sentences)."""
+    works: dict[str, Work] = {}
+    for path in sorted((DATA / "pubmed").glob("*.xml")):
+        root = parse_xml("pubmed", path.read_bytes())
+        assert isinstance(root, Element), path
+        for article in root.iter("PubmedArticle"):
+            record = work_from_pubmed_article(article)
+            if record is not None and record.pmid and record.abstract:
+                works[record.pmid] = work_of(record)
+    corpus = list(works.values())
+    tfidf = TfIdf(corpus)
+    pairs: list[Pair] = []
+    for row in _rows("pubmed_citing_sentences.jsonl"):
+        cited = works[row["pmid"]]
+        text = f"{cited.title} {cited.abstract}"
+        near = sorted(
+            (w for pmid, w in works.items() if pmid != row["pmid"]),
+            key=lambda w: -tfidf.cosine(text, w),
+        )
+        pairs.append((row["sentence"], (), cited, 1, 1))
+        pairs.extend((row["sentence"], (), w, 0, 1) for w in near[:NEIGHBOURS])
+    return pairs, corpus
+
+
 def examples() -> tuple[list[Pair], list[Work]]:
     bib_path = ROOT / "examples" / "latex-paper" / "refs.bib"
     bib = parse_bibtex(bib_path, bib_path.read_text(encoding="utf-8"))
@@ -325,6 +360,7 @@ def main() -> int:
         "ml-public-health": ml_public_health(),
         "arxiv-pages": arxiv_pages(),
         "s2-pages": s2_pages(),
+        "pubmed-neighbours": pubmed_neighbours(),
         "examples": examples(),
     }
     batches = {
@@ -333,11 +369,11 @@ def main() -> int:
         for n in (1, 2)
     }
     figures = {name: evaluate(pairs, corpus) for name, (pairs, corpus) in sets.items()}
-    print(f"{'ROC AUC':<48}" + "".join(f"{name:>18}" for name in sets))
+    print(f"{'ROC AUC':<48}" + "".join(f"{name:>19}" for name in sets))
     counts = [f"{sum(p[3] for p in ps)}/{sum(1 - p[3] for p in ps)}" for ps, _ in sets.values()]
-    print(f"{'pairs (fit/not)':<48}" + "".join(f"{c:>18}" for c in counts))
+    print(f"{'pairs (fit/not)':<48}" + "".join(f"{c:>19}" for c in counts))
     for score in next(iter(figures.values())):
-        print(f"{score:<48}" + "".join(f"{figures[name][score]:>18.4f}" for name in sets))
+        print(f"{score:<48}" + "".join(f"{figures[name][score]:>19.4f}" for name in sets))
     print()
     for name, (pairs, corpus) in batches.items():
         auc = evaluate(pairs, corpus)
