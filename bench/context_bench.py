@@ -65,7 +65,14 @@ from xml.etree.ElementTree import Element
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
 
-from citewarden.context.relevance import DEFAULT, STOPWORDS, FieldCorpus, Weights, Work  # noqa: E402
+from citewarden.context.relevance import (  # noqa: E402
+    DEFAULT,
+    STOPWORDS,
+    FieldCorpus,
+    Weights,
+    Work,
+    terms,
+)
 from citewarden.context.sentence import citing_sentences  # noqa: E402
 from citewarden.parsing.bibtex import parse_bibtex  # noqa: E402
 from citewarden.parsing.latex import parse_latex  # noqa: E402
@@ -292,6 +299,25 @@ VARIANTS: dict[str, Weights] = {
 }
 
 
+class PaperBackground(FieldCorpus):
+    """A variant, not adopted: a sentence word also weighs less the more of the paper's
+    citing sentences have it (idf over the paper's sentences, mixed in at ``mix``)."""
+
+    def __init__(self, works: Sequence[Work], sentences: Sequence[str], mix: float) -> None:
+        super().__init__(works)
+        self._mix, self._n = mix, len(sentences)
+        self._sdf: Counter[str] = Counter()
+        for sentence in sentences:
+            self._sdf.update(set(terms(sentence)))
+
+    def query(self, sentence: str, around: Sequence[str] = ()) -> dict[str, float]:
+        top = math.log(1.0 + self._n)
+        return {
+            t: w * (1.0 - self._mix + self._mix * math.log(1 + self._n / (1 + self._sdf[t])) / top)
+            for t, w in super().query(sentence, around).items()
+        }
+
+
 def evaluate(pairs: list[Pair], corpus: list[Work]) -> dict[str, float]:
     scores: dict[str, Callable[[Pair], float]] = {}
     for name, weights in VARIANTS.items():
@@ -301,6 +327,8 @@ def evaluate(pairs: list[Pair], corpus: list[Work]) -> dict[str, float]:
             scores["adopted, sentence only"] = functools.partial(
                 lambda f, p: f.score(p[0], p[2]), field
             )
+    paper = PaperBackground(corpus, list(dict.fromkeys(p[0] for p in pairs)), 1.0)
+    scores["the paper's sentences as background (mix 1)"] = lambda p: paper.score(p[0], p[2], p[1])
     tfidf = TfIdf(corpus)
     scores["TF-IDF cosine"] = lambda p: tfidf.cosine(p[0], p[2])
     return {name: roc_auc([(fn(p), p[3]) for p in pairs]) for name, fn in scores.items()}
