@@ -122,8 +122,8 @@ class FieldCorpus:
         pairs = frozenset(_pairs(t) | _pairs(a)) if self.weights.phrase else frozenset()
         return _Doc(Counter(t), Counter(a), len(t), len(a), names, pairs)
 
-    def _tf(self, doc: _Doc, term: str) -> float:
-        title, abstract = self._per_count(doc)
+    def _tf(self, doc: _Doc, term: str, per_count: tuple[float, float] | None = None) -> float:
+        title, abstract = per_count or self._per_count(doc)
         tf = self.weights.author if term in doc.authors else 0.0
         return tf + title * doc.title.get(term, 0) + abstract * doc.abstract.get(term, 0)
 
@@ -196,13 +196,10 @@ class FieldCorpus:
         if found is None:
             if self._field_weights is None:
                 self._field_weights = [self._per_count(doc) for doc in self._docs]
-            k1, author, per_count = self.weights.k1, self.weights.author, self._field_weights
+            k1, per_count = self.weights.k1, self._field_weights
             found = []
             for index in self._posting(term):
-                doc = self._docs[index]
-                title, abstract = per_count[index]
-                tf = author if term in doc.authors else 0.0
-                tf += title * doc.title.get(term, 0) + abstract * doc.abstract.get(term, 0)
+                tf = self._tf(self._docs[index], term, per_count[index])
                 found.append((index, tf * (k1 + 1.0) / (tf + k1)))
             self._sat[term] = found
         return found
@@ -214,7 +211,7 @@ class FieldCorpus:
                 for t in doc.title.keys() | doc.abstract.keys() | doc.authors:
                     postings.setdefault(t, []).append(index)
             self._postings = postings
-        return self._postings.get(term, [])
+        return self._postings.pop(term, [])  # needed once: _saturated keeps what it gives
 
     def _per_count(self, doc: _Doc) -> tuple[float, float]:
         """What one occurrence in the title and in the abstract adds to ``_tf``."""
