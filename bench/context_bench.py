@@ -283,7 +283,9 @@ def examples() -> tuple[list[Pair], list[Work]]:
 #: The variants measured while the adopted weights were chosen (what differs from them).
 VARIANTS: dict[str, Weights] = {
     "adopted": DEFAULT,
-    "as before (absolute share, unseen words full)": replace(DEFAULT, relative=0.0, unseen=1.0),
+    "previous weights (absolute share, unseen words full)": replace(
+        DEFAULT, relative=0.0, unseen=1.0
+    ),
     "absolute share (relative 0)": replace(DEFAULT, relative=0.0),
     "best work scores 1 (relative 1)": replace(DEFAULT, relative=1.0),
     "unseen words full (unseen 1)": replace(DEFAULT, unseen=1.0),
