@@ -399,11 +399,11 @@ def main() -> int:
         for n in (1, 2)
     }
     figures = {name: evaluate(pairs, corpus) for name, (pairs, corpus) in sets.items()}
-    print(f"{'ROC AUC':<48}" + "".join(f"{name:>19}" for name in sets))
+    print(f"{'ROC AUC':<54}" + "".join(f"{name:>19}" for name in sets))
     counts = [f"{sum(p[3] for p in ps)}/{sum(1 - p[3] for p in ps)}" for ps, _ in sets.values()]
-    print(f"{'pairs (fit/not)':<48}" + "".join(f"{c:>19}" for c in counts))
+    print(f"{'pairs (fit/not)':<54}" + "".join(f"{c:>19}" for c in counts))
     for score in next(iter(figures.values())):
-        print(f"{score:<48}" + "".join(f"{figures[name][score]:>19.4f}" for name in sets))
+        print(f"{score:<54}" + "".join(f"{figures[name][score]:>19.4f}" for name in sets))
     print()
     for name, (pairs, corpus) in batches.items():
         auc = evaluate(pairs, corpus)
