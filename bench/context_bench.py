@@ -50,6 +50,7 @@ Usage: ``python bench/context_bench.py``
 from __future__ import annotations
 
 import functools
+import heapq
 import itertools
 import json
 import math
@@ -301,6 +302,97 @@ VARIANTS: dict[str, Weights] = {
 }
 
 
+class ExactBest(FieldCorpus):
+    """A variant, measured beside the adopted bound: the share is divided by the share of
+    the corpus work that fits the sentence best, found exactly (the words' saturated
+    frequencies summed over their postings, built on first use; the few best candidates
+    scored in full; remembered per sentence).  It keeps every work's word counts."""
+
+    #: Sentences whose best-fitting work is remembered; works scored in full; words that
+    #: more than a quarter of the corpus (and more than 200 works) has are left out of the
+    #: search (long postings, little weight).
+    MEMO, CANDIDATES, COMMON_SHARE, COMMON_FROM = 4096, 4, 4, 200
+
+    def __init__(self, works: Sequence[Work], weights: Weights = DEFAULT) -> None:
+        super().__init__(works, weights)
+        self._docs = [self._doc(w) for w in works]
+        self._postings: dict[str, list[int]] | None = None
+        self._sat: dict[str, list[tuple[int, float]]] = {}
+        self._best: dict[tuple[str, tuple[str, ...]], float] = {}
+
+    def shares(self, sentence: str, work: Work, around: Sequence[str] = ()) -> tuple[float, float]:
+        share = super().shares(sentence, work, around)[0]
+        return share, self._best_share(sentence, tuple(around))
+
+    def _best_share(self, sentence: str, around: tuple[str, ...]) -> float:
+        key = (sentence, around)
+        best = self._best.get(key)
+        if best is None:
+            got = [0.0] * self.size
+            common = max(self.COMMON_FROM, self.size // self.COMMON_SHARE)
+            for term, weight in self.query(sentence, around).items():
+                if self.df(term) > common:
+                    continue
+                idf = self.idf(term) * weight
+                for index, saturated in self._saturated(term):
+                    got[index] += idf * saturated
+            ranked = heapq.nlargest(self.CANDIDATES, range(self.size), key=got.__getitem__)
+            top = [self._docs[i] for i in ranked if got[i]]
+            best = max((self._doc_share(sentence, doc, around) for doc in top), default=0.0)
+            if len(self._best) >= self.MEMO:
+                self._best.clear()
+            self._best[key] = best
+        return best
+
+    def _doc_share(self, sentence: str, doc: Any, around: Sequence[str]) -> float:
+        k1, total, got = self.weights.k1, 0.0, 0.0
+        for term, weight in self.query(sentence, around).items():
+            idf = self.idf(term) * weight
+            total += idf
+            tf = self._tf(doc, term)
+            if tf:
+                got += idf * tf * (k1 + 1.0) / (tf + k1)
+        total *= k1 + 1.0
+        return min(1.0, got / total) if total else 0.0
+
+    def _saturated(self, term: str) -> list[tuple[int, float]]:
+        found = self._sat.get(term)
+        if found is None:
+            if self._postings is None:
+                postings: dict[str, list[int]] = {}
+                for index, doc in enumerate(self._docs):
+                    for t in doc.title.keys() | doc.abstract.keys() | doc.authors:
+                        postings.setdefault(t, []).append(index)
+                self._postings = postings
+            k1 = self.weights.k1
+            found = []
+            for index in self._postings.pop(term, []):
+                tf = self._tf(self._docs[index], term)
+                found.append((index, tf * (k1 + 1.0) / (tf + k1)))
+            self._sat[term] = found
+        return found
+
+
+class WordMaxima(FieldCorpus):
+    """A variant: the best-fitting work's share bounded from above (WAND-style) by counting
+    every sentence word at the largest saturated frequency any work gives it."""
+
+    def shares(self, sentence: str, work: Work, around: Sequence[str] = ()) -> tuple[float, float]:
+        share = super().shares(sentence, work, around)[0]
+        total = bound = 0.0
+        for term, weight in self.query(sentence, around).items():
+            idf = self.idf(term) * weight
+            total += idf
+            bound += idf * self.top(term)
+        total *= self.weights.k1 + 1.0
+        return share, min(1.0, bound / total) if total else 0.0
+
+
+def top_works(k: int) -> type[FieldCorpus]:
+    """A variant: ``k`` works kept per word instead of ``TOP_WORKS``."""
+    return type(f"Top{k}", (FieldCorpus,), {"top_works": k})
+
+
 class PaperBackground(FieldCorpus):
     """A variant, not adopted: a sentence word also weighs less the more of the paper's
     citing sentences have it (idf over the paper's sentences, mixed in at ``mix``)."""
@@ -329,6 +421,15 @@ def evaluate(pairs: list[Pair], corpus: list[Work]) -> dict[str, float]:
             scores["adopted, sentence only"] = functools.partial(
                 lambda f, p: f.score(p[0], p[2]), field
             )
+    for name, kind in (
+        ("best work found exactly (previous)", ExactBest),
+        ("bound: each word at its largest saturated frequency", WordMaxima),
+        ("1 work kept per word", top_works(1)),
+        ("4 works kept per word", top_works(4)),
+        ("16 works kept per word", top_works(16)),
+    ):
+        field = kind(corpus)
+        scores[name] = functools.partial(lambda f, p: f.score(p[0], p[2], p[1]), field)
     paper = PaperBackground(corpus, list(dict.fromkeys(p[0] for p in pairs)), 1.0)
     scores["the paper's sentences as background (mix 1)"] = lambda p: paper.score(p[0], p[2], p[1])
     tfidf = TfIdf(corpus)
@@ -337,7 +438,9 @@ def evaluate(pairs: list[Pair], corpus: list[Work]) -> dict[str, float]:
 
 
 def timings() -> None:
+    import gc
     import time
+    import tracemalloc
 
     from citewarden.context.words import _terms, stem
 
@@ -350,28 +453,51 @@ def timings() -> None:
         FieldCorpus(works)
         print(f"corpus of {n} works: {1000 * (time.perf_counter() - started):.0f} ms")
     pairs, s2_corpus = s2_pages()
-    stem.cache_clear()
-    _terms.cache_clear()
-    works = [
-        Work(f"{w.title} {i}", f"{w.abstract} {i}", w.authors)
-        for i, w in zip(range(2000), itertools.cycle(s2_corpus), strict=False)
-    ]
-    started = time.perf_counter()
-    corpus = FieldCorpus(works)
-    built = time.perf_counter() - started
     sentences = list(dict.fromkeys(p[0] for p in pairs))
-    started = time.perf_counter()
-    corpus.score(sentences[0], works[0])
-    first = time.perf_counter() - started
-    started = time.perf_counter()
-    for sentence in sentences[1:]:
-        corpus.score(sentence, works[1])
-    later = (time.perf_counter() - started) / (len(sentences) - 1)
-    print(
-        f"corpus of 2000 works with abstracts: {1000 * built:.0f} ms; its first score "
-        f"(builds the postings): {1000 * first:.0f} ms; a new sentence's score after that: "
-        f"{1000 * later:.1f} ms"
-    )
+    for n, kind in itertools.product((2000, 20000), (FieldCorpus, ExactBest)):
+        works = [
+            Work(f"{w.title} {i}", f"{w.abstract} {i}", w.authors)
+            for i, w in zip(range(n), itertools.cycle(s2_corpus), strict=False)
+        ]
+        name = "adopted" if kind is FieldCorpus else "exact"
+        stem.cache_clear()
+        _terms.cache_clear()
+        started = time.perf_counter()
+        corpus = kind(works)
+        built = time.perf_counter() - started
+        started = time.perf_counter()
+        corpus.score(sentences[0], works[0])
+        first = time.perf_counter() - started
+        started = time.perf_counter()
+        for sentence in sentences[1:]:
+            corpus.score(sentence, works[1])
+        later = (time.perf_counter() - started) / (len(sentences) - 1)
+        print(
+            f"{name} corpus of {n} works with abstracts: {1000 * built:.0f} ms; its first "
+            f"score {1000 * first:.1f} ms; a new sentence's score {1000 * later:.3f} ms"
+        )
+        del corpus
+        if n > 2000 and kind is ExactBest:
+            continue  # its memory at this size takes minutes under tracemalloc
+        stem.cache_clear()
+        _terms.cache_clear()
+        gc.collect()
+        tracemalloc.start()
+        corpus = kind(works)
+        traced, peak = tracemalloc.get_traced_memory()
+        for sentence in sentences:
+            corpus.score(sentence, works[1])
+        stem.cache_clear()
+        _terms.cache_clear()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        del corpus
+        print(
+            f"  memory: {traced / 1e6:.1f} MB after the build with the word caches (peak "
+            f"{peak / 1e6:.1f} MB); the corpus alone after {len(sentences)} sentences "
+            f"{kept / 1e6:.1f} MB"
+        )
     text = "".join(f"A sentence on networks and their fits \\cite{{k{i}}}. " for i in range(3000))
     doc = parse_latex(Path("/bench.tex"), text)
     started = time.perf_counter()

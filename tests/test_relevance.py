@@ -9,7 +9,14 @@ from xml.etree.ElementTree import Element
 
 import pytest
 
-from citewarden.context.relevance import BEST_MEMO, DEFAULT, FieldCorpus, Work, stem, terms
+from citewarden.context.relevance import (
+    DEFAULT,
+    TOP_WORKS,
+    FieldCorpus,
+    Work,
+    stem,
+    terms,
+)
 from citewarden.verify.sources._common import parse_xml
 from citewarden.verify.sources.arxiv import ATOM, work_from_entry
 
@@ -86,13 +93,41 @@ def test_a_work_outside_the_corpus_that_fits_better_scores_at_most_one(
     assert corpus.score(MICRO, outside) == corpus.score(MICRO, outside)  # remembered alike
 
 
-def test_the_remembered_best_works_are_bounded(works: dict[str, Work]) -> None:
+def keeping(works: dict[str, Work], top: int) -> FieldCorpus:
+    """A corpus that keeps ``top`` works per word instead of ``TOP_WORKS``."""
+    kind = type(f"Top{top}", (FieldCorpus,), {"top_works": top})
+    return kind(works.values())
+
+
+def test_with_every_work_kept_the_best_fitting_work_is_found_exactly(
+    works: dict[str, Work],
+) -> None:
+    assert len(works) > TOP_WORKS
+    every, shares = keeping(works, len(works)), absolute(works)
+    for sentence in (MICRO, REST, SPARSE):
+        assert every.best(sentence) == pytest.approx(
+            max(shares.score(sentence, w) for w in works.values())
+        )
+
+
+def test_fewer_works_kept_per_word_find_a_share_no_larger(works: dict[str, Work]) -> None:
+    """A work is credited only with the words it is one of the kept works of, so the best
+    share found grows with the works kept, up to the exact one; a one-word sentence finds
+    its word's best work whatever is kept."""
+    every, default, one = keeping(works, len(works)), FieldCorpus(works.values()), keeping(works, 1)
+    for sentence in (MICRO, REST, SPARSE):
+        assert 0.0 < one.best(sentence) <= default.best(sentence) <= every.best(sentence)
+    assert one.best(REST) < every.best(REST)  # one kept work per word is not enough here
+    assert every.best("microcontroller") > 0.0
+    assert one.best("microcontroller") == pytest.approx(every.best("microcontroller"))
+
+
+def test_the_corpus_keeps_at_most_the_top_works_of_each_word(works: dict[str, Work]) -> None:
     corpus = FieldCorpus(works.values())
-    first = corpus.score(REST, works["2204.08348"])
-    for i in range(BEST_MEMO + 5):
-        corpus.score(f"{REST} {i}", works["2204.08348"])
-    assert len(corpus._best) <= BEST_MEMO
-    assert corpus.score(REST, works["2204.08348"]) == first
+    assert corpus.df("test") == len(works) > TOP_WORKS  # every work of the page has it
+    assert len(corpus._work) <= TOP_WORKS * len(corpus._slot)
+    assert 0.0 < corpus.top("test") <= DEFAULT.k1 + 1.0
+    assert corpus.top("pedagogy") == 0.0  # no work has it
 
 
 def test_british_and_american_spellings_meet() -> None:

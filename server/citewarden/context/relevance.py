@@ -6,9 +6,10 @@ public health, "machine", "learning" and "health" say little, "suicide" or "hepa
 lot.  Title and abstract are scored apart (BM25F: a title word counts more, and each field
 is normalised by its own length); the words of the sentences around the citation count
 too, with a lower weight.  The work's share of the sentence's weight is divided by the
-square root of the share of the corpus work that fits the sentence best, so a sentence
-whose words the field barely has does not score low against every work: 0 (nothing in
-common) to 1, and scores of different citations compare.
+square root of the share of the corpus work that fits the sentence best (looked for among
+the few works that give each sentence word its largest weights, kept per word when the
+corpus is built), so a sentence whose words the field barely has does not score low
+against every work: 0 (nothing in common) to 1, and scores of different citations compare.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -47,21 +49,16 @@ class Weights:
     #: Weight of two adjacent sentence words that are adjacent in the work too (a phrase
     #: such as "membership inference"), relative to the words' mean idf.
     phrase: float = 0.0
-    #: How far the score is relative to the work of the corpus that fits the sentence
-    #: best: the share is divided by the best work's share raised to this power (0: not
-    #: at all; 1: the best-fitting work scores 1).
+    #: How far the score is relative to the corpus work that fits the sentence best: the
+    #: share is divided by that work's share (see ``FieldCorpus.best``) raised to this
+    #: power (0: not at all; 1: the best-fitting work scores 1).
     relative: float = 0.5
 
 
 DEFAULT = Weights()
-#: Sentences whose best-fitting work the corpus remembers.
-BEST_MEMO = 4096
-#: The works with the most of the sentence's weight that are scored in full (phrases
-#: and the words left out of the search count there only).
-CANDIDATES = 4
-#: Words that more than a quarter of the corpus has (and more than 200 works) are left
-#: out of the search for the best work: long postings, little weight.
-COMMON_SHARE, COMMON_FROM = 4, 200
+#: Works kept per word (those giving it the largest saturated frequencies): the best-fitting
+#: work of a sentence is looked for among them.
+TOP_WORKS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,36 +81,103 @@ class _Doc:
     pairs: frozenset[tuple[str, str]] = frozenset()
 
 
+def _saturated(tf: float, k1: float) -> float:
+    return tf * (k1 + 1.0) / (tf + k1)
+
+
 def _pairs(words: Sequence[str]) -> set[tuple[str, str]]:
     return set(itertools.pairwise(words))
 
 
 class FieldCorpus:
-    """The project's works, as the corpus that weights words (see the module docstring)."""
+    """The project's works, as the corpus that weights words (see the module docstring).
+
+    It keeps, per word, how many works have it and the ``TOP_WORKS`` works that give it
+    the largest saturated frequencies (with those frequencies), in flat arrays; the works
+    themselves are let go once the corpus is built."""
+
+    top_works = TOP_WORKS
 
     def __init__(self, works: Iterable[Work], weights: Weights = DEFAULT) -> None:
         self.weights = weights
-        docs: list[_Doc] = []
-        df: Counter[str] = Counter()
-        for w in works:
-            doc = self._doc(w)
-            docs.append(doc)
-            df.update(doc.title.keys() | doc.abstract.keys() | doc.authors)
+        docs = [self._doc(w) for w in works]
         self.size = len(docs)
-        self._df = df
-        self._docs = docs
-        #: The works that have each word, gathered on the first look for the best work.
-        self._postings: dict[str, list[int]] | None = None
-        self._best: dict[tuple[str, tuple[str, ...]], float] = {}
-        self._sat: dict[str, list[tuple[int, float]]] = {}
-        self._field_weights: list[tuple[float, float]] | None = None
         self._avg_title = max(1.0, sum(d.title_len for d in docs) / max(1, len(docs)))
         with_abstract = [d.abstract_len for d in docs if d.abstract_len]
         self._avg_abstract = max(1.0, sum(with_abstract) / max(1, len(with_abstract)))
+        #: Each word's slot in the arrays: its df, and where its top works start.
+        self._slot: dict[str, int] = {}
+        self._df = array("I")
+        self._start = array("I", [0])
+        self._work = array("I")
+        self._weight = array("f")
+        self._index(docs)
+
+    def _index(self, docs: Sequence[_Doc]) -> None:
+        """Count each word's works and keep the ``top_works`` with its largest saturated
+        frequencies.  Most words of a work occur once, in its abstract only, at the same
+        frequency for all of them; visiting the works from the highest such frequency
+        down, a word's first ``top_works`` works are its best, and a word that has them
+        is skipped by one set difference.  The other words are ranked one by one."""
+        k1, keep = self.weights.k1, self.top_works
+        df: Counter[str] = Counter()
+        #: Per word, (saturated frequency, -work) of its best works so far.
+        plain: dict[str, list[tuple[float, int]]] = {}
+        other: dict[str, list[tuple[float, int]]] = {}
+        full: set[str] = set()
+        per_counts = [self._per_count(doc) for doc in docs]
+        order = sorted(range(len(docs)), key=lambda i: (-per_counts[i][1], i))
+        for index in order:
+            doc, per_count = docs[index], per_counts[index]
+            df.update(doc.title.keys() | doc.abstract.keys() | doc.authors)
+            rest = doc.title.keys() | doc.authors
+            rest |= {t for t, n in doc.abstract.items() if n > 1}
+            once = _saturated(per_count[1], k1)
+            for term in doc.abstract.keys() - rest - full:
+                found = plain.setdefault(term, [])
+                found.append((once, -index))
+                if len(found) == keep:
+                    full.add(term)
+            title, abstract = per_count
+            authors, weight = doc.authors, self.weights.author
+            for term in rest:
+                tf = title * doc.title.get(term, 0) + abstract * doc.abstract.get(term, 0)
+                if term in authors:
+                    tf += weight
+                item = (tf * (k1 + 1.0) / (tf + k1), -index)
+                found = other.setdefault(term, [])
+                if len(found) < keep:
+                    heapq.heappush(found, item)
+                elif item > found[0]:
+                    heapq.heapreplace(found, item)
+        for term, count in df.items():
+            self._slot[term] = len(self._df)
+            self._df.append(count)
+            best = plain.pop(term, [])
+            if term in other:
+                best = heapq.nlargest(keep, best + other.pop(term))
+            for saturated, index in best:
+                self._work.append(-index)
+                self._weight.append(saturated)
+            self._start.append(len(self._work))
+
+    def df(self, term: str) -> int:
+        """How many works of the corpus have ``term``."""
+        slot = self._slot.get(term)
+        return 0 if slot is None else self._df[slot]
 
     def idf(self, term: str) -> float:
-        n, df = self.size, self._df.get(term, 0)
-        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return self._idf(self.df(term))
+
+    def top(self, term: str) -> float:
+        """The largest saturated frequency of ``term`` in a work of the corpus (0 to k1 + 1)."""
+        slot = self._slot.get(term)
+        if slot is None:
+            return 0.0
+        return max(self._weight[self._start[slot] : self._start[slot + 1]])
+
+    def _idf(self, df: int) -> float:
+        idf = math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
         return idf if df else idf * self.weights.unseen
 
     def _doc(self, work: Work) -> _Doc:
@@ -138,24 +202,41 @@ class FieldCorpus:
 
     def score(self, sentence: str, work: Work, around: Sequence[str] = ()) -> float:
         """0..1: the share of the sentence's (idf-weighted) words the work accounts for,
-        relative to the best-fitting work of the corpus as ``Weights.relative`` says."""
-        share = self._share(sentence, self._doc(work), around)
+        relative to the best-fitting corpus work's as ``Weights.relative`` says."""
+        share, best = self.shares(sentence, work, around)
         power = self.weights.relative
         if not power or not share:
             return share
-        best = max(share, self._best_share(sentence, tuple(around)))
-        return share / best**power
+        return share / max(share, best) ** power
 
-    def _share(self, sentence: str, doc: _Doc, around: Sequence[str]) -> float:
+    def best(self, sentence: str, around: Sequence[str] = ()) -> float:
+        """The estimated share of the corpus work that fits the sentence best: each work's
+        share counted over the words it is one of the ``TOP_WORKS`` works of."""
+        return self.shares(sentence, Work(""), around)[1]
+
+    def shares(self, sentence: str, work: Work, around: Sequence[str] = ()) -> tuple[float, float]:
+        """(the work's share of the sentence, the best-fitting corpus work's, estimated as
+        :meth:`best` says)."""
         q = self.query(sentence, around)
         if not q:
-            return 0.0
-        k1 = self.weights.k1
+            return 0.0, 0.0
+        doc, k1 = self._doc(work), self.weights.k1
+        per_count = self._per_count(doc)
         total = got = 0.0
+        best: dict[int, float] = {}
+        slots, dfs, starts = self._slot, self._df, self._start
+        works, weights = self._work, self._weight
         for term, weight in q.items():
-            idf = self.idf(term) * weight
+            slot = slots.get(term)
+            if slot is None:
+                idf = self._idf(0) * weight
+            else:
+                idf = self._idf(dfs[slot]) * weight
+                kept = slice(starts[slot], starts[slot + 1])
+                for index, saturated in zip(works[kept], weights[kept], strict=True):
+                    best[index] = best.get(index, 0.0) + idf * saturated
             total += idf
-            tf = self._tf(doc, term)
+            tf = self._tf(doc, term, per_count)
             if tf:
                 got += idf * tf * (k1 + 1.0) / (tf + k1)
         total *= k1 + 1.0
@@ -165,53 +246,9 @@ class FieldCorpus:
                 total += idf
                 if pair in doc.pairs:
                     got += idf
-        return min(1.0, got / total) if total else 0.0
-
-    def _best_share(self, sentence: str, around: tuple[str, ...]) -> float:
-        """The share of the corpus work that fits the sentence best (remembered): the
-        words' saturated frequencies summed over their works' postings."""
-        key = (sentence, around)
-        best = self._best.get(key)
-        if best is None:
-            got = [0.0] * self.size
-            common = max(COMMON_FROM, self.size // COMMON_SHARE)
-            for term, weight in self.query(sentence, around).items():
-                if self._df.get(term, 0) > common:
-                    continue  # cheap to leave out of the search: it weighs little
-                idf = self.idf(term) * weight
-                for index, saturated in self._saturated(term):
-                    got[index] += idf * saturated
-            ranked = heapq.nlargest(CANDIDATES, range(self.size), key=got.__getitem__)
-            top = [self._docs[i] for i in ranked if got[i]]
-            best = max((self._share(sentence, doc, around) for doc in top), default=0.0)
-            if len(self._best) >= BEST_MEMO:
-                self._best.clear()
-            self._best[key] = best
-        return best
-
-    def _saturated(self, term: str) -> list[tuple[int, float]]:
-        """(work, its saturated frequency of ``term``) for every work that has it, worked
-        out on first use."""
-        found = self._sat.get(term)
-        if found is None:
-            if self._field_weights is None:
-                self._field_weights = [self._per_count(doc) for doc in self._docs]
-            k1, per_count = self.weights.k1, self._field_weights
-            found = []
-            for index in self._posting(term):
-                tf = self._tf(self._docs[index], term, per_count[index])
-                found.append((index, tf * (k1 + 1.0) / (tf + k1)))
-            self._sat[term] = found
-        return found
-
-    def _posting(self, term: str) -> list[int]:
-        if self._postings is None:
-            postings: dict[str, list[int]] = {}
-            for index, doc in enumerate(self._docs):
-                for t in doc.title.keys() | doc.abstract.keys() | doc.authors:
-                    postings.setdefault(t, []).append(index)
-            self._postings = postings
-        return self._postings.pop(term, [])  # needed once: _saturated keeps what it gives
+        if not total:
+            return 0.0, 0.0
+        return min(1.0, got / total), min(1.0, max(best.values(), default=0.0) / total)
 
     def _per_count(self, doc: _Doc) -> tuple[float, float]:
         """What one occurrence in the title and in the abstract adds to ``_tf``."""
