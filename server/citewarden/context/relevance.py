@@ -140,7 +140,7 @@ class FieldCorpus:
                     full.add(term)
             title, abstract = per_count
             authors, weight = doc.authors, self.weights.author
-            for term in rest:
+            for term in rest:  # _tf and _saturated, inlined: the build's inner loop
                 tf = title * doc.title.get(term, 0) + abstract * doc.abstract.get(term, 0)
                 if term in authors:
                     tf += weight
@@ -167,6 +167,7 @@ class FieldCorpus:
         return 0 if slot is None else self._df[slot]
 
     def idf(self, term: str) -> float:
+        """BM25's idf of ``term`` over the corpus (``Weights.unseen`` of it if no work has it)."""
         return self._idf(self.df(term))
 
     def top(self, term: str) -> float:
