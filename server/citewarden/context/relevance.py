@@ -225,6 +225,7 @@ class FieldCorpus:
         per_count = self._per_count(doc)
         total = got = 0.0
         best: dict[int, float] = {}
+        credit = best.get
         slots, dfs, starts = self._slot, self._df, self._start
         works, weights = self._work, self._weight
         for term, weight in q.items():
@@ -235,7 +236,7 @@ class FieldCorpus:
                 idf = self._idf(dfs[slot]) * weight
                 kept = slice(starts[slot], starts[slot + 1])
                 for index, saturated in zip(works[kept], weights[kept], strict=True):
-                    best[index] = best.get(index, 0.0) + idf * saturated
+                    best[index] = credit(index, 0.0) + idf * saturated
             total += idf
             tf = self._tf(doc, term, per_count)
             if tf:
