@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import yaml
-
 BOOKDOWN_CONFIG = "_bookdown.yml"
 QUARTO_CONFIGS = ("_quarto.yml", "_quarto.yaml")
 #: Largest book configuration read, in characters.
@@ -28,6 +26,8 @@ MAX_CHAPTERS = 2000
 def _load(text: str) -> Any:
     if len(text) > MAX_CONFIG:
         return None
+    import yaml  # loaded when a book configuration is read, not with every workspace
+
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError:

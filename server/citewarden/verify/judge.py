@@ -16,11 +16,13 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from citewarden.model import Match
 from citewarden.settings import JudgeSettings
-from citewarden.verify.http import Failure, HttpClient, Limit, RetryPolicy
+
+if TYPE_CHECKING:
+    from citewarden.verify.http import HttpClient
 
 #: Longest reason kept from the judge's answer (characters).
 MAX_REASON = 300
@@ -118,6 +120,9 @@ class Judge:
     """Asks the configured endpoint; one request per citation, no retries on timeouts."""
 
     def __init__(self, config: JudgeConfig, http: HttpClient | None = None) -> None:
+        # the HTTP stack is loaded with the first judge, not with the language server
+        from citewarden.verify.http import HttpClient, Limit, RetryPolicy
+
         self.config = config
         secrets = [config.api_key] if config.api_key else []
         self.http = http or HttpClient(
@@ -142,6 +147,8 @@ class Judge:
             headers=headers,
             json_body=request_body(self.config, sentence, work),
         )
+        from citewarden.verify.http import Failure
+
         if isinstance(reply, Failure) or reply.status != 200:
             return None
         try:
