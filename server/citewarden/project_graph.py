@@ -22,7 +22,7 @@ from citewarden.parsing import (
     latex_order,
 )
 from citewarden.parsing.dispatch import parse_file
-from citewarden.parsing.latex_static import project_context
+from citewarden.parsing.latex_static import context_applies, project_context
 from citewarden.project_links import LinkResolver, MissingLink, _is_macro, normalize_path
 from citewarden.settings import Settings
 
@@ -310,7 +310,16 @@ class ProjectGraph(LinkResolver):
             changed = False
             for i, (path, state, doc) in enumerate(states):
                 context = replace(shared, starts=starts.get(path, ()))
-                if context != (state.context or LatexContext()):
+                before = state.context or LatexContext()
+                if context != before and not (
+                    context_applies(state.text, doc, context)
+                    or context_applies(state.text, doc, before)
+                ):
+                    # neither context touches the file: its parse stays, the context is noted
+                    state = replace(state, context=context)
+                    self._states[path] = state
+                    states[i] = (path, state, doc)
+                elif context != before:
                     parsed = parse_file(path, state.text, self.settings, context)
                     # a new state: a fork of the workspace may hold the old one
                     state = replace(state, parsed=parsed, context=context, _extras=None)

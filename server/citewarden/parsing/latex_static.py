@@ -386,6 +386,19 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     return LatexContext(macros, flags, used, flag_names=frozenset(values))
 
 
+def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bool:
+    """Whether parsing ``text`` (parsed as ``doc``) with ``context`` can give another parse
+    than without it.  It cannot when the file defines no citation macro and no flag of its
+    own and ``text`` names none of the context's macros and flags (not even inside a longer
+    name): every use of the context is through one of those names."""
+    if doc.citation_macros or doc.flags:
+        return True
+    names = [m.name for m in context.macros]
+    names += context.flag_names
+    names += (name for name, _ in context.flags)
+    return any(name in text for name in names)
+
+
 def document_flags(
     sets: dict[str, bool | None], defined: frozenset[str]
 ) -> tuple[tuple[str, bool | None], ...]:
