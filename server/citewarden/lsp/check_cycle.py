@@ -6,10 +6,10 @@ disk) and every check runs in one *lane*, one at a time, on a fork of the model
 stays as it was meanwhile, so requests (hover, completion, ...) go on being answered from
 the last completed index in the session's request worker, whatever a big document costs to
 read and check.  When the work is done the fork becomes the session's model (the commit
-waits for the request running at that moment, never for a check).  The lane's thread runs
-at a lower scheduling priority, so that on a busy machine the threads answering requests get
-the processor (and the interpreter lock, which is handed over every millisecond while
-another thread waits for it) first.
+waits for the request running at that moment, never for a check).  Once the first index is
+done (requests wait for it), the lane's thread runs at a lower scheduling priority, so that
+on a busy machine the threads answering requests get the processor (and the interpreter
+lock, which is handed over every millisecond while another thread waits for it) first.
 
 The check's findings go through the policy step, the features' findings are merged in, and
 the diagnostic store gets what changed; publishing them is the publisher's part.
@@ -73,9 +73,10 @@ class CheckCycle:
         self._lane = asyncio.Lock()
         #: The fork the lane's thread is working on (see :meth:`model`).
         self._local = threading.local()
-        self._thread = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="check-cycle", initializer=_lower_priority
-        )
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="check-cycle")
+        #: The lane's thread is nicer than the rest once the first index is done (lane only):
+        #: until then every request waits for that index, which nothing should slow down.
+        self._lowered = False
         #: Files whose text may have changed since the last check (lane only).
         self._dirty: set[Path] = set()
         #: The last check's own findings after policy (before the features' are merged in).
@@ -104,6 +105,9 @@ class CheckCycle:
             return result
 
     def _run(self, fn: Callable[..., T], work: Workspace, args: tuple[Any, ...]) -> T:
+        if not self._lowered and self.session.ready.is_set():
+            _lower_priority()
+            self._lowered = True
         self._local.work = work
         try:
             return fn(work, *args)
