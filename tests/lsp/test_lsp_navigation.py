@@ -3,6 +3,8 @@ references, rename, document and workspace symbols."""
 
 from __future__ import annotations
 
+import asyncio
+
 from lsp_editor import wait_for
 from lsprotocol import types
 
@@ -283,3 +285,41 @@ async def test_hover_on_a_citation_shows_its_sentence_and_relevance(start: Start
     )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     assert "Citation context" not in hover.contents.value
+
+
+async def test_citation_context_hover_follows_edits_of_the_sentence_and_the_entry(
+    start: Start,
+) -> None:
+    """The context hover is remembered per version of the document, the cited entry and
+    the corpus: the same hover twice gives the same text, and an edit of the sentence or
+    of the cited entry's title gives a new one."""
+    h = await start()
+    name = "chapters/intro.tex"
+    h.editor.open(name)
+    h.editor.open("refs.bib")
+    await wait_for(lambda: h.diagnostics(name))
+
+    async def context() -> str:
+        at = h.editor.find(name, "lamport1994", within=3)
+        hover = await h.client.text_document_hover_async(
+            types.HoverParams(text_document=doc(h, name), position=h.editor.position(name, at))
+        )
+        assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+        return hover.contents.value.split("**Citation context:**", 1)[1]
+
+    first = await context()
+    assert await context() == first
+    assert "relevance 0.00" in first and "> Café, 日本語 and 😀 before." in first
+    h.editor.replace(name, "Café, 日本語 and 😀 before", "Preparing documents with a system")
+    second = await context()
+    assert "> Preparing documents with a system." in second
+    assert "relevance 0.00" not in second  # words in common with the title now
+    h.editor.replace("refs.bib", "A Document Preparation System", "Typesetting Mathematics")
+    # the .bib's edit reaches the model with its check (after the debounce)
+    deadline = asyncio.get_running_loop().time() + 15
+    third = await context()
+    while "relevance 0.00" not in third and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+        third = await context()
+    assert "> Preparing documents with a system." in third
+    assert "relevance 0.00" in third  # the new title shares no word with the sentence

@@ -109,6 +109,20 @@ def key_catalog(session: Session, path: Path) -> KeyCatalog:
     return catalog
 
 
+def definitions(session: Session, path: Path, key: str) -> list[Entry]:
+    """Entries defining ``key`` for ``path``: exact (or an alias), else case-insensitive
+    (through the catalog of the path's bibliographies, remembered per version of them)."""
+    found: list[Entry] = []
+    for _, idx in key_catalog(session, path).token:
+        if idx is None:
+            continue
+        found += idx.entries_of(key)
+        alias = idx.aliases.get(key)
+        if alias is not None and alias not in found:
+            found.append(alias)
+    return found or session.project.lookup(path, key)
+
+
 def markup_kind(formats: Sequence[types.MarkupKind] | None) -> types.MarkupKind:
     if formats is None or types.MarkupKind.Markdown in formats:
         return types.MarkupKind.Markdown

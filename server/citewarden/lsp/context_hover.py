@@ -3,23 +3,30 @@ the cited work) and an entry's venue evidence (heuristic 10).
 
 ``register`` adds the citation hover feature to the session; :func:`venue_markdown` is called by
 the verification hover.  The corpus that weights words (every entry's work) is rebuilt only
-when the project's entries or the number of verdicts change.
+when the project's entries or the number of verdicts change; a citation's sentence and its
+score are found once per version of the document, the cited entry, its verdict and the
+corpus, and only when the cited work has a title or an abstract to compare.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from citewarden.context.collect import works_of
-from citewarden.context.relevance import FieldCorpus
-from citewarden.context.sentence import citing_sentences
+from citewarden.context.relevance import FieldCorpus, Work
+from citewarden.context.sentence import CitingSentence, citing_sentences
+from citewarden.lsp.completion import definitions
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
 from citewarden.lsp.verify_hover import _md
-from citewarden.model import Entry, Match, VenueInfo, Verdict
-from citewarden.verify.judge import JudgeVerdict
+from citewarden.model import Entry, Match, ParsedDocument, VenueInfo, Verdict
+
+if TYPE_CHECKING:
+    from citewarden.verify.judge import JudgeVerdict
 
 #: Abstract characters a hover shows.
 HOVER_ABSTRACT = 400
@@ -51,6 +58,33 @@ def venue_markdown(venue: VenueInfo | None) -> str | None:
     return "\n\n".join(lines)
 
 
+@dataclass(slots=True)
+class _Context:
+    """A citation's context hover as last built, with what it was built from (compared by
+    identity: a new parse, entry, verdict or corpus is a new object)."""
+
+    entry: Entry
+    verdict: Verdict | None
+    corpus: FieldCorpus
+    sentence: CitingSentence
+    lines: list[str]
+
+
+@dataclass(slots=True)
+class _DocumentMemo:
+    """What the hovers found in one version of a document: the citing sentence of each
+    citation asked about, and the context hover built for it."""
+
+    doc: ParsedDocument
+    text: str
+    sentences: dict[int, CitingSentence | None]
+    built: dict[int, _Context]
+
+
+#: Documents whose hover memo is kept (the most recently hovered ones).
+MEMO_DOCUMENTS = 8
+
+
 class ContextHover(Feature):
     """The citation hover feature.  The corpus is rebuilt when the number of entries or of
     verdicts changes (a stale corpus only shifts word weights a little); the cited work
@@ -61,6 +95,7 @@ class ContextHover(Feature):
         self.service = service
         self._stamp: tuple[int, int] | None = None
         self._corpus = FieldCorpus(())
+        self._memo: dict[Path, _DocumentMemo] = {}
         #: The judge's answer on (sentence, cited record), when a judge is configured.
         self.judge: Callable[[str, Match], JudgeVerdict | None] | None = None
 
@@ -85,35 +120,60 @@ class ContextHover(Feature):
             self._stamp = stamp
         return self._corpus
 
+    def _document_memo(self, path: Path, doc: ParsedDocument, text: str) -> _DocumentMemo:
+        memo = self._memo.pop(path, None)
+        if memo is None or memo.doc is not doc or memo.text is not text:
+            memo = _DocumentMemo(doc, text, {}, {})
+        self._memo[path] = memo  # the most recent last
+        while len(self._memo) > MEMO_DOCUMENTS:
+            del self._memo[next(iter(self._memo))]
+        return memo
+
     def citation_hover(self, path: Path, offset: int, key: str) -> str | None:
         ws = self.session.project
         doc, text = ws.document(path), ws.text(path)
         if doc is None or text is None:
             return None
-        at = [i for i, c in enumerate(doc.citations) if c.command_span.contains(offset)]
-        at = [i for i in at if doc.citations[i].key == key]
-        found = ws.lookup(path, key)
-        if not at or not found:
+        at = next(
+            (
+                i
+                for i, c in enumerate(doc.citations)
+                if c.key == key and c.command_span.contains(offset)
+            ),
+            None,
+        )
+        if at is None:
             return None
-        sentence = citing_sentences(text, doc.citations, doc.kind, only=at[0])[at[0]]
+        found = definitions(self.session, path, key)
+        if not found:
+            return None
+        entry = found[0]
         verdicts = self._verdicts(found[:1])
-        work = works_of(found[:1], verdicts).get(key)
-        if sentence is None or work is None or not (work.title or work.abstract):
+        verdict = verdicts.get(entry.key)
+        work = works_of(found[:1], verdicts).get(entry.key)
+        if work is None or not (work.title or work.abstract):
+            return None  # nothing to compare the sentence with: it is not looked for
+        memo = self._document_memo(path, doc, text)
+        if at not in memo.sentences:
+            memo.sentences[at] = citing_sentences(text, doc.citations, doc.kind, only=at)[at]
+        sentence = memo.sentences[at]
+        if sentence is None:
             return None
         corpus = self.corpus(ws.all_entries())
-        score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
-        basis = "title and abstract" if work.abstract else "title"
-        lines = [
-            f"**Citation context:** relevance {score:.2f} (0 to 1, the sentence against the "
-            f"cited work's {basis}, words weighted by this bibliography's field)",
-            f"> {_md(sentence.text)}",
-        ]
-        if work.abstract:
-            shown = work.abstract[:HOVER_ABSTRACT]
-            if len(work.abstract) > HOVER_ABSTRACT:
-                shown = shown.rsplit(" ", 1)[0] + " …"
-            lines.append(f"Abstract: {_md(shown)}")
-        match = verdicts[key].match if key in verdicts else None
+        built = memo.built.get(at)
+        if (
+            built is None
+            or built.entry is not entry
+            or built.verdict is not verdict
+            or built.corpus is not corpus
+        ):
+            score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
+            built = _Context(
+                entry, verdict, corpus, sentence, _context_lines(sentence, work, score)
+            )
+            memo.built[at] = built
+        lines = list(built.lines)
+        match = verdict.match if verdict is not None else None
         answer = self.judge(sentence.text, match) if self.judge and match else None
         if answer is not None:
             said = "supports" if answer.supported else "does not support"
@@ -122,6 +182,22 @@ class ContextHover(Feature):
                 f"**Judge** ({_md(answer.model)}): the cited work {said} this sentence{why}"
             )
         return "\n\n".join(lines)
+
+
+def _context_lines(sentence: CitingSentence, work: Work, score: float) -> list[str]:
+    """The citation-context part of a hover: the score, the sentence and the abstract."""
+    basis = "title and abstract" if work.abstract else "title"
+    lines = [
+        f"**Citation context:** relevance {score:.2f} (0 to 1, the sentence against the "
+        f"cited work's {basis}, words weighted by this bibliography's field)",
+        f"> {_md(sentence.text)}",
+    ]
+    if work.abstract:
+        shown = work.abstract[:HOVER_ABSTRACT]
+        if len(work.abstract) > HOVER_ABSTRACT:
+            shown = shown.rsplit(" ", 1)[0] + " …"
+        lines.append(f"Abstract: {_md(shown)}")
+    return lines
 
 
 def register(session: Session, service: VerificationService | None) -> ContextHover:

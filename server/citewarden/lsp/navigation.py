@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from citewarden.lsp import entries as show
 from citewarden.lsp.completion import (
     completion_items,
-    key_catalog,
+    definitions,
     markup_kind,
     resolve_item,
 )
@@ -68,19 +68,6 @@ def _key_at(session: Session, path: Path, offset: int) -> tuple[str, Span, Entry
     return entry.key, entry.key_span, entry
 
 
-def _definitions(session: Session, path: Path, key: str) -> list[Entry]:
-    """Entries defining ``key`` for ``path``: exact (or an alias), else case-insensitive."""
-    found: list[Entry] = []
-    for _, idx in key_catalog(session, path).token:
-        if idx is None:
-            continue
-        found += idx.entries_of(key)
-        alias = idx.aliases.get(key)
-        if alias is not None and alias not in found:
-            found.append(alias)
-    return found or session.project.lookup(path, key)
-
-
 def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
     found = _key_at(session, path, offset)
     if found is None:
@@ -93,7 +80,7 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
         cited = len(session.project.citations_of(key))
         body = show.markdown(entry) + f"\n\nCited {cited} time{'s' if cited != 1 else ''}."
     else:
-        defs = _definitions(session, path, key)
+        defs = definitions(session, path, key)
         if defs:
             body = "\n\n---\n\n".join(show.markdown(e) for e in defs)
         else:
@@ -129,7 +116,7 @@ def _definition(session: Session, path: Path, offset: int) -> list[types.Locatio
     key, _, entry = found
     if entry is not None:
         return _entry_locations(session, [entry])
-    return _entry_locations(session, _definitions(session, path, key))
+    return _entry_locations(session, definitions(session, path, key))
 
 
 def _citation_locations(session: Session, key: str) -> list[types.Location]:
@@ -154,7 +141,7 @@ def _references(
     key, _, entry = found
     result = []
     if include_declaration:
-        defs = [entry] if entry is not None else _definitions(session, path, key)
+        defs = [entry] if entry is not None else definitions(session, path, key)
         result += _entry_locations(session, defs)
     result += _citation_locations(session, key)
     return result
@@ -180,7 +167,7 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
     if found is None:
         return None
     key, _, entry = found
-    defs = [entry] if entry is not None else _definitions(session, path, key)
+    defs = [entry] if entry is not None else definitions(session, path, key)
     defs = [e for e in defs if e.key == key]  # an alias is not the entry's key
     from citewarden.model import TextEdit
 
