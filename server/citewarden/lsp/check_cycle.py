@@ -179,8 +179,9 @@ class CheckCycle:
             stable=stable,
             edits=edits,
         )
+        session.publisher.prepare(changed)
         log.debug(
-            "check %.1f ms, conversion %.1f ms (%d files changed)",
+            "check %.1f ms, conversion and serialisation %.1f ms (%d files changed)",
             (converted - started) * 1000,
             (time.perf_counter() - converted) * 1000,
             len(changed),
@@ -195,7 +196,10 @@ class CheckCycle:
         session = self.session
         findings = session.visible(session.features.merged(self.checked))
         lookup = self.index_lookup(work)
-        session.store.update(findings, lookup, session.converter.with_indexes(lookup), dirty=set())
+        changed = session.store.update(
+            findings, lookup, session.converter.with_indexes(lookup), dirty=set()
+        )
+        session.publisher.prepare(changed)
 
     def index_lookup(self, work: Workspace) -> Callable[[Path], SparseIndex | None]:
         """The session's line index of each path of ``work``, remembered for one conversion

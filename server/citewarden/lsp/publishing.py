@@ -2,7 +2,9 @@
 
 Open documents are served by pull when the client supports it (and can be asked to
 refresh); everything else is pushed.  A file is delivered only for the text version that
-was checked; an older check's results wait for the pending refresh.
+was checked; an older check's results wait for the pending refresh.  The diagnostics are
+serialised in the check cycle's thread (:meth:`Publisher.prepare`), so that publishing on
+the event loop only joins their texts, however many there are.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +21,7 @@ from pygls.protocol import default_converter
 
 from citewarden.lsp.convert import path_of, uri_of
 from citewarden.lsp.diagnostics import FileDiagnostics, pull_report
-from citewarden.lsp.wire import publish_message, send_json
+from citewarden.lsp.wire import diagnostic_texts, publish_message, send_json
 
 if TYPE_CHECKING:
     from citewarden.lsp.session import Session
@@ -34,8 +37,25 @@ class Publisher:
         #: Diagnostics generation last delivered, by path.
         self.sent: dict[Path, int] = {}
         self.pull_mode = False
-        #: Serialises diagnostics to JSON the way pygls does.
+        #: Serialise diagnostics to JSON the way pygls does: one for the event loop, one for
+        #: the check cycle's thread.
         self._json = default_converter()
+        self._lane_json = default_converter()
+
+    def prepare(self, paths: Iterable[Path]) -> None:
+        """Serialise the diagnostics of ``paths`` not serialised yet (check cycle's thread):
+        a file with 90 000 findings costs seconds, which would hold every request on the
+        event loop."""
+        store, open_paths = self.session.store, self.session.open
+        for path in paths:
+            if self.pull_mode and path in open_paths:
+                continue  # the client pulls it: the pull's answer is another message
+            entry = store.get(path)
+            if entry is not None:
+                diagnostic_texts(entry, self._lane_dump)
+
+    def _lane_dump(self, diagnostic: types.Diagnostic) -> str:
+        return json.dumps(self._lane_json.unstructure(diagnostic))
 
     def deliver(self, force_paths: set[Path], first: Path | None = None) -> set[Path]:
         """Publish every file whose diagnostics changed since last delivered, if current;

@@ -36,19 +36,24 @@ def publish_message(
     Each diagnostic's JSON is made once and kept with it, so republishing a large file after
     an edit serialises only the diagnostics the edit moved.
     """
-    parts: list[str] = []
-    if entry is not None:
-        for diag in entry.diagnostics:
-            text = entry.json.get(id(diag))
-            if text is None:
-                text = dump(diag)
-                entry.json[id(diag)] = text
-            parts.append(text)
+    parts = diagnostic_texts(entry, dump) if entry is not None else []
     version_part = f', "version": {int(version)}' if version is not None else ""
     return (
         '{"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": '
         f'{{"uri": {json.dumps(uri)}, "diagnostics": [{", ".join(parts)}]{version_part}}}}}'
     )
+
+
+def diagnostic_texts(entry: FileDiagnostics, dump: Callable[[types.Diagnostic], str]) -> list[str]:
+    """The JSON text of each diagnostic of ``entry``, made once and kept with it."""
+    texts = entry.json
+    parts: list[str] = []
+    for diag in entry.diagnostics:
+        text = texts.get(id(diag))
+        if text is None:
+            text = texts[id(diag)] = dump(diag)
+        parts.append(text)
+    return parts
 
 
 def send_json(server: LanguageServer, body: str) -> bool:
