@@ -157,6 +157,7 @@ def create_server() -> CitewardenServer:
     @isolated()
     async def initialized(params: types.InitializedParams) -> None:
         session.show_pending_problems()
+        service.preload()
         await watch.register(session)
         await _register_configuration(server)
         session.tasks.spawn("workspace", "index", session.start())

@@ -86,8 +86,7 @@ class VerificationService(VerificationQueue):
         #: Cache notices already shown (each is said once per server).
         self._told: set[str] = set()
         self._files: dict[Path, _FileMemo] = {}
-        # the engine's modules load while the workspace is indexed, not after it
-        threading.Thread(target=_preload_engine, name="citewarden-preload", daemon=True).start()
+        self._preloading = False
         #: Fingerprints by the entry's source text, so unchanged entries are not looked at.
         self._fp_by_text: dict[str, str] = {}
         #: Per bibliography: its entries' verdicts and findings, as last merged.
@@ -115,6 +114,14 @@ class VerificationService(VerificationQueue):
     @property
     def enabled(self) -> bool:
         return bool(self.settings.enabled)
+
+    def preload(self) -> None:
+        """When verification is on, load the engine's modules in a thread while the
+        workspace is indexed, not after it; when it is off they would only slow the index
+        down (the import holds the interpreter lock for most of a second)."""
+        if self.enabled and not self._preloading:
+            self._preloading = True
+            threading.Thread(target=_preload_engine, name="citewarden-preload", daemon=True).start()
 
     @property
     def verifying(self) -> bool:
