@@ -22,7 +22,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Protocol
 
-from citewarden.fix.plan import correction_edits
 from citewarden.model import (
     Citation,
     Code,
@@ -165,6 +164,8 @@ def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None
     """One anchored correction as a minimal edit (None when it cannot be made safely)."""
     target = field_of(entry, name)
     field_name = target.name if target is not None else name
+    from citewarden.fix.plan import correction_edits  # only when a correction is shown
+
     edits = correction_edits(text, entry, {field_name: value})
     if not edits:
         return None
@@ -179,6 +180,8 @@ def update_fix(entry: Entry, text: str, verdict: Verdict) -> Fix | None:
     for name, value in verdict.corrections.items():
         target = field_of(entry, name)
         fields[target.name if target is not None else name] = value
+    from citewarden.fix.plan import correction_edits
+
     edits = correction_edits(text, entry, fields)
     if not edits:
         return None

@@ -26,21 +26,21 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
-from citewarden.addref.insert import InsertError, make_key, plan_insertion
-from citewarden.addref.keys import context_words, read_key, sentence_around
-from citewarden.addref.lookup import KeyLookup, describe, find_for_key, identifier_lookup
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
 from citewarden.model import Code, Fix, Span, TextEdit
-from citewarden.verify.records import Outcome, WorkRecord
+
+if TYPE_CHECKING:
+    from citewarden.addref.lookup import KeyLookup
+    from citewarden.verify.records import WorkRecord
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +89,8 @@ def _dangling_at(session: Session, path: Path, range_: types.Range) -> list[_Dan
         key = str(finding.data.get("key") or "")
         if not key or any(d.key == key for d in out):
             continue
+        from citewarden.addref.keys import context_words, sentence_around
+
         sentence = sentence_around(text, finding.location.span.start)
         out.append(
             _Dangling(
@@ -107,6 +109,8 @@ def _insert_action(
         return f"{bib.name} cannot be read"
     if session.index_of(bib) is None:
         return f"{bib.name} is not loaded"
+    from citewarden.addref.insert import InsertError, plan_insertion
+
     try:
         change = plan_insertion(bib, text, record, key)
     except InsertError as exc:
@@ -155,6 +159,9 @@ class AddReference(Feature):
             return self._done[ident]
         future = self._running.get(ident)
         if future is None:
+            from citewarden.addref.keys import read_key
+            from citewarden.addref.lookup import find_for_key
+
             work = find_for_key(read_key(key), sources, context=context, limit=MAX_CANDIDATES)
             future = self.service.engine.submit(work)
             self._running[ident] = future
@@ -201,6 +208,8 @@ class AddReference(Feature):
             elif not found.candidates:
                 reason = found.why_nothing()
             else:
+                from citewarden.addref.lookup import describe
+
                 for cand in found.candidates:
                     for bib in d.bibs:
                         title = f"Add entry: {describe(cand.record)}"
@@ -240,6 +249,10 @@ class AddReference(Feature):
         bib = await session.run(self._target, args)
         if isinstance(bib, str):
             return {"applied": False, "reason": bib}
+        from citewarden.addref.insert import make_key
+        from citewarden.addref.lookup import describe, identifier_lookup
+        from citewarden.verify.records import Outcome
+
         sources = await self._sources()
         found = await self.service.engine.submit(identifier_lookup(ident, sources))
         if found.outcome is not Outcome.FOUND:

@@ -15,9 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewarden.context.collect import works_of
-from citewarden.context.relevance import FieldCorpus, Work
-from citewarden.context.sentence import CitingSentence, citing_sentences
 from citewarden.lsp.completion import definitions
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
@@ -26,6 +23,8 @@ from citewarden.lsp.verify_hover import _md
 from citewarden.model import Entry, Match, ParsedDocument, VenueInfo, Verdict
 
 if TYPE_CHECKING:
+    from citewarden.context.relevance import FieldCorpus, Work
+    from citewarden.context.sentence import CitingSentence
     from citewarden.verify.judge import JudgeVerdict
 
 #: Abstract characters a hover shows.
@@ -94,7 +93,8 @@ class ContextHover(Feature):
         self.session = session
         self.service = service
         self._stamp: tuple[int, int] | None = None
-        self._corpus = FieldCorpus(())
+        #: Built at the first hover on a citation (the context modules load then).
+        self._corpus: FieldCorpus | None = None
         self._memo: dict[Path, _DocumentMemo] = {}
         #: The judge's answer on (sentence, cited record), when a judge is configured.
         self.judge: Callable[[str, Match], JudgeVerdict | None] | None = None
@@ -113,7 +113,10 @@ class ContextHover(Feature):
         # verdicts stream in while verification runs: rebuild at every doubling, not each one
         count = len(self.service.verdicts) if self.service is not None else 0
         stamp = (len(entries), count.bit_length())
-        if stamp != self._stamp:
+        if stamp != self._stamp or self._corpus is None:
+            from citewarden.context.collect import works_of
+            from citewarden.context.relevance import FieldCorpus
+
             sample = entries[:MAX_CORPUS]
             works = works_of(sample, self._verdicts(sample))
             self._corpus = FieldCorpus(w for w in works.values() if w.title or w.abstract)
@@ -150,6 +153,9 @@ class ContextHover(Feature):
         entry = found[0]
         verdicts = self._verdicts(found[:1])
         verdict = verdicts.get(entry.key)
+        from citewarden.context.collect import works_of
+        from citewarden.context.sentence import citing_sentences
+
         work = works_of(found[:1], verdicts).get(entry.key)
         if work is None or not (work.title or work.abstract):
             return None  # nothing to compare the sentence with: it is not looked for

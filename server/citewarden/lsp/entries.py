@@ -16,12 +16,13 @@ from citewarden.safe_text import (
     markdown_text,
     visible,
 )
-from citewarden.verify.normalize import latex_to_text, split_authors
 
 
 def decode(raw: str) -> str:
     """Field text for display: LaTeX decoded to Unicode (TeX logos spelled out), braces
     dropped."""
+    from citewarden.verify.normalize import latex_to_text  # not needed before a hover
+
     return latex_to_text(raw)
 
 
@@ -96,6 +97,8 @@ def markdown(entry: Entry) -> str:
     lines.append(f"**{_escape(what)}**" if what else markdown_code(entry.key))
     raw_authors = entry.get("author") or entry.get("editor")
     if raw_authors:
+        from citewarden.verify.normalize import split_authors
+
         try:
             authors, truncated = split_authors(raw_authors)
             names = ", ".join(a.display() for a in authors)

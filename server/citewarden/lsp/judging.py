@@ -17,15 +17,17 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from citewarden.context.collect import CitationContext, unsupported_finding
-from citewarden.context.sentence import CitingSentence, citing_sentences
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, verdicts_by_key
 from citewarden.model import Finding, Match, ParsedDocument
 from citewarden.parsing import is_document
 from citewarden.verify.judge import CONCURRENCY, Judge, JudgeConfig, JudgeVerdict, judge_config
+
+if TYPE_CHECKING:
+    from citewarden.context.sentence import CitingSentence
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +82,8 @@ class JudgeService(Feature):
         memo = self._sentences.get(path)
         if memo is not None and memo[0] is doc:
             return memo[1]
+        from citewarden.context.sentence import citing_sentences  # with a judge configured only
+
         found = citing_sentences(text, doc.citations, doc.kind)
         self._sentences[path] = (doc, found)
         return found
@@ -114,6 +118,11 @@ class JudgeService(Feature):
                 answer = self.answers.get(key, _UNASKED)  # (written on the event loop)
                 if answer is not _UNASKED:
                     if isinstance(answer, JudgeVerdict) and not answer.supported:
+                        from citewarden.context.collect import (
+                            CitationContext,
+                            unsupported_finding,
+                        )
+
                         context = CitationContext(path, citation, sentence, None, None)
                         found.append(unsupported_finding(context, answer.model, answer.reason))
                 elif key not in self._asked and len(todo) < MAX_PENDING:

@@ -22,13 +22,12 @@ import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
-from citewarden.audit import Audit
 from citewarden.findings.score import score_summary
 from citewarden.findings.verdicts import record_url, source_label
 from citewarden.lsp import context_hover, judging
@@ -38,6 +37,9 @@ from citewarden.lsp.verification import VerificationService, verdicts_by_key
 from citewarden.lsp.verify_hover import hover_markdown
 from citewarden.model import Entry, Finding, Span
 from citewarden.parsing import is_latex, is_markdown
+
+if TYPE_CHECKING:
+    from citewarden.audit import Audit
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +116,8 @@ def session_audit(service: VerificationService, session: Session) -> Audit:
     entries = tuple(ws.all_entries())
     verdicts = tuple(verdicts_by_key(service, entries).values()) if service.enabled else None
     findings = {p: list(session.store.findings(p)) for p in list(session.store.files)}
+    from citewarden.audit import Audit  # the report commands only
+
     return Audit(
         workspace=ws,
         settings=session.settings,
