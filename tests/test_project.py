@@ -979,3 +979,35 @@ Not in the book: @zzz.
     assert _rel(tmp_path, book.bibliographies) == ["refs.bib"]
     # the draft outside the book is read alone: it names no bibliography
     assert _findings(ws) == [("methods.qmd", "dangling", "nowhere"), ("refs.bib", "orphan", "c")]
+
+
+def test_a_projects_documents_are_looked_up_once_while_unchanged_and_afresh_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a check runs, each project's documents are looked up once however many checks
+    ask; an edit after it is seen by the next look-up (nothing is held past the check)."""
+    from citewarden.checks import Checker
+
+    (tmp_path / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n@misc{b, title = {B}}\n")
+    ws = Workspace()
+    ws.add_folder(tmp_path)
+    calls: list[object] = []
+    looked_up = ws._looked_up_documents
+
+    def counting(project: object) -> object:
+        calls.append(project)
+        return looked_up(project)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ws, "_looked_up_documents", counting)
+    checker = Checker()
+    found = checker.check(ws)
+    assert len(calls) == 1  # the checks of the run share one look-up of the one project
+    assert [f.code for f in found[tmp_path / "refs.bib"]] == [Code.ORPHAN]
+    ws.set_text(tmp_path / "main.tex", "\\cite{a,b}\n\\bibliography{refs}\n")
+    assert found != (again := checker.check(ws))
+    assert again[tmp_path / "refs.bib"] == []  # the edit was seen: b is cited now
+    assert len(calls) == 2
+    (project,) = ws.projects_of(tmp_path / "main.tex")
+    ((_, doc),) = list(ws.project_documents(project))
+    assert [c.key for c in doc.citations] == ["a", "b"]

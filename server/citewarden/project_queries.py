@@ -6,6 +6,7 @@ of a key, and the entry or citation at an offset (a base of
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +27,33 @@ class ProjectQueries(ProjectGraph):
         def bibliography(self, path: Path | str) -> ParsedBibliography | None: ...
         def bib_index(self, path: Path) -> BibIndex | None: ...
 
+    #: While :meth:`unchanged` holds: each project's documents, by the project's identity
+    #: (the project is kept with its list, so an identity is never reused meanwhile).
+    _documents_of: dict[int, tuple[Project, list[tuple[Path, ParsedDocument]]]] | None = None
+
+    @contextmanager
+    def unchanged(self) -> Iterator[None]:
+        """A span in which the workspace does not change (a check): each project's
+        documents are looked up once, not once per check that asks for them."""
+        outer = self._documents_of is None
+        if outer:
+            self._documents_of = {}
+        try:
+            yield
+        finally:
+            if outer:
+                self._documents_of = None
+
     def project_documents(self, project: Project) -> Iterator[tuple[Path, ParsedDocument]]:
+        seen = self._documents_of
+        if seen is None:
+            return self._looked_up_documents(project)
+        held = seen.get(id(project))
+        if held is None or held[0] is not project:
+            held = seen[id(project)] = (project, list(self._looked_up_documents(project)))
+        return iter(held[1])
+
+    def _looked_up_documents(self, project: Project) -> Iterator[tuple[Path, ParsedDocument]]:
         for path in project.sources:
             doc = self.document(path)
             if doc is not None:

@@ -87,7 +87,8 @@ class Checker:
 
     def _check(self, ws: Workspace) -> dict[Path, list[Finding]]:
         memo = Memo(self._cache)
-        found = _check_workspace(ws, memo)
+        with ws.unchanged():
+            found = _check_workspace(ws, memo)
         self._cache = memo.current
         return found
 
