@@ -45,3 +45,18 @@ def test_a_context_passed_on_in_a_fork_gives_it_new_parses(tmp_path: Path) -> No
     # the original's parse of main.tex is the one it had: nothing of the fork leaked in
     assert ws.document(tmp_path / "main.tex") is before
     assert [c.key for c in before.citations] == []
+
+
+def test_a_fork_made_while_a_check_runs_looks_its_documents_up_itself(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    main = tmp_path / "main.tex"
+    with ws.unchanged():
+        (project,) = ws.projects_of(main)
+        assert [c.key for _, d in ws.project_documents(project) for c in d.citations] == ["a"]
+        fork = ws.fork()
+    fork.set_text(main, "\\cite{b}\n\\bibliography{refs}\n")
+    (changed,) = fork.projects_of(main)
+    assert [c.key for _, d in fork.project_documents(changed) for c in d.citations] == ["b"]
+    with fork.unchanged():  # and its own check span starts and ends with it
+        assert [c.key for _, d in fork.project_documents(changed) for c in d.citations] == ["b"]
+    assert fork._documents_of is None

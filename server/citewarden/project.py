@@ -197,6 +197,7 @@ class Workspace(ProjectQueries):
         twin._projects = list(self._projects) if self._projects is not None else None
         twin._dirty = set(self._dirty)
         twin._refused = None
+        twin._documents_of = None  # a check of this one running meanwhile is not the twin's
         return twin
 
     def set_settings(self, settings: Settings) -> None:
