@@ -212,6 +212,29 @@ def test_search_starts_at_the_most_selective_source_for_the_kind_of_work() -> No
     assert field_of(norm("Advances in Neural Information Processing Systems")) is Field.COMPUTING  # type: ignore[arg-type]
     assert field_of(norm("The Lancet Oncology")) is Field.BIOMEDICINE  # type: ignore[arg-type]
     assert field_of(norm("Journal of Economic Theory")) is Field.OTHER  # type: ignore[arg-type]
+    # the venue written out, abbreviated the ISO 4 way, or as its acronym
+    computing = (
+        "Mach. Learn.",
+        "J. Mach. Learn. Res.",
+        "Trans. Mach. Learn. Res.",
+        "IEEE Trans. Pattern Anal. Mach. Intell.",
+        "Artif. Intell.",
+        "Neural Comput.",
+        "International Conference on Learning Representations",
+        "TACL",
+        "Proceedings of ICRA 2023",
+        "AI Magazine",
+    )
+    for venue in computing:
+        assert field_of(norm(venue)) is Field.COMPUTING, venue  # type: ignore[arg-type]
+    biomedicine = ("N. Engl. J. Med.", "J. Biol. Chem.", "Clin. Infect. Dis.", "Comput. Biol. Med.")
+    for venue in biomedicine:
+        assert field_of(norm(venue)) is Field.BIOMEDICINE, venue  # type: ignore[arg-type]
+    # a word that only looks like one of them
+    other = ("Learning and Instruction", "J. Econ. Theory", "Mediterranean Historical Review")
+    for venue in other:
+        assert field_of(norm(venue)) is Field.OTHER, venue  # type: ignore[arg-type]
+    assert field_of(norm("Atti della Conferenza ai Lincei")) is Field.OTHER  # type: ignore[arg-type]
 
     class Named:
         def __init__(self, name: str) -> None:

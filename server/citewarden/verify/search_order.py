@@ -4,8 +4,9 @@ The most selective index for the kind of work answers first: DBLP for computer-s
 venues, PubMed for biomedicine, Crossref for the rest (the configured order otherwise
 stands).  An index of another field is not asked at all: PubMed holds no computer-science
 venue, DBLP no biomedical journal, so their "nothing found" says nothing about such an entry.
-The kind of work is read from the venue (journal or booktitle) and a PMID; an entry whose
-venue says nothing keeps the configured order and every source.
+The kind of work is read from the venue (journal or booktitle) and a PMID, written out or
+abbreviated the ISO 4 way ("Mach. Learn.", "J. Biol. Chem."); an entry whose venue says
+nothing keeps the configured order and every source.
 
 A "not found" rests on a quorum of independent answers (:data:`NOT_FOUND_QUORUM`): the
 field's own index and the general indexes that cover works without a DOI, each answered
@@ -17,7 +18,7 @@ quorum, and the entry cannot be "not found".
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 
 from citewarden.verify.normalize import NormalizedEntry
@@ -39,18 +40,32 @@ _COMPUTING = re.compile(
     r"lecture notes in computer science|machine learning|neural information processing|"
     r"computer|computing|computational|informatics|software|artificial intelligence|"
     r"robotics|data mining|knowledge discovery|natural language|computer vision|"
-    r"pattern recognition|algorithms?|cryptolog\w*|programming languages?)\b",
+    r"pattern recognition|algorithms?|cryptolog\w*|programming languages?|"
+    # the conferences' and fields' own names, and the societies' acronyms not above
+    r"learning representations|representation learning|deep learning|reinforcement learning|"
+    r"robot learning|language models?|neural networks?|tacl|icra|iros|corl|mlsys|sysml|"
+    r"icdm|ecml|pkdd|ijcnn|icann|"
+    # ISO 4 abbreviations (the venue's full stops are read as spaces)
+    r"comput|mach learn|artif intell|mach intell|softw|robot|pattern recognit|"
+    r"knowl discov|nat lang|data min|neural netw|program lang|cryptol)\b",
     re.IGNORECASE,
 )
+#: Venue words that are computer science only as a capitalised acronym ("AI Magazine",
+#: "Journal of AI Research"; "ai" is a word of other languages).
+_COMPUTING_ACRONYMS = re.compile(r"\bAI\b")
 #: Venue words of biomedicine.
 _BIOMEDICINE = re.compile(
     r"\b(?:medic\w*|clinic\w*|lancet|jama|bmj|nejm|n engl j med|health|cancer|oncol\w*|"
     r"cardiol\w*|neurosci\w*|neurol\w*|psychiatr\w*|pharmac\w*|immunol\w*|genet\w*|"
     r"genom\w*|bioinformatics|biochem\w*|biolog\w*|cell|pediatr\w*|paediatr\w*|surg\w*|"
     r"nurs\w*|epidemiol\w*|infect\w*|virol\w*|microbiol\w*|physiol\w*|patholog\w*|"
-    r"radiol\w*|dermatol\w*|endocrinol\w*|gastroenterol\w*|nutrition|plos|bmc)\b",
+    r"radiol\w*|dermatol\w*|endocrinol\w*|gastroenterol\w*|nutrition|plos|bmc|"
+    # ISO 4 abbreviations ("J. Biol. Chem.", "Clin. Infect. Dis.", "N. Engl. J. Med.")
+    r"med|biol|clin|pathol)\b",
     re.IGNORECASE,
 )
+#: Full stops and other punctuation between a venue's words (read as spaces).
+_PUNCTUATION = re.compile(r"[^\w&]+")
 
 #: Indexes that hold nothing of a kind of work (not searched for it).
 OUT_OF_FIELD: dict[Field, frozenset[str]] = {
@@ -97,20 +112,12 @@ def quorum(entry: NormalizedEntry) -> frozenset[str]:
 def field_of(entry: NormalizedEntry) -> Field:
     """The kind of work an entry's venue names (biomedicine wins a tie: "computational
     biology" journals are indexed by PubMed, not DBLP)."""
-    venue = entry.venue or ""
+    venue = _PUNCTUATION.sub(" ", entry.venue or "")
     if entry.pmid or _BIOMEDICINE.search(venue):
         return Field.BIOMEDICINE
-    if _COMPUTING.search(venue):
+    if _COMPUTING.search(venue) or _COMPUTING_ACRONYMS.search(venue):
         return Field.COMPUTING
     return Field.OTHER
-
-
-def quorum_met(entry: NormalizedEntry, answered: Iterable[str], also: Iterable[str] = ()) -> bool:
-    """Whether the sources that answered ``entry``'s search (with no plausible record) are
-    enough for its "not found": every source of its :func:`quorum`, and each of ``also``
-    (the registries of a kind of entry the general indexes do not cover: Open Library for
-    books, DataCite for data, software and reports)."""
-    return quorum(entry) | set(also) <= set(answered)
 
 
 def by_field(entry: NormalizedEntry, names: Sequence[str]) -> list[str]:

@@ -18,7 +18,7 @@ from citewarden.verify.evidence import Evidence, Failure, FailureKind, VenueOpin
 from citewarden.verify.legitimacy import venue_kind
 from citewarden.verify.normalize import NormalizedEntry, replace_confusables
 from citewarden.verify.records import Outcome, Query, Update, UpdateKind, WorkRecord
-from citewarden.verify.search_order import by_field, quorum_met
+from citewarden.verify.search_order import by_field, quorum
 from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls, _Cancelled
 from citewarden.verify.venue_check import venue_contradicted
 from citewarden.verify.venue_lookup import venue_answers
@@ -78,8 +78,9 @@ class SearchSteps(SourceCalls):
 
     async def _search(self, ev: Evidence) -> None:
         """Search the sources in :meth:`_search_order` until one agrees on title and authors,
-        two agree on a near-miss, or the entry's "not found" quorum has answered
-        (:func:`citewarden.verify.search_order.quorum_met`) with no plausible record, or
+        two agree on a near-miss, or the entry's "not found" quorum
+        (:func:`citewarden.verify.search_order.quorum`, and the registries of its kind of
+        entry) has answered with no plausible record, or
         with the title under other authors at two sources."""
         e = ev.entry
         if not e.title:
@@ -90,7 +91,9 @@ class SearchSteps(SourceCalls):
         definitive = 0
         confirmations = 0
         order = self._search_order(e)
-        also = [n for n in order if n in OWN_REGISTRIES]
+        # the sources the entry's "not found" rests on (its field's quorum and the
+        # registries of its kind of entry), read off the venue once per search
+        needed = quorum(e) | {n for n in order if n in OWN_REGISTRIES}
         answered: list[str] = []
         plausible = False
         title_only = 0  # sources whose answer held the title with other authors
@@ -127,7 +130,7 @@ class SearchSteps(SourceCalls):
             elif (
                 complete
                 and (not plausible or title_only >= NEAR_MISS_CONFIRMATIONS)
-                and quorum_met(e, answered, also)
+                and needed.issubset(answered)
             ):
                 # the sources a "not found" (or a title with other authors) rests on all
                 # answered, and none failed
