@@ -2,9 +2,10 @@
 the cited work) and an entry's venue evidence (heuristic 10).
 
 ``register`` adds the citation hover feature to the session; :func:`venue_markdown` is called by
-the verification hover.  The corpus that weights words (every entry's work) is rebuilt only
-when the project's entries or the number of verdicts change; a citation's sentence and its
-score are found once per version of the document, the cited entry, its verdict and the
+the verification hover.  The corpus that weights words (every entry's work) is kept by
+:class:`~citewarden.lsp.context_corpus.CorpusKeeper`: rebuilt in the background when verdicts
+arrive or the entries change, a hover uses the last one built.  A citation's sentence and
+its score are found once per version of the document, the cited entry, its verdict and the
 corpus, and only when the cited work has a title or an abstract to compare.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.lsp.completion import definitions
+from citewarden.lsp.context_corpus import CorpusKeeper
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
@@ -29,9 +31,6 @@ if TYPE_CHECKING:
 
 #: Abstract characters a hover shows.
 HOVER_ABSTRACT = 400
-#: Works the hover's corpus holds at most (the first ones: a sample of a large
-#: bibliography weights words much as the whole does, and bounds the first hover's cost).
-MAX_CORPUS = 2000
 
 INDEX_NAMES = {
     "doaj": "DOAJ",
@@ -65,7 +64,6 @@ class _Context:
     entry: Entry
     verdict: Verdict | None
     corpus: FieldCorpus
-    sentence: CitingSentence
     lines: list[str]
 
 
@@ -85,16 +83,16 @@ MEMO_DOCUMENTS = 8
 
 
 class ContextHover(Feature):
-    """The citation hover feature.  The corpus is rebuilt when the number of entries or of
-    verdicts changes (a stale corpus only shifts word weights a little); the cited work
-    itself is read afresh on every hover."""
+    """The citation hover feature.  The corpus may lag the entries and verdicts by a rebuild
+    (a stale corpus only shifts word weights a little); the cited work itself is read
+    afresh on every hover."""
 
     def __init__(self, session: Session, service: VerificationService | None) -> None:
         self.session = session
         self.service = service
-        self._stamp: tuple[int, int] | None = None
-        #: Built at the first hover on a citation (the context modules load then).
-        self._corpus: FieldCorpus | None = None
+        #: The corpus: built at the first hover on a citation (the context modules load
+        #: then), rebuilt in the background after that.
+        self.keeper = CorpusKeeper(session, service)
         self._memo: dict[Path, _DocumentMemo] = {}
         #: The judge's answer on (sentence, cited record), when a judge is configured.
         self.judge: Callable[[str, Match], JudgeVerdict | None] | None = None
@@ -109,19 +107,12 @@ class ContextHover(Feature):
                 out[entry.key] = verdict
         return out
 
-    def corpus(self, entries: list[Entry]) -> FieldCorpus:
-        # verdicts stream in while verification runs: rebuild at every doubling, not each one
-        count = len(self.service.verdicts) if self.service is not None else 0
-        stamp = (len(entries), count.bit_length())
-        if stamp != self._stamp or self._corpus is None:
-            from citewarden.context.collect import works_of
-            from citewarden.context.relevance import FieldCorpus
+    def on_checked(self, delivered: set[Path]) -> None:
+        """After every check and republication: the entries or verdicts may have changed."""
+        self.keeper.changed()
 
-            sample = entries[:MAX_CORPUS]
-            works = works_of(sample, self._verdicts(sample))
-            self._corpus = FieldCorpus(w for w in works.values() if w.title or w.abstract)
-            self._stamp = stamp
-        return self._corpus
+    async def aclose(self) -> None:
+        self.keeper.close()
 
     def _document_memo(self, path: Path, doc: ParsedDocument, text: str) -> _DocumentMemo:
         memo = self._memo.pop(path, None)
@@ -165,7 +156,7 @@ class ContextHover(Feature):
         sentence = memo.sentences[at]
         if sentence is None:
             return None
-        corpus = self.corpus(ws.all_entries())
+        corpus = self.keeper.corpus()
         built = memo.built.get(at)
         if (
             built is None
@@ -174,9 +165,7 @@ class ContextHover(Feature):
             or built.corpus is not corpus
         ):
             score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
-            built = _Context(
-                entry, verdict, corpus, sentence, _context_lines(sentence, work, score)
-            )
+            built = _Context(entry, verdict, corpus, _context_lines(sentence, work, score))
             memo.built[at] = built
         lines = list(built.lines)
         match = verdict.match if verdict is not None else None
