@@ -155,6 +155,12 @@ class CorpusKeeper:
             return
         self._task = self.session.tasks.spawn(GROUP, KEY, self._rebuild())
 
+    @property
+    def scheduled(self) -> asyncio.Task[None] | None:
+        """The scheduled or running rebuild, if any (event loop)."""
+        task = self._task
+        return task if task is not None and not task.done() else None
+
     def pause(self) -> float:
         """Seconds before the next rebuild starts."""
         last = self.built.seconds if self.built is not None else 0.0

@@ -1,0 +1,102 @@
+"""The citation-context hover's corpus keeper, in process (the end-to-end behaviour is
+tests/lsp/test_lsp_context_corpus.py): the session of a real server over a project on disk,
+the keeper's background build held back on an event, so that "a hover never waits for a
+running rebuild" is asserted without depending on timing."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+
+import pytest
+
+from citewarden.lsp import context_corpus
+from citewarden.lsp.context_corpus import CorpusKeeper, Inputs
+from citewarden.lsp.server import create_server
+from citewarden.lsp.session import Session
+from citewarden.project import Workspace
+
+BIB = r"""@book{lamport1994,
+  author = {Leslie Lamport},
+  title = {{\LaTeX}: A Document Preparation System},
+  year = {1994},
+}
+"""
+TEX = "\\documentclass{article}\n\\begin{document}\nA system \\cite{lamport1994}.\n\\bibliography{refs}\n\\end{document}\n"
+MORE = "@misc{added,\n  title = {Typesetting with a document preparation system},\n}\n\n"
+
+
+def session_over(root: Path) -> Session:
+    (root / "main.tex").write_text(TEX, encoding="utf-8")
+    (root / "refs.bib").write_text(BIB, encoding="utf-8")
+    session = create_server().session
+    session.roots = [root]
+    work = session.project.fork()
+    work.set_settings(session.settings)
+    work.add_folder(root)
+    session.commit(work)
+    return session
+
+
+def edit(session: Session, path: Path, text: str) -> None:
+    work: Workspace = session.project.fork()
+    work.set_text(path, text)
+    session.commit(work)
+
+
+async def test_a_hover_during_a_rebuild_gets_the_last_corpus_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = session_over(tmp_path)
+    keeper = CorpusKeeper(session, None)
+    monkeypatch.setattr(context_corpus, "LEAST_PAUSE", 0.0)
+    keeper.changed()  # no hover asked for a corpus yet: nothing is scheduled
+    assert keeper.scheduled is None
+
+    first = await session.run(keeper.corpus)  # the first hover builds it, once
+    assert first.size == 1 and keeper.rebuilds == 0
+    assert await session.run(keeper.corpus) is first
+
+    started, release = threading.Event(), threading.Event()
+    real_build = context_corpus.build
+
+    def held_build(inputs: Inputs) -> object:
+        started.set()
+        assert release.wait(10)
+        return real_build(inputs)
+
+    monkeypatch.setattr(context_corpus, "build", held_build)
+    edit(session, tmp_path / "refs.bib", MORE + BIB)
+    keeper.changed()
+    assert await asyncio.to_thread(started.wait, 10)  # the rebuild runs (and is held)
+    keeper.changed()  # a change during the rebuild asks for one more
+    # a hover meanwhile is answered from the last corpus, without waiting
+    during = await asyncio.wait_for(session.run(keeper.corpus), timeout=5)
+    assert during is first
+    release.set()
+    task = keeper.scheduled
+    assert task is not None
+    await asyncio.wait_for(task, timeout=10)
+    rebuilt = keeper.built
+    assert rebuilt is not None and rebuilt.corpus is not first and rebuilt.corpus.size == 2
+    # the second round found nothing new: the same corpus
+    assert keeper.rebuilds == 1
+    assert await session.run(keeper.corpus) is rebuilt.corpus
+    keeper.close()
+
+
+async def test_nothing_is_rebuilt_while_the_entries_and_verdicts_stay_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = session_over(tmp_path)
+    keeper = CorpusKeeper(session, None)
+    monkeypatch.setattr(context_corpus, "LEAST_PAUSE", 0.0)
+    first = await session.run(keeper.corpus)
+    edit(session, tmp_path / "main.tex", TEX.replace("A system", "A typesetting system"))
+    keeper.changed()  # a check of a document: the entries are the same objects
+    task = keeper.scheduled
+    assert task is not None
+    await asyncio.wait_for(task, timeout=10)
+    assert keeper.rebuilds == 0 and await session.run(keeper.corpus) is first
+    keeper.close()
