@@ -331,7 +331,7 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
         env["CITEWARDEN_MAILTO"] = "bench@example.org"
-        env["PYTHONPATH"] = str(ROOT / "server")
+        env["PYTHONPATH"] = str(args.server)
         if not args.skip_first:
             await first_diagnostics(args, Path(tmp), env)
     if args.first_only:
@@ -346,7 +346,7 @@ async def run(args: argparse.Namespace) -> None:
             env.update({var: replay.base_url(name) for name, var in URL_ENV.items()})
             env["CITEWARDEN_CACHE_DIR"] = str(Path(tmp) / "cache")
             env["CITEWARDEN_MAILTO"] = "bench@example.org"
-            env["PYTHONPATH"] = str(ROOT / "server")
+            env["PYTHONPATH"] = str(args.server)
             main = root / "main.tex"
             print(
                 f"project: {len(keys)} entries ({len(doi_keys)} with a DOI, "
@@ -457,6 +457,9 @@ def main() -> None:
     p.add_argument("--first-entries", type=int, default=200)
     p.add_argument("--first-only", action="store_true", help="only the first-diagnostics run")
     p.add_argument("--skip-first", action="store_true", help="no first-diagnostics run")
+    p.add_argument(
+        "--server", type=Path, default=ROOT / "server", help="the server tree to run (PYTHONPATH)"
+    )
     asyncio.run(run(p.parse_args()))
 
 
