@@ -55,7 +55,7 @@ def favour_requests() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
 
 
-def _lower_priority() -> None:
+def lower_priority() -> None:
     """Make the calling thread nicer than the others (Linux schedules threads apart): by
     :data:`LANE_NICENESS` steps more than the server runs with (a server started with
     ``nice`` keeps its lane below itself, never above)."""
@@ -110,7 +110,7 @@ class CheckCycle:
 
     def _run(self, fn: Callable[..., T], work: Workspace, args: tuple[Any, ...]) -> T:
         if not self._lowered and self.session.ready.is_set():
-            _lower_priority()
+            lower_priority()
             self._lowered = True
         self._local.work = work
         try:

@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citewarden.lsp.check_cycle import _lower_priority
+from citewarden.lsp.check_cycle import lower_priority
 from citewarden.lsp.session import Session
 from citewarden.lsp.verify_state import fingerprint
 from citewarden.model import Entry, Verdict
@@ -179,7 +179,7 @@ class CorpusKeeper:
                     self._thread = ThreadPoolExecutor(
                         max_workers=1,
                         thread_name_prefix="context-corpus",
-                        initializer=_lower_priority,
+                        initializer=lower_priority,
                     )
                 started = time.perf_counter()
                 corpus = await loop.run_in_executor(self._thread, build, inputs)
