@@ -263,6 +263,7 @@ def test_static_checks_raise_no_alarm_on_real_bibliographies() -> None:
         ("malformed response: not JSON", FailureKind.MALFORMED),
         ("offline: not in cache", FailureKind.OFFLINE),
         ("internal error in crossref", FailureKind.INTERNAL),
+        ("response body over 8 MB", FailureKind.TOO_LARGE),  # transport.exchange's words
         ("HTTP 418", FailureKind.OTHER),
     ],
 )

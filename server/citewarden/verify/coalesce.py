@@ -12,18 +12,22 @@ next one (OpenAlex ``filter=doi:a|b``, Semantic Scholar ``POST /paper/batch``).
 Cache hits never wait (:meth:`CachedSource.peek`).  The batch runs under its own time budget
 (the entry's would charge one entry for every other's answer).  An id whose batch answer is
 FAILED is asked again on its own by its entry, under that entry's budget: one id a service
-rejects can fail the request for all.
+rejects can fail the request for all.  A batch whose answer was over the body cap is first
+asked again in halves, one after the other, within the batch's budget
+(:mod:`citewarden.verify.batch_split`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from citewarden.verify.batch_split import in_halves
 from citewarden.verify.plan import answer_key
 from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.transport import entry_budget
@@ -116,10 +120,9 @@ class Coalescer:
                 source, COALESCED[slot][0]
             )
             self.batches[slot[0]] = self.batches.get(slot[0], 0) + 1
-            with entry_budget(self.budget):
-                raw = await call(ids)
             method = "by_doi" if slot[1] == "by_doi" else slot[1]
-            answers = {answer_key(method, k): v for k, v in raw.items()}
+            with entry_budget(self.budget):
+                answers = await in_halves(call, ids, functools.partial(answer_key, method))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # sources promise not to raise; the entries ask on their own

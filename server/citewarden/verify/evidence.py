@@ -57,6 +57,9 @@ class FailureKind(StrEnum):
     MALFORMED = "malformed"
     OFFLINE = "offline"
     INTERNAL = "internal"
+    #: The answer was larger than the client reads (the body cap); a batch so answered is
+    #: asked again in halves (:mod:`citewarden.verify.batch_split`).
+    TOO_LARGE = "too_large"
     #: No source able to cover the literature was consulted at all.
     NO_COVERAGE = "no_coverage"
     OTHER = "other"
@@ -70,6 +73,7 @@ _KIND_PATTERNS: tuple[tuple[FailureKind, re.Pattern[str]], ...] = (
     (FailureKind.MALFORMED, re.compile(r"malformed|not json|not xml|no title|no csl")),
     (FailureKind.OFFLINE, re.compile(r"offline")),
     (FailureKind.INTERNAL, re.compile(r"internal error")),
+    (FailureKind.TOO_LARGE, re.compile(r"response body over")),
 )
 
 

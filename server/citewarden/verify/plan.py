@@ -9,7 +9,8 @@ answer of their identifier from here instead of sending a request of their own. 
 wrapped in the cache, so a batch only asks for what the cache does not hold.
 
 A batch that failed settles nothing: its entries ask on their own, as they would without a
-plan.  Crossref's ``filter=doi:`` answer is trusted for what it holds; a DOI it lacks is looked
+plan; except that a batch whose answer was over the body cap is asked again in halves first
+(:mod:`citewarden.verify.batch_split`).  Crossref's ``filter=doi:`` answer is trusted for what it holds; a DOI it lacks is looked
 up on its own afterwards (``/works/{doi}``), because a filter answer can leave out a DOI that
 ``/works/{doi}`` knows (its filter syntax cannot carry every DOI), and "not at Crossref"
 decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
@@ -19,11 +20,13 @@ id they were given.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from citewarden.verify.batch_split import in_halves
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.sources._common import normalize_doi
@@ -184,8 +187,8 @@ class Ahead:
         try:
             ask = await self._not_in_snapshot(sources, name, chunk)
             if ask:
-                raw = await getattr(sources[name], spec.batch)(ask)
-                answers = {answer_key(spec.single, k): v for k, v in raw.items()}
+                call = getattr(sources[name], spec.batch)
+                answers = await in_halves(call, ask, functools.partial(answer_key, spec.single))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # sources promise not to raise; the entries ask on their own
