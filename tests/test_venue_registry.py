@@ -9,6 +9,8 @@ a failure like any other."""
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 from collections.abc import AsyncIterator, Iterator
 from urllib.parse import parse_qs
 
@@ -214,3 +216,61 @@ def test_only_registries_that_would_list_the_venue_are_asked() -> None:
     assert registries(journal=False, in_dblp=False) == ("openalex",)
     assert registries(journal=True, in_dblp=False) == ("openalex", "crossref")
     assert registries(journal=False, in_dblp=True) == ("dblp", "openalex")
+
+
+# -- venue searches take the source's request slot like every other look-up -----------------
+
+#: The same paper cited at its real venue: a work search at dblp, no venue search.
+REAL = "IEEE Symposium on Security and Privacy"
+
+
+def _slotted(server: ReplayServer, http: HttpClient) -> tuple[Verifier, list[object]]:
+    """One request in flight per source (``concurrency = 1``; the client's lanes allow 16),
+    dblp answering after 0.15 s; the entry citing :data:`FAKE` first, then six citing
+    :data:`REAL`, all searched at dblp."""
+    server.latencies = {"/dblp": 0.15}
+    sources = [
+        DblpSource(http, server.base_url("dblp")),
+        OpenAlexSource(http, server.base_url("openalex")),
+        SemanticScholarSource(http, server.base_url("semanticscholar")),
+    ]
+    verifier = Verifier(sources, VerifySettings(sources=INDEXES, concurrency=1), today=TODAY)
+    entries = [make_entry("fake", "inproceedings", {**PII, "booktitle": FAKE})]
+    entries += [
+        make_entry(f"real{i}", "inproceedings", {**PII, "booktitle": REAL}) for i in range(6)
+    ]
+    return verifier, entries
+
+
+async def test_a_venue_search_waits_for_the_sources_request_slot(
+    server: ReplayServer, http: HttpClient
+) -> None:
+    verifier, entries = _slotted(server, http)
+    verdicts = await verifier.verify_many(entries)  # type: ignore[arg-type]
+    dblp = sorted((s for s in server.log if s.path.startswith("/dblp/")), key=lambda s: s.at)
+    assert "/dblp/search/venue/api" in {s.path for s in dblp}
+    # one dblp request at a time, the venue search included: each arrived after the last
+    # was answered (0.15 s later), none while another was on the wire
+    gaps = [b.at - a.at for a, b in itertools.pairwise(dblp)]
+    assert min(gaps) >= 0.14, gaps
+    # the verdict is what it is without the wait
+    assert Code.NONEXISTENT_VENUE in {i.code for i in verdicts["fake"].issues}
+
+
+async def test_a_venue_search_waiting_for_its_slot_is_not_sent_once_cancelled(
+    server: ReplayServer, http: HttpClient
+) -> None:
+    verifier, entries = _slotted(server, http)
+    cancel = asyncio.Event()
+
+    async def cancel_at_third_dblp_request() -> None:
+        while sum(s.path.startswith("/dblp/") for s in server.log) < 3:
+            await asyncio.sleep(0.01)
+        cancel.set()
+
+    watcher = asyncio.ensure_future(cancel_at_third_dblp_request())
+    await verifier.verify_many(entries, cancel_event=cancel)  # type: ignore[arg-type]
+    watcher.cancel()
+    # the venue search queued behind the work searches when the run was cancelled
+    assert cancel.is_set()
+    assert "/dblp/search/venue/api" not in {s.path for s in server.log}

@@ -241,7 +241,7 @@ class SearchSteps(SourceCalls):
         in_dblp = "dblp" in {cmp.record.source, *(o.source for o in ev.venue_opinions)}
         journal = ev.entry.venue_field == "journal"
         ev.venue_answers = await venue_answers(
-            self.sources, ev.entry.venue, journal=journal, in_dblp=in_dblp
+            self.sources, ev.entry.venue, journal=journal, in_dblp=in_dblp, ask=self._ask
         )
 
     async def _notices(self, ev: Evidence) -> None:

@@ -4,8 +4,10 @@ Asked only for a cited venue the matched record contradicts and the bundled tabl
 know (:func:`citewarden.verify.venue_check.venue_contradicted`): dblp ``/search/venue/api``,
 OpenAlex ``/sources?search=`` and Crossref ``/journals?query=``, each source that is
 configured and has the endpoint, at the same time, cached like works (see
-:mod:`citewarden.verify.sources.cached`) and bounded like every request (the entry's time
-budget, the client's size limits).  Each answer becomes a :class:`VenueAnswer`; a search
+:mod:`citewarden.verify.sources.cached`) and asked like every other look-up of the entry
+(:meth:`SourceCalls._ask <citewarden.verify.source_calls.SourceCalls._ask>`): in the source's
+request slot, so its concurrency limit holds for all of its requests, not sent once the run
+is cancelled, within the entry's time budget and the client's size limits.  Each answer becomes a :class:`VenueAnswer`; a search
 that failed gives none (it is evidence of nothing).  Only a registry that would list the
 venue is asked: dblp (computer science) for a work dblp holds, Crossref's journals for a
 venue cited as a journal, OpenAlex (every kind of venue) always.
@@ -15,14 +17,18 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from citewarden.verify.evidence import VenueAnswer
 from citewarden.verify.records import Lookup, Outcome, WorkRecord
+from citewarden.verify.source_calls import _Cancelled
 from citewarden.verify.venues import venue_search_text
 
 log = logging.getLogger(__name__)
+
+#: How a look-up is asked: ``ask(source, name, method, arg)`` (``SourceCalls._ask``).
+Ask = Callable[[Any, str, str, str], Awaitable[Lookup]]
 
 #: Sources with a venue search, in the order their answers are listed.
 VENUE_REGISTRIES = ("dblp", "openalex", "crossref")
@@ -39,27 +45,29 @@ def registries(*, journal: bool, in_dblp: bool) -> tuple[str, ...]:
 
 
 async def venue_answers(
-    sources: Mapping[str, Any], cited: str, *, journal: bool, in_dblp: bool
+    sources: Mapping[str, Any], cited: str, *, journal: bool, in_dblp: bool, ask: Ask
 ) -> list[VenueAnswer]:
     """The answers of the venue searches for ``cited`` (empty when there is nothing
     distinctive to search for or no search answered).  ``journal``: cited as a journal;
-    ``in_dblp``: dblp holds the work."""
+    ``in_dblp``: dblp holds the work; ``ask``: how the engine asks a source (its slot, the
+    run's cancellation)."""
     text = venue_search_text(cited)
     if text is None:
         return []
     names = registries(journal=journal, in_dblp=in_dblp)
-    asked = [s for name in names if hasattr(s := sources.get(name), "venues")]
+    asked = [(name, s) for name in names if hasattr(s := sources.get(name), "venues")]
 
-    async def one(source: Any) -> Lookup | None:
+    async def one(name: str, source: Any) -> Lookup | None:
         try:
-            result: Lookup = await source.venues(text)
-            return result
+            return await ask(source, name, "venues", text)
+        except _Cancelled:
+            raise
         except Exception as exc:  # sources promise not to raise; stay safe if one does
-            log.warning("%s.venues raised %s", source.name, type(exc).__name__)
+            log.warning("%s.venues raised %s", name, type(exc).__name__)
             return None
 
     answers = []
-    for lookup in await asyncio.gather(*(one(s) for s in asked)):
+    for lookup in await asyncio.gather(*(one(n, s) for n, s in asked)):
         if lookup is None or lookup.outcome is Outcome.FAILED:
             continue
         answers.append(VenueAnswer(lookup.source, tuple(_names(r) for r in lookup.records)))
