@@ -10,10 +10,10 @@ wrapped in the cache, so a batch only asks for what the cache does not hold.
 
 A batch that failed settles nothing: its entries ask on their own, as they would without a
 plan; except that a batch whose answer was over the body cap is asked again in halves first
-(:mod:`citewarden.verify.batch_split`).  Crossref's ``filter=doi:`` answer is trusted for what it holds; a DOI it lacks is looked
-up on its own afterwards (``/works/{doi}``), because a filter answer can leave out a DOI that
-``/works/{doi}`` knows (its filter syntax cannot carry every DOI), and "not at Crossref"
-decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
+(:mod:`citewarden.verify.batch_split`).  Crossref's ``filter=doi:`` answer is trusted for
+what it holds; a DOI it lacks is looked up on its own afterwards (``/works/{doi}``), because
+a filter answer can leave out a DOI that ``/works/{doi}`` knows (its filter syntax cannot
+carry every DOI), and "not at Crossref" decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
 id they were given.
 """
 
