@@ -16,11 +16,14 @@ from datetime import date
 from pathlib import Path
 from urllib.parse import parse_qs
 
+import pytest
+
 import replay as replay_fixtures
 from batch_replay import serve_batches
 from citewarden.cache import Cache
 from citewarden.model import Entry
 from citewarden.settings import VerifySettings
+from citewarden.verify import plan
 from citewarden.verify.coalesce import Coalescer
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient, Limit
@@ -455,8 +458,11 @@ async def test_advertised_host_limits_hold_across_the_single_and_list_lanes(
 
 
 async def test_journal_articles_dois_are_asked_at_openalex_in_the_plan(
-    replay: ReplayServer, replay_http: HttpClient
+    replay: ReplayServer, replay_http: HttpClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the later steps' batches are sent for any number of ids here (see
+    # test_a_small_plan_sends_no_batch_for_the_later_steps for the threshold)
+    monkeypatch.setattr(plan, "LATER_FROM", 1)
     # every journal article matched through Crossref gets OpenAlex's record of its DOI (the
     # venue's indexes): planned with the identifiers, one filter=doi: request for them all
     serve_batches(replay)
@@ -480,8 +486,11 @@ async def test_journal_articles_dois_are_asked_at_openalex_in_the_plan(
 
 
 async def test_five_doi_entries_cost_one_batch_request_per_source(
-    replay: ReplayServer, replay_http: HttpClient
+    replay: ReplayServer, replay_http: HttpClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the later steps' batches are sent for any number of ids here (see
+    # test_a_small_plan_sends_no_batch_for_the_later_steps for the threshold)
+    monkeypatch.setattr(plan, "LATER_FROM", 1)
     # every DOI of the bibliography is known up front: Crossref, OpenAlex and Semantic
     # Scholar each get one batch request for the five, whatever steps follow
     serve_batches(replay)
@@ -506,8 +515,11 @@ async def test_five_doi_entries_cost_one_batch_request_per_source(
 
 
 async def test_arxiv_ids_go_to_semantic_scholar_in_the_plan(
-    replay: ReplayServer, replay_http: HttpClient
+    replay: ReplayServer, replay_http: HttpClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the later steps' batches are sent for any number of ids here (see
+    # test_a_small_plan_sends_no_batch_for_the_later_steps for the threshold)
+    monkeypatch.setattr(plan, "LATER_FROM", 1)
     # an arXiv id is asked at arXiv (id_list) and at Semantic Scholar (/paper/batch) ahead:
     # its record stands in when arXiv has none and names the published venue
     entries = [
@@ -528,3 +540,59 @@ async def test_arxiv_ids_go_to_semantic_scholar_in_the_plan(
     assert json.loads(looked_up[0].body)["ids"] == ["ARXIV:0808.05394", "ARXIV:1707.08567"]
     id_lists = [parse_qs(s.query).get("id_list") for s in replay.log if s.path.startswith("/arxiv")]
     assert [i for i in id_lists if i] == [["0808.05394,1707.08567"]]
+
+
+def _four_sources(replay: ReplayServer, http: HttpClient) -> Verifier:
+    sources = [
+        CrossrefSource(http, replay.base_url("crossref"), mailto="t@example.org"),
+        DoiSource(http, replay.base_url("doi")),
+        OpenAlexSource(http, replay.base_url("openalex")),
+        SemanticScholarSource(http, replay.base_url("semanticscholar")),
+    ]
+    settings = VerifySettings(sources=("crossref", "doi", "openalex", "semanticscholar"))
+    return Verifier(sources, settings, today=TODAY)
+
+
+async def test_one_doi_entry_costs_its_single_look_up(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # a save that re-checks one entry: its DOI's own look-up, no batch of one, and no
+    # batch for the later steps the entry does not reach
+    serve_batches(replay)
+    msg = next(m for m in recorded_crossref_works() if m.get("type") != "journal-article")
+    entry = entry_for(0, msg)
+    verdicts = await _four_sources(replay, replay_http).verify_many([entry])
+    assert verdicts[entry.key].status.value == "verified"
+    crossref = [s for s in replay.log if s.path.startswith("/crossref/")]
+    assert [s.path for s in crossref] == [f"/crossref/works/{msg['DOI']}"]
+    assert "filter" not in parse_qs(crossref[0].query)
+    others = [s.path for s in replay.log if not s.path.startswith("/crossref/")]
+    assert others == []  # neither OpenAlex nor Semantic Scholar: nothing needed them
+
+
+async def test_a_small_plan_sends_no_batch_for_the_later_steps(
+    replay: ReplayServer, replay_http: HttpClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # fewer DOIs than LATER_FROM: OpenAlex and Semantic Scholar are asked only by the
+    # entries whose steps need them, with the same verdicts as when the plan asks ahead
+    messages = recorded_crossref_works()
+    assert len(messages) < plan.LATER_FROM
+    entries = [entry_for(i, m) for i, m in enumerate(messages)]
+    serve_batches(replay)
+    lazy = await _four_sources(replay, replay_http).verify_many(entries)
+    s2_batches = [s for s in replay.log if s.path.endswith("/paper/batch")]
+    openalex = [s for s in replay.log if s.path.startswith("/openalex/works")]
+    asked = {
+        doi
+        for s in openalex
+        for value in parse_qs(s.query).get("filter", [])
+        for doi in value.removeprefix("doi:").split("|")
+    } | {s.path.removeprefix("/openalex/works/doi:").lower() for s in openalex if "doi:" in s.path}
+    journals = {str(m["DOI"]).lower() for m in messages if m.get("type") == "journal-article"}
+    assert asked == journals  # the venue's indexes of a journal article, nothing else
+    replay.clear()
+    serve_batches(replay)
+    monkeypatch.setattr(plan, "LATER_FROM", 1)
+    ahead = await _four_sources(replay, replay_http).verify_many(entries)
+    assert lazy == ahead
+    assert s2_batches == [] and any(s.path.endswith("/paper/batch") for s in replay.log)

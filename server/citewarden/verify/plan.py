@@ -42,6 +42,9 @@ class BatchSpec:
     batch: str  # the batch method (a dict of answers by identifier)
     size: int  # identifiers per request
     absence_is_evidence: bool  # an id missing from the answer is NOT_FOUND
+    #: Asked ahead for a later step that only some entries reach (a second author list,
+    #: the venue from the indexes), not for the identifier step every entry takes.
+    later: bool = False
 
 
 #: The batched look-ups the plan uses, by (source, single method).
@@ -53,14 +56,16 @@ BATCHES: dict[tuple[str, str], BatchSpec] = {
     # a second author list, the venue from the indexes): OpenAlex's filter=doi: matches
     # DOIs exactly, as /works/doi: does; Semantic Scholar's /paper/batch answers null for
     # an id it does not know, as /paper/DOI:{doi} answers 404
-    ("openalex", "by_doi"): BatchSpec("by_doi", "by_dois", 50, absence_is_evidence=True),
-    ("semanticscholar", "by_doi"): BatchSpec("by_doi", "by_dois", 500, absence_is_evidence=True),
+    ("openalex", "by_doi"): BatchSpec("by_doi", "by_dois", 50, True, later=True),
+    ("semanticscholar", "by_doi"): BatchSpec("by_doi", "by_dois", 500, True, later=True),
     # an arXiv id: Semantic Scholar's record of the paper names its published venue (the
     # venue from the indexes), and stands in when arXiv has no answer
-    ("semanticscholar", "by_arxiv"): BatchSpec(
-        "by_arxiv", "by_arxivs", 500, absence_is_evidence=True
-    ),
+    ("semanticscholar", "by_arxiv"): BatchSpec("by_arxiv", "by_arxivs", 500, True, later=True),
 }
+#: A batch for a later step (``BatchSpec.later``) with fewer ids than this is not sent: the
+#: few entries that reach the step ask on their own (a save that re-checks one entry costs
+#: its identifier's look-up, not two more batch requests whose answers may go unused).
+LATER_FROM = 8
 
 
 def answer_key(method: str, arg: str) -> str:
@@ -153,8 +158,15 @@ class Ahead:
         return True
 
     def flush(self, sources: Mapping[str, Any]) -> None:
-        """Start the batches that are not full yet."""
-        for slot in list(self._pending):
+        """Start the batches that are not full yet, but for a later step's batch of fewer
+        than :data:`LATER_FROM` ids, whose entries ask on their own if they reach it."""
+        for slot, pending in list(self._pending.items()):
+            if BATCHES[slot].later and len(pending) < LATER_FROM:
+                del self._pending[slot]
+                for _, fut in pending:
+                    if not fut.done():
+                        fut.set_result(None)
+                continue
             self._launch(sources, slot)
 
     def start(self, sources: Mapping[str, Any], entries: Iterable[NormalizedEntry]) -> None:
@@ -186,6 +198,16 @@ class Ahead:
         answers: dict[str, Lookup] = {}
         try:
             ask = await self._not_in_snapshot(sources, name, chunk)
+            if len(ask) == 1:
+                # a batch of one is its single look-up, whose answer settles it as it is
+                # (Crossref's /works/{doi} says "not found", its filter only "not here")
+                (only,) = ask
+                answer = await getattr(sources[name], spec.single)(only)
+                key = answer_key(spec.single, only)
+                for ident, fut in planned:
+                    if not fut.done() and answer_key(spec.single, ident) == key:
+                        fut.set_result(answer)
+                return
             if ask:
                 call = getattr(sources[name], spec.batch)
                 answers = await in_halves(call, ask, functools.partial(answer_key, spec.single))
