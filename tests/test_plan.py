@@ -82,6 +82,17 @@ def crossref_verifier(srv: ReplayServer, http: HttpClient, cache: Cache | None) 
     return Verifier(wrapped, VerifySettings(sources=("crossref", "doi")), today=TODAY)
 
 
+def _four_sources(replay: ReplayServer, http: HttpClient) -> Verifier:
+    sources = [
+        CrossrefSource(http, replay.base_url("crossref"), mailto="t@example.org"),
+        DoiSource(http, replay.base_url("doi")),
+        OpenAlexSource(http, replay.base_url("openalex")),
+        SemanticScholarSource(http, replay.base_url("semanticscholar")),
+    ]
+    settings = VerifySettings(sources=("crossref", "doi", "openalex", "semanticscholar"))
+    return Verifier(sources, settings, today=TODAY)
+
+
 async def test_doi_entries_are_fetched_in_one_batch_then_from_the_cache(
     replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
 ) -> None:
@@ -496,14 +507,7 @@ async def test_five_doi_entries_cost_one_batch_request_per_source(
     serve_batches(replay)
     messages = recorded_crossref_works()[:5]
     entries = [entry_for(i, m) for i, m in enumerate(messages)]
-    sources = [
-        CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org"),
-        DoiSource(replay_http, replay.base_url("doi")),
-        OpenAlexSource(replay_http, replay.base_url("openalex")),
-        SemanticScholarSource(replay_http, replay.base_url("semanticscholar")),
-    ]
-    settings = VerifySettings(sources=("crossref", "doi", "openalex", "semanticscholar"))
-    verdicts = await Verifier(sources, settings, today=TODAY).verify_many(entries)
+    verdicts = await _four_sources(replay, replay_http).verify_many(entries)
     assert len(verdicts) == 5
     works = [s for s in replay.log if s.path.startswith(("/crossref/works", "/openalex/works"))]
     assert sorted(s.path for s in works) == ["/crossref/works", "/openalex/works"]
@@ -540,17 +544,6 @@ async def test_arxiv_ids_go_to_semantic_scholar_in_the_plan(
     assert json.loads(looked_up[0].body)["ids"] == ["ARXIV:0808.05394", "ARXIV:1707.08567"]
     id_lists = [parse_qs(s.query).get("id_list") for s in replay.log if s.path.startswith("/arxiv")]
     assert [i for i in id_lists if i] == [["0808.05394,1707.08567"]]
-
-
-def _four_sources(replay: ReplayServer, http: HttpClient) -> Verifier:
-    sources = [
-        CrossrefSource(http, replay.base_url("crossref"), mailto="t@example.org"),
-        DoiSource(http, replay.base_url("doi")),
-        OpenAlexSource(http, replay.base_url("openalex")),
-        SemanticScholarSource(http, replay.base_url("semanticscholar")),
-    ]
-    settings = VerifySettings(sources=("crossref", "doi", "openalex", "semanticscholar"))
-    return Verifier(sources, settings, today=TODAY)
 
 
 async def test_one_doi_entry_costs_its_single_look_up(
