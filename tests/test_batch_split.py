@@ -252,3 +252,21 @@ async def test_an_id_whose_own_answer_is_over_the_cap_is_unverified_with_the_rea
     # then each id by its single look-up
     assert all(sorted(p) == sorted([BIG, small]) for p in s2.posts())
     assert sorted(s2.gets()) == sorted([BIG, small])
+
+
+async def test_halving_stops_after_two_levels() -> None:
+    # a source whose every batch answer is over the cap: the batch, its halves and theirs
+    # (seven requests for sixteen ids), then the ids are left to their entries
+    from citewarden.verify.batch_split import LEVELS, in_halves
+    from citewarden.verify.records import Lookup
+
+    sent: list[list[str]] = []
+
+    async def over_the_cap(ids: list[str]) -> dict[str, Lookup]:
+        sent.append(ids)
+        return {i: Lookup.failed("semanticscholar", "response body over 8 MB") for i in ids}
+
+    ids = [f"DOI:10.1/{n}" for n in range(16)]
+    answers = await in_halves(over_the_cap, ids, str.casefold)
+    assert LEVELS == 2 and [len(s) for s in sent] == [16, 8, 4, 4, 8, 4, 4]
+    assert all(a.outcome.value == "failed" for a in answers.values()) and len(answers) == 16

@@ -100,3 +100,13 @@ async def test_nothing_is_rebuilt_while_the_entries_and_verdicts_stay_the_same(
     await asyncio.wait_for(task, timeout=10)
     assert keeper.rebuilds == 0 and await session.run(keeper.corpus) is first
     keeper.close()
+
+
+async def test_a_closed_keeper_schedules_nothing(tmp_path: Path) -> None:
+    session = session_over(tmp_path)
+    keeper = CorpusKeeper(session, None)
+    await session.run(keeper.corpus)
+    keeper.close()
+    await session.run(keeper.corpus)  # a hover after the close still answers
+    keeper.changed()
+    assert keeper.scheduled is None

@@ -241,14 +241,30 @@ def test_search_starts_at_the_most_selective_source_for_the_kind_of_work() -> No
     )
     for venue in computing:
         assert field_of(norm(venue)) is Field.COMPUTING, venue  # type: ignore[arg-type]
-    biomedicine = ("N. Engl. J. Med.", "J. Biol. Chem.", "Clin. Infect. Dis.", "Comput. Biol. Med.")
+    biomedicine = (
+        "N. Engl. J. Med.",
+        "N Engl J Med",
+        "J. Biol. Chem.",
+        "J Biol Chem",
+        "Clin. Infect. Dis.",
+        "Comput. Biol. Med.",
+    )
     for venue in biomedicine:
         assert field_of(norm(venue)) is Field.BIOMEDICINE, venue  # type: ignore[arg-type]
     # a word that only looks like one of them
-    other = ("Learning and Instruction", "J. Econ. Theory", "Mediterranean Historical Review")
+    other = (
+        "Learning and Instruction",
+        "J. Econ. Theory",
+        "Mediterranean Historical Review",
+        "Mediterranean Conference on Control and Automation (MED)",
+        "Forum för forskning med tillämpningar",
+    )
     for venue in other:
         assert field_of(norm(venue)) is Field.OTHER, venue  # type: ignore[arg-type]
     assert field_of(norm("Atti della Conferenza ai Lincei")) is Field.OTHER  # type: ignore[arg-type]
+    # a conference acronym is not an abbreviation of biomedicine
+    for venue in ("Computational Linguistics in the Netherlands (CLIN)", "Proceedings of CLIN"):
+        assert field_of(norm(venue)) is not Field.BIOMEDICINE, venue  # type: ignore[arg-type]
 
     class Named:
         def __init__(self, name: str) -> None:
@@ -589,3 +605,54 @@ async def test_a_small_plan_sends_no_batch_for_the_later_steps(
     ahead = await _four_sources(replay, replay_http).verify_many(entries)
     assert lazy == ahead
     assert s2_batches == [] and any(s.path.endswith("/paper/batch") for s in replay.log)
+
+
+async def test_a_batch_of_one_settles_on_a_not_found_never_on_a_failure() -> None:
+    # the single look-up standing in for a batch of one: its "not found" is an answer, its
+    # failure is not (the entry then asks on its own, within its own budget)
+    answers = {
+        "10.5555/gone": Lookup.not_found("crossref"),
+        "10.5555/down": Lookup.failed("crossref", "timeout"),
+    }
+
+    class Single:
+        async def by_doi(self, doi: str) -> Lookup:
+            return answers[doi]
+
+        async def by_dois(self, dois: list[str]) -> dict[str, Lookup]:
+            raise AssertionError("a batch of one is not sent as a batch")
+
+    for doi, expected in (("10.5555/gone", Outcome.NOT_FOUND), ("10.5555/down", None)):
+        ahead = Ahead()
+        entry = normalize_entry(make_entry("k", "article", {"title": "T", "doi": doi}))
+        ahead.start({"crossref": Single()}, [entry])
+        future = ahead.take("crossref", "by_doi", doi)
+        assert future is not None
+        got = await future
+        assert (got.outcome if got is not None else None) is expected
+
+
+async def test_ids_left_out_of_a_small_later_batch_are_planned_again_later() -> None:
+    class Batches:
+        def __init__(self) -> None:
+            self.asked: list[list[str]] = []
+
+        async def by_doi(self, doi: str) -> Lookup:
+            return Lookup.not_found("openalex")
+
+        async def by_dois(self, dois: list[str]) -> dict[str, Lookup]:
+            self.asked.append(list(dois))
+            return {d: Lookup.not_found("openalex") for d in dois}
+
+    openalex = Batches()
+    ahead = Ahead()
+    one = normalize_entry(make_entry("k0", "article", {"title": "T", "doi": "10.5555/0"}))
+    ahead.start({"openalex": openalex}, [one])  # one id: below LATER_FROM, not sent
+    assert openalex.asked == [] and ahead.take("openalex", "by_doi", "10.5555/0") is None
+    many = [
+        normalize_entry(make_entry(f"k{n}", "article", {"title": "T", "doi": f"10.5555/{n}"}))
+        for n in range(plan.LATER_FROM)
+    ]
+    ahead.start({"openalex": openalex}, many)  # the first id again, with the others
+    await asyncio.sleep(0)
+    assert len(openalex.asked) == 1 and "10.5555/0" in openalex.asked[0]

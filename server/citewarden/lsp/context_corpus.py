@@ -112,6 +112,7 @@ class CorpusKeeper:
         self._task: asyncio.Task[None] | None = None
         self._again = False
         self._thread: ThreadPoolExecutor | None = None
+        self._closed = False
 
     # -- the request worker ---------------------------------------------------------------
     def inputs(self) -> Inputs:
@@ -120,7 +121,10 @@ class CorpusKeeper:
         service = self.service
         if service is None or not service.enabled:
             return Inputs(entries, {}, 0, False)
-        return Inputs(entries, dict(service.verdicts), service.generation, True)
+        # the generation first: a verdict that lands while the map is copied then makes the
+        # corpus's generation older than the service's, so the next check rebuilds
+        generation = service.generation
+        return Inputs(entries, dict(service.verdicts), generation, True)
 
     def corpus(self) -> FieldCorpus:
         """The last corpus built; the first one is built here, once (request worker)."""
@@ -148,7 +152,7 @@ class CorpusKeeper:
     # -- the event loop -------------------------------------------------------------------
     def changed(self) -> None:
         """Verdicts or entries may have changed: rebuild soon (event loop)."""
-        if not self.wanted:
+        if not self.wanted or self._closed:
             return
         if self._task is not None and not self._task.done():
             self._again = True
@@ -173,7 +177,7 @@ class CorpusKeeper:
             await asyncio.sleep(self.pause())
             self._again = False  # what changed until now is read next
             inputs = await self.session.run(self._changed_inputs)
-            if inputs is not None:
+            if inputs is not None and not self._closed:
                 log.debug("rebuilding the context corpus in the background")
                 if self._thread is None:
                     self._thread = ThreadPoolExecutor(
@@ -195,7 +199,9 @@ class CorpusKeeper:
                 return
 
     def close(self) -> None:
-        """Stop scheduling; let the build thread end once its build (if any) is done."""
+        """Stop scheduling (for good); let the build thread end once its build (if any)
+        is done."""
+        self._closed = True
         self.wanted = False
         if self._task is not None:
             self._task.cancel()

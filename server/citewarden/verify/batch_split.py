@@ -12,8 +12,9 @@ request), whose answer is the same record.
 Only a body over the cap splits a batch.  A timeout, a 429 or a server error says nothing
 about the size of the answer; splitting then would only multiply requests.  The halves are
 requests like any other: they go through the same client lanes, rate limits and caps.  At
-most ``2 * n / LEAST`` requests are added for ``n`` ids, and only while answers keep coming
-back over the cap.
+most :data:`LEVELS` levels of halves are asked (six requests added to a batch), and only while
+answers keep coming back over the cap; the ids still without an answer then ask on their
+own, as after any failed batch.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ log = logging.getLogger("citewarden.verify")
 
 #: The fewest ids sent again as a batch; an id alone is asked by its single look-up.
 LEAST = 2
+#: How many times a batch is halved at most (its halves, then theirs: six requests).
+LEVELS = 2
 
 #: A source's batch method (``by_dois``, ``by_arxivs`` ...): answers by identifier.
 BatchCall = Callable[[list[str]], Awaitable[Mapping[str, Lookup]]]
@@ -43,19 +46,19 @@ def too_large(answer: Lookup | None) -> bool:
 
 
 async def in_halves(
-    call: BatchCall, ids: Sequence[str], key: Callable[[str], str]
+    call: BatchCall, ids: Sequence[str], key: Callable[[str], str], levels: int = LEVELS
 ) -> dict[str, Lookup]:
     """The answers of ``call(ids)`` by ``key(id)``; the ids whose answer was too large are
-    asked again in halves (see the module's description).  An id still too large at the
-    end keeps that failure (its entry then asks on its own)."""
+    asked again in halves, ``levels`` times at most (see the module's description).  An id
+    still too large at the end keeps that failure (its entry then asks on its own)."""
     raw = await call(list(ids))
     answers = {key(k): v for k, v in raw.items()}
     over = list({key(i): i for i in ids if too_large(answers.get(key(i)))}.values())
-    if len(over) < LEAST:
+    if len(over) < LEAST or levels <= 0:
         return answers
     half = (len(over) + 1) // 2
     log.info("a batch answer of %d ids was over the body cap: asking them in halves", len(over))
     for part in (over[:half], over[half:]):
         if len(part) >= LEAST:
-            answers.update(await in_halves(call, part, key))
+            answers.update(await in_halves(call, part, key, levels - 1))
     return answers

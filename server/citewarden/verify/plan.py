@@ -161,9 +161,12 @@ class Ahead:
         """Start the batches that are not full yet, but for a later step's batch of fewer
         than :data:`LATER_FROM` ids, whose entries ask on their own if they reach it."""
         for slot, pending in list(self._pending.items()):
-            if BATCHES[slot].later and len(pending) < LATER_FROM:
+            spec = BATCHES[slot]
+            if spec.later and len(pending) < LATER_FROM:
                 del self._pending[slot]
-                for _, fut in pending:
+                for ident, fut in pending:
+                    # forgotten, so that a later plan holding the id asks for it again
+                    self._answers.pop((slot[0], spec.single, answer_key(spec.single, ident)), None)
                     if not fut.done():
                         fut.set_result(None)
                 continue
@@ -199,14 +202,15 @@ class Ahead:
         try:
             ask = await self._not_in_snapshot(sources, name, chunk)
             if len(ask) == 1:
-                # a batch of one is its single look-up, whose answer settles it as it is
-                # (Crossref's /works/{doi} says "not found", its filter only "not here")
+                # a batch of one is its single look-up, whose "not found" settles it
+                # (Crossref's /works/{doi} says "not found", its filter only "not here");
+                # a failure settles nothing: the entry asks on its own, in its budget
                 (only,) = ask
                 answer = await getattr(sources[name], spec.single)(only)
                 key = answer_key(spec.single, only)
                 for ident, fut in planned:
                     if not fut.done() and answer_key(spec.single, ident) == key:
-                        fut.set_result(answer)
+                        fut.set_result(None if answer.outcome is Outcome.FAILED else answer)
                 return
             if ask:
                 call = getattr(sources[name], spec.batch)

@@ -59,10 +59,16 @@ _BIOMEDICINE = re.compile(
     r"cardiol\w*|neurosci\w*|neurol\w*|psychiatr\w*|pharmac\w*|immunol\w*|genet\w*|"
     r"genom\w*|bioinformatics|biochem\w*|biolog\w*|cell|pediatr\w*|paediatr\w*|surg\w*|"
     r"nurs\w*|epidemiol\w*|infect\w*|virol\w*|microbiol\w*|physiol\w*|patholog\w*|"
-    r"radiol\w*|dermatol\w*|endocrinol\w*|gastroenterol\w*|nutrition|plos|bmc|"
-    # ISO 4 abbreviations ("J. Biol. Chem.", "Clin. Infect. Dis.", "N. Engl. J. Med.")
-    r"med|biol|clin|pathol)\b",
+    r"radiol\w*|dermatol\w*|endocrinol\w*|gastroenterol\w*|nutrition|plos|bmc)\b",
     re.IGNORECASE,
+)
+#: Abbreviations of biomedical venues taken as such only where the venue is written
+#: abbreviated: with a full stop (ISO 4: "J. Biol. Chem.", "Clin. Infect. Dis.") or beside
+#: "J" for journal (NLM: "N Engl J Med", "J Biol Chem").  Alone, "med" is a word of the
+#: Scandinavian languages and CLIN, MED are computer-science conferences.
+_BIOMEDICINE_ABBREVIATED = re.compile(r"\b(?:med|clin|biol|pathol)\.", re.IGNORECASE)
+_BIOMEDICINE_NLM = re.compile(
+    r"\bj (?:med|clin|biol|pathol)\b|\b(?:med|clin|biol|pathol) j\b", re.IGNORECASE
 )
 #: Full stops and other punctuation between a venue's words (read as spaces).
 _PUNCTUATION = re.compile(r"[^\w&]+")
@@ -112,8 +118,11 @@ def quorum(entry: NormalizedEntry) -> frozenset[str]:
 def field_of(entry: NormalizedEntry) -> Field:
     """The kind of work an entry's venue names (biomedicine wins a tie: "computational
     biology" journals are indexed by PubMed, not DBLP)."""
-    venue = _PUNCTUATION.sub(" ", entry.venue or "")
+    written = entry.venue or ""
+    venue = _PUNCTUATION.sub(" ", written)
     if entry.pmid or _BIOMEDICINE.search(venue):
+        return Field.BIOMEDICINE
+    if _BIOMEDICINE_ABBREVIATED.search(written) or _BIOMEDICINE_NLM.search(venue):
         return Field.BIOMEDICINE
     if _COMPUTING.search(venue) or _COMPUTING_ACRONYMS.search(venue):
         return Field.COMPUTING
