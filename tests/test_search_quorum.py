@@ -263,3 +263,56 @@ async def test_a_second_opinion_by_search_comes_first_from_the_sources_already_a
     # dblp, OpenAlex and Semantic Scholar were searched with the same query (their answers
     # are in the cache): they give the second opinions on the title; Crossref is not asked
     assert sources["crossref"].calls["search"] == 0
+
+
+async def test_a_source_that_answers_without_the_work_does_not_confirm_a_near_miss() -> None:
+    # dblp holds the work under a title one word off, OpenAlex answers without it: that is
+    # one source for the near miss, not two, so the search goes on and Semantic Scholar's
+    # record, which agrees on everything, settles the entry
+    records = [r for r in load_records(DATA / "accuracy" / "records.jsonl") if r.authors]
+    first = next(r for r in records if len((r.title or "").split()) >= 8 and r.year)
+    venue = "Advances in Neural Information Processing Systems"
+    # a conference paper (no DOI) with the record's title, authors and year
+    work = dataclasses.replace(
+        first,
+        doi=None,
+        venue=venue,
+        venue_short=(),
+        issn=(),
+        publisher=None,
+        work_type="proceedings-article",
+        volume=None,
+        issue=None,
+        pages=None,
+    )
+    others = [r for r in records if r is not first][:3]
+    assert work.title is not None
+    words = work.title.split()
+    words[-1] = words[-1] + "s"
+    near = dataclasses.replace(work, title=" ".join(words))
+
+    def held_by(name: str, recs: list[WorkRecord]) -> MemorySource:
+        return MemorySource(name, [dataclasses.replace(r, source=name) for r in recs])
+
+    sources = {
+        "dblp": held_by("dblp", [near]),
+        "openalex": held_by("openalex", others),
+        "semanticscholar": held_by("semanticscholar", [work]),
+        "crossref": held_by("crossref", others),
+    }
+    entry = make_entry(
+        "exact",
+        "inproceedings",
+        {
+            "title": work.title,
+            "author": " and ".join(f"{a.given} {a.family}" for a in work.authors),
+            "booktitle": venue,
+            "year": str(work.year),
+        },
+    )
+    v = await Verifier(list(sources.values()), VerifySettings(sources=NAMES), today=TODAY).verify(
+        entry
+    )
+    assert sources["semanticscholar"].calls["search"] >= 1
+    assert v.status is Status.VERIFIED, v.issues
+    assert v.match is not None and v.match.source == "semanticscholar"

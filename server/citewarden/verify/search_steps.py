@@ -108,6 +108,7 @@ class SearchSteps(SourceCalls):
                 definitive += 1
                 answered.append(name)
             same_title = False
+            agrees = False  # this source holds a record of the work (a near miss included)
             for rec in lookup.records:
                 cmp = compare(e, rec)
                 plausible = plausible or _plausible(cmp)
@@ -116,6 +117,7 @@ class SearchSteps(SourceCalls):
                     ev.search_complete = True
                     return
                 if cmp.identifies:
+                    agrees = True
                     if ev.candidate is None or cmp.score > ev.candidate.score:
                         ev.candidate = cmp
                 elif cmp.title is not None and cmp.title.exact and cmp.authors is not None:
@@ -123,12 +125,15 @@ class SearchSteps(SourceCalls):
                     if ev.title_only is None or cmp.score > ev.title_only.score:
                         ev.title_only = cmp
             title_only += same_title
-            if ev.candidate is not None:
+            if agrees:
+                # only a source that holds the work confirms it: one that answered without
+                # it (a "no match" of its title search) leaves the search going
                 confirmations += 1
                 if confirmations >= NEAR_MISS_CONFIRMATIONS:
                     break
             elif (
-                complete
+                ev.candidate is None
+                and complete
                 and (not plausible or title_only >= NEAR_MISS_CONFIRMATIONS)
                 and needed.issubset(answered)
             ):
