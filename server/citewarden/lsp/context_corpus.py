@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.lsp.check_cycle import lower_priority
 from citewarden.lsp.session import Session
-from citewarden.lsp.verify_state import fingerprint
+from citewarden.lsp.verification import verdicts_by_key
 from citewarden.model import Entry, Verdict
 
 if TYPE_CHECKING:
@@ -87,12 +87,7 @@ def build(inputs: Inputs) -> FieldCorpus:
     from citewarden.context.collect import works_of
     from citewarden.context.relevance import FieldCorpus
 
-    by_key: dict[str, Verdict] = {}
-    if inputs.verifying:
-        for entry in inputs.entries:
-            verdict = inputs.verdicts.get(fingerprint(entry))
-            if verdict is not None:
-                by_key.setdefault(entry.key, verdict)
+    by_key = verdicts_by_key(inputs.verdicts, inputs.entries) if inputs.verifying else {}
     works = works_of(inputs.entries, by_key)
     return FieldCorpus(w for w in works.values() if w.title or w.abstract)
 

@@ -95,7 +95,7 @@ class JudgeService(Feature):
         if config is None:
             return {}
         ws = self.session.project
-        verdicts = verdicts_by_key(self.verification, ws.all_entries())
+        verdicts = verdicts_by_key(self.verification.verdicts, ws.all_entries())
         matches = {k: v.match for k, v in verdicts.items() if v.match is not None}
         if not matches:
             return {}

@@ -294,12 +294,13 @@ class VerificationService(VerificationQueue):
 
 
 def verdicts_by_key(
-    service: VerificationService, entries: Sequence[Entry]
+    verdicts: Mapping[str, Verdict], entries: Sequence[Entry]
 ) -> Mapping[str, Verdict]:
-    """The current verdict of each entry, by key (worker only)."""
+    """The verdict of each entry, by key, from ``verdicts`` by fingerprint (the service's,
+    read in the worker only, or a copy of them)."""
     out: dict[str, Verdict] = {}
     for entry in entries:
-        verdict = service.verdicts.get(fingerprint(entry))
+        verdict = verdicts.get(fingerprint(entry))
         if verdict is not None and entry.key not in out:
             out[entry.key] = dataclasses.replace(verdict, key=entry.key)
     return out

@@ -114,7 +114,9 @@ def session_audit(service: VerificationService, session: Session) -> Audit:
     shows (after policy), the verdicts it holds, the score its status bar shows (worker)."""
     ws = session.project
     entries = tuple(ws.all_entries())
-    verdicts = tuple(verdicts_by_key(service, entries).values()) if service.enabled else None
+    verdicts = (
+        tuple(verdicts_by_key(service.verdicts, entries).values()) if service.enabled else None
+    )
     findings = {p: list(session.store.findings(p)) for p in list(session.store.files)}
     from citewarden.audit import Audit  # the report commands only
 

@@ -99,13 +99,13 @@ def identifiers(entry: NormalizedEntry) -> list[tuple[str, str, str]]:
     return []
 
 
-def _settled(spec: BatchSpec, answer: Lookup | None) -> Lookup | None:
+def _settled(answer: Lookup | None, absence_is_evidence: bool) -> Lookup | None:
     """The batch's answer for one id when it settles the look-up, else None (the entry asks
     on its own): a failed batch says nothing about its members (one id the service rejects
     can fail the whole request), and Crossref's lack of a DOI is not its "not found"."""
     if answer is None or answer.outcome is Outcome.FAILED:
         return None
-    if answer.outcome is Outcome.NOT_FOUND and not spec.absence_is_evidence:
+    if answer.outcome is Outcome.NOT_FOUND and not absence_is_evidence:
         return None
     return answer
 
@@ -199,6 +199,7 @@ class Ahead:
         an entry took its future before this task ran)."""
         chunk = [ident for ident, _ in planned]
         answers: dict[str, Lookup] = {}
+        evidence = spec.absence_is_evidence
         try:
             ask = await self._not_in_snapshot(sources, name, chunk)
             if len(ask) == 1:
@@ -207,12 +208,8 @@ class Ahead:
                 # a failure settles nothing: the entry asks on its own, in its budget
                 (only,) = ask
                 answer = await getattr(sources[name], spec.single)(only)
-                key = answer_key(spec.single, only)
-                for ident, fut in planned:
-                    if not fut.done() and answer_key(spec.single, ident) == key:
-                        fut.set_result(None if answer.outcome is Outcome.FAILED else answer)
-                return
-            if ask:
+                answers, evidence = {answer_key(spec.single, only): answer}, True
+            elif ask:
                 call = getattr(sources[name], spec.batch)
                 answers = await in_halves(call, ask, functools.partial(answer_key, spec.single))
         except asyncio.CancelledError:
@@ -223,7 +220,7 @@ class Ahead:
             for ident, fut in planned:
                 if fut.done():
                     continue
-                fut.set_result(_settled(spec, answers.get(answer_key(spec.single, ident))))
+                fut.set_result(_settled(answers.get(answer_key(spec.single, ident)), evidence))
 
     async def _not_in_snapshot(
         self, sources: Mapping[str, Any], name: str, chunk: list[str]
