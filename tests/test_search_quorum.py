@@ -69,6 +69,11 @@ def searched(srv: ReplayServer) -> list[str]:
     return [seen.path.split("/")[1] for seen in srv.log]
 
 
+def held_by(name: str, recs: list[WorkRecord]) -> MemorySource:
+    """An in-memory source holding ``recs`` as its own records."""
+    return MemorySource(name, [dataclasses.replace(r, source=name) for r in recs])
+
+
 async def test_a_cs_paper_is_not_found_on_dblp_and_the_general_indexes(
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:
@@ -239,9 +244,6 @@ async def test_a_second_opinion_by_search_comes_first_from_the_sources_already_a
     words = work.title.split()
     words[-1] = words[-1] + "s"  # a near-miss title: one word changed
 
-    def held_by(name: str, recs: list[WorkRecord]) -> MemorySource:
-        return MemorySource(name, [dataclasses.replace(r, source=name) for r in recs])
-
     sources = {
         "dblp": held_by("dblp", others),
         "openalex": held_by("openalex", [work]),
@@ -290,9 +292,6 @@ async def test_a_source_that_answers_without_the_work_does_not_confirm_a_near_mi
     words = work.title.split()
     words[-1] = words[-1] + "s"
     near = dataclasses.replace(work, title=" ".join(words))
-
-    def held_by(name: str, recs: list[WorkRecord]) -> MemorySource:
-        return MemorySource(name, [dataclasses.replace(r, source=name) for r in recs])
 
     sources = {
         "dblp": held_by("dblp", [near]),
