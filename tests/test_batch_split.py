@@ -248,9 +248,9 @@ async def test_an_id_whose_own_answer_is_over_the_cap_is_unverified_with_the_rea
     assert big.status is Status.UNVERIFIED
     assert big.reason is not None and "response body over" in big.reason
     assert verdicts[f"k{small}"].status is Status.VERIFIED
-    # no batch of one: a batch of the two (the plan's; the coalesced look-ups' again),
-    # then each id by its single look-up
-    assert all(sorted(p) == sorted([BIG, small]) for p in s2.posts())
+    # no batch of one and no second batch: the coalesced batch of the two, over the cap
+    # for both, then each id by its single look-up
+    assert [sorted(p) for p in s2.posts()] == [sorted([BIG, small])]
     assert sorted(s2.gets()) == sorted([BIG, small])
 
 
@@ -270,3 +270,20 @@ async def test_halving_stops_after_two_levels() -> None:
     answers = await in_halves(over_the_cap, ids, str.casefold)
     assert LEVELS == 2 and [len(s) for s in sent] == [16, 8, 4, 4, 8, 4, 4]
     assert all(a.outcome.value == "failed" for a in answers.values()) and len(answers) == 16
+
+
+async def test_ids_still_over_the_cap_after_the_plans_halves_ask_on_their_own(s2: S2) -> None:
+    # nine arXiv ids (enough for the plan's batch at Semantic Scholar), one of them over the
+    # cap alone: the plan's batch, its halves and the over half's halves (five requests at
+    # most), then the ids of the last group over the cap by their single look-ups, never in
+    # another batch of the coalesced look-ups
+    ids = [*EIGHT, BIG]
+    async with http_client(20_000) as http:
+        verdicts = await verify(http, s2.url, [entry_for(i) for i in ids])
+    assert verdicts[f"k{BIG}"].status is Status.UNVERIFIED
+    assert all(verdicts[f"k{i}"].status is Status.VERIFIED for i in EIGHT)
+    posts = s2.posts()
+    assert sorted(posts[0]) == sorted(ids) and len(posts) <= 5
+    assert len({tuple(sorted(p)) for p in posts}) == len(posts)  # no group asked twice
+    gets = s2.gets()
+    assert BIG in gets and len(gets) == len(set(gets))

@@ -656,3 +656,48 @@ async def test_ids_left_out_of_a_small_later_batch_are_planned_again_later() -> 
     ahead.start({"openalex": openalex}, many)  # the first id again, with the others
     await asyncio.sleep(0)
     assert len(openalex.asked) == 1 and "10.5555/0" in openalex.asked[0]
+
+
+async def test_batch_requests_take_the_sources_request_slot() -> None:
+    # settings.concurrency bounds every request to a source: the plan's batches (two of
+    # Crossref's 20 DOIs, started together) and the coalesced ones go one at a time
+    class Counting:
+        name = "crossref"
+
+        def __init__(self) -> None:
+            self.in_flight = 0
+            self.most = 0
+
+        async def _sent(self) -> None:
+            self.in_flight += 1
+            self.most = max(self.most, self.in_flight)
+            await asyncio.sleep(0.05)
+            self.in_flight -= 1
+
+        async def by_doi(self, doi: str) -> Lookup:
+            await self._sent()
+            return Lookup.not_found("crossref")
+
+        async def by_dois(self, dois: list[str]) -> dict[str, Lookup]:
+            await self._sent()
+            return {d: Lookup.not_found("crossref") for d in dois}
+
+    crossref = Counting()
+    ahead = Ahead(lambda name: slot)
+    slot = asyncio.Semaphore(1)
+    entries = [
+        normalize_entry(make_entry(f"k{n}", "article", {"title": "T", "doi": f"10.5555/{n}"}))
+        for n in range(40)
+    ]
+    ahead.start({"crossref": crossref}, entries)
+    futures = [ahead.take("crossref", "by_doi", f"10.5555/{n}") for n in range(40)]
+    await asyncio.gather(*(f for f in futures if f is not None))
+    assert ahead.batches == {"crossref": 2} and crossref.most == 1
+
+    openalex = Counting()
+    coalescer = Coalescer(budget=10.0, slot=lambda name: slot)
+    async with slot:  # an entry's own request is on the wire: the batch waits for it
+        asked = asyncio.ensure_future(coalescer.ask(openalex, "openalex", "by_doi", "10.1/a"))
+        await asyncio.sleep(0.1)
+        assert openalex.in_flight == 0 and not asked.done()
+    assert await asked is not None and openalex.most == 1

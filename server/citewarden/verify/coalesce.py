@@ -9,12 +9,14 @@ their look-ups wait for one another: per source and method, at most one batch re
 flight; the ids asked meanwhile (and within a short window before the first) go in the
 next one (OpenAlex ``filter=doi:a|b``, Semantic Scholar ``POST /paper/batch``).
 
-Cache hits never wait (:meth:`CachedSource.peek`).  The batch runs under its own time budget
+Cache hits never wait (:meth:`CachedSource.peek`).  A batch request takes the source's
+request slot like any other request to it.  The batch runs under its own time budget
 (the entry's would charge one entry for every other's answer).  An id whose batch answer is
 FAILED is asked again on its own by its entry, under that entry's budget: one id a service
 rejects can fail the request for all.  A batch whose answer was over the body cap is first
 asked again in halves, one after the other, within the batch's budget
-(:mod:`citewarden.verify.batch_split`).
+(:mod:`citewarden.verify.batch_split`); an id still over the cap after that is asked by its
+single look-up, never in another batch.
 """
 
 from __future__ import annotations
@@ -23,12 +25,11 @@ import asyncio
 import contextvars
 import functools
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from citewarden.verify.batch_split import in_halves
-from citewarden.verify.plan import answer_key
+from citewarden.verify.batch_split import in_halves, too_large
+from citewarden.verify.plan import Slot, answer_key, in_slot, no_slot
 from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.transport import entry_budget
 
@@ -53,10 +54,11 @@ class _Batch:
 
 class Coalescer:
     """Batches of single look-ups, by (source, method).  ``budget`` is the time budget of
-    one batch request (seconds)."""
+    one batch request (seconds); each request takes its source's request slot (``slot``)."""
 
-    def __init__(self, budget: float, window: float = WINDOW) -> None:
+    def __init__(self, budget: float, window: float = WINDOW, slot: Slot = no_slot) -> None:
         self.budget = budget
+        self._slot = slot
         self.window = window
         self._pending: dict[tuple[str, str], _Batch] = {}
         self._busy: dict[tuple[str, str], asyncio.Task[None]] = {}
@@ -116,9 +118,7 @@ class Coalescer:
             if self._pending.get(slot) is batch:
                 del self._pending[slot]  # closed: later ids start the next batch
             ids = list(batch.ids.values())
-            call: Callable[[list[str]], Awaitable[dict[str, Lookup]]] = getattr(
-                source, COALESCED[slot][0]
-            )
+            call = in_slot(self._slot(slot[0]), getattr(source, COALESCED[slot][0]))
             self.batches[slot[0]] = self.batches.get(slot[0], 0) + 1
             method = "by_doi" if slot[1] == "by_doi" else slot[1]
             with entry_budget(self.budget):
@@ -146,7 +146,10 @@ class Coalescer:
 
 
 def _settled(answer: Lookup | None) -> Lookup | None:
-    """A batch answer settles its id unless it failed (or is missing)."""
+    """A batch answer settles its id unless it failed (or is missing); an answer over the
+    body cap even alone is passed on, for the entry to ask by its single look-up."""
+    if too_large(answer):
+        return answer
     if answer is None or answer.outcome is Outcome.FAILED:
         return None
     return answer

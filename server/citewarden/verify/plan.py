@@ -10,7 +10,9 @@ wrapped in the cache, so a batch only asks for what the cache does not hold.
 
 A batch that failed settles nothing: its entries ask on their own, as they would without a
 plan; except that a batch whose answer was over the body cap is asked again in halves first
-(:mod:`citewarden.verify.batch_split`).  Crossref's ``filter=doi:`` answer is trusted for
+(:mod:`citewarden.verify.batch_split`), and an id still over it then asks by its single
+look-up, not in a batch of the coalesced look-ups.  A batch request takes its source's
+request slot (``verify.concurrency``) like any other request to it.  Crossref's ``filter=doi:`` answer is trusted for
 what it holds; a DOI it lacks is looked up on its own afterwards (``/works/{doi}``), because
 a filter answer can leave out a DOI that ``/works/{doi}`` knows (its filter syntax cannot
 carry every DOI), and "not at Crossref" decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
@@ -20,13 +22,15 @@ id they were given.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from citewarden.verify.batch_split import in_halves
+from citewarden.verify.batch_split import BatchCall, in_halves, too_large
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.sources._common import normalize_doi
@@ -99,10 +103,23 @@ def identifiers(entry: NormalizedEntry) -> list[tuple[str, str, str]]:
     return []
 
 
+#: The request slot of a source, by name (``SourceCalls._slot``): a batch request takes one
+#: like any other request to the source.
+Slot = Callable[[str], AbstractAsyncContextManager[Any]]
+
+
+def no_slot(name: str) -> AbstractAsyncContextManager[Any]:
+    return contextlib.nullcontext()
+
+
 def _settled(answer: Lookup | None, absence_is_evidence: bool) -> Lookup | None:
     """The batch's answer for one id when it settles the look-up, else None (the entry asks
     on its own): a failed batch says nothing about its members (one id the service rejects
-    can fail the whole request), and Crossref's lack of a DOI is not its "not found"."""
+    can fail the whole request), and Crossref's lack of a DOI is not its "not found".  An
+    answer over the body cap even alone is passed on as it is: the entry then asks by its
+    single look-up, never in another batch."""
+    if too_large(answer):
+        return answer
     if answer is None or answer.outcome is Outcome.FAILED:
         return None
     if answer.outcome is Outcome.NOT_FOUND and not absence_is_evidence:
@@ -114,9 +131,11 @@ class Ahead:
     """Answers fetched ahead in batches, by (source, single method, key).
 
     Futures resolve to the :class:`Lookup` of one identifier, or to ``None`` when the batch
-    did not settle it (the engine then asks on its own).  Each answer is taken once."""
+    did not settle it (the engine then asks on its own).  Each answer is taken once.  Each
+    batch request takes its source's request slot (``slot``) while it is sent."""
 
-    def __init__(self) -> None:
+    def __init__(self, slot: Slot = no_slot) -> None:
+        self._slot = slot
         self._answers: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         #: Ids planned but not yet sent, with their futures, by (source, single method).
@@ -207,10 +226,11 @@ class Ahead:
                 # (Crossref's /works/{doi} says "not found", its filter only "not here");
                 # a failure settles nothing: the entry asks on its own, in its budget
                 (only,) = ask
-                answer = await getattr(sources[name], spec.single)(only)
+                async with self._slot(name):
+                    answer = await getattr(sources[name], spec.single)(only)
                 answers, evidence = {answer_key(spec.single, only): answer}, True
             elif ask:
-                call = getattr(sources[name], spec.batch)
+                call = in_slot(self._slot(name), getattr(sources[name], spec.batch))
                 answers = await in_halves(call, ask, functools.partial(answer_key, spec.single))
         except asyncio.CancelledError:
             raise
@@ -245,3 +265,14 @@ class Ahead:
                 fut.set_result(None)
         self._answers.clear()
         self._pending.clear()
+
+
+def in_slot(slot: AbstractAsyncContextManager[Any], call: BatchCall) -> BatchCall:
+    """``call`` (a batch method), each request of it sent while holding ``slot`` (the
+    halves of a split batch take it one after the other, never all at once)."""
+
+    async def held(ids: list[str]) -> Mapping[str, Lookup]:
+        async with slot:
+            return await call(ids)
+
+    return held

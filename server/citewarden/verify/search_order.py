@@ -17,6 +17,7 @@ quorum, and the entry cannot be "not found".
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from enum import StrEnum
@@ -117,10 +118,16 @@ def quorum(entry: NormalizedEntry) -> frozenset[str]:
 
 def field_of(entry: NormalizedEntry) -> Field:
     """The kind of work an entry's venue names (biomedicine wins a tie: "computational
-    biology" journals are indexed by PubMed, not DBLP)."""
-    written = entry.venue or ""
+    biology" journals are indexed by PubMed, not DBLP); a PubMed id says biomedicine."""
+    return Field.BIOMEDICINE if entry.pmid else _venue_field(entry.venue or "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _venue_field(written: str) -> Field:
+    """The kind of work the venue ``written`` names (read once per venue: a search asks it
+    for its order and its quorum, and a bibliography cites few venues many times)."""
     venue = _PUNCTUATION.sub(" ", written)
-    if entry.pmid or _BIOMEDICINE.search(venue):
+    if _BIOMEDICINE.search(venue):
         return Field.BIOMEDICINE
     if _BIOMEDICINE_ABBREVIATED.search(written) or _BIOMEDICINE_NLM.search(venue):
         return Field.BIOMEDICINE

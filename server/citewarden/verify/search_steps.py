@@ -5,7 +5,6 @@ notices, the records that describe the venue, the published version of a preprin
 from __future__ import annotations
 
 import dataclasses
-import logging
 
 from citewarden.verify.compare import (
     Agreement,
@@ -19,11 +18,9 @@ from citewarden.verify.legitimacy import venue_kind
 from citewarden.verify.normalize import NormalizedEntry, replace_confusables
 from citewarden.verify.records import Outcome, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.search_order import by_field, quorum
-from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls, _Cancelled
+from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls
 from citewarden.verify.venue_check import venue_contradicted
 from citewarden.verify.venue_lookup import venue_answers
-
-log = logging.getLogger("citewarden.verify")
 
 #: How many other sources to ask before reporting an author-list difference.
 CORROBORATING_SOURCES = 2
@@ -246,7 +243,7 @@ class SearchSteps(SourceCalls):
         in_dblp = "dblp" in {cmp.record.source, *(o.source for o in ev.venue_opinions)}
         journal = ev.entry.venue_field == "journal"
         ev.venue_answers = await venue_answers(
-            self.sources, ev.entry.venue, journal=journal, in_dblp=in_dblp, ask=self._ask
+            self.sources, ev.entry.venue, journal=journal, in_dblp=in_dblp, ask=self._ask_safely
         )
 
     async def _notices(self, ev: Evidence) -> None:
@@ -282,13 +279,7 @@ class SearchSteps(SourceCalls):
         source = self.sources.get("openalex")
         if source is None or not rec.doi or rec.doi.startswith("10.48550/"):
             return records
-        try:
-            lookup = await self._ask(source, "openalex", "by_doi", rec.doi)
-        except _Cancelled:
-            raise
-        except Exception as exc:  # sources promise not to raise; stay safe if one does
-            log.warning("openalex.by_doi raised %s", type(exc).__name__)
-            return records
+        lookup = await self._ask_safely(source, "openalex", "by_doi", rec.doi)
         if lookup.outcome is Outcome.FOUND:
             records += [r for r in lookup.records if r.doi == rec.doi]
         return records

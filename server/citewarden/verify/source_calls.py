@@ -13,6 +13,7 @@ from typing import Any
 
 from citewarden.settings import VerifySettings
 from citewarden.verify.base import Source
+from citewarden.verify.batch_split import too_large
 from citewarden.verify.coalesce import Coalescer
 from citewarden.verify.evidence import Evidence
 from citewarden.verify.http import ENTRY_BUDGET_FACTOR
@@ -58,8 +59,8 @@ class SourceCalls:
         self.today = today or date.today()
         self._loop: int | None = None
         self._source_slots: dict[str, asyncio.Semaphore] = {}
-        self._ahead = Ahead()
-        self._coalescer = Coalescer(entry_seconds(self.settings))
+        self._ahead = Ahead(self._slot)
+        self._coalescer = Coalescer(entry_seconds(self.settings), slot=self._slot)
         self._closers: list[Callable[[], Any]] = []
         #: What the user should be told once about this verifier (a rebuilt or missing cache).
         self.notices: list[str] = []
@@ -70,13 +71,14 @@ class SourceCalls:
         if loop != self._loop:
             self._loop = loop
             self._source_slots = {}
-            self._ahead = Ahead()
-            self._coalescer = Coalescer(entry_seconds(self.settings))
+            self._ahead = Ahead(self._slot)
+            self._coalescer = Coalescer(entry_seconds(self.settings), slot=self._slot)
 
     def _slot(self, name: str) -> asyncio.Semaphore:
         """Requests in flight to one source (``settings.concurrency``): each source has its
         own, so entries waiting on a strict source (arXiv) never hold up the others.  The
-        HTTP client keeps each lane at its published and advertised limits."""
+        plan's and the coalesced batch requests take it too.  The HTTP client keeps each
+        lane at its published and advertised limits."""
         slot = self._source_slots.get(name)
         if slot is None:
             slot = self._source_slots[name] = asyncio.Semaphore(max(1, self.settings.concurrency))
@@ -84,32 +86,39 @@ class SourceCalls:
 
     async def _ask(self, source: Any, name: str, method: str, *args: Any) -> Lookup:
         """One look-up: the plan's answer when it fetched it ahead, else in a batch with
-        other entries' look-ups (:mod:`citewarden.verify.coalesce`), else on its own."""
+        other entries' look-ups (:mod:`citewarden.verify.coalesce`), else on its own.  An id
+        whose answer was over the body cap even alone in a batch is asked on its own."""
         if len(args) == 1 and isinstance(args[0], str):
             ahead = self._ahead.take(name, method, args[0])
             early = await ahead if ahead is not None else None
             if early is None and Coalescer.handles(source, name, method):
                 _check_cancel()
                 early = await self._coalescer.ask(source, name, method, args[0])
-            if early is not None:
+            if early is not None and not too_large(early):
                 return early
         async with self._slot(name):
             _check_cancel()
             lookup: Lookup = await getattr(source, method)(*args)
             return lookup
 
+    async def _ask_safely(self, source: Any, name: str, method: str, *args: Any) -> Lookup:
+        """:meth:`_ask`, a source that raised (sources promise not to) answering FAILED."""
+        try:
+            return await self._ask(source, name, method, *args)
+        except _Cancelled:
+            raise
+        except Exception as exc:
+            log.warning("%s.%s raised %s", name, method, type(exc).__name__)
+            return Lookup.failed(name, f"internal error in {name}")
+
     async def _call(self, ev: Evidence, name: str, method: str, *args: Any) -> Lookup | None:
+        """A look-up for ``ev``'s entry, recorded in its evidence (the sources asked, their
+        failures); None when the source has no such look-up."""
         source = self.sources.get(name)
         fn = getattr(source, method, None) if source is not None else None
         if fn is None:
             return None
-        try:
-            lookup = await self._ask(source, name, method, *args)
-        except _Cancelled:
-            raise
-        except Exception as exc:  # sources promise not to raise; stay safe if one does
-            log.warning("%s.%s raised %s", name, method, type(exc).__name__)
-            lookup = Lookup.failed(name, f"internal error in {name}")
+        lookup = await self._ask_safely(source, name, method, *args)
         if lookup.outcome is Outcome.FAILED and lookup.reason == "unsupported":
             return None
         ev.sources.append(name)

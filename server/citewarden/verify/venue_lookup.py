@@ -5,7 +5,7 @@ know (:func:`citewarden.verify.venue_check.venue_contradicted`): dblp ``/search/
 OpenAlex ``/sources?search=`` and Crossref ``/journals?query=``, each source that is
 configured and has the endpoint, at the same time, cached like works (see
 :mod:`citewarden.verify.sources.cached`) and asked like every other look-up of the entry
-(``SourceCalls._ask``): in the source's request slot, so its concurrency limit holds for all
+(``SourceCalls._ask_safely``): in the source's request slot, so its concurrency limit holds for all
 of its requests; not sent once the run is cancelled; within the entry's time budget and the
 client's size limits.  Each answer becomes a :class:`VenueAnswer`; a search that failed
 gives none (it is evidence of nothing).  Only a registry that would list the
@@ -16,18 +16,15 @@ venue cited as a journal, OpenAlex (every kind of venue) always.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from citewarden.verify.evidence import VenueAnswer
 from citewarden.verify.records import Lookup, Outcome, WorkRecord
-from citewarden.verify.source_calls import _Cancelled
 from citewarden.verify.venues import venue_search_text
 
-log = logging.getLogger(__name__)
-
-#: How a look-up is asked: ``ask(source, name, method, arg)`` (``SourceCalls._ask``).
+#: How a look-up is asked: ``ask(source, name, method, arg)`` (``SourceCalls._ask_safely``:
+#: a source that raised answers FAILED).
 Ask = Callable[[Any, str, str, str], Awaitable[Lookup]]
 
 #: Sources with a venue search, in the order their answers are listed.
@@ -56,19 +53,9 @@ async def venue_answers(
         return []
     names = registries(journal=journal, in_dblp=in_dblp)
     asked = [(name, s) for name in names if hasattr(s := sources.get(name), "venues")]
-
-    async def one(name: str, source: Any) -> Lookup | None:
-        try:
-            return await ask(source, name, "venues", text)
-        except _Cancelled:
-            raise
-        except Exception as exc:  # sources promise not to raise; stay safe if one does
-            log.warning("%s.venues raised %s", name, type(exc).__name__)
-            return None
-
     answers = []
-    for lookup in await asyncio.gather(*(one(n, s) for n, s in asked)):
-        if lookup is None or lookup.outcome is Outcome.FAILED:
+    for lookup in await asyncio.gather(*(ask(s, name, "venues", text) for name, s in asked)):
+        if lookup.outcome is Outcome.FAILED:
             continue
         answers.append(VenueAnswer(lookup.source, tuple(_names(r) for r in lookup.records)))
     return answers
