@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from citewarden.context.relevance import FieldCorpus
 from citewarden.lsp import context_corpus
 from citewarden.lsp.context_corpus import CorpusKeeper, Inputs
+from citewarden.lsp.context_hover import ContextHover
 from citewarden.lsp.server import create_server
 from citewarden.lsp.session import Session
 from citewarden.project import Workspace
@@ -61,10 +63,10 @@ async def test_a_hover_during_a_rebuild_gets_the_last_corpus_at_once(
     started, release = threading.Event(), threading.Event()
     real_build = context_corpus.build
 
-    def held_build(inputs: Inputs) -> object:
+    def held_build(inputs: Inputs, previous: context_corpus.Built | None = None) -> object:
         started.set()
         assert release.wait(10)
-        return real_build(inputs)
+        return real_build(inputs, previous)
 
     monkeypatch.setattr(context_corpus, "build", held_build)
     edit(session, tmp_path / "refs.bib", MORE + BIB)
@@ -110,3 +112,51 @@ async def test_a_closed_keeper_schedules_nothing(tmp_path: Path) -> None:
     await session.run(keeper.corpus)  # a hover after the close still answers
     keeper.changed()
     assert keeper.scheduled is None
+
+
+async def test_a_bibliography_edit_that_changes_no_work_keeps_the_corpus_and_its_scores(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = session_over(tmp_path)
+    hover = ContextHover(session, None)
+    monkeypatch.setattr(context_corpus, "LEAST_PAUSE", 0.0)
+    scored: list[str] = []
+    real_score = FieldCorpus.score
+
+    def counted(self: FieldCorpus, sentence: str, *args: object) -> float:
+        scored.append(sentence)
+        return real_score(self, sentence, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(FieldCorpus, "score", counted)
+    main = tmp_path / "main.tex"
+    at = TEX.index("\\cite")
+
+    def ask() -> str | None:
+        return hover.citation_hover(main, at, "lamport1994")
+
+    first = await session.run(ask)
+    assert first is not None and "relevance" in first and len(scored) == 1
+    corpus = hover.keeper.corpus()
+    # the entry moves (a comment above it) and gains a field no work is read from: a new
+    # entry object of the same work
+    bib = "% the system's manual\n\n" + BIB.replace(
+        "year = {1994},", "year = {1994},\n  edition = {2},"
+    )
+    edit(session, tmp_path / "refs.bib", bib)
+    assert await session.run(ask) == first and len(scored) == 1  # no score computed again
+    hover.on_checked(set())
+    task = hover.keeper.scheduled
+    assert task is not None
+    await asyncio.wait_for(task, timeout=10)
+    assert hover.keeper.rebuilds == 1 and hover.keeper.corpus() is corpus  # kept
+    assert await session.run(ask) == first and len(scored) == 1
+    # a change of the work itself is scored again, against a rebuilt corpus
+    edit(session, tmp_path / "refs.bib", bib.replace("Preparation System", "Preparation Program"))
+    hover.on_checked(set())
+    task = hover.keeper.scheduled
+    assert task is not None
+    await asyncio.wait_for(task, timeout=10)
+    assert hover.keeper.corpus() is not corpus
+    again = await session.run(ask)
+    assert again is not None and len(scored) == 2
+    await hover.aclose()

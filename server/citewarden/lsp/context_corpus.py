@@ -17,7 +17,10 @@ every check and republication), a rebuild is scheduled:
 * the build runs in a thread of its own at a lower scheduling priority, never in the request
   worker, so a hover that arrives meanwhile is answered at once from the last corpus built;
 * the corpus is never changed once built: the new one replaces the old by one reference
-  swap (:class:`Built`), which a hover reads once.
+  swap (:class:`Built`), which a hover reads once;
+* when the works read are those of the current corpus, in the same order (an edit of the
+  bibliography that changes no title, author or abstract, a verdict that matched the
+  entry's own work), the current corpus is kept, and with it the scores hovers found.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from citewarden.lsp.verification import verdicts_by_key
 from citewarden.model import Entry, Verdict
 
 if TYPE_CHECKING:
-    from citewarden.context.relevance import FieldCorpus
+    from citewarden.context.relevance import FieldCorpus, Work
     from citewarden.lsp.verification import VerificationService
 
 log = logging.getLogger(__name__)
@@ -75,21 +78,25 @@ class Inputs:
 
 @dataclass(frozen=True, slots=True)
 class Built:
-    """A corpus and what it was built from (swapped whole)."""
+    """A corpus, the works it holds and what they were read from (swapped whole)."""
 
     corpus: FieldCorpus
+    works: tuple[Work, ...]
     inputs: Inputs
     seconds: float
 
 
-def build(inputs: Inputs) -> FieldCorpus:
-    """The corpus of ``inputs`` (pure; in any thread: it reads nothing but ``inputs``)."""
+def build(inputs: Inputs, previous: Built | None = None) -> tuple[FieldCorpus, tuple[Work, ...]]:
+    """The corpus of ``inputs`` and its works; ``previous``'s corpus when it holds the same
+    works in the same order (pure; in any thread: it reads nothing but its arguments)."""
     from citewarden.context.collect import works_of
     from citewarden.context.relevance import FieldCorpus
 
     by_key = verdicts_by_key(inputs.verdicts, inputs.entries) if inputs.verifying else {}
-    works = works_of(inputs.entries, by_key)
-    return FieldCorpus(w for w in works.values() if w.title or w.abstract)
+    works = tuple(w for w in works_of(inputs.entries, by_key).values() if w.title or w.abstract)
+    if previous is not None and previous.works == works:
+        return previous.corpus, previous.works
+    return FieldCorpus(works), works
 
 
 class CorpusKeeper:
@@ -128,9 +135,9 @@ class CorpusKeeper:
         if built is None:
             inputs = self.inputs()
             started = time.perf_counter()
-            corpus = build(inputs)
+            corpus, works = build(inputs)
             took = time.perf_counter() - started
-            built = self.built = Built(corpus, inputs, took)
+            built = self.built = Built(corpus, works, inputs, took)
             log.debug(
                 "context corpus built for the first hover: %d works in %.1f ms",
                 corpus.size,
@@ -180,13 +187,18 @@ class CorpusKeeper:
                         thread_name_prefix="context-corpus",
                         initializer=lower_priority,
                     )
+                previous = self.built
                 started = time.perf_counter()
-                corpus = await loop.run_in_executor(self._thread, build, inputs)
+                corpus, works = await loop.run_in_executor(self._thread, build, inputs, previous)
                 took = time.perf_counter() - started
-                self.built = Built(corpus, inputs, took)
+                kept = previous is not None and corpus is previous.corpus
+                # a kept corpus keeps the pause its build called for
+                seconds = previous.seconds if kept and previous is not None else took
+                self.built = Built(corpus, works, inputs, seconds)
                 self.rebuilds += 1
                 log.debug(
-                    "context corpus rebuilt in the background: %d works in %.1f ms",
+                    "context corpus %s in the background: %d works in %.1f ms",
+                    "kept (the same works)" if kept else "rebuilt",
                     corpus.size,
                     took * 1000,
                 )

@@ -5,8 +5,8 @@ the cited work) and an entry's venue evidence (heuristic 10).
 the verification hover.  The corpus that weights words (every entry's work) is kept by
 :class:`~citewarden.lsp.context_corpus.CorpusKeeper`: rebuilt in the background when verdicts
 arrive or the entries change, a hover uses the last one built.  A citation's sentence and
-its score are found once per version of the document, the cited entry, its verdict and the
-corpus, and only when the cited work has a title or an abstract to compare.
+its score are found once per version of the document, the cited work and the corpus, and
+only when the cited work has a title or an abstract to compare.
 """
 
 from __future__ import annotations
@@ -58,11 +58,11 @@ def venue_markdown(venue: VenueInfo | None) -> str | None:
 
 @dataclass(slots=True)
 class _Context:
-    """A citation's context hover as last built, with what it was built from (compared by
-    identity: a new parse, entry, verdict or corpus is a new object)."""
+    """A citation's context hover as last built, with what it was built from: the cited
+    work (compared by value: a bibliography read again gives new entries of the same
+    works) and the corpus (by identity: a rebuilt corpus is a new object)."""
 
-    entry: Entry
-    verdict: Verdict | None
+    work: Work
     corpus: FieldCorpus
     lines: list[str]
 
@@ -158,14 +158,9 @@ class ContextHover(Feature):
             return None
         corpus = self.keeper.corpus()
         built = memo.built.get(at)
-        if (
-            built is None
-            or built.entry is not entry
-            or built.verdict is not verdict
-            or built.corpus is not corpus
-        ):
+        if built is None or built.corpus is not corpus or built.work != work:
             score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
-            built = _Context(entry, verdict, corpus, _context_lines(sentence, work, score))
+            built = _Context(work, corpus, _context_lines(sentence, work, score))
             memo.built[at] = built
         lines = list(built.lines)
         match = verdict.match if verdict is not None else None
