@@ -136,6 +136,11 @@ class VenueAnswer:
     venues: tuple[tuple[str, ...], ...]
 
 
+#: Sources that must hold a near miss, or the cited title under other authors, for that
+#: to settle the entry while some source did not answer.
+CONFIRMATIONS = 2
+
+
 @dataclass
 class Evidence:
     """Everything the engine learnt about one entry."""
@@ -152,6 +157,8 @@ class Evidence:
     candidate: Comparison | None = None
     #: A record with exactly this title whose authors do not agree (chimeric evidence).
     title_only: Comparison | None = None
+    #: Sources whose answer held this title under other authors.
+    title_only_sources: int = 0
     #: Every consulted source answered definitively (found or not found).
     search_complete: bool = True
     searched: bool = False

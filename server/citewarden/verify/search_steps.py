@@ -13,7 +13,13 @@ from citewarden.verify.compare import (
     compare,
     is_preprint_record,
 )
-from citewarden.verify.evidence import Evidence, Failure, FailureKind, VenueOpinion
+from citewarden.verify.evidence import (
+    CONFIRMATIONS,
+    Evidence,
+    Failure,
+    FailureKind,
+    VenueOpinion,
+)
 from citewarden.verify.legitimacy import venue_kind
 from citewarden.verify.normalize import NormalizedEntry, replace_confusables
 from citewarden.verify.records import Outcome, Query, Update, UpdateKind, WorkRecord
@@ -32,7 +38,7 @@ ID_ONLY_SOURCES = frozenset({"doi", "openlibrary"})
 VENUE_SOURCES = frozenset({"openalex", "pubmed"})
 #: Stop searching once this many sources agree on a candidate with a near-miss title (or,
 #: with the quorum answered, hold the cited title under other authors).
-NEAR_MISS_CONFIRMATIONS = 2
+NEAR_MISS_CONFIRMATIONS = CONFIRMATIONS
 #: A record's title at least this similar to the entry's may be the work in another form
 #: (an index's variant of the title): the "not found" quorum does not stop the search then.
 PLAUSIBLE_TITLE = 0.7
@@ -122,6 +128,7 @@ class SearchSteps(SourceCalls):
                     if ev.title_only is None or cmp.score > ev.title_only.score:
                         ev.title_only = cmp
             title_only += same_title
+            ev.title_only_sources = title_only
             if agrees:
                 # only a source that holds the work confirms it: one that answered without
                 # it (a "no match" of its title search) leaves the search going

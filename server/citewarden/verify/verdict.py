@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
 from citewarden.verify.arxiv_check import arxiv_issues
 from citewarden.verify.compare import Comparison, cites_preprint, is_preprint_record
-from citewarden.verify.evidence import Evidence, IdKind, IdState, failure_summary
+from citewarden.verify.evidence import CONFIRMATIONS, Evidence, IdKind, IdState, failure_summary
 from citewarden.verify.field_check import (
     bibtex_authors,
     bibtex_pages,
@@ -267,8 +267,18 @@ def unanchored(ev: Evidence, key: str, issues: list[Issue]) -> Verdict:
     sources = tuple(dict.fromkeys(ev.sources))
     reason = failure_summary(ev.failures)
     match = None
-    if ev.title_only is not None and ev.title_only.authors is not None:
-        other = ev.title_only.record
+    held = (
+        ev.title_only if ev.title_only is not None and ev.title_only.authors is not None else None
+    )
+    if held is not None and not (ev.search_complete or ev.title_only_sources >= CONFIRMATIONS):
+        # one source holds the title under other authors, and a source that did not answer
+        # may hold a work of that title by the cited authors
+        label = record_label(held.record)
+        lists = f"{held.record.source} lists this title under other authors ({label})"
+        reason = f"{lists}; {reason}" if reason else lists
+        held = None
+    if held is not None:
+        other = held.record
         issues.append(
             Issue(
                 Code.CHIMERIC,
@@ -276,7 +286,7 @@ def unanchored(ev: Evidence, key: str, issues: list[Issue]) -> Verdict:
                 "author",
             )
         )
-        status, match = Status.MISMATCH, _match(ev.title_only)
+        status, match = Status.MISMATCH, _match(held)
     elif not ev.searched:
         status = Status.UNVERIFIED
     elif ev.search_complete and ev.id_state is not IdState.FAILED:
