@@ -24,12 +24,8 @@ from citewarden.verify.normalize import (
     strip_markup,
 )
 from citewarden.verify.records import WorkRecord
-from citewarden.verify.venues import (
-    _venue_agrees,
-    abbreviation_of,
-    venue_agrees,
-    workshop_cited_as_host,
-)
+from citewarden.verify.satellite_venues import satellite_cited_as_host
+from citewarden.verify.venues import _venue_agrees, abbreviation_of, venue_agrees
 
 #: Re-exported: venue names used to be compared here (callers clear ``_venue_agrees``).
 __all__ = ["_venue_agrees", "abbreviation_of", "venue_agrees"]
@@ -225,7 +221,7 @@ def compare_venue(
     fe = fold(entry_venue)
     if fe in {"arxiv", "arxiv preprint", "corr", "preprint"} or fe.startswith("arxiv"):
         return Agreement.UNKNOWN
-    if venue_agrees(entry_venue, names) and not workshop_cited_as_host(entry_venue, names):
+    if venue_agrees(entry_venue, names) and not satellite_cited_as_host(entry_venue, names):
         return Agreement.EQUAL
     publisher = fold(record.publisher or "")
     if publisher and (publisher == fe or publisher.startswith(fe + " ")):

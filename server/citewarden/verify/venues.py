@@ -308,68 +308,6 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
     return False
 
 
-#: "Workshop(s)" as a word, but not in the name of a conference that holds workshops too
-#: ("International Conference and Workshop on ...").
-_WORKSHOP_WORD = re.compile(r"\bworkshops?\b", re.IGNORECASE)
-_HOST_AND_WORKSHOP = re.compile(
-    r"\b(?:conferences?|symposi(?:um|a)|congress(?:es)?)\s+(?:and|&)\s+workshops?\b"
-    r"|\bworkshops?\s+(?:and|&)\s+(?:conferences?|symposi(?:um|a)|congress(?:es)?)\b",
-    re.IGNORECASE,
-)
-#: A conference's acronym with a final W for its workshops: CVPRW, ICCVW, ECCVW ("WWW", the
-#: Web Conference, is not one).
-_WORKSHOP_ACRONYM = re.compile(r"\b[A-Z]{2,}[A-VX-Z]W\b")
-
-
-def names_workshop(name: str) -> bool:
-    """Does the venue ``name`` name a workshop ("CVPR Workshops", "ICML Workshop on ...",
-    "... Pattern Recognition Workshops (CVPRW)", "Workshop on Machine Translation")?"""
-    plain = _HOST_AND_WORKSHOP.sub(" ", name)
-    return bool(_WORKSHOP_WORD.search(plain) or _WORKSHOP_ACRONYM.search(plain))
-
-
-_CONFERENCE_WORD = re.compile(r"\b(?:conference|symposium|congress)\b", re.IGNORECASE)
-
-
-@lru_cache(maxsize=4096)
-def workshop_host(name: str) -> str | None:
-    """The conference whose workshop(s) ``name`` names, as written before the workshop
-    ("CVPR" of "CVPR Workshops" and of "CVPRW", "ICML" of "ICML Workshop on ...", "... IEEE
-    Conference on Computer Vision and Pattern Recognition" of "... Workshops (CVPRW)"): a
-    venue of the bundled table, or a name that says it is a conference.  None for a
-    workshop of its own ("IEEE Spoken Language Technology Workshop", "Workshop on ...")."""
-    if _HOST_AND_WORKSHOP.search(name):
-        return None
-    candidates = [m.group(0)[:-1] for m in _WORKSHOP_ACRONYM.finditer(name)]
-    word = _WORKSHOP_WORD.search(name)
-    if word is not None:
-        candidates.insert(0, name[: word.start()].strip(" ,:;-(\u2013\u2014"))
-    for host in candidates:
-        if not fold(host):
-            continue
-        venue = registry_venue(host)
-        if venue is not None and venue.kind is VenueKind.CONFERENCE:
-            return host
-        if _CONFERENCE_WORD.search(host):
-            return host
-    return None
-
-
-def workshop_cited_as_host(entry_venue: str, names: Sequence[str]) -> bool:
-    """A workshop paper cited as a paper of the conference that hosts the workshop: one of
-    the record's names is a workshop of a host conference (:func:`workshop_host`) that
-    the citation names, and the citation names no workshop.  The other way round (the
-    citation names the workshop, the record only the host) is not a difference: indexes
-    often file a workshop's papers under the host."""
-    if names_workshop(entry_venue):
-        return False
-    for name in names:
-        host = workshop_host(name)
-        if host is not None and venue_agrees(entry_venue, (host,)):
-            return True
-    return False
-
-
 def venue_first_year(venue: str | None) -> int | None:
     """The year the cited venue began, when the registry knows it."""
     if not venue:

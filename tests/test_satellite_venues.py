@@ -1,6 +1,6 @@
-"""A workshop paper cited as a paper of the conference that hosts the workshop is a venue
-difference; a citation that names the workshop of a work an index files under the host is
-not.  Records are real recorded answers (refchecker's dblp and Crossref caches,
+"""A workshop or Findings paper cited as a paper of the conference that hosts it is a venue
+difference; a citation that names the satellite of a work an index files under the host is
+not.  Records are real recorded answers (refchecker's dblp, Crossref and OpenAlex caches,
 tests/data/accuracy/refchecker), read by the sources' own parsers."""
 
 from __future__ import annotations
@@ -14,10 +14,15 @@ from citewarden.model import Code
 from citewarden.verify.compare import Agreement, compare
 from citewarden.verify.normalize import make_entry, normalize_entry
 from citewarden.verify.records import WorkRecord
+from citewarden.verify.satellite_venues import (
+    names_satellite,
+    satellite_cited_as_host,
+    satellite_host,
+)
 from citewarden.verify.sources.crossref import work_from_csl
 from citewarden.verify.sources.dblp import work_from_dblp
+from citewarden.verify.sources.openalex import work_from_openalex
 from citewarden.verify.venue_check import publisher_venue
-from citewarden.verify.venues import names_workshop, workshop_cited_as_host, workshop_host
 from paths import DATA
 
 REFCHECKER = DATA / "accuracy" / "refchecker"
@@ -60,7 +65,7 @@ def cite(rec: WorkRecord, venue: str) -> Any:
 
 
 @pytest.mark.parametrize(
-    ("name", "workshop", "host"),
+    ("name", "satellite", "host"),
     [
         # venue names as sources record them
         ("CVPR Workshops", True, "CVPR"),
@@ -71,6 +76,14 @@ def cite(rec: WorkRecord, venue: str) -> Any:
         ),
         ("MICCAI Brain Lesion Workshop 2015", True, "MICCAI Brain Lesion"),
         ("ICCVW", True, "ICCV"),
+        ("Workshop on Efficient Natural Language Processing at NeurIPS 2023", True, "NeurIPS 2023"),
+        (
+            "Findings of the Association for Computational Linguistics: EMNLP 2023",
+            True,
+            "EMNLP 2023",
+        ),
+        ("EMNLP (Findings)", True, "EMNLP"),
+        ("Findings of EMNLP", True, "EMNLP"),
         # workshops of their own: no host conference to confuse them with
         ("2021 IEEE Spoken Language Technology Workshop (SLT)", True, None),
         ("International Workshop on Multi-Agent Systems and Agent-Based Simulation", True, None),
@@ -83,11 +96,11 @@ def cite(rec: WorkRecord, venue: str) -> Any:
         ("Advances in Neural Information Processing Systems", False, None),
     ],
 )
-def test_workshop_names_and_their_host_conference(
-    name: str, workshop: bool, host: str | None
+def test_satellite_names_and_their_host_conference(
+    name: str, satellite: bool, host: str | None
 ) -> None:
-    assert names_workshop(name) is workshop
-    assert workshop_host(name) == host
+    assert names_satellite(name) is satellite
+    assert satellite_host(name) == host
 
 
 def test_a_workshop_paper_cited_as_the_host_conference_differs_at_dblp() -> None:
@@ -130,5 +143,34 @@ def test_a_citation_naming_the_workshop_of_a_work_filed_under_the_host_agrees() 
     rec = dblp_record("Class Attention Transfer Based Knowledge Distillation")
     assert rec.venue == "CVPR"
     assert compare(cite(rec, "CVPR Workshops"), rec).venue_raw is Agreement.EQUAL
-    assert not workshop_cited_as_host("CVPR Workshops", ["CVPR"])
-    assert workshop_cited_as_host("CVPR", ["CVPR Workshops"])
+    assert not satellite_cited_as_host("CVPR Workshops", ["CVPR"])
+    assert satellite_cited_as_host("CVPR", ["CVPR Workshops"])
+
+
+def openalex_record(title_start: str) -> WorkRecord:
+    for row in _rows("openalex_search_works.jsonl"):
+        body = row["body"]
+        for work in body.get("results") or [] if isinstance(body, dict) else body or []:
+            if str(work.get("title") or "").startswith(title_start):
+                rec = work_from_openalex(work)
+                assert rec is not None
+                return rec
+    raise AssertionError(f"no recorded OpenAlex work for {title_start!r}")
+
+
+def test_a_findings_paper_cited_as_the_main_conference_differs() -> None:
+    # Li et al., "Multi-step Jailbreaking Privacy Attacks on ChatGPT", Findings of EMNLP
+    # 2023 (10.18653/v1/2023.findings-emnlp.272), as OpenAlex records it
+    rec = openalex_record("Multi-step Jailbreaking Privacy Attacks on ChatGPT")
+    names = [n for n in (rec.venue, *rec.venue_short) if n]
+    assert any("Findings" in n for n in names), names
+    for main in (
+        "EMNLP",
+        "Proceedings of the 2023 Conference on Empirical Methods in Natural Language Processing",
+    ):
+        assert compare(cite(rec, main), rec).venue_raw is Agreement.DIFFERENT
+    for findings in (
+        "Findings of the Association for Computational Linguistics: EMNLP 2023",
+        "Findings of EMNLP 2023",
+    ):
+        assert compare(cite(rec, findings), rec).venue_raw is Agreement.EQUAL
