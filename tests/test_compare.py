@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citewarden.verify.author_compare import compare_authors
+from citewarden.verify.author_compare import AuthorComparison, compare_authors
 from citewarden.verify.authors import split_authors
 from citewarden.verify.compare import (
     Agreement,
@@ -84,6 +84,30 @@ def test_author_added_dropped_substituted_are_named() -> None:
     assert truncated.exact  # type: ignore[attr-defined]
     wrong_first = cmp("Chamberlain, Scott and Boettiger, Carl and Vos, Rutger and Lapp, Hilmar")
     assert not wrong_first.first_ok  # type: ignore[attr-defined]
+
+
+def test_a_surname_one_letter_apart_in_its_place_is_misspelled_not_substituted() -> None:
+    def cmp(field: str) -> AuthorComparison:
+        authors, truncated = split_authors(field)
+        result = compare_authors(authors, truncated, RNEXML.authors)
+        assert result is not None
+        return result
+
+    # a letter added, dropped, replaced and two swapped; the given name agrees
+    for written in ("Chamberlaine", "Chamberlin", "Chamberlein", "Chamberalin"):
+        slip = cmp(f"Boettiger, Carl and {written}, Scott and Vos, Rutger and Lapp, Hilmar")
+        assert slip.misspelled and slip.misspelled[0][0] == f"{written}, Scott", written
+        assert not slip.substituted and not slip.exact and slip.agree
+        assert slip.matched == 4
+    first = cmp("Boettinger, Carl and Chamberlain, Scott and Vos, Rutger and Lapp, Hilmar")
+    assert first.misspelled and first.first_ok  # the first author, misspelled, is still first
+    # another person: other given name, or a surname too short to tell ("Vos" / "Voss")
+    other = cmp("Boettiger, Carl and Chamberlaine, Neil and Vos, Rutger and Lapp, Hilmar")
+    assert other.substituted and not other.misspelled
+    short = cmp("Boettiger, Carl and Chamberlain, Scott and Voss, Rutger and Lapp, Hilmar")
+    assert short.substituted and not short.misspelled
+    far = cmp("Boettiger, Carl and Chamberlayne, Scott and Vos, Rutger and Lapp, Hilmar")
+    assert far.substituted and not far.misspelled  # two letters apart
 
 
 @pytest.mark.parametrize(

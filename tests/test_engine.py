@@ -431,6 +431,12 @@ async def test_real_references_with_recorded_answers() -> None:
     dual = await verifier.verify(entries["nspzrcvzcB-021"])
     assert Code.CHIMERIC in {i.code for i in dual.issues} and dual.tier is Tier.H
     assert dual.reason is not None and "not recorded" in dual.reason
+    # "Koutrisw" for Paraschos Koutris (dblp): a slip of one letter, not another author
+    pricing = await verifier.verify(entries["JFY9MZtWTu-020"])
+    codes = [i.code for i in pricing.issues]
+    assert codes == [Code.AUTHOR_MISSPELLED, Code.MISSING_DOI], pricing.issues
+    assert "Koutrisw, Paraschos for Paraschos Koutris" in pricing.issues[0].message
+    assert pricing.tier is Tier.M and pricing.corrections.get("author", "").count("Koutris,") == 1
     # "OpenAI" as the author of the GPT-4 report is not a wrong author list
     gpt4 = await verifier.verify(entries["ioYdy7aghG-033"])
     assert gpt4.status is Status.VERIFIED, gpt4.issues

@@ -54,6 +54,7 @@ class Code(StrEnum):
     AUTHOR_ADDED = "author-added"
     AUTHOR_DROPPED = "author-dropped"
     AUTHOR_SUBSTITUTED = "author-substituted"
+    AUTHOR_MISSPELLED = "author-misspelled"
     PLACEHOLDER_AUTHORS = "placeholder-authors"
     YEAR_MISMATCH = "year-mismatch"
     VENUE_MISMATCH = "venue-mismatch"
@@ -187,6 +188,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.AUTHOR_ADDED: S.WARNING,
         Code.AUTHOR_DROPPED: S.WARNING,
         Code.AUTHOR_SUBSTITUTED: S.WARNING,
+        Code.AUTHOR_MISSPELLED: S.WARNING,
         Code.PLACEHOLDER_AUTHORS: S.ERROR,
         Code.YEAR_MISMATCH: S.WARNING,
         Code.VENUE_MISMATCH: S.WARNING,

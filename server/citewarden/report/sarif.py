@@ -67,6 +67,9 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.AUTHOR_ADDED: "The entry lists an author the matched record does not have.",
     Code.AUTHOR_DROPPED: "The entry omits an author of the matched record.",
     Code.AUTHOR_SUBSTITUTED: "An author of the entry differs from the matched record's author.",
+    Code.AUTHOR_MISSPELLED: (
+        "An author's surname is spelled differently from the matched record's (one letter)."
+    ),
     Code.PLACEHOLDER_AUTHORS: "The author list is a placeholder (e.g. 'John Doe', 'et al.' only).",
     Code.YEAR_MISMATCH: "The year differs from the matched record's publication year.",
     Code.VENUE_MISMATCH: "The journal or venue differs from the matched record's venue.",

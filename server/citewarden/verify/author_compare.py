@@ -7,8 +7,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rapidfuzz.distance import OSA
+
 from citewarden.verify.normalize import Author, fold, strip_markup, surname_key
 from citewarden.verify.records import Person
+
+#: Surnames at least this long may be misspelled by one letter; shorter ones one letter
+#: apart are other people (Li, Lu, Liu; Chen, Chan; Wang, Wan).
+MISSPELLING_FROM = 6
 
 
 def _loose(key: str) -> str:
@@ -60,6 +66,22 @@ def author_matches(author: Author, person: Person) -> bool:
     return bool(entry_given) and key == given and entry_given == full
 
 
+def misspelled(author: Author, person: Person) -> bool:
+    """Is ``author`` the record's ``person`` with the surname one letter apart (a letter
+    added, dropped, replaced, or two swapped: "Koutrisw" for "Koutris", "Schmidthuber" for
+    "Schmidhuber")?  Only for surnames of :data:`MISSPELLING_FROM` letters or more, and
+    given names that agree (the same first letter when either is an initial)."""
+    key, _, _, entry_given = _author_keys(author)
+    full, _, given = _person_keys(person)
+    if min(len(key), len(full)) < MISSPELLING_FROM or OSA.distance(key, full) != 1:
+        return False
+    if not entry_given or not given:
+        return False
+    if len(entry_given) == 1 or len(given) == 1:
+        return entry_given[0] == given[0]
+    return entry_given == given
+
+
 @dataclass(frozen=True, slots=True)
 class AuthorComparison:
     first_ok: bool
@@ -67,12 +89,16 @@ class AuthorComparison:
     added: tuple[str, ...] = ()  # .bib authors absent from the record
     dropped: tuple[str, ...] = ()  # record authors absent from the .bib list
     substituted: tuple[tuple[str, str], ...] = ()  # (.bib author, record author) same slot
+    #: (.bib author, record author): the same person in the same slot, one letter apart.
+    misspelled: tuple[tuple[str, str], ...] = ()
     entry_count: int = 0
     record_count: int = 0
 
     @property
     def exact(self) -> bool:
-        return self.first_ok and not (self.added or self.dropped or self.substituted)
+        return self.first_ok and not (
+            self.added or self.dropped or self.substituted or self.misspelled
+        )
 
     @property
     def agree(self) -> bool:
@@ -88,7 +114,7 @@ class AuthorComparison:
         versions of a work, not of a fabricated reference."""
         if not self.agree or self.exact:
             return False
-        changed = len(self.added) + len(self.dropped) + len(self.substituted)
+        changed = len(self.added) + len(self.dropped) + len(self.substituted) + len(self.misspelled)
         return self.entry_count >= 5 and self.overlap >= 0.8 and changed * 5 <= self.entry_count + 1
 
     @property
@@ -186,9 +212,17 @@ def compare_authors(
         if j not in used and not is_group_author(people[j].family, people[j].given)
     ]
     substituted: list[tuple[str, str]] = []
+    spelled: list[tuple[str, str]] = []
     for i in list(unmatched_entry):
         if i in unmatched_record:
-            substituted.append((authors[i].display(), str(people[i])))
+            pair = (authors[i].display(), str(people[i]))
+            if misspelled(authors[i], people[i]):
+                spelled.append(pair)
+                match_of[i] = i  # the same person: matched for the list's agreement
+                if i == first_entry and i == first_person:
+                    first_ok = True
+            else:
+                substituted.append(pair)
             unmatched_entry.remove(i)
             unmatched_record.remove(i)
     # the same number left over on both sides of a complete list: substitutions in other slots
@@ -206,6 +240,7 @@ def compare_authors(
         added=tuple(authors[i].display() for i in unmatched_entry),
         dropped=tuple(str(people[j]) for j in unmatched_record),
         substituted=tuple(substituted),
+        misspelled=tuple(spelled),
         entry_count=len(counted),
         record_count=len(people),
     )

@@ -86,6 +86,11 @@ def field_issues(
         if a.substituted:
             pairs = "; ".join(f"{e} instead of {r}" for e, r in a.substituted)
             issues.append(Issue(Code.AUTHOR_SUBSTITUTED, f"author substituted: {pairs}", "author"))
+        if a.misspelled:
+            pairs = "; ".join(f"{e} for {r}" for e, r in a.misspelled)
+            issues.append(
+                Issue(Code.AUTHOR_MISSPELLED, f"author name spelled differently: {pairs}", "author")
+            )
         if not a.first_ok and not a.substituted:
             first = (cmp.author_record or rec).authors[0]
             if a.matched == a.entry_count:

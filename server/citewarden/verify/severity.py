@@ -34,6 +34,8 @@ SCALE: Mapping[Code, tuple[Severity, Tier | None]] = MappingProxyType(
         Code.AUTHOR_ADDED: (W, Tier.E),
         Code.AUTHOR_SUBSTITUTED: (W, Tier.E),
         Code.AUTHOR_DROPPED: (W, Tier.M),
+        # the same person in the same place, one letter apart: a typing slip, not another author
+        Code.AUTHOR_MISSPELLED: (W, Tier.M),
         Code.YEAR_MISMATCH: (W, Tier.M),
         Code.VENUE_MISMATCH: (W, Tier.M),
         Code.PREPRINT_AS_PUBLISHED: (W, Tier.M),

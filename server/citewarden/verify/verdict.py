@@ -60,7 +60,9 @@ NOT_METADATA = frozenset(
     {Code.UNVERIFIED, Code.CORRECTED, Code.EXPRESSION_OF_CONCERN, Code.PREPRINT_PUBLISHED}
 )
 _TIER_RANK = {Tier.D: 0, Tier.M: 1, Tier.E: 2, Tier.H: 3}
-AUTHOR_CODES = frozenset({Code.AUTHOR_ADDED, Code.AUTHOR_DROPPED, Code.AUTHOR_SUBSTITUTED})
+AUTHOR_CODES = frozenset(
+    {Code.AUTHOR_ADDED, Code.AUTHOR_DROPPED, Code.AUTHOR_SUBSTITUTED, Code.AUTHOR_MISSPELLED}
+)
 IDENTIFIER_CODES = frozenset({Code.DOI_OTHER_WORK, Code.DOI_NOT_FOUND})
 
 #: Entry types that metadata services rarely index: absence there is not evidence.
