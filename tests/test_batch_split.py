@@ -27,6 +27,7 @@ import pytest
 
 from citewarden.model import Entry, Status
 from citewarden.settings import VerifySettings
+from citewarden.verify import plan
 from citewarden.verify.coalesce import Coalescer
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient, Limit, RetryPolicy
@@ -287,3 +288,74 @@ async def test_ids_still_over_the_cap_after_the_plans_halves_ask_on_their_own(s2
     assert len({tuple(sorted(p)) for p in posts}) == len(posts)  # no group asked twice
     gets = s2.gets()
     assert BIG in gets and len(gets) == len(set(gets))
+
+
+#: Papers whose Semantic Scholar record names a published venue.
+PUBLISHED = [
+    i
+    for i, p in PAPERS.items()
+    if p.get("venue") and p.get("venue") != "arXiv.org" and len(json.dumps(p)) < 4000
+][: plan.LATER_FROM]
+
+
+async def test_a_venue_the_plans_batch_confirms_costs_no_other_index_request(s2: S2) -> None:
+    # preprints cited with their conference: arXiv's record (a preprint, in memory here)
+    # cannot confirm the venue, Semantic Scholar's records, fetched ahead in one batch, do;
+    # OpenAlex, configured before it, is never asked
+    from citewarden.verify.records import Lookup, Person, WorkRecord
+
+    class Arxiv:
+        name = "arxiv"
+
+        async def by_arxiv(self, ident: str) -> Lookup:
+            paper = PAPERS[ident]
+            people = tuple(
+                Person(str(a["name"]).split()[-1], " ".join(str(a["name"]).split()[:-1]))
+                for a in paper["authors"]
+            )
+            rec = WorkRecord(
+                "arxiv",
+                str(paper["title"]),
+                people,
+                int(paper["year"]),
+                venue="arXiv",
+                arxiv_id=ident,
+                record_id=f"{ident}v1",
+            )
+            return Lookup.found("arxiv", [rec])
+
+    class OpenAlex:
+        name = "openalex"
+
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+
+        async def by_doi(self, doi: str) -> Lookup:
+            self.asked.append(doi)
+            return Lookup.not_found("openalex")
+
+        async def search(self, query: object) -> Lookup:
+            self.asked.append(str(query))
+            return Lookup.not_found("openalex")
+
+    entries = []
+    for ident in PUBLISHED:
+        paper = PAPERS[ident]
+        fields = {
+            "title": str(paper["title"]),
+            "author": " and ".join(str(a["name"]) for a in paper["authors"]),
+            "year": str(paper["year"]),
+            "eprint": ident,
+            "archiveprefix": "arXiv",
+            "booktitle": str(paper["venue"]),
+        }
+        entries.append(make_entry(f"k{ident}", "inproceedings", fields))
+    openalex = OpenAlex()
+    async with http_client(10_000_000) as http:
+        sources = [Arxiv(), openalex, SemanticScholarSource(http, s2.url)]
+        settings = VerifySettings(sources=("arxiv", "openalex", "semanticscholar"))
+        verdicts = await Verifier(sources, settings).verify_many(entries)  # type: ignore[arg-type]
+    assert len(PUBLISHED) == plan.LATER_FROM
+    assert all(v.status is Status.VERIFIED for v in verdicts.values()), verdicts
+    assert openalex.asked == []
+    assert [sorted(p) for p in s2.posts()] == [sorted(PUBLISHED)] and s2.gets() == []

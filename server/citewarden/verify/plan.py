@@ -148,6 +148,10 @@ class Ahead:
     def take(self, source: str, method: str, arg: str) -> asyncio.Future[Lookup | None] | None:
         return self._answers.pop((source, method, answer_key(method, arg)), None)
 
+    def planned(self, source: str, method: str, arg: str) -> asyncio.Future[Lookup | None] | None:
+        """The future of a planned look-up, without taking it (None when not planned)."""
+        return self._answers.get((source, method, answer_key(method, arg)))
+
     def add(self, sources: Mapping[str, Any], entry: NormalizedEntry) -> bool:
         """Plan the look-ups of ``entry``; start a batch once a source has a full one.
         -> whether a batch was started."""

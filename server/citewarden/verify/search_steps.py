@@ -22,7 +22,7 @@ from citewarden.verify.evidence import (
 )
 from citewarden.verify.legitimacy import venue_kind
 from citewarden.verify.normalize import NormalizedEntry, replace_confusables
-from citewarden.verify.records import Outcome, Query, Update, UpdateKind, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Query, Update, UpdateKind, WorkRecord
 from citewarden.verify.search_order import by_field, quorum
 from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls
 from citewarden.verify.venue_check import venue_contradicted
@@ -206,7 +206,9 @@ class SearchSteps(SourceCalls):
         Scholar), when the match is not a publisher's record, and the cited venue differs
         from the match's or the match is a preprint cited as published.  One look-up per
         index (by DOI, at Semantic Scholar by arXiv id, else a search; cached), stopping
-        once an index agrees with the citation or three opinions are in."""
+        once an index agrees with the citation or three opinions are in.  An index whose
+        record is already at hand (Semantic Scholar's records of arXiv ids come in the
+        plan's batches) is read first: when it agrees with the citation, nothing is asked."""
         cmp = _anchor(ev)
         e = ev.entry
         if cmp is None or not e.venue or cites_preprint(e) or cmp.venue is not Agreement.UNKNOWN:
@@ -215,30 +217,29 @@ class SearchSteps(SourceCalls):
         if cmp.venue_raw is not Agreement.DIFFERENT and not is_preprint_record(rec):
             return
         ev.venue_opinions.append(venue_opinion(cmp))
-        for name in self.order:
-            if name not in VENUE_INDEXES or name == rec.source:
-                continue
+        names = [n for n in self.order if n in VENUE_INDEXES and n != rec.source]
+        for name in names:
+            ask = _index_lookup(name, rec)
+            at_hand = await self._at_hand(name, *ask) if ask is not None else None
+            if at_hand is not None and at_hand.outcome is Outcome.FOUND:
+                opinion = _index_opinion(e, at_hand)
+                if opinion is not None and opinion.agreement is Agreement.EQUAL:
+                    ev.sources.append(name)
+                    ev.venue_opinions.append(opinion)
+                    return
+        for name in names:
             opinions = ev.venue_opinions
             if any(o.agreement is Agreement.EQUAL for o in opinions) or len(opinions) >= 3:
                 return
-            lookup = None
-            if rec.doi and not rec.doi.startswith("10.48550/") and name != "dblp":
-                lookup = await self._call(ev, name, "by_doi", rec.doi)
-            elif rec.arxiv_id and name == "semanticscholar":
-                # its record of an arXiv paper names the published venue (planned ahead)
-                lookup = await self._call(ev, name, "by_arxiv", rec.arxiv_id)
+            ask = _index_lookup(name, rec)
+            lookup = await self._call(ev, name, *ask) if ask is not None else None
             if lookup is None or lookup.outcome is not Outcome.FOUND:
                 lookup = await self._call(ev, name, "search", self._query(e))
             if lookup is None or lookup.outcome is not Outcome.FOUND:
                 continue
-            same = [c for c in (compare(e, r) for r in lookup.records) if c.identifies]
-            if same:
-                # an index holding a published version says the work is published
-                best = max(
-                    same,
-                    key=lambda c: (not is_preprint_record(c.record), bool(c.record.venue), c.score),
-                )
-                ev.venue_opinions.append(venue_opinion(best))
+            opinion = _index_opinion(e, lookup)
+            if opinion is not None:
+                ev.venue_opinions.append(opinion)
 
     async def _venue_registry(self, ev: Evidence) -> None:
         """The venue searches' answers for a cited venue the matched record contradicts and
@@ -313,6 +314,29 @@ def _anchor(ev: Evidence) -> Comparison | None:
     if ev.id_comparison is not None and ev.id_comparison.title_ok:
         return ev.id_comparison
     return ev.candidate
+
+
+def _index_lookup(name: str, rec: WorkRecord) -> tuple[str, str] | None:
+    """An index's look-up of the matched work by identifier (None: by search only): by DOI
+    (not at dblp), at Semantic Scholar by arXiv id (its record of an arXiv paper names the
+    published venue; planned ahead)."""
+    if rec.doi and not rec.doi.startswith("10.48550/") and name != "dblp":
+        return "by_doi", rec.doi
+    if rec.arxiv_id and name == "semanticscholar":
+        return "by_arxiv", rec.arxiv_id
+    return None
+
+
+def _index_opinion(e: NormalizedEntry, lookup: Lookup) -> VenueOpinion | None:
+    """The venue opinion of an index's answer: its best record of the work, a published
+    version before a preprint (an index holding one says the work is published)."""
+    same = [c for c in (compare(e, r) for r in lookup.records) if c.identifies]
+    if not same:
+        return None
+    best = max(
+        same, key=lambda c: (not is_preprint_record(c.record), bool(c.record.venue), c.score)
+    )
+    return venue_opinion(best)
 
 
 def _plausible(cmp: Comparison) -> bool:

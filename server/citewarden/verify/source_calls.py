@@ -101,6 +101,20 @@ class SourceCalls:
             lookup: Lookup = await getattr(source, method)(*args)
             return lookup
 
+    async def _at_hand(self, name: str, method: str, arg: str) -> Lookup | None:
+        """The answer of a look-up that needs no request of its own: brought by a batch of
+        the plan (waited for while in flight), or in the cache; None when the source would
+        have to be asked."""
+        future = self._ahead.planned(name, method, arg)
+        early = await asyncio.shield(future) if future is not None else None
+        if early is not None and early.outcome is not Outcome.FAILED:
+            return early
+        peek = getattr(self.sources.get(name), "peek", None)
+        hit = peek(method, arg) if callable(peek) else None
+        if isinstance(hit, Lookup) and hit.outcome is not Outcome.FAILED:
+            return hit
+        return None
+
     async def _ask_safely(self, source: Any, name: str, method: str, *args: Any) -> Lookup:
         """:meth:`_ask`, a source that raised (sources promise not to) answering FAILED."""
         try:
