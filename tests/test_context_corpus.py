@@ -47,6 +47,13 @@ def edit(session: Session, path: Path, text: str) -> None:
     session.commit(work)
 
 
+async def rebuild_done(keeper: CorpusKeeper) -> None:
+    """Wait for the rebuild a change scheduled (there must be one)."""
+    task = keeper.scheduled
+    assert task is not None
+    await asyncio.wait_for(task, timeout=10)
+
+
 async def test_a_hover_during_a_rebuild_gets_the_last_corpus_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,9 +84,7 @@ async def test_a_hover_during_a_rebuild_gets_the_last_corpus_at_once(
     during = await asyncio.wait_for(session.run(keeper.corpus), timeout=5)
     assert during is first
     release.set()
-    task = keeper.scheduled
-    assert task is not None
-    await asyncio.wait_for(task, timeout=10)
+    await rebuild_done(keeper)
     rebuilt = keeper.built
     assert rebuilt is not None and rebuilt.corpus is not first and rebuilt.corpus.size == 2
     # the second round found nothing new: the same corpus
@@ -97,9 +102,7 @@ async def test_nothing_is_rebuilt_while_the_entries_and_verdicts_stay_the_same(
     first = await session.run(keeper.corpus)
     edit(session, tmp_path / "main.tex", TEX.replace("A system", "A typesetting system"))
     keeper.changed()  # a check of a document: the entries are the same objects
-    task = keeper.scheduled
-    assert task is not None
-    await asyncio.wait_for(task, timeout=10)
+    await rebuild_done(keeper)
     assert keeper.rebuilds == 0 and await session.run(keeper.corpus) is first
     keeper.close()
 
@@ -145,17 +148,13 @@ async def test_a_bibliography_edit_that_changes_no_work_keeps_the_corpus_and_its
     edit(session, tmp_path / "refs.bib", bib)
     assert await session.run(ask) == first and len(scored) == 1  # no score computed again
     hover.on_checked(set())
-    task = hover.keeper.scheduled
-    assert task is not None
-    await asyncio.wait_for(task, timeout=10)
+    await rebuild_done(hover.keeper)
     assert hover.keeper.rebuilds == 1 and hover.keeper.corpus() is corpus  # kept
     assert await session.run(ask) == first and len(scored) == 1
     # a change of the work itself is scored again, against a rebuilt corpus
     edit(session, tmp_path / "refs.bib", bib.replace("Preparation System", "Preparation Program"))
     hover.on_checked(set())
-    task = hover.keeper.scheduled
-    assert task is not None
-    await asyncio.wait_for(task, timeout=10)
+    await rebuild_done(hover.keeper)
     assert hover.keeper.corpus() is not corpus
     again = await session.run(ask)
     assert again is not None and len(scored) == 2

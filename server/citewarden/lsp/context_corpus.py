@@ -191,10 +191,9 @@ class CorpusKeeper:
                 started = time.perf_counter()
                 corpus, works = await loop.run_in_executor(self._thread, build, inputs, previous)
                 took = time.perf_counter() - started
-                kept = previous is not None and corpus is previous.corpus
+                kept = previous if previous is not None and corpus is previous.corpus else None
                 # a kept corpus keeps the pause its build called for
-                seconds = previous.seconds if kept and previous is not None else took
-                self.built = Built(corpus, works, inputs, seconds)
+                self.built = Built(corpus, works, inputs, kept.seconds if kept else took)
                 self.rebuilds += 1
                 log.debug(
                     "context corpus %s in the background: %d works in %.1f ms",

@@ -12,10 +12,12 @@ A batch that failed settles nothing: its entries ask on their own, as they would
 plan; except that a batch whose answer was over the body cap is asked again in halves first
 (:mod:`citewarden.verify.batch_split`), and an id still over it then asks by its single
 look-up, not in a batch of the coalesced look-ups.  A batch request takes its source's
-request slot (``verify.concurrency``) like any other request to it.  Crossref's ``filter=doi:`` answer is trusted for
-what it holds; a DOI it lacks is looked up on its own afterwards (``/works/{doi}``), because
-a filter answer can leave out a DOI that ``/works/{doi}`` knows (its filter syntax cannot
-carry every DOI), and "not at Crossref" decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
+request slot (``verify.concurrency``) like any other request to it.
+
+Crossref's ``filter=doi:`` answer is trusted for what it holds; a DOI it lacks is looked up
+on its own afterwards (``/works/{doi}``), because a filter answer can leave out a DOI that
+``/works/{doi}`` knows (its filter syntax cannot carry every DOI), and "not at Crossref"
+decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
 id they were given.
 """
 

@@ -218,8 +218,8 @@ class SearchSteps(SourceCalls):
             return
         ev.venue_opinions.append(venue_opinion(cmp))
         names = [n for n in self.order if n in VENUE_INDEXES and n != rec.source]
-        for name in names:
-            ask = _index_lookup(name, rec)
+        asks = {name: _index_lookup(name, rec) for name in names}
+        for name, ask in asks.items():
             at_hand = await self._at_hand(name, *ask) if ask is not None else None
             if at_hand is not None and at_hand.outcome is Outcome.FOUND:
                 opinion = _index_opinion(e, at_hand)
@@ -227,11 +227,10 @@ class SearchSteps(SourceCalls):
                     ev.sources.append(name)
                     ev.venue_opinions.append(opinion)
                     return
-        for name in names:
+        for name, ask in asks.items():
             opinions = ev.venue_opinions
             if any(o.agreement is Agreement.EQUAL for o in opinions) or len(opinions) >= 3:
                 return
-            ask = _index_lookup(name, rec)
             lookup = await self._call(ev, name, *ask) if ask is not None else None
             if lookup is None or lookup.outcome is not Outcome.FOUND:
                 lookup = await self._call(ev, name, "search", self._query(e))

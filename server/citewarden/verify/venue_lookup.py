@@ -5,11 +5,11 @@ know (:func:`citewarden.verify.venue_check.venue_contradicted`): dblp ``/search/
 OpenAlex ``/sources?search=`` and Crossref ``/journals?query=``, each source that is
 configured and has the endpoint, at the same time, cached like works (see
 :mod:`citewarden.verify.sources.cached`) and asked like every other look-up of the entry
-(``SourceCalls._ask_safely``): in the source's request slot, so its concurrency limit holds for all
-of its requests; not sent once the run is cancelled; within the entry's time budget and the
-client's size limits.  Each answer becomes a :class:`VenueAnswer`; a search that failed
-gives none (it is evidence of nothing).  Only a registry that would list the
-venue is asked: dblp (computer science) for a work dblp holds, Crossref's journals for a
+(``SourceCalls._ask_safely``): in the source's request slot, so its concurrency limit holds
+for all of its requests; not sent once the run is cancelled; within the entry's time budget
+and the client's size limits.  Each answer becomes a :class:`VenueAnswer`; a search that
+failed gives none (it is evidence of nothing).  Only a registry that would list the venue
+is asked: dblp (computer science) for a work dblp holds, Crossref's journals for a
 venue cited as a journal, OpenAlex (every kind of venue) always.
 """
 
