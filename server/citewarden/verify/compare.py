@@ -43,6 +43,13 @@ def _compact(text: str) -> str:
 
 
 _SUBTITLE_SEPS = (": ", " - ", " — ", " – ", "? ", ". ")
+#: A note on the form of the publication after a title, not part of it: dblp's
+#: "Query strategies for priced information (extended abstract)", "(short paper)".
+_FORM_NOTE = re.compile(
+    r"\s*[(\[](?:extended|short|full|preliminary|invited|brief)?\s*"
+    r"(?:abstract|paper|version|talk|announcement)[)\]]\.?\s*$",
+    re.IGNORECASE,
+)
 
 
 def _main_title(title: str) -> str | None:
@@ -78,7 +85,7 @@ def compare_title(entry_title: str | None, record: WorkRecord) -> TitleCompariso
     subtitle left out on one side is not a difference."""
     if not entry_title or not record.title:
         return None
-    title = _record_text(record.title)
+    title = _FORM_NOTE.sub("", _record_text(record.title)) or _record_text(record.title)
     full = [fold(title)]
     # other titles the record gives (translations, original-language titles)
     full += [fold(strip_markup(v)) for k, v in record.extra if k == "alt-title"]
@@ -91,6 +98,7 @@ def compare_title(entry_title: str | None, record: WorkRecord) -> TitleCompariso
     # "LLaVA-Video: Video instruction tuning ..." cited without its short leading name
     if ": " in title and len(title.split(": ", 1)[0].split()) <= 3:
         mains.append(fold(title.split(": ", 1)[1]))
+    entry_title = _FORM_NOTE.sub("", entry_title) or entry_title
     e_full = fold(entry_title)
     e_main_raw = _main_title(entry_title)
     e_main = fold(e_main_raw) if e_main_raw else None
@@ -326,14 +334,21 @@ def cites_preprint(entry: NormalizedEntry) -> bool:
     return entry.entry_type in ("misc", "unpublished", "online", "article") and bool(entry.arxiv_id)
 
 
+#: Indexes that merge the versions of a work into one record dated by its first version
+#: (a 2017 arXiv preprint published at ICLR 2019 is one 2017 record there).
+FIRST_VERSION_DATED = frozenset({"openalex", "semanticscholar"})
+
+
 def _version_gap(entry: NormalizedEntry, record: WorkRecord, year: Agreement) -> Agreement:
     """A preprint and its published version are one work several years apart: when exactly
-    one side is a preprint, a later year on the published side is a note, not an error."""
+    one side is a preprint, a later year on the published side is a note, not an error; so
+    is a later cited year than that of an index's record dated by the first version."""
     if year is not Agreement.DIFFERENT or entry.year is None or record.year is None:
         return year
     rec_pre, entry_pre = is_preprint_record(record), cites_preprint(entry)
-    if rec_pre and not entry_pre and 0 < entry.year - record.year <= 5:
-        return Agreement.NEAR
+    if (rec_pre or record.source in FIRST_VERSION_DATED) and not entry_pre:
+        if 0 < entry.year - record.year <= 5:
+            return Agreement.NEAR
     if entry_pre and not rec_pre and 0 < record.year - entry.year <= 5:
         return Agreement.NEAR
     return year

@@ -112,13 +112,16 @@ class SearchSteps(SourceCalls):
                 answered.append(name)
             same_title = False
             agrees = False  # this source holds a record of the work (a near miss included)
-            for rec in lookup.records:
-                cmp = compare(e, rec)
+            comparisons = [compare(e, rec) for rec in lookup.records]
+            full = [c for c in comparisons if c.full_agreement]
+            if full:
+                # an answer may hold several versions of the work (a conference paper and
+                # its journal version, the arXiv copy): the one the entry cites
+                ev.candidate = _better(ev.candidate, max(full, key=_version_rank))
+                ev.search_complete = True
+                return
+            for cmp in comparisons:
                 plausible = plausible or _plausible(cmp)
-                if cmp.full_agreement:
-                    ev.candidate = _better(ev.candidate, cmp)
-                    ev.search_complete = True
-                    return
                 if cmp.identifies:
                     agrees = True
                     if ev.candidate is None or cmp.score > ev.candidate.score:
@@ -371,6 +374,20 @@ def _author_rank(cmp: Comparison) -> tuple[bool, bool, bool, int, float]:
         return (title, False, False, -(10**6), 0.0)
     changes = len(a.added) + len(a.dropped) + len(a.substituted)
     return (title, a.exact, a.agree, -changes, a.overlap)
+
+
+#: How well a field of a record agrees with the entry, best first.
+_AGREEMENT_RANK = {Agreement.EQUAL: 3, Agreement.NEAR: 2, Agreement.UNKNOWN: 1}
+
+
+def _version_rank(cmp: Comparison) -> tuple[int, int, float]:
+    """Order of preference between versions of one work (the title and authors agree on
+    each): the venue the entry names, then its year, then the closer record."""
+    return (
+        _AGREEMENT_RANK.get(cmp.venue_raw, 0),
+        _AGREEMENT_RANK.get(cmp.year, 0),
+        cmp.score,
+    )
 
 
 def _better(a: Comparison | None, b: Comparison) -> Comparison:

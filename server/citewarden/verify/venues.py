@@ -208,8 +208,12 @@ def _acronym_of(short: str, full: str) -> bool:
     "Proceedings of the 38th International Conference on Machine Learning": the letters of
     an acronym-like name are the initials of the other's words, in order, and every word
     they leave out is a generic one (proceedings, conference, of, 38th, IEEE...).  A word
-    such as "Quantum" left out names another venue."""
-    text = short.strip()
+    such as "Quantum" left out names another venue.  A sponsor before the acronym says
+    nothing more ("IEEE TPAMI", "ACM TOG")."""
+    words = short.split()
+    while len(words) > 1 and fold(words[0]) in _SPONSORS:
+        words = words[1:]
+    text = " ".join(words).strip()
     if not (2 <= len(text) <= 10 and text.isalpha() and sum(c.isupper() for c in text) >= 2):
         return False
     if " " in text or len(full.split()) < 2:
