@@ -53,6 +53,8 @@ SAME_VENUE = [
         "ACM Conference on Computer and Communications Security (CCS)",
     ),
     ("Proc. Natl. Acad. Sci.", "Proceedings of the National Academy of Sciences"),
+    # a sponsor before the acronym (a real reference's "IEEE TPAMI", dblp's name)
+    ("IEEE TPAMI", "IEEE Trans. Pattern Anal. Mach. Intell."),
 ]
 
 #: (a fabricated or different venue, the real venue it borrows words from)
@@ -71,6 +73,7 @@ OTHER_VENUE = [
     ("Journal of Statistical Machine Learning Theory", "Journal of Machine Learning Research"),
     # one letter more is another acronym, a shared sponsor is not a shared venue
     ("ICQML", "ICML"),
+    ("IEEE TIP", "IEEE Trans. Pattern Anal. Mach. Intell."),
     ("ACM SIGSAC Conference on Computer and Communications Security", "KDD"),
     (
         "ACM SIGSAC Conference on Computer and Communications Security",

@@ -346,9 +346,9 @@ def _version_gap(entry: NormalizedEntry, record: WorkRecord, year: Agreement) ->
     if year is not Agreement.DIFFERENT or entry.year is None or record.year is None:
         return year
     rec_pre, entry_pre = is_preprint_record(record), cites_preprint(entry)
-    if (rec_pre or record.source in FIRST_VERSION_DATED) and not entry_pre:
-        if 0 < entry.year - record.year <= 5:
-            return Agreement.NEAR
+    first_version = rec_pre or record.source in FIRST_VERSION_DATED
+    if first_version and not entry_pre and 0 < entry.year - record.year <= 5:
+        return Agreement.NEAR
     if entry_pre and not rec_pre and 0 < record.year - entry.year <= 5:
         return Agreement.NEAR
     return year
