@@ -203,7 +203,9 @@ def compare_authors(
     first_ok = match_of[0] == 0 or match_of[first_entry] == first_person
     horizon = len(people)
     if truncated:
-        horizon = max([len(authors)] + [m + 1 for m in match_of if m is not None])
+        # the named people (a group's place in the list is not one of the record's)
+        named = sum(1 for a in authors if not _is_group(a)) or len(authors)
+        horizon = max([named] + [m + 1 for m in match_of if m is not None])
         horizon = min(horizon, len(people))
     unmatched_entry = [i for i, m in enumerate(match_of) if m is None and not _is_group(authors[i])]
     unmatched_record = [
