@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from citewarden.verify.author_compare import AuthorComparison, compare_authors
+from citewarden.verify.author_compare import AuthorComparison, compare_authors, is_group_author
 from citewarden.verify.authors import split_authors
 from citewarden.verify.compare import (
     Agreement,
@@ -208,3 +208,21 @@ def test_tex_math_in_a_record_title_is_read_as_the_entry_s_is() -> None:
         assert record is not None
         cmp = compare_title(latex_to_text(paper["title"]), record)
         assert cmp is not None and cmp.exact, paper["title"]
+
+
+@pytest.mark.parametrize(
+    ("family", "given", "group"),
+    [
+        # organisation authors as Crossref gives them (a recorded OSTI record)
+        ("USDOE Office of Electricity (OE)", "", True),
+        ("National Association of Regulatory Utility Commissioners", "", True),
+        ("Gemma Team", "", True),
+        ("DeepSeek-AI", "", True),
+        # people, whatever their names look like
+        ("Council", "Anna", False),
+        ("Bieler", "Stephanie", False),
+        ("Institute", "Mary", False),
+    ],
+)
+def test_organisation_authors_are_groups(family: str, given: str, group: bool) -> None:
+    assert is_group_author(family, given) is group

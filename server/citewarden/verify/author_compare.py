@@ -139,6 +139,23 @@ _ORG_WORDS = frozenset(
         "investigators",
     }
 )
+#: Words of an institution's name, when it stands whole in an author list with no given
+#: name (Crossref's organisation authors: "USDOE Office of Electricity (OE)").
+_INSTITUTION_WORDS = frozenset(
+    {
+        "office",
+        "department",
+        "institute",
+        "agency",
+        "ministry",
+        "commission",
+        "council",
+        "university",
+        "laboratory",
+        "foundation",
+        "administration",
+    }
+)
 
 
 @lru_cache(maxsize=65536)
@@ -147,6 +164,8 @@ def is_group_author(family: str, given: str = "") -> bool:
     "DeepSeek-AI")."""
     words = set(fold(f"{given} {family}").split())
     if words & _ORG_WORDS or fold(family).startswith("for the "):
+        return True
+    if not given.strip() and len(words) >= 3 and words & _INSTITUTION_WORDS:
         return True
     name = family.strip()
     return not given.strip() and " " not in name and any(c.isupper() for c in name[1:])
