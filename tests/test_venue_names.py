@@ -55,6 +55,11 @@ SAME_VENUE = [
     ("Proc. Natl. Acad. Sci.", "Proceedings of the National Academy of Sciences"),
     # a sponsor before the acronym (a real reference's "IEEE TPAMI", dblp's name)
     ("IEEE TPAMI", "IEEE Trans. Pattern Anal. Mach. Intell."),
+    # the 1979 name of a journal, Crossref's current one (recorded, Gittins 1979)
+    (
+        "Journal of the Royal Statistical Society: Series B (Methodological)",
+        "Journal of the Royal Statistical Society Series B: Statistical Methodology",
+    ),
 ]
 
 #: (a fabricated or different venue, the real venue it borrows words from)
@@ -74,6 +79,10 @@ OTHER_VENUE = [
     # one letter more is another acronym, a shared sponsor is not a shared venue
     ("ICQML", "ICML"),
     ("IEEE TIP", "IEEE Trans. Pattern Anal. Mach. Intell."),
+    (
+        "Journal of the Royal Statistical Society: Series A (Statistics in Society)",
+        "Journal of the Royal Statistical Society Series B: Statistical Methodology",
+    ),
     ("ACM SIGSAC Conference on Computer and Communications Security", "KDD"),
     (
         "ACM SIGSAC Conference on Computer and Communications Security",

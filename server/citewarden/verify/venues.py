@@ -264,6 +264,12 @@ def _alias_hit(a: str, b: str) -> bool:
     return False
 
 
+def _head_match(core: Sequence[str], other: str) -> bool:
+    """Is ``core`` (three words or more) the core of a leading part of ``other``?"""
+    bare = tuple(t for t in core if t not in _SPONSORS)
+    return len(bare) >= 3 and bare in _head_cores(other)
+
+
 def _leading_parts(text: str) -> set[str]:
     """The folded leading parts of a name before a subtitle separator (colon, comma,
     semicolon, parenthesis or a spaced dash): "Journal of X: Y" gives "journal of x".  A
@@ -304,6 +310,11 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
         # the record's name with a subtitle the entry leaves out (or the other way round)
         shorter, longer = sorted((entry_venue, name), key=lambda t: len(fold(t)))
         if len(fold(shorter).split()) >= 3 and fold(shorter) in _leading_parts(longer):
+            return True
+        # ... compared word for word, a parenthesised part left out ("Journal of the Royal
+        # Statistical Society: Series B (Methodological)", Crossref's "... Series B:
+        # Statistical Methodology", the journal's name since 2023)
+        if _head_match(ce, name) or _head_match(cn, entry_venue):
             return True
         if _acronym_of(name, entry_venue) or _acronym_of(entry_venue, name):
             return True
