@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from citewarden.model import Code
 from citewarden.verify.author_compare import AuthorComparison, compare_authors, is_group_author
 from citewarden.verify.authors import split_authors
 from citewarden.verify.compare import (
@@ -20,7 +21,8 @@ from citewarden.verify.compare import (
     digit_swap,
     venue_agrees,
 )
-from citewarden.verify.normalize import make_entry, normalize_entry
+from citewarden.verify.field_check import field_issues
+from citewarden.verify.normalize import NormalizedEntry, make_entry, normalize_entry
 from citewarden.verify.records import WorkRecord
 from citewarden.verify.sources.crossref import work_from_csl
 from paths import DATA
@@ -226,3 +228,51 @@ def test_tex_math_in_a_record_title_is_read_as_the_entry_s_is() -> None:
 )
 def test_organisation_authors_are_groups(family: str, given: str, group: bool) -> None:
     assert is_group_author(family, given) is group
+
+
+RNEXML_TITLE = (
+    "{RNeXML}: a package for reading and writing richly annotated phylogenetic, character, "
+    "and trait data in {R}"
+)
+OTHERS = "Ada Quill and Tomas Brindle and Mara Vell and Ivo Stamm and Lena Korff"
+
+
+def _rnexml_entry(author: str) -> NormalizedEntry:
+    return normalize_entry(
+        make_entry(
+            "k",
+            "article",
+            {"title": RNEXML_TITLE, "author": author, "journal": "Methods Ecol. Evol."},
+        )
+    )
+
+
+def test_a_record_listing_the_first_authors_only_is_not_another_work() -> None:
+    """The record's four authors, in order, then five more (an index that lists the first
+    authors only, or names added after the real ones): the entry's authors are the
+    record's; the added names are reported, and the entry's list is not cut to the
+    record's."""
+    record_authors = "Carl Boettiger and Scott Chamberlain and Rutger Vos and Hilmar Lapp"
+    cmp = compare(_rnexml_entry(f"{record_authors} and {OTHERS}"), RNEXML)
+    assert cmp.authors is not None and cmp.authors.record_prefix and cmp.authors.agree
+    assert cmp.full_agreement
+    issues, fixes = field_issues(
+        _rnexml_entry(f"{record_authors} and {OTHERS}"), cmp, anchored_by_id=False
+    )
+    codes = [i.code for i in issues]
+    assert Code.CHIMERIC not in codes and Code.AUTHOR_ADDED in codes
+    added = next(i for i in issues if i.code is Code.AUTHOR_ADDED)
+    assert added.message.startswith("the record lists the first 4 of the entry's 9 authors")
+    assert "author" not in fixes
+    # the same names with the record's four last are not its list: another work's authors
+    other = _rnexml_entry(f"{OTHERS} and {record_authors}")
+    cmp = compare(other, RNEXML)
+    assert cmp.authors is not None and not cmp.authors.record_prefix
+    assert Code.CHIMERIC in [i.code for i in field_issues(other, cmp, anchored_by_id=False)[0]]
+    # one name added to four: reported, and the record's list offered as before
+    one_more = _rnexml_entry(f"{record_authors} and Don Knuth")
+    issues, fixes = field_issues(one_more, compare(one_more, RNEXML), anchored_by_id=False)
+    assert [i.message for i in issues if i.code is Code.AUTHOR_ADDED] == [
+        "author(s) not on the record: Knuth, Don"
+    ]
+    assert fixes["author"].startswith("Boettiger, Carl")

@@ -93,6 +93,11 @@ class AuthorComparison:
     misspelled: tuple[tuple[str, str], ...] = ()
     entry_count: int = 0
     record_count: int = 0
+    #: The record's whole list (three names or more) is the start of the entry's longer
+    #: one, in order: a record that lists the first authors only, or names added after
+    #: the real ones; either way the entry's authors are the record's, not another
+    #: work's.
+    record_prefix: bool = False
 
     @property
     def exact(self) -> bool:
@@ -105,8 +110,16 @@ class AuthorComparison:
         """Enough overlap to say the author list belongs to this record."""
         if self.entry_count == 0:
             return False
+        if self.record_prefix:
+            return True
         leading = self.first_ok or (self.entry_count >= 3 and self.overlap >= 0.8)
         return leading and self.matched * 2 >= self.entry_count
+
+    @property
+    def short_record(self) -> bool:
+        """The record lists the first authors of a list more than twice as long: it may be
+        the one cut short (indexes cap long lists), so the entry's is not rewritten."""
+        return self.record_prefix and self.matched * 2 < self.entry_count
 
     @property
     def minor(self) -> bool:
@@ -121,6 +134,9 @@ class AuthorComparison:
     def overlap(self) -> float:
         return self.matched / self.entry_count if self.entry_count else 0.0
 
+
+#: A record's list this long or longer that starts the entry's is the work's own list.
+PREFIX_FROM = 3
 
 _ORG_WORDS = frozenset(
     {
@@ -252,6 +268,9 @@ def compare_authors(
             substituted.append((authors[i].display(), str(people[j])))
         unmatched_entry, unmatched_record = [], []
     counted = [a for a in authors if not _is_group(a)] or list(authors)
+    prefix = PREFIX_FROM <= len(people) < len(authors) and match_of[: len(people)] == list(
+        range(len(people))
+    )
     return AuthorComparison(
         first_ok=first_ok,
         matched=sum(
@@ -264,4 +283,5 @@ def compare_authors(
         misspelled=tuple(spelled),
         entry_count=len(counted),
         record_count=len(people),
+        record_prefix=prefix,
     )

@@ -74,7 +74,7 @@ def field_issues(
 
     a = cmp.authors
     if a is not None and not a.exact:
-        if a.overlap < 0.5 and cmp.title is not None and cmp.title.exact:
+        if a.overlap < 0.5 and not a.record_prefix and cmp.title is not None and cmp.title.exact:
             issues.append(
                 Issue(
                     Code.CHIMERIC,
@@ -111,7 +111,17 @@ def field_issues(
                         "author",
                     )
                 )
-        if a.added:
+        if a.added and a.short_record:
+            shown = ", ".join(a.added[:5]) + (" ..." if len(a.added) > 5 else "")
+            issues.append(
+                Issue(
+                    Code.AUTHOR_ADDED,
+                    f"the record lists the first {a.record_count} of the entry's "
+                    f"{a.entry_count} authors; not on it: {shown}",
+                    "author",
+                )
+            )
+        elif a.added:
             issues.append(
                 Issue(
                     Code.AUTHOR_ADDED,
@@ -126,7 +136,13 @@ def field_issues(
             )
         # never rewrite title and authors at once; authors only when identity is anchored
         people = cmp.author_record or rec
-        if not title_changed and (anchored_by_id or a.agree) and people.authors:
+        # a record listing only the entry's first authors may be the one cut short
+        if (
+            not title_changed
+            and (anchored_by_id or a.agree)
+            and people.authors
+            and not a.short_record
+        ):
             fixes["author"] = bibtex_authors(people)
 
     if cmp.year is Agreement.NEAR and rec.year is not None:
