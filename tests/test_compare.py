@@ -84,6 +84,13 @@ def test_author_added_dropped_substituted_are_named() -> None:
     assert "Chamberlain" in sub.substituted[0][1]  # type: ignore[attr-defined]
     truncated = cmp("Boettiger, Carl and others")
     assert truncated.exact  # type: ignore[attr-defined]
+    # a name the record lacks in a list cut short moves the rest one place down the
+    # record's: Vos is not dropped; a name in the last place named is a substitution
+    shifted = cmp("Boettiger, Carl and Knuth, Don and Chamberlain, Scott and others")
+    assert shifted.added == ("Knuth, Don",) and not shifted.dropped  # type: ignore[attr-defined]
+    last = cmp("Boettiger, Carl and Chamberlain, Scott and Knuth, Don and others")
+    assert last.substituted[0][0] == "Knuth, Don"  # type: ignore[attr-defined]
+    assert "Vos" in last.substituted[0][1]  # type: ignore[attr-defined]
     wrong_first = cmp("Chamberlain, Scott and Boettiger, Carl and Vos, Rutger and Lapp, Hilmar")
     assert not wrong_first.first_ok  # type: ignore[attr-defined]
 

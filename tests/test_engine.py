@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import replay as replay_fixtures
-from citewarden.model import Code, Status, Tier, Verdict
+from citewarden.model import Code, Severity, Status, Tier, Verdict
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier, skip_reason
 from citewarden.verify.http import HttpClient
@@ -448,6 +448,15 @@ async def test_real_references_with_recorded_answers() -> None:
     for key in ("0FhrtdKLtD-024", "H8tismBT3Q-080", "lfsjVdi72l-005"):
         report = await verifier.verify(entries[key])
         assert report.status is Status.VERIFIED and report.tier is Tier.D, report.issues
+    # a list cut short with a name Semantic Scholar's record lacks in its middle ("Peiyuan
+    # Zhang" of LLaVA-OneVision): the names after it are one place further down the
+    # record's list, so its next author is not "dropped"
+    onevision = await verifier.verify(entries["0FhrtdKLtD-002"])
+    assert [i.code for i in onevision.issues if i.effective_severity <= Severity.WARNING] == [
+        Code.AUTHOR_ADDED
+    ], onevision.issues
+    added = next(i for i in onevision.issues if i.code is Code.AUTHOR_ADDED)
+    assert "Zhang, Peiyuan" in added.message
     # the conference paper, not its later journal version in the same dblp answer (ICCV
     # 2017 / IJCV 2020, EC 2019 / STOC 2023, STOC 2000 "(extended abstract)" / JCSS 2002)
     for key in ("dKRAo0a9Gm-031", "JFY9MZtWTu-015", "JFY9MZtWTu-018"):

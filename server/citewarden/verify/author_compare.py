@@ -238,9 +238,13 @@ def compare_authors(
     first_ok = match_of[0] == 0 or match_of[first_entry] == first_person
     horizon = len(people)
     if truncated:
-        # the named people (a group's place in the list is not one of the record's)
+        # the named people (a group's place in the list is not one of the record's), less
+        # the names the entry has before its last match that the record lacks: each
+        # shifts the rest of the list by one place of the record's
         named = sum(1 for a in authors if not _is_group(a)) or len(authors)
-        horizon = max([named] + [m + 1 for m in match_of if m is not None])
+        last = max((i for i, m in enumerate(match_of) if m is not None), default=-1)
+        inserted = sum(1 for i in range(last) if match_of[i] is None and not _is_group(authors[i]))
+        horizon = max([named - inserted] + [m + 1 for m in match_of if m is not None])
         horizon = min(horizon, len(people))
     unmatched_entry = [i for i, m in enumerate(match_of) if m is None and not _is_group(authors[i])]
     unmatched_record = [
