@@ -188,3 +188,28 @@ async def test_the_first_version_year_is_reported_as_a_hint(
     years = [i for i in v.issues if i.code is Code.YEAR_MISMATCH]
     assert years and all(i.effective_severity is Severity.HINT for i in years)
     assert v.status is Status.VERIFIED
+
+
+async def test_the_early_access_year_of_an_ieee_article_is_not_an_error(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """dblp dates OpenPose by its TPAMI issue (2021); its DOI, 10.1109/TPAMI.2019.2929257,
+    was assigned on early access in 2019, the year the entry cites."""
+    title = "Openpose: Realtime multi-person 2d pose estimation using part affinity fields"
+    serve_dblp(replay, title)
+    fields = {
+        "title": title,
+        "author": "Zhe Cao and Gines Hidalgo and Tomas Simon and Shih-En Wei and Yaser Sheikh",
+        "journal": "IEEE TPAMI",
+    }
+    v = await check(replay, replay_http, {**fields, "year": "2019"})
+    assert v.status is Status.VERIFIED, v.issues
+    assert v.match is not None and v.match.venue == "IEEE Trans. Pattern Anal. Mach. Intell."
+    assert all(
+        i.effective_severity is Severity.HINT for i in v.issues if i.code is Code.YEAR_MISMATCH
+    )
+    # a year that is neither the issue's nor the early access's is still an error
+    v = await check(replay, replay_http, {**fields, "year": "2016"})
+    assert any(
+        i.code is Code.YEAR_MISMATCH and i.effective_severity is Severity.WARNING for i in v.issues
+    )

@@ -339,12 +339,26 @@ def cites_preprint(entry: NormalizedEntry) -> bool:
 FIRST_VERSION_DATED = frozenset({"openalex", "semanticscholar"})
 
 
+#: IEEE's DOIs carry the year they were assigned, on early access for a journal article
+#: (``10.1109/TPAMI.2019.2929257``: online in 2019, in an issue of 2021).
+_IEEE_DOI = re.compile(r"^10\.1109/[a-z]+\.((?:19|20)\d\d)\.\d+$", re.IGNORECASE)
+
+
+def online_year(record: WorkRecord) -> int | None:
+    """The year the work was first out, when its DOI says it (IEEE)."""
+    m = _IEEE_DOI.match(record.doi or "")
+    return int(m.group(1)) if m else None
+
+
 def _version_gap(entry: NormalizedEntry, record: WorkRecord, year: Agreement) -> Agreement:
     """A preprint and its published version are one work several years apart: when exactly
     one side is a preprint, a later year on the published side is a note, not an error; so
-    is a later cited year than that of an index's record dated by the first version."""
+    is a later cited year than that of an index's record dated by the first version, and
+    the year of an article's early access."""
     if year is not Agreement.DIFFERENT or entry.year is None or record.year is None:
         return year
+    if entry.year == online_year(record):
+        return Agreement.NEAR  # the early-access year, the record's is the issue's
     rec_pre, entry_pre = is_preprint_record(record), cites_preprint(entry)
     first_version = rec_pre or record.source in FIRST_VERSION_DATED
     if first_version and not entry_pre and 0 < entry.year - record.year <= 5:
