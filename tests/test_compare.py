@@ -23,7 +23,7 @@ from citewarden.verify.compare import (
 )
 from citewarden.verify.field_check import field_issues
 from citewarden.verify.normalize import NormalizedEntry, make_entry, normalize_entry
-from citewarden.verify.records import WorkRecord
+from citewarden.verify.records import Person, WorkRecord
 from citewarden.verify.sources.crossref import work_from_csl
 from paths import DATA
 
@@ -283,3 +283,16 @@ def test_a_record_listing_the_first_authors_only_is_not_another_work() -> None:
         "author(s) not on the record: Knuth, Don"
     ]
     assert fixes["author"].startswith("Boettiger, Carl")
+
+
+def test_a_list_cut_at_an_index_cap_is_not_offered_as_the_entry_s() -> None:
+    """OpenAlex's searches and DOI batches give the first 100 authorships of a work (its
+    documented limit): an entry listing all 130 authors keeps its list."""
+    people = [Person(f"Author{i:03d}", f"Given{i:03d}") for i in range(130)]
+    field = " and ".join(f"Given{i:03d} Author{i:03d}" for i in range(130))
+    authors, truncated = split_authors(field)
+    cut = compare_authors(authors, truncated, people[:100])
+    assert cut is not None and cut.record_prefix and cut.short_record and cut.agree
+    assert len(cut.added) == 30
+    whole = compare_authors(authors, truncated, people)
+    assert whole is not None and whole.exact and not whole.short_record

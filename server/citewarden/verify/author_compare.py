@@ -117,9 +117,12 @@ class AuthorComparison:
 
     @property
     def short_record(self) -> bool:
-        """The record lists the first authors of a list more than twice as long: it may be
-        the one cut short (indexes cap long lists), so the entry's is not rewritten."""
-        return self.record_prefix and self.matched * 2 < self.entry_count
+        """The record lists the first authors of a list more than twice as long, or as
+        many as an index's cap: it may be the one cut short, so the entry's is not
+        rewritten."""
+        return self.record_prefix and (
+            self.matched * 2 < self.entry_count or self.record_count >= LIST_CAP
+        )
 
     @property
     def minor(self) -> bool:
@@ -137,6 +140,9 @@ class AuthorComparison:
 
 #: A record's list this long or longer that starts the entry's is the work's own list.
 PREFIX_FROM = 3
+#: Where indexes cut long author lists: OpenAlex's list endpoints (searches, DOI
+#: batches) give the first 100 authorships of a work.
+LIST_CAP = 100
 
 _ORG_WORDS = frozenset(
     {
