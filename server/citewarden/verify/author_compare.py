@@ -242,15 +242,15 @@ def compare_authors(
         (j for j, p in enumerate(people) if not is_group_author(p.family, p.given)), 0
     )
     first_ok = match_of[0] == 0 or match_of[first_entry] == first_person
+    # the named people (a group's place in the list is not one of the record's)
+    counted = [a for a in authors if not _is_group(a)] or list(authors)
     horizon = len(people)
     if truncated:
-        # the named people (a group's place in the list is not one of the record's), less
-        # the names the entry has before its last match that the record lacks: each
-        # shifts the rest of the list by one place of the record's
-        named = sum(1 for a in authors if not _is_group(a)) or len(authors)
+        # the named people, less the names the entry has before its last match that the
+        # record lacks: each shifts the rest of the list by one place of the record's
         last = max((i for i, m in enumerate(match_of) if m is not None), default=-1)
         inserted = sum(1 for i in range(last) if match_of[i] is None and not _is_group(authors[i]))
-        horizon = max([named - inserted] + [m + 1 for m in match_of if m is not None])
+        horizon = max([len(counted) - inserted] + [m + 1 for m in match_of if m is not None])
         horizon = min(horizon, len(people))
     unmatched_entry = [i for i, m in enumerate(match_of) if m is None and not _is_group(authors[i])]
     unmatched_record = [
@@ -277,7 +277,6 @@ def compare_authors(
         for i, j in zip(unmatched_entry, unmatched_record, strict=True):
             substituted.append((authors[i].display(), str(people[j])))
         unmatched_entry, unmatched_record = [], []
-    counted = [a for a in authors if not _is_group(a)] or list(authors)
     prefix = PREFIX_FROM <= len(people) < len(authors) and match_of[: len(people)] == list(
         range(len(people))
     )

@@ -85,7 +85,8 @@ def compare_title(entry_title: str | None, record: WorkRecord) -> TitleCompariso
     subtitle left out on one side is not a difference."""
     if not entry_title or not record.title:
         return None
-    title = _FORM_NOTE.sub("", _record_text(record.title)) or _record_text(record.title)
+    text = _record_text(record.title)
+    title = _FORM_NOTE.sub("", text) or text
     full = [fold(title)]
     # other titles the record gives (translations, original-language titles)
     full += [fold(strip_markup(v)) for k, v in record.extra if k == "alt-title"]
