@@ -119,6 +119,31 @@ def test_a_surname_one_letter_apart_in_its_place_is_misspelled_not_substituted()
     assert far.substituted and not far.misspelled  # two letters apart
 
 
+def test_a_tex_accent_read_as_a_letter_is_the_same_surname() -> None:
+    # Semantic Scholar's GPT-4o system card lists "Aleksander Mkadry": M\k{a}dry with the
+    # ogonek's macro read as a letter (tests/data/accuracy/refchecker)
+    record = [Person("Hurst", "Aaron"), Person("Mkadry", "Aleksander"), Person("Lerer", "Adam")]
+
+    def cmp(field: str) -> AuthorComparison:
+        authors, truncated = split_authors(field)
+        result = compare_authors(authors, truncated, record)
+        assert result is not None
+        return result
+
+    for written in ("M{\\k{a}}dry, Aleksander", "Mądry, Aleksander"):
+        same = cmp(f"Hurst, Aaron and {written} and Lerer, Adam")
+        assert same.exact and not same.added and not same.dropped, written
+    # the letter must stand before an accented letter of the entry's name
+    for written in ("Madry, Aleksander", "Mąkdry, Aleksander", "Mądrzy, Aleksander"):
+        other = cmp(f"Hurst, Aaron and {written} and Lerer, Adam")
+        assert not other.exact, written
+    # a caron's "v" before "z"
+    zeroski = compare_authors(
+        *split_authors("D{\\v{z}}eroski, Sa{\\v{s}}o"), [Person("Dvzeroski", "Saso")]
+    )
+    assert zeroski is not None and zeroski.exact
+
+
 @pytest.mark.parametrize(
     ("short", "full", "agrees"),
     [

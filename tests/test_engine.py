@@ -457,6 +457,10 @@ async def test_real_references_with_recorded_answers() -> None:
     ], onevision.issues
     added = next(i for i in onevision.issues if i.code is Code.AUTHOR_ADDED)
     assert "Zhang, Peiyuan" in added.message
+    # Semantic Scholar's "Aleksander Mkadry" (M\k{a}dry, the accent's macro read as a
+    # letter) is the entry's "Aleksander Mądry" of the GPT-4o system card
+    gpt4o = await verifier.verify(entries["H8tismBT3Q-051"])
+    assert gpt4o.status is Status.VERIFIED and gpt4o.tier is Tier.D, gpt4o.issues
     # the conference paper, not its later journal version in the same dblp answer (ICCV
     # 2017 / IJCV 2020, EC 2019 / STOC 2023, STOC 2000 "(extended abstract)" / JCSS 2002)
     for key in ("dKRAo0a9Gm-031", "JFY9MZtWTu-015", "JFY9MZtWTu-018"):

@@ -17,8 +17,32 @@ from citewarden.verify.records import Person
 MISSPELLING_FROM = 6
 
 
+#: The letters of TeX's letter accents (``\k{a}`` ogonek, ``\v{c}`` caron, ``\c{c}`` cedilla,
+#: ``\u{a}`` breve, ``\H{o}`` double acute, ``\r{a}`` ring, ``\d``, ``\b``, ``\t``),
+#: folded: a converter that reads the macro as text leaves its letter before the accented
+#: one (Semantic Scholar's "Mkadry" for ``M\k{a}dry``).
+TEX_ACCENT_LETTERS = "kvcuhrdbt"
+
+
 def _loose(key: str) -> str:
     return key.replace("ue", "u").replace("oe", "o").replace("ae", "a")
+
+
+@lru_cache(maxsize=16384)
+def accent_residue(family: str, record_key: str) -> bool:
+    """Is ``record_key`` the surname ``family`` (decoded) with a TeX accent macro's letter
+    left in front of one of its accented letters ("Mkadry" for "Mądry", "Dvzeroski" for
+    "Džeroski")?  Only where the entry has an accented letter, so "Mkadry" never stands
+    for a plain "Madry"."""
+    if family.isascii() or len(record_key) != len(surname_key(family)) + 1:
+        return False
+    for i, ch in enumerate(family):
+        if ch.isascii() or not ch.isalpha():
+            continue
+        head, tail = family[:i], family[i:]
+        if any(surname_key(head + x + tail) == record_key for x in TEX_ACCENT_LETTERS):
+            return True
+    return False
 
 
 @lru_cache(maxsize=65536)
@@ -43,7 +67,8 @@ def _author_keys(author: Author) -> tuple[str, str, str, str]:
 
 def author_matches(author: Author, person: Person) -> bool:
     """Does a .bib author denote this record person (by surname, tolerant of particles,
-    compound surnames, transliterated umlauts and swapped given/family order)?"""
+    compound surnames, transliterated umlauts, a TeX accent read as a letter and swapped
+    given/family order)?"""
     key, with_von, last_token, entry_given = _author_keys(author)
     if not key:
         return False
@@ -55,6 +80,8 @@ def author_matches(author: Author, person: Person) -> bool:
     if last_token == last and len(last) > 2:
         return True
     if _loose(key) in (_loose(full), _loose(last)):
+        return True
+    if accent_residue(author.family, full):
         return True
     if (
         len(full) > 3
