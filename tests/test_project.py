@@ -888,6 +888,91 @@ Text.
 
 
 # ---------------------------------------------------------------------------------------
+# the project's own packages and classes (.sty, .cls)
+# ---------------------------------------------------------------------------------------
+
+
+def test_the_projects_own_class_and_packages_are_read_where_they_are_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- paper/main.tex
+\documentclass{thesis}
+\usepackage{amsmath,shorthands}
+\usepackage{common}
+\begin{document}\early{a} \see{b} \cite{c}\end{document}
+--- paper/thesis.cls
+\LoadClass{book}
+\RequirePackage[backend=biber]{biblatex}
+\addbibresource{refs.bib}
+--- paper/shorthands.sty
+\newcommand{\see}[1]{see \cite{#1}}
+--- paper/early.sty
+\newcommand{\early}[1]{\cite{#1}}
+--- paper/refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+@misc{c, title={C}}
+@misc{d, title={D}}
+--- lib/common.sty
+\addbibresource{more.bib}
+--- paper/more.bib
+@misc{e, title={E}}
+""",
+    )
+    monkeypatch.setenv("TEXINPUTS", f".:{tmp_path / 'lib'}:")
+    reader = CountingReader()
+    ws = Workspace(reader=reader, root=tmp_path / "paper")
+    ws.add_file(tmp_path / "paper/main.tex")
+    ws.add_file(tmp_path / "paper/early.sty")
+    project = _project(ws, tmp_path, "paper/main.tex")
+    # in reading order; a package found on TEXINPUTS too; early.sty is loaded by nothing
+    assert _rel(tmp_path, project.documents) == [
+        "paper/main.tex",
+        "paper/thesis.cls",
+        "paper/shorthands.sty",
+        "lib/common.sty",
+    ]
+    assert _rel(tmp_path, project.bibliographies) == ["paper/refs.bib", "paper/more.bib"]
+    found = check(ws)
+    codes = {(p.name, f.code, f.data.get("key")) for p, fs in found.items() for f in fs}
+    # \early is defined in a package nothing loads: TeX does not know it
+    assert codes == {
+        ("refs.bib", Code.ORPHAN, "a"),
+        ("refs.bib", Code.ORPHAN, "d"),
+        ("more.bib", Code.ORPHAN, "e"),
+    }
+    # the distribution's packages and classes (amsmath, book, biblatex) are not looked
+    # for: nothing is read for them, and they are not missing
+    assert {p.name for p in reader.reads} == {
+        "main.tex", "thesis.cls", "shorthands.sty", "common.sty", "refs.bib", "more.bib",
+    }  # fmt: skip
+    # a package file nothing loads is no project of its own
+    assert [p.root.name for p in ws.projects()] == ["main.tex"]
+
+
+def test_an_editor_buffer_of_a_package_is_read_before_it_is_saved(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{mine}
+\begin{document}\mycite{a}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{a, title={A}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    assert {f.code for fs in check(ws).values() for f in fs} == {Code.ORPHAN}
+    ws.set_text(tmp_path / "mine.sty", "\\newcommand{\\mycite}[1]{\\cite{#1}}\n")
+    assert not any(check(ws).values())
+
+
+# ---------------------------------------------------------------------------------------
 # books: one project for all chapters
 # ---------------------------------------------------------------------------------------
 

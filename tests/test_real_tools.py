@@ -166,6 +166,9 @@ LATEX_CASES = [
     # \inlinecite is the paper's own citation command (a \newcommand around \citen)
     LatexCase("scipy-1.0-paper/scipy-1.0", ("paper.tex",), "bibtex", ("inlinecite",)),
     LatexCase("rescience2020-broman/article", ("article.tex",), "biber"),
+    # the bibliographies and citation shorthands come from the project's own class and
+    # package (labreport.cls, labmacros.sty)
+    LatexCase("local-packages", ("paper.tex",), "biber"),
 ]
 
 
@@ -200,6 +203,7 @@ def _workdir(documents: Path, tmp_path: Path, relative: str, variant: str) -> Pa
 LATEX_RUNS = [(case, "as-is") for case in LATEX_CASES] + [
     (LATEX_CASES[1], "typo"),
     (LATEX_CASES[2], "typo"),
+    (LATEX_CASES[3], "typo"),
 ]
 
 

@@ -12,11 +12,15 @@ Projects:
   ``\\input``/``\\include``/``\\subfile`` (relative to the root's directory, ``.tex`` added
   when missing, then relative to the including file), ``\\import{dir}{file}`` (``dir``
   relative to the root's directory) and ``\\subimport{dir}{file}`` (``dir`` relative to the
-  importing file's base).  A chapter included by several roots belongs to each.
+  importing file's base).  A chapter included by several roots belongs to each.  The
+  project's own ``.cls`` / ``.sty`` files loaded by ``\\documentclass``, ``\\LoadClass``,
+  ``\\usepackage`` or ``\\RequirePackage`` (in the root's directory or on ``TEXINPUTS``)
+  are part of it, read where they are loaded; the distribution's are not looked for.
   Bibliographies resolve relative to the root's directory (``.bib`` added when missing),
   then through each directory of ``BIBINPUTS`` (colon separated), then relative to the
   document that names them.
-* A LaTeX file that is neither a root nor included by one is a *standalone* project.
+* A LaTeX file that is neither a root nor included by one is a *standalone* project
+  (a ``.sty`` / ``.cls`` file never is).
 * Each Markdown document (.md/.qmd/.Rmd) is a project with its front matter plus the
   ``_quarto.yml``/``_metadata.yml`` files in its directory and each parent directory up to
   the workspace folder; their bibliographies resolve relative to the file that names them.

@@ -23,7 +23,13 @@ from citewarden.parsing import (
 )
 from citewarden.parsing.dispatch import parse_file
 from citewarden.parsing.latex_static import context_applies, project_context
-from citewarden.project_links import LinkResolver, MissingLink, _is_macro, normalize_path
+from citewarden.project_links import (
+    LOAD_SUFFIX,
+    LinkResolver,
+    MissingLink,
+    _is_macro,
+    normalize_path,
+)
 from citewarden.settings import Settings
 
 if TYPE_CHECKING:
@@ -124,7 +130,14 @@ class ProjectGraph(LinkResolver):
                     projects[i] = _merge_into(pr, sub)
                     covered.update(sub.documents)
         for path in list(self._known):
-            if is_latex(path) and path not in covered and self.document(path) is not None:
+            # a package or class file (.sty, .cls) is read by the documents that load it,
+            # never compiled on its own
+            if (
+                is_document(path)
+                and is_latex(path)
+                and path not in covered
+                and self.document(path) is not None
+            ):
                 project = self._latex_project(path, standalone=True)
                 covered.update(project.documents)
                 projects.append(project)
@@ -257,7 +270,8 @@ class ProjectGraph(LinkResolver):
                 self._refused = None
                 resolved = self._resolve_include(link, here, root_dir, path.parent, tex_dirs)
                 if resolved is None:
-                    missing.append(self._missing_link(path, link, link.target))
+                    if link.command not in LOAD_SUFFIX:  # not the project's: the distribution's
+                        missing.append(self._missing_link(path, link, link.target))
                     continue
                 child, child_base = resolved
                 if is_latex(child):

@@ -20,6 +20,15 @@ from citewarden.parsing import METADATA_NAMES
 _INCLUDE_FROM_ROOT = frozenset({"import", "inputfrom", "includefrom"})
 _INCLUDE_FROM_HERE = frozenset({"subimport", "subinputfrom", "subincludefrom"})
 _ALWAYS_TEX = frozenset({"include", "subfile"})
+#: commands that load a package or a class, by the suffix of its file
+LOAD_SUFFIX = {
+    "usepackage": ".sty",
+    "RequirePackage": ".sty",
+    "RequirePackageWithOptions": ".sty",
+    "documentclass": ".cls",
+    "LoadClass": ".cls",
+    "LoadClassWithOptions": ".cls",
+}
 
 
 def normalize_path(path: Path | str) -> Path:
@@ -62,6 +71,7 @@ class LinkResolver:
     if TYPE_CHECKING:  # provided by Workspace
 
         def exists(self, path: Path) -> bool: ...
+        def buffer(self, path: Path | str) -> str | None: ...
         def _read(self, path: Path) -> tuple[str, tuple[Finding, ...]] | OSError: ...
 
     def _missing_link(self, path: Path, link: Link, target: str) -> MissingLink:
@@ -105,6 +115,16 @@ class LinkResolver:
         """-> (file, base directory for the file's own includes)."""
         target = link.target.strip()
         command = link.command.lstrip("\\").rstrip("*")
+        if command in LOAD_SUFFIX:
+            # TeX looks in the folder it runs in, then TEXINPUTS, then the distribution:
+            # most packages are the distribution's, so nothing is read for a name the
+            # project has no file (or editor buffer) of
+            name = target + LOAD_SUFFIX[command]
+            for folder in (root_dir, *tex_dirs):
+                cand = normalize_path(folder / name)
+                if (self.buffer(cand) is not None or os.path.isfile(cand)) and self.exists(cand):
+                    return cand, here
+            return None
         if command in _INCLUDE_FROM_ROOT and link.base is not None:
             bases = [normalize_path(root_dir / link.base)]
         elif command in _INCLUDE_FROM_HERE and link.base is not None:

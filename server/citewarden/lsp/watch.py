@@ -28,6 +28,7 @@ BIBLIOGRAPHY_SUFFIXES = frozenset({".bib", ".bibtex", ".json", ".yaml", ".yml"})
 #: Everything a project can consist of.
 PATTERNS = (
     "**/*.{tex,ltx,latex}",
+    "**/*.{sty,cls}",
     "**/*.{md,markdown,qmd,Rmd,rmd}",
     "**/*.{bib,bibtex}",
     "**/*.{json,yaml,yml}",

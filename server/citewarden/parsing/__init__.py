@@ -14,6 +14,8 @@ from citewarden.model import BibFormat, ParsedBibliography, ParsedDocument
 Parsed = ParsedDocument | ParsedBibliography
 
 LATEX_SUFFIXES = frozenset({".tex", ".ltx", ".latex"})
+#: LaTeX packages and classes: read as LaTeX where a document loads them, not documents
+PACKAGE_SUFFIXES = frozenset({".sty", ".cls"})
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".qmd", ".rmd"})
 BIBTEX_SUFFIXES = frozenset({".bib", ".bibtex"})
 CSL_JSON_SUFFIXES = frozenset({".json"})
@@ -29,7 +31,9 @@ def is_document(path: Path) -> bool:
 
 
 def is_latex(path: Path) -> bool:
-    return path.suffix.lower() in LATEX_SUFFIXES
+    """A LaTeX document, package or class."""
+    suffix = path.suffix.lower()
+    return suffix in LATEX_SUFFIXES or suffix in PACKAGE_SUFFIXES
 
 
 def is_markdown(path: Path) -> bool:

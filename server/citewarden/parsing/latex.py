@@ -68,6 +68,7 @@ from citewarden.parsing.latex_args import (
     _magic_root_at,
     _read_file_link,
     _read_import,
+    _read_load_links,
     _single_arg,
     _skip,
     _skip_delimited_code,
@@ -89,6 +90,7 @@ from citewarden.parsing.latex_commands import (
     _IMPORT,
     _INCLUDE,
     _INLINE_CODE,
+    _LOADCLASS,
     _MACRO,
     _MINTINLINE,
     _MULTI,
@@ -287,11 +289,15 @@ def parse_latex(
             package_backend, package_chapterbib = latex_static.read_package(text, start)
             backend = backend or package_backend
             chapterbib = package_chapterbib if chapterbib is None else chapterbib
+            _read_load_links(text, start, name, links)
         elif role == _DOCUMENTCLASS:
             is_root = True
             sub = _SUBFILES_CLASS.match(text, pos)
             if sub is not None and sub.group(1).strip():
                 subfiles_parent = sub.group(1).strip()
+            _read_load_links(text, start, name, links)
+        elif role == _LOADCLASS:
+            _read_load_links(text, start, name, links)
     magic = magic or subfiles_parent
     return ParsedDocument(
         path=path,

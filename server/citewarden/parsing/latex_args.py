@@ -401,6 +401,24 @@ def _read_file_link(
     return arg[2]
 
 
+#: ``\\usepackage[options]{a,b}``, ``\\documentclass[options]{c}`` and friends at the start
+#: of a match: the names
+_LOAD = re.compile(r"\\[A-Za-z]+\s*(?:\[[^\]]{0,2000}\])?\s*\{([^{}]{0,2000})\}")
+
+
+def _read_load_links(text: str, start: int, name: str, links: list[Link]) -> None:
+    """``\\usepackage{a,b}``, ``\\RequirePackage``, ``\\documentclass{c}``, ``\\LoadClass``:
+    an include link to each package or class named (the project reads those of them it
+    has as ``.sty`` / ``.cls`` files, as TeX would; the others come from the TeX
+    distribution and are not looked for)."""
+    m = _LOAD.match(text, start)
+    if m is None or _is_definition(text, start):
+        return
+    for target, ts, te in _split_keys(text, m.start(1), m.end(1)):
+        if target and "#" not in target and "\\" not in target:
+            links.append(Link(LinkKind.INCLUDE, target, Span(ts, te), name))
+
+
 def _read_import(text: str, pos: int, name: str, links: list[Link], start: int) -> int:
     """``\\import{dir}{file}`` and friends: the link's target is the file, ``base`` the dir."""
     first = _single_arg(text, pos)

@@ -54,6 +54,8 @@ _SINGLE = (_CITE, _NOCITE)  # one key argument, read by :func:`_cite_groups`
 _INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
 _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
 _BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
+#: ``\\LoadClass`` (a class built on another): read like ``\\documentclass``, not a root
+_LOADCLASS = "loadclass"
 #: a definition that may define a citation macro, read by latex_static.read_definition
 _DEFINE = "define"
 #: ``\\usepackage``: the biblatex backend and chapterbib are read from it
@@ -88,6 +90,9 @@ _FIXED_ROLES: dict[str, str] = {
     "documentstyle": _DOCUMENTCLASS,
     "usepackage": _PACKAGE,
     "RequirePackage": _PACKAGE,
+    "RequirePackageWithOptions": _PACKAGE,
+    "LoadClass": _LOADCLASS,
+    "LoadClassWithOptions": _LOADCLASS,
     **dict.fromkeys(
         (
             "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",
