@@ -113,6 +113,18 @@ CITATION_CASES = {
     "escaped percent inside iffalse": "\\iffalse 5\\% \\fi \\cite{⟦a⟧}",
     "keys that are macros are skipped": r"\cite{\mykey, ⟦b⟧}",
     "nothing after end document": "\\cite{⟦a⟧}\n\\end{document}\n\\cite{b}",
+    "endinput: the rest of its line, nothing after": (
+        "\\cite{⟦a⟧}\n  \\endinput \\cite{⟦b⟧}\n\\cite{c}\n\\endinput\n\\cite{d}"
+    ),
+    "endinput in a conditional or a group is read on": (
+        "\\ifx\\a\\undefined\\else\n  \\endinput\n\\fi \\cite{⟦a⟧}"
+        " \\ifdefined\\b \\endinput\\fi \\cite{⟦b⟧}"
+        " \\newcommand{\\stop}{\\endinput} \\cite{⟦c⟧}"
+        " \\newif\\ifdraft \\ifdraft\\fi {\\endinput} \\cite{⟦d⟧}\n\\endinput\n\\cite{e}"
+    ),
+    "endinput in verbatim or a comment is text": (
+        "\\begin{verbatim}\n\\endinput\n\\end{verbatim}\n% \\endinput\n\\verb|\\endinput| \\cite{⟦a⟧}"
+    ),
     "unclosed group does not swallow the rest": "\\cite{abc\n\nText \\cite{⟦d⟧}",
     "unclosed optional argument": "\\cite[p.~3{a}\n\n\\cite{⟦b⟧}",
     "bibitem is not a citation": r"\bibitem[Lbl]{k1} Text. \cite{⟦k2⟧}",
@@ -295,6 +307,19 @@ LINK_CASES = {
         r"\input{\dir/x} \input{⟦y⟧}",
         [(LinkKind.INCLUDE, "input", None)],
     ),
+    # a package or class the project may have as a file of its own
+    "classes and packages": (
+        r"\documentclass[11pt]{⟦thesis⟧} \usepackage[a=b]{⟦amsmath⟧, ⟦lab⟧}"
+        r" \RequirePackage{⟦util⟧} \LoadClass{⟦book⟧}",
+        [
+            (LinkKind.INCLUDE, "documentclass", None),
+            (LinkKind.INCLUDE, "usepackage", None),
+            (LinkKind.INCLUDE, "usepackage", None),
+            (LinkKind.INCLUDE, "RequirePackage", None),
+            (LinkKind.INCLUDE, "LoadClass", None),
+        ],
+    ),
+    "a package named by a macro is skipped": (r"\usepackage{\mypkg}", []),
 }
 
 

@@ -86,6 +86,7 @@ from citewarden.parsing.latex_commands import (
     _CITING,
     _DEFINE,
     _DOCUMENTCLASS,
+    _ENDINPUT,
     _HREF,
     _IMPORT,
     _INCLUDE,
@@ -160,6 +161,7 @@ def parse_latex(
     subfiles_parent: str | None = None
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
+    top: latex_static.TopLevel | None = None  # for \endinput
     pos = 0
     while pos < n:
         token = lexer.next(pos, n, directives_only=True)
@@ -298,6 +300,13 @@ def parse_latex(
             _read_load_links(text, start, name, links)
         elif role == _LOADCLASS:
             _read_load_links(text, start, name, links)
+        elif role == _ENDINPUT:
+            top = top or latex_static.TopLevel(text)
+            if top.at(start):  # not inside a group or a conditional
+                line_end = text.find("\n", pos)
+                n = len(text) if line_end < 0 else line_end
+                if magic is None:
+                    magic = _magic_root(text[start:])  # a magic comment may follow it
     magic = magic or subfiles_parent
     return ParsedDocument(
         path=path,

@@ -56,6 +56,8 @@ _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
 _BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
 #: ``\\LoadClass`` (a class built on another): read like ``\\documentclass``, not a root
 _LOADCLASS = "loadclass"
+#: ``\\endinput``: TeX reads the rest of its line, then no more of the file
+_ENDINPUT = "endinput"
 #: a definition that may define a citation macro, read by latex_static.read_definition
 _DEFINE = "define"
 #: ``\\usepackage``: the biblatex backend and chapterbib are read from it
@@ -93,6 +95,7 @@ _FIXED_ROLES: dict[str, str] = {
     "RequirePackageWithOptions": _PACKAGE,
     "LoadClass": _LOADCLASS,
     "LoadClassWithOptions": _LOADCLASS,
+    "endinput": _ENDINPUT,
     **dict.fromkeys(
         (
             "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",

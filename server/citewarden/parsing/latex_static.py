@@ -281,6 +281,42 @@ _IFX = re.compile(r"\s*(\\[A-Za-z@]+|\S)\s*(\\[A-Za-z@]+|\S)")
 _KNOWN_TEST = re.compile(r"\\if(?:false|true|num|x)(?![A-Za-z@])")
 #: an ``\\if..`` token that is being defined, not tested
 _DEFINED_HERE = re.compile(r"\\(?:newif|let|[gex]?def|(?:re)?newcommand\*?\s*\{?)\s*\Z")
+#: :data:`NOT_CONDITIONALS` that are TeX conditionals all the same, closed by ``\\fi``
+_CLOSED_BY_FI = frozenset({"ifpdf", "ifxetex", "ifluatex", "ifdefined"})
+_TOP_LEVEL_TOKENS = re.compile(r"\\(if[A-Za-z@]*|fi)(?![A-Za-z@])|\\[\s\S]|%[^\n]*|[{}]")
+
+
+class TopLevel:
+    """Whether offsets of a text, asked in increasing order, stand outside every brace
+    group and every conditional (known or not): where TeX acts on an ``\\endinput``
+    whatever the conditionals' values.  The text is scanned once, up to the last offset
+    asked."""
+
+    __slots__ = ("_braces", "_ifs", "_pos", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._pos = 0
+        self._braces = 0
+        self._ifs = 0
+
+    def at(self, offset: int) -> bool:
+        text = self._text
+        for m in _TOP_LEVEL_TOKENS.finditer(text, self._pos, max(self._pos, offset)):
+            name = m.group(1)
+            if name == "fi":
+                self._ifs = max(0, self._ifs - 1)
+            elif name is not None:
+                if (name not in NOT_CONDITIONALS or name in _CLOSED_BY_FI) and (
+                    _DEFINED_HERE.search(text, max(0, m.start() - 20), m.start()) is None
+                ):
+                    self._ifs += 1
+            elif m.group() == "{":
+                self._braces += 1
+            elif m.group() == "}":
+                self._braces = max(0, self._braces - 1)
+        self._pos = max(self._pos, offset)
+        return self._braces == 0 and self._ifs == 0
 
 
 def _value(text: str, name: str, end: int, flags: dict[str, bool]) -> bool | None:
