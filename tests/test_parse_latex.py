@@ -303,10 +303,17 @@ LINK_CASES = {
     ),
     "bibliographystyle is not a link": (r"\bibliographystyle{plain}", []),
     "commented out": ("% \\input{x}\n% \\bibliography{y}\n", []),
-    "macro targets are skipped": (
-        r"\input{\dir/x} \input{⟦y⟧}",
-        [(LinkKind.INCLUDE, "input", None)],
+    # the project may define the macros (resolved with the project's definitions)
+    "macro targets are kept": (
+        r"\input{⟦\dir/x⟧} \input{⟦y⟧} \bibliography{⟦\bibfile⟧} \addbibresource{⟦\jobname.bib⟧}",
+        [
+            (LinkKind.INCLUDE, "input", None),
+            (LinkKind.INCLUDE, "input", None),
+            (LinkKind.BIBLIOGRAPHY, "bibliography", None),
+            (LinkKind.BIBLIOGRAPHY, "addbibresource", None),
+        ],
     ),
+    "parameter targets are skipped": (r"\newcommand{\inc}[1]{\input{#1}}", []),
     # a package or class the project may have as a file of its own
     "classes and packages": (
         r"\documentclass[11pt]{⟦thesis⟧} \usepackage[a=b]{⟦amsmath⟧, ⟦lab⟧}"
@@ -365,6 +372,22 @@ def test_is_root(text: str, is_root: bool) -> None:
     doc = parse_latex(P, text)
     assert doc.is_root is is_root
     assert doc.kind is DocumentKind.LATEX
+
+
+def test_text_macros_are_the_parameterless_definitions_with_a_plain_text_body() -> None:
+    doc = parse_latex(
+        P,
+        r"""\newcommand{\bibfile}{refs} \newcommand\dir{ parts/ } \def \name{x.bib}
+\renewcommand*{\bibfile}{other} \def\arg#1{a} \newcommand{\cmd}[1]{b} \def\nested{\x}
+\iffalse \def\skipped{no} \fi % \def\commented{no}
+""",
+    )
+    assert doc.text_macros == (
+        ("bibfile", "refs"),
+        ("dir", "parts/"),
+        ("name", "x.bib"),
+        ("bibfile", "other"),
+    )
 
 
 def test_bibitems() -> None:

@@ -953,6 +953,67 @@ def test_the_projects_own_class_and_packages_are_read_where_they_are_loaded(
     assert [p.root.name for p in ws.projects()] == ["main.tex"]
 
 
+def test_file_names_written_with_the_projects_macros_are_expanded(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\def\parts{chapters/}
+\begin{document}
+\input{\parts intro}
+\bibliography{\bibfile,\jobname}
+\end{document}
+--- chapters/intro.tex
+\newcommand{\bibfile}{refs} \cite{a,b,zz}
+--- refs.bib
+@misc{a, title={A}}
+--- main.bib
+@misc{b, title={B}}
+@misc{c, title={C}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    # \bibfile is defined in a file read after the link that names it
+    assert _rel(tmp_path, project.documents) == ["main.tex", "chapters/intro.tex"]
+    assert _rel(tmp_path, project.bibliographies) == ["refs.bib", "main.bib"]
+    assert not project.unresolved
+    codes = {(f.code, f.data.get("key")) for fs in check(ws).values() for f in fs}
+    assert codes == {(Code.DANGLING, "zz"), (Code.ORPHAN, "c")}
+
+
+@pytest.mark.parametrize(
+    "definitions",
+    [
+        "",  # defined nowhere in the project
+        r"\newcommand{\bibfile}{refs}\renewcommand{\bibfile}{more}",  # in two ways
+        r"\newcommand{\bibfile}{\jobname-refs}",  # with a command
+    ],
+)
+def test_a_bibliography_named_by_a_macro_the_project_does_not_settle_is_unresolved(
+    tmp_path: Path, definitions: str
+) -> None:
+    write_project(
+        tmp_path,
+        f"""
+--- main.tex
+\\documentclass{{article}}
+{definitions}
+\\begin{{document}}\\cite{{a,zz}}\\bibliography{{\\bibfile}}\\end{{document}}
+--- refs.bib
+@misc{{a, title={{A}}}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    assert project.unresolved and not project.bibliographies
+    # which keys the bibliography holds cannot be known: no key is called dangling
+    assert not any(check(ws).values())
+
+
 def test_an_editor_buffer_of_a_package_is_read_before_it_is_saved(tmp_path: Path) -> None:
     write_project(
         tmp_path,

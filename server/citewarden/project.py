@@ -450,5 +450,6 @@ def _graph_facts(parsed: Parsed) -> object:
         parsed.flags,
         parsed.bib_backend,
         parsed.chapterbib,
+        parsed.text_macros,
     )
     return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), definitions

@@ -9,11 +9,13 @@ is the other half.  Where the links lead is :mod:`citewarden.project_links`.
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewarden.model import DocumentKind, LatexContext, LinkKind, ParsedDocument
+from citewarden.model import DocumentKind, LatexContext, Link, LinkKind, ParsedDocument
 from citewarden.parsing import (
     books,
     is_document,
@@ -229,11 +231,71 @@ class ProjectGraph(LinkResolver):
         # each included document: (the document including it, number of that include link)
         placed: dict[Path, tuple[Path, int]] = {}
         chapterbib = False
-        stack: list[tuple[Path, Path, Path, tuple[Path, int] | None]] = [
-            (root, root_dir, root, None)
+        # (document, its base, its unit, where it is included) or, for a link whose target
+        # is written with a macro that the files read so far do not define, (the document
+        # naming it, its base, its unit, include number) and the link: resolved when the
+        # files read before it in document order have been, as TeX expands it there
+        stack: list[tuple[Path, Path, Path, tuple[Path, int] | None, Link | None]] = [
+            (root, root_dir, root, None, None)
         ]
+        #: plain-text macros of the files read so far (:func:`expand_macros`)
+        names: dict[str, set[str]] = {}
+
+        def bibliography(path: Path, link: Link, target: str) -> None:
+            self._refused = None
+            found = self._resolve_bib(target, (root_dir, path.parent, *bib_dirs))
+            if found is None:
+                missing.append(self._missing_link(path, link, target))
+            else:
+                bibs.setdefault(found, None)
+
+        def include(
+            path: Path, here: Path, head: Path, includes: int, link: Link
+        ) -> tuple[Path, Path, Path, tuple[Path, int], None] | None:
+            self._refused = None
+            resolved = self._resolve_include(link, here, root_dir, path.parent, tex_dirs)
+            if resolved is None:
+                if link.command not in LOAD_SUFFIX:  # not the project's: the distribution's
+                    missing.append(self._missing_link(path, link, link.target))
+                return None
+            child, child_base = resolved
+            if not is_latex(child):
+                return None
+            own_aux = head == root and link.command in _OWN_AUX
+            return child, child_base, child if own_aux else head, (path, includes), None
+
+        def expanded(link: Link) -> Link | None:
+            """``link`` with its macros expanded (itself without any); None: not known."""
+            if not _is_macro(link.target) and (link.base is None or not _is_macro(link.base)):
+                return link
+            target = expand_macros(link.target, names, root.stem)
+            folder = link.base
+            if folder is not None:
+                folder = expand_macros(folder, names, root.stem)
+            if target is None or (link.base is not None and folder is None):
+                return None
+            return replace(link, target=target, base=folder)
+
         while stack:
-            path, here, head, place = stack.pop()
+            path, here, head, place, pending = stack.pop()
+            if pending is not None and pending.kind is LinkKind.BIBLIOGRAPHY:
+                for target in _split_bib_targets(pending.target):
+                    if (written := expanded(replace(pending, target=target))) is not None:
+                        bibliography(path, written, written.target)
+                    else:
+                        # named by a macro the project does not define (or defines in
+                        # more than one way): which keys it has cannot be known
+                        unresolved = True
+                continue
+            if pending is not None:
+                written = expanded(pending)
+                includes = place[1] if place is not None else -1
+                if (
+                    written is not None
+                    and (child := include(path, here, head, includes, written)) is not None
+                ):
+                    stack.append(child)
+                continue
             if path in docs:
                 continue
             docs[path] = None
@@ -244,40 +306,33 @@ class ProjectGraph(LinkResolver):
             if doc is None:
                 continue
             chapterbib = chapterbib or doc.chapterbib
-            children: list[tuple[Path, Path, Path, tuple[Path, int] | None]] = []
+            for name, body in doc.text_macros:
+                names.setdefault(name, set()).add(body)
+            children: list[tuple[Path, Path, Path, tuple[Path, int] | None, Link | None]] = []
             includes = -1
             bibtex_backend = bibtex_backend or doc.bib_backend in _BIBTEX_BACKENDS
+            later = False  # a bibliography link waits: those after it wait too (their order)
             for link in doc.links:
                 if link.kind is LinkKind.BIBLIOGRAPHY:
                     if link.command.lstrip("\\") == "bibliography":
                         bibtex_links = True
                     else:
                         biblatex_links = True
-                    for target in _split_bib_targets(link.target):
-                        if _is_macro(target):
-                            unresolved = True
-                            continue
-                        self._refused = None
-                        found = self._resolve_bib(target, (root_dir, path.parent, *bib_dirs))
-                        if found is None:
-                            missing.append(self._missing_link(path, link, target))
-                        else:
-                            bibs.setdefault(found, None)
+                    targets = [replace(link, target=t) for t in _split_bib_targets(link.target)]
+                    written_all = [expanded(one) for one in targets]
+                    later = later or None in written_all
+                    if later:  # after the files this one includes before it
+                        children.append((path, here, head, None, link))
+                        continue
+                    for written in written_all:
+                        if written is not None:
+                            bibliography(path, written, written.target)
                     continue
                 includes += link.kind is LinkKind.INCLUDE
-                if _is_macro(link.target) or (link.base is not None and _is_macro(link.base)):
-                    continue
-                self._refused = None
-                resolved = self._resolve_include(link, here, root_dir, path.parent, tex_dirs)
-                if resolved is None:
-                    if link.command not in LOAD_SUFFIX:  # not the project's: the distribution's
-                        missing.append(self._missing_link(path, link, link.target))
-                    continue
-                child, child_base = resolved
-                if is_latex(child):
-                    own_aux = head == root and link.command in _OWN_AUX
-                    unit = child if own_aux else head
-                    children.append((child, child_base, unit, (path, includes)))
+                if (written := expanded(link)) is None:
+                    children.append((path, here, head, (path, includes), link))
+                elif (child := include(path, here, head, includes, written)) is not None:
+                    children.append(child)
             stack.extend(reversed(children))
         for path in docs:
             self._known.setdefault(path, None)
@@ -391,6 +446,31 @@ def _chapter_units(heads: dict[Path, Path], root: Path) -> tuple[tuple[Path, ...
     for path, head in heads.items():
         units.setdefault(head, []).append(path)
     return tuple(tuple(paths) for paths in units.values())
+
+
+#: a control word and the spaces (or ``{}``) TeX reads with it
+_CONTROL_WORD = re.compile(r"\\([A-Za-z@]+)(?:\s+|\{\})?")
+
+
+def expand_macros(target: str, names: Mapping[str, set[str]], jobname: str) -> str | None:
+    """``target`` with each macro replaced by its plain-text body (``\\jobname``: the
+    root's name without its suffix), or None when one has no single such body in the
+    project (undefined, defined with commands, or defined in more than one way)."""
+    unknown = False
+
+    def body(m: re.Match[str]) -> str:
+        nonlocal unknown
+        name = m.group(1)
+        if name == "jobname":
+            return jobname
+        bodies = names.get(name, ())
+        if len(bodies) != 1:
+            unknown = True
+            return ""
+        return next(iter(bodies))
+
+    out = _CONTROL_WORD.sub(body, target).strip()
+    return None if unknown or not out or _is_macro(out) else out
 
 
 def _split_bib_targets(target: str) -> list[str]:

@@ -139,3 +139,6 @@ class ParsedDocument:
     #: each citation macro this file defines, with the number of include links before its
     #: definition (where it starts to apply, in document order)
     macro_links: tuple[tuple[str, int], ...] = ()
+    #: macros without parameters whose body is plain text, (name, body) in the order
+    #: defined: a file name may be written with them (``\\bibliography{\\bibfile}``)
+    text_macros: tuple[tuple[str, str], ...] = ()

@@ -162,6 +162,7 @@ def parse_latex(
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
     top: latex_static.TopLevel | None = None  # for \endinput
+    text_macros: list[tuple[str, str]] = []
     pos = 0
     while pos < n:
         token = lexer.next(pos, n, directives_only=True)
@@ -191,6 +192,9 @@ def parse_latex(
             continue  # "\\" or "\%"
         role = roles[name]
         if role == _DEFINE:
+            named = latex_static.read_text_macro(text, start)
+            if named is not None:
+                text_macros.append(named)
             citing = tables.citing
             macro, a, b = latex_static.read_definition(
                 text, start, citing.__contains__, latex_static.needles_for(citing), builtin.citing
@@ -266,7 +270,7 @@ def parse_latex(
             arg = _single_arg(text, pos)
             if arg is not None and not _is_definition(text, start):
                 for target, ts, te in _split_keys(text, arg[0], arg[1]):
-                    if target and "#" not in target and "\\" not in target:
+                    if target and "#" not in target:  # \\bibfile: the project may define it
                         links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), name))
                 pos = arg[2]
         elif role == _VERB:
@@ -325,6 +329,7 @@ def parse_latex(
         bib_backend=backend,
         chapterbib=bool(chapterbib),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
+        text_macros=tuple(text_macros),
     )
 
 

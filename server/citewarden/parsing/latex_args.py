@@ -396,7 +396,7 @@ def _read_file_link(
     if arg is None or _is_definition(text, start):
         return pos
     item = _trimmed(text, arg[0], arg[1])
-    if item is not None and "#" not in item[0] and "\\" not in item[0]:
+    if item is not None and "#" not in item[0]:  # \\chapters/intro: the project may define it
         links.append(Link(kind, item[0], Span(item[1], item[2]), name))
     return arg[2]
 
@@ -429,6 +429,6 @@ def _read_import(text: str, pos: int, name: str, links: list[Link], start: int) 
         return first[2]
     base = text[first[0] : first[1]].strip()
     item = _trimmed(text, second[0], second[1])
-    if item is not None and "#" not in item[0] + base and "\\" not in item[0] + base:
+    if item is not None and "#" not in item[0] + base:
         links.append(Link(LinkKind.INCLUDE, item[0], Span(item[1], item[2]), name, base=base))
     return second[2]

@@ -178,6 +178,26 @@ _DEFINED_BEFORE = re.compile(
 )
 
 
+#: a macro without parameters whose body is plain text (``\\newcommand{\\bibfile}{refs}``,
+#: ``\\def\\chapters{parts/}``): what a file name written with it stands for
+_TEXT_MACRO = re.compile(
+    r"\\(?:(?:re)?newcommand|providecommand)\*?\s*(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))"
+    r"\s*\{([^{}\\#%\n]{0,500})\}"
+    r"|\\[gex]?def\s*\\([A-Za-z@]+)\s*\{([^{}\\#%\n]{0,500})\}"
+)
+
+
+def read_text_macro(text: str, start: int) -> tuple[str, str] | None:
+    """The definition at ``text[start]`` as (name, body) when it defines a macro without
+    parameters whose body is plain text (no command, group or parameter), else None."""
+    m = _TEXT_MACRO.match(text, start)
+    if m is None:
+        return None
+    if m.group(4) is not None:
+        return m.group(4), m.group(5).strip()
+    return m.group(1) or m.group(2), m.group(3).strip()
+
+
 def is_used(text: str, name: str, start: int = 0) -> bool:
     """``\\name`` stands in ``text`` from ``start`` on, outside a comment and not as the
     name a definition defines."""
