@@ -984,6 +984,39 @@ def test_file_names_written_with_the_projects_macros_are_expanded(tmp_path: Path
     assert codes == {(Code.DANGLING, "zz"), (Code.ORPHAN, "c")}
 
 
+def test_units_read_the_resources_a_macro_names(tmp_path: Path) -> None:
+    # a refsection with resources of its own beside the document-wide \addbibresource{\mainbib}
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage[backend=biber]{biblatex}
+\newcommand{\mainbib}{main.bib}
+\addbibresource{\mainbib}
+\begin{document}
+\cite{a}
+\begin{refsection}[ch.bib]\cite{c,a}\end{refsection}
+\end{document}
+--- main.bib
+@misc{a, title={A}}
+--- ch.bib
+@misc{c, title={C}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    (project,) = ws.projects()
+    main = normalize_path(tmp_path / "main.tex")
+    at = main.read_text().rindex("\\mainbib}")
+    assert project.expanded == ((main, at, "main.bib"),)
+    codes = {(f.code, f.data.get("key")) for fs in check(ws).values() for f in fs}
+    # outside the refsection a is read from main.bib; inside it only ch.bib is read
+    assert codes == {(Code.DANGLING, "a")}
+    (finding,) = [f for fs in check(ws).values() for f in fs]
+    assert finding.location.span.start > main.read_text().index("refsection")
+
+
 @pytest.mark.parametrize(
     "definitions",
     [

@@ -67,6 +67,17 @@ class Project:
     #: chapterbib units, each with its own .aux: the root's documents first, then each
     #: ``\\include``d file with the files it reads (empty without chapterbib)
     chapters: tuple[tuple[Path, ...], ...] = ()
+    #: the targets of links written with macros, expanded: (document, the link's offset,
+    #: target) (``\\bibliography{\\bibfile}`` -> ``refs``)
+    expanded: tuple[tuple[Path, int, str], ...] = ()
+
+    def target(self, path: Path, link: Link) -> str:
+        """What ``link`` of the document ``path`` names, its macros expanded."""
+        if self.expanded and _is_macro(link.target):
+            for doc, start, target in self.expanded:
+                if start == link.span.start and doc == path:
+                    return target
+        return link.target
 
     @property
     def sources(self) -> tuple[Path, ...]:
@@ -264,6 +275,8 @@ class ProjectGraph(LinkResolver):
             own_aux = head == root and link.command in _OWN_AUX
             return child, child_base, child if own_aux else head, (path, includes), None
 
+        written_as: dict[tuple[Path, int], str] = {}
+
         def expanded(link: Link) -> Link | None:
             """``link`` with its macros expanded (itself without any); None: not known."""
             if not _is_macro(link.target) and (link.base is None or not _is_macro(link.base)):
@@ -281,6 +294,8 @@ class ProjectGraph(LinkResolver):
             if pending is not None and pending.kind is LinkKind.BIBLIOGRAPHY:
                 for target in _split_bib_targets(pending.target):
                     if (written := expanded(replace(pending, target=target))) is not None:
+                        if written.target != pending.target:
+                            written_as[path, pending.span.start] = written.target
                         bibliography(path, written, written.target)
                     else:
                         # named by a macro the project does not define (or defines in
@@ -290,6 +305,8 @@ class ProjectGraph(LinkResolver):
             if pending is not None:
                 written = expanded(pending)
                 includes = place[1] if place is not None else -1
+                if written is not None:
+                    written_as[path, pending.span.start] = written.target
                 if (
                     written is not None
                     and (child := include(path, here, head, includes, written)) is not None
@@ -326,12 +343,17 @@ class ProjectGraph(LinkResolver):
                         continue
                     for written in written_all:
                         if written is not None:
+                            if written.target != link.target:
+                                written_as[path, link.span.start] = written.target
                             bibliography(path, written, written.target)
                     continue
                 includes += link.kind is LinkKind.INCLUDE
                 if (written := expanded(link)) is None:
                     children.append((path, here, head, (path, includes), link))
-                elif (child := include(path, here, head, includes, written)) is not None:
+                    continue
+                if written is not link:
+                    written_as[path, link.span.start] = written.target
+                if (child := include(path, here, head, includes, written)) is not None:
                     children.append(child)
             stack.extend(reversed(children))
         for path in docs:
@@ -350,6 +372,7 @@ class ProjectGraph(LinkResolver):
             unresolved=unresolved,
             standalone=standalone,
             chapters=chapters,
+            expanded=tuple((doc, at, target) for (doc, at), target in written_as.items()),
         )
 
     def _pass_on_definitions(
@@ -493,4 +516,5 @@ def _merge_into(project: Project, sub: Project) -> Project:
         standalone=project.standalone,
         casefold_keys=project.casefold_keys,
         chapters=project.chapters,
+        expanded=project.expanded + sub.expanded,
     )

@@ -44,7 +44,7 @@ def _stem(written: str) -> str:
     return name[:-4] if name.endswith((".bib", ".tex")) else name
 
 
-def _first_bibliography(ws: Workspace, docs: tuple[Path, ...]) -> tuple[str, ...]:
+def _first_bibliography(ws: Workspace, project: Project, docs: tuple[Path, ...]) -> tuple[str, ...]:
     """The names of the first ``\\bibliography{a,b}`` of ``docs`` (one link per name)."""
     for path in docs:
         doc = ws.document(path)
@@ -56,7 +56,7 @@ def _first_bibliography(ws: Workspace, docs: tuple[Path, ...]) -> tuple[str, ...
             if link.kind is LinkKind.BIBLIOGRAPHY and link.command == "bibliography":
                 if names and not _same_argument(ws.text(path) or "", end, link.span.start):
                     break
-                names.append(link.target)
+                names.append(project.target(path, link))
                 end = link.span.end
             elif names:
                 break
@@ -72,7 +72,7 @@ def _same_argument(text: str, end: int, start: int) -> bool:
 
 def chapters_of(ws: Workspace, project: Project) -> list[Chapter]:
     """The units of a chapterbib project, the root's first."""
-    own = [_first_bibliography(ws, unit) for unit in project.chapters]
+    own = [_first_bibliography(ws, project, unit) for unit in project.chapters]
     root_reads = own[0]
     root_doc = ws.document(project.root)
     if own[0] and root_doc is not None:
@@ -82,7 +82,7 @@ def chapters_of(ws: Workspace, project: Project) -> list[Chapter]:
             if link.kind is LinkKind.BIBLIOGRAPHY and link.command == "bibliography":
                 break
             if link.kind is LinkKind.INCLUDE and link.command in _OWN_AUX:
-                i = by_stem.get(_stem(link.target), 0)
+                i = by_stem.get(_stem(project.target(project.root, link)), 0)
                 if i and own[i]:
                     root_reads = own[i]
                     break

@@ -69,11 +69,12 @@ class Units:
 def units_of(ws: Workspace, project: Project) -> Units:
     glob: set[str] = set()
     plain: set[str] = set()
-    for _, doc in ws.project_documents(project):
+    for path, doc in ws.project_documents(project):
         for link in doc.links:
             if link.kind is not LinkKind.BIBLIOGRAPHY or link.command == "refsection":
                 continue
-            (glob if link.command == "addglobalbib" else plain).add(_name(link.target))
+            named = _name(project.target(path, link))
+            (glob if link.command == "addglobalbib" else plain).add(named)
     return Units(frozenset(glob), frozenset(plain))
 
 
