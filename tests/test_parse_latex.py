@@ -390,6 +390,25 @@ def test_text_macros_are_the_parameterless_definitions_with_a_plain_text_body() 
     )
 
 
+def test_newcites_defines_the_commands_of_a_list_of_its_own() -> None:
+    doc = parse_latex(
+        P,
+        r"""\citesw{early}
+\newcites{sw, talks}{Software, Talks}
+\citesw{a} \nocitetalks{b} \citeswx{c}
+\bibliographysw{software} \bibliographytalks{talks,more}
+""",
+    )
+    assert doc.newcites == ("sw", "talks")
+    # before \newcites, \citesw is no command yet; \citeswx never is
+    assert [(c.key, c.command) for c in doc.citations] == [("a", "citesw"), ("b", "nocitetalks")]
+    assert [(link.kind, link.command, link.target) for link in doc.links] == [
+        (LinkKind.BIBLIOGRAPHY, "bibliographysw", "software"),
+        (LinkKind.BIBLIOGRAPHY, "bibliographytalks", "talks"),
+        (LinkKind.BIBLIOGRAPHY, "bibliographytalks", "more"),
+    ]
+
+
 def test_bibitems() -> None:
     m = parse_markers(
         "\\begin{thebibliography}{9}\n\\bibitem[Knuth(1984)]{⟦knuth84⟧} D. Knuth.\n"

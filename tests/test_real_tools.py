@@ -230,6 +230,38 @@ def test_latex_projects_agree_with_latex_and_bibtex(
     assert sorted(ours.orphans) == sorted(tools_orphans)
 
 
+_BIBDATA = re.compile(r"\\bibdata\{([^}]*)\}")
+
+
+def test_multibib_lists_agree_with_latex_and_bibtex(documents: Path) -> None:
+    """multibib: BibTeX makes each list from its own .aux (``sw.aux`` for ``\\citesw``);
+    a key is dangling when its list's .blg misses it, an entry unused when no list that
+    reads its file prints it."""
+    directory = documents / "multibib-cv"
+    _run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "cv.tex"], directory)
+    lists = ["cv", "sw", "talks"]
+    dangling: set[str] = set()
+    printed: dict[str, set[str]] = {}
+    for name in lists:
+        _run(["bibtex", name], directory)
+        blg = (directory / f"{name}.blg").read_text(errors="replace")
+        dangling |= set(_BIBTEX_MISSING.findall(blg))
+        aux = (directory / f"{name}.aux").read_text(errors="replace")
+        bbl = (directory / f"{name}.bbl").read_text(errors="replace")
+        keys = set(_BBL_BIBITEM.findall(bbl))
+        for files in _BIBDATA.findall(aux):
+            for file in files.split(","):
+                printed.setdefault(file.strip(), set()).update(keys)
+    unused = set()
+    for file, keys in printed.items():
+        text = (directory / f"{file}.bib").read_text(encoding="utf-8")
+        unused |= set(re.findall(r"^@\w+\{([^,\s]+),", text, re.M)) - keys
+    assert dangling == {"goossens1994"} and unused  # the project has both, as intended
+    ours = citewarden_answer([directory / "cv.tex"])
+    assert sorted(ours.dangling) == sorted(dangling)
+    assert sorted(ours.orphans) == sorted(unused)
+
+
 # ---------------------------------------------------------------------------------------
 # pandoc --citeproc
 # ---------------------------------------------------------------------------------------

@@ -331,8 +331,8 @@ class ProjectGraph(LinkResolver):
             later = False  # a bibliography link waits: those after it wait too (their order)
             for link in doc.links:
                 if link.kind is LinkKind.BIBLIOGRAPHY:
-                    if link.command.lstrip("\\") == "bibliography":
-                        bibtex_links = True
+                    if link.command.lstrip("\\").startswith("bibliography"):
+                        bibtex_links = True  # \\bibliography, multibib's \\bibliographysw
                     else:
                         biblatex_links = True
                     targets = [replace(link, target=t) for t in _split_bib_targets(link.target)]

@@ -1,5 +1,6 @@
 """Units with their own bibliography: biblatex ``refsection`` environments with resources,
-and chapterbib chapters (see :mod:`~citewarden.checks.chapterbib`).
+multibib's ``\\newcites`` lists, and chapterbib chapters (see
+:mod:`~citewarden.checks.chapterbib`).
 
 biblatex resolves a citation inside ``\\begin{refsection}[ch1.bib]`` against ``ch1.bib``
 (and the ``\\addglobalbib`` resources) only, and one outside every such refsection against
@@ -8,6 +9,10 @@ the resources the documents name outside refsections (``\\addbibresource``,
 define it, and an entry is an orphan only when no unit that reads its file cites it.
 Resources are matched to the project's bibliography files by file name, with or without
 the ``.bib`` extension.
+
+With multibib, ``\\newcites{sw}{Software}`` makes a list of its own: BibTeX reads
+``sw.aux``, which holds the keys of ``\\citesw`` and ``\\nocitesw`` and the files of
+``\\bibliographysw``; the other citations and ``\\bibliography`` make the main list.
 """
 
 from __future__ import annotations
@@ -28,10 +33,11 @@ Scope = tuple[str, ...] | None
 
 
 def has_units(ws: Workspace, project: Project) -> bool:
-    """The project has a refsection with resources of its own, or chapterbib chapters."""
+    """The project has a refsection with resources of its own, multibib lists, or
+    chapterbib chapters."""
     if project.chapters:
         return True
-    return any(doc.refsections for _, doc in ws.project_documents(project))
+    return any(doc.refsections or doc.newcites for _, doc in ws.project_documents(project))
 
 
 def _name(written: str) -> str:
@@ -57,6 +63,27 @@ class Units:
     global_names: frozenset[str]
     #: file names of the resources named outside refsections
     plain_names: frozenset[str]
+    #: multibib lists: the file names of each suffix's ``\\bibliography<suffix>``
+    lists: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    def scope(self, doc: ParsedDocument, cit: Citation) -> Scope:
+        """The resources ``cit`` reads: its multibib list's, its refsection's, or None."""
+        if self.lists:
+            command = cit.command.rstrip("*")
+            for suffix, names in self.lists:
+                if command in (f"cite{suffix}", f"nocite{suffix}"):
+                    return tuple(sorted(names))
+        return _scope(doc, cit.span.start)
+
+    def where(self, cit: Citation, scope: Scope) -> str:
+        """Which unit ``cit`` is in, for a message."""
+        command = cit.command.rstrip("*")
+        for suffix, _ in self.lists:
+            if command in (f"cite{suffix}", f"nocite{suffix}"):
+                return f"its \\newcites list ('{suffix}')"
+        if scope is not None:
+            return "its refsection"
+        return "the main list" if self.lists else "the document outside refsections"
 
     def reads(self, scope: Scope, bib: Path) -> bool:
         if _names(bib, set(self.global_names)):
@@ -69,22 +96,30 @@ class Units:
 def units_of(ws: Workspace, project: Project) -> Units:
     glob: set[str] = set()
     plain: set[str] = set()
-    for path, doc in ws.project_documents(project):
+    documents = list(ws.project_documents(project))
+    suffixes = {s for _, doc in documents for s in doc.newcites}
+    lists: dict[str, set[str]] = {s: set() for s in sorted(suffixes)}
+    for path, doc in documents:
         for link in doc.links:
             if link.kind is not LinkKind.BIBLIOGRAPHY or link.command == "refsection":
                 continue
             named = _name(project.target(path, link))
-            (glob if link.command == "addglobalbib" else plain).add(named)
-    return Units(frozenset(glob), frozenset(plain))
+            suffix = link.command.removeprefix("bibliography")
+            if suffix in lists and link.command != suffix:
+                lists[suffix].add(named)
+            else:
+                (glob if link.command == "addglobalbib" else plain).add(named)
+    own = tuple((s, frozenset(names)) for s, names in lists.items())
+    return Units(frozenset(glob), frozenset(plain), own)
 
 
 def _scoped_citations(
-    ws: Workspace, project: Project
+    ws: Workspace, project: Project, units: Units
 ) -> Iterator[tuple[Path, ParsedDocument, Citation, Scope]]:
     for path, doc in ws.project_documents(project):
         for cit in doc.citations:
             if cit.key.strip():
-                yield path, doc, cit, _scope(doc, cit.span.start)
+                yield path, doc, cit, units.scope(doc, cit)
 
 
 def _keys_read(
@@ -110,7 +145,7 @@ def unit_dangling(
     fold = project.casefold_keys
     read: dict[Scope, tuple[set[str], set[str]]] = {}
     found: list[Finding] = []
-    for path, _, cit, scope in _scoped_citations(ws, project):
+    for path, _, cit, scope in _scoped_citations(ws, project, units):
         if not is_defined(cit.key):
             continue  # dangling everywhere: reported by the project-wide check
         if scope not in read:
@@ -118,8 +153,7 @@ def unit_dangling(
         exact, folded = read[scope]
         if cit.key in exact or (fold and cit.key.casefold() in folded):
             continue
-        where = "its refsection" if scope is not None else "the document outside refsections"
-        found.append(chapterbib.unread_key(path, cit, where))
+        found.append(chapterbib.unread_key(path, cit, units.where(cit, scope)))
     return found
 
 
@@ -141,7 +175,7 @@ def cited_by_readers(
                 cited.update(keys)
             continue
         units = units_of(ws, project)
-        for _, _, cit, scope in _scoped_citations(ws, project):
+        for _, _, cit, scope in _scoped_citations(ws, project, units):
             if units.reads(scope, bib):
                 (folded if project.casefold_keys else cited).add(
                     cit.key.casefold() if project.casefold_keys else cit.key

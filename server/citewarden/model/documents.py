@@ -142,3 +142,6 @@ class ParsedDocument:
     #: macros without parameters whose body is plain text, (name, body) in the order
     #: defined: a file name may be written with them (``\\bibliography{\\bibfile}``)
     text_macros: tuple[tuple[str, str], ...] = ()
+    #: multibib's ``\\newcites`` suffixes: ``\\citesw`` cites for the bibliography of
+    #: ``\\bibliographysw``, which BibTeX makes from ``sw.aux``
+    newcites: tuple[str, ...] = ()

@@ -95,6 +95,7 @@ from citewarden.parsing.latex_commands import (
     _MACRO,
     _MINTINLINE,
     _MULTI,
+    _NEWCITES,
     _NOCITE,
     _PACKAGE,
     _SINGLE,
@@ -163,6 +164,7 @@ def parse_latex(
     n = len(text)
     top: latex_static.TopLevel | None = None  # for \endinput
     text_macros: list[tuple[str, str]] = []
+    newcites: list[str] = []
     pos = 0
     while pos < n:
         token = lexer.next(pos, n, directives_only=True)
@@ -304,6 +306,18 @@ def parse_latex(
             _read_load_links(text, start, name, links)
         elif role == _LOADCLASS:
             _read_load_links(text, start, name, links)
+        elif role == _NEWCITES:
+            suffixes = _newcites(text, pos) if not _is_definition(text, start) else []
+            for suffix in suffixes:
+                for like in ("cite", "nocite", "bibliography"):
+                    macro = CitationMacro(like + suffix, "", (), like=like)
+                    defined_at.setdefault(macro.name, start)
+                    own[macro.name] = macro
+            if suffixes:
+                newcites.extend(suffixes)
+                tables = _tables(extra, context.macros + tuple(own.values()))
+                roles = tables.roles
+                lexer = _Lexer(text, tables.commands)
         elif role == _ENDINPUT:
             top = top or latex_static.TopLevel(text)
             if top.at(start):  # not inside a group or a conditional
@@ -330,7 +344,20 @@ def parse_latex(
         chapterbib=bool(chapterbib),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(text_macros),
+        newcites=tuple(dict.fromkeys(newcites)),
     )
+
+
+_SUFFIX = re.compile(r"[A-Za-z]+")
+
+
+def _newcites(text: str, pos: int) -> list[str]:
+    """The suffixes of ``\\newcites{a,b}{Title A,Title B}`` (letters only, as TeX's
+    command names take them)."""
+    arg = _single_arg(text, pos)
+    if arg is None:
+        return []
+    return [s for s, _, _ in _split_keys(text, arg[0], arg[1]) if _SUFFIX.fullmatch(s)]
 
 
 class _MacroOrder:

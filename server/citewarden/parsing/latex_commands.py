@@ -58,6 +58,9 @@ _BEGIN, _DOCUMENTCLASS = "begin", "documentclass"
 _LOADCLASS = "loadclass"
 #: ``\\endinput``: TeX reads the rest of its line, then no more of the file
 _ENDINPUT = "endinput"
+#: multibib's ``\\newcites{sw}{Software}``: ``\\citesw``, ``\\nocitesw`` and
+#: ``\\bibliographysw`` from there on, for a bibliography of its own
+_NEWCITES = "newcites"
 #: a definition that may define a citation macro, read by latex_static.read_definition
 _DEFINE = "define"
 #: ``\\usepackage``: the biblatex backend and chapterbib are read from it
@@ -96,6 +99,7 @@ _FIXED_ROLES: dict[str, str] = {
     "LoadClass": _LOADCLASS,
     "LoadClassWithOptions": _LOADCLASS,
     "endinput": _ENDINPUT,
+    "newcites": _NEWCITES,
     **dict.fromkeys(
         (
             "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",
@@ -153,7 +157,7 @@ _CITE_LIKE = re.compile(r"s?o{0,3}m")
 def _macro_role(macro: CitationMacro, roles: dict[str, str]) -> str | None:
     if macro.like:
         role = roles.get(macro.like)
-        return role if role in _CITING else None
+        return role if role in _CITING or role == _BIBLIOGRAPHY else None
     if not macro.keys:
         return None  # cites only fixed keys, counted where it is defined
     if _CITE_LIKE.fullmatch(macro.pattern) and macro.keys == (len(macro.pattern),):
