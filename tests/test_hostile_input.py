@@ -128,6 +128,32 @@ PAPER = "\\documentclass{article}\n\\begin{document}\n\\cite{a}\n%s\\bibliograph
 REFS = "@misc{a, title = {A}}\n"
 
 
+def test_thousands_of_citation_macros_are_read_in_one_pass(tmp_path: Path) -> None:
+    """Each definition used to rebuild the reader's table of commands: 3 000 wrappers took
+    minutes.  Every one of them still cites from its definition on."""
+
+    def name(i: int) -> str:
+        return "".join(chr(ord("a") + int(d)) for d in str(i))
+
+    lines = ["\\documentclass{article}"]
+    lines += [f"\\newcommand{{\\cm{name(i)}}}[1]{{\\cite{{#1}}}}" for i in range(3000)]
+    lines += [f"\\newcites{{l{name(i)}}}{{List {i}}}" for i in range(1000)]
+    lines += [
+        "\\begin{document}",
+        "\\cmcjjj{late} \\cmb{early} \\citeljjj{listed} \\cmzz{never}",
+        "\\bibliography{refs}\\bibliographyljjj{refs}",
+        "\\end{document}",
+    ]
+    (tmp_path / "main.tex").write_text("\n".join(lines) + "\n")
+    (tmp_path / "refs.bib").write_text("@misc{early, title={E}}\n@misc{listed, title={L}}\n")
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    # \cmzz is defined nowhere: not a citation; \cmcjjj (the last wrapper) cites "late";
+    # "listed" is cited in the last list, which reads refs.bib too
+    assert [(d["code"], str(d["message"]).split(";")[0]) for d in found] == [
+        ("dangling-citation", "citation key 'late' is not defined in any bibliography")
+    ]
+
+
 def test_input_of_dev_zero_is_refused_at_the_include(tmp_path: Path) -> None:
     (tmp_path / "main.tex").write_text(PAPER % "\\input{/dev/zero}\n")
     (tmp_path / "refs.bib").write_text(REFS)

@@ -409,6 +409,22 @@ def test_newcites_defines_the_commands_of_a_list_of_its_own() -> None:
     ]
 
 
+def test_many_macros_apply_from_their_definitions_as_a_few_do() -> None:
+    """Past MANY_MACROS definitions the rest are read ahead: each still applies from its
+    definition on only, and a wrapper of a later wrapper still cites."""
+    from citewarden.parsing.latex import MANY_MACROS
+
+    count = MANY_MACROS + 10
+    lines = [f"\\newcommand{{\\w{'x' * i}}}[1]{{\\cite{{#1}}}}" for i in range(1, count)]
+    last = "w" + "x" * count
+    lines.insert(MANY_MACROS + 5, f"\\{last}{{before}} \\wx{{early}}")
+    lines.append(f"\\newcommand{{\\{last}}}[1]{{\\wxx{{#1}}}}")
+    lines.append(f"\\{last}{{after}} \\cite{{plain}}")
+    doc = parse_latex(P, "\n".join(lines))
+    assert [c.key for c in doc.citations] == ["early", "after", "plain"]
+    assert len(doc.citation_macros) == count
+
+
 def test_bibitems() -> None:
     m = parse_markers(
         "\\begin{thebibliography}{9}\n\\bibitem[Knuth(1984)]{⟦knuth84⟧} D. Knuth.\n"

@@ -37,6 +37,8 @@ after the delimiter (``{`` or ``,``) that opens the empty slot, so checks can re
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewarden.model import (
@@ -101,7 +103,9 @@ from citewarden.parsing.latex_commands import (
     _SINGLE,
     _VERB,
     _VOLCITE,
+    _definition_tables,
     _Lexer,
+    _macro_role,
     _tables,
 )
 
@@ -116,6 +120,140 @@ def find_citation_macros(
     """The citation macros ``text`` defines (see :mod:`~citewarden.parsing.latex_static`)."""
     context = LatexContext(inherited)
     return parse_latex(Path("macros.tex"), text, extra_commands, context).citation_macros
+
+
+#: Citation macros a file may define with the reader's table of commands rebuilt at each
+#: definition; after that many, the rest of the file's definitions are read ahead and
+#: the table is built once more (a rebuild costs more the more names it holds: thousands
+#: of definitions, each followed by one, took minutes).
+MANY_MACROS = 64
+
+
+@dataclass(slots=True)
+class _Definitions:
+    """What a file defines: its citation macros (the last definition of each name), where
+    each is first defined, the bodies of fixed-key macros never used, its plain-text
+    macros and its multibib lists."""
+
+    own: dict[str, CitationMacro] = field(default_factory=dict)
+    defined_at: dict[str, int] = field(default_factory=dict)
+    unused: list[tuple[int, int]] = field(default_factory=list)
+    text_macros: list[tuple[str, str]] = field(default_factory=list)
+    newcites: list[str] = field(default_factory=list)
+
+
+def _definition_at(
+    text: str,
+    start: int,
+    pos: int,
+    role: str,
+    found: _Definitions,
+    is_citing: Callable[[str], bool],
+    needles: tuple[str, ...],
+    builtin: frozenset[str],
+    used: frozenset[str],
+) -> list[CitationMacro]:
+    """Read the definition (or ``\\newcites``) at ``text[start]`` (its name ends at
+    ``pos``) into ``found``; -> the citation macros it defines."""
+    if role == _NEWCITES:
+        suffixes = _newcites(text, pos) if not _is_definition(text, start) else []
+        found.newcites.extend(suffixes)
+        macros = [
+            CitationMacro(like + suffix, "", (), like=like)
+            for suffix in suffixes
+            for like in ("cite", "nocite", "bibliography")
+        ]
+    else:
+        named = latex_static.read_text_macro(text, start)
+        if named is not None:
+            found.text_macros.append(named)
+        macro, a, b = latex_static.read_definition(text, start, is_citing, needles, builtin)
+        macros = [] if macro is None else [macro]
+        if (
+            macro is not None
+            and macro.fixed
+            and not (macro.name in used or latex_static.is_used(text, macro.name, b))
+        ):
+            found.unused.append((a, b))
+    for macro in macros:
+        found.defined_at.setdefault(macro.name, start)
+        found.own[macro.name] = macro
+    return macros
+
+
+def _read_ahead(
+    text: str,
+    extra: tuple[str, ...],
+    context: LatexContext,
+    skips: list[tuple[int, int]],
+    found: _Definitions,
+    pos: int,
+) -> None:
+    """Read the definitions of ``text`` from ``pos`` on into ``found``, each with the
+    citation commands known where it stands, stopping where the reader does (verbatim
+    material, code, skipped branches, ``\\end{document}``, ``\\endinput``)."""
+    known = _tables(extra, context.macros + tuple(found.own.values()))
+    builtin = _tables(extra).citing
+    roles = dict(known.roles)
+    citing = set(known.citing)
+    odd = sorted(name for name in citing if "ite" not in name)
+    commands, stops = _definition_tables()
+    lexer = _Lexer(text, commands)
+    skip_index = 0
+    top: latex_static.TopLevel | None = None
+    n = len(text)
+    while pos < n:
+        token = lexer.next(pos, n, directives_only=True)
+        if token is None:
+            break
+        start, pos, m = token
+        if skips:
+            while skip_index < len(skips) and skips[skip_index][1] <= start:
+                skip_index += 1
+            if skip_index < len(skips) and skips[skip_index][0] <= start:
+                pos = skips[skip_index][1]
+                continue
+        if m is None:
+            continue
+        name = m.group(2)
+        if name is None:
+            if m.group(1) is not None:  # \end{document}
+                break
+            continue
+        role = stops[name]
+        if role in (_DEFINE, _NEWCITES):
+            needles = ("ite", *odd) if len(odd) <= 8 else ()
+            macros = _definition_at(
+                text, start, pos, role, found, citing.__contains__, needles, builtin, context.used
+            )
+            for macro in macros:
+                if macro.name in roles:
+                    continue  # a redefinition of a known command keeps its reading
+                found_role = _macro_role(macro, roles)
+                if found_role is not None:
+                    roles[macro.name] = found_role
+                    if found_role in _CITING or found_role == _MACRO:
+                        citing.add(macro.name)
+                        if "ite" not in macro.name:
+                            odd.append(macro.name)
+        elif role == _VERB:
+            pos = _skip_delimited_code(text, pos)
+        elif role == _INLINE_CODE:
+            pos = _skip_inline_code(text, pos, mint=False)
+        elif role == _MINTINLINE:
+            pos = _skip_inline_code(text, pos, mint=True)
+        elif role == _HREF:
+            j = _skip(text, pos)
+            if j < n and text[j] == "{":
+                k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
+                pos = k if k >= 0 else j + 1
+        elif role == _BEGIN:
+            pos = _skip_environment(text, pos)
+        elif role == _ENDINPUT:
+            top = top or latex_static.TopLevel(text)
+            if top.at(start):
+                line_end = text.find("\n", pos)
+                n = len(text) if line_end < 0 else line_end
 
 
 def parse_latex(
@@ -137,15 +275,17 @@ def parse_latex(
     # citation macros this file defines, each applying from its definition on (read in
     # the scan: the tables grow as they are found); those of the project apply from where
     # they are defined in document order (before an include of this file, or in it)
-    own: dict[str, CitationMacro] = {}
-    defined_at: dict[str, int] = {}
-    order = _MacroOrder(defined_at, context.starts, builtin.roles) if context.macros else None
     sets, defined = latex_static.find_flags(text, context.flag_names)
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
     skip_index = 0
+    definitions = _Definitions()
+    own = definitions.own
+    defined_at = definitions.defined_at
     # bodies of fixed-key macros never used: their citations do not count
-    unused: list[tuple[int, int]] = []
+    unused = definitions.unused
+    read_ahead = False  # the file's definitions were all read (MANY_MACROS)
+    order = _MacroOrder(defined_at, context.starts, builtin.roles) if context.macros else None
     lexer = _Lexer(text, tables.commands)
     citations: list[Citation] = []
     links: list[Link] = []
@@ -163,8 +303,6 @@ def parse_latex(
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
     top: latex_static.TopLevel | None = None  # for \endinput
-    text_macros: list[tuple[str, str]] = []
-    newcites: list[str] = []
     pos = 0
     while pos < n:
         token = lexer.next(pos, n, directives_only=True)
@@ -193,24 +331,27 @@ def parse_latex(
                 break
             continue  # "\\" or "\%"
         role = roles[name]
-        if role == _DEFINE:
-            named = latex_static.read_text_macro(text, start)
-            if named is not None:
-                text_macros.append(named)
-            citing = tables.citing
-            macro, a, b = latex_static.read_definition(
-                text, start, citing.__contains__, latex_static.needles_for(citing), builtin.citing
-            )
-            if macro is not None:
-                defined_at.setdefault(macro.name, start)
-                own[macro.name] = macro
+        if role in (_DEFINE, _NEWCITES):
+            if not read_ahead and _definition_at(
+                text,
+                start,
+                pos,
+                role,
+                definitions,
+                tables.citing.__contains__,
+                latex_static.needles_for(tables.citing),
+                builtin.citing,
+                context.used,
+            ):
+                if len(own) > MANY_MACROS:
+                    # one more table, with every macro of the file: each applies from its
+                    # definition on (the order says where)
+                    _read_ahead(text, extra, context, skips, definitions, pos)
+                    read_ahead = True
+                    order = _MacroOrder(defined_at, context.starts, builtin.roles)
                 tables = _tables(extra, context.macros + tuple(own.values()))
                 roles = tables.roles
                 lexer = _Lexer(text, tables.commands)
-                if macro.fixed and not (
-                    macro.name in context.used or latex_static.is_used(text, macro.name, b)
-                ):
-                    unused.append((a, b))
             continue  # the body is read on: a citation of fixed keys in it counts if used
         if role in _CITING or role == _MACRO:
             if _is_definition(text, start) or text.endswith("\\string", 0, start):
@@ -306,18 +447,6 @@ def parse_latex(
             _read_load_links(text, start, name, links)
         elif role == _LOADCLASS:
             _read_load_links(text, start, name, links)
-        elif role == _NEWCITES:
-            suffixes = _newcites(text, pos) if not _is_definition(text, start) else []
-            for suffix in suffixes:
-                for like in ("cite", "nocite", "bibliography"):
-                    macro = CitationMacro(like + suffix, "", (), like=like)
-                    defined_at.setdefault(macro.name, start)
-                    own[macro.name] = macro
-            if suffixes:
-                newcites.extend(suffixes)
-                tables = _tables(extra, context.macros + tuple(own.values()))
-                roles = tables.roles
-                lexer = _Lexer(text, tables.commands)
         elif role == _ENDINPUT:
             top = top or latex_static.TopLevel(text)
             if top.at(start):  # not inside a group or a conditional
@@ -343,8 +472,8 @@ def parse_latex(
         bib_backend=backend,
         chapterbib=bool(chapterbib),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
-        text_macros=tuple(text_macros),
-        newcites=tuple(dict.fromkeys(newcites)),
+        text_macros=tuple(definitions.text_macros),
+        newcites=tuple(dict.fromkeys(definitions.newcites)),
     )
 
 

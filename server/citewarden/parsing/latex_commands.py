@@ -196,6 +196,25 @@ def _tables(extra_commands: tuple[str, ...], macros: tuple[CitationMacro, ...] =
     return _Tables(commands, roles, signatures, citing)
 
 
+#: the roles the first reading of a file stops at: definitions, and what hides text from
+#: TeX's reading of commands (verbatim material, code, URLs), ``\\endinput``
+_DEFINITION_ROLES = frozenset(
+    {_DEFINE, _NEWCITES, _BEGIN, _VERB, _INLINE_CODE, _MINTINLINE, _HREF, _ENDINPUT}
+)
+
+
+@lru_cache(maxsize=8)
+def _definition_tables() -> tuple[re.Pattern[str], dict[str, str]]:
+    """The scanner of a file's first reading (its definitions) and the roles it stops at."""
+    roles = {name: role for name, role in _FIXED_ROLES.items() if role in _DEFINITION_ROLES}
+    commands = re.compile(
+        r"\\(?:[\\%]|(end)[ \t]*\{document\}|("
+        + _trie_pattern(list(roles))
+        + r")(?![A-Za-z@])(\*)?)"
+    )
+    return commands, roles
+
+
 def _find_comment(text: str, pos: int) -> int:
     """Offset of the next ``%`` at or after ``pos`` not escaped by a backslash, or len."""
     while True:
