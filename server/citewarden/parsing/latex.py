@@ -124,9 +124,9 @@ def find_citation_macros(
 
 #: Citation macros a file may define with the reader's table of commands rebuilt at each
 #: definition; after that many, the rest of the file's definitions are read ahead and
-#: the table is built once more (a rebuild costs more the more names it holds: thousands
-#: of definitions, each followed by one, took minutes).
-MANY_MACROS = 64
+#: the table is built once more.  A rebuild costs some milliseconds, more the more names
+#: the table holds: 3 000 definitions, each followed by one, took over two minutes.
+MANY_MACROS = 16
 
 
 @dataclass(slots=True)
@@ -332,17 +332,24 @@ def parse_latex(
             continue  # "\\" or "\%"
         role = roles[name]
         if role in (_DEFINE, _NEWCITES):
-            if not read_ahead and _definition_at(
-                text,
-                start,
-                pos,
-                role,
-                definitions,
-                tables.citing.__contains__,
-                latex_static.needles_for(tables.citing),
-                builtin.citing,
-                context.used,
-            ):
+            macros = (
+                []
+                if read_ahead
+                else _definition_at(
+                    text,
+                    start,
+                    pos,
+                    role,
+                    definitions,
+                    tables.citing.__contains__,
+                    latex_static.needles_for(tables.citing),
+                    builtin.citing,
+                    context.used,
+                )
+            )
+            # a name the table has (the project's macro read again, a redefinition) keeps
+            # its reading: the table would be the same
+            if any(macro.name not in roles for macro in macros):
                 if len(own) > MANY_MACROS:
                     # one more table, with every macro of the file: each applies from its
                     # definition on (the order says where)
