@@ -409,15 +409,21 @@ def test_newcites_defines_the_commands_of_a_list_of_its_own() -> None:
     ]
 
 
-def test_many_macros_apply_from_their_definitions_as_a_few_do() -> None:
+@pytest.mark.parametrize("read_ahead", [True, False], ids=["read ahead", "table per definition"])
+def test_many_macros_apply_from_their_definitions_as_a_few_do(
+    read_ahead: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Past MANY_MACROS definitions the rest are read ahead: each still applies from its
-    definition on only, and a wrapper of a later wrapper still cites."""
-    from citewarden.parsing.latex import MANY_MACROS
+    definition on only, and a wrapper of a later wrapper still cites, as when the table of
+    commands is rebuilt at every definition."""
+    from citewarden.parsing import latex
 
-    count = MANY_MACROS + 10
+    count = latex.MANY_MACROS + 10
+    if not read_ahead:
+        monkeypatch.setattr(latex, "MANY_MACROS", 10_000)
     lines = [f"\\newcommand{{\\w{'x' * i}}}[1]{{\\cite{{#1}}}}" for i in range(1, count)]
     last = "w" + "x" * count
-    lines.insert(MANY_MACROS + 5, f"\\{last}{{before}} \\wx{{early}}")
+    lines.insert(count - 5, f"\\{last}{{before}} \\wx{{early}}")
     lines.append(f"\\newcommand{{\\{last}}}[1]{{\\wxx{{#1}}}}")
     lines.append(f"\\{last}{{after}} \\cite{{plain}}")
     doc = parse_latex(P, "\n".join(lines))
