@@ -1017,6 +1017,38 @@ def test_units_read_the_resources_a_macro_names(tmp_path: Path) -> None:
     assert finding.location.span.start > main.read_text().index("refsection")
 
 
+def test_an_entry_cited_only_by_a_unit_that_does_not_read_its_file(tmp_path: Path) -> None:
+    write_project(
+        tmp_path,
+        r"""
+--- cv.tex
+\documentclass{article}
+\newcites{sw}{Software}
+\begin{document}\cite{a} \citesw{b} \citesw{s}
+\bibliography{papers}\bibliographysw{software}\end{document}
+--- papers.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+@misc{c, title={C}}
+--- software.bib
+@misc{s, title={S}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "cv.tex")
+    found = check(ws)
+    papers = {f.data["key"]: f for f in found[normalize_path(tmp_path / "papers.bib")]}
+    assert sorted(papers) == ["b", "c"]
+    # b is cited, in the software list, which reads software.bib only: printed nowhere, but
+    # not unused; removing it is not offered
+    assert "its citations are in a unit that reads other bibliographies" in papers["b"].message
+    assert not any(fix.title == "Remove entry" for fix in papers["b"].fixes)
+    assert papers["c"].message == "entry 'c' is never cited"
+    assert any(fix.title == "Remove entry" for fix in papers["c"].fixes)
+    (dangling,) = found[normalize_path(tmp_path / "cv.tex")]
+    assert dangling.data["key"] == "b" and "list ('sw')" in dangling.message
+
+
 @pytest.mark.parametrize(
     "definitions",
     [

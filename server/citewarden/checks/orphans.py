@@ -183,11 +183,14 @@ def _orphan_list(
     bib = ws.bibliography(bib_path)
     if everything or bib is None or _nocited_in_refsection(ws, bib_path, projects):
         return []
+    # keys cited in the project, but only by units that read other bibliographies
+    elsewhere: tuple[set[str], set[str]] = (set(), set())
     if any(units.has_units(ws, project) for project in projects):
         # only the units that read this bibliography count
         readers = units.cited_by_readers(ws, bib_path, projects)
         if readers is None:
             return []
+        elsewhere = (cited, cited_folded)
         cited, cited_folded = readers
     indexes = list(
         {id(i): i for pr in projects for _, _, i in ws.project_bibliographies(pr)}.values()
@@ -211,6 +214,10 @@ def _orphan_list(
         if old_table:
             table.update((i, f) for i, f in old_table.items() if i < a)
     for i in positions:
+        entry = own.entries[i]
+        if entry.key in elsewhere[0] or entry.key.casefold() in elsewhere[1]:
+            found.append(_cited_elsewhere(bib_path, entry))
+            continue
         finding = table.get(i)
         if finding is None:
             table[i] = finding = _orphan_finding(
@@ -290,6 +297,19 @@ def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[objec
             fm = extras.front_matter
             targets.append(("markdown", project.root, fm.close, fm.nocite_value, fm.nocite_block))
     return tuple(dict.fromkeys(targets))
+
+
+def _cited_elsewhere(path: Path, entry: Entry) -> Finding:
+    """An entry no unit reading its file cites, cited by one that reads other files (a
+    refsection, a multibib list, a chapter): it is printed nowhere, but it is not unused,
+    so removing it is not offered."""
+    return Finding(
+        Code.ORPHAN,
+        Location(path, entry.key_span),
+        f"entry '{entry.key}' is never cited where this file is read: its citations are in "
+        "a unit that reads other bibliographies",
+        data=MappingProxyType({"key": entry.key}),
+    )
 
 
 def _orphan_finding(
