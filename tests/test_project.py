@@ -1079,6 +1079,22 @@ def test_a_bibliography_named_by_a_macro_the_project_does_not_settle_is_unresolv
     assert not any(check(ws).values())
 
 
+def test_an_expansion_longer_than_any_path_is_not_looked_up(tmp_path: Path) -> None:
+    from citewarden.project_graph import MAX_EXPANDED
+
+    body = "y" * 400
+    many = "\\y" * (MAX_EXPANDED // len(body) + 1)
+    (tmp_path / "main.tex").write_text(
+        f"\\documentclass{{article}}\\def\\y{{{body}}}\\begin{{document}}\\cite{{a}}"
+        f"\\bibliography{{{many}}}\\end{{document}}"
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    (project,) = ws.projects()
+    assert project.unresolved and not project.missing
+    assert not any(check(ws).values())
+
+
 def test_an_editor_buffer_of_a_package_is_read_before_it_is_saved(tmp_path: Path) -> None:
     write_project(
         tmp_path,

@@ -473,12 +473,15 @@ def _chapter_units(heads: dict[Path, Path], root: Path) -> tuple[tuple[Path, ...
 
 #: a control word and the spaces (or ``{}``) TeX reads with it
 _CONTROL_WORD = re.compile(r"\\([A-Za-z@]+)(?:\s+|\{\})?")
+#: longest file name an expansion may give (a path longer than this names no file)
+MAX_EXPANDED = 4096
 
 
 def expand_macros(target: str, names: Mapping[str, set[str]], jobname: str) -> str | None:
     """``target`` with each macro replaced by its plain-text body (``\\jobname``: the
     root's name without its suffix), or None when one has no single such body in the
-    project (undefined, defined with commands, or defined in more than one way)."""
+    project (undefined, defined with commands, or defined in more than one way) or the
+    name it gives is longer than :data:`MAX_EXPANDED`."""
     unknown = False
 
     def body(m: re.Match[str]) -> str:
@@ -493,7 +496,9 @@ def expand_macros(target: str, names: Mapping[str, set[str]], jobname: str) -> s
         return next(iter(bodies))
 
     out = _CONTROL_WORD.sub(body, target).strip()
-    return None if unknown or not out or _is_macro(out) else out
+    if unknown or not out or _is_macro(out) or len(out) > MAX_EXPANDED:
+        return None
+    return out
 
 
 def _split_bib_targets(target: str) -> list[str]:
