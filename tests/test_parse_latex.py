@@ -431,6 +431,31 @@ def test_many_macros_apply_from_their_definitions_as_a_few_do(
     assert len(doc.citation_macros) == count
 
 
+def test_bibunits_are_units_with_the_files_of_their_putbib() -> None:
+    text = r"""\defaultbibliography{common,more}
+% \begin{bibunit} \putbib[commented]
+\begin{bibunit}[plain]\cite{a}\putbib\end{bibunit}
+\begin{bibunit}\cite{b}\putbib[tools]\end{bibunit}
+\begin{bibunit}\cite{c}\end{bibunit}
+\begin{bibunit}\cite{d}\putbib\end{bibunit}
+\cite{e}"""
+    doc = parse_latex(P, text)
+    assert doc.bibunits
+    units = [(text[a:b], names) for a, b, names in doc.refsections]
+    assert units == [
+        (r"\cite{a}\putbib", ("common", "more")),
+        (r"\cite{b}\putbib[tools]", ("tools",)),
+        # a unit without \putbib prints no list: not a unit of its own here
+        (r"\cite{d}\putbib", ("common", "more")),
+    ]
+    # the default bibliography is linked once, where it is named
+    assert [(link.command, link.target) for link in doc.links] == [
+        ("defaultbibliography", "common"),
+        ("defaultbibliography", "more"),
+        ("putbib", "tools"),
+    ]
+
+
 def test_bibitems() -> None:
     m = parse_markers(
         "\\begin{thebibliography}{9}\n\\bibitem[Knuth(1984)]{⟦knuth84⟧} D. Knuth.\n"

@@ -233,16 +233,13 @@ def test_latex_projects_agree_with_latex_and_bibtex(
 _BIBDATA = re.compile(r"\\bibdata\{([^}]*)\}")
 
 
-def test_multibib_lists_agree_with_latex_and_bibtex(documents: Path) -> None:
-    """multibib: BibTeX makes each list from its own .aux (``sw.aux`` for ``\\citesw``);
-    a key is dangling when its list's .blg misses it, an entry unused when no list that
-    reads its file prints it."""
-    directory = documents / "multibib-cv"
-    _run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "cv.tex"], directory)
-    lists = ["cv", "sw", "talks"]
+def _bibtex_units(directory: Path, root: str, units: list[str]) -> tuple[set[str], set[str]]:
+    """pdflatex, then BibTeX on each unit's .aux: the keys a .blg misses, and the entries
+    no unit that reads their file prints (from each .aux's ``\\bibdata`` and its .bbl)."""
+    _run(["pdflatex", "-draftmode", "-interaction=nonstopmode", root], directory)
     dangling: set[str] = set()
     printed: dict[str, set[str]] = {}
-    for name in lists:
+    for name in units:
         _run(["bibtex", name], directory)
         blg = (directory / f"{name}.blg").read_text(errors="replace")
         dangling |= set(_BIBTEX_MISSING.findall(blg))
@@ -256,8 +253,32 @@ def test_multibib_lists_agree_with_latex_and_bibtex(documents: Path) -> None:
     for file, keys in printed.items():
         text = (directory / f"{file}.bib").read_text(encoding="utf-8")
         unused |= set(re.findall(r"^@\w+\{([^,\s]+),", text, re.M)) - keys
-    assert dangling == {"goossens1994"} and unused  # the project has both, as intended
-    ours = citewarden_answer([directory / "cv.tex"])
+    return dangling, unused
+
+
+@pytest.mark.parametrize(
+    ("directory", "root", "units", "expected"),
+    [
+        # multibib: \citesw goes to sw.aux, with the files of \bibliographysw
+        ("multibib-cv", "cv.tex", ["cv", "sw", "talks"], {"goossens1994"}),
+        # bibunits: each bibunit's citations go to its own bu<n>.aux, with \putbib's files
+        (
+            "bibunits-thesis",
+            "thesis.tex",
+            ["bu1", "bu2", "thesis"],
+            {"patashnik1988", "goossens1994"},
+        ),
+    ],
+)
+def test_units_of_bibtex_agree_with_latex_and_bibtex(
+    documents: Path, directory: str, root: str, units: list[str], expected: set[str]
+) -> None:
+    """A key is dangling when its unit's .blg misses it, an entry unused when no unit that
+    reads its file prints it."""
+    folder = documents / directory
+    dangling, unused = _bibtex_units(folder, root, units)
+    assert dangling == expected and unused  # the project has both, as intended
+    ours = citewarden_answer([folder / root])
     assert sorted(ours.dangling) == sorted(dangling)
     assert sorted(ours.orphans) == sorted(unused)
 

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 
 #: biblatex backends that match keys as BibTeX does, case-insensitively
 _BIBTEX_BACKENDS = frozenset({"bibtex", "bibtex8", "bibtexu"})
+#: the commands (and environment) that name biblatex resources, read by biber
+_BIBLATEX_RESOURCES = frozenset({"addbibresource", "addglobalbib", "addsectionbib", "refsection"})
 #: commands that read a file through ``\\include``, which writes its own .aux
 _OWN_AUX = frozenset({"include", "includefrom", "subincludefrom"})
 
@@ -331,10 +333,10 @@ class ProjectGraph(LinkResolver):
             later = False  # a bibliography link waits: those after it wait too (their order)
             for link in doc.links:
                 if link.kind is LinkKind.BIBLIOGRAPHY:
-                    if link.command.lstrip("\\").startswith("bibliography"):
-                        bibtex_links = True  # \\bibliography, multibib's \\bibliographysw
-                    else:
+                    if link.command.lstrip("\\") in _BIBLATEX_RESOURCES:
                         biblatex_links = True
+                    else:  # \\bibliography, multibib's \\bibliographysw, bibunits' \\putbib
+                        bibtex_links = True
                     targets = [replace(link, target=t) for t in _split_bib_targets(link.target)]
                     written_all = [expanded(one) for one in targets]
                     later = later or None in written_all

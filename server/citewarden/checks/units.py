@@ -28,6 +28,9 @@ from citewarden.model import Citation, Finding, LinkKind, ParsedDocument
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
 
+#: link commands of the resources of a unit (a refsection's, a bibunit's), not read by
+#: the citations outside units
+_UNIT_RESOURCES = frozenset({"refsection", "putbib", "defaultbibliography"})
 #: the resources a citation reads: a refsection's own, or None for the document-wide ones
 Scope = tuple[str, ...] | None
 
@@ -75,15 +78,19 @@ class Units:
                     return tuple(sorted(names))
         return _scope(doc, cit.span.start)
 
-    def where(self, cit: Citation, scope: Scope) -> str:
+    def where(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> str:
         """Which unit ``cit`` is in, for a message."""
         command = cit.command.rstrip("*")
         for suffix, _ in self.lists:
             if command in (f"cite{suffix}", f"nocite{suffix}"):
                 return f"its \\newcites list ('{suffix}')"
         if scope is not None:
-            return "its refsection"
-        return "the main list" if self.lists else "the document outside refsections"
+            return "its bibunit" if doc.bibunits else "its refsection"
+        if self.lists:
+            return "the main list"
+        return (
+            "the document outside bibunits" if doc.bibunits else "the document outside refsections"
+        )
 
     def reads(self, scope: Scope, bib: Path) -> bool:
         if _names(bib, set(self.global_names)):
@@ -101,7 +108,7 @@ def units_of(ws: Workspace, project: Project) -> Units:
     lists: dict[str, set[str]] = {s: set() for s in sorted(suffixes)}
     for path, doc in documents:
         for link in doc.links:
-            if link.kind is not LinkKind.BIBLIOGRAPHY or link.command == "refsection":
+            if link.kind is not LinkKind.BIBLIOGRAPHY or link.command in _UNIT_RESOURCES:
                 continue
             named = _name(project.target(path, link))
             suffix = link.command.removeprefix("bibliography")
@@ -145,7 +152,7 @@ def unit_dangling(
     fold = project.casefold_keys
     read: dict[Scope, tuple[set[str], set[str]]] = {}
     found: list[Finding] = []
-    for path, _, cit, scope in _scoped_citations(ws, project, units):
+    for path, doc, cit, scope in _scoped_citations(ws, project, units):
         if not is_defined(cit.key):
             continue  # dangling everywhere: reported by the project-wide check
         if scope not in read:
@@ -153,7 +160,7 @@ def unit_dangling(
         exact, folded = read[scope]
         if cit.key in exact or (fold and cit.key.casefold() in folded):
             continue
-        found.append(chapterbib.unread_key(path, cit, units.where(cit, scope)))
+        found.append(chapterbib.unread_key(path, cit, units.where(doc, cit, scope)))
     return found
 
 

@@ -130,9 +130,13 @@ class ParsedDocument:
     #: resources of the biblatex refsections in which a ``\\nocite{*}`` stands (it cites
     #: every entry of those bibliographies only), as written
     nocite_all_in: tuple[str, ...] = ()
-    #: biblatex refsections with resources of their own: (start, end, resources as
-    #: written); a citation between ``start`` and ``end`` reads those resources only
+    #: biblatex refsections (or bibunits' units) with resources of their own: (start,
+    #: end, resources as written); a citation between ``start`` and ``end`` reads those
+    #: resources only
     refsections: tuple[tuple[int, int, tuple[str, ...]], ...] = ()
+    #: the units of :attr:`refsections` are bibunits' ``bibunit`` environments
+    #: (``\\putbib``), BibTeX's, not biblatex's
+    bibunits: bool = False
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False

@@ -292,6 +292,7 @@ def parse_latex(
     # read when the first \begin{refsection} is met (the resources' links go first)
     refsections: list[tuple[int, int, tuple[str, ...]]] = []
     refsections_read = False
+    bibunits = False
     magic: str | None = None  # the first % !TEX root comment's value
     backend: str | None = None
     chapterbib: bool | None = None
@@ -435,10 +436,12 @@ def parse_latex(
                 k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
                 pos = k if k >= 0 else j + 1
         elif role == _BEGIN:
-            if not refsections_read and text.startswith("refsection}", _skip(text, pos) + 1):
+            opens = _skip(text, pos) + 1
+            if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
                 found: list[Link] = []
-                refsections = _refsections(text, found)
+                refsections = sorted(_refsections(text, found) + _bibunits(text, found))
+                bibunits = any(link.command == "putbib" for link in found)
                 links[0:0] = found
             pos = _skip_environment(text, pos)
         elif role == _PACKAGE:
@@ -476,6 +479,7 @@ def parse_latex(
         flags=latex_static.document_flags(sets, defined),
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         refsections=tuple(refsections),
+        bibunits=bibunits,
         bib_backend=backend,
         chapterbib=bool(chapterbib),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
@@ -564,6 +568,54 @@ def _refsections(text: str, links: list[Link]) -> list[tuple[int, int, tuple[str
             opened = None
     if opened is not None:
         found.append((opened[0], len(text), opened[1]))
+    return found
+
+
+_BIBUNIT = re.compile(
+    r"\\begin\s*\{bibunit\}(?:\s*\[[^\[\]{}]{0,200}\])?|\\end\s*\{bibunit\}"
+    r"|\\putbib\b\s*(?:\[([^\[\]{}]{0,2000})\])?"
+    r"|\\defaultbibliography\s*\{([^{}]{0,2000})\}"
+)
+
+
+def _bibunits(text: str, links: list[Link]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """bibunits' ``bibunit`` environments with a ``\\putbib``: (start, end, the files of
+    ``\\putbib[a,b]``, or of ``\\defaultbibliography{c}`` for a bare ``\\putbib``).  BibTeX
+    makes each unit's list from its own .aux (``bu1.aux``), which holds the citations of
+    the unit only.  Each file is added to ``links`` (command ``putbib``; a default one
+    once, command ``defaultbibliography``)."""
+    if "bibunit" not in text:
+        return []
+    found: list[tuple[int, int, tuple[str, ...]]] = []
+    default: list[tuple[str, int, int]] = []
+    default_linked = False
+    opened = -1
+    names: tuple[str, ...] = ()
+    for m in _BIBUNIT.finditer(text):
+        if latex_static.in_comment(text, m.start()):
+            continue
+        written = m.group()
+        if written.startswith("\\defaultbibliography"):
+            default = [item for item in _split_keys(text, m.start(2), m.end(2)) if item[0]]
+        elif written.startswith("\\begin"):
+            opened, names = m.end(), ()
+        elif written.startswith("\\putbib") and opened >= 0:
+            if m.group(1) is not None:
+                items = [item for item in _split_keys(text, m.start(1), m.end(1)) if item[0]]
+                command = "putbib"
+            else:
+                items, command = default, "defaultbibliography"
+                if default_linked:
+                    command = ""
+                default_linked = True
+            names = tuple(name for name, _, _ in items)
+            for name, a, b in items:
+                if command and "#" not in name:
+                    links.append(Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), command))
+        elif written.startswith("\\end") and opened >= 0:
+            if names:
+                found.append((opened, m.start(), names))
+            opened, names = -1, ()
     return found
 
 

@@ -75,6 +75,11 @@ def _close_brace_tokens(text: str, i: int, limit: int) -> int:
     return -1
 
 
+def in_comment(text: str, i: int) -> bool:
+    """A ``%`` not escaped by a backslash stands before ``i`` on its line."""
+    return _in_comment(text, i)
+
+
 def _in_comment(text: str, i: int) -> bool:
     """A ``%`` not escaped by a backslash stands before ``i`` on its line."""
     j = text.rfind("\n", 0, i) + 1
