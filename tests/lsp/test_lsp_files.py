@@ -69,6 +69,44 @@ async def test_open_buffer_wins_over_disk_and_close_returns_to_disk(start: Start
     assert last.version is None
 
 
+LOCAL_PACKAGE = r"""
+--- main.tex
+\documentclass{article}
+\usepackage{shorthands}
+\begin{document}\seeref{knuth1984} \cite{lamport1994}\end{document}
+--- shorthands.sty
+\newcommand{\seeref}[1]{(see \cite{#1})}
+\bibliography{refs}
+--- refs.bib
+@book{knuth1984, title={The TeXbook}}
+@book{lamport1994, title={LaTeX}}
+@book{unused2001, title={Unused}}
+"""
+
+
+def keys(h: Harness, name: str) -> list[str]:
+    """The keys of the findings on ``name`` ("code key")."""
+    return sorted(f"{d.code} {d.message.split(chr(39))[1]}" for d in h.diagnostics(name))
+
+
+async def test_an_edit_of_the_projects_own_package_rechecks_its_documents(start: Start) -> None:
+    h = await start(files=LOCAL_PACKAGE)
+    # the package's bibliography and shorthand count: only the unused entry is reported
+    await wait_for(lambda: keys(h, "refs.bib") == ["orphan-entry unused2001"])
+    assert codes(h, "main.tex") == []
+    # the shorthand no longer cites: knuth1984 is unused too
+    h.editor.open("shorthands.sty")
+    h.editor.replace("shorthands.sty", "(see \\cite{#1})", "(see #1)")
+    await wait_for(lambda: "orphan-entry knuth1984" in keys(h, "refs.bib"))
+    # closed without saving; then the bibliography goes from the file on disk
+    h.editor.close("shorthands.sty")
+    await wait_for(lambda: keys(h, "refs.bib") == ["orphan-entry unused2001"])
+    sty = h.root / "shorthands.sty"
+    sty.write_text(sty.read_text().replace("\\bibliography{refs}", ""), encoding="utf-8")
+    changed(h, "shorthands.sty", types.FileChangeType.Changed)
+    await wait_for(lambda: Code.DANGLING.value in codes(h, "main.tex"))
+
+
 def pull_capabilities() -> types.ClientCapabilities:
     caps = client_capabilities("visual-studio-code")
     assert caps.text_document is not None and caps.workspace is not None
