@@ -105,8 +105,8 @@ from citewarden.parsing.latex_commands import (
     _VOLCITE,
     _definition_tables,
     _Lexer,
-    _macro_role,
     _tables,
+    add_macro_role,
 )
 
 # ---------------------------------------------------------------------------------------
@@ -127,6 +127,44 @@ def find_citation_macros(
 #: the table is built once more.  A rebuild costs some milliseconds, more the more names
 #: the table holds: 3 000 definitions, each followed by one, took over two minutes.
 MANY_MACROS = 16
+
+
+#: roles of commands whose argument TeX does not read as commands (code, URLs)
+_CODE = frozenset({_VERB, _INLINE_CODE, _MINTINLINE, _HREF})
+
+
+def _past_code(text: str, role: str, pos: int) -> int:
+    """After ``\\verb``, ``\\lstinline``, ``\\url``, ``\\mintinline`` or ``\\href`` (a
+    role of :data:`_CODE`; its name ends at ``pos``): where reading goes on."""
+    if role == _VERB:
+        return _skip_delimited_code(text, pos)
+    if role != _HREF:
+        return _skip_inline_code(text, pos, mint=role == _MINTINLINE)
+    j = _skip(text, pos)
+    if j < len(text) and text[j] == "{":
+        k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
+        return k if k >= 0 else j + 1
+    return pos
+
+
+class _Skipped:
+    """The branches TeX skips (:func:`~citewarden.parsing.latex_static.conditional_skips`,
+    in order), asked about offsets in increasing order."""
+
+    __slots__ = ("_at", "_regions")
+
+    def __init__(self, regions: list[tuple[int, int]]) -> None:
+        self._regions = regions
+        self._at = 0
+
+    def end_at(self, offset: int) -> int | None:
+        """The end of the skipped branch holding ``offset``, or None."""
+        regions = self._regions
+        while self._at < len(regions) and regions[self._at][1] <= offset:
+            self._at += 1
+        if self._at < len(regions) and regions[self._at][0] <= offset:
+            return regions[self._at][1]
+        return None
 
 
 @dataclass(slots=True)
@@ -199,7 +237,7 @@ def _read_ahead(
     odd = sorted(name for name in citing if "ite" not in name)
     commands, stops = _definition_tables()
     lexer = _Lexer(text, commands)
-    skip_index = 0
+    skipped = _Skipped(skips)
     top: latex_static.TopLevel | None = None
     n = len(text)
     while pos < n:
@@ -207,12 +245,9 @@ def _read_ahead(
         if token is None:
             break
         start, pos, m = token
-        if skips:
-            while skip_index < len(skips) and skips[skip_index][1] <= start:
-                skip_index += 1
-            if skip_index < len(skips) and skips[skip_index][0] <= start:
-                pos = skips[skip_index][1]
-                continue
+        if skips and (end := skipped.end_at(start)) is not None:
+            pos = end
+            continue
         if m is None:
             continue
         name = m.group(2)
@@ -227,26 +262,13 @@ def _read_ahead(
                 text, start, pos, role, found, citing.__contains__, needles, builtin, context.used
             )
             for macro in macros:
-                if macro.name in roles:
-                    continue  # a redefinition of a known command keeps its reading
-                found_role = _macro_role(macro, roles)
-                if found_role is not None:
-                    roles[macro.name] = found_role
-                    if found_role in _CITING or found_role == _MACRO:
-                        citing.add(macro.name)
-                        if "ite" not in macro.name:
-                            odd.append(macro.name)
-        elif role == _VERB:
-            pos = _skip_delimited_code(text, pos)
-        elif role == _INLINE_CODE:
-            pos = _skip_inline_code(text, pos, mint=False)
-        elif role == _MINTINLINE:
-            pos = _skip_inline_code(text, pos, mint=True)
-        elif role == _HREF:
-            j = _skip(text, pos)
-            if j < n and text[j] == "{":
-                k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
-                pos = k if k >= 0 else j + 1
+                given = add_macro_role(roles, macro)
+                if given in _CITING or given == _MACRO:
+                    citing.add(macro.name)
+                    if "ite" not in macro.name:
+                        odd.append(macro.name)
+        elif role in _CODE:
+            pos = _past_code(text, role, pos)
         elif role == _BEGIN:
             pos = _skip_environment(text, pos)
         elif role == _ENDINPUT:
@@ -278,7 +300,7 @@ def parse_latex(
     sets, defined = latex_static.find_flags(text, context.flag_names)
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
-    skip_index = 0
+    skipped = _Skipped(skips)
     definitions = _Definitions()
     own = definitions.own
     defined_at = definitions.defined_at
@@ -310,12 +332,9 @@ def parse_latex(
         if token is None:
             break
         start, pos, m = token
-        if skips:
-            while skip_index < len(skips) and skips[skip_index][1] <= start:
-                skip_index += 1
-            if skip_index < len(skips) and skips[skip_index][0] <= start:
-                pos = skips[skip_index][1]
-                continue
+        if skips and (end := skipped.end_at(start)) is not None:
+            pos = end
+            continue
         if m is None:
             if _IGNORE.search(text, start, pos):
                 counted_line += text.count("\n", counted_to, start)
@@ -424,17 +443,8 @@ def parse_latex(
                     if target and "#" not in target:  # \\bibfile: the project may define it
                         links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), name))
                 pos = arg[2]
-        elif role == _VERB:
-            pos = _skip_delimited_code(text, pos)
-        elif role == _INLINE_CODE:
-            pos = _skip_inline_code(text, pos, mint=False)
-        elif role == _MINTINLINE:
-            pos = _skip_inline_code(text, pos, mint=True)
-        elif role == _HREF:
-            j = _skip(text, pos)
-            if j < n and text[j] == "{":
-                k = _close_brace(text, j, raw=True, limit=_MAX_CODE)
-                pos = k if k >= 0 else j + 1
+        elif role in _CODE:
+            pos = _past_code(text, role, pos)
         elif role == _BEGIN:
             opens = _skip(text, pos) + 1
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):

@@ -165,6 +165,17 @@ def _macro_role(macro: CitationMacro, roles: dict[str, str]) -> str | None:
     return _MACRO
 
 
+def add_macro_role(roles: dict[str, str], macro: CitationMacro) -> str | None:
+    """Give ``macro`` its role in ``roles``; -> that role, or None (not a command the
+    reader stops at, or a name ``roles`` has: a redefinition keeps the known reading)."""
+    if macro.name in roles:
+        return None
+    role = _macro_role(macro, roles)
+    if role is not None:
+        roles[macro.name] = role
+    return role
+
+
 @lru_cache(maxsize=64)
 def _tables(extra_commands: tuple[str, ...], macros: tuple[CitationMacro, ...] = ()) -> _Tables:
     roles: dict[str, str] = {}
@@ -178,13 +189,8 @@ def _tables(extra_commands: tuple[str, ...], macros: tuple[CitationMacro, ...] =
     roles.update(_FIXED_ROLES)
     signatures: dict[str, CitationMacro] = {}
     for macro in macros:
-        if macro.name in roles:
-            continue  # a redefinition of a known command keeps its reading
-        role = _macro_role(macro, roles)
-        if role is not None:
-            roles[macro.name] = role
-            if role == _MACRO:
-                signatures[macro.name] = macro
+        if add_macro_role(roles, macro) == _MACRO:
+            signatures[macro.name] = macro
     # 1: \end{document}; 2: command name; 3: star.  "\\" and "\%" match too (no group) so
     # that neither is mistaken for the start of a command or a comment.
     commands = re.compile(
