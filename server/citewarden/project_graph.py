@@ -335,7 +335,7 @@ class ProjectGraph(LinkResolver):
                 if link.kind is LinkKind.BIBLIOGRAPHY:
                     if link.command.lstrip("\\") in _BIBLATEX_RESOURCES:
                         biblatex_links = True
-                    else:  # \\bibliography, multibib's \\bibliographysw, bibunits' \\putbib
+                    else:  # \bibliography, multibib's \bibliographysw, bibunits' \putbib
                         bibtex_links = True
                     targets = [replace(link, target=t) for t in _split_bib_targets(link.target)]
                     written_all = [expanded(one) for one in targets]

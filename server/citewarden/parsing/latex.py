@@ -440,7 +440,7 @@ def parse_latex(
             arg = _single_arg(text, pos)
             if arg is not None and not _is_definition(text, start):
                 for target, ts, te in _split_keys(text, arg[0], arg[1]):
-                    if target and "#" not in target:  # \\bibfile: the project may define it
+                    if target and "#" not in target:  # \bibfile: the project may define it
                         links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), name))
                 pos = arg[2]
         elif role in _CODE:

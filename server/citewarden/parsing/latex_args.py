@@ -396,7 +396,7 @@ def _read_file_link(
     if arg is None or _is_definition(text, start):
         return pos
     item = _trimmed(text, arg[0], arg[1])
-    if item is not None and "#" not in item[0]:  # \\chapters/intro: the project may define it
+    if item is not None and "#" not in item[0]:  # \chapters/intro: the project may define it
         links.append(Link(kind, item[0], Span(item[1], item[2]), name))
     return arg[2]
 
