@@ -321,3 +321,29 @@ def test_a_list_cut_at_an_index_cap_is_not_offered_as_the_entry_s() -> None:
     assert len(cut.added) == 30
     whole = compare_authors(authors, truncated, people)
     assert whole is not None and whole.exact and not whole.short_record
+
+
+def test_of_two_namesakes_the_one_with_the_record_s_given_name_is_on_the_record() -> None:
+    """Semantic Scholar's real record of DeepSeekMath (refchecker's recorded answer) lists
+    Mingchuan Zhang and not Haowei Zhang: the entry's Haowei Zhang is the one not on the
+    record, although he comes first."""
+    from citewarden.verify.sources.semanticscholar import work_from_s2
+
+    path = DATA / "accuracy" / "refchecker" / "semanticscholar_get_by_arxiv.jsonl"
+    line = next(
+        row
+        for row in path.read_text(encoding="utf-8").splitlines()
+        if json.loads(row)["cache_query"] == "2402.03300"
+    )
+    record = work_from_s2(json.loads(line)["body"])
+    assert record is not None
+    assert [p.family for p in record.authors].count("Zhang") == 1
+    # the list as the paper cites it (openreview 0FhrtdKLtD), cut with "and others"
+    authors, truncated = split_authors(
+        "Zhihong Shao and Peiyi Wang and Qihao Zhu and Runxin Xu and Junxiao Song and "
+        "Xiao Bi and Haowei Zhang and Mingchuan Zhang and YK Li and Y Wu and others"
+    )
+    result = compare_authors(authors, truncated, record.authors)
+    assert result is not None
+    assert result.added == ("Bi, Xiao", "Zhang, Haowei")
+    assert result.first_ok and not result.dropped

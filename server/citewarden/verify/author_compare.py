@@ -233,6 +233,44 @@ def _is_group(author: Author, sole: bool = False) -> bool:
     return sole or any(c.isupper() for c in family[1:])
 
 
+def given_agrees(author: Author, person: Person) -> bool:
+    """Do the given names of a .bib author and a record person agree, as far as both are
+    written: the same name, or initials that fit it ("Y. K." for "YK", "M." for
+    "Mingchuan")?  True when either side has none."""
+    entry_given = _author_keys(author)[3]
+    given = _person_keys(person)[2]
+    if not entry_given or not given:
+        return True
+    if entry_given[0] != given[0]:
+        return False
+    return entry_given == given or min(len(entry_given), len(given)) == 1 or (
+        entry_given.startswith(given) or given.startswith(entry_given)
+    )
+
+
+def _align(authors: Sequence[Author], people: Sequence[Person]) -> list[int | None]:
+    """The record person each .bib author denotes (None: not on the record).  Authors whose
+    given names also agree are paired first, then the rest by surname alone, each at its
+    own place in the list when it can be: of two "Zhang"s on the entry and one on the
+    record, the one with the record's given name is the one on the record."""
+    match_of: list[int | None] = [None] * len(authors)
+    used: set[int] = set()
+    for strict in (True, False):
+        for i, a in enumerate(authors):
+            if match_of[i] is not None:
+                continue
+            order = ([i] if i < len(people) else []) + list(range(len(people)))
+            for j in order:
+                if j in used or not author_matches(a, people[j]):
+                    continue
+                if strict and not given_agrees(a, people[j]):
+                    continue
+                match_of[i] = j
+                used.add(j)
+                break
+    return match_of
+
+
 def compare_authors(
     authors: Sequence[Author], truncated: bool, people: Sequence[Person]
 ) -> AuthorComparison | None:
@@ -250,20 +288,8 @@ def compare_authors(
         return None  # "OpenAI", "Gemma Team": a group stands for a list the record spells out
     # "Qwen Team" in a list stands for the members it does not name: like "and others"
     truncated = truncated or any(_is_group(a) for a in authors)
-    used: set[int] = set()
-    match_of: list[int | None] = []
-    for i, a in enumerate(authors):
-        hit: int | None = None
-        if i < len(people) and i not in used and author_matches(a, people[i]):
-            hit = i
-        else:
-            for j, p in enumerate(people):
-                if j not in used and author_matches(a, p):
-                    hit = j
-                    break
-        if hit is not None:
-            used.add(hit)
-        match_of.append(hit)
+    match_of = _align(authors, people)
+    used = {m for m in match_of if m is not None}
     first_entry = next((i for i, a in enumerate(authors) if not _is_group(a)), 0)
     first_person = next(
         (j for j, p in enumerate(people) if not is_group_author(p.family, p.given)), 0
