@@ -56,6 +56,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
     users: dict[Path, list[Project]] = {}
     for project in projects:
         found += _missing_links(project)
+        found += _unresolved_links(project)
         token = defined_token(ws, project)
         defined = memo.get(
             ("defined", token, project.casefold_keys), defined_names, ws, project, memo
@@ -142,6 +143,22 @@ def _missing_links(project: Project) -> list[Finding]:
             )
         )
     return found
+
+
+def _unresolved_links(project: Project) -> list[Finding]:
+    """A finding on each bibliography link named by a macro the project does not settle:
+    while one is there, no citation of the project is reported dangling."""
+    return [
+        Finding(
+            Code.BIB_UNRESOLVED,
+            Location(m.path, m.link.span),
+            f"bibliography '{m.target}' is named by a macro this project does not define as "
+            "a file name (or defines in more than one way): its entries are unknown, so "
+            "citations are not checked for dangling keys",
+            data=MappingProxyType({"target": m.target}),
+        )
+        for m in project.unresolved
+    ]
 
 
 def _missing_crossrefs(

@@ -81,6 +81,8 @@ class Code(StrEnum):
     PREPRINT_AS_PUBLISHED = "preprint-cited-as-published"
     ARXIV_VERSION = "arxiv-version-mismatch"
     NONEXISTENT_VENUE = "nonexistent-venue"
+    # --- citation index (appended) -----------------------------------------------------
+    BIB_UNRESOLVED = "bibliography-unresolved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +183,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.FILE_UNREADABLE: S.ERROR,
         Code.YAML_SYNTAX: S.WARNING,
         Code.BIB_OUTSIDE_ROOT: S.WARNING,
+        Code.BIB_UNRESOLVED: S.INFORMATION,
         Code.DOI_NOT_FOUND: S.ERROR,
         Code.DOI_OTHER_WORK: S.ERROR,
         Code.NOT_FOUND: S.ERROR,
