@@ -44,6 +44,7 @@ from citewarden.model import (
     LinkKind,
     Location,
     ParsedDocument,
+    quoted,
 )
 
 if TYPE_CHECKING:
@@ -123,11 +124,11 @@ def _missing_links(project: Project) -> list[Finding]:
         link = missing.link
         if link.kind is LinkKind.BIBLIOGRAPHY:
             code = Code.MISSING_BIBLIOGRAPHY
-            what = f"bibliography file '{missing.target}'"
+            what = f"bibliography file {quoted(missing.target)}"
         else:
             code = Code.MISSING_INCLUDE
             shown = f"{link.base.rstrip('/')}/{missing.target}" if link.base else missing.target
-            what = f"included file '{shown}'"
+            what = f"included file {quoted(shown)}"
         if missing.unreadable is not None:
             code = Code.FILE_UNREADABLE
             message = f"{what} cannot be read: {missing.unreadable}"
@@ -187,7 +188,7 @@ def _bib_missing_crossrefs(
                 Finding(
                     Code.MISSING_CROSSREF,
                     Location(path, span),
-                    f"'{entry.key}' refers to '{parent}', which is not defined",
+                    f"{quoted(entry.key)} refers to {quoted(parent)}, which is not defined",
                     data=MappingProxyType({"key": entry.key, "target": parent}),
                 )
             )
