@@ -164,6 +164,25 @@ def test_input_of_dev_zero_is_refused_at_the_include(tmp_path: Path) -> None:
     assert "'/dev/zero' cannot be read: a device, not a regular file" in str(problem["message"])
 
 
+def test_overlong_names_are_quoted_by_their_head_and_length(tmp_path: Path) -> None:
+    """A file name longer than any path, and keys of 10 000 characters: each message that
+    names them quotes their first characters and says how long they are."""
+    long_include, long_key = "i" * 5000, "k" * 10_000
+    (tmp_path / "main.tex").write_text(PAPER % f"\\input{{{long_include}}}\\cite{{{long_key}}}\n")
+    (tmp_path / "refs.bib").write_text(
+        REFS + f"@misc{{{long_key}x, title = {{X}}}}\n@misc{{{long_key}x, title = {{Y}}}}\n"
+    )
+    found = diagnostics(json_check(["main.tex", "refs.bib"], tmp_path))
+    by_code = {str(d["code"]): str(d["message"]) for d in found}
+    assert set(by_code) >= {"file-unreadable", "dangling-citation", "orphan-entry", "duplicate-key"}
+    assert by_code["file-unreadable"].startswith("included file 'iii")
+    assert "...' (5,000 characters) cannot be read: " in by_code["file-unreadable"]
+    assert "...' (10,000 characters) is not defined" in by_code["dangling-citation"]
+    assert "(10,001 characters)" in by_code["duplicate-key"]
+    for d in found:
+        assert len(str(d["message"])) < 1000, d["code"]
+
+
 def test_bibliography_symlinked_to_dev_zero_is_refused(tmp_path: Path) -> None:
     (tmp_path / "main.tex").write_text(PAPER % "")
     (tmp_path / "refs.bib").symlink_to("/dev/zero")

@@ -1075,8 +1075,15 @@ def test_a_bibliography_named_by_a_macro_the_project_does_not_settle_is_unresolv
     ws.add_file(tmp_path / "main.tex")
     project = _project(ws, tmp_path, "main.tex")
     assert project.unresolved and not project.bibliographies
-    # which keys the bibliography holds cannot be known: no key is called dangling
-    assert not any(check(ws).values())
+    # which keys the bibliography holds cannot be known: no key is called dangling, and
+    # the link says so
+    (finding,) = [f for found in check(ws).values() for f in found]
+    assert finding.code is Code.BIB_UNRESOLVED
+    assert finding.location.path == tmp_path / "main.tex"
+    text = (tmp_path / "main.tex").read_text()
+    span = finding.location.span
+    assert text[span.start : span.end] == "\\bibfile"  # on the name, as for a missing file
+    assert "'\\bibfile'" in finding.message and "not checked for dangling" in finding.message
 
 
 def test_an_expansion_longer_than_any_path_is_not_looked_up(tmp_path: Path) -> None:
@@ -1092,7 +1099,8 @@ def test_an_expansion_longer_than_any_path_is_not_looked_up(tmp_path: Path) -> N
     ws.add_file(tmp_path / "main.tex")
     (project,) = ws.projects()
     assert project.unresolved and not project.missing
-    assert not any(check(ws).values())
+    found = [f for found in check(ws).values() for f in found]
+    assert [f.code for f in found] == [Code.BIB_UNRESOLVED]
 
 
 def test_an_editor_buffer_of_a_package_is_read_before_it_is_saved(tmp_path: Path) -> None:

@@ -59,8 +59,10 @@ class Project:
     metadata: tuple[Path, ...] = ()
     #: links that could not be resolved
     missing: tuple[MissingLink, ...] = ()
-    #: a bibliography link whose target is a macro (``\\addbibresource{\\mybib}``)
-    unresolved: bool = False
+    #: bibliography links named by a macro the project does not settle
+    #: (``\\addbibresource{\\mybib}`` with ``\\mybib`` defined nowhere): which keys the
+    #: project defines cannot be known
+    unresolved: tuple[MissingLink, ...] = ()
     #: a LaTeX file that is neither a root nor included by one
     standalone: bool = False
     #: keys match case-insensitively (BibTeX via ``\\bibliography``; biber and pandoc
@@ -208,7 +210,7 @@ class ProjectGraph(LinkResolver):
         bibs: dict[Path, None] = {}
         metadata: dict[Path, None] = {}
         missing: dict[tuple[Path, str], MissingLink] = {}
-        unresolved = False
+        unresolved: dict[tuple[Path, int], MissingLink] = {}
         for chapter in chapters:
             self._known.setdefault(chapter, None)
             if self.document(chapter) is None:
@@ -218,7 +220,8 @@ class ProjectGraph(LinkResolver):
             metadata.update(dict.fromkeys(alone.metadata))
             for m in alone.missing:
                 missing.setdefault((m.path, m.target), m)
-            unresolved = unresolved or alone.unresolved
+            for m in alone.unresolved:
+                unresolved.setdefault((m.path, m.link.span.start), m)
         return Project(
             root=chapters[0],
             kind=DocumentKind.MARKDOWN,
@@ -226,7 +229,7 @@ class ProjectGraph(LinkResolver):
             bibliographies=tuple(bibs),
             metadata=tuple(metadata),
             missing=tuple(missing.values()),
-            unresolved=unresolved,
+            unresolved=tuple(unresolved.values()),
         )
 
     def _latex_project(
@@ -236,7 +239,7 @@ class ProjectGraph(LinkResolver):
         docs: dict[Path, None] = {}
         bibs: dict[Path, None] = {}
         missing: list[MissingLink] = []
-        unresolved = False
+        unresolved: list[MissingLink] = []
         bibtex_links = biblatex_links = bibtex_backend = False
         tex_dirs, bib_dirs = self._search_paths(root_dir)
         # each document with the \include'd file (or the root) whose .aux it writes to
@@ -302,7 +305,7 @@ class ProjectGraph(LinkResolver):
                     else:
                         # named by a macro the project does not define (or defines in
                         # more than one way): which keys it has cannot be known
-                        unresolved = True
+                        unresolved.append(MissingLink(path, pending, target))
                 continue
             if pending is not None:
                 written = expanded(pending)
@@ -371,7 +374,7 @@ class ProjectGraph(LinkResolver):
             documents=tuple(docs),
             bibliographies=tuple(bibs),
             missing=tuple(missing),
-            unresolved=unresolved,
+            unresolved=tuple(unresolved),
             standalone=standalone,
             chapters=chapters,
             expanded=tuple((doc, at, target) for (doc, at), target in written_as.items()),
@@ -432,7 +435,7 @@ class ProjectGraph(LinkResolver):
         metadata = self._metadata_chain(path)
         bibs: dict[Path, None] = {}
         missing: list[MissingLink] = []
-        unresolved = False
+        unresolved: list[MissingLink] = []
         used_metadata: list[Path] = []
         for source in [*metadata, path]:
             doc = self.document(source)
@@ -444,7 +447,7 @@ class ProjectGraph(LinkResolver):
                 self._known.setdefault(source, None)
             for link in links:
                 if _is_macro(link.target) and "\\" in link.target:
-                    unresolved = True
+                    unresolved.append(MissingLink(source, link, link.target))
                     continue
                 self._refused = None
                 found = self._resolve_csl_or_bib(link.target, source.parent)
@@ -461,7 +464,7 @@ class ProjectGraph(LinkResolver):
             bibliographies=tuple(bibs),
             metadata=tuple(used_metadata),
             missing=tuple(missing),
-            unresolved=unresolved,
+            unresolved=tuple(unresolved),
         )
 
 
@@ -519,7 +522,7 @@ def _merge_into(project: Project, sub: Project) -> Project:
         bibliographies=tuple(bibs),
         metadata=project.metadata,
         missing=project.missing + sub.missing,
-        unresolved=project.unresolved or sub.unresolved,
+        unresolved=project.unresolved + sub.unresolved,
         standalone=project.standalone,
         casefold_keys=project.casefold_keys,
         chapters=project.chapters,

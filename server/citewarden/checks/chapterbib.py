@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from citewarden.model import Citation, Code, Finding, LinkKind, Location
+from citewarden.model import Citation, Code, Finding, LinkKind, Location, quoted
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -140,7 +140,7 @@ def unread_key(path: Path, cit: Citation, where: str) -> Finding:
     return Finding(
         Code.DANGLING,
         Location(path, cit.span),
-        f"citation key '{cit.key}' is not defined in the bibliographies {where} reads",
+        f"citation key {quoted(cit.key)} is not defined in the bibliographies {where} reads",
         data=MappingProxyType({"key": cit.key, "suggestions": []}),
     )
 

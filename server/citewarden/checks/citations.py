@@ -44,6 +44,7 @@ from citewarden.model import (
     LinkKind,
     Location,
     ParsedDocument,
+    quoted,
 )
 
 if TYPE_CHECKING:
@@ -56,6 +57,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
     users: dict[Path, list[Project]] = {}
     for project in projects:
         found += _missing_links(project)
+        found += _unresolved_links(project)
         token = defined_token(ws, project)
         defined = memo.get(
             ("defined", token, project.casefold_keys), defined_names, ws, project, memo
@@ -123,11 +125,11 @@ def _missing_links(project: Project) -> list[Finding]:
         link = missing.link
         if link.kind is LinkKind.BIBLIOGRAPHY:
             code = Code.MISSING_BIBLIOGRAPHY
-            what = f"bibliography file '{missing.target}'"
+            what = f"bibliography file {quoted(missing.target)}"
         else:
             code = Code.MISSING_INCLUDE
             shown = f"{link.base.rstrip('/')}/{missing.target}" if link.base else missing.target
-            what = f"included file '{shown}'"
+            what = f"included file {quoted(shown)}"
         if missing.unreadable is not None:
             code = Code.FILE_UNREADABLE
             message = f"{what} cannot be read: {missing.unreadable}"
@@ -142,6 +144,22 @@ def _missing_links(project: Project) -> list[Finding]:
             )
         )
     return found
+
+
+def _unresolved_links(project: Project) -> list[Finding]:
+    """A finding on each bibliography link named by a macro the project does not settle:
+    while one is there, no citation of the project is reported dangling."""
+    return [
+        Finding(
+            Code.BIB_UNRESOLVED,
+            Location(m.path, m.link.span),
+            f"bibliography '{m.target}' is named by a macro this project does not define as "
+            "a file name (or defines in more than one way): its entries are unknown, so "
+            "citations are not checked for dangling keys",
+            data=MappingProxyType({"target": m.target}),
+        )
+        for m in project.unresolved
+    ]
 
 
 def _missing_crossrefs(
@@ -187,7 +205,7 @@ def _bib_missing_crossrefs(
                 Finding(
                     Code.MISSING_CROSSREF,
                     Location(path, span),
-                    f"'{entry.key}' refers to '{parent}', which is not defined",
+                    f"{quoted(entry.key)} refers to {quoted(parent)}, which is not defined",
                     data=MappingProxyType({"key": entry.key, "target": parent}),
                 )
             )

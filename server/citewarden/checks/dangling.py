@@ -22,6 +22,7 @@ from citewarden.model import (
     Location,
     ParsedDocument,
     TextEdit,
+    quoted,
 )
 
 if TYPE_CHECKING:
@@ -188,9 +189,9 @@ def _scored_for(key: str, defined: Defined, delta: KeyDelta | None, memo: Memo) 
 
 def _dangling_finding(path: Path, cit: Citation, suggestions: list[tuple[str, float]]) -> Finding:
     names = [s for s, _ in suggestions]
-    message = f"citation key '{cit.key}' is not defined in any bibliography"
+    message = f"citation key {quoted(cit.key)} is not defined in any bibliography"
     if names:
-        message += "; did you mean " + " or ".join(f"'{n}'" for n in names) + "?"
+        message += "; did you mean " + " or ".join(quoted(n) for n in names) + "?"
     preferred_first = len(suggestions) == 1 or (
         len(suggestions) > 1 and suggestions[0][1] - suggestions[1][1] >= PREFERRED_LEAD
     )

@@ -32,6 +32,7 @@ from citewarden.model import (
     ParsedBibliography,
     Related,
     TextEdit,
+    quoted,
 )
 from citewarden.project import Project, Workspace, removal_end
 
@@ -128,9 +129,11 @@ def _duplicate_key(
     return Finding(
         Code.DUPLICATE_KEY,
         Location(path, entry.key_span),
-        f"duplicate key '{entry.key}' (first defined at {where})",
+        f"duplicate key {quoted(entry.key)} (first defined at {where})",
         related=(
-            Related(Location(first_path, first.key_span), f"first definition of '{first.key}'"),
+            Related(
+                Location(first_path, first.key_span), f"first definition of {quoted(first.key)}"
+            ),
         ),
         fixes=fixes,
         data=MappingProxyType({"key": entry.key, "first": first.key}),
@@ -406,9 +409,11 @@ def _duplicate_work(path: Path, entry: Entry, other: tuple[Path, Entry], why: st
     return Finding(
         Code.DUPLICATE_WORK,
         Location(path, entry.key_span),
-        f"'{entry.key}' describes the same work as '{other_entry.key}' ({why})",
+        f"{quoted(entry.key)} describes the same work as {quoted(other_entry.key)} ({why})",
         related=(
-            Related(Location(other_path, other_entry.key_span), f"'{other_entry.key}' is here"),
+            Related(
+                Location(other_path, other_entry.key_span), f"{quoted(other_entry.key)} is here"
+            ),
         ),
         data=MappingProxyType({"key": entry.key, "other": other_entry.key}),
     )

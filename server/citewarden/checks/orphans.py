@@ -19,6 +19,7 @@ from citewarden.model import (
     ParsedDocument,
     Span,
     TextEdit,
+    quoted,
 )
 from citewarden.project import removal_end
 
@@ -135,7 +136,7 @@ def bibitem_orphans(ws: Workspace, project: Project, memo: Memo) -> list[Finding
                     Finding(
                         Code.ORPHAN,
                         Location(path, span),
-                        f"\\bibitem '{key}' is never cited",
+                        f"\\bibitem {quoted(key)} is never cited",
                         data=MappingProxyType({"key": key}),
                     )
                 )
@@ -306,7 +307,7 @@ def _cited_elsewhere(path: Path, entry: Entry) -> Finding:
     return Finding(
         Code.ORPHAN,
         Location(path, entry.key_span),
-        f"entry '{entry.key}' is never cited where this file is read: its citations are in "
+        f"entry {quoted(entry.key)} is never cited where this file is read: its citations are in "
         "a unit that reads other bibliographies",
         data=MappingProxyType({"key": entry.key}),
     )
@@ -338,7 +339,7 @@ def _orphan_finding(
             if edit_md is not None:
                 fixes.append(Fix("Add to nocite", (edit_md,)))
                 markdown_done = True
-    message = f"entry '{entry.key}' is never cited"
+    message = f"entry {quoted(entry.key)} is never cited"
     return Finding(
         Code.ORPHAN,
         Location(path, entry.key_span),

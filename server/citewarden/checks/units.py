@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.checks import chapterbib
-from citewarden.model import Citation, Finding, LinkKind, ParsedDocument
+from citewarden.model import Citation, Finding, LinkKind, ParsedDocument, quoted
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -83,7 +83,7 @@ class Units:
         command = cit.command.rstrip("*")
         for suffix, _ in self.lists:
             if command in (f"cite{suffix}", f"nocite{suffix}"):
-                return f"its \\newcites list ('{suffix}')"
+                return f"its \\newcites list ({quoted(suffix)})"
         if scope is not None:
             return "its bibunit" if doc.bibunits else "its refsection"
         if self.lists:

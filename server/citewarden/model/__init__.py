@@ -36,6 +36,7 @@ from citewarden.model.findings import (
     TextEdit,
     code_doc_url,
     moved_finding,
+    quoted,
     sound_span,
 )
 from citewarden.model.verdicts import (
@@ -81,5 +82,6 @@ __all__ = [
     "code_doc_url",
     "document_score",
     "moved_finding",
+    "quoted",
     "sound_span",
 ]

@@ -81,6 +81,8 @@ class Code(StrEnum):
     PREPRINT_AS_PUBLISHED = "preprint-cited-as-published"
     ARXIV_VERSION = "arxiv-version-mismatch"
     NONEXISTENT_VENUE = "nonexistent-venue"
+    # --- citation index (appended) -----------------------------------------------------
+    BIB_UNRESOLVED = "bibliography-unresolved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +183,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.FILE_UNREADABLE: S.ERROR,
         Code.YAML_SYNTAX: S.WARNING,
         Code.BIB_OUTSIDE_ROOT: S.WARNING,
+        Code.BIB_UNRESOLVED: S.INFORMATION,
         Code.DOI_NOT_FOUND: S.ERROR,
         Code.DOI_OTHER_WORK: S.ERROR,
         Code.NOT_FOUND: S.ERROR,
@@ -270,3 +273,16 @@ DOCS_URL = "https://github.com/citewarden/citewarden/blob/main/README.md"
 def code_doc_url(code: Code) -> str:
     """Link to the README table row of a code (each row carries an anchor named after it)."""
     return f"{DOCS_URL}#{code.value}"
+
+
+#: The most characters of a name (a key, a file name) that a message quotes.
+MAX_QUOTED = 120
+
+
+def quoted(name: str) -> str:
+    """``name`` in single quotes for a message; a name longer than :data:`MAX_QUOTED`
+    characters is shown by its head and its length, so that a hostile key or file name of
+    thousands of characters does not fill every report that names it."""
+    if len(name) <= MAX_QUOTED:
+        return f"'{name}'"
+    return f"'{name[:MAX_QUOTED]}...' ({len(name):,} characters)"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from citewarden.model import Entry, Span
+from citewarden.model import Entry, Span, quoted
 
 _KEY_REJECTED = re.compile(r"""["#()=\\]|'[^,\s]{2}""")
 _CHAR_BRACE = re.compile(r"\\char\s*12[35](?!\d)")
@@ -28,10 +28,13 @@ def biber_rejections(text: str, entries: Sequence[Entry]) -> list[tuple[Span, st
     found: list[tuple[Span, str]] = []
     for entry in entries:
         if _KEY_REJECTED.search(entry.key):
-            found.append((entry.key_span, f"biber cannot read the key '{entry.key}'"))
+            found.append((entry.key_span, f"biber cannot read the key {quoted(entry.key)}"))
         elif _AFTER_KEY.match(text, entry.key_span.end):
             found.append(
-                (entry.key_span, f"biber needs a comma after the key '{entry.key}' (no fields)")
+                (
+                    entry.key_span,
+                    f"biber needs a comma after the key {quoted(entry.key)} (no fields)",
+                )
             )
     if "\\char" in text:
         for m in _CHAR_BRACE.finditer(text):

@@ -273,9 +273,8 @@ def _read_ahead(
             pos = _skip_environment(text, pos)
         elif role == _ENDINPUT:
             top = top or latex_static.TopLevel(text)
-            if top.at(start):
-                line_end = text.find("\n", pos)
-                n = len(text) if line_end < 0 else line_end
+            if (end := top.endinput_end(start, pos)) is not None:
+                n = end
 
 
 def parse_latex(
@@ -469,9 +468,8 @@ def parse_latex(
             _read_load_links(text, start, name, links)
         elif role == _ENDINPUT:
             top = top or latex_static.TopLevel(text)
-            if top.at(start):  # not inside a group or a conditional
-                line_end = text.find("\n", pos)
-                n = len(text) if line_end < 0 else line_end
+            if (end := top.endinput_end(start, pos)) is not None:
+                n = end
                 if magic is None:
                     magic = _magic_root(text[start:])  # a magic comment may follow it
     magic = magic or subfiles_parent

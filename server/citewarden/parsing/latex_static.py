@@ -343,6 +343,15 @@ class TopLevel:
         self._pos = max(self._pos, offset)
         return self._braces == 0 and self._ifs == 0
 
+    def endinput_end(self, start: int, pos: int) -> int | None:
+        """Where the file ends for an ``\\endinput`` from ``start`` to ``pos``: at the end
+        of its line, which TeX still reads; None inside a group or a conditional (read
+        on)."""
+        if not self.at(start):
+            return None
+        line_end = self._text.find("\n", pos)
+        return len(self._text) if line_end < 0 else line_end
+
 
 def _value(text: str, name: str, end: int, flags: dict[str, bool]) -> bool | None:
     if name == "iffalse":

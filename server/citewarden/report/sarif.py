@@ -95,6 +95,10 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.ARXIV_VERSION: "The arXiv version or year cited does not match the arXiv listing.",
     Code.NONEXISTENT_VENUE: "No venue registry knows the cited venue, and the matched record "
     "names another.",
+    Code.BIB_UNRESOLVED: (
+        "A bibliography is named by a macro the project does not define as a file name: its "
+        "entries are unknown, so no citation of the project is reported dangling."
+    ),
 }
 
 _LEVEL = {

@@ -233,6 +233,7 @@ def index_section(data: AuditData) -> str:
         Code.FILE_UNREADABLE,
         Code.YAML_SYNTAX,
         Code.BIB_OUTSIDE_ROOT,
+        Code.BIB_UNRESOLVED,
     }
     shown = [f for f in data.findings if f.finding.code in index_codes]
     if not shown:
