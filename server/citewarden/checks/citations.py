@@ -153,7 +153,7 @@ def _unresolved_links(project: Project) -> list[Finding]:
         Finding(
             Code.BIB_UNRESOLVED,
             Location(m.path, m.link.span),
-            f"bibliography '{m.target}' is named by a macro this project does not define as "
+            f"bibliography {quoted(m.target)} is named by a macro this project does not define as "
             "a file name (or defines in more than one way): its entries are unknown, so "
             "citations are not checked for dangling keys",
             data=MappingProxyType({"target": m.target}),

@@ -243,8 +243,10 @@ def given_agrees(author: Author, person: Person) -> bool:
         return True
     if entry_given[0] != given[0]:
         return False
-    return entry_given == given or min(len(entry_given), len(given)) == 1 or (
-        entry_given.startswith(given) or given.startswith(entry_given)
+    return (
+        entry_given == given
+        or min(len(entry_given), len(given)) == 1
+        or (entry_given.startswith(given) or given.startswith(entry_given))
     )
 
 
