@@ -347,3 +347,35 @@ def test_of_two_namesakes_the_one_with_the_record_s_given_name_is_on_the_record(
     assert result is not None
     assert result.added == ("Bi, Xiao", "Zhang, Haowei")
     assert result.first_ok and not result.dropped
+
+
+@pytest.mark.parametrize(
+    ("year", "agreement"), [("2020", "equal"), ("2019", "equal"), ("2022", "different")]
+)
+def test_the_print_year_of_an_article_online_the_year_before_is_its_year(
+    year: str, agreement: str
+) -> None:
+    """Thera-SAbDab (a real Crossref record): online 26 September 2019, in Nucleic Acids
+    Research 48 (D1) of January 2020.  Citations give either year; neither is a difference,
+    and no "fix" offers the other."""
+    record = REC["10.1093/nar/gkz827"]
+    assert record.year == 2019 and record.other_years == (2020,)
+    entry = normalize_entry(
+        make_entry(
+            "k",
+            "article",
+            {
+                "title": "Thera-SAbDab: the Therapeutic Structural Antibody Database",
+                "author": "Raybould, Matthew I. J. and Marks, Claire and Lewis, Alan P. and "
+                "Shi, Jiye and Bujotzek, Alexander and Taddese, Bruck and Deane, Charlotte M.",
+                "journal": "Nucleic Acids Research",
+                "volume": "48",
+                "year": year,
+            },
+        )
+    )
+    cmp = compare(entry, record)
+    assert cmp.year.value == agreement
+    issues, fixes = field_issues(entry, cmp, anchored_by_id=True)
+    assert ("year" in fixes) is (agreement != "equal")
+    assert not [i for i in issues if i.code is Code.YEAR_MISMATCH and agreement == "equal"]

@@ -82,11 +82,14 @@ def test_wrong_year_and_volume_are_corrected_one_field_at_a_time() -> None:
 
 
 def test_one_year_gap_is_only_a_note() -> None:
-    v = decide(_evidence({**GOOD, "year": "2016", "doi": RNEXML.doi or ""}, by_id=RNEXML), "k")
+    v = decide(_evidence({**GOOD, "year": "2014", "doi": RNEXML.doi or ""}, by_id=RNEXML), "k")
     assert v.status is Status.VERIFIED and v.tier is Tier.D
     note = next(i for i in v.issues if i.code is Code.YEAR_MISMATCH)
     assert note.effective_severity is Severity.HINT
     assert "year" not in v.corrections
+    # online in October 2015, in the journal's volume 7 of March 2016: 2016 is its year too
+    v = decide(_evidence({**GOOD, "year": "2016", "doi": RNEXML.doi or ""}, by_id=RNEXML), "k")
+    assert v.status is Status.VERIFIED and not v.issues
 
 
 def test_doi_of_another_work_with_the_real_work_found_by_search() -> None:

@@ -351,6 +351,14 @@ def online_year(record: WorkRecord) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _year_agreement(entry: NormalizedEntry, record: WorkRecord) -> Agreement:
+    """The cited year against the record's, any year the record dates the work by (its
+    print or its online publication) being the same."""
+    if entry.year is not None and entry.year in record.other_years:
+        return Agreement.EQUAL
+    return compare_year(entry.year, record.year)
+
+
 def _version_gap(entry: NormalizedEntry, record: WorkRecord, year: Agreement) -> Agreement:
     """A preprint and its published version are one work several years apart: when exactly
     one side is a preprint, a later year on the published side is a note, not an error; so
@@ -382,7 +390,7 @@ def compare(entry: NormalizedEntry, record: WorkRecord) -> Comparison:
         record=record,
         title=compare_title(entry.title, record),
         authors=compare_authors(entry.authors, entry.truncated, record.authors),
-        year=_version_gap(entry, record, compare_year(entry.year, record.year)),
+        year=_version_gap(entry, record, _year_agreement(entry, record)),
         venue=venue,
         volume=compare_value(entry.volume, record.volume),
         issue=compare_value(entry.issue, record.issue),

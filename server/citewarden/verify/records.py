@@ -47,6 +47,9 @@ class WorkRecord:
     title: str
     authors: tuple[Person, ...] = ()
     year: int | None = None  # from issued / published-print, never "created"
+    #: Other years the source dates this same version by (Crossref's print and online
+    #: publication, when they differ from ``year``): a citation of either year is right.
+    other_years: tuple[int, ...] = ()
     doi: str | None = None  # lower-case, no URL prefix
     subtitle: str | None = None
     venue: str | None = None  # full container title
@@ -144,7 +147,7 @@ def record_to_dict(record: WorkRecord) -> dict[str, object]:
 
 
 _RECORD_FIELDS = frozenset(WorkRecord.__dataclass_fields__)
-_TUPLE_FIELDS = ("venue_short", "issn", "isbn", "venue_indexes", "venue_not_in")
+_TUPLE_FIELDS = ("venue_short", "issn", "isbn", "venue_indexes", "venue_not_in", "other_years")
 
 
 def record_from_dict(data: dict[str, object]) -> WorkRecord:

@@ -79,6 +79,13 @@ def _year(msg: dict[str, Any]) -> int | None:
     return None
 
 
+def _other_years(msg: dict[str, Any], year: int | None) -> tuple[int, ...]:
+    """The print and online years of the record besides ``year`` (an article online in
+    December and in the next year's issue is cited by either)."""
+    years = (year_from_parts(msg.get(key)) for key in ("published-print", "published-online"))
+    return tuple(sorted({y for y in years if y is not None and y != year}))
+
+
 def _updates(entries: Any, *, target: bool) -> tuple[Update, ...]:
     out = []
     for u in entries if isinstance(entries, list) else []:
@@ -157,11 +164,13 @@ def work_from_csl(msg: Any, source: str = "crossref") -> WorkRecord | None:
             if isinstance(r, dict) and r.get("id-type") == "doi" and normalize_doi(r.get("id")):
                 extra.append((rel, normalize_doi(r.get("id")) or ""))
     score = msg.get("score")
+    year = _year(msg)
     return WorkRecord(
         source=source,
         title=titles[0],
         authors=authors,
-        year=_year(msg),
+        year=year,
+        other_years=_other_years(msg, year),
         doi=doi,
         subtitle=subtitle,
         venue=venue_titles[0] if venue_titles else None,
