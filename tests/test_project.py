@@ -1246,3 +1246,90 @@ def test_a_projects_documents_are_looked_up_once_while_unchanged_and_afresh_afte
     (project,) = ws.projects_of(tmp_path / "main.tex")
     ((_, doc),) = list(ws.project_documents(project))
     assert [c.key for c in doc.citations] == ["a", "b"]
+
+
+def _messages(ws: Workspace) -> list[tuple[Code, str]]:
+    return sorted((f.code, f.message) for found in check(ws).values() for f in found)
+
+
+def test_a_remote_resource_is_not_read_and_turns_dangling_checks_off(tmp_path: Path) -> None:
+    """biber downloads ``\\addbibresource[location=remote]{https://...}``: its keys cannot
+    be known, so nothing is called dangling, and the link says why."""
+    write_project(
+        tmp_path,
+        """
+--- main.tex
+\\documentclass{article}
+\\usepackage{biblatex}
+\\addbibresource[location=remote]{https://example.org/lab.bib}
+\\addbibresource{refs.bib}
+\\begin{document}\\cite{a,remote2020}\\printbibliography\\end{document}
+--- refs.bib
+@misc{a, title={A}}
+@misc{unused, title={U}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    assert [m.target for m in project.unresolved] == ["https://example.org/lab.bib"]
+    assert project.bibliographies == (tmp_path / "refs.bib",)
+    assert _messages(ws) == [
+        (
+            Code.BIB_UNRESOLVED,
+            "bibliography 'https://example.org/lab.bib' is a remote resource, which biber "
+            "downloads and citewarden does not read: its entries are unknown, so citations "
+            "are not checked for dangling keys",
+        ),
+        (Code.ORPHAN, "entry 'unused' is never cited"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("resource", "message"),
+    [
+        # not a pattern: biber looks for a file of that very name
+        ("[glob=false]{bib/part-*.bib}", "bibliography file 'bib/part-*.bib' not found"),
+        ("{bib/part-*.bib}", "bibliography file 'bib/part-*.bib' not found"),
+        # one resource, commas and all ("Cannot find 'a.bib,b.bib'!", says biber)
+        (
+            "{bib/part-a.bib,bib/part-b.bib}",
+            "bibliography file 'bib/part-a.bib,bib/part-b.bib' not found",
+        ),
+        # a pattern that names no file
+        (
+            "[glob]{bib/chapter-*.bib}",
+            "no file matches the bibliography pattern 'bib/chapter-*.bib'",
+        ),
+        # patterns that name files: each is read
+        ("[glob]{bib/part-*.bib}", None),
+        ("[glob=true]{bib/part-{a,b}.bib}", None),
+        ("[label=parts, glob = {true}]{bib/part-[ab].bib}", None),
+    ],
+)
+def test_biblatex_resource_names_are_read_as_biber_reads_them(
+    tmp_path: Path, resource: str, message: str | None
+) -> None:
+    write_project(
+        tmp_path,
+        f"""
+--- main.tex
+\\documentclass{{article}}
+\\usepackage{{biblatex}}
+\\addbibresource{resource}
+\\begin{{document}}\\cite{{a,b}}\\printbibliography\\end{{document}}
+--- bib/part-a.bib
+@misc{{a, title={{A}}}}
+--- bib/part-b.bib
+@misc{{b, title={{B}}}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    if message is None:
+        assert project.bibliographies == (tmp_path / "bib/part-a.bib", tmp_path / "bib/part-b.bib")
+        assert _messages(ws) == []
+    else:
+        assert not project.bibliographies
+        assert _messages(ws) == [(Code.MISSING_BIBLIOGRAPHY, message)]

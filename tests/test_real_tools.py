@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import bibtexparser
 import pytest
 
 from checking import check
@@ -279,6 +280,41 @@ def test_units_of_bibtex_agree_with_latex_and_bibtex(
     dangling, unused = _bibtex_units(folder, root, units)
     assert dangling == expected and unused  # the project has both, as intended
     ours = citewarden_answer([folder / root])
+    assert sorted(ours.dangling) == sorted(dangling)
+    assert sorted(ours.orphans) == sorted(unused)
+
+
+_BIBER_SOURCE = re.compile(r"INFO - Found BibTeX data source '(.*)'")
+_BBL_ENTRY = re.compile(r"\\entry\{([^}]*)\}")
+
+
+def _biber_read(directory: Path, root: str) -> tuple[set[str], set[str], list[str]]:
+    """pdflatex, biber, pdflatex: the keys left undefined, the entries of the files biber
+    says it read that its .bbl does not hold, and those files."""
+    job = Path(root).stem
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", root]
+    _run(latex, directory)
+    biber_log = _run(["biber", job], directory).stdout
+    _run(latex, directory)
+    log = (directory / f"{job}.log").read_text(errors="replace")
+    dangling = set(_UNDEFINED.findall(log)) | set(_BIBER_MISSING.findall(biber_log))
+    sources = _BIBER_SOURCE.findall(biber_log)
+    used = set(_BBL_ENTRY.findall((directory / f"{job}.bbl").read_text(errors="replace")))
+    defined: set[str] = set()
+    for source in sources:
+        library = bibtexparser.parse_string((directory / source).read_text(encoding="utf-8"))
+        defined |= {entry.key for entry in library.entries}
+    return dangling, defined - used, sources
+
+
+def test_glob_resources_agree_with_biber(documents: Path) -> None:
+    """``\\addbibresource[glob]{bib/reading-*.bib}`` and ``[glob=true]{bib/{a,b}.bib}``:
+    biber reads every file a pattern names.  checkcites does not expand patterns, so the
+    unused entries are those of the files biber reports reading that its .bbl leaves out."""
+    folder = documents / "globbed-resources"
+    dangling, unused, sources = _biber_read(folder, "survey.tex")
+    assert len(sources) == 4 and dangling and unused  # the project has both, as intended
+    ours = citewarden_answer([folder / "survey.tex"])
     assert sorted(ours.dangling) == sorted(dangling)
     assert sorted(ours.orphans) == sorted(unused)
 

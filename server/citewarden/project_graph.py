@@ -30,6 +30,8 @@ from citewarden.project_links import (
     LinkResolver,
     MissingLink,
     _is_macro,
+    glob_files,
+    is_remote,
     normalize_path,
 )
 from citewarden.settings import Settings
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 _BIBTEX_BACKENDS = frozenset({"bibtex", "bibtex8", "bibtexu"})
 #: the commands (and environment) that name biblatex resources, read by biber
 _BIBLATEX_RESOURCES = frozenset({"addbibresource", "addglobalbib", "addsectionbib", "refsection"})
+#: the biblatex commands that name one resource each
+_ONE_RESOURCE = _BIBLATEX_RESOURCES - {"refsection"}
 #: commands that read a file through ``\\include``, which writes its own .aux
 _OWN_AUX = frozenset({"include", "includefrom", "subincludefrom"})
 
@@ -74,6 +78,9 @@ class Project:
     #: the targets of links written with macros, expanded: (document, the link's offset,
     #: target) (``\\bibliography{\\bibfile}`` -> ``refs``)
     expanded: tuple[tuple[Path, int, str], ...] = ()
+    #: the files each ``\\addbibresource[glob]`` pattern names: (document, the link's
+    #: offset, files)
+    globbed: tuple[tuple[Path, int, tuple[Path, ...]], ...] = ()
 
     def target(self, path: Path, link: Link) -> str:
         """What ``link`` of the document ``path`` names, its macros expanded."""
@@ -82,6 +89,13 @@ class Project:
                 if start == link.span.start and doc == path:
                     return target
         return link.target
+
+    def glob_matches(self, path: Path, link: Link) -> tuple[Path, ...]:
+        """The files the ``glob`` resource ``link`` of the document ``path`` names."""
+        for doc, start, files in self.globbed:
+            if start == link.span.start and doc == path:
+                return files
+        return ()
 
     @property
     def sources(self) -> tuple[Path, ...]:
@@ -240,6 +254,7 @@ class ProjectGraph(LinkResolver):
         bibs: dict[Path, None] = {}
         missing: list[MissingLink] = []
         unresolved: list[MissingLink] = []
+        globbed: list[tuple[Path, int, tuple[Path, ...]]] = []
         bibtex_links = biblatex_links = bibtex_backend = False
         tex_dirs, bib_dirs = self._search_paths(root_dir)
         # each document with the \include'd file (or the root) whose .aux it writes to
@@ -258,6 +273,16 @@ class ProjectGraph(LinkResolver):
         names: dict[str, set[str]] = {}
 
         def bibliography(path: Path, link: Link, target: str) -> None:
+            if is_remote(target):  # biber downloads it: its keys cannot be known here
+                unresolved.append(MissingLink(path, link, target))
+                return
+            if link.glob:  # biber reads every file the pattern names, from the root's folder
+                matches = glob_files(target, root_dir)
+                if not matches:
+                    missing.append(MissingLink(path, link, target))
+                bibs.update(dict.fromkeys(matches))
+                globbed.append((path, link.span.start, tuple(matches)))
+                return
             self._refused = None
             found = self._resolve_bib(target, (root_dir, path.parent, *bib_dirs))
             if found is None:
@@ -297,7 +322,7 @@ class ProjectGraph(LinkResolver):
         while stack:
             path, here, head, place, pending = stack.pop()
             if pending is not None and pending.kind is LinkKind.BIBLIOGRAPHY:
-                for target in _split_bib_targets(pending.target):
+                for target in _split_bib_targets(pending, pending.target):
                     if (written := expanded(replace(pending, target=target))) is not None:
                         if written.target != pending.target:
                             written_as[path, pending.span.start] = written.target
@@ -340,7 +365,9 @@ class ProjectGraph(LinkResolver):
                         biblatex_links = True
                     else:  # \bibliography, multibib's \bibliographysw, bibunits' \putbib
                         bibtex_links = True
-                    targets = [replace(link, target=t) for t in _split_bib_targets(link.target)]
+                    targets = [
+                        replace(link, target=t) for t in _split_bib_targets(link, link.target)
+                    ]
                     written_all = [expanded(one) for one in targets]
                     later = later or None in written_all
                     if later:  # after the files this one includes before it
@@ -378,6 +405,7 @@ class ProjectGraph(LinkResolver):
             standalone=standalone,
             chapters=chapters,
             expanded=tuple((doc, at, target) for (doc, at), target in written_as.items()),
+            globbed=tuple(globbed),
         )
 
     def _pass_on_definitions(
@@ -506,7 +534,12 @@ def expand_macros(target: str, names: Mapping[str, set[str]], jobname: str) -> s
     return out
 
 
-def _split_bib_targets(target: str) -> list[str]:
+def _split_bib_targets(link: Link, target: str) -> list[str]:
+    """The files a bibliography link names: BibTeX's ``\\bibliography{a,b}`` and a
+    refsection's ``[a.bib,b.bib]`` are lists; biblatex's ``\\addbibresource{...}`` is one
+    resource, commas and all (biber then looks for a file of that name)."""
+    if link.command.lstrip("\\") in _ONE_RESOURCE:
+        return [target.strip()]
     return [t.strip() for t in target.split(",") if t.strip()] or [target]
 
 
@@ -527,4 +560,5 @@ def _merge_into(project: Project, sub: Project) -> Project:
         casefold_keys=project.casefold_keys,
         chapters=project.chapters,
         expanded=project.expanded + sub.expanded,
+        globbed=project.globbed + sub.globbed,
     )

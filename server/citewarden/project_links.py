@@ -7,7 +7,10 @@ finds the files; the graph decides which of them form a project.
 
 from __future__ import annotations
 
+import glob
+import itertools
 import os
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +32,48 @@ LOAD_SUFFIX = {
     "LoadClass": ".cls",
     "LoadClassWithOptions": ".cls",
 }
+
+
+#: A resource biber downloads (its own test, ``Biber::Utils::glob_data_file``).
+_REMOTE = re.compile(r"\A(?:http|ftp)s?://", re.IGNORECASE)
+#: The most files one ``\\addbibresource[glob]`` pattern is read as.
+MAX_GLOBBED = 256
+#: One ``{a,b}`` alternative group of a pattern (no nesting).
+_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+
+
+def is_remote(target: str) -> bool:
+    """Is ``target`` a URL, which biber fetches instead of reading a file?"""
+    return _REMOTE.match(target.strip()) is not None
+
+
+def _alternatives(pattern: str, limit: int = 64) -> list[str]:
+    """``pattern`` with its ``{a,b}`` groups expanded, as a shell glob reads them (at most
+    ``limit`` patterns; past that the rest are left as written)."""
+    done: list[str] = []
+    todo = [pattern]
+    while todo and len(done) + len(todo) < limit:
+        head = todo.pop(0)
+        m = _BRACES.search(head)
+        if m is None:
+            done.append(head)
+            continue
+        todo += [f"{head[: m.start()]}{alt}{head[m.end() :]}" for alt in m.group(1).split(",")]
+    return done + todo
+
+
+def glob_files(pattern: str, folder: Path) -> list[Path]:
+    """The files ``pattern`` names relative to ``folder`` (``*``, ``?``, ``[...]`` and
+    ``{a,b}``, as biber expands a ``glob`` resource), sorted, at most
+    :data:`MAX_GLOBBED`."""
+    found: dict[Path, None] = {}
+    for alternative in _alternatives(pattern.strip()):
+        matches = glob.iglob(alternative, root_dir=folder)
+        for name in itertools.islice(matches, MAX_GLOBBED - len(found)):
+            path = normalize_path(folder / name)
+            if path.is_file():
+                found.setdefault(path, None)
+    return sorted(found)
 
 
 def normalize_path(path: Path | str) -> Path:

@@ -46,6 +46,7 @@ from citewarden.model import (
     ParsedDocument,
     quoted,
 )
+from citewarden.project_links import is_remote
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -133,6 +134,8 @@ def _missing_links(project: Project) -> list[Finding]:
         if missing.unreadable is not None:
             code = Code.FILE_UNREADABLE
             message = f"{what} cannot be read: {missing.unreadable}"
+        elif link.glob:
+            message = f"no file matches the bibliography pattern {quoted(missing.target)}"
         else:
             message = f"{what} not found"
         found.append(
@@ -147,19 +150,28 @@ def _missing_links(project: Project) -> list[Finding]:
 
 
 def _unresolved_links(project: Project) -> list[Finding]:
-    """A finding on each bibliography link named by a macro the project does not settle:
-    while one is there, no citation of the project is reported dangling."""
-    return [
-        Finding(
-            Code.BIB_UNRESOLVED,
-            Location(m.path, m.link.span),
-            f"bibliography {quoted(m.target)} is named by a macro this project does not define as "
-            "a file name (or defines in more than one way): its entries are unknown, so "
-            "citations are not checked for dangling keys",
-            data=MappingProxyType({"target": m.target}),
+    """A finding on each bibliography link whose entries cannot be known (named by a macro
+    the project does not settle, or a remote resource): while one is there, no citation of
+    the project is reported dangling."""
+    found: list[Finding] = []
+    for m in project.unresolved:
+        if is_remote(m.target):
+            why = "is a remote resource, which biber downloads and citewarden does not read"
+        else:
+            why = (
+                "is named by a macro this project does not define as a file name (or "
+                "defines in more than one way)"
+            )
+        found.append(
+            Finding(
+                Code.BIB_UNRESOLVED,
+                Location(m.path, m.link.span),
+                f"bibliography {quoted(m.target)} {why}: its entries are unknown, so "
+                "citations are not checked for dangling keys",
+                data=MappingProxyType({"target": m.target}),
+            )
         )
-        for m in project.unresolved
-    ]
+    return found
 
 
 def _missing_crossrefs(

@@ -39,7 +39,9 @@ def _link_of(ws: Workspace, project: Project, bib: Path) -> tuple[Path, Link] | 
         if doc is None:
             continue
         for link in doc.links:
-            if link.kind is LinkKind.BIBLIOGRAPHY and bib.name in _names(
+            if link.kind is not LinkKind.BIBLIOGRAPHY:
+                continue
+            if bib in project.glob_matches(source, link) or bib.name in _names(
                 project.target(source, link)
             ):
                 return source, link

@@ -101,7 +101,7 @@ class Units:
 
 
 def units_of(ws: Workspace, project: Project) -> Units:
-    glob: set[str] = set()
+    global_: set[str] = set()
     plain: set[str] = set()
     documents = list(ws.project_documents(project))
     suffixes = {s for _, doc in documents for s in doc.newcites}
@@ -110,14 +110,17 @@ def units_of(ws: Workspace, project: Project) -> Units:
         for link in doc.links:
             if link.kind is not LinkKind.BIBLIOGRAPHY or link.command in _UNIT_RESOURCES:
                 continue
-            named = _name(project.target(path, link))
+            if link.glob:  # a pattern: the files it names
+                named = {f.name for f in project.glob_matches(path, link)}
+            else:
+                named = {_name(project.target(path, link))}
             suffix = link.command.removeprefix("bibliography")
             if suffix in lists and link.command != suffix:
-                lists[suffix].add(named)
+                lists[suffix].update(named)
             else:
-                (glob if link.command == "addglobalbib" else plain).add(named)
+                (global_ if link.command == "addglobalbib" else plain).update(named)
     own = tuple((s, frozenset(names)) for s, names in lists.items())
-    return Units(frozenset(glob), frozenset(plain), own)
+    return Units(frozenset(global_), frozenset(plain), own)
 
 
 def _scoped_citations(

@@ -47,7 +47,7 @@ class Link:
     """A reference from a document to another file, as written (``target`` is unresolved).
 
     ``base`` is the directory given by ``\\import{dir}{file}`` style commands, if any.
-    ``global_`` marks ``\\addglobalbib``.
+    ``glob`` marks a biblatex resource whose name is a pattern (``\\addbibresource[glob]``).
     """
 
     kind: LinkKind
@@ -55,6 +55,7 @@ class Link:
     span: Span
     command: str
     base: str | None = None
+    glob: bool = False
 
 
 class DocumentKind(StrEnum):

@@ -246,9 +246,9 @@ _SIMPLE_CITE_ARGS = re.compile(
 )
 
 
-def _single_arg(text: str, i: int) -> tuple[int, int, int] | None:
+def _single_arg(text: str, i: int, flat: bool = True) -> tuple[int, int, int] | None:
     """A mandatory ``{...}`` argument at ``i`` (after optional ``[...]``s): (content start,
-    content end, offset after it), or None."""
+    content end, offset after it), or None; ``flat``: one holding braces is malformed."""
     j = _skip(text, i)
     n = len(text)
     while j < n and text[j] == "[":
@@ -258,7 +258,7 @@ def _single_arg(text: str, i: int) -> tuple[int, int, int] | None:
         j = _skip(text, k)
     if j >= n or text[j] != "{":
         return None
-    k = _close_brace(text, j, flat=True)
+    k = _close_brace(text, j, flat=flat)
     if k < 0:
         return None
     return j + 1, k - 1, k
@@ -383,7 +383,8 @@ def _read_file_link(
         if item is not None and "#" not in item[0] and "\\" not in item[0]:
             links.append(Link(kind, item[0], Span(item[1], item[2]), name))
         return subfix.end()
-    arg = _single_arg(text, pos) if role == _BIBRESOURCE else None
+    # biblatex reads a resource's name verbatim, braces and all (``bib/{a,b}.bib``)
+    arg = _single_arg(text, pos, flat=False) if role == _BIBRESOURCE else None
     if role == _INCLUDE:
         j = _skip(text, pos)
         if j < len(text) and text[j] == "{":
@@ -397,8 +398,23 @@ def _read_file_link(
         return pos
     item = _trimmed(text, arg[0], arg[1])
     if item is not None and "#" not in item[0]:  # \chapters/intro: the project may define it
-        links.append(Link(kind, item[0], Span(item[1], item[2]), name))
+        glob = role == _BIBRESOURCE and _globbed(text, pos, arg[0])
+        links.append(Link(kind, item[0], Span(item[1], item[2]), name, glob=glob))
     return arg[2]
+
+
+#: biblatex's ``glob`` resource option (``glob`` alone means true), in ``[...]``
+_GLOB_OPTION = re.compile(r"(?:^|,)\s*glob\s*(?:=\s*\{?\s*(\w*)\s*\}?\s*)?(?:,|$)")
+
+
+def _globbed(text: str, pos: int, arg_start: int) -> bool:
+    """Do the options of ``\\addbibresource[...]{...}`` between ``pos`` and the argument
+    at ``arg_start`` ask biber to expand the name as a pattern (``glob``, ``glob=true``)?"""
+    options = text[pos:arg_start].strip().removesuffix("{").strip()
+    if not options.startswith("[") or not options.endswith("]"):
+        return False
+    m = _GLOB_OPTION.search(options[1:-1])
+    return m is not None and (m.group(1) or "true").lower() == "true"
 
 
 #: ``\\usepackage[options]{a,b}``, ``\\documentclass[options]{c}`` and friends at the start

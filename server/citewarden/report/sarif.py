@@ -96,8 +96,9 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.NONEXISTENT_VENUE: "No venue registry knows the cited venue, and the matched record "
     "names another.",
     Code.BIB_UNRESOLVED: (
-        "A bibliography is named by a macro the project does not define as a file name: its "
-        "entries are unknown, so no citation of the project is reported dangling."
+        "A bibliography is named by a macro the project does not define as a file name, or is "
+        "a remote resource: its entries are unknown, so no citation of the project is "
+        "reported dangling."
     ),
 }
 
