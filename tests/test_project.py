@@ -1333,3 +1333,26 @@ def test_biblatex_resource_names_are_read_as_biber_reads_them(
     else:
         assert not project.bibliographies
         assert _messages(ws) == [(Code.MISSING_BIBLIOGRAPHY, message)]
+
+
+def test_a_macro_may_stand_for_a_list_of_bibliographies(tmp_path: Path) -> None:
+    """``\\bibliography{\\bibs}`` with ``\\newcommand{\\bibs}{a,b}``: BibTeX reads a.bib and
+    b.bib, as from ``\\bibliography{a,b}``."""
+    write_project(
+        tmp_path,
+        """
+--- main.tex
+\\documentclass{article}
+\\newcommand{\\bibs}{a, b}
+\\begin{document}\\cite{x,y}\\bibliography{\\bibs}\\end{document}
+--- a.bib
+@misc{x, title={X}}
+--- b.bib
+@misc{y, title={Y}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    assert project.bibliographies == (tmp_path / "a.bib", tmp_path / "b.bib")
+    assert not project.missing and not any(check(ws).values())

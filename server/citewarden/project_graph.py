@@ -30,6 +30,7 @@ from citewarden.project_links import (
     LinkResolver,
     MissingLink,
     _is_macro,
+    bib_names,
     glob_files,
     is_remote,
     normalize_path,
@@ -43,8 +44,6 @@ if TYPE_CHECKING:
 _BIBTEX_BACKENDS = frozenset({"bibtex", "bibtex8", "bibtexu"})
 #: the commands (and environment) that name biblatex resources, read by biber
 _BIBLATEX_RESOURCES = frozenset({"addbibresource", "addglobalbib", "addsectionbib", "refsection"})
-#: the biblatex commands that name one resource each
-_ONE_RESOURCE = _BIBLATEX_RESOURCES - {"refsection"}
 #: commands that read a file through ``\\include``, which writes its own .aux
 _OWN_AUX = frozenset({"include", "includefrom", "subincludefrom"})
 
@@ -272,7 +271,11 @@ class ProjectGraph(LinkResolver):
         #: plain-text macros of the files read so far (:func:`expand_macros`)
         names: dict[str, set[str]] = {}
 
-        def bibliography(path: Path, link: Link, target: str) -> None:
+        def bibliography(path: Path, link: Link, written: str) -> None:
+            for target in bib_names(link, written):  # a macro may stand for a list
+                one_bibliography(path, link, target)
+
+        def one_bibliography(path: Path, link: Link, target: str) -> None:
             if is_remote(target):  # biber downloads it: its keys cannot be known here
                 unresolved.append(MissingLink(path, link, target))
                 return
@@ -322,15 +325,14 @@ class ProjectGraph(LinkResolver):
         while stack:
             path, here, head, place, pending = stack.pop()
             if pending is not None and pending.kind is LinkKind.BIBLIOGRAPHY:
-                for target in _split_bib_targets(pending, pending.target):
-                    if (written := expanded(replace(pending, target=target))) is not None:
-                        if written.target != pending.target:
-                            written_as[path, pending.span.start] = written.target
-                        bibliography(path, written, written.target)
-                    else:
-                        # named by a macro the project does not define (or defines in
-                        # more than one way): which keys it has cannot be known
-                        unresolved.append(MissingLink(path, pending, target))
+                if (written := expanded(pending)) is not None:
+                    if written.target != pending.target:
+                        written_as[path, pending.span.start] = written.target
+                    bibliography(path, written, written.target)
+                else:
+                    # named by a macro the project does not define (or defines in more
+                    # than one way): which keys it has cannot be known
+                    unresolved.append(MissingLink(path, pending, pending.target))
                 continue
             if pending is not None:
                 written = expanded(pending)
@@ -365,19 +367,14 @@ class ProjectGraph(LinkResolver):
                         biblatex_links = True
                     else:  # \bibliography, multibib's \bibliographysw, bibunits' \putbib
                         bibtex_links = True
-                    targets = [
-                        replace(link, target=t) for t in _split_bib_targets(link, link.target)
-                    ]
-                    written_all = [expanded(one) for one in targets]
-                    later = later or None in written_all
-                    if later:  # after the files this one includes before it
+                    written = expanded(link)
+                    if later or written is None:  # after the files this one includes before it
+                        later = True
                         children.append((path, here, head, None, link))
                         continue
-                    for written in written_all:
-                        if written is not None:
-                            if written.target != link.target:
-                                written_as[path, link.span.start] = written.target
-                            bibliography(path, written, written.target)
+                    if written.target != link.target:
+                        written_as[path, link.span.start] = written.target
+                    bibliography(path, written, written.target)
                     continue
                 includes += link.kind is LinkKind.INCLUDE
                 if (written := expanded(link)) is None:
@@ -532,15 +529,6 @@ def expand_macros(target: str, names: Mapping[str, set[str]], jobname: str) -> s
     if unknown or not out or _is_macro(out) or len(out) > MAX_EXPANDED:
         return None
     return out
-
-
-def _split_bib_targets(link: Link, target: str) -> list[str]:
-    """The files a bibliography link names: BibTeX's ``\\bibliography{a,b}`` and a
-    refsection's ``[a.bib,b.bib]`` are lists; biblatex's ``\\addbibresource{...}`` is one
-    resource, commas and all (biber then looks for a file of that name)."""
-    if link.command.lstrip("\\") in _ONE_RESOURCE:
-        return [target.strip()]
-    return [t.strip() for t in target.split(",") if t.strip()] or [target]
 
 
 def _merge_into(project: Project, sub: Project) -> Project:

@@ -42,6 +42,19 @@ MAX_GLOBBED = 256
 _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 
 
+#: the biblatex commands that name one resource each (a refsection's option is a list)
+_ONE_RESOURCE = frozenset({"addbibresource", "addglobalbib", "addsectionbib"})
+
+
+def bib_names(link: Link, target: str) -> list[str]:
+    """The files a bibliography link names: BibTeX's ``\\bibliography{a,b}`` and a
+    refsection's ``[a.bib,b.bib]`` are lists; biblatex's ``\\addbibresource{...}`` is one
+    resource, commas and all (biber then looks for a file of that name)."""
+    if link.command.lstrip("\\") in _ONE_RESOURCE:
+        return [target.strip()]
+    return [t.strip() for t in target.split(",") if t.strip()] or [target]
+
+
 def is_remote(target: str) -> bool:
     """Is ``target`` a URL, which biber fetches instead of reading a file?"""
     return _REMOTE.match(target.strip()) is not None

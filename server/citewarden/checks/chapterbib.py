@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, quoted
+from citewarden.project_links import bib_names
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -56,7 +57,7 @@ def _first_bibliography(ws: Workspace, project: Project, docs: tuple[Path, ...])
             if link.kind is LinkKind.BIBLIOGRAPHY and link.command == "bibliography":
                 if names and not _same_argument(ws.text(path) or "", end, link.span.start):
                     break
-                names.append(project.target(path, link))
+                names.extend(bib_names(link, project.target(path, link)))
                 end = link.span.end
             elif names:
                 break

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import chapterbib
 from citewarden.model import Citation, Finding, LinkKind, ParsedDocument, quoted
+from citewarden.project_links import bib_names
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -112,8 +113,8 @@ def units_of(ws: Workspace, project: Project) -> Units:
                 continue
             if link.glob:  # a pattern: the files it names
                 named = {f.name for f in project.glob_matches(path, link)}
-            else:
-                named = {_name(project.target(path, link))}
+            else:  # a macro may stand for a list (\\bibliography{\\bibs})
+                named = {_name(n) for n in bib_names(link, project.target(path, link))}
             suffix = link.command.removeprefix("bibliography")
             if suffix in lists and link.command != suffix:
                 lists[suffix].update(named)
