@@ -183,6 +183,26 @@ def test_overlong_names_are_quoted_by_their_head_and_length(tmp_path: Path) -> N
         assert len(str(d["message"])) < 1000, d["code"]
 
 
+def test_a_glob_resource_that_would_walk_the_disk_is_not_followed(tmp_path: Path) -> None:
+    """A pattern such as ``/*/*/*/*.bib`` would look at every folder below /: the
+    expansion stops after its budget of directory entries (here one folder holds more), says
+    so on the link, and reports nothing dangling (which keys it gives is not known)."""
+    from citewarden.project_links import MAX_GLOB_ENTRIES
+
+    wide = tmp_path / "wide" / "deeper"
+    wide.mkdir(parents=True)
+    for i in range(MAX_GLOB_ENTRIES + 10):
+        (wide / f"e{i:05d}").touch()
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\usepackage{biblatex}\n"
+        "\\addbibresource[glob]{*/*/*.bib}\n"
+        "\\begin{document}\\cite{a}\\end{document}\n"
+    )
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    assert [d["code"] for d in found] == ["bibliography-unresolved"]
+    assert "directory entries to follow" in str(found[0]["message"])
+
+
 def test_bibliography_symlinked_to_dev_zero_is_refused(tmp_path: Path) -> None:
     (tmp_path / "main.tex").write_text(PAPER % "")
     (tmp_path / "refs.bib").symlink_to("/dev/zero")

@@ -280,8 +280,10 @@ class ProjectGraph(LinkResolver):
                 unresolved.append(MissingLink(path, link, target))
                 return
             if link.glob:  # biber reads every file the pattern names, from the root's folder
-                matches = glob_files(target, root_dir)
-                if not matches:
+                matches, complete = glob_files(target, root_dir)
+                if not complete:  # too wide to follow: which keys it gives is not known
+                    unresolved.append(MissingLink(path, link, target))
+                elif not matches:
                     missing.append(MissingLink(path, link, target))
                 bibs.update(dict.fromkeys(matches))
                 globbed.append((path, link.span.start, tuple(matches)))

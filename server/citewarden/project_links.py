@@ -7,11 +7,10 @@ finds the files; the graph decides which of them form a project.
 
 from __future__ import annotations
 
-import glob
-import itertools
+import fnmatch
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,18 +74,55 @@ def _alternatives(pattern: str, limit: int = 64) -> list[str]:
     return done + todo
 
 
-def glob_files(pattern: str, folder: Path) -> list[Path]:
+#: The most directory entries one pattern's expansion looks at: a pattern such as
+#: ``/*/*/*/*.bib`` would otherwise walk the whole disk.
+MAX_GLOB_ENTRIES = 20_000
+_MAGIC = re.compile(r"[*?\[]")
+
+
+def glob_files(pattern: str, folder: Path) -> tuple[list[Path], bool]:
     """The files ``pattern`` names relative to ``folder`` (``*``, ``?``, ``[...]`` and
-    ``{a,b}``, as biber expands a ``glob`` resource), sorted, at most
-    :data:`MAX_GLOBBED`."""
+    ``{a,b}``, as biber expands a ``glob`` resource; names starting with a dot only when
+    the pattern's part does), sorted, and whether that is all of them: not when they are
+    more than :data:`MAX_GLOBBED`, or more than :data:`MAX_GLOB_ENTRIES` directory entries
+    had to be looked at."""
     found: dict[Path, None] = {}
+    budget = [MAX_GLOB_ENTRIES]
     for alternative in _alternatives(pattern.strip()):
-        matches = glob.iglob(alternative, root_dir=folder)
-        for name in itertools.islice(matches, MAX_GLOBBED - len(found)):
-            path = normalize_path(folder / name)
-            if path.is_file():
-                found.setdefault(path, None)
-    return sorted(found)
+        start = Path("/") if alternative.startswith("/") else folder
+        for path in _expand(start, [p for p in alternative.split("/") if p], budget):
+            if os.path.isfile(path):
+                found.setdefault(normalize_path(path), None)
+            if len(found) > MAX_GLOBBED:
+                return sorted(found)[:MAX_GLOBBED], False
+    return sorted(found), budget[0] >= 0
+
+
+def _expand(base: Path, parts: list[str], budget: list[int]) -> Iterator[Path]:
+    """The paths under ``base`` that the pattern parts ``parts`` name, each directory
+    entry looked at taken from ``budget[0]``."""
+    if not parts:
+        yield base
+        return
+    head, rest = parts[0], parts[1:]
+    if _MAGIC.search(head) is None:
+        yield from _expand(base / head, rest, budget)
+        return
+    try:
+        with os.scandir(base) as entries:
+            names = []
+            for entry in entries:
+                budget[0] -= 1
+                if budget[0] < 0:
+                    break
+                names.append(entry.name)
+    except OSError:
+        return
+    for name in sorted(names):
+        if name.startswith(".") and not head.startswith("."):
+            continue
+        if fnmatch.fnmatchcase(name, head):
+            yield from _expand(base / name, rest, budget)
 
 
 def normalize_path(path: Path | str) -> Path:

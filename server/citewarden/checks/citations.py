@@ -46,7 +46,7 @@ from citewarden.model import (
     ParsedDocument,
     quoted,
 )
-from citewarden.project_links import is_remote
+from citewarden.project_links import MAX_GLOB_ENTRIES, MAX_GLOBBED, is_remote
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -157,6 +157,11 @@ def _unresolved_links(project: Project) -> list[Finding]:
     for m in project.unresolved:
         if is_remote(m.target):
             why = "is a remote resource, which biber downloads and citewarden does not read"
+        elif m.link.glob:
+            why = (
+                f"is a pattern that names more than {MAX_GLOBBED} files, or takes more than "
+                f"{MAX_GLOB_ENTRIES:,} directory entries to follow"
+            )
         else:
             why = (
                 "is named by a macro this project does not define as a file name (or "

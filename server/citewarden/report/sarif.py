@@ -97,7 +97,8 @@ RULE_TEXT: Mapping[Code, str] = {
     "names another.",
     Code.BIB_UNRESOLVED: (
         "A bibliography is named by a macro the project does not define as a file name, or is "
-        "a remote resource: its entries are unknown, so no citation of the project is "
+        "a remote resource or a pattern too wide to follow: its entries are unknown, so no "
+        "citation of the project is "
         "reported dangling."
     ),
 }
