@@ -98,8 +98,7 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.BIB_UNRESOLVED: (
         "A bibliography is named by a macro the project does not define as a file name, or is "
         "a remote resource or a pattern too wide to follow: its entries are unknown, so no "
-        "citation of the project is "
-        "reported dangling."
+        "citation of the project is reported dangling."
     ),
 }
 
