@@ -1356,3 +1356,33 @@ def test_a_macro_may_stand_for_a_list_of_bibliographies(tmp_path: Path) -> None:
     project = _project(ws, tmp_path, "main.tex")
     assert project.bibliographies == (tmp_path / "a.bib", tmp_path / "b.bib")
     assert not project.missing and not any(check(ws).values())
+
+
+def test_a_bibliography_url_in_markdown_is_not_read(tmp_path: Path) -> None:
+    """pandoc downloads a bibliography given as a URL ("Could not fetch ..." offline): its
+    keys cannot be known here, so nothing is dangling, and the link says why."""
+    write_project(
+        tmp_path,
+        """
+--- paper.md
+---
+bibliography:
+  - refs.bib
+  - https://example.org/lab.bib
+---
+Text [@a; @remote2020].
+--- refs.bib
+@misc{a, title={A}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "paper.md")
+    (project,) = ws.projects()
+    assert project.bibliographies == (tmp_path / "refs.bib",)
+    assert [(code, message.split(",")[0]) for code, message in _messages(ws)] == [
+        (
+            Code.BIB_UNRESOLVED,
+            "bibliography 'https://example.org/lab.bib' is a remote resource",
+        )
+    ]
+    assert "which pandoc downloads" in _messages(ws)[0][1]

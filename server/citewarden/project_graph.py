@@ -473,7 +473,8 @@ class ProjectGraph(LinkResolver):
                 used_metadata.append(source)
                 self._known.setdefault(source, None)
             for link in links:
-                if _is_macro(link.target) and "\\" in link.target:
+                if (_is_macro(link.target) and "\\" in link.target) or is_remote(link.target):
+                    # a TeX macro, or a URL pandoc downloads: its keys cannot be known here
                     unresolved.append(MissingLink(source, link, link.target))
                     continue
                 self._refused = None

@@ -156,7 +156,8 @@ def _unresolved_links(project: Project) -> list[Finding]:
     found: list[Finding] = []
     for m in project.unresolved:
         if is_remote(m.target):
-            why = "is a remote resource, which biber downloads and citewarden does not read"
+            tool = "pandoc" if project.kind is DocumentKind.MARKDOWN else "biber"
+            why = f"is a remote resource, which {tool} downloads and citewarden does not read"
         elif m.link.glob:
             why = (
                 f"is a pattern that names more than {MAX_GLOBBED} files, or takes more than "
