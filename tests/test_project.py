@@ -27,6 +27,15 @@ def _project(ws: Workspace, root: Path, name: str):  # type: ignore[no-untyped-d
     return matches[0]
 
 
+def _written(tmp_path: Path, layout: str, root: str = "main.tex"):  # type: ignore[no-untyped-def]
+    """The workspace of the files ``layout`` writes (see :func:`write_project`), with
+    ``root`` opened, and the project of ``root``."""
+    write_project(tmp_path, layout)
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / root)
+    return ws, _project(ws, tmp_path, root)
+
+
 # ---------------------------------------------------------------------------------------
 # the LaTeX include graph
 # ---------------------------------------------------------------------------------------
@@ -1255,7 +1264,7 @@ def _messages(ws: Workspace) -> list[tuple[Code, str]]:
 def test_a_remote_resource_is_not_read_and_turns_dangling_checks_off(tmp_path: Path) -> None:
     """biber downloads ``\\addbibresource[location=remote]{https://...}``: its keys cannot
     be known, so nothing is called dangling, and the link says why."""
-    write_project(
+    ws, project = _written(
         tmp_path,
         """
 --- main.tex
@@ -1269,9 +1278,6 @@ def test_a_remote_resource_is_not_read_and_turns_dangling_checks_off(tmp_path: P
 @misc{unused, title={U}}
 """,
     )
-    ws = Workspace(root=tmp_path)
-    ws.add_file(tmp_path / "main.tex")
-    project = _project(ws, tmp_path, "main.tex")
     assert [m.target for m in project.unresolved] == ["https://example.org/lab.bib"]
     assert project.bibliographies == (tmp_path / "refs.bib",)
     assert _messages(ws) == [
@@ -1310,7 +1316,7 @@ def test_a_remote_resource_is_not_read_and_turns_dangling_checks_off(tmp_path: P
 def test_biblatex_resource_names_are_read_as_biber_reads_them(
     tmp_path: Path, resource: str, message: str | None
 ) -> None:
-    write_project(
+    ws, project = _written(
         tmp_path,
         f"""
 --- main.tex
@@ -1324,9 +1330,6 @@ def test_biblatex_resource_names_are_read_as_biber_reads_them(
 @misc{{b, title={{B}}}}
 """,
     )
-    ws = Workspace(root=tmp_path)
-    ws.add_file(tmp_path / "main.tex")
-    project = _project(ws, tmp_path, "main.tex")
     if message is None:
         assert project.bibliographies == (tmp_path / "bib/part-a.bib", tmp_path / "bib/part-b.bib")
         assert _messages(ws) == []
@@ -1338,7 +1341,7 @@ def test_biblatex_resource_names_are_read_as_biber_reads_them(
 def test_a_macro_may_stand_for_a_list_of_bibliographies(tmp_path: Path) -> None:
     """``\\bibliography{\\bibs}`` with ``\\newcommand{\\bibs}{a,b}``: BibTeX reads a.bib and
     b.bib, as from ``\\bibliography{a,b}``."""
-    write_project(
+    ws, project = _written(
         tmp_path,
         """
 --- main.tex
@@ -1351,9 +1354,6 @@ def test_a_macro_may_stand_for_a_list_of_bibliographies(tmp_path: Path) -> None:
 @misc{y, title={Y}}
 """,
     )
-    ws = Workspace(root=tmp_path)
-    ws.add_file(tmp_path / "main.tex")
-    project = _project(ws, tmp_path, "main.tex")
     assert project.bibliographies == (tmp_path / "a.bib", tmp_path / "b.bib")
     assert not project.missing and not any(check(ws).values())
 
