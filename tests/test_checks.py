@@ -450,6 +450,32 @@ def test_findings(tmp_path: Path, name: str) -> None:
 # ---------------------------------------------------------------------------------------
 
 
+def test_a_citation_in_a_bibunit_without_putbib_says_why_it_is_undefined(tmp_path: Path) -> None:
+    _, by_file = run(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{report}
+\usepackage{bibunits}
+\defaultbibliography{refs}
+\begin{document}
+\bibliographyunit[\chapter]
+\chapter{One}\cite{a}\putbib
+\chapter{Two}\cite{a}
+\end{document}
+--- refs.bib
+@misc{a, title={A}}
+""",
+    )
+    dangling = [f for fs in by_file.values() for f in fs if f.code is Code.DANGLING]
+    assert [f.location.span.start for f in dangling] == [
+        (tmp_path / "main.tex").read_text().rindex("a}")
+    ]
+    assert dangling[0].message == (
+        "citation key 'a' is in a bibunit without \\putbib, for which BibTeX reads no bibliography"
+    )
+
+
 def apply(text: str, fix: Fix) -> str:
     for edit in sorted(fix.edits, key=lambda e: e.span.start, reverse=True):
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]

@@ -445,7 +445,8 @@ def test_bibunits_are_units_with_the_files_of_their_putbib() -> None:
     assert units == [
         (r"\cite{a}\putbib", ("common", "more")),
         (r"\cite{b}\putbib[tools]", ("tools",)),
-        # a unit without \putbib prints no list: not a unit of its own here
+        # a unit without \putbib has no \bibdata: BibTeX finds none of its citations
+        (r"\cite{c}", ()),
         (r"\cite{d}\putbib", ("common", "more")),
     ]
     # the default bibliography is linked once, where it is named
@@ -454,6 +455,48 @@ def test_bibunits_are_units_with_the_files_of_their_putbib() -> None:
         ("defaultbibliography", "more"),
         ("putbib", "tools"),
     ]
+
+
+def test_automatic_bibunits_run_from_one_sectioning_command_to_the_next() -> None:
+    text = r"""\defaultbibliography{pre}
+\begin{document}
+\cite{main}
+\bibliographyunit[\section]
+\section{A}\cite{a}\putbib
+\section*{B}\cite{b}\putbib[own]
+% \section{commented}
+\section{C}\cite{c}
+\defaultbibliography{later}
+\bibliographyunit
+\section{D}\cite{d}
+\bibliography{final}
+\end{document}"""
+    doc = parse_latex(P, text)
+    assert doc.bibunits
+    units = [(text[a:b], names) for a, b, names in doc.refsections]
+    assert units == [
+        # the body's default, written to the .aux, is the one the next run starts with
+        ("\\section{A}\\cite{a}\\putbib\n", ("later",)),
+        ("\\section*{B}\\cite{b}\\putbib[own]\n% \\section{commented}\n", ("own",)),
+        ("\\section{C}\\cite{c}\n\\defaultbibliography{later}\n", ()),
+    ]
+    # the preamble's default, overridden before any \putbib reads it, is no link
+    assert [(link.command, link.target) for link in doc.links] == [
+        ("putbib", "own"),
+        ("defaultbibliography", "later"),
+        ("bibliography", "final"),
+    ]
+
+
+def test_a_bibliography_among_automatic_units_is_their_default_too() -> None:
+    text = r"""\begin{document}\bibliographyunit[\chapter]
+\chapter{A}\cite{a}\putbib
+\chapter{B}\cite{b}\bibliography{refs}
+\end{document}"""
+    doc = parse_latex(P, text)
+    assert [names for _, _, names in doc.refsections] == [("refs",), ()]
+    # refs is linked once, as the main list's bibliography
+    assert [(link.command, link.target) for link in doc.links] == [("bibliography", "refs")]
 
 
 def test_bibitems() -> None:

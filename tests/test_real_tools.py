@@ -269,6 +269,14 @@ def _bibtex_units(directory: Path, root: str, units: list[str]) -> tuple[set[str
             ["bu1", "bu2", "thesis"],
             {"patashnik1988", "goossens1994"},
         ),
+        # \bibliographyunit[\chapter]: each chapter is a unit; one without \putbib has no
+        # \bibdata, so BibTeX finds none of its citations
+        (
+            "bibunits-chapters",
+            "book.tex",
+            ["bu1", "bu2", "bu3", "book"],
+            {"patashnik1988", "goossens1994", "knuth1984"},
+        ),
     ],
 )
 def test_units_of_bibtex_agree_with_latex_and_bibtex(

@@ -17,13 +17,15 @@ With multibib, ``\\newcites{sw}{Software}`` makes a list of its own: BibTeX read
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import chapterbib
-from citewarden.model import Citation, Finding, LinkKind, ParsedDocument, quoted
+from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument, quoted
 from citewarden.project_links import bib_names
 
 if TYPE_CHECKING:
@@ -52,11 +54,27 @@ def _names(path: Path, written: set[str]) -> bool:
     return path.name in written or path.stem in written
 
 
-def _scope(doc: ParsedDocument, offset: int) -> Scope:
-    for start, end, names in doc.refsections:
-        if start <= offset < end:
-            return names
-    return None
+class _Sections:
+    """A document's units by start, to find the one around an offset in log time."""
+
+    def __init__(self, doc: ParsedDocument) -> None:
+        self._units = doc.refsections  # sorted by start
+        self._starts = [start for start, _, _ in self._units]
+        self._nested = any(
+            self._units[i][1] > self._units[i + 1][0] for i in range(len(self._units) - 1)
+        )
+
+    def scope(self, offset: int) -> Scope:
+        """The resources of the (outermost) unit around ``offset``, or None."""
+        if self._nested:  # rare: a unit inside another
+            for start, end, names in self._units:
+                if start <= offset < end:
+                    return names
+            return None
+        at = bisect.bisect_right(self._starts, offset) - 1
+        if at >= 0 and offset < self._units[at][1]:
+            return self._units[at][2]
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +87,10 @@ class Units:
     plain_names: frozenset[str]
     #: multibib lists: the file names of each suffix's ``\\bibliography<suffix>``
     lists: tuple[tuple[str, frozenset[str]], ...] = ()
+    #: each document's units, indexed on first use (by id; the document is kept with it)
+    _sections: dict[int, tuple[ParsedDocument, _Sections]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
     def scope(self, doc: ParsedDocument, cit: Citation) -> Scope:
         """The resources ``cit`` reads: its multibib list's, its refsection's, or None."""
@@ -77,7 +99,12 @@ class Units:
             for suffix, names in self.lists:
                 if command in (f"cite{suffix}", f"nocite{suffix}"):
                     return tuple(sorted(names))
-        return _scope(doc, cit.span.start)
+        if not doc.refsections:
+            return None
+        sections = self._sections.get(id(doc))
+        if sections is None or sections[0] is not doc:
+            sections = self._sections[id(doc)] = (doc, _Sections(doc))
+        return sections[1].scope(cit.span.start)
 
     def where(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> str:
         """Which unit ``cit`` is in, for a message."""
@@ -164,8 +191,23 @@ def unit_dangling(
         exact, folded = read[scope]
         if cit.key in exact or (fold and cit.key.casefold() in folded):
             continue
-        found.append(chapterbib.unread_key(path, cit, units.where(doc, cit, scope)))
+        if scope == () and doc.bibunits:
+            found.append(_without_list(path, cit))
+        else:
+            found.append(chapterbib.unread_key(path, cit, units.where(doc, cit, scope)))
     return found
+
+
+def _without_list(path: Path, cit: Citation) -> Finding:
+    """The dangling finding of a citation in a bibunit without ``\\putbib``: its
+    ``bu<n>.aux`` names no bibliography, so BibTeX resolves none of its keys."""
+    return Finding(
+        Code.DANGLING,
+        Location(path, cit.span),
+        f"citation key {quoted(cit.key)} is in a bibunit without \\putbib, "
+        "for which BibTeX reads no bibliography",
+        data=MappingProxyType({"key": cit.key, "suggestions": []}),
+    )
 
 
 def cited_by_readers(

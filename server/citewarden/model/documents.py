@@ -131,12 +131,12 @@ class ParsedDocument:
     #: resources of the biblatex refsections in which a ``\\nocite{*}`` stands (it cites
     #: every entry of those bibliographies only), as written
     nocite_all_in: tuple[str, ...] = ()
-    #: biblatex refsections (or bibunits' units) with resources of their own: (start,
+    #: biblatex refsections with resources of their own, and bibunits' units: (start,
     #: end, resources as written); a citation between ``start`` and ``end`` reads those
-    #: resources only
+    #: resources only (none: a unit without ``\\putbib``)
     refsections: tuple[tuple[int, int, tuple[str, ...]], ...] = ()
-    #: the units of :attr:`refsections` are bibunits' ``bibunit`` environments
-    #: (``\\putbib``), BibTeX's, not biblatex's
+    #: the units of :attr:`refsections` are bibunits' (``bibunit`` environments, or the
+    #: sections of ``\\bibliographyunit[\\chapter]``), BibTeX's, not biblatex's
     bibunits: bool = False
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography

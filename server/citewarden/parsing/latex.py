@@ -54,7 +54,7 @@ from citewarden.model import (
     Span,
     sound_span,
 )
-from citewarden.parsing import latex_static
+from citewarden.parsing import latex_bibunits, latex_static
 from citewarden.parsing.latex_args import (
     _IGNORE,
     _MAX_CODE,
@@ -325,6 +325,9 @@ def parse_latex(
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
     top: latex_static.TopLevel | None = None  # for \endinput
+    if "\\bibliographyunit" in text:  # automatic units: known before the first citation
+        refsections_read = True
+        refsections, bibunits = _units(text, links)
     pos = 0
     while pos < n:
         token = lexer.next(pos, n, directives_only=True)
@@ -448,10 +451,7 @@ def parse_latex(
             opens = _skip(text, pos) + 1
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
-                found: list[Link] = []
-                refsections = sorted(_refsections(text, found) + _bibunits(text, found))
-                bibunits = any(link.command == "putbib" for link in found)
-                links[0:0] = found
+                refsections, bibunits = _units(text, links)
             pos = _skip_environment(text, pos)
         elif role == _PACKAGE:
             package_backend, package_chapterbib = latex_static.read_package(text, start)
@@ -548,6 +548,16 @@ def _macro_links(
     return tuple((m.name, _includes_before(links, defined_at.get(m.name, 0))) for m in macros)
 
 
+def _units(text: str, links: list[Link]) -> tuple[list[tuple[int, int, tuple[str, ...]]], bool]:
+    """The refsections and bibunits' units of ``text`` (see :attr:`ParsedDocument.refsections`)
+    and whether there are units; their resources' links go first in ``links``."""
+    found: list[Link] = []
+    sections = _refsections(text, found)
+    units = latex_bibunits.bibunits(text, found)
+    links[0:0] = sorted(found, key=lambda link: link.span.start)
+    return sorted(sections + units), bool(units)
+
+
 _REFSECTION = re.compile(
     r"\\begin\s*\{refsection\}(?:\s*\[([^\[\]{}]{0,2000})\])?|\\end\s*\{refsection\}"
 )
@@ -576,54 +586,6 @@ def _refsections(text: str, links: list[Link]) -> list[tuple[int, int, tuple[str
             opened = None
     if opened is not None:
         found.append((opened[0], len(text), opened[1]))
-    return found
-
-
-_BIBUNIT = re.compile(
-    r"\\begin\s*\{bibunit\}(?:\s*\[[^\[\]{}]{0,200}\])?|\\end\s*\{bibunit\}"
-    r"|\\putbib\b\s*(?:\[([^\[\]{}]{0,2000})\])?"
-    r"|\\defaultbibliography\s*\{([^{}]{0,2000})\}"
-)
-
-
-def _bibunits(text: str, links: list[Link]) -> list[tuple[int, int, tuple[str, ...]]]:
-    """bibunits' ``bibunit`` environments with a ``\\putbib``: (start, end, the files of
-    ``\\putbib[a,b]``, or of ``\\defaultbibliography{c}`` for a bare ``\\putbib``).  BibTeX
-    makes each unit's list from its own .aux (``bu1.aux``), which holds the citations of
-    the unit only.  Each file is added to ``links`` (command ``putbib``; a default one
-    once, command ``defaultbibliography``)."""
-    if "bibunit" not in text:
-        return []
-    found: list[tuple[int, int, tuple[str, ...]]] = []
-    default: list[tuple[str, int, int]] = []
-    default_linked = False
-    opened = -1
-    names: tuple[str, ...] = ()
-    for m in _BIBUNIT.finditer(text):
-        if latex_static.in_comment(text, m.start()):
-            continue
-        written = m.group()
-        if written.startswith("\\defaultbibliography"):
-            default = [item for item in _split_keys(text, m.start(2), m.end(2)) if item[0]]
-        elif written.startswith("\\begin"):
-            opened, names = m.end(), ()
-        elif written.startswith("\\putbib") and opened >= 0:
-            if m.group(1) is not None:
-                items = [item for item in _split_keys(text, m.start(1), m.end(1)) if item[0]]
-                command = "putbib"
-            else:
-                items, command = default, "defaultbibliography"
-                if default_linked:
-                    command = ""
-                default_linked = True
-            names = tuple(name for name, _, _ in items)
-            for name, a, b in items:
-                if command and "#" not in name:
-                    links.append(Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), command))
-        elif written.startswith("\\end") and opened >= 0:
-            if names:
-                found.append((opened, m.start(), names))
-            opened, names = -1, ()
     return found
 
 
