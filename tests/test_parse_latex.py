@@ -488,6 +488,21 @@ def test_automatic_bibunits_run_from_one_sectioning_command_to_the_next() -> Non
     ]
 
 
+def test_units_named_in_code_or_comments_are_not_units() -> None:
+    text = r"""\begin{document}
+\begin{verbatim}
+\begin{refsection}[listing.bib] \cite{v}
+\end{verbatim}
+% \begin{refsection}[commented.bib]
+Write \verb|\begin{bibunit}| or \lstinline|\putbib[x]| \cite{a}.
+\begin{bibunit}\cite{b}\verb+\putbib[shown]+\end{bibunit}
+\end{document}"""
+    doc = parse_latex(P, text)
+    units = [(text[a:b], names) for a, b, names in doc.refsections]
+    assert units == [(r"\cite{b}\verb+\putbib[shown]+", ())]
+    assert [link.target for link in doc.links] == []
+
+
 def test_a_bibliography_among_automatic_units_is_their_default_too() -> None:
     text = r"""\begin{document}\bibliographyunit[\chapter]
 \chapter{A}\cite{a}\putbib

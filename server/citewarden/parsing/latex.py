@@ -61,6 +61,7 @@ from citewarden.parsing.latex_args import (
     _PAR,
     _SIMPLE_CITE_ARGS,
     _SUBFILES_CLASS,
+    CodeRegions,
     _add_keys,
     _cite_groups,
     _close_brace,
@@ -571,7 +572,10 @@ def _refsections(text: str, links: list[Link]) -> list[tuple[int, int, tuple[str
         return []
     found: list[tuple[int, int, tuple[str, ...]]] = []
     opened: tuple[int, tuple[str, ...]] | None = None
+    code = CodeRegions(text)
     for m in _REFSECTION.finditer(text):
+        if latex_static.in_comment(text, m.start()) or code.holds(m.start()):
+            continue
         if m.group().startswith("\\begin"):
             names: tuple[str, ...] = ()
             if m.group(1) is not None:

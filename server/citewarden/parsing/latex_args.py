@@ -5,6 +5,7 @@ unread.  See :mod:`~citewarden.parsing.latex`."""
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from citewarden.model import (
     sound_span,
 )
 from citewarden.parsing.latex_commands import _BIBRESOURCE, _INCLUDE, VERBATIM_ENVIRONMENTS
+from citewarden.parsing.latex_static import in_comment
 
 #: Spaces, single newlines and comments between a command and its arguments (a blank line
 #: ends the argument list, as ``\par`` does in TeX).
@@ -314,6 +316,38 @@ def _skip_environment(text: str, i: int) -> int:
         return i
     end = text.find("\\end{" + m.group(1) + "}", m.end())
     return len(text) if end < 0 else end + len(m.group(1)) + 6
+
+
+_CODE_START = re.compile(r"\\(?:verb(?![A-Za-z])\*?|lstinline(?![A-Za-z])|begin(?=\s*\{))")
+
+
+class CodeRegions:
+    """The verbatim environments and ``\\verb`` / ``\\lstinline`` code of a text, which
+    LaTeX does not read as commands (found outside comments, in one pass)."""
+
+    def __init__(self, text: str) -> None:
+        self._regions: list[tuple[int, int]] = []
+        pos = 0
+        for m in _CODE_START.finditer(text):
+            if m.start() < pos or in_comment(text, m.start()):
+                continue
+            written = m.group()
+            if written.startswith("\\begin"):
+                end = _skip_environment(text, m.end())
+                if end == m.end():
+                    continue  # not a verbatim environment
+            elif written.startswith("\\verb"):
+                end = _skip_delimited_code(text, m.end())
+            else:
+                end = _skip_inline_code(text, m.end(), mint=False)
+            self._regions.append((m.start(), end))
+            pos = end
+        self._starts = [start for start, _ in self._regions]
+
+    def holds(self, i: int) -> bool:
+        """``i`` is inside code."""
+        at = bisect.bisect_right(self._starts, i) - 1
+        return at >= 0 and i < self._regions[at][1]
 
 
 def _is_definition(text: str, start: int) -> bool:

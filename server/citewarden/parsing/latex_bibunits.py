@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from citewarden.model import Link, LinkKind, Span
 from citewarden.parsing import latex_static
-from citewarden.parsing.latex_args import _split_keys
+from citewarden.parsing.latex_args import CodeRegions, _split_keys
 
 #: (start, end, the files its list reads) of each unit
 Unit = tuple[int, int, tuple[str, ...]]
@@ -109,8 +109,9 @@ def bibunits(text: str, links: list[Link]) -> list[Unit]:
             ends.append(at)
             opened = None
 
+    code = CodeRegions(text)
     for m in _events(text).finditer(text):
-        if latex_static.in_comment(text, m.start()):
+        if latex_static.in_comment(text, m.start()) or code.holds(m.start()):
             continue
         if m.group(_ENVIRONMENT) == "document":
             if m.group(_BEGIN_END) == "begin":
