@@ -450,6 +450,32 @@ def test_findings(tmp_path: Path, name: str) -> None:
 # ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(("package", "copied"), [("", True), ("\\usepackage{natbib}", False)])
+def test_a_starred_citation_in_a_bibunit_is_copied_to_the_main_list_unless_natbib_is_loaded(
+    tmp_path: Path, package: str, copied: bool
+) -> None:
+    _, by_file = run(
+        tmp_path,
+        rf"""
+--- main.tex
+\documentclass{{report}}
+\usepackage{{bibunits}}
+{package}
+\begin{{document}}
+\begin{{bibunit}}\cite*{{a}}\putbib[unit]\end{{bibunit}}
+\bibliography{{main}}
+\end{{document}}
+--- unit.bib
+@misc{{a, title={{A}}}}
+--- main.bib
+@misc{{b, title={{B}}}}
+""",
+    )
+    dangling = [f.message for fs in by_file.values() for f in fs if f.code is Code.DANGLING]
+    expected = "citation key 'a' is not defined in the bibliographies the main list (bibunits"
+    assert [m.startswith(expected) for m in dangling] == ([True] if copied else [])
+
+
 def test_a_citation_in_a_bibunit_without_putbib_says_why_it_is_undefined(tmp_path: Path) -> None:
     _, by_file = run(
         tmp_path,

@@ -18,7 +18,7 @@ from citewarden.model import (
     LinkKind,
     Span,
 )
-from citewarden.parsing import latex_order
+from citewarden.parsing import latex_bibunits, latex_order
 from citewarden.parsing.latex import completion_context, find_citation_macros, parse_latex
 from markers import parse_markers
 
@@ -501,6 +501,17 @@ Write \verb|\begin{bibunit}| or \lstinline|\putbib[x]| \cite{a}.
     units = [(text[a:b], names) for a, b, names in doc.refsections]
     assert units == [(r"\cite{b}\verb+\putbib[shown]+", ())]
     assert [link.target for link in doc.links] == []
+
+
+def test_which_unit_citations_bibunits_copies_to_the_main_list() -> None:
+    assert parse_latex(P, r"\usepackage[globalcitecopy]{bibunits}").cite_copy == "all"
+    assert parse_latex(P, r"\usepackage{bibunits,natbib}").cite_copy == "natbib"
+    commented = "% \\usepackage[globalcitecopy]{bibunits}\n\\usepackage{bibunits}"
+    assert parse_latex(P, commented).cite_copy == ""
+    # a project's files together: globalcitecopy copies all; natbib keeps its stars
+    assert latex_bibunits.copied({"", "natbib", "all"}) == "all"
+    assert latex_bibunits.copied({"", "natbib"}) == ""
+    assert latex_bibunits.copied({""}) == "starred"
 
 
 def test_a_bibliography_among_automatic_units_is_their_default_too() -> None:

@@ -277,6 +277,20 @@ def _bibtex_units(directory: Path, root: str, units: list[str]) -> tuple[set[str
             ["bu1", "bu2", "bu3", "book"],
             {"patashnik1988", "goossens1994", "knuth1984"},
         ),
+        # globalcitecopy: the main list holds every unit's citations too
+        (
+            "bibunits-global",
+            "report.tex",
+            ["bu1", "bu2", "report"],
+            {"patashnik1988", "biber", "makeindex"},
+        ),
+        # without it, \cite* and \nocite* copy their keys to the main list
+        (
+            "bibunits-starred",
+            "report.tex",
+            ["bu1", "bu2", "report"],
+            {"patashnik1988", "makeindex"},
+        ),
     ],
 )
 def test_units_of_bibtex_agree_with_latex_and_bibtex(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import chapterbib
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument, quoted
+from citewarden.parsing import latex_bibunits
 from citewarden.project_links import bib_names
 
 if TYPE_CHECKING:
@@ -87,6 +88,9 @@ class Units:
     plain_names: frozenset[str]
     #: multibib lists: the file names of each suffix's ``\\bibliography<suffix>``
     lists: tuple[tuple[str, frozenset[str]], ...] = ()
+    #: which citations of a bibunit go to the main list too (see
+    #: :func:`~citewarden.parsing.latex_bibunits.copied`)
+    copies: str = ""
     #: each document's units, indexed on first use (by id; the document is kept with it)
     _sections: dict[int, tuple[ParsedDocument, _Sections]] = field(
         default_factory=dict, compare=False, repr=False
@@ -106,8 +110,16 @@ class Units:
             sections = self._sections[id(doc)] = (doc, _Sections(doc))
         return sections[1].scope(cit.span.start)
 
-    def where(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> str:
-        """Which unit ``cit`` is in, for a message."""
+    def copied(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> bool:
+        """bibunits copies ``cit``, in a unit (``scope``), to the main list too."""
+        if scope is None or not doc.bibunits or not self.copies:
+            return False
+        return self.copies == latex_bibunits.ALL or cit.command in ("cite*", "nocite*")
+
+    def where(self, doc: ParsedDocument, cit: Citation, scope: Scope, copy: bool = False) -> str:
+        """Which unit ``cit`` is in (``copy``: its copy in the main list), for a message."""
+        if copy:
+            return "the main list (bibunits copies the citation there)"
         command = cit.command.rstrip("*")
         for suffix, _ in self.lists:
             if command in (f"cite{suffix}", f"nocite{suffix}"):
@@ -148,16 +160,24 @@ def units_of(ws: Workspace, project: Project) -> Units:
             else:
                 (global_ if link.command == "addglobalbib" else plain).update(named)
     own = tuple((s, frozenset(names)) for s, names in lists.items())
-    return Units(frozenset(global_), frozenset(plain), own)
+    copies = ""
+    if any(doc.bibunits for _, doc in documents):
+        copies = latex_bibunits.copied({doc.cite_copy for _, doc in documents})
+    return Units(frozenset(global_), frozenset(plain), own, copies)
 
 
 def _scoped_citations(
     ws: Workspace, project: Project, units: Units
-) -> Iterator[tuple[Path, ParsedDocument, Citation, Scope]]:
+) -> Iterator[tuple[Path, ParsedDocument, Citation, Scope, bool]]:
+    """Each citation with the resources it reads; one bibunits copies to the main list
+    comes again, with None and True."""
     for path, doc in ws.project_documents(project):
         for cit in doc.citations:
             if cit.key.strip():
-                yield path, doc, cit, units.scope(doc, cit)
+                scope = units.scope(doc, cit)
+                yield path, doc, cit, scope, False
+                if units.copied(doc, cit, scope):
+                    yield path, doc, cit, None, True
 
 
 def _keys_read(
@@ -183,18 +203,20 @@ def unit_dangling(
     fold = project.casefold_keys
     read: dict[Scope, tuple[set[str], set[str]]] = {}
     found: list[Finding] = []
-    for path, doc, cit, scope in _scoped_citations(ws, project, units):
-        if not is_defined(cit.key):
+    reported: set[int] = set()  # one finding per citation
+    for path, doc, cit, scope, copy in _scoped_citations(ws, project, units):
+        if not is_defined(cit.key) or (copy and id(cit) in reported):
             continue  # dangling everywhere: reported by the project-wide check
         if scope not in read:
             read[scope] = _keys_read(ws, project, units, scope)
         exact, folded = read[scope]
         if cit.key in exact or (fold and cit.key.casefold() in folded):
             continue
+        reported.add(id(cit))
         if scope == () and doc.bibunits:
             found.append(_without_list(path, cit))
         else:
-            found.append(chapterbib.unread_key(path, cit, units.where(doc, cit, scope)))
+            found.append(chapterbib.unread_key(path, cit, units.where(doc, cit, scope, copy)))
     return found
 
 
@@ -228,7 +250,7 @@ def cited_by_readers(
                 cited.update(keys)
             continue
         units = units_of(ws, project)
-        for _, _, cit, scope in _scoped_citations(ws, project, units):
+        for _, _, cit, scope, _ in _scoped_citations(ws, project, units):
             if units.reads(scope, bib):
                 (folded if project.casefold_keys else cited).add(
                     cit.key.casefold() if project.casefold_keys else cit.key

@@ -138,6 +138,10 @@ class ParsedDocument:
     #: the units of :attr:`refsections` are bibunits' (``bibunit`` environments, or the
     #: sections of ``\\bibliographyunit[\\chapter]``), BibTeX's, not biblatex's
     bibunits: bool = False
+    #: what the packages this file loads say about the bibunits citations copied to the
+    #: main list: ``"all"`` (bibunits with ``globalcitecopy``), ``"natbib"`` (natbib is
+    #: loaded: its starred commands are its own), or ``""``
+    cite_copy: str = ""
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False

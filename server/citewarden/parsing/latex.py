@@ -489,6 +489,7 @@ def parse_latex(
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         refsections=tuple(refsections),
         bibunits=bibunits,
+        cite_copy=latex_bibunits.copy_option(text),
         bib_backend=backend,
         chapterbib=bool(chapterbib),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),

@@ -61,6 +61,41 @@ class _Open:
     putbib_at: int = 0
 
 
+_PACKAGES = re.compile(r"\\usepackage\s*(?:\[([^\[\]{}]{0,2000})\])?\s*\{([^{}]{0,2000})\}")
+#: :func:`copy_option` of a file: bibunits with ``globalcitecopy``, natbib, neither
+ALL, NATBIB = "all", "natbib"
+#: :func:`copied`: which unit citations go to the main list too
+STARRED = "starred"
+
+
+def copy_option(text: str) -> str:
+    """What the packages ``text`` loads say about the citations bibunits copies to the
+    main list: :data:`ALL` (bibunits with ``globalcitecopy``), :data:`NATBIB` (natbib is
+    loaded, whose starred commands are its own), or ``""``."""
+    if "globalcitecopy" not in text and "natbib" not in text:
+        return ""
+    option = ""
+    for m in _PACKAGES.finditer(text):
+        if latex_static.in_comment(text, m.start()):
+            continue
+        names = {name.strip() for name in m.group(2).split(",")}
+        options = {o.strip() for o in (m.group(1) or "").split(",")}
+        if "bibunits" in names and "globalcitecopy" in options:
+            return ALL
+        if "natbib" in names:
+            option = NATBIB
+    return option
+
+
+def copied(options: set[str]) -> str:
+    """Which citations of a unit also go to the main list, from the :func:`copy_option`
+    of a project's files: all with ``globalcitecopy``; else those of ``\\cite*`` and
+    ``\\nocite*``, unless natbib is loaded (``""``: none)."""
+    if ALL in options:
+        return ALL
+    return "" if NATBIB in options else STARRED
+
+
 def _events(text: str) -> re.Pattern[str]:
     commands = sorted(set(_AUTO.findall(text)))
     if not commands:
@@ -175,4 +210,4 @@ def _resolved(
     return found
 
 
-__all__ = ["Unit", "bibunits"]
+__all__ = ["ALL", "NATBIB", "STARRED", "Unit", "bibunits", "copied", "copy_option"]
