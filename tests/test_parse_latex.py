@@ -503,6 +503,17 @@ Write \verb|\begin{bibunit}| or \lstinline|\putbib[x]| \cite{a}.
     assert [link.target for link in doc.links] == []
 
 
+def test_a_file_leaves_its_default_bibliography_to_the_units_of_the_others() -> None:
+    root = parse_latex(P, r"\defaultbibliography{pre}\begin{document}\include{ch}\end{document}")
+    assert (root.default_bibliography, root.default_in_body) == (("pre",), False)
+    assert ("defaultbibliography", "pre") in [(link.command, link.target) for link in root.links]
+    chapter = parse_latex(P, r"\begin{bibunit}\cite{a}\putbib\end{bibunit}")
+    # the files of a bare \putbib whose file sets no default are the project's
+    assert [names for _, _, names in chapter.refsections] == [latex_bibunits.FROM_PROJECT]
+    later = parse_latex(P, r"\defaultbibliography{body}")  # an included file: all body
+    assert (later.default_bibliography, later.default_in_body) == (("body",), True)
+
+
 def test_which_unit_citations_bibunits_copies_to_the_main_list() -> None:
     assert parse_latex(P, r"\usepackage[globalcitecopy]{bibunits}").cite_copy == "all"
     assert parse_latex(P, r"\usepackage{bibunits,natbib}").cite_copy == "natbib"

@@ -277,6 +277,8 @@ def _bibtex_units(directory: Path, root: str, units: list[str]) -> tuple[set[str
             ["bu1", "bu2", "bu3", "book"],
             {"patashnik1988", "goossens1994", "knuth1984"},
         ),
+        # a bare \putbib in an included chapter reads the root's \defaultbibliography
+        ("bibunits-included", "thesis.tex", ["bu1", "bu2", "thesis"], {"lamport1994"}),
         # globalcitecopy: the main list holds every unit's citations too
         (
             "bibunits-global",

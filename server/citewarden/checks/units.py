@@ -91,6 +91,8 @@ class Units:
     #: which citations of a bibunit go to the main list too (see
     #: :func:`~citewarden.parsing.latex_bibunits.copied`)
     copies: str = ""
+    #: the default bibliography of a bare ``\\putbib`` whose file sets none
+    default: tuple[str, ...] = ()
     #: each document's units, indexed on first use (by id; the document is kept with it)
     _sections: dict[int, tuple[ParsedDocument, _Sections]] = field(
         default_factory=dict, compare=False, repr=False
@@ -108,7 +110,8 @@ class Units:
         sections = self._sections.get(id(doc))
         if sections is None or sections[0] is not doc:
             sections = self._sections[id(doc)] = (doc, _Sections(doc))
-        return sections[1].scope(cit.span.start)
+        scope = sections[1].scope(cit.span.start)
+        return self.default if scope == latex_bibunits.FROM_PROJECT else scope
 
     def copied(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> bool:
         """bibunits copies ``cit``, in a unit (``scope``), to the main list too."""
@@ -163,7 +166,16 @@ def units_of(ws: Workspace, project: Project) -> Units:
     copies = ""
     if any(doc.bibunits for _, doc in documents):
         copies = latex_bibunits.copied({doc.cite_copy for _, doc in documents})
-    return Units(frozenset(global_), frozenset(plain), own, copies)
+    return Units(frozenset(global_), frozenset(plain), own, copies, _project_default(documents))
+
+
+def _project_default(documents: list[tuple[Path, ParsedDocument]]) -> tuple[str, ...]:
+    """The default bibliography the next run starts with: the last one set in the body of
+    a document (each is written to the .aux), else a preamble's."""
+    body = [doc.default_bibliography for _, doc in documents if doc.default_in_body]
+    if body:
+        return body[-1]
+    return next((doc.default_bibliography for _, doc in documents if doc.default_bibliography), ())
 
 
 def _scoped_citations(

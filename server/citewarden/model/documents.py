@@ -138,6 +138,12 @@ class ParsedDocument:
     #: the units of :attr:`refsections` are bibunits' (``bibunit`` environments, or the
     #: sections of ``\\bibliographyunit[\\chapter]``), BibTeX's, not biblatex's
     bibunits: bool = False
+    #: bibunits' default bibliography this file leaves (the files of its last
+    #: ``\\defaultbibliography``), and whether it is set in the body, so written to the
+    #: .aux, rather than in the preamble; a bare ``\\putbib`` of a file that sets none
+    #: reads the project's
+    default_bibliography: tuple[str, ...] = ()
+    default_in_body: bool = False
     #: what the packages this file loads say about the bibunits citations copied to the
     #: main list: ``"all"`` (bibunits with ``globalcitecopy``), ``"natbib"`` (natbib is
     #: loaded: its starred commands are its own), or ``""``

@@ -314,7 +314,7 @@ def parse_latex(
     # read when the first \begin{refsection} is met (the resources' links go first)
     refsections: list[tuple[int, int, tuple[str, ...]]] = []
     refsections_read = False
-    bibunits = False
+    units = latex_bibunits.BibUnits([])
     magic: str | None = None  # the first % !TEX root comment's value
     backend: str | None = None
     chapterbib: bool | None = None
@@ -326,9 +326,10 @@ def parse_latex(
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
     top: latex_static.TopLevel | None = None  # for \endinput
-    if "\\bibliographyunit" in text:  # automatic units: known before the first citation
+    # automatic units, known before the first citation; a default for other files' units
+    if "\\bibliographyunit" in text or "\\defaultbibliography" in text:
         refsections_read = True
-        refsections, bibunits = _units(text, links)
+        refsections, units = _units(text, links)
     pos = 0
     while pos < n:
         token = lexer.next(pos, n, directives_only=True)
@@ -452,7 +453,7 @@ def parse_latex(
             opens = _skip(text, pos) + 1
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
-                refsections, bibunits = _units(text, links)
+                refsections, units = _units(text, links)
             pos = _skip_environment(text, pos)
         elif role == _PACKAGE:
             package_backend, package_chapterbib = latex_static.read_package(text, start)
@@ -488,7 +489,9 @@ def parse_latex(
         flags=latex_static.document_flags(sets, defined),
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         refsections=tuple(refsections),
-        bibunits=bibunits,
+        bibunits=bool(units.units),
+        default_bibliography=units.default,
+        default_in_body=units.default_in_body,
         cite_copy=latex_bibunits.copy_option(text),
         bib_backend=backend,
         chapterbib=bool(chapterbib),
@@ -550,14 +553,16 @@ def _macro_links(
     return tuple((m.name, _includes_before(links, defined_at.get(m.name, 0))) for m in macros)
 
 
-def _units(text: str, links: list[Link]) -> tuple[list[tuple[int, int, tuple[str, ...]]], bool]:
+def _units(
+    text: str, links: list[Link]
+) -> tuple[list[tuple[int, int, tuple[str, ...]]], latex_bibunits.BibUnits]:
     """The refsections and bibunits' units of ``text`` (see :attr:`ParsedDocument.refsections`)
-    and whether there are units; their resources' links go first in ``links``."""
+    and what the file says about bibunits; their resources' links go first in ``links``."""
     found: list[Link] = []
     sections = _refsections(text, found)
     units = latex_bibunits.bibunits(text, found)
     links[0:0] = sorted(found, key=lambda link: link.span.start)
-    return sorted(sections + units), bool(units)
+    return sorted(sections + units.units), units
 
 
 _REFSECTION = re.compile(

@@ -123,13 +123,38 @@ class _Defaults:
             return self._body[before - 1]
         return self._body[-1] if self._body else self._preamble
 
+    def left(self) -> _Default | None:
+        """The default the file leaves: its last in the body, else its preamble's."""
+        return self._body[-1] if self._body else self._preamble
 
-def bibunits(text: str, links: list[Link]) -> list[Unit]:
-    """The units of ``text`` with the files each list reads (none for a unit without
-    ``\\putbib``).  The files of ``\\putbib[a,b]`` and of each default bibliography a bare
-    ``\\putbib`` reads are added to ``links`` (commands ``putbib``, ``defaultbibliography``)."""
-    if "bibunit" not in text and "\\bibliographyunit" not in text:
-        return []
+
+#: the files of a bare ``\\putbib`` whose file sets no default: the project's
+FROM_PROJECT = ("\\defaultbibliography",)
+
+
+@dataclass(frozen=True, slots=True)
+class BibUnits:
+    """What a file says about bibunits."""
+
+    #: the units, with the files each list reads (none for a unit without ``\\putbib``;
+    #: :data:`FROM_PROJECT` for a bare one whose file sets no default)
+    units: list[Unit]
+    #: the default bibliography the file leaves for the next run, and whether it is set in
+    #: the body (so written to the .aux) rather than in the preamble
+    default: tuple[str, ...] = ()
+    default_in_body: bool = False
+
+
+def bibunits(text: str, links: list[Link]) -> BibUnits:
+    """The units of ``text`` and its default bibliography.  The files of ``\\putbib[a,b]``,
+    of each default bibliography a bare ``\\putbib`` reads and of the default the file
+    leaves are added to ``links`` (commands ``putbib``, ``defaultbibliography``)."""
+    if (
+        "bibunit" not in text
+        and "\\bibliographyunit" not in text
+        and "\\defaultbibliography" not in text
+    ):
+        return BibUnits([])
     in_body = "\\begin{document}" not in text  # an included file: all of it is body
     auto: str | None = None
     defaults: list[_Default] = []
@@ -190,24 +215,48 @@ def bibunits(text: str, links: list[Link]) -> list[Unit]:
 
 def _resolved(
     read: list[_Open], ends: list[int], defaults: list[_Default], links: list[Link]
-) -> list[Unit]:
+) -> BibUnits:
     """Each unit with the files of its ``\\putbib``; the defaults read become links."""
     found: list[Unit] = []
     linked: set[int] = set()
+
+    def link(default: _Default) -> None:
+        if not default.linked and default.at not in linked:
+            linked.add(default.at)
+            links.extend(
+                Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), "defaultbibliography")
+                for name, a, b in default.items
+                if "#" not in name
+            )
+
     known = _Defaults(defaults)
     for unit, end in zip(read, ends, strict=True):
         names = unit.names or ()
-        if unit.bare and (default := known.read_at(unit.putbib_at)) is not None:
-            names = tuple(name for name, _, _ in default.items)
-            if not default.linked and default.at not in linked:
-                linked.add(default.at)
-                links.extend(
-                    Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), "defaultbibliography")
-                    for name, a, b in default.items
-                    if "#" not in name
-                )
+        if unit.bare:
+            default = known.read_at(unit.putbib_at)
+            names = FROM_PROJECT if default is None else _names(default)
+            if default is not None:
+                link(default)
         found.append((unit.start, end, names))
-    return found
+    left = known.left()
+    if left is None:
+        return BibUnits(found)
+    link(left)
+    return BibUnits(found, _names(left), left.in_body)
 
 
-__all__ = ["ALL", "NATBIB", "STARRED", "Unit", "bibunits", "copied", "copy_option"]
+def _names(default: _Default) -> tuple[str, ...]:
+    return tuple(name for name, _, _ in default.items)
+
+
+__all__ = [
+    "ALL",
+    "FROM_PROJECT",
+    "NATBIB",
+    "STARRED",
+    "BibUnits",
+    "Unit",
+    "bibunits",
+    "copied",
+    "copy_option",
+]
