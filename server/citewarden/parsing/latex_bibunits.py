@@ -3,15 +3,17 @@
 A unit is a ``bibunit`` environment, or (after ``\\bibliographyunit[\\chapter]``) the text
 from one ``\\chapter`` (or ``\\chapter*``) to the next, to a bare ``\\bibliographyunit``
 (which ends the automatic units) or to ``\\end{document}``.  The citations of a unit go to
-its own ``bu<n>.aux`` only, which BibTeX resolves against the files of the unit's
+its own ``bu<n>.aux``, which BibTeX resolves against the files of the unit's
 ``\\putbib[a,b]``; a unit without ``\\putbib`` has no ``\\bibdata`` at all, so its
-citations stay undefined.
+citations stay undefined.  bibunits copies some of them to the main list too
+(:func:`copied`).
 
 A bare ``\\putbib`` reads the default bibliography: ``\\defaultbibliography{c}`` (and,
-while automatic units are on, ``\\bibliography{c}`` too) writes it to the main .aux, which the next run reads at
-``\\begin{document}``.  So a bare ``\\putbib`` reads the last default set in the body
-before it; failing that, the last one set anywhere in the body; failing that, the
-preamble's.
+while automatic units are on, ``\\bibliography{c}`` too) writes it to the main .aux,
+which the next run reads at ``\\begin{document}``.  So a bare ``\\putbib`` reads the last
+default set in the body before it; failing that, the last one set anywhere in the body;
+failing that, the preamble's.  A file that sets none (an included chapter) leaves the
+choice to the project (:data:`FROM_PROJECT`).
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ class _Defaults:
     def __init__(self, defaults: list[_Default]) -> None:
         self._body = [d for d in defaults if d.in_body]
         self._at = [d.at for d in self._body]
-        self._preamble = defaults[-1] if defaults else None
+        self._preamble = defaults[-1] if defaults else None  # used when none is in the body
 
     def read_at(self, at: int) -> _Default | None:
         """The last default set in the body before ``at``, else the last one set in the
