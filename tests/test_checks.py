@@ -450,56 +450,57 @@ def test_findings(tmp_path: Path, name: str) -> None:
 # ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("package", "copied"), [("", True), ("\\usepackage{natbib}", False)])
-def test_a_starred_citation_in_a_bibunit_is_copied_to_the_main_list_unless_natbib_is_loaded(
-    tmp_path: Path, package: str, copied: bool
-) -> None:
-    _, by_file = run(
-        tmp_path,
-        rf"""
---- main.tex
-\documentclass{{report}}
-\usepackage{{bibunits}}
-{package}
-\begin{{document}}
-\begin{{bibunit}}\cite*{{a}}\putbib[unit]\end{{bibunit}}
-\bibliography{{main}}
-\end{{document}}
---- unit.bib
-@misc{{a, title={{A}}}}
---- main.bib
-@misc{{b, title={{B}}}}
-""",
-    )
-    dangling = [f.message for fs in by_file.values() for f in fs if f.code is Code.DANGLING]
-    expected = "citation key 'a' is not defined in the bibliographies the main list (bibunits"
-    assert [m.startswith(expected) for m in dangling] == ([True] if copied else [])
-
-
-def test_a_citation_in_a_bibunit_without_putbib_says_why_it_is_undefined(tmp_path: Path) -> None:
-    _, by_file = run(
-        tmp_path,
-        r"""
+_BIBUNIT_PROJECT = r"""
 --- main.tex
 \documentclass{report}
 \usepackage{bibunits}
-\defaultbibliography{refs}
+PREAMBLE
+\defaultbibliography{unit}
 \begin{document}
-\bibliographyunit[\chapter]
-\chapter{One}\cite{a}\putbib
-\chapter{Two}\cite{a}
+BODY
+\bibliography{main}
 \end{document}
---- refs.bib
+--- unit.bib
 @misc{a, title={A}}
-""",
-    )
-    dangling = [f for fs in by_file.values() for f in fs if f.code is Code.DANGLING]
-    assert [f.location.span.start for f in dangling] == [
-        (tmp_path / "main.tex").read_text().rindex("a}")
-    ]
-    assert dangling[0].message == (
-        "citation key 'a' is in a bibunit without \\putbib, for which BibTeX reads no bibliography"
-    )
+--- main.bib
+@misc{⟦o|b⟧, title={B}}
+"""
+_COPIED = (
+    "citation key 'a' is not defined in the bibliographies the main list "
+    "(bibunits copies the citation there) reads"
+)
+_WITHOUT_PUTBIB = (
+    "citation key 'a' is in a bibunit without \\putbib, for which BibTeX reads no bibliography"
+)
+BIBUNIT_MESSAGES = {
+    "a starred citation is copied to the main list": (
+        "",
+        r"\begin{bibunit}\cite*{⟦d|a⟧}\putbib\end{bibunit}",
+        _COPIED,
+    ),
+    "natbib's star is its own": (
+        r"\usepackage{natbib}",
+        r"\begin{bibunit}\cite*{a}\putbib\end{bibunit}",
+        None,
+    ),
+    "a unit without putbib reads no bibliography": (
+        "",
+        "\\bibliographyunit[\\chapter]\n\\chapter{One}\\cite{a}\\putbib\n"
+        "\\chapter{Two}\\cite{⟦d|a⟧}\n\\bibliographyunit",
+        _WITHOUT_PUTBIB,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(BIBUNIT_MESSAGES))
+def test_bibunit_citations_say_which_list_misses_them(tmp_path: Path, name: str) -> None:
+    preamble, body, message = BIBUNIT_MESSAGES[name]
+    fixture = _BIBUNIT_PROJECT.replace("PREAMBLE", preamble).replace("BODY", body)
+    marks, by_file = run(tmp_path, fixture)
+    dangling = {("main.tex", Code.DANGLING, "d")} if message else set()
+    assert found_set(marks, by_file) == {("main.bib", Code.ORPHAN, "o")} | dangling
+    messages = [f.message for f in by_file["main.tex"] if f.code is Code.DANGLING]
+    assert messages == ([message] if message else [])
 
 
 def apply(text: str, fix: Fix) -> str:
