@@ -165,6 +165,7 @@ def test_extra_commands_are_citations() -> None:
         (r"\let\ml=\citep \newcommand{\w}[1]{\ml{#1}}", ["ml/like citep", "w/m/1"]),
         (r"\newcommand{\other}[1]{\textbf{#1}}", []),  # not a citation
         (r"\let\other\textbf", []),
+        (r"\let\bibfiles\bibliography", ["bibfiles/like bibliography"]),  # a link command
         (r"\renewcommand{\citet}[1]{\citeauthor{#1}}", []),  # already a citation command
         (r"% \newcommand{\c}[1]{\cite{#1}}", []),  # commented out
     ],
@@ -177,6 +178,14 @@ def test_find_citation_macros(definition: str, macros: list[str]) -> None:
         return f"{m.name}/{m.pattern}/{keys}" + ("fixed" if m.fixed else "")
 
     assert [show(m) for m in find_citation_macros(definition)] == macros
+
+
+def test_a_let_alias_of_bibliography_names_bibliographies() -> None:
+    text = r"\let\bibfiles\bibliography \begin{document}\bibfiles{a, b}\end{document}"
+    assert [(link.command, link.target) for link in parse_latex(P, text).links] == [
+        ("bibliography", "a"),
+        ("bibliography", "b"),
+    ]
 
 
 def test_citation_macros_defined_in_the_file_are_citations() -> None:

@@ -441,11 +441,13 @@ def parse_latex(
         elif role == _IMPORT:
             pos = _read_import(text, pos, name, links, start)
         elif role == _BIBLIOGRAPHY:
+            # multibib's \bibliographysw keeps its name; a \let alias is \bibliography
+            command = name if name.startswith("bibliography") else "bibliography"
             arg = _single_arg(text, pos)
             if arg is not None and not _is_definition(text, start):
                 for target, ts, te in _split_keys(text, arg[0], arg[1]):
                     if target and "#" not in target:  # \bibfile: the project may define it
-                        links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), name))
+                        links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), command))
                 pos = arg[2]
         elif role in _CODE:
             pos = _past_code(text, role, pos)

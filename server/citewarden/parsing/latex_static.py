@@ -34,6 +34,8 @@ _DEFINITION = re.compile(
 )
 
 
+#: link commands a ``\\let`` alias reads like
+_ALIASED_LINKS = frozenset({"bibliography"})
 #: a command with its optional arguments and its first braced argument
 _COMMAND_WITH_ARGUMENT = re.compile(
     r"\\([A-Za-z@]+)\*?(?:\s*(?:\[[^\]\n]*\]|<[^>\n]*>|\([^)\n]*\)))*\s*\{([^{}]*)\}"
@@ -138,7 +140,7 @@ def read_definition(
         return None, -1, -1
     if m.group(10):
         name, target = m.group(10), m.group(11)
-        if is_citing(target) and name not in builtin:
+        if (is_citing(target) or target in _ALIASED_LINKS) and name not in builtin:
             return CitationMacro(name, "", (), like=target), -1, -1
         return None, -1, -1
     name = m.group(1) or m.group(2) or m.group(5) or m.group(7) or m.group(8)
