@@ -166,6 +166,8 @@ def test_extra_commands_are_citations() -> None:
         (r"\newcommand{\other}[1]{\textbf{#1}}", []),  # not a citation
         (r"\let\other\textbf", []),
         (r"\let\bibfiles\bibliography", ["bibfiles/like bibliography"]),  # a link command
+        (r"\newcommand{\refs}[1]{{\small\bibliography{#1}}}", ["refs/like bibliography"]),
+        (r"\newcommand{\refs}[1]{\bibliography{#1,more}}", []),  # not its argument alone
         (r"\renewcommand{\citet}[1]{\citeauthor{#1}}", []),  # already a citation command
         (r"% \newcommand{\c}[1]{\cite{#1}}", []),  # commented out
     ],

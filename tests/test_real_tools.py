@@ -170,8 +170,8 @@ LATEX_CASES = [
     # the bibliographies and citation shorthands come from the project's own class and
     # package (labreport.cls, labmacros.sty)
     LatexCase("local-packages", ("paper.tex",), "biber"),
-    # \let\bibfiles\bibliography: the alias names the bibliography
-    LatexCase("aliased-bibliography", ("report.tex",), "bibtex"),
+    # \let\bibfiles\bibliography, and a wrapper passing its argument to \bibliography
+    LatexCase("aliased-bibliography", ("report.tex", "wrapped.tex"), "bibtex"),
 ]
 
 

@@ -34,6 +34,8 @@ _DEFINITION = re.compile(
 )
 
 
+#: a body passing its one argument to ``\\bibliography``
+_PASSES_BIBLIOGRAPHY = re.compile(r"\\bibliography\s*\{\s*#1\s*\}")
 #: link commands a ``\\let`` alias reads like
 _ALIASED_LINKS = frozenset({"bibliography"})
 #: a command with its optional arguments and its first braced argument
@@ -148,6 +150,9 @@ def read_definition(
     if body_end < 0:
         return None, -1, -1
     body = (m.end(), body_end)
+    if _PASSES_BIBLIOGRAPHY.search(text, *body) and _pattern(m) == "m" and name not in builtin:
+        # \newcommand{\references}[1]{{\small\bibliography{#1}}}: read like \bibliography
+        return CitationMacro(name, "", (), like="bibliography"), *body
     if name in builtin or (needles and all(text.find(w, *body) < 0 for w in needles)):
         return None, *body  # no citation command in the body: not a citation macro
     pattern = _pattern(m)
