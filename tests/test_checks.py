@@ -503,6 +503,40 @@ def test_bibunit_citations_say_which_list_misses_them(tmp_path: Path, name: str)
     assert messages == ([message] if message else [])
 
 
+_JOBNAME_PROJECT = r"""
+--- notes.tex
+\documentclass{report}
+\usepackage{bibunits}
+\begin{document}
+\begin{bibunit}\cite{a}⟦m|\putbib⟧\end{bibunit}
+\input{chapter}
+\end{document}
+--- chapter.tex
+\begin{bibunit}\cite{a}\putbib\end{bibunit}
+DEFAULT
+--- unit.bib
+@misc{a, title={A}}
+"""
+
+
+def test_a_bare_putbib_with_no_default_anywhere_reads_the_jobname(tmp_path: Path) -> None:
+    """bibunits starts from ``\\jobname``: BibTeX opens notes.bib, which is not there (one
+    finding, at the root's first bare ``\\putbib``); a default set in any file of the
+    project, an included one too, replaces it."""
+    marks, by_file = run(tmp_path, _JOBNAME_PROJECT.replace("DEFAULT", ""))
+    assert found_set(marks, by_file) == {("notes.tex", Code.MISSING_BIBLIOGRAPHY, "m")}
+    (missing,) = by_file["notes.tex"]
+    assert missing.message == (
+        "bibliography file 'notes' not found (a bare \\putbib reads the default "
+        "bibliography; no file sets one with \\defaultbibliography, so BibTeX reads the one "
+        "named after the document)"
+    )
+    marks, by_file = run(
+        tmp_path / "set", _JOBNAME_PROJECT.replace("DEFAULT", "\\defaultbibliography{unit}")
+    )
+    assert found_set(marks, by_file) == set()
+
+
 def apply(text: str, fix: Fix) -> str:
     for edit in sorted(fix.edits, key=lambda e: e.span.start, reverse=True):
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]

@@ -281,6 +281,8 @@ def _bibtex_units(directory: Path, root: str, units: list[str]) -> tuple[set[str
         ),
         # a bare \putbib in an included chapter reads the root's \defaultbibliography
         ("bibunits-included", "thesis.tex", ["bu1", "bu2", "thesis"], {"lamport1994"}),
+        # no \defaultbibliography anywhere: a bare \putbib reads \jobname (notes.bib)
+        ("bibunits-jobname", "notes.tex", ["bu1", "bu2", "notes"], {"makeindex", "biber"}),
         # globalcitecopy: the main list holds every unit's citations too
         (
             "bibunits-global",

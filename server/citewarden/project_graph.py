@@ -21,6 +21,7 @@ from citewarden.parsing import (
     is_document,
     is_latex,
     is_markdown,
+    latex_bibunits,
     latex_order,
 )
 from citewarden.parsing.dispatch import parse_file
@@ -270,6 +271,9 @@ class ProjectGraph(LinkResolver):
         ]
         #: plain-text macros of the files read so far (:func:`expand_macros`)
         names: dict[str, set[str]] = {}
+        #: bare ``\\putbib`` of files that set no default: read ``\\jobname`` when no
+        #: file of the project sets one
+        jobname: list[tuple[Path, Link]] = []
 
         def bibliography(path: Path, link: Link, written: str) -> None:
             for target in bib_names(link, written):  # a macro may stand for a list
@@ -364,6 +368,9 @@ class ProjectGraph(LinkResolver):
             bibtex_backend = bibtex_backend or doc.bib_backend in _BIBTEX_BACKENDS
             later = False  # a bibliography link waits: those after it wait too (their order)
             for link in doc.links:
+                if link.command == latex_bibunits.JOBNAME_DEFAULT:
+                    jobname.append((path, link))
+                    continue
                 if link.kind is LinkKind.BIBLIOGRAPHY:
                     if link.command.lstrip("\\") in _BIBLATEX_RESOURCES:
                         biblatex_links = True
@@ -387,6 +394,14 @@ class ProjectGraph(LinkResolver):
                 if (child := include(path, here, head, includes, written)) is not None:
                     children.append(child)
             stack.extend(reversed(children))
+        if jobname and not any(
+            (doc := self.document(path)) is not None and doc.default_bibliography for path in docs
+        ):
+            bibtex_links = True
+            for path, link in jobname:
+                written_as[path, link.span.start] = root.stem
+            path, link = jobname[0]  # one file for all: one finding when it is missing
+            bibliography(path, replace(link, target=root.stem), root.stem)
         for path in docs:
             self._known.setdefault(path, None)
         self._pass_on_definitions(list(docs), placed)

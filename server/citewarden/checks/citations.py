@@ -46,6 +46,7 @@ from citewarden.model import (
     ParsedDocument,
     quoted,
 )
+from citewarden.parsing import latex_bibunits
 from citewarden.project_links import MAX_GLOB_ENTRIES, MAX_GLOBBED, is_remote
 
 if TYPE_CHECKING:
@@ -138,6 +139,12 @@ def _missing_links(project: Project) -> list[Finding]:
             message = f"no file matches the bibliography pattern {quoted(missing.target)}"
         else:
             message = f"{what} not found"
+            if link.command == latex_bibunits.JOBNAME_DEFAULT:
+                message += (
+                    " (a bare \\putbib reads the default bibliography; no file sets one "
+                    "with \\defaultbibliography, so BibTeX reads the one named after the "
+                    "document)"
+                )
         found.append(
             Finding(
                 code,

@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 
 #: link commands of the resources of a unit (a refsection's, a bibunit's), not read by
 #: the citations outside units
-_UNIT_RESOURCES = frozenset({"refsection", "putbib", "defaultbibliography"})
+_UNIT_RESOURCES = frozenset(
+    {"refsection", "putbib", "defaultbibliography", latex_bibunits.JOBNAME_DEFAULT}
+)
 #: the resources a citation reads: a refsection's own, or None for the document-wide ones
 Scope = tuple[str, ...] | None
 
@@ -166,16 +168,18 @@ def units_of(ws: Workspace, project: Project) -> Units:
     copies = ""
     if any(doc.bibunits for _, doc in documents):
         copies = latex_bibunits.copied({doc.cite_copy for _, doc in documents})
-    return Units(frozenset(global_), frozenset(plain), own, copies, _project_default(documents))
+    default = _project_default(documents, project.root.stem)
+    return Units(frozenset(global_), frozenset(plain), own, copies, default)
 
 
-def _project_default(documents: list[tuple[Path, ParsedDocument]]) -> tuple[str, ...]:
+def _project_default(documents: list[tuple[Path, ParsedDocument]], jobname: str) -> tuple[str, ...]:
     """The default bibliography the next run starts with: the last one set in the body of
-    a document (each is written to the .aux), else a preamble's."""
+    a document (each is written to the .aux), else a preamble's, else ``\\jobname``."""
     body = [doc.default_bibliography for _, doc in documents if doc.default_in_body]
     if body:
         return body[-1]
-    return next((doc.default_bibliography for _, doc in documents if doc.default_bibliography), ())
+    set_ = (doc.default_bibliography for _, doc in documents if doc.default_bibliography)
+    return next(set_, (jobname,))
 
 
 def _scoped_citations(

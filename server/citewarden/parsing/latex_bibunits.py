@@ -13,7 +13,9 @@ while automatic units are on, ``\\bibliography{c}`` too) writes it to the main .
 which the next run reads at ``\\begin{document}``.  So a bare ``\\putbib`` reads the last
 default set in the body before it; failing that, the last one set anywhere in the body;
 failing that, the preamble's.  A file that sets none (an included chapter) leaves the
-choice to the project (:data:`FROM_PROJECT`).
+choice to the project (:data:`FROM_PROJECT`); when no file of the project sets one, the
+default is ``\\jobname``: BibTeX reads the .bib named after the root document
+(:data:`JOBNAME_DEFAULT`).
 """
 
 from __future__ import annotations
@@ -132,6 +134,9 @@ class _Defaults:
 
 #: the files of a bare ``\\putbib`` whose file sets no default: the project's
 FROM_PROJECT = ("\\defaultbibliography",)
+#: the command of the link a file with such a ``\\putbib`` adds for the default's
+#: default, ``\\jobname`` (read only when no file of the project sets a default)
+JOBNAME_DEFAULT = "putbib-jobname"
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +237,7 @@ def _resolved(
             )
 
     known = _Defaults(defaults)
+    jobname = False
     for unit, end in zip(read, ends, strict=True):
         names = unit.names or ()
         if unit.bare:
@@ -239,6 +245,12 @@ def _resolved(
             names = FROM_PROJECT if default is None else _names(default)
             if default is not None:
                 link(default)
+            elif not jobname:  # the first such \putbib stands for the file's
+                jobname = True
+                at = unit.putbib_at
+                links.append(
+                    Link(LinkKind.BIBLIOGRAPHY, "\\jobname", Span(at, at + 7), JOBNAME_DEFAULT)
+                )
         found.append((unit.start, end, names))
     left = known.left()
     if left is None:
@@ -254,6 +266,7 @@ def _names(default: _Default) -> tuple[str, ...]:
 __all__ = [
     "ALL",
     "FROM_PROJECT",
+    "JOBNAME_DEFAULT",
     "NATBIB",
     "STARRED",
     "BibUnits",
