@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = "CITEWARDEN_HALLMARK_DEV"
@@ -73,30 +73,56 @@ def run(
     return results
 
 
-def statuses(workdir: Path) -> dict[str, str]:
-    """Entry key -> status in a kept citewarden report (empty when there is none)."""
+class Outcome(NamedTuple):
+    """What a kept report says of an entry."""
+
+    status: str
+    #: the codes of its findings, apart from ``unverified``
+    codes: frozenset[str]
+    #: it says a source could not be checked (an ``unverified`` finding)
+    withheld: bool
+
+
+def statuses(workdir: Path) -> dict[str, Outcome]:
+    """Entry key -> outcome in a kept citewarden report (empty when there is none)."""
     path = workdir / "cw" / "stdout.json"
     if not path.exists():
         return {}
     report = json.loads(path.read_text(encoding="utf-8"))
-    return {e["key"]: e.get("status", "") for e in report.get("entries", [])}
+    out: dict[str, Outcome] = {}
+    for e in report.get("entries", []):
+        codes = frozenset(f.get("code", "") for f in e.get("findings", []))
+        out[e["key"]] = Outcome(e.get("status", ""), codes - {"unverified"}, "unverified" in codes)
+    return out
 
 
-def flips(clean: dict[str, str], faulty: dict[str, str], labels: Path) -> dict[str, int]:
-    """How injected faults changed verdicts: abstentions are allowed, the rest are not."""
+def flips(clean: dict[str, Outcome], faulty: dict[str, Outcome], labels: Path) -> dict[str, int]:
+    """How injected faults changed verdicts.  Allowed: abstentions (``to_unverified``), and
+    ``withheld``: another status because a source failed and the claim that needed it was
+    not made, the entry saying so, with no finding the fault-free run did not make (a
+    "not found" that needs three registries becomes the "mismatch" of the one that
+    answered).  The rest are not."""
     label = {k: v["label"] for k, v in json.loads(labels.read_text(encoding="utf-8")).items()}
     flagged = {"mismatch", "not_found", "retracted"}
-    out = {"to_unverified": 0, "flagged_to_verified": 0, "valid_to_flagged": 0, "other": 0}
+    out = {
+        "to_unverified": 0,
+        "withheld": 0,
+        "flagged_to_verified": 0,
+        "valid_to_flagged": 0,
+        "other": 0,
+    }
     for key, before in clean.items():
-        after = faulty.get(key, "")
-        if after == before:
+        after = faulty.get(key, Outcome("", frozenset(), False))
+        if after.status == before.status:
             continue
-        if after == "unverified":
+        if after.status == "unverified":
             out["to_unverified"] += 1
-        elif before in flagged and after == "verified":
+        elif before.status in flagged and after.status == "verified":
             out["flagged_to_verified"] += 1
-        elif label.get(key) == "VALID" and after in flagged:
+        elif label.get(key) == "VALID" and after.status in flagged:
             out["valid_to_flagged"] += 1
+        elif after.withheld and after.codes <= before.codes:
+            out["withheld"] += 1
         else:
             out["other"] += 1
     return out

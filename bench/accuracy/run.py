@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
                 changed = hallmark.flips(seen[0], seen[1], keep / "run0" / "cw" / "labels.json")
                 print(
                     f"HALLMARK dev, verdicts changed by the faults: {changed} "
-                    "(only to_unverified is allowed)"
+                    "(only to_unverified and withheld are allowed)"
                 )
     static = hallmark_static(args.data)
     if static:
