@@ -349,6 +349,42 @@ def test_of_two_namesakes_the_one_with_the_record_s_given_name_is_on_the_record(
     assert result.first_ok and not result.dropped
 
 
+def test_a_group_run_into_the_first_name_of_the_record_keeps_the_first_author() -> None:
+    """Semantic Scholar's real record of the Gemma 3 report (refchecker's recorded answer)
+    has "Gemma Team Aishwarya Kamath" as one author; the paper cites "Gemma Team and
+    Aishwarya Kamath and ... and others" (openreview 0FhrtdKLtD).  Its first named person
+    is the record's first: no "author order differs"."""
+    from citewarden.verify.sources.semanticscholar import work_from_s2
+
+    path = DATA / "accuracy" / "refchecker" / "semanticscholar_get_by_arxiv.jsonl"
+    line = next(
+        row
+        for row in path.read_text(encoding="utf-8").splitlines()
+        if json.loads(row)["cache_query"] == "2503.19786"
+    )
+    record = work_from_s2(json.loads(line)["body"])
+    assert record is not None and str(record.authors[0]) == "Gemma Team Aishwarya Kamath"
+    cited = "{Gemma Team} and Aishwarya Kamath and Johan Ferret and Shreya Pathak and others"
+    authors, truncated = split_authors(cited)
+    result = compare_authors(authors, truncated, record.authors)
+    assert result is not None and result.first_ok and result.agree, result
+    entry = normalize_entry(
+        make_entry(
+            "gemma3",
+            "article",
+            {"title": "Gemma 3 Technical Report", "author": cited, "year": "2025"},
+        )
+    )
+    issues, _ = field_issues(entry, compare(entry, record), anchored_by_id=False)
+    assert Code.AUTHOR_SUBSTITUTED not in {i.code for i in issues}, issues
+    # a named person in the group's place is still another first author
+    swapped, truncated = split_authors(
+        "{Gemma Team} and Johan Ferret and Aishwarya Kamath and others"
+    )
+    other = compare_authors(swapped, truncated, record.authors)
+    assert other is not None and not other.first_ok
+
+
 @pytest.mark.parametrize(
     ("year", "agreement"), [("2020", "equal"), ("2019", "equal"), ("2022", "different")]
 )

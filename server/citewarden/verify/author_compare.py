@@ -293,8 +293,11 @@ def compare_authors(
     match_of = _align(authors, people)
     used = {m for m in match_of if m is not None}
     first_entry = next((i for i, a in enumerate(authors) if not _is_group(a)), 0)
+    # the record's first person: a group is not one, unless an entry author is the person
+    # it is run into (Semantic Scholar's "Gemma Team Aishwarya Kamath")
     first_person = next(
-        (j for j, p in enumerate(people) if not is_group_author(p.family, p.given)), 0
+        (j for j, p in enumerate(people) if j in used or not is_group_author(p.family, p.given)),
+        0,
     )
     first_ok = match_of[0] == 0 or match_of[first_entry] == first_person
     # the named people (a group's place in the list is not one of the record's)
