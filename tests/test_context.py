@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from citewarden.context.relevance import FieldCorpus, Work, stem, terms
-from citewarden.context.sentence import MAX_SENTENCE, citing_sentences
+from citewarden.context.sentence import MAX_SENTENCE, citing_sentences, plain
 from citewarden.model import DocumentKind
 from citewarden.parsing.latex import parse_latex
 from citewarden.parsing.markdown import parse_markdown
@@ -70,6 +70,33 @@ def test_markdown_sentences_and_neighbours() -> None:
     assert text[cyb.span.start : cyb.span.end].startswith("A small network")
     nm = by_key["nm"]
     assert nm is not None and nm.text == "Nelder and Mead's simplex search is old."
+
+
+def test_markdown_front_matter_rules_and_fences_are_not_prose() -> None:
+    """A first paragraph right after the front matter (no blank line) starts its own
+    sentence, and a rule or a code fence ends one."""
+    text = (
+        '---\ntitle: "A study. Of things"\nbibliography: refs.bib\n---\n'
+        "Simplex search [@nm] is old.\n***\nGradients [@bfgs] help\n```\ncode\n```\n"
+        "After code @nm again\n---\nLast words [@cyb]."
+    )
+    doc = parse_markdown(MD, text)
+    got = [s.text if s else "" for s in citing_sentences(text, doc.citations, doc.kind)]
+    assert got == ["Simplex search is old.", "Gradients help", "After code again", "Last words."]
+
+
+def test_latex_math_and_arguments_left_open_are_not_scanned_again_and_again() -> None:
+    """Unclosed ``\\(``, ``\\[``, ``\\label{`` and Markdown ``[`` are left as text; a
+    closed one, with ``\\\\`` and ``\\\\[2pt]`` inside display math, is removed."""
+    assert plain(r"We show \[ a \\[2pt] b \] that \(x\) holds.", DocumentKind.LATEX) == (
+        "We show that holds."
+    )
+    got = latex(r"Then \(x\) holds \cite{a}. \( \( \label{ end")
+    assert got["a"] == "Then holds."
+    text = "[ [ see @k [a [link](https://e.org/a_(b)) c"
+    doc = parse_markdown(MD, text)
+    (s,) = citing_sentences(text, doc.citations, doc.kind)
+    assert s is not None and s.text == "[ [ see [a link c"
 
 
 def test_sentences_are_bounded() -> None:

@@ -155,6 +155,57 @@ def test_thousands_of_citation_macros_are_read_in_one_pass(tmp_path: Path) -> No
     ]
 
 
+def test_a_long_run_of_name_characters_in_an_entry_is_read_in_one_pass(tmp_path: Path) -> None:
+    """A 200 000-character word where a field should start (``-->-->...``): the one-pass
+    row pattern used to try a field name at every place of the run, scanning the rest of
+    it each time (hours for this one).  The entry's problem is reported at its place and
+    the next entry is read."""
+    run = "-->" * 66_667
+    (tmp_path / "refs.bib").write_text(
+        "@article{a,\n  title = {T},\n " + run + "\n}\n\n@misc{b, title = {B}}\n"
+    )
+    (tmp_path / "main.tex").write_text(PAPER % "\\cite{b}\n")
+    report = json_check(["main.tex"], tmp_path)
+    found = [(d["code"], d["file"], d["line"]) for d in diagnostics(report)]
+    assert found == [("bib-syntax", "refs.bib", 4)], found  # at the '}' where '=' was due
+    assert "expected '=' after field name" in str(diagnostics(report)[0]["message"])
+
+
+def test_a_long_run_of_spaces_in_an_author_name_is_split_in_one_pass(tmp_path: Path) -> None:
+    """Spaces inside one name of an author list: the "et al." at its end was looked for
+    with white space on both sides of an optional comma, trying every split of the run at
+    every start (minutes for 4 000 spaces).  The entry is still checked."""
+    (tmp_path / "refs.bib").write_text(
+        "@article{a, author = {Smith, John" + " " * 20_000 + "Jones and others},"
+        " title = {T}, journal = {J}, year = {2020}}\n"
+    )
+    (tmp_path / "main.tex").write_text(PAPER % "\\cite{a}\n")
+    done = bounded_check(
+        ["--offline", "--format", "json", "--fail-on", "never", "main.tex"], tmp_path
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    (entry,) = json.loads(done.stdout)["entries"]
+    assert entry["key"] == "a" and entry["status"] == "unverified"
+
+
+def test_thousands_of_citations_among_unclosed_brackets_get_their_sentences(
+    tmp_path: Path,
+) -> None:
+    """Markdown with 6 000 citations among unclosed ``[``: the link pattern of the citing
+    sentence scanned from every ``[`` to the end of its window (over a minute here).
+    Each citation still gets its sentence."""
+    parts = [f"see @k{i} " + "[ x " * 40 for i in range(6000)]
+    (tmp_path / "paper.md").write_text("---\nbibliography: refs.bib\n---\n" + " ".join(parts))
+    (tmp_path / "refs.bib").write_text("@misc{k0, title = {Zero}}\n")
+    report = json_check(["paper.md"], tmp_path)
+    citations = report["citations"]
+    assert isinstance(citations, dict)
+    cited = citations["cited"]
+    assert len(cited) == 6000 and len(citations["dangling"]) == 5999
+    assert cited[0]["context"]["sentence"].startswith("see [ x [ x")
+    assert all("see [ x" in c["context"]["sentence"] for c in cited), cited[:3]
+
+
 def test_input_of_dev_zero_is_refused_at_the_include(tmp_path: Path) -> None:
     (tmp_path / "main.tex").write_text(PAPER % "\\input{/dev/zero}\n")
     (tmp_path / "refs.bib").write_text(REFS)

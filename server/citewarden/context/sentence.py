@@ -75,9 +75,21 @@ _LATEX_BREAK = re.compile(
     r"printbibliography)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
     r"|\\(?:caption|item|par|maketitle)\b\*?|\\\\"
 )
-_MD_BREAK = re.compile(r"\n[ \t]*\n|^[ \t]{0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d+[.)][ \t]|>)", re.M)
+_MD_BREAK = re.compile(
+    r"\n[ \t]*\n|^[ \t]{0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d+[.)][ \t]|>)"
+    # rules, metadata delimiters and code fences stand on lines of their own
+    r"|^[ \t]{0,3}(?:-{3,}|\*{3,}|_{3,}|\.{3}|`{3,}|~{3,})[^\n]*$",
+    re.M,
+)
+#: the YAML metadata block a Markdown file starts with (front matter): not prose
+_MD_FRONT = re.compile(r"\A---[ \t]*\n.*?^(?:---|\.\.\.)[ \t]*$", re.S | re.M)
 _END = re.compile(r"[.!?]['\")\]}]*(?=\s)")
 _WORD_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
+
+
+def _blank(m: re.Match[str]) -> str:
+    """The match as spaces, its line breaks kept."""
+    return re.sub(r"[^\n]", " ", m.group())
 
 
 def _mask(text: str, spans: Sequence[Span], kind: DocumentKind) -> str:
@@ -87,7 +99,9 @@ def _mask(text: str, spans: Sequence[Span], kind: DocumentKind) -> str:
         chars[s.start : s.end] = " " * (s.end - s.start)
     masked = "".join(chars)
     if kind is DocumentKind.LATEX:
-        masked = re.sub(r"(?<!\\)%[^\n]*", lambda m: " " * len(m.group()), masked)
+        masked = re.sub(r"(?<!\\)%[^\n]*", _blank, masked)
+    else:
+        masked = _MD_FRONT.sub(_blank, masked, count=1)
     return masked
 
 
@@ -106,12 +120,18 @@ def _ends(masked: str, kind: DocumentKind) -> list[tuple[int, int]]:
     return found
 
 
-_MATH = re.compile(r"\$\$.*?\$\$|\$[^$]*\$|\\\(.*?\\\)|\\\[.*?\\\]", re.S)
-_DROP_ARG = re.compile(
-    r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|url|footnotemark)\*?\{[^}]*\}"
+# No part of these scans past the next opening of its own kind: an opener left unclosed
+# then costs the distance to the next one, not the rest of the window, every time.
+_MATH = re.compile(
+    r"\$\$.*?\$\$|\$[^$]*\$"
+    r"|\\\((?:[^\\]|\\\\|\\(?![(\\]))*?\\\)|\\\[(?:[^\\]|\\\\|\\(?![\[\\]))*?\\\]",
+    re.S,
 )
-_COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\]]*\])?")
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_DROP_ARG = re.compile(
+    r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|url|footnotemark)\*?\{[^{}]*\}"
+)
+_COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\[\]]*\])?")
+_MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()]|\([^()]*\))*\)")
 _MD_MARK = re.compile(r"[*_`#>]+")
 _SPACE = re.compile(r"\s+")
 

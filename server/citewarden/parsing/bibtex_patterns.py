@@ -64,7 +64,11 @@ _KEY_WITH_EQUALS = re.compile(r"([^\s,{}()]*=[^\s,{}()]*)\s*,")
 _ROWS = re.compile(
     "(?:"
     + _GAP
-    + "("
+    # a name starts where a run of name characters starts: tried inside a long run (after
+    # a character that fits nothing), it would scan the rest of the run from every place
+    + r"(?<!"
+    + _ID
+    + ")("
     + _ID
     + r"+)\s*=\s*(?:"
     + _BRACED

@@ -9,7 +9,9 @@ from citewarden.verify.plain_text import fold, latex_to_text
 
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
 _ETAL = re.compile(r"^(?:et\.?\s*al\.?|others|and others|u\.\s*a\.)$", re.IGNORECASE)
-_TRAILING_ETAL = re.compile(r"\s*,?\s*\bet\.?\s*al\.?\s*$", re.IGNORECASE)
+#: "et al." ending a name (no leading whitespace in the pattern: searched on a text with
+#: a long run of spaces, ``\s*,?\s*`` would try every split of it at every start)
+_TRAILING_ETAL = re.compile(r"\bet\.?\s*al\.?$", re.IGNORECASE)
 _VON_WORD = re.compile(r"^[a-zà-ÿ]")
 
 
@@ -120,6 +122,16 @@ def _balanced_outer(value: str) -> bool:
     return depth == 0
 
 
+def _without_trailing_etal(part: str) -> str:
+    """``part`` without a final "et al." and the comma and spaces before it."""
+    body = part.rstrip()
+    m = _TRAILING_ETAL.search(body)
+    if m is None:
+        return part
+    head = body[: m.start()].rstrip()
+    return head[:-1].rstrip() if head.endswith(",") else head
+
+
 def split_authors(value: str) -> tuple[tuple[Author, ...], bool]:
     """Split an author field on top-level ``and``; returns (authors, truncated).
 
@@ -134,7 +146,7 @@ def split_authors(value: str) -> tuple[tuple[Author, ...], bool]:
         if _ETAL.match(text):
             truncated = True
             continue
-        stripped = _TRAILING_ETAL.sub("", part)
+        stripped = _without_trailing_etal(part)
         if stripped != part:
             truncated = True
             part = stripped
