@@ -7,7 +7,9 @@ from dataclasses import dataclass
 
 from citewarden.verify.plain_text import fold, latex_to_text
 
-_AND = re.compile(r"\s+and\s+", re.IGNORECASE)
+#: " and " between names; it starts where a run of white space starts (and takes all of
+#: it), so a long run is not scanned again from each of its places
+_AND = re.compile(r"(?<!\s)\s++and\s+", re.IGNORECASE)
 _ETAL = re.compile(r"^(?:et\.?\s*al\.?|others|and others|u\.\s*a\.)$", re.IGNORECASE)
 #: "et al." ending a name (no leading whitespace in the pattern: searched on a text with
 #: a long run of spaces, ``\s*,?\s*`` would try every split of it at every start)
