@@ -51,21 +51,6 @@ def _value_issue(
     )
 
 
-def _retitled(entry: NormalizedEntry, cmp: Comparison) -> str:
-    """Why a cited preprint's title may differ with nothing else wrong: the record of its
-    arXiv id holds the title of the latest version (a revised preprint, or the published
-    paper the index merged it with), and a work may be retitled between versions."""
-    rec, authors = cmp.record, cmp.authors
-    if not entry.arxiv_id or rec.arxiv_id != entry.arxiv_id or authors is None:
-        return ""
-    if not authors.exact:
-        return ""
-    return (
-        "; the arXiv id and every author agree: the work was probably retitled between "
-        "versions, and the record holds the latest title"
-    )
-
-
 def field_issues(
     entry: NormalizedEntry, cmp: Comparison, *, anchored_by_id: bool
 ) -> tuple[list[Issue], dict[str, str]]:
@@ -80,7 +65,7 @@ def field_issues(
         issues.append(
             Issue(
                 Code.TITLE_MISMATCH,
-                f"{kind}: the record's title is “{bibtex_title(rec)}”{_retitled(entry, cmp)}",
+                f"{kind}: the record's title is “{bibtex_title(rec)}”",
                 "title",
             )
         )
