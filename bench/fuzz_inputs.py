@@ -1,0 +1,174 @@
+"""Mutation fuzzing of the readers: what a damaged or hostile file costs, and whether it fails.
+
+Takes the project's own real documents and bibliographies (tests/data, examples) as seeds,
+damages each many times (inserts, cuts, repeats a stretch, or writes one token thousands of
+times: braces, ``@``, ``\\cite{``, ``[@``, ``\\(``, runs of spaces, ``-->`` ...) and reads
+the result as citewarden does before any request: the BibTeX reader, the entry
+normalisation, the static checks and the comparison of each entry with the one before it,
+the LaTeX and Markdown readers and the citing sentence of every citation.
+
+Prints the cases read per second, every exception (none is expected: errors are data) and
+the slowest cases; a case slower than ``--slow`` seconds is written to ``--out`` so that it
+can be read again (``python bench/fuzz_inputs.py --replay FILE`` times one file).
+
+Usage: ``python bench/fuzz_inputs.py [--seconds 120] [--seed 1] [--slow 1.0] [--out DIR]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+import traceback
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "server"))
+
+from citewarden.context.sentence import citing_sentences  # noqa: E402
+from citewarden.parsing.bibtex import parse_bibtex  # noqa: E402
+from citewarden.parsing.latex import parse_latex  # noqa: E402
+from citewarden.parsing.markdown import parse_markdown  # noqa: E402
+from citewarden.verify.compare import compare  # noqa: E402
+from citewarden.verify.field_check import field_issues  # noqa: E402
+from citewarden.verify.normalize import NormalizedEntry, normalize_entry  # noqa: E402
+from citewarden.verify.records import Person, WorkRecord  # noqa: E402
+from citewarden.verify.static_checks import static_issues  # noqa: E402
+
+SUFFIXES = (".bib", ".tex", ".md", ".qmd", ".Rmd")
+#: what the damage writes: the characters and commands the readers give meaning to
+TOKENS = (
+    "{", "}", "\\", "@", ",", "=", '"', "%", "#", "\n", "$", "$$", "~", "\x00", "\u202e",
+    "é", "\\cite{", "[@", "@article{", "\\begin{", "\\end{", "\\input{", "\\bibliography{",
+    "\\verb|", "\\iffalse", "\\fi", "\\def\\x{", "\\newcommand", "\\(", "\\[", "\\\\",
+    "---\n", "```", "<!--", "-->", " " * 50, "and ", "others", "et al.", '{\\"o}',
+)  # fmt: skip
+TODAY = date(2026, 12, 1)
+#: the longest stretch of a seed read at once (a long seed is read in windows)
+WINDOW = 60_000
+
+
+def seeds() -> list[Path]:
+    found = [
+        p
+        for base in (ROOT / "tests" / "data", ROOT / "examples")
+        for p in base.rglob("*")
+        if p.suffix in SUFFIXES and p.is_file() and p.stat().st_size < 300_000
+    ]
+    return sorted(found)
+
+
+def damage(text: str, rnd: random.Random) -> str:
+    for _ in range(rnd.randint(1, 8)):
+        at = rnd.randrange(len(text) + 1)
+        op = rnd.random()
+        if op < 0.4:
+            text = text[:at] + rnd.choice(TOKENS) + text[at:]
+        elif op < 0.7:
+            text = text[:at] + text[min(len(text), at + rnd.randint(1, 200)) :]
+        elif op < 0.85:
+            end = min(len(text), at + rnd.randint(1, 500))
+            text = text[:at] + text[at:end] * rnd.randint(2, 20) + text[end:]
+        else:
+            text = text[:at] + rnd.choice(TOKENS) * rnd.randint(50, 3000) + text[at:]
+    return text
+
+
+def _record(entry: NormalizedEntry) -> WorkRecord:
+    people = tuple(Person(a.family, a.given) for a in entry.authors)
+    return WorkRecord(
+        "fuzz",
+        entry.title or "",
+        people,
+        entry.year,
+        venue=entry.venue,
+        volume=entry.volume,
+        pages=entry.pages,
+        doi=entry.doi,
+    )
+
+
+def read(path: Path, text: str) -> None:
+    """Everything citewarden does with a file before it asks a source."""
+    if path.suffix == ".bib":
+        before: NormalizedEntry | None = None
+        for raw in parse_bibtex(path, text).entries:
+            entry = normalize_entry(raw)
+            static_issues(entry, TODAY)
+            if before is not None:
+                field_issues(entry, compare(entry, _record(before)), anchored_by_id=bool(entry.doi))
+            before = entry
+        return
+    doc = parse_latex(path, text) if path.suffix == ".tex" else parse_markdown(path, text)
+    citing_sentences(text, doc.citations, doc.kind)
+
+
+def run(seconds: float, seed: int, slow: float, out: Path) -> int:
+    rnd = random.Random(seed)
+    files = seeds()
+    texts = {p: p.read_text(encoding="utf-8", errors="replace") for p in files}
+    cases = failures = 0
+    slowest: list[tuple[float, int, str]] = []
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        path = rnd.choice(files)
+        text = texts[path]
+        if len(text) > WINDOW:
+            at = rnd.randrange(len(text) - WINDOW)
+            text = text[at : at + WINDOW]
+        text = damage(text, rnd)
+        t0 = time.perf_counter()
+        try:
+            read(path, text)
+        except Exception:  # what the bench looks for
+            failures += 1
+            saved = _save(out, f"fail-{seed}-{cases}{path.suffix}", text)
+            print(f"EXCEPTION {path.relative_to(ROOT)} -> {saved}")
+            print("  " + traceback.format_exc().strip().splitlines()[-1])
+        took = time.perf_counter() - t0
+        slowest = sorted([*slowest, (took, len(text), str(path.relative_to(ROOT)))])[-5:]
+        if took > slow:
+            print(f"SLOW {took:.2f} s, {len(text)} chars, from {path.relative_to(ROOT)} -> "
+                  f"{_save(out, f'slow-{seed}-{cases}{path.suffix}', text)}")  # fmt: skip
+        cases += 1
+    wall = time.perf_counter() - started
+    print(f"{cases} damaged files from {len(files)} seeds in {wall:.0f} s "
+          f"({cases / wall:.0f} per second), {failures} exceptions")  # fmt: skip
+    print(
+        "slowest: " + "; ".join(f"{t * 1000:.0f} ms ({n} chars, {p})" for t, n, p in slowest[::-1])
+    )
+    return 1 if failures else 0
+
+
+def _save(out: Path, name: str, text: str) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / name
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    return path
+
+
+def replay(path: Path) -> int:
+    text = path.read_text(encoding="utf-8", errors="surrogatepass")
+    t0 = time.perf_counter()
+    read(path, text)
+    print(f"{path}: {len(text)} chars read in {(time.perf_counter() - t0) * 1000:.0f} ms")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--slow", type=float, default=1.0)
+    parser.add_argument("--out", type=Path, default=Path("fuzz-cases"))
+    parser.add_argument("--replay", type=Path)
+    args = parser.parse_args(argv)
+    if args.replay is not None:
+        return replay(args.replay)
+    return run(args.seconds, args.seed, args.slow, args.out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
