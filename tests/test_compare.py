@@ -323,19 +323,24 @@ def test_a_list_cut_at_an_index_cap_is_not_offered_as_the_entry_s() -> None:
     assert whole is not None and whole.exact and not whole.short_record
 
 
-def test_of_two_namesakes_the_one_with_the_record_s_given_name_is_on_the_record() -> None:
-    """Semantic Scholar's real record of DeepSeekMath (refchecker's recorded answer) lists
-    Mingchuan Zhang and not Haowei Zhang: the entry's Haowei Zhang is the one not on the
-    record, although he comes first."""
+def _s2_by_arxiv(arxiv_id: str) -> WorkRecord | None:
+    """Semantic Scholar's record of ``arxiv_id`` as refchecker recorded it."""
     from citewarden.verify.sources.semanticscholar import work_from_s2
 
     path = DATA / "accuracy" / "refchecker" / "semanticscholar_get_by_arxiv.jsonl"
     line = next(
         row
         for row in path.read_text(encoding="utf-8").splitlines()
-        if json.loads(row)["cache_query"] == "2402.03300"
+        if json.loads(row)["cache_query"] == arxiv_id
     )
-    record = work_from_s2(json.loads(line)["body"])
+    return work_from_s2(json.loads(line)["body"])
+
+
+def test_of_two_namesakes_the_one_with_the_record_s_given_name_is_on_the_record() -> None:
+    """Semantic Scholar's real record of DeepSeekMath (refchecker's recorded answer) lists
+    Mingchuan Zhang and not Haowei Zhang: the entry's Haowei Zhang is the one not on the
+    record, although he comes first."""
+    record = _s2_by_arxiv("2402.03300")
     assert record is not None
     assert [p.family for p in record.authors].count("Zhang") == 1
     # the list as the paper cites it (openreview 0FhrtdKLtD), cut with "and others"
@@ -354,15 +359,7 @@ def test_a_group_run_into_the_first_name_of_the_record_keeps_the_first_author() 
     has "Gemma Team Aishwarya Kamath" as one author; the paper cites "Gemma Team and
     Aishwarya Kamath and ... and others" (openreview 0FhrtdKLtD).  Its first named person
     is the record's first: no "author order differs"."""
-    from citewarden.verify.sources.semanticscholar import work_from_s2
-
-    path = DATA / "accuracy" / "refchecker" / "semanticscholar_get_by_arxiv.jsonl"
-    line = next(
-        row
-        for row in path.read_text(encoding="utf-8").splitlines()
-        if json.loads(row)["cache_query"] == "2503.19786"
-    )
-    record = work_from_s2(json.loads(line)["body"])
+    record = _s2_by_arxiv("2503.19786")
     assert record is not None and str(record.authors[0]) == "Gemma Team Aishwarya Kamath"
     cited = "{Gemma Team} and Aishwarya Kamath and Johan Ferret and Shreya Pathak and others"
     authors, truncated = split_authors(cited)
