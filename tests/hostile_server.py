@@ -244,13 +244,14 @@ def check_entry(
     folder: Path,
     verify: str,
     preexec_fn: Callable[[], None] | None = None,
+    entry: str = CROSSREF_ENTRY,
 ) -> tuple[subprocess.CompletedProcess[str], float]:
     """``citewarden check refs.bib --format json`` in ``folder``, refs.bib holding
-    :data:`CROSSREF_ENTRY`, verified by Crossref and doi.org at ``hostile`` with the
+    ``entry`` (:data:`CROSSREF_ENTRY`), verified by Crossref and doi.org at ``hostile`` with the
     ``[verify]`` settings ``verify`` (TOML lines) and its cache in ``folder / "cache"``;
     no ``CITEWARDEN_`` variable of the caller's environment passes.  ``preexec_fn`` runs
     in the child before the command (a resource limit).  -> the run, its seconds."""
-    (folder / "refs.bib").write_text(CROSSREF_ENTRY)
+    (folder / "refs.bib").write_text(entry)
     (folder / ".citewarden.toml").write_text('[verify]\nsources = ["crossref", "doi"]\n' + verify)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
     env.update(

@@ -6,9 +6,13 @@ serves real recorded bodies badly.
 
 from __future__ import annotations
 
+import json
 import logging
+import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,7 +27,9 @@ from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource
 from hostile_server import (
+    CROSSREF_BODY,
     CROSSREF_DOI,
+    CROSSREF_ENTRY,
     Behaviour,
     HostileServer,
     check_entry,
@@ -349,3 +355,88 @@ def test_check_stays_bounded_under_an_address_space_limit(
     expected = "timeout" if mode == "trickle" else "response body over 8 MB"
     assert expected in reasons
     assert elapsed < 30.0  # entry budget 3 x 2 s, plus start-up on a busy machine
+
+
+# -- answers that are valid JSON, and still no record to trust as it is -----------------------
+
+
+def _damaged(change: Callable[[dict[str, Any]], None]) -> bytes:
+    """The real recorded Crossref answer with one change a broken service could make."""
+    data = json.loads(CROSSREF_BODY)
+    change(data["message"])
+    return json.dumps(data).encode()
+
+
+def _entry_report(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    """The one entry of ``done``'s JSON report, after asserting the run did not fail."""
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+    [entry] = json.loads(done.stdout)["entries"]
+    assert isinstance(entry, dict)
+    return entry
+
+
+def test_an_answer_nested_deeper_than_the_decoder_walks_fails_that_source(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
+    """``[[[[...]]]]`` 100 000 deep is valid JSON that Python's decoder cannot walk: the
+    answer fails with its reason (the entry used to end as "internal error")."""
+    deep = Behaviour("ok", body=b"[" * 100_000 + b"]" * 100_000)
+    hostile.route(WORK, deep)
+    hostile.route(f"/doi/{CROSSREF_DOI}", deep)
+    done, _ = check_entry(hostile, tmp_path, "")
+    reasons = unverified_reasons(done)
+    assert "malformed response: JSON nested too deep" in reasons
+    assert "internal error" not in reasons
+
+
+def test_a_lone_surrogate_in_an_answer_becomes_a_replacement_character(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
+    """``"\\ud800"`` is a valid JSON escape but no character: the report naming the author
+    that holds it could not be written as UTF-8.  It is read as U+FFFD (the entry names one
+    of the work's six authors: a mismatch on its authors only)."""
+    body = _damaged(lambda m: m["author"][1].update(given="Brooks \ud800"))
+    assert b"Brooks \\ud800" in body
+    hostile.route(WORK, Behaviour("ok", body=body))
+    done, _ = check_entry(hostile, tmp_path, "")
+    entry = _entry_report(done)
+    assert entry["status"] == "mismatch", entry["findings"]
+    [authors] = [f["message"] for f in entry["findings"] if f["field"] == "author"]
+    assert "Brooks \ufffd Pond," in authors
+
+
+def test_a_year_no_integer_can_hold_is_no_year(hostile: HostileServer, tmp_path: Path) -> None:
+    """``1e999`` is a JSON number Python reads as infinity: the record has no year (the
+    entry used to end as "internal error"); title and DOI still match (the entry names one
+    of the work's six authors: a mismatch on its authors only)."""
+    body = _damaged(lambda m: m.update(issued={"date-parts": [["YEAR"]]}))
+    hostile.route(WORK, Behaviour("ok", body=body.replace(b'"YEAR"', b"1e999")))
+    done, _ = check_entry(hostile, tmp_path, "")
+    entry = _entry_report(done)
+    assert entry["status"] == "mismatch", entry["findings"]
+    assert {f["field"] for f in entry["findings"] if f["severity"] != "hint"} == {"author"}
+
+
+@pytest.mark.parametrize(
+    ("journal", "container"),
+    [
+        # a word of capitals that ends in a digit: the acronym pattern tried every split of
+        # it (54 s for 3 000 letters)
+        ("A" * 20_000 + "1", "PLoS ONE"),
+        # a record's name split 50 000 times, 50 000 unclosed parentheses: every leading
+        # part was joined again, and every "(" looked for its ")" to the end
+        ("PLoS ONE", "PLoS ONE" + ", x" * 50_000 + "(" * 50_000),
+    ],
+    ids=["cited-acronym", "record-parts"],
+)
+def test_long_venue_names_are_compared_in_one_pass(
+    hostile: HostileServer, tmp_path: Path, journal: str, container: str
+) -> None:
+    """Venue names from a .bib or a source that cost hours to compare; now one pass each."""
+    hostile.route(
+        WORK, Behaviour("ok", body=_damaged(lambda m: m.update({"container-title": [container]})))
+    )
+    entry_text = CROSSREF_ENTRY.replace("  year =", f"  journal = {{{journal}}},\n  year =")
+    done, _ = check_entry(hostile, tmp_path, "", entry=entry_text)  # killed after 120 s
+    entry = _entry_report(done)
+    assert entry["status"] in ("verified", "mismatch")

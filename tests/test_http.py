@@ -13,6 +13,7 @@ import pytest
 import replay as replay_fixtures
 from citewarden.verify.http import (
     PUBLISHED_LIMITS,
+    BodyError,
     Failure,
     HttpClient,
     Limit,
@@ -321,3 +322,22 @@ async def test_api_key_never_logged_or_reported(
     assert secret not in caplog.text
     assert secret not in (result.reason or "")
     assert "api_key=" in caplog.text  # the URL was logged, masked
+
+
+def test_reply_json_reads_lone_surrogates_as_replacement_characters() -> None:
+    """A lone escaped surrogate becomes U+FFFD; a pair stays the character it spells, and
+    an escaped backslash before "u" is text, not an escape."""
+    body = rb'{"a": "x\ud800y", "b": "\ud83d\ude00", "c": "\\ud800", "d": "\udc00\ud800"}'
+    assert Reply(200, {}, body, "").json() == {
+        "a": "x\ufffdy",
+        "b": "\U0001f600",
+        "c": "\\ud800",
+        "d": "\ufffd\ufffd",
+    }
+    # a surrogate written as UTF-8 bytes (CESU-8), which Python's decoder lets through
+    assert Reply(200, {}, b'"\xed\xa0\x80"', "").json() == "\ufffd"
+
+
+def test_reply_json_too_deep_is_a_body_error() -> None:
+    with pytest.raises(BodyError, match="nested too deep"):
+        Reply(200, {}, b"[" * 100_000 + b"]" * 100_000, "").json()

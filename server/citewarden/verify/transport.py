@@ -65,8 +65,38 @@ class Reply:
         return self.content.decode("utf-8", errors="replace")
 
     def json(self) -> Any:
-        """The decoded JSON body; raises ``ValueError`` when the body is not JSON."""
-        return json.loads(self.content)
+        """The decoded JSON body; raises ``ValueError`` when the body is not JSON, or
+        nests deeper than the decoder's recursion allows (``[[[[...`` is valid JSON).
+        A lone surrogate (``"\\ud800"`` is valid JSON, but no character: it cannot be
+        written as UTF-8, so a report holding it could not be written) becomes U+FFFD."""
+        try:
+            text = self.content.decode(json.detect_encoding(self.content), "surrogatepass")
+        except UnicodeDecodeError:
+            raise BodyError("not valid text") from None
+        if _SURROGATE.search(text):
+            text = _LONE_SURROGATE.sub(_replace_lone, _SURROGATE_CHAR.sub("\ufffd", text))
+        try:
+            return json.loads(text)
+        except RecursionError:
+            raise BodyError("JSON nested too deep") from None
+
+
+class BodyError(ValueError):
+    """A body that cannot be decoded, with what is wrong with it (for the failure's reason)."""
+
+
+#: A surrogate in JSON text, as a character or as an escape (quick test).
+_SURROGATE = re.compile(r"[\ud800-\udfff]|\\u[dD][89a-fA-F]")
+_SURROGATE_CHAR = re.compile(r"[\ud800-\udfff]")
+#: An escaped backslash (kept, so that the "u" after it is not read as an escape), an
+#: escaped surrogate pair (a character: kept), or a lone escaped surrogate.
+_LONE_SURROGATE = re.compile(
+    r"\\\\|\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|\\u[dD][89a-fA-F][0-9a-fA-F]{2}"
+)
+
+
+def _replace_lone(m: re.Match[str]) -> str:
+    return "\\ufffd" if len(m.group()) == 6 else m.group()
 
 
 @dataclass(frozen=True, slots=True)

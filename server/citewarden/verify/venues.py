@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 
 from citewarden.verify.normalize import fold
 from citewarden.verify.venue_table import BUNDLED, Venue, VenueKind
@@ -167,8 +167,27 @@ def _numeral(token: str) -> bool:
     )
 
 
+#: The leading parts of a name looked at (before the first separators): a venue's name, a
+#: place, a date or a subtitle come first; a name split a thousand times is not a venue.
+MAX_PARTS = 12
+
+
+def _unparenthesised(text: str) -> str:
+    """``text`` with each "(" up to the next ")" replaced by a space, in one pass."""
+    out: list[str] = []
+    at = 0
+    while (start := text.find("(", at)) >= 0:
+        end = text.find(")", start)
+        if end < 0:
+            break
+        out += (text[at:start], " ")
+        at = end + 1
+    out.append(text[at:])
+    return "".join(out)
+
+
 def _core(text: str) -> list[str]:
-    tokens = fold(re.sub(r"\([^)]*\)", " ", text)).split()
+    tokens = fold(_unparenthesised(text)).split()
     return [t for t in tokens if t not in _STOP and t not in _GENERIC and not _numeral(t)]
 
 
@@ -183,7 +202,7 @@ def _head_cores(text: str) -> list[tuple[str, ...]]:
     semicolon (a place, a date or a subtitle that follows the venue's name), sponsors left
     out: ``International Conference on Machine Learning, Vienna`` gives the core of the
     whole and ``("machine", "learning")``."""
-    parts = re.split(r"[,:;]", re.sub(r"\([^)]*\)", " ", text))
+    parts = re.split(r"[,:;]", _unparenthesised(text), maxsplit=MAX_PARTS)[:MAX_PARTS]
     out = []
     for i in range(1, len(parts) + 1):
         core = tuple(t for t in _core(",".join(parts[:i])) if t not in _SPONSORS)
@@ -195,12 +214,26 @@ def _head_cores(text: str) -> list[tuple[str, ...]]:
 def _acronyms(text: str) -> set[str]:
     """The acronyms of a venue name, with the workshops' form of an acronym followed by
     "Workshop(s)" ("CVPR Workshops" is also CVPRW)."""
-    found = {m.lower() for m in re.findall(r"\b([A-Z][A-Za-z]*[A-Z]{1,}[A-Za-z]*)\b", text)}
-    found |= {
-        m.lower() + "w"
-        for m in re.findall(r"\b([A-Z][A-Za-z]*[A-Z][A-Za-z]*)\s+(?i:workshops?)\b", text)
-    }
-    return {a for a in found if 3 <= len(a) <= 10 and a.isalpha()}
+    found = {w.lower() for w in _WORD.findall(text) if _acronym_like(w)}
+    found |= {m.lower() + "w" for m in _BEFORE_WORKSHOP.findall(text) if _acronym_like(m)}
+    return {a for a in found if 3 <= len(a) <= 10}
+
+
+#: Whole words, and the word before "Workshop(s)": matched as runs and judged in
+#: :func:`_acronym_like`, so that a long run of letters costs one pass (a pattern that
+#: looks for capitals inside the word tries every split of it).
+_WORD = re.compile(r"\w+")
+_BEFORE_WORKSHOP = re.compile(r"\b(\w+)\s+(?i:workshops?)\b")
+
+
+def _acronym_like(word: str) -> bool:
+    """An ASCII word of letters with a capital first and another capital after it."""
+    return (
+        word.isascii()
+        and word.isalpha()
+        and word[0].isupper()
+        and any(c.isupper() for c in word[1:])
+    )
 
 
 def _acronym_of(short: str, full: str) -> bool:
@@ -219,7 +252,7 @@ def _acronym_of(short: str, full: str) -> bool:
     if " " in text or len(full.split()) < 2:
         return False
     letters = text.lower()
-    parts = re.split(r"[,:;]", re.sub(r"\([^)]*\)", " ", full))
+    parts = re.split(r"[,:;]", _unparenthesised(full), maxsplit=MAX_PARTS)[:MAX_PARTS]
     for i in range(1, len(parts) + 1):
         words = fold(",".join(parts[:i])).split()
         if len(words) >= 2 and _initials_cover(letters, words):
@@ -234,17 +267,18 @@ def _skippable(word: str) -> bool:
 def _initials_cover(letters: str, words: Sequence[str]) -> bool:
     """Can ``letters`` be spelled by the initials of ``words`` in order, skipping only
     generic words?"""
-
-    @cache
-    def step(i: int, j: int) -> bool:
-        if j == len(words):
-            return i == len(letters)
-        word = words[j]
-        if i < len(letters) and word[0] == letters[i] and step(i + 1, j + 1):
-            return True
-        return _skippable(word) and step(i, j + 1)
-
-    return step(0, 0)
+    reached = {0}  # how many letters the words so far can have spelled
+    for word in words:
+        skip = _skippable(word)
+        reached = {
+            k
+            for i in reached
+            for k in ((i + 1,) if i < len(letters) and word[0] == letters[i] else ())
+            + ((i,) if skip else ())
+        }
+        if not reached:
+            return False
+    return len(letters) in reached
 
 
 def _alias_hit(a: str, b: str) -> bool:
@@ -274,8 +308,8 @@ def _leading_parts(text: str) -> set[str]:
     """The folded leading parts of a name before a subtitle separator (colon, comma,
     semicolon, parenthesis or a spaced dash): "Journal of X: Y" gives "journal of x".  A
     longer name without a separator ("... Computer Vision and Graphics") has none."""
-    parts = re.split(r"[,:;(]|\s[-\u2013\u2014]\s", text)
-    return {fold(" ".join(parts[:i])) for i in range(1, len(parts))}
+    parts = re.split(r"[,:;(]|\s[-\u2013\u2014]\s", text, maxsplit=MAX_PARTS)
+    return {fold(" ".join(parts[:i])) for i in range(1, min(len(parts), MAX_PARTS + 1))}
 
 
 def venue_agrees(entry_venue: str, names: Sequence[str]) -> bool:
@@ -371,7 +405,7 @@ def venue_search_text(name: str) -> str | None:
     years, sponsors or parenthesised parts.  dblp's venue search wants every word as the prefix of a
     word of the venue's name, so abbreviated words ("Intl.", "Natl.") are left out while
     full words remain.  None when nothing is left to search for."""
-    head = re.split(r"[,;]", re.sub(r"\([^)]*\)", " ", name))[0]
+    head = re.split(r"[,;]", _unparenthesised(name))[0]
     full: list[str] = []
     short: list[str] = []
     for raw in head.split():

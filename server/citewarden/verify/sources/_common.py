@@ -13,7 +13,7 @@ from xml.etree.ElementTree import Element
 from defusedxml import ElementTree as SafeET
 from defusedxml.common import DefusedXmlException
 
-from citewarden.verify.http import Failure, Reply
+from citewarden.verify.http import BodyError, Failure, Reply
 from citewarden.verify.records import Lookup, Outcome, Person, Query, UpdateKind, WorkRecord
 
 T = TypeVar("T")
@@ -86,8 +86,8 @@ def year_from_parts(value: Any) -> int | None:
     if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
         first = parts[0][0]
         try:
-            year = int(first)
-        except (TypeError, ValueError):
+            year = None if isinstance(first, bool) else int(first)
+        except (TypeError, ValueError, OverflowError):  # OverflowError: 1e999 is infinity
             year = None
         if year is not None and 0 < year < 3000:
             return year
@@ -101,7 +101,7 @@ def year_from_parts(value: Any) -> int | None:
 
 
 def year_from_string(value: Any) -> int | None:
-    if isinstance(value, int) and 0 < value < 3000:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 3000:
         return value
     if isinstance(value, str):
         m = re.search(r"\b(1[0-9]{3}|2[0-9]{3})\b", value)
@@ -198,6 +198,8 @@ def reply_json(source: str, reply: Reply | Failure) -> Any | Lookup:
         return Lookup.failed(source, f"HTTP {reply.status}")
     try:
         return reply.json()
+    except BodyError as exc:
+        return Lookup.failed(source, f"malformed response: {exc}")
     except ValueError:
         return Lookup.failed(source, "malformed response: not JSON")
 
@@ -232,10 +234,20 @@ def convert_all(source: str, items: Iterable[Any], convert: Callable[[Any], T | 
 
 
 def guard(source: str, build: Callable[[], Lookup]) -> Lookup:
-    """Run a conversion; unexpected shapes in a response become FAILED, never a crash."""
+    """Run a conversion; unexpected shapes in a response become FAILED, never a crash
+    (``ArithmeticError``: a number no field can hold; ``RecursionError``: nesting deeper
+    than the conversion can walk)."""
     try:
         return build()
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        IndexError,
+        ArithmeticError,
+        RecursionError,
+    ) as exc:
         return Lookup.failed(source, f"malformed response: {type(exc).__name__}")
 
 

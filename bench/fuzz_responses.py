@@ -1,0 +1,343 @@
+"""Mutation fuzzing of what sources answer: a source that lies about types, sizes and shapes.
+
+Takes refchecker's real recorded answers (the Crossref, OpenAlex, Semantic Scholar and DBLP
+bodies of tests/data/accuracy/refchecker, the data of ``bench/accuracy/real_refs.py``) and,
+each round, damages a share of them the way a broken or hostile service could while still
+sending valid JSON: a value of another type (``null``, a number where a string was, a list
+where an object was, ``NaN``, ``1e308``, a 20-digit year), a key dropped, a string of a
+million characters, a list repeated thousands of times, nesting hundreds deep, control,
+escape and bidirectional characters.  The damaged bodies are converted as the sources
+convert them (``guard``: an unexpected shape is a failed answer) and the 609 real references
+are verified against them with the real engine; then every verdict is turned into findings
+and written as the text, JSON, SARIF and HTML reports.
+
+Prints the rounds run, every exception that escaped a conversion, every verdict the engine
+gave up on ("internal error while verifying": the engine's last guard), every exception of
+the reports and every control character that reached the text report (none is expected),
+with the slowest rounds and entries.  ``--replay N --seed S`` runs round N of seed S again
+and prints its tracebacks.
+
+Usage: ``python bench/fuzz_responses.py [--seconds 120] [--seed 1] [--share 0.2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import faulthandler
+import json
+import logging
+import random
+import re
+import sys
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "server"))
+sys.path.insert(0, str(ROOT / "bench" / "accuracy"))
+
+import real_refs  # noqa: E402
+
+from citewarden import cli  # noqa: E402
+from citewarden.addref.bibtex_out import clean_value  # noqa: E402
+from citewarden.audit import run_audit  # noqa: E402
+from citewarden.safe_text import visible_lines  # noqa: E402
+from citewarden.settings import Settings, VerifySettings  # noqa: E402
+from citewarden.verify import engine  # noqa: E402
+from citewarden.verify.engine import Verifier  # noqa: E402
+from citewarden.verify.records import Lookup  # noqa: E402
+from citewarden.verify.sources import (  # noqa: E402
+    work_from_csl,
+    work_from_dblp,
+    work_from_openalex,
+    work_from_s2,
+)
+from citewarden.verify.sources._common import guard, reply_json  # noqa: E402
+from citewarden.verify.transport import Reply  # noqa: E402
+
+#: (source, recorded file, table of RecordedSource, converter)
+FILES: tuple[tuple[str, str, str, Callable[[Any, str], Any]], ...] = (
+    ("crossref", "crossref_get_by_doi.jsonl", "doi", work_from_csl),
+    ("crossref", "crossref_search_works.jsonl", "titles", work_from_csl),
+    ("openalex", "openalex_get_by_doi.jsonl", "doi", work_from_openalex),
+    ("openalex", "openalex_search_works.jsonl", "titles", work_from_openalex),
+    ("semanticscholar", "semanticscholar_get_by_doi.jsonl", "doi", work_from_s2),
+    ("semanticscholar", "semanticscholar_get_by_arxiv.jsonl", "arxiv", work_from_s2),
+    ("semanticscholar", "semanticscholar_match_title.jsonl", "titles", work_from_s2),
+    ("semanticscholar", "semanticscholar_search_paper.jsonl", "titles", work_from_s2),
+    ("dblp", "dblp_search.jsonl", "titles", work_from_dblp),
+)
+HOSTILE_TEXT = (
+    "", " ", "\x1b[2J\x1b]0;owned\x07", "\u202ebidi\u202c", "<script>alert(1)</script>",
+    "\x00", "\ud800", "}{\\", "et al.", "0", "-1", "NaN", "9" * 40, "\n" * 50, "a" * 5000,
+)  # fmt: skip
+HOSTILE_VALUES: tuple[Any, ...] = (
+    None, True, 0, -1, 10**20, 1e308, float("nan"), float("inf"), [], {}, [None], [[]], {"": ""},
+)  # fmt: skip
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def recorded() -> list[tuple[str, str, str, Callable[[Any, str], Any], str, Any]]:
+    """Every recorded row: (source, file, table, converter, key, body)."""
+    rows = []
+    for source, name, table, convert in FILES:
+        path = real_refs.DATA / name
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            rows.append(
+                (source, name, table, convert, real_refs._key(row["cache_query"]), row["body"])
+            )
+    return rows
+
+
+def _places(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Paths to every value inside ``node`` (dict keys and list indexes)."""
+    out = [path]
+    if len(path) > 30:
+        return out
+    if isinstance(node, dict):
+        for k, v in node.items():
+            out += _places(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node[:50]):
+            out += _places(v, (*path, i))
+    return out
+
+
+def _get(node: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        node = node[step]
+    return node
+
+
+def _nested(depth: int) -> Any:
+    value: Any = "deep"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def mutate(body: Any, rnd: random.Random) -> Any:
+    """``body`` damaged in 1-4 places (the body itself may be replaced)."""
+    body = before = copy.deepcopy(body)
+    for _ in range(rnd.randint(1, 4)):
+        places = _places(body)
+        path = rnd.choice(places)
+        old = _get(body, path)
+        op = rnd.random()
+        if op < 0.3:
+            new: Any = copy.deepcopy(rnd.choice(HOSTILE_VALUES))
+        elif op < 0.5:
+            new = rnd.choice(HOSTILE_TEXT)
+        elif op < 0.6 and isinstance(old, str):
+            new = (old or "x") * (rnd.randint(1_000, 1_000_000) // max(1, len(old)))
+        elif op < 0.7 and isinstance(old, list) and old and len(json.dumps(old)) < 50_000:
+            new = old * (rnd.randint(1_000, 1_000_000) // len(json.dumps(old)))
+        elif op < 0.75:
+            new = _nested(rnd.randint(50, 400))
+        elif op < 0.85 and isinstance(old, dict):
+            new = list(old.values())
+        elif op < 0.95 and isinstance(old, str):
+            at = rnd.randrange(len(old) + 1)
+            new = old[:at] + rnd.choice(HOSTILE_TEXT) + old[at:]
+        else:
+            new = {"value": old}
+        if not path:
+            body = new if rnd.random() < 0.2 else body
+        elif rnd.random() < 0.1 and isinstance(parent := _get(body, path[:-1]), dict):
+            parent.pop(path[-1], None)
+        else:
+            _get(body, path[:-1])[path[-1]] = new
+        try:  # a value put inside itself cannot be sent: dropped
+            body = json.loads(json.dumps(body))
+        except ValueError:
+            body = copy.deepcopy(before)
+        before = body
+    return body
+
+
+class Escaped(Exception):
+    """An exception that got past a conversion's guard."""
+
+
+def _convert(source: str, body: Any, convert: Callable[[Any, str], Any]) -> Lookup:
+    """The body as a source turns it into an answer: an unexpected shape fails the answer."""
+
+    reply = Reply(200, {}, json.dumps(body).encode(), "")
+    data = reply_json(source, reply)  # the decoding every JSON answer goes through
+    if isinstance(data, Lookup):
+        return data
+
+    def build() -> Lookup:
+        return Lookup.found(source, real_refs._records(data, convert, source))
+
+    return guard(source, build)
+
+
+class Errors(logging.Handler):
+    """Collects the tracebacks the engine logs when it gives up on an entry."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.ERROR)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.exc_info:
+            self.seen.append("".join(traceback.format_exception(*record.exc_info)))
+
+
+def _where(tb: str) -> str:
+    """The last frame inside citewarden and the exception line of a traceback."""
+    frames = [
+        ln.strip()
+        for ln in tb.splitlines()
+        if ln.strip().startswith("File ") and "citewarden" in ln
+    ]
+    last = tb.strip().splitlines()[-1]
+    return f"{frames[-1] if frames else '?'} -> {last[:160]}"
+
+
+def write_project(entries: list[Any], folder: Path) -> None:
+    """The references as a .bib file and a LaTeX paper citing each of them once."""
+    fields = ("title", "author", "year", "journal", "url", "doi")
+    lines = []
+    for e in entries:
+        body = ",\n".join(f"  {n} = {{{clean_value(e.get(n))}}}" for n in fields if e.get(n))
+        lines.append(f"@{e.entry_type}{{{e.key},\n{body}\n}}\n")
+    (folder / "refs.bib").write_text("\n".join(lines), encoding="utf-8")
+    cites = "\n".join(f"As shown before \\cite{{{e.key}}}." for e in entries)
+    (folder / "paper.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n"
+        f"{cites}\n\\bibliography{{refs}}\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
+
+
+def sources_of(rows: list[Any], rnd: random.Random, share: float) -> tuple[list[Any], Counter[str]]:
+    """The recorded sources of one round, a share of their answers damaged."""
+    problems: Counter[str] = Counter()
+    made: dict[str, real_refs.RecordedSource] = {}
+    for source, _name, table, convert, key, body in rows:
+        src = made.setdefault(source, real_refs.RecordedSource(source))
+        tab = getattr(src, table)
+        if key in tab and tab[key].records:
+            continue
+        if rnd.random() < share:
+            body = mutate(body, rnd)
+        try:
+            tab[key] = _convert(source, body, convert)
+        except Exception:  # what the bench looks for
+            problems["conversion: " + _where(traceback.format_exc())] += 1
+    return list(made.values()), problems
+
+
+def one_round(
+    rows: list[Any], rnd: random.Random, share: float, folder: Path, errors: Errors
+) -> tuple[Counter[str], float]:
+    """Check the paper against damaged answers, then write every report of it."""
+    sources, problems = sources_of(rows, rnd, share)
+    settings = Settings(verify=VerifySettings(sources=tuple(s.name for s in sources)))
+
+    def recorded_verifier(*_args: Any, **_kw: Any) -> Verifier:
+        return Verifier(sources, settings.verify, today=real_refs.AS_OF)
+
+    engine.build_verifier = recorded_verifier  # type: ignore[assignment]
+    errors.seen.clear()
+    t0 = time.perf_counter()
+    try:
+        audit = run_audit([str(folder)], settings, cwd=folder)
+    except Exception:  # what the bench looks for
+        problems["audit: " + _where(traceback.format_exc())] += 1
+        return problems, time.perf_counter() - t0
+    for tb in errors.seen:
+        problems["engine: " + _where(tb)] += 1
+    for fmt in ("text", "json", "sarif", "html"):
+        try:
+            out = cli._render(fmt, audit, folder, [str(folder)])
+            if fmt == "text":
+                # as ``check`` writes it to the terminal
+                out += visible_lines(cli._verification_summary(audit, folder))
+            if fmt in ("json", "sarif"):
+                json.loads(out)
+        except Exception:  # what the bench looks for
+            problems[f"{fmt} report: " + _where(traceback.format_exc())] += 1
+            continue
+        bad = CONTROL.search(out.replace("\n", "")) if fmt == "text" else None
+        if bad is not None:
+            line = next(ln for ln in out.splitlines() if bad.group() in ln)
+            problems[f"text report: {bad.group()!r} reached the terminal in {line[:100]!r}"] += 1
+        if fmt == "html" and "<script>alert" in out:
+            problems["html report: a source's markup was written unescaped"] += 1
+    return problems, time.perf_counter() - t0
+
+
+def run(
+    seconds: float,
+    seed: int,
+    share: float,
+    replay: int | None,
+    folder: Path,
+    slow: float,
+    stuck: float,
+) -> int:
+    rows = recorded()
+    entries = real_refs.entries()
+    folder.mkdir(parents=True, exist_ok=True)
+    write_project(entries, folder)
+    errors = Errors()
+    logging.getLogger("citewarden").addHandler(errors)
+    logging.getLogger("citewarden").propagate = False
+    total: Counter[str] = Counter()
+    rounds = 0
+    slowest: list[tuple[float, int]] = []
+    started = time.perf_counter()
+    while replay is not None or time.perf_counter() - started < seconds:
+        number = rounds if replay is None else replay
+        rnd = random.Random(f"{seed}-{number}")
+        # a round that hangs is a finding: its stack is printed and the run ends
+        faulthandler.dump_traceback_later(stuck, exit=True)
+        problems, took = one_round(rows, rnd, share, folder, errors)
+        faulthandler.cancel_dump_traceback_later()
+        for what, n in problems.items():
+            if what not in total or replay is not None:
+                print(f"round {number}: {what} (x{n})")
+        if replay is not None:
+            for tb in errors.seen[:3]:
+                print(tb)
+        total.update(problems)
+        slowest = sorted([*slowest, (took, number)])[-3:]
+        if took > slow:
+            print(f"round {number}: slow, {took:.1f} s")
+        rounds += 1
+        if replay is not None:
+            break
+    wall = time.perf_counter() - started
+    print(f"{rounds} rounds of {len(entries)} references against {len(rows)} recorded answers "
+          f"({share:.0%} damaged each round) in {wall:.0f} s: {sum(total.values())} problems, "
+          f"{len(total)} distinct")  # fmt: skip
+    print("slowest rounds: " + "; ".join(f"{t:.1f} s (round {r})" for t, r in slowest[::-1]))
+    return 1 if total else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--share", type=float, default=0.2, help="share of answers damaged")
+    parser.add_argument("--slow", type=float, default=10.0, help="report a round slower than this")
+    parser.add_argument("--stuck", type=float, default=120.0, help="a round this long hangs")
+    parser.add_argument("--replay", type=int, help="run this round of --seed again")
+    parser.add_argument(
+        "--dir", type=Path, default=Path("fuzz-responses"), help="the paper's folder"
+    )
+    args = parser.parse_args(argv)
+    return run(args.seconds, args.seed, args.share, args.replay, args.dir, args.slow, args.stuck)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
