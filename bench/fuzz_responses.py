@@ -50,7 +50,8 @@ from citewarden.safe_text import visible_lines  # noqa: E402
 from citewarden.settings import Settings, VerifySettings  # noqa: E402
 from citewarden.verify import engine  # noqa: E402
 from citewarden.verify.engine import Verifier  # noqa: E402
-from citewarden.verify.records import Lookup  # noqa: E402
+from citewarden.verify.http import PUBLISHED_LIMITS, HttpClient, Limit, RetryPolicy  # noqa: E402
+from citewarden.verify.records import Lookup, Query  # noqa: E402
 from citewarden.verify.sources import (  # noqa: E402
     work_from_csl,
     work_from_dblp,
@@ -276,6 +277,153 @@ def one_round(
     return problems, time.perf_counter() - t0
 
 
+# -- every source's own reading of its answers (--sources) ------------------------------
+
+API = ROOT / "tests" / "data" / "api"
+#: What a damaged XML or HTML answer gains (arXiv, PubMed, doi.org)
+MARKUP = (
+    "<", ">", "&", "&amp;", "&#0;", "&#xD800;", "]]>", "<![CDATA[", "<!--", "<entry>", "</entry>",
+    "<title>", '<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa">]>', "&a;", "\x00", "\u202e", "9" * 40,
+)  # fmt: skip
+
+
+def answers_of(source: str) -> list[tuple[bytes, str]]:
+    """The recorded answers of one source (tests/data/api) and their content types."""
+    manifest = json.loads((API / source / "manifest.json").read_text(encoding="utf-8"))
+    return [
+        ((API / source / r["file"]).read_bytes(), r.get("content_type", "application/json"))
+        for r in manifest
+    ]
+
+
+def damaged_answer(body: bytes, ctype: str, rnd: random.Random) -> bytes:
+    """``body`` damaged: its JSON values (see :func:`mutate`), or its markup as text."""
+    if "json" in ctype:
+        try:
+            return json.dumps(mutate(json.loads(body), rnd)).encode()
+        except ValueError:
+            pass
+    text = body.decode("utf-8", "replace")
+    for _ in range(rnd.randint(1, 6)):
+        at = rnd.randrange(len(text) + 1)
+        op = rnd.random()
+        if op < 0.5:
+            text = text[:at] + rnd.choice(MARKUP) + text[at:]
+        elif op < 0.7:
+            text = text[:at] + text[at + rnd.randint(1, 300) :]
+        elif op < 0.85:
+            end = min(len(text), at + rnd.randint(1, 400))
+            text = text[:at] + text[at:end] * rnd.randint(2, 2_000) + text[end:]
+        else:
+            text = text[:at] + rnd.choice(MARKUP) * rnd.randint(100, 100_000) + text[at:]
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _calls(src: Any) -> list[tuple[str, Any]]:
+    """Every look-up a source has, with an argument of the right kind."""
+    args: list[tuple[str, Any]] = [
+        ("by_doi", "10.1371/journal.pone.0033693"),
+        ("by_dois", ["10.1371/journal.pone.0033693", "10.1038/nature12373"]),
+        ("search", Query("Methylphenidate exposure induces dopamine neuron loss", ("Sadasivan",))),
+        ("by_arxiv", "1605.08386"),
+        ("by_arxivs", ["1605.08386", "1707.08567"]),
+        ("by_pmid", "11618220"),
+        ("by_pmid_batch", ["11618220", "22457769"]),
+        ("by_isbn", "9780262033848"),
+        ("journal", "1932-6203"),
+        ("venues", "International Conference on Machine Learning"),
+        ("notices", "10.1371/journal.pone.0033693"),
+    ]
+    return [(name, arg) for name, arg in args if hasattr(src, name)]
+
+
+async def _source_case(name: str, body: bytes, ctype: str) -> tuple[Counter[str], float]:
+    """Every look-up of one source answered with ``body``; each record compared with an
+    entry.  Nothing may raise."""
+    import httpx
+
+    from citewarden.verify import sources as all_sources
+    from citewarden.verify.compare import compare
+    from citewarden.verify.field_check import field_issues
+    from citewarden.verify.normalize import make_entry, normalize_entry
+    from citewarden.verify.sources.doaj import DoajSource
+
+    def answer(_request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body, headers={"content-type": ctype})
+
+    unlimited = {lane: Limit(1000.0, 1000, 16) for lane in PUBLISHED_LIMITS}
+    http = HttpClient(
+        transport=httpx.MockTransport(answer), limits=unlimited, retry=RetryPolicy(0, 0)
+    )
+    classes = {
+        "arxiv": all_sources.ArxivSource, "crossref": all_sources.CrossrefSource,
+        "datacite": all_sources.DataCiteSource, "dblp": all_sources.DblpSource,
+        "doaj": DoajSource, "doi": all_sources.DoiSource,
+        "openalex": all_sources.OpenAlexSource, "openlibrary": all_sources.OpenLibrarySource,
+        "pubmed": all_sources.PubMedSource, "semanticscholar": all_sources.SemanticScholarSource,
+    }  # fmt: skip
+    src = classes[name](http, "https://example.org")
+    entry = normalize_entry(
+        make_entry(
+            "k",
+            "article",
+            {
+                "title": "Methylphenidate exposure induces dopamine neuron loss",
+                "author": "Sadasivan, Shankar and Pond, Brooks B.",
+                "year": "2012",
+                "journal": "PLoS ONE",
+                "doi": "10.1371/journal.pone.0033693",
+            },
+        )  # fmt: skip
+    )
+    problems: Counter[str] = Counter()
+    t0 = time.perf_counter()
+    for method, arg in _calls(src):
+        try:
+            got = await getattr(src, method)(arg)
+            lookups = list(got.values()) if isinstance(got, dict) else [got]
+            for lookup in lookups:
+                for record in lookup.records:
+                    field_issues(entry, compare(entry, record), anchored_by_id=True)
+        except Exception:  # what the bench looks for
+            problems[f"{name}.{method}: " + _where(traceback.format_exc())] += 1
+    await http.aclose()
+    return problems, time.perf_counter() - t0
+
+
+def run_sources(seconds: float, seed: int, slow: float, stuck: float) -> int:
+    """Damaged answers read by each source's own code, for ``seconds``."""
+    import asyncio
+
+    rnd = random.Random(seed)
+    seeds = [
+        (d.name, b, c) for d in sorted(API.iterdir()) if d.is_dir() for b, c in answers_of(d.name)
+    ]
+    total: Counter[str] = Counter()
+    cases = 0
+    slowest: list[tuple[float, str]] = []
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        name, body, ctype = rnd.choice(seeds)
+        damaged = damaged_answer(body, ctype, rnd)
+        faulthandler.dump_traceback_later(stuck, exit=True)
+        problems, took = asyncio.run(_source_case(name, damaged, ctype))
+        faulthandler.cancel_dump_traceback_later()
+        for what, n in problems.items():
+            if what not in total:
+                print(f"case {cases}: {what} (x{n})")
+        if took > slow:
+            print(f"case {cases}: {name} slow, {took:.1f} s for {len(damaged)} bytes")
+        total.update(problems)
+        slowest = sorted([*slowest, (took, f"{name}, {len(damaged)} bytes")])[-3:]
+        cases += 1
+    wall = time.perf_counter() - started
+    print(f"{cases} damaged answers from {len(seeds)} recorded ones in {wall:.0f} s: "
+          f"{sum(total.values())} problems, {len(total)} distinct")  # fmt: skip
+    print("slowest: " + "; ".join(f"{t * 1000:.0f} ms ({w})" for t, w in slowest[::-1]))
+    return 1 if total else 0
+
+
 def run(
     seconds: float,
     seed: int,
@@ -335,7 +483,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dir", type=Path, default=Path("fuzz-responses"), help="the paper's folder"
     )
+    parser.add_argument("--sources", action="store_true", help="each source's own reading")
     args = parser.parse_args(argv)
+    if args.sources:
+        return run_sources(args.seconds, args.seed, args.slow, args.stuck)
     return run(args.seconds, args.seed, args.share, args.replay, args.dir, args.slow, args.stuck)
 
 
