@@ -3,21 +3,26 @@
 Takes refchecker's real recorded answers (the Crossref, OpenAlex, Semantic Scholar and DBLP
 bodies of tests/data/accuracy/refchecker, the data of ``bench/accuracy/real_refs.py``) and,
 each round, damages a share of them the way a broken or hostile service could while still
-sending valid JSON: a value of another type (``null``, a number where a string was, a list
-where an object was, ``NaN``, ``1e308``, a 20-digit year), a key dropped, a string of a
-million characters, a list repeated thousands of times, nesting hundreds deep, control,
-escape and bidirectional characters.  The damaged bodies are converted as the sources
-convert them (``guard``: an unexpected shape is a failed answer) and the 609 real references
-are verified against them with the real engine; then every verdict is turned into findings
-and written as the text, JSON, SARIF and HTML reports.
+sending JSON: a value of another type (``null``, a number where a string was, a list where
+an object was, ``NaN``, ``1e308``, a 20-digit year), a key dropped, a string or a list
+repeated up to a million characters, nesting hundreds deep, control, escape, bidirectional
+characters and lone surrogates.  The damaged bodies go through the decoding every JSON
+answer goes through and are converted as the sources convert them (``guard``: an
+unexpected shape is a failed answer); the 609 real references, cited by one LaTeX paper,
+are checked against them with the real engine, and the text, JSON, SARIF and HTML reports
+are written.
 
-Prints the rounds run, every exception that escaped a conversion, every verdict the engine
-gave up on ("internal error while verifying": the engine's last guard), every exception of
-the reports and every control character that reached the text report (none is expected),
-with the slowest rounds and entries.  ``--replay N --seed S`` runs round N of seed S again
-and prints its tracebacks.
+Prints every exception that escaped a conversion, every entry the engine gave up on
+("internal error while verifying": its last guard), every report that failed and every
+control character that reached the text output (none is expected), and the slowest
+rounds; a round over ``--stuck`` seconds prints its stack and ends the run (a hang is a
+finding).  ``--replay N --seed S`` runs round N of seed S again and prints its tracebacks.
 
-Usage: ``python bench/fuzz_responses.py [--seconds 120] [--seed 1] [--share 0.2]``
+``--sources``: every look-up of each source's own code (all ten; the recorded answers of
+tests/data/api, markup damaged as text for arXiv, PubMed and doi.org) answered with a
+damaged answer, each record it gives compared with an entry.
+
+Usage: ``python bench/fuzz_responses.py [--seconds 120] [--seed 1] [--share 0.2] [--sources]``
 """
 
 from __future__ import annotations
@@ -160,10 +165,6 @@ def mutate(body: Any, rnd: random.Random) -> Any:
             body = copy.deepcopy(before)
         before = body
     return body
-
-
-class Escaped(Exception):
-    """An exception that got past a conversion's guard."""
 
 
 def _convert(source: str, body: Any, convert: Callable[[Any, str], Any]) -> Lookup:
@@ -374,7 +375,7 @@ async def _source_case(name: str, body: bytes, ctype: str) -> tuple[Counter[str]
                 "journal": "PLoS ONE",
                 "doi": "10.1371/journal.pone.0033693",
             },
-        )  # fmt: skip
+        )
     )
     problems: Counter[str] = Counter()
     t0 = time.perf_counter()
