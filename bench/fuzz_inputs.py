@@ -43,7 +43,7 @@ TOKENS = (
     "{", "}", "\\", "@", ",", "=", '"', "%", "#", "\n", "$", "$$", "~", "\x00", "\u202e",
     "é", "\\cite{", "[@", "@article{", "\\begin{", "\\end{", "\\input{", "\\bibliography{",
     "\\verb|", "\\iffalse", "\\fi", "\\def\\x{", "\\newcommand", "\\(", "\\[", "\\\\",
-    "---\n", "```", "<!--", "-->", " " * 50, "and ", "others", "et al.", '{\\"o}',
+    "---\n", "```", "<!--", "-->", " " * 50, "and ", "others", "et al.", '{\\"o}', "A", "(", ":",
 )  # fmt: skip
 TODAY = date(2026, 12, 1)
 #: the longest stretch of a seed read at once (a long seed is read in windows)
