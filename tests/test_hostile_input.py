@@ -17,6 +17,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -607,3 +608,83 @@ def test_visible_json_safe_and_unsafe_characters() -> None:
     assert safe.isascii() and json.loads(safe) == {"k": "\u202e\x85\x1b"}
     assert unsafe_characters("ok\nline") == []
     assert unsafe_characters("x\x07\u200f\x07") == ["\\u200f", "\\x07"]
+
+
+def non_utf8_project(root: Path) -> None:
+    """A project beside two files whose names are not UTF-8 (bytes 0xFE, 0xFF): one cites a
+    key no bibliography has, the other is an unclosed entry."""
+    (root / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
+    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
+    raw = os.fsencode(root)
+    with open(raw + b"/x\xfe.tex", "wb") as out:
+        out.write(b"\\cite{a,zz}\n\\bibliography{refs}\n")
+    with open(raw + b"/\xffbad.bib", "wb") as out:
+        out.write(b"@misc{b, title = {B}\n")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "html"])
+def test_names_that_are_not_utf8_reach_every_output_escaped(tmp_path: Path, fmt: str) -> None:
+    """Python holds such a name with surrogates, which no encoding writes: every report,
+    on the terminal and in a file, shows the name's bytes (``\\xfe``), or keeps them
+    exactly where the format can (JSON escapes, SARIF percent-encoding)."""
+    non_utf8_project(tmp_path)
+    shown = bounded_check(["--no-verify", "--format", fmt, "."], tmp_path)
+    written = bounded_check(["--no-verify", "--format", fmt, "-o", f"out.{fmt}", "."], tmp_path)
+    for done in (shown, written):
+        assert done.returncode == 1, done.stderr  # the dangling key, the unclosed entry
+        assert "Traceback" not in done.stderr
+    text = (tmp_path / f"out.{fmt}").read_bytes().decode("utf-8")  # strict: valid UTF-8
+    if fmt != "html":  # the page carries the time it was made
+        assert text == shown.stdout
+    if fmt in ("text", "html"):
+        assert "x\\xfe.tex" in text and "\\xffbad.bib" in text
+        assert "x\\xfe.tex" in shown.stdout
+    if fmt == "json":
+        files = {os.fsencode(d["file"]) for d in json.loads(text)["diagnostics"]}
+        assert {b"x\xfe.tex", b"\xffbad.bib"} <= files  # the names themselves, losslessly
+    if fmt == "sarif":
+        run = json.loads(text)["runs"][0]
+        uris = {a["location"]["uri"] for a in run["artifacts"]}
+        assert {"x%FE.tex", "%FFbad.bib"} <= uris
+        assert all(
+            (tmp_path / os.fsdecode(urllib.parse.unquote_to_bytes(u))).exists() for u in uris
+        )
+
+
+def test_lone_surrogates_from_the_client_become_replacement_characters() -> None:
+    """What a language client sends as ``"\\ud800"`` JSON escapes: every string of the
+    decoded objects, keys and nested lists included, is made text, in place."""
+    from citewarden.lsp.incoming import clean_object
+
+    deep: list[object] = ["x\udcfe"]
+    for _ in range(5000):  # deeper than Python's recursion limit
+        deep = [deep]
+    data = {"k\ud800": "a\udfffb", "list": ["ok", ["\ud83d"], 3], "deep": deep, "same": "é"}
+    same = data["same"]
+    cleaned = clean_object(data)
+    assert cleaned is data
+    assert data == {"k\ufffd": "a\ufffdb", "list": ["ok", ["\ufffd"], 3], "deep": deep, "same": "é"}
+    assert data["same"] is same
+    inner: object = deep
+    while isinstance(inner, list) and isinstance(inner[0], list):
+        inner = inner[0]
+    assert inner == ["x\ufffd"]
+
+
+def test_uris_of_names_that_are_not_utf8_keep_their_bytes() -> None:
+    from citewarden.lsp.convert import path_of, uri_of
+
+    odd = Path(os.fsdecode(b"/tmp/p/x\xfe y.tex"))
+    assert uri_of(odd) == "file:///tmp/p/x%FE%20y.tex"
+    assert path_of(uri_of(odd)) == odd
+    assert uri_of(Path("/tmp/p/café.tex")) == "file:///tmp/p/caf%C3%A9.tex"
+    assert path_of("file:///tmp/p/caf%C3%A9.tex") == Path("/tmp/p/café.tex")
+
+
+def test_names_that_are_not_utf8_and_lone_surrogates_are_shown_escaped() -> None:
+    from citewarden.safe_text import https_url, visible, without_surrogates
+
+    assert visible(os.fsdecode(b"x\xfe.tex")) == "x\\xfe.tex"
+    assert visible("a\ud800b") == "a\\ud800b"
+    assert without_surrogates("a\ud800b\udcfe") == "a\ufffdb\ufffd"
+    assert https_url("https://doi.org/10.1/\ud800x") == "https://doi.org/10.1/%EF%BF%BDx"

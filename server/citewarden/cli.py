@@ -25,7 +25,7 @@ from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
-from citewarden.report.json_report import display_path, report_of
+from citewarden.report.json_report import display_path, report_text
 from citewarden.safe_text import json_safe, visible, visible_lines
 from citewarden.settings import (
     CONFIG_FILE,
@@ -431,7 +431,7 @@ def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
         from citewarden.report.html.build import html_of
 
         return html_of(audit, inputs=inputs, root=cwd)
-    return json_safe(json.dumps(report_of(audit, cwd), indent=2, ensure_ascii=False)) + "\n"
+    return report_text(audit, cwd)
 
 
 def _write(output: str, target: str | None) -> None:

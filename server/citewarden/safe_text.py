@@ -3,8 +3,9 @@
 Citation keys, field values and records fetched from a source can hold control characters
 (ESC starts terminal escape sequences: a changed window title, a cleared screen, a spoofed
 hyperlink; BEL, C1 controls) and bidirectional formatting characters (U+202E turns the rest
-of a line around, so what is shown is not what is there).  Every output shows such a
-character as a visible escape (``\\x1b``, ``\\u202e``): :func:`visible` for one line of text,
+of a line around, so what is shown is not what is there); a name that is not UTF-8 holds
+surrogates, which no output can encode.  Every output shows such a character as a visible
+escape (``\\x1b``, ``\\u202e``, a name's byte 0xFE as ``\\xfe``): :func:`visible` for one line of text,
 :func:`visible_lines` for text whose line breaks are kept, :func:`json_safe` for JSON text
 (the escapes JSON itself defines, so the data is unchanged).  :func:`unsafe_characters`
 tells corrections that carry them apart, which are refused (see :mod:`citewarden.fix`).
@@ -15,9 +16,12 @@ from __future__ import annotations
 import re
 
 #: C0 controls but tab and line feed, DEL, C1 controls, bidirectional marks, embeddings,
-#: overrides and isolates, and the Unicode line and paragraph separators.
+#: overrides and isolates, the Unicode line and paragraph separators, and surrogates (no
+#: character, and no encoding can write one: in a file name that is not UTF-8, Python holds
+#: each byte that is not as U+DC80..U+DCFF).
 _UNSAFE = (
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+    "\ud800-\udfff"
 )
 _UNSAFE_IN_LINE = re.compile(f"[\n\r{_UNSAFE}]")
 #: the same, but line feeds and CR LF line ends are kept
@@ -27,6 +31,8 @@ _UNSAFE_JSON = re.compile(f"[\r{_UNSAFE}]")
 
 def _escape(m: re.Match[str]) -> str:
     code = ord(m.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8: shown as that byte
+        return f"\\x{code - 0xDC00:02x}"
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
@@ -59,6 +65,18 @@ def json_safe(text: str) -> str:
     if _UNSAFE_JSON.search(text) is None:
         return text
     return _UNSAFE_JSON.sub(_json_escape, text)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with each surrogate (half of a pair on its own: no character, and no
+    encoding can write it) as U+FFFD; its length, in code points and in UTF-16 units, is
+    unchanged, so positions in it still hold."""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def unsafe_characters(text: str) -> list[str]:
@@ -95,7 +113,14 @@ def https_url(url: str | None) -> str | None:
 
 
 def _percent(ch: str) -> str:
-    return "".join(f"%{b:02X}" for b in ch.encode("utf-8"))
+    code = ord(ch)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8: that byte
+        data = bytes([code - 0xDC00])
+    elif 0xD800 <= code <= 0xDFFF:  # a lone surrogate: no character, shown as U+FFFD
+        data = "\ufffd".encode()
+    else:
+        data = ch.encode()
+    return "".join(f"%{b:02X}" for b in data)
 
 
 def markdown_code(text: str) -> str:

@@ -281,3 +281,54 @@ def test_a_body_that_is_not_json_gets_a_parse_error(client: RawClient) -> None:
     assert [e["error"]["code"] for e in errors] == [-32700, -32700]
     assert all("id" in e and e["id"] is None for e in errors)
     assert "result" in client.hover("main.tex", 0, 7)  # and the server goes on
+
+
+def test_lone_surrogates_in_a_buffer_are_read_as_replacement_characters(
+    workspace: Path, client: RawClient
+) -> None:
+    """JSON lets a client send half of a surrogate pair (``"\\ud800"``); a hover quoting it
+    and the DOI link built from it used to fail (an empty hover)."""
+    client.initialize()
+    uri = (workspace / "refs.bib").as_uri()
+    text = "@article{a,\n  title = {Tit\ud800le},\n  doi = {10.1/\udcfex}\n}\n"
+    client.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {
+                "textDocument": {"uri": uri, "languageId": "bibtex", "version": 1, "text": text}
+            },
+        }
+    )
+    value = client.hover("refs.bib", 0, 9)["result"]["contents"]["value"]
+    assert "Tit\ufffdle" in value
+    assert "(https://doi.org/10.1/%EF%BF%BDx)" in value
+    hover = client.hover("main.tex", 0, 7)["result"]["contents"]["value"]
+    assert "Tit\ufffdle" in hover
+
+
+def test_files_whose_names_are_not_utf8_are_checked_and_found(
+    workspace: Path, client: RawClient
+) -> None:
+    """A name that is not UTF-8 (Neovim's URI keeps its bytes: ``x%FE.tex``) used to stop
+    every publish of the workspace."""
+    raw = os.fsencode(workspace)
+    with open(raw + b"/x\xfe.tex", "wb") as out:
+        out.write(b"\\cite{a,zz}\n\\bibliography{refs}\n")
+    with open(raw + b"/\xffbad.bib", "wb") as out:
+        out.write(b"@misc{b, title = {B}\n")
+    client.initialize()
+    odd_tex = workspace.as_uri() + "/x%FE.tex"
+    odd_bib = workspace.as_uri() + "/%FFbad.bib"
+    assert [d["code"] for d in client.diagnostics(odd_tex)] == ["dangling-citation"]
+    assert [d["code"] for d in client.diagnostics(odd_bib)] == ["bib-syntax"]
+    hover = client.response(
+        client.request(
+            "textDocument/hover",
+            {"textDocument": {"uri": odd_tex}, "position": {"line": 0, "character": 6}},
+        )
+    )
+    assert "`@misc{a}` in refs.bib" in hover["result"]["contents"]["value"]
+    found = client.response(client.request("workspace/symbol", {"query": "b"}))["result"]
+    assert [(s["location"]["uri"], s["containerName"]) for s in found] == [
+        (odd_bib, "\\xffbad.bib")
+    ]

@@ -8,12 +8,15 @@ decided here and nowhere else; the severity is the finding's own, which the poli
 
 from __future__ import annotations
 
+import os
+import urllib.parse
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
 import cattrs
 from lsprotocol import types
+from pygls import IS_WIN
 from pygls.protocol import default_converter
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -80,15 +83,25 @@ def encoding_of(kind: str | None) -> Encoding:
 
 
 def uri_of(path: Path) -> str:
-    uri = from_fs_path(str(path))
+    """The ``file:`` URI of ``path``; a name that is not UTF-8 keeps its own bytes
+    percent-encoded (``x%FE.tex``), as Neovim writes it."""
+    try:
+        uri = from_fs_path(str(path))
+    except UnicodeEncodeError:  # surrogates: the bytes of a name that is not UTF-8
+        uri = None
     return uri if uri is not None else path.as_uri()
 
 
 def path_of(uri: str) -> Path | None:
-    """The file system path of a ``file:`` URI (None for other schemes)."""
+    """The file system path of a ``file:`` URI (None for other schemes); percent-escapes
+    that are not UTF-8 are the bytes of the name (the inverse of :func:`uri_of`)."""
     if not uri.startswith("file:"):
         return None
     fs = to_fs_path(uri)
+    if fs and "\ufffd" in fs and not IS_WIN:
+        parts = urllib.parse.urlsplit(uri)
+        if not parts.netloc:
+            fs = os.fsdecode(urllib.parse.unquote_to_bytes(parts.path))
     return normalize_path(fs) if fs else None
 
 

@@ -239,7 +239,7 @@ def _workspace_symbols(session: Session, query: str) -> list[types.WorkspaceSymb
                     uri=session.uri_for(entry.path),
                     range=session.converter.range(index, entry.key_span),
                 ),
-                container_name=entry.path.name,
+                container_name=visible(entry.path.name),
             )
         )
         if len(out) >= MAX_WORKSPACE_SYMBOLS:

@@ -30,6 +30,7 @@ from citewarden import __version__
 from citewarden.lsp import actions, add_reference, navigation, verify_actions, watch
 from citewarden.lsp.check_cycle import favour_requests
 from citewarden.lsp.convert import plain_json_converter
+from citewarden.lsp.incoming import clean_object
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
 from citewarden.lsp.redaction import RedactingFilter
@@ -53,7 +54,8 @@ class _UnreadableRequest:
 
 class CitewardenProtocol(LanguageServerProtocol):
     """pygls' protocol with the server's own document buffers (see :mod:`.documents`), and
-    the errors JSON-RPC requires where pygls stays silent: a request with invalid params
+    every string the client sends made text (:mod:`.incoming`), and the errors JSON-RPC
+    requires where pygls stays silent: a request with invalid params
     gets InvalidParams, and every request after ``shutdown`` gets InvalidRequest (a body
     that is not JSON gets Parse error, see :meth:`CitewardenServer.report_server_error`)."""
 
@@ -61,6 +63,7 @@ class CitewardenProtocol(LanguageServerProtocol):
     _closing = False
 
     def structure_message(self, data: dict[str, Any]) -> Any:
+        data = clean_object(data)
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:

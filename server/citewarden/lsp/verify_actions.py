@@ -18,7 +18,6 @@ adds it to the session's features as one :class:`VerificationFeature`:
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -137,9 +136,9 @@ def _write_report(service: VerificationService, session: Session, fmt: str, targ
     audit = session_audit(service, session)
     root = session.roots[0] if session.roots else None
     if fmt == "json":
-        from citewarden.report.json_report import report_of
+        from citewarden.report.json_report import report_text
 
-        text = json.dumps(report_of(audit, root), indent=2, ensure_ascii=False) + "\n"
+        text = report_text(audit, root)
     else:
         from citewarden.report.html.build import html_of
 

@@ -36,6 +36,7 @@ summary (:mod:`citewarden.findings.score`).
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -46,6 +47,7 @@ from citewarden.context.collect import CitationContext
 from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.model import Code, Entry, Finding, Location, VenueInfo, Verdict
 from citewarden.report.contexts import cited_rows
+from citewarden.safe_text import json_safe
 from citewarden.text import LineIndex
 
 SCHEMA = "citewarden-report/1"
@@ -247,3 +249,10 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         summary=audit.summary,
         contexts=audit.contexts,
     )
+
+
+def report_text(audit: Audit, cwd: Path | None = None) -> str:
+    """The JSON report of an audit as the text written out: UTF-8-ready, every unsafe
+    character (controls, bidirectional marks, the surrogates of a name that is not UTF-8)
+    as a JSON escape, so the data is unchanged (:func:`~citewarden.safe_text.json_safe`)."""
+    return json_safe(json.dumps(report_of(audit, cwd), indent=2, ensure_ascii=False)) + "\n"

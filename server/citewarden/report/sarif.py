@@ -10,6 +10,8 @@ expect.  Fixes carried by findings become SARIF ``fixes`` with text replacements
 from __future__ import annotations
 
 import hashlib
+import os
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -160,6 +162,12 @@ def run_properties(verdicts: Iterable[Verdict] | None) -> dict[str, Any] | None:
     return score_summary(verdicts).as_json()
 
 
+def relative_uri(path: Path) -> str:
+    """A relative path as a URI reference: its bytes (a name that is not UTF-8 keeps its own)
+    percent-encoded where a URI needs it (a space, ``%``, ``#``, ``?``), ``/`` kept."""
+    return urllib.parse.quote(os.fsencode(path.as_posix()), safe="/")
+
+
 class _Artifacts:
     """Artifact table: one entry per file, URIs relative to the root when possible."""
 
@@ -176,7 +184,7 @@ class _Artifacts:
             except ValueError:
                 pass
             else:
-                return {"uri": rel.as_posix(), "uriBaseId": ROOT_BASE_ID}
+                return {"uri": relative_uri(rel), "uriBaseId": ROOT_BASE_ID}
         return {"uri": resolved.as_uri()}
 
     def location(self, path: Path) -> dict[str, Any]:
@@ -208,7 +216,8 @@ def _fingerprint(finding: Finding, artifact_uri: str) -> str:
     key = finding.data.get("key", "")
     field = finding.data.get("field", "")
     raw = f"{finding.code.value}\0{artifact_uri}\0{key}\0{field}\0{finding.message}"
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:32]
+    # "surrogatepass": a file name that is not UTF-8 holds surrogates (the same bytes each run)
+    return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def sarif_log(

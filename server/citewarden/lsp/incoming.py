@@ -1,0 +1,45 @@
+"""What the client sends, made text before anything reads it.
+
+JSON may escape half of a surrogate pair on its own (``"\\ud800"``): the string it decodes
+to holds no character and cannot be encoded (a hover quoting it, a file written from it, a
+URL built from it would fail).  pygls calls :meth:`CitewardenProtocol.structure_message`
+for every JSON object of a message as it is decoded, innermost first; each object's strings
+(and those of its lists) go through :func:`clean_object` there, once each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from citewarden.safe_text import without_surrogates
+
+
+def clean_object(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a freshly decoded JSON object, changed in place) with every lone surrogate
+    in its keys and string values, and in the strings of its lists at any depth, replaced
+    by U+FFFD.  Nested objects are not entered: the decoder has passed them here already."""
+    for key, value in list(data.items()):
+        if isinstance(value, list):
+            _clean_lists(value)
+        clean_key = without_surrogates(key)
+        clean_value = without_surrogates(value) if isinstance(value, str) else value
+        if clean_key is not key:
+            del data[key]
+        if clean_key is not key or clean_value is not value:
+            data[clean_key] = clean_value
+    return data
+
+
+def _clean_lists(items: list[Any]) -> None:
+    """The strings of ``items`` and of the lists in it, cleaned in place (no recursion:
+    lists may nest as deep as the decoder allowed)."""
+    pending = [items]
+    while pending:
+        current = pending.pop()
+        for i, value in enumerate(current):
+            if isinstance(value, str):
+                cleaned = without_surrogates(value)
+                if cleaned is not value:
+                    current[i] = cleaned
+            elif isinstance(value, list):
+                pending.append(value)
