@@ -309,3 +309,15 @@ def test_verdict_issue_on_a_field_the_entry_names_otherwise(tmp_path: Path) -> N
     )
     [finding] = entry_findings(entry, verdict, None)
     assert finding.location.span == value
+
+
+def test_relative_uris_are_percent_encoded() -> None:
+    """A SARIF ``uri`` is a URI reference: a space, ``#`` or ``%`` in a name would cut it or
+    change it; a name that is not UTF-8 keeps its bytes."""
+    import os
+
+    from citewarden.report.sarif import relative_uri
+
+    assert relative_uri(Path("refs/my paper#1 100%.bib")) == "refs/my%20paper%231%20100%25.bib"
+    assert relative_uri(Path("café.tex")) == "caf%C3%A9.tex"
+    assert relative_uri(Path(os.fsdecode(b"x\xfe.tex"))) == "x%FE.tex"
