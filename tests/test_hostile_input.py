@@ -688,3 +688,78 @@ def test_names_that_are_not_utf8_and_lone_surrogates_are_shown_escaped() -> None
     assert visible("a\ud800b") == "a\\ud800b"
     assert without_surrogates("a\ud800b\udcfe") == "a\ufffdb\ufffd"
     assert https_url("https://doi.org/10.1/\ud800x") == "https://doi.org/10.1/%EF%BF%BDx"
+
+
+def laughs(name: str, leaf: str, fan: int = 20, levels: int = 8, indent: str = "") -> str:
+    """YAML anchors ``{name}0`` .. ``{name}{levels}``, each a list of ``fan`` aliases of the
+    one before (a "billion laughs": ``fan ** levels`` leaves when expanded)."""
+    lines = [f"{indent}{name}0: &{name}0 [{leaf}]"]
+    for i in range(1, levels + 1):
+        lines.append(
+            f"{indent}{name}{i}: &{name}{i} [" + ", ".join([f"*{name}{i - 1}"] * fan) + "]"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_front_matter_aliases_are_read_once_not_expanded(tmp_path: Path) -> None:
+    """Citations in the prose fields of pandoc metadata (20 ** 8 scalars once expanded: the
+    walk never ended); an alias is its anchor's node, read once."""
+    (tmp_path / "doc.md").write_text(
+        "---\nbibliography: refs.bib\nabstract:\n"
+        + laughs("a", '"as @k1 shows"', indent="  ")
+        + "nocite: &n ['@k2']\ndescription: *n\n---\n\nText.\n"
+    )
+    (tmp_path / "refs.bib").write_text(
+        "@misc{k1, title={T}}\n@misc{k2, title={U}}\n@misc{k3, title={V}}\n"
+    )
+    report = json_check(["doc.md"], tmp_path)
+    cited = report["citations"]
+    assert isinstance(cited, dict)
+    assert [o["key"] for o in cited["orphans"]] == ["k3"]  # k1 (abstract) and k2 (nocite) cited
+
+
+def test_csl_yaml_whose_aliases_expand_past_its_length_is_refused_at_the_anchor(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "refs.yaml").write_text(
+        "---\nreferences:\n- id: early\n  title: Read before\n"
+        "---\n" + laughs("a", "{family: Lol}") + "references:\n- id: k1\n  author: *a8\n"
+    )
+    (tmp_path / "ok.yaml").write_text(  # aliases as people use them: kept
+        "references:\n- id: one\n  author: &who [{family: Doe, given: Jane}]\n"
+        "- id: two\n  author: *who\n"
+    )
+    (tmp_path / "doc.md").write_text(
+        "---\nbibliography: [refs.yaml, ok.yaml]\n---\n\n[@early; @k1; @one; @two]\n"
+    )
+    report = json_check(["doc.md"], tmp_path)
+    diagnostics = report["diagnostics"]
+    assert isinstance(diagnostics, list)
+    refused = [d for d in diagnostics if d["code"] == "bib-syntax"]
+    assert [(d["file"], d["line"]) for d in refused] == [("refs.yaml", 6)]  # the anchor a0
+    assert "its aliases expand it past" in refused[0]["message"]
+    cited = report["citations"]
+    assert isinstance(cited, dict)
+    assert [d["key"] for d in cited["dangling"]] == ["k1"]  # the bomb's entry is not read
+    from citewarden.parsing.csl import parse_csl_yaml
+
+    ok = parse_csl_yaml(tmp_path / "ok.yaml", (tmp_path / "ok.yaml").read_text())
+    authors = {e.key: f.value for e in ok.entries if (f := e.field("author")) is not None}
+    assert authors == {"one": "Doe, Jane", "two": "Doe, Jane"} and not ok.problems
+
+
+def test_quarto_book_chapters_through_aliases_stop_at_the_chapter_cap(tmp_path: Path) -> None:
+    """Parts of parts of parts, each list 1 000 aliases of the one before: a billion
+    chapters once expanded, in a configuration of 50 kB."""
+    levels = ["c0: &c0 [index.qmd]"]
+    for i in range(1, 4):
+        levels.append(f"c{i}: &c{i} [" + ", ".join([f"{{chapters: *c{i - 1}}}"] * 1000) + "]")
+    (tmp_path / "_quarto.yml").write_text(
+        "project:\n  type: book\n" + "\n".join(levels) + "\nbook:\n  title: Lol\n  chapters: *c3\n"
+    )
+    (tmp_path / "index.qmd").write_text("---\nbibliography: refs.bib\n---\n\n[@a]\n")
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n@misc{b, title={B}}\n")
+    report = json_check(["."], tmp_path)
+    cited = report["citations"]
+    assert isinstance(cited, dict)
+    assert [o["key"] for o in cited["orphans"]] == ["b"]

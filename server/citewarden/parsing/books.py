@@ -46,15 +46,23 @@ def quarto_chapters(text: str) -> list[str] | None:
     ):
         return None
     out: list[str] = []
+    seen: set[int] = set()
     for name in ("chapters", "appendices"):
-        _collect(book.get(name), out, 0)
+        _collect(book.get(name), out, 0, seen)
     return out[:MAX_CHAPTERS]
 
 
-def _collect(entries: Any, out: list[str], depth: int) -> None:
-    if not isinstance(entries, list) or depth > 3:
+def _collect(entries: Any, out: list[str], depth: int, seen: set[int] | None = None) -> None:
+    """The chapter files of ``entries`` into ``out``, up to :data:`MAX_CHAPTERS`; a list met
+    again through a YAML alias (the same object) is read once, so aliases of aliases of
+    long lists cannot multiply the walk."""
+    seen = set() if seen is None else seen
+    if not isinstance(entries, list) or depth > 3 or id(entries) in seen:
         return
+    seen.add(id(entries))
     for entry in entries:
+        if len(out) >= MAX_CHAPTERS:
+            return
         if isinstance(entry, str):
             out.append(entry)
         elif isinstance(entry, dict):
@@ -65,7 +73,7 @@ def _collect(entries: Any, out: list[str], depth: int) -> None:
                 (".qmd", ".md", ".rmd", ".ipynb")
             ):
                 out.append(entry["part"])
-            _collect(entry.get("chapters"), out, depth + 1)
+            _collect(entry.get("chapters"), out, depth + 1, seen)
 
 
 def bookdown_chapters(text: str, folder_files: Iterable[str]) -> list[str]:

@@ -383,7 +383,26 @@ def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
 # ---------------------------------------------------------------------------------------
 
 
-def _yaml_node(node: yaml.Node) -> _Node:
+class _TooManyNodes(Exception):
+    """Aliases expand the document past its node budget (at ``node``)."""
+
+    def __init__(self, node: yaml.Node, budget: int) -> None:
+        super().__init__(node, budget)
+        self.node = node
+        self.budget = budget
+
+
+def _node_budget(text: str) -> int:
+    """The most nodes a document of ``text`` may expand to: without aliases every node
+    takes a character or more, so only aliases (``*a``, each its anchor's whole subtree
+    again: ten of ten of ten ... is a "billion laughs") can go past it."""
+    return 2 * len(text) + 1000
+
+
+def _yaml_node(node: yaml.Node, budget: list[int]) -> _Node:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _TooManyNodes(node, budget[1])
     start, end = node.start_mark.index, node.end_mark.index
     if isinstance(node, yaml.ScalarNode):
         if node.style in ("'", '"') and end - start >= 2:
@@ -393,12 +412,12 @@ def _yaml_node(node: yaml.Node) -> _Node:
             value = None
         return _Node(value, Span(start, end))
     if isinstance(node, yaml.SequenceNode):
-        return _Node([_yaml_node(n) for n in node.value], Span(start, end))
+        return _Node([_yaml_node(n, budget) for n in node.value], Span(start, end))
     members: dict[str, tuple[_Node, _Node]] = {}
     for k, v in node.value:
-        key = _yaml_node(k)
+        key = _yaml_node(k, budget)
         if isinstance(key.value, str):
-            members[key.value] = (key, _yaml_node(v))
+            members[key.value] = (key, _yaml_node(v, budget))
     return _Node(members, Span(start, end))
 
 
@@ -408,10 +427,12 @@ def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
     items: list[_Node] = []
     complete = True
     try:
+        limit = _node_budget(text)
+        budget = [limit, limit]  # what is left, and the whole (shared by the documents)
         for doc in yaml.compose_all(text, Loader=_LOADER):
             if doc is None:
                 continue
-            root = _yaml_node(doc)
+            root = _yaml_node(doc, budget)
             if isinstance(root.value, dict) and "references" in root.value:
                 root = root.value["references"][1]
             if isinstance(root.value, list):
@@ -423,6 +444,18 @@ def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
         offset = min(mark.index, len(text)) if mark is not None else 0
         what = error.problem or error.context or "malformed YAML"
         problems.append(_syntax(path, offset, min(len(text), offset + 1), f"invalid YAML: {what}"))
+        complete = False
+    except _TooManyNodes as error:
+        offset = min(error.node.start_mark.index, len(text))
+        problems.append(
+            _syntax(
+                path,
+                offset,
+                min(len(text), offset + 1),
+                f"invalid YAML: its aliases expand it past {error.budget} nodes "
+                "(twice its length in characters); read no further",
+            )
+        )
         complete = False
     except (yaml.YAMLError, RecursionError) as error:
         problems.append(_syntax(path, 0, 0, f"invalid YAML: {error}"))

@@ -83,18 +83,21 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
     if not isinstance(root, yaml.MappingNode):
         return meta
     meta.is_mapping = True
-    for mapping in _scopes(root):
+    # an alias is its anchor's node again: each node is read once for each thing it can be
+    scopes_seen: set[int] = set()
+    seen: dict[str, set[int]] = {"bibliography": set(), "nocite": set(), "prose": set()}
+    for mapping in _scopes(root, scopes_seen):
         for key_node, value in mapping.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 continue
             if key_node.value == "bibliography":
-                for scalar in _scalars(value):
+                for scalar in _scalars(value, seen["bibliography"]):
                     located = _scalar_span(text, start, scalar)
                     if located is not None:
                         target, span = located
                         meta.links.append(Link(LinkKind.BIBLIOGRAPHY, target, span, "bibliography"))
             elif key_node.value == "nocite":
-                for scalar in _scalars(value):
+                for scalar in _scalars(value, seen["nocite"]):
                     s = start + scalar.start_mark.index
                     e = start + scalar.end_mark.index
                     for key, ks, ke in scan_keys(text, s, e):
@@ -105,7 +108,7 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                             Citation(key, Span(ks, ke), "nocite", Span(s, e), CitationKind.NOCITE)
                         )
             elif mapping is root and key_node.value in PROSE_FIELDS:
-                for scalar in _all_scalars(value):
+                for scalar in _all_scalars(value, seen["prose"]):
                     s = start + scalar.start_mark.index
                     e = start + scalar.end_mark.index
                     for key, ks, ke in scan_keys(text, s, e):
@@ -113,37 +116,51 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
     return meta
 
 
-def _all_scalars(node: yaml.Node, depth: int = 0) -> Iterator[yaml.ScalarNode]:
+def _first_time(node: yaml.Node, seen: set[int]) -> bool:
+    """True the first time ``node`` is met: an alias (``*a``) is the anchored node itself,
+    so ten aliases of ten aliases of ... (a "billion laughs") are read once each, not
+    expanded; the same node gives the same spans, so nothing is lost."""
+    if id(node) in seen:
+        return False
+    seen.add(id(node))
+    return True
+
+
+def _all_scalars(node: yaml.Node, seen: set[int], depth: int = 0) -> Iterator[yaml.ScalarNode]:
     if isinstance(node, yaml.ScalarNode):
-        yield node
-    elif depth < 8 and isinstance(node, yaml.SequenceNode):
+        if _first_time(node, seen):
+            yield node
+    elif depth < 8 and isinstance(node, yaml.SequenceNode) and _first_time(node, seen):
         for item in node.value:
-            yield from _all_scalars(item, depth + 1)
-    elif depth < 8 and isinstance(node, yaml.MappingNode):
+            yield from _all_scalars(item, seen, depth + 1)
+    elif depth < 8 and isinstance(node, yaml.MappingNode) and _first_time(node, seen):
         for _, item in node.value:
-            yield from _all_scalars(item, depth + 1)
+            yield from _all_scalars(item, seen, depth + 1)
 
 
-def _scopes(root: yaml.MappingNode) -> Iterator[yaml.MappingNode]:
+def _scopes(root: yaml.MappingNode, seen: set[int]) -> Iterator[yaml.MappingNode]:
     """The top level, ``metadata:`` and every ``format: <name>:`` mapping."""
     yield root
     for key_node, value in root.value:
         if not isinstance(key_node, yaml.ScalarNode):
             continue
         if key_node.value == "metadata" and isinstance(value, yaml.MappingNode):
-            yield value
+            if _first_time(value, seen):
+                yield value
         elif key_node.value == "format" and isinstance(value, yaml.MappingNode):
             for _, per_format in value.value:
-                if isinstance(per_format, yaml.MappingNode):
+                if isinstance(per_format, yaml.MappingNode) and _first_time(per_format, seen):
                     yield per_format
 
 
-def _scalars(node: yaml.Node) -> Iterator[yaml.ScalarNode]:
+def _scalars(node: yaml.Node, seen: set[int]) -> Iterator[yaml.ScalarNode]:
+    if not _first_time(node, seen):
+        return
     if isinstance(node, yaml.ScalarNode):
         yield node
     elif isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            if isinstance(item, yaml.ScalarNode):
+            if isinstance(item, yaml.ScalarNode) and _first_time(item, seen):
                 yield item
 
 
