@@ -462,6 +462,27 @@ def test_utf16_file_is_reported() -> None:
     assert parse(text).entries[0].key == "k"
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_without_a_byte_order_mark_is_read_as_utf16(codec: str) -> None:
+    """Saved by an editor as UTF-16 with no BOM: every other byte NUL.  It was read as
+    UTF-8 full of NULs (a finding per NUL run up to the cap, no entry)."""
+    data = "@misc{k, title={Gödel 漢字}}\n@misc{k2, title={y}}\n".encode(codec)
+    text, problems = decode_bytes(PATH, data)
+    assert [p.message for p in problems] == [
+        f"file is encoded in UTF-16 ({codec[-2:].upper()}, no byte order mark); "
+        "BibTeX and LaTeX expect UTF-8 (read as UTF-16)"
+    ]
+    bib = parse(text)
+    assert [e.key for e in bib.entries] == ["k", "k2"]
+    assert bib.entries[0].fields[0].value == "Gödel 漢字"
+
+
+def test_text_with_a_few_nul_bytes_is_not_taken_for_utf16() -> None:
+    data = b"@misc{k, title={x\x00y}}\n"
+    _, problems = decode_bytes(PATH, data)
+    assert ["NUL byte" in p.message for p in problems] == [True]
+
+
 # ---------------------------------------------------------------------------------------
 # Lazy LaTeX decoding of single values
 # ---------------------------------------------------------------------------------------
