@@ -377,3 +377,42 @@ def test_serve_dispatches_to_the_language_server() -> None:
     result = run_module(["serve", "--help"], ROOT)
     assert result.returncode == 0, result.stderr
     assert "--stdio" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("toml", "setting", "message"),
+    [
+        ("max_file_mb = 1e400", "max_file_mb", "expected a positive number of megabytes"),
+        ("max_file_mb = nan", "max_file_mb", "expected a positive number of megabytes"),
+        ("[verify]\ntimeout = inf", "verify.timeout", "expected seconds above 0, at most 600"),
+        ("[verify]\ntimeout = nan", "verify.timeout", "expected seconds above 0, at most 600"),
+        ("[verify]\ntimeout = 601", "verify.timeout", "expected seconds above 0, at most 600"),
+    ],
+)
+def test_numbers_that_are_not_finite_are_refused_and_the_default_kept(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    toml: str,
+    setting: str,
+    message: str,
+) -> None:
+    """TOML (and JSON as Python reads it) has inf and nan: an infinite request deadline
+    would wait for ever, and inf megabytes ended the run with a traceback."""
+    import tomllib
+
+    from citewarden.settings import Settings, merge_settings
+
+    write_project(tmp_path, CLEAN)
+    (tmp_path / "cfg.toml").write_text(toml + "\n", encoding="utf-8")
+    code, _, err = cli(
+        ["check", ".", "--no-verify", "--config", "cfg.toml"], tmp_path, capsys, monkeypatch
+    )
+    assert code == 0
+    assert f"citewarden: warning: cfg.toml: setting '{setting}': {message}" in err
+    settings, problems = merge_settings(Settings(), tomllib.loads(toml), "cfg.toml")
+    assert [p.key for p in problems] == [setting]
+    assert (settings.max_file_mb, settings.verify.timeout) == (
+        Settings().max_file_mb,
+        Settings().verify.timeout,
+    )

@@ -9,6 +9,7 @@ each invalid value falls back to its default and is reported as a :class:`Settin
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -106,6 +107,8 @@ class JudgeSettings:
 MAX_ENTRY_BUDGET = 3600.0
 #: Longest judge timeout accepted (seconds).
 MAX_JUDGE_TIMEOUT = 600.0
+#: Longest deadline of one request accepted (seconds): ``inf`` would wait for ever.
+MAX_TIMEOUT = 600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +174,12 @@ def _merge_verify(
                     raise ValueError("expected a whole number from 1 to 64")
                 changes[name] = value
             elif name == "timeout":
-                if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
-                    raise ValueError("expected a positive number of seconds")
+                if (
+                    not isinstance(value, int | float)
+                    or isinstance(value, bool)
+                    or not 0 < value <= MAX_TIMEOUT  # also refuses nan
+                ):
+                    raise ValueError(f"expected seconds above 0, at most {MAX_TIMEOUT:g}")
                 changes[name] = float(value)
             elif name == "entry_budget":
                 if value is not None and (
@@ -305,7 +312,11 @@ def merge_settings(
                     raise ValueError("expected milliseconds from 0 to 10000")
                 changes["debounce_ms"] = value
             elif name == "max_file_mb":
-                if not isinstance(value, int | float) or isinstance(value, bool) or value <= 0:
+                if (
+                    not isinstance(value, int | float)
+                    or isinstance(value, bool)
+                    or not 0 < value < math.inf  # also refuses nan
+                ):
                     raise ValueError("expected a positive number of megabytes")
                 changes[name] = float(value)
             elif name == "verify":

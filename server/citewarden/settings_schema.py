@@ -26,6 +26,7 @@ from citewarden.model import Code
 from citewarden.settings import (
     MAX_ENTRY_BUDGET,
     MAX_JUDGE_TIMEOUT,
+    MAX_TIMEOUT,
     SEVERITY_NAMES,
     SOURCE_NAMES,
     Settings,
@@ -108,7 +109,7 @@ BOUNDS: dict[str, tuple[float, float | None]] = {
     "debounce_ms": (0, 10000),
     "max_file_mb": (0.001, None),
     "verify.concurrency": (1, 64),
-    "verify.timeout": (0.1, None),
+    "verify.timeout": (0.1, MAX_TIMEOUT),
     "verify.entry_budget": (0.1, MAX_ENTRY_BUDGET),
     "judge.timeout": (0.1, MAX_JUDGE_TIMEOUT),
 }
