@@ -127,3 +127,20 @@ def test_outside_text_is_shown_with_the_one_escaping_rule(
     )
     assert bad_key.returncode == 2 and "cannot be an entry key" in bad_key.stderr
     assert "\x1b" not in bad_key.stderr
+
+
+def test_an_empty_identifier_is_a_usage_error_and_a_long_one_is_named_by_its_head(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    (tmp_path / ".citewarden.toml").write_text(
+        '[verify]\nsources = ["crossref"]\n', encoding="utf-8"
+    )
+    empty = run_citewarden(["add", "10.21105/joss.01450", " ", "--bib", "refs.bib"], tmp_path, env)
+    assert (empty.returncode, empty.stderr) == (2, "citewarden add: an identifier is empty\n")
+    pasted = "A pasted page " * 5000  # 70 000 characters, looked up as a title
+    long = run_citewarden(
+        ["add", pasted, "--bib", "refs.bib", "--dry-run", "--offline"], tmp_path, env
+    )
+    assert long.returncode == 1
+    assert f"{pasted[:120]}... (70,000 characters): could not be looked up" in long.stderr
+    assert len(long.stderr) < 1000

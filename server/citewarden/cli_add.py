@@ -26,6 +26,7 @@ from citewarden.addref.insert import InsertError, apply, make_key, plan_insertio
 from citewarden.addref.lookup import describe, identifier_lookup
 from citewarden.files import read_regular
 from citewarden.model import Entry
+from citewarden.model.findings import MAX_QUOTED
 from citewarden.parsing.dispatch import parse_file
 from citewarden.safe_text import visible, visible_lines
 from citewarden.settings import Settings, load_settings
@@ -84,12 +85,23 @@ async def _look_up(ids: Sequence[str], settings: Settings) -> list[tuple[str, Wo
     return out
 
 
+def _shown(ident: str) -> str:
+    """An identifier as a message names it: escaped, and by its head and length when longer
+    than :data:`~citewarden.model.findings.MAX_QUOTED` characters (a pasted page)."""
+    if len(ident) <= MAX_QUOTED:
+        return visible(ident)
+    return f"{visible(ident[:MAX_QUOTED])}... ({len(ident):,} characters)"
+
+
 def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """The ``add`` command."""
     path = Path(args.bib)
     keys = list(args.key or [])
     if len(keys) > len(args.ids):
         print("citewarden add: more --key options than identifiers", file=err)
+        return EXIT_USAGE
+    if any(not ident.strip() for ident in args.ids):
+        print("citewarden add: an identifier is empty", file=err)
         return EXIT_USAGE
     settings, _ = load_settings(Path.cwd())
     if args.offline:
@@ -113,7 +125,7 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     new = text
     for n, (ident, result) in enumerate(found):
         if isinstance(result, str):
-            print(f"citewarden add: {visible(ident)}: {visible(result)}", file=err)
+            print(f"citewarden add: {_shown(ident)}: {visible(result)}", file=err)
             status = EXIT_MISSING
             continue
         key = keys[n] if n < len(keys) else make_key(result, taken)
