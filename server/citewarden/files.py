@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 #: Default size cap of one input file, in megabytes (setting ``max_file_mb``).
@@ -35,6 +36,8 @@ class FileTooLarge(OSError):
 
 
 def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
     if stat.S_ISDIR(mode):
         return "a directory"
     if stat.S_ISFIFO(mode):
@@ -94,3 +97,35 @@ def read_regular(path: Path, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def write_new_regular(path: Path, data: bytes) -> None:
+    """Write ``data`` as the regular file ``path``, atomically: a temporary file beside it,
+    renamed over it.  An existing ``path`` that is not a regular file (a symbolic link, a
+    FIFO, a device, a folder) is refused with :class:`NotRegularFile`: a report written into
+    a folder someone else made (a cloned repository) must not follow a link planted there
+    to one of the user's files, nor wait for ever on a FIFO."""
+    try:
+        mode: int | None = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise NotRegularFile(
+            errno.EINVAL, f"{_kind(mode)}, not a regular file; not written", str(path)
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(tmp, 0o644 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current

@@ -682,6 +682,32 @@ async def test_report_command_writes_the_verdicts(vstart: VStart, tmp_path: Path
     assert "fake2023" in page and "<html" in page.lower()
 
 
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_report_command_never_follows_a_link_or_opens_a_fifo_planted_in_the_folder(
+    vstart: VStart, tmp_path: Path
+) -> None:
+    """A cloned repository may hold ``citewarden-report.html`` as a link to one of the
+    user's files, or as a FIFO: the report used to be written through the link (the file
+    overwritten with HTML) and to wait for ever on the FIFO."""
+    from pygls.exceptions import JsonRpcException
+
+    h = await vstart()
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=60)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file\n", encoding="utf-8")
+    (h.root / "citewarden-report.html").symlink_to(victim)
+    os.mkfifo(h.root / "citewarden-report.json")
+    with pytest.raises(JsonRpcException, match="a symbolic link, not a regular file"):
+        await run_command(h, "citewarden.report", "html")
+    with pytest.raises(JsonRpcException, match="a named pipe \\(FIFO\\), not a regular file"):
+        await asyncio.wait_for(run_command(h, "citewarden.report", "json"), 30)
+    assert victim.read_text(encoding="utf-8") == "the user's own file\n"
+    assert (h.root / "citewarden-report.html").is_symlink()
+    written = await run_command(h, "citewarden.report", {"format": "html", "path": "r.html"})
+    assert "<html" in Path(written["path"]).read_text(encoding="utf-8").lower()
+    assert not [p.name for p in h.root.iterdir() if p.name.endswith(".tmp")]
+
+
 # ----------------------------------------------------------------------------------------
 # The pieces on their own (no server process)
 # ----------------------------------------------------------------------------------------

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
+from citewarden.files import write_new_regular
 from citewarden.findings.score import score_summary
 from citewarden.findings.verdicts import record_url, source_label
 from citewarden.lsp import context_hover, judging
@@ -36,6 +37,7 @@ from citewarden.lsp.verification import VerificationService, verdicts_by_key
 from citewarden.lsp.verify_hover import hover_markdown
 from citewarden.model import Entry, Finding, Span
 from citewarden.parsing import is_latex, is_markdown
+from citewarden.safe_text import visible
 
 if TYPE_CHECKING:
     from citewarden.audit import Audit
@@ -143,8 +145,7 @@ def _write_report(service: VerificationService, session: Session, fmt: str, targ
         from citewarden.report.html.build import html_of
 
         text = html_of(audit, root=root)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
+    write_new_regular(target, text.encode("utf-8"))
     return target
 
 
@@ -226,7 +227,12 @@ def register(server: LanguageServer, session: Session) -> VerificationService:
         if not target.is_absolute():
             target = root / target
         await session.ready.wait()
-        written = await session.run(_write_report, service, session, fmt, target)
+        try:
+            written = await session.run(_write_report, service, session, fmt, target)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            message = f"report not written: {visible(str(target))}: {reason}"
+            raise JsonRpcInternalError(message) from None
         return {"path": str(written), "format": fmt}
 
     @command(STATUS)
