@@ -144,3 +144,32 @@ def test_an_empty_identifier_is_a_usage_error_and_a_long_one_is_named_by_its_hea
     assert long.returncode == 1
     assert f"{pasted[:120]}... (70,000 characters): could not be looked up" in long.stderr
     assert len(long.stderr) < 1000
+
+
+def test_a_file_planted_where_the_old_writer_put_its_copy_is_left_alone(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """The new text went to ``.refs.bib.citewarden-add`` first, a fixed name: a cloned
+    repository holding that name as a link to one of the user's files had it overwritten.
+    The copy is a new file now, and the bibliography's link is written through."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file\n", encoding="utf-8")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    real = repo / "real.bib"
+    real.write_text("@misc{taken,\n  title = {T},\n}\n", encoding="utf-8")
+    (repo / "refs.bib").symlink_to(real)
+    (repo / ".refs.bib.citewarden-add").symlink_to(victim)
+    (repo / ".real.bib.citewarden-add").symlink_to(victim)
+    result = run_citewarden(["add", "10.21105/joss.01450", "--bib", "refs.bib"], repo, env)
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text(encoding="utf-8") == "the user's own file\n"
+    assert (repo / "refs.bib").is_symlink()
+    text = real.read_text(encoding="utf-8")
+    assert text.startswith("@misc{taken,") and "@article{sullivan2019pyvista," in text
+    assert sorted(p.name for p in repo.iterdir()) == [
+        ".real.bib.citewarden-add",
+        ".refs.bib.citewarden-add",
+        "real.bib",
+        "refs.bib",
+    ]  # no backup, no temporary file left

@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import os
-import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,6 +23,8 @@ from typing import TextIO
 from citewarden.addref.insert import InsertError, apply, make_key, plan_insertion
 from citewarden.addref.lookup import describe, identifier_lookup
 from citewarden.files import read_regular
+from citewarden.fix.plan import FixRefused
+from citewarden.fix.write import write_atomically
 from citewarden.model import Entry
 from citewarden.model.findings import MAX_QUOTED
 from citewarden.parsing.dispatch import parse_file
@@ -57,12 +57,12 @@ def _existing_keys(path: Path, text: str, settings: Settings) -> set[str]:
     return {e.key for e in entries}
 
 
-def _read(path: Path) -> str:
-    """The bibliography's text ("" when it does not exist yet), through the one bounded,
+def _read(path: Path) -> bytes | None:
+    """The bibliography's bytes (None when it does not exist yet), through the one bounded,
     never-blocking reader of workspace files."""
     if not path.exists():
-        return ""
-    return read_regular(path, MAX_BIB).decode("utf-8")
+        return None
+    return read_regular(path, MAX_BIB)
 
 
 async def _look_up(ids: Sequence[str], settings: Settings) -> list[tuple[str, WorkRecord | str]]:
@@ -108,7 +108,8 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         verify = dataclasses.replace(settings.verify, offline=True)
         settings = dataclasses.replace(settings, verify=verify)
     try:
-        text = _read(path)
+        original = _read(path)
+        text = "" if original is None else original.decode("utf-8")
         taken = _existing_keys(path, text, settings) if text else set()
     except (OSError, UnicodeDecodeError) as exc:
         print(f"citewarden add: cannot read {visible(str(path))}: {visible(str(exc))}", file=err)
@@ -140,13 +141,11 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             print(visible_lines(change.text.strip("\n")), file=out)
         print(f"added {visible(key)}: {visible(describe(result))} [{result.source}]", file=out)
     if not args.dry_run and new != text:
-        target = path.resolve()  # write through a symbolic link, never replace it
-        tmp = target.with_name(f".{target.name}.citewarden-add")
-        try:
-            tmp.write_text(new, encoding="utf-8")
-            if target.exists():
-                os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
-            os.replace(tmp, target)
+        try:  # through a symbolic link to the file, never replacing it; a new temporary file
+            write_atomically(path, new.encode("utf-8"), expected=original, backup=False)
+        except FixRefused as exc:
+            print(f"citewarden add: {visible(str(exc))}", file=err)
+            return EXIT_USAGE
         except OSError as exc:
             print(
                 f"citewarden add: cannot write {visible(str(path))}: {visible(str(exc))}", file=err

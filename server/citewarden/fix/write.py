@@ -132,12 +132,16 @@ def backup_path_for(path: Path, original: bytes) -> tuple[Path, bool]:
     return candidate, False
 
 
-def write_atomically(path: Path, data: bytes, *, expected: bytes | None = None) -> Path | None:
-    """Replace ``path`` by ``data`` atomically, keeping a backup of the old content.
+def write_atomically(
+    path: Path, data: bytes, *, expected: bytes | None = None, backup: bool = True
+) -> Path | None:
+    """Replace ``path`` by ``data`` atomically, keeping a backup of the old content (unless
+    ``backup`` is false).
 
     ``expected`` is the content the caller read; if the file changed since, nothing is written
-    (:class:`FixRefused`).  Returns the backup path (None when ``path`` did not exist).  At every
-    instant the file holds either the old or the new bytes.
+    (:class:`FixRefused`).  Returns the backup path (None when ``path`` did not exist or no
+    backup was asked for).  At every instant the file holds either the old or the new bytes;
+    the temporary file is new (``mkstemp``), so nothing planted beside ``path`` is written to.
     """
     target = path.resolve()  # write through a symlink, never replace the link itself
     directory = target.parent
@@ -149,13 +153,13 @@ def write_atomically(path: Path, data: bytes, *, expected: bytes | None = None) 
         st, old = None, None
     if expected is not None and old != expected:
         raise FixRefused(f"{path}: the file changed on disk since it was read; not written")
-    backup: Path | None = None
-    if old is not None:
-        backup, exists = backup_path_for(target, old)
+    kept: Path | None = None
+    if old is not None and backup:
+        kept, exists = backup_path_for(target, old)
         if not exists:
             tmp, _ = _write_temp(directory, target.name, old, st)
             try:
-                os.replace(tmp, backup)
+                os.replace(tmp, kept)
             except BaseException:
                 tmp.unlink(missing_ok=True)
                 raise
@@ -172,7 +176,7 @@ def write_atomically(path: Path, data: bytes, *, expected: bytes | None = None) 
         tmp.unlink(missing_ok=True)
         raise
     _fsync_dir(directory)
-    return backup
+    return kept
 
 
 def apply_plan(plan: FixPlan) -> Path | None:
