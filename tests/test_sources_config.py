@@ -88,3 +88,52 @@ async def test_open_sources_end_to_end(replay: ReplayServer, tmp_path: Path) -> 
         assert "mailto:me@example.org" in replay.log[0].headers["user-agent"]
     assert replay.requests_to("/crossref") == 1
     assert (tmp_path / "cache").is_dir()
+
+
+async def _s2_key_sent(
+    replay: ReplayServer, tmp_path: Path, settings: VerifySettings, env: dict[str, str]
+) -> str | None:
+    async with open_sources(settings, env=env, cache_dir=tmp_path / "cache") as ss:
+        await ss.by_name("semanticscholar").by_doi("10.1371/journal.pone.0033693")
+    seen = [s for s in replay.log if s.path.startswith("/semanticscholar")]
+    assert seen, "no request reached the loopback server"
+    return seen[-1].headers.get("x-api-key")
+
+
+async def test_keys_go_to_an_address_from_settings_only_if_it_is_the_services_own(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    """A settings file can come with a cloned repository: an address it names for a source
+    gets no key (the user's key would go to whoever wrote it); an address from the
+    environment, the user's own shell, does, as the service's own address always does."""
+    from citewarden.settings import Settings
+    from citewarden.verify.config import withheld_key_problems
+
+    loopback = replay.base_url("semanticscholar")
+    key = {"CITEWARDEN_S2_API_KEY": "k-secret"}
+    from_file = VerifySettings(
+        sources=("semanticscholar",), base_urls={"semanticscholar": loopback}
+    )
+    assert await _s2_key_sent(replay, tmp_path / "a", from_file, key) is None
+    from_env = VerifySettings(sources=("semanticscholar",))
+    env = {**key, "CITEWARDEN_SEMANTICSCHOLAR_URL": loopback}
+    assert await _s2_key_sent(replay, tmp_path / "b", from_env, env) == "k-secret"
+    own = dict(DEFAULT_BASE_URLS, semanticscholar="https://API.semanticscholar.org/")
+    assert resolve_config(VerifySettings(base_urls=own), key).s2_api_key == "k-secret"
+    assert resolve_config(from_file, key).withheld == ("semanticscholar",)
+    problems = withheld_key_problems(Settings(verify=from_file), key)
+    assert [p.key for p in problems] == ["verify.base_urls.semanticscholar"]
+    assert "k-secret" not in str(problems[0]) and loopback in problems[0].message
+
+
+def test_the_environments_judge_key_goes_only_to_the_environments_judge() -> None:
+    from citewarden.settings import JudgeSettings
+    from citewarden.verify.judge import judge_config
+
+    env = {"CITEWARDEN_JUDGE_API_KEY": "k-judge", "CITEWARDEN_JUDGE_MODEL": "m"}
+    planted = judge_config(JudgeSettings(url="https://judge.example/v1"), env)
+    assert planted is not None and planted.api_key is None
+    own = judge_config(JudgeSettings(), {**env, "CITEWARDEN_JUDGE_URL": "http://127.0.0.1:9/v1"})
+    assert own is not None and own.api_key == "k-judge"
+    given = judge_config(JudgeSettings(url="https://judge.example/v1", api_key="k-file"), env)
+    assert given is not None and given.api_key == "k-file"

@@ -219,6 +219,10 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
         changes["snapshot"] = str(Path(args.snapshot).resolve())
     if changes:
         settings = dataclasses.replace(settings, verify=dataclasses.replace(verify, **changes))
+    if settings.verify.enabled:
+        from citewarden.verify.config import withheld_key_problems
+
+        problems = [*problems, *withheld_key_problems(settings)]
     return settings, problems
 
 

@@ -47,11 +47,16 @@ class ConfigSources:
     shown: set[str] = field(default_factory=set)
 
     def resolve(self) -> tuple[Settings, list[SettingsProblem]]:
-        return load_settings(
+        settings, problems = load_settings(
             self.root,
             (self.init_options, "initializationOptions"),
             (self.client, "workspace/configuration"),
         )
+        if settings.verify.enabled:
+            from citewarden.verify.config import withheld_key_problems
+
+            problems = [*problems, *withheld_key_problems(settings)]
+        return settings, problems
 
     def unread_files(self) -> list[Path]:
         """Settings files of the other workspace folders: one set of settings serves the

@@ -4,15 +4,18 @@ Precedence for every value: explicit settings (``[verify]`` in ``.citewarden.tom
 configuration, command-line options) win over environment variables, which win over the
 built-in defaults.  Base URLs are given without the API path (``https://api.crossref.org``);
 each source appends its own paths, so a mirror or a local replay server can stand in.
+A key goes to the service's own address, or to an address from the environment; never to
+one that only settings name (:func:`key_may_go_to`).
 """
 
 from __future__ import annotations
 
 import os
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from citewarden.settings import SOURCE_NAMES, VerifySettings
+from citewarden.settings import SOURCE_NAMES, Settings, SettingsProblem, VerifySettings
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "crossref": "https://api.crossref.org",
@@ -61,6 +64,10 @@ class SourceConfig:
     timeout: float = 20.0
     offline: bool = False
     snapshot: str | None = None
+    #: Sources whose key is not sent: their address came from a settings file or the
+    #: editor (which a cloned repository can hold), not from the environment, and is not
+    #: the service's own (see :func:`key_may_go_to`).
+    withheld: tuple[str, ...] = ()
 
     def base_url(self, source: str) -> str:
         return self.base_urls.get(source, DEFAULT_BASE_URLS.get(source, "")).rstrip("/")
@@ -88,17 +95,93 @@ def resolve_config(
         value = _clean(env.get(var))
         if value:
             urls[name] = value.rstrip("/")
+    from_settings: set[str] = set()
     for name, value in settings.base_urls.items():
         if _clean(value):
             urls[name] = value.strip().rstrip("/")
+            from_settings.add(name)
+    keys = {
+        "openalex": _clean(settings.openalex_api_key) or _clean(env.get(OPENALEX_KEY_ENV)),
+        "semanticscholar": _clean(settings.s2_api_key) or _clean(env.get(S2_KEY_ENV)),
+        "pubmed": _clean(settings.ncbi_api_key) or _clean(env.get(NCBI_KEY_ENV)),
+    }
+    withheld = tuple(
+        name
+        for name, key in keys.items()
+        if key and not key_may_go_to(urls[name], DEFAULT_BASE_URLS[name], name in from_settings)
+    )
+    sent = {name: None if name in withheld else key for name, key in keys.items()}
     return SourceConfig(
         base_urls=urls,
         sources=tuple(settings.sources),
         mailto=_clean(settings.mailto) or _clean(env.get(MAILTO_ENV)),
-        openalex_api_key=_clean(settings.openalex_api_key) or _clean(env.get(OPENALEX_KEY_ENV)),
-        s2_api_key=_clean(settings.s2_api_key) or _clean(env.get(S2_KEY_ENV)),
-        ncbi_api_key=_clean(settings.ncbi_api_key) or _clean(env.get(NCBI_KEY_ENV)),
+        openalex_api_key=sent["openalex"],
+        s2_api_key=sent["semanticscholar"],
+        ncbi_api_key=sent["pubmed"],
         timeout=settings.timeout,
         offline=settings.offline,
         snapshot=_clean(settings.snapshot),
+        withheld=withheld,
     )
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme.lower(), (parts.hostname or "").lower()
+
+
+def key_may_go_to(url: str, own_url: str | None, url_from_settings: bool) -> bool:
+    """Whether a key may be sent to ``url``: always to the service's own address
+    (``own_url``'s scheme and host), to any address the environment gives (the user's own
+    shell), never to one that only a settings file or the editor's settings give, since a
+    cloned repository can hold those (its ``.citewarden.toml``, ``.vscode/settings.json``)
+    and would receive the user's key."""
+    if own_url is not None and _origin(url) == _origin(own_url):
+        return True
+    return not url_from_settings
+
+
+#: What each keyed source's key is called, for the messages.
+_KEY_NAMES = {
+    "openalex": ("OpenAlex", OPENALEX_KEY_ENV),
+    "semanticscholar": ("Semantic Scholar", S2_KEY_ENV),
+    "pubmed": ("NCBI", NCBI_KEY_ENV),
+}
+
+
+def withheld_key_problems(
+    settings: Settings, env: Mapping[str, str] | None = None
+) -> list[SettingsProblem]:
+    """A settings problem for each key that will not be sent (:func:`key_may_go_to`): the
+    user learns why a source answers as if no key were set."""
+    from citewarden.verify.judge import KEY_ENV as JUDGE_KEY_ENV
+    from citewarden.verify.judge import URL_ENV as JUDGE_URL_ENV
+
+    env = os.environ if env is None else env
+    config = resolve_config(settings.verify, env)
+    problems = []
+    for name in config.withheld:
+        service, variable = _KEY_NAMES[name]
+        problems.append(
+            SettingsProblem(
+                "settings",
+                f"verify.base_urls.{name}",
+                f"{service}'s API key ({variable} or the verify settings) is not sent to "
+                f"{config.base_url(name)}: an address other than the service's own gets the "
+                f"key only from the environment ({URL_ENV[name]}), since a settings file can "
+                "come with a cloned repository",
+            )
+        )
+    judge = settings.judge
+    judge_url = (judge.url or "").strip()
+    if judge_url and not judge.api_key and (env.get(JUDGE_KEY_ENV) or "").strip():
+        problems.append(
+            SettingsProblem(
+                "settings",
+                "judge.url",
+                f"{JUDGE_KEY_ENV} is not sent to {judge_url}: the environment's key goes "
+                f"only to the environment's address ({JUDGE_URL_ENV}); set the key in the judge "
+                "settings to send it",
+            )
+        )
+    return problems

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from citewarden.model import Match
 from citewarden.settings import JudgeSettings
+from citewarden.verify.config import key_may_go_to
 
 if TYPE_CHECKING:
     from citewarden.verify.http import HttpClient
@@ -171,13 +172,17 @@ def judge_config(
 ) -> JudgeConfig | None:
     """The judge the settings configure, each unset value read from the environment
     (``CITEWARDEN_JUDGE_URL`` / ``_MODEL`` / ``_API_KEY``); None (the default: no judge,
-    nothing sent) without both a URL and a model."""
+    nothing sent) without both a URL and a model.  The environment's key goes only to the
+    environment's URL, never to one from settings (a cloned repository's file can set it)."""
     env = os.environ if env is None else env
     url = (settings.url or env.get(URL_ENV) or "").strip()
     model = (settings.model or env.get(MODEL_ENV) or "").strip()
     if not url or not model or not url.startswith(("http://", "https://")):
         return None
-    key = (settings.api_key or env.get(KEY_ENV) or "").strip() or None
+    key = (settings.api_key or "").strip() or None
+    url_from_settings = bool((settings.url or "").strip())
+    if key is None and key_may_go_to(url, None, url_from_settings):
+        key = (env.get(KEY_ENV) or "").strip() or None  # the environment's key: its own URL only
     return JudgeConfig(url, model, key, settings.timeout)
 
 
