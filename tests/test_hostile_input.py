@@ -448,6 +448,29 @@ def test_verification_hover_links_only_https_records() -> None:
     assert "](https://openalex.org/W1)" in text
 
 
+def test_hovers_show_a_huge_value_by_its_head_and_length(tmp_path: Path) -> None:
+    """A title, author list, venue and DOI of 100 000 characters and more (a pasted page)
+    made a hover of 240 kB; each value is cut near 1 000 characters, its length said, and
+    a DOI that long is shown, not linked."""
+    from citewarden.lsp.entries import markdown
+    from citewarden.lsp.verify_hover import hover_markdown
+    from citewarden.model import Match, Status, Tier, Verdict
+
+    words = "Word " * 40_000
+    bib = (
+        f"@misc{{k, title = {{{words}}}, author = {{{'Doe, J and ' * 5000}Roe, K}},\n"
+        f"  journal = {{{words}}}, doi = {{10.1234/{'x' * 100_000}}}}}\n"
+    )
+    entry = parse_bibtex(tmp_path / "refs.bib", bib).entries[0]
+    shown = markdown(entry)
+    assert len(shown) < 5000
+    assert shown.count("characters)") == 4  # title, authors, venue, DOI
+    assert "… (199,999 characters)" in shown and "(https://doi.org/" not in shown
+    match = Match("openalex", 0.9, url="https://openalex.org/W1", title=words, venue=words)
+    record = hover_markdown(Verdict("k", Status.VERIFIED, Tier.D, match=match))
+    assert len(record) < 3000 and "](https://openalex.org/W1)" in record
+
+
 def test_corrections_with_control_or_bidi_characters_are_refused(tmp_path: Path) -> None:
     from citewarden.fix.plan import plan_fix
 

@@ -79,6 +79,23 @@ def without_surrogates(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+#: The most characters of one value (a title, an author list, a sentence) a hover shows.
+MAX_SHOWN = 1000
+
+
+def clipped(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text`` cut to about ``limit`` characters (at a space when one is near the end) with
+    ``…`` and its whole length, so that a value of 200 000 characters does not become a
+    hover of as many."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    if space > limit * 0.8:
+        cut = cut[:space]
+    return f"{cut} … ({len(text):,} characters)"
+
+
 def unsafe_characters(text: str) -> list[str]:
     """The distinct unsafe characters in ``text`` (line breaks allowed), as escapes."""
     return sorted({_escape(m) for m in _UNSAFE_KEEPING_LINES.finditer(text)})

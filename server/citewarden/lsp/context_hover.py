@@ -23,6 +23,7 @@ from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
 from citewarden.lsp.verify_hover import _md
 from citewarden.model import Entry, Match, ParsedDocument, VenueInfo, Verdict
+from citewarden.safe_text import clipped
 
 if TYPE_CHECKING:
     from citewarden.context.relevance import FieldCorpus, Work
@@ -180,7 +181,7 @@ def _context_lines(sentence: CitingSentence, work: Work, score: float) -> list[s
     lines = [
         f"**Citation context:** relevance {score:.2f} (0 to 1, the sentence against the "
         f"cited work's {basis}, words weighted by this bibliography's field)",
-        f"> {_md(sentence.text)}",
+        f"> {_md(clipped(sentence.text))}",
     ]
     if work.abstract:
         shown = work.abstract[:HOVER_ABSTRACT]

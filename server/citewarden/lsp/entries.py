@@ -9,6 +9,8 @@ import re
 
 from citewarden.model import Entry
 from citewarden.safe_text import (
+    MAX_SHOWN,
+    clipped,
     doi_url,
     https_url,
     markdown_code,
@@ -94,7 +96,7 @@ def markdown(entry: Entry) -> str:
     """The entry as Markdown: title, authors, venue and year, identifiers, source file."""
     lines = []
     what = title(entry)
-    lines.append(f"**{_escape(what)}**" if what else markdown_code(entry.key))
+    lines.append(f"**{_escape(clipped(what))}**" if what else markdown_code(clipped(entry.key)))
     raw_authors = entry.get("author") or entry.get("editor")
     if raw_authors:
         from citewarden.verify.normalize import split_authors
@@ -106,23 +108,27 @@ def markdown(entry: Entry) -> str:
                 names += ", et al."
         except Exception:
             names = decode(raw_authors)
-        lines.append(_escape(names))
+        lines.append(_escape(clipped(names)))
     venue = _text(
         entry, "journal", "journaltitle", "booktitle", "publisher", "school", "institution"
     )
     when = year(entry)
-    tail = ", ".join(p for p in (f"*{_escape(venue)}*" if venue else None, when) if p)
+    tail = ", ".join(p for p in (f"*{_escape(clipped(venue))}*" if venue else None, when) if p)
     if tail:
         lines.append(tail)
     doi = entry.get("doi")
     if doi:
         doi = doi.strip()
-        lines.append("DOI: " + markdown_link(doi, doi_url(doi)))
+        linked = len(doi) <= MAX_SHOWN  # past that no DOI: shown, not linked
+        lines.append(
+            "DOI: " + (markdown_link(doi, doi_url(doi)) if linked else markdown_code(clipped(doi)))
+        )
     else:
         url = entry.get("url")
-        if url:  # a link only to an https address; anything else is shown as text
+        if url:  # a link only to a https address of sane length; anything else as text
             url = url.strip()
-            lines.append(markdown_link(url, url) if https_url(url) else markdown_code(url))
+            linked = https_url(url) is not None and len(url) <= MAX_SHOWN
+            lines.append(markdown_link(url, url) if linked else markdown_code(clipped(url)))
     where = markdown_text(entry.path.name)
-    lines.append(f"{markdown_code(f'@{entry.entry_type}{{{entry.key}}}')} in {where}")
+    lines.append(f"{markdown_code(clipped(f'@{entry.entry_type}{{{entry.key}}}'))} in {where}")
     return "\n\n".join(lines)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from citewarden.findings.verdicts import record_url, source_label
 from citewarden.model import Code, Status, Verdict
-from citewarden.safe_text import markdown_link, markdown_text
+from citewarden.safe_text import clipped, markdown_link, markdown_text
 
 _STATUS_TEXT = {
     Status.VERIFIED: "verified",
@@ -16,7 +16,10 @@ _STATUS_TEXT = {
 }
 
 
-_md = markdown_text
+def _md(text: str) -> str:
+    """Outside text as literal Markdown, at most :data:`~citewarden.safe_text.MAX_SHOWN`
+    characters of it."""
+    return markdown_text(clipped(text))
 
 
 def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
@@ -26,7 +29,7 @@ def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
     lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
     m = verdict.match
     if m is not None:
-        shown = markdown_link(m.title or "untitled", record_url(verdict))
+        shown = markdown_link(clipped(m.title or "untitled"), record_url(verdict))
         who = _md(m.authors[0]) + (" et al." if len(m.authors) > 1 else "") if m.authors else ""
         bits = ", ".join(str(b) for b in (who, m.year, _md(m.venue or "")) if b)
         lines.append(
