@@ -466,6 +466,9 @@ def test_hovers_show_a_huge_value_by_its_head_and_length(tmp_path: Path) -> None
     assert len(shown) < 5000
     assert shown.count("characters)") == 4  # title, authors, venue, DOI
     assert "… (199,999 characters)" in shown and "(https://doi.org/" not in shown
+    from citewarden.lsp.entries import detail
+
+    assert len(detail(entry)) < 250 and detail(entry).startswith("Doe et al. Word Word")
     match = Match("openalex", 0.9, url="https://openalex.org/W1", title=words, venue=words)
     record = hover_markdown(Verdict("k", Status.VERIFIED, Tier.D, match=match))
     assert len(record) < 3000 and "](https://openalex.org/W1)" in record

@@ -74,6 +74,10 @@ def title(entry: Entry) -> str | None:
     return _text(entry, "title", "booktitle")
 
 
+#: The most characters of an entry's one-line description (completion items' detail).
+DETAIL_CHARS = 200
+
+
 def detail(entry: Entry) -> str:
     """One line: ``Doe et al. (2020) A Title`` (control and bidi characters escaped)."""
     parts = []
@@ -86,7 +90,7 @@ def detail(entry: Entry) -> str:
     what = title(entry)
     if what:
         parts.append(what)
-    return visible(" ".join(parts) or entry.entry_type)
+    return visible(clipped(" ".join(parts) or entry.entry_type, DETAIL_CHARS))
 
 
 _escape = markdown_text
