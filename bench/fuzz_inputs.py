@@ -5,7 +5,9 @@ damages each many times (inserts, cuts, repeats a stretch, or writes one token t
 times: braces, ``@``, ``\\cite{``, ``[@``, ``\\(``, runs of spaces, ``-->`` ...) and reads
 the result as citewarden does before any request: the BibTeX reader, the entry
 normalisation, the static checks and the comparison of each entry with the one before it,
-the LaTeX and Markdown readers and the citing sentence of every citation.
+the LaTeX and Markdown readers and the citing sentence of every citation, the CSL-JSON,
+CSL-YAML and pandoc metadata readers; now and then a YAML block of aliases of aliases (a
+"billion laughs") is put in first.
 
 Prints the cases read per second, every exception (none is expected: errors are data) and
 the slowest cases; a case slower than ``--slow`` seconds is written to ``--out`` so that it
@@ -29,6 +31,7 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from citewarden.context.sentence import citing_sentences  # noqa: E402
 from citewarden.parsing.bibtex import parse_bibtex  # noqa: E402
+from citewarden.parsing.dispatch import parse_file  # noqa: E402
 from citewarden.parsing.latex import parse_latex  # noqa: E402
 from citewarden.parsing.markdown import parse_markdown  # noqa: E402
 from citewarden.verify.compare import compare  # noqa: E402
@@ -37,14 +40,19 @@ from citewarden.verify.normalize import NormalizedEntry, normalize_entry  # noqa
 from citewarden.verify.records import Person, WorkRecord  # noqa: E402
 from citewarden.verify.static_checks import static_issues  # noqa: E402
 
-SUFFIXES = (".bib", ".tex", ".md", ".qmd", ".Rmd")
+SUFFIXES = (".bib", ".tex", ".md", ".qmd", ".Rmd", ".yaml", ".yml", ".json")
 #: what the damage writes: the characters and commands the readers give meaning to
 TOKENS = (
     "{", "}", "\\", "@", ",", "=", '"', "%", "#", "\n", "$", "$$", "~", "\x00", "\u202e",
     "é", "\\cite{", "[@", "@article{", "\\begin{", "\\end{", "\\input{", "\\bibliography{",
     "\\verb|", "\\iffalse", "\\fi", "\\def\\x{", "\\newcommand", "\\(", "\\[", "\\\\",
     "---\n", "```", "<!--", "-->", " " * 50, "and ", "others", "et al.", '{\\"o}', "A", "(", ":",
+    "&a ", "*a", "- ", "[", "]", "{id: k}", "<<: *a",
 )  # fmt: skip
+#: YAML anchors each a list of twenty aliases of the one before (20 ** 8 nodes expanded)
+LAUGHS = "".join(
+    f"l{i}: &l{i} [" + (", ".join([f"*l{i - 1}"] * 20) if i else "'@k'") + "]\n" for i in range(9)
+)
 TODAY = date(2026, 12, 1)
 #: the longest stretch of a seed read at once (a long seed is read in windows)
 WINDOW = 60_000
@@ -61,6 +69,9 @@ def seeds() -> list[Path]:
 
 
 def damage(text: str, rnd: random.Random) -> str:
+    if rnd.random() < 0.03:  # aliases of aliases, in a YAML file or a front matter block
+        head = text.find("---\n") + 4 if text.startswith("---\n") else 0
+        text = text[:head] + LAUGHS + text[head:]
     for _ in range(rnd.randint(1, 8)):
         at = rnd.randrange(len(text) + 1)
         op = rnd.random()
@@ -100,6 +111,9 @@ def read(path: Path, text: str) -> None:
             if before is not None:
                 field_issues(entry, compare(entry, _record(before)), anchored_by_id=bool(entry.doi))
             before = entry
+        return
+    if path.suffix in (".yaml", ".yml", ".json"):  # CSL bibliographies, pandoc metadata
+        parse_file(path, text)
         return
     doc = parse_latex(path, text) if path.suffix == ".tex" else parse_markdown(path, text)
     citing_sentences(text, doc.citations, doc.kind)
