@@ -789,3 +789,24 @@ def test_quarto_book_chapters_through_aliases_stop_at_the_chapter_cap(tmp_path: 
     cited = report["citations"]
     assert isinstance(cited, dict)
     assert [o["key"] for o in cited["orphans"]] == ["b"]
+
+
+def test_log_lines_show_controls_nuls_and_surrogates_as_escapes() -> None:
+    """The server logs a folder it could not index by its name (``/tmp/a\\x00b`` from a
+    client), and an exception's text may quote a value: neither reaches the log raw."""
+    import logging
+
+    from citewarden.redaction import RedactingFormatter
+
+    formatter = RedactingFormatter("%(levelname)s %(message)s")
+    try:
+        raise ValueError("bad \x1b]0;title\x07 value")
+    except ValueError:
+        info = sys.exc_info()
+    record = logging.LogRecord(
+        "citewarden", logging.ERROR, "x", 1, "indexing %s failed", ("/tmp/a\x00b\udcfe",), info
+    )
+    line = formatter.format(record)
+    assert line.startswith("ERROR indexing /tmp/a\\x00b\\xfe failed\nTraceback")
+    assert "ValueError: bad \\x1b]0;title\\x07 value" in line
+    assert not {"\x00", "\x1b", "\x07", "\udcfe"} & set(line)

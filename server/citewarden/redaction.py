@@ -14,6 +14,8 @@ import re
 import threading
 from collections.abc import Iterable
 
+from citewarden.safe_text import visible_lines
+
 MASK = "***"
 
 #: Query parameters and headers whose values are secrets.
@@ -61,7 +63,9 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
 
 
 class RedactingFormatter(logging.Formatter):
-    """A formatter whose every line (message, arguments and traceback) is redacted."""
+    """A formatter whose every line (message, arguments and traceback) is redacted, then
+    escaped (:func:`~citewarden.safe_text.visible_lines`): a folder name or a value with a
+    terminal control, a NUL or a lone surrogate reaches the log as a visible escape."""
 
     def format(self, record: logging.LogRecord) -> str:
-        return redact(super().format(record))
+        return visible_lines(redact(super().format(record)))
