@@ -123,7 +123,17 @@ async def test_keys_go_to_an_address_from_settings_only_if_it_is_the_services_ow
     assert resolve_config(from_file, key).withheld == ("semanticscholar",)
     problems = withheld_key_problems(Settings(verify=from_file), key)
     assert [p.key for p in problems] == ["verify.base_urls.semanticscholar"]
-    assert "k-secret" not in str(problems[0]) and loopback in problems[0].message
+    assert problems[0].message.startswith(f"semanticscholar is asked at {loopback}, not at")
+    assert (
+        "API key (CITEWARDEN_S2_API_KEY or the verify settings) is not sent" in problems[0].message
+    )
+    assert "k-secret" not in str(problems[0])
+    # an address from settings is said even with no key; the service's own is not
+    elsewhere = VerifySettings(
+        base_urls={"crossref": loopback, "semanticscholar": own["semanticscholar"]}
+    )
+    said = withheld_key_problems(Settings(verify=elsewhere), {})
+    assert [(p.key, "API key" in p.message) for p in said] == [("verify.base_urls.crossref", False)]
 
 
 def test_the_environments_judge_key_goes_only_to_the_environments_judge() -> None:

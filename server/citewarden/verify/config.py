@@ -152,26 +152,36 @@ _KEY_NAMES = {
 def withheld_key_problems(
     settings: Settings, env: Mapping[str, str] | None = None
 ) -> list[SettingsProblem]:
-    """A settings problem for each key that will not be sent (:func:`key_may_go_to`): the
-    user learns why a source answers as if no key were set."""
+    """A settings problem for each source address that settings put in place of the
+    service's own (what it answers is reported as that source's: an editor auditing a
+    manuscript should know when the manuscript's folder chose the sources), saying also
+    when a key is not sent there (:func:`key_may_go_to`), and for a judge key withheld."""
     from citewarden.verify.judge import KEY_ENV as JUDGE_KEY_ENV
     from citewarden.verify.judge import URL_ENV as JUDGE_URL_ENV
 
     env = os.environ if env is None else env
     config = resolve_config(settings.verify, env)
     problems = []
-    for name in config.withheld:
-        service, variable = _KEY_NAMES[name]
-        problems.append(
-            SettingsProblem(
-                "settings",
-                f"verify.base_urls.{name}",
-                f"{service}'s API key ({variable} or the verify settings) is not sent to "
-                f"{config.base_url(name)}: an address other than the service's own gets the "
-                f"key only from the environment ({URL_ENV[name]}), since a settings file can "
-                "come with a cloned repository",
-            )
+    for name, value in settings.verify.base_urls.items():
+        own = DEFAULT_BASE_URLS.get(name)
+        url = config.base_url(name)
+        if not _clean(value) or own is None or _origin(url) == _origin(own):
+            continue
+        if name not in config.sources:
+            continue
+        message = (
+            f"{name} is asked at {url}, not at its own address {own}, and what that address "
+            f"answers is reported as {name}'s"
         )
+        if name in config.withheld:
+            service, variable = _KEY_NAMES[name]
+            message += (
+                f"; {service}'s API key ({variable} or the verify settings) is not sent there: "
+                f"an address other than the service's own gets the key only from the "
+                f"environment ({URL_ENV[name]}), since a settings file can come with a cloned "
+                "repository"
+            )
+        problems.append(SettingsProblem("settings", f"verify.base_urls.{name}", message))
     judge = settings.judge
     judge_url = (judge.url or "").strip()
     if judge_url and not judge.api_key and (env.get(JUDGE_KEY_ENV) or "").strip():
