@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import replay as replay_fixtures
 from citewarden.settings import SOURCE_NAMES, VerifySettings, load_settings
 from citewarden.verify.config import DEFAULT_BASE_URLS, URL_ENV, resolve_config
@@ -147,3 +149,38 @@ def test_the_environments_judge_key_goes_only_to_the_environments_judge() -> Non
     assert own is not None and own.api_key == "k-judge"
     given = judge_config(JudgeSettings(url="https://judge.example/v1", api_key="k-file"), env)
     assert given is not None and given.api_key == "k-file"
+
+
+def test_reports_name_the_sources_asked_at_an_address_other_than_their_own(
+    replay: ReplayServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An editor auditing a manuscript whose folder points Crossref at another server sees
+    it in the warning, the JSON report and the HTML report's methodology; a user name and
+    password in that address are never shown."""
+    import json
+
+    from citewarden import cli
+
+    loopback = replay.base_url("crossref")
+    with_login = loopback.replace("http://", "http://editor:hunter2@")
+    (tmp_path / "main.tex").write_text("\\cite{w}\n\\bibliography{refs}\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(
+        "@article{w, doi = {10.1371/journal.pone.0033693}, title = {T}}\n", encoding="utf-8"
+    )
+    (tmp_path / ".citewarden.toml").write_text(
+        f'[verify]\nsources = ["crossref"]\nbase_urls = {{ crossref = "{with_login}" }}\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "main.tex", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert json.loads(out)["source_addresses"] == {"crossref": loopback}
+    assert f"crossref is asked at {loopback}, not at its own address" in err
+    cli.main(["check", "main.tex", "--format", "html", "--quiet", "--offline"])
+    page = capsys.readouterr().out
+    assert f"crossref at <code>{loopback}</code>" in page
+    assert "hunter2" not in out + err + page

@@ -239,8 +239,9 @@ def build_report(
 
 
 def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
-    """The JSON report of an audit."""
-    return build_report(
+    """The JSON report of an audit; with ``"source_addresses"`` (source -> address) when
+    verification asked a source somewhere other than the service's own address."""
+    report = build_report(
         audit.findings,
         audit.workspace.line_index,
         cwd=cwd,
@@ -249,6 +250,13 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         summary=audit.summary,
         contexts=audit.contexts,
     )
+    if audit.verdicts is not None and audit.settings is not None:
+        from citewarden.verify.config import addresses_elsewhere
+
+        elsewhere = addresses_elsewhere(audit.settings.verify)
+        if elsewhere:
+            report["source_addresses"] = elsewhere
+    return report
 
 
 def report_text(audit: Audit, cwd: Path | None = None) -> str:

@@ -141,6 +141,35 @@ def key_may_go_to(url: str, own_url: str | None, url_from_settings: bool) -> boo
     return not url_from_settings
 
 
+def shown_address(url: str) -> str:
+    """``url`` as messages and reports show it: scheme, host, port and path, never a user
+    name, password or query (a mirror's address may carry a token)."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    return urllib.parse.urlunsplit((parts.scheme, host + port, parts.path, "", ""))
+
+
+def addresses_elsewhere(
+    settings: VerifySettings, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The configured sources asked at an address other than the service's own (from
+    settings or the environment): name -> the address as shown (:func:`shown_address`).
+    Reports list them: what those addresses answered is reported as the sources'."""
+    config = resolve_config(settings, env)
+    return {
+        name: shown_address(config.base_url(name))
+        for name in config.sources
+        if name in DEFAULT_BASE_URLS
+        and _origin(config.base_url(name)) != _origin(DEFAULT_BASE_URLS[name])
+    }
+
+
 #: What each keyed source's key is called, for the messages.
 _KEY_NAMES = {
     "openalex": ("OpenAlex", OPENALEX_KEY_ENV),
@@ -164,7 +193,7 @@ def withheld_key_problems(
     problems = []
     for name, value in settings.verify.base_urls.items():
         own = DEFAULT_BASE_URLS.get(name)
-        url = config.base_url(name)
+        url = shown_address(config.base_url(name))
         if not _clean(value) or own is None or _origin(url) == _origin(own):
             continue
         if name not in config.sources:

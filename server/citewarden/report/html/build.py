@@ -18,7 +18,7 @@ from citewarden.report.html.page import render_html
 if TYPE_CHECKING:
     from citewarden.audit import Audit
     from citewarden.project import Workspace
-    from citewarden.settings import Settings
+    from citewarden.settings import Settings, VerifySettings
 
 
 #: Codes of the citation index that belong to one entry (shown in its audit row).
@@ -194,8 +194,15 @@ def build_audit(
         verification=verdicts is not None,
         offline=bool(verify and verify.offline),
         sources=tuple(verify.sources) if verify is not None else (),
+        addresses=_addresses(verify) if verify is not None and verdicts is not None else (),
         thresholds=default_thresholds() if verdicts is not None else {},
     )
+
+
+def _addresses(verify: VerifySettings) -> tuple[tuple[str, str], ...]:
+    from citewarden.verify.config import addresses_elsewhere
+
+    return tuple(addresses_elsewhere(verify).items())
 
 
 def html_page(

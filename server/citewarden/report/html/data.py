@@ -67,6 +67,8 @@ class AuditData:
     verification: bool = True
     offline: bool = False
     sources: tuple[str, ...] = ()  # sources configured for the run
+    #: sources asked at an address other than the service's own: name -> address
+    addresses: tuple[tuple[str, str], ...] = ()
     thresholds: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     title: str = "Reference audit"
     #: Every citation's sentence and score (see :mod:`citewarden.report.contexts`).

@@ -312,7 +312,15 @@ def methodology(data: AuditData) -> str:
         "<h3>Sources</h3>"
         f"<p>Configured: {esc(configured)}. Consulted in this run: "
         f"{esc(', '.join(sources_used) or '–')}.</p>"
-        "<p>Each entry is looked up by identifier first (DOI, arXiv id, ISBN, PMID), then by a "
+        + (
+            "<p class='note'>Asked at an address other than the service's own (what it "
+            "answered is reported as that source's): "
+            + "; ".join(f"{esc(name)} at <code>{esc(url)}</code>" for name, url in data.addresses)
+            + ".</p>"
+            if data.addresses
+            else ""
+        )
+        + "<p>Each entry is looked up by identifier first (DOI, arXiv id, ISBN, PMID), then by a "
         "fielded bibliographic search. A search hit is only a candidate: it counts as a match "
         "when it agrees on the identifier, or on both title and authors. Fields are then "
         "compared one by one. A correction is offered only for an anchored match, one field "
