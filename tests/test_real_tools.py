@@ -441,3 +441,39 @@ def test_markdown_projects_agree_with_pandoc(
 
     assert sorted(ours.dangling) == sorted(tools_dangling)
     assert sorted(ours.orphans) == sorted(tools_orphans)
+
+
+def test_parent_folders_after_a_link_or_a_missing_folder_are_resolved_as_tex_does(
+    tmp_path: Path,
+) -> None:
+    """``\\input{link/../chapter}`` goes up from the link's target, and ``x/../chapter`` is
+    no file when ``x`` does not exist: TeX asks the system, so citewarden does too (the
+    path was normalised as text: the first was not found, the second was read)."""
+    _require_tools()
+    (tmp_path / "real" / "deep").mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real" / "deep")
+    (tmp_path / "real" / "chapter.tex").write_text("In the chapter \\cite{inchapter}.\n")
+    (tmp_path / "chapter.tex").write_text("The wrong chapter \\cite{wrongchapter}.\n")
+    (tmp_path / "refs.bib").write_text(
+        "".join(
+            f"@misc{{{key},\n  title = {{{key.title()}}},\n  year = {{2020}},\n}}\n"
+            for key in ("inchapter", "wrongchapter", "intext")
+        )
+    )
+    body = "\\documentclass{article}\n\\begin{document}\nText \\cite{intext}.\n%s\n"
+    tail = "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n"
+    (tmp_path / "linked.tex").write_text(body % "\\input{link/../chapter}" + tail)
+    tex = run_latex(tmp_path, "linked.tex", "bibtex")
+    assert (tex.dangling, tex.unused) == (set(), {"wrongchapter"})
+    ours = citewarden_answer([tmp_path / "linked.tex"])
+    assert (set(ours.dangling), set(ours.orphans)) == (tex.dangling, tex.unused)
+
+    (tmp_path / "missing.tex").write_text(body % "\\input{x/../chapter}" + tail)
+    _run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "missing.tex"], tmp_path)
+    assert "File `x/../chapter.tex' not found" in (tmp_path / "missing.log").read_text()
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "missing.tex")
+    found = check(ws)[tmp_path / "missing.tex"]
+    assert [(f.code, f.message) for f in found if f.code is Code.MISSING_INCLUDE] == [
+        (Code.MISSING_INCLUDE, "included file 'x/../chapter' not found")
+    ]

@@ -134,11 +134,12 @@ class Workspace(ProjectQueries):
         return tuple(self._folders)
 
     def _norm(self, path: Path | str) -> Path:
-        """:func:`normalize_path`, remembered for absolute paths (the common case)."""
+        """:func:`normalize_path`, remembered for absolute paths (the common case) without
+        ``..`` (whose answer depends on the folders on disk, which may change)."""
         found = self._norm_cache.get(path)
         if found is None:
             found = normalize_path(path)
-            if os.path.isabs(path):
+            if os.path.isabs(path) and ".." not in os.fspath(path):
                 if len(self._norm_cache) > 100_000:
                     self._norm_cache.clear()
                 self._norm_cache[path] = found

@@ -126,8 +126,26 @@ def _expand(base: Path, parts: list[str], budget: list[int]) -> Iterator[Path]:
 
 
 def normalize_path(path: Path | str) -> Path:
-    """Absolute, lexically normalised path (symlinks are kept, so editors' URIs match)."""
-    return Path(os.path.normpath(os.path.abspath(os.fspath(path))))
+    """Absolute, lexically normalised path (symlinks are kept, so editors' URIs match).
+
+    A ``..`` is resolved as the system (and so TeX) resolves it when that differs: after a
+    folder that does not exist there is no such file (``x/../a.tex`` is kept as written,
+    so it is not found), and after a symbolic link it goes up from the link's target
+    (``link/../a.tex``)."""
+    raw = os.fspath(path)
+    if not os.path.isabs(raw):
+        raw = os.path.join(os.getcwd(), raw)
+    lexical = os.path.normpath(raw)
+    if ".." not in raw or ".." not in raw.split(os.sep):
+        return Path(lexical)
+    head, tail = os.path.split(raw)
+    try:
+        physical = os.path.realpath(head, strict=True)
+    except (OSError, ValueError):
+        return Path(raw)  # a folder on the way is missing: no such file, as the system says
+    if os.path.realpath(os.path.dirname(lexical)) == physical:
+        return Path(lexical)  # the same folder either way: keep the path the editor knows
+    return Path(os.path.join(physical, tail))
 
 
 @dataclass(frozen=True, slots=True)
