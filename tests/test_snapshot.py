@@ -3,6 +3,7 @@ SQLite FTS5 on first use, queried by DOI and by title."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -121,6 +122,41 @@ async def test_missing_file_is_failed(tmp_path: Path) -> None:
     snap = SnapshotSource(tmp_path / "nope.jsonl", tmp_path / "index")
     result = await snap.by_doi("10.1093/nar/28.1.235")
     assert result.outcome is Outcome.FAILED and "snapshot" in (result.reason or "")
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "fifo"])
+async def test_a_snapshot_that_is_not_a_regular_file_fails_at_once(
+    tmp_path: Path, special: str
+) -> None:
+    """A snapshot named in settings (a cloned repository's file can name one) that is a
+    FIFO blocked the run for ever, and /dev/zero read one endless line into memory."""
+    import os
+
+    path = Path(special)
+    if special == "fifo":
+        path = tmp_path / "works.jsonl"
+        os.mkfifo(path)
+    snap = SnapshotSource(path, tmp_path / "index")
+    result = await asyncio.wait_for(snap.by_doi("10.1093/nar/28.1.235"), 30)
+    assert result.outcome is Outcome.FAILED
+    kind = "a device" if special == "/dev/zero" else "a named pipe (FIFO)"
+    assert result.reason == f"snapshot unreadable: {kind}, not a regular file; it is not read"
+    snap.close()
+
+
+async def test_a_line_longer_than_the_cap_is_skipped_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citewarden.verify.sources import snapshot
+
+    monkeypatch.setattr(snapshot, "MAX_LINE", 100_000)
+    lines = DATA.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "works.jsonl"
+    path.write_text("\n".join([lines[0], "[" * 200_000, lines[5]]) + "\n", encoding="utf-8")
+    snap = SnapshotSource(path, tmp_path / "index")
+    assert (await snap.by_doi("10.1093/nar/28.1.235")).outcome is Outcome.FOUND
+    assert snap.skipped == 1
+    snap.close()
 
 
 async def test_registry_puts_snapshot_first(tmp_path: Path) -> None:

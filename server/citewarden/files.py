@@ -55,7 +55,9 @@ def megabytes(size: int) -> str:
     return f"{mb:.0f} MB" if mb >= 10 or mb == int(mb) else f"{mb:.1f} MB"
 
 
-def _refuse_special(path: Path, mode: int) -> None:
+def refuse_special(path: Path, mode: int) -> None:
+    """Raise :class:`NotRegularFile`, saying what ``path`` is, unless ``mode`` is a
+    regular file's."""
     if not stat.S_ISREG(mode):
         kind = _kind(mode)
         raise NotRegularFile(errno.EINVAL, f"{kind}, not a regular file; it is not read", str(path))
@@ -77,11 +79,11 @@ def read_regular(path: Path, limit: int) -> bytes:
     or a device is never opened, and again on the open descriptor), :class:`FileTooLarge`
     above ``limit``, and the usual :class:`OSError`\\ s (missing, permission denied).
     """
-    _refuse_special(path, os.stat(path).st_mode)
+    refuse_special(path, os.stat(path).st_mode)
     fd = os.open(path, _OPEN_FLAGS)
     try:
         st = os.fstat(fd)
-        _refuse_special(path, st.st_mode)  # replaced between the stat and the open
+        refuse_special(path, st.st_mode)  # replaced between the stat and the open
         if st.st_size > limit:
             raise too_large(path, st.st_size, limit)
         chunks: list[bytes] = []
@@ -97,6 +99,20 @@ def read_regular(path: Path, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def open_regular(path: Path) -> int:
+    """A descriptor of the regular file ``path``, opened without blocking (the checks of
+    :func:`read_regular`, for a file too large to read whole: a snapshot); the caller
+    closes it.  Raises :class:`NotRegularFile` for a FIFO, a device or a folder."""
+    refuse_special(path, os.stat(path).st_mode)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        refuse_special(path, os.fstat(fd).st_mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def write_new_regular(path: Path, data: bytes) -> None:

@@ -17,8 +17,9 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+from citewarden.files import open_regular, refuse_special
 from citewarden.verify.records import Lookup, Query
 from citewarden.verify.sources._common import normalize_doi
 from citewarden.verify.sources.crossref import work_from_csl
@@ -30,10 +31,14 @@ _STOP = frozenset(
 )
 
 
+#: The longest line read (a page of a thousand works is a few MB); longer ones are skipped.
+MAX_LINE = 64 << 20
+
+
 def _works(line: str) -> Iterator[dict[str, Any]]:
     try:
         data = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return
     if not isinstance(data, dict):
         return
@@ -43,6 +48,21 @@ def _works(line: str) -> Iterator[dict[str, Any]]:
         yield data["message"]
     else:
         yield data
+
+
+def _lines(fh: TextIO) -> Iterator[str | None]:
+    """The lines of ``fh``, each at most :data:`MAX_LINE` characters: a longer one is read
+    past in pieces and given as None (never held whole)."""
+    while True:
+        line = fh.readline(MAX_LINE)
+        if not line:
+            return
+        if len(line) < MAX_LINE or line.endswith("\n"):
+            yield line
+            continue
+        while line and not line.endswith("\n"):
+            line = fh.readline(MAX_LINE)
+        yield None
 
 
 class SnapshotSource:
@@ -63,6 +83,7 @@ class SnapshotSource:
 
     def index_path(self) -> Path:
         st = self.path.stat()
+        refuse_special(self.path, st.st_mode)  # a FIFO would block, /dev/zero never end
         ident = f"{self.path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{INDEX_VERSION}"
         digest = hashlib.sha256(ident.encode()).hexdigest()[:20]
         return self.index_dir / f"snapshot-{digest}.sqlite"
@@ -99,8 +120,11 @@ class SnapshotSource:
                 CREATE VIRTUAL TABLE fts USING fts5(doi UNINDEXED, title, authors);
                 """
             )
-            with self.path.open(encoding="utf-8", errors="replace") as fh:
-                for line in fh:
+            with open(open_regular(self.path), encoding="utf-8", errors="replace") as fh:
+                for line in _lines(fh):
+                    if line is None:  # over MAX_LINE
+                        self.skipped += 1
+                        continue
                     if not line.strip():
                         continue
                     works = list(_works(line))
