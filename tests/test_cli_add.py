@@ -173,3 +173,20 @@ def test_a_file_planted_where_the_old_writer_put_its_copy_is_left_alone(
         "real.bib",
         "refs.bib",
     ]  # no backup, no temporary file left
+
+
+def test_a_new_bibliography_gets_the_mode_of_any_new_file(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """Created through an exclusive temporary file: with the user's umask applied, as a
+    plain write would (``mkstemp`` alone would leave it readable by its owner only)."""
+    import os
+    import stat
+
+    umask = os.umask(0o022)
+    try:
+        result = run_citewarden(["add", "10.21105/joss.01450", "--bib", "new.bib"], tmp_path, env)
+    finally:
+        os.umask(umask)
+    assert result.returncode == 0, result.stderr
+    assert stat.S_IMODE((tmp_path / "new.bib").stat().st_mode) == 0o644

@@ -109,7 +109,7 @@ async def test_keys_go_to_an_address_from_settings_only_if_it_is_the_services_ow
     gets no key (the user's key would go to whoever wrote it); an address from the
     environment, the user's own shell, does, as the service's own address always does."""
     from citewarden.settings import Settings
-    from citewarden.verify.config import withheld_key_problems
+    from citewarden.verify.config import source_address_problems
 
     loopback = replay.base_url("semanticscholar")
     key = {"CITEWARDEN_S2_API_KEY": "k-secret"}
@@ -123,7 +123,7 @@ async def test_keys_go_to_an_address_from_settings_only_if_it_is_the_services_ow
     own = dict(DEFAULT_BASE_URLS, semanticscholar="https://API.semanticscholar.org/")
     assert resolve_config(VerifySettings(base_urls=own), key).s2_api_key == "k-secret"
     assert resolve_config(from_file, key).withheld == ("semanticscholar",)
-    problems = withheld_key_problems(Settings(verify=from_file), key)
+    problems = source_address_problems(Settings(verify=from_file), key)
     assert [p.key for p in problems] == ["verify.base_urls.semanticscholar"]
     assert problems[0].message.startswith(f"semanticscholar is asked at {loopback}, not at")
     assert (
@@ -134,7 +134,7 @@ async def test_keys_go_to_an_address_from_settings_only_if_it_is_the_services_ow
     elsewhere = VerifySettings(
         base_urls={"crossref": loopback, "semanticscholar": own["semanticscholar"]}
     )
-    said = withheld_key_problems(Settings(verify=elsewhere), {})
+    said = source_address_problems(Settings(verify=elsewhere), {})
     assert [(p.key, "API key" in p.message) for p in said] == [("verify.base_urls.crossref", False)]
 
 

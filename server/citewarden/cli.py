@@ -220,9 +220,9 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
     if changes:
         settings = dataclasses.replace(settings, verify=dataclasses.replace(verify, **changes))
     if settings.verify.enabled:
-        from citewarden.verify.config import withheld_key_problems
+        from citewarden.verify.config import source_address_problems
 
-        problems = [*problems, *withheld_key_problems(settings)]
+        problems = [*problems, *source_address_problems(settings)]
     return settings, problems
 
 

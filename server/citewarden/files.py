@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from pathlib import Path
 
 #: Default size cap of one input file, in megabytes (setting ``max_file_mb``).
@@ -72,6 +72,20 @@ def too_large(path: Path, size: int, limit: int) -> FileTooLarge:
     )
 
 
+def open_regular(path: Path) -> int:
+    """A descriptor of the regular file ``path``, opened without blocking; the caller
+    closes it.  Raises :class:`NotRegularFile` for a FIFO, a device or a folder, checked
+    before opening (so that one is never opened) and again on the descriptor."""
+    refuse_special(path, os.stat(path).st_mode)
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        refuse_special(path, os.fstat(fd).st_mode)  # replaced between the stat and the open
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def read_regular(path: Path, limit: int) -> bytes:
     """The bytes of the regular file ``path`` (symlinks followed), at most ``limit`` of them.
 
@@ -79,11 +93,9 @@ def read_regular(path: Path, limit: int) -> bytes:
     or a device is never opened, and again on the open descriptor), :class:`FileTooLarge`
     above ``limit``, and the usual :class:`OSError`\\ s (missing, permission denied).
     """
-    refuse_special(path, os.stat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS)
+    fd = open_regular(path)
     try:
         st = os.fstat(fd)
-        refuse_special(path, st.st_mode)  # replaced between the stat and the open
         if st.st_size > limit:
             raise too_large(path, st.st_size, limit)
         chunks: list[bytes] = []
@@ -101,18 +113,29 @@ def read_regular(path: Path, limit: int) -> bytes:
         os.close(fd)
 
 
-def open_regular(path: Path) -> int:
-    """A descriptor of the regular file ``path``, opened without blocking (the checks of
-    :func:`read_regular`, for a file too large to read whole: a snapshot); the caller
-    closes it.  Raises :class:`NotRegularFile` for a FIFO, a device or a folder."""
-    refuse_special(path, os.stat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS)
-    try:
-        refuse_special(path, os.fstat(fd).st_mode)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+#: What the eight characters of a temporary file's name are drawn from (as ``mkstemp``'s).
+_TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"
+_TEMP_FLAGS = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def new_temp_file(directory: Path, name: str) -> tuple[int, Path]:
+    """A new file ``.NAME.XXXXXXXX.tmp`` in ``directory``, open for writing: created
+    exclusively (never a file or a link already there under that name) with the mode any
+    new file gets (0666 less the umask, applied by the system); the caller closes it."""
+    for _ in range(100):
+        suffix = "".join(secrets.choice(_TEMP_CHARS) for _ in range(8))
+        path = directory / f".{name}.{suffix}.tmp"
+        try:
+            return os.open(path, _TEMP_FLAGS, 0o666), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", str(directory))
 
 
 def write_new_regular(path: Path, data: bytes) -> None:
@@ -130,18 +153,11 @@ def write_new_regular(path: Path, data: bytes) -> None:
             errno.EINVAL, f"{_kind(mode)}, not a regular file; not written", str(path)
         )
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = new_temp_file(path.parent, path.name)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
-        os.chmod(tmp, 0o644 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current

@@ -9,10 +9,10 @@ import glob
 import os
 import re
 import stat
-import tempfile
 import time
 from pathlib import Path
 
+from citewarden.files import new_temp_file
 from citewarden.fix.plan import FixPlan, FixRefused
 
 #: The backup of ``refs.bib`` is ``refs.bib.orig`` (or ``refs.bib.orig.1`` ... when a different
@@ -42,8 +42,8 @@ STALE_TEMP_AGE = 600.0
 
 
 def _stale_temp_pattern(name: str) -> re.Pattern[str]:
-    """Names :func:`_write_temp` gives temporary files for ``name`` (``mkstemp``'s eight
-    random characters between the prefix and the suffix)."""
+    """Names :func:`_write_temp` gives temporary files for ``name`` (eight random
+    characters between the prefix and the suffix: :func:`~citewarden.files.new_temp_file`)."""
     return re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp")
 
 
@@ -81,7 +81,7 @@ def _write_temp(
 ) -> tuple[Path, bool]:
     """A temporary file holding ``data`` with the mode, owner and group of ``st``; -> the
     file, and whether it got that owner and group (only root may give a file away)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
+    fd, tmp = new_temp_file(directory, name)
     owned = True
     try:
         _write_all(fd, data)
@@ -99,7 +99,7 @@ def _write_temp(
         os.unlink(tmp)
         raise
     os.close(fd)
-    return Path(tmp), owned
+    return tmp, owned
 
 
 def _write_in_place(target: Path, data: bytes, copy: Path) -> None:

@@ -53,9 +53,9 @@ class ConfigSources:
             (self.client, "workspace/configuration"),
         )
         if settings.verify.enabled:
-            from citewarden.verify.config import withheld_key_problems
+            from citewarden.verify.config import source_address_problems
 
-            problems = [*problems, *withheld_key_problems(settings)]
+            problems = [*problems, *source_address_problems(settings)]
         return settings, problems
 
     def unread_files(self) -> list[Path]:

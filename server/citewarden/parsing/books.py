@@ -52,11 +52,10 @@ def quarto_chapters(text: str) -> list[str] | None:
     return out[:MAX_CHAPTERS]
 
 
-def _collect(entries: Any, out: list[str], depth: int, seen: set[int] | None = None) -> None:
+def _collect(entries: Any, out: list[str], depth: int, seen: set[int]) -> None:
     """The chapter files of ``entries`` into ``out``, up to :data:`MAX_CHAPTERS`; a list met
-    again through a YAML alias (the same object) is read once, so aliases of aliases of
-    long lists cannot multiply the walk."""
-    seen = set() if seen is None else seen
+    again through a YAML alias (the same object, its id in ``seen``) is read once, so
+    aliases of aliases of long lists cannot multiply the walk."""
     if not isinstance(entries, list) or depth > 3 or id(entries) in seen:
         return
     seen.add(id(entries))

@@ -178,7 +178,7 @@ _KEY_NAMES = {
 }
 
 
-def withheld_key_problems(
+def source_address_problems(
     settings: Settings, env: Mapping[str, str] | None = None
 ) -> list[SettingsProblem]:
     """A settings problem for each source address that settings put in place of the
