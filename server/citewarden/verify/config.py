@@ -161,7 +161,10 @@ def addresses_elsewhere(
     """The configured sources asked at an address other than the service's own (from
     settings or the environment): name -> the address as shown (:func:`shown_address`).
     Reports list them: what those addresses answered is reported as the sources'."""
-    config = resolve_config(settings, env)
+    return _elsewhere(resolve_config(settings, env))
+
+
+def _elsewhere(config: SourceConfig) -> dict[str, str]:
     return {
         name: shown_address(config.base_url(name))
         for name in config.sources
@@ -190,17 +193,14 @@ def source_address_problems(
 
     env = os.environ if env is None else env
     config = resolve_config(settings.verify, env)
+    elsewhere = _elsewhere(config)
     problems = []
     for name, value in settings.verify.base_urls.items():
-        own = DEFAULT_BASE_URLS.get(name)
-        url = shown_address(config.base_url(name))
-        if not _clean(value) or own is None or _origin(url) == _origin(own):
-            continue
-        if name not in config.sources:
+        if not _clean(value) or name not in elsewhere:
             continue
         message = (
-            f"{name} is asked at {url}, not at its own address {own}, and what that address "
-            f"answers is reported as {name}'s"
+            f"{name} is asked at {elsewhere[name]}, not at its own address "
+            f"{DEFAULT_BASE_URLS[name]}, and what that address answers is reported as {name}'s"
         )
         if name in config.withheld:
             service, variable = _KEY_NAMES[name]
