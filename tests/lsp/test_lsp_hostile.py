@@ -140,7 +140,7 @@ class RawClient:
         assert "result" in self.response(msg_id)
         self.send({"method": "initialized", "params": {}})
 
-    def hover(self, name: str, line: int, character: int) -> dict[str, Any]:
+    def hover(self, name: str, line: int, character: int, timeout: float = WAIT) -> dict[str, Any]:
         msg_id = self.request(
             "textDocument/hover",
             {
@@ -148,7 +148,7 @@ class RawClient:
                 "position": {"line": line, "character": character},
             },
         )
-        return self.response(msg_id)
+        return self.response(msg_id, timeout)
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -332,3 +332,54 @@ def test_files_whose_names_are_not_utf8_are_checked_and_found(
     assert [(s["location"]["uri"], s["containerName"]) for s in found] == [
         (odd_bib, "\\xffbad.bib")
     ]
+
+
+def _write(client: RawClient, data: bytes) -> None:
+    assert client.proc.stdin is not None
+    client.proc.stdin.write(data)
+    client.proc.stdin.flush()
+
+
+def test_a_header_of_thousands_of_digits_and_an_endless_header_line_do_not_end_the_server(
+    client: RawClient,
+) -> None:
+    """A Content-Length of 5 000 digits was a ValueError (Python converts at most 4 300)
+    and a header line of 2 GB without a line break a MemoryError in the reading loop: the
+    server died.  Both lines are now passed over, and the next message is read."""
+    client.initialize()
+    _write(client, b"Content-Length: " + b"9" * 5000 + b"\r\n")
+    piece = b"x" * (64 << 20)
+    for _ in range(32):  # 2 GB, more than the 1.5 GB the server may address
+        _write(client, piece)
+    _write(client, b"\r\n\r\n")
+    assert "A" in client.hover("main.tex", 0, 7, timeout=120)["result"]["contents"]["value"]
+
+
+def test_a_message_over_the_size_limit_is_refused_and_not_held(client: RawClient) -> None:
+    """A request of 70 MB (over the 64 MB limit that max_file_mb = 1 gives) gets an
+    InvalidRequest answer naming its size and the limit, and the server goes on."""
+    client.initialize({"max_file_mb": 1})
+    msg_id = client.request(
+        "workspace/executeCommand",
+        {"command": "citewarden.status", "arguments": ["x" * (70 << 20)]},
+    )
+    error = client.response(msg_id)["error"]
+    assert error["code"] == -32600
+    assert error["message"].startswith("a workspace/executeCommand message of 70.0 MB")
+    assert "over the limit of 64.0 MB" in error["message"]
+    shown = [n for n in client.notifications if n["method"] == "window/showMessage"]
+    assert any("70.0 MB" in n["params"]["message"] for n in shown)
+    assert "result" in client.hover("main.tex", 0, 7)
+
+
+def test_a_length_beyond_memory_is_let_go_without_allocating_it(client: RawClient) -> None:
+    """``Content-Length: 99999999999`` had its 100 GB allocated at once, a MemoryError that
+    ended the server.  The body is now read and let go as it arrives; the stream ending
+    inside it ends the server as any end of input does."""
+    client.initialize()
+    _write(client, b"Content-Length: 99999999999\r\n\r\n" + b'{"jsonrpc": "2.0", ' * 100_000)
+    time.sleep(1.0)
+    assert client.proc.poll() is None
+    assert client.proc.stdin is not None
+    client.proc.stdin.close()
+    assert client.proc.wait(WAIT) == 0

@@ -12,7 +12,7 @@ import logging
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from lsprotocol import types
 from pygls.exceptions import (
@@ -30,6 +30,7 @@ from citewarden import __version__
 from citewarden.lsp import actions, add_reference, navigation, verify_actions, watch
 from citewarden.lsp.check_cycle import favour_requests
 from citewarden.lsp.convert import plain_json_converter
+from citewarden.lsp.framing import TOO_LARGE, BoundedInput, Refusal, message_limit, refusal
 from citewarden.lsp.incoming import clean_object
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
@@ -64,6 +65,10 @@ class CitewardenProtocol(LanguageServerProtocol):
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         data = clean_object(data)
+        if data.get("method") == TOO_LARGE and "jsonrpc" in data:
+            refused = refusal(data.get("params"))
+            if refused is not None:
+                return refused
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
@@ -73,6 +78,9 @@ class CitewardenProtocol(LanguageServerProtocol):
             raise
 
     def handle_message(self, message: Any) -> None:
+        if isinstance(message, Refusal):
+            self._refuse(message)
+            return
         if isinstance(message, _UnreadableRequest):
             error = message.error
             if isinstance(error, JsonRpcInvalidParams):
@@ -87,6 +95,17 @@ class CitewardenProtocol(LanguageServerProtocol):
             if message.method == types.SHUTDOWN:
                 self._closing = True
         super().handle_message(message)
+
+    def _refuse(self, refused: Refusal) -> None:
+        """A message over the size limit (:mod:`.framing`): logged and shown, and a request
+        answered with InvalidRequest."""
+        log.error("%s", refused.text)
+        self._server.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=refused.text)
+        )
+        if refused.request_id is not None:
+            error = JsonRpcInvalidRequest(refused.text)
+            self._send_response(refused.request_id, error=error.to_response_error())
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:
@@ -303,7 +322,11 @@ def main(argv: list[str]) -> int:
     if host is not None and port is not None:
         server.start_tcp(host, port)
     else:
-        server.start_io()
+        session = server.session
+        stdin = BoundedInput(
+            sys.stdin.buffer, lambda: message_limit(session.settings.max_file_bytes)
+        )
+        server.start_io(stdin=cast(BinaryIO, stdin))  # pygls calls readline() and read(n) only
     return 0
 
 

@@ -1,0 +1,167 @@
+"""The editor's byte stream, read within bounds before pygls frames it.
+
+pygls reads a header line with ``readline()`` and a body with ``read(Content-Length)``.
+Unbounded, a header line without a line break is held whole, a ``Content-Length`` of
+thousands of digits fails the reading loop (Python refuses to convert it), and a large one
+has the whole body allocated at once (``Content-Length: 99999999999`` is a MemoryError):
+each ends the server.  :class:`BoundedInput` gives pygls at most ``MAX_HEADER_LINE``
+bytes of a header line (the rest of a longer one is let go: it matches no header), and
+reads a body over ``limit()`` bytes in chunks and lets it go, handing pygls in its place a
+``TOO_LARGE`` notification that says how large it was and, if its first bytes tell, which
+request it was, so that the request gets an error answer (:func:`refusal`).
+The stand-in carries a token of this process, so a client cannot send one.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+from citewarden.safe_text import visible
+
+#: The longest header line passed on whole (headers are ``Content-Length: N`` and
+#: ``Content-Type: ...``); a number of more digits than this never reaches ``int()``.
+MAX_HEADER_LINE = 1024
+#: The body of a message too large to read is let go in pieces of this size.
+CHUNK = 1 << 20
+#: How much of such a body is kept to find its ``id`` and ``method``.
+HEAD = 4096
+#: The notification that stands in for a body over the limit.
+TOO_LARGE = "$/citewarden/messageTooLarge"
+#: Marks the stand-in as this process's own.
+TOKEN = secrets.token_hex(16)
+#: The smallest limit of a message body, whatever the settings.
+MIN_MESSAGE = 64 << 20
+
+
+def message_limit(max_file_bytes: int) -> int:
+    """The largest message body read: room for a buffer of ``max_file_bytes`` characters
+    written as JSON with every character escaped (``\\u0000``, 6 bytes), at least
+    ``MIN_MESSAGE``; a buffer over ``max_file_bytes`` is then read and reported as too large,
+    as a file is."""
+    return max(MIN_MESSAGE, 6 * max_file_bytes + (1 << 20))
+
+
+class BoundedInput:
+    """``stream`` (the editor's stdin) as pygls reads it, with the bounds of the module
+    docstring; ``limit`` is asked for each body (the settings may change it)."""
+
+    def __init__(self, stream: IO[bytes], limit: Callable[[], int]) -> None:
+        self._stream = stream
+        self._limit = limit
+
+    def readline(self) -> bytes:
+        """A header line, or its first ``MAX_HEADER_LINE`` bytes and a line break (the rest
+        of the line read and let go): such a line matches no header."""
+        line = self._stream.readline(MAX_HEADER_LINE)
+        if not line or line.endswith(b"\n"):
+            return line
+        while True:
+            rest = self._stream.readline(CHUNK)
+            if not rest:
+                return line
+            if rest.endswith(b"\n"):
+                return line + b"\n"
+
+    def read(self, size: int) -> bytes:
+        limit = self._limit()
+        if size <= limit:
+            return self._stream.read(size)
+        return self._let_go(size, limit)
+
+    def _let_go(self, size: int, limit: int) -> bytes:
+        """Read ``size`` bytes without keeping them; the stand-in notification, or ``b""``
+        at the end of the stream (the reading loop then ends, as it does at any end)."""
+        head = self._stream.read(HEAD)
+        left = size - len(head)
+        if len(head) < HEAD:
+            return b""
+        while left > 0:
+            chunk = self._stream.read(min(left, CHUNK))
+            if not chunk:
+                return b""
+            left -= len(chunk)
+        params: dict[str, Any] = {"bytes": size, "limit": limit, "token": TOKEN}
+        params.update(top_level_fields(head.decode("utf-8", "replace")))
+        return json.dumps({"jsonrpc": "2.0", "method": TOO_LARGE, "params": params}).encode()
+
+
+def top_level_fields(head: str) -> dict[str, Any]:
+    """The ``id`` (a number or a string) and ``method`` (a string) of the JSON object whose
+    start is ``head``, when they come before ``head`` ends; keys of nested objects are not
+    taken for them."""
+    found: dict[str, Any] = {}
+    decoder = json.JSONDecoder()
+    depth, i, n = 0, 0, len(head)
+    while i < n and len(found) < 2:
+        c = head[i]
+        if c == '"':
+            try:
+                text, end = decoder.raw_decode(head, i)
+            except ValueError:
+                break
+            colon = _after_spaces(head, end)
+            if depth == 1 and colon < n and head[colon] == ":" and text in ("id", "method"):
+                value_at = _after_spaces(head, colon + 1)
+                try:
+                    value, end = decoder.raw_decode(head, value_at)
+                except ValueError:
+                    break
+                if _fits(text, value):
+                    found[text] = value
+            i = end
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        i += 1
+    return found
+
+
+def _after_spaces(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _fits(key: str, value: Any) -> bool:
+    if key == "method":
+        return isinstance(value, str) and len(value) <= 200
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int) or (isinstance(value, str) and len(value) <= 200)
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """What the server says of a message it did not read."""
+
+    text: str
+    #: The request's id, when it was a request (it gets an error answer).
+    request_id: int | str | None
+
+
+def refusal(params: Any) -> Refusal | None:
+    """The refusal a ``TOO_LARGE`` notification's ``params`` stand for; None unless they come
+    from this process's :class:`BoundedInput` (they carry its ``TOKEN``: a client cannot
+    send one of its own)."""
+    if not isinstance(params, dict) or params.get("token") != TOKEN:
+        return None
+    method = params.get("method")
+    what = f"a {visible(method)} message" if isinstance(method, str) else "a message"
+    text = (
+        f"{what} of {_mb(params.get('bytes'))} from the editor is over the limit of "
+        f"{_mb(params.get('limit'))} (6 x max_file_mb, at least 64 MB); it was not read"
+    )
+    request_id = params.get("id")
+    return Refusal(text, request_id if _fits("id", request_id) else None)
+
+
+def _mb(size: object) -> str:
+    if not isinstance(size, int) or isinstance(size, bool):
+        return "unknown size"
+    return f"{size / (1 << 20):,.1f} MB"

@@ -1,0 +1,82 @@
+"""The editor's byte stream read within bounds (citewarden.lsp.framing), on an in-memory
+stream: what pygls is handed for long header lines and bodies over the limit."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from citewarden.lsp.framing import (
+    MAX_HEADER_LINE,
+    MIN_MESSAGE,
+    TOKEN,
+    TOO_LARGE,
+    BoundedInput,
+    message_limit,
+    refusal,
+    top_level_fields,
+)
+
+
+def _input(data: bytes, limit: int = 100) -> BoundedInput:
+    return BoundedInput(io.BufferedReader(io.BytesIO(data)), lambda: limit)
+
+
+def test_header_lines_are_passed_on_and_a_long_one_is_cut_with_its_line_break() -> None:
+    stream = _input(b"Content-Length: 7\r\n" + b"9" * 50_000 + b"\r\n\r\n")
+    assert stream.readline() == b"Content-Length: 7\r\n"
+    long_line = stream.readline()
+    assert long_line == b"9" * MAX_HEADER_LINE + b"\n"
+    assert stream.readline() == b"\r\n"
+    assert stream.readline() == b""
+
+
+def test_a_body_within_the_limit_is_read_as_it_is() -> None:
+    assert _input(b'{"a": 1}', limit=8).read(8) == b'{"a": 1}'
+
+
+def test_a_body_over_the_limit_is_let_go_and_a_notification_stands_in() -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 12, "method": "x/y", "params": "z" * 9000})
+    stream = _input(body.encode() + b"Content-Length: 2\r\n", limit=100)
+    stand_in = json.loads(stream.read(len(body)))
+    assert stand_in["method"] == TOO_LARGE
+    assert stand_in["params"] == {
+        "bytes": len(body),
+        "limit": 100,
+        "token": TOKEN,
+        "id": 12,
+        "method": "x/y",
+    }
+    assert stream.readline() == b"Content-Length: 2\r\n"  # the next message is in step
+
+
+def test_a_stream_ending_inside_a_body_over_the_limit_ends_the_reading() -> None:
+    assert _input(b"{" + b" " * 9000, limit=100).read(10**11) == b""
+
+
+def test_only_the_top_level_id_and_method_are_taken() -> None:
+    head = '{"params": {"id": 5, "method": "inner", "x": [{"id": 6}]}, "method": "outer", "id": "a'
+    assert top_level_fields(head) == {"method": "outer"}  # the id is cut off
+    assert top_level_fields('{"jsonrpc":"2.0" , "id" : "r-1", "method":"m"}') == {
+        "id": "r-1",
+        "method": "m",
+    }
+    assert top_level_fields('{"id": true, "method": 3}') == {}
+    assert top_level_fields('{"id": 1' + "0" * 5000) == {}
+
+
+def test_a_refusal_needs_the_token_and_escapes_the_method() -> None:
+    params = {"bytes": 70 << 20, "limit": 64 << 20, "id": 3, "method": "a\x1b[2Jb"}
+    assert refusal(params) is None  # a client cannot send a stand-in
+    refused = refusal({**params, "token": TOKEN})
+    assert refused is not None
+    assert refused.request_id == 3
+    assert refused.text.startswith("a a\\x1b[2Jb message of 70.0 MB from the editor")
+    assert "over the limit of 64.0 MB" in refused.text
+    notice = refusal({"bytes": 1, "limit": 0, "token": TOKEN})
+    assert notice is not None and notice.request_id is None
+
+
+def test_the_limit_leaves_room_for_a_buffer_at_the_file_size_cap() -> None:
+    assert message_limit(1 << 20) == MIN_MESSAGE
+    assert message_limit(50 << 20) == 6 * (50 << 20) + (1 << 20)
