@@ -19,13 +19,16 @@ import pytest
 from citewarden.model import Entry, Status
 from citewarden.redaction import redact, register_secrets
 from citewarden.settings import VerifySettings, load_settings
+from citewarden.verify.compare import Agreement, compare_venue
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
 from citewarden.verify.normalize import make_entry
 from citewarden.verify.source_calls import entry_seconds
-from citewarden.verify.sources.crossref import CrossrefSource
+from citewarden.verify.sources._common import MAX_TEXTS
+from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl
+from citewarden.verify.sources.dblp import work_from_dblp
 from citewarden.verify.sources.doi import DoiSource
-from citewarden.verify.sources.semanticscholar import SemanticScholarSource
+from citewarden.verify.sources.semanticscholar import SemanticScholarSource, work_from_s2
 from hostile_server import (
     CROSSREF_BODY,
     CROSSREF_DOI,
@@ -36,7 +39,7 @@ from hostile_server import (
     hostile,
     unverified_reasons,
 )
-from replay import fast_http
+from replay import fast_http, recorded
 
 __all__ = ["hostile"]
 
@@ -440,3 +443,36 @@ def test_long_venue_names_are_compared_in_one_pass(
     done, _ = check_entry(hostile, tmp_path, "", entry=entry_text)  # killed after 120 s
     entry = _entry_report(done)
     assert entry["status"] in ("verified", "mismatch")
+
+
+def _many(name: str) -> list[str]:
+    """A list of names as a broken answer could repeat it: the real name, then 100 000
+    others."""
+    return [name, *(f"{name} {i}" for i in range(100_000))]
+
+
+def test_a_list_of_names_a_broken_answer_repeats_is_read_as_its_first_distinct_ones() -> None:
+    """Each venue name of a record is compared with the entry's: a Semantic Scholar answer
+    whose ``alternate_names`` held 100 000 names took 11.7 s to compare (bench
+    fuzz_responses.py --sources); a record keeps the first ``MAX_TEXTS`` distinct names of
+    a list, in order, so the real name still matches."""
+    paper = json.loads(recorded("semanticscholar", "refchecker_get_by_doi_b20a1aea0a.json"))
+    paper["publicationVenue"]["alternate_names"] = ["Nat Commun", *_many("Nat Commun")]
+    s2 = work_from_s2(paper)
+    assert s2 is not None
+    assert s2.venue_short[:2] == ("Nat Commun", "Nat Commun 0")
+    assert len(s2.venue_short) == MAX_TEXTS
+    message = json.loads(CROSSREF_BODY)["message"]
+    message["container-title"] = _many(message["container-title"][0])
+    message["ISSN"] = ["1932-6203"] * 100_000
+    crossref = work_from_csl(message)
+    assert crossref is not None
+    alternates = [v for k, v in crossref.extra if k == "alt-container-title"]
+    assert crossref.venue == "PLoS ONE" and len(alternates) == MAX_TEXTS - 1
+    assert crossref.issn == ("1932-6203",)
+    assert compare_venue("PLoS ONE", (), crossref) is Agreement.EQUAL
+    hit = json.loads(recorded("dblp", "refchecker_search_30a6debc25.json"))["result"]["hits"]
+    info = hit["hit"][0]["info"]
+    info["venue"] = _many("CoRR")
+    dblp = work_from_dblp(hit["hit"][0])
+    assert dblp is not None and dblp.venue == "CoRR" and len(dblp.venue_short) == MAX_TEXTS

@@ -8,6 +8,7 @@ from typing import Any
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import (
+    all_texts,
     clean_text,
     guard,
     normalize_doi,
@@ -48,7 +49,7 @@ def work_from_dblp(hit: Any, source: str = "dblp") -> WorkRecord | None:
         person = person_from_name(name) if isinstance(name, str) else None
         if person:
             authors.append(person)
-    venues = [clean_text(v) for v in _as_list(info.get("venue")) if clean_text(v)]
+    venues = all_texts(_as_list(info.get("venue")))
     score = hit.get("@score")
     volume = clean_text(info.get("volume")) or None
     extra: list[tuple[str, str]] = []

@@ -9,6 +9,7 @@ from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import HttpClient, Reply
 from citewarden.verify.records import Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import (
+    all_texts,
     clean_doi,
     clean_text,
     guard,
@@ -53,9 +54,7 @@ def work_from_s2(paper: Any, source: str = "semanticscholar") -> WorkRecord | No
         or clean_text(paper.get("venue"))
         or None
     )
-    short = tuple(
-        s for s in (clean_text(x) for x in pv.get("alternate_names") or []) if s and s != venue
-    )
+    short = tuple(s for s in all_texts(pv.get("alternate_names") or []) if s != venue)
     issn = tuple(i for i in [pv.get("issn")] if isinstance(i, str) and i)
     pages = clean_text(journal.get("pages")).replace(" ", "") or None
     types = paper.get("publicationTypes") or []

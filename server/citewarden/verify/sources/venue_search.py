@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from citewarden.verify.records import Lookup, WorkRecord
-from citewarden.verify.sources._common import clean_text, works_found
+from citewarden.verify.sources._common import all_texts, clean_text, works_found
 
 #: The ``extra`` pair that marks a venue record.
 VENUE_MARK = ("record", "venue")
@@ -29,7 +29,7 @@ def _texts(values: Any) -> list[str]:
         values = [values]
     if not isinstance(values, list):
         return []
-    return [t for t in (clean_text(v) for v in values if isinstance(v, str)) if t]
+    return list(all_texts([v for v in values if isinstance(v, str)]))
 
 
 def _record(source: str, name: str, others: list[str], kind: str | None, **more: Any) -> WorkRecord:
