@@ -3,6 +3,7 @@ stream: what pygls is handed for long header lines and bodies over the limit."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 
@@ -12,6 +13,7 @@ from citewarden.lsp.framing import (
     TOKEN,
     TOO_LARGE,
     BoundedInput,
+    BoundedStream,
     message_limit,
     refusal,
     top_level_fields,
@@ -80,3 +82,48 @@ def test_a_refusal_needs_the_token_and_escapes_the_method() -> None:
 def test_the_limit_leaves_room_for_a_buffer_at_the_file_size_cap() -> None:
     assert message_limit(1 << 20) == MIN_MESSAGE
     assert message_limit(50 << 20) == 6 * (50 << 20) + (1 << 20)
+
+
+def _stream(data: bytes, limit: int = 100) -> BoundedStream:
+    reader = asyncio.StreamReader(limit=1 << 16)
+    reader.feed_data(data)
+    reader.feed_eof()
+    return BoundedStream(reader, lambda: limit)
+
+
+def test_a_tcp_stream_passes_over_lines_longer_than_asyncio_holds() -> None:
+    async def lines() -> list[bytes]:
+        stream = _stream(
+            b"Content-Length: 7\r\n" + b"9" * 300_000 + b"\r\n" + b"y" * 2000 + b"\n\r\n"
+        )
+        return [await stream.readline() for _ in range(5)]
+
+    got = asyncio.run(lines())
+    assert got == [
+        b"Content-Length: 7\r\n",
+        b"9" * MAX_HEADER_LINE + b"\n",
+        b"y" * MAX_HEADER_LINE + b"\n",
+        b"\r\n",
+        b"",
+    ]
+
+
+def test_a_tcp_body_over_the_limit_is_let_go_and_the_next_message_is_in_step() -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": "r", "params": "z" * 9000}).encode()
+
+    async def read() -> tuple[bytes, bytes, bytes]:
+        stream = _stream(body + b"Content-Length: 2\r\n" + b"{}", limit=100)
+        return (
+            await stream.readexactly(len(body)),
+            await stream.readline(),
+            await stream.readexactly(2),
+        )
+
+    stand_in, header, small = asyncio.run(read())
+    assert json.loads(stand_in)["params"]["id"] == "r"
+    assert (header, small) == (b"Content-Length: 2\r\n", b"{}")
+
+    async def cut_short() -> bytes:
+        return await _stream(b"{" * 5000).readexactly(10**11)
+
+    assert asyncio.run(cut_short()) == b""

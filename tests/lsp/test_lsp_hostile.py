@@ -13,6 +13,7 @@ import os
 import re
 import resource
 import select
+import socket
 import subprocess
 import sys
 import time
@@ -383,3 +384,81 @@ def test_a_length_beyond_memory_is_let_go_without_allocating_it(client: RawClien
     assert client.proc.stdin is not None
     client.proc.stdin.close()
     assert client.proc.wait(WAIT) == 0
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_a_tcp_connection_is_read_within_the_same_bounds(workspace: Path, tmp_path: Path) -> None:
+    """Over ``--tcp``, a Content-Length of 5 000 digits and a header line of 300 kB (over
+    asyncio's 64 KiB line limit) each ended the connection; a message over the limit was
+    read whole.  Now both lines are passed over and the message is refused, as on stdio."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citewarden.lsp", "--tcp", f"127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT / "server"),
+            "CITEWARDEN_CACHE_DIR": str(tmp_path),
+        },
+        preexec_fn=_limit_memory,
+    )
+    try:
+        deadline = time.time() + WAIT
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+                break
+            except ConnectionRefusedError:
+                assert time.time() < deadline, "the server did not listen"
+                time.sleep(0.1)
+        with conn:
+            received = b""
+
+            def send(message: dict[str, Any]) -> None:
+                body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+                conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+            def answer(msg_id: int) -> dict[str, Any]:
+                nonlocal received
+                while True:
+                    while b"\r\n\r\n" in received:
+                        head, rest = received.split(b"\r\n\r\n", 1)
+                        length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+                        if len(rest) < length:
+                            break
+                        message, received = json.loads(rest[:length]), rest[length:]
+                        if message.get("id") == msg_id and "method" not in message:
+                            return message
+                    chunk = conn.recv(1 << 20)
+                    assert chunk, "the server closed the connection"
+                    received += chunk
+
+            options = {"verify": {"enabled": False}, "max_file_mb": 1}
+            init = {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {}}
+            send(
+                {
+                    "id": 1,
+                    "method": "initialize",
+                    "params": {**init, "initializationOptions": options},
+                }
+            )
+            assert "result" in answer(1)
+            send({"method": "initialized", "params": {}})
+            conn.sendall(b"Content-Length: " + b"9" * 5000 + b"\r\n" + b"x" * 300_000 + b"\r\n")
+            send({"id": 2, "method": "workspace/symbol", "params": {"query": ""}})
+            assert "result" in answer(2)
+            big = {"command": "citewarden.status", "arguments": ["x" * (70 << 20)]}
+            send({"id": 3, "method": "workspace/executeCommand", "params": big})
+            assert "over the limit of 64.0 MB" in answer(3)["error"]["message"]
+            send({"id": 4, "method": "shutdown", "params": None})
+            assert answer(4)["result"] is None
+    finally:
+        proc.kill()
+        proc.wait(5)

@@ -10,10 +10,12 @@ reads a body over ``limit()`` bytes in chunks and lets it go, handing pygls in i
 ``TOO_LARGE`` notification that says how large it was and, if its first bytes tell, which
 request it was, so that the request gets an error answer (:func:`refusal`).
 The stand-in carries a token of this process, so a client cannot send one.
+:class:`BoundedStream` applies the same bounds to a TCP connection.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 from collections.abc import Callable
@@ -70,11 +72,6 @@ class BoundedInput:
         limit = self._limit()
         if size <= limit:
             return self._stream.read(size)
-        return self._let_go(size, limit)
-
-    def _let_go(self, size: int, limit: int) -> bytes:
-        """Read ``size`` bytes without keeping them; the stand-in notification, or ``b""``
-        at the end of the stream (the reading loop then ends, as it does at any end)."""
         head = self._stream.read(HEAD)
         left = size - len(head)
         if len(head) < HEAD:
@@ -82,11 +79,57 @@ class BoundedInput:
         while left > 0:
             chunk = self._stream.read(min(left, CHUNK))
             if not chunk:
-                return b""
+                return b""  # the end of the stream: the reading loop ends, as at any end
             left -= len(chunk)
-        params: dict[str, Any] = {"bytes": size, "limit": limit, "token": TOKEN}
-        params.update(top_level_fields(head.decode("utf-8", "replace")))
-        return json.dumps({"jsonrpc": "2.0", "method": TOO_LARGE, "params": params}).encode()
+        return stand_in(size, limit, head)
+
+
+class BoundedStream:
+    """The same bounds for a TCP connection (``citewarden serve --tcp``): pygls reads it with
+    ``readline()`` and ``readexactly(n)``; asyncio's reader holds at most 64 KiB of a line
+    and fails on a longer one, which ended the connection."""
+
+    def __init__(self, reader: asyncio.StreamReader, limit: Callable[[], int]) -> None:
+        self._reader = reader
+        self._limit = limit
+
+    async def readline(self) -> bytes:
+        line = b""
+        while True:
+            try:
+                piece = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as end:
+                return (line or end.partial)[:MAX_HEADER_LINE]
+            except asyncio.LimitOverrunError as over:
+                piece = await self._reader.readexactly(over.consumed)
+                line = line or piece[:MAX_HEADER_LINE]
+                continue
+            if line or len(piece) > MAX_HEADER_LINE:
+                return (line or piece)[:MAX_HEADER_LINE] + b"\n"
+            return piece
+
+    async def readexactly(self, size: int) -> bytes:
+        limit = self._limit()
+        try:
+            if size <= limit:
+                return await self._reader.readexactly(size)
+            head = await self._reader.readexactly(HEAD)
+            left = size - HEAD
+            while left > 0:
+                chunk = await self._reader.read(min(left, CHUNK))
+                if not chunk:
+                    return b""
+                left -= len(chunk)
+        except asyncio.IncompleteReadError:
+            return b""
+        return stand_in(size, limit, head)
+
+
+def stand_in(size: int, limit: int, head: bytes) -> bytes:
+    """The ``TOO_LARGE`` notification for a body of ``size`` bytes that starts with ``head``."""
+    params: dict[str, Any] = {"bytes": size, "limit": limit, "token": TOKEN}
+    params.update(top_level_fields(head.decode("utf-8", "replace")))
+    return json.dumps({"jsonrpc": "2.0", "method": TOO_LARGE, "params": params}).encode()
 
 
 def top_level_fields(head: str) -> dict[str, Any]:

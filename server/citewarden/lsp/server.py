@@ -7,9 +7,12 @@ isolated (an exception is logged and the feature answers with an empty result).
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import json
 import logging
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
@@ -21,6 +24,7 @@ from pygls.exceptions import (
     JsonRpcInvalidRequest,
     JsonRpcParseError,
 )
+from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
@@ -30,7 +34,14 @@ from citewarden import __version__
 from citewarden.lsp import actions, add_reference, navigation, verify_actions, watch
 from citewarden.lsp.check_cycle import favour_requests
 from citewarden.lsp.convert import plain_json_converter
-from citewarden.lsp.framing import TOO_LARGE, BoundedInput, Refusal, message_limit, refusal
+from citewarden.lsp.framing import (
+    TOO_LARGE,
+    BoundedInput,
+    BoundedStream,
+    Refusal,
+    message_limit,
+    refusal,
+)
 from citewarden.lsp.incoming import clean_object
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
@@ -138,6 +149,32 @@ class CitewardenServer(LanguageServer):
             converter_factory=plain_json_converter,
         )
         self.session = Session(self)
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """pygls' TCP server, each connection read through :class:`.framing.BoundedStream`."""
+        self._stop_event = stop_event = threading.Event()
+        session = self.session
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            stream = BoundedStream(reader, lambda: message_limit(session.settings.max_file_bytes))
+            await run_async(
+                stop_event=stop_event,
+                reader=stream,
+                protocol=self.protocol,
+                logger=log,
+                error_handler=self.report_server_error,
+            )
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(connection, host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        log.info("serving on %s:%s", host, port)
+        with contextlib.suppress(asyncio.CancelledError):
+            asyncio.run(serve())
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """A message that is not JSON gets the Parse error JSON-RPC requires (id null)."""
