@@ -267,20 +267,33 @@ def test_hover_of_a_hostile_entry_links_only_https(workspace: Path, client: RawC
 
 
 def test_a_body_that_is_not_json_gets_a_parse_error(client: RawClient) -> None:
+    """Also valid JSON Python cannot read: nested 200 000 deep (RecursionError) and a number
+    of 5 000 digits (ValueError) were logged and left their requests unanswered."""
     client.initialize()
     assert client.proc.stdin is not None
-    for body in (b'{"jsonrpc": "2.0", "id": 7, "method": "textDoc', b"\xff\xfe not text"):
+    start = b'{"jsonrpc": "2.0", "id": 7, "method": "textDocument/hover", "params": '
+    bodies = (
+        b'{"jsonrpc": "2.0", "id": 7, "method": "textDoc',
+        b"\xff\xfe not text",
+        start + b"[" * 200_000 + b"]" * 200_000 + b"}",
+        start + b'{"x": ' + b"1" * 5000 + b"}}",
+    )
+    for body in bodies:
         client.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         client.proc.stdin.flush()
     deadline = time.time() + WAIT
     while True:
         client._sort()
-        if len(client.unanswerable) >= 2:
+        if len(client.unanswerable) >= len(bodies):
             break
         assert client._pump(deadline), "no parse error in time"
     errors = client.unanswerable
-    assert [e["error"]["code"] for e in errors] == [-32700, -32700]
+    assert [e["error"]["code"] for e in errors] == [-32700] * len(bodies)
     assert all("id" in e and e["id"] is None for e in errors)
+    assert [e["error"]["message"] for e in errors[2:]] == [
+        "Parse error: JSON nested too deep",
+        "Parse error: a number of too many digits",
+    ]
     assert "result" in client.hover("main.tex", 0, 7)  # and the server goes on
 
 

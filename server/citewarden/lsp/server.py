@@ -88,7 +88,18 @@ class CitewardenProtocol(LanguageServerProtocol):
                 return _UnreadableRequest(msg_id, str(method), exc)
             raise
 
+    #: True while a decoded message is handled: an error the reading loop reports outside
+    #: it came from decoding the body (see :meth:`CitewardenServer.report_server_error`).
+    handling = False
+
     def handle_message(self, message: Any) -> None:
+        self.handling = True
+        try:
+            self._handle(message)
+        finally:
+            self.handling = False
+
+    def _handle(self, message: Any) -> None:
         if isinstance(message, Refusal):
             self._refuse(message)
             return
@@ -177,14 +188,29 @@ class CitewardenServer(LanguageServer):
             asyncio.run(serve())
 
     def report_server_error(self, error: Exception, source: Any) -> None:
-        """A message that is not JSON gets the Parse error JSON-RPC requires (id null)."""
-        # pygls' reading loop reports a body json.loads refused with the source JsonRpcException
-        unreadable = isinstance(error, json.JSONDecodeError | UnicodeDecodeError)
+        """A message that could not be decoded gets the Parse error JSON-RPC requires (id
+        null): a body that is not JSON or not UTF-8, and valid JSON Python cannot read
+        (nested 200 000 deep: RecursionError; a number of 5 000 digits: ValueError)."""
+        # pygls' reading loop decodes and handles each body in one try, and reports what
+        # either raised with the source JsonRpcException
+        protocol = self.protocol
+        decoding = isinstance(protocol, CitewardenProtocol) and not protocol.handling
+        unreadable = isinstance(error, ValueError | RecursionError) and decoding
         if unreadable and source is JsonRpcException:
-            error_object = {"code": JsonRpcParseError.CODE, "message": "Parse error"}
+            error_object = {"code": JsonRpcParseError.CODE, "message": _parse_error(error)}
             self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": error_object})
             return
         super().report_server_error(error, source)
+
+
+def _parse_error(error: Exception) -> str:
+    if isinstance(error, RecursionError):
+        return "Parse error: JSON nested too deep"
+    if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):
+        return "Parse error"
+    if "digits" in str(error):
+        return "Parse error: a number of too many digits"
+    return "Parse error"
 
 
 def _empty_list() -> list[Any]:
