@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
 import re
+import resource
 import shutil
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import jsonschema
@@ -13,7 +19,7 @@ import pytest
 import yaml
 
 from citewarden import cli
-from citewarden.batch import ListFileError, expand_inputs, read_list
+from citewarden.batch import MAX_LIST_PATHS, ListFileError, expand_inputs, read_list
 from paths import DATA
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,6 +164,62 @@ def test_read_list_and_expand_inputs(tmp_path: Path) -> None:
     (tmp_path / "bad.txt").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ListFileError, match="not UTF-8"):
         expand_inputs(["@bad.txt"], cwd=tmp_path)
+
+
+def test_files_from_alone_names_what_to_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``citewarden check --files-from list.txt`` (docs/reports.md) needs no PATH besides:
+    argparse asked for one ("the following arguments are required: PATH")."""
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "list.txt").write_text("main.tex\n")
+    code, out, err = run(["check", "--files-from", "list.txt", "--no-verify"], capsys)
+    assert code in (0, 1), err
+    assert "main.tex" in out
+    code, _, err = run(["check", "--no-verify"], capsys)
+    assert code == 2
+    assert "nothing to check: give a PATH or --files-from FILE" in err
+
+
+def test_a_list_of_more_paths_than_the_limit_is_refused(tmp_path: Path) -> None:
+    assert len(read_list("a\n" * MAX_LIST_PATHS)) == MAX_LIST_PATHS
+    (tmp_path / "l.txt").write_text("a\n" * (MAX_LIST_PATHS + 1))
+    with pytest.raises(ListFileError, match=r"list file l\.txt lists more than 1,000,000 paths"):
+        expand_inputs(["@l.txt"], cwd=tmp_path)
+    with pytest.raises(ListFileError, match="a line of more than 64 kB"):
+        expand_inputs(["@-"], cwd=tmp_path, stdin=io.StringIO("x" * 100_000))
+    with pytest.raises(ListFileError, match="line of more than 64 kB"):
+        expand_inputs([], ["-"], cwd=tmp_path, stdin=io.StringIO("x" * 100_000 + "\n"))
+
+
+@pytest.mark.parametrize("line", [b"main.tex\n", b"x" * 4096], ids=["paths", "one-line"])
+def test_an_endless_list_on_standard_input_is_a_usage_error(tmp_path: Path, line: bytes) -> None:
+    """``yes main.tex | citewarden check --files-from -`` read until memory ran out (a
+    MemoryError under a 1.5 GB address-space limit); the list is now read within bounds."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "citewarden", "check", "--no-verify", "--files-from", "-"],
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29)),
+    )
+
+    def feed() -> None:
+        assert proc.stdin is not None
+        block = line * max(1, (1 << 20) // len(line))
+        with contextlib.suppress(OSError):
+            while True:
+                proc.stdin.write(block)
+
+    threading.Thread(target=feed, daemon=True).start()
+    assert proc.wait(timeout=120) == 2
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    assert b"standard input" in err and b"it is not read" in err
+    assert b"Traceback" not in err
 
 
 def test_diff_needs_an_output_file_for_machine_formats(

@@ -15,27 +15,71 @@ from typing import TextIO
 
 from citewarden.files import read_regular
 
-#: The largest list file read (a million paths).
+#: The largest list read, from a file or standard input.
 MAX_LIST_BYTES = 256 << 20
+#: The most paths a list gives.
+MAX_LIST_PATHS = 1_000_000
+#: Standard input is read a line at a time, at most this much of a line at once.
+_STDIN_PIECE = 1 << 16
 
 
 class ListFileError(Exception):
     """A list file that cannot be read."""
 
 
-def read_list(text: str) -> list[str]:
-    """The paths listed in the text of a list file."""
+def read_list(text: str | Iterable[str], name: str = "the list") -> list[str]:
+    """The paths listed in a list file's text (or its lines, each ending at ``\n``);
+    more than ``MAX_LIST_PATHS`` is a :class:`ListFileError`."""
+    lines = _lines(text) if isinstance(text, str) else text
     out: list[str] = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line and not line.startswith("#"):
-            out.append(line)
+    for raw in lines:
+        for part in raw.split("\r"):
+            line = part.strip()
+            if line and not line.startswith("#"):
+                if len(out) == MAX_LIST_PATHS:
+                    raise ListFileError(
+                        f"{name} lists more than {MAX_LIST_PATHS:,} paths; it is not read"
+                    )
+                out.append(line)
     return out
+
+
+def _lines(text: str) -> Iterable[str]:
+    """The lines of ``text`` one at a time (``splitlines`` would hold them all at once)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        if end == -1:
+            end = len(text)
+        yield text[start:end]
+        start = end + 1
+
+
+def _stdin_lines(stream: TextIO) -> Iterable[str]:
+    """The lines of ``stream``, up to ``MAX_LIST_BYTES`` characters in all; a line longer
+    than ``_STDIN_PIECE`` (no path is) is a :class:`ListFileError`."""
+    total = 0
+    while True:
+        line = stream.readline(_STDIN_PIECE)
+        if not line:
+            return
+        total += len(line)
+        if total > MAX_LIST_BYTES:
+            raise ListFileError(
+                f"the list on standard input is larger than {MAX_LIST_BYTES >> 20} MB; "
+                "it is not read"
+            )
+        if len(line) == _STDIN_PIECE and not line.endswith("\n"):
+            raise ListFileError(
+                f"standard input holds a line of more than {_STDIN_PIECE >> 10} kB, "
+                "which is no path; it is not read"
+            )
+        yield line
 
 
 def _read_list_file(name: str, cwd: Path, stdin: TextIO | None) -> list[str]:
     if name == "-":
-        return read_list((stdin or sys.stdin).read())
+        return read_list(_stdin_lines(stdin or sys.stdin), "standard input")
     path = cwd / name
     try:
         data = read_regular(path, MAX_LIST_BYTES)
@@ -44,9 +88,10 @@ def _read_list_file(name: str, cwd: Path, stdin: TextIO | None) -> list[str]:
     except OSError as exc:
         raise ListFileError(f"cannot read list file {name}: {exc.strerror}") from None
     try:
-        return read_list(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise ListFileError(f"list file {name} is not UTF-8 text") from None
+    return read_list(text, f"list file {name}")
 
 
 def expand_inputs(

@@ -75,9 +75,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",
         metavar="PATH",
-        help="a root .tex, a .md/.qmd/.Rmd, a .bib, or a directory",
+        help="a root .tex, a .md/.qmd/.Rmd, a .bib, or a directory (at least one, or --files-from)",
     )
     check.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text")
     check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
@@ -374,6 +374,8 @@ def _expand_inputs(args: argparse.Namespace, cwd: Path) -> list[str]:
     """PATH arguments with ``@list`` files and ``--files-from`` expanded."""
     from citewarden.batch import ListFileError, expand_inputs
 
+    if not args.paths and not args.files_from:
+        raise UsageError("nothing to check: give a PATH or --files-from FILE")
     try:
         paths = expand_inputs(args.paths, args.files_from, cwd=cwd)
     except ListFileError as exc:
