@@ -114,7 +114,9 @@ _NL_BLOCK = re.compile(r"\n[ \t]*@[A-Za-z_][\w\-.:+]*[ \t]*[{(]")
 _STRING_BLOCK = re.compile(r"@[ \t]*string\s*[{(]", re.I)
 _IGNORE = re.compile(r"[ \t]*%+[ \t]*citewarden:[ \t]*ignore\b", re.I)
 _SWALLOWED = re.compile(r"\n[ \t]*" + _ID + r"+[ \t]*=")
-_FIELD_AFTER_CLOSE = re.compile(r"[ \t]*[,;]?[ \t]*" + _ID + r"+[ \t]*=")
+#: (a separator and its white space are one optional group: ``[ \t]*[,;]?[ \t]*`` tried
+#: every split of a long run of spaces)
+_FIELD_AFTER_CLOSE = re.compile(r"[ \t]*(?:[,;][ \t]*)?" + _ID + r"+[ \t]*=")
 
 # Field record layout in the flat list the slow path builds (absolute offsets).
 _F_NAME, _F_NS, _F_NE, _F_VALUE, _F_VS, _F_VE, _F_EXP = range(7)

@@ -23,14 +23,15 @@ from functools import lru_cache
 from citewarden.model import CitationMacro, LatexContext, ParsedDocument
 
 # \newcommand{\name}[n][default]{body}, \def\name#1{body}, \NewDocumentCommand{\name}{spec}{body},
-# \let\name\target
+# \let\name\target (the "=" of \let\a = \b and the spaces after it are one optional group, so
+# a long run of spaces is read once)
 _DEFINITION = re.compile(
     r"\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand)\*?\s*"
     r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*(?:\[\s*(\d)\s*\]\s*)?(\[[^\]]*\]\s*)?\{"
     r"|\\[gex]?def\s*\\([A-Za-z@]+)((?:#\d)*)\s*\{"
     r"|\\(?:New|Renew|Provide|Declare)DocumentCommand\s*"
     r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{"
-    r"|\\let\s*\\([A-Za-z@]+)\s*=?\s*\\([A-Za-z@]+)(?![A-Za-z@])"
+    r"|\\let\s*\\([A-Za-z@]+)\s*(?:=\s*)?\\([A-Za-z@]+)(?![A-Za-z@])"
 )
 
 

@@ -125,10 +125,15 @@ def _isbn13_check(first12: str) -> str:
     return str((10 - total % 10) % 10)
 
 
+#: A PMID as entries write it ("12345", "PMID: 12345"); white space around an optional colon
+#: is one run, not two (``\s*:?\s*`` tried every split of a long run of spaces).
+_PMID = re.compile(r"(?i)\s*(?:pmid\s*(?::\s*)?)?(\d{1,9})\s*")
+
+
 def clean_pmid(value: str | None) -> str | None:
     if not value:
         return None
-    m = re.fullmatch(r"(?i)\s*(?:pmid\s*:?\s*)?(\d{1,9})\s*", value)
+    m = _PMID.fullmatch(value)
     if m is None:
         return None
     return m.group(1).lstrip("0") or None
