@@ -213,6 +213,49 @@ def test_runs_of_spaces_around_an_optional_sign_are_read_in_one_pass(tmp_path: P
     assert not [d for d in diagnostics(report) if d["code"] == "dangling-citation"]
 
 
+def test_white_space_on_both_sides_of_an_optional_part_is_read_once(tmp_path: Path) -> None:
+    """``\\usepackage`` and ``\\documentclass`` with spaces on both sides of a missing
+    ``[options]`` (25 s for 100 000 spaces), ``\\addbibresource[glob= ...]`` (77 s for
+    500 spaces before a stray character) and a pandoc ``nocite:`` line whose value ends in
+    spaces before a last word (2 minutes for 100 000): each tried every split of the run
+    (bench/fuzz_inputs.py, and a scan of every pattern for neighbouring repeats).  The
+    project is read and its citations checked."""
+    spaces = " " * 100_000
+    preamble = "\\documentclass" + spaces + "x\n\\usepackage" + spaces + "x\n"
+    preamble += "\\usepackage[bibunits" + spaces[:2000] + "!]{biblatex}\n"
+    preamble += "\\addbibresource[glob=" + spaces[:500] + "!]{refs.bib}\n"
+    (tmp_path / "main.tex").write_text(preamble + PAPER % "\\cite{b}\n")
+    (tmp_path / "refs.bib").write_text(REFS + "@misc{b, title = {B}}\n")
+    (tmp_path / "paper.md").write_text(
+        '---\ntitle: T\nnocite: "@a' + spaces + 'x"\nbibliography: refs.bib\n---\n\nText [@b].\n'
+    )
+    done = bounded_check(
+        ["--no-verify", "--format", "json", "--fail-on", "never", "main.tex", "paper.md"], tmp_path
+    )
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    assert not [d for d in diagnostics(report) if d["code"] == "dangling-citation"]
+
+
+def test_a_rate_limit_interval_header_is_read_in_one_pass() -> None:
+    """``X-Rate-Limit-Interval: 5`` followed by 200 000 spaces and a stray character: the
+    unit between two runs of spaces made the pattern try every split (minutes).  Run in a
+    child process, so that a pattern that does not end is stopped by the timeout."""
+    code = (
+        "from citewarden.verify.rate_limit import parse_interval; "
+        "print(parse_interval('5' + ' ' * 200_000 + 'x'), parse_interval(' 500 ms '))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.stdout.split() == ["None", "0.5"], done.stderr
+
+
 def test_thousands_of_citations_among_unclosed_brackets_get_their_sentences(
     tmp_path: Path,
 ) -> None:

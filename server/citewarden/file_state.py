@@ -345,7 +345,9 @@ class DocumentExtras:
 _END_DOCUMENT = re.compile(r"\\end\s*\{document\}")
 _FRONT_OPEN = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n")
 _FRONT_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
-_NOCITE_LINE = re.compile(r"^nocite:[ \t]*(.*?)[ \t]*\r?$", re.MULTILINE)
+#: (the value with its trailing white space: a lazy value before ``[ \t]*\r?$`` tried every
+#: place of a long run of spaces)
+_NOCITE_LINE = re.compile(r"^nocite:[ \t]*([^\n]*)$", re.MULTILINE)
 
 
 def _document_extras(kind: DocumentKind, text: str) -> DocumentExtras:
@@ -363,7 +365,9 @@ def _document_extras(kind: DocumentKind, text: str) -> DocumentExtras:
     nocite = _NOCITE_LINE.search(text, opened.end(), closed.start())
     if nocite is None:
         return DocumentExtras(front_matter=FrontMatter(closed.start()))
-    value = nocite.group(1)
+    value = nocite.group(1).rstrip(" \t\r")
+    start = nocite.start(1)
+    end_of_value = start + len(value)
     block = value[:1] in ("|", ">")
     if block:
         # the block ends before the first following line that is not indented
@@ -375,9 +379,9 @@ def _document_extras(kind: DocumentKind, text: str) -> DocumentExtras:
             if line.strip():
                 end = pos + len(line.rstrip("\r\n"))
             pos += len(line)
-        span = Span(nocite.end(1), max(end, nocite.end(1)))
+        span = Span(end_of_value, max(end, end_of_value))
     else:
-        span = Span(nocite.start(1), nocite.end(1))
+        span = Span(start, end_of_value)
     return DocumentExtras(front_matter=FrontMatter(closed.start(), span, block))
 
 

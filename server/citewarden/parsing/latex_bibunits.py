@@ -65,7 +65,7 @@ class _Open:
     putbib_at: int = 0
 
 
-_PACKAGES = re.compile(r"\\usepackage\s*(?:\[([^\[\]{}]{0,2000})\])?\s*\{([^{}]{0,2000})\}")
+_PACKAGES = re.compile(r"\\usepackage\s*(?:\[([^\[\]{}]{0,2000})\]\s*)?\{([^{}]{0,2000})\}")
 #: :func:`copy_option` of a file: bibunits with ``globalcitecopy``, natbib, neither
 ALL, NATBIB = "all", "natbib"
 #: :func:`copied`: which unit citations go to the main list too

@@ -421,7 +421,7 @@ def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]
 
 #: ``\\usepackage[options]{names}`` (or ``\\RequirePackage``) at the start of a match
 _PACKAGE = re.compile(
-    r"\\(?:usepackage|RequirePackage)\s*(?:\[([^\]]{0,2000})\])?\s*\{([^{}]{0,2000})\}"
+    r"\\(?:usepackage|RequirePackage)\s*(?:\[([^\]]{0,2000})\]\s*)?\{([^{}]{0,2000})\}"
 )
 _BACKEND = re.compile(r"(?:^|,)\s*backend\s*=\s*([A-Za-z0-9]+)")
 #: chapterbib options that change which .aux a bibliography reads (read as one unit)

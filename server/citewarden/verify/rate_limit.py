@@ -78,7 +78,7 @@ def parse_retry_after(value: str | None, now_epoch: float | None = None) -> floa
     return max(0.0, when.timestamp() - now)
 
 
-_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:(ms|s|m|h)\s*)?$")
 
 
 def parse_interval(value: str) -> float | None:
