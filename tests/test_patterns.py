@@ -1,4 +1,4 @@
-"""Every regular expression of the package, scanned for the shape that made eleven of them
+"""Every regular expression of the package, scanned for the shape that made nine of them
 take seconds to minutes on a run of spaces: two unbounded repeats of one character each,
 side by side or with only optional parts between, that can match the same character
 (``\\s*=?\\s*``, ``\\s*(?:\\[...\\])?\\s*``); and for repeated groups whose iterations
