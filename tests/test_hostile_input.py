@@ -258,6 +258,24 @@ def test_an_entry_whose_last_gap_runs_to_the_next_entry_is_read_in_one_pass(
     assert ("dangling-citation", "main.tex") not in found, found
 
 
+def test_settings_and_book_files_nested_past_the_reader_are_reported(tmp_path: Path) -> None:
+    """``tomllib`` and PyYAML recurse: 5 000 nested arrays in ``.citewarden.toml`` or in a
+    Quarto book's ``_quarto.yml`` ended ``citewarden check`` with a RecursionError.  The
+    settings file is reported as invalid (a usage error with ``--config``) and the book
+    file is read as no book; the documents are checked."""
+    nested = "[" * 5000 + "]" * 5000
+    (tmp_path / ".citewarden.toml").write_text(f"ignore = {nested}\n")
+    (tmp_path / "_quarto.yml").write_text(f"project:\n  type: book\nbook:\n  chapters: {nested}\n")
+    (tmp_path / "refs.bib").write_text(REFS)
+    (tmp_path / "paper.md").write_text("---\nbibliography: refs.bib\n---\n\nText [@a].\n")
+    done = bounded_check(["--no-verify", "paper.md"], tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "invalid TOML: nested too deep" in done.stderr
+    done = bounded_check(["--no-verify", "--config", ".citewarden.toml", "paper.md"], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "invalid config file .citewarden.toml: nested too deep" in done.stderr
+
+
 def test_a_rate_limit_interval_header_is_read_in_one_pass() -> None:
     """``X-Rate-Limit-Interval: 5`` followed by 200 000 spaces and a stray character: the
     unit between two runs of spaces made the pattern try every split (minutes).  Run in a

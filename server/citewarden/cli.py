@@ -12,7 +12,6 @@ import argparse
 import dataclasses
 import json
 import sys
-import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,9 +29,11 @@ from citewarden.safe_text import json_safe, visible, visible_lines
 from citewarden.settings import (
     CONFIG_FILE,
     MAX_CONFIG_BYTES,
+    ConfigSyntaxError,
     Settings,
     SettingsProblem,
     load_settings,
+    parse_config,
 )
 
 EXIT_CLEAN = 0
@@ -197,12 +198,12 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
     if args.config:
         path = Path(args.config)
         try:
-            raw = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+            raw = parse_config(read_regular(path, MAX_CONFIG_BYTES))
         except FileNotFoundError:
             raise UsageError(f"config file not found: {args.config}") from None
         except OSError as exc:
             raise UsageError(f"cannot read config file {args.config}: {exc.strerror}") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        except ConfigSyntaxError as exc:
             raise UsageError(f"invalid config file {args.config}: {exc}") from None
         settings, problems = load_settings(None, (raw, str(path)))
     else:

@@ -334,6 +334,21 @@ def merge_settings(
     return dataclasses.replace(base, **changes), problems
 
 
+class ConfigSyntaxError(ValueError):
+    """A settings file that is not TOML, not UTF-8, or nested deeper than the reader goes."""
+
+
+def parse_config(data: bytes) -> dict[str, Any]:
+    """The TOML document ``data`` (:class:`ConfigSyntaxError` when it cannot be read:
+    ``tomllib`` recurses, so 5 000 nested arrays were a RecursionError)."""
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigSyntaxError(str(exc)) from None
+    except RecursionError:
+        raise ConfigSyntaxError("nested too deep") from None
+
+
 def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[SettingsProblem]]:
     """Read ``.citewarden.toml`` in ``root``; a syntax error is a problem, not an exception."""
     path = root / CONFIG_FILE
@@ -344,8 +359,8 @@ def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[Setting
     except OSError as exc:
         return None, [SettingsProblem(str(path), "file", f"cannot read: {exc.strerror}")]
     try:
-        return tomllib.loads(data.decode("utf-8")), []
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        return parse_config(data), []
+    except ConfigSyntaxError as exc:
         return None, [SettingsProblem(str(path), "file", f"invalid TOML: {exc}")]
 
 

@@ -32,23 +32,23 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+def start_server(transport: list[str], cache: Path, **streams: Any) -> subprocess.Popen[bytes]:
+    """``citewarden.lsp`` with ``transport`` arguments, under the address-space limit."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "citewarden.lsp", *transport],
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), "CITEWARDEN_CACHE_DIR": str(cache)},
+        preexec_fn=_limit_memory,
+        **streams,
+    )
+
+
 class RawClient:
     """A language client writing JSON-RPC frames by hand, reading with a deadline."""
 
     def __init__(self, root: Path, cache: Path) -> None:
         self.root = root
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "citewarden.lsp", "--stdio"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={
-                **os.environ,
-                "PYTHONPATH": str(ROOT / "server"),
-                "CITEWARDEN_CACHE_DIR": str(cache),
-            },
-            preexec_fn=_limit_memory,
-        )
+        self.proc = start_server(["--stdio"], cache, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self._buf = b""
         self.notifications: list[dict[str, Any]] = []
         self.responses: dict[int, dict[str, Any]] = {}
@@ -411,17 +411,7 @@ def test_a_tcp_connection_is_read_within_the_same_bounds(workspace: Path, tmp_pa
     asyncio's 64 KiB line limit) each ended the connection; a message over the limit was
     read whole.  Now both lines are passed over and the message is refused, as on stdio."""
     port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "citewarden.lsp", "--tcp", f"127.0.0.1:{port}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={
-            **os.environ,
-            "PYTHONPATH": str(ROOT / "server"),
-            "CITEWARDEN_CACHE_DIR": str(tmp_path),
-        },
-        preexec_fn=_limit_memory,
-    )
+    proc = start_server(["--tcp", f"127.0.0.1:{port}"], tmp_path, stdout=subprocess.DEVNULL)
     try:
         deadline = time.time() + WAIT
         while True:

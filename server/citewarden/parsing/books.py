@@ -30,7 +30,7 @@ def _load(text: str) -> Any:
 
     try:
         return yaml.safe_load(text)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # RecursionError: nested past the reader
         return None  # the metadata reader reports the error
 
 
