@@ -184,3 +184,39 @@ def test_reports_name_the_sources_asked_at_an_address_other_than_their_own(
     page = capsys.readouterr().out
     assert f"crossref at <code>{loopback}</code>" in page
     assert "hunter2" not in out + err + page
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://[::1", "cannot be read"),  # urlsplit raises: check ended with a traceback
+        ("http://127.0.0.1:99999/", "cannot be read"),  # no such port
+        ("ftp://mirror.example/", "expected an http:// or https:// address"),
+        ("http://a b/", "without spaces"),
+        ("https://x.example/" + "a" * 3000, "at most 2048 characters"),
+    ],
+)
+def test_a_source_or_judge_address_that_is_no_http_address_is_a_settings_problem(
+    url: str, why: str
+) -> None:
+    settings, problems = load_settings(
+        None, ({"verify": {"base_urls": {"crossref": url}}, "judge": {"url": url}}, "f.toml")
+    )
+    assert settings.verify.base_urls.get("crossref") is None and settings.judge.url is None
+    assert [(p.key, why in p.message) for p in problems] == [
+        ("verify.base_urls", True),
+        ("judge.url", True),
+    ]
+
+
+def test_an_unreadable_address_from_the_environment_is_shown_not_raised() -> None:
+    """Environment addresses are the user's own and not checked like settings; one that
+    cannot be read is listed as elsewhere (it gets no key) and shown escaped and cut."""
+    from citewarden.verify.config import addresses_elsewhere, shown_address
+
+    env = {URL_ENV["crossref"]: "http://[::1\x1b[2J"}
+    assert addresses_elsewhere(VerifySettings(sources=("crossref",)), env) == {
+        "crossref": "http://[::1\\x1b[2J"
+    }
+    long = shown_address("https://x.example/" + "a" * 5000)
+    assert len(long) < 300 and long.endswith("(5,018 characters)")

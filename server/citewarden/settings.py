@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -200,6 +201,9 @@ def _merge_verify(
                 unknown = [k for k in value if k not in SOURCE_NAMES]
                 if unknown:
                     raise ValueError(f"unknown source(s) {', '.join(unknown)}")
+                for source, url in value.items():
+                    if url.strip() and (problem := http_url_problem(url.strip())):
+                        raise ValueError(f"{source}: {problem}")
                 changes[name] = {**base.base_urls, **value}
             elif name == "ignore_entries":
                 changes[name] = _as_str_tuple(value)
@@ -228,6 +232,27 @@ def _merge_verify(
     return dataclasses.replace(base, **changes)
 
 
+#: The longest address a setting may give.
+MAX_URL = 2048
+
+
+def http_url_problem(url: str) -> str | None:
+    """Why ``url`` is no address to send requests to (None when it is one): an http:// or
+    https:// URL with a host and a valid port, at most ``MAX_URL`` characters."""
+    if len(url) > MAX_URL:
+        return f"expected an http:// or https:// address of at most {MAX_URL} characters"
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not one
+    except ValueError:
+        return "expected an http:// or https:// address; this one cannot be read"
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return "expected an http:// or https:// address"
+    if any(c.isspace() for c in url):
+        return "expected an http:// or https:// address without spaces"
+    return None
+
+
 def _merge_judge(
     base: JudgeSettings, raw: Mapping[str, Any], origin: str, problems: list[SettingsProblem]
 ) -> JudgeSettings:
@@ -239,8 +264,8 @@ def _merge_judge(
                 if value is not None and not isinstance(value, str):
                     raise ValueError("expected a string")
                 url = (value or "").strip()
-                if url and not url.startswith(("http://", "https://")):
-                    raise ValueError("expected an http:// or https:// address")
+                if url and (problem := http_url_problem(url)):
+                    raise ValueError(problem)
                 changes[name] = url or None
             elif name in {"model", "api_key"}:
                 if value is not None and not isinstance(value, str):

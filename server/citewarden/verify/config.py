@@ -15,6 +15,7 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from citewarden.safe_text import clipped, visible
 from citewarden.settings import SOURCE_NAMES, Settings, SettingsProblem, VerifySettings
 
 DEFAULT_BASE_URLS: dict[str, str] = {
@@ -126,7 +127,12 @@ def resolve_config(
 
 
 def _origin(url: str) -> tuple[str, str]:
-    parts = urllib.parse.urlsplit(url)
+    """(scheme, host) of ``url``; ("", "") when it cannot be read (an address from the
+    environment is not checked like a setting: its requests fail, it gets no key)."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "", ""
     return parts.scheme.lower(), (parts.hostname or "").lower()
 
 
@@ -143,8 +149,12 @@ def key_may_go_to(url: str, own_url: str | None, url_from_settings: bool) -> boo
 
 def shown_address(url: str) -> str:
     """``url`` as messages and reports show it: scheme, host, port and path, never a user
-    name, password or query (a mirror's address may carry a token)."""
-    parts = urllib.parse.urlsplit(url)
+    name, password or query (a mirror's address may carry a token), with visible escapes,
+    cut near 200 characters."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return clipped(visible(url), 200)
     host = parts.hostname or ""
     if ":" in host:
         host = f"[{host}]"
@@ -152,7 +162,8 @@ def shown_address(url: str) -> str:
         port = f":{parts.port}" if parts.port else ""
     except ValueError:
         port = ""
-    return urllib.parse.urlunsplit((parts.scheme, host + port, parts.path, "", ""))
+    shown = urllib.parse.urlunsplit((parts.scheme, host + port, parts.path, "", ""))
+    return clipped(visible(shown), 200)
 
 
 def addresses_elsewhere(
