@@ -436,6 +436,7 @@ def run(
 ) -> int:
     rows = recorded()
     entries = real_refs.entries()
+    folder = folder.resolve()  # the audit reads it relative to itself
     folder.mkdir(parents=True, exist_ok=True)
     write_project(entries, folder)
     errors = Errors()
