@@ -60,7 +60,7 @@ _KEY_WITH_EQUALS = re.compile(r"([^\s,{}()]*=[^\s,{}()]*)\s*,")
 # One pass over an entry body, from after "key," up to the next line starting with '@':
 # fields (name, braced, quoted, number, macro, concatenation tail, comma), the closing brace with the space
 # before it and what follows it (gap, close, tail), or the first character that fits
-# neither (bad), or a gap that runs to the end.
+# neither (bad), or white space that runs to the end.
 _ROWS = re.compile(
     "(?:"
     + _GAP
@@ -82,11 +82,10 @@ _ROWS = re.compile(
     + _GAP
     + r")(\})((?s:.*))|"
     + _GAP
-    # ... or white space and comments up to the end (a row of empty groups: not closed);
-    # without it every place of a gap that runs to the end failed after reading it all
-    + r"(\S)|(?=[\s%])"
-    + _GAP
-    + r"\Z)"
+    # ... or white space up to the end (a row of empty groups: not closed); without it
+    # every place of such a run failed after reading it all.  (A trailing gap with
+    # comments is left as it was: the rows found in the comments' text decide the entry.)
+    + r"(\S)|(?=\s)\s++\Z)"
 )
 # Same, with positions wanted (materialising the fields of one entry).
 _ROW_POS = re.compile(
