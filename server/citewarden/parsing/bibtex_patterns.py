@@ -60,7 +60,7 @@ _KEY_WITH_EQUALS = re.compile(r"([^\s,{}()]*=[^\s,{}()]*)\s*,")
 # One pass over an entry body, from after "key," up to the next line starting with '@':
 # fields (name, braced, quoted, number, macro, concatenation tail, comma), the closing brace with the space
 # before it and what follows it (gap, close, tail), or the first character that fits
-# neither (bad), or white space that runs to the end.
+# neither (bad), or (an empty row) white space of a gap that runs to the end.
 _ROWS = re.compile(
     "(?:"
     + _GAP
@@ -82,11 +82,14 @@ _ROWS = re.compile(
     + _GAP
     + r")(\})((?s:.*))|"
     + _GAP
-    # ... or white space up to the end (a row of empty groups: not closed); without it
-    # every place of such a run failed after reading it all.  (A trailing gap with
-    # comments is left as it was: the rows found in the comments' text decide the entry.)
-    + r"(\S)|(?=\s)\s++\Z)"
+    # ... or, where the rest is white space and comments (every other branch failed after
+    # reading it all), the white space up to a comment's "%" or the end: a row of empty
+    # groups, dropped by the reader (:data:`EMPTY_ROW`), so that each place is read once and
+    # the comment's text is read after it as before
+    + r"(\S)|(?=[\s%])\s*+(?:%|\Z))"
 )
+#: The row of the last branch of ``_ROWS``.
+EMPTY_ROW = ("",) * _ROWS.groups
 # Same, with positions wanted (materialising the fields of one entry).
 _ROW_POS = re.compile(
     _GAP

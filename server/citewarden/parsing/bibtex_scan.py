@@ -32,6 +32,7 @@ from citewarden.parsing.bibtex_patterns import (
     _PARTS,
     _ROWS,
     _SPECIAL,
+    EMPTY_ROW,
     MAX_EXPANSION,
     MONTH_MACROS,
 )
@@ -155,6 +156,8 @@ class _Scanner(_BlockScanner):
         """``_fast_entry`` with the row pattern (every case the one-pass scanner leaves)."""
         text = self.text
         rows = _ROWS.findall(text, body, limit)
+        if EMPTY_ROW in rows:
+            rows = [row for row in rows if row != EMPTY_ROW]
         if not rows:
             return None
         # Transpose in C: one tuple per group, the closing row last.
