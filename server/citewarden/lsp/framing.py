@@ -73,9 +73,9 @@ class BoundedInput:
         if size <= limit:
             return self._stream.read(size)
         head = self._stream.read(HEAD)
-        left = size - len(head)
         if len(head) < HEAD:
             return b""
+        left = size - HEAD
         while left > 0:
             chunk = self._stream.read(min(left, CHUNK))
             if not chunk:

@@ -161,14 +161,22 @@ class CitewardenServer(LanguageServer):
         )
         self.session = Session(self)
 
+    def message_limit(self) -> int:
+        """The largest message body read from the editor, by the current settings."""
+        return message_limit(self.session.settings.max_file_bytes)
+
+    def start_stdio(self) -> None:
+        """pygls' stdio server, standard input read through :class:`.framing.BoundedInput`."""
+        stdin = BoundedInput(sys.stdin.buffer, self.message_limit)
+        self.start_io(stdin=cast(BinaryIO, stdin))  # pygls calls readline() and read(n) only
+
     def start_tcp(self, host: str, port: int) -> None:
         """pygls' TCP server, each connection read through :class:`.framing.BoundedStream`."""
         self._stop_event = stop_event = threading.Event()
-        session = self.session
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
             self.protocol.set_writer(writer)
-            stream = BoundedStream(reader, lambda: message_limit(session.settings.max_file_bytes))
+            stream = BoundedStream(reader, self.message_limit)
             await run_async(
                 stop_event=stop_event,
                 reader=stream,
@@ -385,11 +393,7 @@ def main(argv: list[str]) -> int:
     if host is not None and port is not None:
         server.start_tcp(host, port)
     else:
-        session = server.session
-        stdin = BoundedInput(
-            sys.stdin.buffer, lambda: message_limit(session.settings.max_file_bytes)
-        )
-        server.start_io(stdin=cast(BinaryIO, stdin))  # pygls calls readline() and read(n) only
+        server.start_stdio()
     return 0
 
 

@@ -449,9 +449,9 @@ def glob_option(options: str) -> str | None:
         key, eq, value = part.partition("=")
         if key.strip() != "glob":
             continue
-        word = value.strip().removeprefix("{").removesuffix("}").strip()
         if not eq:
             return "true"
+        word = value.strip().removeprefix("{").removesuffix("}").strip()
         if _GLOB_VALUE.fullmatch(word):
             return word or "true"
     return None
