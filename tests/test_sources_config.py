@@ -211,12 +211,13 @@ def test_a_source_or_judge_address_that_is_no_http_address_is_a_settings_problem
 
 def test_an_unreadable_address_from_the_environment_is_shown_not_raised() -> None:
     """Environment addresses are the user's own and not checked like settings; one that
-    cannot be read is listed as elsewhere (it gets no key) and shown escaped and cut."""
+    cannot be read is listed as elsewhere (it gets no key) and shown escaped and cut,
+    without its user name, password or query, like any other."""
     from citewarden.verify.config import addresses_elsewhere, shown_address
 
-    env = {URL_ENV["crossref"]: "http://[::1\x1b[2J"}
+    env = {URL_ENV["crossref"]: "http://editor:hunter2@[::1\x1b[2J/works?token=t"}
     assert addresses_elsewhere(VerifySettings(sources=("crossref",)), env) == {
-        "crossref": "http://[::1\\x1b[2J"
+        "crossref": "http://[::1\\x1b[2J/works"
     }
     long = shown_address("https://x.example/" + "a" * 5000)
     assert len(long) < 300 and long.endswith("(5,018 characters)")

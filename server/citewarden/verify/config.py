@@ -154,7 +154,7 @@ def shown_address(url: str) -> str:
     try:
         parts = urllib.parse.urlsplit(url)
     except ValueError:
-        return clipped(visible(url), 200)
+        return clipped(visible(_without_login_or_query(url)), 200)
     host = parts.hostname or ""
     if ":" in host:
         host = f"[{host}]"
@@ -164,6 +164,16 @@ def shown_address(url: str) -> str:
         port = ""
     shown = urllib.parse.urlunsplit((parts.scheme, host + port, parts.path, "", ""))
     return clipped(visible(shown), 200)
+
+
+def _without_login_or_query(url: str) -> str:
+    """An address ``urlsplit`` cannot read, cut the way :func:`shown_address` cuts one it
+    can: what precedes an ``@`` of the authority, and a query or fragment, left out."""
+    scheme, sep, rest = url.partition("://")
+    for mark in "?#":
+        rest = rest.split(mark, 1)[0]
+    authority, slash, path = rest.partition("/")
+    return scheme + sep + authority.rpartition("@")[2] + slash + path
 
 
 def addresses_elsewhere(
