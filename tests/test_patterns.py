@@ -76,10 +76,9 @@ def _matches(item: tuple[Any, Any], ch: str) -> bool | None:
 def _characters(item: tuple[Any, Any]) -> set[str] | None:
     """The sample characters an unbounded repeat of one character can match, or None."""
     op, av = item
-    if op not in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT) or av[1] is not C.MAXREPEAT:
+    # a possessive repeat (not listed) gives nothing back
+    if op not in (C.MAX_REPEAT, C.MIN_REPEAT) or av[1] is not C.MAXREPEAT or len(av[2]) != 1:
         return None
-    if op is C.POSSESSIVE_REPEAT or len(av[2]) != 1:
-        return None  # a possessive repeat gives nothing back
     inner = av[2][0]
     if _matches(inner, "a") is None:
         return None
