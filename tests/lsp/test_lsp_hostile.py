@@ -32,6 +32,21 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
+def next_frame(buf: bytes) -> tuple[dict[str, Any], bytes] | None:
+    """The first whole JSON-RPC message framed in ``buf`` and what follows it, or None."""
+    if b"\r\n\r\n" not in buf:
+        return None
+    head, rest = buf.split(b"\r\n\r\n", 1)
+    length = next(
+        int(line.split(b":")[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length")
+    )
+    if len(rest) < length:
+        return None
+    return json.loads(rest[:length]), rest[length:]
+
+
 def start_server(transport: list[str], cache: Path, **streams: Any) -> subprocess.Popen[bytes]:
     """``citewarden.lsp`` with ``transport`` arguments, under the address-space limit."""
     return subprocess.Popen(
@@ -67,17 +82,9 @@ class RawClient:
         return self._next_id
 
     def _messages(self) -> Iterator[dict[str, Any]]:
-        while b"\r\n\r\n" in self._buf:
-            head, rest = self._buf.split(b"\r\n\r\n", 1)
-            length = next(
-                int(line.split(b":")[1])
-                for line in head.split(b"\r\n")
-                if line.lower().startswith(b"content-length")
-            )
-            if len(rest) < length:
-                return
-            self._buf = rest[length:]
-            yield json.loads(rest[:length])
+        while (framed := next_frame(self._buf)) is not None:
+            message, self._buf = framed
+            yield message
 
     def _pump(self, deadline: float) -> bool:
         assert self.proc.stdout is not None
@@ -431,12 +438,8 @@ def test_a_tcp_connection_is_read_within_the_same_bounds(workspace: Path, tmp_pa
             def answer(msg_id: int) -> dict[str, Any]:
                 nonlocal received
                 while True:
-                    while b"\r\n\r\n" in received:
-                        head, rest = received.split(b"\r\n\r\n", 1)
-                        length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
-                        if len(rest) < length:
-                            break
-                        message, received = json.loads(rest[:length]), rest[length:]
+                    while (framed := next_frame(received)) is not None:
+                        message, received = framed
                         if message.get("id") == msg_id and "method" not in message:
                             return message
                     chunk = conn.recv(1 << 20)
