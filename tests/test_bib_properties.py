@@ -244,3 +244,31 @@ def test_fast_lane_equals_the_token_by_token_reader(text: str) -> None:
     assert [e.fields for e in fast.entries] == [e.fields for e in slow.entries]
     assert fast.problems == slow.problems
     assert dict(fast.strings) == dict(slow.strings)
+
+
+# -- fields read inside a comment's text have exact spans -----------------------------------
+
+commented_body = st.lists(
+    st.sampled_from(
+        [" % ", "%", "title = {X}", 'note = "n"', "year = 2000", "}", "},", ",", "\n", "  ", "% }\n"]
+    ),
+    min_size=1,
+    max_size=12,
+).map(lambda parts: "@article{g," + "".join(parts) + "\n\n@misc{h, title = {H}}\n")
+
+
+def test_fields_read_in_a_comment_have_exact_spans() -> None:
+    # the reader reads "title = {X}" and the "}" in the comment's text; the positions of
+    # the fields (what --fix and the editor's navigation read) used to fail an assertion
+    text = "@article{g, % title = {X}}\n\n@article{h,\n  title = {Real},\n  year = 2000\n}\n"
+    bib = parse_bibtex(PATH, text)
+    check_spans(text, bib)
+    g = bib.entries[0]
+    assert [(f.name, f.value) for f in g.fields] == [("title", "X")]
+    assert text[g.fields[0].name_span.start : g.fields[0].value_span.end] == "title = {X"
+
+
+@SETTINGS
+@given(commented_body)
+def test_entries_with_comments_in_their_body_have_exact_spans(text: str) -> None:
+    check_spans(text, parse_bibtex(PATH, text))

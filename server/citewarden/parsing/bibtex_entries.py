@@ -14,7 +14,7 @@ from citewarden.model import (
     Span,
     sound_span,
 )
-from citewarden.parsing.bibtex_patterns import _ROW_POS
+from citewarden.parsing.bibtex_patterns import _ROW_POS, _ROWS, EMPTY_ROW
 
 _new = object.__new__
 
@@ -52,13 +52,39 @@ def _positions(raw: str, body: int, count: int) -> tuple[int, ...]:
     pos = body
     for _ in range(count):
         m = match(raw, pos)
-        assert m is not None, "entry text changed since it was read"
+        if m is None:  # the rows were read where this pattern skips a comment
+            return _row_positions(raw, body, count)
         g = 2 if m.start(2) != -1 else 3 if m.start(3) != -1 else 4
         if m.end(5) != m.start(5):  # a concatenation: its span covers the delimiters
             out += (m.start(1), m.end(1), m.start(g) - (g != 4), m.end(5))
         else:
             out += (m.start(1), m.end(1), m.start(g), m.end(g))
         pos = m.end()
+    return tuple(out)
+
+
+def _row_positions(raw: str, body: int, count: int) -> tuple[int, ...]:
+    """:func:`_positions` read with the reader's own row pattern, row for row.
+
+    An entry whose body ends in a gap of comments is read by the row pattern from inside a
+    comment's text (``@article{g, % title = {X}}``): the positions pattern, which skips a
+    comment whole, does not find those fields, so they are found as the reader found them.
+    """
+    out: list[int] = []
+    for m in _ROWS.finditer(raw, body):
+        if len(out) == 4 * count:
+            break
+        if m.start(1) == -1:  # the closing row, or an empty row of a gap
+            if m.groups("") != EMPTY_ROW:
+                break
+            continue
+        g = next(i for i in (2, 3, 4, 5) if m.start(i) != -1)
+        if m.end(6) != m.start(6):  # a concatenation: its span covers the delimiters
+            out += (m.start(1), m.end(1), m.start(g) - (g < 4), m.end(6))
+        else:
+            out += (m.start(1), m.end(1), m.start(g), m.end(g))
+    if len(out) != 4 * count:
+        raise ValueError("entry text changed since it was read")
     return tuple(out)
 
 
