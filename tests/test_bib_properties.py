@@ -250,7 +250,19 @@ def test_fast_lane_equals_the_token_by_token_reader(text: str) -> None:
 
 commented_body = st.lists(
     st.sampled_from(
-        [" % ", "%", "title = {X}", 'note = "n"', "year = 2000", "}", "},", ",", "\n", "  ", "% }\n"]
+        [
+            " % ",
+            "%",
+            "title = {X}",
+            'note = "n"',
+            "year = 2000",
+            "}",
+            "},",
+            ",",
+            "\n",
+            "  ",
+            "% }\n",
+        ]
     ),
     min_size=1,
     max_size=12,

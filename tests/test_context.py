@@ -53,6 +53,40 @@ def test_paragraph_heading_and_environment_break_sentences() -> None:
     assert got["nm"] == "The simplex search is old"
 
 
+def test_footnotes_headings_and_captions_are_sentences_of_their_own() -> None:
+    text = (
+        "\\section{Related work on \\emph{attention} \\cite{b}}\n"
+        "Residual connections \\citet{c} help deep models.\n"
+        "\\begin{figure}\\caption[Short]{Dropout rates as in \\cite{f}.}\\label{fig:x}\\end{figure}\n"
+        "Language models\\footnote{Such as BERT \\cite{g}. See also the survey.} are common "
+        "\\cite{h}. Models\\footnote{\\cite{i}} scale.\n"
+    )
+    got = latex(text)
+    assert got["b"] == "Related work on attention"  # not run into the next paragraph
+    assert got["c"] == "Residual connections help deep models."
+    assert got["f"] == "Dropout rates as in."
+    assert got["g"] == "Such as BERT."
+    assert got["h"] == "Language models are common."  # the footnote's words left out
+    assert got["i"] == "Models scale."  # a footnote of citations only: the sentence it is in
+
+
+def test_island_spans_point_into_the_file() -> None:
+    text = "Intro text.\\footnote{A note citing \\cite{k} here.} Done."
+    doc = parse_latex(TEX, text)
+    (s,) = citing_sentences(text, doc.citations, doc.kind)
+    assert s is not None and s.text == "A note citing here."
+    assert text[s.span.start : s.span.end] == "A note citing \\cite{k} here."
+
+
+def test_unclosed_islands_are_read_once() -> None:
+    """Thousands of ``\\footnote{`` left open: every brace is matched once, the text is
+    read as if they were not there."""
+    text = "\\footnote{ x " * 20_000 + "Claim \\cite{k}. " + "\\section{ y " * 20_000
+    doc = parse_latex(TEX, text)
+    (s,) = citing_sentences(text, doc.citations, doc.kind)
+    assert s is not None and "Claim" in s.text
+
+
 def test_markdown_sentences_and_neighbours() -> None:
     text = (
         "# Title\n\nThe convenience is real. A small network stands in for almost any "

@@ -7,12 +7,17 @@ citation command in the window is blanked out first, so ``\\citet{a} showed`` re
 ``showed`` and the keys of other citations never count as words; comments, math and markup
 are removed from the plain text.  The sentences before and after come with it (the words
 around a citation help tell what it is cited for).
+
+In LaTeX, the argument of a footnote, a heading, a caption or ``\\thanks`` is text of its
+own (an island): a citation inside one gets the island's sentence (or, when the island holds
+nothing but citations, the sentence around it), and the sentences around an island read on
+without its words.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -158,6 +163,72 @@ def plain(raw: str, kind: DocumentKind) -> str:
     return text
 
 
+#: Commands whose (last) argument is text of its own: footnotes, headings, captions.
+_ISLAND = re.compile(
+    r"\\(?:footnote|footnotetext|thanks|caption|part|chapter|(?:sub)*section|(?:sub)?paragraph)"
+    r"\*?(?:\[[^\[\]{}]{0,200}\])?\s{0,20}\{"
+)
+#: The longest island read as one (characters); a longer argument is left in the text.
+MAX_ISLAND = 4 * WINDOW
+_BRACES = re.compile(r"(?<!\\)[{}]")
+
+
+def _islands(masked: str) -> list[tuple[int, int]]:
+    """(start, end) of the text of every outermost island of ``masked`` (after the opening
+    brace, before the closing one), in order.  One pass over the braces: each opening
+    brace is matched once, so an unclosed argument costs nothing more."""
+    if "\\" not in masked:
+        return []
+    openers = {m.end() - 1 for m in _ISLAND.finditer(masked)}
+    if not openers:
+        return []
+    out: list[tuple[int, int]] = []
+    stack: list[int] = []
+    for m in _BRACES.finditer(masked):
+        at = m.start()
+        if masked[at] == "{":
+            stack.append(at)
+        elif stack:
+            opened = stack.pop()
+            if opened in openers and at - opened <= MAX_ISLAND:
+                while out and out[-1][0] > opened:
+                    out.pop()  # an island inside this one: the outermost is kept
+                out.append((opened + 1, at))
+    return out
+
+
+def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by spaces (line breaks kept)."""
+    parts: list[str] = []
+    pos = 0
+    for a, b in spans:
+        parts.append(text[pos:a])
+        parts.append(re.sub(r"[^\n]", " ", text[a:b]))
+        pos = b
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+class _Text:
+    """A masked text with its sentence breaks, read from ``offset`` of the file."""
+
+    def __init__(self, masked: str, kind: DocumentKind, offset: int = 0) -> None:
+        self.masked, self.kind, self.offset = masked, kind, offset
+        self.ends = _ends(masked, kind)
+        self.starts = [b for _, b in self.ends]
+
+    def around(self, command: Span) -> CitingSentence | None:
+        d = self.offset
+        found = _around(
+            self.masked, self.ends, self.starts, Span(command.start - d, command.end - d), self.kind
+        )
+        if found is None or not d:
+            return found
+        return CitingSentence(
+            found.text, Span(found.span.start + d, found.span.end + d), found.before, found.after
+        )
+
+
 def citing_sentences(
     text: str, citations: Sequence[Citation], kind: DocumentKind, only: int | None = None
 ) -> tuple[CitingSentence | None, ...]:
@@ -166,14 +237,23 @@ def citing_sentences(
     citation's (the others None)."""
     commands = sorted({c.command_span for c in citations}, key=lambda s: s.start)
     masked = _mask(text, commands, kind)
-    ends = _ends(masked, kind)
-    starts = [b for _, b in ends]
+    islands = _islands(masked) if kind is DocumentKind.LATEX else []
+    main = _Text(_blank_spans(masked, islands) if islands else masked, kind)
+    inner: dict[int, _Text] = {}
+    island_starts = [a for a, _ in islands]
     out: list[CitingSentence | None] = []
     for i, c in enumerate(citations):
         if c.kind is not CitationKind.CITE or (only is not None and i != only):
             out.append(None)
             continue
-        out.append(_around(masked, ends, starts, c.command_span, kind))
+        k = bisect_right(island_starts, c.command_span.start) - 1
+        found = None
+        if k >= 0 and c.command_span.end <= islands[k][1]:
+            if k not in inner:
+                a, b = islands[k]
+                inner[k] = _Text(masked[a:b], kind, a)
+            found = inner[k].around(c.command_span)
+        out.append(found or main.around(c.command_span))
     return tuple(out)
 
 
