@@ -78,6 +78,32 @@ def test_island_spans_point_into_the_file() -> None:
     assert text[s.span.start : s.span.end] == "A note citing \\cite{k} here."
 
 
+def test_markdown_notes_and_tables() -> None:
+    text = (
+        "Graph networks are popular.^[See the overview in @a for details.] Attention\n"
+        "[@b] changed NLP. Residual learning[^1] helps depth [@h].\n\n"
+        "[^1]: As shown by @c in vision.\n\n"
+        "| Method | Source |\n|--------|--------|\n| Adam   | [@d]   |\n\n"
+        "Models^[@e] scale.\n"
+    )
+    doc = parse_markdown(MD, text)
+    got = {
+        c.key: s.text if s else ""
+        for c, s in zip(doc.citations, citing_sentences(text, doc.citations, doc.kind), strict=True)
+    }
+    assert got["a"] == "See the overview in for details."
+    assert got["b"] == "Attention changed NLP."
+    assert got["h"] == "Residual learning helps depth."
+    assert got["c"] == "As shown by in vision."
+    assert got["d"] == "Adam"
+    assert got["e"] == "Models scale."
+
+
+def test_link_targets_are_not_words() -> None:
+    got = latex("See \\href{https://example.org/attention-paper}{the paper} by \\citet{b}.")
+    assert got["b"] == "See the paper by."
+
+
 def test_unclosed_islands_are_read_once() -> None:
     """Thousands of ``\\footnote{`` left open: every brace is matched once, the text is
     read as if they were not there."""

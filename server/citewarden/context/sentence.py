@@ -8,10 +8,11 @@ citation command in the window is blanked out first, so ``\\citet{a} showed`` re
 are removed from the plain text.  The sentences before and after come with it (the words
 around a citation help tell what it is cited for).
 
-In LaTeX, the argument of a footnote, a heading, a caption or ``\\thanks`` is text of its
-own (an island): a citation inside one gets the island's sentence (or, when the island holds
-nothing but citations, the sentence around it), and the sentences around an island read on
-without its words.
+The argument of a LaTeX footnote, heading, caption or ``\\thanks``, and a pandoc inline
+note (``^[...]``), is text of its own (an island): a citation inside one gets the island's
+sentence (or, when the island holds nothing but citations, the sentence around it), and the
+sentences around an island read on without its words.  Each row of a Markdown table is a
+sentence.
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ _LATEX_BREAK = re.compile(
     r"|\\(?:caption|item|par|maketitle)\b\*?|\\\\"
 )
 _MD_BREAK = re.compile(
-    r"\n[ \t]*\n|^[ \t]{0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d+[.)][ \t]|>)"
+    r"\n[ \t]*\n|^[ \t]{0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d+[.)][ \t]|>|\|)"
     # rules, metadata delimiters and code fences stand on lines of their own
     r"|^[ \t]{0,3}(?:-{3,}|\*{3,}|_{3,}|\.{3}|`{3,}|~{3,})[^\n]*$",
     re.M,
@@ -133,11 +134,14 @@ _MATH = re.compile(
     re.S,
 )
 _DROP_ARG = re.compile(
-    r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|url|footnotemark)\*?\{[^{}]*\}"
+    r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|url|nolinkurl|href|doi|footnotemark)"
+    r"\*?\{[^{}]*\}"
 )
 _COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\[\]]*\])?")
 _MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()]|\([^()]*\))*\)")
-_MD_MARK = re.compile(r"[*_`#>]+")
+_MD_MARK = re.compile(r"[*_`#>|]+")
+#: a footnote's mark (``[^1]``) or the label its text starts with (``[^1]:``)
+_MD_NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,100}\]:?")
 _SPACE = re.compile(r"\s+")
 
 
@@ -152,7 +156,8 @@ def plain(raw: str, kind: DocumentKind) -> str:
         text = text.replace("~", " ").replace("{", "").replace("}", "")
         text = text.replace("``", '"').replace("''", '"').replace("---", "-").replace("--", "-")
     else:
-        text = _MD_LINK.sub(r"\1", raw)
+        text = _MD_NOTE_MARK.sub(" ", raw)
+        text = _MD_LINK.sub(r"\1", text)
         text = _MATH.sub(" ", text)
         text = _MD_MARK.sub("", text)
     text = _SPACE.sub(" ", text).strip()
@@ -168,25 +173,30 @@ _ISLAND = re.compile(
     r"\\(?:footnote|footnotetext|thanks|caption|part|chapter|(?:sub)*section|(?:sub)?paragraph)"
     r"\*?(?:\[[^\[\]{}]{0,200}\])?\s{0,20}\{"
 )
+_MD_ISLAND = re.compile(r"\^\[")
 #: The longest island read as one (characters); a longer argument is left in the text.
 MAX_ISLAND = 4 * WINDOW
 _BRACES = re.compile(r"(?<!\\)[{}]")
+_BRACKETS = re.compile(r"(?<!\\)[\[\]]")
 
 
-def _islands(masked: str) -> list[tuple[int, int]]:
+def _islands(masked: str, kind: DocumentKind) -> list[tuple[int, int]]:
     """(start, end) of the text of every outermost island of ``masked`` (after the opening
-    brace, before the closing one), in order.  One pass over the braces: each opening
-    brace is matched once, so an unclosed argument costs nothing more."""
-    if "\\" not in masked:
+    brace, before the closing one), in order.  One pass over the braces (brackets in
+    Markdown): each opening one is matched once, so an unclosed argument costs nothing
+    more."""
+    latex = kind is DocumentKind.LATEX
+    if ("\\" if latex else "^[") not in masked:
         return []
-    openers = {m.end() - 1 for m in _ISLAND.finditer(masked)}
+    openers = {m.end() - 1 for m in (_ISLAND if latex else _MD_ISLAND).finditer(masked)}
     if not openers:
         return []
+    opening = "{" if latex else "["
     out: list[tuple[int, int]] = []
     stack: list[int] = []
-    for m in _BRACES.finditer(masked):
+    for m in (_BRACES if latex else _BRACKETS).finditer(masked):
         at = m.start()
-        if masked[at] == "{":
+        if masked[at] == opening:
             stack.append(at)
         elif stack:
             opened = stack.pop()
@@ -237,8 +247,11 @@ def citing_sentences(
     citation's (the others None)."""
     commands = sorted({c.command_span for c in citations}, key=lambda s: s.start)
     masked = _mask(text, commands, kind)
-    islands = _islands(masked) if kind is DocumentKind.LATEX else []
-    main = _Text(_blank_spans(masked, islands) if islands else masked, kind)
+    islands = _islands(masked, kind)
+    if kind is DocumentKind.LATEX:  # the command stays: a heading still ends a sentence
+        main = _Text(_blank_spans(masked, islands) if islands else masked, kind)
+    else:  # "^[" and "]" go with the note
+        main = _Text(_blank_spans(masked, [(a - 2, b + 1) for a, b in islands]), kind)
     inner: dict[int, _Text] = {}
     island_starts = [a for a, _ in islands]
     out: list[CitingSentence | None] = []
