@@ -99,6 +99,11 @@ def test_markdown_notes_and_tables() -> None:
     assert got["e"] == "Models scale."
 
 
+def test_an_item_label_is_a_word_without_its_brackets() -> None:
+    got = latex("\\begin{description}\n\\item[Adam] An optimiser \\cite{d}.\n\\end{description}")
+    assert got["d"] == "Adam An optimiser."
+
+
 def test_link_targets_are_not_words() -> None:
     got = latex("See \\href{https://example.org/attention-paper}{the paper} by \\citet{b}.")
     assert got["b"] == "See the paper by."

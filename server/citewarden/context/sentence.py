@@ -143,6 +143,7 @@ _MD_MARK = re.compile(r"[*_`#>|]+")
 #: a footnote's mark (``[^1]``) or the label its text starts with (``[^1]:``)
 _MD_NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,100}\]:?")
 _SPACE = re.compile(r"\s+")
+_LATEX_GROUPING = str.maketrans("", "", "{}[]")
 
 
 def plain(raw: str, kind: DocumentKind) -> str:
@@ -153,7 +154,8 @@ def plain(raw: str, kind: DocumentKind) -> str:
         text = _COMMAND.sub(" ", text)
         text = re.sub(r"\\([%&_#$])", r"\1", text)
         text = re.sub(r"\\[^A-Za-z]", " ", text)  # control spaces and symbols
-        text = text.replace("~", " ").replace("{", "").replace("}", "")
+        # braces and the brackets of an optional argument left (``\\item[Adam]``) are no words
+        text = text.replace("~", " ").translate(_LATEX_GROUPING)
         text = text.replace("``", '"').replace("''", '"').replace("---", "-").replace("--", "-")
     else:
         text = _MD_NOTE_MARK.sub(" ", raw)
