@@ -47,7 +47,8 @@ TOKENS = (
     "é", "\\cite{", "[@", "@article{", "\\begin{", "\\end{", "\\input{", "\\bibliography{",
     "\\verb|", "\\iffalse", "\\fi", "\\def\\x{", "\\newcommand", "\\(", "\\[", "\\\\",
     "---\n", "```", "<!--", "-->", " " * 50, "and ", "others", "et al.", '{\\"o}', "A", "(", ":",
-    "&a ", "*a", "- ", "[", "]", "{id: k}", "<<: *a",
+    "&a ", "*a", "- ", "[", "]", "{id: k}", "<<: *a", "\\footnote{", "\\section{", "^[", "|",
+    "[^1]",
 )  # fmt: skip
 #: YAML anchors each a list of twenty aliases of the one before (20 ** 8 nodes expanded)
 LAUGHS = "".join(
