@@ -70,6 +70,16 @@ def test_footnotes_headings_and_captions_are_sentences_of_their_own() -> None:
     assert got["i"] == "Models scale."  # a footnote of citations only: the sentence it is in
 
 
+def test_a_full_stop_before_a_footnote_ends_its_sentence() -> None:
+    """sympy-paper's assumptions.tex: the footnote after the full stop is neither part of the
+    sentence nor a reason to read the next sentence into it."""
+    text = (
+        "Deductions are made using the Rete\nalgorithm~\\cite{rete}.\\footnote{\\label{n}For\n"
+        "  historical reasons, this algorithm is distinct.} Another claim follows here.\n"
+    )
+    assert latex(text)["rete"] == "Deductions are made using the Rete algorithm."
+
+
 def test_island_spans_point_into_the_file() -> None:
     text = "Intro text.\\footnote{A note citing \\cite{k} here.} Done."
     doc = parse_latex(TEX, text)

@@ -172,7 +172,7 @@ def plain(raw: str, kind: DocumentKind) -> str:
 
 #: Commands whose (last) argument is text of its own: footnotes, headings, captions.
 _ISLAND = re.compile(
-    r"\\(?:footnote|footnotetext|thanks|caption|part|chapter|(?:sub)*section|(?:sub)?paragraph)"
+    r"\\(?:(footnote|footnotetext|thanks)|caption|part|chapter|(?:sub)*section|(?:sub)?paragraph)"
     r"\*?(?:\[[^\[\]{}]{0,200}\])?\s{0,20}\{"
 )
 _MD_ISLAND = re.compile(r"\^\[")
@@ -182,19 +182,24 @@ _BRACES = re.compile(r"(?<!\\)[{}]")
 _BRACKETS = re.compile(r"(?<!\\)[\[\]]")
 
 
-def _islands(masked: str, kind: DocumentKind) -> list[tuple[int, int]]:
-    """(start, end) of the text of every outermost island of ``masked`` (after the opening
-    brace, before the closing one), in order.  One pass over the braces (brackets in
-    Markdown): each opening one is matched once, so an unclosed argument costs nothing
-    more."""
+def _islands(masked: str, kind: DocumentKind) -> list[tuple[int, int, int]]:
+    """(start, end, cut) of the text of every outermost island of ``masked`` (after the
+    opening brace, before the closing one), in order; ``cut``: where a note's command (or
+    ``^[``) starts, which the text around it reads without, closing brace included (a full
+    stop before a note still ends its sentence), else -1 (a heading's or a caption's
+    command stays: it ends a sentence).  One pass over the braces (brackets in Markdown): each opening one is matched
+    once, so an unclosed argument costs nothing more."""
     latex = kind is DocumentKind.LATEX
     if ("\\" if latex else "^[") not in masked:
         return []
-    openers = {m.end() - 1 for m in (_ISLAND if latex else _MD_ISLAND).finditer(masked)}
+    openers = {
+        m.end() - 1: m.start() if not latex or m.start(1) != -1 else -1
+        for m in (_ISLAND if latex else _MD_ISLAND).finditer(masked)
+    }
     if not openers:
         return []
     opening = "{" if latex else "["
-    out: list[tuple[int, int]] = []
+    out: list[tuple[int, int, int]] = []
     stack: list[int] = []
     for m in (_BRACES if latex else _BRACKETS).finditer(masked):
         at = m.start()
@@ -205,7 +210,7 @@ def _islands(masked: str, kind: DocumentKind) -> list[tuple[int, int]]:
             if opened in openers and at - opened <= MAX_ISLAND:
                 while out and out[-1][0] > opened:
                     out.pop()  # an island inside this one: the outermost is kept
-                out.append((opened + 1, at))
+                out.append((opened + 1, at, openers[opened]))
     return out
 
 
@@ -250,12 +255,10 @@ def citing_sentences(
     commands = sorted({c.command_span for c in citations}, key=lambda s: s.start)
     masked = _mask(text, commands, kind)
     islands = _islands(masked, kind)
-    if kind is DocumentKind.LATEX:  # the command stays: a heading still ends a sentence
-        main = _Text(_blank_spans(masked, islands) if islands else masked, kind)
-    else:  # "^[" and "]" go with the note
-        main = _Text(_blank_spans(masked, [(a - 2, b + 1) for a, b in islands]), kind)
+    cuts = [(a, b) if cut < 0 else (cut, b + 1) for a, b, cut in islands]
+    main = _Text(_blank_spans(masked, cuts) if islands else masked, kind)
     inner: dict[int, _Text] = {}
-    island_starts = [a for a, _ in islands]
+    island_starts = [a for a, _, _ in islands]
     out: list[CitingSentence | None] = []
     for i, c in enumerate(citations):
         if c.kind is not CitationKind.CITE or (only is not None and i != only):
@@ -265,7 +268,7 @@ def citing_sentences(
         found = None
         if k >= 0 and c.command_span.end <= islands[k][1]:
             if k not in inner:
-                a, b = islands[k]
+                a, b, _ = islands[k]
                 inner[k] = _Text(masked[a:b], kind, a)
             found = inner[k].around(c.command_span)
         out.append(found or main.around(c.command_span))
