@@ -537,6 +537,34 @@ def test_a_bare_putbib_with_no_default_anywhere_reads_the_jobname(tmp_path: Path
     assert found_set(marks, by_file) == set()
 
 
+_ORDER_PROJECT = r"""
+--- main.tex
+\documentclass{report}
+\usepackage{bibunits}
+\begin{document}
+\defaultbibliography{first}
+\include{chapter}
+\defaultbibliography{second}
+\begin{bibunit}\cite{s}\putbib\end{bibunit}
+\end{document}
+--- chapter.tex
+\begin{bibunit}\cite{f} \cite{⟦d|s⟧}\putbib\end{bibunit}
+--- first.bib
+@misc{f, title={F}}
+--- second.bib
+@misc{s, title={S}}
+"""
+
+
+def test_a_bare_putbib_reads_the_default_set_before_it_in_another_file(tmp_path: Path) -> None:
+    """The chapter's bare ``\\putbib`` reads ``first``, the root's default when the chapter
+    is included (BibTeX: its unit's .aux says ``\\bibdata{first}`` and lacks ``s``),
+    though no bare ``\\putbib`` of the root reads it and the root's last default is
+    ``second``; first.bib is the project's for that unit."""
+    marks, by_file = run(tmp_path, _ORDER_PROJECT)
+    assert found_set(marks, by_file) == {("chapter.tex", Code.DANGLING, "d")}
+
+
 def apply(text: str, fix: Fix) -> str:
     for edit in sorted(fix.edits, key=lambda e: e.span.start, reverse=True):
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]

@@ -281,6 +281,14 @@ def _bibtex_units(directory: Path, root: str, units: list[str]) -> tuple[set[str
         ),
         # a bare \putbib in an included chapter reads the root's \defaultbibliography
         ("bibunits-included", "thesis.tex", ["bu1", "bu2", "thesis"], {"lamport1994"}),
+        # defaults in document order: a chapter's \defaultbibliography holds for the units
+        # after its \include, in the root and in a later chapter that sets none
+        (
+            "bibunits-order",
+            "handbook.tex",
+            ["bu1", "bu2", "bu3", "bu4", "bu5"],
+            {"knuth1984"},
+        ),
         # no \defaultbibliography anywhere: a bare \putbib reads \jobname (notes.bib)
         ("bibunits-jobname", "notes.tex", ["bu1", "bu2", "notes"], {"makeindex", "biber"}),
         # globalcitecopy: the main list holds every unit's citations too

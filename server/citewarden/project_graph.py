@@ -15,12 +15,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewarden.model import DocumentKind, LatexContext, Link, LinkKind, ParsedDocument
+from citewarden.model import DocumentKind, LatexContext, Link, LinkKind, ParsedDocument, Span
 from citewarden.parsing import (
     books,
     is_document,
     is_latex,
     is_markdown,
+    latex_bibunit_order,
     latex_bibunits,
     latex_order,
 )
@@ -81,6 +82,9 @@ class Project:
     #: the files each ``\\addbibresource[glob]`` pattern names: (document, the link's
     #: offset, files)
     globbed: tuple[tuple[Path, int, tuple[Path, ...]], ...] = ()
+    #: where each included LaTeX document is read: (document, the document including it,
+    #: the number of that include link among the includer's)
+    placed: tuple[tuple[Path, Path, int], ...] = ()
 
     def target(self, path: Path, link: Link) -> str:
         """What ``link`` of the document ``path`` names, its macros expanded."""
@@ -394,6 +398,13 @@ class ProjectGraph(LinkResolver):
                 if (child := include(path, here, head, includes, written)) is not None:
                     children.append(child)
             stack.extend(reversed(children))
+        for default in self._defaults_read(root, list(docs), placed):
+            # a default another file's bare \\putbib reads (its own file links those it reads)
+            bibtex_links = True
+            for name, a, b in default.items:
+                if "#" not in name:
+                    link = Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), "defaultbibliography")
+                    bibliography(default.path, link, name)
         if jobname and not any(
             (doc := self.document(path)) is not None and doc.default_bibliography for path in docs
         ):
@@ -420,7 +431,34 @@ class ProjectGraph(LinkResolver):
             chapters=chapters,
             expanded=tuple((doc, at, target) for (doc, at), target in written_as.items()),
             globbed=tuple(globbed),
+            placed=tuple((child, parent, index) for child, (parent, index) in placed.items()),
         )
+
+    def _defaults_read(
+        self, root: Path, documents: list[Path], placed: dict[Path, tuple[Path, int]]
+    ) -> list[latex_bibunit_order.Default]:
+        """The bibunits defaults that a bare ``\\putbib`` reads (in document order) and
+        that the file setting them does not link already."""
+        parsed: dict[Path, ParsedDocument] = {}
+        for path in documents:
+            doc = self.document(path)
+            if doc is not None:
+                parsed[path] = doc
+        if not any(doc.bare_putbibs for doc in parsed.values()):
+            return []
+        read = latex_bibunit_order.bare_putbib_defaults(
+            root, parsed, [(child, parent, index) for child, (parent, index) in placed.items()]
+        )
+        out: dict[tuple[Path, int], latex_bibunit_order.Default] = {}
+        for default in read.values():
+            linked = {
+                link.span.start
+                for link in parsed[default.path].links
+                if link.command == "defaultbibliography"
+            }
+            if any(a not in linked for _, a, _ in default.items):
+                out.setdefault((default.path, default.at), default)
+        return list(out.values())
 
     def _pass_on_definitions(
         self, documents: list[Path], placed: dict[Path, tuple[Path, int]]

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from citewarden.checks import chapterbib
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument, quoted
 from citewarden.parsing import latex_bibunits
+from citewarden.parsing.latex_bibunit_order import bare_putbib_defaults
 from citewarden.project_links import bib_names
 
 if TYPE_CHECKING:
@@ -67,16 +68,16 @@ class _Sections:
             self._units[i][1] > self._units[i + 1][0] for i in range(len(self._units) - 1)
         )
 
-    def scope(self, offset: int) -> Scope:
-        """The resources of the (outermost) unit around ``offset``, or None."""
+    def unit(self, offset: int) -> tuple[int, int, tuple[str, ...]] | None:
+        """The (outermost) unit around ``offset``: its start, end and resources; or None."""
         if self._nested:  # rare: a unit inside another
-            for start, end, names in self._units:
-                if start <= offset < end:
-                    return names
+            for unit in self._units:
+                if unit[0] <= offset < unit[1]:
+                    return unit
             return None
         at = bisect.bisect_right(self._starts, offset) - 1
         if at >= 0 and offset < self._units[at][1]:
-            return self._units[at][2]
+            return self._units[at]
         return None
 
 
@@ -95,13 +96,17 @@ class Units:
     copies: str = ""
     #: the default bibliography of a bare ``\\putbib`` whose file sets none
     default: tuple[str, ...] = ()
+    #: what each bare ``\\putbib`` reads, by (document, the unit's start), in document
+    #: order (see :mod:`~citewarden.parsing.latex_bibunit_order`)
+    bare: dict[tuple[Path, int], tuple[str, ...]] = field(default_factory=dict)
     #: each document's units, indexed on first use (by id; the document is kept with it)
     _sections: dict[int, tuple[ParsedDocument, _Sections]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
-    def scope(self, doc: ParsedDocument, cit: Citation) -> Scope:
-        """The resources ``cit`` reads: its multibib list's, its refsection's, or None."""
+    def scope(self, path: Path, doc: ParsedDocument, cit: Citation) -> Scope:
+        """The resources ``cit`` (of the document ``path``) reads: its multibib list's, its
+        refsection's or bibunit's, or None."""
         if self.lists:
             command = cit.command.rstrip("*")
             for suffix, names in self.lists:
@@ -112,7 +117,10 @@ class Units:
         sections = self._sections.get(id(doc))
         if sections is None or sections[0] is not doc:
             sections = self._sections[id(doc)] = (doc, _Sections(doc))
-        scope = sections[1].scope(cit.span.start)
+        unit = sections[1].unit(cit.span.start)
+        if unit is None:
+            return None
+        scope = self.bare.get((path, unit[0]), unit[2])
         return self.default if scope == latex_bibunits.FROM_PROJECT else scope
 
     def copied(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> bool:
@@ -169,7 +177,13 @@ def units_of(ws: Workspace, project: Project) -> Units:
     if any(doc.bibunits for _, doc in documents):
         copies = latex_bibunits.copied({doc.cite_copy for _, doc in documents})
     default = _project_default(documents, project.root.stem)
-    return Units(frozenset(global_), frozenset(plain), own, copies, default)
+    bare = {
+        unit: read.names
+        for unit, read in bare_putbib_defaults(
+            project.root, dict(documents), project.placed
+        ).items()
+    }
+    return Units(frozenset(global_), frozenset(plain), own, copies, default, bare)
 
 
 def _project_default(documents: list[tuple[Path, ParsedDocument]], jobname: str) -> tuple[str, ...]:
@@ -190,7 +204,7 @@ def _scoped_citations(
     for path, doc in ws.project_documents(project):
         for cit in doc.citations:
             if cit.key.strip():
-                scope = units.scope(doc, cit)
+                scope = units.scope(path, doc, cit)
                 yield path, doc, cit, scope, False
                 if units.copied(doc, cit, scope):
                     yield path, doc, cit, None, True

@@ -144,6 +144,13 @@ class ParsedDocument:
     #: reads the project's
     default_bibliography: tuple[str, ...] = ()
     default_in_body: bool = False
+    #: every bibunits default the file sets: (offset, its files as written with their
+    #: spans, set in the body); and each
+    #: unit with a bare ``\\putbib``: (the unit's start, the ``\\putbib``'s offset).  The
+    #: project reads them in document order (a default set in an included file holds for
+    #: the units after the ``\\include``).
+    bibunit_defaults: tuple[tuple[int, tuple[tuple[str, int, int], ...], bool], ...] = ()
+    bare_putbibs: tuple[tuple[int, int], ...] = ()
     #: what the packages this file loads say about the bibunits citations copied to the
     #: main list: ``"all"`` (bibunits with ``globalcitecopy``), ``"natbib"`` (natbib is
     #: loaded: its starred commands are its own), or ``""``

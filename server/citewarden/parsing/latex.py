@@ -494,6 +494,8 @@ def parse_latex(
         bibunits=bool(units.units),
         default_bibliography=units.default,
         default_in_body=units.default_in_body,
+        bibunit_defaults=units.defaults,
+        bare_putbibs=units.bare,
         cite_copy=latex_bibunits.copy_option(text),
         bib_backend=backend,
         chapterbib=bool(chapterbib),

@@ -150,6 +150,10 @@ class BibUnits:
     #: the body (so written to the .aux) rather than in the preamble
     default: tuple[str, ...] = ()
     default_in_body: bool = False
+    #: every default the file sets: (offset, its files with their spans, set in the body)
+    defaults: tuple[tuple[int, tuple[tuple[str, int, int], ...], bool], ...] = ()
+    #: each unit with a bare ``\\putbib``: (the unit's start, the ``\\putbib``'s offset)
+    bare: tuple[tuple[int, int], ...] = ()
 
 
 def bibunits(text: str, links: list[Link]) -> BibUnits:
@@ -253,10 +257,12 @@ def _resolved(
                 )
         found.append((unit.start, end, names))
     left = known.left()
+    every = tuple((d.at, tuple(d.items), d.in_body) for d in defaults)
+    bare = tuple((unit.start, unit.putbib_at) for unit in read if unit.bare)
     if left is None:
-        return BibUnits(found)
+        return BibUnits(found, defaults=every, bare=bare)
     link(left)
-    return BibUnits(found, _names(left), left.in_body)
+    return BibUnits(found, _names(left), left.in_body, every, bare)
 
 
 def _names(default: _Default) -> tuple[str, ...]:
