@@ -5,7 +5,7 @@ exactly the keys the tool reads, and the disagreements by class.  The generators
 oracles are those of the differential tests (tests/differential.py).
 
     .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--units N]
-        [--chapterbib N] [--bib N] [--max-bytes B]
+        [--chapterbib N] [--bibunits N] [--bib N] [--max-bytes B]
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ def main() -> None:
     parser.add_argument("--markdown", type=int, default=300, help="generated Markdown documents")
     parser.add_argument("--units", type=int, default=40, help="generated refsection projects")
     parser.add_argument("--chapterbib", type=int, default=40, help="chapterbib projects")
+    parser.add_argument("--bibunits", type=int, default=40, help="bibunits projects")
     parser.add_argument(
         "--bib", type=int, default=1000, help="TeX Live .bib files (smallest first)"
     )
@@ -49,6 +50,9 @@ def main() -> None:
     seeds = range(args.seed, args.seed + args.chapterbib)
     chapters = differential_units.run_chapterbib(seeds)
     print("pdflatex + bibtex (chapterbib units: undefined, unprinted):", chapters.summary())
+    seeds = range(args.seed, args.seed + args.bibunits)
+    bibunits = differential_units.run_bibunits(seeds)
+    print("pdflatex x2 + bibtex (bibunits defaults: undefined, unprinted):", bibunits.summary())
     every = differential.texlive_bib_files()
     files = [f for f in every if f.stat().st_size <= args.max_bytes][: args.bib]
     if args.bib and len(files) < len(every):

@@ -241,3 +241,122 @@ def run_chapterbib(seeds: Iterable[int], budget: float = 1e9) -> Tally:
                 continue
             tally.add(oracle, chapterbib_ours(Path(tmp)), f"chapterbib seed {seed}")
     return tally
+
+
+# ---------------------------------------------------------------------------------------
+# bibunits: units and defaults across included files, against BibTeX on each bu<n>.aux
+# ---------------------------------------------------------------------------------------
+
+_BLG_MISSING = re.compile(r'I didn\'t find a database entry for "([^"]*)"')
+_AUX_CITATION = re.compile(r"\\citation\{([^}]*)\}")
+
+
+def bibunits_case(seed: int) -> UnitsCase:
+    """A report with bibunits: ``\\defaultbibliography`` in the preamble, the root's body
+    and the chapters (``\\include``d or ``\\input``), units with a bare ``\\putbib`` or
+    ``\\putbib[files]`` in each file, every key cited at most once (so a dangling key names
+    its unit), now and then a key defined nowhere."""
+    rng = random.Random(seed)
+    n = 0
+    bibs: dict[str, list[str]] = {}
+    for b in range(rng.randint(2, 4)):
+        keys = []
+        for _ in range(rng.randint(2, 5)):
+            n += 1
+            keys.append(f"buQ{n}")
+        bibs[f"d{b}"] = keys
+    pool = [k for keys in bibs.values() for k in keys] + ["buQ0"]  # buQ0: nowhere
+    rng.shuffle(pool)
+    names = list(bibs)
+
+    def default() -> str:
+        return f"\\defaultbibliography{{{rng.choice(names)}}}"
+
+    def unit() -> list[str]:
+        cited = [pool.pop() for _ in range(min(len(pool), rng.randint(1, 2)))]
+        putbib = "\\putbib"
+        if rng.random() < 0.25:
+            putbib += "[" + ",".join(rng.sample(names, rng.randint(1, 2))) + "]"
+        return ["\\begin{bibunit}", *(f"\\cite{{{k}}}" for k in cited), putbib, "\\end{bibunit}"]
+
+    def stretch() -> list[str]:
+        lines: list[str] = []
+        for _ in range(rng.randint(1, 3)):
+            if rng.random() < 0.35:
+                lines.append(default())
+            lines += unit()
+        return lines
+
+    files: dict[str, str] = {}
+    preamble = ["\\documentclass{report}", "\\usepackage{bibunits}"]
+    preamble.append("\\defaultbibliographystyle{plain}")
+    if rng.random() < 0.5:
+        preamble.append(default())
+    body = ["\\begin{document}", *stretch()]
+    for c in range(1, rng.randint(1, 3) + 1):
+        files[f"ch{c}.tex"] = "\n".join([*stretch(), ""])
+        command = "include" if rng.random() < 0.6 else "input"
+        body += [f"\\{command}{{ch{c}}}"]
+        if rng.random() < 0.5:
+            body += stretch()
+    if not any("\\defaultbibliography{" in t for t in [*files.values(), *preamble, *body]):
+        body.insert(1, default())  # a default somewhere: \jobname.bib is not generated
+    body += ["\\end{document}", ""]
+    files["main.tex"] = "\n".join(preamble + body)
+    defined: set[str] = set()
+    for name, keys in bibs.items():
+        files[f"{name}.bib"] = "".join(f"@misc{{{k}, title={{T}}}}\n" for k in keys)
+        defined.update(keys)
+    return UnitsCase(seed, files, defined)
+
+
+def bibunits_oracle(case: UnitsCase, directory: Path) -> set[str] | None:
+    """``dangling KEY`` for each citation BibTeX did not find for its unit (the second
+    run's ``bu<n>.aux``: the first writes the defaults to the .aux that the second reads at
+    ``\\begin{document}``), ``orphan KEY`` for each entry of a file a unit read that no
+    unit printed; None when a run failed."""
+    for name, text in case.files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"]
+    for _ in range(2):
+        if _run(latex, directory).returncode != 0:
+            return None
+    dangling: set[str] = set()
+    printed: set[str] = set()
+    read: set[str] = set()
+    for aux in sorted(directory.glob("bu*.aux")):
+        text = aux.read_text(errors="replace")
+        data = re.search(r"\\bibdata\{([^}]*)\}", text)
+        if data is None:
+            return None
+        read.update(name.strip() for name in data.group(1).split(","))
+        _run(["bibtex", aux.stem], directory)
+        blg = (directory / (aux.stem + ".blg")).read_text(errors="replace")
+        dangling.update(_BLG_MISSING.findall(blg))
+        bbl = directory / (aux.stem + ".bbl")
+        if bbl.exists():
+            printed.update(_BIBITEM.findall(bbl.read_text(errors="replace")))
+    in_read = {
+        key
+        for name in read
+        if (directory / f"{name}.bib").exists()
+        for key in re.findall(r"@misc\{([^,]*),", (directory / f"{name}.bib").read_text())
+    }
+    orphans = in_read - printed
+    return {f"dangling {k}" for k in dangling} | {f"orphan {k}" for k in orphans}
+
+
+def run_bibunits(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+    tally = Tally()
+    deadline = time.monotonic() + budget
+    for seed in seeds:
+        if time.monotonic() > deadline:
+            break
+        case = bibunits_case(seed)
+        with tempfile.TemporaryDirectory() as tmp:
+            oracle = bibunits_oracle(case, Path(tmp))
+            if oracle is None:
+                tally.skipped.append(f"bibunits seed {seed}")
+                continue
+            tally.add(oracle, units_ours(Path(tmp)), f"bibunits seed {seed}")
+    return tally

@@ -44,6 +44,12 @@ def test_chapterbib_units_leave_undefined_and_unprinted_what_bibtex_does() -> No
     assert tally.classes == {}, tally.summary()
 
 
+def test_bibunits_defaults_across_files_leave_undefined_and_unprinted_what_bibtex_does() -> None:
+    tally = differential_units.run_bibunits(range(1000, 1100), budget=BUDGET)
+    assert tally.cases >= 8, "too few cases ran in the time budget"
+    assert tally.classes == {}, tally.summary()
+
+
 def test_texlive_bib_files_define_the_keys_biber_reads() -> None:
     # the bibliographies TeX Live installs for use; its packages' documentation holds more
     # (bib2gls glossaries among them), compared by bench/agreement.py
@@ -88,3 +94,15 @@ def test_the_generators_are_seeded_and_reach_every_construct() -> None:
     assert any(r.index("\\bibliography") < r.index("\\include") for r in roots if "\\bibl" in r)
     assert any(r.index("\\bibliography") > r.index("\\include") for r in roots if "\\bibl" in r)
     assert any("\\bibliography" not in r for r in roots)
+    assert differential_units.bibunits_case(7) == differential_units.bibunits_case(7)
+    projects = [differential_units.bibunits_case(seed).files for seed in range(1000, 1010)]
+    texts = ["\n".join(files.values()) for files in projects]
+    for construct in ("\\putbib[", "\\putbib\n", "buQ0", "\\include{ch", "\\input{ch"):
+        assert any(construct in text for text in texts), construct
+    # a chapter's default, and one set in the preamble
+    assert any("\\defaultbibliography{" in f.get("ch1.tex", "") for f in projects)
+    assert any(
+        f["main.tex"].index("\\defaultbibliography{") < f["main.tex"].index("\\begin{document}")
+        for f in projects
+        if "\\defaultbibliography{" in f["main.tex"]
+    )

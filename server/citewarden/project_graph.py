@@ -48,6 +48,9 @@ _BIBTEX_BACKENDS = frozenset({"bibtex", "bibtex8", "bibtexu"})
 _BIBLATEX_RESOURCES = frozenset({"addbibresource", "addglobalbib", "addsectionbib", "refsection"})
 #: commands that read a file through ``\\include``, which writes its own .aux
 _OWN_AUX = frozenset({"include", "includefrom", "subincludefrom"})
+#: the link command of a bibunits ``\\defaultbibliography`` file: the project's only when
+#: a bare ``\\putbib`` reads it (:mod:`~citewarden.parsing.latex_bibunit_order`)
+_DEFAULT = "defaultbibliography"
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +378,8 @@ class ProjectGraph(LinkResolver):
                 if link.command == latex_bibunits.JOBNAME_DEFAULT:
                     jobname.append((path, link))
                     continue
+                if link.command == _DEFAULT:
+                    continue  # a bibliography when a bare \\putbib reads it (below)
                 if link.kind is LinkKind.BIBLIOGRAPHY:
                     if link.command.lstrip("\\") in _BIBLATEX_RESOURCES:
                         biblatex_links = True
@@ -399,12 +404,18 @@ class ProjectGraph(LinkResolver):
                     children.append(child)
             stack.extend(reversed(children))
         for default in self._defaults_read(root, list(docs), placed):
-            # a default another file's bare \\putbib reads (its own file links those it reads)
+            # the defaults some bare \\putbib reads, in document order (BibTeX reads no other)
             bibtex_links = True
             for name, a, b in default.items:
-                if "#" not in name:
-                    link = Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), "defaultbibliography")
-                    bibliography(default.path, link, name)
+                if "#" in name:
+                    continue
+                link = Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), _DEFAULT)
+                if (written := expanded(link)) is None:
+                    unresolved.append(MissingLink(default.path, link, name))
+                    continue
+                if written.target != name:
+                    written_as[default.path, a] = written.target
+                bibliography(default.path, written, written.target)
         if jobname and not any(
             (doc := self.document(path)) is not None and doc.default_bibliography for path in docs
         ):
@@ -437,8 +448,8 @@ class ProjectGraph(LinkResolver):
     def _defaults_read(
         self, root: Path, documents: list[Path], placed: dict[Path, tuple[Path, int]]
     ) -> list[latex_bibunit_order.Default]:
-        """The bibunits defaults that a bare ``\\putbib`` reads (in document order) and
-        that the file setting them does not link already."""
+        """The bibunits defaults that a bare ``\\putbib`` reads (in document order), each
+        once."""
         parsed: dict[Path, ParsedDocument] = {}
         for path in documents:
             doc = self.document(path)
@@ -451,13 +462,7 @@ class ProjectGraph(LinkResolver):
         )
         out: dict[tuple[Path, int], latex_bibunit_order.Default] = {}
         for default in read.values():
-            linked = {
-                link.span.start
-                for link in parsed[default.path].links
-                if link.command == "defaultbibliography"
-            }
-            if any(a not in linked for _, a, _ in default.items):
-                out.setdefault((default.path, default.at), default)
+            out.setdefault((default.path, default.at), default)
         return list(out.values())
 
     def _pass_on_definitions(
