@@ -273,3 +273,54 @@ def test_random_key_edits_match_fresh_checks(
             incremental = check(ws)
             fresh = _fresh_check(Path(tmp) / f"fresh{step}", texts)
             assert _summary(incremental) == _summary(fresh), (step, keys)
+
+
+BIBUNITS_TEXTS = {
+    "main.tex": (
+        "\\documentclass{report}\n\\usepackage{bibunits}\n\\begin{document}\n"
+        "\\defaultbibliography{first}\n\\include{ch}\n"
+        "\\begin{bibunit}\\cite{s}\\putbib\\end{bibunit}\n\\end{document}\n"
+    ),
+    "ch.tex": "\\defaultbibliography{second}\n\\begin{bibunit}\\cite{s}\\putbib\\end{bibunit}\n",
+    "first.bib": "@misc{f, title={F}}\n",
+    "second.bib": "@misc{s, title={S}}\n",
+}
+#: edits that change which default a bare \putbib reads, without changing a link
+BIBUNITS_STEPS = [
+    # a unit before the chapter's default: it reads the root's, first.bib (not read before)
+    (
+        "ch.tex",
+        "\\defaultbibliography{second}\n",
+        "\\begin{bibunit}\\cite{f}\\putbib\\end{bibunit}\n\\defaultbibliography{second}\n",
+    ),
+    # the root's unit moves before the \include: it reads first.bib, and s is dangling
+    (
+        "main.tex",
+        "\\include{ch}\n\\begin{bibunit}\\cite{s}\\putbib\\end{bibunit}\n",
+        "\\begin{bibunit}\\cite{s}\\putbib\\end{bibunit}\n\\include{ch}\n",
+    ),
+    # the chapter's first unit goes: first.bib is read by the root's unit only
+    ("ch.tex", "\\begin{bibunit}\\cite{f}\\putbib\\end{bibunit}\n", ""),
+    # and back after the \include: no unit reads first.bib, f is no orphan
+    (
+        "main.tex",
+        "\\begin{bibunit}\\cite{s}\\putbib\\end{bibunit}\n\\include{ch}\n",
+        "\\include{ch}\n\\begin{bibunit}\\cite{s}\\putbib\\end{bibunit}\n",
+    ),
+]
+
+
+def test_bibunits_defaults_follow_edits_that_reorder_them(tmp_path: Path) -> None:
+    """Which default file a bare ``\\putbib`` reads depends on the order of defaults,
+    units and ``\\include`` links: an edit that only reorders them rebuilds the project."""
+    texts = dict(BIBUNITS_TEXTS)
+    project, ws = _checked_workspace(tmp_path, texts)
+    seen = {tuple(_summary(check(ws)))}
+    for n, (name, old, new) in enumerate(BIBUNITS_STEPS):
+        assert old in texts[name], (n, old)
+        texts[name] = texts[name].replace(old, new, 1)
+        ws.set_text(normalize_path(project / name), texts[name])
+        incremental = _summary(check(ws))
+        assert incremental == _summary(_fresh_check(tmp_path / f"fresh{n}", texts)), n
+        seen.add(tuple(incremental))
+    assert len(seen) == 3  # none; then s dangling; then s dangling and f an orphan
