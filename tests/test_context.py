@@ -226,3 +226,30 @@ def test_words_around_the_sentence_help_with_a_lower_weight() -> None:
         "Quasi-Newton methods use curvature.", works[0], ("It handles bound constraints.",)
     )
     assert alone == 0.0 and around > 0.0
+
+
+def test_one_citations_sentence_is_read_from_its_stretch_of_a_large_file() -> None:
+    """The hover asks for one citation's sentence: read from the lines within ``REACH`` of
+    it, it is the one the whole file gives, footnotes, headings and notes included."""
+    from citewarden.context.sentence import REACH
+
+    parts = []
+    for i in range(6000):
+        parts.append(f"Claim {i} on \\emph{{models}} \\cite{{k{i % 50}}}.")
+        if i % 7 == 0:
+            parts.append(f"\\footnote{{A note \\cite{{n{i}}} with \\textbf{{more}}.}}")
+        if i % 100 == 0:
+            parts.append(f"\n\n\\section{{Part {i} \\cite{{s{i}}}}}\n")
+        if i % 3 == 0:
+            parts.append("\n")
+    tex = " ".join(parts)
+    md = "---\ntitle: x\n---\n" + "".join(
+        f"Claim {i} holds [@k{i % 50}].^[Note {i} cites @n{i}.]" + ("\n\n" if i % 5 else " ")
+        for i in range(4000)
+    )
+    for text, doc in ((tex, parse_latex(TEX, tex)), (md, parse_markdown(MD, md))):
+        assert len(text) > 4 * REACH
+        whole = citing_sentences(text, doc.citations, doc.kind)
+        for i in range(0, len(doc.citations), max(1, len(doc.citations) // 97)):
+            one = citing_sentences(text, doc.citations, doc.kind, only=i)
+            assert one[i] == whole[i] and one.count(None) == len(one) - 1, i

@@ -98,15 +98,16 @@ def _blank(m: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", m.group())
 
 
-def _mask(text: str, spans: Sequence[Span], kind: DocumentKind) -> str:
-    """``text`` with citation commands (and LaTeX comments) replaced by spaces."""
+def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = True) -> str:
+    """``text`` with citation commands (and LaTeX comments) replaced by spaces; ``whole``:
+    ``text`` starts where the file does (a Markdown file's front matter is no prose)."""
     chars = list(text)
     for s in spans:
         chars[s.start : s.end] = " " * (s.end - s.start)
     masked = "".join(chars)
     if kind is DocumentKind.LATEX:
         masked = re.sub(r"(?<!\\)%[^\n]*", _blank, masked)
-    else:
+    elif whole:
         masked = _MD_FRONT.sub(_blank, masked, count=1)
     return masked
 
@@ -246,17 +247,47 @@ class _Text:
         )
 
 
+#: How far from a citation its sentence, the sentences around it and an island holding it
+#: can reach: one citation's sentence is read from a stretch of this much either side.
+REACH = 3 * WINDOW + MAX_ISLAND + 1000
+
+
 def citing_sentences(
     text: str, citations: Sequence[Citation], kind: DocumentKind, only: int | None = None
 ) -> tuple[CitingSentence | None, ...]:
     """The citing sentence of each of ``citations`` (None for ``\\nocite`` ones and where
     nothing readable surrounds the citation), in the same order; with ``only``, just that
-    citation's (the others None)."""
-    commands = sorted({c.command_span for c in citations}, key=lambda s: s.start)
-    masked = _mask(text, commands, kind)
+    citation's (the others None), read from the lines within :data:`REACH` of it."""
+    if only is None or len(text) <= 4 * REACH or citations[only].kind is not CitationKind.CITE:
+        return _sentences(text, citations, kind, only)
+    at = citations[only].command_span
+    lo = text.rfind("\n", 0, max(0, at.start - REACH)) + 1
+    hi = text.find("\n", at.end + REACH)
+    hi = len(text) if hi < 0 else hi + 1
+    nearby = [c for c in citations if lo <= c.command_span.start and c.command_span.end <= hi]
+    found = _sentences(text[lo:hi], nearby, kind, nearby.index(citations[only]), lo)
+    out: list[CitingSentence | None] = [None] * len(citations)
+    out[only] = next((s for s in found if s is not None), None)
+    return tuple(out)
+
+
+def _sentences(
+    text: str,
+    citations: Sequence[Citation],
+    kind: DocumentKind,
+    only: int | None = None,
+    offset: int = 0,
+) -> tuple[CitingSentence | None, ...]:
+    """:func:`citing_sentences` of ``text``, the stretch of the file from ``offset``
+    (the citations' spans are the file's)."""
+    commands = sorted(
+        {Span(c.command_span.start - offset, c.command_span.end - offset) for c in citations},
+        key=lambda s: s.start,
+    )
+    masked = _mask(text, commands, kind, whole=not offset)
     islands = _islands(masked, kind)
     cuts = [(a, b) if cut < 0 else (cut, b + 1) for a, b, cut in islands]
-    main = _Text(_blank_spans(masked, cuts) if islands else masked, kind)
+    main = _Text(_blank_spans(masked, cuts) if islands else masked, kind, offset)
     inner: dict[int, _Text] = {}
     island_starts = [a for a, _, _ in islands]
     out: list[CitingSentence | None] = []
@@ -264,12 +295,12 @@ def citing_sentences(
         if c.kind is not CitationKind.CITE or (only is not None and i != only):
             out.append(None)
             continue
-        k = bisect_right(island_starts, c.command_span.start) - 1
+        k = bisect_right(island_starts, c.command_span.start - offset) - 1
         found = None
-        if k >= 0 and c.command_span.end <= islands[k][1]:
+        if k >= 0 and c.command_span.end - offset <= islands[k][1]:
             if k not in inner:
                 a, b, _ = islands[k]
-                inner[k] = _Text(masked[a:b], kind, a)
+                inner[k] = _Text(masked[a:b], kind, offset + a)
             found = inner[k].around(c.command_span)
         out.append(found or main.around(c.command_span))
     return tuple(out)
