@@ -159,7 +159,7 @@ def plain(raw: str, kind: DocumentKind) -> str:
         text = text.replace("~", " ").translate(_LATEX_GROUPING)
         text = text.replace("``", '"').replace("''", '"').replace("---", "-").replace("--", "-")
     else:
-        text = _MD_NOTE_MARK.sub(" ", raw)
+        text = _MD_NOTE_MARK.sub(" ", raw) if "[^" in raw else raw
         text = _MD_LINK.sub(r"\1", text)
         text = _MATH.sub(" ", text)
         text = _MD_MARK.sub("", text)
