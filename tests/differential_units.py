@@ -20,7 +20,7 @@ import random
 import re
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,16 +43,24 @@ class UnitsCase:
     defined: set[str]
 
 
-def units_case(seed: int) -> UnitsCase:
-    rng = random.Random(seed)
+def _bibs(
+    rng: random.Random, files: tuple[int, int], keys: tuple[int, int], key: str, file: str
+) -> dict[str, list[str]]:
+    """.bib file names with their keys (``key`` numbered from 1 across the files)."""
     n = 0
     bibs: dict[str, list[str]] = {}
-    for b in range(rng.randint(2, 4)):
-        keys = []
-        for _ in range(rng.randint(1, 4)):
+    for b in range(rng.randint(*files)):
+        found = []
+        for _ in range(rng.randint(*keys)):
             n += 1
-            keys.append(f"unitQ{n}")
-        bibs[f"b{b}"] = keys
+            found.append(f"{key}{n}")
+        bibs[f"{file}{b}"] = found
+    return bibs
+
+
+def units_case(seed: int) -> UnitsCase:
+    rng = random.Random(seed)
+    bibs = _bibs(rng, (2, 4), (1, 4), "unitQ", "b")
     every = [k for keys in bibs.values() for k in keys] + ["unitQ0"]  # unitQ0: nowhere
     names = list(bibs)
 
@@ -117,20 +125,33 @@ def units_ours(directory: Path, with_files: bool = False) -> set[str]:
     return found
 
 
-def run_units(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+def _run_cases(
+    seeds: Iterable[int],
+    budget: float,
+    name: str,
+    make: Callable[[int], UnitsCase],
+    oracle: Callable[[UnitsCase, Path], set[str] | None],
+    ours: Callable[[Path], set[str]],
+) -> Tally:
+    """Each seed's case answered by the tools (``oracle``, None: not answered) and by
+    citewarden (``ours``) in a directory of its own, within ``budget`` seconds."""
     tally = Tally()
     deadline = time.monotonic() + budget
     for seed in seeds:
         if time.monotonic() > deadline:
             break
-        case = units_case(seed)
+        case = make(seed)
         with tempfile.TemporaryDirectory() as tmp:
-            oracle = units_oracle(case, Path(tmp))
-            if oracle is None:
-                tally.skipped.append(f"units seed {seed}")
+            answer = oracle(case, Path(tmp))
+            if answer is None:
+                tally.skipped.append(f"{name} seed {seed}")
                 continue
-            tally.add(oracle, units_ours(Path(tmp)), f"units seed {seed}")
+            tally.add(answer, ours(Path(tmp)), f"{name} seed {seed}")
     return tally
+
+
+def run_units(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+    return _run_cases(seeds, budget, "units", units_case, units_oracle, units_ours)
 
 
 #: LaTeX's warning for a citation no .bbl defined
@@ -140,14 +161,7 @@ _BIBITEM = re.compile(r"\\bibitem(?:\[[^\]]*\])?\{([^}]*)\}")
 
 def chapterbib_case(seed: int) -> UnitsCase:
     rng = random.Random(seed)
-    n = 0
-    bibs: dict[str, list[str]] = {}
-    for b in range(rng.randint(2, 3)):
-        keys = []
-        for _ in range(rng.randint(1, 4)):
-            n += 1
-            keys.append(f"chapQ{n}")
-        bibs[f"b{b}"] = keys
+    bibs = _bibs(rng, (2, 3), (1, 4), "chapQ", "b")
     every = [k for keys in bibs.values() for k in keys] + ["chapQ0"]  # chapQ0: nowhere
     names = list(bibs)
 
@@ -228,19 +242,9 @@ def chapterbib_ours(directory: Path) -> set[str]:
 
 
 def run_chapterbib(seeds: Iterable[int], budget: float = 1e9) -> Tally:
-    tally = Tally()
-    deadline = time.monotonic() + budget
-    for seed in seeds:
-        if time.monotonic() > deadline:
-            break
-        case = chapterbib_case(seed)
-        with tempfile.TemporaryDirectory() as tmp:
-            oracle = chapterbib_oracle(case, Path(tmp))
-            if oracle is None:
-                tally.skipped.append(f"chapterbib seed {seed}")
-                continue
-            tally.add(oracle, chapterbib_ours(Path(tmp)), f"chapterbib seed {seed}")
-    return tally
+    return _run_cases(
+        seeds, budget, "chapterbib", chapterbib_case, chapterbib_oracle, chapterbib_ours
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -257,14 +261,7 @@ def bibunits_case(seed: int) -> UnitsCase:
     ``\\putbib[files]`` in each file, every key cited at most once (so a dangling key names
     its unit), now and then a key defined nowhere."""
     rng = random.Random(seed)
-    n = 0
-    bibs: dict[str, list[str]] = {}
-    for b in range(rng.randint(2, 4)):
-        keys = []
-        for _ in range(rng.randint(2, 5)):
-            n += 1
-            keys.append(f"buQ{n}")
-        bibs[f"d{b}"] = keys
+    bibs = _bibs(rng, (2, 4), (2, 5), "buQ", "d")
     pool = [k for keys in bibs.values() for k in keys] + ["buQ0"]  # buQ0: nowhere
     rng.shuffle(pool)
     names = list(bibs)
@@ -347,16 +344,4 @@ def bibunits_oracle(case: UnitsCase, directory: Path) -> set[str] | None:
 
 
 def run_bibunits(seeds: Iterable[int], budget: float = 1e9) -> Tally:
-    tally = Tally()
-    deadline = time.monotonic() + budget
-    for seed in seeds:
-        if time.monotonic() > deadline:
-            break
-        case = bibunits_case(seed)
-        with tempfile.TemporaryDirectory() as tmp:
-            oracle = bibunits_oracle(case, Path(tmp))
-            if oracle is None:
-                tally.skipped.append(f"bibunits seed {seed}")
-                continue
-            tally.add(oracle, units_ours(Path(tmp)), f"bibunits seed {seed}")
-    return tally
+    return _run_cases(seeds, budget, "bibunits", bibunits_case, bibunits_oracle, units_ours)
