@@ -269,15 +269,28 @@ commented_body = st.lists(
 ).map(lambda parts: "@article{g," + "".join(parts) + "\n\n@misc{h, title = {H}}\n")
 
 
-def test_fields_read_in_a_comment_have_exact_spans() -> None:
-    # the reader reads "title = {X}" and the "}" in the comment's text; the positions of
-    # the fields (what --fix and the editor's navigation read) used to fail an assertion
+def test_an_entry_closed_only_in_a_comment_is_not_closed() -> None:
+    """``@article{g, % title = {X}}``: biber and pandoc read the comment to the end of the
+    line, so ``g`` is not closed; BibTeX stops at the ``%`` and keeps ``g`` without fields.
+    The fields the row pattern found in the comment's text used to be read (and their
+    positions, which --fix and the editor's navigation read, failed an assertion)."""
     text = "@article{g, % title = {X}}\n\n@article{h,\n  title = {Real},\n  year = 2000\n}\n"
     bib = parse_bibtex(PATH, text)
     check_spans(text, bib)
-    g = bib.entries[0]
-    assert [(f.name, f.value) for f in g.fields] == [("title", "X")]
-    assert text[g.fields[0].name_span.start : g.fields[0].value_span.end] == "title = {X"
+    assert [(e.key, [f.name for f in e.fields]) for e in bib.entries] == [
+        ("g", []),
+        ("h", ["title", "year"]),
+    ]
+    (problem,) = bib.problems
+    assert problem.message == (
+        "entry 'g' is not closed: its '}' is in a '%' comment (biber and pandoc read a '%' "
+        "comment to the end of the line; BibTeX stops at the '%')"
+    )
+    # an entry on a commented-out line is read as before (biber skips it: see
+    # keys_on_comment_lines)
+    commented = "% @article{w,\n%   title = {W},\n% }\n@misc{ok, title={O}}\n"
+    assert [e.key for e in parse_bibtex(PATH, commented).entries] == ["w", "ok"]
+    assert parse_bibtex(PATH, commented).problems == ()
 
 
 @SETTINGS

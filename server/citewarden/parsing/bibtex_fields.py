@@ -35,6 +35,9 @@ from citewarden.parsing.bibtex_patterns import (
     MONTH_MACROS,
 )
 
+#: a closing brace in a '%' comment (of a gap: line by line, never across a line break)
+_COMMENTED_CLOSE = re.compile(r"%[^\n}]*\}")
+
 
 class _Abort(Exception):
     """A syntax error inside a block: where, what, and where reading may resume."""
@@ -342,12 +345,13 @@ class _FieldScanner:
                 back = pos
                 while back > 0 and text[back - 1] in " \t\r\n":
                     back -= 1
-                raise _Abort(
-                    back,
-                    back,
-                    f"entry '{key}' is not closed: missing '{close}' before the next entry",
-                    resync=pos,
-                )
+                why = f"missing '{close}' before the next entry"
+                if _COMMENTED_CLOSE.search(text, gap.start(), pos) is not None:
+                    why = (
+                        f"its '{close}' is in a '%' comment (biber and pandoc read a '%' "
+                        "comment to the end of the line; BibTeX stops at the '%')"
+                    )
+                raise _Abort(back, back, f"entry '{key}' is not closed: {why}", resync=pos)
             nm = _NAME.match(text, pos)
             if nm is None:
                 raise _Abort(

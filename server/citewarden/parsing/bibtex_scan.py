@@ -157,6 +157,15 @@ class _Scanner(_BlockScanner):
         text = self.text
         rows = _ROWS.findall(text, body, limit)
         if EMPTY_ROW in rows:
+            after = rows[rows.index(EMPTY_ROW) + 1 :]
+            if (
+                after.count(EMPTY_ROW) != len(after)
+                and text.find("%", text.rfind("\n", 0, at) + 1, at) < 0
+            ):
+                # rows read in a comment's text (the entry's "}" is in a comment): the slow
+                # path says it is not closed, as biber and pandoc read it (an entry on a
+                # commented-out line is read as before: keys_on_comment_lines)
+                return None
             rows = [row for row in rows if row != EMPTY_ROW]
         if not rows:
             return None
