@@ -188,8 +188,8 @@ def _islands(masked: str, kind: DocumentKind) -> list[tuple[int, int, int]]:
     opening brace, before the closing one), in order; ``cut``: where a note's command (or
     ``^[``) starts, which the text around it reads without, closing brace included (a full
     stop before a note still ends its sentence), else -1 (a heading's or a caption's
-    command stays: it ends a sentence).  One pass over the braces (brackets in Markdown): each opening one is matched
-    once, so an unclosed argument costs nothing more."""
+    command stays: it ends a sentence).  One pass over the braces (brackets in Markdown):
+    each opening one is matched once, so an unclosed argument costs nothing more."""
     latex = kind is DocumentKind.LATEX
     if ("\\" if latex else "^[") not in masked:
         return []
