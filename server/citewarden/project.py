@@ -51,8 +51,8 @@ from citewarden.file_state import (
     update_bib_index,
 )
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
-from citewarden.model import Finding, LinkKind, ParsedBibliography, ParsedDocument, Span
-from citewarden.parsing import METADATA_NAMES, Parsed, is_document, is_latex
+from citewarden.model import Finding, ParsedBibliography, ParsedDocument, Span
+from citewarden.parsing import METADATA_NAMES, Parsed, is_document, is_latex, latex_bibunit_order
 from citewarden.parsing.dispatch import parse_file, reparse_file
 from citewarden.project_graph import Project as Project
 from citewarden.project_graph import normalize_path as normalize_path
@@ -452,19 +452,6 @@ def _graph_facts(parsed: Parsed) -> object:
         parsed.bib_backend,
         parsed.chapterbib,
         parsed.text_macros,
-        _bibunit_order(parsed),
+        latex_bibunit_order.file_order(parsed),
     )
     return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), definitions
-
-
-def _bibunit_order(parsed: ParsedDocument) -> tuple[object, ...]:
-    """The order of a file's bibunits defaults, bare ``\\putbib`` and include links, without
-    offsets: which default files the project reads follows from it."""
-    if not (parsed.bibunit_defaults or parsed.bare_putbibs):
-        return ()
-    events: list[tuple[int, object]] = [
-        (at, tuple(name for name, _, _ in items)) for at, items, _ in parsed.bibunit_defaults
-    ]
-    events += [(putbib, "putbib") for _, putbib in parsed.bare_putbibs]
-    events += [(lk.span.start, lk.target) for lk in parsed.links if lk.kind is LinkKind.INCLUDE]
-    return tuple(what for _, what in sorted(events, key=lambda e: e[0]))

@@ -403,7 +403,8 @@ class ProjectGraph(LinkResolver):
                 if (child := include(path, here, head, includes, written)) is not None:
                     children.append(child)
             stack.extend(reversed(children))
-        for default in self._defaults_read(root, list(docs), placed):
+        where = tuple((child, parent, index) for child, (parent, index) in placed.items())
+        for default in self._defaults_read(root, list(docs), where):
             # the defaults some bare \\putbib reads, in document order (BibTeX reads no other)
             bibtex_links = True
             for name, a, b in default.items:
@@ -442,11 +443,11 @@ class ProjectGraph(LinkResolver):
             chapters=chapters,
             expanded=tuple((doc, at, target) for (doc, at), target in written_as.items()),
             globbed=tuple(globbed),
-            placed=tuple((child, parent, index) for child, (parent, index) in placed.items()),
+            placed=where,
         )
 
     def _defaults_read(
-        self, root: Path, documents: list[Path], placed: dict[Path, tuple[Path, int]]
+        self, root: Path, documents: list[Path], placed: tuple[tuple[Path, Path, int], ...]
     ) -> list[latex_bibunit_order.Default]:
         """The bibunits defaults that a bare ``\\putbib`` reads (in document order), each
         once."""
@@ -457,13 +458,8 @@ class ProjectGraph(LinkResolver):
                 parsed[path] = doc
         if not any(doc.bare_putbibs for doc in parsed.values()):
             return []
-        read = latex_bibunit_order.bare_putbib_defaults(
-            root, parsed, [(child, parent, index) for child, (parent, index) in placed.items()]
-        )
-        out: dict[tuple[Path, int], latex_bibunit_order.Default] = {}
-        for default in read.values():
-            out.setdefault((default.path, default.at), default)
-        return list(out.values())
+        read = latex_bibunit_order.bare_putbib_defaults(root, parsed, placed)
+        return list(dict.fromkeys(read.values()))
 
     def _pass_on_definitions(
         self, documents: list[Path], placed: dict[Path, tuple[Path, int]]

@@ -93,9 +93,17 @@ _END = re.compile(r"[.!?]['\")\]}]*(?=\s)")
 _WORD_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
 
 
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _spaces(text: str) -> str:
+    """``text`` as spaces, its line breaks kept (every offset stays where it was)."""
+    return _NOT_NEWLINE.sub(" ", text)
+
+
 def _blank(m: re.Match[str]) -> str:
     """The match as spaces, its line breaks kept."""
-    return re.sub(r"[^\n]", " ", m.group())
+    return _spaces(m.group())
 
 
 def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = True) -> str:
@@ -221,7 +229,7 @@ def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
     pos = 0
     for a, b in spans:
         parts.append(text[pos:a])
-        parts.append(re.sub(r"[^\n]", " ", text[a:b]))
+        parts.append(_spaces(text[a:b]))
         pos = b
     parts.append(text[pos:])
     return "".join(parts)

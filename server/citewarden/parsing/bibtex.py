@@ -95,7 +95,7 @@ from citewarden.parsing.bibtex_patterns import (
     MAX_STRING_DEPTH,
     MONTH_MACROS,
 )
-from citewarden.parsing.bibtex_scan import _Scanner, reader_kind
+from citewarden.parsing.bibtex_scan import _Scanner, on_comment_line, reader_kind
 from citewarden.parsing.entry_runs import EntryRuns, splice
 
 __all__ = [
@@ -175,8 +175,7 @@ def keys_on_comment_lines(text: str, entries: Sequence[Entry]) -> frozenset[str]
     found: set[str] = set()
     kept: set[str] = set()  # a key also defined by an entry on an ordinary line stays
     for entry in entries:
-        at = entry.span.start
-        if text.find("%", text.rfind("\n", 0, at) + 1, at) >= 0:
+        if on_comment_line(text, entry.span.start):
             found.add(entry.key)
         else:
             kept.add(entry.key)

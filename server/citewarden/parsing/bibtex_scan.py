@@ -60,6 +60,12 @@ except ImportError:  # a build without a C compiler, or the variable set
     _scan_fields = _scan_entries = None
 
 
+def on_comment_line(text: str, at: int) -> bool:
+    """A ``%`` stands before ``at`` on its line: biber and pandoc read the rest of the line
+    as a comment (BibTeX, which has no comment character, reads on)."""
+    return text.find("%", text.rfind("\n", 0, at) + 1, at) >= 0
+
+
 def reader_kind() -> str:
     """How .bib files are read here: "C extension" or "pure Python"."""
     return "pure Python" if _scan_entries is None else "C extension"
@@ -158,10 +164,7 @@ class _Scanner(_BlockScanner):
         rows = _ROWS.findall(text, body, limit)
         if EMPTY_ROW in rows:
             after = rows[rows.index(EMPTY_ROW) + 1 :]
-            if (
-                after.count(EMPTY_ROW) != len(after)
-                and text.find("%", text.rfind("\n", 0, at) + 1, at) < 0
-            ):
+            if after.count(EMPTY_ROW) != len(after) and not on_comment_line(text, at):
                 # rows read in a comment's text (the entry's "}" is in a comment): the slow
                 # path says it is not closed, as biber and pandoc read it (an entry on a
                 # commented-out line is read as before: keys_on_comment_lines)

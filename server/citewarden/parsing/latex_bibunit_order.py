@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citewarden.model import LinkKind, ParsedDocument
+from citewarden.model import Link, LinkKind, ParsedDocument
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,42 @@ class Default:
         return tuple(name for name, _, _ in self.items)
 
 
+#: the kinds of :func:`_file_events`
+_DEFAULT, _PUTBIB, _INCLUDE = 0, 1, 2
+
+
+def _file_events(doc: ParsedDocument, includes: Sequence[Link]) -> list[tuple[int, int, int]]:
+    """(offset, kind, number) of the file's defaults (their number in
+    :attr:`~citewarden.model.ParsedDocument.bibunit_defaults`), bare ``\\putbib`` (in
+    :attr:`~citewarden.model.ParsedDocument.bare_putbibs`) and ``includes`` (its include
+    links), in file order."""
+    found = [(at, _DEFAULT, i) for i, (at, _, _) in enumerate(doc.bibunit_defaults)]
+    found += [(putbib, _PUTBIB, i) for i, (_, putbib) in enumerate(doc.bare_putbibs)]
+    found += [(link.span.start, _INCLUDE, i) for i, link in enumerate(includes)]
+    found.sort()
+    return found
+
+
+def _includes(doc: ParsedDocument) -> list[Link]:
+    return [link for link in doc.links if link.kind is LinkKind.INCLUDE]
+
+
+def file_order(doc: ParsedDocument) -> tuple[object, ...]:
+    """The order of the file's defaults (their files), bare ``\\putbib`` and include links
+    (their targets), without offsets: what the project's reading of the defaults depends
+    on in this file (``()`` for a file with neither defaults nor bare ``\\putbib``)."""
+    if not (doc.bibunit_defaults or doc.bare_putbibs):
+        return ()
+    includes = _includes(doc)
+    order: list[object] = []
+    for _, kind, i in _file_events(doc, includes):
+        if kind == _DEFAULT:
+            order.append(tuple(name for name, _, _ in doc.bibunit_defaults[i][1]))
+        else:
+            order.append("putbib" if kind == _PUTBIB else includes[i].target)
+    return tuple(order)
+
+
 #: one event of a file: (offset, a default, a bare ``\\putbib``'s unit start or the
 #: included file)
 _Event = tuple[int, "Default | int | Path"]
@@ -43,16 +79,15 @@ _Event = tuple[int, "Default | int | Path"]
 
 def _events(path: Path, doc: ParsedDocument, children: Mapping[int, Path]) -> list[_Event]:
     """The file's defaults, bare ``\\putbib`` and included files, the last first."""
-    found: list[_Event] = [
-        (at, Default(path, at, items, in_body)) for at, items, in_body in doc.bibunit_defaults
-    ]
-    found += [(putbib, start) for start, putbib in doc.bare_putbibs]
-    if children:
-        includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE]
-        for index, child in children.items():
-            if 0 <= index < len(includes):
-                found.append((includes[index].span.start, child))
-    found.sort(key=lambda e: e[0], reverse=True)
+    found: list[_Event] = []
+    for at, kind, i in _file_events(doc, _includes(doc) if children else ()):
+        if kind == _DEFAULT:
+            found.append((at, Default(path, *doc.bibunit_defaults[i])))
+        elif kind == _PUTBIB:
+            found.append((at, doc.bare_putbibs[i][0]))
+        elif i in children:
+            found.append((at, children[i]))
+    found.reverse()
     return found
 
 
@@ -106,4 +141,4 @@ def bare_putbib_defaults(
     return read
 
 
-__all__ = ["Default", "bare_putbib_defaults"]
+__all__ = ["Default", "bare_putbib_defaults", "file_order"]
