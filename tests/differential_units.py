@@ -256,10 +256,11 @@ _AUX_CITATION = re.compile(r"\\citation\{([^}]*)\}")
 
 
 def bibunits_case(seed: int) -> UnitsCase:
-    """A report with bibunits: ``\\defaultbibliography`` in the preamble, the root's body
-    and the chapters (``\\include``d or ``\\input``), units with a bare ``\\putbib`` or
-    ``\\putbib[files]`` in each file, every key cited at most once (so a dangling key names
-    its unit), now and then a key defined nowhere."""
+    """A report with bibunits: ``\\defaultbibliography`` in the preamble (now and then in a
+    file ``\\input`` there), the root's body and the chapters (``\\include``d or
+    ``\\input``), units with a bare ``\\putbib`` or ``\\putbib[files]`` in each file, every
+    key cited at most once (so a dangling key names its unit), now and then a key defined
+    nowhere."""
     rng = random.Random(seed)
     bibs = _bibs(rng, (2, 4), (2, 5), "buQ", "d")
     pool = [k for keys in bibs.values() for k in keys] + ["buQ0"]  # buQ0: nowhere
@@ -296,6 +297,10 @@ def bibunits_case(seed: int) -> UnitsCase:
         body += [f"\\{command}{{ch{c}}}"]
         if rng.random() < 0.5:
             body += stretch()
+    if rng.random() < 0.3:
+        # a preamble kept in a file of its own: its default is the preamble's
+        files["pre.tex"] = default() + "\n"
+        preamble.insert(rng.randint(2, len(preamble)), "\\input{pre}")
     if not any("\\defaultbibliography{" in t for t in [*files.values(), *preamble, *body]):
         body.insert(1, default())  # a default somewhere: \jobname.bib is not generated
     body += ["\\end{document}", ""]

@@ -97,7 +97,14 @@ def test_the_generators_are_seeded_and_reach_every_construct() -> None:
     assert differential_units.bibunits_case(7) == differential_units.bibunits_case(7)
     projects = [differential_units.bibunits_case(seed).files for seed in range(1000, 1010)]
     texts = ["\n".join(files.values()) for files in projects]
-    for construct in ("\\putbib[", "\\putbib\n", "buQ0", "\\include{ch", "\\input{ch"):
+    for construct in (
+        "\\putbib[",
+        "\\putbib\n",
+        "buQ0",
+        "\\include{ch",
+        "\\input{ch",
+        "\\input{pre}",
+    ):
         assert any(construct in text for text in texts), construct
     # a chapter's default, and one set in the preamble
     assert any("\\defaultbibliography{" in f.get("ch1.tex", "") for f in projects)

@@ -310,17 +310,51 @@ BIBUNITS_STEPS = [
 ]
 
 
-def test_bibunits_defaults_follow_edits_that_reorder_them(tmp_path: Path) -> None:
+#: a preamble kept in a file of its own, whose default is the preamble's: the body's
+#: default holds for the unit until the file is read in the body instead
+PREAMBLE_TEXTS = {
+    "main.tex": (
+        "\\documentclass{report}\n\\usepackage{bibunits}\n\\input{pre}\n\\begin{document}\n"
+        "\\begin{bibunit}\\cite{s}\\putbib\\end{bibunit}\n\\defaultbibliography{second}\n"
+        "\\end{document}\n"
+    ),
+    "pre.tex": "\\defaultbibliography{first}\n",
+    "first.bib": "@misc{f, title={F}}\n",
+    "second.bib": "@misc{s, title={S}}\n",
+}
+PREAMBLE_STEPS = [
+    # \begin{document} moves before the \input: the unit reads first.bib (s dangling, f
+    # an orphan)
+    ("main.tex", "\\input{pre}\n\\begin{document}\n", "\\begin{document}\n\\input{pre}\n"),
+    # and back: the preamble's default again gives way to the body's
+    ("main.tex", "\\begin{document}\n\\input{pre}\n", "\\input{pre}\n\\begin{document}\n"),
+]
+
+
+@pytest.mark.parametrize(
+    ("texts", "steps", "distinct"),
+    [(BIBUNITS_TEXTS, BIBUNITS_STEPS, 3), (PREAMBLE_TEXTS, PREAMBLE_STEPS, 2)],
+    ids=["reordered", "preamble-input"],
+)
+def test_bibunits_defaults_follow_edits_that_reorder_them(
+    tmp_path: Path,
+    texts: dict[str, str],
+    steps: list[tuple[str, str, str]],
+    distinct: int,
+) -> None:
     """Which default file a bare ``\\putbib`` reads depends on the order of defaults,
-    units and ``\\include`` links: an edit that only reorders them rebuilds the project."""
-    texts = dict(BIBUNITS_TEXTS)
+    units, ``\\include`` links and ``\\begin{document}``: an edit that only reorders them
+    rebuilds the project."""
+    texts = dict(texts)
     project, ws = _checked_workspace(tmp_path, texts)
     seen = {tuple(_summary(check(ws)))}
-    for n, (name, old, new) in enumerate(BIBUNITS_STEPS):
+    for n, (name, old, new) in enumerate(steps):
         assert old in texts[name], (n, old)
         texts[name] = texts[name].replace(old, new, 1)
         ws.set_text(normalize_path(project / name), texts[name])
         incremental = _summary(check(ws))
         assert incremental == _summary(_fresh_check(tmp_path / f"fresh{n}", texts)), n
         seen.add(tuple(incremental))
-    assert len(seen) == 3  # none; then s dangling; then s dangling and f an orphan
+    # reordered: none; then s dangling; then s dangling and f an orphan.  preamble-input:
+    # none; then s dangling and f an orphan
+    assert len(seen) == distinct

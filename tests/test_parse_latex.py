@@ -442,6 +442,27 @@ def test_many_macros_apply_from_their_definitions_as_a_few_do(
     assert len(doc.citation_macros) == count
 
 
+@pytest.mark.parametrize(
+    ("text", "body"),
+    [
+        ("\\documentclass{report}\n\\input{pre}\n\\begin{document}\nx\n\\end{document}\n", 2),
+        # neither a comment, a skipped branch nor verbatim text starts the body
+        (
+            "% \\begin{document}\n\\iffalse\\begin{document}\\fi\n"
+            "\\begin{verbatim}\n\\begin{document}\n\\end{verbatim}\n"
+            "\\begin {document}\n\\input{ch}\n",
+            5,
+        ),
+        ("\\input{ch}\n\\cite{a}\n", None),  # an included file: all of it is body
+    ],
+)
+def test_the_body_starts_at_the_begin_document_tex_reads(text: str, body: int | None) -> None:
+    doc = parse_latex(P, text)
+    lines = text.split("\n")
+    expected = -1 if body is None else sum(len(line) + 1 for line in lines[:body])
+    assert doc.body_start == expected
+
+
 def test_bibunits_are_units_with_the_files_of_their_putbib() -> None:
     text = r"""\defaultbibliography{common,more}
 % \begin{bibunit} \putbib[commented]

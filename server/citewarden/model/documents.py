@@ -151,6 +151,9 @@ class ParsedDocument:
     #: the units after the ``\\include``).
     bibunit_defaults: tuple[tuple[int, tuple[tuple[str, int, int], ...], bool], ...] = ()
     bare_putbibs: tuple[tuple[int, int], ...] = ()
+    #: where ``\\begin{document}`` stands (-1: the file has none, as an included file); a
+    #: file ``\\input`` before it is read in the preamble
+    body_start: int = -1
     #: what the packages this file loads say about the bibunits citations copied to the
     #: main list: ``"all"`` (bibunits with ``globalcitecopy``), ``"natbib"`` (natbib is
     #: loaded: its starred commands are its own), or ``""``

@@ -322,6 +322,7 @@ def parse_latex(
     bibitems: list[tuple[str, Span]] = []
     suppressed: set[int] = set()
     nocite_all = is_root = False
+    body_start = -1  # where \begin{document} stands
     subfiles_parent: str | None = None
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
@@ -453,6 +454,8 @@ def parse_latex(
             pos = _past_code(text, role, pos)
         elif role == _BEGIN:
             opens = _skip(text, pos) + 1
+            if body_start < 0 and text.startswith("document}", opens):
+                body_start = start
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
                 refsections, units = _units(text, links)
@@ -496,6 +499,7 @@ def parse_latex(
         default_in_body=units.default_in_body,
         bibunit_defaults=units.defaults,
         bare_putbibs=units.bare,
+        body_start=body_start,
         cite_copy=latex_bibunits.copy_option(text),
         bib_backend=backend,
         chapterbib=bool(chapterbib),

@@ -9,13 +9,15 @@ for the units after its ``\\include``), else the last one set in the body anywhe
 the preamble's.  Each file says where it sets a default and where its bare ``\\putbib``
 stand (:attr:`~citewarden.model.ParsedDocument.bibunit_defaults`,
 :attr:`~citewarden.model.ParsedDocument.bare_putbibs`); this reads the project as one
-stream, each included file in place of the link that reads it.
+stream, each included file in place of the link that reads it.  A file ``\\input`` before
+``\\begin{document}`` is read in the preamble: its defaults are the preamble's (TeX sets
+them there, and nothing is written to the .aux before the body).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from citewarden.model import Link, LinkKind, ParsedDocument
@@ -56,37 +58,49 @@ def _includes(doc: ParsedDocument) -> list[Link]:
     return [link for link in doc.links if link.kind is LinkKind.INCLUDE]
 
 
+def _in_preamble(doc: ParsedDocument, link: Link) -> bool:
+    """``link`` (an include link of ``doc``) stands before ``\\begin{document}``."""
+    return link.span.start < doc.body_start
+
+
 def file_order(doc: ParsedDocument) -> tuple[object, ...]:
     """The order of the file's defaults (their files), bare ``\\putbib`` and include links
-    (their targets), without offsets: what the project's reading of the defaults depends
-    on in this file (``()`` for a file with neither defaults nor bare ``\\putbib``)."""
-    if not (doc.bibunit_defaults or doc.bare_putbibs):
-        return ()
+    (their targets), and the files it includes in the preamble, without offsets: what the
+    project's reading of the defaults depends on in this file (``()`` for a file with
+    neither defaults, bare ``\\putbib`` nor a file included in the preamble)."""
     includes = _includes(doc)
+    preamble = tuple(link.target for link in includes if _in_preamble(doc, link))
+    if not (doc.bibunit_defaults or doc.bare_putbibs):
+        return (preamble,) if preamble else ()
     order: list[object] = []
     for _, kind, i in _file_events(doc, includes):
         if kind == _DEFAULT:
             order.append(tuple(name for name, _, _ in doc.bibunit_defaults[i][1]))
         else:
             order.append("putbib" if kind == _PUTBIB else includes[i].target)
-    return tuple(order)
+    return (*order, preamble)
 
 
-#: one event of a file: (offset, a default, a bare ``\\putbib``'s unit start or the
-#: included file)
-_Event = tuple[int, "Default | int | Path"]
+#: one event of a file: a default, a bare ``\\putbib``'s unit start, or an included
+#: file (whether it is included in the preamble)
+_Event = Default | int | tuple[Path, bool]
 
 
-def _events(path: Path, doc: ParsedDocument, children: Mapping[int, Path]) -> list[_Event]:
-    """The file's defaults, bare ``\\putbib`` and included files, the last first."""
+def _events(
+    path: Path, doc: ParsedDocument, children: Mapping[int, Path], preamble: bool
+) -> list[_Event]:
+    """The file's defaults, bare ``\\putbib`` and included files, the last first;
+    ``preamble``: the file is read in the preamble (its defaults are the preamble's)."""
     found: list[_Event] = []
-    for at, kind, i in _file_events(doc, _includes(doc) if children else ()):
+    includes = _includes(doc) if children else []
+    for _, kind, i in _file_events(doc, includes):
         if kind == _DEFAULT:
-            found.append((at, Default(path, *doc.bibunit_defaults[i])))
+            default = Default(path, *doc.bibunit_defaults[i])
+            found.append(replace(default, in_body=False) if preamble else default)
         elif kind == _PUTBIB:
-            found.append((at, doc.bare_putbibs[i][0]))
+            found.append(doc.bare_putbibs[i][0])
         elif i in children:
-            found.append((at, children[i]))
+            found.append((children[i], preamble or _in_preamble(doc, includes[i])))
     found.reverse()
     return found
 
@@ -101,20 +115,20 @@ def _stream(
         children.setdefault(parent, {})[index] = child
     stack: list[tuple[Path, list[_Event]]] = []
 
-    def enter(path: Path) -> None:
+    def enter(path: Path, preamble: bool) -> None:
         doc = documents.get(path)
         if doc is not None:
-            stack.append((path, _events(path, doc, children.get(path, {}))))
+            stack.append((path, _events(path, doc, children.get(path, {}), preamble)))
 
-    enter(root)
+    enter(root, False)
     while stack:
         path, pending = stack[-1]
         if not pending:
             stack.pop()
             continue
-        _, what = pending.pop()
-        if isinstance(what, Path):
-            enter(what)
+        what = pending.pop()
+        if isinstance(what, tuple):
+            enter(*what)
         else:
             yield path, what
 
