@@ -4,9 +4,12 @@ Live.  Each run is bounded in time; a disagreement fails with the list by class.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import differential
+import differential_strings
 import differential_units
 
 #: seconds each oracle may take in the suite (the bench runs more cases)
@@ -48,6 +51,29 @@ def test_bibunits_defaults_across_files_leave_undefined_and_unprinted_what_bibte
     tally = differential_units.run_bibunits(range(1000, 1100), budget=BUDGET)
     assert tally.cases >= 8, "too few cases ran in the time budget"
     assert tally.classes == {}, tally.summary()
+
+
+def test_string_macros_of_earlier_bib_files_hold_as_in_bibtex_and_biber() -> None:
+    tally = differential_strings.run_strings(range(1000, 1060), budget=BUDGET)
+    assert tally.cases >= 8, "too few cases ran in the time budget"
+    assert tally.classes == {}, tally.summary()
+
+
+def test_the_string_macro_generator_writes_every_construct() -> None:
+    cases = [differential_strings.strings_case(seed) for seed in range(1000, 1020)]
+    assert differential_strings.strings_case(3) == differential_strings.strings_case(3)
+    assert {case.biblatex for case in cases} == {True, False}
+    assert any(case.order != sorted(case.order) for case in cases)
+    texts = ["\n".join(case.files.values()) for case in cases]
+    assert any("note = mnowhere" in text for text in texts)
+    # a macro used in a file named before and in one named after the file defining it
+    uses = {
+        differential_strings._finding(case, f"{name}.bib", macro).split()[0]
+        for case in cases
+        for name in case.order
+        for macro in re.findall(r"note = (\w+)", case.files[f"{name}.bib"])
+    }
+    assert uses == {"ownQ", "earlierQ", "laterQ", "nowhereQ"}
 
 
 def test_texlive_bib_files_define_the_keys_biber_reads() -> None:

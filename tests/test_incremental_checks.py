@@ -331,20 +331,47 @@ PREAMBLE_STEPS = [
 ]
 
 
+#: a .bib file using the @string macros of one read before it (IEEEabrv.bib, refs.bib)
+STRINGS_TEXTS = {
+    "main.tex": (
+        "\\documentclass{article}\n\\begin{document}\n\\cite{a}\\nocite{*}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{abbrev,refs}\n\\end{document}\n"
+    ),
+    "abbrev.bib": '@string{jmlr = "J. Mach. Learn. Res."}\n',
+    "refs.bib": "@article{a, title={T}, author={A. B}, journal=jmlr, year=2020}\n"
+    + "".join(f"@misc{{m{i}, title={{M{i}}}, journal=jmlr}}\n" for i in range(30)),
+}
+STRINGS_STEPS = [
+    # the macros' file named after the file using them: undefined there, as for BibTeX
+    ("main.tex", "{abbrev,refs}", "{refs,abbrev}"),
+    ("main.tex", "{refs,abbrev}", "{abbrev,refs}"),
+    # the macro renamed where it is defined
+    ("abbrev.bib", "{jmlr =", "{jmlrx ="),
+    ("abbrev.bib", "{jmlrx =", "{jmlr ="),
+    # an edit of the file using them keeps them (read again in part)
+    ("refs.bib", "title={M12}", "title={N12}"),
+]
+
+
 @pytest.mark.parametrize(
     ("texts", "steps", "distinct"),
-    [(BIBUNITS_TEXTS, BIBUNITS_STEPS, 3), (PREAMBLE_TEXTS, PREAMBLE_STEPS, 2)],
-    ids=["reordered", "preamble-input"],
+    [
+        (BIBUNITS_TEXTS, BIBUNITS_STEPS, 3),
+        (PREAMBLE_TEXTS, PREAMBLE_STEPS, 2),
+        (STRINGS_TEXTS, STRINGS_STEPS, 2),
+    ],
+    ids=["reordered", "preamble-input", "string-macros"],
 )
-def test_bibunits_defaults_follow_edits_that_reorder_them(
+def test_what_earlier_files_pass_on_follows_edits_that_reorder_them(
     tmp_path: Path,
     texts: dict[str, str],
     steps: list[tuple[str, str, str]],
     distinct: int,
 ) -> None:
     """Which default file a bare ``\\putbib`` reads depends on the order of defaults,
-    units, ``\\include`` links and ``\\begin{document}``: an edit that only reorders them
-    rebuilds the project."""
+    units, ``\\include`` links and ``\\begin{document}``, and which ``@string`` macros a
+    .bib file knows on the files read before it: an edit that only reorders them, or
+    changes the macros, rebuilds the project."""
     texts = dict(texts)
     project, ws = _checked_workspace(tmp_path, texts)
     seen = {tuple(_summary(check(ws)))}
@@ -356,5 +383,5 @@ def test_bibunits_defaults_follow_edits_that_reorder_them(
         assert incremental == _summary(_fresh_check(tmp_path / f"fresh{n}", texts)), n
         seen.add(tuple(incremental))
     # reordered: none; then s dangling; then s dangling and f an orphan.  preamble-input:
-    # none; then s dangling and f an orphan
+    # none; then s dangling and f an orphan.  string-macros: none; then the macro undefined
     assert len(seen) == distinct

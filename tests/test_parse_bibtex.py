@@ -196,6 +196,47 @@ def test_string_macros_are_case_insensitive_and_must_be_defined_before_use() -> 
     assert bib.complete
 
 
+INHERITED = (("ieee_j_pami", "IEEE Trans. Pattern Anal. Mach. Intell."), ("jmlr", "JMLR"))
+
+
+def test_macros_inherited_from_files_read_before_hold_from_the_start() -> None:
+    text = (
+        "@misc{a, journal = IEEE_J_PAMI}\n"
+        '@string{jmlr = "J. Mach. Learn. Res."}\n'  # a definition of its own replaces one
+        "@misc{b, journal = jmlr # { 2}}\n@misc{c, journal = nope}\n"
+    )
+    bib = parse_bibtex(Path("refs.bib"), text, INHERITED)
+    a, b, _ = bib.entries
+    assert a.get("journal") == "IEEE Trans. Pattern Anal. Mach. Intell."
+    assert b.get("journal") == "J. Mach. Learn. Res. 2"
+    (p,) = bib.problems  # only the macro defined nowhere
+    assert p.code is Code.UNDEFINED_STRING and "nope" in p.message
+    assert dict(bib.strings) == {"jmlr": "J. Mach. Learn. Res."}  # the file's own
+    alone = parse_bibtex(Path("refs.bib"), text)
+    assert [p.data["name"] for p in alone.problems] == ["IEEE_J_PAMI", "nope"]
+
+
+@pytest.mark.parametrize(
+    ("again", "undefined"),
+    [(INHERITED, []), (INHERITED[:1], ["jmlr"] * 40), ((), ["IEEE_J_PAMI"] + ["jmlr"] * 40)],
+    ids=["same", "fewer", "none"],
+)
+def test_a_re_read_keeps_or_replaces_the_inherited_macros(
+    again: tuple[tuple[str, str], ...], undefined: list[str]
+) -> None:
+    entries = "".join(f"@misc{{k{i}, journal = jmlr, note = {{n{i}}}}}\n" for i in range(40))
+    old_text = "@misc{a, journal = IEEE_J_PAMI}\n" + entries
+    old = parse_bibtex(Path("refs.bib"), old_text, INHERITED)
+    new_text = old_text.replace("{n20}", "{edited}")
+    new = reparse_bibtex(old, old_text, new_text, None, again)
+    assert new == parse_bibtex(Path("refs.bib"), new_text, again)
+    assert [p.data["name"] for p in new.problems] == undefined
+    # the same macros: only the edited entry is read again; others: the whole file
+    assert (new.reused is not None) == (again == INHERITED)
+    if again == INHERITED:  # None: the macros the old parse was read with
+        assert reparse_bibtex(old, old_text, new_text) == new
+
+
 def test_undefined_macro_inside_concatenation() -> None:
     m = parse_markers('@misc{c, note = "a" # ⟦u|nope⟧ # "b"}\n')
     bib = parse(m.text)

@@ -13,6 +13,7 @@ from operator import is_
 from typing import Any
 
 from citewarden.model import (
+    BibContext,
     DocumentKind,
     Entry,
     Finding,
@@ -390,8 +391,9 @@ class FileState:
     text: str
     read_problems: tuple[Finding, ...]
     parsed: Parsed
-    #: what a LaTeX document inherits from the files of its project read before it
-    context: LatexContext | None = None
+    #: what a LaTeX document inherits from the files of its project read before it, or
+    #: the ``@string`` macros a .bib file inherits
+    context: LatexContext | BibContext | None = None
     _index: LineIndex | None = None
     _bib_index: BibIndex | None = None
     _extras: DocumentExtras | None = None

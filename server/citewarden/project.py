@@ -441,7 +441,10 @@ def removal_end(text: str, end: int) -> int:
 
 
 def _graph_facts(parsed: Parsed) -> object:
-    """What of a file's summary shapes the project graph (links, roots), without spans."""
+    """What of a file's summary shapes the project graph (links, roots), without spans; of
+    a .bib file, the ``@string`` macros the files read after it inherit."""
+    if isinstance(parsed, ParsedBibliography):
+        return tuple(parsed.strings.items()) if parsed.strings else None
     if not isinstance(parsed, ParsedDocument):
         return None
     links = tuple((lk.kind, lk.target, lk.command, lk.base) for lk in parsed.links)

@@ -15,7 +15,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewarden.model import DocumentKind, LatexContext, Link, LinkKind, ParsedDocument, Span
+from citewarden.model import (
+    BibContext,
+    BibFormat,
+    DocumentKind,
+    LatexContext,
+    Link,
+    LinkKind,
+    ParsedBibliography,
+    ParsedDocument,
+    Span,
+)
 from citewarden.parsing import (
     books,
     is_document,
@@ -25,6 +35,7 @@ from citewarden.parsing import (
     latex_bibunits,
     latex_order,
 )
+from citewarden.parsing.bibtex_inheritance import inherited_strings
 from citewarden.parsing.dispatch import parse_file
 from citewarden.parsing.latex_static import context_applies, project_context
 from citewarden.project_links import (
@@ -186,7 +197,39 @@ class ProjectGraph(LinkResolver):
         for path in documents:
             if is_markdown(path) and path not in in_books and self.document(path) is not None:
                 projects.append(self._markdown_project(path))
+        self._pass_on_strings(projects)
         return projects
+
+    def _pass_on_strings(self, projects: list[Project]) -> None:
+        """Parse a .bib file again when the ``@string`` macros it inherits from the files
+        its LaTeX projects read before it (:mod:`~citewarden.parsing.bibtex_inheritance`)
+        differ from those it was parsed with."""
+        readings: list[list[tuple[Path, Mapping[str, str]]]] = []
+        for project in projects:
+            if project.kind is DocumentKind.LATEX and len(project.bibliographies) > 1:
+                reading = [
+                    (path, bib.strings)
+                    for path in project.bibliographies
+                    if (bib := self._bibtex(path)) is not None
+                ]
+                readings.append(reading)
+        inherited = inherited_strings(readings)
+        for path, state in list(self._states.items()):
+            if isinstance(state.context, BibContext) or path in inherited:
+                macros = inherited.get(path)
+                context = BibContext(macros) if macros else None
+                if context != state.context:
+                    parsed = parse_file(path, state.text, self.settings, context)
+                    # a new state: a fork of the workspace may hold the old one
+                    self._states[path] = replace(
+                        state, parsed=parsed, context=context, _bib_index=None
+                    )
+
+    def _bibtex(self, path: Path) -> ParsedBibliography | None:
+        state = self._state(path)
+        if state is None or not isinstance(state.parsed, ParsedBibliography):
+            return None
+        return state.parsed if state.parsed.format is BibFormat.BIBTEX else None
 
     def _book_projects(self, documents: list[Path]) -> list[Project]:
         """bookdown and Quarto books among the folders of the Markdown ``documents``: one
@@ -488,7 +531,9 @@ class ProjectGraph(LinkResolver):
             changed = False
             for i, (path, state, doc) in enumerate(states):
                 context = replace(shared, starts=starts.get(path, ()))
-                before = state.context or LatexContext()
+                before = (
+                    state.context if isinstance(state.context, LatexContext) else LatexContext()
+                )
                 if context != before and not (
                     context_applies(state.text, doc, context)
                     or context_applies(state.text, doc, before)

@@ -11,7 +11,13 @@ The vocabulary lives in modules named for what they hold and is imported from he
 :mod:`~citewarden.model.verdicts` (status, tiers, matches, issues, verdicts, the score).
 """
 
-from citewarden.model.bibliography import BibFormat, Entry, Field, ParsedBibliography
+from citewarden.model.bibliography import (
+    BibContext,
+    BibFormat,
+    Entry,
+    Field,
+    ParsedBibliography,
+)
 from citewarden.model.documents import (
     Citation,
     CitationKind,
@@ -52,6 +58,7 @@ from citewarden.model.verdicts import (
 __all__ = [
     "DEFAULT_SEVERITY",
     "DOCS_URL",
+    "BibContext",
     "BibFormat",
     "Citation",
     "CitationKind",

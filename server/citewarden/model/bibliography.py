@@ -75,6 +75,16 @@ class BibFormat(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class BibContext:
+    """What a .bib file inherits from the files its LaTeX projects read before it: the
+    ``@string`` macros they define (lower-case name, expanded value).  BibTeX and biber read
+    a project's .bib files one after the other, and a macro defined in one holds in the
+    files read after it (``\\bibliography{IEEEabrv,refs}``); pandoc reads each on its own."""
+
+    macros: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ParsedBibliography:
     path: Path
     format: BibFormat

@@ -182,17 +182,27 @@ def keys_on_comment_lines(text: str, entries: Sequence[Entry]) -> frozenset[str]
     return frozenset(found - kept)
 
 
-def parse_bibtex(path: Path, text: str) -> ParsedBibliography:
-    """Read a .bib file's text into entries, @string macros and problems (never raises)."""
+def parse_bibtex(
+    path: Path, text: str, inherited: tuple[tuple[str, str], ...] = ()
+) -> ParsedBibliography:
+    """Read a .bib file's text into entries, @string macros and problems (never raises).
+    ``inherited``: the macros of the files read before it (:class:`~citewarden.model.BibContext`),
+    in force from its start."""
     with _no_gc():
-        return _parse(path, text)
+        return _parse(path, text, inherited)
 
 
-def _parse(path: Path, text: str) -> ParsedBibliography:
-    scanner = _Scanner(path, text, {})
+def _parse(
+    path: Path, text: str, inherited: tuple[tuple[str, str], ...] = ()
+) -> ParsedBibliography:
+    scanner = _Scanner(path, text, dict(inherited))
     scanner.scan(0)
     return _result(
-        scanner, tuple(scanner.entries), tuple(scanner.problems), frozenset(_suppressed(text))
+        scanner,
+        tuple(scanner.entries),
+        tuple(scanner.problems),
+        frozenset(_suppressed(text)),
+        inherited=inherited,
     )
 
 
@@ -203,13 +213,14 @@ def _result(
     suppressed: frozenset[int],
     defs: tuple[tuple[int, str, str], ...] | None = None,
     reused: tuple[int, int, int] | None = None,
+    inherited: tuple[tuple[str, str], ...] = (),
 ) -> ParsedBibliography:
     complete = not any(p.code in _INCOMPLETE for p in problems)
     return ParsedBibliography(
         path=scanner.path,
         format=BibFormat.BIBTEX,
         entries=entries,
-        strings=_StringTable(tuple(scanner.string_defs) if defs is None else defs),
+        strings=_StringTable(tuple(scanner.string_defs) if defs is None else defs, inherited),
         suppressed_lines=suppressed,
         problems=problems,
         complete=complete,
@@ -271,13 +282,15 @@ def reparse_bibtex(
     old_text: str,
     new_text: str,
     changed: tuple[int, int, int] | None = None,
+    inherited: tuple[tuple[str, str], ...] | None = None,
 ) -> ParsedBibliography:
     """Re-read ``new_text`` reusing ``old`` (the parse of ``old_text``) outside the edit.
 
     Only the entries that overlap the changed region are read again; those after it are
-    shifted.  The result equals ``parse_bibtex(old.path, new_text)``.  Edits that touch an
-    @string definition, or an ``old`` not made by :func:`parse_bibtex`, fall back to a full
-    parse.
+    shifted.  The result equals ``parse_bibtex(old.path, new_text, inherited)``
+    (``inherited`` None: the macros ``old`` was read with).  Edits that touch an @string
+    definition, other inherited macros, or an ``old`` not made by :func:`parse_bibtex` fall
+    back to a full parse.
 
     ``changed`` may give the edited region when the caller already knows it (an editor's
     change event): ``(start, old_end, new_end)`` with ``old_text[start:old_end]`` replaced
@@ -285,7 +298,7 @@ def reparse_bibtex(
     the region is found by comparing the texts.
     """
     with _no_gc():
-        return _reparse(old, old_text, new_text, changed)
+        return _reparse(old, old_text, new_text, changed, inherited)
 
 
 def _reparse(
@@ -293,10 +306,15 @@ def _reparse(
     old_text: str,
     new_text: str,
     changed: tuple[int, int, int] | None,
+    inherited: tuple[tuple[str, str], ...] | None,
 ) -> ParsedBibliography:
     path = old.path
     if old.format is not BibFormat.BIBTEX or not isinstance(old.strings, _StringTable):
-        return _parse(path, new_text)
+        return _parse(path, new_text, inherited or ())
+    if inherited is None:
+        inherited = old.strings.inherited
+    elif inherited != old.strings.inherited:
+        return _parse(path, new_text, inherited)
     delta = len(new_text) - len(old_text)
     if changed is not None and _plausible(changed, len(old_text), len(new_text)):
         prefix, old_end, _ = changed
@@ -332,7 +350,7 @@ def _reparse(
         k = bisect.bisect_left(starts, resume_old)
     # Any @string in the re-read region changes what later entries expand to: read it all.
     if scanner.string_defs or _STRING_BLOCK.search(old_text, restart, resume_old):
-        return _parse(path, new_text)
+        return _parse(path, new_text, inherited)
 
     head = first_reused_before
     tail = len(entries) - k
@@ -352,7 +370,9 @@ def _reparse(
     else:
         suppressed = frozenset()
     defs = tuple((o + delta if o >= resume_old else o, nm, v) for o, nm, v in table._defs)
-    return _result(scanner, new_entries, problems, suppressed, defs, (id(entries), head, tail))
+    return _result(
+        scanner, new_entries, problems, suppressed, defs, (id(entries), head, tail), inherited
+    )
 
 
 def _plausible(changed: tuple[int, int, int], old_len: int, new_len: int) -> bool:

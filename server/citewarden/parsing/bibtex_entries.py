@@ -314,13 +314,19 @@ def _shifted(entry: Entry, delta: int) -> Entry:
 
 
 class _StringTable(Mapping[str, str]):
-    """``@string`` macros by lower-case name; also remembers where each was defined."""
+    """``@string`` macros by lower-case name (the file's own); also remembers where each
+    was defined, and the macros the file was read with from other files (``inherited``)."""
 
-    __slots__ = ("_defs", "_values")
+    __slots__ = ("_defs", "_values", "inherited")
 
-    def __init__(self, defs: tuple[tuple[int, str, str], ...]) -> None:
+    def __init__(
+        self,
+        defs: tuple[tuple[int, str, str], ...],
+        inherited: tuple[tuple[str, str], ...] = (),
+    ) -> None:
         self._defs = defs  # (offset of '@', name, expanded value) in file order
         self._values = {name: value for _, name, value in defs}
+        self.inherited = inherited
 
     def __getitem__(self, name: str) -> str:
         return self._values[name]
@@ -335,4 +341,8 @@ class _StringTable(Mapping[str, str]):
         return f"StringTable({self._values!r})"
 
     def before(self, offset: int) -> dict[str, str]:
-        return {name: value for at, name, value in self._defs if at < offset}
+        """The macros in force at ``offset``: the inherited ones, then the file's own
+        defined before it."""
+        found = dict(self.inherited)
+        found.update((name, value) for at, name, value in self._defs if at < offset)
+        return found

@@ -10,6 +10,7 @@ import logging
 from pathlib import Path
 
 from citewarden.model import (
+    BibContext,
     BibFormat,
     Code,
     DocumentKind,
@@ -32,14 +33,19 @@ from citewarden.settings import Settings
 log = logging.getLogger(__name__)
 
 
+#: What a file inherits from the files of its project read before it.
+Context = LatexContext | BibContext
+
+
 def parse_file(
-    path: Path, text: str, settings: Settings | None = None, context: LatexContext | None = None
+    path: Path, text: str, settings: Settings | None = None, context: Context | None = None
 ) -> Parsed:
     """Parse ``text`` (the content of ``path``) with the parser its name calls for.
 
     .tex/.ltx -> LaTeX; .md/.markdown/.qmd/.Rmd -> Markdown; _quarto.yml/_metadata.yml ->
     project metadata; .json -> CSL-JSON; other .yaml/.yml -> CSL-YAML; anything else
-    (.bib, unknown) -> BibTeX.  ``context``: what a LaTeX file inherits from its project.
+    (.bib, unknown) -> BibTeX.  ``context``: what a LaTeX file inherits from its project,
+    or the ``@string`` macros a .bib file inherits.
     """
     settings = settings or Settings()
     try:
@@ -49,13 +55,12 @@ def parse_file(
         return _failed(path, text, exc)
 
 
-def _dispatch(
-    path: Path, text: str, settings: Settings, context: LatexContext | None = None
-) -> Parsed:
+def _dispatch(path: Path, text: str, settings: Settings, context: Context | None = None) -> Parsed:
     if is_latex(path):
         from citewarden.parsing.latex import parse_latex
 
-        return parse_latex(path, text, settings.citation_commands, context)
+        latex = context if isinstance(context, LatexContext) else None
+        return parse_latex(path, text, settings.citation_commands, latex)
     if is_markdown(path):
         from citewarden.parsing.markdown import parse_markdown
 
@@ -75,7 +80,11 @@ def _dispatch(
         return parse_csl_yaml(path, text)
     from citewarden.parsing.bibtex import parse_bibtex
 
-    return parse_bibtex(path, text)
+    return parse_bibtex(path, text, _macros(context))
+
+
+def _macros(context: Context | None) -> tuple[tuple[str, str], ...]:
+    return context.macros if isinstance(context, BibContext) else ()
 
 
 def reparse_file(
@@ -85,7 +94,7 @@ def reparse_file(
     new_text: str,
     settings: Settings | None = None,
     changed: tuple[int, int, int] | None = None,
-    context: LatexContext | None = None,
+    context: Context | None = None,
 ) -> Parsed:
     """Parse a new version of a file, reusing ``old`` where the parser supports it (BibTeX).
 
@@ -96,7 +105,7 @@ def reparse_file(
         try:
             from citewarden.parsing.bibtex import reparse_bibtex
 
-            return reparse_bibtex(old, old_text, new_text, changed)
+            return reparse_bibtex(old, old_text, new_text, changed, _macros(context))
         except Exception as exc:
             log.exception("incremental parse failed on %s", path)
             return _failed(path, new_text, exc)
