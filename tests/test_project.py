@@ -1386,3 +1386,38 @@ Text [@a; @remote2020].
         )
     ]
     assert "which pandoc downloads" in _messages(ws)[0][1]
+
+
+@pytest.mark.parametrize(
+    ("command", "undefined"),
+    [
+        ("\\bibliography{abbrev,refs}", []),
+        ("\\bibliography{refs,abbrev}", ["jmlr"]),  # BibTeX: string name "jmlr" is undefined
+        ("\\addbibresource{abbrev.bib}\\addbibresource{refs.bib}", []),
+    ],
+)
+def test_a_bib_file_is_read_once_with_the_macros_of_the_files_named_before_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str, undefined: list[str]
+) -> None:
+    import citewarden.parsing.bibtex as bibtex
+
+    (tmp_path / "main.tex").write_text(
+        f"\\documentclass{{article}}\n{command}\n\\begin{{document}}\\cite{{a}}\\end{{document}}\n"
+    )
+    (tmp_path / "abbrev.bib").write_text('@string{jmlr = "J. Mach. Learn. Res."}\n')
+    (tmp_path / "refs.bib").write_text("@article{a, title={T}, journal=jmlr, year=2020}\n")
+    reads: list[str] = []
+    parse = bibtex.parse_bibtex
+
+    def counted(path: Path, text: str, inherited: tuple[tuple[str, str], ...] = ()) -> object:
+        reads.append(path.name)
+        return parse(path, text, inherited)
+
+    monkeypatch.setattr(bibtex, "parse_bibtex", counted)
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    found = check(ws)
+    assert [f.data["name"] for f in found[tmp_path / "refs.bib"]] == undefined
+    (entry,) = ws.bibliography(tmp_path / "refs.bib").entries  # type: ignore[union-attr]
+    assert entry.get("journal") == ("jmlr" if undefined else "J. Mach. Learn. Res.")
+    assert sorted(reads) == ["abbrev.bib", "refs.bib"]  # each read once

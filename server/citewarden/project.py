@@ -51,7 +51,7 @@ from citewarden.file_state import (
     update_bib_index,
 )
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
-from citewarden.model import Finding, ParsedBibliography, ParsedDocument, Span
+from citewarden.model import BibContext, Finding, ParsedBibliography, ParsedDocument, Span
 from citewarden.parsing import METADATA_NAMES, Parsed, is_document, is_latex, latex_bibunit_order
 from citewarden.parsing.dispatch import parse_file, reparse_file
 from citewarden.project_graph import Project as Project
@@ -120,6 +120,7 @@ class Workspace(ProjectQueries):
         #: disk reads: text and problems, or the OSError raised
         self._disk: dict[Path, tuple[str, tuple[Finding, ...]] | OSError] = {}
         self._states: dict[Path, FileState] = {}
+        self._first_contexts: dict[Path, BibContext] = {}
         self._projects: list[Project] | None = None
         #: documents whose text changed since the graph was computed
         self._dirty: set[Path] = set()
@@ -335,9 +336,11 @@ class Workspace(ProjectQueries):
             parsed = reparse_file(
                 path, old.parsed, old.text, text, self.settings, changed, old.context
             )
+            context = old.context
         else:
-            parsed = parse_file(path, text, self.settings)
-        state = FileState(text, problems, parsed, old.context if old is not None else None)
+            context = self._first_contexts.get(path)
+            parsed = parse_file(path, text, self.settings, context)
+        state = FileState(text, problems, parsed, context)
         if old is None or _graph_facts(old.parsed) != _graph_facts(parsed):
             self._projects = None
         if (

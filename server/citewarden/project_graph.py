@@ -35,7 +35,7 @@ from citewarden.parsing import (
     latex_bibunits,
     latex_order,
 )
-from citewarden.parsing.bibtex_inheritance import inherited_strings
+from citewarden.parsing.bibtex_inheritance import Macros, inherited_strings
 from citewarden.parsing.dispatch import parse_file
 from citewarden.parsing.latex_static import context_applies, project_context
 from citewarden.project_links import (
@@ -139,6 +139,8 @@ class ProjectGraph(LinkResolver):
     settings: Settings
     _known: dict[Path, None]
     _states: dict[Path, FileState]
+    #: the context a file not parsed yet is parsed with (the macros a .bib file inherits)
+    _first_contexts: dict[Path, BibContext]
 
     if TYPE_CHECKING:  # provided by Workspace
 
@@ -203,19 +205,16 @@ class ProjectGraph(LinkResolver):
     def _pass_on_strings(self, projects: list[Project]) -> None:
         """Parse a .bib file again when the ``@string`` macros it inherits from the files
         its LaTeX projects read before it (:mod:`~citewarden.parsing.bibtex_inheritance`)
-        differ from those it was parsed with."""
-        readings: list[list[tuple[Path, Mapping[str, str]]]] = []
-        for project in projects:
-            if project.kind is DocumentKind.LATEX and len(project.bibliographies) > 1:
-                reading = [
-                    (path, bib.strings)
-                    for path in project.bibliographies
-                    if (bib := self._bibtex(path)) is not None
-                ]
-                readings.append(reading)
-        inherited = inherited_strings(readings)
+        differ from those it was parsed with; one not parsed yet is parsed with them."""
+        readings = [
+            project.bibliographies
+            for project in projects
+            if project.kind is DocumentKind.LATEX and len(project.bibliographies) > 1
+        ]
+        inherited = inherited_strings(readings, self._own_strings)
         for path, state in list(self._states.items()):
-            if isinstance(state.context, BibContext) or path in inherited:
+            parsed = state.parsed
+            if isinstance(parsed, ParsedBibliography) and parsed.format is BibFormat.BIBTEX:
                 macros = inherited.get(path)
                 context = BibContext(macros) if macros else None
                 if context != state.context:
@@ -224,6 +223,15 @@ class ProjectGraph(LinkResolver):
                     self._states[path] = replace(
                         state, parsed=parsed, context=context, _bib_index=None
                     )
+
+    def _own_strings(self, path: Path, inherited: Macros) -> Mapping[str, str] | None:
+        """The ``@string`` macros ``path`` defines (None: not a BibTeX file); a file not
+        parsed yet is parsed with the macros it ``inherited``."""
+        if inherited and path not in self._states:
+            self._first_contexts[path] = BibContext(inherited)
+        bib = self._bibtex(path)
+        self._first_contexts.pop(path, None)
+        return bib.strings if bib is not None else None
 
     def _bibtex(self, path: Path) -> ParsedBibliography | None:
         state = self._state(path)

@@ -12,26 +12,37 @@ what any of them defines before it (the first definition met wins).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-#: one project's BibTeX files in the order it reads them, each with its own macros
-Reading = Sequence[tuple[Path, Mapping[str, str]]]
+#: macros by lower-case name, as a sorted tuple of (name, expanded value)
+Macros = tuple[tuple[str, str], ...]
 
 
-def inherited_strings(readings: Iterable[Reading]) -> dict[Path, tuple[tuple[str, str], ...]]:
-    """The macros (lower-case name, expanded value; sorted by name) each file inherits from
-    the files read before it, for the files that inherit any."""
+def inherited_strings(
+    readings: Iterable[Sequence[Path]], read: Callable[[Path, Macros], Mapping[str, str] | None]
+) -> dict[Path, Macros]:
+    """The macros each file inherits from the files read before it, for the files that
+    inherit any.  ``readings``: each LaTeX project's .bib files in the order it reads them;
+    ``read(path, inherited)``: the file's own macros (None: not a BibTeX file), asked in
+    reading order with what it inherits so far (a file not read yet is read with them at
+    once)."""
     found: dict[Path, dict[str, str]] = {}
     for reading in readings:
         defined: dict[str, str] = {}
-        for path, own in reading:
+        for path in reading:
             if defined:
                 mine = found.setdefault(path, {})
                 for name, value in defined.items():
                     mine.setdefault(name, value)
-            defined.update(own)
-    return {path: tuple(sorted(macros.items())) for path, macros in found.items() if macros}
+            own = read(path, _sorted(found.get(path)))
+            if own is not None:
+                defined.update(own)
+    return {path: _sorted(macros) for path, macros in found.items() if macros}
 
 
-__all__ = ["Reading", "inherited_strings"]
+def _sorted(macros: Mapping[str, str] | None) -> Macros:
+    return tuple(sorted(macros.items())) if macros else ()
+
+
+__all__ = ["Macros", "inherited_strings"]
