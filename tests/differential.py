@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from citewarden.model import DocumentKind, ParsedDocument
 from citewarden.parsing.biber_syntax import biber_rejections
@@ -39,6 +39,8 @@ from citewarden.project import Workspace, default_reader
 from citewarden.settings import Settings
 
 TOOLS = ("pdflatex", "biber", "pandoc")
+#: a generated case
+C = TypeVar("C")
 
 
 def missing_tools() -> list[str]:
@@ -286,17 +288,35 @@ def latex_ours(directory: Path) -> set[str]:
     return keys
 
 
-def run_latex(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+def run_cases(
+    seeds: Iterable[int],
+    budget: float,
+    name: str,
+    make: Callable[[int], C],
+    oracle: Callable[[C, Path], set[str] | None],
+    ours: Callable[[C, Path], set[str]],
+) -> Tally:
+    """Each seed's case (``make``) answered by the tools (``oracle``, None: not answered)
+    and by citewarden (``ours``) in a directory of its own, within ``budget`` seconds."""
     tally = Tally()
     deadline = time.monotonic() + budget
     for seed in seeds:
         if time.monotonic() > deadline:
             break
-        case = latex_case(seed)
+        case = make(seed)
         with tempfile.TemporaryDirectory() as tmp:
-            oracle = latex_oracle(case, Path(tmp))
-            tally.add(oracle, latex_ours(Path(tmp)), f"latex seed {seed}")
+            answer = oracle(case, Path(tmp))
+            if answer is None:
+                tally.skipped.append(f"{name} seed {seed}")
+                continue
+            tally.add(answer, ours(case, Path(tmp)), f"{name} seed {seed}")
     return tally
+
+
+def run_latex(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+    return run_cases(
+        seeds, budget, "latex", latex_case, latex_oracle, lambda _, tmp: latex_ours(tmp)
+    )
 
 
 # ---------------------------------------------------------------------------------------

@@ -15,8 +15,6 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-import tempfile
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +23,7 @@ from checking import check
 from citewarden.model import Code
 from citewarden.project import Workspace
 from citewarden.settings import Settings
-from differential import Tally, _run
+from differential import Tally, _run, run_cases
 
 
 @dataclass
@@ -120,16 +118,4 @@ def strings_ours(case: StringsCase, directory: Path) -> set[str]:
 
 
 def run_strings(seeds: Iterable[int], budget: float = 1e9) -> Tally:
-    tally = Tally()
-    deadline = time.monotonic() + budget
-    for seed in seeds:
-        if time.monotonic() > deadline:
-            break
-        case = strings_case(seed)
-        with tempfile.TemporaryDirectory() as tmp:
-            oracle = strings_oracle(case, Path(tmp))
-            if oracle is None:
-                tally.skipped.append(f"strings seed {seed}")
-                continue
-            tally.add(oracle, strings_ours(case, Path(tmp)), f"strings seed {seed}")
-    return tally
+    return run_cases(seeds, budget, "strings", strings_case, strings_oracle, strings_ours)

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import random
 import re
-import tempfile
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +26,7 @@ from checking import check
 from citewarden.model import Code
 from citewarden.project import Workspace
 from citewarden.settings import Settings
-from differential import Tally, _run
+from differential import Tally, _run, run_cases
 
 #: biblatex's warning on the run after biber, for a key its refsection did not find
 _UNDEFINED = re.compile(r"Citation '([^']*)' on page \d+ undefined")
@@ -125,33 +123,12 @@ def units_ours(directory: Path, with_files: bool = False) -> set[str]:
     return found
 
 
-def _run_cases(
-    seeds: Iterable[int],
-    budget: float,
-    name: str,
-    make: Callable[[int], UnitsCase],
-    oracle: Callable[[UnitsCase, Path], set[str] | None],
-    ours: Callable[[Path], set[str]],
-) -> Tally:
-    """Each seed's case answered by the tools (``oracle``, None: not answered) and by
-    citewarden (``ours``) in a directory of its own, within ``budget`` seconds."""
-    tally = Tally()
-    deadline = time.monotonic() + budget
-    for seed in seeds:
-        if time.monotonic() > deadline:
-            break
-        case = make(seed)
-        with tempfile.TemporaryDirectory() as tmp:
-            answer = oracle(case, Path(tmp))
-            if answer is None:
-                tally.skipped.append(f"{name} seed {seed}")
-                continue
-            tally.add(answer, ours(Path(tmp)), f"{name} seed {seed}")
-    return tally
+def _ours(_: UnitsCase, directory: Path) -> set[str]:
+    return units_ours(directory)
 
 
 def run_units(seeds: Iterable[int], budget: float = 1e9) -> Tally:
-    return _run_cases(seeds, budget, "units", units_case, units_oracle, units_ours)
+    return run_cases(seeds, budget, "units", units_case, units_oracle, _ours)
 
 
 #: LaTeX's warning for a citation no .bbl defined
@@ -242,8 +219,13 @@ def chapterbib_ours(directory: Path) -> set[str]:
 
 
 def run_chapterbib(seeds: Iterable[int], budget: float = 1e9) -> Tally:
-    return _run_cases(
-        seeds, budget, "chapterbib", chapterbib_case, chapterbib_oracle, chapterbib_ours
+    return run_cases(
+        seeds,
+        budget,
+        "chapterbib",
+        chapterbib_case,
+        chapterbib_oracle,
+        lambda _, directory: chapterbib_ours(directory),
     )
 
 
@@ -349,4 +331,4 @@ def bibunits_oracle(case: UnitsCase, directory: Path) -> set[str] | None:
 
 
 def run_bibunits(seeds: Iterable[int], budget: float = 1e9) -> Tally:
-    return _run_cases(seeds, budget, "bibunits", bibunits_case, bibunits_oracle, units_ours)
+    return run_cases(seeds, budget, "bibunits", bibunits_case, bibunits_oracle, _ours)
