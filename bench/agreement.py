@@ -5,7 +5,8 @@ exactly the keys the tool reads, and the disagreements by class.  The generators
 oracles are those of the differential tests (tests/differential.py).
 
     .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--units N]
-        [--chapterbib N] [--bibunits N] [--strings N] [--bib N] [--max-bytes B]
+        [--chapterbib N] [--bibunits N] [--strings N] [--crossref N] [--bib N]
+        [--max-bytes B]
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import differential
+import differential_crossref
 import differential_strings
 import differential_units
 
@@ -31,6 +33,9 @@ def main() -> None:
     parser.add_argument("--bibunits", type=int, default=40, help="bibunits projects")
     parser.add_argument(
         "--strings", type=int, default=60, help="projects using @string macros across .bib files"
+    )
+    parser.add_argument(
+        "--crossref", type=int, default=100, help="BibTeX projects with crossref targets"
     )
     parser.add_argument(
         "--bib", type=int, default=1000, help="TeX Live .bib files (smallest first)"
@@ -60,6 +65,9 @@ def main() -> None:
     seeds = range(args.seed, args.seed + args.strings)
     strings = differential_strings.run_strings(seeds)
     print("bibtex / biber (undefined @string macros across .bib files):", strings.summary())
+    seeds = range(args.seed, args.seed + args.crossref)
+    crossref = differential_crossref.run_crossref(seeds)
+    print("bibtex (crossref targets it reports missing):", crossref.summary())
     every = differential.texlive_bib_files()
     files = [f for f in every if f.stat().st_size <= args.max_bytes][: args.bib]
     if args.bib and len(files) < len(every):

@@ -307,6 +307,52 @@ See @⟦d|wolf_2019⟧ and @ok.
 """,
         [("refs.bib", Code.MISSING_CROSSREF, "x")],
     ),
+    "a crossref target nobody cites, above every cited entry naming it, is skipped by BibTeX": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{paper1} \cite{paper2}
+\bibliography{procs,refs}
+\end{document}
+--- procs.bib
+@proceedings{proc2020, title={Proceedings 2020}}
+@proceedings{proc2021, title={Proceedings 2021}}
+--- refs.bib
+@inproceedings{paper1, title={One}, crossref={⟦x|proc2020⟧}}
+@inproceedings{paper2, title={Two}, crossref={⟦y|Proc2021⟧}}
+@inproceedings{⟦o|paper3⟧, title={Three, not cited}, crossref={proc2021}}
+""",
+        [
+            ("refs.bib", Code.MISSING_CROSSREF, "x"),
+            ("refs.bib", Code.MISSING_CROSSREF, "y"),
+            ("refs.bib", Code.ORPHAN, "o"),
+        ],
+    ),
+    "a crossref target above its entries is read when cited, or by biber": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{paper1,proc2021}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@proceedings{proc2021, title={Proceedings 2021}}
+@inproceedings{paper1, title={One}, crossref={proc2021}}
+--- biber.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{late.bib}
+\begin{document}
+\cite{paper2}
+\end{document}
+--- late.bib
+@proceedings{proc2022, title={Proceedings 2022}}
+@inproceedings{paper2, title={Two}, crossref={proc2022}}
+""",
+        [],
+    ),
     "duplicate keys compare case-insensitively, as BibTeX compares them": (
         r"""
 --- main.tex

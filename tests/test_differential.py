@@ -9,6 +9,7 @@ import re
 import pytest
 
 import differential
+import differential_crossref
 import differential_strings
 import differential_units
 
@@ -57,6 +58,29 @@ def test_string_macros_of_earlier_bib_files_hold_as_in_bibtex_and_biber() -> Non
     tally = differential_strings.run_strings(range(1000, 1060), budget=BUDGET)
     assert tally.cases >= 8, "too few cases ran in the time budget"
     assert tally.classes == {}, tally.summary()
+
+
+def test_crossref_targets_are_missing_where_bibtex_skips_them() -> None:
+    tally = differential_crossref.run_crossref(range(1000, 1080), budget=BUDGET)
+    assert tally.cases >= 8, "too few cases ran in the time budget"
+    assert tally.classes == {}, tally.summary()
+
+
+def test_the_crossref_generator_puts_targets_before_and_after_their_entries() -> None:
+    cases = [differential_crossref.crossref_case(seed) for seed in range(1000, 1040)]
+    assert differential_crossref.crossref_case(5) == differential_crossref.crossref_case(5)
+    found = {
+        differential_crossref._finding(case, child, parent).split()[0]
+        + ("-before" if case.places.get(parent, (9, 9)) < case.places[child] else "")
+        for case in cases
+        for child, parent in (
+            (m.group(1), m.group(2))
+            for text in case.files.values()
+            for m in re.finditer(r"\{(c\d+),[^@]*crossref = \{(\w+)\}", text)
+        )
+    }
+    assert found >= {"nowhereQ", "samefileQ", "samefileQ-before", "otherfileQ", "otherfileQ-before"}
+    assert any("\\nocite{*}" in case.files["main.tex"] for case in cases)
 
 
 def test_the_string_macro_generator_writes_every_construct() -> None:

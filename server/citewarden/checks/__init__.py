@@ -101,6 +101,7 @@ def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
 def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     from citewarden.checks.biber import biber_findings
     from citewarden.checks.citations import citation_findings
+    from citewarden.checks.crossref_order import crossref_order_findings
     from citewarden.checks.duplicates import duplicate_findings
     from citewarden.checks.outside import outside_root_findings
 
@@ -111,6 +112,7 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     raw += outside_root_findings(ws, projects)
     raw += duplicate_findings(ws, projects, memo)
     raw += biber_findings(ws, projects, memo)
+    raw += crossref_order_findings(ws, projects, memo)
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
     seen: set[tuple[object, ...]] = set()
     last_path: Path | None = None
