@@ -149,3 +149,34 @@ async def test_document_opened_during_indexing_has_no_false_alarms(start: Start)
     for params in (p for p in h.published if p.uri == uri):
         # lamport1994 is defined: only knuht1984 may ever be reported as dangling
         assert [h.editor.slice(name, d.range) for d in params.diagnostics] == ["knuht1984"]
+
+
+STRINGS_PROJECT = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{a}
+\bibliographystyle{plain}
+\bibliography{abbrev,refs}
+\end{document}
+--- abbrev.bib
+@string{jmlr = "J. Mach. Learn. Res."}
+--- refs.bib
+@article{a, title={T}, author={A. B}, journal=⟦use|jmlr⟧, year=2020}
+"""
+
+
+async def test_a_bib_file_knows_the_string_macros_of_the_file_read_before_it(
+    start: Start,
+) -> None:
+    """A cross-file effect: renaming the macro in the file that defines it makes its use in
+    the other file undefined, and renaming it back clears that."""
+    h = await start(files=STRINGS_PROJECT)
+    assert not by_code(h, "refs.bib", Code.UNDEFINED_STRING)
+    h.editor.open("abbrev.bib")
+    h.editor.replace("abbrev.bib", "{jmlr =", "{jmlrx =")
+    await wait_for(lambda: by_code(h, "refs.bib", Code.UNDEFINED_STRING))
+    [d] = by_code(h, "refs.bib", Code.UNDEFINED_STRING)
+    assert d.range == h.mark("refs.bib", "use")
+    h.editor.replace("abbrev.bib", "{jmlrx =", "{jmlr =")
+    await wait_for(lambda: not by_code(h, "refs.bib", Code.UNDEFINED_STRING))
