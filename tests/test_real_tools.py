@@ -485,3 +485,56 @@ def test_parent_folders_after_a_link_or_a_missing_folder_are_resolved_as_tex_doe
     assert [(f.code, f.message) for f in found if f.code is Code.MISSING_INCLUDE] == [
         (Code.MISSING_INCLUDE, "included file 'x/../chapter' not found")
     ]
+
+
+#: a document reading ``refs.bib`` through a biblatex command (``{name}``: as written)
+_RESOURCE_DOCUMENTS = {
+    "addbibresource": "\\addbibresource{{{name}}}\n\\begin{{document}}\n\\cite{{a}}\n",
+    "addglobalbib": "\\addglobalbib{{{name}}}\n\\begin{{document}}\n\\cite{{a}}\n",
+    # a refsection's list: biblatex adds .bib to a name that is not a declared resource
+    "refsection": "\\begin{{document}}\n\\begin{{refsection}}[{name}]\\cite{{a}}\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("backend", "written", "command"),
+    [
+        *(
+            ("biber", name, command)
+            for name in ("refs", "refs.bib")
+            for command in _RESOURCE_DOCUMENTS
+        ),
+        # BibTeX (biblatex's bibtex backend) adds .bib to every resource
+        ("bibtex", "refs", "addbibresource"),
+        ("bibtex", "refs.bib", "addbibresource"),
+    ],
+)
+def test_a_resource_named_without_its_extension_is_missing_where_biber_misses_it(
+    tmp_path: Path, backend: str, written: str, command: str
+) -> None:
+    """biber looks up an ``\\addbibresource`` or ``\\addglobalbib`` by its full name
+    (``\\addbibresource{refs}``: "Cannot find 'refs'!"); BibTeX adds .bib, and so does
+    biblatex to a refsection's list: the tool's own run says whether the file was read."""
+    _require_tools()
+    body = _RESOURCE_DOCUMENTS[command].format(name=written)
+    end = "\\end{refsection}\n" if command == "refsection" else ""
+    (tmp_path / "refs.bib").write_text("@misc{a, title={T}}\n", encoding="utf-8")
+    (tmp_path / "main.tex").write_text(
+        f"\\documentclass{{article}}\n\\usepackage[backend={backend}]{{biblatex}}\n{body}"
+        f"\\printbibliography\n{end}\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    _run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], tmp_path)
+    tool = _run([backend, "main"], tmp_path)
+    read = "refs.bib" in tool.stdout  # biber: data source 'refs.bib'; BibTeX: file #1
+    assert ("Cannot find 'refs'" in tool.stdout) == (not read)
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    missing = [f for f in check(ws)[tmp_path / "main.tex"] if f.code is Code.MISSING_BIBLIOGRAPHY]
+    assert bool(missing) == (not read)
+    for finding in missing:  # its fix names the file as biber reads it
+        [fix] = finding.fixes
+        [edit] = fix.edits
+        text = (tmp_path / "main.tex").read_text()
+        fixed = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+        assert f"\\{command}{{refs.bib}}" in fixed

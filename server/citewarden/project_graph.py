@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 _BIBTEX_BACKENDS = frozenset({"bibtex", "bibtex8", "bibtexu"})
 #: the commands (and environment) that name biblatex resources, read by biber
 _BIBLATEX_RESOURCES = frozenset({"addbibresource", "addglobalbib", "addsectionbib", "refsection"})
+#: biblatex resources biber looks up by the name as written (a refsection's list adds .bib)
+_EXACT_RESOURCES = _BIBLATEX_RESOURCES - {"refsection"}
 #: commands that read a file through ``\\include``, which writes its own .aux
 _OWN_AUX = frozenset({"include", "includefrom", "subincludefrom"})
 #: the link command of a bibunits ``\\defaultbibliography`` file: the project's only when
@@ -332,6 +334,8 @@ class ProjectGraph(LinkResolver):
         #: bare ``\\putbib`` of files that set no default: read ``\\jobname`` when no
         #: file of the project sets one
         jobname: list[tuple[Path, Link]] = []
+        #: biblatex resources named without their .bib extension, with the file that has it
+        unextended: list[tuple[Path, Link, str, Path]] = []
 
         def bibliography(path: Path, link: Link, written: str) -> None:
             for target in bib_names(link, written):  # a macro may stand for a list
@@ -351,9 +355,18 @@ class ProjectGraph(LinkResolver):
                 globbed.append((path, link.span.start, tuple(matches)))
                 return
             self._refused = None
-            found = self._resolve_bib(target, (root_dir, path.parent, *bib_dirs))
+            dirs = (root_dir, path.parent, *bib_dirs)
+            found = self._resolve_bib(target, dirs)
             if found is None:
                 missing.append(self._missing_link(path, link, target))
+            elif (
+                link.command.lstrip("\\") in _EXACT_RESOURCES
+                and not target.strip().lower().endswith(".bib")
+                and self._resolve_exact(target, dirs) is None
+            ):
+                # biber looks for the name as written; BibTeX (biblatex's bibtex backend)
+                # adds .bib: which reads the project is known once every file is read
+                unextended.append((path, link, target, found))
             else:
                 bibs.setdefault(found, None)
 
@@ -454,6 +467,11 @@ class ProjectGraph(LinkResolver):
                 if (child := include(path, here, head, includes, written)) is not None:
                     children.append(child)
             stack.extend(reversed(children))
+        for path, link, target, found in unextended:
+            if bibtex_backend:
+                bibs.setdefault(found, None)
+            else:
+                missing.append(MissingLink(path, link, target, extended=found))
         where = tuple((child, parent, index) for child, (parent, index) in placed.items())
         for default in self._defaults_read(root, list(docs), where):
             # the defaults some bare \\putbib reads, in document order (BibTeX reads no other)

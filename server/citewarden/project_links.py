@@ -159,6 +159,9 @@ class MissingLink:
     #: why a file that is there could not be read (permission, not a regular file, too
     #: large); None: no such file
     unreadable: str | None = None
+    #: the file the target names with ``.bib`` added, which biber does not look for
+    #: (``\\addbibresource{refs}``: biber reads resources by their full name)
+    extended: Path | None = None
 
 
 def _is_macro(target: str) -> bool:
@@ -259,6 +262,13 @@ class LinkResolver:
         if Path(target).is_absolute():
             search = [Path("/")]
         found = self._first_existing(search, names)
+        return found[0] if found is not None else None
+
+    def _resolve_exact(self, target: str, dirs: Iterable[Path]) -> Path | None:
+        """``target`` as written, with no extension added (as biber looks a resource up)."""
+        target = target.strip()
+        search = [Path("/")] if Path(target).is_absolute() else list(dirs)
+        found = self._first_existing(search, [target])
         return found[0] if found is not None else None
 
     def _first_existing(

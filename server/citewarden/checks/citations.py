@@ -41,9 +41,12 @@ from citewarden.model import (
     Code,
     DocumentKind,
     Finding,
+    Fix,
     LinkKind,
     Location,
     ParsedDocument,
+    Span,
+    TextEdit,
     quoted,
 )
 from citewarden.parsing import latex_bibunits
@@ -125,6 +128,7 @@ def _missing_links(project: Project) -> list[Finding]:
     found: list[Finding] = []
     for missing in project.missing:
         link = missing.link
+        fixes: tuple[Fix, ...] = ()
         if link.kind is LinkKind.BIBLIOGRAPHY:
             code = Code.MISSING_BIBLIOGRAPHY
             what = f"bibliography file {quoted(missing.target)}"
@@ -137,6 +141,15 @@ def _missing_links(project: Project) -> list[Finding]:
             message = f"{what} cannot be read: {missing.unreadable}"
         elif link.glob:
             message = f"no file matches the bibliography pattern {quoted(missing.target)}"
+        elif missing.extended is not None:
+            named = f"{missing.target.strip()}.bib"
+            message = (
+                f"{what} not found: biber looks for a resource by its full name and adds no "
+                f"extension ({quoted(missing.extended.name)} is there: write {quoted(named)})"
+            )
+            end = link.span.end
+            edit = TextEdit(missing.path, Span(end, end), ".bib")
+            fixes = (Fix(f"Name the file {quoted(named)}", (edit,), preferred=True),)
         else:
             message = f"{what} not found"
             if link.command == latex_bibunits.JOBNAME_DEFAULT:
@@ -150,6 +163,7 @@ def _missing_links(project: Project) -> list[Finding]:
                 code,
                 Location(missing.path, link.span),
                 message,
+                fixes=fixes,
                 data=MappingProxyType({"target": missing.target}),
             )
         )
