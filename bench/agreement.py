@@ -53,21 +53,35 @@ def main() -> None:
     print("pdflatex (.aux / .bcf keys):", differential.run_latex(seeds).summary())
     seeds = range(args.seed, args.seed + args.markdown)
     print("pandoc -t json (Cite nodes):", differential.run_markdown(seeds).summary())
-    seeds = range(args.seed, args.seed + args.units)
-    units = differential_units.run_units(seeds)
-    print("pdflatex + biber (refsection units: undefined, unprinted):", units.summary())
-    seeds = range(args.seed, args.seed + args.chapterbib)
-    chapters = differential_units.run_chapterbib(seeds)
-    print("pdflatex + bibtex (chapterbib units: undefined, unprinted):", chapters.summary())
-    seeds = range(args.seed, args.seed + args.bibunits)
-    bibunits = differential_units.run_bibunits(seeds)
-    print("pdflatex x2 + bibtex (bibunits defaults: undefined, unprinted):", bibunits.summary())
-    seeds = range(args.seed, args.seed + args.strings)
-    strings = differential_strings.run_strings(seeds)
-    print("bibtex / biber (undefined @string macros across .bib files):", strings.summary())
-    seeds = range(args.seed, args.seed + args.crossref)
-    crossref = differential_crossref.run_crossref(seeds)
-    print("bibtex (crossref targets it reports missing):", crossref.summary())
+    generated = [
+        (
+            args.units,
+            differential_units.run_units,
+            "pdflatex + biber (refsection units: undefined, unprinted)",
+        ),
+        (
+            args.chapterbib,
+            differential_units.run_chapterbib,
+            "pdflatex + bibtex (chapterbib units: undefined, unprinted)",
+        ),
+        (
+            args.bibunits,
+            differential_units.run_bibunits,
+            "pdflatex x2 + bibtex (bibunits defaults: undefined, unprinted)",
+        ),
+        (
+            args.strings,
+            differential_strings.run_strings,
+            "bibtex / biber (undefined @string macros across .bib files)",
+        ),
+        (
+            args.crossref,
+            differential_crossref.run_crossref,
+            "bibtex (crossref targets it reports missing)",
+        ),
+    ]
+    for count, run, label in generated:
+        print(f"{label}:", run(range(args.seed, args.seed + count)).summary())
     every = differential.texlive_bib_files()
     files = [f for f in every if f.stat().st_size <= args.max_bytes][: args.bib]
     if args.bib and len(files) < len(every):

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from citewarden.model import DocumentKind, ParsedDocument
+from checking import check
+from citewarden.model import DocumentKind, Finding, ParsedDocument
 from citewarden.parsing.biber_syntax import biber_rejections
 from citewarden.parsing.bibtex import keys_on_comment_lines, parse_bibtex
 from citewarden.parsing.dispatch import parse_file
@@ -286,6 +287,25 @@ def latex_ours(directory: Path) -> set[str]:
         for _, doc in ws.project_documents(project):
             keys.update(c.key for c in doc.citations if c.key)
     return keys
+
+
+def written_and_run(files: dict[str, str], directory: Path) -> bool:
+    """``files`` written into ``directory`` and ``main.tex`` run once through pdflatex:
+    whether it ran."""
+    for name, text in files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"]
+    return _run(latex, directory).returncode == 0
+
+
+def folder_findings(directory: Path) -> Iterator[Finding]:
+    """Every finding of the .tex and .bib files of ``directory``, checked as one workspace."""
+    ws = Workspace(Settings(), root=directory)
+    for path in sorted(directory.iterdir()):
+        if path.suffix in (".tex", ".bib"):
+            ws.add_file(path)
+    for findings in check(ws).values():
+        yield from findings
 
 
 def run_cases(

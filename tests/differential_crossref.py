@@ -18,11 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from checking import check
 from citewarden.model import Code
-from citewarden.project import Workspace
-from citewarden.settings import Settings
-from differential import Tally, _run, run_cases
+from differential import Tally, _run, folder_findings, run_cases, written_and_run
 
 
 @dataclass
@@ -86,11 +83,7 @@ _BAD = re.compile(r'A bad cross reference---entry "([^"]+)"\nrefers to entry "([
 
 def crossref_oracle(case: CrossrefCase, directory: Path) -> set[str] | None:
     """The bad cross references BibTeX reports; None when pdflatex failed."""
-    for name, text in case.files.items():
-        (directory / name).write_text(text, encoding="utf-8")
-    if _run(
-        ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], directory
-    ).returncode:
+    if not written_and_run(case.files, directory):
         return None
     _run(["bibtex", "main"], directory)
     blg = (directory / "main.blg").read_text(errors="replace")
@@ -98,16 +91,11 @@ def crossref_oracle(case: CrossrefCase, directory: Path) -> set[str] | None:
 
 
 def crossref_ours(case: CrossrefCase, directory: Path) -> set[str]:
-    ws = Workspace(Settings(), root=directory)
-    for path in sorted(directory.iterdir()):
-        if path.suffix in (".tex", ".bib"):
-            ws.add_file(path)
     # a crossref to no entry is reported for every entry naming it, BibTeX only reads the
     # cited ones
     return {
         _finding(case, str(f.data["key"]), str(f.data["target"]))
-        for findings in check(ws).values()
-        for f in findings
+        for f in folder_findings(directory)
         if f.code is Code.MISSING_CROSSREF and f.data["key"] in case.cited
     }
 

@@ -19,11 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from checking import check
 from citewarden.model import Code
-from citewarden.project import Workspace
-from citewarden.settings import Settings
-from differential import Tally, _run, run_cases
+from differential import Tally, _run, folder_findings, run_cases, written_and_run
 
 
 @dataclass
@@ -86,11 +83,7 @@ _MACRO = re.compile(r'/([0-9a-f]{32})_\d+\.utf8, line \d+, warning: undefined ma
 def strings_oracle(case: StringsCase, directory: Path) -> set[str] | None:
     """The undefined macros BibTeX (its .blg) or biber (its warnings) reports; None when
     a run failed."""
-    for name, text in case.files.items():
-        (directory / name).write_text(text, encoding="utf-8")
-    if _run(
-        ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], directory
-    ).returncode:
+    if not written_and_run(case.files, directory):
         return None
     found: set[str] = set()
     if case.biblatex:
@@ -105,14 +98,9 @@ def strings_oracle(case: StringsCase, directory: Path) -> set[str] | None:
 
 
 def strings_ours(case: StringsCase, directory: Path) -> set[str]:
-    ws = Workspace(Settings(), root=directory)
-    for path in sorted(directory.iterdir()):
-        if path.suffix in (".tex", ".bib"):
-            ws.add_file(path)
     return {
         _finding(case, f.location.path.name, str(f.data["name"]).lower())
-        for findings in check(ws).values()
-        for f in findings
+        for f in folder_findings(directory)
         if f.code is Code.UNDEFINED_STRING
     }
 

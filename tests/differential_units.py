@@ -22,11 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from checking import check
 from citewarden.model import Code
-from citewarden.project import Workspace
-from citewarden.settings import Settings
-from differential import Tally, _run, run_cases
+from differential import Tally, _run, folder_findings, run_cases
 
 #: biblatex's warning on the run after biber, for a key its refsection did not find
 _UNDEFINED = re.compile(r"Citation '([^']*)' on page \d+ undefined")
@@ -108,18 +105,13 @@ def units_oracle(case: UnitsCase, directory: Path) -> set[str] | None:
 
 def units_ours(directory: Path, with_files: bool = False) -> set[str]:
     """``dangling KEY`` (with ``in FILE`` when ``with_files``) and ``orphan KEY`` findings."""
-    ws = Workspace(Settings(), root=directory)
-    for path in sorted(directory.iterdir()):
-        if path.suffix in (".tex", ".bib"):
-            ws.add_file(path)
     found: set[str] = set()
-    for findings in check(ws).values():
-        for f in findings:
-            if f.code is Code.DANGLING:
-                where = f" in {f.location.path.name}" if with_files else ""
-                found.add(f"dangling {f.data['key']}{where}")
-            elif f.code is Code.ORPHAN:
-                found.add(f"orphan {f.data['key']}")
+    for f in folder_findings(directory):
+        if f.code is Code.DANGLING:
+            where = f" in {f.location.path.name}" if with_files else ""
+            found.add(f"dangling {f.data['key']}{where}")
+        elif f.code is Code.ORPHAN:
+            found.add(f"orphan {f.data['key']}")
     return found
 
 
