@@ -538,3 +538,54 @@ def test_a_resource_named_without_its_extension_is_missing_where_biber_misses_it
         text = (tmp_path / "main.tex").read_text()
         fixed = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
         assert f"\\{command}{{refs.bib}}" in fixed
+
+
+@pytest.mark.parametrize(
+    ("backend", "command", "where"),
+    [
+        ("bibtex", "\\bibliography{refs}", "ch"),
+        ("bibtex", "\\bibliography{refs}", "."),
+        ("biber", "\\addbibresource{refs.bib}", "ch"),
+        ("biber", "\\addbibresource{refs.bib}", "."),
+    ],
+)
+def test_a_bibliography_named_in_an_included_file_is_looked_for_from_the_root(
+    tmp_path: Path, backend: str, command: str, where: str
+) -> None:
+    """BibTeX and biber run in the root document's folder: a file ``ch/part.tex`` that
+    names ``refs`` means ``./refs.bib``, not ``ch/refs.bib``.  The tool's own run says
+    whether the file was read; where it was not, citewarden's fix names it so that it is."""
+    _require_tools()
+    (tmp_path / "ch").mkdir()
+    (tmp_path / where / "refs.bib").write_text("@misc{a, title={T}}\n", encoding="utf-8")
+    if backend == "biber":  # a resource is named in the preamble
+        head, body = "\\usepackage{biblatex}\n\\input{ch/part}\n", "\\printbibliography\n"
+    else:
+        head, body = "", "\\input{ch/part}\n\\bibliographystyle{plain}\n"
+    (tmp_path / "ch" / "part.tex").write_text(f"{command}\n", encoding="utf-8")
+    (tmp_path / "main.tex").write_text(
+        f"\\documentclass{{article}}\n{head}\\begin{{document}}\n\\cite{{a}}\n{body}"
+        "\\end{document}\n",
+        encoding="utf-8",
+    )
+
+    def tool_reads() -> bool:
+        for name in ("main.aux", "main.bcf"):
+            (tmp_path / name).unlink(missing_ok=True)
+        _run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], tmp_path)
+        out = _run([backend, "main"], tmp_path).stdout
+        return "refs.bib" in out and "couldn't open" not in out and "Cannot find" not in out
+
+    read = tool_reads()
+    assert read == (where == ".")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    part = tmp_path / "ch" / "part.tex"
+    missing = [f for f in check(ws)[part] if f.code is Code.MISSING_BIBLIOGRAPHY]
+    assert bool(missing) == (not read)
+    for finding in missing:
+        [fix] = finding.fixes
+        [edit] = fix.edits
+        text = part.read_text()
+        part.write_text(text[: edit.span.start] + edit.new_text + text[edit.span.end :])
+        assert tool_reads()  # the fixed name is the one the tool finds

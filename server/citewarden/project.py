@@ -450,7 +450,7 @@ def _graph_facts(parsed: Parsed) -> object:
         return tuple(parsed.strings.items()) if parsed.strings else None
     if not isinstance(parsed, ParsedDocument):
         return None
-    links = tuple((lk.kind, lk.target, lk.command, lk.base) for lk in parsed.links)
+    links = tuple((lk.kind, lk.target, lk.command, lk.base, lk.beside) for lk in parsed.links)
     definitions = (
         parsed.citation_macros,
         parsed.macro_links,

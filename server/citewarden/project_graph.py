@@ -355,10 +355,16 @@ class ProjectGraph(LinkResolver):
                 globbed.append((path, link.span.start, tuple(matches)))
                 return
             self._refused = None
-            dirs = (root_dir, path.parent, *bib_dirs)
+            # BibTeX and biber run in the root's folder: not the including file's, but
+            # where \subfix makes the name relative to it
+            dirs = (path.parent if link.beside else root_dir, *bib_dirs)
             found = self._resolve_bib(target, dirs)
             if found is None:
-                missing.append(self._missing_link(path, link, target))
+                miss = self._missing_link(path, link, target)
+                if miss.unreadable is None and normalize_path(path.parent) != root_dir:
+                    beside = self._resolve_bib(target, (path.parent,))
+                    miss = replace(miss, beside=beside)
+                missing.append(miss)
             elif (
                 link.command.lstrip("\\") in _EXACT_RESOURCES
                 and not target.strip().lower().endswith(".bib")

@@ -162,6 +162,9 @@ class MissingLink:
     #: the file the target names with ``.bib`` added, which biber does not look for
     #: (``\\addbibresource{refs}``: biber reads resources by their full name)
     extended: Path | None = None
+    #: the file the target names from the folder of the file naming it, where BibTeX and
+    #: biber do not look (they run in the root document's folder)
+    beside: Path | None = None
 
 
 def _is_macro(target: str) -> bool:

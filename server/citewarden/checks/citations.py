@@ -50,7 +50,7 @@ from citewarden.model import (
     quoted,
 )
 from citewarden.parsing import latex_bibunits
-from citewarden.project_links import MAX_GLOB_ENTRIES, MAX_GLOBBED, is_remote
+from citewarden.project_links import MAX_GLOB_ENTRIES, MAX_GLOBBED, MissingLink, is_remote
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -141,6 +141,8 @@ def _missing_links(project: Project) -> list[Finding]:
             message = f"{what} cannot be read: {missing.unreadable}"
         elif link.glob:
             message = f"no file matches the bibliography pattern {quoted(missing.target)}"
+        elif missing.beside is not None:
+            message, fixes = _beside(project, missing, what)
         elif missing.extended is not None:
             named = f"{missing.target.strip()}.bib"
             message = (
@@ -168,6 +170,27 @@ def _missing_links(project: Project) -> list[Finding]:
             )
         )
     return found
+
+
+def _beside(project: Project, missing: MissingLink, what: str) -> tuple[str, tuple[Fix, ...]]:
+    """The message and fix of a bibliography found only beside the file naming it."""
+    assert missing.beside is not None
+    root = project.root.parent
+    try:
+        named = missing.beside.relative_to(root).as_posix()
+    except ValueError:
+        named = missing.beside.as_posix()
+    if not missing.target.strip().lower().endswith(".bib"):
+        named = named.removesuffix(".bib")
+    message = (
+        f"{what} not found: BibTeX and biber look for it from the root document's folder, "
+        f"not from the folder of the file naming it ({quoted(named)} is there)"
+    )
+    link = missing.link
+    if link.target != missing.target or link.span.end - link.span.start != len(link.target):
+        return message, ()  # written with a macro: the fix would not be where it is read
+    edit = TextEdit(missing.path, link.span, named)
+    return message, (Fix(f"Name it {quoted(named)}", (edit,), preferred=True),)
 
 
 def _unresolved_links(project: Project) -> list[Finding]:

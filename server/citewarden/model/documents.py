@@ -48,6 +48,8 @@ class Link:
 
     ``base`` is the directory given by ``\\import{dir}{file}`` style commands, if any.
     ``glob`` marks a biblatex resource whose name is a pattern (``\\addbibresource[glob]``).
+    ``beside`` marks a path relative to the file naming it (subfiles' ``\\subfix{path}``);
+    other bibliography names are read from the root document's folder.
     """
 
     kind: LinkKind
@@ -56,6 +58,7 @@ class Link:
     command: str
     base: str | None = None
     glob: bool = False
+    beside: bool = False
 
 
 class DocumentKind(StrEnum):

@@ -415,7 +415,7 @@ def _read_file_link(
         # subfiles: \subfix{path} names a path relative to the subfile itself
         item = _trimmed(text, subfix.start(1), subfix.end(1))
         if item is not None and "#" not in item[0] and "\\" not in item[0]:
-            links.append(Link(kind, item[0], Span(item[1], item[2]), name))
+            links.append(Link(kind, item[0], Span(item[1], item[2]), name, beside=True))
         return subfix.end()
     # biblatex reads a resource's name verbatim, braces and all (``bib/{a,b}.bib``)
     arg = _single_arg(text, pos, flat=False) if role == _BIBRESOURCE else None
