@@ -19,7 +19,8 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
-from citewarden.model import Code, DocumentKind, Finding, Location, ParsedDocument, Related, quoted
+from citewarden.checks.orphans import doc_folded
+from citewarden.model import Code, DocumentKind, Finding, Location, Related, quoted
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -39,15 +40,11 @@ def crossref_order_findings(ws: Workspace, projects: list[Project], memo: Memo) 
         if any(doc.nocite_all or doc.refsections or doc.newcites for doc in docs):
             continue
         cited = frozenset().union(
-            *(memo.get(("cited-folded", Ident(doc)), _folded, doc) for doc in docs)
+            *(memo.get(("cited-folded", Ident(doc)), doc_folded, doc) for doc in docs)
         )
         key = ("crossref-order", cited, *((path, Ident(index)) for path, index in bibs))
         found += memo.get(key, _skipped_targets, bibs, cited)
     return found
-
-
-def _folded(doc: ParsedDocument) -> frozenset[str]:
-    return frozenset(c.key.casefold() for c in doc.citations)
 
 
 def _skipped_targets(bibs: list[tuple[Path, BibIndex]], cited: frozenset[str]) -> list[Finding]:

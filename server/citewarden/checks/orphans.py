@@ -32,7 +32,7 @@ def doc_keys(doc: ParsedDocument) -> frozenset[str]:
     return frozenset(c.key for c in doc.citations)
 
 
-def _doc_folded(doc: ParsedDocument) -> frozenset[str]:
+def doc_folded(doc: ParsedDocument) -> frozenset[str]:
     return frozenset(c.key.casefold() for c in doc.citations)
 
 
@@ -50,7 +50,7 @@ def _cited_keys(
             if not doc.citations:
                 continue
             if project.casefold_keys:
-                folded |= memo.get(("cited-folded", Ident(doc)), _doc_folded, doc)
+                folded |= memo.get(("cited-folded", Ident(doc)), doc_folded, doc)
             else:
                 cited |= memo.get(("cited", Ident(doc)), doc_keys, doc)
     return cited, folded, False
