@@ -3,14 +3,19 @@
 
 The corpus has real batched answers for arXiv (``id_list=a,b``) and Semantic Scholar
 (``POST /paper/batch``) only; tests replay those as recorded.  For Crossref
-(``/works?filter=doi:a,doi:b``) and PubMed (``efetch.fcgi?id=a,b``) a batch answer is built
-here from the recorded single answers of its members, nothing else:
+(``/works?filter=doi:a,doi:b``), OpenAlex (``/works?filter=doi:a|b``) and PubMed
+(``efetch.fcgi?id=a,b``) a batch answer is built here from the recorded single answers of its
+members, nothing else:
 
 * Crossref: the ``message`` of each recorded ``/works/{doi}`` (200) response, projected on the
   ``select`` fields, as the ``items`` of a ``work-list`` message (the envelope Crossref
   documents for ``/works`` queries: status, message-type, message-version, message with
   facets, total-results, items, items-per-page, query).  Same-name filters are ORed, as
   Crossref documents.
+* OpenAlex (``/works?filter=doi:a|b``): each recorded ``/works/doi:{doi}`` work object,
+  projected on ``select``, as the ``results`` of the list envelope OpenAlex documents; when
+  a member has no recorded single answer, the recorded works page answers (the route
+  tests/data/api/openalex/manifest.json gives every ``/works`` query).
 * arXiv: the ``<entry>`` elements of each recorded single ``id_list`` feed, in one feed (a
   feed recorded for ``2104.12255v1`` also answers ``2104.12255``).
 * PubMed: the ``<PubmedArticle>`` / ``<PubmedBookArticle>`` elements of each recorded single
@@ -73,6 +78,39 @@ def crossref_batch(server: ReplayServer, path: str, query: str) -> Answer | None
     return 200, "application/json;charset=utf-8", json.dumps(body).encode()
 
 
+def openalex_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
+    """``/works?filter=doi:a|b``: the recorded ``/works/doi:{doi}`` work objects of the
+    members, projected on ``select``, as the ``results`` of the list envelope OpenAlex
+    documents (``meta`` with ``count``, ``page``, ``per_page``; ``results``; ``group_by``)."""
+    if path.rstrip("/") != "/openalex/works":
+        return None
+    params = dict(parse_qsl(query))
+    filters = [f for f in params.get("filter", "").split(",") if f]
+    if len(filters) != 1 or not filters[0].startswith("doi:"):
+        return None
+    select = [s for s in params.get("select", "").split(",") if s]
+    results = []
+    for doi in filters[0][4:].split("|"):
+        route = _single(server, f"/openalex/works/doi:{doi}", "")
+        if route is None:
+            return None  # the recorded works page answers (see the module docstring)
+        work = json.loads(route.body)
+        results.append({k: v for k, v in work.items() if k in select} if select else work)
+    per_page = int(params.get("per_page", "25"))
+    body = {
+        "meta": {
+            "count": len(results),
+            "db_response_time_ms": 12,
+            "page": 1,
+            "per_page": per_page,
+            "groups_count": None,
+        },
+        "results": results[:per_page],
+        "group_by": [],
+    }
+    return 200, "application/json", json.dumps(body).encode()
+
+
 def _arxiv_singles(server: ReplayServer) -> dict[str, Route]:
     """Recorded single ``id_list`` answers by the id asked, and by the id without its
     version (arXiv answers an unversioned id with the paper's latest version)."""
@@ -133,6 +171,7 @@ def pubmed_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
 
 
 def serve_batches(server: ReplayServer) -> ReplayServer:
-    """Let ``server`` answer batched Crossref, arXiv and PubMed requests from its singles."""
-    server.responders = [crossref_batch, arxiv_batch, pubmed_batch]
+    """Let ``server`` answer batched Crossref, OpenAlex, arXiv and PubMed requests from its
+    singles."""
+    server.responders = [crossref_batch, openalex_batch, arxiv_batch, pubmed_batch]
     return server

@@ -18,6 +18,7 @@ from pathlib import Path
 from citewarden.checks import check_workspace
 from citewarden.context.collect import (
     CitationContext,
+    abstract_sources,
     citation_contexts,
     unsupported_finding,
     works_of,
@@ -161,10 +162,14 @@ def verify_entries(
     settings: Settings,
     progress: Progress | None = None,
     notify: Notify | None = None,
+    *,
+    abstracts: bool = False,
 ) -> list[Verdict]:
     """One verdict per entry, in order, through the persistent cache (an entry whose key
     an earlier entry has too is verified on its own, as the editor does).  ``notify`` is
-    told, once each, what the user should know about the cache (rebuilt, unusable)."""
+    told, once each, what the user should know about the cache (rebuilt, unusable).
+    ``abstracts``: ask for the abstract of a matched work whose record has none (there are
+    citing sentences to score)."""
     import asyncio
 
     from citewarden.verify.engine import build_verifier
@@ -180,7 +185,7 @@ def verify_entries(
     bar = progress(len(entries)) if progress is not None else nullcontext(lambda _key: None)
 
     async def verify_all() -> list[dict[str, Verdict]]:
-        verifier = build_verifier(settings, offline=settings.verify.offline)
+        verifier = build_verifier(settings, offline=settings.verify.offline, abstracts=abstracts)
         if notify is not None:
             for notice in verifier.notices:
                 notify(notice)
@@ -248,7 +253,7 @@ def run_audit(
     verdicts: list[Verdict] | None = None
     wanted = [e for e in entries if policy.verifies(ws, e)]
     if verify and settings.verify.enabled and wanted:
-        verdicts = verify_entries(wanted, settings, progress, notify)
+        verdicts = verify_entries(wanted, settings, progress, notify, abstracts=_cites(ws, scope))
         pairs = _pairs(wanted, verdicts)
         extra = verdict_findings(ws, pairs, citation_sites=settings.verify.citation_sites)
         for finding in extra:
@@ -275,6 +280,15 @@ def run_audit(
     )
 
 
+def _cites(ws: Workspace, paths: Iterable[Path]) -> bool:
+    """Whether a document among ``paths`` cites anything (its contexts will be scored)."""
+    for path in paths:
+        doc = ws.document(path) if is_document(path) else None
+        if doc is not None and doc.citations:
+            return True
+    return False
+
+
 def collect_contexts(
     ws: Workspace,
     paths: Iterable[Path],
@@ -297,7 +311,7 @@ def collect_contexts(
         doc, text = ws.document(path), ws.text(path)
         if doc is not None and text is not None and doc.citations:
             docs.append((doc, text))
-    return citation_contexts(docs, works)
+    return citation_contexts(docs, works, abstract_sources(by_key))
 
 
 def judge_contexts(

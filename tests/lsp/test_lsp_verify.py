@@ -841,3 +841,44 @@ async def test_shutdown_closes_the_verification_clients(
         h.client.exit(None)
         await asyncio.wait_for(server.wait(), 30)
         h.client.capabilities = None  # shut down here: the fixture's teardown need not
+
+
+# ----------------------------------------------------------------------------------------
+# The citation's hover reads the abstract another record of the work lends
+# ----------------------------------------------------------------------------------------
+
+FILTERS = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+Buckets of fingerprints answer membership queries quickly \cite{⟦cite_vqf|pandey2021⟧}.
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@inproceedings{pandey2021,
+  title = {Vector Quotient Filters},
+  author = {Pandey, Prashant and Conway, Alex and Durie, Joe and Bender, Michael A. and Farach-Colton, Martin and Johnson, Rob},
+  booktitle = {Proceedings of the 2021 International Conference on Management of Data},
+  year = {2021},
+  doi = {10.1145/3448016.3452841},
+}
+"""
+
+
+async def test_the_citation_hover_shows_the_abstract_openalex_lends(
+    vstart: VStart, replay: ReplayServer
+) -> None:
+    """Crossref's record of the paper has no abstract; OpenAlex's record of its DOI has
+    one, asked in a batch, and the hover scores the sentence against it and names it."""
+    init = {"debounce_ms": 50, "verify": {"sources": ["crossref", "openalex"]}}
+    h = await vstart(files=FILTERS, init=init)
+    h.editor.open("main.tex")
+    await wait_for(lambda: h.statuses and h.statuses[-1].get("verified") == 1, timeout=30)
+    await wait_for(lambda: h.statuses[-1]["verifying"] is False, timeout=30)
+    text = await hover_text(h, "main.tex", inside(h.mark("main.tex", "cite_vqf")))
+    assert "Matched Crossref record" in text
+    assert "cited work's title and abstract" in text
+    assert "Abstract (OpenAlex):" in text
+    assert any(s.path == "/openalex/works" and "filter=doi" in s.query for s in replay.log), (
+        "the abstract was asked in OpenAlex's batch"
+    )

@@ -36,6 +36,8 @@ class CitationContext:
     title: str | None = None
     #: The judge's verdict, when one is configured: {"supported", "reason", "model"}.
     judge: Mapping[str, object] | None = None
+    #: The source whose record gave ``abstract``.
+    abstract_source: str | None = None
 
 
 def _plain(value: str | None) -> str:
@@ -72,10 +74,23 @@ def works_of(
     return works
 
 
+def abstract_sources(verdicts: Mapping[str, Verdict]) -> dict[str, str]:
+    """key -> the source whose record gave the matched work's abstract."""
+    out: dict[str, str] = {}
+    for key, verdict in verdicts.items():
+        match = verdict.match
+        if match is not None and match.abstract:
+            out[key] = match.abstract_source or match.source
+    return out
+
+
 def citation_contexts(
-    documents: Iterable[tuple[ParsedDocument, str]], works: Mapping[str, Work]
+    documents: Iterable[tuple[ParsedDocument, str]],
+    works: Mapping[str, Work],
+    sources: Mapping[str, str] | None = None,
 ) -> list[CitationContext]:
-    """The context of every citation of ``documents`` (document, text), in order."""
+    """The context of every citation of ``documents`` (document, text), in order;
+    ``sources`` names the source of each key's abstract (:func:`abstract_sources`)."""
     corpus = FieldCorpus(w for w in works.values() if w.title or w.abstract)
     out: list[CitationContext] = []
     for doc, text in documents:
@@ -89,9 +104,17 @@ def citation_contexts(
                 continue
             score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
             basis = "title+abstract" if work.abstract else "title"
+            source = (sources or {}).get(citation.key) if work.abstract else None
             out.append(
                 CitationContext(
-                    doc.path, citation, sentence, score, basis, work.abstract, work.title
+                    doc.path,
+                    citation,
+                    sentence,
+                    score,
+                    basis,
+                    work.abstract,
+                    work.title,
+                    abstract_source=source,
                 )
             )
     return out

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewarden.findings.verdicts import source_label
 from citewarden.lsp.completion import definitions
 from citewarden.lsp.context_corpus import CorpusKeeper
 from citewarden.lsp.features import Feature
@@ -161,7 +162,8 @@ class ContextHover(Feature):
         built = memo.built.get(at)
         if built is None or built.corpus is not corpus or built.work != work:
             score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
-            built = _Context(work, corpus, _context_lines(sentence, work, score))
+            lender = match_source(verdict) if work.abstract else None
+            built = _Context(work, corpus, _context_lines(sentence, work, score, lender))
             memo.built[at] = built
         lines = list(built.lines)
         match = verdict.match if verdict is not None else None
@@ -175,8 +177,19 @@ class ContextHover(Feature):
         return "\n\n".join(lines)
 
 
-def _context_lines(sentence: CitingSentence, work: Work, score: float) -> list[str]:
-    """The citation-context part of a hover: the score, the sentence and the abstract."""
+def match_source(verdict: Verdict | None) -> str | None:
+    """The source whose record gave the matched work's abstract."""
+    match = verdict.match if verdict is not None else None
+    if match is None or not match.abstract:
+        return None
+    return match.abstract_source or match.source
+
+
+def _context_lines(
+    sentence: CitingSentence, work: Work, score: float, lender: str | None = None
+) -> list[str]:
+    """The citation-context part of a hover: the score, the sentence and the abstract
+    (with the source that gave it)."""
     basis = "title and abstract" if work.abstract else "title"
     lines = [
         f"**Citation context:** relevance {score:.2f} (0 to 1, the sentence against the "
@@ -187,7 +200,8 @@ def _context_lines(sentence: CitingSentence, work: Work, score: float) -> list[s
         shown = work.abstract[:HOVER_ABSTRACT]
         if len(work.abstract) > HOVER_ABSTRACT:
             shown = shown.rsplit(" ", 1)[0] + " …"
-        lines.append(f"Abstract: {_md(shown)}")
+        label = f"Abstract ({_md(source_label(lender))})" if lender else "Abstract"
+        lines.append(f"{label}: {_md(shown)}")
     return lines
 
 

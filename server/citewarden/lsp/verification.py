@@ -307,9 +307,11 @@ def verdicts_by_key(
 
 
 def _build_verifier(settings: Settings) -> Any:
+    """The editor's verifier: its citations' hovers score sentences against the cited
+    works, so a matched work's abstract is asked for when its record has none."""
     from citewarden.verify.engine import build_verifier
 
-    return build_verifier(settings)
+    return build_verifier(settings, abstracts=True)
 
 
 def _preload_engine() -> None:

@@ -41,8 +41,11 @@ class Match:
     authors: tuple[str, ...] = ()
     year: int | None = None
     venue: str | None = None
-    #: The record's abstract (plain text), when the source gave one.
+    #: The work's abstract (plain text), when the record or another record of the work
+    #: (``abstract_source``) gave one.
     abstract: str | None = None
+    #: The source whose record gave ``abstract`` when it is not ``source``.
+    abstract_source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ The JSON report lists every citation under ``citations.cited``::
 
     {"key", "file", "line", "column",
      "context": {"sentence", "score": 0..1 | null, "basis": "title+abstract" | "title" | null,
+                 "abstract_source": the source whose record gave the abstract | null,
                  "judge": {"supported", "reason", "model"}  (only with a judge configured)}}
 
 The HTML section ranks the least related citations first (those the judge, when one is
@@ -21,6 +22,7 @@ from typing import Any
 
 from citewarden.audit import collect_contexts as collect
 from citewarden.context.collect import CitationContext, least_related
+from citewarden.findings.verdicts import source_label
 from citewarden.model import Location, VenueInfo
 
 __all__ = [
@@ -43,6 +45,7 @@ def context_json(c: CitationContext) -> dict[str, Any]:
         "sentence": c.sentence.text,
         "score": round(c.score, 4) if c.score is not None else None,
         "basis": c.basis,
+        "abstract_source": c.abstract_source,
     }
     if c.judge is not None:
         row["judge"] = dict(c.judge)
@@ -86,7 +89,11 @@ def context_section(contexts: Sequence[CitationContext], root: Path | None = Non
         if len(abstract) > HTML_ABSTRACT:
             abstract = abstract[:HTML_ABSTRACT].rsplit(" ", 1)[0] + " …"
         work = f"<b>{_esc(c.title or '')}</b>"
-        work += f"<br>{_esc(abstract)}" if abstract else "<br><i>no abstract known</i>"
+        if abstract:
+            lender = f" <small>(abstract from {_esc(source_label(c.abstract_source))})</small>"
+            work += f"<br>{_esc(abstract)}{lender if c.abstract_source else ''}"
+        else:
+            work += "<br><i>no abstract known</i>"
         rows.append(
             f"<tr><td class='num'>{c.score:.3f}</td><td><code>{_esc(c.citation.key)}</code>"
             f"<br><small>{_esc(where.as_posix())}</small></td>"

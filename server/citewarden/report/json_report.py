@@ -11,7 +11,7 @@ the working directory when the file lies under it, else absolute)::
         "duplicates": [{"kind": "key" | "work", "key", "file", "line", "column",
                         "other": {"key", "file", "line", "column"}}],
         "cited":      [{"key", "file", "line", "column",
-                        "context": {"sentence", "score", "basis"}}]
+                        "context": {"sentence", "score", "basis", "abstract_source"}}]
       },
       "diagnostics": [{"file", "line", "column", "end_line", "end_column",
                        "code", "severity", "message"}],

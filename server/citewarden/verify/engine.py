@@ -19,6 +19,7 @@ from pathlib import Path
 
 from citewarden.model import Code, Entry, Issue, Status, Tier, Verdict
 from citewarden.settings import Settings, VerifySettings
+from citewarden.verify.abstract_steps import AbstractSteps
 from citewarden.verify.evidence import Evidence
 from citewarden.verify.http import entry_budget
 from citewarden.verify.id_lookup import IdLookup
@@ -74,7 +75,7 @@ def skip_reason(entry: Entry, settings: VerifySettings) -> str | None:
     return None
 
 
-class Verifier(IdLookup, SearchSteps):
+class Verifier(IdLookup, SearchSteps, AbstractSteps):
     """Verifies entries against sources (already wrapped in the cache, if any)."""
 
     async def prefetch(self, entries: Iterable[Entry]) -> None:
@@ -143,7 +144,8 @@ class Verifier(IdLookup, SearchSteps):
             await self._notices(ev)
             venue_records = await self._venue_records(ev)
             venue_records += await journal_records(self.sources, ev.entry, venue_records)
-            return with_venue(decide(ev, entry.key), ev.entry, venue_records)
+            verdict = with_venue(decide(ev, entry.key), ev.entry, venue_records)
+            return await self._with_abstract(verdict)
         except _Cancelled:
             return None
         except Exception:  # one bad entry must not stop the others
@@ -204,11 +206,17 @@ def notices_of(records: Iterable[WorkRecord]) -> set[UpdateKind]:
 
 
 def build_verifier(
-    settings: Settings, *, offline: bool = False, snapshot: Path | None = None
+    settings: Settings,
+    *,
+    offline: bool = False,
+    snapshot: Path | None = None,
+    abstracts: bool = False,
 ) -> Verifier:
     """A verifier over the configured sources behind the persistent cache.
 
-    ``offline`` answers from the cache (and the snapshot, if any) only.  Close it with
+    ``offline`` answers from the cache (and the snapshot, if any) only.  ``abstracts``
+    asks the sources for the abstract of a matched work whose record has none (a run with
+    citing sentences to score; see :mod:`citewarden.verify.abstract_steps`).  Close it with
     ``await verifier.aclose()`` (releases the HTTP client and the cache).
     """
     from citewarden.cache import Cache
@@ -234,6 +242,7 @@ def build_verifier(
         snapshot=snapshot,
     )
     verifier = Verifier(sources, settings.verify)
+    verifier.abstracts = abstracts
     verifier.notices = notices
     verifier._closers.append(http.aclose)
     if cache is not None:
