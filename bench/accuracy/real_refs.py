@@ -21,7 +21,7 @@ import asyncio
 import json
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "server"))
 
-from citewarden.model import Entry, Severity, Status  # noqa: E402
+from citewarden.model import Entry, Severity, Status, Verdict  # noqa: E402
 from citewarden.settings import VerifySettings  # noqa: E402
 from citewarden.verify.engine import Verifier  # noqa: E402
 from citewarden.verify.normalize import fold, make_entry  # noqa: E402
@@ -131,9 +131,26 @@ def entries() -> list[Entry]:
     return out
 
 
+def abstract_coverage(verdicts: Iterable[Verdict]) -> str:
+    """How many matched works the citation context can read an abstract of: the matched
+    record's own, one another record of the work lent (by source), none."""
+    matched = [v.match for v in verdicts if v.match is not None]
+    own = sum(1 for m in matched if m.abstract and not m.abstract_source)
+    lent = Counter(m.abstract_source for m in matched if m.abstract and m.abstract_source)
+    none = sum(1 for m in matched if not m.abstract)
+    asked = sum(1 for m in matched if not m.abstract and m.doi)
+    by_source = ", ".join(f"{name} {n}" for name, n in lent.most_common())
+    return (
+        f"abstracts of the {len(matched)} matched works: the matched record's own {own}, "
+        f"lent by another record of the work {sum(lent.values())} ({by_source or 'none'}), "
+        f"none {none} ({asked} of them with a DOI the lenders were asked by)"
+    )
+
+
 async def run(show: int) -> int:
     settings = VerifySettings(sources=("crossref", "openalex", "semanticscholar", "dblp"))
     verifier = Verifier(sources(), settings, today=AS_OF)
+    verifier.abstracts = True  # as a run with citing sentences to score asks
     items = entries()
     verdicts = await verifier.verify_many(items)
     statuses = Counter(v.status.value for v in verdicts.values())
@@ -148,6 +165,7 @@ async def run(show: int) -> int:
     print(f"statuses: {dict(statuses.most_common())}")
     print(f"tiers:    {dict(sorted(tiers.items()))}")
     print(f"warning/error codes: {dict(codes.most_common())}")
+    print(abstract_coverage(verdicts.values()))
     by_key = {e.key: e for e in items}
     shown = 0
     for key, v in verdicts.items():
