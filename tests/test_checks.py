@@ -428,6 +428,49 @@ Text [@a; @b].
 """,
         [("main.tex", Code.EMPTY_KEY, "e")],
     ),
+    "a space after a citation key": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{ a, ⟦s1|b⟧ } \cite{⟦s2|a⟧
+  , b} \cite{⟦s3|a⟧ % why
+} \cite{a% why
+} \input{sec}
+\bibliography{refs}
+\end{document}
+--- sec.tex
+\newcommand{\mycite}[1]{\citep{#1}}
+\mycite{⟦s4|b⟧ }
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+""",
+        [
+            ("main.tex", Code.KEY_SPACE, "s1"),
+            ("main.tex", Code.KEY_SPACE, "s2"),
+            ("main.tex", Code.KEY_SPACE, "s3"),
+            ("sec.tex", Code.KEY_SPACE, "s4"),
+        ],
+    ),
+    "the cite package trims the keys, in any file of the project": (
+        r"""
+--- main.tex
+\documentclass{article}
+\input{setup}
+\begin{document}
+\cite{a } \cite{b
+ }
+\bibliography{refs}
+\end{document}
+--- setup.tex
+\usepackage[nomove]{cite}
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+""",
+        [],
+    ),
     "BibTeX matches keys case-insensitively, biber does not": (
         r"""
 --- bibtex.tex

@@ -104,14 +104,24 @@ def test_json_report_end_to_end(tmp_path: Path) -> None:
             "file": "paper/body.tex",
             "line": 1,
             "column": 12,
-            "context": {"sentence": "Text and.", "score": None, "basis": None},
+            "context": {
+                "sentence": "Text and.",
+                "score": None,
+                "basis": None,
+                "abstract_source": None,
+            },
         },
         {
             "key": "lamport1994",
             "file": "paper/body.tex",
             "line": 1,
             "column": 33,
-            "context": {"sentence": "Text and.", "score": 0.0, "basis": "title"},
+            "context": {
+                "sentence": "Text and.",
+                "score": 0.0,
+                "basis": "title",
+                "abstract_source": None,
+            },
         },
     ]
     assert report["citations"] == {

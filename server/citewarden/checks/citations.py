@@ -1,4 +1,5 @@
-"""Citation checks: dangling citations, orphan entries, empty keys, missing files, crossref.
+"""Citation checks: dangling citations, orphan entries, empty keys, keys followed by a space
+(:mod:`~citewarden.checks.key_spaces`), missing files, crossref.
 
 Rules:
 
@@ -36,6 +37,7 @@ from typing import TYPE_CHECKING
 from citewarden.checks import Ident, Memo, units
 from citewarden.checks.dangling import checks_dangling, dangling_findings, is_defined, is_quarto
 from citewarden.checks.defined import Defined, defined_names, defined_token, project_delta
+from citewarden.checks.key_spaces import key_space_findings
 from citewarden.checks.orphans import bibitem_orphans, orphan_findings
 from citewarden.model import (
     Code,
@@ -68,10 +70,24 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
             ("defined", token, project.casefold_keys), defined_names, ws, project, memo
         )
         delta = project_delta(ws, project)
-        for path, doc in ws.project_documents(project):
+        documents = list(ws.project_documents(project))
+        spaces = project.kind is DocumentKind.LATEX and not any(
+            doc.cite_trims for _, doc in documents
+        )
+        for path, doc in documents:
             if not doc.citations:
                 continue
             found += memo.get(("empty", path, Ident(doc)), _empty_keys, path, doc)
+            text = ws.text(path) if spaces else None
+            if text is not None:
+                found += memo.get(
+                    ("key-space", path, Ident(doc), project.casefold_keys),
+                    key_space_findings,
+                    path,
+                    doc,
+                    text,
+                    project.casefold_keys,
+                )
             if checks_dangling(ws, project):
                 found += memo.get(
                     (

@@ -161,6 +161,8 @@ class ParsedDocument:
     #: main list: ``"all"`` (bibunits with ``globalcitecopy``), ``"natbib"`` (natbib is
     #: loaded: its starred commands are its own), or ``""``
     cite_copy: str = ""
+    #: loads a package that trims the spaces around citation keys (``cite``, ``overcite``)
+    cite_trims: bool = False
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False

@@ -83,6 +83,7 @@ class Code(StrEnum):
     NONEXISTENT_VENUE = "nonexistent-venue"
     # --- citation index (appended) -----------------------------------------------------
     BIB_UNRESOLVED = "bibliography-unresolved"
+    KEY_SPACE = "key-space"
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +177,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.MISSING_BIBLIOGRAPHY: S.ERROR,
         Code.MISSING_INCLUDE: S.WARNING,
         Code.EMPTY_KEY: S.ERROR,
+        Code.KEY_SPACE: S.ERROR,
         Code.BIB_SYNTAX: S.ERROR,
         Code.UNDEFINED_STRING: S.WARNING,
         Code.MISSING_CROSSREF: S.WARNING,

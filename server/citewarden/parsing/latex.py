@@ -501,6 +501,7 @@ def parse_latex(
         bare_putbibs=units.bare,
         body_start=body_start,
         cite_copy=latex_bibunits.copy_option(text),
+        cite_trims=latex_bibunits.trims_keys(text),
         bib_backend=backend,
         chapterbib=bool(chapterbib),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),

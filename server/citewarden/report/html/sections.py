@@ -234,6 +234,7 @@ def index_section(data: AuditData) -> str:
         Code.YAML_SYNTAX,
         Code.BIB_OUTSIDE_ROOT,
         Code.BIB_UNRESOLVED,
+        Code.KEY_SPACE,
     }
     shown = [f for f in data.findings if f.finding.code in index_codes]
     if not shown:
