@@ -658,3 +658,69 @@ def test_a_space_after_a_citation_key_is_an_error_where_latex_keeps_it(
         fixed = fixed[: edit.span.start] + edit.new_text + fixed[edit.span.end :]
     main.write_text(fixed, encoding="utf-8")
     assert tools_report() == set()
+
+
+_NOCITE_PLACES = {
+    "preamble, before the package": "\\nocite{{{keys}}}\n{package}",
+    "preamble, after the package": "{package}\\nocite{{{keys}}}\n",
+    "preamble, in \\AtBeginDocument": "{package}\\AtBeginDocument{{\\nocite{{{keys}}}}}\n",
+    "preamble, in a definition used in the body": "{package}\\newcommand{{\\all}}{{\\nocite{{{keys}}}}}\n",
+}
+
+
+@pytest.mark.parametrize("keys", ["b1", "*"])
+@pytest.mark.parametrize("place", sorted(_NOCITE_PLACES))
+@pytest.mark.parametrize("package", ["", "natbib", "cite", "harvard", "hyperref"])
+def test_a_nocite_in_the_preamble_cites_what_bibtex_reads(
+    tmp_path: Path, package: str, place: str, keys: str
+) -> None:
+    """LaTeX keeps a preamble ``\\nocite`` for ``\\begin{document}``; natbib, cite and
+    harvard write it at once, to an .aux not open yet, so it is lost.  The entries BibTeX
+    lists are those citewarden counts as cited (the others are orphans), and a lost
+    ``\\nocite`` gets a warning whose fix makes BibTeX list them."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(
+        "".join(f"@misc{{{k}, title={{T}}, author={{A, B}}, year={{2000}}}}\n" for k in "abc")
+        .replace("{a,", "{a1,")
+        .replace("{b,", "{b1,")
+        .replace("{c,", "{c1,"),
+        encoding="utf-8",
+    )
+    loaded = f"\\usepackage{{{package}}}\n" if package else ""
+    preamble = _NOCITE_PLACES[place].format(package=loaded, keys=keys)
+    use = "\\all\n" if "definition" in place else ""
+    main = tmp_path / "main.tex"
+    source = (
+        f"\\documentclass{{article}}\n{preamble}\\begin{{document}}\n{use}x \\cite{{a1}}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n"
+    )
+    main.write_text(source, encoding="utf-8")
+
+    def listed() -> set[str]:
+        run_latex(tmp_path, "main.tex", "bibtex")
+        bbl = (tmp_path / "main.bbl").read_text(errors="replace")
+        return {k.strip() for k in _BBL_BIBITEM.findall(bbl)}
+
+    def orphans_and_lost() -> tuple[set[str], list[Any]]:
+        ws = Workspace(Settings(), root=tmp_path)
+        ws.add_file(main)
+        found = check(ws)
+        orphans = {
+            f.data["key"] for f in found.get(tmp_path / "refs.bib", []) if f.code is Code.ORPHAN
+        }
+        lost = [f for f in found.get(main, []) if f.code is Code.NOCITE_IN_PREAMBLE]
+        return orphans, lost
+
+    orphans, lost = orphans_and_lost()
+    assert {"a1", "b1", "c1"} - listed() == orphans
+    assert bool(lost) == (package in ("natbib", "cite", "harvard") and "after" in place)
+    if lost:
+        [finding] = lost
+        [fix] = finding.fixes
+        fixed = source
+        for edit in sorted(fix.edits, key=lambda e: -e.span.start):
+            fixed = fixed[: edit.span.start] + edit.new_text + fixed[edit.span.end :]
+        main.write_text(fixed, encoding="utf-8")
+        assert listed() == ({"a1", "b1", "c1"} if keys == "*" else {"a1", "b1"})
+        orphans, lost = orphans_and_lost()
+        assert not lost and {"a1", "b1", "c1"} - listed() == orphans

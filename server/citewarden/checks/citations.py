@@ -1,5 +1,6 @@
 """Citation checks: dangling citations, orphan entries, empty keys, keys followed by a space
-(:mod:`~citewarden.checks.key_spaces`), missing files, crossref.
+(:mod:`~citewarden.checks.key_spaces`), a lost preamble ``\\nocite``
+(:mod:`~citewarden.checks.preamble_nocite`), missing files, crossref.
 
 Rules:
 
@@ -39,6 +40,7 @@ from citewarden.checks.dangling import checks_dangling, dangling_findings, is_de
 from citewarden.checks.defined import Defined, defined_names, defined_token, project_delta
 from citewarden.checks.key_spaces import key_space_findings
 from citewarden.checks.orphans import bibitem_orphans, orphan_findings
+from citewarden.checks.preamble_nocite import preamble_nocite_findings
 from citewarden.model import (
     Code,
     DocumentKind,
@@ -75,6 +77,10 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
             doc.cite_trims for _, doc in documents
         )
         for path, doc in documents:
+            if doc.lost_nocites and (text := ws.text(path)) is not None:
+                found += memo.get(
+                    ("preamble-nocite", path, Ident(doc)), preamble_nocite_findings, path, doc, text
+                )
             if not doc.citations:
                 continue
             found += memo.get(("empty", path, Ident(doc)), _empty_keys, path, doc)

@@ -163,6 +163,10 @@ class ParsedDocument:
     cite_copy: str = ""
     #: loads a package that trims the spaces around citation keys (``cite``, ``overcite``)
     cite_trims: bool = False
+    #: ``\\nocite`` commands of the preamble, at its top level, after a package whose
+    #: ``\\nocite`` writes nothing there (natbib, cite, harvard): (command span, package);
+    #: their keys are not citations
+    lost_nocites: tuple[tuple[Span, str], ...] = ()
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False

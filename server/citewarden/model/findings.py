@@ -84,6 +84,7 @@ class Code(StrEnum):
     # --- citation index (appended) -----------------------------------------------------
     BIB_UNRESOLVED = "bibliography-unresolved"
     KEY_SPACE = "key-space"
+    NOCITE_IN_PREAMBLE = "nocite-in-preamble"
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +179,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.MISSING_INCLUDE: S.WARNING,
         Code.EMPTY_KEY: S.ERROR,
         Code.KEY_SPACE: S.ERROR,
+        Code.NOCITE_IN_PREAMBLE: S.WARNING,
         Code.BIB_SYNTAX: S.ERROR,
         Code.UNDEFINED_STRING: S.WARNING,
         Code.MISSING_CROSSREF: S.WARNING,

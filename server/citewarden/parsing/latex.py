@@ -323,6 +323,11 @@ def parse_latex(
     suppressed: set[int] = set()
     nocite_all = is_root = False
     body_start = -1  # where \begin{document} stands
+    # a package whose \nocite writes at once, loaded in the preamble: (package, \nocite
+    # commands after it at the preamble's top level, which cite nothing)
+    nocite_now: str | None = None
+    lost_nocites: list[tuple[Span, str]] = []
+    preamble_top: latex_static.TopLevel | None = None
     subfiles_parent: str | None = None
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     n = len(text)
@@ -410,6 +415,13 @@ def parse_latex(
         elif role in _CITING:
             full = name + ("*" if m.group(3) else "")
             kind = CitationKind.NOCITE if role == _NOCITE else CitationKind.CITE
+            if kind is CitationKind.NOCITE and nocite_now and is_root and body_start < 0:
+                preamble_top = preamble_top or latex_static.TopLevel(text)
+                if preamble_top.at(start):  # not in a hook, a definition or a conditional
+                    groups, end = _cite_groups(text, pos, False)
+                    lost_nocites.append((sound_span(start, end), nocite_now))
+                    pos = max(pos, end)
+                    continue
             simple = _SIMPLE_CITE_ARGS.match(text, pos) if role in _SINGLE else None
             if simple is not None:
                 end = simple.end()
@@ -461,6 +473,8 @@ def parse_latex(
                 refsections, units = _units(text, links)
             pos = _skip_environment(text, pos)
         elif role == _PACKAGE:
+            if body_start < 0 and nocite_now is None:
+                nocite_now = latex_static.nocite_now(text, start)
             package_backend, package_chapterbib = latex_static.read_package(text, start)
             backend = backend or package_backend
             chapterbib = package_chapterbib if chapterbib is None else chapterbib
@@ -502,6 +516,7 @@ def parse_latex(
         body_start=body_start,
         cite_copy=latex_bibunits.copy_option(text),
         cite_trims=latex_bibunits.trims_keys(text),
+        lost_nocites=tuple(lost_nocites),
         bib_backend=backend,
         chapterbib=bool(chapterbib),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),

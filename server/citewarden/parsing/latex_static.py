@@ -428,6 +428,21 @@ _BACKEND = re.compile(r"(?:^|,)\s*backend\s*=\s*([A-Za-z0-9]+)")
 _CHAPTERBIB_GATHERING = frozenset({"gather", "duplicate", "rootbib"})
 
 
+#: Packages whose ``\\nocite`` writes to the .aux at once, so that one in the preamble
+#: (after the package is loaded) is lost: LaTeX opens the .aux at ``\\begin{document}``.
+#: LaTeX's own ``\\nocite`` keeps a preamble one for then.
+NOCITE_NOW = ("natbib", "cite", "harvard")
+
+
+def nocite_now(text: str, start: int) -> str | None:
+    """The package of :data:`NOCITE_NOW` the ``\\usepackage`` at ``text[start]`` loads."""
+    m = _PACKAGE.match(text, start)
+    if m is None:
+        return None
+    packages = {name.strip() for name in m.group(2).split(",")}
+    return next((name for name in NOCITE_NOW if name in packages), None)
+
+
 def read_package(text: str, start: int) -> tuple[str | None, bool | None]:
     """The ``\\usepackage`` at ``text[start]``: the ``backend=`` option (lower case) when it
     loads biblatex with one, and whether it loads chapterbib without an option that

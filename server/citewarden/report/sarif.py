@@ -102,6 +102,10 @@ RULE_TEXT: Mapping[Code, str] = {
         "a remote resource or a pattern too wide to follow: its entries are unknown, so no "
         "citation of the project is reported dangling."
     ),
+    Code.NOCITE_IN_PREAMBLE: (
+        "A \\nocite in the preamble after natbib, cite or harvard is loaded cites nothing: "
+        "BibTeX never sees its keys."
+    ),
     Code.KEY_SPACE: (
         "A space follows a citation key: LaTeX looks the key up with the space, so the "
         "citation is undefined, and BibTeX skips the citation."
