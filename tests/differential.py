@@ -196,6 +196,12 @@ _WRAPPERS_BIBLATEX = [
     ("\\newcommand{\\wf}[1]{\\Parencite{#1}}", "\\wf{{{a}}}", "wrapcap"),
     ("\\let\\wl\\parencite", "\\wl{{{a}}}", "let"),
     ("\\NewDocumentCommand{\\wx}{om}{\\parencite{#2}}", "\\wx[x]{{{a}}}", "xparse"),
+    (
+        "\\DeclareCiteCommand{\\wd}{\\usebibmacro{prenote}}{\\printfield{title}}"
+        "{\\multicitedelim}{\\usebibmacro{postnote}}",
+        "\\wd[see][1]{{{a},{b}}}",
+        "declared",
+    ),
 ]
 
 

@@ -53,6 +53,7 @@ CITATION_CASES = {
     ),
     "biblatex volcite": r"\volcite[see]{3}[12]{⟦a⟧} \Pvolcite{2}{⟦b⟧} \ftvolcite{IV}[5--7]{⟦c⟧}",
     "natbib aliases": r"\citetalias{⟦a⟧} \citepalias[p.~2]{⟦b⟧}",
+    "bibentry": r"\bibentry{⟦a⟧}",
     "multicite with global notes": (
         r"\cites(see)(and others)[p.~1]{⟦k1⟧,⟦k2⟧}[chap.~2][]{⟦k3⟧}{⟦k4⟧} then text"
     ),
@@ -170,6 +171,15 @@ def test_extra_commands_are_citations() -> None:
         (r"\newcommand{\refs}[1]{\bibliography{#1,more}}", []),  # not its argument alone
         (r"\renewcommand{\citet}[1]{\citeauthor{#1}}", []),  # already a citation command
         (r"% \newcommand{\c}[1]{\cite{#1}}", []),  # commented out
+        # biblatex's own definitions of citation commands
+        (
+            r"\DeclareCiteCommand{\citejournal}{\usebibmacro{prenote}}"
+            r"{\printfield{journaltitle}}{\multicitedelim}{\usebibmacro{postnote}}",
+            ["citejournal/like cite"],
+        ),
+        (r"\DeclareMultiCiteCommand{\citejournals}{\citejournal}{;}", ["citejournals/like cites"]),
+        (r"\DeclareCiteCommand*{\citejournal}{}{}{}{}", []),  # \citejournal* of an existing one
+        (r"\DeclareCiteCommand{\cite}{}{}{}{}", []),  # already a citation command
     ],
 )
 def test_find_citation_macros(definition: str, macros: list[str]) -> None:

@@ -27,6 +27,8 @@ _CITE_BASE = (
     "shortciteA", "shortciteN", "shortciteauthor", "shortciteauthorNP", "fullciteNP",
     "fullciteA", "fullciteN", "fullciteauthor", "fullciteauthorNP", "maskcite",
     "maskciteNP", "maskciteA", "citeasnoun", "possessivecite",
+    # bibentry: the whole entry in the text (it cites the key)
+    "bibentry",
 )  # fmt: skip
 _VOLCITE_BASE = (
     "volcite", "pvolcite", "fvolcite", "ftvolcite", "svolcite", "tvolcite", "avolcite",
@@ -104,7 +106,8 @@ _FIXED_ROLES: dict[str, str] = {
         (
             "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",
             "gdef", "edef", "xdef", "let", "NewDocumentCommand", "RenewDocumentCommand",
-            "ProvideDocumentCommand", "DeclareDocumentCommand",
+            "ProvideDocumentCommand", "DeclareDocumentCommand", "DeclareCiteCommand",
+            "DeclareMultiCiteCommand",
         ),
         _DEFINE,
     ),

@@ -32,7 +32,12 @@ _DEFINITION = re.compile(
     r"|\\(?:New|Renew|Provide|Declare)DocumentCommand\s*"
     r"(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}\s*\{"
     r"|\\let\s*\\([A-Za-z@]+)\s*(?:=\s*)?\\([A-Za-z@]+)(?![A-Za-z@])"
+    r"|\\Declare(Multi)?CiteCommand(?!\*)\s*(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))"
 )
+#: biblatex's own definitions of citation commands: a ``\\DeclareCiteCommand`` reads its
+#: arguments as ``\\cite`` does, a ``\\DeclareMultiCiteCommand`` as ``\\cites`` (the
+#: starred ``\\DeclareCiteCommand*{\\name}`` defines ``\\name*`` of an existing one)
+_DECLARED_LIKE = {False: "cite", True: "cites"}
 
 
 #: a body passing its one argument to ``\\bibliography``
@@ -141,6 +146,11 @@ def read_definition(
     m = _DEFINITION.match(text, start)
     if m is None:
         return None, -1, -1
+    if m.group(13) or m.group(14):  # \DeclareCiteCommand{\name}: a citation command
+        name = m.group(13) or m.group(14)
+        if name in builtin:
+            return None, -1, -1
+        return CitationMacro(name, "", (), like=_DECLARED_LIKE[bool(m.group(12))]), -1, -1
     if m.group(10):
         name, target = m.group(10), m.group(11)
         if (is_citing(target) or target in _ALIASED_LINKS) and name not in builtin:
