@@ -9,7 +9,12 @@ from citewarden.settings import SEVERITY_NAMES
 from citewarden.settings import TIER_SEVERITY as TIER_SETTING
 from citewarden.verify.severity import CODE_TIER, SCALE, TIER_SEVERITY, finding_severity
 
-INDEX_CODES_APPENDED = {Code.BIB_OUTSIDE_ROOT, Code.BIB_UNRESOLVED}
+INDEX_CODES_APPENDED = {
+    Code.BIB_OUTSIDE_ROOT,
+    Code.BIB_UNRESOLVED,
+    Code.KEY_SPACE,
+    Code.NOCITE_IN_PREAMBLE,
+}
 VERIFICATION = [
     c
     for c in Code
