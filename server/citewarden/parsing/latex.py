@@ -326,6 +326,7 @@ def parse_latex(
     # a package whose \nocite writes at once, loaded in the preamble: (package, \nocite
     # commands after it at the preamble's top level, which cite nothing)
     nocite_now: str | None = None
+    cite_trims = False  # loads a package that trims citation keys
     lost_nocites: list[tuple[Span, str]] = []
     preamble_top: latex_static.TopLevel | None = None
     subfiles_parent: str | None = None
@@ -473,8 +474,10 @@ def parse_latex(
                 refsections, units = _units(text, links)
             pos = _skip_environment(text, pos)
         elif role == _PACKAGE:
+            packages = latex_static.package_names(text, start)
+            cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
             if body_start < 0 and nocite_now is None:
-                nocite_now = latex_static.nocite_now(text, start)
+                nocite_now = latex_static.nocite_now(packages)
             package_backend, package_chapterbib = latex_static.read_package(text, start)
             backend = backend or package_backend
             chapterbib = package_chapterbib if chapterbib is None else chapterbib
@@ -515,7 +518,7 @@ def parse_latex(
         bare_putbibs=units.bare,
         body_start=body_start,
         cite_copy=latex_bibunits.copy_option(text),
-        cite_trims=latex_bibunits.trims_keys(text),
+        cite_trims=cite_trims,
         lost_nocites=tuple(lost_nocites),
         bib_backend=backend,
         chapterbib=bool(chapterbib),

@@ -91,24 +91,6 @@ def copy_option(text: str) -> str:
     return option
 
 
-#: Packages that trim the spaces around each key of a citation list (the cite bundle).
-TRIMMING = frozenset({"cite", "overcite"})
-
-
-def trims_keys(text: str) -> bool:
-    """Whether ``text`` loads a package that trims spaces around citation keys
-    (:data:`TRIMMING`): LaTeX's own ``\\cite``, natbib, biblatex and the others keep a
-    space written after a key as part of it."""
-    if "cite" not in text:
-        return False
-    for m in _PACKAGES.finditer(text):
-        if latex_static.in_comment(text, m.start()):
-            continue
-        if TRIMMING & {name.strip() for name in m.group(2).split(",")}:
-            return True
-    return False
-
-
 def copied(options: set[str]) -> str:
     """Which citations of a unit also go to the main list, from the :func:`copy_option`
     of a project's files: all with ``globalcitecopy``; else those of ``\\cite*`` and

@@ -444,12 +444,19 @@ _CHAPTERBIB_GATHERING = frozenset({"gather", "duplicate", "rootbib"})
 NOCITE_NOW = ("natbib", "cite", "harvard")
 
 
-def nocite_now(text: str, start: int) -> str | None:
-    """The package of :data:`NOCITE_NOW` the ``\\usepackage`` at ``text[start]`` loads."""
+#: Packages that trim the spaces around each key of a citation list (the cite bundle):
+#: LaTeX's own ``\\cite``, natbib, biblatex and the others keep a space after a key.
+TRIMMING = frozenset({"cite", "overcite"})
+
+
+def package_names(text: str, start: int) -> frozenset[str]:
+    """The packages the ``\\usepackage`` at ``text[start]`` loads."""
     m = _PACKAGE.match(text, start)
-    if m is None:
-        return None
-    packages = {name.strip() for name in m.group(2).split(",")}
+    return frozenset(name.strip() for name in m.group(2).split(",")) if m else frozenset()
+
+
+def nocite_now(packages: frozenset[str]) -> str | None:
+    """The package of :data:`NOCITE_NOW` among ``packages``."""
     return next((name for name in NOCITE_NOW if name in packages), None)
 
 
