@@ -21,7 +21,7 @@ import pytest
 import replay as replay_fixtures
 from batch_replay import serve_batches
 from citewarden.cache import Cache
-from citewarden.model import Entry
+from citewarden.model import Code, Entry
 from citewarden.settings import VerifySettings
 from citewarden.verify import plan
 from citewarden.verify.coalesce import Coalescer
@@ -123,24 +123,50 @@ async def test_doi_entries_are_fetched_in_one_batch_then_from_the_cache(
     cache.close()
 
 
-async def test_a_doi_the_batch_answer_lacks_is_asked_on_its_own(
+async def test_a_doi_an_ored_batch_answer_lacks_goes_to_doi_org(
     replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
 ) -> None:
-    # with the cache too: the batch's silence about a DOI is not kept as "not at Crossref"
+    # the batch holds another of its DOIs (its filters were ORed) and 10.1126/foo is plain
+    # modern DOI syntax: its absence is Crossref's 404, so doi.org is asked next (its
+    # recorded 404: the DOI does not exist) and /works/10.1126/foo never is
     serve_batches(replay)
     known = entry_for(0, recorded_crossref_works()[0])
-    unknown = make_entry("gone", "article", {"title": "Not a work", "doi": "10.1371/notarealdoi"})
+    fields = {"title": "Gravity waves from nowhere", "author": "Roe, Richard", "doi": "10.1126/foo"}
+    unknown = make_entry("foo", "article", fields)
     cache = Cache(tmp_path / "cache")
-    verifier = crossref_verifier(replay, replay_http, cache)
-    verdicts = await verifier.verify_many([known, unknown])
-    cache.close()
-    assert replay.requests_to("/crossref/works/10.1371/notarealdoi") == 1  # the recorded 404
-    batches = [s for s in replay.log if "filter" in parse_qs(s.query)]
-    assert (
-        len(batches) == 1 and "doi:10.1371/notarealdoi" in parse_qs(batches[0].query)["filter"][0]
-    )
-    assert verdicts["gone"].status.value in {"not_found", "unverified"}
+    verdicts = await crossref_verifier(replay, replay_http, cache).verify_many([known, unknown])
+    assert replay.requests_to("/crossref/works/10.1126/foo") == 0
+    assert replay.requests_to("/doi/10.1126/foo") == 1
+    (batch,) = [s for s in replay.log if "filter" in parse_qs(s.query)]
+    assert "doi:10.1126/foo" in parse_qs(batch.query)["filter"][0]
+    assert Code.DOI_NOT_FOUND in {i.code for i in verdicts["foo"].issues}
     assert verdicts[known.key].status.value == "verified"
+    assert not replay.unmatched
+    # kept as Crossref's "not found" in the cache: a later run asks nothing of Crossref
+    replay.log.clear()
+    again = await crossref_verifier(replay, replay_http, cache).verify_many([unknown])
+    cache.close()
+    assert again["foo"] == verdicts["foo"]
+    assert not [s for s in replay.log if s.path.startswith("/crossref")]
+
+
+async def test_a_doi_the_batch_answer_cannot_vouch_for_is_asked_on_its_own(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # an answer holding none of its DOIs may be an AND of the filters, and a DOI outside
+    # the plain syntax may not be carried by the filter: /works/{doi} is asked for each
+    serve_batches(replay)
+    sici = "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-o"
+    entries = [
+        make_entry("gone", "article", {"title": "Not a work", "doi": "10.1371/notarealdoi"}),
+        make_entry("old", "article", {"title": "An old work", "doi": sici}),
+    ]
+    verdicts = await crossref_verifier(replay, replay_http, None).verify_many(entries)
+    (batch,) = [s for s in replay.log if "filter" in parse_qs(s.query)]
+    assert "doi:10.1371/notarealdoi" in parse_qs(batch.query)["filter"][0]
+    assert replay.requests_to("/crossref/works/10.1371/notarealdoi") == 1  # the recorded 404
+    assert len([s for s in replay.log if s.path.startswith("/crossref/works/10.1002")]) == 1
+    assert verdicts["gone"].status.value in {"not_found", "unverified"}
 
 
 async def test_crossref_batch_records_equal_the_single_records(

@@ -7,7 +7,7 @@ from urllib.parse import parse_qs
 import replay as replay_fixtures
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Outcome, Query, UpdateKind
-from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl
+from citewarden.verify.sources.crossref import CrossrefSource, filter_safe, work_from_csl
 from replay import ReplayServer, recorded_json
 
 # the loopback replay fixtures
@@ -192,10 +192,29 @@ async def test_batch_lookup_is_one_filter_request(
     out = await source(replay, replay_http).by_dois([*present, "10.1371/notarealdoi"])
     assert out[present[0].lower()].records[0].title == one["title"][0]
     assert out[present[1].lower()].outcome is Outcome.FOUND
-    # absent from the answer: left out (only /works/{doi} says "not at Crossref")
-    assert "10.1371/notarealdoi" not in out
+    # absent from an answer that holds others of its DOIs (ORed filters): not at Crossref
+    assert out["10.1371/notarealdoi"].outcome is Outcome.NOT_FOUND
     (seen,) = replay.log
     assert parse_qs(seen.query)["filter"] == [
         f"doi:{present[0].lower()},doi:{present[1].lower()},doi:10.1371/notarealdoi"
     ]
     assert replay_http.stats.requests == {"crossref-query": 1}
+
+
+async def test_batch_absences_it_cannot_vouch_for_are_left_out(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # an answer holding none of the DOIs asked may be an AND of the filters; a DOI outside
+    # the plain modern syntax may not be carried by the filter: neither is "not found",
+    # so the plan asks /works/{doi} for them
+    src = source(replay, replay_http)
+    assert await src.by_dois(["10.1371/notarealdoi", "10.1126/foo"]) == {}
+    one = recorded_json("crossref", "test-works__test_works_with_one_id.json")["message"]
+    sici = "10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-O"
+    replay.log.clear()
+    out = await src.by_dois([one["DOI"], sici, "10.1000/a,b"])
+    assert set(out) == {one["DOI"].lower()}
+    (seen,) = replay.log  # the DOI with a comma is not sent: it would break the filter
+    assert parse_qs(seen.query)["filter"] == [f"doi:{one['DOI'].lower()},doi:{sici.lower()}"]
+    assert [filter_safe(d) for d in ("10.1126/foo", "10.1016/j.cell.2020.01.001")] == [True, True]
+    assert not any(map(filter_safe, (sici.lower(), "10.1000/a,b", "10.1000/x:y", "10.1/x")))

@@ -14,11 +14,13 @@ plan; except that a batch whose answer was over the body cap is asked again in h
 look-up, not in a batch of the coalesced look-ups.  A batch request takes its source's
 request slot (``verify.concurrency``) like any other request to it.
 
-Crossref's ``filter=doi:`` answer is trusted for what it holds; a DOI it lacks is looked up
-on its own afterwards (``/works/{doi}``), because a filter answer can leave out a DOI that
-``/works/{doi}`` knows (its filter syntax cannot carry every DOI), and "not at Crossref"
-decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer for every
-id they were given.
+Crossref's ``filter=doi:`` answer is trusted for what it holds, and for a DOI it lacks only
+when the answer is evidently an OR of its filters and the filter carries the DOI as it is
+(:meth:`CrossrefSource.by_dois <citewarden.verify.sources.crossref.CrossrefSource.by_dois>`):
+that DOI is "not at Crossref" and goes on to doi.org as after a 404 of ``/works/{doi}``.  Any
+other DOI it lacks is looked up on its own afterwards (``/works/{doi}``), because "not at
+Crossref" decides whether doi.org is asked.  arXiv's ``id_list`` and PubMed's efetch answer
+for every id they were given.
 """
 
 from __future__ import annotations
@@ -47,7 +49,6 @@ class BatchSpec:
     single: str  # the per-entry method the batch stands in for
     batch: str  # the batch method (a dict of answers by identifier)
     size: int  # identifiers per request
-    absence_is_evidence: bool  # an id missing from the answer is NOT_FOUND
     #: Asked ahead for a later step that only some entries reach (a second author list,
     #: the venue from the indexes), not for the identifier step every entry takes.
     later: bool = False
@@ -55,18 +56,20 @@ class BatchSpec:
 
 #: The batched look-ups the plan uses, by (source, single method).
 BATCHES: dict[tuple[str, str], BatchSpec] = {
-    ("crossref", "by_doi"): BatchSpec("by_doi", "by_dois", 20, absence_is_evidence=False),
-    ("arxiv", "by_arxiv"): BatchSpec("by_arxiv", "by_arxivs", 50, absence_is_evidence=True),
-    ("pubmed", "by_pmid"): BatchSpec("by_pmid", "by_pmid_batch", 100, absence_is_evidence=True),
+    # a batch method answers NOT_FOUND only for the absences it vouches for (Crossref's not
+    # for every one), and leaves the others out: their entries ask on their own
+    ("crossref", "by_doi"): BatchSpec("by_doi", "by_dois", 20),
+    ("arxiv", "by_arxiv"): BatchSpec("by_arxiv", "by_arxivs", 50),
+    ("pubmed", "by_pmid"): BatchSpec("by_pmid", "by_pmid_batch", 100),
     # every DOI, for the steps after a match (the venue's indexes of a journal article,
     # a second author list, the venue from the indexes): OpenAlex's filter=doi: matches
     # DOIs exactly, as /works/doi: does; Semantic Scholar's /paper/batch answers null for
     # an id it does not know, as /paper/DOI:{doi} answers 404
-    ("openalex", "by_doi"): BatchSpec("by_doi", "by_dois", 50, True, later=True),
-    ("semanticscholar", "by_doi"): BatchSpec("by_doi", "by_dois", 500, True, later=True),
+    ("openalex", "by_doi"): BatchSpec("by_doi", "by_dois", 50, later=True),
+    ("semanticscholar", "by_doi"): BatchSpec("by_doi", "by_dois", 500, later=True),
     # an arXiv id: Semantic Scholar's record of the paper names its published venue (the
     # venue from the indexes), and stands in when arXiv has no answer
-    ("semanticscholar", "by_arxiv"): BatchSpec("by_arxiv", "by_arxivs", 500, True, later=True),
+    ("semanticscholar", "by_arxiv"): BatchSpec("by_arxiv", "by_arxivs", 500, later=True),
 }
 #: A batch for a later step (``BatchSpec.later``) with fewer ids than this is not sent: the
 #: few entries that reach the step ask on their own (a save that re-checks one entry costs
@@ -114,17 +117,15 @@ def no_slot(name: str) -> AbstractAsyncContextManager[Any]:
     return contextlib.nullcontext()
 
 
-def _settled(answer: Lookup | None, absence_is_evidence: bool) -> Lookup | None:
+def _settled(answer: Lookup | None) -> Lookup | None:
     """The batch's answer for one id when it settles the look-up, else None (the entry asks
     on its own): a failed batch says nothing about its members (one id the service rejects
-    can fail the whole request), and Crossref's lack of a DOI is not its "not found".  An
-    answer over the body cap even alone is passed on as it is: the entry then asks by its
-    single look-up, never in another batch."""
+    can fail the whole request), and an id the answer leaves out (an absence the source does
+    not vouch for) is no answer.  An answer over the body cap even alone is passed on as it
+    is: the entry then asks by its single look-up, never in another batch."""
     if too_large(answer):
         return answer
     if answer is None or answer.outcome is Outcome.FAILED:
-        return None
-    if answer.outcome is Outcome.NOT_FOUND and not absence_is_evidence:
         return None
     return answer
 
@@ -224,17 +225,16 @@ class Ahead:
         an entry took its future before this task ran)."""
         chunk = [ident for ident, _ in planned]
         answers: dict[str, Lookup] = {}
-        evidence = spec.absence_is_evidence
         try:
             ask = await self._not_in_snapshot(sources, name, chunk)
             if len(ask) == 1:
                 # a batch of one is its single look-up, whose "not found" settles it
-                # (Crossref's /works/{doi} says "not found", its filter only "not here");
+                # (a single look-up says "not found" for any id, a filter answer not always);
                 # a failure settles nothing: the entry asks on its own, in its budget
                 (only,) = ask
                 async with self._slot(name):
                     answer = await getattr(sources[name], spec.single)(only)
-                answers, evidence = {answer_key(spec.single, only): answer}, True
+                answers = {answer_key(spec.single, only): answer}
             elif ask:
                 call = in_slot(self._slot(name), getattr(sources[name], spec.batch))
                 answers = await in_halves(call, ask, functools.partial(answer_key, spec.single))
@@ -246,7 +246,7 @@ class Ahead:
             for ident, fut in planned:
                 if fut.done():
                     continue
-                fut.set_result(_settled(answers.get(answer_key(spec.single, ident)), evidence))
+                fut.set_result(_settled(answers.get(answer_key(spec.single, ident))))
 
     async def _not_in_snapshot(
         self, sources: Mapping[str, Any], name: str, chunk: list[str]

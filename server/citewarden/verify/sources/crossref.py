@@ -6,6 +6,7 @@ Also home of :func:`work_from_csl`, the converter for Crossref work messages and
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -44,6 +45,18 @@ SEARCH_SELECT = (
 #: Fields requested for batched DOI look-ups: what a search asks for, plus the relations
 #: (``is-preprint-of`` ...) a single ``/works/{doi}`` record carries.
 BATCH_SELECT = SEARCH_SELECT + ",relation"
+
+#: A DOI the ``filter=doi:`` value carries as it is: the modern DOI syntax Crossref
+#: recommends matching, without the ``;``, ``(``, ``)`` and ``:`` it also allows (a comma
+#: ends a filter value, and older SICI-style DOIs hold ``<``, ``>``, ``;`` and ``:``).
+FILTER_SAFE = re.compile(r"10\.\d{4,9}/[-._/a-z0-9]+")
+
+
+def filter_safe(doi: str) -> bool:
+    """Whether the normalised ``doi``'s absence from a filter answer means what
+    ``/works/{doi}``'s 404 means."""
+    return FILTER_SAFE.fullmatch(doi) is not None
+
 
 #: Crossref update types that make a record a notice about another work.
 NOTICE_TYPES = frozenset(
@@ -263,10 +276,15 @@ class CrossrefSource:
 
     async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """Many DOIs per request (``filter=doi:a,doi:b,...``, 20 per request, on the query
-        lane).  Keys are normalised DOIs.  A DOI absent from a successful answer is left
-        out of the result: the filter cannot carry every DOI (a comma ends a filter value),
-        so only ``/works/{doi}`` says "not at Crossref" (see :mod:`citewarden.verify.plan`)."""
-        wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
+        lane).  Keys are normalised DOIs.  A DOI absent from a successful answer is
+        NOT_FOUND ("not at Crossref", as ``/works/{doi}`` would answer) only when the
+        answer is evidently an OR of its filters (it holds another DOI of the request) and
+        the DOI is one the filter carries as it is (:func:`filter_safe`); any other absent
+        DOI is left out of the result, so that ``/works/{doi}`` is asked for it (see
+        :mod:`citewarden.verify.plan`), and so is a DOI holding a comma, never sent (it
+        would end its filter value and make the whole request invalid)."""
+        asked = (normalize_doi(d) or d.strip().lower() for d in dois)
+        wanted = list(dict.fromkeys(d for d in asked if "," not in d))
         out: dict[str, Lookup] = {}
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
@@ -276,7 +294,14 @@ class CrossrefSource:
                 select=BATCH_SELECT,
             )
             answers = per_doi(self.name, chunk, await self._list(params))
-            out.update({d: a for d, a in answers.items() if a.outcome is not Outcome.NOT_FOUND})
+            ored = any(a.outcome is Outcome.FOUND for a in answers.values())
+            out.update(
+                {
+                    d: a
+                    for d, a in answers.items()
+                    if a.outcome is not Outcome.NOT_FOUND or (ored and filter_safe(d))
+                }
+            )
         return out
 
     async def notices(self, doi: str) -> Lookup:
