@@ -184,6 +184,8 @@ async def test_crossref_batch_records_equal_the_single_records(
         assert single is not None
         assert got.extra == single.extra and got.authors == single.authors
         assert got.updates == single.updates and got.venue == single.venue
+        assert got.abstract == single.abstract
+    assert any(m.get("abstract") for m in messages)  # eLife's record has a JATS abstract
 
 
 async def test_arxiv_batch_from_a_real_batched_answer(
@@ -610,8 +612,8 @@ async def test_a_small_plan_sends_no_batch_for_the_later_steps(
 ) -> None:
     # fewer DOIs than LATER_FROM: OpenAlex and Semantic Scholar are asked only by the
     # entries whose steps need them, with the same verdicts as when the plan asks ahead
-    messages = recorded_crossref_works()
-    assert len(messages) < plan.LATER_FROM
+    messages = recorded_crossref_works()[: plan.LATER_FROM - 1]
+    assert len(messages) == plan.LATER_FROM - 1
     entries = [entry_for(i, m) for i, m in enumerate(messages)]
     serve_batches(replay)
     lazy = await _four_sources(replay, replay_http).verify_many(entries)

@@ -42,9 +42,10 @@ SEARCH_SELECT = (
     "publisher,URL,update-to,updated-by,score"
 )
 
-#: Fields requested for batched DOI look-ups: what a search asks for, plus the relations
-#: (``is-preprint-of`` ...) a single ``/works/{doi}`` record carries.
-BATCH_SELECT = SEARCH_SELECT + ",relation"
+#: Fields requested for batched DOI look-ups: what a search asks for, plus what a single
+#: ``/works/{doi}`` record carries beyond it and a verdict or a citation's context reads:
+#: the relations (``is-preprint-of`` ...) and the publisher's abstract.
+BATCH_SELECT = SEARCH_SELECT + ",relation,abstract"
 
 #: A DOI the ``filter=doi:`` value carries as it is: the modern DOI syntax Crossref
 #: recommends matching, without the ``;``, ``(``, ``)`` and ``:`` it also allows (a comma
