@@ -172,6 +172,25 @@ def test_a_long_run_of_name_characters_in_an_entry_is_read_in_one_pass(tmp_path:
     assert "expected '=' after field name" in str(diagnostics(report)[0]["message"])
 
 
+def test_a_long_run_of_equals_signs_after_a_key_is_read_in_one_pass(tmp_path: Path) -> None:
+    """``@misc{k=====...`` with no comma: the pattern of a key holding "=" (which BibTeX
+    reads as the key) tried every "=" of the run as the one in the key, scanning the rest
+    of it each time (about 4 minutes for this one).  The entry's problem is reported at
+    its place and the next entry is read."""
+    (tmp_path / "refs.bib").write_text(
+        "@misc{k"
+        + "=" * 100_000
+        + "}\n\n"
+        + REFS
+        + "@misc{b, title = {B}}\n@misc{c=d, title = {C}}\n"
+    )
+    (tmp_path / "main.tex").write_text(PAPER % "\\cite{b,c=d}\n")
+    report = json_check(["main.tex"], tmp_path)
+    found = [(d["code"], d["file"], d["line"]) for d in diagnostics(report)]
+    assert found == [("bib-syntax", "refs.bib", 1)], found
+    assert "missing entry key" in str(diagnostics(report)[0]["message"])
+
+
 def test_a_long_run_of_spaces_in_an_author_name_is_split_in_one_pass(tmp_path: Path) -> None:
     """Spaces inside one name of an author list: the "et al." at its end was looked for
     with white space on both sides of an optional comma, and " and " from every place of
@@ -273,6 +292,37 @@ def test_a_rate_limit_interval_header_is_read_in_one_pass() -> None:
         check=False,
     )
     assert done.stdout.split() == ["None", "0.5"], done.stderr
+
+
+def test_long_runs_in_a_title_a_sentence_and_a_glob_are_read_in_one_pass(tmp_path: Path) -> None:
+    """Three patterns that split a long run in every way, each minutes on these inputs: a
+    record's title word of 4 000 capitals (a BibTeX entry written for add-reference), a
+    citing sentence of ``\\citecitecite...`` (its query words) and a glob of a comma run
+    after ``{`` (``\\addbibresource[glob]``).  Run in a child process, so that a pattern
+    that does not end is stopped by the timeout."""
+    code = (
+        "from citewarden.addref.bibtex_out import record_fields; "
+        "from citewarden.addref.keys import context_words; "
+        "from citewarden.project_links import glob_files; "
+        "from citewarden.verify.records import WorkRecord; "
+        "from pathlib import Path; "
+        "title = 'DNA ' + 'A' * 4000 + '}'; "
+        "fields = record_fields(WorkRecord(source='crossref', title=title)); "
+        "print(fields['title'][:10], len(fields['title'])); "
+        "print(context_words('\\\\' + 'cite' * 25_000 + ' protein folding')); "
+        f"print(glob_files('{{' + ',' * 100_000, Path({str(tmp_path)!r})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[:2] == ["{DNA} {AAA 4008", "('protein', 'folding')"], done.stderr
+    assert lines[2] == "([], True)", done.stderr  # no file, and that is all of them
 
 
 def test_thousands_of_citations_among_unclosed_brackets_get_their_sentences(

@@ -38,7 +38,7 @@ _REMOTE = re.compile(r"\A(?:http|ftp)s?://", re.IGNORECASE)
 #: The most files one ``\\addbibresource[glob]`` pattern is read as.
 MAX_GLOBBED = 256
 #: One ``{a,b}`` alternative group of a pattern (no nesting).
-_BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
+_BRACES = re.compile(r"\{([^{},]*,[^{}]*)\}")  # the first comma ends the first repeat
 
 
 #: the biblatex commands that name one resource each (a refsection's option is a list)

@@ -53,7 +53,11 @@ ENTRY_TYPES = {
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _SPECIAL = re.compile(r"(?<!\\)([&%#_$])")
-_INNER_CAPS = re.compile(r"(?<![{\w])(\w*[A-Z]\w*[A-Z]\w*)(?![}\w])")
+#: A whole word not already braced (read once: possessive), protected when it holds two
+#: capitals (:func:`_protect`); a pattern asking for the capitals itself tried every split
+#: of a long word among its three repeats (minutes for a title word of 4 000 capitals).
+_WORD = re.compile(r"(?<![{\w])\w++(?![}\w])")
+_CAPITAL = re.compile(r"[A-Z]")
 _FIELD_LINE = re.compile(r"^([ \t]*)([A-Za-z][\w-]*)([ \t]*)=[ \t]*([{\"]?)", re.MULTILINE)
 _ENTRY_HEAD = re.compile(r"^@([A-Za-z]+)\s*[{(]", re.MULTILINE)
 
@@ -137,7 +141,14 @@ def clean_value(text: str) -> str:
 
 
 def _protect(title: str) -> str:
-    return _INNER_CAPS.sub(lambda m: "{" + m.group(1) + "}", title)
+    """``title`` with each word of two or more capitals braced (BibTeX styles keep it)."""
+
+    def braced(m: re.Match[str]) -> str:
+        word = m.group(0)
+        capitals = _CAPITAL.finditer(word)
+        return "{" + word + "}" if next(capitals, None) and next(capitals, None) else word
+
+    return _WORD.sub(braced, title)
 
 
 def _name(record: WorkRecord) -> str:

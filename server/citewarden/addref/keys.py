@@ -141,8 +141,12 @@ _LATEX_REF = re.compile(
     r"\\(?:ref|eqref|cref|Cref|autoref|label|url|href|input|include)\*?\{[^{}]*\}"
 )
 _LATEX_COMMAND = re.compile(r"\\[A-Za-z@]+\*?|[{}~]")
+#: A citation command (its name read once, possessively, after a look for "cite" in it), a
+#: bracketed Pandoc citation (up to its first "@"), or a bare "@key": each repeat stops where
+#: the next part starts, so no run of letters or "@" is split in many ways.
 _CITE = re.compile(
-    r"\\[A-Za-z]*cite[A-Za-z]*\*?(?:\[[^\]]*\])*\{[^{}]*\}|\[[^\]]*@[^\]]*\]|@[\w:.#$%&+?<>~/-]+"
+    r"\\(?=[A-Za-z]*cite)[A-Za-z]++\*?(?:\[[^\]]*\])*\{[^{}]*\}"
+    r"|\[[^\]@]*@[^\]]*\]|@[\w:.#$%&+?<>~/-]+"
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\\])|\n\s*\n")
 

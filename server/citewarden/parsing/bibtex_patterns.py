@@ -56,7 +56,7 @@ _SPECIAL = frozenset({"comment", "preamble", "string"})
 _KEY_BRACE = re.compile(r"\s*([^\s,{}=]*)\s*")
 _KEY_PAREN = re.compile(r"\s*([^\s,{}()=]*)\s*")
 #: a key with "=" in it (``@misc{a=b,``), which BibTeX reads as the key
-_KEY_WITH_EQUALS = re.compile(r"([^\s,{}()]*=[^\s,{}()]*)\s*,")
+_KEY_WITH_EQUALS = re.compile(r"([^\s,{}()=]*=[^\s,{}()]*)\s*,")
 # One pass over an entry body, from after "key," up to the next line starting with '@':
 # fields (name, braced, quoted, number, macro, concatenation tail, comma), the closing brace with the space
 # before it and what follows it (gap, close, tail), or the first character that fits
