@@ -23,11 +23,13 @@ from citewarden.verify.compare import Agreement, compare_venue
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
 from citewarden.verify.normalize import make_entry
+from citewarden.verify.records import Lookup, Outcome, Query
 from citewarden.verify.source_calls import entry_seconds
 from citewarden.verify.sources._common import MAX_TEXTS
 from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl
 from citewarden.verify.sources.dblp import work_from_dblp
 from citewarden.verify.sources.doi import DoiSource
+from citewarden.verify.sources.pubmed import PubMedSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource, work_from_s2
 from hostile_server import (
     CROSSREF_BODY,
@@ -476,3 +478,30 @@ def test_a_list_of_names_a_broken_answer_repeats_is_read_as_its_first_distinct_o
     info["venue"] = _many("CoRR")
     dblp = work_from_dblp(hit["hit"][0])
     assert dblp is not None and dblp.venue == "CoRR" and len(dblp.venue_short) == MAX_TEXTS
+
+
+async def test_an_esearch_id_that_is_no_pmid_fails_the_search_before_any_url_holds_it(
+    hostile: HostileServer,
+) -> None:
+    """A damaged esearch answer (a real one with an ``<Id>`` that holds a line break and
+    markup): its ids were put into the next request's URL as they were (httpx refused the
+    URL).  Only what a PMID can be is read; anything else fails the search, with nothing
+    sent after it."""
+    real = recorded("pubmed", "esearch1.xml")
+    damaged = real.replace(b"<Id>41148224</Id>", b"<Id>4114\n8224&lt;b&gt;</Id>", 1)
+    assert damaged != real
+    hostile.route("/entrez/eutils/esearch.fcgi", Behaviour("ok", body=damaged))
+    http = HttpClient()
+    src = PubMedSource(http, hostile.url)
+    got = await src.esearch("biopython", limit=20)
+    found = await src.search(Query("Biopython: freely available Python tools"))
+    await http.aclose()
+    assert isinstance(got, Lookup) and got.outcome is Outcome.FAILED
+    assert got.reason == "malformed response: an Id that is not a PMID", hostile.log
+    assert found.outcome is Outcome.FAILED
+    assert {s.path for s in hostile.log} == {"/entrez/eutils/esearch.fcgi"}
+    hostile.route("/entrez/eutils/esearch.fcgi", Behaviour("ok", body=real))
+    http = HttpClient()
+    ids = await PubMedSource(http, hostile.url).esearch("biopython", limit=20)
+    await http.aclose()
+    assert isinstance(ids, list) and ids[:2] == ["41282813", "41148224"]

@@ -28,6 +28,8 @@ from citewarden.verify.sources.nlmcatalog import nlm_journal
 
 #: PMIDs per batched efetch request (E-utilities take a few hundred ids per GET).
 PMID_BATCH = 100
+#: What a PMID is: a positive integer (eight digits today).
+_PMID = re.compile(r"[0-9]{1,12}")
 
 CORRECTION_REFS = {
     "RetractionIn": UpdateKind.RETRACTION,
@@ -276,7 +278,11 @@ class PubMedSource:
             return root
         if root.tag != "eSearchResult":
             return Lookup.failed(self.name, "malformed response: not an eSearchResult")
-        return [i.text.strip() for i in root.findall("IdList/Id") if i.text and i.text.strip()]
+        ids = [i.text.strip() for i in root.findall("IdList/Id") if i.text and i.text.strip()]
+        if not all(_PMID.fullmatch(i) for i in ids):
+            # sent on in the next request's URL: only what a PMID can be
+            return Lookup.failed(self.name, "malformed response: an Id that is not a PMID")
+        return ids
 
     async def by_pmids(self, pmids: list[str] | tuple[str, ...]) -> Lookup:
         """Full records for PMIDs (efetch, PubMed XML)."""
