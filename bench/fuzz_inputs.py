@@ -48,7 +48,7 @@ TOKENS = (
     "\\verb|", "\\iffalse", "\\fi", "\\def\\x{", "\\newcommand", "\\(", "\\[", "\\\\",
     "---\n", "```", "<!--", "-->", " " * 50, "and ", "others", "et al.", '{\\"o}', "A", "(", ":",
     "&a ", "*a", "- ", "[", "]", "{id: k}", "<<: *a", "\\footnote{", "\\section{", "^[", "|",
-    "[^1]",
+    "[^1]", "1234567890", "\u00b2", "\u0663", "\\ifnum ", "<", "--", "pp. ", "X",
 )  # fmt: skip
 #: YAML anchors each a list of twenty aliases of the one before (20 ** 8 nodes expanded)
 LAUGHS = "".join(

@@ -81,10 +81,13 @@ FILES: tuple[tuple[str, str, str, Callable[[Any, str], Any]], ...] = (
 HOSTILE_TEXT = (
     "", " ", "\x1b[2J\x1b]0;owned\x07", "\u202ebidi\u202c", "<script>alert(1)</script>",
     "\x00", "\ud800", "}{\\", "et al.", "0", "-1", "NaN", "9" * 40, "\n" * 50, "a" * 5000,
+    "9" * 5000, "\u00b2", "\u0663\u0664", "12-\u00b2",
 )  # fmt: skip
 HOSTILE_VALUES: tuple[Any, ...] = (
     None, True, 0, -1, 10**20, 1e308, float("nan"), float("inf"), [], {}, [None], [[]], {"": ""},
 )  # fmt: skip
+#: Where a JSON number starts after a key (made 5 000 digits longer by the damage).
+LONG_NUMBER = re.compile(r'(?<=": )-?[0-9]')
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -301,9 +304,13 @@ def damaged_answer(body: bytes, ctype: str, rnd: random.Random) -> bytes:
     """``body`` damaged: its JSON values (see :func:`mutate`), or its markup as text."""
     if "json" in ctype:
         try:
-            return json.dumps(mutate(json.loads(body), rnd)).encode()
+            text = json.dumps(mutate(json.loads(body), rnd))
         except ValueError:
             pass
+        else:
+            if rnd.random() < 0.05:  # a number of more digits than int() reads by default
+                text = LONG_NUMBER.sub(lambda m: m.group(0) + "9" * 5000, text, count=1)
+            return text.encode()
     text = body.decode("utf-8", "replace")
     for _ in range(rnd.randint(1, 6)):
         at = rnd.randrange(len(text) + 1)

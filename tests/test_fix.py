@@ -213,6 +213,12 @@ def test_bare_number_gets_braces_when_the_new_value_is_not_a_number(tmp_path: Pa
     old = b"@article{k, title = {T}, number = 4}\n"
     plan = plan_bytes(tmp_path / "n.bib", old, {"k": {"number": "4-5"}})
     assert plan.new == b"@article{k, title = {T}, number = {4-5}}\n"
+    # digits BibTeX does not read as a number (str.isdigit() says yes to them)
+    for value in ("\u00b2", "\u0664\u0665"):
+        plan = plan_bytes(tmp_path / "n.bib", old, {"k": {"number": value}})
+        assert plan.new == b"@article{k, title = {T}, number = {%s}}\n" % value.encode()
+    plan = plan_bytes(tmp_path / "n.bib", old, {"k": {"number": "12"}})
+    assert plan.new == b"@article{k, title = {T}, number = 12}\n"
 
 
 # ----------------------------------------------------------------------------------------

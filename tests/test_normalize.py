@@ -131,6 +131,12 @@ def test_years_and_pages() -> None:
     assert clean_pages("123--45") == "123-145"
     assert clean_pages("pp. 1234–1240") == "1234-1240"
     assert clean_pages("e0033693") == "e0033693"
+    assert clean_pages("100--9") == "100-109" and clean_pages("1234--40") == "1234-1240"
+    # digits of other scripts and superscripts are no page numbers; any length is read
+    assert clean_pages("12--\u00b2") == "12-\u00b2"
+    assert clean_pages("\u0661\u0662--\u0665") == "\u0661\u0662-\u0665"
+    long = "1" * 5000
+    assert clean_pages(long + "--2") == f"{long}-{long[:-1]}2"
 
 
 def test_homoglyphs_are_found_before_folding_and_named() -> None:

@@ -237,6 +237,11 @@ def test_macro_readings(marked: str) -> None:
     [
         "\\ifnum 1=0 \\cite{a}\\else \\cite{⟦b⟧}\\fi",
         "\\ifnum 2>1 \\cite{⟦a⟧}\\else \\cite{b}\\fi \\cite{⟦c⟧}",
+        # a number TeX does not read ("Number too big"; 5 000 digits is more than int()
+        # takes): the branch is not known, both are read
+        "\\ifnum " + "9" * 5000 + "<2 \\cite{⟦a⟧}\\else \\cite{⟦b⟧}\\fi",
+        "\\ifnum 2147483648>1 \\cite{⟦a⟧}\\else \\cite{⟦b⟧}\\fi",
+        "\\ifnum 2147483647>1 \\cite{⟦a⟧}\\else \\cite{b}\\fi",
         "\\iftrue \\cite{⟦a⟧}\\else \\cite{b}\\fi",
         "\\ifx\\a\\a \\cite{⟦a⟧}\\else \\cite{b}\\fi",
         "\\ifx\\a\\b \\cite{⟦a⟧}\\else \\cite{⟦b⟧}\\fi",  # unknown: both read

@@ -19,6 +19,11 @@ from citewarden.lsp.server import main
 def test_bad_options_are_refused(capsys: Any) -> None:
     assert main(["--tcp", "no-port"]) == 2
     assert "HOST:PORT" in capsys.readouterr().err
+    for port in ("\u00b2", "9" * 5000):  # str.isdigit() says yes to both
+        assert main(["--tcp", f"localhost:{port}"]) == 2
+        assert "HOST:PORT" in capsys.readouterr().err
+    assert main(["--tcp", "localhost:70000"]) == 2
+    assert "not between 1 and 65535" in capsys.readouterr().err
     assert main(["--log-level", "loud"]) == 2
     assert main(["--help"]) == 0
     assert "--stdio" in capsys.readouterr().out

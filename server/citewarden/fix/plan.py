@@ -160,7 +160,8 @@ def _replace_edit(text: str, f: Field, value: str) -> _Edit:
             return _Edit(start - 1, end + 1, "{" + value + "}")
         return _Edit(start, end, value)
     # A bare value (a number): keep it bare only if the new one is a number too.
-    return _Edit(start, end, value if value.isdigit() else "{" + value + "}")
+    bare = value.isascii() and value.isdigit()  # what BibTeX reads as a number
+    return _Edit(start, end, value if bare else "{" + value + "}")
 
 
 def _name_style(written: str, name: str) -> str:

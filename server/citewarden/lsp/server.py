@@ -377,10 +377,15 @@ def main(argv: list[str]) -> int:
     host = port = None
     if args.tcp:
         host, _, port_text = args.tcp.rpartition(":")
-        if not host or not port_text.isdigit():
+        if not host or not (port_text.isascii() and port_text.isdigit() and len(port_text) <= 5):
             print("citewarden serve: --tcp expects HOST:PORT", file=sys.stderr)
             return 2
         port = int(port_text)
+        if not 0 < port < 65536:
+            print(
+                f"citewarden serve: --tcp port {port} is not between 1 and 65535", file=sys.stderr
+            )
+            return 2
     try:
         _configure_logging(args.log_file, args.log_level)
     except OSError as exc:

@@ -320,6 +320,10 @@ NOT_CONDITIONALS = frozenset(
      "iffileexists", "ifdefined"}
 )  # fmt: skip
 _IFNUM = re.compile(r"\s*(-?\d+)\s*([<=>])\s*(-?\d+)(?!\d)")
+#: The largest number TeX reads (2^31 - 1), and the most characters one of its numbers in
+#: an ``\ifnum`` can take (a sign and ten digits) before it is not read as a number here.
+_TEX_MAX_NUMBER = 2_147_483_647
+_NUMBER_DIGITS = 11
 _IFX = re.compile(r"\s*(\\[A-Za-z@]+|\S)\s*(\\[A-Za-z@]+|\S)")
 _KNOWN_TEST = re.compile(r"\\if(?:false|true|num|x)(?![A-Za-z@])")
 #: an ``\\if..`` token that is being defined, not tested
@@ -380,7 +384,11 @@ def _value(text: str, name: str, end: int, flags: dict[str, bool]) -> bool | Non
         m = _IFNUM.match(text, end)
         if m is None:
             return None
+        if len(m.group(1)) > _NUMBER_DIGITS or len(m.group(3)) > _NUMBER_DIGITS:
+            return None  # TeX stops on it ("Number too big"): its branch is not known
         a, op, b = int(m.group(1)), m.group(2), int(m.group(3))
+        if max(abs(a), abs(b)) > _TEX_MAX_NUMBER:
+            return None
         return a < b if op == "<" else a > b if op == ">" else a == b
     if name == "ifx":
         m = _IFX.match(text, end)

@@ -134,11 +134,11 @@ def clean_pages(value: str | None) -> str | None:
     text = re.sub(r"(?i)^pp?\.?\s*", "", text.strip())
     text = re.sub(r"\s*(?:-+|–|—|‐|‑)\s*", "-", text)
     parts = text.split("-")
-    if len(parts) == 2 and parts[0].isdigit() and parts[1].isdigit():
+    if len(parts) == 2 and all(p.isascii() and p.isdigit() for p in parts):
         first, last = parts
         if len(last) < len(first):
             expanded = first[: len(first) - len(last)] + last
-            if int(expanded) >= int(first):
+            if expanded >= first:  # digit strings of one length: compared as numbers
                 last = expanded
         return f"{first}-{last}"
     return text.strip() or None

@@ -243,7 +243,11 @@ def _follow(
 async def _read_capped(response: httpx.Response, max_body: int) -> bytes | None:
     """The decoded body, or None when it is (or says it will be) over the cap."""
     declared = response.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > max_body:
+    if (
+        declared.isascii()
+        and declared.isdigit()
+        and (len(declared) > 18 or int(declared) > max_body)
+    ):
         return None
     body = bytearray()
     async for chunk in response.aiter_bytes():

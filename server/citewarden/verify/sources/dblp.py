@@ -77,7 +77,9 @@ def work_from_dblp(hit: Any, source: str = "dblp") -> WorkRecord | None:
         url=clean_text(info.get("url")) or None,
         record_id=clean_text(info.get("key")) or None,
         arxiv_id=arxiv_id,
-        relevance=float(score) if isinstance(score, str) and score.isdigit() else None,
+        relevance=float(score)
+        if isinstance(score, str) and score.isascii() and score.isdigit()
+        else None,
         extra=tuple(extra),
     )
 

@@ -130,7 +130,7 @@ def _year(value: Any) -> str | None:
     """The year of a ``YYYY-MM-DD...`` date or of a plausible integer year."""
     if isinstance(value, int) and not isinstance(value, bool) and 1000 <= value <= 9999:
         return str(value)
-    if isinstance(value, str) and len(value) >= 4 and value[:4].isdigit():
+    if isinstance(value, str) and len(value) >= 4 and value[:4].isascii() and value[:4].isdigit():
         return value[:4]
     return None
 

@@ -10,6 +10,7 @@ holds no journal with the ISSN (NOT_FOUND); a failure or an E-utilities error is
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -33,7 +34,17 @@ def _ids(source: str, data: Any) -> list[str] | Lookup:
     ids = result.get("idlist")
     if not isinstance(ids, list):
         return Lookup.failed(source, "malformed response: no idlist")
-    return [i for i in ids if isinstance(i, str) and i.isdigit()][:MAX_RECORDS]
+    return [i for i in ids if isinstance(i, str) and is_entrez_id(i)][:MAX_RECORDS]
+
+
+#: What an Entrez UID (a PMID, an NLM Catalog id) is: a positive integer of a few digits,
+#: ASCII only (``str.isdigit`` takes "²" and other scripts' digits).
+_ENTREZ_ID = re.compile(r"[0-9]{1,12}")
+
+
+def is_entrez_id(text: str) -> bool:
+    """Whether ``text`` can be an Entrez UID, and so can go into a request's URL."""
+    return _ENTREZ_ID.fullmatch(text) is not None
 
 
 async def nlm_journal(source: str, get: Get, issn: str) -> Lookup:

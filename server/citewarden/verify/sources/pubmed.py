@@ -24,12 +24,10 @@ from citewarden.verify.sources._common import (
     used_query,
     year_from_string,
 )
-from citewarden.verify.sources.nlmcatalog import nlm_journal
+from citewarden.verify.sources.nlmcatalog import is_entrez_id, nlm_journal
 
 #: PMIDs per batched efetch request (E-utilities take a few hundred ids per GET).
 PMID_BATCH = 100
-#: What a PMID is: a positive integer (eight digits today).
-_PMID = re.compile(r"[0-9]{1,12}")
 
 CORRECTION_REFS = {
     "RetractionIn": UpdateKind.RETRACTION,
@@ -279,7 +277,7 @@ class PubMedSource:
         if root.tag != "eSearchResult":
             return Lookup.failed(self.name, "malformed response: not an eSearchResult")
         ids = [i.text.strip() for i in root.findall("IdList/Id") if i.text and i.text.strip()]
-        if not all(_PMID.fullmatch(i) for i in ids):
+        if not all(map(is_entrez_id, ids)):
             # sent on in the next request's URL: only what a PMID can be
             return Lookup.failed(self.name, "malformed response: an Id that is not a PMID")
         return ids
@@ -312,7 +310,7 @@ class PubMedSource:
         """:meth:`by_pmid` for many PMIDs, ``PMID_BATCH`` per efetch request.  Keys are the
         PMIDs as given (stripped); a PMID the answer lacks is NOT_FOUND."""
         wanted = list(dict.fromkeys(p.strip() for p in pmids))
-        out = {p: Lookup.not_found(self.name) for p in wanted if not p.isdigit()}
+        out = {p: Lookup.not_found(self.name) for p in wanted if not is_entrez_id(p)}
         valid = [p for p in wanted if p not in out]
         for start in range(0, len(valid), PMID_BATCH):
             chunk = valid[start : start + PMID_BATCH]
@@ -326,7 +324,7 @@ class PubMedSource:
 
     async def by_pmid(self, pmid: str) -> Lookup:
         pmid = pmid.strip()
-        if not pmid.isdigit():
+        if not is_entrez_id(pmid):
             return Lookup.not_found(self.name)
         return await self.by_pmids([pmid])
 
@@ -394,7 +392,7 @@ class PubMedSource:
             return Lookup.failed(self.name, f"HTTP {reply.status}")
         last = reply.text.strip().splitlines()[-1:] or [""]
         pmid = last[0].rsplit("|", 1)[-1].strip()
-        if pmid.isdigit():
+        if is_entrez_id(pmid):
             return await self.by_pmid(pmid)
         if pmid.startswith("NOT_FOUND") or pmid.startswith("AMBIGUOUS"):
             return Lookup.not_found(self.name)
