@@ -923,6 +923,31 @@ def test_quarto_book_chapters_through_aliases_stop_at_the_chapter_cap(tmp_path: 
     assert [o["key"] for o in cited["orphans"]] == ["b"]
 
 
+def test_integers_of_thousands_of_digits_are_read_as_text_or_reported(tmp_path: Path) -> None:
+    """``int()`` refuses a string of more than 4 300 digits.  A 5 000-digit integer in a
+    Quarto book's configuration, in a CSL-JSON entry or in the settings file was a
+    traceback (or lost the whole bibliography): the first two keep it as written, the
+    settings file is reported where it is, and the book's chapters are read."""
+    number = "9" * 5000
+    (tmp_path / "_quarto.yml").write_text(
+        f"project:\n  type: book\nbook:\n  chapters: [index.qmd, two.qmd]\n  n: {number}\n"
+    )
+    (tmp_path / "index.qmd").write_text("---\nbibliography: refs.json\n---\n\n[@a]\n")
+    (tmp_path / "two.qmd").write_text("See @b.\n")
+    (tmp_path / "refs.json").write_text(
+        f'[{{"id": "a", "type": "book", "title": "A", "volume": {number}}},'
+        '{"id": "b", "type": "book", "title": "B"}, {"id": "c", "type": "book", "title": "C"}]'
+    )
+    (tmp_path / ".citewarden.toml").write_text(f"[verify]\nconcurrency = {number}\n")
+    args = ["--no-verify", "--format", "json", "--fail-on", "never", "."]
+    done = bounded_check(args, tmp_path)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "invalid TOML: an integer of more than 4300 digits" in done.stderr
+    cited = json.loads(done.stdout)["citations"]
+    assert isinstance(cited, dict)
+    assert cited["dangling"] == [] and [o["key"] for o in cited["orphans"]] == ["c"]
+
+
 def test_log_lines_show_controls_nuls_and_surrogates_as_escapes() -> None:
     """The server logs a folder it could not index by its name (``/tmp/a\\x00b`` from a
     client), and an exception's text may quote a value: neither reaches the log raw."""

@@ -365,13 +365,16 @@ class ConfigSyntaxError(ValueError):
 
 def parse_config(data: bytes) -> dict[str, Any]:
     """The TOML document ``data`` (:class:`ConfigSyntaxError` when it cannot be read:
-    ``tomllib`` recurses, so 5 000 nested arrays were a RecursionError)."""
+    ``tomllib`` recurses, so 5 000 nested arrays were a RecursionError, and reads a
+    5 000-digit integer with ``int()``, which refuses it)."""
     try:
         return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigSyntaxError(str(exc)) from None
     except RecursionError:
         raise ConfigSyntaxError("nested too deep") from None
+    except ValueError:  # int() of an integer of more digits than it reads
+        raise ConfigSyntaxError("an integer of more than 4300 digits") from None
 
 
 def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[SettingsProblem]]:

@@ -28,8 +28,19 @@ def _load(text: str) -> Any:
         return None
     import yaml  # loaded when a book configuration is read, not with every workspace
 
+    class Loader(yaml.SafeLoader):
+        """The safe loader, with an integer of more digits than ``int()`` reads (a
+        ``ValueError`` from its constructor) kept as written."""
+
+    def integer(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+        try:
+            return loader.construct_yaml_int(node)
+        except ValueError:
+            return node.value
+
+    Loader.add_constructor("tag:yaml.org,2002:int", integer)
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=Loader)  # a subclass of the safe loader
     except (yaml.YAMLError, RecursionError):  # RecursionError: nested past the reader
         return None  # the metadata reader reports the error
 

@@ -249,6 +249,10 @@ class _JsonError(Exception):
         self.message = message
 
 
+#: The most digits of a JSON integer read as a number (Python's int() reads 4 300).
+MAX_INT_DIGITS = 4000
+
+
 class _Json:
     """Recursive-descent JSON reader that keeps the source span of every value."""
 
@@ -276,7 +280,13 @@ class _Json:
             value = tok[1:-1] if "\\" not in tok else json.loads(tok)
             return _Node(value, Span(start + 1, m.end() - 1))
         if kind == 2:
-            number = float(tok) if any(c in tok for c in ".eE") else int(tok)
+            number: int | float | str
+            if any(c in tok for c in ".eE"):
+                number = float(tok)
+            elif len(tok) > MAX_INT_DIGITS:
+                number = tok  # more digits than int() reads: kept as written
+            else:
+                number = int(tok)
             return _Node(number, Span(start, m.end()))
         if kind == 3:
             return _Node(_LITERALS[tok], Span(start, m.end()))
