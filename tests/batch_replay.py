@@ -21,6 +21,9 @@ members, nothing else:
 * PubMed: the ``<PubmedArticle>`` / ``<PubmedBookArticle>`` elements of each recorded single
   efetch, in one
   ``<PubmedArticleSet>``.
+* Crossref notices (``/works?filter=updates:a,updates:b``, one DOI or many): the recorded
+  ``/works/{doi}`` messages whose ``update-to`` names one of the DOIs (a correction notice
+  names the work it corrects), in the ``work-list`` envelope; same-name filters ORed.
 
 Members with no recorded response are left out, as the services leave out unknown ids.
 """
@@ -170,8 +173,52 @@ def pubmed_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
     return 200, "text/xml; charset=UTF-8", ET.tostring(root, xml_declaration=True, encoding="utf-8")
 
 
+def crossref_notices(server: ReplayServer, path: str, query: str) -> Answer | None:
+    """``/works?filter=updates:a,updates:b``: the recorded ``/works/{doi}`` work messages
+    whose ``update-to`` names one of the DOIs, in the ``work-list`` envelope, all of them
+    on one page (``rows`` is the most a page holds)."""
+    if path.rstrip("/") != "/crossref/works":
+        return None
+    params = dict(parse_qsl(query))
+    filters = [f for f in params.get("filter", "").split(",") if f]
+    if not filters or not all(f.startswith("updates:") for f in filters):
+        return None
+    wanted = {f.removeprefix("updates:").lower() for f in filters}
+    items = []
+    for route in server.routes.values():
+        if not route.path.startswith("/crossref/works/") or route.status != 200:
+            continue
+        try:
+            msg = json.loads(route.body)["message"]
+        except (ValueError, KeyError, TypeError):
+            continue  # a transform or a non-JSON answer
+        updated = {str(u.get("DOI", "")).lower() for u in msg.get("update-to") or []}
+        if isinstance(msg, dict) and updated & wanted:
+            items.append(msg)
+    rows = int(params.get("rows", "20"))
+    body = {
+        "status": "ok",
+        "message-type": "work-list",
+        "message-version": "1.0.0",
+        "message": {
+            "facets": {},
+            "total-results": len(items),
+            "items": items[:rows],
+            "items-per-page": rows,
+            "query": {"start-index": 0, "search-terms": None},
+        },
+    }
+    return 200, "application/json;charset=utf-8", json.dumps(body).encode()
+
+
 def serve_batches(server: ReplayServer) -> ReplayServer:
     """Let ``server`` answer batched Crossref, OpenAlex, arXiv and PubMed requests from its
-    singles."""
-    server.responders = [crossref_batch, openalex_batch, arxiv_batch, pubmed_batch]
+    singles, and Crossref's notices (``filter=updates:``) from its work records."""
+    server.responders = [
+        crossref_batch,
+        crossref_notices,
+        openalex_batch,
+        arxiv_batch,
+        pubmed_batch,
+    ]
     return server

@@ -419,6 +419,33 @@ async def test_a_cancelled_plan_settles_every_future() -> None:
 # -- look-ups made on the way, coalesced into batch requests ----------------------------------
 
 
+async def test_notices_asked_together_go_in_one_filter_request(
+    replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
+) -> None:
+    # works matched at another source, each asking Crossref for the notices about it:
+    # one filter=updates:a,updates:b request (Crossref ORs same-name filters), each DOI
+    # answered by the notices updating it (none here, as Crossref answers for these DOIs),
+    # kept in the cache under its own notices look-up
+    serve_batches(replay)
+    dois = [str(m["DOI"]).lower() for m in recorded_crossref_works()[:3]]
+    cache = Cache(tmp_path / "cache")
+    source = CachedSource(
+        CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org"), cache
+    )
+    coalescer = Coalescer(budget=10.0)
+    answers = await asyncio.gather(
+        *(coalescer.ask(source, "crossref", "notices", d) for d in [*dois, dois[0].upper()])
+    )
+    (seen,) = replay.log
+    params = parse_qs(seen.query)
+    assert params["filter"] == [",".join(f"updates:{d}" for d in dois)]
+    assert params["rows"] == ["1000"]
+    assert [a.outcome if a else None for a in answers] == [Outcome.NOT_FOUND] * 4
+    replay.log.clear()
+    assert all([(await source.notices(d)).from_cache for d in dois]) and replay.log == []
+    cache.close()
+
+
 async def test_lookups_asked_together_go_in_one_batch_request(
     replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
 ) -> None:

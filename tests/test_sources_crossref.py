@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs
 
 import replay as replay_fixtures
+from batch_replay import serve_batches
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Outcome, Query, UpdateKind
 from citewarden.verify.sources.crossref import CrossrefSource, filter_safe, work_from_csl
@@ -159,9 +160,49 @@ async def test_notices_query_uses_updates_filter(
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:
     result = await source(replay, replay_http).notices("10.1371/journal.pone.0033693")
-    assert result.outcome is Outcome.FOUND  # served a real list page; the request is the point
+    assert result.outcome is Outcome.NOT_FOUND  # no recorded notice names the work
     params = parse_qs(replay.log[0].query)
     assert params["filter"] == ["updates:10.1371/journal.pone.0033693"]
+
+
+async def test_notices_of_many_dois_in_one_request(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # composed from the recorded work records (tests/batch_replay.py): PLOS's record of
+    # 10.1371/journal.ppat.1008184 names itself in update-to ("new_version"), so the
+    # filter lists it, but it is no notice about the work
+    serve_batches(replay)
+    src = source(replay, replay_http)
+    own = "10.1371/journal.ppat.1008184"
+    single = await src.notices(own)
+    assert single.outcome is Outcome.FOUND and not single.records[0].is_notice
+    replay.log.clear()
+    out = await src.notices_many([own, "10.1371/journal.pone.0033693", "10.1000/a,b"])
+    (seen,) = replay.log  # the DOI with a comma is not sent: it would end the filter
+    assert parse_qs(seen.query)["filter"] == [f"updates:{own},updates:10.1371/journal.pone.0033693"]
+    assert set(out) == {own, "10.1371/journal.pone.0033693"}
+    assert all(a.outcome is Outcome.NOT_FOUND for a in out.values())
+    # a batch of one is the single look-up
+    replay.log.clear()
+    assert (await src.notices_many([own])) == {own: single}
+    assert parse_qs(replay.log[0].query)["rows"] == ["20"]
+
+
+async def test_notices_answer_that_does_not_list_every_match_fails(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    # without the composer the replay serves its recorded search page for any /works
+    # query: its total-results is far above the items it lists, so the notices it may
+    # leave out are not known, and each DOI asks on its own
+    responders, replay.responders = replay.responders, []
+    try:
+        out = await source(replay, replay_http).notices_many(
+            ["10.1371/journal.ppat.1008184", "10.1371/journal.pone.0033693"]
+        )
+    finally:
+        replay.responders = responders
+    assert {a.outcome for a in out.values()} == {Outcome.FAILED}
+    assert {a.reason for a in out.values()} == {"answer incomplete: more notices than a page"}
 
 
 async def test_public_pool_without_mailto(replay: ReplayServer, replay_http: HttpClient) -> None:

@@ -4,10 +4,12 @@ The plan (:mod:`citewarden.verify.plan`) fetches ahead what it can know before a
 compared: the identifiers of the entries.  Later steps ask by identifiers found on the way
 (the DOI of a record matched at another source, an arXiv id arXiv does not hold): OpenAlex
 for the venue of a journal article, Semantic Scholar for an arXiv id arXiv lacks, a second
-source's author list.  Many entries reach those steps together, so :class:`Coalescer` lets
-their look-ups wait for one another: per source and method, at most one batch request is in
-flight; the ids asked meanwhile (and within a short window before the first) go in the
-next one (OpenAlex ``filter=doi:a|b``, Semantic Scholar ``POST /paper/batch``).
+source's author list, Crossref for the notices about a work matched at dblp or OpenAlex.
+Many entries reach those steps together, so :class:`Coalescer` lets their look-ups wait for
+one another: per source and method, at most one batch request is in flight; the ids asked
+meanwhile (and within a short window before the first) go in the next one (OpenAlex
+``filter=doi:a|b``, Semantic Scholar ``POST /paper/batch``, Crossref
+``filter=updates:a,updates:b``).
 
 Cache hits never wait (:meth:`CachedSource.peek`).  A batch request takes the source's
 request slot like any other request to it.  The batch runs under its own time budget
@@ -38,6 +40,8 @@ log = logging.getLogger("citewarden.verify")
 #: (source, single method) -> (batch method, ids per request).  Both real services answer
 #: these for many ids at once, each id as its single look-up would.
 COALESCED: dict[tuple[str, str], tuple[str, int]] = {
+    # the retraction, correction and concern notices of a work matched at another source
+    ("crossref", "notices"): ("notices_many", 20),
     ("openalex", "by_doi"): ("by_dois", 50),
     ("semanticscholar", "by_doi"): ("by_dois", 100),
     ("semanticscholar", "by_arxiv"): ("by_arxivs", 100),
@@ -80,7 +84,7 @@ class Coalescer:
             if isinstance(hit, Lookup):
                 return hit
         slot = (name, method)
-        key = answer_key("by_doi" if method == "by_doi" else method, arg)
+        key = answer_key(method, arg)
         batch = self._pending.get(slot)
         if batch is None:
             batch = self._pending[slot] = _Batch({}, {})
@@ -120,9 +124,8 @@ class Coalescer:
             ids = list(batch.ids.values())
             call = in_slot(self._slot(slot[0]), getattr(source, COALESCED[slot][0]))
             self.batches[slot[0]] = self.batches.get(slot[0], 0) + 1
-            method = "by_doi" if slot[1] == "by_doi" else slot[1]
             with entry_budget(self.budget):
-                answers = await in_halves(call, ids, functools.partial(answer_key, method))
+                answers = await in_halves(call, ids, functools.partial(answer_key, slot[1]))
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # sources promise not to raise; the entries ask on their own

@@ -77,9 +77,13 @@ BATCHES: dict[tuple[str, str], BatchSpec] = {
 LATER_FROM = 8
 
 
+#: Look-ups whose argument is a DOI (their answers are kept under the normalised DOI).
+DOI_METHODS = frozenset({"by_doi", "notices"})
+
+
 def answer_key(method: str, arg: str) -> str:
     """The key an identifier's answer is kept under (DOIs normalised, ids case-folded)."""
-    if method == "by_doi":
+    if method in DOI_METHODS:
         return normalize_doi(arg) or arg.strip().casefold()
     return arg.strip().casefold()
 

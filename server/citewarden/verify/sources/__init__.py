@@ -10,6 +10,7 @@ Optional capabilities (test with ``hasattr``; ``CachedSource`` mirrors its inner
     await src.notices(doi) -> Lookup              # crossref, snapshot: notices about doi;
                                                   # records have is_notice=True and
                                                   # updates=(Update(kind, doi=target), ...)
+    await src.notices_many(dois) -> dict[str, Lookup]  # crossref: notices of many DOIs
     await src.by_dois(dois) -> dict[str, Lookup]  # crossref, openalex, semanticscholar;
                                                   # keys are normalised (lower-case) DOIs
     await src.by_arxiv(arxiv_id) -> Lookup        # arxiv, semanticscholar

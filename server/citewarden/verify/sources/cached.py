@@ -41,7 +41,12 @@ KEYED_METHODS = frozenset(
 )
 SHORT_LIVED = frozenset({"notices"})
 #: Batch look-up methods and the single look-up whose cache entries they share.
-BATCHED_METHODS = {"by_dois": "by_doi", "by_arxivs": "by_arxiv", "by_pmid_batch": "by_pmid"}
+BATCHED_METHODS = {
+    "by_dois": "by_doi",
+    "by_arxivs": "by_arxiv",
+    "by_pmid_batch": "by_pmid",
+    "notices_many": "notices",
+}
 
 
 def _norm_arg(method: str, arg: Any) -> str:

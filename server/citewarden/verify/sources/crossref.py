@@ -34,6 +34,9 @@ from citewarden.verify.sources.venue_search import MAX_HITS, crossref_venues
 
 #: DOIs per batched request.
 BATCH = 20
+#: Rows asked for a batch of notices: the most Crossref gives in one page (a work has a
+#: few notices at most).
+NOTICES_ROWS = 1000
 
 #: Fields requested for searches (keeps responses small).
 SEARCH_SELECT = (
@@ -311,6 +314,49 @@ class CrossrefSource:
         doi = clean_doi(doi)
         params = self._params(filter=f"updates:{doi}", rows="20")
         return await self._list(params)
+
+    async def notices_many(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
+        """:meth:`notices` for many DOIs, ``BATCH`` a request (``filter=updates:a,updates:b``:
+        Crossref ORs filters of the same name), keys the normalised DOIs.  Each notice of an
+        answer goes to the DOIs it updates; a DOI none updates is NOT_FOUND, as its own
+        ``filter=updates:`` answer would be.  An answer that does not list all its matches
+        (more than a page) is FAILED for its DOIs, which then ask on their own."""
+        wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
+        wanted = [d for d in wanted if "," not in d]  # a comma would end the filter value
+        out: dict[str, Lookup] = {}
+        if len(wanted) == 1:
+            return {wanted[0]: await self.notices(wanted[0])}
+        for start in range(0, len(wanted), BATCH):
+            chunk = wanted[start : start + BATCH]
+            params = self._params(
+                filter=",".join(f"updates:{d}" for d in chunk), rows=str(NOTICES_ROWS)
+            )
+            answer = await self._list_complete(params)
+            for d in chunk:
+                if answer.outcome is Outcome.FAILED:
+                    out[d] = answer
+                    continue
+                about = [r for r in answer.records if any(u.doi == d for u in r.updates)]
+                out[d] = Lookup.found(self.name, about) if about else Lookup.not_found(self.name)
+        return out
+
+    async def _list_complete(self, params: dict[str, str]) -> Lookup:
+        """A ``/works`` list that must hold every match: FAILED when ``total-results``
+        says there are more than the page holds."""
+        reply = await self.http.get(f"{self.base_url}/works", lane=self._query_lane, params=params)
+        data = reply_json(self.name, reply)
+        if isinstance(data, Lookup):
+            return data
+
+        def build() -> Lookup:
+            message = data["message"]
+            items = message["items"]
+            total = message.get("total-results")
+            if isinstance(total, int) and total > len(items):
+                return Lookup.failed(self.name, "answer incomplete: more notices than a page")
+            return works_found(self.name, items, lambda m: work_from_csl(m, self.name))
+
+        return guard(self.name, build)
 
     async def _list(self, params: dict[str, str]) -> Lookup:
         reply = await self.http.get(f"{self.base_url}/works", lane=self._query_lane, params=params)
