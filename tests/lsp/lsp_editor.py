@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +153,20 @@ async def wait_for(predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         await asyncio.sleep(0.02)
+
+
+async def wait_for_async(
+    make: Callable[[], Awaitable[Any]], timeout: float = 15.0, every: float = 0.1
+) -> Any:
+    """:func:`wait_for` for a predicate that awaits (a request to the server)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = await make()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        await asyncio.sleep(every)
 
 
 def plain(value: Any) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from lsp_editor import Editor, encoding_of, plain, wait_for
+from lsp_editor import Editor, encoding_of, plain, wait_for, wait_for_async
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -875,10 +875,36 @@ async def test_the_citation_hover_shows_the_abstract_openalex_lends(
     h.editor.open("main.tex")
     await wait_for(lambda: h.statuses and h.statuses[-1].get("verified") == 1, timeout=30)
     await wait_for(lambda: h.statuses[-1]["verifying"] is False, timeout=30)
-    text = await hover_text(h, "main.tex", inside(h.mark("main.tex", "cite_vqf")))
+    at = inside(h.mark("main.tex", "cite_vqf"))
+
+    async def lent() -> str | None:
+        text = await hover_text(h, "main.tex", at)
+        return text if "Abstract (OpenAlex):" in text else None
+
+    text = await wait_for_async(lent, timeout=30)  # asked after the verdict was shown
     assert "Matched Crossref record" in text
     assert "cited work's title and abstract" in text
-    assert "Abstract (OpenAlex):" in text
     assert any(s.path == "/openalex/works" and "filter=doi" in s.query for s in replay.log), (
         "the abstract was asked in OpenAlex's batch"
     )
+
+
+async def test_the_verdict_is_shown_before_the_abstract_is_lent(
+    vstart: VStart, replay: ReplayServer
+) -> None:
+    """OpenAlex answers 3 s late: the verdict (and its diagnostics) does not wait for the
+    abstract, which only the citation context reads; the hover has it once it came."""
+    replay.latencies["/openalex"] = 3.0
+    init = {"debounce_ms": 50, "verify": {"sources": ["crossref", "openalex"]}}
+    h = await vstart(files=FILTERS, init=init)
+    h.editor.open("main.tex")
+    await wait_for(lambda: h.statuses and h.statuses[-1].get("verified") == 1, timeout=30)
+    at = inside(h.mark("main.tex", "cite_vqf"))
+    first = await hover_text(h, "main.tex", at)
+    assert "Matched Crossref record" in first and "Abstract (OpenAlex):" not in first
+
+    async def lent() -> str | None:
+        text = await hover_text(h, "main.tex", at)
+        return text if "Abstract (OpenAlex):" in text else None
+
+    await wait_for_async(lent, timeout=30)

@@ -78,6 +78,8 @@ class VerificationService(VerificationQueue):
         self._batch = 0
         self._seq = itertools.count()
         self._running: dict[str, asyncio.Future[Any]] = {}
+        #: Abstracts asked after their verdicts were shown (see ``_lend_abstract``).
+        self._lending: set[asyncio.Future[Any]] = set()
         self._workers: set[asyncio.Task[None]] = set()
         self._verifier: Any = None
         self._engine: EngineThread | None = None
@@ -307,11 +309,13 @@ def verdicts_by_key(
 
 
 def _build_verifier(settings: Settings) -> Any:
-    """The editor's verifier: its citations' hovers score sentences against the cited
-    works, so a matched work's abstract is asked for when its record has none."""
+    """The editor's verifier.  Its citations' hovers score sentences against the cited
+    works, so a matched work's abstract is asked for when its record has none, but after
+    the verdict is shown (``VerificationQueue._lend_abstract``): ``verify`` itself only
+    takes an abstract a record at hand lends."""
     from citewarden.verify.engine import build_verifier
 
-    return build_verifier(settings, abstracts=True)
+    return build_verifier(settings, abstracts=False)
 
 
 def _preload_engine() -> None:

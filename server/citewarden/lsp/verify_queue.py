@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from citewarden.lsp import progress
 from citewarden.lsp.verify_scope import OTHER, VerificationScope
 from citewarden.lsp.verify_state import EngineThread, Job
-from citewarden.model import Status
+from citewarden.model import Status, Verdict
 
 if TYPE_CHECKING:
     from citewarden.settings import VerifySettings
@@ -42,6 +42,7 @@ class VerificationQueue(VerificationScope):
     :class:`~citewarden.lsp.verification.VerificationService`, which holds the state)."""
 
     _heap: list[tuple[int, int, int, str]]
+    _lending: set[asyncio.Future[Any]]
     _batch: int
     _seq: itertools.count[int]
     _workers: set[asyncio.Task[None]]
@@ -218,6 +219,33 @@ class VerificationQueue(VerificationScope):
         if job.batch > 1 and job.batch == self._batch:  # after a save: show it now
             self._urgent.set()
         self.request_republish()
+        self._lend_abstract(job.fp, verdict)
+
+    def _lend_abstract(self, fp: str, verdict: Verdict) -> None:
+        """Ask, once ``verdict`` is shown, for its matched work's abstract when no record at
+        hand lent one (only the citation context reads it); the verdict with the abstract
+        replaces the one shown, if that is still the verdict of ``fp``."""
+        match = verdict.match
+        if match is None or match.abstract or not match.doi:
+            return
+        lend = getattr(self._verifier, "lend_abstract", None)
+        if lend is None:
+            return
+        future = self.engine.submit(lend(verdict))
+        self._lending.add(future)
+
+        def done(finished: asyncio.Future[Any]) -> None:
+            self._lending.discard(finished)
+            if finished.cancelled() or finished.exception() is not None:
+                return
+            lent = finished.result()
+            if lent is verdict or self.verdicts.get(fp) is not verdict:
+                return  # nothing lent, or the entry was verified again since
+            self.verdicts[fp] = lent
+            self.generation += 1
+            self.request_republish()
+
+        future.add_done_callback(done)
 
     def cancel_all(self) -> None:
         """Stop every verification in flight and forget the queue."""
@@ -225,6 +253,8 @@ class VerificationQueue(VerificationScope):
         self._heap.clear()
         for task in list(self._running.values()):
             task.cancel()
+        for future in list(self._lending):
+            future.cancel()
 
     def _cancel_outdated(self) -> None:
         """Cancel the work for fingerprints no longer in the text (the entry changed).

@@ -71,9 +71,10 @@ class AbstractSteps(SourceCalls):
     #: Ask the sources for an abstract no record at hand holds (see the module docstring).
     abstracts: bool = False
 
-    async def _with_abstract(self, verdict: Verdict) -> Verdict:
+    async def _with_abstract(self, verdict: Verdict, *, ask: bool | None = None) -> Verdict:
         """``verdict`` with its match's abstract lent by another record of the work when
-        the matched record had none."""
+        the matched record had none: from a record at hand, and when ``ask`` (by default
+        :attr:`abstracts`) by asking the sources."""
         match = verdict.match
         if match is None or match.abstract:
             return verdict
@@ -86,7 +87,7 @@ class AbstractSteps(SourceCalls):
             lent = lent_abstract(match, await self._at_hand(name, method, arg))
             if lent:
                 return _lent(verdict, match, lent, name)
-        if not self.abstracts:
+        if not (self.abstracts if ask is None else ask):
             return verdict
         for name, method, arg in wanted:
             lookup = await self._ask_safely(self.sources[name], name, method, arg)

@@ -117,6 +117,23 @@ class Verifier(IdLookup, SearchSteps, AbstractSteps):
         assert verdict is not None
         return verdict
 
+    async def lend_abstract(self, verdict: Verdict) -> Verdict:
+        """``verdict`` with its match's abstract asked of the other records of the work
+        when no record at hand lent one (see :mod:`citewarden.verify.abstract_steps`),
+        within an entry's time budget.  The editor publishes a verdict first and asks this
+        after it: the citation context waits for the abstract, the diagnostics do not.
+        Never raises: a failure leaves ``verdict`` as it was."""
+        self._bind_loop()
+        _CANCEL.set(None)
+        with entry_budget(entry_seconds(self.settings)):
+            try:
+                return await self._with_abstract(verdict, ask=True)
+            except _Cancelled:
+                return verdict
+            except Exception:
+                log.exception("asking for the abstract of %s failed", verdict.key)
+                return verdict
+
     async def _verify(self, entry: Entry, cancel: asyncio.Event | None) -> Verdict | None:
         """The verdict, or None when ``cancel`` was set before the work started."""
         reason = skip_reason(entry, self.settings)
