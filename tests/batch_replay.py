@@ -50,22 +50,8 @@ def _single(server: ReplayServer, uri_path: str, query: str) -> Route | None:
     return route
 
 
-def crossref_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
-    if path.rstrip("/") != "/crossref/works":
-        return None
-    params = dict(parse_qsl(query))
-    filters = [f for f in params.get("filter", "").split(",") if f]
-    if not filters or not all(f.startswith("doi:") for f in filters):
-        return None
-    select = [s for s in params.get("select", "").split(",") if s]
-    items = []
-    for f in filters:
-        route = _single(server, f"/crossref/works/{f[4:]}", "")
-        if route is None:
-            continue
-        msg = json.loads(route.body)["message"]
-        items.append({k: v for k, v in msg.items() if k in select} if select else msg)
-    rows = int(params.get("rows", "20"))
+def _work_list(items: list[dict[str, object]], rows: int) -> Answer:
+    """Crossref's ``work-list`` envelope around ``items`` (the first ``rows`` of them)."""
     body = {
         "status": "ok",
         "message-type": "work-list",
@@ -79,6 +65,32 @@ def crossref_batch(server: ReplayServer, path: str, query: str) -> Answer | None
         },
     }
     return 200, "application/json;charset=utf-8", json.dumps(body).encode()
+
+
+def _crossref_filters(path: str, params: dict[str, str], name: str) -> list[str] | None:
+    """The filters of a Crossref ``/works`` request when all of them are ``name`` ones."""
+    if path.rstrip("/") != "/crossref/works":
+        return None
+    filters = [f for f in params.get("filter", "").split(",") if f]
+    if not filters or not all(f.startswith(name) for f in filters):
+        return None
+    return filters
+
+
+def crossref_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
+    params = dict(parse_qsl(query))
+    filters = _crossref_filters(path, params, "doi:")
+    if filters is None:
+        return None
+    select = [s for s in params.get("select", "").split(",") if s]
+    items = []
+    for f in filters:
+        route = _single(server, f"/crossref/works/{f[4:]}", "")
+        if route is None:
+            continue
+        msg = json.loads(route.body)["message"]
+        items.append({k: v for k, v in msg.items() if k in select} if select else msg)
+    return _work_list(items, int(params.get("rows", "20")))
 
 
 def openalex_batch(server: ReplayServer, path: str, query: str) -> Answer | None:
@@ -177,11 +189,9 @@ def crossref_notices(server: ReplayServer, path: str, query: str) -> Answer | No
     """``/works?filter=updates:a,updates:b``: the recorded ``/works/{doi}`` work messages
     whose ``update-to`` names one of the DOIs, in the ``work-list`` envelope, all of them
     on one page (``rows`` is the most a page holds)."""
-    if path.rstrip("/") != "/crossref/works":
-        return None
     params = dict(parse_qsl(query))
-    filters = [f for f in params.get("filter", "").split(",") if f]
-    if not filters or not all(f.startswith("updates:") for f in filters):
+    filters = _crossref_filters(path, params, "updates:")
+    if filters is None:
         return None
     wanted = {f.removeprefix("updates:").lower() for f in filters}
     items = []
@@ -195,20 +205,7 @@ def crossref_notices(server: ReplayServer, path: str, query: str) -> Answer | No
         updated = {str(u.get("DOI", "")).lower() for u in msg.get("update-to") or []}
         if isinstance(msg, dict) and updated & wanted:
             items.append(msg)
-    rows = int(params.get("rows", "20"))
-    body = {
-        "status": "ok",
-        "message-type": "work-list",
-        "message-version": "1.0.0",
-        "message": {
-            "facets": {},
-            "total-results": len(items),
-            "items": items[:rows],
-            "items-per-page": rows,
-            "query": {"start-index": 0, "search-terms": None},
-        },
-    }
-    return 200, "application/json;charset=utf-8", json.dumps(body).encode()
+    return _work_list(items, int(params.get("rows", "20")))
 
 
 def serve_batches(server: ReplayServer) -> ReplayServer:

@@ -275,6 +275,18 @@ def test_an_entry_whose_last_gap_runs_to_the_next_entry_is_read_in_one_pass(
     assert ("dangling-citation", "main.tex") not in found, found
 
 
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    """``python -c code`` with the package on the path, under the timeout."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
 def test_a_rate_limit_interval_header_is_read_in_one_pass() -> None:
     """``X-Rate-Limit-Interval: 5`` followed by 200 000 spaces and a stray character: the
     unit between two runs of spaces made the pattern try every split (minutes).  Run in a
@@ -283,14 +295,7 @@ def test_a_rate_limit_interval_header_is_read_in_one_pass() -> None:
         "from citewarden.verify.rate_limit import parse_interval; "
         "print(parse_interval('5' + ' ' * 200_000 + 'x'), parse_interval(' 500 ms '))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    done = run_python(code)
     assert done.stdout.split() == ["None", "0.5"], done.stderr
 
 
@@ -312,14 +317,7 @@ def test_long_runs_in_a_title_a_sentence_and_a_glob_are_read_in_one_pass(tmp_pat
         "print(context_words('\\\\' + 'cite' * 25_000 + ' protein folding')); "
         f"print(glob_files('{{' + ',' * 100_000, Path({str(tmp_path)!r})))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    done = run_python(code)
     lines = done.stdout.splitlines()
     assert lines[:2] == ["{DNA} {AAA 4008", "('protein', 'folding')"], done.stderr
     assert lines[2] == "([], True)", done.stderr  # no file, and that is all of them
