@@ -4,7 +4,8 @@
 queues the entries to verify by priority, runs them on the engine's thread with
 ``concurrency`` workers (plus express workers for what was just saved), reports
 ``$/progress`` "Verifying references" and cancels the work of fingerprints no longer in the
-text.
+text.  Once a verdict is shown, the abstract its matched record lacks is asked for (the
+citation context reads it; the diagnostics do not wait for it).
 """
 
 from __future__ import annotations
