@@ -12,6 +12,7 @@ document) and Quarto (one citation scope for the book) render them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,14 +24,15 @@ MAX_CONFIG = 200_000
 MAX_CHAPTERS = 2000
 
 
-def _load(text: str) -> Any:
-    if len(text) > MAX_CONFIG:
-        return None
-    import yaml  # loaded when a book configuration is read, not with every workspace
+@functools.cache
+def _loader() -> Any:
+    """The safe YAML loader, with an integer of more digits than ``int()`` reads (a
+    ``ValueError`` from its constructor) kept as written; built once, when a book
+    configuration is first read (yaml is not loaded with every workspace)."""
+    import yaml
 
     class Loader(yaml.SafeLoader):
-        """The safe loader, with an integer of more digits than ``int()`` reads (a
-        ``ValueError`` from its constructor) kept as written."""
+        pass
 
     def integer(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
         try:
@@ -39,8 +41,16 @@ def _load(text: str) -> Any:
             return node.value
 
     Loader.add_constructor("tag:yaml.org,2002:int", integer)
+    return Loader
+
+
+def _load(text: str) -> Any:
+    if len(text) > MAX_CONFIG:
+        return None
+    import yaml
+
     try:
-        return yaml.load(text, Loader=Loader)  # a subclass of the safe loader
+        return yaml.load(text, Loader=_loader())  # a subclass of the safe loader
     except (yaml.YAMLError, RecursionError):  # RecursionError: nested past the reader
         return None  # the metadata reader reports the error
 

@@ -62,6 +62,13 @@ def filter_safe(doi: str) -> bool:
     return FILTER_SAFE.fullmatch(doi) is not None
 
 
+def _filter_dois(dois: list[str] | tuple[str, ...]) -> list[str]:
+    """``dois`` normalised, each once, as a ``filter=`` value can carry them: without
+    those holding a comma (it would end the value and make the whole request invalid)."""
+    asked = (normalize_doi(d) or d.strip().lower() for d in dois)
+    return list(dict.fromkeys(d for d in asked if "," not in d))
+
+
 #: Crossref update types that make a record a notice about another work.
 NOTICE_TYPES = frozenset(
     {
@@ -287,8 +294,7 @@ class CrossrefSource:
         DOI is left out of the result, so that ``/works/{doi}`` is asked for it (see
         :mod:`citewarden.verify.plan`), and so is a DOI holding a comma, never sent (it
         would end its filter value and make the whole request invalid)."""
-        asked = (normalize_doi(d) or d.strip().lower() for d in dois)
-        wanted = list(dict.fromkeys(d for d in asked if "," not in d))
+        wanted = _filter_dois(dois)
         out: dict[str, Lookup] = {}
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
@@ -321,8 +327,7 @@ class CrossrefSource:
         answer goes to the DOIs it updates; a DOI none updates is NOT_FOUND, as its own
         ``filter=updates:`` answer would be.  An answer that does not list all its matches
         (more than a page) is FAILED for its DOIs, which then ask on their own."""
-        wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
-        wanted = [d for d in wanted if "," not in d]  # a comma would end the filter value
+        wanted = _filter_dois(dois)
         out: dict[str, Lookup] = {}
         if len(wanted) == 1:
             return {wanted[0]: await self.notices(wanted[0])}
@@ -331,18 +336,18 @@ class CrossrefSource:
             params = self._params(
                 filter=",".join(f"updates:{d}" for d in chunk), rows=str(NOTICES_ROWS)
             )
-            answer = await self._list_complete(params)
+            answer = await self._list(params, complete=True)
             for d in chunk:
                 if answer.outcome is Outcome.FAILED:
                     out[d] = answer
                     continue
                 about = [r for r in answer.records if any(u.doi == d for u in r.updates)]
-                out[d] = Lookup.found(self.name, about) if about else Lookup.not_found(self.name)
+                out[d] = Lookup.found(self.name, about)  # NOT_FOUND when none is about it
         return out
 
-    async def _list_complete(self, params: dict[str, str]) -> Lookup:
-        """A ``/works`` list that must hold every match: FAILED when ``total-results``
-        says there are more than the page holds."""
+    async def _list(self, params: dict[str, str], *, complete: bool = False) -> Lookup:
+        """A ``/works`` list; ``complete``: it must hold every match, so it is FAILED when
+        ``total-results`` says there are more than the page holds."""
         reply = await self.http.get(f"{self.base_url}/works", lane=self._query_lane, params=params)
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):
@@ -352,20 +357,8 @@ class CrossrefSource:
             message = data["message"]
             items = message["items"]
             total = message.get("total-results")
-            if isinstance(total, int) and total > len(items):
+            if complete and isinstance(total, int) and total > len(items):
                 return Lookup.failed(self.name, "answer incomplete: more notices than a page")
-            return works_found(self.name, items, lambda m: work_from_csl(m, self.name))
-
-        return guard(self.name, build)
-
-    async def _list(self, params: dict[str, str]) -> Lookup:
-        reply = await self.http.get(f"{self.base_url}/works", lane=self._query_lane, params=params)
-        data = reply_json(self.name, reply)
-        if isinstance(data, Lookup):
-            return data
-
-        def build() -> Lookup:
-            items = data["message"]["items"]
             return works_found(self.name, items, lambda m: work_from_csl(m, self.name))
 
         return guard(self.name, build)
