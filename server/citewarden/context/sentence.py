@@ -28,6 +28,9 @@ from citewarden.model import Citation, CitationKind, DocumentKind, Span
 WINDOW = 1500
 #: Longest plain sentence kept (characters).
 MAX_SENTENCE = 600
+#: A sentence cut at the window ends on a multiple of this, so that the citations of one
+#: long run without a sentence break share their windows (each read once, in linear time).
+_STEP = WINDOW // 4
 
 ABBREVIATIONS = frozenset(
     [
@@ -152,6 +155,7 @@ _MD_MARK = re.compile(r"[*_`#>|]+")
 #: a footnote's mark (``[^1]``) or the label its text starts with (``[^1]:``)
 _MD_NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,100}\]:?")
 _SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w")
 _LATEX_GROUPING = str.maketrans("", "", "{}[]")
 
 
@@ -242,12 +246,22 @@ class _Text:
         self.masked, self.kind, self.offset = masked, kind, offset
         self.ends = _ends(masked, kind)
         self.starts = [b for _, b in self.ends]
+        #: The readable words of each stretch read so far: the citations of one sentence,
+        #: and neighbours' sentences before and after, share them.
+        self._read: dict[tuple[int, int], tuple[str, bool]] = {}
+
+    def plain(self, start: int, end: int) -> tuple[str, bool]:
+        """:func:`plain` of ``masked[start:end]`` and whether it holds a word, each stretch
+        read once."""
+        found = self._read.get((start, end))
+        if found is None:
+            text = plain(self.masked[start:end], self.kind)
+            found = self._read[start, end] = (text, _WORD.search(text) is not None)
+        return found
 
     def around(self, command: Span) -> CitingSentence | None:
         d = self.offset
-        found = _around(
-            self.masked, self.ends, self.starts, Span(command.start - d, command.end - d), self.kind
-        )
+        found = _around(self, Span(command.start - d, command.end - d))
         if found is None or not d:
             return found
         return CitingSentence(
@@ -317,40 +331,35 @@ def _sentences(
 def _sentence_at(
     ends: list[tuple[int, int]], starts: list[int], pos: int, size: int
 ) -> tuple[int, int, int]:
-    """(start, end, index of the break that ends it) of the sentence holding ``pos``."""
+    """(start, end, index of the break that ends it) of the sentence holding ``pos``, cut
+    between ``WINDOW - _STEP`` and ``WINDOW`` characters either side of it."""
     i = bisect_left(starts, pos + 1) - 1  # the last break ending at or before pos
-    start = max(ends[i][1] if i >= 0 else 0, pos - WINDOW)
+    start = max(ends[i][1] if i >= 0 else 0, -(-(pos - WINDOW) // _STEP) * _STEP)
     j = i + 1
     while j < len(ends) and ends[j][0] < pos:
         j += 1
-    end = min(ends[j][0] if j < len(ends) else size, pos + WINDOW)
+    end = min(ends[j][0] if j < len(ends) else size, (pos + WINDOW) // _STEP * _STEP)
     return start, end, j
 
 
-def _around(
-    masked: str,
-    ends: list[tuple[int, int]],
-    starts: list[int],
-    command: Span,
-    kind: DocumentKind,
-) -> CitingSentence | None:
+def _around(text: _Text, command: Span) -> CitingSentence | None:
+    masked, ends, starts, read = text.masked, text.ends, text.starts, text.plain
     start, end, j = _sentence_at(ends, starts, command.start, len(masked))
-    sentence = plain(masked[start:end], kind)
-    if not re.search(r"\w", sentence) and start > 0:
+    sentence, worded = read(start, end)
+    if not worded and start > 0:
         # a citation standing after its sentence's full stop (``... shown. \\cite{a}``)
         start, end, j = _sentence_at(ends, starts, max(0, start - 1), len(masked))
-        sentence = plain(masked[start:end], kind)
-    if not re.search(r"\w", sentence):
+        sentence, worded = read(start, end)
+    if not worded:
         return None
     b_start, b_end, _ = _sentence_at(ends, starts, max(0, start - 2), len(masked))
-    before = plain(masked[b_start:b_end], kind) if start > 0 and b_end <= start else ""
+    before = read(b_start, b_end)[0] if start > 0 and b_end <= start else ""
     after = ""
     if j < len(ends):
         a_start, a_end, _ = _sentence_at(ends, starts, ends[j][1] + 1, len(masked))
         if a_start >= end:
-            after = plain(masked[a_start:a_end], kind)
-    while end > start and masked[end - 1].isspace():
-        end -= 1
-    while start < end and masked[start].isspace():
-        start += 1
+            after = read(a_start, a_end)[0]
+    kept = masked[start:end].rstrip()  # the span without the spaces at its ends
+    end = start + len(kept)
+    start += len(kept) - len(kept.lstrip())
     return CitingSentence(sentence, Span(start, end), before, after)
