@@ -5,6 +5,7 @@ Live.  Each run is bounded in time; a disagreement fails with the list by class.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,7 @@ import differential
 import differential_crossref
 import differential_strings
 import differential_units
+from citewarden.parsing.latex import parse_latex
 
 #: seconds each oracle may take in the suite (the bench runs more cases)
 BUDGET = 45
@@ -22,6 +24,46 @@ def _tools() -> None:
     missing = differential.missing_tools()
     if missing:
         pytest.fail(f"real tools missing: {', '.join(missing)}", pytrace=False)
+
+
+#: Keys in braces: LaTeX's \cite (and natbib's) reads c1, a1, d1, e1f1, g1, h1, i1 and
+#: {j1}k1; the cite package strips only the braces around a whole item ({e1}f1 and {g1}
+#: stay); biblatex keeps them all (``{c1}`` is then a key no entry has).
+BRACED = r"X \cite{{c1}} \cite{a1,{d1}} \cite{{e1}f1} \cite{{{g1}}} \cite{ {h1} , i1} \cite{{{j1}}k1}."
+_PACKAGES = {
+    "": "",
+    "natbib": "\\usepackage{natbib}",
+    "cite": "\\usepackage{cite}",
+    "biblatex": "\\usepackage[backend=biber]{biblatex}",
+}
+
+
+def _aux_keys(aux: str) -> set[str]:
+    """The keys of the ``\\citation{...}`` lines of an .aux file, braces matched."""
+    keys: set[str] = set()
+    for line in aux.splitlines():
+        if line.startswith("\\citation{") and line.endswith("}"):
+            keys.update(k.strip() for k in line[len("\\citation{") : -1].split(","))
+    return keys - {""}
+
+
+@pytest.mark.parametrize("package", list(_PACKAGES))
+def test_braced_keys_read_as_the_package_reads_them(tmp_path: Path, package: str) -> None:
+    text = (
+        f"\\documentclass{{article}}\n{_PACKAGES[package]}\n"
+        f"\\begin{{document}}\n{BRACED}\n\\end{{document}}\n"
+    )
+    main = tmp_path / "main.tex"
+    main.write_text(text, encoding="utf-8")
+    differential._run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], tmp_path)
+    if package == "biblatex":
+        bcf = (tmp_path / "main.bcf").read_text(errors="replace")
+        oracle = {k.strip() for k in differential._BCF_CITEKEY.findall(bcf)}
+        assert "{c1}" in oracle
+    else:
+        oracle = _aux_keys((tmp_path / "main.aux").read_text(errors="replace"))
+        assert {"c1", "d1"} <= oracle and ("e1f1" in oracle) is (package != "cite")
+    assert {c.key for c in parse_latex(main, text).citations} == oracle
 
 
 def test_latex_projects_cite_what_pdflatex_records() -> None:

@@ -62,6 +62,7 @@ from citewarden.parsing.latex_args import (
     _SIMPLE_CITE_ARGS,
     _SUBFILES_CLASS,
     CodeRegions,
+    KeyBraces,
     _add_keys,
     _cite_groups,
     _close_brace,
@@ -327,6 +328,7 @@ def parse_latex(
     # commands after it at the preamble's top level, which cite nothing)
     nocite_now: str | None = None
     cite_trims = False  # loads a package that trims citation keys
+    braces: KeyBraces = "latex"  # how the packages loaded read braces in citation keys
     lost_nocites: list[tuple[Span, str]] = []
     preamble_top: latex_static.TopLevel | None = None
     subfiles_parent: str | None = None
@@ -411,6 +413,7 @@ def parse_latex(
                     full,
                     command_span,
                     CitationKind.CITE,
+                    braces,
                 )
             pos = max(pos, end)
         elif role in _CITING:
@@ -440,7 +443,9 @@ def parse_latex(
                 if content_end < 0:
                     end = content_start  # unclosed: keep scanning inside it
                     continue
-                if _add_keys(citations, text, content_start, content_end, full, command_span, kind):
+                if _add_keys(
+                    citations, text, content_start, content_end, full, command_span, kind, braces
+                ):
                     nocite_all = _nocite_star(start, refsections, nocite_in) or nocite_all
             pos = max(pos, end)
         elif role == _BIBITEM:
@@ -476,6 +481,10 @@ def parse_latex(
         elif role == _PACKAGE:
             packages = latex_static.package_names(text, start)
             cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
+            if "biblatex" in packages:
+                braces = "biblatex"
+            elif braces == "latex" and packages & latex_static.TRIMMING:
+                braces = "cite"
             if body_start < 0 and nocite_now is None:
                 nocite_now = latex_static.nocite_now(packages)
             package_backend, package_chapterbib = latex_static.read_package(text, start)

@@ -9,6 +9,7 @@ import bisect
 import itertools
 import re
 from collections.abc import Iterator
+from typing import Literal
 
 from citewarden.model import (
     Citation,
@@ -90,6 +91,37 @@ def _close_brace(
     return -1
 
 
+#: Deepest nesting of braces in a key list (``\\cite{{a}b}`` is 2).
+_MAX_KEY_NESTING = 3
+_KEY_TOKENS = re.compile(r"\\[A-Za-z@]|\\[\s\S]|%[^\n]*|[{}]|" + _PAR)
+
+
+def _close_keys(text: str, i: int) -> int:
+    """``text[i] == "{"`` opens a key list: the offset after its matching ``}``, or -1.
+    Braces may nest in it (``\\cite{{a},b}``, which LaTeX reads as ``a,b``) up to
+    :data:`_MAX_KEY_NESTING`; once one has, a command word ends the list as malformed, so
+    an unclosed list ends at the next command (``\\cite{{\\cite{{...``), and
+    reading a file's citations stays linear."""
+    depth = 0
+    nested = False
+    for m in _KEY_TOKENS.finditer(text, i, min(len(text), i + _MAX_ARG)):
+        token = m.group()
+        c = token[0]
+        if c == "{":
+            if depth:
+                nested = True
+                if depth >= _MAX_KEY_NESTING:
+                    return -1
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return m.end()
+        elif c == "\n" or (nested and c == "\\" and token[1:].isalpha()):
+            return -1
+    return -1
+
+
 def _close_delimited(text: str, i: int) -> int:
     """``text[i]`` is ``[``, ``(`` or ``<``: the offset after the matching closer, braces
     nested inside counted, or -1 (also beyond :data:`_MAX_OPTIONAL` characters)."""
@@ -148,7 +180,7 @@ def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]],
             optionals += 1
         if j >= n or text[j] != "{":
             return groups, i
-        k = _close_brace(text, j, flat=True)
+        k = _close_keys(text, j)
         if k < 0:
             groups.append((j + 1, -1))
             return groups, j + 1
@@ -182,27 +214,83 @@ def _volcite_groups(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
         j = _skip(text, k)
     if j >= n or text[j] != "{":
         return [], end
-    k = _close_brace(text, j, flat=True)
+    k = _close_keys(text, j)
     if k < 0:
         return [(j + 1, -1)], j + 1
     return [(j + 1, k - 1)], k
 
 
-def _split_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
-    """Comma-separated, trimmed items of ``text[start:end]`` as (item, start, end); an empty
-    item is ``("", p, p)`` with ``p`` just after its opening delimiter."""
+#: How a package reads braces in a citation key (see :func:`_braced_key`).
+KeyBraces = Literal["latex", "cite", "biblatex"]
+
+
+def _split_keys(
+    text: str, start: int, end: int, braces: KeyBraces = "latex"
+) -> Iterator[tuple[str, int, int]]:
+    """Comma-separated, trimmed items of ``text[start:end]`` as (key, start, end); an empty
+    item is ``("", p, p)`` with ``p`` just after its opening delimiter.  Braces in an item
+    are read as ``braces`` says (see :func:`_braced_key`)."""
     segment = text[start:end]
     if "%" in segment:
         segment = _ARG_COMMENT.sub(lambda m: " " * len(m.group()), segment)
     offset = start
-    for piece in segment.split(","):
+    for piece in _top_level_items(segment) if "{" in segment else segment.split(","):
         item = piece.strip()
         if item:
             lead = offset + len(piece) - len(piece.lstrip())
-            yield item, lead, lead + len(item)
+            key = item if "{" not in item else _braced_key(piece, braces)
+            yield key, lead, lead + len(item)
         else:
             yield "", offset, offset
         offset += len(piece) + 1
+
+
+def _top_level_items(segment: str) -> list[str]:
+    """``segment`` split at the commas outside braces."""
+    items: list[str] = []
+    depth = begin = 0
+    for i, c in enumerate(segment):
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            items.append(segment[begin:i])
+            begin = i + 1
+    items.append(segment[begin:])
+    return items
+
+
+def _group_end(text: str, i: int) -> int:
+    """``text[i] == "{"``: the offset of its matching ``}``, or -1."""
+    depth = 0
+    for j in range(i, len(text)):
+        if text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
+def _braced_key(piece: str, braces: KeyBraces) -> str:
+    """The key a package reads from a list item holding braces.  biblatex keeps them
+    (``{c}`` is the key).  The cite package's loop strips the braces around an item that
+    is one group exactly (a TeX delimited argument): ``{c}`` reads ``c``, ``{{c}}`` reads
+    ``{c}``, ``{a}b`` stays; it trims the item's spaces first.  LaTeX's own ``\\cite`` (and natbib's) then also strips
+    those of the group the item starts with (``\\@firstofone``): ``{{c}}`` reads ``c``,
+    ``{a}b`` reads ``ab``."""
+    if braces == "biblatex":
+        return piece.strip()
+    if braces == "cite":
+        piece = piece.strip()  # it trims the spaces first
+    if piece.startswith("{") and _group_end(piece, 0) == len(piece) - 1:
+        piece = piece[1:-1]
+    item = piece.strip()
+    if braces == "latex" and item.startswith("{") and (close := _group_end(item, 0)) > 0:
+        item = item[1:close] + item[close + 1 :]
+    return item.strip()
 
 
 _new = object.__new__
@@ -219,14 +307,15 @@ def _add_keys(
     command: str,
     command_span: Span,
     kind: CitationKind,
+    braces: KeyBraces = "latex",
 ) -> bool:
     """Append a :class:`Citation` per key of ``text[start:end]`` (as :func:`_split_keys`
-    splits them; keys holding ``#`` or ``\\`` skipped, ``*`` too for ``\\nocite``).
-    Returns whether a ``\\nocite{*}`` was among them."""
+    splits and reads them; keys holding ``#`` or ``\\`` skipped, ``*`` too for
+    ``\\nocite``).  Returns whether a ``\\nocite{*}`` was among them."""
     set_key, set_span, set_command, set_command_span, set_kind = _CITATION_SLOTS
     nocite = kind is CitationKind.NOCITE
     nocite_all = False
-    for key, ks, ke in _split_keys(text, start, end):
+    for key, ks, ke in _split_keys(text, start, end, braces):
         if key and ("#" in key or "\\" in key or (nocite and key == "*")):
             nocite_all = nocite_all or key == "*"
             continue
