@@ -37,6 +37,11 @@ LOGOS = {
 }
 
 
+#: The longest value given to pylatexenc (about 20 µs a token): a longer one (no real field
+#: is; a broken or hostile source's record can be) has its markup stripped instead.
+MAX_DECODED = 20_000
+
+
 @lru_cache(maxsize=1)
 def _converter() -> LatexNodes2Text:
     # imported on first use: most values never need the full decoder
@@ -55,11 +60,13 @@ def decode_latex(value: str) -> str:
     Accents and symbols become characters (``{\\'e}`` -> ``é``), grouping braces are removed,
     ``--``/``---`` become en/em dashes, ``~`` a no-break space, TeX logos are spelled out
     (``{\\TeX}book`` -> ``TeXbook``, ``\\LaTeXe`` -> ``LaTeX2e``); runs of white space
-    collapse to one space.  A value that pylatexenc cannot read is returned with control
-    words, braces and ``$`` stripped.
+    collapse to one space.  A value that pylatexenc cannot read, or longer than
+    :data:`MAX_DECODED`, is returned with control words, braces and ``$`` stripped.
     """
     if _PLAIN.fullmatch(value):
         return _SPACES.sub(" ", value).strip()
+    if len(value) > MAX_DECODED:
+        return _SPACES.sub(" ", _MARKUP.sub("", value)).strip()
     try:
         text = _converter().latex_to_text(value)
     except Exception:  # malformed LaTeX must never break a caller
