@@ -55,7 +55,7 @@ GENERATED_KEY = re.compile(r"[a-z]+Q\d+")
 def key_class(key: str) -> str:
     """The construct a generated key was written in."""
     head, sep, _ = key.partition("Q")
-    return head if sep else "other"
+    return head.lstrip("{") if sep else "other"
 
 
 @dataclass
@@ -149,6 +149,7 @@ def _natbib_fragments() -> list[_Fragment]:
         cmd("Citeauthor", "capciteauthor"),
         cmd("nocite", "nocite"),
         lambda r, k: f"\\citep[see][p.~3]{{{k('opt')}, {k('opt')}}}",
+        lambda r, k: f"\\citep{{{{{k('braced')}}}, {{{k('braced')}}}}}",
         lambda r, k: f"% \\cite{{{k('comment')}}}",
         lambda r, k: f"\\iffalse \\cite{{{k('iffalse')}}} \\fi",
         lambda r, k: f"\\begin{{verbatim}}\n\\cite{{{k('verbatim')}}}\n\\end{{verbatim}}",
@@ -172,6 +173,7 @@ def _biblatex_fragments() -> list[_Fragment]:
         cmd("autocite*", "autocitestar"),
         cmd("nocite", "nocite"),
         lambda r, k: f"\\autocite[see][3]{{{k('opt')}}}",
+        lambda r, k: f"\\parencite{{{k('braced')},{{{k('braced')}}}}}",
         lambda r, k: f"\\cites[1]{{{k('multi')}}}[2]{{{k('multi')}}}",
         lambda r, k: f"\\parencites(all)(){{{k('multi')}}}{{{k('multi')}}}",
         lambda r, k: f"% \\parencite{{{k('comment')}}}",

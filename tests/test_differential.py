@@ -29,7 +29,9 @@ def _tools() -> None:
 #: Keys in braces: LaTeX's \cite (and natbib's) reads c1, a1, d1, e1f1, g1, h1, i1 and
 #: {j1}k1; the cite package strips only the braces around a whole item ({e1}f1 and {g1}
 #: stay); biblatex keeps them all (``{c1}`` is then a key no entry has).
-BRACED = r"X \cite{{c1}} \cite{a1,{d1}} \cite{{e1}f1} \cite{{{g1}}} \cite{ {h1} , i1} \cite{{{j1}}k1}."
+BRACED = (
+    r"X \cite{{c1}} \cite{a1,{d1}} \cite{{e1}f1} \cite{{{g1}}} \cite{ {h1} , i1} \cite{{{j1}}k1}."
+)
 _PACKAGES = {
     "": "",
     "natbib": "\\usepackage{natbib}",
@@ -47,14 +49,21 @@ def _aux_keys(aux: str) -> set[str]:
     return keys - {""}
 
 
+@pytest.mark.parametrize("included", [False, True], ids=["one-file", "included"])
 @pytest.mark.parametrize("package", list(_PACKAGES))
-def test_braced_keys_read_as_the_package_reads_them(tmp_path: Path, package: str) -> None:
+def test_braced_keys_read_as_the_package_reads_them(
+    tmp_path: Path, package: str, included: bool
+) -> None:
+    """In the file that loads the package, or in a chapter the root includes (which reads
+    them as its project's packages do)."""
+    body = "\\input{sec}" if included else BRACED
     text = (
         f"\\documentclass{{article}}\n{_PACKAGES[package]}\n"
-        f"\\begin{{document}}\n{BRACED}\n\\end{{document}}\n"
+        f"\\begin{{document}}\n{body}\n\\end{{document}}\n"
     )
     main = tmp_path / "main.tex"
     main.write_text(text, encoding="utf-8")
+    (tmp_path / "sec.tex").write_text(BRACED + "\n", encoding="utf-8")
     differential._run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], tmp_path)
     if package == "biblatex":
         bcf = (tmp_path / "main.bcf").read_text(errors="replace")
@@ -63,7 +72,9 @@ def test_braced_keys_read_as_the_package_reads_them(tmp_path: Path, package: str
     else:
         oracle = _aux_keys((tmp_path / "main.aux").read_text(errors="replace"))
         assert {"c1", "d1"} <= oracle and ("e1f1" in oracle) is (package != "cite")
-    assert {c.key for c in parse_latex(main, text).citations} == oracle
+    if not included:
+        assert {c.key for c in parse_latex(main, text).citations} == oracle
+    assert differential.latex_ours(tmp_path) == oracle
 
 
 def test_latex_projects_cite_what_pdflatex_records() -> None:
@@ -163,7 +174,7 @@ def test_the_generators_are_seeded_and_reach_every_construct() -> None:
         for text in differential.latex_case(seed).files.values()
         for k in differential.GENERATED_KEY.findall(text)
     }
-    assert {"wraptwo", "let", "xparse", "ifdraft", "noarg", "string", "multi"} <= latex
+    assert {"wraptwo", "let", "xparse", "ifdraft", "noarg", "string", "multi", "braced"} <= latex
     assert {"usedbefore", "laterdef", "subdefined"} <= latex
     markdown = {
         differential.key_class(k)

@@ -551,7 +551,10 @@ class ProjectGraph(LinkResolver):
             state = self._state(path)
             if state is not None and isinstance(state.parsed, ParsedDocument):
                 states.append((path, state, state.parsed))
-        if all(
+        braced = any(doc.braced_keys for _, _, doc in states) and any(
+            doc.key_braces for _, _, doc in states
+        )
+        if not braced and all(
             st.context is None and not (doc.citation_macros or doc.flags) for _, st, doc in states
         ):
             return  # nothing to pass on, nothing passed on before

@@ -100,6 +100,9 @@ class LatexContext:
     #: names of the ``\\newif`` flags the files of the project define or set: a file
     #: without a ``\\newif`` of its own is searched for settings of these only
     flag_names: frozenset[str] = frozenset()
+    #: how the project's packages read braces in citation keys (``"biblatex"``, ``"cite"``;
+    #: ``""``: as LaTeX's own ``\\cite``), for a file that loads none of them itself
+    key_braces: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +166,10 @@ class ParsedDocument:
     cite_copy: str = ""
     #: loads a package that trims the spaces around citation keys (``cite``, ``overcite``)
     cite_trims: bool = False
+    #: how the packages this file loads read braces in citation keys (``"biblatex"``,
+    #: ``"cite"``; ``""``: it loads neither), and whether a key list of it holds braces
+    key_braces: str = ""
+    braced_keys: bool = False
     #: ``\\nocite`` commands of the preamble, at its top level, after a package whose
     #: ``\\nocite`` writes nothing there (natbib, cite, harvard): (command span, package);
     #: their keys are not citations

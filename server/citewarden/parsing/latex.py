@@ -328,7 +328,13 @@ def parse_latex(
     # commands after it at the preamble's top level, which cite nothing)
     nocite_now: str | None = None
     cite_trims = False  # loads a package that trims citation keys
-    braces: KeyBraces = "latex"  # how the packages loaded read braces in citation keys
+    # how the packages loaded read braces in citation keys: this file's own, else its
+    # project's (the root's \usepackage of biblatex holds for the chapters it includes)
+    own_braces: KeyBraces | None = None
+    braces: KeyBraces = "biblatex" if context.key_braces == "biblatex" else "latex"
+    if context.key_braces == "cite":
+        braces = "cite"
+    braced_keys = False  # a key list of the file holds braces
     lost_nocites: list[tuple[Span, str]] = []
     preamble_top: latex_static.TopLevel | None = None
     subfiles_parent: str | None = None
@@ -443,6 +449,7 @@ def parse_latex(
                 if content_end < 0:
                     end = content_start  # unclosed: keep scanning inside it
                     continue
+                braced_keys = braced_keys or text.find("{", content_start, content_end) >= 0
                 if _add_keys(
                     citations, text, content_start, content_end, full, command_span, kind, braces
                 ):
@@ -482,9 +489,9 @@ def parse_latex(
             packages = latex_static.package_names(text, start)
             cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
             if "biblatex" in packages:
-                braces = "biblatex"
-            elif braces == "latex" and packages & latex_static.TRIMMING:
-                braces = "cite"
+                braces = own_braces = "biblatex"
+            elif own_braces is None and packages & latex_static.TRIMMING:
+                braces = own_braces = "cite"
             if body_start < 0 and nocite_now is None:
                 nocite_now = latex_static.nocite_now(packages)
             package_backend, package_chapterbib = latex_static.read_package(text, start)
@@ -528,6 +535,8 @@ def parse_latex(
         body_start=body_start,
         cite_copy=latex_bibunits.copy_option(text),
         cite_trims=cite_trims,
+        key_braces=own_braces or "",
+        braced_keys=braced_keys,
         lost_nocites=tuple(lost_nocites),
         bib_backend=backend,
         chapterbib=bool(chapterbib),

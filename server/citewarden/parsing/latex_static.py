@@ -490,7 +490,8 @@ def read_package(text: str, start: int) -> tuple[str | None, bool | None]:
 def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext:
     """What every document of a project (given with its text) inherits: the citation macros
     of all of them, the flags whose value the project knows (set one way only, or defined
-    and never set), and the fixed-key macros used anywhere."""
+    and never set), the fixed-key macros used anywhere, and how the packages read braces in
+    citation keys (biblatex before cite)."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
@@ -501,16 +502,21 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     macros = tuple(dict.fromkeys(m for doc, _ in documents for m in doc.citation_macros))
     fixed = [m.name for m in macros if m.fixed]
     used = frozenset(name for name in fixed if any(is_used(text, name) for _, text in documents))
-    return LatexContext(macros, flags, used, flag_names=frozenset(values))
+    readings = {doc.key_braces for doc, _ in documents}
+    braces = next((b for b in ("biblatex", "cite") if b in readings), "")
+    return LatexContext(macros, flags, used, flag_names=frozenset(values), key_braces=braces)
 
 
 def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bool:
     """Whether parsing ``text`` (parsed as ``doc``) with ``context`` can give another parse
     than without it.  It cannot when the file defines no citation macro and no flag of its
-    own and ``text`` names none of the context's macros and flags (not even inside a longer
-    name): every use of the context is through one of those names."""
+    own, ``text`` names none of the context's macros and flags (not even inside a longer
+    name), and no braced key of it is read by the context's packages: every use of the
+    context is through one of those."""
     if doc.citation_macros or doc.flags:
         return True
+    if doc.braced_keys and context.key_braces and not doc.key_braces:
+        return True  # the project's packages read its braced keys
     names = [m.name for m in context.macros]
     names += context.flag_names
     names += (name for name, _ in context.flags)
