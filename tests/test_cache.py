@@ -12,7 +12,7 @@ import pytest
 import replay as replay_fixtures
 from citewarden import cache as cache_module
 from citewarden.cache import DAY, SCHEMA_VERSION, Cache
-from citewarden.verify.records import Outcome, Query
+from citewarden.verify.records import MAX_NAME, Outcome, Query
 from citewarden.verify.sources import (
     OFFLINE_MISS,
     CachedSource,
@@ -208,6 +208,23 @@ def test_corrupt_entry_is_a_miss(store: Cache) -> None:
     key = store.key("crossref", "by_doi", "10.1/x")
     store._store.set(key, "not an entry")
     assert store.get(key) is None
+
+
+async def test_a_cached_record_over_a_bound_is_a_miss(replay: ReplayServer, store: Cache) -> None:
+    """A cache written before records were bounded (``records.MAX_NAME``) may hold an
+    answer with a damaged name: it is read as a miss and asked again, never used."""
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    first = await src.by_doi(DOI)
+    key = store.key("crossref", "by_doi", DOI)
+    kept = store.get(key)
+    kept["records"][0]["authors"][1][0] = "Pond" + "d" * (MAX_NAME + 1)  # [family, given]
+    store.set(key, kept, DAY)
+    assert src.peek("by_doi", DOI) is None
+    again = await src.by_doi(DOI)
+    await http.aclose()
+    assert replay.requests_to("/crossref") == 2
+    assert not again.from_cache and again.records == first.records
 
 
 def test_commands_stats_clear_prune(

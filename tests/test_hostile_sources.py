@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -428,11 +429,12 @@ def test_a_year_no_integer_can_hold_is_no_year(hostile: HostileServer, tmp_path:
         # a word of capitals that ends in a digit: the acronym pattern tried every split of
         # it (54 s for 3 000 letters)
         ("A" * 20_000 + "1", "PLoS ONE"),
-        # a record's name split 50 000 times, 50 000 unclosed parentheses: every leading
-        # part was joined again, and every "(" looked for its ")" to the end
-        ("PLoS ONE", "PLoS ONE" + ", x" * 50_000 + "(" * 50_000),
+        # a name split 50 000 times, 50 000 unclosed parentheses: every leading part was
+        # joined again, and every "(" looked for its ")" to the end (found in a record's
+        # name, which can no longer be that long: see the test below; a .bib's can)
+        ("PLoS ONE" + ", x" * 50_000 + "(" * 50_000, "PLoS ONE"),
     ],
-    ids=["cited-acronym", "record-parts"],
+    ids=["cited-acronym", "cited-parts"],
 )
 def test_long_venue_names_are_compared_in_one_pass(
     hostile: HostileServer, tmp_path: Path, journal: str, container: str
@@ -445,6 +447,69 @@ def test_long_venue_names_are_compared_in_one_pass(
     done, _ = check_entry(hostile, tmp_path, "", entry=entry_text)  # killed after 120 s
     entry = _entry_report(done)
     assert entry["status"] in ("verified", "mismatch")
+
+
+_SIX_AUTHORS = (
+    "Sadasivan, Shankar and Pond, Brooks B. and Pani, Amar K. and Qu, Chunxu and Jiao, Yun"
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (
+            lambda m: m.update(title=[m["title"][0] + " and mice" * 30_000]),
+            "a title of 270,",
+        ),
+        (
+            lambda m: m["author"][1].update(family="Pond" + "d" * 300_000),
+            "an author's name of 300,004 characters",
+        ),
+        (
+            lambda m: m.update({"container-title": ["PLoS ONE" + ", x" * 50_000]}),
+            "a venue name of 150,008 characters",
+        ),
+        (lambda m: m.update(page="e" + "3" * 5_000), "a page range of 5,001 characters"),
+    ],
+    ids=["title", "author", "venue", "pages"],
+)
+def test_a_value_no_real_record_holds_makes_the_answer_malformed(
+    hostile: HostileServer,
+    tmp_path: Path,
+    change: Callable[[dict[str, Any]], None],
+    reason: str,
+) -> None:
+    """A damaged answer's value of hundreds of thousands of characters was compared,
+    quoted whole in a finding's message (a report line of 600 kB) and offered as the
+    correction ``--fix`` writes into the .bib (a person's "name" of 300 000 letters).  A
+    value over its bound (``records.MAX_TEXT``, ``MAX_NAME``, ``MAX_NUMBERING``) makes the
+    answer malformed: the entry is unverified with that reason, nothing is corrected and no
+    message quotes it; the same answer undamaged verifies the entry."""
+    entry = (
+        "@article{sadasivan2012,\n  title = {Methylphenidate exposure induces dopamine neuron"
+        " loss and activation of microglia in the basal ganglia of mice},\n"
+        f"  author = {{{_SIX_AUTHORS} and Smeyne, Richard J.}},\n  journal = {{PLoS ONE}},\n"
+        f"  year = {{2012}},\n  pages = {{e33693}},\n  doi = {{{CROSSREF_DOI}}}\n}}\n"
+    )
+    for run in ("whole", "damaged"):
+        (tmp_path / run).mkdir()
+    hostile.route(WORK, Behaviour("ok", body=_damaged(lambda m: None)))
+    done, _ = check_entry(hostile, tmp_path / "whole", "", entry=entry)
+    assert _entry_report(done)["status"] == "verified"
+    hostile.route(WORK, Behaviour("ok", body=_damaged(change)))
+    # doi.org's CSL-JSON of a Crossref DOI is the Crossref message: damaged the same way
+    csl = json.dumps(json.loads(_damaged(change))["message"]).encode()
+    hostile.route(
+        f"/doi/{CROSSREF_DOI}",
+        Behaviour("ok", body=csl, content_type="application/vnd.citationstyles.csl+json"),
+    )
+    done, _ = check_entry(hostile, tmp_path / "damaged", "", entry=entry)
+    report = _entry_report(done)
+    assert report["status"] == "unverified"
+    [reasons] = re.findall(r"malformed response: (.*?) \(crossref, doi\)", unverified_reasons(done))
+    assert reasons.startswith(reason) and reasons.endswith(" characters")
+    assert not report["corrections"]
+    assert len(done.stdout) < 20_000
 
 
 def _many(name: str) -> list[str]:

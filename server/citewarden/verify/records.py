@@ -39,9 +39,42 @@ class Update:
     label: str | None = None
 
 
+#: The longest title, subtitle, venue or publisher a record may hold.  Real ones run to a
+#: few hundred characters; a longer value is a damaged answer, not metadata to compare with
+#: an entry, quote in a message or write into a .bib as a correction.
+MAX_TEXT = 2_000
+#: The longest family or given name (a consortium's name included) a record may hold.
+MAX_NAME = 1_000
+#: The longest volume, issue or page range a record may hold.
+MAX_NUMBERING = 200
+
+
+class DamagedRecord(ValueError):
+    """A source's record holds a value no real record holds (a title of 300 000
+    characters): the answer is malformed, and says nothing about the work."""
+
+
+def _damage(record: WorkRecord) -> str | None:
+    """What makes ``record`` a damaged answer, or None."""
+    for name, label, limit in _BOUNDED:
+        value = getattr(record, name)
+        if value is not None and len(value) > limit:
+            return f"{label} of {len(value):,} characters"
+    for short in record.venue_short:
+        if len(short) > MAX_TEXT:
+            return f"a venue name of {len(short):,} characters"
+    for person in record.authors:
+        longest = max(len(person.family), len(person.given))
+        if longest > MAX_NAME:
+            return f"an author's name of {longest:,} characters"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class WorkRecord:
-    """One work as a source describes it, in plain Unicode text."""
+    """One work as a source describes it, in plain Unicode text.  A value over its bound
+    (:data:`MAX_TEXT`, :data:`MAX_NAME`, :data:`MAX_NUMBERING`) raises
+    :class:`DamagedRecord`, which a source's reader reports as a malformed response."""
 
     source: str  # "crossref", "openalex", "semanticscholar", "datacite", "arxiv", ...
     title: str
@@ -80,6 +113,23 @@ class WorkRecord:
     venue_indexes: tuple[str, ...] = ()
     #: Indexes the source says the venue is *not* in (an explicit "no", never an absence).
     venue_not_in: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        problem = _damage(self)
+        if problem is not None:
+            raise DamagedRecord(problem)
+
+
+#: The bounded text fields of a record: name, what a reason calls it, bound.
+_BOUNDED = (
+    ("title", "a title", MAX_TEXT),
+    ("subtitle", "a subtitle", MAX_TEXT),
+    ("venue", "a venue name", MAX_TEXT),
+    ("publisher", "a publisher name", MAX_TEXT),
+    ("volume", "a volume", MAX_NUMBERING),
+    ("issue", "an issue", MAX_NUMBERING),
+    ("pages", "a page range", MAX_NUMBERING),
+)
 
 
 class Outcome(StrEnum):

@@ -14,7 +14,15 @@ from defusedxml import ElementTree as SafeET
 from defusedxml.common import DefusedXmlException
 
 from citewarden.verify.http import BodyError, Failure, Reply
-from citewarden.verify.records import Lookup, Outcome, Person, Query, UpdateKind, WorkRecord
+from citewarden.verify.records import (
+    DamagedRecord,
+    Lookup,
+    Outcome,
+    Person,
+    Query,
+    UpdateKind,
+    WorkRecord,
+)
 
 T = TypeVar("T")
 
@@ -246,9 +254,12 @@ def convert_all(source: str, items: Iterable[Any], convert: Callable[[Any], T | 
 def guard(source: str, build: Callable[[], Lookup]) -> Lookup:
     """Run a conversion; unexpected shapes in a response become FAILED, never a crash
     (``ArithmeticError``: a number no field can hold; ``RecursionError``: nesting deeper
-    than the conversion can walk)."""
+    than the conversion can walk; :class:`DamagedRecord`: a value no real record holds,
+    named in the reason)."""
     try:
         return build()
+    except DamagedRecord as exc:
+        return Lookup.failed(source, f"malformed response: {exc}")
     except (
         KeyError,
         TypeError,

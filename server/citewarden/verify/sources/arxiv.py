@@ -10,6 +10,7 @@ from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 from citewarden.verify.sources._common import (
     clean_text,
+    guard,
     normalize_doi,
     person_from_name,
     reply_xml,
@@ -108,8 +109,12 @@ class ArxivSource:
         entries = root.findall(f"{ATOM}entry")
         if any("/api/errors" in (e.findtext(f"{ATOM}id") or "") for e in entries):
             return Lookup.failed(self.name, "arXiv API error")
-        records = [r for r in (work_from_entry(e, self.name) for e in entries) if r]
-        return Lookup.found(self.name, records)
+        return guard(
+            self.name,
+            lambda: Lookup.found(
+                self.name, [r for r in (work_from_entry(e, self.name) for e in entries) if r]
+            ),
+        )
 
     async def by_arxiv(self, arxiv_id: str) -> Lookup:
         """Look up an arXiv identifier (new ``2104.12255`` or old ``astro-ph/0601001`` style)."""

@@ -18,6 +18,7 @@ from citewarden.verify.records import (
 )
 from citewarden.verify.sources._common import (
     clean_text,
+    guard,
     normalize_doi,
     person_from_name,
     reply_xml,
@@ -293,18 +294,16 @@ class PubMedSource:
             return root
         if root.tag != "PubmedArticleSet":
             return Lookup.failed(self.name, "malformed response: not a PubmedArticleSet")
-        recs = [
-            r
-            for r in (work_from_pubmed_article(a, self.name) for a in root.findall("PubmedArticle"))
-            if r
-        ] + [
-            r
-            for r in (
-                work_from_pubmed_book(a, self.name) for a in root.findall("PubmedBookArticle")
-            )
-            if r
-        ]
-        return Lookup.found(self.name, recs)
+        articles, books = root.findall("PubmedArticle"), root.findall("PubmedBookArticle")
+
+        def build() -> Lookup:
+            recs = [
+                *(work_from_pubmed_article(a, self.name) for a in articles),
+                *(work_from_pubmed_book(a, self.name) for a in books),
+            ]
+            return Lookup.found(self.name, [r for r in recs if r])
+
+        return guard(self.name, build)
 
     async def by_pmid_batch(self, pmids: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """:meth:`by_pmid` for many PMIDs, ``PMID_BATCH`` per efetch request.  Keys are the
@@ -337,8 +336,13 @@ class PubMedSource:
             return root
         if root.tag != "eSummaryResult":
             return Lookup.failed(self.name, "malformed response: not an eSummaryResult")
-        recs = [r for r in (work_from_docsum(d, self.name) for d in root.findall("DocSum")) if r]
-        return Lookup.found(self.name, recs)
+        docs = root.findall("DocSum")
+        return guard(
+            self.name,
+            lambda: Lookup.found(
+                self.name, [r for r in (work_from_docsum(d, self.name) for d in docs) if r]
+            ),
+        )
 
     async def by_doi(self, doi: str) -> Lookup:
         doi = normalize_doi(doi) or doi.strip()

@@ -146,11 +146,11 @@ class SemanticScholarSource:
         return out
 
     def _one(self, paper: Any) -> Lookup:
-        try:
+        def build() -> Lookup:
             rec = work_from_s2(paper, self.name)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            return Lookup.failed(self.name, f"malformed response: {type(exc).__name__}")
-        return Lookup.found(self.name, [rec] if rec else [])
+            return Lookup.found(self.name, [rec] if rec else [])
+
+        return guard(self.name, build)
 
     def search_key(self, query: Query) -> Query:
         """What :meth:`search` sends of ``query`` (the cache key of its answer)."""

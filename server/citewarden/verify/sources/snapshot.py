@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from citewarden.files import open_regular, refuse_special
-from citewarden.verify.records import Lookup, Query
-from citewarden.verify.sources._common import normalize_doi
+from citewarden.verify.records import DamagedRecord, Lookup, Query
+from citewarden.verify.sources._common import guard, normalize_doi
 from citewarden.verify.sources.crossref import work_from_csl
 
 INDEX_VERSION = 1
@@ -138,7 +138,10 @@ class SnapshotSource:
         os.replace(tmp, target)
 
     def _add(self, conn: sqlite3.Connection, work: dict[str, Any]) -> None:
-        rec = work_from_csl(work, self.name)
+        try:
+            rec = work_from_csl(work, self.name)
+        except DamagedRecord:
+            rec = None
         if rec is None or rec.doi is None:
             self.skipped += 1
             return
@@ -174,15 +177,18 @@ class SnapshotSource:
             return Lookup.failed(self.name, f"snapshot query failed: {exc}")
         if rows is None:
             return Lookup.failed(self.name, self._problem or "snapshot unavailable")
-        records = []
-        for row in rows:
-            work = json.loads(row[0])
-            rec = work_from_csl(work, self.name)
-            if rec is not None:
-                if len(row) > 1 and row[1] is not None:
-                    rec = _with_relevance(rec, -float(row[1]))
-                records.append(rec)
-        return Lookup.found(self.name, records)
+
+        def build() -> Lookup:
+            records = []
+            for row in rows:
+                rec = work_from_csl(json.loads(row[0]), self.name)
+                if rec is not None:
+                    if len(row) > 1 and row[1] is not None:
+                        rec = _with_relevance(rec, -float(row[1]))
+                    records.append(rec)
+            return Lookup.found(self.name, records)
+
+        return guard(self.name, build)
 
     async def by_doi(self, doi: str) -> Lookup:
         key = normalize_doi(doi) or doi.strip().lower()
