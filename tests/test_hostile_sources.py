@@ -470,8 +470,9 @@ _SIX_AUTHORS = (
             "a venue name of 150,008 characters",
         ),
         (lambda m: m.update(page="e" + "3" * 5_000), "a page range of 5,001 characters"),
+        (lambda m: m["title"].append("Mice " * 1_000), "alt-title of 4,999 characters"),
     ],
-    ids=["title", "author", "venue", "pages"],
+    ids=["title", "author", "venue", "pages", "second-title"],
 )
 def test_a_value_no_real_record_holds_makes_the_answer_malformed(
     hostile: HostileServer,

@@ -63,6 +63,9 @@ def _damage(record: WorkRecord) -> str | None:
     for short in record.venue_short:
         if len(short) > MAX_TEXT:
             return f"a venue name of {len(short):,} characters"
+    for key, value in record.extra:  # alternative titles and venue names, arXiv's journal_ref
+        if len(value) > MAX_TEXT:
+            return f"{key} of {len(value):,} characters"
     for person in record.authors:
         longest = max(len(person.family), len(person.given))
         if longest > MAX_NAME:
