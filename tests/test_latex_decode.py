@@ -6,6 +6,7 @@ import pytest
 
 from citewarden.parsing import latex_decode
 from citewarden.parsing.latex_decode import decode_latex
+from citewarden.parsing.latex_encode import latex_text
 
 
 @pytest.mark.parametrize(
@@ -50,3 +51,24 @@ def test_a_value_beyond_the_decoder_limit_is_stripped_not_parsed(
     assert len(huge) > latex_decode.MAX_DECODED
     assert latex_decode.decode_latex.__wrapped__(huge) == " ".join(["Name"] * (len(huge) // 14))
     assert parsed == [len(short)]
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("Computational Statistics & Data Analysis", "Computational Statistics \\& Data Analysis"),
+        ("95% of C# and snake_case", "95\\% of C\\# and snake\\_case"),
+        ("costs $5 and $10", "costs \\$5 and \\$10"),  # no math: a digit after the dollar
+        ("$\\alpha$-stable laws in $\\mathbb{R}^n$", "$\\alpha$-stable laws in $\\mathbb{R}^n$"),
+        ("Caf\\'e \\& co", "Caf\\'e \\& co"),  # TeX as arXiv writes it: kept
+        ("10^6 cells ~ 1 mm", "10\\textasciicircum{}6 cells \\textasciitilde{} 1 mm"),
+        ("a trailing \\", "a trailing \\textbackslash{}"),
+    ],
+)
+def test_a_records_text_is_written_as_latex_typesets_it(text: str, written: str) -> None:
+    """What ``--fix`` and add-reference write: LaTeX's special characters escaped outside
+    math, so that the bibliography still builds; read back, it is the record's text."""
+    assert latex_text(text) == written
+    assert latex_text(written) == written  # written twice, escaped once
+    if "\\" not in text and "^" not in text:
+        assert decode_latex(written) == text

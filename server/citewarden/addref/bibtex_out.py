@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+from citewarden.parsing.latex_encode import latex_text
 from citewarden.verify.records import WorkRecord
 
 #: Field order used when the target file shows none.
@@ -52,7 +53,6 @@ ENTRY_TYPES = {
 }
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-_SPECIAL = re.compile(r"(?<!\\)([&%#_$])")
 #: A whole word not already braced (read once: possessive), protected when it holds two
 #: capitals (:func:`_protect`); a pattern asking for the capitals itself tried every split
 #: of a long word among its three repeats (minutes for a title word of 4 000 capitals).
@@ -134,10 +134,11 @@ def detect_style(text: str) -> BibStyle:
 
 
 def clean_value(text: str) -> str:
-    """``text`` from a record, safe inside a BibTeX value and in LaTeX output."""
+    """``text`` from a record, safe inside a BibTeX value and in LaTeX output: no control
+    characters or braces, LaTeX's special characters escaped outside math
+    (:func:`~citewarden.parsing.latex_encode.latex_text`)."""
     text = _CONTROL.sub("", text).replace("{", "").replace("}", "")
-    text = " ".join(text.split())
-    return _SPECIAL.sub(r"\\\1", text)
+    return latex_text(" ".join(text.split()))
 
 
 def _protect(title: str) -> str:

@@ -8,10 +8,22 @@ import re
 from collections.abc import Iterable
 
 from citewarden.model import Code, Issue, Severity
+from citewarden.parsing.latex_encode import latex_text
 from citewarden.verify.compare import Agreement, Comparison, ValueComparison, digit_swap
 from citewarden.verify.normalize import NormalizedEntry, strip_markup
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
 from citewarden.verify.venue_check import publisher_venue
+
+#: Fields whose value styles print verbatim (biblatex's verbatim fields, and ``\\url`` in
+#: BibTeX styles): their corrections are written as they are.
+VERBATIM_FIELDS = frozenset({"doi", "eprint", "url"})
+
+
+def bibtex_ready(fixes: dict[str, str]) -> dict[str, str]:
+    """``fixes`` (field -> a record's text) as BibTeX values: LaTeX's special characters
+    escaped (``Computers & Education`` -> ``Computers \\& Education``) except in verbatim
+    fields, so that the bibliography a correction is written into still builds."""
+    return {k: v if k in VERBATIM_FIELDS else latex_text(v) for k, v in fixes.items()}
 
 
 def bibtex_authors(record: WorkRecord) -> str:
