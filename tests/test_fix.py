@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from citewarden.fix.plan import FixPlan, FixRefused, plan_fix, verify_plan
+from citewarden.fix.plan import FixPlan, FixRefused, plan_fix, styled_title, verify_plan
 from citewarden.fix.run import plan_file
 from citewarden.fix.write import STALE_TEMP_AGE, apply_plan, write_atomically
 from citewarden.parsing.bibtex import parse_bibtex
@@ -538,3 +538,36 @@ def test_temporary_files_of_a_killed_run_are_removed_by_the_next_write(tmp_path:
     assert target.read_bytes() == b"@misc{a, title = {B}}\n"
     assert not stale.exists()
     assert fresh.exists() and other.exists() and mine.exists()
+
+
+@pytest.mark.parametrize(
+    ("written", "corrected", "styled"),
+    [
+        # the words the entry braces stay braced, in its spelling; a single letter only as
+        # written (``{A}`` is not every "a")
+        ("{RNeXML} for {R} users", "RNeXML for R users", "{RNeXML} for {R} users"),
+        ("The {BERT} model, {A} note", "The Bert model: a note", "The {BERT} model: a note"),
+        ("{Markov} chains", "{Markov} chains", "{Markov} chains"),  # already braced
+        ("Caf{\\'e} and {G}{\\\"o}del", "Gödel cafés", "Gödel cafés"),  # accents protect nothing
+        # a title braced whole stays braced whole
+        ("{Old Title}", "{ImageNet} classification", "{{ImageNet} classification}"),
+        ("{Old Title}", "{New Title}", "{New Title}"),
+        ("{A} and {B}", "B and a", "{B} and a"),
+    ],
+)
+def test_a_corrected_title_is_protected_as_the_entry_protects_its_title(
+    written: str, corrected: str, styled: str
+) -> None:
+    """BibTeX styles that lowercase titles print braced words as written: a correction
+    that dropped the entry's ``{R}`` would print "r"."""
+    assert styled_title(written, corrected) == styled
+
+
+def test_fix_writes_the_title_with_the_entrys_protections(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    original = b"@article{k,\n  title = {{A Study of {Markov} Chains}},\n  year = 2000\n}\n"
+    path.write_bytes(original)
+    bib = parse_bibtex(path, original.decode())
+    plan = plan_fix(bib, original, {"k": {"title": "A study of Markov chains in {BERT}"}})
+    assert b"title = {{A study of Markov chains in {BERT}}}," in plan.new
+    verify_plan(plan, parse_bibtex)

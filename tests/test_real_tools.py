@@ -735,8 +735,19 @@ def test_a_nocite_in_the_preamble_cites_what_bibtex_reads(
 
 
 #: Real Crossref records (tests/data/accuracy) whose venue or title holds ``&`` or ``#``,
-#: and an entry of each that their verification corrects.
+#: or a word the entry protects from a style's lowercasing, and an entry of each that their
+#: verification corrects.
 _SPECIAL_CHARACTER_ENTRIES = {
+    "kogan": (
+        "10.1121/1.420820",
+        "article",
+        {
+            "title": "Automated bird song recognition using dynamic time warping and hidden "
+            "{Markov} models",
+            "author": "Kogan, Joseph A. and Margoliash, Daniel",
+            "journal": "The Journal of the Acoustical Society of America",
+        },
+    ),
     "rokach": (
         "10.1016/j.csda.2009.07.017",
         "article",
@@ -780,7 +791,9 @@ def test_corrections_holding_latex_special_characters_build_the_bibliography(
     ``--fix`` as it is, stops LaTeX on the bibliography ("Misplaced alignment tab character
     &"; 23 of the accuracy set's 300 real records hold such a character).  The corrections
     are escaped: LaTeX and BibTeX build the bibliography without an error, it prints the
-    record's text, and the corrected entries, verified again, need no correction."""
+    record's text, and the corrected entries, verified again, need no correction.  A
+    corrected title keeps the words the entry braced (``{Markov}``), which the plain style
+    would otherwise print lowercased."""
     _require_tools()
     records = {}
     for line in (DATA / "accuracy" / "records.jsonl").read_text(encoding="utf-8").splitlines():
@@ -815,7 +828,9 @@ def test_corrections_holding_latex_special_characters_build_the_bibliography(
     assert corrections["bergh"]["title"].count("\\&") == 2
     assert "(\\#SMM4H)" in corrections["roychoudhury"]["booktitle"]
     plan = plan_fix(parse_bibtex(bib, original.decode()), original, corrections)
-    assert not plan.skipped and len(plan.changes) == 3
+    assert corrections["kogan"]["title"].endswith("hidden Markov models")
+    assert not plan.skipped and len(plan.changes) == 4
+    assert "using dynamic time warping and hidden {Markov} models}" in plan.new.decode()
     bib.write_bytes(plan.new)
     (tmp_path / "main.tex").write_text(
         "\\documentclass{article}\n\\begin{document}\n\\nocite{*}\n"
@@ -828,5 +843,6 @@ def test_corrections_holding_latex_special_characters_build_the_bibliography(
     bbl = (tmp_path / "main.bbl").read_text(errors="replace")
     assert "Computational Statistics \\& Data Analysis" in bbl
     assert "(\\#SMM4H)" in bbl
+    assert "hidden {Markov} models" in bbl  # the style lowercased the rest of the title
     fixed = parse_bibtex(bib, bib.read_text(encoding="utf-8")).entries
     assert corrections_of(list(fixed)) == {key: {} for key in _SPECIAL_CHARACTER_ENTRIES}

@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from citewarden.parsing.latex_encode import latex_text
+from citewarden.parsing.latex_encode import latex_text, protect_capitals
 from citewarden.verify.records import WorkRecord
 
 #: Field order used when the target file shows none.
@@ -53,11 +53,6 @@ ENTRY_TYPES = {
 }
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-#: A whole word not already braced (read once: possessive), protected when it holds two
-#: capitals (:func:`_protect`); a pattern asking for the capitals itself tried every split
-#: of a long word among its three repeats (minutes for a title word of 4 000 capitals).
-_WORD = re.compile(r"(?<![{\w])\w++(?![}\w])")
-_CAPITAL = re.compile(r"[A-Z]")
 _FIELD_LINE = re.compile(r"^([ \t]*)([A-Za-z][\w-]*)([ \t]*)=[ \t]*([{\"]?)", re.MULTILINE)
 _ENTRY_HEAD = re.compile(r"^@([A-Za-z]+)\s*[{(]", re.MULTILINE)
 
@@ -141,17 +136,6 @@ def clean_value(text: str) -> str:
     return latex_text(" ".join(text.split()))
 
 
-def _protect(title: str) -> str:
-    """``title`` with each word of two or more capitals braced (BibTeX styles keep it)."""
-
-    def braced(m: re.Match[str]) -> str:
-        word = m.group(0)
-        capitals = _CAPITAL.finditer(word)
-        return "{" + word + "}" if next(capitals, None) and next(capitals, None) else word
-
-    return _WORD.sub(braced, title)
-
-
 def _name(record: WorkRecord) -> str:
     parts = []
     for p in record.authors:
@@ -180,7 +164,7 @@ def record_fields(record: WorkRecord) -> dict[str, str]:
     title = clean_value(record.title)
     if record.subtitle:
         title = f"{title}: {clean_value(record.subtitle)}"
-    out["title"] = _protect(title)
+    out["title"] = protect_capitals(title)
     venue = clean_value(record.venue or "")
     if venue and kind == "article":
         out["journal"] = venue

@@ -136,6 +136,65 @@ def _balanced(value: str) -> bool:
     return depth == 0
 
 
+def _group_end(value: str, start: int) -> int:
+    """``value[start] == "{"``: the offset after its matching ``}``, or -1."""
+    depth = 0
+    for i in range(start, len(value)):
+        if value[i] == "{":
+            depth += 1
+        elif value[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return -1
+
+
+#: The most brace groups of a title whose words a corrected title keeps protected.
+_MAX_GROUPS = 64
+
+
+def _protected_words(value: str) -> list[str]:
+    """The top-level brace groups of a title that protect capitals (``{R}``, ``{RNeXML}``),
+    not accents or commands (``{\\"o}``); the first :data:`_MAX_GROUPS`."""
+    out: list[str] = []
+    i = value.find("{")
+    while i >= 0 and len(out) < _MAX_GROUPS:
+        end = _group_end(value, i)
+        if end < 0:
+            break
+        inner = value[i + 1 : end - 1]
+        if inner and inner[0] != "\\" and "{" not in inner and any(c.isupper() for c in inner):
+            out.append(inner)
+        i = value.find("{", end)
+    return out
+
+
+def styled_title(written: str, corrected: str) -> str:
+    """``corrected`` (a title as BibTeX text) protected as the entry protects the title it
+    replaces: wholly braced when ``written`` is (``{{...}}``), and each word ``written``
+    braces (``{R}``) braced in it too, so that a style lowercasing titles prints it as
+    before."""
+    if written.startswith("{") and _group_end(written, 0) == len(written):
+        whole = corrected.startswith("{") and _group_end(corrected, 0) == len(corrected)
+        return corrected if whole else "{" + corrected + "}"
+    for words in _protected_words(written):
+        corrected = _brace_at_top(corrected, words)
+    return corrected
+
+
+def _brace_at_top(text: str, words: str) -> str:
+    """``text`` with each whole-word occurrence of ``words`` outside every brace group
+    braced, in the spelling of ``words`` (records often lowercase a title: ``{BERT}`` for
+    ``Bert``; a single letter only as written, ``{A}`` is not every ``a``)."""
+
+    def braced(m: re.Match[str]) -> str:
+        depth = text.count("{", 0, m.start()) - text.count("}", 0, m.start())
+        return "{" + words + "}" if depth == 0 else m.group()
+
+    flags = re.IGNORECASE if len(words) > 1 else 0
+    return re.sub(r"(?<![\w{\\])" + re.escape(words) + r"(?![\w}])", braced, text, flags=flags)
+
+
 def _quote_at_top_level(value: str) -> bool:
     depth = 0
     for ch in value:
@@ -256,6 +315,8 @@ def _entry_edits(
                 continue
             if text[f.value_span.start : f.value_span.end] != f.value:
                 raise FixRefused(f"{entry.path}: parsed positions do not match the file's bytes")
+            if name == "title":
+                value = styled_title(f.value, value)
             if f.value == value:
                 continue
             edits.append(_replace_edit(text, f, value))

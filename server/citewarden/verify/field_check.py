@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 
 from citewarden.model import Code, Issue, Severity
-from citewarden.parsing.latex_encode import latex_text
+from citewarden.parsing.latex_encode import latex_text, protect_capitals
 from citewarden.verify.compare import Agreement, Comparison, ValueComparison, digit_swap
 from citewarden.verify.normalize import NormalizedEntry, strip_markup
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
@@ -22,8 +22,13 @@ VERBATIM_FIELDS = frozenset({"doi", "eprint", "url"})
 def bibtex_ready(fixes: dict[str, str]) -> dict[str, str]:
     """``fixes`` (field -> a record's text) as BibTeX values: LaTeX's special characters
     escaped (``Computers & Education`` -> ``Computers \\& Education``) except in verbatim
-    fields, so that the bibliography a correction is written into still builds."""
-    return {k: v if k in VERBATIM_FIELDS else latex_text(v) for k, v in fixes.items()}
+    fields, so that the bibliography a correction is written into still builds, and a
+    title's words of several capitals braced, as BibTeX styles that lowercase titles need
+    (``{ImageNet}``)."""
+    out = {k: v if k in VERBATIM_FIELDS else latex_text(v) for k, v in fixes.items()}
+    if "title" in out:
+        out["title"] = protect_capitals(out["title"])
+    return out
 
 
 def bibtex_authors(record: WorkRecord) -> str:
