@@ -161,3 +161,22 @@ def test_keys_that_would_break_the_file_are_refused() -> None:
             continue
         raise AssertionError(f"{key!r} was accepted")
     assert plan_insertion(Path("refs.bib"), "", RESNET, "DBLP:conf/x/Y19").key == "DBLP:conf/x/Y19"
+
+
+def test_a_suffix_and_an_organisation_are_written_where_bibtex_and_csl_read_them() -> None:
+    """BibTeX reads "Hora Jr., Donald" as the surname "Hora Jr." and an unbraced
+    "Procter and Gamble" as two people; CSL has a ``suffix`` of its own."""
+    rec = WorkRecord(
+        source="openalex",
+        title="T",
+        authors=(Person("Hora Jr.", "Donald"), Person("Procter and Gamble"), Person("Li", "Wei")),
+        year=2020,
+    )
+    assert "author = {Hora, Jr., Donald and {Procter and Gamble} and Li, Wei}" in bibtex_entry(
+        rec, "k"
+    )
+    assert csl_item(rec, "k")["author"] == [
+        {"family": "Hora", "given": "Donald", "suffix": "Jr."},
+        {"family": "Procter and Gamble"},
+        {"family": "Li", "given": "Wei"},
+    ]

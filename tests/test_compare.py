@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -24,8 +25,10 @@ from citewarden.verify.compare import (
 from citewarden.verify.field_check import field_issues
 from citewarden.verify.normalize import NormalizedEntry, make_entry, normalize_entry
 from citewarden.verify.records import Person, WorkRecord
+from citewarden.verify.sources._common import person_from_name
 from citewarden.verify.sources.crossref import work_from_csl
 from paths import DATA
+from replay import recorded_json
 
 RECORDS = DATA / "accuracy" / "records.jsonl"
 
@@ -412,3 +415,78 @@ def test_the_print_year_of_an_article_online_the_year_before_is_its_year(
     issues, fixes = field_issues(entry, cmp, anchored_by_id=True)
     assert ("year" in fixes) is (agreement != "equal")
     assert not [i for i in issues if i.code is Code.YEAR_MISMATCH and agreement == "equal"]
+
+
+def _hora_entry(authors: str) -> NormalizedEntry:
+    return normalize_entry(
+        make_entry(
+            "lieber1997",
+            "article",
+            {
+                "title": "Growth hormone secretagogue increases muscle strength during "
+                "remobilization after canine hindlimb immobilization",
+                "author": authors,
+                "journal": "Journal of Orthopaedic Research",
+                "doi": "10.1002/jor.1100150407",
+            },
+        )
+    )
+
+
+_LIEBER_TEAM = [
+    "Lieber, Richard L.",
+    "Jacks, Thomas M.",
+    "Mohler, Randall L.",
+    "Schleim, Klaus",
+    "Haven, Michelle",
+    "Cuizon, Denise",
+    "Gershuni, David H.",
+    "Lopez, Michael A.",
+    "HORA",
+    "Nargund, Ravi",
+    "Feeney, William",
+    "Hickey, Gerard J.",
+]
+
+
+@pytest.mark.parametrize(
+    "hora", ["Hora, Jr., Donald", "Hora, Donald", "Hora Jr., Donald", "Donald Hora"]
+)
+def test_a_generational_suffix_is_part_of_no_surname(hora: str) -> None:
+    """Crossref's real record of this work lists ``{"family": "Hora", "suffix": "Jr."}``;
+    display names (OpenAlex, Semantic Scholar, dblp, arXiv) write "Donald Hora Jr.".  The
+    suffix was read as the surname (a false "author substituted" warning, and a correction
+    naming "Jr., Donald Hora"); every way an entry writes the name now agrees with both."""
+    message = recorded_json("crossref", "test-works__test_works_with_many_ids__01.json")
+    crossref = work_from_csl(message["message"])
+    assert crossref is not None and Person("Hora Jr.", "Donald") in crossref.authors
+    shown = [
+        person_from_name(" ".join(filter(None, [p.given, p.family]))) for p in crossref.authors
+    ]
+    display = replace(crossref, source="openalex", authors=tuple(p for p in shown if p))
+    assert Person("Hora Jr.", "Donald") in display.authors
+    entry = _hora_entry(" and ".join(_LIEBER_TEAM).replace("HORA", hora))
+    for record in (crossref, display):
+        issues, fixes = field_issues(entry, compare(entry, record), anchored_by_id=True)
+        assert not issues and not fixes
+    # an author dropped: the correction writes the suffix where BibTeX reads it
+    dropped = _hora_entry(" and ".join(_LIEBER_TEAM[:-1]).replace("HORA", hora))
+    issues, fixes = field_issues(dropped, compare(dropped, crossref), anchored_by_id=True)
+    assert [i.code for i in issues] == [Code.AUTHOR_DROPPED]
+    assert " and Hora, Jr., Donald and " in fixes["author"]
+
+
+@pytest.mark.parametrize(
+    ("name", "person"),
+    [
+        ("Guy L. Steele Jr.", Person("Steele Jr.", "Guy L.")),
+        ("Martin Luther King, Jr.", Person("King Jr.", "Martin Luther")),
+        ("Steele, Jr., Guy L.", Person("Steele Jr.", "Guy L.")),
+        ("John Smith III", Person("Smith III", "John")),
+        ("Ludwig van Beethoven", Person("van Beethoven", "Ludwig")),
+        ("Li, Wei", Person("Li", "Wei")),
+        ("Ivy Iv", Person("Iv", "Ivy")),  # a two-part name is never a suffix alone
+    ],
+)
+def test_display_names_keep_a_suffix_with_the_surname(name: str, person: Person) -> None:
+    assert person_from_name(name) == person

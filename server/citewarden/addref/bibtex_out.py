@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from citewarden.parsing.latex_encode import latex_text, protect_capitals
+from citewarden.verify.authors import bibtex_name
 from citewarden.verify.records import WorkRecord
 
 #: Field order used when the target file shows none.
@@ -142,7 +143,7 @@ def _name(record: WorkRecord) -> str:
         family, given = clean_value(p.family), clean_value(p.given)
         if not family:
             continue
-        parts.append(f"{family}, {given}" if given else family)
+        parts.append(bibtex_name(family, given))
     return " and ".join(parts)
 
 

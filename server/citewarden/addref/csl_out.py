@@ -13,7 +13,8 @@ import json
 import re
 from typing import Any
 
-from citewarden.verify.records import WorkRecord
+from citewarden.verify.authors import split_suffix
+from citewarden.verify.records import Person, WorkRecord
 
 CSL_TYPES = {
     "journal-article": "article-journal",
@@ -36,15 +37,22 @@ def _plain(text: str) -> str:
     return " ".join(_CONTROL.sub("", text).split())
 
 
+def _csl_name(person: Person) -> dict[str, str]:
+    """A CSL name; a generational suffix in its own ``suffix`` ("Jr.")."""
+    family, suffix = split_suffix(_plain(person.family)) if person.given else (person.family, "")
+    name = {"family": _plain(family)}
+    if person.given:
+        name["given"] = _plain(person.given)
+    if suffix:
+        name["suffix"] = suffix
+    return name
+
+
 def csl_item(record: WorkRecord, key: str) -> dict[str, Any]:
     """The CSL item for ``record`` with id ``key``."""
     kind = CSL_TYPES.get(record.work_type or "", "article-journal" if record.venue else "article")
     item: dict[str, Any] = {"id": key, "type": kind}
-    authors = [
-        {"family": _plain(p.family), **({"given": _plain(p.given)} if p.given else {})}
-        for p in record.authors
-        if _plain(p.family)
-    ]
+    authors = [_csl_name(p) for p in record.authors if _plain(p.family)]
     if authors:
         item["author"] = authors
     title = _plain(record.title)

@@ -9,6 +9,7 @@ from functools import lru_cache
 
 from rapidfuzz.distance import OSA
 
+from citewarden.verify.authors import split_suffix
 from citewarden.verify.normalize import Author, fold, strip_markup, surname_key
 from citewarden.verify.records import Person
 
@@ -52,7 +53,7 @@ def _person_keys(p: Person) -> tuple[str, str, str]:
     given = strip_markup(p.given or "").strip()
     if not family and given:
         family, given = given.split()[-1], " ".join(given.split()[:-1])
-    tokens = fold(family).split()
+    tokens = fold(split_suffix(family)[0]).split()
     return surname_key(family), (tokens[-1] if tokens else ""), fold(given).replace(" ", "")
 
 
@@ -61,7 +62,7 @@ def _author_keys(author: Author) -> tuple[str, str, str, str]:
     """(surname key, key with particles, last-token key, given-name key) of a .bib author."""
     key = author.key
     with_von = surname_key(f"{author.von} {author.family}") if author.von else key
-    tokens = fold(author.family).split()
+    tokens = fold(split_suffix(author.family)[0]).split()
     return key, with_von, (tokens[-1] if tokens else ""), fold(author.given).replace(" ", "")
 
 

@@ -36,9 +36,39 @@ class Author:
         return f"{family}, {self.given}" if self.given else family
 
 
+#: Generational suffixes written after a surname ("Steele Jr.", "Smith III"), folded.
+_SUFFIXES = frozenset({"jr", "sr", "ii", "iii", "iv", "2nd", "3rd"})
+
+
+def is_name_suffix(word: str) -> bool:
+    """Is ``word`` a generational suffix (``Jr.``, ``Sr``, ``III``)?"""
+    return word.strip().rstrip(".").lower() in _SUFFIXES
+
+
+def split_suffix(family: str) -> tuple[str, str]:
+    """``("Steele", "Jr.")`` for a surname written with its generational suffix
+    (``"Steele Jr."``: display names and BibTeX's ``Steele Jr., Guy L.``); ``(family, "")``
+    for one without."""
+    head, _, last = family.rstrip().rpartition(" ")
+    if head.strip() and is_name_suffix(last):
+        return head.rstrip(), last
+    return family, ""
+
+
+def bibtex_name(family: str, given: str) -> str:
+    """A person as one BibTeX name: ``Family, Given``; ``Family, Jr., Given`` with a
+    generational suffix; ``{Family}`` alone (an organisation, braced so that BibTeX neither
+    splits it at an "and" nor reads its last word as a surname)."""
+    if not given:
+        return "{" + family + "}"
+    base, suffix = split_suffix(family)
+    return f"{base}, {suffix}, {given}" if suffix else f"{family}, {given}"
+
+
 def surname_key(family: str) -> str:
-    """A surname folded for matching: no diacritics, hyphens or spaces."""
-    return fold(family).replace(" ", "")
+    """A surname folded for matching: no diacritics, hyphens, spaces or generational
+    suffix ("Steele Jr." is "steele")."""
+    return fold(split_suffix(family)[0]).replace(" ", "")
 
 
 def _split_top_level(value: str, sep: re.Pattern[str]) -> list[str]:

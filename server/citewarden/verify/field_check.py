@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from citewarden.model import Code, Issue, Severity
 from citewarden.parsing.latex_encode import latex_text, protect_capitals
+from citewarden.verify.authors import bibtex_name
 from citewarden.verify.compare import Agreement, Comparison, ValueComparison, digit_swap
 from citewarden.verify.normalize import NormalizedEntry, strip_markup
 from citewarden.verify.records import Update, UpdateKind, WorkRecord
@@ -32,11 +33,9 @@ def bibtex_ready(fixes: dict[str, str]) -> dict[str, str]:
 
 
 def bibtex_authors(record: WorkRecord) -> str:
-    """The record's authors as a BibTeX ``author`` value (``Family, Given and ...``)."""
-    names = []
-    for p in record.authors:
-        names.append(f"{p.family}, {p.given}" if p.given else f"{{{p.family}}}")
-    return " and ".join(names)
+    """The record's authors as a BibTeX ``author`` value (``Family, Given and ...``; a
+    generational suffix in BibTeX's place, ``Steele, Jr., Guy L.``)."""
+    return " and ".join(bibtex_name(p.family, p.given) for p in record.authors)
 
 
 def bibtex_pages(pages: str) -> str:

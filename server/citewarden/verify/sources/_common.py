@@ -13,6 +13,7 @@ from xml.etree.ElementTree import Element
 from defusedxml import ElementTree as SafeET
 from defusedxml.common import DefusedXmlException
 
+from citewarden.verify.authors import is_name_suffix
 from citewarden.verify.http import BodyError, Failure, Reply
 from citewarden.verify.records import (
     DamagedRecord,
@@ -134,12 +135,19 @@ def person_from_name(name: str) -> Person | None:
     name = re.sub(r"\s+\d{4}$", "", name)  # dblp disambiguation suffix: "Wei Wang 0001"
     if not name:
         return None
-    if "," in name:
+    commas = [part.strip() for part in name.split(",")]
+    if len(commas) == 3 and is_name_suffix(commas[1]):  # "Steele, Jr., Guy L."
+        return Person(f"{commas[0]} {commas[1]}", commas[2])
+    if len(commas) == 2 and is_name_suffix(commas[1]):  # "Guy L. Steele, Jr."
+        name = f"{commas[0]} {commas[1]}"
+    elif "," in name:
         family, _, given = name.partition(",")
         return Person(family.strip(), given.strip())
     parts = name.split(" ")
+    # a generational suffix stays with the surname ("Guy L. Steele Jr.": "Steele Jr.")
+    suffix = parts.pop() if len(parts) > 2 and is_name_suffix(parts[-1]) else ""
     if len(parts) == 1:
-        return Person(parts[0])
+        return Person(f"{parts[0]} {suffix}".strip())
     # Keep particles with the family name ("Ludwig van Beethoven" -> "van Beethoven").
     i = len(parts) - 1
     while i > 1 and parts[i - 1].lower() in {
@@ -159,7 +167,7 @@ def person_from_name(name: str) -> Person | None:
         "ten",
     }:
         i -= 1
-    return Person(" ".join(parts[i:]), " ".join(parts[:i]))
+    return Person(" ".join([*parts[i:], suffix]).strip(), " ".join(parts[:i]))
 
 
 def person_from_csl(item: Any) -> Person | None:
@@ -173,7 +181,8 @@ def person_from_csl(item: Any) -> Person | None:
         particle = clean_text(item.get("non-dropping-particle"))
         if particle:
             family = f"{particle} {family}"
-        return Person(family, given)
+        suffix = clean_text(item.get("suffix"))  # "Jr.": kept with the surname
+        return Person(f"{family} {suffix}" if suffix else family, given)
     for key in ("name", "literal"):
         name = clean_text(item.get(key))
         if name:
