@@ -789,7 +789,7 @@ def test_corrections_holding_latex_special_characters_build_the_bibliography(
 ) -> None:
     """A record's ``Computational Statistics & Data Analysis`` or ``(#SMM4H)``, written by
     ``--fix`` as it is, stops LaTeX on the bibliography ("Misplaced alignment tab character
-    &"; 23 of the accuracy set's 300 real records hold such a character).  The corrections
+    &"; 23 of the accuracy set's 934 real records hold such a character).  The corrections
     are escaped: LaTeX and BibTeX build the bibliography without an error, it prints the
     record's text, and the corrected entries, verified again, need no correction.  A
     corrected title keeps the words the entry braced (``{Markov}``), which the plain style
