@@ -469,11 +469,13 @@ def test_a_generational_suffix_is_part_of_no_surname(hora: str) -> None:
     for record in (crossref, display):
         issues, fixes = field_issues(entry, compare(entry, record), anchored_by_id=True)
         assert not issues and not fixes
-    # an author dropped: the correction writes the suffix where BibTeX reads it
+    # an author dropped: the correction keeps the name as the entry writes it when that
+    # names the suffix, else writes the suffix where BibTeX reads it
     dropped = _hora_entry(" and ".join(_LIEBER_TEAM[:-1]).replace("HORA", hora))
     issues, fixes = field_issues(dropped, compare(dropped, crossref), anchored_by_id=True)
     assert [i.code for i in issues] == [Code.AUTHOR_DROPPED]
-    assert " and Hora, Jr., Donald and " in fixes["author"]
+    kept = hora if "Jr" in hora else "Hora, Jr., Donald"
+    assert f" and {kept} and " in fixes["author"]
 
 
 @pytest.mark.parametrize(
@@ -490,3 +492,46 @@ def test_a_generational_suffix_is_part_of_no_surname(hora: str) -> None:
 )
 def test_display_names_keep_a_suffix_with_the_surname(name: str, person: Person) -> None:
     assert person_from_name(name) == person
+
+
+@pytest.mark.parametrize(
+    ("doi", "written", "corrected"),
+    [
+        # the record gives initials only: the entry's full names stay, the missing author
+        # comes as the record writes it
+        (
+            "10.1109/tassp.1978.1163055",
+            "Sakoe, Hiroaki",
+            "Sakoe, Hiroaki and Chiba, S.",
+        ),
+        # the entry's TeX stays as written; the record's new name is plain Unicode
+        (
+            "10.1371/journal.ppat.1008184",
+            'Twittenhoff, Christian and M{\\"u}hlen, Sabrina and Dersch, Petra and '
+            "Narberhaus, Franz",
+            'Twittenhoff, Christian and Heroven, Ann Kathrin and M{\\"u}hlen, Sabrina and '
+            "Dersch, Petra and Narberhaus, Franz",
+        ),
+        # a record's fuller given name replaces the entry's initial
+        (
+            "10.1371/journal.ppat.1008184",
+            "Twittenhoff, C. and Heroven, A. K. and Dersch, P. and Narberhaus, F.",
+            "Twittenhoff, Christian and Heroven, Ann Kathrin and Mühlen, Sabrina and "
+            "Dersch, Petra and Narberhaus, Franz",
+        ),
+    ],
+)
+def test_an_author_correction_keeps_the_names_the_entry_writes_as_fully(
+    doi: str, written: str, corrected: str
+) -> None:
+    """Correcting an author list to a real record's (an author dropped) used to rewrite
+    every name as the record has it: "Sakoe, Hiroaki" became "Sakoe, H.", an entry's
+    ``M{\\"u}hlen`` lost its TeX.  A name the entry gives with at least the record's given
+    names stays as written."""
+    record = REC[doi]
+    entry = normalize_entry(
+        make_entry("k", "article", {"title": record.title, "author": written, "doi": doi})
+    )
+    issues, fixes = field_issues(entry, compare(entry, record), anchored_by_id=True)
+    assert Code.AUTHOR_DROPPED in {i.code for i in issues}
+    assert fixes["author"] == corrected

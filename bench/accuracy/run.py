@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from memory_source import FlakySource, MemorySource, load_records  # noqa: E402
 
 from citewarden.model import Severity, Status, Verdict  # noqa: E402
+from citewarden.parsing.latex_decode import decode_latex  # noqa: E402
 from citewarden.settings import VerifySettings  # noqa: E402
 from citewarden.verify.engine import Verifier  # noqa: E402
 from citewarden.verify.normalize import fold, make_entry  # noqa: E402
@@ -49,8 +50,11 @@ def load_entries(data: Path) -> list[dict[str, Any]]:
 
 
 def same_value(field: str, got: str | None, want: str) -> bool:
+    """Does the correction ``got`` (BibTeX text) say the record's ``want``?"""
     if got is None:
         return False
+    if field in ("author", "title", "journal", "booktitle"):
+        got = decode_latex(got)  # "M{\"u}hlen" as the entry writes it, "\&", "{BERT}"
     if field == "author":
         g = [fold(n.split(",")[0]) for n in got.split(" and ")]
         w = [fold(n.split(",")[0]) for n in want.split(" and ")]

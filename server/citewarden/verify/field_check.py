@@ -5,19 +5,23 @@ record it is anchored to, notices about the work, and the BibTeX text of correct
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from citewarden.model import Code, Issue, Severity
 from citewarden.parsing.latex_encode import latex_text, protect_capitals
-from citewarden.verify.authors import bibtex_name
+from citewarden.verify.authors import Author, bibtex_name, split_suffix
 from citewarden.verify.compare import Agreement, Comparison, ValueComparison, digit_swap
-from citewarden.verify.normalize import NormalizedEntry, strip_markup
-from citewarden.verify.records import Update, UpdateKind, WorkRecord
+from citewarden.verify.normalize import NormalizedEntry, fold, strip_markup, surname_key
+from citewarden.verify.records import Person, Update, UpdateKind, WorkRecord
 from citewarden.verify.venue_check import publisher_venue
 
 #: Fields whose value styles print verbatim (biblatex's verbatim fields, and ``\\url`` in
 #: BibTeX styles): their corrections are written as they are.
 VERBATIM_FIELDS = frozenset({"doi", "eprint", "url"})
+#: Corrections written as BibTeX already: the verbatim fields, and the author list, whose
+#: names :func:`bibtex_authors` escapes one by one (a name kept as the entry writes it keeps
+#: its TeX).
+_WRITTEN = VERBATIM_FIELDS | {"author"}
 
 
 def bibtex_ready(fixes: dict[str, str]) -> dict[str, str]:
@@ -26,16 +30,68 @@ def bibtex_ready(fixes: dict[str, str]) -> dict[str, str]:
     fields, so that the bibliography a correction is written into still builds, and a
     title's words of several capitals braced, as BibTeX styles that lowercase titles need
     (``{ImageNet}``)."""
-    out = {k: v if k in VERBATIM_FIELDS else latex_text(v) for k, v in fixes.items()}
+    out = {k: v if k in _WRITTEN else latex_text(v) for k, v in fixes.items()}
     if "title" in out:
         out["title"] = protect_capitals(out["title"])
     return out
 
 
-def bibtex_authors(record: WorkRecord) -> str:
+def bibtex_authors(record: WorkRecord, written: Sequence[Author] = ()) -> str:
     """The record's authors as a BibTeX ``author`` value (``Family, Given and ...``; a
-    generational suffix in BibTeX's place, ``Steele, Jr., Guy L.``)."""
-    return " and ".join(bibtex_name(p.family, p.given) for p in record.authors)
+    generational suffix in BibTeX's place, ``Steele, Jr., Guy L.``), LaTeX's special
+    characters escaped.  A person the entry already names (``written``: the same surname,
+    given names that say at least what the record's do) keeps the entry's spelling:
+    ``Smith, John A.`` is not corrected to the record's ``Smith, J A``."""
+    unused = list(written)
+    names = []
+    for p in record.authors:
+        same = next((a for a in unused if _says_as_much(a, p)), None)
+        if same is None:
+            names.append(bibtex_name(latex_text(p.family), latex_text(p.given)))
+            continue
+        unused.remove(same)
+        if _top_level_comma(same.raw) or same.corporate:
+            names.append(same.raw)  # as written, its TeX included
+        else:
+            family = f"{same.von} {same.family}".strip()
+            names.append(bibtex_name(latex_text(family), latex_text(same.given)))
+    return " and ".join(names)
+
+
+def _initials(given: str) -> list[str]:
+    """The folded parts of a given name; compact initials (``JA``, as PubMed writes them)
+    one letter each."""
+    if given.isupper() and given.isalpha() and len(given) <= 3:
+        return list(given.lower())
+    return fold(given).split()
+
+
+def _says_as_much(author: Author, person: Person) -> bool:
+    """Does the entry's ``author`` name ``person`` with at least the record's given names
+    (``John A.`` for ``J. A.``) and its generational suffix?"""
+    theirs_key = surname_key(person.family)
+    with_von = surname_key(f"{author.von} {author.family}")
+    if not author.key or theirs_key not in (author.key, with_von):
+        return False
+    suffix = split_suffix(person.family)[1]
+    if suffix and fold(suffix) not in fold(author.raw).split():
+        return False
+    mine, theirs = fold(author.given).split(), _initials(person.given)
+    return len(mine) >= len(theirs) and all(
+        m.startswith(t) for m, t in zip(mine, theirs, strict=False)
+    )
+
+
+def _top_level_comma(raw: str) -> bool:
+    depth = 0
+    for ch in raw:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return True
+    return False
 
 
 def bibtex_pages(pages: str) -> str:
@@ -159,7 +215,7 @@ def field_issues(
             and people.authors
             and not a.short_record
         ):
-            fixes["author"] = bibtex_authors(people)
+            fixes["author"] = bibtex_authors(people, entry.authors)
 
     if cmp.year is Agreement.NEAR and rec.year is not None:
         issues.append(
