@@ -15,6 +15,7 @@ _ETAL = re.compile(r"^(?:et\.?\s*al\.?|others|and others|u\.\s*a\.)$", re.IGNORE
 #: a long run of spaces, ``\s*,?\s*`` would try every split of it at every start)
 _TRAILING_ETAL = re.compile(r"\bet\.?\s*al\.?$", re.IGNORECASE)
 _VON_WORD = re.compile(r"^[a-zà-ÿ]")
+_COMMA = re.compile(r",")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,11 @@ def _split_top_level(value: str, sep: re.Pattern[str]) -> list[str]:
     return [p.strip() for p in parts]
 
 
+def comma_form(raw: str) -> bool:
+    """Is the BibTeX name ``raw`` written ``Last, First`` (a comma outside braces)?"""
+    return len(_split_top_level(raw, _COMMA)) > 1
+
+
 def _tokens(value: str) -> list[str]:
     return [t for t in _split_top_level(value, re.compile(r"\s+")) if t]
 
@@ -111,7 +117,7 @@ def parse_author(raw: str) -> Author:
     raw = raw.strip()
     if raw.startswith("{") and raw.endswith("}") and _balanced_outer(raw):
         return Author(raw, latex_to_text(raw[1:-1]), "", corporate=True)
-    parts = _split_top_level(raw, re.compile(r","))
+    parts = _split_top_level(raw, _COMMA)
     if len(parts) >= 2:
         last_tokens = _tokens(parts[0])
         given = parts[-1] if len(parts) == 2 else parts[2]

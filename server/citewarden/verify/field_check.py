@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from citewarden.model import Code, Issue, Severity
 from citewarden.parsing.latex_encode import latex_text, protect_capitals
-from citewarden.verify.authors import Author, bibtex_name, split_suffix
+from citewarden.verify.authors import Author, bibtex_name, comma_form, split_suffix
 from citewarden.verify.compare import Agreement, Comparison, ValueComparison, digit_swap
 from citewarden.verify.normalize import NormalizedEntry, fold, strip_markup, surname_key
 from citewarden.verify.records import Person, Update, UpdateKind, WorkRecord
@@ -50,7 +50,7 @@ def bibtex_authors(record: WorkRecord, written: Sequence[Author] = ()) -> str:
             names.append(bibtex_name(latex_text(p.family), latex_text(p.given)))
             continue
         unused.remove(same)
-        if _top_level_comma(same.raw) or same.corporate:
+        if comma_form(same.raw) or same.corporate:
             names.append(same.raw)  # as written, its TeX included
         else:
             family = f"{same.von} {same.family}".strip()
@@ -80,18 +80,6 @@ def _says_as_much(author: Author, person: Person) -> bool:
     return len(mine) >= len(theirs) and all(
         m.startswith(t) for m, t in zip(mine, theirs, strict=False)
     )
-
-
-def _top_level_comma(raw: str) -> bool:
-    depth = 0
-    for ch in raw:
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            return True
-    return False
 
 
 def bibtex_pages(pages: str) -> str:
