@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 from urllib.parse import parse_qs
+from xml.etree import ElementTree
 
 import replay as replay_fixtures
+from citewarden.verify.field_check import bibtex_authors
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Outcome, Query
 from citewarden.verify.sources import (
@@ -17,6 +19,7 @@ from citewarden.verify.sources import (
     OpenAlexSource,
     PubMedSource,
     SemanticScholarSource,
+    work_from_pubmed_article,
 )
 from replay import ReplayServer, recorded, recorded_json
 
@@ -306,7 +309,11 @@ async def test_pubmed_esummary_and_esearch(replay: ReplayServer, replay_http: Ht
     result = await src.summaries(["11850928", "11482001"])
     first = result.records[0]
     assert first.title == "Zirconium granuloma following treatment of rhus dermatitis"
-    assert [(a.family, a.given) for a in first.authors] == [("LoPresti", "PJ"), ("Hambrick", "GW")]
+    # "Hambrick GW Jr": initials as BibTeX reads them, the suffix kept with the surname
+    assert [(a.family, a.given) for a in first.authors] == [
+        ("LoPresti", "P. J."),
+        ("Hambrick Jr", "G. W."),
+    ]
     assert (first.year, first.volume, first.pages) == (1965, "92", "188-91")
     assert (first.venue, first.venue_short) == ("Archives of dermatology", ("Arch Dermatol",))
     ids = await src.esearch("biopython", limit=20)
@@ -340,3 +347,15 @@ async def test_pubmed_book_article(replay: ReplayServer, replay_http: HttpClient
     assert [a.family for a in rec.authors] == ["Napolitano", "Priori"]  # not the series editors
     assert rec.venue == "GeneReviews®" and rec.work_type == "book-chapter"
     assert rec.publisher == "University of Washington, Seattle"
+
+
+def test_a_pubmed_suffix_stays_with_the_surname_and_is_written_where_bibtex_reads_it() -> None:
+    """PubMed's ``<Suffix>Jr</Suffix>`` (a real efetch answer): Artino Jr, Anthony R.  The
+    suffix used to be dropped, so a correction wrote "Artino, Anthony R"."""
+    [article] = ElementTree.fromstring(recorded("pubmed", "efetch_31789841.xml")).findall(
+        "PubmedArticle"
+    )
+    record = work_from_pubmed_article(article)
+    assert record is not None
+    assert [(a.family, a.given) for a in record.authors][-1] == ("Artino Jr", "Anthony R")
+    assert bibtex_authors(record).endswith(" and Artino, Jr, Anthony R")

@@ -170,6 +170,16 @@ def person_from_name(name: str) -> Person | None:
     return Person(" ".join([*parts[i:], suffix]).strip(), " ".join(parts[:i]))
 
 
+def dotted_initials(initials: str) -> str:
+    """Initials written together, as PubMed writes them (``"GW"``), as a given name BibTeX
+    reads as two (``"G. W."``); anything else as it is."""
+    if 1 < len(initials) <= 4 and initials.isascii() and initials.isalpha() and initials.isupper():
+        return " ".join(f"{c}." for c in initials)
+    if len(initials) == 1 and initials.isascii() and initials.isupper():
+        return f"{initials}."
+    return initials
+
+
 def person_from_csl(item: Any) -> Person | None:
     """A person from a CSL/Crossref author object (``family``/``given``, ``name`` for
     organisations, ``literal``)."""

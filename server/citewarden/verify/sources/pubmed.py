@@ -6,6 +6,7 @@ import re
 from xml.etree.ElementTree import Element
 
 from citewarden.verify.abstracts import clean_abstract
+from citewarden.verify.authors import is_name_suffix
 from citewarden.verify.http import Failure, HttpClient, Reply
 from citewarden.verify.records import (
     Lookup,
@@ -18,6 +19,7 @@ from citewarden.verify.records import (
 )
 from citewarden.verify.sources._common import (
     clean_text,
+    dotted_initials,
     guard,
     normalize_doi,
     person_from_name,
@@ -85,7 +87,9 @@ def work_from_pubmed_article(art: Element, source: str = "pubmed") -> WorkRecord
     for a in article.findall("AuthorList/Author"):
         last = _text(a.find("LastName"))
         if last:
-            authors.append(Person(last, _text(a.find("ForeName")) or _text(a.find("Initials"))))
+            suffix = _text(a.find("Suffix"))  # "Jr": kept with the surname
+            given = _text(a.find("ForeName")) or dotted_initials(_text(a.find("Initials")))
+            authors.append(Person(f"{last} {suffix}" if suffix else last, given))
         elif a.find("CollectiveName") is not None:
             authors.append(Person(_text(a.find("CollectiveName"))))
     doi = None
@@ -223,12 +227,17 @@ def work_from_docsum(doc: Element, source: str = "pubmed") -> WorkRecord | None:
 
 
 def _docsum_author(name: str) -> Person | None:
-    # "LoPresti PJ", "Hambrick GW Jr": surname then initials.
-    name = re.sub(r"\s+(Jr|Sr|II|III|IV)\.?$", "", name.strip())
+    """ "LoPresti PJ", "Hambrick GW Jr": surname, initials, a suffix kept with the surname
+    ("Hambrick Jr", "G. W.")."""
+    name = name.strip()
+    head, _, last = name.rpartition(" ")
+    suffix = last if head and is_name_suffix(last) else ""
+    if suffix:
+        name = head
     m = re.match(r"^(.*\S)\s+([A-Z]{1,4})$", name)
     if m:
-        return Person(m.group(1), m.group(2))
-    return person_from_name(name) if name else None
+        return Person(f"{m.group(1)} {suffix}".strip(), dotted_initials(m.group(2)))
+    return person_from_name(f"{name} {suffix}".strip()) if name else None
 
 
 class PubMedSource:
