@@ -42,14 +42,20 @@ def bibtex_authors(record: WorkRecord, written: Sequence[Author] = ()) -> str:
     characters escaped.  A person the entry already names (``written``: the same surname,
     given names that say at least what the record's do) keeps the entry's spelling:
     ``Smith, John A.`` is not corrected to the record's ``Smith, J A``."""
-    unused = list(written)
+    by_surname: dict[str, list[int]] = {}  # each entry author under its surname keys
+    for i, a in enumerate(written):
+        for key in dict.fromkeys((a.key, surname_key(f"{a.von} {a.family}"))):
+            by_surname.setdefault(key, []).append(i)
+    used: set[int] = set()
     names = []
     for p in record.authors:
-        same = next((a for a in unused if _says_as_much(a, p)), None)
-        if same is None:
+        candidates = by_surname.get(surname_key(p.family), ())
+        i = next((i for i in candidates if i not in used and _says_as_much(written[i], p)), -1)
+        if i < 0:
             names.append(bibtex_name(latex_text(p.family), latex_text(p.given)))
             continue
-        unused.remove(same)
+        used.add(i)
+        same = written[i]
         if comma_form(same.raw) or same.corporate:
             names.append(same.raw)  # as written, its TeX included
         else:
