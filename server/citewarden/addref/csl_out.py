@@ -39,8 +39,9 @@ def _plain(text: str) -> str:
 
 def _csl_name(person: Person) -> dict[str, str]:
     """A CSL name; a generational suffix in its own ``suffix`` ("Jr.")."""
-    family, suffix = split_suffix(_plain(person.family)) if person.given else (person.family, "")
-    name = {"family": _plain(family)}
+    family = _plain(person.family)
+    family, suffix = split_suffix(family) if person.given else (family, "")
+    name = {"family": family}
     if person.given:
         name["given"] = _plain(person.given)
     if suffix:

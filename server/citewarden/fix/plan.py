@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.model import Code, Entry, Field, ParsedBibliography, Span, TextEdit
+from citewarden.parsing.latex_args import group_end, wholly_braced
 from citewarden.safe_text import unsafe_characters
 
 #: biblatex spells some fields differently; a correction for the left name edits the right one
@@ -136,19 +137,6 @@ def _balanced(value: str) -> bool:
     return depth == 0
 
 
-def _group_end(value: str, start: int) -> int:
-    """``value[start] == "{"``: the offset after its matching ``}``, or -1."""
-    depth = 0
-    for i in range(start, len(value)):
-        if value[i] == "{":
-            depth += 1
-        elif value[i] == "}":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return -1
-
-
 #: The most brace groups of a title whose words a corrected title keeps protected.
 _MAX_GROUPS = 64
 
@@ -159,10 +147,11 @@ def _protected_words(value: str) -> list[str]:
     out: list[str] = []
     i = value.find("{")
     while i >= 0 and len(out) < _MAX_GROUPS:
-        end = _group_end(value, i)
-        if end < 0:
+        close = group_end(value, i)
+        if close < 0:
             break
-        inner = value[i + 1 : end - 1]
+        end = close + 1
+        inner = value[i + 1 : close]
         if inner and inner[0] != "\\" and "{" not in inner and any(c.isupper() for c in inner):
             out.append(inner)
         i = value.find("{", end)
@@ -174,9 +163,8 @@ def styled_title(written: str, corrected: str) -> str:
     replaces: wholly braced when ``written`` is (``{{...}}``), and each word ``written``
     braces (``{R}``) braced in it too, so that a style lowercasing titles prints it as
     before."""
-    if written.startswith("{") and _group_end(written, 0) == len(written):
-        whole = corrected.startswith("{") and _group_end(corrected, 0) == len(corrected)
-        return corrected if whole else "{" + corrected + "}"
+    if wholly_braced(written):
+        return corrected if wholly_braced(corrected) else "{" + corrected + "}"
     for words in _protected_words(written):
         corrected = _brace_at_top(corrected, words)
     return corrected

@@ -261,7 +261,12 @@ def _top_level_items(segment: str) -> list[str]:
     return items
 
 
-def _group_end(text: str, i: int) -> int:
+def wholly_braced(text: str) -> bool:
+    """Is ``text`` one brace group (``{a b}``, not ``{a} {b}``)?"""
+    return text.startswith("{") and group_end(text, 0) == len(text) - 1
+
+
+def group_end(text: str, i: int) -> int:
     """``text[i] == "{"``: the offset of its matching ``}``, or -1."""
     depth = 0
     for j in range(i, len(text)):
@@ -285,10 +290,10 @@ def _braced_key(piece: str, braces: KeyBraces) -> str:
         return piece.strip()
     if braces == "cite":
         piece = piece.strip()  # it trims the spaces first
-    if piece.startswith("{") and _group_end(piece, 0) == len(piece) - 1:
+    if wholly_braced(piece):
         piece = piece[1:-1]
     item = piece.strip()
-    if braces == "latex" and item.startswith("{") and (close := _group_end(item, 0)) > 0:
+    if braces == "latex" and item.startswith("{") and (close := group_end(item, 0)) > 0:
         item = item[1:close] + item[close + 1 :]
     return item.strip()
 

@@ -6,7 +6,7 @@ import re
 from xml.etree.ElementTree import Element
 
 from citewarden.verify.abstracts import clean_abstract
-from citewarden.verify.authors import is_name_suffix
+from citewarden.verify.authors import split_suffix
 from citewarden.verify.http import Failure, HttpClient, Reply
 from citewarden.verify.records import (
     Lookup,
@@ -229,11 +229,7 @@ def work_from_docsum(doc: Element, source: str = "pubmed") -> WorkRecord | None:
 def _docsum_author(name: str) -> Person | None:
     """ "LoPresti PJ", "Hambrick GW Jr": surname, initials, a suffix kept with the surname
     ("Hambrick Jr", "G. W.")."""
-    name = name.strip()
-    head, _, last = name.rpartition(" ")
-    suffix = last if head and is_name_suffix(last) else ""
-    if suffix:
-        name = head
+    name, suffix = split_suffix(name.strip())
     m = re.match(r"^(.*\S)\s+([A-Z]{1,4})$", name)
     if m:
         return Person(f"{m.group(1)} {suffix}".strip(), dotted_initials(m.group(2)))
