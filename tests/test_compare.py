@@ -535,3 +535,21 @@ def test_an_author_correction_keeps_the_names_the_entry_writes_as_fully(
     issues, fixes = field_issues(entry, compare(entry, record), anchored_by_id=True)
     assert Code.AUTHOR_DROPPED in {i.code for i in issues}
     assert fixes["author"] == corrected
+
+
+def test_a_misspelled_surname_is_corrected_and_the_fuller_given_names_kept() -> None:
+    """The correction of a surname one letter off took the record's initials with it
+    ("Burkhardt, R." for the entry's "Burkhart, Robert"): the given names the entry writes
+    more fully stay."""
+    doi = "10.1016/0197-2456(80)90021-5"  # Burkhardt, R. and Kienle, G.
+    record = REC[doi]
+    entry = normalize_entry(
+        make_entry(
+            "k",
+            "article",
+            {"title": record.title, "author": "Burkhart, Robert and Kienle, Gerhard", "doi": doi},
+        )
+    )
+    issues, fixes = field_issues(entry, compare(entry, record), anchored_by_id=True)
+    assert Code.AUTHOR_MISSPELLED in {i.code for i in issues}
+    assert fixes["author"] == "Burkhardt, Robert and Kienle, Gerhard"

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 
 from citewarden.model import Code, Issue, Severity
 from citewarden.parsing.latex_encode import latex_text, protect_capitals
+from citewarden.verify.author_compare import misspelled
 from citewarden.verify.authors import Author, bibtex_name, comma_form, split_suffix
 from citewarden.verify.compare import Agreement, Comparison, ValueComparison, digit_swap
 from citewarden.verify.normalize import NormalizedEntry, fold, strip_markup, surname_key
@@ -48,11 +49,18 @@ def bibtex_authors(record: WorkRecord, written: Sequence[Author] = ()) -> str:
             by_surname.setdefault(key, []).append(i)
     used: set[int] = set()
     names = []
-    for p in record.authors:
+    for n, p in enumerate(record.authors):
         candidates = by_surname.get(surname_key(p.family), ())
         i = next((i for i in candidates if i not in used and _says_as_much(written[i], p)), -1)
         if i < 0:
-            names.append(bibtex_name(latex_text(p.family), latex_text(p.given)))
+            slot = written[n] if n < len(written) and n not in used else None
+            if slot is not None and misspelled(slot, p) and _given_as_much(slot, p):
+                # the record's surname, the entry's fuller given names ("Koutrisw, Paraschos"
+                # for the record's "Koutris, P.")
+                used.add(n)
+                names.append(bibtex_name(latex_text(p.family), latex_text(slot.given)))
+            else:
+                names.append(bibtex_name(latex_text(p.family), latex_text(p.given)))
             continue
         used.add(i)
         same = written[i]
@@ -82,6 +90,12 @@ def _says_as_much(author: Author, person: Person) -> bool:
     suffix = split_suffix(person.family)[1]
     if suffix and fold(suffix) not in fold(author.raw).split():
         return False
+    return _given_as_much(author, person)
+
+
+def _given_as_much(author: Author, person: Person) -> bool:
+    """Do the entry's given names say at least what the record's do (``John A.`` for
+    ``J. A.``)?"""
     mine, theirs = fold(author.given).split(), _initials(person.given)
     return len(mine) >= len(theirs) and all(
         m.startswith(t) for m, t in zip(mine, theirs, strict=False)
