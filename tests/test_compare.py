@@ -553,3 +553,28 @@ def test_a_misspelled_surname_is_corrected_and_the_fuller_given_names_kept() -> 
     issues, fixes = field_issues(entry, compare(entry, record), anchored_by_id=True)
     assert Code.AUTHOR_MISSPELLED in {i.code for i in issues}
     assert fixes["author"] == "Burkhardt, Robert and Kienle, Gerhard"
+
+
+def test_a_title_writing_names_in_typewriter_type_matches_its_record() -> None:
+    """``\\texttt{RNeXML}`` decoded to nothing: the entry's correct title was a near miss
+    of the real record's, and a correction rewrote it."""
+    entry = normalize_entry(
+        make_entry(
+            "k",
+            "article",
+            {
+                "title": r"\texttt{RNeXML}: A package for reading and writing richly annotated "
+                r"phylogenetic, character, and trait data in \texttt{R}",
+                "author": "Boettiger, Carl and Chamberlain, Scott and Vos, Rutger and Lapp, Hilmar",
+                "journal": "Methods in Ecology and Evolution",
+                "year": "2015",
+                "volume": "7",
+                "pages": "352--357",
+                "doi": RNEXML.doi or "",
+            },
+        )
+    )
+    cmp = compare(entry, RNEXML)
+    assert cmp.title.exact
+    issues, fixes = field_issues(entry, cmp, anchored_by_id=True)
+    assert (issues, fixes) == ([], {})

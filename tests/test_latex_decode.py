@@ -31,6 +31,38 @@ def test_unknown_macros_are_still_dropped() -> None:
     assert decode_latex(r"\TeXtra{}word") == "word"
 
 
+@pytest.mark.parametrize(
+    ("raw", "decoded"),
+    [
+        # pylatexenc parses these but drops them with their argument
+        (
+            r"\texttt{RNeXML}: A package for reading and writing richly annotated "
+            r"phylogenetic, character, and trait data in \texttt{R}",
+            "RNeXML: A package for reading and writing richly annotated phylogenetic, "
+            "character, and trait data in R",
+        ),
+        (r"\textsf{BEAST} 2.5", "BEAST 2.5"),
+        (
+            r"\mbox{Pre-training} of deep bidirectional transformers",
+            "Pre-training of deep bidirectional transformers",
+        ),
+        (r"\textup{in vivo} and \textmd{in vitro}", "in vivo and in vitro"),
+        # the argument typeset, not the ones saying how
+        (r"The \href{https://www.r-project.org}{R} project", "The R project"),
+        (r"\foreignlanguage{german}{Über} die Grundlagen", "Über die Grundlagen"),
+        (r"\makebox[2cm][l]{Boxed}", "Boxed"),
+        (r"\texorpdfstring{$\alpha$}{alpha}-decay", "α-decay"),
+        # a .bib's sorting macros typeset nothing
+        (r"{\noopsort{1973b}}1973", "1973"),
+        (r"\sortnoop{Knuth}Knuth", "Knuth"),
+    ],
+)
+def test_text_macros_keep_the_argument_they_typeset(raw: str, decoded: str) -> None:
+    """``\\texttt{RNeXML}`` decoded to nothing, so the correct title of a real record got
+    "title-mismatch" and a correction."""
+    assert decode_latex(raw) == decoded
+
+
 def test_a_value_beyond_the_decoder_limit_is_stripped_not_parsed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -40,11 +72,11 @@ def test_a_value_beyond_the_decoder_limit_is_stripped_not_parsed(
     real = latex_decode._converter
 
     class Counting:
-        def latex_to_text(self, value: str) -> str:
+        def latex_to_text(self, value: str, **flags: object) -> str:
             parsed.append(len(value))
-            return real().latex_to_text(value)
+            return real()[0].latex_to_text(value, **flags)
 
-    monkeypatch.setattr(latex_decode, "_converter", Counting)
+    monkeypatch.setattr(latex_decode, "_converter", lambda: (Counting(), real()[1]))
     short = 'Schr\\"{o}dinger \\emph{and} \\TeX'
     assert latex_decode.decode_latex.__wrapped__(short) == "Schrödinger and TeX"
     huge = "{\\relax Name} " * (latex_decode.MAX_DECODED // 10)
