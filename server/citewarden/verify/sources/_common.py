@@ -8,6 +8,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
+from urllib.parse import unquote
 from xml.etree.ElementTree import Element
 
 from defusedxml import ElementTree as SafeET
@@ -79,9 +80,15 @@ def all_texts(value: Any) -> tuple[str, ...]:
 
 
 def normalize_doi(value: Any) -> str | None:
-    """``10.x/y`` lower-cased, with URL / ``doi:`` prefixes removed; ``None`` if not a DOI."""
+    """``10.x/y`` lower-cased, with URL / ``doi:`` prefixes removed and the escapes some
+    sources write undone (dblp's ``&lt;``, Semantic Scholar's ``%3C`` in an SICI DOI's
+    ``<``); ``None`` if not a DOI."""
     if not isinstance(value, str):
         return None
+    if "&" in value:
+        value = html.unescape(value)
+    if "%" in value:
+        value = unquote(value)
     m = _DOI.search(value.strip())
     if not m:
         return None
