@@ -578,3 +578,42 @@ def test_a_title_writing_names_in_typewriter_type_matches_its_record() -> None:
     assert cmp.title.exact
     issues, fixes = field_issues(entry, cmp, anchored_by_id=True)
     assert (issues, fixes) == ([], {})
+
+
+def test_a_pubmed_records_abbreviated_page_range_is_the_entrys_whole_one() -> None:
+    """PubMed writes page ranges as MEDLINE does (a real efetch record: ``217-64``): read
+    as written, every entry with full pages anchored to PubMed was "pages-mismatch", and
+    the correction wrote ``217--64``."""
+    from xml.etree import ElementTree
+
+    from citewarden.verify.sources.pubmed import work_from_pubmed_article
+
+    root = ElementTree.parse(DATA / "api" / "pubmed" / "efetch_11618220.xml").getroot()
+    record = work_from_pubmed_article(root.find("PubmedArticle"))
+    assert record is not None and record.pages == "217-64"
+    assert compare_pages("217-264", record.pages).agreement is Agreement.EQUAL
+    wrong = compare_pages("217-265", record.pages)
+    assert wrong.agreement is Agreement.DIFFERENT
+    entry = normalize_entry(
+        make_entry("k", "article", {"title": record.title, "pages": "217--265"})
+    )
+    issues, fixes = field_issues(entry, compare(entry, record), anchored_by_id=True)
+    assert Code.PAGES_MISMATCH in {i.code for i in issues}
+    assert fixes["pages"] == "217--264"
+
+
+@pytest.mark.parametrize(
+    ("entry_pages", "record_pages", "agreement"),
+    [
+        ("45-56", "45–56", Agreement.EQUAL),  # Semantic Scholar's en dash
+        ("45-56", "45 — 56", Agreement.EQUAL),
+        ("1099-1108", "1099-108", Agreement.EQUAL),
+        ("352-357", "352-7", Agreement.EQUAL),
+        ("352-358", "352-7", Agreement.DIFFERENT),
+        ("e1004", "e1004", Agreement.EQUAL),
+    ],
+)
+def test_a_records_page_range_is_read_with_any_dash_and_abbreviation(
+    entry_pages: str, record_pages: str, agreement: Agreement
+) -> None:
+    assert compare_pages(entry_pages, record_pages).agreement is agreement

@@ -21,6 +21,7 @@ from citewarden.verify.normalize import (
     first_page,
     fold,
     latex_to_text,
+    page_range,
     strip_markup,
 )
 from citewarden.verify.records import WorkRecord
@@ -178,7 +179,10 @@ def compare_value(entry_value: str | None, record_value: str | None) -> ValueCom
 
 
 def compare_pages(entry_pages: str | None, record_pages: str | None) -> ValueComparison:
-    """Pages: the first page must agree; the last page too when both give one."""
+    """Pages: the first page must agree; the last page too when both give one.  The
+    record's range is read as :func:`page_range` reads it (any dash, a last page
+    abbreviated)."""
+    record_pages = page_range(record_pages)
     if not entry_pages or not record_pages:
         return ValueComparison(Agreement.UNKNOWN, entry_pages, record_pages)
     ea, ra = first_page(entry_pages) or "", first_page(record_pages) or ""

@@ -130,7 +130,15 @@ def clean_pages(value: str | None) -> str | None:
     """``123--145`` / ``123–145`` / ``pp. 123-45`` -> ``123-145``; article numbers kept."""
     if not value:
         return None
-    text = latex_to_text(value)
+    return page_range(latex_to_text(value))
+
+
+def page_range(text: str | None) -> str | None:
+    """A page range as plain text (an entry's decoded, or a record's) with one ``-``
+    between its pages and an abbreviated last page written whole: ``217–64`` (MEDLINE's
+    style, PubMed's records) -> ``217-264``."""
+    if not text:
+        return None
     text = re.sub(r"(?i)^pp?\.?\s*", "", text.strip())
     text = re.sub(r"\s*(?:-+|–|—|‐|‑)\s*", "-", text)
     parts = text.split("-")
