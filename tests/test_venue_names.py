@@ -55,6 +55,9 @@ SAME_VENUE = [
     ("Proc. Natl. Acad. Sci.", "Proceedings of the National Academy of Sciences"),
     # a sponsor before the acronym (a real reference's "IEEE TPAMI", dblp's name)
     ("IEEE TPAMI", "IEEE Trans. Pattern Anal. Mach. Intell."),
+    # a journal's short name, Crossref's with its subtitle (accuracy/records.jsonl)
+    ("Ambio", "AMBIO: A Journal of the Human Environment"),
+    ("Industrial Robot", "Industrial Robot: An International Journal"),
     # the 1979 name of a journal, Crossref's current one (recorded, Gittins 1979)
     (
         "Journal of the Royal Statistical Society: Series B (Methodological)",
@@ -84,6 +87,9 @@ OTHER_VENUE = [
         "Journal of the Royal Statistical Society Series B: Statistical Methodology",
     ),
     ("ACM SIGSAC Conference on Computer and Communications Security", "KDD"),
+    # a word saying what kind of periodical names none before a subtitle
+    ("Proceedings", "Proceedings: Mathematical and Physical Sciences"),
+    ("Letters", "Letters: Applied Microbiology"),
     (
         "ACM SIGSAC Conference on Computer and Communications Security",
         "ACM SIGKDD Conference on Knowledge Discovery and Data Mining",

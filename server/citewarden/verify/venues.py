@@ -83,6 +83,24 @@ _GENERIC = frozenset(
 )
 
 
+#: Words that say what kind of periodical a name is, none of them a name alone.
+_KIND_WORDS = frozenset(
+    {
+        "journal",
+        "letters",
+        "transactions",
+        "bulletin",
+        "annals",
+        "reports",
+        "review",
+        "reviews",
+        "communications",
+        "magazine",
+        "series",
+    }
+)
+
+
 def _abbrev_token(short: str, full: str) -> bool:
     if short == full:
         return True
@@ -345,6 +363,11 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
         shorter, longer = sorted((entry_venue, name), key=lambda t: len(fold(t)))
         if len(fold(shorter).split()) >= 3 and fold(shorter) in _leading_parts(longer):
             return True
+        # ... a name of one or two words only before a colon, and not a generic one
+        # ("Ambio" for "AMBIO: A Journal of the Human Environment"; not "Proceedings")
+        if ":" in longer and fold(shorter) == fold(longer.split(":", 1)[0]):
+            if set(_core(shorter)) - _KIND_WORDS:
+                return True
         # ... compared word for word, a parenthesised part left out ("Journal of the Royal
         # Statistical Society: Series B (Methodological)", Crossref's "... Series B:
         # Statistical Methodology", the journal's name since 2023)
