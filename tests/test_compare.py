@@ -617,3 +617,39 @@ def test_a_records_page_range_is_read_with_any_dash_and_abbreviation(
     entry_pages: str, record_pages: str, agreement: Agreement
 ) -> None:
     assert compare_pages(entry_pages, record_pages).agreement is agreement
+
+
+def test_names_in_another_script_than_the_records_are_not_compared() -> None:
+    """A real Crossref record names its authors in Cyrillic; an entry citing it with their
+    names romanised was a "chimeric entry" (a real title with other people's names)."""
+    doi = "10.7868/s0040357115030100"
+    record = REC[doi]
+    assert record.authors[0].family == "Паршин"
+    entry = normalize_entry(
+        make_entry(
+            "k",
+            "article",
+            {
+                "title": record.title,
+                "author": "Parshin, D. A. and Stel'makh, L. S. and Stolin, A. M.",
+                "year": "2015",
+                "volume": "49",
+                "number": "3",
+                "pages": "361--366",
+                "doi": doi,
+            },
+        )
+    )
+    cmp = compare(entry, record)
+    assert cmp.authors is None
+    issues, fixes = field_issues(entry, cmp, anchored_by_id=True)
+    assert not {i.code for i in issues} & {
+        Code.CHIMERIC,
+        Code.AUTHOR_SUBSTITUTED,
+        Code.AUTHOR_ADDED,
+        Code.AUTHOR_DROPPED,
+    }
+    assert "author" not in fixes
+    # one side writing both scripts is compared as before
+    both = split_authors("Parshin, D. A. and Стельмах, Л. С.")[0]
+    assert compare_authors(both, False, record.authors) is not None

@@ -10,7 +10,7 @@ from functools import lru_cache
 from rapidfuzz.distance import OSA
 
 from citewarden.verify.authors import split_suffix
-from citewarden.verify.normalize import Author, fold, strip_markup, surname_key
+from citewarden.verify.normalize import Author, fold, scripts, strip_markup, surname_key
 from citewarden.verify.records import Person
 
 #: Surnames at least this long may be misspelled by one letter; shorter ones one letter
@@ -274,6 +274,14 @@ def _align(authors: Sequence[Author], people: Sequence[Person]) -> list[int | No
     return match_of
 
 
+def _other_scripts(authors: Sequence[Author], people: Sequence[Person]) -> bool:
+    """Are the entry's names and the record's written in different scripts, with no
+    script in common (one side romanised, the other not)?"""
+    mine = frozenset().union(*(scripts(a.raw) for a in authors))
+    theirs = frozenset().union(*(scripts(f"{p.family} {p.given}") for p in people))
+    return bool(mine) and bool(theirs) and not mine & theirs
+
+
 def compare_authors(
     authors: Sequence[Author], truncated: bool, people: Sequence[Person]
 ) -> AuthorComparison | None:
@@ -285,6 +293,8 @@ def compare_authors(
     people = [p for p in people if _person_keys(p)[0]]
     if not authors or not people:
         return None
+    if _other_scripts(authors, people):
+        return None  # "王小龙" and "Wang, Xiaolong", "Паршин" and "Parshin": not comparable
     if all(_is_group(a, sole=len(authors) == 1) for a in authors) and not any(
         author_matches(a, p) for a in authors for p in people
     ):

@@ -87,6 +87,22 @@ def _script(ch: str) -> str:
     return "OTHER"
 
 
+def scripts(text: str) -> frozenset[str]:
+    """The writing systems of ``text``'s letters, named as Unicode names them (``LATIN``,
+    ``CYRILLIC``, ``CJK``, ``HANGUL`` ...)."""
+    if text.isascii():
+        return _LATIN if any(ch.isalpha() for ch in text) else frozenset()
+    found = set()
+    for ch in text:
+        if ch.isalpha():
+            name = unicodedata.name(ch, "")
+            found.add(name.split(" ", 1)[0] if name else "OTHER")
+    return frozenset(found)
+
+
+_LATIN = frozenset({"LATIN"})
+
+
 def find_homoglyphs(field: str, raw: str) -> list[Homoglyph]:
     """Confusable Cyrillic/Greek letters inside Latin words, or standing alone in a Latin
     text (a Cyrillic 'а' as the English article).  Genuine Greek (``α``-synuclein) and

@@ -365,9 +365,12 @@ def _venue_agrees(entry_venue: str, names: tuple[str, ...]) -> bool:
             return True
         # ... a name of one or two words only before a colon, and not a generic one
         # ("Ambio" for "AMBIO: A Journal of the Human Environment"; not "Proceedings")
-        if ":" in longer and fold(shorter) == fold(longer.split(":", 1)[0]):
-            if set(_core(shorter)) - _KIND_WORDS:
-                return True
+        if (
+            ":" in longer
+            and fold(shorter) == fold(longer.split(":", 1)[0])
+            and set(_core(shorter)) - _KIND_WORDS
+        ):
+            return True
         # ... compared word for word, a parenthesised part left out ("Journal of the Royal
         # Statistical Society: Series B (Methodological)", Crossref's "... Series B:
         # Statistical Methodology", the journal's name since 2023)
