@@ -846,3 +846,39 @@ def test_corrections_holding_latex_special_characters_build_the_bibliography(
     assert "hidden {Markov} models" in bbl  # the style lowercased the rest of the title
     fixed = parse_bibtex(bib, bib.read_text(encoding="utf-8")).entries
     assert corrections_of(list(fixed)) == {key: {} for key in _SPECIAL_CHARACTER_ENTRIES}
+
+
+def test_a_key_cited_in_two_spellings_is_undefined_where_latex_says(tmp_path: Path) -> None:
+    """BibTeX matches keys whatever their case but writes ``\\bibitem`` for the spelling
+    it meets first in the .aux (an included file's citations in place of its link);
+    LaTeX leaves the other spellings undefined.  citewarden's dangling keys are LaTeX's,
+    and its fixes make the document compile clean."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(
+        "@book{knuth, author={Knuth, Donald}, title={The Art}, publisher={AW}, year=1968}\n"
+        "@book{lamport, author={Lamport, Leslie}, title={LaTeX}, publisher={AW}, year=1986}\n"
+        "@book{solo, author={Solo, Han}, title={Alone}, publisher={AW}, year=1977}\n",
+        encoding="utf-8",
+    )
+    # the chapter, read at its \input, cites Knuth before the root's knuth; Lamport's
+    # first spelling is a \nocite's, and LaTeX looks up a \nocite's keys too
+    (tmp_path / "ch.tex").write_text("See \\cite{Knuth} and \\cite{Solo}.\n", encoding="utf-8")
+    main = tmp_path / "main.tex"
+    main.write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\nocite{LAMPORT}\n"
+        "\\input{ch}\nAlso \\cite{knuth}, \\cite{Lamport}, \\nocite{KNUTH}\\cite{KNUTH}.\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    reported = run_latex(tmp_path, "main.tex", "bibtex").dangling
+    assert reported == {"knuth", "KNUTH", "Lamport"}
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(main)
+    found = [f for f in check(ws)[main] if f.code is Code.DANGLING]
+    assert {str(f.data["key"]) for f in found} == reported
+    text = main.read_text(encoding="utf-8")
+    for finding in sorted(found, key=lambda f: -f.location.span.start):
+        [edit] = finding.fixes[0].edits
+        text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+    main.write_text(text, encoding="utf-8")
+    assert run_latex(tmp_path, "main.tex", "bibtex").dangling == set()

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from citewarden.checks import Ident, Memo, units
 from citewarden.checks.dangling import checks_dangling, dangling_findings, is_defined, is_quarto
 from citewarden.checks.defined import Defined, defined_names, defined_token, project_delta
+from citewarden.checks.key_case import case_clash_findings
 from citewarden.checks.key_spaces import key_space_findings
 from citewarden.checks.orphans import bibitem_orphans, orphan_findings
 from citewarden.checks.preamble_nocite import preamble_nocite_findings
@@ -116,6 +117,20 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                 )
         if checks_dangling(ws, project) and units.has_units(ws, project):
             found += units.unit_dangling(ws, project, partial(is_defined, defined, project))
+        elif checks_dangling(ws, project) and project.casefold_keys:
+            found += memo.get(
+                (
+                    "key-case",
+                    project.root,
+                    project.placed,
+                    token,
+                    *map(Ident, (d for _, d in documents)),
+                ),
+                case_clash_findings,
+                ws,
+                project,
+                partial(is_defined, defined, project),
+            )
         found += _missing_crossrefs(ws, project, defined, token, memo)
         if project.kind is DocumentKind.LATEX:
             found += bibitem_orphans(ws, project, memo)
