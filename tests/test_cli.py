@@ -267,6 +267,27 @@ def test_output_file_and_paths_outside_the_working_directory(
     assert written.startswith(f"{body}:1:12: error dangling-citation ")
 
 
+@pytest.mark.parametrize("target", ["refs.bib", "./main.tex", "linked.bib"])
+def test_an_output_naming_a_checked_file_is_refused_and_nothing_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, target: str
+) -> None:
+    """``-o refs.bib`` (meant as an input) replaced the project's bibliography with the
+    report; so did a name linked to it."""
+    write_project(tmp_path, WARNINGS_ONLY)
+    (tmp_path / "linked.bib").symlink_to(tmp_path / "refs.bib")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    code, out, err = cli(
+        ["check", "main.tex", "--no-verify", "--format", "json", "-o", target],
+        tmp_path,
+        capsys,
+        monkeypatch,
+    )
+    assert code == 2
+    assert f"--output {target} is a file of the checked project" in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert out == ""
+
+
 def test_config_file_severities(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -347,6 +347,8 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
         )
     except InputError as exc:
         raise UsageError(str(exc)) from None
+    if args.output is not None:
+        _refuse_input_as_output(args.output, audit, cwd)
     output = _render(args.format, audit, cwd, args.paths)
     _write(output, args.output)
     verdicts = list(audit.verdict_map().values()) if audit.verdicts is not None else None
@@ -439,6 +441,26 @@ def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
 
         return html_of(audit, inputs=inputs, root=cwd)
     return report_text(audit, cwd)
+
+
+def _refuse_input_as_output(target: str, audit: Audit, cwd: Path) -> None:
+    """--output naming a file of the checked projects (a slip of ``-o refs.bib``) would
+    replace it with the report: refused, before anything is written."""
+    path = normalize_path(cwd / target)
+    inputs = set(audit.scope) | set(audit.findings) | set(audit.workspace.known_files())
+    if path in inputs or (path.exists() and any(_same_file(path, p) for p in inputs)):
+        raise UsageError(
+            f"--output {target} is a file of the checked project; the report would replace "
+            "it (give another file)"
+        )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Are ``a`` and ``b`` one file under two names (a link)?"""
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False
 
 
 def _write(output: str, target: str | None) -> None:
