@@ -62,6 +62,12 @@ def test_html_report_file(
     assert re.search(r'id="count-dangling"><div class="num">1<', page)
     assert re.search(r'id="count-orphans"><div class="num">8<', page)  # 11 entries, 3 cited
     assert "Verification was not run" in page
+    # the card counts keys: Nobody2020 cited twice more, one other key once
+    make_project(tmp_path, PAPER.replace(";", "; \\cite{Nobody2020, Nemo} \\cite{Nobody2020}"))
+    run(["check", "main.tex", "--no-verify", "--format", "html", "--output", "r.html"], capsys)
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert page.count("Nobody2020") >= 3
+    assert re.search(r'id="count-dangling"><div class="num">2<', page)
     assert page.count("<li class='ref'") == 11
     assert out == ""  # the report went to the file
 

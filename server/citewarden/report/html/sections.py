@@ -44,7 +44,10 @@ def dashboard(data: AuditData) -> str:
     score = document_score(tiers)
     defensible = 100.0 * tiers[Tier.D] / checked if checked else 0.0
     outcomes = Counter(outcome(a.verdict) for a in data.entries)
-    dangling = _count_codes(data.findings, Code.DANGLING)
+    # keys, not citations: a key cited three times is one dangling key
+    dangling = len(
+        {f.finding.data.get("key") for f in data.findings if f.finding.code is Code.DANGLING}
+    )
     orphans = _count_codes(data.findings, Code.ORPHAN)
     duplicates = _count_codes(data.findings, Code.DUPLICATE_KEY, Code.DUPLICATE_WORK)
     tier_cards = "".join(
