@@ -447,3 +447,16 @@ def test_numbers_that_are_not_finite_are_refused_and_the_default_kept(
         Settings().max_file_mb,
         Settings().verify.timeout,
     )
+
+
+def test_fix_and_diff_together_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both were accepted, and only the diff was printed: nothing written, no word why."""
+    write_project(tmp_path, WARNINGS_ONLY)
+    before = (tmp_path / "refs.bib").read_bytes()
+    code, out, err = cli(["check", "main.tex", "--fix", "--diff"], tmp_path, capsys, monkeypatch)
+    assert code == 2
+    assert "--fix and --diff are alternatives" in err
+    assert out == ""
+    assert (tmp_path / "refs.bib").read_bytes() == before

@@ -389,7 +389,10 @@ def _expand_inputs(args: argparse.Namespace, cwd: Path) -> list[str]:
 
 
 def _check_fix_options(args: argparse.Namespace) -> None:
-    """--diff shares standard output with the report: a machine format needs --output."""
+    """--fix and --diff are alternatives; --diff shares standard output with the report, so
+    a machine format needs --output."""
+    if args.fix and args.diff:
+        raise UsageError("--fix and --diff are alternatives: --diff shows what --fix would write")
     if args.diff and args.output is None and args.format != "text":
         raise UsageError(
             f"--diff prints to standard output; give --output for the {args.format} report"
