@@ -60,6 +60,27 @@ def test_json_report_carries_every_citations_context(
     assert set(report["citations"]) >= {"dangling", "orphans", "duplicates"}
 
 
+def test_json_report_lists_citations_without_a_sentence_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``citations.cited`` left out the citations with no citing sentence (a
+    ``\\nocite``, a table cell), though it is documented as every citation."""
+    project(tmp_path)
+    paper = PAPER.replace("\\bibliography", "\\nocite{pv}\n\\bibliography")
+    (tmp_path / "main.tex").write_text(paper, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "main.tex", "--no-verify", "--format", "json"])
+    rows = json.loads(capsys.readouterr().out)["citations"]["cited"]
+    assert [(row["key"], row["line"]) for row in rows] == [
+        ("nm", 3),
+        ("cyb", 4),
+        ("pv", 5),
+        ("pv", 6),
+    ]
+    assert rows[3]["context"] is None
+    assert rows[2]["context"]["sentence"]
+
+
 def test_html_section_ranks_least_related_first_and_escapes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

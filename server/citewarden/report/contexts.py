@@ -23,7 +23,7 @@ from typing import Any
 from citewarden.audit import collect_contexts as collect
 from citewarden.context.collect import CitationContext, least_related
 from citewarden.findings.verdicts import source_label
-from citewarden.model import Location, VenueInfo
+from citewarden.model import Citation, Location, VenueInfo
 
 __all__ = [
     "cited_rows",
@@ -55,16 +55,24 @@ def context_json(c: CitationContext) -> dict[str, Any]:
 def cited_rows(
     contexts: Iterable[CitationContext],
     place: Any,
+    citations: Iterable[tuple[Path, Citation]] | None = None,
 ) -> list[dict[str, Any]]:
-    """``citations.cited`` rows; ``place(location)`` gives ``{"file", "line", "column"}``."""
-    return [
-        {
-            "key": c.citation.key,
-            **place(Location(c.path, c.citation.span)),
-            "context": context_json(c),
-        }
-        for c in contexts
-    ]
+    """``citations.cited`` rows; ``place(location)`` gives ``{"file", "line", "column"}``.
+    With ``citations`` (every citation, in order), one row each, ``"context": null`` for
+    those without a citing sentence (a ``\\nocite``, a table cell); else one row per
+    context."""
+    if citations is None:
+        return [_row(c.path, c.citation, c, place) for c in contexts]
+    by_place = {(c.path, c.citation.span.start): c for c in contexts}
+    return [_row(path, cit, by_place.get((path, cit.span.start)), place) for path, cit in citations]
+
+
+def _row(path: Path, cit: Citation, c: CitationContext | None, place: Any) -> dict[str, Any]:
+    return {
+        "key": cit.key,
+        **place(Location(path, cit.span)),
+        "context": context_json(c) if c is not None else None,
+    }
 
 
 def _esc(value: object) -> str:

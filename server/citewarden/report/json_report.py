@@ -11,7 +11,8 @@ the working directory when the file lies under it, else absolute)::
         "duplicates": [{"kind": "key" | "work", "key", "file", "line", "column",
                         "other": {"key", "file", "line", "column"}}],
         "cited":      [{"key", "file", "line", "column",
-                        "context": {"sentence", "score", "basis", "abstract_source"}}]
+                        "context": {"sentence", "score", "basis", "abstract_source"}
+                                   | null}]
       },
       "diagnostics": [{"file", "line", "column", "end_line", "end_column",
                        "code", "severity", "message"}],
@@ -45,7 +46,8 @@ from typing import Any
 from citewarden.audit import Audit, sorted_findings
 from citewarden.context.collect import CitationContext
 from citewarden.findings.score import ScoreSummary, score_summary
-from citewarden.model import Code, Entry, Finding, Location, VenueInfo, Verdict
+from citewarden.model import Citation, Code, Entry, Finding, Location, VenueInfo, Verdict
+from citewarden.parsing import is_document
 from citewarden.report.contexts import cited_rows
 from citewarden.safe_text import json_safe
 from citewarden.text import LineIndex
@@ -215,8 +217,10 @@ def build_report(
     verdicts: Sequence[Verdict] | None = None,
     summary: ScoreSummary | None = None,
     contexts: Sequence[CitationContext] | None = None,
+    citations: Sequence[tuple[Path, Citation]] | None = None,
 ) -> dict[str, Any]:
-    """The report as a JSON-ready dict (see the module docstring for its shape)."""
+    """The report as a JSON-ready dict (see the module docstring for its shape);
+    ``citations``: every citation of the documents, for ``citations.cited``."""
     ordered = sorted_findings(findings)
     report: dict[str, Any] = {
         "schema": SCHEMA,
@@ -224,7 +228,9 @@ def build_report(
         "diagnostics": [diagnostic(f, index, cwd) for f in ordered],
     }
     if contexts is not None:
-        report["citations"]["cited"] = cited_rows(contexts, lambda loc: _place(index, loc, cwd))
+        report["citations"]["cited"] = cited_rows(
+            contexts, lambda loc: _place(index, loc, cwd), citations
+        )
     if verdicts is not None:
 
         def line_of(entry: Entry) -> int | None:
@@ -249,6 +255,7 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         verdicts=audit.verdicts,
         summary=audit.summary,
         contexts=audit.contexts,
+        citations=_citations(audit),
     )
     if audit.verdicts is not None and audit.settings is not None:
         from citewarden.verify.config import addresses_elsewhere
@@ -257,6 +264,16 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         if elsewhere:
             report["source_addresses"] = elsewhere
     return report
+
+
+def _citations(audit: Audit) -> list[tuple[Path, Citation]]:
+    """Every citation of the documents reported on, by file, in order."""
+    out: list[tuple[Path, Citation]] = []
+    for path in sorted(audit.scope):
+        doc = audit.workspace.document(path) if is_document(path) else None
+        if doc is not None:
+            out += ((path, cit) for cit in doc.citations)
+    return out
 
 
 def report_text(audit: Audit, cwd: Path | None = None) -> str:
