@@ -37,7 +37,7 @@ CROSSREF_DOI = "10.1371/journal.pone.0033693"
 
 @dataclass
 class Behaviour:
-    mode: str  # ok | trickle | endless | huge | redirect | 429 | slow
+    mode: str  # ok | missing (404) | trickle | endless | huge | redirect | 429 | slow
     body: bytes = CROSSREF_BODY
     content_type: str = "application/json"
     interval: float = 0.2  # trickle: seconds between pieces
@@ -136,6 +136,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._plain(404, b"not found")
             elif b.mode == "ok":
                 self._plain(200, b.body, b.content_type)
+            elif b.mode == "missing":
+                self._plain(404, b.body, b.content_type)
             elif b.mode == "429":
                 self._plain(429, b"", headers={"Retry-After": b.retry_after})
             elif b.mode == "redirect":

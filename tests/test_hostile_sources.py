@@ -245,6 +245,34 @@ async def test_same_host_redirect_is_followed(hostile: HostileServer) -> None:
     assert reply.url.endswith("/moved")
 
 
+async def test_a_404_from_the_agency_doi_org_redirects_to_is_no_verdict(
+    hostile: HostileServer,
+) -> None:
+    """doi.org redirects a DOI it knows to its agency; a 404 there (Crossref's recorded
+    "Resource not found.") says the agency has no record, not that the DOI does not
+    exist.  A 404 from doi.org itself still does."""
+    body = recorded("crossref", "test-works__test_works_bad_id_warn.txt")
+    hostile.route(
+        "/doi/10.1234/known",
+        Behaviour("redirect", location="/crossref/v1/works/10.1234/known/transform"),
+    )
+    hostile.route(
+        "/crossref/v1/works/10.1234/known/transform",
+        Behaviour("missing", body=body, content_type="text/plain"),
+    )
+    hostile.route(
+        "/doi/10.1234/unknown", Behaviour("missing", body=body, content_type="text/plain")
+    )
+    http = fast_http()
+    source = DoiSource(http, hostile.url + "/doi")
+    redirected = await source.by_doi("10.1234/known")
+    direct = await source.by_doi("10.1234/unknown")
+    await http.aclose()
+    assert redirected.outcome is Outcome.FAILED
+    assert redirected.reason == "the DOI resolves, but its agency has no record"
+    assert direct.outcome is Outcome.NOT_FOUND
+
+
 async def test_keys_are_dropped_on_an_allowed_cross_origin_redirect(
     hostile: HostileServer,
 ) -> None:

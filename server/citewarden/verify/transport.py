@@ -59,6 +59,8 @@ class Reply:
     headers: Mapping[str, str]
     content: bytes
     url: str  # redacted
+    #: redirects followed to get it (the server first asked answered with another place)
+    redirects: int = 0
 
     @property
     def text(self) -> str:
@@ -202,7 +204,7 @@ async def _send(
     safe_url: Callable[[str], str],
 ) -> Outcome:
     start = request.url
-    for _hop in range(MAX_REDIRECTS + 1):
+    for hop in range(MAX_REDIRECTS + 1):
         response = await client.send(request, stream=True)
         try:
             location = response.headers.get("location")
@@ -220,7 +222,8 @@ async def _send(
             cap = max_body / (1024 * 1024)
             return Failure(f"response body over {cap:g} MB", response.status_code), True
         hdrs = {k.lower(): v for k, v in response.headers.items()}
-        return Reply(response.status_code, hdrs, content, safe_url(str(response.url))), False
+        url = safe_url(str(response.url))
+        return Reply(response.status_code, hdrs, content, url, redirects=hop), False
     return Failure("too many redirects"), True
 
 

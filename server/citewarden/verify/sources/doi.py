@@ -1,5 +1,6 @@
 """doi.org content negotiation (CSL-JSON): works for Crossref, DataCite, mEDRA, JaLC and
-arXiv (10.48550) DOIs alike.  A 404 from doi.org means the DOI does not exist."""
+arXiv (10.48550) DOIs alike.  A 404 from doi.org itself means the DOI does not exist; one
+from the agency doi.org redirected to means only that the agency offers no record."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ class DoiSource:
         reply = await self.http.get(url, lane="doi", headers={"Accept": CSL_JSON})
         if isinstance(reply, Failure):
             return Lookup.failed(self.name, reply.reason)
+        if reply.status == 404 and reply.redirects:
+            # doi.org resolved the DOI, to an agency whose metadata service lacks it
+            return Lookup.failed(self.name, "the DOI resolves, but its agency has no record")
         if reply.status == 404:
             return Lookup.not_found(self.name)
         if reply.status != 200:
