@@ -105,6 +105,9 @@ def test_clean_doi(raw: str, doi: str | None) -> None:
         ({"eprint": "1706.03762v5", "archiveprefix": "arXiv"}, "1706.03762"),
         ({"doi": "10.48550/arXiv.2106.09685"}, "2106.09685"),
         ({"url": "https://arxiv.org/abs/hep-th/9711200v3"}, "hep-th/9711200"),
+        # the subject class listings wrote after the archive is no part of the id
+        ({"eprint": "math.DG/0211159", "archiveprefix": "arXiv"}, "math/0211159"),
+        ({"journal": "arXiv preprint arXiv:math.GT/0309136"}, "math/0309136"),
         ({"journal": "arXiv preprint arXiv:1810.04805"}, "1810.04805"),
         ({"url": "https://arxiv.org/abs/9999.99999"}, None),  # month 99 does not exist
         ({"eprint": "1234.5678", "archiveprefix": "HAL"}, None),
@@ -113,6 +116,12 @@ def test_clean_doi(raw: str, doi: str | None) -> None:
 def test_arxiv_ids(fields: dict[str, str], arxiv: str | None) -> None:
     entry = make_entry("k", "misc", {"title": "T", **fields})
     assert normalize_entry(entry).arxiv_id == arxiv
+
+
+def test_the_version_of_an_old_id_written_with_its_subject_class_is_read() -> None:
+    entry = make_entry("k", "misc", {"title": "T", "eprint": "math.GT/0309136v2"})
+    normalized = normalize_entry(entry)
+    assert (normalized.arxiv_id, normalized.arxiv_version) == ("math/0309136", 2)
 
 
 def test_isbn_checksums_and_pmid() -> None:

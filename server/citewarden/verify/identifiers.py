@@ -29,18 +29,20 @@ def clean_doi(value: str | None) -> str | None:
 
 
 _ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
+#: An old-style id: its archive, the subject class listings wrote after it
+#: (``math.DG/0211159``; no part of the identifier, which is ``math/0211159``), its number.
 _ARXIV_OLD = re.compile(
-    r"(?<![A-Za-z-])((?:astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|"
+    r"(?<![A-Za-z-])(astro-ph|cond-mat|gr-qc|hep-ex|hep-lat|hep-ph|hep-th|math-ph|nlin|"
     r"nucl-ex|nucl-th|physics|quant-ph|math|cs|q-bio|q-fin|stat|eess|econ|chao-dyn|"
     r"solv-int|patt-sol|adap-org|comp-gas|alg-geom|dg-ga|funct-an|q-alg|mtrl-th|supr-con|"
-    r"chem-ph|atom-ph|plasm-ph|ao-sci|bayes-an|acc-phys)(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
+    r"chem-ph|atom-ph|plasm-ph|ao-sci|bayes-an|acc-phys)(\.[A-Z]{2})?/(\d{7})(?:v\d+)?"
 )
 
 
 def _arxiv_in(text: str, *, bare: bool) -> str | None:
     old = _ARXIV_OLD.search(text)
     if old:
-        return old.group(1)
+        return f"{old.group(1)}/{old.group(3)}"
     if bare:
         m = _ARXIV_NEW.fullmatch(text.strip())
         if m:
@@ -63,7 +65,8 @@ def cited_arxiv_version(raw: str, arxiv_id: str | None) -> int | None:
     """The version number written after the id in the field it was read from."""
     if not arxiv_id:
         return None
-    m = re.search(re.escape(arxiv_id) + r"v(\d{1,3})(?!\d)", raw, re.IGNORECASE)
+    written = re.escape(arxiv_id).replace("/", r"(?:\.[A-Za-z]{2})?/", 1)
+    m = re.search(written + r"v(\d{1,3})(?!\d)", raw, re.IGNORECASE)
     return int(m.group(1)) if m else None
 
 
