@@ -53,6 +53,20 @@ SAME_VENUE = [
         "ACM Conference on Computer and Communications Security (CCS)",
     ),
     ("Proc. Natl. Acad. Sci.", "Proceedings of the National Academy of Sciences"),
+    # NLM's full title (a recorded Crossref reference's journal-title) and abbreviations
+    # whose initials stand for "United States of America"
+    (
+        "Proceedings of the National Academy of Sciences of the United States of America",
+        "Proc. Natl. Acad. Sci. U.S.A.",
+    ),
+    (
+        "Proc Natl Acad Sci U S A",
+        "Proceedings of the National Academy of Sciences of the United States of America",
+    ),
+    (
+        "Proc. Natl. Acad. Sci. USA",
+        "Proceedings of the National Academy of Sciences of the United States of America",
+    ),
     # a sponsor before the acronym (a real reference's "IEEE TPAMI", dblp's name)
     ("IEEE TPAMI", "IEEE Trans. Pattern Anal. Mach. Intell."),
     # a journal's short name, Crossref's with its subtitle (accuracy/records.jsonl)
@@ -87,6 +101,11 @@ OTHER_VENUE = [
         "Journal of the Royal Statistical Society Series B: Statistical Methodology",
     ),
     ("ACM SIGSAC Conference on Computer and Communications Security", "KDD"),
+    # a series letter is no initial of a word
+    (
+        "Phil. Trans. R. Soc. A",
+        "Philosophical Transactions of the Royal Society B: Biological Sciences",
+    ),
     # a word saying what kind of periodical names none before a subtitle
     ("Proceedings", "Proceedings: Mathematical and Physical Sciences"),
     ("Letters", "Letters: Applied Microbiology"),

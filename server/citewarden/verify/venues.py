@@ -120,18 +120,40 @@ def abbreviation_of(short: str, full: str) -> bool:
     """Is ``short`` an abbreviation of ``full`` (``Phys. Rev. Lett.`` of ``Physical Review
     Letters``, ``Proc. Natl. Acad. Sci.`` of ...)?  Both are folded; every significant word of
     ``full`` must be accounted for, in order."""
-    s_tokens = [t for t in fold(short).split() if t not in _STOP]
+    s_tokens = _initials_kept(fold(short).split())
     f_tokens = [t for t in fold(full).split() if t not in _STOP]
     if not s_tokens or not f_tokens:
         return False
-    i = 0
-    for ft in f_tokens:
-        if i < len(s_tokens) and _abbrev_token(s_tokens[i], ft):
-            i += 1
+    i = j = 0
+    while j < len(f_tokens):
+        if i < len(s_tokens) and _abbrev_token(s_tokens[i], f_tokens[j]):
+            i, j = i + 1, j + 1
             continue
-        # a run of initials may stand for several words (U.S.A.)
+        # initials written as one word stand for as many words (USA)
+        run = s_tokens[i] if i < len(s_tokens) else ""
+        if 2 <= len(run) <= 4 and run.isalpha() and _initials_of(f_tokens[j : j + len(run)]) == run:
+            i, j = i + 1, j + len(run)
+            continue
         return False
     return i == len(s_tokens)
+
+
+def _initials_kept(tokens: list[str]) -> list[str]:
+    """``tokens`` without stop words, but for single letters in a run of them: initials
+    (the "a" of "u s a" is America's)."""
+    out = []
+    for n, t in enumerate(tokens):
+        single = len(t) == 1
+        in_run = single and any(
+            0 <= m < len(tokens) and len(tokens[m]) == 1 for m in (n - 1, n + 1)
+        )
+        if t not in _STOP or in_run:
+            out.append(t)
+    return out
+
+
+def _initials_of(words: list[str]) -> str:
+    return "".join(w[0] for w in words)
 
 
 #: Spelled ordinals and numbers ("The Fourteenth International Conference ...").
