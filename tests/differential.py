@@ -383,6 +383,10 @@ def _md_fragments() -> list[Callable[[_Keys], str]]:
         lambda k: f"[link text @{k('linktext')}](http://x.org) here.",
         lambda k: f"> Quoted [@{k('quote')}].",
         lambda k: f"- item @{k('listitem')}\n- item [-@{k('listsuppress')}]",
+        lambda k: f"<style>\n@media print {{ p {{ x: y }} }}\n\n@{k('style')} x;\n</style>",
+        lambda k: f"<pre>\n@{k('pre')}\n\n@{k('pre')}\n</pre> after @{k('afterpre')}",
+        lambda k: f"Inline <pre>@{k('inlinepre')}</pre> and <code>@{k('incode')}</code>.",
+        lambda k: f'<script>x = "@{k("script")}";</script> <textarea>@{k("textarea")}</textarea>',
     ]
 
 

@@ -78,6 +78,23 @@ CITATION_CASES = {
     "footnote definitions are text": "See.[^1]\n\n[^1]: See @⟦a⟧ and [@⟦b⟧].\n[x]: http://y/@c",
     "TeX math": "$@a$ and $$@b$$ and $$\n@c\n$$ but $ @⟦d⟧$ and $5 or @⟦e⟧ $6",
     "raw HTML attributes": "<span title=\"@a\" data-x='@b'>@⟦c⟧</span> <br/> a < b @⟦d⟧",
+    "verbatim HTML blocks": (
+        "<style>\n@media print { body { font-size: 10pt; } }\n\n@import url(x.css);\n</style>"
+        '\n\n<PRE class="x">\n@a\n\n@b\n</pre> after @⟦c⟧\n\n'
+        '<script>\nx = "@d";\n\ny = "@e";\n</script>\n<textarea>\n@f\n</textarea>\n@⟦g⟧'
+    ),
+    "verbatim elements inside a paragraph": (
+        "Text <pre>@a</pre> @⟦b⟧, <code>@⟦c⟧</code> and <script>\n@d\n\n@e</script>."
+    ),
+    "verbatim elements close where their tags balance": (
+        "<pre>@a <pre>@b</pre> @c</pre> @⟦d⟧ <style>@e <!-- </style> --> @f</style> @⟦g⟧ "
+        '<script>s = "<script>"; @h</script> @⟦i⟧ <pre title="</pre>">@j</pre > @⟦k⟧'
+    ),
+    "unclosed or self-closing verbatim elements are text": "<pre/> @⟦a⟧ <textarea> @⟦b⟧",
+    "a verbatim block holds no fence nor metadata": (
+        "<pre>\n```\n@a\n\n---\nnocite: '@b'\n---\n</pre>\n@⟦c⟧\n\n> <pre>\n> @d\n> </pre>"
+    ),
+    "a bracket around a verbatim element is no citation group": "[@⟦a⟧ <pre>x</pre>]",
     "raw TeX": "\\emph{@a} \\cite[p]{@b} \\foo @⟦c⟧\n\n\\begin{figure}\n@d\n\\end{figure}\n@⟦e⟧",
     "two citations without a space": "@⟦a⟧@⟦b⟧ but x@y",
     "a braced key with a bracket": "[@{⟦a]b⟧}] and @⟦c⟧",

@@ -164,3 +164,5 @@ def test_many_unclosed_markdown_constructs() -> None:
     assert [c.key for c in parse_markdown(Path("x.md"), text).citations] == ["k"]
     text = "[@a " * N
     assert len(parse_markdown(Path("x.md"), text).citations) == N
+    text = "<pre> <script> <style>x</style> `<!--` <textarea> --> " * N + "@k"
+    assert [c.key for c in parse_markdown(Path("x.md"), text).citations] == ["k"]

@@ -18,7 +18,8 @@ YAML ``nocite:``.  A bracket is a citation group when every ``;``-separated part
 key and it does not open a link, a reference link, an attribute span or an inline note.
 
 Not read as text: inline code spans (any number of backticks), fenced (```` ``` ```` and
-``~~~``) and indented code blocks, HTML comments, autolinks ``<...>``, link destinations
+``~~~``) and indented code blocks, HTML comments, HTML tags and the content of ``<pre>``,
+``<script>``, ``<style>`` and ``<textarea>`` elements, autolinks ``<...>``, link destinations
 ``](...)``, backslash escapes, Quarto shortcodes ``{{< ... >}}``, pandoc example-list labels
 ``(@good)`` and references to them, cross-references (``@fig-plot``, ``@tbl:x``, ``@sec-y``
 ... with Quarto's and pandoc-crossref's label prefixes), and YAML metadata blocks (read as

@@ -1,6 +1,7 @@
 """Block structure of a pandoc Markdown document for the Markdown reader: fenced and
-indented code blocks and YAML metadata blocks (read as metadata), as pandoc delimits them.
-See :mod:`~citewarden.parsing.markdown`."""
+indented code blocks, raw HTML blocks of a ``<pre>``, ``<script>``, ``<style>`` or
+``<textarea>`` element, and YAML metadata blocks (read as metadata), as pandoc delimits
+them.  See :mod:`~citewarden.parsing.markdown`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from citewarden.parsing.markdown_inline import scan_keys
+from citewarden.parsing.markdown_inline import Verbatim, scan_keys
 from citewarden.parsing.yamlmeta import Metadata, read_metadata
 
 _FENCE_OPEN = re.compile(r"[ \t]*(?:>[ \t]?)*(`{3,}|~{3,})([^\n]*)")
@@ -18,6 +19,9 @@ _LISTISH = re.compile(
     r"(?:[ \t]|\r?$)"
 )
 _YAML_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+#: a line that starts with a verbatim element (its content may hold what looks like a
+#: fence or a metadata block: it is neither)
+_VERBATIM_LINE = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?=[\s/>])", re.I)
 
 
 @lru_cache(maxsize=64)
@@ -35,8 +39,10 @@ class _Blocks:
 
 
 def _blocks(path: Path, text: str) -> _Blocks:
-    """One pass over the lines: fenced and indented code blocks, YAML metadata blocks."""
+    """One pass over the lines: fenced and indented code blocks, verbatim HTML elements,
+    YAML metadata blocks."""
     out = _Blocks()
+    verbatim: Verbatim | None = None
     n = len(text)
     pos = 0
     prev_blank = True
@@ -83,6 +89,15 @@ def _blocks(path: Path, text: str) -> _Blocks:
             prev_blank = True
             prev_listish = False
             continue
+        if line.lstrip(" ").startswith("<") and _VERBATIM_LINE.match(line):
+            verbatim = verbatim or Verbatim(text)
+            element_end = verbatim.end(text.index("<", pos))
+            if element_end > 0:
+                out.skip.append((pos, element_end))
+                pos = _line_start_after(text, element_end)
+                prev_blank = not text[element_end:pos].strip()
+                prev_listish = False
+                continue
         if prev_blank and not prev_listish and _indent(line) >= 4:
             start = pos
             end = pos

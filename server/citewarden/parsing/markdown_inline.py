@@ -1,7 +1,8 @@
 """The inline scan of the Markdown reader: pandoc's citation key grammar, and one
 left-to-right pass that finds citations and passes over what pandoc does not read as text
-(code, HTML comments and tags, autolinks, link destinations, escapes, TeX math and raw
-TeX, Quarto shortcodes).  See :mod:`~citewarden.parsing.markdown`."""
+(code, HTML comments and tags, the content of ``<pre>``, ``<script>``, ``<style>`` and
+``<textarea>`` elements, autolinks, link destinations, escapes, TeX math and raw TeX,
+Quarto shortcodes).  See :mod:`~citewarden.parsing.markdown`."""
 
 from __future__ import annotations
 
@@ -113,6 +114,7 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
     stack: list[tuple[int, int]] = []  # open brackets: (offset, index into pending)
     regions = iter(skip)
     region = next(regions, None)
+    verbatim: Verbatim | None = None
     comment_close = -2  # next "-->" (-1: there is none further on)
     par_end = -1  # end of the paragraph around the last code span
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
@@ -174,7 +176,16 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2)
         elif group == _TAG:
-            pos = _tag_end(text, pos)
+            close = -1
+            if m.group(_TAG).lower() in VERBATIM_TAGS:
+                if verbatim is None:
+                    verbatim = Verbatim(text)
+                close = verbatim.end(start)
+            if close > 0:  # a raw HTML block: it ends the paragraph
+                pos = close
+                stack.clear()
+            else:
+                pos = _tag_end(text, pos)
         elif group in (_DASH_AT, _AT):  # a citation start, with or without a key
             dash = group == _DASH_AT
             at = start + 1 if dash else start
@@ -248,6 +259,126 @@ def _tag_end(text: str, i: int) -> int:
     text), or ``i`` when it does not close."""
     m = _TAG_REST.match(text, i)
     return m.end() if m is not None else i
+
+
+#: Raw HTML elements whose content pandoc never reads as Markdown (its "verbatim" tags),
+#: wherever they stand, when a closing tag closes them.
+VERBATIM_TAGS = frozenset({"pre", "script", "style", "textarea"})
+_ATTRIBUTES = r"""((?:[^<>"']|"[^"\n]*"|'[^'\n]*'){0,2000})>"""
+_VERBATIM_OPEN = re.compile(r"<(pre|script|style|textarea)(?=[\s/>])" + _ATTRIBUTES, re.I)
+_SCRIPT_CLOSE = re.compile(r"</script(?=[\s/>])[^>]*>", re.I)
+
+
+@lru_cache(maxsize=4)
+def _verbatim_tags(name: str) -> re.Pattern[str]:
+    """An HTML comment's start, an opening or a closing tag named ``name``."""
+    return re.compile(
+        r"(<!--)|<" + name + r"(?=[\s/>])" + _ATTRIBUTES + r"|</" + name + r"(?=[\s/>])[^>]*>",
+        re.I,
+    )
+
+
+#: Characters the tags of verbatim elements may be read over, beyond twice the text's
+#: length (see :class:`Verbatim`).
+_REREAD_BUDGET = 1_000_000
+
+
+@dataclass(slots=True)
+class _Pairs:
+    """The ``<name>`` tags read so far from some offset on, and how they pair."""
+
+    tags: re.Pattern[str]
+    pos: int
+    done: bool = False
+    #: opening tags read (self-closing ones are none), and where each one's element ends
+    opens: set[int] = field(default_factory=set)
+    ends: dict[int, int] = field(default_factory=dict)
+    unclosed: list[int] = field(default_factory=list)
+
+
+class Verbatim:
+    """Where the ``<pre>``, ``<script>``, ``<style>`` and ``<textarea>`` elements of a text
+    end, as pandoc reads them (its ``htmlInBalanced``, with tagsoup's tags): at the closing
+    tag that balances the opening one (elements of the same name inside counted, HTML
+    comments passed over), a ``<script>`` at its first ``</script>`` (tagsoup reads a
+    script's content as plain text).  The tags of each name are read on from where the
+    last question left them, as pandoc would read them from the element asked about: a
+    document's elements, asked about in order, cost one pass.  Only an element that the
+    tags read so far took for a comment's text (its ``<!--`` was in a code span) is read
+    again from its own tag; such reading stops at :data:`_REREAD_BUDGET` (a document made
+    of them, each unclosed, would take a pass each), the elements left then unclosed."""
+
+    __slots__ = ("_budget", "_comment", "_pairs", "_script", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._pairs: dict[str, _Pairs] = {}
+        #: characters the tags may still be read over (each one once, some a second time)
+        self._budget = _REREAD_BUDGET + 2 * len(text)
+        #: the last ``</script>`` and ``-->`` found: (searched from, start, end)
+        self._script = (len(text) + 1, -1, -1)
+        self._comment = (len(text) + 1, -1, -1)
+
+    def end(self, i: int) -> int:
+        """``text[i]`` opens a verbatim element: the offset after its closing tag, or -1
+        when it has none (or is ``<pre/>``): pandoc then reads its content as Markdown."""
+        m = _VERBATIM_OPEN.match(self._text, i)
+        if m is None or m.group(2).endswith("/"):
+            return -1
+        name = m.group(1).lower()
+        if name == "script":
+            self._script = _first_from(self._text, _SCRIPT_CLOSE, m.end(), self._script)
+            return self._script[2]
+        pairs = self._pairs.get(name)
+        while pairs is not None and not pairs.done and pairs.pos <= i:
+            self._step(pairs)
+        if pairs is None or i not in pairs.opens:
+            # the first element, or one read so far as a comment's text: read from it
+            pairs = self._pairs[name] = _Pairs(_verbatim_tags(name), i)
+        while i not in pairs.ends and not pairs.done:
+            self._step(pairs)
+        return pairs.ends.get(i, -1)
+
+    def _step(self, pairs: _Pairs) -> None:
+        """Read the next tag, or HTML comment (an unclosed one hides the rest)."""
+        text = self._text
+        m = pairs.tags.search(text, pairs.pos)
+        if m is None:
+            pairs.done = True
+            return
+        end = m.end()
+        comment = m.group(1) is not None
+        if comment:
+            self._comment = _first_from(text, _COMMENT_CLOSE, end, self._comment)
+            end = self._comment[2]
+        self._budget -= (end if end >= 0 else len(text)) - pairs.pos
+        if end < 0 or self._budget < 0:
+            pairs.done = True
+            return
+        pairs.pos = end
+        if comment:
+            return
+        if text[m.start() + 1] == "/":
+            if pairs.unclosed:
+                pairs.ends[pairs.unclosed.pop()] = end
+        elif not m.group(2).endswith("/"):
+            pairs.opens.add(m.start())
+            pairs.unclosed.append(m.start())
+
+
+_Found = tuple[int, int, int]
+_COMMENT_CLOSE = re.compile("-->")
+
+
+def _first_from(text: str, pattern: re.Pattern[str], i: int, last: _Found) -> _Found:
+    """The first match of ``pattern`` from ``i`` on: (``i``, its start, its end), or
+    (``i``, -1, -1); ``last``, the previous answer, when it holds for ``i`` too (each
+    search then goes on from where the last one stopped: one pass over the text)."""
+    since, start, _ = last
+    if since <= i and (start < 0 or start >= i):
+        return last
+    m = pattern.search(text, i)
+    return (i, m.start(), m.end()) if m is not None else (i, -1, -1)
 
 
 def _after_word(text: str, i: int) -> bool:
