@@ -882,3 +882,88 @@ def test_a_key_cited_in_two_spellings_is_undefined_where_latex_says(tmp_path: Pa
         text = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
     main.write_text(text, encoding="utf-8")
     assert run_latex(tmp_path, "main.tex", "bibtex").dangling == set()
+
+
+#: documents naming ``one`` and ``two`` by ``\bibliography``: (preamble, body, included
+#: file ``ch.tex``)
+_BIBDATA_LAYOUTS = {
+    "two commands": ("", "\\bibliography{one}\n\\bibliography{two}\n", ""),
+    "natbib, two commands": (
+        "\\usepackage{natbib}\n",
+        "\\bibliography{one}\n\\bibliography{two}\n",
+        "",
+    ),
+    "an included file's first": ("", "\\input{ch}\n\\bibliography{one}\n", "\\bibliography{two}\n"),
+    "an \\include'd file's first": (
+        "",
+        "\\include{ch}\n\\bibliography{one}\n",
+        "\\bibliography{two}\n",
+    ),
+    "one command, a comment in its list": ("", "\\bibliography{one,% other\n two}\n", ""),
+    "the same file twice": ("", "\\bibliography{one}\n\\bibliography{one}\n", ""),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(_BIBDATA_LAYOUTS))
+def test_a_second_bibliography_is_ignored_as_bibtex_ignores_it(tmp_path: Path, layout: str) -> None:
+    """BibTeX obeys the first ``\\bibdata`` of the .aux ("Illegal, another \\bibdata
+    command"): the keys only a later ``\\bibliography``'s files define are undefined.
+    citewarden's dangling keys are those LaTeX and BibTeX leave undefined, and it warns on
+    each ``\\bibliography`` BibTeX skips."""
+    _require_tools()
+    preamble, body, chapter = _BIBDATA_LAYOUTS[layout]
+    entry = "@misc{{{}, title={{T}}, author={{A, B}}, year={{2000}}}}\n"
+    (tmp_path / "one.bib").write_text(entry.format("a1") + entry.format("b1"), encoding="utf-8")
+    (tmp_path / "two.bib").write_text(entry.format("x2") + entry.format("b1"), encoding="utf-8")
+    (tmp_path / "ch.tex").write_text(chapter, encoding="utf-8")
+    main = tmp_path / "main.tex"
+    main.write_text(
+        f"\\documentclass{{article}}\n{preamble}\\begin{{document}}\n"
+        f"\\cite{{a1}} \\cite{{b1}} \\cite{{x2}}\n\\bibliographystyle{{plain}}\n{body}"
+        "\\end{document}\n",
+        encoding="utf-8",
+    )
+    run = run_latex(tmp_path, "main.tex", "bibtex")
+    blg = (tmp_path / "main.blg").read_text(errors="replace")
+    ours = citewarden_answer([main])
+    assert sorted(ours.dangling) == sorted(run.dangling)
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(main)
+    found = check(ws)
+    ignored = [f for fs in found.values() for f in fs if f.code is Code.BIBLIOGRAPHY_IGNORED]
+    assert bool(ignored) == ("Illegal, another \\bibdata command" in blg)
+
+
+@pytest.mark.parametrize(
+    ("preamble", "backend"),
+    [
+        ("\\usepackage[backend=biber]{biblatex}\n\\bibliography{refs}\n", "biber"),
+        ("\\usepackage{biblatex}\n\\bibliography{refs}\n", "biber"),
+        ("\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n", "biber"),
+        ("\\usepackage[backend=bibtex]{biblatex}\n\\bibliography{refs}\n", "bibtex"),
+        ("", "bibtex"),
+    ],
+)
+def test_keys_match_as_the_backend_reading_the_bibliography_matches_them(
+    tmp_path: Path, preamble: str, backend: str
+) -> None:
+    """biblatex's ``\\bibliography{refs}`` is ``\\addbibresource{refs.bib}``: with biber,
+    ``\\cite{A}`` finds no entry ``a`` ("I didn't find a database entry for 'A'"), with
+    BibTeX it does.  The dangling keys are those the tools report."""
+    _require_tools()
+    entry = "@misc{{{}, title={{T}}, author={{A, B}}, year={{2000}}}}\n"
+    (tmp_path / "refs.bib").write_text(entry.format("a") + entry.format("b"), encoding="utf-8")
+    ending = (
+        "\\printbibliography\n"
+        if preamble
+        else "\\bibliographystyle{plain}\n\\bibliography{refs}\n"
+    )
+    main = tmp_path / "main.tex"
+    main.write_text(
+        f"\\documentclass{{article}}\n{preamble}\\begin{{document}}\n\\cite{{A}} \\cite{{b}}\n"
+        f"{ending}\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    run = run_latex(tmp_path, "main.tex", backend)
+    assert run.dangling == ({"A"} if backend == "biber" else set())
+    assert sorted(citewarden_answer([main]).dangling) == sorted(run.dangling)

@@ -7,18 +7,22 @@ are cited and defined) is recomputed from those cached summaries on demand, whic
 
 Projects:
 
-* A LaTeX *root* is a document with ``\\documentclass`` or one named by a
-  ``% !TEX root = ...`` comment.  Its project holds the root and every file reached through
-  ``\\input``/``\\include``/``\\subfile`` (relative to the root's directory, ``.tex`` added
-  when missing, then relative to the including file), ``\\import{dir}{file}`` (``dir``
-  relative to the root's directory) and ``\\subimport{dir}{file}`` (``dir`` relative to the
-  importing file's base).  A chapter included by several roots belongs to each.  The
-  project's own ``.cls`` / ``.sty`` files loaded by ``\\documentclass``, ``\\LoadClass``,
-  ``\\usepackage`` or ``\\RequirePackage`` (in the root's directory or on ``TEXINPUTS``)
-  are part of it, read where they are loaded; the distribution's are not looked for.
+* A LaTeX *root* is a document with ``\\documentclass`` (not a subfile's, below) or one
+  named by a ``% !TEX root = ...`` comment.  Its project holds the root and every file
+  reached through ``\\input``/``\\include``/``\\subfile`` (relative to the root's
+  directory, ``.tex`` added when missing, then relative to the including file),
+  ``\\import{dir}{file}`` (``dir`` relative to the root's directory) and
+  ``\\subimport{dir}{file}`` (``dir`` relative to the importing file's base).  A chapter
+  included by several roots belongs to each.  The project's own ``.cls`` / ``.sty`` files
+  loaded by ``\\documentclass``, ``\\LoadClass``, ``\\usepackage`` or
+  ``\\RequirePackage`` (in the root's directory or on ``TEXINPUTS``) are part of it, read
+  where they are loaded; the distribution's are not looked for.
   Bibliographies resolve relative to the root's directory (``.bib`` added when missing),
   then through each directory of ``BIBINPUTS`` (colon separated), then relative to the
   document that names them.
+* A subfile (``\\documentclass[../main.tex]{subfiles}``) is part of the project of the
+  main file it names, whose preamble the subfiles class reads; it is a root of its own only
+  when that file is not there.
 * A LaTeX file that is neither a root nor included by one is a *standalone* project
   (a ``.sty`` / ``.cls`` file never is).
 * Each Markdown document (.md/.qmd/.Rmd) is a project with its front matter plus the
@@ -52,7 +56,14 @@ from citewarden.file_state import (
 )
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
 from citewarden.model import BibContext, Finding, ParsedBibliography, ParsedDocument, Span
-from citewarden.parsing import METADATA_NAMES, Parsed, is_document, is_latex, latex_bibunit_order
+from citewarden.parsing import (
+    METADATA_NAMES,
+    Parsed,
+    is_document,
+    is_latex,
+    latex_bibdata,
+    latex_bibunit_order,
+)
 from citewarden.parsing.dispatch import parse_file, reparse_file
 from citewarden.project_graph import Project as Project
 from citewarden.project_graph import normalize_path as normalize_path
@@ -341,7 +352,7 @@ class Workspace(ProjectQueries):
             context = self._first_contexts.get(path)
             parsed = parse_file(path, text, self.settings, context)
         state = FileState(text, problems, parsed, context)
-        if old is None or _graph_facts(old.parsed) != _graph_facts(parsed):
+        if old is None or _graph_facts(old.parsed, old.text) != _graph_facts(parsed, text):
             self._projects = None
         if (
             old is not None
@@ -443,9 +454,9 @@ def removal_end(text: str, end: int) -> int:
     return end
 
 
-def _graph_facts(parsed: Parsed) -> object:
-    """What of a file's summary shapes the project graph (links, roots), without spans; of
-    a .bib file, the ``@string`` macros the files read after it inherit."""
+def _graph_facts(parsed: Parsed, text: str) -> object:
+    """What of a file's summary (and ``text``) shapes the project graph (links, roots),
+    without spans; of a .bib file, the ``@string`` macros the files read after it inherit."""
     if isinstance(parsed, ParsedBibliography):
         return tuple(parsed.strings.items()) if parsed.strings else None
     if not isinstance(parsed, ParsedDocument):
@@ -459,5 +470,6 @@ def _graph_facts(parsed: Parsed) -> object:
         parsed.chapterbib,
         parsed.text_macros,
         latex_bibunit_order.file_order(parsed),
+        latex_bibdata.file_shape(parsed, text),
     )
     return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), definitions

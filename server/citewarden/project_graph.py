@@ -31,6 +31,7 @@ from citewarden.parsing import (
     is_document,
     is_latex,
     is_markdown,
+    latex_bibdata,
     latex_bibunit_order,
     latex_bibunits,
     latex_order,
@@ -86,8 +87,8 @@ class Project:
     unresolved: tuple[MissingLink, ...] = ()
     #: a LaTeX file that is neither a root nor included by one
     standalone: bool = False
-    #: keys match case-insensitively (BibTeX via ``\\bibliography``; biber and pandoc
-    #: match exactly)
+    #: keys match case-insensitively: BibTeX processes the bibliography (no biblatex, or
+    #: biblatex with ``backend=bibtex``); biber and pandoc match exactly
     casefold_keys: bool = False
     #: chapterbib units, each with its own .aux: the root's documents first, then each
     #: ``\\include``d file with the files it reads (empty without chapterbib)
@@ -101,6 +102,11 @@ class Project:
     #: where each included LaTeX document is read: (document, the document including it,
     #: the number of that include link among the includer's)
     placed: tuple[tuple[Path, Path, int], ...] = ()
+    #: in a project BibTeX reads through the root's one .aux (no biblatex, no chapterbib):
+    #: the ``\\bibliography`` whose ``\\bibdata`` BibTeX obeys, and those after it, which
+    #: it ignores (:mod:`~citewarden.parsing.latex_bibdata`); their files are not read
+    bibdata: latex_bibdata.Command | None = None
+    ignored: tuple[latex_bibdata.Command, ...] = ()
 
     def target(self, path: Path, link: Link) -> str:
         """What ``link`` of the document ``path`` names, its macros expanded."""
@@ -158,13 +164,14 @@ class ProjectGraph(LinkResolver):
             doc = self.document(path)
             if doc is None:
                 continue
-            if doc.is_root:
-                latex_roots.setdefault(path, None)
+            target = None
             if doc.magic_root and not _is_macro(doc.magic_root):
                 target = self._resolve_magic_root(path, doc.magic_root)
                 if target is not None:
                     latex_roots.setdefault(target, None)
                     self._known.setdefault(target, None)
+            if doc.is_root and (target is None or not _is_subfile(doc)):
+                latex_roots.setdefault(path, None)
         projects: list[Project] = []
         covered: set[Path] = set()
         for root in latex_roots:
@@ -315,7 +322,7 @@ class ProjectGraph(LinkResolver):
         missing: list[MissingLink] = []
         unresolved: list[MissingLink] = []
         globbed: list[tuple[Path, int, tuple[Path, ...]]] = []
-        bibtex_links = biblatex_links = bibtex_backend = False
+        bibtex_links = biblatex_links = bibtex_backend = biblatex = False
         tex_dirs, bib_dirs = self._search_paths(root_dir)
         # each document with the \include'd file (or the root) whose .aux it writes to
         heads: dict[Path, Path] = {}
@@ -336,6 +343,8 @@ class ProjectGraph(LinkResolver):
         jobname: list[tuple[Path, Link]] = []
         #: biblatex resources named without their .bib extension, with the file that has it
         unextended: list[tuple[Path, Link, str, Path]] = []
+        #: each file found, with the links naming it: (document, the link's offset)
+        named_by: dict[Path, list[tuple[Path, int]]] = {}
 
         def bibliography(path: Path, link: Link, written: str) -> None:
             for target in bib_names(link, written):  # a macro may stand for a list
@@ -375,6 +384,7 @@ class ProjectGraph(LinkResolver):
                 unextended.append((path, link, target, found))
             else:
                 bibs.setdefault(found, None)
+                named_by.setdefault(found, []).append((path, link.span.start))
 
         def include(
             path: Path, here: Path, head: Path, includes: int, link: Link
@@ -443,6 +453,7 @@ class ProjectGraph(LinkResolver):
             children: list[tuple[Path, Path, Path, tuple[Path, int] | None, Link | None]] = []
             includes = -1
             bibtex_backend = bibtex_backend or doc.bib_backend in _BIBTEX_BACKENDS
+            biblatex = biblatex or _loads_biblatex(doc)
             later = False  # a bibliography link waits: those after it wait too (their order)
             for link in doc.links:
                 if link.command == latex_bibunits.JOBNAME_DEFAULT:
@@ -504,10 +515,20 @@ class ProjectGraph(LinkResolver):
             self._known.setdefault(path, None)
         self._pass_on_definitions(list(docs), placed)
         chapters = _chapter_units(heads, root) if chapterbib else ()
+        # biblatex is loaded where it names resources (by a class or package not read here)
+        biblatex = biblatex or biblatex_links
+        bibdata, ignored = (None, []) if biblatex or chapterbib else self._bibdata(root, where)
+        if ignored:  # BibTeX reads none of their files
+            skipped = self._link_offsets(ignored)
+            for found, naming in named_by.items():
+                if all(at in skipped for at in naming):
+                    del bibs[found]
+            missing = [m for m in missing if (m.path, m.link.span.start) not in skipped]
+            unresolved = [m for m in unresolved if (m.path, m.link.span.start) not in skipped]
         for path in bibs:
             self._known.setdefault(path, None)
         return Project(
-            casefold_keys=(bibtex_links and not biblatex_links) or bibtex_backend,
+            casefold_keys=bibtex_backend or (bibtex_links and not biblatex),
             root=root,
             kind=DocumentKind.LATEX,
             documents=tuple(docs),
@@ -519,7 +540,34 @@ class ProjectGraph(LinkResolver):
             expanded=tuple((doc, at, target) for (doc, at), target in written_as.items()),
             globbed=tuple(globbed),
             placed=where,
+            bibdata=bibdata,
+            ignored=tuple(ignored),
         )
+
+    def _bibdata(
+        self, root: Path, placed: tuple[tuple[Path, Path, int], ...]
+    ) -> tuple[latex_bibdata.Command | None, list[latex_bibdata.Command]]:
+        """The ``\\bibliography`` of the project of ``root`` that BibTeX obeys, and those
+        after it (``placed``: :attr:`Project.placed`)."""
+        parsed: dict[Path, ParsedDocument] = {}
+        texts: dict[Path, str] = {}
+        for path in (root, *(child for child, _, _ in placed)):
+            doc, state = self.document(path), self._state(path)
+            # a subfile's \bibliography is most often for it alone (under
+            # \ifSubfilesClassLoaded, which is not read): it is left out
+            if doc is not None and state is not None and not _is_subfile(doc):
+                parsed[path], texts[path] = doc, state.text
+        commands = list(latex_bibdata.commands_in_order(root, parsed, texts, placed))
+        return (commands[0], commands[1:]) if commands else (None, [])
+
+    def _link_offsets(self, commands: list[latex_bibdata.Command]) -> set[tuple[Path, int]]:
+        """(document, offset) of each link of ``commands``."""
+        found: set[tuple[Path, int]] = set()
+        for command in commands:
+            doc = self.document(command.path)
+            if doc is not None:
+                found.update((command.path, doc.links[i].span.start) for i in command.links)
+        return found
 
     def _defaults_read(
         self, root: Path, documents: list[Path], placed: tuple[tuple[Path, Path, int], ...]
@@ -628,6 +676,19 @@ class ProjectGraph(LinkResolver):
             missing=tuple(missing),
             unresolved=tuple(unresolved),
         )
+
+
+def _is_subfile(doc: ParsedDocument) -> bool:
+    """The document's class is subfiles': compiled alone it reads the preamble of the main
+    file it names, so it is part of that file's project, not a root of its own."""
+    return any(
+        link.command == "documentclass" and link.target.strip() == "subfiles" for link in doc.links
+    )
+
+
+def _loads_biblatex(doc: ParsedDocument) -> bool:
+    """The document loads biblatex (its ``\\bibliography`` is then ``\\addbibresource``)."""
+    return doc.key_braces == "biblatex" or doc.bib_backend is not None
 
 
 def _chapter_units(heads: dict[Path, Path], root: Path) -> tuple[tuple[Path, ...], ...]:

@@ -1,16 +1,18 @@
 """Citation checks: dangling citations, orphan entries, empty keys, keys followed by a space
 (:mod:`~citewarden.checks.key_spaces`), a lost preamble ``\\nocite``
-(:mod:`~citewarden.checks.preamble_nocite`), missing files, crossref.
+(:mod:`~citewarden.checks.preamble_nocite`), a ``\\bibliography`` BibTeX ignores
+(:mod:`~citewarden.checks.bibdata`), missing files, crossref.
 
 Rules:
 
 * A citation is *dangling* when its key is neither an entry key, an ``ids`` alias nor a
   ``\\bibitem`` key of its project.  Keys match exactly, as biber and pandoc match them,
-  except in a project whose bibliographies come from ``\\bibliography`` (BibTeX), where
-  they match case-insensitively as BibTeX matches them.  Not reported for a project whose
-  bibliography could not be determined (a bibliography file that is missing has its own
-  finding), for a standalone LaTeX file or a Markdown document that names no bibliography
-  at all, nor for Quarto cross-references (``@fig-x``) in a Quarto document.
+  except in a project whose bibliographies BibTeX processes (no biblatex, or biblatex with
+  ``backend=bibtex``), where they match case-insensitively as BibTeX matches them.  Not
+  reported for a project whose bibliography could not be determined (a bibliography file
+  that is missing has its own finding), for a standalone LaTeX file or a Markdown document
+  that names no bibliography at all, nor for Quarto cross-references (``@fig-x``) in a
+  Quarto document.
 * An entry is an *orphan* when no document of any project using its bibliography cites it
   (``\\nocite`` counts; ``\\nocite{*}`` / ``nocite: '@*'`` in any of those projects turns the
   check off for that bibliography).  An entry named by ``crossref``/``xdata`` of a cited
@@ -36,6 +38,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
+from citewarden.checks.bibdata import ignored_bibliography_findings
 from citewarden.checks.dangling import checks_dangling, dangling_findings, is_defined, is_quarto
 from citewarden.checks.defined import Defined, defined_names, defined_token, project_delta
 from citewarden.checks.key_case import case_clash_findings
@@ -68,6 +71,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
     for project in projects:
         found += _missing_links(project)
         found += _unresolved_links(project)
+        found += ignored_bibliography_findings(ws, project)
         token = defined_token(ws, project)
         defined = memo.get(
             ("defined", token, project.casefold_keys), defined_names, ws, project, memo

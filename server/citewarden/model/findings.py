@@ -85,6 +85,7 @@ class Code(StrEnum):
     BIB_UNRESOLVED = "bibliography-unresolved"
     KEY_SPACE = "key-space"
     NOCITE_IN_PREAMBLE = "nocite-in-preamble"
+    BIBLIOGRAPHY_IGNORED = "bibliography-ignored"
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +181,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.EMPTY_KEY: S.ERROR,
         Code.KEY_SPACE: S.ERROR,
         Code.NOCITE_IN_PREAMBLE: S.WARNING,
+        Code.BIBLIOGRAPHY_IGNORED: S.WARNING,
         Code.BIB_SYNTAX: S.ERROR,
         Code.UNDEFINED_STRING: S.WARNING,
         Code.MISSING_CROSSREF: S.WARNING,

@@ -106,6 +106,10 @@ RULE_TEXT: Mapping[Code, str] = {
         "A \\nocite in the preamble after natbib, cite or harvard is loaded cites nothing: "
         "BibTeX never sees its keys."
     ),
+    Code.BIBLIOGRAPHY_IGNORED: (
+        "A \\bibliography after the first in a BibTeX document: BibTeX reads only the files "
+        "of the first \\bibdata, so the files only this one names are not read."
+    ),
     Code.KEY_SPACE: (
         "A space follows a citation key: LaTeX looks the key up with the space, so the "
         "citation is undefined, and BibTeX skips the citation."

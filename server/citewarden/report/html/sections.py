@@ -239,6 +239,7 @@ def index_section(data: AuditData) -> str:
         Code.BIB_UNRESOLVED,
         Code.KEY_SPACE,
         Code.NOCITE_IN_PREAMBLE,
+        Code.BIBLIOGRAPHY_IGNORED,
     }
     shown = [f for f in data.findings if f.finding.code in index_codes]
     if not shown:

@@ -1,0 +1,119 @@
+"""The ``\\bibliography`` commands of a LaTeX project, in document order.
+
+LaTeX's ``\\bibliography{a,b}`` writes ``\\bibdata{a,b}`` to the .aux (an ``\\include``d
+file's to its own .aux, which the root's reads in place of the ``\\include``).  BibTeX
+obeys the first ``\\bibdata`` only: at another it says "Illegal, another \\bibdata
+command" and skips it, so the files only a later ``\\bibliography`` names are not read.
+This reads a project as one stream (each included file in place of the link that reads
+it) and gives its ``\\bibliography`` commands in that order, each with the links of its
+names (a document has one link per name).  A command in the preamble writes nothing (the
+.aux is opened at ``\\begin{document}``) and is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from citewarden.model import DocumentKind, LinkKind, ParsedDocument
+
+#: the link command of ``\\bibliography`` (and of a ``\\let`` alias of it)
+BIBLIOGRAPHY = "bibliography"
+_COMMENT = re.compile(r"%[^\n]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One ``\\bibliography`` command: the document and the indices of its names' links in
+    the document's :attr:`~citewarden.model.ParsedDocument.links`."""
+
+    path: Path
+    links: tuple[int, ...]
+
+
+def _one_argument(text: str, end: int, start: int) -> bool:
+    """Only commas, spaces and comments stand between two names: one argument's."""
+    between = _COMMENT.sub("", text[end:start])
+    return "," in between and not between.replace(",", "").strip()
+
+
+def file_commands(doc: ParsedDocument, text: str) -> list[tuple[int, ...]]:
+    """The file's ``\\bibliography`` commands, in file order: the indices of each one's
+    links."""
+    found: list[list[int]] = []
+    end = -1
+    for i, link in enumerate(doc.links):
+        if link.kind is not LinkKind.BIBLIOGRAPHY or link.command != BIBLIOGRAPHY:
+            continue
+        if found and end >= 0 and _one_argument(text, end, link.span.start):
+            found[-1].append(i)
+        else:
+            found.append([i])
+        end = link.span.end
+    return [tuple(links) for links in found]
+
+
+def file_shape(doc: ParsedDocument, text: str) -> tuple[int, ...]:
+    """How many names each ``\\bibliography`` command of the file has (what the project's
+    reading of them depends on in this file, without offsets; none of a Markdown file)."""
+    if doc.kind is not DocumentKind.LATEX:
+        return ()
+    return tuple(len(links) for links in file_commands(doc, text))
+
+
+#: one event of a file: a command, or an included file (whether it is read in the preamble)
+_Event = Command | tuple[Path, bool]
+
+
+def _events(
+    path: Path, doc: ParsedDocument, text: str, children: Mapping[int, Path], preamble: bool
+) -> list[_Event]:
+    """The file's commands outside the preamble and its included files, in file order;
+    ``preamble``: the file is read in the preamble."""
+    timed: list[tuple[int, _Event]] = []
+    for links in file_commands(doc, text):
+        at = doc.links[links[0]].span.start
+        if not preamble and at >= doc.body_start:  # body_start -1: no \begin{document}
+            timed.append((at, Command(path, links)))
+    includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE]
+    for i, child in children.items():
+        if i < len(includes):
+            at = includes[i].span.start
+            timed.append((at, (child, preamble or at < doc.body_start)))
+    timed.sort(key=lambda t: t[0])
+    return [event for _, event in timed]
+
+
+def commands_in_order(
+    root: Path,
+    documents: Mapping[Path, ParsedDocument],
+    texts: Mapping[Path, str],
+    placed: Sequence[tuple[Path, Path, int]],
+) -> Iterator[Command]:
+    """The project's ``\\bibliography`` commands outside the preamble, in document order
+    (``placed``: each included document, the document including it and the number of
+    that include link among the includer's)."""
+    children: dict[Path, dict[int, Path]] = {}
+    for child, parent, index in placed:
+        children.setdefault(parent, {})[index] = child
+    stack: list[list[_Event]] = []
+
+    def enter(path: Path, preamble: bool) -> None:
+        doc, text = documents.get(path), texts.get(path)
+        if doc is not None and text is not None:
+            stack.append(_events(path, doc, text, children.get(path, {}), preamble)[::-1])
+
+    enter(root, False)
+    while stack:
+        pending = stack[-1]
+        if not pending:
+            stack.pop()
+        elif isinstance(event := pending.pop(), Command):
+            yield event
+        else:
+            enter(*event)
+
+
+__all__ = ["BIBLIOGRAPHY", "Command", "commands_in_order", "file_commands", "file_shape"]
