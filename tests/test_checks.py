@@ -123,6 +123,66 @@ See @c.
 """,
         [("shared.bib", Code.ORPHAN, "o")],
     ),
+    "pandoc references: items define keys, an uncited one is an orphan": (
+        r"""
+--- paper.md
+---
+bibliography: refs.bib
+references:
+- id: inl
+  type: book
+  title: Inline
+- id: ⟦o|spare⟧
+  type: book
+  title: Spare
+- {id: 2020, type: book, title: Numeric}
+---
+Text @inl, @2020 and @a but @⟦d|nowhere⟧.
+--- refs.bib
+@misc{a, title={A}}
+""",
+        [("paper.md", Code.DANGLING, "d"), ("paper.md", Code.ORPHAN, "o")],
+    ),
+    "references: alone define keys; a later block's replace the front matter's": (
+        r"""
+--- paper.md
+---
+references: [{id: early, type: book, title: Early}]
+---
+Text @late and @⟦d|early⟧.
+
+---
+references: [{id: late, type: book, title: Late}]
+...
+""",
+        [("paper.md", Code.DANGLING, "d")],
+    ),
+    "references: of a metadata file define keys for each document under it": (
+        r"""
+--- _metadata.yml
+references:
+- {id: shared, type: book, title: Shared}
+- {id: ⟦o|unused⟧, type: book, title: Unused}
+- {id: cited-by-b, type: book, title: B}
+--- a.md
+A @shared.
+--- b.md
+B @cited-by-b and @⟦d|other⟧.
+""",
+        [("_metadata.yml", Code.ORPHAN, "o"), ("b.md", Code.DANGLING, "d")],
+    ),
+    "pandoc nocite '@*' cites every reference": (
+        r"""
+--- paper.md
+---
+nocite: "@*"
+references:
+- {id: spare, type: book, title: Spare}
+---
+Text.
+""",
+        [],
+    ),
     "thebibliography items define keys": (
         r"""
 --- main.tex

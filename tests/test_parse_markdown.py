@@ -269,6 +269,47 @@ def test_metadata_files() -> None:
     assert parse_metadata_yaml(Path("_quarto.yml"), "- just\n- a list\n").links == ()
 
 
+REFERENCES_CASES = {
+    "block list": (
+        '---\nreferences:\n- id: ⟦inl⟧\n  type: book\n- type: book\n  id: "⟦q u⟧"\n---\n'
+    ),
+    "flow list, numeric id": "---\nreferences: [{id: ⟦inl⟧, type: book}, {id: ⟦2020⟧}]\n---\n",
+    "a mapping is no list": "---\nreferences:\n  id: single\n---\n",
+    "a later block replaces the front matter's": (
+        "---\nreferences: [{id: early}]\n---\n\nText.\n\n---\nreferences:\n- id: ⟦late⟧\n...\n"
+    ),
+    "an empty later list too": "---\nreferences: [{id: early}]\n---\n\n---\nreferences: []\n---\n",
+    "anchors are read once": ("---\nreferences:\n- &x {id: ⟦a⟧}\n- *x\ntitle: t\n---\n"),
+}
+
+
+@pytest.mark.parametrize("marked", REFERENCES_CASES.values(), ids=REFERENCES_CASES.keys())
+def test_references_items_define_their_ids(marked: str) -> None:
+    m = parse_markers(marked)
+    doc = parse_markdown(P, m.text)
+    assert [(key, span) for key, span in doc.bibitems] == [(m.slice(s), s) for s in m.spans]
+    assert doc.citations == () and doc.problems == ()
+
+
+def test_references_item_without_an_id_is_a_problem_where_it_stands() -> None:
+    text = "---\nreferences:\n- id: a\n- title: No id\n  type: book\n---\n"
+    doc = parse_markdown(P, text)
+    assert [k for k, _ in doc.bibitems] == ["a"]
+    assert [p.code for p in doc.problems] == [Code.EMPTY_KEY]
+    assert doc.problems[0].location.span.start == text.index("title: No id")
+
+
+def test_metadata_file_references() -> None:
+    text = (
+        "references:\n- {id: top}\nmetadata:\n  references: [{id: defaults}]\n"
+        "format:\n  html:\n    references:\n    - id: per-format\n"
+    )
+    doc = parse_metadata_yaml(Path("_quarto.yml"), text)
+    assert [k for k, _ in doc.bibitems] == ["top", "defaults", "per-format"]
+    for key, span in doc.bibitems:
+        assert text[span.start : span.end] == key
+
+
 def test_ignore_comment_suppresses_its_line_and_the_next() -> None:
     text = "a\n<!-- citewarden: ignore -->\n@x\nb\n`<!-- citewarden: ignore -->`\n"
     assert parse_markdown(P, text).suppressed_lines == frozenset({1, 2})

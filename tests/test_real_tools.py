@@ -409,7 +409,10 @@ def run_pandoc(doc: Path) -> tuple[set[str], set[str]]:
         for node in _walk(json.loads(result.stdout))
         if node.get("t") == "Div" and str(node["c"][0][0]).startswith("ref-")
     }
-    defined: set[str] = set()
+    # the document's own references: items, as pandoc reads them
+    inline = _run(["pandoc", "-f", "markdown", "-t", "csljson", doc.name], doc.parent)
+    assert inline.returncode == 0, inline.stderr
+    defined = {str(item["id"]) for item in json.loads(inline.stdout)}
     for bib in _front_matter_bibliographies(doc):
         items = _run(["pandoc", "-f", "bibtex", "-t", "csljson", bib.name], bib.parent)
         assert items.returncode == 0, items.stderr
@@ -455,6 +458,54 @@ def test_markdown_projects_agree_with_pandoc(
 
     ours = citewarden_answer([doc])
 
+    assert sorted(ours.dangling) == sorted(tools_dangling)
+    assert sorted(ours.orphans) == sorted(tools_orphans)
+
+
+_ITEMS = "- id: {0}\n  type: book\n  title: Title of {0}\n"
+
+#: documents with inline CSL items in a ``references:`` field, beside refs.bib (a, b)
+REFERENCES_CASES = {
+    "front matter, with a bibliography": (
+        "---\nbibliography: refs.bib\nreferences:\n"
+        + _ITEMS.format("inl")
+        + _ITEMS.format("spare")
+        + "---\n\nText @inl, @a, [@b; @nowhere] and @123.\n"
+    ),
+    "flow style, numeric ids, no bibliography": (
+        "---\nreferences: [{id: inl, type: book, title: T}, {id: 123, type: book, title: N},"
+        " {id: spare, type: book, title: S}]\n---\n\nText @inl and @123 but @a.\n"
+    ),
+    "a later metadata block replaces the front matter's": (
+        "---\nreferences:\n"
+        + _ITEMS.format("early")
+        + "---\n\nText @early and @late.\n\n---\nreferences:\n"
+        + _ITEMS.format("late")
+        + _ITEMS.format("spare")
+        + "...\n"
+    ),
+    "a mapping is no list of items": (
+        "---\nbibliography: refs.bib\nreferences:\n  id: single\n  type: book\n---\n\n"
+        "Text @single and @a.\n"
+    ),
+    "nocite cites them": (
+        "---\nbibliography: refs.bib\nnocite: '@spare, @b'\nreferences:\n"
+        + _ITEMS.format("spare")
+        + _ITEMS.format("other")
+        + "---\n\nText @a.\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCES_CASES))
+def test_inline_references_define_what_pandoc_resolves(tmp_path: Path, name: str) -> None:
+    _require_tools()
+    doc = tmp_path / "paper.md"
+    doc.write_text(REFERENCES_CASES[name], encoding="utf-8")
+    bib = "@misc{a, title={Alpha}, year={2001}}\n@misc{b, title={Bravo}, year={2002}}\n"
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    tools_dangling, tools_orphans = run_pandoc(doc)
+    ours = citewarden_answer([doc])
     assert sorted(ours.dangling) == sorted(tools_dangling)
     assert sorted(ours.orphans) == sorted(tools_orphans)
 

@@ -472,4 +472,5 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         latex_bibunit_order.file_order(parsed),
         latex_bibdata.file_shape(parsed, text),
     )
-    return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), definitions
+    defines = bool(parsed.bibitems)  # a metadata file with references: is its project's
+    return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), defines, definitions

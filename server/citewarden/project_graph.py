@@ -77,7 +77,7 @@ class Project:
     documents: tuple[Path, ...]
     #: resolved bibliography files (existing), in the order the documents name them
     bibliographies: tuple[Path, ...] = ()
-    #: _quarto.yml / _metadata.yml files contributing bibliography or nocite
+    #: _quarto.yml / _metadata.yml files contributing bibliography, nocite or references
     metadata: tuple[Path, ...] = ()
     #: links that could not be resolved
     missing: tuple[MissingLink, ...] = ()
@@ -651,7 +651,7 @@ class ProjectGraph(LinkResolver):
             if doc is None:
                 continue
             links = [lk for lk in doc.links if lk.kind is LinkKind.BIBLIOGRAPHY]
-            if source != path and (links or doc.citations or doc.nocite_all):
+            if source != path and (links or doc.citations or doc.nocite_all or doc.bibitems):
                 used_metadata.append(source)
                 self._known.setdefault(source, None)
             for link in links:

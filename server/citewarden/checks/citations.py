@@ -5,8 +5,9 @@
 
 Rules:
 
-* A citation is *dangling* when its key is neither an entry key, an ``ids`` alias nor a
-  ``\\bibitem`` key of its project.  Keys match exactly, as biber and pandoc match them,
+* A citation is *dangling* when its key is neither an entry key, an ``ids`` alias, a
+  ``\\bibitem`` key nor the id of an item of a ``references:`` field of its project.
+  Keys match exactly, as biber and pandoc match them,
   except in a project whose bibliographies BibTeX processes (no biblatex, or biblatex with
   ``backend=bibtex``), where they match case-insensitively as BibTeX matches them.  Not
   reported for a project whose bibliography could not be determined (a bibliography file
@@ -17,7 +18,8 @@ Rules:
   (``\\nocite`` counts; ``\\nocite{*}`` / ``nocite: '@*'`` in any of those projects turns the
   check off for that bibliography).  An entry named by ``crossref``/``xdata`` of a cited
   entry counts as cited, as BibTeX and biber include such parents.  A ``\\bibitem`` of a
-  ``thebibliography`` that its project never cites is an orphan too.
+  ``thebibliography`` that its project never cites is an orphan too, and so is an item of
+  a Markdown ``references:`` field that no project reading its file cites.
 * An entry whose ``@`` follows a ``%`` on its line (``% @article{x, ...``) is a comment for
   biber and pandoc: it defines nothing (and is no orphan) in their projects; BibTeX reads it.
 
@@ -43,7 +45,7 @@ from citewarden.checks.dangling import checks_dangling, dangling_findings, is_de
 from citewarden.checks.defined import Defined, defined_names, defined_token, project_delta
 from citewarden.checks.key_case import case_clash_findings
 from citewarden.checks.key_spaces import key_space_findings
-from citewarden.checks.orphans import bibitem_orphans, orphan_findings
+from citewarden.checks.orphans import bibitem_orphans, orphan_findings, reference_orphans
 from citewarden.checks.preamble_nocite import preamble_nocite_findings
 from citewarden.model import (
     Code,
@@ -142,6 +144,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
             users.setdefault(bib, []).append(project)
     for bib_path, bib_projects in users.items():
         found += orphan_findings(ws, bib_path, bib_projects, memo)
+    found += reference_orphans(ws, projects, memo)
     return found
 
 

@@ -143,6 +143,39 @@ def bibitem_orphans(ws: Workspace, project: Project, memo: Memo) -> list[Finding
     return found
 
 
+def reference_orphans(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:
+    """Items of the ``references:`` field of a Markdown document or metadata file that no
+    project reading the file cites (pandoc matches ids exactly; ``nocite: '@*'`` cites
+    them all), each reported once however many projects read the file."""
+    readers: dict[Path, list[Project]] = {}
+    for project in projects:
+        if project.kind is DocumentKind.MARKDOWN:
+            for path, doc in ws.project_documents(project):
+                if doc.bibitems:
+                    readers.setdefault(path, []).append(project)
+    found: list[Finding] = []
+    for path, users in readers.items():
+        docs = [doc for project in users for _, doc in ws.project_documents(project)]
+        defining = ws.document(path)
+        if defining is None or any(doc.nocite_all for doc in docs):
+            continue
+        cited: set[str] = set()
+        for doc in docs:
+            if doc.citations:
+                cited |= memo.get(("cited", Ident(doc)), doc_keys, doc)
+        found.extend(
+            Finding(
+                Code.ORPHAN,
+                Location(path, span),
+                f"reference {quoted(key)} is never cited",
+                data=MappingProxyType({"key": key}),
+            )
+            for key, span in defining.bibitems
+            if key not in cited
+        )
+    return found
+
+
 def orphan_findings(
     ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo
 ) -> list[Finding]:

@@ -119,7 +119,9 @@ class ParsedDocument:
     magic_root: str | None = None
     #: True for a LaTeX document with ``\\documentclass`` (a root candidate).
     is_root: bool = False
-    #: ``\\bibitem`` keys defined inside a thebibliography environment.
+    #: Keys the document defines itself, with their spans: ``\\bibitem`` keys of a
+    #: thebibliography environment (LaTeX), the ``id`` of each CSL item of a YAML
+    #: ``references:`` field (Markdown, metadata files).
     bibitems: tuple[tuple[str, Span], ...] = ()
     #: 0-based line numbers on which findings are suppressed by an ignore comment.
     suppressed_lines: frozenset[int] = frozenset()

@@ -38,7 +38,7 @@ from citewarden.model import (
     Span,
 )
 
-__all__ = ["parse_csl_json", "parse_csl_yaml"]
+__all__ = ["csl_yaml_items", "parse_csl_json", "parse_csl_yaml"]
 
 _RENAME = {
     "container-title": "journal",
@@ -402,18 +402,19 @@ class _TooManyNodes(Exception):
         self.budget = budget
 
 
-def _node_budget(text: str) -> int:
-    """The most nodes a document of ``text`` may expand to: without aliases every node
-    takes a character or more, so only aliases (``*a``, each its anchor's whole subtree
-    again: ten of ten of ten ... is a "billion laughs") can go past it."""
-    return 2 * len(text) + 1000
+def _node_budget(length: int) -> int:
+    """The most nodes a document ``length`` characters long may expand to: without aliases
+    every node takes a character or more, so only aliases (``*a``, each its anchor's whole
+    subtree again: ten of ten of ten ... is a "billion laughs") can go past it."""
+    return 2 * length + 1000
 
 
-def _yaml_node(node: yaml.Node, budget: list[int]) -> _Node:
+def _yaml_node(node: yaml.Node, budget: list[int], base: int = 0) -> _Node:
+    """``node`` with its spans (``base`` added to its marks), its aliases expanded."""
     budget[0] -= 1
     if budget[0] < 0:
         raise _TooManyNodes(node, budget[1])
-    start, end = node.start_mark.index, node.end_mark.index
+    start, end = base + node.start_mark.index, base + node.end_mark.index
     if isinstance(node, yaml.ScalarNode):
         if node.style in ("'", '"') and end - start >= 2:
             start, end = start + 1, end - 1
@@ -422,13 +423,44 @@ def _yaml_node(node: yaml.Node, budget: list[int]) -> _Node:
             value = None
         return _Node(value, Span(start, end))
     if isinstance(node, yaml.SequenceNode):
-        return _Node([_yaml_node(n, budget) for n in node.value], Span(start, end))
+        return _Node([_yaml_node(n, budget, base) for n in node.value], Span(start, end))
     members: dict[str, tuple[_Node, _Node]] = {}
     for k, v in node.value:
-        key = _yaml_node(k, budget)
+        key = _yaml_node(k, budget, base)
         if isinstance(key.value, str):
-            members[key.value] = (key, _yaml_node(v, budget))
+            members[key.value] = (key, _yaml_node(v, budget, base))
     return _Node(members, Span(start, end))
+
+
+def csl_yaml_items(
+    path: Path, node: yaml.SequenceNode, base: int, length: int
+) -> tuple[list[Entry], list[Finding]]:
+    """The entries of a YAML list of CSL items composed from a text ``length`` characters
+    long (pandoc's ``references:`` metadata field), spans ``base`` characters on, with the
+    problems of items that cannot be cited; an item whose aliases expand it past the node
+    budget ends the list with a problem, an alias of an item read (``- *x``) is that item,
+    at its place: read once."""
+    problems: list[Finding] = []
+    entries: list[Entry] = []
+    limit = _node_budget(length)
+    budget = [limit, limit]
+    seen: set[int] = set()
+    for item in node.value:
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        try:
+            converted = _yaml_node(item, budget, base)
+        except (_TooManyNodes, RecursionError):
+            offset = base + item.start_mark.index
+            problems.append(
+                _syntax(path, offset, offset + 1, "CSL item too large to read; read no further")
+            )
+            break
+        entry = _entry(path, converted, problems)
+        if entry is not None:
+            entries.append(entry)
+    return entries, problems
 
 
 def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
@@ -437,7 +469,7 @@ def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
     items: list[_Node] = []
     complete = True
     try:
-        limit = _node_budget(text)
+        limit = _node_budget(len(text))
         budget = [limit, limit]  # what is left, and the whole (shared by the documents)
         for doc in yaml.compose_all(text, Loader=_LOADER):
             if doc is None:

@@ -14,7 +14,9 @@ Citation keys follow pandoc's grammar (``citeKey`` / ``simpleCiteIdentifier``):
 Citation ``command`` names the form: ``"normal"`` inside a bracketed group ``[see @a, p. 3;
 @b]`` (``command_span`` is the group), ``"suppress-author"`` for ``-@a``, ``"in-text"`` for a
 bare ``@a`` (``@a [p. 3]`` included; ``command_span`` is ``@a``), ``"nocite"`` for keys in a
-YAML ``nocite:``.  A bracket is a citation group when every ``;``-separated part holds a
+YAML ``nocite:``.  The ids of the CSL items of a YAML ``references:`` field are keys the
+document defines (:attr:`~citewarden.model.ParsedDocument.bibitems`); as in pandoc, a later
+metadata block's ``references:`` replaces an earlier one's.  A bracket is a citation group when every ``;``-separated part holds a
 key and it does not open a link, a reference link, an attribute span or an inline note.
 
 Not read as text: inline code spans (any number of backticks), fenced (```` ``` ```` and
@@ -56,18 +58,22 @@ from citewarden.parsing.yamlmeta import read_metadata
 
 def parse_markdown(path: Path, text: str) -> ParsedDocument:
     """Summarise one Markdown file: citations (text and YAML ``nocite``), bibliography links,
-    ``nocite: '@*'``, suppressed lines and YAML problems, with exact spans.  Never raises."""
+    ``nocite: '@*'``, inline ``references:``, suppressed lines and YAML problems, with exact
+    spans.  Never raises."""
     blocks = _blocks(path, text)
     scan = _scan(text, blocks.skip)
     citations: list[Citation] = []
     links: list[Link] = []
     problems: list[Finding] = []
     nocite_all = False
+    references: list[tuple[str, Span]] = []
     for meta in blocks.metadata:
         citations.extend(meta.citations)
         links.extend(meta.links)
         problems.extend(meta.problems)
         nocite_all = nocite_all or meta.nocite_all
+        if meta.references is not None:  # pandoc keeps the last block's field
+            references = meta.references
     examples = _example_labels(text)
     for p in scan.pending:
         if examples and _is_example_reference(text, p, examples):
@@ -88,6 +94,7 @@ def parse_markdown(path: Path, text: str) -> ParsedDocument:
         citations=tuple(citations),
         links=tuple(links),
         nocite_all=nocite_all,
+        bibitems=tuple(references),
         suppressed_lines=frozenset(scan.suppressed),
         problems=tuple(problems),
     )
@@ -111,8 +118,8 @@ def _is_example_reference(text: str, p: _Pending, labels: frozenset[str]) -> boo
 
 def parse_metadata_yaml(path: Path, text: str) -> ParsedDocument:
     """A Quarto ``_quarto.yml`` / ``_metadata.yml`` or a pandoc defaults file: its
-    ``bibliography`` links and ``nocite`` keys (kind MARKDOWN: it applies to the Markdown
-    documents of its project)."""
+    ``bibliography`` links, ``nocite`` keys and ``references`` ids (kind MARKDOWN: it
+    applies to the Markdown documents of its project)."""
     meta = read_metadata(path, text, 0, len(text), scan_keys)
     return ParsedDocument(
         path=path,
@@ -120,6 +127,7 @@ def parse_metadata_yaml(path: Path, text: str) -> ParsedDocument:
         citations=tuple(meta.citations),
         links=tuple(meta.links),
         nocite_all=meta.nocite_all,
+        bibitems=tuple(meta.references or ()),
         problems=tuple(meta.problems),
     )
 

@@ -1,9 +1,11 @@
 """Citation metadata in YAML: pandoc front matter, Quarto ``_quarto.yml`` / ``_metadata.yml``
 and pandoc defaults files.
 
-Reads ``bibliography:`` (a string or a list) and ``nocite:`` (strings or lists of strings
-holding ``@key`` citations, ``@*`` for all) at the top level, under ``metadata:`` (pandoc
-defaults files) and under each ``format: <name>:`` (Quarto per-format metadata); and the
+Reads ``bibliography:`` (a string or a list), ``nocite:`` (strings or lists of strings
+holding ``@key`` citations, ``@*`` for all) and ``references:`` (a list of CSL items, read
+as in a CSL-YAML file: their ``id`` values are the keys they define) at the top level,
+under ``metadata:`` (pandoc defaults files) and under each ``format: <name>:`` (Quarto
+per-format metadata); and the
 citations in the top-level prose fields pandoc renders (``title``, ``abstract`` ...), with
 command ``"metadata"``.  Spans come from PyYAML's node marks, so they are exact offsets into
 the file's text.  A YAML error is returned as a ``yaml-syntax`` finding, never raised.
@@ -27,6 +29,7 @@ from citewarden.model import (
     Location,
     Span,
 )
+from citewarden.parsing.csl import csl_yaml_items
 
 #: Top-level fields whose text pandoc renders as prose, citations included.
 PROSE_FIELDS = frozenset(
@@ -50,6 +53,9 @@ class Metadata:
     problems: list[Finding] = field(default_factory=list)
     #: The block parsed and its top level is a mapping (pandoc's test for a metadata block).
     is_mapping: bool = False
+    #: The ids of the CSL items of its ``references:`` lists, with their spans (None: the
+    #: block sets no ``references:``).
+    references: list[tuple[str, Span]] | None = None
 
 
 def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeyScanner) -> Metadata:
@@ -85,7 +91,12 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
     meta.is_mapping = True
     # an alias is its anchor's node again: each node is read once for each thing it can be
     scopes_seen: set[int] = set()
-    seen: dict[str, set[int]] = {"bibliography": set(), "nocite": set(), "prose": set()}
+    seen: dict[str, set[int]] = {
+        "bibliography": set(),
+        "nocite": set(),
+        "prose": set(),
+        "references": set(),
+    }
     for mapping in _scopes(root, scopes_seen):
         for key_node, value in mapping.value:
             if not isinstance(key_node, yaml.ScalarNode):
@@ -107,6 +118,8 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                         meta.citations.append(
                             Citation(key, Span(ks, ke), "nocite", Span(s, e), CitationKind.NOCITE)
                         )
+            elif key_node.value == "references":
+                _read_references(path, start, end, value, meta, seen["references"])
             elif mapping is root and key_node.value in PROSE_FIELDS:
                 for scalar in _all_scalars(value, seen["prose"]):
                     s = start + scalar.start_mark.index
@@ -114,6 +127,19 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                     for key, ks, ke in scan_keys(text, s, e):
                         meta.citations.append(Citation(key, Span(ks, ke), "metadata", Span(s, e)))
     return meta
+
+
+def _read_references(
+    path: Path, start: int, end: int, value: yaml.Node, meta: Metadata, seen: set[int]
+) -> None:
+    """A ``references:`` field: the ids of its CSL items (pandoc reads a list only)."""
+    if meta.references is None:
+        meta.references = []
+    if not isinstance(value, yaml.SequenceNode) or not _first_time(value, seen):
+        return
+    entries, problems = csl_yaml_items(path, value, start, end - start)
+    meta.references.extend((entry.key, entry.key_span) for entry in entries)
+    meta.problems.extend(problems)
 
 
 def _first_time(node: yaml.Node, seen: set[int]) -> bool:
