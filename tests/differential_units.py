@@ -4,8 +4,10 @@ pdflatex run) and the entries no unit printed (the .bbl), against citewarden's d
 
 Each case: two to four .bib files, some named by ``\\addbibresource`` or
 ``\\addglobalbib``, one to three refsections with their own resources (with or without
-``.bib``), citations inside and outside them, now and then a key defined nowhere or a
-``\\nocite{*}`` inside a refsection.
+``.bib``): environments, or ``\\newrefsection`` (now and then without resources), which
+runs to the next one, the next environment or an ``\\endrefsection``; citations inside
+and outside them, now and then a key defined nowhere or a ``\\nocite{*}`` inside a
+refsection.
 
 And chapterbib projects compared with pdflatex + BibTeX run on each unit's .aux: the
 citations LaTeX leaves undefined and the entries no .bbl printed.  Each case: a root that
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +55,27 @@ def _bibs(
     return bibs
 
 
+def _section(rng: random.Random, names: list[str], cites: Callable[[], list[str]]) -> list[str]:
+    """A refsection with its own resources: an environment, or a ``\\newrefsection`` (now
+    and then without resources, reading the default ones) that runs to the next section
+    or to an ``\\endrefsection``."""
+    own = ",".join(x + rng.choice((".bib", "")) for x in rng.sample(names, rng.randint(1, 2)))
+    form = rng.choice(("environment", "command", "ended command"))
+    if form == "environment":
+        lines = [f"\\begin{{refsection}}[{own}]", *cites()]
+    else:
+        start = "\\newrefsection" if rng.random() < 0.2 else f"\\newrefsection[{own}]"
+        lines = [start, *cites()]
+    if rng.random() < 0.2:
+        lines.append("\\nocite{*}")
+    lines.append("\\printbibliography")
+    if form == "environment":
+        lines += ["\\end{refsection}", *cites()]
+    elif form == "ended command":
+        lines += ["\\endrefsection", *cites()]
+    return lines
+
+
 def units_case(seed: int) -> UnitsCase:
     rng = random.Random(seed)
     bibs = _bibs(rng, (2, 4), (1, 4), "unitQ", "b")
@@ -68,18 +91,14 @@ def units_case(seed: int) -> UnitsCase:
         preamble.append(f"\\{command}{{{name}.bib}}")
     body = ["\\begin{document}", *cites()]
     for _ in range(rng.randint(1, 3)):
-        own = ",".join(x + ".bib" for x in rng.sample(names, rng.randint(1, 2)))
-        body += [f"\\begin{{refsection}}[{own}]", *cites()]
-        if rng.random() < 0.2:
-            body.append("\\nocite{*}")
-        body += ["\\printbibliography", "\\end{refsection}", *cites()]
+        body += _section(rng, names, cites)
     body += ["\\printbibliography", "\\end{document}", ""]
     text = "\n".join(preamble + body)
     files = {"main.tex": text}
     defined: set[str] = set()
     for name, keys in bibs.items():
         files[f"{name}.bib"] = "".join(f"@misc{{{k}, title={{T}}}}\n" for k in keys)
-        if f"{name}.bib" in text:  # a file no unit names is in no project
+        if re.search(r"[\[{,]" + name + r"(?:\.bib)?[,\]}]", text):  # else in no project
             defined.update(keys)
     return UnitsCase(seed, files, defined)
 

@@ -550,6 +550,40 @@ Write \verb|\begin{bibunit}| or \lstinline|\putbib[x]| \cite{a}.
     assert [link.target for link in doc.links] == []
 
 
+def test_newrefsection_runs_to_the_next_section_start_or_end() -> None:
+    text = r"""\begin{document}
+\cite{zero}
+\newrefsection[one,two.bib]\cite{a}
+\newrefsection\cite{b}
+\newrefsection[three]\cite{c}
+\endrefsection\cite{d}
+\refsection[four]\cite{e}
+\endrefsection
+% \newrefsection[commented]
+\newcommand{\chapsec}[1]{\newrefsection[#1]}
+\newrefsection[five]\cite{f}
+\begin{refsection}[six]\cite{g}\end{refsection}\cite{h}
+\newrefsection[seven]\nocite{*}\cite{i}
+\end{document}"""
+    doc = parse_latex(P, text)
+    units = [(text[a:b], names) for a, b, names in doc.refsections]
+    assert units == [
+        # a section without resources reads the default ones: no unit of its own
+        (r"\cite{a}" + "\n", ("one", "two.bib")),
+        (r"\cite{c}" + "\n", ("three",)),
+        (r"\cite{e}" + "\n", ("four",)),
+        # a start in a macro's body is passed over; \begin{refsection} ends the open section
+        ("\\cite{f}\n", ("five",)),
+        (r"\cite{g}", ("six",)),
+        ("\\nocite{*}\\cite{i}\n\\end{document}", ("seven",)),
+    ]
+    assert [(link.command, link.target) for link in doc.links] == [
+        ("refsection", name) for name in ("one", "two.bib", "three", "four", "five", "six", "seven")
+    ]
+    # \nocite{*} in a section with resources of its own cites every entry of those only
+    assert (doc.nocite_all, doc.nocite_all_in) == (False, ("seven",))
+
+
 def test_a_file_leaves_its_default_bibliography_to_the_units_of_the_others() -> None:
     root = parse_latex(P, r"\defaultbibliography{pre}\begin{document}\include{ch}\end{document}")
     assert (root.default_bibliography, root.default_in_body) == (("pre",), False)

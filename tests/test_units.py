@@ -1,7 +1,8 @@
 """Units with their own bibliography (biblatex refsections with resources of their own,
-chapterbib chapters), checked against the real tools: pdflatex + biber say which keys each
-refsection could not find (the .blg) and which entries made it into a bibliography (the
-.bbl); pdflatex + BibTeX on each chapter's .aux which citations stay undefined."""
+environments and ``\\newrefsection``, chapterbib chapters), checked against the real tools:
+pdflatex + biber say which keys each refsection could not find (the .blg) and which entries
+made it into a bibliography (the .bbl); pdflatex + BibTeX on each chapter's .aux which
+citations stay undefined."""
 
 from __future__ import annotations
 
@@ -59,6 +60,60 @@ PROJECTS: dict[str, dict[str, str]] = {
         "two.bib": "@misc{t1, title={T1}}\n@misc{t2, title={T2}}\n",
         "shared.bib": "@misc{s1, title={S1}}\n@misc{s2, title={S2}}\n",
         "three.bib": "@misc{h1, title={H1}}\n",
+    },
+    "a newrefsection reads its own resources up to the next section": {
+        "main.tex": r"""\documentclass{article}\usepackage[backend=biber]{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\cite{a}\printbibliography
+\newrefsection[sec]
+\cite{s1} \cite{b}\printbibliography
+\end{document}
+""",
+        "refs.bib": "@misc{a, title={A}}\n@misc{b, title={B}}\n@misc{c, title={C}}\n",
+        "sec.bib": "@misc{s1, title={S1}}\n",
+    },
+    "newrefsection with and without resources, endrefsection, refsection, nocite{*}": {
+        "main.tex": r"""\documentclass{article}\usepackage[backend=biber]{biblatex}
+\addbibresource{refs.bib}\addglobalbib{glob.bib}
+\begin{document}
+\cite{a} \cite{s1}
+\newrefsection[sec]
+\cite{s1} \cite{b} \cite{g1}
+\newrefsection
+\cite{a} \cite{s2}
+\newrefsection[other.bib,sec]
+\cite{o1} \cite{s1} \cite{c}
+\endrefsection
+\cite{b} \cite{o2}
+\refsection[other]
+\cite{o1} \cite{a}
+\endrefsection
+\newrefsection[sec]
+\cite{s4}
+\newrefsection[three]
+\nocite{*}
+\end{document}
+""",
+        "refs.bib": "@misc{a, title={A}}\n@misc{b, title={B}}\n@misc{c, title={C}}\n",
+        "sec.bib": "@misc{s1, title={S1}}\n@misc{s2, title={S2}}\n@misc{s3, title={S3}}\n"
+        "@misc{s4, title={S4}}\n",
+        "other.bib": "@misc{o1, title={O1}}\n@misc{o2, title={O2}}\n",
+        "glob.bib": "@misc{g1, title={G1}}\n",
+        "three.bib": "@misc{t1, title={T1}}\n@misc{t2, title={T2}}\n",
+    },
+    "a nocite{*} outside the refsections with resources cites the default ones only": {
+        "main.tex": r"""\documentclass{article}\usepackage[backend=biber]{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\newrefsection[chap]
+\cite{c1} \cite{a}
+\newrefsection
+\nocite{*}
+\end{document}
+""",
+        "refs.bib": "@misc{a, title={A}}\n@misc{b, title={B}}\n",
+        "chap.bib": "@misc{c1, title={C1}}\n@misc{c2, title={C2}}\n",
     },
 }
 

@@ -43,17 +43,35 @@ def _cited_keys(
     of them cites everything."""
     cited: set[str] = set()
     folded: set[str] = set()
+    everything = False
     for project in projects:
         for _, doc in ws.project_documents(project):
-            if doc.nocite_all and not project.chapters:  # chapterbib: for its chapter only
-                return cited, folded, True
+            # chapterbib: for its chapter only
+            everything = everything or (doc.nocite_all and not project.chapters)
             if not doc.citations:
                 continue
             if project.casefold_keys:
                 folded |= memo.get(("cited-folded", Ident(doc)), doc_folded, doc)
             else:
                 cited |= memo.get(("cited", Ident(doc)), doc_keys, doc)
-    return cited, folded, False
+    return cited, folded, everything
+
+
+def _nocited_outside_refsections(ws: Workspace, bib_path: Path, projects: list[Project]) -> bool:
+    """A ``\\nocite{*}`` outside the biblatex refsections with resources of their own
+    cites every entry of ``bib_path``: it cites every entry of the resources read there
+    (the default and ``\\addglobalbib`` ones) only."""
+    for project in projects:
+        docs = [doc for _, doc in ws.project_documents(project)]
+        if project.chapters or not any(doc.nocite_all for doc in docs):
+            continue
+        if not any(doc.refsections for doc in docs) or any(
+            doc.bibunits or doc.newcites for doc in docs
+        ):
+            return True  # no refsections (bibunits, multibib: read as before)
+        if units.units_of(ws, project).reads(None, bib_path):
+            return True
+    return False
 
 
 def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project]) -> bool:
@@ -215,7 +233,9 @@ def _orphan_list(
 ) -> list[Finding]:
     cited, cited_folded, everything = memo.get(("cited-by", docs), _cited_keys, ws, projects, memo)
     bib = ws.bibliography(bib_path)
-    if everything or bib is None or _nocited_in_refsection(ws, bib_path, projects):
+    if everything and _nocited_outside_refsections(ws, bib_path, projects):
+        return []
+    if bib is None or _nocited_in_refsection(ws, bib_path, projects):
         return []
     # keys cited in the project, but only by units that read other bibliographies
     elsewhere: tuple[set[str], set[str]] = (set(), set())

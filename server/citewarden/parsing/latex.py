@@ -54,14 +54,13 @@ from citewarden.model import (
     Span,
     sound_span,
 )
-from citewarden.parsing import latex_bibunits, latex_static
+from citewarden.parsing import latex_bibunits, latex_refsections, latex_static
 from citewarden.parsing.latex_args import (
     _IGNORE,
     _MAX_CODE,
     _PAR,
     _SIMPLE_CITE_ARGS,
     _SUBFILES_CLASS,
-    CodeRegions,
     KeyBraces,
     _add_keys,
     _cite_groups,
@@ -102,6 +101,7 @@ from citewarden.parsing.latex_commands import (
     _NEWCITES,
     _NOCITE,
     _PACKAGE,
+    _REFSECTION,
     _SINGLE,
     _VERB,
     _VOLCITE,
@@ -312,7 +312,8 @@ def parse_latex(
     lexer = _Lexer(text, tables.commands)
     citations: list[Citation] = []
     links: list[Link] = []
-    # read when the first \begin{refsection} is met (the resources' links go first)
+    # read when the first \begin{refsection}, \newrefsection or \refsection is met (the
+    # resources' links go first)
     refsections: list[tuple[int, int, tuple[str, ...]]] = []
     refsections_read = False
     units = latex_bibunits.BibUnits([])
@@ -477,6 +478,10 @@ def parse_latex(
                 pos = arg[2]
         elif role in _CODE:
             pos = _past_code(text, role, pos)
+        elif role == _REFSECTION:
+            if not refsections_read:
+                refsections_read = True
+                refsections, units = _units(text, links)
         elif role == _BEGIN:
             opens = _skip(text, pos) + 1
             if body_start < 0 and text.startswith("document}", opens):
@@ -604,44 +609,10 @@ def _units(
     """The refsections and bibunits' units of ``text`` (see :attr:`ParsedDocument.refsections`)
     and what the file says about bibunits; their resources' links go first in ``links``."""
     found: list[Link] = []
-    sections = _refsections(text, found)
+    sections = latex_refsections.refsections(text, found)
     units = latex_bibunits.bibunits(text, found)
     links[0:0] = sorted(found, key=lambda link: link.span.start)
     return sorted(sections + units.units), units
-
-
-_REFSECTION = re.compile(
-    r"\\begin\s*\{refsection\}(?:\s*\[([^\[\]{}]{0,2000})\])?|\\end\s*\{refsection\}"
-)
-
-
-def _refsections(text: str, links: list[Link]) -> list[tuple[int, int, tuple[str, ...]]]:
-    """biblatex ``refsection`` environments with their own resources
-    (``\\begin{refsection}[ch1.bib]``): (start, end, resources); each resource is added to
-    ``links``."""
-    if "refsection" not in text:
-        return []
-    found: list[tuple[int, int, tuple[str, ...]]] = []
-    opened: tuple[int, tuple[str, ...]] | None = None
-    code = CodeRegions(text)
-    for m in _REFSECTION.finditer(text):
-        if latex_static.in_comment(text, m.start()) or code.holds(m.start()):
-            continue
-        if m.group().startswith("\\begin"):
-            names: tuple[str, ...] = ()
-            if m.group(1) is not None:
-                items = list(_split_keys(text, m.start(1), m.end(1)))
-                names = tuple(name for name, _, _ in items if name)
-                for name, a, b in items:
-                    if name and "\\" not in name and "#" not in name:
-                        links.append(Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), "refsection"))
-            opened = (m.end(), names) if names else None
-        elif opened is not None:
-            found.append((opened[0], m.start(), opened[1]))
-            opened = None
-    if opened is not None:
-        found.append((opened[0], len(text), opened[1]))
-    return found
 
 
 def _nocite_star(

@@ -69,6 +69,8 @@ _DEFINE = "define"
 _PACKAGE = "package"
 #: a macro of the document read by its :class:`CitationMacro` pattern
 _MACRO = "macro"
+#: biblatex's ``\\newrefsection`` and ``\\refsection``: a reference section starts
+_REFSECTION = "refsection"
 
 _FIXED_ROLES: dict[str, str] = {
     "nocite": _NOCITE,
@@ -102,6 +104,8 @@ _FIXED_ROLES: dict[str, str] = {
     "LoadClassWithOptions": _LOADCLASS,
     "endinput": _ENDINPUT,
     "newcites": _NEWCITES,
+    "newrefsection": _REFSECTION,
+    "refsection": _REFSECTION,
     **dict.fromkeys(
         (
             "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",

@@ -1,0 +1,72 @@
+"""biblatex reference sections with resources of their own.
+
+biblatex starts a reference section at ``\\begin{refsection}[ch1.bib]``, at
+``\\newrefsection[ch1.bib]`` and at the ``\\refsection[ch1.bib]`` command (the environment's
+opening); each first ends the section open before it, if any (``\\newrefsection`` quietly,
+the other two with a "Nested 'refsection'" error, after which LaTeX goes on the same way).
+``\\end{refsection}`` and ``\\endrefsection`` end the open section and go back to the
+document-wide section 0; a section not ended runs to the end of the document.
+
+A section with a non-blank optional argument reads those resources (``.bib`` added to a
+name that lacks it) and the ``\\addglobalbib`` ones only; one without reads the default
+resources, as section 0 does, so it is not a unit of its own here.  A start in a macro's
+body (``[#1]``) is passed over.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citewarden.model import Link, LinkKind, Span
+from citewarden.parsing import latex_static
+from citewarden.parsing.latex_args import CodeRegions, _is_definition, _split_keys
+
+#: (start, end, resources as written) of a section with resources of its own
+Section = tuple[int, int, tuple[str, ...]]
+
+#: group 1: the resources of a section's start; group ``end``: an end
+_EVENT = re.compile(
+    r"\\(?:begin\s*\{refsection\}|(?:new)?refsection(?![A-Za-z@]))"
+    r"(?:\s*\[([^\[\]{}]{0,2000})\])?"
+    r"|(?P<end>\\end\s*\{refsection\}|\\endrefsection(?![A-Za-z@]))"
+)
+
+
+def refsections(text: str, links: list[Link]) -> list[Section]:
+    """The reference sections of ``text`` with resources of their own, by start; each
+    resource is added to ``links`` (command ``refsection``)."""
+    if "refsection" not in text:
+        return []
+    found: list[Section] = []
+    opened: tuple[int, tuple[str, ...]] | None = None
+    code = CodeRegions(text)
+    for m in _EVENT.finditer(text):
+        at = m.start()
+        if latex_static.in_comment(text, at) or code.holds(at) or _is_definition(text, at):
+            continue
+        if m.group(1) is not None and "#" in m.group(1):
+            continue  # in a macro's body: where it starts a section is not known
+        if opened is not None:  # a start or an end: the open section ends here
+            found.append((opened[0], at, opened[1]))
+            opened = None
+        if m.group("end") is None:
+            names = _resources(text, m, links)
+            opened = (m.end(), names) if names else None
+    if opened is not None:
+        found.append((opened[0], len(text), opened[1]))
+    return found
+
+
+def _resources(text: str, m: re.Match[str], links: list[Link]) -> tuple[str, ...]:
+    """The resources of the section start ``m``, as written; each name without a macro is
+    added to ``links``."""
+    if m.group(1) is None:
+        return ()
+    items = list(_split_keys(text, m.start(1), m.end(1)))
+    for name, a, b in items:
+        if name and "\\" not in name:
+            links.append(Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), "refsection"))
+    return tuple(name for name, _, _ in items if name)
+
+
+__all__ = ["Section", "refsections"]
