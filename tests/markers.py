@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from citewarden.model import Span
+from citewarden.model import Code, Finding, Span
 
 OPEN, CLOSE, NAME_SEP = "⟦", "⟧", "|"
 
@@ -90,3 +90,17 @@ def write_project(root: Path, fixture: str) -> dict[str, Marked]:
         path.write_text(m.text, encoding="utf-8")
         result[name] = m
     return result
+
+
+def found_set(
+    marks: dict[str, Marked], by_file: dict[str, list[Finding]]
+) -> set[tuple[str, Code, str]]:
+    """Findings as (file, code, marker name); a span with no marker fails the test."""
+    out: set[tuple[str, Code, str]] = set()
+    for name, findings in by_file.items():
+        names = {span: n for n, span in marks[name].named.items()} if name in marks else {}
+        for f in findings:
+            span = f.location.span
+            assert span in names, f"unmarked finding {f.code.value} at {name}{span}: {f.message}"
+            out.add((name, f.code, names[span]))
+    return out

@@ -12,7 +12,7 @@ import pytest
 from checking import check
 from citewarden.model import Code, Finding
 from citewarden.project import Workspace, normalize_path
-from markers import Marked, write_project
+from markers import Marked, found_set, write_project
 
 Expected = list[tuple[str, Code, str]]  # (file, code, marker name)
 
@@ -30,19 +30,6 @@ def _run(
     top = normalize_path(tmp_path)
     by_file = {p.relative_to(top).as_posix(): fs for p, fs in check(ws).items()}
     return marks, by_file, ws
-
-
-def _found(
-    marks: dict[str, Marked], by_file: dict[str, list[Finding]]
-) -> set[tuple[str, Code, str]]:
-    out: set[tuple[str, Code, str]] = set()
-    for name, findings in by_file.items():
-        names = {span: n for n, span in marks[name].named.items()} if name in marks else {}
-        for f in findings:
-            span = f.location.span
-            assert span in names, f"unmarked finding {f.code.value} at {name}{span}: {f.message}"
-            out.add((name, f.code, names[span]))
-    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -81,7 +68,7 @@ def test_a_subfile_reads_the_bibliography_of_its_main_file(
     """The subfiles class reads the main file's preamble: compiled alone or as part of the
     main file, the subfile's citations see the main file's resources."""
     marks, by_file, ws = _run(tmp_path, _MAIN_BIBLATEX + _SUBFILE, opened)
-    assert _found(marks, by_file) == {
+    assert found_set(marks, by_file) == {
         ("ch/sub.tex", Code.DANGLING, "d"),
         ("refs.bib", Code.ORPHAN, "o"),
     }
@@ -92,7 +79,7 @@ def test_a_subfile_reads_the_bibliography_of_its_main_file(
 def test_a_subfile_its_main_file_does_not_include_is_still_part_of_it(tmp_path: Path) -> None:
     fixture = _MAIN_BIBLATEX.replace("\\subfile{ch/sub}\n", "") + _SUBFILE
     marks, by_file, ws = _run(tmp_path, fixture)
-    assert _found(marks, by_file) == {
+    assert found_set(marks, by_file) == {
         ("ch/sub.tex", Code.DANGLING, "d"),
         ("refs.bib", Code.ORPHAN, "o"),
     }
@@ -128,7 +115,7 @@ def test_a_subfile_with_its_own_bibliography_is_no_second_bibdata(tmp_path: Path
 @misc{a, title={A}}
 """,
     )
-    assert _found(marks, by_file) == {("ch/sub.tex", Code.DANGLING, "d")}
+    assert found_set(marks, by_file) == {("ch/sub.tex", Code.DANGLING, "d")}
 
 
 # ---------------------------------------------------------------------------------------
@@ -261,7 +248,7 @@ def test_bibtex_reads_the_first_bibdata(tmp_path: Path, name: str) -> None:
         if f"--- {part.split()[0]}" not in fixture
     )
     marks, by_file, _ = _run(tmp_path, fixture + "\n" + shared)
-    assert _found(marks, by_file) == set(expected)
+    assert found_set(marks, by_file) == set(expected)
 
 
 def test_the_fix_names_the_ignored_files_in_the_first_bibliography(tmp_path: Path) -> None:
@@ -333,4 +320,4 @@ def test_keys_match_as_the_backend_matches_them_whatever_names_the_file(
     expected = (
         set() if folded else {("main.tex", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "o")}
     )
-    assert {f for f in _found(marks, by_file) if f[1] is not Code.KEY_SPACE} == expected
+    assert {f for f in found_set(marks, by_file) if f[1] is not Code.KEY_SPACE} == expected

@@ -12,7 +12,7 @@ from citewarden.findings.policy import Policy
 from citewarden.model import Code, Finding, Fix, Severity
 from citewarden.project import Workspace, normalize_path
 from citewarden.settings import Settings, merge_settings
-from markers import Marked, write_project
+from markers import Marked, found_set, write_project
 
 Expected = list[tuple[str, Code, str]]  # (file, code, marker name)
 
@@ -26,20 +26,6 @@ def run(
     shown = Policy(ws.settings, [tmp_path]).apply_by_file(ws, check(ws))
     by_file = {p.relative_to(normalize_path(tmp_path)).as_posix(): fs for p, fs in shown.items()}
     return marks, by_file
-
-
-def found_set(
-    marks: dict[str, Marked], by_file: dict[str, list[Finding]]
-) -> set[tuple[str, Code, str]]:
-    """Findings as (file, code, marker name); a span with no marker fails the test."""
-    out: set[tuple[str, Code, str]] = set()
-    for name, findings in by_file.items():
-        names = {span: n for n, span in marks[name].named.items()} if name in marks else {}
-        for f in findings:
-            span = f.location.span
-            assert span in names, f"unmarked finding {f.code.value} at {name}{span}: {f.message}"
-            out.add((name, f.code, names[span]))
-    return out
 
 
 CASES: dict[str, tuple[str, Expected]] = {
