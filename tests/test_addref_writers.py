@@ -92,7 +92,35 @@ def test_hostile_values_cannot_break_out() -> None:
     assert out.count("{") == out.count("}")
     assert "\x1b" not in out and "\u202e" not in out
     assert "Fish \\& Chips" in out and "100\\%" in out and "\\#1" in out and "A\\_b" in out
-    assert clean_value("a {b} c") == "a b c"
+    # braces that close nothing or are never closed go; balanced ones (math, arguments) stay
+    assert clean_value("a }b{ c") == "a b c"
+    assert clean_value("in $\\mathbb{Z}_{3}$ {x") == "in $\\mathbb{Z}_{3}$ x"
+
+
+def test_values_of_real_records_are_written_as_the_tools_read_them() -> None:
+    """What real records broke: a quoted file's value holding a double quote, a DOI's
+    ``_`` escaped (printed and linked as ``3\\_1``), a URL's ``~`` turned into
+    ``textasciitilde{}``, a thesis's university written as its publisher, and TeX math
+    losing its braces."""
+    from test_addref_real_tools import odd_records
+
+    by_doi = {r.doi: r for r in odd_records() if r.doi}
+    quoted = BibStyle(quotes=True)
+    entry = bibtex_entry(by_doi["10.1097/01.ruq.0000226876.42808.60"], "k", quoted)
+    assert 'title = {"Rule Out Ectopic"},' in entry
+    assert 'journal = "Ultrasound Quarterly",' in entry
+    assert "doi = {10.1007/978-1-4614-7660-3_1}" in bibtex_entry(
+        by_doi["10.1007/978-1-4614-7660-3_1"], "k"
+    )
+    thesis = bibtex_entry(by_doi["10.14264/uql.2020.791"], "k")
+    assert thesis.startswith("@phdthesis{") and "school = {University of Queensland" in thesis
+    assert "publisher" not in thesis
+    report = bibtex_entry(by_doi["10.1787/ba602d18-en"], "k")
+    assert report.startswith("@techreport{") and "institution = {Organisation for" in report
+    others = [r for r in odd_records() if not r.doi]
+    written = "\n".join(bibtex_entry(r, "k") for r in others)
+    assert "url = {https://www.cs.toronto.edu/~kriz/learning-features-2009-TR.pdf}" in written
+    assert "{$ \\mathbb{Z}_{3}$}" in written and "{$K_{s, s}$}-free" in written
 
 
 def test_inner_capitals_are_protected() -> None:

@@ -131,10 +131,35 @@ def detect_style(text: str) -> BibStyle:
 
 def clean_value(text: str) -> str:
     """``text`` from a record, safe inside a BibTeX value and in LaTeX output: no control
-    characters or braces, LaTeX's special characters escaped outside math
+    characters or unbalanced braces (those of math and command arguments stay), LaTeX's
+    special characters escaped outside math
     (:func:`~citewarden.parsing.latex_encode.latex_text`)."""
-    text = _CONTROL.sub("", text).replace("{", "").replace("}", "")
-    return latex_text(" ".join(text.split()))
+    return latex_text(verbatim_value(text))
+
+
+def verbatim_value(text: str) -> str:
+    """``text`` from a record as a value styles print verbatim (``doi``, ``eprint``,
+    ``url``): as written, but for control characters, runs of spaces and the braces that
+    would end the value early."""
+    return _balanced(" ".join(_CONTROL.sub("", text).split()))
+
+
+def _balanced(text: str) -> str:
+    """``text`` without the braces that close nothing or are never closed."""
+    if "{" not in text and "}" not in text:
+        return text
+    dropped: set[int] = set()
+    opened: list[int] = []
+    for i, ch in enumerate(text):
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}":
+            if opened:
+                opened.pop()
+            else:
+                dropped.add(i)
+    dropped.update(opened)
+    return "".join(ch for i, ch in enumerate(text) if i not in dropped)
 
 
 def _name(record: WorkRecord) -> str:
@@ -145,6 +170,15 @@ def _name(record: WorkRecord) -> str:
             continue
         parts.append(bibtex_name(family, given))
     return " and ".join(parts)
+
+
+#: The field naming a record's publisher, by entry type.
+_PUBLISHER_FIELD = {
+    "book": "publisher",
+    "incollection": "publisher",
+    "phdthesis": "school",
+    "techreport": "institution",
+}
 
 
 def entry_type(record: WorkRecord) -> str:
@@ -182,19 +216,20 @@ def record_fields(record: WorkRecord) -> dict[str, str]:
             out[name] = clean_value(value)
     if "pages" in out:
         out["pages"] = re.sub(r"\s*[-\u2010-\u2015]+\s*", "--", out["pages"])
-    if record.publisher and kind in {"book", "incollection", "phdthesis", "techreport"}:
-        out["publisher"] = clean_value(record.publisher)
+    if record.publisher and kind in _PUBLISHER_FIELD:
+        # a thesis's university is its school, a report's issuer its institution
+        out[_PUBLISHER_FIELD[kind]] = clean_value(record.publisher)
     if record.doi:
-        out["doi"] = clean_value(record.doi)
+        out["doi"] = verbatim_value(record.doi)
     if record.arxiv_id:
-        out["eprint"] = clean_value(record.arxiv_id)
+        out["eprint"] = verbatim_value(record.arxiv_id)
         out["archiveprefix"] = "arXiv"
     if record.isbn and kind in {"book", "incollection"}:
         out["isbn"] = clean_value(record.isbn[0])
     if record.pmid:
         out["pmid"] = clean_value(record.pmid)
     if not record.doi and not record.arxiv_id and record.url:
-        out["url"] = clean_value(record.url).replace("\\", "")
+        out["url"] = verbatim_value(record.url)
     return out
 
 
@@ -227,7 +262,8 @@ def bibtex_entry(record: WorkRecord, key: str, style: BibStyle | None = None) ->
             shown = shown.ljust(width)
         else:
             shown += " "
-        body = f'"{value}"' if style.quotes else f"{{{value}}}"
+        # a value holding a double quote is braced: it would end a quoted one
+        body = f'"{value}"' if style.quotes and '"' not in value else f"{{{value}}}"
         last = i == len(names) - 1
         comma = "," if not last or style.trailing_comma else ""
         lines.append(f"{style.indent}{shown}= {body}{comma}")

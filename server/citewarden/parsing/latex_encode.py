@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import re
 
+#: Inline math: as pandoc reads it (a non-space after the opening dollar and before the
+#: closing one, no digit after it, so "$5 and $10" is no math), or holding a TeX command
+#: (``$ \\mathbb{Z}_{3}$``, as LaTeX reads it).
+_MATH = r"\$(?=\S)[^$]*(?<=\S)\$(?!\d)|\$[^$\\]*\\[A-Za-z][^$]*\$"
 #: A TeX command or escaped character (kept), a trailing backslash (escaped), inline math
-#: as pandoc reads it (kept: a non-space after the opening dollar and before the closing
-#: one, no digit after it, so "$5 and $10" is no math), or a special character (escaped).
-_TOKEN = re.compile(r"\\(?:[A-Za-z]+|[^A-Za-z])|\\\Z|\$(?=\S)[^$]*(?<=\S)\$(?!\d)|[&%#_$^~]")
+#: (kept), or a special character (escaped).
+_TOKEN = re.compile(r"\\(?:[A-Za-z]+|[^A-Za-z])|\\\Z|" + _MATH + r"|[&%#_$^~]")
 
 _ESCAPED = {
     "&": "\\&",
@@ -43,7 +46,7 @@ def latex_text(text: str) -> str:
 #: Inline math, a TeX command, or a whole word not already braced (read once: possessive;
 #: a pattern asking for the capitals itself tried every split of a long word among its
 #: three repeats, minutes for a title word of 4 000 capitals).
-_PROTECTABLE = re.compile(r"\$(?=\S)[^$]*(?<=\S)\$(?!\d)|\\[A-Za-z]+|(?<![{\w\\])\w++(?![}\w])")
+_PROTECTABLE = re.compile(_MATH + r"|\\[A-Za-z]+|(?<![{\w\\])\w++(?![}\w])")
 _CAPITALS = re.compile(r"[A-Z][^A-Z]*[A-Z]")
 
 
