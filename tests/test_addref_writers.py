@@ -208,3 +208,30 @@ def test_a_suffix_and_an_organisation_are_written_where_bibtex_and_csl_read_them
         {"family": "Procter and Gamble"},
         {"family": "Li", "given": "Wei"},
     ]
+
+
+def _recorded_hornik() -> WorkRecord:
+    """The real Crossref record of Hornik 1991 (tests/data/addref/api)."""
+    from citewarden.verify.sources.crossref import work_from_csl
+
+    reply = json.loads(
+        (DATA / "addref" / "api" / "crossref" / "crossref_doi_f15dd4dfc6.json").read_text(
+            encoding="utf-8"
+        )
+    )
+    record = work_from_csl(reply["message"])
+    assert record is not None and record.doi == "10.1016/0893-6080(91)90009-t"
+    return record
+
+
+def test_a_new_key_differing_from_a_taken_one_in_case_only_gets_a_suffix() -> None:
+    """BibTeX compares keys ignoring case ("Repeated entry"), as the duplicate-key check
+    does: the new key was ``hornik1991approximation`` beside ``Hornik1991approximation``."""
+    from citewarden.addref.insert import clashing_key, make_key
+
+    hornik = _recorded_hornik()
+    assert make_key(hornik, {"Hornik1991approximation"}) == "hornik1991approximationa"
+    taken = ["HORNIK1991APPROXIMATION", "Hornik1991approximationA"]
+    assert make_key(hornik, taken) == "hornik1991approximationb"
+    assert clashing_key("hornik1991Approximation", taken) == "HORNIK1991APPROXIMATION"
+    assert clashing_key("hornik1991", taken) is None

@@ -108,6 +108,49 @@ def test_dry_run_writes_nothing_and_a_taken_key_is_refused(
     assert refused.returncode == 2 and "already there" in refused.stderr
 
 
+def test_a_key_differing_from_a_taken_one_in_case_only_is_not_repeated(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """BibTeX compares keys ignoring case: beside ``Hornik1991approximation`` the new key
+    was ``hornik1991approximation`` ("Repeated entry", and a duplicate-key finding)."""
+    bib = tmp_path / "refs.bib"
+    before = "@article{Hornik1991approximation,\n  title = {T},\n}\n"
+    bib.write_text(before, encoding="utf-8")
+    refused = run_citewarden(
+        [
+            *("add", "10.1016/0893-6080(91)90009-T"),
+            *("--key", "HORNIK1991approximation", "--bib", "refs.bib"),
+        ],
+        tmp_path,
+        env,
+    )
+    assert refused.returncode == 2
+    assert (
+        "the key 'HORNIK1991approximation' is already there as 'Hornik1991approximation'"
+        " (keys are compared ignoring case)" in refused.stderr
+    )
+    assert bib.read_text(encoding="utf-8") == before
+    twice = run_citewarden(
+        [
+            *("add", "10.1016/0893-6080(91)90009-T", "10.21105/joss.01450"),
+            *("--key", "new", "--key", "NEW", "--bib", "refs.bib"),
+        ],
+        tmp_path,
+        env,
+    )
+    assert twice.returncode == 2 and "the key 'NEW' is given twice" in twice.stderr
+    result = run_citewarden(
+        ["add", "10.1016/0893-6080(91)90009-T", "--bib", "refs.bib"], tmp_path, env
+    )
+    assert result.returncode == 0, result.stderr
+    assert "added hornik1991approximationa: Hornik 1991" in result.stdout
+    parsed = parse_bibtex(bib, bib.read_text(encoding="utf-8"))
+    assert [e.key for e in parsed.entries] == [
+        "Hornik1991approximation",
+        "hornik1991approximationa",
+    ]
+
+
 def test_outside_text_is_shown_with_the_one_escaping_rule(
     env: dict[str, str], tmp_path: Path
 ) -> None:

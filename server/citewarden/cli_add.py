@@ -20,7 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from citewarden.addref.insert import InsertError, apply, make_key, plan_insertion
+from citewarden.addref.insert import (
+    InsertError,
+    apply,
+    clashing_key,
+    make_key,
+    plan_insertion,
+)
 from citewarden.addref.lookup import describe, identifier_lookup
 from citewarden.files import read_regular
 from citewarden.fix.plan import FixRefused
@@ -114,12 +120,20 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     except (OSError, UnicodeDecodeError) as exc:
         print(f"citewarden add: cannot read {visible(str(path))}: {visible(str(exc))}", file=err)
         return EXIT_USAGE
-    for key in keys:
-        if key in taken:
+    for n, key in enumerate(keys):
+        there = clashing_key(key, taken)
+        if there is not None:
+            also = (
+                "" if there == key else f" as '{visible(there)}' (keys are compared ignoring case)"
+            )
             print(
-                f"citewarden add: {visible(str(path))}: the key '{visible(key)}' is already there",
+                f"citewarden add: {visible(str(path))}: the key '{visible(key)}' is already"
+                f" there{also}",
                 file=err,
             )
+            return EXIT_USAGE
+        if clashing_key(key, keys[:n]) is not None:
+            print(f"citewarden add: the key '{visible(key)}' is given twice", file=err)
             return EXIT_USAGE
     found = asyncio.run(_look_up(args.ids, settings))
     status = EXIT_ADDED

@@ -259,6 +259,61 @@ async def test_markdown_project_gets_a_csl_item(start: Start, kind: str) -> None
         assert refs[1]["container-title"] == "Neural Networks"
 
 
+CASE_CLASH = """
+--- paper.md
+---
+title: Notes
+bibliography: refs.json
+---
+
+Continuous mappings [@⟦colon|Funahashi:1989⟧].
+--- refs.json
+[
+  {"id": "FUNAHASHI:1989", "type": "article-journal", "title": "One"},
+  {"id": "Funahashi1989approximate", "type": "article-journal", "title": "Two"}
+]
+"""
+
+
+@pytest.mark.parametrize("client_name", ["neovim"])
+async def test_keys_differing_in_case_only_are_not_added_twice(start: Start) -> None:
+    """Keys are compared ignoring case, as BibTeX and the duplicate-key check do: pandoc
+    reads ``@Funahashi:1989`` as dangling beside ``FUNAHASHI:1989``, and adding it, or a
+    new ``funahashi1989approximate``, repeated a key."""
+    h = await start(files=CASE_CLASH)
+    h.editor.open("paper.md")
+    await wait_for(lambda: h.by_code("paper.md", Code.DANGLING), timeout=30)
+    actions = await code_actions(h, "paper.md", h.mark("paper.md", "colon"))
+    assert not [a for a in actions if a.title.startswith("Add entry: ")]
+    [why] = [a for a in actions if a.title == "Add entry for Funahashi:1989: none found"]
+    assert why.disabled is not None
+    assert why.disabled.reason == (
+        "refs.json already has an entry FUNAHASHI:1989 (keys are compared ignoring case)"
+    )
+    applied: list[types.ApplyWorkspaceEditParams] = []
+
+    @h.client.feature(types.WORKSPACE_APPLY_EDIT)
+    def on_apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        applied.append(params)
+        h.editor.apply(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    doi, uri = "10.1016/0893-6080(89)90003-8", h.uri("paper.md")
+    refused = await run_command(
+        h, "citewarden.addReference", {"id": doi, "key": "funahashi:1989", "uri": uri}
+    )
+    assert refused == {
+        "applied": False,
+        "reason": "refs.json already has an entry FUNAHASHI:1989, which funahashi:1989"
+        " repeats (keys are compared ignoring case)",
+    }
+    assert not applied
+    result = await run_command(h, "citewarden.addReference", {"id": doi, "uri": uri})
+    assert result["applied"] is True and result["key"] == "funahashi1989approximatea"
+    ids = [i["id"] for i in json.loads(h.editor.text("refs.json"))]
+    assert ids == ["FUNAHASHI:1989", "Funahashi1989approximate", "funahashi1989approximatea"]
+
+
 @pytest.mark.parametrize("client_name", ["visual-studio-code"])
 async def test_with_verification_off_the_action_says_why(
     start: Start, replay: ReplayServer

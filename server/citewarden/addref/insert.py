@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,8 +74,17 @@ def apply(text: str, change: Insertion) -> str:
     return text[: change.offset] + change.text + text[change.offset :]
 
 
-def make_key(record: WorkRecord, taken: set[str] | frozenset[str] = frozenset()) -> str:
-    """A Google Scholar style key (``surname2017word``) not in ``taken``."""
+def clashing_key(key: str, taken: Iterable[str]) -> str | None:
+    """The key of ``taken`` that ``key`` would repeat, or None.  Keys are compared ignoring
+    case (casefolded), as BibTeX and biber do and as the duplicate-key check does: a new
+    ``hornik1991approximation`` repeats ``Hornik1991approximation``."""
+    folded = key.casefold()
+    return next((k for k in taken if k.casefold() == folded), None)
+
+
+def make_key(record: WorkRecord, taken: Iterable[str] = frozenset()) -> str:
+    """A Google Scholar style key (``surname2017word``) that no key of ``taken`` repeats,
+    compared ignoring case (see :func:`clashing_key`): ``base``, ``basea``, ``baseb``..."""
 
     def ascii_word(text: str) -> str:
         plain = unicodedata.normalize("NFKD", text)
@@ -84,8 +94,9 @@ def make_key(record: WorkRecord, taken: set[str] | frozenset[str] = frozenset())
     words = [ascii_word(w) for w in re.split(r"[\s\-\u2010-\u2015/]+", record.title)]
     word = next((w for w in words if w and w not in STOP_WORDS), "")
     base = _KEY_SAFE.sub("", f"{surname or 'anon'}{record.year or ''}{word}") or "entry"
+    folded = {k.casefold() for k in taken}
     key, n = base, 0
-    while key in taken:
+    while key.casefold() in folded:
         n += 1
         key = f"{base}{chr(ord('a') + n - 1)}" if n <= 26 else f"{base}{n}"
     return key

@@ -109,8 +109,11 @@ def _insert_action(
         return f"{bib.name} cannot be read"
     if session.index_of(bib) is None:
         return f"{bib.name} is not loaded"
-    from citewarden.addref.insert import InsertError, plan_insertion
+    from citewarden.addref.insert import InsertError, clashing_key, plan_insertion
 
+    there = clashing_key(key, _taken_keys(session, bib))
+    if there is not None:  # a cited key differing in case only (biber, pandoc)
+        return f"{bib.name} already has an entry {there} (keys are compared ignoring case)"
     try:
         change = plan_insertion(bib, text, record, key)
     except InsertError as exc:
@@ -249,7 +252,7 @@ class AddReference(Feature):
         bib = await session.run(self._target, args)
         if isinstance(bib, str):
             return {"applied": False, "reason": bib}
-        from citewarden.addref.insert import make_key
+        from citewarden.addref.insert import clashing_key, make_key
         from citewarden.addref.lookup import describe, identifier_lookup
         from citewarden.verify.records import Outcome
 
@@ -264,8 +267,11 @@ class AddReference(Feature):
         taken = await session.run(_taken_keys, session, bib)
         if not isinstance(key, str) or not key.strip():
             key = make_key(record, taken)
-        elif key in taken:
-            return {"applied": False, "reason": f"{bib.name} already has an entry {key}"}
+        elif (there := clashing_key(key, taken)) is not None:
+            reason = f"{bib.name} already has an entry {there}"
+            if there != key:
+                reason += f", which {key} repeats (keys are compared ignoring case)"
+            return {"applied": False, "reason": reason}
         title = f"Add entry: {describe(record)}"
         made = await session.run(_insert_action, session, bib, record, key, title)
         if isinstance(made, str) or made.edit is None:
