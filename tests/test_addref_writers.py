@@ -235,3 +235,27 @@ def test_a_new_key_differing_from_a_taken_one_in_case_only_gets_a_suffix() -> No
     assert make_key(hornik, taken) == "hornik1991approximationb"
     assert clashing_key("hornik1991Approximation", taken) == "HORNIK1991APPROXIMATION"
     assert clashing_key("hornik1991", taken) is None
+
+
+def test_a_pubmed_record_is_written_with_its_whole_page_range() -> None:
+    """A real efetch record: ``<MedlinePgn>217-64</MedlinePgn>`` beside ``<StartPage>217``
+    and ``<EndPage>264``; the entry added from it said ``pages = {217--64}``."""
+    from xml.etree import ElementTree
+
+    from citewarden.verify.sources.pubmed import work_from_pubmed_article
+
+    root = ElementTree.parse(DATA / "api" / "pubmed" / "efetch_11618220.xml").getroot()
+    record = work_from_pubmed_article(root.find("PubmedArticle"))
+    assert record is not None and record.pages == "217-264"
+    assert "  pages = {217--264}," in bibtex_entry(record, "mcmahon1987eroticism")
+    assert csl_item(record, "mcmahon1987eroticism")["page"] == "217-264"
+    # MedlinePgn alone (no StartPage/EndPage) is expanded the same way; article numbers and
+    # lettered ranges stay as written
+    from citewarden.verify.normalize import page_range
+
+    assert [page_range(p) for p in ("217-64", "e1004", "S12-S15", "1099-108")] == [
+        "217-264",
+        "e1004",
+        "S12-S15",
+        "1099-1108",
+    ]

@@ -590,9 +590,9 @@ def test_a_pubmed_records_abbreviated_page_range_is_the_entrys_whole_one() -> No
 
     root = ElementTree.parse(DATA / "api" / "pubmed" / "efetch_11618220.xml").getroot()
     record = work_from_pubmed_article(root.find("PubmedArticle"))
-    assert record is not None and record.pages == "217-64"
-    assert compare_pages("217-264", record.pages).agreement is Agreement.EQUAL
-    wrong = compare_pages("217-265", record.pages)
+    assert record is not None and record.pages == "217-264"  # StartPage-EndPage
+    assert compare_pages("217-264", "217-64").agreement is Agreement.EQUAL
+    wrong = compare_pages("217-265", "217-64")
     assert wrong.agreement is Agreement.DIFFERENT
     entry = normalize_entry(
         make_entry("k", "article", {"title": record.title, "pages": "217--265"})

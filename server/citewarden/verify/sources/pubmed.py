@@ -8,6 +8,7 @@ from xml.etree.ElementTree import Element
 from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.authors import split_suffix
 from citewarden.verify.http import Failure, HttpClient, Reply
+from citewarden.verify.normalize import page_range
 from citewarden.verify.records import (
     Lookup,
     Outcome,
@@ -53,6 +54,19 @@ def _abstract(article: Element) -> str | None:
         if text:
             parts.append(f"{label.capitalize()}: {text}" if label else text)
     return clean_abstract(" ".join(parts))
+
+
+def _pages(pagination: Element | None) -> str | None:
+    """The article's pages written whole: ``<StartPage>``-``<EndPage>`` when the record
+    has them, else ``<MedlinePgn>`` with MEDLINE's abbreviated last page expanded
+    (``217-64`` -> ``217-264``).  An article number (``e1004``) or a range such as
+    ``S12-S15`` is kept as written."""
+    if pagination is None:
+        return None
+    start, end = _text(pagination.find("StartPage")), _text(pagination.find("EndPage"))
+    if start and end:
+        return start if start == end else f"{start}-{end}"
+    return page_range(_text(pagination.find("MedlinePgn"))) or start or None
 
 
 def _indexes(cit: Element) -> tuple[str, ...]:
@@ -104,7 +118,7 @@ def work_from_pubmed_article(art: Element, source: str = "pubmed") -> WorkRecord
     issn = tuple(_text(i) for i in journal.findall("ISSN")) if journal is not None else ()
     short = _text(journal.find("ISOAbbreviation")) if journal is not None else ""
     medline_ta = _text(cit.find("MedlineJournalInfo/MedlineTA"))
-    pages = _text(article.find("Pagination/MedlinePgn")) or None
+    pages = _pages(article.find("Pagination"))
     comments = cit.findall("CommentsCorrectionsList/CommentsCorrections")
     updates = tuple(
         Update(
@@ -218,7 +232,7 @@ def work_from_docsum(doc: Element, source: str = "pubmed") -> WorkRecord | None:
         issn=tuple(x for x in (item("ISSN"), item("ESSN")) if x),
         volume=item("Volume") or None,
         issue=item("Issue") or None,
-        pages=item("Pages") or None,
+        pages=page_range(item("Pages")),  # MEDLINE's "188-91": 188-191
         work_type="journal-article",
         url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid else None,
         record_id=pmid,
