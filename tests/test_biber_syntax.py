@@ -13,6 +13,8 @@ import pytest
 
 from checking import check
 from citewarden.model import Code
+from citewarden.parsing.biber_syntax import stray_at_signs
+from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.project import Workspace
 from citewarden.settings import Settings
 
@@ -32,6 +34,19 @@ CASES: dict[str, str | None] = {
     "@index{information}\n": "information",
     "@misc{c, note={see /\\char125x/}, title={C}}\n": "\\char125",
     "@misc{d'A, title={B}}\n@misc{x~y, title={C}}\n": None,
+    # an "@" outside the entries starts one for biber (BibTeX skips to the next entry)
+    "Maintained by jane.doe@example.org\n@misc{b, title={B}}\n": "@",
+    "@comment This file by refs@lab.example.org\n@misc{b, title={B}}\n": "@",
+    "foo @ bar\n@misc{b, title={B}}\n": "@",
+    "call @2000 x\n": "@",
+    "see 50% jane@example.org\n": "@",
+    "% @misc{c,\n  note = {jane@example.org},\n}\n": "@",
+    "@\n": "@",
+    # ... unless a % comment hides it, an entry's "@" follows, or it ends the file
+    "% contact jane.doe@example.org\n  % x@y.org\n@misc{b, title={B}}\nx % z@w.org": None,
+    "@@misc{c, title={C}}\nfoo @\n@misc{d, title={D}}\n": None,
+    "@comment{x@y.org}\n@comment(a (b) c@d.org)\n@string{me={e@f.org}}\n": None,
+    '@misc(c, title={C (x)}, note={e@f.org})\n@preamble{"x@y"}\nthe end @': None,
 }
 _ENTRY = re.compile(r"\\entry\{([^}]*)\}")
 
@@ -75,3 +90,23 @@ def test_a_bibtex_project_reads_such_files_without_a_finding(tmp_path: Path) -> 
     (tmp_path / "main.tex").write_text(MAIN % "bibtex", encoding="utf-8")
     (tmp_path / "refs.bib").write_text(GOOD + "".join(CASES), encoding="utf-8")
     assert _syntax_findings(tmp_path) == []
+
+
+def test_a_stray_at_is_reported_on_it_with_what_biber_reads_there() -> None:
+    text = (
+        "Bibliography maintained by jane.doe@example.org\n\n"
+        "@article{a, title={A}, year=2000}\n"
+        "@comment This file by refs@lab.example.org\n"
+    )
+    entries = parse_bibtex(Path("refs.bib"), text).entries
+    assert [(span.start, why) for span, why in stray_at_signs(text, entries)] == [
+        (
+            text.index("@example"),
+            "'@' outside an entry: biber reads '@example.org' as the start of an entry, "
+            "with no '{' or '(' after it",
+        ),
+        (
+            text.index("@comment"),
+            "@comment without '{' or '(' (BibTeX skips its line, biber does not)",
+        ),
+    ]

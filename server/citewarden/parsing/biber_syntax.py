@@ -8,7 +8,13 @@ every entry.  Found by running biber 2 on each case:
   apostrophe followed by two characters or more (``d'Aspremont-1998``);
 * an entry without a comma after its key (``@index{information}``, as bib2gls writes them);
 * ``\\char125`` or ``\\char123``, which biber turns into a brace before it parses, so the
-  braces of the entry no longer match.
+  braces of the entry no longer match;
+* an ``@`` outside the entries that does not start one: btparse reads every ``@`` at top
+  level as the start of an entry, so ``jane.doe@example.org`` on a line between entries,
+  ``foo @ bar`` or ``@comment`` without braces (BibTeX skips them all) is an entry type
+  with no ``{`` or ``(`` after it.  Not so: an ``@`` in a ``%`` comment (a ``%`` at the
+  start of a line or after white space; ``50%`` is not one), one followed by an entry's
+  ``@`` with only white space between (``@@article{``), or the file's last character.
 """
 
 from __future__ import annotations
@@ -21,6 +27,16 @@ from citewarden.model import Entry, Span, quoted
 _KEY_REJECTED = re.compile(r"""["#()=\\]|'[^,\s]{2}""")
 _CHAR_BRACE = re.compile(r"\\char\s*12[35](?!\d)")
 _AFTER_KEY = re.compile(r"\s*([})])")
+
+#: btparse at top level: an ``@``, or a ``%`` comment where a token starts (``50%`` is junk)
+_TOP = re.compile(r"@|(?<![^ \t\r\n])%[^\n]*")
+#: btparse inside an entry: a name (entry type) ...
+_NAME = re.compile(r"[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|]+")
+#: ... and what it skips before a token: white space, ``%`` comments, characters that start
+#: no token (a second ``@`` among them)
+_SKIPPED = re.compile(r"""(?:\s+|%[^\n]*|[^\sA-Za-z0-9!$&*+\-./:;<>?\[\]^_`|{}()=#,"%])*""")
+_GROUP = re.compile(r'[{}()"]')
+_WORD = re.compile(r'[^\s{}()"#%=,@]+')
 
 
 def biber_rejections(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
@@ -39,8 +55,100 @@ def biber_rejections(text: str, entries: Sequence[Entry]) -> list[tuple[Span, st
     if "\\char" in text:
         for m in _CHAR_BRACE.finditer(text):
             found.append((Span(m.start(), m.end()), "biber reads \\char125 / \\char123 as a brace"))
+    found += stray_at_signs(text, entries)
     found.sort(key=lambda item: item[0].start)
     return found
 
 
-__all__ = ["biber_rejections"]
+def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
+    """Each ``@`` outside the ``entries`` that btparse, biber's reader, takes for the start
+    of an entry and then rejects (the first of its line), with why.
+
+    btparse skips anything at top level up to an ``@`` (or a ``%`` comment), then wants an
+    entry type and ``{`` or ``(``.  Its blocks are skipped by the entries' spans, or else
+    (``@string``, ``@comment``, ``@preamble``) by their braces.
+    """
+    if "@" not in text:
+        return []
+    ends = {entry.span.start: entry.span.end for entry in entries}
+    found: list[tuple[Span, str]] = []
+    n = len(text)
+    pos = 0
+    while pos < n:
+        if text[pos] == "%":  # right after an entry, where a token starts
+            pos = text.find("\n", pos)
+            if pos == -1:
+                break
+        m = _TOP.search(text, pos)
+        if m is None:
+            break
+        at = m.start()
+        if text[at] == "%":
+            pos = m.end()
+            continue
+        end = ends.get(at)
+        if end is not None:
+            pos = end
+            continue
+        opener, why = _entry_start(text, at)
+        if why is None:
+            end = _group_end(text, opener)
+            if end is None:  # btparse reads the rest as this block
+                break
+            pos = end
+            continue
+        found.append((Span(at, at + 1), why))
+        line_end = text.find("\n", at)
+        pos = n if line_end == -1 else line_end
+    return found
+
+
+def _entry_start(text: str, at: int) -> tuple[int, str | None]:
+    """Where the block starting with the ``@`` at ``at`` opens, or why btparse rejects it."""
+    if at == len(text) - 1:  # btparse stops at the end of the file before it reads on
+        return at, None
+    pos = _SKIPPED.match(text, at + 1).end()  # type: ignore[union-attr]
+    name = _NAME.match(text, pos)
+    if name is None or name.group().isdigit():  # digits alone are a number, not a name
+        return at, "'@' outside an entry: biber reads an entry type after it, and finds none"
+    pos = _SKIPPED.match(text, name.end()).end()  # type: ignore[union-attr]
+    if pos < len(text) and text[pos] in "{(":
+        return pos, None
+    if name.group().lower() == "comment":
+        return at, "@comment without '{' or '(' (BibTeX skips its line, biber does not)"
+    word = _WORD.match(text, name.start()).group()  # type: ignore[union-attr]
+    return at, (
+        f"'@' outside an entry: biber reads {quoted('@' + word)} as the start of an entry, "
+        "with no '{' or '(' after it"
+    )
+
+
+def _group_end(text: str, opener: int) -> int | None:
+    """Just after the ``}`` or ``)`` that closes the block opened at ``opener``."""
+    braces = parens = 0
+    in_quotes = False
+    by_paren = text[opener] == "("
+    for m in _GROUP.finditer(text, opener + 1):
+        c = m.group()
+        if c == "{":
+            braces += 1
+        elif c == "}":
+            if braces == 0 and not by_paren:
+                return m.end()
+            braces = max(braces - 1, 0)
+        elif braces or not by_paren:
+            continue
+        elif c == '"':
+            in_quotes = not in_quotes
+        elif in_quotes:
+            continue
+        elif c == "(":  # @comment(...) nests them
+            parens += 1
+        elif parens:
+            parens -= 1
+        else:
+            return m.end()
+    return None
+
+
+__all__ = ["biber_rejections", "stray_at_signs"]
