@@ -4,6 +4,7 @@ and the queries the language server uses."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -1421,3 +1422,18 @@ def test_a_bib_file_is_read_once_with_the_macros_of_the_files_named_before_it(
     (entry,) = ws.bibliography(tmp_path / "refs.bib").entries  # type: ignore[union-attr]
     assert entry.get("journal") == ("jmlr" if undefined else "J. Mach. Learn. Res.")
     assert sorted(reads) == ["abbrev.bib", "refs.bib"]  # each read once
+
+
+def test_a_fork_reads_the_disk_under_its_own_settings(tmp_path: Path) -> None:
+    """The editor checks a fork of its workspace; the fork read files under the settings
+    of the workspace it was first copied from, so ``max_file_mb`` never applied there."""
+    big = tmp_path / "refs.bib"
+    big.write_text("@misc{k, title={" + "x" * 20_000 + "}}\n", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    twin = ws.fork()
+    twin.set_settings(replace(twin.settings, max_file_mb=0.01))
+    assert twin.read_error(big) is not None  # 20 KB over 10 KB
+    assert ws.read_error(big) is None
+    # a limit raised again reads what the lower one refused
+    twin.set_settings(replace(twin.settings, max_file_mb=1))
+    assert twin.read_error(big) is None

@@ -119,7 +119,10 @@ class Workspace(ProjectQueries):
         root: Path | None = None,
     ) -> None:
         self.settings = settings or Settings()
-        self._reader = reader or self._read_disk
+        #: a reader given by the caller; None: the disk, under this workspace's settings
+        #: (a bound method would keep reading under the settings of the workspace a fork
+        #: was copied from)
+        self._reader = reader
         self._folders: list[Path] = []
         if root is not None:
             self._folders.append(normalize_path(root))
@@ -222,6 +225,9 @@ class Workspace(ProjectQueries):
         if settings.citation_commands != self.settings.citation_commands:
             for path in [p for p in self._states if is_latex(p)]:
                 del self._states[path]
+        if settings.max_file_bytes != self.settings.max_file_bytes and self._reader is None:
+            self._disk.clear()  # what was read, or refused, under the old limit
+            self._states.clear()
         self.settings = settings
         self._projects = None
 
@@ -298,7 +304,8 @@ class Workspace(ProjectQueries):
         cached = self._disk.get(path)
         if cached is None:
             try:
-                text, problems = self._reader(path)
+                reader = self._reader or self._read_disk
+                text, problems = reader(path)
                 cached = (text, tuple(problems))
             except OSError as exc:
                 cached = exc
