@@ -301,6 +301,92 @@ See @⟦d|wolf_2019⟧ and @ok.
 """,
         [("refs.bib", Code.ORPHAN, "o")],
     ),
+    "an ids alias is no key for BibTeX": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{⟦d|old-name⟧}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@article{⟦o|new-name⟧, ids={old-name}, title={Renamed}}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "o")],
+    ),
+    "entries inside an @comment group define nothing for biber": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\cite{⟦d|x⟧} \cite{ok}
+\end{document}
+--- refs.bib
+@misc{ok, title={O}}
+@comment{
+  Old entries, kept for reference:
+  @article{x, title={X}}
+  @article{oldy, title={Y}}
+}
+@comment(
+@article{p, title={P}}
+)
+""",
+        [("main.tex", Code.DANGLING, "d")],
+    ),
+    "entries inside an @comment group define nothing for pandoc": (
+        r"""
+--- doc.md
+---
+bibliography: refs.bib
+---
+See @⟦d|x⟧ and @ok.
+--- refs.bib
+@misc{ok, title={O}}
+@comment{
+  @article{x, title={X}}
+  @article{oldy, title={Y}}
+}
+@comment(
+@article{⟦o|p⟧, title={P}}
+)
+""",
+        [("doc.md", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "o")],
+    ),
+    "entries inside an @comment group are entries for BibTeX": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{x} \cite{ok}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@misc{ok, title={O}}
+@comment{
+  @article{x, title={X}}
+  @article{⟦o|oldy⟧, title={Y}}
+}
+""",
+        [("refs.bib", Code.ORPHAN, "o")],
+    ),
+    "an entry without a comma after its key keeps its key": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{smith2020} \cite{a}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@article{smith2020
+  ⟦s|t⟧itle = {A}, year = 2000}
+@misc{a ⟦t|b⟧, title={x}}
+""",
+        [("refs.bib", Code.BIB_SYNTAX, "s"), ("refs.bib", Code.BIB_SYNTAX, "t")],
+    ),
     "nocite{*} in a refsection with its own resource covers that resource only": (
         r"""
 --- main.tex

@@ -16,7 +16,12 @@ from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, P
 from bibtexparser.model import Entry as BpEntry
 
 from citewarden.model import BibFormat, Code, Entry, Field, ParsedBibliography, Span
-from citewarden.parsing.bibtex import keys_on_comment_lines, parse_bibtex, reparse_bibtex
+from citewarden.parsing.bibtex import (
+    keys_in_comments,
+    keys_on_comment_lines,
+    parse_bibtex,
+    reparse_bibtex,
+)
 from citewarden.parsing.encoding import decode_bytes
 from citewarden.parsing.latex_decode import decode_latex
 from markers import parse_markers
@@ -855,3 +860,44 @@ def test_a_key_on_a_comment_line_and_on_an_ordinary_line_is_defined_for_biber() 
     bib = parse(t)
     assert [e.key for e in bib.entries] == ["k", "k", "gone"]
     assert keys_on_comment_lines(t, bib.entries) == {"gone"}
+
+
+def test_entries_inside_an_comment_group_are_comments_for_biber() -> None:
+    """biber and pandoc skip an @comment group to its matching brace (a brace on a %-line
+    counts); BibTeX reads the entries inside, and so does the parser."""
+    t = (
+        "@misc{a, note={@comment{ @misc{in, title={I}} }}}\n"
+        "@comment{\n @article{x, title={X}}\n@Article{y, title={Y}}\n}\n"
+        "@COMMENT(\n@misc{p, title={P}}\n)\n"
+        "@comment{\n% }\n@misc{after, title={A}}\n"
+        "@misc{x, title={again}}\n"
+    )
+    bib = parse(t)
+    assert [e.key for e in bib.entries] == ["a", "x", "y", "p", "after", "x"]
+    assert keys_in_comments(t, bib.entries) == {"y", "p"}
+    assert keys_in_comments(t, bib.entries, parens=False) == {"y"}
+
+
+def test_an_unclosed_comment_group_hides_no_entry() -> None:
+    t = "@comment{\n@misc{a, title={A}}\n"
+    bib = parse(t)
+    assert [e.key for e in bib.entries] == ["a"]
+    assert keys_in_comments(t, bib.entries) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("@article{smith2020\n  title = {A}, year = 2000}\n", "smith2020"),
+        ("@misc{a b, title={x}}\n", "a"),
+        ("@misc(a b, title={x})\n", "a"),
+        ("@misc{e\n", "e"),
+    ],
+)
+def test_an_entry_without_a_comma_after_its_key_keeps_its_key(text: str, key: str) -> None:
+    """BibTeX: "I was expecting a `,' or a `}'", yet the key is in the .bbl."""
+    bib = parse(text + "@misc{next, title={N}}\n")
+    assert [e.key for e in bib.entries] == [key, "next"]
+    assert [p.code for p in bib.problems] == [Code.BIB_SYNTAX]
+    assert bib.entries[0].fields == ()
+    assert bib.entries[0].span.start == 0

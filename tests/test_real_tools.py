@@ -1018,3 +1018,90 @@ def test_keys_match_as_the_backend_reading_the_bibliography_matches_them(
     run = run_latex(tmp_path, "main.tex", backend)
     assert run.dangling == ({"A"} if backend == "biber" else set())
     assert sorted(citewarden_answer([main]).dangling) == sorted(run.dangling)
+
+
+_ENTRY_BODY = "title={T}, author={A, B}, journal={J}, year=2000}\n"
+
+#: .bib files the three tools read differently: (text, keys cited, backends compared;
+#: biber and pandoc read no entry of a file with a syntax error, so such files are
+#: compared with BibTeX only)
+BIB_READING_CASES = {
+    # BibTeX knows no ids field; biber resolves the aliases
+    "ids-aliases": (
+        "@article{a, ids={b, c}, " + _ENTRY_BODY,
+        ("a", "b", "c"),
+        ("bibtex", "biber"),
+    ),
+    # biber and pandoc skip an @comment group whole; BibTeX reads the entries inside
+    "comment-group": (
+        "@article{a, " + _ENTRY_BODY + "\n@comment{\n  Old entries:\n"
+        "  @article{x, " + _ENTRY_BODY + "  @article{oldy, " + _ENTRY_BODY + "}\n"
+        "@article{z, " + _ENTRY_BODY,
+        ("a", "x", "oldy", "z"),
+        ("bibtex", "biber", "pandoc"),
+    ),
+    # biber skips an @comment(...) group too, pandoc does not
+    "comment-parens": (
+        "@article{a, " + _ENTRY_BODY + "@comment(\n@article{x, " + _ENTRY_BODY + ")\n",
+        ("a", "x"),
+        ("bibtex", "biber", "pandoc"),
+    ),
+    # a '}' on a %-line closes the group: biber and pandoc read x
+    "comment-group-closed-on-a-comment-line": (
+        "@comment{\n% }\n@article{x, " + _ENTRY_BODY + "}\n",
+        ("x",),
+        ("bibtex", "biber", "pandoc"),
+    ),
+    # BibTeX keeps the key of an entry without a comma after it
+    "no-comma-after-key": (
+        "@article{smith2020\n  " + _ENTRY_BODY + "@misc{a b, title={x}}\n@misc{e",
+        ("smith2020", "a", "e"),
+        ("bibtex",),
+    ),
+}
+
+BIB_READING_RUNS = [
+    (name, backend) for name, (_, _, backends) in BIB_READING_CASES.items() for backend in backends
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "backend"), BIB_READING_RUNS, ids=[f"{n}-{b}" for n, b in BIB_READING_RUNS]
+)
+def test_entries_are_defined_where_the_backend_reads_them(
+    tmp_path: Path, name: str, backend: str
+) -> None:
+    """``ids`` aliases, entries inside ``@comment`` groups and an entry whose key no comma
+    follows: the dangling citations are those the tool reports."""
+    _require_tools()
+    text, keys, _ = BIB_READING_CASES[name]
+    (tmp_path / "refs.bib").write_text(text, encoding="utf-8")
+    # \cite: biblatex leaves a \nocite of an alias undefined in the .aux (a LaTeX warning
+    # that biber's log does not give)
+    cites = "".join(f"\\cite{{{k}}}\n" for k in keys)
+    if backend == "pandoc":
+        doc = tmp_path / "main.md"
+        doc.write_text(
+            "---\nbibliography: refs.bib\n---\n\n" + "".join(f"Text [@{k}].\n\n" for k in keys),
+            encoding="utf-8",
+        )
+        expected = run_pandoc(doc)[0]
+    else:
+        preamble = (
+            "\\usepackage[backend=biber]{biblatex}\n\\addbibresource{refs.bib}\n"
+            if backend == "biber"
+            else ""
+        )
+        ending = (
+            "\\printbibliography\n"
+            if backend == "biber"
+            else "\\bibliographystyle{plain}\n\\bibliography{refs}\n"
+        )
+        doc = tmp_path / "main.tex"
+        doc.write_text(
+            f"\\documentclass{{article}}\n{preamble}\\begin{{document}}\n{cites}{ending}"
+            "\\end{document}\n",
+            encoding="utf-8",
+        )
+        expected = run_latex(tmp_path, "main.tex", backend).dangling
+    assert sorted(citewarden_answer([doc]).dangling) == sorted(expected)

@@ -113,7 +113,8 @@ def _keys_read(
     for bib, _, index in ws.project_bibliographies(project):
         if _reads(names, bib):
             exact.update(index.by_key)
-            exact.update(index.aliases)
+            if not project.casefold_keys:  # BibTeX knows no ids field
+                exact.update(index.aliases)
     return exact, {k.casefold() for k in exact}
 
 

@@ -76,7 +76,11 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
         found += ignored_bibliography_findings(ws, project)
         token = defined_token(ws, project)
         defined = memo.get(
-            ("defined", token, project.casefold_keys), defined_names, ws, project, memo
+            ("defined", token, project.casefold_keys, project.kind),
+            defined_names,
+            ws,
+            project,
+            memo,
         )
         delta = project_delta(ws, project)
         documents = list(ws.project_documents(project))

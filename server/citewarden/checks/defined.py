@@ -4,6 +4,7 @@ how a bibliography's keys changed in its last edit.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -11,11 +12,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
-from citewarden.parsing.bibtex import keys_on_comment_lines
+from citewarden.model import DocumentKind
+from citewarden.parsing.bibtex import keys_in_comments, on_comment_line
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
     from citewarden.project import Project, Workspace
+
+
+#: an ``@comment`` somewhere (its group may hold entries biber does not read)
+_COMMENT_WORD = re.compile(r"@\s*comment", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +41,9 @@ class KeyDelta:
     added: frozenset[str]
 
 
-def key_delta(index: BibIndex) -> KeyDelta | None:
-    """The :class:`KeyDelta` of ``index``'s last edit, if it was such an edit."""
+def key_delta(index: BibIndex, aliases: bool = True) -> KeyDelta | None:
+    """The :class:`KeyDelta` of ``index``'s last edit, if it was such an edit (``aliases``:
+    the ``ids`` aliases are names too, as for biber and pandoc)."""
     prev = index.previous
     if prev is None:
         return None
@@ -48,8 +55,8 @@ def key_delta(index: BibIndex) -> KeyDelta | None:
     rows = index.alias_rows, index.parent_rows
     if any(i in table for i in range(a, b) for table in rows):
         return None
-    aliases = {alias for names in index.alias_rows.values() for alias in names}
-    removed = frozenset(k for k in old.keys[a:b] if k not in index.by_key and k not in aliases)
+    names = {alias for rows in index.alias_rows.values() for alias in rows} if aliases else set()
+    removed = frozenset(k for k in old.keys[a:b] if k not in index.by_key and k not in names)
     return KeyDelta(old.keys_token, a, b, removed, frozenset(index.keys[a:b]))
 
 
@@ -60,7 +67,18 @@ def project_delta(ws: Workspace, project: Project) -> KeyDelta | None:
         return None
     if any(doc.bibitems for _, doc in ws.project_documents(project)):
         return None
-    return key_delta(bibs[0][2])
+    path, _, index = bibs[0]
+    delta = key_delta(index, aliases=not project.casefold_keys)
+    if delta is not None and not project.casefold_keys and delta.added:
+        # an added key biber and pandoc read as a comment defines nothing: compute again
+        text = ws.text(path) or ""
+        if (
+            ("omment" in text or "OMMENT" in text) and _COMMENT_WORD.search(text) is not None
+        ) or any(
+            on_comment_line(text, index.entries[i].span.start) for i in range(delta.a, delta.b)
+        ):
+            return None
+    return delta
 
 
 class Defined:
@@ -155,11 +173,14 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
     folded: list[Collection[str]] = []
     pool: list[Sequence[str]] = []
     folded_parts: list[Callable[[], Sequence[str]]] = []
+    parens = project.kind is not DocumentKind.MARKDOWN  # pandoc: @comment{...} only
     for bib_path, _, index in ws.project_bibliographies(project):
         commented = (
             frozenset()
             if project.casefold_keys
-            else memo.get(("commented", Ident(index)), commented_keys, ws, bib_path, index)
+            else memo.get(
+                ("commented", Ident(index), parens), commented_keys, ws, bib_path, index, parens
+            )
         )
         if commented:  # biber and pandoc read none of them
             names.append(index.by_key.keys() - commented)
@@ -170,7 +191,7 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
             folded.append(index.folded)
         pool.append(index.keys)
         folded_parts.append(index.folded_keys)
-        if index.alias_rows:
+        if index.alias_rows and not project.casefold_keys:  # BibTeX knows no ids field
             aliases = index.aliases
             names.append(frozenset(aliases))
             folded.append({a.casefold() for a in aliases})
@@ -186,10 +207,13 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
     return Defined(names, folded, pool, folded_parts)
 
 
-def commented_keys(ws: Workspace, path: Path, index: BibIndex) -> frozenset[str]:
-    """Keys of the entries whose ``@`` stands after a ``%`` on its line: a comment line for
-    biber and pandoc (BibTeX, which has no comment character, reads the entry)."""
-    return keys_on_comment_lines(ws.text(path) or "", index.entries)
+def commented_keys(
+    ws: Workspace, path: Path, index: BibIndex, parens: bool = True
+) -> frozenset[str]:
+    """Keys of the entries biber and pandoc read as comments (BibTeX reads them): their
+    ``@`` stands after a ``%`` on its line, or inside an ``@comment{...}`` group that spans
+    lines (``parens``: or an ``@comment(...)`` one, as biber reads them; pandoc does not)."""
+    return keys_in_comments(ws.text(path) or "", index.entries, parens)
 
 
 def _casefolded(keys: Sequence[str]) -> list[str]:

@@ -84,13 +84,13 @@ def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project
     return False
 
 
-def _aliased_cited(own: BibIndex, cited: set[str], folded: set[str]) -> frozenset[str]:
-    """Keys of the entries of ``own`` cited through one of their ``ids`` aliases."""
-    return frozenset(
-        entry.key
-        for alias, entry in own.aliases.items()
-        if alias in cited or (folded and alias.casefold() in folded)
-    )
+def _aliased_cited(own: BibIndex, cited: set[str]) -> frozenset[str]:
+    """Keys of the entries of ``own`` cited through one of their ``ids`` aliases (by a
+    biber or pandoc project: BibTeX, whose citations are the casefolded ones, knows no
+    ``ids`` field)."""
+    if not cited:
+        return frozenset()
+    return frozenset(entry.key for alias, entry in own.aliases.items() if alias in cited)
 
 
 def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
@@ -103,9 +103,10 @@ def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
             uncited = {k for k in own.by_key.keys() - cited if k.casefold() in uncited_folded}
     else:
         uncited = own.by_key.keys() - cited
-    for alias, entry in own.aliases.items():
-        if alias in cited or (folded and alias.casefold() in folded):
-            uncited.discard(entry.key)
+    if cited:  # ids aliases: biber and pandoc only
+        for alias, entry in own.aliases.items():
+            if alias in cited:
+                uncited.discard(entry.key)
     return uncited
 
 
@@ -124,7 +125,7 @@ def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str])
     todo = [k for k in parents if is_cited(k)]
     for index in indexes:
         for alias, entry in index.aliases.items():
-            if entry.key in parents and is_cited(alias):
+            if entry.key in parents and alias in cited:  # biber and pandoc only
                 todo.append(entry.key)
     reached: set[str] = set()
     while todo:
@@ -251,7 +252,12 @@ def _orphan_list(
     )
     positions = _orphan_positions(own, indexes, cited, cited_folded, memo)
     if positions and not any(project.casefold_keys for project in projects):
-        commented = memo.get(("commented", Ident(own)), commented_keys, ws, bib_path, own)
+        # pandoc reads only @comment{...} groups: an entry is no orphan only where no
+        # project reading the file reads it
+        parens = all(project.kind is not DocumentKind.MARKDOWN for project in projects)
+        commented = memo.get(
+            ("commented", Ident(own), parens), commented_keys, ws, bib_path, own, parens
+        )
         if commented:
             positions = [i for i in positions if own.entries[i].key not in commented]
     if not positions:
@@ -329,7 +335,7 @@ def _orphan_positions(
     if uncited and reached:
         uncited = {k for k in uncited if k not in reached and k.casefold() not in folded_reached}
     positions = sorted(i for k in uncited if k for i in own.by_key[k])
-    aliased = _aliased_cited(own, cited, folded)
+    aliased = _aliased_cited(own, cited)
     memo.current[key] = (cited, folded, positions, reached, folded_reached, aliased)
     return positions
 

@@ -213,12 +213,14 @@ def _scoped_citations(
 def _keys_read(
     ws: Workspace, project: Project, units: Units, scope: Scope
 ) -> tuple[set[str], set[str]]:
-    """Keys (exact, casefolded) the bibliographies of ``scope`` define, aliases included."""
+    """Keys (exact, casefolded) the bibliographies of ``scope`` define, aliases included
+    (biber and pandoc)."""
     exact: set[str] = set()
     for bib, _, index in ws.project_bibliographies(project):
         if units.reads(scope, bib):
             exact.update(index.by_key)
-            exact.update(index.aliases)
+            if not project.casefold_keys:  # BibTeX knows no ids field
+                exact.update(index.aliases)
     return exact, {k.casefold() for k in exact}
 
 

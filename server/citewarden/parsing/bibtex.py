@@ -58,7 +58,8 @@ concatenation and is left as written when it is the whole value.
 
 Errors are findings, and reading goes on: after a syntax error the scanner resynchronises at
 the next line that starts with ``@``.  The entry in which the error happened is kept with the
-fields read before it (its key stays defined, as in BibTeX).  A missing comma between two
+fields read before it (its key stays defined, as in BibTeX, also when the error
+follows the key right away).  A missing comma between two
 fields is reported and reading continues with the next field.  ``complete`` is False whenever
 some text was not understood.  Entries with an empty key are reported and left out.
 
@@ -75,6 +76,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -180,6 +182,77 @@ def keys_on_comment_lines(text: str, entries: Sequence[Entry]) -> frozenset[str]
         else:
             kept.add(entry.key)
     return frozenset(found - kept)
+
+
+#: an ``@comment`` opening a group, as biber (btparse) reads it
+_COMMENT_OPEN = re.compile(r"@\s*comment\s*([{(])", re.I)
+
+
+def keys_in_comments(text: str, entries: Sequence[Entry], parens: bool = True) -> frozenset[str]:
+    """Keys of the ``entries`` that biber reads as comments: their ``@`` follows a ``%`` on
+    its line (:func:`keys_on_comment_lines`), or stands inside the group of an
+    ``@comment{...}`` that spans lines.  biber and pandoc skip such a group whole, to its
+    matching brace (``%`` is no comment there); BibTeX reads nothing after ``@comment`` as
+    its argument, so it reads the entries inside (and so does :func:`parse_bibtex`).
+    ``parens``: an ``@comment(...)`` group is one too (biber; pandoc reads only braces).
+    A key also defined by an entry outside comments is not one of them."""
+    groups = _comment_groups(text, entries, parens)
+    if not groups and "%" not in text:
+        return frozenset()
+    found: set[str] = set()
+    kept: set[str] = set()
+    ends = [b for _, b in groups]
+    for entry in entries:
+        at = entry.span.start
+        g = bisect.bisect_right(ends, at)
+        if (g < len(groups) and groups[g][0] <= at) or on_comment_line(text, at):
+            found.add(entry.key)
+        else:
+            kept.add(entry.key)
+    return frozenset(found - kept)
+
+
+def _comment_groups(text: str, entries: Sequence[Entry], parens: bool) -> list[tuple[int, int]]:
+    """The ``[start, end)`` of the group of each ``@comment`` outside entries and comment
+    lines, in file order, that biber closes (an unclosed one is a syntax error for biber
+    and pandoc, which then read no entry of the file: none is listed)."""
+    if "omment" not in text and "OMMENT" not in text:
+        return []
+    starts = [e.span.start for e in entries]
+    groups: list[tuple[int, int]] = []
+    pos = 0
+    for m in _COMMENT_OPEN.finditer(text):
+        at = m.start()
+        if at < pos or (m.group(1) == "(" and not parens):
+            continue
+        i = bisect.bisect_right(starts, at) - 1
+        if (i >= 0 and entries[i].span.end > at) or on_comment_line(text, at):
+            continue
+        end = _group_end(text, m.end() - 1)
+        if end == -1:
+            break
+        groups.append((m.end(), end))
+        pos = end
+    return groups
+
+
+def _group_end(text: str, open_pos: int) -> int:
+    """The offset after the delimiter closing the group opened at ``open_pos`` (braces
+    nest, and parentheses in a parenthesised group), or -1."""
+    closer = "}" if text[open_pos] == "{" else ")"
+    depth = 0
+    for m in _GROUP_DELIM.finditer(text, open_pos + 1):
+        c = m.group()
+        if c == closer and depth == 0:
+            return m.end()
+        if c == "{" or (c == "(" and closer == ")"):
+            depth += 1
+        elif c == "}" or (c == ")" and closer == ")"):
+            depth = max(0, depth - 1)
+    return -1
+
+
+_GROUP_DELIM = re.compile(r"[{}()]")
 
 
 def parse_bibtex(

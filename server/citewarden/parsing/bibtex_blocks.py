@@ -149,14 +149,20 @@ class _BlockScanner(_FieldScanner):
                 max(ke, ks + 1),
                 f"missing entry key: '@{m.group(1)}{m.group(2)}' is followed by the field '{key}'",
             )
-        elif c == "":
-            raise _Abort(pos, pos, f"unexpected end of file after the key of entry '{key}'")
         else:
-            raise _Abort(
-                pos,
-                pos + 1,
-                f"expected ',' after the key of entry '{key}', found {_describe(text, pos)}",
-            )
+            if c == "":
+                abort = _Abort(pos, pos, f"unexpected end of file after the key of entry '{key}'")
+            else:
+                abort = _Abort(
+                    pos,
+                    pos + 1,
+                    f"expected ',' after the key of entry '{key}', found {_describe(text, pos)}",
+                )
+            if not key:
+                raise abort
+            # BibTeX has stored the key when it finds no ',' after it: the entry (without
+            # fields) is defined ("I was expecting a `,' or a `}'", yet it is in the .bbl)
+            return self._keep_key(m, etype, key, ks, ke, pos, self._fail(abort, at))
 
         if try_fast and c == "," and close == "}" and not empty_key:
             fast = self._fast_entry(at, etype, key, ks, ke, pos + 1)
@@ -210,6 +216,18 @@ class _BlockScanner(_FieldScanner):
                 tuple(positions),
             )
         return next_pos
+
+    def _keep_key(
+        self, m: re.Match[str], etype: str, key: str, ks: int, ke: int, pos: int, resync: int
+    ) -> int:
+        """Add the entry ``key`` whose fields could not be read (an error right after its
+        key), ending where reading resumes at ``resync``; return ``resync``."""
+        at = m.start()
+        stop = resync
+        while stop > at and self.text[stop - 1] in " \t\r\n":
+            stop -= 1
+        self._add_entry(etype, key, at, max(stop, pos), ks - at, ke - at, (), (), None, None, ())
+        return resync
 
     def _add_entry(
         self,
