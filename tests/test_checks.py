@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from checking import check
 from citewarden.findings.policy import Policy
@@ -888,6 +889,11 @@ def test_orphan_fixes_remove_entry_and_add_nocite(tmp_path: Path) -> None:
             "bibliography: refs.bib\nnocite: |\n  @other\ntitle: T\n",
             "bibliography: refs.bib\nnocite: |\n  @other\n  @spare\ntitle: T\n",
         ),
+        # front matter written as one flow mapping: a block line after it broke the YAML
+        (
+            "{title: C, bibliography: refs.bib}\n",
+            '{title: C, bibliography: refs.bib, nocite: "@spare"}\n',
+        ),
     ],
 )
 def test_orphan_fix_adds_to_pandoc_nocite(tmp_path: Path, front_matter: str, expected: str) -> None:
@@ -907,6 +913,26 @@ Text [@used].
     (orphan,) = [f for f in by_file["refs.bib"] if f.data["key"] == "spare"]
     fix = next(f for f in orphan.fixes if f.title == "Add to nocite")
     assert apply(marks["paper.md"].text, fix) == f"---\n{expected}---\nText [@used].\n"
+    assert "@spare" in str(yaml.safe_load(expected)["nocite"])
+
+
+def test_no_nocite_fix_inside_a_flow_mapping_that_has_one(tmp_path: Path) -> None:
+    _, by_file = run(
+        tmp_path,
+        """
+--- paper.md
+---
+{bibliography: refs.bib, nocite: "@other"}
+---
+Text [@used].
+--- refs.bib
+@misc{used, title={Used}}
+@misc{other, title={Other}}
+@misc{spare, title={Spare}}
+""",
+    )
+    (orphan,) = [f for f in by_file["refs.bib"] if f.data["key"] == "spare"]
+    assert [f.title for f in orphan.fixes] == ["Remove entry"]
 
 
 def test_duplicate_key_points_at_the_first_and_removes_the_second(tmp_path: Path) -> None:

@@ -333,6 +333,9 @@ class FrontMatter:
     #: the existing ``nocite:`` value: (span of the value text, block style '|' or '>')
     nocite_value: Span | None = None
     nocite_block: bool = False
+    #: the front matter is one flow mapping (``{title: T, bibliography: refs.bib}``):
+    #: ``close`` is then the offset of its closing brace, where ``, nocite: ...`` goes
+    flow: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,6 +366,12 @@ def _document_extras(kind: DocumentKind, text: str) -> DocumentExtras:
     closed = _FRONT_CLOSE.search(text, opened.end())
     if not closed:
         return DocumentExtras()
+    body = text[opened.end() : closed.start()].strip()
+    if body.startswith("{") and body.endswith("}"):
+        if "nocite" in body:
+            return DocumentExtras()  # an existing nocite inside the mapping: left alone
+        brace = text.rindex("}", opened.end(), closed.start())
+        return DocumentExtras(front_matter=FrontMatter(brace, flow=True))
     nocite = _NOCITE_LINE.search(text, opened.end(), closed.start())
     if nocite is None:
         return DocumentExtras(front_matter=FrontMatter(closed.start()))

@@ -355,7 +355,9 @@ def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[objec
             targets.append(("latex", project.root, extras.end_document))
         elif project.kind is DocumentKind.MARKDOWN and extras.front_matter is not None:
             fm = extras.front_matter
-            targets.append(("markdown", project.root, fm.close, fm.nocite_value, fm.nocite_block))
+            targets.append(
+                ("markdown", project.root, fm.close, fm.nocite_value, fm.nocite_block, fm.flow)
+            )
     return tuple(dict.fromkeys(targets))
 
 
@@ -409,8 +411,10 @@ def _orphan_finding(
 
 
 def _markdown_nocite_edit(ws: Workspace, target: tuple[object, ...], key: str) -> TextEdit | None:
-    _, root, close, value, block = target
+    _, root, close, value, block, flow = target
     assert isinstance(root, Path) and isinstance(close, int)
+    if value is None and flow:  # into the flow mapping, before its closing brace
+        return TextEdit(root, Span(close, close), f', nocite: "@{key}"')
     if value is None:
         return TextEdit(root, Span(close, close), f'nocite: "@{key}"\n')
     assert isinstance(value, Span)
