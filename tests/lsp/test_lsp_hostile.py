@@ -202,6 +202,13 @@ def test_invalid_params_and_requests_after_shutdown_get_errors(client: RawClient
     assert client.proc.wait(WAIT) == 0
 
 
+def test_exit_without_shutdown_ends_with_status_1(client: RawClient) -> None:
+    client.initialize()
+    assert "result" in client.hover("main.tex", 0, 7)
+    client.send({"method": "exit"})
+    assert client.proc.wait(WAIT) == 1
+
+
 def test_fifo_in_the_workspace_never_blocks_the_server(workspace: Path, client: RawClient) -> None:
     os.mkfifo(workspace / "f.bib")  # nobody writes: an open for reading would block
     client.initialize()

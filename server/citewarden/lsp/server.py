@@ -73,6 +73,9 @@ class CitewardenProtocol(LanguageServerProtocol):
 
     _server: CitewardenServer
     _closing = False
+    #: the process's exit status, set by ``exit``: 0 after ``shutdown``, else 1 (as the
+    #: protocol requires); 0 when the client just closes the stream
+    exit_code = 0
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         data = clean_object(data)
@@ -109,6 +112,8 @@ class CitewardenProtocol(LanguageServerProtocol):
                 error = JsonRpcInvalidParams(f"invalid params for {message.method}")
             self._send_response(message.id, error=error.to_response_error())
             return
+        if isinstance(message, types.ExitNotification):
+            self.exit_code = 0 if self._closing or self._shutdown else 1
         if isinstance(message, RPCRequest) and message.method != types.EXIT:
             if self._closing or self._shutdown:
                 error = JsonRpcInvalidRequest(f"{message.method}: the server is shutting down")
@@ -399,7 +404,9 @@ def main(argv: list[str]) -> int:
         server.start_tcp(host, port)
     else:
         server.start_stdio()
-    return 0
+    # pygls ends the loop on ``exit`` with the status the protocol asks for, and then
+    # swallows it: give it back
+    return cast(CitewardenProtocol, server.protocol).exit_code
 
 
 if __name__ == "__main__":
