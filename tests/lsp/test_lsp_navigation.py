@@ -210,6 +210,131 @@ async def test_rename_refuses_an_invalid_key(start: Start) -> None:
     )
 
 
+#: biblatex with biber: keys match exactly; other entries name a key in crossref, xdata,
+#: related and entryset, and ``ids`` gives an entry an alias.
+BIBLATEX_LINKS = r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{refs.bib}
+\begin{document}
+\cite{knuth1984,lamport,rel,oth,s} and \cite{knuth1984}.
+\printbibliography
+\end{document}
+--- refs.bib
+@xdata{pub, publisher = {Addison-Wesley}}
+@book{knuth1984, title = {The TeXbook}, xdata = {pub}}
+@inbook{lamport, title = {L}, crossref = {knuth1984}}
+@misc{rel, title = {R}, related = {other, knuth1984}, xdata = {knuth1984,pub}}
+@book{other, title = {O}, ids = {oth, o2}}
+@set{s, entryset = {knuth1984,other}}
+"""
+
+
+async def rename(h: Harness, name: str, needle: str, new_name: str) -> types.WorkspaceEdit:
+    at = h.editor.find(name, needle, within=1)
+    prepared = await h.client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(text_document=doc(h, name), position=h.editor.position(name, at))
+    )
+    assert isinstance(prepared, types.PrepareRenamePlaceholder)
+    edit = await h.client.text_document_rename_async(
+        types.RenameParams(
+            text_document=doc(h, name), position=h.editor.position(name, at), new_name=new_name
+        )
+    )
+    assert edit is not None
+    return edit
+
+
+async def refused(h: Harness, name: str, needle: str, new_name: str) -> str:
+    try:
+        await rename(h, name, needle, new_name)
+    except Exception as exc:  # an error answer, shown by the editor
+        return str(exc)
+    raise AssertionError(f"renaming to {new_name} must be refused")
+
+
+async def test_rename_follows_the_fields_naming_the_key(start: Start) -> None:
+    h = await start(files=BIBLATEX_LINKS)
+    h.editor.open("main.tex")
+    h.editor.apply(await rename(h, "main.tex", "{knuth1984", "knuth84"))
+    bib = h.editor.text("refs.bib")
+    assert "knuth1984" not in bib
+    assert "@book{knuth84, title = {The TeXbook}, xdata = {pub}}" in bib
+    assert "crossref = {knuth84}" in bib
+    assert "related = {other, knuth84}, xdata = {knuth84,pub}" in bib
+    assert "entryset = {knuth84,other}" in bib
+    assert "\\cite{knuth84,lamport,rel,oth,s} and \\cite{knuth84}." in h.editor.text("main.tex")
+    # an ids alias is renamed in the ids field, and its citations with it
+    h.editor.apply(await rename(h, "main.tex", ",oth", "oth2"))
+    assert "ids = {oth2, o2}" in h.editor.text("refs.bib")
+    assert "\\cite{knuth84,lamport,rel,oth2,s}" in h.editor.text("main.tex")
+    await wait_for(
+        lambda: (
+            not {"dangling-citation", "missing-crossref"} & set(h.codes("main.tex"))
+            and not {"missing-crossref", "duplicate-key"} & set(h.codes("refs.bib"))
+        )
+    )
+
+
+async def test_rename_refuses_a_name_already_taken(start: Start) -> None:
+    h = await start(files=BIBLATEX_LINKS)
+    h.editor.open("main.tex")
+    before = h.editor.text("refs.bib")
+    # another entry's key (compared ignoring case, as duplicate keys are) or alias
+    assert "already the key of an entry in refs.bib" in await refused(
+        h, "main.tex", "{knuth1984", "other"
+    )
+    assert "already the key" in await refused(h, "main.tex", "{knuth1984", "Lamport")
+    assert "already an alias" in await refused(h, "main.tex", "{knuth1984", "O2")
+    h.editor.open("refs.bib")
+    assert "already the key" in await refused(h, "refs.bib", "{lamport", "rel")
+    assert h.editor.text("refs.bib") == before
+    # a change of case only is no collision
+    edit = await rename(h, "refs.bib", "{lamport", "Lamport")
+    assert edit.changes and set(edit.changes) == {h.uri("refs.bib"), h.uri("main.tex")}
+
+
+#: plain BibTeX reads main.tex's bibliography (keys match ignoring case); pandoc reads the
+#: same file for paper.md (exactly).
+BIBTEX_CASE = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{KNUTH1984} and \cite{Knuth1984}.
+\bibliographystyle{plain}
+\bibliography{refs}
+\end{document}
+--- paper.md
+---
+bibliography: refs.bib
+nocite: |
+  @knuth1984
+---
+Text and [@other; @KNUTH1984].
+--- refs.bib
+@book{knuth1984, title = {T}}
+@book{other, title = {O}}
+@inbook{part, title = {P}, crossref = {KNUTH1984}}
+"""
+
+
+async def test_rename_matches_keys_as_bibtex_does(start: Start) -> None:
+    h = await start(files=BIBTEX_CASE)
+    h.editor.open("refs.bib")
+    h.editor.apply(await rename(h, "refs.bib", "{knuth1984", "knuth84"))
+    assert "\\cite{knuth84} and \\cite{knuth84}." in h.editor.text("main.tex")
+    paper = h.editor.text("paper.md")
+    assert "  @knuth84\n" in paper
+    assert "@KNUTH1984]" in paper  # pandoc matches exactly: this one never matched
+    assert "crossref = {knuth84}" in h.editor.text("refs.bib")
+    await wait_for(lambda: "dangling-citation" not in h.codes("main.tex"))
+    # from a citation differing in case: the entry it names is renamed too
+    h.editor.apply(await rename(h, "main.tex", "{knuth84", "Knuth1984"))
+    assert "@book{Knuth1984," in h.editor.text("refs.bib")
+    assert "already the key" in await refused(h, "main.tex", "{Knuth1984", "OTHER")
+
+
 async def test_document_symbols_for_bib(start: Start) -> None:
     h = await start()
     result = await h.client.text_document_document_symbol_async(

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from citewarden.lsp.completion import (
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
-from citewarden.model import Citation, Entry, Span
+from citewarden.model import Citation, Entry, Field, Span, TextEdit
 from citewarden.parsing import is_latex, is_markdown
 from citewarden.safe_text import visible
 
@@ -147,6 +148,30 @@ def _references(
     return result
 
 
+#: Fields naming other entries by key (biblatex; BibTeX reads ``crossref``): a renamed key
+#: is renamed in them too.  ``ids`` holds the entry's own aliases (see :func:`_rename`).
+_KEY_FIELDS = ("crossref", "xref", "xdata", "related", "entryset")
+_LISTED_KEY = re.compile(r"[^,\s]+")
+
+
+class RenameRefused(Exception):
+    """A new name the project cannot take (it is already a key)."""
+
+
+def _same(a: str, b: str, fold: bool) -> bool:
+    return a == b or (fold and a.casefold() == b.casefold())
+
+
+def _listed_keys(fld: Field) -> Iterator[tuple[str, Span]]:
+    """The keys a field's value lists (``{k1, k2}``) with their spans; none when the value
+    is not written out (a macro)."""
+    span = fld.value_span
+    if fld.expanded is not None or span.end - span.start != len(fld.value):
+        return
+    for m in _LISTED_KEY.finditer(fld.value):
+        yield m.group(), Span(span.start + m.start(), span.start + m.end())
+
+
 def _prepare_rename(
     session: Session, path: Path, offset: int
 ) -> types.PrepareRenamePlaceholder | None:
@@ -163,18 +188,59 @@ def _prepare_rename(
 
 
 def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.WorkspaceEdit | None:
+    """Rename the key under the cursor so that the project stays as it was: the entry
+    (or the ``ids`` alias) defining it, every citation matching it as the project's backend
+    matches keys (ignoring case where BibTeX reads the bibliography), and the
+    crossref/xref/xdata/related/entryset fields naming it.  A new name that is already a
+    key or alias of another entry (compared ignoring case, as the duplicate-key check
+    does) is refused with :class:`RenameRefused`."""
     found = _key_at(session, path, offset)
     if found is None:
         return None
     key, _, entry = found
-    defs = [entry] if entry is not None else definitions(session, path, key)
-    defs = [e for e in defs if e.key == key]  # an alias is not the entry's key
-    from citewarden.model import TextEdit
+    ws = session.project
+    projects = ws.projects()
+    if entry is not None:
+        renamed = [entry]
+        around = [p for p in projects if entry.path in p.bibliographies]
+    else:
+        around = ws.projects_of(path)
+        fold = any(p.casefold_keys for p in around)
+        renamed = [
+            e
+            for e in definitions(session, path, key)
+            if _same(e.key, key, fold) or key in e.aliases
+        ]
+        places = {e.path for e in renamed}
+        around += [
+            p
+            for p in projects
+            if not any(p is q for q in around) and places.intersection(p.bibliographies)
+        ]
+    bibs: dict[Path, bool] = {e.path: False for e in renamed}  # path -> keys fold there
+    for p in around:
+        for b in p.bibliographies:
+            bibs[b] = bibs.get(b, False) or p.casefold_keys
+    if renamed:
+        _refuse_collision(session, bibs, renamed, key, new_name)
 
-    edits: list[TextEdit] = [TextEdit(e.path, e.key_span, new_name) for e in defs]
-    for doc_path, cit in session.project.citations_of(key):
-        if cit.key == key:
-            edits.append(TextEdit(doc_path, cit.span, new_name))
+    edits: list[TextEdit] = []
+    for target in renamed:
+        if key in target.aliases and target.key != key:  # an alias: renamed in the ids field
+            ids = target.field("ids")
+            if ids is not None:
+                edits += [
+                    TextEdit(target.path, sp, new_name) for k, sp in _listed_keys(ids) if k == key
+                ]
+        else:
+            edits.append(TextEdit(target.path, target.key_span, new_name))
+    for p in around:
+        for doc_path, doc in ws.project_documents(p):
+            for cit in doc.citations:
+                if _same(cit.key, key, p.casefold_keys):
+                    edits.append(TextEdit(doc_path, cit.span, new_name))
+    for b, fold in bibs.items():
+        edits += _field_edits(session, b, key, fold, new_name)
     seen: set[tuple[Path, int, int]] = set()
     unique = []
     for e in edits:
@@ -183,6 +249,58 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
             seen.add(ident)
             unique.append(e)
     return session.converter.workspace_edit(unique)
+
+
+def _field_edits(
+    session: Session, path: Path, key: str, fold: bool, new_name: str
+) -> list[TextEdit]:
+    """Edits renaming ``key`` where the fields of :data:`_KEY_FIELDS` in the bibliography
+    ``path`` name it (only the entries whose text holds the key are looked into)."""
+    text = session.project.text(path)
+    bib = session.project.bibliography(path)
+    if text is None or bib is None:
+        return []
+    found = re.compile(re.escape(key), re.IGNORECASE if fold else 0)
+    at = [m.start() for m in found.finditer(text)]
+    edits: list[TextEdit] = []
+    if not at:
+        return edits
+    for entry in bib.entries:
+        i = bisect_left(at, entry.span.start)
+        if i == len(at) or at[i] >= entry.span.end:
+            continue
+        for name in _KEY_FIELDS:
+            fld = entry.field(name)
+            if fld is not None:
+                edits += [
+                    TextEdit(path, sp, new_name)
+                    for k, sp in _listed_keys(fld)
+                    if _same(k, key, fold)
+                ]
+    return edits
+
+
+def _refuse_collision(
+    session: Session, bibs: dict[Path, bool], renamed: list[Entry], key: str, new_name: str
+) -> None:
+    """Raise :class:`RenameRefused` when ``new_name`` is a key or alias in ``bibs`` other
+    than the one renamed (``key`` of the ``renamed`` entries)."""
+    wanted = new_name.casefold()
+    as_key = {(e.path, e.key_span.start) for e in renamed if e.key == key or key not in e.aliases}
+    as_alias = {(e.path, e.key_span.start) for e in renamed} - as_key
+    for b in bibs:
+        index = session.project.bib_index(b)
+        if index is None:
+            continue
+        for i in index.folded.get(wanted, ()):
+            other = index.entries[i]
+            if (other.path, other.key_span.start) not in as_key:
+                raise RenameRefused(f"'{new_name}' is already the key of an entry in {b.name}")
+        for alias, other in index.aliases.items():
+            if alias.casefold() == wanted and not (
+                alias == key and (other.path, other.key_span.start) in as_alias
+            ):
+                raise RenameRefused(f"'{new_name}' is already an alias (ids) in {b.name}")
 
 
 def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol]:
@@ -333,10 +451,16 @@ def register(server: LanguageServer, session: Session) -> None:
         if not new_name or _BAD_KEY.search(new_name):
             raise JsonRpcInvalidParams(f"'{params.new_name}' is not a valid citation key")
         try:
+            # the edit spans the project: every open file's current text counts
+            await session.ready.wait()
+            for path in list(session.open):
+                await session.ensure_current(path)
             at = await _at(session, params.text_document.uri, params.position)
             if at is None:
                 return None
             return await session.run(_rename, session, *at, new_name)
+        except RenameRefused as exc:
+            raise JsonRpcInvalidParams(str(exc)) from None
         except Exception:
             log.exception("rename failed")
             return None
