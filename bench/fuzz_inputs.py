@@ -37,7 +37,7 @@ from citewarden.parsing.markdown import parse_markdown  # noqa: E402
 from citewarden.verify.compare import compare  # noqa: E402
 from citewarden.verify.field_check import field_issues  # noqa: E402
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry  # noqa: E402
-from citewarden.verify.records import Person, WorkRecord  # noqa: E402
+from citewarden.verify.records import DamagedRecord, Person, WorkRecord  # noqa: E402
 from citewarden.verify.static_checks import static_issues  # noqa: E402
 
 SUFFIXES = (".bib", ".tex", ".md", ".qmd", ".Rmd", ".yaml", ".yml", ".json")
@@ -88,18 +88,24 @@ def damage(text: str, rnd: random.Random) -> str:
     return text
 
 
-def _record(entry: NormalizedEntry) -> WorkRecord:
+def _record(entry: NormalizedEntry) -> WorkRecord | None:
+    """The entry as a source's record, to compare the next entry with; None when no
+    source's record could hold its values (a record over the bounds is a malformed
+    answer: :class:`~citewarden.verify.records.DamagedRecord`)."""
     people = tuple(Person(a.family, a.given) for a in entry.authors)
-    return WorkRecord(
-        "fuzz",
-        entry.title or "",
-        people,
-        entry.year,
-        venue=entry.venue,
-        volume=entry.volume,
-        pages=entry.pages,
-        doi=entry.doi,
-    )
+    try:
+        return WorkRecord(
+            "fuzz",
+            entry.title or "",
+            people,
+            entry.year,
+            venue=entry.venue,
+            volume=entry.volume,
+            pages=entry.pages,
+            doi=entry.doi,
+        )
+    except DamagedRecord:
+        return None
 
 
 def read(path: Path, text: str) -> None:
@@ -109,8 +115,9 @@ def read(path: Path, text: str) -> None:
         for raw in parse_bibtex(path, text).entries:
             entry = normalize_entry(raw)
             static_issues(entry, TODAY)
-            if before is not None:
-                field_issues(entry, compare(entry, _record(before)), anchored_by_id=bool(entry.doi))
+            record = _record(before) if before is not None else None
+            if record is not None:
+                field_issues(entry, compare(entry, record), anchored_by_id=bool(entry.doi))
             before = entry
         return
     if path.suffix in (".yaml", ".yml", ".json"):  # CSL bibliographies, pandoc metadata
