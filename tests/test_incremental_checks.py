@@ -19,6 +19,7 @@ from citewarden.checks.dangling import suggest_keys
 from citewarden.checks.duplicates import _normalised_titles, _title_ident
 from citewarden.model import Finding
 from citewarden.project import Workspace, normalize_path
+from citewarden.settings import Settings
 
 BIB = "".join(
     f"@article{{key{i},\n  title = {{A rather long title number {i}}},\n"
@@ -385,3 +386,147 @@ def test_what_earlier_files_pass_on_follows_edits_that_reorder_them(
     # reordered: none; then s dangling; then s dangling and f an orphan.  preamble-input:
     # none; then s dangling and f an orphan.  string-macros: none; then the macro undefined
     assert len(seen) == distinct
+
+
+#: documents whose links do not resolve, or are written with macros or patterns: the
+#: project graph holds those links (see :func:`citewarden.project_graph.moved_links`)
+LINK_TEXTS = {
+    "missing.tex": (
+        "\\documentclass{article}\n\\begin{document}\nSee \\cite{knuth1984} \\input{nochap}\n"
+        "\\bibliography{gone}\n\\end{document}\n"
+    ),
+    "biblatex.tex": (
+        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs}\n"
+        "\\addbibresource{https://example.org/remote.bib}\n"
+        "\\addbibresource[glob]{parts/*.bib}\n\\addbibresource[glob]{none/*.bib}\n"
+        "\\addbibresource{\\nowhere}\n"
+        "\\begin{document}\n\\cite{knuth1984,p1}\n\\printbibliography\n\\end{document}\n"
+    ),
+    "macro.tex": (
+        "\\documentclass{article}\n\\newcommand{\\bibfile}{refs}\n\\begin{document}\n"
+        "\\cite{knuth1984}\n\\bibliography{\\bibfile}\n\\bibliography{refs,\\nowhere}\n"
+        "\\end{document}\n"
+    ),
+    "units.tex": (
+        "\\documentclass{article}\n\\usepackage{bibunits}\n\\begin{document}\n"
+        "\\begin{bibunit}\n\\cite{knuth1984}\n\\putbib\n\\end{bibunit}\n"
+        "\\defaultbibliography{gonedefault}\n"
+        "\\begin{bibunit}\n\\cite{knuth1984}\n\\putbib\n\\end{bibunit}\n\\end{document}\n"
+    ),
+    "jobname.tex": (
+        "\\documentclass{article}\n\\usepackage{bibunits}\n\\begin{document}\n"
+        "\\begin{bibunit}\n\\cite{knuth1984}\n\\putbib\n\\end{bibunit}\n\\end{document}\n"
+    ),
+    "shared.tex": (
+        "\\documentclass{article}\n\\usepackage{biblatex}\n"
+        "\\addbibresource[glob]{../shared/*.bib}\n"
+        "\\begin{document}\n\\cite{s1}\n\\printbibliography\n\\end{document}\n"
+    ),
+    "paper.md": "---\ntitle: T\nbibliography: [refs.bib, gone.bib]\n---\n\nSee [@knuth1984].\n",
+    "refs.bib": "@book{knuth1984, title={T}}\n",
+    "parts/p.bib": "@book{p1, title={P}}\n",
+}
+
+#: edits before (and between) those links that change none of them
+LINK_STEPS = [
+    ("missing.tex", "\\begin{document}\n", "\\begin{document}\n% a new comment line\n"),
+    ("missing.tex", "\\bibliography{gone}", "XYZ\\bibliography{gone}"),
+    ("missing.tex", "See \\cite", "See also \\cite"),
+    ("biblatex.tex", "\\addbibresource{refs}", "    \\addbibresource{refs}"),
+    ("biblatex.tex", "\\usepackage{biblatex}\n", "% a comment\n\\usepackage{biblatex}\n"),
+    ("macro.tex", "\\newcommand", "% moved\n\\newcommand"),
+    ("macro.tex", "\\bibliography{refs,", "  \\bibliography{refs,"),
+    ("units.tex", "\\begin{document}\n", "\\begin{document}\n% first\n"),
+    ("units.tex", "\\defaultbibliography", "\n\\defaultbibliography"),
+    ("jobname.tex", "\\begin{bibunit}", "% a unit\n\\begin{bibunit}"),
+    ("biblatex.tex", "\\addbibresource{\\nowhere}", "\n\\addbibresource{\\nowhere}"),
+    ("shared.tex", "\\usepackage{biblatex}", "\\usepackage[style=numeric]{biblatex}"),
+    ("paper.md", "title: T\n", "title: A longer title\nauthor: A\n"),
+]
+
+
+def _written(folder: Path, texts: dict[str, str], settings: Settings | None = None) -> Workspace:
+    """A workspace of ``texts`` (names may hold folders) written to ``folder``, checked."""
+    for name, text in texts.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    ws = Workspace(settings, root=folder)
+    ws.add_folder(folder)
+    check(ws)
+    return ws
+
+
+def test_edits_before_links_move_their_findings_and_fixes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit before a link that changes no link keeps the project graph, and the
+    findings on the links it holds (a missing file, a resource named without .bib and its
+    fix, a remote resource, a pattern, a macro, a bibunits default, a resource outside
+    the folder) move with the text, as a check from scratch gives them."""
+    texts = dict(LINK_TEXTS)
+    _written(tmp_path / "shared", {"s.bib": "@book{s1, title={S}}\n"})  # outside the folder
+    ws = _written(tmp_path / "project", texts)
+    computed = 0
+    compute = Workspace._compute_projects
+
+    def counted(self: Workspace) -> list[project_module.Project]:
+        nonlocal computed
+        computed += self is ws
+        return compute(self)
+
+    monkeypatch.setattr(Workspace, "_compute_projects", counted)
+    for n, (name, old, new) in enumerate(LINK_STEPS):
+        assert old in texts[name], (n, old)
+        texts[name] = texts[name].replace(old, new, 1)
+        ws.set_text(normalize_path(tmp_path / "project" / name), texts[name])
+        incremental = _summary(check(ws))
+        fresh = _summary(check(_written(tmp_path / f"fresh{n}", texts)))
+        assert incremental == fresh, f"step {n}: {old!r} -> {new!r}"
+    assert computed == 0  # the graph was kept: the links were only moved
+    codes = {code for _, code, *_ in incremental}
+    assert {"missing-include", "missing-bibliography", "bibliography-unresolved"} <= codes
+
+
+def test_the_fix_of_a_resource_named_without_its_extension_follows_an_edit(
+    tmp_path: Path,
+) -> None:
+    """Four spaces typed before ``\\addbibresource{refs}``: the fix adds .bib after the
+    name where it now is (it wrote ``\\addbibresource{.bibrefs}``)."""
+    text = (
+        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs}\n"
+        "\\begin{document}\n\\cite{knuth1984}\n\\printbibliography\n\\end{document}\n"
+    )
+    project, ws = _checked_workspace(
+        tmp_path, {"main.tex": text, "refs.bib": LINK_TEXTS["refs.bib"]}
+    )
+    text = text.replace("\\addbibresource{refs}", "    \\addbibresource{refs}")
+    main = ws.set_text(normalize_path(project / "main.tex"), text)
+    (finding,) = [f for f in check(ws)[main] if f.code.value == "missing-bibliography"]
+    assert text[finding.location.span.start : finding.location.span.end] == "refs"
+    (edit,) = finding.fixes[0].edits
+    fixed = text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+    assert "\n    \\addbibresource{refs.bib}\n" in fixed
+
+
+def test_a_buffer_grown_over_the_size_limit_is_read_as_the_file_on_disk(
+    tmp_path: Path,
+) -> None:
+    """A .bib buffer over ``max_file_mb``: its links are broken (``file-unreadable``, no
+    dangling citations), as a check of the file on disk finds; back under the limit, its
+    entries count again."""
+    settings = Settings(max_file_mb=0.01)
+    big = "".join(f"@book{{k{i:04d}, title={{T {i}}}}}\n" for i in range(800))
+    small = "@book{k0001, title={T}}\n"
+    main = "\\documentclass{article}\n\\begin{document}\n\\cite{k0001,zz}\n"
+    main += "\\bibliography{refs}\n\\end{document}\n"
+
+    ws = _written(tmp_path / "edited", {"main.tex": main, "refs.bib": small}, settings)
+    refs = normalize_path(tmp_path / "edited" / "refs.bib")
+    for n, text in enumerate([big, small, big]):
+        ws.set_text(refs, text)
+        fresh = _written(tmp_path / f"fresh{n}", {"main.tex": main, "refs.bib": text}, settings)
+        assert _summary(check(ws)) == _summary(check(fresh)), n
+    codes = {(p.name, f.code.value) for p, fs in check(ws).items() for f in fs}
+    assert codes == {("main.tex", "file-unreadable"), ("refs.bib", "file-unreadable")}
+    messages = {f.message for fs in check(ws).values() for f in fs}
+    assert any("22 KB, larger than the 10 KB limit" in m for m in messages), messages

@@ -50,9 +50,13 @@ def _kind(mode: int) -> str:
 
 
 def megabytes(size: int) -> str:
-    """``52428800`` -> ``"50 MB"`` (decimal places only when needed)."""
-    mb = size / (1 << 20)
-    return f"{mb:.0f} MB" if mb >= 10 or mb == int(mb) else f"{mb:.1f} MB"
+    """``52428800`` -> ``"50 MB"`` (decimal places only when needed); below 0.1 MB in KB
+    (``10485`` -> ``"10 KB"``), below 1 KB in bytes."""
+    for unit, scale, least in (("MB", 1 << 20, 0.1), ("KB", 1 << 10, 1)):
+        n = round(size / scale, 1)  # max_file_mb = 0.1 allows 104857 bytes: "0.1 MB"
+        if n >= least:
+            return f"{n:.0f} {unit}" if n >= 10 or n == int(n) else f"{n:.1f} {unit}"
+    return "1 byte" if size == 1 else f"{size} bytes"
 
 
 def refuse_special(path: Path, mode: int) -> None:
@@ -64,10 +68,12 @@ def refuse_special(path: Path, mode: int) -> None:
 
 
 def too_large(path: Path, size: int, limit: int) -> FileTooLarge:
+    shown, cap = megabytes(size), megabytes(limit)
+    if shown == cap:  # rounded to the same: in bytes, which tell them apart
+        shown, cap = f"{size:,} bytes", f"{limit:,} bytes"
     return FileTooLarge(
         errno.EFBIG,
-        f"{megabytes(size)}, larger than the {megabytes(limit)} limit "
-        "(setting max_file_mb); it is not read",
+        f"{shown}, larger than the {cap} limit (setting max_file_mb); it is not read",
         str(path),
     )
 

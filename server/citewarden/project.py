@@ -4,6 +4,12 @@ A :class:`Workspace` knows a set of files (found under folders, named on the com
 or opened in an editor).  Each file is parsed once per version of its text; everything
 cross-file (which documents form a project, which bibliographies a project uses, which keys
 are cited and defined) is recomputed from those cached summaries on demand, which is cheap.
+The project graph is kept after an edit that changes none of a file's links, roots or
+definitions (:func:`_graph_facts`); the links it holds (missing, unresolved, written with
+macros or patterns) are then moved to where the edit put them, each known by its place
+among its document's links (:func:`~citewarden.project_graph.moved_links`).  A file that
+becomes unreadable (an editor buffer over ``max_file_mb``) is no longer a link's target:
+the graph is computed again.
 
 Projects:
 
@@ -66,6 +72,7 @@ from citewarden.parsing import (
 )
 from citewarden.parsing.dispatch import parse_file, reparse_file
 from citewarden.project_graph import Project as Project
+from citewarden.project_graph import moved_links
 from citewarden.project_graph import normalize_path as normalize_path
 from citewarden.project_queries import ProjectQueries
 from citewarden.settings import Settings
@@ -255,6 +262,9 @@ class Workspace(ProjectQueries):
                 self._edit_hints[p] = (base, *unchanged)
             self._overlay[p] = text
             self._dirty.add(p)
+            cap = self.settings.max_file_bytes
+            if len(text) > cap and (before is None or len(before) <= cap):
+                self._projects = None  # not read (:meth:`_read`): the links to it are broken
             # the disk version is read again when the buffer closes; until then it is
             # never looked at, and a large file's text should not be held twice
             self._disk.pop(p, None)
@@ -333,7 +343,10 @@ class Workspace(ProjectQueries):
         """The parsed summary of the current text of ``path`` (None: unreadable)."""
         read = self._read(path)
         if isinstance(read, OSError):
-            self._states.pop(path, None)  # e.g. a closed buffer of a file not on disk
+            # e.g. a closed buffer of a file not on disk, or a buffer grown too large: the
+            # links to a file read until now no longer lead to it
+            if self._states.pop(path, None) is not None:
+                self._projects = None
             return None
         text, problems = read
         state = self._states.get(path)
@@ -361,6 +374,13 @@ class Workspace(ProjectQueries):
         state = FileState(text, problems, parsed, context)
         if old is None or _graph_facts(old.parsed, old.text) != _graph_facts(parsed, text):
             self._projects = None
+        elif (
+            self._projects is not None
+            and isinstance(old.parsed, ParsedDocument)
+            and isinstance(parsed, ParsedDocument)
+        ):
+            # the same links: the graph is kept, with the links moved where they now are
+            self._projects = moved_links(self._projects, path, old.parsed, parsed)
         if (
             old is not None
             and old._bib_index is not None

@@ -729,6 +729,79 @@ def expand_macros(target: str, names: Mapping[str, set[str]], jobname: str) -> s
     return out
 
 
+class _Unpaired(Exception):
+    """A link of the projects has no place in the new parse (:func:`moved_links`)."""
+
+
+def moved_links(
+    projects: list[Project], path: Path, old: ParsedDocument, new: ParsedDocument
+) -> list[Project] | None:
+    """``projects`` with the links of the document ``path`` where they are in its new parse
+    ``new``: an edit that changes no link keeps the projects, but moves the links after it.
+
+    A link is known by its place among the document's links (a bibunits default's file,
+    which a bare ``\\putbib`` may read, by its place among the defaults' files), as in
+    ``old``, the parse the projects were computed from.  None: the links do not pair up
+    (compute the projects again)."""
+    held = [
+        any(m.path == path for m in (*project.missing, *project.unresolved))
+        or any(doc == path for doc, _, _ in (*project.expanded, *project.globbed))
+        for project in projects
+    ]
+    if not any(held):
+        return projects  # no link of the document is held (most edits)
+    if len(old.links) != len(new.links) or len(old.bibunit_defaults) != len(new.bibunit_defaults):
+        return None
+    pairs = [(a.span, b.span) for a, b in zip(old.links, new.links, strict=True)]
+    for (_, a_items, _), (_, b_items, _) in zip(
+        old.bibunit_defaults, new.bibunit_defaults, strict=True
+    ):
+        if len(a_items) != len(b_items):
+            return None
+        pairs += [
+            (Span(a, b), Span(c, d)) for (_, a, b), (_, c, d) in zip(a_items, b_items, strict=True)
+        ]
+    if all(a == b for a, b in pairs):
+        return projects
+    spans: dict[Span, Span] = {}
+    starts: dict[int, int] = {}
+    for a, b in pairs:
+        if spans.setdefault(a, b) != b or starts.setdefault(a.start, b.start) != b.start:
+            return None  # two links where one was: which is which is not known
+
+    def link(m: MissingLink) -> MissingLink:
+        if m.path != path:
+            return m
+        if (span := spans.get(m.link.span)) is None:
+            raise _Unpaired
+        return replace(m, link=replace(m.link, span=span))
+
+    def start(doc: Path, at: int) -> int:
+        if doc != path:
+            return at
+        if (moved := starts.get(at)) is None:
+            raise _Unpaired
+        return moved
+
+    found: list[Project] = []
+    try:
+        for project, moves in zip(projects, held, strict=True):
+            found.append(
+                replace(
+                    project,
+                    missing=tuple(map(link, project.missing)),
+                    unresolved=tuple(map(link, project.unresolved)),
+                    expanded=tuple((d, start(d, at), t) for d, at, t in project.expanded),
+                    globbed=tuple((d, start(d, at), f) for d, at, f in project.globbed),
+                )
+                if moves
+                else project
+            )
+    except _Unpaired:
+        return None
+    return found
+
+
 def _merge_into(project: Project, sub: Project) -> Project:
     docs = dict.fromkeys(project.documents)
     docs.update(dict.fromkeys(sub.documents))
