@@ -140,6 +140,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                 ws,
                 project,
                 partial(is_defined, defined, project),
+                memo,
             )
         found += _missing_crossrefs(ws, project, defined, token, memo)
         if project.kind is DocumentKind.LATEX:

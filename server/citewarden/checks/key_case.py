@@ -18,6 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from citewarden.checks import Ident, Memo
+from citewarden.checks.orphans import doc_folded, doc_keys
 from citewarden.model import (
     Citation,
     Code,
@@ -41,7 +43,7 @@ Place = tuple[int, ...]
 
 
 def case_clash_findings(
-    ws: Workspace, project: Project, defined: Callable[[str], bool]
+    ws: Workspace, project: Project, defined: Callable[[str], bool], memo: Memo
 ) -> list[Finding]:
     """``dangling-citation`` for each citation of a key the project defines (``defined``,
     whatever the case) in a spelling other than the one BibTeX keeps (see the module's
@@ -50,6 +52,15 @@ def case_clash_findings(
         return []
     documents = dict(ws.project_documents(project))
     if any(doc.refsections or doc.newcites for doc in documents.values()):
+        return []
+    # no key in two spellings (the usual case), told from the documents' key sets
+    exact = frozenset().union(
+        *(memo.get(("cited", Ident(doc)), doc_keys, doc) for doc in documents.values())
+    )
+    folded = frozenset().union(
+        *(memo.get(("cited-folded", Ident(doc)), doc_folded, doc) for doc in documents.values())
+    )
+    if len(exact) == len(folded):
         return []
     spellings: dict[str, set[str]] = {}
     for doc in documents.values():
