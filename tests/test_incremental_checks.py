@@ -530,3 +530,34 @@ def test_a_buffer_grown_over_the_size_limit_is_read_as_the_file_on_disk(
     assert codes == {("main.tex", "file-unreadable"), ("refs.bib", "file-unreadable")}
     messages = {f.message for fs in check(ws).values() for f in fs}
     assert any("22 KB, larger than the 10 KB limit" in m for m in messages), messages
+
+
+def test_an_edited_bibliographys_index_rows_are_those_of_a_fresh_index() -> None:
+    """The alias, parent and ``crossref`` rows spliced after an edit equal those a fresh
+    index builds, whatever the edit does to the ``crossref`` and ``xdata`` fields."""
+    from citewarden.file_state import build_bib_index, update_bib_index
+    from citewarden.parsing.bibtex import parse_bibtex
+
+    base = (
+        "@proceedings{p1, title={P1}}\n"
+        "@inproceedings{c1, crossref={p1}, title={C1}}\n"
+        "@inproceedings{c2, xdata={x1}, title={C2}}\n"
+        "@inproceedings{c3, crossref = { p1 }, ids={c3b}, title={C3}}\n"
+        "@xdata{x1, publisher={X}}\n"
+    )
+    edits = [
+        ("crossref={p1}, title={C1}", "xdata={p1}, title={C1}"),  # crossref becomes xdata
+        ("xdata={x1}", "crossref={x1}"),
+        ("@inproceedings{c1", "@inproceedings{c1new"),
+        ("@xdata{x1, publisher={X}}\n", ""),  # an entry removed after the others
+        ("@proceedings{p1, title={P1}}\n", ""),  # ... and before them (rows shift)
+        ("title={C2}}", "title={C2}}\n@misc{new, crossref={c2}, title={N}}"),
+    ]
+    path = Path("/p/refs.bib")
+    for before, after in edits:
+        text = base.replace(before, after, 1)
+        old = build_bib_index(parse_bibtex(path, base), base)
+        new = update_bib_index(old, parse_bibtex(path, text), base, text)
+        fresh = build_bib_index(parse_bibtex(path, text), text)
+        rows = (new.alias_rows, new.parent_rows, new.crossref_rows)
+        assert rows == (fresh.alias_rows, fresh.parent_rows, fresh.crossref_rows), before

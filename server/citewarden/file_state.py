@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from operator import is_
-from typing import Any
+from typing import Any, TypeVar
 
 from citewarden.model import (
     BibContext,
@@ -56,6 +56,8 @@ class BibIndex:
     #: position -> ``ids`` aliases, and position -> ``crossref``/``xdata`` targets
     alias_rows: dict[int, tuple[str, ...]]
     parent_rows: dict[int, tuple[str, ...]]
+    #: position -> the ``crossref`` value alone (BibTeX's order rule reads no ``xdata``)
+    crossref_rows: dict[int, str] = field(default_factory=dict)
     #: per-version tables of the checks, aligned with ``entries`` (spliced after an edit)
     rows: dict[str, list[Any]] = field(default_factory=dict)
     #: the same object as long as the keys and aliases stay the same (a cache key for
@@ -120,6 +122,10 @@ class BibIndex:
         return {self.keys[i]: refs for i, refs in self.parent_rows.items()}
 
 
+#: a row of :func:`_rows_of`'s tables
+_Row = TypeVar("_Row", tuple[str, ...], str)
+
+
 def _parent_row(crossref: str | None, xdata: str | None) -> tuple[str, ...]:
     """The keys an entry's ``crossref`` and ``xdata`` fields name."""
     refs = f"{crossref or ''},{xdata or ''}"
@@ -128,8 +134,8 @@ def _parent_row(crossref: str | None, xdata: str | None) -> tuple[str, ...]:
 
 def _rows_of(
     entries: Sequence[Entry], start: int
-) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]]]:
-    """Alias and parent rows of ``entries`` (numbered from ``start``).
+) -> tuple[dict[int, tuple[str, ...]], dict[int, tuple[str, ...]], dict[int, str]]:
+    """Alias, parent and ``crossref`` rows of ``entries`` (numbered from ``start``).
 
     Each entry is asked for its fields (a tuple look-up for the parser's entries); this is
     cheaper, in time and in peak memory, than first searching a lower-cased copy of a large
@@ -137,6 +143,7 @@ def _rows_of(
     """
     aliases: dict[int, tuple[str, ...]] = {}
     parents: dict[int, tuple[str, ...]] = {}
+    crossrefs: dict[int, str] = {}
     for i, entry in enumerate(entries, start):
         names = entry.aliases
         if names:
@@ -147,7 +154,9 @@ def _rows_of(
             refs = _parent_row(crossref, xdata)
             if refs:
                 parents[i] = refs
-    return aliases, parents
+            if crossref and crossref.strip():
+                crossrefs[i] = crossref.strip()
+    return aliases, parents, crossrefs
 
 
 def _positions(keys: list[str]) -> dict[str, list[int]]:
@@ -183,8 +192,8 @@ def build_bib_index(bib: ParsedBibliography, text: str | None = None) -> BibInde
     entries = tuple(bib.entries)
     keys = [e.key for e in entries]
     by_key, folded, repeated, folded_keys = _tables(keys)
-    aliases, parents = _rows_of(entries, 0)
-    index = BibIndex(entries, keys, by_key, folded, repeated, aliases, parents)
+    aliases, parents, crossrefs = _rows_of(entries, 0)
+    index = BibIndex(entries, keys, by_key, folded, repeated, aliases, parents, crossrefs)
     index.rows[_FOLDED_KEYS] = folded_keys
     return index
 
@@ -259,11 +268,9 @@ def update_bib_index(
     if keys[lo:a] != old.keys[lo:a] or keys[b:hi] != old.keys[b_old : b_old + hi - b]:
         return build_bib_index(bib, new_text)  # the edit changed how later text parses
     shift = n_new - n_old
-    aliases_mid, parents_mid = _rows_of(middle, a)
+    aliases_mid, parents_mid, crossrefs_mid = _rows_of(middle, a)
 
-    def splice(
-        rows: dict[int, tuple[str, ...]], mid: dict[int, tuple[str, ...]]
-    ) -> dict[int, tuple[str, ...]]:
+    def splice(rows: dict[int, _Row], mid: dict[int, _Row]) -> dict[int, _Row]:
         if not shift:
             gone = [i for i in range(a, b_old) if i in rows]
             if not gone and not mid:
@@ -280,6 +287,7 @@ def update_bib_index(
 
     alias_rows = splice(old.alias_rows, aliases_mid)
     parent_rows = splice(old.parent_rows, parents_mid)
+    crossref_rows = splice(old.crossref_rows, crossrefs_mid)
     # the same objects while unchanged: checks use them (by identity) as cache keys
     if alias_rows == old.alias_rows:
         alias_rows = old.alias_rows
@@ -314,7 +322,9 @@ def update_bib_index(
                 repeated.add(fk)
             else:
                 repeated.discard(fk)
-    index = BibIndex(entries, keys, by_key, folded, repeated, alias_rows, parent_rows)
+    index = BibIndex(
+        entries, keys, by_key, folded, repeated, alias_rows, parent_rows, crossref_rows
+    )
     if folded_keys is not None:
         index.rows[_FOLDED_KEYS] = folded_keys
     if keys == old.keys and alias_rows == old.alias_rows:

@@ -34,7 +34,7 @@ def crossref_order_findings(ws: Workspace, projects: list[Project], memo: Memo) 
         if project.kind is not DocumentKind.LATEX or not project.casefold_keys:
             continue
         bibs = [(path, index) for path, _, index in ws.project_bibliographies(project)]
-        if project.chapters or not any(index.parent_rows for _, index in bibs):
+        if project.chapters or not any(index.crossref_rows for _, index in bibs):
             continue
         docs = [doc for _, doc in ws.project_documents(project)]
         if any(doc.nocite_all or doc.refsections or doc.newcites for doc in docs):
@@ -48,22 +48,16 @@ def crossref_order_findings(ws: Workspace, projects: list[Project], memo: Memo) 
 
 
 def _skipped_targets(bibs: list[tuple[Path, BibIndex]], cited: frozenset[str]) -> list[Finding]:
-    # where each key is first defined: (file number, entry number)
-    first: dict[str, tuple[int, int]] = {}
-    for n, (_, index) in enumerate(bibs):
-        for key, rows in index.folded.items():
-            first.setdefault(key, (n, rows[0]))
     # the cited entries naming each target in crossref, where they stand
     naming: dict[str, list[tuple[int, int]]] = {}
     for n, (_, index) in enumerate(bibs):
-        for row in index.parent_rows:
-            entry = index.entries[row]
-            fld = entry.field("crossref")
-            if fld is not None and entry.key.casefold() in cited:
-                naming.setdefault(fld.text.strip().casefold(), []).append((n, row))
+        keys = index.keys
+        for row, target in index.crossref_rows.items():
+            if keys[row].casefold() in cited:
+                naming.setdefault(target.casefold(), []).append((n, row))
     found: list[Finding] = []
     for target, children in naming.items():
-        at = first.get(target)
+        at = _first_definition(bibs, target)
         if at is None or target in cited or min(children) < at:
             continue  # defined nowhere (reported apart), cited, or kept for an earlier child
         parent_path, parent_index = bibs[at[0]]
@@ -92,6 +86,15 @@ def _skipped_targets(bibs: list[tuple[Path, BibIndex]], cited: frozenset[str]) -
                 )
             )
     return found
+
+
+def _first_definition(bibs: list[tuple[Path, BibIndex]], key: str) -> tuple[int, int] | None:
+    """Where the casefolded ``key`` is first defined: (file number, entry number)."""
+    for n, (_, index) in enumerate(bibs):
+        rows = index.folded.get(key)
+        if rows:
+            return n, rows[0]
+    return None
 
 
 __all__ = ["crossref_order_findings"]
