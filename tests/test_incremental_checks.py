@@ -561,3 +561,91 @@ def test_an_edited_bibliographys_index_rows_are_those_of_a_fresh_index() -> None
         fresh = build_bib_index(parse_bibtex(path, text), text)
         rows = (new.alias_rows, new.parent_rows, new.crossref_rows)
         assert rows == (fresh.alias_rows, fresh.parent_rows, fresh.crossref_rows), before
+
+
+#: proceedings above the papers naming them, one in a file named before: BibTeX skips them
+CROSSREF_TEXTS = {
+    "main.tex": (
+        "\\documentclass{article}\n\\begin{document}\n\\cite{c1,c2,c3,c4,other}\n"
+        "\\bibliography{procs,refs}\n\\end{document}\n"
+    ),
+    "procs.bib": "@proceedings{p0, title={Zero}}\n",
+    "refs.bib": (
+        "@proceedings{p1, title={One}}\n"
+        "@inproceedings{c1, crossref={p1}, title={C1}}\n"
+        "@misc{other, title={Other}}\n"
+        "@proceedings{p2, title={Two}}\n"
+        "@inproceedings{c2, crossref={p2}, title={C2}}\n"
+        "@inproceedings{c3, crossref={P2}, title={C3}}\n"
+        "@inproceedings{c4, crossref={p0}, title={C4}}\n"
+        "@misc{tail, title={Tail}}\n"
+    ),
+}
+#: (file, old, new, carried): ``carried`` when the edit cannot change which targets are
+#: skipped, so the previous findings are carried over instead of made again
+CROSSREF_STEPS = [
+    ("refs.bib", "title={Other}", "title={Other, longer}", True),
+    ("refs.bib", "@misc{other,", "@misc{otherx,", True),  # a key no crossref names
+    ("refs.bib", "@misc{otherx,", "@misc{other,\n  note={two lines},", True),
+    ("refs.bib", "@misc{tail,", "@misc{tailx,", True),  # after every finding
+    (
+        "refs.bib",
+        "title={Other, longer}}",
+        "title={Other, longer}}\n@misc{added, title={Added}}",  # rows shift
+        True,
+    ),
+    ("procs.bib", "title={Zero}", "title={Zero!}", True),  # the file named first
+    ("refs.bib", "@misc{tailx,", "@misc{p2,", False),  # a key a crossref names
+    ("refs.bib", "@misc{p2,", "@misc{tail,", False),
+    ("refs.bib", "crossref={P2}", "crossref={p1}", False),  # a crossref value
+    ("refs.bib", "@proceedings{p1,", "@proceedings{p1x,", False),  # a target renamed
+    ("refs.bib", "@proceedings{p1x,", "@proceedings{p1,", False),
+    ("refs.bib", "{added, title", "{added,\n\n  title", True),  # lines added mid-file
+    ("refs.bib", "title={Two}", "title={Two, revised}", True),  # in a target, not its key
+    ("refs.bib", "@proceedings{p2,", "@book{p2,", True),  # a target's key moves
+    ("refs.bib", "title={C2}", "title={C2, revised}", False),  # an entry with a crossref
+    ("main.tex", "\\cite{c1,", "\\cite{p2,c1,", False),  # a target cited
+]
+
+
+@pytest.mark.parametrize("hinted", [False, True], ids=["compared", "editor-hint"])
+def test_crossref_findings_are_carried_over_edits_that_cannot_change_them(
+    tmp_path: Path, hinted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An edit that touches no ``crossref`` value and no key one names keeps the
+    ``missing-crossref`` findings (those before the edit the very same objects, those after
+    it moved with the text) without looking at every entry again; every other edit looks
+    again.  After each step the findings are those of a check from scratch.  (Texts
+    compared without the editor's hint may show an insertion wider than it was, taking in a
+    neighbouring entry: then the findings are made again.)"""
+    from citewarden.checks import crossref_order
+
+    made: list[int] = []
+    full = crossref_order._skipped_targets
+
+    def counted(*args: object) -> object:
+        made.append(1)
+        return full(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(crossref_order, "_skipped_targets", counted)
+    texts = dict(CROSSREF_TEXTS)
+    project, ws = _checked_workspace(tmp_path, texts)
+    refs = normalize_path(project / "refs.bib")
+    codes = {f.data["key"] for f in check(ws)[refs] if f.code.value == "missing-crossref"}
+    assert codes == {"c1", "c2", "c3", "c4"}
+    for n, (name, old, new, carried) in enumerate(CROSSREF_STEPS):
+        before = {id(f): f for f in check(ws)[refs]}
+        at = texts[name].index(old)
+        unchanged = (at, len(texts[name]) - at - len(old)) if hinted else None
+        texts[name] = texts[name].replace(old, new, 1)
+        made.clear()
+        ws.set_text(normalize_path(project / name), texts[name], unchanged=unchanged)
+        incremental = check(ws)
+        # (texts compared, the edit may look wider than it was: the same, or more, looks)
+        assert (not made) is carried if hinted else carried or made, f"step {n}: {old!r}"
+        fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
+        assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
+        if not made and name == "refs.bib":
+            edited_at = at
+            kept = [f for f in incremental[refs] if f.location.span.end < edited_at]
+            assert kept and all(id(f) in before for f in kept if f.code.value == "missing-crossref")

@@ -18,8 +18,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from citewarden.checks import Ident, Memo
-from citewarden.checks.orphans import doc_folded, doc_keys
+from citewarden.checks import Memo
+from citewarden.checks.cited import keys_of
 from citewarden.model import (
     Citation,
     Code,
@@ -54,13 +54,8 @@ def case_clash_findings(
     if any(doc.refsections or doc.newcites for doc in documents.values()):
         return []
     # no key in two spellings (the usual case), told from the documents' key sets
-    exact = frozenset().union(
-        *(memo.get(("cited", Ident(doc)), doc_keys, doc) for doc in documents.values())
-    )
-    folded = frozenset().union(
-        *(memo.get(("cited-folded", Ident(doc)), doc_folded, doc) for doc in documents.values())
-    )
-    if len(exact) == len(folded):
+    exact = keys_of(documents.values(), memo)
+    if len(exact) == len(keys_of(documents.values(), memo, folded=True)):
         return []
     spellings: dict[str, set[str]] = {}
     for doc in documents.values():
