@@ -45,6 +45,10 @@ CASES: dict[str, str | None] = {
     # ... unless a % comment hides it, an entry's "@" follows, or it ends the file
     "% contact jane.doe@example.org\n  % x@y.org\n@misc{b, title={B}}\nx % z@w.org": None,
     "@@misc{c, title={C}}\nfoo @\n@misc{d, title={D}}\n": None,
+    # an entry without a key; a comment block never closed (to the end of the file)
+    "@Manual{, title={Empty}}\n@misc{b, title={B}}\n": "@Manual{",
+    "@comment{ never closed\n@misc{b, title={B}}\n": "@comment{",
+    "@misc{b, title={B}}\n@COMMENT ( x (y) z\n": "@COMMENT (",
     "@comment{x@y.org}\n@comment(a (b) c@d.org)\n@string{me={e@f.org}}\n": None,
     '@misc(c, title={C (x)}, note={e@f.org})\n@preamble{"x@y"}\nthe end @': None,
 }

@@ -6,7 +6,11 @@ every entry.  Found by running biber 2 on each case:
 
 * a key holding ``"``, ``#``, ``(``, ``)``, ``=`` or ``\\`` (``@misc{a=b,``), or an
   apostrophe followed by two characters or more (``d'Aspremont-1998``);
-* an entry without a comma after its key (``@index{information}``, as bib2gls writes them);
+* an entry without a comma after its key (``@index{information}``, as bib2gls writes them),
+  or without a key (``@Manual{, title = ...}``);
+* a ``@comment{`` or ``@comment(`` never closed: btparse reads the rest of the file as the
+  comment, then finds the file ended inside it (BibTeX skips the word ``@comment`` alone
+  and reads on);
 * ``\\char125`` or ``\\char123``, which biber turns into a brace before it parses, so the
   braces of the entry no longer match;
 * an ``@`` outside the entries that does not start one: btparse reads every ``@`` at top
@@ -92,8 +96,12 @@ def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]
             continue
         opener, why = _entry_start(text, at)
         if why is None:
+            if _KEYLESS.match(text, opener + 1) and not _is_block(text, at, opener):
+                found.append((Span(at, opener + 1), "biber cannot read an entry without a key"))
             end = _group_end(text, opener)
             if end is None:  # btparse reads the rest as this block
+                if _is_comment(text, at, opener):
+                    found.append((Span(at, opener + 1), _UNCLOSED_COMMENT))
                 break
             pos = end
             continue
@@ -101,6 +109,27 @@ def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]
         line_end = text.find("\n", at)
         pos = n if line_end == -1 else line_end
     return found
+
+
+_UNCLOSED_COMMENT = (
+    "@comment never closed: biber reads the rest of the file as the comment (BibTeX skips "
+    "the word @comment alone)"
+)
+
+
+_KEYLESS = re.compile(r"\s*,")
+
+
+def _is_comment(text: str, at: int, opener: int) -> bool:
+    """Whether the block from the ``@`` at ``at`` to its opener at ``opener`` is a
+    ``@comment``."""
+    return text[at + 1 : opener].strip().lower() == "comment"
+
+
+def _is_block(text: str, at: int, opener: int) -> bool:
+    """Whether the block from ``at`` to ``opener`` is a ``@comment``, ``@string`` or
+    ``@preamble`` (no entry, so no key)."""
+    return text[at + 1 : opener].strip().lower() in ("comment", "string", "preamble")
 
 
 def _entry_start(text: str, at: int) -> tuple[int, str | None]:
