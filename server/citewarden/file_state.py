@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from operator import is_
 from typing import Any, TypeVar
@@ -24,7 +24,7 @@ from citewarden.model import (
 )
 from citewarden.parsing import Parsed
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
-from citewarden.text import LineIndex
+from citewarden.text import LineIndex, line_ending, split_lines
 
 #: name of the per-entry table of casefolded keys (:meth:`BibIndex.folded_keys`)
 _FOLDED_KEYS = "key-casefolded"
@@ -354,6 +354,8 @@ class DocumentExtras:
 
     end_document: int | None = None  # offset of ``\end{document}``
     front_matter: FrontMatter | None = None
+    #: the document's line break (``\r\n``, ``\r`` or ``\n``), for the lines fixes add
+    newline: str = "\n"
 
 
 _END_DOCUMENT = re.compile(r"\\end\s*\{document\}")
@@ -365,6 +367,12 @@ _NOCITE_LINE = re.compile(r"^nocite:[ \t]*([^\n]*)$", re.MULTILINE)
 
 
 def _document_extras(kind: DocumentKind, text: str) -> DocumentExtras:
+    extras = _fix_positions(kind, text)
+    newline = line_ending(text)
+    return extras if newline == "\n" else replace(extras, newline=newline)
+
+
+def _fix_positions(kind: DocumentKind, text: str) -> DocumentExtras:
     if kind is DocumentKind.LATEX:
         last = None
         for m in _END_DOCUMENT.finditer(text):
@@ -393,7 +401,7 @@ def _document_extras(kind: DocumentKind, text: str) -> DocumentExtras:
         # the block ends before the first following line that is not indented
         pos = nocite.end() + 1
         end = pos
-        for line in text[pos : closed.start()].splitlines(keepends=True):
+        for line in split_lines(text[pos : closed.start()]):
             if line.strip() and not line[:1].isspace():
                 break
             if line.strip():

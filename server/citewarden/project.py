@@ -476,7 +476,7 @@ def removal_end(text: str, end: int) -> int:
         stop += 1
     if text.startswith("\r\n", stop):
         return stop + 2
-    if text.startswith("\n", stop) or stop == n:
+    if text.startswith(("\n", "\r"), stop) or stop == n:
         return stop + 1 if stop < n else stop
     return end
 

@@ -44,7 +44,7 @@ class Editor:
         uri = self.uri(name)
         if uri in self.texts:
             return self.texts[uri]
-        return (self.root / name).read_text(encoding="utf-8")
+        return (self.root / name).read_bytes().decode("utf-8")  # line breaks as written
 
     # -- positions ------------------------------------------------------------------------
     def range(self, name: str, span: Span) -> types.Range:
@@ -77,7 +77,7 @@ class Editor:
     # -- buffers --------------------------------------------------------------------------
     def open(self, name: str) -> str:
         uri = self.uri(name)
-        text = (self.root / name).read_text(encoding="utf-8")
+        text = (self.root / name).read_bytes().decode("utf-8")
         self.texts[uri] = text
         self.versions[uri] = 1
         self.client.text_document_did_open(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -17,7 +18,7 @@ from citewarden.text import Encoding
 
 BIB = Path("/project/refs.bib")
 OTHER = Path("/project/main.tex")
-ALPHABET = st.sampled_from(list("ab \n{}é😀"))
+ALPHABET = st.sampled_from(list("ab \r\n{}é😀"))
 
 
 def _findings(text: str, places: list[tuple[int, int]], other: int) -> list[Finding]:
@@ -161,3 +162,37 @@ def test_an_edit_without_line_breaks_keeps_later_diagnostics() -> None:
     assert fresh.diagnostics == now.diagnostics
     assert all(n is o for n, o in zip(fresh.per_finding[:11], first[:11], strict=True))
     assert not any(n is o for n, o in zip(fresh.per_finding[11:], first[11:], strict=True))
+
+
+@pytest.mark.parametrize(
+    ("newline", "typed", "before"),
+    [
+        ("\n", "\r", "T1}"),  # a lone \r typed: a new line
+        ("\r", "\r", "T1}"),
+        ("\r\n", "\r", "T1}"),
+        ("\n", "\r", "\n  title = {T2"),  # \r typed before a \n: one \r\n, no new line
+        ("\r", "\n", "  title = {T2"),  # \n typed after a \r: one \r\n, a line less
+        ("\r", "x", "  title = {T2"),  # a letter typed after a \r: lines as they were
+    ],
+)
+def test_line_breaks_an_edit_makes_or_joins_move_later_diagnostics(
+    newline: str, typed: str, before: str
+) -> None:
+    """Later diagnostics are reused only when the edit left the number of lines as it was,
+    counting ``\\r\\n``, ``\\n`` and a lone ``\\r`` as the line breaks they are."""
+    text = "".join(f"@misc{{k{i},\n  title = {{T{i}}},\n}}\n" for i in range(5))
+    text = text.replace("\n", newline)
+    places = [(text.index(f"k{i},"), 2) for i in range(5)]
+    indexes = {BIB: SparseIndex(text), OTHER: SparseIndex("x\n")}
+    converter = Converter(Encoding.UTF16, Settings(), lambda p: indexes.get(p))
+    store = DiagnosticStore()
+    findings = _findings(text, places, -1)
+    store.update({BIB: findings}, indexes.get, converter)
+    at = text.index(before.replace("\n", newline))
+    new_text = text[:at] + typed + text[at:]
+    after = _moved(findings, at, at, 1)
+    indexes[BIB] = SparseIndex(new_text)
+    _after_edit(store, after, indexes, converter, (text, at, len(text) - at))
+    now = store.get(BIB)
+    assert now is not None
+    assert now.diagnostics == [converter.diagnostic(f, indexes[BIB]) for f in after]

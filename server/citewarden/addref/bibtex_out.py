@@ -56,6 +56,9 @@ ENTRY_TYPES = {
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _FIELD_LINE = re.compile(r"^([ \t]*)([A-Za-z][\w-]*)([ \t]*)=[ \t]*([{\"]?)", re.MULTILINE)
 _ENTRY_HEAD = re.compile(r"^@([A-Za-z]+)\s*[{(]", re.MULTILINE)
+#: The line breaks a file may use (the inserted text is written with "\n" and turned into
+#: the file's own by :func:`citewarden.addref.insert.plan_insertion`).
+_BREAKS = ("\r\n", "\r", "\n")
 
 
 #: ``BibStyle.align`` value: align ``=`` within each entry (one space after the longest name).
@@ -124,7 +127,7 @@ def detect_style(text: str) -> BibStyle:
         align=align,
         order=tuple(merged),
         trailing_comma=trailing.most_common(1)[0][0] if trailing else True,
-        blank_line="\n\n@" in text or text.count("@") <= 1,
+        blank_line=any(f"{nl}{nl}@" in text for nl in _BREAKS) or text.count("@") <= 1,
         protect_title=bool(titles) and sum(t == "{{" for t in titles) > len(titles) / 2,
     )
 
@@ -278,7 +281,7 @@ def insertion(text: str, entry: str, style: BibStyle | None = None) -> tuple[int
     if not stripped:
         return len(text), entry + "\n"
     end = len(text)
-    lead = "" if text.endswith("\n") else "\n"
+    lead = "" if text.endswith(_BREAKS) else "\n"
     if style.blank_line:
-        lead += "\n" if not text.endswith("\n\n") else ""
+        lead += "\n" if not text.endswith(tuple(nl + nl for nl in _BREAKS)) else ""
     return end, lead + entry + "\n"

@@ -17,6 +17,7 @@ from pathlib import Path
 from citewarden.addref.bibtex_out import bibtex_entry, detect_style, insertion
 from citewarden.addref.csl_out import csl_item, json_insertion, yaml_insertion
 from citewarden.addref.keys import STOP_WORDS
+from citewarden.text import line_ending
 from citewarden.verify.records import WorkRecord
 
 BIBTEX_SUFFIXES = frozenset({".bib", ".bibtex"})
@@ -50,7 +51,16 @@ def valid_key(key: str) -> bool:
 
 
 def plan_insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
-    """The insertion that adds ``record`` under ``key`` to the bibliography ``text``."""
+    """The insertion that adds ``record`` under ``key`` to the bibliography ``text``, its
+    lines ended as the file's are (``\\r\\n`` in a CRLF file)."""
+    change = _insertion(path, text, record, key)
+    newline = line_ending(text)
+    if newline == "\n":
+        return change
+    return Insertion(path, change.offset, change.text.replace("\n", newline), key)
+
+
+def _insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
     if not valid_key(key):
         raise InsertError(f"{key[:60]!r} cannot be an entry key")
     suffix = path.suffix.lower()

@@ -347,16 +347,26 @@ def _same(a: set[str], b: set[str]) -> bool:
 
 
 def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[object, ...], ...]:
-    """Where an "add to nocite" edit can go: (kind, path, offset info) per project."""
+    """Where an "add to nocite" edit can go: (kind, path, offset info, the document's line
+    break) per project."""
     targets: list[tuple[object, ...]] = []
     for project in projects:
         extras = ws.extras(project.root)
+        newline = extras.newline
         if project.kind is DocumentKind.LATEX and extras.end_document is not None:
-            targets.append(("latex", project.root, extras.end_document))
+            targets.append(("latex", project.root, extras.end_document, newline))
         elif project.kind is DocumentKind.MARKDOWN and extras.front_matter is not None:
             fm = extras.front_matter
             targets.append(
-                ("markdown", project.root, fm.close, fm.nocite_value, fm.nocite_block, fm.flow)
+                (
+                    "markdown",
+                    project.root,
+                    fm.close,
+                    fm.nocite_value,
+                    fm.nocite_block,
+                    fm.flow,
+                    newline,
+                )
             )
     return tuple(dict.fromkeys(targets))
 
@@ -390,9 +400,9 @@ def _orphan_finding(
     latex_done = markdown_done = False
     for target in targets:
         if target[0] == "latex" and not latex_done:
-            _, root, offset = target
+            _, root, offset, newline = target
             assert isinstance(root, Path) and isinstance(offset, int)
-            edit = TextEdit(root, Span(offset, offset), f"\\nocite{{{entry.key}}}\n")
+            edit = TextEdit(root, Span(offset, offset), f"\\nocite{{{entry.key}}}{newline}")
             fixes.append(Fix(f"Add \\nocite{{{entry.key}}}", (edit,)))
             latex_done = True
         elif target[0] == "markdown" and not markdown_done:
@@ -411,17 +421,17 @@ def _orphan_finding(
 
 
 def _markdown_nocite_edit(ws: Workspace, target: tuple[object, ...], key: str) -> TextEdit | None:
-    _, root, close, value, block, flow = target
+    _, root, close, value, block, flow, newline = target
     assert isinstance(root, Path) and isinstance(close, int)
     if value is None and flow:  # into the flow mapping, before its closing brace
         return TextEdit(root, Span(close, close), f', nocite: "@{key}"')
     if value is None:
-        return TextEdit(root, Span(close, close), f'nocite: "@{key}"\n')
+        return TextEdit(root, Span(close, close), f'nocite: "@{key}"{newline}')
     assert isinstance(value, Span)
     text = ws.text(root) or ""
     current = text[value.start : value.end]
     if block:
-        return TextEdit(root, Span(value.end, value.end), f"\n  @{key}")
+        return TextEdit(root, Span(value.end, value.end), f"{newline}  @{key}")
     stripped = current.rstrip()
     if not stripped:
         return None

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from citewarden.model import Code, Finding, Fix, Location, ParsedDocument, Span, TextEdit
+from citewarden.text import line_ending
 
 _BEGIN_DOCUMENT = "\\begin{document}"
 
@@ -35,7 +36,7 @@ def preamble_nocite_findings(path: Path, doc: ParsedDocument, text: str) -> list
                     "Move it after \\begin{document}",
                     (
                         TextEdit(path, span, ""),
-                        TextEdit(path, Span(after, after), "\n" + command),
+                        TextEdit(path, Span(after, after), line_ending(text) + command),
                     ),
                     preferred=True,
                 ),

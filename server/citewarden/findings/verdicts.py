@@ -41,6 +41,7 @@ from citewarden.model import (
     Verdict,
 )
 from citewarden.safe_text import doi_url, https_url
+from citewarden.text import line_ending, line_start_before
 
 if TYPE_CHECKING:
     from citewarden.project import Project
@@ -194,8 +195,8 @@ def ignore_fix(entry: Entry, text: str) -> Fix | None:
     if entry.path.suffix.lower() != ".bib":
         return None
     start = entry.span.start
-    line_start = text.rfind("\n", 0, start) + 1
-    newline = "\r\n" if "\r\n" in text[max(0, line_start - 2) : entry.span.end] else "\n"
+    line_start = line_start_before(text, start)
+    newline = line_ending(text[max(0, line_start - 2) : entry.span.end], line_ending(text))
     if text[line_start:start].strip():  # something precedes the entry on its line
         edit = TextEdit(entry.path, Span(start, start), f"{newline}{IGNORE_COMMENT}{newline}")
     else:

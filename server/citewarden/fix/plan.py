@@ -16,6 +16,7 @@ from pathlib import Path
 from citewarden.model import Code, Entry, Field, ParsedBibliography, Span, TextEdit
 from citewarden.parsing.latex_args import group_end, wholly_braced
 from citewarden.safe_text import unsafe_characters
+from citewarden.text import count_line_breaks, line_ending
 
 #: biblatex spells some fields differently; a correction for the left name edits the right one
 #: when only that one is present.
@@ -117,7 +118,7 @@ def check_complete(bib: ParsedBibliography) -> None:
 
 
 def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+    return count_line_breaks(text, 0, offset) + 1
 
 
 def _balanced(value: str) -> bool:
@@ -229,8 +230,8 @@ def _insert_edit(text: str, entry: Entry, name: str, value: str) -> _Edit | None
     while i > entry.span.start and text[i - 1] in " \t\r\n":
         i -= 1
     gap = text[i : last.name_span.start] if i > entry.span.start and text[i - 1] == "," else ""
-    if not gap:
-        gap = "\r\n  " if "\r\n" in text[entry.span.start : entry.span.end] else "\n  "
+    if not gap:  # the entry's own line break, else the file's
+        gap = line_ending(text[entry.span.start : entry.span.end], line_ending(text)) + "  "
     # Between name and value: `` = `` as the last field writes it.
     j = last.name_span.end
     while j < len(text) and text[j] in " \t=":
@@ -316,7 +317,9 @@ def _entry_edits(
                 skipped.append(Skipped(entry.key, name, "no place to insert a new field"))
                 continue
             edits.append(edit)
-            line = _line_of(text, edit.start) + edit.text.count("\n") - value.count("\n")
+            line = (
+                _line_of(text, edit.start) + count_line_breaks(edit.text) - count_line_breaks(value)
+            )
             changes.append(Change(entry.key, name, None, value, line))
     return edits
 

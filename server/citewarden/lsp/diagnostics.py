@@ -20,7 +20,7 @@ from lsprotocol import types
 
 from citewarden.lsp.convert import Converter, TextIndex
 from citewarden.model import Finding
-from citewarden.text import LineIndex
+from citewarden.text import LineIndex, count_line_breaks, next_line_start
 
 
 @dataclass
@@ -89,11 +89,15 @@ class _Moved:
         self.line_after = -1  # offset (new text) of the line break ending the edited lines
         if not (0 <= prefix <= min(old_end, new_end) and tail >= 0):
             return
-        if old_text.count("\n", prefix, old_end) != text.count("\n", prefix, new_end):
-            return  # lines were added or removed: every later line number moved
-        nl = text.find("\n", new_end)
-        if nl == -1 or old_text[old_end : nl + 1 - (new_end - old_end)] != text[new_end : nl + 1]:
+        after = next_line_start(text, new_end)  # the start of the line after the edit
+        old_after = after - (new_end - old_end)
+        if after == -1 or old_text[old_end:old_after] != text[new_end:after]:
             return
+        # a \r before the edit and a \n after it may have joined or parted: count from there
+        lo = max(0, prefix - 1)
+        if count_line_breaks(old_text, lo, old_after) != count_line_breaks(text, lo, after):
+            return  # lines were added or removed: every later line number moved
+        nl = after - 1
         self.delta = delta = new_end - old_end
         self.line_after = nl
         old_nl = nl - delta

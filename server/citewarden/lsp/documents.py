@@ -2,10 +2,12 @@
 
 A 20k-entry .bib is megabytes long; indexing every line start on each keystroke costs tens
 of milliseconds.  :class:`SparseIndex` instead remembers a few line starts ("anchors") and
-counts newlines from the nearest one with ``str.count``/``str.find``, which run at C speed.
+counts line breaks from the nearest one with ``str.count``/``str.find``, which run at C speed.
 After an edit, the anchors before it stay valid and those after it shift, so the index of
 the new text is ready at once.  Findings come sorted by offset, so converting all of a
-file's spans costs about one scan of the text.
+file's spans costs about one scan of the text.  Lines end at ``\\r\\n``, ``\\n`` or a lone
+``\\r``, as in :class:`~citewarden.text.LineIndex`; in a text with no lone ``\\r`` (the
+usual case, CRLF files included) only ``\\n`` is looked for.
 
 :class:`DocumentStore` holds the editor's buffers (replacing pygls' own text sync, which
 splits the whole text into lines on every change).
@@ -19,7 +21,16 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
-from citewarden.text import Encoding, Position, _unit_len
+from citewarden.text import (
+    Encoding,
+    Position,
+    _unit_len,
+    count_line_breaks,
+    has_lone_cr,
+    line_content_end,
+    line_start_before,
+    next_line_start,
+)
 from citewarden.text_splice import splice
 
 #: Anchors closer than this (in characters) to an existing one are not added.
@@ -37,12 +48,20 @@ def _units(segment: str, encoding: Encoding) -> int:
 class SparseIndex:
     """Offset <-> (line, column) for one immutable text; same API as ``LineIndex``."""
 
-    __slots__ = ("_lines", "_lock", "_offsets", "text")
+    __slots__ = ("_cr", "_lines", "_lock", "_offsets", "text")
 
-    def __init__(self, text: str, anchors: tuple[list[int], list[int]] | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        anchors: tuple[list[int], list[int]] | None = None,
+        cr: bool | None = None,
+    ) -> None:
         self.text = text
         #: parallel sorted lists: offset of a line start, and that line's number
         self._offsets, self._lines = anchors if anchors is not None else ([0], [0])
+        #: the text may hold a lone ``\r`` (False: it holds none, and every line ends
+        #: just after a ``\n``)
+        self._cr = has_lone_cr(text) if cr is None else cr
         self._lock = threading.Lock()
 
     def _add(self, offset: int, line: int) -> None:
@@ -60,11 +79,17 @@ class SparseIndex:
         with self._lock:
             i = bisect_right(self._offsets, offset) - 1
             base, line = self._offsets[i], self._lines[i]
-            newlines = text.count("\n", base, offset)
-            if newlines == 0:
-                return line, base
-            start = text.rfind("\n", base, offset) + 1
-            line += newlines
+            if self._cr:
+                breaks = count_line_breaks(text, base, offset)
+                if breaks == 0:
+                    return line, base
+                start = line_start_before(text, offset, base)
+            else:
+                breaks = text.count("\n", base, offset)
+                if breaks == 0:
+                    return line, base
+                start = text.rfind("\n", base, offset) + 1
+            line += breaks
             self._add(start, line)
             return line, start
 
@@ -72,19 +97,21 @@ class SparseIndex:
         """Offset where ``line`` starts (None past the last line)."""
         text = self.text
         n = len(text)
+        cr = self._cr
         with self._lock:
             i = bisect_right(self._lines, line) - 1
             pos, at = self._offsets[i], self._lines[i]
             while at < line:
                 end = min(n, pos + _BLOCK)
-                count = text.count("\n", pos, end)
+                count = count_line_breaks(text, pos, end) if cr else text.count("\n", pos, end)
                 if at + count < line:
                     if end >= n:
                         return None
                     pos, at = end, at + count
                     continue
                 while at < line:  # the line starts inside this block
-                    pos, at = text.find("\n", pos) + 1, at + 1
+                    pos = next_line_start(text, pos) if cr else text.find("\n", pos) + 1
+                    at += 1
             self._add(pos, line)
             return pos
 
@@ -104,11 +131,14 @@ class SparseIndex:
         text = self.text
         if start is None:
             return len(text)
-        end = text.find("\n", start)
-        if end == -1:
-            end = len(text)
-        if end > start and text[end - 1] == "\r":
-            end -= 1
+        if self._cr:
+            end = line_content_end(text, start)
+        else:
+            end = text.find("\n", start)
+            if end == -1:
+                end = len(text)
+            if end > start and text[end - 1] == "\r":
+                end -= 1
         if encoding is Encoding.UTF32:
             return min(start + max(position.column, 0), end)
         units = 0
@@ -120,19 +150,31 @@ class SparseIndex:
 
     def edited(self, start: int, end: int, new_text: str, result: str) -> SparseIndex:
         """The index of ``result`` = this text with ``[start, end)`` replaced by ``new_text``."""
+        cr = self._cr or has_lone_cr(result, max(0, start - 1), start + len(new_text))
         with self._lock:
             delta = len(new_text) - (end - start)
-            line_delta = new_text.count("\n") - self.text.count("\n", start, end)
+            kept = start  # anchors up to here stay
+            if cr:
+                # a \r before the edit and a \n after it may join into one line break, or
+                # part: the break ending at start - 1 is counted with the edited text
+                lo = max(0, start - 1)
+                line_delta = count_line_breaks(
+                    result, lo, start + len(new_text)
+                ) - count_line_breaks(self.text, lo, end)
+                if start and result[start - 1] == "\r":
+                    kept = start - 1
+            else:
+                line_delta = new_text.count("\n") - self.text.count("\n", start, end)
             offsets: list[int] = []
             lines: list[int] = []
             for off, line in zip(self._offsets, self._lines, strict=True):
-                if off <= start:
+                if off <= kept:
                     offsets.append(off)
                     lines.append(line)
                 elif off > end:
                     offsets.append(off + delta)
                     lines.append(line + line_delta)
-        return SparseIndex(result, (offsets, lines))
+        return SparseIndex(result, (offsets, lines), cr)
 
 
 @dataclass

@@ -99,6 +99,7 @@ from citewarden.parsing.bibtex_patterns import (
 )
 from citewarden.parsing.bibtex_scan import _Scanner, on_comment_line, reader_kind
 from citewarden.parsing.entry_runs import EntryRuns, splice
+from citewarden.text import count_line_breaks, line_start_before
 
 __all__ = [
     "MAX_EXPANSION",
@@ -120,9 +121,9 @@ def _suppressed(text: str) -> set[int]:
     for needle in ("itewarden:", "ITEWARDEN:"):
         pos = text.find(needle)
         while pos != -1:
-            line_start = text.rfind("\n", 0, pos) + 1
+            line_start = line_start_before(text, pos)
             if _IGNORE.match(text, line_start):
-                line = text.count("\n", 0, line_start)
+                line = count_line_breaks(text, 0, line_start)
                 lines.update((line, line + 1))
             pos = text.find(needle, pos + 1)
     return lines

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from citewarden.model import Code, Finding, Location, Span
+from citewarden.text import count_line_breaks, line_start_before
 
 _BOM_UTF8 = codecs.BOM_UTF8
 _MAX_NUL_FINDINGS = 20
@@ -75,8 +76,7 @@ def _finding(path: Path, start: int, end: int, message: str, **data: object) -> 
 
 def _line_col(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of ``offset`` (for messages only)."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+    return count_line_breaks(text, 0, offset) + 1, offset - line_start_before(text, offset) + 1
 
 
 def _utf16_without_bom(data: bytes) -> str | None:

@@ -110,6 +110,7 @@ from citewarden.parsing.latex_commands import (
     _tables,
     add_macro_role,
 )
+from citewarden.text import count_line_breaks
 
 # ---------------------------------------------------------------------------------------
 # The parser
@@ -357,7 +358,7 @@ def parse_latex(
             continue
         if m is None:
             if _IGNORE.search(text, start, pos):
-                counted_line += text.count("\n", counted_to, start)
+                counted_line += count_line_breaks(text, counted_to, start)
                 counted_to = start
                 suppressed.update((counted_line, counted_line + 1))
             elif magic is None and text.find("!", start, pos) >= 0:

@@ -15,6 +15,7 @@ from functools import lru_cache
 from citewarden.model import (
     Span,
 )
+from citewarden.text import count_line_breaks
 
 _SIMPLE_KEY = r"[\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*"
 _SIMPLE_KEY_RE = re.compile(_SIMPLE_KEY)
@@ -141,9 +142,9 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
                 continue
             pos = close + 3
             if _IGNORE.search(text, start, pos):
-                counted_line += text.count("\n", counted_to, start)
+                counted_line += count_line_breaks(text, counted_to, start)
                 counted_to = start
-                last = counted_line + text.count("\n", start, pos)
+                last = counted_line + count_line_breaks(text, start, pos)
                 out.suppressed.update(range(counted_line, last + 2))
         elif group == _TICKS:  # code span
             ticks = pos - start
