@@ -59,6 +59,14 @@ def megabytes(size: int) -> str:
     return "1 byte" if size == 1 else f"{size} bytes"
 
 
+def utf8_size(text: str) -> int:
+    """Bytes of ``text`` in UTF-8, as a file holding it has them (a lone surrogate, which an
+    editor may send, counts the three bytes ``surrogatepass`` writes)."""
+    if text.isascii():
+        return len(text)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
 def refuse_special(path: Path, mode: int) -> None:
     """Raise :class:`NotRegularFile`, saying what ``path`` is, unless ``mode`` is a
     regular file's."""

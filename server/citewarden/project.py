@@ -60,7 +60,7 @@ from citewarden.file_state import (
     changed_region,
     update_bib_index,
 )
-from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large
+from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large, utf8_size
 from citewarden.model import BibContext, Finding, ParsedBibliography, ParsedDocument, Span
 from citewarden.parsing import (
     METADATA_NAMES,
@@ -138,6 +138,9 @@ class Workspace(ProjectQueries):
         #: path -> (text before, prefix, suffix): what an editor said of the buffer's
         #: changes since its text was last read (see :meth:`set_text`)
         self._edit_hints: dict[Path, tuple[str, int, int]] = {}
+        #: path -> (buffer, its size in UTF-8): measured once a buffer may be over
+        #: ``max_file_mb``, then kept up to date along the editor's changes
+        self._buffer_sizes: dict[Path, tuple[str, int]] = {}
         #: disk reads: text and problems, or the OSError raised
         self._disk: dict[Path, tuple[str, tuple[Finding, ...]] | OSError] = {}
         self._states: dict[Path, FileState] = {}
@@ -219,6 +222,7 @@ class Workspace(ProjectQueries):
         twin._known = dict(self._known)
         twin._overlay = dict(self._overlay)
         twin._edit_hints = dict(self._edit_hints)
+        twin._buffer_sizes = dict(self._buffer_sizes)
         twin._disk = dict(self._disk)
         twin._states = dict(self._states)
         twin._projects = list(self._projects) if self._projects is not None else None
@@ -250,6 +254,8 @@ class Workspace(ProjectQueries):
         p = self.add_file(path)
         before = self._overlay.get(p)
         if before is not text and (before is None or unchanged is not None or before != text):
+            was_over = before is not None and self._over_cap(p, before) is not None
+            self._resize_buffer(p, before, text, unchanged)
             hint = self._edit_hints.pop(p, None)
             if before is None:  # the text read from disk until now
                 disk = self._disk.get(p)
@@ -262,13 +268,44 @@ class Workspace(ProjectQueries):
                 self._edit_hints[p] = (base, *unchanged)
             self._overlay[p] = text
             self._dirty.add(p)
-            cap = self.settings.max_file_bytes
-            if len(text) > cap and (before is None or len(before) <= cap):
+            if not was_over and self._over_cap(p, text) is not None:
                 self._projects = None  # not read (:meth:`_read`): the links to it are broken
             # the disk version is read again when the buffer closes; until then it is
             # never looked at, and a large file's text should not be held twice
             self._disk.pop(p, None)
         return p
+
+    def _resize_buffer(
+        self, path: Path, before: str | None, text: str, unchanged: tuple[int, int] | None
+    ) -> None:
+        """Carry the measured size of the buffer ``before`` over to ``text``, which equals it
+        in its first and last ``unchanged`` characters, by measuring only what changed."""
+        known = self._buffer_sizes.pop(path, None)
+        if known is None or before is None or known[0] is not before or unchanged is None:
+            return
+        prefix, suffix = unchanged
+        if prefix < 0 or suffix < 0 or prefix + suffix > min(len(before), len(text)):
+            return
+        removed = before[prefix : len(before) - suffix]
+        added = text[prefix : len(text) - suffix]
+        self._buffer_sizes[path] = (text, known[1] - utf8_size(removed) + utf8_size(added))
+
+    def _over_cap(self, path: Path, text: str) -> int | None:
+        """The size in bytes of the buffer ``text`` of ``path`` when it is over
+        ``max_file_mb``, else None: a buffer is measured as the file holding it would be,
+        in UTF-8 (a size in characters let through a buffer the file on disk is refused
+        for), without encoding it when its length alone tells."""
+        cap = self.settings.max_file_bytes
+        n = len(text)
+        if n * 4 <= cap or (n <= cap and text.isascii()):
+            return None  # at most 4 bytes a character
+        known = self._buffer_sizes.get(path)
+        if known is not None and known[0] is text:
+            size = known[1]
+        else:
+            size = utf8_size(text)
+            self._buffer_sizes[path] = (text, size)
+        return size if size > cap else None
 
     def buffer(self, path: Path | str) -> str | None:
         """The editor buffer used for ``path`` (None: the file on disk); nothing is parsed."""
@@ -278,6 +315,7 @@ class Workspace(ProjectQueries):
         """Forget the editor buffer of ``path``; the disk version applies again."""
         p = self._norm(path)
         self._edit_hints.pop(p, None)
+        self._buffer_sizes.pop(p, None)
         if self._overlay.pop(p, None) is not None:
             self._disk.pop(p, None)
             self._projects = None
@@ -295,6 +333,7 @@ class Workspace(ProjectQueries):
         p = self._norm(path)
         self._known.pop(p, None)
         self._edit_hints.pop(p, None)
+        self._buffer_sizes.pop(p, None)
         self._overlay.pop(p, None)
         self._disk.pop(p, None)
         self._states.pop(p, None)
@@ -308,8 +347,9 @@ class Workspace(ProjectQueries):
     def _read(self, path: Path) -> tuple[str, tuple[Finding, ...]] | OSError:
         if path in self._overlay:
             text = self._overlay[path]
-            if len(text) > self.settings.max_file_bytes:  # an editor buffer, same cap
-                return too_large(path, len(text), self.settings.max_file_bytes)
+            size = self._over_cap(path, text)  # an editor buffer, same cap
+            if size is not None:
+                return too_large(path, size, self.settings.max_file_bytes)
             return text, ()
         cached = self._disk.get(path)
         if cached is None:
