@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewarden.bibtex_styles import BibStyle, bib_style
 from citewarden.model import (
     BibContext,
     BibFormat,
@@ -36,7 +37,7 @@ from citewarden.parsing import (
     latex_bibunits,
     latex_order,
 )
-from citewarden.parsing.bibtex_inheritance import Macros, inherited_strings
+from citewarden.parsing.bibtex_inheritance import Macros, inherited_strings, style_strings
 from citewarden.parsing.dispatch import parse_file
 from citewarden.parsing.latex_static import context_applies, project_context
 from citewarden.project_links import (
@@ -107,6 +108,10 @@ class Project:
     #: it ignores (:mod:`~citewarden.parsing.latex_bibdata`); their files are not read
     bibdata: latex_bibdata.Command | None = None
     ignored: tuple[latex_bibdata.Command, ...] = ()
+    #: in a project BibTeX reads (no biblatex) that has bibliographies: the style of its
+    #: first ``\\bibliographystyle`` (:mod:`~citewarden.bibtex_styles`), whose macros the
+    #: .bib files may use; None: no style named
+    bib_style: BibStyle | None = None
 
     def target(self, path: Path, link: Link) -> str:
         """What ``link`` of the document ``path`` names, its macros expanded."""
@@ -212,14 +217,18 @@ class ProjectGraph(LinkResolver):
         return projects
 
     def _pass_on_strings(self, projects: list[Project]) -> None:
-        """Parse a .bib file again when the ``@string`` macros it inherits from the files
-        its LaTeX projects read before it (:mod:`~citewarden.parsing.bibtex_inheritance`)
-        differ from those it was parsed with; one not parsed yet is parsed with them."""
-        readings = [
-            project.bibliographies
-            for project in projects
-            if project.kind is DocumentKind.LATEX and len(project.bibliographies) > 1
-        ]
+        """Parse a .bib file again when the ``@string`` macros it inherits from its LaTeX
+        projects' BibTeX style and the files they read before it
+        (:mod:`~citewarden.parsing.bibtex_inheritance`) differ from those it was parsed
+        with; one not parsed yet is parsed with them."""
+        readings: list[tuple[tuple[Path, ...], Macros]] = []
+        for project in projects:
+            if project.kind is not DocumentKind.LATEX:
+                continue
+            style = project.bib_style
+            first = style_strings(style.macros if style is not None else None)
+            if len(project.bibliographies) > 1 or first:
+                readings.append((project.bibliographies, first))
         inherited = inherited_strings(readings, self._own_strings)
         for path, state in list(self._states.items()):
             parsed = state.parsed
@@ -527,6 +536,7 @@ class ProjectGraph(LinkResolver):
             unresolved = [m for m in unresolved if (m.path, m.link.span.start) not in skipped]
         for path in bibs:
             self._known.setdefault(path, None)
+        style = None if biblatex or not bibs else self._bib_style(root, root_dir, where, names)
         return Project(
             casefold_keys=bibtex_backend or (bibtex_links and not biblatex),
             root=root,
@@ -542,7 +552,38 @@ class ProjectGraph(LinkResolver):
             placed=where,
             bibdata=bibdata,
             ignored=tuple(ignored),
+            bib_style=style,
         )
+
+    def _bib_style(
+        self,
+        root: Path,
+        root_dir: Path,
+        placed: tuple[tuple[Path, Path, int], ...],
+        names: Mapping[str, set[str]],
+    ) -> BibStyle | None:
+        """The style of the first ``\\bibliographystyle`` of the project of ``root`` (run
+        in ``root_dir``; ``placed``: :attr:`Project.placed`; ``names``: the project's
+        plain-text macros), with what its file defines."""
+        parsed: dict[Path, ParsedDocument] = {}
+        for path in (root, *(child for child, _, _ in placed)):
+            doc = self.document(path)
+            # a subfile's style is for it alone, as its \bibliography (see _bibdata)
+            if doc is not None and not _is_subfile(doc):
+                parsed[path] = doc
+        first = latex_bibdata.first_style(root, parsed, placed)
+        if first is None:
+            return None
+        path, index = first
+        name = parsed[path].bib_styles[index][0]
+        if "\\" in name:
+            expanded = expand_macros(name, names, root.stem)
+            if expanded is None:
+                why = "it is named by a macro the project does not define as plain text"
+                return BibStyle(name, path, index, unknown=why)
+            name = expanded
+        dirs = (root_dir, *self._input_dirs(root_dir, ("BSTINPUTS",))[0])
+        return bib_style(name, path, index, dirs)
 
     def _bibdata(
         self, root: Path, placed: tuple[tuple[Path, Path, int], ...]
@@ -820,4 +861,5 @@ def _merge_into(project: Project, sub: Project) -> Project:
         chapters=project.chapters,
         expanded=project.expanded + sub.expanded,
         globbed=project.globbed + sub.globbed,
+        bib_style=project.bib_style,
     )

@@ -210,6 +210,11 @@ class LinkResolver:
     def _search_paths(self, root_dir: Path) -> tuple[list[Path], list[Path]]:
         """The TEXINPUTS and BIBINPUTS folders of a project run in ``root_dir``: the
         environment's, then its .latexmkrc's (see :mod:`citewarden.search_paths`)."""
+        found = self._input_dirs(root_dir, ("TEXINPUTS", "BIBINPUTS"))
+        return found[0], found[1]
+
+    def _input_dirs(self, root_dir: Path, variables: Sequence[str]) -> list[list[Path]]:
+        """The folders each of ``variables`` names for a project run in ``root_dir``."""
         rc_entries: dict[str, list[str]] = {}
         rc = root_dir / ".latexmkrc"
         if os.path.isfile(rc):  # a build setting, never an editor buffer
@@ -217,10 +222,10 @@ class LinkResolver:
             if not isinstance(read, OSError):
                 rc_entries = search_paths.latexmkrc_paths(read[0])
         found: list[list[Path]] = []
-        for variable in ("TEXINPUTS", "BIBINPUTS"):
+        for variable in variables:
             entries = search_paths.environment_entries(variable) + rc_entries.get(variable, [])
             found.append(search_paths.directories(entries, root_dir) if entries else [])
-        return found[0], found[1]
+        return found
 
     def _resolve_include(
         self,

@@ -1,5 +1,6 @@
 """Where TeX looks for the files a document names: ``TEXINPUTS`` (for ``\\input`` and
-``\\include``) and ``BIBINPUTS`` (for bibliographies), as kpathsea reads them.
+``\\include``), ``BIBINPUTS`` (for bibliographies) and ``BSTINPUTS`` (for BibTeX styles),
+as kpathsea reads them.
 
 A variable comes from the environment or, for a project built with latexmk, from the
 project's ``.latexmkrc`` (``$ENV{'TEXINPUTS'} = './sty//:' . $ENV{'TEXINPUTS'};`` or
@@ -22,14 +23,17 @@ MAX_DIRECTORIES = 2000
 MAX_LATEXMKRC = 100_000
 
 _ENV_ASSIGN = re.compile(
-    r"""\$ENV\s*\{\s*['"]?(TEXINPUTS|BIBINPUTS)['"]?\s*\}\s*\.?=\s*(['"])(.*?)\2"""
+    r"""\$ENV\s*\{\s*['"]?(TEXINPUTS|BIBINPUTS|BSTINPUTS)['"]?\s*\}\s*\.?=\s*(['"])(.*?)\2"""
 )
-_ENSURE_PATH = re.compile(r"""ensure_path\s*\(\s*['"](TEXINPUTS|BIBINPUTS)['"]\s*,([^)]*)\)""")
+_ENSURE_PATH = re.compile(
+    r"""ensure_path\s*\(\s*['"](TEXINPUTS|BIBINPUTS|BSTINPUTS)['"]\s*,([^)]*)\)"""
+)
 _QUOTED = re.compile(r"""(['"])(.*?)\1""")
 
 
 def latexmkrc_paths(text: str) -> dict[str, list[str]]:
-    """The TEXINPUTS / BIBINPUTS entries a .latexmkrc adds, per variable, in order."""
+    """The TEXINPUTS / BIBINPUTS / BSTINPUTS entries a .latexmkrc adds, per variable, in
+    order."""
     found: dict[str, list[str]] = {}
     text = text[:MAX_LATEXMKRC]
     lines = [line.split("#", 1)[0] for line in text.splitlines()]

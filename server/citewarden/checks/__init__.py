@@ -132,10 +132,14 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
 
 
 def file_problems(ws: Workspace) -> list[Finding]:
-    """Reading and parsing problems of each file in use (decoding, syntax, duplicate fields)."""
+    """Reading and parsing problems of each file in use (decoding, syntax, duplicate fields);
+    the undefined macros of a file read only with styles not known here are information
+    (:mod:`~citewarden.checks.styles`)."""
+    from citewarden.checks.styles import uncertain_strings, unknown_styles
     from citewarden.model import Code, Location, Span
     from citewarden.parsing import is_bibliography, is_document
 
+    unknown = unknown_styles(ws.projects())
     in_use: dict[Path, None] = {}
     for project in ws.projects():
         in_use.update(dict.fromkeys(project.sources))
@@ -160,5 +164,9 @@ def file_problems(ws: Workspace) -> list[Finding]:
         found += ws.read_problems(path)
         parsed = ws.parsed(path)
         if parsed is not None:
-            found += parsed.problems
+            style = unknown.get(path)
+            if style is None:
+                found += parsed.problems
+            else:
+                found += uncertain_strings(ws, parsed.problems, style)
     return found

@@ -188,3 +188,7 @@ class ParsedDocument:
     #: multibib's ``\\newcites`` suffixes: ``\\citesw`` cites for the bibliography of
     #: ``\\bibliographysw``, which BibTeX makes from ``sw.aux``
     newcites: tuple[str, ...] = ()
+    #: each ``\\bibliographystyle{name}`` (the style BibTeX reads is the first of the
+    #: project's .aux): the name as TeX writes it to the .aux, comments dropped, and the
+    #: span of the argument
+    bib_styles: tuple[tuple[str, Span], ...] = ()

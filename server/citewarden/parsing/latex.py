@@ -86,6 +86,7 @@ from citewarden.parsing.latex_commands import (
     _BIBITEM,
     _BIBLIOGRAPHY,
     _BIBRESOURCE,
+    _BIBSTYLE,
     _CITING,
     _DEFINE,
     _DOCUMENTCLASS,
@@ -323,6 +324,7 @@ def parse_latex(
     chapterbib: bool | None = None
     nocite_in: list[str] = []
     bibitems: list[tuple[str, Span]] = []
+    styles: list[tuple[str, Span]] = []
     suppressed: set[int] = set()
     nocite_all = is_root = False
     body_start = -1  # where \begin{document} stands
@@ -477,6 +479,11 @@ def parse_latex(
                     if target and "#" not in target:  # \bibfile: the project may define it
                         links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), command))
                 pos = arg[2]
+        elif role == _BIBSTYLE:
+            arg = _single_arg(text, pos)
+            if arg is not None and not _is_definition(text, start):
+                styles.append((_as_written(text[arg[0] : arg[1]]), Span(arg[0], arg[1])))
+                pos = arg[2]
         elif role in _CODE:
             pos = _past_code(text, role, pos)
         elif role == _REFSECTION:
@@ -549,7 +556,23 @@ def parse_latex(
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(definitions.text_macros),
         newcites=tuple(dict.fromkeys(definitions.newcites)),
+        bib_styles=tuple(styles),
     )
+
+
+#: a comment with its line break and the blanks that start the next line
+_ARG_COMMENT = re.compile(r"(?<!\\)%[^\r\n]*(?:(?:\r\n?|\n)[ \t]*)?")
+#: a line break with the blanks around it: one space for TeX
+_ARG_BREAK = re.compile(r"[ \t]*(?:\r\n?|\n)[ \t]*")
+
+
+def _as_written(argument: str) -> str:
+    """An argument as TeX writes it to a file: comments dropped, a line break one space."""
+    if "%" in argument:
+        argument = _ARG_COMMENT.sub("", argument)
+    if "\n" in argument or "\r" in argument:
+        argument = _ARG_BREAK.sub(" ", argument)
+    return argument
 
 
 _SUFFIX = re.compile(r"[A-Za-z]+")

@@ -1,4 +1,5 @@
-"""The ``\\bibliography`` commands of a LaTeX project, in document order.
+"""The ``\\bibliography`` and ``\\bibliographystyle`` commands of a LaTeX project, in
+document order.
 
 LaTeX's ``\\bibliography{a,b}`` writes ``\\bibdata{a,b}`` to the .aux (an ``\\include``d
 file's to its own .aux, which the root's reads in place of the ``\\include``).  BibTeX
@@ -8,10 +9,15 @@ This reads a project as one stream (each included file in place of the link that
 it) and gives its ``\\bibliography`` commands in that order, each with the links of its
 names (a document has one link per name).  A command in the preamble writes nothing (the
 .aux is opened at ``\\begin{document}``) and is left out.
+
+``\\bibliographystyle{plain}`` writes ``\\bibstyle{plain}`` (at ``\\begin{document}`` when
+given in the preamble), and BibTeX obeys the first of those too ("Illegal, another
+\\bibstyle command"): :func:`first_style` is the first in document order.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -116,4 +122,60 @@ def commands_in_order(
             enter(*event)
 
 
-__all__ = ["BIBLIOGRAPHY", "Command", "commands_in_order", "file_commands", "file_shape"]
+def style_shape(doc: ParsedDocument) -> tuple[tuple[str, int], ...]:
+    """Each ``\\bibliographystyle`` of the file with the number of include links before it
+    (what the project's choice of a style depends on in this file, without offsets)."""
+    if not doc.bib_styles:
+        return ()
+    starts = [link.span.start for link in doc.links if link.kind is LinkKind.INCLUDE]
+    return tuple((name, bisect.bisect_left(starts, span.start)) for name, span in doc.bib_styles)
+
+
+def first_style(
+    root: Path, documents: Mapping[Path, ParsedDocument], placed: Sequence[tuple[Path, Path, int]]
+) -> tuple[Path, int] | None:
+    """The project's first ``\\bibliographystyle`` in document order, each included file
+    read in place of its include link (``placed`` as in :func:`commands_in_order`): the
+    document and the number of the command among the document's styles; None: none."""
+    children: dict[Path, dict[int, Path]] = {}
+    for child, parent, index in placed:
+        children.setdefault(parent, {})[index] = child
+    stack: list[list[tuple[Path, int] | Path]] = []
+    entered: set[Path] = set()
+
+    def enter(path: Path) -> None:
+        doc = documents.get(path)
+        if doc is None or path in entered:
+            return
+        entered.add(path)
+        timed: list[tuple[int, tuple[Path, int] | Path]] = [
+            (span.start, (path, i)) for i, (_, span) in enumerate(doc.bib_styles)
+        ]
+        includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE]
+        for i, child in children.get(path, {}).items():
+            if i < len(includes):
+                timed.append((includes[i].span.start, child))
+        timed.sort(key=lambda t: t[0])
+        stack.append([event for _, event in timed][::-1])
+
+    enter(root)
+    while stack:
+        pending = stack[-1]
+        if not pending:
+            stack.pop()
+        elif isinstance(event := pending.pop(), tuple):
+            return event
+        else:
+            enter(event)
+    return None
+
+
+__all__ = [
+    "BIBLIOGRAPHY",
+    "Command",
+    "commands_in_order",
+    "file_commands",
+    "file_shape",
+    "first_style",
+    "style_shape",
+]

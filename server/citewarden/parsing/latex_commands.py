@@ -71,6 +71,8 @@ _PACKAGE = "package"
 _MACRO = "macro"
 #: biblatex's ``\\newrefsection`` and ``\\refsection``: a reference section starts
 _REFSECTION = "refsection"
+#: ``\\bibliographystyle{plain}``: the style BibTeX reads (its ``MACRO`` definitions)
+_BIBSTYLE = "bibstyle"
 
 _FIXED_ROLES: dict[str, str] = {
     "nocite": _NOCITE,
@@ -85,6 +87,7 @@ _FIXED_ROLES: dict[str, str] = {
     "subinputfrom": _IMPORT,
     "subincludefrom": _IMPORT,
     "bibliography": _BIBLIOGRAPHY,
+    "bibliographystyle": _BIBSTYLE,
     "addbibresource": _BIBRESOURCE,
     "addglobalbib": _BIBRESOURCE,
     "addsectionbib": _BIBRESOURCE,

@@ -1,0 +1,185 @@
+"""The BibTeX style a LaTeX project names (``\\bibliographystyle{plain}``): where its .bst
+file is and the macros it defines (:mod:`citewarden.parsing.bst`).
+
+BibTeX defines a style's ``MACRO`` commands before it reads the .bib files, so
+``journal = cacm`` is "Communications of the ACM" under plain.bst and an undefined string
+under amsplain.bst.  The file is looked for as BibTeX (kpathsea) looks for it: ``NAME.bst``
+(the name as written when it ends in ``.bst``) in the folder BibTeX runs in (the root
+document's), in the folders ``BSTINPUTS`` names (the environment's, then the project's
+.latexmkrc's), then in TeX's trees, asked of ``kpsewhich`` (once per name while the
+process runs; no ``kpsewhich``, or no answer within :data:`KPSEWHICH_TIMEOUT`: not there).
+
+A style file is read only when it is a regular file of at most :data:`MAX_STYLE_BYTES`;
+what it defines is remembered per path, modification time and size.  A style that is not
+found, cannot be read or that BibTeX would stop on has no known macros
+(:attr:`BibStyle.macros` None, :attr:`BibStyle.unknown` says why): the undefined-string
+findings of the .bib files only such projects read become less certain
+(:mod:`citewarden.checks.styles`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from citewarden.files import FileTooLarge, megabytes, read_regular
+from citewarden.parsing.bst import style_macros
+
+#: The largest style file read, in bytes (TeX Live's largest, apacite's, has 142 KB).
+MAX_STYLE_BYTES = 1 << 20
+#: Seconds ``kpsewhich`` may take to answer for one style.
+KPSEWHICH_TIMEOUT = 10.0
+#: Style files (and ``kpsewhich`` answers) remembered at most; past that all are dropped.
+MAX_REMEMBERED = 256
+
+Macros = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BibStyle:
+    """The style BibTeX reads for a project: its name, where it is named, its file and
+    the macros that file defines."""
+
+    #: the name as written in ``\\bibliographystyle{...}`` (text macros expanded)
+    name: str
+    #: the document naming it, and the number of that command among the document's
+    #: (:attr:`~citewarden.model.ParsedDocument.bib_styles`)
+    document: Path
+    index: int
+    #: the .bst file found (None: none)
+    path: Path | None = None
+    #: lower-case name and text of each macro it defines; None: not known (``unknown``)
+    macros: Macros | None = None
+    unknown: str = ""
+
+
+_lock = threading.Lock()
+#: (path, modification time, size) -> (macros, or None and why not)
+_read: dict[tuple[Path, int, int], tuple[Macros | None, str]] = {}
+#: style name -> the file kpsewhich found (None: none)
+_in_trees: dict[str, Path | None] = {}
+
+
+def file_name(name: str) -> str:
+    """The file BibTeX looks for: ``NAME.bst``, or the name itself when it ends in .bst."""
+    return name if name.endswith(".bst") else name + ".bst"
+
+
+def find_style(name: str, dirs: Sequence[Path]) -> Path | None:
+    """The file of the style ``name``: in ``dirs`` (the root document's folder, then the
+    ``BSTINPUTS`` folders), else in TeX's trees."""
+    if not name or name.startswith("-") or "\x00" in name:
+        return None
+    wanted = file_name(name)
+    for folder in dirs:
+        candidate = folder / wanted
+        try:
+            if candidate.is_file():
+                return candidate
+        except (OSError, ValueError):
+            continue
+    return _kpsewhich(name)
+
+
+def _kpsewhich(name: str) -> Path | None:
+    with _lock:
+        if name in _in_trees:
+            return _in_trees[name]
+    found: Path | None = None
+    program = shutil.which("kpsewhich")
+    if program is not None:
+        # run from the file system's root: the folder BibTeX runs in is searched above
+        top = os.path.abspath(os.sep)
+        try:
+            run = subprocess.run(
+                [program, "-format=bst", "--", name],
+                cwd=top,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=KPSEWHICH_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError, ValueError):
+            run = None
+        lines = run.stdout.splitlines() if run is not None and run.returncode == 0 else []
+        if lines and lines[0].strip():
+            found = Path(top) / lines[0].strip()
+    with _lock:
+        if len(_in_trees) >= MAX_REMEMBERED:
+            _in_trees.clear()
+        _in_trees[name] = found
+    return found
+
+
+def read_style(path: Path) -> tuple[Macros | None, str]:
+    """The macros the style file ``path`` defines, or None and why they are not known."""
+    try:
+        st = path.stat()
+    except (OSError, ValueError) as exc:
+        return None, f"{path.name} could not be read: {_reason(exc)}"
+    key = (path, st.st_mtime_ns, st.st_size)
+    with _lock:
+        known = _read.get(key)
+    if known is not None:
+        return known
+    known = _read_macros(path)
+    with _lock:
+        if len(_read) >= MAX_REMEMBERED:
+            _read.clear()
+        _read[key] = known
+    return known
+
+
+def _read_macros(path: Path) -> tuple[Macros | None, str]:
+    try:
+        data = read_regular(path, MAX_STYLE_BYTES)
+    except FileTooLarge:
+        return None, f"{path.name} is larger than {megabytes(MAX_STYLE_BYTES)}; it is not read"
+    except OSError as exc:
+        return None, f"{path.name} could not be read: {_reason(exc)}"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")  # BibTeX reads bytes: every byte stands for itself
+    result = style_macros(text)
+    if result.problem is not None:
+        return None, f"BibTeX stops reading {path.name} at {result.problem}"
+    return result.macros, ""
+
+
+def _reason(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) and exc.strerror else None) or str(exc)
+
+
+def bib_style(name: str, document: Path, index: int, dirs: Sequence[Path]) -> BibStyle:
+    """The style ``name``, named by the ``index``-th ``\\bibliographystyle`` of
+    ``document``, looked for in ``dirs`` and TeX's trees, with what its file defines."""
+    path = find_style(name, dirs)
+    if path is None:
+        wanted = file_name(name) if name and "\x00" not in name else repr(name)
+        if shutil.which("kpsewhich") is None:
+            why = f"{wanted} is not found (in the root document's folder or BSTINPUTS; "
+            why += "TeX's trees are not searched, there is no kpsewhich)"
+        else:
+            why = f"{wanted} is not found (in the root document's folder, BSTINPUTS or TeX's trees)"
+        return BibStyle(name, document, index, unknown=why)
+    macros, why = read_style(path)
+    return BibStyle(name, document, index, path, macros, why)
+
+
+__all__ = [
+    "KPSEWHICH_TIMEOUT",
+    "MAX_STYLE_BYTES",
+    "BibStyle",
+    "bib_style",
+    "file_name",
+    "find_style",
+    "read_style",
+]
