@@ -7,6 +7,7 @@ so one bad file cannot drop a whole project.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from citewarden.model import (
@@ -29,6 +30,9 @@ from citewarden.parsing import (
     is_metadata,
 )
 from citewarden.settings import Settings
+from citewarden.text import has_lone_cr
+
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +64,7 @@ def _dispatch(path: Path, text: str, settings: Settings, context: Context | None
         from citewarden.parsing.latex import parse_latex
 
         latex = context if isinstance(context, LatexContext) else None
-        return parse_latex(path, text, settings.citation_commands, latex)
+        return parse_latex(path, tex_lines(text), settings.citation_commands, latex)
     if is_markdown(path):
         from citewarden.parsing.markdown import parse_markdown
 
@@ -81,6 +85,14 @@ def _dispatch(path: Path, text: str, settings: Settings, context: Context | None
     from citewarden.parsing.bibtex import parse_bibtex
 
     return parse_bibtex(path, text, _macros(context))
+
+
+def tex_lines(text: str) -> str:
+    """``text`` with each lone ``\\r`` read as the line break TeX reads it as (TeX Live
+    ends an input line at ``\\r``, ``\\n`` or ``\\r\\n``; a ``%`` comment ends there too).
+    One character for one, so every offset stays the same.  pandoc, unlike TeX, drops a
+    lone ``\\r``: Markdown is read as it is."""
+    return _LONE_CR.sub("\n", text) if has_lone_cr(text) else text
 
 
 def _macros(context: Context | None) -> tuple[tuple[str, str], ...]:
