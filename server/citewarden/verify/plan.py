@@ -138,12 +138,16 @@ class Ahead:
     """Answers fetched ahead in batches, by (source, single method, key).
 
     Futures resolve to the :class:`Lookup` of one identifier, or to ``None`` when the batch
-    did not settle it (the engine then asks on its own).  Each answer is taken once.  Each
-    batch request takes its source's request slot (``slot``) while it is sent."""
+    did not settle it (the engine then asks on its own).  Each answer is taken once, but
+    while its batch is in flight every entry asking for the identifier (entries citing the
+    same work) waits for it rather than sending the single look-up.  Each batch request
+    takes its source's request slot (``slot``) while it is sent."""
 
     def __init__(self, slot: Slot = no_slot) -> None:
         self._slot = slot
         self._answers: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
+        #: Futures taken by an entry whose batch is still in flight, by the same keys.
+        self._taken: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         #: Ids planned but not yet sent, with their futures, by (source, single method).
         self._pending: dict[tuple[str, str], list[tuple[str, asyncio.Future[Lookup | None]]]] = {}
@@ -153,11 +157,27 @@ class Ahead:
         self.batches: dict[str, int] = {}
 
     def take(self, source: str, method: str, arg: str) -> asyncio.Future[Lookup | None] | None:
-        return self._answers.pop((source, method, answer_key(method, arg)), None)
+        """The future of a planned look-up, taken: a later take gets it only while its batch
+        is in flight (another entry citing the same identifier waits for that answer instead
+        of asking again; once it is in, the cache has it)."""
+        key = (source, method, answer_key(method, arg))
+        future = self._answers.pop(key, None)
+        if future is None:
+            return self._taken.get(key)
+        if not future.done():
+            self._taken[key] = future
+            future.add_done_callback(functools.partial(self._settle_taken, key))
+        return future
+
+    def _settle_taken(self, key: tuple[str, str, str], future: asyncio.Future[Any]) -> None:
+        if self._taken.get(key) is future:
+            del self._taken[key]
 
     def planned(self, source: str, method: str, arg: str) -> asyncio.Future[Lookup | None] | None:
-        """The future of a planned look-up, without taking it (None when not planned)."""
-        return self._answers.get((source, method, answer_key(method, arg)))
+        """The future of a planned look-up, without taking it (None when not planned, or
+        taken and settled)."""
+        key = (source, method, answer_key(method, arg))
+        return self._answers.get(key) or self._taken.get(key)
 
     def add(self, sources: Mapping[str, Any], entry: NormalizedEntry) -> bool:
         """Plan the look-ups of ``entry``; start a batch once a source has a full one.
@@ -274,6 +294,7 @@ class Ahead:
             if not fut.done():
                 fut.set_result(None)
         self._answers.clear()
+        self._taken.clear()
         self._pending.clear()
 
 

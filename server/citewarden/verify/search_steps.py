@@ -265,6 +265,14 @@ class SearchSteps(SourceCalls):
             return
         if cmp.record.doi.startswith("10.48550/") or cmp.record.updates:
             return
+        own = await self._crossref_record(cmp.record.doi)
+        if own is not None:
+            # Crossref's own record of the DOI is at hand (the plan's batch, another entry's
+            # identifier, the cache): its ``updated-by`` lists the notices about the work,
+            # which is what ``filter=updates:`` would answer
+            ev.sources.append("crossref")
+            ev.notices += [u for u in own.updates if u.kind is not UpdateKind.OTHER]
+            return
         lookup = await self._call(ev, "crossref", "notices", cmp.record.doi)
         if lookup is None or lookup.outcome is not Outcome.FOUND:
             return
@@ -272,6 +280,14 @@ class SearchSteps(SourceCalls):
             for u in notice.updates:
                 if u.doi == cmp.record.doi and u.kind is not UpdateKind.OTHER:
                     ev.notices.append(Update(u.kind, notice.doi, u.date, u.label))
+
+    async def _crossref_record(self, doi: str) -> WorkRecord | None:
+        """Crossref's record of ``doi`` when it is at hand (no request), not a notice."""
+        at_hand = await self._at_hand("crossref", "by_doi", doi)
+        if at_hand is None or at_hand.outcome is not Outcome.FOUND:
+            return None
+        own = [r for r in at_hand.records if r.doi == doi and not r.is_notice]
+        return own[0] if own else None
 
     async def _venue_records(self, ev: Evidence) -> list[WorkRecord]:
         """The records that describe the matched work's venue (heuristic 10): the matched
