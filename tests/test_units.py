@@ -115,24 +115,52 @@ PROJECTS: dict[str, dict[str, str]] = {
         "refs.bib": "@misc{a, title={A}}\n@misc{b, title={B}}\n",
         "chap.bib": "@misc{c1, title={C1}}\n@misc{c2, title={C2}}\n",
     },
+    "files read inside a refsection are in it (\\input, \\include, and what they read)": {
+        "main.tex": r"""\documentclass{report}\usepackage[backend=biber]{biblatex}
+\addbibresource{main.bib}
+\begin{document}
+\cite{m1} \cite{c1}
+\begin{refsection}[ch1.bib]
+\input{ch1}
+\printbibliography
+\end{refsection}
+\newrefsection[ch2.bib]
+\include{ch2}
+\printbibliography
+\endrefsection
+\input{after}
+\printbibliography
+\end{document}
+""",
+        "ch1.tex": "\\cite{c1} \\cite{m1}\n\\input{ch1sub}\n",
+        "ch1sub.tex": "\\cite{s1} \\nocite{*}\n",
+        "ch2.tex": "\\chapter{Two}\n\\cite{c2} \\cite{c1}\n",
+        "after.tex": "\\cite{m2} \\cite{c2}\n",
+        "main.bib": "@misc{m1, title={M1}}\n@misc{m2, title={M2}}\n@misc{m3, title={M3}}\n",
+        "ch1.bib": "@misc{c1, title={C1}}\n@misc{s1, title={S1}}\n@misc{x1, title={X1}}\n",
+        "ch2.bib": "@misc{c2, title={C2}}\n@misc{x2, title={X2}}\n",
+    },
 }
 
 _NOT_FOUND = re.compile(r"I didn't find a database entry for '([^']*)'")
 _ENTRY = re.compile(r"\\entry\{([^}]*)\}")
+_LATEX_MISSING = re.compile(r"Citation '([^']*)' on page \S+ undefined")
 _BIB_KEY = re.compile(r"@misc\{([^,]*),")
 
 
 def _oracle(directory: Path, files: dict[str, str]) -> tuple[set[str], set[str]]:
-    """(keys biber could not find in the cited unit, entries no unit printed)."""
-    for cmd in (
-        ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"],
-        ["biber", "main"],
-    ):
+    """(keys biber could not find in the cited unit, or LaTeX left undefined after it ran,
+    entries no unit printed).  (biber does not report the keys it misses in a section that
+    has a ``\\nocite{*}``; LaTeX does.)"""
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"]
+    for cmd in (latex, ["biber", "main"], latex):
         subprocess.run(cmd, cwd=directory, capture_output=True, timeout=120, check=False)
     blg = (directory / "main.blg").read_text(errors="replace")
     bbl = (directory / "main.bbl").read_text(errors="replace")
+    log = (directory / "main.log").read_text(errors="replace")
     defined = {k for name, t in files.items() if name.endswith(".bib") for k in _BIB_KEY.findall(t)}
-    return set(_NOT_FOUND.findall(blg)), defined - set(_ENTRY.findall(bbl))
+    missing = set(_NOT_FOUND.findall(blg)) | set(_LATEX_MISSING.findall(log))
+    return missing, defined - set(_ENTRY.findall(bbl))
 
 
 def _ours(directory: Path) -> tuple[set[str], set[str]]:

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Memo
 from citewarden.checks.cited import keys_of
+from citewarden.checks.units import include_sites
 from citewarden.model import (
     Citation,
     Code,
     DocumentKind,
     Finding,
     Fix,
-    LinkKind,
     Location,
     ParsedDocument,
     Related,
@@ -110,11 +110,8 @@ def _prefixes(
     """For each document read from ``root``: the offsets of the include links that lead to
     it (the root's ``()``)."""
     children: dict[Path, list[tuple[int, Path]]] = {}
-    for child, parent, index in placed:
-        doc = documents.get(parent)
-        includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE] if doc else []
-        if index < len(includes):
-            children.setdefault(parent, []).append((includes[index].span.start, child))
+    for child, (parent, start) in include_sites(dict(documents), placed).items():
+        children.setdefault(parent, []).append((start, child))
     found: dict[Path, Place] = {root: ()}
     pending = [root]
     while pending:

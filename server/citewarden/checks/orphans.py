@@ -60,26 +60,37 @@ def _cited_keys(
 def _nocited_outside_refsections(ws: Workspace, bib_path: Path, projects: list[Project]) -> bool:
     """A ``\\nocite{*}`` outside the biblatex refsections with resources of their own
     cites every entry of ``bib_path``: it cites every entry of the resources read there
-    (the default and ``\\addglobalbib`` ones) only."""
+    (the default and ``\\addglobalbib`` ones) only.  One in a file included inside such
+    a refsection is in that refsection."""
     for project in projects:
-        docs = [doc for _, doc in ws.project_documents(project)]
+        documents = list(ws.project_documents(project))
+        docs = [doc for _, doc in documents]
         if project.chapters or not any(doc.nocite_all for doc in docs):
             continue
         if not any(doc.refsections for doc in docs) or any(
             doc.bibunits or doc.newcites for doc in docs
         ):
             return True  # no refsections (bibunits, multibib: read as before)
-        if units.units_of(ws, project).reads(None, bib_path):
+        found = units.units_of(ws, project)
+        outside = any(doc.nocite_all and found.outer_scope(path) is None for path, doc in documents)
+        if outside and found.reads(None, bib_path):
             return True
     return False
 
 
 def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project]) -> bool:
     """A ``\\nocite{*}`` in a refsection that reads ``bib_path`` (one of its own
-    resources, or an ``\\addglobalbib`` one)."""
+    resources, or an ``\\addglobalbib`` one), in its file or in a file included there."""
     for project in projects:
-        for _, doc in ws.project_documents(project):
-            if doc.nocite_all_in and units.units_of(ws, project).reads(doc.nocite_all_in, bib_path):
+        found: units.Units | None = None
+        for path, doc in ws.project_documents(project):
+            if not (doc.nocite_all_in or doc.nocite_all):
+                continue
+            found = found or units.units_of(ws, project)
+            if doc.nocite_all_in and found.reads(doc.nocite_all_in, bib_path):
+                return True
+            outer = found.outer_scope(path) if doc.nocite_all else None
+            if outer is not None and found.reads(outer, bib_path):
                 return True
     return False
 

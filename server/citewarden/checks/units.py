@@ -18,7 +18,7 @@ With multibib, ``\\newcites{sw}{Software}`` makes a list of its own: BibTeX read
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -40,6 +40,8 @@ _UNIT_RESOURCES = frozenset(
 )
 #: the resources a citation reads: a refsection's own, or None for the document-wide ones
 Scope = tuple[str, ...] | None
+#: a unit: its start, end and resources as written
+Unit = tuple[int, int, tuple[str, ...]]
 
 
 def has_units(ws: Workspace, project: Project) -> bool:
@@ -68,7 +70,7 @@ class _Sections:
             self._units[i][1] > self._units[i + 1][0] for i in range(len(self._units) - 1)
         )
 
-    def unit(self, offset: int) -> tuple[int, int, tuple[str, ...]] | None:
+    def unit(self, offset: int) -> Unit | None:
         """The (outermost) unit around ``offset``: its start, end and resources; or None."""
         if self._nested:  # rare: a unit inside another
             for unit in self._units:
@@ -99,10 +101,21 @@ class Units:
     #: what each bare ``\\putbib`` reads, by (document, the unit's start), in document
     #: order (see :mod:`~citewarden.parsing.latex_bibunit_order`)
     bare: dict[tuple[Path, int], tuple[str, ...]] = field(default_factory=dict)
+    #: the unit around the include link that reads each document, if any, found through
+    #: the links leading to it: (the document holding the unit, the unit, its bibunits)
+    outer: dict[Path, tuple[Path, Unit, bool]] = field(default_factory=dict)
     #: each document's units, indexed on first use (by id; the document is kept with it)
     _sections: dict[int, tuple[ParsedDocument, _Sections]] = field(
         default_factory=dict, compare=False, repr=False
     )
+
+    def _unit(self, doc: ParsedDocument, offset: int) -> Unit | None:
+        if not doc.refsections:
+            return None
+        sections = self._sections.get(id(doc))
+        if sections is None or sections[0] is not doc:
+            sections = self._sections[id(doc)] = (doc, _Sections(doc))
+        return sections[1].unit(offset)
 
     def scope(self, path: Path, doc: ParsedDocument, cit: Citation) -> Scope:
         """The resources ``cit`` (of the document ``path``) reads: its multibib list's, its
@@ -112,15 +125,20 @@ class Units:
             for suffix, names in self.lists:
                 if command in (f"cite{suffix}", f"nocite{suffix}"):
                     return tuple(sorted(names))
-        if not doc.refsections:
-            return None
-        sections = self._sections.get(id(doc))
-        if sections is None or sections[0] is not doc:
-            sections = self._sections[id(doc)] = (doc, _Sections(doc))
-        unit = sections[1].unit(cit.span.start)
+        unit = self._unit(doc, cit.span.start)
         if unit is None:
-            return None
+            return self.outer_scope(path)
         scope = self.bare.get((path, unit[0]), unit[2])
+        return self.default if scope == latex_bibunits.FROM_PROJECT else scope
+
+    def outer_scope(self, path: Path) -> tuple[str, ...] | None:
+        """The resources of the unit the included document ``path`` is read in, or None
+        when it is read outside units."""
+        outer = self.outer.get(path)
+        if outer is None:
+            return None
+        parent, unit, _ = outer
+        scope = self.bare.get((parent, unit[0]), unit[2])
         return self.default if scope == latex_bibunits.FROM_PROJECT else scope
 
     def copied(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> bool:
@@ -129,8 +147,16 @@ class Units:
             return False
         return self.copies == latex_bibunits.ALL or cit.command in ("cite*", "nocite*")
 
-    def where(self, doc: ParsedDocument, cit: Citation, scope: Scope, copy: bool = False) -> str:
-        """Which unit ``cit`` is in (``copy``: its copy in the main list), for a message."""
+    def where(
+        self, path: Path, doc: ParsedDocument, cit: Citation, scope: Scope, copy: bool = False
+    ) -> str:
+        """Which unit ``cit`` (of the document ``path``) is in (``copy``: its copy in the
+        main list), for a message."""
+        outer = self.outer.get(path)
+        if outer is not None and self._unit(doc, cit.span.start) is None:
+            bibunits = outer[2]
+        else:
+            bibunits = bool(doc.bibunits)
         if copy:
             return "the main list (bibunits copies the citation there)"
         command = cit.command.rstrip("*")
@@ -138,12 +164,10 @@ class Units:
             if command in (f"cite{suffix}", f"nocite{suffix}"):
                 return f"its \\newcites list ({quoted(suffix)})"
         if scope is not None:
-            return "its bibunit" if doc.bibunits else "its refsection"
+            return "its bibunit" if bibunits else "its refsection"
         if self.lists:
             return "the main list"
-        return (
-            "the document outside bibunits" if doc.bibunits else "the document outside refsections"
-        )
+        return "the document outside bibunits" if bibunits else "the document outside refsections"
 
     def reads(self, scope: Scope, bib: Path) -> bool:
         if _names(bib, set(self.global_names)):
@@ -183,7 +207,53 @@ def units_of(ws: Workspace, project: Project) -> Units:
             project.root, dict(documents), project.placed
         ).items()
     }
-    return Units(frozenset(global_), frozenset(plain), own, copies, default, bare)
+    outer = _outer_units(dict(documents), project.placed)
+    return Units(frozenset(global_), frozenset(plain), own, copies, default, bare, outer)
+
+
+def include_sites(
+    documents: dict[Path, ParsedDocument], placed: Iterable[tuple[Path, Path, int]]
+) -> dict[Path, tuple[Path, int]]:
+    """Where each included document is read: (the including document, the offset of its
+    include link), from :attr:`~citewarden.project_graph.Project.placed`."""
+    sites: dict[Path, tuple[Path, int]] = {}
+    for child, parent, index in placed:
+        doc = documents.get(parent)
+        includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE] if doc else []
+        if index < len(includes):
+            sites[child] = (parent, includes[index].span.start)
+    return sites
+
+
+def _outer_units(
+    documents: dict[Path, ParsedDocument], placed: Iterable[tuple[Path, Path, int]]
+) -> dict[Path, tuple[Path, Unit, bool]]:
+    """The unit each included document is read in: the one around its include link, or
+    else the one its includer is read in (a file \\input in a refsection is in it, as the
+    citations of ``\\include`` and ``\\input`` files go to the section open there)."""
+    if not any(doc.refsections for doc in documents.values()):
+        return {}
+    sites = include_sites(documents, placed)
+    found: dict[Path, tuple[Path, Unit, bool] | None] = {}
+
+    def outer(path: Path, seen: frozenset[Path]) -> tuple[Path, Unit, bool] | None:
+        if path in found:
+            return found[path]
+        site = sites.get(path)
+        answer: tuple[Path, Unit, bool] | None = None
+        if site is not None and site[0] not in seen:
+            parent, offset = site
+            doc = documents[parent]
+            unit = _Sections(doc).unit(offset) if doc.refsections else None
+            if unit is not None:
+                answer = (parent, unit, bool(doc.bibunits))
+            else:
+                answer = outer(parent, seen | {path})
+        found[path] = answer
+        return answer
+
+    result = {path: outer(path, frozenset()) for path in sites}
+    return {path: unit for path, unit in result.items() if unit is not None}
 
 
 def _project_default(documents: list[tuple[Path, ParsedDocument]], jobname: str) -> tuple[str, ...]:
@@ -248,7 +318,8 @@ def unit_dangling(
         if scope == () and doc.bibunits:
             found.append(_without_list(path, cit))
         else:
-            found.append(chapterbib.unread_key(path, cit, units.where(doc, cit, scope, copy)))
+            where = units.where(path, doc, cit, scope, copy)
+            found.append(chapterbib.unread_key(path, cit, where))
     return found
 
 
