@@ -7,7 +7,7 @@ Each case: two to four .bib files, some named by ``\\addbibresource`` or
 ``.bib``): environments, or ``\\newrefsection`` (now and then without resources), which
 runs to the next one, the next environment or an ``\\endrefsection``; citations inside
 and outside them, now and then a key defined nowhere or a ``\\nocite{*}`` inside a
-refsection.
+refsection, now and then in a file ``\\input`` there (which may read one more).
 
 And chapterbib projects compared with pdflatex + BibTeX run on each unit's .aux: the
 citations LaTeX leaves undefined and the entries no .bbl printed.  Each case: a root that
@@ -82,8 +82,20 @@ def units_case(seed: int) -> UnitsCase:
     every = [k for keys in bibs.values() for k in keys] + ["unitQ0"]  # unitQ0: nowhere
     names = list(bibs)
 
+    parts: dict[str, str] = {}
+
     def cites() -> list[str]:
-        return [f"\\cite{{{k}}}" for k in rng.sample(every, rng.randint(0, 3))]
+        lines = [f"\\cite{{{k}}}" for k in rng.sample(every, rng.randint(0, 3))]
+        if rng.random() < 0.3:  # the citations of a file read here, now and then its own
+            name = f"part{len(parts)}"
+            if rng.random() < 0.15:
+                lines.append("\\nocite{*}")
+            if rng.random() < 0.3:
+                lines.append(f"\\input{{{name}sub}}")
+                parts[f"{name}sub.tex"] = f"\\cite{{{rng.choice(every)}}}\n"
+            parts[f"{name}.tex"] = "\n".join(lines) + "\n"
+            return [f"\\input{{{name}}}"]
+        return lines
 
     preamble = ["\\documentclass{article}", "\\usepackage[backend=biber]{biblatex}"]
     for name in rng.sample(names, rng.randint(1, 2)):
@@ -94,7 +106,7 @@ def units_case(seed: int) -> UnitsCase:
         body += _section(rng, names, cites)
     body += ["\\printbibliography", "\\end{document}", ""]
     text = "\n".join(preamble + body)
-    files = {"main.tex": text}
+    files = {"main.tex": text, **parts}
     defined: set[str] = set()
     for name, keys in bibs.items():
         files[f"{name}.bib"] = "".join(f"@misc{{{k}, title={{T}}}}\n" for k in keys)
