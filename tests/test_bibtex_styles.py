@@ -221,7 +221,7 @@ def test_a_style_not_found_makes_undefined_macros_information(tmp_path: Path) ->
     assert finding.effective_severity is Severity.INFORMATION
     assert finding.message.startswith(
         "undefined @string macro 'cacm', unless the BibTeX style 'citewardenabsentstyle' "
-        "defines it: citewardenabsentstyle.bst is not found (in the root document's folder"
+        "defines it: 'citewardenabsentstyle.bst' is not found (in the root document's folder"
     )
     assert finding.data["style"] == "citewardenabsentstyle"
     (related,) = finding.related
@@ -235,7 +235,28 @@ def test_a_style_bibtex_stops_on_makes_undefined_macros_information(tmp_path: Pa
     _project(tmp_path, "broken", _bib(["cacm"]))
     (finding,) = _undefined(tmp_path)
     assert finding.effective_severity is Severity.INFORMATION
-    assert "BibTeX stops reading broken.bst at line 1: " in finding.message
+    assert "BibTeX stops reading 'broken.bst' at line 1: " in finding.message
+
+
+@pytest.mark.parametrize("where", ["command", "macro", "style"])
+def test_names_from_the_style_are_bounded_in_every_message(tmp_path: Path, where: str) -> None:
+    """A 200 KB token of the .bst (or a 19 KB style name) is shown by its head and its
+    length, not in full in each of fifty findings."""
+    token = "\u202e" + "A" * 200_000
+    style = "evil"
+    if where == "command":
+        (tmp_path / "evil.bst").write_text(token + "\n", encoding="utf-8")
+    elif where == "macro":
+        (tmp_path / "evil.bst").write_text(f"MACRO {{{token}}} {{x}}\n", encoding="utf-8")
+    else:
+        style = "x" * 19_000
+    _project(tmp_path, style, _bib([f"m{i}" for i in range(50)]))
+    findings = _undefined(tmp_path)
+    assert len(findings) == 50
+    assert all(f.effective_severity is Severity.INFORMATION for f in findings)
+    assert max(len(f.message) for f in findings) < 600
+    assert "characters)" in findings[0].message
+    assert all(len(str(f.data["style"])) <= 120 for f in findings)
 
 
 def test_another_reader_that_surely_lacks_the_macro_keeps_the_warning(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.files import FileTooLarge, megabytes, read_regular
+from citewarden.model import quoted
 from citewarden.parsing.bst import style_macros
 
 #: The largest style file read, in bytes (TeX Live's largest, apacite's, has 142 KB).
@@ -123,7 +124,7 @@ def read_style(path: Path) -> tuple[Macros | None, str]:
     try:
         st = path.stat()
     except (OSError, ValueError) as exc:
-        return None, f"{path.name} could not be read: {_reason(exc)}"
+        return None, f"{quoted(path.name)} could not be read: {_reason(exc)}"
     key = (path, st.st_mtime_ns, st.st_size)
     with _lock:
         known = _read.get(key)
@@ -141,16 +142,17 @@ def _read_macros(path: Path) -> tuple[Macros | None, str]:
     try:
         data = read_regular(path, MAX_STYLE_BYTES)
     except FileTooLarge:
-        return None, f"{path.name} is larger than {megabytes(MAX_STYLE_BYTES)}; it is not read"
+        shown = quoted(path.name)
+        return None, f"{shown} is larger than {megabytes(MAX_STYLE_BYTES)}; it is not read"
     except OSError as exc:
-        return None, f"{path.name} could not be read: {_reason(exc)}"
+        return None, f"{quoted(path.name)} could not be read: {_reason(exc)}"
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")  # BibTeX reads bytes: every byte stands for itself
     result = style_macros(text)
     if result.problem is not None:
-        return None, f"BibTeX stops reading {path.name} at {result.problem}"
+        return None, f"BibTeX stops reading {quoted(path.name)} at {result.problem}"
     return result.macros, ""
 
 
@@ -163,7 +165,7 @@ def bib_style(name: str, document: Path, index: int, dirs: Sequence[Path]) -> Bi
     ``document``, looked for in ``dirs`` and TeX's trees, with what its file defines."""
     path = find_style(name, dirs)
     if path is None:
-        wanted = file_name(name) if name and "\x00" not in name else repr(name)
+        wanted = quoted(file_name(name) if "\x00" not in name else repr(name))
         if shutil.which("kpsewhich") is None:
             why = f"{wanted} is not found (in the root document's folder or BSTINPUTS; "
             why += "TeX's trees are not searched, there is no kpsewhich)"

@@ -22,7 +22,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from citewarden.model import Code, Finding, Location, Related, Severity
+from citewarden.model import Code, Finding, Location, Related, Severity, quoted
+from citewarden.model.findings import MAX_QUOTED
 
 if TYPE_CHECKING:
     from citewarden.bibtex_styles import BibStyle
@@ -52,17 +53,17 @@ def uncertain_strings(ws: Workspace, findings: Sequence[Finding], style: BibStyl
     if doc is not None and style.index < len(doc.bib_styles):
         span = doc.bib_styles[style.index][1]
         related = (Related(Location(style.document, span), "the style BibTeX reads"),)
+    name = quoted(style.name)
     out: list[Finding] = []
     for finding in findings:
         if finding.code is Code.UNDEFINED_STRING:
             finding = Finding(
                 finding.code,
                 finding.location,
-                f"{finding.message}, unless the BibTeX style '{style.name}' defines it: "
-                f"{style.unknown}",
+                f"{finding.message}, unless the BibTeX style {name} defines it: {style.unknown}",
                 related=finding.related + related,
                 fixes=finding.fixes,
-                data=MappingProxyType({**finding.data, "style": style.name}),
+                data=MappingProxyType({**finding.data, "style": style.name[:MAX_QUOTED]}),
                 severity=Severity.INFORMATION,
             )
         out.append(finding)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from citewarden.model import quoted
+
 #: the commands of a style and how many brace groups each takes
 _COMMANDS = {
     "entry": 3,
@@ -77,7 +79,7 @@ def _macros(text: str) -> dict[str, str]:
         command = m.group().lower()
         groups = _COMMANDS.get(command)
         if groups is None:
-            raise _Stop(pos, f"unknown command '{m.group()}'")
+            raise _Stop(pos, f"unknown command {quoted(m.group())}")
         if command == "read":
             break
         pos = m.end()
@@ -108,14 +110,15 @@ def _macro(text: str, pos: int, found: dict[str, str]) -> int:
     if m is None or m.group()[0].isdecimal():
         raise _Stop(pos, "expected the name of a macro")
     name = m.group().lower()
+    shown = quoted(name)
     pos = _expect(text, _gap(text, m.end()), "}", "after the macro's name")
-    pos = _gap(text, _expect(text, _gap(text, pos), "{", f"before the text of macro '{name}'"))
-    pos = _expect(text, pos, '"', f"(the text of macro '{name}' is \"-delimited)")
+    pos = _gap(text, _expect(text, _gap(text, pos), "{", f"before the text of macro {shown}"))
+    pos = _expect(text, pos, '"', f'(the text of macro {shown} is "-delimited)')
     s = _STRING.match(text, pos)
     if s is None:
-        raise _Stop(pos, f"no '\"' ends the text of macro '{name}' on its line")
+        raise _Stop(pos, f"no '\"' ends the text of macro {shown} on its line")
     found.setdefault(name, s.group(1))
-    return _expect(text, _gap(text, s.end()), "}", f"after the text of macro '{name}'")
+    return _expect(text, _gap(text, s.end()), "}", f"after the text of macro {shown}")
 
 
 def _skip_group(text: str, pos: int) -> int:
