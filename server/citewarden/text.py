@@ -49,6 +49,8 @@ def _unit_len(ch: str, encoding: Encoding) -> int:
 #: One line break: ``\r\n``, a lone ``\r`` or ``\n``.
 LINE_BREAK = re.compile(r"\r\n?|\n")
 _LINES = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+")
+#: the first character of a line break (its search ends at the first one found)
+_BREAK_CHAR = re.compile(r"[\r\n]")
 
 
 def has_lone_cr(text: str, start: int = 0, end: int | None = None) -> bool:
@@ -90,29 +92,26 @@ def line_start_before(text: str, offset: int, floor: int = 0) -> int:
 def next_line_start(text: str, pos: int) -> int:
     """Offset just after the first line break whose last character is at or after ``pos``
     (-1 when there is none)."""
-    nl = text.find("\n", pos)
-    cr = text.find("\r", pos, nl if nl >= 0 else len(text))
-    if cr < 0:
-        return nl + 1 if nl >= 0 else -1
-    return cr + 2 if cr + 1 == nl else cr + 1
+    m = _BREAK_CHAR.search(text, pos)
+    if m is None:
+        return -1
+    at = m.start()
+    return at + 2 if text.startswith("\r\n", at) else at + 1
 
 
 def line_content_end(text: str, start: int) -> int:
     """Where the line starting at ``start`` ends, before its line break."""
-    nl = text.find("\n", start)
-    limit = nl if nl >= 0 else len(text)
-    cr = text.find("\r", start, limit)
-    return cr if cr >= 0 else limit
+    m = _BREAK_CHAR.search(text, start)
+    return m.start() if m is not None else len(text)
 
 
 def line_ending(text: str, default: str = "\n") -> str:
     """The line break ``text`` uses (its first one), for new lines written into it;
     ``default`` when it has none."""
-    nl = text.find("\n")
-    cr = text.find("\r", 0, nl if nl >= 0 else len(text))
-    if cr < 0:
-        return "\n" if nl >= 0 else default
-    return "\r\n" if cr + 1 == nl else "\r"
+    m = _BREAK_CHAR.search(text)
+    if m is None:
+        return default
+    return "\n" if m.group() == "\n" else "\r\n" if text.startswith("\r\n", m.start()) else "\r"
 
 
 def split_lines(text: str) -> list[str]:

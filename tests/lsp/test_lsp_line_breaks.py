@@ -8,7 +8,7 @@ import pytest
 from lsp_editor import wait_for
 from lsprotocol import types
 
-from citewarden.model import Code
+from citewarden.model import Code, Span
 from conftest import Start
 
 
@@ -107,3 +107,29 @@ async def test_add_nocite_action_writes_the_files_line_break(start: Start, newli
         f"\\bibliography{{refs}}{newline}\\nocite{{lamport1994}}{newline}\\end{{document}}{newline}"
     )
     await wait_for(lambda: not h.diagnostics("refs.bib"))
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"])
+async def test_completion_after_a_comment_line_in_files_with_cr_line_breaks(
+    start: Start, newline: str
+) -> None:
+    """A ``%`` comment ends at a lone ``\\r`` as TeX reads it, so a citation typed on a
+    later line is completed (before, completion found the cursor inside the comment)."""
+    h = await start(files=_project(newline))
+    name = "main.tex"
+    uri = h.editor.open(name)
+    end = h.editor.find(name, r"\end{document}")
+    typed = f"% a note{newline}See \\cite{{kn"
+    h.editor.edit(uri, [types.TextEdit(range=h.editor.range(name, Span(end, end)), new_text=typed)])
+    offset = end + len(typed)
+    result = await h.client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=h.editor.position(name, offset),
+        )
+    )
+    assert isinstance(result, types.CompletionList)
+    assert [i.label for i in result.items] == ["knuth1984"]
+    item = result.items[0]
+    assert isinstance(item.text_edit, types.TextEdit)
+    assert h.editor.slice(name, item.text_edit.range) == "kn"

@@ -15,13 +15,18 @@ from lsprotocol import types
 from citewarden.lsp import entries as show
 from citewarden.lsp.convert import PlainJson, TextIndex
 from citewarden.lsp.session import Session
-from citewarden.model import CompletionContext, Entry
+from citewarden.model import CompletionContext, Entry, Span
 from citewarden.parsing import is_latex, is_markdown
+from citewarden.parsing.dispatch import tex_lines
 from citewarden.project import BibIndex
+from citewarden.text import has_lone_cr
 
 #: Completion answers at most this many items; more makes the list incomplete, so the
 #: client asks again as the user types.
 MAX_COMPLETIONS = 200
+#: how far around the cursor a LaTeX completion context is looked for (the reader looks
+#: back at most 8 000 characters, to the start of the paragraph)
+_TEX_WINDOW = 9000
 
 
 def completion_context(
@@ -30,7 +35,16 @@ def completion_context(
     if is_latex(path):
         from citewarden.parsing.latex import completion_context as latex_context
 
-        return latex_context(text, offset, extra_commands=session.settings.citation_commands)
+        commands = session.settings.citation_commands
+        lo, hi = max(0, offset - _TEX_WINDOW), min(len(text), offset + _TEX_WINDOW)
+        if not has_lone_cr(text, lo, hi):
+            return latex_context(text, offset, extra_commands=commands)
+        # lines ending in a lone \r: read (around the cursor) with TeX's line ends
+        found = latex_context(tex_lines(text[lo:hi]), offset - lo, extra_commands=commands)
+        if found is None:
+            return None
+        span = Span(found.span.start + lo, found.span.end + lo)
+        return CompletionContext(found.prefix, span)
     if is_markdown(path):
         from citewarden.parsing.markdown import completion_context as markdown_context
 
