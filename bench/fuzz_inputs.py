@@ -34,6 +34,7 @@ from citewarden.parsing.bibtex import parse_bibtex  # noqa: E402
 from citewarden.parsing.dispatch import parse_file  # noqa: E402
 from citewarden.parsing.latex import parse_latex  # noqa: E402
 from citewarden.parsing.markdown import parse_markdown  # noqa: E402
+from citewarden.parsing.pandoc_syntax import pandoc_skips, read_as_pandoc  # noqa: E402
 from citewarden.verify.compare import compare  # noqa: E402
 from citewarden.verify.field_check import field_issues  # noqa: E402
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry  # noqa: E402
@@ -112,7 +113,9 @@ def read(path: Path, text: str) -> None:
     """Everything citewarden does with a file before it asks a source."""
     if path.suffix == ".bib":
         before: NormalizedEntry | None = None
-        for raw in parse_bibtex(path, text).entries:
+        entries = parse_bibtex(path, text).entries
+        pandoc_skips(read_as_pandoc(text, entries), entries)  # as a Markdown project reads it
+        for raw in entries:
             entry = normalize_entry(raw)
             static_issues(entry, TODAY)
             record = _record(before) if before is not None else None

@@ -104,6 +104,7 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     from citewarden.checks.crossref_order import crossref_order_findings
     from citewarden.checks.duplicates import duplicate_findings
     from citewarden.checks.outside import outside_root_findings
+    from citewarden.checks.pandoc import pandoc_findings
 
     projects = ws.projects()
     raw: list[Finding] = []
@@ -112,6 +113,7 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     raw += outside_root_findings(ws, projects)
     raw += duplicate_findings(ws, projects, memo)
     raw += biber_findings(ws, projects, memo)
+    raw += pandoc_findings(ws, projects, memo)
     raw += crossref_order_findings(ws, projects, memo)
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
     seen: set[tuple[object, ...]] = set()

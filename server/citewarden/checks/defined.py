@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from citewarden.checks import Ident, Memo
 from citewarden.model import DocumentKind
 from citewarden.parsing.bibtex import keys_in_comments, on_comment_line
+from citewarden.parsing.pandoc_syntax import pandoc_skipped_keys
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -212,8 +213,15 @@ def commented_keys(
 ) -> frozenset[str]:
     """Keys of the entries biber and pandoc read as comments (BibTeX reads them): their
     ``@`` stands after a ``%`` on its line, or inside an ``@comment{...}`` group that spans
-    lines (``parens``: or an ``@comment(...)`` one, as biber reads them; pandoc does not)."""
-    return keys_in_comments(ws.text(path) or "", index.entries, parens)
+    lines (``parens``: or an ``@comment(...)`` one, as biber reads them; pandoc does not,
+    and skips an entry whose type starts with the word comment, ``@commentary{...}``)."""
+    text = ws.text(path) or ""
+    keys = keys_in_comments(text, index.entries, parens)
+    if not parens:
+        skipped = pandoc_skipped_keys(text, index.entries)
+        if skipped:
+            keys = keys | skipped
+    return keys
 
 
 def _casefolded(keys: Sequence[str]) -> list[str]:

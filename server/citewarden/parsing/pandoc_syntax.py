@@ -1,0 +1,481 @@
+"""What pandoc's BibTeX reader rejects in a .bib file, and the entries it skips.
+
+pandoc (``pandoc --citeproc`` with ``bibliography: refs.bib``, as Quarto and R Markdown run
+it) reads a .bib file with a strict parser of its own: one construct it cannot read stops
+it with an error ("Error reading bibliography file"), so no citation of the document is
+resolved.  Found by running pandoc 2.17 on each case (``pandoc -f bibtex -t csljson`` gives
+the same verdicts, except that it ends every line at a line feed first):
+
+* an entry, ``@string`` or ``@preamble`` in parentheses (``@article(key, ...)``);
+  ``@comment(...)`` is read as the word ``@comment`` followed by text;
+* an entry type of anything but letters (``@misc1{``, ``@my_type{``);
+* a key holding anything but letters, digits and ``.:;?!`'()$/*@_+=-[]&``: ``"#%,<>\\^{|}~``,
+  white space, a combining accent (``Mu\\u0308ller``); an empty key; no comma after the key
+  (``@misc{key}``: an entry without fields needs ``key,``);
+* a field name with anything but letters, digits and ``-_:+`` (``title.x``); a value
+  without braces or quotes with anything but those (``url = http://x``, ``year = 20.5``);
+  a ``#`` with no value after it; two commas in a row; a ``@string`` of more than one field;
+* a ``{`` never closed: ``\\{`` and ``\\}`` are characters, not braces
+  (``title = {\\}}``);
+* a ``%`` in a quoted value (``title = "50% off"``): it starts a comment up to the end of
+  the line, hiding the closing ``"``, so the value runs on into the next lines (``\\%`` is
+  a character; ``%`` in braces, even inside quotes, is one too);
+* a ``%`` comment with no line feed after it: the last line of a file with no line break
+  at its end, any comment in a file whose lines end with a lone carriage return;
+* an ``@`` outside the entries that starts none: ``jane.doe@example.org`` or ``foo @ bar``
+  on a line between entries, ``@@article{``; outside entries a ``%`` starts a comment
+  anywhere on a line (``50% jane@example.org`` is read), and ``@comment`` is skipped with
+  the text after it up to the next ``@`` or ``%``;
+* a ``@comment{`` never closed.
+
+Read as BibTeX reads them: ``@misc{k, title = {X},}``, ``title =`` with no value, a key
+``k=e``, ``d'Aspremont``, ``k(p)`` or ``Müller``, ``@string(`` ... in no way an error for
+pandoc; duplicate keys, a byte-order mark, CRLF line ends, a NUL character.  A file that
+is not UTF-8 is rejected too (reported as ``file-encoding`` where the file is decoded).
+
+Entries pandoc skips while reading the rest: those after a ``%`` on their line and inside
+an ``@comment{...}`` group (:func:`~citewarden.parsing.bibtex.keys_in_comments`), and an
+entry whose type starts with the word ``comment`` (``@commentary{key, ...}``, a biblatex
+type): pandoc takes it for ``@comment`` and skips it up to the next ``@``
+(:func:`pandoc_skips`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from citewarden.model import Entry, Span, quoted
+
+#: white space as Haskell's ``isSpace`` has it (Latin-1 spaces and the Zs characters)
+_SPACES = re.compile("[\t\n\v\f\r \xa0\u1680\u2000-\u200a\u202f\u205f\u3000]*")
+_SKIP = re.compile(r"[^@%]*")
+_LETTERS = re.compile(r"[^\W\d_]+")
+_KEY = re.compile(r"[\w.:;?!`'()$/*@+=\-\[\]&]+")
+_NAME = re.compile(r"[\w\-:+]+")
+_BRACE_STOP = re.compile(r"[{}\\]")
+#: the common entry, read by one match: ASCII white space, no ``%`` comment, values in
+#: braces (two levels deep, no ``\\{`` or ``\\}``), quotes (no ``%``, brace or backslash)
+#: or bare; anything else is read step by step
+_WS = r"[ \t\r\n]*+"
+_GROUP = r"\{(?:[^{}\\]++|\\(?![{}]))*+\}"
+_BRACED = rf"\{{(?:[^{{}}\\]++|\\(?![{{}}])|{_GROUP})*+\}}"
+_VALUE = rf'(?:{_BRACED}|"[^"{{}}\\%]*+"|[\w\-:+]++)'
+_FIELD = rf"[\w\-:+]++{_WS}={_WS}{_VALUE}(?:{_WS}#{_WS}{_VALUE})*+{_WS}"
+_COMMON_ENTRY = re.compile(
+    rf"@[A-Za-z]++{_WS}\{{{_WS}[\w.:;?!`'()$/*@+=\-\[\]&]++{_WS},{_WS}"
+    rf"(?:{_FIELD}(?:,{_WS}{_FIELD})*+,?+)?+{_WS}\}}"
+)
+#: entry types pandoc reads as something else
+_SPECIAL = ("comment", "preamble", "string")
+_QUOTE_STOP = re.compile(r'["{\\%]')
+
+
+class _Reject(Exception):
+    """pandoc stops at ``span`` (internal: caught where a block starts)."""
+
+    def __init__(self, span: Span, why: str, unbalanced: bool = False) -> None:
+        super().__init__(why)
+        self.span = span
+        self.why = why
+        #: the braces around it may not match: a ``\\{`` or ``\\}`` before it is to blame
+        self.unbalanced = unbalanced
+
+
+@dataclass(frozen=True, slots=True)
+class PandocReading:
+    """How pandoc reads a .bib file: where it stops with an error (each place, resuming
+    at the next entry after one) and where it skips text that holds entries."""
+
+    #: ``(place, why, block)`` of each construct pandoc rejects, in order (``block``: where
+    #: pandoc began the block it rejects, or the junk before it)
+    rejections: tuple[tuple[Span, str, int], ...]
+    #: ``(start, end, place, why)`` of each ``@comment...`` word whose text pandoc skips
+    skips: tuple[tuple[int, int, Span, str], ...]
+
+
+def read_as_pandoc(text: str, entries: Sequence[Entry]) -> PandocReading:
+    """Read ``text`` as pandoc's BibTeX reader does (linear in its length).  ``entries``
+    (as :func:`~citewarden.parsing.bibtex.parse_bibtex` reads them) give the places to
+    resume at after an error."""
+    reader = _Reader(text)
+    starts = [entry.span.start for entry in entries]
+    pos = 0
+    while pos < len(text):
+        try:
+            pos = reader.top(pos)
+        except _Reject as reject:
+            reader.rejections.append((reject.span, reject.why, pos))
+            i = bisect.bisect_right(starts, max(reject.span.end, reader.reached) - 1)
+            pos = starts[i] if i < len(starts) else len(text)
+    return PandocReading(tuple(reader.rejections), tuple(reader.skips))
+
+
+#: an entry type starting with the word comment (``@commentary``), which pandoc skips
+_COMMENT_TYPE = re.compile(r"@[cC][oO][mM][mM][eE][nN][tT][^\W\d_]")
+
+
+def pandoc_skipped_keys(text: str, entries: Sequence[Entry]) -> frozenset[str]:
+    """Keys of the ``entries`` that pandoc skips (:func:`pandoc_skips`) and no other entry
+    defines."""
+    if _COMMENT_TYPE.search(text) is None:
+        return frozenset()
+    skipped = pandoc_skips(read_as_pandoc(text, entries), entries)
+    if not skipped:
+        return frozenset()
+    gone = {id(entry) for entry, _, _ in skipped}
+    kept = {entry.key for entry in entries if id(entry) not in gone}
+    return frozenset(entry.key for entry, _, _ in skipped if entry.key not in kept)
+
+
+def pandoc_skips(reading: PandocReading, entries: Sequence[Entry]) -> list[tuple[Entry, Span, str]]:
+    """The ``entries`` that pandoc skips as part of an ``@comment``, with the place and why."""
+    if not reading.skips:
+        return []
+    starts = [s for s, _, _, _ in reading.skips]
+    found: list[tuple[Entry, Span, str]] = []
+    for entry in entries:
+        at = entry.span.start
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and at < reading.skips[i][1]:
+            _, _, place, why = reading.skips[i]
+            found.append((entry, place, why))
+    return found
+
+
+class _Reader:
+    """pandoc 2.17's BibTeX grammar, one top-level block at a time."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.rejections: list[tuple[Span, str, int]] = []
+        self.skips: list[tuple[int, int, Span, str]] = []
+        #: the furthest offset read (where to resume after an error)
+        self.reached = 0
+        #: a ``%`` that hid the closing quote of a value in the current block
+        self.hidden_quote: int | None = None
+        #: the first ``\\{`` or ``\\}`` in a braced value of the current block
+        self.escaped: int | None = None
+
+    # -- top level ----------------------------------------------------------------------
+
+    def top(self, pos: int) -> int:
+        """Read from ``pos`` at top level to the end of the next block."""
+        text = self.text
+        pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
+        if pos >= len(text):
+            return pos
+        if text[pos] == "%":
+            return self.comment(pos)
+        common = _COMMON_ENTRY.match(text, pos)
+        if common is not None and not text[pos + 1 : pos + 9].lower().startswith(_SPECIAL):
+            self.reached = common.end()
+            return common.end()
+        self.hidden_quote = self.escaped = None
+        failed: _Reject | None = None
+        try:
+            special = self.special(pos)
+        except _Reject as reject:  # pandoc backtracks and reads an entry there
+            special, failed = None, reject
+        if special is not None:
+            return special
+        try:
+            return self.entry(pos)
+        except _Reject as reject:
+            if failed is not None:
+                raise failed from None
+            if self.hidden_quote is not None:
+                raise _hidden(self.hidden_quote) from None
+            if reject.unbalanced and self.escaped is not None:
+                raise _escaped(self.text, self.escaped) from None
+            raise reject from None
+
+    def comment(self, pos: int) -> int:
+        """After the ``%`` comment at ``pos`` (up to and with its line feed)."""
+        text = self.text
+        end = text.find("\n", pos)
+        if end == -1:
+            self.reached = len(text)
+            how = (
+                "this file's lines end with a carriage return alone"
+                if "\r" in text[pos:]
+                else "the file ends first"
+            )
+            raise _Reject(
+                Span(pos, pos + 1),
+                f"a '%' comment with no line feed after it: pandoc reads a comment up to a "
+                f"line feed, and {how}",
+            )
+        return end + 1
+
+    def sp(self, pos: int) -> int:
+        """After white space and ``%`` comments from ``pos``."""
+        text = self.text
+        while True:
+            pos = _SPACES.match(text, pos).end()  # type: ignore[union-attr]
+            if pos < len(text) and text[pos] == "%":
+                pos = self.comment(pos)
+            else:
+                return pos
+
+    def special(self, at: int) -> int | None:
+        """After the ``@comment``, ``@preamble`` or ``@string`` at ``at``; None if none."""
+        text = self.text
+        if _word_is(text, at + 1, "comment"):
+            pos = self.sp(at + 8)
+            if pos < len(text) and text[pos] == "{":
+                try:
+                    return self.braces(pos)
+                except _Reject:
+                    raise _Reject(
+                        Span(at, pos + 1), "@comment never closed: pandoc reads no entry after it"
+                    ) from None
+            end = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
+            name = _LETTERS.match(text, at + 1)
+            if name is not None and name.end() > at + 8:
+                why = (
+                    f"it reads {quoted('@' + name.group())} as the word @comment and "
+                    "skips the text after it up to the next '@'"
+                )
+                self.skips.append((at, end, Span(at, name.end()), why))
+            return end
+        if _word_is(text, at + 1, "preamble"):
+            pos = self.sp(at + 9)
+            if pos >= len(text) or text[pos] != "{":
+                raise _Reject(Span(at, pos + 1), _braces_only("@preamble" + text[pos : pos + 1]))
+            return self.braces(pos)
+        if _word_is(text, at + 1, "string"):
+            pos = self.sp(at + 7)
+            if pos < len(text) and text[pos] == "(":
+                raise _Reject(Span(at, pos + 1), _braces_only("@string("))
+            if pos >= len(text) or text[pos] != "{":
+                return None
+            pos = self.field(self.sp(pos + 1))
+            c = text[pos : pos + 1]
+            if c != "}":
+                why = (
+                    "pandoc reads one field in a @string"
+                    if c == ","
+                    else _expected("'}' to close the @string", c)
+                )
+                raise _Reject(Span(pos, pos + len(c)), why)
+            return pos + 1
+        return None
+
+    # -- entries ------------------------------------------------------------------------
+
+    def entry(self, at: int) -> int:
+        """After the entry at ``at`` (its ``@``)."""
+        text = self.text
+        name = _LETTERS.match(text, at + 1)
+        word = "@" + _word(text, at + 1)
+        if name is None:
+            what = "none" if word == "@" else quoted(word[1:])
+            raise _Reject(
+                Span(at, at + 1),
+                f"'@' outside an entry: pandoc reads an entry type after it, and finds {what}",
+            )
+        brace = self.sp(name.end())
+        c = text[brace : brace + 1]
+        if c != "{":
+            if c == "(":
+                raise _Reject(Span(at, brace + 1), _braces_only("@" + name.group() + "("))
+            if brace == name.end() and (c.isalnum() or c in ("_", "-")):
+                why = f"pandoc reads only letters in an entry type: {quoted(word)}"
+                raise _Reject(Span(at, at + len(word)), why)
+            why = (
+                f"'@' outside an entry: pandoc reads {quoted(word)} as the start of an entry, "
+                "with no '{' after it"
+            )
+            raise _Reject(Span(at, at + 1), why)
+        pos = self.sp(brace + 1)
+        key = _KEY.match(text, pos)
+        if key is None:
+            c = text[pos : pos + 1]
+            if c in (",", "}"):
+                raise _Reject(Span(at, brace + 1), "an entry without a key")
+            raise _Reject(Span(pos, pos + len(c)), f"{_char(c)} in a key")
+        after = self.after_key(key.end())
+        if after >= len(text) or text[after] != ",":
+            c = text[after : after + 1]
+            if c == "}":
+                why = (
+                    f"no comma after the key {quoted(key.group())}: pandoc needs one, also "
+                    "in an entry without fields"
+                )
+            elif after == key.end():
+                why = f"{_char(c)} in a key"
+            else:
+                why = _expected(f"',' after the key {quoted(key.group())}", c)
+            raise _Reject(Span(after, after + len(c)), why)
+        pos = self.sp(after + 1)
+        while _NAME.match(text, pos) is not None:
+            pos = self.field(pos)
+            if pos >= len(text) or text[pos] != ",":
+                break
+            pos = self.sp(pos + 1)
+        pos = self.sp(pos)
+        if pos >= len(text) or text[pos] != "}":
+            c = text[pos : pos + 1]
+            if c == ",":
+                raise _Reject(Span(pos, pos + 1), "two commas in a row")
+            raise _Reject(Span(pos, pos + len(c)), _expected("',' or '}'", c), unbalanced=True)
+        self.reached = max(self.reached, pos + 1)
+        return pos + 1
+
+    def after_key(self, pos: int) -> int:
+        """After white space and comments after a key: a ``%`` right after it is one."""
+        text = self.text
+        end = self.sp(pos)
+        if pos < len(text) and text[pos] == "%" and (end >= len(text) or text[end] != ","):
+            why = "'%' in a key: pandoc reads the rest of the line as a comment"
+            raise _Reject(Span(pos, pos + 1), why)
+        return end
+
+    def field(self, pos: int) -> int:
+        """After the field ``name = value # ...`` at ``pos`` and the space after it."""
+        text = self.text
+        name = _NAME.match(text, pos)
+        if name is None:
+            c = text[pos : pos + 1]
+            raise _Reject(Span(pos, pos + len(c)), _expected("a field name", c))
+        pos = self.sp(name.end())
+        if pos >= len(text) or text[pos] != "=":
+            c = text[pos : pos + 1]
+            if pos == name.end() and c and not c.isspace() and c not in ",}":
+                why = f"{_char(c)} in a field name"
+            else:
+                why = _expected(f"'=' after the field name {quoted(name.group())}", c)
+            raise _Reject(Span(pos, pos + len(c)), why)
+        pos = self.sp(pos + 1)
+        end = self.value(pos)
+        if end is None:  # no value at all: pandoc reads an empty one
+            return pos
+        while True:
+            bare = text[pos : pos + 1] not in ("{", '"')
+            after = self.sp(end)
+            if after >= len(text) or text[after] != "#":
+                break
+            pos = self.sp(after + 1)
+            end = self.value(pos)
+            if end is None:
+                raise _Reject(Span(after, after + 1), "'#' with no value after it")
+        c = text[end : end + 1]
+        if bare and c and c not in ",}%#" and not c.isspace():
+            word = text[pos:end] + _word(text, end)
+            why = (
+                "pandoc reads a value without braces or quotes only as letters, digits and "
+                f"'-_:+', not {_char(c)}: {quoted(word)}"
+            )
+            raise _Reject(Span(end, end + 1), why)
+        return after
+
+    def value(self, pos: int) -> int | None:
+        """After the value (one part of a concatenation) at ``pos``; None if none."""
+        text = self.text
+        c = text[pos : pos + 1]
+        if c == "{":
+            return self.braces(pos)
+        if c == '"':
+            return self.quotes(pos)
+        m = _NAME.match(text, pos)
+        return None if m is None else m.end()
+
+    def braces(self, pos: int) -> int:
+        """After the braced group at ``pos`` (``\\{`` and ``\\}`` are no braces)."""
+        text = self.text
+        depth = 0
+        i = pos
+        while True:
+            m = _BRACE_STOP.search(text, i)
+            if m is None:
+                self.reached = len(text)
+                raise _Reject(Span(pos, pos + 1), "'{' never closed", unbalanced=True)
+            i = m.end()
+            c = m.group()
+            if c == "\\":
+                if text[i : i + 1] in ("{", "}"):
+                    if self.escaped is None:
+                        self.escaped = i - 1
+                    i += 1
+            elif c == "{":
+                depth += 1
+            else:
+                depth -= 1
+                if depth == 0:
+                    return i
+
+    def quotes(self, pos: int) -> int:
+        """After the quoted value at ``pos``: a ``%`` starts a comment in it."""
+        text = self.text
+        i = pos + 1
+        while True:
+            m = _QUOTE_STOP.search(text, i)
+            if m is None or m.end() > len(text) - (m.group() == "\\"):
+                self.reached = len(text)
+                if self.hidden_quote is not None:
+                    raise _hidden(self.hidden_quote)
+                raise _Reject(Span(pos, pos + 1), "'\"' never closed")
+            c = m.group()
+            at = m.start()
+            if c == '"':
+                return at + 1
+            if c == "{":
+                i = self.braces(at)
+            elif c == "\\":
+                i = at + 2
+            else:
+                i = self.comment(at)
+                if self.hidden_quote is None and '"' in text[at:i]:
+                    self.hidden_quote = at
+
+
+def _word_is(text: str, pos: int, word: str) -> bool:
+    """``text`` has ``word`` at ``pos``, ignoring the case of ASCII letters."""
+    got = text[pos : pos + len(word)]
+    return got.isascii() and got.lower() == word
+
+
+def _hidden(at: int) -> _Reject:
+    return _Reject(
+        Span(at, at + 1),
+        "'%' in a quoted value: pandoc reads the rest of the line as a comment, hiding the "
+        "closing '\"' (write \\% or put the value in braces)",
+    )
+
+
+def _escaped(text: str, at: int) -> _Reject:
+    return _Reject(
+        Span(at, at + 2),
+        f"pandoc reads {quoted(text[at : at + 2])} as a character, not a brace, so the "
+        "braces around it do not match",
+    )
+
+
+def _braces_only(opening: str) -> str:
+    return f"{quoted(opening)}: pandoc reads an entry, @string and @preamble only in braces"
+
+
+def _expected(what: str, c: str) -> str:
+    return f"expected {what}, found {_char(c)}"
+
+
+def _char(c: str) -> str:
+    """``c`` for a message (the end of the file when empty)."""
+    if not c:
+        return "the end of the file"
+    if c.isspace():
+        return f"white space ({c!r})"
+    return quoted(c)
+
+
+_WORD = re.compile(r"[^\s{}(),=#%\"@]*")
+
+
+def _word(text: str, pos: int) -> str:
+    return _WORD.match(text, pos, min(len(text), pos + 60)).group()  # type: ignore[union-attr]
+
+
+__all__ = ["PandocReading", "pandoc_skipped_keys", "pandoc_skips", "read_as_pandoc"]
