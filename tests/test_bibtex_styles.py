@@ -335,3 +335,85 @@ def test_undefined_macros_are_those_bibtex_warns_of(tmp_path: Path, style: str) 
     if style == "ownstyle":
         bbl = (tmp_path / "main.bbl").read_text()
         assert "Comm. ACM" in bbl and oracle == (set(JOURNALS) - {"cacm"}) | {"nosuch"}
+
+
+# ---------------------------------------------------------------------------------------
+# a .bib file several projects read
+# ---------------------------------------------------------------------------------------
+
+
+def _root(tmp_path: Path, name: str, style: str | None, bibs: str = "refs") -> None:
+    named = f"\\bibliographystyle{{{style}}}\n" if style is not None else ""
+    (tmp_path / f"{name}.tex").write_text(
+        f"\\documentclass{{article}}\n\\begin{{document}}\n\\nocite{{*}}\n"
+        f"{named}\\bibliography{{{bibs}}}\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
+
+
+def _bibtex_warns(tmp_path: Path, root: str) -> set[str]:
+    """The macros BibTeX says are undefined for the project of ``root``.tex."""
+    missing = [tool for tool in ("pdflatex", "bibtex") if shutil.which(tool) is None]
+    if missing:
+        pytest.fail(f"real tools missing: {', '.join(missing)}", pytrace=False)
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", root]
+    assert _run(latex, tmp_path).returncode == 0
+    _run(["bibtex", root], tmp_path)
+    blg = (tmp_path / f"{root}.blg").read_text(errors="replace")
+    assert "I couldn't open" not in blg, blg
+    return {name.lower() for name in _WARNING.findall(blg)}
+
+
+def test_a_file_two_styles_read_lacks_what_one_of_them_lacks(tmp_path: Path) -> None:
+    """plain.tex and amsplain.tex read refs.bib: BibTeX warns of cacm for amsplain, so it
+    is a warning, whichever project is read first."""
+    shutil.copy(BST / "plain.bst", tmp_path)
+    shutil.copy(BST / "amsplain.bst", tmp_path)
+    (tmp_path / "refs.bib").write_text(_bib(["cacm", "nosuch"]), encoding="utf-8")
+    _root(tmp_path, "plain", "plain")
+    _root(tmp_path, "amsplain", "amsplain")
+    assert _bibtex_warns(tmp_path, "plain") == {"nosuch"}
+    assert _bibtex_warns(tmp_path, "amsplain") == {"cacm", "nosuch"}
+    findings = _undefined(tmp_path)
+    assert _names(findings) == {"cacm", "nosuch"}
+    assert all(f.effective_severity is Severity.WARNING for f in findings)
+    # the same style for both: cacm is defined
+    _root(tmp_path, "amsplain", "plain")
+    assert _names(_undefined(tmp_path)) == {"nosuch"}
+
+
+def test_a_file_another_project_reads_without_the_earlier_file_lacks_its_macros(
+    tmp_path: Path,
+) -> None:
+    """paper.tex reads abbrev.bib before refs.bib, slides.tex refs.bib alone: BibTeX warns
+    of the abbreviation for the slides."""
+    (tmp_path / "abbrev.bib").write_text('@string{jx = "Journal X"}\n', encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(_bib(["jx"]), encoding="utf-8")
+    shutil.copy(BST / "plain.bst", tmp_path)
+    _root(tmp_path, "paper", "plain", "abbrev,refs")
+    assert _bibtex_warns(tmp_path, "paper") == set()
+    assert _names(_undefined(tmp_path)) == set()
+    _root(tmp_path, "slides", "plain")
+    assert _bibtex_warns(tmp_path, "slides") == {"jx"}
+    assert _names(_undefined(tmp_path)) == {"jx"}
+
+
+def test_a_markdown_reader_lacks_the_style_macros(tmp_path: Path) -> None:
+    """pandoc defines the months only."""
+    shutil.copy(BST / "plain.bst", tmp_path)
+    (tmp_path / "refs.bib").write_text(_bib(["cacm"]), encoding="utf-8")
+    _root(tmp_path, "paper", "plain")
+    assert _names(_undefined(tmp_path)) == set()
+    (tmp_path / "notes.md").write_text("---\nbibliography: refs.bib\n---\n[@e0]\n")
+    assert _names(_undefined(tmp_path)) == {"cacm"}
+
+
+def test_a_reader_whose_style_is_not_known_narrows_nothing(tmp_path: Path) -> None:
+    """plain.tex surely defines cacm, the other project's style may: no finding."""
+    shutil.copy(BST / "plain.bst", tmp_path)
+    (tmp_path / "refs.bib").write_text(_bib(["cacm", "nosuch"]), encoding="utf-8")
+    _root(tmp_path, "plain", "plain")
+    _root(tmp_path, "other", "citewardenabsentstyle")
+    findings = _undefined(tmp_path)
+    assert _names(findings) == {"nosuch"}
+    assert all(f.effective_severity is Severity.WARNING for f in findings)

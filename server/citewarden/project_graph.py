@@ -37,7 +37,12 @@ from citewarden.parsing import (
     latex_bibunits,
     latex_order,
 )
-from citewarden.parsing.bibtex_inheritance import Macros, inherited_strings, style_strings
+from citewarden.parsing.bibtex_inheritance import (
+    Macros,
+    Reading,
+    inherited_strings,
+    style_strings,
+)
 from citewarden.parsing.dispatch import parse_file
 from citewarden.parsing.latex_static import context_applies, project_context
 from citewarden.project_links import (
@@ -112,6 +117,13 @@ class Project:
     #: first ``\\bibliographystyle`` (:mod:`~citewarden.bibtex_styles`), whose macros the
     #: .bib files may use; None: no style named
     bib_style: BibStyle | None = None
+
+    @property
+    def unknown_style(self) -> BibStyle | None:
+        """The project's style when the macros it defines are not known (its file is not
+        found, cannot be read, or is one BibTeX stops on): any name may be one."""
+        style = self.bib_style
+        return style if style is not None and style.macros is None else None
 
     def target(self, path: Path, link: Link) -> str:
         """What ``link`` of the document ``path`` names, its macros expanded."""
@@ -217,18 +229,19 @@ class ProjectGraph(LinkResolver):
         return projects
 
     def _pass_on_strings(self, projects: list[Project]) -> None:
-        """Parse a .bib file again when the ``@string`` macros it inherits from its LaTeX
-        projects' BibTeX style and the files they read before it
-        (:mod:`~citewarden.parsing.bibtex_inheritance`) differ from those it was parsed
-        with; one not parsed yet is parsed with them."""
-        readings: list[tuple[tuple[Path, ...], Macros]] = []
+        """Parse a .bib file again when the ``@string`` macros it inherits (those every
+        project reading it defines before it: its LaTeX projects' BibTeX style and the
+        files they read before it, :mod:`~citewarden.parsing.bibtex_inheritance`) differ
+        from those it was parsed with; one not parsed yet is parsed with them."""
+        readings: list[Reading] = []
         for project in projects:
             if project.kind is not DocumentKind.LATEX:
+                readings.append(Reading(project.bibliographies, passes_on=False))
                 continue
             style = project.bib_style
             first = style_strings(style.macros if style is not None else None)
-            if len(project.bibliographies) > 1 or first:
-                readings.append((project.bibliographies, first))
+            open_style = project.unknown_style is not None
+            readings.append(Reading(project.bibliographies, first, open_style=open_style))
         inherited = inherited_strings(readings, self._own_strings)
         for path, state in list(self._states.items()):
             parsed = state.parsed

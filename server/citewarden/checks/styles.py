@@ -36,9 +36,9 @@ def unknown_styles(projects: Iterable[Project]) -> dict[Path, BibStyle]:
     unknown: dict[Path, BibStyle] = {}
     known: set[Path] = set()
     for project in projects:
-        style = project.bib_style
+        style = project.unknown_style
         for path in project.bibliographies:
-            if style is not None and style.macros is None:
+            if style is not None:
                 unknown.setdefault(path, style)
             else:
                 known.add(path)
