@@ -87,6 +87,8 @@ _FIXED_ROLES: dict[str, str] = {
     "subinputfrom": _IMPORT,
     "subincludefrom": _IMPORT,
     "bibliography": _BIBLIOGRAPHY,
+    # bibentry's: \bibliography that prints nothing (its starred form names no file)
+    "nobibliography": _BIBLIOGRAPHY,
     "bibliographystyle": _BIBSTYLE,
     "addbibresource": _BIBRESOURCE,
     "addglobalbib": _BIBRESOURCE,
