@@ -4,6 +4,7 @@ a Markdown project; the controls pandoc reads get no finding."""
 
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,8 +13,8 @@ import pytest
 
 from checking import check
 from citewarden.model import Code, Finding
-from citewarden.parsing.bibtex import parse_bibtex
-from citewarden.parsing.pandoc_syntax import read_as_pandoc
+from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex
+from citewarden.parsing.pandoc_syntax import read_again, read_as_pandoc
 from citewarden.project import Workspace
 from citewarden.settings import Settings
 
@@ -170,3 +171,24 @@ def test_each_place_is_reported_reading_on_at_the_next_entry() -> None:
     )
     reading = read_as_pandoc(text, parse_bibtex(Path("refs.bib"), text).entries)
     assert [text[s.start : s.end] for s, _, _ in reading.rejections] == ["@article(", "/", "%"]
+
+
+_PIECES = ("%", '"', "{", "}", "\\}", "@", "(", ",", "\n", "\r", "x", " # ", "@commentary{c,")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_reading_again_after_an_edit_equals_reading_the_whole_file(seed: int) -> None:
+    rnd = random.Random(seed)
+    paths = sorted(Path(__file__).parent.joinpath("data", "bibs").rglob("*.bib"))
+    text = rnd.choice(paths).read_text(encoding="utf-8", errors="replace")[:20_000]
+    text += '@misc{q, note = "50% off"}\n@misc{r, title = {\\}}}\n' if seed % 2 else ""
+    bib = parse_bibtex(Path("refs.bib"), text)
+    reading = read_as_pandoc(text, bib.entries)
+    for _ in range(40):
+        at = rnd.randrange(len(text) + 1)
+        cut = rnd.choice((0, 0, 1, rnd.randrange(40)))
+        new = text[:at] + rnd.choice(_PIECES) * rnd.randint(0, 2) + text[at + cut :]
+        new_bib = reparse_bibtex(bib, text, new)
+        again = read_again(new, new_bib, (bib.entries, len(text), reading))
+        assert again == read_as_pandoc(new, new_bib.entries)
+        text, bib, reading = new, new_bib, again

@@ -2,9 +2,10 @@
 Quarto, R Markdown): one ``bib-syntax`` finding per place pandoc rejects (see
 :mod:`~citewarden.parsing.pandoc_syntax`), where citewarden's own reading finds no error
 in that block.  ``pandoc --citeproc`` then stops with an error, so no citation of the
-document is resolved, where citewarden goes on reading every entry.  An entry pandoc skips
-(``@commentary{...}``) is one finding too; it defines nothing in those projects
-(:func:`~citewarden.checks.defined.commented_keys`)."""
+document is resolved, where citewarden goes on reading every entry.  An entry pandoc
+skips (``@commentary{...}``) is one finding too; it defines nothing in those projects
+(:func:`~citewarden.checks.defined.commented_keys`).  After an edit, only the blocks
+around it are read again (:func:`~citewarden.parsing.pandoc_syntax.read_again`)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from citewarden.model import (
     ParsedBibliography,
     quoted,
 )
-from citewarden.parsing.pandoc_syntax import pandoc_skips, read_as_pandoc
+from citewarden.parsing.pandoc_syntax import pandoc_skips, read_again
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -37,13 +38,17 @@ def pandoc_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[
     for path in read_by_pandoc:
         bib = ws.bibliography(path)
         if bib is not None and bib.format is BibFormat.BIBTEX:
-            found += memo.get(("pandoc-syntax", Ident(bib)), _findings, ws, path, bib)
+            found += memo.get(("pandoc-syntax", Ident(bib)), _findings, ws, path, bib, memo)
+            last = ("pandoc-reading", path)
+            if last not in memo.current and memo.previous(last) is not None:
+                memo.current[last] = memo.previous(last)  # for the next edit
     return found
 
 
-def _findings(ws: Workspace, path: Path, bib: ParsedBibliography) -> list[Finding]:
+def _findings(ws: Workspace, path: Path, bib: ParsedBibliography, memo: Memo) -> list[Finding]:
     text = ws.text(path) or ""
-    reading = read_as_pandoc(text, bib.entries)
+    reading = read_again(text, bib, memo.previous(("pandoc-reading", path)))
+    memo.current[("pandoc-reading", path)] = (bib.entries, len(text), reading)
     errors = sorted(p.location.span.start for p in bib.problems if p.code is Code.BIB_SYNTAX)
     found = [
         Finding(

@@ -47,7 +47,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from citewarden.model import Entry, Span, quoted
+from citewarden.model import Entry, ParsedBibliography, Span, quoted
 
 #: white space as Haskell's ``isSpace`` has it (Latin-1 spaces and the Zs characters)
 _SPACES = re.compile("[\t\n\v\f\r \xa0\u1680\u2000-\u200a\u202f\u205f\u3000]*")
@@ -80,6 +80,8 @@ class _Reject(Exception):
         super().__init__(why)
         self.span = span
         self.why = why
+        #: how far the block was read when pandoc stopped (an error reported before it)
+        self.reach = span.end
         #: the braces around it may not match: a ``\\{`` or ``\\}`` before it is to blame
         self.unbalanced = unbalanced
 
@@ -94,23 +96,103 @@ class PandocReading:
     rejections: tuple[tuple[Span, str, int], ...]
     #: ``(start, end, place, why)`` of each ``@comment...`` word whose text pandoc skips
     skips: tuple[tuple[int, int, Span, str], ...]
+    #: where each top-level block was begun (pandoc's whole state there is the offset)
+    blocks: tuple[int, ...] = ()
+    #: how far the block of each rejection was read (past the next block, at times)
+    reach: tuple[int, ...] = ()
 
 
-def read_as_pandoc(text: str, entries: Sequence[Entry]) -> PandocReading:
+#: how far past the end of a block its reading may look (the words quoted in a message)
+_LOOKAHEAD = 64
+
+
+def read_as_pandoc(
+    text: str,
+    entries: Sequence[Entry],
+    since: tuple[PandocReading, int, int, int] | None = None,
+) -> PandocReading:
     """Read ``text`` as pandoc's BibTeX reader does (linear in its length).  ``entries``
     (as :func:`~citewarden.parsing.bibtex.parse_bibtex` reads them) give the places to
-    resume at after an error."""
+    resume at after an error.
+
+    ``since``: ``(reading, before, after, delta)``, the reading of the text before an edit
+    that kept its first ``before`` characters and moved those from ``after`` on (in the new
+    text) by ``delta``, with the entries there: only the blocks around the edit are read
+    again, the same as a whole reading."""
     reader = _Reader(text)
-    starts = [entry.span.start for entry in entries]
+    blocks: list[int] = []
     pos = 0
+    old: PandocReading | None = None
+    after = delta = 0
+    if since is not None:
+        old, before, after, delta = since
+        limit = before - _LOOKAHEAD
+        j = bisect.bisect_right(old.blocks, limit) - 1
+        if j >= 0:
+            pos = old.blocks[j]
+            for (_, _, block), reach in zip(old.rejections, old.reach, strict=True):
+                if block < pos and reach >= limit:  # its reading saw the edit
+                    pos = block
+                    break
+            blocks += old.blocks[: bisect.bisect_left(old.blocks, pos)]
+            kept = [i for i, r in enumerate(old.rejections) if r[2] < pos]
+            reader.rejections += (old.rejections[i] for i in kept)
+            reader.reach += (old.reach[i] for i in kept)
+            reader.skips += (s for s in old.skips if s[0] < pos)
+    starts: list[int] | None = None
     while pos < len(text):
+        if old is not None and pos >= after:
+            k = bisect.bisect_left(old.blocks, pos - delta)
+            if k < len(old.blocks) and old.blocks[k] == pos - delta:
+                return _joined(reader, blocks, old, k, delta)
+        blocks.append(pos)
         try:
             pos = reader.top(pos)
         except _Reject as reject:
             reader.rejections.append((reject.span, reject.why, pos))
+            reader.reach.append(max(reject.reach, reject.span.end) + _LOOKAHEAD)
+            if starts is None:
+                starts = [entry.span.start for entry in entries]
             i = bisect.bisect_right(starts, max(reject.span.end, reader.reached) - 1)
             pos = starts[i] if i < len(starts) else len(text)
-    return PandocReading(tuple(reader.rejections), tuple(reader.skips))
+    return reader.reading(blocks)
+
+
+def read_again(
+    text: str,
+    bib: ParsedBibliography,
+    last: tuple[Sequence[Entry], int, PandocReading] | None,
+) -> PandocReading:
+    """:func:`read_as_pandoc` of ``text`` and ``bib``'s entries, reading again only around
+    the edit when ``last`` (``(entries, length, reading)`` of an earlier text) is of the
+    parse ``bib`` was re-read from (:attr:`~citewarden.model.ParsedBibliography.reused`)."""
+    entries = bib.entries
+    if last is None or bib.reused is None or id(last[0]) != bib.reused[0]:
+        return read_as_pandoc(text, entries)
+    _, length, reading = last
+    _, head, tail = bib.reused
+    before = entries[head - 1].span.end if head else 0
+    after = entries[len(entries) - tail].span.start if tail else len(text)
+    return read_as_pandoc(text, entries, (reading, before, after, len(text) - length))
+
+
+def _joined(
+    reader: _Reader, blocks: list[int], old: PandocReading, k: int, delta: int
+) -> PandocReading:
+    """The reading so far followed by ``old``'s from its ``k``-th block on, moved by
+    ``delta``."""
+    at = old.blocks[k]
+    blocks += (b + delta for b in old.blocks[k:])
+    for (s, why, b), reach in zip(old.rejections, old.reach, strict=True):
+        if b >= at:
+            reader.rejections.append((Span(s.start + delta, s.end + delta), why, b + delta))
+            reader.reach.append(reach + delta)
+    reader.skips += (
+        (a + delta, e + delta, Span(p.start + delta, p.end + delta), why)
+        for a, e, p, why in old.skips
+        if a >= at
+    )
+    return reader.reading(blocks)
 
 
 #: an entry type starting with the word comment (``@commentary``), which pandoc skips
@@ -151,6 +233,7 @@ class _Reader:
     def __init__(self, text: str) -> None:
         self.text = text
         self.rejections: list[tuple[Span, str, int]] = []
+        self.reach: list[int] = []
         self.skips: list[tuple[int, int, Span, str]] = []
         #: the furthest offset read (where to resume after an error)
         self.reached = 0
@@ -158,6 +241,11 @@ class _Reader:
         self.hidden_quote: int | None = None
         #: the first ``\\{`` or ``\\}`` in a braced value of the current block
         self.escaped: int | None = None
+
+    def reading(self, blocks: list[int]) -> PandocReading:
+        return PandocReading(
+            tuple(self.rejections), tuple(self.skips), tuple(blocks), tuple(self.reach)
+        )
 
     # -- top level ----------------------------------------------------------------------
 
@@ -184,13 +272,17 @@ class _Reader:
         try:
             return self.entry(pos)
         except _Reject as reject:
-            if failed is not None:
-                raise failed from None
+            reach = max(reject.span.end, failed.span.end if failed is not None else 0)
             if self.hidden_quote is not None:
-                raise _hidden(self.hidden_quote) from None
-            if reject.unbalanced and self.escaped is not None:
-                raise _escaped(self.text, self.escaped) from None
-            raise reject from None
+                blamed = _hidden(self.hidden_quote)
+            elif failed is not None:
+                blamed = failed
+            elif reject.unbalanced and self.escaped is not None:
+                blamed = _escaped(self.text, self.escaped)
+            else:
+                blamed = reject
+            blamed.reach = reach
+            raise blamed from None
 
     def comment(self, pos: int) -> int:
         """After the ``%`` comment at ``pos`` (up to and with its line feed)."""
@@ -478,4 +570,10 @@ def _word(text: str, pos: int) -> str:
     return _WORD.match(text, pos, min(len(text), pos + 60)).group()  # type: ignore[union-attr]
 
 
-__all__ = ["PandocReading", "pandoc_skipped_keys", "pandoc_skips", "read_as_pandoc"]
+__all__ = [
+    "PandocReading",
+    "pandoc_skipped_keys",
+    "pandoc_skips",
+    "read_again",
+    "read_as_pandoc",
+]
