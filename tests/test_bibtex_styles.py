@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -417,3 +418,21 @@ def test_a_reader_whose_style_is_not_known_narrows_nothing(tmp_path: Path) -> No
     findings = _undefined(tmp_path)
     assert _names(findings) == {"nosuch"}
     assert all(f.effective_severity is Severity.WARNING for f in findings)
+
+
+def test_a_style_installed_in_texs_trees_is_found_a_minute_later(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kpsewhich's answer is kept a while, not until the process ends."""
+    if shutil.which("kpsewhich") is None:
+        pytest.fail("real tools missing: kpsewhich", pytrace=False)
+    trees = tmp_path / "trees"
+    trees.mkdir()
+    monkeypatch.setenv("BSTINPUTS", f"{trees}:")
+    assert find_style("citewardeninstalledlater", []) is None
+    (trees / "citewardeninstalledlater.bst").write_text('MACRO {a} {"A"}\nREAD\n')
+    assert find_style("citewardeninstalledlater", []) is None  # the answer is kept
+    now = time.monotonic()
+    monkeypatch.setattr(time, "monotonic", lambda: now + 61)
+    found = find_style("citewardeninstalledlater", [])
+    assert found is not None and found.samefile(trees / "citewardeninstalledlater.bst")

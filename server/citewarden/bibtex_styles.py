@@ -6,8 +6,9 @@ BibTeX defines a style's ``MACRO`` commands before it reads the .bib files, so
 under amsplain.bst.  The file is looked for as BibTeX (kpathsea) looks for it: ``NAME.bst``
 (the name as written when it ends in ``.bst``) in the folder BibTeX runs in (the root
 document's), in the folders ``BSTINPUTS`` names (the environment's, then the project's
-.latexmkrc's), then in TeX's trees, asked of ``kpsewhich`` (once per name while the
-process runs; no ``kpsewhich``, or no answer within :data:`KPSEWHICH_TIMEOUT`: not there).
+.latexmkrc's), then in TeX's trees, asked of ``kpsewhich`` (its answer for a name is kept
+:data:`KPSEWHICH_LIFETIME` seconds, so that a style installed meanwhile is found; no
+``kpsewhich``, or no answer within :data:`KPSEWHICH_TIMEOUT`: not there).
 
 A style file is read only when it is a regular file of at most :data:`MAX_STYLE_BYTES`;
 what it defines is remembered per path, modification time and size.  A style that is not
@@ -23,6 +24,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +37,8 @@ from citewarden.parsing.bst import style_macros
 MAX_STYLE_BYTES = 1 << 20
 #: Seconds ``kpsewhich`` may take to answer for one style.
 KPSEWHICH_TIMEOUT = 10.0
+#: Seconds an answer of ``kpsewhich`` is kept.
+KPSEWHICH_LIFETIME = 60.0
 #: Style files (and ``kpsewhich`` answers) remembered at most; past that all are dropped.
 MAX_REMEMBERED = 256
 
@@ -62,8 +66,8 @@ class BibStyle:
 _lock = threading.Lock()
 #: (path, modification time, size) -> (macros, or None and why not)
 _read: dict[tuple[Path, int, int], tuple[Macros | None, str]] = {}
-#: style name -> the file kpsewhich found (None: none)
-_in_trees: dict[str, Path | None] = {}
+#: style name -> when kpsewhich was asked (time.monotonic) and the file it found (None: none)
+_in_trees: dict[str, tuple[float, Path | None]] = {}
 
 
 def file_name(name: str) -> str:
@@ -89,8 +93,9 @@ def find_style(name: str, dirs: Sequence[Path]) -> Path | None:
 
 def _kpsewhich(name: str) -> Path | None:
     with _lock:
-        if name in _in_trees:
-            return _in_trees[name]
+        known = _in_trees.get(name)
+    if known is not None and time.monotonic() - known[0] < KPSEWHICH_LIFETIME:
+        return known[1]
     found: Path | None = None
     program = shutil.which("kpsewhich")
     if program is not None:
@@ -115,7 +120,7 @@ def _kpsewhich(name: str) -> Path | None:
     with _lock:
         if len(_in_trees) >= MAX_REMEMBERED:
             _in_trees.clear()
-        _in_trees[name] = found
+        _in_trees[name] = (time.monotonic(), found)
     return found
 
 
@@ -177,6 +182,7 @@ def bib_style(name: str, document: Path, index: int, dirs: Sequence[Path]) -> Bi
 
 
 __all__ = [
+    "KPSEWHICH_LIFETIME",
     "KPSEWHICH_TIMEOUT",
     "MAX_STYLE_BYTES",
     "BibStyle",

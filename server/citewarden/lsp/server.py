@@ -278,6 +278,7 @@ def create_server() -> CitewardenServer:
     @feature(types.TEXT_DOCUMENT_DID_SAVE)
     @isolated()
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        await watch.saved(session, params.text_document.uri)
         await session.sync.did_save(params.text_document.uri)
 
     @feature(types.TEXT_DOCUMENT_DID_CLOSE)

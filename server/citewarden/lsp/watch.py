@@ -3,12 +3,16 @@
 The watchers are registered dynamically when the client allows it.  A change to a file that
 is open in the editor is ignored (the editor's text wins); anything else is re-read from disk.
 A change to ``.citewarden.toml`` reloads the settings.  A bibliography changed on disk is
-verified again, as when it is saved in the editor.
+verified again, as when it is saved in the editor.  The files the TeX tools read from disk
+whatever the editor holds (:data:`DISK_FILES`: a BibTeX style, latexmk's settings) are
+re-read when they change on disk or are saved, open or not: the project graph is computed
+again, and with it the style's macros and the search paths.
 """
 
 from __future__ import annotations
 
 import logging
+from fnmatch import fnmatch
 from pathlib import Path
 
 from lsprotocol import types
@@ -25,6 +29,11 @@ REGISTRATION_ID = "citewarden-watch"
 #: Files that can hold bibliography entries.
 BIBLIOGRAPHY_SUFFIXES = frozenset({".bib", ".bibtex", ".json", ".yaml", ".yml"})
 
+#: Files the TeX tools read from disk, never from an editor buffer: BibTeX styles (their
+#: ``MACRO``s, :mod:`citewarden.bibtex_styles`) and latexmk's settings (``BSTINPUTS``,
+#: ``BIBINPUTS``, ``TEXINPUTS``, :mod:`citewarden.search_paths`).
+DISK_FILES = ("*.bst", ".latexmkrc")
+
 #: Everything a project can consist of.
 PATTERNS = (
     "**/*.{tex,ltx,latex}",
@@ -32,8 +41,14 @@ PATTERNS = (
     "**/*.{md,markdown,qmd,Rmd,rmd}",
     "**/*.{bib,bibtex}",
     "**/*.{json,yaml,yml}",
+    *(f"**/{name}" for name in DISK_FILES),
     f"**/{CONFIG_FILE}",
 )
+
+
+def read_from_disk(path: Path) -> bool:
+    """Whether the tools read ``path`` from disk whatever the editor holds."""
+    return any(fnmatch(path.name, name) for name in DISK_FILES)
 
 
 def dynamic_registration_supported(session: Session) -> bool:
@@ -78,7 +93,7 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
         if path.name == CONFIG_FILE:
             config_changed = True
             continue
-        if path in session.open:
+        if path in session.open and not read_from_disk(path):
             continue
         paths.append(path)
     if paths:
@@ -91,6 +106,16 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
     for path in paths:
         if path.suffix.lower() in BIBLIOGRAPHY_SUFFIXES:
             await session.features.saved(path)
+
+
+async def saved(session: Session, uri: str) -> None:
+    """A file the tools read from disk was saved in the editor: re-read, as a watched
+    change (a client may watch no files, and a change to an open file is not reported)."""
+    path = path_of(uri)
+    if path is None or not read_from_disk(path):
+        return
+    await session.change(_invalidate_all, session, [path])
+    session.tasks.debounce(WORKSPACE, "watched", 0, lambda: session.refresh(None))
 
 
 def _invalidate_all(work: Workspace, session: Session, paths: list[Path]) -> None:
