@@ -4,7 +4,8 @@ pandoc (``pandoc --citeproc`` with ``bibliography: refs.bib``, as Quarto and R M
 it) reads a .bib file with a strict parser of its own: one construct it cannot read stops
 it with an error ("Error reading bibliography file"), so no citation of the document is
 resolved.  Found by running pandoc 2.17 on each case (``pandoc -f bibtex -t csljson`` gives
-the same verdicts, except that it ends every line at a line feed first):
+the same verdicts, except that it drops carriage returns and ends the text with a line feed
+first, so the two ``%`` cases below without a line feed pass there):
 
 * an entry, ``@string`` or ``@preamble`` in parentheses (``@article(key, ...)``);
   ``@comment(...)`` is read as the word ``@comment`` followed by text;
@@ -28,16 +29,19 @@ the same verdicts, except that it ends every line at a line feed first):
   the text after it up to the next ``@`` or ``%``;
 * a ``@comment{`` never closed.
 
-Read as BibTeX reads them: ``@misc{k, title = {X},}``, ``title =`` with no value, a key
-``k=e``, ``d'Aspremont``, ``k(p)`` or ``Müller``, ``@string(`` ... in no way an error for
-pandoc; duplicate keys, a byte-order mark, CRLF line ends, a NUL character.  A file that
-is not UTF-8 is rejected too (reported as ``file-encoding`` where the file is decoded).
+No error for pandoc: ``@misc{k, title = {X},}``, ``@misc{k,}``, ``title =`` with no
+value, keys such as ``k=e``, ``d'Aspremont``, ``k(p)``, ``k$y`` or ``Müller``,
+``@comment(...)``, ``@comment`` without braces, ``@string{foo = "a" # "b"}``, duplicate
+keys, a byte-order mark, CRLF line ends, a NUL character.  A file that is not UTF-8 stops
+``pandoc --citeproc`` too ("Cannot decode byte"); it is a ``file-encoding`` error already.
 
-Entries pandoc skips while reading the rest: those after a ``%`` on their line and inside
-an ``@comment{...}`` group (:func:`~citewarden.parsing.bibtex.keys_in_comments`), and an
-entry whose type starts with the word ``comment`` (``@commentary{key, ...}``, a biblatex
-type): pandoc takes it for ``@comment`` and skips it up to the next ``@``
-(:func:`pandoc_skips`).
+Entries pandoc skips while reading the rest: those after a ``%`` on their line (up to a
+line feed: ``% x\r@misc{...}`` hides the entry) and inside an ``@comment{...}`` group
+(:func:`~citewarden.parsing.bibtex.keys_in_comments`), and an entry whose type starts with
+the word ``comment`` (``@commentary{key, ...}``, a biblatex type): pandoc takes it for
+``@comment`` and skips it up to the next ``@`` (:func:`pandoc_skips`).  ``@xdata`` entries
+are read but cannot be cited.  Not reported here: pandoc never finishes when a cited
+entry's ``crossref`` or ``xdata`` chain loops (``a`` -> ``b`` -> ``a``).
 """
 
 from __future__ import annotations
