@@ -649,3 +649,73 @@ def test_crossref_findings_are_carried_over_edits_that_cannot_change_them(
             edited_at = at
             kept = [f for f in incremental[refs] if f.location.span.end < edited_at]
             assert kept and all(id(f) in before for f in kept if f.code.value == "missing-crossref")
+
+
+ORPHAN_MAIN = (
+    "\\documentclass{article}\n\\begin{document}\n\\cite{zz}\n\\bibliography{refs}\n"
+    "\\end{document}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "removed"),
+    [
+        # the \n of a \r\n deleted: a lone \r, which goes with the entry
+        ("}\r\n@misc{d", "}\r@misc{d", "@misc{d, title={D}}\n"),
+        # a \n typed after a lone \r: a \r\n, which goes with the entry
+        ("}\r@misc{d", "}\r\n@misc{d", "@misc{d, title={D}}\n"),
+        # a blank typed between \r and \n: the \r goes alone (the @ of d stays)
+        ("}\r\n@misc{d", "}\r \n@misc{d", " \n@misc{d, title={D}}\n"),
+        # an x typed between the blanks: the line does not end there, the blanks stay
+        ("}  \n@misc{d", "} x \n@misc{d", " x \n@misc{d, title={D}}\n"),
+        # a line break typed at the end of the file, after a blank
+        ("} ", "} \n", ""),
+    ],
+    ids=["crlf-to-cr", "cr-to-crlf", "blank-in-crlf", "x-in-blanks", "end-of-file"],
+)
+def test_remove_entry_follows_an_edit_after_the_entry(
+    tmp_path: Path, before: str, after: str, removed: str
+) -> None:
+    """The orphan findings of the entries before an edit are kept, but not the "Remove
+    entry" fix of the entry just before it when the edit changed the blanks or line break
+    that go with it: the kept fix deleted the x typed after the entry, or the @ of the next
+    one.  ``before`` -> ``after`` is the edit after the orphan c (``removed``: the text once
+    c is removed), then the edit back."""
+    bib = "@misc{c, title={C}" + before + (", title={D}}\n" if before.endswith("{d") else "")
+    texts = {"main.tex": ORPHAN_MAIN, "refs.bib": bib}
+    project, ws = _checked_workspace(tmp_path, texts)
+    refs = normalize_path(project / "refs.bib")
+    for step, (old, new) in enumerate([(before, after), (after, before)]):
+        text = texts["refs.bib"]
+        at = text.index(old)
+        start, old_end, _ = file_state.changed_region(old, new)
+        texts["refs.bib"] = text.replace(old, new, 1)
+        ws.set_text(refs, texts["refs.bib"], unchanged=(at + start, len(text) - at - old_end))
+        incremental = check(ws)
+        fresh = _fresh_check(tmp_path / f"fresh{step}", texts)
+        assert _summary(incremental) == _summary(fresh), step
+        if step == 0:
+            (orphan,) = [f for f in incremental[refs] if f.data.get("key") == "c"]
+            assert orphan.fixes[0].title == "Remove entry"
+            (edit,) = orphan.fixes[0].edits
+            new_text = texts["refs.bib"]
+            assert new_text[: edit.span.start] + new_text[edit.span.end :] == removed
+
+
+def test_add_to_nocite_follows_an_edit_of_the_nocite_value(tmp_path: Path) -> None:
+    """The orphan findings of an unchanged bibliography are kept while the places of their
+    "Add to nocite" edits stay: a ``nocite:`` value edited within its span (a quoted one
+    made plain) moves where the key goes."""
+    md = '---\ntitle: T\nbibliography: refs.bib\nnocite: "@xyz"\n---\n\nText [@b].\n'
+    bib = "@misc{a, title={A}}\n@misc{b, title={B}}\n@misc{xyz, title={X}}\n"
+    texts = {"paper.md": md, "refs.bib": bib}
+    project, ws = _checked_workspace(tmp_path, texts)
+    texts["paper.md"] = md.replace('"@xyz"', "x @xyz")
+    paper = ws.set_text(normalize_path(project / "paper.md"), texts["paper.md"])
+    incremental = check(ws)
+    assert _summary(incremental) == _summary(_fresh_check(tmp_path / "fresh", texts))
+    (orphan,) = [f for fs in incremental.values() for f in fs if f.code.value == "orphan-entry"]
+    (edit,) = orphan.fixes[-1].edits
+    assert edit.path == paper
+    text = texts["paper.md"]
+    assert "nocite: x @xyz, @a\n" in text[: edit.span.start] + edit.new_text + text[edit.span.end :]

@@ -66,6 +66,9 @@ class BibIndex:
     #: (previous index, a, b, b_old): entries ``[:a]`` and ``[b:]`` are those of the
     #: previous index's ``[:a]`` and ``[b_old:]``; dropped once the rows are carried over
     previous: tuple[BibIndex, int, int, int] | None = None
+    #: offset where the text of the last edit (the one ``previous`` names) begins to
+    #: differ: the text before it is the previous version's
+    edited_from: int = 0
 
     def table(
         self,
@@ -330,6 +333,7 @@ def update_bib_index(
     if keys == old.keys and alias_rows == old.alias_rows:
         index.keys_token = old.keys_token
     index.previous = (old, a, b, b_old)
+    index.edited_from = start
     old.previous = None
     return index
 

@@ -510,15 +510,26 @@ class Workspace(ProjectQueries):
 def removal_end(text: str, end: int) -> int:
     """End of a deletion that starts at an entry and ends at ``end``: trailing blanks and one
     line break go too (when the line ends there)."""
+    return removal_extent(text, end)[0]
+
+
+def removal_extent(text: str, end: int) -> tuple[int, int]:
+    """:func:`removal_end`, and how far it read ``text``: the answer holds while
+    ``text[:read]`` is unchanged (``read`` is past the end of ``text`` when the end of the
+    text decided it)."""
     stop = end
     n = len(text)
     while stop < n and text[stop] in " \t":
         stop += 1
+    if stop == n:
+        return stop, n + 1
     if text.startswith("\r\n", stop):
-        return stop + 2
-    if text.startswith(("\n", "\r"), stop) or stop == n:
-        return stop + 1 if stop < n else stop
-    return end
+        return stop + 2, stop + 2
+    if text[stop] == "\r":
+        return stop + 1, stop + 2  # a lone \r: what follows it (or the end) was read
+    if text[stop] == "\n":
+        return stop + 1, stop + 1
+    return end, stop + 1
 
 
 def _graph_facts(parsed: Parsed, text: str) -> object:

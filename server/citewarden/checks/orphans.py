@@ -21,7 +21,7 @@ from citewarden.model import (
     TextEdit,
     quoted,
 )
-from citewarden.project import removal_end
+from citewarden.project import removal_extent
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -276,25 +276,26 @@ def _orphan_list(
     fmt = bib.format
     text = ws.text(bib_path) or ""
     found: list[Finding] = []
-    # one table per bibliography version and fix targets: a finding per entry position
-    table: dict[int, Finding] = memo.get(("orphans", Ident(own), nocite_targets), dict)
+    # one table per bibliography version and fix targets: per entry position, its finding
+    # and how far its fixes read the text (see removal_extent)
+    table: dict[int, tuple[Finding, int]] = memo.get(("orphans", Ident(own), nocite_targets), dict)
     if not table and own.previous is not None:
-        # entries before the last edit kept their place: so do their findings
+        # entries before the last edit kept their place: so do their findings, unless
+        # their fixes read text the edit changed (the blanks and line break after them)
         old, a, _, _ = own.previous
         old_table = memo.previous(("orphans", Ident(old), nocite_targets))
         if old_table:
-            table.update((i, f) for i, f in old_table.items() if i < a)
+            edited = own.edited_from
+            table.update((i, f) for i, f in old_table.items() if i < a and f[1] <= edited)
     for i in positions:
         entry = own.entries[i]
         if entry.key in elsewhere[0] or entry.key.casefold() in elsewhere[1]:
             found.append(_cited_elsewhere(bib_path, entry))
             continue
-        finding = table.get(i)
-        if finding is None:
-            table[i] = finding = _orphan_finding(
-                ws, bib_path, text, fmt, own.entries[i], nocite_targets
-            )
-        found.append(finding)
+        made = table.get(i)
+        if made is None:
+            table[i] = made = _orphan_finding(bib_path, text, fmt, entry, nocite_targets)
+        found.append(made[0])
     return found
 
 
@@ -359,7 +360,8 @@ def _same(a: set[str], b: set[str]) -> bool:
 
 def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[object, ...], ...]:
     """Where an "add to nocite" edit can go: (kind, path, offset info, the document's line
-    break) per project."""
+    break) per project; everything the edit depends on (the text of a ``nocite:`` value
+    too), since the findings with these edits are kept while the targets are equal."""
     targets: list[tuple[object, ...]] = []
     for project in projects:
         extras = ws.extras(project.root)
@@ -368,12 +370,15 @@ def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[objec
             targets.append(("latex", project.root, extras.end_document, newline))
         elif project.kind is DocumentKind.MARKDOWN and extras.front_matter is not None:
             fm = extras.front_matter
+            value = fm.nocite_value
+            current = (ws.text(project.root) or "")[value.start : value.end] if value else ""
             targets.append(
                 (
                     "markdown",
                     project.root,
                     fm.close,
-                    fm.nocite_value,
+                    value,
+                    current,
                     fm.nocite_block,
                     fm.flow,
                     newline,
@@ -396,18 +401,19 @@ def _cited_elsewhere(path: Path, entry: Entry) -> Finding:
 
 
 def _orphan_finding(
-    ws: Workspace,
     path: Path,
     text: str,
     fmt: BibFormat,
     entry: Entry,
     targets: tuple[tuple[object, ...], ...],
-) -> Finding:
+) -> tuple[Finding, int]:
+    """The orphan finding of ``entry`` with its fixes, and how far they read ``text``."""
     fixes: list[Fix] = []
+    read = 0
     if fmt is BibFormat.BIBTEX:
         whole = entry.span
-        span = Span(whole.start, removal_end(text, whole.end))
-        fixes.append(Fix("Remove entry", (TextEdit(path, span, ""),)))
+        end, read = removal_extent(text, whole.end)
+        fixes.append(Fix("Remove entry", (TextEdit(path, Span(whole.start, end), ""),)))
     latex_done = markdown_done = False
     for target in targets:
         if target[0] == "latex" and not latex_done:
@@ -417,30 +423,29 @@ def _orphan_finding(
             fixes.append(Fix(f"Add \\nocite{{{entry.key}}}", (edit,)))
             latex_done = True
         elif target[0] == "markdown" and not markdown_done:
-            edit_md = _markdown_nocite_edit(ws, target, entry.key)
+            edit_md = _markdown_nocite_edit(target, entry.key)
             if edit_md is not None:
                 fixes.append(Fix("Add to nocite", (edit_md,)))
                 markdown_done = True
     message = f"entry {quoted(entry.key)} is never cited"
-    return Finding(
+    finding = Finding(
         Code.ORPHAN,
         Location(path, entry.key_span),
         message,
         fixes=tuple(fixes),
         data=MappingProxyType({"key": entry.key}),
     )
+    return finding, read
 
 
-def _markdown_nocite_edit(ws: Workspace, target: tuple[object, ...], key: str) -> TextEdit | None:
-    _, root, close, value, block, flow, newline = target
+def _markdown_nocite_edit(target: tuple[object, ...], key: str) -> TextEdit | None:
+    _, root, close, value, current, block, flow, newline = target
     assert isinstance(root, Path) and isinstance(close, int)
     if value is None and flow:  # into the flow mapping, before its closing brace
         return TextEdit(root, Span(close, close), f', nocite: "@{key}"')
     if value is None:
         return TextEdit(root, Span(close, close), f'nocite: "@{key}"{newline}')
-    assert isinstance(value, Span)
-    text = ws.text(root) or ""
-    current = text[value.start : value.end]
+    assert isinstance(value, Span) and isinstance(current, str)
     if block:
         return TextEdit(root, Span(value.end, value.end), f"{newline}  @{key}")
     stripped = current.rstrip()
