@@ -486,6 +486,33 @@ See @⟦d|x⟧ and @ok.
 """,
         [],
     ),
+    "of a key defined twice, the crossref of the first definition counts": (
+        # BibTeX ("Repeated entry") and biber ("Duplicate entry key ... skipping") read the
+        # first entry of a key and skip the later ones, with their crossref fields
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{paper1,paper2}
+\bibliography{refs,procs}
+\end{document}
+--- refs.bib
+@inproceedings{paper1, title={One}, crossref={proc2020}}
+@inproceedings{⟦d|paper1⟧, title={One again}, crossref={proc2021}}
+@inproceedings{paper2, title={Two}}
+--- procs.bib
+@inproceedings{⟦e|paper2⟧, title={Two again}, crossref={proc2022}}
+@proceedings{proc2020, title={Proceedings 2020}}
+@proceedings{⟦o|proc2021⟧, title={Proceedings 2021}}
+@proceedings{⟦p|proc2022⟧, title={Proceedings 2022}}
+""",
+        [
+            ("refs.bib", Code.DUPLICATE_KEY, "d"),
+            ("procs.bib", Code.DUPLICATE_KEY, "e"),
+            ("procs.bib", Code.ORPHAN, "o"),
+            ("procs.bib", Code.ORPHAN, "p"),
+        ],
+    ),
     "duplicate keys compare case-insensitively, as BibTeX compares them": (
         r"""
 --- main.tex

@@ -719,3 +719,92 @@ def test_add_to_nocite_follows_an_edit_of_the_nocite_value(tmp_path: Path) -> No
     assert edit.path == paper
     text = texts["paper.md"]
     assert "nocite: x @xyz, @a\n" in text[: edit.span.start] + edit.new_text + text[edit.span.end :]
+
+
+#: a key defined twice: the crossref of its first definition counts (BibTeX and biber
+#: skip the later entries of a key)
+TWICE_TEXTS = {
+    "main.tex": (
+        "\\documentclass{article}\n\\begin{document}\n\\cite{x}\n\\bibliography{a,b}\n"
+        "\\end{document}\n"
+    ),
+    "a.bib": (
+        "@misc{x, title={A}}\n@misc{x, crossref={p}, title={B}}\n@misc{q, title={Q}}\n"
+        "@misc{filler, title={F}}\n"
+    ),
+    "b.bib": "@misc{x, crossref={q}, title={C}}\n@misc{P, title={P}}\n",
+}
+TWICE_STEPS = [
+    # the first x renamed: the one naming p is now the first (P is reached, in BibTeX's
+    # casefolded matching)
+    ("a.bib", "@misc{x, title={A}}", "@misc{y, title={A}}"),
+    # the files named the other way round: b.bib's x, naming q, is the first
+    ("main.tex", "\\bibliography{a,b}", "\\bibliography{b,a}"),
+    ("main.tex", "\\bibliography{b,a}", "\\bibliography{a,b}"),
+    # a key typed into after the entries naming parents: nothing changes
+    ("a.bib", "@misc{filler,", "@misc{fillerx,"),
+    # back: the first x names nothing
+    ("a.bib", "@misc{y, title={A}}", "@misc{x, title={A}}"),
+    # a crossref typed into a malformed first definition (its next field lost its "=")
+    ("a.bib", "@misc{x, title={A}}", "@misc{x, crossref = {p},itle  {A}}"),
+]
+
+
+#: the same in one file, where typing into a key reuses the previous answer
+TWICE_ONE_FILE_TEXTS = {
+    "main.tex": ORPHAN_MAIN.replace("{zz}", "{x}"),
+    "refs.bib": (
+        "@misc{z, title={Z}}\n@misc{x, title={A}}\n@misc{x, crossref={p}, title={B}}\n"
+        "@misc{p, title={P}}\n"
+    ),
+}
+TWICE_ONE_FILE_STEPS = [
+    ("refs.bib", "@misc{x, title={A}}", "@misc{y, title={A}}"),  # p is reached
+    ("refs.bib", "@misc{z,", "@misc{x,"),  # ... and no longer
+    ("refs.bib", "@misc{x, title={Z}}", "@misc{z, title={Z}}"),  # ... and again
+]
+
+
+@pytest.mark.parametrize(
+    ("texts", "steps", "expected"),
+    [
+        (
+            TWICE_TEXTS,
+            TWICE_STEPS,
+            [
+                ["filler", "q", "y"],
+                ["P", "filler", "y"],
+                ["filler", "q", "y"],
+                ["fillerx", "q", "y"],
+                ["P", "fillerx", "q"],
+                ["fillerx", "q"],
+            ],
+        ),
+        (TWICE_ONE_FILE_TEXTS, TWICE_ONE_FILE_STEPS, [["y", "z"], ["p", "y"], ["y", "z"]]),
+    ],
+    ids=["two-files", "one-file"],
+)
+def test_the_first_definition_of_a_key_gives_its_parents_after_edits(
+    tmp_path: Path,
+    texts: dict[str, str],
+    steps: list[tuple[str, str, str]],
+    expected: list[list[str]],
+) -> None:
+    """Of a key defined twice (in one file or two), the crossref of the first definition
+    reaches its parent, also after an edit renames a definition, reorders the files or
+    writes a crossref into a malformed entry; the orphans were those of whichever
+    definition the table of parents happened to hold last."""
+    texts = dict(texts)
+    project, ws = _checked_workspace(tmp_path, texts)
+    orphans = []
+    for n, (name, old, new) in enumerate(steps):
+        text = texts[name]
+        at = text.index(old)
+        texts[name] = text.replace(old, new, 1)
+        unchanged = (at, len(text) - at - len(old))
+        ws.set_text(normalize_path(project / name), texts[name], unchanged=unchanged)
+        incremental = check(ws)
+        assert _summary(incremental) == _summary(_fresh_check(tmp_path / f"fresh{n}", texts)), n
+        found = [f for fs in incremental.values() for f in fs if f.code.value == "orphan-entry"]
+        orphans.append(sorted(f.data["key"] for f in found))
+    assert orphans == expected

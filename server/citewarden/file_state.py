@@ -121,8 +121,10 @@ class BibIndex:
 
     @property
     def parents(self) -> dict[str, tuple[str, ...]]:
-        """Entry key -> the keys its ``crossref``/``xdata`` fields name."""
-        return {self.keys[i]: refs for i, refs in self.parent_rows.items()}
+        """Entry key -> the keys its ``crossref``/``xdata`` fields name, of the first entry
+        with that key only (BibTeX and biber skip an entry whose key was read before)."""
+        keys, by_key = self.keys, self.by_key
+        return {keys[i]: refs for i, refs in self.parent_rows.items() if by_key[keys[i]][0] == i}
 
 
 #: a row of :func:`_rows_of`'s tables

@@ -123,10 +123,13 @@ def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
 
 def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str]) -> set[str]:
     """Entries reached through crossref/xdata from a cited entry (BibTeX and biber include
-    such parents).  Only the (few) entries that have such fields are looked at."""
+    such parents); of a key defined more than once, the first definition's fields count.
+    Only the (few) entries that have such fields are looked at."""
     parents: dict[str, tuple[str, ...]] = {}
-    for index in indexes:
-        parents.update(index.parents)
+    for n, index in enumerate(indexes):
+        for key, refs in index.parents.items():
+            if not any(key in earlier.by_key for earlier in indexes[:n]):
+                parents[key] = refs
     if not parents:
         return set()
 
@@ -312,16 +315,19 @@ def _orphan_positions(
     the cited keys only: an edit that changes none of these (a title typed into, a space
     in a chapter) reuses the previous answer after comparing the cited sets.
     """
-    others = tuple((i.keys_token, Ident(i.parent_rows)) for i in indexes if i is not own)
+    # the others in their order, ``own`` in its place: the first definition of a key counts
+    others = tuple(None if i is own else (i.keys_token, Ident(i.parent_rows)) for i in indexes)
     key = ("orphan-positions", own.keys_token, Ident(own.parent_rows), *others)
     previous = memo.previous(key)
     if previous is not None and _same(previous[0], cited) and _same(previous[1], folded):
         memo.current[key] = previous
         return previous[2]  # type: ignore[no-any-return]
     delta = key_delta(own) if len(indexes) == 1 else None
+    if delta is not None and _redefines_a_child(own, delta.a, delta.b):
+        delta = None
     if delta is not None:
         # only the keys of the re-read entries changed: so may only their answers
-        before = memo.previous(("orphan-positions", delta.previous, Ident(own.parent_rows)))
+        before = memo.previous(("orphan-positions", delta.previous, Ident(own.parent_rows), None))
         if before is not None and _same(before[0], cited) and _same(before[1], folded):
             _, _, old_positions, was_reached, was_folded, was_aliased = before
             positions = [i for i in old_positions if not delta.a <= i < delta.b]
@@ -350,6 +356,16 @@ def _orphan_positions(
     aliased = _aliased_cited(own, cited)
     memo.current[key] = (cited, folded, positions, reached, folded_reached, aliased)
     return positions
+
+
+def _redefines_a_child(own: BibIndex, a: int, b: int) -> bool:
+    """Whether the keys of entries ``[a, b)`` (re-read by the last edit, with no
+    crossref/xdata of their own) were or are the key of a later entry that has such fields:
+    which of its definitions is the first, and whose parents count, may have changed."""
+    assert own.previous is not None
+    touched = {*own.previous[0].keys[a:b], *own.keys[a:b]}
+    keys = own.keys
+    return any(i >= b and keys[i] in touched for i in own.parent_rows)
 
 
 def _same(a: set[str], b: set[str]) -> bool:
