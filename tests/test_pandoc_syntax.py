@@ -43,6 +43,8 @@ CASES: dict[str, str | None] = {
     "@misc{k(p), title={X}}\n@misc{k=e,}\n@misc{d'A, x={}}\n@misc{Müller$&, title={X}}\n": None,
     # entry types, field names, values, braces
     "@misc1{sp, title={X}}\n": "@misc1",
+    "@misc\u00b2{sp, title={X}}\n": "@misc\u00b2",
+    "@m\u00efsc{sp, title={X}}\n": None,
     "@misc{sp, title.x={X}}\n": ".",
     "@misc{sp, url=http://x}\n": "/",
     "@misc{sp, title={\\}}\n": "\\}",

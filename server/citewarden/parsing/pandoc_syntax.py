@@ -365,20 +365,21 @@ class _Reader:
     def entry(self, at: int) -> int:
         """After the entry at ``at`` (its ``@``)."""
         text = self.text
-        name = _LETTERS.match(text, at + 1)
+        kind = _letters(text, at + 1)
         word = "@" + _word(text, at + 1)
-        if name is None:
+        if not kind:
             what = "none" if word == "@" else quoted(word[1:])
             raise _Reject(
                 Span(at, at + 1),
                 f"'@' outside an entry: pandoc reads an entry type after it, and finds {what}",
             )
-        brace = self.sp(name.end())
+        end = at + 1 + len(kind)
+        brace = self.sp(end)
         c = text[brace : brace + 1]
         if c != "{":
             if c == "(":
-                raise _Reject(Span(at, brace + 1), _braces_only("@" + name.group() + "("))
-            if brace == name.end() and (c.isalnum() or c in ("_", "-")):
+                raise _Reject(Span(at, brace + 1), _braces_only("@" + kind + "("))
+            if brace == end and (c.isalnum() or c in ("_", "-")):
                 why = f"pandoc reads only letters in an entry type: {quoted(word)}"
                 raise _Reject(Span(at, at + len(word)), why)
             why = (
@@ -526,6 +527,20 @@ class _Reader:
                 i = self.comment(at)
                 if self.hidden_quote is None and '"' in text[at:i]:
                     self.hidden_quote = at
+
+
+def _letters(text: str, pos: int) -> str:
+    """The letters at ``pos`` (Haskell's ``isLetter``, as Python's ``isalpha``)."""
+    m = _LETTERS.match(text, pos)
+    if m is None:
+        return ""
+    word = m.group()
+    if word.isalpha():
+        return word
+    n = 0
+    while word[n].isalpha():
+        n += 1
+    return word[:n]
 
 
 def _word_is(text: str, pos: int, word: str) -> bool:
