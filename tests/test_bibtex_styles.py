@@ -16,7 +16,7 @@ import pytest
 from checking import check
 from citewarden.bibtex_styles import MAX_STYLE_BYTES, find_style, read_style
 from citewarden.model import Code, Finding, Severity
-from citewarden.parsing.bst import style_macros
+from citewarden.parsing.bst import StyleMacros, style_macros
 from citewarden.parsing.latex import parse_latex
 from citewarden.project import Workspace
 from differential import _run
@@ -122,10 +122,10 @@ def test_a_style_bibtex_stops_on_is_not_read(text: str, line: int, says: str) ->
 def test_a_style_file_is_read_bounded_and_remembered(tmp_path: Path) -> None:
     style = tmp_path / "big.bst"
     style.write_text('MACRO {a} {"A"}\n' + "%" * MAX_STYLE_BYTES + "\n", encoding="utf-8")
-    macros, why = read_style(style)
-    assert macros is None and "larger than 1 MB" in why
-    style.write_text('MACRO {a} {"A"}\nREAD\n', encoding="utf-8")
-    assert read_style(style) == ((("a", "A"),), "")
+    read = read_style(style)
+    assert read.macros == () and read.problem is not None and "larger than 1 MB" in read.problem
+    style.write_text('ENTRY {Month} {} {}\nMACRO {a} {"A"}\nREAD\n', encoding="utf-8")
+    assert read_style(style) == StyleMacros((("a", "A"),), fields=frozenset({"month"}))
     assert find_style("big", [tmp_path]) == style
     assert find_style("big.bst", [tmp_path]) == style
     assert find_style("-big", [tmp_path]) is None
@@ -436,3 +436,49 @@ def test_a_style_installed_in_texs_trees_is_found_a_minute_later(
     monkeypatch.setattr(time, "monotonic", lambda: now + 61)
     found = find_style("citewardeninstalledlater", [])
     assert found is not None and found.samefile(trees / "citewardeninstalledlater.bst")
+
+
+# ---------------------------------------------------------------------------------------
+# a style without the month names
+# ---------------------------------------------------------------------------------------
+
+_NO_MONTHS = """ENTRY { journal month note } {} {}
+FUNCTION {article} { journal write$ newline$ month write$ newline$ note write$ newline$ }
+FUNCTION {default.type} { article }
+READ
+ITERATE {call.type$}
+"""
+_MONTH_USES = """@article{a, journal = {J}, month = jan, note = feb # "~1"}
+@article{b, journal = {J}, title = mar, month = {apr}}
+@string{may = "Mai"}
+@article{c, journal = {J}, month = may, note = "jun " # JUL}
+"""
+
+
+def test_a_style_without_the_months_leaves_them_undefined_where_bibtex_reads_them(
+    tmp_path: Path,
+) -> None:
+    """In the fields its ENTRY names (not in title), unless an @string defines them."""
+    (tmp_path / "nomonths.bst").write_text(_NO_MONTHS, encoding="utf-8")
+    _project(tmp_path, "nomonths", _MONTH_USES)
+    oracle = _bibtex_warns(tmp_path, "main")
+    assert oracle == {"jan", "feb", "jul"}
+    findings = _undefined(tmp_path)
+    assert sorted(str(f.data["name"]) for f in findings) == ["JUL", "feb", "jan"]
+    assert all(f.effective_severity is Severity.WARNING for f in findings)
+    text = (tmp_path / "refs.bib").read_text()
+    assert [text[f.location.span.start : f.location.span.end] for f in findings] == [
+        "jan",
+        "feb",
+        "JUL",
+    ]
+    assert findings[0].message == (
+        "undefined @string macro 'jan': the BibTeX style 'nomonths' defines no such month"
+    )
+    # plain.bst defines them; a style not found here may: no finding
+    main = tmp_path / "main.tex"
+    main.write_text(main.read_text().replace("{nomonths}", "{plain}"))
+    shutil.copy(BST / "plain.bst", tmp_path)
+    assert _undefined(tmp_path) == []
+    main.write_text(main.read_text().replace("{plain}", "{citewardenabsentstyle}"))
+    assert _undefined(tmp_path) == []

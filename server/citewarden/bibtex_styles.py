@@ -31,7 +31,7 @@ from pathlib import Path
 
 from citewarden.files import FileTooLarge, megabytes, read_regular
 from citewarden.model import quoted
-from citewarden.parsing.bst import style_macros
+from citewarden.parsing.bst import StyleMacros, style_macros
 
 #: The largest style file read, in bytes (TeX Live's largest, apacite's, has 142 KB).
 MAX_STYLE_BYTES = 1 << 20
@@ -61,11 +61,13 @@ class BibStyle:
     #: lower-case name and text of each macro it defines; None: not known (``unknown``)
     macros: Macros | None = None
     unknown: str = ""
+    #: the fields its ``ENTRY`` command names (known macros only)
+    fields: frozenset[str] = frozenset()
 
 
 _lock = threading.Lock()
-#: (path, modification time, size) -> (macros, or None and why not)
-_read: dict[tuple[Path, int, int], tuple[Macros | None, str]] = {}
+#: (path, modification time, size) -> what the file defines
+_read: dict[tuple[Path, int, int], StyleMacros] = {}
 #: style name -> when kpsewhich was asked (time.monotonic) and the file it found (None: none)
 _in_trees: dict[str, tuple[float, Path | None]] = {}
 
@@ -124,12 +126,12 @@ def _kpsewhich(name: str) -> Path | None:
     return found
 
 
-def read_style(path: Path) -> tuple[Macros | None, str]:
-    """The macros the style file ``path`` defines, or None and why they are not known."""
+def read_style(path: Path) -> StyleMacros:
+    """What the style file ``path`` defines; ``problem``: why that is not known."""
     try:
         st = path.stat()
     except (OSError, ValueError) as exc:
-        return None, f"{quoted(path.name)} could not be read: {_reason(exc)}"
+        return StyleMacros(problem=f"{quoted(path.name)} could not be read: {_reason(exc)}")
     key = (path, st.st_mtime_ns, st.st_size)
     with _lock:
         known = _read.get(key)
@@ -143,22 +145,24 @@ def read_style(path: Path) -> tuple[Macros | None, str]:
     return known
 
 
-def _read_macros(path: Path) -> tuple[Macros | None, str]:
+def _read_macros(path: Path) -> StyleMacros:
     try:
         data = read_regular(path, MAX_STYLE_BYTES)
     except FileTooLarge:
         shown = quoted(path.name)
-        return None, f"{shown} is larger than {megabytes(MAX_STYLE_BYTES)}; it is not read"
+        return StyleMacros(
+            problem=f"{shown} is larger than {megabytes(MAX_STYLE_BYTES)}; it is not read"
+        )
     except OSError as exc:
-        return None, f"{quoted(path.name)} could not be read: {_reason(exc)}"
+        return StyleMacros(problem=f"{quoted(path.name)} could not be read: {_reason(exc)}")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")  # BibTeX reads bytes: every byte stands for itself
     result = style_macros(text)
     if result.problem is not None:
-        return None, f"BibTeX stops reading {quoted(path.name)} at {result.problem}"
-    return result.macros, ""
+        return StyleMacros(problem=f"BibTeX stops reading {quoted(path.name)} at {result.problem}")
+    return result
 
 
 def _reason(exc: BaseException) -> str:
@@ -177,8 +181,10 @@ def bib_style(name: str, document: Path, index: int, dirs: Sequence[Path]) -> Bi
         else:
             why = f"{wanted} is not found (in the root document's folder, BSTINPUTS or TeX's trees)"
         return BibStyle(name, document, index, unknown=why)
-    macros, why = read_style(path)
-    return BibStyle(name, document, index, path, macros, why)
+    read = read_style(path)
+    if read.problem is not None:
+        return BibStyle(name, document, index, path, unknown=read.problem)
+    return BibStyle(name, document, index, path, read.macros, fields=read.fields)
 
 
 __all__ = [

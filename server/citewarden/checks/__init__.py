@@ -135,13 +135,19 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
 
 def file_problems(ws: Workspace) -> list[Finding]:
     """Reading and parsing problems of each file in use (decoding, syntax, duplicate fields);
-    the undefined macros of a file read only with styles not known here are information
-    (:mod:`~citewarden.checks.styles`)."""
-    from citewarden.checks.styles import uncertain_strings, unknown_styles
+    the undefined macros of a file read only with styles not known here are information,
+    and the month names a known style lacks are undefined (:mod:`~citewarden.checks.styles`)."""
+    from citewarden.checks.styles import (
+        lacking_months,
+        uncertain_strings,
+        undefined_months,
+        unknown_styles,
+    )
     from citewarden.model import Code, Location, Span
     from citewarden.parsing import is_bibliography, is_document
 
     unknown = unknown_styles(ws.projects())
+    months = lacking_months(ws.projects())
     in_use: dict[Path, None] = {}
     for project in ws.projects():
         in_use.update(dict.fromkeys(project.sources))
@@ -171,4 +177,6 @@ def file_problems(ws: Workspace) -> list[Finding]:
                 found += parsed.problems
             else:
                 found += uncertain_strings(ws, parsed.problems, style)
+            if path in months:
+                found += undefined_months(ws, path, months[path])
     return found

@@ -11,19 +11,34 @@ nothing would hide a real undefined macro (BibTeX prints an empty journal), so t
 stays, as information rather than a warning, saying which style may define it.  It stays a
 warning when any reader of the file surely does not define the name: another project
 whose style is known (or names none, on which BibTeX stops), biber or pandoc (they define
-only the months).  The month names are always defined, as every standard style defines
-them.
+only the months).
+
+The month names are defined as every standard style defines them, unless a known style
+lacks them (bibexport's, a style of one's own): a month name used in a field its ``ENTRY``
+names (``month = jan``) is then undefined, as BibTeX says; in another field BibTeX reads
+no macro at all.  A style not known, biblatex and pandoc define them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from citewarden.model import Code, Finding, Location, Related, Severity, quoted
+from citewarden.model import (
+    BibFormat,
+    Code,
+    Finding,
+    Location,
+    Related,
+    Severity,
+    Span,
+    quoted,
+)
 from citewarden.model.findings import MAX_QUOTED
+from citewarden.parsing.bibtex_patterns import MONTH_MACROS
 
 if TYPE_CHECKING:
     from citewarden.bibtex_styles import BibStyle
@@ -45,14 +60,19 @@ def unknown_styles(projects: Iterable[Project]) -> dict[Path, BibStyle]:
     return {path: style for path, style in unknown.items() if path not in known}
 
 
+def _style_place(ws: Workspace, style: BibStyle) -> tuple[Related, ...]:
+    """The ``\\bibliographystyle`` naming ``style``, as a related place."""
+    doc = ws.document(style.document)
+    if doc is None or style.index >= len(doc.bib_styles):
+        return ()
+    span = doc.bib_styles[style.index][1]
+    return (Related(Location(style.document, span), "the style BibTeX reads"),)
+
+
 def uncertain_strings(ws: Workspace, findings: Sequence[Finding], style: BibStyle) -> list[Finding]:
     """``findings`` of a file whose projects' style is not known (:func:`unknown_styles`),
     each ``undefined-string`` one as information naming the style that may define it."""
-    related: tuple[Related, ...] = ()
-    doc = ws.document(style.document)
-    if doc is not None and style.index < len(doc.bib_styles):
-        span = doc.bib_styles[style.index][1]
-        related = (Related(Location(style.document, span), "the style BibTeX reads"),)
+    related = _style_place(ws, style)
     name = quoted(style.name)
     out: list[Finding] = []
     for finding in findings:
@@ -70,4 +90,109 @@ def uncertain_strings(ws: Workspace, findings: Sequence[Finding], style: BibStyl
     return out
 
 
-__all__ = ["uncertain_strings", "unknown_styles"]
+#: the fields of each .bib file in which a known style lacks month macros: field -> (the
+#: months lacking, the style)
+LackingMonths = dict[Path, dict[str, tuple[frozenset[str], "BibStyle"]]]
+
+
+def lacking_months(projects: Iterable[Project]) -> LackingMonths:
+    """The month names each bibliography file's known styles do not define, per field
+    their ``ENTRY`` names (BibTeX expands macros in no other field)."""
+    found: LackingMonths = {}
+    for project in projects:
+        style = project.bib_style
+        if style is None or style.macros is None:
+            continue
+        lacking = _MONTHS - {name for name, _ in style.macros}
+        if not lacking:
+            continue
+        for path in project.bibliographies:
+            fields = found.setdefault(path, {})
+            for name in style.fields:
+                before = fields.get(name)
+                fields[name] = (lacking | before[0], before[1]) if before else (lacking, style)
+    return found
+
+
+def undefined_months(
+    ws: Workspace, path: Path, lacking: Mapping[str, tuple[frozenset[str], BibStyle]]
+) -> list[Finding]:
+    """An ``undefined-string`` finding for each use of a month name in ``path`` where a
+    style of its projects lacks it (:func:`lacking_months`) and no ``@string`` before the
+    use defines it, as BibTeX warns: ``string name "jan" is undefined``."""
+    bib = ws.bibliography(path)
+    if bib is None or bib.format is not BibFormat.BIBTEX:
+        return []
+    before = getattr(bib.strings, "before", None)
+    out: list[Finding] = []
+    for entry in bib.entries:
+        for field in entry.fields:
+            if field.expanded is None or field.name not in lacking:
+                continue  # no macro in it, or BibTeX does not read it
+            months, style = lacking[field.name]
+            for offset, name in _bare_names(field.value):
+                if name.lower() not in months:
+                    continue
+                start = field.value_span.start + offset
+                defined = before(start) if callable(before) else bib.strings
+                if name.lower() in defined:
+                    continue
+                out.append(
+                    Finding(
+                        Code.UNDEFINED_STRING,
+                        Location(path, Span(start, start + len(name))),
+                        f"undefined @string macro {quoted(name)}: the BibTeX style "
+                        f"{quoted(style.name)} defines no such month",
+                        related=_style_place(ws, style),
+                        data=MappingProxyType({"name": name, "style": style.name[:MAX_QUOTED]}),
+                    )
+                )
+    return out
+
+
+_MONTHS = frozenset(MONTH_MACROS)
+#: a bare word of a field value (a macro name, or a number)
+_BARE = re.compile(r"[^\s\"#%'(),={}]+")
+
+
+def _bare_names(raw: str) -> Iterator[tuple[int, str]]:
+    """The macro names of the raw field value ``raw`` (``jan # "~1"``) and their offsets."""
+    i, n = 0, len(raw)
+    while i < n:
+        c = raw[i]
+        if c == "{" or c == '"':
+            i = _past_delimited(raw, i)
+        elif (m := _BARE.match(raw, i)) is not None:
+            if not m.group()[0].isdecimal():
+                yield i, m.group()
+            i = m.end()
+        else:
+            i += 1
+
+
+def _past_delimited(raw: str, i: int) -> int:
+    """The offset after the ``{...}`` group or ``"..."`` string at ``i``."""
+    quote = raw[i] == '"'
+    depth = 0 if quote else 1
+    i += 1
+    while i < len(raw):
+        c = raw[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0 and not quote:
+                return i + 1
+        elif c == '"' and quote and depth == 0:
+            return i + 1
+        i += 1
+    return i
+
+
+__all__ = [
+    "LackingMonths",
+    "lacking_months",
+    "uncertain_strings",
+    "undefined_months",
+    "unknown_styles",
+]

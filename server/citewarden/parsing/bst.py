@@ -7,10 +7,12 @@ an error, "Illegal, macro command after read command", and defines nothing): whi
 and ``%`` comments (outside string literals) between tokens, commands in any case, the
 brace groups of the other commands skipped with their string literals (which may hold
 braces but never a line break).  A macro is ``MACRO {name} {"text"}``, its name lower-cased;
-a name defined twice keeps its first text.  Where BibTeX would report an error (an unknown
-command, an unclosed group or string, a malformed ``MACRO``) the style is not read: the
-result says where and why, and holds no macros (BibTeX would skip to the next blank line
-and go on; which macros it then defines is not guessed).
+a name defined twice keeps its first text.  The fields ``ENTRY`` names are read too (BibTeX
+stores no other field, so a macro in another field is never expanded, nor undefined).
+Where BibTeX would report an error (an unknown command, an unclosed group or string, a
+malformed ``MACRO``) the style is not read: the result says where and why, and holds no
+macros (BibTeX would skip to the next blank line and go on; which macros it then defines
+is not guessed).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ _COMMANDS = {
 }
 #: white space and ``%`` comments (to the end of their line)
 _GAP = re.compile(r"(?:[ \t\r\n\f\v]++|%[^\n]*+)*+")
+#: a ``%`` comment
+_COMMENT = re.compile(r"%[^\n]*")
 #: an identifier: anything but white space and the characters BibTeX forbids in one
 _IDENT = re.compile(r"[^\s\"#%'(),={}]+")
 #: the text of a string literal and its closing quote, on one line
@@ -50,6 +54,9 @@ class StyleMacros:
 
     macros: tuple[tuple[str, str], ...] = ()
     problem: str | None = None
+    #: the fields its ``ENTRY`` command names (lower-case; BibTeX reads no other field of
+    #: an entry, nor the macros in one)
+    fields: frozenset[str] = frozenset()
 
 
 class _Stop(Exception):
@@ -61,14 +68,15 @@ class _Stop(Exception):
 
 def style_macros(text: str) -> StyleMacros:
     """The macros the style ``text`` defines before its ``READ`` (never raises)."""
+    fields: set[str] = set()
     try:
-        return StyleMacros(tuple(_macros(text).items()))
+        return StyleMacros(tuple(_macros(text, fields).items()), fields=frozenset(fields))
     except _Stop as stop:
         line = text.count("\n", 0, stop.pos) + 1
         return StyleMacros(problem=f"line {line}: {stop.message}")
 
 
-def _macros(text: str) -> dict[str, str]:
+def _macros(text: str, fields: set[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     n = len(text)
     pos = _GAP.match(text, 0).end()  # type: ignore[union-attr]
@@ -85,6 +93,13 @@ def _macros(text: str) -> dict[str, str]:
         pos = m.end()
         if command == "macro":
             pos = _macro(text, pos, found)
+        elif command == "entry":
+            start = _gap(text, pos)
+            pos = _skip_group(text, start)
+            names = _COMMENT.sub(" ", text[start + 1 : pos - 1])
+            fields.update(name.lower() for name in _IDENT.findall(names))
+            for _ in range(groups - 1):
+                pos = _skip_group(text, _gap(text, pos))
         else:
             for _ in range(groups):
                 pos = _skip_group(text, _gap(text, pos))
