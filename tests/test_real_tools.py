@@ -6,8 +6,8 @@ For each LaTeX project the oracle is LaTeX + BibTeX or biber, run here in a temp
   BibTeX/biber report it "didn't find a database entry for" (this covers ``\\nocite``);
 * orphans = the entries ``checkcites --unused`` lists; a bibliography shared by several roots
   has as orphans the entries unused by every one of them.  checkcites matches keys
-  case-sensitively while BibTeX does not, so an entry BibTeX itself wrote into the .bbl is
-  used, whatever checkcites says.
+  case-sensitively while BibTeX does not, and knows nothing of biblatex's sets, so an entry
+  BibTeX or biber itself wrote into the .bbl is used, whatever checkcites says.
 
 For each Markdown project the oracle is pandoc --citeproc:
 
@@ -100,6 +100,7 @@ def citewarden_answer(roots: list[Path], commands: tuple[str, ...] = ()) -> Answ
 _UNDEFINED = re.compile(r"Citation [`'](.+?)' (?:on page \S+ )?undefined")
 _BIBTEX_MISSING = re.compile(r'^Warning--I didn\'t find a database entry for "(.*)"$', re.M)
 _BIBER_MISSING = re.compile(r"WARN - I didn't find a database entry for '(.*)'")
+_BBL_ENTRY = re.compile(r"\\entry\{([^}]*)\}")
 _BBL_BIBITEM = re.compile(r"\\bibitem(?:\[(?:[^\[\]]|\[[^\]]*\])*\])?\{([^}]*)\}")
 
 
@@ -151,11 +152,12 @@ def run_latex(directory: Path, root: str, backend: str) -> LatexRun:
     _run(latex, directory)
     log = (directory / f"{job}.log").read_text(errors="replace")
     dangling = set(_UNDEFINED.findall(log)) | missing
+    bbl = (directory / f"{job}.bbl").read_text(errors="replace")
     if backend == "biber":
         unused = _checkcites(["--unused", "--backend", "biber", f"{job}.bcf"], directory, "Unused")
+        unused -= set(_BBL_ENTRY.findall(bbl))  # the members of a cited @set, say
     else:
         unused = _checkcites(["--unused", f"{job}.aux"], directory, "Unused")
-        bbl = (directory / f"{job}.bbl").read_text(errors="replace")
         used = {k.strip().casefold() for k in _BBL_BIBITEM.findall(bbl)}
         unused = {k for k in unused if k.casefold() not in used}
     return LatexRun(dangling, unused)
@@ -329,7 +331,6 @@ def test_units_of_bibtex_agree_with_latex_and_bibtex(
 
 
 _BIBER_SOURCE = re.compile(r"INFO - Found BibTeX data source '(.*)'")
-_BBL_ENTRY = re.compile(r"\\entry\{([^}]*)\}")
 
 
 def _biber_read(directory: Path, root: str) -> tuple[set[str], set[str], list[str]]:

@@ -9,30 +9,84 @@ and the entries checkcites calls unused that no .bbl prints (orphans).
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from test_real_tools import _require_tools, citewarden_answer, run_latex
+from checking import check
+from citewarden.model import Code
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+from test_real_tools import _require_tools, _run, citewarden_answer, run_latex
 
 TEXLIVE = Path(__file__).parent / "data" / "texlive"
 
 
+def _installed(name: str) -> Path:
+    """A file of the installed TeX Live (the tools read it from there; the copy next to
+    the document is what citewarden reads)."""
+    found = subprocess.run(["kpsewhich", name], capture_output=True, text=True, check=False)
+    if not found.stdout.strip():
+        pytest.fail(f"{name} is not installed (scripts/system-deps installs it)", pytrace=False)
+    return Path(found.stdout.strip())
+
+
 @pytest.mark.parametrize(
-    ("directory", "root", "backend"),
+    ("directory", "root", "backend", "bibs"),
     [
         # bibentry's \nobibliography{bibliography} is \bibliography that prints nothing:
         # BibTeX reads the file, \bibentry{key} cites from it
-        ("newcastle-bst", "newcastle-bst.tex", "bibtex"),
+        ("newcastle-bst", "newcastle-bst.tex", "bibtex", ()),
+        # \cite{set} of a biblatex @set entry: biber prints the members its entryset names
+        ("biblatex-sets", "30-style-numeric.tex", "biber", ("biblatex-examples.bib",)),
     ],
 )
 def test_texlive_documents_agree_with_the_tools(
-    tmp_path: Path, directory: str, root: str, backend: str
+    tmp_path: Path, directory: str, root: str, backend: str, bibs: tuple[str, ...]
 ) -> None:
     _require_tools()
     folder = tmp_path / directory
     shutil.copytree(TEXLIVE / directory, folder)
+    for bib in bibs:
+        shutil.copyfile(_installed(bib), folder / bib)
     tools = run_latex(folder, root, backend)
     ours = citewarden_answer([folder / root])
     assert sorted(ours.dangling) == sorted(tools.dangling)
     assert sorted(ours.orphans) == sorted(tools.unused)
+
+
+def test_the_members_of_a_cited_set_are_printed_and_a_missing_one_is_reported(
+    tmp_path: Path,
+) -> None:
+    """biber prints the members a cited ``@set`` names (not those an ``entryset`` of
+    another entry type names), and warns of a member defined nowhere."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(
+        "@set{s1,\n  entryset = {a, b, nope},\n}\n"
+        + "".join(
+            f"@misc{{{k},\n  title = {{{k.upper()}}},\n  author = {{{k}, {k}}},\n"
+            f"  year = {2000 + n},{extra}\n}}\n"
+            for n, (k, extra) in enumerate(
+                [("a", ""), ("b", ""), ("c", ""), ("d", "\n  entryset = {c},")]
+            )
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+        "\\addbibresource{refs.bib}\n\\begin{document}\n\\cite{s1} \\cite{d}\n"
+        "\\printbibliography\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    _run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], tmp_path)
+    biber = _run(["biber", "main"], tmp_path).stdout
+    missing = "database entry for static set member 'nope' in entry 's1'" in biber
+    tools = run_latex(tmp_path, "main.tex", "biber")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    findings = check(ws)[tmp_path / "refs.bib"]
+    orphans = {str(f.data["key"]) for f in findings if f.code is Code.ORPHAN}
+    targets = {str(f.data["target"]) for f in findings if f.code is Code.MISSING_CROSSREF}
+    assert (orphans, missing) == (tools.unused, True)
+    assert targets == {"nope"}

@@ -53,7 +53,8 @@ class BibIndex:
     folded: dict[str, list[int]]
     #: casefolded keys defined more than once
     repeated: set[str]
-    #: position -> ``ids`` aliases, and position -> ``crossref``/``xdata`` targets
+    #: position -> ``ids`` aliases, and position -> ``crossref``/``xdata`` targets (and the
+    #: members a ``@set`` entry's ``entryset`` names)
     alias_rows: dict[int, tuple[str, ...]]
     parent_rows: dict[int, tuple[str, ...]]
     #: position -> the ``crossref`` value alone (BibTeX's order rule reads no ``xdata``)
@@ -131,9 +132,9 @@ class BibIndex:
 _Row = TypeVar("_Row", tuple[str, ...], str)
 
 
-def _parent_row(crossref: str | None, xdata: str | None) -> tuple[str, ...]:
-    """The keys an entry's ``crossref`` and ``xdata`` fields name."""
-    refs = f"{crossref or ''},{xdata or ''}"
+def _parent_row(*fields: str | None) -> tuple[str, ...]:
+    """The keys an entry's ``crossref``, ``xdata`` (and a set's ``entryset``) fields name."""
+    refs = ",".join(value for value in fields if value)
     return tuple(k.strip() for k in refs.split(",") if k.strip())
 
 
@@ -155,8 +156,10 @@ def _rows_of(
             aliases[i] = tuple(names)
         crossref = entry.get("crossref")
         xdata = entry.get("xdata")
-        if crossref or xdata:
-            refs = _parent_row(crossref, xdata)
+        # biblatex's @set: biber prints the members of a cited set (of no other entry)
+        members = entry.get("entryset") if entry.entry_type == "set" else None
+        if crossref or xdata or members:
+            refs = _parent_row(crossref, xdata, members)
             if refs:
                 parents[i] = refs
             if crossref and crossref.strip():

@@ -305,8 +305,8 @@ def _bib_missing_crossrefs(
         for parent in parents:
             if parent.casefold() not in undefined:
                 continue
-            fld = entry.field("crossref") or entry.field("xdata")
-            for name in ("crossref", "xdata"):
+            fld = entry.field("crossref") or entry.field("xdata") or entry.field("entryset")
+            for name in ("crossref", "xdata", "entryset"):
                 f = entry.field(name)
                 if f is not None and parent in f.text:
                     fld = f
