@@ -276,6 +276,106 @@ def test_random_key_edits_match_fresh_checks(
             assert _summary(incremental) == _summary(fresh), (step, keys)
 
 
+#: keys of the two-bibliography projects (case variants: BibTeX matches them casefolded)
+BIB_KEYS = st.sampled_from(["p", "P", "q", "c1", "x", "X"])
+#: what follows an entry's closing brace
+AFTER_ENTRY = st.sampled_from(["\n", "\n", "\r\n", "\r", "  \n", " \r\n", "\t\r", " ", ""])
+#: what an edit writes
+SNIPPETS = st.sampled_from(
+    ["", "x", " ", "\n", "\r", "\r\n", "}", "{", "=", ",", "p", "crossref = {p},",
+     "@misc{q, title={Q}}\n", "@book{P, title={B}}\r\n"]
+)  # fmt: skip
+
+
+@st.composite
+def _bib_entry(draw: st.DrawFn) -> str:
+    """An entry with a key of :data:`BIB_KEYS`, now and then a ``crossref`` to another
+    (in its file or the other), a field without ``=`` or no closing brace."""
+    key = draw(BIB_KEYS)
+    crossref = draw(st.none() | BIB_KEYS)
+    flaw = draw(st.sampled_from(["", "", "", "no-equals", "unclosed"]))
+    fields = f" crossref = {{{crossref}}}," if crossref is not None else ""
+    fields += " title  {T}" if flaw == "no-equals" else " title = {T}"
+    return f"@inproceedings{{{key},{fields}" + ("" if flaw == "unclosed" else "}")
+
+
+#: an edit: (file, where: "brace" right after a closing brace, "brace+1" one character
+#: after it, or "any", which one (modulo their number), characters deleted, text written)
+EDITS = st.tuples(
+    st.sampled_from(["a.bib", "b.bib"]),
+    st.sampled_from(["brace", "brace+1", "any"]),
+    st.integers(0, 400),
+    st.sampled_from([0, 0, 1, 2, 5]),
+    SNIPPETS,
+)
+
+
+def _edit_place(text: str, where: str, n: int) -> int:
+    if where == "any" or "}" not in text:
+        return n % (len(text) + 1)
+    braces = [m.end() for m in re.finditer("}", text)]
+    at = braces[n % len(braces)]
+    return min(len(text), at + (where == "brace+1"))
+
+
+def check_two_bibliography_edits(
+    a: list[tuple[str, str]],
+    b: list[tuple[str, str]],
+    biber: bool,
+    cited: list[str],
+    edits: list[tuple[str, str, int, int, str]],
+) -> None:
+    """The checks of a project reading a.bib and b.bib (with BibTeX, or biblatex and
+    biber) after each of ``edits``, with the editor's hint, are those from scratch."""
+    if biber:
+        head = "\\usepackage{biblatex}\n\\addbibresource{a.bib}\n\\addbibresource{b.bib}\n"
+        tail = "\\printbibliography\n"
+    else:
+        head, tail = "", "\\bibliography{a,b}\n"
+    cites = "".join(f"\\cite{{{k}}}\n" for k in cited)
+    texts = {
+        "main.tex": f"\\documentclass{{article}}\n{head}\\begin{{document}}\n{cites}{tail}"
+        "\\end{document}\n",
+        "a.bib": "".join(entry + end for entry, end in a),
+        "b.bib": "".join(entry + end for entry, end in b),
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        project, ws = _checked_workspace(Path(tmp), dict(texts))
+        for step, (name, where, n, deleted, written) in enumerate(edits):
+            text = texts[name]
+            at = _edit_place(text, where, n)
+            end = min(len(text), at + deleted)
+            texts[name] = text[:at] + written + text[end:]
+            ws.set_text(
+                normalize_path(project / name), texts[name], unchanged=(at, len(text) - end)
+            )
+            incremental = check(ws)
+            fresh = _fresh_check(Path(tmp) / f"fresh{step}", texts)
+            assert _summary(incremental) == _summary(fresh), (step, texts)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(_bib_entry(), AFTER_ENTRY), min_size=1, max_size=5),
+    st.lists(st.tuples(_bib_entry(), AFTER_ENTRY), max_size=4),
+    st.booleans(),
+    st.lists(BIB_KEYS, max_size=3),
+    st.lists(EDITS, min_size=1, max_size=6),
+)
+def test_random_edits_of_two_bibliographies_match_fresh_checks(
+    a: list[tuple[str, str]],
+    b: list[tuple[str, str]],
+    biber: bool,
+    cited: list[str],
+    edits: list[tuple[str, str, int, int, str]],
+) -> None:
+    """Edits anywhere in two bibliographies of one project (right after an entry's closing
+    brace above all), whose entries cross-reference each other across the files, repeat
+    keys, end their lines with \\n, \\r\\n or a lone \\r and are now and then malformed:
+    every incremental check, fixes included, gives the findings of a check from scratch."""
+    check_two_bibliography_edits(a, b, biber, cited, edits)
+
+
 BIBUNITS_TEXTS = {
     "main.tex": (
         "\\documentclass{report}\n\\usepackage{bibunits}\n\\begin{document}\n"
