@@ -482,3 +482,18 @@ def test_a_style_without_the_months_leaves_them_undefined_where_bibtex_reads_the
     assert _undefined(tmp_path) == []
     main.write_text(main.read_text().replace("{plain}", "{citewardenabsentstyle}"))
     assert _undefined(tmp_path) == []
+
+
+def test_a_macro_in_a_field_the_style_does_not_read_is_no_finding(tmp_path: Path) -> None:
+    """plain.bst names no doi or url in its ENTRY: BibTeX reads neither field, nor the
+    macros in them.  A reader that reads every field (pandoc) keeps the finding."""
+    shutil.copy(BST / "plain.bst", tmp_path)
+    bib = (
+        "@article{a, author = {A}, title = nosuchtitle, journal = {J}, year = 2000,\n"
+        "  doi = nosuchdoi, url = nosuchurl # {/x}, crossref = nosuchparent}\n"
+    )
+    _project(tmp_path, "plain", bib)
+    assert _bibtex_warns(tmp_path, "main") == {"nosuchtitle", "nosuchparent"}
+    assert _names(_undefined(tmp_path)) == {"nosuchtitle", "nosuchparent"}
+    (tmp_path / "notes.md").write_text("---\nbibliography: refs.bib\n---\n[@a]\n")
+    assert _names(_undefined(tmp_path)) == {"nosuchtitle", "nosuchparent", "nosuchdoi", "nosuchurl"}

@@ -9,7 +9,7 @@ the policy step's (:mod:`citewarden.findings.policy`), applied by the caller.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -136,9 +136,12 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
 def file_problems(ws: Workspace) -> list[Finding]:
     """Reading and parsing problems of each file in use (decoding, syntax, duplicate fields);
     the undefined macros of a file read only with styles not known here are information,
-    and the month names a known style lacks are undefined (:mod:`~citewarden.checks.styles`)."""
+    none is in a field BibTeX does not read, and the month names a known style lacks are
+    undefined (:mod:`~citewarden.checks.styles`)."""
     from citewarden.checks.styles import (
         lacking_months,
+        read_by_bibtex,
+        read_fields,
         uncertain_strings,
         undefined_months,
         unknown_styles,
@@ -148,6 +151,7 @@ def file_problems(ws: Workspace) -> list[Finding]:
 
     unknown = unknown_styles(ws.projects())
     months = lacking_months(ws.projects())
+    fields = read_fields(ws.projects())
     in_use: dict[Path, None] = {}
     for project in ws.projects():
         in_use.update(dict.fromkeys(project.sources))
@@ -172,11 +176,14 @@ def file_problems(ws: Workspace) -> list[Finding]:
         found += ws.read_problems(path)
         parsed = ws.parsed(path)
         if parsed is not None:
+            problems: Sequence[Finding] = parsed.problems
+            if path in fields:
+                problems = read_by_bibtex(ws, path, problems, fields[path])
             style = unknown.get(path)
             if style is None:
-                found += parsed.problems
+                found += problems
             else:
-                found += uncertain_strings(ws, parsed.problems, style)
+                found += uncertain_strings(ws, problems, style)
             if path in months:
                 found += undefined_months(ws, path, months[path])
     return found

@@ -17,10 +17,15 @@ The month names are defined as every standard style defines them, unless a known
 lacks them (bibexport's, a style of one's own): a month name used in a field its ``ENTRY``
 names (``month = jan``) is then undefined, as BibTeX says; in another field BibTeX reads
 no macro at all.  A style not known, biblatex and pandoc define them.
+
+Likewise an undefined macro of a file only projects with known styles read is no finding
+in a field none of their ``ENTRY`` commands names (``doi = nosuchdoi`` under plain):
+BibTeX neither reads the field nor says anything of it.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -30,6 +35,7 @@ from typing import TYPE_CHECKING
 from citewarden.model import (
     BibFormat,
     Code,
+    DocumentKind,
     Finding,
     Location,
     Related,
@@ -150,6 +156,47 @@ def undefined_months(
     return out
 
 
+def read_fields(projects: Iterable[Project]) -> dict[Path, frozenset[str]]:
+    """The fields BibTeX reads of each bibliography file that only projects with known
+    styles read: those their ``ENTRY`` commands name, and ``crossref``."""
+    fields: dict[Path, set[str]] = {}
+    other: set[Path] = set()
+    for project in projects:
+        style = project.bib_style
+        known = project.kind is DocumentKind.LATEX and style is not None
+        for path in project.bibliographies:
+            if known and style is not None and style.macros is not None:
+                fields.setdefault(path, {"crossref"}).update(style.fields)
+            else:
+                other.add(path)
+    return {path: frozenset(names) for path, names in fields.items() if path not in other}
+
+
+def read_by_bibtex(
+    ws: Workspace, path: Path, findings: Sequence[Finding], fields: frozenset[str]
+) -> list[Finding]:
+    """``findings`` of ``path`` but the ``undefined-string`` ones in a field BibTeX does not
+    read (:func:`read_fields`): it expands no macro there, and says nothing."""
+    bib = ws.bibliography(path)
+    if bib is None:
+        return list(findings)
+    entries = bib.entries
+    out: list[Finding] = []
+    for finding in findings:
+        if finding.code is Code.UNDEFINED_STRING:
+            at = finding.location.span.start
+            i = bisect.bisect_right(entries, at, key=lambda e: e.span.start) - 1
+            entry = entries[i] if i >= 0 else None
+            if entry is not None and at < entry.span.end:
+                field = next(
+                    (f for f in entry.fields if f.value_span.start <= at < f.value_span.end), None
+                )
+                if field is not None and field.name not in fields:
+                    continue
+        out.append(finding)
+    return out
+
+
 _MONTHS = frozenset(MONTH_MACROS)
 #: a bare word of a field value (a macro name, or a number)
 _BARE = re.compile(r"[^\s\"#%'(),={}]+")
@@ -192,6 +239,8 @@ def _past_delimited(raw: str, i: int) -> int:
 __all__ = [
     "LackingMonths",
     "lacking_months",
+    "read_by_bibtex",
+    "read_fields",
     "uncertain_strings",
     "undefined_months",
     "unknown_styles",
