@@ -497,3 +497,25 @@ def test_a_macro_in_a_field_the_style_does_not_read_is_no_finding(tmp_path: Path
     assert _names(_undefined(tmp_path)) == {"nosuchtitle", "nosuchparent"}
     (tmp_path / "notes.md").write_text("---\nbibliography: refs.bib\n---\n[@a]\n")
     assert _names(_undefined(tmp_path)) == {"nosuchtitle", "nosuchparent", "nosuchdoi", "nosuchurl"}
+
+
+def test_a_macro_in_an_entry_no_project_cites_is_no_finding(tmp_path: Path) -> None:
+    """BibTeX reads the entries cited and their crossref parents: the macro of an entry
+    nobody cites is read by no one (the entry is an orphan), unless pandoc reads it."""
+    shutil.copy(BST / "plain.bst", tmp_path)
+    bib = (
+        "@inproceedings{child, author = {A}, title = {T}, crossref = {parent}, year = 2000}\n"
+        "@proceedings{parent, title = {P}, booktitle = nosuchp, year = 2000}\n"
+        "@article{c, author = {C}, title = {T}, journal = nosuchjournal, year = 2000}\n"
+    )
+    _project(tmp_path, "plain", bib)
+    main = tmp_path / "main.tex"
+    main.write_text(main.read_text().replace("\\nocite{*}", "\\cite{child}"))
+    assert _bibtex_warns(tmp_path, "main") == {"nosuchp"}
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    found = [f for fs in check(ws).values() for f in fs]
+    assert _names([f for f in found if f.code is Code.UNDEFINED_STRING]) == {"nosuchp"}
+    assert [f.data["key"] for f in found if f.code is Code.ORPHAN] == ["c"]
+    (tmp_path / "notes.md").write_text("---\nbibliography: refs.bib\n---\n[@child]\n")
+    assert _names(_undefined(tmp_path)) == {"nosuchp", "nosuchjournal"}

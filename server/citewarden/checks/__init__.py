@@ -105,6 +105,7 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     from citewarden.checks.duplicates import duplicate_findings
     from citewarden.checks.outside import outside_root_findings
     from citewarden.checks.pandoc import pandoc_findings
+    from citewarden.checks.styles import read_entries
 
     projects = ws.projects()
     raw: list[Finding] = []
@@ -115,6 +116,7 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     raw += biber_findings(ws, projects, memo)
     raw += pandoc_findings(ws, projects, memo)
     raw += crossref_order_findings(ws, projects, memo)
+    raw = read_entries(ws, projects, raw)
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
     seen: set[tuple[object, ...]] = set()
     last_path: Path | None = None

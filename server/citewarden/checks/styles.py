@@ -19,8 +19,9 @@ names (``month = jan``) is then undefined, as BibTeX says; in another field BibT
 no macro at all.  A style not known, biblatex and pandoc define them.
 
 Likewise an undefined macro of a file only projects with known styles read is no finding
-in a field none of their ``ENTRY`` commands names (``doi = nosuchdoi`` under plain):
-BibTeX neither reads the field nor says anything of it.
+in a field none of their ``ENTRY`` commands names (``doi = nosuchdoi`` under plain), nor
+in an entry none of them cites (an ``orphan-entry``): BibTeX reads neither, and says
+nothing of them.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from citewarden.model import (
     BibFormat,
     Code,
     DocumentKind,
+    Entry,
     Finding,
     Location,
     Related,
@@ -180,14 +182,12 @@ def read_by_bibtex(
     bib = ws.bibliography(path)
     if bib is None:
         return list(findings)
-    entries = bib.entries
     out: list[Finding] = []
     for finding in findings:
         if finding.code is Code.UNDEFINED_STRING:
             at = finding.location.span.start
-            i = bisect.bisect_right(entries, at, key=lambda e: e.span.start) - 1
-            entry = entries[i] if i >= 0 else None
-            if entry is not None and at < entry.span.end:
+            entry = _entry_at(bib.entries, at)
+            if entry is not None:
                 field = next(
                     (f for f in entry.fields if f.value_span.start <= at < f.value_span.end), None
                 )
@@ -195,6 +195,45 @@ def read_by_bibtex(
                     continue
         out.append(finding)
     return out
+
+
+def read_entries(
+    ws: Workspace, projects: Iterable[Project], findings: list[Finding]
+) -> list[Finding]:
+    """``findings`` but the ``undefined-string`` ones in an entry no project cites (an
+    ``orphan-entry`` among ``findings``) of a file only projects with known styles read
+    (:func:`read_fields`): BibTeX reads only the entries cited (and their crossref
+    parents), and says nothing of the others' macros."""
+    code = Code.UNDEFINED_STRING  # looked up once: an enum member's look-up is slow
+    undefined = [f for f in findings if f.code is code]
+    if not undefined:
+        return findings
+    files = read_fields(projects)
+    # the undefined macros of those files by the offset of their entry's key
+    by_key: dict[int, list[Finding]] = {}
+    for path in {f.location.path for f in undefined} & files.keys():
+        bib = ws.bibliography(path)
+        if bib is None:
+            continue
+        for finding in undefined:
+            if finding.location.path == path:
+                entry = _entry_at(bib.entries, finding.location.span.start)
+                if entry is not None:
+                    by_key.setdefault(entry.key_span.start, []).append(finding)
+    unread: set[int] = set()
+    orphan = Code.ORPHAN
+    for finding in findings:
+        if finding.code is orphan and (held := by_key.get(finding.location.span.start)):
+            path = finding.location.path
+            unread.update(id(f) for f in held if f.location.path == path)
+    return [f for f in findings if id(f) not in unread] if unread else findings
+
+
+def _entry_at(entries: Sequence[Entry], offset: int) -> Entry | None:
+    """The entry of ``entries`` (in file order) holding ``offset``."""
+    i = bisect.bisect_right(entries, offset, key=lambda e: e.span.start) - 1
+    entry = entries[i] if i >= 0 else None
+    return entry if entry is not None and offset < entry.span.end else None
 
 
 _MONTHS = frozenset(MONTH_MACROS)
@@ -240,6 +279,7 @@ __all__ = [
     "LackingMonths",
     "lacking_months",
     "read_by_bibtex",
+    "read_entries",
     "read_fields",
     "uncertain_strings",
     "undefined_months",
