@@ -90,3 +90,34 @@ def test_the_members_of_a_cited_set_are_printed_and_a_missing_one_is_reported(
     targets = {str(f.data["target"]) for f in findings if f.code is Code.MISSING_CROSSREF}
     assert (orphans, missing) == (tools.unused, True)
     assert targets == {"nope"}
+
+
+def test_an_example_document_in_an_ltxexample_environment_is_not_read(tmp_path: Path) -> None:
+    """biblatex-iso690's documentation (class ltxdockit) shows whole documents in
+    ``ltxexample``, a listings environment: their ``\\end{document}`` does not end the
+    document, and its ``\\nocite{*}`` after them cites every entry.  ltxdockit is not
+    installed by scripts/system-deps, so the document defines the environment as
+    ltxdockit.sty does (``\\lstnewenvironment{ltxexample}[1][]``)."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(
+        "".join(
+            f"@misc{{{k},\n  title = {{{k.upper()}}},\n  author = {{{k}, {k}}},\n"
+            f"  year = {2000 + n},\n}}\n"
+            for n, k in enumerate(["used", "spare"])
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{listings}\n"
+        "\\lstnewenvironment{ltxexample}[1][]{}{}\n"
+        "\\usepackage[backend=biber]{biblatex}\n\\addbibresource{refs.bib}\n"
+        "\\begin{document}\nA minimal example:\n\\begin{ltxexample}\n"
+        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n"
+        "\\begin{document}\n\\cite{nowhere}\n\\printbibliography\n\\end{document}\n"
+        "\\end{ltxexample}\nSee \\parencite{used}.\n\\nocite{*}\n\\printbibliography\n"
+        "\\end{document}\n",
+        encoding="utf-8",
+    )
+    tools = run_latex(tmp_path, "doc.tex", "biber")
+    ours = citewarden_answer([tmp_path / "doc.tex"])
+    assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused) == (set(), set())

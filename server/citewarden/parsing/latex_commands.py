@@ -127,6 +127,9 @@ VERBATIM_ENVIRONMENTS: frozenset[str] = frozenset(
     {
         "verbatim", "verbatim*", "Verbatim", "Verbatim*", "BVerbatim", "LVerbatim",
         "lstlisting", "minted", "comment", "filecontents", "filecontents*",
+        # listings environments of the documentation kits of biblatex styles (ltxdockit)
+        # and of showexpl, whose examples are whole documents
+        "ltxexample", "ltxcode", "LTXexample",
     }
 )  # fmt: skip
 
