@@ -15,6 +15,7 @@ import pytest
 
 from checking import check
 from citewarden.bibtex_styles import MAX_STYLE_BYTES, find_style, read_style
+from citewarden.checks import Checker
 from citewarden.model import Code, Finding, Severity
 from citewarden.parsing.bst import StyleMacros, style_macros
 from citewarden.parsing.latex import parse_latex
@@ -519,3 +520,29 @@ def test_a_macro_in_an_entry_no_project_cites_is_no_finding(tmp_path: Path) -> N
     assert [f.data["key"] for f in found if f.code is Code.ORPHAN] == ["c"]
     (tmp_path / "notes.md").write_text("---\nbibliography: refs.bib\n---\n[@child]\n")
     assert _names(_undefined(tmp_path)) == {"nosuchp", "nosuchjournal"}
+
+
+def test_a_style_changed_on_disk_is_read_at_the_next_check(tmp_path: Path) -> None:
+    """Nothing may tell the workspace (a file outside it, a client watching no files):
+    each check looks at the style files again (a few stats), whatever was edited."""
+    _project(tmp_path, "mystyle", _bib(["foo"]))
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    checker = Checker()
+
+    def undefined() -> list[Finding]:
+        found = checker.check(ws)
+        return [f for fs in found.values() for f in fs if f.code is Code.UNDEFINED_STRING]
+
+    assert [f.effective_severity for f in undefined()] == [Severity.INFORMATION]
+    style = tmp_path / "mystyle.bst"
+    style.write_text('ENTRY {journal} {} {}\nMACRO {foo} {"Foo"}\nREAD\n', encoding="utf-8")
+    main = tmp_path / "main.tex"
+    ws.set_text(main, main.read_text() + "% an edit that changes no link\n")
+    assert undefined() == []
+    style.write_text('ENTRY {journal} {} {}\nMACRO {bar} {"Bar Journal"}\nREAD\n', encoding="utf-8")
+    assert [f.effective_severity for f in undefined()] == [Severity.WARNING]
+    # unchanged: the graph is kept
+    projects = ws.projects()
+    undefined()
+    assert ws.projects() is projects

@@ -11,7 +11,8 @@ document's), in the folders ``BSTINPUTS`` names (the environment's, then the pro
 ``kpsewhich``, or no answer within :data:`KPSEWHICH_TIMEOUT`: not there).
 
 A style file is read only when it is a regular file of at most :data:`MAX_STYLE_BYTES`;
-what it defines is remembered per path, modification time and size.  A style that is not
+what it defines is remembered per path, modification time and size, and
+:func:`is_current` tells whether looking again would find another file or another text.  A style that is not
 found, cannot be read or that BibTeX would stop on has no known macros
 (:attr:`BibStyle.macros` None, :attr:`BibStyle.unknown` says why): the undefined-string
 findings of the .bib files only such projects read become less certain
@@ -63,6 +64,10 @@ class BibStyle:
     unknown: str = ""
     #: the fields its ``ENTRY`` command names (known macros only)
     fields: frozenset[str] = frozenset()
+    #: the folders it was looked for in before TeX's trees (none: not looked for), and the
+    #: modification time and size of its file then (:func:`is_current`)
+    dirs: tuple[Path, ...] = ()
+    stamp: tuple[int, int] | None = None
 
 
 _lock = threading.Lock()
@@ -77,10 +82,14 @@ def file_name(name: str) -> str:
     return name if name.endswith(".bst") else name + ".bst"
 
 
+def _searchable(name: str) -> bool:
+    return bool(name) and not name.startswith("-") and "\x00" not in name
+
+
 def find_style(name: str, dirs: Sequence[Path]) -> Path | None:
     """The file of the style ``name``: in ``dirs`` (the root document's folder, then the
     ``BSTINPUTS`` folders), else in TeX's trees."""
-    if not name or name.startswith("-") or "\x00" in name:
+    if not _searchable(name):
         return None
     wanted = file_name(name)
     for folder in dirs:
@@ -169,9 +178,42 @@ def _reason(exc: BaseException) -> str:
     return (exc.strerror if isinstance(exc, OSError) and exc.strerror else None) or str(exc)
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def is_current(style: BibStyle) -> bool:
+    """Whether looking for ``style`` again would find the same file, unchanged: a few
+    stats (a file now in a folder searched before, the file's modification time and
+    size); a style not found is looked for in TeX's trees again once the answer of
+    ``kpsewhich`` is :data:`KPSEWHICH_LIFETIME` seconds old."""
+    if not style.dirs or not _searchable(style.name):
+        return True  # not looked for
+    wanted = file_name(style.name)
+    for folder in style.dirs:
+        candidate = folder / wanted
+        if candidate == style.path:
+            break
+        try:
+            if candidate.is_file():
+                return False
+        except (OSError, ValueError):
+            continue
+    if style.path is not None:
+        return _stamp(style.path) == style.stamp
+    with _lock:
+        known = _in_trees.get(style.name)
+    return known is not None and time.monotonic() - known[0] < KPSEWHICH_LIFETIME
+
+
 def bib_style(name: str, document: Path, index: int, dirs: Sequence[Path]) -> BibStyle:
     """The style ``name``, named by the ``index``-th ``\\bibliographystyle`` of
     ``document``, looked for in ``dirs`` and TeX's trees, with what its file defines."""
+    looked = tuple(dirs)
     path = find_style(name, dirs)
     if path is None:
         wanted = quoted(file_name(name) if "\x00" not in name else repr(name))
@@ -180,11 +222,14 @@ def bib_style(name: str, document: Path, index: int, dirs: Sequence[Path]) -> Bi
             why += "TeX's trees are not searched, there is no kpsewhich)"
         else:
             why = f"{wanted} is not found (in the root document's folder, BSTINPUTS or TeX's trees)"
-        return BibStyle(name, document, index, unknown=why)
+        return BibStyle(name, document, index, unknown=why, dirs=looked)
+    stamp = _stamp(path)
     read = read_style(path)
     if read.problem is not None:
-        return BibStyle(name, document, index, path, unknown=read.problem)
-    return BibStyle(name, document, index, path, read.macros, fields=read.fields)
+        return BibStyle(name, document, index, path, unknown=read.problem, dirs=looked, stamp=stamp)
+    return BibStyle(
+        name, document, index, path, read.macros, fields=read.fields, dirs=looked, stamp=stamp
+    )
 
 
 __all__ = [
@@ -195,5 +240,6 @@ __all__ = [
     "bib_style",
     "file_name",
     "find_style",
+    "is_current",
     "read_style",
 ]

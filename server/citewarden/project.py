@@ -53,6 +53,7 @@ from collections.abc import Callable, Sequence
 from fnmatch import fnmatch
 from pathlib import Path
 
+from citewarden.bibtex_styles import is_current
 from citewarden.file_state import (
     BibIndex,
     DocumentExtras,
@@ -496,6 +497,15 @@ class Workspace(ProjectQueries):
         if self._projects is None:
             self._projects = self._compute_projects()
         return self._projects
+
+    def recheck_styles(self) -> None:
+        """Compute the project graph again when a project's BibTeX style file changed on
+        disk, or one not found may be there now (:func:`~citewarden.bibtex_styles.is_current`):
+        nothing tells of a change outside the workspace, or to a client watching no files."""
+        if self._projects is not None and not all(
+            project.bib_style is None or is_current(project.bib_style) for project in self._projects
+        ):
+            self._projects = None
 
     def projects_of(self, path: Path | str) -> list[Project]:
         """Projects that contain ``path`` as a document, metadata file or bibliography."""

@@ -87,6 +87,7 @@ class Checker:
 
     def _check(self, ws: Workspace) -> dict[Path, list[Finding]]:
         memo = Memo(self._cache)
+        ws.recheck_styles()
         with ws.unchanged():
             found = _check_workspace(ws, memo)
         self._cache = memo.current
