@@ -18,7 +18,14 @@ from checking import check
 from citewarden.model import Code
 from citewarden.project import Workspace
 from citewarden.settings import Settings
-from test_real_tools import _require_tools, _run, citewarden_answer, run_latex
+from test_real_tools import (
+    _BIBTEX_MISSING,
+    _UNDEFINED,
+    _require_tools,
+    _run,
+    citewarden_answer,
+    run_latex,
+)
 
 TEXLIVE = Path(__file__).parent / "data" / "texlive"
 
@@ -121,3 +128,45 @@ def test_an_example_document_in_an_ltxexample_environment_is_not_read(tmp_path: 
     tools = run_latex(tmp_path, "doc.tex", "biber")
     ours = citewarden_answer([tmp_path / "doc.tex"])
     assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused) == (set(), set())
+
+
+def test_bibtopic_sections_name_the_bibliographies_their_keys_come_from(tmp_path: Path) -> None:
+    """bibtopic's ``\\begin{btSect}[style]{books}`` (its sample.tex in TeX Live, and
+    jurabib's jbtestbt.tex) names the files of a section, which BibTeX reads from an .aux of
+    its own (``\\citation{*}``); a citation anywhere is looked up in every section, and
+    ``\\btPrintNotCited`` prints the entries no one cites."""
+    _require_tools()
+    entries = {"books": ["knuth84", "lamport94"], "articles": ["cited96", "spare97"]}
+    for name, keys in entries.items():
+        (tmp_path / f"{name}.bib").write_text(
+            "".join(
+                f"@misc{{{k},\n  title = {{{k.upper()}}},\n  author = {{{k}, {k}}},\n"
+                f"  year = {{19{k[-2:]}}},\n}}\n"
+                for k in keys
+            ),
+            encoding="utf-8",
+        )
+    (tmp_path / "topics.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{bibtopic}\n\\begin{document}\n"
+        "\\bibliographystyle{alpha}\n"
+        "Books \\cite{knuth84} and \\cite{lamport94}, an article \\cite{cited96} and no "
+        "entry \\cite{nowhere}.\n"
+        "\\begin{btSect}{books}\n\\section{Books}\n\\btPrintCited\n\\end{btSect}\n"
+        "\\begin{btSect}[plain]{articles}\n\\section{Articles}\n\\btPrintCited\n"
+        "\\section{Articles not cited}\n\\btPrintNotCited\n\\end{btSect}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", "topics.tex"]
+    _run(latex, tmp_path)
+    units = sorted(p.stem for p in tmp_path.glob("topics*.aux") if "\\bibdata" in p.read_text())
+    assert units == ["topics1", "topics2"]
+    missing = set()
+    for unit in units:
+        _run(["bibtex", unit], tmp_path)
+        missing |= set(_BIBTEX_MISSING.findall((tmp_path / f"{unit}.blg").read_text()))
+    _run(latex, tmp_path)
+    _run(latex, tmp_path)
+    undefined = set(_UNDEFINED.findall((tmp_path / "topics.log").read_text()))
+    ours = citewarden_answer([tmp_path / "topics.tex"])
+    # every entry is printed: the cited ones, and spare97 by \btPrintNotCited
+    assert (ours.dangling, ours.orphans) == (undefined | missing, set()) == ({"nowhere"}, set())

@@ -102,6 +102,7 @@ from citewarden.parsing.latex_commands import (
     _NEWCITES,
     _NOCITE,
     _PACKAGE,
+    _PRINT_ALL,
     _REFSECTION,
     _SINGLE,
     _VERB,
@@ -497,7 +498,12 @@ def parse_latex(
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
                 refsections, units = _units(text, links)
-            pos = _skip_environment(text, pos)
+            if text.startswith("btSect}", opens):
+                pos = _read_btsect(text, opens + len("btSect}"), links)
+            else:
+                pos = _skip_environment(text, pos)
+        elif role == _PRINT_ALL:
+            nocite_all = True
         elif role == _PACKAGE:
             packages = latex_static.package_names(text, start)
             cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
@@ -637,6 +643,19 @@ def _units(
     units = latex_bibunits.bibunits(text, found)
     links[0:0] = sorted(found, key=lambda link: link.span.start)
     return sorted(sections + units.units), units
+
+
+def _read_btsect(text: str, pos: int, links: list[Link]) -> int:
+    """bibtopic's ``\\begin{btSect}[style]{a,b}`` (its name ends at ``pos``): a list of
+    bibliographies, as ``\\bibliography`` names them (BibTeX reads them from an .aux of
+    their own, each key looked up in every section); -> where reading goes on."""
+    arg = _single_arg(text, pos)
+    if arg is None:
+        return pos
+    for target, ts, te in _split_keys(text, arg[0], arg[1]):
+        if target and "#" not in target:
+            links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), "btSect"))
+    return arg[2]
 
 
 def _nocite_star(

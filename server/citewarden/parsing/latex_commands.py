@@ -73,6 +73,9 @@ _MACRO = "macro"
 _REFSECTION = "refsection"
 #: ``\\bibliographystyle{plain}``: the style BibTeX reads (its ``MACRO`` definitions)
 _BIBSTYLE = "bibstyle"
+#: bibtopic's ``\\btPrintAll`` and ``\\btPrintNotCited``: a ``btSect`` prints entries no
+#: one cites, read as ``\\nocite{*}``
+_PRINT_ALL = "printall"
 
 _FIXED_ROLES: dict[str, str] = {
     "nocite": _NOCITE,
@@ -109,6 +112,8 @@ _FIXED_ROLES: dict[str, str] = {
     "LoadClassWithOptions": _LOADCLASS,
     "endinput": _ENDINPUT,
     "newcites": _NEWCITES,
+    "btPrintAll": _PRINT_ALL,
+    "btPrintNotCited": _PRINT_ALL,
     "newrefsection": _REFSECTION,
     "refsection": _REFSECTION,
     **dict.fromkeys(
