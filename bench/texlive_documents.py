@@ -12,15 +12,20 @@ asks for them), biber when LaTeX wrote a ``.bcf``, else BibTeX on every ``.aux``
 * dangling = the citations the last LaTeX run reports undefined, plus the keys BibTeX or
   biber "didn't find a database entry for";
 * orphans = the entries of the .bib files BibTeX (``\\bibdata``) or biber (its data
-  sources) read that no .bbl prints and no ``\\citation`` / ``\\nocite{*}`` of a unit
-  reading the file names (BibTeX matches keys without case).
+  sources, from its .blg) read that no .bbl prints, no ``\\citation`` / ``\\nocite{*}`` of
+  a unit reading the file names (BibTeX matches keys without case), and no such entry takes
+  its data from (``crossref``, ``xdata``, the members of a ``@set``, transitively).
+
+A document whose bibliography file is not there (citewarden reports missing-bibliography
+where the tools leave every citation undefined) is counted apart.
 
 A document is skipped (counted) when no .aux is written, a run times out, or LaTeX stops
-("Emergency stop", "Fatal error").  The tools' answers are kept in ``WORK/<name>/
-oracle.json``, so a second run only asks citewarden again (``--rerun`` compiles anew).
+("Emergency stop", "Fatal error").  Whether it compiled is kept in ``WORK/<name>/
+oracle.json``, and the tools' files are read again on each run, so a second run does not
+compile (``--rerun`` compiles anew).
 
     .venv/bin/python bench/texlive_documents.py [--work /tmp/tldocs] [--only SUBSTRING]
-        [--skip SUBSTRING] [--limit N] [--jobs 2] [--rerun] [--verbose]
+        [--skip SUBSTRING] [--limit N] [--jobs 2] [--rerun] [--verbose] [--texmf TREE]
 """
 
 from __future__ import annotations
@@ -42,7 +47,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_real_tools import citewarden_answer
+from checking import check
+from citewarden.model import Code
+from citewarden.project import Workspace
+from citewarden.settings import Settings
 
 DOC = Path("/usr/share/texlive/texmf-dist/doc")
 TIMEOUT = 120
@@ -59,6 +67,7 @@ _RESOURCE = re.compile(
     r"|\\(?:bibliography|putbib|defaultbibliography|bibliography[A-Za-z]+)\s*(?:\[[^\]]*\])?"
     r"\s*\{([^}]*)\}"
     r"|\\begin\{refsection\}\[([^\]]*)\]"
+    r"|\\begin\{btSect\}\s*(?:\[[^\]]*\])?\s*\{([^}]*)\}"
 )
 _UNICODE_ENGINE = re.compile(
     r"\\usepackage(?:\[[^\]]*\])?\{[^}]*\b(?:fontspec|unicode-math|luacode|polyglossia|xeCJK|ctex|luatexja)\b"
@@ -138,7 +147,7 @@ def _copy_resources(root: Path) -> None:
     """Copy the bibliographies ``root`` names that only kpsewhich finds next to it."""
     text = root.read_text(errors="replace")
     for m in _RESOURCE.finditer(text):
-        names = (m.group(1) or m.group(2) or m.group(3) or "").split(",")
+        names = (m.group(1) or m.group(2) or m.group(3) or m.group(4) or "").split(",")
         for name in names:
             name = name.strip()
             if not name or "\\" in name or "#" in name:
@@ -187,11 +196,72 @@ def engine_of(text: str) -> str:
     return "lualatex" if _UNICODE_ENGINE.search(text) else "pdflatex"
 
 
-def bib_keys(path: Path) -> set[str]:
+_FIELD_KEYS = re.compile(
+    r"\b(crossref|xdata|entryset)\s*=\s*(?:\{([^{}]*)\}|\"([^\"]*)\"|([\w:./-]+))", re.I
+)
+
+
+def bib_entries(path: Path) -> dict[str, tuple[str, set[str]]]:
+    """key -> (entry type, the keys its crossref / xdata / (a @set's) entryset name)."""
     if not path.is_file():
-        return set()
+        return {}
     text = path.read_text(errors="replace")
-    return {key for kind, key in _BIB_ENTRY.findall(text) if kind.lower() not in _NOT_ENTRIES}
+    found: dict[str, tuple[str, set[str]]] = {}
+    matches = list(_BIB_ENTRY.finditer(text))
+    for n, m in enumerate(matches):
+        kind, key = m.group(1).lower(), m.group(2)
+        if kind in _NOT_ENTRIES or key in found:
+            continue
+        body = text[m.end() : matches[n + 1].start() if n + 1 < len(matches) else len(text)]
+        targets = set()
+        for f in _FIELD_KEYS.finditer(body):
+            if f.group(1).lower() == "entryset" and kind != "set":
+                continue
+            value = f.group(2) or f.group(3) or f.group(4) or ""
+            targets.update(k.strip() for k in value.split(",") if k.strip())
+        found[key] = (kind, targets)
+    return found
+
+
+def _with_data(used: set[str], entries: dict[str, tuple[str, set[str]]], fold: bool) -> set[str]:
+    """``used`` and the entries whose data they take (crossref, xdata, a set's members),
+    transitively: the tool read those to write what it printed."""
+    norm = str.casefold if fold else str
+    by_key = {norm(k): v for k, v in entries.items()}
+    done = {norm(k) for k in used}
+    todo = list(done)
+    while todo:
+        for target in by_key.get(todo.pop(), ("", set()))[1]:
+            if norm(target) not in done:
+                done.add(norm(target))
+                todo.append(norm(target))
+    return done
+
+
+@dataclass(frozen=True)
+class Answer:
+    dangling: frozenset[str]
+    orphans: frozenset[str]
+    #: the project names a bibliography file that is not there (citewarden then reports
+    #: missing-bibliography, not the citations LaTeX leaves undefined)
+    missing_bibliography: bool
+
+
+def citewarden_answer(root: Path) -> Answer:
+    """citewarden's dangling keys and orphans in ``root``'s project (as
+    tests/test_real_tools.py asks)."""
+    ws = Workspace(Settings(), root=root.parent)
+    path = ws.add_file(root)
+    scope: set[Path] = set()
+    for project in ws.projects():
+        if project.root == path:
+            scope.update(project.sources, project.bibliographies)
+    found = [f for p, fs in check(ws).items() if p in scope for f in fs]
+    return Answer(
+        frozenset(str(f.data["key"]) for f in found if f.code is Code.DANGLING),
+        frozenset(str(f.data["key"]) for f in found if f.code is Code.ORPHAN),
+        any(f.code is Code.MISSING_BIBLIOGRAPHY for f in found),
+    )
 
 
 @dataclass
@@ -203,7 +273,7 @@ class Oracle:
 
 
 def compile_document(root: Path) -> Oracle:
-    """Run the tools on ``root`` (in its folder) and read their answer."""
+    """Run the tools on ``root`` (in its folder): the status and the backend."""
     folder, job = root.parent, root.stem
     latex = [
         engine_of(root.read_text(errors="replace")),
@@ -216,69 +286,76 @@ def compile_document(root: Path) -> Oracle:
     if not (folder / f"{job}.aux").exists():
         return Oracle("no .aux")
     if (folder / f"{job}.bcf").exists():
-        oracle = _run_biber(folder, job)
+        backend = "biber"
+        if _run(["biber", job], folder) is None:
+            return Oracle("biber timed out")
+        if not (folder / f"{job}.bbl").exists():
+            return Oracle("biber wrote no .bbl")
     else:
-        oracle = _run_bibtex(folder, job)
-    if oracle.status != "ok":
-        return oracle
+        backend = "bibtex"
+        units = [
+            aux
+            for aux in sorted(folder.glob("*.aux"))
+            if _AUX_BIBDATA.search(aux.read_text(errors="replace"))
+        ]
+        if not units:
+            return Oracle("no \\bibdata")
+        for aux in units:
+            if _run(["bibtex", aux.stem], folder) is None:
+                return Oracle("bibtex timed out")
     for _ in range(2):
         if _run(latex, folder) is None:
             return Oracle("LaTeX timed out")
     log = (folder / f"{job}.log").read_text(errors="replace")
     if "Emergency stop" in log or "Fatal error" in log or "==> Fatal" in log:
         return Oracle("LaTeX stopped")
-    oracle.dangling = sorted(set(oracle.dangling) | set(_UNDEFINED.findall(log)))
-    return oracle
+    return Oracle("ok", backend)
 
 
-def _run_biber(folder: Path, job: str) -> Oracle:
-    run = _run(["biber", job], folder)
-    if run is None:
-        return Oracle("biber timed out")
-    bbl = folder / f"{job}.bbl"
-    if not bbl.exists():
-        return Oracle("biber wrote no .bbl")
-    missing = set(_BIBER_MISSING.findall(run.stdout))
-    printed = set(_BBL_ENTRY.findall(bbl.read_text(errors="replace")))
-    defined: set[str] = set()
-    for source in dict.fromkeys(_BIBER_SOURCE.findall(run.stdout)):
-        defined |= bib_keys(folder / source)
-    return Oracle("ok", "biber", sorted(missing), sorted(defined - printed))
+def read_answer(root: Path, oracle: Oracle) -> Oracle:
+    """The tools' answer, read from the files they wrote in ``root``'s folder."""
+    folder, job = root.parent, root.stem
+    read = _read_biber if oracle.backend == "biber" else _read_bibtex
+    missing, orphans = read(folder, job)
+    log = (folder / f"{job}.log").read_text(errors="replace")
+    dangling = sorted(missing | set(_UNDEFINED.findall(log)))
+    return Oracle(oracle.status, oracle.backend, dangling, sorted(orphans))
 
 
-def _run_bibtex(folder: Path, job: str) -> Oracle:
+def _read_biber(folder: Path, job: str) -> tuple[set[str], set[str]]:
+    blg = (folder / f"{job}.blg").read_text(errors="replace")
+    missing = set(_BIBER_MISSING.findall(blg))
+    printed = set(_BBL_ENTRY.findall((folder / f"{job}.bbl").read_text(errors="replace")))
+    entries: dict[str, tuple[str, set[str]]] = {}
+    for source in dict.fromkeys(_BIBER_SOURCE.findall(blg)):
+        for key, value in bib_entries(folder / source).items():
+            entries.setdefault(key, value)
+    used = _with_data(printed, entries, fold=False)
+    return missing, {key for key in entries if key not in used}
+
+
+def _read_bibtex(folder: Path, job: str) -> tuple[set[str], set[str]]:
     missing: set[str] = set()
     used: dict[Path, set[str]] = {}  # .bib file -> keys (casefolded) some unit uses
     everything: set[Path] = set()
-    units = 0
     for aux in sorted(folder.glob("*.aux")):
         text = aux.read_text(errors="replace")
         data = _AUX_BIBDATA.findall(text)
         if not data:
             continue
-        units += 1
-        if _run(["bibtex", aux.stem], folder) is None:
-            return Oracle("bibtex timed out")
         blg = folder / f"{aux.stem}.blg"
         if blg.exists():
             missing |= set(_BIBTEX_MISSING.findall(blg.read_text(errors="replace")))
-        cited = {k.strip().casefold() for c in _AUX_CITATION.findall(text) for k in c.split(",")}
+        cited = {k.strip() for c in _AUX_CITATION.findall(text) for k in c.split(",")}
         bbl = folder / f"{aux.stem}.bbl"
         if bbl.exists():
-            cited |= {
-                k.strip().casefold() for k in _BBL_BIBITEM.findall(bbl.read_text(errors="replace"))
-            }
+            cited |= {k.strip() for k in _BBL_BIBITEM.findall(bbl.read_text(errors="replace"))}
         for name in data[0].split(","):
-            path = folder / (
-                name.strip() if name.strip().endswith(".bib") else f"{name.strip()}.bib"
-            )
+            file = name.strip() if name.strip().endswith(".bib") else f"{name.strip()}.bib"
+            path = folder / file
             if not path.exists():
                 found = subprocess.run(
-                    ["kpsewhich", path.name],
-                    cwd=folder,
-                    capture_output=True,
-                    text=True,
-                    check=False,
+                    ["kpsewhich", file], cwd=folder, capture_output=True, text=True, check=False
                 ).stdout.strip()
                 if not found:
                     continue
@@ -286,30 +363,31 @@ def _run_bibtex(folder: Path, job: str) -> Oracle:
             used.setdefault(path, set()).update(cited)
             if "*" in cited:
                 everything.add(path)
-    if not units:
-        return Oracle("no \\bibdata")
-    orphans = {
-        key
-        for path, keys in used.items()
-        if path not in everything
-        for key in bib_keys(path)
-        if key.casefold() not in keys
-    }
-    return Oracle("ok", "bibtex", sorted(missing), sorted(orphans))
+    orphans = set()
+    for path, cited in used.items():
+        if path in everything:
+            continue
+        entries = bib_entries(path)
+        reached = _with_data(cited, entries, fold=True)
+        orphans |= {key for key in entries if key.casefold() not in reached}
+    return missing, orphans
 
 
 def oracle_of(source: Path, work: Path, rerun: bool) -> tuple[Path, Oracle]:
+    """Compile ``source`` in ``work`` (or take the status kept there) and read the tools'
+    answer."""
     cache = work / "oracle.json"
     root = work / source.name.removesuffix(".gz")
     if not rerun and cache.exists():
-        return root, Oracle(**json.loads(cache.read_text()))
-    root = prepare(source, work)
-    try:
-        oracle = compile_document(root)
-    except (OSError, UnicodeError) as exc:
-        oracle = Oracle(f"error: {exc}")
-    cache.write_text(json.dumps(oracle.__dict__))
-    return root, oracle
+        oracle = Oracle(**json.loads(cache.read_text()))
+    else:
+        root = prepare(source, work)
+        try:
+            oracle = compile_document(root)
+        except (OSError, UnicodeError) as exc:
+            oracle = Oracle(f"error: {exc}")
+        cache.write_text(json.dumps({"status": oracle.status, "backend": oracle.backend}))
+    return root, read_answer(root, oracle) if oracle.status == "ok" else oracle
 
 
 def main() -> None:
@@ -345,17 +423,22 @@ def main() -> None:
     agree = 0
     classes: Counter[str] = Counter()
     rows = []
+    missing_bib: list[str] = []
     for source, root, oracle in results:
         if oracle.status != "ok":
             skipped[oracle.status] += 1
             continue
-        ours = citewarden_answer([root])
+        ours = citewarden_answer(root)
         diff = {
             "dangling only for citewarden": sorted(ours.dangling - set(oracle.dangling)),
             "dangling only for the tools": sorted(set(oracle.dangling) - ours.dangling),
             "orphan only for citewarden": sorted(ours.orphans - set(oracle.orphans)),
             "orphan only for the tools": sorted(set(oracle.orphans) - ours.orphans),
         }
+        if ours.missing_bibliography and diff["dangling only for the tools"]:
+            # the tools leave every citation undefined; citewarden says the file is missing
+            missing_bib.append(name_of(source))
+            continue
         if not any(diff.values()):
             agree += 1
             continue
@@ -363,8 +446,13 @@ def main() -> None:
         for kind, keys in diff.items():
             if keys:
                 classes[kind] += 1
-    compared = agree + len(rows)
+    compared = agree + len(rows) + len(missing_bib)
     print(f"compared: {compared}; agree: {agree}; disagree: {len(rows)}")
+    if missing_bib:
+        print(
+            f"  a bibliography not found (citewarden: missing-bibliography): {len(missing_bib)}"
+            f" ({', '.join(missing_bib)})"
+        )
     print(
         f"skipped: {sum(skipped.values())} ({', '.join(f'{k}: {n}' for k, n in skipped.most_common())})"
     )
