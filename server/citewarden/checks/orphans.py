@@ -364,8 +364,8 @@ def _redefines_a_child(own: BibIndex, a: int, b: int) -> bool:
     which of its definitions is the first, and whose parents count, may have changed."""
     assert own.previous is not None
     touched = {*own.previous[0].keys[a:b], *own.keys[a:b]}
-    keys = own.keys
-    return any(i >= b and keys[i] in touched for i in own.parent_rows)
+    rows = own.parent_rows
+    return any(i >= b and i in rows for key in touched for i in own.by_key.get(key, ()))
 
 
 def _same(a: set[str], b: set[str]) -> bool:
