@@ -275,8 +275,11 @@ class Oracle:
 def compile_document(root: Path) -> Oracle:
     """Run the tools on ``root`` (in its folder): the status and the backend."""
     folder, job = root.parent, root.stem
+    engine = engine_of(root.read_text(errors="replace"))
+    if shutil.which(engine) is None:
+        return Oracle(f"{engine} not installed")
     latex = [
-        engine_of(root.read_text(errors="replace")),
+        engine,
         "-draftmode",
         "-interaction=nonstopmode",
         root.name,
@@ -387,7 +390,19 @@ def oracle_of(source: Path, work: Path, rerun: bool) -> tuple[Path, Oracle]:
         except (OSError, UnicodeError) as exc:
             oracle = Oracle(f"error: {exc}")
         cache.write_text(json.dumps({"status": oracle.status, "backend": oracle.backend}))
+    if oracle.status == "ok" and oracle.backend == "biber":
+        oracle.status = _biber_stopped(root.parent / f"{root.stem}.blg") or oracle.status
     return root, read_answer(root, oracle) if oracle.status == "ok" else oracle
+
+
+def _biber_stopped(blg: Path) -> str:
+    """Why biber read no data (an error other than a data source it cannot find, such as
+    biblatex-ms's control file, which needs biber-ms), or ""."""
+    text = blg.read_text(errors="replace") if blg.exists() else ""
+    errors = [line for line in text.splitlines() if "ERROR - " in line]
+    if errors and not _BIBER_SOURCE.search(text) and "Cannot find" not in text:
+        return "biber stopped: " + errors[0].split("ERROR - ", 1)[1][:60]
+    return ""
 
 
 def main() -> None:
