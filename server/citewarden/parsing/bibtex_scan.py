@@ -11,6 +11,7 @@ the position, the macro table and the findings of one read.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,38 @@ def on_comment_line(text: str, at: int) -> bool:
 def reader_kind() -> str:
     """How .bib files are read here: "C extension" or "pure Python"."""
     return "pure Python" if _scan_entries is None else "C extension"
+
+
+#: what the rows of ``_ROWS`` after an empty row can read and still be empty rows only
+_GAP_REST = re.compile(r"[\s%]*")
+#: the rows read after an empty row, at most (each may read the rest of a long gap again)
+_ROWS_AFTER_GAP = 64
+
+
+def _rows(text: str, body: int, limit: int) -> list[tuple[str, ...]] | None:
+    """``_ROWS.findall(text, body, limit)``, read only as far as the reader needs it: once
+    an empty row (white space and comments) is read, the rest is empty rows only if it is
+    white space and ``%`` alone, which one match tells, and otherwise the reader takes the
+    slow path unless the entry stands on a comment line, whose rows after a gap are read on
+    (at most ``_ROWS_AFTER_GAP`` of them; more: None, the slow path).  Each row after a gap
+    may read the whole gap again, so reading them all made a long run of comment lines in
+    an entry quadratic."""
+    rows: list[tuple[str, ...]] = []
+    after = -1
+    for m in _ROWS.finditer(text, body, limit):
+        row = m.groups("")
+        rows.append(row)
+        if after >= 0:
+            after += 1
+            if after > _ROWS_AFTER_GAP:
+                return None
+        elif row == EMPTY_ROW:
+            end = m.end()
+            rest = _GAP_REST.match(text, end, limit)
+            if rest is not None and rest.end() == limit:
+                return rows  # the rest would read as empty rows only
+            after = 0
+    return rows
 
 
 class _Scanner(_BlockScanner):
@@ -161,7 +194,9 @@ class _Scanner(_BlockScanner):
     ) -> int | None:
         """``_fast_entry`` with the row pattern (every case the one-pass scanner leaves)."""
         text = self.text
-        rows = _ROWS.findall(text, body, limit)
+        rows = _rows(text, body, limit)
+        if rows is None:
+            return None
         if EMPTY_ROW in rows:
             after = rows[rows.index(EMPTY_ROW) + 1 :]
             if after.count(EMPTY_ROW) != len(after) and not on_comment_line(text, at):
