@@ -170,3 +170,30 @@ def test_bibtopic_sections_name_the_bibliographies_their_keys_come_from(tmp_path
     ours = citewarden_answer([tmp_path / "topics.tex"])
     # every entry is printed: the cited ones, and spare97 by \btPrintNotCited
     assert (ours.dangling, ours.orphans) == (undefined | missing, set()) == ({"nowhere"}, set())
+
+
+def test_short_verbatim_text_cites_nothing(tmp_path: Path) -> None:
+    """biblatex-musuos's manual (class ltxdoc) writes ``|\\quotecite(Vgl.)()[7]{nuss83}|``
+    after ``\\MakeShortVerb{\\|}``: text between two ``|`` on a line is verbatim, until
+    ``\\DeleteShortVerb{\\|}``."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(
+        "".join(
+            f"@misc{{{k},\n  title = {{{k.upper()}}},\n  author = {{{k}, {k}}},\n"
+            f"  year = {{200{n}}},\n}}\n"
+            for n, k in enumerate(["real", "spare"])
+        ),
+        encoding="utf-8",
+    )
+    (tmp_path / "manual.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{shortvrb}\n\\MakeShortVerb{\\|}\n"
+        "\\begin{document}\nWrite |\\cite{ghost}| to cite \\cite{real}; a bar \\| and % |\n"
+        "two |\\cite[p.~1]{ghost2}| and |x| on a line.\n"
+        "\\DeleteShortVerb{\\|}\nNow $a|b$ \\cite{late}.\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    tools = run_latex(tmp_path, "manual.tex", "bibtex")
+    ours = citewarden_answer([tmp_path / "manual.tex"])
+    assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused)
+    assert (tools.dangling, tools.unused) == ({"late"}, {"spare"})

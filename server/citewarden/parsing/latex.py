@@ -304,6 +304,9 @@ def parse_latex(
     sets, defined = latex_static.find_flags(text, context.flag_names)
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
+    verbatim = latex_static.short_verbatim(text)
+    if verbatim:
+        skips = latex_static.merged(skips, verbatim)
     skipped = _Skipped(skips)
     definitions = _Definitions()
     own = definitions.own

@@ -396,6 +396,62 @@ def _value(text: str, name: str, end: int, flags: dict[str, bool]) -> bool | Non
     return flags.get(name[2:])
 
 
+_SHORT_VERB = re.compile(r"\\(Make|Delete)ShortVerb\*?[ \t]*(?:\{[ \t]*\\(.)[ \t]*\}|\\(.))")
+
+
+def short_verbatim(text: str) -> list[tuple[int, int]]:
+    """Regions that shortvrb's (and doc's) ``\\MakeShortVerb{\\|}`` makes verbatim, in
+    order: from a ``|`` after it (not ``\\|``, not in a comment) to the next ``|`` on its
+    line, or the line's end, until ``\\DeleteShortVerb{\\|}``."""
+    if "ShortVerb" not in text:
+        return []
+    events = [m for m in _SHORT_VERB.finditer(text) if not _in_comment(text, m.start())]
+    regions: list[tuple[int, int]] = []
+    active: set[str] = set()
+    for n, event in enumerate(events):
+        char = event.group(2) or event.group(3)
+        if event.group(1) == "Make":
+            active.add(char)
+        else:
+            active.discard(char)
+        if not active:
+            continue
+        pos = max(event.end(), regions[-1][1] if regions else 0)
+        stop = events[n + 1].start() if n + 1 < len(events) else len(text)
+        opener = re.compile("|".join(re.escape(c) for c in sorted(active)))
+        while (m := opener.search(text, pos, stop)) is not None:
+            i = m.start()
+            if _escaped(text, i) or _in_comment(text, i):
+                pos = i + 1
+                continue
+            line_end = text.find("\n", i + 1)
+            line_end = len(text) if line_end < 0 else line_end
+            close = text.find(m.group(), i + 1, line_end)
+            end = line_end if close < 0 else close + 1
+            regions.append((i, end))
+            pos = end
+    return regions
+
+
+def _escaped(text: str, i: int) -> bool:
+    """``text[i]`` follows an odd number of backslashes (``\\|``)."""
+    j = i
+    while j > 0 and text[j - 1] == "\\":
+        j -= 1
+    return (i - j) % 2 == 1
+
+
+def merged(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The union of two ordered lists of regions, ordered and without overlaps."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(a + b):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
 def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]]:
     """Regions of ``text`` in a branch TeX skips, ``(start, end)`` in order, not nested:
     from a false conditional to its ``\\else`` or ``\\fi``, or from the ``\\else`` of a
