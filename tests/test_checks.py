@@ -513,6 +513,35 @@ See @⟦d|x⟧ and @ok.
             ("procs.bib", Code.ORPHAN, "p"),
         ],
     ),
+    "of a key defined twice in two cases, BibTeX reads the first, biber both": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{x}\bibliography{refs}\end{document}
+--- refs.bib
+@misc{X, title={A}, crossref={q}}
+@misc{⟦d|x⟧, title={B}, crossref={p}}
+@misc{⟦o|p⟧, title={P}}
+@misc{Q, title={Q}}
+--- biber.tex
+\documentclass{article}
+\usepackage{biblatex}
+\addbibresource{late.bib}
+\begin{document}\cite{y}\end{document}
+--- late.bib
+@misc{⟦o2|Y⟧, title={A}, crossref={q2}}
+@misc{⟦d2|y⟧, title={B}, crossref={p2}}
+@misc{p2, title={P}}
+@misc{⟦o3|q2⟧, title={Q}}
+""",
+        [
+            ("refs.bib", Code.DUPLICATE_KEY, "d"),
+            ("refs.bib", Code.ORPHAN, "o"),
+            ("late.bib", Code.DUPLICATE_KEY, "d2"),
+            ("late.bib", Code.ORPHAN, "o2"),
+            ("late.bib", Code.ORPHAN, "o3"),
+        ],
+    ),
     "duplicate keys compare case-insensitively, as BibTeX compares them": (
         r"""
 --- main.tex

@@ -862,6 +862,8 @@ TWICE_ONE_FILE_STEPS = [
     ("refs.bib", "@misc{x, title={A}}", "@misc{y, title={A}}"),  # p is reached
     ("refs.bib", "@misc{z,", "@misc{x,"),  # ... and no longer
     ("refs.bib", "@misc{x, title={Z}}", "@misc{z, title={Z}}"),  # ... and again
+    ("refs.bib", "@misc{z,", "@misc{X,"),  # BibTeX reads X as the first x: p is not
+    ("refs.bib", "@misc{X,", "@misc{z,"),
 ]
 
 
@@ -880,7 +882,11 @@ TWICE_ONE_FILE_STEPS = [
                 ["fillerx", "q"],
             ],
         ),
-        (TWICE_ONE_FILE_TEXTS, TWICE_ONE_FILE_STEPS, [["y", "z"], ["p", "y"], ["y", "z"]]),
+        (
+            TWICE_ONE_FILE_TEXTS,
+            TWICE_ONE_FILE_STEPS,
+            [["y", "z"], ["p", "y"], ["y", "z"], ["p", "y"], ["y", "z"]],
+        ),
     ],
     ids=["two-files", "one-file"],
 )

@@ -639,7 +639,7 @@ def test_edit_of_a_bibliography_matches_a_fresh_check(tmp_path: Path, name: str)
     assert index.by_key == reference.by_key
     assert index.folded == reference.folded
     assert index.repeated == reference.repeated
-    assert index.parents == reference.parents
+    assert index.parent_rows == reference.parent_rows
 
 
 def test_real_book_project_graph() -> None:

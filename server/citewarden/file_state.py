@@ -120,13 +120,6 @@ class BibIndex:
                 out.setdefault(alias, self.entries[i])
         return out
 
-    @property
-    def parents(self) -> dict[str, tuple[str, ...]]:
-        """Entry key -> the keys its ``crossref``/``xdata`` fields name, of the first entry
-        with that key only (BibTeX and biber skip an entry whose key was read before)."""
-        keys, by_key = self.keys, self.by_key
-        return {keys[i]: refs for i, refs in self.parent_rows.items() if by_key[keys[i]][0] == i}
-
 
 #: a row of :func:`_rows_of`'s tables
 _Row = TypeVar("_Row", tuple[str, ...], str)

@@ -123,31 +123,42 @@ def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
 
 def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str]) -> set[str]:
     """Entries reached through crossref/xdata from a cited entry (BibTeX and biber include
-    such parents); of a key defined more than once, the first definition's fields count.
-    Only the (few) entries that have such fields are looked at."""
-    parents: dict[str, tuple[str, ...]] = {}
-    for n, index in enumerate(indexes):
-        for key, refs in index.parents.items():
-            if not any(key in earlier.by_key for earlier in indexes[:n]):
-                parents[key] = refs
-    if not parents:
-        return set()
-
-    def is_cited(key: str) -> bool:
-        return key in cited or (bool(folded) and key.casefold() in folded)
-
-    todo = [k for k in parents if is_cited(k)]
-    for index in indexes:
-        for alias, entry in index.aliases.items():
-            if entry.key in parents and alias in cited:  # biber and pandoc only
-                todo.append(entry.key)
+    such parents): from the exactly ``cited`` keys through exact keys (biber), from the
+    casefolded ``folded`` ones through casefolded keys (BibTeX).  Only the (few) entries
+    that have such fields are looked at."""
     reached: set[str] = set()
-    while todo:
-        for parent in parents.get(todo.pop(), ()):
-            if parent not in reached:
-                reached.add(parent)
-                todo.append(parent)
+    for fold, wanted in ((False, cited), (True, folded)):
+        parents = _first_parents(indexes, fold) if wanted else {}
+        if not parents:
+            continue
+        todo = [k for k in parents if k in wanted]
+        if not fold:
+            for index in indexes:
+                for alias, entry in index.aliases.items():
+                    if entry.key in parents and alias in cited:  # biber and pandoc only
+                        todo.append(entry.key)
+        while todo:
+            for parent in parents.get(todo.pop(), ()):
+                if parent not in reached:
+                    reached.add(parent)
+                    todo.append(parent.casefold() if fold else parent)
     return reached
+
+
+def _first_parents(indexes: list[BibIndex], fold: bool) -> dict[str, tuple[str, ...]]:
+    """Key (casefolded with ``fold``, as BibTeX compares keys) -> the keys the crossref and
+    xdata fields of its first definition name: BibTeX ("Repeated entry") and biber
+    ("Duplicate entry key") skip an entry whose key was read before, with its fields."""
+    found: dict[str, tuple[str, ...]] = {}
+    for n, index in enumerate(indexes):
+        places = index.folded if fold else index.by_key
+        for i, refs in index.parent_rows.items():
+            key = index.keys[i].casefold() if fold else index.keys[i]
+            if places[key][0] != i:
+                continue
+            if not any(key in (ix.folded if fold else ix.by_key) for ix in indexes[:n]):
+                found[key] = refs
+    return found
 
 
 def bibitem_orphans(ws: Workspace, project: Project, memo: Memo) -> list[Finding]:
@@ -360,12 +371,13 @@ def _orphan_positions(
 
 def _redefines_a_child(own: BibIndex, a: int, b: int) -> bool:
     """Whether the keys of entries ``[a, b)`` (re-read by the last edit, with no
-    crossref/xdata of their own) were or are the key of a later entry that has such fields:
-    which of its definitions is the first, and whose parents count, may have changed."""
+    crossref/xdata of their own) were or are the key (casefolded) of a later entry that has
+    such fields: which of its definitions is the first, and whose parents count, may have
+    changed."""
     assert own.previous is not None
-    touched = {*own.previous[0].keys[a:b], *own.keys[a:b]}
+    touched = {k.casefold() for k in (*own.previous[0].keys[a:b], *own.keys[a:b])}
     rows = own.parent_rows
-    return any(i >= b and i in rows for key in touched for i in own.by_key.get(key, ()))
+    return any(i >= b and i in rows for key in touched for i in own.folded.get(key, ()))
 
 
 def _same(a: set[str], b: set[str]) -> bool:
