@@ -197,3 +197,22 @@ def test_short_verbatim_text_cites_nothing(tmp_path: Path) -> None:
     ours = citewarden_answer([tmp_path / "manual.tex"])
     assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused)
     assert (tools.dangling, tools.unused) == ({"late"}, {"spare"})
+
+
+def test_the_ltxdoc_class_makes_the_bar_short_verbatim(tmp_path: Path) -> None:
+    """jurabib's manuals (class ltxdoc) write ``|\\cite[45]{<key>}|``: ltxdoc says
+    ``\\AtBeginDocument{\\MakeShortVerb{\\|}}``."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(
+        "@misc{real,\n  title = {Real},\n  author = {Real, R.},\n  year = {2000},\n}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "guide.tex").write_text(
+        "\\documentclass{ltxdoc}\n\\begin{document}\n"
+        "Write |\\cite[45]{<key>}| to cite \\cite{real} and \\cite{nowhere}.\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    tools = run_latex(tmp_path, "guide.tex", "bibtex")
+    ours = citewarden_answer([tmp_path / "guide.tex"])
+    assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused) == ({"nowhere"}, set())

@@ -397,27 +397,42 @@ def _value(text: str, name: str, end: int, flags: dict[str, bool]) -> bool | Non
 
 
 _SHORT_VERB = re.compile(r"\\(Make|Delete)ShortVerb\*?[ \t]*(?:\{[ \t]*\\(.)[ \t]*\}|\\(.))")
+#: the ltxdoc class says ``\\AtBeginDocument{\\MakeShortVerb{\\|}}``
+_LTXDOC = re.compile(r"\\documentclass[ \t]*(?:\[[^\]]*\][ \t]*)?\{ltxdoc\}")
 
 
 def short_verbatim(text: str) -> list[tuple[int, int]]:
     """Regions that shortvrb's (and doc's) ``\\MakeShortVerb{\\|}`` makes verbatim, in
     order: from a ``|`` after it (not ``\\|``, not in a comment) to the next ``|`` on its
-    line, or the line's end, until ``\\DeleteShortVerb{\\|}``."""
-    if "ShortVerb" not in text:
+    line, or the line's end, until ``\\DeleteShortVerb{\\|}``.  The ltxdoc class makes
+    ``|`` so at ``\\begin{document}``."""
+    if "ShortVerb" not in text and "ltxdoc" not in text:
         return []
-    events = [m for m in _SHORT_VERB.finditer(text) if not _in_comment(text, m.start())]
+    # (where it applies from, make or not, the character)
+    events = [
+        (m.end(), m.group(1) == "Make", m.group(2) or m.group(3))
+        for m in _SHORT_VERB.finditer(text)
+        if not _in_comment(text, m.start())
+    ]
+    cls = _LTXDOC.search(text)
+    if cls is not None and not _in_comment(text, cls.start()):
+        begin = text.find("\\begin{document}", cls.end())
+        if begin >= 0:
+            events.append((begin + len("\\begin{document}"), True, "|"))
+    if not events:
+        return []
+    events.sort()
     regions: list[tuple[int, int]] = []
     active: set[str] = set()
-    for n, event in enumerate(events):
-        char = event.group(2) or event.group(3)
-        if event.group(1) == "Make":
+    for n, (at, make, char) in enumerate(events):
+        if make:
             active.add(char)
         else:
             active.discard(char)
         if not active:
             continue
-        pos = max(event.end(), regions[-1][1] if regions else 0)
-        stop = events[n + 1].start() if n + 1 < len(events) else len(text)
+        pos = max(at, regions[-1][1] if regions else 0)
+        stop = events[n + 1][0] if n + 1 < len(events) else len(text)
         opener = re.compile("|".join(re.escape(c) for c in sorted(active)))
         while (m := opener.search(text, pos, stop)) is not None:
             i = m.start()
