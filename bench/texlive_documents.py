@@ -401,6 +401,8 @@ def _biber_stopped(blg: Path) -> str:
     text = blg.read_text(errors="replace") if blg.exists() else ""
     errors = [line for line in text.splitlines() if "ERROR - " in line]
     if errors and not _BIBER_SOURCE.search(text) and "Cannot find" not in text:
+        if "control file version" in errors[0]:
+            return "biber stopped: a .bcf of another version (biblatex-ms needs biber-ms)"
         return "biber stopped: " + errors[0].split("ERROR - ", 1)[1][:60]
     return ""
 
