@@ -185,10 +185,12 @@ def test_short_verbatim_text_cites_nothing(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
+    # real is cited only on the line with |%|: that % is verbatim, it starts no comment
     (tmp_path / "manual.tex").write_text(
         "\\documentclass{article}\n\\usepackage{shortvrb}\n\\MakeShortVerb{\\|}\n"
-        "\\begin{document}\nWrite |\\cite{ghost}| to cite \\cite{real}; a bar \\| and % |\n"
+        "\\begin{document}\nWrite |\\cite{ghost}| to cite; a bar \\| and % |\n"
         "two |\\cite[p.~1]{ghost2}| and |x| on a line.\n"
+        "a |%| sign, then |\\cite{ghost3}| and \\cite{real} on its line.\n"
         "\\DeleteShortVerb{\\|}\nNow $a|b$ \\cite{late}.\n"
         "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
         encoding="utf-8",

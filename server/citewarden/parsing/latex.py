@@ -315,7 +315,7 @@ def parse_latex(
     unused = definitions.unused
     read_ahead = False  # the file's definitions were all read (MANY_MACROS)
     order = _MacroOrder(defined_at, context.starts, builtin.roles) if context.macros else None
-    lexer = _Lexer(text, tables.commands)
+    lexer = _Lexer(text, tables.commands, verbatim)
     citations: list[Citation] = []
     links: list[Link] = []
     # read when the first \begin{refsection}, \newrefsection or \refsection is met (the
@@ -405,7 +405,7 @@ def parse_latex(
                     order = _MacroOrder(defined_at, context.starts, builtin.roles)
                 tables = _tables(extra, context.macros + tuple(own.values()))
                 roles = tables.roles
-                lexer = _Lexer(text, tables.commands)
+                lexer = _Lexer(text, tables.commands, verbatim)
             continue  # the body is read on: a citation of fixed keys in it counts if used
         if role in _CITING or role == _MACRO:
             if _is_definition(text, start) or text.endswith("\\string", 0, start):

@@ -5,6 +5,7 @@ order.  See :mod:`~citewarden.parsing.latex`."""
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -259,14 +260,28 @@ class _Lexer:
     """Yields comments and interesting commands in order; two literal-prefix searches (for
     ``%`` and for ``\\``) keep the regex engine on its fast path."""
 
-    __slots__ = ("_comment", "_exhausted", "_match", "commands", "text")
+    __slots__ = ("_comment", "_exhausted", "_match", "_starts", "_verbatim", "commands", "text")
 
-    def __init__(self, text: str, commands: re.Pattern[str]) -> None:
+    def __init__(
+        self, text: str, commands: re.Pattern[str], verbatim: list[tuple[int, int]] | None = None
+    ) -> None:
         self.text = text
         self.commands = commands
         self._comment = -1
         self._match: re.Match[str] | None = None
         self._exhausted = False  # no command after the last search position
+        #: ordered regions where a ``%`` starts no comment (short-verbatim text)
+        self._verbatim = verbatim or []
+        self._starts = [start for start, _ in self._verbatim]
+
+    def _comment_after(self, pos: int) -> int:
+        """The next comment's ``%`` at or after ``pos`` (outside verbatim regions), or len."""
+        while True:
+            i = _find_comment(self.text, pos)
+            k = bisect.bisect_right(self._starts, i) - 1 if self._starts else -1
+            if k < 0 or i >= self._verbatim[k][1]:
+                return i
+            pos = self._verbatim[k][1]
 
     def next(
         self, pos: int, endpos: int, directives_only: bool = False
@@ -278,7 +293,7 @@ class _Lexer:
         text = self.text
         while True:
             if self._comment < pos:
-                self._comment = _find_comment(text, pos)
+                self._comment = self._comment_after(pos)
             m = self._match
             if not self._exhausted and (m is None or m.start() < pos):
                 m = self._match = self.commands.search(text, pos)

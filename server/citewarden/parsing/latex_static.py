@@ -396,7 +396,9 @@ def _value(text: str, name: str, end: int, flags: dict[str, bool]) -> bool | Non
     return flags.get(name[2:])
 
 
-_SHORT_VERB = re.compile(r"\\(Make|Delete)ShortVerb\*?[ \t]*(?:\{[ \t]*\\(.)[ \t]*\}|\\(.))")
+#: what the short-verbatim scan stops at: a comment, a (Make|Delete)ShortVerb (groups 1-3),
+#: any other escaped character or command start (passed over), then the active characters
+_SHORT_VERB = r"%|\\(?:(Make|Delete)ShortVerb\*?[ \t]*(?:\{[ \t]*\\(.)[ \t]*\}|\\(.))|.)"
 #: the ltxdoc class says ``\\AtBeginDocument{\\MakeShortVerb{\\|}}``
 _LTXDOC = re.compile(r"\\documentclass[ \t]*(?:\[[^\]]*\][ \t]*)?\{ltxdoc\}")
 
@@ -405,55 +407,48 @@ def short_verbatim(text: str) -> list[tuple[int, int]]:
     """Regions that shortvrb's (and doc's) ``\\MakeShortVerb{\\|}`` makes verbatim, in
     order: from a ``|`` after it (not ``\\|``, not in a comment) to the next ``|`` on its
     line, or the line's end, until ``\\DeleteShortVerb{\\|}``.  The ltxdoc class makes
-    ``|`` so at ``\\begin{document}``."""
+    ``|`` so at ``\\begin{document}``.  One pass, in time linear in the text."""
     if "ShortVerb" not in text and "ltxdoc" not in text:
         return []
-    # (where it applies from, make or not, the character)
-    events = [
-        (m.end(), m.group(1) == "Make", m.group(2) or m.group(3))
-        for m in _SHORT_VERB.finditer(text)
-        if not _in_comment(text, m.start())
-    ]
+    later: list[int] = []  # where ltxdoc makes | short-verbatim
     cls = _LTXDOC.search(text)
-    if cls is not None and not _in_comment(text, cls.start()):
+    if cls is not None:
         begin = text.find("\\begin{document}", cls.end())
         if begin >= 0:
-            events.append((begin + len("\\begin{document}"), True, "|"))
-    if not events:
-        return []
-    events.sort()
+            later.append(begin + len("\\begin{document}"))
     regions: list[tuple[int, int]] = []
     active: set[str] = set()
-    for n, (at, make, char) in enumerate(events):
-        if make:
-            active.add(char)
-        else:
-            active.discard(char)
-        if not active:
+    scan = re.compile(_SHORT_VERB, re.S)
+    pos, n = 0, len(text)
+    while pos < n:
+        stop = later[0] if later else n
+        m = scan.search(text, pos, max(stop, pos))
+        if m is None:
+            if not later:
+                break
+            pos = max(pos, later.pop(0))
+            active.add("|")
+            scan = re.compile(_SHORT_VERB + "|" + "|".join(map(re.escape, sorted(active))), re.S)
             continue
-        pos = max(at, regions[-1][1] if regions else 0)
-        stop = events[n + 1][0] if n + 1 < len(events) else len(text)
-        opener = re.compile("|".join(re.escape(c) for c in sorted(active)))
-        while (m := opener.search(text, pos, stop)) is not None:
-            i = m.start()
-            if _escaped(text, i) or _in_comment(text, i):
-                pos = i + 1
-                continue
-            line_end = text.find("\n", i + 1)
-            line_end = len(text) if line_end < 0 else line_end
-            close = text.find(m.group(), i + 1, line_end)
-            end = line_end if close < 0 else close + 1
-            regions.append((i, end))
+        token = m.group()
+        if token == "%":  # a comment, to the end of its line
+            end = text.find("\n", m.end())
+            pos = n if end < 0 else end
+        elif m.group(1):
+            char = m.group(2) or m.group(3)
+            (active.add if m.group(1) == "Make" else active.discard)(char)
+            chars = "".join("|" + re.escape(c) for c in sorted(active))
+            scan = re.compile(_SHORT_VERB + chars, re.S)
+            pos = m.end()
+        elif token.startswith("\\"):
+            pos = m.end()
+        else:  # an active character: verbatim to the next one on its line
+            close = text.find(token, m.end())
+            line_end = text.find("\n", m.end(), n if close < 0 else close)
+            end = line_end if line_end >= 0 else n if close < 0 else close + 1
+            regions.append((m.start(), end))
             pos = end
     return regions
-
-
-def _escaped(text: str, i: int) -> bool:
-    """``text[i]`` follows an odd number of backslashes (``\\|``)."""
-    j = i
-    while j > 0 and text[j - 1] == "\\":
-        j -= 1
-    return (i - j) % 2 == 1
 
 
 def merged(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
