@@ -5,8 +5,8 @@ exactly the keys the tool reads, and the disagreements by class.  The generators
 oracles are those of the differential tests (tests/differential.py).
 
     .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--units N]
-        [--chapterbib N] [--bibunits N] [--strings N] [--crossref N] [--bib N]
-        [--max-bytes B]
+        [--chapterbib N] [--bibunits N] [--strings N] [--crossref N] [--comments N]
+        [--reader N] [--bib N] [--max-bytes B]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import differential
+import differential_comments
 import differential_crossref
 import differential_strings
 import differential_units
@@ -36,6 +37,18 @@ def main() -> None:
     )
     parser.add_argument(
         "--crossref", type=int, default=100, help="BibTeX projects with crossref targets"
+    )
+    parser.add_argument(
+        "--comments",
+        type=int,
+        default=200,
+        help=".bib files mixing @comment forms and entries (BibTeX, and biber + pandoc)",
+    )
+    parser.add_argument(
+        "--reader",
+        type=int,
+        default=2000,
+        help="mutated .bib files for the port of BibTeX's reading",
     )
     parser.add_argument(
         "--bib", type=int, default=1000, help="TeX Live .bib files (smallest first)"
@@ -78,6 +91,21 @@ def main() -> None:
             args.crossref,
             differential_crossref.run_crossref,
             "bibtex (crossref targets it reports missing)",
+        ),
+        (
+            args.comments,
+            differential_comments.run_comments,
+            "pdflatex + bibtex (@comment groups, the last line: the keys it finds)",
+        ),
+        (
+            args.comments,
+            differential_comments.run_readers,
+            "biber --tool / pandoc -t csljson (the same .bib files: the keys they read)",
+        ),
+        (
+            args.reader,
+            differential_comments.run_reader,
+            "bibtex (mutated .bib files: the keys the port of its reading finds)",
         ),
     ]
     for count, run, label in generated:

@@ -263,7 +263,10 @@ def test_an_entry_whose_last_gap_runs_to_the_next_entry_is_read_in_one_pass(
     """An unclosed entry whose body ends in a run of spaces, or spaces and a comment, up to
     the next entry: the one-pass row pattern read the rest of the gap from every place of it
     and failed (23.7 s for the 147 kB case bench/fuzz_inputs.py made, minutes for these
-    200 000 spaces).  The entry's problem is reported and the next entry is read."""
+    200 000 spaces).  The entry's problem is reported and the next entry is read, as BibTeX
+    reads it: after spaces alone BibTeX takes ``@misc`` for a field name of ``a``, an error
+    on the file's last line, where it stops (b is not found, checked with BibTeX); after a
+    comment (``%`` cannot start a field name) it reads b."""
     gap = " " * 100_000 + comment + " " * 100_000
     (tmp_path / "refs.bib").write_text(
         "@article{a,\n  title = {T}," + gap + "\n@misc{b, title = {B}}\n"
@@ -272,7 +275,7 @@ def test_an_entry_whose_last_gap_runs_to_the_next_entry_is_read_in_one_pass(
     report = json_check(["main.tex"], tmp_path)
     found = [(d["code"], d["file"]) for d in diagnostics(report)]
     assert ("bib-syntax", "refs.bib") in found, found
-    assert ("dangling-citation", "main.tex") not in found, found
+    assert (("dangling-citation", "main.tex") in found) is (not comment), found
 
 
 def test_an_entry_followed_by_many_comment_lines_is_read_in_linear_time(tmp_path: Path) -> None:

@@ -1053,6 +1053,22 @@ BIB_READING_CASES = {
         ("x",),
         ("bibtex", "biber", "pandoc"),
     ),
+    # BibTeX reads the word @comment alone, and x after it; biber skips the group to its
+    # matching brace or parenthesis, pandoc a braced one only
+    "comment-one-line": (
+        "@comment{ see @article{x, " + _ENTRY_BODY[:-1] + " }\n"
+        "@comment(@article{p, " + _ENTRY_BODY[:-1] + ")\n@article{a, " + _ENTRY_BODY,
+        ("x", "p", "a"),
+        ("bibtex", "biber", "pandoc"),
+    ),
+    # BibTeX stops once it has read the last line: it reads c there, not b after it (nor
+    # x after the word @comment); biber and pandoc read the line whole
+    "last-line": (
+        f"@article{{a, {_ENTRY_BODY}@article{{c, {_ENTRY_BODY[:-1]} @article{{b, "
+        f"{_ENTRY_BODY[:-1]} @comment{{@article{{x, {_ENTRY_BODY[:-1]}}}\n",
+        ("a", "b", "c", "x"),
+        ("bibtex", "biber", "pandoc"),
+    ),
     # BibTeX keeps the key of an entry without a comma after it
     "no-comma-after-key": (
         "@article{smith2020\n  " + _ENTRY_BODY + "@misc{a b, title={x}}\n@misc{e",

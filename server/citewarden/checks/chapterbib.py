@@ -18,6 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from citewarden.checks.defined import bibtex_skipped_keys
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, quoted
 from citewarden.project_links import bib_names
 
@@ -112,8 +113,10 @@ def _keys_read(
     exact: set[str] = set()
     for bib, _, index in ws.project_bibliographies(project):
         if _reads(names, bib):
-            exact.update(index.by_key)
-            if not project.casefold_keys:  # BibTeX knows no ids field
+            if project.casefold_keys:  # BibTeX knows no ids field, skips some entries
+                exact.update(index.by_key.keys() - bibtex_skipped_keys(ws, bib, index))
+            else:
+                exact.update(index.by_key)
                 exact.update(index.aliases)
     return exact, {k.casefold() for k in exact}
 

@@ -22,6 +22,9 @@ Rules:
   a Markdown ``references:`` field that no project reading its file cites.
 * An entry whose ``@`` follows a ``%`` on its line (``% @article{x, ...``) is a comment for
   biber and pandoc: it defines nothing (and is no orphan) in their projects; BibTeX reads it.
+* An entry that starts on the last line of its file after the block BibTeX reads there
+  (``@misc{a, ...} @misc{b, ...}`` as the last line) defines nothing in a BibTeX project:
+  BibTeX stops reading the file there (:mod:`~citewarden.parsing.bibtex_last_line`).
 
 Everything is recomputed on each run from cached pieces: per document version its key set
 and its dangling findings, per bibliography version its orphan findings (see

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from citewarden.checks import Ident, Memo
 from citewarden.model import DocumentKind
 from citewarden.parsing.bibtex import keys_in_comments, on_comment_line
+from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
 from citewarden.parsing.pandoc_syntax import pandoc_skipped_keys
 
 if TYPE_CHECKING:
@@ -70,6 +71,8 @@ def project_delta(ws: Workspace, project: Project) -> KeyDelta | None:
         return None
     path, _, index = bibs[0]
     delta = key_delta(index, aliases=not project.casefold_keys)
+    if delta is not None and project.casefold_keys and bibtex_skipped_keys(ws, path, index):
+        return None  # keys BibTeX does not read: compute again (see defined_token)
     if delta is not None and not project.casefold_keys and delta.added:
         # an added key biber and pandoc read as a comment defines nothing: compute again
         text = ws.text(path) or ""
@@ -162,7 +165,13 @@ class Defined:
 
 def defined_token(ws: Workspace, project: Project) -> tuple[object, ...]:
     """Changes whenever what ``project`` defines may have changed."""
-    token: list[object] = [index.keys_token for _, _, index in ws.project_bibliographies(project)]
+    bibs = list(ws.project_bibliographies(project))
+    token: list[object] = [index.keys_token for _, _, index in bibs]
+    if project.casefold_keys:  # an edit that keeps the keys may change what BibTeX skips
+        for i, (path, _, index) in enumerate(bibs):
+            skipped = bibtex_skipped_keys(ws, path, index)
+            if skipped:
+                token.append(("bibtex-skips", i, skipped))
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
             token.append(tuple(k for k, _ in doc.bibitems))
@@ -176,15 +185,15 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
     folded_parts: list[Callable[[], Sequence[str]]] = []
     parens = project.kind is not DocumentKind.MARKDOWN  # pandoc: @comment{...} only
     for bib_path, _, index in ws.project_bibliographies(project):
-        commented = (
-            frozenset()
+        unread = (
+            bibtex_skipped_keys(ws, bib_path, index)
             if project.casefold_keys
             else memo.get(
                 ("commented", Ident(index), parens), commented_keys, ws, bib_path, index, parens
             )
         )
-        if commented:  # biber and pandoc read none of them
-            names.append(index.by_key.keys() - commented)
+        if unread:  # biber and pandoc read no comment, BibTeX no skipped entry
+            names.append(index.by_key.keys() - unread)
             folded.append({k.casefold() for k in names[-1]})
         else:
             # the index's own dicts: look-ups and set differences need no copy of the keys
@@ -222,6 +231,26 @@ def commented_keys(
         if skipped:
             keys = keys | skipped
     return keys
+
+
+#: ``BibIndex.rows`` entry of :func:`bibtex_skipped_keys` (one set, per version)
+_BIBTEX_SKIPS = "#bibtex-skips"
+
+
+def bibtex_skipped_keys(ws: Workspace, path: Path, index: BibIndex) -> frozenset[str]:
+    """Keys of the entries BibTeX does not read although the reader does: they start on
+    the file's last line after the entry BibTeX reads there (``@misc{a, ...} @misc{b, ...}``
+    as the last line defines ``a`` only; see :mod:`citewarden.parsing.bibtex_last_line`).
+    Computed once per version of the bibliography (usually at once: no entry starts on
+    the last line)."""
+    found = index.rows.get(_BIBTEX_SKIPS)
+    if found is None:
+        skipped = entries_bibtex_skips(ws.text(path) or "", index.entries)
+        keys = {index.keys[i] for i in skipped}
+        # a key also defined by an entry BibTeX reads stays defined
+        kept = {k for k in keys if not set(index.by_key[k]) <= set(skipped)}
+        found = index.rows[_BIBTEX_SKIPS] = [frozenset(keys - kept)]
+    return found[0]  # type: ignore[no-any-return]
 
 
 def _casefolded(keys: Sequence[str]) -> list[str]:

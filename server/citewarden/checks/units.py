@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import chapterbib
+from citewarden.checks.defined import bibtex_skipped_keys
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument, quoted
 from citewarden.parsing import latex_bibunits
 from citewarden.parsing.latex_bibunit_order import bare_putbib_defaults
@@ -288,8 +289,10 @@ def _keys_read(
     exact: set[str] = set()
     for bib, _, index in ws.project_bibliographies(project):
         if units.reads(scope, bib):
-            exact.update(index.by_key)
-            if not project.casefold_keys:  # BibTeX knows no ids field
+            if project.casefold_keys:  # BibTeX knows no ids field, skips some entries
+                exact.update(index.by_key.keys() - bibtex_skipped_keys(ws, bib, index))
+            else:
+                exact.update(index.by_key)
                 exact.update(index.aliases)
     return exact, {k.casefold() for k in exact}
 

@@ -45,7 +45,9 @@ What is read, as BibTeX reads it
 ``@type{key, name = value, ...}`` and ``@type(key, ...)``; text outside entries is ignored.
 Values are ``{...}``, ``"..."``, numbers, macro names, and ``#`` concatenations of these.
 ``@string`` macros (which may use earlier ones), the standard month macros ``jan``..``dec``
-(expanded to month names as the standard styles do), ``@preamble`` and ``@comment`` (skipped).
+(expanded to month names as the standard styles do), ``@preamble`` (skipped) and the word
+``@comment`` (alone: BibTeX reads the entries in what looks like its argument, and so does
+this reader; entries BibTeX skips on a file's last line: :mod:`.bibtex_last_line`).
 Macros must be defined before use, as in BibTeX and biber.  Field names and entry types are
 lower-cased; keys are kept as written: BibTeX keys are case-insensitive, so compare them with
 ``str.casefold``.  Between fields, ``%`` starts a comment line (as biber reads it).
@@ -192,7 +194,7 @@ _COMMENT_OPEN = re.compile(r"@\s*comment\s*([{(])", re.I)
 def keys_in_comments(text: str, entries: Sequence[Entry], parens: bool = True) -> frozenset[str]:
     """Keys of the ``entries`` that biber reads as comments: their ``@`` follows a ``%`` on
     its line (:func:`keys_on_comment_lines`), or stands inside the group of an
-    ``@comment{...}`` that spans lines.  biber and pandoc skip such a group whole, to its
+    ``@comment{...}``, on one line or more.  biber and pandoc skip such a group whole, to its
     matching brace (``%`` is no comment there); BibTeX reads nothing after ``@comment`` as
     its argument, so it reads the entries inside (and so does :func:`parse_bibtex`).
     ``parens``: an ``@comment(...)`` group is one too (biber; pandoc reads only braces).

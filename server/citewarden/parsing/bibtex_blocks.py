@@ -60,8 +60,10 @@ class _BlockScanner(_FieldScanner):
     # -- comments and preambles ---------------------------------------------------------
 
     def _comment(self, m: re.Match[str]) -> int:
-        end = self._skip_group(m)
-        return end if end != -1 else self._resync(m.start() + 1)
+        """BibTeX reads the word ``@comment`` and nothing after it: reading goes on right
+        there, so an entry in what looks like its argument (``@comment{@misc{x, ...}}``)
+        is read (biber and pandoc skip the group: ``keys_in_comments``)."""
+        return m.end(1)
 
     def _preamble(self, m: re.Match[str]) -> int:
         end = self._skip_group(m)
