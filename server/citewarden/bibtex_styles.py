@@ -21,11 +21,8 @@ findings of the .bib files only such projects read become less certain
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import threading
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,13 +30,16 @@ from pathlib import Path
 from citewarden.files import FileTooLarge, megabytes, read_regular
 from citewarden.model import quoted
 from citewarden.parsing.bst import StyleMacros, style_macros
+from citewarden.tex_trees import (
+    KPSEWHICH_LIFETIME,
+    KPSEWHICH_TIMEOUT,
+    answer_is_fresh,
+    find_in_trees,
+    searchable,
+)
 
 #: The largest style file read, in bytes (TeX Live's largest, apacite's, has 142 KB).
 MAX_STYLE_BYTES = 1 << 20
-#: Seconds ``kpsewhich`` may take to answer for one style.
-KPSEWHICH_TIMEOUT = 10.0
-#: Seconds an answer of ``kpsewhich`` is kept.
-KPSEWHICH_LIFETIME = 60.0
 #: Style files (and ``kpsewhich`` answers) remembered at most; past that all are dropped.
 MAX_REMEMBERED = 256
 
@@ -73,8 +73,6 @@ class BibStyle:
 _lock = threading.Lock()
 #: (path, modification time, size) -> what the file defines
 _read: dict[tuple[Path, int, int], StyleMacros] = {}
-#: style name -> when kpsewhich was asked (time.monotonic) and the file it found (None: none)
-_in_trees: dict[str, tuple[float, Path | None]] = {}
 
 
 def file_name(name: str) -> str:
@@ -82,14 +80,10 @@ def file_name(name: str) -> str:
     return name if name.endswith(".bst") else name + ".bst"
 
 
-def _searchable(name: str) -> bool:
-    return bool(name) and not name.startswith("-") and "\x00" not in name
-
-
 def find_style(name: str, dirs: Sequence[Path]) -> Path | None:
     """The file of the style ``name``: in ``dirs`` (the root document's folder, then the
     ``BSTINPUTS`` folders), else in TeX's trees."""
-    if not _searchable(name):
+    if not searchable(name):
         return None
     wanted = file_name(name)
     for folder in dirs:
@@ -99,40 +93,7 @@ def find_style(name: str, dirs: Sequence[Path]) -> Path | None:
                 return candidate
         except (OSError, ValueError):
             continue
-    return _kpsewhich(name)
-
-
-def _kpsewhich(name: str) -> Path | None:
-    with _lock:
-        known = _in_trees.get(name)
-    if known is not None and time.monotonic() - known[0] < KPSEWHICH_LIFETIME:
-        return known[1]
-    found: Path | None = None
-    program = shutil.which("kpsewhich")
-    if program is not None:
-        # run from the file system's root: the folder BibTeX runs in is searched above
-        top = os.path.abspath(os.sep)
-        try:
-            run = subprocess.run(
-                [program, "-format=bst", "--", name],
-                cwd=top,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=KPSEWHICH_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError, ValueError):
-            run = None
-        lines = run.stdout.splitlines() if run is not None and run.returncode == 0 else []
-        if lines and lines[0].strip():
-            found = Path(top) / lines[0].strip()
-    with _lock:
-        if len(_in_trees) >= MAX_REMEMBERED:
-            _in_trees.clear()
-        _in_trees[name] = (time.monotonic(), found)
-    return found
+    return find_in_trees(name, "bst")
 
 
 def read_style(path: Path) -> StyleMacros:
@@ -191,7 +152,7 @@ def is_current(style: BibStyle) -> bool:
     stats (a file now in a folder searched before, the file's modification time and
     size); a style not found is looked for in TeX's trees again once the answer of
     ``kpsewhich`` is :data:`KPSEWHICH_LIFETIME` seconds old."""
-    if not style.dirs or not _searchable(style.name):
+    if not style.dirs or not searchable(style.name):
         return True  # not looked for
     wanted = file_name(style.name)
     for folder in style.dirs:
@@ -205,9 +166,7 @@ def is_current(style: BibStyle) -> bool:
             continue
     if style.path is not None:
         return _stamp(style.path) == style.stamp
-    with _lock:
-        known = _in_trees.get(style.name)
-    return known is not None and time.monotonic() - known[0] < KPSEWHICH_LIFETIME
+    return answer_is_fresh(style.name, "bst")
 
 
 def bib_style(name: str, document: Path, index: int, dirs: Sequence[Path]) -> BibStyle:

@@ -560,6 +560,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         latex_bibunit_order.file_order(parsed),
         latex_bibdata.file_shape(parsed, text),
         latex_bibdata.style_shape(parsed),
+        parsed.style_files,
     )
     defines = bool(parsed.bibitems)  # a metadata file with references: is its project's
     return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), defines, definitions

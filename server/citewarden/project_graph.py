@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.bibtex_styles import BibStyle, bib_style
+from citewarden.citation_styles import style_commands
 from citewarden.model import (
     BibContext,
     BibFormat,
@@ -535,7 +536,7 @@ class ProjectGraph(LinkResolver):
             bibliography(path, replace(link, target=root.stem), root.stem)
         for path in docs:
             self._known.setdefault(path, None)
-        self._pass_on_definitions(list(docs), placed)
+        self._pass_on_definitions(list(docs), placed, (root_dir, *tex_dirs))
         chapters = _chapter_units(heads, root) if chapterbib else ()
         # biblatex is loaded where it names resources (by a class or package not read here)
         biblatex = biblatex or biblatex_links
@@ -639,15 +640,20 @@ class ProjectGraph(LinkResolver):
         return list(dict.fromkeys(read.values()))
 
     def _pass_on_definitions(
-        self, documents: list[Path], placed: dict[Path, tuple[Path, int]]
+        self,
+        documents: list[Path],
+        placed: dict[Path, tuple[Path, int]],
+        style_dirs: Sequence[Path] = (),
     ) -> None:
         """Parse the documents of a LaTeX project again when what they inherit from the
         project (its citation macros and flags) differs from what they were parsed with.
 
         Every document knows the macros of every document of the project, each applying
         from its definition in document order (``placed``: where each document is
-        included, see :mod:`~citewarden.parsing.latex_order`).  A wrapper of a wrapper
-        defined in another file may need a second round."""
+        included, see :mod:`~citewarden.parsing.latex_order`), and the citation commands
+        of the biblatex styles the project loads (looked for in ``style_dirs``, then in
+        TeX's trees; :mod:`~citewarden.citation_styles`), everywhere.  A wrapper of a
+        wrapper defined in another file may need a second round."""
         states: list[tuple[Path, FileState, ParsedDocument]] = []
         for path in documents:
             state = self._state(path)
@@ -656,18 +662,30 @@ class ProjectGraph(LinkResolver):
         braced = any(doc.braced_keys for _, _, doc in states) and any(
             doc.key_braces for _, _, doc in states
         )
-        if not braced and all(
-            st.context is None and not (doc.citation_macros or doc.flags) for _, st, doc in states
+        files = [name for _, _, doc in states for name in doc.style_files]
+        from_styles = style_commands(files, style_dirs) if files else ()
+        if (
+            not braced
+            and not from_styles
+            and all(
+                st.context is None and not (doc.citation_macros or doc.flags)
+                for _, st, doc in states
+            )
         ):
             return  # nothing to pass on, nothing passed on before
         for _ in range(3):
             shared = project_context([(doc, st.text) for _, st, doc in states])
+            # the styles' commands apply everywhere; a document's own definition wins
+            own = {macro.name for macro in shared.macros}
+            added = tuple(m for m in from_styles if m.name not in own)
+            shared = replace(shared, macros=shared.macros + added)
+            everywhere = tuple((macro.name, -1) for macro in added)
             starts = latex_order.macro_starts(
                 documents, placed, {path: doc.macro_links for path, _, doc in states}
             )
             changed = False
             for i, (path, state, doc) in enumerate(states):
-                context = replace(shared, starts=starts.get(path, ()))
+                context = replace(shared, starts=starts.get(path, ()) + everywhere)
                 before = (
                     state.context if isinstance(state.context, LatexContext) else LatexContext()
                 )

@@ -192,3 +192,7 @@ class ParsedDocument:
     #: project's .aux): the name as TeX writes it to the .aux, comments dropped, and the
     #: span of the argument
     bib_styles: tuple[tuple[str, Span], ...] = ()
+    #: the files of the biblatex styles and packages it loads that may declare citation
+    #: commands (``chicago-notes.cbx``, ``biblatex-chicago.sty``;
+    #: :mod:`~citewarden.parsing.cite_styles`)
+    style_files: tuple[str, ...] = ()

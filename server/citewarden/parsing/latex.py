@@ -54,7 +54,7 @@ from citewarden.model import (
     Span,
     sound_span,
 )
-from citewarden.parsing import latex_bibunits, latex_refsections, latex_static
+from citewarden.parsing import cite_styles, latex_bibunits, latex_refsections, latex_static
 from citewarden.parsing.latex_args import (
     _IGNORE,
     _MAX_CODE,
@@ -336,6 +336,7 @@ def parse_latex(
     # commands after it at the preamble's top level, which cite nothing)
     nocite_now: str | None = None
     cite_trims = False  # loads a package that trims citation keys
+    style_files: list[str] = []  # biblatex style files that may declare citation commands
     # how the packages loaded read braces in citation keys: this file's own, else its
     # project's (the root's \usepackage of biblatex holds for the chapters it includes)
     own_braces: KeyBraces | None = None
@@ -516,6 +517,8 @@ def parse_latex(
                 braces = own_braces = "cite"
             if body_start < 0 and nocite_now is None:
                 nocite_now = latex_static.nocite_now(packages)
+            options = latex_static.package_options(text, start)
+            style_files += cite_styles.loaded_style_files(options, packages)
             package_backend, package_chapterbib = latex_static.read_package(text, start)
             backend = backend or package_backend
             chapterbib = package_chapterbib if chapterbib is None else chapterbib
@@ -566,6 +569,7 @@ def parse_latex(
         text_macros=tuple(definitions.text_macros),
         newcites=tuple(dict.fromkeys(definitions.newcites)),
         bib_styles=tuple(styles),
+        style_files=tuple(dict.fromkeys(style_files)),
     )
 
 

@@ -162,6 +162,17 @@ def _trie_pattern(words: list[str]) -> str:
     return build(trie)
 
 
+def is_builtin(name: str) -> bool:
+    """Whether ``\\name`` is a command the reader knows without a definition (a citation
+    command of LaTeX, natbib, biblatex ..., or one of the other commands it reads)."""
+    return (
+        name in CITE_COMMANDS
+        or name in MULTICITE_COMMANDS
+        or name in VOLCITE_COMMANDS
+        or name in _FIXED_ROLES
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Tables:
     commands: re.Pattern[str]

@@ -529,6 +529,12 @@ def package_names(text: str, start: int) -> frozenset[str]:
     return frozenset(name.strip() for name in m.group(2).split(",")) if m else frozenset()
 
 
+def package_options(text: str, start: int) -> str:
+    """The options of the ``\\usepackage`` at ``text[start]`` (``""``: none)."""
+    m = _PACKAGE.match(text, start)
+    return (m.group(1) or "") if m else ""
+
+
 def nocite_now(packages: frozenset[str]) -> str | None:
     """The package of :data:`NOCITE_NOW` among ``packages``."""
     return next((name for name in NOCITE_NOW if name in packages), None)

@@ -1,0 +1,98 @@
+"""The citation commands of the biblatex styles and packages a LaTeX project loads
+(:mod:`citewarden.parsing.cite_styles`), with their files found as LaTeX finds them.
+
+A style file (``chicago-notes.cbx``, ``biblatex-chicago.sty``) is looked for in the folder
+LaTeX runs in (the root document's), in the folders ``TEXINPUTS`` names, then in TeX's
+trees (:mod:`citewarden.tex_trees`); the files it loads are followed, at most
+:data:`MAX_FILES` in all.  A file is read only when it is a regular file of at most
+:data:`MAX_STYLE_BYTES`; what it declares is remembered per path, modification time and
+size.  A file that is not found or cannot be read declares nothing: its commands are then
+read as no citation, as before the style was known.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from citewarden.files import read_regular
+from citewarden.model import CitationMacro
+from citewarden.parsing.cite_styles import StyleCommands, read_style_commands
+from citewarden.tex_trees import find_in_trees, searchable
+
+#: The largest style file read, in bytes (biblatex-chicago's largest .cbx has 200 KB).
+MAX_STYLE_BYTES = 2 << 20
+#: Style files followed at most for one project (a style loads its parents).
+MAX_FILES = 32
+#: Files remembered at most; past that all are dropped.
+MAX_REMEMBERED = 256
+
+_lock = threading.Lock()
+#: (path, modification time, size) -> what the file declares
+_read: dict[tuple[Path, int, int], StyleCommands] = {}
+
+
+def find_style_file(name: str, dirs: Sequence[Path]) -> Path | None:
+    """The file ``name`` (``verbose.cbx``) in ``dirs``, else in TeX's trees."""
+    if not searchable(name) or "/" in name or "\\" in name:
+        return None
+    for folder in dirs:
+        candidate = folder / name
+        try:
+            if candidate.is_file():
+                return candidate
+        except (OSError, ValueError):
+            continue
+    return find_in_trees(name, "tex")
+
+
+def _commands_of(path: Path) -> StyleCommands:
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return StyleCommands()
+    key = (path, st.st_mtime_ns, st.st_size)
+    with _lock:
+        known = _read.get(key)
+    if known is not None:
+        return known
+    try:
+        data = read_regular(path, MAX_STYLE_BYTES)
+    except (OSError, ValueError):
+        found = StyleCommands()
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+        found = read_style_commands(text)
+    with _lock:
+        if len(_read) >= MAX_REMEMBERED:
+            _read.clear()
+        _read[key] = found
+    return found
+
+
+def style_commands(names: Sequence[str], dirs: Sequence[Path]) -> tuple[CitationMacro, ...]:
+    """The citation commands the style files ``names`` declare, with the files they load
+    (looked for in ``dirs``, then TeX's trees); the first declaration of a name holds."""
+    macros: dict[str, CitationMacro] = {}
+    queue = list(dict.fromkeys(names))
+    seen: set[str] = set()
+    while queue and len(seen) < MAX_FILES:
+        name = queue.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        path = find_style_file(name, dirs)
+        if path is None:
+            continue
+        found = _commands_of(path)
+        for macro in found.macros:
+            macros.setdefault(macro.name, macro)
+        queue += [parent for parent in found.requires if parent not in seen]
+    return tuple(macros.values())
+
+
+__all__ = ["MAX_FILES", "MAX_STYLE_BYTES", "find_style_file", "style_commands"]

@@ -1,0 +1,83 @@
+"""Files found in TeX's trees, as kpathsea finds them: ``kpsewhich -format=FORMAT NAME``.
+
+An answer (a file, or none) is kept :data:`KPSEWHICH_LIFETIME` seconds, so that a file
+installed meanwhile is found; without ``kpsewhich``, or without an answer within
+:data:`KPSEWHICH_TIMEOUT` seconds, the file is not there.  ``kpsewhich`` runs from the file
+system's root: the folder TeX runs in is the caller's to search first.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+#: Seconds ``kpsewhich`` may take to answer for one file.
+KPSEWHICH_TIMEOUT = 10.0
+#: Seconds an answer of ``kpsewhich`` is kept.
+KPSEWHICH_LIFETIME = 60.0
+#: Answers remembered at most; past that all are dropped.
+MAX_REMEMBERED = 256
+
+_lock = threading.Lock()
+#: (format, name) -> when kpsewhich was asked (time.monotonic) and the file it found
+_answers: dict[tuple[str, str], tuple[float, Path | None]] = {}
+
+
+def searchable(name: str) -> bool:
+    """Whether ``name`` can be asked of ``kpsewhich`` (not empty, no option, no NUL)."""
+    return bool(name) and not name.startswith("-") and "\x00" not in name
+
+
+def find_in_trees(name: str, file_format: str) -> Path | None:
+    """The file ``name`` of ``file_format`` (``bst``, ``tex``) in TeX's trees, or None."""
+    if not searchable(name):
+        return None
+    with _lock:
+        known = _answers.get((file_format, name))
+    if known is not None and time.monotonic() - known[0] < KPSEWHICH_LIFETIME:
+        return known[1]
+    found: Path | None = None
+    program = shutil.which("kpsewhich")
+    if program is not None:
+        top = os.path.abspath(os.sep)
+        try:
+            run = subprocess.run(
+                [program, f"-format={file_format}", "--", name],
+                cwd=top,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=KPSEWHICH_TIMEOUT,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError, ValueError):
+            run = None
+        lines = run.stdout.splitlines() if run is not None and run.returncode == 0 else []
+        if lines and lines[0].strip():
+            found = Path(top) / lines[0].strip()
+    with _lock:
+        if len(_answers) >= MAX_REMEMBERED:
+            _answers.clear()
+        _answers[file_format, name] = (time.monotonic(), found)
+    return found
+
+
+def answer_is_fresh(name: str, file_format: str) -> bool:
+    """Whether an answer for ``name`` is kept and younger than :data:`KPSEWHICH_LIFETIME`."""
+    with _lock:
+        known = _answers.get((file_format, name))
+    return known is not None and time.monotonic() - known[0] < KPSEWHICH_LIFETIME
+
+
+__all__ = [
+    "KPSEWHICH_LIFETIME",
+    "KPSEWHICH_TIMEOUT",
+    "answer_is_fresh",
+    "find_in_trees",
+    "searchable",
+]
