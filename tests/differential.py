@@ -523,7 +523,7 @@ def rejected_by_biber(path: Path) -> bool:
 def bib_ours(path: Path) -> set[str]:
     text, _ = default_reader(path)
     entries = parse_bibtex(path, text).entries
-    commented = keys_on_comment_lines(text, entries)  # comments for biber
+    commented = keys_on_comment_lines(text, entries, biber=True)  # comments for biber
     return {e.key for e in entries if e.key not in commented}
 
 

@@ -69,7 +69,7 @@ def test_parentheses_hide_an_entry_from_biber_not_from_pandoc() -> None:
     text = "@comment(@misc{p, title={P}})\n@comment{@misc{b, title={B}}}\n\n"
     entries = parse_bibtex(PATH, text).entries
     assert keys_in_comments(text, entries) == {"p", "b"}
-    assert keys_in_comments(text, entries, parens=False) == {"b"}
+    assert keys_in_comments(text, entries, biber=False) == {"b"}
 
 
 @pytest.mark.parametrize(

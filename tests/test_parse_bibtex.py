@@ -875,7 +875,7 @@ def test_entries_inside_an_comment_group_are_comments_for_biber() -> None:
     bib = parse(t)
     assert [e.key for e in bib.entries] == ["a", "x", "y", "p", "after", "x"]
     assert keys_in_comments(t, bib.entries) == {"y", "p"}
-    assert keys_in_comments(t, bib.entries, parens=False) == {"y"}
+    assert keys_in_comments(t, bib.entries, biber=False) == {"y"}
 
 
 def test_an_unclosed_comment_group_hides_no_entry() -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.model import DocumentKind
-from citewarden.parsing.bibtex import keys_in_comments, on_comment_line
+from citewarden.parsing.bib_comments import keys_in_comments, on_comment_line
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
 from citewarden.parsing.pandoc_syntax import pandoc_skipped_keys
 
@@ -183,13 +183,13 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
     folded: list[Collection[str]] = []
     pool: list[Sequence[str]] = []
     folded_parts: list[Callable[[], Sequence[str]]] = []
-    parens = project.kind is not DocumentKind.MARKDOWN  # pandoc: @comment{...} only
+    biber = project.kind is not DocumentKind.MARKDOWN  # else pandoc
     for bib_path, _, index in ws.project_bibliographies(project):
         unread = (
             bibtex_skipped_keys(ws, bib_path, index)
             if project.casefold_keys
             else memo.get(
-                ("commented", Ident(index), parens), commented_keys, ws, bib_path, index, parens
+                ("commented", Ident(index), biber), commented_keys, ws, bib_path, index, biber
             )
         )
         if unread:  # biber and pandoc read no comment, BibTeX no skipped entry
@@ -218,15 +218,16 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
 
 
 def commented_keys(
-    ws: Workspace, path: Path, index: BibIndex, parens: bool = True
+    ws: Workspace, path: Path, index: BibIndex, biber: bool = True
 ) -> frozenset[str]:
-    """Keys of the entries biber and pandoc read as comments (BibTeX reads them): their
-    ``@`` stands after a ``%`` on its line, or inside an ``@comment{...}`` group that spans
-    lines (``parens``: or an ``@comment(...)`` one, as biber reads them; pandoc does not,
-    and skips an entry whose type starts with the word comment, ``@commentary{...}``)."""
+    """Keys of the entries biber (``biber``) or pandoc reads as comments (BibTeX reads
+    them): their ``@`` stands after a ``%`` on its line, or inside an ``@comment{...}`` group
+    (biber: or an ``@comment(...)`` one, and its lines end at a lone carriage return too;
+    pandoc skips an entry whose type starts with the word comment, ``@commentary{...}``;
+    see :mod:`~citewarden.parsing.bib_comments`)."""
     text = ws.text(path) or ""
-    keys = keys_in_comments(text, index.entries, parens)
-    if not parens:
+    keys = keys_in_comments(text, index.entries, biber)
+    if not biber:
         skipped = pandoc_skipped_keys(text, index.entries)
         if skipped:
             keys = keys | skipped

@@ -27,18 +27,24 @@ import re
 from collections.abc import Sequence
 
 from citewarden.model import Entry, Span, quoted
+from citewarden.parsing.bib_comments import BIBER_BREAK
 
 _KEY_REJECTED = re.compile(r"""["#()=\\]|'[^,\s]{2}""")
 _CHAR_BRACE = re.compile(r"\\char\s*12[35](?!\d)")
 _AFTER_KEY = re.compile(r"\s*([})])")
 
+#: a ``%`` comment, up to a line break as biber has them (a lone ``\r`` too: biber turns
+#: each into a line feed before btparse reads the file)
+_COMMENT = r"%[^\n\v\f\r\x85\u2028\u2029]*"
 #: btparse at top level: an ``@``, or a ``%`` comment where a token starts (``50%`` is junk)
-_TOP = re.compile(r"@|(?<![^ \t\r\n])%[^\n]*")
+_TOP = re.compile(r"@|(?<![^ \t\n\v\f\r\x85\u2028\u2029])" + _COMMENT)
 #: btparse inside an entry: a name (entry type) ...
 _NAME = re.compile(r"[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|]+")
 #: ... and what it skips before a token: white space, ``%`` comments, characters that start
 #: no token (a second ``@`` among them)
-_SKIPPED = re.compile(r"""(?:\s+|%[^\n]*|[^\sA-Za-z0-9!$&*+\-./:;<>?\[\]^_`|{}()=#,"%])*""")
+_SKIPPED = re.compile(
+    r"(?:\s+|" + _COMMENT + r"""|[^\sA-Za-z0-9!$&*+\-./:;<>?\[\]^_`|{}()=#,"%])*"""
+)
 _GROUP = re.compile(r'[{}()"]')
 _WORD = re.compile(r'[^\s{}()"#%=,@]+')
 
@@ -80,9 +86,10 @@ def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]
     pos = 0
     while pos < n:
         if text[pos] == "%":  # right after an entry, where a token starts
-            pos = text.find("\n", pos)
-            if pos == -1:
+            brk = BIBER_BREAK.search(text, pos)
+            if brk is None:
                 break
+            pos = brk.start()
         m = _TOP.search(text, pos)
         if m is None:
             break
@@ -106,8 +113,8 @@ def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]
             pos = end
             continue
         found.append((Span(at, at + 1), why))
-        line_end = text.find("\n", at)
-        pos = n if line_end == -1 else line_end
+        brk = BIBER_BREAK.search(text, at)
+        pos = n if brk is None else brk.start()
     return found
 
 

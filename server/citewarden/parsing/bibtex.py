@@ -65,8 +65,9 @@ follows the key right away).  A missing comma between two
 fields is reported and reading continues with the next field.  ``complete`` is False whenever
 some text was not understood.  Entries with an empty key are reported and left out.
 
-Modules: this one holds the public functions (:func:`parse_bibtex`, :func:`reparse_bibtex`,
-:func:`keys_on_comment_lines`); :mod:`~citewarden.parsing.bibtex_patterns` the limits and the
+Modules: this one holds the public functions (:func:`parse_bibtex`, :func:`reparse_bibtex`);
+:mod:`~citewarden.parsing.bib_comments` the text biber and pandoc read as comments
+(:func:`keys_in_comments`); :mod:`~citewarden.parsing.bibtex_patterns` the limits and the
 regular expressions, :mod:`~citewarden.parsing.bibtex_entries` the lazy entries and the
 ``@string`` table, :mod:`~citewarden.parsing.bibtex_scan` the scanner's top level, its fast
 lanes and the C extension's hooks, :mod:`~citewarden.parsing.bibtex_blocks` its block- and
@@ -78,7 +79,6 @@ from __future__ import annotations
 
 import bisect
 import gc
-import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -91,6 +91,7 @@ from citewarden.model import (
     ParsedBibliography,
     moved_finding,
 )
+from citewarden.parsing.bib_comments import keys_in_comments, keys_on_comment_lines
 from citewarden.parsing.bibtex_entries import _R_START, _LazyEntry, _shifted, _StringTable
 from citewarden.parsing.bibtex_patterns import (
     _IGNORE,
@@ -99,7 +100,7 @@ from citewarden.parsing.bibtex_patterns import (
     MAX_STRING_DEPTH,
     MONTH_MACROS,
 )
-from citewarden.parsing.bibtex_scan import _Scanner, on_comment_line, reader_kind
+from citewarden.parsing.bibtex_scan import _Scanner, reader_kind
 from citewarden.parsing.entry_runs import EntryRuns, splice
 from citewarden.text import count_line_breaks, line_start_before
 
@@ -107,6 +108,8 @@ __all__ = [
     "MAX_EXPANSION",
     "MAX_STRING_DEPTH",
     "MONTH_MACROS",
+    "keys_in_comments",
+    "keys_on_comment_lines",
     "parse_bibtex",
     "reader_kind",
     "reparse_bibtex",
@@ -169,93 +172,6 @@ def _age_young_objects() -> None:
     if gc.get_freeze_count() == 0:
         gc.freeze()  # every tracked object to the permanent generation ...
         gc.unfreeze()  # ... and from there into the oldest one
-
-
-def keys_on_comment_lines(text: str, entries: Sequence[Entry]) -> frozenset[str]:
-    """Keys of the ``entries`` whose ``@`` follows a ``%`` on its line.  biber and pandoc
-    read such a line as a comment, so the entry does not exist for them; BibTeX, which has
-    no comment character, reads it (and so does :func:`parse_bibtex`)."""
-    if "%" not in text:
-        return frozenset()
-    found: set[str] = set()
-    kept: set[str] = set()  # a key also defined by an entry on an ordinary line stays
-    for entry in entries:
-        if on_comment_line(text, entry.span.start):
-            found.add(entry.key)
-        else:
-            kept.add(entry.key)
-    return frozenset(found - kept)
-
-
-#: an ``@comment`` opening a group, as biber (btparse) reads it
-_COMMENT_OPEN = re.compile(r"@\s*comment\s*([{(])", re.I)
-
-
-def keys_in_comments(text: str, entries: Sequence[Entry], parens: bool = True) -> frozenset[str]:
-    """Keys of the ``entries`` that biber reads as comments: their ``@`` follows a ``%`` on
-    its line (:func:`keys_on_comment_lines`), or stands inside the group of an
-    ``@comment{...}``, on one line or more.  biber and pandoc skip such a group whole, to its
-    matching brace (``%`` is no comment there); BibTeX reads nothing after ``@comment`` as
-    its argument, so it reads the entries inside (and so does :func:`parse_bibtex`).
-    ``parens``: an ``@comment(...)`` group is one too (biber; pandoc reads only braces).
-    A key also defined by an entry outside comments is not one of them."""
-    groups = _comment_groups(text, entries, parens)
-    if not groups and "%" not in text:
-        return frozenset()
-    found: set[str] = set()
-    kept: set[str] = set()
-    ends = [b for _, b in groups]
-    for entry in entries:
-        at = entry.span.start
-        g = bisect.bisect_right(ends, at)
-        if (g < len(groups) and groups[g][0] <= at) or on_comment_line(text, at):
-            found.add(entry.key)
-        else:
-            kept.add(entry.key)
-    return frozenset(found - kept)
-
-
-def _comment_groups(text: str, entries: Sequence[Entry], parens: bool) -> list[tuple[int, int]]:
-    """The ``[start, end)`` of the group of each ``@comment`` outside entries and comment
-    lines, in file order, that biber closes (an unclosed one is a syntax error for biber
-    and pandoc, which then read no entry of the file: none is listed)."""
-    if "omment" not in text and "OMMENT" not in text:
-        return []
-    starts = [e.span.start for e in entries]
-    groups: list[tuple[int, int]] = []
-    pos = 0
-    for m in _COMMENT_OPEN.finditer(text):
-        at = m.start()
-        if at < pos or (m.group(1) == "(" and not parens):
-            continue
-        i = bisect.bisect_right(starts, at) - 1
-        if (i >= 0 and entries[i].span.end > at) or on_comment_line(text, at):
-            continue
-        end = _group_end(text, m.end() - 1)
-        if end == -1:
-            break
-        groups.append((m.end(), end))
-        pos = end
-    return groups
-
-
-def _group_end(text: str, open_pos: int) -> int:
-    """The offset after the delimiter closing the group opened at ``open_pos`` (braces
-    nest, and parentheses in a parenthesised group), or -1."""
-    closer = "}" if text[open_pos] == "{" else ")"
-    depth = 0
-    for m in _GROUP_DELIM.finditer(text, open_pos + 1):
-        c = m.group()
-        if c == closer and depth == 0:
-            return m.end()
-        if c == "{" or (c == "(" and closer == ")"):
-            depth += 1
-        elif c == "}" or (c == ")" and closer == ")"):
-            depth = max(0, depth - 1)
-    return -1
-
-
-_GROUP_DELIM = re.compile(r"[{}()]")
 
 
 def parse_bibtex(

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from citewarden.parsing.bib_comments import on_comment_line
 from citewarden.parsing.bibtex_blocks import _BlockScanner
 from citewarden.parsing.bibtex_entries import _lazy_entry
 from citewarden.parsing.bibtex_fields import (
@@ -59,12 +60,6 @@ try:  # the one-pass scanner of well-formed entries, when the C extension was bu
 except ImportError:  # a build without a C compiler, or the variable set
     _bibscan = None  # type: ignore[assignment]
     _scan_fields = _scan_entries = None
-
-
-def on_comment_line(text: str, at: int) -> bool:
-    """A ``%`` stands before ``at`` on its line: biber and pandoc read the rest of the line
-    as a comment (BibTeX, which has no comment character, reads on)."""
-    return text.find("%", text.rfind("\n", 0, at) + 1, at) >= 0
 
 
 def reader_kind() -> str:

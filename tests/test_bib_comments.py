@@ -1,0 +1,149 @@
+"""The text biber and pandoc read as comments in a .bib file (parsing/bib_comments.py): a
+``%`` comment ends at any line break for biber (it turns a lone ``\\r`` into a line feed
+first), at a line feed for pandoc.  Fast cases, then the same files read by the real biber
+(``biber --tool``) and pandoc (``pandoc --citeproc``), compared with what citewarden's biber
+and pandoc projects define."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from checking import check
+from citewarden.model import Code, Finding
+from citewarden.parsing.bib_comments import keys_in_comments, on_comment_line
+from citewarden.parsing.biber_syntax import biber_rejections
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+from differential import biber_oracle
+
+#: line breaks biber ends a ``%`` comment at (Perl's ``\R``), beside the line feed
+BIBER_ONLY_BREAKS = ["\r", "\v", "\f", "\x85", "\u2028", "\u2029"]
+
+#: .bib texts about line breaks after a ``%`` comment
+LINE_BREAK_CASES = {
+    "cr-only-file": "%comment\r@misc{k,title={t}}\r@misc{j,title={u}}\r",
+    "cr-in-lf-file": "@misc{a,title={A}}\n%c\r@misc{k,title={t}}\n@misc{j,title={u}}\n",
+    "cr-then-crlf": "@misc{a,title={A}}\r\n%c\r@misc{k,title={t}}\r\n",
+    **{
+        f"break-{ord(sep):04x}": f"@misc{{a,title={{A}}}}\n%c{sep}@misc{{k,title={{t}}}}\n"
+        for sep in BIBER_ONLY_BREAKS[1:]
+    },
+    "file-separator": "@misc{a,title={A}}\n%c\x1c@misc{k,title={t}}\n",
+    "stray-at-after-cr": "@misc{a,title={A}}\r%c\rjane@example.org\r@misc{k,title={t}}\r",
+}
+
+
+@pytest.mark.parametrize("sep", BIBER_ONLY_BREAKS)
+def test_a_comment_ends_at_any_line_break_for_biber_and_at_a_line_feed_for_pandoc(
+    sep: str,
+) -> None:
+    text = f"@misc{{a, title={{A}}}}\n% old{sep}@misc{{k, title={{K}}}}\n"
+    entries = parse_bibtex(Path("refs.bib"), text).entries
+    assert [e.key for e in entries] == ["a", "k"]
+    assert keys_in_comments(text, entries, biber=True) == frozenset()
+    assert keys_in_comments(text, entries, biber=False) == {"k"}
+    at = entries[1].span.start
+    assert not on_comment_line(text, at, biber=True)
+    assert on_comment_line(text, at, biber=False)
+
+
+def test_a_file_separator_ends_no_comment() -> None:
+    text = "@misc{a, title={A}}\n% old\x1c@misc{k, title={K}}\n"
+    entries = parse_bibtex(Path("refs.bib"), text).entries
+    assert keys_in_comments(text, entries, biber=True) == {"k"}
+    assert keys_in_comments(text, entries, biber=False) == {"k"}
+
+
+def test_an_at_sign_after_a_comment_ended_by_a_carriage_return_is_read_by_biber() -> None:
+    text = LINE_BREAK_CASES["stray-at-after-cr"]
+    rejected = biber_rejections(text, parse_bibtex(Path("refs.bib"), text).entries)
+    assert [text[span.start : span.end + 11] for span, _ in rejected] == ["@example.org"]
+
+
+@pytest.fixture(scope="module")
+def tools() -> None:
+    """The real biber and pandoc (the suite's setup installs them)."""
+    missing = [t for t in ("biber", "pandoc") if shutil.which(t) is None]
+    if missing:
+        pytest.fail(f"real tools missing: {', '.join(missing)}", pytrace=False)
+
+
+def _written(folder: Path, text: str, keys: list[str]) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / "refs.bib").write_bytes(text.encode("utf-8"))
+    (folder / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+        "\\addbibresource{refs.bib}\n\\begin{document}\n"
+        f"\\cite{{{','.join(keys)}}}\n\\printbibliography\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    cites = "; ".join(f"@{k}" for k in keys)
+    (folder / "doc.md").write_text(f"---\nbibliography: refs.bib\n---\n\n[{cites}]\n")
+
+
+def _ours(folder: Path) -> dict[str, list[Finding]]:
+    """citewarden's findings in the biber project (main.tex) and the pandoc one (doc.md),
+    the bibliography's by the reader they speak of."""
+    ws = Workspace(Settings(), root=folder)
+    for name in ("main.tex", "doc.md", "refs.bib"):
+        ws.add_file(folder / name)
+    return {path.name: findings for path, findings in check(ws).items()}
+
+
+def _defined(findings: list[Finding], keys: list[str]) -> set[str]:
+    dangling = {str(f.data["key"]) for f in findings if f.code is Code.DANGLING}
+    return set(keys) - dangling
+
+
+@pytest.mark.parametrize("text", list(LINE_BREAK_CASES.values()), ids=list(LINE_BREAK_CASES))
+def test_biber_projects_define_what_biber_reads(tools: None, tmp_path: Path, text: str) -> None:
+    keys = sorted(set(re.findall(r"@misc\{(\w+),", text)))
+    _written(tmp_path / "ours", text, keys)
+    found = _ours(tmp_path / "ours")
+    rejected = [f for f in found["refs.bib"] if f.code is Code.BIB_SYNTAX and "biber" in f.message]
+    (tmp_path / "refs.bib").write_bytes(text.encode("utf-8"))
+    read, _ = biber_oracle(tmp_path / "refs.bib", tmp_path)
+    if rejected:  # biber reads no entry of a file it cannot read
+        assert read == set()
+    else:
+        assert _defined(found["main.tex"], keys) == read & set(keys)
+
+
+_NOT_FOUND = re.compile(r"citation (\S+) not found")
+
+
+def _pandoc(folder: Path) -> tuple[bool, set[str]]:
+    """Whether ``pandoc --citeproc`` reads doc.md's bibliography, and the keys it finds."""
+    run = subprocess.run(
+        ["pandoc", "--citeproc", "doc.md", "-t", "plain"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=60,
+        check=False,
+    )
+    keys = set(re.findall(r"@(\w+)", (folder / "doc.md").read_text()))
+    return "Error reading bibliography" not in run.stderr, keys - set(
+        _NOT_FOUND.findall(run.stderr)
+    )
+
+
+@pytest.mark.parametrize("text", list(LINE_BREAK_CASES.values()), ids=list(LINE_BREAK_CASES))
+def test_pandoc_projects_define_what_pandoc_reads(tools: None, tmp_path: Path, text: str) -> None:
+    keys = sorted(set(re.findall(r"@misc\{(\w+),", text)))
+    _written(tmp_path, text, keys)
+    found = _ours(tmp_path)
+    pandoc_errors = [
+        f for f in found["refs.bib"] if f.code is Code.BIB_SYNTAX and "pandoc" in f.message
+    ]
+    reads, pandoc_keys = _pandoc(tmp_path)
+    assert reads == (not pandoc_errors), pandoc_errors
+    if reads:
+        assert _defined(found["doc.md"], keys) == pandoc_keys
