@@ -914,3 +914,136 @@ def test_the_first_definition_of_a_key_gives_its_parents_after_edits(
         found = [f for fs in incremental.values() for f in fs if f.code.value == "orphan-entry"]
         orphans.append(sorted(f.data["key"] for f in found))
     assert orphans == expected
+
+
+#: the root of a project of each reader, citing ``a``, ``b`` and ``c`` of refs.bib
+READER_ROOTS = {
+    "biber": (
+        "main.tex",
+        "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+        "\\addbibresource{refs.bib}\n\\begin{document}\n\\cite{a,b,c}\n"
+        "\\printbibliography\n\\end{document}\n",
+    ),
+    "pandoc": ("doc.md", "---\nbibliography: refs.bib\n---\n\n[@a; @b; @c]\n"),
+    "bibtex": (
+        "main.tex",
+        "\\documentclass{article}\n\\begin{document}\n\\cite{a,b,c}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+    ),
+}
+COMMENT_BIB = (
+    "@misc{a,\n  title = {A},\n}\n\n"
+    "junk @misc{b, title = {B}}\n\n"
+    "@misc{c, title = {C}}\n\n"
+    "@misc{d, title = {D}}\n"
+)
+#: edits that keep every key but change which entries are comments for biber and pandoc
+#: (for BibTeX, ``@comment`` is a word alone: the entries stay read)
+COMMENT_STEPS = [
+    ("@misc{a,", "%@misc{a,"),  # typed at the start of the entry's line
+    ("%@misc{a,", "@misc{a,"),  # ... and taken away
+    ("junk @misc{b", "%junk @misc{b"),  # typed before junk: the entry is not re-read
+    ("%junk @misc{b", "%junk\r@misc{b"),  # a lone CR ends the comment for biber only
+    ("%junk\r@misc{b", "junk @misc{b"),
+    ("@misc{c, title = {C}}", "@comment{@misc{c, title = {C}}}"),  # wrapped
+    ("@comment{@misc{c, title = {C}}}", "@misc{c, title = {C}}"),  # unwrapped
+    ("@misc{c, title = {C}}\n\n@misc{d", "@comment{\n@misc{c, title = {C}}\n}\n@misc{d"),
+    ("@comment{\n", "@comment(\n"),  # biber: a group still; pandoc: a word
+    ("}\n@misc{d", ")\n@misc{d"),
+    ("@comment(\n", "@commentary{x,}\n"),  # pandoc skips up to the next @
+    ("@commentary{x,}\n", ""),
+    (")\n@misc{d", "\n@misc{d"),
+    ("@misc{a,\n  title = {A},\n}", "@comment{x} @misc{a,\n  title = {A},\n}"),
+    ("@comment{x} @misc{a,", "@comment{x  @misc{a,"),  # the group now holds a
+    ("@comment{x  @misc{a,", "@misc{a,"),
+]
+
+
+@pytest.mark.parametrize("hinted", [False, True], ids=["compared", "editor-hint"])
+@pytest.mark.parametrize("reader", list(READER_ROOTS))
+def test_edits_that_comment_entries_out_match_fresh_checks(
+    tmp_path: Path, reader: str, hinted: bool
+) -> None:
+    """``%`` typed before an entry, an entry wrapped in ``@comment{...}`` and the reverse
+    keep every key of the bibliography, and change what biber and pandoc define: the
+    dangling citations (and orphans) after each edit are those of a check from scratch."""
+    root, root_text = READER_ROOTS[reader]
+    texts = {root: root_text, "refs.bib": COMMENT_BIB}
+    project, ws = _checked_workspace(tmp_path, texts)
+    dangling = []
+    for n, (old, new) in enumerate(COMMENT_STEPS):
+        text = texts["refs.bib"]
+        assert old in text, (n, old)
+        at = text.index(old)
+        texts["refs.bib"] = text.replace(old, new, 1)
+        unchanged = (at, len(text) - at - len(old)) if hinted else None
+        ws.set_text(normalize_path(project / "refs.bib"), texts["refs.bib"], unchanged=unchanged)
+        incremental = check(ws)
+        fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
+        assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
+        found = [
+            f for fs in incremental.values() for f in fs if f.code.value == "dangling-citation"
+        ]
+        dangling.append("".join(sorted(str(f.data["key"]) for f in found)))
+    if reader == "bibtex":
+        assert set(dangling) == {""}  # BibTeX reads every entry here
+    else:  # the edits do comment entries out, and in again
+        assert dangling[:2] == ["a", ""] and dangling[5:7] == ["c", ""], dangling
+
+
+def test_a_chapter_shared_by_a_bibtex_and_a_biber_project_has_each_ones_answer(
+    tmp_path: Path,
+) -> None:
+    """An ``ids`` alias is a name for biber, not for BibTeX: the chapter's citation of it is
+    dangling in the BibTeX project whichever project is checked first (the answer of the
+    biber project was taken for the other's, keyed by the same bibliography and document)."""
+    texts = {
+        "refs.bib": "@misc{k, ids = {al}, title = {K}}\n",
+        "ch.tex": "\\cite{al}\n",
+        "b.tex": "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n"
+        "\\begin{document}\n\\input{ch}\n\\printbibliography\n\\end{document}\n",
+        "z.tex": "\\documentclass{article}\n\\begin{document}\n\\input{ch}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+    }
+    found = _fresh_check(tmp_path / "both", texts)
+    dangling = [f for f in found[normalize_path(tmp_path / "both" / "ch.tex")]]
+    assert [f.data["key"] for f in dangling if f.code.value == "dangling-citation"] == ["al"]
+
+
+#: what a comment edit writes
+COMMENT_SNIPPETS = st.sampled_from(
+    ["%", "%", "@comment{", "@comment(", "@Comment {", "}", ")", "\r", "\n", " ", "x"]
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(list(READER_ROOTS)),
+    st.lists(
+        st.tuples(st.integers(0, 200), st.sampled_from([0, 0, 1]), COMMENT_SNIPPETS),
+        min_size=1,
+        max_size=6,
+    ),
+)
+def test_random_comment_edits_match_fresh_checks(
+    reader: str, edits: list[tuple[int, int, str]]
+) -> None:
+    """``%``, ``@comment`` groups and line breaks written anywhere in a bibliography, with
+    the editor's hint: every incremental check is the check from scratch."""
+    root, root_text = READER_ROOTS[reader]
+    texts = {root: root_text, "refs.bib": COMMENT_BIB}
+    with tempfile.TemporaryDirectory() as tmp:
+        project, ws = _checked_workspace(Path(tmp), dict(texts))
+        for step, (n, deleted, written) in enumerate(edits):
+            text = texts["refs.bib"]
+            at = n % (len(text) + 1)
+            end = min(len(text), at + deleted)
+            texts["refs.bib"] = text[:at] + written + text[end:]
+            ws.set_text(
+                normalize_path(project / "refs.bib"),
+                texts["refs.bib"],
+                unchanged=(at, len(text) - end),
+            )
+            incremental = check(ws)
+            fresh = _fresh_check(Path(tmp) / f"fresh{step}", texts)
+            assert _summary(incremental) == _summary(fresh), (step, texts["refs.bib"])

@@ -77,7 +77,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
         found += _missing_links(project)
         found += _unresolved_links(project)
         found += ignored_bibliography_findings(ws, project)
-        token = defined_token(ws, project)
+        token = defined_token(ws, project, memo)
         defined = memo.get(
             ("defined", token, project.casefold_keys, project.kind),
             defined_names,
@@ -85,7 +85,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
             project,
             memo,
         )
-        delta = project_delta(ws, project)
+        delta = project_delta(ws, project, memo)
         documents = list(ws.project_documents(project))
         spaces = project.kind is DocumentKind.LATEX and not any(
             doc.cite_trims for _, doc in documents

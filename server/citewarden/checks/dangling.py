@@ -62,7 +62,7 @@ def _missing(
     """Keys ``doc`` cites that are defined nowhere (exact names)."""
     cited = memo.get(("cited", Ident(doc)), doc_keys, doc)
     if delta is not None:
-        before = memo.previous(("missing", Ident(doc), (delta.previous,)))
+        before = memo.previous(("missing", Ident(doc), delta.previous))
         if before is not None:
             return (before - delta.added) | (cited & delta.removed)  # type: ignore[no-any-return]
     return defined.missing(cited)
@@ -181,7 +181,7 @@ def _suggestions(
 
 def _scored_for(key: str, defined: Defined, delta: KeyDelta | None, memo: Memo) -> Scored:
     if delta is not None:
-        before = memo.previous(("scored", key, (delta.previous,)))
+        before = memo.previous(("scored", key, delta.previous))
         if before is not None:
             return _rescored(key, defined.folded_keys, before, delta.a, delta.b)
     return _scored(key, defined.folded_keys)

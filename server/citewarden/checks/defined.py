@@ -4,26 +4,21 @@ how a bibliography's keys changed in its last edit.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.model import DocumentKind
-from citewarden.parsing.bib_comments import keys_in_comments, on_comment_line
+from citewarden.parsing.bib_comments import keys_in_comments
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
 from citewarden.parsing.pandoc_syntax import pandoc_skipped_keys
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
     from citewarden.project import Project, Workspace
-
-
-#: an ``@comment`` somewhere (its group may hold entries biber does not read)
-_COMMENT_WORD = re.compile(r"@\s*comment", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +28,8 @@ class KeyDelta:
     as they were (a key typed into, the usual edit): what depends on the keys is updated
     from the previous answer instead of being computed again over every key."""
 
-    #: the previous version's ``keys_token``
+    #: the previous version's ``keys_token`` (:func:`key_delta`), or the project's previous
+    #: :func:`defined_token` (:func:`project_delta`)
     previous: object
     a: int
     b: int
@@ -62,8 +58,11 @@ def key_delta(index: BibIndex, aliases: bool = True) -> KeyDelta | None:
     return KeyDelta(old.keys_token, a, b, removed, frozenset(index.keys[a:b]))
 
 
-def project_delta(ws: Workspace, project: Project) -> KeyDelta | None:
-    """The key delta of a project defined by one bibliography (and no ``\\bibitem``)."""
+def project_delta(ws: Workspace, project: Project, memo: Memo) -> KeyDelta | None:
+    """The key delta of a project defined by one bibliography (and no ``\\bibitem``) of
+    which its reader reads every entry, its ``previous`` the project's previous
+    :func:`defined_token`: the previous answers it updates were made with every entry read
+    too (an entry that became a comment, or stopped being one, changed the token)."""
     bibs = list(ws.project_bibliographies(project))
     if len(bibs) != 1:
         return None
@@ -71,18 +70,9 @@ def project_delta(ws: Workspace, project: Project) -> KeyDelta | None:
         return None
     path, _, index = bibs[0]
     delta = key_delta(index, aliases=not project.casefold_keys)
-    if delta is not None and project.casefold_keys and bibtex_skipped_keys(ws, path, index):
-        return None  # keys BibTeX does not read: compute again (see defined_token)
-    if delta is not None and not project.casefold_keys and delta.added:
-        # an added key biber and pandoc read as a comment defines nothing: compute again
-        text = ws.text(path) or ""
-        if (
-            ("omment" in text or "OMMENT" in text) and _COMMENT_WORD.search(text) is not None
-        ) or any(
-            on_comment_line(text, index.entries[i].span.start) for i in range(delta.a, delta.b)
-        ):
-            return None
-    return delta
+    if delta is None or unread_keys(ws, project, path, index, memo):
+        return None  # keys the reader does not read: compute again (see defined_token)
+    return replace(delta, previous=(reader(project), delta.previous))
 
 
 class Defined:
@@ -163,15 +153,38 @@ class Defined:
         return self._folded_pool
 
 
-def defined_token(ws: Workspace, project: Project) -> tuple[object, ...]:
-    """Changes whenever what ``project`` defines may have changed."""
+def reader(project: Project) -> str:
+    """What reads ``project``'s bibliographies: "bibtex", "biber" or "pandoc"."""
+    if project.casefold_keys:
+        return "bibtex"
+    return "pandoc" if project.kind is DocumentKind.MARKDOWN else "biber"
+
+
+def unread_keys(
+    ws: Workspace, project: Project, path: Path, index: BibIndex, memo: Memo
+) -> frozenset[str]:
+    """Keys of the bibliography ``index`` that ``project``'s reader does not read: those
+    BibTeX skips on the file's last line (:func:`bibtex_skipped_keys`), or those biber and
+    pandoc read as comments (:func:`commented_keys`, once per version of the file)."""
+    if project.casefold_keys:
+        return bibtex_skipped_keys(ws, path, index)
+    biber = project.kind is not DocumentKind.MARKDOWN
+    return memo.get(("commented", Ident(index), biber), commented_keys, ws, path, index, biber)
+
+
+def defined_token(ws: Workspace, project: Project, memo: Memo) -> tuple[object, ...]:
+    """Changes whenever what ``project`` defines may have changed: its reader (the answers
+    of a BibTeX project are not those of a biber one that shares its documents), the keys
+    of its bibliographies, those of them its reader does not read (an edit that keeps every
+    key may change them: ``%`` typed before an entry, an entry wrapped in ``@comment{...}``,
+    text after it on the last line) and its ``\\bibitem`` keys."""
     bibs = list(ws.project_bibliographies(project))
-    token: list[object] = [index.keys_token for _, _, index in bibs]
-    if project.casefold_keys:  # an edit that keeps the keys may change what BibTeX skips
-        for i, (path, _, index) in enumerate(bibs):
-            skipped = bibtex_skipped_keys(ws, path, index)
-            if skipped:
-                token.append(("bibtex-skips", i, skipped))
+    token: list[object] = [reader(project)]
+    token += [index.keys_token for _, _, index in bibs]
+    for i, (path, _, index) in enumerate(bibs):
+        unread = unread_keys(ws, project, path, index, memo)
+        if unread:
+            token.append(("unread", i, unread))
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
             token.append(tuple(k for k, _ in doc.bibitems))
@@ -183,15 +196,8 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
     folded: list[Collection[str]] = []
     pool: list[Sequence[str]] = []
     folded_parts: list[Callable[[], Sequence[str]]] = []
-    biber = project.kind is not DocumentKind.MARKDOWN  # else pandoc
     for bib_path, _, index in ws.project_bibliographies(project):
-        unread = (
-            bibtex_skipped_keys(ws, bib_path, index)
-            if project.casefold_keys
-            else memo.get(
-                ("commented", Ident(index), biber), commented_keys, ws, bib_path, index, biber
-            )
-        )
+        unread = unread_keys(ws, project, bib_path, index, memo)
         if unread:  # biber and pandoc read no comment, BibTeX no skipped entry
             names.append(index.by_key.keys() - unread)
             folded.append({k.casefold() for k in names[-1]})

@@ -64,11 +64,20 @@ def commented_positions(
         regions += comment_groups(text, entries, biber)
     if not regions:
         return []
-    starts = [e.span.start for e in entries]
     found: set[int] = set()
     for start, end in regions:
-        found.update(range(bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)))
+        found.update(range(_first_after(entries, start), _first_after(entries, end)))
     return sorted(found)
+
+
+def _first_after(entries: Sequence[Entry], at: int) -> int:
+    """The position of the first of the ``entries`` that starts at ``at`` or after it (a
+    few entries looked at, not each one)."""
+    return bisect.bisect_left(entries, at, key=_start)
+
+
+def _start(entry: Entry) -> int:
+    return entry.span.start
 
 
 def _keys_of(entries: Sequence[Entry], positions: list[int]) -> frozenset[str]:
@@ -110,14 +119,13 @@ def comment_groups(text: str, entries: Sequence[Entry], biber: bool) -> list[tup
     listed)."""
     if "omment" not in text and "OMMENT" not in text:
         return []
-    starts = [e.span.start for e in entries]
     groups: list[tuple[int, int]] = []
     pos = 0
     for m in _COMMENT_OPEN.finditer(text):
         at = m.start()
         if at < pos or (m.group(1) == "(" and not biber):
             continue
-        i = bisect.bisect_right(starts, at) - 1
+        i = bisect.bisect_right(entries, at, key=_start) - 1
         if (i >= 0 and entries[i].span.end > at) or on_comment_line(text, at, biber):
             continue
         end = _group_end(text, m.end() - 1)
