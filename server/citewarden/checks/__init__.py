@@ -102,6 +102,7 @@ def check_workspace(ws: Workspace) -> dict[Path, list[Finding]]:
 def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     from citewarden.checks.biber import biber_findings
     from citewarden.checks.citations import citation_findings
+    from citewarden.checks.crossref_loops import crossref_loop_findings
     from citewarden.checks.crossref_order import crossref_order_findings
     from citewarden.checks.duplicates import duplicate_findings
     from citewarden.checks.outside import outside_root_findings
@@ -117,6 +118,7 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     raw += biber_findings(ws, projects, memo)
     raw += pandoc_findings(ws, projects, memo)
     raw += crossref_order_findings(ws, projects, memo)
+    raw += crossref_loop_findings(ws, projects, memo)
     raw = read_entries(ws, projects, raw)
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
     seen: set[tuple[object, ...]] = set()
@@ -141,6 +143,7 @@ def file_problems(ws: Workspace) -> list[Finding]:
     the undefined macros of a file read only with styles not known here are information,
     none is in a field BibTeX does not read, and the month names a known style lacks are
     undefined (:mod:`~citewarden.checks.styles`)."""
+    from citewarden.checks.skipped_text import bib_readers, read_problems
     from citewarden.checks.styles import (
         lacking_months,
         read_by_bibtex,
@@ -155,6 +158,7 @@ def file_problems(ws: Workspace) -> list[Finding]:
     unknown = unknown_styles(ws.projects())
     months = lacking_months(ws.projects())
     fields = read_fields(ws.projects())
+    readers = bib_readers(ws.projects())
     in_use: dict[Path, None] = {}
     for project in ws.projects():
         in_use.update(dict.fromkeys(project.sources))
@@ -180,6 +184,8 @@ def file_problems(ws: Workspace) -> list[Finding]:
         parsed = ws.parsed(path)
         if parsed is not None:
             problems: Sequence[Finding] = parsed.problems
+            if path in readers:  # none in text that biber and pandoc skip
+                problems = read_problems(ws, path, problems, readers[path])
             if path in fields:
                 problems = read_by_bibtex(ws, path, problems, fields[path])
             style = unknown.get(path)

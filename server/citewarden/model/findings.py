@@ -86,6 +86,7 @@ class Code(StrEnum):
     KEY_SPACE = "key-space"
     NOCITE_IN_PREAMBLE = "nocite-in-preamble"
     BIBLIOGRAPHY_IGNORED = "bibliography-ignored"
+    CROSSREF_LOOP = "crossref-loop"
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +186,7 @@ DEFAULT_SEVERITY: Mapping[Code, Severity] = MappingProxyType(
         Code.BIB_SYNTAX: S.ERROR,
         Code.UNDEFINED_STRING: S.WARNING,
         Code.MISSING_CROSSREF: S.WARNING,
+        Code.CROSSREF_LOOP: S.ERROR,
         Code.FILE_ENCODING: S.ERROR,
         Code.FILE_UNREADABLE: S.ERROR,
         Code.YAML_SYNTAX: S.WARNING,

@@ -40,8 +40,8 @@ line feed: ``% x\r@misc{...}`` hides the entry) and inside an ``@comment{...}`` 
 (:func:`~citewarden.parsing.bibtex.keys_in_comments`), and an entry whose type starts with
 the word ``comment`` (``@commentary{key, ...}``, a biblatex type): pandoc takes it for
 ``@comment`` and skips it up to the next ``@`` (:func:`pandoc_skips`).  ``@xdata`` entries
-are read but cannot be cited.  Not reported here: pandoc never finishes when a cited
-entry's ``crossref`` or ``xdata`` chain loops (``a`` -> ``b`` -> ``a``).
+are read but cannot be cited.  pandoc never finishes when a cited entry's ``crossref`` or
+``xdata`` chain loops (``a`` -> ``b`` -> ``a``): :mod:`~citewarden.parsing.pandoc_crossref`.
 """
 
 from __future__ import annotations

@@ -55,6 +55,9 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.BIB_SYNTAX: "The bibliography file has a syntax error here.",
     Code.UNDEFINED_STRING: "A field uses an @string macro that is not defined.",
     Code.MISSING_CROSSREF: "The crossref/xdata target of an entry is not defined.",
+    Code.CROSSREF_LOOP: (
+        "A cited entry's crossref/xdata chain loops: pandoc never finishes, biber stops."
+    ),
     Code.FILE_ENCODING: "The file is not valid in the expected text encoding.",
     Code.FILE_UNREADABLE: "The file could not be read.",
     Code.YAML_SYNTAX: "The YAML front matter or metadata file has a syntax error.",

@@ -232,6 +232,7 @@ def index_section(data: AuditData) -> str:
         Code.BIB_SYNTAX,
         Code.UNDEFINED_STRING,
         Code.MISSING_CROSSREF,
+        Code.CROSSREF_LOOP,
         Code.FILE_ENCODING,
         Code.FILE_UNREADABLE,
         Code.YAML_SYNTAX,

@@ -1,0 +1,221 @@
+"""``crossref``/``xdata`` loops that a cited entry leads into (``crossref-loop``).
+
+The one place that decides, for the tools that follow such chains:
+
+* pandoc (Markdown projects), each .bib file on its own: it follows the chain of a cited
+  entry, any entry type, with no check for a loop, so ``a`` naming ``b`` and ``b`` naming
+  ``a`` (or ``a`` naming itself) makes ``pandoc --citeproc`` run until it is out of memory;
+  it never finishes (:mod:`~citewarden.parsing.pandoc_crossref`, which also says which loops
+  it really enters);
+* biber (biblatex projects), over all of a project's .bib files: a ``crossref`` loop is
+  "Circular inheritance", an ``xdata`` loop among ``@xdata`` entries (the only ones it
+  follows) "Circular XDATA inheritance", an error after which biber writes no entry, so no
+  citation of the document is resolved.
+
+BibTeX follows one ``crossref`` level and no ``xdata``: nothing loops there.  A loop that no
+cited entry leads into is harmless for all of them (with ``\\nocite{*}`` / ``nocite: '@*'``
+every entry is cited).  One finding per field of the loop, on its value, naming a cited
+entry leading into it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from citewarden.checks import Ident, Memo
+from citewarden.checks.cited import keys_of
+from citewarden.checks.defined import commented_keys
+from citewarden.model import (
+    BibFormat,
+    Code,
+    DocumentKind,
+    Entry,
+    Field,
+    Finding,
+    Location,
+    Related,
+    quoted,
+)
+from citewarden.parsing.pandoc_crossref import has_cycle, pandoc_loops
+
+if TYPE_CHECKING:
+    from citewarden.file_state import BibIndex
+    from citewarden.project import Project, Workspace
+
+#: at most this many entries of a loop are named in a message
+_SHOWN = 4
+#: a step of a loop: where its entry is, the entry, its field naming the next step's entry
+Step = tuple[Path, Entry, Field]
+
+
+def crossref_loop_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:
+    found: list[Finding] = []
+    for project in projects:
+        docs = [doc for _, doc in ws.project_documents(project)]
+        cited = None if any(d.nocite_all for d in docs) else keys_of(docs, memo)
+        if project.kind is DocumentKind.MARKDOWN:
+            for path, bib, index in ws.project_bibliographies(project):
+                if bib.format is BibFormat.BIBTEX and index.parent_rows:
+                    key: tuple[object, ...] = ("pandoc-loops", Ident(index), cited)
+                    found += memo.get(key, _pandoc, ws, path, index, cited, memo)
+        elif project.kind is DocumentKind.LATEX and not project.casefold_keys:
+            bibs = [(p, i) for p, _, i in ws.project_bibliographies(project)]
+            if any(index.parent_rows for _, index in bibs):
+                key = ("biber-loops", *(Ident(i) for _, i in bibs), cited)
+                found += memo.get(key, _biber, ws, bibs, cited, memo)
+    return found
+
+
+def _pandoc(
+    ws: Workspace, path: Path, index: BibIndex, cited: frozenset[str] | None, memo: Memo
+) -> list[Finding]:
+    skipped = _commented(ws, path, index, False, memo)
+    entries = [e for e in index.entries if e.key not in skipped] if skipped else index.entries
+    return _findings(
+        (
+            [(path, e, f) for e, f in loop.steps],
+            f"a document citing {quoted(base.key)} makes pandoc --citeproc follow it until "
+            "it runs out of memory: it never finishes",
+        )
+        for base, loop in pandoc_loops(entries, cited)
+    )
+
+
+def _biber(
+    ws: Workspace, bibs: list[tuple[Path, BibIndex]], cited: frozenset[str] | None, memo: Memo
+) -> list[Finding]:
+    first: dict[str, tuple[Path, Entry]] = {}
+    linked: set[int] = set()  # the entries with a crossref or xdata field, by identity
+    for path, index in bibs:
+        skipped = _commented(ws, path, index, True, memo)
+        entries = index.entries
+        linked.update(id(entries[row]) for row in index.parent_rows)
+        for entry in entries:
+            if entry.key not in skipped:
+                first.setdefault(entry.key, (path, entry))
+        for alias, entry in index.aliases.items():
+            if entry.key not in skipped:
+                first.setdefault(alias, (path, entry))
+    links: dict[str, set[str]] = {}  # every link biber may follow, and more
+    for _, index in bibs:
+        for row, parents in index.parent_rows.items():
+            links.setdefault(index.keys[row], set()).update(
+                first[p][1].key if p in first else p for p in parents
+            )
+    if not has_cycle(links):
+        return []  # the usual bibliography: no link comes back
+    roots = sorted(first) if cited is None else sorted(k for k in cited if k in first)
+    loops: list[tuple[list[Step], str]] = []
+    for name, error in (("crossref", "Circular"), ("xdata", "Circular XDATA")):
+        seen: set[str] = set()
+        for root in roots:
+            for loop in _cycles(first[root][1].key, first, linked, name, seen):
+                effect = (
+                    f"a document citing {quoted(root)} makes biber stop with an error "
+                    f'("{error} inheritance") and write no entry: no citation is resolved'
+                )
+                loops.append((loop, effect))
+    return _findings(loops)
+
+
+def _targets(
+    entry: Entry, name: str, first: dict[str, tuple[Path, Entry]], linked: set[int]
+) -> list[str]:
+    """The keys biber follows from ``entry``'s ``crossref`` or ``xdata`` field."""
+    fld = entry.field(name) if id(entry) in linked else None
+    if fld is None:
+        return []
+    if name == "crossref":
+        key = fld.text.strip()
+        return [key] if key in first else []
+    keys = (k.strip() for k in fld.text.split(","))
+    return [k for k in keys if k in first and first[k][1].entry_type == "xdata"]
+
+
+def _cycles(
+    start: str,
+    first: dict[str, tuple[Path, Entry]],
+    linked: set[int],
+    name: str,
+    seen: set[str],
+) -> Iterator[list[Step]]:
+    """The loops of ``name`` links reachable from ``start`` and not from an entry already
+    ``seen`` (depth first, on an explicit stack)."""
+    if start in seen:
+        return
+    seen.add(start)
+    path: list[str] = [start]
+    on_path = {start: 0}
+    todo: list[Iterator[str]] = [iter(_targets(first[start][1], name, first, linked))]
+    while todo:
+        nxt = next(todo[-1], None)
+        if nxt is None:
+            todo.pop()
+            del on_path[path.pop()]
+            continue
+        if nxt in on_path:
+            keys = path[on_path[nxt] :]
+            yield [_step(k, name, first) for k in keys]
+            continue
+        if nxt in seen:
+            continue
+        seen.add(nxt)
+        on_path[nxt] = len(path)
+        path.append(nxt)
+        todo.append(iter(_targets(first[nxt][1], name, first, linked)))
+
+
+def _commented(
+    ws: Workspace, path: Path, index: BibIndex, biber: bool, memo: Memo
+) -> frozenset[str]:
+    """The keys of the entries biber (``biber``) or pandoc reads as comments, as
+    :func:`~citewarden.checks.defined.defined_names` finds them (one answer per version)."""
+    key = ("commented", Ident(index), biber)
+    return memo.get(key, commented_keys, ws, path, index, biber)
+
+
+def _step(key: str, name: str, first: dict[str, tuple[Path, Entry]]) -> Step:
+    path, entry = first[key]
+    fld = entry.field(name)
+    assert fld is not None
+    return path, entry, fld
+
+
+def _findings(loops: Iterable[tuple[list[Step], str]]) -> list[Finding]:
+    """One finding per field of the loops (each with what it makes the tool do), from the
+    first loop it is part of."""
+    found: list[Finding] = []
+    placed: set[tuple[Path, int]] = set()
+    for steps, effect in loops:
+        names = sorted({f.name for _, _, f in steps})
+        what = " and ".join(names)
+        for n, (path, entry, fld) in enumerate(steps):
+            if (path, fld.value_span.start) in placed:
+                continue
+            placed.add((path, fld.value_span.start))
+            # the loop from this step on
+            turn = [steps[(n + i) % len(steps)] for i in range(min(len(steps), _SHOWN))]
+            keys = [quoted(e.key) for _, e, _ in turn]
+            if len(steps) > _SHOWN:
+                keys.append(f"... ({len(steps)} entries)")
+            chain = " -> ".join([*keys, quoted(entry.key)])
+            related = tuple(
+                Related(Location(p, f.value_span), f"{quoted(e.key)} names the next entry here")
+                for p, e, f in turn[1:2]
+            )
+            found.append(
+                Finding(
+                    Code.CROSSREF_LOOP,
+                    Location(path, fld.value_span),
+                    f"{what} loop {chain}: {effect}",
+                    related=related,
+                    data=MappingProxyType({"key": entry.key, "target": fld.text.strip()}),
+                )
+            )
+    return found
+
+
+__all__ = ["crossref_loop_findings"]

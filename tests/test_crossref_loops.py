@@ -1,0 +1,210 @@
+"""``crossref``/``xdata`` loops a cited entry leads into (``crossref-loop``), checked against
+pandoc and biber themselves: pandoc never finishes on such a document (here it is given
+at most 512 MB of memory and 60 s, and runs out of the memory), biber stops with an
+error; where they finish, citewarden reports no loop."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from checking import check
+from citewarden.model import Code, Finding
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+
+_BODY = "title={T}, author={A, B}, year=2000"
+
+#: name -> (.bib text, the key the document cites)
+CASES: dict[str, tuple[str, str]] = {
+    "pair": (f"@book{{a, {_BODY}, crossref={{b}}}}\n@book{{b, {_BODY}, crossref={{a}}}}\n", "a"),
+    "self": (f"@book{{s, {_BODY}, crossref={{s}}}}\n", "s"),
+    "xdata-pair": (
+        f"@book{{u, {_BODY}, xdata={{x}}}}\n@xdata{{x, xdata={{y}}, publisher={{P}}}}\n"
+        "@xdata{y, xdata={x}, note={N}}\n",
+        "u",
+    ),
+    "chain-into-loop": (
+        f"@book{{d, {_BODY}, crossref={{a}}}}\n@book{{a, {_BODY}, crossref={{b}}}}\n"
+        f"@book{{b, {_BODY}, crossref={{a}}}}\n",
+        "d",
+    ),
+    # nobody cites an entry of the loop, or leading into it
+    "loop-not-cited": (
+        f"@book{{c, {_BODY}}}\n@book{{a, {_BODY}, crossref={{b}}}}\n"
+        f"@book{{b, {_BODY}, crossref={{a}}}}\n",
+        "c",
+    ),
+    "chain-without-loop": (
+        f"@book{{d, {_BODY}, crossref={{a}}}}\n@book{{a, {_BODY}, crossref={{b}}}}\n"
+        f"@book{{b, {_BODY}}}\n",
+        "d",
+    ),
+}
+
+#: loops only pandoc enters (biber follows xdata to @xdata entries alone), and values pandoc
+#: reads in its own way
+PANDOC_CASES: dict[str, tuple[str, str]] = {
+    "xdata-to-a-book": (
+        f"@book{{a, {_BODY}, xdata={{b}}}}\n@book{{b, {_BODY}, xdata={{a}}}}\n",
+        "a",
+    ),
+    "keys-differing-in-case": (
+        f"@book{{a, {_BODY}, crossref={{A}}}}\n@book{{A, {_BODY}, crossref={{a}}}}\n",
+        "a",
+    ),
+    "the-last-of-a-repeated-field": (f"@book{{a, {_BODY}, crossref={{z}}, crossref={{a}}}}\n", "a"),
+    "the-first-of-a-repeated-field": (
+        f"@book{{a, {_BODY}, crossref={{a}}, crossref={{z}}}}\n",
+        "a",
+    ),
+    "a-string-macro": (f'@string{{me = "a"}}\n@book{{a, {_BODY}, crossref=me}}\n', "a"),
+    "braces-around-the-key": (f"@book{{a, {_BODY}, crossref={{{{a}}}}}}\n", "a"),
+    # a value naming several keys deeper in the chain: after a key that gives no field,
+    # pandoc follows none of the others
+    "after-an-undefined-key": (
+        f"@book{{a, {_BODY}, xdata={{x}}}}\n@xdata{{x, xdata={{none, x}}}}\n",
+        "a",
+    ),
+    "undefined-key-after": (
+        f"@book{{a, {_BODY}, xdata={{x}}}}\n@xdata{{x, xdata={{x, none}}}}\n",
+        "a",
+    ),
+    "after-a-key-giving-fields-the-entry-has": (
+        "@inbook{a, title={A}, booktitle={B}, xdata={x}}\n@xdata{x, xdata={y, a}}\n"
+        "@book{y, title={T}}\n",
+        "a",
+    ),
+    "after-a-key-giving-a-field": (
+        "@inbook{a, title={A}, xdata={x}}\n@xdata{x, xdata={y, a}}\n@book{y, title={T}}\n",
+        "a",
+    ),
+}
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is needed (scripts/system-deps installs it)", pytrace=False)
+    return found
+
+
+def _loops(directory: Path) -> list[Finding]:
+    ws = Workspace(Settings(), root=directory)
+    for path in sorted(directory.iterdir()):
+        ws.add_file(path)
+    return [f for fs in check(ws).values() for f in fs if f.code is Code.CROSSREF_LOOP]
+
+
+def _markdown(directory: Path, bib: str, cited: str) -> None:
+    (directory / "refs.bib").write_text(bib, encoding="utf-8")
+    (directory / "doc.md").write_text(
+        f"---\nbibliography: refs.bib\n---\n\nSee [@{cited}].\n", encoding="utf-8"
+    )
+
+
+def pandoc_finishes(directory: Path) -> bool:
+    """Whether ``pandoc --citeproc`` finishes on ``doc.md`` (512 MB and 60 s at most: a
+    loop exhausts the memory within seconds)."""
+    try:
+        run = subprocess.run(
+            [_tool("pandoc"), "+RTS", "-M512m", "-RTS", "--citeproc", "-t", "plain", "doc.md"],
+            cwd=directory,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return False
+    if run.returncode != 0:
+        assert b"Heap exhausted" in run.stderr, run.stderr  # no other error
+    return run.returncode == 0
+
+
+def biber_fails(directory: Path, bib: str, cited: str) -> tuple[bool, str]:
+    """Whether biber stops with an error on a biblatex document citing ``cited``."""
+    (directory / "refs.bib").write_text(bib, encoding="utf-8")
+    (directory / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+        f"\\addbibresource{{refs.bib}}\n\\begin{{document}}\n\\cite{{{cited}}}\n"
+        "\\printbibliography\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    for command in (
+        [_tool("pdflatex"), "-interaction=nonstopmode", "main.tex"],
+        [_tool("biber"), "main"],
+    ):
+        run = subprocess.run(
+            command, cwd=directory, capture_output=True, text=True, timeout=120, check=False
+        )
+    return run.returncode != 0, run.stdout
+
+
+@pytest.mark.parametrize("name", [*CASES, *PANDOC_CASES])
+def test_a_loop_is_reported_where_pandoc_never_finishes(tmp_path: Path, name: str) -> None:
+    bib, cited = {**CASES, **PANDOC_CASES}[name]
+    _markdown(tmp_path, bib, cited)
+    finishes = pandoc_finishes(tmp_path)
+    assert not _loops(tmp_path) if finishes else _loops(tmp_path)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_loop_is_reported_where_biber_stops(tmp_path: Path, name: str) -> None:
+    bib, cited = CASES[name]
+    fails, log = biber_fails(tmp_path, bib, cited)
+    assert ("Circular" in log) is fails, log
+    assert bool(_loops(tmp_path)) is fails
+
+
+def test_biber_follows_xdata_to_xdata_entries_only(tmp_path: Path) -> None:
+    bib, cited = PANDOC_CASES["xdata-to-a-book"]
+    fails, log = biber_fails(tmp_path, bib, cited)
+    assert not fails and "not an XDATA entry" in log, log
+    assert _loops(tmp_path) == []
+
+
+def test_each_field_of_the_loop_says_what_pandoc_does(tmp_path: Path) -> None:
+    _markdown(tmp_path, *CASES["chain-into-loop"])
+    text = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+    found = sorted(_loops(tmp_path), key=lambda f: f.location.span.start)
+    assert [text[f.location.span.start : f.location.span.end] for f in found] == ["b", "a"]
+    assert [f.message for f in found] == [
+        f"crossref loop {chain}: a document citing 'd' makes pandoc --citeproc follow it "
+        "until it runs out of memory: it never finishes"
+        for chain in ("'a' -> 'b' -> 'a'", "'b' -> 'a' -> 'b'")
+    ]
+    assert [len(f.related) for f in found] == [1, 1]
+
+
+def test_the_message_names_biber_s_error(tmp_path: Path) -> None:
+    biber_fails(tmp_path, *CASES["xdata-pair"])
+    messages = sorted(f.message for f in _loops(tmp_path))
+    assert messages == [
+        f"xdata loop {chain}: a document citing 'u' makes biber stop with an error "
+        '("Circular XDATA inheritance") and write no entry: no citation is resolved'
+        for chain in ("'x' -> 'y' -> 'x'", "'y' -> 'x' -> 'y'")
+    ]
+
+
+def test_citing_everything_cites_the_loop(tmp_path: Path) -> None:
+    bib, _ = CASES["loop-not-cited"]
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    (tmp_path / "doc.md").write_text(
+        "---\nbibliography: refs.bib\nnocite: '@*'\n---\n\nText.\n", encoding="utf-8"
+    )
+    assert not pandoc_finishes(tmp_path)
+    assert len(_loops(tmp_path)) == 2
+
+
+def test_a_long_chain_is_followed_without_recursion(tmp_path: Path) -> None:
+    n = 5000
+    bib = "".join(f"@book{{k{i}, crossref={{k{i + 1}}}}}\n" for i in range(n))
+    _markdown(tmp_path, bib + f"@book{{k{n}, crossref={{k0}}}}\n", "k0")
+    found = sorted(_loops(tmp_path), key=lambda f: f.location.span.start)
+    assert len(found) == n + 1
+    assert found[0].message.startswith(
+        f"crossref loop 'k0' -> 'k1' -> 'k2' -> 'k3' -> ... ({n + 1} entries) -> 'k0': "
+    )
