@@ -147,3 +147,106 @@ def test_pandoc_projects_define_what_pandoc_reads(tools: None, tmp_path: Path, t
     assert reads == (not pandoc_errors), pandoc_errors
     if reads:
         assert _defined(found["doc.md"], keys) == pandoc_keys
+
+
+#: .bib texts with a malformed entry (or field) where biber and pandoc skip text: inside an
+#: ``@comment`` group or after a ``%`` on its line; BibTeX reads every one of them
+SKIPPED_TEXT_CASES = {
+    "group-lines": "@misc{a, title={A}}\n@comment{\n@misc{bad title = {x}, year 2000}\n"
+    "@misc{k2, title = {y} year = 2000,, note}\n}\n@misc{b, title={B}}\n",
+    "group-one-line": "@misc{a, title={A}}\n@comment{@misc{x, title = {a} {b}}}\n"
+    "@misc{b, title={B}}\n",
+    "group-unclosed-entry": "@misc{a, title={A}}\n@comment{\n@misc(x, title = {a}\n}\n"
+    "@misc{b, title={B}}\n",
+    "group-duplicate-field": "@misc{a, title={A}}\n@comment{@misc{c, title = {T}, title = {U}}}\n"
+    "@misc{b, title={B}}\n",
+    "group-in-parentheses": "@misc{a, title={A}}\n@comment(\n@misc{x title = {a}}\n)\n"
+    "@misc{b, title={B}}\n",
+    "comment-line": "@misc{a, title={A}}\n% @misc{x title = {a}}\n@misc{b, title={B}}\n",
+    "comment-line-unclosed": "@misc{a, title={A}}\n% @misc{x, title = {a}\n@misc{b, title={B}}\n",
+    "comment-line-cr": "@misc{a, title={A}}\r%c\r@misc{x title = {a}}\r@misc{b, title={B}}\r",
+    "outside-comments": "@misc{a, title={A}}\n@comment{x}\n@misc{x title = {a}}\n"
+    "@misc{b, title={B}}\n",
+}
+
+
+def _reading_findings(found: list[Finding]) -> list[Finding]:
+    """citewarden's own reading problems (not those of biber's or pandoc's reading)."""
+    reading = (Code.BIB_SYNTAX, Code.DUPLICATE_FIELD)
+    return [
+        f
+        for f in found
+        if f.code in reading and "biber" not in f.message and "pandoc" not in f.message
+    ]
+
+
+def _project(folder: Path, text: str, root: str) -> list[Finding]:
+    """The findings of refs.bib in a workspace of ``root`` (main.tex of biber, doc.md of
+    pandoc, or bibtex.tex) and refs.bib."""
+    _written(folder, text, ["a", "b"])
+    (folder / "bibtex.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{a,b}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    ws = Workspace(Settings(), root=folder)
+    for name in (root, "refs.bib"):
+        ws.add_file(folder / name)
+    return [f for path, fs in check(ws).items() if path.name == "refs.bib" for f in fs]
+
+
+@pytest.mark.parametrize(
+    "name", ["group-lines", "group-one-line", "group-unclosed-entry", "group-duplicate-field"]
+)
+def test_problems_inside_comment_groups_are_not_reported_for_biber_or_pandoc(
+    tmp_path: Path, name: str
+) -> None:
+    text = SKIPPED_TEXT_CASES[name]
+    assert _reading_findings(_project(tmp_path / "biber", text, "main.tex")) == []
+    assert _reading_findings(_project(tmp_path / "pandoc", text, "doc.md")) == []
+    # BibTeX reads @comment as a word alone, and then the entry in its group
+    assert _reading_findings(_project(tmp_path / "bibtex", text, "bibtex.tex")) != []
+
+
+def test_a_parenthesised_comment_group_is_skipped_by_biber_only(tmp_path: Path) -> None:
+    text = SKIPPED_TEXT_CASES["group-in-parentheses"]
+    assert _reading_findings(_project(tmp_path / "biber", text, "main.tex")) == []
+    assert _reading_findings(_project(tmp_path / "pandoc", text, "doc.md")) != []
+
+
+def test_a_file_read_by_no_project_keeps_every_problem(tmp_path: Path) -> None:
+    (tmp_path / "refs.bib").write_text(SKIPPED_TEXT_CASES["group-lines"], encoding="utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "refs.bib")
+    found = check(ws)[next(iter(check(ws)))]
+    assert len(_reading_findings(found)) == 3
+
+
+def _biber_errors(folder: Path) -> list[str]:
+    run = subprocess.run(
+        ["biber", "--tool", "--nolog", "--output-file=out.bib", "refs.bib"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=120,
+        check=False,
+    )
+    return [line for line in run.stdout.splitlines() if line.startswith("ERROR")]
+
+
+@pytest.mark.parametrize("text", list(SKIPPED_TEXT_CASES.values()), ids=list(SKIPPED_TEXT_CASES))
+def test_syntax_findings_are_where_biber_and_pandoc_find_errors(
+    tools: None, tmp_path: Path, text: str
+) -> None:
+    """A biber project has a syntax finding exactly where ``biber --tool`` reports an error,
+    a pandoc project where ``pandoc --citeproc`` cannot read the bibliography, and both
+    read the entries around the malformed one."""
+    biber = [f for f in _project(tmp_path / "biber", text, "main.tex") if f.code is Code.BIB_SYNTAX]
+    errors = _biber_errors(tmp_path / "biber")
+    assert bool(biber) == bool(errors), (biber, errors)
+    pandoc = [f for f in _project(tmp_path / "pandoc", text, "doc.md") if f.code is Code.BIB_SYNTAX]
+    reads, keys = _pandoc(tmp_path / "pandoc")
+    assert bool(pandoc) == (not reads), pandoc
+    if reads:
+        assert keys == {"a", "b"}
