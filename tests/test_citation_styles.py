@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 
 from checking import check
-from citewarden.citation_styles import MAX_STYLE_BYTES, find_style_file, style_commands
+from citewarden.citation_styles import (
+    MAX_STYLE_BYTES,
+    find_style_file,
+    style_commands,
+    style_shape,
+)
 from citewarden.model import Code
 from citewarden.parsing.cite_styles import (
     loaded_style_files,
@@ -202,3 +207,15 @@ def test_a_package_built_on_biblatex_passes_on_its_styles_commands(tmp_path: Pat
         encoding="utf-8",
     )
     assert latex_ours(tmp_path) == {"alpha", "beta", "gamma", "delta", "nosuch"}
+
+
+def test_a_style_shapes_the_project_only_by_the_commands_it_declares(tmp_path: Path) -> None:
+    """Naming biblatex's numeric style (which declares no command of its own) keeps the
+    project as it is, where a style declaring commands, or one not found, may change it."""
+    (tmp_path / "film.cbx").write_text(_FILM_CBX, encoding="utf-8")
+    if shutil.which("kpsewhich") is None:
+        pytest.fail("real tools missing: kpsewhich", pytrace=False)
+    assert style_shape([], tmp_path) == ()
+    assert style_shape(["numeric.cbx"], tmp_path) == ()
+    assert style_shape(["film.cbx"], tmp_path) == ("filmcite", "filmcites")
+    assert style_shape(["citewardennosuch.cbx"], tmp_path) == ("?citewardennosuch.cbx",)

@@ -95,4 +95,16 @@ def style_commands(names: Sequence[str], dirs: Sequence[Path]) -> tuple[Citation
     return tuple(macros.values())
 
 
-__all__ = ["MAX_FILES", "MAX_STYLE_BYTES", "find_style_file", "style_commands"]
+def style_shape(names: Sequence[str], folder: Path) -> tuple[str, ...]:
+    """What of the style files ``names`` may change a project's citation commands, for a
+    document in ``folder``: the commands they declare (looked for there, then in TeX's
+    trees) and the files not found there, which the project's search may find.  A style
+    that declares none of its own (``numeric``) shapes nothing, as no style."""
+    if not names:
+        return ()
+    declared = [macro.name for macro in style_commands(names, (folder,))]
+    unfound = [name for name in names if find_style_file(name, (folder,)) is None]
+    return (*sorted(declared), *(f"?{name}" for name in unfound))
+
+
+__all__ = ["MAX_FILES", "MAX_STYLE_BYTES", "find_style_file", "style_commands", "style_shape"]

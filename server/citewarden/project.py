@@ -54,6 +54,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from citewarden.bibtex_styles import is_current
+from citewarden.citation_styles import style_shape
 from citewarden.file_state import (
     BibIndex,
     DocumentExtras,
@@ -560,7 +561,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         latex_bibunit_order.file_order(parsed),
         latex_bibdata.file_shape(parsed, text),
         latex_bibdata.style_shape(parsed),
-        parsed.style_files,
+        style_shape(parsed.style_files, parsed.path.parent),
     )
     defines = bool(parsed.bibitems)  # a metadata file with references: is its project's
     return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), defines, definitions
