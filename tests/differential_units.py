@@ -5,7 +5,8 @@ pdflatex run) and the entries no unit printed (the .bbl), against citewarden's d
 Each case: two to four .bib files, some named by ``\\addbibresource`` or
 ``\\addglobalbib``, one to three refsections with their own resources (with or without
 ``.bib``): environments, or ``\\newrefsection`` (now and then without resources), which
-runs to the next one, the next environment or an ``\\endrefsection``; citations inside
+runs to the next one, the next environment or an ``\\endrefsection``, now and then begun
+or ended in a file ``\\input`` or ``\\include``d there; citations inside
 and outside them, now and then a key defined nowhere or a ``\\nocite{*}`` inside a
 refsection, now and then in a file ``\\input`` there (which may read one more).
 
@@ -55,10 +56,16 @@ def _bibs(
     return bibs
 
 
-def _section(rng: random.Random, names: list[str], cites: Callable[[], list[str]]) -> list[str]:
+def _section(
+    rng: random.Random,
+    names: list[str],
+    cites: Callable[[], list[str]],
+    parts: dict[str, str],
+) -> list[str]:
     """A refsection with its own resources: an environment, or a ``\\newrefsection`` (now
     and then without resources, reading the default ones) that runs to the next section
-    or to an ``\\endrefsection``."""
+    or to an ``\\endrefsection``.  Now and then it begins, or ends, in a file read
+    there (``\\input`` or ``\\include``): it runs on after that file."""
     own = ",".join(x + rng.choice((".bib", "")) for x in rng.sample(names, rng.randint(1, 2)))
     form = rng.choice(("environment", "command", "ended command"))
     if form == "environment":
@@ -66,14 +73,24 @@ def _section(rng: random.Random, names: list[str], cites: Callable[[], list[str]
     else:
         start = "\\newrefsection" if rng.random() < 0.2 else f"\\newrefsection[{own}]"
         lines = [start, *cites()]
+    lines = _in_file(rng, "sec", lines, parts)
     if rng.random() < 0.2:
         lines.append("\\nocite{*}")
     lines.append("\\printbibliography")
     if form == "environment":
-        lines += ["\\end{refsection}", *cites()]
+        lines += _in_file(rng, "end", ["\\end{refsection}", *cites()], parts)
     elif form == "ended command":
-        lines += ["\\endrefsection", *cites()]
+        lines += _in_file(rng, "end", ["\\endrefsection", *cites()], parts)
     return lines
+
+
+def _in_file(rng: random.Random, prefix: str, lines: list[str], parts: dict[str, str]) -> list[str]:
+    """``lines``, or now and then the ``\\input`` or ``\\include`` of a file holding them."""
+    if rng.random() >= 0.3:
+        return lines
+    name = f"{prefix}{len(parts)}"
+    parts[f"{name}.tex"] = "\n".join(lines) + "\n"
+    return [f"\\{rng.choice(('input', 'include'))}{{{name}}}"]
 
 
 def units_case(seed: int) -> UnitsCase:
@@ -103,14 +120,15 @@ def units_case(seed: int) -> UnitsCase:
         preamble.append(f"\\{command}{{{name}.bib}}")
     body = ["\\begin{document}", *cites()]
     for _ in range(rng.randint(1, 3)):
-        body += _section(rng, names, cites)
+        body += _section(rng, names, cites, parts)
     body += ["\\printbibliography", "\\end{document}", ""]
     text = "\n".join(preamble + body)
     files = {"main.tex": text, **parts}
     defined: set[str] = set()
+    tex = "\n".join(files.values())
     for name, keys in bibs.items():
         files[f"{name}.bib"] = "".join(f"@misc{{{k}, title={{T}}}}\n" for k in keys)
-        if re.search(r"[\[{,]" + name + r"(?:\.bib)?[,\]}]", text):  # else in no project
+        if re.search(r"[\[{,]" + name + r"(?:\.bib)?[,\]}]", tex):  # else in no project
             defined.update(keys)
     return UnitsCase(seed, files, defined)
 

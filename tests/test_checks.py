@@ -410,6 +410,60 @@ See @⟦d|x⟧ and @ok.
 """,
         [("main.bib", Code.ORPHAN, "o")],
     ),
+    "a newrefsection in an input file runs on after it, in the file including it": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage[backend=biber]{biblatex}
+\addbibresource{main.bib}
+\begin{document}
+\cite{a}
+\input{chapter}
+\cite{c2} \cite{⟦d|a⟧}
+\end{document}
+--- chapter.tex
+\newrefsection[chapter.bib]
+\cite{c1}
+--- main.bib
+@misc{a, title={A}}
+--- chapter.bib
+@misc{c1, title={C1}}
+@misc{c2, title={C2}}
+""",
+        [("main.tex", Code.DANGLING, "d")],
+    ),
+    "a refsection begun in an included file ends in the including one, and one it ends": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage[backend=biber]{biblatex}
+\addbibresource{main.bib}
+\begin{document}
+\include{one}
+\nocite{*}
+\end{refsection}
+\cite{m1}
+\begin{refsection}[two.bib]
+\input{two}
+\cite{⟦d|t1⟧}
+\end{document}
+--- one.tex
+\begin{refsection}[one.bib]
+\cite{o1}
+--- two.tex
+\cite{t1}
+\endrefsection
+--- main.bib
+@misc{m1, title={M1}}
+@misc{⟦o|m2⟧, title={M2}}
+--- one.bib
+@misc{o1, title={O1}}
+@misc{o2, title={O2}}
+--- two.bib
+@misc{t1, title={T1}}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("main.bib", Code.ORPHAN, "o")],
+    ),
     "ids aliases define keys and cite their entry": (
         r"""
 --- main.tex

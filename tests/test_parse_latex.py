@@ -584,6 +584,26 @@ def test_newrefsection_runs_to_the_next_section_start_or_end() -> None:
     assert (doc.nocite_all, doc.nocite_all_in) == (False, ("seven",))
 
 
+def test_a_file_marks_each_section_start_and_end_for_the_files_around_it() -> None:
+    """An included file's starts and ends, with resources or without, and its
+    ``\\nocite{*}``: the project follows them across files (a section begun here runs on
+    after the file in the one including it)."""
+    text = r"""\cite{a}
+\end{refsection}
+\nocite{*}
+\newrefsection\cite{b}
+% \endrefsection
+\newcommand{\chapsec}[1]{\newrefsection[#1]}
+\begin{refsection}[one]\nocite{*}
+"""
+    doc = parse_latex(P, text)
+    marks = [text[at : at + 15] for at in doc.refsection_marks]
+    assert marks == ["\\end{refsection", "\\newrefsection\\", "\\begin{refsecti"]
+    assert [text[at : at + 8] for at in doc.nocite_all_at] == ["\\nocite{"] * 2
+    assert doc.nocite_all_at[1] > doc.refsection_marks[-1]
+    assert [(text[a:b], names) for a, b, names in doc.refsections] == [("\\nocite{*}\n", ("one",))]
+
+
 def test_a_file_leaves_its_default_bibliography_to_the_units_of_the_others() -> None:
     root = parse_latex(P, r"\defaultbibliography{pre}\begin{document}\include{ch}\end{document}")
     assert (root.default_bibliography, root.default_in_body) == (("pre",), False)

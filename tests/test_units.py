@@ -140,6 +140,30 @@ PROJECTS: dict[str, dict[str, str]] = {
         "ch1.bib": "@misc{c1, title={C1}}\n@misc{s1, title={S1}}\n@misc{x1, title={X1}}\n",
         "ch2.bib": "@misc{c2, title={C2}}\n@misc{x2, title={X2}}\n",
     },
+    "a refsection begun in an included file runs on after it; one ended there stops": {
+        "main.tex": r"""\documentclass{report}\usepackage[backend=biber]{biblatex}
+\addbibresource{main.bib}
+\begin{document}
+\cite{m1}
+\input{one}
+\cite{o2} \cite{m2}
+\nocite{*}
+\printbibliography
+\end{refsection}
+\cite{m2} \cite{o1}
+\newrefsection[two.bib]
+\include{two}
+\cite{t2} \cite{m1}
+\printbibliography
+\end{document}
+""",
+        "one.tex": "\\begin{refsection}[one.bib]\n\\cite{o1}\n",
+        "two.tex": "\\chapter{Two}\n\\cite{t1}\n\\endrefsection\n\\cite{m3}\n",
+        "main.bib": "@misc{m1, title={M1}}\n@misc{m2, title={M2}}\n@misc{m3, title={M3}}\n"
+        "@misc{m4, title={M4}}\n",
+        "one.bib": "@misc{o1, title={O1}}\n@misc{o2, title={O2}}\n@misc{o3, title={O3}}\n",
+        "two.bib": "@misc{t1, title={T1}}\n@misc{t2, title={T2}}\n@misc{t3, title={T3}}\n",
+    },
 }
 
 _NOT_FOUND = re.compile(r"I didn't find a database entry for '([^']*)'")

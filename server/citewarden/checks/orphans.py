@@ -36,43 +36,40 @@ def doc_folded(doc: ParsedDocument) -> frozenset[str]:
     return frozenset(c.key.casefold() for c in doc.citations)
 
 
-def _cited_keys(
-    ws: Workspace, projects: list[Project], memo: Memo
-) -> tuple[set[str], set[str], bool]:
-    """Keys cited by ``projects``: exact, casefolded (BibTeX projects), and whether any
-    of them cites everything."""
+def _cited_keys(ws: Workspace, projects: list[Project], memo: Memo) -> tuple[set[str], set[str]]:
+    """Keys cited by ``projects``: exact, and casefolded (BibTeX projects)."""
     cited: set[str] = set()
     folded: set[str] = set()
-    everything = False
     for project in projects:
         for _, doc in ws.project_documents(project):
-            # chapterbib: for its chapter only
-            everything = everything or (doc.nocite_all and not project.chapters)
             if not doc.citations:
                 continue
             if project.casefold_keys:
                 folded |= memo.get(("cited-folded", Ident(doc)), doc_folded, doc)
             else:
                 cited |= memo.get(("cited", Ident(doc)), doc_keys, doc)
-    return cited, folded, everything
+    return cited, folded
 
 
 def _nocited_outside_refsections(ws: Workspace, bib_path: Path, projects: list[Project]) -> bool:
     """A ``\\nocite{*}`` outside the biblatex refsections with resources of their own
     cites every entry of ``bib_path``: it cites every entry of the resources read there
     (the default and ``\\addglobalbib`` ones) only.  One in a file included inside such
-    a refsection is in that refsection."""
+    a refsection is in that refsection; one in a refsection begun in a file read before
+    it and ended there (or begun without resources) is outside."""
     for project in projects:
         documents = list(ws.project_documents(project))
         docs = [doc for _, doc in documents]
-        if project.chapters or not any(doc.nocite_all for doc in docs):
+        if project.chapters or not any(doc.nocite_all or doc.nocite_all_at for doc in docs):
             continue
         if not any(doc.refsections for doc in docs) or any(
             doc.bibunits or doc.newcites for doc in docs
         ):
-            return True  # no refsections (bibunits, multibib: read as before)
+            if any(doc.nocite_all for doc in docs):
+                return True  # no refsections (bibunits, multibib: read as before)
+            continue
         found = units.units_of(ws, project)
-        outside = any(doc.nocite_all and found.outer_scope(path) is None for path, doc in documents)
+        outside = any(None in found.nocite_scopes(path, doc) for path, doc in documents)
         if outside and found.reads(None, bib_path):
             return True
     return False
@@ -87,10 +84,10 @@ def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project
             if not (doc.nocite_all_in or doc.nocite_all):
                 continue
             found = found or units.units_of(ws, project)
-            if doc.nocite_all_in and found.reads(doc.nocite_all_in, bib_path):
-                return True
-            outer = found.outer_scope(path) if doc.nocite_all else None
-            if outer is not None and found.reads(outer, bib_path):
+            if any(
+                scope is not None and found.reads(scope, bib_path)
+                for scope in found.nocite_scopes(path, doc)
+            ):
                 return True
     return False
 
@@ -257,9 +254,9 @@ def _orphan_list(
     memo: Memo,
     docs: tuple[tuple[Ident, bool], ...],
 ) -> list[Finding]:
-    cited, cited_folded, everything = memo.get(("cited-by", docs), _cited_keys, ws, projects, memo)
+    cited, cited_folded = memo.get(("cited-by", docs), _cited_keys, ws, projects, memo)
     bib = ws.bibliography(bib_path)
-    if everything and _nocited_outside_refsections(ws, bib_path, projects):
+    if _nocited_outside_refsections(ws, bib_path, projects):
         return []
     if bib is None or _nocited_in_refsection(ws, bib_path, projects):
         return []

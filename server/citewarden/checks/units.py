@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import chapterbib
 from citewarden.checks.defined import bibtex_skipped_keys
+from citewarden.checks.refsection_flow import Regions, refsection_flow
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument, quoted
 from citewarden.parsing import latex_bibunits
 from citewarden.parsing.latex_bibunit_order import bare_putbib_defaults
@@ -105,6 +106,10 @@ class Units:
     #: the unit around the include link that reads each document, if any, found through
     #: the links leading to it: (the document holding the unit, the unit, its bibunits)
     outer: dict[Path, tuple[Path, Unit, bool]] = field(default_factory=dict)
+    #: biblatex's refsections followed through the project in reading order (a section
+    #: begun in an included file runs on after it), by document; a document missing here
+    #: (all of them in a project with bibunits) is read with :attr:`outer`
+    flow: dict[Path, Regions] = field(default_factory=dict)
     #: each document's units, indexed on first use (by id; the document is kept with it)
     _sections: dict[int, tuple[ParsedDocument, _Sections]] = field(
         default_factory=dict, compare=False, repr=False
@@ -126,6 +131,10 @@ class Units:
             for suffix, names in self.lists:
                 if command in (f"cite{suffix}", f"nocite{suffix}"):
                     return tuple(sorted(names))
+        regions = self.flow.get(path)
+        if regions is not None:
+            state = regions.at(cit.span.start)
+            return None if state is None else state[1][2]
         unit = self._unit(doc, cit.span.start)
         if unit is None:
             return self.outer_scope(path)
@@ -141,6 +150,16 @@ class Units:
         parent, unit, _ = outer
         scope = self.bare.get((parent, unit[0]), unit[2])
         return self.default if scope == latex_bibunits.FROM_PROJECT else scope
+
+    def nocite_scopes(self, path: Path, doc: ParsedDocument) -> list[Scope]:
+        """The resources each ``\\nocite{*}`` of the document ``path`` cites every entry
+        of: its refsection's, or None for the document-wide ones."""
+        regions = self.flow.get(path)
+        if regions is not None:
+            states = [regions.at(at) for at in doc.nocite_all_at]
+            return [None if state is None else state[1][2] for state in states]
+        scopes: list[Scope] = [self.outer_scope(path)] if doc.nocite_all else []
+        return scopes + ([doc.nocite_all_in] if doc.nocite_all_in else [])
 
     def copied(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> bool:
         """bibunits copies ``cit``, in a unit (``scope``), to the main list too."""
@@ -209,7 +228,12 @@ def units_of(ws: Workspace, project: Project) -> Units:
         ).items()
     }
     outer = _outer_units(dict(documents), project.placed)
-    return Units(frozenset(global_), frozenset(plain), own, copies, default, bare, outer)
+    flow: dict[Path, Regions] = {}
+    if any(doc.refsections for _, doc in documents) and not any(
+        doc.bibunits for _, doc in documents
+    ):
+        flow = refsection_flow(project.root, dict(documents), project.placed)
+    return Units(frozenset(global_), frozenset(plain), own, copies, default, bare, outer, flow)
 
 
 def include_sites(

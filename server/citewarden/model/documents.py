@@ -143,6 +143,12 @@ class ParsedDocument:
     #: end, resources as written); a citation between ``start`` and ``end`` reads those
     #: resources only (none: a unit without ``\\putbib``)
     refsections: tuple[tuple[int, int, tuple[str, ...]], ...] = ()
+    #: where each biblatex refsection start or end stands, with resources or without
+    #: (:func:`~citewarden.parsing.latex_refsections.marks`): a section open when the file
+    #: is read ends there, one begun in it runs on after it in the file including it
+    refsection_marks: tuple[int, ...] = ()
+    #: where each ``\\nocite{*}`` stands (it cites every entry of the section it is in)
+    nocite_all_at: tuple[int, ...] = ()
     #: the units of :attr:`refsections` are bibunits' (``bibunit`` environments, or the
     #: sections of ``\\bibliographyunit[\\chapter]``), BibTeX's, not biblatex's
     bibunits: bool = False

@@ -327,6 +327,7 @@ def parse_latex(
     backend: str | None = None
     chapterbib: bool | None = None
     nocite_in: list[str] = []
+    nocite_at: list[int] = []  # where each \nocite{*} stands
     bibitems: list[tuple[str, Span]] = []
     styles: list[tuple[str, Span]] = []
     suppressed: set[int] = set()
@@ -446,7 +447,9 @@ def parse_latex(
                 end = simple.end()
                 command_span = sound_span(start, end)
                 if _add_keys(citations, text, *simple.span(1), full, command_span, kind):
-                    nocite_all = _nocite_star(start, refsections, nocite_in) or nocite_all
+                    nocite_all = (
+                        _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
+                    )
                 pos = end
                 continue
             if role == _VOLCITE:
@@ -462,7 +465,9 @@ def parse_latex(
                 if _add_keys(
                     citations, text, content_start, content_end, full, command_span, kind, braces
                 ):
-                    nocite_all = _nocite_star(start, refsections, nocite_in) or nocite_all
+                    nocite_all = (
+                        _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
+                    )
             pos = max(pos, end)
         elif role == _BIBITEM:
             arg = _single_arg(text, pos)
@@ -508,6 +513,7 @@ def parse_latex(
                 pos = _skip_environment(text, pos)
         elif role == _PRINT_ALL:
             nocite_all = True
+            nocite_at.append(start)
         elif role == _PACKAGE:
             packages = latex_static.package_names(text, start)
             cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
@@ -552,6 +558,8 @@ def parse_latex(
         flags=latex_static.document_flags(sets, defined),
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         refsections=tuple(refsections),
+        refsection_marks=tuple(at for at in latex_refsections.marks(text) if at < n),
+        nocite_all_at=tuple(nocite_at),
         bibunits=bool(units.units),
         default_bibliography=units.default,
         default_in_body=units.default_in_body,
@@ -666,10 +674,15 @@ def _read_btsect(text: str, pos: int, links: list[Link]) -> int:
 
 
 def _nocite_star(
-    at: int, refsections: list[tuple[int, int, tuple[str, ...]]], nocite_in: list[str]
+    at: int,
+    refsections: list[tuple[int, int, tuple[str, ...]]],
+    nocite_in: list[str],
+    nocite_at: list[int],
 ) -> bool:
-    """A ``\\nocite{*}`` at ``at``: True when it covers every bibliography; inside a
-    refsection with its own resources it covers those only (added to ``nocite_in``)."""
+    """A ``\\nocite{*}`` at ``at`` (added to ``nocite_at``): True when it covers every
+    bibliography; inside a refsection with its own resources it covers those only (added
+    to ``nocite_in``)."""
+    nocite_at.append(at)
     for start, end, names in refsections:
         if start <= at < end:
             nocite_in.extend(names)

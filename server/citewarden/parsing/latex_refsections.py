@@ -5,7 +5,10 @@ biblatex starts a reference section at ``\\begin{refsection}[ch1.bib]``, at
 opening); each first ends the section open before it, if any (``\\newrefsection`` quietly,
 the other two with a "Nested 'refsection'" error, after which LaTeX goes on the same way).
 ``\\end{refsection}`` and ``\\endrefsection`` end the open section and go back to the
-document-wide section 0; a section not ended runs to the end of the document.
+document-wide section 0; a section not ended runs to the end of the document.  LaTeX
+reads an ``\\input`` or ``\\include``d file in line, so a section begun in one runs on
+after it in the file that included it (:func:`marks` says where each file starts or
+ends one; the project follows them in reading order).
 
 A section with a non-blank optional argument reads those resources (``.bib`` added to a
 name that lacks it) and the ``\\addglobalbib`` ones only; one without reads the default
@@ -16,6 +19,7 @@ body (``[#1]``) is passed over.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from citewarden.model import Link, LinkKind, Span
 from citewarden.parsing import latex_static
@@ -32,13 +36,9 @@ _EVENT = re.compile(
 )
 
 
-def refsections(text: str, links: list[Link]) -> list[Section]:
-    """The reference sections of ``text`` with resources of their own, by start; each
-    resource is added to ``links`` (command ``refsection``)."""
-    if "refsection" not in text:
-        return []
-    found: list[Section] = []
-    opened: tuple[int, tuple[str, ...]] | None = None
+def _events(text: str) -> Iterator[re.Match[str]]:
+    """The starts and ends of reference sections LaTeX reads in ``text`` (not in a
+    comment, code, a definition or a macro's body)."""
     code = CodeRegions(text)
     for m in _EVENT.finditer(text):
         at = m.start()
@@ -46,6 +46,18 @@ def refsections(text: str, links: list[Link]) -> list[Section]:
             continue
         if m.group(1) is not None and "#" in m.group(1):
             continue  # in a macro's body: where it starts a section is not known
+        yield m
+
+
+def refsections(text: str, links: list[Link]) -> list[Section]:
+    """The reference sections of ``text`` with resources of their own, by start; each
+    resource is added to ``links`` (command ``refsection``)."""
+    if "refsection" not in text:
+        return []
+    found: list[Section] = []
+    opened: tuple[int, tuple[str, ...]] | None = None
+    for m in _events(text):
+        at = m.start()
         if opened is not None:  # a start or an end: the open section ends here
             found.append((opened[0], at, opened[1]))
             opened = None
@@ -55,6 +67,14 @@ def refsections(text: str, links: list[Link]) -> list[Section]:
     if opened is not None:
         found.append((opened[0], len(text), opened[1]))
     return found
+
+
+def marks(text: str) -> tuple[int, ...]:
+    """Where each start or end of a reference section of ``text`` stands, with resources
+    or without: the section open before it, maybe begun in another file, ends there."""
+    if "refsection" not in text:
+        return ()
+    return tuple(m.start() for m in _events(text))
 
 
 def _resources(text: str, m: re.Match[str], links: list[Link]) -> tuple[str, ...]:
@@ -69,4 +89,4 @@ def _resources(text: str, m: re.Match[str], links: list[Link]) -> tuple[str, ...
     return tuple(name for name, _, _ in items if name)
 
 
-__all__ = ["Section", "refsections"]
+__all__ = ["Section", "marks", "refsections"]
