@@ -108,11 +108,13 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     from citewarden.checks.outside import outside_root_findings
     from citewarden.checks.pandoc import pandoc_findings
     from citewarden.checks.styles import read_entries
+    from citewarden.checks.xdata_citations import xdata_citation_findings
 
     projects = ws.projects()
     raw: list[Finding] = []
     raw += file_problems(ws)
     raw += citation_findings(ws, projects, memo)
+    raw += xdata_citation_findings(ws, projects, memo)
     raw += outside_root_findings(ws, projects)
     raw += duplicate_findings(ws, projects, memo)
     raw += biber_findings(ws, projects, memo)
