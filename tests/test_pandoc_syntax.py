@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from checking import check
-from citewarden.model import Code, Finding
+from citewarden.model import Code, Finding, Severity
 from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex
 from citewarden.parsing.pandoc_syntax import read_again, read_as_pandoc
 from citewarden.project import Workspace
@@ -194,3 +194,82 @@ def test_reading_again_after_an_edit_equals_reading_the_whole_file(seed: int) ->
         again = read_again(new, new_bib, (bib.entries, len(text), reading))
         assert again == read_as_pandoc(new, new_bib.entries)
         text, bib, reading = new, new_bib, again
+
+
+_ENTRY = "@book{a, title={Caf\u00e9}, author={X, Y}, year=2000}\n"
+#: bibliographies pandoc reads as UTF-8 only: case -> (file name, bytes, whether pandoc reads it)
+ENCODINGS: dict[str, tuple[str, bytes, bool]] = {
+    "latin-1": ("refs.bib", _ENTRY.encode("latin-1"), False),
+    "utf-16": ("refs.bib", _ENTRY.encode("utf-16"), False),
+    "utf-16-le-without-bom": ("refs.bib", _ENTRY.encode("utf-16-le"), False),
+    "csl-json-latin-1": (
+        "refs.json",
+        '[{"id": "a", "type": "book", "title": "Caf\u00e9"}]'.encode("latin-1"),
+        False,
+    ),
+    "csl-yaml-latin-1": (
+        "refs.yaml",
+        "references:\n- id: a\n  type: book\n  title: Caf\u00e9\n".encode("latin-1"),
+        False,
+    ),
+    # pandoc reads these
+    "utf-8-with-bom": ("refs.bib", b"\xef\xbb\xbf" + _ENTRY.encode("utf-8"), True),
+    "a-nul-in-a-value": ("refs.bib", b"@book{a, title={A\x00B}, year=2000}\n", True),
+}
+
+
+def _encoding_project(directory: Path, name: str, data: bytes) -> list[Finding]:
+    (directory / name).write_bytes(data)
+    (directory / "doc.md").write_text(
+        f"---\nbibliography: {name}\n---\n\nSee [@a].\n", encoding="utf-8"
+    )
+    return [f for f in _findings(directory)[directory / name] if f.code is Code.FILE_ENCODING]
+
+
+@pytest.mark.parametrize("case", list(ENCODINGS))
+def test_a_bibliography_that_is_not_utf8_stops_pandoc_and_the_finding_says_so(
+    tmp_path: Path, case: str
+) -> None:
+    name, data, readable = ENCODINGS[case]
+    found = _encoding_project(tmp_path, name, data)
+    reads, errors = _pandoc_reads(tmp_path)
+    assert reads is readable, errors
+    stops = [f for f in found if "pandoc --citeproc" in f.message]
+    if readable:
+        assert stops == []
+        return
+    assert len(stops) == 1, [f.message for f in found]
+    assert stops[0].message.endswith(
+        "pandoc --citeproc reads a bibliography as UTF-8 only and stops at this file with an "
+        + ("error (\"Cannot decode byte '\\xe9'\")" if case == "latin-1" else "error")
+        + ": it writes no document, and no citation is resolved"
+    )
+    assert stops[0].effective_severity is Severity.ERROR
+    if case == "latin-1":
+        assert "Cannot decode byte '\\xe9'" in errors
+
+
+def test_a_latex_project_gets_no_word_of_pandoc_on_the_encoding(tmp_path: Path) -> None:
+    (tmp_path / "refs.bib").write_bytes(_ENTRY.encode("latin-1"))
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{a}\n\\bibliographystyle{plain}\n"
+        "\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    (finding,) = [
+        f for f in _findings(tmp_path)[tmp_path / "refs.bib"] if f.code is Code.FILE_ENCODING
+    ]
+    assert "pandoc" not in finding.message
+
+
+def test_a_document_that_is_not_utf8_is_read_by_pandoc_as_latin1(tmp_path: Path) -> None:
+    (tmp_path / "refs.bib").write_text(_ENTRY, encoding="utf-8")
+    (tmp_path / "doc.md").write_bytes(
+        "---\nbibliography: refs.bib\n---\n\nCaf\u00e9 [@a].\n".encode("latin-1")
+    )
+    reads, errors = _pandoc_reads(tmp_path)
+    assert reads and "not UTF-8 encoded: falling back to latin1" in errors, errors
+    (finding,) = [
+        f for f in _findings(tmp_path)[tmp_path / "doc.md"] if f.code is Code.FILE_ENCODING
+    ]
+    assert "pandoc" not in finding.message

@@ -106,7 +106,7 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     from citewarden.checks.crossref_order import crossref_order_findings
     from citewarden.checks.duplicates import duplicate_findings
     from citewarden.checks.outside import outside_root_findings
-    from citewarden.checks.pandoc import pandoc_findings
+    from citewarden.checks.pandoc import pandoc_encoding, pandoc_findings
     from citewarden.checks.styles import read_entries
     from citewarden.checks.xdata_citations import xdata_citation_findings
 
@@ -122,6 +122,7 @@ def _check_workspace(ws: Workspace, memo: Memo) -> dict[Path, list[Finding]]:
     raw += crossref_order_findings(ws, projects, memo)
     raw += crossref_loop_findings(ws, projects, memo)
     raw = read_entries(ws, projects, raw)
+    raw = pandoc_encoding(ws, projects, raw, memo)
     result: dict[Path, list[Finding]] = {p: [] for p in ws.known_files()}
     seen: set[tuple[object, ...]] = set()
     last_path: Path | None = None

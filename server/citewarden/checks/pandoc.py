@@ -5,11 +5,17 @@ in that block.  ``pandoc --citeproc`` then stops with an error, so no citation o
 document is resolved, where citewarden goes on reading every entry.  An entry pandoc
 skips (``@commentary{...}``) is one finding too; it defines nothing in those projects
 (:func:`~citewarden.checks.defined.commented_keys`).  After an edit, only the blocks
-around it are read again (:func:`~citewarden.parsing.pandoc_syntax.read_again`)."""
+around it are read again (:func:`~citewarden.parsing.pandoc_syntax.read_again`).
+
+pandoc reads a bibliography as UTF-8 only: one that is not (Latin-1, UTF-16) makes it stop
+with an error ("Cannot decode byte '\\xe9'" for a .bib file), so the ``file-encoding``
+error of such a file says so (:func:`pandoc_encoding`).  A Markdown document that is not
+UTF-8 pandoc reads as Latin-1, with a warning."""
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +27,7 @@ from citewarden.model import (
     Finding,
     Location,
     ParsedBibliography,
+    Severity,
     quoted,
 )
 from citewarden.parsing.pandoc_syntax import pandoc_skips, read_again
@@ -72,4 +79,43 @@ def _findings(ws: Workspace, path: Path, bib: ParsedBibliography, memo: Memo) ->
     return found
 
 
-__all__ = ["pandoc_findings"]
+def pandoc_encoding(
+    ws: Workspace, projects: list[Project], findings: list[Finding], memo: Memo
+) -> list[Finding]:
+    """``findings``, the ``file-encoding`` ones of a bibliography a Markdown project reads
+    that is not UTF-8 saying that pandoc stops at it."""
+    code = Code.FILE_ENCODING
+    wrong = [
+        f for f in findings if f.code is code and f.data.get("encoding") in ("cp1252", "utf-16")
+    ]
+    if not wrong:
+        return findings
+    read_by_pandoc = {
+        path
+        for project in projects
+        if project.kind is DocumentKind.MARKDOWN
+        for path in project.bibliographies
+    }
+    stops = {
+        id(f): memo.get(("pandoc-encoding", Ident(f)), _stops, ws, f)
+        for f in wrong
+        if f.location.path in read_by_pandoc
+    }
+    return [stops.get(id(f), f) for f in findings] if stops else findings
+
+
+def _stops(ws: Workspace, finding: Finding) -> Finding:
+    bib = ws.bibliography(finding.location.path)
+    byte = finding.data.get("byte")
+    error = ""
+    if bib is not None and bib.format is BibFormat.BIBTEX and isinstance(byte, int):
+        error = f" (\"Cannot decode byte '\\x{byte:02x}'\")"
+    message = (
+        f"{finding.message}. pandoc --citeproc reads a bibliography as UTF-8 only and stops "
+        f"at this file with an error{error}: it writes no document, and no citation is "
+        "resolved"
+    )
+    return dataclasses.replace(finding, message=message, severity=Severity.ERROR)
+
+
+__all__ = ["pandoc_encoding", "pandoc_findings"]

@@ -33,7 +33,8 @@ No error for pandoc: ``@misc{k, title = {X},}``, ``@misc{k,}``, ``title =`` with
 value, keys such as ``k=e``, ``d'Aspremont``, ``k(p)``, ``k$y`` or ``Müller``,
 ``@comment(...)``, ``@comment`` without braces, ``@string{foo = "a" # "b"}``, duplicate
 keys, a byte-order mark, CRLF line ends, a NUL character.  A file that is not UTF-8 stops
-``pandoc --citeproc`` too ("Cannot decode byte"); it is a ``file-encoding`` error already.
+``pandoc --citeproc`` too ("Cannot decode byte"): its ``file-encoding`` error says so in a
+Markdown project (:func:`~citewarden.checks.pandoc.pandoc_encoding`).
 
 Entries pandoc skips while reading the rest: those after a ``%`` on their line (up to a
 line feed: ``% x\r@misc{...}`` hides the entry) and inside an ``@comment{...}`` group
