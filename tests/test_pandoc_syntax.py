@@ -14,7 +14,14 @@ import pytest
 from checking import check
 from citewarden.model import Code, Finding, Severity
 from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex
-from citewarden.parsing.pandoc_syntax import read_again, read_as_pandoc
+from citewarden.parsing.pandoc_syntax import (
+    PANDOC_2,
+    PANDOC_3,
+    PANDOC_3_9,
+    PandocDialect,
+    read_again,
+    read_as_pandoc,
+)
 from citewarden.project import Workspace
 from citewarden.settings import Settings
 
@@ -175,24 +182,42 @@ def test_each_place_is_reported_reading_on_at_the_next_entry() -> None:
     assert [text[s.start : s.end] for s, _, _ in reading.rejections] == ["@article(", "/", "%"]
 
 
-_PIECES = ("%", '"', "{", "}", "\\}", "@", "(", ",", "\n", "\r", "x", " # ", "@commentary{c,")
+_PIECES = (
+    "%",
+    '"',
+    "{",
+    "}",
+    "\\}",
+    "@",
+    "(",
+    ",",
+    "\n",
+    "\r",
+    "x",
+    " # ",
+    "@commentary{c,",
+    "@comment ",
+)
 
 
+@pytest.mark.parametrize("dialect", [PANDOC_2, PANDOC_3, PANDOC_3_9], ids=lambda d: d.name)
 @pytest.mark.parametrize("seed", range(6))
-def test_reading_again_after_an_edit_equals_reading_the_whole_file(seed: int) -> None:
+def test_reading_again_after_an_edit_equals_reading_the_whole_file(
+    seed: int, dialect: PandocDialect
+) -> None:
     rnd = random.Random(seed)
     paths = sorted(Path(__file__).parent.joinpath("data", "bibs").rglob("*.bib"))
     text = rnd.choice(paths).read_text(encoding="utf-8", errors="replace")[:20_000]
     text += '@misc{q, note = "50% off"}\n@misc{r, title = {\\}}}\n' if seed % 2 else ""
     bib = parse_bibtex(Path("refs.bib"), text)
-    reading = read_as_pandoc(text, bib.entries)
+    reading = read_as_pandoc(text, bib.entries, dialect=dialect)
     for _ in range(40):
         at = rnd.randrange(len(text) + 1)
         cut = rnd.choice((0, 0, 1, rnd.randrange(40)))
         new = text[:at] + rnd.choice(_PIECES) * rnd.randint(0, 2) + text[at + cut :]
         new_bib = reparse_bibtex(bib, text, new)
-        again = read_again(new, new_bib, (bib.entries, len(text), reading))
-        assert again == read_as_pandoc(new, new_bib.entries)
+        again = read_again(new, new_bib, (bib.entries, len(text), reading), dialect)
+        assert again == read_as_pandoc(new, new_bib.entries, dialect=dialect)
         text, bib, reading = new, new_bib, again
 
 

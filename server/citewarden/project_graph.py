@@ -28,6 +28,7 @@ from citewarden.model import (
     ParsedDocument,
     Span,
 )
+from citewarden.pandoc_version import Version, project_version
 from citewarden.parsing import (
     books,
     is_document,
@@ -118,6 +119,9 @@ class Project:
     #: first ``\\bibliographystyle`` (:mod:`~citewarden.bibtex_styles`), whose macros the
     #: .bib files may use; None: no style named
     bib_style: BibStyle | None = None
+    #: in a Markdown project: the version of the pandoc that reads it
+    #: (:mod:`~citewarden.pandoc_version`); None: not known
+    pandoc_version: Version | None = None
 
     @property
     def unknown_style(self) -> BibStyle | None:
@@ -334,6 +338,7 @@ class ProjectGraph(LinkResolver):
             metadata=tuple(metadata),
             missing=tuple(missing.values()),
             unresolved=tuple(unresolved.values()),
+            pandoc_version=self._pandoc_version(chapters, list(metadata)),
         )
 
     def _latex_project(
@@ -747,7 +752,17 @@ class ProjectGraph(LinkResolver):
             metadata=tuple(used_metadata),
             missing=tuple(missing),
             unresolved=tuple(unresolved),
+            pandoc_version=self._pandoc_version([path], metadata),
         )
+
+    def _pandoc_version(self, documents: list[Path], metadata: list[Path]) -> Version | None:
+        """The version of the pandoc that reads a Markdown project: the setting's, else the
+        one installed here (Quarto's own for a Quarto project: a .qmd document, or a
+        ``_quarto.yml`` among its metadata files)."""
+        quarto = any(p.suffix.lower() == ".qmd" for p in documents) or any(
+            p.name.startswith("_quarto") for p in metadata
+        )
+        return project_version(self.settings.pandoc_version, quarto)
 
 
 def _is_subfile(doc: ParsedDocument) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular
 from citewarden.model import Code, Severity
+from citewarden.pandoc_version import parse_version
 
 SEVERITY_NAMES: dict[str, Severity | None] = {
     "off": None,
@@ -124,6 +125,9 @@ class Settings:
     debounce_ms: int = 300
     #: Largest input file read, in megabytes; a larger one is reported, not read.
     max_file_mb: float = DEFAULT_MAX_FILE_MB
+    #: The version of pandoc that reads Markdown projects (``"3.6"``); empty: the one
+    #: installed here (Quarto's for a Quarto project), as ``--version`` says.
+    pandoc_version: str = ""
     verify: VerifySettings = field(default_factory=VerifySettings)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
 
@@ -332,6 +336,14 @@ def merge_settings(
                 changes[name] = cmds
             elif name == "ignore":
                 changes[name] = _as_str_tuple(value)
+            elif name == "pandoc_version":
+                if not isinstance(value, str) or (
+                    value.strip() and parse_version(value.strip()) is None
+                ):
+                    raise ValueError(
+                        'expected a version such as "3.6", or "" for the installed one'
+                    )
+                changes[name] = value.strip()
             elif name == "debounce_ms" or name == "debounce":
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10000:
                     raise ValueError("expected milliseconds from 0 to 10000")

@@ -52,6 +52,11 @@ DESCRIPTIONS: dict[str, str] = {
     "max_file_mb": (
         "Largest file citewarden reads, in megabytes; a larger one is reported as unreadable."
     ),
+    "pandoc_version": (
+        "The version of pandoc that reads Markdown projects, such as 3.6 (its BibTeX reader "
+        "changed between versions); empty: the one installed here, Quarto's for a Quarto "
+        "project."
+    ),
     "verify.enabled": "Verify bibliography entries against scholarly metadata sources.",
     "verify.on_save": "Verify changed entries whenever a file is saved.",
     "verify.offline": (

@@ -14,7 +14,12 @@ from citewarden.checks import Ident, Memo
 from citewarden.model import DocumentKind
 from citewarden.parsing.bib_comments import keys_in_comments
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
-from citewarden.parsing.pandoc_syntax import pandoc_skipped_keys
+from citewarden.parsing.pandoc_syntax import (
+    PANDOC_2,
+    PandocDialect,
+    dialect_of,
+    pandoc_skipped_keys,
+)
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -168,8 +173,18 @@ def unread_keys(
     pandoc read as comments (:func:`commented_keys`, once per version of the file)."""
     if project.casefold_keys:
         return bibtex_skipped_keys(ws, path, index)
-    biber = project.kind is not DocumentKind.MARKDOWN
-    return memo.get(("commented", Ident(index), biber), commented_keys, ws, path, index, biber)
+    if project.kind is not DocumentKind.MARKDOWN:
+        return memo.get(("commented", Ident(index), True), commented_keys, ws, path, index)
+    dialect = dialect_of(project.pandoc_version)
+    return memo.get(
+        ("commented", Ident(index), False, dialect),
+        commented_keys,
+        ws,
+        path,
+        index,
+        False,
+        dialect,
+    )
 
 
 def defined_token(ws: Workspace, project: Project, memo: Memo) -> tuple[object, ...]:
@@ -224,17 +239,21 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
 
 
 def commented_keys(
-    ws: Workspace, path: Path, index: BibIndex, biber: bool = True
+    ws: Workspace,
+    path: Path,
+    index: BibIndex,
+    biber: bool = True,
+    dialect: PandocDialect = PANDOC_2,
 ) -> frozenset[str]:
     """Keys of the entries biber (``biber``) or pandoc reads as comments (BibTeX reads
     them): their ``@`` stands after a ``%`` on its line, or inside an ``@comment{...}`` group
     (biber: or an ``@comment(...)`` one, and its lines end at a lone carriage return too;
-    pandoc skips an entry whose type starts with the word comment, ``@commentary{...}``;
-    see :mod:`~citewarden.parsing.bib_comments`)."""
+    pandoc before 3.9 (``dialect``) skips an entry whose type starts with the word
+    comment, ``@commentary{...}``; see :mod:`~citewarden.parsing.bib_comments`)."""
     text = ws.text(path) or ""
     keys = keys_in_comments(text, index.entries, biber)
     if not biber:
-        skipped = pandoc_skipped_keys(text, index.entries)
+        skipped = pandoc_skipped_keys(text, index.entries, dialect)
         if skipped:
             keys = keys | skipped
     return keys

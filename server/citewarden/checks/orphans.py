@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
 from citewarden.checks.defined import commented_keys, key_delta
+from citewarden.checks.pandoc import pandoc_dialect
 from citewarden.model import (
     BibFormat,
     Code,
@@ -277,9 +278,19 @@ def _orphan_list(
         # pandoc reads only @comment{...} groups: an entry is no orphan only where no
         # project reading the file reads it
         parens = all(project.kind is not DocumentKind.MARKDOWN for project in projects)
-        commented = memo.get(
-            ("commented", Ident(own), parens), commented_keys, ws, bib_path, own, parens
-        )
+        if parens:
+            commented = memo.get(("commented", Ident(own), True), commented_keys, ws, bib_path, own)
+        else:
+            dialect = pandoc_dialect(projects)
+            commented = memo.get(
+                ("commented", Ident(own), False, dialect),
+                commented_keys,
+                ws,
+                bib_path,
+                own,
+                False,
+                dialect,
+            )
         if commented:
             positions = [i for i in positions if own.entries[i].key not in commented]
     if not positions:

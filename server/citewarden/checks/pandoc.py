@@ -30,32 +30,46 @@ from citewarden.model import (
     Severity,
     quoted,
 )
-from citewarden.parsing.pandoc_syntax import pandoc_skips, read_again
+from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of, pandoc_skips, read_again
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
 
 
-def pandoc_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:
-    read_by_pandoc: dict[Path, None] = {}
+def pandoc_dialect(projects: list[Project]) -> PandocDialect:
+    """How the pandoc of the Markdown ``projects`` reads a .bib file they share (of
+    projects read by different versions, the first one's)."""
     for project in projects:
         if project.kind is DocumentKind.MARKDOWN:
-            read_by_pandoc.update(dict.fromkeys(project.bibliographies))
+            return dialect_of(project.pandoc_version)
+    return dialect_of(None)
+
+
+def pandoc_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:
+    read_by_pandoc: dict[tuple[Path, PandocDialect], None] = {}
+    for project in projects:
+        if project.kind is DocumentKind.MARKDOWN:
+            dialect = dialect_of(project.pandoc_version)
+            read_by_pandoc.update(dict.fromkeys((p, dialect) for p in project.bibliographies))
     found: list[Finding] = []
-    for path in read_by_pandoc:
+    for path, dialect in read_by_pandoc:
         bib = ws.bibliography(path)
         if bib is not None and bib.format is BibFormat.BIBTEX:
-            found += memo.get(("pandoc-syntax", Ident(bib)), _findings, ws, path, bib, memo)
-            last = ("pandoc-reading", path)
+            key = ("pandoc-syntax", Ident(bib), dialect)
+            found += memo.get(key, _findings, ws, path, bib, memo, dialect)
+            last = ("pandoc-reading", path, dialect)
             if last not in memo.current and memo.previous(last) is not None:
                 memo.current[last] = memo.previous(last)  # for the next edit
     return found
 
 
-def _findings(ws: Workspace, path: Path, bib: ParsedBibliography, memo: Memo) -> list[Finding]:
+def _findings(
+    ws: Workspace, path: Path, bib: ParsedBibliography, memo: Memo, dialect: PandocDialect
+) -> list[Finding]:
     text = ws.text(path) or ""
-    reading = read_again(text, bib, memo.previous(("pandoc-reading", path)))
-    memo.current[("pandoc-reading", path)] = (bib.entries, len(text), reading)
+    last = ("pandoc-reading", path, dialect)
+    reading = read_again(text, bib, memo.previous(last), dialect)
+    memo.current[last] = (bib.entries, len(text), reading)
     errors = sorted(p.location.span.start for p in bib.problems if p.code is Code.BIB_SYNTAX)
     found = [
         Finding(
@@ -118,4 +132,4 @@ def _stops(ws: Workspace, finding: Finding) -> Finding:
     return dataclasses.replace(finding, message=message, severity=Severity.ERROR)
 
 
-__all__ = ["pandoc_encoding", "pandoc_findings"]
+__all__ = ["pandoc_dialect", "pandoc_encoding", "pandoc_findings"]

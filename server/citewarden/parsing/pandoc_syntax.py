@@ -5,7 +5,8 @@ it) reads a .bib file with a strict parser of its own: one construct it cannot r
 it with an error ("Error reading bibliography file"), so no citation of the document is
 resolved.  Found by running pandoc 2.17 on each case (``pandoc -f bibtex -t csljson`` gives
 the same verdicts, except that it drops carriage returns and ends the text with a line feed
-first, so the two ``%`` cases below without a line feed pass there):
+first, so the two ``%`` cases below without a line feed pass there); what later versions
+read otherwise is a :class:`PandocDialect`:
 
 * an entry, ``@string`` or ``@preamble`` in parentheses (``@article(key, ...)``);
   ``@comment(...)`` is read as the word ``@comment`` followed by text;
@@ -18,16 +19,17 @@ first, so the two ``%`` cases below without a line feed pass there):
   a ``#`` with no value after it; two commas in a row; a ``@string`` of more than one field;
 * a ``{`` never closed: ``\\{`` and ``\\}`` are characters, not braces
   (``title = {\\}}``);
-* a ``%`` in a quoted value (``title = "50% off"``): it starts a comment up to the end of
-  the line, hiding the closing ``"``, so the value runs on into the next lines (``\\%`` is
-  a character; ``%`` in braces, even inside quotes, is one too);
+* a ``%`` in a quoted value (``title = "50% off"``), for pandoc 2: it starts a comment up
+  to the end of the line, hiding the closing ``"``, so the value runs on into the next
+  lines (``\\%`` is a character; ``%`` in braces, even inside quotes, is one too); pandoc 3
+  reads it as text;
 * a ``%`` comment with no line feed after it: the last line of a file with no line break
   at its end, any comment in a file whose lines end with a lone carriage return;
 * an ``@`` outside the entries that starts none: ``jane.doe@example.org`` or ``foo @ bar``
   on a line between entries, ``@@article{``; outside entries a ``%`` starts a comment
   anywhere on a line (``50% jane@example.org`` is read), and ``@comment`` is skipped with
   the text after it up to the next ``@`` or ``%``;
-* a ``@comment{`` never closed.
+* a ``@comment{`` never closed; from pandoc 3.9 on, an ``@comment`` not followed by ``{``.
 
 No error for pandoc: ``@misc{k, title = {X},}``, ``@misc{k,}``, ``title =`` with no
 value, keys such as ``k=e``, ``d'Aspremont``, ``k(p)``, ``k$y`` or ``Müller``,
@@ -39,7 +41,7 @@ Markdown project (:func:`~citewarden.checks.pandoc.pandoc_encoding`).
 Entries pandoc skips while reading the rest: those after a ``%`` on their line (up to a
 line feed: ``% x\r@misc{...}`` hides the entry) and inside an ``@comment{...}`` group
 (:func:`~citewarden.parsing.bibtex.keys_in_comments`), and an entry whose type starts with
-the word ``comment`` (``@commentary{key, ...}``, a biblatex type): pandoc takes it for
+the word ``comment`` (``@commentary{key, ...}``, a biblatex type): pandoc before 3.9 takes it for
 ``@comment`` and skips it up to the next ``@`` (:func:`pandoc_skips`).  ``@xdata`` entries
 are read but cannot be cited.  pandoc never finishes when a cited entry's ``crossref`` or
 ``xdata`` chain loops (``a`` -> ``b`` -> ``a``): :mod:`~citewarden.parsing.pandoc_crossref`.
@@ -76,6 +78,40 @@ _COMMON_ENTRY = re.compile(
 #: entry types pandoc reads as something else
 _SPECIAL = ("comment", "preamble", "string")
 _QUOTE_STOP = re.compile(r'["{\\%]')
+_QUOTE_STOP_NO_COMMENT = re.compile(r'["{\\]')
+
+
+@dataclass(frozen=True, slots=True)
+class PandocDialect:
+    """What of pandoc's BibTeX reading changed between its versions (each checked by
+    running pandoc 2.17, 2.19.2, 3.5, 3.6.1, 3.8.2.1 and 3.9 on the same files)."""
+
+    #: the versions that read so, as messages name them
+    name: str
+    #: a ``%`` in a quoted value starts a comment (pandoc 2; from pandoc 3 on it is text)
+    quoted_comments: bool
+    #: ``@comment`` is read only before ``{`` (``@comment(...)``, ``@comment text`` and a
+    #: last ``@comment`` are errors), and ``@commentary{...}`` is an entry (pandoc 3.9 on;
+    #: before, ``@comment`` was skipped with the text after it up to the next ``@``)
+    braced_comments: bool
+
+
+#: pandoc 2 (2.17 and 2.19.2 checked)
+PANDOC_2 = PandocDialect("pandoc 2", quoted_comments=True, braced_comments=False)
+#: pandoc 3 before 3.9 (3.5, 3.6.1 and 3.8.2.1 checked), which Quarto 1.5-1.8 ships
+PANDOC_3 = PandocDialect("pandoc 3.0-3.8", quoted_comments=False, braced_comments=False)
+#: pandoc 3.9 and later
+PANDOC_3_9 = PandocDialect("pandoc 3.9 and later", quoted_comments=False, braced_comments=True)
+
+
+def dialect_of(version: tuple[int, ...] | None) -> PandocDialect:
+    """The reading of the pandoc ``version``; an unknown version reads as pandoc 3 before
+    3.9 does, the pandoc Quarto and RStudio ship."""
+    if version is None:
+        return PANDOC_3
+    if version < (3,):
+        return PANDOC_2
+    return PANDOC_3 if version < (3, 9) else PANDOC_3_9
 
 
 class _Reject(Exception):
@@ -115,16 +151,17 @@ def read_as_pandoc(
     text: str,
     entries: Sequence[Entry],
     since: tuple[PandocReading, int, int, int] | None = None,
+    dialect: PandocDialect = PANDOC_2,
 ) -> PandocReading:
-    """Read ``text`` as pandoc's BibTeX reader does (linear in its length).  ``entries``
-    (as :func:`~citewarden.parsing.bibtex.parse_bibtex` reads them) give the places to
-    resume at after an error.
+    """Read ``text`` as pandoc's BibTeX reader (of ``dialect``) does (linear in its
+    length).  ``entries`` (as :func:`~citewarden.parsing.bibtex.parse_bibtex` reads them)
+    give the places to resume at after an error.
 
     ``since``: ``(reading, before, after, delta)``, the reading of the text before an edit
     that kept its first ``before`` characters and moved those from ``after`` on (in the new
     text) by ``delta``, with the entries there: only the blocks around the edit are read
     again, the same as a whole reading."""
-    reader = _Reader(text)
+    reader = _Reader(text, dialect)
     blocks: list[int] = []
     pos = 0
     old: PandocReading | None = None
@@ -167,18 +204,21 @@ def read_again(
     text: str,
     bib: ParsedBibliography,
     last: tuple[Sequence[Entry], int, PandocReading] | None,
+    dialect: PandocDialect = PANDOC_2,
 ) -> PandocReading:
     """:func:`read_as_pandoc` of ``text`` and ``bib``'s entries, reading again only around
-    the edit when ``last`` (``(entries, length, reading)`` of an earlier text) is of the
-    parse ``bib`` was re-read from (:attr:`~citewarden.model.ParsedBibliography.reused`)."""
+    the edit when ``last`` (``(entries, length, reading)`` of an earlier text, read with
+    the same ``dialect``) is of the parse ``bib`` was re-read from
+    (:attr:`~citewarden.model.ParsedBibliography.reused`)."""
     entries = bib.entries
     if last is None or bib.reused is None or id(last[0]) != bib.reused[0]:
-        return read_as_pandoc(text, entries)
+        return read_as_pandoc(text, entries, dialect=dialect)
     _, length, reading = last
     _, head, tail = bib.reused
     before = entries[head - 1].span.end if head else 0
     after = entries[len(entries) - tail].span.start if tail else len(text)
-    return read_as_pandoc(text, entries, (reading, before, after, len(text) - length))
+    since = (reading, before, after, len(text) - length)
+    return read_as_pandoc(text, entries, since, dialect)
 
 
 def _joined(
@@ -204,12 +244,14 @@ def _joined(
 _COMMENT_TYPE = re.compile(r"@[cC][oO][mM][mM][eE][nN][tT][^\W\d_]")
 
 
-def pandoc_skipped_keys(text: str, entries: Sequence[Entry]) -> frozenset[str]:
-    """Keys of the ``entries`` that pandoc skips (:func:`pandoc_skips`) and no other entry
-    defines."""
-    if _COMMENT_TYPE.search(text) is None:
+def pandoc_skipped_keys(
+    text: str, entries: Sequence[Entry], dialect: PandocDialect = PANDOC_2
+) -> frozenset[str]:
+    """Keys of the ``entries`` that pandoc (of ``dialect``) skips (:func:`pandoc_skips`)
+    and no other entry defines."""
+    if dialect.braced_comments or _COMMENT_TYPE.search(text) is None:
         return frozenset()
-    skipped = pandoc_skips(read_as_pandoc(text, entries), entries)
+    skipped = pandoc_skips(read_as_pandoc(text, entries, dialect=dialect), entries)
     if not skipped:
         return frozenset()
     gone = {id(entry) for entry, _, _ in skipped}
@@ -233,10 +275,13 @@ def pandoc_skips(reading: PandocReading, entries: Sequence[Entry]) -> list[tuple
 
 
 class _Reader:
-    """pandoc 2.17's BibTeX grammar, one top-level block at a time."""
+    """pandoc's BibTeX grammar (of one :class:`PandocDialect`), one top-level block at a
+    time."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, dialect: PandocDialect = PANDOC_2) -> None:
         self.text = text
+        self.dialect = dialect
+        self._quote_stop = _QUOTE_STOP if dialect.quoted_comments else _QUOTE_STOP_NO_COMMENT
         self.rejections: list[tuple[Span, str, int]] = []
         self.reach: list[int] = []
         self.skips: list[tuple[int, int, Span, str]] = []
@@ -320,7 +365,10 @@ class _Reader:
     def special(self, at: int) -> int | None:
         """After the ``@comment``, ``@preamble`` or ``@string`` at ``at``; None if none."""
         text = self.text
-        if _word_is(text, at + 1, "comment"):
+        if self.dialect.braced_comments:
+            if _word_is(text, at + 1, "comment") and len(_letters(text, at + 1)) == 7:
+                return self.braced_comment(at)
+        elif _word_is(text, at + 1, "comment"):
             pos = self.sp(at + 8)
             if pos < len(text) and text[pos] == "{":
                 try:
@@ -360,6 +408,23 @@ class _Reader:
                 raise _Reject(Span(pos, pos + len(c)), why)
             return pos + 1
         return None
+
+    def braced_comment(self, at: int) -> int:
+        """After the ``@comment{...}`` at ``at``, read as pandoc 3.9 and later do."""
+        text = self.text
+        pos = self.sp(at + 8)
+        if pos < len(text) and text[pos] == "{":
+            try:
+                return self.braces(pos)
+            except _Reject:
+                why = "@comment never closed: pandoc reads no entry after it"
+                raise _Reject(Span(at, pos + 1), why) from None
+        c = text[pos : pos + 1]
+        why = (
+            f"'@comment' followed by {_char(c)}: {self.dialect.name} read a comment only "
+            "in braces, @comment{...}"
+        )
+        raise _Reject(Span(at, at + 8), why)
 
     # -- entries ------------------------------------------------------------------------
 
@@ -510,7 +575,7 @@ class _Reader:
         text = self.text
         i = pos + 1
         while True:
-            m = _QUOTE_STOP.search(text, i)
+            m = self._quote_stop.search(text, i)
             if m is None or m.end() > len(text) - (m.group() == "\\"):
                 self.reached = len(text)
                 if self.hidden_quote is not None:
@@ -553,8 +618,8 @@ def _word_is(text: str, pos: int, word: str) -> bool:
 def _hidden(at: int) -> _Reject:
     return _Reject(
         Span(at, at + 1),
-        "'%' in a quoted value: pandoc reads the rest of the line as a comment, hiding the "
-        "closing '\"' (write \\% or put the value in braces)",
+        "'%' in a quoted value: pandoc 2 reads the rest of the line as a comment, hiding the "
+        "closing '\"' (write \\% or put the value in braces; pandoc 3 reads it as text)",
     )
 
 
@@ -591,7 +656,12 @@ def _word(text: str, pos: int) -> str:
 
 
 __all__ = [
+    "PANDOC_2",
+    "PANDOC_3",
+    "PANDOC_3_9",
+    "PandocDialect",
     "PandocReading",
+    "dialect_of",
     "pandoc_skipped_keys",
     "pandoc_skips",
     "read_again",
