@@ -199,3 +199,34 @@ def test_a_quarto_project_is_read_by_quartos_pandoc(
         ws = Workspace(Settings(), root=work)
         ws.add_file(work / name)
         assert [f.code for fs in check(ws).values() for f in fs] == codes, name
+
+
+@pytest.mark.parametrize("version", ["2.17", "3.9"])
+def test_a_bibliography_not_in_utf8_is_said_in_that_versions_words(
+    tmp_path: Path, version: str
+) -> None:
+    """pandoc 2 says "Cannot decode byte '\\xe9'", pandoc 3 "UTF-8 decoding error in
+    refs.bib at byte offset N (e9)"; the finding quotes the words of the project's pandoc."""
+    program = _pandoc(version)
+    (tmp_path / "refs.bib").write_bytes("@misc{good, title={Caf\xe9}}\n".encode("latin-1"))
+    (tmp_path / "doc.md").write_text(
+        "---\nbibliography: refs.bib\n---\n\nSee [@good].\n", encoding="utf-8"
+    )
+    run = subprocess.run(
+        [program, "--citeproc", "-t", "plain", "doc.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode != 0
+    (finding,) = [f for f in _findings(tmp_path, version) if f.code is Code.FILE_ENCODING]
+    quoted_error = finding.message.split('error ("', 1)[1].split('")', 1)[0]
+    if version == "2.17":
+        assert quoted_error == "Cannot decode byte '\\xe9'"
+        assert quoted_error in run.stderr
+    else:
+        assert quoted_error == "UTF-8 decoding error in 'refs.bib' at byte offset 22 (e9)"
+        assert quoted_error.replace("'", "") in run.stderr

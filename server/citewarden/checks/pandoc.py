@@ -30,7 +30,13 @@ from citewarden.model import (
     Severity,
     quoted,
 )
-from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of, pandoc_skips, read_again
+from citewarden.parsing.pandoc_syntax import (
+    PANDOC_2,
+    PandocDialect,
+    dialect_of,
+    pandoc_skips,
+    read_again,
+)
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -104,26 +110,33 @@ def pandoc_encoding(
     ]
     if not wrong:
         return findings
-    read_by_pandoc = {
-        path
-        for project in projects
-        if project.kind is DocumentKind.MARKDOWN
-        for path in project.bibliographies
-    }
-    stops = {
-        id(f): memo.get(("pandoc-encoding", Ident(f)), _stops, ws, f)
-        for f in wrong
-        if f.location.path in read_by_pandoc
-    }
+    read_by_pandoc: dict[Path, PandocDialect] = {}
+    for project in projects:
+        if project.kind is DocumentKind.MARKDOWN:
+            dialect = dialect_of(project.pandoc_version)
+            for path in project.bibliographies:
+                read_by_pandoc.setdefault(path, dialect)
+    stops: dict[int, Finding] = {}
+    for f in wrong:
+        reading = read_by_pandoc.get(f.location.path)
+        if reading is not None:
+            key = ("pandoc-encoding", Ident(f), reading)
+            stops[id(f)] = memo.get(key, _stops, ws, f, reading)
     return [stops.get(id(f), f) for f in findings] if stops else findings
 
 
-def _stops(ws: Workspace, finding: Finding) -> Finding:
-    bib = ws.bibliography(finding.location.path)
+def _stops(ws: Workspace, finding: Finding, dialect: PandocDialect) -> Finding:
+    path = finding.location.path
+    bib = ws.bibliography(path)
     byte = finding.data.get("byte")
+    offset = finding.data.get("byte_offset")
     error = ""
     if bib is not None and bib.format is BibFormat.BIBTEX and isinstance(byte, int):
-        error = f" (\"Cannot decode byte '\\x{byte:02x}'\")"
+        if dialect is PANDOC_2:
+            error = f" (\"Cannot decode byte '\\x{byte:02x}'\")"
+        elif isinstance(offset, int):
+            where = f"{quoted(path.name)} at byte offset {offset}"
+            error = f' ("UTF-8 decoding error in {where} ({byte:02x})")'
     message = (
         f"{finding.message}. pandoc --citeproc reads a bibliography as UTF-8 only and stops "
         f"at this file with an error{error}: it writes no document, and no citation is "

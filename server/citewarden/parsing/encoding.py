@@ -98,8 +98,10 @@ def _utf16_without_bom(data: bytes) -> str | None:
 def decode_bytes(path: Path, data: bytes) -> tuple[str, list[Finding]]:
     """Decode a file's bytes; return the text and the encoding problems found."""
     findings: list[Finding] = []
+    skipped = 0  # bytes of a UTF-8 byte-order mark left out
     if data.startswith(_BOM_UTF8):
         data = data[len(_BOM_UTF8) :]
+        skipped = len(_BOM_UTF8)
     with_bom = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
     utf16 = None if with_bom else _utf16_without_bom(data)
     if with_bom or utf16 is not None:
@@ -131,6 +133,7 @@ def decode_bytes(path: Path, data: bytes) -> tuple[str, list[Finding]]:
                     f"{more}; read as Windows-1252/Latin-1, save the file as UTF-8",
                     encoding="cp1252",
                     byte=bad,
+                    byte_offset=skipped + error.start,
                     invalid_bytes=bad_count,
                 )
             )
