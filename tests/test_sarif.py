@@ -13,6 +13,7 @@ import pytest
 from citewarden.findings.verdicts import entry_findings
 from citewarden.model import (
     DEFAULT_SEVERITY,
+    INDEX_CODES,
     Code,
     Entry,
     Field,
@@ -148,6 +149,17 @@ def test_rules_cover_every_code_with_metadata() -> None:
     assert set(RULE_TEXT) <= set(Code)
     # Every code of the model at the time of writing has its own sentence.
     assert all(not rule_text(c).startswith("citewarden finding:") for c in RULE_TEXT)
+
+
+def test_rules_are_tagged_by_what_found_them() -> None:
+    """Codes of the citation index added after the verification codes (key-space,
+    crossref-loop ...) are tagged "citations" all the same, as the HTML report groups them."""
+    tags = {rule["id"]: rule["properties"]["tags"] for rule in rules()}
+    for code in (Code.DANGLING, Code.KEY_SPACE, Code.CROSSREF_LOOP, Code.BIBLIOGRAPHY_IGNORED):
+        assert tags[code.value] == ["citations"], code
+    for code in (Code.DOI_NOT_FOUND, Code.PREPRINT_AS_PUBLISHED, Code.VENUE_UNINDEXED):
+        assert tags[code.value] == ["verification"], code
+    assert {c for c in Code if tags[c.value] == ["citations"]} == INDEX_CODES
 
 
 def test_regions_are_one_based_code_point_columns(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from citewarden.model.documents import (
 from citewarden.model.findings import (
     DEFAULT_SEVERITY,
     DOCS_URL,
+    INDEX_CODES,
     Code,
     Finding,
     Fix,
@@ -58,6 +59,7 @@ from citewarden.model.verdicts import (
 __all__ = [
     "DEFAULT_SEVERITY",
     "DOCS_URL",
+    "INDEX_CODES",
     "BibContext",
     "BibFormat",
     "Citation",

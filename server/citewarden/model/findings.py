@@ -89,6 +89,35 @@ class Code(StrEnum):
     CROSSREF_LOOP = "crossref-loop"
 
 
+#: The codes of the citation index: what the documents and bibliographies themselves say
+#: (dangling and orphan keys, syntax, files), found without verifying an entry; every other
+#: code comes from verification.  Reports group findings by it.
+INDEX_CODES: frozenset[Code] = frozenset(
+    {
+        Code.DANGLING,
+        Code.ORPHAN,
+        Code.DUPLICATE_KEY,
+        Code.DUPLICATE_FIELD,
+        Code.DUPLICATE_WORK,
+        Code.MISSING_BIBLIOGRAPHY,
+        Code.MISSING_INCLUDE,
+        Code.EMPTY_KEY,
+        Code.BIB_SYNTAX,
+        Code.UNDEFINED_STRING,
+        Code.MISSING_CROSSREF,
+        Code.CROSSREF_LOOP,
+        Code.FILE_ENCODING,
+        Code.FILE_UNREADABLE,
+        Code.YAML_SYNTAX,
+        Code.BIB_OUTSIDE_ROOT,
+        Code.BIB_UNRESOLVED,
+        Code.KEY_SPACE,
+        Code.NOCITE_IN_PREAMBLE,
+        Code.BIBLIOGRAPHY_IGNORED,
+    }
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Span:
     """Half-open range ``[start, end)`` of code-point offsets in one file's text."""

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from citewarden.findings.score import score_summary
 from citewarden.model import (
     DEFAULT_SEVERITY,
+    INDEX_CODES,
     Code,
     Finding,
     Fix,
@@ -159,15 +160,11 @@ def rules() -> list[dict[str, Any]]:
                 "help": {"text": f"{text} See {code_doc_url(code)}"},
                 "defaultConfiguration": {"level": _LEVEL[DEFAULT_SEVERITY[code]]},
                 "properties": {
-                    "tags": ["citations" if _is_index_code(code) else "verification"],
+                    "tags": ["citations" if code in INDEX_CODES else "verification"],
                 },
             }
         )
     return out
-
-
-def _is_index_code(code: Code) -> bool:
-    return list(Code).index(code) < list(Code).index(Code.DOI_NOT_FOUND)
 
 
 def run_properties(verdicts: Iterable[Verdict] | None) -> dict[str, Any] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from citewarden.model import Code, Tier, Verdict, document_score
+from citewarden.model import INDEX_CODES, Code, Tier, Verdict, document_score
 from citewarden.report.contexts import venue_html
 from citewarden.report.html.charts import flow_svg, gauge_svg
 from citewarden.report.html.data import (
@@ -220,29 +220,7 @@ def audit_section(data: AuditData, anchors: Mapping[int, str]) -> str:
 
 
 def index_section(data: AuditData) -> str:
-    index_codes = {
-        Code.DANGLING,
-        Code.ORPHAN,
-        Code.DUPLICATE_KEY,
-        Code.DUPLICATE_FIELD,
-        Code.DUPLICATE_WORK,
-        Code.MISSING_BIBLIOGRAPHY,
-        Code.MISSING_INCLUDE,
-        Code.EMPTY_KEY,
-        Code.BIB_SYNTAX,
-        Code.UNDEFINED_STRING,
-        Code.MISSING_CROSSREF,
-        Code.CROSSREF_LOOP,
-        Code.FILE_ENCODING,
-        Code.FILE_UNREADABLE,
-        Code.YAML_SYNTAX,
-        Code.BIB_OUTSIDE_ROOT,
-        Code.BIB_UNRESOLVED,
-        Code.KEY_SPACE,
-        Code.NOCITE_IN_PREAMBLE,
-        Code.BIBLIOGRAPHY_IGNORED,
-    }
-    shown = [f for f in data.findings if f.finding.code in index_codes]
+    shown = [f for f in data.findings if f.finding.code in INDEX_CODES]
     if not shown:
         body = '<p class="note ok">No dangling keys, orphans, duplicates or file problems.</p>'
     else:
