@@ -230,3 +230,26 @@ def test_a_bibliography_not_in_utf8_is_said_in_that_versions_words(
     else:
         assert quoted_error == "UTF-8 decoding error in 'refs.bib' at byte offset 22 (e9)"
         assert quoted_error.replace("'", "") in run.stderr
+
+
+def test_changing_the_setting_reads_the_file_again(tmp_path: Path) -> None:
+    """The editor's settings change: the same workspace reads the file as the new version
+    does (pandoc 2 rejects the quoted %, pandoc 3.9 the @comment without braces)."""
+    _project(tmp_path, GOOD + '@misc{pq, title="50% off"}\n@comment hello\n', ["good"])
+    ws = Workspace(Settings(pandoc_version="2.17"), root=tmp_path)
+    ws.add_file(tmp_path / "doc.md")
+
+    def underlined() -> list[str]:
+        text = (tmp_path / "refs.bib").read_text(encoding="utf-8")
+        return [
+            text[f.location.span.start : f.location.span.end]
+            for fs in check(ws).values()
+            for f in fs
+            if f.code is Code.BIB_SYNTAX
+        ]
+
+    assert underlined() == ["%"]
+    ws.set_settings(Settings(pandoc_version="3.9"))
+    assert underlined() == ["@comment"]
+    ws.set_settings(Settings(pandoc_version="3.6"))
+    assert underlined() == []
