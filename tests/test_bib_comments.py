@@ -74,6 +74,46 @@ def tools() -> None:
         pytest.fail(f"real tools missing: {', '.join(missing)}", pytrace=False)
 
 
+#: .bib texts about where a ``%`` starts a comment, and the keys biber and pandoc do not
+#: read there (as biber 2.18 and pandoc 2.17 read them; the real ones are run below too)
+TOP_LEVEL_CASES = {
+    "percent-in-braces": ("@misc{a, title={50%}} @misc{k, title={K}}\n", set(), set()),
+    "percent-in-group": ("@comment{50%} @misc{j, title={J}}\n@misc{a, title={A}}\n", set(), set()),
+    "percent-after-entry": ("@misc{x, title={X}}% @misc{z, title={Z}}\n", {"z"}, {"z"}),
+    "percent-after-junk": (
+        "junk50% @misc{k, title={K}}\n50 % @misc{j, title={J}}\n}% @misc{q, title={Q}}\n",
+        {"j"},
+        {"k", "j", "q"},
+    ),
+    "percent-after-blocks": (
+        "@comment{x}% @misc{k, title={K}}\n@string{s = {S}}% @misc{j, title={J}}\n"
+        "@misc{a, title={A}}\n",
+        {"k", "j"},
+        {"k", "j"},
+    ),
+    "percent-in-blocks": (
+        '@string{t = {50%}} @misc{q, title={Q}}\n@preamble{"50%"} @misc{p, title={P}}\n',
+        set(),
+        set(),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(TOP_LEVEL_CASES))
+def test_a_percent_starts_a_comment_at_top_level_only(name: str) -> None:
+    text, biber, pandoc = TOP_LEVEL_CASES[name]
+    entries = parse_bibtex(Path("refs.bib"), text).entries
+    assert keys_in_comments(text, entries, biber=True) == biber
+    assert keys_in_comments(text, entries, biber=False) == pandoc
+
+
+#: every case the real biber and pandoc are compared on
+READER_CASES = {
+    **LINE_BREAK_CASES,
+    **{name: text for name, (text, _, _) in TOP_LEVEL_CASES.items()},
+}
+
+
 def _written(folder: Path, text: str, keys: list[str]) -> None:
     folder.mkdir(exist_ok=True)
     (folder / "refs.bib").write_bytes(text.encode("utf-8"))
@@ -101,7 +141,7 @@ def _defined(findings: list[Finding], keys: list[str]) -> set[str]:
     return set(keys) - dangling
 
 
-@pytest.mark.parametrize("text", list(LINE_BREAK_CASES.values()), ids=list(LINE_BREAK_CASES))
+@pytest.mark.parametrize("text", list(READER_CASES.values()), ids=list(READER_CASES))
 def test_biber_projects_define_what_biber_reads(tools: None, tmp_path: Path, text: str) -> None:
     keys = sorted(set(re.findall(r"@misc\{(\w+),", text)))
     _written(tmp_path / "ours", text, keys)
@@ -135,7 +175,7 @@ def _pandoc(folder: Path) -> tuple[bool, set[str]]:
     )
 
 
-@pytest.mark.parametrize("text", list(LINE_BREAK_CASES.values()), ids=list(LINE_BREAK_CASES))
+@pytest.mark.parametrize("text", list(READER_CASES.values()), ids=list(READER_CASES))
 def test_pandoc_projects_define_what_pandoc_reads(tools: None, tmp_path: Path, text: str) -> None:
     keys = sorted(set(re.findall(r"@misc\{(\w+),", text)))
     _written(tmp_path, text, keys)

@@ -1,7 +1,11 @@
 """The text of a .bib file that biber and pandoc read as comments, where BibTeX (which has no
 comment character, and reads the word ``@comment`` alone) reads entries.
 
-* A ``%`` starts a comment up to the end of its line.  pandoc ends the line at a line feed
+* A ``%`` between blocks starts a comment up to the end of its line (in an entry that is
+  read, an ``@string``, an ``@preamble`` or a group it is text: ``@misc{a, title={50%}}
+  @misc{k, ...}`` defines ``k``); for biber only where a token starts, at a line's start,
+  after white space or right after a block (``x50% @misc{k, ...}`` defines ``k`` for
+  biber, not for pandoc).  pandoc ends the line at a line feed
   only (``% x\\r@misc{...}`` hides the entry); biber first turns every line break of
   Perl's ``\\R`` (``\\r\\n``, ``\\n``, ``\\r``, ``\\v``, ``\\f``, U+0085, U+2028, U+2029)
   into a line feed (``Biber::Input::file::bibtex::preprocess_file``), so a lone carriage
@@ -18,14 +22,16 @@ import bisect
 import re
 from collections.abc import Sequence
 
-from citewarden.model import Entry
+from citewarden.model import Entry, Span
 
 #: a line break for biber (Perl's ``\R``, each turned into a line feed before parsing)
 BIBER_BREAK = re.compile("[\n\v\f\r\x85\u2028\u2029]")
 #: a line break for pandoc
 _LINE_FEED = re.compile("\n")
-#: an ``@comment`` opening a group, as biber (btparse) reads it
-_COMMENT_OPEN = re.compile(r"@\s*comment\s*([{(])", re.I)
+#: what is read at top level: a ``%``, or the opening of a block that holds no entry
+_TOP_MARK = re.compile(r"%|@\s*(comment|string|preamble)\s*([{(])", re.I)
+#: what may stand before a ``%`` that starts a comment for biber (where a token starts)
+_TOKEN_BEFORE = frozenset(" \t\n\v\f\r\x85\u2028\u2029")
 _GROUP_DELIM = re.compile(r"[{}()]")
 
 
@@ -39,34 +45,106 @@ def on_comment_line(text: str, at: int, biber: bool = False) -> bool:
     return percent >= 0 and BIBER_BREAK.search(text, percent, at) is None
 
 
-def comment_lines(text: str, biber: bool = False) -> list[tuple[int, int]]:
-    """The ``[start, end)`` of each ``%`` comment, from its first ``%`` on a line to the
-    line break, in order (``biber``: as biber ends lines)."""
+def skipped_regions(
+    text: str, entries: Sequence[Entry], biber: bool = False
+) -> list[tuple[int, int, bool]]:
+    """The ``[start, end)`` of the text biber (``biber``) or pandoc skips, in order, with
+    whether it is an ``@comment`` group (else a ``%`` comment, up to its line break).
+
+    Read at top level only: a ``%`` or an ``@comment`` in an entry that is read, in an
+    ``@string`` or ``@preamble`` block or in a group is text (``@misc{a, title={50%}}
+    @misc{k, ...}`` defines ``k``).  For biber a ``%`` starts a comment only where a token
+    starts: at a line's start, after white space or right after a block (``x50%
+    @misc{k, ...}`` is junk, then ``k``); for pandoc anywhere.  An entry that starts in a
+    comment is none: the text after the comment is read at top level again.  The reading
+    stops at an ``@comment`` group that is never closed (biber and pandoc then read no
+    entry of the file).  Looks at each ``%`` and block, not at each entry."""
+    if "%" not in text and "omment" not in text and "OMMENT" not in text:
+        return []
     breaks = BIBER_BREAK if biber else _LINE_FEED
-    found: list[tuple[int, int]] = []
-    percent = text.find("%")
-    while percent != -1:
-        m = breaks.search(text, percent)
-        end = len(text) if m is None else m.start()
-        found.append((percent, end))
-        percent = text.find("%", end)
-    return found
+    regions: list[tuple[int, int, bool]] = []
+    block_end = -1  # the end of the last block passed over
+    pos = 0
+    i, span = -1, None
+    while (m := _TOP_MARK.search(text, pos)) is not None:
+        at = m.start()
+        i, span = _entry_before(entries, at, i, span)
+        if span is not None and span.end > at and not _in_comment(regions, span.start):
+            pos = block_end = span.end  # in an entry that is read
+            continue
+        if m.group() == "%":
+            after_block = at == block_end or (span is not None and span.end == at)
+            if biber and at > 0 and text[at - 1] not in _TOKEN_BEFORE and not after_block:
+                pos = at + 1  # in junk, where no token starts
+                continue
+            brk = breaks.search(text, at)
+            pos = len(text) if brk is None else brk.start()
+            regions.append((at, pos, False))
+            continue
+        word = m.group(1).lower()
+        if m.group(2) == "(" and not biber:
+            pos = m.end()  # pandoc reads @comment( as a word, and then text
+            continue
+        end = _group_end(text, m.end() - 1)
+        if end == -1:
+            if word == "comment":
+                break
+            pos = m.end()
+            continue
+        if word == "comment":
+            regions.append((m.end(), end, True))
+        pos = block_end = end
+    return regions
+
+
+def _entry_before(
+    entries: Sequence[Entry], at: int, last: int, span: Span | None
+) -> tuple[int, Span | None]:
+    """The position and span of the last of the ``entries`` that starts at or before
+    ``at``, at or after ``last`` (the one found before, of span ``span``): the next one
+    first, so that a file whose entries hold many ``%`` (URLs with ``%20``) is read in one
+    pass over them."""
+    nxt = last + 1
+    if nxt >= len(entries):
+        return last, span
+    following = entries[nxt].span
+    if following.start > at:
+        return last, span
+    if following.end > at:
+        return nxt, following
+    i = bisect.bisect_right(entries, at, lo=nxt, key=_start) - 1
+    return i, entries[i].span
+
+
+def _in_comment(regions: list[tuple[int, int, bool]], start: int) -> bool:
+    """Whether ``start`` is in one of the ``regions`` found so far."""
+    if not regions or start >= regions[-1][1]:
+        return False
+    r = bisect.bisect_right(regions, start, key=_region_start) - 1
+    return r >= 0 and start < regions[r][1]
+
+
+def _region_start(region: tuple[int, int, bool]) -> int:
+    return region[0]
+
+
+def comment_groups(text: str, entries: Sequence[Entry], biber: bool) -> list[tuple[int, int]]:
+    """The ``[start, end)`` of the group of each ``@comment`` at top level that biber
+    (``biber``) or pandoc skips, in order (see :func:`skipped_regions`)."""
+    return [(a, b) for a, b, group in skipped_regions(text, entries, biber) if group]
 
 
 def commented_positions(
     text: str, entries: Sequence[Entry], groups: bool = True, biber: bool = False
 ) -> list[int]:
-    """Positions of the ``entries`` whose ``@`` follows a ``%`` on its line or (``groups``)
-    stands inside an ``@comment{...}`` group (``biber``: and an ``@comment(...)`` one, with
-    biber's line breaks), in order.  Looks at each comment, not at each entry."""
-    regions = comment_lines(text, biber) if "%" in text else []
-    if groups:
-        regions += comment_groups(text, entries, biber)
-    if not regions:
-        return []
+    """Positions of the ``entries`` whose ``@`` follows a ``%`` comment on its line or
+    (``groups``) stands inside an ``@comment{...}`` group (``biber``: and an
+    ``@comment(...)`` one, with biber's line breaks and comments), in order."""
+    regions = skipped_regions(text, entries, biber)
     found: set[int] = set()
-    for start, end in regions:
-        found.update(range(_first_after(entries, start), _first_after(entries, end)))
+    for start, end, group in regions:
+        if groups or not group:
+            found.update(range(_first_after(entries, start), _first_after(entries, end)))
     return sorted(found)
 
 
@@ -110,30 +188,6 @@ def keys_in_comments(text: str, entries: Sequence[Entry], biber: bool = True) ->
     a line at any line break, a lone carriage return too (pandoc at a line feed only).
     A key also defined by an entry outside comments is not one of them."""
     return _keys_of(entries, commented_positions(text, entries, groups=True, biber=biber))
-
-
-def comment_groups(text: str, entries: Sequence[Entry], biber: bool) -> list[tuple[int, int]]:
-    """The ``[start, end)`` of the group of each ``@comment`` outside entries and comment
-    lines, in file order, that biber (``biber``) or pandoc closes (an unclosed one is a
-    syntax error for biber and pandoc, which then read no entry of the file: none is
-    listed)."""
-    if "omment" not in text and "OMMENT" not in text:
-        return []
-    groups: list[tuple[int, int]] = []
-    pos = 0
-    for m in _COMMENT_OPEN.finditer(text):
-        at = m.start()
-        if at < pos or (m.group(1) == "(" and not biber):
-            continue
-        i = bisect.bisect_right(entries, at, key=_start) - 1
-        if (i >= 0 and entries[i].span.end > at) or on_comment_line(text, at, biber):
-            continue
-        end = _group_end(text, m.end() - 1)
-        if end == -1:
-            break
-        groups.append((m.end(), end))
-        pos = end
-    return groups
 
 
 def _group_end(text: str, open_pos: int) -> int:
