@@ -40,6 +40,11 @@ _DEFINITION = re.compile(
 _DECLARED_LIKE = {False: "cite", True: "cites"}
 
 
+#: ``\\detokenize`` and the group it makes strings of (``\\detokenize\\expandafter{``)
+_DETOKENIZE = re.compile(r"\\detokenize(?![A-Za-z@])\s*(?:\\expandafter\s*)?\{")
+_FIRST_PARAMETER = re.compile(r"#1(?!\d)")
+#: ``\\string#1``: a string of the argument's first token (the ``\\cite`` of ``\\cite{a}``)
+_STRING_OF = re.compile(r"\\string\s*\Z")
 #: a body passing its one argument to ``\\bibliography``
 _PASSES_BIBLIOGRAPHY = re.compile(r"\\bibliography\s*\{\s*#1\s*\}")
 #: link commands a ``\\let`` alias reads like
@@ -164,6 +169,9 @@ def read_definition(
     if _PASSES_BIBLIOGRAPHY.search(text, *body) and _pattern(m) == "m" and name not in builtin:
         # \newcommand{\references}[1]{{\small\bibliography{#1}}}: read like \bibliography
         return CitationMacro(name, "", (), like="bibliography"), *body
+    if name not in builtin and _hides_first_argument(text, m, *body):
+        # \newcommand{\code}[1]{\texttt{\detokenize{#1}}}: \code{\cite{a}} cites nothing
+        return CitationMacro(name, "", (), like="href"), *body
     if name in builtin or (needles and all(text.find(w, *body) < 0 for w in needles)):
         return None, *body  # no citation command in the body: not a citation macro
     pattern = _pattern(m)
@@ -185,6 +193,29 @@ def read_definition(
     if keys or fixed:
         return CitationMacro(name, pattern, tuple(sorted(set(keys))), fixed=fixed), *body
     return None, *body
+
+
+def _hides_first_argument(text: str, m: re.Match[str], start: int, end: int) -> bool:
+    """The body ``text[start:end]`` of the definition ``m`` (its first parameter a braced
+    argument) uses that argument only inside ``\\detokenize`` groups or after ``\\string``:
+    TeX makes a string of what is given there (of its first token, for ``\\string``: the
+    ``\\cite`` of ``\\cite{a}``), so the ``\\cite`` never runs."""
+    pattern = _pattern(m)
+    if not pattern or pattern[0] != "m":
+        return False
+    if text.find("\\detokenize", start, end) < 0 and text.find("\\string", start, end) < 0:
+        return False
+    groups: list[tuple[int, int]] = []
+    for group in _DETOKENIZE.finditer(text, start, end):
+        close = _close_brace(text, group.end() - 1, end - group.end() + 1)
+        if close < 0:
+            return False
+        groups.append((group.end(), close))
+    uses = [use.start() for use in _FIRST_PARAMETER.finditer(text, start, end)]
+    return bool(uses) and all(
+        any(a <= at < b for a, b in groups) or _STRING_OF.search(text, max(start, at - 20), at)
+        for at in uses
+    )
 
 
 @lru_cache(maxsize=64)
