@@ -290,3 +290,62 @@ def test_syntax_findings_are_where_biber_and_pandoc_find_errors(
     assert bool(pandoc) == (not reads), pandoc
     if reads:
         assert keys == {"a", "b"}
+
+
+#: an entry commented out beside the one that replaced it (same key, title and DOI), a
+#: group holding the same work under another key, and the same key in another case
+DUPLICATES_BIB = (
+    "% @article{smith2020, title={Old title of the paper}, doi={10.1/x}}\n"
+    "@article{smith2020, title={New title of the paper}, doi={10.1/x}}\n"
+    "@comment{\n@article{jones, title={A long title of a paper}, year={2000}}\n}\n"
+    "@article{jones2, title={A long title of a paper}, year={2000}}\n"
+    "@article{SMITH2020, title={x}}\n"
+)
+
+
+def _duplicates(found: list[Finding]) -> list[tuple[str, str]]:
+    codes = (Code.DUPLICATE_KEY, Code.DUPLICATE_WORK)
+    return sorted((f.code.value, str(f.data.get("key") or "")) for f in found if f.code in codes)
+
+
+@pytest.mark.parametrize("root", ["main.tex", "doc.md"])
+def test_entries_biber_and_pandoc_skip_are_no_duplicates(tmp_path: Path, root: str) -> None:
+    found = _project(tmp_path, DUPLICATES_BIB, root)
+    # the same key in another case stays one (biber warns of the case mismatch)
+    assert _duplicates(found) == [("duplicate-key", "SMITH2020")]
+    first = next(f for f in found if f.code is Code.DUPLICATE_KEY)
+    assert first.related[0].location.span.start == DUPLICATES_BIB.index("smith2020, title={New")
+
+
+def test_entries_bibtex_reads_in_comments_are_duplicates(tmp_path: Path) -> None:
+    found = _project(tmp_path, DUPLICATES_BIB, "bibtex.tex")
+    assert _duplicates(found) == [
+        ("duplicate-key", "SMITH2020"),
+        ("duplicate-key", "smith2020"),
+        ("duplicate-work", "jones2"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "% @misc{a, title={A}}\n@misc{a, title={A}}\n",
+        "@comment{@misc{a, title={A}}}\n@misc{a, title={A}}\n",
+        "@misc{a, title={A}}\n@misc{a, title={A}}\n",
+        "@misc{a, title={A}}\n%c\r@misc{a, title={A}}\n",
+    ],
+    ids=["comment-line", "comment-group", "duplicate", "after-cr"],
+)
+def test_duplicate_keys_are_where_biber_finds_them(tools: None, tmp_path: Path, text: str) -> None:
+    found = _project(tmp_path, text, "main.tex")
+    run = subprocess.run(
+        ["biber", "--tool", "--nolog", "--output-file=out.bib", "refs.bib"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=120,
+        check=False,
+    )
+    warned = "Duplicate entry key" in run.stdout
+    assert bool(_duplicates(found)) == warned, run.stdout

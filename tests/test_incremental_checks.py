@@ -1047,3 +1047,46 @@ def test_random_comment_edits_match_fresh_checks(
             incremental = check(ws)
             fresh = _fresh_check(Path(tmp) / f"fresh{step}", texts)
             assert _summary(incremental) == _summary(fresh), (step, texts["refs.bib"])
+
+
+DUPLICATE_COMMENT_BIB = (
+    "@misc{a, title={A title long enough to be a work}, year={2001}}\n"
+    "@misc{a, title={Another title long enough}, year={2001}}\n"
+    "@misc{c, title={A title long enough to be a work}, year={2001}}\n"
+)
+#: edits that make an entry a comment and a definition again: its duplicates come and go
+DUPLICATE_COMMENT_STEPS = [
+    ("@misc{a, title={Another", "%@misc{a, title={Another"),
+    ("%@misc{a, title={Another", "@misc{a, title={Another"),
+    ("@misc{c, title={A title long enough to be a work}, year={2001}}", "@comment{@misc{c}}"),
+    ("@comment{@misc{c}}", "@misc{c, title={A title long enough to be a work}, year={2001}}"),
+    ("@misc{a, title={A title", "% x\r@misc{a, title={A title"),
+    ("% x\r@misc{a, title={A title", "@misc{a, title={A title"),
+]
+
+
+@pytest.mark.parametrize("reader", list(READER_ROOTS))
+def test_duplicates_follow_edits_that_comment_entries_out(tmp_path: Path, reader: str) -> None:
+    """Duplicate keys and works leave out the entries biber and pandoc skip, after each
+    edit that comments one out or in as in a check from scratch."""
+    root, root_text = READER_ROOTS[reader]
+    texts = {root: root_text, "refs.bib": DUPLICATE_COMMENT_BIB}
+    project, ws = _checked_workspace(tmp_path, texts)
+    counts = []
+    for n, (old, new) in enumerate(DUPLICATE_COMMENT_STEPS):
+        text = texts["refs.bib"]
+        at = text.index(old)
+        texts["refs.bib"] = text.replace(old, new, 1)
+        unchanged = (at, len(text) - at - len(old))
+        ws.set_text(normalize_path(project / "refs.bib"), texts["refs.bib"], unchanged=unchanged)
+        incremental = check(ws)
+        fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
+        assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
+        codes = [f.code.value for fs in incremental.values() for f in fs]
+        counts.append((codes.count("duplicate-key"), codes.count("duplicate-work")))
+    if reader == "bibtex":  # the group's @misc{c} is read, without a title
+        assert counts == [(1, 1), (1, 1), (1, 0), (1, 1), (1, 1), (1, 1)]
+    elif reader == "biber":  # a lone CR ends a comment for biber
+        assert counts == [(0, 1), (1, 1), (1, 0), (1, 1), (1, 1), (1, 1)]
+    else:
+        assert counts == [(0, 1), (1, 1), (1, 0), (1, 1), (0, 0), (1, 1)]

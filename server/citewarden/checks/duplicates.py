@@ -21,6 +21,8 @@ from types import MappingProxyType
 from typing import Any
 
 from citewarden.checks import Memo
+from citewarden.checks.defined import reader
+from citewarden.checks.skipped_text import unread_entries
 from citewarden.file_state import BibIndex
 from citewarden.model import (
     BibFormat,
@@ -46,16 +48,19 @@ _YEAR = re.compile(r"\d{4}")
 
 
 def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:
+    """Duplicate keys and works per group of bibliographies a project reads together (and
+    per bibliography no project reads), leaving out the entries every reader of the group
+    skips (biber and pandoc: in comments, :func:`~citewarden.checks.skipped_text.unread_entries`)."""
     found: list[Finding] = []
-    groups: list[list[Path]] = [list(p.bibliographies) for p in projects if p.bibliographies]
+    groups: dict[tuple[Path, ...], set[str]] = {}
+    for p in projects:
+        if p.bibliographies:
+            groups.setdefault(tuple(p.bibliographies), set()).add(reader(p))
     grouped = {b for g in groups for b in g}
-    groups += [[b] for b in ws.bibliography_paths() if b not in grouped]
-    seen_groups: set[tuple[Path, ...]] = set()
-    for group in groups:
-        ident = tuple(group)
-        if ident in seen_groups:
-            continue
-        seen_groups.add(ident)
+    for b in ws.bibliography_paths():
+        if b not in grouped:
+            groups.setdefault((b,), set())
+    for group, readers in groups.items():
         bibs: list[tuple[Path, ParsedBibliography, BibIndex]] = []
         for path in group:
             bib = ws.bibliography(path)
@@ -63,31 +68,45 @@ def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> li
             if bib is not None and index is not None:
                 bibs.append((path, bib, index))
         token = tuple(index for _, _, index in bibs)
-        found += memo.get(("dupkeys", token), _duplicate_keys, ws, bibs)
-        found += memo.get(("dupworks", token), _duplicate_works, bibs)
+        skips = tuple(unread_entries(ws, path, index, readers, memo) for path, _, index in bibs)
+        if not any(skips):
+            skips = ()
+        found += memo.get(("dupkeys", token, skips), _duplicate_keys, ws, bibs, skips)
+        found += memo.get(("dupworks", token, skips), _duplicate_works, bibs, skips)
     return found
 
 
 def _duplicate_keys(
-    ws: Workspace, bibs: list[tuple[Path, ParsedBibliography, BibIndex]]
+    ws: Workspace,
+    bibs: list[tuple[Path, ParsedBibliography, BibIndex]],
+    skips: tuple[frozenset[int], ...] = (),
 ) -> list[Finding]:
+    """The second and later definitions of each key (casefolded) of ``bibs``, but those
+    of the entries at the positions ``skips`` (per bibliography, if any)."""
     found: list[Finding] = []
-    earlier: list[tuple[Path, BibIndex]] = []
+    earlier: list[tuple[Path, BibIndex, frozenset[int]]] = []
     earlier_keys: set[str] = set()
-    for path, bib, index in bibs:
+    for n, (path, bib, index) in enumerate(bibs):
+        skip = skips[n] if skips else frozenset()
         cross = index.folded.keys() & earlier_keys if earlier_keys else set()
         candidates = index.repeated | cross
         if candidates:
             text = ws.text(path) or ""
             for fk in sorted(candidates, key=lambda k: index.folded[k][0]):
-                places = index.folded[fk]
-                if fk in cross:
-                    first_path, first_index = next((p, ix) for p, ix in earlier if fk in ix.folded)
-                    first = first_index.entries[first_index.folded[fk][0]]
+                places = _read(index.folded[fk], skip)
+                if fk in cross and places:
+                    first_path, first_index, first_places = next(
+                        (p, ix, kept)
+                        for p, ix, s in earlier
+                        if (kept := _read(ix.folded.get(fk, []), s))
+                    )
+                    first = first_index.entries[first_places[0]]
                     repeats = places
-                else:
+                elif len(places) > 1:
                     first_path, first = path, index.entries[places[0]]
                     repeats = places[1:]
+                else:
+                    continue
                 first_line = _line_of(ws, first_path, first.key_span.start)
                 for i in repeats:
                     entry = index.entries[i]
@@ -95,10 +114,18 @@ def _duplicate_keys(
                     found.append(
                         _duplicate_key(path, bib.format, entry, end, first_path, first, first_line)
                     )
-        earlier.append((path, index))
+        earlier.append((path, index, skip))
         if len(earlier) < len(bibs):  # only a later bibliography compares with these
-            earlier_keys |= index.folded.keys()
+            unread = {index.keys[i].casefold() for i in skip}
+            earlier_keys |= index.folded.keys() - {
+                fk for fk in unread if not _read(index.folded[fk], skip)
+            }
     return found
+
+
+def _read(places: list[int], skip: frozenset[int]) -> list[int]:
+    """``places`` but those in ``skip``."""
+    return [i for i in places if i not in skip] if skip else places
 
 
 def _line_of(ws: Workspace, path: Path, offset: int) -> int:
@@ -285,7 +312,9 @@ def _dois_of(entries: Sequence[Entry]) -> list[str]:
     return [normalize_doi(raw) if raw else "" for raw in map(methodcaller("get", "doi"), entries)]
 
 
-def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> list[Finding]:
+def _duplicate_works(
+    bibs: list[tuple[Path, ParsedBibliography, BibIndex]], skips: tuple[frozenset[int], ...] = ()
+) -> list[Finding]:
     # per-entry values are tables carried over between versions; counting is done in C,
     # and only entries whose DOI or title occurs twice are looked at one by one (the year,
     # which a title needs to be a work's, too)
@@ -306,9 +335,11 @@ def _duplicate_works(bibs: list[tuple[Path, ParsedBibliography, BibIndex]]) -> l
     by_doi: dict[str, tuple[Path, Entry]] = {}
     by_title: dict[tuple[str, str], tuple[Path, Entry, str]] = {}
     found: list[Finding] = []
-    for (path, _, index), doi_column, places, work_of in zip(
-        bibs, dois, candidates, works, strict=True
+    for n, ((path, _, index), doi_column, places, work_of) in enumerate(
+        zip(bibs, dois, candidates, works, strict=True)
     ):
+        if skips and skips[n]:  # entries that no reader reads are no work
+            places = [i for i in places if i not in skips[n]]
         for i in places:
             doi, ident = doi_column[i], work_of.get(i)
             entry = index.entries[i]

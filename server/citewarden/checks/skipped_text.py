@@ -1,11 +1,12 @@
-"""Reading problems of a .bib file in text that every program reading it skips.
+"""Reading problems and entries of a .bib file in text that every program reading it skips.
 
 citewarden reads a .bib file as BibTeX does, which reads the word ``@comment`` alone and
 has no comment character: an entry inside ``@comment{...}`` or after a ``%`` on its line is
 read, and its syntax errors, duplicate fields and undefined macros are found.  biber and
 pandoc skip both (:mod:`~citewarden.parsing.bib_comments`): a problem there means nothing
 to them, so it is not reported for a file that only biber and pandoc projects read (a
-file that a BibTeX project reads, or that no project reads, keeps every problem).  What
+file that a BibTeX project reads, or that no project reads, keeps every problem), and
+such an entry is no duplicate key or work there (:func:`unread_entries`).  What
 biber and pandoc themselves reject is found by :mod:`~citewarden.checks.biber` and
 :mod:`~citewarden.checks.pandoc`.
 """
@@ -17,11 +18,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewarden.checks import Ident, Memo
 from citewarden.checks.defined import reader
 from citewarden.model import BibFormat, Code, Entry, Finding
 from citewarden.parsing.bib_comments import comment_groups, commented_positions
 
 if TYPE_CHECKING:
+    from citewarden.file_state import BibIndex
     from citewarden.project import Project, Workspace
 
 #: the problems of citewarden's own reading that may stand in skipped text (an encoding
@@ -36,6 +39,33 @@ def bib_readers(projects: Iterable[Project]) -> dict[Path, set[str]]:
         for path in project.bibliographies:
             readers.setdefault(path, set()).add(reader(project))
     return readers
+
+
+def unread_entries(
+    ws: Workspace, path: Path, index: BibIndex, readers: set[str], memo: Memo
+) -> frozenset[int]:
+    """Positions of the entries of the bibliography ``path`` (of ``index``) that all its
+    ``readers`` skip (none when BibTeX reads it, or nothing does); once per version."""
+    if not readers or "bibtex" in readers:
+        return frozenset()
+    bib = ws.bibliography(path)
+    text = ws.text(path)
+    if bib is None or text is None or bib.format is not BibFormat.BIBTEX:
+        return frozenset()
+    if "%" not in text and "omment" not in text and "OMMENT" not in text:
+        return frozenset()
+    found: frozenset[int] | None = None
+    for name in sorted(readers):
+        biber = name == "biber"
+        skipped: frozenset[int] = memo.get(
+            ("unread-entries", Ident(index), biber), _commented, text, index, biber
+        )
+        found = skipped if found is None else found & skipped
+    return found or frozenset()
+
+
+def _commented(text: str, index: BibIndex, biber: bool) -> frozenset[int]:
+    return frozenset(commented_positions(text, index.entries, groups=True, biber=biber))
 
 
 def read_problems(
@@ -87,4 +117,4 @@ def _first(region: tuple[int, int]) -> int:
     return region[0]
 
 
-__all__ = ["bib_readers", "read_problems"]
+__all__ = ["bib_readers", "read_problems", "unread_entries"]
