@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from citewarden.checks.defined import bibtex_skipped_keys
+from citewarden.checks.defined import bibtex_defined_keys
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, quoted
 from citewarden.project_links import bib_names
 
@@ -114,7 +114,7 @@ def _keys_read(
     for bib, _, index in ws.project_bibliographies(project):
         if _reads(names, bib):
             if project.casefold_keys:  # BibTeX knows no ids field, skips some entries
-                exact.update(index.by_key.keys() - bibtex_skipped_keys(ws, bib, index))
+                exact.update(bibtex_defined_keys(ws, bib, index))
             else:
                 exact.update(index.by_key)
                 exact.update(index.aliases)

@@ -14,6 +14,7 @@ from citewarden.checks import Ident, Memo
 from citewarden.model import DocumentKind
 from citewarden.parsing.bib_comments import keys_in_comments
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
+from citewarden.parsing.bibtex_recovery import BibtexKeys, bibtex_keys, may_differ
 from citewarden.parsing.pandoc_syntax import (
     PANDOC_2,
     PandocDialect,
@@ -77,6 +78,8 @@ def project_delta(ws: Workspace, project: Project, memo: Memo) -> KeyDelta | Non
     delta = key_delta(index, aliases=not project.casefold_keys)
     if delta is None or unread_keys(ws, project, path, index, memo):
         return None  # keys the reader does not read: compute again (see defined_token)
+    if project.casefold_keys and bibtex_reading(ws, path, index).added:
+        return None
     return replace(delta, previous=(reader(project), delta.previous))
 
 
@@ -200,6 +203,8 @@ def defined_token(ws: Workspace, project: Project, memo: Memo) -> tuple[object, 
         unread = unread_keys(ws, project, path, index, memo)
         if unread:
             token.append(("unread", i, unread))
+        if project.casefold_keys and bibtex_reading(ws, path, index).added:
+            token.append(("added", i, bibtex_reading(ws, path, index).added))
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
             token.append(tuple(k for k, _ in doc.bibitems))
@@ -227,6 +232,12 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
             names.append(frozenset(aliases))
             folded.append({a.casefold() for a in aliases})
             pool.append(list(aliases))
+            folded_parts.append(partial(_casefolded, pool[-1]))
+        added = bibtex_reading(ws, bib_path, index).added if project.casefold_keys else None
+        if added:  # keys BibTeX reads where the reader reads none (after a syntax error)
+            names.append(added)
+            folded.append({k.casefold() for k in added})
+            pool.append(sorted(added))
             folded_parts.append(partial(_casefolded, pool[-1]))
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
@@ -259,23 +270,44 @@ def commented_keys(
     return keys
 
 
-#: ``BibIndex.rows`` entry of :func:`bibtex_skipped_keys` (one set, per version)
-_BIBTEX_SKIPS = "#bibtex-skips"
+#: ``BibIndex.rows`` entry of :func:`bibtex_reading` (one answer, per version)
+_BIBTEX_KEYS = "#bibtex-keys"
 
 
 def bibtex_skipped_keys(ws: Workspace, path: Path, index: BibIndex) -> frozenset[str]:
-    """Keys of the entries BibTeX does not read although the reader does: they start on
-    the file's last line after the entry BibTeX reads there (``@misc{a, ...} @misc{b, ...}``
-    as the last line defines ``a`` only; see :mod:`citewarden.parsing.bibtex_last_line`).
-    Computed once per version of the bibliography (usually at once: no entry starts on
-    the last line)."""
-    found = index.rows.get(_BIBTEX_SKIPS)
+    """Keys of the entries BibTeX does not read although the reader does (see
+    :func:`bibtex_reading`)."""
+    return bibtex_reading(ws, path, index).unread
+
+
+def bibtex_defined_keys(ws: Workspace, path: Path, index: BibIndex) -> set[str]:
+    """The keys BibTeX defines in the bibliography ``index``."""
+    reading = bibtex_reading(ws, path, index)
+    return (index.by_key.keys() - reading.unread) | reading.added
+
+
+def bibtex_reading(ws: Workspace, path: Path, index: BibIndex) -> BibtexKeys:
+    """How the keys BibTeX defines differ from the reader's, once per version of the
+    bibliography.  In a file with a syntax error (or another reading BibTeX does
+    otherwise, :func:`~citewarden.parsing.bibtex_recovery.may_differ`) BibTeX resumes at
+    the next ``@``, wherever it is: the whole file is read as BibTeX reads it
+    (:mod:`citewarden.parsing.bibtex_recovery`).  In any other one the keys differ only on
+    its last line, where BibTeX reads just the first block (``@misc{a, ...} @misc{b, ...}``
+    as the last line defines ``a`` only; :mod:`citewarden.parsing.bibtex_last_line`),
+    usually at once: no entry starts there."""
+    found = index.rows.get(_BIBTEX_KEYS)
     if found is None:
-        skipped = entries_bibtex_skips(ws.text(path) or "", index.entries)
-        keys = {index.keys[i] for i in skipped}
-        # a key also defined by an entry BibTeX reads stays defined
-        kept = {k for k in keys if not set(index.by_key[k]) <= set(skipped)}
-        found = index.rows[_BIBTEX_SKIPS] = [frozenset(keys - kept)]
+        text = ws.text(path) or ""
+        parsed = ws.bibliography(path)
+        if may_differ(text, parsed is None or parsed.complete):
+            reading = bibtex_keys(text, index.entries, index.keys)
+        else:
+            skipped = entries_bibtex_skips(text, index.entries)
+            keys = {index.keys[i] for i in skipped}
+            # a key also defined by an entry BibTeX reads stays defined
+            kept = {k for k in keys if not set(index.by_key[k]) <= set(skipped)}
+            reading = BibtexKeys(unread=frozenset(keys - kept))
+        found = index.rows[_BIBTEX_KEYS] = [reading]
     return found[0]  # type: ignore[no-any-return]
 
 

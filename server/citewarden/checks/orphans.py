@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
-from citewarden.checks.defined import commented_keys, key_delta
+from citewarden.checks.defined import bibtex_reading, commented_keys, key_delta
 from citewarden.checks.pandoc import pandoc_dialect
 from citewarden.model import (
     BibFormat,
@@ -275,14 +275,17 @@ def _orphan_list(
     )
     positions = _orphan_positions(own, indexes, cited, cited_folded, memo)
     if positions and not any(project.casefold_keys for project in projects):
-        # pandoc reads only @comment{...} groups: an entry is no orphan only where no
-        # project reading the file reads it
-        parens = all(project.kind is not DocumentKind.MARKDOWN for project in projects)
-        if parens:
+        # biber and pandoc read comments apart (pandoc reads @comment(...), biber ends a
+        # comment at a lone \r): an entry is no orphan only where no project reading the
+        # file reads it
+        commented: frozenset[str] | None = None
+        if any(project.kind is not DocumentKind.MARKDOWN for project in projects):
             commented = memo.get(("commented", Ident(own), True), commented_keys, ws, bib_path, own)
-        else:
+        if commented != frozenset() and any(
+            project.kind is DocumentKind.MARKDOWN for project in projects
+        ):
             dialect = pandoc_dialect(projects)
-            commented = memo.get(
+            skipped = memo.get(
                 ("commented", Ident(own), False, dialect),
                 commented_keys,
                 ws,
@@ -291,8 +294,15 @@ def _orphan_list(
                 False,
                 dialect,
             )
+            commented = skipped if commented is None else commented & skipped
         if commented:
             positions = [i for i in positions if own.entries[i].key not in commented]
+    if positions and cited_folded:
+        # an entry BibTeX reads under another key (``@misc(work)``: ``work)``) is cited
+        # under that one
+        renamed = bibtex_reading(ws, bib_path, own).renamed
+        if renamed:
+            positions = [i for i in positions if renamed.get(i, "").casefold() not in cited_folded]
     if not positions:
         return []
     fmt = bib.format

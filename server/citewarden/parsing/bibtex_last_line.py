@@ -89,6 +89,12 @@ def entries_bibtex_skips(text: str, entries: Sequence[Entry]) -> list[int]:
     return [i for i in range(first, len(entries)) if entries[i].span.start not in read]
 
 
+def entries_bibtex_reads(text: str) -> list[tuple[int, str]]:
+    """(offset of the ``@``, key) of each entry BibTeX reads in ``text``, in file order
+    (syntax errors and the last line included): the whole file read as BibTeX reads it."""
+    return _Reader(text, 0).run()
+
+
 class _Reader:
     """BibTeX's reading of a .bib file from a point between blocks, as ``bibtex.web`` does
     it ("Reading the database file(s)"): which entries it reads, and where each starts.

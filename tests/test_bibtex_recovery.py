@@ -1,0 +1,183 @@
+"""The keys a BibTeX project defines in a .bib file with syntax errors: BibTeX resumes at
+the next ``@`` wherever it is, and reads ``@misc(work)`` as the key ``work)``.  Each
+expected reading here was checked with BibTeX 0.99d ("I didn't find a database entry
+for"); tests/differential_bibtex_errors.py compares generated files with pdflatex + BibTeX."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from checking import check
+from citewarden.model import Code, Finding
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.parsing.bibtex_recovery import BibtexKeys, bibtex_keys, may_differ
+from citewarden.project import Workspace, normalize_path
+
+PATH = Path("refs.bib")
+
+
+def reading(text: str) -> BibtexKeys:
+    entries = parse_bibtex(PATH, text).entries
+    return bibtex_keys(text, entries, [e.key for e in entries])
+
+
+@pytest.mark.parametrize(
+    ("text", "unread", "added"),
+    [
+        # the key of a parenthesised entry runs to a comma or white space; BibTeX then
+        # looks for a comma on the next line, the last one, and reads nothing more
+        ("@misc(work)\n@misc{b, title={B}}\n", {"work", "b"}, {"work)"}),
+        ("@misc(a, title={x})\n@misc{b, title={B}}\n", set(), set()),
+        # after an error, the next @ is the one inside the broken entry's field
+        (
+            "@misc{a, title={X} note={see @misc{b, title={Y}}}}\n@misc{c, title={C}}\n",
+            set(),
+            {"b"},
+        ),
+        ("@misc{a, title={X} note={me@misc{b, c}}}\n@misc{c, title={C}}\n", set(), {"b"}),
+        # an entry never closed: BibTeX reads the next line's @ as an error in it, there,
+        # the file's last line, and stops
+        ("@misc{a, title={X}, year=2000\n@misc{b, title={B}}\n", {"b"}, set()),
+        ("@misc{a, title={X}\n@misc{b, title={B}}\n@misc{c, title={C}}\n", set(), set()),
+        # two entries on a line after an error, an @ in a URL after one: both read
+        (
+            "@misc{a, title={X} year={2000}} @misc{b, title={B}}\n@misc{c, title={C}}\n",
+            set(),
+            set(),
+        ),
+        ("@misc{a, title={X} url={https://medium.com/@u/p}}\n@misc{b, title={B}}\n", set(), set()),
+        # % is no comment for BibTeX: an error, and the entry after it is read
+        (
+            "@misc{a, title={A},\n  %@misc{old, x}\n  year=2000}\n@misc{b, title={B}}\n",
+            set(),
+            {"old"},
+        ),
+        ("@@misc{a, title={A}}\n@misc{b, title={B}}\n", set(), set()),
+        # the last line: only its first block
+        ("@misc{a, title={X}}\n@misc{b, title={B}} junk @misc{c, title={C}}\n", {"c"}, set()),
+    ],
+)
+def test_bibtex_resumes_at_the_next_at_sign(text: str, unread: set[str], added: set[str]) -> None:
+    found = reading(text)
+    assert (found.unread, found.added) == (unread, added)
+
+
+def test_an_entry_read_under_another_key_is_renamed() -> None:
+    assert dict(reading("@misc{z, title={Z}}\n@misc(work)\n").renamed) == {1: "work)"}
+
+
+@pytest.mark.parametrize(
+    ("text", "complete", "expected"),
+    [
+        ("@misc{a, title={A}}\n", True, False),
+        ("@misc{a, title={A}}\n", False, True),
+        ("@misc{a, note={me@example.org}}\n", True, False),
+        ("@misc(a, title={A})\n", True, False),
+        ("@misc(a)\n", True, True),
+        ("@ misc ( a)b, title={A})\n", True, True),
+        ("@@misc{a, title={A}}\n", True, True),
+        ("@misc{a,\n % me@example.org\n title={A}}\n", True, True),
+        ("% old: @misc{a, title={A}}\n", True, True),
+        ("@misc{a,\n % title={A}\n year=2000}\n", True, False),
+    ],
+)
+def test_which_files_are_read_again(text: str, complete: bool, expected: bool) -> None:
+    assert may_differ(text, complete) is expected
+
+
+def test_a_large_file_with_errors_is_read_whole() -> None:
+    """40 000 lines, every tenth entry without its comma before ``year``."""
+    lines = []
+    for i in range(8000):
+        comma = "" if i % 10 == 3 else ","
+        lines.append(
+            f"@misc{{k{i},\n  title = {{T {i}}}{comma}\n  year = 2000,\n  note = {{x}}\n}}"
+        )
+    text = "\n".join(lines) + "\n@misc(last)\n"
+    found = reading(text)
+    assert found.unread == {"last"}
+    assert found.added == {"last)"}
+
+
+# -- what a project defines ------------------------------------------------------------------
+
+MAIN = (
+    "\\documentclass{article}\n\\begin{document}\n\\nocite{KEYS}\n"
+    "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n"
+)
+BIBLATEX = (
+    "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+    "\\addbibresource{refs.bib}\n\\begin{document}\n\\nocite{KEYS}\n\\end{document}\n"
+)
+
+
+def _workspace(folder: Path, bib: str, keys: list[str], main: str = MAIN) -> Workspace:
+    (folder / "main.tex").write_text(main.replace("KEYS", ",".join(keys)), encoding="utf-8")
+    (folder / "refs.bib").write_text(bib, encoding="utf-8")
+    ws = Workspace(root=folder)
+    ws.add_folder(folder)
+    return ws
+
+
+def _keys(findings: dict[Path, list[Finding]], code: Code) -> set[str]:
+    return {str(f.data["key"]) for fs in findings.values() for f in fs if f.code is code}
+
+
+BIB = (
+    "@misc{a, title={X} note={see @misc{b, title={Y}}}}\n"
+    "@misc(work)\n\n"
+    "@misc{c, title={C}}\n"
+    "@misc{d, title={D}}\n"
+)
+
+
+def test_a_bibtex_project_defines_the_keys_bibtex_reads(tmp_path: Path) -> None:
+    found = check(_workspace(tmp_path, BIB, ["a", "b", "work)", "work", "c", "D"]))
+    assert _keys(found, Code.DANGLING) == {"work"}
+    # the entry read as work) is cited: no orphan
+    assert _keys(found, Code.ORPHAN) == set()
+
+
+def test_an_uncited_renamed_entry_is_an_orphan(tmp_path: Path) -> None:
+    found = check(_workspace(tmp_path, BIB, ["a", "b", "c", "d"]))
+    assert _keys(found, Code.ORPHAN) == {"work"}
+
+
+def test_a_biber_project_reads_its_own_way(tmp_path: Path) -> None:
+    found = check(_workspace(tmp_path, BIB, ["a", "work", "c", "d"], BIBLATEX))
+    assert _keys(found, Code.DANGLING) == set()
+
+
+#: edits of the .bib of a BibTeX project, one after the other: (old, new)
+EDITS = [
+    ("@misc(work)", "@misc(work, title={W})"),
+    ("title={W})", "title={W}"),  # never closed: BibTeX resumes at the @ of c
+    ("title={W}", "title={W})"),
+    ("title={X} note", "title={X}, note"),  # no error: b is a note
+    ("title={X}, note", "title={X} note"),
+    ("@misc{c, title={C}}", "@misc{c, title={C} year=1}"),
+    ("@misc(work, title={W})", "@misc(work)"),
+]
+
+
+def test_edits_give_the_findings_of_a_fresh_check(tmp_path: Path) -> None:
+    keys = ["a", "b", "work)", "work", "c", "d"]
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    bib = BIB
+    ws = _workspace(folder, bib, keys)
+    check(ws)
+    for n, (old, new) in enumerate(EDITS):
+        assert old in bib, n
+        at = bib.index(old)
+        unchanged = (at, len(bib) - at - len(old))
+        bib = bib.replace(old, new, 1)
+        ws.set_text(normalize_path(folder / "refs.bib"), bib, unchanged=unchanged)
+        fresh = tmp_path / f"fresh{n}"
+        fresh.mkdir()
+        expected = check(_workspace(fresh, bib, keys))
+        got = check(ws)
+        for code in (Code.DANGLING, Code.ORPHAN):
+            assert _keys(got, code) == _keys(expected, code), (n, code, bib)
