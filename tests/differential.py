@@ -418,33 +418,49 @@ def markdown_case(seed: int) -> MarkdownCase:
     return MarkdownCase(seed, text)
 
 
-def _cites(node: Any) -> Iterator[str]:
+def cite_nodes(node: Any) -> Iterator[dict[str, Any]]:
+    """Every ``Cite`` node of a ``pandoc -t json`` document (metadata included)."""
     if isinstance(node, dict):
         if node.get("t") == "Cite":
-            for citation in node["c"][0]:
-                yield citation["citationId"]
+            yield node
         for value in node.values():
-            yield from _cites(value)
+            yield from cite_nodes(value)
     elif isinstance(node, list):
         for value in node:
-            yield from _cites(value)
+            yield from cite_nodes(value)
 
 
-def markdown_oracle(text: str, directory: Path) -> set[str]:
+def _cites(node: Any) -> Iterator[str]:
+    for cite in cite_nodes(node):
+        for citation in cite["c"][0]:
+            yield citation["citationId"]
+
+
+def markdown_oracle(text: str, directory: Path, pandoc: str = "pandoc") -> set[str]:
     source = directory / "doc.md"
     source.write_text(text, encoding="utf-8")
-    out = _run(["pandoc", "-f", "markdown", "-t", "json", "doc.md"], directory)
+    out = _run([pandoc, "-f", "markdown", "-t", "json", "doc.md"], directory)
     return set(_cites(json.loads(out.stdout))) if out.returncode == 0 else set()
 
 
-def markdown_ours(text: str) -> set[str]:
-    doc = parse_file(Path("doc.md"), text)
+def pandoc_version_of(pandoc: str) -> str:
+    """The version ``pandoc --version`` of the program ``pandoc`` says (``"2.17.1.1"``)."""
+    out = subprocess.run([pandoc, "--version"], capture_output=True, text=True, check=True)
+    return out.stdout.split()[1]
+
+
+def markdown_ours(text: str, version: str = "") -> set[str]:
+    """The keys citewarden reads in ``text``, as the pandoc ``version`` would."""
+    doc = parse_file(Path("doc.md"), text, Settings(pandoc_version=version))
     assert isinstance(doc, ParsedDocument) and doc.kind is DocumentKind.MARKDOWN
     return {c.key for c in doc.citations}
 
 
-def run_markdown(seeds: Iterable[int], budget: float = 1e9) -> Tally:
+def run_markdown(seeds: Iterable[int], budget: float = 1e9, pandoc: str = "pandoc") -> Tally:
+    """The generated documents of ``seeds`` with the program ``pandoc`` as the oracle, and
+    citewarden told its version."""
     tally = Tally()
+    version = pandoc_version_of(pandoc)
     deadline = time.monotonic() + budget
     with tempfile.TemporaryDirectory() as tmp:
         for seed in seeds:
@@ -452,7 +468,9 @@ def run_markdown(seeds: Iterable[int], budget: float = 1e9) -> Tally:
                 break
             case = markdown_case(seed)
             tally.add(
-                markdown_oracle(case.text, Path(tmp)), markdown_ours(case.text), f"md seed {seed}"
+                markdown_oracle(case.text, Path(tmp), pandoc),
+                markdown_ours(case.text, version),
+                f"md seed {seed}",
             )
     return tally
 

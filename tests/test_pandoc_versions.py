@@ -22,6 +22,7 @@ from citewarden.pandoc_version import installed_version, parse_version
 from citewarden.parsing.pandoc_syntax import (
     PANDOC_2,
     PANDOC_3,
+    PANDOC_3_8,
     PANDOC_3_9,
     dialect_of,
 )
@@ -129,7 +130,8 @@ def test_the_dialect_of_each_version() -> None:
     assert dialect_of((2, 17)) is PANDOC_2
     assert dialect_of((2, 19, 2)) is PANDOC_2
     assert dialect_of((3,)) is PANDOC_3
-    assert dialect_of((3, 8, 2, 1)) is PANDOC_3
+    assert dialect_of((3, 7)) is PANDOC_3
+    assert dialect_of((3, 8, 2, 1)) is PANDOC_3_8
     assert dialect_of((3, 9)) is PANDOC_3_9
     assert dialect_of((4, 0)) is PANDOC_3_9
     assert dialect_of(None) is PANDOC_3

@@ -24,6 +24,7 @@ from citewarden.model import (
 )
 from citewarden.parsing import Parsed
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
+from citewarden.parsing.pandoc_syntax import PandocDialect
 from citewarden.text import LineIndex, line_ending, split_lines
 
 #: name of the per-entry table of casefolded keys (:meth:`BibIndex.folded_keys`)
@@ -420,9 +421,9 @@ class FileState:
     text: str
     read_problems: tuple[Finding, ...]
     parsed: Parsed
-    #: what a LaTeX document inherits from the files of its project read before it, or
-    #: the ``@string`` macros a .bib file inherits
-    context: LatexContext | BibContext | None = None
+    #: what a LaTeX document inherits from the files of its project read before it, the
+    #: ``@string`` macros a .bib file inherits, or the reading of a Markdown document's pandoc
+    context: LatexContext | BibContext | PandocDialect | None = None
     _index: LineIndex | None = None
     _bib_index: BibIndex | None = None
     _extras: DocumentExtras | None = None

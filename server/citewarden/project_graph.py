@@ -47,6 +47,8 @@ from citewarden.parsing.bibtex_inheritance import (
 )
 from citewarden.parsing.dispatch import parse_file
 from citewarden.parsing.latex_static import context_applies, project_context
+from citewarden.parsing.markdown import reads_alike
+from citewarden.parsing.pandoc_syntax import dialect_of
 from citewarden.project_links import (
     LOAD_SUFFIX,
     LinkResolver,
@@ -231,7 +233,27 @@ class ProjectGraph(LinkResolver):
             if is_markdown(path) and path not in in_books and self.document(path) is not None:
                 projects.append(self._markdown_project(path))
         self._pass_on_strings(projects)
+        self._pass_on_dialects(projects)
         return projects
+
+    def _pass_on_dialects(self, projects: list[Project]) -> None:
+        """Parse a Markdown document again, with the reading of the pandoc its project runs
+        (a :class:`~citewarden.parsing.pandoc_syntax.PandocDialect`) as its context, when it
+        was parsed with another; a document every pandoc reads alike only notes it."""
+        for project in projects:
+            if project.kind is not DocumentKind.MARKDOWN:
+                continue
+            dialect = dialect_of(project.pandoc_version)
+            for path in project.documents:
+                state = self._state(path)
+                if state is None or state.context == dialect:
+                    continue
+                if not isinstance(state.parsed, ParsedDocument) or reads_alike(state.text):
+                    self._states[path] = replace(state, context=dialect)
+                    continue
+                parsed = parse_file(path, state.text, self.settings, dialect)
+                # a new state: a fork of the workspace may hold the old one
+                self._states[path] = replace(state, parsed=parsed, context=dialect, _extras=None)
 
     def _pass_on_strings(self, projects: list[Project]) -> None:
         """Parse a .bib file again when the ``@string`` macros it inherits (those every

@@ -22,6 +22,7 @@ from citewarden.model import (
     ParsedDocument,
     Span,
 )
+from citewarden.pandoc_version import parse_version
 from citewarden.parsing import (
     Parsed,
     bibliography_format,
@@ -29,6 +30,7 @@ from citewarden.parsing import (
     is_markdown,
     is_metadata,
 )
+from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of
 from citewarden.settings import Settings
 from citewarden.text import has_lone_cr
 
@@ -37,8 +39,9 @@ _LONE_CR = re.compile(r"\r(?!\n)")
 log = logging.getLogger(__name__)
 
 
-#: What a file inherits from the files of its project read before it.
-Context = LatexContext | BibContext
+#: What a file inherits from the files of its project read before it, or (a Markdown
+#: document) the reading of its project's pandoc.
+Context = LatexContext | BibContext | PandocDialect
 
 
 def parse_file(
@@ -49,7 +52,8 @@ def parse_file(
     .tex/.ltx -> LaTeX; .md/.markdown/.qmd/.Rmd -> Markdown; _quarto.yml/_metadata.yml ->
     project metadata; .json -> CSL-JSON; other .yaml/.yml -> CSL-YAML; anything else
     (.bib, unknown) -> BibTeX.  ``context``: what a LaTeX file inherits from its project,
-    or the ``@string`` macros a .bib file inherits.
+    or the ``@string`` macros a .bib file inherits, or the reading of the pandoc a Markdown
+    document's project runs (:func:`markdown_dialect`).
     """
     settings = settings or Settings()
     try:
@@ -68,7 +72,7 @@ def _dispatch(path: Path, text: str, settings: Settings, context: Context | None
     if is_markdown(path):
         from citewarden.parsing.markdown import parse_markdown
 
-        return parse_markdown(path, text)
+        return parse_markdown(path, text, markdown_dialect(settings, context))
     if is_metadata(path):
         from citewarden.parsing.markdown import parse_metadata_yaml
 
@@ -85,6 +89,15 @@ def _dispatch(path: Path, text: str, settings: Settings, context: Context | None
     from citewarden.parsing.bibtex import parse_bibtex
 
     return parse_bibtex(path, text, _macros(context))
+
+
+def markdown_dialect(settings: Settings, context: Context | None) -> PandocDialect:
+    """The pandoc a Markdown document is read as: the ``context``'s (its project's pandoc,
+    passed on by the project), else that of the ``pandoc_version`` setting, else
+    :func:`~citewarden.parsing.pandoc_syntax.dialect_of` an unknown version."""
+    if isinstance(context, PandocDialect):
+        return context
+    return dialect_of(parse_version(settings.pandoc_version) if settings.pandoc_version else None)
 
 
 def tex_lines(text: str) -> str:

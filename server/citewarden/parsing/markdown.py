@@ -49,6 +49,7 @@ from citewarden.model import (
 )
 from citewarden.parsing.markdown_blocks import _blocks
 from citewarden.parsing.markdown_inline import _CROSSREF, _SIMPLE_KEY_RE, _Pending, _scan, scan_keys
+from citewarden.parsing.pandoc_syntax import PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import read_metadata
 
 # ---------------------------------------------------------------------------------------
@@ -56,12 +57,12 @@ from citewarden.parsing.yamlmeta import read_metadata
 # ---------------------------------------------------------------------------------------
 
 
-def parse_markdown(path: Path, text: str) -> ParsedDocument:
+def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -> ParsedDocument:
     """Summarise one Markdown file: citations (text and YAML ``nocite``), bibliography links,
     ``nocite: '@*'``, inline ``references:``, suppressed lines and YAML problems, with exact
-    spans.  Never raises."""
+    spans, as the pandoc of ``dialect`` reads them.  Never raises."""
     blocks = _blocks(path, text)
-    scan = _scan(text, blocks.skip)
+    scan = _scan(text, blocks.skip, dialect.counted_brackets)
     citations: list[Citation] = []
     links: list[Link] = []
     problems: list[Finding] = []
@@ -83,9 +84,10 @@ def parse_markdown(path: Path, text: str) -> ParsedDocument:
         if p.group is not None:
             command = "suppress-author" if p.dash else "normal"
             command_span = p.group
-        else:
-            command = "suppress-author" if p.dash else "in-text"
-            command_span = Span(p.start, p.end)
+        elif p.dash and dialect.bare_suppress_author:
+            command, command_span = "suppress-author", Span(p.start, p.end)
+        else:  # pandoc 2 reads the "-" of a bare -@key as text
+            command, command_span = "in-text", Span(p.start + p.dash, p.end)
         citations.append(Citation(p.key, p.span, command, command_span, CitationKind.CITE))
     citations.sort(key=lambda c: c.span.start)
     return ParsedDocument(
@@ -98,6 +100,16 @@ def parse_markdown(path: Path, text: str) -> ParsedDocument:
         suppressed_lines=frozenset(scan.suppressed),
         problems=tuple(problems),
     )
+
+
+#: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``)
+_DIALECT_SENSITIVE = re.compile(r"-@|@\{")
+
+
+def reads_alike(text: str) -> bool:
+    """Every pandoc version reads the citations of ``text`` alike (no ``-@key`` and no
+    braced key): no need to read it again for another :class:`PandocDialect`."""
+    return _DIALECT_SENSITIVE.search(text) is None
 
 
 _EXAMPLE_MARKER = re.compile(r"^[ \t]*\(@([\w-]+)\)[ \t]", re.M)

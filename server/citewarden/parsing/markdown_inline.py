@@ -108,7 +108,11 @@ class _Scan:
     suppressed: set[int] = field(default_factory=set)
 
 
-def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
+def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False) -> _Scan:
+    """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
+    citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
+    keys counted (pandoc 3 before 3.8, see
+    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.counted_brackets`)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -120,6 +124,7 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
     par_end = -1  # end of the paragraph around the last code span
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
+    drop_until = -1  # citations starting before this offset are text pandoc drops
     pos = 0
     while pos < n:
         m = _INLINE.search(text, pos)
@@ -168,6 +173,9 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
             if stack:
                 open_at, first_index = stack.pop()
                 pos = _close_group(text, open_at, start, pending, first_index)
+                if counted_brackets:
+                    end = _counted_group(text, open_at, start, pending, first_index)
+                    drop_until = max(drop_until, end)
         elif group == _BLANK:
             stack.clear()
             pos = start + 1
@@ -198,14 +206,18 @@ def _scan(text: str, skip: list[tuple[int, int]]) -> _Scan:
             if _after_word(text, start) and start != key_end:  # "@a@b" cites both
                 continue
             out.at_signs.append(at)
+            dropped = start < drop_until
             if key is not None:
-                pending.append(_Pending(key, Span(key_start, pos), start, pos, dash))
+                if not dropped:
+                    pending.append(_Pending(key, Span(key_start, pos), start, pos, dash))
                 key_end = pos
             elif brace >= 0:
                 close = _braced_end(text, brace)
                 if close > 0:
                     span = Span(brace + 1, close - 1)
-                    pending.append(_Pending(text[span.start : span.end], span, start, close, dash))
+                    if not dropped:
+                        key = text[span.start : span.end]
+                        pending.append(_Pending(key, span, start, close, dash))
                     pos = close
         # otherwise an escape or an autolink: skipped as a whole
     return out
@@ -428,6 +440,78 @@ def _close_group(
     for p in members:
         p.group = group
     return after
+
+
+def _counted_group(
+    text: str, open_at: int, close_at: int, pending: list[_Pending], first_index: int
+) -> int:
+    """pandoc 3 before 3.8 reads the citation group ``text[open_at:close_at + 1]`` only up
+    to the ``]`` that balances its ``[``, counting the brackets inside braced keys too: its
+    members are corrected to that reading.  Returns the offset up to which the citations
+    after the group are text pandoc drops (-1: none)."""
+    group = Span(open_at, close_at + 1)
+    members = [p for p in pending[first_index:] if p.group == group]
+    if not any(text[p.span.start - 1] == "{" and _HAS_BRACKET.search(p.key) for p in members):
+        return -1
+    end = _balancing(text, open_at)
+    if end == close_at:
+        return -1
+    if end > close_at:  # a "[" in a key: the text after the group up to "end" is dropped
+        return end + 1
+    if end < 0 or _after_in_text(text, open_at, pending[first_index - 1] if first_index else None):
+        # no balancing "]": the "[" is text; after an in-text citation, its locator
+        for p in members:
+            p.group = None
+        return -1
+    # a "]" in a key ends the group: that key is text, the keys before it a group when
+    # the key stood in the last one's locator (no ";" between them)
+    i = next(i for i, p in enumerate(members) if p.span.start <= end < p.span.end)
+    cut = members[i]
+    kept = i > 0 and ";" not in text[members[i - 1].end : cut.start]
+    for p in members:
+        p.group = Span(open_at, end + 1) if kept and p.start < cut.start else None
+    pending.remove(cut)
+    return -1
+
+
+_HAS_BRACKET = re.compile(r"[\[\]]")
+_BRACKET_TOKENS = re.compile(r"\\[\s\S]|`+|\[|\]|\n[ \t]*\r?\n")
+#: Longest citation group counted, in characters.
+_MAX_GROUP = 10_000
+
+
+def _balancing(text: str, open_at: int) -> int:
+    """The offset of the ``]`` that balances the ``[`` at ``open_at`` within its paragraph,
+    counting every bracket but those escaped or in code spans; -1 when none does."""
+    depth = 0
+    pos = open_at
+    limit = min(len(text), open_at + _MAX_GROUP)
+    while (m := _BRACKET_TOKENS.search(text, pos, limit)) is not None:
+        token = m.group()
+        pos = m.end()
+        if token == "[":
+            depth += 1
+        elif token == "]":
+            depth -= 1
+            if depth == 0:
+                return m.start()
+        elif token[0] == "`":
+            closer = _backtick_closer(len(token)).search(text, pos, limit)
+            par = _PAR.search(text, pos, limit)
+            if closer is not None and (par is None or closer.start() < par.start()):
+                pos = closer.end()
+        elif token[0] == "\n":
+            return -1
+    return -1
+
+
+def _after_in_text(text: str, open_at: int, last: _Pending | None) -> bool:
+    """The ``[`` at ``open_at`` follows the in-text citation ``last`` (space and at most
+    one line break between): it opens that citation's locator."""
+    if last is None or last.group is not None:
+        return False
+    gap = text[last.end : open_at]
+    return not gap.strip(" \t\r\n") and gap.count("\n") <= 1
 
 
 #: Longest link destination read, in characters.

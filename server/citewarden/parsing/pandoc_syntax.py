@@ -83,8 +83,9 @@ _QUOTE_STOP_NO_COMMENT = re.compile(r'["{\\]')
 
 @dataclass(frozen=True, slots=True)
 class PandocDialect:
-    """What of pandoc's BibTeX reading changed between its versions (each checked by
-    running pandoc 2.17, 2.19.2, 3.5, 3.6.1, 3.8.2.1 and 3.9 on the same files)."""
+    """What of pandoc's reading changed between its versions: of a .bib file, and of the
+    citations of a Markdown document (each checked by running pandoc 2.17, 2.19.2, 3.5,
+    3.6.1, 3.8.2.1 and 3.9 on the same files)."""
 
     #: the versions that read so, as messages name them
     name: str
@@ -94,24 +95,40 @@ class PandocDialect:
     #: last ``@comment`` are errors), and ``@commentary{...}`` is an entry (pandoc 3.9 on;
     #: before, ``@comment`` was skipped with the text after it up to the next ``@``)
     braced_comments: bool
+    #: Markdown: a citation group ``[...]`` is read only up to the ``]`` that balances its
+    #: ``[``, brackets inside a braced key counted (pandoc 3 before 3.8: ``[@{a]b}]`` is no
+    #: citation, ``[@{a[b}]; @c]`` cites only ``a[b``); pandoc 2 and 3.8 on read a braced
+    #: key whole
+    counted_brackets: bool = False
+    #: Markdown: ``-@key`` outside brackets suppresses the author (pandoc 3); pandoc 2 reads
+    #: the ``-`` as text and cites the key in the text
+    bare_suppress_author: bool = True
 
 
 #: pandoc 2 (2.17 and 2.19.2 checked)
-PANDOC_2 = PandocDialect("pandoc 2", quoted_comments=True, braced_comments=False)
-#: pandoc 3 before 3.9 (3.5, 3.6.1 and 3.8.2.1 checked), which Quarto 1.5-1.8 ships
-PANDOC_3 = PandocDialect("pandoc 3.0-3.8", quoted_comments=False, braced_comments=False)
+PANDOC_2 = PandocDialect(
+    "pandoc 2", quoted_comments=True, braced_comments=False, bare_suppress_author=False
+)
+#: pandoc 3 before 3.8 (3.5 and 3.6.1 checked), which Quarto 1.5-1.8 ships
+PANDOC_3 = PandocDialect(
+    "pandoc 3.0-3.7", quoted_comments=False, braced_comments=False, counted_brackets=True
+)
+#: pandoc 3.8 (3.8.2.1 checked)
+PANDOC_3_8 = PandocDialect("pandoc 3.8", quoted_comments=False, braced_comments=False)
 #: pandoc 3.9 and later
 PANDOC_3_9 = PandocDialect("pandoc 3.9 and later", quoted_comments=False, braced_comments=True)
 
 
 def dialect_of(version: tuple[int, ...] | None) -> PandocDialect:
     """The reading of the pandoc ``version``; an unknown version reads as pandoc 3 before
-    3.9 does, the pandoc Quarto and RStudio ship."""
+    3.8 does, the pandoc Quarto and RStudio ship."""
     if version is None:
         return PANDOC_3
     if version < (3,):
         return PANDOC_2
-    return PANDOC_3 if version < (3, 9) else PANDOC_3_9
+    if version < (3, 8):
+        return PANDOC_3
+    return PANDOC_3_8 if version < (3, 9) else PANDOC_3_9
 
 
 class _Reject(Exception):
@@ -658,6 +675,7 @@ def _word(text: str, pos: int) -> str:
 __all__ = [
     "PANDOC_2",
     "PANDOC_3",
+    "PANDOC_3_8",
     "PANDOC_3_9",
     "PandocDialect",
     "PandocReading",

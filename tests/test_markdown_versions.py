@@ -1,0 +1,117 @@
+"""pandoc's Markdown reader changed how it reads citations between versions: pandoc 3
+before 3.8 reads a citation group ``[...]`` only up to the ``]`` that balances its ``[``,
+counting the brackets inside a braced key (``[@{a]b}]`` cites nothing, ``[@{a[b}]; @c]``
+only ``a[b``), and pandoc 2 reads the ``-`` of a bare ``-@key`` as text.  Each case is run
+through the system's pandoc (2.17) and the releases of scripts/install-pandoc-versions
+(3.6.1, 3.9); citewarden, told that version, must read the same citations, each with the
+same mode."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import differential
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+from test_pandoc_versions import _pandoc
+
+VERSIONS = ("2.17", "3.6.1", "3.9")
+
+#: documents whose citations some of the versions read otherwise
+CASES = [
+    "Braced [@{a]b}] here, and [@c].\n",
+    "Braced [@{a]b}; @c] here.\n",
+    "Braced [@c; @{a]b}] here.\n",
+    "Braced [see @{a]b}, p. 3] here.\n",
+    "Braced [@{a]]b}] here.\n",
+    "Braced [@{a]b}] [@{c]d}] here.\n",
+    "Braced [@{a[b}]; @c] here.\n",
+    "Braced [@{a[b}] here, and [@c].\n",
+    "Braced [@{a[b}; @c] here.\n",
+    "Locator @c [@{a]b}] here.\n",
+    "Locator @c [p. @{a]b}] here.\n",
+    "-@a says so.\n",
+    "As -@a and x-@b and (-@c) say.\n",
+]
+
+_MODES = {
+    "NormalCitation": "normal",
+    "AuthorInText": "in-text",
+    "SuppressAuthor": "suppress-author",
+}
+
+
+def _pandoc_cites(program: str, directory: Path) -> Counter[tuple[str, str]]:
+    run = subprocess.run(
+        [program, "-f", "markdown", "-t", "json", "doc.md"],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    found: Counter[tuple[str, str]] = Counter()
+    for node in differential.cite_nodes(json.loads(run.stdout)):
+        for citation in node["c"][0]:
+            found[citation["citationId"], _MODES[citation["citationMode"]["t"]]] += 1
+    return found
+
+
+def _our_cites(directory: Path, version: str) -> Counter[tuple[str, str]]:
+    ws = Workspace(Settings(pandoc_version=version), root=directory)
+    path = ws.add_file(directory / "doc.md")
+    ws.projects()
+    doc = ws.document(path)
+    assert doc is not None
+    return Counter((c.key, c.command) for c in doc.citations if c.command in _MODES.values())
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("text", CASES)
+def test_each_version_cites_what_pandoc_of_that_version_cites(
+    tmp_path: Path, version: str, text: str
+) -> None:
+    program = _pandoc(version)
+    (tmp_path / "doc.md").write_text(text, encoding="utf-8")
+    assert _our_cites(tmp_path, version) == _pandoc_cites(program, tmp_path)
+
+
+def test_the_cases_tell_the_versions_apart(tmp_path: Path) -> None:
+    """Each case is read otherwise by some version (else it tests nothing here)."""
+    programs = {version: _pandoc(version) for version in VERSIONS}
+    for text in CASES:
+        (tmp_path / "doc.md").write_text(text, encoding="utf-8")
+        readings = {version: _pandoc_cites(p, tmp_path) for version, p in programs.items()}
+        assert len({tuple(sorted(r.items())) for r in readings.values()}) > 1, text
+
+
+def test_a_changed_setting_reads_the_document_again(tmp_path: Path) -> None:
+    (tmp_path / "doc.md").write_text("Braced [@{a]b}] and -@c.\n", encoding="utf-8")
+    ws = Workspace(Settings(pandoc_version="3.6.1"), root=tmp_path)
+    path = ws.add_file(tmp_path / "doc.md")
+
+    def cites() -> list[tuple[str, str]]:
+        ws.projects()
+        doc = ws.document(path)
+        assert doc is not None
+        return [(c.key, c.command) for c in doc.citations]
+
+    assert cites() == [("c", "suppress-author")]
+    ws.set_settings(Settings(pandoc_version="2.17"))
+    assert cites() == [("a]b", "normal"), ("c", "in-text")]
+    ws.set_settings(Settings(pandoc_version="3.9"))
+    assert cites() == [("a]b", "normal"), ("c", "suppress-author")]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_generated_documents_cite_what_each_version_reads(version: str) -> None:
+    """The seeded documents of the Markdown differential, with each version as the
+    oracle (the system's pandoc runs more of them in test_differential.py)."""
+    tally = differential.run_markdown(range(2000, 2200), budget=15, pandoc=_pandoc(version))
+    assert tally.cases >= 20, "too few cases ran in the time budget"
+    assert tally.classes == {}, tally.summary()
