@@ -349,3 +349,25 @@ def test_duplicate_keys_are_where_biber_finds_them(tools: None, tmp_path: Path, 
     )
     warned = "Duplicate entry key" in run.stdout
     assert bool(_duplicates(found)) == warned, run.stdout
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "@misc{a, title={A}}\njunk50% @misc{k, title={K}}\n",
+        "@misc{a, title={A}}\n%c\r@misc{k, title={K}}\n",
+        "@misc{a, title={A}}\n@comment(\n@misc{k, title={K}}\n)\n",
+    ],
+    ids=["junk-percent", "cr", "comment-parentheses"],
+)
+def test_an_entry_one_reader_reads_is_an_orphan_of_a_file_both_read(
+    tmp_path: Path, text: str
+) -> None:
+    """A file read by a biber and a pandoc project: an entry read by one of them (biber
+    reads the first two, pandoc the last) and cited by neither is an orphan."""
+    _written(tmp_path, text, ["a"])
+    ws = Workspace(Settings(), root=tmp_path)
+    for name in ("main.tex", "doc.md", "refs.bib"):
+        ws.add_file(tmp_path / name)
+    found = [f for fs in check(ws).values() for f in fs if f.code is Code.ORPHAN]
+    assert [f.data["key"] for f in found] == ["k"]
