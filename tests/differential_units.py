@@ -8,7 +8,9 @@ Each case: two to four .bib files, some named by ``\\addbibresource`` or
 runs to the next one, the next environment or an ``\\endrefsection``, now and then begun
 or ended in a file ``\\input`` or ``\\include``d there; citations inside
 and outside them, now and then a key defined nowhere or a ``\\nocite{*}`` inside a
-refsection, now and then in a file ``\\input`` there (which may read one more).
+refsection, now and then in a file ``\\input`` there (which may read one more); now and
+then a report with biblatex's ``refsection=`` option (``chapter``, ``part``, ``section+``,
+...) and headings of every level, starred or not, anywhere.
 
 And chapterbib projects compared with pdflatex + BibTeX run on each unit's .aux: the
 citations LaTeX leaves undefined and the entries no .bbl printed.  Each case: a root that
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.model import Code
+from citewarden.parsing.latex_refsection_reset import RESETS
 from differential import Tally, _run, folder_findings, run_cases
 
 #: biblatex's warning on the run after biber, for a key its refsection did not find
@@ -73,7 +76,9 @@ def _section(
     else:
         start = "\\newrefsection" if rng.random() < 0.2 else f"\\newrefsection[{own}]"
         lines = [start, *cites()]
-    lines = _in_file(rng, "sec", lines, parts)
+    # an environment begun in an \include'd file leaves LaTeX's \include switch set (its
+    # group closes after the file): the next \include is refused ("cannot be nested")
+    lines = _in_file(rng, "sec", lines, parts, include=form != "environment")
     if rng.random() < 0.2:
         lines.append("\\nocite{*}")
     lines.append("\\printbibliography")
@@ -84,13 +89,21 @@ def _section(
     return lines
 
 
-def _in_file(rng: random.Random, prefix: str, lines: list[str], parts: dict[str, str]) -> list[str]:
-    """``lines``, or now and then the ``\\input`` or ``\\include`` of a file holding them."""
+def _in_file(
+    rng: random.Random, prefix: str, lines: list[str], parts: dict[str, str], include: bool = True
+) -> list[str]:
+    """``lines``, or now and then the ``\\input`` (or ``\\include``) of a file holding
+    them."""
     if rng.random() >= 0.3:
         return lines
     name = f"{prefix}{len(parts)}"
     parts[f"{name}.tex"] = "\n".join(lines) + "\n"
-    return [f"\\{rng.choice(('input', 'include'))}{{{name}}}"]
+    command = rng.choice(("input", "include")) if include else "input"
+    return [f"\\{command}{{{name}}}"]
+
+
+#: the headings a case writes (those of the ``refsection=`` option's level begin a section)
+HEADINGS = ("part", "part*", "chapter", "chapter*", "section", "section*", "subsection")
 
 
 def units_case(seed: int) -> UnitsCase:
@@ -98,11 +111,16 @@ def units_case(seed: int) -> UnitsCase:
     bibs = _bibs(rng, (2, 4), (1, 4), "unitQ", "b")
     every = [k for keys in bibs.values() for k in keys] + ["unitQ0"]  # unitQ0: nowhere
     names = list(bibs)
+    # now and then a report whose headings of a level begin refsections
+    reset = rng.choice(sorted(RESETS.keys() - {"none"})) if rng.random() < 0.45 else ""
 
     parts: dict[str, str] = {}
 
     def cites() -> list[str]:
         lines = [f"\\cite{{{k}}}" for k in rng.sample(every, rng.randint(0, 3))]
+        if reset and rng.random() < 0.6:  # mostly one that begins a section, before citations
+            levels = sorted(RESETS[reset]) if rng.random() < 0.6 else HEADINGS
+            lines.insert(rng.randint(0, len(lines) // 2), f"\\{rng.choice(levels)}{{H}}")
         if rng.random() < 0.3:  # the citations of a file read here, now and then its own
             name = f"part{len(parts)}"
             if rng.random() < 0.15:
@@ -114,7 +132,15 @@ def units_case(seed: int) -> UnitsCase:
             return [f"\\input{{{name}}}"]
         return lines
 
-    preamble = ["\\documentclass{article}", "\\usepackage[backend=biber]{biblatex}"]
+    preamble = [f"\\documentclass{{{'report' if reset else 'article'}}}"]
+    if reset and rng.random() < 0.3:
+        preamble += [
+            "\\usepackage[backend=biber]{biblatex}",
+            f"\\ExecuteBibliographyOptions{{refsection={reset}}}",
+        ]
+    else:
+        option = f",refsection={reset}" if reset else ""
+        preamble.append(f"\\usepackage[backend=biber{option}]{{biblatex}}")
     for name in rng.sample(names, rng.randint(1, 2)):
         command = "addglobalbib" if rng.random() < 0.3 else "addbibresource"
         preamble.append(f"\\{command}{{{name}.bib}}")

@@ -464,6 +464,55 @@ See @⟦d|x⟧ and @ok.
 """,
         [("main.tex", Code.DANGLING, "d"), ("main.bib", Code.ORPHAN, "o")],
     ),
+    "with refsection=chapter a chapter ends a refsection with resources of its own": (
+        r"""
+--- main.tex
+\documentclass{report}
+\usepackage[backend=biber,refsection=chapter]{biblatex}
+\addbibresource{main.bib}
+\begin{document}
+\begin{refsection}[chapter.bib]
+\cite{c1}
+\chapter{One}
+\cite{⟦d|c2⟧} \cite{m1}
+\printbibliography
+\end{refsection}
+\end{document}
+--- main.bib
+@misc{m1, title={M1}}
+--- chapter.bib
+@misc{c1, title={C1}}
+@misc{⟦o|c2⟧, title={C2}}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("chapter.bib", Code.ORPHAN, "o")],
+    ),
+    "refsection=section begins a section at each section of an included file": (
+        r"""
+--- main.tex
+\documentclass{report}
+\usepackage[backend=biber]{biblatex}
+\ExecuteBibliographyOptions{refsection=section}
+\addbibresource{main.bib}
+\begin{document}
+\newrefsection[one.bib]
+\input{one}
+\nocite{*}
+\end{document}
+--- one.tex
+\cite{o1}
+\section*{Next}
+\cite{m1}
+\chapter{Not a section}
+\cite{⟦d|o2⟧}
+--- main.bib
+@misc{m1, title={M1}}
+@misc{m2, title={M2}}
+--- one.bib
+@misc{o1, title={O1}}
+@misc{⟦o|o2⟧, title={O2}}
+""",
+        [("one.tex", Code.DANGLING, "d"), ("one.bib", Code.ORPHAN, "o")],
+    ),
     "ids aliases define keys and cite their entry": (
         r"""
 --- main.tex

@@ -184,7 +184,7 @@ def test_the_generators_are_seeded_and_reach_every_construct() -> None:
     assert {"footnote", "math", "htmlattr", "rawtex", "atat", "yamlescaped"} <= markdown
     assert differential_units.units_case(7) == differential_units.units_case(7)
     units = [
-        "\n".join(differential_units.units_case(seed).files.values()) for seed in range(1000, 1008)
+        "\n".join(differential_units.units_case(seed).files.values()) for seed in range(1000, 1030)
     ]
     for construct in (
         "\\addglobalbib",
@@ -199,6 +199,15 @@ def test_the_generators_are_seeded_and_reach_every_construct() -> None:
         "\\include{sec",
         "\\input{end",
         "\\include{end",
+        "refsection=chapter",
+        "refsection=part",
+        "refsection=section+",
+        "\\ExecuteBibliographyOptions{refsection=",
+        "\\part{",
+        "\\part*{",
+        "\\chapter*{",
+        "\\section{",
+        "\\subsection{",
     ):
         assert any(construct in text for text in units), construct
     assert differential_units.chapterbib_case(7) == differential_units.chapterbib_case(7)

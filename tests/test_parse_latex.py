@@ -604,6 +604,48 @@ def test_a_file_marks_each_section_start_and_end_for_the_files_around_it() -> No
     assert [(text[a:b], names) for a, b, names in doc.refsections] == [("\\nocite{*}\n", ("one",))]
 
 
+@pytest.mark.parametrize(
+    ("preamble", "option"),
+    [
+        (r"\usepackage[backend=biber,refsection=chapter]{biblatex}", "chapter"),
+        (r"\usepackage[refsection = section+, style=numeric]{biblatex}", "section+"),
+        (r"\usepackage{biblatex}\ExecuteBibliographyOptions{refsection=part}", "part"),
+        (r"\PassOptionsToPackage{refsection=subsection}{biblatex}", "subsection"),
+        (r"\usepackage[refsection=chapter]{other}\usepackage{biblatex}", ""),
+        (r"% \usepackage[refsection=chapter]{biblatex}", ""),
+        (r"\usepackage[refsection=chapter,refsection=none]{biblatex}", "chapter"),
+        (r"\usepackage[refsection=paragraph]{biblatex}", ""),
+    ],
+)
+def test_the_refsection_option_biblatex_is_given(preamble: str, option: str) -> None:
+    assert (
+        parse_latex(P, preamble + "\n\\begin{document}\\end{document}").refsection_reset == option
+    )
+
+
+def test_headings_are_found_with_their_star_outside_comments_code_and_macro_bodies() -> None:
+    text = r"""\newcommand{\mychapter}[1]{\chapter{#1}}
+\renewcommand\section{x}
+\begin{document}
+\chapter{One}\part*{P}\part [short]{Q}
+\section*{S}\subsection{T}\subsubsection{U}\paragraph{V}
+% \chapter{commented}
+\verb|\chapter{code}|
+\begin{verbatim}
+\section{verbatim}
+\end{verbatim}
+\end{document}"""
+    doc = parse_latex(P, text)
+    assert [name for _, name in doc.headings] == [
+        "chapter",
+        "part*",
+        "part",
+        "section*",
+        "subsection",
+    ]
+    assert all(text.startswith("\\" + name.rstrip("*"), at) for at, name in doc.headings)
+
+
 def test_a_file_leaves_its_default_bibliography_to_the_units_of_the_others() -> None:
     root = parse_latex(P, r"\defaultbibliography{pre}\begin{document}\include{ch}\end{document}")
     assert (root.default_bibliography, root.default_in_body) == (("pre",), False)

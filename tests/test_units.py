@@ -164,6 +164,31 @@ PROJECTS: dict[str, dict[str, str]] = {
         "one.bib": "@misc{o1, title={O1}}\n@misc{o2, title={O2}}\n@misc{o3, title={O3}}\n",
         "two.bib": "@misc{t1, title={T1}}\n@misc{t2, title={T2}}\n@misc{t3, title={T3}}\n",
     },
+    "refsection=chapter begins a section at each chapter, in the root and included files": {
+        "main.tex": r"""\documentclass{report}
+\usepackage[backend=biber,refsection=chapter]{biblatex}
+\addbibresource{main.bib}
+\begin{document}
+\cite{m1}
+\begin{refsection}[ch.bib]
+\cite{c1}
+\chapter{One}
+\cite{c2} \cite{m2}
+\printbibliography
+\end{refsection}
+\newrefsection[ch.bib]
+\include{two}
+\cite{c3}
+\chapter*{Three}
+\nocite{*}
+\printbibliography
+\end{document}
+""",
+        "two.tex": "\\cite{c1}\n\\chapter{Two}\n\\cite{m1} \\cite{c4}\n",
+        "main.bib": "@misc{m1, title={M1}}\n@misc{m2, title={M2}}\n@misc{m3, title={M3}}\n",
+        "ch.bib": "@misc{c1, title={C1}}\n@misc{c2, title={C2}}\n@misc{c3, title={C3}}\n"
+        "@misc{c4, title={C4}}\n@misc{c5, title={C5}}\n",
+    },
 }
 
 _NOT_FOUND = re.compile(r"I didn't find a database entry for '([^']*)'")

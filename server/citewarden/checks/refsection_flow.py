@@ -8,6 +8,10 @@ citation is in is found by walking the project from its root, through each inclu
 where it stands, from one start or end of a section (a document's
 :attr:`~citewarden.model.ParsedDocument.refsection_marks`) to the next.
 
+With biblatex's ``refsection=chapter`` option (or ``part``, ``section``, ...), each heading
+of that level begins a section without resources of its own, which ends the one open
+there (:mod:`~citewarden.parsing.latex_refsection_reset`).
+
 A section is known by the document that began it and its unit there (start, end,
 resources as written); None stands for one that reads the default resources: section 0,
 or a section begun without resources of its own.
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.model import LinkKind, ParsedDocument
+from citewarden.parsing.latex_refsection_reset import RESETS
 
 #: a unit: its start, end and resources as written
 Unit = tuple[int, int, tuple[str, ...]]
@@ -53,15 +58,30 @@ def _opened(doc: ParsedDocument, starts: list[int], at: int) -> Unit | None:
     return units[i]
 
 
+def _heading_breaks(root: Path, documents: dict[Path, ParsedDocument]) -> dict[Path, list[int]]:
+    """Where biblatex's ``refsection=`` option (the root's, else the first a document
+    gives) begins a section at a heading, in each document."""
+    order = sorted(documents.items(), key=lambda item: item[0] != root)
+    option = next((doc.refsection_reset for _, doc in order if doc.refsection_reset), "")
+    levels = RESETS.get(option, frozenset())
+    if not levels:
+        return {}
+    return {
+        path: [at for at, name in doc.headings if name in levels]
+        for path, doc in documents.items()
+        if doc.headings
+    }
+
+
 def refsection_flow(
     root: Path,
     documents: dict[Path, ParsedDocument],
     placed: Iterable[tuple[Path, Path, int]],
-    breaks: dict[Path, tuple[int, ...]] | None = None,
 ) -> dict[Path, Regions]:
     """The sections of each document read from ``root`` (``placed``: where each included
-    document is read, :attr:`~citewarden.project_graph.Project.placed`); ``breaks``: more
-    offsets of each document where a section without resources of its own begins."""
+    document is read, :attr:`~citewarden.project_graph.Project.placed`), begun and ended
+    by refsection commands and, with biblatex's ``refsection=`` option, at headings."""
+    breaks = _heading_breaks(root, documents)
     children: dict[Path, list[tuple[int, Path]]] = {}
     for child, parent, index in placed:
         doc = documents.get(parent)
@@ -75,7 +95,7 @@ def refsection_flow(
     def walk(path: Path, state: State) -> State:
         doc = documents[path]
         events: list[tuple[int, int, Path | None]] = [(at, 0, None) for at in doc.refsection_marks]
-        events += [(at, 1, None) for at in (breaks or {}).get(path, ())]
+        events += [(at, 1, None) for at in breaks.get(path, ())]
         events += [(at, 2, child) for at, child in children.get(path, ()) if child not in found]
         events.sort(key=lambda event: (event[0], event[1]))
         unit_starts = [unit[0] for unit in doc.refsections]

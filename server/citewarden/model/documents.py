@@ -149,6 +149,13 @@ class ParsedDocument:
     refsection_marks: tuple[int, ...] = ()
     #: where each ``\\nocite{*}`` stands (it cites every entry of the section it is in)
     nocite_all_at: tuple[int, ...] = ()
+    #: biblatex's ``refsection=`` option as this file gives it (``"chapter"``, ...; ``""``:
+    #: not given), and where each ``\\part``, ``\\chapter``, ``\\section`` and
+    #: ``\\subsection`` stands, with its name (``chapter*`` when starred): with the option,
+    #: those of its level begin a new refsection
+    #: (:mod:`~citewarden.parsing.latex_refsection_reset`)
+    refsection_reset: str = ""
+    headings: tuple[tuple[int, str], ...] = ()
     #: the units of :attr:`refsections` are bibunits' (``bibunit`` environments, or the
     #: sections of ``\\bibliographyunit[\\chapter]``), BibTeX's, not biblatex's
     bibunits: bool = False

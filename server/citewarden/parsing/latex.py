@@ -54,7 +54,13 @@ from citewarden.model import (
     Span,
     sound_span,
 )
-from citewarden.parsing import cite_styles, latex_bibunits, latex_refsections, latex_static
+from citewarden.parsing import (
+    cite_styles,
+    latex_bibunits,
+    latex_refsection_reset,
+    latex_refsections,
+    latex_static,
+)
 from citewarden.parsing.latex_args import (
     _IGNORE,
     _MAX_CODE,
@@ -560,6 +566,8 @@ def parse_latex(
         refsections=tuple(refsections),
         refsection_marks=tuple(at for at in latex_refsections.marks(text) if at < n),
         nocite_all_at=tuple(nocite_at),
+        refsection_reset=latex_refsection_reset.reset_option(text),
+        headings=tuple(h for h in latex_refsection_reset.headings(text) if h[0] < n),
         bibunits=bool(units.units),
         default_bibliography=units.default,
         default_in_body=units.default_in_body,
