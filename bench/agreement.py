@@ -6,7 +6,7 @@ oracles are those of the differential tests (tests/differential.py).
 
     .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--units N]
         [--chapterbib N] [--bibunits N] [--strings N] [--crossref N] [--comments N]
-        [--reader N] [--bib N] [--max-bytes B]
+        [--reader N] [--errors N] [--bib N] [--max-bytes B]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import differential
+import differential_bibtex_errors
 import differential_comments
 import differential_crossref
 import differential_strings
@@ -49,6 +50,12 @@ def main() -> None:
         type=int,
         default=2000,
         help="mutated .bib files for the port of BibTeX's reading",
+    )
+    parser.add_argument(
+        "--errors",
+        type=int,
+        default=300,
+        help=".bib files with syntax errors (the keys BibTeX reads after them)",
     )
     parser.add_argument(
         "--bib", type=int, default=1000, help="TeX Live .bib files (smallest first)"
@@ -106,6 +113,11 @@ def main() -> None:
             args.reader,
             differential_comments.run_reader,
             "bibtex (mutated .bib files: the keys the port of its reading finds)",
+        ),
+        (
+            args.errors,
+            differential_bibtex_errors.run_errors,
+            "pdflatex + bibtex (.bib files with syntax errors: the keys it finds)",
         ),
     ]
     for count, run, label in generated:

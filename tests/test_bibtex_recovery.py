@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+import differential_bibtex_errors
+import differential_comments
 from checking import check
 from citewarden.model import Code, Finding
 from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.parsing.bibtex_last_line import _Reader
 from citewarden.parsing.bibtex_recovery import BibtexKeys, bibtex_keys, may_differ
 from citewarden.project import Workspace, normalize_path
 
@@ -99,6 +102,29 @@ def test_a_large_file_with_errors_is_read_whole() -> None:
     found = reading(text)
     assert found.unread == {"last"}
     assert found.added == {"last)"}
+
+
+def test_the_fast_lane_reads_what_the_scanner_reads() -> None:
+    """Whole well-formed entries in one match each, before the last line: the same blocks
+    as token by token, on generated files with and without errors."""
+    texts = [differential_bibtex_errors.errors_case(seed).files["refs.bib"] for seed in range(300)]
+    for seed in range(0, 1500, 3):
+        cases = [differential_comments.reader_case(seed + k) for k in range(3)]
+        texts.append("\n".join(c.files["refs.bib"] for c in cases) + "\n@misc{z, t={x}}\n")
+    for text in texts:
+        assert _Reader(text, 0).run() == _Reader(text, 0, fast=False).run(), text
+
+
+def test_the_fast_lane_reads_the_usual_entries() -> None:
+    text = (
+        '@Article{k1,\n  author = {A. {\\"U}ber and B. Other},\n  title = "On {X}",\n'
+        "  journal = jan # { J.},\n  year = 2000,\n}\n"
+        "@misc{k2, url={https://medium.com/@user/p}, note = {me@example.org}}\n"
+        "@misc{k3, title={T}}\n"
+    )
+    reader = _Reader(text, 0)
+    reader.entries()
+    assert [key for _, key in reader.found] == ["k1", "k2"]  # k3: the last line
 
 
 # -- what a project defines ------------------------------------------------------------------

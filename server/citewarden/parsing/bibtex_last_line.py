@@ -50,6 +50,44 @@ _BRACES = re.compile(r"[{}]")
 _BRACES_QUOTE = re.compile(r'[{}"]')
 _OPENERS = {"{": "}", "(": ")"}
 
+# A whole well-formed braced entry as BibTeX reads it (white space and line ends between
+# tokens, values braced to three levels, quoted, numbers, macros, ``#``), matched from its
+# ``@``: the fast lane of :meth:`_Reader.block`.  Anything else fails to match, and is
+# read token by token.
+_W = r"[ \t\r\n]*+"
+_ID = r"[^\x00-\x1f \"#%'(),={}0-9][^\x00-\x1f \"#%'(),={}]*+"
+_IN = r"[^{}]*+(?:\{[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+\}[^{}]*+)*+"
+_TOKEN = (
+    r"(?:\{" + _IN + r"\}"
+    r'|"[^"{}]*+(?:\{' + _IN + r'\}[^"{}]*+)*+"'
+    r"|[0-9]++"
+    r"|" + _ID + r"(?=[ \t\r\n,}#]))"
+)
+_VALUE = _TOKEN + _W + r"(?:#" + _W + _TOKEN + _W + r")*+"
+_ENTRY = re.compile(
+    r"@"
+    + _W
+    + r"("
+    + _ID
+    + r")"
+    + _W
+    + r"\{"
+    + _W
+    + r"([^, \t\r\n}]*+)"
+    + _W
+    + r"(?:,"
+    + _W
+    + _ID
+    + _W
+    + r"="
+    + _W
+    + _VALUE
+    + r")*+(?:,"
+    + _W
+    + r")?\}"
+)
+_SPECIAL = frozenset({"comment", "preamble", "string"})
+
 
 def last_line_start(text: str) -> int:
     """Offset where BibTeX's last line of ``text`` starts (``len(text)`` for an empty one)."""
@@ -101,11 +139,14 @@ class _Reader:
     Errors end a block where they are found (BibTeX: "I'm skipping whatever remains of
     this entry"); the next block is then looked for from there."""
 
-    __slots__ = ("end", "found", "le", "n", "nxt", "p", "t")
+    __slots__ = ("end", "fast", "found", "le", "n", "nxt", "p", "t")
 
-    def __init__(self, text: str, start: int) -> None:
+    def __init__(self, text: str, start: int, fast: bool = True) -> None:
         self.t = text
         self.n = len(text)
+        #: the fast lane reads the entries that end before the last line (where BibTeX's
+        #: reading stops after a block: they are read token by token); 0 without it
+        self.fast = last_line_start(text) if fast else 0
         #: (offset of the ``@``, key) of each entry read
         self.found: list[tuple[int, str]] = []
         if start == 0:
@@ -167,8 +208,27 @@ class _Reader:
 
     def run(self) -> list[tuple[int, str]]:
         while not self.eof():
+            if self.p < self.fast:
+                self.entries()
             self.block()
         return self.found
+
+    def entries(self) -> None:
+        """The well-formed braced entries from the position on that end before the last
+        line, one match each (:data:`_ENTRY`): BibTeX reads each as one block, and the
+        end of the file is not reached there."""
+        t, p, fast, found = self.t, self.p, self.fast, self.found
+        while True:
+            at = t.find("@", p, fast)
+            if at == -1:
+                break
+            m = _ENTRY.match(t, at, fast)
+            if m is None or m.group(1).lower() in _SPECIAL:
+                break
+            found.append((at, m.group(2)))
+            p = m.end()
+        if p != self.p:
+            self._move(p)
 
     def block(self) -> None:
         """``get_bib_command_or_entry_and_process``."""
