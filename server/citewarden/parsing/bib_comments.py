@@ -5,11 +5,11 @@ comment character, and reads the word ``@comment`` alone) reads entries.
   read, an ``@string``, an ``@preamble`` or a group it is text: ``@misc{a, title={50%}}
   @misc{k, ...}`` defines ``k``); for biber only where a token starts, at a line's start,
   after white space or right after a block (``x50% @misc{k, ...}`` defines ``k`` for
-  biber, not for pandoc).  pandoc ends the line at a line feed
-  only (``% x\\r@misc{...}`` hides the entry); biber first turns every line break of
-  Perl's ``\\R`` (``\\r\\n``, ``\\n``, ``\\r``, ``\\v``, ``\\f``, U+0085, U+2028, U+2029)
-  into a line feed (``Biber::Input::file::bibtex::preprocess_file``), so a lone carriage
-  return ends its comment (``%c\\r@misc{k,...}`` defines ``k`` for biber).
+  biber, not for pandoc).  pandoc ends the line at a line feed only (``% x\\r@misc{...}``
+  hides the entry); biber first turns every line break of Perl's ``\\R`` (``\\r\\n``,
+  ``\\n``, ``\\r``, ``\\v``, ``\\f``, U+0085, U+2028, U+2029) into a line feed
+  (``Biber::Input::file::bibtex::preprocess_file``), so a lone carriage return ends its
+  comment (``%c\\r@misc{k,...}`` defines ``k`` for biber).
 * ``@comment{...}`` is skipped whole, to its matching brace (``%`` is no comment there);
   biber skips ``@comment(...)`` too, pandoc reads it as the word ``@comment`` and text.
 
