@@ -58,6 +58,9 @@ def reading(text: str) -> BibtexKeys:
             {"old"},
         ),
         ("@@misc{a, title={A}}\n@misc{b, title={B}}\n", set(), set()),
+        # a type the reader takes for text is an entry's for BibTeX
+        ("@\\misc{a, title={A}}\n@misc{b, title={B}}\n", set(), {"a"}),
+        ("@\u00e9misc{a, title={A}}\n@misc{b, title={B}}\n", set(), {"a"}),
         # the last line: only its first block
         ("@misc{a, title={X}}\n@misc{b, title={B}} junk @misc{c, title={C}}\n", {"c"}, set()),
     ],
@@ -84,6 +87,10 @@ def test_an_entry_read_under_another_key_is_renamed() -> None:
         ("@misc{a,\n % me@example.org\n title={A}}\n", True, True),
         ("% old: @misc{a, title={A}}\n", True, True),
         ("@misc{a,\n % title={A}\n year=2000}\n", True, False),
+        ("@\\string{a = {A}}\n", True, True),
+        ("@\u00e9misc{a, title={A}}\n", True, True),
+        ("@mis\u00e9c{a, title={A}}\n", True, False),
+        ("@a(" * 1000, True, False),
     ],
 )
 def test_which_files_are_read_again(text: str, complete: bool, expected: bool) -> None:

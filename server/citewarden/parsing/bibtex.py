@@ -59,7 +59,8 @@ concatenation when it differs from ``value``; an undefined macro expands to noth
 concatenation and is left as written when it is the whole value.
 
 Errors are findings, and reading goes on: after a syntax error the scanner resynchronises at
-the next line that starts with ``@``.  The entry in which the error happened is kept with the
+the next line that starts with ``@`` (BibTeX resumes at the next ``@`` anywhere: the keys a
+BibTeX project then defines are :mod:`.bibtex_recovery`'s).  The entry in which the error happened is kept with the
 fields read before it (its key stays defined, as in BibTeX, also when the error
 follows the key right away).  A missing comma between two
 fields is reported and reading continues with the next field.  ``complete`` is False whenever

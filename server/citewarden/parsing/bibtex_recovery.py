@@ -6,14 +6,16 @@ line, or inside the rest of the broken entry (an e-mail address, a medium.com/@u
 an entry-like text in a field), and stops once it has read the file's last line.  So after
 an error it may define a key the reader does not see, and lose one the reader defines::
 
-    @misc{a, title={X} note={see @misc{b, title={Y}}}}    <- BibTeX defines a and b
-    @misc{c, title={X}                                     <- never closed: BibTeX reads
-    @misc{d, title={Y}}                                       d as a field of c, an error
+    @misc{a, title={X} note={see @misc{b, title={Y}}}}   <- BibTeX defines a and b
+    @misc{c, title={X},                                  <- never closed: the error is at
+    @misc{d, title={Y}}                                     the @ of the last line, where
+                                                            BibTeX stops: d is undefined
 
 A few readings differ without an error the reader reports: the key of a parenthesised
 entry runs to a comma or white space (``@misc(work)`` defines ``work)``), ``@@misc{k,...}``
-is an entry of type ``@misc``, and ``%`` starts no comment (a ``%`` line in an entry is an
-error, and BibTeX resumes at an ``@`` on it).
+is an entry of type ``@misc``, so is ``@\\misc{k,...}`` (a type the reader takes for
+text), and ``%`` starts no comment (a ``%`` line in an entry is an error, and BibTeX
+resumes at an ``@`` on it).
 
 For such a file (:func:`may_differ`), :func:`bibtex_keys` reads it whole with the port of
 BibTeX's scanner (:func:`~citewarden.parsing.bibtex_last_line.entries_bibtex_reads`, linear
@@ -32,9 +34,15 @@ from citewarden.model import Entry
 from citewarden.parsing.bibtex_last_line import entries_bibtex_reads
 
 #: what the reader reads, with no syntax error, otherwise than BibTeX: ``@misc(key)``,
-#: ``@@misc``, and an ``@`` after a ``%`` on its line
+#: ``@@misc``, an ``@`` after a ``%`` on its line, and a block whose type the reader
+#: takes for text (``@\\string{...}``, ``@\u00e9{...}``).  Types up to 64 characters and
+#: keys up to 256 are looked at: each ``@`` and ``%`` is looked at in bounded time.
 _DIFFERS = re.compile(
-    r"@[ \t\r\n]*[A-Za-z_][\w\-.:+]*[ \t\r\n]*\([ \t\r\n]*[^,\s]*\)|@[ \t\r\n]*@|%[^\n\r@]*@"
+    r"@[ \t\r\n]*+[A-Za-z_][\w\-.:+]*+[ \t\r\n]*+\([ \t\r\n]*+[^,\s()]{0,255}+\)"
+    r"|@[ \t\r\n]*+@"
+    r"|%[^\n\r@%]*+@"
+    r"|@[ \t\r\n]*+(?![A-Za-z_][\w\-.:+]*+\s*+[{(])"
+    r"[^\x00-\x1f \"#%'(),={}0-9][^\x00-\x1f \"#%'(),={}]{0,63}+[ \t\r\n]*+[{(]"
 )
 
 
