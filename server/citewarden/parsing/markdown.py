@@ -18,13 +18,19 @@ YAML ``nocite:``.  The ids of the CSL items of a YAML ``references:`` field are 
 document defines (:attr:`~citewarden.model.ParsedDocument.bibitems`); as in pandoc, a later
 metadata block's ``references:`` replaces an earlier one's.  A bracket is a citation group when every ``;``-separated part holds a
 key and it does not open a link, a reference link, an attribute span or an inline note.
+What pandoc versions read otherwise is a
+:class:`~citewarden.parsing.pandoc_syntax.PandocDialect` (``-@a`` outside brackets, and
+the ``]`` that ends a citation group).
 
 Not read as text: inline code spans (any number of backticks), fenced (```` ``` ```` and
 ``~~~``) and indented code blocks, HTML comments, HTML tags and the content of ``<pre>``,
 ``<script>``, ``<style>`` and ``<textarea>`` elements, autolinks ``<...>``, link destinations
 ``](...)``, backslash escapes, Quarto shortcodes ``{{< ... >}}``, pandoc example-list labels
-``(@good)`` and references to them, cross-references (``@fig-plot``, ``@tbl:x``, ``@sec-y``
-... with Quarto's and pandoc-crossref's label prefixes), and YAML metadata blocks (read as
+(``(@good)``, ``@good.``, ``@good)`` starting a block) and references to them, footnote
+references ``[^@x]``, a braced key holding the ``]`` that ends the bracket around it
+(``[@{a]b} ...``, a citation only in a citation group ``[@{a]b}]``), cross-references
+(``@fig-plot``, ``@tbl:x``, ``@sec-y`` ... with Quarto's and pandoc-crossref's label
+prefixes), and YAML metadata blocks (read as
 metadata instead: front matter, and later blocks that parse as a YAML mapping).
 ``<!-- citewarden: ignore -->`` suppresses findings on its line and the next.
 
@@ -112,14 +118,26 @@ def reads_alike(text: str) -> bool:
     return _DIALECT_SENSITIVE.search(text) is None
 
 
-_EXAMPLE_MARKER = re.compile(r"^[ \t]*\(@([\w-]+)\)[ \t]", re.M)
+#: an example-list item's marker, ``(@good)``, ``@good.`` or ``@good)``, at the start of a
+#: line (inside list items and block quotes too)
+_EXAMPLE_MARKER = re.compile(
+    r"^[ \t]*(?:(?:[-+*]|\d+[.)])[ \t]+|>[ \t]?)*(?:\(@([\w-]+)\)|@([\w-]+)[.)])(?=[ \t]|\r?$)",
+    re.M,
+)
 
 
 def _example_labels(text: str) -> frozenset[str]:
-    """Labels of pandoc example-list items, ``(@good)`` at the start of a line."""
-    if "(@" not in text:
-        return frozenset()
-    return frozenset(m.group(1) for m in _EXAMPLE_MARKER.finditer(text))
+    """Labels of pandoc example-list items: a marker that starts a block (the text's first
+    line, one after a blank line or after another marker's line)."""
+    labels: set[str] = set()
+    marker_lines: set[int] = set()
+    for m in _EXAMPLE_MARKER.finditer(text):
+        start = m.start()
+        before = text.rfind("\n", 0, max(start - 1, 0)) + 1
+        if start == 0 or not text[before : start - 1].strip() or before in marker_lines:
+            labels.add(m.group(1) or m.group(2))
+            marker_lines.add(start)
+    return frozenset(labels)
 
 
 def _is_example_reference(text: str, p: _Pending, labels: frozenset[str]) -> bool:

@@ -99,6 +99,9 @@ class _Pending:
     end: int
     dash: bool
     group: Span | None = None
+    #: a braced key in which the ``]`` balancing the ``[`` open before it stands: a
+    #: citation only in a citation group (pandoc reads the other brackets up to that ``]``)
+    straddles: bool = False
 
 
 @dataclass(slots=True)
@@ -125,6 +128,7 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
     drop_until = -1  # citations starting before this offset are text pandoc drops
+    balance: Balance | None = None
     pos = 0
     while pos < n:
         m = _INLINE.search(text, pos)
@@ -174,7 +178,8 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                 open_at, first_index = stack.pop()
                 pos = _close_group(text, open_at, start, pending, first_index)
                 if counted_brackets:
-                    end = _counted_group(text, open_at, start, pending, first_index)
+                    balance = balance or Balance(text)
+                    end = _counted_group(text, open_at, start, pending, first_index, balance)
                     drop_until = max(drop_until, end)
         elif group == _BLANK:
             stack.clear()
@@ -217,9 +222,15 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                     span = Span(brace + 1, close - 1)
                     if not dropped:
                         key = text[span.start : span.end]
-                        pending.append(_Pending(key, span, start, close, dash))
+                        p = _Pending(key, span, start, close, dash)
+                        if stack and "]" in key:
+                            balance = balance or Balance(text)
+                            p.straddles = span.start <= balance.of(stack[-1][0]) < span.end
+                        pending.append(p)
                     pos = close
         # otherwise an escape or an autolink: skipped as a whole
+    if any(p.straddles and p.group is None for p in pending):
+        out.pending = [p for p in pending if not (p.straddles and p.group is None)]
     return out
 
 
@@ -423,7 +434,10 @@ def _close_group(
     members = [p for p in pending[first_index:] if p.group is None]
     if not members or nxt in ("[", "{") or text[open_at - 1 : open_at] == "^":
         return after
-    if text[open_at + 1 : open_at + 2] == "^":  # footnote reference
+    if text[open_at + 1 : open_at + 2] == "^" and not any(
+        c.isspace() for c in text[open_at + 2 : close_at]
+    ):  # a footnote reference: its label is no key (with a space, "^" is a prefix)
+        pending[first_index:] = [p for p in pending[first_index:] if p.group is not None]
         return after
     # every ";"-separated part must hold a key (a ";" inside a braced key separates nothing)
     semicolons: list[int] = []
@@ -443,7 +457,12 @@ def _close_group(
 
 
 def _counted_group(
-    text: str, open_at: int, close_at: int, pending: list[_Pending], first_index: int
+    text: str,
+    open_at: int,
+    close_at: int,
+    pending: list[_Pending],
+    first_index: int,
+    balance: Balance,
 ) -> int:
     """pandoc 3 before 3.8 reads the citation group ``text[open_at:close_at + 1]`` only up
     to the ``]`` that balances its ``[``, counting the brackets inside braced keys too: its
@@ -453,7 +472,7 @@ def _counted_group(
     members = [p for p in pending[first_index:] if p.group == group]
     if not any(text[p.span.start - 1] == "{" and _HAS_BRACKET.search(p.key) for p in members):
         return -1
-    end = _balancing(text, open_at)
+    end = balance.of(open_at)
     if end == close_at:
         return -1
     if end > close_at:  # a "[" in a key: the text after the group up to "end" is dropped
@@ -462,6 +481,7 @@ def _counted_group(
         # no balancing "]": the "[" is text; after an in-text citation, its locator
         for p in members:
             p.group = None
+            p.straddles = False
         return -1
     # a "]" in a key ends the group: that key is text, the keys before it a group when
     # the key stood in the last one's locator (no ";" between them)
@@ -476,33 +496,49 @@ def _counted_group(
 
 _HAS_BRACKET = re.compile(r"[\[\]]")
 _BRACKET_TOKENS = re.compile(r"\\[\s\S]|`+|\[|\]|\n[ \t]*\r?\n")
-#: Longest citation group counted, in characters.
-_MAX_GROUP = 10_000
 
 
-def _balancing(text: str, open_at: int) -> int:
-    """The offset of the ``]`` that balances the ``[`` at ``open_at`` within its paragraph,
-    counting every bracket but those escaped or in code spans; -1 when none does."""
-    depth = 0
-    pos = open_at
-    limit = min(len(text), open_at + _MAX_GROUP)
-    while (m := _BRACKET_TOKENS.search(text, pos, limit)) is not None:
+class Balance:
+    """Where the ``]`` that balances each ``[`` of a text stands, counting every bracket
+    of its paragraph but those escaped or in code spans (brackets inside braced keys too):
+    found in one pass over the text, when first asked."""
+
+    __slots__ = ("_closes", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._closes: dict[int, int] | None = None
+
+    def of(self, open_at: int) -> int:
+        """The offset of the ``]`` balancing the ``[`` at ``open_at``; -1 when none does."""
+        if self._closes is None:
+            self._closes = _closes(self._text)
+        return self._closes.get(open_at, -1)
+
+
+def _closes(text: str) -> dict[int, int]:
+    closes: dict[int, int] = {}
+    opened: list[int] = []
+    pos = 0
+    par_end = -1
+    while (m := _BRACKET_TOKENS.search(text, pos)) is not None:
         token = m.group()
         pos = m.end()
         if token == "[":
-            depth += 1
+            opened.append(m.start())
         elif token == "]":
-            depth -= 1
-            if depth == 0:
-                return m.start()
+            if opened:
+                closes[opened.pop()] = m.start()
         elif token[0] == "`":
-            closer = _backtick_closer(len(token)).search(text, pos, limit)
-            par = _PAR.search(text, pos, limit)
-            if closer is not None and (par is None or closer.start() < par.start()):
+            if par_end < pos:
+                par = _PAR.search(text, pos)
+                par_end = par.start() if par else len(text)
+            closer = _backtick_closer(len(token)).search(text, pos, par_end)
+            if closer is not None:
                 pos = closer.end()
         elif token[0] == "\n":
-            return -1
-    return -1
+            opened.clear()
+    return closes
 
 
 def _after_in_text(text: str, open_at: int, last: _Pending | None) -> bool:
