@@ -371,3 +371,36 @@ def test_an_entry_one_reader_reads_is_an_orphan_of_a_file_both_read(
         ws.add_file(tmp_path / name)
     found = [f for fs in check(ws).values() for f in fs if f.code is Code.ORPHAN]
     assert [f.data["key"] for f in found] == ["k"]
+
+
+CROSSREF_CASES = {
+    "commented": "@misc{a, title={A}}\n% @misc{c, crossref={gone}, title={C}}\n"
+    "@comment{@misc{d, crossref={gone2}, title={D}}}\n",
+    "read": "@misc{a, title={A}}\n@misc{c, crossref={gone}, title={C}}\n",
+}
+
+
+@pytest.mark.parametrize("name", list(CROSSREF_CASES))
+def test_missing_crossrefs_are_where_biber_finds_them(
+    tools: None, tmp_path: Path, name: str
+) -> None:
+    """A ``crossref`` to a key defined nowhere is a finding where biber warns of it: not in
+    an entry biber skips (pandoc skips it too; BibTeX reads it)."""
+    text = CROSSREF_CASES[name]
+    found = {
+        root: [f for f in _project(tmp_path / root, text, root) if f.code is Code.MISSING_CROSSREF]
+        for root in ("main.tex", "doc.md", "bibtex.tex")
+    }
+    run = subprocess.run(
+        ["biber", "--tool", "--nolog", "--output-file=out.bib", "refs.bib"],
+        cwd=tmp_path / "main.tex",
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=120,
+        check=False,
+    )
+    warned = "I didn't find a database entry for crossref" in run.stdout
+    assert bool(found["main.tex"]) == warned == (name == "read"), run.stdout
+    assert bool(found["doc.md"]) == (name == "read")
+    assert len(found["bibtex.tex"]) == (2 if name == "commented" else 1)

@@ -1090,3 +1090,33 @@ def test_duplicates_follow_edits_that_comment_entries_out(tmp_path: Path, reader
         assert counts == [(0, 1), (1, 1), (1, 0), (1, 1), (1, 1), (1, 1)]
     else:
         assert counts == [(0, 1), (1, 1), (1, 0), (1, 1), (0, 0), (1, 1)]
+
+
+@pytest.mark.parametrize("reader", list(READER_ROOTS))
+def test_missing_crossrefs_follow_edits_that_comment_entries_out(
+    tmp_path: Path, reader: str
+) -> None:
+    """A ``crossref`` to a key defined nowhere, in an entry commented out and in again:
+    each incremental check is the check from scratch."""
+    root, root_text = READER_ROOTS[reader]
+    texts = {root: root_text, "refs.bib": "@misc{a, crossref={gone}, title={A}}\n"}
+    project, ws = _checked_workspace(tmp_path, texts)
+    steps = [("@misc{a", "%@misc{a"), ("%@misc{a", "@misc{a"), ("@misc{a", "@comment{x} @misc{a")]
+    steps += [
+        ("{A}}", "{A}}}"),  # a stray brace after the entry
+        ("@comment{x} @misc{a", "@comment{x  @misc{a"),  # now the group's brace: it holds a
+        ("@comment{x  @misc{a", "@misc{a"),
+    ]
+    missing = []
+    for n, (old, new) in enumerate(steps):
+        text = texts["refs.bib"]
+        at = text.index(old)
+        texts["refs.bib"] = text.replace(old, new, 1)
+        unchanged = (at, len(text) - at - len(old))
+        ws.set_text(normalize_path(project / "refs.bib"), texts["refs.bib"], unchanged=unchanged)
+        incremental = check(ws)
+        fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
+        assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
+        codes = [f.code.value for fs in incremental.values() for f in fs]
+        missing.append(codes.count("missing-crossref"))
+    assert missing == ([1] * 6 if reader == "bibtex" else [0, 1, 1, 1, 0, 1])

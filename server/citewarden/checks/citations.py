@@ -21,7 +21,8 @@ Rules:
   ``thebibliography`` that its project never cites is an orphan too, and so is an item of
   a Markdown ``references:`` field that no project reading its file cites.
 * An entry whose ``@`` follows a ``%`` on its line (``% @article{x, ...``) is a comment for
-  biber and pandoc: it defines nothing (and is no orphan) in their projects; BibTeX reads it.
+  biber and pandoc: it defines nothing (and is no orphan, and its ``crossref`` to a key
+  defined nowhere is no finding) in their projects; BibTeX reads it.
 * An entry that starts on the last line of its file after the block BibTeX reads there
   (``@misc{a, ...} @misc{b, ...}`` as the last line) defines nothing in a BibTeX project:
   BibTeX stops reading the file there (:mod:`~citewarden.parsing.bibtex_last_line`).
@@ -45,11 +46,18 @@ from typing import TYPE_CHECKING
 from citewarden.checks import Ident, Memo, units
 from citewarden.checks.bibdata import ignored_bibliography_findings
 from citewarden.checks.dangling import checks_dangling, dangling_findings, is_defined, is_quarto
-from citewarden.checks.defined import Defined, defined_names, defined_token, project_delta
+from citewarden.checks.defined import (
+    Defined,
+    defined_names,
+    defined_token,
+    project_delta,
+    reader,
+)
 from citewarden.checks.key_case import case_clash_findings
 from citewarden.checks.key_spaces import key_space_findings
 from citewarden.checks.orphans import bibitem_orphans, orphan_findings, reference_orphans
 from citewarden.checks.preamble_nocite import preamble_nocite_findings
+from citewarden.checks.skipped_text import unread_entries
 from citewarden.model import (
     Code,
     DocumentKind,
@@ -280,12 +288,14 @@ def _missing_crossrefs(
     ws: Workspace, project: Project, defined: Defined, token: tuple[object, ...], memo: Memo
 ) -> list[Finding]:
     """``crossref``/``xdata`` targets defined nowhere, per bibliography version and set of
-    definitions (``token``)."""
+    definitions (``token``), of the entries the project's reader reads (biber and pandoc
+    skip those in comments, and their links)."""
     found: list[Finding] = []
     for path, _, index in ws.project_bibliographies(project):
         if index.parent_rows:
-            key = ("crossrefs", path, Ident(index), token)
-            found += memo.get(key, _bib_missing_crossrefs, path, index, defined, memo)
+            skip = unread_entries(ws, path, index, {reader(project)}, memo)
+            key = ("crossrefs", path, Ident(index), token, skip)
+            found += memo.get(key, _bib_missing_crossrefs, path, index, defined, memo, skip)
     return found
 
 
@@ -294,7 +304,7 @@ def _parent_targets(parent_rows: dict[int, tuple[str, ...]]) -> frozenset[str]:
 
 
 def _bib_missing_crossrefs(
-    path: Path, index: BibIndex, defined: Defined, memo: Memo
+    path: Path, index: BibIndex, defined: Defined, memo: Memo, skip: frozenset[int] = frozenset()
 ) -> list[Finding]:
     found: list[Finding] = []
     # the same table object while no link changed (see update_bib_index)
@@ -304,6 +314,8 @@ def _bib_missing_crossrefs(
     if not undefined:
         return found
     for i, parents in index.parent_rows.items():
+        if i in skip:
+            continue
         entry = index.entries[i]
         for parent in parents:
             if parent.casefold() not in undefined:
