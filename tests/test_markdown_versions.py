@@ -127,3 +127,24 @@ def test_generated_documents_cite_what_each_version_reads(version: str) -> None:
     tally = differential.run_markdown(range(2000, 2200), budget=15, pandoc=_pandoc(version))
     assert tally.cases >= 20, "too few cases ran in the time budget"
     assert tally.classes == {}, tally.summary()
+
+
+#: metadata read alike by every version, where citewarden read otherwise before
+ALIKE_METADATA = [
+    "---\nnocite: '`@a` @b'\nabstract: See [@c] and `@d`, ``@e ` x``.\n---\n\nText.\n",
+]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("text", ALIKE_METADATA)
+def test_each_version_cites_the_metadata_pandoc_cites(
+    tmp_path: Path, version: str, text: str
+) -> None:
+    program = _pandoc(version)
+    (tmp_path / "doc.md").write_text(text, encoding="utf-8")
+    ws = Workspace(Settings(pandoc_version=version), root=tmp_path)
+    path = ws.add_file(tmp_path / "doc.md")
+    ws.projects()
+    doc = ws.document(path)
+    assert doc is not None
+    assert {c.key for c in doc.citations} == {key for key, _ in _pandoc_cites(program, tmp_path)}

@@ -48,8 +48,10 @@ def _escaped(text: str, i: int) -> bool:
 
 
 def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
-    """Every ``@key`` in ``text[start:end]`` (no code or markup handling): (key, s, e)."""
+    """Every ``@key`` in ``text[start:end]`` but those in code spans (no other markup
+    handling): (key, s, e)."""
     pos = start
+    code = _code_spans(text, start, end) if "`" in text[start:end] else []
     while True:
         m = _KEY_IN_TEXT.search(text, pos, end)
         if m is None:
@@ -57,6 +59,11 @@ def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]
         pos = m.end()
         if _escaped(text, m.start()):
             continue  # "\\@a": an escaped at sign in Markdown text
+        while code and code[0][1] <= m.start():
+            code.pop(0)
+        if code and code[0][0] <= m.start():
+            pos = max(pos, code[0][1])
+            continue
         if m.group(2) is not None:
             yield m.group(2), m.start(2), m.end(2)
         elif m.group(3) is not None:
@@ -64,6 +71,24 @@ def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]
             if close > 0:
                 yield text[m.start(3) + 1 : close - 1], m.start(3) + 1, close - 1
                 pos = close
+
+
+_TICK_RUN = re.compile(r"(?<!`)`+")
+
+
+def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The code spans of ``text[start:end]`` (a run of backticks up to the next run of the
+    same length), in order."""
+    spans: list[tuple[int, int]] = []
+    pos = start
+    while (m := _TICK_RUN.search(text, pos, end)) is not None:
+        closer = _backtick_closer(m.end() - m.start()).search(text, m.end(), end)
+        if closer is None:
+            pos = m.end()
+            continue
+        spans.append((m.start(), closer.end()))
+        pos = closer.end()
+    return spans
 
 
 _INLINE = re.compile(
