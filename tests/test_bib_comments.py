@@ -404,3 +404,27 @@ def test_missing_crossrefs_are_where_biber_finds_them(
     assert bool(found["main.tex"]) == warned == (name == "read"), run.stdout
     assert bool(found["doc.md"]) == (name == "read")
     assert len(found["bibtex.tex"]) == (2 if name == "commented" else 1)
+
+
+@pytest.mark.parametrize(
+    ("root", "suggested"), [("main.tex", False), ("doc.md", False), ("bibtex.tex", True)]
+)
+def test_a_key_commented_out_is_no_suggestion_where_it_is_not_read(
+    tmp_path: Path, root: str, suggested: bool
+) -> None:
+    """A misspelt citation of a key that biber and pandoc read as a comment is dangling
+    with no "did you mean" it (BibTeX reads the entry: there it is one)."""
+    text = "% @misc{knuth1984, title={A}}\n@misc{lamport1994, title={B}}\n"
+    _written(tmp_path, text, ["knuth1948", "lamport1994"])
+    (tmp_path / "bibtex.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{knuth1948,lamport1994}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    ws = Workspace(Settings(), root=tmp_path)
+    for name in (root, "refs.bib"):
+        ws.add_file(tmp_path / name)
+    dangling = [f for fs in check(ws).values() for f in fs if f.code is Code.DANGLING]
+    assert [f.data["key"] for f in dangling] == ["knuth1948"]
+    assert ("knuth1984" in dangling[0].message) == suggested
+    assert bool(dangling[0].fixes) == suggested

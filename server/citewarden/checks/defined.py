@@ -225,8 +225,12 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
             # the index's own dicts: look-ups and set differences need no copy of the keys
             names.append(index.by_key)
             folded.append(index.folded)
-        pool.append(index.keys)
-        folded_parts.append(index.folded_keys)
+        if unread:  # nor is such a key a suggestion ("did you mean" a commented-out key)
+            pool.append([k for k in index.keys if k not in unread])
+            folded_parts.append(partial(_casefolded, pool[-1]))
+        else:
+            pool.append(index.keys)
+            folded_parts.append(index.folded_keys)
         if index.alias_rows and not project.casefold_keys:  # BibTeX knows no ids field
             aliases = index.aliases
             names.append(frozenset(aliases))
