@@ -8,7 +8,9 @@ that peak memory belongs to one measurement:
 * re-check after editing one entry: the .bib changes in an editor buffer (one title gets a
   word longer), the same ``Checker`` runs again; it re-parses only that entry
   (``reparse_bibtex``) and recomputes the cross-file checks;
-* the bibliography reader alone (full parse and incremental re-parse);
+* the bibliography reader alone (full parse and incremental re-parse), and the reading of
+  the same file with a syntax error as BibTeX reads it (which keys a BibTeX project then
+  defines, on every version of such a file);
 * bibtexparser 2's ``parse_string`` (default middleware stack) on the same file, for scale.
 
 Entries are sampled from the real bibliographies in tests/data/bibs (sizes and shapes are
@@ -41,6 +43,7 @@ sys.path.insert(0, str(ROOT / "server"))
 from citewarden.model import Entry  # noqa: E402
 from citewarden.parsing import bibtex_scan  # noqa: E402
 from citewarden.parsing.bibtex import parse_bibtex, reparse_bibtex  # noqa: E402
+from citewarden.parsing.bibtex_recovery import bibtex_keys  # noqa: E402
 from citewarden.parsing.bibtex_scan import PURE_PYTHON_VARIABLE  # noqa: E402
 
 BIBS = ROOT / "tests" / "data" / "bibs"
@@ -237,6 +240,14 @@ def measure_parser(folder: Path) -> dict[str, object]:
         reparse_bibtex(bib, text, new, (at, at, at + len(" revised")))
         hinted.append(time.process_time() - c0)
         bib, text = again, new
+    broken = text.replace("},\n", "}\n", 1)  # a missing comma: a syntax error
+    damaged = parse_bibtex(Path("refs.bib"), broken).entries
+    keys = [e.key for e in damaged]
+    as_bibtex = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        bibtex_keys(broken, damaged, keys)
+        as_bibtex.append(time.perf_counter() - t0)
     t0, c0 = time.perf_counter(), time.process_time()
     fields = sum(len(e.fields) for e in bib.entries)
     materialise = time.perf_counter() - t0
@@ -252,6 +263,7 @@ def measure_parser(folder: Path) -> dict[str, object]:
         "reparse_s": reparse,
         "reparse_cpu_s": reparse_cpu,
         "reparse_hinted_cpu_s": hinted,
+        "bibtex_keys_s": min(as_bibtex),
         "peak_rss_after_parse_mb": after_parse,
         "peak_rss_mb": _peak_mb(),
     }
@@ -414,6 +426,10 @@ def main() -> int:
         print(
             f"  ... given the edited region: median {_ms(statistics.median(hinted))} CPU "
             "(no text comparison; what an editor's change event allows)"
+        )
+        print(
+            f"  as BibTeX reads it, with a syntax error: {_ms(_num(parser['bibtex_keys_s']))} "
+            "wall (bibtex_keys: the keys of a BibTeX project)"
         )
         print(
             f"  building every Field object: {_ms(_num(parser['materialise_all_fields_s']))} wall, "
