@@ -255,3 +255,20 @@ def test_changing_the_setting_reads_the_file_again(tmp_path: Path) -> None:
     assert underlined() == ["@comment"]
     ws.set_settings(Settings(pandoc_version="3.6"))
     assert underlined() == []
+
+
+def test_changing_the_setting_finds_the_orphans_of_the_new_version(tmp_path: Path) -> None:
+    """pandoc 2 skips an uncited @commentary entry (no orphan: pandoc never reads it, and
+    the bib-syntax finding says so); pandoc 3.9 reads it, so it is an orphan there."""
+    _project(tmp_path, GOOD + "@commentary{k, title={K}}\n", ["good"])
+    ws = Workspace(Settings(pandoc_version="2.17"), root=tmp_path)
+    ws.add_file(tmp_path / "doc.md")
+
+    def codes() -> list[Code]:
+        return [f.code for fs in check(ws).values() for f in fs]
+
+    assert codes() == [Code.BIB_SYNTAX]
+    ws.set_settings(Settings(pandoc_version="3.9"))
+    assert codes() == [Code.ORPHAN]
+    ws.set_settings(Settings(pandoc_version="2.17"))
+    assert codes() == [Code.BIB_SYNTAX]

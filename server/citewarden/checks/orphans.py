@@ -233,8 +233,10 @@ def orphan_findings(
     )
     others = tuple(Ident(i) for pr in projects for _, _, i in ws.project_bibliographies(pr))
     targets = _nocite_targets(ws, projects)
+    # the pandoc that reads a Markdown project decides which entries it skips
+    dialect = pandoc_dialect(projects)
     return memo.get(
-        ("orphan-list", Ident(own), docs, others, targets),
+        ("orphan-list", Ident(own), docs, others, targets, dialect),
         _orphan_list,
         ws,
         bib_path,
