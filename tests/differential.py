@@ -387,6 +387,10 @@ def _md_fragments() -> list[Callable[[_Keys], str]]:
         lambda k: f"<pre>\n@{k('pre')}\n\n@{k('pre')}\n</pre> after @{k('afterpre')}",
         lambda k: f"Inline <pre>@{k('inlinepre')}</pre> and <code>@{k('incode')}</code>.",
         lambda k: f'<script>x = "@{k("script")}";</script> <textarea>@{k("textarea")}</textarea>',
+        lambda k: f"@{k('exlabel')}. An example item.",
+        lambda k: f"A note reference [^@{k('noteref')}] and [^@{k('noteprefix')} x].",
+        lambda k: f"Braced [@{{{k('bracedopen')}[x}}]; @{k('afteropen')}] here.",
+        lambda k: f"-@{k('baresuppress')} says so, [@{{{k('bracedend')}]x}} open.",
     ]
 
 
@@ -406,6 +410,8 @@ def markdown_case(seed: int) -> MarkdownCase:
         head.append(f"abstract: See @{keys('yaml')}.")
     if r.random() < 0.4:
         head.append(f"subtitle: \\@{keys('yamlescaped')}")
+    if r.random() < 0.3:
+        head.append(f"nocite: '`@{keys('nocitecode')}` @{keys('nocite')}'")
     if head:
         blocks.append("---\n" + "\n".join(head) + "\n---")
     for _ in range(r.randint(3, 9)):

@@ -120,6 +120,17 @@ def test_a_changed_setting_reads_the_document_again(tmp_path: Path) -> None:
     assert cites() == [("a]b", "normal"), ("c", "suppress-author")]
 
 
+def test_the_generated_documents_reach_what_the_versions_read_otherwise() -> None:
+    seeds = range(2000, 2200)
+    classes = {
+        differential.key_class(key)
+        for seed in seeds
+        for key in differential.GENERATED_KEY.findall(differential.markdown_case(seed).text)
+    }
+    assert {"bracedopen", "afteropen", "bracedend", "baresuppress", "exlabel"} <= classes
+    assert {"noteref", "noteprefix", "nocitecode", "braced"} <= classes
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_generated_documents_cite_what_each_version_reads(version: str) -> None:
     """The seeded documents of the Markdown differential, with each version as the
