@@ -219,3 +219,39 @@ def test_a_style_shapes_the_project_only_by_the_commands_it_declares(tmp_path: P
     assert style_shape(["numeric.cbx"], tmp_path) == ()
     assert style_shape(["film.cbx"], tmp_path) == ("filmcite", "filmcites")
     assert style_shape(["citewardennosuch.cbx"], tmp_path) == ("?citewardennosuch.cbx",)
+
+
+def test_the_options_are_read_as_tex_reads_them() -> None:
+    """A ``%`` comment ends an option line (and TeX skips the next line's leading spaces);
+    a value may be braced; an escaped ``\\%`` is no comment."""
+    assert style_file_names("backend=biber,%\n  style=film") == ("film.cbx",)
+    assert style_file_names("%\n style=film,% the style\n") == ("film.cbx",)
+    assert style_file_names("style={film}, citestyle = { fiwi }") == ("film.cbx", "fiwi.cbx")
+    assert style_file_names("style=film% citestyle=fiwi\n") == ("film.cbx",)
+
+
+def test_comments_in_a_style_file_hide_declarations_on_their_line_only() -> None:
+    text = (
+        "x % \\DeclareCiteCommand{\\incomment}{}{}{}{}\n"
+        "\\DeclareCiteCommand{\\after}{}{}{}{}\n"
+        "50\\% \\DeclareCiteCommand{\\escaped}{}{}{}{}\n"
+        "\\\\% \\DeclareCiteCommand{\\afterbreak}{}{}{}{}\n"
+    )
+    assert [m.name for m in read_style_commands(text).macros] == ["after", "escaped"]
+
+
+def test_a_commented_option_list_agrees_with_pdflatex(tmp_path: Path) -> None:
+    missing = missing_tools()
+    if missing:
+        pytest.fail(f"real tools missing: {', '.join(missing)}", pytrace=False)
+    main = _film_project(tmp_path)
+    text = main.read_text(encoding="utf-8")
+    main.write_text(
+        text.replace(
+            "[bibstyle=numeric,citestyle=film,", "[bibstyle=numeric,%\n  citestyle={film},%\n"
+        ),
+        encoding="utf-8",
+    )
+    oracle = latex_oracle(LatexCase(seed=0, biblatex=True, files={}), tmp_path)
+    assert oracle == {"alpha", "beta", "gamma", "delta", "nosuch"}
+    assert latex_ours(tmp_path) == oracle

@@ -14,6 +14,7 @@ biblatex already have (``\\cite``, ``\\parencite`` ...) keep their own reading.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -26,7 +27,13 @@ _REQUIRE_STYLE = re.compile(r"\\RequireCitationStyle\s*\{\s*([^{}\s]{1,200})\s*\
 _LOAD_BIBLATEX = re.compile(
     r"\\(?:RequirePackage|usepackage)\s*\[([^\]]{0,2000})\]\s*\{\s*biblatex\s*\}"
 )
-_STYLE_OPTION = re.compile(r"(?:^|,)\s*(?:cite)?style\s*=\s*([A-Za-z0-9_.+-]{1,200})")
+_STYLE_OPTION = re.compile(
+    r"(?:^|,)\s*(?:cite)?style\s*=\s*(\{\s*)?([A-Za-z0-9_.+-]{1,200})\s*(?(1)\})\s*(?=,|$)"
+)
+#: a ``%`` comment to the end of its line, with the spaces TeX skips at the next line's start
+_OPTION_COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%[^\n]*(?:\n[ \t]*)?")
+#: a ``%`` that starts a comment: no backslash escapes it
+_COMMENT_START = re.compile(r"(?<!\\)(?:\\\\)*%")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +50,10 @@ class StyleCommands:
 def style_file_names(options: str) -> tuple[str, ...]:
     """The .cbx files the options of a ``\\usepackage[...]{biblatex}`` ask for: those of
     ``style=`` and ``citestyle=`` (a style given and overridden both count; reading a file
-    that is not used adds commands no document of the project can use without an error)."""
-    return tuple(dict.fromkeys(m.group(1) + ".cbx" for m in _STYLE_OPTION.finditer(options)))
+    that is not used adds commands no document of the project can use without an error).
+    ``%`` comments in the list are dropped, as TeX drops them; a value may be braced."""
+    options = _OPTION_COMMENT.sub(r"\1", options)
+    return tuple(dict.fromkeys(m.group(2) + ".cbx" for m in _STYLE_OPTION.finditer(options)))
 
 
 def loaded_style_files(options: str, packages: frozenset[str]) -> tuple[str, ...]:
@@ -59,21 +68,40 @@ def loaded_style_files(options: str, packages: frozenset[str]) -> tuple[str, ...
 def read_style_commands(text: str) -> StyleCommands:
     """The citation commands ``text`` (a .cbx or .sty file) declares outside comments, and
     the style files it loads."""
+    in_comment = _Comments(text)
     macros: dict[str, CitationMacro] = {}
     for m in _DECLARATION.finditer(text):
-        if latex_static.in_comment(text, m.start()):
+        if in_comment(m.start()):
             continue
         macro, _, _ = latex_static.read_definition(text, m.start(), _never, ())
         if macro is not None and "@" not in macro.name and not is_builtin(macro.name):
             macros.setdefault(macro.name, macro)
     requires: list[str] = []
     for m in _REQUIRE_STYLE.finditer(text):
-        if not latex_static.in_comment(text, m.start()):
+        if not in_comment(m.start()):
             requires.append(m.group(1) + ".cbx")
     for m in _LOAD_BIBLATEX.finditer(text):
-        if not latex_static.in_comment(text, m.start()):
+        if not in_comment(m.start()):
             requires += style_file_names(m.group(1))
     return StyleCommands(tuple(macros.values()), tuple(dict.fromkeys(requires)))
+
+
+class _Comments:
+    """Whether an offset of ``text`` is in a ``%`` comment, from the first comment start of
+    each line, found once (a line of thousands of declarations is not searched again for
+    each)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._firsts: list[int] = []
+        ends = [*self._lines[1:], len(text)]
+        for start, end in zip(self._lines, ends, strict=True):
+            found = _COMMENT_START.search(text, start, end)
+            self._firsts.append(found.end() - 1 if found is not None else end + 1)
+
+    def __call__(self, offset: int) -> bool:
+        line = bisect.bisect_right(self._lines, offset) - 1
+        return offset > self._firsts[line]
 
 
 def _never(name: str) -> bool:
