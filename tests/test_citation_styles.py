@@ -255,3 +255,19 @@ def test_a_commented_option_list_agrees_with_pdflatex(tmp_path: Path) -> None:
     oracle = latex_oracle(LatexCase(seed=0, biblatex=True, files={}), tmp_path)
     assert oracle == {"alpha", "beta", "gamma", "delta", "nosuch"}
     assert latex_ours(tmp_path) == oracle
+
+
+def test_a_style_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
+    """Nothing tells the editor of a style file changed outside the workspace: each check
+    looks whether the files it read are still those, unchanged."""
+    main = _film_project(tmp_path)
+    cbx = tmp_path / "film.cbx"
+    cbx.write_text("\\RequireCitationStyle{numeric}\n", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_file(main)
+    assert _findings(ws).get(Code.DANGLING) is None
+    cbx.write_text(_FILM_CBX, encoding="utf-8")
+    os.utime(cbx, ns=(cbx.stat().st_atime_ns, cbx.stat().st_mtime_ns + 10**9))
+    assert _findings(ws).get(Code.DANGLING) == {"nosuch"}
+    cbx.unlink()
+    assert _findings(ws).get(Code.DANGLING) is None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.files import read_regular
@@ -74,10 +75,23 @@ def _commands_of(path: Path) -> StyleCommands:
     return found
 
 
-def style_commands(names: Sequence[str], dirs: Sequence[Path]) -> tuple[CitationMacro, ...]:
+@dataclass(frozen=True, slots=True)
+class StyleReading:
+    """The citation commands of a project's style files, and what they were read from."""
+
+    macros: tuple[CitationMacro, ...]
+    #: the folders looked in before TeX's trees
+    dirs: tuple[Path, ...]
+    #: each file looked for: its name, the file found (None: none) and its modification
+    #: time and size then
+    files: tuple[tuple[str, Path | None, tuple[int, int] | None], ...]
+
+
+def read_styles(names: Sequence[str], dirs: Sequence[Path]) -> StyleReading:
     """The citation commands the style files ``names`` declare, with the files they load
     (looked for in ``dirs``, then TeX's trees); the first declaration of a name holds."""
     macros: dict[str, CitationMacro] = {}
+    files: list[tuple[str, Path | None, tuple[int, int] | None]] = []
     queue = list(dict.fromkeys(names))
     seen: set[str] = set()
     while queue and len(seen) < MAX_FILES:
@@ -86,13 +100,39 @@ def style_commands(names: Sequence[str], dirs: Sequence[Path]) -> tuple[Citation
             continue
         seen.add(name)
         path = find_style_file(name, dirs)
+        files.append((name, path, _stamp(path) if path is not None else None))
         if path is None:
             continue
         found = _commands_of(path)
         for macro in found.macros:
             macros.setdefault(macro.name, macro)
         queue += [parent for parent in found.requires if parent not in seen]
-    return tuple(macros.values())
+    return StyleReading(tuple(macros.values()), tuple(dirs), tuple(files))
+
+
+def style_commands(names: Sequence[str], dirs: Sequence[Path]) -> tuple[CitationMacro, ...]:
+    """The citation commands of :func:`read_styles`."""
+    return read_styles(names, dirs).macros
+
+
+def is_current(reading: StyleReading) -> bool:
+    """Whether reading the style files again would read the same files, unchanged (a
+    stat each; a file not found is looked for in TeX's trees again once the answer of
+    ``kpsewhich`` is a minute old)."""
+    for name, path, stamp in reading.files:
+        if find_style_file(name, reading.dirs) != path:
+            return False
+        if path is not None and _stamp(path) != stamp:
+            return False
+    return True
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def style_shape(names: Sequence[str], folder: Path) -> tuple[str, ...]:
@@ -107,4 +147,13 @@ def style_shape(names: Sequence[str], folder: Path) -> tuple[str, ...]:
     return (*sorted(declared), *(f"?{name}" for name in unfound))
 
 
-__all__ = ["MAX_FILES", "MAX_STYLE_BYTES", "find_style_file", "style_commands", "style_shape"]
+__all__ = [
+    "MAX_FILES",
+    "MAX_STYLE_BYTES",
+    "StyleReading",
+    "find_style_file",
+    "is_current",
+    "read_styles",
+    "style_commands",
+    "style_shape",
+]

@@ -54,6 +54,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from citewarden.bibtex_styles import is_current
+from citewarden.citation_styles import is_current as styles_are_current
 from citewarden.citation_styles import style_shape
 from citewarden.file_state import (
     BibIndex,
@@ -500,11 +501,15 @@ class Workspace(ProjectQueries):
         return self._projects
 
     def recheck_styles(self) -> None:
-        """Compute the project graph again when a project's BibTeX style file changed on
-        disk, or one not found may be there now (:func:`~citewarden.bibtex_styles.is_current`):
-        nothing tells of a change outside the workspace, or to a client watching no files."""
+        """Compute the project graph again when a project's BibTeX style file or biblatex
+        style file changed on disk, or one not found may be there now
+        (:func:`~citewarden.bibtex_styles.is_current`,
+        :func:`~citewarden.citation_styles.is_current`): nothing tells of a change outside
+        the workspace, or to a client watching no files."""
         if self._projects is not None and not all(
-            project.bib_style is None or is_current(project.bib_style) for project in self._projects
+            (project.bib_style is None or is_current(project.bib_style))
+            and (project.cite_styles is None or styles_are_current(project.cite_styles))
+            for project in self._projects
         ):
             self._projects = None
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.bibtex_styles import BibStyle, bib_style
-from citewarden.citation_styles import style_commands
+from citewarden.citation_styles import StyleReading, read_styles
 from citewarden.model import (
     BibContext,
     BibFormat,
@@ -121,6 +121,9 @@ class Project:
     #: first ``\\bibliographystyle`` (:mod:`~citewarden.bibtex_styles`), whose macros the
     #: .bib files may use; None: no style named
     bib_style: BibStyle | None = None
+    #: in a LaTeX project that loads biblatex styles: the reading of their files (the
+    #: citation commands they declare; :mod:`~citewarden.citation_styles`)
+    cite_styles: StyleReading | None = None
     #: in a Markdown project: the version of the pandoc that reads it
     #: (:mod:`~citewarden.pandoc_version`); None: not known
     pandoc_version: Version | None = None
@@ -563,7 +566,7 @@ class ProjectGraph(LinkResolver):
             bibliography(path, replace(link, target=root.stem), root.stem)
         for path in docs:
             self._known.setdefault(path, None)
-        self._pass_on_definitions(list(docs), placed, (root_dir, *tex_dirs))
+        cite_styles = self._pass_on_definitions(list(docs), placed, (root_dir, *tex_dirs))
         chapters = _chapter_units(heads, root) if chapterbib else ()
         # biblatex is loaded where it names resources (by a class or package not read here)
         biblatex = biblatex or biblatex_links
@@ -594,6 +597,7 @@ class ProjectGraph(LinkResolver):
             bibdata=bibdata,
             ignored=tuple(ignored),
             bib_style=style,
+            cite_styles=cite_styles,
         )
 
     def _bib_style(
@@ -671,9 +675,10 @@ class ProjectGraph(LinkResolver):
         documents: list[Path],
         placed: dict[Path, tuple[Path, int]],
         style_dirs: Sequence[Path] = (),
-    ) -> None:
+    ) -> StyleReading | None:
         """Parse the documents of a LaTeX project again when what they inherit from the
-        project (its citation macros and flags) differs from what they were parsed with.
+        project (its citation macros and flags) differs from what they were parsed with;
+        -> the reading of its style files (None: it names none).
 
         Every document knows the macros of every document of the project, each applying
         from its definition in document order (``placed``: where each document is
@@ -690,7 +695,8 @@ class ProjectGraph(LinkResolver):
             doc.key_braces for _, _, doc in states
         )
         files = [name for _, _, doc in states for name in doc.style_files]
-        from_styles = style_commands(files, style_dirs) if files else ()
+        reading = read_styles(files, style_dirs) if files else None
+        from_styles = reading.macros if reading is not None else ()
         if (
             not braced
             and not from_styles
@@ -699,7 +705,7 @@ class ProjectGraph(LinkResolver):
                 for _, st, doc in states
             )
         ):
-            return  # nothing to pass on, nothing passed on before
+            return reading  # nothing to pass on, nothing passed on before
         for _ in range(3):
             shared = project_context([(doc, st.text) for _, st, doc in states])
             # the styles' commands apply everywhere; a document's own definition wins
@@ -737,7 +743,8 @@ class ProjectGraph(LinkResolver):
                         )
                         states[i] = (path, state, parsed)
             if not changed:
-                return
+                break
+        return reading
 
     def _markdown_project(self, path: Path) -> Project:
         metadata = self._metadata_chain(path)
