@@ -308,3 +308,30 @@ def test_without_plain_chapterbib_the_project_is_one_unit(tmp_path: Path, preamb
     # included), and ignores the root's b0 ("Illegal, another \bibdata command"): r1 is
     # undefined, and of the entries BibTeX reads only o1 is never cited
     assert _ours(tmp_path) == ({"r1"}, {"o1"})
+
+
+def test_a_refsection_runs_through_a_chain_of_two_thousand_inputs(tmp_path: Path) -> None:
+    # main.tex begins a section reading a.bib and inputs f0; each f{i} cites k{i} and
+    # inputs f{i+1}; the last one ends the section, which so ends back in main.tex too
+    depth = 2000
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+        "\\addbibresource{main.bib}\n\\begin{document}\n\\newrefsection[a.bib]\n"
+        "\\input{f0}\n\\cite{g} \\cite{k0}\n\\printbibliography\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    for i in range(depth):
+        tail = f"\\input{{f{i + 1}}}" if i + 1 < depth else "\\endrefsection"
+        (tmp_path / f"f{i}.tex").write_text(f"\\cite{{k{i}}}\n{tail}\n", encoding="utf-8")
+    # the section's resource defines the even keys, the default one g and the odd keys
+    (tmp_path / "a.bib").write_text(
+        "".join(f"@misc{{k{i}, title={{T}}}}\n" for i in range(0, depth, 2)), encoding="utf-8"
+    )
+    (tmp_path / "main.bib").write_text(
+        "@misc{g, title={G}}\n"
+        + "".join(f"@misc{{k{i}, title={{T}}}}\n" for i in range(1, depth, 2)),
+        encoding="utf-8",
+    )
+    dangling, orphans = _ours(tmp_path)
+    assert dangling == {f"k{i}" for i in range(1, depth, 2)} | {"k0"}
+    assert orphans == {f"k{i}" for i in range(1, depth, 2)}

@@ -73,6 +73,22 @@ def _heading_breaks(root: Path, documents: dict[Path, ParsedDocument]) -> dict[P
     }
 
 
+@dataclass(slots=True)
+class _Reading:
+    """A document being read: its events (offset, kind, included document) up to
+    ``next``, and the sections found so far (``starts``, ``states``); ``included_at``:
+    where the included document being read stands."""
+
+    path: Path
+    doc: ParsedDocument
+    unit_starts: list[int]
+    events: list[tuple[int, int, Path | None]]
+    starts: list[int]
+    states: list[State]
+    next: int = 0
+    included_at: int = 0
+
+
 def refsection_flow(
     root: Path,
     documents: dict[Path, ParsedDocument],
@@ -92,30 +108,46 @@ def refsection_flow(
             children.setdefault(parent, []).append((includes[index].span.start, child))
     found: dict[Path, Regions] = {}
 
-    def walk(path: Path, state: State) -> State:
+    def begin(path: Path, state: State) -> _Reading:
         doc = documents[path]
         events: list[tuple[int, int, Path | None]] = [(at, 0, None) for at in doc.refsection_marks]
         events += [(at, 1, None) for at in breaks.get(path, ())]
         events += [(at, 2, child) for at, child in children.get(path, ()) if child not in found]
         events.sort(key=lambda event: (event[0], event[1]))
-        unit_starts = [unit[0] for unit in doc.refsections]
-        starts, states = [0], [state]
         found[path] = Regions((0,), (state,))  # read once: a cycle stops here
-        for at, what, child in events:
+        return _Reading(path, doc, [unit[0] for unit in doc.refsections], events, [0], [state])
+
+    if root not in documents:
+        return found
+    # an explicit stack of the documents being read, innermost last: a chain of includes
+    # thousands deep is no deeper a recursion
+    stack = [begin(root, None)]
+    while stack:
+        reading = stack[-1]
+        state = reading.states[-1]
+        descended = False
+        while reading.next < len(reading.events):
+            at, what, included = reading.events[reading.next]
+            reading.next += 1
             if what == 0:
-                unit = _opened(doc, unit_starts, at)
-                state = (path, unit) if unit is not None else None
+                unit = _opened(reading.doc, reading.unit_starts, at)
+                state = (reading.path, unit) if unit is not None else None
             elif what == 1:
                 state = None
-            elif child is not None and child not in found:
-                state = walk(child, state)
-            starts.append(at)
-            states.append(state)
-        found[path] = Regions(tuple(starts), tuple(states))
-        return state
-
-    if root in documents:
-        walk(root, None)
+            elif included is not None and included not in found:
+                reading.included_at = at
+                stack.append(begin(included, state))
+                descended = True
+                break
+            reading.starts.append(at)
+            reading.states.append(state)
+        if descended:
+            continue
+        found[reading.path] = Regions(tuple(reading.starts), tuple(reading.states))
+        stack.pop()
+        if stack:  # back where the document was included, in the section it ends in
+            stack[-1].starts.append(stack[-1].included_at)
+            stack[-1].states.append(state)
     return found
 
 
