@@ -49,6 +49,7 @@ ALIKE = [
     "- @item. An item.\n\n> @quoted. A quote.\n",
     "Open [@{a]b} here, [@{c]d}](http://x.org), [@{e]f}]{.c}, ^[@{g]h}] but [@{i]j}].\n",
     "A note [^@key] and x [^@k y] z.\n",
+    "Text [^a].\n\n[^a]: See @c.\n\n    More @e.\n\n    And @f.\n",
 ]
 
 _MODES = {
@@ -143,6 +144,7 @@ def test_generated_documents_cite_what_each_version_reads(version: str) -> None:
 #: metadata read alike by every version, where citewarden read otherwise before
 ALIKE_METADATA = [
     "---\nnocite: '`@a` @b'\nabstract: See [@c] and `@d`, ``@e ` x``.\n---\n\nText.\n",
+    "---\nnocite: '@b'\ntitle: On @t\n---\n\nText.\n\n---\nnocite: '@c'\n---\n",
 ]
 
 

@@ -15,7 +15,8 @@ from citewarden.parsing.yamlmeta import Metadata, read_metadata
 
 _FENCE_OPEN = re.compile(r"[ \t]*(?:>[ \t]?)*(`{3,}|~{3,})([^\n]*)")
 _LISTISH = re.compile(
-    r"[ \t]|(?:[-+*]|\d+[.)]|#[.)]|\(?(?:[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)]|\(@[\w-]*\)|[:~])"
+    r"[ \t]|\[\^[^\]\s]+\]:|(?:[-+*]|\d+[.)]|#[.)]|\(?(?:[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)]"
+    r"|\(@[\w-]*\)|[:~])"
     r"(?:[ \t]|\r?$)"
 )
 _YAML_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)

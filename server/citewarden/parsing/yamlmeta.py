@@ -56,6 +56,8 @@ class Metadata:
     #: The ids of the CSL items of its ``references:`` lists, with their spans (None: the
     #: block sets no ``references:``).
     references: list[tuple[str, Span]] | None = None
+    #: The block sets ``nocite:`` (a later block's replaces it, as in pandoc).
+    sets_nocite: bool = False
 
 
 def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeyScanner) -> Metadata:
@@ -108,6 +110,7 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                         target, span = located
                         meta.links.append(Link(LinkKind.BIBLIOGRAPHY, target, span, "bibliography"))
             elif key_node.value == "nocite":
+                meta.sets_nocite = True
                 for scalar in _scalars(value, seen["nocite"]):
                     s = start + scalar.start_mark.index
                     e = start + scalar.end_mark.index
