@@ -38,6 +38,10 @@ VERSION_CASES = [
     "@comment\n",
     "@comment {x}\n@Comment{y}\n@COMMENT\n{z}\n@comment%c\n{w}\n@misc{a1, title={A}}\n",
     "@comment{x} junk\n@misc{a1, title={A}}\n",
+    "@comment_x{k1, title={A}}\n",
+    "@comment1{k1, title={A}}\n",
+    "@comment-x{k1, title={A}}\n",
+    "@commentx{k1, title={A}}\n",
 ]
 
 

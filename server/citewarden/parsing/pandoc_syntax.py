@@ -258,7 +258,7 @@ def _joined(
 
 
 #: an entry type starting with the word comment (``@commentary``), which pandoc skips
-_COMMENT_TYPE = re.compile(r"@[cC][oO][mM][mM][eE][nN][tT][^\W\d_]")
+_COMMENT_TYPE = re.compile(r"@[cC][oO][mM][mM][eE][nN][tT][^\s{}(),=#%\"@]")
 
 
 def pandoc_skipped_keys(
@@ -395,13 +395,13 @@ class _Reader:
                         Span(at, pos + 1), "@comment never closed: pandoc reads no entry after it"
                     ) from None
             end = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
-            name = _LETTERS.match(text, at + 1)
-            if name is not None and name.end() > at + 8:
+            word = _word(text, at + 1)  # the entry type, as citewarden's reader has it
+            if len(word) > 7:
                 why = (
-                    f"it reads {quoted('@' + name.group())} as the word @comment and "
+                    f"it reads {quoted('@' + word)} as the word @comment and "
                     "skips the text after it up to the next '@'"
                 )
-                self.skips.append((at, end, Span(at, name.end()), why))
+                self.skips.append((at, end, Span(at, at + 1 + len(word)), why))
             return end
         if _word_is(text, at + 1, "preamble"):
             pos = self.sp(at + 9)
