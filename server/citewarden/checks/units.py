@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import chapterbib
-from citewarden.checks.defined import bibtex_skipped_keys
+from citewarden.checks.defined import bibtex_defined_keys, commented_keys
 from citewarden.checks.refsection_flow import Regions, refsection_flow
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument, quoted
 from citewarden.parsing import latex_bibunits
@@ -313,11 +313,12 @@ def _keys_read(
     exact: set[str] = set()
     for bib, _, index in ws.project_bibliographies(project):
         if units.reads(scope, bib):
-            if project.casefold_keys:  # BibTeX knows no ids field, skips some entries
-                exact.update(index.by_key.keys() - bibtex_skipped_keys(ws, bib, index))
-            else:
-                exact.update(index.by_key)
-                exact.update(index.aliases)
+            if project.casefold_keys:  # BibTeX knows no ids field, reads as BibTeX reads
+                exact.update(bibtex_defined_keys(ws, bib, index))
+            else:  # biber reads no entry in a comment
+                commented = commented_keys(ws, bib, index)
+                exact.update(index.by_key.keys() - commented if commented else index.by_key)
+                exact.update(a for a, e in index.aliases.items() if e.key not in commented)
     return exact, {k.casefold() for k in exact}
 
 
