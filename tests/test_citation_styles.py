@@ -47,14 +47,12 @@ def test_a_style_file_declares_its_commands_and_the_styles_it_loads() -> None:
         ("filmcite", "cite"),
         ("filmcites", "cites"),
     ]
-    assert found.requires == ("verbose.cbx", "authoryear.cbx", "chicago-notes.cbx")
+    assert found.requires == ("verbose.cbx", "chicago-notes.cbx")
 
 
 def test_the_files_a_usepackage_loads() -> None:
-    assert style_file_names("backend=biber, style = verbose-trad1,citestyle=fiwi") == (
-        "verbose-trad1.cbx",
-        "fiwi.cbx",
-    )
+    assert style_file_names("backend=biber, style = verbose-trad1,citestyle=fiwi") == ("fiwi.cbx",)
+    assert style_file_names("citestyle=fiwi, style = verbose-trad1") == ("verbose-trad1.cbx",)
     assert style_file_names("backend=biber,bibstyle=authoryear") == ()
     assert loaded_style_files("style=apa", frozenset({"biblatex"})) == ("apa.cbx",)
     assert loaded_style_files("notes", frozenset({"biblatex-chicago"})) == ("biblatex-chicago.sty",)
@@ -226,7 +224,7 @@ def test_the_options_are_read_as_tex_reads_them() -> None:
     a value may be braced; an escaped ``\\%`` is no comment."""
     assert style_file_names("backend=biber,%\n  style=film") == ("film.cbx",)
     assert style_file_names("%\n style=film,% the style\n") == ("film.cbx",)
-    assert style_file_names("style={film}, citestyle = { fiwi }") == ("film.cbx", "fiwi.cbx")
+    assert style_file_names("style={film}, citestyle = { fiwi }") == ("fiwi.cbx",)
     assert style_file_names("style=film% citestyle=fiwi\n") == ("film.cbx",)
 
 
@@ -271,3 +269,24 @@ def test_a_style_file_changed_on_disk_is_read_again(tmp_path: Path) -> None:
     assert _findings(ws).get(Code.DANGLING) == {"nosuch"}
     cbx.unlink()
     assert _findings(ws).get(Code.DANGLING) is None
+
+
+@pytest.mark.parametrize(
+    ("options", "cites"),
+    [("bibstyle=numeric,citestyle=film", True), ("citestyle=film,style=numeric", False)],
+)
+def test_the_last_style_option_names_the_citation_style(
+    tmp_path: Path, options: str, cites: bool
+) -> None:
+    """biblatex reads ``style=`` and ``citestyle=`` in order and loads the .cbx of the last
+    one: after ``citestyle=film,style=numeric`` there is no ``\\filmcite`` (LaTeX stops on
+    it as an undefined command, and cites nothing)."""
+    missing = missing_tools()
+    if missing:
+        pytest.fail(f"real tools missing: {', '.join(missing)}", pytrace=False)
+    main = _film_project(tmp_path)
+    text = main.read_text(encoding="utf-8")
+    main.write_text(text.replace("bibstyle=numeric,citestyle=film", options), encoding="utf-8")
+    oracle = latex_oracle(LatexCase(seed=0, biblatex=True, files={}), tmp_path)
+    assert bool(oracle) is cites
+    assert latex_ours(tmp_path) == oracle

@@ -48,12 +48,14 @@ class StyleCommands:
 
 
 def style_file_names(options: str) -> tuple[str, ...]:
-    """The .cbx files the options of a ``\\usepackage[...]{biblatex}`` ask for: those of
-    ``style=`` and ``citestyle=`` (a style given and overridden both count; reading a file
-    that is not used adds commands no document of the project can use without an error).
-    ``%`` comments in the list are dropped, as TeX drops them; a value may be braced."""
+    """The .cbx file the options of a ``\\usepackage[...]{biblatex}`` ask for: that of the
+    last ``style=`` or ``citestyle=``, which biblatex reads in order (``style=numeric,
+    citestyle=authoryear`` loads authoryear.cbx alone, ``citestyle=authoryear,
+    style=numeric`` numeric.cbx).  ``%`` comments in the list are dropped, as TeX drops
+    them; a value may be braced."""
     options = _OPTION_COMMENT.sub(r"\1", options)
-    return tuple(dict.fromkeys(m.group(2) + ".cbx" for m in _STYLE_OPTION.finditer(options)))
+    chosen = [m.group(2) for m in _STYLE_OPTION.finditer(options)]
+    return (chosen[-1] + ".cbx",) if chosen else ()
 
 
 def loaded_style_files(options: str, packages: frozenset[str]) -> tuple[str, ...]:
