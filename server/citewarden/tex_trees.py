@@ -1,7 +1,8 @@
 """Files found in TeX's trees, as kpathsea finds them: ``kpsewhich -format=FORMAT NAME``.
 
-An answer (a file, or none) is kept :data:`KPSEWHICH_LIFETIME` seconds, so that a file
-installed meanwhile is found; without ``kpsewhich``, or without an answer within
+A file found is kept while it is there (no ``kpsewhich`` run on the editor's typing path
+once a minute); an answer of none is kept :data:`KPSEWHICH_LIFETIME` seconds, so that a
+file installed meanwhile is found; without ``kpsewhich``, or without an answer within
 :data:`KPSEWHICH_TIMEOUT` seconds, the file is not there.  ``kpsewhich`` runs from the file
 system's root: the folder TeX runs in is the caller's to search first.
 """
@@ -38,8 +39,11 @@ def find_in_trees(name: str, file_format: str) -> Path | None:
         return None
     with _lock:
         known = _answers.get((file_format, name))
-    if known is not None and time.monotonic() - known[0] < KPSEWHICH_LIFETIME:
-        return known[1]
+    if known is not None:
+        if time.monotonic() - known[0] < KPSEWHICH_LIFETIME:
+            return known[1]
+        if known[1] is not None and known[1].is_file():
+            return known[1]  # still there: a copy put earlier in the search is not looked for
     found: Path | None = None
     program = shutil.which("kpsewhich")
     if program is not None:
@@ -68,10 +72,15 @@ def find_in_trees(name: str, file_format: str) -> Path | None:
 
 
 def answer_is_fresh(name: str, file_format: str) -> bool:
-    """Whether an answer for ``name`` is kept and younger than :data:`KPSEWHICH_LIFETIME`."""
+    """Whether an answer for ``name`` is kept: younger than :data:`KPSEWHICH_LIFETIME`, or a
+    file that is still there."""
     with _lock:
         known = _answers.get((file_format, name))
-    return known is not None and time.monotonic() - known[0] < KPSEWHICH_LIFETIME
+    if known is None:
+        return False
+    return time.monotonic() - known[0] < KPSEWHICH_LIFETIME or (
+        known[1] is not None and known[1].is_file()
+    )
 
 
 __all__ = [
