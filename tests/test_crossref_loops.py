@@ -15,6 +15,7 @@ from checking import check
 from citewarden.model import Code, Finding
 from citewarden.project import Workspace
 from citewarden.settings import Settings
+from paths import PANDOC_RELEASES
 
 _BODY = "title={T}, author={A, B}, year=2000"
 
@@ -92,10 +93,14 @@ def _tool(name: str) -> str:
     return found
 
 
-def _loops(directory: Path) -> list[Finding]:
-    ws = Workspace(Settings(), root=directory)
+def _loops(directory: Path, settings: Settings | None = None) -> list[Finding]:
+    ws = Workspace(settings or Settings(), root=directory)
     for path in sorted(directory.iterdir()):
         ws.add_file(path)
+    return _found_loops(ws)
+
+
+def _found_loops(ws: Workspace) -> list[Finding]:
     return [f for fs in check(ws).values() for f in fs if f.code is Code.CROSSREF_LOOP]
 
 
@@ -106,12 +111,13 @@ def _markdown(directory: Path, bib: str, cited: str) -> None:
     )
 
 
-def pandoc_finishes(directory: Path) -> bool:
-    """Whether ``pandoc --citeproc`` finishes on ``doc.md`` (512 MB and 60 s at most: a
-    loop exhausts the memory within seconds)."""
+def pandoc_finishes(directory: Path, pandoc: str | None = None) -> bool:
+    """Whether ``pandoc --citeproc`` (``pandoc``, else the one on the PATH) finishes on
+    ``doc.md`` (512 MB and 60 s at most: a loop exhausts the memory within seconds)."""
+    command = [pandoc or _tool("pandoc"), "+RTS", "-M512m", "-RTS", "--citeproc", "-t", "plain"]
     try:
         run = subprocess.run(
-            [_tool("pandoc"), "+RTS", "-M512m", "-RTS", "--citeproc", "-t", "plain", "doc.md"],
+            [*command, "doc.md"],
             cwd=directory,
             capture_output=True,
             timeout=60,
@@ -208,3 +214,32 @@ def test_a_long_chain_is_followed_without_recursion(tmp_path: Path) -> None:
     assert found[0].message.startswith(
         f"crossref loop 'k0' -> 'k1' -> 'k2' -> 'k3' -> ... ({n + 1} entries) -> 'k0': "
     )
+
+
+#: the pandoc of each version: the one on the PATH is 2.17
+_PANDOCS = {"2.17": None, **{v: str(p) for v, p in PANDOC_RELEASES.items()}}
+#: a loop through an @commentary entry, which pandoc before 3.9 skips (with its crossref)
+_COMMENTARY_LOOP = "@commentary{a, title={A}, crossref={b}}\n@misc{b, title={B}, crossref={a}}\n"
+
+
+@pytest.mark.parametrize("version", ["2.17", "3.9"])
+def test_a_loop_through_an_entry_only_later_pandoc_reads(tmp_path: Path, version: str) -> None:
+    pandoc = _PANDOCS[version]
+    if pandoc is not None and not Path(pandoc).exists():
+        pytest.fail(f"pandoc {version} is needed (scripts/test installs it)", pytrace=False)
+    _markdown(tmp_path, _COMMENTARY_LOOP, "a; @b")
+    finishes = pandoc_finishes(tmp_path, pandoc)
+    assert finishes is (version == "2.17")
+    assert bool(_loops(tmp_path, Settings(pandoc_version=version))) is not finishes
+
+
+def test_the_loops_follow_the_pandoc_version_setting(tmp_path: Path) -> None:
+    _markdown(tmp_path, _COMMENTARY_LOOP, "a; @b")
+    ws = Workspace(Settings(pandoc_version="3.9"), root=tmp_path)
+    for path in sorted(tmp_path.iterdir()):
+        ws.add_file(path)
+    counts = []
+    for version in ("3.9", "2.17", "3.9"):
+        ws.set_settings(Settings(pandoc_version=version))
+        counts.append(len(_found_loops(ws)))
+    assert counts == [2, 0, 2]

@@ -40,6 +40,7 @@ from citewarden.model import (
     quoted,
 )
 from citewarden.parsing.pandoc_crossref import has_cycle, pandoc_loops
+from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -59,8 +60,9 @@ def crossref_loop_findings(ws: Workspace, projects: list[Project], memo: Memo) -
         if project.kind is DocumentKind.MARKDOWN:
             for path, bib, index in ws.project_bibliographies(project):
                 if bib.format is BibFormat.BIBTEX and index.parent_rows:
-                    key: tuple[object, ...] = ("pandoc-loops", Ident(index), cited)
-                    found += memo.get(key, _pandoc, ws, path, index, cited, memo)
+                    dialect = dialect_of(project.pandoc_version)
+                    key: tuple[object, ...] = ("pandoc-loops", Ident(index), cited, dialect)
+                    found += memo.get(key, _pandoc, ws, path, index, cited, dialect, memo)
         elif project.kind is DocumentKind.LATEX and not project.casefold_keys:
             bibs = [(p, i) for p, _, i in ws.project_bibliographies(project)]
             if any(index.parent_rows for _, index in bibs):
@@ -70,9 +72,14 @@ def crossref_loop_findings(ws: Workspace, projects: list[Project], memo: Memo) -
 
 
 def _pandoc(
-    ws: Workspace, path: Path, index: BibIndex, cited: frozenset[str] | None, memo: Memo
+    ws: Workspace,
+    path: Path,
+    index: BibIndex,
+    cited: frozenset[str] | None,
+    dialect: PandocDialect,
+    memo: Memo,
 ) -> list[Finding]:
-    skipped = _commented(ws, path, index, False, memo)
+    skipped = _commented(ws, path, index, dialect, memo)
     entries = [e for e in index.entries if e.key not in skipped] if skipped else index.entries
     return _findings(
         (
@@ -90,7 +97,7 @@ def _biber(
     first: dict[str, tuple[Path, Entry]] = {}
     linked: set[int] = set()  # the entries with a crossref or xdata field, by identity
     for path, index in bibs:
-        skipped = _commented(ws, path, index, True, memo)
+        skipped = _commented(ws, path, index, None, memo)
         entries = index.entries
         linked.update(id(entries[row]) for row in index.parent_rows)
         for entry in entries:
@@ -169,12 +176,15 @@ def _cycles(
 
 
 def _commented(
-    ws: Workspace, path: Path, index: BibIndex, biber: bool, memo: Memo
+    ws: Workspace, path: Path, index: BibIndex, dialect: PandocDialect | None, memo: Memo
 ) -> frozenset[str]:
-    """The keys of the entries biber (``biber``) or pandoc reads as comments, as
-    :func:`~citewarden.checks.defined.defined_names` finds them (one answer per version)."""
-    key = ("commented", Ident(index), biber)
-    return memo.get(key, commented_keys, ws, path, index, biber)
+    """The keys of the entries biber (``dialect`` None) or pandoc of ``dialect`` reads as
+    comments, as :func:`~citewarden.checks.defined.unread_keys` finds them (one answer per
+    version of the file and reader)."""
+    if dialect is None:
+        return memo.get(("commented", Ident(index), True), commented_keys, ws, path, index)
+    key = ("commented", Ident(index), False, dialect)
+    return memo.get(key, commented_keys, ws, path, index, False, dialect)
 
 
 def _step(key: str, name: str, first: dict[str, tuple[Path, Entry]]) -> Step:
