@@ -243,3 +243,53 @@ def test_the_loops_follow_the_pandoc_version_setting(tmp_path: Path) -> None:
         ws.set_settings(Settings(pandoc_version=version))
         counts.append(len(_found_loops(ws)))
     assert counts == [2, 0, 2]
+
+
+def _biber_on(directory: Path, body: str, files: dict[str, str]) -> tuple[bool, str]:
+    """Whether biber stops with an error on a biblatex document of ``body`` with the
+    ``files`` (name -> text) beside it, and its output."""
+    for name, text in files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+    (directory / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+        f"\\begin{{document}}\n{body}\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    for command in (
+        [_tool("pdflatex"), "-interaction=nonstopmode", "main.tex"],
+        [_tool("biber"), "main"],
+    ):
+        run = subprocess.run(
+            command, cwd=directory, capture_output=True, text=True, timeout=120, check=False
+        )
+    return run.returncode != 0, run.stdout
+
+
+_CLEAN = f"@book{{c, {_BODY}}}\n@book{{d, {_BODY}}}\n"
+#: a refsection citing every entry of refs.bib (in its file, or in a file it reads), and
+#: one citing a single entry of other.bib
+_SECTIONS = {
+    "nocite": "\\begin{refsection}[refs.bib]\n\\nocite{*}\n\\printbibliography\n"
+    "\\end{refsection}\n",
+    "input": "\\begin{refsection}[refs.bib]\n\\input{sub}\n\\printbibliography\n"
+    "\\end{refsection}\n",
+    "newrefsection": "\\newrefsection[refs.bib]\n\\input{sub}\n\\printbibliography\n"
+    "\\endrefsection\n",
+}
+_CITE_C = "\\begin{refsection}[other.bib]\n\\cite{c}\n\\printbibliography\n\\end{refsection}\n"
+
+
+@pytest.mark.parametrize("section", list(_SECTIONS))
+@pytest.mark.parametrize("where", ["refs.bib", "other.bib"])
+def test_a_nocite_all_in_a_refsection_cites_its_own_files(
+    tmp_path: Path, where: str, section: str
+) -> None:
+    loop, _ = CASES["loop-not-cited"]
+    files = {"refs.bib": _CLEAN, "other.bib": _CLEAN}
+    if section != "nocite":
+        files["sub.tex"] = "\\nocite{*}\n"
+    fails, log = _biber_on(tmp_path, _SECTIONS[section] + _CITE_C, files | {where: loop})
+    # the loop is in the file the \nocite{*} cites every entry of, or in the one of 'c'
+    assert fails is (where == "refs.bib"), log
+    assert ("Circular inheritance" in log) is fails, log
+    assert len(_loops(tmp_path)) == (2 if fails else 0)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from citewarden.checks import Ident, Memo
 from citewarden.checks.cited import keys_of
 from citewarden.checks.defined import commented_keys
+from citewarden.checks.units import units_of
 from citewarden.model import (
     BibFormat,
     Code,
@@ -55,8 +56,7 @@ Step = tuple[Path, Entry, Field]
 def crossref_loop_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[Finding]:
     found: list[Finding] = []
     for project in projects:
-        docs = [doc for _, doc in ws.project_documents(project)]
-        cited = None if any(d.nocite_all for d in docs) else keys_of(docs, memo)
+        cited = _cited(ws, project, memo)
         if project.kind is DocumentKind.MARKDOWN:
             for path, bib, index in ws.project_bibliographies(project):
                 if bib.format is BibFormat.BIBTEX and index.parent_rows:
@@ -69,6 +69,28 @@ def crossref_loop_findings(ws: Workspace, projects: list[Project], memo: Memo) -
                 key = ("biber-loops", *(Ident(i) for _, i in bibs), cited)
                 found += memo.get(key, _biber, ws, bibs, cited, memo)
     return found
+
+
+def _cited(ws: Workspace, project: Project, memo: Memo) -> frozenset[str] | None:
+    """The keys ``project`` cites, None for every one (a ``\\nocite{*}`` citing every
+    entry, ``nocite: '@*'``).  In a biblatex refsection with resources of its own, a
+    ``\\nocite{*}`` cites the entries of the files the refsection reads; outside them, those
+    of the files read there (:meth:`~citewarden.checks.units.Units.nocite_scopes`)."""
+    documents = list(ws.project_documents(project))
+    docs = [doc for _, doc in documents]
+    cited = keys_of(docs, memo)
+    if project.kind is not DocumentKind.LATEX or not any(d.refsections for d in docs):
+        return None if any(d.nocite_all for d in docs) else cited
+    if not any(d.nocite_all_at for d in docs):
+        return cited
+    found = units_of(ws, project)
+    scopes = {scope for path, doc in documents for scope in found.nocite_scopes(path, doc)}
+    every = [
+        index.by_key.keys()
+        for path, _, index in ws.project_bibliographies(project)
+        if any(found.reads(scope, path) for scope in scopes)
+    ]
+    return cited.union(*every)
 
 
 def _pandoc(
