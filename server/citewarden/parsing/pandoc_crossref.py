@@ -64,12 +64,16 @@ def pandoc_loops(
     if not _has_cycle(table):
         return []  # the usual file: nothing to follow step by step
     found: list[tuple[Entry, Loop]] = []
+    # the fields a request gives depend on the cited entry's type and field names only:
+    # the resolutions of entries alike share their finished answers
+    shared: dict[tuple[str, frozenset[str]], dict[_Request, frozenset[str]]] = {}
     for entry in entries:
         if entry.entry_type == "xdata" or (cited is not None and entry.key not in cited):
             continue
         if not any(f.name in LINKS for f in entry.fields):
             continue
-        loop = _Resolution(table, entry).loop()
+        alike = (entry.entry_type, frozenset(table.fields(entry)))
+        loop = _Resolution(table, entry, shared.setdefault(alike, {})).loop()
         if loop is not None:
             found.append((entry, loop))
     return found
@@ -139,13 +143,15 @@ _Steps = Generator[_Request, _Answer, _Answer]
 
 class _Resolution:
     """One cited entry's resolution, step by step on an explicit stack (a chain may be
-    as long as the file)."""
+    as long as the file).  ``done``: the answers of the requests finished so far, by this
+    resolution or one of an entry of the same type and field names (a finished request
+    led into no loop, so it leads into none from any other entry either)."""
 
-    def __init__(self, table: _Table, base: Entry) -> None:
+    def __init__(self, table: _Table, base: Entry, done: dict[_Request, frozenset[str]]) -> None:
         self.table = table
         self.base = base
         self.base_fields = table.fields(base)
-        self.done: dict[_Request, frozenset[str]] = {}
+        self.done = done
         #: per open step, the entry and field it is following
         self.at: list[tuple[Entry, Field] | None] = []
 
@@ -158,7 +164,11 @@ class _Resolution:
         return None
 
     def _run(self, request: _Request) -> _Answer:
+        finished = self.done.get(request)
+        if finished is not None:
+            return finished
         stack: list[tuple[_Request, _Steps]] = [(request, self._fields_of(request))]
+        on_stack = {request: 0}  # each open request, with its place on the stack
         self.at = [None]
         answer: _Answer | None = None
         while stack:
@@ -168,6 +178,7 @@ class _Resolution:
             except StopIteration as stop:
                 stack.pop()
                 self.at.pop()
+                del on_stack[req]
                 answer = stop.value
                 if isinstance(answer, Loop):
                     return answer
@@ -176,10 +187,10 @@ class _Resolution:
             answer = self.done.get(asked)
             if answer is not None:
                 continue
-            open_requests = [r for r, _ in stack]
-            if asked in open_requests:
-                first = open_requests.index(asked)
+            first = on_stack.get(asked)
+            if first is not None:
                 return Loop(tuple(step for step in self.at[first:] if step is not None))
+            on_stack[asked] = len(stack)
             stack.append((asked, self._fields_of(asked)))
             self.at.append(None)
         assert answer is not None and not isinstance(answer, Loop)
