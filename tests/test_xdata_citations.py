@@ -15,6 +15,7 @@ from checking import check
 from citewarden.model import Code, Finding
 from citewarden.project import Workspace
 from citewarden.settings import Settings
+from paths import PANDOC_RELEASES
 
 _BOOK = "title={T}, author={A, B}, year=2000"
 
@@ -39,25 +40,27 @@ def _run(args: list[str], directory: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _dangling(directory: Path) -> list[Finding]:
-    ws = Workspace(Settings(), root=directory)
+def _dangling(directory: Path, settings: Settings | None = None) -> list[Finding]:
+    ws = Workspace(settings or Settings(), root=directory)
     for path in sorted(directory.iterdir()):
         if path.suffix in (".md", ".tex", ".bib"):
             ws.add_file(path)
     return [f for fs in check(ws).values() for f in fs if f.code is Code.DANGLING]
 
 
-def _keys(directory: Path) -> list[str]:
-    return sorted(str(f.data["key"]) for f in _dangling(directory))
+def _keys(directory: Path, settings: Settings | None = None) -> list[str]:
+    return sorted(str(f.data["key"]) for f in _dangling(directory, settings))
 
 
-def pandoc_not_found(directory: Path, bib: str, keys: tuple[str, ...]) -> list[str]:
+def pandoc_not_found(
+    directory: Path, bib: str, keys: tuple[str, ...], pandoc: str = "pandoc"
+) -> list[str]:
     (directory / "refs.bib").write_text(bib, encoding="utf-8")
     cites = "".join(f"See [@{k}].\n\n" for k in keys)
     (directory / "doc.md").write_text(
         f"---\nbibliography: refs.bib\n---\n\n{cites}", encoding="utf-8"
     )
-    run = _run(["pandoc", "--citeproc", "-t", "plain", "doc.md"], directory)
+    run = _run([pandoc, "--citeproc", "-t", "plain", "doc.md"], directory)
     assert run.returncode == 0, run.stderr
     return sorted(_PANDOC_MISSING.findall(run.stderr))
 
@@ -126,3 +129,31 @@ def test_a_references_item_of_the_document_is_cited_instead(tmp_path: Path) -> N
     run = _run(["pandoc", "--citeproc", "-t", "plain", "doc.md"], tmp_path)
     assert "not found" not in run.stderr
     assert _keys(tmp_path) == []
+
+
+#: @commentary entries with the key of an @xdata entry, which pandoc before 3.9 skips, the
+#: later ones read
+COMMENTARY_CASES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "commentary-then-xdata": (
+        "@misc{good, title={G}}\n@commentary{xd, title={C}}\n@xdata{xd, publisher={P}}\n",
+        ("good", "xd"),
+    ),
+    "xdata-then-commentary": (
+        "@xdata{xd, publisher={P}}\n@commentary{xd, title={C}}\n@misc{good, title={G}}\n",
+        ("good", "xd"),
+    ),
+}
+
+
+@pytest.mark.parametrize("version", ["2.17", "3.9"])
+@pytest.mark.parametrize("name", list(COMMENTARY_CASES))
+def test_an_xdata_key_an_entry_pandoc_skips_has_too(
+    tmp_path: Path, name: str, version: str
+) -> None:
+    pandoc = "pandoc" if version == "2.17" else str(PANDOC_RELEASES[version])
+    if version != "2.17" and not Path(pandoc).exists():
+        pytest.fail(f"pandoc {version} is needed (scripts/test installs it)", pytrace=False)
+    bib, keys = COMMENTARY_CASES[name]
+    not_found = pandoc_not_found(tmp_path, bib, keys, pandoc)
+    assert not_found == (["xd"] if version == "2.17" else [])
+    assert _keys(tmp_path, Settings(pandoc_version=version)) == not_found

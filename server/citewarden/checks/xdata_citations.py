@@ -22,6 +22,7 @@ from citewarden.checks.dangling import checks_dangling
 from citewarden.checks.defined import commented_keys
 from citewarden.model import Code, DocumentKind, Finding, Location, ParsedDocument, quoted
 from citewarden.parsing.bib_comments import commented_positions
+from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of, pandoc_skipped_entries
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -44,8 +45,9 @@ def xdata_citation_findings(ws: Workspace, projects: list[Project], memo: Memo) 
             memo.get(("has-xdata", Ident(i)), _has_xdata, i) for _, i in bibs
         ):
             continue
-        key = ("xdata-keys", pandoc, *(Ident(index) for _, index in bibs))
-        keys = memo.get(key, _xdata_keys, ws, bibs, pandoc, memo)
+        dialect = dialect_of(project.pandoc_version) if pandoc else None
+        key: tuple[object, ...] = ("xdata-keys", dialect, *(Ident(index) for _, index in bibs))
+        keys = memo.get(key, _xdata_keys, ws, bibs, dialect, memo)
         if not keys:
             continue
         documents = list(ws.project_documents(project))
@@ -63,18 +65,26 @@ def _has_xdata(index: BibIndex) -> bool:
 
 
 def _xdata_keys(
-    ws: Workspace, bibs: list[tuple[Path, BibIndex]], pandoc: bool, memo: Memo
+    ws: Workspace, bibs: list[tuple[Path, BibIndex]], dialect: PandocDialect | None, memo: Memo
 ) -> frozenset[str]:
-    """The names the tool finds no citable entry for: pandoc, keys only ``@xdata`` entries
-    define; biber, names whose first definition is an ``@xdata`` entry or its alias."""
+    """The names the tool (biber: ``dialect`` None; else pandoc of ``dialect``) finds no
+    citable entry for: pandoc, keys only ``@xdata`` entries define; biber, names whose
+    first definition is an ``@xdata`` entry or its alias.  The entries the tool reads as
+    comments or skips are left out, each by its place (another entry may have its key)."""
+    pandoc = dialect is not None
     first: dict[str, bool] = {}  # name -> whether its first definition is an @xdata entry
     citable: set[str] = set()
     for path, index in bibs:
-        key = ("commented", Ident(index), not pandoc)
-        skipped = memo.get(key, commented_keys, ws, path, index, not pandoc)
+        if dialect is None:
+            skipped = memo.get(("commented", Ident(index), True), commented_keys, ws, path, index)
+        else:
+            key = ("commented", Ident(index), False, dialect)
+            skipped = memo.get(key, commented_keys, ws, path, index, False, dialect)
         text = ws.text(path) or ""
         entries = index.entries
         unread = {id(entries[i]) for i in commented_positions(text, entries, biber=not pandoc)}
+        if dialect is not None:  # pandoc before 3.9 skips @commentary{...} (and what follows)
+            unread.update(id(entry) for entry in pandoc_skipped_entries(text, entries, dialect))
         for entry in entries:
             if entry.key in skipped or id(entry) in unread:
                 continue

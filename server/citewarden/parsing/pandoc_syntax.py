@@ -261,19 +261,30 @@ def _joined(
 _COMMENT_TYPE = re.compile(r"@[cC][oO][mM][mM][eE][nN][tT][^\s{}(),=#%\"@]")
 
 
+def pandoc_skipped_entries(
+    text: str, entries: Sequence[Entry], dialect: PandocDialect = PANDOC_2
+) -> list[Entry]:
+    """The ``entries`` that pandoc (of ``dialect``) skips (:func:`pandoc_skips`), in
+    order."""
+    if dialect.braced_comments or _COMMENT_TYPE.search(text) is None:
+        return []
+    return [
+        entry
+        for entry, _, _ in pandoc_skips(read_as_pandoc(text, entries, dialect=dialect), entries)
+    ]
+
+
 def pandoc_skipped_keys(
     text: str, entries: Sequence[Entry], dialect: PandocDialect = PANDOC_2
 ) -> frozenset[str]:
     """Keys of the ``entries`` that pandoc (of ``dialect``) skips (:func:`pandoc_skips`)
     and no other entry defines."""
-    if dialect.braced_comments or _COMMENT_TYPE.search(text) is None:
-        return frozenset()
-    skipped = pandoc_skips(read_as_pandoc(text, entries, dialect=dialect), entries)
+    skipped = pandoc_skipped_entries(text, entries, dialect)
     if not skipped:
         return frozenset()
-    gone = {id(entry) for entry, _, _ in skipped}
+    gone = {id(entry) for entry in skipped}
     kept = {entry.key for entry in entries if id(entry) not in gone}
-    return frozenset(entry.key for entry, _, _ in skipped if entry.key not in kept)
+    return frozenset(entry.key for entry in skipped if entry.key not in kept)
 
 
 def pandoc_skips(reading: PandocReading, entries: Sequence[Entry]) -> list[tuple[Entry, Span, str]]:
@@ -680,6 +691,7 @@ __all__ = [
     "PandocDialect",
     "PandocReading",
     "dialect_of",
+    "pandoc_skipped_entries",
     "pandoc_skipped_keys",
     "pandoc_skips",
     "read_again",
