@@ -47,7 +47,6 @@ from citewarden.parsing.bibtex_inheritance import (
 )
 from citewarden.parsing.dispatch import parse_file
 from citewarden.parsing.latex_static import context_applies, project_context
-from citewarden.parsing.markdown import reads_alike
 from citewarden.parsing.pandoc_syntax import dialect_of
 from citewarden.project_links import (
     LOAD_SUFFIX,
@@ -246,6 +245,10 @@ class ProjectGraph(LinkResolver):
         for project in projects:
             if project.kind is not DocumentKind.MARKDOWN:
                 continue
+            # the Markdown reader (and YAML with it) is loaded once a Markdown project is
+            # there, not at the server's start
+            from citewarden.parsing.markdown import reads_alike
+
             dialect = dialect_of(project.pandoc_version)
             for path in project.documents:
                 state = self._state(path)
