@@ -293,3 +293,23 @@ def test_a_nocite_all_in_a_refsection_cites_its_own_files(
     assert fails is (where == "refs.bib"), log
     assert ("Circular inheritance" in log) is fails, log
     assert len(_loops(tmp_path)) == (2 if fails else 0)
+
+
+#: a loop through an entry the tool does not read, whose key another entry has
+_UNREAD_TWIN = {
+    "pandoc": f"@commentary{{a, {_BODY}, crossref={{a}}}}\n@book{{a, {_BODY}}}\n",
+    "biber": f"% @book{{a, {_BODY}, crossref={{b}}}}\n@book{{a, {_BODY}}}\n"
+    f"@book{{b, {_BODY}, crossref={{a}}}}\n",
+}
+
+
+def test_an_entry_pandoc_skips_loops_nowhere_though_its_key_is_defined(tmp_path: Path) -> None:
+    _markdown(tmp_path, _UNREAD_TWIN["pandoc"], "a")
+    assert pandoc_finishes(tmp_path)  # pandoc 2.17 skips the @commentary entry
+    assert _loops(tmp_path, Settings(pandoc_version="2.17")) == []
+
+
+def test_an_entry_biber_reads_as_a_comment_loops_nowhere(tmp_path: Path) -> None:
+    fails, log = biber_fails(tmp_path, _UNREAD_TWIN["biber"], "b")
+    assert not fails and "Circular" not in log, log
+    assert _loops(tmp_path) == []

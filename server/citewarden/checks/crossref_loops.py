@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.checks.cited import keys_of
-from citewarden.checks.defined import commented_keys
 from citewarden.checks.units import units_of
 from citewarden.model import (
     BibFormat,
@@ -40,8 +39,9 @@ from citewarden.model import (
     Related,
     quoted,
 )
+from citewarden.parsing.bib_comments import commented_positions
 from citewarden.parsing.pandoc_crossref import has_cycle, pandoc_loops
-from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of
+from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of, pandoc_skipped_entries
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -101,8 +101,8 @@ def _pandoc(
     dialect: PandocDialect,
     memo: Memo,
 ) -> list[Finding]:
-    skipped = _commented(ws, path, index, dialect, memo)
-    entries = [e for e in index.entries if e.key not in skipped] if skipped else index.entries
+    unread = _unread(ws, path, index, dialect, memo)
+    entries = [e for e in index.entries if id(e) not in unread] if unread else index.entries
     return _findings(
         (
             [(path, e, f) for e, f in loop.steps],
@@ -119,14 +119,14 @@ def _biber(
     first: dict[str, tuple[Path, Entry]] = {}
     linked: set[int] = set()  # the entries with a crossref or xdata field, by identity
     for path, index in bibs:
-        skipped = _commented(ws, path, index, None, memo)
+        unread = _unread(ws, path, index, None, memo)
         entries = index.entries
         linked.update(id(entries[row]) for row in index.parent_rows)
         for entry in entries:
-            if entry.key not in skipped:
+            if id(entry) not in unread:
                 first.setdefault(entry.key, (path, entry))
         for alias, entry in index.aliases.items():
-            if entry.key not in skipped:
+            if id(entry) not in unread:
                 first.setdefault(alias, (path, entry))
     links: dict[str, set[str]] = {}  # every link biber may follow, and more
     for _, index in bibs:
@@ -197,16 +197,26 @@ def _cycles(
         todo.append(iter(_targets(first[nxt][1], name, first, linked)))
 
 
-def _commented(
+def _unread(
     ws: Workspace, path: Path, index: BibIndex, dialect: PandocDialect | None, memo: Memo
-) -> frozenset[str]:
-    """The keys of the entries biber (``dialect`` None) or pandoc of ``dialect`` reads as
-    comments, as :func:`~citewarden.checks.defined.unread_keys` finds them (one answer per
-    version of the file and reader)."""
-    if dialect is None:
-        return memo.get(("commented", Ident(index), True), commented_keys, ws, path, index)
-    key = ("commented", Ident(index), False, dialect)
-    return memo.get(key, commented_keys, ws, path, index, False, dialect)
+) -> frozenset[int]:
+    """The entries (by identity) that biber (``dialect`` None) or pandoc of ``dialect``
+    reads as comments or skips, each by its place: another entry may have its key (one
+    answer per version of the file and reader)."""
+    key = ("unread-entries", Ident(index), dialect)
+    return memo.get(key, _unread_entries, ws, path, index, dialect)
+
+
+def _unread_entries(
+    ws: Workspace, path: Path, index: BibIndex, dialect: PandocDialect | None
+) -> frozenset[int]:
+    text = ws.text(path) or ""
+    entries = index.entries
+    biber = dialect is None
+    found = {id(entries[i]) for i in commented_positions(text, entries, biber=biber)}
+    if dialect is not None:  # pandoc before 3.9 skips @commentary{...} (and what follows)
+        found.update(id(entry) for entry in pandoc_skipped_entries(text, entries, dialect))
+    return frozenset(found)
 
 
 def _step(key: str, name: str, first: dict[str, tuple[Path, Entry]]) -> Step:
