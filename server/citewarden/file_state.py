@@ -23,12 +23,16 @@ from citewarden.model import (
     Span,
 )
 from citewarden.parsing import Parsed
+from citewarden.parsing.bib_comments import EntryBounds
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
+from citewarden.parsing.entry_runs import EntryRuns
 from citewarden.parsing.pandoc_syntax import PandocDialect
 from citewarden.text import LineIndex, line_ending, split_lines
 
 #: name of the per-entry table of casefolded keys (:meth:`BibIndex.folded_keys`)
 _FOLDED_KEYS = "key-casefolded"
+#: ``rows`` entry of :meth:`BibIndex.bounds` (the starts and the ends of the entries)
+_BOUNDS = "#bounds"
 
 
 def _folded_key(entry: Entry) -> str:
@@ -109,6 +113,31 @@ class BibIndex:
         modify it."""
         return self.table(_FOLDED_KEYS, _folded_key)
 
+    def bounds(self) -> EntryBounds:
+        """Where the entries start and end, and their keys, in file order (do not modify
+        them): once per version, and after an edit carried over from the previous
+        version's, moved by the edit, for the entries it did not touch (an edit in a
+        20 000-entry file makes no moved entry to read where the others are)."""
+        found = self.rows.get(_BOUNDS)
+        if found is None:
+            prev = self.previous
+            old = prev[0].rows.get(_BOUNDS) if prev is not None else None
+            if prev is not None and old is not None:
+                _, a, b, b_old = prev
+                old_starts, old_ends = old
+                starts, ends = _spans(self.entries, a, b)
+                starts[:0] = old_starts[:a]
+                ends[:0] = old_ends[:a]
+                if b < len(self.entries):
+                    # every entry behind the edit is moved by as much as the text
+                    delta = _start_of(self.entries, b) - old_starts[b_old]
+                    starts += [s + delta for s in islice(old_starts, b_old, None)]
+                    ends += [e + delta for e in islice(old_ends, b_old, None)]
+            else:
+                starts, ends = _spans(self.entries, 0, len(self.entries))
+            found = self.rows[_BOUNDS] = [starts, ends]
+        return EntryBounds(found[0], found[1], self.keys)
+
     def entries_of(self, key: str) -> list[Entry]:
         return [self.entries[i] for i in self.by_key.get(key, ())]
 
@@ -120,6 +149,36 @@ class BibIndex:
             for alias in names:
                 out.setdefault(alias, self.entries[i])
         return out
+
+
+def _start_of(entries: Sequence[Entry], i: int) -> int:
+    """``entries[i].span.start`` (without making a moved entry of a re-read bibliography)."""
+    if isinstance(entries, EntryRuns):
+        return entries.start_of(i)
+    return entries[i].span.start
+
+
+def _spans(entries: Sequence[Entry], lo: int, hi: int) -> tuple[list[int], list[int]]:
+    """The starts and the ends of ``entries[lo:hi]`` (the entries a re-read bibliography
+    moves are not made: their unmoved ones are read, and moved)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    if isinstance(entries, EntryRuns):
+        before = 0
+        for source, first, last, delta in entries.runs:
+            end = before + last - first
+            if end > lo and before < hi:
+                for e in islice(source, first + max(0, lo - before), first + min(end, hi) - before):
+                    span = e.span
+                    starts.append(span.start + delta)
+                    ends.append(span.end + delta)
+            before = end
+        return starts, ends
+    for e in islice(entries, lo, hi):
+        span = e.span
+        starts.append(span.start)
+        ends.append(span.end)
+    return starts, ends
 
 
 #: a row of :func:`_rows_of`'s tables

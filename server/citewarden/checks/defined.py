@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.model import DocumentKind
-from citewarden.parsing.bib_comments import keys_in_comments
+from citewarden.parsing.bib_comments import commented_positions, skipped_regions, unique_keys_at
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
 from citewarden.parsing.bibtex_recovery import BibtexKeys, bibtex_keys, may_differ
 from citewarden.parsing.pandoc_syntax import (
@@ -265,13 +265,41 @@ def commented_keys(
     (biber: or an ``@comment(...)`` one, and its lines end at a lone carriage return too;
     pandoc before 3.9 (``dialect``) skips an entry whose type starts with the word
     comment, ``@commentary{...}``; see :mod:`~citewarden.parsing.bib_comments`)."""
-    text = ws.text(path) or ""
-    keys = keys_in_comments(text, index.entries, biber)
+    keys = unique_keys_at(index.keys, commented_entries(ws, path, index, biber))
     if not biber:
+        text = ws.text(path) or ""
         skipped = pandoc_skipped_keys(text, index.entries, dialect)
         if skipped:
             keys = keys | skipped
     return keys
+
+
+def skipped_regions_of(
+    ws: Workspace, path: Path, index: BibIndex, biber: bool
+) -> list[tuple[int, int, bool]]:
+    """The text of the bibliography ``path`` (of ``index``) that biber (``biber``) or pandoc
+    skips (:func:`~citewarden.parsing.bib_comments.skipped_regions`), once per version."""
+    name = "#skipped-biber" if biber else "#skipped-pandoc"
+    found = index.rows.get(name)
+    if found is None:
+        text = ws.text(path) or ""
+        regions = skipped_regions(text, index.entries, biber, index.bounds())
+        found = index.rows[name] = [regions]
+    return found[0]  # type: ignore[no-any-return]
+
+
+def commented_entries(ws: Workspace, path: Path, index: BibIndex, biber: bool) -> list[int]:
+    """Positions of the entries of the bibliography ``path`` (of ``index``) that biber
+    (``biber``) or pandoc reads as comments, in order, once per version (see
+    :func:`~citewarden.parsing.bib_comments.commented_positions`)."""
+    name = "#commented-biber" if biber else "#commented-pandoc"
+    found = index.rows.get(name)
+    if found is None:
+        regions = skipped_regions_of(ws, path, index, biber)
+        text = ws.text(path) or ""
+        positions = commented_positions(text, index.entries, True, biber, index.bounds(), regions)
+        found = index.rows[name] = [positions]
+    return found[0]  # type: ignore[no-any-return]
 
 
 #: ``BibIndex.rows`` entry of :func:`bibtex_reading` (one answer, per version)

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
-from citewarden.checks.defined import reader
-from citewarden.model import BibFormat, Code, Entry, Finding
-from citewarden.parsing.bib_comments import comment_groups, commented_positions
+from citewarden.checks.defined import commented_entries, reader, skipped_regions_of
+from citewarden.model import BibFormat, Code, Finding
+from citewarden.parsing.bib_comments import comment_groups
 
 if TYPE_CHECKING:
     from citewarden.file_state import BibIndex
@@ -58,14 +58,14 @@ def unread_entries(
     for name in sorted(readers):
         biber = name == "biber"
         skipped: frozenset[int] = memo.get(
-            ("unread-entries", Ident(index), biber), _commented, text, index, biber
+            ("unread-entries", Ident(index), biber), _commented, ws, path, index, biber
         )
         found = skipped if found is None else found & skipped
     return found or frozenset()
 
 
-def _commented(text: str, index: BibIndex, biber: bool) -> frozenset[int]:
-    return frozenset(commented_positions(text, index.entries, groups=True, biber=biber))
+def _commented(ws: Workspace, path: Path, index: BibIndex, biber: bool) -> frozenset[int]:
+    return frozenset(commented_entries(ws, path, index, biber))
 
 
 def read_problems(
@@ -76,11 +76,14 @@ def read_problems(
         return problems
     bib = ws.bibliography(path)
     text = ws.text(path)
-    if bib is None or text is None or bib.format is not BibFormat.BIBTEX:
+    index = ws.bib_index(path)
+    if bib is None or text is None or index is None or bib.format is not BibFormat.BIBTEX:
         return problems
     if "%" not in text and "omment" not in text and "OMMENT" not in text:
         return problems
-    skipped = [_skipped(text, bib.entries, r == "biber") for r in sorted(readers)]
+    skipped = [_skipped(ws, path, index, r == "biber") for r in sorted(readers)]
+    if not all(skipped):  # a reader skips nothing: it reads every problem
+        return problems
     return [
         p
         for p in problems
@@ -88,15 +91,25 @@ def read_problems(
     ]
 
 
-def _skipped(text: str, entries: Sequence[Entry], biber: bool) -> list[tuple[int, int]]:
+def _skipped(ws: Workspace, path: Path, index: BibIndex, biber: bool) -> list[tuple[int, int]]:
     """The disjoint ``[start, end]`` of the text biber (``biber``) or pandoc skips, in order:
     ``@comment`` groups and the entries commented out (their end included: a problem
-    found at an entry's end, an unclosed one, is its own)."""
-    regions = comment_groups(text, entries, biber)
-    regions += (
-        (entries[i].span.start, entries[i].span.end)
-        for i in commented_positions(text, entries, groups=True, biber=biber)
-    )
+    found at an entry's end, an unclosed one, is its own); once per version of the file
+    (each keystroke in a document reads them again)."""
+    name = "#skipped-spans-biber" if biber else "#skipped-spans-pandoc"
+    found = index.rows.get(name)
+    if found is None:
+        found = index.rows[name] = [_skipped_spans(ws, path, index, biber)]
+    return found[0]  # type: ignore[no-any-return]
+
+
+def _skipped_spans(
+    ws: Workspace, path: Path, index: BibIndex, biber: bool
+) -> list[tuple[int, int]]:
+    text = ws.text(path) or ""
+    regions = comment_groups(text, index.entries, biber, skipped_regions_of(ws, path, index, biber))
+    starts, ends, _ = index.bounds()
+    regions += ((starts[i], ends[i]) for i in commented_entries(ws, path, index, biber))
     regions.sort()
     merged: list[tuple[int, int]] = []
     for a, b in regions:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NamedTuple, TypeVar, overload
 
-from citewarden.model import Entry, Span
+from citewarden.model import Entry
 
 #: a line break for biber (Perl's ``\R``, each turned into a line feed before parsing)
 BIBER_BREAK = re.compile("[\n\v\f\r\x85\u2028\u2029]")
@@ -33,6 +34,65 @@ _TOP_MARK = re.compile(r"%|@\s*(comment|string|preamble)\s*([{(])", re.I)
 #: what may stand before a ``%`` that starts a comment for biber (where a token starts)
 _TOKEN_BEFORE = frozenset(" \t\n\v\f\r\x85\u2028\u2029")
 _GROUP_DELIM = re.compile(r"[{}()]")
+
+T = TypeVar("T")
+
+
+class EntryBounds(NamedTuple):
+    """Where the entries of a parsed bibliography are, in file order (parallel to them):
+    what the readings here look up, many times per ``%`` (a list of numbers, bisected at C
+    speed, rather than an entry made and asked for its span at each look-up).  A
+    bibliography's index keeps them per version
+    (:meth:`~citewarden.file_state.BibIndex.bounds`)."""
+
+    #: ``entries[i].span.start``
+    starts: Sequence[int]
+    #: ``entries[i].span.end``
+    ends: Sequence[int]
+    #: ``entries[i].key``
+    keys: Sequence[str]
+
+
+class _Column(Sequence[T]):
+    """``get(entries[i])`` for each entry, looked up when asked for (the bounds of entries
+    no index was given for: a few look-ups per comment, never the whole file)."""
+
+    __slots__ = ("_entries", "_get")
+
+    def __init__(self, entries: Sequence[Entry], get: Callable[[Entry], T]) -> None:
+        self._entries = entries
+        self._get = get
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | Sequence[T]:
+        if isinstance(i, slice):
+            return [self._get(e) for e in self._entries[i]]
+        return self._get(self._entries[i])
+
+
+def _start(entry: Entry) -> int:
+    return entry.span.start
+
+
+def _end(entry: Entry) -> int:
+    return entry.span.end
+
+
+def _key(entry: Entry) -> str:
+    return entry.key
+
+
+def lazy_bounds(entries: Sequence[Entry]) -> EntryBounds:
+    """The :class:`EntryBounds` of ``entries``, each looked up in its entry when asked for."""
+    return EntryBounds(_Column(entries, _start), _Column(entries, _end), _Column(entries, _key))
 
 
 def on_comment_line(text: str, at: int, biber: bool = False) -> bool:
@@ -46,7 +106,7 @@ def on_comment_line(text: str, at: int, biber: bool = False) -> bool:
 
 
 def skipped_regions(
-    text: str, entries: Sequence[Entry], biber: bool = False
+    text: str, entries: Sequence[Entry], biber: bool = False, bounds: EntryBounds | None = None
 ) -> list[tuple[int, int, bool]]:
     """The ``[start, end)`` of the text biber (``biber``) or pandoc skips, in order, with
     whether it is an ``@comment`` group (else a ``%`` comment, up to its line break).
@@ -58,22 +118,24 @@ def skipped_regions(
     @misc{k, ...}`` is junk, then ``k``); for pandoc anywhere.  An entry that starts in a
     comment is none: the text after the comment is read at top level again.  The reading
     stops at an ``@comment`` group that is never closed (biber and pandoc then read no
-    entry of the file).  Looks at each ``%`` and block, not at each entry."""
+    entry of the file).  Looks at each ``%`` and block, not at each entry; ``bounds``, the
+    :class:`EntryBounds` of ``entries``, when the caller has them."""
     if "%" not in text and "omment" not in text and "OMMENT" not in text:
         return []
+    starts, ends, _ = bounds or lazy_bounds(entries)
     breaks = BIBER_BREAK if biber else _LINE_FEED
     regions: list[tuple[int, int, bool]] = []
     block_end = -1  # the end of the last block passed over
     pos = 0
-    i, span = -1, None
+    i, end = -1, -1  # the last entry that starts before the mark, and its end
     while (m := _TOP_MARK.search(text, pos)) is not None:
         at = m.start()
-        i, span = _entry_before(entries, at, i, span)
-        if span is not None and span.end > at and not _in_comment(regions, span.start):
-            pos = block_end = span.end  # in an entry that is read
+        i, end = _entry_before(starts, ends, at, i, end)
+        if end > at and not _in_comment(regions, starts[i]):
+            pos = block_end = end  # in an entry that is read
             continue
         if m.group() == "%":
-            after_block = at == block_end or (span is not None and span.end == at)
+            after_block = at == block_end or (i >= 0 and end == at)
             if biber and at > 0 and text[at - 1] not in _TOKEN_BEFORE and not after_block:
                 pos = at + 1  # in junk, where no token starts
                 continue
@@ -98,22 +160,20 @@ def skipped_regions(
 
 
 def _entry_before(
-    entries: Sequence[Entry], at: int, last: int, span: Span | None
-) -> tuple[int, Span | None]:
-    """The position and span of the last of the ``entries`` that starts at or before
-    ``at``, at or after ``last`` (the one found before, of span ``span``): the next one
-    first, so that a file whose entries hold many ``%`` (URLs with ``%20``) is read in one
-    pass over them."""
+    starts: Sequence[int], ends: Sequence[int], at: int, last: int, end: int
+) -> tuple[int, int]:
+    """The position and end of the last entry (of ``starts`` and ``ends``) that starts at
+    or before ``at``, at or after ``last`` (the one found before, which ends at ``end``;
+    -1 and -1 for none): the next one first, so that a file whose entries hold many ``%``
+    (URLs with ``%20``) is read in one pass over them."""
     nxt = last + 1
-    if nxt >= len(entries):
-        return last, span
-    following = entries[nxt].span
-    if following.start > at:
-        return last, span
-    if following.end > at:
+    if nxt >= len(starts) or starts[nxt] > at:
+        return last, end
+    following = ends[nxt]
+    if following > at:
         return nxt, following
-    i = bisect.bisect_right(entries, at, lo=nxt, key=_start) - 1
-    return i, entries[i].span
+    i = bisect.bisect_right(starts, at, lo=nxt) - 1
+    return i, ends[i]
 
 
 def _in_comment(regions: list[tuple[int, int, bool]], start: int) -> bool:
@@ -128,43 +188,57 @@ def _region_start(region: tuple[int, int, bool]) -> int:
     return region[0]
 
 
-def comment_groups(text: str, entries: Sequence[Entry], biber: bool) -> list[tuple[int, int]]:
+def comment_groups(
+    text: str,
+    entries: Sequence[Entry],
+    biber: bool,
+    regions: Sequence[tuple[int, int, bool]] | None = None,
+) -> list[tuple[int, int]]:
     """The ``[start, end)`` of the group of each ``@comment`` at top level that biber
-    (``biber``) or pandoc skips, in order (see :func:`skipped_regions`)."""
-    return [(a, b) for a, b, group in skipped_regions(text, entries, biber) if group]
+    (``biber``) or pandoc skips, in order (see :func:`skipped_regions`, whose answer
+    ``regions`` is, when the caller has it)."""
+    if regions is None:
+        regions = skipped_regions(text, entries, biber)
+    return [(a, b) for a, b, group in regions if group]
 
 
 def commented_positions(
-    text: str, entries: Sequence[Entry], groups: bool = True, biber: bool = False
+    text: str,
+    entries: Sequence[Entry],
+    groups: bool = True,
+    biber: bool = False,
+    bounds: EntryBounds | None = None,
+    regions: Sequence[tuple[int, int, bool]] | None = None,
 ) -> list[int]:
     """Positions of the ``entries`` whose ``@`` follows a ``%`` comment on its line or
     (``groups``) stands inside an ``@comment{...}`` group (``biber``: and an
-    ``@comment(...)`` one, with biber's line breaks and comments), in order."""
-    regions = skipped_regions(text, entries, biber)
-    found: set[int] = set()
+    ``@comment(...)`` one, with biber's line breaks and comments), in order.  ``bounds``
+    (the :class:`EntryBounds` of ``entries``) and ``regions`` (:func:`skipped_regions`)
+    when the caller has them."""
+    if bounds is None:
+        bounds = lazy_bounds(entries)
+    if regions is None:
+        regions = skipped_regions(text, entries, biber, bounds)
+    starts = bounds.starts
+    found: list[int] = []
+    last = 0  # regions are disjoint and in order: so are the entries they hold
     for start, end, group in regions:
         if groups or not group:
-            found.update(range(_first_after(entries, start), _first_after(entries, end)))
-    return sorted(found)
+            lo = bisect.bisect_left(starts, start, lo=last)
+            hi = bisect.bisect_left(starts, end, lo=lo)
+            found += range(lo, hi)
+            last = hi
+    return found
 
 
-def _first_after(entries: Sequence[Entry], at: int) -> int:
-    """The position of the first of the ``entries`` that starts at ``at`` or after it (a
-    few entries looked at, not each one)."""
-    return bisect.bisect_left(entries, at, key=_start)
-
-
-def _start(entry: Entry) -> int:
-    return entry.span.start
-
-
-def _keys_of(entries: Sequence[Entry], positions: list[int]) -> frozenset[str]:
-    """Keys of the entries at ``positions`` that no other entry defines too."""
+def unique_keys_at(keys: Sequence[str], positions: list[int]) -> frozenset[str]:
+    """Keys of the entries at ``positions`` (of ``keys``, every entry's) that no other
+    entry defines too."""
     if not positions:
         return frozenset()
-    found = {entries[i].key for i in positions}
+    found = {keys[i] for i in positions}
     inside = set(positions)
-    kept = {e.key for i, e in enumerate(entries) if e.key in found and i not in inside}
+    kept = {k for i, k in enumerate(keys) if k in found and i not in inside}
     return frozenset(found - kept)
 
 
@@ -175,10 +249,17 @@ def keys_on_comment_lines(
     ends lines).  biber and pandoc read such a line as a comment, so the entry does not
     exist for them; BibTeX reads it (and so does :func:`~citewarden.parsing.bibtex.parse_bibtex`).
     A key also defined by an entry on an ordinary line is not one of them."""
-    return _keys_of(entries, commented_positions(text, entries, groups=False, biber=biber))
+    bounds = lazy_bounds(entries)
+    return unique_keys_at(bounds.keys, commented_positions(text, entries, False, biber, bounds))
 
 
-def keys_in_comments(text: str, entries: Sequence[Entry], biber: bool = True) -> frozenset[str]:
+def keys_in_comments(
+    text: str,
+    entries: Sequence[Entry],
+    biber: bool = True,
+    bounds: EntryBounds | None = None,
+    regions: Sequence[tuple[int, int, bool]] | None = None,
+) -> frozenset[str]:
     """Keys of the ``entries`` that biber (``biber``) or pandoc reads as comments: their
     ``@`` follows a ``%`` on its line, or stands inside the group of an ``@comment{...}``,
     on one line or more.  biber and pandoc skip such a group whole, to its matching brace
@@ -186,8 +267,12 @@ def keys_in_comments(text: str, entries: Sequence[Entry], biber: bool = True) ->
     so it reads the entries inside (and so does :func:`~citewarden.parsing.bibtex.parse_bibtex`).
     biber reads an ``@comment(...)`` group as one too (pandoc reads only braces), and ends
     a line at any line break, a lone carriage return too (pandoc at a line feed only).
-    A key also defined by an entry outside comments is not one of them."""
-    return _keys_of(entries, commented_positions(text, entries, groups=True, biber=biber))
+    A key also defined by an entry outside comments is not one of them.  ``bounds`` and
+    ``regions`` as for :func:`commented_positions`."""
+    if bounds is None:
+        bounds = lazy_bounds(entries)
+    positions = commented_positions(text, entries, True, biber, bounds, regions)
+    return unique_keys_at(bounds.keys, positions)
 
 
 def _group_end(text: str, open_pos: int) -> int:
