@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.checks.cited import keys_of
+from citewarden.checks.defined import commented_entries
 from citewarden.checks.units import units_of
 from citewarden.model import (
     BibFormat,
@@ -39,7 +40,6 @@ from citewarden.model import (
     Related,
     quoted,
 )
-from citewarden.parsing.bib_comments import commented_positions
 from citewarden.parsing.pandoc_crossref import has_cycle, pandoc_loops
 from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of, pandoc_skipped_entries
 
@@ -213,7 +213,7 @@ def _unread_entries(
     text = ws.text(path) or ""
     entries = index.entries
     biber = dialect is None
-    found = {id(entries[i]) for i in commented_positions(text, entries, biber=biber)}
+    found = {id(entries[i]) for i in commented_entries(ws, path, index, biber)}
     if dialect is not None:  # pandoc before 3.9 skips @commentary{...} (and what follows)
         found.update(id(entry) for entry in pandoc_skipped_entries(text, entries, dialect))
     return frozenset(found)

@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.checks.dangling import checks_dangling
-from citewarden.checks.defined import commented_keys
+from citewarden.checks.defined import commented_entries, commented_keys
 from citewarden.model import Code, DocumentKind, Finding, Location, ParsedDocument, quoted
-from citewarden.parsing.bib_comments import commented_positions
 from citewarden.parsing.pandoc_syntax import PandocDialect, dialect_of, pandoc_skipped_entries
 
 if TYPE_CHECKING:
@@ -82,7 +81,7 @@ def _xdata_keys(
             skipped = memo.get(key, commented_keys, ws, path, index, False, dialect)
         text = ws.text(path) or ""
         entries = index.entries
-        unread = {id(entries[i]) for i in commented_positions(text, entries, biber=not pandoc)}
+        unread = {id(entries[i]) for i in commented_entries(ws, path, index, not pandoc)}
         if dialect is not None:  # pandoc before 3.9 skips @commentary{...} (and what follows)
             unread.update(id(entry) for entry in pandoc_skipped_entries(text, entries, dialect))
         for entry in entries:
