@@ -4,6 +4,7 @@ how a bibliography's keys changed in its last edit.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -14,7 +15,13 @@ from citewarden.checks import Ident, Memo
 from citewarden.model import DocumentKind
 from citewarden.parsing.bib_comments import commented_positions, skipped_regions, unique_keys_at
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
-from citewarden.parsing.bibtex_recovery import BibtexKeys, bibtex_keys, may_differ
+from citewarden.parsing.bibtex_recovery import (
+    BibtexKeys,
+    bibtex_keys,
+    differing_at,
+    differs_at,
+    reach_back,
+)
 from citewarden.parsing.pandoc_syntax import (
     PANDOC_2,
     PandocDialect,
@@ -331,7 +338,11 @@ def bibtex_reading(ws: Workspace, path: Path, index: BibIndex) -> BibtexKeys:
     if found is None:
         text = ws.text(path) or ""
         parsed = ws.bibliography(path)
-        if may_differ(text, parsed is None or parsed.complete):
+        complete = parsed is not None and parsed.complete
+        bounds = index.bounds()
+        # looked for in every version, so that the next one looks around its edit only
+        offsets = _differing(index, text)
+        if not complete or differs_at(text, offsets, bounds.starts, bounds.ends):
             reading = bibtex_keys(text, index.entries, index.keys)
         else:
             skipped = entries_bibtex_skips(text, index.entries)
@@ -341,6 +352,37 @@ def bibtex_reading(ws: Workspace, path: Path, index: BibIndex) -> BibtexKeys:
             reading = BibtexKeys(unread=frozenset(keys - kept))
         found = index.rows[_BIBTEX_KEYS] = [reading]
     return found[0]  # type: ignore[no-any-return]
+
+
+#: ``BibIndex.rows`` entry of :func:`_differing`: (offsets, length of the text)
+_DIFFERING = "#bibtex-differing"
+
+
+def _differing(index: BibIndex, text: str) -> list[int]:
+    """Where a reading BibTeX does otherwise without a syntax error begins in ``text``
+    (:func:`~citewarden.parsing.bibtex_recovery.differing_at`), once per version: after an
+    edit only the text around it is looked at again, the offsets before and behind it are
+    the previous version's (an 18 MB file is not searched on every keystroke)."""
+    found = index.rows.get(_DIFFERING)
+    if found is not None:
+        return found[0]  # type: ignore[no-any-return]
+    prev = index.previous
+    old = prev[0].rows.get(_DIFFERING) if prev is not None else None
+    if prev is None or old is None:
+        offsets = differing_at(text)
+    else:
+        old_offsets, old_length = old
+        _, _, b, _ = prev
+        delta = len(text) - old_length
+        # the text behind the edit is the previous version's from its first untouched entry
+        tail = index.bounds().starts[b] if b < len(index.entries) else len(text)
+        head = reach_back(text, min(index.edited_from, tail))
+        keep = bisect.bisect_left(old_offsets, head)
+        behind = bisect.bisect_left(old_offsets, tail - delta)
+        offsets = old_offsets[:keep] + differing_at(text, head, tail)
+        offsets += [at + delta for at in old_offsets[behind:]]
+    index.rows[_DIFFERING] = [offsets, len(text)]
+    return offsets
 
 
 def _casefolded(keys: Sequence[str]) -> list[str]:

@@ -17,6 +17,11 @@ is an entry of type ``@misc``, so is ``@\\misc{k,...}`` (a type the reader takes
 text), and ``%`` starts no comment (a ``%`` line in an entry is an error, and BibTeX
 resumes at an ``@`` on it).
 
+An ``@`` after a ``%`` between entries (``% old: @misc{k, ...}``) is read alike by both:
+only one inside an entry differs (:func:`differs_at`).  Where such readings begin is found
+once per version, and after an edit around it only (:func:`differing_at`,
+:func:`reach_back`).
+
 For such a file (:func:`may_differ`), :func:`bibtex_keys` reads it whole with the port of
 BibTeX's scanner (:func:`~citewarden.parsing.bibtex_last_line.entries_bibtex_reads`, linear
 in the file's length) and compares the keys with the reader's entries.  Any other file is
@@ -25,6 +30,7 @@ read alike by both, but for its last line (:mod:`~citewarden.parsing.bibtex_last
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +62,55 @@ class BibtexKeys:
     added: frozenset[str] = frozenset()
     #: entry position -> the key BibTeX reads for that entry, where it is another one
     renamed: Mapping[int, str] = field(default_factory=lambda: MappingProxyType({}))
+
+
+#: where a reading of :data:`_DIFFERS` may begin
+_CANDIDATE = re.compile(r"[@%]")
+#: non-white characters a reading of :data:`_DIFFERS` spans at most (types of 64, keys of
+#: 256, and a few more); its runs of white space and a ``%`` line are not bounded
+_MAX_SPAN = 400
+
+
+def differing_at(text: str, start: int = 0, end: int | None = None) -> list[int]:
+    """Offsets from ``start`` (up to ``end``) where a reading that differs without a syntax
+    error begins (:data:`_DIFFERS`), each ``@`` and ``%`` tried: whether one begins at an
+    offset depends on the text from there on only."""
+    stop = len(text) if end is None else end
+    return [
+        m.start()
+        for m in _CANDIDATE.finditer(text, start, stop)
+        if _DIFFERS.match(text, m.start()) is not None
+    ]
+
+
+def reach_back(text: str, offset: int) -> int:
+    """An offset before which no reading of :data:`_DIFFERS` begins that reaches
+    ``offset``: back over :data:`_MAX_SPAN` characters other than white space (white space
+    costs nothing), and to the start of ``offset``'s line (a ``%`` line)."""
+    pos, budget = offset, _MAX_SPAN
+    while pos > 0 and budget > 0:
+        pos -= 1
+        if text[pos] not in " \t\r\n":
+            budget -= 1
+    line = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    return min(pos, line)
+
+
+def differs_at(
+    text: str, offsets: Sequence[int], starts: Sequence[int], ends: Sequence[int]
+) -> bool:
+    """Whether one of the readings at ``offsets`` (:func:`differing_at`) makes BibTeX read
+    otherwise than the reader of entries spanning ``starts``/``ends``: each does but an
+    ``@`` after a ``%`` between entries, which both read (BibTeX has no comments; the
+    reader reads an entry after such a ``%`` too, where inside an entry it reads a comment
+    and BibTeX an error)."""
+    for at in offsets:
+        if text[at] != "%":
+            return True
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and at < ends[i]:
+            return True
+    return False
 
 
 def may_differ(text: str, complete: bool) -> bool:
