@@ -34,7 +34,7 @@ from citewarden.tex_trees import (
     KPSEWHICH_LIFETIME,
     KPSEWHICH_TIMEOUT,
     answer_is_fresh,
-    find_in_trees,
+    find_file,
     searchable,
 )
 
@@ -85,15 +85,7 @@ def find_style(name: str, dirs: Sequence[Path]) -> Path | None:
     ``BSTINPUTS`` folders), else in TeX's trees."""
     if not searchable(name):
         return None
-    wanted = file_name(name)
-    for folder in dirs:
-        candidate = folder / wanted
-        try:
-            if candidate.is_file():
-                return candidate
-        except (OSError, ValueError):
-            continue
-    return find_in_trees(name, "bst")
+    return find_file(file_name(name), dirs, name, "bst")
 
 
 def read_style(path: Path) -> StyleMacros:

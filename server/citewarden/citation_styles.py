@@ -20,7 +20,7 @@ from pathlib import Path
 from citewarden.files import read_regular
 from citewarden.model import CitationMacro
 from citewarden.parsing.cite_styles import StyleCommands, read_style_commands
-from citewarden.tex_trees import find_in_trees, searchable
+from citewarden.tex_trees import find_file, searchable
 
 #: The largest style file read, in bytes (biblatex-chicago's largest .cbx has 200 KB).
 MAX_STYLE_BYTES = 2 << 20
@@ -38,14 +38,7 @@ def find_style_file(name: str, dirs: Sequence[Path]) -> Path | None:
     """The file ``name`` (``verbose.cbx``) in ``dirs``, else in TeX's trees."""
     if not searchable(name) or "/" in name or "\\" in name:
         return None
-    for folder in dirs:
-        candidate = folder / name
-        try:
-            if candidate.is_file():
-                return candidate
-        except (OSError, ValueError):
-            continue
-    return find_in_trees(name, "tex")
+    return find_file(name, dirs, name, "tex")
 
 
 def _commands_of(path: Path) -> StyleCommands:

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 #: Seconds ``kpsewhich`` may take to answer for one file.
@@ -71,6 +72,20 @@ def find_in_trees(name: str, file_format: str) -> Path | None:
     return found
 
 
+def find_file(wanted: str, dirs: Sequence[Path], name: str, file_format: str) -> Path | None:
+    """The file ``wanted`` in the first of ``dirs`` (the folder TeX runs in, then the
+    folders an input variable names) that has it, else ``name`` of ``file_format`` in TeX's
+    trees (:func:`find_in_trees`)."""
+    for folder in dirs:
+        candidate = folder / wanted
+        try:
+            if candidate.is_file():
+                return candidate
+        except (OSError, ValueError):
+            continue
+    return find_in_trees(name, file_format)
+
+
 def answer_is_fresh(name: str, file_format: str) -> bool:
     """Whether an answer for ``name`` is kept: younger than :data:`KPSEWHICH_LIFETIME`, or a
     file that is still there."""
@@ -87,6 +102,7 @@ __all__ = [
     "KPSEWHICH_LIFETIME",
     "KPSEWHICH_TIMEOUT",
     "answer_is_fresh",
+    "find_file",
     "find_in_trees",
     "searchable",
 ]
