@@ -28,7 +28,7 @@ _LOAD_BIBLATEX = re.compile(
     r"\\(?:RequirePackage|usepackage)\s*\[([^\]]{0,2000})\]\s*\{\s*biblatex\s*\}"
 )
 _STYLE_OPTION = re.compile(
-    r"(?:^|,)\s*(?:cite)?style\s*=\s*(\{\s*)?([A-Za-z0-9_.+-]{1,200})\s*(?(1)\})\s*(?=,|$)"
+    r"(?:^|,)\s*+(?:cite)?style\s*+=\s*+(\{\s*+)?([A-Za-z0-9_.+-]{1,200})\s*+(?(1)\})\s*+(?=,|$)"
 )
 #: a ``%`` comment to the end of its line, with the spaces TeX skips at the next line's start
 _OPTION_COMMENT = re.compile(r"(?<!\\)((?:\\\\)*)%[^\n]*(?:\n[ \t]*)?")

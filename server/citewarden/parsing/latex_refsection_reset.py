@@ -40,11 +40,11 @@ _OPTIONS = re.compile(
     r"|ExecuteBibliographyOptions\s*(?:\[[^\[\]{}]{0,2000}\]\s*)?\{([^{}]{0,2000})\}"
     r"|PassOptionsToPackage\s*\{([^{}]{0,2000})\}\s*\{\s*biblatex\s*\})"
 )
-_OPTION = re.compile(r"(?:^|,)\s*refsection\s*=\s*\{?\s*([a-z]+\+?)\s*\}?\s*(?:,|$)")
+_OPTION = re.compile(r"(?:^|,)\s*+refsection\s*+=\s*+\{?\s*+([a-z]+\+?)\s*+\}?\s*+(?:,|$)")
 #: a heading command, starred or not, and the start of its title (group 3)
 _HEADING = re.compile(
-    r"\\(part|chapter|section|subsection)(?![A-Za-z@])\s*(\*?)"
-    r"(\s*(?:\[[^\[\]]{0,500}\])?\s*\{[^{}]{0,500})?"
+    r"\\(part|chapter|section|subsection)(?![A-Za-z@])\s*+(\*?)"
+    r"(\s*+(?:\[[^\[\]]{0,500}\])?\s*+\{[^{}]{0,500})?"
 )
 
 
