@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import threading
 import time
+
+from citewarden.programs import program_output
 
 #: Seconds a ``--version`` run may take.
 TIMEOUT = 10.0
@@ -48,21 +49,9 @@ def installed_version(quarto: bool = False) -> Version | None:
     program = shutil.which(program_name)
     if program is not None:
         args = [program, "pandoc", "--version"] if quarto else [program, "--version"]
-        try:
-            run = subprocess.run(
-                args,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError, ValueError):
-            run = None
-        if run is not None and run.returncode == 0:
-            m = _FIRST_LINE.match(run.stdout[:200])
-            found = tuple(int(part) for part in m.group(1).split(".")) if m else None
+        out = program_output(args, TIMEOUT)
+        m = _FIRST_LINE.match(out[:200]) if out is not None else None
+        found = parse_version(m.group(1)) if m else None
     with _lock:
         _answers[program_name] = (time.monotonic(), found)
     return found

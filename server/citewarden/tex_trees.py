@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+from citewarden.programs import program_output
 
 #: Seconds ``kpsewhich`` may take to answer for one file.
 KPSEWHICH_TIMEOUT = 10.0
@@ -49,20 +50,9 @@ def find_in_trees(name: str, file_format: str) -> Path | None:
     program = shutil.which("kpsewhich")
     if program is not None:
         top = os.path.abspath(os.sep)
-        try:
-            run = subprocess.run(
-                [program, f"-format={file_format}", "--", name],
-                cwd=top,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                errors="replace",
-                timeout=KPSEWHICH_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError, ValueError):
-            run = None
-        lines = run.stdout.splitlines() if run is not None and run.returncode == 0 else []
+        args = [program, f"-format={file_format}", "--", name]
+        out = program_output(args, KPSEWHICH_TIMEOUT, cwd=top)
+        lines = out.splitlines() if out is not None else []
         if lines and lines[0].strip():
             found = Path(top) / lines[0].strip()
     with _lock:
