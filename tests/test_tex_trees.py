@@ -15,13 +15,13 @@ from citewarden import tex_trees
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     runs: list[list[str]] = []
-    real = subprocess.run
+    real = subprocess.Popen
 
-    def run(args: list[str], **kwargs: object) -> subprocess.CompletedProcess[str]:
+    def popen(args: list[str], **kwargs: object) -> subprocess.Popen[bytes]:
         runs.append(list(args))
         return real(args, **kwargs)  # type: ignore[call-overload,no-any-return]
 
-    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setattr(subprocess, "Popen", popen)
     monkeypatch.setattr(tex_trees, "_answers", {})
     return runs
 
