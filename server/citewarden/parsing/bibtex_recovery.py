@@ -22,7 +22,7 @@ only one inside an entry differs (:func:`differs_at`).  Where such readings begi
 once per version, and after an edit around it only (:func:`differing_at`,
 :func:`reach_back`).
 
-For such a file (:func:`may_differ`), :func:`bibtex_keys` reads it whole with the port of
+For a file with a syntax error or such a reading, :func:`bibtex_keys` reads it whole with the port of
 BibTeX's scanner (:func:`~citewarden.parsing.bibtex_last_line.entries_bibtex_reads`, linear
 in the file's length) and compares the keys with the reader's entries.  Any other file is
 read alike by both, but for its last line (:mod:`~citewarden.parsing.bibtex_last_line`).
@@ -111,13 +111,6 @@ def differs_at(
         if i >= 0 and at < ends[i]:
             return True
     return False
-
-
-def may_differ(text: str, complete: bool) -> bool:
-    """Whether BibTeX may define other keys in ``text`` than the reader, apart from its last
-    line: the reader found a syntax error (``complete`` False), or one of the readings that
-    differ without one is there."""
-    return not complete or _DIFFERS.search(text) is not None
 
 
 def bibtex_keys(text: str, entries: Sequence[Entry], keys: Sequence[str]) -> BibtexKeys:
