@@ -328,7 +328,7 @@ def bibtex_defined_keys(ws: Workspace, path: Path, index: BibIndex) -> set[str]:
 def bibtex_reading(ws: Workspace, path: Path, index: BibIndex) -> BibtexKeys:
     """How the keys BibTeX defines differ from the reader's, once per version of the
     bibliography.  In a file with a syntax error (or another reading BibTeX does
-    otherwise, :func:`~citewarden.parsing.bibtex_recovery.may_differ`) BibTeX resumes at
+    otherwise, :func:`~citewarden.parsing.bibtex_recovery.differs_at`) BibTeX resumes at
     the next ``@``, wherever it is: the whole file is read as BibTeX reads it
     (:mod:`citewarden.parsing.bibtex_recovery`).  In any other one the keys differ only on
     its last line, where BibTeX reads just the first block (``@misc{a, ...} @misc{b, ...}``
