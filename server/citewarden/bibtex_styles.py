@@ -22,12 +22,18 @@ findings of the .bib files only such projects read become less certain
 from __future__ import annotations
 
 import shutil
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citewarden.files import FileTooLarge, megabytes, read_regular
+from citewarden.files import (
+    FileTooLarge,
+    ReadPerVersion,
+    Stamp,
+    file_stamp,
+    megabytes,
+    read_regular,
+)
 from citewarden.model import quoted
 from citewarden.parsing.bst import StyleMacros, style_macros
 from citewarden.tex_trees import (
@@ -67,12 +73,7 @@ class BibStyle:
     #: the folders it was looked for in before TeX's trees (none: not looked for), and the
     #: modification time and size of its file then (:func:`is_current`)
     dirs: tuple[Path, ...] = ()
-    stamp: tuple[int, int] | None = None
-
-
-_lock = threading.Lock()
-#: (path, modification time, size) -> what the file defines
-_read: dict[tuple[Path, int, int], StyleMacros] = {}
+    stamp: Stamp | None = None
 
 
 def file_name(name: str) -> str:
@@ -91,20 +92,9 @@ def find_style(name: str, dirs: Sequence[Path]) -> Path | None:
 def read_style(path: Path) -> StyleMacros:
     """What the style file ``path`` defines; ``problem``: why that is not known."""
     try:
-        st = path.stat()
+        return _macros(path)
     except (OSError, ValueError) as exc:
         return StyleMacros(problem=f"{quoted(path.name)} could not be read: {_reason(exc)}")
-    key = (path, st.st_mtime_ns, st.st_size)
-    with _lock:
-        known = _read.get(key)
-    if known is not None:
-        return known
-    known = _read_macros(path)
-    with _lock:
-        if len(_read) >= MAX_REMEMBERED:
-            _read.clear()
-        _read[key] = known
-    return known
 
 
 def _read_macros(path: Path) -> StyleMacros:
@@ -127,16 +117,12 @@ def _read_macros(path: Path) -> StyleMacros:
     return result
 
 
+#: what each style file defines, per version
+_macros = ReadPerVersion(_read_macros, MAX_REMEMBERED)
+
+
 def _reason(exc: BaseException) -> str:
     return (exc.strerror if isinstance(exc, OSError) and exc.strerror else None) or str(exc)
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except (OSError, ValueError):
-        return None
-    return st.st_mtime_ns, st.st_size
 
 
 def is_current(style: BibStyle) -> bool:
@@ -157,7 +143,7 @@ def is_current(style: BibStyle) -> bool:
         except (OSError, ValueError):
             continue
     if style.path is not None:
-        return _stamp(style.path) == style.stamp
+        return file_stamp(style.path) == style.stamp
     return answer_is_fresh(style.name, "bst")
 
 
@@ -174,7 +160,7 @@ def bib_style(name: str, document: Path, index: int, dirs: Sequence[Path]) -> Bi
         else:
             why = f"{wanted} is not found (in the root document's folder, BSTINPUTS or TeX's trees)"
         return BibStyle(name, document, index, unknown=why, dirs=looked)
-    stamp = _stamp(path)
+    stamp = file_stamp(path)
     read = read_style(path)
     if read.problem is not None:
         return BibStyle(name, document, index, path, unknown=read.problem, dirs=looked, stamp=stamp)

@@ -12,12 +12,11 @@ read as no citation, as before the style was known.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citewarden.files import read_regular
+from citewarden.files import ReadPerVersion, Stamp, file_stamp, read_regular
 from citewarden.model import CitationMacro
 from citewarden.parsing.cite_styles import StyleCommands, read_style_commands
 from citewarden.tex_trees import find_file, searchable
@@ -29,10 +28,6 @@ MAX_FILES = 32
 #: Files remembered at most; past that all are dropped.
 MAX_REMEMBERED = 256
 
-_lock = threading.Lock()
-#: (path, modification time, size) -> what the file declares
-_read: dict[tuple[Path, int, int], StyleCommands] = {}
-
 
 def find_style_file(name: str, dirs: Sequence[Path]) -> Path | None:
     """The file ``name`` (``verbose.cbx``) in ``dirs``, else in TeX's trees."""
@@ -41,31 +36,27 @@ def find_style_file(name: str, dirs: Sequence[Path]) -> Path | None:
     return find_file(name, dirs, name, "tex")
 
 
-def _commands_of(path: Path) -> StyleCommands:
-    try:
-        st = path.stat()
-    except (OSError, ValueError):
-        return StyleCommands()
-    key = (path, st.st_mtime_ns, st.st_size)
-    with _lock:
-        known = _read.get(key)
-    if known is not None:
-        return known
+def _read_commands(path: Path) -> StyleCommands:
     try:
         data = read_regular(path, MAX_STYLE_BYTES)
     except (OSError, ValueError):
-        found = StyleCommands()
-    else:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = data.decode("latin-1")
-        found = read_style_commands(text)
-    with _lock:
-        if len(_read) >= MAX_REMEMBERED:
-            _read.clear()
-        _read[key] = found
-    return found
+        return StyleCommands()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return read_style_commands(text)
+
+
+#: what each style file declares, per version
+_commands = ReadPerVersion(_read_commands, MAX_REMEMBERED)
+
+
+def _commands_of(path: Path) -> StyleCommands:
+    try:
+        return _commands(path)
+    except (OSError, ValueError):
+        return StyleCommands()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,14 +68,14 @@ class StyleReading:
     dirs: tuple[Path, ...]
     #: each file looked for: its name, the file found (None: none) and its modification
     #: time and size then
-    files: tuple[tuple[str, Path | None, tuple[int, int] | None], ...]
+    files: tuple[tuple[str, Path | None, Stamp | None], ...]
 
 
 def read_styles(names: Sequence[str], dirs: Sequence[Path]) -> StyleReading:
     """The citation commands the style files ``names`` declare, with the files they load
     (looked for in ``dirs``, then TeX's trees); the first declaration of a name holds."""
     macros: dict[str, CitationMacro] = {}
-    files: list[tuple[str, Path | None, tuple[int, int] | None]] = []
+    files: list[tuple[str, Path | None, Stamp | None]] = []
     queue = list(dict.fromkeys(names))
     seen: set[str] = set()
     while queue and len(seen) < MAX_FILES:
@@ -93,7 +84,7 @@ def read_styles(names: Sequence[str], dirs: Sequence[Path]) -> StyleReading:
             continue
         seen.add(name)
         path = find_style_file(name, dirs)
-        files.append((name, path, _stamp(path) if path is not None else None))
+        files.append((name, path, file_stamp(path) if path is not None else None))
         if path is None:
             continue
         found = _commands_of(path)
@@ -115,17 +106,9 @@ def is_current(reading: StyleReading) -> bool:
     for name, path, stamp in reading.files:
         if find_style_file(name, reading.dirs) != path:
             return False
-        if path is not None and _stamp(path) != stamp:
+        if path is not None and file_stamp(path) != stamp:
             return False
     return True
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except (OSError, ValueError):
-        return None
-    return st.st_mtime_ns, st.st_size
 
 
 def style_shape(names: Sequence[str], folder: Path) -> tuple[str, ...]:

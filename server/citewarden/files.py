@@ -13,7 +13,10 @@ import errno
 import os
 import secrets
 import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Generic, TypeVar
 
 #: Default size cap of one input file, in megabytes (setting ``max_file_mb``).
 DEFAULT_MAX_FILE_MB = 50.0
@@ -25,6 +28,8 @@ _OPEN_FLAGS = (
     | getattr(os, "O_CLOEXEC", 0)
 )
 _CHUNK = 1 << 20
+
+T = TypeVar("T")
 
 
 class NotRegularFile(OSError):
@@ -175,3 +180,42 @@ def write_new_regular(path: Path, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+#: A file's version as a stat sees it: modification time (ns) and size.
+Stamp = tuple[int, int]
+
+
+def file_stamp(path: Path) -> Stamp | None:
+    """The version of ``path`` (:data:`Stamp`); None when it cannot be looked at."""
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+class ReadPerVersion(Generic[T]):
+    """What ``read`` makes of a file, read once per version: kept per path, modification
+    time and size, at most ``limit`` files (all forgotten when full); safe across threads."""
+
+    def __init__(self, read: Callable[[Path], T], limit: int = 256) -> None:
+        self._read = read
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._known: dict[tuple[Path, int, int], T] = {}
+
+    def __call__(self, path: Path) -> T:
+        """What ``read`` makes of ``path`` now; raises :class:`OSError` (or ValueError, for
+        a path the system cannot take) when it cannot be looked at."""
+        st = path.stat()
+        key = (path, st.st_mtime_ns, st.st_size)
+        with self._lock:
+            if key in self._known:
+                return self._known[key]
+        found = self._read(path)
+        with self._lock:
+            if len(self._known) >= self._limit:
+                self._known.clear()
+            self._known[key] = found
+        return found
