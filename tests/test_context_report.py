@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -136,3 +137,55 @@ def test_html_report_shows_the_venue_evidence() -> None:
     assert "<li>not in DOAJ (OpenAlex)</li>" in html and "no index known" in html
     assert venue_html(None) == ""
     assert "<b>" not in venue_html(dataclasses.replace(venue, evidence=("<b>x</b>",)))
+
+
+def test_html_section_shows_control_and_bidi_characters_as_escapes() -> None:
+    """The sentence, the key, the cited work and the venue evidence are outside text: a
+    right-to-left override or an ESC in them is shown as an escape, as in the rest of the
+    page, never written as it is."""
+    from citewarden.context.collect import CitationContext
+    from citewarden.context.sentence import CitingSentence
+    from citewarden.model import Citation, Span, VenueInfo
+    from citewarden.report.contexts import context_section, venue_html
+
+    hostile = "cats \u202eevil\u202c like \x1b[31mred"
+    citation = Citation("k\u202ey", Span(0, 5), "cite", Span(0, 10))
+    sentence = CitingSentence(hostile, Span(0, 10), "", "")
+    context = CitationContext(
+        Path("/p/main.tex"), citation, sentence, 0.2, "title+abstract", hostile, hostile
+    )
+    venue = VenueInfo("J", (), "journal", (), (hostile,))
+    for page in (context_section([context], Path("/p")), venue_html(venue)):
+        assert "\u202e" not in page and "\x1b" not in page
+        assert "cats \\u202eevil\\u202c like \\x1b[31mred" in page
+
+
+def test_html_report_of_a_document_named_in_bytes_that_are_not_utf8(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The citation context names the citing file: a name that is not UTF-8 is shown with
+    its byte escaped (``m\\xff.tex``), on stdout and in the file, which is written."""
+    project(tmp_path)
+    odd = os.fsdecode(b"m\xff.tex")
+    (tmp_path / "main.tex").rename(tmp_path / odd)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", odd, "--no-verify", "--format", "html", "--output", "r.html"])
+    page = (tmp_path / "r.html").read_bytes().decode("utf-8")  # strict: valid UTF-8
+    section = page[page.index('<section id="context">') :]
+    assert "<small>m\\xff.tex</small>" in section
+    cli.main(["check", odd, "--no-verify", "--format", "html"])
+    shown = capsys.readouterr().out
+    assert "<small>m\\xff.tex</small>" in shown and "\udcff" not in shown
+
+
+def test_a_report_that_cannot_be_written_keeps_the_earlier_one(tmp_path: Path) -> None:
+    """The report file is replaced whole: a failure while writing it leaves the earlier
+    report as it was, not a file cut short."""
+    earlier = tmp_path / "r.html"
+    earlier.write_text("the earlier report", encoding="utf-8")
+    with pytest.raises(UnicodeEncodeError):
+        cli._write("a new report\udcff", str(earlier))
+    assert earlier.read_text(encoding="utf-8") == "the earlier report"
+    cli._write("the new report", str(earlier))
+    assert earlier.read_text(encoding="utf-8") == "the new report"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no temporary file left

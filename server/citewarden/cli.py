@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
+import stat
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,7 +21,7 @@ from typing import Any, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
-from citewarden.files import read_regular
+from citewarden.files import new_temp_file, read_regular
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
@@ -473,6 +475,29 @@ def _write(output: str, target: str | None) -> None:
         out.flush()
         return
     try:
-        Path(target).write_text(output, encoding="utf-8")
+        _replace_file(Path(target), output.encode("utf-8"))
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror}") from None
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` as ``path`` whole or not at all: a temporary file beside it (beside
+    what a link names), renamed over it, so that a run that fails keeps the earlier report.
+    A FIFO or a device (``/dev/stdout``) is written as it is."""
+    try:
+        regular = stat.S_ISREG(path.stat().st_mode)
+    except FileNotFoundError:
+        regular = True
+    if not regular:
+        with path.open("wb") as out:
+            out.write(data)
+        return
+    target = path.resolve()
+    fd, tmp = new_temp_file(target.parent, target.name)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

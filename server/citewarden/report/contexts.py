@@ -15,7 +15,6 @@ the cited work's title and abstract.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,8 @@ from citewarden.audit import collect_contexts as collect
 from citewarden.context.collect import CitationContext, least_related
 from citewarden.findings.verdicts import source_label
 from citewarden.model import Citation, Location, VenueInfo
+from citewarden.report.html.markup import esc as _esc
+from citewarden.report.html.markup import rel_path
 
 __all__ = [
     "cited_rows",
@@ -75,10 +76,6 @@ def _row(path: Path, cit: Citation, c: CitationContext | None, place: Any) -> di
     }
 
 
-def _esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def context_section(contexts: Sequence[CitationContext], root: Path | None = None) -> str:
     """The HTML "citation context" section (empty when there is nothing scored)."""
     # the citations the judge says are unsupported first, then the least related
@@ -90,9 +87,6 @@ def context_section(contexts: Sequence[CitationContext], root: Path | None = Non
         return ""
     rows: list[str] = []
     for c in ranked[:HTML_ROWS]:
-        where = c.path
-        if root is not None and where.is_relative_to(root):
-            where = where.relative_to(root)
         abstract = c.abstract or ""
         if len(abstract) > HTML_ABSTRACT:
             abstract = abstract[:HTML_ABSTRACT].rsplit(" ", 1)[0] + " …"
@@ -104,7 +98,7 @@ def context_section(contexts: Sequence[CitationContext], root: Path | None = Non
             work += "<br><i>no abstract known</i>"
         rows.append(
             f"<tr><td class='num'>{c.score:.3f}</td><td><code>{_esc(c.citation.key)}</code>"
-            f"<br><small>{_esc(where.as_posix())}</small></td>"
+            f"<br><small>{_esc(rel_path(c.path, root))}</small></td>"
             f"<td>{_esc(c.sentence.text)}{judge_html(c.judge)}</td><td>{work}</td></tr>"
         )
     more = len(ranked) - HTML_ROWS
