@@ -119,6 +119,45 @@ async def test_hover_on_citation_and_entry(start: Start) -> None:
     assert "not defined" in hover.contents.value
 
 
+HOSTILE_KEYS = """
+--- main.tex
+\\documentclass{article}
+\\begin{document}
+See \\cite{x`[click](https://evil.example/)`y} and \\cite{rtl\u202eoof\u202c} and \\cite{k}.
+\\bibliography{refs}
+\\end{document}
+--- refs.bib
+@book{k,
+  title = {T},
+  journal = {J},
+  year = {<b>1},
+}
+"""
+
+
+async def hover_text(h: Harness, name: str, needle: str) -> str:
+    at = h.editor.find(name, needle)
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(text_document=doc(h, name), position=h.editor.position(name, at))
+    )
+    assert hover is not None and isinstance(hover.contents, types.MarkupContent)
+    return hover.contents.value
+
+
+async def test_hovers_show_keys_and_years_as_text(start: Start) -> None:
+    """An undefined key is shown as code, whatever backticks it holds (no link starts in
+    it), with control and bidirectional characters escaped; an entry's year is text."""
+    h = await start(files=HOSTILE_KEYS)
+    name = "main.tex"
+    h.editor.open(name)
+    linked = await hover_text(h, name, "evil")
+    assert linked.startswith("``x`[click](https://evil.example/)`y`` is not defined")
+    turned = await hover_text(h, name, "oof")
+    assert "\u202e" not in turned and "`rtl\\u202eoof\\u202c` is not defined" in turned
+    year = await hover_text(h, name, "k}.")
+    assert "<b>" not in year and "\\<b\\>1" in year
+
+
 async def test_definition_goes_to_the_entry(start: Start) -> None:
     h = await start()
     name = "paper.md"

@@ -117,7 +117,8 @@ def markdown(entry: Entry) -> str:
         entry, "journal", "journaltitle", "booktitle", "publisher", "school", "institution"
     )
     when = year(entry)
-    tail = ", ".join(p for p in (f"*{_escape(clipped(venue))}*" if venue else None, when) if p)
+    venue_shown = f"*{_escape(clipped(venue))}*" if venue else None
+    tail = ", ".join(p for p in (venue_shown, _escape(when) if when else None) if p)
     if tail:
         lines.append(tail)
     doi = entry.get("doi")

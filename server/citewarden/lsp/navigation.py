@@ -31,7 +31,7 @@ from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
 from citewarden.model import Citation, Entry, Field, Span, TextEdit
 from citewarden.parsing import is_latex, is_markdown
-from citewarden.safe_text import visible
+from citewarden.safe_text import clipped, markdown_code, visible
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,8 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
         if defs:
             body = "\n\n---\n\n".join(show.markdown(e) for e in defs)
         else:
-            body = f"`{key}` is not defined in any bibliography of this document."
+            shown = markdown_code(clipped(key))
+            body = f"{shown} is not defined in any bibliography of this document."
     for extra in session.features.hovers(path, key, entry):
         body += f"\n\n---\n\n{extra}"
     for extra in session.features.citation_hovers(path, offset, key) if entry is None else ():
