@@ -65,7 +65,24 @@ def _records() -> list[WorkRecord]:
             work_type="journal-article",
         )
     )
+    out.append(
+        WorkRecord(
+            source="arxiv",
+            title=(
+                "Reading \\input{citewarden-secret} and $x^^5cinput{citewarden-secret}$, "
+                '\\csname input\\endcsname{citewarden-secret} in $\\mathbb{R}^n$ for Schr\\"odinger'
+            ),
+            authors=(Person("Doe", "Jane"),),
+            year=2024,
+            venue="arXiv",
+            work_type="posted-content",
+        )
+    )
     return out
+
+
+#: The file a record's title asks TeX to read (it must not be read).
+SECRET = "citewarden-secret.tex"
 
 
 def _bibliography(suffix: str, tmp_path: Path) -> tuple[Path, dict[str, WorkRecord]]:
@@ -126,10 +143,17 @@ def test_latex_reads_every_added_entry(backend: str, tmp_path: Path) -> None:
             "\\printbibliography\\end{document}\n"
         )
     (tmp_path / "main.tex").write_text(tex, encoding="utf-8")
+    (tmp_path / SECRET).write_text("SECRETMARKER\n", encoding="utf-8")
 
     def run(*cmd: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            list(cmd), cwd=tmp_path, capture_output=True, text=True, timeout=180, check=False
+        return subprocess.run(  # TeX writes a box's text in the font's encoding
+            list(cmd),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=180,
+            check=False,
         )
 
     latex = [_tool("pdflatex"), "-interaction=nonstopmode", "-halt-on-error", "main.tex"]
@@ -152,3 +176,6 @@ def test_latex_reads_every_added_entry(backend: str, tmp_path: Path) -> None:
     last = run(*latex)
     assert last.returncode == 0, last.stdout[-2000:]
     assert "undefined" not in last.stdout.lower(), last.stdout[-2000:]
+    # a record's title runs no command: the file it names is never read
+    log = (tmp_path / "main.log").read_text(encoding="latin-1")
+    assert SECRET not in log and "SECRETMARKER" not in log, log[-3000:]

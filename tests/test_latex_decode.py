@@ -104,3 +104,24 @@ def test_a_records_text_is_written_as_latex_typesets_it(text: str, written: str)
     assert latex_text(written) == written  # written twice, escaped once
     if "\\" not in text and "^" not in text:
         assert decode_latex(written) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("On \\input{/etc/passwd}", "On \\textbackslash{}input{/etc/passwd}"),
+        ("\\csname input\\endcsname", "\\textbackslash{}csname input\\textbackslash{}endcsname"),
+        ("$\\write18{rm -rf x}$", "\\$\\textbackslash{}write18{rm -rf x}\\$"),
+        ("$x^^5cinput{f}$", "\\$x\\textasciicircum{}\\textasciicircum{}5cinput{f}\\$"),
+        ('$\\mathbb{R}^n$ and \\emph{Schr\\"odinger} in \\LaTeX', None),
+        ("$\\frac{1}{2}\\leq \\sqrt{\\alpha}$ \\c{c}a \\ss", None),
+    ],
+)
+def test_a_records_commands_are_kept_only_when_they_typeset_text(
+    text: str, written: str | None
+) -> None:
+    """A record's title can say anything, and LaTeX runs what the .bib hands it: a command
+    that does more than typeset (reading a file, running a program) is written as text,
+    math holding one is escaped whole; accents, symbols and fonts stay (None: as written)."""
+    assert latex_text(text) == (text if written is None else written)
+    assert latex_text(latex_text(text)) == latex_text(text)
