@@ -109,3 +109,34 @@ async def test_no_actions_away_from_findings(start: Start) -> None:
         )
     )
     assert result is not None and len(result) == 0
+
+
+BIDI_KEY = """
+--- main.tex
+\\documentclass{article}
+\\begin{document}
+See \\cite{knuth1984}.
+\\bibliography{refs}
+\\end{document}
+--- refs.bib
+@book{knuth1984,
+  title = {T},
+  year = {1984},
+}
+
+@book{evil\u202eoof\u202c,
+  title = {E},
+  year = {1984},
+}
+"""
+
+
+async def test_action_titles_show_bidirectional_characters_as_escapes(start: Start) -> None:
+    """A title names the key, as the diagnostic does: with its bidirectional overrides
+    shown as escapes, never turning the rest of the title around."""
+    h = await start(files=BIDI_KEY)
+    [diag] = await wait_for(lambda: by_code(h, "refs.bib", Code.ORPHAN))
+    assert "evil\\u202eoof\\u202c" in diag.message
+    titles = [a.title for a in await actions_for(h, "refs.bib", diag)]
+    assert "Add \\nocite{evil\\u202eoof\\u202c}" in titles, titles
+    assert not any("\u202e" in t or "\u202c" in t for t in titles)

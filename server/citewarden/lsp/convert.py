@@ -217,7 +217,7 @@ class Converter:
         if edit is None:
             return None
         return types.CodeAction(
-            title=fix.title,
+            title=visible(fix.title),  # keys in it are shown as the diagnostic shows them
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[diagnostic] if diagnostic is not None else None,
             is_preferred=fix.preferred or None,
