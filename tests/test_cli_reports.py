@@ -370,6 +370,29 @@ def test_fix_writes_only_the_corrections(
     ]
 
 
+def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A .bib named across lines (``r\\n+++ b/evil.bib\\n@@ ...``) forged diff header and
+    hunk lines and broke the lines on stderr: the name is shown with its line breaks
+    escaped, as in the ``file:line:col`` lines."""
+    name = "r\n+++ b_evil.bib\n@@ -1 +1 @@\n-x\n+y\nz.bib"
+    shown = name.replace("\n", "\\x0a")
+    (verified_project / "refs.bib").rename(verified_project / name)
+    (verified_project / "empty.bib").write_text("")
+    _, out, err = run(["check", name, "empty.bib", *VERIFY, "--diff"], capsys)
+    assert f"\n--- a/{shown}\n+++ b/{shown}\n@@ " in out
+    assert "\n+++ b_evil" not in out and "\n@@ -1 +1 @@" not in out
+    lines = err.splitlines()
+    assert f"citewarden: {shown}: would correct 3 fields in 2 entries" in lines
+    assert any(line.startswith(shown) for line in lines)  # the table of the files
+    assert any(line.endswith(f"{shown}:2  fix: pages = 303--314") for line in lines)
+    assert not any(line.startswith(("+++", "@@", "-x", "+y", "z.bib")) for line in lines)
+    _, _, err = run(["check", name, *VERIFY, "--fix"], capsys)
+    kept = f"citewarden: {shown}: corrected 3 fields in 2 entries (original kept as {shown}.orig)"
+    assert kept in err.splitlines()
+
+
 def test_fix_refuses_a_file_with_a_syntax_error(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -302,7 +302,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
         if entry is not None:
             index = ws.line_index(entry.path)
             line = index.position(entry.span.start).line + 1 if index is not None else 1
-            where = f"  {display_path(entry.path, cwd)}:{line}"
+            where = f"  {visible(display_path(entry.path, cwd))}:{line}"
         fixes = "; ".join(f"{name} = {value}" for name, value in v.corrections.items())
         lines.append(
             f"  {v.tier.value}  {v.key:<{width}}  {v.status.value:<10}{where}"
@@ -405,7 +405,7 @@ def _batch_table(audit: Audit, cwd: Path) -> str:
     from citewarden.report.html.build import file_summaries, summary_table
 
     rows = file_summaries(audit.workspace, audit.findings, audit.verdict_map(), audit.entries)
-    return summary_table(rows, lambda p: display_path(p, cwd))
+    return summary_table(rows, lambda p: visible(display_path(p, cwd)))
 
 
 def _fix(

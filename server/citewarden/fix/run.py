@@ -11,7 +11,7 @@ from typing import TextIO
 from citewarden.fix.plan import FixPlan, FixRefused, decode, plan_fix, verify_plan
 from citewarden.fix.write import apply_plan
 from citewarden.model import Entry, ParsedBibliography, Verdict
-from citewarden.safe_text import visible_lines
+from citewarden.safe_text import visible, visible_lines
 
 
 def plan_file(
@@ -67,13 +67,13 @@ def run_fix(
     changed = 0
 
     def tell(line: str) -> None:  # keys and paths come from the files: shown escaped
-        err.write(visible_lines(line))
+        err.write(visible(line.removesuffix("\n")) + "\n")
 
     def show(text: str) -> None:
         out.write(visible_lines(text))
 
     for path, corrections in sorted(corrections_by_file(entries, verdicts).items()):
-        name = display(path)
+        name = visible(display(path))  # a name's line breaks too: one line each
         if path.suffix.lower() not in (".bib", ".bibtex"):
             tell(f"citewarden: {name}: only BibTeX files are fixed; left unchanged\n")
             continue
@@ -99,11 +99,7 @@ def run_fix(
             f"{entries_changed} entr{'ies' if entries_changed != 1 else 'y'}"
         )
         if diff:
-            show(
-                plan.diff()
-                .replace(f"a/{plan.path.as_posix()}", f"a/{name}")
-                .replace(f"b/{plan.path.as_posix()}", f"b/{name}")
-            )
+            show(_named(plan.diff(), plan.path, name))
             tell(f"citewarden: {name}: would correct {summary}\n")
             continue
         try:
@@ -116,9 +112,15 @@ def run_fix(
             tell(f"citewarden: not fixed: cannot write {name}: {exc.strerror}\n")
             failures += 1
             continue
-        kept = f" (original kept as {display(backup)})" if backup is not None else ""
+        kept = f" (original kept as {visible(display(backup))})" if backup is not None else ""
         tell(f"citewarden: {name}: corrected {summary}{kept}\n")
     if not changed and not failures:
         tell("citewarden: nothing to fix\n")
     out.flush()
     return failures
+
+
+def _named(diff: str, path: Path, name: str) -> str:
+    """``diff`` with its header naming the file ``name`` (shown escaped, on one line)."""
+    header = f"--- a/{path.as_posix()}\n+++ b/{path.as_posix()}\n"
+    return f"--- a/{name}\n+++ b/{name}\n" + diff.removeprefix(header)
