@@ -333,3 +333,56 @@ def test_relative_uris_are_percent_encoded() -> None:
     assert relative_uri(Path("refs/my paper#1 100%.bib")) == "refs/my%20paper%231%20100%25.bib"
     assert relative_uri(Path("café.tex")) == "caf%C3%A9.tex"
     assert relative_uri(Path(os.fsdecode(b"x\xfe.tex"))) == "x%FE.tex"
+
+
+FINGERPRINT_TEX = (
+    "\\documentclass{article}\n\\begin{document}\n\\cite{knuth1984,knuht1984}\n"
+    "\\bibliography{refs}\n\\end{document}\n"
+)
+TWICE = "@book{knuth1984, title = {T}, year = {1984}}\n" * 2
+
+
+def _prints(root: Path, bib: str, capsys: pytest.CaptureFixture[str]) -> dict[str, tuple[str, str]]:
+    """Message and fingerprint of each dangling and duplicate-key result."""
+    from citewarden import cli
+
+    (root / "refs.bib").write_text(bib, encoding="utf-8")
+    cli.main(["check", "main.tex", "--no-verify", "--format", "sarif"])
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    return {
+        r["ruleId"]: (r["message"]["text"], r["partialFingerprints"]["citewarden/v1"])
+        for r in results
+        if r["ruleId"] in (Code.DANGLING.value, Code.DUPLICATE_KEY.value)
+    }
+
+
+def test_fingerprints_do_not_follow_positions_or_suggestions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Lines added above a duplicate key move the first definition its message names
+    (``refs.bib:1``, then ``refs.bib:4``) and a new entry adds a "did you mean" to a dangling
+    key's message: neither finding is another one, so neither fingerprint changes."""
+    (tmp_path / "main.tex").write_text(FINGERPRINT_TEX, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    before = _prints(tmp_path, TWICE, capsys)
+    after = _prints(tmp_path, "% c\n\n@book{knuht1985, title = {U}}\n" + TWICE, capsys)
+    assert set(before) == set(after) == {Code.DANGLING.value, Code.DUPLICATE_KEY.value}
+    for rule in before:
+        assert before[rule][0] != after[rule][0]  # the messages differ ...
+        assert before[rule][1] == after[rule][1]  # ... the fingerprints do not
+
+
+def test_fingerprints_of_messages_without_positions_are_kept(tmp_path: Path) -> None:
+    """A message that says no position is fingerprinted as it always was: code, artifact
+    URI, key, field and message (existing code-scanning alerts stay matched)."""
+    import hashlib
+
+    bib = tmp_path / "refs.bib"
+    data = MappingProxyType({"key": "smith2020", "field": "year"})
+    finding = Finding(
+        Code.YEAR_MISMATCH, Location(bib, span_of(BIB, "2021")), "year is 2021", data=data
+    )
+    result = sarif_log([finding], {bib: BIB}, root=tmp_path)["runs"][0]["results"][0]
+    raw = f"{Code.YEAR_MISMATCH.value}\0refs.bib\0smith2020\0year\0year is 2021"
+    expected = hashlib.sha256(raw.encode()).hexdigest()[:32]
+    assert result["partialFingerprints"]["citewarden/v1"] == expected

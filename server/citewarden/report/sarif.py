@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -224,10 +225,28 @@ def _region(index: LineIndex | None, span: Span) -> dict[str, Any]:
     return region
 
 
+#: Where a message says a place (``refs.bib:12``, ``line 3, column 7``).
+_AT = re.compile(r"(?<=\S)(?::\d+)+\b")
+_LINE_OR_COLUMN = re.compile(r"\b(line|column)s?\s+\d+(?:\s*[-\u2013]\s*\d+)?", re.IGNORECASE)
+#: A dangling key's "did you mean" keys, which change with the other entries.
+_SUGGESTED = re.compile(r"; did you mean .*\?\Z", re.DOTALL)
+
+
+def _identity(finding: Finding) -> str:
+    """The message without what changes while the finding stays the same: the places it
+    names and the keys it suggests (a message with neither is kept as it is)."""
+    message = _LINE_OR_COLUMN.sub(r"\1", _AT.sub("", finding.message))
+    if finding.data.get("suggestions"):
+        message = _SUGGESTED.sub("", message)
+    return message
+
+
 def _fingerprint(finding: Finding, artifact_uri: str) -> str:
+    """Code, file, key, field and message (:func:`_identity`): stable while lines are added
+    or removed elsewhere in the file."""
     key = finding.data.get("key", "")
     field = finding.data.get("field", "")
-    raw = f"{finding.code.value}\0{artifact_uri}\0{key}\0{field}\0{finding.message}"
+    raw = f"{finding.code.value}\0{artifact_uri}\0{key}\0{field}\0{_identity(finding)}"
     # "surrogatepass": a file name that is not UTF-8 holds surrogates (the same bytes each run)
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
