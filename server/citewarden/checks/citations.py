@@ -135,6 +135,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     is_quarto(project),
                     memo,
                     delta,
+                    ws.text(path) if doc.kind is DocumentKind.MARKDOWN else None,
                 )
         if checks_dangling(ws, project) and units.has_units(ws, project):
             found += units.unit_dangling(ws, project, partial(is_defined, defined, project))

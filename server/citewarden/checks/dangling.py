@@ -12,6 +12,7 @@ from rapidfuzz import fuzz, process
 
 from citewarden.checks import Ident, Memo
 from citewarden.checks.defined import Defined, KeyDelta
+from citewarden.checks.nocite_edit import markdown_citation, yaml_escaped
 from citewarden.checks.orphans import doc_keys
 from citewarden.model import (
     Citation,
@@ -77,7 +78,10 @@ def dangling_findings(
     quarto: bool,
     memo: Memo,
     delta: KeyDelta | None = None,
+    text: str | None = None,
 ) -> list[Finding]:
+    """The dangling citations of ``doc`` (whose text, for a Markdown document, is
+    ``text``: a "Change to" edit there writes the key as pandoc reads it where it stands)."""
     missing = memo.get(("missing", Ident(doc), token), _missing, doc, defined, delta, memo)
     if casefold and missing:
         missing = frozenset(k for k in missing if not defined.has_folded(k.casefold()))
@@ -94,13 +98,15 @@ def dangling_findings(
             continue
         if quarto and QUARTO_CROSSREF.match(key):
             continue
+        where = _markdown_place(text, cit) if doc.kind is DocumentKind.MARKDOWN else None
         found.append(
             memo.get(
-                ("dangling-cit", path, cit, token),
+                ("dangling-cit", path, cit, token, where),
                 _dangling_finding,
                 path,
                 cit,
                 memo.get(("suggest", key, token), _suggestions, key, defined, token, delta, memo),
+                where,
             )
         )
     return found
@@ -187,7 +193,40 @@ def _scored_for(key: str, defined: Defined, delta: KeyDelta | None, memo: Memo) 
     return _scored(key, defined.folded_keys)
 
 
-def _dangling_finding(path: Path, cit: Citation, suggestions: list[tuple[str, float]]) -> Finding:
+def _markdown_place(text: str | None, cit: Citation) -> tuple[bool, str] | None:
+    """Where a Markdown citation's key stands: (inside ``@{...}``, what holds it: ``text``,
+    a YAML ``"`` or ``'`` quoted scalar, a ``block`` scalar or a ``plain`` one); None
+    without the text."""
+    if text is None:
+        return None
+    braced = text[cit.span.start - 1 : cit.span.start] == "{"
+    if cit.command not in ("nocite", "metadata"):
+        return braced, "text"
+    first = text[cit.command_span.start : cit.command_span.start + 1]
+    return braced, first if first in ("'", '"') else "block" if first in ("|", ">") else "plain"
+
+
+def _replacement(name: str, where: tuple[bool, str] | None) -> str | None:
+    """``name`` written in place of a key standing at ``where`` (a LaTeX key when None) so
+    that pandoc reads it whole; None when it cannot be written there."""
+    if where is None:
+        return name
+    braced, holder = where
+    cite = markdown_citation(name)
+    if cite is None:
+        return None
+    written = name if braced else cite[1:]
+    if holder == "plain" and any(c in written for c in ",[]{}#"):
+        return None  # in a flow collection these would end the scalar
+    return yaml_escaped(written, holder if holder in ("'", '"') else "")
+
+
+def _dangling_finding(
+    path: Path,
+    cit: Citation,
+    suggestions: list[tuple[str, float]],
+    where: tuple[bool, str] | None = None,
+) -> Finding:
     names = [s for s, _ in suggestions]
     message = f"citation key {quoted(cit.key)} is not defined in any bibliography"
     if names:
@@ -198,10 +237,11 @@ def _dangling_finding(path: Path, cit: Citation, suggestions: list[tuple[str, fl
     fixes = tuple(
         Fix(
             f"Change to `{name}`",
-            (TextEdit(path, cit.span, name),),
+            (TextEdit(path, cit.span, written),),
             preferred=(i == 0 and preferred_first),
         )
         for i, name in enumerate(names)
+        if (written := _replacement(name, where)) is not None
     )
     data = MappingProxyType({"key": cit.key, "suggestions": names})
     return Finding(Code.DANGLING, Location(path, cit.span), message, fixes=fixes, data=data)

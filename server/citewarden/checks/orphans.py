@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
 from citewarden.checks.defined import bibtex_reading, commented_keys, key_delta
+from citewarden.checks.nocite_edit import nocite_insertion, nocite_plan
 from citewarden.checks.pandoc import pandoc_dialect
 from citewarden.model import (
     BibFormat,
@@ -408,8 +409,9 @@ def _same(a: set[str], b: set[str]) -> bool:
 
 def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[object, ...], ...]:
     """Where an "add to nocite" edit can go: (kind, path, offset info, the document's line
-    break) per project; everything the edit depends on (the text of a ``nocite:`` value
-    too), since the findings with these edits are kept while the targets are equal."""
+    break) per project, or for Markdown (kind, path, :data:`NocitePlan`); everything the
+    edit depends on, since the findings with these edits are kept while the targets are
+    equal."""
     targets: list[tuple[object, ...]] = []
     for project in projects:
         extras = ws.extras(project.root)
@@ -417,21 +419,9 @@ def _nocite_targets(ws: Workspace, projects: list[Project]) -> tuple[tuple[objec
         if project.kind is DocumentKind.LATEX and extras.end_document is not None:
             targets.append(("latex", project.root, extras.end_document, newline))
         elif project.kind is DocumentKind.MARKDOWN and extras.front_matter is not None:
-            fm = extras.front_matter
-            value = fm.nocite_value
-            current = (ws.text(project.root) or "")[value.start : value.end] if value else ""
-            targets.append(
-                (
-                    "markdown",
-                    project.root,
-                    fm.close,
-                    value,
-                    current,
-                    fm.nocite_block,
-                    fm.flow,
-                    newline,
-                )
-            )
+            plan = nocite_plan(ws.text(project.root) or "", extras.front_matter, newline)
+            if plan is not None:
+                targets.append(("markdown", project.root, plan))
     return tuple(dict.fromkeys(targets))
 
 
@@ -487,20 +477,7 @@ def _orphan_finding(
 
 
 def _markdown_nocite_edit(target: tuple[object, ...], key: str) -> TextEdit | None:
-    _, root, close, value, current, block, flow, newline = target
-    assert isinstance(root, Path) and isinstance(close, int)
-    if value is None and flow:  # into the flow mapping, before its closing brace
-        return TextEdit(root, Span(close, close), f', nocite: "@{key}"')
-    if value is None:
-        return TextEdit(root, Span(close, close), f'nocite: "@{key}"{newline}')
-    assert isinstance(value, Span) and isinstance(current, str)
-    if block:
-        return TextEdit(root, Span(value.end, value.end), f"{newline}  @{key}")
-    stripped = current.rstrip()
-    if not stripped:
-        return None
-    if stripped[-1] in "\"'" and len(stripped) >= 2:
-        at = value.start + len(stripped) - 1
-        return TextEdit(root, Span(at, at), f", @{key}")
-    at = value.start + len(stripped)
-    return TextEdit(root, Span(at, at), f", @{key}")
+    _, root, plan = target
+    assert isinstance(root, Path) and isinstance(plan, tuple)
+    inserted = nocite_insertion(plan, key)
+    return None if inserted is None else TextEdit(root, Span(plan[0], plan[0]), inserted)
