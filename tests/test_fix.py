@@ -331,6 +331,49 @@ def test_existing_backups_are_never_overwritten(tmp_path: Path) -> None:
     assert write_atomically(path, b"new\n").name == "refs.bib.orig"  # type: ignore[union-attr]
 
 
+_BACKUP_SCRIPT = """
+import resource, sys
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from citewarden.fix.write import write_atomically
+backup = write_atomically(Path(sys.argv[1]), b"new\\n")
+print(backup.name if backup else "")
+"""
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "the file itself", "a larger file"])
+def test_a_backup_name_holding_no_copy_is_passed_over(tmp_path: Path, kind: str) -> None:
+    """An existing ``refs.bib.orig`` counts as the backup only when it is a regular file of
+    its own holding the old bytes, read no further than their size: a FIFO (whose reading
+    waits for a writer), a link to ``/dev/zero`` (never ends) or to the file itself (which
+    the fix rewrites) are left alone and the backup goes to ``refs.bib.orig.1``."""
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"old\n")
+    name = tmp_path / "refs.bib.orig"
+    if kind == "fifo":
+        os.mkfifo(name)
+    elif kind == "dev-zero":
+        name.symlink_to("/dev/zero")
+    elif kind == "the file itself":
+        name.symlink_to(path)
+    else:
+        name.write_bytes(b"old\n" * 1000)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _BACKUP_SCRIPT, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=15,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "server")},
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading the existing backup name did not end")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "refs.bib.orig.1"
+    assert (tmp_path / "refs.bib.orig.1").read_bytes() == b"old\n"
+    assert path.read_bytes() == b"new\n"
+
+
 def test_symlink_is_followed_not_replaced(tmp_path: Path) -> None:
     real = tmp_path / "real.bib"
     real.write_bytes(b"@misc{k, year = {2001}}\n")

@@ -12,7 +12,7 @@ import stat
 import time
 from pathlib import Path
 
-from citewarden.files import new_temp_file
+from citewarden.files import new_temp_file, read_regular, refuse_special
 from citewarden.fix.plan import FixPlan, FixRefused
 
 #: The backup of ``refs.bib`` is ``refs.bib.orig`` (or ``refs.bib.orig.1`` ... when a different
@@ -118,18 +118,30 @@ def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
 
 
 def backup_path_for(path: Path, original: bytes) -> tuple[Path, bool]:
-    """Where the backup of ``path`` goes, and whether an identical backup already exists."""
+    """Where the backup of ``path`` goes, and whether an identical backup already exists.
+    A name taken by anything (a dangling link too) is never written to: the next is tried."""
     candidate = path.with_name(path.name + BACKUP_SUFFIX)
     n = 0
-    while candidate.exists():
-        try:
-            if candidate.read_bytes() == original:
-                return candidate, True
-        except OSError:
-            pass
+    while os.path.lexists(candidate):
+        if _holds_copy(candidate, path, original):
+            return candidate, True
         n += 1
         candidate = path.with_name(f"{path.name}{BACKUP_SUFFIX}.{n}")
     return candidate, False
+
+
+def _holds_copy(candidate: Path, path: Path, original: bytes) -> bool:
+    """``candidate`` is a backup of ``path`` holding ``original``: a regular file of its own
+    (not a link, nor ``path`` itself under another name), read no further than the size of
+    ``original``; a FIFO, a device or a larger file is none, and never read whole."""
+    try:
+        st = os.lstat(candidate)
+        if stat.S_ISLNK(st.st_mode) or os.path.samestat(st, os.stat(path)):
+            return False
+        refuse_special(candidate, st.st_mode)
+        return read_regular(candidate, len(original)) == original
+    except OSError:  # NotRegularFile and FileTooLarge among them
+        return False
 
 
 def write_atomically(
