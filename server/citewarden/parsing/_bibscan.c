@@ -45,6 +45,7 @@ static PyObject *lower_fn;     /* fills lower_cache */
 static PyObject *names_cache;  /* field names as written -> lower-case tuple, or None */
 static PyObject *names_fn;     /* fills names_cache */
 static PyObject *months;       /* the month macros every style defines */
+static Py_ssize_t max_expansion; /* the longest text a macro may bring (MAX_EXPANSION) */
 static PyObject *ids_name;     /* "ids" */
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -379,7 +380,8 @@ cached(PyObject *cache, PyObject *fn, PyObject *key)
 }
 
 /* Expansion of each macro (None where there is none, or where it expands to its own
- * name), as the reader's _macro_values; Py_None (new reference) when one is undefined. */
+ * name), as the reader's _macro_values; Py_None (new reference) when one is undefined
+ * or longer than max_expansion (the reader reports it). */
 static PyObject *
 expansions(PyObject *macros, PyObject *strings)
 {
@@ -403,6 +405,10 @@ expansions(PyObject *macros, PyObject *strings)
             if (exp == NULL) {
                 Py_DECREF(out);
                 return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+            }
+            if (PyUnicode_GET_LENGTH(exp) > max_expansion) {
+                Py_DECREF(out);
+                return Py_NewRef(Py_None);
             }
             int same = PyUnicode_Compare(exp, name);
             if (same == -1 && PyErr_Occurred()) {
@@ -597,13 +603,22 @@ entries(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 static PyObject *
 configure(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5 || !PyDict_Check(args[0]) || !PyCallable_Check(args[1]) ||
-        !PyDict_Check(args[2]) || !PyCallable_Check(args[3]) || !PyDict_Check(args[4])) {
+    if (nargs != 6 || !PyDict_Check(args[0]) || !PyCallable_Check(args[1]) ||
+        !PyDict_Check(args[2]) || !PyCallable_Check(args[3]) || !PyDict_Check(args[4]) ||
+        !PyLong_Check(args[5])) {
         PyErr_SetString(PyExc_TypeError,
                         "configure(lower_cache: dict, lower: callable, names_cache: dict, "
-                        "names: callable, months: dict)");
+                        "names: callable, months: dict, max_expansion: int)");
         return NULL;
     }
+    Py_ssize_t limit = PyLong_AsSsize_t(args[5]);
+    if (limit == -1 && PyErr_Occurred())
+        return NULL;
+    if (limit < 0) {
+        PyErr_SetString(PyExc_ValueError, "configure: max_expansion must be >= 0");
+        return NULL;
+    }
+    max_expansion = limit;
     Py_XSETREF(lower_cache, Py_NewRef(args[0]));
     Py_XSETREF(lower_fn, Py_NewRef(args[1]));
     Py_XSETREF(names_cache, Py_NewRef(args[2]));
@@ -620,8 +635,9 @@ static PyMethodDef methods[] = {
      "entries(text, pos, stop, path, strings) -> (records, pos)\n\n"
      "Records of the common entries from pos on, and where reading stopped."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
-     "configure(lower_cache, lower, names_cache, names, months) -> None\n\n"
-     "The reader's caches of entry types and field names, and the month macros."},
+     "configure(lower_cache, lower, names_cache, names, months, max_expansion) -> None\n\n"
+     "The reader's caches of entry types and field names, the month macros, and the\n"
+     "longest expansion a macro may bring into a value."},
     {NULL, NULL, 0, NULL},
 };
 

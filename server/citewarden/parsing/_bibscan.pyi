@@ -14,5 +14,6 @@ def configure(
     names_cache: dict[tuple[str, ...], tuple[str, ...] | None],
     names: Callable[[tuple[str, ...]], tuple[str, ...] | None],
     months: dict[str, str],
+    max_expansion: int,
     /,
 ) -> None: ...

@@ -59,6 +59,15 @@ def _describe(text: str, pos: int) -> str:
     return f"'{ch}'"
 
 
+def _too_long(field: str) -> str:
+    """The error on a value whose macros expand past :data:`MAX_EXPANSION` (literal text,
+    bounded by the size of the file, does not count)."""
+    return (
+        f"the value of '{field}' expands to more than {MAX_EXPANSION:,} characters of "
+        "@string macros (macros repeated inside one another?); it is not read"
+    )
+
+
 class _FieldScanner:
     """The scanner's state over one text and its field- and value-level reading."""
 
@@ -200,7 +209,7 @@ class _FieldScanner:
         last_end = -1
         single_inner: tuple[int, int] | None = None
         count = 0
-        total = 0  # characters of the expansion so far
+        grown = 0  # characters the macros brought into the value so far
         while True:
             if pos >= n:
                 raise _Abort(
@@ -255,14 +264,9 @@ class _FieldScanner:
                 parts.append(self._expand_macro(name, t.start(), t.end(), count == 0))
                 inner = t.span()
                 start, pos = pos, t.end()
-            total += len(parts[-1])
-            if total > MAX_EXPANSION:
-                raise _Abort(
-                    first_start if count else start,
-                    pos,
-                    f"the value of '{field}' expands to more than {MAX_EXPANSION:,} "
-                    "characters (@string macros repeated inside one another?); it is not read",
-                )
+                grown += len(parts[-1])
+                if grown > MAX_EXPANSION:
+                    raise _Abort(first_start if count else start, pos, _too_long(field))
             if count == 0:
                 first_start = start
                 single_inner = inner

@@ -6,9 +6,10 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
-#: The longest text (in characters) a macro or a concatenated value may expand to.  Each
+#: The most text (in characters) macros may bring into one definition or value.  Each
 #: ``@string`` can double the one before it, so without a bound 40 short lines expand to
-#: terabytes; a definition or value that would be longer is an error on its entry.
+#: terabytes; a definition or value whose macros would bring more is an error on its entry.
+#: Literal text does not count: the size of the file bounds it.
 MAX_EXPANSION = 100_000
 #: How many ``@string`` macros may be defined in terms of one another, one inside the next.
 MAX_STRING_DEPTH = 32

@@ -233,13 +233,13 @@ class _Scanner(_BlockScanner):
 
     def _macro_values(self, macro: Sequence[str]) -> tuple[str | None, ...] | None:
         """Expansion of each field's macro ("" for a field without one, None for a macro
-        that expands to its own name); None when one is undefined: the slow path reports
-        it at its place."""
+        that expands to its own name); None when one is undefined or longer than
+        :data:`MAX_EXPANSION`: the slow path reports it at its place."""
         expanded: list[str | None] = []
         for name in macro:
             exp = self._macro_value(name.lower()) if name else None
-            if name and exp is None:
-                return None
+            if name and (exp is None or len(exp) > MAX_EXPANSION):
+                return None  # undefined or too long: the slow path reports it
             expanded.append(exp if exp != name else None)
         return tuple(expanded)
 
@@ -295,13 +295,14 @@ class _Scanner(_BlockScanner):
                 exp = None
                 if name:
                     exp = self._macro_value(name.lower())
-                    if exp is None:
-                        return None  # the slow path reports the undefined macro
+                    if exp is None or len(exp) > MAX_EXPANSION:
+                        return None  # the slow path reports it (undefined or too long)
                     if exp == name:
                         exp = None
                 out_values.append(values[i])
                 out_exps.append(exp)
                 continue
+            grown = 0  # characters the macros bring into the value
             if braced[i]:
                 first, part = "{" + braced[i] + "}", braced[i]
             elif quoted[i]:
@@ -314,6 +315,7 @@ class _Scanner(_BlockScanner):
                 if found is None:
                     return None
                 part = found
+                grown += len(found)
             else:
                 return None  # an empty first part ({} or ""), or an unusual digit
             parts = [part]
@@ -325,10 +327,11 @@ class _Scanner(_BlockScanner):
                     if found is None:
                         return None
                     parts.append(found)
+                    grown += len(found)
                 else:
                     parts.append(b or q or n)
-            if sum(map(len, parts)) > MAX_EXPANSION:
-                return None  # the slow path reports it
+            if grown > MAX_EXPANSION:
+                return None  # the macros expand too far: the slow path reports it
             value = first + rest
             joined = "".join(parts)
             out_values.append(value)
@@ -337,4 +340,4 @@ class _Scanner(_BlockScanner):
 
 
 if _bibscan is not None:
-    _bibscan.configure(_LOWER, _lower, _NAMES, _field_names, dict(MONTH_MACROS))
+    _bibscan.configure(_LOWER, _lower, _NAMES, _field_names, dict(MONTH_MACROS), MAX_EXPANSION)
