@@ -90,8 +90,9 @@ def citation_contexts(
     sources: Mapping[str, str] | None = None,
 ) -> list[CitationContext]:
     """The context of every citation of ``documents`` (document, text), in order;
-    ``sources`` names the source of each key's abstract (:func:`abstract_sources`)."""
-    corpus = FieldCorpus(w for w in works.values() if w.title or w.abstract)
+    ``sources`` names the source of each key's abstract (:func:`abstract_sources`).  The
+    corpus is built for the first citation scored: none when nothing is cited."""
+    corpus: FieldCorpus | None = None
     out: list[CitationContext] = []
     for doc, text in documents:
         sentences: Sequence[CitingSentence | None] = citing_sentences(text, doc.citations, doc.kind)
@@ -102,6 +103,8 @@ def citation_contexts(
             if work is None or not (work.title or work.abstract):
                 out.append(CitationContext(doc.path, citation, sentence, None, None))
                 continue
+            if corpus is None:
+                corpus = FieldCorpus(w for w in works.values() if w.title or w.abstract)
             score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
             basis = "title+abstract" if work.abstract else "title"
             source = (sources or {}).get(citation.key) if work.abstract else None

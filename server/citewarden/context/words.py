@@ -192,6 +192,11 @@ STOPWORDS = frozenset(
 )
 
 _WORD = re.compile(r"[^\W_]+(?:['-][^\W_]+)*")
+#: The longest term (characters).  The longest words of English (45 letters) and the long
+#: German compounds a title may hold (a 63-letter law name) are shorter; a longer run of
+#: letters is no word (an encoded blob, a pasted hash, one letter repeated) and is not
+#: stemmed, which takes time in proportion to its length.
+MAX_WORD = 64
 
 
 #: British spellings folded into American ones, so that a sentence written with "modelled",
@@ -277,6 +282,6 @@ def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for w in _WORD.findall(text.casefold()):
         for part in w.split("-"):
-            if len(part) > 1 and part not in STOPWORDS and not part.isdigit():
+            if 1 < len(part) <= MAX_WORD and part not in STOPWORDS and not part.isdigit():
                 out.append(stem(part))
     return tuple(out)
