@@ -32,7 +32,7 @@ from citewarden.findings.verdicts import (
     marks_citations,
 )
 from citewarden.model import Entry, Finding, Verdict
-from citewarden.parsing import is_bibliography, is_document
+from citewarden.parsing import is_bibliography, is_csl, is_document, is_metadata
 from citewarden.project import Workspace, normalize_path
 from citewarden.settings import Settings
 
@@ -118,9 +118,10 @@ def _display(path: Path, cwd: Path) -> str:
 
 def load_workspace(
     raw_paths: Sequence[str], settings: Settings, cwd: Path
-) -> tuple[Workspace, set[Path], list[Path]]:
-    """A workspace holding the given paths, the files whose findings are reported, and the
-    folders searched."""
+) -> tuple[Workspace, set[Path], list[Path], list[Path]]:
+    """A workspace holding the given paths, the files whose findings are reported, the
+    folders searched, and the files named; raises :class:`InputError` for a path that does
+    not exist, cannot be read, or holds nothing to check."""
     paths: list[Path] = []
     for raw in raw_paths:
         path = normalize_path(cwd / raw)
@@ -139,7 +140,8 @@ def load_workspace(
     for path in paths:
         if path.is_dir():
             folders.append(path)
-            ws.add_folder(path)
+            if not any(map(_checkable, ws.add_folder(path))):
+                raise InputError(_nothing_in(raw, settings))
         else:
             files.append(ws.add_file(path))
             error = ws.read_error(path)
@@ -154,7 +156,34 @@ def load_workspace(
         for project in ws.projects_of(path):
             scope.update(project.sources)
             scope.update(project.bibliographies)
-    return ws, scope, [root, *folders]
+    return ws, scope, [root, *folders], files
+
+
+def _checkable(path: Path) -> bool:
+    """A file a folder is checked for (a CSL file there is read only when a document names it)."""
+    return is_document(path) or is_bibliography(path) or is_metadata(path)
+
+
+def _nothing_in(raw: str, settings: Settings) -> str:
+    why = "it is a directory with no LaTeX, Markdown or .bib file"
+    if settings.ignore:
+        why += " outside the ignore setting's patterns"
+    return (
+        f"nothing to check in {raw}: {why} (a CSL .json or .yaml file is read when a "
+        "document names it, or when it is given as the PATH)"
+    )
+
+
+def _named_csl(ws: Workspace, files: Sequence[Path]) -> dict[Path, list[Finding]]:
+    """The problems of each CSL file named on the command line that no document names
+    (named, it is a bibliography; found in a folder, only a document makes it one)."""
+    in_use = {b for project in ws.projects() for b in project.bibliographies}
+    out: dict[Path, list[Finding]] = {}
+    for path in files:
+        if is_csl(path) and path not in in_use:
+            bib = ws.bibliography(path)
+            out[path] = [*ws.read_problems(path), *(bib.problems if bib is not None else ())]
+    return out
 
 
 def verify_entries(
@@ -239,11 +268,13 @@ def run_audit(
     projects rooted at ``paths``; raises :class:`InputError` for a bad path.  ``notify``
     receives notices about the verification cache (see :func:`verify_entries`)."""
     base = normalize_path(cwd or Path.cwd())
-    ws, scope, roots = load_workspace(paths, settings, base)
+    ws, scope, roots, files = load_workspace(paths, settings, base)
     policy = Policy(settings, roots)
     raw: dict[Path, list[Finding]] = {
         p: list(fs) for p, fs in check_workspace(ws).items() if p in scope
     }
+    for path, problems in _named_csl(ws, files).items():
+        raw.setdefault(path, []).extend(problems)
     entries = tuple(
         e
         for p in ws.bibliography_paths()

@@ -46,8 +46,14 @@ def is_metadata(path: Path) -> bool:
 
 def is_bibliography(path: Path) -> bool:
     """True for a file that can only be a bibliography (.bib); CSL files are bibliographies
-    only when a document names them."""
+    only when a document names them or the command line names them to check."""
     return path.suffix.lower() in BIBTEX_SUFFIXES
+
+
+def is_csl(path: Path) -> bool:
+    """A CSL-JSON or CSL-YAML file by its name (not a project metadata file)."""
+    suffix = path.suffix.lower()
+    return (suffix in CSL_JSON_SUFFIXES or suffix in YAML_SUFFIXES) and not is_metadata(path)
 
 
 def bibliography_format(path: Path) -> BibFormat:
