@@ -46,8 +46,11 @@ _EOL = re.compile(r"[\r\n]")
 _NOT_WHITE = re.compile(r"[^ \t\r\n]")
 _KEY_BRACE = re.compile(r"[^, \t\r\n}]*")
 _KEY_PAREN = re.compile(r"[^, \t\r\n]*")
-_BRACES = re.compile(r"[{}]")
-_BRACES_QUOTE = re.compile(r'[{}"]')
+#: text with braces balanced to three levels, skipped at once (each brace beyond is read
+#: one at a time): inside braces, and inside quotes outside braces (a '"' ends those)
+_BALANCED = r"\{[^{}]*+(?:\{[^{}]*+(?:\{[^{}]*+\}[^{}]*+)*+\}[^{}]*+)*+\}"
+_SKIP_BRACED = re.compile(rf"[^{{}}]*+(?:{_BALANCED}[^{{}}]*+)*+")
+_SKIP_QUOTED = re.compile(rf'[^{{}}"]*+(?:{_BALANCED}[^{{}}"]*+)*+')
 _OPENERS = {"{": "}", "(": ")"}
 
 # A whole well-formed braced entry as BibTeX reads it (white space and line ends between
@@ -312,17 +315,22 @@ class _Reader:
     def delimited(self, opener: str) -> bool:
         """``scan_balanced_braces``: a braced or quoted string, over lines."""
         quote = opener == '"'
+        t, n = self.t, self.n
         level = 0
-        for m in (_BRACES_QUOTE if quote else _BRACES).finditer(self.t, self.p + 1):
-            c = m.group()
+        pos = self.p + 1
+        while True:
+            pos = (_SKIP_QUOTED if quote and not level else _SKIP_BRACED).match(t, pos).end()  # type: ignore[union-attr]
+            if pos >= n:
+                return self._at_end()
+            c = t[pos]
             if c == "{":
                 level += 1
-            elif c == "}" and level:
+            elif level:  # '}' (a '"' inside braces is skipped as a character)
                 level -= 1
             elif c == "}" and quote:
-                self._move(m.start())
+                self._move(pos)
                 return False  # "Unbalanced braces"
-            elif not level:  # the closing '}' or '"' ('"' inside braces is a character)
-                self._move(m.end())
+            else:  # the closing '}' or '"'
+                self._move(pos + 1)
                 return True
-        return self._at_end()
+            pos += 1
