@@ -8,7 +8,8 @@ server, and prints:
   server's CPU time until then, and to the first diagnostics;
 * for a single-character edit in a chapter (a space typed before the dangling citation, and
   deleted again) and in the .bib (a letter typed into a cited entry's key, making it an
-  orphan and its citation dangling, and deleted again), the time from sending
+  orphan and its citation dangling, and deleted again; and a letter typed into an entry
+  not closed yet, a syntax error, into its key), the time from sending
   ``didChange`` to receiving ``publishDiagnostics`` for that new version (p50/p95 over
   100 edits): the message read whole and parsed by ``json.loads``, as an editor's native
   JSON parser would; also printed, the time until pygls's own parse of it ends (its
@@ -538,6 +539,24 @@ async def run(args: argparse.Namespace) -> None:
         print(f"edit in the .bib  -> publishDiagnostics:  {percentiles(samples)}")
         print(f"    ... until pygls has parsed it:        {percentiles(in_pygls)}")
         print(f"    server CPU per edit (mean): {cpu:.1f} ms")
+
+        # an entry being typed before that one, not closed yet: BibTeX's reading of the
+        # file after a syntax error runs on every version
+        # (a letter typed into its key: an orphan of another name each time)
+        typed = "@article{new2024, title = {A new "
+        at_key = len("@article{new2024")
+        fut = client.expect(bib.uri, bib.version + 1)
+        bib.edit(key_line, 0, 0, typed)
+        await asyncio.wait_for(fut, timeout=120)
+        await timed_edits(bib, key_line, at_key, "x", 4)
+        cpu = server_cpu(client)
+        samples, in_pygls = await timed_edits(bib, key_line, at_key, "x", args.edits)
+        cpu = (server_cpu(client) - cpu) / len(samples) * 1000
+        print(f"edit in an unclosed .bib entry -> publishDiagnostics: {percentiles(samples)}")
+        print(f"    server CPU per edit (mean): {cpu:.1f} ms")
+        fut = client.expect(bib.uri, bib.version + 1)
+        bib.edit(key_line, 0, len(typed), "")
+        await asyncio.wait_for(fut, timeout=120)
 
         # completion inside a fresh \cite{} at the end of the chapter
         last = chapter.text.count("\n")

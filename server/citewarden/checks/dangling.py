@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz, process
 
 from citewarden.checks import Ident, Memo
-from citewarden.checks.defined import Defined, KeyDelta
+from citewarden.checks.defined import Defined, KeyDelta, UnreadPart
 from citewarden.checks.nocite_edit import markdown_citation, yaml_escaped
 from citewarden.checks.orphans import doc_keys
 from citewarden.model import (
@@ -97,6 +97,10 @@ def dangling_findings(
         if casefold and defined.has_folded(key.casefold()):
             continue
         if quarto and QUARTO_CROSSREF.match(key):
+            continue
+        unread = defined.unread_in(key)
+        if unread is not None:
+            found.append(_unread_finding(path, cit, unread))
             continue
         where = _markdown_place(text, cit) if doc.kind is DocumentKind.MARKDOWN else None
         found.append(
@@ -219,6 +223,39 @@ def _replacement(name: str, where: tuple[bool, str] | None) -> str | None:
     if holder == "plain" and any(c in written for c in ",[]{}#"):
         return None  # in a flow collection these would end the scalar
     return yaml_escaped(written, holder if holder in ("'", '"') else "")
+
+
+#: Why a reader does not read an entry in a file ``{file}``: (the reader, why), per reader
+#: (BibTeX's in a file with a syntax error and without)
+_UNREAD_WHY = {
+    "biber": (
+        "biber",
+        "its entry in {file} is commented out for biber (a '%' before it on its line, or an "
+        "@comment around it)",
+    ),
+    "pandoc": ("pandoc", "pandoc skips its entry in {file} as a comment"),
+    ("bibtex", True): (
+        "BibTeX",
+        "BibTeX reads its entry in {file} as part of a syntax error before it",
+    ),
+    ("bibtex", False): (
+        "BibTeX",
+        "BibTeX does not read its entry in {file} (on a file's last line it reads the first "
+        "entry only; '%' starts no comment for it)",
+    ),
+}
+
+
+def _unread_finding(path: Path, cit: Citation, part: UnreadPart) -> Finding:
+    """A citation of a key whose entry the project's reader does not read: it says why and
+    in which file (no "did you mean": the entry is there, unread).  The entry's place is
+    not part of it: the answers of a project's documents are kept while its keys and what
+    its reader reads stay the same, however the entries move."""
+    tool, why = _UNREAD_WHY[(part.reader, part.broken) if part.reader == "bibtex" else part.reader]
+    why = why.format(file=quoted(part.path.name))
+    message = f"citation key {quoted(cit.key)} is not defined for {tool}: {why}"
+    data = MappingProxyType({"key": cit.key, "suggestions": []})
+    return Finding(Code.DANGLING, Location(path, cit.span), message, data=data)
 
 
 def _dangling_finding(

@@ -98,7 +98,15 @@ class Defined:
     dangling key.
     """
 
-    __slots__ = ("_folded", "_folded_parts", "_folded_pool", "_keys", "_names", "_pool")
+    __slots__ = (
+        "_folded",
+        "_folded_parts",
+        "_folded_pool",
+        "_keys",
+        "_names",
+        "_pool",
+        "_unread",
+    )
 
     def __init__(
         self,
@@ -106,10 +114,12 @@ class Defined:
         folded: list[Collection[str]],
         pool: list[Sequence[str]],
         folded_parts: list[Callable[[], Sequence[str]]] | None = None,
+        unread: Sequence[UnreadPart] = (),
     ) -> None:
         self._names = names
         self._folded = folded
         self._pool = pool
+        self._unread = unread
         #: per part of ``pool``, a function giving its keys casefolded (an index's is
         #: carried over between versions of the bibliography)
         self._folded_parts = folded_parts
@@ -141,6 +151,14 @@ class Defined:
 
     def has_folded(self, folded_key: str) -> bool:
         return any(folded_key in names for names in self._folded)
+
+    def unread_in(self, key: str) -> UnreadPart | None:
+        """The bibliography whose entry of ``key`` the project's reader does not read (a
+        comment for biber and pandoc, an entry BibTeX reads past), if there is one."""
+        for part in self._unread:
+            if key in part.keys:
+                return part
+        return None
 
     @property
     def keys(self) -> list[str]:
@@ -208,8 +226,8 @@ def defined_token(ws: Workspace, project: Project, memo: Memo) -> tuple[object, 
     token += [index.keys_token for _, _, index in bibs]
     for i, (path, _, index) in enumerate(bibs):
         unread = unread_keys(ws, project, path, index, memo)
-        if unread:
-            token.append(("unread", i, unread))
+        if unread:  # (and whether a syntax error is why, which the message says)
+            token.append(("unread", i, unread, _broken(ws, path)))
         if project.casefold_keys and bibtex_reading(ws, path, index).added:
             token.append(("added", i, bibtex_reading(ws, path, index).added))
     for _, doc in ws.project_documents(project):
@@ -218,13 +236,37 @@ def defined_token(ws: Workspace, project: Project, memo: Memo) -> tuple[object, 
     return tuple(token)
 
 
+@dataclass(frozen=True, slots=True)
+class UnreadPart:
+    """Entries of a project's bibliography that its reader does not read."""
+
+    path: Path
+    #: their keys
+    keys: frozenset[str]
+    #: "bibtex", "biber" or "pandoc" (:func:`reader`)
+    reader: str
+    #: the reader found a syntax error in the file (BibTeX reads on from it)
+    broken: bool
+
+
+def _broken(ws: Workspace, path: Path) -> bool:
+    """Whether the reader found a syntax error in the bibliography ``path``."""
+    parsed = ws.bibliography(path)
+    return parsed is not None and not parsed.complete
+
+
 def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
     names: list[Collection[str]] = []
     folded: list[Collection[str]] = []
     pool: list[Sequence[str]] = []
     folded_parts: list[Callable[[], Sequence[str]]] = []
+    unread_parts: list[UnreadPart] = []
     for bib_path, _, index in ws.project_bibliographies(project):
         unread = unread_keys(ws, project, bib_path, index, memo)
+        if unread:
+            unread_parts.append(
+                UnreadPart(bib_path, unread, reader(project), _broken(ws, bib_path))
+            )
         if unread:  # biber and pandoc read no comment, BibTeX no skipped entry
             names.append(index.by_key.keys() - unread)
             folded.append({k.casefold() for k in names[-1]})
@@ -257,7 +299,7 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
             folded.append({k.casefold() for k in items})
             pool.append(items)
             folded_parts.append(partial(_casefolded, items))
-    return Defined(names, folded, pool, folded_parts)
+    return Defined(names, folded, pool, folded_parts, unread_parts)
 
 
 def commented_keys(
