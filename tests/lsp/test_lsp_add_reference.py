@@ -366,3 +366,14 @@ async def test_with_two_bibliographies_each_gets_its_action_in_its_style(start: 
         await h.client.workspace_execute_command_async(
             types.ExecuteCommandParams(command="citewarden.addReference", arguments=[{"key": "x"}])
         )
+
+
+def test_a_disabled_action_shows_its_key_and_reason_as_the_diagnostic_does() -> None:
+    """A key's control and bidirectional characters are escapes in the title and the
+    reason, as in the diagnostic it answers (they would turn the title around)."""
+    from citewarden.lsp.add_reference import _none_found
+
+    action = _none_found("evil\u202eoof\u202c", "refs\u202e.bib cannot be edited\x1b[2J")
+    assert action.title == "Add entry for evil\\u202eoof\\u202c: none found"
+    assert action.disabled is not None
+    assert action.disabled.reason == "refs\\u202e.bib cannot be edited\\x1b[2J"

@@ -37,6 +37,7 @@ from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
 from citewarden.model import Code, Fix, Span, TextEdit
+from citewarden.safe_text import visible
 
 if TYPE_CHECKING:
     from citewarden.addref.lookup import KeyLookup
@@ -125,9 +126,9 @@ def _insert_action(
 def _none_found(key: str, reason: str) -> types.CodeAction:
     """A disabled action that says why there is no entry to add."""
     return types.CodeAction(
-        title=f"Add entry for {key}: none found",
+        title=visible(f"Add entry for {key}: none found"),
         kind=types.CodeActionKind.QuickFix,
-        disabled=types.CodeActionDisabled(reason=reason),
+        disabled=types.CodeActionDisabled(reason=visible(reason)),
     )
 
 
