@@ -101,3 +101,60 @@ def test_a_directory_with_a_document_is_checked(
     code, _, err = cli(["check", "d.bib", "--no-verify"], tmp_path, capsys, monkeypatch)
     assert code == 0
     assert "no findings in 1 file" in err
+
+
+# ---- exit statuses ------------------------------------------------------------------------
+
+
+def test_check_help_documents_every_exit_status(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code, out, _ = cli(["check", "--help"], tmp_path, capsys, monkeypatch)
+    assert code == 0
+    section = out[out.index("exit status:") :]
+    lines = [" ".join(line.split()) for line in section.splitlines()]
+    assert any(line.startswith("0 ") for line in lines)
+    assert any(line.startswith("1 ") and "--fail-on" in line for line in lines)
+    two = section[section.index("\n  2 ") :]
+    for reason in ("usage", "cannot be read", "nothing to check", "memory"):
+        assert reason in " ".join(two.split())
+
+
+# ---- memory running out -------------------------------------------------------------------
+
+#: Everything the check imports, imported before the address space is capped; then the
+#: cap leaves the process a few MB more than it holds: too little to read the .bib file.
+_CAPPED = """
+import resource, sys
+import citewarden.audit, citewarden.cli, citewarden.parsing.bibtex
+with open("/proc/self/status") as status:
+    size = next(int(l.split()[1]) * 1024 for l in status if l.startswith("VmSize:"))
+cap = size + (16 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+sys.exit(citewarden.cli.main(sys.argv[1:]))
+"""
+
+
+def test_memory_running_out_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    entry = "@misc{k%d, title = {A title of some length, to fill the file}, year = 2020}\n"
+    with (tmp_path / "refs.bib").open("w", encoding="utf-8") as out:
+        out.writelines(entry % i for i in range(500_000))  # about 40 MB
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "server")}
+    result = subprocess.run(
+        [sys.executable, "-c", _CAPPED, "check", "refs.bib", "--no-verify"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (2, "")
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("citewarden: error: ran out of memory while reading refs.bib")
+    assert "max_file_mb" in result.stderr
+    assert len(result.stderr.splitlines()) == 1

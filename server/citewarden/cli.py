@@ -3,7 +3,7 @@
 ``citewarden check PATH...`` reads the projects rooted at the given paths (a LaTeX root, a
 Markdown document, a bibliography, or a directory to search), runs every check and prints
 ``file:line:col: severity code message`` lines (or a JSON report).  Exit status: 0 clean,
-1 when a finding is at or above ``--fail-on``, 2 for a usage or read error.
+1 when a finding is at or above ``--fail-on``, 2 for a usage or read error or memory running out.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import json
 import os
 import stat
 import sys
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import Any, TextIO
 
 from citewarden import __version__
@@ -50,6 +52,16 @@ FAIL_ON: dict[str, Severity | None] = {
 }
 
 
+CHECK_EXIT_STATUS = """\
+exit status:
+  0  no finding at or above --fail-on
+  1  a finding at or above --fail-on (default: error)
+  2  a usage error (a bad option, path or settings file), an input that cannot be
+     read, a directory with nothing to check, a file --fix could not write, or
+     memory running out (the max_file_mb setting bounds the files read)
+"""
+
+
 class UsageError(Exception):
     """A bad argument or an unreadable input: reported on stderr, exit status 2."""
 
@@ -75,6 +87,8 @@ def _parser() -> argparse.ArgumentParser:
         "check",
         help="check projects and print findings",
         description="Check LaTeX roots, Markdown documents, bibliographies or directories.",
+        epilog=CHECK_EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument(
         "paths",
@@ -130,6 +144,38 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run a command; its exit status.  Memory running out is an error (status 2) whose
+    message names the file being read when the traceback shows one."""
+    try:
+        return _main(argv)
+    except MemoryError as exc:
+        path = _file_being_read(exc.__traceback__)
+    # the traceback and the text it held are released here, before the message is written
+    where = f" while reading {visible(display_path(path))}" if path is not None else ""
+    print(
+        f"citewarden: error: ran out of memory{where}; a lower max_file_mb setting leaves "
+        "larger files unread",
+        file=sys.stderr,
+    )
+    return EXIT_USAGE
+
+
+#: Modules whose local ``path`` is the file they read.
+_READERS = ("citewarden.files", "citewarden.project", "citewarden.parsing")
+
+
+def _file_being_read(tb: TracebackType | None) -> Path | None:
+    """The ``path`` of the innermost reading or parsing frame of ``tb``, if any."""
+    found: Path | None = None
+    for frame, _ in traceback.walk_tb(tb):
+        module = str(frame.f_globals.get("__name__", ""))
+        path = frame.f_locals.get("path")
+        if module.startswith(_READERS) and isinstance(path, Path):
+            found = path
+    return found
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["serve"]:
         return _serve(args_list[1:])
