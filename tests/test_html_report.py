@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from checking import check
+from citewarden.fix.plan import REPEATED_KEY
 from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
 from citewarden.project import Workspace
 from citewarden.report.html.build import build_audit
@@ -269,6 +270,26 @@ def test_cleaned_reference_list_applies_corrections(audit: AuditData) -> None:
     assert re.search(r"Mullahy, J\. \(1986\) .Specification and Testing", refs)
     assert "<i>Journal of Econometrics</i>" in refs
     assert "pp. 341–366" in refs
+
+
+def test_a_key_defined_twice_is_shown_uncorrected_as_fix_leaves_it(tmp_path: Path) -> None:
+    """--fix corrects no key defined more than once in a file (which entry is meant?): the
+    cleaned list shows both entries as written, saying why, and formats neither with the
+    correction."""
+    entry = "@article{a,\n  author = {Smith, John},\n  title = {A Study},\n  pages = {11--21},\n  year = {2020}\n}\n"
+    (tmp_path / "refs.bib").write_text(entry + "\n" + entry.replace("{a,", "{A,"), encoding="utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "refs.bib")
+    bib = ws.bibliography(tmp_path / "refs.bib")
+    assert bib is not None
+    fixed = Verdict("a", Status.MISMATCH, Tier.M, corrections={"pages": "11--20"})
+    data = build_audit(ws, check(ws), list(bib.entries), [fixed], generated=WHEN)
+    assert [a.not_applied for a in data.entries] == [REPEATED_KEY, ""]  # (A has no verdict)
+    page = render_html(data)
+    refs = page[page.index('id="references"') : page.index('id="methodology"')]
+    assert "11--20" not in refs and "11–20" not in refs
+    assert 'badge info">corrected' not in refs
+    assert f"not corrected: {REPEATED_KEY}" in refs
 
 
 def test_gauge_geometry() -> None:

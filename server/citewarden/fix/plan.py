@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -324,6 +324,21 @@ def _entry_edits(
     return edits
 
 
+#: Why a correction of a key defined more than once in a file is not applied.
+REPEATED_KEY = "the key is defined more than once in this file"
+
+
+def repeated_keys(entries: Iterable[Entry]) -> frozenset[str]:
+    """The keys (lower-cased: BibTeX compares them so) that more than one of a file's
+    ``entries`` define: ``--fix`` corrects none of them (which entry is meant?)."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for entry in entries:
+        key = entry.key.lower()
+        (repeated if key in seen else seen).add(key)
+    return frozenset(repeated)
+
+
 def plan_fix(
     bib: ParsedBibliography, original: bytes, corrections: Mapping[str, Mapping[str, str]]
 ) -> FixPlan:
@@ -336,22 +351,23 @@ def plan_fix(
     """
     check_complete(bib)
     bom, text = decode(original, bib.path)
-    by_key: dict[str, list[Entry]] = {}
+    by_key: dict[str, Entry] = {}
     for entry in bib.entries:
         if text[entry.key_span.start : entry.key_span.end] != entry.key:
             raise FixRefused(f"{bib.path}: parsed positions do not match the file's bytes")
-        by_key.setdefault(entry.key.lower(), []).append(entry)
+        by_key.setdefault(entry.key.lower(), entry)
+    repeated = repeated_keys(bib.entries)
     changes: list[Change] = []
     skipped: list[Skipped] = []
     edits: list[_Edit] = []
     for key, fields in corrections.items():
         found = by_key.get(key.lower())
-        if not found or not fields:
+        if found is None or not fields:
             continue
-        if len(found) > 1:
-            skipped.append(Skipped(key, None, "the key is defined more than once in this file"))
+        if key.lower() in repeated:
+            skipped.append(Skipped(key, None, REPEATED_KEY))
             continue
-        edits.extend(_entry_edits(text, found[0], fields, changes, skipped))
+        edits.extend(_entry_edits(text, found, fields, changes, skipped))
     edits.sort(key=lambda e: (e.start, e.end))
     for a, b in itertools.pairwise(edits):
         if b.start < a.end:

@@ -135,7 +135,7 @@ def build_audit(
     ``entries`` the bibliography entries in scope, ``verdicts`` their verdicts (None when
     verification did not run).
     """
-    from citewarden.fix.plan import corrected_entry
+    from citewarden.fix.plan import REPEATED_KEY, corrected_entry, repeated_keys
 
     if isinstance(verdicts, Mapping):
         by_key: dict[str, Verdict] = dict(verdicts)
@@ -160,16 +160,25 @@ def build_audit(
                         entry_findings.setdefault((f.location.path, start), []).append(f)
                         break
     rows: list[EntryAudit] = []
+    repeated: dict[Path, frozenset[str]] = {}
     for e in entries:
         text = ws.text(e.path) or ""
         index = ws.line_index(e.path)
         line = index.position(e.span.start).line + 1 if index is not None else 0
         verdict = by_key.get(e.key)
         source = text[e.span.start : e.span.end]
-        corrected = ""
+        corrected = not_applied = ""
         parsed = ws.bibliography(e.path)
         bibtex = parsed is not None and parsed.format is BibFormat.BIBTEX
-        if verdict is not None and verdict.corrections and text and bibtex:
+        if parsed is not None and e.path not in repeated:
+            repeated[e.path] = repeated_keys(parsed.entries)
+        if (
+            verdict is not None
+            and verdict.corrections
+            and e.key.lower() in repeated.get(e.path, ())
+        ):
+            not_applied = REPEATED_KEY  # as --fix: which of the entries is meant?
+        elif verdict is not None and verdict.corrections and text and bibtex:
             corrected = corrected_entry(text, e, verdict.corrections)[0]
         rows.append(
             EntryAudit(
@@ -178,6 +187,7 @@ def build_audit(
                 line=line,
                 source=source,
                 corrected=corrected,
+                not_applied=not_applied,
                 findings=tuple(entry_findings.get((e.path, e.span.start), ())),
             )
         )

@@ -26,6 +26,8 @@ class EntryAudit:
     line: int = 0  # 1-based line of the entry
     source: str = ""  # the entry as written
     corrected: str = ""  # the entry with its anchored corrections applied ('' = unchanged)
+    #: why its corrections are not applied ('' = they are, or there are none)
+    not_applied: str = ""
     #: Citation index findings on this entry (orphan, duplicate key ...).
     findings: tuple[Finding, ...] = ()
 

@@ -247,7 +247,7 @@ def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
     items = []
     for i, a in enumerate(data.entries):
         corrections = a.verdict.corrections if a.verdict is not None else {}
-        item = csl_item(a.entry, corrections)
+        item = csl_item(a.entry, {} if a.not_applied else corrections)
         item["id"] = f"r{i}"
         items.append(item)
     formatted = format_references(items)
@@ -256,6 +256,8 @@ def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
         changed = bool(a.corrected) and a.corrected != a.source
         bibtex = a.corrected if changed else a.source
         mark = '<span class="badge info">corrected</span> ' if changed else ""
+        if a.not_applied:
+            mark = f'<span class="badge warn">not corrected: {esc(a.not_applied)}</span> '
         label = "BibTeX" if a.source.lstrip().startswith("@") else "Source"
         original = ""
         if changed:
