@@ -393,6 +393,24 @@ def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
     assert kept in err.splitlines()
 
 
+def test_the_summary_pairs_each_verdict_with_its_entry_and_says_what_fix_leaves(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key defined twice in a file: each verdict is shown at its own entry's line, and
+    neither offers the correction --fix does not apply (which of the entries is meant?)."""
+    cybenko = BIB[BIB.index("@article{cybenko1989") : BIB.index("@comment")]
+    (verified_project / "refs.bib").write_bytes((cybenko + cybenko).encode())
+    code, _, err = run(["check", "refs.bib", *VERIFY], capsys)
+    assert code == 1  # the duplicate key is an error
+    rows = [line for line in err.splitlines() if "cybenko1989" in line]
+    assert [row.split("  not corrected")[0].rsplit(":", 1)[1] for row in rows] == ["1", "12"]
+    assert all(
+        row.endswith("not corrected: the key is defined more than once in this file")
+        for row in rows
+    )
+    assert "fix: pages" not in err and "--fix applies them" not in err
+
+
 def test_fix_refuses_a_file_with_a_syntax_error(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

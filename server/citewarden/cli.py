@@ -336,25 +336,41 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
         + ")"
         + (f"; not counted: {', '.join(left_out)}" if left_out else "")
     ]
-    by_key: dict[str, Entry] = {}
+    from citewarden.fix.plan import REPEATED_KEY, repeated_keys
+
+    # each verdict with its own entry, in order (a key defined twice has two of each)
+    pending: dict[str, list[Entry]] = {}
     for e in entries:
-        by_key.setdefault(e.key, e)
+        pending.setdefault(e.key, []).append(e)
+    repeated: dict[Path, frozenset[str]] = {}
     rank = {Tier.H: 0, Tier.E: 1, Tier.M: 2, Tier.D: 3}
-    shown = [v for v in verdicts if v.tier is not Tier.D or v.corrections]
-    width = max((len(v.key) for v in shown), default=0)
-    for v in sorted(shown, key=lambda v: rank[v.tier]):
-        entry = by_key.get(v.key)
+    shown: list[tuple[Verdict, Entry | None]] = []
+    for v in verdicts:
+        queue = pending.get(v.key)
+        entry = queue.pop(0) if queue else None
+        if v.tier is not Tier.D or v.corrections:
+            shown.append((v, entry))
+    width = max((len(v.key) for v, _ in shown), default=0)
+    offered = False
+    for v, entry in sorted(shown, key=lambda pair: rank[pair[0].tier]):
         where = ""
+        fixes = "; ".join(f"{name} = {value}" for name, value in v.corrections.items())
         if entry is not None:
             index = ws.line_index(entry.path)
             line = index.position(entry.span.start).line + 1 if index is not None else 1
             where = f"  {visible(display_path(entry.path, cwd))}:{line}"
-        fixes = "; ".join(f"{name} = {value}" for name, value in v.corrections.items())
+            if fixes and entry.path not in repeated:
+                parsed = ws.bibliography(entry.path)
+                repeated[entry.path] = repeated_keys(parsed.entries if parsed else ())
+            if fixes and entry.key.lower() in repeated[entry.path]:
+                fixes = ""
+                where += f"  not corrected: {REPEATED_KEY}"
+        offered = offered or bool(fixes)
         lines.append(
             f"  {v.tier.value}  {v.key:<{width}}  {v.status.value:<10}{where}"
             + (f"  fix: {fixes}" if fixes else "")
         )
-    if any(v.corrections for v in verdicts):
+    if offered:
         lines.append("  (--diff shows the corrections, --fix applies them)")
     return "\n".join(lines) + "\n"
 
