@@ -17,9 +17,11 @@ sentence.
 
 from __future__ import annotations
 
+import heapq
 import re
+from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from citewarden.model import Citation, CitationKind, DocumentKind, Span
@@ -109,13 +111,26 @@ def _blank(m: re.Match[str]) -> str:
     return _spaces(m.group())
 
 
+def _blank_commands(text: str, spans: Sequence[Span]) -> str:
+    """``text`` with each span (line breaks and all) replaced by spaces, built from slices:
+    memory in proportion to the text and the number of spans, not one object a character."""
+    if not spans:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for s in sorted(spans, key=lambda s: s.start):
+        start, end = max(s.start, pos), min(s.end, len(text))
+        if end > start:
+            parts += (text[pos:start], " " * (end - start))
+            pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
 def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = True) -> str:
     """``text`` with citation commands (and LaTeX comments) replaced by spaces; ``whole``:
     ``text`` starts where the file does (a Markdown file's front matter is no prose)."""
-    chars = list(text)
-    for s in spans:
-        chars[s.start : s.end] = " " * (s.end - s.start)
-    masked = "".join(chars)
+    masked = _blank_commands(text, spans)
     if kind is DocumentKind.LATEX:
         masked = re.sub(r"(?<!\\)%[^\n]*", _blank, masked)
     elif whole:
@@ -123,19 +138,28 @@ def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = Tr
     return masked
 
 
-def _ends(masked: str, kind: DocumentKind) -> list[tuple[int, int]]:
-    """(start, end) of every break between sentences in ``masked``."""
+def _ends(masked: str, kind: DocumentKind) -> tuple[array[int], array[int]]:
+    """Where every break between sentences in ``masked`` starts (a sentence ends) and where
+    it ends (the next sentence starts), in order: two arrays, 16 bytes a break (a text of
+    nothing but breaks takes a few times its size, not an object for each)."""
     breaks = _LATEX_BREAK if kind is DocumentKind.LATEX else _MD_BREAK
-    found = [(m.start(), m.end()) for m in breaks.finditer(masked)]
+    ends, starts = array("q"), array("q")
+    marks = ((m.start(), m.end()) for m in breaks.finditer(masked))
+    for end, start in heapq.merge(marks, _full_stops(masked)):
+        ends.append(end)
+        starts.append(start)
+    return ends, starts
+
+
+def _full_stops(masked: str) -> Iterator[tuple[int, int]]:
+    """(end, end) of every sentence-ending punctuation mark of ``masked``, in order."""
     for m in _END.finditer(masked):
         word = _WORD_BEFORE.search(masked, max(0, m.start() - 12), m.start() + 1)
         if word is not None and masked[m.start()] == ".":
             w = word.group(1).lower().rstrip(".")
             if w in ABBREVIATIONS or (len(w) == 1 and w.isalpha()):
                 continue
-        found.append((m.end(), m.end()))
-    found.sort()
-    return found
+        yield m.end(), m.end()
 
 
 # No part of these scans past the next opening of its own kind: an opener left unclosed
@@ -195,48 +219,60 @@ _BRACES = re.compile(r"(?<!\\)[{}]")
 _BRACKETS = re.compile(r"(?<!\\)[\[\]]")
 
 
-def _islands(masked: str, kind: DocumentKind) -> list[tuple[int, int, int]]:
+def _islands(masked: str, kind: DocumentKind) -> tuple[array[int], array[int], array[int]]:
     """(start, end, cut) of the text of every outermost island of ``masked`` (after the
-    opening brace, before the closing one), in order; ``cut``: where a note's command (or
-    ``^[``) starts, which the text around it reads without, closing brace included (a full
-    stop before a note still ends its sentence), else -1 (a heading's or a caption's
-    command stays: it ends a sentence).  One pass over the braces (brackets in Markdown):
-    each opening one is matched once, so an unclosed argument costs nothing more."""
+    opening brace, before the closing one), in order, as three arrays (24 bytes an island);
+    ``cut``: where a note's command (or ``^[``) starts, which the text around it reads
+    without, closing brace included (a full stop before a note still ends its sentence),
+    else -1 (a heading's or a caption's command stays: it ends a sentence).  One pass over
+    the braces (brackets in Markdown): each opening one is matched once, so an unclosed
+    argument costs nothing more."""
     latex = kind is DocumentKind.LATEX
+    starts, ends, cuts = array("q"), array("q"), array("q")
     if ("\\" if latex else "^[") not in masked:
-        return []
-    openers = {
-        m.end() - 1: m.start() if not latex or m.start(1) != -1 else -1
-        for m in (_ISLAND if latex else _MD_ISLAND).finditer(masked)
-    }
-    if not openers:
-        return []
+        return starts, ends, cuts
+    #: the opening brace of each island's command, in order, and its cut
+    braces, cut_of = array("q"), array("q")
+    for m in (_ISLAND if latex else _MD_ISLAND).finditer(masked):
+        braces.append(m.end() - 1)
+        cut_of.append(m.start() if not latex or m.start(1) != -1 else -1)
+    if not braces:
+        return starts, ends, cuts
     opening = "{" if latex else "["
-    out: list[tuple[int, int, int]] = []
-    stack: list[int] = []
+    stack = array("q")  # 8 bytes an open brace
     for m in (_BRACES if latex else _BRACKETS).finditer(masked):
         at = m.start()
         if masked[at] == opening:
             stack.append(at)
         elif stack:
             opened = stack.pop()
-            if opened in openers and at - opened <= MAX_ISLAND:
-                while out and out[-1][0] > opened:
-                    out.pop()  # an island inside this one: the outermost is kept
-                out.append((opened + 1, at, openers[opened]))
-    return out
+            k = bisect_left(braces, opened)
+            if k < len(braces) and braces[k] == opened and at - opened <= MAX_ISLAND:
+                while starts and starts[-1] > opened:
+                    starts.pop()  # an island inside this one: the outermost is kept
+                    ends.pop()
+                    cuts.pop()
+                starts.append(opened + 1)
+                ends.append(at)
+                cuts.append(cut_of[k])
+    return starts, ends, cuts
 
 
-def _blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``text`` with each span replaced by spaces (line breaks kept)."""
+def _blank_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
+    """``text`` with each span replaced by spaces (line breaks kept), joined a thousand
+    pieces at a time: many short spans take memory in proportion to the text."""
+    chunks: list[str] = []
     parts: list[str] = []
     pos = 0
     for a, b in spans:
-        parts.append(text[pos:a])
-        parts.append(_spaces(text[a:b]))
+        parts += (text[pos:a], _spaces(text[a:b]))
         pos = b
+        if len(parts) >= 1000:
+            chunks.append("".join(parts))
+            parts.clear()
     parts.append(text[pos:])
-    return "".join(parts)
+    chunks.append("".join(parts))
+    return "".join(chunks)
 
 
 class _Text:
@@ -244,8 +280,8 @@ class _Text:
 
     def __init__(self, masked: str, kind: DocumentKind, offset: int = 0) -> None:
         self.masked, self.kind, self.offset = masked, kind, offset
-        self.ends = _ends(masked, kind)
-        self.starts = [b for _, b in self.ends]
+        #: where each break between sentences starts (a sentence ends) and where it ends
+        self.ends, self.starts = _ends(masked, kind)
         #: The readable words of each stretch read so far: the citations of one sentence,
         #: and neighbours' sentences before and after, share them.
         self._read: dict[tuple[int, int], tuple[str, bool]] = {}
@@ -307,38 +343,39 @@ def _sentences(
         key=lambda s: s.start,
     )
     masked = _mask(text, commands, kind, whole=not offset)
-    islands = _islands(masked, kind)
-    cuts = [(a, b) if cut < 0 else (cut, b + 1) for a, b, cut in islands]
-    main = _Text(_blank_spans(masked, cuts) if islands else masked, kind, offset)
+    starts, ends, cuts = _islands(masked, kind)
+    blanked = (
+        (a, b) if cut < 0 else (cut, b + 1) for a, b, cut in zip(starts, ends, cuts, strict=True)
+    )
+    main = _Text(_blank_spans(masked, blanked) if starts else masked, kind, offset)
     inner: dict[int, _Text] = {}
-    island_starts = [a for a, _, _ in islands]
     out: list[CitingSentence | None] = []
     for i, c in enumerate(citations):
         if c.kind is not CitationKind.CITE or (only is not None and i != only):
             out.append(None)
             continue
-        k = bisect_right(island_starts, c.command_span.start - offset) - 1
+        k = bisect_right(starts, c.command_span.start - offset) - 1
         found = None
-        if k >= 0 and c.command_span.end - offset <= islands[k][1]:
+        if k >= 0 and c.command_span.end - offset <= ends[k]:
             if k not in inner:
-                a, b, _ = islands[k]
-                inner[k] = _Text(masked[a:b], kind, offset + a)
+                inner[k] = _Text(masked[starts[k] : ends[k]], kind, offset + starts[k])
             found = inner[k].around(c.command_span)
         out.append(found or main.around(c.command_span))
     return tuple(out)
 
 
 def _sentence_at(
-    ends: list[tuple[int, int]], starts: list[int], pos: int, size: int
+    ends: Sequence[int], starts: Sequence[int], pos: int, size: int
 ) -> tuple[int, int, int]:
     """(start, end, index of the break that ends it) of the sentence holding ``pos``, cut
-    between ``WINDOW - _STEP`` and ``WINDOW`` characters either side of it."""
+    between ``WINDOW - _STEP`` and ``WINDOW`` characters either side of it; ``ends`` and
+    ``starts``: where each break starts and ends (see :func:`_ends`)."""
     i = bisect_left(starts, pos + 1) - 1  # the last break ending at or before pos
-    start = max(ends[i][1] if i >= 0 else 0, -(-(pos - WINDOW) // _STEP) * _STEP)
+    start = max(starts[i] if i >= 0 else 0, -(-(pos - WINDOW) // _STEP) * _STEP)
     j = i + 1
-    while j < len(ends) and ends[j][0] < pos:
+    while j < len(ends) and ends[j] < pos:
         j += 1
-    end = min(ends[j][0] if j < len(ends) else size, (pos + WINDOW) // _STEP * _STEP)
+    end = min(ends[j] if j < len(ends) else size, (pos + WINDOW) // _STEP * _STEP)
     return start, end, j
 
 
@@ -356,7 +393,7 @@ def _around(text: _Text, command: Span) -> CitingSentence | None:
     before = read(b_start, b_end)[0] if start > 0 and b_end <= start else ""
     after = ""
     if j < len(ends):
-        a_start, a_end, _ = _sentence_at(ends, starts, ends[j][1] + 1, len(masked))
+        a_start, a_end, _ = _sentence_at(ends, starts, starts[j] + 1, len(masked))
         if a_start >= end:
             after = read(a_start, a_end)[0]
     kept = masked[start:end].rstrip()  # the span without the spaces at its ends

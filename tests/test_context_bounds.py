@@ -1,0 +1,121 @@
+"""Citing sentences of big texts: memory in proportion to the text's size, not an object for
+each of its characters, sentence breaks or braces."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from citewarden.context.sentence import _mask
+from citewarden.model import DocumentKind, Span
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _mask_per_character(
+    text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = True
+) -> str:
+    """The reference: the masking as it was first written, one list item per character."""
+    import re
+
+    from citewarden.context.sentence import _MD_FRONT, _blank
+
+    chars = list(text)
+    for s in spans:
+        chars[s.start : s.end] = " " * (s.end - s.start)
+    masked = "".join(chars)
+    if kind is DocumentKind.LATEX:
+        masked = re.sub(r"(?<!\\)%[^\n]*", _blank, masked)
+    elif whole:
+        masked = _MD_FRONT.sub(_blank, masked, count=1)
+    return masked
+
+
+_PIECES = st.sampled_from(
+    ["a", " ", "\n", "%", "\\", "\\%", "α", "中", "\\cite{k}", "---\n", "...\n", "title: x\n"]
+)
+
+
+@st.composite
+def _masking_inputs(draw: st.DrawFn) -> tuple[str, list[Span]]:
+    text = "".join(draw(st.lists(_PIECES, max_size=40)))
+    bounds = st.integers(0, len(text))
+    pairs = draw(st.lists(st.tuples(bounds, bounds), max_size=6))
+    spans = [Span(min(a, b), max(a, b)) for a, b in pairs]
+    if draw(st.booleans()):
+        spans.sort(key=lambda s: s.start)
+    return text, spans
+
+
+@SETTINGS
+@given(_masking_inputs(), st.sampled_from(list(DocumentKind)), st.booleans())
+def test_mask_equals_the_per_character_masking(
+    case: tuple[str, list[Span]], kind: DocumentKind, whole: bool
+) -> None:
+    text, spans = case
+    assert _mask(text, spans, kind, whole) == _mask_per_character(text, spans, kind, whole)
+
+
+#: The address space the sentences may take beyond what the process holds before (bytes):
+#: a few copies of each text below and 8 to 24 bytes for each of its sentence breaks,
+#: braces or islands, far below an object for each (40 to 500 bytes).
+_BUDGET = 64 << 20
+
+_CHILD = """
+import json, resource, sys
+from pathlib import Path
+
+from citewarden.context.sentence import citing_sentences
+from citewarden.parsing.latex import parse_latex
+from citewarden.parsing.markdown import parse_markdown
+
+name, head, unit, count, tail, budget = json.loads(sys.argv[1])
+text = head + unit * count + tail
+doc = (parse_latex if name.endswith(".tex") else parse_markdown)(Path(name), text)
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) for line in status if line.startswith("VmSize:"))
+limit = size * 1024 + budget
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+found = citing_sentences(text, doc.citations, doc.kind)
+print(found[0].text[:7] if found[0] is not None else None)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+@pytest.mark.parametrize(
+    ("name", "head", "unit", "count", "tail", "sentence"),
+    [
+        # 5 MB of text outside Latin-1 (two bytes a character)
+        ("p.tex", "Text ", "\u03b1", 2_500_000, " \\cite{k}. More.\n", "ααααααα"),
+        # 2 MB of paragraph breaks
+        ("p.tex", "Text shown \\cite{k}.", "\n\n", 1_000_000, "", "Text sh"),
+        # 2.5 MB of unclosed braces after a footnote's
+        ("p.tex", "Text shown \\cite{k}. \\footnote{", "{", 2_500_000, "", "Text sh"),
+        # 3.3 MB of empty footnotes, 1.2 MB of empty inline notes
+        ("p.tex", "Text shown \\cite{k}. ", "\\footnote{}", 300_000, "", "Text sh"),
+        ("p.md", "Text shown [@k]. ", "^[]", 400_000, "", "Text sh"),
+    ],
+)
+def test_sentences_of_a_long_text_take_memory_in_proportion_to_its_size(
+    name: str, head: str, unit: str, count: int, tail: str, sentence: str
+) -> None:
+    case = json.dumps([name, head, unit, count, tail, _BUDGET])
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, case],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == sentence
