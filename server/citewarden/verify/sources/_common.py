@@ -324,16 +324,23 @@ def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | N
     return Lookup.found(source, convert_all(source, items, convert))
 
 
-def per_doi(source: str, dois: Iterable[str], answer: Lookup) -> dict[str, Lookup]:
+def per_doi(
+    source: str, dois: Iterable[str], answer: Lookup, *, complete: bool = True
+) -> dict[str, Lookup]:
     """Split the answer to a batch of normalised DOIs: each DOI gets its record (FOUND) or
-    NOT_FOUND when the answer lacks it; a FAILED answer stands for every DOI."""
+    NOT_FOUND when the answer lacks it; a FAILED answer stands for every DOI.  When the
+    answer is not ``complete`` (a page that holds fewer results than it counts), a DOI it
+    lacks gets no answer (no key): it is asked on its own."""
     if answer.outcome is Outcome.FAILED:
         return {d: answer for d in dois}
     found = {r.doi: r for r in answer.records if r.doi}
     out: dict[str, Lookup] = {}
     for d in dois:
         rec = found.get(d)
-        out[d] = Lookup.found(source, [rec]) if rec else Lookup.not_found(source)
+        if rec:
+            out[d] = Lookup.found(source, [rec])
+        elif complete:
+            out[d] = Lookup.not_found(source)
     return out
 
 

@@ -90,6 +90,20 @@ def _answers(arxiv_id: str, records: tuple[WorkRecord, ...]) -> list[WorkRecord]
     return [r for r in same if r.record_id == arxiv_id] or same
 
 
+def _expected_entries(feed: Element, params: dict[str, str]) -> int:
+    """How many entries a complete page of ``feed`` holds: its ``totalResults`` past its
+    ``startIndex``, at most the ``max_results`` asked (0 when the feed does not count)."""
+
+    def number(text: str | None) -> int:
+        text = (text or "").strip()
+        return int(text) if text.isdigit() else 0
+
+    total = number(feed.findtext(f"{OPENSEARCH}totalResults"))
+    start = number(feed.findtext(f"{OPENSEARCH}startIndex"))
+    asked = number(params.get("max_results")) or total
+    return max(0, min(total - start, asked))
+
+
 class ArxivSource:
     """The arXiv export API (one request every three seconds)."""
 
@@ -100,6 +114,9 @@ class ArxivSource:
         self.base_url = base_url.rstrip("/")
 
     async def _query(self, params: dict[str, str]) -> Lookup:
+        """The records of one feed page.  A page that holds fewer entries than it counts
+        (``totalResults``, up to the ``max_results`` asked; arXiv sends such pages now and
+        then) is FAILED: what it leaves out is not known to be absent."""
         reply = await self.http.get(f"{self.base_url}/api/query", lane="arxiv", params=params)
         root = reply_xml(self.name, reply)
         if isinstance(root, Lookup):
@@ -109,6 +126,8 @@ class ArxivSource:
         entries = root.findall(f"{ATOM}entry")
         if any("/api/errors" in (e.findtext(f"{ATOM}id") or "") for e in entries):
             return Lookup.failed(self.name, "arXiv API error")
+        if len(entries) < _expected_entries(root, params):
+            return Lookup.failed(self.name, "answer incomplete: fewer entries than it counts")
         return guard(
             self.name,
             lambda: Lookup.found(
@@ -125,7 +144,8 @@ class ArxivSource:
 
     async def by_arxivs(self, arxiv_ids: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """Many identifiers per request (``id_list=a,b,...``, 50 per request).  Keys are the
-        identifiers as given (stripped); an identifier the answer lacks is NOT_FOUND, a
+        identifiers as given (stripped); an identifier a complete answer lacks is NOT_FOUND
+        (a page with fewer entries than it counts is FAILED, see :meth:`_query`), a
         malformed one is NOT_FOUND without a request (as :meth:`by_arxiv` does)."""
         wanted = list(dict.fromkeys(i.strip() for i in arxiv_ids))
         out = {i: Lookup.not_found(self.name) for i in wanted if not is_arxiv_id(i)}

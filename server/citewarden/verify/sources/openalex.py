@@ -26,6 +26,8 @@ from citewarden.verify.sources.venue_search import MAX_HITS, openalex_venues
 
 #: OpenAlex accepts up to 100 values in one OR filter; keep URLs short.
 BATCH = 50
+#: The most works OpenAlex puts on one page.
+MAX_PER_PAGE = 200
 
 SELECT = (
     "id,doi,title,display_name,publication_year,authorships,type,primary_location,"
@@ -34,6 +36,17 @@ SELECT = (
 
 #: OpenAlex source flags -> the index each one reports.
 SOURCE_FLAGS = (("is_in_doaj", "doaj"), ("is_indexed_in_scopus", "scopus"), ("is_core", "core"))
+
+
+def _complete(data: Any) -> bool:
+    """Whether a list page holds every work it counts (``meta.count``; a page that does not
+    count is taken as it is)."""
+    meta = data.get("meta") if isinstance(data, dict) else None
+    count = meta.get("count") if isinstance(meta, dict) else None
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(count, int) or not isinstance(results, list):
+        return True
+    return count <= len(results)
 
 
 def venue_indexes(
@@ -158,9 +171,11 @@ class OpenAlexSource:
         return guard(self.name, lambda: openalex_venues(self.name, data))
 
     async def by_dois(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
-        """Look up many DOIs with ``filter=doi:a|b|...`` (50 per request).  Keys are the
-        normalised DOIs; a DOI absent from a successful answer is NOT_FOUND; a DOI holding
-        ``,`` or ``|`` is not asked (no key)."""
+        """Look up many DOIs with ``filter=doi:a|b|...`` (50 per request, on a page of twice
+        as many works: OpenAlex holds two works for some DOIs).  Keys are the normalised
+        DOIs; a DOI absent from a complete answer is NOT_FOUND; a DOI absent from a page
+        that counts more works than it holds, or holding ``,`` or ``|``, gets no answer (no
+        key): it is asked on its own."""
         wanted = list(dict.fromkeys(normalize_doi(d) or d.strip().lower() for d in dois))
         # a DOI with a filter separator in it cannot be asked this way: left out of the
         # answer, it is asked on its own
@@ -168,8 +183,9 @@ class OpenAlexSource:
         out: dict[str, Lookup] = {}
         for start in range(0, len(wanted), BATCH):
             chunk = wanted[start : start + BATCH]
+            per_page = min(MAX_PER_PAGE, 2 * len(chunk))
             params = self._params(
-                filter="doi:" + "|".join(chunk), per_page=str(len(chunk)), select=SELECT
+                filter="doi:" + "|".join(chunk), per_page=str(per_page), select=SELECT
             )
             reply = await self.http.get(f"{self.base_url}/works", lane="openalex", params=params)
             data = reply_json(self.name, reply)
@@ -177,7 +193,7 @@ class OpenAlexSource:
                 out.update({d: data for d in chunk})
                 continue
             found = guard(self.name, functools.partial(self._results, data))
-            out.update(per_doi(self.name, chunk, found))
+            out.update(per_doi(self.name, chunk, found, complete=_complete(data)))
         return out
 
     def search_key(self, query: Query) -> Query:
