@@ -170,8 +170,13 @@ class Evidence:
     #: Semantic Scholar, arXiv), gathered when no publisher's record settles it.
     venue_opinions: list[VenueOpinion] = field(default_factory=list)
     #: The venue searches that answered for a cited venue the matched record contradicts
-    #: and the bundled table does not know.
+    #: and the bundled table does not know ...
     venue_answers: list[VenueAnswer] = field(default_factory=list)
+    #: ... and those that failed (then no answer settles that the venue does not exist).
+    venue_failures: list[Failure] = field(default_factory=list)
+    #: The notices look-up about the matched work's DOI failed: whether the work was
+    #: retracted is not known.
+    notices_failure: Failure | None = None
     #: DOI of the published version of a preprint, when the record names one.
     published_doi: str | None = None
     today: date = field(default_factory=date.today)

@@ -252,9 +252,10 @@ class SearchSteps(SourceCalls):
         assert ev.entry.venue is not None
         in_dblp = "dblp" in {cmp.record.source, *(o.source for o in ev.venue_opinions)}
         journal = ev.entry.venue_field == "journal"
-        ev.venue_answers = await venue_answers(
+        ev.venue_answers, ev.venue_failures = await venue_answers(
             self.sources, ev.entry.venue, journal=journal, in_dblp=in_dblp, ask=self._ask_safely
         )
+        ev.failures += ev.venue_failures
 
     async def _notices(self, ev: Evidence) -> None:
         """Crossref notices (``filter=updates:{doi}``) for a work matched through a source
@@ -274,6 +275,8 @@ class SearchSteps(SourceCalls):
             ev.notices += [u for u in own.updates if u.kind is not UpdateKind.OTHER]
             return
         lookup = await self._call(ev, "crossref", "notices", cmp.record.doi)
+        if lookup is not None and lookup.outcome is Outcome.FAILED:
+            ev.notices_failure = Failure.of("crossref", lookup.reason)
         if lookup is None or lookup.outcome is not Outcome.FOUND:
             return
         for notice in lookup.records:

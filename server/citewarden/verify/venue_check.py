@@ -7,20 +7,22 @@ opinions (pure).
   ``venue-mismatch``; one index alone is not enough (their venues are often inferred).
 * A cited venue the matched record contradicts, that the bundled table does not know and
   that the venue searches (dblp, OpenAlex sources, Crossref journals) answered without is
-  ``nonexistent-venue`` (it replaces the venue difference).  The bundled table alone never
-  says so (it is not exhaustive), nor does a search that failed: without an answer the
-  difference stays a ``venue-mismatch`` or nothing.
+  ``nonexistent-venue`` (it replaces the venue difference).  Every search asked must have
+  answered: the bundled table alone never says so (it is not exhaustive), nor do some
+  searches while another failed.  Without every answer the difference stays a
+  ``venue-mismatch`` (naming the failure) or nothing.
 * When every record of the work is a preprint (two sources at least) and the citation names
   a conference or journal, the work is ``preprint-cited-as-published``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from citewarden.model import Code, Issue
 from citewarden.verify.compare import Agreement, Comparison, cites_preprint, is_preprint_record
-from citewarden.verify.evidence import VenueAnswer, VenueOpinion
+from citewarden.verify.evidence import Failure, VenueAnswer, VenueOpinion, failure_summary
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.venues import registry_venue, venue_agrees
 
@@ -126,12 +128,19 @@ def nonexistent_venue(
     answers: Sequence[VenueAnswer],
     issues: list[Issue],
     corrected: str | None = None,
+    failed: Sequence[Failure] = (),
 ) -> dict[str, str]:
     """Replace the venue difference in ``issues`` by ``nonexistent-venue`` when the venue
-    searches that answered know no venue the cited one could name (see the module
-    docstring).  The correction is the venue already offered for the field (``corrected``),
-    else the matched record's own, unless that record is a preprint."""
-    if not answers or not entry.venue or not venue_contradicted(entry, cmp, opinions):
+    searches, all of them answering (none ``failed``), know no venue the cited one could
+    name (see the module docstring).  The correction is the venue already offered for the
+    field (``corrected``), else the matched record's own, unless that record is a
+    preprint."""
+    if not entry.venue or not venue_contradicted(entry, cmp, opinions):
+        return {}
+    if failed:
+        _unsearched(entry, failed, issues)
+        return {}
+    if not answers:
         return {}
     cited = entry.venue
     if any(venue_agrees(cited, names) for answer in answers for names in answer.venues):
@@ -152,3 +161,16 @@ def nonexistent_venue(
         )
     )
     return {venue_field: record_venue} if record_venue else {}
+
+
+def _unsearched(entry: NormalizedEntry, failed: Sequence[Failure], issues: list[Issue]) -> None:
+    """Name the failed venue searches in the venue difference of ``issues``: they are why
+    it was not settled whether the cited venue exists."""
+    venue_field = entry.venue_field or "journal"
+    why = f"; whether '{entry.venue}' exists could not be checked: {failure_summary(failed)}"
+    issues[:] = [
+        dataclasses.replace(i, message=i.message + why)
+        if i.code is Code.VENUE_MISMATCH and i.field == venue_field
+        else i
+        for i in issues
+    ]

@@ -341,7 +341,13 @@ def fields(ev: Evidence, ident: Identity, issues: list[Issue]) -> dict[str, str]
     venue_field = entry.venue_field or "journal"
     found.update(
         nonexistent_venue(
-            entry, anchor, ev.venue_opinions, ev.venue_answers, issues, found.get(venue_field)
+            entry,
+            anchor,
+            ev.venue_opinions,
+            ev.venue_answers,
+            issues,
+            found.get(venue_field),
+            ev.venue_failures,
         )
     )
     if ident.by_id and ev.id_kind is IdKind.ARXIV:
@@ -397,23 +403,32 @@ def status_of(issues: Iterable[Issue]) -> Status:
     return Status.VERIFIED
 
 
+def _unchecked(ev: Evidence, anchor: Comparison) -> tuple[str, str] | None:
+    """What a failure left unchecked that could overturn ``verified``, and the failure's
+    reason: the notices about the matched DOI (a retraction), or a venue difference no
+    finding was made of because the sources that could settle it failed."""
+    if ev.notices_failure is not None:
+        reason = failure_summary([ev.notices_failure]) or ev.notices_failure.reason
+        return "whether the work was retracted: the look-up of its notices failed", reason
+    if ev.failures and venue_unsettled(anchor, ev.venue_opinions):
+        what = (
+            f"the venue differs from the {anchor.record.source} record and the sources "
+            "that could settle it failed"
+        )
+        return what, failure_summary(ev.failures) or "failed"
+    return None
+
+
 def fault_guard(
     ev: Evidence, anchor: Comparison, status: Status, issues: list[Issue]
 ) -> tuple[Status, str | None]:
-    """A difference no finding was made of because the sources that could settle it
-    failed: unverified, never verified."""
-    if status is not Status.VERIFIED or not ev.failures:
+    """A check whose look-ups failed (see :func:`_unchecked`) that could overturn
+    ``verified``: unverified, never verified."""
+    unchecked = _unchecked(ev, anchor) if status is Status.VERIFIED else None
+    if unchecked is None:
         return status, None
-    if not venue_unsettled(anchor, ev.venue_opinions):
-        return status, None
-    reason = failure_summary(ev.failures)
-    issues.append(
-        Issue(
-            Code.UNVERIFIED,
-            f"could not be checked: the venue differs from the {anchor.record.source} "
-            f"record and the sources that could settle it failed: {reason}",
-        )
-    )
+    what, reason = unchecked
+    issues.append(Issue(Code.UNVERIFIED, f"could not be checked: {what}: {reason}"))
     return Status.UNVERIFIED, reason
 
 
