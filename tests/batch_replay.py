@@ -21,6 +21,8 @@ members, nothing else:
 * PubMed: the ``<PubmedArticle>`` / ``<PubmedBookArticle>`` elements of each recorded single
   efetch, in one
   ``<PubmedArticleSet>``.
+* doi.org's registration agencies (``/ra/a,b``): the elements of each recorded ``/ra/{prefix}``
+  answer, in one array.
 * Crossref notices (``/works?filter=updates:a,updates:b``, one DOI or many): the recorded
   ``/works/{doi}`` messages whose ``update-to`` names one of the DOIs (a correction notice
   names the work it corrects), in the ``work-list`` envelope; same-name filters ORed.
@@ -208,6 +210,19 @@ def crossref_notices(server: ReplayServer, path: str, query: str) -> Answer | No
     return _work_list(items, int(params.get("rows", "20")))
 
 
+def doi_agencies(server: ReplayServer, path: str, query: str) -> Answer | None:
+    """``doi.org/ra/a,b``: the elements of each prefix's recorded ``/ra/{prefix}`` answer,
+    in one array (doi.org answers a comma-separated list so, each as it answers alone)."""
+    if not path.startswith("/doi/ra/") or "," not in path:
+        return None
+    items: list[object] = []
+    for prefix in path[len("/doi/ra/") :].split(","):
+        route = _single(server, f"/doi/ra/{prefix}", "")
+        if route is not None:
+            items.extend(json.loads(route.body))
+    return 200, "application/json;charset=UTF-8", json.dumps(items).encode()
+
+
 def serve_batches(server: ReplayServer) -> ReplayServer:
     """Let ``server`` answer batched Crossref, OpenAlex, arXiv and PubMed requests from its
     singles, and Crossref's notices (``filter=updates:``) from its work records."""
@@ -217,5 +232,6 @@ def serve_batches(server: ReplayServer) -> ReplayServer:
         openalex_batch,
         arxiv_batch,
         pubmed_batch,
+        doi_agencies,
     ]
     return server

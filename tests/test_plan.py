@@ -126,19 +126,30 @@ async def test_doi_entries_are_fetched_in_one_batch_then_from_the_cache(
 async def test_a_doi_an_ored_batch_answer_lacks_goes_to_doi_org(
     replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
 ) -> None:
-    # the batch holds another of its DOIs (its filters were ORed) and 10.1126/foo is plain
-    # modern DOI syntax: its absence is Crossref's 404, so doi.org is asked next (its
-    # recorded 404: the DOI does not exist) and /works/10.1126/foo never is
+    # the batch holds another of its DOIs (its filters were ORed) and 10.5061/foo is plain
+    # modern DOI syntax: its absence is Crossref's 404; its prefix is DataCite's (doi.org's
+    # recorded /ra/10.5061), so doi.org is asked next (its recorded 404 for a DOI it does
+    # not know, served for this one: the DOI does not exist) and /works/10.5061/foo never is
     serve_batches(replay)
+    replay.add_route(
+        "https://doi.org/10.5061/foo",
+        recorded(
+            "doi",
+            "test-content_negotation__test_content_negotiation_raises_an_http_error_with_bad_requests.html",
+        ),
+        status=404,
+        content_type="text/html;charset=utf-8",
+    )
     known = entry_for(0, recorded_crossref_works()[0])
-    fields = {"title": "Gravity waves from nowhere", "author": "Roe, Richard", "doi": "10.1126/foo"}
+    fields = {"title": "Gravity waves from nowhere", "author": "Roe, Richard", "doi": "10.5061/foo"}
     unknown = make_entry("foo", "article", fields)
     cache = Cache(tmp_path / "cache")
     verdicts = await crossref_verifier(replay, replay_http, cache).verify_many([known, unknown])
-    assert replay.requests_to("/crossref/works/10.1126/foo") == 0
-    assert replay.requests_to("/doi/10.1126/foo") == 1
+    assert replay.requests_to("/crossref/works/10.5061/foo") == 0
+    assert replay.requests_to("/doi/ra/10.5061") == 1
+    assert replay.requests_to("/doi/10.5061/foo") == 1
     (batch,) = [s for s in replay.log if "filter" in parse_qs(s.query)]
-    assert "doi:10.1126/foo" in parse_qs(batch.query)["filter"][0]
+    assert "doi:10.5061/foo" in parse_qs(batch.query)["filter"][0]
     assert Code.DOI_NOT_FOUND in {i.code for i in verdicts["foo"].issues}
     assert verdicts[known.key].status.value == "verified"
     assert not replay.unmatched

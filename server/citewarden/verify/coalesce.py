@@ -45,6 +45,9 @@ COALESCED: dict[tuple[str, str], tuple[str, int]] = {
     ("openalex", "by_doi"): ("by_dois", 50),
     ("semanticscholar", "by_doi"): ("by_dois", 100),
     ("semanticscholar", "by_arxiv"): ("by_arxivs", 100),
+    # the registration agency of the prefix of a DOI Crossref does not hold (doi.org's
+    # /ra/a,b answers each prefix as /ra/a does)
+    ("doi", "agency"): ("agencies", 50),
 }
 #: Seconds the first id of a batch waits for others (entries reaching the same step).
 WINDOW = 0.02

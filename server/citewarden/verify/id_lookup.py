@@ -1,5 +1,9 @@
 """Identifier look-ups: DOI via Crossref then doi.org, arXiv id via arXiv then Semantic
-Scholar, ISBN via Open Library, PMID via PubMed."""
+Scholar, ISBN via Open Library, PMID via PubMed.
+
+A DOI Crossref does not hold is asked at doi.org only when its prefix is not Crossref's:
+doi.org names the registration agency of each prefix (``/ra/``, many a request, kept
+long), and Crossref answers for every DOI it registered."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from citewarden.verify.compare import compare
 from citewarden.verify.evidence import Evidence, IdKind, IdState
 from citewarden.verify.records import Lookup, Outcome, WorkRecord
 from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls
+from citewarden.verify.sources.doi import doi_prefix, registration_agency
 
 
 class IdLookup(SourceCalls):
@@ -38,8 +43,13 @@ class IdLookup(SourceCalls):
                     # doi.org is authoritative: a 404 there means the DOI does not exist
                     ev.id_state, ev.id_missing_from = IdState.MISSING, name
                     return
+                if name == "crossref" and lookup.outcome is Outcome.NOT_FOUND:
+                    missing_from = await self._agency_says_missing(ev, e.doi)
+                    if missing_from is not None:
+                        ev.id_state, ev.id_missing_from = IdState.MISSING, missing_from
+                        return
             # only doi.org, the registry of every DOI, may say a DOI does not exist; Crossref
-            # and DataCite each know only their own
+            # and DataCite each know only their own (or a prefix doi.org gives to Crossref)
             ev.id_state = IdState.FAILED if states else None
             return
         if e.arxiv_id:
@@ -57,6 +67,25 @@ class IdLookup(SourceCalls):
             if ev.id_state is IdState.MISSING:
                 # Open Library is a catalogue, not the ISBN registry: its miss says nothing
                 ev.id_state, ev.id_missing_from = IdState.UNLISTED, None
+
+    async def _agency_says_missing(self, ev: Evidence, doi: str) -> str | None:
+        """Who says ``doi``, which Crossref does not hold, does not exist, from doi.org's
+        registration agency of its prefix (one request for many prefixes, kept long):
+        Crossref itself when the prefix is Crossref's (Crossref answers for every DOI it
+        registered), doi.org when it knows no such prefix; None when the prefix is another
+        agency's or the question failed (doi.org is then asked for the DOI itself)."""
+        prefix = doi_prefix(doi)
+        source = self.sources.get("doi")
+        if prefix is None or source is None or getattr(source, "agency", None) is None:
+            return None
+        answer = await self._ask_safely(source, "doi", "agency", prefix)
+        if answer.outcome is Outcome.NOT_FOUND:
+            ev.sources.append("doi")
+            return "doi"
+        if answer.outcome is Outcome.FOUND and registration_agency(answer) == "Crossref":
+            ev.sources.append("doi")
+            return "crossref"
+        return None
 
     async def _by_arxiv(self, ev: Evidence, arxiv_id: str, *, keep_kind: bool = False) -> None:
         """arXiv id: the arXiv API, then Semantic Scholar when arXiv has no answer.  "No

@@ -37,6 +37,7 @@ KEYED_METHODS = frozenset(
         "summaries",
         "journal",
         "venues",
+        "agency",
     }
 )
 SHORT_LIVED = frozenset({"notices"})
@@ -46,6 +47,7 @@ BATCHED_METHODS = {
     "by_arxivs": "by_arxiv",
     "by_pmid_batch": "by_pmid",
     "notices_many": "notices",
+    "agencies": "agency",
 }
 
 
