@@ -8,10 +8,11 @@ own expiry, a day later, lets :func:`prune` reclaim space).  Nothing read back i
 unpickled: :class:`TextDisk` refuses any row that is not plain text, so whoever can write the
 cache directory can at worst make look-ups miss.
 
-Recovery: a store SQLite cannot read (truncated, overwritten, random bytes) is moved aside to
-``lookups.damaged-<time>`` and rebuilt; :attr:`Cache.notice` says so (once, for the caller to
-show).  A directory that cannot be created or written raises :class:`CacheUnavailable` with
-the reason.  Location: ``$CITEWARDEN_CACHE_DIR`` or the platform's user cache directory.
+Recovery: a store SQLite finds corrupt (truncated, overwritten, random bytes) is moved aside
+to ``lookups.damaged-<time>`` and rebuilt; :attr:`Cache.notice` says so (once, for the caller
+to show).  A directory that cannot be created or written, and a sound store SQLite cannot use
+now (a full disk, a lock held too long, an I/O error), raise :class:`CacheUnavailable` with
+the reason and leave the store as it is.  Location: ``$CITEWARDEN_CACHE_DIR`` or the platform's user cache directory.
 """
 
 from __future__ import annotations
@@ -92,8 +93,26 @@ def default_directory() -> Path:
     return Path(platformdirs.user_cache_dir("citewarden", appauthor=False))
 
 
+#: SQLite's primary result codes for a damaged file (the others say nothing of the file).
+_CORRUPT_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+_CORRUPT_WORDS = ("malformed", "not a database")
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the file itself is damaged (not full, locked or unreadable now)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in _CORRUPT_CODES:
+        return True
+    return any(word in str(exc) for word in _CORRUPT_WORDS)
+
+
+def _unusable(path: Path, exc: sqlite3.DatabaseError) -> CacheUnavailable:
+    return CacheUnavailable(f"the cache at {path} cannot be used now: {exc}")
+
+
 def _probe(db: Path) -> str | None:
-    """Why SQLite cannot use ``db`` (None when it reads as a sound database or is absent)."""
+    """Why SQLite finds ``db`` damaged (None when it reads as a sound database or is absent);
+    raises :class:`CacheUnavailable` when SQLite cannot read it now for another reason."""
     if not db.exists() and not db.is_symlink():
         return None
     if not db.is_file():  # a FIFO, a device or a dangling link: never opened (could block)
@@ -105,7 +124,9 @@ def _probe(db: Path) -> str | None:
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
-        return str(exc)
+        if _corrupt(exc):
+            return str(exc)
+        raise _unusable(db.parent, exc) from exc
     if rows != [("ok",)]:
         return str(rows[0][0]) if rows else "integrity check failed"
     return None
@@ -158,8 +179,12 @@ class Cache:
             except sqlite3.OperationalError as exc:
                 if "readonly" in str(exc) or "unable to open" in str(exc):
                     raise CacheUnavailable(f"the cache at {path} is not writable: {exc}") from exc
+                if not _corrupt(exc):  # full, locked, I/O: the store stays as it is
+                    raise _unusable(path, exc) from exc
                 damage = str(exc)
             except sqlite3.DatabaseError as exc:
+                if not _corrupt(exc):
+                    raise _unusable(path, exc) from exc
                 damage = str(exc)
         aside = path.with_name(f"{STORE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
         try:
