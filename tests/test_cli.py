@@ -413,11 +413,11 @@ def test_serve_dispatches_to_the_language_server() -> None:
 @pytest.mark.parametrize(
     ("toml", "setting", "message"),
     [
-        ("max_file_mb = 1e400", "max_file_mb", "expected a positive number of megabytes"),
-        ("max_file_mb = nan", "max_file_mb", "expected a positive number of megabytes"),
-        ("[verify]\ntimeout = inf", "verify.timeout", "expected seconds above 0, at most 600"),
-        ("[verify]\ntimeout = nan", "verify.timeout", "expected seconds above 0, at most 600"),
-        ("[verify]\ntimeout = 601", "verify.timeout", "expected seconds above 0, at most 600"),
+        ("max_file_mb = 1e400", "max_file_mb", "expected megabytes from 0.001 to 1024"),
+        ("max_file_mb = nan", "max_file_mb", "expected megabytes from 0.001 to 1024"),
+        ("[verify]\ntimeout = inf", "verify.timeout", "expected seconds from 0.1 to 600"),
+        ("[verify]\ntimeout = nan", "verify.timeout", "expected seconds from 0.1 to 600"),
+        ("[verify]\ntimeout = 601", "verify.timeout", "expected seconds from 0.1 to 600"),
     ],
 )
 def test_numbers_that_are_not_finite_are_refused_and_the_default_kept(

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
-from citewarden.files import new_temp_file, read_regular
+from citewarden.files import new_temp_file
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
@@ -32,12 +32,12 @@ from citewarden.report.json_report import display_path, report_text
 from citewarden.safe_text import json_safe, visible, visible_lines
 from citewarden.settings import (
     CONFIG_FILE,
-    MAX_CONFIG_BYTES,
     ConfigSyntaxError,
     Settings,
     SettingsProblem,
     load_settings,
     parse_config,
+    read_config_bytes,
 )
 
 EXIT_CLEAN = 0
@@ -246,7 +246,7 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
     if args.config:
         path = Path(args.config)
         try:
-            raw = parse_config(read_regular(path, MAX_CONFIG_BYTES))
+            raw = parse_config(read_config_bytes(path))
         except FileNotFoundError:
             raise UsageError(f"config file not found: {args.config}") from None
         except OSError as exc:

@@ -9,7 +9,6 @@ each invalid value falls back to its default and is reported as a :class:`Settin
 from __future__ import annotations
 
 import dataclasses
-import math
 import tomllib
 import urllib.parse
 from collections.abc import Mapping
@@ -17,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular
+from citewarden.files import DEFAULT_MAX_FILE_MB, FileTooLarge, megabytes, read_regular
 from citewarden.model import Code, Severity
 from citewarden.pandoc_version import parse_version
 
@@ -111,6 +110,45 @@ MAX_ENTRY_BUDGET = 3600.0
 MAX_JUDGE_TIMEOUT = 600.0
 #: Longest deadline of one request accepted (seconds): ``inf`` would wait for ever.
 MAX_TIMEOUT = 600.0
+#: Largest ``max_file_mb`` accepted: a file of this size already takes gigabytes to check.
+MAX_FILE_MB = 1024.0
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """The range of a numeric setting, both ends included."""
+
+    low: float
+    high: float
+    #: What the number counts, as the problem names it ("seconds").
+    unit: str
+    whole: bool = False
+
+    def expected(self) -> str:
+        return f"expected {self.unit} from {self.low:g} to {self.high:g}"
+
+
+#: Bounds of every numeric setting, by dotted path; the editor schema shows the same.
+NUMBER_BOUNDS: Mapping[str, Bounds] = {
+    "debounce_ms": Bounds(0, 10000, "milliseconds", whole=True),
+    "max_file_mb": Bounds(0.001, MAX_FILE_MB, "megabytes"),
+    "verify.concurrency": Bounds(1, 64, "a whole number", whole=True),
+    "verify.timeout": Bounds(0.1, MAX_TIMEOUT, "seconds"),
+    "verify.entry_budget": Bounds(0.1, MAX_ENTRY_BUDGET, "seconds"),
+    "judge.timeout": Bounds(0.1, MAX_JUDGE_TIMEOUT, "seconds"),
+}
+
+
+def _number(path: str, value: Any, suffix: str = "") -> Any:
+    """``value`` as the setting ``path`` takes it (a float unless whole); ValueError outside
+    its :data:`NUMBER_BOUNDS` (nan and inf included) or when it is no number."""
+    bounds = NUMBER_BOUNDS[path]
+    kinds = int if bounds.whole else int | float
+    if not isinstance(value, kinds) or isinstance(value, bool):
+        raise ValueError(bounds.expected() + suffix)
+    if not bounds.low <= value <= bounds.high:  # also refuses nan
+        raise ValueError(bounds.expected() + suffix)
+    return value if bounds.whole else float(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,29 +212,16 @@ def _merge_verify(
                 if value is not None and not isinstance(value, str):
                     raise ValueError("expected a string")
                 changes[name] = value or None
-            elif name == "concurrency":
-                if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 64:
-                    raise ValueError("expected a whole number from 1 to 64")
-                changes[name] = value
-            elif name == "timeout":
-                if (
-                    not isinstance(value, int | float)
-                    or isinstance(value, bool)
-                    or not 0 < value <= MAX_TIMEOUT  # also refuses nan
-                ):
-                    raise ValueError(f"expected seconds above 0, at most {MAX_TIMEOUT:g}")
-                changes[name] = float(value)
+            elif name in {"concurrency", "timeout"}:
+                changes[name] = _number(f"verify.{name}", value)
             elif name == "entry_budget":
-                if value is not None and (
-                    not isinstance(value, int | float)
-                    or isinstance(value, bool)
-                    or not 0 < value <= MAX_ENTRY_BUDGET
-                ):
-                    raise ValueError(
-                        f"expected seconds above 0, at most {MAX_ENTRY_BUDGET:g}"
-                        " (or nothing: three times verify.timeout)"
+                changes[name] = (
+                    None
+                    if value is None
+                    else _number(
+                        "verify.entry_budget", value, " (or nothing: three times verify.timeout)"
                     )
-                changes[name] = None if value is None else float(value)
+                )
             elif name == "base_urls":
                 if not isinstance(value, Mapping) or not all(
                     isinstance(k, str) and isinstance(v, str) for k, v in value.items()
@@ -276,13 +301,7 @@ def _merge_judge(
                     raise ValueError("expected a string")
                 changes[name] = (value or "").strip() or None
             elif name == "timeout":
-                if (
-                    not isinstance(value, int | float)
-                    or isinstance(value, bool)
-                    or not 0 < value <= MAX_JUDGE_TIMEOUT
-                ):
-                    raise ValueError(f"expected seconds above 0, at most {MAX_JUDGE_TIMEOUT:g}")
-                changes[name] = float(value)
+                changes[name] = _number("judge.timeout", value)
             else:
                 raise ValueError("unknown setting")
         except ValueError as exc:
@@ -345,17 +364,9 @@ def merge_settings(
                     )
                 changes[name] = value.strip()
             elif name == "debounce_ms" or name == "debounce":
-                if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 10000:
-                    raise ValueError("expected milliseconds from 0 to 10000")
-                changes["debounce_ms"] = value
+                changes["debounce_ms"] = _number("debounce_ms", value)
             elif name == "max_file_mb":
-                if (
-                    not isinstance(value, int | float)
-                    or isinstance(value, bool)
-                    or not 0 < value < math.inf  # also refuses nan
-                ):
-                    raise ValueError("expected a positive number of megabytes")
-                changes[name] = float(value)
+                changes[name] = _number(name, value)
             elif name == "verify":
                 if not isinstance(value, Mapping):
                     raise ValueError("expected a table")
@@ -389,11 +400,22 @@ def parse_config(data: bytes) -> dict[str, Any]:
         raise ConfigSyntaxError("an integer of more than 4300 digits") from None
 
 
+def read_config_bytes(path: Path) -> bytes:
+    """The bytes of the settings file ``path``, at most :data:`MAX_CONFIG_BYTES`
+    (:class:`~citewarden.files.FileTooLarge` naming that limit above it)."""
+    try:
+        return read_regular(path, MAX_CONFIG_BYTES)
+    except FileTooLarge as exc:
+        limit = megabytes(MAX_CONFIG_BYTES)
+        message = f"larger than the {limit} a settings file may hold; it is not read"
+        raise FileTooLarge(exc.errno, message, str(path)) from None
+
+
 def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[SettingsProblem]]:
     """Read ``.citewarden.toml`` in ``root``; a syntax error is a problem, not an exception."""
     path = root / CONFIG_FILE
     try:
-        data = read_regular(path, MAX_CONFIG_BYTES)
+        data = read_config_bytes(path)
     except FileNotFoundError:
         return None, []
     except OSError as exc:

@@ -24,9 +24,7 @@ from typing import Any
 
 from citewarden.model import Code
 from citewarden.settings import (
-    MAX_ENTRY_BUDGET,
-    MAX_JUDGE_TIMEOUT,
-    MAX_TIMEOUT,
+    NUMBER_BOUNDS,
     SEVERITY_NAMES,
     SOURCE_NAMES,
     Settings,
@@ -107,16 +105,6 @@ DESCRIPTIONS: dict[str, str] = {
         "CITEWARDEN_JUDGE_API_KEY); never logged."
     ),
     "judge.timeout": "Seconds to wait for the judge's answer; no answer means no verdict.",
-}
-
-#: Numeric bounds the server enforces (see citewarden.settings), shown to the editor as well.
-BOUNDS: dict[str, tuple[float, float | None]] = {
-    "debounce_ms": (0, 10000),
-    "max_file_mb": (0.001, None),
-    "verify.concurrency": (1, 64),
-    "verify.timeout": (0.1, MAX_TIMEOUT),
-    "verify.entry_budget": (0.1, MAX_ENTRY_BUDGET),
-    "judge.timeout": (0.1, MAX_JUDGE_TIMEOUT),
 }
 
 #: Settings read by the editor clients only; they are never sent to the server.
@@ -228,11 +216,9 @@ def _properties(cls: type, prefix: str) -> dict[str, dict[str, Any]]:
         schema = _type_schema(path, annotation)
         schema["default"] = _json_default(getattr(instance, f.name))
         schema["description"] = DESCRIPTIONS[path]
-        if path in BOUNDS:
-            low, high = BOUNDS[path]
-            schema["minimum"] = low
-            if high is not None:
-                schema["maximum"] = high
+        if path in NUMBER_BOUNDS:  # the bounds the server enforces
+            schema["minimum"] = NUMBER_BOUNDS[path].low
+            schema["maximum"] = NUMBER_BOUNDS[path].high
         props[path] = schema
     return props
 

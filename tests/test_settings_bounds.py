@@ -1,0 +1,96 @@
+"""Every numeric setting is held to the bounds the editor schema shows: a value outside them
+is a settings problem naming the setting and where it was set, and the default is kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citewarden.settings import MAX_CONFIG_BYTES, Settings, load_settings, merge_settings
+from citewarden.settings_schema import server_properties
+from cli_process import run_citewarden
+
+BOUNDED = {path: schema for path, schema in server_properties().items() if "minimum" in schema}
+
+
+def _raw(path: str, value: Any) -> dict[str, Any]:
+    """``{"verify": {"timeout": value}}`` for ``verify.timeout``."""
+    *tables, key = path.split(".")
+    raw: dict[str, Any] = {key: value}
+    for table in reversed(tables):
+        raw = {table: raw}
+    return raw
+
+
+def _value(settings: Settings, path: str) -> Any:
+    found: Any = settings
+    for part in path.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _outside(schema: dict[str, Any]) -> list[Any]:
+    whole = schema["type"] == "integer"
+    low = schema["minimum"]
+    values: list[Any] = [low - 1 if whole else low / 10, -1]
+    if "maximum" in schema:
+        values.append(schema["maximum"] + 1 if whole else schema["maximum"] * 10)
+    return values
+
+
+def test_every_numeric_setting_has_an_upper_bound() -> None:
+    assert set(BOUNDED) >= {"max_file_mb", "verify.timeout", "verify.concurrency"}
+    assert all("maximum" in schema for schema in BOUNDED.values())
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [(path, value) for path, schema in BOUNDED.items() for value in _outside(schema)]
+    + [("max_file_mb", 1e308), ("max_file_mb", 1e-12), ("verify.timeout", 1e-300)],
+)
+def test_a_value_outside_the_schema_bounds_is_refused(path: str, value: Any) -> None:
+    settings, problems = merge_settings(Settings(), _raw(path, value), "cfg.toml")
+    assert [(p.origin, p.key) for p in problems] == [("cfg.toml", path)]
+    assert _value(settings, path) == _value(Settings(), path)
+    assert settings.max_file_bytes == Settings().max_file_bytes
+
+
+@pytest.mark.parametrize("path", sorted(BOUNDED))
+def test_the_schema_bounds_themselves_are_accepted(path: str) -> None:
+    schema = BOUNDED[path]
+    for value in (schema["minimum"], schema["maximum"]):
+        settings, problems = merge_settings(Settings(), _raw(path, value), "cfg.toml")
+        assert problems == []
+        assert _value(settings, path) == value
+
+
+def test_the_largest_max_file_mb_gives_a_size_in_bytes() -> None:
+    high = BOUNDED["max_file_mb"]["maximum"]
+    settings, _ = merge_settings(Settings(), {"max_file_mb": high}, "cfg.toml")
+    assert settings.max_file_bytes == int(high * (1 << 20))
+
+
+def test_the_problem_names_the_file_and_the_bounds(tmp_path: Path) -> None:
+    config = tmp_path / ".citewarden.toml"
+    config.write_text("max_file_mb = 1e308\n[verify]\ntimeout = 1e-300\n", encoding="utf-8")
+    settings, problems = load_settings(tmp_path)
+    assert [str(p) for p in problems] == [
+        f"{config}: setting 'max_file_mb': expected megabytes from 0.001 to 1024",
+        f"{config}: setting 'verify.timeout': expected seconds from 0.1 to 600",
+    ]
+    assert settings == Settings()
+
+
+def test_a_settings_file_over_its_limit_names_that_limit(tmp_path: Path) -> None:
+    """A settings file has its own 1 MB limit, not the max_file_mb of the files checked."""
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    (tmp_path / "huge.toml").write_bytes(b"#" * (MAX_CONFIG_BYTES + 1) + b"\n")
+    result = run_citewarden(["check", ".", "--no-verify", "--config", "huge.toml"], tmp_path)
+    assert result.returncode == 2
+    assert "max_file_mb" not in result.stderr
+    assert "larger than the 1 MB a settings file may hold" in result.stderr, result.stderr
+    (tmp_path / ".citewarden.toml").write_bytes(b"#" * (MAX_CONFIG_BYTES + 1) + b"\n")
+    _, problems = load_settings(tmp_path)
+    assert "larger than the 1 MB a settings file may hold" in str(problems[0])
