@@ -57,33 +57,64 @@ class SharedRate(SharedDirectory):
 
     @contextmanager
     def _state(self, host: str) -> Iterator[dict[str, Any]]:
-        """The host's state, locked for the duration of the ``with`` block and saved after."""
-        if not self._shared:
+        """The host's state, locked for the duration of the ``with`` block and saved after;
+        a file that cannot be read or written turns sharing off and the state goes on
+        in-process."""
+        fd = self._locked(host) if self._shared else None
+        if fd is None:
             yield self._local.setdefault(host, {})
             return
+        try:
+            state = self._load(host, fd)
+            if state is None:
+                yield self._local.setdefault(host, {})
+                return
+            yield state
+            self._save(host, fd, state)
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def _locked(self, host: str) -> int | None:
+        """An open descriptor of the host's file, locked; None (sharing off) when it fails."""
         path = self.directory / _file_name(host)
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         except OSError as exc:
             self._disable(f"cannot open {path}: {exc.strerror or exc}")
-            yield self._local.setdefault(host, {})
-            return
+            return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            os.close(fd)
+            self._disable(f"cannot lock {path}: {exc.strerror or exc}")
+            return None
+        return fd
+
+    def _load(self, host: str, fd: int) -> dict[str, Any] | None:
+        """The state in ``fd`` ({} when damaged); None (sharing off) when it cannot be read."""
+        try:
             raw = os.read(fd, MAX_STATE_BYTES + 1)
-            try:
-                state = json.loads(raw) if raw and len(raw) <= MAX_STATE_BYTES else {}
-            except ValueError:
-                state = {}
-            if not isinstance(state, dict):
-                state = {}
-            yield state
-            data = json.dumps(state, sort_keys=True).encode()
+        except OSError as exc:
+            self._disable(f"cannot read {self.directory / _file_name(host)}: {exc.strerror or exc}")
+            return None
+        try:
+            state = json.loads(raw) if raw and len(raw) <= MAX_STATE_BYTES else {}
+        except ValueError:
+            state = {}
+        return state if isinstance(state, dict) else {}
+
+    def _save(self, host: str, fd: int, state: dict[str, Any]) -> None:
+        """Write ``state`` back; when that fails (a full disk), it goes on in-process."""
+        data = json.dumps(state, sort_keys=True).encode()
+        try:
             os.lseek(fd, 0, os.SEEK_SET)
             os.ftruncate(fd, 0)
             os.write(fd, data)
-        finally:
-            os.close(fd)  # closing releases the lock
+        except OSError as exc:
+            self._local[host] = state
+            self._disable(
+                f"cannot write {self.directory / _file_name(host)}: {exc.strerror or exc}"
+            )
 
     def _number(self, value: Any, now: float) -> float:
         if isinstance(value, int | float) and not isinstance(value, bool):

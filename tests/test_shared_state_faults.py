@@ -1,0 +1,56 @@
+"""Shared request state that cannot be read or written (a full disk, an I/O error, a FIFO in
+its place) turns sharing off with one warning; requests go ahead on the in-process state."""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import citewarden.verify.shared_rate as shared_rate
+from citewarden.verify.shared_rate import SharedRate
+
+HOST = "api.crossref.org"
+
+
+class _FailingOs:
+    """The ``os`` module, but the named call fails as a full or failing disk makes it."""
+
+    def __init__(self, name: str, code: int) -> None:
+        self._name, self._code = name, code
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr == self._name:
+
+            def fail(*args: object) -> None:
+                raise OSError(self._code, os.strerror(self._code))
+
+            return fail
+        return getattr(os, attr)
+
+
+@pytest.mark.parametrize(
+    ("call", "code"),
+    [("write", errno.ENOSPC), ("ftruncate", errno.EIO), ("read", errno.EIO)],
+)
+def test_state_that_cannot_be_read_or_written_goes_on_in_process(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    call: str,
+    code: int,
+) -> None:
+    rate = SharedRate(tmp_path / "rate", clock=lambda: 1000.0)
+    monkeypatch.setattr(shared_rate, "os", _FailingOs(call, code))
+    with caplog.at_level(logging.WARNING, logger="citewarden.http"):
+        assert rate.reserve(HOST, "crossref", 2.0) == 0.0
+        assert rate.reserve(HOST, "crossref", 2.0) == 2.0  # the slot taken is remembered
+        rate.pause(HOST, "crossref", 10.0)
+        assert rate.paused_for(HOST, "crossref") == 10.0
+    assert not rate.shared
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and os.strerror(code) in warnings[0], warnings
