@@ -37,12 +37,16 @@ class DocumentSync:
         self.open: dict[Path, str] = {}
         #: Version of each open document's text that the project model holds.
         self.indexed: dict[Path, int] = {}
+        #: Serial (:attr:`~citewarden.lsp.documents.Document.serial`) of that text: a
+        #: client may send another text under the same version.
+        self.checked: dict[Path, int] = {}
 
     def did_open(self, uri: str) -> None:
         path = path_of(uri)
         if path is None:
             return
         self.open[path] = uri
+        self.forget(path)  # a document opened again may keep its version number
         # Delivered again for the opened version (pushed with it, or pulled).
         self.session.publisher.sent.pop(path, None)
         if self.session.pull_mode:
@@ -66,7 +70,7 @@ class DocumentSync:
         if path is None:
             return
         self.open.pop(path, None)
-        self.indexed.pop(path, None)
+        self.forget(path)
         self.session.tasks.cancel(CHECK, str(path))
         # Delivered again below as a file on disk (pushed, without a version).
         self.session.publisher.sent.pop(path, None)
@@ -83,6 +87,27 @@ class DocumentSync:
             await self.session.worker.run(release_free_memory)  # the buffer's text and parse
 
         self.session.tasks.spawn(CHECK, str(path), reload())
+
+    def forget(self, path: Path) -> None:
+        """The project model holds no buffer text of ``path`` that is current."""
+        self.indexed.pop(path, None)
+        self.checked.pop(path, None)
+
+    def checked_text(self, path: Path, serial: int, version: int) -> None:
+        """The project model now holds the buffer text ``serial`` (of ``version``) of
+        ``path``: recorded while it is still the open buffer's (closed or opened again
+        meanwhile, a newer check follows)."""
+        uri = self.open.get(path)
+        doc = self.documents.get(uri) if uri is not None else None
+        if doc is not None and doc.serial == serial:
+            self.indexed[path] = version
+            self.checked[path] = serial
+
+    def current(self, path: Path) -> bool:
+        """Whether the project model holds the open buffer's current text of ``path``."""
+        uri = self.open.get(path)
+        doc = self.documents.get(uri) if uri is not None else None
+        return doc is not None and self.checked.get(path) == doc.serial
 
     async def folders_changed(self, added: list[str], removed: list[str]) -> None:
         """Workspace folders added (indexed now) or removed (their files forgotten)."""

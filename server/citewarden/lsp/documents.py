@@ -15,6 +15,7 @@ splits the whole text into lines on every change).
 
 from __future__ import annotations
 
+import itertools
 import threading
 from bisect import bisect_right, insort
 from dataclasses import dataclass, field
@@ -37,6 +38,9 @@ from citewarden.text_splice import splice
 _ANCHOR_GAP = 2048
 #: Newlines are counted in blocks of this size when walking to a far line.
 _BLOCK = 8192
+
+#: Serial numbers of buffer texts: every open and every change takes the next one.
+_SERIALS = itertools.count(1)
 
 
 def _units(segment: str, encoding: Encoding) -> int:
@@ -189,6 +193,9 @@ class Document:
     #: smallest offset and in the shortest tail is unchanged since then (appended on the
     #: loop, consumed in the worker)
     edits: list[tuple[int, int, int]] = field(default_factory=list)
+    #: Identifies the text among every text of every buffer: a client may open a document
+    #: again, or change it, without a new version number.
+    serial: int = field(default_factory=lambda: next(_SERIALS))
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def apply(
@@ -250,6 +257,7 @@ class DocumentStore:
             at, kept = doc.apply(change, self.encoding)
             first, tail = min(first, at), min(tail, kept)
         doc.version = params.text_document.version
+        doc.serial = next(_SERIALS)
         doc.note_edit(doc.version, first, tail)
         return doc
 

@@ -268,10 +268,7 @@ class Session:
 
     async def ensure_current(self, path: Path | None) -> None:
         """Bring the project model up to the open document's current version."""
-        if path is None or path not in self.open:
-            return
-        version = self.document_version(path)
-        if self.indexed.get(path) != version:
+        if path is not None and path in self.open and not self.sync.current(path):
             await self.refresh(path)
 
     # -- the check cycle ------------------------------------------------------------------
@@ -281,14 +278,16 @@ class Session:
         """Give the project ``path``'s current text (if open), check, publish what changed."""
         text: str | None = None
         version: int | None = None
+        serial: int | None = None
         if path is not None and path in self.open:
             doc = self.documents.get(self.open[path])
             if doc is not None:
                 version = doc.version
-                if self.indexed.get(path) != version or force:
-                    text = doc.text
+                if force or not self.sync.current(path):
+                    text, serial = doc.text, doc.serial
         indexed = await self.cycle.change(self.cycle.check, path, text, version, force)
-        self.indexed.update(indexed)
+        if serial is not None and path in indexed:
+            self.sync.checked_text(path, serial, indexed[path])
         self._deliver(force_paths or set(), first=path)
         self._checks_since_collection += 1
         if self._checks_since_collection >= CHECKS_PER_COLLECTION:

@@ -1,0 +1,71 @@
+"""Document sync beyond the usual editor: documents opened again, versions repeated, one file
+open under two URIs, nested workspace folders, folders deleted on disk, and code actions
+that edit other open files."""
+
+from __future__ import annotations
+
+from lsp_editor import wait_for
+from lsprotocol import types
+
+from conftest import Harness, Start
+
+PAPER = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\cite{a}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@misc{a, title = {A}}
+"""
+
+
+def paper(key: str) -> str:
+    return f"\\documentclass{{article}}\n\\begin{{document}}\n\\cite{{{key}}}\n" + (
+        "\\bibliography{refs}\n\\end{document}\n"
+    )
+
+
+def keys(h: Harness, uri: str) -> list[str]:
+    """The keys the findings on ``uri`` name ("code key")."""
+    found = h.client.diagnostics.get(uri) or []
+    return sorted(f"{d.code} {d.message.split(chr(39))[1]}" for d in found)
+
+
+def send_open(h: Harness, uri: str, text: str, version: int) -> None:
+    h.client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="latex", version=version, text=text
+            )
+        )
+    )
+
+
+def send_change(h: Harness, uri: str, text: str, version: int) -> None:
+    h.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
+async def test_a_document_opened_again_with_the_same_version_is_checked(start: Start) -> None:
+    h = await start(files=PAPER)
+    uri = h.uri("main.tex")
+    send_open(h, uri, paper("zzz"), 1)
+    await wait_for(lambda: keys(h, uri) == ["dangling-citation zzz"])
+    send_open(h, uri, paper("yyy"), 1)
+    await wait_for(lambda: keys(h, uri) == ["dangling-citation yyy"])
+
+
+async def test_a_change_that_repeats_the_version_is_checked(start: Start) -> None:
+    h = await start(files=PAPER)
+    uri = h.uri("main.tex")
+    send_open(h, uri, paper("a"), 0)
+    send_change(h, uri, paper("xxx"), 0)
+    await wait_for(lambda: keys(h, uri) == ["dangling-citation xxx"])
+    send_change(h, uri, paper("a"), 0)
+    await wait_for(lambda: keys(h, uri) == [])
