@@ -188,6 +188,31 @@ def _as_str_tuple(value: Any) -> tuple[str, ...]:
     raise ValueError("expected a string or a list of strings")
 
 
+#: Why a mailto or a key is refused; the value is never shown (a key is a secret).
+HEADER_VALUE_PROBLEM = (
+    "expected printable ASCII characters without spaces, line breaks or control characters "
+    "(the value is not shown)"
+)
+
+
+def header_value_problem(value: str) -> str | None:
+    """Why ``value`` cannot go into a request header or URL as an e-mail address or API key
+    (None when it can): any character but printable ASCII failed every request (an accent,
+    a non-breaking space pasted with a key) or added a header (a line break)."""
+    return None if all("!" <= c <= "~" for c in value) else HEADER_VALUE_PROBLEM
+
+
+def _header_value(value: Any) -> str | None:
+    """A mailto or key setting, stripped (None when empty); ValueError when it is no string
+    or fails :func:`header_value_problem`."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError("expected a string")
+    text = (value or "").strip()
+    if problem := header_value_problem(text):
+        raise ValueError(problem)
+    return text or None
+
+
 def _merge_verify(
     base: VerifySettings, raw: Mapping[str, Any], origin: str, problems: list[SettingsProblem]
 ) -> VerifySettings:
@@ -208,10 +233,12 @@ def _merge_verify(
                         f"unknown source(s) {', '.join(unknown)}; known: {', '.join(SOURCE_NAMES)}"
                     )
                 changes[name] = names
-            elif name in {"snapshot", "mailto", "openalex_api_key", "s2_api_key", "ncbi_api_key"}:
+            elif name == "snapshot":
                 if value is not None and not isinstance(value, str):
                     raise ValueError("expected a string")
                 changes[name] = value or None
+            elif name in {"mailto", "openalex_api_key", "s2_api_key", "ncbi_api_key"}:
+                changes[name] = _header_value(value)
             elif name in {"concurrency", "timeout"}:
                 changes[name] = _number(f"verify.{name}", value)
             elif name == "entry_budget":
@@ -296,10 +323,12 @@ def _merge_judge(
                 if url and (problem := http_url_problem(url)):
                     raise ValueError(problem)
                 changes[name] = url or None
-            elif name in {"model", "api_key"}:
+            elif name == "model":
                 if value is not None and not isinstance(value, str):
                     raise ValueError("expected a string")
                 changes[name] = (value or "").strip() or None
+            elif name == "api_key":
+                changes[name] = _header_value(value)
             elif name == "timeout":
                 changes[name] = _number("judge.timeout", value)
             else:

@@ -16,7 +16,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from citewarden.safe_text import clipped, visible
-from citewarden.settings import SOURCE_NAMES, Settings, SettingsProblem, VerifySettings
+from citewarden.settings import (
+    HEADER_VALUE_PROBLEM,
+    SOURCE_NAMES,
+    Settings,
+    SettingsProblem,
+    VerifySettings,
+    header_value_problem,
+)
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "crossref": "https://api.crossref.org",
@@ -85,6 +92,22 @@ def _clean(value: str | None) -> str | None:
     return value or None
 
 
+def _env_value(env: Mapping[str, str], variable: str) -> str | None:
+    """The mailto or key ``variable`` sets, None when it cannot go into a request
+    (:func:`~citewarden.settings.header_value_problem`; :func:`env_value_problems` says so)."""
+    value = _clean(env.get(variable))
+    return None if value is None or header_value_problem(value) else value
+
+
+def env_value_problems(env: Mapping[str, str]) -> list[SettingsProblem]:
+    """A problem for each mailto or key variable set to what cannot go into a request."""
+    return [
+        SettingsProblem("environment", variable, HEADER_VALUE_PROBLEM)
+        for variable in (MAILTO_ENV, OPENALEX_KEY_ENV, S2_KEY_ENV, NCBI_KEY_ENV)
+        if (value := _clean(env.get(variable))) and header_value_problem(value)
+    ]
+
+
 def resolve_config(
     settings: VerifySettings | None = None, env: Mapping[str, str] | None = None
 ) -> SourceConfig:
@@ -102,9 +125,9 @@ def resolve_config(
             urls[name] = value.strip().rstrip("/")
             from_settings.add(name)
     keys = {
-        "openalex": _clean(settings.openalex_api_key) or _clean(env.get(OPENALEX_KEY_ENV)),
-        "semanticscholar": _clean(settings.s2_api_key) or _clean(env.get(S2_KEY_ENV)),
-        "pubmed": _clean(settings.ncbi_api_key) or _clean(env.get(NCBI_KEY_ENV)),
+        "openalex": _clean(settings.openalex_api_key) or _env_value(env, OPENALEX_KEY_ENV),
+        "semanticscholar": _clean(settings.s2_api_key) or _env_value(env, S2_KEY_ENV),
+        "pubmed": _clean(settings.ncbi_api_key) or _env_value(env, NCBI_KEY_ENV),
     }
     withheld = tuple(
         name
@@ -115,7 +138,7 @@ def resolve_config(
     return SourceConfig(
         base_urls=urls,
         sources=tuple(settings.sources),
-        mailto=_clean(settings.mailto) or _clean(env.get(MAILTO_ENV)),
+        mailto=_clean(settings.mailto) or _env_value(env, MAILTO_ENV),
         openalex_api_key=sent["openalex"],
         s2_api_key=sent["semanticscholar"],
         ncbi_api_key=sent["pubmed"],
@@ -208,14 +231,15 @@ def source_address_problems(
     """A settings problem for each source address that settings put in place of the
     service's own (what it answers is reported as that source's: an editor auditing a
     manuscript should know when the manuscript's folder chose the sources), saying also
-    when a key is not sent there (:func:`key_may_go_to`), and for a judge key withheld."""
+    when a key is not sent there (:func:`key_may_go_to`), for a judge key withheld, and
+    for a mailto or key variable that cannot be sent (:func:`env_value_problems`)."""
     from citewarden.verify.judge import KEY_ENV as JUDGE_KEY_ENV
     from citewarden.verify.judge import URL_ENV as JUDGE_URL_ENV
 
     env = os.environ if env is None else env
     config = resolve_config(settings.verify, env)
     elsewhere = _elsewhere(config)
-    problems = []
+    problems = env_value_problems(env)
     for name, value in settings.verify.base_urls.items():
         if not _clean(value) or name not in elsewhere:
             continue

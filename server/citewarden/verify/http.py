@@ -41,6 +41,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import httpx
 
 from citewarden.redaction import SECRET_HEADERS, SECRET_PARAMS, redact, register_secrets
+from citewarden.settings import header_value_problem
 from citewarden.verify.rate_limit import (
     PUBLISHED_LIMITS,
     Clock,
@@ -467,4 +468,5 @@ def user_agent(mailto: str | None) -> str:
     """The User-Agent identifying citewarden (and its operator, for polite pools)."""
     from citewarden import __version__
 
-    return f"citewarden/{__version__}" + (f" (mailto:{mailto})" if mailto else "")
+    sent = mailto and not header_value_problem(mailto)  # never a line break in a header
+    return f"citewarden/{__version__}" + (f" (mailto:{mailto})" if sent else "")
