@@ -6,6 +6,7 @@ from __future__ import annotations
 import errno
 import logging
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 
 import citewarden.verify.shared_rate as shared_rate
 from citewarden.verify.shared_rate import SharedRate
+from citewarden.verify.shared_slots import SharedSlots
 
 HOST = "api.crossref.org"
 
@@ -54,3 +56,37 @@ def test_state_that_cannot_be_read_or_written_goes_on_in_process(
     assert not rate.shared
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1 and os.strerror(code) in warnings[0], warnings
+
+
+def _unblock(fifo: Path) -> None:
+    """Let a reader blocked on ``fifo`` go."""
+    fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        os.write(fd, b"{}")
+    finally:
+        os.close(fd)
+
+
+def test_a_fifo_in_place_of_the_rate_file_is_never_read(tmp_path: Path) -> None:
+    rate = SharedRate(tmp_path / "rate", clock=lambda: 1000.0)
+    fifo = tmp_path / "rate" / f"{HOST}.json"
+    os.mkfifo(fifo)
+    waits: list[float] = []
+    worker = threading.Thread(
+        target=lambda: waits.extend(rate.reserve(HOST, "crossref", 2.0) for _ in range(2)),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(30)
+    if worker.is_alive():
+        _unblock(fifo)
+        worker.join(30)
+        pytest.fail("reserve() blocked on a FIFO")
+    assert waits == [0.0, 2.0] and not rate.shared
+
+
+async def test_a_fifo_in_place_of_a_slot_file_is_never_used(tmp_path: Path) -> None:
+    slots = SharedSlots(tmp_path / "rate")
+    os.mkfifo(slots.path(HOST, "crossref", 0))
+    async with slots.hold(HOST, "crossref", 1, 5.0):
+        assert not slots.shared

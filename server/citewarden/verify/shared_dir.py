@@ -3,15 +3,19 @@
 The base of the politeness shared between processes (:mod:`shared_rate` for rates and
 pauses, :mod:`shared_slots` for requests in flight): where file locks are unavailable (no
 ``fcntl``) or the directory cannot be created, sharing is off, each process keeps its own
-limits, and the log says so once.
+limits, and the log says so once.  A file in it that is not a regular one (a FIFO, a device,
+a link) is never opened for use: sharing is turned off instead.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 from pathlib import Path
+
+from citewarden.files import refuse_special
 
 try:  # POSIX only
     import fcntl
@@ -19,6 +23,30 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger("citewarden.http")
+
+_OPEN_FLAGS = (
+    os.O_RDWR
+    | os.O_CREAT
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NOCTTY", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def open_shared(path: Path) -> int:
+    """A read-write descriptor of the regular file ``path``, created when absent; the caller
+    closes it.  Raises :class:`OSError` for a FIFO, a device or a link, checked before opening
+    (so that one is never opened) and again on the descriptor, so that nothing blocks."""
+    with contextlib.suppress(FileNotFoundError):
+        refuse_special(path, os.lstat(path).st_mode)
+    fd = os.open(path, _OPEN_FLAGS, 0o600)
+    try:
+        refuse_special(path, os.fstat(fd).st_mode)  # replaced between the check and the open
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def safe_name(text: str) -> str:

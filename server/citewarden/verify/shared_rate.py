@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from citewarden.verify.shared_dir import SharedDirectory, safe_name
+from citewarden.verify.shared_dir import SharedDirectory, open_shared, safe_name
 
 try:  # POSIX only
     import fcntl
@@ -78,7 +78,7 @@ class SharedRate(SharedDirectory):
         """An open descriptor of the host's file, locked; None (sharing off) when it fails."""
         path = self.directory / _file_name(host)
         try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            fd = open_shared(path)
         except OSError as exc:
             self._disable(f"cannot open {path}: {exc.strerror or exc}")
             return None

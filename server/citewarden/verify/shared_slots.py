@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from citewarden.verify.shared_dir import SharedDirectory, safe_name
+from citewarden.verify.shared_dir import SharedDirectory, open_shared, safe_name
 
 try:  # POSIX only
     import fcntl
@@ -64,7 +64,7 @@ class SharedSlots(SharedDirectory):
         for k in range(count):
             path = self.path(host, name, (start + k) % count)
             try:
-                fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+                fd = open_shared(path)
             except OSError as exc:
                 self._disable(f"cannot open {path}: {exc.strerror or exc}")
                 return None
