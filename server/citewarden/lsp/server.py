@@ -14,7 +14,9 @@ import logging
 import sys
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, BinaryIO, cast
 
 from lsprotocol import types
@@ -27,7 +29,7 @@ from pygls.exceptions import (
 from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import RPCRequest
+from pygls.protocol.json_rpc import MsgId, RPCRequest
 from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
@@ -122,6 +124,29 @@ class CitewardenProtocol(LanguageServerProtocol):
             if message.method == types.SHUTDOWN:
                 self._closing = True
         super().handle_message(message)
+
+    def _execute_handler(
+        self,
+        msg_id: MsgId,
+        handler: Any,
+        callback: Callable[[Future[Any]], None],
+        args: tuple[Any, ...] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> None:
+        """pygls' handler call, the future it files under ``msg_id`` taken out when done.
+
+        pygls files the future of a notification (and of each step of a generator handler)
+        under a fresh id that nothing removes, only a response does: every didChange kept
+        about 2 KB for as long as the server ran."""
+        forget = partial(self._forget_future, msg_id=msg_id, callback=callback)
+        super()._execute_handler(msg_id, handler, forget, args, kwargs)
+
+    def _forget_future(
+        self, future: Future[Any], *, msg_id: MsgId, callback: Callable[[Future[Any]], None]
+    ) -> None:
+        if self._request_futures.get(msg_id) is future:
+            self._request_futures.pop(msg_id, None)
+        callback(future)
 
     def _refuse(self, refused: Refusal) -> None:
         """A message over the size limit (:mod:`.framing`): logged and shown, and a request

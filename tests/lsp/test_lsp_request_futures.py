@@ -1,0 +1,101 @@
+"""Notifications leave nothing behind in pygls' table of request futures: pygls files the
+future of a notification handled by a generator or coroutine there under a fresh id, which
+no response ever removes (about 2 KB a notification, for as long as the server runs)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import test_lsp_hostile
+from test_lsp_hostile import ROOT, RawClient, _limit_memory
+
+from citewarden.lsp.server import CitewardenProtocol, create_server
+
+CHANGES = 1000
+
+#: the real server, with one more request: how many finished futures its table still holds
+LAUNCHER = """
+from citewarden.lsp.server import create_server
+server = create_server()
+@server.feature("test/finishedFutures")
+def finished(params):
+    return sum(f.done() for f in server.protocol._request_futures.values())
+server.start_stdio()
+"""
+
+
+def _feed(protocol: CitewardenProtocol, method: str, params: dict[str, Any]) -> None:
+    body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params})
+    protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
+
+
+def _change(uri: str, version: int) -> dict[str, Any]:
+    return {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": "y"}]}
+
+
+async def _settle(protocol: CitewardenProtocol) -> None:
+    """Run the loop until every handler filed in the table has finished."""
+    for _ in range(1000):
+        await asyncio.sleep(0.01)
+        if all(f.done() for f in protocol._request_futures.values()):
+            break
+    await asyncio.sleep(0)  # the done-callbacks of asyncio futures run one turn later
+
+
+async def test_notifications_leave_no_futures_behind(tmp_path: Path) -> None:
+    server = create_server()
+    protocol = server.protocol
+    assert isinstance(protocol, CitewardenProtocol)
+    protocol._send_data = lambda data: None  # type: ignore[method-assign]
+    uri = (tmp_path / "main.tex").as_uri()
+    document = {"uri": uri, "languageId": "latex", "version": 0, "text": "x\n"}
+    _feed(protocol, "textDocument/didOpen", {"textDocument": document})
+    for version in range(1, CHANGES + 1):
+        _feed(protocol, "textDocument/didChange", _change(uri, version))
+    _feed(protocol, "textDocument/didSave", {"textDocument": {"uri": uri}})
+    _feed(protocol, "workspace/didChangeWatchedFiles", {"changes": [{"uri": uri, "type": 2}]})
+    _feed(protocol, "textDocument/didClose", {"textDocument": {"uri": uri}})
+    await _settle(protocol)
+    assert protocol._request_futures == {}
+    await server.session.close()
+
+
+def _launch(transport: list[str], cache: Path, **streams: Any) -> subprocess.Popen[bytes]:
+    """:data:`LAUNCHER` in place of ``citewarden.lsp`` (``transport`` is stdio)."""
+    return subprocess.Popen(
+        [sys.executable, "-c", LAUNCHER],
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), "CITEWARDEN_CACHE_DIR": str(cache)},
+        preexec_fn=_limit_memory,
+        **streams,
+    )
+
+
+def test_the_served_table_holds_no_finished_future_after_many_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "main.tex").write_text("\\cite{a}\n")
+    monkeypatch.setattr(test_lsp_hostile, "start_server", _launch)
+    client = RawClient(workspace, tmp_path / "cache")
+    try:
+        client.initialize()
+        uri = (workspace / "main.tex").as_uri()
+        text = (workspace / "main.tex").read_text()
+        document = {"uri": uri, "languageId": "latex", "version": 0, "text": text}
+        client.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+        for version in range(1, CHANGES + 1):
+            client.send({"method": "textDocument/didChange", "params": _change(uri, version)})
+        client.send({"method": "textDocument/didSave", "params": {"textDocument": {"uri": uri}}})
+        response = client.response(client.request("test/finishedFutures", None))
+        assert response["result"] == 0
+    finally:
+        client.close()
