@@ -69,3 +69,20 @@ async def test_a_change_that_repeats_the_version_is_checked(start: Start) -> Non
     await wait_for(lambda: keys(h, uri) == ["dangling-citation xxx"])
     send_change(h, uri, paper("a"), 0)
     await wait_for(lambda: keys(h, uri) == [])
+
+
+async def test_closing_one_of_two_uris_of_a_file_keeps_the_other_buffer(start: Start) -> None:
+    h = await start(files=PAPER)
+    uri = h.uri("main.tex")
+    other = uri.replace("main.tex", "%6Dain.tex")  # the same file
+    send_open(h, uri, paper("zzz"), 1)
+    await wait_for(lambda: keys(h, uri) == ["dangling-citation zzz"])
+    send_open(h, other, paper("yyy"), 1)
+    await wait_for(lambda: keys(h, other) == ["dangling-citation yyy"])
+    h.client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=other))
+    )
+    # the first buffer is still open: its text is checked, not the file on disk
+    send_change(h, uri, paper("www"), 2)
+    await wait_for(lambda: keys(h, uri) == ["dangling-citation www"])
+    assert keys(h, other) == []

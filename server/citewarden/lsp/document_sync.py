@@ -33,8 +33,11 @@ class DocumentSync:
     def __init__(self, session: Session) -> None:
         self.session = session
         self.documents = DocumentStore()
-        #: Open documents: path -> the client's URI.
+        #: Open documents: path -> the client's URI (of the buffer opened or changed last,
+        #: when the client opened the file under more than one URI).
         self.open: dict[Path, str] = {}
+        #: Every URI the file is open under, the one of :attr:`open` last.
+        self.uris: dict[Path, list[str]] = {}
         #: Version of each open document's text that the project model holds.
         self.indexed: dict[Path, int] = {}
         #: Serial (:attr:`~citewarden.lsp.documents.Document.serial`) of that text: a
@@ -45,7 +48,7 @@ class DocumentSync:
         path = path_of(uri)
         if path is None:
             return
-        self.open[path] = uri
+        self._use(path, uri)
         self.forget(path)  # a document opened again may keep its version number
         # Delivered again for the opened version (pushed with it, or pulled).
         self.session.publisher.sent.pop(path, None)
@@ -56,7 +59,8 @@ class DocumentSync:
 
     def did_change(self, uri: str) -> None:
         path = path_of(uri)
-        if path is not None:
+        if path is not None and uri in self.uris.get(path, ()):
+            self._use(path, uri)
             self.schedule(path, delay=self.session.settings.debounce_ms / 1000)
 
     async def did_save(self, uri: str) -> None:
@@ -69,6 +73,20 @@ class DocumentSync:
         path = path_of(uri)
         if path is None:
             return
+        uris = self.uris.get(path, [])
+        if uri in uris:
+            uris.remove(uri)
+        if uris:  # still open under another URI: that buffer counts now
+            if self.open.get(path) != uri:
+                self.session.publisher.push(uri, None, None)
+            self._use(path, uris[-1])
+            self.schedule(path)
+        else:
+            self._back_to_disk(path)
+
+    def _back_to_disk(self, path: Path) -> None:
+        """``path`` is open under no URI any more: the file on disk counts again."""
+        self.uris.pop(path, None)
         self.open.pop(path, None)
         self.forget(path)
         self.session.tasks.cancel(CHECK, str(path))
@@ -87,6 +105,21 @@ class DocumentSync:
             await self.session.worker.run(release_free_memory)  # the buffer's text and parse
 
         self.session.tasks.spawn(CHECK, str(path), reload())
+
+    def _use(self, path: Path, uri: str) -> None:
+        """Check and publish the buffer of ``uri`` for ``path`` from now on."""
+        uris = self.uris.setdefault(path, [])
+        if uris[-1:] != [uri]:
+            if uri in uris:
+                uris.remove(uri)
+            uris.append(uri)
+        before = self.open.get(path)
+        self.open[path] = uri
+        if before is not None and before != uri:
+            # the diagnostics go to the other URI; the buffer's text is another
+            self.forget(path)
+            self.session.publisher.sent.pop(path, None)
+            self.session.publisher.push(before, None, None)
 
     def forget(self, path: Path) -> None:
         """The project model holds no buffer text of ``path`` that is current."""
