@@ -199,20 +199,108 @@ def record_to_dict(record: WorkRecord) -> dict[str, object]:
     return data
 
 
-_RECORD_FIELDS = frozenset(WorkRecord.__dataclass_fields__)
-_TUPLE_FIELDS = ("venue_short", "issn", "isbn", "venue_indexes", "venue_not_in", "other_years")
+_TEXT_FIELDS = ("source", "title")
+_OPTIONAL_TEXT_FIELDS = (
+    "doi",
+    "subtitle",
+    "venue",
+    "volume",
+    "issue",
+    "pages",
+    "publisher",
+    "work_type",
+    "url",
+    "record_id",
+    "arxiv_id",
+    "pmid",
+    "abstract",
+    "venue_kind",
+)
+_TEXT_TUPLE_FIELDS = ("venue_short", "issn", "isbn", "venue_indexes", "venue_not_in")
+#: The years a record read back may hold (any other number is damage, not a date).
+MIN_YEAR, MAX_YEAR = 1, 2999
+
+
+def _text(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{name} is not text")
+    return value
+
+
+def _optional_text(value: object, name: str) -> str | None:
+    return None if value is None else _text(value, name)
+
+
+def _year(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not MIN_YEAR <= value <= MAX_YEAR:
+        raise ValueError(f"{name} is not a year")
+    return value
+
+
+def _items(value: object, name: str) -> list[object]:
+    """A stored list (absent or null: empty)."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{name} is not a list")
+    return value
+
+
+def _row(value: object, name: str, size: int) -> list[object]:
+    if not isinstance(value, list) or len(value) != size:
+        raise ValueError(f"{name} holds an item that is not a list of {size}")
+    return value
+
+
+def _person(value: object) -> Person:
+    family, given = _row(value, "authors", 2)
+    return Person(_text(family, "an author's family name"), _text(given, "an author's name"))
+
+
+def _update(value: object) -> Update:
+    kind, doi, date, label = _row(value, "updates", 4)
+    return Update(
+        UpdateKind(_text(kind, "an update's kind")),
+        _optional_text(doi, "an update's DOI"),
+        _optional_text(date, "an update's date"),
+        _optional_text(label, "an update's label"),
+    )
+
+
+def _relevance(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise ValueError("relevance is not a number")
+    return float(value)
 
 
 def record_from_dict(data: dict[str, object]) -> WorkRecord:
-    """Rebuild a :class:`WorkRecord` from :func:`record_to_dict` output."""
-    d: dict[str, Any] = {k: v for k, v in data.items() if k in _RECORD_FIELDS}
-    d["authors"] = tuple(Person(str(f), str(g)) for f, g in d.get("authors") or ())
-    d["updates"] = tuple(
-        Update(UpdateKind(k), doi, date, label) for k, doi, date, label in d.get("updates") or ()
+    """Rebuild a :class:`WorkRecord` from :func:`record_to_dict` output; raises
+    :class:`ValueError` for a field of the wrong type or out of range (a damaged store)."""
+    if not isinstance(data, dict):
+        raise ValueError("a record is not an object")
+    d: dict[str, Any] = {name: _text(data.get(name), name) for name in _TEXT_FIELDS}
+    for name in _OPTIONAL_TEXT_FIELDS:
+        d[name] = _optional_text(data.get(name), name)
+    for name in _TEXT_TUPLE_FIELDS:
+        d[name] = tuple(_text(v, name) for v in _items(data.get(name), name))
+    year = data.get("year")
+    d["year"] = None if year is None else _year(year, "year")
+    d["other_years"] = tuple(
+        _year(v, "other_years") for v in _items(data.get("other_years"), "other_years")
     )
-    d["extra"] = tuple((str(k), str(v)) for k, v in d.get("extra") or ())
-    for name in _TUPLE_FIELDS:
-        d[name] = tuple(d.get(name) or ())
+    d["authors"] = tuple(_person(v) for v in _items(data.get("authors"), "authors"))
+    d["updates"] = tuple(_update(v) for v in _items(data.get("updates"), "updates"))
+    d["extra"] = tuple(
+        (_text(k, "extra"), _text(v, "extra"))
+        for k, v in (_row(item, "extra", 2) for item in _items(data.get("extra"), "extra"))
+    )
+    is_notice = data.get("is_notice", False)
+    if not isinstance(is_notice, bool):
+        raise ValueError("is_notice is not true or false")
+    d["is_notice"] = is_notice
+    d["relevance"] = _relevance(data.get("relevance"))
     return WorkRecord(**d)
 
 
@@ -226,11 +314,13 @@ def lookup_to_dict(lookup: Lookup) -> dict[str, object]:
 
 
 def lookup_from_dict(data: dict[str, object], *, from_cache: bool = False) -> Lookup:
-    records = tuple(record_from_dict(r) for r in data.get("records") or ())  # type: ignore[attr-defined]
+    """Rebuild a :class:`Lookup` from :func:`lookup_to_dict` output; raises
+    :class:`ValueError` when any part of it is of the wrong type."""
+    records = tuple(record_from_dict(r) for r in _items(data.get("records"), "records"))  # type: ignore[arg-type]
     return Lookup(
-        str(data["source"]),
-        Outcome(str(data["outcome"])),
+        _text(data.get("source"), "source"),
+        Outcome(_text(data.get("outcome"), "outcome")),
         records,
-        reason=data.get("reason"),  # type: ignore[arg-type]
+        reason=_optional_text(data.get("reason"), "reason"),
         from_cache=from_cache,
     )
