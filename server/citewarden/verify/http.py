@@ -53,6 +53,7 @@ from citewarden.verify.rate_limit import (
 from citewarden.verify.shared_rate import SharedRate, family_of
 from citewarden.verify.shared_slots import SharedSlots, SlotTimeout
 from citewarden.verify.transport import (
+    ACCEPT_ENCODING,
     ENTRY_BUDGET_FACTOR,
     MAX_BODY,
     REDIRECT_HOSTS,
@@ -182,7 +183,8 @@ class HttpClient:
         if self._client is None or self._client.is_closed:
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout),
-                headers={"User-Agent": self.user_agent},
+                # only the codings transport undoes itself, a piece at a time
+                headers={"User-Agent": self.user_agent, "Accept-Encoding": ACCEPT_ENCODING},
                 follow_redirects=False,  # followed by hand: transport.exchange
                 transport=self._transport,
                 limits=httpx.Limits(max_connections=self._max_connections),

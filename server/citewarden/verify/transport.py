@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import re
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -218,6 +219,8 @@ async def _send(
             content = await _read_capped(response, max_body)
         finally:
             await response.aclose()
+        if isinstance(content, Failure):
+            return Failure(content.reason, response.status_code), True
         if content is None:
             cap = max_body / (1024 * 1024)
             return Failure(f"response body over {cap:g} MB", response.status_code), True
@@ -243,8 +246,93 @@ def _follow(
     return httpx.Request("GET", target, headers=headers)
 
 
-async def _read_capped(response: httpx.Response, max_body: int) -> bytes | None:
-    """The decoded body, or None when it is (or says it will be) over the cap."""
+#: Content codings undone (the client asks for gzip and deflate only), by their names.
+CODINGS = {"gzip": "gzip", "x-gzip": "gzip", "deflate": "deflate"}
+#: The Accept-Encoding header sent: the codings undone here.
+ACCEPT_ENCODING = "gzip, deflate"
+#: Most content codings one body may come in.
+MAX_CODINGS = 3
+#: Largest piece one decoding step produces.
+_PIECE = 64 * 1024
+
+
+class _OverCap(Exception):
+    """A body, or a stage of its decoding, larger than the cap."""
+
+
+class _Inflater:
+    """One content coding being undone, its output produced in pieces of at most
+    ``_PIECE`` bytes (``deflate`` as zlib data, else as raw deflate, as httpx reads it)."""
+
+    def __init__(self, coding: str) -> None:
+        self.coding = coding
+        wbits = zlib.MAX_WBITS | 16 if coding == "gzip" else zlib.MAX_WBITS
+        self.inflate = zlib.decompressobj(wbits)
+        self.started = False
+
+    def pieces(self, data: bytes) -> Iterator[bytes]:
+        """What ``data`` decodes to; nothing once the coded stream has ended (what follows
+        it is ignored, as httpx ignores it)."""
+        while not self.inflate.eof:
+            try:
+                out = self.inflate.decompress(data, _PIECE)
+            except zlib.error as exc:
+                if self.coding == "deflate" and not self.started:  # raw deflate
+                    self.started = True
+                    self.inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+                    continue
+                raise httpx.DecodingError(f"{self.coding}: {exc}") from None
+            self.started = True
+            data = self.inflate.unconsumed_tail
+            if out:
+                yield out
+            if not data and len(out) < _PIECE:
+                return
+
+
+class _Decoder:
+    """A body's content codings undone, the last applied first: the body at most ``cap``
+    bytes, each stage before it at most twice that (coded data is never much larger than
+    what it holds), so a body coded twice cannot grow past the cap in memory or time."""
+
+    def __init__(self, codings: list[str], cap: int) -> None:
+        self.stages = [_Inflater(CODINGS[c]) for c in reversed(codings)]
+        self.sizes = [0] * len(self.stages)
+        self.cap = cap
+        self.body = bytearray()
+
+    def feed(self, data: bytes, stage: int = 0) -> None:
+        """Decode ``data`` through the stages from ``stage``; :class:`_OverCap` past a cap."""
+        if stage == len(self.stages):
+            self.body += data
+            if len(self.body) > self.cap:
+                raise _OverCap
+            return
+        for piece in self.stages[stage].pieces(data):
+            self.sizes[stage] += len(piece)
+            if self.sizes[stage] > 2 * self.cap:
+                raise _OverCap
+            self.feed(piece, stage + 1)
+
+
+def _codings(response: httpx.Response) -> list[str] | Failure:
+    """The content codings of ``response`` to undo, in the order applied (identity left
+    out); a :class:`Failure` for one not asked for, or too many."""
+    named = response.headers.get_list("content-encoding", split_commas=True)
+    codings = [c.strip().lower() for c in named if c.strip().lower() not in {"", "identity"}]
+    for coding in codings:
+        if coding not in CODINGS:
+            shown = coding if re.fullmatch(r"[a-z0-9._-]{1,20}", coding) else "?"
+            return Failure(f"response in a content coding not asked for ({shown})")
+    if len(codings) > MAX_CODINGS:
+        return Failure(f"response in more than {MAX_CODINGS} content codings")
+    return codings
+
+
+async def _read_capped(response: httpx.Response, max_body: int) -> bytes | Failure | None:
+    """The decoded body, None when it is (or says it will be) over the cap, or a
+    :class:`Failure` for a content coding not undone.  The raw body is read and decoded a
+    piece at a time (:class:`_Decoder`), never a whole chunk through every coding at once."""
     declared = response.headers.get("content-length", "")
     if (
         declared.isascii()
@@ -252,9 +340,13 @@ async def _read_capped(response: httpx.Response, max_body: int) -> bytes | None:
         and (len(declared) > 18 or int(declared) > max_body)
     ):
         return None
-    body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > max_body:
-            return None
-    return bytes(body)
+    codings = _codings(response)
+    if isinstance(codings, Failure):
+        return codings
+    decoder = _Decoder(codings, max_body)
+    try:
+        async for chunk in response.aiter_raw():
+            decoder.feed(chunk)
+    except _OverCap:
+        return None
+    return bytes(decoder.body)
