@@ -14,11 +14,12 @@ import asyncio
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from citewarden.model import Match
+from citewarden.redaction import redact
 from citewarden.settings import JudgeSettings
 from citewarden.verify.config import key_may_go_to
 
@@ -89,8 +90,9 @@ def request_body(config: JudgeConfig, sentence: str, work: Match) -> dict[str, A
 _OBJECT = re.compile(r"\{.*\}", re.S)
 
 
-def read_answer(data: Any, model: str) -> JudgeVerdict | None:
-    """The verdict in a chat-completions response body, or None (refusal, malformed ...)."""
+def read_answer(data: Any, model: str, secrets: Iterable[str] = ()) -> JudgeVerdict | None:
+    """The verdict in a chat-completions response body, or None (refusal, malformed ...);
+    its text holds ``secrets`` and every registered key masked (a judge may echo them)."""
     try:
         choice = data["choices"][0]
         message = choice["message"]
@@ -113,8 +115,10 @@ def read_answer(data: Any, model: str) -> JudgeVerdict | None:
     if not isinstance(answer, dict) or not isinstance(answer.get("supported"), bool):
         return None
     reason = answer.get("reason")
-    reason = " ".join(reason.split())[:MAX_REASON] if isinstance(reason, str) else ""
-    return JudgeVerdict(answer["supported"], reason, model)
+    secrets = tuple(secrets)
+    reason = " ".join(reason.split()) if isinstance(reason, str) else ""
+    reason = redact(reason, secrets)[:MAX_REASON]  # masked before it is cut: no key's prefix
+    return JudgeVerdict(answer["supported"], reason, redact(model, secrets))
 
 
 class Judge:
@@ -156,7 +160,8 @@ class Judge:
             data = json.loads(reply.content)
         except ValueError:
             return None
-        return read_answer(data, self.config.model)
+        secrets = [self.config.api_key] if self.config.api_key else []
+        return read_answer(data, self.config.model, secrets)
 
     async def aclose(self) -> None:
         await self.http.aclose()
