@@ -4,6 +4,8 @@ that edit other open files."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from lsp_editor import wait_for
 from lsprotocol import types
 
@@ -86,3 +88,49 @@ async def test_closing_one_of_two_uris_of_a_file_keeps_the_other_buffer(start: S
     send_change(h, uri, paper("www"), 2)
     await wait_for(lambda: keys(h, uri) == ["dangling-citation www"])
     assert keys(h, other) == []
+
+
+NESTED = r"""
+--- main.tex
+\cite{a}
+\bibliography{refs}
+--- refs.bib
+@misc{a, title = {A}}
+--- sub/notes.tex
+\cite{ghost,a}
+\bibliography{../refs}
+"""
+
+
+def change_folders(h: Harness, added: list[Path], removed: list[Path]) -> None:
+    def folders(paths: list[Path]) -> list[types.WorkspaceFolder]:
+        return [types.WorkspaceFolder(uri=p.as_uri(), name=p.name) for p in paths]
+
+    h.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=folders(added), removed=folders(removed))
+        )
+    )
+
+
+async def test_removing_a_nested_folder_keeps_its_files_in_the_outer_one(start: Start) -> None:
+    h = await start(files=NESTED)
+    notes = h.uri("sub/notes.tex")
+    await wait_for(lambda: keys(h, notes) == ["dangling-citation ghost"])
+    change_folders(h, [h.root / "sub"], [])
+    change_folders(h, [], [h.root / "sub"])
+    # a folder added after the removal: once it is checked, the removal is done
+    other = h.root.parent / "other"
+    other.mkdir()
+    (other / "other.tex").write_text(paper("nowhere"), encoding="utf-8")
+    change_folders(h, [other], [])
+    await wait_for(lambda: keys(h, (other / "other.tex").as_uri()))
+    assert keys(h, notes) == ["dangling-citation ghost"]
+    refs = await h.client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri("refs.bib")),
+            position=types.Position(line=0, character=6),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    assert sorted(r.uri for r in refs or []) == [h.uri("main.tex"), notes]

@@ -154,15 +154,22 @@ class DocumentSync:
         await self.session.settings_changed(None)
 
         def update(work: Workspace) -> None:
-            for folder in gone:
-                for known in work.known_files():
-                    if known.is_relative_to(folder) and known not in self.open:
-                        work.remove(known)
+            for known in work.known_files():
+                if self._left_behind(known, gone):
+                    work.remove(known)
             for folder in new:
                 self.session.cycle.mark_dirty(work.add_folder(folder))
 
         await self.session.cycle.change(update)
         await self.session.refresh(None)
+
+    def _left_behind(self, path: Path, gone: list[Path]) -> bool:
+        """Whether ``path`` was in a removed folder and is in no folder left (nor open)."""
+        return (
+            any(path.is_relative_to(folder) for folder in gone)
+            and path not in self.open
+            and not any(path.is_relative_to(root) for root in self.session.roots)
+        )
 
     def schedule(self, path: Path | None, delay: float = 0.0) -> None:
         """Re-check after ``delay`` seconds; a new call for the same file restarts the wait."""
