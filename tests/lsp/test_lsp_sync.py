@@ -134,3 +134,41 @@ async def test_removing_a_nested_folder_keeps_its_files_in_the_outer_one(start: 
         )
     )
     assert sorted(r.uri for r in refs or []) == [h.uri("main.tex"), notes]
+
+
+ORPHAN = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+
+\cite{a}
+\bibliography{refs}
+\end{document}
+--- refs.bib
+@misc{a, title = {A}}
+@misc{orph, title = {O}}
+"""
+
+
+async def test_an_action_edits_the_current_text_of_another_open_file(start: Start) -> None:
+    # the edit below is not checked before the action is asked (debounce: 10 s)
+    h = await start(files=ORPHAN, init={"debounce_ms": 10000})
+    h.editor.open("main.tex")
+    h.editor.open("refs.bib")
+    await wait_for(lambda: keys(h, h.uri("refs.bib")) == ["orphan-entry orph"])
+    h.editor.replace("main.tex", "\\begin{document}\n\n", "\\begin{document}\n")
+    edited = h.editor.text("main.tex")
+    [diag] = h.diagnostics("refs.bib")
+    result = await h.client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri("refs.bib")),
+            range=diag.range,
+            context=types.CodeActionContext(diagnostics=[diag]),
+        )
+    )
+    [nocite] = [a for a in result or [] if isinstance(a, types.CodeAction) and "nocite{" in a.title]
+    assert nocite.edit is not None
+    h.editor.apply(nocite.edit)
+    text = h.editor.text("main.tex")
+    assert text.endswith("\\end{document}\n")
+    assert text.replace("\\nocite{orph}\n", "", 1) == edited

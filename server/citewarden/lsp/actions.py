@@ -72,7 +72,8 @@ def register(server: LanguageServer, session: Session) -> None:
         if path is None:
             return []
         await session.ready.wait()
-        await session.ensure_current(path)
+        # a fix may edit another open file (a \nocite in the document): its current text counts
+        await session.ensure_all_current()
         out = await session.run(_actions, session, path, params.range)
         out += await session.features.async_code_actions(path, params.range)
         return out

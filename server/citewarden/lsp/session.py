@@ -271,6 +271,12 @@ class Session:
         if path is not None and path in self.open and not self.sync.current(path):
             await self.refresh(path)
 
+    async def ensure_all_current(self) -> None:
+        """Bring the project model up to every open document's current text (for an edit
+        that may reach any of them)."""
+        for path in list(self.open):
+            await self.ensure_current(path)
+
     # -- the check cycle ------------------------------------------------------------------
     async def refresh(
         self, path: Path | None, force: bool = False, force_paths: set[Path] | None = None
