@@ -209,9 +209,28 @@ class HttpClient:
         b = self._buckets.get(lane)
         if b is None:
             limit = self.limits.get(lane) or self.limits.get(lane.split("-")[0]) or Limit(1.0)
-            b = TokenBucket(limit, clock=self._clock, sleep=self._sleep)
+            b = TokenBucket(limit, clock=self._clock, sleep=self._sleep, min_rate=self._min_rate)
             self._buckets[lane] = b
         return b
+
+    @property
+    def _min_rate(self) -> float:
+        """The lowest advertised rate adopted: one request per ``max_retry_after``."""
+        return 1.0 / max(self.retry.max_retry_after, 1e-3)
+
+    def _slow_lane(self, lane: str, host: str, budget: Budget | None) -> Failure | None:
+        """A failure when the rate the service set puts the next token after the entry's
+        budget (or after ``max_retry_after``): waiting would only use the budget up."""
+        gate = self._host_gates.get((host, family_of(lane)))
+        buckets = [self.bucket(lane), *([gate] if gate is not None else [])]
+        wait = max(b.token_wait() for b in buckets)
+        limit = self.retry.max_retry_after
+        if budget is not None:
+            limit = min(limit, budget.remaining())
+        if wait <= limit:
+            return None
+        interval = 1.0 / min(b.rate for b in buckets)
+        return Failure(f"rate limited: the source asks for one request per {interval:.0f} s")
 
     def _paused_for(self, lane: str, host: str) -> float:
         local = self.bucket(lane).paused_for()
@@ -250,7 +269,7 @@ class HttpClient:
         gate = self._host_gates.get(key)
         if gate is None:
             gate = self._host_gates[key] = TokenBucket(
-                UNLIMITED, clock=self._clock, sleep=self._sleep
+                UNLIMITED, clock=self._clock, sleep=self._sleep, min_rate=self._min_rate
             )
         return gate
 
@@ -351,6 +370,8 @@ class HttpClient:
                 )
             if budget is not None and budget.remaining() <= 0:
                 return self._fail(method, url, self._budget_failure(budget))
+            if (slow := self._slow_lane(lane, host, budget)) is not None:
+                return self._fail(method, url, slow)
             async with contextlib.AsyncExitStack() as held:
                 await held.enter_async_context(bucket.slot())
                 # this machine's slots: waited for within the request's deadline

@@ -116,6 +116,11 @@ class Slots:
             self._free.notify()
 
 
+#: The lowest rate a service's headers set: one request every 2 minutes, the longest
+#: ``Retry-After`` waited for (``x-rate-limit-interval: 100000h`` would wait for ever).
+MIN_ADOPTED_RATE = 1 / 120
+
+
 class TokenBucket:
     """Token bucket with a concurrency cap and a pause (for Retry-After / exhausted budgets).
 
@@ -123,10 +128,17 @@ class TokenBucket:
     """
 
     def __init__(
-        self, limit: Limit, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep
+        self,
+        limit: Limit,
+        *,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+        min_rate: float = MIN_ADOPTED_RATE,
     ):
         self.seed = limit
         self.rate = limit.rate
+        #: The lowest advertised rate adopted (a lower one is taken as this).
+        self.min_rate = min_rate
         self.burst = max(1, limit.burst)
         self._tokens = float(self.burst)
         self._clock = clock
@@ -178,8 +190,16 @@ class TokenBucket:
         self._tokens = 0.0
         self._stamp = max(self._stamp, self._paused_until)
 
+    def token_wait(self) -> float:
+        """Seconds until the next token, a pause included (requests already waiting for
+        theirs aside)."""
+        self._refill()
+        return self.paused_for() + max(0.0, 1.0 - self._tokens) / self.rate
+
     def lower_rate(self, rate: float) -> None:
-        """Adopt a lower rate announced by the service (never above the published seed)."""
+        """Adopt a lower rate announced by the service (never above the published seed,
+        never below :attr:`min_rate`)."""
+        rate = max(rate, self.min_rate)
         if 0 < rate < self.rate:
             self.rate = rate
             self.burst = max(1, min(self.burst, int(rate) or 1))
