@@ -4,6 +4,7 @@ that edit other open files."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from lsp_editor import wait_for
@@ -172,3 +173,61 @@ async def test_an_action_edits_the_current_text_of_another_open_file(start: Star
     text = h.editor.text("main.tex")
     assert text.endswith("\\end{document}\n")
     assert text.replace("\\nocite{orph}\n", "", 1) == edited
+
+
+CHAPTERS = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{chapters/c1}
+\cite{a}
+\bibliography{refs}
+\end{document}
+--- chapters/c1.tex
+\cite{nokey,a}
+--- refs.bib
+@misc{a, title = {A}}
+"""
+
+
+def folder_event(h: Harness, name: str, kind: types.FileChangeType) -> None:
+    h.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=h.uri(name), type=kind)])
+    )
+
+
+async def test_a_deleted_folder_takes_its_files_along(start: Start) -> None:
+    h = await start(files=CHAPTERS)
+    chapter, main = h.uri("chapters/c1.tex"), h.uri("main.tex")
+    await wait_for(lambda: keys(h, chapter) == ["dangling-citation nokey"])
+    saved = (h.root / "chapters" / "c1.tex").read_text(encoding="utf-8")
+    shutil.rmtree(h.root / "chapters")
+    folder_event(h, "chapters", types.FileChangeType.Deleted)  # the folder only, as VS Code
+    await wait_for(lambda: any(c.startswith("missing-include") for c in keys(h, main)))
+    await wait_for(lambda: keys(h, chapter) == [])
+    (h.root / "chapters").mkdir()
+    (h.root / "chapters" / "c1.tex").write_text(saved, encoding="utf-8")
+    folder_event(h, "chapters", types.FileChangeType.Created)
+    await wait_for(lambda: keys(h, chapter) == ["dangling-citation nokey"])
+    assert keys(h, main) == []
+    # a folder of new files (moved in): its files join the project
+    (h.root / "extra").mkdir()
+    (h.root / "extra" / "notes.tex").write_text(paper("ghost"), encoding="utf-8")
+    folder_event(h, "extra", types.FileChangeType.Created)
+    notes = h.uri("extra/notes.tex")
+    await wait_for(lambda: keys(h, notes) == ["missing-bibliography refs"])  # not ../refs
+
+
+async def test_folders_are_watched_for_creation_and_deletion(
+    start: Start, client_name: str
+) -> None:
+    h = await start(files=CHAPTERS)
+    watchers = [
+        w
+        for r in h.registrations
+        if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+        for w in (r.register_options or {}).get("watchers", [])
+    ]
+    kinds = [w.get("kind") for w in watchers if w.get("globPattern") == "**/*"]
+    assert kinds == ([types.WatchKind.Create | types.WatchKind.Delete] if watchers else [])
+    assert bool(watchers) == (client_name == "visual-studio-code")

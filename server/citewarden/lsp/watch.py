@@ -7,12 +7,18 @@ verified again, as when it is saved in the editor.  The files the TeX tools read
 whatever the editor holds (:data:`DISK_FILES`: a BibTeX style, latexmk's settings) are
 re-read when they change on disk or are saved, open or not: the project graph is computed
 again, and with it the style's macros and the search paths.
+
+A folder deleted or created is one event for the folder (VS Code reports nothing for the
+files in it), so every path is watched for creation and deletion too; such an event counts
+only for a folder that holds files of the project (deleted: the files known under it;
+created: the project files found in it), or for a file the project knows.
 """
 
 from __future__ import annotations
 
 import logging
-from fnmatch import fnmatch
+from collections.abc import Iterator
+from fnmatch import fnmatch, fnmatchcase
 from pathlib import Path
 
 from lsprotocol import types
@@ -46,6 +52,32 @@ PATTERNS = (
 )
 
 
+#: Every path, for folders created and deleted (files' own events come through
+#: :data:`PATTERNS`).
+FOLDERS = "**/*"
+
+
+def _names(pattern: str) -> Iterator[str]:
+    """The file name patterns of one of :data:`PATTERNS` (its ``{a,b}`` spelled out)."""
+    name = pattern.removeprefix("**/")
+    head, brace, rest = name.partition("{")
+    if not brace:
+        yield name
+        return
+    choices, _, tail = rest.partition("}")
+    for choice in choices.split(","):
+        yield f"{head}{choice}{tail}"
+
+
+#: The file names :data:`PATTERNS` match.
+NAMES = tuple(name for pattern in PATTERNS for name in _names(pattern))
+
+
+def watched_name(path: Path) -> bool:
+    """Whether ``path``'s name is one :data:`PATTERNS` watches."""
+    return any(fnmatchcase(path.name, name) for name in NAMES)
+
+
 def read_from_disk(path: Path) -> bool:
     """Whether the tools read ``path`` from disk whatever the editor holds."""
     return any(fnmatch(path.name, name) for name in DISK_FILES)
@@ -62,7 +94,12 @@ async def register(session: Session) -> bool:
     if not dynamic_registration_supported(session):
         return False
     options = types.DidChangeWatchedFilesRegistrationOptions(
-        watchers=[types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS]
+        watchers=[
+            *(types.FileSystemWatcher(glob_pattern=p) for p in PATTERNS),
+            types.FileSystemWatcher(
+                glob_pattern=FOLDERS, kind=types.WatchKind.Create | types.WatchKind.Delete
+            ),
+        ]
     )
     try:
         await session.server.client_register_capability_async(
@@ -84,7 +121,8 @@ async def register(session: Session) -> bool:
 
 async def files_changed(session: Session, params: types.DidChangeWatchedFilesParams) -> None:
     """Re-read changed files that are not open; reload settings if the config changed."""
-    paths = []
+    paths: list[Path] = []
+    others: list[tuple[Path, types.FileChangeType]] = []
     config_changed = False
     for change in params.changes:
         path = path_of(change.uri)
@@ -92,10 +130,13 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
             continue
         if path.name == CONFIG_FILE:
             config_changed = True
-            continue
-        if path in session.open and not read_from_disk(path):
-            continue
-        paths.append(path)
+        elif not watched_name(path):
+            others.append((path, change.type))  # a folder, perhaps
+        elif not (path in session.open and not read_from_disk(path)):
+            paths.append(path)
+    if others:
+        found = await session.change(_project_files_under, session, others)
+        paths += [p for p in found if p not in paths]
     if paths:
         await session.change(_invalidate_all, session, paths)
     if config_changed:
@@ -122,3 +163,30 @@ def _invalidate_all(work: Workspace, session: Session, paths: list[Path]) -> Non
     for path in paths:
         work.invalidate(path)
     session.mark_dirty(paths)
+
+
+def _project_files_under(
+    work: Workspace, session: Session, events: list[tuple[Path, types.FileChangeType]]
+) -> list[Path]:
+    """The project files at or under the paths of ``events`` (folders created or
+    deleted, or files named otherwise than the watched ones), open ones aside (lane)."""
+    known = work.known_files()
+    holders = {parent for path in known for parent in path.parents}
+    found: list[Path] = []
+    for path, kind in events:
+        if path in holders:
+            found += [p for p in known if p.is_relative_to(path)]
+        elif path in known:
+            found.append(path)
+        if kind == types.FileChangeType.Created and path.is_dir():
+            found += _discover(work, session, path)
+    return [p for p in dict.fromkeys(found) if p not in session.open or read_from_disk(p)]
+
+
+def _discover(work: Workspace, session: Session, folder: Path) -> list[Path]:
+    """The project files in a folder created in a workspace folder, made known."""
+    found: list[Path] = []
+    for root in session.roots:
+        if folder.is_relative_to(root):
+            found += [p for p in work.add_folder(root) if p.is_relative_to(folder)]
+    return found
