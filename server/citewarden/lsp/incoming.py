@@ -43,3 +43,25 @@ def _clean_lists(items: list[Any]) -> None:
                     current[i] = cleaned
             elif isinstance(value, list):
                 pending.append(value)
+
+
+def request_id(value: Any) -> int | str | None:
+    """``value`` as the id of a request: a whole number or a string, else None."""
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return None
+
+
+def shape_error(data: dict[str, Any]) -> str | None:
+    """Why ``data``, an object naming ``"jsonrpc"``, is no JSON-RPC 2.0 message, or None:
+    pygls reads another version as silence, and answers a method or a request id of
+    another type with a traceback."""
+    if data["jsonrpc"] != "2.0":
+        return 'Invalid Request: "jsonrpc" is not "2.0"'
+    if "method" not in data:
+        return None
+    if not isinstance(data["method"], str):
+        return "Invalid Request: the method is not a string"
+    if "id" in data and data["id"] is not None and request_id(data["id"]) is None:
+        return "Invalid Request: the id is neither a whole number nor a string"
+    return None

@@ -44,7 +44,7 @@ from citewarden.lsp.framing import (
     message_limit,
     refusal,
 )
-from citewarden.lsp.incoming import clean_object
+from citewarden.lsp.incoming import clean_object, request_id, shape_error
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
 from citewarden.lsp.redaction import RedactingFilter
@@ -66,12 +66,47 @@ class _UnreadableRequest:
     error: JsonRpcException
 
 
+@dataclass(frozen=True, slots=True)
+class _InvalidRequest:
+    """A body that is JSON but no JSON-RPC message the server reads: answered with Invalid
+    Request, under its id, or id null when it has none the server can use."""
+
+    id: int | str | None
+    reason: str
+
+
+def _invalid(message: Any) -> list[_InvalidRequest]:
+    """The answers to a decoded body that pygls did not make a message (none for a message):
+    a batch (LSP sends none: each request in it is answered, or the batch once), a body
+    that is not an object, an object without ``"jsonrpc"``."""
+    if isinstance(message, list):
+        reason = "Invalid Request: a batch (LSP sends one message at a time)"
+        ids = [i for i in map(_batch_member_id, message) if i is not None]
+        return [_InvalidRequest(i, reason) for i in ids] or [_InvalidRequest(None, reason)]
+    if isinstance(message, dict):
+        msg_id = request_id(message.get("id")) if "method" in message else None
+        return [_InvalidRequest(msg_id, 'Invalid Request: no "jsonrpc": "2.0"')]
+    if message is None or isinstance(message, str | int | float):
+        return [_InvalidRequest(None, "Invalid Request: not a JSON object")]
+    return []
+
+
+def _batch_member_id(member: Any) -> int | str | None:
+    """The id of a request in a batch, or None for anything else."""
+    if isinstance(member, RPCRequest | _UnreadableRequest | _InvalidRequest):
+        return cast(int | str | None, member.id)
+    if isinstance(member, dict) and "method" in member:
+        return request_id(member.get("id"))
+    return None
+
+
 class CitewardenProtocol(LanguageServerProtocol):
     """pygls' protocol with the server's own document buffers (see :mod:`.documents`), and
     every string the client sends made text (:mod:`.incoming`), and the errors JSON-RPC
     requires where pygls stays silent: a request with invalid params
-    gets InvalidParams, and every request after ``shutdown`` gets InvalidRequest (a body
-    that is not JSON gets Parse error, see :meth:`CitewardenServer.report_server_error`)."""
+    gets InvalidParams, and every request after ``shutdown`` gets InvalidRequest, as does
+    JSON that is no JSON-RPC message (a body that is not JSON gets Parse error, see
+    :meth:`CitewardenServer.report_server_error`)."""
 
     _server: CitewardenServer
     _closing = False
@@ -81,6 +116,8 @@ class CitewardenProtocol(LanguageServerProtocol):
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         data = clean_object(data)
+        if "jsonrpc" in data and (reason := shape_error(data)) is not None:
+            return _InvalidRequest(request_id(data.get("id")), reason)
         if data.get("method") == TOO_LARGE and "jsonrpc" in data:
             refused = refusal(data.get("params"))
             if refused is not None:
@@ -105,6 +142,11 @@ class CitewardenProtocol(LanguageServerProtocol):
             self.handling = False
 
     def _handle(self, message: Any) -> None:
+        invalid = [message] if isinstance(message, _InvalidRequest) else _invalid(message)
+        if invalid:
+            for answer in invalid:
+                self._answer_invalid(answer)
+            return
         if isinstance(message, Refusal):
             self._refuse(message)
             return
@@ -124,6 +166,11 @@ class CitewardenProtocol(LanguageServerProtocol):
             if message.method == types.SHUTDOWN:
                 self._closing = True
         super().handle_message(message)
+
+    def _answer_invalid(self, answer: _InvalidRequest) -> None:
+        """Invalid Request, written by hand: pygls leaves out an id that is null."""
+        error = {"code": JsonRpcInvalidRequest.CODE, "message": answer.reason}
+        self._send_data({"jsonrpc": "2.0", "id": answer.id, "error": error})
 
     def _execute_handler(
         self,
