@@ -22,7 +22,8 @@ force (the published limits, lowered by the advertised headers), lanes in parall
 is the slowest lane's time.  (The advertised Crossref limits hold for its two lanes together,
 through one gate per host; the floor's Crossref requests all go on the list lane, so that
 gate adds nothing to it.)  ``--hallmark`` also runs HALLMARK dev
-(../shared/tools/hallmark-dev/run_hallmark.py, latency ``--hallmark-latency-ms``, 0 by default)
+(../shared/tools/hallmark-dev/run_hallmark.py, latency ``--hallmark-latency-ms``, 0 by default;
+``--hallmark-crossref-or``: on a copy whose Crossref ORs repeated filters, as Crossref does)
 and prints its wall time, requests per entry and per source and peak rate per source.
 
 Usage: ``python bench/verify_bench.py [--entries 200] [--latency 0.1] [--hallmark]``
@@ -67,6 +68,7 @@ from citewarden.verify.sources.arxiv import ArxivSource, work_from_entry  # noqa
 from citewarden.verify.sources.cached import CachedSource  # noqa: E402
 from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl  # noqa: E402
 from citewarden.verify.sources.doi import DoiSource  # noqa: E402
+from hallmark_crossref_or import ored_copy  # noqa: E402
 from replay import API_DATA, ReplayServer  # noqa: E402
 
 RECORDS = ROOT / "tests" / "data" / "accuracy" / "records.jsonl"
@@ -296,16 +298,21 @@ def measure(
     return verdict_rows(bib.name, verdicts)
 
 
-def hallmark(latency_ms: float, workdir: Path | None) -> None:
+def hallmark(latency_ms: float, workdir: Path | None, crossref_or: bool = False) -> None:
     """HALLMARK dev through its replay harness: wall time, requests, peak rate per source,
-    and the Crossref single look-ups that followed a batch asking for the same DOI."""
+    and the Crossref single look-ups that followed a batch asking for the same DOI.
+    ``crossref_or``: through a copy of the harness whose Crossref ORs repeated filters, as
+    Crossref does (:mod:`hallmark_crossref_or`)."""
     harness = harness_dir()
     if harness is None:
         print("[hallmark dev] harness not found (set CITEWARDEN_HALLMARK_DEV)")
         return
     cmd = ROOT / ".venv" / "bin" / "citewarden"
     with tempfile.TemporaryDirectory() as tmp:
-        work = workdir or Path(tmp)
+        if crossref_or:
+            harness = ored_copy(harness, Path(tmp))
+            print("[hallmark dev] Crossref's repeated filters ORed, as Crossref answers them")
+        work = workdir or Path(tmp) / "work"
         work.mkdir(parents=True, exist_ok=True)
         out = work / "metrics.json"
         start = time.perf_counter()
@@ -379,6 +386,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hallmark-latency-ms", type=float, default=0.0)
     parser.add_argument("--hallmark-workdir", type=Path, help="keep the harness's files here")
     parser.add_argument(
+        "--hallmark-crossref-or",
+        action="store_true",
+        help="run HALLMARK dev on a copy of the harness whose Crossref ORs repeated filters",
+    )
+    parser.add_argument(
         "--verdicts-out", type=Path, help="write the verdicts (report shape) for compare_verdicts"
     )
     args = parser.parse_args(argv)
@@ -400,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.verdicts_out:
         args.verdicts_out.write_text(json.dumps({"entries": rows}, indent=1), encoding="utf-8")
     if args.hallmark:
-        hallmark(args.hallmark_latency_ms, args.hallmark_workdir)
+        hallmark(args.hallmark_latency_ms, args.hallmark_workdir, args.hallmark_crossref_or)
     return 0
 
 
