@@ -99,3 +99,32 @@ def test_the_served_table_holds_no_finished_future_after_many_changes(
         assert response["result"] == 0
     finally:
         client.close()
+
+
+async def test_shutdown_with_handlers_still_running_is_answered() -> None:
+    """pygls' shutdown cancels every future of the table while it walks it: a future taken
+    out of the table by its own done-callback then changed the table under the walk, and
+    shutdown was answered with an internal error (the client never sent exit, and hung)."""
+    server = create_server()
+    protocol = server.protocol
+    assert isinstance(protocol, CitewardenProtocol)
+    sent: list[Any] = []
+    protocol._send_data = sent.append  # type: ignore[method-assign]
+    release = asyncio.Event()
+
+    def pending() -> Any:  # a generator handler still waiting for a step
+        yield asyncio.Event().wait, (), None
+
+    for i in range(3):
+        protocol._execute_handler(f"n{i}", pending, protocol._check_handler_result)
+    assert len(protocol._request_futures) >= 3
+    body = {"jsonrpc": "2.0", "id": 7, "method": "shutdown", "params": None}
+    protocol.handle_message(json.loads(json.dumps(body), object_hook=protocol.structure_message))
+    for _ in range(200):
+        await asyncio.sleep(0.01)
+        if any(getattr(m, "id", None) == 7 for m in sent):
+            break
+    release.set()
+    (answer,) = [m for m in sent if getattr(m, "id", None) == 7]
+    assert getattr(answer, "error", None) is None, answer
+    await server.session.close()

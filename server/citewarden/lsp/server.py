@@ -13,7 +13,7 @@ import json
 import logging
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
@@ -100,6 +100,25 @@ def _batch_member_id(member: Any) -> int | str | None:
     return None
 
 
+class _FutureTable(dict[Any, Any]):
+    """pygls' table of request futures, walked over a copy: a future's done-callback takes
+    it out of the table (:meth:`CitewardenProtocol._forget_future`), and ``shutdown``
+    cancels the futures while it walks the table, so each cancel changed the table under
+    the walk."""
+
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
+        return list(super().items())
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return list(super().values())
+
+    def keys(self) -> list[Any]:  # type: ignore[override]
+        return list(super().keys())
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(list(super().keys()))
+
+
 class CitewardenProtocol(LanguageServerProtocol):
     """pygls' protocol with the server's own document buffers (see :mod:`.documents`), and
     every string the client sends made text (:mod:`.incoming`), and the errors JSON-RPC
@@ -171,6 +190,10 @@ class CitewardenProtocol(LanguageServerProtocol):
         """Invalid Request, written by hand: pygls leaves out an id that is null."""
         error = {"code": JsonRpcInvalidRequest.CODE, "message": answer.reason}
         self._send_data({"jsonrpc": "2.0", "id": answer.id, "error": error})
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._request_futures = _FutureTable(self._request_futures)
 
     def _execute_handler(
         self,
