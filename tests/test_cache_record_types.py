@@ -118,3 +118,25 @@ async def test_damaged_records_of_a_lookup_are_a_miss(tmp_path: Path, records: A
         source = CachedSource(_Inner(), cache, offline=True)
         assert (await source.by_doi(DOI)).reason == OFFLINE_MISS
         assert [r.reason for r in (await source.by_dois([DOI])).values()] == [OFFLINE_MISS]
+
+
+@pytest.mark.parametrize("year", [0, 3050, -5, True])
+def test_a_record_with_a_year_no_date_has_is_stored_so_that_it_reads_back(year: int) -> None:
+    """What is written can be read: OpenAlex's and Semantic Scholar's readers keep only a
+    year from 1 to 2999 (as Crossref's do), and a record holding another writes none, so a
+    search page with one odd year is not a miss on every later run."""
+    from citewarden.verify.records import lookup_from_dict
+    from citewarden.verify.sources.openalex import work_from_openalex
+    from citewarden.verify.sources.semanticscholar import work_from_s2
+
+    openalex = work_from_openalex(
+        {"id": "https://openalex.org/W1", "display_name": "A study", "publication_year": year}
+    )
+    s2 = work_from_s2({"paperId": "x", "title": "A study", "year": year})
+    odd = WorkRecord("crossref", "A study", year=year, other_years=(year, 2011))
+    for record in (openalex, s2, odd):
+        assert record is not None
+        back = lookup_from_dict(lookup_to_dict(Lookup.found(record.source, [record])))
+        assert back.records[0].year is None
+        assert back.records[0].title == "A study"
+    assert record_from_dict(record_to_dict(odd)).other_years == (2011,)

@@ -193,6 +193,10 @@ def record_to_dict(record: WorkRecord) -> dict[str, object]:
             value = [[u.kind.value, u.doi, u.date, u.label] for u in record.updates]
         elif name == "extra":
             value = [list(kv) for kv in record.extra]
+        elif name == "year":
+            value = value if _is_year(value) else None  # (read back only as a year)
+        elif name == "other_years":
+            value = [y for y in value if _is_year(y)]
         elif isinstance(value, tuple):
             value = list(value)
         data[name] = value
@@ -231,10 +235,14 @@ def _optional_text(value: object, name: str) -> str | None:
     return None if value is None else _text(value, name)
 
 
+def _is_year(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and MIN_YEAR <= value <= MAX_YEAR
+
+
 def _year(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not MIN_YEAR <= value <= MAX_YEAR:
+    if not _is_year(value):
         raise ValueError(f"{name} is not a year")
-    return value
+    return value  # type: ignore[return-value]
 
 
 def _items(value: object, name: str) -> list[object]:

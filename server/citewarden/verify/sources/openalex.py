@@ -20,6 +20,7 @@ from citewarden.verify.sources._common import (
     reply_json,
     used_query,
     works_found,
+    year_from_string,
 )
 from citewarden.verify.sources.journals import journal_from_openalex
 from citewarden.verify.sources.venue_search import MAX_HITS, openalex_venues
@@ -99,7 +100,7 @@ def work_from_openalex(work: Any, source: str = "openalex") -> WorkRecord | None
         source=source,
         title=title,
         authors=tuple(authors),
-        year=year if isinstance(year, int) else None,
+        year=year_from_string(year) if isinstance(year, int) else None,
         doi=normalize_doi(work.get("doi")),
         venue=venue,
         venue_short=short,

@@ -19,6 +19,7 @@ from citewarden.verify.sources._common import (
     reply_json,
     used_query,
     works_found,
+    year_from_string,
 )
 
 FIELDS = (
@@ -65,7 +66,7 @@ def work_from_s2(paper: Any, source: str = "semanticscholar") -> WorkRecord | No
         source=source,
         title=title,
         authors=authors,
-        year=year if isinstance(year, int) else None,
+        year=year_from_string(year) if isinstance(year, int) else None,
         doi=normalize_doi(ext.get("DOI")),
         venue=venue,
         venue_short=short,
