@@ -92,6 +92,20 @@ DISCOVER_SUFFIXES = frozenset(
 SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "__pycache__", "_build", "_site"})
 
 
+def skipped_dir(name: str) -> bool:
+    """Whether :meth:`Workspace.add_folder` never descends into a folder named ``name``
+    (hidden ones, :data:`SKIP_DIRS`)."""
+    return name.startswith(".") or name in SKIP_DIRS
+
+
+def walks_into(root: Path, folder: Path) -> bool:
+    """Whether the walk of ``root`` (:meth:`Workspace.add_folder`) reaches ``folder``: it is
+    ``root`` or under it through no folder the walk skips (:func:`skipped_dir`)."""
+    return folder.is_relative_to(root) and not any(
+        skipped_dir(part) for part in folder.relative_to(root).parts
+    )
+
+
 def default_reader(
     path: Path, limit: int = int(DEFAULT_MAX_FILE_MB * (1 << 20))
 ) -> tuple[str, Sequence[Finding]]:
@@ -181,16 +195,19 @@ class Workspace(ProjectQueries):
             self._projects = None
         return p
 
-    def add_folder(self, root: Path | str) -> list[Path]:
-        """Discover documents and bibliographies under ``root``; return the files found."""
+    def add_folder(self, root: Path | str, under: Path | None = None) -> list[Path]:
+        """Discover documents and bibliographies under ``root``; return the files found.
+        Given ``under``, a folder in ``root``, only that folder is walked, by the rules of
+        the walk of ``root`` (nothing when that walk skips it, :func:`walks_into`)."""
         folder = normalize_path(root)
         if folder not in self._folders:
             self._folders.append(folder)
+        top = folder if under is None else normalize_path(under)
+        if not walks_into(folder, top):
+            return []
         found: list[Path] = []
-        for dirpath, dirnames, filenames in os.walk(folder):
-            dirnames[:] = sorted(
-                d for d in dirnames if not d.startswith(".") and d not in SKIP_DIRS
-            )
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
             for name in sorted(filenames):
                 if name.startswith(".") and name not in METADATA_NAMES:
                     continue

@@ -25,7 +25,7 @@ from lsprotocol import types
 
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.session import WORKSPACE, Session
-from citewarden.project import Workspace
+from citewarden.project import Workspace, walks_into
 from citewarden.settings import CONFIG_FILE
 
 log = logging.getLogger(__name__)
@@ -170,23 +170,25 @@ def _project_files_under(
 ) -> list[Path]:
     """The project files at or under the paths of ``events`` (folders created or
     deleted, or files named otherwise than the watched ones), open ones aside (lane)."""
-    known = work.known_files()
-    holders = {parent for path in known for parent in path.parents}
+    known = dict.fromkeys(work.known_files())
+    folders = {path.parent for path in known}  # fewer than the files: their parents once
+    holders = {parent for folder in folders for parent in (folder, *folder.parents)}
     found: list[Path] = []
     for path, kind in events:
         if path in holders:
             found += [p for p in known if p.is_relative_to(path)]
         elif path in known:
             found.append(path)
-        if kind == types.FileChangeType.Created and path.is_dir():
+        if kind == types.FileChangeType.Created:
             found += _discover(work, session, path)
     return [p for p in dict.fromkeys(found) if p not in session.open or read_from_disk(p)]
 
 
 def _discover(work: Workspace, session: Session, folder: Path) -> list[Path]:
-    """The project files in a folder created in a workspace folder, made known."""
-    found: list[Path] = []
-    for root in session.roots:
-        if folder.is_relative_to(root):
-            found += [p for p in work.add_folder(root) if p.is_relative_to(folder)]
-    return found
+    """The project files in a folder created in a workspace folder, made known: the folder
+    alone is walked, by the rules of its workspace folder's walk; one that walk skips (in
+    ``.git``, ``node_modules``...) costs nothing."""
+    roots = [root for root in session.roots if walks_into(root, folder)]
+    if not roots or not folder.is_dir():
+        return []
+    return [p for root in roots for p in work.add_folder(root, under=folder)]

@@ -1,0 +1,62 @@
+"""Folders created in a workspace (workspace/didChangeWatchedFiles): only the new folder is
+walked, by the rules of the walk of its workspace folder; a folder that walk skips (under
+``.git``, ``node_modules``) is not walked at all."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+import pytest
+from lsprotocol import types
+
+from citewarden import project
+from citewarden.lsp.session import Session
+from citewarden.lsp.watch import _project_files_under
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+
+CREATED = types.FileChangeType.Created
+
+
+def test_a_created_folder_is_walked_alone_and_skipped_ones_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path.resolve()
+    for chapter in ("ch1", "ch2"):
+        (root / chapter).mkdir()
+        (root / chapter / "s.tex").write_text("x", encoding="utf-8")
+    work = Workspace(Settings(ignore=("new/drafts/*",)), root=root)
+    work.add_folder(root)
+    session = cast(Session, SimpleNamespace(roots=[root], open={}))
+    walked: list[Path] = []
+    walk = os.walk
+
+    def counting_walk(top: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        walked.append(Path(top))
+        return walk(top, *args, **kwargs)
+
+    monkeypatch.setattr(project.os, "walk", counting_walk)
+    skipped = [root / ".git" / "objects" / f"{i:02x}" for i in range(4)]
+    skipped += [root / "node_modules" / "pkg", root / "ch1" / "_build"]
+    for folder in skipped:
+        folder.mkdir(parents=True)
+        (folder / "junk.tex").write_text("x", encoding="utf-8")
+    found = _project_files_under(work, session, [(f, CREATED) for f in skipped])
+    assert (found, walked) == ([], [])
+
+    new = root / "new"
+    (new / "drafts").mkdir(parents=True)
+    (new / "a.tex").write_text("x", encoding="utf-8")
+    (new / "drafts" / "b.tex").write_text("x", encoding="utf-8")  # ignored, from the root
+    (new / ".hidden").mkdir()
+    (new / ".hidden" / "c.tex").write_text("x", encoding="utf-8")
+    (root / "elsewhere.tex").write_text("x", encoding="utf-8")  # not in the new folder
+    found = _project_files_under(work, session, [(new, CREATED)])
+    assert found == [new / "a.tex"]
+    assert walked[0] == new and root not in walked
+    assert new / "a.tex" in work.known_files()
+    assert root / "elsewhere.tex" not in work.known_files()
