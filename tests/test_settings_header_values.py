@@ -64,3 +64,23 @@ def test_the_user_agent_never_holds_a_line_break() -> None:
     assert "\r" not in user_agent("a@example.org\r\nX-Injected: 1")
     assert user_agent("jos\u00e9@example.org").isascii()
     assert user_agent("me@example.org").endswith("(mailto:me@example.org)")
+
+
+def test_a_judge_key_from_the_environment_outside_printable_ascii_is_not_sent() -> None:
+    """The judge's key variable is held to the rule of the other keys: reported by name
+    (never its value) and counted as unset, where every judge request failed unseen."""
+    from citewarden.settings import JudgeSettings
+    from citewarden.verify.judge import judge_config
+
+    env = {
+        "CITEWARDEN_JUDGE_URL": "https://judge.example/v1",
+        "CITEWARDEN_JUDGE_MODEL": "m",
+        "CITEWARDEN_JUDGE_API_KEY": "sk-ab\u00e9cd",
+    }
+    config = judge_config(JudgeSettings(), env)
+    assert config is not None and config.api_key is None
+    problems = source_address_problems(Settings(), env)
+    assert [p.key for p in problems] == ["CITEWARDEN_JUDGE_API_KEY"]
+    assert "sk-ab" not in problems[0].message
+    good = judge_config(JudgeSettings(), {**env, "CITEWARDEN_JUDGE_API_KEY": "sk-abcd"})
+    assert good is not None and good.api_key == "sk-abcd"

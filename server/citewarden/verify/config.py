@@ -56,6 +56,8 @@ MAILTO_ENV = "CITEWARDEN_MAILTO"
 OPENALEX_KEY_ENV = "CITEWARDEN_OPENALEX_API_KEY"
 S2_KEY_ENV = "CITEWARDEN_S2_API_KEY"
 NCBI_KEY_ENV = "CITEWARDEN_NCBI_API_KEY"
+#: The judge's key (read by :mod:`citewarden.verify.judge`, checked here with the others).
+JUDGE_KEY_ENV = "CITEWARDEN_JUDGE_API_KEY"
 CACHE_DIR_ENV = "CITEWARDEN_CACHE_DIR"
 
 
@@ -92,7 +94,7 @@ def _clean(value: str | None) -> str | None:
     return value or None
 
 
-def _env_value(env: Mapping[str, str], variable: str) -> str | None:
+def env_value(env: Mapping[str, str], variable: str) -> str | None:
     """The mailto or key ``variable`` sets, None when it cannot go into a request
     (:func:`~citewarden.settings.header_value_problem`; :func:`env_value_problems` says so)."""
     value = _clean(env.get(variable))
@@ -103,7 +105,7 @@ def env_value_problems(env: Mapping[str, str]) -> list[SettingsProblem]:
     """A problem for each mailto or key variable set to what cannot go into a request."""
     return [
         SettingsProblem("environment", variable, HEADER_VALUE_PROBLEM)
-        for variable in (MAILTO_ENV, OPENALEX_KEY_ENV, S2_KEY_ENV, NCBI_KEY_ENV)
+        for variable in (MAILTO_ENV, OPENALEX_KEY_ENV, S2_KEY_ENV, NCBI_KEY_ENV, JUDGE_KEY_ENV)
         if (value := _clean(env.get(variable))) and header_value_problem(value)
     ]
 
@@ -125,9 +127,9 @@ def resolve_config(
             urls[name] = value.strip().rstrip("/")
             from_settings.add(name)
     keys = {
-        "openalex": _clean(settings.openalex_api_key) or _env_value(env, OPENALEX_KEY_ENV),
-        "semanticscholar": _clean(settings.s2_api_key) or _env_value(env, S2_KEY_ENV),
-        "pubmed": _clean(settings.ncbi_api_key) or _env_value(env, NCBI_KEY_ENV),
+        "openalex": _clean(settings.openalex_api_key) or env_value(env, OPENALEX_KEY_ENV),
+        "semanticscholar": _clean(settings.s2_api_key) or env_value(env, S2_KEY_ENV),
+        "pubmed": _clean(settings.ncbi_api_key) or env_value(env, NCBI_KEY_ENV),
     }
     withheld = tuple(
         name
@@ -138,7 +140,7 @@ def resolve_config(
     return SourceConfig(
         base_urls=urls,
         sources=tuple(settings.sources),
-        mailto=_clean(settings.mailto) or _env_value(env, MAILTO_ENV),
+        mailto=_clean(settings.mailto) or env_value(env, MAILTO_ENV),
         openalex_api_key=sent["openalex"],
         s2_api_key=sent["semanticscholar"],
         ncbi_api_key=sent["pubmed"],
@@ -233,7 +235,6 @@ def source_address_problems(
     manuscript should know when the manuscript's folder chose the sources), saying also
     when a key is not sent there (:func:`key_may_go_to`), for a judge key withheld, and
     for a mailto or key variable that cannot be sent (:func:`env_value_problems`)."""
-    from citewarden.verify.judge import KEY_ENV as JUDGE_KEY_ENV
     from citewarden.verify.judge import URL_ENV as JUDGE_URL_ENV
 
     env = os.environ if env is None else env

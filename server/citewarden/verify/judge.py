@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from citewarden.model import Match
 from citewarden.redaction import redact
 from citewarden.settings import JudgeSettings
-from citewarden.verify.config import key_may_go_to
+from citewarden.verify.config import JUDGE_KEY_ENV, env_value, key_may_go_to
 
 if TYPE_CHECKING:
     from citewarden.verify.http import HttpClient
@@ -32,11 +32,7 @@ MAX_REASON = 300
 MAX_ABSTRACT_SENT = 3000
 
 #: Environment variables that turn the judge on (``URL`` and ``MODEL`` both needed).
-URL_ENV, MODEL_ENV, KEY_ENV = (
-    "CITEWARDEN_JUDGE_URL",
-    "CITEWARDEN_JUDGE_MODEL",
-    "CITEWARDEN_JUDGE_API_KEY",
-)
+URL_ENV, MODEL_ENV, KEY_ENV = "CITEWARDEN_JUDGE_URL", "CITEWARDEN_JUDGE_MODEL", JUDGE_KEY_ENV
 #: Citations judged at once.
 CONCURRENCY = 4
 
@@ -187,7 +183,7 @@ def judge_config(
     key = (settings.api_key or "").strip() or None
     url_from_settings = bool((settings.url or "").strip())
     if key is None and key_may_go_to(url, None, url_from_settings):
-        key = (env.get(KEY_ENV) or "").strip() or None  # the environment's key: its own URL only
+        key = env_value(env, KEY_ENV)  # the environment's key: its own URL only
     return JudgeConfig(url, model, key, settings.timeout)
 
 
