@@ -79,3 +79,15 @@ async def test_without_a_budget_the_wait_is_at_most_max_retry_after(server: str)
     await http.aclose()
     assert all(isinstance(r, Reply) and r.status == 404 for r in replies), replies
     assert time.monotonic() - started < 20.0
+
+
+async def test_a_pause_the_service_asked_for_is_named_as_such(server: str) -> None:
+    """A Retry-After pause past the entry's budget fails as the pause it is (429), not as
+    a rate the service never set ("one request per 0 s" for Crossref's ten a second)."""
+    http = fast_http(timeout=2.0, limits={"crossref": Limit(10.0)})
+    http.bucket("crossref").pause(30)
+    with entry_budget(25.0):
+        answer = await http.get(server, lane="crossref")
+    await http.aclose()
+    assert isinstance(answer, Failure)
+    assert (answer.reason, answer.status) == ("rate limited: retry after 30 s", 429)

@@ -229,7 +229,10 @@ class HttpClient:
             limit = min(limit, budget.remaining())
         if wait <= limit:
             return None
+        paused = max(b.paused_for() for b in buckets)
         interval = 1.0 / min(b.rate for b in buckets)
+        if paused >= interval:  # the pause the service asked for, not its rate, is the wait
+            return Failure(f"rate limited: retry after {paused:.0f} s", 429)
         return Failure(f"rate limited: the source asks for one request per {interval:.0f} s")
 
     def _paused_for(self, lane: str, host: str) -> float:
