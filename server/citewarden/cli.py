@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import stat
 import sys
 import traceback
@@ -23,7 +22,7 @@ from typing import Any, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
-from citewarden.files import new_temp_file
+from citewarden.files import replace_whole
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
@@ -554,12 +553,4 @@ def _replace_file(path: Path, data: bytes) -> None:
         with path.open("wb") as out:
             out.write(data)
         return
-    target = path.resolve()
-    fd, tmp = new_temp_file(target.parent, target.name)
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    replace_whole(path.resolve(), data)

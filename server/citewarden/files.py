@@ -172,6 +172,12 @@ def write_new_regular(path: Path, data: bytes) -> None:
             errno.EINVAL, f"{_kind(mode)}, not a regular file; not written", str(path)
         )
     path.parent.mkdir(parents=True, exist_ok=True)
+    replace_whole(path, data)
+
+
+def replace_whole(path: Path, data: bytes) -> None:
+    """``data`` as the file ``path``, whole or not at all: written to a temporary file
+    beside it, then renamed over it (the temporary file goes when the write fails)."""
     fd, tmp = new_temp_file(path.parent, path.name)
     try:
         with os.fdopen(fd, "wb") as out:
