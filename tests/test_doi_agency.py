@@ -158,3 +158,17 @@ async def test_the_prefixes_of_a_bibliography_are_asked_together_and_kept(
     assert Code.DOI_NOT_FOUND in {i.code for i in again.issues}
     assert replay.requests_to("/doi/") == 0  # the prefix's agency is kept
     cache.close()
+
+
+async def test_a_doi_of_the_older_syntax_goes_to_doi_org_whatever_its_prefix(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """A SICI DOI (``<``, ``>``, ``;``, ``:``) under a Crossref prefix: Crossref's path may
+    not match such a DOI it holds, so its 404 is not final there; doi.org is asked."""
+    sici = "10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-x"
+    not_held(replay, sici)
+    v = await verifier(replay, replay_http).verify(made_up("foo", sici))
+    (issue,) = [i for i in v.issues if i.code is Code.DOI_NOT_FOUND]
+    assert "doi.org has no record of it" in issue.message
+    assert replay.requests_to("/doi/ra/") == 0
+    assert replay.requests_to("/doi/10.1002") == 1

@@ -13,6 +13,8 @@ from citewarden.verify.compare import compare
 from citewarden.verify.evidence import Evidence, IdKind, IdState
 from citewarden.verify.records import Lookup, Outcome, WorkRecord
 from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls
+from citewarden.verify.sources._common import normalize_doi
+from citewarden.verify.sources.crossref import filter_safe
 from citewarden.verify.sources.doi import doi_prefix, registration_agency
 
 
@@ -73,11 +75,14 @@ class IdLookup(SourceCalls):
         registration agency of its prefix (one request for many prefixes, kept long):
         Crossref itself when the prefix is Crossref's (Crossref answers for every DOI it
         registered), doi.org when it knows no such prefix; None when the prefix is another
-        agency's or the question failed (doi.org is then asked for the DOI itself)."""
+        agency's, the question failed or the DOI is not of the plain modern syntax (doi.org
+        is then asked for the DOI itself)."""
         prefix = doi_prefix(doi)
         source = self.sources.get("doi")
         if prefix is None or source is None or getattr(source, "agency", None) is None:
             return None
+        if not filter_safe(normalize_doi(doi) or ""):
+            return None  # an older syntax (SICI: <, >, ;) Crossref's path may not match: doi.org
         answer = await self._ask_safely(source, "doi", "agency", prefix)
         if answer.outcome is Outcome.NOT_FOUND:
             ev.sources.append("doi")
