@@ -454,8 +454,7 @@ def register(server: LanguageServer, session: Session) -> None:
         try:
             # the edit spans the project: every open file's current text counts
             await session.ready.wait()
-            for path in list(session.open):
-                await session.ensure_current(path)
+            await session.ensure_all_current()
             at = await _at(session, params.text_document.uri, params.position)
             if at is None:
                 return None
