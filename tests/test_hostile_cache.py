@@ -231,3 +231,39 @@ def test_cache_commands_report_damage_and_unusable_directories(tmp_path: Path) -
     )
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert "cannot create the cache directory" in bad.stderr
+
+
+def _drop_table(store: diskcache.Cache) -> diskcache.Cache:
+    """The store as another process leaves it after it was opened: its tables are gone."""
+    con = sqlite3.connect(Path(store.directory) / "cache.db")
+    con.execute("DROP TABLE Cache")
+    con.execute("DROP TABLE Settings")
+    con.commit()
+    con.close()
+    return store
+
+
+@pytest.mark.parametrize("action", ["stats", "clear", "prune"])
+def test_a_store_failing_during_a_cache_command_is_reported(
+    tmp_path: Path,
+    action: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SQLite failing while `cache stats|clear|prune` runs: a message and status 2."""
+    from citewarden import cache, cli
+
+    _filled(tmp_path / "cache")
+    store = Cache(tmp_path / "cache")
+    _drop_table(store._store)
+    with pytest.raises(
+        CacheUnavailable, match=f"cannot {'read' if action == 'stats' else action} the cache"
+    ):
+        getattr(store, action)()
+    store.close()
+    opened = cache._open_store
+    monkeypatch.setattr(cache, "_open_store", lambda path: _drop_table(opened(path)))
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    assert cli.main(["cache", action]) == 2
+    err = capsys.readouterr().err
+    assert "no such table" in err and "Traceback" not in err, err

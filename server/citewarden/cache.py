@@ -17,12 +17,13 @@ the reason and leave the store as it is.  Location: ``$CITEWARDEN_CACHE_DIR`` or
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -255,11 +256,25 @@ class Cache:
         except Exception as exc:  # a full or read-only disk must not stop verification
             self._trouble("write", exc)
 
+    @contextlib.contextmanager
+    def _admin(self, action: str) -> Iterator[None]:
+        """Run a command on the whole store (stats, clear, prune): a store that fails meanwhile
+        (locked past the timeout, a full disk, damaged since it was opened) raises
+        :class:`CacheUnavailable` with what SQLite said, for the command to report."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise CacheUnavailable(
+                f"cannot {action} the cache at {self.directory / STORE}: {exc}"
+            ) from exc
+
     def stats(self) -> dict[str, Any]:
+        with self._admin("read"):
+            entries, size = len(self._store), int(self._store.volume())
         return {
             "directory": str(self.directory),
-            "entries": len(self._store),
-            "size_bytes": int(self._store.volume()),
+            "entries": entries,
+            "size_bytes": size,
             "hits": self.hits,
             "misses": self.misses,
             "schema_version": SCHEMA_VERSION,
@@ -267,11 +282,16 @@ class Cache:
         }
 
     def clear(self) -> int:
-        return int(self._store.clear())
+        with self._admin("clear"):
+            return int(self._store.clear())
 
     def prune(self) -> int:
         """Remove expired and unreadable entries (by the injected clock and by diskcache's
         expiry)."""
+        with self._admin("prune"):
+            return self._prune()
+
+    def _prune(self) -> int:
         removed = int(self._store.expire())
         now = self._clock()
         try:
