@@ -356,6 +356,18 @@ class Buffer:
         return sent
 
 
+async def measure_edits(what: str, buf: Buffer, at: tuple[int, int], char: str, count: int) -> None:
+    """Print the latency of ``count`` edits at ``at`` (after 4 that warm the caches) and
+    the server's CPU time per edit."""
+    await timed_edits(buf, *at, char, 4)
+    cpu = server_cpu(buf.client)
+    samples, in_pygls = await timed_edits(buf, *at, char, count)
+    cpu = (server_cpu(buf.client) - cpu) / len(samples) * 1000
+    print(f"{what} -> publishDiagnostics: {percentiles(samples)}")
+    print(f"    ... until pygls has parsed it: {percentiles(in_pygls)}")
+    print(f"    server CPU per edit (mean): {cpu:.1f} ms")
+
+
 async def timed_edits(
     buf: Buffer, line: int, col: int, char: str, count: int
 ) -> tuple[list[float], list[float]]:
@@ -519,26 +531,13 @@ async def run(args: argparse.Namespace) -> None:
             await asyncio.wait_for(client.verified.wait(), timeout=1800)
             print(f"every entry verified (offline) after:    {time.perf_counter() - t_start:.2f} s")
 
-        # warm-up (first edits parse and cache), then measure
         dangling = chapter.line_of("no-such-key-2024")
-        await timed_edits(chapter, dangling, 0, " ", 4)
-        cpu = server_cpu(client)
-        samples, in_pygls = await timed_edits(chapter, dangling, 0, " ", args.edits)
-        cpu = (server_cpu(client) - cpu) / len(samples) * 1000
-        print(f"edit in a chapter -> publishDiagnostics:  {percentiles(samples)}")
-        print(f"    ... until pygls has parsed it:        {percentiles(in_pygls)}")
-        print(f"    server CPU per edit (mean): {cpu:.1f} ms")
+        await measure_edits("edit in a chapter", chapter, (dangling, 0), " ", args.edits)
 
         key = keys[len(keys) // 2]
         key_line = bib.line_of("{" + key + ",")
         col = bib.text.split("\n")[key_line].index("{" + key) + 1
-        await timed_edits(bib, key_line, col, "x", 4)
-        cpu = server_cpu(client)
-        samples, in_pygls = await timed_edits(bib, key_line, col, "x", args.edits)
-        cpu = (server_cpu(client) - cpu) / len(samples) * 1000
-        print(f"edit in the .bib  -> publishDiagnostics:  {percentiles(samples)}")
-        print(f"    ... until pygls has parsed it:        {percentiles(in_pygls)}")
-        print(f"    server CPU per edit (mean): {cpu:.1f} ms")
+        await measure_edits("edit in the .bib", bib, (key_line, col), "x", args.edits)
 
         # an entry being typed before that one, not closed yet: BibTeX's reading of the
         # file after a syntax error runs on every version
@@ -548,12 +547,9 @@ async def run(args: argparse.Namespace) -> None:
         fut = client.expect(bib.uri, bib.version + 1)
         bib.edit(key_line, 0, 0, typed)
         await asyncio.wait_for(fut, timeout=120)
-        await timed_edits(bib, key_line, at_key, "x", 4)
-        cpu = server_cpu(client)
-        samples, in_pygls = await timed_edits(bib, key_line, at_key, "x", args.edits)
-        cpu = (server_cpu(client) - cpu) / len(samples) * 1000
-        print(f"edit in an unclosed .bib entry -> publishDiagnostics: {percentiles(samples)}")
-        print(f"    server CPU per edit (mean): {cpu:.1f} ms")
+        await measure_edits(
+            "edit in an unclosed .bib entry", bib, (key_line, at_key), "x", args.edits
+        )
         fut = client.expect(bib.uri, bib.version + 1)
         bib.edit(key_line, 0, len(typed), "")
         await asyncio.wait_for(fut, timeout=120)
