@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,20 @@ def test_helpers_agree_with_the_reference_line_starts(text: str) -> None:
         assert count_line_breaks(text, floor, offset) == line - max(0, line - 1)
         later = [s for s in starts if s > offset]
         assert next_line_start(text, offset) == (later[0] if later else -1)
+
+
+def test_the_line_index_of_a_file_of_blank_lines_stays_small() -> None:
+    """A line a byte (a hostile file of line breaks): 8 bytes a line start, not a Python
+    int in a list (36 bytes), so a 32 MB file of them does not take a gigabyte."""
+    text = "\n" * 1_000_000
+    tracemalloc.start()
+    try:
+        index = LineIndex(text)
+        kept, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert index.line_count == 1_000_001 and index.line_start(1_000_000) == 1_000_000
+    assert kept < 12 * 1_000_000, kept
 
 
 def test_line_ending_is_the_first_line_break() -> None:
