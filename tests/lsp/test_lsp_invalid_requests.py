@@ -76,3 +76,51 @@ def test_messages_without_a_usable_id_get_invalid_request_with_id_null(
         assert error["id"] is None
         _assert_invalid_request(error)
     assert "result" in client.hover("main.tex", 0, 7)  # and the server goes on
+
+
+def _client_hears(client: RawClient) -> list[dict[str, Any]]:
+    """What the server said of its own (shown or logged messages) and answers to no request,
+    once every message written before has been handled (a hover is answered after them)."""
+    assert "result" in client.hover("main.tex", 0, 7)
+    said = [n for n in client.notifications if n["method"].startswith("window/")]
+    return said + client.unanswerable
+
+
+def test_notifications_without_params_or_handler_are_let_go_silently(client: RawClient) -> None:
+    """A notification no handler takes (a ``$/`` one may be ignored, any other gets no answer)
+    and a known one whose params are missing or do not fit are logged, and the client hears
+    nothing: pygls showed 'Error in server: Internal Error' or 'Invalid Params'."""
+    bodies: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "method": "$/unknownThing"},
+        {"jsonrpc": "2.0", "method": "unknownThing"},
+        {"jsonrpc": "2.0", "method": "textDocument/willSave", "params": {"bogus": 1}},
+        {"jsonrpc": "2.0", "method": "$/cancelRequest"},
+        {"jsonrpc": "2.0", "method": "$/setTrace"},
+        {"jsonrpc": "2.0", "method": "textDocument/didSave"},
+        {"jsonrpc": "2.0", "method": "textDocument/didSave", "params": {"bogus": 1}},
+    ]
+    for body in bodies:
+        _write(client, body)
+    assert _client_hears(client) == []
+
+
+def test_initialized_without_params_starts_the_server(tmp_path: Path) -> None:
+    """``initialized``'s params are an empty object: a client that leaves them out gets a
+    server that indexes the workspace (it was refused with Invalid Params, and nothing was
+    ever checked)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "main.tex").write_text("\\cite{nokey}\n\\bibliography{refs}\n")
+    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
+    c = RawClient(root, tmp_path / "cache")
+    try:
+        init = {"verify": {"enabled": False}}
+        params = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+        msg_id = c.request("initialize", {**params, "initializationOptions": init})
+        assert "result" in c.response(msg_id)
+        _write(c, {"jsonrpc": "2.0", "method": "initialized"})
+        codes = [d["code"] for d in c.diagnostics((root / "main.tex").as_uri())]
+        assert codes == ["dangling-citation"]
+        assert [n for n in c.notifications if n["method"] == "window/showMessage"] == []
+    finally:
+        c.close()

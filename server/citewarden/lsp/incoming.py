@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from citewarden.safe_text import without_surrogates
 
 
@@ -65,3 +67,18 @@ def shape_error(data: dict[str, Any]) -> str | None:
     if "id" in data and data["id"] is not None and request_id(data["id"]) is None:
         return "Invalid Request: the id is neither a whole number nor a string"
     return None
+
+
+def is_notification(data: dict[str, Any]) -> bool:
+    """Whether ``data``, a JSON-RPC 2.0 object, is a notification: a method and no id."""
+    return "jsonrpc" in data and "id" not in data and isinstance(data.get("method"), str)
+
+
+def absent_params(message_type: type | None) -> dict[str, Any] | None:
+    """The params a notification of ``message_type`` that has none is read with: the empty
+    object when the type requires params (``initialized``'s are an empty object), else
+    null (``exit`` has none; a method lsprotocol does not know takes any)."""
+    if message_type is None or not attrs.has(message_type):
+        return None
+    field = attrs.fields_dict(message_type).get("params")
+    return {} if field is not None and field.default is attrs.NOTHING else None

@@ -44,7 +44,13 @@ from citewarden.lsp.framing import (
     message_limit,
     refusal,
 )
-from citewarden.lsp.incoming import clean_object, request_id, shape_error
+from citewarden.lsp.incoming import (
+    absent_params,
+    clean_object,
+    is_notification,
+    request_id,
+    shape_error,
+)
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
 from citewarden.lsp.redaction import RedactingFilter
@@ -73,6 +79,15 @@ class _InvalidRequest:
 
     id: int | str | None
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class _UnreadNotification:
+    """A notification the server lets go: of a method it does not handle (error None), or
+    whose params could not be read.  Nothing is sent: a notification gets no answer."""
+
+    method: str
+    error: JsonRpcException | None
 
 
 def _invalid(message: Any) -> list[_InvalidRequest]:
@@ -125,7 +140,8 @@ class CitewardenProtocol(LanguageServerProtocol):
     requires where pygls stays silent: a request with invalid params
     gets InvalidParams, and every request after ``shutdown`` gets InvalidRequest, as does
     JSON that is no JSON-RPC message (a body that is not JSON gets Parse error, see
-    :meth:`CitewardenServer.report_server_error`)."""
+    :meth:`CitewardenServer.report_server_error`); a notification no handler takes, or
+    whose params do not fit, is logged and never answered nor shown."""
 
     _server: CitewardenServer
     _closing = False
@@ -141,6 +157,8 @@ class CitewardenProtocol(LanguageServerProtocol):
             refused = refusal(data.get("params"))
             if refused is not None:
                 return refused
+        if is_notification(data):
+            return self._notification(data)
         try:
             return super().structure_message(data)
         except JsonRpcException as exc:
@@ -148,6 +166,27 @@ class CitewardenProtocol(LanguageServerProtocol):
             if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) and method:
                 return _UnreadableRequest(msg_id, str(method), exc)
             raise
+
+    def _notification(self, data: dict[str, Any]) -> Any:
+        """The notification ``data`` read, params it has none of read as
+        :func:`.incoming.absent_params`; an :class:`_UnreadNotification` for a method no
+        handler takes (LSP lets ``$/`` ones be ignored) or for params that do not fit."""
+        method = data["method"]
+        if not self._handles(method):
+            return _UnreadNotification(method, None)
+        if "params" not in data:
+            data = {**data, "params": absent_params(self.get_message_type(method))}
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            return _UnreadNotification(method, exc)
+
+    def _handles(self, method: str) -> bool:
+        """Whether a notification of ``method`` has a handler."""
+        fm = self.fm
+        return (
+            method == types.CANCEL_REQUEST or method in fm.builtin_features or method in fm.features
+        )
 
     #: True while a decoded message is handled: an error the reading loop reports outside
     #: it came from decoding the body (see :meth:`CitewardenServer.report_server_error`).
@@ -168,6 +207,9 @@ class CitewardenProtocol(LanguageServerProtocol):
             return
         if isinstance(message, Refusal):
             self._refuse(message)
+            return
+        if isinstance(message, _UnreadNotification):
+            _let_go(message)
             return
         if isinstance(message, _UnreadableRequest):
             error = message.error
@@ -309,6 +351,14 @@ class CitewardenServer(LanguageServer):
             self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": error_object})
             return
         super().report_server_error(error, source)
+
+
+def _let_go(message: _UnreadNotification) -> None:
+    """Log a notification the server does not act on; the client hears nothing of it."""
+    if message.error is None:
+        log.debug("ignoring the notification %s: no handler", message.method)
+    else:
+        log.warning("ignoring the notification %s: %s", message.method, message.error)
 
 
 def _parse_error(error: Exception) -> str:
