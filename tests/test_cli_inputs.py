@@ -158,3 +158,21 @@ def test_memory_running_out_is_an_error_naming_the_file(tmp_path: Path) -> None:
     assert result.stderr.startswith("citewarden: error: ran out of memory while reading refs.bib")
     assert "max_file_mb" in result.stderr
     assert len(result.stderr.splitlines()) == 1
+
+
+def test_memory_running_out_while_parsing_is_the_same_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A parse that runs out of memory ends the command as a read does (status 2, the
+    file named), where it became a file-unreadable finding and status 1."""
+    from citewarden.parsing import bibtex
+
+    def exhausted(*args: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(bibtex, "parse_bibtex", exhausted)
+    (tmp_path / "refs.bib").write_text("@misc{k, title = {T}}\n", encoding="utf-8")
+    code, out, err = cli(["check", "refs.bib", "--no-verify"], tmp_path, capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err.startswith("citewarden: error: ran out of memory while reading refs.bib;")
+    assert len(err.splitlines()) == 1

@@ -103,7 +103,8 @@ WRAPPERS = r"""
 
 
 def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Names of the files parsed from now on (every parse goes through parse_file)."""
+    """Names of the files parsed from now on (every parse goes through the graph's
+    parse_file)."""
     seen: list[str] = []
 
     def counting(path: Path, *args: object, **kwargs: object) -> object:
@@ -111,7 +112,6 @@ def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return parse_file(path, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(project_graph, "parse_file", counting)
-    monkeypatch.setattr("citewarden.project.parse_file", counting)
     return seen
 
 

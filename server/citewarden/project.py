@@ -51,6 +51,7 @@ import copy
 import os
 from collections.abc import Callable, Sequence
 from fnmatch import fnmatch
+from functools import partial
 from pathlib import Path
 
 from citewarden.bibtex_styles import is_current
@@ -73,7 +74,7 @@ from citewarden.parsing import (
     latex_bibdata,
     latex_bibunit_order,
 )
-from citewarden.parsing.dispatch import parse_file, reparse_file
+from citewarden.parsing.dispatch import reparse_file
 from citewarden.project_graph import Project as Project
 from citewarden.project_graph import moved_links
 from citewarden.project_graph import normalize_path as normalize_path
@@ -141,8 +142,10 @@ class Workspace(ProjectQueries):
         settings: Settings | None = None,
         reader: Reader | None = None,
         root: Path | None = None,
+        outlives_memory_errors: bool = False,
     ) -> None:
         self.settings = settings or Settings()
+        self.outlives_memory_errors = outlives_memory_errors
         #: a reader given by the caller; None: the disk, under this workspace's settings
         #: (a bound method would keep reading under the settings of the workspace a fork
         #: was copied from)
@@ -424,13 +427,14 @@ class Workspace(ProjectQueries):
                 changed = self._hinted_region(path, old.text, text)
                 if changed is None:
                     changed = changed_region(old.text, text)  # found once, used twice
-            parsed = reparse_file(
-                path, old.parsed, old.text, text, self.settings, changed, old.context
+            reparse = partial(
+                reparse_file, path, old.parsed, old.text, text, self.settings, changed, old.context
             )
+            parsed = self._parsing(path, reparse)
             context = old.context
         else:
             context = self._first_contexts.get(path)
-            parsed = parse_file(path, text, self.settings, context)
+            parsed = self._parse(path, text, context)
         state = FileState(text, problems, parsed, context)
         if old is None or _graph_facts(old.parsed, old.text) != _graph_facts(parsed, text):
             self._projects = None

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,7 @@ from citewarden.model import (
 )
 from citewarden.pandoc_version import Version, project_version
 from citewarden.parsing import (
+    Parsed,
     books,
     is_document,
     is_latex,
@@ -45,7 +47,7 @@ from citewarden.parsing.bibtex_inheritance import (
     inherited_strings,
     style_strings,
 )
-from citewarden.parsing.dispatch import parse_file
+from citewarden.parsing.dispatch import Context, out_of_memory, parse_file
 from citewarden.parsing.latex_static import context_applies, project_context
 from citewarden.parsing.pandoc_syntax import dialect_of
 from citewarden.project_links import (
@@ -175,11 +177,28 @@ class ProjectGraph(LinkResolver):
     _states: dict[Path, FileState]
     #: the context a file not parsed yet is parsed with (the macros a .bib file inherits)
     _first_contexts: dict[Path, BibContext]
+    #: memory running out while parsing a file makes the file unreadable (a finding) and
+    #: the rest goes on (the language server); else it is raised (the command line ends)
+    outlives_memory_errors: bool
 
     if TYPE_CHECKING:  # provided by Workspace
 
         def document(self, path: Path | str) -> ParsedDocument | None: ...
         def _state(self, path: Path) -> FileState | None: ...
+
+    def _parse(self, path: Path, text: str, context: Context | None) -> Parsed:
+        """:func:`parse_file` under this workspace's settings, as :meth:`_parsing` does."""
+        return self._parsing(path, partial(parse_file, path, text, self.settings, context))
+
+    def _parsing(self, path: Path, parse: Callable[[], Parsed]) -> Parsed:
+        """``parse()``; memory running out is raised, or :func:`out_of_memory` in a
+        workspace that :attr:`outlives_memory_errors`."""
+        try:
+            return parse()
+        except MemoryError:
+            if not self.outlives_memory_errors:
+                raise
+        return out_of_memory(path)  # out of the handler: the parse's memory is let go
 
     def _compute_projects(self) -> list[Project]:
         documents = [p for p in self._known if is_document(p)]
@@ -257,7 +276,7 @@ class ProjectGraph(LinkResolver):
                 if not isinstance(state.parsed, ParsedDocument) or reads_alike(state.text):
                     self._states[path] = replace(state, context=dialect)
                     continue
-                parsed = parse_file(path, state.text, self.settings, dialect)
+                parsed = self._parse(path, state.text, dialect)
                 # a new state: a fork of the workspace may hold the old one
                 self._states[path] = replace(state, parsed=parsed, context=dialect, _extras=None)
 
@@ -282,7 +301,7 @@ class ProjectGraph(LinkResolver):
                 macros = inherited.get(path)
                 context = BibContext(macros) if macros else None
                 if context != state.context:
-                    parsed = parse_file(path, state.text, self.settings, context)
+                    parsed = self._parse(path, state.text, context)
                     # a new state: a fork of the workspace may hold the old one
                     self._states[path] = replace(
                         state, parsed=parsed, context=context, _bib_index=None
@@ -734,7 +753,7 @@ class ProjectGraph(LinkResolver):
                     self._states[path] = state
                     states[i] = (path, state, doc)
                 elif context != before:
-                    parsed = parse_file(path, state.text, self.settings, context)
+                    parsed = self._parse(path, state.text, context)
                     # a new state: a fork of the workspace may hold the old one
                     state = replace(state, parsed=parsed, context=context, _extras=None)
                     self._states[path] = state

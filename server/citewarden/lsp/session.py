@@ -58,7 +58,7 @@ class Session:
         self.worker = Worker()
         self.config = ConfigSources()
         self.settings = Settings()
-        self._project = Workspace(settings=self.settings)
+        self._project = Workspace(settings=self.settings, outlives_memory_errors=True)
         #: Changes and checks the project model, on a fork, one at a time.
         self.cycle = CheckCycle(self)
         self.store = DiagnosticStore()

@@ -1,7 +1,9 @@
 """Text of one file -> its summary, by the reader the file name calls for.
 
-:func:`parse_file` never raises: a parser failure becomes a finding on an empty summary,
-so one bad file cannot drop a whole project.
+:func:`parse_file` raises only MemoryError: any other parser failure becomes a finding on
+an empty summary, so one bad file cannot drop a whole project.  Memory running out is the
+caller's to report: the command line ends with status 2 (as it does when reading runs out),
+a workspace that outlives it (the language server's) makes it :func:`out_of_memory`.
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ def parse_file(
     settings = settings or Settings()
     try:
         return _dispatch(path, text, settings, context)
+    except MemoryError:
+        raise
     except Exception as exc:  # a parser bug must not drop the file
         log.exception("parser failed on %s", path)
         return _failed(path, text, exc)
@@ -131,18 +135,30 @@ def reparse_file(
             from citewarden.parsing.bibtex import reparse_bibtex
 
             return reparse_bibtex(old, old_text, new_text, changed, _macros(context))
+        except MemoryError:
+            raise
         except Exception as exc:
             log.exception("incremental parse failed on %s", path)
             return _failed(path, new_text, exc)
     return parse_file(path, new_text, settings, context)
 
 
-def _failed(path: Path, text: str, exc: Exception) -> Parsed:
-    problem = Finding(
-        Code.FILE_UNREADABLE,
-        Location(path, Span(0, 0)),
-        f"could not parse {path.name}: {type(exc).__name__}: {exc}",
+def out_of_memory(path: Path) -> Parsed:
+    """The empty summary of ``path`` whose parse ran out of memory, with the finding that
+    says so in the command line's words."""
+    return _unparsed(
+        path,
+        f"ran out of memory while reading {path.name}; a lower max_file_mb setting leaves "
+        "larger files unread",
     )
+
+
+def _failed(path: Path, text: str, exc: Exception) -> Parsed:
+    return _unparsed(path, f"could not parse {path.name}: {type(exc).__name__}: {exc}")
+
+
+def _unparsed(path: Path, message: str) -> Parsed:
+    problem = Finding(Code.FILE_UNREADABLE, Location(path, Span(0, 0)), message)
     if is_latex(path):
         return ParsedDocument(path, DocumentKind.LATEX, problems=(problem,))
     if is_markdown(path) or is_metadata(path):
