@@ -9,6 +9,7 @@ import os
 import re
 import resource
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -511,3 +512,19 @@ def test_progress_bar_on_a_terminal(verified_project: Path) -> None:
         os.close(slave)
         os.close(master)
     assert b"verifying" not in quiet
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o604])
+def test_a_report_written_over_a_file_keeps_its_permissions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], mode: int
+) -> None:
+    """The report replaces the file whole (a temporary file renamed over it); the file
+    keeps the mode it had, where it got a new file's (0666 less the umask)."""
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    report = tmp_path / "r.json"
+    report.write_text("{}", encoding="utf-8")
+    report.chmod(mode)
+    run(["check", "main.tex", "--no-verify", "--format", "json", "-o", "r.json"], capsys)
+    assert json.loads(report.read_text(encoding="utf-8"))  # the report, not the old file
+    assert stat.S_IMODE(report.stat().st_mode) == mode

@@ -177,15 +177,27 @@ def write_new_regular(path: Path, data: bytes) -> None:
 
 def replace_whole(path: Path, data: bytes) -> None:
     """``data`` as the file ``path``, whole or not at all: written to a temporary file
-    beside it, then renamed over it (the temporary file goes when the write fails)."""
+    beside it, then renamed over it (the temporary file goes when the write fails).  A file
+    ``path`` replaces keeps its permission bits (a report made private stays private)."""
+    mode = _permissions(path)
     fd, tmp = new_temp_file(path.parent, path.name)
     try:
+        if mode is not None:
+            os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as out:
             out.write(data)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _permissions(path: Path) -> int | None:
+    """The permission bits of the file ``path``; None when there is none."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return None
 
 
 #: A file's version as a stat sees it: modification time (ns) and size.
