@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from citewarden.model import BibFormat, Code, Span
-from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
+from citewarden.parsing.csl import bibtex_type, parse_csl_json, parse_csl_yaml
 from markers import parse_markers
 
 DATA = Path(__file__).parent / "data"
@@ -44,7 +44,7 @@ def test_csl_json_item_fields_and_spans() -> None:
     assert bib.format is BibFormat.CSL_JSON and bib.complete and not bib.problems
     (e,) = bib.entries
     assert e.key == "smith:2020" and e.key_span == m.named["key"] and sl(t, e.key_span) == e.key
-    assert e.entry_type == "article-journal"
+    assert e.csl_type == "article-journal" and e.entry_type == "article"
     assert e.span == m.named["item"]
     assert [f.name for f in e.fields] == [
         "title",
@@ -98,7 +98,7 @@ def test_csl_json_issued_forms(issued: str, year: str | None) -> None:
 def test_csl_json_numeric_id_and_single_object() -> None:
     bib = parse_csl_json(JSON, '{"id": 42, "title": "One"}')
     (e,) = bib.entries
-    assert e.key == "42" and e.entry_type == "document"
+    assert e.key == "42" and e.csl_type == "document" and e.entry_type == "misc"
 
 
 def test_csl_json_item_without_id_is_reported() -> None:
@@ -204,7 +204,8 @@ def test_real_csl_json_items_match_json_module(path: Path) -> None:
     assert [e.key for e in bib.entries] == [str(i["id"]) for i in with_id]
     for e, item in zip(bib.entries, with_id, strict=True):
         assert sl(text, e.key_span) == e.key
-        assert e.entry_type == str(item.get("type", "document")).lower()
+        assert e.csl_type == str(item.get("type", "document")).lower()
+        assert e.entry_type == bibtex_type(e.csl_type)
         if isinstance(item.get("title"), str):
             assert e.get("title") == item["title"]
         if isinstance(item.get("DOI"), str):

@@ -273,14 +273,13 @@ def run_audit(
     raw: dict[Path, list[Finding]] = {
         p: list(fs) for p, fs in check_workspace(ws).items() if p in scope
     }
-    for path, problems in _named_csl(ws, files).items():
+    named_csl = _named_csl(ws, files)
+    for path, problems in named_csl.items():
         raw.setdefault(path, []).extend(problems)
-    entries = tuple(
-        e
-        for p in ws.bibliography_paths()
-        if p in scope and is_bibliography(p)
-        for e in _entries_of(ws, p)
-    )
+    # every bibliography a document uses (.bib, CSL-JSON, CSL-YAML), as the editor verifies,
+    # and the CSL files named on the command line
+    bibliographies = dict.fromkeys([*ws.bibliography_paths(), *named_csl])
+    entries = tuple(e for p in bibliographies if p in scope for e in _entries_of(ws, p))
     verdicts: list[Verdict] | None = None
     wanted = [e for e in entries if policy.verifies(ws, e)]
     if verify and settings.verify.enabled and wanted:

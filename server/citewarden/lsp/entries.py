@@ -78,6 +78,11 @@ def title(entry: Entry) -> str | None:
 DETAIL_CHARS = 200
 
 
+def type_shown(entry: Entry) -> str:
+    """The entry's type as its file writes it (a CSL item's own type)."""
+    return entry.csl_type or entry.entry_type
+
+
 def detail(entry: Entry) -> str:
     """One line: ``Doe et al. (2020) A Title`` (control and bidi characters escaped)."""
     parts = []
@@ -90,7 +95,7 @@ def detail(entry: Entry) -> str:
     what = title(entry)
     if what:
         parts.append(what)
-    return visible(clipped(" ".join(parts) or entry.entry_type, DETAIL_CHARS))
+    return visible(clipped(" ".join(parts) or type_shown(entry), DETAIL_CHARS))
 
 
 _escape = markdown_text
@@ -135,5 +140,5 @@ def markdown(entry: Entry) -> str:
             linked = https_url(url) is not None and len(url) <= MAX_SHOWN
             lines.append(markdown_link(url, url) if linked else markdown_code(clipped(url)))
     where = markdown_text(entry.path.name)
-    lines.append(f"{markdown_code(clipped(f'@{entry.entry_type}{{{entry.key}}}'))} in {where}")
+    lines.append(f"{markdown_code(clipped(f'@{type_shown(entry)}{{{entry.key}}}'))} in {where}")
     return "\n\n".join(lines)

@@ -329,7 +329,7 @@ def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol
         symbols.append(
             types.DocumentSymbol(
                 name=visible(entry.key) or "(no key)",
-                detail=f"@{entry.entry_type} {show.detail(entry)}",
+                detail=f"@{show.type_shown(entry)} {show.detail(entry)}",
                 kind=types.SymbolKind.Object,
                 range=conv.range(index, entry.span),
                 selection_range=conv.range(index, entry.key_span),

@@ -45,6 +45,9 @@ class Entry:
     fields: tuple[Field, ...] = ()
     #: Alternative keys from the biblatex ``ids`` field.
     aliases: tuple[str, ...] = ()
+    #: A CSL item's own type (``article-journal``); ``entry_type`` is then the BibTeX type
+    #: it stands for (``article``), the one every check and verification reasons with.
+    csl_type: str | None = None
 
     def field(self, name: str) -> Field | None:
         name = name.lower()

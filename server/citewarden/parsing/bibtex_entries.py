@@ -133,6 +133,10 @@ class _LazyEntry(Entry):
     def aliases(self) -> tuple[str, ...]:  # type: ignore[override]
         return self._r[_R_ALIASES]  # type: ignore[no-any-return]
 
+    @property  # type: ignore[misc]
+    def csl_type(self) -> str | None:  # type: ignore[override]
+        return None
+
     def _pos(self) -> tuple[int, ...]:
         p = self._p
         if p is None:

@@ -38,7 +38,49 @@ from citewarden.model import (
     Span,
 )
 
-__all__ = ["csl_yaml_items", "parse_csl_json", "parse_csl_yaml"]
+__all__ = ["BIBTEX_TYPES", "bibtex_type", "csl_yaml_items", "parse_csl_json", "parse_csl_yaml"]
+
+#: CSL item types (CSL 1.0.2) -> the BibTeX / biblatex type of the same kind of work, for the
+#: code that reasons by entry type (verification: journal article, proceedings paper,
+#: preprint, grey literature ...); the item's own type is kept as ``Entry.csl_type``.
+BIBTEX_TYPES: MappingProxyType[str, str] = MappingProxyType(
+    {
+        "article-journal": "article",
+        "article-magazine": "article",
+        "article-newspaper": "article",
+        "review": "article",
+        "review-book": "article",
+        "periodical": "periodical",
+        # "A self-contained work ... not published in a journal": preprints, working papers
+        "article": "misc",
+        "paper-conference": "inproceedings",
+        "book": "book",
+        "classic": "book",
+        "collection": "collection",
+        "chapter": "incollection",
+        "entry": "incollection",
+        "entry-dictionary": "incollection",
+        "entry-encyclopedia": "incollection",
+        "pamphlet": "booklet",
+        "report": "techreport",
+        "thesis": "thesis",
+        "manuscript": "unpublished",
+        "webpage": "online",
+        "post": "online",
+        "post-weblog": "online",
+        "dataset": "dataset",
+        "software": "software",
+        "patent": "patent",
+        "standard": "standard",
+    }
+)
+
+
+def bibtex_type(csl_type: str) -> str:
+    """The BibTeX type a CSL item type stands for (``misc`` for one without a counterpart,
+    such as ``speech`` or ``legal_case``, or a type CSL does not define)."""
+    return BIBTEX_TYPES.get(csl_type.lower(), "misc")
+
 
 _RENAME = {
     "container-title": "journal",
@@ -187,7 +229,8 @@ def _entry(path: Path, item: _Node, problems: list[Finding]) -> Entry | None:
         fields.append(Field(name, value, name_node.span, span))
     return Entry(
         key=key,
-        entry_type=etype.lower(),
+        entry_type=bibtex_type(etype),
+        csl_type=etype.lower(),
         path=path,
         span=item.span,
         key_span=id_pair[1].span if id_pair else item.span,

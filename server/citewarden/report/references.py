@@ -84,7 +84,8 @@ def _names(raw: str | None) -> list[dict[str, str]]:
 def csl_item(entry: Entry, corrections: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A CSL-JSON item for ``entry`` with ``corrections`` ({field: BibTeX value}) applied."""
     fixes = corrections or {}
-    item: dict[str, Any] = {"id": entry.key, "type": _TYPES.get(entry.entry_type, "article")}
+    kind = entry.csl_type or _TYPES.get(entry.entry_type, "article")
+    item: dict[str, Any] = {"id": entry.key, "type": kind}
     author = fixes.get("author") or entry.get("author")
     editor = fixes.get("editor") or entry.get("editor")
     if author:
