@@ -386,3 +386,38 @@ def test_fingerprints_of_messages_without_positions_are_kept(tmp_path: Path) -> 
     raw = f"{Code.YEAR_MISMATCH.value}\0refs.bib\0smith2020\0year\0year is 2021"
     expected = hashlib.sha256(raw.encode()).hexdigest()[:32]
     assert result["partialFingerprints"]["citewarden/v1"] == expected
+
+
+#: A paper with text ``above`` its citation of two keys and ``again`` after it.
+ALIKE_TEX = (
+    "\\documentclass{{article}}\n\\begin{{document}}\n{above}\\cite{{knuth1984,nemo}}\n"
+    "{again}\\bibliography{{refs}}\n\\end{{document}}\n"
+)
+
+
+def _dangling_prints(root: Path, tex: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    from citewarden import cli
+
+    (root / "main.tex").write_text(tex, encoding="utf-8")
+    cli.main(["check", "main.tex", "--no-verify", "--format", "sarif"])
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    dangling = [r for r in results if r["ruleId"] == Code.DANGLING.value]
+    assert len({r["message"]["text"] for r in dangling}) == 1  # alike but for the place
+    return [r["partialFingerprints"]["citewarden/v1"] for r in dangling]
+
+
+def test_findings_alike_in_all_but_place_have_distinct_stable_fingerprints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key cited twice and defined nowhere: two dangling findings of the same code, file,
+    key and message.  Each has its own fingerprint (its place among them), the first that of
+    the key cited once, and lines added above or between them change neither."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "refs.bib").write_text("@book{knuth1984, title = {T}}\n", encoding="utf-8")
+    twice = "\nAgain \\cite{nemo}.\n"
+    once = _dangling_prints(tmp_path, ALIKE_TEX.format(above="", again=""), capsys)
+    before = _dangling_prints(tmp_path, ALIKE_TEX.format(above="", again=twice), capsys)
+    assert len(before) == len(set(before)) == 2
+    assert before[0] == once[0]
+    moved = ALIKE_TEX.format(above="Some text.\n\n% a comment\n", again="\n\n" + twice)
+    assert _dangling_prints(tmp_path, moved, capsys) == before

@@ -13,6 +13,7 @@ import hashlib
 import os
 import re
 import urllib.parse
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -247,8 +248,27 @@ def _fingerprint(finding: Finding, artifact_uri: str) -> str:
     key = finding.data.get("key", "")
     field = finding.data.get("field", "")
     raw = f"{finding.code.value}\0{artifact_uri}\0{key}\0{field}\0{_identity(finding)}"
+    return _digest(raw)
+
+
+def _digest(raw: str) -> str:
     # "surrogatepass": a file name that is not UTF-8 holds surrogates (the same bytes each run)
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+class _Fingerprints:
+    """:func:`_fingerprint` of each finding, told apart from the earlier ones (in document
+    order) that share it by its place among them: the first keeps the plain one (so do the
+    alerts made of it), the n-th (n > 0) is that fingerprint with ``n``."""
+
+    def __init__(self) -> None:
+        self._seen: Counter[str] = Counter()
+
+    def __call__(self, finding: Finding, artifact_uri: str) -> str:
+        plain = _fingerprint(finding, artifact_uri)
+        n = self._seen[plain]
+        self._seen[plain] += 1
+        return plain if n == 0 else _digest(f"{plain}\0{n}")
 
 
 def sarif_log(
@@ -286,6 +306,7 @@ def sarif_log(
         return {"physicalLocation": {"artifactLocation": where, "region": region}}
 
     results: list[dict[str, Any]] = []
+    fingerprint = _Fingerprints()
     ordered: Sequence[Finding] = sorted(
         findings, key=lambda f: (str(f.location.path), f.location.span.start, f.code.value)
     )
@@ -301,7 +322,7 @@ def sarif_log(
             "message": {"text": visible(finding.message)},
             "locations": [location],
             "partialFingerprints": {
-                "citewarden/v1": _fingerprint(
+                "citewarden/v1": fingerprint(
                     finding, location["physicalLocation"]["artifactLocation"]["uri"]
                 )
             },
