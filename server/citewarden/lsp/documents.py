@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from lsprotocol import types
 
+from citewarden.lsp.convert import path_of
 from citewarden.text import (
     Encoding,
     Position,
@@ -196,6 +197,9 @@ class Document:
     #: Identifies the text among every text of every buffer: a client may open a document
     #: again, or change it, without a new version number.
     serial: int = field(default_factory=lambda: next(_SERIALS))
+    #: Whether the project takes the buffer's edits (:meth:`take_edits`): a buffer of no
+    #: file (``untitled:``) is never checked, and its edits would pile up, one a change.
+    tracked: bool = True
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def apply(
@@ -219,7 +223,9 @@ class Document:
 
     def note_edit(self, version: int, offset: int, tail: int = 0) -> None:
         """Record that ``version`` changed the text from ``offset`` on, all but the last
-        ``tail`` characters."""
+        ``tail`` characters (nothing for a buffer the project does not take)."""
+        if not self.tracked:
+            return
         with self._lock:
             self.edits.append((version, offset, tail))
 
@@ -244,6 +250,7 @@ class DocumentStore:
 
     def open(self, item: types.TextDocumentItem) -> Document:
         doc = Document(item.uri, item.version, item.text, SparseIndex(item.text))
+        doc.tracked = path_of(item.uri) is not None
         doc.note_edit(item.version, 0)  # the buffer may differ from the file on disk
         self._docs[item.uri] = doc
         return doc
