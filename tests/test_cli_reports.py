@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -419,8 +420,34 @@ def test_fix_refuses_a_file_with_a_syntax_error(
     (verified_project / "refs.bib").write_bytes(broken)
     code, _, err = run(["check", "refs.bib", *VERIFY, "--fix"], capsys)
     assert code == 2
-    assert "not parsed completely" in err
+    assert "citewarden: not fixed: refs.bib: the file was not parsed completely" in err
+    assert str(verified_project) not in err  # named as given, as the other lines name it
     assert (verified_project / "refs.bib").read_bytes() == broken
+
+
+def test_fix_refusals_name_the_file_as_the_other_lines_do(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that changes on disk while --fix runs is refused under its name relative to
+    the working directory, not its absolute path."""
+    from citewarden.fix import run as fix_run
+
+    bib = verified_project / "refs" / "refs.bib"
+    bib.parent.mkdir()
+    (verified_project / "refs.bib").rename(bib)
+    planned = fix_run.plan_file
+
+    def edited_meanwhile(path: Path, *args: Any) -> Any:
+        plan = planned(path, *args)
+        path.write_bytes(path.read_bytes() + b"\n")
+        return plan
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fix_run, "plan_file", edited_meanwhile)
+        code, _, err = run(["check", "refs/refs.bib", *VERIFY, "--fix"], capsys)
+    assert code == 2
+    assert "citewarden: not fixed: refs/refs.bib: the file changed on disk since it was read" in err
+    assert str(verified_project) not in err
 
 
 def test_html_and_sarif_with_verdicts(

@@ -158,7 +158,7 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         try:  # through a symbolic link to the file, never replacing it; a new temporary file
             write_atomically(path, new.encode("utf-8"), expected=original, backup=False)
         except FixRefused as exc:
-            print(f"citewarden add: {visible(str(exc))}", file=err)
+            print(f"citewarden add: {visible(str(path))}: {visible(exc.reason)}", file=err)
             return EXIT_USAGE
         except OSError as exc:
             print(

@@ -24,7 +24,13 @@ _ALIASES: Mapping[str, str] = {"journal": "journaltitle", "address": "location"}
 
 
 class FixRefused(Exception):
-    """The file must not be rewritten (incomplete parse, not UTF-8, changed on disk ...)."""
+    """The file ``path`` must not be rewritten, for ``reason`` (incomplete parse, not UTF-8,
+    changed on disk ...); the caller names the file as its user knows it."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +101,10 @@ def decode(original: bytes, path: Path) -> tuple[str, str]:
         text = original.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FixRefused(
-            f"{path}: not valid UTF-8 (byte {exc.start}); refusing to rewrite it"
+            path, f"not valid UTF-8 (byte {exc.start}); refusing to rewrite it"
         ) from None
     if "\x00" in text:
-        raise FixRefused(f"{path}: contains NUL bytes; refusing to rewrite it")
+        raise FixRefused(path, "contains NUL bytes; refusing to rewrite it")
     if text.startswith("\ufeff"):
         return "\ufeff", text[1:]
     return "", text
@@ -112,8 +118,9 @@ def check_complete(bib: ParsedBibliography) -> None:
         if errors:
             where = f" ({len(errors)} syntax/encoding problem(s), first: {errors[0].message})"
         raise FixRefused(
-            f"{bib.path}: the file was not parsed completely{where}; "
-            "refusing to rewrite it — fix the syntax first"
+            bib.path,
+            f"the file was not parsed completely{where}; "
+            "refusing to rewrite it — fix the syntax first",
         )
 
 
@@ -303,7 +310,7 @@ def _entry_edits(
                 )
                 continue
             if text[f.value_span.start : f.value_span.end] != f.value:
-                raise FixRefused(f"{entry.path}: parsed positions do not match the file's bytes")
+                raise FixRefused(entry.path, "parsed positions do not match the file's bytes")
             if name == "title":
                 value = styled_title(f.value, value)
             if f.value == value:
@@ -354,7 +361,7 @@ def plan_fix(
     by_key: dict[str, Entry] = {}
     for entry in bib.entries:
         if text[entry.key_span.start : entry.key_span.end] != entry.key:
-            raise FixRefused(f"{bib.path}: parsed positions do not match the file's bytes")
+            raise FixRefused(bib.path, "parsed positions do not match the file's bytes")
         by_key.setdefault(entry.key.lower(), entry)
     repeated = repeated_keys(bib.entries)
     changes: list[Change] = []
@@ -371,7 +378,7 @@ def plan_fix(
     edits.sort(key=lambda e: (e.start, e.end))
     for a, b in itertools.pairwise(edits):
         if b.start < a.end:
-            raise FixRefused(f"{bib.path}: overlapping edits; refusing to rewrite it")
+            raise FixRefused(bib.path, "overlapping edits; refusing to rewrite it")
     pieces: list[str] = []
     pos = 0
     for e in edits:
@@ -397,7 +404,7 @@ def corrected_entry(
     try:
         edits = sorted(_entry_edits(text, entry, fields, changes, skipped), key=lambda e: e.start)
     except FixRefused as exc:
-        return text[entry.span.start : entry.span.end], (), (Skipped(entry.key, None, str(exc)),)
+        return text[entry.span.start : entry.span.end], (), (Skipped(entry.key, None, exc.reason),)
     pieces: list[str] = []
     pos = entry.span.start
     for e in edits:
@@ -432,9 +439,9 @@ def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography])
     try:
         check_complete(after)
     except FixRefused:
-        raise FixRefused(f"{plan.path}: the corrected file would not parse; not written") from None
+        raise FixRefused(plan.path, "the corrected file would not parse; not written") from None
     if [e.key for e in before.entries] != [e.key for e in after.entries]:
-        raise FixRefused(f"{plan.path}: the corrected file would change the entries; not written")
+        raise FixRefused(plan.path, "the corrected file would change the entries; not written")
     planned = {(c.key.lower(), c.field): c.new for c in plan.changes}
     for old_entry, new_entry in zip(before.entries, after.entries, strict=True):
         old_fields = {f.name: f.text for f in old_entry.fields}
@@ -444,9 +451,9 @@ def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography])
             if want is not None:
                 if new_fields.get(name) != want:
                     raise FixRefused(
-                        f"{plan.path}: {old_entry.key}.{name} did not come out as planned"
+                        plan.path, f"{old_entry.key}.{name} did not come out as planned"
                     )
             elif old_fields.get(name) != new_fields.get(name):
                 raise FixRefused(
-                    f"{plan.path}: {old_entry.key}.{name} would change unexpectedly; not written"
+                    plan.path, f"{old_entry.key}.{name} would change unexpectedly; not written"
                 )

@@ -80,7 +80,7 @@ def run_fix(
         try:
             plan = plan_file(path, corrections, parse)
         except FixRefused as exc:
-            tell(f"citewarden: not fixed: {exc}\n")
+            tell(f"citewarden: not fixed: {name}: {exc.reason}\n")
             failures += 1
             continue
         except OSError as exc:
@@ -105,7 +105,7 @@ def run_fix(
         try:
             backup = apply_plan(plan)
         except FixRefused as exc:
-            tell(f"citewarden: not fixed: {exc}\n")
+            tell(f"citewarden: not fixed: {name}: {exc.reason}\n")
             failures += 1
             continue
         except OSError as exc:

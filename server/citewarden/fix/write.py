@@ -106,7 +106,7 @@ def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
     """Overwrite ``target`` itself (its inode, so hard links and owner stay), once the
     temporary ``copy`` is verified to hold ``data``; the copy is removed afterwards."""
     if copy.read_bytes() != data:
-        raise FixRefused(f"{target}: the temporary copy does not hold the new text; not written")
+        raise FixRefused(target, "the temporary copy does not hold the new text; not written")
     fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
     try:
         _write_all(fd, data)
@@ -164,7 +164,7 @@ def write_atomically(
     except FileNotFoundError:
         st, old = None, None
     if expected is not None and old != expected:
-        raise FixRefused(f"{path}: the file changed on disk since it was read; not written")
+        raise FixRefused(path, "the file changed on disk since it was read; not written")
     kept: Path | None = None
     if old is not None and backup:
         kept, exists = backup_path_for(target, old)
@@ -178,7 +178,7 @@ def write_atomically(
     tmp, owned = _write_temp(directory, target.name, data, st)
     try:
         if expected is not None and target.read_bytes() != expected:
-            raise FixRefused(f"{path}: the file changed on disk while fixing; not written")
+            raise FixRefused(path, "the file changed on disk while fixing; not written")
         if st is not None and (st.st_nlink > 1 or not owned):
             # a rename would break the hard links or give the file to this user
             _write_in_place(target, data, tmp)
