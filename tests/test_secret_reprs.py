@@ -8,10 +8,14 @@ import dataclasses
 import importlib
 import pkgutil
 import re
+from pathlib import Path
+
+import pytest
 
 import citewarden
 from citewarden.settings import JudgeSettings, Settings, VerifySettings
 from citewarden.verify.config import resolve_config
+from cli_process import run_citewarden
 
 #: Names of fields holding credentials (change tokens such as ``keys_token`` are not).
 SECRET_NAME = re.compile(
@@ -49,3 +53,21 @@ def test_every_secret_field_is_out_of_its_repr() -> None:
                         found.append((obj.__qualname__, f.name, f.repr))
     assert ("VerifySettings", "openalex_api_key", False) in found
     assert [row for row in found if row[2]] == []
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "html"])
+def test_a_key_that_reaches_a_report_is_masked(tmp_path: Path, fmt: str) -> None:
+    """The reports' last guard: a key value the run knows (here from the environment; the
+    same holds for one a record or a judge echoes) is masked in every format."""
+    key = "s2-key-Zq81xT0pLm"
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    (tmp_path / "p.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\cite{a} \\cite{ref-" + key + "}"
+        "\\bibliography{refs}\\end{document}\n",
+        encoding="utf-8",
+    )
+    env = {"CITEWARDEN_S2_API_KEY": key, "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache")}
+    done = run_citewarden(["check", "p.tex", "--offline", "--format", fmt], tmp_path, env)
+    assert done.returncode == 1, done.stderr
+    assert key not in done.stdout and key not in done.stderr
+    assert "ref-***" in done.stdout

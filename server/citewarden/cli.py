@@ -27,6 +27,7 @@ from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
+from citewarden.redaction import mask_registered
 from citewarden.report.json_report import display_path, report_text
 from citewarden.safe_text import json_safe, visible, visible_lines
 from citewarden.settings import (
@@ -530,6 +531,7 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _write(output: str, target: str | None) -> None:
+    output = mask_registered(output)  # a key that reached a record or a message
     if target is None:
         out: TextIO = sys.stdout
         out.write(output)

@@ -62,6 +62,15 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _FIELD.sub(lambda m: m.group(1) + m.group(2) + MASK + m.group(2), text)
 
 
+def mask_registered(text: str) -> str:
+    """``text`` with every registered key value masked, and nothing else changed: the last
+    guard of a report, whose fields and addresses (``?token=`` in a cited URL) are the
+    user's own text."""
+    for secret in registered_secrets():
+        text = text.replace(secret, MASK)
+    return text
+
+
 class RedactingFormatter(logging.Formatter):
     """A formatter whose every line (message, arguments and traceback) is redacted, then
     escaped (:func:`~citewarden.safe_text.visible_lines`): a folder name or a value with a

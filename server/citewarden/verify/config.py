@@ -15,6 +15,7 @@ import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from citewarden.redaction import register_secrets
 from citewarden.safe_text import clipped, visible
 from citewarden.settings import (
     HEADER_VALUE_PROBLEM,
@@ -131,6 +132,7 @@ def resolve_config(
         "semanticscholar": _clean(settings.s2_api_key) or env_value(env, S2_KEY_ENV),
         "pubmed": _clean(settings.ncbi_api_key) or env_value(env, NCBI_KEY_ENV),
     }
+    register_secrets(keys.values())  # masked in every log line and report, sent or withheld
     withheld = tuple(
         name
         for name, key in keys.items()

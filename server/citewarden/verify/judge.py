@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from citewarden.model import Match
-from citewarden.redaction import redact
+from citewarden.redaction import redact, register_secrets
 from citewarden.settings import JudgeSettings
 from citewarden.verify.config import JUDGE_KEY_ENV, env_value, key_may_go_to
 
@@ -184,6 +184,7 @@ def judge_config(
     url_from_settings = bool((settings.url or "").strip())
     if key is None and key_may_go_to(url, None, url_from_settings):
         key = env_value(env, KEY_ENV)  # the environment's key: its own URL only
+    register_secrets([key])
     return JudgeConfig(url, model, key, settings.timeout)
 
 
