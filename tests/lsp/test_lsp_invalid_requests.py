@@ -124,3 +124,28 @@ def test_initialized_without_params_starts_the_server(tmp_path: Path) -> None:
         assert [n for n in c.notifications if n["method"] == "window/showMessage"] == []
     finally:
         c.close()
+
+
+def test_a_request_with_id_null_gets_invalid_request(client: RawClient) -> None:
+    """An LSP request's id is a number or a string (JSON-RPC discourages null, the id of
+    an answer to no request): a request with id null gets Invalid Request under id null,
+    as any id the server cannot use, where it was answered as a request.  A notification
+    of LSP's sent with id null (JSON-RPC 1.0's way to write one) is read as the
+    notification, unanswered, as before."""
+    uri = (client.root / "main.tex").as_uri()
+    text = "\\cite{a}\n\\bibliography{refs}\n"
+    document = {"uri": uri, "languageId": "latex", "version": 1, "text": text}
+    client.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+    _write(client, {"jsonrpc": "2.0", "id": None, "method": "workspace/symbol", "params": SYMBOLS})
+    change = {"range": {"start": {"line": 0, "character": 6}, "end": {"line": 0, "character": 7}}}
+    params = {
+        "textDocument": {"uri": uri, "version": 2},
+        "contentChanges": [{**change, "text": "zzz"}],
+    }
+    _write(
+        client, {"jsonrpc": "2.0", "id": None, "method": "textDocument/didChange", "params": params}
+    )
+    [error] = _null_id_errors(client, 1)
+    _assert_invalid_request(error)
+    assert "zzz" in client.hover("main.tex", 0, 7)["result"]["contents"]["value"]
+    assert client.unanswerable == [error]

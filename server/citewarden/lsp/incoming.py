@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+from lsprotocol import types
 
 from citewarden.safe_text import without_surrogates
 
@@ -64,9 +65,27 @@ def shape_error(data: dict[str, Any]) -> str | None:
         return None
     if not isinstance(data["method"], str):
         return "Invalid Request: the method is not a string"
-    if "id" in data and data["id"] is not None and request_id(data["id"]) is None:
+    if "id" not in data or request_id(data["id"]) is not None:
+        return None
+    if data["id"] is not None:
         return "Invalid Request: the id is neither a whole number nor a string"
+    if not lsp_notification(data["method"]):
+        return "Invalid Request: the id is null (an LSP request's id is a number or a string)"
     return None
+
+
+def lsp_notification(method: str) -> bool:
+    """Whether LSP defines ``method`` as a notification (its messages carry no id)."""
+    message_type = types.METHOD_TO_TYPES.get(method, (None,))[0]
+    return message_type is not None and "id" not in attrs.fields_dict(message_type)
+
+
+def without_null_id(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` without an ``"id"`` that is null: a notification of LSP's sent with id null
+    (JSON-RPC 1.0's way to write one) is read as the notification, and not answered."""
+    if "id" in data and data["id"] is None and "method" in data:
+        return {key: value for key, value in data.items() if key != "id"}
+    return data
 
 
 def is_notification(data: dict[str, Any]) -> bool:

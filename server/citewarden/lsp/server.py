@@ -50,6 +50,7 @@ from citewarden.lsp.incoming import (
     is_notification,
     request_id,
     shape_error,
+    without_null_id,
 )
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
@@ -153,6 +154,8 @@ class CitewardenProtocol(LanguageServerProtocol):
         data = clean_object(data)
         if "jsonrpc" in data and (reason := shape_error(data)) is not None:
             return _InvalidRequest(request_id(data.get("id")), reason)
+        if "jsonrpc" in data:
+            data = without_null_id(data)
         if data.get("method") == TOO_LARGE and "jsonrpc" in data:
             refused = refusal(data.get("params"))
             if refused is not None:
