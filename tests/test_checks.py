@@ -1075,6 +1075,48 @@ Text [@used].
     assert "@spare" in str(yaml.safe_load(expected)["nocite"])
 
 
+@pytest.mark.parametrize(
+    ("later", "expected"),
+    [
+        ('nocite: "@other"\n', 'nocite: "@other, @spare"\n'),
+        ("title: T\nnocite: |\n  @other\n", "title: T\nnocite: |\n  @other\n  @spare\n"),
+        # a later block without nocite leaves the front matter's, which pandoc reads
+        ("title: T\n", "title: T\n"),
+    ],
+)
+def test_orphan_fix_adds_to_the_nocite_pandoc_reads(
+    tmp_path: Path, later: str, expected: str
+) -> None:
+    """pandoc takes a field set by several metadata blocks from the last of them (pandoc
+    3.9 and 2.17 alike): a key added to the front matter's nocite while a later block sets
+    nocite was not cited."""
+    front = 'bibliography: refs.bib\nnocite: "@used"\n'
+    marks, by_file = run(
+        tmp_path,
+        f"""
+--- paper.md
+---
+{front}---
+Text [@used].
+
+---
+{later}...
+
+More text.
+--- refs.bib
+@misc{{used, title={{Used}}}}
+@misc{{other, title={{Other}}}}
+@misc{{spare, title={{Spare}}}}
+""",
+    )
+    (orphan,) = [f for f in by_file["refs.bib"] if f.data["key"] == "spare"]
+    fix = next(f for f in orphan.fixes if f.title == "Add to nocite")
+    changed = apply(marks["paper.md"].text, fix)
+    if later == expected:  # into the front matter
+        front = front.replace('"@used"', '"@used, @spare"')
+    assert changed == f"---\n{front}---\nText [@used].\n\n---\n{expected}...\n\nMore text.\n"
+
+
 def test_no_nocite_fix_inside_a_flow_mapping_that_has_one(tmp_path: Path) -> None:
     _, by_file = run(
         tmp_path,

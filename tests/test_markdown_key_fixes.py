@@ -54,8 +54,12 @@ UNEDITED_FORMS = {
 }
 
 
-def _project(tmp_path: Path, front_matter: str, spare: str) -> tuple[str, list[Finding]]:
+def _project(
+    tmp_path: Path, front_matter: str, spare: str, after: str = ""
+) -> tuple[str, list[Finding]]:
     text = f"---\nbibliography: refs.bib\n{front_matter}title: T\n---\n\nText [@used].\n"
+    if after:
+        text += f"\n{after}\nThe end.\n"
     write_project(
         tmp_path,
         f"""
@@ -93,6 +97,29 @@ def test_add_to_nocite_gives_a_nocite_pandoc_reads(tmp_path: Path, form: str, sp
     fix = _nocite_fix(found, spare)
     assert fix is not None
     assert markdown_oracle(apply(text, fix), tmp_path) == before | {spare}
+
+
+#: metadata blocks after the front matter's (``nocite: "@used"``); pandoc reads the nocite
+#: of the last block that sets one
+LATER_BLOCKS = {
+    "later nocite": '---\nnocite: "@other"\n---\n',
+    "later literal, closed by dots": "---\nnocite: |\n  @other\n...\n",
+    "two later ones": '---\nnocite: "@used"\n---\n\nMore.\n\n---\nnocite: ["@other"]\n---\n',
+    "later, without nocite": "---\ntitle: Later\n---\n",
+}
+
+
+@pytest.mark.parametrize("later", LATER_BLOCKS)
+def test_add_to_nocite_edits_the_block_pandoc_reads_it_from(tmp_path: Path, later: str) -> None:
+    """Several metadata blocks setting nocite: pandoc reads the last one's, so the edit goes
+    there (it went to the front matter, whose nocite pandoc did not read)."""
+    root = tmp_path / "p"
+    text, found = _project(root, 'nocite: "@used"\n', "spare", after=LATER_BLOCKS[later])
+    before = markdown_oracle(text, tmp_path)
+    assert ("other" in before) == ("other" in LATER_BLOCKS[later])
+    fix = _nocite_fix(found, "spare")
+    assert fix is not None
+    assert markdown_oracle(apply(text, fix), tmp_path) == before | {"spare"}
 
 
 @pytest.mark.parametrize("form", UNEDITED_FORMS)

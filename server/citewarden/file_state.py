@@ -402,9 +402,9 @@ class FrontMatter:
 
     #: offset of the closing ``---``/``...`` line (insert a new ``nocite:`` line there)
     close: int
-    #: the existing ``nocite:`` value: (span of the value text, block style '|' or '>')
+    #: the span of the existing ``nocite:`` value (of a ``|`` or ``>`` block scalar, to the
+    #: end of its last line)
     nocite_value: Span | None = None
-    nocite_block: bool = False
     #: the front matter is one flow mapping (``{title: T, bibliography: refs.bib}``):
     #: ``close`` is then the offset of its closing brace, where ``, nocite: ...`` goes
     flow: bool = False
@@ -446,33 +446,43 @@ def _fix_positions(kind: DocumentKind, text: str) -> DocumentExtras:
     closed = _FRONT_CLOSE.search(text, opened.end())
     if not closed:
         return DocumentExtras()
-    body = text[opened.end() : closed.start()].strip()
+    start, end = opened.end(), closed.start()
+    if text.find("nocite", closed.end()) >= 0:
+        from citewarden.parsing.markdown import nocite_block
+
+        read = nocite_block(text)  # the block pandoc reads nocite from, when a later one
+        if read is not None and read[0] > start:
+            start, end = read
+    front = _front_matter(text, start, end)
+    return DocumentExtras() if front is None else DocumentExtras(front_matter=front)
+
+
+def _front_matter(text: str, start: int, close: int) -> FrontMatter | None:
+    """Where a ``nocite`` addition goes in the metadata block of YAML ``text[start:close]``
+    (``close``: the offset of its closing line); None inside a flow mapping with one."""
+    body = text[start:close].strip()
     if body.startswith("{") and body.endswith("}"):
         if "nocite" in body:
-            return DocumentExtras()  # an existing nocite inside the mapping: left alone
-        brace = text.rindex("}", opened.end(), closed.start())
-        return DocumentExtras(front_matter=FrontMatter(brace, flow=True))
-    nocite = _NOCITE_LINE.search(text, opened.end(), closed.start())
+            return None  # an existing nocite inside the mapping: left alone
+        return FrontMatter(text.rindex("}", start, close), flow=True)
+    nocite = _NOCITE_LINE.search(text, start, close)
     if nocite is None:
-        return DocumentExtras(front_matter=FrontMatter(closed.start()))
+        return FrontMatter(close)
     value = nocite.group(1).rstrip(" \t\r")
-    start = nocite.start(1)
-    end_of_value = start + len(value)
-    block = value[:1] in ("|", ">")
-    if block:
-        # the block ends before the first following line that is not indented
-        pos = nocite.end() + 1
-        end = pos
-        for line in split_lines(text[pos : closed.start()]):
-            if line.strip() and not line[:1].isspace():
-                break
-            if line.strip():
-                end = pos + len(line.rstrip("\r\n"))
-            pos += len(line)
-        span = Span(end_of_value, max(end, end_of_value))
-    else:
-        span = Span(start, end_of_value)
-    return DocumentExtras(front_matter=FrontMatter(closed.start(), span, block))
+    value_start = nocite.start(1)
+    end_of_value = value_start + len(value)
+    if value[:1] not in ("|", ">"):
+        return FrontMatter(close, Span(value_start, end_of_value))
+    # a block scalar ends before the first following line that is not indented
+    pos = nocite.end() + 1
+    end = pos
+    for line in split_lines(text[pos:close]):
+        if line.strip() and not line[:1].isspace():
+            break
+        if line.strip():
+            end = pos + len(line.rstrip("\r\n"))
+        pos += len(line)
+    return FrontMatter(close, Span(end_of_value, max(end, end_of_value)))
 
 
 @dataclass(slots=True)

@@ -110,6 +110,15 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     )
 
 
+def nocite_block(text: str) -> tuple[int, int] | None:
+    """``(start, end)`` of the YAML text of the metadata block whose ``nocite`` pandoc
+    reads: the last one that sets it (pandoc keeps the later block's field); None when
+    none does."""
+    blocks = _blocks(Path(), text)
+    found = [r for r, m in zip(blocks.regions, blocks.metadata, strict=True) if m.sets_nocite]
+    return found[-1] if found else None
+
+
 #: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``)
 _DIALECT_SENSITIVE = re.compile(r"-@|@\{")
 

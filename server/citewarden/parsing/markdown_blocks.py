@@ -37,6 +37,8 @@ class _Blocks:
     #: Sorted, disjoint ``(start, end)`` regions not to read as text.
     skip: list[tuple[int, int]] = field(default_factory=list)
     metadata: list[Metadata] = field(default_factory=list)
+    #: ``(start, end)`` of the YAML text of each of :attr:`metadata`, between its fences.
+    regions: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _blocks(path: Path, text: str) -> _Blocks:
@@ -73,6 +75,7 @@ def _blocks(path: Path, text: str) -> _Blocks:
                 # when it is a YAML mapping, as pandoc decides
                 if first or meta.is_mapping:
                     out.metadata.append(meta)
+                    out.regions.append((next_pos, close.start()))
                     end = text.find("\n", close.end())
                     end = n if end < 0 else end + 1
                     out.skip.append((pos, end))
