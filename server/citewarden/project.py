@@ -222,6 +222,14 @@ class Workspace(ProjectQueries):
                 found.append(self.add_file(path))
         return found
 
+    def remove_folder(self, root: Path | str) -> None:
+        """``root`` is no workspace folder any more.  Its files stay known: the caller
+        removes those that no remaining folder holds (:meth:`remove`)."""
+        folder = normalize_path(root)
+        if folder in self._folders:
+            self._folders.remove(folder)
+            self._projects = None
+
     def _ignored(self, path: Path, folder: Path) -> bool:
         if not self.settings.ignore:
             return False

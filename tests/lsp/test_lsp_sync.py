@@ -231,3 +231,30 @@ async def test_folders_are_watched_for_creation_and_deletion(
     kinds = [w.get("kind") for w in watchers if w.get("globPattern") == "**/*"]
     assert kinds == ([types.WatchKind.Create | types.WatchKind.Delete] if watchers else [])
     assert bool(watchers) == (client_name == "visual-studio-code")
+
+
+SHARED = r"""
+--- main.tex
+\cite{a}
+\bibliography{../shared/refs}
+"""
+OUTSIDE = "bibliography-outside-root"
+
+
+def codes(h: Harness, uri: str) -> list[str]:
+    return sorted(str(d.code) for d in h.client.diagnostics.get(uri) or [])
+
+
+async def test_a_removed_folder_is_no_folder_of_the_workspace(start: Start, tmp_path: Path) -> None:
+    """A bibliography in a workspace folder added is inside the root, and outside it again
+    once that folder is removed: the folder stayed in the workspace's list for good."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    h = await start(files=SHARED)
+    main = h.uri("main.tex")
+    await wait_for(lambda: codes(h, main) == [OUTSIDE])
+    change_folders(h, [shared], [])
+    await wait_for(lambda: codes(h, main) == [])
+    change_folders(h, [], [shared])
+    await wait_for(lambda: codes(h, main) == [OUTSIDE])

@@ -60,3 +60,26 @@ def test_a_created_folder_is_walked_alone_and_skipped_ones_not_at_all(
     assert walked[0] == new and root not in walked
     assert new / "a.tex" in work.known_files()
     assert root / "elsewhere.tex" not in work.known_files()
+
+
+def test_the_files_of_a_deleted_folder_are_no_longer_known(tmp_path: Path) -> None:
+    """A deleted folder's files gone from disk are forgotten (they stayed known, read as
+    missing on every check); one open in the editor, or back on disk, stays."""
+    root = tmp_path.resolve()
+    (root / "main.tex").write_text("x", encoding="utf-8")
+    chapters = root / "chapters"
+    chapters.mkdir()
+    for name in ("c1.tex", "c2.tex", "open.tex"):
+        (chapters / name).write_text("x", encoding="utf-8")
+    work = Workspace(Settings(), root=root)
+    work.add_folder(root)
+    session = cast(Session, SimpleNamespace(roots=[root], open={chapters / "open.tex": "u"}))
+    for name in ("c1.tex", "open.tex"):
+        (chapters / name).unlink()  # c2.tex is back on disk by the time the event comes
+    found = _project_files_under(work, session, [(chapters, types.FileChangeType.Deleted)])
+    assert sorted(found) == [chapters / "c1.tex", chapters / "c2.tex"]
+    assert sorted(work.known_files()) == [
+        chapters / "c2.tex",
+        chapters / "open.tex",
+        root / "main.tex",
+    ]

@@ -154,6 +154,8 @@ class DocumentSync:
         await self.session.settings_changed(None)
 
         def update(work: Workspace) -> None:
+            for folder in gone:
+                work.remove_folder(folder)
             for known in work.known_files():
                 if self._left_behind(known, gone):
                     work.remove(known)

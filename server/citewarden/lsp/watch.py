@@ -10,13 +10,15 @@ again, and with it the style's macros and the search paths.
 
 A folder deleted or created is one event for the folder (VS Code reports nothing for the
 files in it), so every path is watched for creation and deletion too; such an event counts
-only for a folder that holds files of the project (deleted: the files known under it;
-created: the project files found in it), or for a file the project knows.
+only for a folder that holds files of the project (deleted: the files known under it,
+no longer known once gone from disk; created: the project files found in it), or for a
+file the project knows.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Iterator
 from fnmatch import fnmatch, fnmatchcase
 from pathlib import Path
@@ -176,12 +178,23 @@ def _project_files_under(
     found: list[Path] = []
     for path, kind in events:
         if path in holders:
-            found += [p for p in known if p.is_relative_to(path)]
+            under = [p for p in known if p.is_relative_to(path)]
+            if kind == types.FileChangeType.Deleted:
+                _forget_gone(work, session, under)
+            found += under
         elif path in known:
             found.append(path)
         if kind == types.FileChangeType.Created:
             found += _discover(work, session, path)
     return [p for p in dict.fromkeys(found) if p not in session.open or read_from_disk(p)]
+
+
+def _forget_gone(work: Workspace, session: Session, paths: list[Path]) -> None:
+    """The files of a deleted folder that are gone from disk, open ones aside, are no
+    longer known: a file that something links to is found (or missed) by the link."""
+    for path in paths:
+        if path not in session.open and not os.path.lexists(path):
+            work.remove(path)
 
 
 def _discover(work: Workspace, session: Session, folder: Path) -> list[Path]:
