@@ -12,6 +12,8 @@ from citewarden.cli import main
 
 BROKEN_JSON = '[{"id": "k", "title": '
 BROKEN_YAML = "- id: k\n  title: [unclosed\n"
+#: a mapping pandoc reads no entry from
+NO_REFERENCES = "title: My references\nitems:\n- id: k\n"
 
 
 def cli(
@@ -26,7 +28,10 @@ def cli(
 # ---- a CSL file given as the PATH -------------------------------------------------------
 
 
-@pytest.mark.parametrize(("name", "text"), [("refs.json", BROKEN_JSON), ("refs.yaml", BROKEN_YAML)])
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("refs.json", BROKEN_JSON), ("refs.yaml", BROKEN_YAML), ("refs.yaml", NO_REFERENCES)],
+)
 def test_a_broken_csl_file_given_as_the_path_is_reported_as_when_a_document_names_it(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],

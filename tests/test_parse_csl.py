@@ -170,6 +170,36 @@ def test_csl_yaml_bare_list() -> None:
 
 
 @pytest.mark.parametrize(
+    ("marked", "message"),
+    [
+        ("⟦e|title⟧: Notes\nauthor: Someone\n", "mapping without references:"),
+        ("⟦e|bibliography⟧:\n  - id: a\n", "mapping without references:"),
+        ("- id: a\n---\n⟦e|title⟧: x\n", "mapping without references:"),
+        ("⟦e|references⟧: refs.bib\n", "references: is not a list of CSL items"),
+        ("⟦e|just some text⟧\n", "must be a list of items"),
+    ],
+)
+def test_yaml_pandoc_reads_no_entry_from_is_a_finding_with_position(
+    marked: str, message: str
+) -> None:
+    """A mapping without ``references:`` (pandoc reads no entry from it) was an empty
+    bibliography without a word, and so were a ``references:`` that is no list and a
+    document that is text."""
+    m = parse_markers(marked)
+    bib = parse_csl_yaml(YAML, m.text)
+    (p,) = bib.problems
+    assert p.code is Code.BIB_SYNTAX and message in p.message
+    assert p.location.span == m.named["e"]
+    assert not bib.complete
+
+
+@pytest.mark.parametrize("text", ["", "---\n...\n", "references:\n", "references: []\n", "[]\n"])
+def test_empty_yaml_is_an_empty_bibliography(text: str) -> None:
+    bib = parse_csl_yaml(YAML, text)
+    assert (bib.entries, bib.problems, bib.complete) == ((), (), True)
+
+
+@pytest.mark.parametrize(
     "marked",
     [
         "references:\n- id: a\n- id: b\n  title: [unclosed⟦e|⟧\n",

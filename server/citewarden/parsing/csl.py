@@ -506,8 +506,43 @@ def csl_yaml_items(
     return entries, problems
 
 
+def _yaml_items(root: _Node) -> tuple[list[_Node], tuple[Span, str] | None]:
+    """The items of one YAML document: its ``references:`` list, the list it is, or the one
+    item it is (none when it, or its ``references:``, is empty); else none, and where and
+    why (pandoc reads no entry from it)."""
+    value = root.value
+    if isinstance(value, dict) and "references" in value:
+        name, root = value["references"]
+        value = root.value
+        if not isinstance(value, list | dict) and not _blank(root):
+            return [], (name.span, "references: is not a list of CSL items; pandoc reads none")
+    elif isinstance(value, dict) and value and "id" not in value:
+        first = next(iter(value.values()))[0]
+        return [], (first.span, _NO_REFERENCES)
+    if isinstance(value, list):
+        return value, None
+    if isinstance(value, dict) and "id" in value:
+        return [root], None
+    if _blank(root):
+        return [], None
+    return [], (root.span, "CSL-YAML must be a list of items, or a mapping with references:")
+
+
+#: what a mapping that is no CSL item lacks
+_NO_REFERENCES = (
+    "a CSL-YAML mapping without references: (the list of items); pandoc reads no entry from it"
+)
+
+
+def _blank(node: _Node) -> bool:
+    """An empty YAML document or value (null, or nothing written)."""
+    return node.value is None or node.value == ""
+
+
 def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
-    """Read CSL-YAML: a ``references:`` list (pandoc), or a bare list of items; never raises."""
+    """Read CSL-YAML: a ``references:`` list (pandoc), or a bare list of items; a document
+    that is neither (pandoc reads no entry from it) is a problem at its place.  Never
+    raises."""
     problems: list[Finding] = []
     items: list[_Node] = []
     complete = True
@@ -517,13 +552,11 @@ def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
         for doc in yaml.compose_all(text, Loader=_LOADER):
             if doc is None:
                 continue
-            root = _yaml_node(doc, budget)
-            if isinstance(root.value, dict) and "references" in root.value:
-                root = root.value["references"][1]
-            if isinstance(root.value, list):
-                items.extend(root.value)
-            elif isinstance(root.value, dict) and "id" in root.value:
-                items.append(root)
+            found, problem = _yaml_items(_yaml_node(doc, budget))
+            items.extend(found)
+            if problem is not None:
+                problems.append(_syntax(path, problem[0].start, problem[0].end, problem[1]))
+                complete = False
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         offset = min(mark.index, len(text)) if mark is not None else 0
