@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from citewarden.model import BibFormat, Code, Span
+from citewarden.parsing import csl
 from citewarden.parsing.csl import bibtex_type, parse_csl_json, parse_csl_yaml
 from markers import parse_markers
 
@@ -262,3 +263,23 @@ def test_real_items_as_csl_yaml_read_like_json(path: Path) -> None:
         assert sl(as_yaml, a.key_span) == a.key
         for name in ("title", "author", "year", "journal", "doi", "volume", "pages"):
             assert a.get(name) == b.get(name), (a.key, name)
+
+
+_LOADERS = [yaml.SafeLoader, *([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])]
+
+
+@pytest.mark.parametrize("loader", _LOADERS, ids=lambda loader: loader.__name__)
+def test_yaml_nulls_are_no_values_with_either_loader(
+    monkeypatch: pytest.MonkeyPatch, loader: type
+) -> None:
+    """``~``, ``null`` and nothing are YAML nulls, which pandoc reads as empty values (the
+    item is read): libyaml's loader gave a plain scalar the style '' and the null check
+    missed them, so a title ``~`` was the text "~" and an author ``null`` a person."""
+    monkeypatch.setattr(csl, "_LOADER", loader)
+    text = (
+        "references:\n- id: a\n  title: ~\n  author: null\n  publisher:\n  issued: ~\n"
+        "  note: 'null'\n  editor:\n  - family: ~\n    given: J\n"
+    )
+    (e,) = parse_csl_yaml(YAML, text).entries
+    assert e.key == "a"
+    assert [(f.name, f.value) for f in e.fields] == [("note", "null"), ("editor", "J")]

@@ -101,6 +101,7 @@ _DATE_FIELDS = {"issued": "year", "accessed": "urldate", "original-date": "origd
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 # libyaml's loader when PyYAML has it: same node marks (character offsets), much faster.
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_NULL_TAG = "tag:yaml.org,2002:null"
 
 
 @dataclass
@@ -461,9 +462,9 @@ def _yaml_node(node: yaml.Node, budget: list[int], base: int = 0) -> _Node:
     if isinstance(node, yaml.ScalarNode):
         if node.style in ("'", '"') and end - start >= 2:
             start, end = start + 1, end - 1
-        value: Any = node.value
-        if node.tag.endswith(":null") and node.style is None:
-            value = None
+        # a null (``~``, ``null``, nothing) by its tag: libyaml's loader gives a plain
+        # scalar the style '' where PyYAML's own gives None, and a quoted one is a string
+        value: Any = None if node.tag == _NULL_TAG else node.value
         return _Node(value, Span(start, end))
     if isinstance(node, yaml.SequenceNode):
         return _Node([_yaml_node(n, budget, base) for n in node.value], Span(start, end))
