@@ -96,10 +96,25 @@ def test_csl_json_issued_forms(issued: str, year: str | None) -> None:
         assert f is not None and year in sl(t, f.value_span)
 
 
-def test_csl_json_numeric_id_and_single_object() -> None:
-    bib = parse_csl_json(JSON, '{"id": 42, "title": "One"}')
+def test_csl_json_numeric_id() -> None:
+    bib = parse_csl_json(JSON, '[{"id": 42, "title": "One"}]')
     (e,) = bib.entries
     assert e.key == "42" and e.csl_type == "document" and e.entry_type == "misc"
+
+
+@pytest.mark.parametrize(
+    "marked", ['⟦e|{⟧"id": 42, "title": "One"}', '\n  ⟦e|{⟧"id": "a"}\n', "⟦e|{⟧}"]
+)
+def test_csl_json_single_object_is_read_as_pandoc_reads_it(marked: str) -> None:
+    """pandoc (2.17, 3.6.1, 3.9) stops with an error at a CSL-JSON object that is one
+    item, where it was read as that item (tests/test_csl_pandoc.py runs them)."""
+    m = parse_markers(marked)
+    bib = parse_csl_json(JSON, m.text)
+    assert bib.entries == () and not bib.complete
+    (p,) = bib.problems
+    assert p.code is Code.BIB_SYNTAX and p.location.span == m.named["e"]
+    assert p.message.startswith("CSL-JSON must be an array of items, not an object")
+    assert "pandoc stops with an error at this file" in p.message
 
 
 def test_csl_json_item_without_id_is_reported() -> None:

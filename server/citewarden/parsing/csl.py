@@ -404,8 +404,17 @@ class _Json:
         return m, tok
 
 
+#: what pandoc makes of a CSL-JSON object (2.17: "parsing [] failed, expected Array, but
+#: encountered Object"; 3.6.1 and 3.9: 'key "items" not found')
+_ONE_OBJECT = (
+    "CSL-JSON must be an array of items, not an object (one item is written [{...}]): "
+    "pandoc stops with an error at this file, and no citation of the document is found"
+)
+
+
 def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
-    """Read a CSL-JSON file (an array of items, or one item); never raises."""
+    """Read a CSL-JSON file, an array of items; a file that is not one (pandoc stops at
+    it) is a problem at its place.  Never raises."""
     items: list[_Node] = []
     problems: list[Finding] = []
     reader = _Json(text, items.append)
@@ -416,7 +425,8 @@ def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
         if rest < len(text):
             raise _JsonError(rest, "unexpected text after the end of the JSON value")
         if isinstance(root.value, dict):
-            items.append(root)
+            problems.append(_syntax(path, root.span.start, root.span.start + 1, _ONE_OBJECT))
+            complete = False
         elif not isinstance(root.value, list):
             problems.append(
                 _syntax(path, root.span.start, root.span.end, "CSL-JSON must be an array of items")

@@ -1,0 +1,85 @@
+"""The keys a CSL-JSON or CSL-YAML bibliography defines, checked against the real pandoc
+(2.17 on the PATH, 3.6.1 and 3.9 from scripts/install-pandoc-versions) on each case: the
+citations pandoc reports not found are citewarden's dangling ones, and where pandoc stops
+with an error at the file, citewarden has a ``bib-syntax`` finding there that says so."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from checking import check
+from citewarden.model import Code, Finding
+from citewarden.project import Workspace
+from citewarden.settings import Settings
+from paths import PANDOC_RELEASES
+
+#: name -> (bibliography file name, its text, the keys cited)
+CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "json-array": ("refs.json", '[{"id": "a"}, {"id": 42}]\n', ("a", "42", "zz")),
+    "json-one-item": ("refs.json", '{"id": "a", "title": "One"}\n', ("a",)),
+    "json-numeric-one-item": ("refs.json", '{"id": 42, "title": "One"}\n', ("42",)),
+    "json-empty-object": ("refs.json", "{}\n", ("a",)),
+}
+#: the pandoc of each version: the one on the PATH is 2.17
+VERSIONS = ("2.17", "3.6.1", "3.9")
+_NOT_FOUND = re.compile(r"\[WARNING\] Citeproc: citation (\S+) not found")
+
+
+def _pandoc(version: str) -> str:
+    pandoc = shutil.which("pandoc") if version == "2.17" else str(PANDOC_RELEASES[version])
+    if pandoc is None or not Path(pandoc).exists():
+        pytest.fail(f"pandoc {version} is needed (scripts/test installs it)", pytrace=False)
+    return pandoc
+
+
+def _write(directory: Path, name: str, text: str, keys: tuple[str, ...]) -> None:
+    (directory / name).write_text(text, encoding="utf-8")
+    cites = "".join(f"See [@{k}].\n\n" for k in keys)
+    (directory / "doc.md").write_text(f"---\nbibliography: {name}\n---\n\n{cites}", "utf-8")
+
+
+def pandoc_reading(directory: Path, version: str) -> tuple[bool, list[str]]:
+    """Whether pandoc ``version`` stops with an error at the bibliography of ``doc.md``,
+    and the citations it reports not found."""
+    run = subprocess.run(
+        [_pandoc(version), "--citeproc", "-t", "plain", "doc.md"],
+        cwd=directory,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    stopped = run.returncode != 0
+    assert not stopped or "Error reading bibliography file" in run.stderr, run.stderr
+    return stopped, sorted(_NOT_FOUND.findall(run.stderr))
+
+
+def citewarden_reading(directory: Path, version: str) -> tuple[list[Finding], list[str]]:
+    """The ``bib-syntax`` findings citewarden has on the bibliography of ``doc.md`` read by
+    pandoc ``version``, and the citations it reports dangling."""
+    ws = Workspace(Settings(pandoc_version=version), root=directory)
+    for path in sorted(directory.iterdir()):
+        ws.add_file(path)
+    found = [f for fs in check(ws).values() for f in fs]
+    syntax = [f for f in found if f.code is Code.BIB_SYNTAX and f.location.path.name != "doc.md"]
+    dangling = sorted(str(f.data["key"]) for f in found if f.code is Code.DANGLING)
+    return syntax, dangling
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_csl_bibliography_defines_what_pandoc_reads(
+    tmp_path: Path, name: str, version: str
+) -> None:
+    _write(tmp_path, *CASES[name])
+    stopped, not_found = pandoc_reading(tmp_path, version)
+    syntax, dangling = citewarden_reading(tmp_path, version)
+    if stopped:
+        assert [f.message for f in syntax if "pandoc stops with an error" in f.message]
+    else:
+        assert dangling == not_found
