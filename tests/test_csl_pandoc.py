@@ -24,6 +24,15 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "json-one-item": ("refs.json", '{"id": "a", "title": "One"}\n', ("a",)),
     "json-numeric-one-item": ("refs.json", '{"id": 42, "title": "One"}\n', ("42",)),
     "json-empty-object": ("refs.json", "{}\n", ("a",)),
+    "json-items": ("refs.json", '{"items": [{"id": "a"}, {"id": "b"}]}\n', ("a", "b", "zz")),
+    "json-items-among-members": (
+        "refs.json",
+        '{"id": "c", "items": [{"id": "a"}], "note": 1}\n',
+        ("a", "c"),
+    ),
+    "json-items-empty": ("refs.json", '{"items": []}\n', ("a",)),
+    "json-items-no-array": ("refs.json", '{"items": {"id": "a"}}\n', ("a",)),
+    "json-items-null": ("refs.json", '{"items": null}\n', ("a",)),
 }
 #: the pandoc of each version: the one on the PATH is 2.17
 VERSIONS = ("2.17", "3.6.1", "3.9")
@@ -80,6 +89,25 @@ def test_a_csl_bibliography_defines_what_pandoc_reads(
     stopped, not_found = pandoc_reading(tmp_path, version)
     syntax, dangling = citewarden_reading(tmp_path, version)
     if stopped:
-        assert [f.message for f in syntax if "pandoc stops with an error" in f.message]
+        assert [f.message for f in syntax if "stops with an error" in f.message]
     else:
         assert dangling == not_found
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_items_object_is_a_finding_for_pandoc_2_only(tmp_path: Path, version: str) -> None:
+    _write(tmp_path, *CASES["json-items"])
+    syntax, dangling = citewarden_reading(tmp_path, version)
+    assert dangling == ["zz"]
+    if version != "2.17":
+        assert syntax == []
+        return
+    (finding,) = syntax
+    text = (tmp_path / "refs.json").read_text(encoding="utf-8")
+    span = finding.location.span
+    assert text[span.start : span.end] == "items"
+    assert finding.message == (
+        "pandoc cannot read this file: pandoc 2 reads a CSL-JSON array of items, not an "
+        'object whose "items" are one (pandoc 3 reads both) (pandoc --citeproc stops with '
+        "an error, and no citation of the document is found)"
+    )

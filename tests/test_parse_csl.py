@@ -113,8 +113,34 @@ def test_csl_json_single_object_is_read_as_pandoc_reads_it(marked: str) -> None:
     assert bib.entries == () and not bib.complete
     (p,) = bib.problems
     assert p.code is Code.BIB_SYNTAX and p.location.span == m.named["e"]
-    assert p.message.startswith("CSL-JSON must be an array of items, not an object")
+    assert p.message.startswith("CSL-JSON must be an array of items")
+    assert "one item is written [{...}]" in p.message
     assert "pandoc stops with an error at this file" in p.message
+
+
+def test_csl_json_object_of_items_is_read_as_pandoc_3_reads_it() -> None:
+    """pandoc 3 reads the ``"items"`` array of a CSL-JSON object (the first ``"items"``,
+    the other members ignored), where each was "CSL item without an 'id'"."""
+    m = parse_markers(
+        '{"id": "x", "items": [⟦a|{"id": "⟦ka|a⟧", "title": "A"}⟧, {"id": "⟦kb|b⟧"}], "n": 1}'
+    )
+    bib = parse_csl_json(JSON, m.text)
+    assert bib.complete and not bib.problems
+    a, b = bib.entries
+    assert (a.key, a.key_span, a.span, a.get("title")) == ("a", m.named["ka"], m.named["a"], "A")
+    assert (b.key, b.key_span) == ("b", m.named["kb"])
+
+
+@pytest.mark.parametrize(
+    "marked", ['{"⟦e|items⟧": {"id": "a"}}', '{"⟦e|items⟧": null}', '{"⟦e|items⟧": "a"}']
+)
+def test_csl_json_object_of_items_that_are_no_array_is_a_finding(marked: str) -> None:
+    m = parse_markers(marked)
+    bib = parse_csl_json(JSON, m.text)
+    assert bib.entries == () and not bib.complete
+    (p,) = bib.problems
+    assert p.code is Code.BIB_SYNTAX and p.location.span == m.named["e"]
+    assert p.message.startswith('the "items" of a CSL-JSON object must be an array of items')
 
 
 def test_csl_json_item_without_id_is_reported() -> None:

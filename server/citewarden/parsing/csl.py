@@ -38,7 +38,14 @@ from citewarden.model import (
     Span,
 )
 
-__all__ = ["BIBTEX_TYPES", "bibtex_type", "csl_yaml_items", "parse_csl_json", "parse_csl_yaml"]
+__all__ = [
+    "BIBTEX_TYPES",
+    "bibtex_type",
+    "csl_yaml_items",
+    "items_object",
+    "parse_csl_json",
+    "parse_csl_yaml",
+]
 
 #: CSL item types (CSL 1.0.2) -> the BibTeX / biblatex type of the same kind of work, for the
 #: code that reasons by entry type (verification: journal article, proceedings paper,
@@ -284,6 +291,7 @@ _TOKEN = re.compile(
 )
 _WS = re.compile(r"[ \t\r\n]*")
 _LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+_OBJECT_START = re.compile(r"[ \t\r\n]*\{")
 
 
 class _JsonError(Exception):
@@ -404,17 +412,54 @@ class _Json:
         return m, tok
 
 
-#: what pandoc makes of a CSL-JSON object (2.17: "parsing [] failed, expected Array, but
-#: encountered Object"; 3.6.1 and 3.9: 'key "items" not found')
+#: what pandoc makes of a CSL-JSON object without "items" (2.17: "parsing [] failed,
+#: expected Array, but encountered Object"; 3.6.1 and 3.9: 'key "items" not found')
 _ONE_OBJECT = (
-    "CSL-JSON must be an array of items, not an object (one item is written [{...}]): "
-    "pandoc stops with an error at this file, and no citation of the document is found"
+    'CSL-JSON must be an array of items, or an object whose "items" are one (pandoc 3), '
+    "not an object without them (one item is written [{...}]): pandoc stops with an "
+    "error at this file, and no citation of the document is found"
+)
+#: and of its "items" that are no array (3.6.1 and 3.9: 'Error in $.items: parsing []
+#: failed, expected Array, but encountered Object')
+_ITEMS_NO_ARRAY = (
+    'the "items" of a CSL-JSON object must be an array of items: pandoc stops with an '
+    "error at this file, and no citation of the document is found"
 )
 
 
+def _object_items(root: _Node) -> tuple[list[_Node], tuple[Span, str] | None]:
+    """The items of a CSL-JSON object, its ``"items"`` array as pandoc 3 reads it (the
+    first ``"items"`` member of several, other members ignored), or none and the place
+    pandoc stops at: its ``{`` (no ``"items"``), the name of ``"items"`` not an array."""
+    members = root.value
+    if "items" not in members:
+        return [], (Span(root.span.start, root.span.start + 1), _ONE_OBJECT)
+    name, items = members["items"]
+    if not isinstance(items.value, list):
+        return [], (name.span, _ITEMS_NO_ARRAY)
+    return items.value, None
+
+
+def items_object(text: str) -> Span | None:
+    """The name ``"items"`` of a CSL-JSON ``text`` that is an object with an array of
+    items, which pandoc 3 reads and pandoc 2 stops at ("parsing [] failed, expected
+    Array, but encountered Object"); None for any other text."""
+    if _OBJECT_START.match(text) is None:
+        return None
+    try:
+        root = _Json(text).value()
+    except (_JsonError, RecursionError):
+        return None
+    if not isinstance(root.value, dict):
+        return None
+    _, problem = _object_items(root)
+    return root.value["items"][0].span if problem is None else None
+
+
 def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
-    """Read a CSL-JSON file, an array of items; a file that is not one (pandoc stops at
-    it) is a problem at its place.  Never raises."""
+    """Read a CSL-JSON file, an array of items or (pandoc 3) an object whose ``"items"``
+    are one; a file that is neither (pandoc stops at it) is a problem at its place.  Never
+    raises."""
     items: list[_Node] = []
     problems: list[Finding] = []
     reader = _Json(text, items.append)
@@ -425,8 +470,12 @@ def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
         if rest < len(text):
             raise _JsonError(rest, "unexpected text after the end of the JSON value")
         if isinstance(root.value, dict):
-            problems.append(_syntax(path, root.span.start, root.span.start + 1, _ONE_OBJECT))
-            complete = False
+            found, problem = _object_items(root)
+            items.extend(found)
+            if problem is not None:
+                span, why = problem
+                problems.append(_syntax(path, span.start, span.end, why))
+                complete = False
         elif not isinstance(root.value, list):
             problems.append(
                 _syntax(path, root.span.start, root.span.end, "CSL-JSON must be an array of items")

@@ -83,9 +83,9 @@ _QUOTE_STOP_NO_COMMENT = re.compile(r'["{\\]')
 
 @dataclass(frozen=True, slots=True)
 class PandocDialect:
-    """What of pandoc's reading changed between its versions: of a .bib file, and of the
-    citations of a Markdown document (each checked by running pandoc 2.17, 2.19.2, 3.5,
-    3.6.1, 3.8.2.1 and 3.9 on the same files)."""
+    """What of pandoc's reading changed between its versions: of a .bib or CSL-JSON file,
+    and of the citations of a Markdown document (each checked by running pandoc 2.17,
+    2.19.2, 3.5, 3.6.1, 3.8.2.1 and 3.9 on the same files; CSL-JSON 2.17, 3.6.1 and 3.9)."""
 
     #: the versions that read so, as messages name them
     name: str
@@ -103,11 +103,18 @@ class PandocDialect:
     #: Markdown: ``-@key`` outside brackets suppresses the author (pandoc 3); pandoc 2 reads
     #: the ``-`` as text and cites the key in the text
     bare_suppress_author: bool = True
+    #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
+    #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
+    csl_items_object: bool = True
 
 
 #: pandoc 2 (2.17 and 2.19.2 checked)
 PANDOC_2 = PandocDialect(
-    "pandoc 2", quoted_comments=True, braced_comments=False, bare_suppress_author=False
+    "pandoc 2",
+    quoted_comments=True,
+    braced_comments=False,
+    bare_suppress_author=False,
+    csl_items_object=False,
 )
 #: pandoc 3 before 3.8 (3.5 and 3.6.1 checked), which Quarto 1.5-1.8 ships
 PANDOC_3 = PandocDialect(
