@@ -75,3 +75,35 @@ def test_bibtex_on_the_last_line_is_told_apart_from_a_syntax_error(tmp_path: Pat
     assert "BibTeX does not read its entry in 'refs.bib' (on a file's last line" in (
         found["b"].message
     )
+
+
+@pytest.mark.parametrize(
+    ("root", "main"),
+    [("main.tex", BIBTEX), ("main.tex", BIBER), ("paper.md", PANDOC)],
+    ids=["bibtex", "biber", "pandoc"],
+)
+def test_a_bibliography_the_parser_failed_on_leaves_no_citation_dangling(
+    tmp_path: Path,
+    root: str,
+    main: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A .bib file whose parse failed defines keys that cannot be known, as one that cannot
+    be read: no citation of its project is dangling (a, in the file, was for biber and
+    pandoc; zz, in no file, was for all three), and the file's finding names it."""
+    from citewarden.cli import main as cli_main
+    from citewarden.parsing import bibtex
+
+    def failing(*args: object) -> None:
+        raise RuntimeError("a parser bug")
+
+    monkeypatch.setattr(bibtex, "parse_bibtex", failing)
+    (tmp_path / root).write_text(main, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["check", ".", "--no-verify"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "refs.bib:1:1: error file-unreadable could not parse refs.bib: RuntimeError" in out
+    assert "dangling-citation" not in out

@@ -16,6 +16,9 @@ from citewarden.parsing import bibtex
 
 BIB = "@misc{cited, title = {T}}\n@misc{orphan, title = {U}}\n"
 TEX = "\\documentclass{article}\n\\begin{document}\n\\cite{cited,gone}\n\\bibliography{refs}\n"
+MD = "---\nbibliography: refs.bib\n---\n\nSee [@cited; @gone].\n"
+#: a project of its own, whose bibliography (CSL-JSON) is parsed
+OTHER = "---\nbibliography: other.json\n---\n\nSee [@gone].\n"
 
 
 @pytest.fixture(autouse=True)
@@ -54,17 +57,26 @@ def _codes(session: Session, path: Path) -> list[str]:
     return [f.code.value for f in session.store.findings(path.resolve())]
 
 
+@pytest.mark.parametrize(
+    ("name", "text"), [("main.tex", TEX), ("paper.md", MD)], ids=["latex", "markdown"]
+)
 def test_a_parse_out_of_memory_is_the_files_finding_and_the_rest_is_checked(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str
 ) -> None:
+    """The file is unreadable and its keys cannot be known, as those of a file over
+    max_file_mb: no citation of its projects is dangling (cited is in it, gone in no file;
+    pandoc's project reported both), and the rest is checked."""
     (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
-    (tmp_path / "main.tex").write_text(TEX, encoding="utf-8")
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "other.md").write_text(OTHER, encoding="utf-8")
+    (tmp_path / "other.json").write_text("[]", encoding="utf-8")
     monkeypatch.setattr(bibtex, "parse_bibtex", _exhausted)
     session = _index(tmp_path)
     bib = session.store.findings((tmp_path / "refs.bib").resolve())
     assert [f.code for f in bib] == [Code.FILE_UNREADABLE]
     assert bib[0].message.startswith("ran out of memory while reading refs.bib;")
-    assert Code.DANGLING.value in _codes(session, tmp_path / "main.tex")
+    assert _codes(session, tmp_path / name) == []
+    assert _codes(session, tmp_path / "other.md") == [Code.DANGLING.value]
 
 
 def test_an_edit_whose_parse_runs_out_of_memory_leaves_the_server_checking(

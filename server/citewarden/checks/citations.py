@@ -94,6 +94,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
             memo,
         )
         delta = project_delta(ws, project, memo)
+        checked = checks_dangling(ws, project)
         documents = list(ws.project_documents(project))
         spaces = project.kind is DocumentKind.LATEX and not any(
             doc.cite_trims for _, doc in documents
@@ -116,7 +117,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     text,
                     project.casefold_keys,
                 )
-            if checks_dangling(ws, project):
+            if checked:
                 found += memo.get(
                     (
                         "dangling",
@@ -137,9 +138,9 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     delta,
                     ws.text(path) if doc.kind is DocumentKind.MARKDOWN else None,
                 )
-        if checks_dangling(ws, project) and units.has_units(ws, project):
+        if checked and units.has_units(ws, project):
             found += units.unit_dangling(ws, project, partial(is_defined, defined, project))
-        elif checks_dangling(ws, project) and project.casefold_keys:
+        elif checked and project.casefold_keys:
             found += memo.get(
                 (
                     "key-case",

@@ -48,13 +48,25 @@ def is_defined(defined: Defined, project: Project, key: str) -> bool:
 
 
 def checks_dangling(ws: Workspace, project: Project) -> bool:
+    """Whether the keys ``project`` defines can be known, so that a citation of a key it
+    does not define is dangling: not while a bibliography is missing, unresolved, or could
+    not be parsed (:attr:`~citewarden.model.ParsedBibliography.failed`; its own
+    ``file-unreadable`` finding says why), as with one that could not be read."""
     if project.unresolved or project.missing_bibliography:
+        return False
+    if any(_failed(ws, path) for path in project.bibliographies):
         return False
     if project.kind is DocumentKind.LATEX and not project.standalone:
         return True
     if project.has_bibliography_source:
         return True
     return any(doc.bibitems for _, doc in ws.project_documents(project))
+
+
+def _failed(ws: Workspace, path: Path) -> bool:
+    """Whether the bibliography ``path`` was read but could not be parsed."""
+    bib = ws.bibliography(path)
+    return bib is not None and bib.failed
 
 
 def _missing(

@@ -102,6 +102,9 @@ class ParsedBibliography:
     problems: tuple[Finding, ...] = ()
     #: True when every byte of the file was understood (a --fix precondition).
     complete: bool = True
+    #: True when the file was not parsed at all (memory ran out in the language server, or
+    #: the parser failed): which keys it defines is not known.
+    failed: bool = False
     #: Set by an incremental re-read: ``(id of the previous parse's entries tuple, head,
     #: tail)``: the first ``head`` entries are that parse's first ones, the last ``tail``
     #: ones its last ones moved by the edit (same keys and contents).

@@ -163,4 +163,6 @@ def _unparsed(path: Path, message: str) -> Parsed:
         return ParsedDocument(path, DocumentKind.LATEX, problems=(problem,))
     if is_markdown(path) or is_metadata(path):
         return ParsedDocument(path, DocumentKind.MARKDOWN, problems=(problem,))
-    return ParsedBibliography(path, bibliography_format(path), problems=(problem,), complete=False)
+    return ParsedBibliography(
+        path, bibliography_format(path), problems=(problem,), complete=False, failed=True
+    )
