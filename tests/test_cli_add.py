@@ -233,3 +233,54 @@ def test_a_new_bibliography_gets_the_mode_of_any_new_file(
         os.umask(umask)
     assert result.returncode == 0, result.stderr
     assert stat.S_IMODE((tmp_path / "new.bib").stat().st_mode) == 0o644
+
+
+def test_a_work_already_in_the_file_is_not_added_again(env: dict[str, str], tmp_path: Path) -> None:
+    """A DOI in another case or form names the work an entry holds: it was added again
+    under ``sullivan2019pyvistaa`` (and once more for each further form in the run)."""
+    bib = tmp_path / "refs.bib"
+    first = run_citewarden(["add", "10.21105/joss.01450", "--bib", "refs.bib"], tmp_path, env)
+    assert first.returncode == 0, first.stderr
+    before = bib.read_text(encoding="utf-8")
+    again = run_citewarden(
+        [
+            *("add", "10.21105/JOSS.01450", "https://doi.org/10.21105/joss.01450"),
+            *("--bib", "refs.bib"),
+        ],
+        tmp_path,
+        env,
+    )
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == (
+        "10.21105/JOSS.01450: already present as sullivan2019pyvista\n"
+        "https://doi.org/10.21105/joss.01450: already present as sullivan2019pyvista\n"
+    )
+    assert bib.read_text(encoding="utf-8") == before
+    held = tmp_path / "held.bib"
+    held.write_text(
+        "@misc{pyvista,\n  url = {https://doi.org/10.21105/JOSS.01450},\n}\n", encoding="utf-8"
+    )
+    by_url = run_citewarden(["add", "doi:10.21105/joss.01450", "--bib", "held.bib"], tmp_path, env)
+    assert (by_url.returncode, by_url.stdout) == (
+        0,
+        "doi:10.21105/joss.01450: already present as pyvista\n",
+    )
+
+
+def test_a_work_named_twice_in_one_run_is_added_once(env: dict[str, str], tmp_path: Path) -> None:
+    result = run_citewarden(
+        ["add", "10.21105/joss.01450", "DOI:10.21105/JOSS.01450", "--bib", "new.bib"],
+        tmp_path,
+        env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[1] == (
+        "DOI:10.21105/JOSS.01450: already present as sullivan2019pyvista"
+    )
+    parsed = parse_bibtex(tmp_path / "new.bib", (tmp_path / "new.bib").read_text("utf-8"))
+    assert [e.key for e in parsed.entries] == ["sullivan2019pyvista"]
+
+
+def test_help_names_the_exit_status_of_a_work_already_present(tmp_path: Path) -> None:
+    result = run_citewarden(["add", "--help"], tmp_path, {})
+    assert "already present in the file" in result.stdout

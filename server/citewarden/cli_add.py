@@ -5,9 +5,10 @@ Each identifier is looked up through the verification sources (cache, rate limit
 politeness; ``--offline`` answers from the cache and the snapshot only).  The entry is
 built from the registry's record, under ``--key`` or a new Google Scholar style key, in the
 style of the file (BibTeX, CSL-JSON or CSL-YAML by its suffix), and appended.  Nothing is
-written with ``--dry-run`` (the entries are printed instead).  Exit status: 0 every
-identifier added, 1 some could not be found or looked up (the rest are added), 2 a usage or
-file error.
+written with ``--dry-run`` (the entries are printed instead).  A work the file already
+holds (a shared DOI, arXiv id, PMID or book ISBN: :mod:`citewarden.addref.present`), or one
+named twice in a run, is not added again: it is reported as already present under its key.
+See :data:`ADD_EXIT_STATUS`.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from citewarden.addref.insert import (
     plan_insertion,
 )
 from citewarden.addref.lookup import describe, identifier_lookup
+from citewarden.addref.present import Present, record_ids
 from citewarden.files import read_regular
 from citewarden.fix.plan import FixRefused
 from citewarden.fix.write import write_atomically
@@ -39,6 +41,13 @@ from citewarden.settings import Settings, load_settings
 from citewarden.verify.records import Outcome, WorkRecord
 
 EXIT_ADDED, EXIT_MISSING, EXIT_USAGE = 0, 1, 2
+ADD_EXIT_STATUS = """\
+exit status:
+  0  every identifier added, or already present in the file (then nothing is written
+     for it: "ID: already present as KEY")
+  1  some identifier not found or not looked up (the rest are added)
+  2  a usage or file error
+"""
 #: Largest bibliography read (bytes).
 MAX_BIB = 64 * 1024 * 1024
 
@@ -49,6 +58,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "add",
         help="add bibliography entries for DOIs, arXiv ids, ISBNs, PMIDs or titles",
         description="Look each identifier up and add its entry to the bibliography.",
+        epilog=ADD_EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add.add_argument("ids", nargs="+", metavar="ID", help="DOI, arXiv id, ISBN, PMID or title")
     add.add_argument("--bib", required=True, metavar="FILE", help=".bib, .json or .yaml file")
@@ -57,10 +68,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add.add_argument("--dry-run", action="store_true", help="print the entries, write nothing")
 
 
-def _existing_keys(path: Path, text: str, settings: Settings) -> set[str]:
+def _existing(path: Path, text: str, settings: Settings) -> Sequence[Entry]:
     parsed = parse_file(path, text, settings)
     entries: Sequence[Entry] = getattr(parsed, "entries", ())
-    return {e.key for e in entries}
+    return entries
 
 
 def _read(path: Path) -> bytes | None:
@@ -116,10 +127,12 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     try:
         original = _read(path)
         text = "" if original is None else original.decode("utf-8")
-        taken = _existing_keys(path, text, settings) if text else set()
+        entries = _existing(path, text, settings) if text else ()
     except (OSError, UnicodeDecodeError) as exc:
         print(f"citewarden add: cannot read {visible(str(path))}: {visible(str(exc))}", file=err)
         return EXIT_USAGE
+    taken = {e.key for e in entries}
+    present = Present(entries)
     for n, key in enumerate(keys):
         there = clashing_key(key, taken)
         if there is not None:
@@ -143,8 +156,12 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             print(f"citewarden add: {_shown(ident)}: {visible(result)}", file=err)
             status = EXIT_MISSING
             continue
+        if (there := present.key_of(result)) is not None:
+            print(f"{_shown(ident)}: already present as {visible(there)}", file=out)
+            continue
         key = keys[n] if n < len(keys) else make_key(result, taken)
         taken.add(key)
+        present.add(key, record_ids(result))
         try:
             change = plan_insertion(path, new, result, key)
         except InsertError as exc:

@@ -195,6 +195,13 @@ async def test_add_reference_command_adds_an_entry_from_a_doi(
     assert result["title"].startswith("Sullivan and Kaszynski 2019, PyVista")
     assert "@article{zzyzx2031quux," in h.editor.text("refs.bib")
     await wait_for(lambda: "zzyzx2031quux" not in dangling_keys(h), timeout=15)
+    again = await run_command(
+        h, "citewarden.addReference", {"id": "doi:10.21105/JOSS.01450", "uri": h.uri("main.tex")}
+    )
+    assert again["applied"] is False and again["present"] is True
+    assert again["key"] == "zzyzx2031quux" and again["bib"].endswith("refs.bib")
+    assert again["reason"] == "already present as zzyzx2031quux in refs.bib"
+    assert len(applied) == 1  # the work is there: no second edit
     missing = await run_command(h, "citewarden.addReference", {"id": "10.1371/notarealdoi"})
     assert missing["applied"] is False and "10.1371/notarealdoi" in missing["reason"]
 

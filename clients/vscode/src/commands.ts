@@ -148,6 +148,8 @@ export function registerCommands(context: vscode.ExtensionContext, host: Host): 
       | undefined;
     if (result && result.applied) {
       void vscode.window.showInformationMessage(`citewarden: added ${String(result.key)}: ${String(result.title)}`);
+    } else if (result && result.present) {
+      void vscode.window.showInformationMessage(`citewarden: ${String(result.reason ?? `already present as ${String(result.key)}`)}`);
     } else if (result && typeof result.reason === 'string') {
       void vscode.window.showWarningMessage(`citewarden: nothing added: ${result.reason}`);
     }

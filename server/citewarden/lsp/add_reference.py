@@ -15,7 +15,8 @@ requests are served meanwhile: nothing here blocks the event loop or the worker.
 ``citewarden.addReference`` takes ``{"id": DOI | arXiv id | ISBN | PMID | title, "key"?,
 "uri"? (the citing document), "bib"? (path)}``, applies the edit through
 ``workspace/applyEdit`` and returns ``{"applied", "key", "bib", "title"}`` (or
-``{"applied": false, "reason"}``).
+``{"applied": false, "reason"}``; for a work ``bib`` already holds, no edit and
+``{"applied": false, "present": true, "key"`` (the entry's), ``"bib", "title", "reason"}``).
 """
 
 from __future__ import annotations
@@ -135,6 +136,14 @@ def _none_found(key: str, reason: str) -> types.CodeAction:
 def _taken_keys(session: Session, bib: Path) -> set[str]:
     parsed = session.project.bibliography(bib)
     return {e.key for e in parsed.entries} if parsed is not None else set()
+
+
+def _present_as(session: Session, bib: Path, record: WorkRecord) -> str | None:
+    """The key of ``bib``'s entry of the work ``record`` names, if it has one (worker only)."""
+    from citewarden.addref.present import Present
+
+    parsed = session.project.bibliography(bib)
+    return Present(parsed.entries).key_of(record) if parsed is not None else None
 
 
 class AddReference(Feature):
@@ -264,6 +273,16 @@ class AddReference(Feature):
             reason = f"{ident.strip()[:200]}: {what} ({found.source}{': ' + found.reason if found.reason else ''})"
             return {"applied": False, "reason": reason}
         record = found.records[0]
+        there = await session.run(_present_as, session, bib, record)
+        if there is not None:
+            return {
+                "applied": False,
+                "present": True,
+                "key": there,
+                "bib": str(bib),
+                "title": describe(record),
+                "reason": f"already present as {there} in {bib.name}",
+            }
         key = args.get("key")
         taken = await session.run(_taken_keys, session, bib)
         if not isinstance(key, str) or not key.strip():

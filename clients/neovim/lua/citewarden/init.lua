@@ -267,6 +267,8 @@ local function added(result)
   end
   if result.applied then
     vim.notify(string.format('citewarden: added %s: %s', result.key, result.title), vim.log.levels.INFO)
+  elseif result.present then
+    vim.notify('citewarden: ' .. (result.reason or ('already present as ' .. tostring(result.key))), vim.log.levels.INFO)
   elseif result.reason then
     vim.notify('citewarden: nothing added: ' .. result.reason, vim.log.levels.WARN)
   end
