@@ -179,3 +179,59 @@ def test_latex_reads_every_added_entry(backend: str, tmp_path: Path) -> None:
     # a record's title runs no command: the file it names is never read
     log = (tmp_path / "main.log").read_text(encoding="latin-1")
     assert SECRET not in log and "SECRETMARKER" not in log, log[-3000:]
+
+
+def _pandocs() -> list[str]:
+    """The system's pandoc and the releases of .tools that are there."""
+    from paths import PANDOC_RELEASES
+
+    return [_tool("pandoc")] + [str(p) for p in PANDOC_RELEASES.values() if p.exists()]
+
+
+SOURCE_BIB = """@article{knuth1984,
+  author = {Knuth, Donald},
+  title = {Literate Programming},
+  journal = {Comput. J.},
+  year = {1984},
+}
+
+@book{lamport1994,
+  author = {Lamport, Leslie},
+  title = {LaTeX: A Document Preparation System},
+  publisher = {Addison-Wesley},
+  year = {1994},
+}
+"""
+
+
+def test_csl_yaml_written_by_pandoc_takes_the_new_item_in_its_list(tmp_path: Path) -> None:
+    """pandoc writes a .bib as CSL-YAML between --- markers, each item starting with its
+    first key (- author:); the new item goes inside that list, which pandoc reads, not
+    after the closing --- (pandoc reads the first document only)."""
+    (tmp_path / "src.bib").write_text(SOURCE_BIB, encoding="utf-8")
+    record = next(r for r in _records() if r.title.startswith("Fish & Chips"))
+    for pandoc in _pandocs():
+        made = subprocess.run(
+            [pandoc, "src.bib", "-s", "-f", "biblatex", "-t", "markdown"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        ).stdout
+        assert made.startswith("---\n") and "\n- author:" in made and "\n- id:" not in made
+        bib = tmp_path / "refs.yaml"
+        bib.write_text(apply(made, plan_insertion(bib, made, record, "obrien2020fish")))
+        doc = tmp_path / "paper.md"
+        doc.write_text("[@knuth1984] [@lamport1994] [@obrien2020fish]\n", encoding="utf-8")
+        proc = subprocess.run(
+            [pandoc, "--citeproc", "--bibliography", str(bib), "-t", "plain", str(doc)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "not found" not in proc.stderr and "WARNING" not in proc.stderr, proc.stderr
+        assert "obrien2020fish?" not in proc.stdout and "Fish & Chips" in proc.stdout
+        assert "Knuth" in proc.stdout and "Lamport" in proc.stdout

@@ -259,3 +259,31 @@ def test_a_pubmed_record_is_written_with_its_whole_page_range() -> None:
         "S12-S15",
         "1099-1108",
     ]
+
+
+def test_csl_yaml_items_are_found_by_the_list_not_by_their_first_key() -> None:
+    from citewarden.addref.insert import InsertError, apply, plan_insertion
+
+    item = csl_item(RESNET, "he2016deep")
+    layouts = {  # the list pandoc reads; its items start with any key, indented or not
+        "---\nreferences:\n- author:\n  - family: K\n  id: k\n---\n": "references",
+        "references:\n  - type: book  # a comment\n    id: k\n\n...\n": "references",
+        "- title: |\n    T\n\n  id: k\n---\n- id: later\n": None,
+        "---\nnocite: '@*'\nreferences:\n---\n": "references",
+        "---\nnocite: '@*'\n---\n": "references",
+        "references:\r\n- title: T\r\n  id: k\r\n---\r\n": "references",
+    }
+    for text, field in layouts.items():
+        new = apply(text, plan_insertion(Path("r.yaml"), text, RESNET, "he2016deep"))
+        first = next(yaml.safe_load_all(new))
+        items = first[field] if field else first
+        assert items[-1]["id"] == "he2016deep", new
+        assert items[-1]["author"][0] == item["author"][0], new
+        assert [i["id"] for i in items[:-1]] == (["k"] if "id: k" in text else []), new
+    for text in ("references: [{id: k}]\n", "{references: []}\n", "---\n---\n", "a: [\n"):
+        try:
+            plan_insertion(Path("r.yaml"), text, RESNET, "he2016deep")
+        except InsertError as error:
+            assert "no CSL-YAML list of items" in str(error), text
+        else:
+            raise AssertionError(text)

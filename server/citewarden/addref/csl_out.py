@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+import yaml
+
 from citewarden.verify.authors import split_suffix
 from citewarden.verify.records import Person, WorkRecord
 
@@ -137,24 +139,83 @@ def yaml_item(item: dict[str, Any], indent: str = "") -> str:
     return "\n".join(_yaml_lines([item], indent))
 
 
+class YamlLayoutError(ValueError):
+    """A CSL-YAML file whose list of items cannot be found (the message says why)."""
+
+
+#: libyaml's loader when PyYAML has it (its marks are character offsets too).
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _content_end(node: yaml.Node) -> int:
+    """Where the last thing written in ``node`` ends: the end of its last scalar or flow
+    collection (a block collection's own end mark lies at the next token, which may be a
+    ``---`` or a later key)."""
+    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False):
+        return int(node.end_mark.index)
+    children: list[yaml.Node] = []
+    if isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    elif isinstance(node, yaml.MappingNode):
+        children = [part for pair in node.value for part in pair]
+    return max((_content_end(c) for c in children), default=int(node.end_mark.index))
+
+
+def _line_end(text: str, at: int) -> int:
+    """The end of the line holding the last non-blank character before ``at`` (before its
+    ``\r`` or ``\n``)."""
+    at = len(text[:at].rstrip())
+    found = re.compile(r"[\r\n]").search(text, at)
+    return found.start() if found else len(text)
+
+
+def _block_list_end(text: str, items: yaml.SequenceNode) -> tuple[int, str]:
+    """Where a new item goes after the last of the block list ``items``, and the indent
+    of its ``-``."""
+    last = items.value[-1]
+    start = int(last.start_mark.index)
+    head = text[text.rfind("\n", 0, start) + 1 : start]
+    dash = re.fullmatch(r"([ ]*)-[ ]+", head)
+    if dash is None:
+        raise YamlLayoutError("its last item does not start its own line with '- '")
+    return _line_end(text, _content_end(last)), dash.group(1)
+
+
 def yaml_insertion(text: str, item: dict[str, Any]) -> tuple[int, str]:
     """Where and what to insert to add ``item`` to a CSL-YAML file: after the last item of
-    its ``references:`` list (or of the top-level list), indented like the items there."""
+    the list pandoc reads (its first document's ``references:`` list, or the list that
+    document is), indented like the items there, before any ``---`` or ``...`` ending the
+    document; a ``references:`` list started when the document is a mapping without one.
+    The list is found by the YAML structure (node marks), so items may start with any key.
+    Raises :class:`YamlLayoutError` when the file is no such document (not YAML, a flow
+    ``[...]`` list, ``references:`` holding something else)."""
     if not text.strip():
         return 0, "references:\n" + yaml_item(item) + "\n"
-    items = list(re.finditer(r"^([ \t]*)- id:", text, re.MULTILINE))
-    if not items:
-        end = len(text.rstrip())
-        head = "" if re.search(r"^references:[ \t]*$", text, re.M) else "\nreferences:"
-        return end, head + "\n" + yaml_item(item)
-    last = items[-1]
-    indent = last.group(1)
-    pos = text.find("\n", last.end())
-    while pos != -1:
-        nxt = text.find("\n", pos + 1)
-        line = text[pos + 1 : nxt if nxt != -1 else len(text)]
-        if line.strip() and len(line) - len(line.lstrip()) <= len(indent):
-            break  # the next key, a document marker, or the end of the list
-        pos = nxt
-    end = len(text.rstrip()) if pos == -1 else len(text[:pos].rstrip())
-    return end, "\n" + yaml_item(item, indent)
+    try:
+        root = next(iter(yaml.compose_all(text, Loader=_LOADER)), None)
+    except yaml.YAMLError as error:
+        raise YamlLayoutError(f"it is not YAML that can be read: {error}") from None
+    if root is None or (isinstance(root, yaml.ScalarNode) and root.value in ("", "~", "null")):
+        raise YamlLayoutError("its first document, the one pandoc reads, is empty")
+    if isinstance(root, yaml.SequenceNode) and not root.flow_style and root.value:
+        return _with_item(text, _block_list_end(text, root), item)
+    if not isinstance(root, yaml.MappingNode) or root.flow_style:
+        raise YamlLayoutError("it is neither a list of items nor a block mapping")
+    for key, value in root.value:
+        if not (isinstance(key, yaml.ScalarNode) and key.value == "references"):
+            continue
+        if isinstance(value, yaml.SequenceNode) and not value.flow_style and value.value:
+            return _with_item(text, _block_list_end(text, value), item)
+        after_key = text[key.end_mark.index : _line_end(text, key.end_mark.index + 1)]
+        if isinstance(value, yaml.ScalarNode) and re.fullmatch(r"[ ]*:[ ]*(#.*)?", after_key):
+            # "references:" with nothing after it: the list starts on the next line
+            at = _line_end(text, key.end_mark.index + 1)
+            return at, "\n" + yaml_item(item, " " * key.start_mark.column)
+        raise YamlLayoutError("its references: is not a list written one item per line")
+    at = _line_end(text, _content_end(root))
+    indent = " " * root.start_mark.column
+    return at, f"\n{indent}references:\n" + yaml_item(item, indent)
+
+
+def _with_item(text: str, place: tuple[int, str], item: dict[str, Any]) -> tuple[int, str]:
+    return place[0], "\n" + yaml_item(item, place[1])

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.addref.bibtex_out import bibtex_entry, detect_style, insertion
-from citewarden.addref.csl_out import csl_item, json_insertion, yaml_insertion
+from citewarden.addref.csl_out import YamlLayoutError, csl_item, json_insertion, yaml_insertion
 from citewarden.addref.keys import STOP_WORDS
 from citewarden.text import line_ending
 from citewarden.verify.records import WorkRecord
@@ -74,7 +74,12 @@ def _insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion
             raise InsertError(f"{path.name} is not a CSL-JSON array")
         return Insertion(path, place[0], place[1], key)
     if suffix in YAML_SUFFIXES:
-        offset, body = yaml_insertion(text, csl_item(record, key))
+        try:
+            offset, body = yaml_insertion(text, csl_item(record, key))
+        except YamlLayoutError as error:
+            raise InsertError(
+                f"{path.name}: no CSL-YAML list of items to add to ({error})"
+            ) from None
         return Insertion(path, offset, body, key)
     raise InsertError(f"{path.name}: not a bibliography format entries can be added to")
 
