@@ -33,6 +33,15 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "json-items-empty": ("refs.json", '{"items": []}\n', ("a",)),
     "json-items-no-array": ("refs.json", '{"items": {"id": "a"}}\n', ("a",)),
     "json-items-null": ("refs.json", '{"items": null}\n', ("a",)),
+    "yaml-references": ("refs.yaml", "references:\n- id: a\n- id: b\n", ("a", "b", "zz")),
+    "yaml-one-item": ("refs.yaml", "id: a\ntitle: A\n", ("a",)),
+    "yaml-one-item-flow": ("refs.yaml", "{id: a, title: A}\n", ("a",)),
+    "yaml-references-one-item": ("refs.yaml", "references:\n  id: a\n  title: A\n", ("a",)),
+    "yaml-one-item-and-references": (
+        "refs.yaml",
+        "id: a\ntitle: A\nreferences:\n- id: b\n",
+        ("a", "b"),
+    ),
 }
 #: the pandoc of each version: the one on the PATH is 2.17
 VERSIONS = ("2.17", "3.6.1", "3.9")

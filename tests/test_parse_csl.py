@@ -218,6 +218,10 @@ def test_csl_yaml_bare_list() -> None:
         ("⟦e|bibliography⟧:\n  - id: a\n", "mapping without references:"),
         ("- id: a\n---\n⟦e|title⟧: x\n", "mapping without references:"),
         ("⟦e|references⟧: refs.bib\n", "references: is not a list of CSL items"),
+        ("⟦e|id⟧: a\ntitle: A\n", "CSL-YAML item not in a list"),
+        ("{⟦e|id⟧: a, title: A}\n", "CSL-YAML item not in a list"),
+        ("⟦e|title⟧: A\nid: a\n", "CSL-YAML item not in a list"),
+        ("⟦e|references⟧:\n  id: a\n  title: A\n", "references: is not a list of CSL items"),
         ("⟦e|just some text⟧\n", "must be a list of items"),
     ],
 )
@@ -226,7 +230,8 @@ def test_yaml_pandoc_reads_no_entry_from_is_a_finding_with_position(
 ) -> None:
     """A mapping without ``references:`` (pandoc reads no entry from it) was an empty
     bibliography without a word, and so were a ``references:`` that is no list and a
-    document that is text."""
+    document that is text; one item not in a list, or a ``references:`` that is one item,
+    was read as that item (pandoc 2.17, 3.6.1 and 3.9 read none: tests/test_csl_pandoc.py)."""
     m = parse_markers(marked)
     bib = parse_csl_yaml(YAML, m.text)
     (p,) = bib.problems

@@ -567,22 +567,23 @@ def csl_yaml_items(
 
 
 def _yaml_items(root: _Node) -> tuple[list[_Node], tuple[Span, str] | None]:
-    """The items of one YAML document: its ``references:`` list, the list it is, or the one
-    item it is (none when it, or its ``references:``, is empty); else none, and where and
-    why (pandoc reads no entry from it)."""
+    """The items of one YAML document: its ``references:`` list or the list it is (none
+    when it, or its ``references:``, is empty); else none, and where and why (pandoc reads
+    no entry from it: a mapping without ``references:``, one item not in a list, a
+    ``references:`` that is one item or no list)."""
     value = root.value
     if isinstance(value, dict) and "references" in value:
-        name, root = value["references"]
-        value = root.value
-        if not isinstance(value, list | dict) and not _blank(root):
-            return [], (name.span, "references: is not a list of CSL items; pandoc reads none")
-    elif isinstance(value, dict) and value and "id" not in value:
-        first = next(iter(value.values()))[0]
-        return [], (first.span, _NO_REFERENCES)
+        name, refs = value["references"]
+        if isinstance(refs.value, list):
+            return refs.value, None
+        if _blank(refs):
+            return [], None
+        return [], (name.span, "references: is not a list of CSL items; pandoc reads none")
     if isinstance(value, list):
         return value, None
-    if isinstance(value, dict) and "id" in value:
-        return [root], None
+    if isinstance(value, dict) and value:
+        first = next(iter(value.values()))[0]
+        return [], (first.span, _ONE_ITEM if "id" in value else _NO_REFERENCES)
     if _blank(root):
         return [], None
     return [], (root.span, "CSL-YAML must be a list of items, or a mapping with references:")
@@ -591,6 +592,11 @@ def _yaml_items(root: _Node) -> tuple[list[_Node], tuple[Span, str] | None]:
 #: what a mapping that is no CSL item lacks
 _NO_REFERENCES = (
     "a CSL-YAML mapping without references: (the list of items); pandoc reads no entry from it"
+)
+#: and one that is an item
+_ONE_ITEM = (
+    "a CSL-YAML item not in a list: pandoc reads the items of a references: list "
+    "(references:, then - id: ...), and no entry from this"
 )
 
 
