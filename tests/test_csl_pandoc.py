@@ -33,6 +33,12 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "json-items-empty": ("refs.json", '{"items": []}\n', ("a",)),
     "json-items-no-array": ("refs.json", '{"items": {"id": "a"}}\n', ("a",)),
     "json-items-null": ("refs.json", '{"items": null}\n', ("a",)),
+    "json-id-twice": ("refs.json", '[{"id": "a", "id": "b"}]\n', ("a", "b")),
+    "json-items-twice": (
+        "refs.json",
+        '{"items": [{"id": "a"}], "items": [{"id": "b"}]}\n',
+        ("a", "b"),
+    ),
     "yaml-references": ("refs.yaml", "references:\n- id: a\n- id: b\n", ("a", "b", "zz")),
     "yaml-one-item": ("refs.yaml", "id: a\ntitle: A\n", ("a",)),
     "yaml-one-item-flow": ("refs.yaml", "{id: a, title: A}\n", ("a",)),

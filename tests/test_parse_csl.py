@@ -143,6 +143,17 @@ def test_csl_json_object_of_items_that_are_no_array_is_a_finding(marked: str) ->
     assert p.message.startswith('the "items" of a CSL-JSON object must be an array of items')
 
 
+def test_csl_json_member_named_twice_is_its_first() -> None:
+    """pandoc (2.17, 3.6.1, 3.9) reads the first of two members of the same name (the id
+    ``a``, and the title "T" where a later null would stop it), where the last counted."""
+    m = parse_markers('[{"id": "⟦k|a⟧", "id": "b", "title": "⟦t|T⟧", "title": null}]')
+    bib = parse_csl_json(JSON, m.text)
+    assert bib.complete and not bib.problems
+    (e,) = bib.entries
+    assert (e.key, e.key_span) == ("a", m.named["k"])
+    assert e.field("title") is not None and e.field("title").value_span == m.named["t"]  # type: ignore[union-attr]
+
+
 def test_csl_json_item_without_id_is_reported() -> None:
     bib = parse_csl_json(JSON, '[{"title": "No id"}, {"id": "ok"}]')
     assert [e.key for e in bib.entries] == ["ok"]
@@ -266,6 +277,14 @@ def test_malformed_yaml_is_a_finding_with_position(marked: str) -> None:
 # -- real files ---------------------------------------------------------------------------
 
 
+def _first(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    """A JSON object as pandoc reads it: of a member named twice, the first."""
+    members: dict[str, object] = {}
+    for name, value in pairs:
+        members.setdefault(name, value)
+    return members
+
+
 def _real_json() -> list[Path]:
     return [*sorted((DATA / "csl").glob("*.json")), DATA / "bibs" / "manubot-bibliography.json"]
 
@@ -273,7 +292,7 @@ def _real_json() -> list[Path]:
 @pytest.mark.parametrize("path", _real_json(), ids=lambda p: p.name)
 def test_real_csl_json_items_match_json_module(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    data = json.loads(text)
+    data = json.loads(text, object_pairs_hook=_first)
     items = data if isinstance(data, list) else [data]
     bib = parse_csl_json(path, text)
     assert bib.complete
@@ -292,13 +311,13 @@ def test_real_csl_json_items_match_json_module(path: Path) -> None:
         if item.get("author"):
             assert e.get("author")
         assert text[e.span.start] == "{" and text[e.span.end - 1] == "}"
-        assert json.loads(text[e.span.start : e.span.end]) == item
+        assert json.loads(text[e.span.start : e.span.end], object_pairs_hook=_first) == item
 
 
 @pytest.mark.parametrize("path", _real_json(), ids=lambda p: p.name)
 def test_real_items_as_csl_yaml_read_like_json(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    data = json.loads(text)
+    data = json.loads(text, object_pairs_hook=_first)
     items = data if isinstance(data, list) else [data]
     as_yaml = yaml.safe_dump({"references": items}, allow_unicode=True, sort_keys=False)
     from_json = parse_csl_json(path, text)

@@ -394,7 +394,9 @@ class _Json:
                         cm.start(cm.lastindex or 0),
                         f"expected ':' after {key.value!r}, found {ctok!r}",
                     )
-                members[key.value] = (key, self.value())
+                value = self.value()
+                # a member named twice: the first counts, as pandoc reads it (aeson)
+                members.setdefault(key.value, (key, value))
                 m, tok = self._next()
                 if tok == "}":
                     break
