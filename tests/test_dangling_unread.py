@@ -107,3 +107,24 @@ def test_a_bibliography_the_parser_failed_on_leaves_no_citation_dangling(
     assert code == 1
     assert "refs.bib:1:1: error file-unreadable could not parse refs.bib: RuntimeError" in out
     assert "dangling-citation" not in out
+
+
+def test_a_crossref_into_an_unread_bibliography_is_not_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A crossref target that may be in a bibliography over max_file_mb is not known to be
+    undefined, as a citation of it is not: no missing-crossref, the link's finding says
+    why."""
+    from citewarden.cli import main as cli_main
+
+    (tmp_path / ".citewarden.toml").write_text("max_file_mb = 0.001\n", encoding="utf-8")
+    (tmp_path / "main.tex").write_text(BIBTEX.replace("refs", "refs,other"), encoding="utf-8")
+    big = "".join(f"@misc{{k{i}, title={{T}}}}\n" for i in range(100))
+    (tmp_path / "refs.bib").write_text("@misc{p, title={P}}\n" + big, encoding="utf-8")
+    (tmp_path / "other.bib").write_text("@misc{a, crossref={p}}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["check", ".", "--no-verify"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "main.tex:5:15: error file-unreadable bibliography file 'refs' cannot be read" in out
+    assert "missing-crossref" not in out and "dangling-citation" not in out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,11 @@ from citewarden.parsing import bibtex
 BIB = "@misc{cited, title = {T}}\n@misc{orphan, title = {U}}\n"
 TEX = "\\documentclass{article}\n\\begin{document}\n\\cite{cited,gone}\n\\bibliography{refs}\n"
 MD = "---\nbibliography: refs.bib\n---\n\nSee [@cited; @gone].\n"
+BIBER = (
+    "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+    "\\addbibresource{refs.bib}\n\\addbibresource{other.bib}\n"
+    "\\begin{document}\n\\cite{child}\n\\end{document}\n"
+)
 #: a project of its own, whose bibliography (CSL-JSON) is parsed
 OTHER = "---\nbibliography: other.json\n---\n\nSee [@gone].\n"
 
@@ -93,4 +99,26 @@ def test_an_edit_whose_parse_runs_out_of_memory_leaves_the_server_checking(
     monkeypatch.undo()  # memory is there again: the next edit is read and checked
     _edit(session, tmp_path / "refs.bib", BIB + "@misc{gone, title = {W}}\n")
     assert _codes(session, tmp_path / "refs.bib") == [Code.ORPHAN.value]
+    assert _codes(session, tmp_path / "main.tex") == []
+
+
+def test_a_crossref_into_a_file_out_of_memory_is_not_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """other.bib's crossref names an entry of refs.bib, whose parse ran out of memory: the
+    target is not known to be undefined (biber's project said it was, missing-crossref)."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / "other.bib").write_text("@misc{child, crossref = {cited}}\n", encoding="utf-8")
+    (tmp_path / "main.tex").write_text(BIBER, encoding="utf-8")
+    parse = bibtex.parse_bibtex
+
+    def exhausted_on_refs(path: Path, *args: Any, **kwargs: Any) -> Any:
+        if path.name == "refs.bib":
+            raise MemoryError
+        return parse(path, *args, **kwargs)
+
+    monkeypatch.setattr(bibtex, "parse_bibtex", exhausted_on_refs)
+    session = _index(tmp_path)
+    assert _codes(session, tmp_path / "refs.bib") == [Code.FILE_UNREADABLE.value]
+    assert _codes(session, tmp_path / "other.bib") == []
     assert _codes(session, tmp_path / "main.tex") == []

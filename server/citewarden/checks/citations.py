@@ -155,7 +155,8 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                 partial(is_defined, defined, project),
                 memo,
             )
-        found += _missing_crossrefs(ws, project, defined, token, memo)
+        if checked:  # else which keys the project defines is not known (checks_dangling)
+            found += _missing_crossrefs(ws, project, defined, token, memo)
         if project.kind is DocumentKind.LATEX:
             found += bibitem_orphans(ws, project, memo)
         for bib in project.bibliographies:
