@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import string
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from citewarden.addref.insert import apply, make_key, plan_insertion
+from citewarden.addref.insert import apply, make_key, plan_insertion, valid_key
 from citewarden.verify.records import Person, WorkRecord
 from citewarden.verify.sources import work_from_csl, work_from_s2
 
@@ -235,3 +237,62 @@ def test_csl_yaml_written_by_pandoc_takes_the_new_item_in_its_list(tmp_path: Pat
         assert "not found" not in proc.stderr and "WARNING" not in proc.stderr, proc.stderr
         assert "obrien2020fish?" not in proc.stdout and "Fish & Chips" in proc.stdout
         assert "Knuth" in proc.stdout and "Lamport" in proc.stdout
+
+
+#: Characters tried in a key: every ASCII punctuation mark, letters of other scripts, a
+#: superscript digit, and what is no letter (an emoji, a no-break space, a combining accent).
+KEY_CANDIDATES = (*string.punctuation, "ß", "α", "中", "²", "😀", "\u00a0", "\u0301")
+
+
+def _tools_reading_key(key: str, directory: Path) -> dict[str, bool]:
+    """Which of BibTeX, each pandoc and biber read the entry ``key`` (and the entry after
+    it) from a .bib holding the two (biber asked only when all the others read it)."""
+    directory.mkdir()
+    (directory / "refs.bib").write_text(
+        f"@misc{{{key},\n  title = {{T}},\n}}\n\n@misc{{second,\n  title = {{S}},\n}}\n",
+        encoding="utf-8",
+    )
+    (directory / "main.aux").write_text("\\citation{*}\n\\bibdata{refs}\n\\bibstyle{plain}\n")
+
+    def run(*cmd: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            list(cmd), cwd=directory, capture_output=True, text=True, errors="replace", timeout=120
+        )
+
+    def read(name: str) -> str:
+        found = directory / name
+        return found.read_text(encoding="utf-8", errors="replace") if found.exists() else ""
+
+    seen: dict[str, bool] = {}
+    done = run(_tool("bibtex"), "main")
+    bbl = read("main.bbl")
+    seen["bibtex"] = done.returncode == 0 and f"\\bibitem{{{key}}}" in bbl and "{second}" in bbl
+    for pandoc in _pandocs():
+        done = run(pandoc, "refs.bib", "-f", "bibtex", "-t", "csljson")
+        ids = [i["id"] for i in json.loads(done.stdout)] if done.returncode == 0 else []
+        seen[pandoc] = ids == [key, "second"]
+    if all(seen.values()):  # (biber, the slowest, only where it decides)
+        done = run(_tool("biber"), "--tool", "--output-file=out.bib", "refs.bib")
+        out = read("out.bib")
+        seen["biber"] = done.returncode == 0 and "ERROR" not in done.stdout
+        seen["biber"] &= f"{{{key}," in out and "{second," in out
+    return seen
+
+
+def test_a_key_is_valid_when_bibtex_biber_and_every_pandoc_read_it(tmp_path: Path) -> None:
+    """valid_key accepts a character in a key exactly when BibTeX, biber and pandoc (2.17,
+    3.6.1, 3.9) all read the entry with it; pandoc fails the whole file at a "<"."""
+    keys = {c: f"a{c}b" for c in KEY_CANDIDATES}
+    with ThreadPoolExecutor(8) as pool:
+        found = dict(
+            zip(
+                keys,
+                pool.map(lambda c: _tools_reading_key(keys[c], tmp_path / f"c{ord(c)}"), keys),
+                strict=True,
+            )
+        )
+    assert len(found["!"]) == 2 + len(_pandocs())
+    read_by_all = {c for c, seen in found.items() if all(seen.values())}
+    assert {c for c in KEY_CANDIDATES if valid_key(keys[c])} == read_by_all, found
+    assert {"<", ">", "|", "^", "~", "#", "%", "\\"} <= set(KEY_CANDIDATES) - read_by_all
+    assert {"ß", "α", "中", "-", ":", "/", "_"} <= read_by_all

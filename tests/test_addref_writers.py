@@ -182,12 +182,20 @@ def test_plan_insertion_by_format(tmp_path: Path) -> None:
 def test_keys_that_would_break_the_file_are_refused() -> None:
     from citewarden.addref.insert import InsertError, plan_insertion
 
-    for key in ("a,b", "x}y", "two words", "", 'q"k', "k\x1b"):
+    for key in ("a,b", "x}y", "two words", "", 'q"k', "k\x1b", "a<b", "a|b", "a^b", "k😀"):
         try:
             plan_insertion(Path("refs.bib"), "", RESNET, key)
-        except InsertError:
+        except InsertError as error:
+            assert "cannot be an entry key" in str(error), key
             continue
         raise AssertionError(f"{key!r} was accepted")
+    try:
+        plan_insertion(Path("refs.json"), "[]", RESNET, "x<y")
+    except InsertError as error:
+        assert "'<' is not read in a key by all of BibTeX, biber and pandoc" in str(error)
+    else:
+        raise AssertionError("x<y was accepted")
+    assert plan_insertion(Path("refs.bib"), "", RESNET, "straße2020").key == "straße2020"
     assert plan_insertion(Path("refs.bib"), "", RESNET, "DBLP:conf/x/Y19").key == "DBLP:conf/x/Y19"
 
 
