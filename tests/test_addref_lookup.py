@@ -14,11 +14,13 @@ import pytest_asyncio
 import replay as replay_fixtures
 from citewarden.addref.keys import read_key
 from citewarden.addref.lookup import (
+    Ambiguous,
     describe,
     find_for_key,
     identifier_lookup,
     parse_identifier,
     score,
+    title_works,
 )
 from citewarden.cache import Cache
 from citewarden.verify.base import Source
@@ -236,3 +238,41 @@ async def test_semantic_scholar_answers_when_dblp_and_crossref_have_nothing(
     best = found.candidates[0].record
     assert best.source == "semanticscholar"
     assert best.title == "Revisiting Deep Learning Models for Tabular Data" and best.year == 2021
+
+
+async def test_a_title_several_works_have_is_not_resolved_to_the_first(
+    sources: list[Source],
+) -> None:
+    """Crossref's answer holds Shannon's two papers of 1948, one title: the first was added."""
+    crossref = [s for s in sources if s.name == "crossref"]
+    found = await identifier_lookup("A mathematical theory of communication", crossref)
+    assert isinstance(found, Ambiguous)
+    assert [r.doi for r in found.records] == [
+        "10.1002/j.1538-7305.1948.tb01338.x",
+        "10.1002/j.1538-7305.1948.tb00917.x",
+    ]
+    assert found.message() == (
+        "2 works are titled 'A mathematical theory of communication' (crossref):\n"
+        "  Shannon 1948, A Mathematical Theory of Communication"
+        " (DOI 10.1002/j.1538-7305.1948.tb01338.x)\n"
+        "  Shannon 1948, A Mathematical Theory of Communication"
+        " (DOI 10.1002/j.1538-7305.1948.tb00917.x)\n"
+        "give the DOI of the one meant instead of its title"
+    )
+
+
+def test_a_preprint_of_a_titled_work_is_the_same_work() -> None:
+    author = (Person("Kim", "J."),)
+    published = WorkRecord(
+        source="openalex", title="Binding Touch", authors=author, year=2024, doi="10.1109/x.1"
+    )
+    preprint = WorkRecord(
+        source="openalex",
+        title="Binding touch.",
+        authors=author,
+        year=2024,
+        doi="10.48550/arxiv.2401.18084",
+    )
+    other = WorkRecord(source="crossref", title="Binding Touch", authors=(Person("Roe"),))
+    assert title_works([preprint, published], "binding touch") == [published]
+    assert title_works([preprint, published, other], "binding touch") == [published, other]

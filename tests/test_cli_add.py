@@ -284,3 +284,27 @@ def test_a_work_named_twice_in_one_run_is_added_once(env: dict[str, str], tmp_pa
 def test_help_names_the_exit_status_of_a_work_already_present(tmp_path: Path) -> None:
     result = run_citewarden(["add", "--help"], tmp_path, {})
     assert "already present in the file" in result.stdout
+
+
+def test_a_title_several_works_have_is_refused_with_the_works(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """Crossref's answer holds Shannon's two papers of 1948, one title: the first was added."""
+    (tmp_path / ".citewarden.toml").write_text(
+        '[verify]\nsources = ["crossref"]\n', encoding="utf-8"
+    )
+    result = run_citewarden(
+        ["add", "A mathematical theory of communication", "--bib", "refs.bib"], tmp_path, env
+    )
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert result.stderr == (
+        "citewarden add: A mathematical theory of communication: 2 works are titled"
+        " 'A mathematical theory of communication' (crossref):\n"
+        "  Shannon 1948, A Mathematical Theory of Communication"
+        " (DOI 10.1002/j.1538-7305.1948.tb01338.x)\n"
+        "  Shannon 1948, A Mathematical Theory of Communication"
+        " (DOI 10.1002/j.1538-7305.1948.tb00917.x)\n"
+        "give the DOI of the one meant instead of its title\n"
+    )
+    assert not (tmp_path / "refs.bib").exists()

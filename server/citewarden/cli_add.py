@@ -28,7 +28,7 @@ from citewarden.addref.insert import (
     make_key,
     plan_insertion,
 )
-from citewarden.addref.lookup import describe, identifier_lookup
+from citewarden.addref.lookup import Ambiguous, describe, identifier_lookup
 from citewarden.addref.present import Present, record_ids
 from citewarden.files import read_regular
 from citewarden.fix.plan import FixRefused
@@ -45,7 +45,8 @@ ADD_EXIT_STATUS = """\
 exit status:
   0  every identifier added, or already present in the file (then nothing is written
      for it: "ID: already present as KEY")
-  1  some identifier not found or not looked up (the rest are added)
+  1  some identifier not found or not looked up, or a title that several works
+     have (they are listed: give the DOI of the one meant); the rest are added
   2  a usage or file error
 """
 #: Largest bibliography read (bytes).
@@ -82,7 +83,9 @@ def _read(path: Path) -> bytes | None:
     return read_regular(path, MAX_BIB)
 
 
-async def _look_up(ids: Sequence[str], settings: Settings) -> list[tuple[str, WorkRecord | str]]:
+async def _look_up(
+    ids: Sequence[str], settings: Settings
+) -> list[tuple[str, WorkRecord | Ambiguous | str]]:
     from citewarden.verify.engine import build_verifier
 
     verifier = build_verifier(settings, offline=settings.verify.offline)
@@ -91,9 +94,11 @@ async def _look_up(ids: Sequence[str], settings: Settings) -> list[tuple[str, Wo
         results = await asyncio.gather(*(identifier_lookup(i, sources) for i in ids))
     finally:
         await verifier.aclose()
-    out: list[tuple[str, WorkRecord | str]] = []
+    out: list[tuple[str, WorkRecord | Ambiguous | str]] = []
     for ident, found in zip(ids, results, strict=True):
-        if found.outcome is Outcome.FOUND:
+        if isinstance(found, Ambiguous):
+            out.append((ident, found))
+        elif found.outcome is Outcome.FOUND:
             out.append((ident, found.records[0]))
         elif found.outcome is Outcome.NOT_FOUND:
             out.append((ident, f"not found ({found.source} answered)"))
@@ -154,6 +159,10 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     for n, (ident, result) in enumerate(found):
         if isinstance(result, str):
             print(f"citewarden add: {_shown(ident)}: {visible(result)}", file=err)
+            status = EXIT_MISSING
+            continue
+        if isinstance(result, Ambiguous):  # its text is cleaned; its line feeds are its own
+            print(f"citewarden add: {_shown(ident)}: {visible_lines(result.message())}", file=err)
             status = EXIT_MISSING
             continue
         if (there := present.key_of(result)) is not None:

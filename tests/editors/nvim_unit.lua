@@ -91,6 +91,40 @@ local ok, err = pcall(function()
   eq('pandoc key', key_at('as shown [@smith:2020, p. 3]', 14), 'smith:2020')
   eq('bib entry key', key_at('@article{doe_2019,', 12), 'doe_2019')
   eq('not on a key', key_at('a {b}', 1), nil)
+
+  -- a choice the server asks for (a title several works have): offered, and the command sent
+  -- again with the chosen one's arguments over the first ones
+  local sent, offered, shown = {}, nil, {}
+  local execute, select, notify2 = cw.execute, vim.ui.select, vim.notify
+  cw.execute = function(command, args, on_result)
+    sent[#sent + 1] = { command, args[1] }
+    on_result(#sent == 1 and {
+      applied = false,
+      reason = '2 works are titled ...',
+      choose = {
+        prompt = 'Which work?',
+        choices = {
+          { label = 'Shannon 1948, A', description = 'DOI 10.1/a', args = { id = '10.1/a' } },
+          { label = 'Shannon 1948, A', description = 'DOI 10.1/b', args = { id = '10.1/b' } },
+        },
+      },
+    } or { applied = true, key = 'shannon1948mathematical', title = 'Shannon 1948, A' })
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    offered = { opts.prompt, opts.format_item(items[1]), opts.format_item(items[2]) }
+    on_choice(items[2], 2)
+  end
+  vim.notify = function(msg)
+    shown[#shown + 1] = msg
+  end
+  cw.add_reference({ id = 'A title', key = 'shannon48', uri = 'file:///p/main.tex' })
+  cw.execute, vim.ui.select, vim.notify = execute, select, notify2
+  eq('choices offered', offered, { 'Which work?', 'Shannon 1948, A  DOI 10.1/a', 'Shannon 1948, A  DOI 10.1/b' })
+  eq('sent again with the choice', sent[2], {
+    'citewarden.addReference',
+    { id = '10.1/b', key = 'shannon48', uri = 'file:///p/main.tex' },
+  })
+  eq('then added', shown, { 'citewarden: added shannon1948mathematical: Shannon 1948, A' })
 end)
 if not ok then
   failures[#failures + 1] = 'error: ' .. tostring(err)

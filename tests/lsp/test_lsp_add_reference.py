@@ -204,6 +204,18 @@ async def test_add_reference_command_adds_an_entry_from_a_doi(
     assert len(applied) == 1  # the work is there: no second edit
     missing = await run_command(h, "citewarden.addReference", {"id": "10.1371/notarealdoi"})
     assert missing["applied"] is False and "10.1371/notarealdoi" in missing["reason"]
+    asked = {"id": "A mathematical theory of communication", "uri": h.uri("main.tex")}
+    several = await run_command(h, "citewarden.addReference", asked)
+    assert several["applied"] is False and len(applied) == 1  # Shannon's two parts of 1948
+    assert several["reason"].startswith("2 works are titled")
+    choices = several["choose"]["choices"]
+    assert [c["args"] for c in choices] == [
+        {"id": "10.1002/j.1538-7305.1948.tb01338.x"},
+        {"id": "10.1002/j.1538-7305.1948.tb00917.x"},
+    ]
+    assert choices[1]["label"] == (
+        "Shannon 1948, A Mathematical Theory of Communication (Bell System Technical Journal)"
+    )
 
 
 MARKDOWN = {

@@ -14,6 +14,13 @@ export function keyAtCursor(editor: vscode.TextEditor | undefined): string | und
   return range ? editor.document.getText(range) : undefined;
 }
 
+/** A choice the server offers in an answer of citewarden.addReference. */
+interface Choice {
+  label: string;
+  description?: string;
+  args: Record<string, unknown>;
+}
+
 export interface Host {
   client(): LanguageClient | undefined;
   restart(): Promise<void>;
@@ -143,9 +150,22 @@ export function registerCommands(context: vscode.ExtensionContext, host: Host): 
       }
     }
     const uri = typeof given.uri === 'string' ? given.uri : vscode.window.activeTextEditor?.document.uri.toString();
-    const result = (await sendCommand(host, 'citewarden.addReference', [{ ...given, id, uri }])) as
-      | Record<string, unknown>
-      | undefined;
+    let sent: Record<string, unknown> = { ...given, id, uri };
+    let result = (await sendCommand(host, 'citewarden.addReference', [sent])) as Record<string, unknown> | undefined;
+    // The server asks for a choice (a title several works have, a document with several
+    // bibliographies): offer its choices, then send the command again with the chosen one's arguments.
+    const choose = result?.choose as { prompt?: string; choices?: Choice[] } | undefined;
+    if (choose && Array.isArray(choose.choices) && choose.choices.length > 0) {
+      const picked = await vscode.window.showQuickPick(
+        choose.choices.map((c) => ({ label: c.label, description: c.description, choice: c })),
+        { title: `citewarden: ${choose.prompt ?? 'choose'}`, ignoreFocusOut: true },
+      );
+      if (!picked) {
+        return result;
+      }
+      sent = { ...sent, ...picked.choice.args };
+      result = (await sendCommand(host, 'citewarden.addReference', [sent])) as Record<string, unknown> | undefined;
+    }
     if (result && result.applied) {
       void vscode.window.showInformationMessage(`citewarden: added ${String(result.key)}: ${String(result.title)}`);
     } else if (result && result.present) {

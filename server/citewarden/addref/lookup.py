@@ -262,7 +262,7 @@ async def find_for_key(
     """The works ``reading`` most likely names, best first (at most ``limit``)."""
     named = _by_name(sources)
     if reading.arxiv_id:
-        found = await identifier_lookup(f"arXiv:{reading.arxiv_id}", sources)
+        found = await _by_identifier("arxiv", reading.arxiv_id, sources)
         cands = tuple(Candidate(r, 10.0, (r.source,)) for r in found.records[:1])
         fails = () if found.outcome is not Outcome.FAILED else ((found.source, found.reason or ""),)
         return KeyLookup(reading, cands, (found.source,), fails)
@@ -315,22 +315,83 @@ def parse_identifier(text: str) -> tuple[str, str]:
     return "title", " ".join(text.split())
 
 
-async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup:
-    """The record a DOI, arXiv id, ISBN, PMID or title names (a title: the best search
-    hit whose title agrees)."""
-    kind, value = parse_identifier(text)
-    named = _by_name(sources)
+@dataclass(frozen=True, slots=True)
+class Ambiguous:
+    """A title several works answer alike (same words, no version of one another): the
+    caller must not choose for the user."""
+
+    title: str
+    source: str
+    records: tuple[WorkRecord, ...]
+
+    def message(self) -> str:
+        """The works, one a line (first author, year, title, DOI), and how to choose."""
+        lines = [f"{len(self.records)} works are titled {self.title!r} ({self.source}):"]
+        for r in self.records:
+            who = next((p.family for p in r.authors if p.family), "Anonymous")
+            doi = f"DOI {r.doi}" if r.doi else "no DOI"
+            work = _UNSAFE.sub("", " ".join(f"{who} {r.year or 'n.d.'}, {r.title}".split()))
+            lines.append(f"  {work} ({doi})")
+        lines.append("give the DOI of the one meant instead of its title")
+        return "\n".join(lines)
+
+
+def _listing(record: WorkRecord) -> bool:
+    """A preprint (an arXiv DOI too) or a record without a DOI: a version of a work."""
+    return is_preprint(record) or not record.doi or record.doi.startswith(ARXIV_DOI)
+
+
+def _is_version(a: WorkRecord, b: WorkRecord) -> bool:
+    """True when two records of one title are one work: the same first author, and one of
+    them a preprint or without a DOI (a listing of the other)."""
+    if not (a.authors and b.authors and surname_agrees(a.authors[0].family, b)):
+        return False
+    return _listing(a) or _listing(b)
+
+
+def _title_rank(record: WorkRecord, position: int) -> float:
+    """:func:`score`'s tie-breaks for records of one title: a DOI, the published version,
+    then the service's order."""
+    published = not (is_preprint(record) or (record.doi or "").startswith(ARXIV_DOI))
+    return (1.0 if record.doi else 0.0) + (0.5 if published else 0.0) - position * 0.01
+
+
+def title_works(records: Sequence[WorkRecord], wanted: str) -> list[WorkRecord]:
+    """The works among ``records`` titled ``wanted`` (words compared), one record each
+    (the published version, with a DOI, before a preprint or an index's listing), best
+    first."""
+    hits = [
+        (r, _title_rank(r, n)) for n, r in enumerate(records) if " ".join(_title_words(r)) == wanted
+    ]
+    hits.sort(key=lambda h: -h[1])
+    works: list[WorkRecord] = []
+    for record, _ in hits:
+        if not any(_identity(w) == _identity(record) or _is_version(w, record) for w in works):
+            works.append(record)
+    return works
+
+
+async def _by_identifier(kind: str, value: str, sources: Sequence[Source]) -> Lookup:
+    """The record of a DOI, arXiv id, ISBN or PMID."""
     if kind == "doi":
         return await doi_record(value, sources)
-    method = {"arxiv": "by_arxiv", "isbn": "by_isbn", "pmid": "by_pmid"}.get(kind)
-    if method is not None:
-        last = Lookup.failed(kind, f"no source looks up {kind} identifiers")
-        for source in sources:
-            if hasattr(source, method):
-                last = await getattr(source, method)(value)
-                if last.outcome is Outcome.FOUND:
-                    return last
-        return last
+    method = {"arxiv": "by_arxiv", "isbn": "by_isbn", "pmid": "by_pmid"}[kind]
+    last = Lookup.failed(kind, f"no source looks up {kind} identifiers")
+    for source in sources:
+        if hasattr(source, method):
+            last = await getattr(source, method)(value)
+            if last.outcome is Outcome.FOUND:
+                return last
+    return last
+
+
+async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup | Ambiguous:
+    """The record a DOI, arXiv id, ISBN, PMID or title names.  A title: the search hit whose
+    title agrees, or :class:`Ambiguous` when several works' titles agree alike."""
+    kind, value = parse_identifier(text)
+    if kind != "title":
+        return await _by_identifier(kind, value, sources)
+    named = _by_name(sources)
     query = Query(title=value, limit=ROWS)
     wanted = " ".join(_WORD.findall(_ascii(value)))
     last = Lookup.failed("search", "no source can search")
@@ -339,10 +400,12 @@ async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup:
         if searcher is None:
             continue
         last = await _ask(searcher, query)
-        for record in last.records if last.outcome is Outcome.FOUND else ():
-            if " ".join(_title_words(record)) == wanted:
-                best = await _doi_first(Candidate(record, 0.0, (record.source,)), sources)
-                return Lookup.found(best.record.source, [best.record])
+        works = title_works(last.records, wanted) if last.outcome is Outcome.FOUND else []
+        if len(works) > 1:
+            return Ambiguous(value, last.source, tuple(works))
+        if works:
+            best = await _doi_first(Candidate(works[0], 0.0, (works[0].source,)), sources)
+            return Lookup.found(best.record.source, [best.record])
         if last.outcome is Outcome.FOUND:
             last = Lookup.not_found(last.source)
     return last

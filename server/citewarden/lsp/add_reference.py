@@ -17,6 +17,9 @@ requests are served meanwhile: nothing here blocks the event loop or the worker.
 ``workspace/applyEdit`` and returns ``{"applied", "key", "bib", "title"}`` (or
 ``{"applied": false, "reason"}``; for a work ``bib`` already holds, no edit and
 ``{"applied": false, "present": true, "key"`` (the entry's), ``"bib", "title", "reason"}``).
+When the client must choose (a title several works have), the answer is ``{"applied": false,
+"reason", "choose": {"prompt", "choices": [{"label", "description", "args"}]}}``: the
+command again with a choice's ``args`` over the first arguments does what was asked.
 """
 
 from __future__ import annotations
@@ -263,11 +266,22 @@ class AddReference(Feature):
         if isinstance(bib, str):
             return {"applied": False, "reason": bib}
         from citewarden.addref.insert import clashing_key, make_key
-        from citewarden.addref.lookup import describe, identifier_lookup
+        from citewarden.addref.lookup import Ambiguous, describe, identifier_lookup
         from citewarden.verify.records import Outcome
 
         sources = await self._sources()
         found = await self.service.engine.submit(identifier_lookup(ident, sources))
+        if isinstance(found, Ambiguous):
+            works = [
+                {"label": describe(r), "description": f"DOI {r.doi}", "args": {"id": r.doi}}
+                for r in found.records
+                if r.doi
+            ]
+            return {
+                "applied": False,
+                "reason": found.message(),
+                "choose": {"prompt": "Which work?", "choices": works},
+            }
         if found.outcome is not Outcome.FOUND:
             what = "not found" if found.outcome is Outcome.NOT_FOUND else "could not be looked up"
             reason = f"{ident.strip()[:200]}: {what} ({found.source}{': ' + found.reason if found.reason else ''})"

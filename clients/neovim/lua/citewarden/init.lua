@@ -260,9 +260,28 @@ function M.key_at_cursor()
   return line:sub(s, e)
 end
 
---- Show the answer of `citewarden.addReference`.
-local function added(result)
+--- Show the answer of `citewarden.addReference` sent with `args`; when the server asks for a
+--- choice (a title several works have, a document with several bibliographies), offer its
+--- choices with vim.ui.select and send the command again with the chosen one's arguments.
+function M.added(result, args)
   if type(result) ~= 'table' then
+    return
+  end
+  local choose = result.choose
+  if type(choose) == 'table' and type(choose.choices) == 'table' and #choose.choices > 0 then
+    vim.ui.select(choose.choices, {
+      prompt = choose.prompt or 'citewarden: choose',
+      format_item = function(c)
+        return c.description and (c.label .. '  ' .. c.description) or c.label
+      end,
+    }, function(choice)
+      if choice then
+        local again = vim.tbl_extend('force', args or {}, choice.args or {})
+        M.execute('citewarden.addReference', { again }, function(r)
+          M.added(r, again)
+        end)
+      end
+    end)
     return
   end
   if result.applied then
@@ -284,7 +303,9 @@ function M.add_reference(args, bufnr)
       return
     end
     args.id = id
-    M.execute('citewarden.addReference', { args }, added)
+    M.execute('citewarden.addReference', { args }, function(result)
+      M.added(result, args)
+    end)
   end
   if args.id and args.id ~= '' then
     send(args.id)
