@@ -10,6 +10,7 @@ import string
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -296,3 +297,84 @@ def test_a_key_is_valid_when_bibtex_biber_and_every_pandoc_read_it(tmp_path: Pat
     assert {c for c in KEY_CANDIDATES if valid_key(keys[c])} == read_by_all, found
     assert {"<", ">", "|", "^", "~", "#", "%", "\\"} <= set(KEY_CANDIDATES) - read_by_all
     assert {"ß", "α", "中", "-", ":", "/", "_"} <= read_by_all
+
+
+#: A style that writes, for each entry, its number of authors and each one's family and
+#: given parts as BibTeX reads them.
+NAMES_BST = """ENTRY { author } {} {}
+INTEGERS { n i }
+FUNCTION {default.type} {
+  author num.names$ 'n :=
+  cite$ ":" * n int.to.str$ * write$ newline$
+  #1 'i :=
+  { i n #1 + < }
+  { author i "{vv }{ll}|{jj}|{ff}" format.name$ write$ newline$
+    i #1 + 'i := }
+  while$
+}
+FUNCTION {article} { default.type }
+READ
+ITERATE {default.type}
+"""
+
+#: Name parts holding a comma or an "and" (as a record may give them), and what must be
+#: read back: (family, suffix, given) of each person.
+ODD_NAMES = (
+    (Person("García, Márquez", "Gabriel"), ("García, Márquez", "", "Gabriel")),
+    (Person("Smith and Wesson", "Ann"), ("Smith and Wesson", "", "Ann")),
+    (Person("Doe", "Jane, Mary"), ("Doe", "", "Jane, Mary")),
+    (Person("Roe AND Poe", "Bo"), ("Roe AND Poe", "", "Bo")),
+    (Person("Steele, Jr.", "Guy and L."), ("Steele", "Jr.", "Guy and L.")),
+    (Person("Lee", "Ann"), ("Lee", "", "Ann")),
+)
+
+
+def test_name_parts_with_a_comma_or_and_are_read_as_one_person(tmp_path: Path) -> None:
+    """BibTeX and biber read each author of the entry as one person, with the family and
+    given names the record has, though a part holds a comma or an "and"."""
+    record = WorkRecord(
+        source="crossref",
+        title="Names",
+        authors=tuple(p for p, _ in ODD_NAMES),
+        year=2020,
+        venue="J",
+        work_type="journal-article",
+    )
+    bib = tmp_path / "refs.bib"
+    bib.write_text(apply("", plan_insertion(bib, "", record, "names2020")), encoding="utf-8")
+    expected = [want for _, want in ODD_NAMES]
+
+    (tmp_path / "names.bst").write_text(NAMES_BST, encoding="utf-8")
+    (tmp_path / "main.aux").write_text("\\citation{*}\n\\bibdata{refs}\n\\bibstyle{names}\n")
+    done = subprocess.run(
+        [_tool("bibtex"), "main"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout
+    lines = (tmp_path / "main.bbl").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == f"names2020:{len(expected)}"
+    unbraced = (line.replace("{", "").replace("}", "") for line in lines[1:])
+    assert [tuple(line.split("|")) for line in unbraced] == expected
+
+    done = subprocess.run(
+        [
+            _tool("biber"),
+            "--tool",
+            "--output-format=biblatexml",
+            "--output-file=out.bltxml",
+            "refs.bib",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0 and "ERROR" not in done.stdout, done.stdout
+    ns = {"bltx": "http://biblatex-biber.sourceforge.net/biblatexml"}
+    root = ElementTree.parse(tmp_path / "out.bltxml").getroot()
+    people = root.findall(".//bltx:names[@type='author']/bltx:name", ns)
+
+    def part(name: ElementTree.Element, kind: str) -> str:
+        found = name.find(f"bltx:namepart[@type='{kind}']", ns)
+        return " ".join("".join(found.itertext()).split()) if found is not None else ""
+
+    assert [(part(p, "family"), part(p, "suffix"), part(p, "given")) for p in people] == expected

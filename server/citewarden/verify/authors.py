@@ -56,14 +56,28 @@ def split_suffix(family: str) -> tuple[str, str]:
     return family, ""
 
 
+#: What BibTeX and biber read in a name list as the end of a name (``and`` between spaces)
+#: or of a name part (a comma), when outside braces.
+_NAME_BREAK = re.compile(r",|(?:^|\s)and(?:\s|$)", re.IGNORECASE)
+
+
+def _name_part(part: str) -> str:
+    """``part`` of a name, braced when it holds a comma or an "and" that BibTeX and biber
+    would read as the end of the part or of the name (``{García, Márquez}``)."""
+    return "{" + part + "}" if _NAME_BREAK.search(part) else part
+
+
 def bibtex_name(family: str, given: str) -> str:
     """A person as one BibTeX name: ``Family, Given``; ``Family, Jr., Given`` with a
     generational suffix; ``{Family}`` alone (an organisation, braced so that BibTeX neither
-    splits it at an "and" nor reads its last word as a surname)."""
+    splits it at an "and" nor reads its last word as a surname).  A part holding a comma
+    or an "and" is braced, so that it stays one part of one name."""
     if not given:
         return "{" + family + "}"
     base, suffix = split_suffix(family)
-    return f"{base}, {suffix}, {given}" if suffix else f"{family}, {given}"
+    if suffix:  # ("Smith, Jr." is the surname Smith too)
+        return f"{_name_part(base.rstrip(' ,'))}, {suffix}, {_name_part(given)}"
+    return f"{_name_part(family)}, {_name_part(given)}"
 
 
 def surname_key(family: str) -> str:
