@@ -167,6 +167,14 @@ class Project:
     def missing_bibliography(self) -> bool:
         return any(m.link.kind is LinkKind.BIBLIOGRAPHY for m in self.missing)
 
+    @property
+    def unread_document(self) -> bool:
+        """True when an included document is there but could not be read (too large, not
+        a regular file, no permission): what it cites is not known."""
+        return any(
+            m.link.kind is LinkKind.INCLUDE and m.unreadable is not None for m in self.missing
+        )
+
 
 class ProjectGraph(LinkResolver):
     """Computes a workspace's projects from its files' summaries (a base of

@@ -165,7 +165,7 @@ def bibitem_orphans(ws: Workspace, project: Project, memo: Memo) -> list[Finding
     matches them exactly; ``\\nocite{*}`` cites them all)."""
     docs = list(ws.project_documents(project))
     items = [(path, doc) for path, doc in docs if doc.bibitems]
-    if not items or any(doc.nocite_all for _, doc in docs):
+    if not items or project.unread_document or any(doc.nocite_all for _, doc in docs):
         return []
     cited: set[str] = set()
     for _, doc in docs:
@@ -223,8 +223,8 @@ def orphan_findings(
     ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo
 ) -> list[Finding]:
     own = ws.bib_index(bib_path)
-    if own is None:
-        return []
+    if own is None or any(project.unread_document for project in projects):
+        return []  # what an unread document cites is not known: no entry is "never cited"
     # everything the answer depends on: this bibliography's version, every document (and
     # bibliography) of the projects using it, and where "add to nocite" edits go
     docs = tuple(
