@@ -14,6 +14,9 @@ from editor_env import REPO, VENV_BIN, missing, version_of
 pytestmark = pytest.mark.editor
 
 UNIT = Path(__file__).parent / "nvim_unit.lua"
+#: (name, line, 0-based column, key or null) for the key under the cursor; the VS Code
+#: client's keyAt is checked against the same cases (test_vscode_key_at.py).
+KEY_CASES = Path(__file__).parent / "key_at_cases.json"
 PLUGIN = REPO / "clients" / "neovim"
 
 
@@ -36,6 +39,7 @@ def test_lua_module(nvim: Path, version: str, tmp_path: Path) -> None:
         CITEWARDEN_NVIM_PLUGIN=str(PLUGIN),
         CITEWARDEN_UNIT_DIR=str(tmp_path / "scratch"),
         CITEWARDEN_UNIT_OUT=str(out),
+        CITEWARDEN_KEY_CASES=str(KEY_CASES),
         XDG_STATE_HOME=str(tmp_path / "state"),
         XDG_CACHE_HOME=str(tmp_path / "cache"),
     )
@@ -49,4 +53,4 @@ def test_lua_module(nvim: Path, version: str, tmp_path: Path) -> None:
     result = json.loads(out.read_text()) if out.exists() else {"failures": [proc.stderr]}
     assert result["failures"] == [], "\n".join(result["failures"])
     assert proc.returncode == 0
-    assert result["checks"] >= 23  # every check ran
+    assert result["checks"] >= 26 + len(json.loads(KEY_CASES.read_text()))  # every check ran

@@ -1,17 +1,15 @@
 // Palette commands: the server's commands (with arguments taken from the editor) and restart.
 import * as vscode from 'vscode';
 import { ExecuteCommandRequest, LanguageClient, State } from 'vscode-languageclient/node';
+import { keyAt } from './citationKey';
 
-/** Characters of a citation key (BibTeX keys exclude these; pandoc keys are a subset). */
-const KEY_PATTERN = /[^\s{}(),;~#%"'=\\@[\]]+/;
-
-/** The citation key under the cursor of the active editor, if any. */
+/** The citation key under the cursor of the active editor, if any (see citationKey.ts). */
 export function keyAtCursor(editor: vscode.TextEditor | undefined): string | undefined {
   if (!editor) {
     return undefined;
   }
-  const range = editor.document.getWordRangeAtPosition(editor.selection.active, KEY_PATTERN);
-  return range ? editor.document.getText(range) : undefined;
+  const at = editor.selection.active;
+  return keyAt(editor.document.lineAt(at.line).text, at.character);
 }
 
 /** A choice the server offers in an answer of citewarden.addReference. */

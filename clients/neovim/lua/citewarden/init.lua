@@ -242,10 +242,123 @@ function M.execute(command, args, on_result)
   end)
 end
 
---- The citation key under the cursor (without a leading @), or nil.
-function M.key_at_cursor()
-  local line = vim.api.nvim_get_current_line()
-  local col = vim.api.nvim_win_get_cursor(0)[2] + 1
+-- Pandoc's internal punctuation of a key: part of it only when a key character follows.
+local INNER = ':.#$%&-+?<>~/'
+
+local function is_keychar(c)
+  return c ~= '' and (c:match('[%w_]') ~= nil or c:byte() >= 128)
+end
+
+--- The last column of the pandoc key whose first character is at `s` (after the @), or nil:
+--- letters, digits and _, with `:.#$%&-+?<>~/` inside it only when a letter, digit or _ (or,
+--- after : or /, a /) follows; `{...}` takes anything up to the brace.
+local function pandoc_key_end(line, s)
+  if line:sub(s, s) == '{' then
+    return line:find('}', s + 1, true)
+  end
+  if not is_keychar(line:sub(s, s)) then
+    return nil
+  end
+  local e, i = s, s + 1
+  while i <= #line do
+    local c, after = line:sub(i, i), line:sub(i + 1, i + 1)
+    if is_keychar(c) then
+      e = i
+    elseif INNER:find(c, 1, true) and (is_keychar(after) or (after == '/' and (c == ':' or c == '/'))) then
+      e = i
+    else
+      break
+    end
+    i = i + 1
+  end
+  return e
+end
+
+--- The key at column `col` (1-based) of `line` inside the braces of `\cite{a, b}` (and the
+--- other citation commands: the part between commas, spaces trimmed) or of `@type{key,`.
+--- Returns false when the column is in such braces but on no key, nil when in none.
+local function braced_key(line, col)
+  local open
+  for i = col - 1, 1, -1 do
+    local c = line:sub(i, i)
+    if c == '}' then
+      return nil
+    elseif c == '{' then
+      open = i
+      break
+    end
+  end
+  if open == nil then
+    return nil
+  end
+  local before = line:sub(1, open - 1)
+  local entry = before:match('@%a+%s*$') ~= nil
+  if not entry then
+    for _ = 1, 8 do -- optional arguments, and the key groups before this one (\cites{a}{b})
+      local stripped = before:gsub('%s*%b[]%s*$', ''):gsub('%s*%b{}%s*$', '')
+      if stripped == before then
+        break
+      end
+      before = stripped
+    end
+    local name = before:match('\\(%a+)%*?%s*$')
+    if name == nil or not name:lower():find('cite', 1, true) then
+      return nil
+    end
+  end
+  local close = line:find(entry and '[,}]' or '}', open + 1) or (#line + 1)
+  if col >= close then
+    return nil
+  end
+  local start = open + 1
+  while start <= close do
+    local finish = line:find(',', start, true) -- the comma after the piece, or the brace
+    if finish == nil or finish > close then
+      finish = close
+    end
+    if col == finish then
+      return false -- on a comma
+    elseif col < finish then
+      local key = vim.trim(line:sub(start, finish - 1))
+      return key ~= '' and key or false
+    end
+    start = finish + 1
+  end
+  return false
+end
+
+--- The pandoc citation `@key` or `@{key}` the column `col` (1-based) is on, or nil.
+local function pandoc_key(line, col)
+  local at = 0
+  while true do
+    at = line:find('@', at + 1, true)
+    if at == nil or at > col then
+      return nil
+    end
+    if not is_keychar(line:sub(at - 1, at - 1)) then
+      local e = pandoc_key_end(line, at + 1)
+      if e and col <= e then
+        if line:sub(at + 1, at + 1) == '{' then
+          return line:sub(at + 2, e - 1)
+        end
+        return line:sub(at + 1, e)
+      end
+    end
+  end
+end
+
+--- The citation key at column `col` (1-based) of `line`, or nil: in `\cite{a, b}` the key
+--- between the commas; `@key` as pandoc delimits it (trailing punctuation is no part of it);
+--- else the word under the cursor without trailing punctuation.
+function M.key_at(line, col)
+  local braced = braced_key(line, col)
+  if braced ~= nil then
+    return braced or nil
+  end
+  local cited = pandoc_key(line, col)
+  if cited then
+    return cited
+  end
   local pattern = '[^%s{}(),;~#%%"\'=\\@%[%]]'
   if not line:sub(col, col):match(pattern) then
     return nil
@@ -257,7 +370,18 @@ function M.key_at_cursor()
   while e < #line and line:sub(e + 1, e + 1):match(pattern) do
     e = e + 1
   end
+  while e >= s and INNER:find(line:sub(e, e), 1, true) do
+    e = e - 1
+  end
+  if e < s or col > e then
+    return nil
+  end
   return line:sub(s, e)
+end
+
+--- The citation key under the cursor (without a leading @), or nil.
+function M.key_at_cursor()
+  return M.key_at(vim.api.nvim_get_current_line(), vim.api.nvim_win_get_cursor(0)[2] + 1)
 end
 
 --- Show the answer of `citewarden.addReference` sent with `args`; when the server asks for a
