@@ -40,6 +40,17 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
         ("a", "b"),
     ),
     "yaml-references": ("refs.yaml", "references:\n- id: a\n- id: b\n", ("a", "b", "zz")),
+    "yaml-second-document": (
+        "refs.yaml",
+        "references:\n- id: a\n---\nreferences:\n- id: b\n",
+        ("a", "b"),
+    ),
+    "yaml-empty-first-document": ("refs.yaml", "---\n---\nreferences:\n- id: a\n", ("a",)),
+    "yaml-comment-before-document": (
+        "refs.yaml",
+        "# refs\n---\nreferences:\n- id: a\n...\n",
+        ("a", "b"),
+    ),
     "yaml-one-item": ("refs.yaml", "id: a\ntitle: A\n", ("a",)),
     "yaml-one-item-flow": ("refs.yaml", "{id: a, title: A}\n", ("a",)),
     "yaml-references-one-item": ("refs.yaml", "references:\n  id: a\n  title: A\n", ("a",)),

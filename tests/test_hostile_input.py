@@ -912,13 +912,19 @@ def test_csl_yaml_whose_aliases_expand_past_its_length_is_refused_at_the_anchor(
     diagnostics = report["diagnostics"]
     assert isinstance(diagnostics, list)
     refused = [d for d in diagnostics if d["code"] == "bib-syntax"]
-    assert [(d["file"], d["line"]) for d in refused] == [("refs.yaml", 6)]  # the anchor a0
-    assert "its aliases expand it past" in refused[0]["message"]
+    assert [(d["file"], d["line"]) for d in refused] == [("refs.yaml", 6)]  # a0, its first key
+    # pandoc reads the first document only (and so never expands the bomb)
+    assert "pandoc reads the first document" in refused[0]["message"]
     cited = report["citations"]
     assert isinstance(cited, dict)
     assert [d["key"] for d in cited["dangling"]] == ["k1"]  # the bomb's entry is not read
     from citewarden.parsing.csl import parse_csl_yaml
 
+    bomb = laughs("a", "{family: Lol}") + "references:\n- id: k1\n  author: *a8\n"
+    first = parse_csl_yaml(tmp_path / "bomb.yaml", bomb)
+    (problem,) = first.problems
+    assert "its aliases expand it past" in problem.message and first.entries == ()
+    assert "\n" not in bomb[: problem.location.span.start]  # on the line of the anchor a0
     ok = parse_csl_yaml(tmp_path / "ok.yaml", (tmp_path / "ok.yaml").read_text())
     authors = {e.key: f.value for e in ok.entries if (f := e.field("author")) is not None}
     assert authors == {"one": "Doe, Jane", "two": "Doe, Jane"} and not ok.problems

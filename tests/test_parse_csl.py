@@ -227,7 +227,10 @@ def test_csl_yaml_bare_list() -> None:
     [
         ("⟦e|title⟧: Notes\nauthor: Someone\n", "mapping without references:"),
         ("⟦e|bibliography⟧:\n  - id: a\n", "mapping without references:"),
-        ("- id: a\n---\n⟦e|title⟧: x\n", "mapping without references:"),
+        ("- id: a\n---\n⟦e|title⟧: x\n", "pandoc reads the first document"),
+        ("references:\n- id: a\n---\n⟦e|references⟧:\n- id: b\n", "first document"),
+        ("---\n---\n⟦e|references⟧:\n- id: b\n", "first document"),
+        ("references: []\n---\n⟦e|- id: b⟧\n", "first document"),
         ("⟦e|references⟧: refs.bib\n", "references: is not a list of CSL items"),
         ("⟦e|id⟧: a\ntitle: A\n", "CSL-YAML item not in a list"),
         ("{⟦e|id⟧: a, title: A}\n", "CSL-YAML item not in a list"),

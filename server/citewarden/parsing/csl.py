@@ -602,24 +602,55 @@ _ONE_ITEM = (
 )
 
 
+#: what pandoc reads of a YAML document after the first (2.17, 3.6.1 and 3.9)
+_LATER = (
+    "a second YAML document (after ---): pandoc reads the first document of a CSL-YAML "
+    "file only, and no entry from this one"
+)
+
+
+def _blank_node(node: yaml.Node) -> bool:
+    """A YAML document with nothing in it (``---`` and no value, or a null)."""
+    return isinstance(node, yaml.ScalarNode) and (node.tag == _NULL_TAG or node.value == "")
+
+
+def _head(text: str, node: yaml.Node) -> tuple[int, int]:
+    """Where a YAML document begins: its first key, else the rest of its first line (at
+    most 80 characters)."""
+    if isinstance(node, yaml.MappingNode) and node.value:
+        key = node.value[0][0]
+        return key.start_mark.index, key.end_mark.index
+    start = node.start_mark.index
+    end = text.find("\n", start, start + 80)
+    return start, min(len(text), start + 80) if end < 0 else end
+
+
 def _blank(node: _Node) -> bool:
     """An empty YAML document or value (null, or nothing written)."""
     return node.value is None or node.value == ""
 
 
 def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
-    """Read CSL-YAML: a ``references:`` list (pandoc), or a bare list of items; a document
-    that is neither (pandoc reads no entry from it) is a problem at its place.  Never
-    raises."""
+    """Read CSL-YAML: a ``references:`` list (pandoc), or a bare list of items, of the first
+    YAML document (pandoc reads no other); a document that is neither, or a later one not
+    empty (pandoc reads no entry from it), is a problem at its place.  Never raises."""
     problems: list[Finding] = []
     items: list[_Node] = []
     complete = True
     try:
         limit = _node_budget(len(text))
         budget = [limit, limit]  # what is left, and the whole (shared by the documents)
+        first = True
         for doc in yaml.compose_all(text, Loader=_LOADER):
             if doc is None:
                 continue
+            if not first:  # pandoc reads the first document only (a later one's syntax too)
+                if not _blank_node(doc):
+                    start, end = _head(text, doc)
+                    problems.append(_syntax(path, start, end, _LATER))
+                    complete = False
+                continue
+            first = False
             found, problem = _yaml_items(_yaml_node(doc, budget))
             items.extend(found)
             if problem is not None:
