@@ -614,3 +614,58 @@ def test_fix_writes_the_title_with_the_entrys_protections(tmp_path: Path) -> Non
     plan = plan_fix(bib, original, {"k": {"title": "A study of Markov chains in {BERT}"}})
     assert b"title = {{A study of Markov chains in {BERT}}}," in plan.new
     verify_plan(plan, parse_bibtex)
+
+
+#: write_atomically, as the unprivileged user nobody when started by root (root writes any
+#: file): the module is imported first, while the interpreter is readable; prints "written"
+#: or the refusal.
+_AS_USER_WRITE = """
+import os, sys
+from pathlib import Path
+from citewarden.fix.plan import FixRefused
+from citewarden.fix.write import write_atomically
+if os.geteuid() == 0:
+    os.setgroups([]); os.setgid(65534); os.setuid(65534)
+path = Path(sys.argv[1])
+try:
+    write_atomically(path, b"new\\n", expected=path.read_bytes(), backup=False)
+except FixRefused as exc:
+    print(exc.reason)
+else:
+    print("written")
+"""
+
+
+def test_a_read_only_file_is_not_replaced() -> None:
+    """A file its owner made read-only (0444) is refused, as an editor refuses to save it,
+    though the rename would need only the directory's permission; the same file writable
+    (0644) is written."""
+    import shutil
+    import tempfile
+
+    # pytest's own temporary folders are private to their owner; nobody owns this one
+    directory = Path(tempfile.mkdtemp(prefix="citewarden-read-only-"))
+    owner = (65534, 65534) if os.geteuid() == 0 else (os.geteuid(), os.getegid())
+    try:
+        os.chown(directory, *owner)
+        results = {}
+        for mode in (0o444, 0o644):
+            path = directory / f"refs{mode:o}.bib"
+            path.write_bytes(b"@misc{k, year = {2001}}\n")
+            os.chown(path, *owner)
+            path.chmod(mode)
+            done = subprocess.run(
+                [sys.executable, "-c", _AS_USER_WRITE, str(path)],
+                env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "server")},
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert done.returncode == 0, done.stderr
+            results[mode] = (done.stdout.strip(), path.read_bytes(), oct(path.stat().st_mode))
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    reason = "the file is read-only (no permission to write it); not written"
+    assert results[0o444] == (reason, b"@misc{k, year = {2001}}\n", "0o100444")
+    assert results[0o644] == ("written", b"new\n", "0o100644")

@@ -144,6 +144,14 @@ def _holds_copy(candidate: Path, path: Path, original: bytes) -> bool:
         return False
 
 
+def may_write(path: Path) -> bool:
+    """Whether this process may write the existing file ``path`` itself, as an editor asks
+    before saving: the rename that replaces a file needs only the directory's permission,
+    and would overwrite a read-only file (mode 0444) its owner has not unlocked."""
+    effective = os.access in os.supports_effective_ids
+    return os.access(path, os.W_OK, effective_ids=effective)
+
+
 def write_atomically(
     path: Path, data: bytes, *, expected: bytes | None = None, backup: bool = True
 ) -> Path | None:
@@ -151,7 +159,8 @@ def write_atomically(
     ``backup`` is false).
 
     ``expected`` is the content the caller read; if the file changed since, nothing is written
-    (:class:`FixRefused`).  Returns the backup path (None when ``path`` did not exist or no
+    (:class:`FixRefused`); nor when this process may not write the file
+    (:func:`may_write`).  Returns the backup path (None when ``path`` did not exist or no
     backup was asked for).  At every instant the file holds either the old or the new bytes;
     the temporary file is new (``mkstemp``), so nothing planted beside ``path`` is written to.
     """
@@ -165,6 +174,8 @@ def write_atomically(
         st, old = None, None
     if expected is not None and old != expected:
         raise FixRefused(path, "the file changed on disk since it was read; not written")
+    if st is not None and not may_write(target):
+        raise FixRefused(path, "the file is read-only (no permission to write it); not written")
     kept: Path | None = None
     if old is not None and backup:
         kept, exists = backup_path_for(target, old)
