@@ -62,3 +62,32 @@ def test_an_included_file_that_is_not_there_cites_nothing(tmp_path: Path, ending
     _project(tmp_path, ENDINGS[ending])
     codes = _codes(tmp_path)
     assert "missing-include" in codes and codes.count("orphan-entry") == 1, codes
+
+
+@pytest.mark.parametrize("ending", sorted(ENDINGS))
+def test_a_document_the_parser_failed_on_leaves_no_orphan_and_no_dangling(
+    tmp_path: Path,
+    ending: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A chapter whose parse failed cites (and may define) what no one knows: no entry of
+    its project is never cited and no citation of it is dangling; its finding says why."""
+    from citewarden.cli import main as cli_main
+    from citewarden.parsing import latex
+
+    real = latex.parse_latex
+
+    def failing(path: Path, *args: object, **kwargs: object) -> object:
+        if path.name == "chapter.tex":
+            raise RuntimeError("a parser bug")
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(latex, "parse_latex", failing)
+    _project(tmp_path, ENDINGS[ending].replace(r"\cite{a}", "") + r"\cite{zz}")
+    (tmp_path / "chapter.tex").write_text("\\cite{b}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["check", "main.tex", "--no-verify"]) == 1
+    out = capsys.readouterr().out
+    assert "could not parse chapter.tex: RuntimeError" in out
+    assert "orphan-entry" not in out and "dangling-citation" not in out, out

@@ -51,11 +51,14 @@ def checks_dangling(ws: Workspace, project: Project) -> bool:
     """Whether the keys ``project`` defines can be known, so that a citation of a key it
     does not define is dangling: not while a bibliography is missing, unresolved, or could
     not be parsed (:attr:`~citewarden.model.ParsedBibliography.failed`; its own
-    ``file-unreadable`` finding says why), as with one that could not be read."""
+    ``file-unreadable`` finding says why), as with one that could not be read, nor while
+    a document could not be parsed."""
     if project.unresolved or project.missing_bibliography:
         return False
     if any(_failed(ws, path) for path in project.bibliographies):
         return False
+    if any(doc.failed for _, doc in ws.project_documents(project)):
+        return False  # a document not parsed may define keys (thebibliography, references:)
     if project.kind is DocumentKind.LATEX and not project.standalone:
         return True
     if project.has_bibliography_source:

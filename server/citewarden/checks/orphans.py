@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
 
 
+def cites_unknown(ws: Workspace, project: Project) -> bool:
+    """Whether what ``project`` cites is not known: an included document is there but
+    could not be read, or a document of it could not be parsed."""
+    return project.unread_document or any(doc.failed for _, doc in ws.project_documents(project))
+
+
 def doc_keys(doc: ParsedDocument) -> frozenset[str]:
     return frozenset(c.key for c in doc.citations)
 
@@ -165,7 +171,7 @@ def bibitem_orphans(ws: Workspace, project: Project, memo: Memo) -> list[Finding
     matches them exactly; ``\\nocite{*}`` cites them all)."""
     docs = list(ws.project_documents(project))
     items = [(path, doc) for path, doc in docs if doc.bibitems]
-    if not items or project.unread_document or any(doc.nocite_all for _, doc in docs):
+    if not items or cites_unknown(ws, project) or any(doc.nocite_all for _, doc in docs):
         return []
     cited: set[str] = set()
     for _, doc in docs:
@@ -223,7 +229,7 @@ def orphan_findings(
     ws: Workspace, bib_path: Path, projects: list[Project], memo: Memo
 ) -> list[Finding]:
     own = ws.bib_index(bib_path)
-    if own is None or any(project.unread_document for project in projects):
+    if own is None or any(cites_unknown(ws, project) for project in projects):
         return []  # what an unread document cites is not known: no entry is "never cited"
     # everything the answer depends on: this bibliography's version, every document (and
     # bibliography) of the projects using it, and where "add to nocite" edits go

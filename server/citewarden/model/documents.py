@@ -209,3 +209,7 @@ class ParsedDocument:
     #: commands (``chicago-notes.cbx``, ``biblatex-chicago.sty``;
     #: :mod:`~citewarden.parsing.cite_styles`)
     style_files: tuple[str, ...] = ()
+    #: The file was read but could not be parsed (memory ran out, the parser failed):
+    #: what it cites, links and defines is not known (its ``file-unreadable`` problem
+    #: says why).
+    failed: bool = False

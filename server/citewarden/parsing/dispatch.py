@@ -160,9 +160,9 @@ def _failed(path: Path, text: str, exc: Exception) -> Parsed:
 def _unparsed(path: Path, message: str) -> Parsed:
     problem = Finding(Code.FILE_UNREADABLE, Location(path, Span(0, 0)), message)
     if is_latex(path):
-        return ParsedDocument(path, DocumentKind.LATEX, problems=(problem,))
+        return ParsedDocument(path, DocumentKind.LATEX, problems=(problem,), failed=True)
     if is_markdown(path) or is_metadata(path):
-        return ParsedDocument(path, DocumentKind.MARKDOWN, problems=(problem,))
+        return ParsedDocument(path, DocumentKind.MARKDOWN, problems=(problem,), failed=True)
     return ParsedBibliography(
         path, bibliography_format(path), problems=(problem,), complete=False, failed=True
     )
