@@ -137,3 +137,21 @@ def test_an_items_object_is_a_finding_for_pandoc_2_only(tmp_path: Path, version:
         'object whose "items" are one (pandoc 3 reads both) (pandoc --citeproc stops with '
         "an error, and no citation of the document is found)"
     )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_bare_yaml_list_is_a_finding_for_pandoc_2_only(tmp_path: Path, version: str) -> None:
+    """pandoc 3 reads a CSL-YAML file that is a bare list of items; pandoc 2 reads no entry
+    from it, without an error (its items stay defined for citewarden: a finding says so)."""
+    _write(tmp_path, "refs.yaml", "- id: a\n  title: A\n- id: b\n", ("a", "b", "zz"))
+    stopped, not_found = pandoc_reading(tmp_path, version)
+    syntax, dangling = citewarden_reading(tmp_path, version)
+    assert not stopped and dangling == ["zz"]
+    if version != "2.17":
+        assert not_found == ["zz"] and syntax == []
+        return
+    assert not_found == ["a", "b", "zz"]
+    (finding,) = syntax
+    text = (tmp_path / "refs.yaml").read_text(encoding="utf-8")
+    assert text[finding.location.span.start : finding.location.span.end] == "- id: a"
+    assert finding.message.startswith("pandoc 2 reads no entry from this file: a bare list")

@@ -3,7 +3,8 @@ Quarto, R Markdown): one ``bib-syntax`` finding per place pandoc rejects (see
 :mod:`~citewarden.parsing.pandoc_syntax`), where citewarden's own reading finds no error
 in that block.  ``pandoc --citeproc`` then stops with an error, so no citation of the
 document is resolved, where citewarden goes on reading every entry; likewise a CSL-JSON
-file that is an object of ``"items"``, which pandoc 2 stops at.  An entry pandoc
+file that is an object of ``"items"``, which pandoc 2 stops at (and a CSL-YAML file that
+is a bare list of items, from which pandoc 2 reads no entry).  An entry pandoc
 skips (``@commentary{...}``) is one finding too; it defines nothing in those projects
 (:func:`~citewarden.checks.defined.commented_keys`).  After an edit, only the blocks
 around it are read again (:func:`~citewarden.parsing.pandoc_syntax.read_again`).
@@ -31,7 +32,7 @@ from citewarden.model import (
     Severity,
     quoted,
 )
-from citewarden.parsing.csl import items_object
+from citewarden.parsing.csl import bare_list, items_object
 from citewarden.parsing.pandoc_syntax import (
     PANDOC_2,
     PandocDialect,
@@ -68,31 +69,37 @@ def pandoc_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[
             last = ("pandoc-reading", path, dialect)
             if last not in memo.current and memo.previous(last) is not None:
                 memo.current[last] = memo.previous(last)  # for the next edit
-        elif bib is not None and bib.format is BibFormat.CSL_JSON and not dialect.csl_items_object:
+        elif bib is not None and (
+            (bib.format is BibFormat.CSL_JSON and not dialect.csl_items_object)
+            or (bib.format is BibFormat.CSL_YAML and not dialect.csl_yaml_bare_list)
+        ):
             found += memo.get(("pandoc-csl", Ident(bib), dialect), _csl_findings, ws, bib)
     return found
 
 
 def _csl_findings(ws: Workspace, bib: ParsedBibliography) -> list[Finding]:
-    """The CSL-JSON object of ``"items"`` (``bib``) pandoc 2 stops at, where citewarden's
-    own reading finds no error: one finding at the name ``"items"``."""
+    """What of the CSL bibliography ``bib`` pandoc 2 does not read, where citewarden's own
+    reading finds no error: a CSL-JSON object of ``"items"`` (it stops with an error), a
+    CSL-YAML file that is a bare list of items (it reads no entry); one finding at the name
+    ``"items"``, at the list's first line."""
     if any(p.code is Code.BIB_SYNTAX for p in bib.problems):
         return []
-    span = items_object(ws.text(bib.path) or "")
-    if span is None:
-        return []
-    why = (
-        'pandoc 2 reads a CSL-JSON array of items, not an object whose "items" are one '
-        "(pandoc 3 reads both)"
-    )
-    return [
-        Finding(
-            Code.BIB_SYNTAX,
-            Location(bib.path, span),
-            f"pandoc cannot read this file: {why} (pandoc --citeproc stops with an error, and "
-            "no citation of the document is found)",
+    text = ws.text(bib.path) or ""
+    if bib.format is BibFormat.CSL_YAML:
+        span = bare_list(text)
+        message = (
+            "pandoc 2 reads no entry from this file: a bare list of CSL items, where it "
+            "reads the items of a references: list (pandoc 3 reads both); write references: "
+            "above the list, or no citation of its items is found in a pandoc 2 document"
         )
-    ]
+    else:
+        span = items_object(text)
+        message = (
+            "pandoc cannot read this file: pandoc 2 reads a CSL-JSON array of items, not an "
+            'object whose "items" are one (pandoc 3 reads both) (pandoc --citeproc stops '
+            "with an error, and no citation of the document is found)"
+        )
+    return [] if span is None else [Finding(Code.BIB_SYNTAX, Location(bib.path, span), message)]
 
 
 def _findings(

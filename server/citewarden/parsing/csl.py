@@ -40,6 +40,7 @@ from citewarden.model import (
 
 __all__ = [
     "BIBTEX_TYPES",
+    "bare_list",
     "bibtex_type",
     "csl_yaml_items",
     "items_object",
@@ -623,6 +624,20 @@ def _head(text: str, node: yaml.Node) -> tuple[int, int]:
     start = node.start_mark.index
     end = text.find("\n", start, start + 80)
     return start, min(len(text), start + 80) if end < 0 else end
+
+
+def bare_list(text: str) -> Span | None:
+    """The first line of a CSL-YAML ``text`` whose first document is a list of items, not
+    under ``references:`` (which pandoc 3 reads, and pandoc 2 reads no entry from); None
+    for any other text (one YAML cannot read too)."""
+    try:
+        for doc in yaml.compose_all(text, Loader=_LOADER):
+            if isinstance(doc, yaml.SequenceNode) and doc.value:
+                return Span(*_head(text, doc))
+            return None
+    except yaml.YAMLError:
+        return None
+    return None
 
 
 def _blank(node: _Node) -> bool:

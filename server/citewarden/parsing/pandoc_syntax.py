@@ -106,6 +106,9 @@ class PandocDialect:
     #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
     #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
     csl_items_object: bool = True
+    #: a CSL-YAML bibliography may be a bare list of items, without ``references:`` (pandoc
+    #: 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) reads no entry from it, without an error
+    csl_yaml_bare_list: bool = True
 
 
 #: pandoc 2 (2.17 and 2.19.2 checked)
@@ -115,6 +118,7 @@ PANDOC_2 = PandocDialect(
     braced_comments=False,
     bare_suppress_author=False,
     csl_items_object=False,
+    csl_yaml_bare_list=False,
 )
 #: pandoc 3 before 3.8 (3.5 and 3.6.1 checked), which Quarto 1.5-1.8 ships
 PANDOC_3 = PandocDialect(
