@@ -33,6 +33,7 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "json-items-empty": ("refs.json", '{"items": []}\n', ("a",)),
     "json-items-no-array": ("refs.json", '{"items": {"id": "a"}}\n', ("a",)),
     "json-items-null": ("refs.json", '{"items": null}\n', ("a",)),
+    "json-item-no-object": ("refs.json", '[{"id": "a"}, "b", {"id": "c"}]\n', ("a", "c")),
     "json-id-twice": ("refs.json", '[{"id": "a", "id": "b"}]\n', ("a", "b")),
     "json-items-twice": (
         "refs.json",

@@ -154,6 +154,25 @@ def test_csl_json_member_named_twice_is_its_first() -> None:
     assert e.field("title") is not None and e.field("title").value_span == m.named["t"]  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(
+    "marked",
+    [
+        '[{"id": "a"}, ⟦e|[]⟧, {"id": "b"}]',
+        '[{"id": "a"}, "⟦e|x⟧", 1, {"id": "b"}]',
+        '{"items": [{"id": "a"}, ⟦e|null⟧, {"id": "b"}]}',
+    ],
+)
+def test_csl_json_item_that_is_no_object_is_a_finding(marked: str) -> None:
+    """pandoc (2.17, 3.6.1, 3.9) stops with an error at the first element of the array that
+    is no object, where it was left out without a word."""
+    m = parse_markers(marked)
+    bib = parse_csl_json(JSON, m.text)
+    assert [e.key for e in bib.entries] == ["a", "b"] and not bib.complete
+    (p,) = bib.problems
+    assert p.code is Code.BIB_SYNTAX and p.location.span == m.named["e"]
+    assert p.message.startswith("a CSL-JSON item must be an object")
+
+
 def test_csl_json_item_without_id_is_reported() -> None:
     bib = parse_csl_json(JSON, '[{"title": "No id"}, {"id": "ok"}]')
     assert [e.key for e in bib.entries] == ["ok"]

@@ -430,6 +430,14 @@ _ITEMS_NO_ARRAY = (
 )
 
 
+#: and of an element of the array that is no object (2.17, 3.6.1 and 3.9: "parsing Map
+#: failed, expected Object, but encountered String")
+_NO_ITEM = (
+    "a CSL-JSON item must be an object ({...}): pandoc stops with an error at this file, "
+    "and no citation of the document is found"
+)
+
+
 def _object_items(root: _Node) -> tuple[list[_Node], tuple[Span, str] | None]:
     """The items of a CSL-JSON object, its ``"items"`` array as pandoc 3 reads it (the
     first ``"items"`` member of several, other members ignored), or none and the place
@@ -490,6 +498,10 @@ def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
         complete = False
     except RecursionError:
         problems.append(_syntax(path, 0, 0, "invalid JSON: nested too deeply"))
+        complete = False
+    other = next((item for item in items if not isinstance(item.value, dict)), None)
+    if other is not None:  # pandoc stops at the first
+        problems.insert(0, _syntax(path, other.span.start, other.span.end, _NO_ITEM))
         complete = False
     return _result(path, BibFormat.CSL_JSON, items, problems, complete)
 
