@@ -98,13 +98,12 @@ local ok, err = pcall(function()
     eq(case[1], key_at(case[2], case[3]), want ~= vim.NIL and want or nil)
   end
 
-  -- a choice the server asks for (a title several works have): offered, and the command sent
-  -- again with the chosen one's arguments over the first ones
-  local sent, offered, shown = {}, nil, {}
-  local execute, select, notify2 = cw.execute, vim.ui.select, vim.notify
-  cw.execute = function(command, args, on_result)
-    sent[#sent + 1] = { command, args[1] }
-    on_result(#sent == 1 and {
+  -- the choices the server asks for (a title several works have, then the bibliography of a
+  -- document with several): offered, and the command sent again with the chosen one's
+  -- arguments over the first ones; the message names the file written
+  local sent, offered, shown = {}, {}, {}
+  local answers = {
+    {
       applied = false,
       reason = '2 works are titled ...',
       choose = {
@@ -114,10 +113,27 @@ local ok, err = pcall(function()
           { label = 'Shannon 1948, A', description = 'DOI 10.1/b', args = { id = '10.1/b' } },
         },
       },
-    } or { applied = true, key = 'shannon1948mathematical', title = 'Shannon 1948, A' })
+    },
+    {
+      applied = false,
+      reason = 'several bibliographies (refs.bib, more.bib): choose one, or pass \'bib\'',
+      choose = {
+        prompt = 'Add to which bibliography?',
+        choices = {
+          { label = 'refs.bib', description = '/p/refs.bib', args = { bib = '/p/refs.bib' } },
+          { label = 'more.bib', description = '/p/more.bib', args = { bib = '/p/more.bib' } },
+        },
+      },
+    },
+    { applied = true, key = 'shannon1948mathematical', bib = '/p/more.bib', title = 'Shannon 1948, A' },
+  }
+  local execute, select, notify2 = cw.execute, vim.ui.select, vim.notify
+  cw.execute = function(command, args, on_result)
+    sent[#sent + 1] = { command, args[1] }
+    on_result(answers[#sent])
   end
   vim.ui.select = function(items, opts, on_choice)
-    offered = { opts.prompt, opts.format_item(items[1]), opts.format_item(items[2]) }
+    offered[#offered + 1] = { opts.prompt, opts.format_item(items[1]), opts.format_item(items[2]) }
     on_choice(items[2], 2)
   end
   vim.notify = function(msg)
@@ -125,12 +141,18 @@ local ok, err = pcall(function()
   end
   cw.add_reference({ id = 'A title', key = 'shannon48', uri = 'file:///p/main.tex' })
   cw.execute, vim.ui.select, vim.notify = execute, select, notify2
-  eq('choices offered', offered, { 'Which work?', 'Shannon 1948, A  DOI 10.1/a', 'Shannon 1948, A  DOI 10.1/b' })
-  eq('sent again with the choice', sent[2], {
-    'citewarden.addReference',
-    { id = '10.1/b', key = 'shannon48', uri = 'file:///p/main.tex' },
+  eq('choices offered', offered, {
+    { 'Which work?', 'Shannon 1948, A  DOI 10.1/a', 'Shannon 1948, A  DOI 10.1/b' },
+    { 'Add to which bibliography?', 'refs.bib  /p/refs.bib', 'more.bib  /p/more.bib' },
   })
-  eq('then added', shown, { 'citewarden: added shannon1948mathematical: Shannon 1948, A' })
+  eq('sent again with the choices', { sent[2], sent[3] }, {
+    { 'citewarden.addReference', { id = '10.1/b', key = 'shannon48', uri = 'file:///p/main.tex' } },
+    {
+      'citewarden.addReference',
+      { id = '10.1/b', key = 'shannon48', uri = 'file:///p/main.tex', bib = '/p/more.bib' },
+    },
+  })
+  eq('then added, naming the file', shown, { 'citewarden: added shannon1948mathematical to more.bib: Shannon 1948, A' })
 end)
 if not ok then
   failures[#failures + 1] = 'error: ' .. tostring(err)

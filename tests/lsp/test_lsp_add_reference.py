@@ -387,6 +387,39 @@ async def test_with_two_bibliographies_each_gets_its_action_in_its_style(start: 
         )
 
 
+@pytest.mark.parametrize("client_name", ["neovim"])
+async def test_with_two_bibliographies_the_command_asks_which(start: Start) -> None:
+    """The command wrote to the document's first bibliography without a word."""
+    h = await start(files=TWO_BIBS)
+    h.editor.open("main.tex")
+    await wait_for(lambda: "Funahashi:1989" in dangling_keys(h), timeout=30)
+    applied: list[types.ApplyWorkspaceEditParams] = []
+
+    @h.client.feature(types.WORKSPACE_APPLY_EDIT)
+    def on_apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        applied.append(params)
+        h.editor.apply(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    doi, uri = "10.1016/0893-6080(89)90003-8", h.uri("main.tex")
+    asked = {"id": doi, "key": "Funahashi:1989", "uri": uri}
+    which = await run_command(h, "citewarden.addReference", asked)
+    assert which["applied"] is False and not applied
+    assert which["reason"] == (
+        "several bibliographies (refs.bib, more.bib): choose one, or pass 'bib'"
+    )
+    choices = which["choose"]["choices"]
+    assert [c["label"] for c in choices] == ["refs.bib", "more.bib"]
+    done = await run_command(h, "citewarden.addReference", {**asked, **choices[1]["args"]})
+    assert done["applied"] is True and Path(done["bib"]).name == "more.bib"
+    assert "@Article{Funahashi:1989," in h.editor.text("more.bib")
+    assert "Funahashi" not in h.editor.text("refs.bib")
+    await wait_for(lambda: "Funahashi:1989" not in dangling_keys(h), timeout=15)
+    again = await run_command(h, "citewarden.addReference", {"id": doi, "uri": uri})
+    assert again["present"] is True and again["key"] == "Funahashi:1989"
+    assert Path(again["bib"]).name == "more.bib" and len(applied) == 1
+
+
 def test_a_disabled_action_shows_its_key_and_reason_as_the_diagnostic_does() -> None:
     """A key's control and bidirectional characters are escapes in the title and the
     reason, as in the diagnostic it answers (they would turn the title around)."""

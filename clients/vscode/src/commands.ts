@@ -152,8 +152,11 @@ export function registerCommands(context: vscode.ExtensionContext, host: Host): 
     let result = (await sendCommand(host, 'citewarden.addReference', [sent])) as Record<string, unknown> | undefined;
     // The server asks for a choice (a title several works have, a document with several
     // bibliographies): offer its choices, then send the command again with the chosen one's arguments.
-    const choose = result?.choose as { prompt?: string; choices?: Choice[] } | undefined;
-    if (choose && Array.isArray(choose.choices) && choose.choices.length > 0) {
+    for (let round = 0; round < 3; round++) {
+      const choose = result?.choose as { prompt?: string; choices?: Choice[] } | undefined;
+      if (!choose || !Array.isArray(choose.choices) || choose.choices.length === 0) {
+        break;
+      }
       const picked = await vscode.window.showQuickPick(
         choose.choices.map((c) => ({ label: c.label, description: c.description, choice: c })),
         { title: `citewarden: ${choose.prompt ?? 'choose'}`, ignoreFocusOut: true },
@@ -165,7 +168,10 @@ export function registerCommands(context: vscode.ExtensionContext, host: Host): 
       result = (await sendCommand(host, 'citewarden.addReference', [sent])) as Record<string, unknown> | undefined;
     }
     if (result && result.applied) {
-      void vscode.window.showInformationMessage(`citewarden: added ${String(result.key)}: ${String(result.title)}`);
+      const where = typeof result.bib === 'string' ? ` to ${result.bib.split(/[\\/]/).pop()}` : '';
+      void vscode.window.showInformationMessage(
+        `citewarden: added ${String(result.key)}${where}: ${String(result.title)}`,
+      );
     } else if (result && result.present) {
       void vscode.window.showInformationMessage(`citewarden: ${String(result.reason ?? `already present as ${String(result.key)}`)}`);
     } else if (result && typeof result.reason === 'string') {

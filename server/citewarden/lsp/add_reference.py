@@ -16,10 +16,13 @@ requests are served meanwhile: nothing here blocks the event loop or the worker.
 "uri"? (the citing document), "bib"? (path)}``, applies the edit through
 ``workspace/applyEdit`` and returns ``{"applied", "key", "bib", "title"}`` (or
 ``{"applied": false, "reason"}``; for a work ``bib`` already holds, no edit and
-``{"applied": false, "present": true, "key"`` (the entry's), ``"bib", "title", "reason"}``).
-When the client must choose (a title several works have), the answer is ``{"applied": false,
-"reason", "choose": {"prompt", "choices": [{"label", "description", "args"}]}}``: the
-command again with a choice's ``args`` over the first arguments does what was asked.
+``{"applied": false, "present": true, "key"`` (the entry's), ``"bib", "title", "reason"}``;
+every bibliography of the citing document is looked in).
+When the client must choose (a title several works have; a document of several
+bibliographies, or none named and several in the workspace, without ``bib``), the answer is
+``{"applied": false, "reason", "choose": {"prompt", "choices": [{"label", "description",
+"args"}]}}``: the command again with a choice's ``args`` over the first arguments does what
+was asked.
 """
 
 from __future__ import annotations
@@ -141,12 +144,19 @@ def _taken_keys(session: Session, bib: Path) -> set[str]:
     return {e.key for e in parsed.entries} if parsed is not None else set()
 
 
-def _present_as(session: Session, bib: Path, record: WorkRecord) -> str | None:
-    """The key of ``bib``'s entry of the work ``record`` names, if it has one (worker only)."""
+def _present_in(
+    session: Session, bibs: tuple[Path, ...], record: WorkRecord
+) -> tuple[str, Path] | None:
+    """The key and file of the first entry of ``bibs`` holding the work ``record`` names, if
+    one does (worker only)."""
     from citewarden.addref.present import Present
 
-    parsed = session.project.bibliography(bib)
-    return Present(parsed.entries).key_of(record) if parsed is not None else None
+    for bib in bibs:
+        parsed = session.project.bibliography(bib)
+        key = Present(parsed.entries).key_of(record) if parsed is not None else None
+        if key is not None:
+            return key, bib
+    return None
 
 
 class AddReference(Feature):
@@ -287,15 +297,29 @@ class AddReference(Feature):
             reason = f"{ident.strip()[:200]}: {what} ({found.source}{': ' + found.reason if found.reason else ''})"
             return {"applied": False, "reason": reason}
         record = found.records[0]
-        there = await session.run(_present_as, session, bib, record)
-        if there is not None:
+        present = await session.run(self._present, args, bib, record)
+        if present is not None:
+            held, holder = present
             return {
                 "applied": False,
                 "present": True,
-                "key": there,
-                "bib": str(bib),
+                "key": held,
+                "bib": str(holder),
                 "title": describe(record),
-                "reason": f"already present as {there} in {bib.name}",
+                "reason": f"already present as {held} in {holder.name}",
+            }
+        if isinstance(bib, tuple):  # looked up first: a work already there needs no choice
+            names = ", ".join(b.name for b in bib)
+            return {
+                "applied": False,
+                "reason": f"several bibliographies ({names}): choose one, or pass 'bib'",
+                "choose": {
+                    "prompt": "Add to which bibliography?",
+                    "choices": [
+                        {"label": b.name, "description": str(b), "args": {"bib": str(b)}}
+                        for b in bib
+                    ],
+                },
             }
         key = args.get("key")
         taken = await session.run(_taken_keys, session, bib)
@@ -320,8 +344,22 @@ class AddReference(Feature):
             "title": describe(record),
         }
 
-    def _target(self, args: Mapping[str, Any]) -> Path | str:
-        """The bibliography to add to (worker only), or why there is none."""
+    def _present(
+        self, args: Mapping[str, Any], bib: Path | tuple[Path, ...], record: WorkRecord
+    ) -> tuple[str, Path] | None:
+        """The key and file of an entry holding ``record``'s work in the target (or the
+        targets to choose from) or another bibliography of the citing document (worker
+        only): a work any of them holds is not added again."""
+        uri = args.get("uri")
+        doc = path_of(uri) if isinstance(uri, str) else None
+        others = _bibs_of(self.session, doc) if doc is not None else ()
+        bibs = (*(bib if isinstance(bib, tuple) else (bib,)), *others)
+        return _present_in(self.session, tuple(dict.fromkeys(bibs)), record)
+
+    def _target(self, args: Mapping[str, Any]) -> Path | str | tuple[Path, ...]:
+        """The bibliography to add to (worker only), the document's bibliographies when it
+        has several and ``bib`` does not name one (the client chooses), or why there is
+        none."""
         session = self.session
         bib = args.get("bib")
         if isinstance(bib, str) and bib:
@@ -338,9 +376,9 @@ class AddReference(Feature):
         bibs = _bibs_of(session, doc) if doc is not None else ()
         if not bibs:
             bibs = tuple(session.project.bibliography_paths())
-        if len(bibs) == 1 or (bibs and doc is not None):
+        if len(bibs) == 1:
             return bibs[0]
-        return "no bibliography to add to" if not bibs else "several bibliographies: pass 'bib'"
+        return bibs if bibs else "no bibliography to add to"
 
 
 def register(

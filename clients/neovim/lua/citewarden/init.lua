@@ -409,7 +409,8 @@ function M.added(result, args)
     return
   end
   if result.applied then
-    vim.notify(string.format('citewarden: added %s: %s', result.key, result.title), vim.log.levels.INFO)
+    local where = type(result.bib) == 'string' and (' to ' .. vim.fn.fnamemodify(result.bib, ':t')) or ''
+    vim.notify(string.format('citewarden: added %s%s: %s', result.key, where, result.title), vim.log.levels.INFO)
   elseif result.present then
     vim.notify('citewarden: ' .. (result.reason or ('already present as ' .. tostring(result.key))), vim.log.levels.INFO)
   elseif result.reason then
