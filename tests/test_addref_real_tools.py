@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import string
 import subprocess
@@ -15,6 +16,7 @@ from xml.etree import ElementTree
 import pytest
 
 from citewarden.addref.insert import apply, make_key, plan_insertion, valid_key
+from citewarden.parsing.latex_encode import BEYOND_PDFLATEX, PDFLATEX_RANGES
 from citewarden.verify.records import Person, WorkRecord
 from citewarden.verify.sources import work_from_csl, work_from_s2
 
@@ -378,3 +380,69 @@ def test_name_parts_with_a_comma_or_and_are_read_as_one_person(tmp_path: Path) -
         return " ".join("".join(found.itertext()).split()) if found is not None else ""
 
     assert [(part(p, "family"), part(p, "suffix"), part(p, "given")) for p in people] == expected
+
+
+def _pdflatex_errors(body_lines: list[str], directory: Path) -> dict[int, str]:
+    """pdflatex's errors (no package loaded) over a document of ``body_lines``, each a
+    paragraph: the index of the line each error is on, and the error."""
+    head = ["\\documentclass{article}", "\\begin{document}"]
+    tex = "\n".join([*head, *(f"{line}\\par" for line in body_lines), "\\end{document}"])
+    (directory / "chars.tex").write_text(tex + "\n", encoding="utf-8")
+    subprocess.run(
+        [_tool("pdflatex"), "-interaction=nonstopmode", "chars.tex"],
+        cwd=directory,
+        capture_output=True,
+        timeout=180,
+        check=False,
+    )
+    log = (directory / "chars.log").read_text(encoding="latin-1")
+    found = re.findall(r"^! (.*)\n(?:.*\n)*?l\.(\d+) ", log, re.MULTILINE)
+    return {int(line) - len(head) - 1: error for error, line in found}
+
+
+def test_pdflatex_typesets_the_characters_written_raw(tmp_path: Path) -> None:
+    """Each character PDFLATEX_RANGES holds is typeset by pdflatex with no package loaded,
+    and a Greek letter, an emoji and a Chinese one are not ("not set up")."""
+    inside = [chr(c) for a, b in PDFLATEX_RANGES for c in range(a, b + 1)]
+    beyond = ["α", "😀", "中"]
+    assert all(BEYOND_PDFLATEX.match(c) for c in beyond)
+    assert not any(BEYOND_PDFLATEX.match(c) for c in inside)
+    errors = _pdflatex_errors([f"x{c}x" for c in inside + beyond], tmp_path)
+    assert sorted(errors) == list(range(len(inside), len(inside) + len(beyond))), errors
+    assert all("LaTeX Error: Unicode character" in e for e in errors.values()), errors
+
+
+def test_characters_beyond_pdflatex_are_spelt_in_latex(tmp_path: Path) -> None:
+    """In a file of ASCII text, a Greek letter, a letter under two accents and an emoji are
+    written so that pdflatex with no package loaded and plain BibTeX typeset the entry; in
+    a file already holding a Greek letter they stay as they are (it is meant for biber,
+    XeLaTeX or LuaLaTeX)."""
+    record = WorkRecord(
+        source="crossref",
+        title="α-stable laws in Ω-logic, tiếng Việt and a 😀 in José's title",
+        authors=(Person("Ωmega", "Ἀλέξανδρος"), Person("Nguyễn", "Văn")),
+        year=2021,
+        venue="Journal of ε",
+        work_type="journal-article",
+    )
+    bib = tmp_path / "refs.bib"
+    bib.write_text(apply("", plan_insertion(bib, "", record, "omega2021stable")))
+    written = bib.read_text(encoding="utf-8")
+    assert "α" not in written and "😀" not in written and "José" in written, written
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\cite{omega2021stable}"
+        "\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n",
+        encoding="utf-8",
+    )
+    latex = [_tool("pdflatex"), "-interaction=nonstopmode", "-halt-on-error", "main.tex"]
+    for command in (latex, [_tool("bibtex"), "main"], latex, latex):
+        done = subprocess.run(
+            command, cwd=tmp_path, capture_output=True, text=True, errors="replace", check=False
+        )
+        assert done.returncode == 0, done.stdout[-3000:]
+    log = (tmp_path / "main.log").read_text(encoding="latin-1")
+    assert "not set up" not in log and "undefined" not in log.lower(), log[-3000:]
+
+    greek = "@misc{old,\n  title = {Über α},\n}\n"
+    new = apply(greek, plan_insertion(bib, greek, record, "omega2021stable"))
+    assert "{α-stable laws in Ω-logic, tiếng Việt and a 😀 in José's title}" in new

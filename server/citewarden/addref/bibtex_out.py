@@ -7,16 +7,24 @@ cited key; :func:`insertion` says where the entry goes and what text to insert.
 
 Every value from outside is made safe for BibTeX and LaTeX: control characters dropped,
 braces removed (an unbalanced brace would swallow the rest of the file), ``& % # _ $``
-escaped, words with inner capitals (``ImageNet``, ``BERT``) protected with braces.
+escaped, words with inner capitals (``ImageNet``, ``BERT``) protected with braces,
+characters pdflatex does not typeset by default spelt in LaTeX (``α``), unless the file
+holds such characters raw already (:attr:`BibStyle.raw_unicode`).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from citewarden.parsing.latex_encode import latex_text, protect_capitals
+from citewarden.parsing.latex_encode import (
+    BEYOND_PDFLATEX,
+    latex_text,
+    pdflatex_text,
+    protect_capitals,
+)
 from citewarden.verify.authors import bibtex_name
 from citewarden.verify.records import WorkRecord
 
@@ -79,6 +87,10 @@ class BibStyle:
     trailing_comma: bool = True
     blank_line: bool = True
     protect_title: bool = False  # the whole title in a second pair of braces
+    #: characters beyond what pdflatex typesets by default are written as they are (the file
+    #: holds such characters already: it is meant for biber, XeLaTeX or LuaLaTeX), not
+    #: spelt in LaTeX (:func:`~citewarden.parsing.latex_encode.pdflatex_text`)
+    raw_unicode: bool = False
     extra: dict[str, str] = field(default_factory=dict)
 
 
@@ -92,8 +104,9 @@ def _case_of(names: list[str]) -> str:
 def detect_style(text: str) -> BibStyle:
     """The style of the entries in ``text`` (the defaults for an empty file)."""
     lines = _FIELD_LINE.findall(text[:400_000])
+    raw_unicode = BEYOND_PDFLATEX.search(text[:400_000]) is not None
     if not lines:
-        return BibStyle()
+        return BibStyle(raw_unicode=raw_unicode)
     indents = Counter(m[0] for m in lines)
     delims = Counter(m[3] for m in lines if m[3])
     order: dict[str, list[int]] = {}
@@ -129,6 +142,7 @@ def detect_style(text: str) -> BibStyle:
         trailing_comma=trailing.most_common(1)[0][0] if trailing else True,
         blank_line=any(f"{nl}{nl}@" in text for nl in _BREAKS) or text.count("@") <= 1,
         protect_title=bool(titles) and sum(t == "{{" for t in titles) > len(titles) / 2,
+        raw_unicode=raw_unicode,
     )
 
 
@@ -165,10 +179,10 @@ def _balanced(text: str) -> str:
     return "".join(ch for i, ch in enumerate(text) if i not in dropped)
 
 
-def _name(record: WorkRecord) -> str:
+def _name(record: WorkRecord, clean: Callable[[str], str]) -> str:
     parts = []
     for p in record.authors:
-        family, given = clean_value(p.family), clean_value(p.given)
+        family, given = clean(p.family), clean(p.given)
         if not family:
             continue
         parts.append(bibtex_name(family, given))
@@ -192,18 +206,24 @@ def entry_type(record: WorkRecord) -> str:
     return kind
 
 
-def record_fields(record: WorkRecord) -> dict[str, str]:
-    """The fields of the entry for ``record`` (values already cleaned), by lower-case name."""
+def record_fields(record: WorkRecord, *, raw_unicode: bool = False) -> dict[str, str]:
+    """The fields of the entry for ``record`` (values already cleaned), by lower-case name;
+    characters pdflatex does not typeset by default spelt in LaTeX unless ``raw_unicode``."""
+
+    def clean(text: str) -> str:
+        value = clean_value(text)
+        return value if raw_unicode else pdflatex_text(value)
+
     kind = entry_type(record)
     out: dict[str, str] = {}
-    names = _name(record)
+    names = _name(record, clean)
     if names:
         out["author"] = names
-    title = clean_value(record.title)
+    title = clean(record.title)
     if record.subtitle:
-        title = f"{title}: {clean_value(record.subtitle)}"
+        title = f"{title}: {clean(record.subtitle)}"
     out["title"] = protect_capitals(title)
-    venue = clean_value(record.venue or "")
+    venue = clean(record.venue or "")
     if venue and kind == "article":
         out["journal"] = venue
     elif venue and kind in {"inproceedings", "incollection"}:
@@ -216,21 +236,21 @@ def record_fields(record: WorkRecord) -> dict[str, str]:
         ("pages", record.pages),
     ):
         if value:
-            out[name] = clean_value(value)
+            out[name] = clean(value)
     if "pages" in out:
         out["pages"] = re.sub(r"\s*[-\u2010-\u2015]+\s*", "--", out["pages"])
     if record.publisher and kind in _PUBLISHER_FIELD:
         # a thesis's university is its school, a report's issuer its institution
-        out[_PUBLISHER_FIELD[kind]] = clean_value(record.publisher)
+        out[_PUBLISHER_FIELD[kind]] = clean(record.publisher)
     if record.doi:
         out["doi"] = verbatim_value(record.doi)
     if record.arxiv_id:
         out["eprint"] = verbatim_value(record.arxiv_id)
         out["archiveprefix"] = "arXiv"
     if record.isbn and kind in {"book", "incollection"}:
-        out["isbn"] = clean_value(record.isbn[0])
+        out["isbn"] = clean(record.isbn[0])
     if record.pmid:
-        out["pmid"] = clean_value(record.pmid)
+        out["pmid"] = clean(record.pmid)
     if not record.doi and not record.arxiv_id and record.url:
         out["url"] = verbatim_value(record.url)
     return out
@@ -248,7 +268,7 @@ def bibtex_entry(record: WorkRecord, key: str, style: BibStyle | None = None) ->
     """One BibTeX entry for ``record`` under ``key``, written in ``style`` (no trailing
     newline)."""
     style = style or BibStyle()
-    fields = record_fields(record)
+    fields = record_fields(record, raw_unicode=style.raw_unicode)
     rank = {n: i for i, n in enumerate(style.order)}
     names = sorted(fields, key=lambda n: (rank.get(n, len(rank)), n))
     kind = _cased(entry_type(record), style.type_case)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 #: Inline math: as pandoc reads it (a non-space after the opening dollar and before the
 #: closing one, no digit after it, so "$5 and $10" is no math), or holding a TeX command
@@ -122,3 +123,163 @@ def protect_capitals(title: str) -> str:
     ``BERT``) and each math holding a capital braced: BibTeX styles that lowercase a title
     leave braced text as it is."""
     return _PROTECTABLE.sub(_protected, title)
+
+
+#: The characters beyond ASCII that pdflatex typesets with no package loaded (LaTeX's UTF-8
+#: input with the OT1 and TS1 encodings of its default setup, TeX Live 2022), as ranges of
+#: code points: Latin letters with accents, dashes, quotes, the euro sign ... but no Greek
+#: letter, no other script and no emoji ("Unicode character not set up for use with LaTeX").
+PDFLATEX_RANGES = (
+    (0x00A0, 0x00AA),
+    (0x00AC, 0x00BA),
+    (0x00BC, 0x00CF),
+    (0x00D1, 0x00DD),
+    (0x00DF, 0x00EF),
+    (0x00F1, 0x00FD),
+    (0x00FF, 0x0103),
+    (0x0106, 0x010F),
+    (0x0112, 0x0117),
+    (0x011A, 0x0125),
+    (0x0128, 0x012D),
+    (0x0130, 0x0137),
+    (0x0139, 0x013E),
+    (0x0141, 0x0148),
+    (0x014C, 0x0165),
+    (0x0168, 0x0171),
+    (0x0174, 0x017E),
+    (0x0192, 0x0192),
+    (0x01C4, 0x01D4),
+    (0x01E2, 0x01E3),
+    (0x01E6, 0x01E9),
+    (0x01F0, 0x01F0),
+    (0x01F4, 0x01F5),
+    (0x0218, 0x021B),
+    (0x0232, 0x0233),
+    (0x0237, 0x0237),
+    (0x02C6, 0x02C7),
+    (0x02D8, 0x02D9),
+    (0x02DC, 0x02DD),
+    (0x0E3F, 0x0E3F),
+    (0x1E02, 0x1E03),
+    (0x1E0D, 0x1E0D),
+    (0x1E1E, 0x1E21),
+    (0x1E25, 0x1E25),
+    (0x1E30, 0x1E31),
+    (0x1E37, 0x1E37),
+    (0x1E43, 0x1E43),
+    (0x1E45, 0x1E45),
+    (0x1E47, 0x1E47),
+    (0x1E5B, 0x1E5B),
+    (0x1E63, 0x1E63),
+    (0x1E6D, 0x1E6D),
+    (0x1E8E, 0x1E91),
+    (0x1E9E, 0x1E9E),
+    (0x1EF2, 0x1EF3),
+    (0x200C, 0x200C),
+    (0x2010, 0x2016),
+    (0x2018, 0x2019),
+    (0x201C, 0x201D),
+    (0x2020, 0x2022),
+    (0x2026, 0x2026),
+    (0x2030, 0x2031),
+    (0x203B, 0x203B),
+    (0x203D, 0x203D),
+    (0x2044, 0x2044),
+    (0x204E, 0x204E),
+    (0x2052, 0x2052),
+    (0x20A1, 0x20A1),
+    (0x20A4, 0x20A4),
+    (0x20A6, 0x20A6),
+    (0x20A9, 0x20A9),
+    (0x20AB, 0x20AC),
+    (0x20B1, 0x20B1),
+    (0x2103, 0x2103),
+    (0x2116, 0x2117),
+    (0x211E, 0x211E),
+    (0x2120, 0x2120),
+    (0x2122, 0x2122),
+    (0x2126, 0x2127),
+    (0x212E, 0x212E),
+    (0x2190, 0x2193),
+    (0x2329, 0x232A),
+    (0x2422, 0x2423),
+    (0x25E6, 0x25E6),
+    (0x25EF, 0x25EF),
+    (0x266A, 0x266A),
+    (0x27E8, 0x27E9),
+    (0x3008, 0x3009),
+    (0xFB00, 0xFB06),
+    (0xFEFF, 0xFEFF),
+)
+#: A character beyond what pdflatex typesets with no package loaded.
+BEYOND_PDFLATEX = re.compile(
+    "[^\\x00-\\x7f" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in PDFLATEX_RANGES) + "]"
+)
+#: LaTeX's accent command for each combining accent.
+_ACCENT_COMMANDS = {
+    "\u0300": "`",
+    "\u0301": "'",
+    "\u0302": "^",
+    "\u0303": "~",
+    "\u0304": "=",
+    "\u0306": "u",
+    "\u0307": ".",
+    "\u0308": '"',
+    "\u030a": "r",
+    "\u030b": "H",
+    "\u030c": "v",
+    "\u0323": "d",
+    "\u0327": "c",
+    "\u0328": "k",
+    "\u0331": "b",
+}
+
+
+@functools.cache
+def _unicode_encoder() -> object:
+    from pylatexenc.latexencode import UnicodeToLatexEncoder
+
+    return UnicodeToLatexEncoder(
+        non_ascii_only=True,
+        unknown_char_policy="keep",
+        unknown_char_warning=False,
+        replacement_latex_protection="none",
+    )
+
+
+def _spelt_char(char: str) -> str | None:
+    """``char`` (one character, no combining accent) spelt for pdflatex: as it is when it
+    typesets it, else by pylatexenc's table; None when neither does."""
+    if not BEYOND_PDFLATEX.match(char):
+        return char
+    spelt: str = _unicode_encoder().unicode_to_latex(char)  # type: ignore[attr-defined]
+    return None if spelt == char else "{" + spelt + "}"
+
+
+def _spelt(m: re.Match[str]) -> str:
+    char = m.group()
+    decomposed = unicodedata.normalize("NFD", char)
+    base, marks = decomposed[0], decomposed[1:]
+    if marks and (out := _spelt_char(base)) is not None:
+        # a letter under accents: LaTeX's accent commands (``ễ`` as ``{\\~{\\^{e}}}``); an
+        # accent LaTeX has no command for (a Greek breathing), or over a letter set as math
+        # (a Greek one), is left off
+        for mark in marks:
+            if mark in _ACCENT_COMMANDS and "ensuremath" not in out:
+                out = f"\\{_ACCENT_COMMANDS[mark]}{{{out}}}"
+        return "{" + out + "}" if out[0] == "\\" else out
+    if (spelt := _spelt_char(char)) is not None:
+        return spelt
+    if unicodedata.category(char)[0] in "SMC":
+        return ""  # an emoji, its joiners and variation selectors: nothing LaTeX can set
+    return char  # a letter of a script LaTeX needs a package for: kept, as the only spelling
+
+
+def pdflatex_text(text: str) -> str:
+    """``text`` (BibTeX text) with each character pdflatex cannot typeset with no package
+    loaded spelt in LaTeX (``α`` as ``{\\ensuremath{\\alpha}}``, ``ą`` as ``{\\k{a}}``), a
+    symbol no command spells (an emoji) dropped, a letter none spells (Chinese) kept."""
+    text = unicodedata.normalize("NFC", text)
+    if not BEYOND_PDFLATEX.search(text):
+        return text
+    return " ".join(BEYOND_PDFLATEX.sub(_spelt, text).split())
