@@ -15,7 +15,13 @@ from xml.etree import ElementTree
 
 import pytest
 
-from citewarden.addref.insert import apply, make_key, plan_insertion, valid_key
+from citewarden.addref.insert import (
+    apply,
+    clashing_key,
+    make_key,
+    plan_insertion,
+    valid_key,
+)
 from citewarden.parsing.latex_encode import BEYOND_PDFLATEX, PDFLATEX_RANGES
 from citewarden.verify.records import Person, WorkRecord
 from citewarden.verify.sources import work_from_csl, work_from_s2
@@ -446,3 +452,59 @@ def test_characters_beyond_pdflatex_are_spelt_in_latex(tmp_path: Path) -> None:
     greek = "@misc{old,\n  title = {Über α},\n}\n"
     new = apply(greek, plan_insertion(bib, greek, record, "omega2021stable"))
     assert "{α-stable laws in Ω-logic, tiếng Việt and a 😀 in José's title}" in new
+
+
+#: Pairs of keys differing in case or spelling: BibTeX repeats an entry whose key differs
+#: in the case of ASCII letters, biber warns of a case mismatch (lower-cased), and none of
+#: them nor pandoc reads "ß" as "ss" or "ﬁ" as "fi".
+KEY_PAIRS = (
+    ("Straße2020", "straße2020"),
+    ("straße2020", "strasse2020"),
+    ("Élan2020", "élan2020"),
+    ("ABC", "abc"),
+    ("ﬁx2020", "fix2020"),
+    ("smith2020", "smith2021"),
+)
+
+
+def test_keys_clash_as_bibtex_and_biber_read_them(tmp_path: Path) -> None:
+    """A new key clashes with one in the file exactly when BibTeX reads the second entry as
+    a repeat of the first or biber warns that they may be one key in two cases; pandoc
+    reads both keys in every pair."""
+    for n, (first, second) in enumerate(KEY_PAIRS):
+        directory = tmp_path / f"p{n}"
+        directory.mkdir()
+        (directory / "refs.bib").write_text(
+            f"@misc{{{first},\n  title = {{A}},\n}}\n\n@misc{{{second},\n  title = {{B}},\n}}\n",
+            encoding="utf-8",
+        )
+        (directory / "main.aux").write_text("\\citation{*}\n\\bibdata{refs}\n\\bibstyle{plain}\n")
+
+        def run(*cmd: str, where: Path = directory) -> str:
+            done = subprocess.run(
+                list(cmd), cwd=where, capture_output=True, text=True, errors="replace", check=False
+            )
+            return done.stdout + done.stderr
+
+        repeated = "Repeated entry" in run(_tool("bibtex"), "main")
+        mismatch = "case mismatch" in run(
+            _tool("biber"), "--tool", "--output-file=o.bib", "refs.bib"
+        )
+        for pandoc in _pandocs():
+            ids = [
+                i["id"]
+                for i in json.loads(run(pandoc, "refs.bib", "-f", "bibtex", "-t", "csljson"))
+            ]
+            assert ids == [first, second], pandoc
+        clash = clashing_key(second, {first})
+        assert (clash is not None) == (repeated or mismatch), (first, second, repeated, mismatch)
+    assert clashing_key("strasse2020", {"straße2020"}) is None
+    assert (
+        make_key(
+            WorkRecord(
+                source="crossref", title="Words", authors=(Person("Strasse", "A"),), year=2020
+            ),
+            {"straße2020words", "STRASSE2020words"},
+        )
+        == "strasse2020wordsa"
+    )

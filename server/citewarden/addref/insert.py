@@ -111,17 +111,24 @@ def apply(text: str, change: Insertion) -> str:
     return text[: change.offset] + change.text + text[change.offset :]
 
 
+def same_key(key: str) -> str:
+    """``key`` as keys are compared: lower-cased, as biber does when it warns of a "case
+    mismatch" (BibTeX's "Repeated entry" lower-cases ASCII letters only); not casefolded,
+    so ``straße2020`` and ``strasse2020`` differ, as they do for BibTeX, biber and pandoc."""
+    return key.lower()
+
+
 def clashing_key(key: str, taken: Iterable[str]) -> str | None:
-    """The key of ``taken`` that ``key`` would repeat, or None.  Keys are compared ignoring
-    case (casefolded), as BibTeX and biber do and as the duplicate-key check does: a new
-    ``hornik1991approximation`` repeats ``Hornik1991approximation``."""
-    folded = key.casefold()
-    return next((k for k in taken if k.casefold() == folded), None)
+    """The key of ``taken`` that ``key`` would repeat, or None (compared by
+    :func:`same_key`): a new ``hornik1991approximation`` repeats
+    ``Hornik1991approximation``."""
+    lowered = same_key(key)
+    return next((k for k in taken if same_key(k) == lowered), None)
 
 
 def make_key(record: WorkRecord, taken: Iterable[str] = frozenset()) -> str:
     """A Google Scholar style key (``surname2017word``) that no key of ``taken`` repeats,
-    compared ignoring case (see :func:`clashing_key`): ``base``, ``basea``, ``baseb``..."""
+    compared ignoring case (:func:`same_key`): ``base``, ``basea``, ``baseb``..."""
 
     def ascii_word(text: str) -> str:
         plain = unicodedata.normalize("NFKD", text)
@@ -131,9 +138,9 @@ def make_key(record: WorkRecord, taken: Iterable[str] = frozenset()) -> str:
     words = [ascii_word(w) for w in re.split(r"[\s\-\u2010-\u2015/]+", record.title)]
     word = next((w for w in words if w and w not in STOP_WORDS), "")
     base = _KEY_SAFE.sub("", f"{surname or 'anon'}{record.year or ''}{word}") or "entry"
-    folded = {k.casefold() for k in taken}
+    lowered = {same_key(k) for k in taken}
     key, n = base, 0
-    while key.casefold() in folded:
+    while same_key(key) in lowered:
         n += 1
         key = f"{base}{chr(ord('a') + n - 1)}" if n <= 26 else f"{base}{n}"
     return key
