@@ -508,3 +508,45 @@ def test_keys_clash_as_bibtex_and_biber_read_them(tmp_path: Path) -> None:
         )
         == "strasse2020wordsa"
     )
+
+
+def test_a_byte_order_mark_is_refused_in_csl_json_and_kept_in_csl_yaml(tmp_path: Path) -> None:
+    """pandoc reads no CSL-JSON file that starts with a UTF-8 byte-order mark, so adding to
+    one is refused saying so (not "not a CSL-JSON array"); a CSL-YAML file with the mark,
+    which pandoc reads, keeps it and takes the new item."""
+    from citewarden.addref.insert import InsertError
+
+    record = next(r for r in _records() if r.title.startswith("Fish & Chips"))
+    doc = tmp_path / "paper.md"
+    doc.write_text("[@old] [@obrien2020fish]\n", encoding="utf-8")
+
+    def cite(pandoc: str, bib: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [pandoc, "--citeproc", "--bibliography", str(bib), "-t", "plain", str(doc)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+
+    bib = tmp_path / "refs.json"
+    text = '\ufeff[\n  {"id": "old", "type": "book", "title": "Old"}\n]\n'
+    bib.write_text(text, encoding="utf-8")
+    for pandoc in _pandocs():
+        assert cite(pandoc, bib).returncode != 0, pandoc
+    try:
+        plan_insertion(bib, text, record, "obrien2020fish")
+    except InsertError as error:
+        assert "refs.json starts with a byte-order mark" in str(error)
+    else:
+        raise AssertionError("a CSL-JSON file with a byte-order mark was written to")
+
+    bib = tmp_path / "refs.yaml"
+    text = "\ufeffreferences:\n- id: old\n  type: book\n  title: Old\n"
+    new = apply(text, plan_insertion(bib, text, record, "obrien2020fish"))
+    assert new.startswith("\ufeffreferences:\n") and new.count("\ufeff") == 1
+    bib.write_text(new, encoding="utf-8")
+    for pandoc in _pandocs():
+        done = cite(pandoc, bib)
+        assert done.returncode == 0 and "WARNING" not in done.stderr, done.stderr
+        assert "Fish & Chips" in done.stdout and "Old" in done.stdout, done.stdout

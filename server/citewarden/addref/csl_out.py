@@ -189,6 +189,9 @@ def yaml_insertion(text: str, item: dict[str, Any]) -> tuple[int, str]:
     The list is found by the YAML structure (node marks), so items may start with any key.
     Raises :class:`YamlLayoutError` when the file is no such document (not YAML, a flow
     ``[...]`` list, ``references:`` holding something else)."""
+    if text.startswith("\ufeff"):  # a byte-order mark, kept (libyaml's marks skip it)
+        offset, body = yaml_insertion(text[1:], item)
+        return offset + 1, body
     if not text.strip():
         return 0, "references:\n" + yaml_item(item) + "\n"
     try:

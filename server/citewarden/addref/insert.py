@@ -91,6 +91,11 @@ def _insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion
         offset, body = insertion(text, bibtex_entry(record, key, style), style)
         return Insertion(path, offset, body, key)
     if suffix in JSON_SUFFIXES:
+        if text.startswith("\ufeff"):
+            raise InsertError(
+                f"{path.name} starts with a byte-order mark, which makes it no JSON to pandoc "
+                "(2.17, 3.6.1 and 3.9 read no entry from it): remove the mark first"
+            )
         place = json_insertion(text, csl_item(record, key))
         if place is None:
             raise InsertError(f"{path.name} is not a CSL-JSON array")
