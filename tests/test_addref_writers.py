@@ -295,3 +295,26 @@ def test_csl_yaml_items_are_found_by_the_list_not_by_their_first_key() -> None:
             assert "no CSL-YAML list of items" in str(error), text
         else:
             raise AssertionError(text)
+
+
+def test_the_trailing_comma_of_a_crlf_file_is_followed() -> None:
+    """A CRLF file's last fields end in "," or not, with or without a final line break, and
+    the new entry does as they do (the "\\r" before each "\\n" is no end of a field)."""
+    from citewarden.addref.insert import apply, plan_insertion
+
+    with_commas = (
+        "@misc{a,\r\n  title = {A},\r\n  year = {2001},\r\n}\r\n\r\n@misc{b,\r\n  title = {B},\r\n}"
+    )
+    without = with_commas.replace("},\r\n}", "}\r\n}")
+    for text, comma in (
+        (with_commas, True),
+        (with_commas + "\r\n", True),
+        (without, False),
+        (without + "\r\n", False),
+    ):
+        assert detect_style(text).trailing_comma is comma, repr(text)
+        new = apply(text, plan_insertion(Path("refs.bib"), text, RESNET, "he2016deep"))
+        last = new[new.index("@inproceedings") :]
+        assert last.rstrip("\r\n").endswith("},\r\n}") is comma, repr(last)
+        keys = {e.key for e in parse_bibtex(Path("refs.bib"), new).entries}
+        assert keys == {"a", "b", "he2016deep"}

@@ -128,7 +128,9 @@ def detect_style(text: str) -> BibStyle:
         align = columns[0] if len(set(columns)) == 1 else PER_ENTRY
     seen = sorted(order, key=lambda n: sum(order[n]) / len(order[n]))
     merged = [n for n in seen] + [n for n in DEFAULT_ORDER if n not in order]
-    closing = re.findall(r"([,}\"]?)[ \t]*\n[ \t]*}[ \t]*$", text[:400_000], re.MULTILINE)
+    # the last field's end and the entry's closing brace on a line of its own, in any of
+    # the line breaks (a "\r" before the "\n" of a CRLF file is no end of the field)
+    closing = re.findall(r"([,}\"]?)[ \t]*(?:\r\n?|\n)[ \t]*}[ \t]*(?=[\r\n]|\Z)", text[:400_000])
     trailing = Counter(c == "," for c in closing)
     types = [m.group(1) for m in _ENTRY_HEAD.finditer(text[:400_000])]
     titles = re.findall(r"^[ \t]*title[ \t]*=[ \t]*(\{\{?)", text[:400_000], re.I | re.M)
