@@ -158,3 +158,22 @@ def test_csl_types_count_as_the_bibtex_type_of_the_same_kind_of_work() -> None:
     assert csl_item(by_key["pre"])["type"] == "article"
     assert csl_item(by_key["p"])["type"] == "paper-conference"
     assert set(BIBTEX_TYPES) >= {"article-journal", "chapter", "thesis", "report"}
+
+
+def test_the_references_a_document_defines_get_the_verdicts_of_the_same_bibtex(
+    tmp_path: Path,
+) -> None:
+    _paper(tmp_path / "bib", "refs.bib")
+    (tmp_path / "bib" / "refs.bib").write_text(BIBTEX, encoding="utf-8")
+    inline = tmp_path / "inline"
+    inline.mkdir()
+    front = yaml.safe_dump({"title": "Notes", "references": ITEMS}, sort_keys=False)
+    (inline / "paper.md").write_text(
+        f"---\n{front}---\n\nA result [@cybenko1989; @okafor2017].\n", encoding="utf-8"
+    )
+    report = _check(inline, "paper.md")
+    assert _verdicts(report) == _verdicts(_check(tmp_path / "bib", "paper.md"))
+    text = (inline / "paper.md").read_text(encoding="utf-8").splitlines()
+    found = [d for d in report["diagnostics"] if d["code"] == "doi-other-work"]
+    # on the item's DOI, and (a fabricated reference, tier H) at its citation
+    assert sorted(text[d["line"] - 1].strip()[:6] for d in found) == ["A resu", "DOI: 1"]

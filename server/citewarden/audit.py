@@ -276,10 +276,15 @@ def run_audit(
     named_csl = _named_csl(ws, files)
     for path, problems in named_csl.items():
         raw.setdefault(path, []).extend(problems)
-    # every bibliography a document uses (.bib, CSL-JSON, CSL-YAML), as the editor verifies,
-    # and the CSL files named on the command line
-    bibliographies = dict.fromkeys([*ws.bibliography_paths(), *named_csl])
-    entries = tuple(e for p in bibliographies if p in scope for e in _entries_of(ws, p))
+    # every bibliography a document uses (.bib, CSL-JSON, CSL-YAML) and the references:
+    # items documents define, as the editor verifies, and the CSL files named here
+    named = [b for p in named_csl if (b := ws.bibliography(p)) is not None]
+    entries = tuple(
+        e
+        for bib in [*ws.verified_bibliographies(), *named]
+        if bib.path in scope
+        for e in bib.entries
+    )
     verdicts: list[Verdict] | None = None
     wanted = [e for e in entries if policy.verifies(ws, e)]
     if verify and settings.verify.enabled and wanted:
@@ -381,8 +386,3 @@ def _pairs(entries: Sequence[Entry], verdicts: Sequence[Verdict]) -> list[tuple[
         if queue:
             out.append((entry, queue.pop(0)))
     return out
-
-
-def _entries_of(ws: Workspace, path: Path) -> list[Entry]:
-    bib = ws.bibliography(path)
-    return list(bib.entries) if bib is not None else []

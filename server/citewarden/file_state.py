@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from citewarden.model import (
     BibContext,
+    BibFormat,
     DocumentKind,
     Entry,
     Finding,
@@ -22,7 +23,7 @@ from citewarden.model import (
     ParsedDocument,
     Span,
 )
-from citewarden.parsing import Parsed
+from citewarden.parsing import Parsed, is_latex
 from citewarden.parsing.bib_comments import EntryBounds
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
 from citewarden.parsing.entry_runs import EntryRuns
@@ -496,6 +497,7 @@ class FileState:
     _index: LineIndex | None = None
     _bib_index: BibIndex | None = None
     _extras: DocumentExtras | None = None
+    _references: ParsedBibliography | None = None
 
     @property
     def line_index(self) -> LineIndex:
@@ -509,6 +511,25 @@ class FileState:
             assert isinstance(self.parsed, ParsedBibliography)
             self._bib_index = build_bib_index(self.parsed, self.text)
         return self._bib_index
+
+    @property
+    def references(self) -> ParsedBibliography:
+        """A Markdown document's or metadata file's own ``references:`` items, read as a
+        CSL-YAML bibliography (none for any other file)."""
+        if self._references is None:
+            parsed = self.parsed
+            entries: tuple[Entry, ...] = ()
+            if isinstance(parsed, ParsedDocument) and parsed.bibitems and not is_latex(parsed.path):
+                from citewarden.parsing.markdown import inline_references
+
+                entries = inline_references(parsed.path, self.text)
+            self._references = ParsedBibliography(
+                parsed.path,
+                BibFormat.CSL_YAML,
+                entries,
+                suppressed_lines=parsed.suppressed_lines if entries else frozenset(),
+            )
+        return self._references
 
     @property
     def extras(self) -> DocumentExtras:

@@ -503,6 +503,16 @@ class Workspace(ProjectQueries):
             return None
         return state.bib_index
 
+    def inline_references(self, path: Path) -> ParsedBibliography | None:
+        """The ``references:`` items a Markdown document or metadata file defines itself,
+        as a CSL-YAML bibliography (None: it defines none)."""
+        state = self._state(path)
+        if state is None or not isinstance(state.parsed, ParsedDocument):
+            return None
+        if not state.parsed.bibitems:
+            return None
+        return state.references
+
     def extras(self, path: Path) -> DocumentExtras:
         state = self._state(path)
         if state is None or not isinstance(state.parsed, ParsedDocument):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.file_state import BibIndex
-from citewarden.model import Citation, Entry, ParsedBibliography, ParsedDocument
+from citewarden.model import Citation, DocumentKind, Entry, ParsedBibliography, ParsedDocument
 from citewarden.parsing import is_bibliography, is_document
 from citewarden.project_graph import Project, ProjectGraph
 
@@ -25,6 +25,7 @@ class ProjectQueries(ProjectGraph):
         def projects(self) -> list[Project]: ...
         def projects_of(self, path: Path | str) -> list[Project]: ...
         def bibliography(self, path: Path | str) -> ParsedBibliography | None: ...
+        def inline_references(self, path: Path) -> ParsedBibliography | None: ...
         def bib_index(self, path: Path) -> BibIndex | None: ...
 
     #: While :meth:`unchanged` holds: each project's documents, by the project's identity
@@ -102,13 +103,27 @@ class ProjectQueries(ProjectGraph):
         return [e for k, es in entries.items() if k.casefold() == folded for e in es]
 
     def all_entries(self) -> list[Entry]:
-        """Every entry of every bibliography in use or found by name (.bib)."""
-        entries: list[Entry] = []
-        for p in self.bibliography_paths():
-            bib = self.bibliography(p)
-            if bib is not None:
-                entries.extend(bib.entries)
-        return entries
+        """Every entry of every bibliography in use or found by name (.bib), then the
+        ``references:`` items of Markdown documents (see :meth:`verified_bibliographies`)."""
+        return [e for bib in self.verified_bibliographies() for e in bib.entries]
+
+    def verified_bibliographies(self) -> list[ParsedBibliography]:
+        """What verification reads: every bibliography in use or found by name (as
+        :meth:`bibliography_paths`), then the ``references:`` items that Markdown documents
+        and metadata files of the projects define themselves."""
+        out = [b for p in self.bibliography_paths() if (b := self.bibliography(p)) is not None]
+        seen: set[Path] = set()
+        for project in self.projects():
+            if project.kind is not DocumentKind.MARKDOWN:
+                continue
+            for path in project.sources:
+                if path in seen:
+                    continue
+                seen.add(path)
+                own = self.inline_references(path)
+                if own is not None and own.entries:
+                    out.append(own)
+        return out
 
     def bibliography_paths(self) -> list[Path]:
         """Bibliographies used by any project, then other .bib files known."""

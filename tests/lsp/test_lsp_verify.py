@@ -908,3 +908,36 @@ async def test_the_verdict_is_shown_before_the_abstract_is_lent(
         return text if "Abstract (OpenAlex):" in text else None
 
     await wait_for_async(lent, timeout=30)
+
+
+INLINE = r"""
+--- paper.md
+---
+title: Notes
+references:
+- id: boettiger2022
+  type: article-journal
+  author:
+  - family: Boettiger
+    given: Carl
+  title: The forecast trap
+  container-title: Ecology Letters
+  issued:
+    date-parts: [[2022]]
+  DOI: ⟦inline_doi|10.1371/journal.ppat.1008184⟧
+---
+
+Forecasts [@boettiger2022].
+"""
+
+
+async def test_the_references_a_markdown_document_defines_are_verified(vstart: VStart) -> None:
+    """A `references:` item in the document's own metadata is verified as a .bib entry is:
+    the DOI of another work is found on its DOI (no edit offered: corrections are BibTeX
+    edits), and the status counts it."""
+    h = await vstart(files=INLINE)
+    await wait_for(lambda: h.by_code("paper.md", Code.DOI_OTHER_WORK), timeout=60)
+    [other] = h.by_code("paper.md", Code.DOI_OTHER_WORK)
+    assert other.range == h.mark("paper.md", "inline_doi")
+    assert "10.1111/ele.14024" in other.message
+    await wait_for(lambda: h.statuses and h.statuses[-1]["total"] == 1)

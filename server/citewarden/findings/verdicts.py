@@ -339,7 +339,7 @@ def citations_of(
     for project in ws.projects():
         names: dict[str, str] = {}
         for entry, _ in marked:
-            if entry.path not in project.bibliographies:
+            if entry.path not in project.bibliographies and entry.path not in project.sources:
                 continue  # another project's bibliography: its keys mean other works
             names[entry.key] = entry.key
             for alias in entry.aliases:

@@ -103,11 +103,9 @@ class VerificationScope:
         """The bibliographies in scope with their fingerprints (worker only)."""
         ws = self.session.project
         out = []
-        for path in ws.bibliography_paths():
+        for bib in ws.verified_bibliographies():
+            path = bib.path
             if self.session.ignored(path):
-                continue
-            bib = ws.bibliography(path)
-            if bib is None:
                 continue
             out.append((path, bib, self._fingerprints(path, bib)))
         for gone in set(self._files) - {p for p, _, _ in out}:

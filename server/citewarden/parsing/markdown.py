@@ -48,11 +48,13 @@ from citewarden.model import (
     CitationKind,
     CompletionContext,
     DocumentKind,
+    Entry,
     Finding,
     Link,
     ParsedDocument,
     Span,
 )
+from citewarden.parsing import is_metadata
 from citewarden.parsing.markdown_blocks import _blocks
 from citewarden.parsing.markdown_inline import _CROSSREF, _SIMPLE_KEY_RE, _Pending, _scan, scan_keys
 from citewarden.parsing.pandoc_syntax import PANDOC_3_9, PandocDialect
@@ -108,6 +110,19 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         suppressed_lines=frozenset(scan.suppressed),
         problems=tuple(problems),
     )
+
+
+def inline_references(path: Path, text: str) -> tuple[Entry, ...]:
+    """The CSL items of the ``references:`` field pandoc reads from the Markdown document
+    or metadata file ``path`` (a document's last metadata block that sets it), as entries
+    whose spans point into ``text``."""
+    if is_metadata(path):
+        return tuple(read_metadata(path, text, 0, len(text), scan_keys).reference_entries)
+    entries: list[Entry] = []
+    for meta in _blocks(path, text).metadata:
+        if meta.references is not None:  # pandoc keeps the last block's field
+            entries = meta.reference_entries
+    return tuple(entries)
 
 
 def nocite_block(text: str) -> tuple[int, int] | None:

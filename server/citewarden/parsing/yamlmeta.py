@@ -23,6 +23,7 @@ from citewarden.model import (
     Citation,
     CitationKind,
     Code,
+    Entry,
     Finding,
     Link,
     LinkKind,
@@ -56,6 +57,8 @@ class Metadata:
     #: The ids of the CSL items of its ``references:`` lists, with their spans (None: the
     #: block sets no ``references:``).
     references: list[tuple[str, Span]] | None = None
+    #: Those items as entries (CSL-YAML read as a bibliography file's), for verification.
+    reference_entries: list[Entry] = field(default_factory=list)
     #: The block sets ``nocite:`` (a later block's replaces it, as in pandoc).
     sets_nocite: bool = False
 
@@ -142,6 +145,7 @@ def _read_references(
         return
     entries, problems = csl_yaml_items(path, value, start, end - start)
     meta.references.extend((entry.key, entry.key_span) for entry in entries)
+    meta.reference_entries.extend(entries)
     meta.problems.extend(problems)
 
 
