@@ -92,13 +92,27 @@ def too_large(path: Path, size: int, limit: int) -> FileTooLarge:
 
 
 def open_regular(path: Path) -> int:
-    """A descriptor of the regular file ``path``, opened without blocking; the caller
-    closes it.  Raises :class:`NotRegularFile` for a FIFO, a device or a folder, checked
-    before opening (so that one is never opened) and again on the descriptor."""
-    refuse_special(path, os.stat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS)
+    """A read-only descriptor of the regular file ``path``, opened without blocking; the
+    caller closes it.  Raises :class:`NotRegularFile` for a FIFO, a device or a folder,
+    checked before opening (so that one is never opened) and again on the descriptor."""
+    return open_checked(path, _OPEN_FLAGS)
+
+
+def open_checked(path: Path, flags: int, mode: int = 0o666, *, creates: bool = False) -> int:
+    """``os.open(path, flags, mode)`` of a regular file only: what ``path`` is, is checked
+    before opening (so that a FIFO or a device is never opened; a link itself when
+    ``flags`` hold ``O_NOFOLLOW``) and again on the descriptor (replaced in between).
+    ``creates``: a missing ``path`` is no error before the open (``flags`` create it)."""
     try:
-        refuse_special(path, os.fstat(fd).st_mode)  # replaced between the stat and the open
+        st = os.lstat(path) if flags & getattr(os, "O_NOFOLLOW", 0) else os.stat(path)
+    except FileNotFoundError:
+        if not creates:
+            raise
+    else:
+        refuse_special(path, st.st_mode)
+    fd = os.open(path, flags, mode)
+    try:
+        refuse_special(path, os.fstat(fd).st_mode)
     except BaseException:
         os.close(fd)
         raise

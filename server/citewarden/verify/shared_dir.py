@@ -9,13 +9,12 @@ a link) is never opened for use: sharing is turned off instead.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import re
 from pathlib import Path
 
-from citewarden.files import refuse_special
+from citewarden.files import open_checked
 
 try:  # POSIX only
     import fcntl
@@ -38,15 +37,7 @@ def open_shared(path: Path) -> int:
     """A read-write descriptor of the regular file ``path``, created when absent; the caller
     closes it.  Raises :class:`OSError` for a FIFO, a device or a link, checked before opening
     (so that one is never opened) and again on the descriptor, so that nothing blocks."""
-    with contextlib.suppress(FileNotFoundError):
-        refuse_special(path, os.lstat(path).st_mode)
-    fd = os.open(path, _OPEN_FLAGS, 0o600)
-    try:
-        refuse_special(path, os.fstat(fd).st_mode)  # replaced between the check and the open
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    return open_checked(path, _OPEN_FLAGS, 0o600, creates=True)
 
 
 def safe_name(text: str) -> str:
