@@ -5,12 +5,14 @@ with an error at the file, citewarden has a ``bib-syntax`` finding there that sa
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from checking import check
 from citewarden.model import Code, Finding
@@ -38,6 +40,63 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "json-items-twice": (
         "refs.json",
         '{"items": [{"id": "a"}], "items": [{"id": "b"}]}\n',
+        ("a", "b"),
+    ),
+    # the value of a CSL variable pandoc's CSL-JSON reader does not read (docs/parsing.md)
+    "json-note-null": ("refs.json", '[{"id": "a", "note": null}, {"id": "b"}]\n', ("a", "b")),
+    "json-note-number": ("refs.json", '[{"id": "a", "note": 5}]\n', ("a",)),
+    "json-title-true": ("refs.json", '[{"id": "a", "title": true}]\n', ("a",)),
+    "json-title-upper-case": ("refs.json", '[{"id": "a", "TITLE": []}]\n', ("a",)),
+    "json-title-fraction": ("refs.json", '[{"id": "a", "title": 1.5}]\n', ("a",)),
+    "json-title-case-first": (
+        "refs.json",
+        '[{"id": "a", "TITLE": "x", "Title": true}, {"id": 2.0}]\n',
+        ("a", "2", "zz"),
+    ),
+    "json-volume-object": ("refs.json", '[{"id": "a", "volume": {}}]\n', ("a",)),
+    "json-doi-null": ("refs.json", '[{"id": "a", "DOI": null}]\n', ("a",)),
+    "json-author-text": ("refs.json", '[{"id": "a", "author": "Smith"}]\n', ("a",)),
+    "json-author-number": ("refs.json", '[{"id": "a", "author": [{"family": 5}]}]\n', ("a",)),
+    "json-author-flag": (
+        "refs.json",
+        '[{"id": "a", "author": [{"family": "X", "comma-suffix": []}]}]\n',
+        ("a",),
+    ),
+    "json-names-read": (
+        "refs.json",
+        '[{"id": "a", "author": ["Smith", {"family": null, "x": 1, "comma-suffix": 2}]}, {"id": 2.0}]\n',
+        ("a", "2", "zz"),
+    ),
+    "json-issued-number": ("refs.json", '[{"id": "a", "issued": 2004}]\n', ("a",)),
+    "json-issued-parts-text": (
+        "refs.json",
+        '[{"id": "a", "issued": {"date-parts": [["x"]]}}]\n',
+        ("a",),
+    ),
+    "json-issued-literal-number": (
+        "refs.json",
+        '[{"id": "a", "issued": {"literal": 5}}]\n',
+        ("a",),
+    ),
+    "json-issued-read": (
+        "refs.json",
+        '[{"id": "a", "issued": {"raw": "2004", "date-parts": "x"}}, '
+        '{"id": "b", "issued": {"date-parts": [["2004", "", 3]], "circa": [], "raw": 5}}, {"id": 2.0}]\n',
+        ("a", "b", "2", "zz"),
+    ),
+    "json-id-null": ("refs.json", '[{"id": "a"}, {"id": null}]\n', ("a",)),
+    "json-id-exponent": ("refs.json", '[{"id": 1e3}, {"id": 7.0}]\n', ("1000", "7", "zz")),
+    "json-id-past-64-bits": ("refs.json", '[{"id": 99999999999999999999}]\n', ("a",)),
+    "json-unknown-read": (
+        "refs.json",
+        '[{"id": "a", "x": null, "custom": null, "categories": [1], "pages": true, '
+        '"custom2": {"a": 1.5}}, {"id": 2.0}]\n',
+        ("a", "2", "zz"),
+    ),
+    "json-unknown-fraction": ("refs.json", '[{"id": "a", "x": 1.5}]\n', ("a",)),
+    "json-second-item-null": (
+        "refs.json",
+        '[{"id": "a"}, {"id": "b", "language": null}]\n',
         ("a", "b"),
     ),
     "yaml-references": ("refs.yaml", "references:\n- id: a\n- id: b\n", ("a", "b", "zz")),
@@ -115,10 +174,11 @@ def test_a_csl_bibliography_defines_what_pandoc_reads(
     _write(tmp_path, *CASES[name])
     stopped, not_found = pandoc_reading(tmp_path, version)
     syntax, dangling = citewarden_reading(tmp_path, version)
+    stops = [f.message for f in syntax if "stops with an error" in f.message]
     if stopped:
-        assert [f.message for f in syntax if "stops with an error" in f.message]
+        assert stops
     else:
-        assert dangling == not_found
+        assert dangling == not_found and not stops
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -156,3 +216,24 @@ def test_a_bare_yaml_list_is_a_finding_for_pandoc_2_only(tmp_path: Path, version
     text = (tmp_path / "refs.yaml").read_text(encoding="utf-8")
     assert text[finding.location.span.start : finding.location.span.end] == "- id: a"
     assert finding.message.startswith("pandoc 2 reads no entry from this file: a bare list")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_values_pandoc_stops_at_in_csl_json_it_reads_in_csl_yaml(
+    tmp_path: Path, version: str
+) -> None:
+    """pandoc reads a CSL-YAML item's values whatever their type (its metadata reader),
+    where its CSL-JSON reader stops at each of them: a finding in the JSON only."""
+    values = {"note": 5, "title": True, "author": "Smith", "issued": 2004, "volume": 1.5}
+    for name, text in (
+        ("refs.json", json.dumps([{"id": "a", **values}, {"id": "b"}])),
+        ("refs.yaml", yaml.safe_dump({"references": [{"id": "a", **values}, {"id": "b"}]})),
+    ):
+        for old in tmp_path.iterdir():
+            old.unlink()
+        _write(tmp_path, name, text, ("a", "b", "zz"))
+        stopped, not_found = pandoc_reading(tmp_path, version)
+        syntax, dangling = citewarden_reading(tmp_path, version)
+        stops = [f.message for f in syntax if "stops with an error" in f.message]
+        assert (stopped, bool(stops)) == (name == "refs.json", name == "refs.json"), name
+        assert stopped or dangling == not_found == ["zz"]

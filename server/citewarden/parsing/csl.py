@@ -12,7 +12,9 @@ escapes, ``value`` is the decoded text while ``value_span`` covers the escaped s
 
 JSON positions come from a small tokenizer of our own (:mod:`json` keeps none); YAML
 positions from PyYAML's node marks (``yaml.compose``).  Malformed input yields a
-``bib-syntax`` finding at the offending position; items read before it are kept.
+``bib-syntax`` finding at the offending position; items read before it are kept.  So is
+the first CSL-JSON value pandoc's reader stops at (``"note": null``, ``"author": "Smith"``:
+:data:`VARIABLE_KINDS`), the items all read; pandoc reads any value in CSL-YAML.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -40,6 +43,7 @@ from citewarden.model import (
 
 __all__ = [
     "BIBTEX_TYPES",
+    "VARIABLE_KINDS",
     "bare_list",
     "bibtex_type",
     "csl_yaml_items",
@@ -107,16 +111,81 @@ _RENAME = {
 _NAME_FIELDS = {"author", "editor", "translator", "container-author", "collection-editor"}
 _DATE_FIELDS = {"issued": "year", "accessed": "urldate", "original-date": "origdate"}
 _YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+
+#: The CSL variables pandoc's CSL-JSON reader (citeproc, pandoc 2.17, 3.6.1 and 3.9) knows,
+#: by the kind of value it reads, under their case-folded names (it compares names so):
+#: CSL 1.0.2's standard, number, date and name variables, ``id`` and ``type``, citeproc's
+#: ``container`` date and the names citeproc-js wrote for ``container-title-short``.  A
+#: standard or number variable is text or a whole number, ``note`` text, a date text or an
+#: object, names a list; of any other member pandoc reads text and whole numbers and
+#: ignores the rest (``custom``, ``categories``, a null).  See :func:`_value_stop`.
+VARIABLE_KINDS: MappingProxyType[str, str] = MappingProxyType(
+    {
+        name.casefold(): kind
+        for kind, names in (
+            (
+                "standard",
+                "id type abstract annote archive archive_collection archive_location "
+                "archive-place authority call-number citation-key citation-label "
+                "collection-title container-title container-title-short dimensions "
+                "division DOI event event-place event-title genre ISBN ISSN jurisdiction "
+                "keyword language license medium original-publisher original-publisher-place "
+                "original-title part-title PMCID PMID publisher publisher-place references "
+                "reviewed-genre reviewed-title scale source status title title-short URL "
+                "volume-title year-suffix journalAbbreviation shortTitle",
+            ),
+            (
+                "number",
+                "chapter-number citation-number collection-number edition "
+                "first-reference-note-number issue locator number number-of-pages "
+                "number-of-volumes page page-first part-number printing-number section "
+                "supplement-number version volume",
+            ),
+            ("note", "note"),
+            (
+                "date",
+                "accessed available-date container event-date issued original-date submitted",
+            ),
+            (
+                "name",
+                "author chair collection-editor compiler composer container-author "
+                "contributor curator director editor editorial-director editor-translator "
+                "executive-producer guest host illustrator interviewer narrator organizer "
+                "original-author performer producer recipient reviewed-author script-writer "
+                "series-creator translator",
+            ),
+        )
+        for name in names.split()
+    }
+)
 # libyaml's loader when PyYAML has it: same node marks (character offsets), much faster.
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NULL_TAG = "tag:yaml.org,2002:null"
+
+
+class _Inexact(str):
+    """A JSON number that is no whole number of 64 bits (``1.5``, ``1e-2``, twenty digits),
+    which pandoc reads as no integer: kept as written."""
+
+
+#: the whole numbers pandoc reads (a Haskell Int)
+_INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
+
+
+def _number(token: str) -> int | _Inexact:
+    """A JSON number token as pandoc reads it: the int its value is (``1e3`` is 1000,
+    ``1.0`` is 1) if that is a whole number of 64 bits, else the token."""
+    value = Decimal(token)
+    if _INT_MIN <= value <= _INT_MAX and value == value.to_integral_value():
+        return int(value)
+    return _Inexact(token)
 
 
 @dataclass
 class _Node:
     """A parsed value with the source span of its text (strings: inside the quotes)."""
 
-    value: Any  # str | int | float | bool | None | list[_Node] | dict[str, tuple[_Node, _Node]]
+    value: Any  # str | int | _Inexact | bool | None | list[_Node] | dict[str, tuple[_Node, _Node]]
     span: Span
 
 
@@ -302,10 +371,6 @@ class _JsonError(Exception):
         self.message = message
 
 
-#: The most digits of a JSON integer read as a number (Python's int() reads 4 300).
-MAX_INT_DIGITS = 4000
-
-
 class _Json:
     """Recursive-descent JSON reader that keeps the source span of every value."""
 
@@ -333,14 +398,7 @@ class _Json:
             value = tok[1:-1] if "\\" not in tok else json.loads(tok)
             return _Node(value, Span(start + 1, m.end() - 1))
         if kind == 2:
-            number: int | float | str
-            if any(c in tok for c in ".eE"):
-                number = float(tok)
-            elif len(tok) > MAX_INT_DIGITS:
-                number = tok  # more digits than int() reads: kept as written
-            else:
-                number = int(tok)
-            return _Node(number, Span(start, m.end()))
+            return _Node(_number(tok), Span(start, m.end()))
         if kind == 3:
             return _Node(_LITERALS[tok], Span(start, m.end()))
         if tok == "[":
@@ -438,6 +496,149 @@ _NO_ITEM = (
 )
 
 
+#: what pandoc says of a value its CSL-JSON reader does not read (2.17, 3.6.1 and 3.9:
+#: "expected String or Number, but encountered Null", "parsing Int failed")
+_STOPS = ": pandoc stops with an error at this file, and no citation of the document is found"
+#: the members of a CSL name that are text, and those read as true or false
+_NAME_TEXT = ("family", "given", "dropping-particle", "non-dropping-particle", "suffix")
+_NAME_FLAGS = ("comma-suffix", "static-ordering")
+#: a date part written as text that pandoc reads (3.9 also reads a minus sign, which 2.17
+#: and 3.6.1 stop at: read as 3.9 reads it)
+_DATE_PART = re.compile(r"-?[0-9]+")
+
+
+def _what(node: _Node) -> str:
+    """The kind of a JSON value, for a message."""
+    v = node.value
+    if v is None or isinstance(v, bool):
+        return json.dumps(v)
+    if isinstance(v, _Inexact):
+        return str(v)
+    if isinstance(v, int):
+        return "a number"
+    if isinstance(v, str):
+        return f"the text {json.dumps(v)}"
+    return "a list" if isinstance(v, list) else "an object"
+
+
+def _is_text(node: _Node) -> bool:
+    """A JSON string (not a number kept as written)."""
+    return isinstance(node.value, str) and not isinstance(node.value, _Inexact)
+
+
+def _value_stop(name: str, kind: str | None, node: _Node) -> tuple[Span, str] | None:
+    """Where and why pandoc stops at the value ``node`` of the CSL variable ``name`` of
+    ``kind`` (:data:`VARIABLE_KINDS`, None for a variable pandoc does not know), or None."""
+    v = node.value
+    if kind is None:
+        if not isinstance(v, _Inexact):
+            return None
+        return node.span, f'the number of "{name}" must be a whole one of 64 bits, not {v}'
+    if kind in ("standard", "number"):
+        if _is_text(node) or type(v) is int:
+            return None
+        return node.span, (f'"{name}" must be text or a whole number of 64 bits, not {_what(node)}')
+    if kind == "note":
+        if _is_text(node):
+            return None
+        return node.span, f'"{name}" must be text, not {_what(node)}'
+    if kind == "date":
+        if _is_text(node):
+            return None
+        if isinstance(v, dict):
+            return _date_stop(name, v)
+        return node.span, (
+            f'the date "{name}" must be text or an object ({{"date-parts": [[2004, 3]]}}), '
+            f"not {_what(node)}"
+        )
+    if isinstance(v, list):
+        return next(filter(None, (_name_stop(name, person) for person in v)), None)
+    return node.span, (
+        f'the names "{name}" must be a list ([{{"family": "Smith", "given": "Jane"}}]), '
+        f"not {_what(node)}"
+    )
+
+
+def _date_stop(name: str, members: dict[str, tuple[_Node, _Node]]) -> tuple[Span, str] | None:
+    """Where pandoc stops in a CSL date object: a text ``raw`` is read alone, else its
+    ``date-parts`` must be lists of whole numbers (or digits), its ``literal`` text."""
+    raw = members.get("raw")
+    if raw is not None and _is_text(raw[1]):
+        return None
+    parts = members.get("date-parts")
+    if parts is not None and parts[1].value is not None:
+        ranges = parts[1].value
+        lists = ranges if isinstance(ranges, list) else [parts[1]]
+        for dates in lists:
+            if not isinstance(dates.value, list):
+                return dates.span, (
+                    f'the "date-parts" of the date "{name}" must be a list of lists '
+                    f"([[2004, 3]]), not {_what(dates)}"
+                )
+            for part in dates.value:
+                v = part.value
+                if type(v) is int or (_is_text(part) and _DATE_PART.fullmatch(v or "0")):
+                    continue
+                return part.span, (
+                    f'a date part of the date "{name}" must be a whole number, not {_what(part)}'
+                )
+    literal = members.get("literal")
+    if literal is not None and literal[1].value is not None and not _is_text(literal[1]):
+        node = literal[1]
+        return node.span, f'the "literal" of the date "{name}" must be text, not {_what(node)}'
+    return None
+
+
+def _name_stop(name: str, person: _Node) -> tuple[Span, str] | None:
+    """Where pandoc stops in one name of the CSL names ``name``: text is a name, an object
+    has text parts (or nulls) and flags that are no list or object."""
+    v = person.value
+    if _is_text(person):
+        return None
+    if not isinstance(v, dict):
+        return person.span, (
+            f'a name of "{name}" must be an object ({{"family": "Smith", "given": "Jane"}}) '
+            f"or text, not {_what(person)}"
+        )
+    for part in (*_NAME_TEXT, *_NAME_FLAGS, "literal"):
+        pair = v.get(part)
+        if pair is None or pair[1].value is None:
+            continue
+        value = pair[1]
+        if part in _NAME_FLAGS:
+            if not isinstance(value.value, (list, dict)):
+                continue
+            return value.span, (
+                f'the "{part}" of a name of "{name}" must be true or false, not {_what(value)}'
+            )
+        if not _is_text(value):
+            return value.span, (
+                f'the "{part}" of a name of "{name}" must be text, not {_what(value)}'
+            )
+    return None
+
+
+def _item_stop(item: _Node) -> tuple[Span, str] | None:
+    """Where and why pandoc stops reading a CSL-JSON file at its ``item`` (an element of
+    the array of items), or None.  Of members whose names differ in case only pandoc reads
+    the one whose name sorts first, and the variables in the order of their case-folded
+    names."""
+    members = item.value
+    if not isinstance(members, dict):
+        return item.span, _NO_ITEM
+    chosen: dict[str, tuple[str, _Node]] = {}
+    for name, (_, value) in members.items():
+        folded = name.casefold()
+        if folded not in chosen or name < chosen[folded][0]:
+            chosen[folded] = (name, value)
+    for folded in sorted(chosen):
+        name, value = chosen[folded]
+        found = _value_stop(name, VARIABLE_KINDS.get(folded), value)
+        if found is not None:
+            return found[0], f"{found[1]}{_STOPS}"
+    return None
+
+
 def _object_items(root: _Node) -> tuple[list[_Node], tuple[Span, str] | None]:
     """The items of a CSL-JSON object, its ``"items"`` array as pandoc 3 reads it (the
     first ``"items"`` member of several, other members ignored), or none and the place
@@ -469,8 +670,8 @@ def items_object(text: str) -> Span | None:
 
 def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
     """Read a CSL-JSON file, an array of items or (pandoc 3) an object whose ``"items"``
-    are one; a file that is neither (pandoc stops at it) is a problem at its place.  Never
-    raises."""
+    are one; a file that is neither, or the first item or value pandoc stops at, is a
+    problem at its place.  Never raises."""
     items: list[_Node] = []
     problems: list[Finding] = []
     reader = _Json(text, items.append)
@@ -499,9 +700,9 @@ def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
     except RecursionError:
         problems.append(_syntax(path, 0, 0, "invalid JSON: nested too deeply"))
         complete = False
-    other = next((item for item in items if not isinstance(item.value, dict)), None)
-    if other is not None:  # pandoc stops at the first
-        problems.insert(0, _syntax(path, other.span.start, other.span.end, _NO_ITEM))
+    stop = next(filter(None, map(_item_stop, items)), None)
+    if stop is not None:  # pandoc stops at the first; the items are read all the same
+        problems.insert(0, _syntax(path, stop[0].start, stop[0].end, stop[1]))
         complete = False
     return _result(path, BibFormat.CSL_JSON, items, problems, complete)
 
