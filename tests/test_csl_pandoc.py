@@ -84,6 +84,11 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
         '{"id": "b", "issued": {"date-parts": [["2004", "", 3]], "circa": [], "raw": 5}}, {"id": 2.0}]\n',
         ("a", "b", "2", "zz"),
     ),
+    "json-id-upper-case": (
+        "refs.json",
+        '[{"ID": "a"}, {"id": "c", "Id": "b"}]\n',
+        ("a", "b", "c"),
+    ),
     "json-id-null": ("refs.json", '[{"id": "a"}, {"id": null}]\n', ("a",)),
     "json-id-exponent": ("refs.json", '[{"id": 1e3}, {"id": 7.0}]\n', ("1000", "7", "zz")),
     "json-id-past-64-bits": ("refs.json", '[{"id": 99999999999999999999}]\n', ("a",)),

@@ -239,6 +239,21 @@ def test_csl_json_values_pandoc_reads_are_no_finding(value: str) -> None:
     assert [(e.key, e.get("volume")) for e in bib.entries] == [("1000", "7"), ("0", None)]
 
 
+def test_csl_json_id_and_type_are_found_case_folded() -> None:
+    """pandoc's CSL-JSON reader reads ``"ID"`` as the id (of ``"Id"`` and ``"id"`` the
+    first sorting, ``"Id"``), where the item had none; its YAML reader does not."""
+    m = parse_markers('[{"ID": "⟦a|a⟧", "TYPE": "book"}, {"id": "c", "Id": "⟦b|b⟧"}]')
+    bib = parse_csl_json(JSON, m.text)
+    assert bib.complete and not bib.problems
+    assert [(e.key, e.key_span, e.csl_type) for e in bib.entries] == [
+        ("a", m.named["a"], "book"),
+        ("b", m.named["b"], "document"),
+    ]
+    yaml_bib = parse_csl_yaml(YAML, "references:\n- ID: a\n- Id: b\n  id: c\n")
+    assert [e.key for e in yaml_bib.entries] == ["c"]
+    assert [p.code for p in yaml_bib.problems] == [Code.EMPTY_KEY]
+
+
 def test_csl_json_item_without_id_is_reported() -> None:
     bib = parse_csl_json(JSON, '[{"title": "No id"}, {"id": "ok"}]')
     assert [e.key for e in bib.entries] == ["ok"]

@@ -268,11 +268,24 @@ def _year(node: _Node) -> tuple[str, Span] | None:
     return None
 
 
-def _entry(path: Path, item: _Node, problems: list[Finding]) -> Entry | None:
+def _member(
+    mapping: dict[str, tuple[_Node, _Node]], name: str, folded: bool
+) -> tuple[_Node, _Node] | None:
+    """The member ``name`` of an item; ``folded``, as pandoc's CSL-JSON reader finds it:
+    of the members whose names case-fold to ``name`` (``"ID"``), the one sorting first."""
+    if not folded:
+        return mapping.get(name)
+    names = [n for n in mapping if n.casefold() == name]
+    return mapping[min(names)] if names else None
+
+
+def _entry(path: Path, item: _Node, problems: list[Finding], folded: bool = False) -> Entry | None:
+    """The entry of a CSL ``item``, its ``id`` and ``type`` found case-folded if ``folded``
+    (CSL-JSON; pandoc's YAML reader reads ``id`` only)."""
     mapping = item.value
     if not isinstance(mapping, dict):
         return None
-    id_pair = mapping.get("id")
+    id_pair = _member(mapping, "id", folded)
     key = _scalar(id_pair[1]) if id_pair else None
     if not key:
         problems.append(
@@ -283,7 +296,7 @@ def _entry(path: Path, item: _Node, problems: list[Finding]) -> Entry | None:
             )
         )
         return None
-    type_pair = mapping.get("type")
+    type_pair = _member(mapping, "type", folded)
     etype = (_scalar(type_pair[1]) if type_pair else None) or "document"
     fields: list[Field] = []
     for raw_name, (name_node, value_node) in mapping.items():
@@ -325,7 +338,7 @@ def _result(
 ) -> ParsedBibliography:
     entries = []
     for item in items:
-        e = _entry(path, item, problems)
+        e = _entry(path, item, problems, fmt is BibFormat.CSL_JSON)
         if e is not None:
             entries.append(e)
     return ParsedBibliography(
