@@ -91,11 +91,12 @@ local ok, err = pcall(function()
   eq('pandoc key', key_at('as shown [@smith:2020, p. 3]', 14), 'smith:2020')
   eq('bib entry key', key_at('@article{doe_2019,', 12), 'doe_2019')
   eq('not on a key', key_at('a {b}', 1), nil)
-  -- the cases the VS Code client's keyAt is checked against too (0-based columns)
+  -- the cases the VS Code client's keyAt is checked against too (0-based columns counted in
+  -- characters, here made the byte the cursor is on)
   local cases_file = assert(os.getenv('CITEWARDEN_KEY_CASES'), 'CITEWARDEN_KEY_CASES not set')
   for _, case in ipairs(vim.fn.json_decode(table.concat(vim.fn.readfile(cases_file), '\n'))) do
     local want = case[4]
-    eq(case[1], key_at(case[2], case[3]), want ~= vim.NIL and want or nil)
+    eq(case[1], key_at(case[2], vim.fn.byteidxcomp(case[2], case[3])), want ~= vim.NIL and want or nil)
   end
 
   -- the choices the server asks for (a title several works have, then the bibliography of a

@@ -14,8 +14,8 @@ from editor_env import REPO, VENV_BIN, missing, version_of
 pytestmark = pytest.mark.editor
 
 UNIT = Path(__file__).parent / "nvim_unit.lua"
-#: (name, line, 0-based column, key or null) for the key under the cursor; the VS Code
-#: client's keyAt is checked against the same cases (test_vscode_key_at.py).
+#: (name, line, 0-based column counted in characters, key or null) for the key under the
+#: cursor; the VS Code client's keyAt is checked against the same cases (test_vscode_key_at.py).
 KEY_CASES = Path(__file__).parent / "key_at_cases.json"
 PLUGIN = REPO / "clients" / "neovim"
 

@@ -26,7 +26,9 @@ const js = ts.transpileModule(source, {
 const module = { exports: {} };
 new Function('module', 'exports', 'require', js)(module, module.exports, require);
 const cases = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-const got = cases.map(([, line, col]) => module.exports.keyAt(line, col) ?? null);
+// a column counted in characters (code points) made the UTF-16 unit VS Code counts
+const unit = (line, col) => [...line].slice(0, col).join('').length;
+const got = cases.map(([, line, col]) => module.exports.keyAt(line, unit(line, col)) ?? null);
 process.stdout.write(JSON.stringify(got));
 """
 

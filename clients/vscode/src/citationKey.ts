@@ -3,28 +3,52 @@
 
 /** Pandoc's internal punctuation of a key: part of it only when a key character follows. */
 const INNER = ':.#$%&-+?<>~/';
-/** Characters of a word under the cursor outside a citation (the fallback). */
+/** ASCII characters of a word under the cursor outside a citation (the fallback); other
+ * characters of it are letters and digits. */
 const WORD = /[^\s{}(),;~#%"'=\\@[\]]/;
 
-function isKeyChar(c: string | undefined): boolean {
-  return c !== undefined && c !== '' && (/[A-Za-z0-9_]/.test(c) || c.charCodeAt(0) >= 128);
+/** A character of a pandoc key: a letter or digit (Unicode's, as pandoc's isAlphaNum) or _. */
+const KEY_CHAR = /^[\p{L}\p{N}_]$/u;
+
+/** The character (code point) starting at index `i` of `line`, or '' past its end. */
+function charAt(line: string, i: number): string {
+  const code = line.codePointAt(i);
+  return code === undefined ? '' : String.fromCodePoint(code);
 }
 
-/** The last index of the pandoc key starting at `s` (after the @), or undefined. */
+/** The character (code point) ending just before index `i` of `line`, or '' at its start. */
+function charBefore(line: string, i: number): string {
+  const pair = i >= 2 ? line.slice(i - 2, i) : '';
+  return pair.length === 2 && charAt(pair, 0).length === 2 ? pair : (line[i - 1] ?? '');
+}
+
+function isKeyChar(c: string): boolean {
+  return KEY_CHAR.test(c);
+}
+
+/** A character of a word under the cursor outside a citation (the fallback). */
+function isWord(c: string): boolean {
+  return c !== '' && c < '\x80' ? WORD.test(c) : isKeyChar(c);
+}
+
+/** The last index (UTF-16 unit) of the pandoc key starting at `s` (after the @), or undefined. */
 function pandocKeyEnd(line: string, s: number): number | undefined {
   if (line[s] === '{') {
     const close = line.indexOf('}', s + 1);
     return close < 0 ? undefined : close;
   }
-  if (!isKeyChar(line[s])) {
+  const first = charAt(line, s);
+  if (!isKeyChar(first)) {
     return undefined;
   }
-  let e = s;
-  for (let i = s + 1; i < line.length; i++) {
-    const c = line[i];
-    const after = line[i + 1];
-    if (isKeyChar(c) || (INNER.includes(c) && (isKeyChar(after) || (after === '/' && (c === ':' || c === '/'))))) {
-      e = i;
+  let e = s + first.length - 1;
+  for (let i = e + 1; i < line.length; ) {
+    const c = charAt(line, i);
+    const after = charAt(line, i + c.length);
+    const inner = c.length === 1 && INNER.includes(c);
+    if (isKeyChar(c) || (inner && (isKeyChar(after) || (after === '/' && (c === ':' || c === '/'))))) {
+      e = i + c.length - 1;
+      i += c.length;
     } else {
       break;
     }
@@ -92,7 +116,7 @@ function bracedKey(line: string, col: number): string | null | undefined {
 /** The pandoc citation `@key` or `@{key}` at `col`, or undefined. */
 function pandocKey(line: string, col: number): string | undefined {
   for (let at = line.indexOf('@'); at >= 0 && at <= col; at = line.indexOf('@', at + 1)) {
-    if (isKeyChar(line[at - 1])) {
+    if (isKeyChar(charBefore(line, at))) {
       continue; // an e-mail address
     }
     const e = pandocKeyEnd(line, at + 1);
@@ -115,16 +139,16 @@ export function keyAt(line: string, col: number): string | undefined {
   if (cited !== undefined) {
     return cited;
   }
-  if (col >= line.length || !WORD.test(line[col])) {
+  if (!isWord(charAt(line, col))) {
     return undefined;
   }
   let s = col;
-  let e = col;
-  while (s > 0 && WORD.test(line[s - 1])) {
-    s--;
+  let e = col + charAt(line, col).length - 1;
+  while (s > 0 && isWord(charBefore(line, s))) {
+    s -= charBefore(line, s).length;
   }
-  while (e < line.length - 1 && WORD.test(line[e + 1])) {
-    e++;
+  while (e < line.length - 1 && isWord(charAt(line, e + 1))) {
+    e += charAt(line, e + 1).length;
   }
   while (e >= s && INNER.includes(line[e])) {
     e--;

@@ -245,31 +245,97 @@ end
 -- Pandoc's internal punctuation of a key: part of it only when a key character follows.
 local INNER = ':.#$%&-+?<>~/'
 
-local function is_keychar(c)
-  return c ~= '' and (c:match('[%w_]') ~= nil or c:byte() >= 128)
+-- Non-ASCII code points that are no letter or digit (pairs of first, last): Latin-1's
+-- punctuation and signs, the punctuation of Greek, Armenian, Hebrew, Arabic and Devanagari,
+-- combining diacritics, general and supplemental punctuation, symbols and arrows, CJK and
+-- fullwidth punctuation, private use, specials and emoji, as Unicode 14 classes them. Lua
+-- patterns know no Unicode classes (and Neovim 0.7 no charclass()): a character outside these
+-- ranges counts as a letter or digit, an approximation for the punctuation of rarer scripts.
+local NOT_ALNUM = {
+  0x0080, 0x00A9, 0x00AB, 0x00B1, 0x00B4, 0x00B4, 0x00B6, 0x00B8, 0x00BB, 0x00BB,
+  0x00BF, 0x00BF, 0x00D7, 0x00D7, 0x00F7, 0x00F7, 0x02C2, 0x02C5, 0x02D2, 0x02DF,
+  0x02E5, 0x02EB, 0x02ED, 0x02ED, 0x02EF, 0x036F, 0x037E, 0x037E, 0x0387, 0x0387,
+  0x055A, 0x055F, 0x0589, 0x0589, 0x05BE, 0x05BE, 0x05C0, 0x05C0, 0x05C3, 0x05C3,
+  0x05F3, 0x05F4, 0x060C, 0x060C, 0x061B, 0x061B, 0x061F, 0x061F, 0x066A, 0x066D,
+  0x06D4, 0x06D4, 0x0964, 0x0965, 0x0970, 0x0970, 0x2000, 0x206F, 0x2072, 0x2073,
+  0x207A, 0x207E, 0x208A, 0x208F, 0x209D, 0x2101, 0x2103, 0x2106, 0x2108, 0x2109,
+  0x2114, 0x2114, 0x2116, 0x2118, 0x211E, 0x2123, 0x2125, 0x2125, 0x2127, 0x2127,
+  0x2129, 0x2129, 0x212E, 0x212E, 0x213A, 0x213B, 0x2140, 0x2144, 0x214A, 0x214D,
+  0x214F, 0x214F, 0x218A, 0x245F, 0x249C, 0x24E9, 0x2500, 0x2775, 0x2794, 0x2BFF,
+  0x2E00, 0x2E2E, 0x2E30, 0x2E7F, 0x3000, 0x3004, 0x3008, 0x3020, 0x302A, 0x3030,
+  0x3036, 0x3037, 0x303D, 0x303F, 0xE000, 0xF8FF, 0xFE00, 0xFE6F, 0xFE75, 0xFE75,
+  0xFEFD, 0xFF0F, 0xFF1A, 0xFF20, 0xFF3B, 0xFF40, 0xFF5B, 0xFF65, 0xFFBF, 0xFFC1,
+  0xFFC8, 0xFFC9, 0xFFD0, 0xFFD1, 0xFFD8, 0xFFD9, 0xFFDD, 0xFFFF, 0x1F000, 0x1F0FF,
+  0x1F10D, 0x1FAFF,
+}
+
+--- The code point of the UTF-8 character at byte `i` of `line` and its length in bytes
+--- (nil, 0 past the end; a stray byte is a character of its own).
+local function char_at(line, i)
+  local b = line:byte(i)
+  if b == nil then
+    return nil, 0
+  end
+  local n = b >= 0xF0 and 4 or b >= 0xE0 and 3 or b >= 0xC0 and 2 or 1
+  local cp = n == 1 and b or b % (2 ^ (7 - n))
+  for k = i + 1, i + n - 1 do
+    local c = line:byte(k)
+    if c == nil or c < 0x80 or c >= 0xC0 then
+      return b, 1
+    end
+    cp = cp * 64 + c % 64
+  end
+  return cp, n
 end
 
---- The last column of the pandoc key whose first character is at `s` (after the @), or nil:
---- letters, digits and _, with `:.#$%&-+?<>~/` inside it only when a letter, digit or _ (or,
---- after : or /, a /) follows; `{...}` takes anything up to the brace.
+--- The first byte of the character before byte `i` of `line` (0 at the start).
+local function char_before(line, i)
+  local j = i - 1
+  while j > 1 and i - j < 4 and (line:byte(j) or 0) >= 0x80 and line:byte(j) < 0xC0 do
+    j = j - 1
+  end
+  return j
+end
+
+--- True for a character of a pandoc key: a letter, digit (Unicode's, see NOT_ALNUM) or _.
+local function is_keychar(cp)
+  if cp == nil then
+    return false
+  elseif cp < 0x80 then
+    return string.char(cp):match('[%w_]') ~= nil
+  end
+  for k = 1, #NOT_ALNUM, 2 do
+    if cp < NOT_ALNUM[k] then
+      return true
+    elseif cp <= NOT_ALNUM[k + 1] then
+      return false
+    end
+  end
+  return true
+end
+
+--- The last byte of the pandoc key whose first character is at byte `s` (after the @), or
+--- nil: letters, digits and _, with `:.#$%&-+?<>~/` inside it only when a letter, digit or _
+--- (or, after : or /, a /) follows; `{...}` takes anything up to the brace.
 local function pandoc_key_end(line, s)
   if line:sub(s, s) == '{' then
     return line:find('}', s + 1, true)
   end
-  if not is_keychar(line:sub(s, s)) then
+  local cp, n = char_at(line, s)
+  if not is_keychar(cp) then
     return nil
   end
-  local e, i = s, s + 1
+  local e, i = s + n - 1, s + n
   while i <= #line do
-    local c, after = line:sub(i, i), line:sub(i + 1, i + 1)
-    if is_keychar(c) then
-      e = i
-    elseif INNER:find(c, 1, true) and (is_keychar(after) or (after == '/' and (c == ':' or c == '/'))) then
-      e = i
+    cp, n = char_at(line, i)
+    local c, after = line:sub(i, i), char_at(line, i + n)
+    local inner = cp < 0x80 and INNER:find(c, 1, true)
+    if is_keychar(cp) or (inner and (is_keychar(after) or (after == 47 and (c == ':' or c == '/')))) then
+      e = i + n - 1
     else
       break
     end
-    i = i + 1
+    i = i + n
   end
   return e
 end
@@ -335,7 +401,7 @@ local function pandoc_key(line, col)
     if at == nil or at > col then
       return nil
     end
-    if not is_keychar(line:sub(at - 1, at - 1)) then
+    if at == 1 or not is_keychar((char_at(line, char_before(line, at)))) then
       local e = pandoc_key_end(line, at + 1)
       if e and col <= e then
         if line:sub(at + 1, at + 1) == '{' then
@@ -345,6 +411,30 @@ local function pandoc_key(line, col)
       end
     end
   end
+end
+
+--- The first and last byte of the word at byte `col` of `line` (ASCII characters other than
+--- spaces and `{}(),;~#%"'=\@[]`, other letters and digits), or nil.
+local function word_at(line, col)
+  local function is_word(i)
+    local cp = char_at(line, i)
+    if cp ~= nil and cp < 0x80 then
+      return line:sub(i, i):match('[^%s{}(),;~#%%"\'=\\@%[%]]') ~= nil
+    end
+    return is_keychar(cp)
+  end
+  if not is_word(col) then
+    return nil
+  end
+  local s, e = col, col
+  while s > 1 and is_word(char_before(line, s)) do
+    s = char_before(line, s)
+  end
+  while e < #line and is_word(e + 1) do
+    local _, n = char_at(line, e + 1)
+    e = e + n
+  end
+  return s, e
 end
 
 --- The citation key at column `col` (1-based) of `line`, or nil: in `\cite{a, b}` the key
@@ -359,16 +449,9 @@ function M.key_at(line, col)
   if cited then
     return cited
   end
-  local pattern = '[^%s{}(),;~#%%"\'=\\@%[%]]'
-  if not line:sub(col, col):match(pattern) then
+  local s, e = word_at(line, col)
+  if s == nil then
     return nil
-  end
-  local s, e = col, col
-  while s > 1 and line:sub(s - 1, s - 1):match(pattern) do
-    s = s - 1
-  end
-  while e < #line and line:sub(e + 1, e + 1):match(pattern) do
-    e = e + 1
   end
   while e >= s and INNER:find(line:sub(e, e), 1, true) do
     e = e - 1
