@@ -195,7 +195,9 @@ class VerificationQueue(VerificationScope):
 
     async def _run_job(self, job: Job) -> None:
         log.debug("verifying %s (priority %d)", job.entry.key, job.priority)
-        task = self.engine.submit(self._verifier.verify(job.entry))
+        # an entry a save queued asks its sources ahead of the run still going on
+        urgent = job.batch > 1 and job.batch == self._batch
+        task = self.engine.submit(self._verifier.verify(job.entry, urgent=urgent))
         self._running[job.fp] = task
         try:
             await asyncio.wait([task])

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from citewarden.model import Code, Entry, Issue, Status, Tier, Verdict
 from citewarden.settings import Settings, VerifySettings
+from citewarden.verify import urgency
 from citewarden.verify.abstract_steps import AbstractSteps
 from citewarden.verify.evidence import Evidence
 from citewarden.verify.http import entry_budget
@@ -111,9 +112,11 @@ class Verifier(IdLookup, SearchSteps, AbstractSteps):
 
     # ------------------------------------------------------------------------------------
 
-    async def verify(self, entry: Entry) -> Verdict:
-        """The verdict for one entry.  Never raises for network or data problems."""
-        verdict = await self._verify(entry, None)
+    async def verify(self, entry: Entry, *, urgent: bool = False) -> Verdict:
+        """The verdict for one entry.  Never raises for network or data problems.
+        ``urgent``: the author waits for it (just saved): its requests go first."""
+        with urgency.urgent(urgent):
+            verdict = await self._verify(entry, None)
         assert verdict is not None
         return verdict
 

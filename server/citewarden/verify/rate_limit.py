@@ -11,6 +11,8 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
+from citewarden.verify.urgency import PrioritySlots
+
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -91,29 +93,11 @@ def parse_interval(value: str) -> float | None:
     return n * {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}[unit]
 
 
-class Slots:
+class Slots(PrioritySlots):
     """A concurrency cap that a service can lower while requests are in flight (Crossref's
-    ``x-concurrency-limit``); requests already sent finish, new ones wait for the new cap."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = max(1, limit)
-        self.active = 0
-        self._free = asyncio.Condition()
-
-    def lower(self, limit: int) -> None:
-        """Adopt a lower cap (never raised above the published seed, never below one)."""
-        if 1 <= limit < self.limit:
-            self.limit = limit
-
-    async def __aenter__(self) -> None:
-        async with self._free:
-            await self._free.wait_for(lambda: self.active < self.limit)
-            self.active += 1
-
-    async def __aexit__(self, *exc: object) -> None:
-        async with self._free:
-            self.active -= 1
-            self._free.notify()
+    ``x-concurrency-limit``); requests already sent finish, new ones wait for the new cap.
+    The requests of a verification the author waits for go first
+    (:mod:`citewarden.verify.urgency`)."""
 
 
 #: The lowest rate a service's headers set: one request every 2 minutes, the longest
@@ -124,7 +108,8 @@ MIN_ADOPTED_RATE = 1 / 120
 class TokenBucket:
     """Token bucket with a concurrency cap and a pause (for Retry-After / exhausted budgets).
 
-    Acquisition order is FIFO so queued requests are served fairly.
+    Acquisition order is FIFO so queued requests are served fairly, urgent ones first
+    (:mod:`citewarden.verify.urgency`).
     """
 
     def __init__(
@@ -145,7 +130,7 @@ class TokenBucket:
         self._sleep = sleep
         self._stamp = clock()
         self._paused_until = 0.0
-        self._lock = asyncio.Lock()
+        self._lock = PrioritySlots(1)
         self._slots = Slots(max(1, limit.concurrency))
         #: Clock readings at which tokens were granted (most recent last; for diagnostics).
         self.grants: list[float] = []

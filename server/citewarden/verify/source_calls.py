@@ -19,6 +19,7 @@ from citewarden.verify.evidence import Evidence
 from citewarden.verify.http import ENTRY_BUDGET_FACTOR
 from citewarden.verify.plan import Ahead
 from citewarden.verify.records import Lookup, Outcome
+from citewarden.verify.urgency import PrioritySlots, is_urgent
 
 log = logging.getLogger("citewarden.verify")
 
@@ -58,7 +59,7 @@ class SourceCalls:
         self.order = order
         self.today = today or date.today()
         self._loop: int | None = None
-        self._source_slots: dict[str, asyncio.Semaphore] = {}
+        self._source_slots: dict[str, PrioritySlots] = {}
         self._ahead = Ahead(self._slot)
         self._coalescer = Coalescer(entry_seconds(self.settings), slot=self._slot)
         self._closers: list[Callable[[], Any]] = []
@@ -74,21 +75,27 @@ class SourceCalls:
             self._ahead = Ahead(self._slot)
             self._coalescer = Coalescer(entry_seconds(self.settings), slot=self._slot)
 
-    def _slot(self, name: str) -> asyncio.Semaphore:
+    def _slot(self, name: str) -> PrioritySlots:
         """Requests in flight to one source (``settings.concurrency``): each source has its
         own, so entries waiting on a strict source (arXiv) never hold up the others.  The
         plan's and the coalesced batch requests take it too.  The HTTP client keeps each
         lane at its published and advertised limits."""
         slot = self._source_slots.get(name)
         if slot is None:
-            slot = self._source_slots[name] = asyncio.Semaphore(max(1, self.settings.concurrency))
+            slot = self._source_slots[name] = PrioritySlots(self.settings.concurrency)
         return slot
 
     async def _ask(self, source: Any, name: str, method: str, *args: Any) -> Lookup:
         """One look-up: the plan's answer when it fetched it ahead, else in a batch with
         other entries' look-ups (:mod:`citewarden.verify.coalesce`), else on its own.  An id
-        whose answer was over the body cap even alone in a batch is asked on its own."""
-        if len(args) == 1 and isinstance(args[0], str):
+        whose answer was over the body cap even alone in a batch is asked on its own, and so
+        is an urgent look-up (:mod:`citewarden.verify.urgency`), first in its source's slot."""
+        if len(args) == 1 and isinstance(args[0], str) and is_urgent():
+            peek = getattr(source, "peek", None)
+            hit = peek(method, args[0]) if callable(peek) else None
+            if isinstance(hit, Lookup):  # the cache answers without a slot
+                return hit
+        elif len(args) == 1 and isinstance(args[0], str):
             ahead = self._ahead.take(name, method, args[0])
             early = await ahead if ahead is not None else None
             if early is None and Coalescer.handles(source, name, method):
