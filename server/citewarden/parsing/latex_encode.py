@@ -19,6 +19,8 @@ import functools
 import re
 import unicodedata
 
+from citewarden.parsing.pdflatex_spellings import PDFLATEX_SPELLINGS
+
 #: Inline math: as pandoc reads it (a non-space after the opening dollar and before the
 #: closing one, no digit after it, so "$5 and $10" is no math), or holding a TeX command
 #: (``$ \\mathbb{Z}_{3}$``, as LaTeX reads it).
@@ -215,7 +217,8 @@ PDFLATEX_RANGES = (
 BEYOND_PDFLATEX = re.compile(
     "[^\\x00-\\x7f" + "".join(f"\\u{a:04x}-\\u{b:04x}" for a, b in PDFLATEX_RANGES) + "]"
 )
-#: LaTeX's accent command for each combining accent.
+#: LaTeX's accent command for each combining accent, those pdflatex sets over any letter in
+#: OT1 (``\\k``, the ogonek, is T1's only).
 _ACCENT_COMMANDS = {
     "\u0300": "`",
     "\u0301": "'",
@@ -230,56 +233,67 @@ _ACCENT_COMMANDS = {
     "\u030c": "v",
     "\u0323": "d",
     "\u0327": "c",
-    "\u0328": "k",
     "\u0331": "b",
 }
 
 
-@functools.cache
-def _unicode_encoder() -> object:
-    from pylatexenc.latexencode import UnicodeToLatexEncoder
-
-    return UnicodeToLatexEncoder(
-        non_ascii_only=True,
-        unknown_char_policy="keep",
-        unknown_char_warning=False,
-        replacement_latex_protection="none",
-    )
-
-
 def _spelt_char(char: str) -> str | None:
-    """``char`` (one character, no combining accent) spelt for pdflatex: as it is when it
-    typesets it, else by pylatexenc's table; None when neither does."""
+    """``char`` (one character) spelt for pdflatex: as it is when it typesets it, else by
+    :data:`PDFLATEX_SPELLINGS`; None when neither does."""
     if not BEYOND_PDFLATEX.match(char):
         return char
-    spelt: str = _unicode_encoder().unicode_to_latex(char)  # type: ignore[attr-defined]
-    return None if spelt == char else "{" + spelt + "}"
+    spelt = PDFLATEX_SPELLINGS.get(char)
+    return None if spelt is None else "{" + spelt + "}"
 
 
-def _spelt(m: re.Match[str]) -> str:
-    char = m.group()
-    decomposed = unicodedata.normalize("NFD", char)
-    base, marks = decomposed[0], decomposed[1:]
-    if marks and (out := _spelt_char(base)) is not None:
-        # a letter under accents: LaTeX's accent commands (``ễ`` as ``{\\~{\\^{e}}}``); an
-        # accent LaTeX has no command for (a Greek breathing), or over a letter set as math
-        # (a Greek one), is left off
-        for mark in marks:
-            if mark in _ACCENT_COMMANDS and "ensuremath" not in out:
-                out = f"\\{_ACCENT_COMMANDS[mark]}{{{out}}}"
-        return "{" + out + "}" if out[0] == "\\" else out
-    if (spelt := _spelt_char(char)) is not None:
+#: What follows an emoji and goes with it: variation selectors (``❤️``).
+_EMOJI_MARKS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]*")
+
+
+def _spelt(cluster: str) -> str:
+    """``cluster`` (a character and the combining marks following it) spelt for pdflatex:
+    by its spelling, as LaTeX accents over a letter pdflatex typesets, dropped when an
+    emoji, else as it is: a mark is never left off (``x ≠ y`` is no ``x = y``)."""
+    if len(cluster) == 1 and (spelt := _spelt_char(cluster)) is not None:
         return spelt
-    if unicodedata.category(char)[0] in "SMC":
+    decomposed = unicodedata.normalize("NFD", cluster)
+    base, marks = decomposed[0], decomposed[1:]
+    if (
+        marks
+        and unicodedata.category(base)[0] == "L"
+        and not BEYOND_PDFLATEX.match(base)
+        and all(mark in _ACCENT_COMMANDS for mark in marks)
+    ):
+        # a letter under accents: LaTeX's accent commands (``ễ`` as ``{\\~{\\^{e}}}``)
+        for mark in marks:
+            base = f"\\{_ACCENT_COMMANDS[mark]}{{{base}}}"
+        return "{" + base + "}"
+    category = unicodedata.category(cluster[0])
+    if category[0] in "SC" and category != "Sm" and _EMOJI_MARKS.fullmatch(cluster, 1):
         return ""  # an emoji, its joiners and variation selectors: nothing LaTeX can set
-    return char  # a letter of a script LaTeX needs a package for: kept, as the only spelling
+    # a letter of a script LaTeX needs a package for, a symbol of math or a mark nothing
+    # spells: kept, as the only spelling that keeps the meaning
+    return cluster
+
+
+def _clusters(text: str) -> list[str]:
+    """``text`` as characters each with the combining marks following it."""
+    clusters: list[str] = []
+    for char in text:
+        if clusters and unicodedata.category(char)[0] == "M":
+            clusters[-1] += char
+        else:
+            clusters.append(char)
+    return clusters
 
 
 def pdflatex_text(text: str) -> str:
     """``text`` (BibTeX text) with each character pdflatex cannot typeset with no package
-    loaded spelt in LaTeX (``α`` as ``{\\ensuremath{\\alpha}}``, ``ą`` as ``{\\k{a}}``), a
-    symbol no command spells (an emoji) dropped, a letter none spells (Chinese) kept."""
+    loaded spelt in LaTeX (``α`` as ``{\\ensuremath{\\alpha}}``, ``ễ`` as ``{\\~{\\^{e}}}``, ``≠``
+    as ``{\\ensuremath{\\neq}}``), an emoji dropped, anything no command spells exactly
+    (Chinese, a letter under a mark LaTeX has no accent for) kept."""
     text = unicodedata.normalize("NFC", text)
     if not BEYOND_PDFLATEX.search(text):
         return text
-    return " ".join(BEYOND_PDFLATEX.sub(_spelt, text).split())
+    spelt = (_spelt(c) if BEYOND_PDFLATEX.search(c) else c for c in _clusters(text))
+    return " ".join("".join(spelt).split())
