@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import pkgutil
 import re
 from pathlib import Path
@@ -71,3 +72,25 @@ def test_a_key_that_reaches_a_report_is_masked(tmp_path: Path, fmt: str) -> None
     assert done.returncode == 1, done.stderr
     assert key not in done.stdout and key not in done.stderr
     assert "ref-***" in done.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+@pytest.mark.parametrize("key", ["null", "line", "diagnostics-2024"])
+def test_the_mask_leaves_a_json_report_readable(tmp_path: Path, fmt: str, key: str) -> None:
+    """A key value that is also a word of the report (a placeholder "null" in a CI setting,
+    a member name): a short one is not masked at all, a long one only inside string values,
+    so the report stays valid JSON."""
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    (tmp_path / "p.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\cite{a} \\cite{zz-" + key + "}"
+        "\\bibliography{refs}\\end{document}\n",
+        encoding="utf-8",
+    )
+    env = {"CITEWARDEN_S2_API_KEY": key, "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache")}
+    done = run_citewarden(["check", "p.tex", "--offline", "--format", fmt], tmp_path, env)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert isinstance(report, dict)
+    masked = len(key) >= 8
+    assert ("zz-***" in done.stdout) == masked
+    assert (f"zz-{key}" in done.stdout) != masked

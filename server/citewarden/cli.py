@@ -414,7 +414,8 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     if args.output is not None:
         _refuse_input_as_output(args.output, audit, cwd)
     output = _render(args.format, audit, cwd, args.paths)
-    _write(output, args.output)
+    # a key that reached a record or a message (in JSON and SARIF: in string values only)
+    _write(mask_registered(output, json=args.format in ("json", "sarif")), args.output)
     verdicts = list(audit.verdict_map().values()) if audit.verdicts is not None else None
     if (args.fix or args.diff) and _fix(audit.entries, verdicts, args, cwd):
         return EXIT_USAGE
@@ -531,7 +532,6 @@ def _same_file(a: Path, b: Path) -> bool:
 
 
 def _write(output: str, target: str | None) -> None:
-    output = mask_registered(output)  # a key that reached a record or a message
     if target is None:
         out: TextIO = sys.stdout
         out.write(output)

@@ -9,6 +9,7 @@ both to the whole formatted log line, traceback included.
 
 from __future__ import annotations
 
+import json as json_module
 import logging
 import re
 import threading
@@ -62,13 +63,42 @@ def redact(text: str, secrets: Iterable[str] = ()) -> str:
     return _FIELD.sub(lambda m: m.group(1) + m.group(2) + MASK + m.group(2), text)
 
 
-def mask_registered(text: str) -> str:
-    """``text`` with every registered key value masked, and nothing else changed: the last
-    guard of a report, whose fields and addresses (``?token=`` in a cited URL) are the
-    user's own text."""
-    for secret in registered_secrets():
-        text = text.replace(secret, MASK)
-    return text
+#: The shortest key value a report masks: a shorter one ("null", "none", a placeholder in a
+#: CI setting) would match the report's own words; real keys are long.
+MIN_REPORT_SECRET = 8
+
+#: A JSON string literal (the report's text between quotes, escapes included) and whether
+#: a colon follows it (a member name, which is the report's own).
+_JSON_STRING = re.compile(r'"(?:\\.|[^"\\])*"(\s*:)?')
+
+
+def mask_registered(text: str, *, json: bool = False) -> str:
+    """``text`` with every registered key value (of :data:`MIN_REPORT_SECRET` characters or
+    more) masked, and nothing else changed: the last guard of a report, whose fields and
+    addresses are the user's own text.  ``json``: ``text`` is JSON, and only the values of
+    its strings are masked (never a member name, a number or a literal)."""
+    secrets = [s for s in registered_secrets() if len(s) >= MIN_REPORT_SECRET]
+    if not secrets:
+        return text
+    if not json:
+        for secret in secrets:
+            text = text.replace(secret, MASK)
+        return text
+    escaped = [_json_escaped(s) for s in secrets]
+
+    def value(m: re.Match[str]) -> str:
+        literal = m.group(0)
+        if m.group(1) is not None:
+            return literal
+        for secret in escaped:
+            literal = literal.replace(secret, MASK)
+        return literal
+
+    return _JSON_STRING.sub(value, text)
+
+
+def _json_escaped(secret: str) -> str:
+    return json_module.dumps(secret)[1:-1]
 
 
 class RedactingFormatter(logging.Formatter):
