@@ -21,6 +21,7 @@ from citewarden.addref.lookup import (
     parse_identifier,
     score,
     title_works,
+    work_identifier,
 )
 from citewarden.cache import Cache
 from citewarden.verify.base import Source
@@ -276,3 +277,79 @@ def test_a_preprint_of_a_titled_work_is_the_same_work() -> None:
     other = WorkRecord(source="crossref", title="Binding Touch", authors=(Person("Roe"),))
     assert title_works([preprint, published], "binding touch") == [published]
     assert title_works([preprint, published, other], "binding touch") == [published, other]
+
+
+#: "Deep learning": three works (a paper with a DOI, two books with an ISBN and none) and a
+#: paper an index lists with no identifier, as dblp and OpenAlex answer for such a title.
+LECUN = WorkRecord(
+    source="crossref",
+    title="Deep learning",
+    authors=(Person("LeCun", "Yann"), Person("Bengio", "Yoshua"), Person("Hinton", "Geoffrey")),
+    year=2015,
+    doi="10.1038/nature14539",
+    venue="Nature",
+    work_type="journal-article",
+)
+GOODFELLOW = WorkRecord(
+    source="openalex",
+    title="Deep Learning",
+    authors=(Person("Goodfellow", "Ian"), Person("Bengio", "Yoshua"), Person("Courville", "Aaron")),
+    year=2016,
+    isbn=("9780262035613",),
+    publisher="MIT Press",
+    work_type="book",
+)
+KELLEHER_CHAPTER = WorkRecord(
+    source="openalex",
+    title="Deep Learning",
+    authors=(Person("Kelleher", "John D."),),
+    year=2019,
+    isbn=("9780262537551",),  # the book's: it names the book, not this chapter
+    work_type="book-chapter",
+)
+WORKSHOP = WorkRecord(
+    source="dblp", title="Deep learning.", authors=(Person("Ng", "Andrew Y."),), year=2011
+)
+
+
+def test_works_of_one_title_are_named_by_any_identifier_add_reads() -> None:
+    """The works without a DOI were listed with "no DOI" and the advice to give the DOI."""
+    works = title_works([LECUN, GOODFELLOW, KELLEHER_CHAPTER, WORKSHOP], "deep learning")
+    found = Ambiguous("Deep learning", "openalex", tuple(works))
+    assert found.nameable
+    assert found.message() == (
+        "4 works are titled 'Deep learning' (openalex):\n"
+        "  LeCun 2015, Deep learning (DOI 10.1038/nature14539)\n"
+        "  Goodfellow 2016, Deep Learning (ISBN:9780262035613)\n"
+        "  Kelleher 2019, Deep Learning (no DOI, arXiv id, PMID or ISBN to name it by)\n"
+        "  Ng 2011, Deep learning. (no DOI, arXiv id, PMID or ISBN to name it by)\n"
+        "give the DOI, arXiv id, PMID or ISBN shown of the one meant instead of its title\n"
+        "a work with none can be added only by writing its entry"
+    )
+    preprint = WorkRecord(
+        source="arxiv", title="Deep learning", authors=(Person("Roe"),), arxiv_id="1807.01234"
+    )
+    indexed = WorkRecord(source="pubmed", title="Deep learning", pmid="26017442")
+    named = [work_identifier(r) for r in (LECUN, GOODFELLOW, preprint, indexed)]
+    assert named == [
+        "10.1038/nature14539",
+        "ISBN:9780262035613",
+        "arXiv:1807.01234",
+        "PMID:26017442",
+    ]
+    assert [parse_identifier(n) for n in named if n] == [
+        ("doi", "10.1038/nature14539"),
+        ("isbn", "9780262035613"),
+        ("arxiv", "1807.01234"),
+        ("pmid", "26017442"),
+    ]
+
+
+def test_works_of_one_title_none_named_by_an_identifier_give_the_first_with_a_warning() -> None:
+    found = Ambiguous("Deep learning", "dblp", (WORKSHOP, KELLEHER_CHAPTER))
+    assert not found.nameable
+    assert found.warning() == (
+        "2 works are titled 'Deep learning' (dblp), none with a DOI, arXiv id, PMID or ISBN to"
+        " choose it by: added the first, Ng 2011, Deep learning.; not the others:"
+        " Kelleher 2019, Deep Learning"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -308,3 +309,41 @@ def test_a_title_several_works_have_is_refused_with_the_works(
         "give the DOI of the one meant instead of its title\n"
     )
     assert not (tmp_path / "refs.bib").exists()
+
+
+def test_a_title_whose_works_have_no_identifier_adds_the_first_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lookup (in process) answers two works of one title, neither with a DOI, arXiv id,
+    PMID or a book's ISBN: giving "the DOI of the one meant" could not be done."""
+    from io import StringIO
+
+    from citewarden import cli_add
+    from citewarden.addref.lookup import Ambiguous
+    from citewarden.verify.records import Person, WorkRecord
+
+    first = WorkRecord(
+        source="dblp", title="Deep learning.", authors=(Person("Ng", "Andrew Y."),), year=2011
+    )
+    other = WorkRecord(
+        source="dblp", title="Deep Learning", authors=(Person("Kelleher", "John D."),), year=2019
+    )
+
+    async def look_up(ids: list[str], settings: object) -> list[tuple[str, Ambiguous]]:
+        return [(i, Ambiguous("Deep learning", "dblp", (first, other))) for i in ids]
+
+    monkeypatch.setattr(cli_add, "_look_up", look_up)
+    monkeypatch.chdir(tmp_path)
+    args = argparse.Namespace(
+        ids=["Deep learning"], bib="refs.bib", key=None, offline=True, dry_run=False
+    )
+    out, err = StringIO(), StringIO()
+    assert cli_add.run_add(args, out, err) == 0
+    assert err.getvalue() == (
+        "citewarden add: Deep learning: warning: 2 works are titled 'Deep learning' (dblp),"
+        " none with a DOI, arXiv id, PMID or ISBN to choose it by: added the first,"
+        " Ng 2011, Deep learning.; not the others: Kelleher 2019, Deep Learning\n"
+    )
+    assert out.getvalue() == "added ng2011deep: Ng 2011, Deep learning. [dblp]\n"
+    entries = parse_bibtex(tmp_path / "refs.bib", (tmp_path / "refs.bib").read_text()).entries
+    assert [(e.key, e.get("title")) for e in entries] == [("ng2011deep", "Deep learning.")]

@@ -44,9 +44,11 @@ EXIT_ADDED, EXIT_MISSING, EXIT_USAGE = 0, 1, 2
 ADD_EXIT_STATUS = """\
 exit status:
   0  every identifier added, or already present in the file (then nothing is written
-     for it: "ID: already present as KEY")
+     for it: "ID: already present as KEY"); of a title several works have, none with
+     an identifier to choose it by, the first is added with a warning
   1  some identifier not found or not looked up, or a title that several works
-     have (they are listed: give the DOI of the one meant); the rest are added
+     have (they are listed: give the DOI, arXiv id, PMID or ISBN of the one meant);
+     the rest are added
   2  a usage or file error
 """
 #: Largest bibliography read (bytes).
@@ -161,10 +163,15 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             print(f"citewarden add: {_shown(ident)}: {visible(result)}", file=err)
             status = EXIT_MISSING
             continue
-        if isinstance(result, Ambiguous):  # its text is cleaned; its line feeds are its own
+        if isinstance(result, Ambiguous) and result.nameable:  # cleaned; its line feeds its own
             print(f"citewarden add: {_shown(ident)}: {visible_lines(result.message())}", file=err)
             status = EXIT_MISSING
             continue
+        if isinstance(result, Ambiguous):  # no work to choose by an identifier: the best hit
+            print(
+                f"citewarden add: {_shown(ident)}: warning: {visible(result.warning())}", file=err
+            )
+            result = result.records[0]
         if (there := present.key_of(result)) is not None:
             print(f"{_shown(ident)}: already present as {visible(there)}", file=out)
             continue

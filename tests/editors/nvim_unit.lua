@@ -154,6 +154,19 @@ local ok, err = pcall(function()
     },
   })
   eq('then added, naming the file', shown, { 'citewarden: added shannon1948mathematical to more.bib: Shannon 1948, A' })
+
+  -- a title several works have, none with an identifier to choose by: the first added, and
+  -- the server's warning shown as one
+  local warned = {}
+  vim.notify = function(msg, level)
+    warned[#warned + 1] = { msg, level }
+  end
+  cw.added({ applied = true, key = 'roe2020', title = 'Roe 2020, T', warning = '2 works are titled ...' }, {})
+  vim.notify = notify2
+  eq('warning shown', warned, {
+    { 'citewarden: added roe2020: Roe 2020, T', vim.log.levels.INFO },
+    { 'citewarden: 2 works are titled ...', vim.log.levels.WARN },
+  })
 end)
 if not ok then
   failures[#failures + 1] = 'error: ' .. tostring(err)

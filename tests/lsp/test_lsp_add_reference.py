@@ -429,3 +429,36 @@ def test_a_disabled_action_shows_its_key_and_reason_as_the_diagnostic_does() -> 
     assert action.title == "Add entry for evil\\u202eoof\\u202c: none found"
     assert action.disabled is not None
     assert action.disabled.reason == "refs\\u202e.bib cannot be edited\\x1b[2J"
+
+
+def test_works_of_one_title_are_offered_by_any_identifier_add_reads() -> None:
+    """The choices held the works with a DOI only: none when dblp or OpenAlex answered."""
+    from citewarden.addref.lookup import Ambiguous
+    from citewarden.lsp.add_reference import _work_choices
+    from citewarden.verify.records import Person, WorkRecord
+
+    book = WorkRecord(
+        source="openalex",
+        title="Deep Learning",
+        authors=(Person("Goodfellow", "Ian"),),
+        year=2016,
+        isbn=("9780262035613",),
+        publisher="MIT Press",
+        work_type="book",
+    )
+    preprint = WorkRecord(
+        source="dblp",
+        title="Deep learning",
+        authors=(Person("Roe", "Ann"),),
+        year=2018,
+        arxiv_id="1807.01234",
+    )
+    listed = WorkRecord(source="dblp", title="Deep learning.", authors=(Person("Ng", "A."),))
+    found = Ambiguous("Deep learning", "openalex", (book, preprint, listed))
+    choices = _work_choices(found)
+    assert [(c["description"], c["args"]) for c in choices] == [
+        ("ISBN:9780262035613", {"id": "ISBN:9780262035613"}),
+        ("arXiv:1807.01234", {"id": "arXiv:1807.01234"}),
+    ]
+    assert choices[0]["label"].startswith("Goodfellow 2016, Deep Learning")
+    assert "Ng n.d., Deep learning. (no DOI, arXiv id, PMID or ISBN" in found.message()

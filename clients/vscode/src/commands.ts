@@ -172,6 +172,10 @@ export function registerCommands(context: vscode.ExtensionContext, host: Host): 
       void vscode.window.showInformationMessage(
         `citewarden: added ${String(result.key)}${where}: ${String(result.title)}`,
       );
+      if (typeof result.warning === 'string') {
+        // a title several works have, none with an identifier to choose by: the first was added
+        void vscode.window.showWarningMessage(`citewarden: ${result.warning}`);
+      }
     } else if (result && result.present) {
       void vscode.window.showInformationMessage(`citewarden: ${String(result.reason ?? `already present as ${String(result.key)}`)}`);
     } else if (result && typeof result.reason === 'string') {

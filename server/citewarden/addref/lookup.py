@@ -315,25 +315,70 @@ def parse_identifier(text: str) -> tuple[str, str]:
     return "title", " ".join(text.split())
 
 
+#: Work types an ISBN names (of a chapter or a paper, it names the book holding it).
+_BOOKS = frozenset({"book", "monograph", "edited-book", "reference-book"})
+#: The identifiers a work of a title several works have can be chosen by.
+_ANY_ID = "DOI, arXiv id, PMID or ISBN"
+
+
+def work_identifier(record: WorkRecord) -> str | None:
+    """An identifier :func:`parse_identifier` reads that names ``record``'s work (its DOI,
+    arXiv id, PMID or, of a book, ISBN), or None when it has none."""
+    if record.doi:
+        return record.doi
+    if record.arxiv_id:
+        return f"arXiv:{record.arxiv_id}"
+    if record.pmid:
+        return f"PMID:{record.pmid}"
+    if record.isbn and record.work_type in _BOOKS:
+        return f"ISBN:{record.isbn[0]}"
+    return None
+
+
+def _work_line(record: WorkRecord) -> str:
+    """First author, year and title of ``record`` on one line, cleaned."""
+    who = next((p.family for p in record.authors if p.family), "Anonymous")
+    return _UNSAFE.sub("", " ".join(f"{who} {record.year or 'n.d.'}, {record.title}".split()))
+
+
 @dataclass(frozen=True, slots=True)
 class Ambiguous:
     """A title several works answer alike (same words, no version of one another): the
-    caller must not choose for the user."""
+    caller must not choose for the user, unless no work has an identifier to be chosen by
+    (:attr:`nameable` false): then the first, the best hit, is added with :meth:`warning`."""
 
     title: str
     source: str
     records: tuple[WorkRecord, ...]
 
+    @property
+    def nameable(self) -> bool:
+        """True when some work has an identifier (:func:`work_identifier`) to choose it by."""
+        return any(work_identifier(r) for r in self.records)
+
     def message(self) -> str:
-        """The works, one a line (first author, year, title, DOI), and how to choose."""
+        """The works, one a line (first author, year, title, identifier), and how to choose."""
         lines = [f"{len(self.records)} works are titled {self.title!r} ({self.source}):"]
         for r in self.records:
-            who = next((p.family for p in r.authors if p.family), "Anonymous")
-            doi = f"DOI {r.doi}" if r.doi else "no DOI"
-            work = _UNSAFE.sub("", " ".join(f"{who} {r.year or 'n.d.'}, {r.title}".split()))
-            lines.append(f"  {work} ({doi})")
-        lines.append("give the DOI of the one meant instead of its title")
+            ident = work_identifier(r)
+            shown = f"DOI {ident}" if r.doi else ident or f"no {_ANY_ID} to name it by"
+            lines.append(f"  {_work_line(r)} ({shown})")
+        if all(r.doi for r in self.records):
+            lines.append("give the DOI of the one meant instead of its title")
+        else:
+            lines.append(f"give the {_ANY_ID} shown of the one meant instead of its title")
+        if not all(work_identifier(r) for r in self.records):
+            lines.append("a work with none can be added only by writing its entry")
         return "\n".join(lines)
+
+    def warning(self) -> str:
+        """What adding the first work says when no work has an identifier to choose by."""
+        others = "; ".join(_work_line(r) for r in self.records[1:])
+        return (
+            f"{len(self.records)} works are titled {self.title!r} ({self.source}), none with"
+            f" a {_ANY_ID} to choose it by: added the first, {_work_line(self.records[0])};"
+            f" not the others: {others}"
+        )
 
 
 def _listing(record: WorkRecord) -> bool:

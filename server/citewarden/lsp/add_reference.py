@@ -22,7 +22,9 @@ When the client must choose (a title several works have; a document of several
 bibliographies, or none named and several in the workspace, without ``bib``), the answer is
 ``{"applied": false, "reason", "choose": {"prompt", "choices": [{"label", "description",
 "args"}]}}``: the command again with a choice's ``args`` over the first arguments does what
-was asked.
+was asked (a work is offered by its DOI, arXiv id, PMID or a book's ISBN; one with none is
+named in the reason only).  When no work of the title has any, the first is added and the
+answer has a ``"warning"`` naming the others.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from citewarden.model import Code, Fix, Span, TextEdit
 from citewarden.safe_text import visible
 
 if TYPE_CHECKING:
-    from citewarden.addref.lookup import KeyLookup
+    from citewarden.addref.lookup import Ambiguous, KeyLookup
     from citewarden.verify.records import WorkRecord
 
 log = logging.getLogger(__name__)
@@ -137,6 +139,19 @@ def _none_found(key: str, reason: str) -> types.CodeAction:
         kind=types.CodeActionKind.QuickFix,
         disabled=types.CodeActionDisabled(reason=visible(reason)),
     )
+
+
+def _work_choices(found: Ambiguous) -> list[dict[str, Any]]:
+    """The works of a title several works have that an identifier names, as choices (a
+    work without one is named in the answer's reason only)."""
+    from citewarden.addref.lookup import describe, work_identifier
+
+    out: list[dict[str, Any]] = []
+    for r in found.records:
+        if (ident := work_identifier(r)) is not None:
+            shown = f"DOI {ident}" if r.doi else ident
+            out.append({"label": describe(r), "description": shown, "args": {"id": ident}})
+    return out
 
 
 def _taken_keys(session: Session, bib: Path) -> set[str]:
@@ -277,21 +292,20 @@ class AddReference(Feature):
             return {"applied": False, "reason": bib}
         from citewarden.addref.insert import clashing_key, make_key
         from citewarden.addref.lookup import Ambiguous, describe, identifier_lookup
-        from citewarden.verify.records import Outcome
+        from citewarden.verify.records import Lookup, Outcome
 
         sources = await self._sources()
         found = await self.service.engine.submit(identifier_lookup(ident, sources))
-        if isinstance(found, Ambiguous):
-            works = [
-                {"label": describe(r), "description": f"DOI {r.doi}", "args": {"id": r.doi}}
-                for r in found.records
-                if r.doi
-            ]
+        warning: str | None = None
+        if isinstance(found, Ambiguous) and found.nameable:
             return {
                 "applied": False,
                 "reason": found.message(),
-                "choose": {"prompt": "Which work?", "choices": works},
+                "choose": {"prompt": "Which work?", "choices": _work_choices(found)},
             }
+        if isinstance(found, Ambiguous):  # no work to choose by an identifier: the best hit
+            warning = found.warning()
+            found = Lookup.found(found.source, [found.records[0]])
         if found.outcome is not Outcome.FOUND:
             what = "not found" if found.outcome is Outcome.NOT_FOUND else "could not be looked up"
             reason = f"{ident.strip()[:200]}: {what} ({found.source}{': ' + found.reason if found.reason else ''})"
@@ -337,12 +351,13 @@ class AddReference(Feature):
         result = await server.workspace_apply_edit_async(
             types.ApplyWorkspaceEditParams(edit=made.edit, label=title)
         )
-        return {
+        answer = {
             "applied": bool(result and result.applied),
             "key": key,
             "bib": str(bib),
             "title": describe(record),
         }
+        return answer if warning is None else {**answer, "warning": warning}
 
     def _present(
         self, args: Mapping[str, Any], bib: Path | tuple[Path, ...], record: WorkRecord

@@ -494,6 +494,9 @@ function M.added(result, args)
   if result.applied then
     local where = type(result.bib) == 'string' and (' to ' .. vim.fn.fnamemodify(result.bib, ':t')) or ''
     vim.notify(string.format('citewarden: added %s%s: %s', result.key, where, result.title), vim.log.levels.INFO)
+    if type(result.warning) == 'string' then -- a title several works have, none to choose by
+      vim.notify('citewarden: ' .. result.warning, vim.log.levels.WARN)
+    end
   elseif result.present then
     vim.notify('citewarden: ' .. (result.reason or ('already present as ' .. tostring(result.key))), vim.log.levels.INFO)
   elseif result.reason then
