@@ -10,6 +10,7 @@ import json
 import pkgutil
 import re
 from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
@@ -56,30 +57,9 @@ def test_every_secret_field_is_out_of_its_repr() -> None:
     assert [row for row in found if row[2]] == []
 
 
-@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "html"])
-def test_a_key_that_reaches_a_report_is_masked(tmp_path: Path, fmt: str) -> None:
-    """The reports' last guard: a key value the run knows (here from the environment; the
-    same holds for one a record or a judge echoes) is masked in every format."""
-    key = "s2-key-Zq81xT0pLm"
-    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
-    (tmp_path / "p.tex").write_text(
-        "\\documentclass{article}\\begin{document}\\cite{a} \\cite{ref-" + key + "}"
-        "\\bibliography{refs}\\end{document}\n",
-        encoding="utf-8",
-    )
-    env = {"CITEWARDEN_S2_API_KEY": key, "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache")}
-    done = run_citewarden(["check", "p.tex", "--offline", "--format", fmt], tmp_path, env)
-    assert done.returncode == 1, done.stderr
-    assert key not in done.stdout and key not in done.stderr
-    assert "ref-***" in done.stdout
-
-
-@pytest.mark.parametrize("fmt", ["json", "sarif"])
-@pytest.mark.parametrize("key", ["null", "line", "diagnostics-2024"])
-def test_the_mask_leaves_a_json_report_readable(tmp_path: Path, fmt: str, key: str) -> None:
-    """A key value that is also a word of the report (a placeholder "null" in a CI setting,
-    a member name): a short one is not masked at all, a long one only inside string values,
-    so the report stays valid JSON."""
+def _check_citing(tmp_path: Path, key: str, fmt: str) -> CompletedProcess[str]:
+    """``check`` of a paper citing ``zz-KEY`` (defined nowhere: every report names it), with
+    ``key`` as the run's Semantic Scholar key."""
     (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
     (tmp_path / "p.tex").write_text(
         "\\documentclass{article}\\begin{document}\\cite{a} \\cite{zz-" + key + "}"
@@ -89,8 +69,27 @@ def test_the_mask_leaves_a_json_report_readable(tmp_path: Path, fmt: str, key: s
     env = {"CITEWARDEN_S2_API_KEY": key, "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache")}
     done = run_citewarden(["check", "p.tex", "--offline", "--format", fmt], tmp_path, env)
     assert done.returncode == 1, done.stderr
-    report = json.loads(done.stdout)
-    assert isinstance(report, dict)
+    return done
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "html"])
+def test_a_key_that_reaches_a_report_is_masked(tmp_path: Path, fmt: str) -> None:
+    """The reports' last guard: a key value the run knows (here from the environment; the
+    same holds for one a record or a judge echoes) is masked in every format."""
+    key = "s2-key-Zq81xT0pLm"
+    done = _check_citing(tmp_path, key, fmt)
+    assert key not in done.stdout and key not in done.stderr
+    assert "zz-***" in done.stdout
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+@pytest.mark.parametrize("key", ["null", "line", "diagnostics-2024"])
+def test_the_mask_leaves_a_json_report_readable(tmp_path: Path, fmt: str, key: str) -> None:
+    """A key value that is also a word of the report (a placeholder "null" in a CI setting,
+    a member name): a short one is not masked at all, a long one only inside string values,
+    so the report stays valid JSON."""
+    done = _check_citing(tmp_path, key, fmt)
+    assert isinstance(json.loads(done.stdout), dict)
     masked = len(key) >= 8
     assert ("zz-***" in done.stdout) == masked
     assert (f"zz-{key}" in done.stdout) != masked
