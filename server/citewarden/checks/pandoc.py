@@ -32,7 +32,6 @@ from citewarden.model import (
     Severity,
     quoted,
 )
-from citewarden.parsing.csl import bare_list, items_object
 from citewarden.parsing.pandoc_syntax import (
     PANDOC_2,
     PandocDialect,
@@ -84,6 +83,9 @@ def _csl_findings(ws: Workspace, bib: ParsedBibliography) -> list[Finding]:
     ``"items"``, at the list's first line."""
     if any(p.code is Code.BIB_SYNTAX for p in bib.problems):
         return []
+    # (the CSL reader loads YAML: only for a project that has a CSL bibliography)
+    from citewarden.parsing.csl import bare_list, items_object
+
     text = ws.text(bib.path) or ""
     if bib.format is BibFormat.CSL_YAML:
         span = bare_list(text)
