@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from citewarden.text import line_start_before
 from citewarden.verify.authors import split_suffix
 from citewarden.verify.records import Person, WorkRecord
 
@@ -174,7 +175,7 @@ def _block_list_end(text: str, items: yaml.SequenceNode) -> tuple[int, str]:
     of its ``-``."""
     last = items.value[-1]
     start = int(last.start_mark.index)
-    head = text[text.rfind("\n", 0, start) + 1 : start]
+    head = text[line_start_before(text, start) : start]
     dash = re.fullmatch(r"([ ]*)-[ ]+", head)
     if dash is None:
         raise YamlLayoutError("its last item does not start its own line with '- '")
