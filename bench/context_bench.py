@@ -83,10 +83,11 @@ from citewarden.context.sentence import citing_sentences  # noqa: E402
 from citewarden.parsing.bibtex import parse_bibtex  # noqa: E402
 from citewarden.parsing.latex import parse_latex  # noqa: E402
 from citewarden.parsing.markdown import parse_markdown  # noqa: E402
+from citewarden.verify.identifiers import strip_arxiv_version  # noqa: E402
 from citewarden.verify.normalize import normalize_entry  # noqa: E402
 from citewarden.verify.records import WorkRecord  # noqa: E402
 from citewarden.verify.sources._common import parse_xml  # noqa: E402
-from citewarden.verify.sources.arxiv import ATOM, strip_version, work_from_entry  # noqa: E402
+from citewarden.verify.sources.arxiv import ATOM, work_from_entry  # noqa: E402
 from citewarden.verify.sources.openalex import work_from_openalex  # noqa: E402
 from citewarden.verify.sources.pubmed import work_from_pubmed_article  # noqa: E402
 from citewarden.verify.sources.semanticscholar import work_from_s2  # noqa: E402
@@ -202,7 +203,7 @@ def arxiv_pages() -> tuple[list[Pair], list[Work]]:
         for entry in feed.findall(f"{ATOM}entry"):
             record = work_from_entry(entry)
             if record is not None and record.arxiv_id and record.abstract:
-                group.setdefault(strip_version(record.arxiv_id), work_of(record))
+                group.setdefault(strip_arxiv_version(record.arxiv_id), work_of(record))
     pages = list(groups.values())
     corpus = [w for page in pages for w in page.values()]
     return _same_page_pairs(_rows("arxiv_citing_sentences.jsonl"), "arxiv", pages), corpus

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from citewarden.addref.present import record_ids
 from citewarden.verify.authors import is_placeholder, parse_author, split_authors
-from citewarden.verify.identifiers import clean_doi, clean_isbn, clean_pmid
+from citewarden.verify.identifiers import clean_doi, clean_isbn, clean_pmid, strip_arxiv_version
 from citewarden.verify.normalize import (
     clean_pages,
     find_homoglyphs,
@@ -15,6 +16,7 @@ from citewarden.verify.normalize import (
     parse_year,
 )
 from citewarden.verify.plain_text import fold, latex_to_text
+from citewarden.verify.records import WorkRecord
 
 
 @pytest.mark.parametrize(
@@ -122,6 +124,44 @@ def test_the_version_of_an_old_id_written_with_its_subject_class_is_read() -> No
     entry = make_entry("k", "misc", {"title": "T", "eprint": "math.GT/0309136v2"})
     normalized = normalize_entry(entry)
     assert (normalized.arxiv_id, normalized.arxiv_version) == ("math/0309136", 2)
+
+
+@pytest.mark.parametrize(
+    ("raw", "stripped"),
+    [
+        ("2101.00001v3", "2101.00001"),
+        ("2101.00001", "2101.00001"),
+        ("math/0102001v2", "math/0102001"),
+        ("hep-th/9711200v12", "hep-th/9711200"),
+        ("math.DG/0211159v2", "math.DG/0211159"),
+        # taken as written: a capital V, an arXiv: prefix and white space stay
+        ("2101.00001V3", "2101.00001V3"),
+        ("arXiv:2101.00001v3", "arXiv:2101.00001"),
+        (" 2101.00001v3 ", " 2101.00001v3 "),
+        ("", ""),
+    ],
+)
+def test_strip_arxiv_version(raw: str, stripped: str) -> None:
+    assert strip_arxiv_version(raw) == stripped
+
+
+@pytest.mark.parametrize(
+    ("raw", "ident"),
+    [
+        ("2101.00001v3", "arxiv:2101.00001"),
+        ("math/0102001v2", "arxiv:math/0102001"),
+        # add compares ids folded and trimmed, so a capital V is a version too
+        ("2101.00001V3", "arxiv:2101.00001"),
+        (" math.DG/0211159V2 ", "arxiv:math.dg/0211159"),
+        ("arXiv:2101.00001v3", "arxiv:arxiv:2101.00001"),
+        (None, None),
+        ("", None),
+        ("v3", None),
+    ],
+)
+def test_add_compares_arxiv_ids_without_their_version(raw: str | None, ident: str | None) -> None:
+    ids = record_ids(WorkRecord(source="arxiv", title="T", arxiv_id=raw, work_type="article"))
+    assert ids == (frozenset({ident}) if ident else frozenset())
 
 
 def test_isbn_checksums_and_pmid() -> None:

@@ -8,11 +8,10 @@ chapter's entry carries its book's ISBN).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from citewarden.model import Entry
-from citewarden.verify.identifiers import clean_doi, clean_isbn, clean_pmid
+from citewarden.verify.identifiers import clean_doi, clean_isbn, clean_pmid, strip_arxiv_version
 from citewarden.verify.normalize import normalize_entry
 from citewarden.verify.records import WorkRecord
 
@@ -27,7 +26,7 @@ BOOK_ENTRIES = frozenset(
 def _arxiv(ident: str | None) -> str | None:
     if not ident:
         return None
-    return re.sub(r"v\d+$", "", ident.strip().casefold()) or None
+    return strip_arxiv_version(ident.strip().casefold()) or None
 
 
 def record_ids(record: WorkRecord) -> frozenset[str]:

@@ -61,6 +61,17 @@ def _valid_new_arxiv(ident: str) -> str | None:
     return ident if 1 <= month <= 12 else None
 
 
+_ARXIV_VERSION = re.compile(r"v\d+$")
+
+
+def strip_arxiv_version(arxiv_id: str) -> str:
+    """An arXiv id without the version written at its end (``2101.00001v3`` is
+    ``2101.00001``, ``math/0102001v2`` is ``math/0102001``).  The rest is kept as written: a
+    version with a capital V stays, as does an ``arXiv:`` prefix (a caller folds case first
+    to drop ``V3``)."""
+    return _ARXIV_VERSION.sub("", arxiv_id)
+
+
 def cited_arxiv_version(raw: str, arxiv_id: str | None) -> int | None:
     """The version number written after the id in the field it was read from."""
     if not arxiv_id:

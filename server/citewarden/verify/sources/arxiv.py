@@ -7,6 +7,7 @@ from xml.etree.ElementTree import Element
 
 from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import HttpClient
+from citewarden.verify.identifiers import strip_arxiv_version
 from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 from citewarden.verify.sources._common import (
     clean_text,
@@ -33,10 +34,6 @@ BATCH = 50
 
 def is_arxiv_id(value: str) -> bool:
     return bool(_NEW_ID.match(value) or _OLD_ID.match(value))
-
-
-def strip_version(arxiv_id: str) -> str:
-    return re.sub(r"v\d+$", "", arxiv_id)
 
 
 def work_from_entry(entry: Element, source: str = "arxiv") -> WorkRecord | None:
@@ -76,7 +73,7 @@ def work_from_entry(entry: Element, source: str = "arxiv") -> WorkRecord | None:
         work_type="posted-content",
         url=f"https://arxiv.org/abs/{arxiv_id}" if arxiv_id else None,
         record_id=arxiv_id,
-        arxiv_id=strip_version(arxiv_id) if arxiv_id else None,
+        arxiv_id=strip_arxiv_version(arxiv_id) if arxiv_id else None,
         extra=tuple(extra),
         abstract=clean_abstract(entry.findtext(f"{ATOM}summary")),
         venue_kind="repository",
@@ -86,7 +83,7 @@ def work_from_entry(entry: Element, source: str = "arxiv") -> WorkRecord | None:
 def _answers(arxiv_id: str, records: tuple[WorkRecord, ...]) -> list[WorkRecord]:
     """The records of a batched answer that answer ``arxiv_id`` (the requested version when
     the batch holds several versions of one paper)."""
-    same = [r for r in records if r.arxiv_id == strip_version(arxiv_id)]
+    same = [r for r in records if r.arxiv_id == strip_arxiv_version(arxiv_id)]
     return [r for r in same if r.record_id == arxiv_id] or same
 
 
