@@ -513,13 +513,24 @@ class FileState:
         return self._bib_index
 
     @property
+    def defines_references(self) -> bool:
+        """Whether the file is a Markdown document or metadata file defining ``references:``
+        items of its own (a LaTeX document's ``\\bibitem`` keys are none)."""
+        parsed = self.parsed
+        return (
+            isinstance(parsed, ParsedDocument)
+            and bool(parsed.bibitems)
+            and not is_latex(parsed.path)
+        )
+
+    @property
     def references(self) -> ParsedBibliography:
         """A Markdown document's or metadata file's own ``references:`` items, read as a
         CSL-YAML bibliography (none for any other file)."""
         if self._references is None:
             parsed = self.parsed
             entries: tuple[Entry, ...] = ()
-            if isinstance(parsed, ParsedDocument) and parsed.bibitems and not is_latex(parsed.path):
+            if self.defines_references:
                 from citewarden.parsing.markdown import inline_references
 
                 entries = inline_references(parsed.path, self.text)

@@ -507,9 +507,7 @@ class Workspace(ProjectQueries):
         """The ``references:`` items a Markdown document or metadata file defines itself,
         as a CSL-YAML bibliography (None: it defines none)."""
         state = self._state(path)
-        if state is None or not isinstance(state.parsed, ParsedDocument):
-            return None
-        if not state.parsed.bibitems:
+        if state is None or not state.defines_references:
             return None
         return state.references
 
