@@ -121,7 +121,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--fix",
         action="store_true",
-        help="write anchored corrections into the .bib files (a backup FILE.orig is kept)",
+        help="write anchored corrections into the .bib, CSL-JSON and CSL-YAML files "
+        "(a backup FILE.orig is kept)",
     )
     check.add_argument(
         "--diff",
@@ -479,6 +480,7 @@ def _fix(
 ) -> int:
     """Run --fix / --diff; returns the number of files that could not be fixed."""
     from citewarden.fix.run import run_fix
+    from citewarden.verify.plain_text import latex_to_text
 
     if verdicts is None:
         print(
@@ -493,6 +495,7 @@ def _fix(
         out=sys.stdout,
         err=sys.stderr,
         display=lambda p: display_path(p, cwd),
+        plain=latex_to_text,
     )
 
 

@@ -933,11 +933,18 @@ Forecasts [@boettiger2022].
 
 async def test_the_references_a_markdown_document_defines_are_verified(vstart: VStart) -> None:
     """A `references:` item in the document's own metadata is verified as a .bib entry is:
-    the DOI of another work is found on its DOI (no edit offered: corrections are BibTeX
-    edits), and the status counts it."""
+    the DOI of another work is found on its DOI, the status counts it, and the quick fix
+    writes the right DOI into the item's YAML (then nothing is left to report)."""
     h = await vstart(files=INLINE)
     await wait_for(lambda: h.by_code("paper.md", Code.DOI_OTHER_WORK), timeout=60)
     [other] = h.by_code("paper.md", Code.DOI_OTHER_WORK)
     assert other.range == h.mark("paper.md", "inline_doi")
     assert "10.1111/ele.14024" in other.message
     await wait_for(lambda: h.statuses and h.statuses[-1]["total"] == 1)
+    h.editor.open("paper.md")
+    actions = await code_actions(h, "paper.md", other.range)
+    fix = next(a for a in actions if a.title == "Replace DOI with 10.1111/ele.14024")
+    assert fix.edit is not None
+    h.editor.apply(fix.edit)
+    assert "  DOI: 10.1111/ele.14024\n---\n" in h.editor.text("paper.md")
+    await wait_for(lambda: not h.by_code("paper.md", Code.DOI_OTHER_WORK), timeout=30)

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from citewarden.parsing.csl import YAML_LOADER, content_end
 from citewarden.text import line_start_before
 from citewarden.verify.authors import split_suffix
 from citewarden.verify.records import Person, WorkRecord
@@ -144,24 +145,6 @@ class YamlLayoutError(ValueError):
     """A CSL-YAML file whose list of items cannot be found (the message says why)."""
 
 
-#: libyaml's loader when PyYAML has it (its marks are character offsets too).
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _content_end(node: yaml.Node) -> int:
-    """Where the last thing written in ``node`` ends: the end of its last scalar or flow
-    collection (a block collection's own end mark lies at the next token, which may be a
-    ``---`` or a later key)."""
-    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False):
-        return int(node.end_mark.index)
-    children: list[yaml.Node] = []
-    if isinstance(node, yaml.SequenceNode):
-        children = list(node.value)
-    elif isinstance(node, yaml.MappingNode):
-        children = [part for pair in node.value for part in pair]
-    return max((_content_end(c) for c in children), default=int(node.end_mark.index))
-
-
 def _line_end(text: str, at: int) -> int:
     """The end of the line holding the last non-blank character before ``at`` (before its
     ``\r`` or ``\n``)."""
@@ -179,7 +162,7 @@ def _block_list_end(text: str, items: yaml.SequenceNode) -> tuple[int, str]:
     dash = re.fullmatch(r"([ ]*)-[ ]+", head)
     if dash is None:
         raise YamlLayoutError("its last item does not start its own line with '- '")
-    return _line_end(text, _content_end(last)), dash.group(1)
+    return _line_end(text, content_end(last)), dash.group(1)
 
 
 def yaml_insertion(text: str, item: dict[str, Any]) -> tuple[int, str]:
@@ -196,7 +179,7 @@ def yaml_insertion(text: str, item: dict[str, Any]) -> tuple[int, str]:
     if not text.strip():
         return 0, "references:\n" + yaml_item(item) + "\n"
     try:
-        root = next(iter(yaml.compose_all(text, Loader=_LOADER)), None)
+        root = next(iter(yaml.compose_all(text, Loader=YAML_LOADER)), None)
     except yaml.YAMLError as error:
         raise YamlLayoutError(f"it is not YAML that can be read: {error}") from None
     if root is None or (isinstance(root, yaml.ScalarNode) and root.value in ("", "~", "null")):
@@ -216,7 +199,7 @@ def yaml_insertion(text: str, item: dict[str, Any]) -> tuple[int, str]:
             at = _line_end(text, key.end_mark.index + 1)
             return at, "\n" + yaml_item(item, " " * key.start_mark.column)
         raise YamlLayoutError("its references: is not a list written one item per line")
-    at = _line_end(text, _content_end(root))
+    at = _line_end(text, content_end(root))
     indent = " " * root.start_mark.column
     return at, f"\n{indent}references:\n" + yaml_item(item, indent)
 

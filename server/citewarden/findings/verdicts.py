@@ -161,16 +161,38 @@ def _fix_title(name: str, value: str, present: bool) -> str:
     return f"Set {name} to “{shown}”" if present else f"Add {name} “{shown}”"
 
 
+def _edits(text: str, entry: Entry, fields: Mapping[str, str]) -> list[TextEdit]:
+    """The edits of ``fields`` in ``entry``: a BibTeX entry's, or a CSL item's (CSL-JSON,
+    CSL-YAML, a document's ``references:``) with the corrections' BibTeX text as plain
+    text."""
+    if entry.csl_type is not None:
+        from citewarden.fix.csl import correction_edits as csl_edits
+        from citewarden.verify.plain_text import latex_to_text
+
+        return csl_edits(text, entry, fields, latex_to_text)
+    from citewarden.fix.plan import correction_edits  # only when a correction is shown
+
+    return correction_edits(text, entry, fields)
+
+
+def _shown(entry: Entry, value: str) -> str:
+    """A correction as the fix's title shows it: as a CSL item would hold it."""
+    if entry.csl_type is None:
+        return value
+    from citewarden.verify.plain_text import latex_to_text
+
+    return latex_to_text(value)
+
+
 def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None:
     """One anchored correction as a minimal edit (None when it cannot be made safely)."""
     target = field_of(entry, name)
     field_name = target.name if target is not None else name
-    from citewarden.fix.plan import correction_edits  # only when a correction is shown
-
-    edits = correction_edits(text, entry, {field_name: value})
+    edits = _edits(text, entry, {field_name: value})
     if not edits:
         return None
-    return Fix(_fix_title(field_name, value, target is not None), tuple(edits), preferred=True)
+    title = _fix_title(field_name, _shown(entry, value), target is not None)
+    return Fix(title, tuple(edits), preferred=True)
 
 
 def update_fix(entry: Entry, text: str, verdict: Verdict) -> Fix | None:
@@ -181,9 +203,7 @@ def update_fix(entry: Entry, text: str, verdict: Verdict) -> Fix | None:
     for name, value in verdict.corrections.items():
         target = field_of(entry, name)
         fields[target.name if target is not None else name] = value
-    from citewarden.fix.plan import correction_edits
-
-    edits = correction_edits(text, entry, fields)
+    edits = _edits(text, entry, fields)
     if not edits:
         return None
     source = source_label(verdict.match.source if verdict.match else None)
@@ -228,8 +248,8 @@ def entry_findings(entry: Entry, verdict: Verdict, text: str | None) -> list[Fin
     its issue's own severity (the policy step applies the tier's)."""
     if verdict.status is Status.SKIPPED or not verdict.issues:
         return []
-    if entry.path.suffix.lower() != ".bib":
-        text = None  # corrections are BibTeX edits: none for CSL-JSON / YAML bibliographies
+    if entry.path.suffix.lower() != ".bib" and entry.csl_type is None:
+        text = None  # a .bibtex or other file read as BibTeX: no edits offered
     whole = update_fix(entry, text, verdict) if text else None
     ignore = ignore_fix(entry, text) if text else None
     out: list[Finding] = []

@@ -87,7 +87,9 @@ def _lines(text: str) -> list[str]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Edit:
+class Edit:
+    """One edit of a file's text: ``text`` replaces ``[start, end)``."""
+
     start: int
     end: int
     text: str
@@ -203,20 +205,20 @@ def _quote_at_top_level(value: str) -> bool:
     return False
 
 
-def _replace_edit(text: str, f: Field, value: str) -> _Edit:
+def _replace_edit(text: str, f: Field, value: str) -> Edit:
     """The edit that replaces ``f``'s value by ``value``, keeping the delimiters if possible."""
     start, end = f.value_span.start, f.value_span.end
     before = text[start - 1] if start > 0 else ""
     after = text[end] if end < len(text) else ""
     if before == "{" and after == "}":
-        return _Edit(start, end, value)
+        return Edit(start, end, value)
     if before == '"' and after == '"':
         if _quote_at_top_level(value):  # switch to braces rather than break the quotes
-            return _Edit(start - 1, end + 1, "{" + value + "}")
-        return _Edit(start, end, value)
+            return Edit(start - 1, end + 1, "{" + value + "}")
+        return Edit(start, end, value)
     # A bare value (a number): keep it bare only if the new one is a number too.
     bare = value.isascii() and value.isdigit()  # what BibTeX reads as a number
-    return _Edit(start, end, value if bare else "{" + value + "}")
+    return Edit(start, end, value if bare else "{" + value + "}")
 
 
 def _name_style(written: str, name: str) -> str:
@@ -227,7 +229,7 @@ def _name_style(written: str, name: str) -> str:
     return name
 
 
-def _insert_edit(text: str, entry: Entry, name: str, value: str) -> _Edit | None:
+def _insert_edit(text: str, entry: Entry, name: str, value: str) -> Edit | None:
     """A new ``name = {value}`` line after the entry's last field, in the entry's own style."""
     if not entry.fields:
         return None
@@ -263,24 +265,26 @@ def _insert_edit(text: str, entry: Entry, name: str, value: str) -> _Edit | None
         k += 1
     # ... or after its trailing comma, keeping the comma style of the entry.
     if text[k] == ",":
-        return _Edit(k + 1, k + 1, gap + new_field + ",")
-    return _Edit(anchor, anchor, "," + gap + new_field)
+        return Edit(k + 1, k + 1, gap + new_field + ",")
+    return Edit(anchor, anchor, "," + gap + new_field)
 
 
-def _entry_edits(
+def entry_edits(
     text: str,
     entry: Entry,
     fields: Mapping[str, str],
     changes: list[Change],
     skipped: list[Skipped],
-) -> list[_Edit]:
+) -> list[Edit]:
+    """The edits writing ``fields`` into the BibTeX entry ``entry``; the changes made and
+    the corrections skipped are appended."""
     names = {n.lower() for n in fields}
     if "title" in names and names & {"author", "editor"}:
         skipped.append(
             Skipped(entry.key, None, "title and authors would change at once; not applied")
         )
         return []
-    edits: list[_Edit] = []
+    edits: list[Edit] = []
     for raw_name, value in fields.items():
         name = raw_name.lower()
         if not _balanced(value):
@@ -346,27 +350,38 @@ def repeated_keys(entries: Iterable[Entry]) -> frozenset[str]:
     return frozenset(repeated)
 
 
+#: The edits of one entry for its corrections (appending the changes made and the
+#: corrections skipped): :func:`entry_edits` for BibTeX.
+EditsOf = Callable[[str, Entry, Mapping[str, str], list[Change], list[Skipped]], list[Edit]]
+
+
 def plan_fix(
-    bib: ParsedBibliography, original: bytes, corrections: Mapping[str, Mapping[str, str]]
+    bib: ParsedBibliography,
+    original: bytes,
+    corrections: Mapping[str, Mapping[str, str]],
+    edits_of: EditsOf | None = None,
 ) -> FixPlan:
     """Compute the corrected bytes of one bibliography file.
 
     ``bib`` must be the parse of exactly ``original`` (decoded as UTF-8); ``corrections`` maps
     entry keys to ``{field: value}`` (anchored corrections from the verdicts; keys absent from
-    this file are ignored).  Raises :class:`FixRefused` for a file that was not parsed
-    completely or whose parse does not match its bytes.
+    this file are ignored); ``edits_of`` makes an entry's edits (BibTeX's by default).
+    Raises :class:`FixRefused` for a file that was not parsed completely or whose parse
+    does not match its bytes.
     """
+    edits_of = edits_of or entry_edits
     check_complete(bib)
     bom, text = decode(original, bib.path)
     by_key: dict[str, Entry] = {}
     for entry in bib.entries:
-        if text[entry.key_span.start : entry.key_span.end] != entry.key:
+        written = text[entry.key_span.start : entry.key_span.end]
+        if written != entry.key and "\\" not in written:  # a CSL-JSON key may be escaped
             raise FixRefused(bib.path, "parsed positions do not match the file's bytes")
         by_key.setdefault(entry.key.lower(), entry)
     repeated = repeated_keys(bib.entries)
     changes: list[Change] = []
     skipped: list[Skipped] = []
-    edits: list[_Edit] = []
+    edits: list[Edit] = []
     for key, fields in corrections.items():
         found = by_key.get(key.lower())
         if found is None or not fields:
@@ -374,7 +389,7 @@ def plan_fix(
         if key.lower() in repeated:
             skipped.append(Skipped(key, None, REPEATED_KEY))
             continue
-        edits.extend(_entry_edits(text, found, fields, changes, skipped))
+        edits.extend(edits_of(text, found, fields, changes, skipped))
     edits.sort(key=lambda e: (e.start, e.end))
     for a, b in itertools.pairwise(edits):
         if b.start < a.end:
@@ -402,7 +417,7 @@ def corrected_entry(
     changes: list[Change] = []
     skipped: list[Skipped] = []
     try:
-        edits = sorted(_entry_edits(text, entry, fields, changes, skipped), key=lambda e: e.start)
+        edits = sorted(entry_edits(text, entry, fields, changes, skipped), key=lambda e: e.start)
     except FixRefused as exc:
         return text[entry.span.start : entry.span.end], (), (Skipped(entry.key, None, exc.reason),)
     pieces: list[str] = []
@@ -420,7 +435,7 @@ def correction_edits(text: str, entry: Entry, fields: Mapping[str, str]) -> list
     changes: list[Change] = []
     skipped: list[Skipped] = []
     try:
-        edits = _entry_edits(text, entry, fields, changes, skipped)
+        edits = entry_edits(text, entry, fields, changes, skipped)
     except FixRefused:
         return []
     return [TextEdit(entry.path, Span(e.start, e.end), e.text) for e in edits]

@@ -8,25 +8,57 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
-from citewarden.fix.plan import FixPlan, FixRefused, decode, plan_fix, verify_plan
+from citewarden.fix.plan import (
+    Change,
+    Edit,
+    EditsOf,
+    FixPlan,
+    FixRefused,
+    Skipped,
+    decode,
+    plan_fix,
+    verify_plan,
+)
 from citewarden.fix.write import apply_plan
 from citewarden.model import Entry, ParsedBibliography, Verdict
 from citewarden.safe_text import visible, visible_lines
+
+#: Suffixes of the bibliographies ``--fix`` rewrites: BibTeX, and CSL-JSON / CSL-YAML.
+BIBTEX_SUFFIXES = (".bib", ".bibtex")
+CSL_SUFFIXES = (".json", ".yaml", ".yml")
 
 
 def plan_file(
     path: Path,
     corrections: Mapping[str, Mapping[str, str]],
     parse: Callable[[Path, str], ParsedBibliography] | None = None,
+    plain: Callable[[str], str] | None = None,
 ) -> FixPlan:
-    """Read ``path``, parse it with the BibTeX parser and plan the corrections (verified)."""
+    """Read ``path``, parse it (BibTeX, or CSL by its suffix when ``plain`` decodes the
+    corrections' BibTeX text) and plan the corrections (verified)."""
+    edits_of: EditsOf | None = None
+    if plain is not None and path.suffix.lower() in CSL_SUFFIXES:
+        from citewarden.fix.csl import entry_edits
+        from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
+
+        parse = parse_csl_json if path.suffix.lower() == ".json" else parse_csl_yaml
+
+        def edits_of(
+            text: str,
+            entry: Entry,
+            fields: Mapping[str, str],
+            changes: list[Change],
+            skipped: list[Skipped],
+        ) -> list[Edit]:
+            return entry_edits(text, entry, fields, plain, changes, skipped)
+
     if parse is None:
         from citewarden.parsing.bibtex import parse_bibtex
 
         parse = parse_bibtex
     original = path.read_bytes()
     _, text = decode(original, path)
-    plan = plan_fix(parse(path, text), original, corrections)
+    plan = plan_fix(parse(path, text), original, corrections, edits_of)
     verify_plan(plan, parse)
     return plan
 
@@ -60,9 +92,11 @@ def run_fix(
     err: TextIO,
     display: Callable[[Path], str] = str,
     parse: Callable[[Path, str], ParsedBibliography] | None = None,
+    plain: Callable[[str], str] | None = None,
 ) -> int:
     """Apply (or, with ``diff``, print) the anchored corrections; returns the number of files
-    that could not be fixed (refused or failed to write)."""
+    that could not be fixed (refused or failed to write).  CSL-JSON and CSL-YAML files are
+    corrected when ``plain`` turns a correction's BibTeX text into plain text."""
     failures = 0
     changed = 0
 
@@ -74,11 +108,13 @@ def run_fix(
 
     for path, corrections in sorted(corrections_by_file(entries, verdicts).items()):
         name = visible(display(path))  # a name's line breaks too: one line each
-        if path.suffix.lower() not in (".bib", ".bibtex"):
-            tell(f"citewarden: {name}: only BibTeX files are fixed; left unchanged\n")
+        fixed = BIBTEX_SUFFIXES + (CSL_SUFFIXES if plain is not None else ())
+        if path.suffix.lower() not in fixed:
+            what = "BibTeX, CSL-JSON and CSL-YAML files" if plain else "BibTeX files"
+            tell(f"citewarden: {name}: only {what} are fixed; left unchanged\n")
             continue
         try:
-            plan = plan_file(path, corrections, parse)
+            plan = plan_file(path, corrections, parse, plain)
         except FixRefused as exc:
             tell(f"citewarden: not fixed: {name}: {exc.reason}\n")
             failures += 1

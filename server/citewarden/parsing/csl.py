@@ -44,8 +44,10 @@ from citewarden.model import (
 __all__ = [
     "BIBTEX_TYPES",
     "VARIABLE_KINDS",
+    "YAML_LOADER",
     "bare_list",
     "bibtex_type",
+    "content_end",
     "csl_yaml_items",
     "items_object",
     "parse_csl_json",
@@ -159,7 +161,7 @@ VARIABLE_KINDS: MappingProxyType[str, str] = MappingProxyType(
     }
 )
 # libyaml's loader when PyYAML has it: same node marks (character offsets), much faster.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NULL_TAG = "tag:yaml.org,2002:null"
 
 
@@ -764,6 +766,20 @@ def _yaml_node(node: yaml.Node, budget: list[int], base: int = 0) -> _Node:
     return _Node(members, Span(start, end))
 
 
+def content_end(node: yaml.Node) -> int:
+    """Where the last thing written in ``node`` ends: the end of its last scalar or flow
+    collection (a block collection's own end mark lies at the next token, which may be a
+    ``---``, a later key or the next item)."""
+    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False):
+        return int(node.end_mark.index)
+    children: list[yaml.Node] = []
+    if isinstance(node, yaml.SequenceNode):
+        children = list(node.value)
+    elif isinstance(node, yaml.MappingNode):
+        children = [part for pair in node.value for part in pair]
+    return max((content_end(c) for c in children), default=int(node.end_mark.index))
+
+
 def csl_yaml_items(
     path: Path, node: yaml.SequenceNode, base: int, length: int
 ) -> tuple[list[Entry], list[Finding]]:
@@ -857,7 +873,7 @@ def bare_list(text: str) -> Span | None:
     under ``references:`` (which pandoc 3 reads, and pandoc 2 reads no entry from); None
     for any other text (one YAML cannot read too)."""
     try:
-        for doc in yaml.compose_all(text, Loader=_LOADER):
+        for doc in yaml.compose_all(text, Loader=YAML_LOADER):
             if isinstance(doc, yaml.SequenceNode) and doc.value:
                 return Span(*_head(text, doc))
             return None
@@ -882,7 +898,7 @@ def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
         limit = _node_budget(len(text))
         budget = [limit, limit]  # what is left, and the whole (shared by the documents)
         first = True
-        for doc in yaml.compose_all(text, Loader=_LOADER):
+        for doc in yaml.compose_all(text, Loader=YAML_LOADER):
             if doc is None:
                 continue
             if not first:  # pandoc reads the first document only (a later one's syntax too)

@@ -1,0 +1,305 @@
+"""Anchored corrections written into CSL-JSON and CSL-YAML items: by ``check --fix`` and
+as the editor's quick fixes, each value quoted as the file writes it, read back by the
+real pandoc as planned."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from citewarden import cli
+from citewarden.findings.verdicts import correction_fix
+from citewarden.fix.csl import correction_edits, entry_edits
+from citewarden.fix.plan import Change, Edit, FixPlan, Skipped, plan_fix, verify_plan
+from citewarden.model import Entry, ParsedBibliography
+from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
+from citewarden.verify.plain_text import latex_to_text
+from paths import DATA
+
+JSON_TEXT = """[
+  {
+    "id": "a",
+    "type": "article-journal",
+    "title": "Old title",
+    "volume": 3,
+    "issued": {"date-parts": [[2004, 5]]},
+    "page": "1-2"
+  },
+  {"id": "b", "type": "book", "title": "Caf\\u00e9"}
+]
+"""
+
+YAML_TEXT = """references:
+- id: a
+  type: article-journal
+  title: Old title
+  volume: 3
+  issued:
+    date-parts:
+    - - 2004
+  abstract: |
+    line one
+    # not a comment
+- id: b
+  title: 'It''s'
+  container-title: "J"
+- {id: c, title: x}
+"""
+
+
+def apply_edits(text: str, edits: Any) -> str:
+    for e in sorted(edits, key=lambda e: -e.span.start):
+        text = text[: e.span.start] + e.new_text + text[e.span.end :]
+    return text
+
+
+def _edits_of(
+    text: str, entry: Entry, fields: Any, changes: list[Change], skipped: list[Skipped]
+) -> list[Edit]:
+    return entry_edits(text, entry, fields, latex_to_text, changes, skipped)
+
+
+def _plan(name: str, text: str, corrections: dict[str, dict[str, str]]) -> FixPlan:
+    parse = parse_csl_json if name.endswith(".json") else parse_csl_yaml
+    bib: ParsedBibliography = parse(Path(name), text)
+    plan = plan_fix(bib, text.encode(), corrections, _edits_of)
+    verify_plan(plan, parse)
+    return plan
+
+
+def _pandoc() -> str:
+    pandoc = shutil.which("pandoc")
+    if pandoc is None:
+        pytest.fail("pandoc is needed (scripts/test installs it)", pytrace=False)
+    return pandoc
+
+
+def _pandoc_items(tmp_path: Path, name: str, text: str) -> dict[str, dict[str, Any]]:
+    """The items pandoc reads from a CSL-JSON file, or from a CSL-YAML file's list given
+    as a document's ``references:``, as CSL-JSON."""
+    if name.endswith(".json"):
+        source, args = tmp_path / name, ["-f", "csljson"]
+        source.write_text(text, encoding="utf-8")
+    else:
+        body = text.removeprefix("references:\n")
+        indented = "".join("  " + line for line in body.splitlines(keepends=True))
+        source, args = tmp_path / "doc.md", ["-f", "markdown"]
+        source.write_text(f"---\nreferences:\n{indented}---\n", encoding="utf-8")
+    run = subprocess.run(
+        [_pandoc(), *args, "-t", "csljson", str(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return {item["id"]: item for item in json.loads(run.stdout)}
+
+
+def test_csl_json_values_are_replaced_inside_their_quotes_and_members_added(
+    tmp_path: Path,
+) -> None:
+    corrections = {
+        "a": {
+            "title": "{BERT}: New \\& title",
+            "doi": "10.1/x",
+            "year": "2005",
+            "volume": "4",
+            "pages": "10--20",
+        },
+        "b": {"doi": "10.2/y", "title": "Caf\\'e noir"},
+    }
+    plan = _plan("refs.json", JSON_TEXT, corrections)
+    new = plan.new.decode()
+    assert '"title": "BERT: New & title",' in new
+    assert '"volume": 4,' in new  # a number stays a number
+    assert '"issued": {"date-parts": [[2005, 5]]},' in new  # the month is kept
+    assert '"page": "10-20",\n    "DOI": "10.1/x"\n  },' in new  # one member per line
+    assert '{"id": "b", "type": "book", "title": "Café noir", "DOI": "10.2/y"}' in new
+    assert not plan.skipped
+    assert {(c.key, c.field, c.new) for c in plan.changes} == {
+        ("a", "title", "BERT: New & title"),
+        ("a", "doi", "10.1/x"),
+        ("a", "year", "2005"),
+        ("a", "volume", "4"),
+        ("a", "pages", "10-20"),
+        ("b", "doi", "10.2/y"),
+        ("b", "title", "Café noir"),
+    }
+    items = _pandoc_items(tmp_path, "refs.json", new)
+    assert items["a"]["title"] == "BERT: New & title"
+    assert items["a"]["DOI"] == "10.1/x" and items["a"]["page"] == "10-20"
+    assert items["a"]["issued"] == {"date-parts": [[2005, 5]]}
+    assert str(items["a"]["volume"]) == "4"
+    assert items["b"]["title"] == "Café noir" and items["b"]["DOI"] == "10.2/y"
+    # What JSON escapes is escaped (the plain text as given: no LaTeX to decode here).
+    entry = parse_csl_json(Path("refs.json"), JSON_TEXT).entries[1]
+    [edit] = correction_edits(JSON_TEXT, entry, {"title": 'Say "hi" \\ now'}, str)
+    assert edit.new_text == 'Say \\"hi\\" \\\\ now'
+    assert json.loads(apply_edits(JSON_TEXT, [edit]))[1]["title"] == 'Say "hi" \\ now'
+
+
+def test_csl_yaml_values_keep_their_style_and_members_go_after_the_last_one(
+    tmp_path: Path,
+) -> None:
+    corrections = {
+        "a": {"title": "New: title", "doi": "10.1/x", "year": "2005", "volume": "4"},
+        "b": {"title": "It's new", "journal": "Nature", "doi": "10.3/z"},
+        "c": {"doi": "10.4/w", "title": "y, z"},
+    }
+    plan = _plan("refs.yaml", YAML_TEXT, corrections)
+    new = plan.new.decode()
+    assert '  title: "New: title"\n  volume: 4\n' in new  # quoted only where plain would break
+    assert "    - - 2005\n" in new
+    # after the block scalar, whose last line looks like a comment but is part of it
+    assert '    # not a comment\n  DOI: "10.1/x"\n- id: b\n' in new
+    assert "  title: 'It''s new'\n  container-title: \"Nature\"\n  DOI: \"10.3/z\"\n" in new
+    assert '- {id: c, title: "y, z", "DOI": "10.4/w"}\n' in new
+    assert not plan.skipped
+    items = _pandoc_items(tmp_path, "refs.yaml", new)
+    assert items["a"]["title"] == "New: title" and items["a"]["DOI"] == "10.1/x"
+    assert items["a"]["abstract"] == "line one # not a comment"  # pandoc reads Markdown
+    assert items["a"]["issued"] == {"date-parts": [[2005]]}
+    assert items["b"]["title"] == "It\u2019s new"  # pandoc's Markdown makes it typographic
+    assert items["b"]["container-title"] == "Nature"
+    assert items["c"]["title"] == "y, z" and items["c"]["DOI"] == "10.4/w"
+
+
+def test_what_is_left_to_the_user_is_skipped_with_its_reason() -> None:
+    text = (
+        "- id: a\n"
+        "  title: >\n"
+        "    Folded\n"
+        "    title\n"
+        "  author:\n"
+        "  - family: Smith\n"
+        "- id: b\n"
+        "  title: T\n"
+    )
+    plan = _plan(
+        "refs.yaml",
+        text,
+        {
+            "a": {"title": "New", "eprint": "2101.00001v2"},
+            "b": {"author": "Doe, Jane", "volume": "3"},
+        },
+    )
+    assert plan.new.decode() == text + "  volume: 3\n"
+    reasons = {(s.key, s.field): s.reason for s in plan.skipped}
+    assert "block scalar" in reasons[("a", "title")]
+    assert "eprint" in reasons[("a", "eprint")]
+    assert "names" in reasons[("b", "author")]
+
+
+def test_a_value_that_would_not_read_back_as_planned_is_not_written() -> None:
+    """An item whose edit the read-back check rejects is left as it is: here a YAML
+    anchor the item uses is defined in another item, so the item cannot be read alone."""
+    text = "- id: a\n  publisher: &p Springer\n- id: b\n  publisher: *p\n  title: T\n"
+    plan = _plan("refs.yaml", text, {"b": {"title": "New"}})
+    assert plan.new.decode() == text
+    [skipped] = plan.skipped
+    assert skipped.key == "b" and "read back" in skipped.reason
+
+
+def test_the_editor_quick_fix_of_a_csl_item_edits_its_value() -> None:
+    bib = parse_csl_json(Path("refs.json"), JSON_TEXT)
+    entry = next(e for e in bib.entries if e.key == "a")
+    fix = correction_fix(entry, JSON_TEXT, "doi", "10.1/x")
+    assert fix is not None and fix.title == "Add DOI 10.1/x"
+    assert apply_edits(JSON_TEXT, fix.edits).count('"DOI": "10.1/x"') == 1
+    fix = correction_fix(entry, JSON_TEXT, "title", "{BERT} rules")
+    assert fix is not None and fix.title == "Set title to “BERT rules”"
+    assert '"title": "BERT rules",' in apply_edits(JSON_TEXT, fix.edits)
+    assert correction_edits(JSON_TEXT, entry, {"author": "Doe, J."}, latex_to_text) == []
+
+
+#: Real works as CSL-JSON with one wrong field each (the digit swaps of the BibTeX test
+#: in tests/test_cli_reports.py), checked against their recorded Crossref records.
+CSL_REFS = """[
+  {
+    "id": "cybenko1989",
+    "type": "article-journal",
+    "author": [{"family": "Cybenko", "given": "G."}],
+    "title": "Approximation by superpositions of a sigmoidal function",
+    "container-title": "Mathematics of Control, Signals, and Systems",
+    "issued": {"date-parts": [[1989]]},
+    "volume": "2",
+    "issue": "4",
+    "page": "303-341",
+    "DOI": "10.1007/BF02551274"
+  },
+  {
+    "id": "berman2000",
+    "type": "article-journal",
+    "author": [{"family": "Berman", "given": "H. M."}],
+    "title": "The Protein Data Bank",
+    "container-title": "Nucleic Acids Research",
+    "issued": {"date-parts": [[2000]]},
+    "volume": 82,
+    "page": "235-242"
+  }
+]
+"""
+
+RECORDS = ("refchecker_get_by_doi_a6fdc5bb97.json", "refchecker_get_by_doi_efb3cb1d62.json")
+
+
+def test_check_fix_corrects_a_csl_json_bibliography(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = []
+    for name in RECORDS:
+        data = json.loads((DATA / "api" / "crossref" / name).read_text(encoding="utf-8"))
+        lines.append(json.dumps({"message": data.get("message", data)}))
+    (tmp_path / "snapshot.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "refs.json").write_text(CSL_REFS, encoding="utf-8")
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    verify = ["--offline", "--snapshot", "snapshot.jsonl"]
+
+    assert cli.main(["check", "refs.json", *verify, "--diff"]) == 0
+    out, err = capsys.readouterr()
+    assert '-    "page": "303-341",\n+    "page": "303-314",\n' in out
+    assert '\n-    "volume": 82,\n' in out and '\n+    "volume": 28,\n' in out
+    assert '\n+    "page": "235-242",\n+    "DOI": "10.1093/nar/28.1.235"\n' in out
+    assert "would correct 3 fields in 2 entries" in err
+    assert (tmp_path / "refs.json").read_text(encoding="utf-8") == CSL_REFS
+
+    assert cli.main(["check", "refs.json", *verify, "--fix"]) == 0
+    _, err = capsys.readouterr()
+    assert "corrected 3 fields in 2 entries (original kept as refs.json.orig)" in err
+    fixed = json.loads((tmp_path / "refs.json").read_text(encoding="utf-8"))
+    assert fixed[0]["page"] == "303-314" and fixed[1]["volume"] == 28
+    assert fixed[1]["DOI"] == "10.1093/nar/28.1.235"
+    assert (tmp_path / "refs.json.orig").read_text(encoding="utf-8") == CSL_REFS
+    # Nothing is left to correct.
+    assert cli.main(["check", "refs.json", *verify, "--fix"]) == 0
+    _, err = capsys.readouterr()
+    assert "nothing to fix" in err
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("Nature Physics", "Nature Physics"),
+        ("2004-05-01", '"2004-05-01"'),  # a date to YAML
+        ("yes", '"yes"'),  # a boolean to YAML 1.1
+        ("1e3", '"1e3"'),  # a number to YAML 1.2, pandoc's
+        ("Cells: a review", '"Cells: a review"'),
+        ("A #1 hit", '"A #1 hit"'),
+        ("- dash", '"- dash"'),
+    ],
+)
+def test_a_plain_yaml_value_stays_plain_only_when_it_reads_back_as_text(
+    value: str, written: str
+) -> None:
+    text = "- id: a\n  title: Old\n"
+    entry = parse_csl_yaml(Path("refs.yaml"), text).entries[0]
+    [edit] = correction_edits(text, entry, {"title": value}, str)
+    assert edit.new_text == written
+    new = apply_edits(text, [edit])
+    assert parse_csl_yaml(Path("refs.yaml"), new).entries[0].get("title") == value
