@@ -156,8 +156,8 @@ def test_csl_yaml_values_keep_their_style_and_members_go_after_the_last_one(
     assert '  title: "New: title"\n  volume: 4\n' in new  # quoted only where plain would break
     assert "    - - 2005\n" in new
     # after the block scalar, whose last line looks like a comment but is part of it
-    assert '    # not a comment\n  DOI: "10.1/x"\n- id: b\n' in new
-    assert "  title: 'It''s new'\n  container-title: \"Nature\"\n  DOI: \"10.3/z\"\n" in new
+    assert "    # not a comment\n  DOI: 10.1/x\n- id: b\n" in new
+    assert "  title: 'It''s new'\n  container-title: \"Nature\"\n  DOI: 10.3/z\n" in new
     assert '- {id: c, title: "y, z", "DOI": "10.4/w"}\n' in new
     assert not plan.skipped
     items = _pandoc_items(tmp_path, "refs.yaml", new)
@@ -248,18 +248,29 @@ CSL_REFS = """[
 RECORDS = ("refchecker_get_by_doi_a6fdc5bb97.json", "refchecker_get_by_doi_efb3cb1d62.json")
 
 
-def test_check_fix_corrects_a_csl_json_bibliography(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+#: Offline verification against the recorded records.
+VERIFY = ["--offline", "--snapshot", "snapshot.jsonl"]
+
+
+@pytest.fixture
+def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder with the snapshot of the recorded records, the working directory."""
     lines = []
     for name in RECORDS:
         data = json.loads((DATA / "api" / "crossref" / name).read_text(encoding="utf-8"))
         lines.append(json.dumps({"message": data.get("message", data)}))
     (tmp_path / "snapshot.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (tmp_path / "refs.json").write_text(CSL_REFS, encoding="utf-8")
     monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
-    verify = ["--offline", "--snapshot", "snapshot.jsonl"]
+    return tmp_path
+
+
+def test_check_fix_corrects_a_csl_json_bibliography(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tmp_path = recorded
+    (tmp_path / "refs.json").write_text(CSL_REFS, encoding="utf-8")
+    verify = VERIFY
 
     assert cli.main(["check", "refs.json", *verify, "--diff"]) == 0
     out, err = capsys.readouterr()
@@ -303,3 +314,41 @@ def test_a_plain_yaml_value_stays_plain_only_when_it_reads_back_as_text(
     assert edit.new_text == written
     new = apply_edits(text, [edit])
     assert parse_csl_yaml(Path("refs.yaml"), new).entries[0].get("title") == value
+
+
+PAPER = """---
+title: Notes
+references:
+- id: berman2000
+  type: article-journal
+  author:
+  - family: Berman
+    given: H. M.
+  title: The Protein Data Bank
+  container-title: Nucleic Acids Research
+  issued:
+    date-parts: [[2000]]
+  volume: 82
+  page: 235-242
+---
+
+The archive [@berman2000].
+"""
+
+
+def test_check_fix_corrects_the_references_a_document_defines(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``references:`` items in a document's front matter are corrected in place: only
+    their values change, the rest of the document stays byte for byte."""
+    (recorded / "paper.md").write_text(PAPER, encoding="utf-8")
+    assert cli.main(["check", "paper.md", *VERIFY, "--fix"]) == 0
+    _, err = capsys.readouterr()
+    assert "paper.md: corrected 2 fields in 1 entry (original kept as paper.md.orig)" in err
+    fixed = (recorded / "paper.md").read_text(encoding="utf-8")
+    assert fixed == PAPER.replace(
+        "  volume: 82\n  page: 235-242\n",
+        "  volume: 28\n  page: 235-242\n  DOI: 10.1093/nar/28.1.235\n",
+    )
+    assert cli.main(["check", "paper.md", *VERIFY, "--fix"]) == 0
+    assert "nothing to fix" in capsys.readouterr().err

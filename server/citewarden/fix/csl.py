@@ -133,11 +133,13 @@ def _replace(text: str, entry: Entry, f: Field, value: str) -> Edit | str:
 
 
 def _member(variable: str, value: str, yaml_block: bool) -> str:
-    """The new member ``variable: value`` (JSON, which a YAML flow mapping reads too; a
-    plain key in a YAML block mapping)."""
+    """The new member ``variable: value``: JSON (which a YAML flow mapping reads too), or in
+    a YAML block mapping a plain key and the value plain where it reads back the same."""
     if variable == "issued":
         rendered = '{"date-parts": [[' + value + "]]}"
-    elif variable in _NUMBERS and _number(value):
+    elif (variable in _NUMBERS and _number(value)) or (
+        yaml_block and _yaml_plain_ok(value, in_flow=False)
+    ):
         rendered = value
     else:
         rendered = json.dumps(value, ensure_ascii=False)

@@ -20,12 +20,35 @@ from citewarden.fix.plan import (
     verify_plan,
 )
 from citewarden.fix.write import apply_plan
-from citewarden.model import Entry, ParsedBibliography, Verdict
+from citewarden.model import BibFormat, Entry, ParsedBibliography, Verdict
 from citewarden.safe_text import visible, visible_lines
 
 #: Suffixes of the bibliographies ``--fix`` rewrites: BibTeX, and CSL-JSON / CSL-YAML.
 BIBTEX_SUFFIXES = (".bib", ".bibtex")
 CSL_SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def front_matter_references(path: Path, text: str) -> ParsedBibliography:
+    """The ``references:`` items a Markdown document or a Quarto metadata file defines
+    (the ones pandoc reads), as a bibliography whose spans point into ``text``."""
+    from citewarden.parsing.markdown import inline_references
+
+    return ParsedBibliography(path, BibFormat.CSL_YAML, inline_references(path, text))
+
+
+def csl_reader(path: Path) -> Callable[[Path, str], ParsedBibliography] | None:
+    """How ``path``'s CSL items are read, when it holds some ``--fix`` rewrites: a CSL-JSON
+    or CSL-YAML file, or the ``references:`` of a document or metadata file."""
+    from citewarden.parsing import is_markdown, is_metadata
+
+    if is_markdown(path) or is_metadata(path):
+        return front_matter_references
+    suffix = path.suffix.lower()
+    if suffix not in CSL_SUFFIXES:
+        return None
+    from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
+
+    return parse_csl_json if suffix == ".json" else parse_csl_yaml
 
 
 def plan_file(
@@ -34,14 +57,15 @@ def plan_file(
     parse: Callable[[Path, str], ParsedBibliography] | None = None,
     plain: Callable[[str], str] | None = None,
 ) -> FixPlan:
-    """Read ``path``, parse it (BibTeX, or CSL by its suffix when ``plain`` decodes the
-    corrections' BibTeX text) and plan the corrections (verified)."""
+    """Read ``path``, parse it (BibTeX, or its CSL items (:func:`csl_reader`) when ``plain``
+    decodes the corrections' BibTeX text) and plan the corrections (verified)."""
     edits_of: EditsOf | None = None
-    if plain is not None and path.suffix.lower() in CSL_SUFFIXES:
+    csl = csl_reader(path) if plain is not None else None
+    if plain is not None and csl is not None:
         from citewarden.fix.csl import entry_edits
-        from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 
-        parse = parse_csl_json if path.suffix.lower() == ".json" else parse_csl_yaml
+        parse = csl
+        to_text = plain
 
         def edits_of(
             text: str,
@@ -50,7 +74,7 @@ def plan_file(
             changes: list[Change],
             skipped: list[Skipped],
         ) -> list[Edit]:
-            return entry_edits(text, entry, fields, plain, changes, skipped)
+            return entry_edits(text, entry, fields, to_text, changes, skipped)
 
     if parse is None:
         from citewarden.parsing.bibtex import parse_bibtex
@@ -95,8 +119,9 @@ def run_fix(
     plain: Callable[[str], str] | None = None,
 ) -> int:
     """Apply (or, with ``diff``, print) the anchored corrections; returns the number of files
-    that could not be fixed (refused or failed to write).  CSL-JSON and CSL-YAML files are
-    corrected when ``plain`` turns a correction's BibTeX text into plain text."""
+    that could not be fixed (refused or failed to write).  CSL items (files, and the
+    ``references:`` of documents) are corrected when ``plain`` turns a correction's BibTeX
+    text into plain text."""
     failures = 0
     changed = 0
 
@@ -108,9 +133,9 @@ def run_fix(
 
     for path, corrections in sorted(corrections_by_file(entries, verdicts).items()):
         name = visible(display(path))  # a name's line breaks too: one line each
-        fixed = BIBTEX_SUFFIXES + (CSL_SUFFIXES if plain is not None else ())
-        if path.suffix.lower() not in fixed:
-            what = "BibTeX, CSL-JSON and CSL-YAML files" if plain else "BibTeX files"
+        fixed = path.suffix.lower() in BIBTEX_SUFFIXES
+        if not fixed and (plain is None or csl_reader(path) is None):
+            what = "BibTeX and CSL files and references: items" if plain else "BibTeX files"
             tell(f"citewarden: {name}: only {what} are fixed; left unchanged\n")
             continue
         try:
