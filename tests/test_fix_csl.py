@@ -14,10 +14,11 @@ import pytest
 
 from citewarden import cli
 from citewarden.findings.verdicts import correction_fix
-from citewarden.fix.csl import correction_edits, entry_edits
+from citewarden.fix.csl import Decoding, correction_edits, entry_edits
 from citewarden.fix.plan import Change, Edit, FixPlan, Skipped, plan_fix, verify_plan
 from citewarden.model import Entry, ParsedBibliography
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
+from citewarden.verify.authors import csl_names
 from citewarden.verify.plain_text import latex_to_text
 from paths import DATA
 
@@ -52,6 +53,11 @@ YAML_TEXT = """references:
 """
 
 
+DECODING = Decoding(latex_to_text, csl_names)
+#: Values taken as they are (no LaTeX to decode).
+AS_IS = Decoding(str, csl_names)
+
+
 def apply_edits(text: str, edits: Any) -> str:
     for e in sorted(edits, key=lambda e: -e.span.start):
         text = text[: e.span.start] + e.new_text + text[e.span.end :]
@@ -61,7 +67,7 @@ def apply_edits(text: str, edits: Any) -> str:
 def _edits_of(
     text: str, entry: Entry, fields: Any, changes: list[Change], skipped: list[Skipped]
 ) -> list[Edit]:
-    return entry_edits(text, entry, fields, latex_to_text, changes, skipped)
+    return entry_edits(text, entry, fields, DECODING, changes, skipped)
 
 
 def _plan(name: str, text: str, corrections: dict[str, dict[str, str]]) -> FixPlan:
@@ -138,7 +144,7 @@ def test_csl_json_values_are_replaced_inside_their_quotes_and_members_added(
     assert items["b"]["title"] == "Café noir" and items["b"]["DOI"] == "10.2/y"
     # What JSON escapes is escaped (the plain text as given: no LaTeX to decode here).
     entry = parse_csl_json(Path("refs.json"), JSON_TEXT).entries[1]
-    [edit] = correction_edits(JSON_TEXT, entry, {"title": 'Say "hi" \\ now'}, str)
+    [edit] = correction_edits(JSON_TEXT, entry, {"title": 'Say "hi" \\ now'}, AS_IS)
     assert edit.new_text == 'Say \\"hi\\" \\\\ now'
     assert json.loads(apply_edits(JSON_TEXT, [edit]))[1]["title"] == 'Say "hi" \\ now'
 
@@ -185,14 +191,14 @@ def test_what_is_left_to_the_user_is_skipped_with_its_reason() -> None:
         text,
         {
             "a": {"title": "New", "eprint": "2101.00001v2"},
-            "b": {"author": "Doe, Jane", "volume": "3"},
+            "b": {"issued": "May 2004", "volume": "3"},
         },
     )
     assert plan.new.decode() == text + "  volume: 3\n"
     reasons = {(s.key, s.field): s.reason for s in plan.skipped}
     assert "block scalar" in reasons[("a", "title")]
     assert "eprint" in reasons[("a", "eprint")]
-    assert "names" in reasons[("b", "author")]
+    assert "no variable for issued" in reasons[("b", "issued")]
 
 
 def test_a_value_that_would_not_read_back_as_planned_is_not_written() -> None:
@@ -214,7 +220,93 @@ def test_the_editor_quick_fix_of_a_csl_item_edits_its_value() -> None:
     fix = correction_fix(entry, JSON_TEXT, "title", "{BERT} rules")
     assert fix is not None and fix.title == "Set title to “BERT rules”"
     assert '"title": "BERT rules",' in apply_edits(JSON_TEXT, fix.edits)
-    assert correction_edits(JSON_TEXT, entry, {"author": "Doe, J."}, latex_to_text) == []
+    [edit] = correction_edits(JSON_TEXT, entry, {"author": "Doe, J."}, DECODING)
+    assert edit.new_text == ',\n    "author": [{"family": "Doe", "given": "J."}]'
+
+
+NAMES = (
+    'van der Berg, Jan and Steele, Jr., Guy L. and M{\\"u}ller, Hans '
+    "and {World Health Organization} and others"
+)
+
+
+def test_name_lists_are_written_in_the_layout_of_the_list_they_replace(tmp_path: Path) -> None:
+    """A name list as CSL name objects (particle, suffix, organisation, "others"), in the
+    layout of the list it replaces: one member per line at the file's indentation, a JSON
+    array on one line, a YAML block list (its comment kept), a YAML flow list; an item
+    without one gets a list after its last member."""
+    json_text = """[
+  {
+    "id": "multi",
+    "author": [
+      {
+        "family": "Berg",
+        "given": "J."
+      }
+    ],
+    "title": "A"
+  },
+  {"id": "one", "author": [{"family": "Berg", "given": "J."}], "title": "B"},
+  {"id": "none", "title": "C"}
+]
+"""
+    fixes = {key: {"author": NAMES} for key in ("multi", "one", "none")}
+    new = _plan("refs.json", json_text, fixes).new.decode()
+    assert (
+        '    "author": [\n      {\n        "family": "Berg",\n        "given": "Jan",\n'
+        '        "non-dropping-particle": "van der"\n      },\n' in new
+    )
+    assert '{"id": "one", "author": [{"family": "Berg", "given": "Jan", ' in new
+    assert '"title": "C", "author": [{"family": "Berg"' in new
+    items = _pandoc_items(tmp_path, "refs.json", new)
+    for key in ("multi", "one", "none"):
+        assert items[key]["author"] == [
+            {"family": "Berg", "given": "Jan", "non-dropping-particle": "van der"},
+            {"family": "Steele", "given": "Guy L.", "suffix": "Jr."},
+            {"family": "Müller", "given": "Hans"},
+            {"literal": "World Health Organization"},
+            {"literal": "others"},
+        ], key
+
+    yaml_text = (
+        "- id: block\n"
+        "  author:\n"
+        "  - family: Berg\n"
+        "    given: J.\n"
+        "  # the list ends here\n"
+        "  title: A\n"
+        "- id: flow\n"
+        "  author: [{family: Berg, given: J.}]\n"
+        "- id: none\n"
+        "  title: C\n"
+    )
+    fixes = {key: {"author": "van der Berg, Jan and Doe, J."} for key in ("block", "flow", "none")}
+    new = _plan("refs.yaml", yaml_text, fixes).new.decode()
+    assert new == (
+        "- id: block\n"
+        "  author:\n"
+        "  - family: Berg\n"
+        "    given: Jan\n"
+        "    non-dropping-particle: van der\n"
+        "  - family: Doe\n"
+        "    given: J.\n"
+        "  # the list ends here\n"
+        "  title: A\n"
+        "- id: flow\n"
+        '  author: [{"family": "Berg", "given": "Jan", "non-dropping-particle": "van der"}, '
+        '{"family": "Doe", "given": "J."}]\n'
+        "- id: none\n"
+        "  title: C\n"
+        "  author:\n"
+        "  - family: Berg\n"
+        "    given: Jan\n"
+        "    non-dropping-particle: van der\n"
+        "  - family: Doe\n"
+        "    given: J.\n"
+    )
+    items = _pandoc_items(tmp_path, "refs.yaml", "references:\n" + new)
+    for key in ("block", "flow", "none"):
+        assert [a["family"] for a in items[key]["author"]] == ["Berg", "Doe"], key
 
 
 #: Real works as CSL-JSON with one wrong field each (the digit swaps of the BibTeX test
@@ -310,7 +402,7 @@ def test_a_plain_yaml_value_stays_plain_only_when_it_reads_back_as_text(
 ) -> None:
     text = "- id: a\n  title: Old\n"
     entry = parse_csl_yaml(Path("refs.yaml"), text).entries[0]
-    [edit] = correction_edits(text, entry, {"title": value}, str)
+    [edit] = correction_edits(text, entry, {"title": value}, AS_IS)
     assert edit.new_text == written
     new = apply_edits(text, [edit])
     assert parse_csl_yaml(Path("refs.yaml"), new).entries[0].get("title") == value

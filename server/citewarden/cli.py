@@ -479,7 +479,9 @@ def _fix(
     cwd: Path,
 ) -> int:
     """Run --fix / --diff; returns the number of files that could not be fixed."""
+    from citewarden.fix.csl import Decoding
     from citewarden.fix.run import run_fix
+    from citewarden.verify.authors import csl_names
     from citewarden.verify.plain_text import latex_to_text
 
     if verdicts is None:
@@ -495,7 +497,7 @@ def _fix(
         out=sys.stdout,
         err=sys.stderr,
         display=lambda p: display_path(p, cwd),
-        plain=latex_to_text,
+        decoding=Decoding(latex_to_text, csl_names),
     )
 
 

@@ -166,10 +166,12 @@ def _edits(text: str, entry: Entry, fields: Mapping[str, str]) -> list[TextEdit]
     CSL-YAML, a document's ``references:``) with the corrections' BibTeX text as plain
     text."""
     if entry.csl_type is not None:
+        from citewarden.fix.csl import Decoding
         from citewarden.fix.csl import correction_edits as csl_edits
+        from citewarden.verify.authors import csl_names
         from citewarden.verify.plain_text import latex_to_text
 
-        return csl_edits(text, entry, fields, latex_to_text)
+        return csl_edits(text, entry, fields, Decoding(latex_to_text, csl_names))
     from citewarden.fix.plan import correction_edits  # only when a correction is shown
 
     return correction_edits(text, entry, fields)

@@ -8,9 +8,10 @@ double quotes, its YAML single quotes, or as a plain YAML scalar when it reads b
 same (else double-quoted).  A variable the item lacks is added after its last member, in
 the item's own layout (one member per line, or all on one line).  Every item edited is
 read back alone with the CSL reader: only the planned fields may change, to the planned
-values, or nothing is edited.  Names (``author``, ``editor``), a date written as text, a
-YAML block scalar and an arXiv version (CSL has no ``eprint``) are left to the user, each
-with its reason.
+values, or nothing is edited.  A name list (``author``, ``editor``) is written as CSL name
+objects in the layout of the list it replaces (:mod:`citewarden.fix.csl_names`).  A date
+written as text, a YAML block scalar and an arXiv version (CSL has no ``eprint``) are left
+to the user, each with its reason.
 """
 
 from __future__ import annotations
@@ -18,8 +19,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from citewarden.fix.csl_names import Person, block_list, json_names, yaml_names
 from citewarden.fix.plan import Change, Edit, Skipped
 from citewarden.model import Entry, Field, Span, TextEdit
 from citewarden.safe_text import unsafe_characters
@@ -56,10 +60,21 @@ _READ_AS: Mapping[str, str] = {
 
 #: Fields left to the user, and why.
 _BY_HAND: Mapping[str, str] = {
-    "author": "names in a CSL item are not rewritten; edit them by hand",
-    "editor": "names in a CSL item are not rewritten; edit them by hand",
     "eprint": "a CSL item has no eprint variable; edit the arXiv identifier by hand",
 }
+#: Name lists.
+_NAMES = frozenset({"author", "editor"})
+
+
+@dataclass(frozen=True, slots=True)
+class Decoding:
+    """How a correction's BibTeX text is read (the readers live above this layer)."""
+
+    #: a field's value as plain text (LaTeX decoded, braces dropped)
+    text: Callable[[str], str]
+    #: a name list as CSL name objects (family, given, particle, suffix, literal)
+    names: Callable[[str], list[dict[str, str]]]
+
 
 #: What a plain YAML scalar may hold to be kept plain (else it is double-quoted): no
 #: indicator at its start, no ``: `` or `` #`` inside, no flow punctuation.
@@ -132,10 +147,12 @@ def _replace(text: str, entry: Entry, f: Field, value: str) -> Edit | str:
     return Edit(start, end, json.dumps(value, ensure_ascii=False))
 
 
-def _member(variable: str, value: str, yaml_block: bool) -> str:
+def _member(variable: str, value: str | list[Person], yaml_block: bool) -> str:
     """The new member ``variable: value``: JSON (which a YAML flow mapping reads too), or in
     a YAML block mapping a plain key and the value plain where it reads back the same."""
-    if variable == "issued":
+    if not isinstance(value, str):  # names: a JSON array, a YAML flow list
+        rendered = json.dumps(value, ensure_ascii=False)
+    elif variable == "issued":
         rendered = '{"date-parts": [[' + value + "]]}"
     elif (variable in _NUMBERS and _number(value)) or (
         yaml_block and _yaml_plain_ok(value, in_flow=False)
@@ -163,11 +180,11 @@ def _item_region(text: str, entry: Entry) -> tuple[int, str] | None:
     return None
 
 
-def _block_content_end(region: str) -> int | None:
-    """In a YAML list of one block-mapping item, where the item's content ends."""
+def _composed_item(region: str) -> Any:
+    """The item node of a YAML list of one item (None when it is not one)."""
     import yaml
 
-    from citewarden.parsing.csl import YAML_LOADER, content_end
+    from citewarden.parsing.csl import YAML_LOADER
 
     try:
         root = yaml.compose(region, Loader=YAML_LOADER)
@@ -175,15 +192,64 @@ def _block_content_end(region: str) -> int | None:
         return None
     if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
         return None
-    return content_end(root.value[0])
+    return root.value[0]
 
 
-def _insert(text: str, entry: Entry, name: str, value: str) -> Edit | str:
+def _block_content_end(region: str) -> int | None:
+    """In a YAML list of one block-mapping item, where the item's content ends."""
+    from citewarden.parsing.csl import content_end
+
+    item = _composed_item(region)
+    return None if item is None else content_end(item)
+
+
+def _value_content_end(text: str, entry: Entry, f: Field) -> int | None:
+    """Where the content of the YAML value of ``f`` ends (a block list's own end lies at
+    the next key)."""
+    from citewarden.parsing.csl import content_end
+
+    region = _item_region(text, entry)
+    item = _composed_item(region[1]) if region is not None else None
+    if region is None or item is None or not hasattr(item, "value"):
+        return None
+    for _, node in item.value if isinstance(item.value, list) else ():
+        if region[0] + node.start_mark.index == f.value_span.start:
+            return region[0] + int(content_end(node))
+    return None
+
+
+def _yaml_scalar(value: str) -> str:
+    return value if _yaml_plain_ok(value, in_flow=False) else json.dumps(value, ensure_ascii=False)
+
+
+def _replace_names(text: str, entry: Entry, f: Field, people: list[Person]) -> Edit | str:
+    """The edit writing ``people`` over the name list ``f``, or why there is none."""
+    start, end = f.value_span.start, f.value_span.end
+    if _is_json(entry):
+        return json_names(text, start, end, people)
+    if text[start : start + 1] == "-":
+        found = _value_content_end(text, entry, f)
+        if found is None:
+            return "the item's layout was not understood; edit the names by hand"
+        end = found
+    return yaml_names(text, start, end, people, _yaml_scalar)
+
+
+def names_text(people: list[Person]) -> str | None:
+    """How the CSL reader reads ``people`` back (``Family, Given and ...``)."""
+    from citewarden.parsing.csl import parse_csl_json
+
+    item = json.dumps([{"id": "x", "author": people}], ensure_ascii=False)
+    entries = parse_csl_json(Path("names.json"), item).entries
+    return entries[0].get("author") if entries else None
+
+
+def _insert(text: str, entry: Entry, name: str, value: str | list[Person]) -> Edit | str:
     """The edit adding the variable for ``name`` to the item, or why there is none."""
-    variable = CSL_VARIABLES.get(name)
+    variable = name if name in _NAMES else CSL_VARIABLES.get(name)
     if variable is None:
         return f"a CSL item has no variable for {name}; add it by hand"
-    if name == "year" and not _YEAR.fullmatch(value):
+    if name == "year" and not (isinstance(value, str) and _YEAR.fullmatch(value)):
         return "the corrected year is not a year; add it by hand"
     start, end = entry.span.start, entry.span.end
     newline = line_ending(text[start:end], line_ending(text))
@@ -205,8 +271,11 @@ def _insert(text: str, entry: Entry, name: str, value: str) -> Edit | str:
     at = region[0] + len(region[1][:content].rstrip())
     line_end = re.compile(r"[\r\n]").search(text, at)
     at = line_end.start() if line_end is not None else len(text)
-    column = start - line_start_before(text, start)
-    return Edit(at, at, f"{newline}{' ' * column}{_member(variable, value, yaml_block=True)}")
+    column = " " * (start - line_start_before(text, start))
+    if not isinstance(value, str):  # names: a block list under the key
+        names = block_list(value, column, newline, _yaml_scalar)
+        return Edit(at, at, f"{newline}{column}{variable}:{newline}{column}{names}")
+    return Edit(at, at, f"{newline}{column}{_member(variable, value, yaml_block=True)}")
 
 
 def _read_alone(path: Path, region: str) -> Entry | None:
@@ -254,7 +323,7 @@ def entry_edits(
     text: str,
     entry: Entry,
     fields: Mapping[str, str],
-    plain: Callable[[str], str],
+    decoding: Decoding,
     changes: list[Change],
     skipped: list[Skipped],
 ) -> list[Edit]:
@@ -275,7 +344,11 @@ def entry_edits(
         if name in _BY_HAND:
             skipped.append(Skipped(entry.key, name, _BY_HAND[name]))
             continue
-        value = csl_value(name, raw_value, plain)
+        people = decoding.names(raw_value) if name in _NAMES else None
+        value = names_text(people) if people else csl_value(name, raw_value, decoding.text)
+        if value is None or (name in _NAMES and not people):
+            skipped.append(Skipped(entry.key, name, "no names could be read from it"))
+            continue
         bad = unsafe_characters(value)
         if bad:
             reason = f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
@@ -288,11 +361,17 @@ def entry_edits(
             continue
         if present and present[0].value == value:
             continue
-        made = (
-            _replace(text, entry, present[0], value)
-            if present
-            else _insert(text, entry, name, value)
-        )
+        made: Edit | str
+        if people:
+            made = (
+                _replace_names(text, entry, present[0], people)
+                if present
+                else _insert(text, entry, name, people)
+            )
+        elif present:
+            made = _replace(text, entry, present[0], value)
+        else:
+            made = _insert(text, entry, name, value)
         if isinstance(made, str):
             skipped.append(Skipped(entry.key, name, made))
             continue
@@ -315,8 +394,8 @@ def _line(text: str, offset: int) -> int:
 
 
 def correction_edits(
-    text: str, entry: Entry, fields: Mapping[str, str], plain: Callable[[str], str]
+    text: str, entry: Entry, fields: Mapping[str, str], decoding: Decoding
 ) -> list[TextEdit]:
     """The text edits ``--fix`` would make to the CSL item ``entry`` (none when unsafe)."""
-    edits = entry_edits(text, entry, fields, plain, [], [])
+    edits = entry_edits(text, entry, fields, decoding, [], [])
     return [TextEdit(entry.path, Span(e.start, e.end), e.text) for e in edits]

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from citewarden.fix.csl import Decoding
 from citewarden.fix.plan import (
     Change,
     Edit,
@@ -55,17 +56,17 @@ def plan_file(
     path: Path,
     corrections: Mapping[str, Mapping[str, str]],
     parse: Callable[[Path, str], ParsedBibliography] | None = None,
-    plain: Callable[[str], str] | None = None,
+    decoding: Decoding | None = None,
 ) -> FixPlan:
-    """Read ``path``, parse it (BibTeX, or its CSL items (:func:`csl_reader`) when ``plain``
-    decodes the corrections' BibTeX text) and plan the corrections (verified)."""
+    """Read ``path``, parse it (BibTeX, or its CSL items (:func:`csl_reader`) when
+    ``decoding`` reads the corrections' BibTeX text) and plan the corrections (verified)."""
     edits_of: EditsOf | None = None
-    csl = csl_reader(path) if plain is not None else None
-    if plain is not None and csl is not None:
+    csl = csl_reader(path) if decoding is not None else None
+    if decoding is not None and csl is not None:
         from citewarden.fix.csl import entry_edits
 
         parse = csl
-        to_text = plain
+        to_csl = decoding
 
         def edits_of(
             text: str,
@@ -74,7 +75,7 @@ def plan_file(
             changes: list[Change],
             skipped: list[Skipped],
         ) -> list[Edit]:
-            return entry_edits(text, entry, fields, to_text, changes, skipped)
+            return entry_edits(text, entry, fields, to_csl, changes, skipped)
 
     if parse is None:
         from citewarden.parsing.bibtex import parse_bibtex
@@ -116,12 +117,12 @@ def run_fix(
     err: TextIO,
     display: Callable[[Path], str] = str,
     parse: Callable[[Path, str], ParsedBibliography] | None = None,
-    plain: Callable[[str], str] | None = None,
+    decoding: Decoding | None = None,
 ) -> int:
     """Apply (or, with ``diff``, print) the anchored corrections; returns the number of files
     that could not be fixed (refused or failed to write).  CSL items (files, and the
-    ``references:`` of documents) are corrected when ``plain`` turns a correction's BibTeX
-    text into plain text."""
+    ``references:`` of documents) are corrected when ``decoding`` reads a correction's
+    BibTeX text."""
     failures = 0
     changed = 0
 
@@ -134,12 +135,12 @@ def run_fix(
     for path, corrections in sorted(corrections_by_file(entries, verdicts).items()):
         name = visible(display(path))  # a name's line breaks too: one line each
         fixed = path.suffix.lower() in BIBTEX_SUFFIXES
-        if not fixed and (plain is None or csl_reader(path) is None):
-            what = "BibTeX and CSL files and references: items" if plain else "BibTeX files"
+        if not fixed and (decoding is None or csl_reader(path) is None):
+            what = "BibTeX and CSL files and references: items" if decoding else "BibTeX files"
             tell(f"citewarden: {name}: only {what} are fixed; left unchanged\n")
             continue
         try:
-            plan = plan_file(path, corrections, parse, plain)
+            plan = plan_file(path, corrections, parse, decoding)
         except FixRefused as exc:
             tell(f"citewarden: not fixed: {name}: {exc.reason}\n")
             failures += 1

@@ -15,7 +15,7 @@ from typing import Any
 
 from citewarden.model import Entry
 from citewarden.safe_text import visible
-from citewarden.verify.authors import split_authors
+from citewarden.verify.authors import csl_names
 from citewarden.verify.identifiers import clean_doi
 from citewarden.verify.normalize import parse_year
 from citewarden.verify.plain_text import latex_to_text
@@ -64,21 +64,7 @@ def _value(entry: Entry, corrections: Mapping[str, str], *names: str) -> str | N
 
 
 def _names(raw: str | None) -> list[dict[str, str]]:
-    if not raw:
-        return []
-    authors, truncated = split_authors(raw)
-    out: list[dict[str, str]] = []
-    for a in authors:
-        if a.corporate or not a.given:
-            out.append({"literal": a.display() if not a.corporate else a.family})
-        else:
-            name = {"family": a.family, "given": a.given}
-            if a.von:
-                name["non-dropping-particle"] = a.von
-            out.append(name)
-    if truncated:
-        out.append({"literal": "others"})
-    return out
+    return csl_names(raw) if raw else []
 
 
 def csl_item(entry: Entry, corrections: Mapping[str, str] | None = None) -> dict[str, Any]:

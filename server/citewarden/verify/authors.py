@@ -27,6 +27,8 @@ class Author:
     given: str
     von: str = ""
     corporate: bool = False
+    #: the "Jr" part of ``von Last, Jr, First`` (decoded)
+    jr: str = ""
 
     @property
     def key(self) -> str:
@@ -143,6 +145,7 @@ def parse_author(raw: str) -> Author:
             latex_to_text(" ".join(last_tokens)),
             latex_to_text(given),
             latex_to_text(" ".join(von_tokens)),
+            jr=latex_to_text(parts[1]) if len(parts) > 2 else "",
         )
     tokens = _tokens(raw)
     if len(tokens) <= 1:
@@ -206,6 +209,29 @@ def split_authors(value: str) -> tuple[tuple[Author, ...], bool]:
                 continue
         authors.append(parse_author(part))
     return tuple(authors), truncated
+
+
+def csl_names(value: str) -> list[dict[str, str]]:
+    """An author or editor field (BibTeX text) as CSL name objects: ``family`` and
+    ``given`` (a particle as ``non-dropping-particle``, a generational suffix as
+    ``suffix``), a ``literal`` for an organisation or a name without given names, and
+    ``{"literal": "others"}`` for a list written as truncated."""
+    authors, truncated = split_authors(value)
+    out: list[dict[str, str]] = []
+    for a in authors:
+        if a.corporate or not a.given:
+            out.append({"literal": a.family if a.corporate else a.display()})
+            continue
+        family, suffix = (a.family, a.jr) if a.jr else split_suffix(a.family)
+        name = {"family": family, "given": a.given}
+        if a.von:
+            name["non-dropping-particle"] = a.von
+        if suffix:
+            name["suffix"] = suffix
+        out.append(name)
+    if truncated:
+        out.append({"literal": "others"})
+    return out
 
 
 _PLACEHOLDER_FAMILIES = frozenset(
