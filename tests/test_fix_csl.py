@@ -217,6 +217,8 @@ def test_the_editor_quick_fix_of_a_csl_item_edits_its_value() -> None:
     fix = correction_fix(entry, JSON_TEXT, "doi", "10.1/x")
     assert fix is not None and fix.title == "Add DOI 10.1/x"
     assert apply_edits(JSON_TEXT, fix.edits).count('"DOI": "10.1/x"') == 1
+    fix = correction_fix(entry, JSON_TEXT, "pages", "10--20")  # as the item gets it
+    assert fix is not None and fix.title == "Set page to “10-20”"
     fix = correction_fix(entry, JSON_TEXT, "title", "{BERT} rules")
     assert fix is not None and fix.title == "Set title to “BERT rules”"
     assert '"title": "BERT rules",' in apply_edits(JSON_TEXT, fix.edits)
@@ -370,6 +372,7 @@ def test_check_fix_corrects_a_csl_json_bibliography(
     assert '\n-    "volume": 82,\n' in out and '\n+    "volume": 28,\n' in out
     assert '\n+    "page": "235-242",\n+    "DOI": "10.1093/nar/28.1.235"\n' in out
     assert "would correct 3 fields in 2 entries" in err
+    assert "refs.json:2  fix: page = 303-314\n" in out + err  # as --fix writes it
     assert (tmp_path / "refs.json").read_text(encoding="utf-8") == CSL_REFS
 
     assert cli.main(["check", "refs.json", *verify, "--fix"]) == 0

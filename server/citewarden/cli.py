@@ -14,7 +14,7 @@ import json
 import stat
 import sys
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -315,6 +315,16 @@ def _summary(findings: Sequence[Finding], files: int) -> str:
     return f"{', '.join(parts)} in {files} file{'s' if files != 1 else ''}"
 
 
+def _csl_fixes(corrections: Mapping[str, str]) -> str:
+    """Corrections as a CSL item gets them (``page = 303-314``)."""
+    from citewarden.findings.verdicts import csl_decoding
+    from citewarden.fix.csl import csl_correction
+
+    decoding = csl_decoding()
+    shown = (csl_correction(name, value, decoding) for name, value in corrections.items())
+    return "; ".join(f"{name} = {value}" for name, value in shown)
+
+
 def _verification_summary(audit: Audit, cwd: Path) -> str:
     """The references' score, risk tiers and statuses, then one line per entry at risk
     or with a correction: tier, key, status, where, and the corrections offered."""
@@ -356,6 +366,8 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     for v, entry in sorted(shown, key=lambda pair: rank[pair[0].tier]):
         where = ""
         fixes = "; ".join(f"{name} = {value}" for name, value in v.corrections.items())
+        if entry is not None and entry.csl_type is not None and v.corrections:
+            fixes = _csl_fixes(v.corrections)
         if entry is not None:
             index = ws.line_index(entry.path)
             line = index.position(entry.span.start).line + 1 if index is not None else 1
@@ -479,10 +491,8 @@ def _fix(
     cwd: Path,
 ) -> int:
     """Run --fix / --diff; returns the number of files that could not be fixed."""
-    from citewarden.fix.csl import Decoding
+    from citewarden.findings.verdicts import csl_decoding
     from citewarden.fix.run import run_fix
-    from citewarden.verify.authors import csl_names
-    from citewarden.verify.plain_text import latex_to_text
 
     if verdicts is None:
         print(
@@ -497,7 +507,7 @@ def _fix(
         out=sys.stdout,
         err=sys.stderr,
         display=lambda p: display_path(p, cwd),
-        decoding=Decoding(latex_to_text, csl_names),
+        decoding=csl_decoding(),
     )
 
 

@@ -44,6 +44,7 @@ from citewarden.safe_text import doi_url, https_url
 from citewarden.text import line_ending, line_start_before
 
 if TYPE_CHECKING:
+    from citewarden.fix.csl import Decoding
     from citewarden.project import Project
 
 
@@ -156,34 +157,30 @@ def _message(issue: Issue, verdict: Verdict) -> str:
 
 def _fix_title(name: str, value: str, present: bool) -> str:
     shown = value if len(value) <= 60 else value[:57] + "..."
-    if name == "doi":
+    if name in ("doi", "DOI"):
         return f"Replace DOI with {shown}" if present else f"Add DOI {shown}"
     return f"Set {name} to “{shown}”" if present else f"Add {name} “{shown}”"
 
 
+def csl_decoding() -> Decoding:
+    """How a correction's BibTeX text is read for a CSL item."""
+    from citewarden.fix.csl import Decoding
+    from citewarden.verify.authors import csl_names
+    from citewarden.verify.plain_text import latex_to_text
+
+    return Decoding(latex_to_text, csl_names)
+
+
 def _edits(text: str, entry: Entry, fields: Mapping[str, str]) -> list[TextEdit]:
     """The edits of ``fields`` in ``entry``: a BibTeX entry's, or a CSL item's (CSL-JSON,
-    CSL-YAML, a document's ``references:``) with the corrections' BibTeX text as plain
-    text."""
+    CSL-YAML, a document's ``references:``) with the corrections' BibTeX text read."""
     if entry.csl_type is not None:
-        from citewarden.fix.csl import Decoding
         from citewarden.fix.csl import correction_edits as csl_edits
-        from citewarden.verify.authors import csl_names
-        from citewarden.verify.plain_text import latex_to_text
 
-        return csl_edits(text, entry, fields, Decoding(latex_to_text, csl_names))
+        return csl_edits(text, entry, fields, csl_decoding())
     from citewarden.fix.plan import correction_edits  # only when a correction is shown
 
     return correction_edits(text, entry, fields)
-
-
-def _shown(entry: Entry, value: str) -> str:
-    """A correction as the fix's title shows it: as a CSL item would hold it."""
-    if entry.csl_type is None:
-        return value
-    from citewarden.verify.plain_text import latex_to_text
-
-    return latex_to_text(value)
 
 
 def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None:
@@ -193,7 +190,12 @@ def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None
     edits = _edits(text, entry, {field_name: value})
     if not edits:
         return None
-    title = _fix_title(field_name, _shown(entry, value), target is not None)
+    shown_name, shown = field_name, value
+    if entry.csl_type is not None:  # as the item gets it
+        from citewarden.fix.csl import csl_correction
+
+        shown_name, shown = csl_correction(field_name, value, csl_decoding())
+    title = _fix_title(shown_name, shown, target is not None)
     return Fix(title, tuple(edits), preferred=True)
 
 

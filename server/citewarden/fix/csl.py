@@ -93,6 +93,15 @@ def csl_value(name: str, value: str, plain: Callable[[str], str]) -> str:
     return text
 
 
+def csl_correction(name: str, value: str, decoding: Decoding) -> tuple[str, str]:
+    """A correction (BibTeX field, BibTeX text) as a CSL item gets it: the variable written
+    and its value as plain text (a name list as the CSL reader reads it back)."""
+    if name in _NAMES:
+        people = decoding.names(value)
+        return name, (names_text(people) if people else None) or decoding.text(value)
+    return CSL_VARIABLES.get(name, name), csl_value(name, value, decoding.text)
+
+
 def _is_json(entry: Entry) -> bool:
     return entry.path.suffix.lower() == ".json"
 
