@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from citewarden.context.sentence import _mask
+from citewarden.context import sentence
+from citewarden.context.sentence import _mask, citing_sentences
 from citewarden.model import DocumentKind, Span
+from citewarden.parsing.markdown import parse_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -63,6 +65,61 @@ def test_mask_equals_the_per_character_masking(
 ) -> None:
     text, spans = case
     assert _mask(text, spans, kind, whole) == _mask_per_character(text, spans, kind, whole)
+
+
+def _note_islands_per_bracket(masked: str) -> tuple[list[int], list[int], list[int]]:
+    """The reference: the inline notes of a Markdown text as first found, every note (empty
+    ones too) matched bracket by bracket."""
+    import re
+
+    starts: list[int] = []
+    ends: list[int] = []
+    cuts: list[int] = []
+    notes = {m.end() - 1 for m in re.finditer(r"\^\[", masked)}
+    stack: list[int] = []
+    for m in re.finditer(r"(?<!\\)[\[\]]", masked):
+        at = m.start()
+        if masked[at] == "[":
+            stack.append(at)
+        elif stack:
+            opened = stack.pop()
+            if opened in notes and at - opened <= sentence.MAX_ISLAND:
+                while starts and starts[-1] > opened:
+                    del starts[-1], ends[-1], cuts[-1]
+                starts.append(opened + 1)
+                ends.append(at)
+                cuts.append(opened - 1)
+    return starts, ends, cuts
+
+
+def _around_notes_per_span(
+    masked: str, kind: DocumentKind, starts: list[int], ends: list[int], cuts: list[int]
+) -> str:
+    """The reference: each note of ``masked`` blanked on its own, closing bracket included."""
+    chars = list(masked)
+    for cut, end in zip(cuts, ends, strict=True):
+        chars[cut : end + 1] = [c if c == "\n" else " " for c in chars[cut : end + 1]]
+    return "".join(chars)
+
+
+_NOTE_PIECES = st.sampled_from(
+    ["a", "Word", " ", ". ", "\n", "\n\n", "^[", "^[]", "[", "]", "\\", "^", "[@k]", "@m"]
+)
+
+
+@SETTINGS
+@given(st.lists(_NOTE_PIECES, max_size=40).map("".join))
+@example("A note^[with ^[] inside [@k] here^[]] ends. \\^[] [@m]")
+@example("Text. ^[" + "word " * 1300 + "[@k] ^[] more^[]] and [@m].")  # a note too long
+def test_inline_notes_empty_or_not_give_the_sentences_of_the_reference(text: str) -> None:
+    """Empty notes (``^[]``), passed over in runs and blanked at once, leave every citing
+    sentence as matching each note bracket by bracket does: nested, unclosed or escaped."""
+    doc = parse_markdown(Path("p.md"), text)
+    got = citing_sentences(text, doc.citations, doc.kind)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sentence, "_note_islands", _note_islands_per_bracket)
+        patch.setattr(sentence, "_around_islands", _around_notes_per_span)
+        assert got == citing_sentences(text, doc.citations, doc.kind)
 
 
 #: The address space the sentences may take beyond what the process holds before (bytes):

@@ -65,6 +65,10 @@ CITATION_CASES = {
         "Text [foo] and @⟦k⟧: more"
     ),
     "inline note": "Text^[see @⟦a⟧, p. 3].",
+    "empty brackets and notes before a link, a label or a code block": (
+        "^[]^[][](see @k) ^[]^[]: @⟦m⟧\n[]: @n\n^[][@⟦a⟧; @⟦b⟧]^[] [^[]@e] ^[^[]@⟦d⟧]^[]\n"
+        "```\n@f\n```\n^[]^[]\n\n    @g\n"
+    ),
     "CRLF": "[@⟦a⟧;\r\n @⟦b⟧]\r\n\r\n```\r\n@c\r\n```\r\n@⟦d⟧\r\n",
     "non-ASCII": "日本語 😀 [@⟦Müller2020⟧] und @⟦東京⟧.",
     "LaTeX citations are not pandoc citations": "\\cite{a} @⟦b⟧",

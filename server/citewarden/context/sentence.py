@@ -103,6 +103,8 @@ _NOT_NEWLINE = re.compile(r"[^\n]")
 
 def _spaces(text: str) -> str:
     """``text`` as spaces, its line breaks kept (every offset stays where it was)."""
+    if "\n" not in text:
+        return " " * len(text)
     return _NOT_NEWLINE.sub(" ", text)
 
 
@@ -212,11 +214,14 @@ _ISLAND = re.compile(
     r"\\(?:(footnote|footnotetext|thanks)|caption|part|chapter|(?:sub)*section|(?:sub)?paragraph)"
     r"\*?(?:\[[^\[\]{}]{0,200}\])?\s{0,20}\{"
 )
-_MD_ISLAND = re.compile(r"\^\[")
+#: an inline note's opening (its ``^`` read even when escaped), another bracket, or a run of
+#: empty notes (``^[]``: no text of their own, passed over at once; possessive, so that
+#: :mod:`re` keeps no frame for each)
+_MD_BRACKETS = re.compile(r"(?:\^\[\])++|\^\[|(?<!\\)[\[\]]")
+_EMPTY_NOTE = "^[]"
 #: The longest island read as one (characters); a longer argument is left in the text.
 MAX_ISLAND = 4 * WINDOW
 _BRACES = re.compile(r"(?<!\\)[{}]")
-_BRACKETS = re.compile(r"(?<!\\)[\[\]]")
 
 
 def _islands(masked: str, kind: DocumentKind) -> tuple[array[int], array[int], array[int]]:
@@ -227,22 +232,22 @@ def _islands(masked: str, kind: DocumentKind) -> tuple[array[int], array[int], a
     else -1 (a heading's or a caption's command stays: it ends a sentence).  One pass over
     the braces (brackets in Markdown): each opening one is matched once, so an unclosed
     argument costs nothing more."""
-    latex = kind is DocumentKind.LATEX
+    if kind is not DocumentKind.LATEX:
+        return _note_islands(masked)
     starts, ends, cuts = array("q"), array("q"), array("q")
-    if ("\\" if latex else "^[") not in masked:
+    if "\\" not in masked:
         return starts, ends, cuts
     #: the opening brace of each island's command, in order, and its cut
     braces, cut_of = array("q"), array("q")
-    for m in (_ISLAND if latex else _MD_ISLAND).finditer(masked):
+    for m in _ISLAND.finditer(masked):
         braces.append(m.end() - 1)
-        cut_of.append(m.start() if not latex or m.start(1) != -1 else -1)
+        cut_of.append(m.start() if m.start(1) != -1 else -1)
     if not braces:
         return starts, ends, cuts
-    opening = "{" if latex else "["
     stack = array("q")  # 8 bytes an open brace
-    for m in (_BRACES if latex else _BRACKETS).finditer(masked):
+    for m in _BRACES.finditer(masked):
         at = m.start()
-        if masked[at] == opening:
+        if masked[at] == "{":
             stack.append(at)
         elif stack:
             opened = stack.pop()
@@ -256,6 +261,48 @@ def _islands(masked: str, kind: DocumentKind) -> tuple[array[int], array[int], a
                 ends.append(at)
                 cuts.append(cut_of[k])
     return starts, ends, cuts
+
+
+def _note_islands(masked: str) -> tuple[array[int], array[int], array[int]]:
+    """:func:`_islands` of a Markdown text: its inline notes but the empty ones (``^[]``),
+    which hold no text and are cut out of the text around them by :func:`_around_islands`
+    (a run of them is passed over in one match)."""
+    starts, ends, cuts = array("q"), array("q"), array("q")
+    if "^[" not in masked:
+        return starts, ends, cuts
+    stack = array("q")  # 9 bytes an open bracket: its offset, and whether it opens a note
+    notes = array("b")
+    for m in _MD_BRACKETS.finditer(masked):
+        at = m.start()
+        if masked[at] != "]":
+            if masked[m.end() - 1] != "]":  # not a run of empty notes
+                stack.append(m.end() - 1)
+                notes.append(masked[at] == "^")
+        elif stack:
+            opened = stack.pop()
+            if notes.pop() and at - opened <= MAX_ISLAND:
+                if starts and starts[-1] > opened:  # islands inside this one: the
+                    k = bisect_right(starts, opened)  # outermost is kept
+                    del starts[k:], ends[k:], cuts[k:]
+                starts.append(opened + 1)
+                ends.append(at)
+                cuts.append(opened - 1)
+    return starts, ends, cuts
+
+
+def _around_islands(
+    masked: str, kind: DocumentKind, starts: array[int], ends: array[int], cuts: array[int]
+) -> str:
+    """``masked`` without the text of its islands (see :func:`_islands`): the text the
+    sentences around them are read from."""
+    if kind is not DocumentKind.LATEX and _EMPTY_NOTE in masked:
+        masked = masked.replace(_EMPTY_NOTE, " " * len(_EMPTY_NOTE))
+    if not starts:
+        return masked
+    blanked = (
+        (a, b) if cut < 0 else (cut, b + 1) for a, b, cut in zip(starts, ends, cuts, strict=True)
+    )
+    return _blank_spans(masked, blanked)
 
 
 def _blank_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
@@ -344,10 +391,7 @@ def _sentences(
     )
     masked = _mask(text, commands, kind, whole=not offset)
     starts, ends, cuts = _islands(masked, kind)
-    blanked = (
-        (a, b) if cut < 0 else (cut, b + 1) for a, b, cut in zip(starts, ends, cuts, strict=True)
-    )
-    main = _Text(_blank_spans(masked, blanked) if starts else masked, kind, offset)
+    main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset)
     inner: dict[int, _Text] = {}
     out: list[CitingSentence | None] = []
     for i, c in enumerate(citations):

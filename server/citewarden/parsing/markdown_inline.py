@@ -108,6 +108,10 @@ _CROSSREF = re.compile(
     r"[-:]\w"
 )
 _PAR = re.compile(r"\n[ \t]*\r?\n")
+#: empty brackets, ``^`` or nothing between them, the last followed by no link destination
+#: or label (``^[]^[][]``: text); a thousand at most a match, as :mod:`re` keeps a frame
+#: for each repetition of a group it may backtrack into
+_EMPTY_BRACKETS = re.compile(r"\[\](?:\^?\[\]){0,1000}(?![(:])")
 _IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
 
 
@@ -197,10 +201,16 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             if close >= 0:
                 pos = close + 3
         elif group == _OPEN:
-            stack.append((start, len(pending)))
+            empty = _EMPTY_BRACKETS.match(text, start)
+            if empty is not None and (region is None or empty.end() <= region[0]):
+                pos = empty.end()  # each "[" closed at once, nothing inside: text
+            else:
+                stack.append((start, len(pending)))
         elif group == _CLOSE:
             if stack:
                 open_at, first_index = stack.pop()
+                if first_index == len(pending) and text[pos : pos + 1] not in ("(", ":"):
+                    continue  # nothing cited inside, no link after: plain text (``^[x]``)
                 pos = _close_group(text, open_at, start, pending, first_index)
                 if counted_brackets:
                     balance = balance or Balance(text)
