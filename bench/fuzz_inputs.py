@@ -12,8 +12,11 @@ CSL-YAML and pandoc metadata readers; now and then a YAML block of aliases of al
 Prints the cases read per second, every exception (none is expected: errors are data) and
 the slowest cases; a case slower than ``--slow`` seconds is written to ``--out`` so that it
 can be read again (``python bench/fuzz_inputs.py --replay FILE`` times one file).
+``--big MB`` instead times the reading of documents of ``MB`` megabytes made of one
+repeated piece (:data:`BIG`), such as a file of nothing but empty inline notes.
 
 Usage: ``python bench/fuzz_inputs.py [--seconds 120] [--seed 1] [--slow 1.0] [--out DIR]``
+or ``python bench/fuzz_inputs.py --big 33``
 """
 
 from __future__ import annotations
@@ -34,7 +37,12 @@ from citewarden.parsing.bibtex import parse_bibtex  # noqa: E402
 from citewarden.parsing.dispatch import parse_file  # noqa: E402
 from citewarden.parsing.latex import parse_latex  # noqa: E402
 from citewarden.parsing.markdown import parse_markdown  # noqa: E402
-from citewarden.parsing.pandoc_syntax import pandoc_skips, read_as_pandoc  # noqa: E402
+from citewarden.parsing.pandoc_syntax import (  # noqa: E402
+    PANDOC_3,
+    PANDOC_3_9,
+    pandoc_skips,
+    read_as_pandoc,
+)
 from citewarden.verify.compare import compare  # noqa: E402
 from citewarden.verify.field_check import field_issues  # noqa: E402
 from citewarden.verify.normalize import NormalizedEntry, normalize_entry  # noqa: E402
@@ -58,6 +66,12 @@ LAUGHS = "".join(
 TODAY = date(2026, 12, 1)
 #: the longest stretch of a seed read at once (a long seed is read in windows)
 WINDOW = 60_000
+#: big documents of one repeated piece (``--big``): what they are, their head, the piece
+BIG = (
+    ("empty inline notes", "", "^[]"),
+    ("a citation, then empty inline notes", "Text shown [@k]. ", "^[]"),
+    ("a citation, then inline notes of a word", "Text shown [@k]. ", "^[x]"),
+)
 
 
 def seeds() -> list[Path]:
@@ -182,6 +196,28 @@ def replay(path: Path) -> int:
     return 0
 
 
+def big(mb: float) -> int:
+    """Time the reading of each of :data:`BIG`, ``mb`` megabytes of its piece: the Markdown
+    reader as pandoc 3.9 and as pandoc 3.0-3.7 read it (``check`` without a pandoc on the
+    path), then the citing sentences."""
+    path = Path("big.md")
+    for name, head, unit in BIG:
+        count = int(mb * 1_000_000) // len(unit)
+        text = head + unit * count
+        took: list[float] = []
+        for dialect in (PANDOC_3_9, PANDOC_3):
+            t0 = time.process_time()
+            doc = parse_markdown(path, text, dialect)
+            took.append(time.process_time() - t0)
+        t0 = time.process_time()
+        citing_sentences(text, doc.citations, doc.kind)
+        took.append(time.process_time() - t0)
+        print(f"{name}, {len(text) / 1e6:.0f} MB ({count} pieces), CPU: reading "
+              f"{took[0]:.2f} s (pandoc 3.9) / {took[1]:.2f} s (3.0-3.7), sentences "
+              f"{took[2]:.2f} s; {sum(took[1:]) / count * 1e6:.2f} us a piece")  # fmt: skip
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=120.0)
@@ -189,9 +225,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slow", type=float, default=1.0)
     parser.add_argument("--out", type=Path, default=Path("fuzz-cases"))
     parser.add_argument("--replay", type=Path)
+    parser.add_argument("--big", type=float, metavar="MB")
     args = parser.parse_args(argv)
     if args.replay is not None:
         return replay(args.replay)
+    if args.big is not None:
+        return big(args.big)
     return run(args.seconds, args.seed, args.slow, args.out)
 
 
