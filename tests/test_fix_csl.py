@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from citewarden import cli
-from citewarden.findings.verdicts import correction_fix
+from citewarden.findings.verdicts import correction_fix, update_fix
 from citewarden.fix.csl import Decoding, correction_edits, entry_edits
 from citewarden.fix.plan import Change, Edit, FixPlan, Skipped, plan_fix, verify_plan
-from citewarden.model import Entry, ParsedBibliography
+from citewarden.model import Entry, ParsedBibliography, Status, Tier, Verdict
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.verify.authors import csl_names
 from citewarden.verify.plain_text import latex_to_text
@@ -447,3 +447,118 @@ def test_check_fix_corrects_the_references_a_document_defines(
     )
     assert cli.main(["check", "paper.md", *VERIFY, "--fix"]) == 0
     assert "nothing to fix" in capsys.readouterr().err
+
+
+def test_a_value_with_a_yaml_anchor_is_left_and_the_other_items_are_corrected() -> None:
+    """Editing an anchored value would drop the anchor another item's alias names (the file
+    would no longer read); an aliased value lies in another item.  Both are skipped, the
+    rest of the file corrected."""
+    text = (
+        "references:\n"
+        "- id: a\n"
+        "  title: One\n"
+        "  container-title: &nphys Nature Phys\n"
+        "- id: b\n"
+        "  title: Two\n"
+        "  container-title: *nphys\n"
+        "- id: c\n"
+        "  title: Three\n"
+    )
+    plan = _plan(
+        "refs.yaml",
+        text,
+        {"a": {"journal": "Nature Physics"}, "b": {"journal": "X"}, "c": {"volume": "3"}},
+    )
+    assert plan.new.decode() == text + "  volume: 3\n"
+    reasons = {(s.key, s.field): s.reason for s in plan.skipped}
+    assert "anchor" in reasons[("a", "journal")]
+    assert "alias" in reasons[("b", "journal")]
+    entry = parse_csl_yaml(Path("refs.yaml"), text).entries[0]
+    assert correction_fix(entry, text, "journal", "Nature Physics") is None
+
+
+def test_a_member_the_reader_takes_nothing_from_is_not_added_twice() -> None:
+    """An empty ``DOI:`` or a date without a year is a member already: a second one would
+    be a duplicate key (strict YAML readers refuse the file); left to the user."""
+    text = "- id: a\n  title: T\n  DOI:\n- id: b\n  issued:\n    literal: in press\n"
+    plan = _plan("refs.yaml", text, {"a": {"doi": "10.1/x"}, "b": {"year": "2005"}})
+    assert plan.new.decode() == text
+    reasons = {(s.key, s.field): s.reason for s in plan.skipped}
+    assert "DOI is empty or not read" in reasons[("a", "doi")]
+    assert "issued is empty or not read" in reasons[("b", "year")]
+    text = '[{"id": "a", "issued": "in press"}]'
+    plan = _plan("refs.json", text, {"a": {"year": "2005"}})
+    assert plan.new.decode() == text and "issued" in plan.skipped[0].reason
+
+
+def test_doi_and_url_are_written_as_given_and_yaml_values_escape_their_markdown(
+    tmp_path: Path,
+) -> None:
+    """A DOI or URL correction is the record's text (no LaTeX to decode: ``~`` stays); in
+    YAML, where pandoc reads each value as Markdown, what Markdown would read as markup is
+    escaped, so that pandoc reads the value planned."""
+    title = "Spaces of C*-algebras and *-homomorphisms"
+    doi = "10.1002/(SICI)1097-4636(199604)30:4<a_b*c~>3.0.CO;2-P"
+    url = "https://example.org/~user/a_b"
+    fixes = {"a": {"title": title, "doi": doi, "url": url}}
+    json_new = _plan("refs.json", '[{"id": "a", "title": "Old"}]', fixes).new.decode()
+    yaml_new = _plan("refs.yaml", "- id: a\n  title: Old\n", fixes).new.decode()
+    assert "C\\\\*-algebras" in yaml_new and "C*-algebras" in json_new
+    for name, new in (("refs.json", json_new), ("refs.yaml", "references:\n" + yaml_new)):
+        item = _pandoc_items(tmp_path, name, new)["a"]
+        assert (item["title"], item["DOI"], item["URL"]) == (title, doi, url), name
+        # and citewarden reads them as pandoc does
+        parse = parse_csl_json if name.endswith(".json") else parse_csl_yaml
+        entry = parse(Path(name), new.removeprefix("references:\n")).entries[0]
+        assert (entry.get("title"), entry.get("doi"), entry.get("url")) == (title, doi, url)
+
+
+def test_csl_ids_are_compared_exactly_and_may_be_written_in_any_quoting() -> None:
+    """pandoc tells ``Smith`` from ``smith``; an id written with quotes doubled inside
+    single quotes is read as it is: neither refuses the file."""
+    text = "- id: 'O''Brien2020'\n  title: A\n- id: Smith\n  title: B\n- id: smith\n  title: C\n"
+    plan = _plan(
+        "refs.yaml",
+        text,
+        {"O'Brien2020": {"volume": "1"}, "Smith": {"volume": "2"}, "smith": {"volume": "3"}},
+    )
+    assert not plan.skipped
+    assert plan.new.decode() == (
+        "- id: 'O''Brien2020'\n  title: A\n  volume: 1\n"
+        "- id: Smith\n  title: B\n  volume: 2\n"
+        "- id: smith\n  title: C\n  volume: 3\n"
+    )
+
+
+def test_one_variable_is_written_once_and_a_reports_number_is_its_number() -> None:
+    text = '[{"id": "a", "type": "paper-conference"}, {"id": "r", "type": "report"}]'
+    plan = _plan(
+        "refs.json",
+        text,
+        {"a": {"journal": "J", "booktitle": "Proc."}, "r": {"number": "TR-7"}},
+    )
+    new = json.loads(plan.new)
+    assert new[0]["container-title"] == "J" and new[1]["number"] == "TR-7"
+    assert [(s.key, s.field) for s in plan.skipped] == [("a", "booktitle")]
+    assert "another correction writes journal" in plan.skipped[0].reason
+
+
+def test_a_change_names_the_line_of_the_value_it_writes() -> None:
+    plan = _plan("refs.json", JSON_TEXT, {"a": {"doi": "10.1/x", "volume": "4"}})
+    lines = plan.new.decode().splitlines()
+    for change in plan.changes:
+        variable = {"doi": '"DOI"', "volume": '"volume"'}[change.field]
+        assert variable in lines[change.line - 1], change
+
+
+def test_the_whole_entry_update_says_which_corrections_it_leaves() -> None:
+    """ "Update entry" applies what can be applied and its title names the rest."""
+    text = "- id: a\n  title: >\n    Folded\n  volume: 2\n"
+    entry = parse_csl_yaml(Path("refs.yaml"), text).entries[0]
+    verdict = Verdict(
+        "a", Status.MISMATCH, Tier.M, corrections={"title": "New", "volume": "3", "doi": "10.1/x"}
+    )
+    fix = update_fix(entry, text, verdict)
+    assert fix is not None and fix.title.endswith("(not title: by hand)")
+    new = apply_edits(text, fix.edits)
+    assert new == "- id: a\n  title: >\n    Folded\n  volume: 3\n  DOI: 10.1/x\n"

@@ -10,7 +10,7 @@ import yaml
 
 from citewarden.model import BibFormat, Code, Span
 from citewarden.parsing import csl
-from citewarden.parsing.csl import bibtex_type, parse_csl_json, parse_csl_yaml
+from citewarden.parsing.csl import bibtex_type, markdown_unescaped, parse_csl_json, parse_csl_yaml
 from markers import parse_markers
 
 DATA = Path(__file__).parent / "data"
@@ -440,7 +440,10 @@ def test_real_items_as_csl_yaml_read_like_json(path: Path) -> None:
     for a, b in zip(from_yaml.entries, from_json.entries, strict=True):
         assert sl(as_yaml, a.key_span) == a.key
         for name in ("title", "author", "year", "journal", "doi", "volume", "pages"):
-            assert a.get(name) == b.get(name), (a.key, name)
+            # pandoc reads a YAML value as Markdown: a backslash escape is its character
+            # (``Exposici\'on`` is ``Exposici'on``), where CSL-JSON keeps it
+            want = b.get(name)
+            assert a.get(name) == (markdown_unescaped(want) if want else want), (a.key, name)
 
 
 _LOADERS = [yaml.SafeLoader, *([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])]
@@ -453,7 +456,7 @@ def test_yaml_nulls_are_no_values_with_either_loader(
     """``~``, ``null`` and nothing are YAML nulls, which pandoc reads as empty values (the
     item is read): libyaml's loader gave a plain scalar the style '' and the null check
     missed them, so a title ``~`` was the text "~" and an author ``null`` a person."""
-    monkeypatch.setattr(csl, "_LOADER", loader)
+    monkeypatch.setattr(csl, "YAML_LOADER", loader)
     text = (
         "references:\n- id: a\n  title: ~\n  author: null\n  publisher:\n  issued: ~\n"
         "  note: 'null'\n  editor:\n  - family: ~\n    given: J\n"

@@ -171,23 +171,34 @@ def csl_decoding() -> Decoding:
     return Decoding(latex_to_text, csl_names)
 
 
-def _edits(text: str, entry: Entry, fields: Mapping[str, str]) -> list[TextEdit]:
-    """The edits of ``fields`` in ``entry``: a BibTeX entry's, or a CSL item's (CSL-JSON,
-    CSL-YAML, a document's ``references:``) with the corrections' BibTeX text read."""
-    if entry.csl_type is not None:
-        from citewarden.fix.csl import correction_edits as csl_edits
+def _edits(text: str, entry: Entry, fields: Mapping[str, str]) -> tuple[list[TextEdit], list[str]]:
+    """The edits of ``fields`` in ``entry`` (a BibTeX entry's, or a CSL item's: CSL-JSON,
+    CSL-YAML, a document's ``references:``, with the corrections' BibTeX text read), and
+    the fields of the corrections not applied (none when nothing is)."""
+    from citewarden.fix.plan import Change, FixRefused, Skipped  # only when one is shown
 
-        return csl_edits(text, entry, fields, csl_decoding())
-    from citewarden.fix.plan import correction_edits  # only when a correction is shown
+    changes: list[Change] = []
+    skipped: list[Skipped] = []
+    try:
+        if entry.csl_type is not None:
+            from citewarden.fix.csl import entry_edits as csl_edits
 
-    return correction_edits(text, entry, fields)
+            made = csl_edits(text, entry, fields, csl_decoding(), changes, skipped)
+        else:
+            from citewarden.fix.plan import entry_edits
+
+            made = entry_edits(text, entry, fields, changes, skipped)
+    except FixRefused:
+        return [], []
+    edits = [TextEdit(entry.path, Span(e.start, e.end), e.text) for e in made]
+    return edits, [s.field or "all" for s in skipped] if edits else []
 
 
 def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None:
     """One anchored correction as a minimal edit (None when it cannot be made safely)."""
     target = field_of(entry, name)
     field_name = target.name if target is not None else name
-    edits = _edits(text, entry, {field_name: value})
+    edits, _ = _edits(text, entry, {field_name: value})
     if not edits:
         return None
     shown_name, shown = field_name, value
@@ -207,11 +218,12 @@ def update_fix(entry: Entry, text: str, verdict: Verdict) -> Fix | None:
     for name, value in verdict.corrections.items():
         target = field_of(entry, name)
         fields[target.name if target is not None else name] = value
-    edits = _edits(text, entry, fields)
+    edits, left = _edits(text, entry, fields)
     if not edits:
         return None
     source = source_label(verdict.match.source if verdict.match else None)
-    return Fix(f"Update entry from {source}", tuple(edits))
+    but = f" (not {', '.join(left)}: by hand)" if left else ""
+    return Fix(f"Update entry from {source}{but}", tuple(edits))
 
 
 def ignore_fix(entry: Entry, text: str) -> Fix | None:

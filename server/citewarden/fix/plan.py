@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from citewarden.model import Code, Entry, Field, ParsedBibliography, Span, TextEdit
+from citewarden.model import BibFormat, Code, Entry, Field, ParsedBibliography
 from citewarden.parsing.latex_args import group_end, wholly_braced
 from citewarden.safe_text import unsafe_characters
 from citewarden.text import count_line_breaks, line_ending
@@ -339,15 +339,21 @@ def entry_edits(
 REPEATED_KEY = "the key is defined more than once in this file"
 
 
-def repeated_keys(entries: Iterable[Entry]) -> frozenset[str]:
-    """The keys (lower-cased: BibTeX compares them so) that more than one of a file's
-    ``entries`` define: ``--fix`` corrects none of them (which entry is meant?)."""
+def repeated_keys(entries: Iterable[Entry], fold: bool = True) -> frozenset[str]:
+    """The keys that more than one of a file's ``entries`` define, lower-cased when ``fold``
+    (BibTeX compares keys so; pandoc compares CSL ids exactly): ``--fix`` corrects none of
+    them (which entry is meant?)."""
     seen: set[str] = set()
     repeated: set[str] = set()
     for entry in entries:
-        key = entry.key.lower()
+        key = entry.key.lower() if fold else entry.key
         (repeated if key in seen else seen).add(key)
     return frozenset(repeated)
+
+
+def folds_keys(bib: ParsedBibliography) -> bool:
+    """Whether the keys of ``bib`` compare case-folded (BibTeX) or exactly (CSL ids)."""
+    return bib.format not in (BibFormat.CSL_JSON, BibFormat.CSL_YAML)
 
 
 #: The edits of one entry for its corrections (appending the changes made and the
@@ -372,21 +378,21 @@ def plan_fix(
     edits_of = edits_of or entry_edits
     check_complete(bib)
     bom, text = decode(original, bib.path)
+    fold = folds_keys(bib)
     by_key: dict[str, Entry] = {}
-    for entry in bib.entries:
-        written = text[entry.key_span.start : entry.key_span.end]
-        if written != entry.key and "\\" not in written:  # a CSL-JSON key may be escaped
+    for entry in bib.entries:  # (a CSL item is read back whole by its own edits' check)
+        if fold and text[entry.key_span.start : entry.key_span.end] != entry.key:
             raise FixRefused(bib.path, "parsed positions do not match the file's bytes")
-        by_key.setdefault(entry.key.lower(), entry)
-    repeated = repeated_keys(bib.entries)
+        by_key.setdefault(entry.key.lower() if fold else entry.key, entry)
+    repeated = repeated_keys(bib.entries, fold)
     changes: list[Change] = []
     skipped: list[Skipped] = []
     edits: list[Edit] = []
     for key, fields in corrections.items():
-        found = by_key.get(key.lower())
+        found = by_key.get(key.lower() if fold else key)
         if found is None or not fields:
             continue
-        if key.lower() in repeated:
+        if (key.lower() if fold else key) in repeated:
             skipped.append(Skipped(key, None, REPEATED_KEY))
             continue
         edits.extend(edits_of(text, found, fields, changes, skipped))
@@ -430,17 +436,6 @@ def corrected_entry(
     return "".join(pieces), tuple(changes), tuple(skipped)
 
 
-def correction_edits(text: str, entry: Entry, fields: Mapping[str, str]) -> list[TextEdit]:
-    """The text edits ``--fix`` would make to ``entry`` for ``fields`` (none when unsafe)."""
-    changes: list[Change] = []
-    skipped: list[Skipped] = []
-    try:
-        edits = entry_edits(text, entry, fields, changes, skipped)
-    except FixRefused:
-        return []
-    return [TextEdit(entry.path, Span(e.start, e.end), e.text) for e in edits]
-
-
 def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography]) -> None:
     """Re-parse the new text and check that only the planned fields changed.
 
@@ -457,12 +452,16 @@ def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography])
         raise FixRefused(plan.path, "the corrected file would not parse; not written") from None
     if [e.key for e in before.entries] != [e.key for e in after.entries]:
         raise FixRefused(plan.path, "the corrected file would change the entries; not written")
-    planned = {(c.key.lower(), c.field): c.new for c in plan.changes}
+    fold = folds_keys(before)
+    planned: dict[str, dict[str, str]] = {}
+    for c in plan.changes:
+        planned.setdefault(c.key.lower() if fold else c.key, {})[c.field] = c.new
     for old_entry, new_entry in zip(before.entries, after.entries, strict=True):
+        ours = planned.get(old_entry.key.lower() if fold else old_entry.key, {})
         old_fields = {f.name: f.text for f in old_entry.fields}
         new_fields = {f.name: f.text for f in new_entry.fields}
-        for name in old_fields.keys() | new_fields.keys():
-            want = planned.get((old_entry.key.lower(), name))
+        for name in old_fields.keys() | new_fields.keys() | ours.keys():
+            want = ours.get(name)
             if want is not None:
                 if new_fields.get(name) != want:
                     raise FixRefused(

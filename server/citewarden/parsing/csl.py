@@ -50,6 +50,7 @@ __all__ = [
     "content_end",
     "csl_yaml_items",
     "items_object",
+    "markdown_unescaped",
     "parse_csl_json",
     "parse_csl_yaml",
 ]
@@ -270,6 +271,17 @@ def _year(node: _Node) -> tuple[str, Span] | None:
     return None
 
 
+#: A Markdown backslash escape: pandoc reads each CSL-YAML value as Markdown, where a
+#: backslash before any ASCII punctuation stands for that character.
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def markdown_unescaped(value: str) -> str:
+    """A CSL-YAML value as pandoc reads its text: Markdown backslash escapes undone
+    (``C\\*-algebras`` is ``C*-algebras``)."""
+    return _MARKDOWN_ESCAPE.sub(r"\1", value) if "\\" in value else value
+
+
 def _member(
     mapping: dict[str, tuple[_Node, _Node]], name: str, folded: bool
 ) -> tuple[_Node, _Node] | None:
@@ -310,6 +322,8 @@ def _entry(path: Path, item: _Node, problems: list[Finding], folded: bool = Fals
         if lname in _NAME_FIELDS:
             name = lname
             value = _names(value_node)
+            if value is not None and not folded:
+                value = markdown_unescaped(value)
         elif lname in _DATE_FIELDS:
             name = _DATE_FIELDS[lname]
             found = _year(value_node)
@@ -317,6 +331,8 @@ def _entry(path: Path, item: _Node, problems: list[Finding], folded: bool = Fals
         else:
             name = _RENAME.get(lname, lname)
             value = _scalar(value_node)
+            if value is not None and not folded and isinstance(value_node.value, str):
+                value = markdown_unescaped(value)
         if value is None:
             continue
         fields.append(Field(name, value, name_node.span, span))
