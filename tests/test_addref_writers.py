@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -158,6 +161,30 @@ def test_csl_yaml_insertion_goes_into_the_references_list(tmp_path: Path) -> Non
     assert docs["references"][1]["author"][0] == {"family": "He", "given": "Kaiming"}
     parsed = parse_csl_yaml(tmp_path / "r.yaml", new)
     assert "he2016deep" in {e.key for e in parsed.entries}
+
+
+def test_csl_yaml_item_values_escape_what_pandoc_would_read_as_markdown(tmp_path: Path) -> None:
+    """pandoc reads each CSL-YAML value as Markdown: a title's ``*`` or a DOI's ``<``
+    written raw would come out as emphasis and HTML; escaped, pandoc reads the record's
+    text, and so does citewarden."""
+    title, doi = "Spaces of C*-algebras and *-homomorphisms", "10.1002/(SICI)1<a_b*c>2-P"
+    record = replace(RESNET, title=title, doi=doi)
+    new = _apply("", *yaml_insertion("", csl_item(record, "k")))
+    (tmp_path / "doc.md").write_text("---\n" + new + "---\n", encoding="utf-8")
+    pandoc = shutil.which("pandoc")
+    assert pandoc is not None, "pandoc is needed (scripts/test installs it)"
+    run = subprocess.run(
+        [pandoc, "-f", "markdown", "-t", "csljson", "doc.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    [item] = json.loads(run.stdout)
+    assert (item["id"], item["title"], item["DOI"]) == ("k", title, doi)
+    [entry] = parse_csl_yaml(tmp_path / "r.yaml", new).entries
+    assert (entry.get("title"), entry.get("doi")) == (title, doi)
 
 
 def test_plan_insertion_by_format(tmp_path: Path) -> None:

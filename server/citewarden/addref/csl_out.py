@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from citewarden.fix.csl_values import markdown_escaped
 from citewarden.parsing.csl import YAML_LOADER, content_end
 from citewarden.text import line_start_before
 from citewarden.verify.authors import split_suffix
@@ -136,9 +137,23 @@ def _yaml_lines(value: Any, indent: str) -> list[str]:
     return lines
 
 
+def _escaped(value: Any) -> Any:
+    """``value`` with what pandoc's Markdown would read as markup escaped in every string
+    (pandoc reads each CSL-YAML value as Markdown: ``C*-algebras`` would turn emphatic)."""
+    if isinstance(value, str):
+        return markdown_escaped(value)
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _escaped(v) for k, v in value.items()}
+    return value
+
+
 def yaml_item(item: dict[str, Any], indent: str = "") -> str:
-    """``item`` as one YAML list element (``- id: ...``), lines indented by ``indent``."""
-    return "\n".join(_yaml_lines([item], indent))
+    """``item`` as one YAML list element (``- id: ...``), lines indented by ``indent``; its
+    values escaped for Markdown but its id and type (the key alphabet needs none)."""
+    kept = {k: v if k in ("id", "type") else _escaped(v) for k, v in item.items()}
+    return "\n".join(_yaml_lines([kept], indent))
 
 
 class YamlLayoutError(ValueError):
