@@ -8,6 +8,7 @@ import subprocess
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import yaml
 
 from citewarden.addref.bibtex_out import (
@@ -22,6 +23,7 @@ from citewarden.addref.csl_out import csl_item, json_insertion, yaml_insertion
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.verify.records import Person, WorkRecord
+from paths import PANDOC_RELEASES
 
 DATA = Path(__file__).parent / "data"
 
@@ -147,6 +149,40 @@ def test_csl_json_insertion_keeps_the_file_and_parses(tmp_path: Path) -> None:
     assert json_insertion("[]", csl_item(RESNET, "k")) is not None
     assert json.loads(_apply("[]", *json_insertion("[]", csl_item(RESNET, "k"))))[0]["id"] == "k"
     assert json_insertion("{}", csl_item(RESNET, "k")) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{\n  "items": [\n    {\n      "id": "other",\n      "type": "book"\n    }\n  ]\n}\n',
+        '{"items": [{"id": "other", "type": "book"}], "note": 1}',
+        '{"items": []}\n',
+    ],
+)
+def test_csl_json_insertion_goes_into_an_items_array(tmp_path: Path, text: str) -> None:
+    """A CSL-JSON object with an array of items (pandoc 3 reads it) takes the new item
+    last in that array, indented like its items; pandoc 3.9 reads it and the rest."""
+    place = json_insertion(text, csl_item(RESNET, "he2016deep"))
+    assert place is not None
+    new = _apply(text, *place)
+    data = json.loads(new)
+    assert data["items"][-1]["id"] == "he2016deep"
+    assert {k: v for k, v in data.items() if k != "items"} == {
+        k: v for k, v in json.loads(text).items() if k != "items"
+    }
+    if text.startswith("{\n"):
+        assert '    {\n      "id": "he2016deep",\n' in new
+    (tmp_path / "refs.json").write_text(new, encoding="utf-8")
+    run = subprocess.run(
+        [str(PANDOC_RELEASES["3.9"]), "-f", "csljson", "-t", "csljson", "refs.json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    ids = [item["id"] for item in json.loads(run.stdout)]
+    assert ids == [*(["other"] if "other" in text else []), "he2016deep"]
 
 
 def test_csl_yaml_insertion_goes_into_the_references_list(tmp_path: Path) -> None:

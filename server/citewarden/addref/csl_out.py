@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from citewarden.fix.csl_values import markdown_escaped
-from citewarden.parsing.csl import YAML_LOADER, content_end
+from citewarden.parsing.csl import YAML_LOADER, content_end, items_array
 from citewarden.text import line_start_before
 from citewarden.verify.authors import split_suffix
 from citewarden.verify.records import Person, WorkRecord
@@ -93,16 +93,33 @@ def _indent_of(text: str) -> str:
 
 
 def json_insertion(text: str, item: dict[str, Any]) -> tuple[int, str] | None:
-    """Where and what to insert to add ``item`` to the CSL-JSON array in ``text``; None when
-    ``text`` is not a JSON array."""
+    """Where and what to insert to add ``item`` to the CSL-JSON items in ``text``: after the
+    last of its array, or of its ``"items"`` array (an object pandoc 3 reads); None when
+    ``text`` is neither."""
     stripped = text.rstrip()
     if not stripped:
         return 0, json.dumps([item], indent=2, ensure_ascii=False) + "\n"
-    if not stripped.endswith("]") or not text.lstrip().startswith("["):
+    if stripped.endswith("]") and text.lstrip().startswith("["):
+        unit = _indent_of(text)
+        step = len(unit.expandtabs(4)) or 2
+        return _array_insertion(text, len(stripped), unit, step, item)
+    found = items_array(text)
+    if found is None:
         return None
-    close = len(stripped) - 1
-    unit = _indent_of(text)
-    body = json.dumps(item, indent=len(unit.expandtabs(4)) or 2, ensure_ascii=False)
+    inside = text[found.start : found.end]
+    unit = _indent_of(inside)
+    steps = re.search(r"\n([ \t]*)\{[ \t]*\r?\n([ \t]+)\"", inside)
+    step = len(steps.group(2)) - len(steps.group(1)) if steps else 0
+    return _array_insertion(text, found.end, unit, step if step > 0 else 2, item)
+
+
+def _array_insertion(
+    text: str, end: int, unit: str, step: int, item: dict[str, Any]
+) -> tuple[int, str]:
+    """Where and what to insert to add ``item`` last to the array ending at ``end`` (just
+    after its ``]``), its lines indented by ``unit`` and each level by ``step``."""
+    close = end - 1
+    body = json.dumps(item, indent=step, ensure_ascii=False)
     body = "\n".join(unit + line for line in body.splitlines())
     before = text[:close].rstrip()
     lead = "\n" if before.endswith("[") else ",\n"

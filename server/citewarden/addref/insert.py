@@ -98,7 +98,9 @@ def _insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion
             )
         place = json_insertion(text, csl_item(record, key))
         if place is None:
-            raise InsertError(f"{path.name} is not a CSL-JSON array")
+            raise InsertError(
+                f"{path.name} is not a CSL-JSON array, nor an object with an array of items"
+            )
         return Insertion(path, place[0], place[1], key)
     if suffix in YAML_SUFFIXES:
         try:

@@ -49,6 +49,7 @@ __all__ = [
     "bibtex_type",
     "content_end",
     "csl_yaml_items",
+    "items_array",
     "items_object",
     "markdown_unescaped",
     "parse_csl_json",
@@ -697,6 +698,21 @@ def items_object(text: str) -> Span | None:
         return None
     _, problem = _object_items(root)
     return root.value["items"][0].span if problem is None else None
+
+
+def items_array(text: str) -> Span | None:
+    """The ``[...]`` of the items of a CSL-JSON ``text`` that is an object with an array of
+    items (pandoc 3 reads them); None for any other text."""
+    if _OBJECT_START.match(text) is None:
+        return None
+    try:
+        root = _Json(text).value()
+    except (_JsonError, RecursionError):
+        return None
+    if not isinstance(root.value, dict):
+        return None
+    _, problem = _object_items(root)
+    return root.value["items"][1].span if problem is None else None
 
 
 def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
