@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
@@ -40,7 +41,7 @@ class TaskRegistry:
             old.cancel()
         task: asyncio.Task[Any] = asyncio.ensure_future(self._guard(name, work))
         self._tasks[name] = task
-        task.add_done_callback(lambda t, n=name: self._forget(n, t))  # type: ignore[misc]
+        task.add_done_callback(lambda t, n=name: self._forget(n, t, work))  # type: ignore[misc]
         return task
 
     def debounce(
@@ -102,9 +103,11 @@ class TaskRegistry:
             log.exception("background task %s/%s failed", *name)
             return None
 
-    def _forget(self, name: TaskName, task: asyncio.Task[Any]) -> None:
+    def _forget(self, name: TaskName, task: asyncio.Task[Any], work: Awaitable[Any]) -> None:
         if self._tasks.get(name) is task:
             del self._tasks[name]
+        if inspect.iscoroutine(work) and inspect.getcoroutinestate(work) == "CORO_CREATED":
+            work.close()  # cancelled before it started: never to be awaited
 
 
 async def finish_even_if_cancelled(work: Awaitable[T]) -> T:
