@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 
 import differential
+from citewarden.parsing.markdown import parse_markdown
+from citewarden.parsing.pandoc_syntax import PANDOC_3
 from citewarden.project import Workspace
 from citewarden.settings import Settings
 from test_pandoc_versions import _pandoc
@@ -38,6 +40,7 @@ CASES = [
     "Locator @c [@{a]b}] here.\n",
     "Locator @c [p. @{a]b}] here.\n",
     "-@a says so.\n",
+    "[@a [@{]}]] x\n",
     "As -@a and x-@b and (-@c) say.\n",
 ]
 
@@ -50,6 +53,21 @@ ALIKE = [
     "Open [@{a]b} here, [@{c]d}](http://x.org), [@{e]f}]{.c}, ^[@{g]h}] but [@{i]j}].\n",
     "A note [^@key] and x [^@k y] z.\n",
     "Text [^a].\n\n[^a]: See @c.\n\n    More @e.\n\n    And @f.\n",
+    # a note ends at the "]" inside a braced key: the key is text, no group around takes it
+    "[\n^[@{]}]]\n",
+    "[@a ^[@{]}]]\n",
+    ":[>@a{^[ @{>]}]]\n",
+    "[@^[@{]}]]]! @a\n",
+]
+
+#: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"
+#: moves, that key in a bracket inside the group (the reader stopped at them)
+COUNTED_INNER = [
+    "[\n^[@{]}]]",
+    "[@a [@{]}]] x",
+    "\n[[@`@{]}<](]\n",
+    "[[>(@{$]}](]}\n",
+    "@{]([[(@{](}](]\n",
 ]
 
 _MODES = {
@@ -161,3 +179,13 @@ def test_each_version_cites_the_metadata_pandoc_cites(
     doc = ws.document(path)
     assert doc is not None
     assert {c.key for c in doc.citations} == {key for key, _ in _pandoc_cites(program, tmp_path)}
+
+
+@pytest.mark.parametrize("text", COUNTED_INNER)
+def test_pandoc_3_reads_a_group_ended_by_a_key_in_an_inner_bracket(
+    tmp_path: Path, text: str
+) -> None:
+    (tmp_path / "doc.md").write_text(text, encoding="utf-8")
+    doc = parse_markdown(tmp_path / "doc.md", text, PANDOC_3)
+    ours = Counter((c.key, c.command) for c in doc.citations if c.command in _MODES.values())
+    assert ours == _pandoc_cites(_pandoc("3.6.1"), tmp_path)

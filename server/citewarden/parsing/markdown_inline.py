@@ -216,6 +216,11 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                     balance = balance or Balance(text)
                     end = _counted_group(text, open_at, start, pending, first_index, balance)
                     drop_until = max(drop_until, end)
+                if _cut_in_bracket(text, open_at, pending, first_index):
+                    # no group around the note may take the key
+                    pending[first_index:] = [
+                        p for p in pending[first_index:] if not (p.straddles and p.group is None)
+                    ]
         elif group == _BLANK:
             stack.clear()
             pos = start + 1
@@ -491,6 +496,15 @@ def _close_group(
     return after
 
 
+def _cut_in_bracket(text: str, open_at: int, pending: list[_Pending], first_index: int) -> bool:
+    """The bracket at ``open_at``, closed as no citation group, is a note (``^[``) holding
+    a braced key that holds the ``]`` balancing it: pandoc ends the note there (every
+    version), the key is text."""
+    return text[open_at - 1 : open_at] == "^" and any(
+        p.straddles and p.group is None for p in pending[first_index:]
+    )
+
+
 def _counted_group(
     text: str,
     open_at: int,
@@ -520,13 +534,34 @@ def _counted_group(
         return -1
     # a "]" in a key ends the group: that key is text, the keys before it a group when
     # the key stood in the last one's locator (no ";" between them)
-    i = next(i for i, p in enumerate(members) if p.span.start <= end < p.span.end)
+    i = next((i for i, p in enumerate(members) if p.span.start <= end < p.span.end), -1)
+    if i < 0:
+        # the "]" ends the group though no member's key holds it: a key's "]" closed a
+        # bracket inside the group first (``[@a [@{]}]]``); that key is text, the keys
+        # after the "]" are no group
+        group = Span(open_at, end + 1)
+        for p in members:
+            p.group = group if p.end <= end else None
+        cut_keys = [p for p in members if _cut_by_inner(text, p, open_at, balance)]
+        pending[first_index:] = [p for p in pending[first_index:] if p not in cut_keys]
+        return -1
     cut = members[i]
     kept = i > 0 and ";" not in text[members[i - 1].end : cut.start]
     for p in members:
         p.group = Span(open_at, end + 1) if kept and p.start < cut.start else None
     pending.remove(cut)
     return -1
+
+
+def _cut_by_inner(text: str, p: _Pending, open_at: int, balance: Balance) -> bool:
+    """A ``]`` of ``p``'s braced key balances a ``[`` between ``open_at`` and it."""
+    if "]" not in p.key:
+        return False
+    return any(
+        p.span.start <= balance.of(o) < p.span.end
+        for o in range(open_at + 1, p.span.start)
+        if text[o] == "["
+    )
 
 
 _HAS_BRACKET = re.compile(r"[\[\]]")
