@@ -9,7 +9,7 @@ failing while dblp's venue search answers; Cybenko's 1989 paper matched at dblp
 
 from __future__ import annotations
 
-from citewarden.model import Code, Status
+from citewarden.model import Code, Severity, Status
 from citewarden.verify.http import HttpClient
 from citewarden.verify.normalize import make_entry
 from replay import ReplayServer, replay, replay_http, replay_server
@@ -51,6 +51,25 @@ async def test_a_failed_notices_look_up_leaves_the_work_unverified(
     assert v.reason is not None and "HTTP 503 (crossref)" in v.reason
     (note,) = [i for i in v.issues if i.code is Code.UNVERIFIED]
     assert "retract" in note.message
+
+
+async def test_a_mismatch_whose_notices_failed_says_so_and_stays_a_mismatch(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """The same work written with a wrong volume: a mismatch either way, and a hint that its
+    retraction was not checked (its tier is the mismatch's)."""
+    serve(replay)
+    replay.inject("503", path="/crossref", times=100, retry_after="0")
+    entry = cybenko("found", volume="7")
+    v = await verifier(replay, replay_http).verify(entry)  # type: ignore[arg-type]
+    assert v.status is Status.MISMATCH and v.reason is None
+    (note,) = [i for i in v.issues if i.code is Code.UNVERIFIED]
+    assert note.severity is Severity.HINT
+    assert "retract" in note.message and "HTTP 503 (crossref)" in note.message
+    replay.clear()  # the same with the notices answered: no such hint, the same tier
+    answered = await verifier(replay, replay_http).verify(entry)  # type: ignore[arg-type]
+    assert answered.status is Status.MISMATCH and answered.tier is v.tier
+    assert not [i for i in answered.issues if i.code is Code.UNVERIFIED]
 
 
 async def test_answered_notices_leave_the_work_verified(

@@ -426,7 +426,13 @@ def fault_guard(
     ev: Evidence, anchor: Comparison, status: Status, issues: list[Issue]
 ) -> tuple[Status, str | None]:
     """A check whose look-ups failed (see :func:`_unchecked`) that could overturn
-    ``verified``: unverified, never verified."""
+    ``verified``: unverified, never verified.  A mismatch stays one, with a hint that
+    whether the work was retracted is not known when its notices could not be looked up."""
+    if status is Status.MISMATCH and ev.notices_failure is not None:
+        reason = failure_summary([ev.notices_failure]) or ev.notices_failure.reason
+        what = "whether the work was retracted: the look-up of its notices failed"
+        issues.append(Issue(Code.UNVERIFIED, f"not checked: {what}: {reason}", None, Severity.HINT))
+        return status, None
     unchecked = _unchecked(ev, anchor) if status is Status.VERIFIED else None
     if unchecked is None:
         return status, None
