@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from citewarden.settings import VerifySettings
+from citewarden.verify.plan import answer_key
 from citewarden.verify.rate_limit import Limit, TokenBucket
-from citewarden.verify.records import Lookup
+from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.source_calls import SourceCalls
 from citewarden.verify.urgency import PrioritySlots, is_urgent, urgent
 
@@ -126,3 +127,46 @@ async def test_an_urgent_look_up_answered_by_the_cache_needs_no_slot() -> None:
         with urgent():
             hit = await asyncio.wait_for(calls._ask(source, "crossref", "by_doi", "10.1/cached"), 1)
     assert hit.reason == "cached answer" and source.asked == 0
+
+
+class _BatchSource:
+    """A source whose batch answer is held back until ``gate`` opens, counting asks."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.alone: list[str] = []
+        self.batched: list[list[str]] = []
+
+    def peek(self, method: str, arg: Any) -> Lookup | None:
+        return None
+
+    async def by_doi(self, doi: str) -> Lookup:
+        self.alone.append(doi)
+        return Lookup.not_found("crossref")
+
+    async def by_dois(self, dois: list[str]) -> dict[str, Lookup]:
+        self.batched.append(list(dois))
+        await self.gate.wait()
+        return {answer_key("by_doi", d): Lookup.not_found("crossref") for d in dois}
+
+
+async def test_an_urgent_look_up_of_an_id_in_a_batch_being_sent_waits_for_its_answer() -> None:
+    """The background run's batch holding the id is on the wire: the saved entry's look-up
+    takes its answer rather than asking the same id again."""
+    calls = SourceCalls([], VerifySettings(concurrency=1))
+    calls._bind_loop()
+    source = _BatchSource()
+    sources = {"crossref": source}
+    for i in range(3):
+        calls._ahead._plan(sources, ("crossref", "by_doi"), f"10.1/{i}")
+    calls._ahead.flush(sources)
+    while not source.batched:
+        await asyncio.sleep(0)
+    with urgent():
+        ask = asyncio.create_task(calls._ask(source, "crossref", "by_doi", "10.1/1"))
+    await asyncio.sleep(0.05)
+    assert not ask.done() and source.alone == []  # waiting for the batch on the wire
+    source.gate.set()
+    answer = await asyncio.wait_for(ask, 1)
+    assert answer.outcome is Outcome.NOT_FOUND and source.alone == []
+    assert source.batched == [["10.1/0", "10.1/1", "10.1/2"]]

@@ -153,6 +153,8 @@ class Ahead:
         self._pending: dict[tuple[str, str], list[tuple[str, asyncio.Future[Lookup | None]]]] = {}
         #: Every future not settled yet (taken by an entry or not).
         self._unsettled: set[asyncio.Future[Lookup | None]] = set()
+        #: Look-ups in a request being sent (its slot held), by (source, method, key).
+        self._sending: set[tuple[str, str, str]] = set()
         #: Batch requests started, by source (for diagnostics and tests).
         self.batches: dict[str, int] = {}
 
@@ -178,6 +180,28 @@ class Ahead:
         taken and settled)."""
         key = (source, method, answer_key(method, arg))
         return self._answers.get(key) or self._taken.get(key)
+
+    def in_flight(self, source: str, method: str, arg: str) -> asyncio.Future[Lookup | None] | None:
+        """The future of a planned look-up whose batch request is being sent (holding its
+        source's slot: its answer is on the way), without taking it; None otherwise (not
+        planned, or its batch not sent yet and maybe queued behind other requests)."""
+        key = (source, method, answer_key(method, arg))
+        if key not in self._sending:
+            return None
+        return self._answers.get(key) or self._taken.get(key)
+
+    def _marked(self, name: str, spec: BatchSpec, call: BatchCall) -> BatchCall:
+        """``call``, its ids marked as being sent while it runs (see :meth:`in_flight`)."""
+
+        async def marked(ids: list[str]) -> Mapping[str, Lookup]:
+            keys = {(name, spec.single, answer_key(spec.single, i)) for i in ids}
+            self._sending |= keys
+            try:
+                return await call(ids)
+            finally:
+                self._sending -= keys
+
+        return marked
 
     def add(self, sources: Mapping[str, Any], entry: NormalizedEntry) -> bool:
         """Plan the look-ups of ``entry``; start a batch once a source has a full one.
@@ -256,11 +280,17 @@ class Ahead:
                 # (a single look-up says "not found" for any id, a filter answer not always);
                 # a failure settles nothing: the entry asks on its own, in its budget
                 (only,) = ask
-                async with self._slot(name):
-                    answer = await getattr(sources[name], spec.single)(only)
-                answers = {answer_key(spec.single, only): answer}
+                single = getattr(sources[name], spec.single)
+
+                async def one(ids: list[str]) -> Mapping[str, Lookup]:
+                    return {answer_key(spec.single, ids[0]): await single(ids[0])}
+
+                answers = dict(
+                    await in_slot(self._slot(name), self._marked(name, spec, one))([only])
+                )
             elif ask:
-                call = in_slot(self._slot(name), getattr(sources[name], spec.batch))
+                batch = getattr(sources[name], spec.batch)
+                call = in_slot(self._slot(name), self._marked(name, spec, batch))
                 answers = await in_halves(call, ask, functools.partial(answer_key, spec.single))
         except asyncio.CancelledError:
             raise

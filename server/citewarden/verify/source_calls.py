@@ -89,12 +89,17 @@ class SourceCalls:
         """One look-up: the plan's answer when it fetched it ahead, else in a batch with
         other entries' look-ups (:mod:`citewarden.verify.coalesce`), else on its own.  An id
         whose answer was over the body cap even alone in a batch is asked on its own, and so
-        is an urgent look-up (:mod:`citewarden.verify.urgency`), first in its source's slot."""
+        is an urgent look-up (:mod:`citewarden.verify.urgency`), first in its source's slot,
+        unless a batch request holding its id is being sent (its answer is on the way)."""
         if len(args) == 1 and isinstance(args[0], str) and is_urgent():
             peek = getattr(source, "peek", None)
             hit = peek(method, args[0]) if callable(peek) else None
             if isinstance(hit, Lookup):  # the cache answers without a slot
                 return hit
+            sent = self._ahead.in_flight(name, method, args[0])
+            early = await asyncio.shield(sent) if sent is not None else None
+            if early is not None and not too_large(early):  # a batch being sent answers it
+                return early
         elif len(args) == 1 and isinstance(args[0], str):
             ahead = self._ahead.take(name, method, args[0])
             early = await ahead if ahead is not None else None
