@@ -3,6 +3,9 @@ is listed, so a missing finding and an extra one both fail."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -1226,3 +1229,65 @@ def test_user_citation_commands(tmp_path: Path) -> None:
         ("main.tex", Code.DANGLING, "d"),
         ("refs.bib", Code.ORPHAN, "o"),
     }
+
+
+CSL_JSON_REFS = """[
+  {
+    "id": "first",
+    "title": "First"
+  },
+  {
+    "id": "used",
+    "title": "Used"
+  },
+  {"id": "last", "title": "Last"}
+]
+"""
+
+CSL_YAML_REFS = """references:
+- id: first
+  title: First
+  abstract: |
+    line one
+    # not a comment
+# a comment about used
+- id: used
+  title: Used
+- {id: last, title: Last}
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "refs"), [("refs.json", CSL_JSON_REFS), ("refs.yaml", CSL_YAML_REFS)]
+)
+def test_an_orphan_csl_item_can_be_removed(tmp_path: Path, name: str, refs: str) -> None:
+    """ "Remove entry" for an item of a CSL-JSON or CSL-YAML file: the item and the comma
+    that separated it (JSON), or its lines (YAML: a block scalar's last line that looks
+    like a comment goes with it, a comment after it stays); pandoc reads the other items."""
+    paper = f"---\nbibliography: {name}\n---\n\nSee [@used].\n"
+    marks, by_file = run(tmp_path, f"--- paper.md\n{paper}--- {name}\n{refs}")
+    orphans = {f.data["key"]: f for f in by_file[name] if f.code is Code.ORPHAN}
+    assert sorted(orphans) == ["first", "last"]
+    text = marks[name].text
+    for key in ("last", "first"):  # (each fix's positions are the original text's)
+        [remove] = [f for f in orphans[key].fixes if f.title == "Remove entry"]
+        text = apply(text, remove)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    if name == "refs.json":
+        assert text == '[\n  {\n    "id": "used",\n    "title": "Used"\n  }\n]\n'
+        args = ["-f", "csljson", name]
+    else:
+        assert text == "references:\n# a comment about used\n- id: used\n  title: Used\n"
+        (tmp_path / "doc.md").write_text(f"---\n{text}---\n", encoding="utf-8")
+        args = ["-f", "markdown", "doc.md"]
+    pandoc = shutil.which("pandoc")
+    assert pandoc is not None, "pandoc is needed (scripts/test installs it)"
+    out = subprocess.run(
+        [pandoc, *args, "-t", "csljson"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    assert [item["id"] for item in json.loads(out)] == ["used"]

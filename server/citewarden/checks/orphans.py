@@ -458,6 +458,13 @@ def _orphan_finding(
         whole = entry.span
         end, read = removal_extent(text, whole.end)
         fixes.append(Fix("Remove entry", (TextEdit(path, Span(whole.start, end), ""),)))
+    elif fmt in (BibFormat.CSL_JSON, BibFormat.CSL_YAML):
+        from citewarden.parsing.csl_regions import item_removal  # a CSL file only
+
+        removal = item_removal(text, entry)
+        if removal is not None:
+            fixes.append(Fix("Remove entry", (TextEdit(path, removal[0], ""),)))
+            read = removal[1]
     latex_done = markdown_done = False
     for target in targets:
         if target[0] == "latex" and not latex_done:

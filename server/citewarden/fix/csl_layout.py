@@ -9,49 +9,22 @@ import re
 from typing import Any
 
 from citewarden.model import Entry, Field
-from citewarden.text import line_start_before
+from citewarden.parsing.csl_regions import (
+    block_content_end,
+    composed_item,
+    is_json,
+    item_region,
+)
 
-
-def is_json(entry: Entry) -> bool:
-    return entry.path.suffix.lower() == ".json"
-
-
-def item_region(text: str, entry: Entry) -> tuple[int, str] | None:
-    """``(offset, text)`` of the item as a document the CSL reader reads alone: a JSON
-    array of it, or a YAML list of it (its own ``- `` line, or one made for a flow mapping);
-    None when its layout is neither."""
-    start, end = entry.span.start, entry.span.end
-    if is_json(entry):
-        return start - 1, "[" + text[start:end] + "]"
-    if text[start : start + 1] == "{":
-        return start - 2, "- " + text[start:end]
-    head_start = line_start_before(text, start)
-    if re.fullmatch(r"[ ]*-[ ]+", text[head_start:start]):
-        return head_start, text[head_start:end]
-    return None
-
-
-def composed_item(region: str) -> Any:
-    """The item node of a YAML list of one item (None when it is not one)."""
-    import yaml
-
-    from citewarden.parsing.csl import YAML_LOADER
-
-    try:
-        root = yaml.compose(region, Loader=YAML_LOADER)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(root, yaml.SequenceNode) or len(root.value) != 1:
-        return None
-    return root.value[0]
-
-
-def block_content_end(region: str) -> int | None:
-    """In a YAML list of one block-mapping item, where the item's content ends."""
-    from citewarden.parsing.csl import content_end
-
-    item = composed_item(region)
-    return None if item is None else content_end(item)
+__all__ = [
+    "block_content_end",
+    "composed_item",
+    "is_json",
+    "item_region",
+    "member_names",
+    "untouchable",
+    "value_content_end",
+]
 
 
 def value_content_end(text: str, entry: Entry, f: Field) -> int | None:
