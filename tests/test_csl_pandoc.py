@@ -118,6 +118,12 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
     "yaml-one-item": ("refs.yaml", "id: a\ntitle: A\n", ("a",)),
     "yaml-one-item-flow": ("refs.yaml", "{id: a, title: A}\n", ("a",)),
+    # pandoc reads a CSL-YAML value, the id too, as Markdown: the escape is undone
+    "yaml-escaped-id": (
+        "refs.yaml",
+        "- id: smith\\_2020\n  title: A\n- id: b\\\\c\n",
+        ("smith_2020", "smith\\_2020", "b\\c", "zz"),
+    ),
     "yaml-references-one-item": ("refs.yaml", "references:\n  id: a\n  title: A\n", ("a",)),
     "yaml-one-item-and-references": (
         "refs.yaml",
@@ -242,3 +248,17 @@ def test_values_pandoc_stops_at_in_csl_json_it_reads_in_csl_yaml(
         stops = [f.message for f in syntax if "stops with an error" in f.message]
         assert (stopped, bool(stops)) == (name == "refs.json", name == "refs.json"), name
         assert stopped or dangling == not_found == ["zz"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_documents_references_ids_are_read_as_markdown(tmp_path: Path, version: str) -> None:
+    """pandoc reads the id of a ``references:`` item of a document as Markdown (the
+    escape in ``smith\\_2020`` is undone), where a CSL-YAML file's id is taken as written
+    (the case ``yaml-escaped-id`` above): ``[@smith_2020]`` is found."""
+    (tmp_path / "doc.md").write_text(
+        "---\nreferences:\n- id: smith\\_2020\n  title: A\n---\n\nSee [@smith_2020] and [@zz].\n",
+        encoding="utf-8",
+    )
+    stopped, not_found = pandoc_reading(tmp_path, version)
+    _, dangling = citewarden_reading(tmp_path, version)
+    assert not stopped and not_found == ["zz"] and dangling == not_found

@@ -294,14 +294,24 @@ def _member(
     return mapping[min(names)] if names else None
 
 
-def _entry(path: Path, item: _Node, problems: list[Finding], folded: bool = False) -> Entry | None:
+def _entry(
+    path: Path,
+    item: _Node,
+    problems: list[Finding],
+    folded: bool = False,
+    markdown_id: bool = False,
+) -> Entry | None:
     """The entry of a CSL ``item``, its ``id`` and ``type`` found case-folded if ``folded``
-    (CSL-JSON; pandoc's YAML reader reads ``id`` only)."""
+    (CSL-JSON; pandoc's YAML reader reads ``id`` only).  A CSL-YAML value is read as pandoc
+    reads it, as Markdown (its backslash escapes undone); so is the id of an item of a
+    document's ``references:`` (``markdown_id``), not that of a CSL-YAML file's item."""
     mapping = item.value
     if not isinstance(mapping, dict):
         return None
     id_pair = _member(mapping, "id", folded)
     key = _scalar(id_pair[1]) if id_pair else None
+    if key and markdown_id and id_pair and isinstance(id_pair[1].value, str):
+        key = markdown_unescaped(key)
     if not key:
         problems.append(
             Finding(
@@ -837,7 +847,7 @@ def csl_yaml_items(
                 _syntax(path, offset, offset + 1, "CSL item too large to read; read no further")
             )
             break
-        entry = _entry(path, converted, problems)
+        entry = _entry(path, converted, problems, markdown_id=True)
         if entry is not None:
             entries.append(entry)
     return entries, problems
