@@ -203,7 +203,7 @@ def test_csl_yaml_item_values_escape_what_pandoc_would_read_as_markdown(tmp_path
     """pandoc reads each CSL-YAML value as Markdown: a title's ``*`` or a DOI's ``<``
     written raw would come out as emphasis and HTML; escaped, pandoc reads the record's
     text, and so does citewarden."""
-    title, doi = "Spaces of C*-algebras and *-homomorphisms", "10.1002/(SICI)1<a_b*c>2-P"
+    title, doi = "Spaces of C*-algebras and *-homomorphisms", "10.1002/(SICI)1<a_b*c>2--P"
     record = replace(RESNET, title=title, doi=doi)
     new = _apply("", *yaml_insertion("", csl_item(record, "k")))
     (tmp_path / "doc.md").write_text("---\n" + new + "---\n", encoding="utf-8")

@@ -16,6 +16,7 @@ from citewarden import cli
 from citewarden.findings.verdicts import correction_fix, update_fix
 from citewarden.fix.csl import Decoding, correction_edits, entry_edits
 from citewarden.fix.plan import Change, Edit, FixPlan, Skipped, plan_fix, verify_plan
+from citewarden.fix.run import front_matter_references
 from citewarden.model import Entry, ParsedBibliography, Status, Tier, Verdict
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.verify.authors import csl_names
@@ -471,8 +472,8 @@ def test_a_value_with_a_yaml_anchor_is_left_and_the_other_items_are_corrected() 
     )
     assert plan.new.decode() == text + "  volume: 3\n"
     reasons = {(s.key, s.field): s.reason for s in plan.skipped}
-    assert "anchor" in reasons[("a", "journal")]
-    assert "alias" in reasons[("b", "journal")]
+    assert "anchor" in reasons[("a", "container-title")]  # named as the item has it
+    assert "alias" in reasons[("b", "container-title")]
     entry = parse_csl_yaml(Path("refs.yaml"), text).entries[0]
     assert correction_fix(entry, text, "journal", "Nature Physics") is None
 
@@ -484,8 +485,8 @@ def test_a_member_the_reader_takes_nothing_from_is_not_added_twice() -> None:
     plan = _plan("refs.yaml", text, {"a": {"doi": "10.1/x"}, "b": {"year": "2005"}})
     assert plan.new.decode() == text
     reasons = {(s.key, s.field): s.reason for s in plan.skipped}
-    assert "DOI is empty or not read" in reasons[("a", "doi")]
-    assert "issued is empty or not read" in reasons[("b", "year")]
+    assert "DOI is empty or not read" in reasons[("a", "DOI")]
+    assert "issued is empty or not read" in reasons[("b", "issued")]
     text = '[{"id": "a", "issued": "in press"}]'
     plan = _plan("refs.json", text, {"a": {"year": "2005"}})
     assert plan.new.decode() == text and "issued" in plan.skipped[0].reason
@@ -539,7 +540,7 @@ def test_one_variable_is_written_once_and_a_reports_number_is_its_number() -> No
     )
     new = json.loads(plan.new)
     assert new[0]["container-title"] == "J" and new[1]["number"] == "TR-7"
-    assert [(s.key, s.field) for s in plan.skipped] == [("a", "booktitle")]
+    assert [(s.key, s.field) for s in plan.skipped] == [("a", "container-title")]
     assert "another correction writes journal" in plan.skipped[0].reason
 
 
@@ -562,3 +563,50 @@ def test_the_whole_entry_update_says_which_corrections_it_leaves() -> None:
     assert fix is not None and fix.title.endswith("(not title: by hand)")
     new = apply_edits(text, fix.edits)
     assert new == "- id: a\n  title: >\n    Folded\n  volume: 3\n  DOI: 10.1/x\n"
+
+
+def test_a_name_list_ending_in_a_block_scalar_is_replaced_up_to_its_text(tmp_path: Path) -> None:
+    """The list's last value a block scalar: its line breaks belong to what follows the
+    list (the next item, the front matter's end), which stays."""
+    text = (
+        "references:\n- id: a\n  author:\n  - family: X\n    given: |\n      Y\n"
+        "- id: b\n  title: B\n"
+    )
+    new = _plan("refs.yaml", text, {"a": {"author": "Smith, John"}}).new.decode()
+    assert new == (
+        "references:\n- id: a\n  author:\n  - family: Smith\n    given: John\n- id: b\n  title: B\n"
+    )
+    doc = "---\ntitle: My paper\n" + text + "---\n\n# Intro\n\nText [@a].\n"
+    entry = front_matter_references(Path("d.md"), doc).entries[0]
+    fix = correction_fix(entry, doc, "author", "Smith, John")
+    assert fix is not None
+    assert apply_edits(doc, fix.edits) == doc.replace(text, new)
+    items = _pandoc_items(tmp_path, "refs.yaml", new)
+    assert items["a"]["author"] == [{"family": "Smith", "given": "John"}]
+    assert items["b"]["title"] == "B"
+
+
+def test_identifiers_in_yaml_are_kept_from_smart_typography(tmp_path: Path) -> None:
+    """pandoc's smart typography would make ``--`` a dash in a DOI or URL; escaped, pandoc
+    reads them as given (a title keeps its typography, as pandoc writes titles)."""
+    doi, url = "10.1000/a--b...c'd", "https://example.org/x--y"
+    new = _plan("refs.yaml", "- id: a\n  title: T\n", {"a": {"doi": doi, "url": url}})
+    item = _pandoc_items(tmp_path, "refs.yaml", "references:\n" + new.new.decode())["a"]
+    assert (item["DOI"], item["URL"]) == (doi, url)
+    entry = parse_csl_yaml(Path("refs.yaml"), new.new.decode()).entries[0]
+    assert (entry.get("doi"), entry.get("url")) == (doi, url)
+
+
+def test_a_quoted_value_starting_with_an_indicator_is_no_anchor() -> None:
+    text = "- id: a\n  title: \"!Kung San foragers\"\n  publisher: '&Beyond'\n"
+    plan = _plan("refs.yaml", text, {"a": {"title": "!Kung foragers", "publisher": "&More"}})
+    assert not plan.skipped
+    assert plan.new.decode() == "- id: a\n  title: \"!Kung foragers\"\n  publisher: '\\&More'\n"
+
+
+def test_a_reports_number_is_named_number_where_it_is_shown() -> None:
+    text = "- id: a\n  type: report\n  title: Old\n"
+    entry = parse_csl_yaml(Path("refs.yaml"), text).entries[0]
+    fix = correction_fix(entry, text, "number", "5")
+    assert fix is not None and fix.title == "Add number “5”"
+    assert apply_edits(text, fix.edits) == text + "  number: 5\n"

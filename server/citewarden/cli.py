@@ -315,13 +315,13 @@ def _summary(findings: Sequence[Finding], files: int) -> str:
     return f"{', '.join(parts)} in {files} file{'s' if files != 1 else ''}"
 
 
-def _csl_fixes(corrections: Mapping[str, str]) -> str:
-    """Corrections as a CSL item gets them (``page = 303-314``)."""
+def _csl_fixes(corrections: Mapping[str, str], csl_type: str | None) -> str:
+    """Corrections as a CSL item of ``csl_type`` gets them (``page = 303-314``)."""
     from citewarden.findings.verdicts import csl_decoding
     from citewarden.fix.csl import csl_correction
 
     decoding = csl_decoding()
-    shown = (csl_correction(name, value, decoding) for name, value in corrections.items())
+    shown = (csl_correction(name, value, decoding, csl_type) for name, value in corrections.items())
     return "; ".join(f"{name} = {value}" for name, value in shown)
 
 
@@ -367,7 +367,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
         where = ""
         fixes = "; ".join(f"{name} = {value}" for name, value in v.corrections.items())
         if entry is not None and entry.csl_type is not None and v.corrections:
-            fixes = _csl_fixes(v.corrections)
+            fixes = _csl_fixes(v.corrections, entry.csl_type)
         if entry is not None:
             index = ws.line_index(entry.path)
             line = index.position(entry.span.start).line + 1 if index is not None else 1

@@ -154,11 +154,15 @@ def _yaml_lines(value: Any, indent: str) -> list[str]:
     return lines
 
 
-def _escaped(value: Any) -> Any:
+#: Identifiers, kept from pandoc's smart typography too (``10.1000/a--b``).
+_IDENTIFIERS = frozenset({"DOI", "URL", "ISBN", "ISSN", "PMID", "PMCID"})
+
+
+def _escaped(value: Any, verbatim: bool = False) -> Any:
     """``value`` with what pandoc's Markdown would read as markup escaped in every string
     (pandoc reads each CSL-YAML value as Markdown: ``C*-algebras`` would turn emphatic)."""
     if isinstance(value, str):
-        return markdown_escaped(value)
+        return markdown_escaped(value, verbatim)
     if isinstance(value, list):
         return [_escaped(v) for v in value]
     if isinstance(value, dict):
@@ -169,7 +173,9 @@ def _escaped(value: Any) -> Any:
 def yaml_item(item: dict[str, Any], indent: str = "") -> str:
     """``item`` as one YAML list element (``- id: ...``), lines indented by ``indent``; its
     values escaped for Markdown but its id and type (the key alphabet needs none)."""
-    kept = {k: v if k in ("id", "type") else _escaped(v) for k, v in item.items()}
+    kept = {
+        k: v if k in ("id", "type") else _escaped(v, k in _IDENTIFIERS) for k, v in item.items()
+    }
     return "\n".join(_yaml_lines([kept], indent))
 
 

@@ -205,7 +205,7 @@ def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None
     if entry.csl_type is not None:  # as the item gets it
         from citewarden.fix.csl import csl_correction
 
-        shown_name, shown = csl_correction(field_name, value, csl_decoding())
+        shown_name, shown = csl_correction(field_name, value, csl_decoding(), entry.csl_type)
     title = _fix_title(shown_name, shown, target is not None)
     return Fix(title, tuple(edits), preferred=True)
 

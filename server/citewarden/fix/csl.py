@@ -82,6 +82,8 @@ class Decoding:
 
 #: Fields whose corrections are written as they are (the verifier gives them verbatim).
 _VERBATIM = frozenset({"doi", "url"})
+#: Fields that are identifiers: in YAML, kept from pandoc's smart typography too.
+_IDENTIFIERS = frozenset({"doi", "url", "isbn", "issn", "pmid"})
 #: Item types whose BibTeX ``number`` is the CSL ``issue`` (elsewhere it is ``number``:
 #: a report's, a standard's, a patent's).
 _ISSUE_TYPES = frozenset(
@@ -98,21 +100,24 @@ def csl_value(name: str, value: str, plain: Callable[[str], str]) -> str:
     return text
 
 
-def csl_correction(name: str, value: str, decoding: Decoding) -> tuple[str, str]:
-    """A correction (BibTeX field, BibTeX text) as a CSL item gets it: the variable written
-    and its value as plain text (a name list as the CSL reader reads it back)."""
+def csl_correction(
+    name: str, value: str, decoding: Decoding, csl_type: str | None = None
+) -> tuple[str, str]:
+    """A correction (BibTeX field, BibTeX text) as an item of ``csl_type`` gets it: the
+    variable written and its value as plain text (a name list as the CSL reader reads it
+    back)."""
     if name in _NAMES:
         people = decoding.names(value)
         return name, (names_text(people) if people else None) or decoding.text(value)
-    return CSL_VARIABLES.get(name, name), csl_value(name, value, decoding.text)
+    return _variable(name, csl_type) or name, csl_value(name, value, decoding.text)
 
 
-def _variable(name: str, entry: Entry) -> str | None:
-    """The CSL variable a correction of ``name`` adds to ``entry``'s item."""
+def _variable(name: str, csl_type: str | None) -> str | None:
+    """The CSL variable a correction of ``name`` writes in an item of ``csl_type``."""
     if name in _NAMES:
         return name
     if name == "number":
-        return "issue" if entry.csl_type in _ISSUE_TYPES else "number"
+        return "issue" if csl_type in _ISSUE_TYPES else "number"
     return CSL_VARIABLES.get(name)
 
 
@@ -159,7 +164,7 @@ def _reads_back(
         return "the item would not read back as the same item"
     old = {f.name: f.text for f in before.fields}
     new = {f.name: f.text for f in after.fields}
-    if len(new) != len(after.fields):
+    if len(after.fields) - len(new) > len(before.fields) - len(old):
         return "a field would be given twice"
     for name in old.keys() | new.keys() | wanted.keys():
         want = wanted.get(name)
@@ -219,7 +224,7 @@ def entry_edits(
         if not isinstance(made, str) and read_as in written:
             made = f"another correction writes {read_as}"
         if isinstance(made, str):
-            skipped.append(Skipped(entry.key, name, made))
+            skipped.append(Skipped(entry.key, _variable(name, entry.csl_type) or name, made))
             continue
         edits.append(made)
         written.add(read_as)
@@ -259,8 +264,9 @@ def _edit(
             return why
         if people:
             return replace_names(text, entry, present, _for_yaml(people) if yaml else people)
-        return replace_value(text, entry, present, markdown_escaped(value) if yaml else value)
-    variable = _variable(name, entry)
+        written = markdown_escaped(value, name in _IDENTIFIERS) if yaml else value
+        return replace_value(text, entry, present, written)
+    variable = _variable(name, entry.csl_type)
     if variable is None:
         return f"a CSL item has no variable for {name}; add it by hand"
     if name == "year" and not YEAR.fullmatch(value):
@@ -272,7 +278,8 @@ def _edit(
         return f"the item's {variable} is empty or not read; edit it by hand"
     if people:
         return insert_member(text, entry, variable, _for_yaml(people) if yaml else people)
-    return insert_member(text, entry, variable, markdown_escaped(value) if yaml else value)
+    written = markdown_escaped(value, name in _IDENTIFIERS) if yaml else value
+    return insert_member(text, entry, variable, written)
 
 
 @functools.lru_cache(maxsize=2)

@@ -4,6 +4,7 @@ one there (:mod:`citewarden.fix.csl_names`)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -20,6 +21,14 @@ from citewarden.model import Entry, Field
 from citewarden.text import count_line_breaks, line_ending, line_start_before
 
 YEAR = re.compile(r"[0-9]{4}")
+
+
+@functools.lru_cache(maxsize=2)
+def file_newline(text: str) -> str:
+    """The line break ``text`` uses (found once per text)."""
+    return line_ending(text)
+
+
 #: Variables a new member writes as a bare number when the value is one.
 _NUMBERS = frozenset({"volume", "issue", "edition", "number"})
 
@@ -57,7 +66,7 @@ def replace_names(text: str, entry: Entry, f: Field, people: list[Person]) -> Ed
         found = value_content_end(text, entry, f)
         if found is None:
             return "the item's layout was not understood; edit the names by hand"
-        end = found
+        end = start + len(text[start:found].rstrip())  # a block scalar's breaks stay
     return yaml_names(text, start, end, people, yaml_scalar)
 
 
@@ -91,14 +100,14 @@ def insert_member(text: str, entry: Entry, variable: str, value: str | list[Pers
     """The edit adding ``variable`` to the item after its last member, or why there is
     none."""
     start, end = entry.span.start, entry.span.end
-    newline = line_ending(text[start:end], line_ending(text))
+    newline = line_ending(text[start:end], "") or file_newline(text)
     if is_json(entry) or text[start : start + 1] == "{":  # one object: before its brace
         close = end - 1
         if text[close : close + 1] != "}":
             return "the item's end was not found; add the field by hand"
         at = _object_end(text, close)
         member = _member(variable, value, yaml_block=False)
-        head = text[line_start_before(text, entry.key_span.start) : entry.key_span.start]
+        head = text[line_start_before(text, entry.key_span.start, start) : entry.key_span.start]
         indent = re.fullmatch(r"([ \t]*)\"?id\"?[ \t]*:[ \t]*[\"']?", head, re.IGNORECASE)
         if indent is not None and count_line_breaks(text, start, close):
             return Edit(at, at, f",{newline}{indent.group(1)}{member}")

@@ -78,7 +78,8 @@ def untouchable(text: str, entry: Entry, f: Field) -> str | None:
     a tag."""
     if not (entry.span.start <= f.value_span.start <= f.value_span.end <= entry.span.end):
         return "the value is another item's (a YAML alias); edit it by hand"
-    between = text[f.name_span.end : f.value_span.start + 1]
-    if not is_json(entry) and re.search(r"[&!]", between):
+    head = text[f.name_span.end : f.value_span.start]  # ": ", maybe "&a ", "!tag ", a quote
+    first = "" if head.endswith(('"', "'")) else text[f.value_span.start : f.value_span.start + 1]
+    if not is_json(entry) and (re.search(r"[&!]", head) or first in ("&", "!")):
         return "the value carries a YAML anchor or tag; edit it by hand"
     return None

@@ -42,7 +42,7 @@ def json_names(text: str, start: int, end: int, people: Sequence[Person]) -> Edi
     if not unit or (unit.strip(" ") and unit.strip("\t")):
         unit = "  "
     lines = json.dumps(ordered, indent=unit, ensure_ascii=False).split("\n")
-    newline = line_ending(text)
+    newline = line_ending(written, "") or line_ending(text)
     return Edit(start, end, lines[0] + "".join(newline + member + line for line in lines[1:]))
 
 

@@ -20,10 +20,19 @@ def is_number(value: str) -> bool:
     return value.isascii() and value.isdigit() and (value == "0" or not value.startswith("0"))
 
 
-def markdown_escaped(value: str) -> str:
+#: What pandoc's smart typography rewrites: dashes, ellipses, straight quotes.
+_SMART = re.compile(r"-{2,}|\.{3,}|['\"]")
+
+
+def markdown_escaped(value: str, verbatim: bool = False) -> str:
     """``value`` with a backslash before each character pandoc's Markdown would read as
-    markup (:func:`citewarden.parsing.csl.markdown_unescaped` undoes it)."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", value)
+    markup (:func:`citewarden.parsing.csl.markdown_unescaped` undoes it); for a
+    ``verbatim`` value (a DOI, a URL) also before those its smart typography would turn
+    into dashes, an ellipsis or curly quotes (``10.1000/a--b`` stays so)."""
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", value)
+    if verbatim:
+        text = _SMART.sub(lambda m: "".join("\\" + c for c in m.group()), text)
+    return text
 
 
 def json_string(value: str) -> str:
