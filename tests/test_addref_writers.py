@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from citewarden.addref.csl_out import csl_item, json_insertion, yaml_insertion
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.verify.records import Person, WorkRecord
+from pandoc_json import csljson
 from paths import PANDOC_RELEASES
 
 DATA = Path(__file__).parent / "data"
@@ -173,15 +172,8 @@ def test_csl_json_insertion_goes_into_an_items_array(tmp_path: Path, text: str) 
     if text.startswith("{\n"):
         assert '    {\n      "id": "he2016deep",\n' in new
     (tmp_path / "refs.json").write_text(new, encoding="utf-8")
-    run = subprocess.run(
-        [str(PANDOC_RELEASES["3.9"]), "-f", "csljson", "-t", "csljson", "refs.json"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    ids = [item["id"] for item in json.loads(run.stdout)]
+    read = csljson(tmp_path, "-f", "csljson", "refs.json", pandoc=str(PANDOC_RELEASES["3.9"]))
+    ids = [item["id"] for item in read]
     assert ids == [*(["other"] if "other" in text else []), "he2016deep"]
 
 
@@ -207,17 +199,7 @@ def test_csl_yaml_item_values_escape_what_pandoc_would_read_as_markdown(tmp_path
     record = replace(RESNET, title=title, doi=doi)
     new = _apply("", *yaml_insertion("", csl_item(record, "k")))
     (tmp_path / "doc.md").write_text("---\n" + new + "---\n", encoding="utf-8")
-    pandoc = shutil.which("pandoc")
-    assert pandoc is not None, "pandoc is needed (scripts/test installs it)"
-    run = subprocess.run(
-        [pandoc, "-f", "markdown", "-t", "csljson", "doc.md"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    [item] = json.loads(run.stdout)
+    [item] = csljson(tmp_path, "-f", "markdown", "doc.md")
     assert (item["id"], item["title"], item["DOI"]) == ("k", title, doi)
     [entry] = parse_csl_yaml(tmp_path / "r.yaml", new).entries
     assert (entry.get("title"), entry.get("doi")) == (title, doi)

@@ -3,9 +3,6 @@ is listed, so a missing finding and an extra one both fail."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from citewarden.model import Code, Finding, Fix, Severity
 from citewarden.project import Workspace, normalize_path
 from citewarden.settings import Settings, merge_settings
 from markers import Marked, found_set, write_project
+from pandoc_json import csljson
 
 Expected = list[tuple[str, Code, str]]  # (file, code, marker name)
 
@@ -1280,14 +1278,4 @@ def test_an_orphan_csl_item_can_be_removed(tmp_path: Path, name: str, refs: str)
         assert text == "references:\n# a comment about used\n- id: used\n  title: Used\n"
         (tmp_path / "doc.md").write_text(f"---\n{text}---\n", encoding="utf-8")
         args = ["-f", "markdown", "doc.md"]
-    pandoc = shutil.which("pandoc")
-    assert pandoc is not None, "pandoc is needed (scripts/test installs it)"
-    out = subprocess.run(
-        [pandoc, *args, "-t", "csljson"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    assert [item["id"] for item in json.loads(out)] == ["used"]
+    assert [item["id"] for item in csljson(tmp_path, *args)] == ["used"]

@@ -5,8 +5,6 @@ real pandoc as planned."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,7 @@ from citewarden.model import Entry, ParsedBibliography, Status, Tier, Verdict
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.verify.authors import csl_names
 from citewarden.verify.plain_text import latex_to_text
+from pandoc_json import csljson
 from paths import DATA
 
 JSON_TEXT = """[
@@ -79,32 +78,18 @@ def _plan(name: str, text: str, corrections: dict[str, dict[str, str]]) -> FixPl
     return plan
 
 
-def _pandoc() -> str:
-    pandoc = shutil.which("pandoc")
-    if pandoc is None:
-        pytest.fail("pandoc is needed (scripts/test installs it)", pytrace=False)
-    return pandoc
-
-
 def _pandoc_items(tmp_path: Path, name: str, text: str) -> dict[str, dict[str, Any]]:
     """The items pandoc reads from a CSL-JSON file, or from a CSL-YAML file's list given
     as a document's ``references:``, as CSL-JSON."""
     if name.endswith(".json"):
-        source, args = tmp_path / name, ["-f", "csljson"]
-        source.write_text(text, encoding="utf-8")
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        items = csljson(tmp_path, "-f", "csljson", name)
     else:
         body = text.removeprefix("references:\n")
         indented = "".join("  " + line for line in body.splitlines(keepends=True))
-        source, args = tmp_path / "doc.md", ["-f", "markdown"]
-        source.write_text(f"---\nreferences:\n{indented}---\n", encoding="utf-8")
-    run = subprocess.run(
-        [_pandoc(), *args, "-t", "csljson", str(source)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return {item["id"]: item for item in json.loads(run.stdout)}
+        (tmp_path / "doc.md").write_text(f"---\nreferences:\n{indented}---\n", encoding="utf-8")
+        items = csljson(tmp_path, "-f", "markdown", "doc.md")
+    return {item["id"]: item for item in items}
 
 
 def test_csl_json_values_are_replaced_inside_their_quotes_and_members_added(

@@ -28,9 +28,8 @@ from citewarden.fix.csl_edits import YEAR, insert_member, replace_names, replace
 from citewarden.fix.csl_layout import is_json, item_region, member_names, untouchable
 from citewarden.fix.csl_names import Person
 from citewarden.fix.csl_values import markdown_escaped
-from citewarden.fix.plan import Change, Edit, Skipped
+from citewarden.fix.plan import Change, Edit, Skipped, refused_together, unsafe_reason
 from citewarden.model import Entry, Field, Span, TextEdit
-from citewarden.safe_text import unsafe_characters
 from citewarden.text import LineIndex, count_line_breaks
 
 #: A correction's BibTeX field -> the CSL variable added when the item has none.
@@ -188,11 +187,7 @@ def entry_edits(
     """The edits writing ``fields`` ({BibTeX field: BibTeX text}) into the CSL item
     ``entry`` (whose spans point into ``text``), checked by reading the item back; the
     changes made and the corrections skipped are appended."""
-    names = {n.lower() for n in fields}
-    if "title" in names and names & {"author", "editor"}:
-        skipped.append(
-            Skipped(entry.key, None, "title and authors would change at once; not applied")
-        )
+    if refused_together(entry, fields, skipped):
         return []
     edits: list[Edit] = []
     planned: list[Change] = []
@@ -208,9 +203,7 @@ def entry_edits(
         if value is None or (name in _NAMES and not people):
             skipped.append(Skipped(entry.key, name, "no names could be read from it"))
             continue
-        bad = unsafe_characters(value)
-        if bad:
-            reason = f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
+        if (reason := unsafe_reason(value)) is not None:
             skipped.append(Skipped(entry.key, name, reason))
             continue
         read_as = _READ_AS.get(name, name)

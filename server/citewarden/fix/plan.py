@@ -269,6 +269,26 @@ def _insert_edit(text: str, entry: Entry, name: str, value: str) -> Edit | None:
     return Edit(anchor, anchor, "," + gap + new_field)
 
 
+def refused_together(entry: Entry, fields: Mapping[str, str], skipped: list[Skipped]) -> bool:
+    """Whether ``fields`` would change the title and the authors at once (a different
+    work, not a correction): then none is applied, and the refusal is appended."""
+    names = {n.lower() for n in fields}
+    if "title" in names and names & {"author", "editor"}:
+        skipped.append(
+            Skipped(entry.key, None, "title and authors would change at once; not applied")
+        )
+        return True
+    return False
+
+
+def unsafe_reason(value: str) -> str | None:
+    """Why a corrected ``value`` is not written (control or bidirectional characters)."""
+    bad = unsafe_characters(value)
+    if not bad:
+        return None
+    return f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
+
+
 def entry_edits(
     text: str,
     entry: Entry,
@@ -278,11 +298,7 @@ def entry_edits(
 ) -> list[Edit]:
     """The edits writing ``fields`` into the BibTeX entry ``entry``; the changes made and
     the corrections skipped are appended."""
-    names = {n.lower() for n in fields}
-    if "title" in names and names & {"author", "editor"}:
-        skipped.append(
-            Skipped(entry.key, None, "title and authors would change at once; not applied")
-        )
+    if refused_together(entry, fields, skipped):
         return []
     edits: list[Edit] = []
     for raw_name, value in fields.items():
@@ -290,9 +306,7 @@ def entry_edits(
         if not _balanced(value):
             skipped.append(Skipped(entry.key, name, "corrected value has unbalanced braces"))
             continue
-        bad = unsafe_characters(value)
-        if bad:
-            reason = f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
+        if (reason := unsafe_reason(value)) is not None:
             skipped.append(Skipped(entry.key, name, reason))
             continue
         present = [f for f in entry.fields if f.name == name]

@@ -694,10 +694,9 @@ def _object_items(root: _Node) -> tuple[list[_Node], tuple[Span, str] | None]:
     return items.value, None
 
 
-def items_object(text: str) -> Span | None:
-    """The name ``"items"`` of a CSL-JSON ``text`` that is an object with an array of
-    items, which pandoc 3 reads and pandoc 2 stops at ("parsing [] failed, expected
-    Array, but encountered Object"); None for any other text."""
+def _items_member(text: str) -> tuple[_Node, _Node] | None:
+    """The ``"items"`` member (name, array) of a CSL-JSON ``text`` that is an object with
+    an array of items; None for any other text."""
     if _OBJECT_START.match(text) is None:
         return None
     try:
@@ -707,22 +706,22 @@ def items_object(text: str) -> Span | None:
     if not isinstance(root.value, dict):
         return None
     _, problem = _object_items(root)
-    return root.value["items"][0].span if problem is None else None
+    return root.value["items"] if problem is None else None
+
+
+def items_object(text: str) -> Span | None:
+    """The name ``"items"`` of a CSL-JSON ``text`` that is an object with an array of
+    items, which pandoc 3 reads and pandoc 2 stops at ("parsing [] failed, expected
+    Array, but encountered Object"); None for any other text."""
+    found = _items_member(text)
+    return found[0].span if found is not None else None
 
 
 def items_array(text: str) -> Span | None:
     """The ``[...]`` of the items of a CSL-JSON ``text`` that is an object with an array of
     items (pandoc 3 reads them); None for any other text."""
-    if _OBJECT_START.match(text) is None:
-        return None
-    try:
-        root = _Json(text).value()
-    except (_JsonError, RecursionError):
-        return None
-    if not isinstance(root.value, dict):
-        return None
-    _, problem = _object_items(root)
-    return root.value["items"][1].span if problem is None else None
+    found = _items_member(text)
+    return found[1].span if found is not None else None
 
 
 def parse_csl_json(path: Path, text: str) -> ParsedBibliography:
