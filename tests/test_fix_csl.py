@@ -381,6 +381,7 @@ def test_check_fix_corrects_a_csl_json_bibliography(
         ("2004-05-01", '"2004-05-01"'),  # a date to YAML
         ("yes", '"yes"'),  # a boolean to YAML 1.1
         ("1e3", '"1e3"'),  # a number to YAML 1.2, pandoc's
+        ("0o17", '"0o17"'),  # an octal number to YAML 1.2
         ("Cells: a review", '"Cells: a review"'),
         ("A #1 hit", '"A #1 hit"'),
         ("- dash", '"- dash"'),

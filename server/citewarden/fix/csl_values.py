@@ -46,6 +46,8 @@ def yaml_plain_ok(value: str, in_flow: bool) -> bool:
         return False
     if in_flow and re.search(r"[,\[\]{}]", value):
         return False
+    if re.fullmatch(r"0o[0-7]+", value):  # an octal number to YAML 1.2 (pandoc's reader)
+        return False
     try:  # a number to YAML 1.2 (pandoc's reader: ``1e3``), whatever PyYAML says
         float(value.replace("_", ""))
     except ValueError:
