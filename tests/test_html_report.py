@@ -438,3 +438,22 @@ def test_links_from_outside_data_are_https_only(tmp_path: Path) -> None:
     assert "javascript:" not in " ".join(h or "" for h in hrefs)
     assert "data:" not in " ".join(h or "" for h in hrefs)
     assert "http://example.org/a" in page  # still shown, as text
+
+
+def test_a_csl_item_is_shown_corrected_as_fix_writes_it(tmp_path: Path) -> None:
+    """A CSL-JSON item with anchored corrections: the cleaned list shows the item as
+    --fix would write it (the CSL variables, plain values), the original as written."""
+    text = '[\n  {\n    "id": "a",\n    "type": "article-journal",\n    "title": "A Study",\n    "page": "11-21"\n  }\n]\n'
+    (tmp_path / "refs.json").write_text(text, encoding="utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "refs.json")
+    bib = ws.bibliography(tmp_path / "refs.json")
+    assert bib is not None
+    fixed = Verdict("a", Status.MISMATCH, Tier.M, corrections={"pages": "11--20", "doi": "10.1/x"})
+    data = build_audit(ws, check(ws), list(bib.entries), [fixed], generated=WHEN)
+    [row] = data.entries
+    assert '"page": "11-20",\n    "DOI": "10.1/x"\n  }' in row.corrected
+    page = render_html(data)
+    refs = page[page.index('id="references"') : page.index('id="methodology"')]
+    assert 'badge info">corrected' in refs and "as written" in refs
+    assert "&quot;DOI&quot;: &quot;10.1/x&quot;" in refs
