@@ -596,3 +596,11 @@ def test_a_reports_number_is_named_number_where_it_is_shown() -> None:
     fix = correction_fix(entry, text, "number", "5")
     assert fix is not None and fix.title == "Add number “5”"
     assert apply_edits(text, fix.edits) == text + "  number: 5\n"
+
+
+def test_the_hover_names_a_csl_items_corrections_as_the_item_gets_them() -> None:
+    from citewarden.lsp.verify_hover import hover_markdown
+
+    verdict = Verdict("a", Status.MISMATCH, Tier.M, corrections={"pages": "10--20"})
+    assert "pages → 10--20" in hover_markdown(verdict)  # a .bib entry's BibTeX
+    assert "page → 10-20" in hover_markdown(verdict, csl_type="article-journal")

@@ -22,8 +22,11 @@ def _md(text: str) -> str:
     return markdown_text(clipped(text))
 
 
-def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
-    """The verification section of a hover on an entry or a citation of it."""
+def hover_markdown(
+    verdict: Verdict | None, pending: bool = False, csl_type: str | None = None
+) -> str:
+    """The verification section of a hover on an entry or a citation of it; a CSL item's
+    (``csl_type``) corrections named as the item gets them."""
     if verdict is None:
         return "**Verification:** in progress" if pending else "**Verification:** not yet run"
     lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
@@ -45,7 +48,14 @@ def hover_markdown(verdict: Verdict | None, pending: bool = False) -> str:
     if others:
         lines.append("\n".join(f"- {_md(i.message)}" for i in others))
     if verdict.corrections:
-        fixes = ", ".join(f"{_md(k)} → {_md(v)}" for k, v in verdict.corrections.items())
+        offered = list(verdict.corrections.items())
+        if csl_type is not None:
+            from citewarden.findings.verdicts import csl_decoding
+            from citewarden.fix.csl import csl_correction
+
+            decoding = csl_decoding()
+            offered = [csl_correction(k, v, decoding, csl_type) for k, v in offered]
+        fixes = ", ".join(f"{_md(k)} → {_md(v)}" for k, v in offered)
         lines.append(f"Corrections available: {fixes}")
     if verdict.status in (Status.UNVERIFIED, Status.SKIPPED) and verdict.reason:
         lines.append(f"Reason: {_md(verdict.reason)}")
