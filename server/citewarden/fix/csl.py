@@ -284,9 +284,7 @@ def _line(text: str, offset: int) -> int:
     return _lines(text).position(offset).line + 1
 
 
-def corrected_item(
-    text: str, entry: Entry, fields: Mapping[str, str], decoding: Decoding
-) -> str:
+def corrected_item(text: str, entry: Entry, fields: Mapping[str, str], decoding: Decoding) -> str:
     """The text of the CSL item ``entry`` with ``fields`` applied as ``--fix`` would write
     them (as written when none can be)."""
     edits = sorted(entry_edits(text, entry, fields, decoding, [], []), key=lambda e: e.start)
