@@ -1255,6 +1255,21 @@ CSL_YAML_REFS = """references:
 """
 
 
+def test_an_orphan_csl_item_holding_a_yaml_anchor_is_not_offered_for_removal(
+    tmp_path: Path,
+) -> None:
+    """Another item's alias may name the anchor: removing the item would leave the file
+    unreadable, so only adding it to nocite is offered."""
+    refs = (
+        "references:\n- id: spare\n  publisher: &p Springer\n"
+        "- id: used\n  publisher: *p\n"
+    )
+    paper = "---\nbibliography: refs.yaml\n---\n\nSee [@used].\n"
+    _, by_file = run(tmp_path, f"--- paper.md\n{paper}--- refs.yaml\n{refs}")
+    [orphan] = [f for f in by_file["refs.yaml"] if f.code is Code.ORPHAN]
+    assert "Remove entry" not in [f.title for f in orphan.fixes]
+
+
 @pytest.mark.parametrize(
     ("name", "refs"), [("refs.json", CSL_JSON_REFS), ("refs.yaml", CSL_YAML_REFS)]
 )

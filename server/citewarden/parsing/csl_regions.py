@@ -53,6 +53,10 @@ def block_content_end(region: str) -> int | None:
     return None if item is None else content_end(item)
 
 
+#: A YAML anchor (``&name`` where a node starts), which an alias elsewhere may name.
+_ANCHOR = re.compile(r"(?:^|(?<=[\s:\-\[{,]))&[^\s,\[\]{}]")
+
+
 def _skip_blank(text: str, at: int, step: int) -> int:
     """The first index from ``at`` (going by ``step``) whose character is not white space
     (``-1`` or ``len(text)`` past either end)."""
@@ -91,4 +95,6 @@ def item_removal(text: str, entry: Entry) -> tuple[Span, int] | None:
         content = line + len(text[line : line + found].rstrip())
     stop = next_line_start(text, content)
     stop = len(text) if stop < 0 else stop
+    if _ANCHOR.search(text, line, stop):  # another item's alias may name it
+        return None
     return Span(line, stop), stop + 1
