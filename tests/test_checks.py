@@ -1260,10 +1260,7 @@ def test_an_orphan_csl_item_holding_a_yaml_anchor_is_not_offered_for_removal(
 ) -> None:
     """Another item's alias may name the anchor: removing the item would leave the file
     unreadable, so only adding it to nocite is offered."""
-    refs = (
-        "references:\n- id: spare\n  publisher: &p Springer\n"
-        "- id: used\n  publisher: *p\n"
-    )
+    refs = "references:\n- id: spare\n  publisher: &p Springer\n- id: used\n  publisher: *p\n"
     paper = "---\nbibliography: refs.yaml\n---\n\nSee [@used].\n"
     _, by_file = run(tmp_path, f"--- paper.md\n{paper}--- refs.yaml\n{refs}")
     [orphan] = [f for f in by_file["refs.yaml"] if f.code is Code.ORPHAN]
