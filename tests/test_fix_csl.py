@@ -604,3 +604,24 @@ def test_the_hover_names_a_csl_items_corrections_as_the_item_gets_them() -> None
     verdict = Verdict("a", Status.MISMATCH, Tier.M, corrections={"pages": "10--20"})
     assert "pages → 10--20" in hover_markdown(verdict)  # a .bib entry's BibTeX
     assert "page → 10-20" in hover_markdown(verdict, csl_type="article-journal")
+
+
+def test_a_bibtex_file_of_either_suffix_gets_the_quick_fixes_fix_writes() -> None:
+    """--fix writes .bib and .bibtex files alike; so are both offered the quick fixes."""
+    from citewarden.findings.verdicts import entry_findings
+    from citewarden.model import Code, Issue
+    from citewarden.parsing.bibtex import parse_bibtex
+
+    text = "@article{a,\n  title = {A},\n  pages = {1--2}\n}\n"
+    verdict = Verdict(
+        "a",
+        Status.MISMATCH,
+        Tier.M,
+        corrections={"pages": "1--3"},
+        issues=(Issue(Code.PAGES_MISMATCH, "pages differ", "pages"),),
+    )
+    for name in ("refs.bib", "refs.bibtex"):
+        entry = parse_bibtex(Path(name), text).entries[0]
+        [finding] = entry_findings(entry, verdict, text)
+        titles = [f.title for f in finding.fixes]
+        assert titles[0] == "Set pages to “1--3”" and titles[-1].startswith("Ignore"), name

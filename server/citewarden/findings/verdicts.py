@@ -40,6 +40,7 @@ from citewarden.model import (
     Tier,
     Verdict,
 )
+from citewarden.parsing import BIBTEX_SUFFIXES
 from citewarden.safe_text import doi_url, https_url
 from citewarden.text import line_ending, line_start_before
 
@@ -228,7 +229,7 @@ def update_fix(entry: Entry, text: str, verdict: Verdict) -> Fix | None:
 
 def ignore_fix(entry: Entry, text: str) -> Fix | None:
     """``% citewarden: ignore`` on its own line above the entry (BibTeX files only)."""
-    if entry.path.suffix.lower() != ".bib":
+    if entry.path.suffix.lower() not in BIBTEX_SUFFIXES:
         return None
     start = entry.span.start
     line_start = line_start_before(text, start)
@@ -264,8 +265,8 @@ def entry_findings(entry: Entry, verdict: Verdict, text: str | None) -> list[Fin
     its issue's own severity (the policy step applies the tier's)."""
     if verdict.status is Status.SKIPPED or not verdict.issues:
         return []
-    if entry.path.suffix.lower() != ".bib" and entry.csl_type is None:
-        text = None  # a .bibtex or other file read as BibTeX: no edits offered
+    if entry.path.suffix.lower() not in BIBTEX_SUFFIXES and entry.csl_type is None:
+        text = None  # a file of no bibliography format --fix writes: no edits offered
     whole = update_fix(entry, text, verdict) if text else None
     ignore = ignore_fix(entry, text) if text else None
     out: list[Finding] = []
