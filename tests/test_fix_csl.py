@@ -67,7 +67,7 @@ def apply_edits(text: str, edits: Any) -> str:
 def _edits_of(
     text: str, entry: Entry, fields: Any, changes: list[Change], skipped: list[Skipped]
 ) -> list[Edit]:
-    return entry_edits(text, entry, fields, DECODING, changes, skipped)
+    return entry_edits(text, entry, fields, changes, skipped, decoding=DECODING)
 
 
 def _plan(name: str, text: str, corrections: dict[str, dict[str, str]]) -> FixPlan:

@@ -347,7 +347,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
         + ")"
         + (f"; not counted: {', '.join(left_out)}" if left_out else "")
     ]
-    from citewarden.fix.plan import REPEATED_KEY, folds_keys, repeated_keys
+    from citewarden.fix.plan import REPEATED_KEY, compared_key, repeated_keys
 
     # each verdict with its own entry, in order (a key defined twice has two of each)
     pending: dict[str, list[Entry]] = {}
@@ -372,13 +372,11 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
             index = ws.line_index(entry.path)
             line = index.position(entry.span.start).line + 1 if index is not None else 1
             where = f"  {visible(display_path(entry.path, cwd))}:{line}"
-            fold = entry.csl_type is None
+            fold = entry.csl_type is None  # BibTeX keys compare lower-cased, CSL ids not
             if fixes and entry.path not in repeated:
                 parsed = ws.bibliography(entry.path)
-                if parsed is not None:
-                    fold = folds_keys(parsed)
                 repeated[entry.path] = repeated_keys(parsed.entries if parsed else (), fold)
-            if fixes and (entry.key.lower() if fold else entry.key) in repeated[entry.path]:
+            if fixes and compared_key(entry.key, fold) in repeated[entry.path]:
                 fixes = ""
                 where += f"  not corrected: {REPEATED_KEY}"
         offered = offered or bool(fixes)

@@ -184,7 +184,7 @@ def _edits(text: str, entry: Entry, fields: Mapping[str, str]) -> tuple[list[Tex
         if entry.csl_type is not None:
             from citewarden.fix.csl import entry_edits as csl_edits
 
-            made = csl_edits(text, entry, fields, csl_decoding(), changes, skipped)
+            made = csl_edits(text, entry, fields, changes, skipped, decoding=csl_decoding())
         else:
             from citewarden.fix.plan import entry_edits
 

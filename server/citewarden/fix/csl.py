@@ -180,9 +180,10 @@ def entry_edits(
     text: str,
     entry: Entry,
     fields: Mapping[str, str],
-    decoding: Decoding,
     changes: list[Change],
     skipped: list[Skipped],
+    *,
+    decoding: Decoding,
 ) -> list[Edit]:
     """The edits writing ``fields`` ({BibTeX field: BibTeX text}) into the CSL item
     ``entry`` (whose spans point into ``text``), checked by reading the item back; the
@@ -287,7 +288,9 @@ def _line(text: str, offset: int) -> int:
 def corrected_item(text: str, entry: Entry, fields: Mapping[str, str], decoding: Decoding) -> str:
     """The text of the CSL item ``entry`` with ``fields`` applied as ``--fix`` would write
     them (as written when none can be)."""
-    edits = sorted(entry_edits(text, entry, fields, decoding, [], []), key=lambda e: e.start)
+    edits = sorted(
+        entry_edits(text, entry, fields, [], [], decoding=decoding), key=lambda e: e.start
+    )
     pieces: list[str] = []
     pos = entry.span.start
     for e in edits:
@@ -301,5 +304,5 @@ def correction_edits(
     text: str, entry: Entry, fields: Mapping[str, str], decoding: Decoding
 ) -> list[TextEdit]:
     """The text edits ``--fix`` would make to the CSL item ``entry`` (none when unsafe)."""
-    edits = entry_edits(text, entry, fields, decoding, [], [])
+    edits = entry_edits(text, entry, fields, [], [], decoding=decoding)
     return [TextEdit(entry.path, Span(e.start, e.end), e.text) for e in edits]

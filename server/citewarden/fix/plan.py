@@ -360,9 +360,14 @@ def repeated_keys(entries: Iterable[Entry], fold: bool = True) -> frozenset[str]
     seen: set[str] = set()
     repeated: set[str] = set()
     for entry in entries:
-        key = entry.key.lower() if fold else entry.key
+        key = compared_key(entry.key, fold)
         (repeated if key in seen else seen).add(key)
     return frozenset(repeated)
+
+
+def compared_key(key: str, fold: bool) -> str:
+    """``key`` as keys are compared: lower-cased when ``fold`` (BibTeX), else as written."""
+    return key.lower() if fold else key
 
 
 def folds_keys(bib: ParsedBibliography) -> bool:
@@ -397,16 +402,16 @@ def plan_fix(
     for entry in bib.entries:  # (a CSL item is read back whole by its own edits' check)
         if fold and text[entry.key_span.start : entry.key_span.end] != entry.key:
             raise FixRefused(bib.path, "parsed positions do not match the file's bytes")
-        by_key.setdefault(entry.key.lower() if fold else entry.key, entry)
+        by_key.setdefault(compared_key(entry.key, fold), entry)
     repeated = repeated_keys(bib.entries, fold)
     changes: list[Change] = []
     skipped: list[Skipped] = []
     edits: list[Edit] = []
     for key, fields in corrections.items():
-        found = by_key.get(key.lower() if fold else key)
+        found = by_key.get(compared_key(key, fold))
         if found is None or not fields:
             continue
-        if (key.lower() if fold else key) in repeated:
+        if compared_key(key, fold) in repeated:
             skipped.append(Skipped(key, None, REPEATED_KEY))
             continue
         edits.extend(edits_of(text, found, fields, changes, skipped))
@@ -469,9 +474,9 @@ def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography])
     fold = folds_keys(before)
     planned: dict[str, dict[str, str]] = {}
     for c in plan.changes:
-        planned.setdefault(c.key.lower() if fold else c.key, {})[c.field] = c.new
+        planned.setdefault(compared_key(c.key, fold), {})[c.field] = c.new
     for old_entry, new_entry in zip(before.entries, after.entries, strict=True):
-        ours = planned.get(old_entry.key.lower() if fold else old_entry.key, {})
+        ours = planned.get(compared_key(old_entry.key, fold), {})
         old_fields = {f.name: f.text for f in old_entry.fields}
         new_fields = {f.name: f.text for f in new_entry.fields}
         for name in old_fields.keys() | new_fields.keys() | ours.keys():

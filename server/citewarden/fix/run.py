@@ -4,18 +4,16 @@ or print them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
 from citewarden.fix.csl import Decoding
 from citewarden.fix.plan import (
-    Change,
-    Edit,
     EditsOf,
     FixPlan,
     FixRefused,
-    Skipped,
     decode,
     plan_fix,
     verify_plan,
@@ -66,17 +64,7 @@ def plan_file(
         from citewarden.fix.csl import entry_edits
 
         parse = csl
-        to_csl = decoding
-
-        def edits_of(
-            text: str,
-            entry: Entry,
-            fields: Mapping[str, str],
-            changes: list[Change],
-            skipped: list[Skipped],
-        ) -> list[Edit]:
-            return entry_edits(text, entry, fields, to_csl, changes, skipped)
-
+        edits_of = functools.partial(entry_edits, decoding=decoding)
     if parse is None:
         from citewarden.parsing.bibtex import parse_bibtex
 

@@ -135,7 +135,7 @@ def build_audit(
     ``entries`` the bibliography entries in scope, ``verdicts`` their verdicts (None when
     verification did not run).
     """
-    from citewarden.fix.plan import REPEATED_KEY, corrected_entry, folds_keys, repeated_keys
+    from citewarden.fix.plan import REPEATED_KEY, compared_key, corrected_entry, repeated_keys
 
     if isinstance(verdicts, Mapping):
         by_key: dict[str, Verdict] = dict(verdicts)
@@ -170,13 +170,13 @@ def build_audit(
         corrected = not_applied = ""
         parsed = ws.bibliography(e.path)
         bibtex = parsed is not None and parsed.format is BibFormat.BIBTEX
-        fold = parsed is None or folds_keys(parsed)
+        fold = e.csl_type is None  # BibTeX keys compare lower-cased, CSL ids not
         if parsed is not None and e.path not in repeated:
             repeated[e.path] = repeated_keys(parsed.entries, fold)
         if (
             verdict is not None
             and verdict.corrections
-            and (e.key.lower() if fold else e.key) in repeated.get(e.path, ())
+            and compared_key(e.key, fold) in repeated.get(e.path, ())
         ):
             not_applied = REPEATED_KEY  # as --fix: which of the entries is meant?
         elif verdict is not None and verdict.corrections and text and bibtex:
