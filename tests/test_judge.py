@@ -169,6 +169,44 @@ async def test_malformed_json_gives_no_verdict(chat: ChatServer, answer: bytes) 
     assert await ask(chat) is None
 
 
+async def test_an_answer_nested_too_deep_gives_no_verdict(chat: ChatServer) -> None:
+    """A body or a content nested deeper than the decoder recurses: no verdict, no crash."""
+    chat.answer = b"[" * 100_000 + b"]" * 100_000
+    assert await ask(chat) is None
+    chat.answer = completion('{"supported": true, "reason": ' + "[" * 100_000 + "]" * 100_000)
+    assert await ask(chat) is None
+
+
+async def test_an_answer_of_many_braces_is_read_in_bounded_time(chat: ChatServer) -> None:
+    """Text that opens objects it never closes costs time linear in its length (a search
+    from every brace to the last one was quadratic: minutes for a megabyte)."""
+    chat.answer = completion("{" * 2_000_000)
+    started = time.monotonic()
+    assert await ask(chat) is None
+    assert time.monotonic() - started < 5.0
+    chat.answer = completion('{"supported": {"supported": ' * 100_000)
+    assert await ask(chat) is None
+
+
+async def test_the_verdict_after_an_echoed_template_is_read(chat: ChatServer) -> None:
+    """The instruction's template is no JSON; the object after it is the verdict."""
+    chat.answer = completion(
+        'You asked for {"supported": true or false, "reason": "one short sentence"}. '
+        'My answer: {"supported": false, "reason": "It is about optimisation."}'
+    )
+    verdict = await ask(chat)
+    assert verdict is not None and verdict.supported is False
+    assert verdict.reason == "It is about optimisation."
+
+
+async def test_two_verdicts_that_disagree_give_none(chat: ChatServer) -> None:
+    chat.answer = completion(
+        '{"supported": true, "reason": "At first sight."} On reflection: '
+        '{"supported": false, "reason": "It is about optimisation."}'
+    )
+    assert await ask(chat) is None
+
+
 async def test_an_http_error_gives_no_verdict(chat: ChatServer) -> None:
     chat.status = 401
     chat.answer = (

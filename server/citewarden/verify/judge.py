@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -83,7 +82,33 @@ def request_body(config: JudgeConfig, sentence: str, work: Match) -> dict[str, A
     }
 
 
-_OBJECT = re.compile(r"\{.*\}", re.S)
+#: How much of the answer's text is searched for the verdict (its end: a model that reasons
+#: first answers last), and how many of its ``{`` are tried as the start of one.
+MAX_CONTENT, MAX_OBJECTS = 65536, 64
+_DECODER = json.JSONDecoder()
+
+
+def _verdict_object(content: str) -> dict[str, Any] | None:
+    """The JSON object with a boolean ``supported`` in ``content`` (a model may wrap it in
+    prose or a code fence); None when there is none, or several that disagree.  Each ``{``
+    is tried as an object's start, outside the objects already read, at most
+    ``MAX_OBJECTS`` of them: bounded time whatever the text."""
+    text = content[-MAX_CONTENT:]
+    found: list[dict[str, Any]] = []
+    start, tried = text.find("{"), 0
+    while start >= 0 and tried < MAX_OBJECTS:
+        tried += 1
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(value, dict) and isinstance(value.get("supported"), bool):
+            found.append(value)
+        start = text.find("{", end)
+    if not found or len({v["supported"] for v in found}) > 1:
+        return None
+    return found[-1]
 
 
 def read_answer(data: Any, model: str, secrets: Iterable[str] = ()) -> JudgeVerdict | None:
@@ -101,14 +126,8 @@ def read_answer(data: Any, model: str, secrets: Iterable[str] = ()) -> JudgeVerd
     content = message.get("content")
     if not isinstance(content, str):
         return None
-    found = _OBJECT.search(content)
-    if found is None:
-        return None
-    try:
-        answer = json.loads(found.group(0))
-    except ValueError:
-        return None
-    if not isinstance(answer, dict) or not isinstance(answer.get("supported"), bool):
+    answer = _verdict_object(content)
+    if answer is None:
         return None
     reason = answer.get("reason")
     secrets = tuple(secrets)
@@ -153,8 +172,8 @@ class Judge:
         if isinstance(reply, Failure) or reply.status != 200:
             return None
         try:
-            data = json.loads(reply.content)
-        except ValueError:
+            data = reply.json()
+        except ValueError:  # not JSON, not text, or nested too deep
             return None
         secrets = [self.config.api_key] if self.config.api_key else []
         return read_answer(data, self.config.model, secrets)
