@@ -5,9 +5,14 @@ tests/data/PROVENANCE.md), the journal look-up step, and what reports show of th
 from __future__ import annotations
 
 import dataclasses
+import json
 import sys
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 import replay as replay_fixtures
 from citewarden.cache import Cache
@@ -19,13 +24,14 @@ from citewarden.verify.http import HttpClient
 from citewarden.verify.journals import journal_records
 from citewarden.verify.legitimacy import journal_line, with_venue
 from citewarden.verify.normalize import make_entry, normalize_entry
-from citewarden.verify.records import Outcome, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, WorkRecord
 from citewarden.verify.sources.cached import CachedSource
 from citewarden.verify.sources.doaj import DoajSource
 from citewarden.verify.sources.journals import journal_from_doaj, journal_from_nlm
 from citewarden.verify.sources.openalex import OpenAlexSource, work_from_openalex
 from citewarden.verify.sources.pubmed import PubMedSource
-from replay import ReplayServer, recorded_json
+from hostile_server import Behaviour, HostileServer, hostile
+from replay import ReplayServer, fast_http, recorded_json
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench" / "accuracy"))
 from memory_source import MemorySource
@@ -33,6 +39,7 @@ from memory_source import MemorySource
 replay_server = replay_fixtures.replay_server
 replay = replay_fixtures.replay
 replay_http = replay_fixtures.replay_http
+hostile = hostile
 TODAY = date(2026, 11, 29)
 
 #: A work of the American Journal of Public Health as a source without index data would
@@ -45,6 +52,13 @@ AJPH_WORK = WorkRecord(
     issn=("0090-0036",),
     work_type="journal-article",
 )
+
+
+async def direct(source: Any, name: str, method: str, arg: str) -> Lookup:
+    """The journal step's look-ups asked straight of the source (the engine's go through
+    its slots and cache)."""
+    answer: Lookup = await getattr(source, method)(arg)
+    return answer
 
 
 def idjsr() -> WorkRecord:
@@ -84,6 +98,48 @@ async def test_doaj_failure_says_nothing(replay: ReplayServer, replay_http: Http
     replay.clear()
     replay.inject("malformed", path="/doaj", times=10)
     assert (await doaj.journal("2278-3784")).outcome is Outcome.FAILED
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda r: ["oops"],  # results that are not journal records
+        lambda r: [{**r[0], "bibjson": None}],
+        lambda r: [{**r[0], "bibjson": {"title": "Geospatial Health"}}],  # no ISSN at all
+    ],
+)
+async def test_a_damaged_doaj_answer_is_no_answer(
+    hostile: HostileServer, damage: Callable[[list[Any]], list[Any]]
+) -> None:
+    """Results DOAJ would never send say nothing of DOAJ indexing: FAILED, never the
+    "no such journal" that counts as "not in DOAJ"."""
+    body = recorded_json("doaj", "documented_journals_issn_1827-1987.json")
+    body["results"] = damage(body["results"])
+    hostile.route("/api/search/journals/issn:1827-1987", Behaviour("ok", json.dumps(body).encode()))
+    http = fast_http()
+    try:
+        answer = await DoajSource(http, hostile.url).journal("1827-1987")
+    finally:
+        await http.aclose()
+    assert answer.outcome is Outcome.FAILED and answer.reason.startswith("malformed response")
+
+
+@pytest.mark.parametrize("ids", [[1254074], ["NLM1254074"], ["1254074", None]])
+async def test_a_damaged_nlm_catalog_id_list_is_no_answer(
+    hostile: HostileServer, ids: list[Any]
+) -> None:
+    """An id list holding what is no NLM id: FAILED (as PubMed's own search treats it),
+    never the "no such journal" that counts as "not in PubMed"."""
+    body = recorded_json("pubmed", "documented_nlmcatalog_esearch_0090-0036.json")
+    body["esearchresult"]["idlist"] = ids
+    hostile.route("/entrez/eutils/esearch.fcgi", Behaviour("ok", json.dumps(body).encode()))
+    http = fast_http()
+    try:
+        answer = await PubMedSource(http, hostile.url).journal("0090-0036")
+    finally:
+        await http.aclose()
+    assert answer.outcome is Outcome.FAILED and "not an NLM id" in answer.reason
+    assert not hostile.seen("/entrez/eutils/esummary.fcgi")
 
 
 def test_doaj_record_fields() -> None:
@@ -153,7 +209,7 @@ async def test_registries_in_question_give_evidence(
         "doaj": DoajSource(replay_http, replay.base_url("doaj")),
     }
     entry = normalize_entry(entry_for(AJPH_WORK))  # type: ignore[arg-type]
-    extra = await journal_records(sources, entry, [AJPH_WORK])
+    extra = await journal_records(sources, entry, [AJPH_WORK], direct)
     assert sorted(r.source for r in extra) == ["doaj", "pubmed"]
     verdict = with_venue(Verdict("k", Status.VERIFIED, Tier.D), entry, [AJPH_WORK, *extra])
     venue = verdict.venue
@@ -182,7 +238,7 @@ async def test_registries_are_not_asked_when_indexing_is_settled(
     assert gh is not None  # OpenAlex: in DOAJ, and the work is in PubMed
     sources = {"doaj": DoajSource(replay_http, replay.base_url("doaj"))}
     entry = normalize_entry(entry_for(gh))  # type: ignore[arg-type]
-    assert await journal_records(sources, entry, [gh]) == []
+    assert await journal_records(sources, entry, [gh], direct) == []
     assert replay.log == []
 
 
@@ -207,7 +263,9 @@ async def test_doaj_decides_only_when_it_answered(
     assert not any(i.code is Code.VENUE_UNINDEXED for i in failed.issues)
     assert failed.venue is not None
     assert "no source said whether it is in DOAJ" in failed.venue.evidence
-    assert not any(e.startswith("DOAJ") for e in failed.venue.evidence)
+    assert not any("not in DOAJ" in e for e in failed.venue.evidence)
+    [line] = [e for e in failed.venue.evidence if e.startswith("DOAJ")]
+    assert line.startswith("DOAJ: the look-up of ISSN 2278-3784 failed (")
 
     replay.clear()
     verdict = await Verifier([works, doaj], settings, today=TODAY).verify(entry)  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ import dataclasses
 import sys
 from datetime import date
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -19,7 +20,7 @@ from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
 from citewarden.verify.legitimacy import assess, issn_ok, venue_kind, with_venue
 from citewarden.verify.normalize import make_entry, normalize_entry
-from citewarden.verify.records import WorkRecord
+from citewarden.verify.records import Lookup, WorkRecord
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.openalex import OpenAlexSource, work_from_openalex
 from replay import ReplayServer, recorded_json
@@ -145,6 +146,35 @@ def test_venue_not_found_when_no_record_knows_it() -> None:
     assert "the entry's ISSN 2278-3785 fails its checksum" in info.evidence
     # a record that knows the venue (here by name) clears it
     assert assess(entry, [bare, rec])[1] is None
+
+
+async def test_no_venue_not_found_when_the_journal_look_ups_failed(tmp_path: Path) -> None:
+    """An OpenAlex work record without a source, and every look-up of the entry's ISSN
+    failing: nobody said the journal is unknown, so no venue-not-found; the evidence says
+    which look-ups failed.  Once they answer "no such journal", the finding is made."""
+    rec = record("peneira_work_gh.2014.294.json")
+    bare = WorkRecord("openalex", rec.title, rec.authors, rec.year, doi=rec.doi)
+
+    class Journals(MemorySource):
+        answer = Lookup.failed("openalex", "timeout")
+        asked: ClassVar[list[str]] = []
+
+        async def journal(self, issn: str) -> Lookup:
+            self.asked.append(issn)
+            return self.answer
+
+    source = Journals("openalex", [bare])
+    fields = {"journal": "Journal of Global Geohealth", "issn": "2249-8788"}
+    entry = article(rec, doi=rec.doi or "", **fields)
+    settings = VerifySettings(sources=("openalex",))
+    failed = await Verifier([source], settings, today=TODAY).verify(entry)
+    assert failed is not None and failed.venue is not None and source.asked == ["2249-8788"]
+    assert not any(i.code is Code.VENUE_NOT_FOUND for i in failed.issues)
+    assert "OpenAlex: the look-up of ISSN 2249-8788 failed (timeout)" in failed.venue.evidence
+    Journals.answer = Lookup.not_found("openalex")
+    answered = await Verifier([source], settings, today=TODAY).verify(entry)
+    assert answered is not None
+    assert [i.code for i in answered.issues] == [Code.VENUE_NOT_FOUND]
 
 
 async def test_engine_asks_openalex_for_a_journal_matched_through_crossref(

@@ -163,7 +163,9 @@ class Verifier(IdLookup, SearchSteps, AbstractSteps):
             self._published_version(ev)
             await self._notices(ev)
             venue_records = await self._venue_records(ev)
-            venue_records += await journal_records(self.sources, ev.entry, venue_records)
+            venue_records += await journal_records(
+                self.sources, ev.entry, venue_records, self._ask_safely
+            )
             verdict = with_venue(decide(ev, entry.key), ev.entry, venue_records)
             return await self._with_abstract(verdict)
         except _Cancelled:

@@ -10,22 +10,23 @@ like works (see :mod:`citewarden.verify.sources.cached`).  The records they give
 the venue only and are added to the work's records for
 :func:`citewarden.verify.legitimacy.with_venue`; DOAJ's or the catalog's answer "no such
 journal" becomes an absence record (:func:`~citewarden.verify.sources.journals.journal_absent`).
-A failed look-up adds nothing.
+A failed look-up says nothing of the journal: it becomes a failure record
+(:func:`~citewarden.verify.sources.journals.journal_failed`), which only keeps the venue
+from being called unknown.  The look-ups go through the verifier's ``ask`` (its slots,
+cache and cancellation).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from citewarden.verify.legitimacy import issn_ok, venue_kind
 from citewarden.verify.normalize import NormalizedEntry
-from citewarden.verify.records import Lookup, Outcome, WorkRecord
-from citewarden.verify.sources.journals import journal_absent
-
-log = logging.getLogger(__name__)
+from citewarden.verify.records import Outcome, WorkRecord
+from citewarden.verify.sources.journals import journal_absent, journal_failed
+from citewarden.verify.venue_lookup import Ask
 
 #: Sources asked for the journal when OpenAlex is configured (those with the endpoint).
 JOURNAL_SOURCES = ("openalex", "crossref")
@@ -55,10 +56,10 @@ def in_question(records: Sequence[WorkRecord]) -> bool:
 
 
 async def journal_records(
-    sources: Mapping[str, Any], entry: NormalizedEntry, records: Sequence[WorkRecord]
+    sources: Mapping[str, Any], entry: NormalizedEntry, records: Sequence[WorkRecord], ask: Ask
 ) -> list[WorkRecord]:
-    """The journal records of the found work's journal (empty unless it is a journal with
-    a valid ISSN and a source with a journal endpoint answers; see the module doc)."""
+    """The journal records of the found work's journal, with absence and failure records
+    (empty unless it is a journal with a valid ISSN; see the module doc)."""
     if not records or venue_kind(entry, records) != "journal":
         return []
     issn = journal_issn(entry, records)
@@ -66,23 +67,14 @@ async def journal_records(
         return []
     names = list(JOURNAL_SOURCES) if "openalex" in sources else []
     names += list(REGISTRIES) if in_question(records) else []
-    asked = [s for name in names if (s := sources.get(name)) is not None]
-    asked = [s for s in asked if hasattr(s, "journal")]
-
-    async def one(source: Any) -> Lookup | None:
-        try:
-            result: Lookup = await source.journal(issn)
-            return result
-        except Exception as exc:  # sources promise not to raise; stay safe if one does
-            log.warning("%s.journal raised %s", source.name, type(exc).__name__)
-            return None
-
+    asked = [(n, s) for n in names if hasattr(s := sources.get(n), "journal")]
+    lookups = await asyncio.gather(*(ask(s, n, "journal", issn) for n, s in asked))
     out: list[WorkRecord] = []
-    for source, lookup in zip(asked, await asyncio.gather(*(one(s) for s in asked)), strict=True):
-        if lookup is None:
-            continue
+    for (name, _), lookup in zip(asked, lookups, strict=True):
         if lookup.outcome is Outcome.FOUND:
             out += lookup.records[:1]
-        elif lookup.outcome is Outcome.NOT_FOUND and source.name in REGISTRIES:
-            out.append(journal_absent(source.name, issn))
+        elif lookup.outcome is Outcome.NOT_FOUND and name in REGISTRIES:
+            out.append(journal_absent(name, issn))
+        elif lookup.outcome is Outcome.FAILED:
+            out.append(journal_failed(name, issn, lookup.reason or "no answer"))
     return out

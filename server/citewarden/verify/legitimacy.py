@@ -227,7 +227,13 @@ def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[Venue
             )
             return info, Issue(Code.VENUE_UNINDEXED, message, field)
     known = any(r.venue or r.issn for r in records)
-    if not known and (entry.venue or entry.issn) and any(r.source == "openalex" for r in records):
+    failed = any("failed" in dict(r.extra) for r in records if is_journal_record(r))
+    if (
+        not known
+        and not failed
+        and (entry.venue or entry.issn)
+        and any(r.source == "openalex" for r in records)
+    ):
         said = entry.venue or ", ".join(_fmt_issn(i) for i in entry.issn)
         message = f"no source knows the journal '{said}' of this work"
         return info, Issue(Code.VENUE_NOT_FOUND, message, field)
@@ -240,6 +246,8 @@ def journal_line(record: WorkRecord) -> str:
     parts: list[str] = []
     if "absent" in extra:
         return f"{who(record)}: no journal with ISSN {extra['absent']}"
+    if "failed" in extra:
+        return f"{who(record)}: the look-up of ISSN {record.title} failed ({extra['failed']})"
     if record.source == "doaj":
         parts.append(
             f"in DOAJ since {extra['in_doaj_since']}" if "in_doaj_since" in extra else "in DOAJ"

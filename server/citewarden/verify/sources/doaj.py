@@ -14,19 +14,22 @@ from typing import Any
 from urllib.parse import quote
 
 from citewarden.verify.http import HttpClient
-from citewarden.verify.records import Lookup, Query
+from citewarden.verify.records import DamagedRecord, Lookup, Query
 from citewarden.verify.sources._common import guard, reply_json
 from citewarden.verify.sources.journals import journal_from_doaj
 
 
-def _holds(result: Any, issn: str) -> bool:
+def _issns(result: Any) -> set[str]:
+    """The print and electronic ISSNs a DOAJ journal result lists."""
     bib = result.get("bibjson") if isinstance(result, dict) else None
     if not isinstance(bib, dict):
-        return False
-    return any(
-        isinstance(v, str) and v.strip().upper() == issn
-        for v in (bib.get("pissn"), bib.get("eissn"))
-    )
+        return set()
+    values = (bib.get("pissn"), bib.get("eissn"))
+    return {v.strip().upper() for v in values if isinstance(v, str) and v.strip()}
+
+
+def _holds(result: Any, issn: str) -> bool:
+    return issn in _issns(result)
 
 
 class DoajSource:
@@ -61,7 +64,12 @@ class DoajSource:
                 if data.get("total") == 0:
                     return Lookup.not_found(self.name)
                 raise ValueError("no results but a total")
-            # a search on the ISSN field may match a related title's ISSN too
+            if not all(isinstance(r, dict) and isinstance(r.get("bibjson"), dict) for r in results):
+                raise DamagedRecord("a result that is not a journal record")
+            # a search on the ISSN field may match a related title's ISSN too (one that
+            # lists no ISSN at all is no answer about this one)
+            if not any(_issns(r) for r in results):
+                raise DamagedRecord("journal records without an ISSN")
             chosen = next((r for r in results if _holds(r, issn)), None)
             if chosen is None:
                 return Lookup.not_found(self.name)

@@ -11,7 +11,8 @@ the first year of ``breakdowns.dois-by-issued-year``.  OpenAlex's flags (``is_in
 on a work's source: an absent flag says nothing.  A DOAJ record is DOAJ indexing (since its
 ``created_date``); an NLM Catalog record says whether the journal is currently indexed for
 MEDLINE.  When DOAJ or the NLM Catalog answers that it holds no journal with the ISSN, an
-*absence record* (:func:`journal_absent`) carries that "no" and nothing else.
+*absence record* (:func:`journal_absent`) carries that "no" and nothing else; a look-up
+that failed becomes a *failure record* (:func:`journal_failed`), which says nothing.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ def journal_absent(source: str, issn: str) -> WorkRecord:
         extra=(JOURNAL_MARK, ("absent", issn)),
         venue_not_in=ABSENT_MEANS.get(source, ()),
     )
+
+
+def journal_failed(source: str, issn: str, reason: str) -> WorkRecord:
+    """A journal look-up of ``issn`` that failed: it says nothing of the journal, only that
+    not every source could be asked (``reason`` says why)."""
+    return WorkRecord(source, issn, extra=(JOURNAL_MARK, ("failed", reason)))
 
 
 def _issns(values: Any) -> tuple[str, ...]:

@@ -34,7 +34,10 @@ def _ids(source: str, data: Any) -> list[str] | Lookup:
     ids = result.get("idlist")
     if not isinstance(ids, list):
         return Lookup.failed(source, "malformed response: no idlist")
-    return [i for i in ids if isinstance(i, str) and is_entrez_id(i)][:MAX_RECORDS]
+    if not all(isinstance(i, str) and is_entrez_id(i) for i in ids):
+        # sent on in the next request's URL: only what a catalog id can be
+        return Lookup.failed(source, "malformed response: an id that is not an NLM id")
+    return ids[:MAX_RECORDS]
 
 
 #: What an Entrez UID (a PMID, an NLM Catalog id) is: a positive integer of a few digits,
