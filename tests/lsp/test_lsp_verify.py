@@ -806,6 +806,67 @@ def test_fingerprint_changes_with_identity_fields_only() -> None:
         assert fingerprint(changed) != base, old
 
 
+def test_the_fingerprint_covers_every_field_verification_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The editor reuses a verdict while the fingerprint stays the same, so every field the
+    verification reads must be in it: an edited ISSN, series or arXiv note re-verifies
+    the entry, as `check` would.  Entries lacking the usual fields make the fall-backs
+    (series for a venue, an arXiv id in arxiv / arxivid / note) be read too."""
+    import sys
+    from datetime import date
+
+    from citewarden.lsp.verify_state import ID_TEXT_FIELDS, IDENTITY_FIELDS
+    from citewarden.model.bibliography import Entry
+    from citewarden.verify.engine import Verifier
+    from citewarden.verify.normalize import make_entry
+    from citewarden.verify.records import Person, WorkRecord
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench" / "accuracy"))
+    from memory_source import MemorySource
+
+    read: set[str] = set()
+    field = Entry.field
+
+    def recording(self: Entry, name: str) -> Any:
+        read.add(name.lower())
+        return field(self, name)
+
+    monkeypatch.setattr(Entry, "field", recording)
+    work = WorkRecord(
+        "crossref",
+        "A study of widgets",
+        (Person("Smith", "Jane"),),
+        2020,
+        doi="10.1234/w.2020",
+        venue="Journal of Widgets",
+        issn=("0090-0036",),
+        work_type="journal-article",
+    )
+    rich = {"title": work.title, "author": "Smith, Jane", "year": "2020", "doi": "10.1234/w.2020"}
+    entries = [
+        ("article", {**rich, "journal": "Journal of Widgets", "issn": "0090-0036"}),
+        ("inproceedings", {"title": work.title, "series": "LNCS", "note": "arXiv:2001.00001"}),
+        ("misc", {"title": work.title, "arxivid": "2001.00001", "howpublished": "online"}),
+        ("online", {"title": work.title, "arxiv": "2001.00001", "url": "https://x.org/"}),
+        ("book", {"title": work.title, "isbn": "978-3-16-148410-0", "date": "2020"}),
+    ]
+
+    async def verify_all() -> None:
+        settings = VerifySettings(sources=("crossref",))
+        verifier = Verifier([MemorySource("crossref", [work])], settings, today=date(2026, 1, 1))
+        for kind, fields in entries:
+            await verifier.verify(make_entry("k", kind, fields))
+
+    asyncio.run(verify_all())
+    assert {"issn", "series", "note", "arxivid", "arxiv", "isbn"} <= read
+    assert read - {""} <= IDENTITY_FIELDS | ID_TEXT_FIELDS
+    # a note counts by the arXiv id it names
+    note = parse_bibtex(Path("/p/refs.bib"), BIB).entries[0]
+    with_id = parse_bibtex(Path("/p/refs.bib"), BIB.replace("Read twice", "arXiv:2001.00001"))
+    assert fingerprint(with_id.entries[0]) != fingerprint(note)
+
+
 def _connections_to(pid: int, port: int) -> int:
     """Established TCP connections of process ``pid`` to 127.0.0.1:``port``."""
     inodes = set()

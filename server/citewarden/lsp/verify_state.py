@@ -21,8 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from citewarden.model import Entry, Finding, ParsedBibliography, Verdict
+from citewarden.verify.identifiers import arxiv_in_text
 
-#: Fields whose change makes an entry a different claim about the literature.
+#: Fields whose change makes an entry a different claim about the literature: every field
+#: verification reads (a verdict is reused while they stay the same).
 IDENTITY_FIELDS = frozenset(
     {
         "title",
@@ -34,6 +36,7 @@ IDENTITY_FIELDS = frozenset(
         "journal",
         "journaltitle",
         "booktitle",
+        "series",
         "venue",
         "publisher",
         "howpublished",
@@ -45,11 +48,19 @@ IDENTITY_FIELDS = frozenset(
         "eprint",
         "eprinttype",
         "archiveprefix",
+        "arxiv",
+        "arxivid",
         "isbn",
+        "issn",
         "pmid",
         "url",
     }
 )
+
+
+#: Free-text fields verification reads an identifier from, and only that: their other
+#: edits keep the verdict.
+ID_TEXT_FIELDS = frozenset({"note"})
 
 
 def _name_of(item: tuple[str, str]) -> str:
@@ -62,6 +73,8 @@ def fingerprint(entry: Entry) -> str:
     for name, text in sorted(entry.field_texts(), key=_name_of):
         if name in IDENTITY_FIELDS:
             parts.append(f"{name}={' '.join(text.split())}")
+        elif name in ID_TEXT_FIELDS:
+            parts.append(f"{name}~arxiv={arxiv_in_text(text)}")
     return hashlib.blake2b(
         "\x1f".join(parts).encode("utf-8", "replace"), digest_size=12
     ).hexdigest()

@@ -86,6 +86,11 @@ def arxiv_from_entry(entry: Entry, doi: str | None) -> str | None:
     return arxiv_with_field(entry, doi)[0]
 
 
+def arxiv_in_text(text: str) -> str | None:
+    """The arXiv id a free-text field (a note, a URL) names, if any."""
+    return _arxiv_in(text, bare=False)
+
+
 def arxiv_with_field(entry: Entry, doi: str | None) -> tuple[str | None, str | None]:
     """The arXiv id of an entry and the field it was read from."""
     eprint = entry.get("eprint")
