@@ -148,6 +148,24 @@ def test_venue_not_found_when_no_record_knows_it() -> None:
     assert assess(entry, [bare, rec])[1] is None
 
 
+def test_a_conference_cited_as_a_journal_is_not_judged_as_one() -> None:
+    """Bibliographies often cite NeurIPS or ICML papers as an @article with the conference
+    as its journal; the registry knows them as conferences, so no venue finding."""
+    rec = record("peneira_work_gh.2014.294.json")
+    bare = WorkRecord("openalex", rec.title, rec.authors, rec.year, doi=rec.doi)
+    for venue in (
+        "Advances in Neural Information Processing Systems 33",
+        "Proceedings of the 37th International Conference on Machine Learning",
+    ):
+        info, issue = assess(normalize_entry(article(rec, journal=venue)), [bare])
+        assert info.kind == "proceedings" and issue is None, venue
+    # a journal the registry lists stays a journal
+    info, issue = assess(
+        normalize_entry(article(rec, journal="Journal of Global Geohealth")), [bare]
+    )
+    assert info.kind == "journal" and issue is not None
+
+
 async def test_no_venue_not_found_when_the_journal_look_ups_failed(tmp_path: Path) -> None:
     """An OpenAlex work record without a source, and every look-up of the entry's ISSN
     failing: nobody said the journal is unknown, so no venue-not-found; the evidence says

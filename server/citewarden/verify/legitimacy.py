@@ -32,6 +32,8 @@ from citewarden.model import Code, Issue, Severity, Status, Tier, VenueInfo, Ver
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import WorkRecord
 from citewarden.verify.sources.journals import is_journal_record
+from citewarden.verify.venue_table import VenueKind
+from citewarden.verify.venues import registry_kind
 
 #: Indexes in the order reports list them.
 INDEXES = ("doaj", "pubmed", "medline", "scopus", "core")
@@ -120,6 +122,8 @@ def venue_kind(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> str:
         return "grey"
     if entry.venue and PREPRINT_SERVERS.search(entry.venue):
         return "preprint"
+    if entry.venue and registry_kind(entry.venue) == VenueKind.CONFERENCE:
+        return "proceedings"  # NeurIPS cited as an @article's journal is still a conference
     for r in records:
         kind = RECORD_KINDS.get(r.work_type or "") or VENUE_KINDS.get(r.venue_kind or "")
         if kind:

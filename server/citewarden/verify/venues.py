@@ -53,6 +53,28 @@ def _build_first_years(venues: Iterable[Venue]) -> dict[str, int]:
 VENUE_FIRST_YEAR: Mapping[str, int] = _build_first_years(BUNDLED)
 
 
+def _build_kinds(venues: Iterable[Venue]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for v in venues:
+        for name in (v.acronym, *v.names):
+            out.setdefault(fold(name), v.kind)
+    return out
+
+
+#: The kind of each venue of the registry (:class:`VenueKind`), by folded acronym and name.
+VENUE_KINDS: Mapping[str, str] = _build_kinds(BUNDLED)
+_EDITION = re.compile(r"^(?:proceedings of (?:the )?)?(?:\d+(?:st|nd|rd|th)? )?|(?: \d+)+$")
+
+
+def registry_kind(name: str) -> str | None:
+    """What the registry knows a venue name for: conference, journal or preprint (None
+    when it does not list it).  A "Proceedings of the" prefix, an edition number and a
+    trailing volume or year are read past: ``Advances in Neural Information Processing
+    Systems 33`` is NeurIPS."""
+    key = fold(name)
+    return VENUE_KINDS.get(key) or VENUE_KINDS.get(_EDITION.sub("", key).strip())
+
+
 def _compact(text: str) -> str:
     return text.replace(" ", "")
 
