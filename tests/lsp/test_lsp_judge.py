@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from lsp_editor import Editor, encoding_of, wait_for
 from lsprotocol import types
@@ -159,3 +160,48 @@ async def test_without_a_judge_configured_nothing_is_sent(jstart: JStart, chat: 
         await __import__("asyncio").sleep(0.1)
     await __import__("asyncio").sleep(0.5)
     assert chat.requests == [] and not unsupported(h)
+
+
+async def test_a_failed_request_is_made_again_after_a_pause(
+    chat: ChatServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judge that did not answer (here an HTTP 503; a server not started yet alike) gave
+    no verdict to remember: the citation is asked about again once a pause has passed,
+    a longer one after each failure, and the answer that finally comes is kept."""
+    from types import SimpleNamespace
+
+    from citewarden.lsp import judging
+    from citewarden.verify.judge import JudgeConfig
+    from test_judge import SENTENCE, WORK
+
+    clock = [1000.0]
+    monkeypatch.setattr(judging, "_now", lambda: clock[0])
+    republished: list[bool] = []
+    verification = SimpleNamespace(request_republish=lambda: republished.append(True))
+    service = judging.JudgeService(SimpleNamespace(), verification)  # type: ignore[arg-type]
+    config = JudgeConfig(chat.url, "local-model", timeout=5.0)
+    key = (config.url, config.model, SENTENCE, "digest")
+
+    async def ask_once() -> None:
+        service._asked.add(key)
+        service._pending[key] = (SENTENCE, WORK)
+        await service._ask(config)
+
+    chat.status = 503
+    chat.answer = b'{"error": {"message": "loading model"}}'
+    await ask_once()
+    assert key not in service.answers and not service._due(key)
+    clock[0] += judging.RETRY_AFTER
+    assert service._due(key)
+    await ask_once()  # fails again: the pause doubles
+    clock[0] += judging.RETRY_AFTER
+    assert not service._due(key)
+    clock[0] += judging.RETRY_AFTER
+    assert service._due(key)
+    chat.status = 200
+    chat.answer = completion('{"supported": false, "reason": "The paper is about chess."}')
+    await ask_once()
+    answer = service.answers[key]
+    assert answer is not None and answer.supported is False and republished == [True]
+    assert service._due(key) and len(chat.requests) == 5  # a 503 is retried once at once
+    await service.aclose()

@@ -6,7 +6,8 @@ answers already received and lists the citations still to ask about; the asking 
 background task on the event loop, at most :data:`~citewarden.verify.judge.CONCURRENCY` at
 once, and republishes the diagnostics as answers arrive.  No request ever waits for it.
 Answers are remembered by (endpoint, model, sentence, cited record), so an edit elsewhere
-does not ask again.  The findings go through the session's policy step like every other.
+does not ask again; a request that failed is made again at a later check, after a pause
+that doubles with each failure.  The findings go through the session's policy step like every other.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,7 +26,14 @@ from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, verdicts_by_key
 from citewarden.model import Finding, Match, ParsedDocument
 from citewarden.parsing import is_document
-from citewarden.verify.judge import CONCURRENCY, Judge, JudgeConfig, JudgeVerdict, judge_config
+from citewarden.verify.judge import (
+    CONCURRENCY,
+    Judge,
+    JudgeAnswer,
+    JudgeConfig,
+    JudgeVerdict,
+    judge_config,
+)
 
 if TYPE_CHECKING:
     from citewarden.context.sentence import CitingSentence
@@ -37,6 +46,12 @@ JUDGE = "judge"
 MAX_ANSWERS = 20000
 #: Citations waiting for the judge at most (more are asked about at a later check).
 MAX_PENDING = 2000
+
+#: Seconds before a citation whose request failed is asked about again (doubled with each
+#: failure, up to ``RETRY_MAX``): a judge server started after the editor is still used.
+RETRY_AFTER, RETRY_MAX = 30.0, 600.0
+
+_now = time.monotonic
 
 #: The answer of a citation not asked about yet.
 _UNASKED = object()
@@ -60,6 +75,8 @@ class JudgeService(Feature):
         self.answers: dict[AnswerKey, JudgeVerdict | None] = {}
         self._pending: dict[AnswerKey, tuple[str, Match]] = {}
         self._asked: set[AnswerKey] = set()
+        #: Citations whose request failed: (when to ask again, failures so far).
+        self._failed: dict[AnswerKey, tuple[float, int]] = {}
         #: Citing sentences per parsed document (recomputed when the document is re-parsed).
         self._sentences: dict[Path, tuple[ParsedDocument, Sequence[CitingSentence | None]]] = {}
         self._judge: Judge | None = None
@@ -125,7 +142,7 @@ class JudgeService(Feature):
 
                         context = CitationContext(path, citation, sentence, None, None)
                         found.append(unsupported_finding(context, answer.model, answer.reason))
-                elif key not in self._asked and len(todo) < MAX_PENDING:
+                elif key not in self._asked and len(todo) < MAX_PENDING and self._due(key):
                     todo[key] = (sentence.text, work)
         if todo and self.loop is not None:
             self.loop.call_soon_threadsafe(self._enqueue, config, todo)
@@ -164,10 +181,15 @@ class JudgeService(Feature):
         async def one(key: AnswerKey, sentence: str, work: Match) -> None:
             async with slots:
                 try:
-                    answer = await judge.judge(sentence, work)
+                    asked = await judge.ask(sentence, work)
                 except Exception:
                     log.warning("the judge could not be asked")
-                    answer = None
+                    asked = JudgeAnswer(None, failed=True)
+            if asked.failed:  # no answer: asked again at a later check, after a pause
+                self._retry_later(key)
+                return
+            answer = asked.verdict
+            self._failed.pop(key, None)
             self._remember(key, answer)
             if answer is not None and not answer.supported:
                 self.verification.request_republish()
@@ -182,6 +204,20 @@ class JudgeService(Feature):
                     if k not in self.answers:
                         self._asked.discard(k)
                 raise
+
+    def _due(self, key: AnswerKey) -> bool:
+        """Whether a citation not answered yet may be asked about now (not while the pause
+        after a failed request lasts)."""
+        retry = self._failed.get(key)
+        return retry is None or retry[0] <= _now()
+
+    def _retry_later(self, key: AnswerKey) -> None:
+        failures = (self._failed.get(key) or (0.0, 0))[1] + 1
+        pause = min(RETRY_MAX, RETRY_AFTER * 2 ** (failures - 1))
+        if len(self._failed) >= MAX_ANSWERS:
+            self._failed.clear()
+        self._failed[key] = (_now() + pause, failures)
+        self._asked.discard(key)
 
     def _remember(self, key: AnswerKey, answer: JudgeVerdict | None) -> None:
         if len(self.answers) >= MAX_ANSWERS:

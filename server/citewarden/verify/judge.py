@@ -61,6 +61,15 @@ class JudgeVerdict:
     model: str
 
 
+@dataclass(frozen=True, slots=True)
+class JudgeAnswer:
+    """What came of asking the judge: its verdict, if any; ``failed`` when no answer came
+    (a timeout, a refused connection, an HTTP error), unlike an answer without a verdict."""
+
+    verdict: JudgeVerdict | None
+    failed: bool = False
+
+
 def request_body(config: JudgeConfig, sentence: str, work: Match) -> dict[str, Any]:
     """The chat-completions request: the sentence and the record's metadata, nothing else."""
     meta = {
@@ -155,8 +164,13 @@ class Judge:
 
     async def judge(self, sentence: str, work: Match) -> JudgeVerdict | None:
         """The judge's verdict on one citation, or None when it gave none."""
+        return (await self.ask(sentence, work)).verdict
+
+    async def ask(self, sentence: str, work: Match) -> JudgeAnswer:
+        """The judge's answer on one citation: its verdict (None when it gave none), and
+        whether the request failed (no answer came: worth asking again later)."""
         if not sentence.strip() or not work.title:
-            return None
+            return JudgeAnswer(None)
         headers = {"content-type": "application/json"}
         if self.config.api_key:
             headers["authorization"] = f"Bearer {self.config.api_key}"
@@ -170,13 +184,13 @@ class Judge:
         from citewarden.verify.http import Failure
 
         if isinstance(reply, Failure) or reply.status != 200:
-            return None
+            return JudgeAnswer(None, failed=True)
         try:
             data = reply.json()
         except ValueError:  # not JSON, not text, or nested too deep
-            return None
+            return JudgeAnswer(None)
         secrets = [self.config.api_key] if self.config.api_key else []
-        return read_answer(data, self.config.model, secrets)
+        return JudgeAnswer(read_answer(data, self.config.model, secrets))
 
     async def aclose(self) -> None:
         await self.http.aclose()
