@@ -84,6 +84,18 @@ class Audit:
     #: Every reported citation's context: sentence, score, the judge's verdict if any.
     contexts: tuple[CitationContext, ...] = ()
 
+    def files(self) -> set[Path]:
+        """Every file of the checked projects: those reported on and those read."""
+        return set(self.scope) | set(self.findings) | set(self.workspace.known_files())
+
+    def replaced_by(self, target: Path) -> bool:
+        """Whether writing ``target`` (absolute) would replace a file of the checked
+        projects, under its own name or another one (a link)."""
+        files = self.files()
+        if normalize_path(target) in files:
+            return True
+        return target.exists() and any(_same_file(target, p) for p in files)
+
     def ordered(self) -> list[Finding]:
         """Every finding, sorted by file, place and code."""
         return sorted_findings(self.findings)
@@ -386,3 +398,11 @@ def _pairs(entries: Sequence[Entry], verdicts: Sequence[Verdict]) -> list[tuple[
         if queue:
             out.append((entry, queue.pop(0)))
     return out
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Are ``a`` and ``b`` one file under two names (a link)?"""
+    try:
+        return a.samefile(b)
+    except OSError:
+        return False

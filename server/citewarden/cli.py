@@ -530,21 +530,11 @@ def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
 def _refuse_input_as_output(target: str, audit: Audit, cwd: Path) -> None:
     """--output naming a file of the checked projects (a slip of ``-o refs.bib``) would
     replace it with the report: refused, before anything is written."""
-    path = normalize_path(cwd / target)
-    inputs = set(audit.scope) | set(audit.findings) | set(audit.workspace.known_files())
-    if path in inputs or (path.exists() and any(_same_file(path, p) for p in inputs)):
+    if audit.replaced_by(cwd / target):
         raise UsageError(
             f"--output {target} is a file of the checked project; the report would replace "
             "it (give another file)"
         )
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    """Are ``a`` and ``b`` one file under two names (a link)?"""
-    try:
-        return a.samefile(b)
-    except OSError:
-        return False
 
 
 def _write(output: str, target: str | None) -> None:

@@ -707,6 +707,21 @@ async def test_report_command_never_follows_a_link_or_opens_a_fifo_planted_in_th
     assert "<html" in Path(written["path"]).read_text(encoding="utf-8").lower()
     assert not [p.name for p in h.root.iterdir() if p.name.endswith(".tmp")]
 
+    # a file of the project is never replaced by the report, under any name
+    bib = (h.root / "refs.bib").read_bytes()
+    (h.root / "alias.bib").symlink_to(h.root / "refs.bib")
+    for target in ("refs.bib", str(h.root / "refs.bib"), "alias.bib"):
+        with pytest.raises(JsonRpcException, match="is a file of the project") as refused:
+            await run_command(h, "citewarden.report", {"format": "json", "path": target})
+        assert refused.value.code == -32602
+    assert (h.root / "refs.bib").read_bytes() == bib
+    # arguments of the wrong kind are the client's mistake: InvalidParams, no traceback
+    for bad in ({"format": ["html"]}, {"format": {}}, {"path": "a\x00b"}, {"path": 3}):
+        with pytest.raises(JsonRpcException) as wrong:
+            await run_command(h, "citewarden.report", bad)
+        assert wrong.value.code == -32602, bad
+        assert "Traceback" not in str(wrong.value.data or ""), bad
+
 
 # ----------------------------------------------------------------------------------------
 # The pieces on their own (no server process)

@@ -133,9 +133,17 @@ def session_audit(service: VerificationService, session: Session) -> Audit:
     )
 
 
+class ReportRefused(ValueError):
+    """A report the command will not write (it would replace a file of the project)."""
+
+
 def _write_report(service: VerificationService, session: Session, fmt: str, target: Path) -> Path:
     """Write the project's report (worker only)."""
     audit = session_audit(service, session)
+    if audit.replaced_by(target):
+        raise ReportRefused(
+            f"{visible(str(target))} is a file of the project; the report would replace it"
+        )
     root = session.roots[0] if session.roots else None
     if fmt == "json":
         from citewarden.report.json_report import report_text
@@ -216,12 +224,15 @@ def register(server: LanguageServer, session: Session) -> VerificationService:
 
     @command(REPORT)
     async def report(*args: Any) -> dict[str, Any]:
-        fmt = _argument(args, "format") or "html"
-        if fmt not in REPORT_NAMES:
+        fmt = _argument(args, "format")
+        fmt = "html" if fmt is None or fmt == "" else fmt
+        if not isinstance(fmt, str) or fmt not in REPORT_NAMES:
             raise JsonRpcInvalidParams("citewarden.report expects the format 'html' or 'json'")
         out = _argument(args, "path", 1) if len(args) > 1 else None
         if out is None and args and isinstance(args[0], Mapping):
             out = args[0].get("path")
+        if out is not None and (not isinstance(out, str) or "\x00" in out):
+            raise JsonRpcInvalidParams("citewarden.report expects the path of a file to write")
         root = session.roots[0] if session.roots else Path.cwd()
         target = Path(out) if isinstance(out, str) and out else root / REPORT_NAMES[fmt]
         if not target.is_absolute():
@@ -229,6 +240,8 @@ def register(server: LanguageServer, session: Session) -> VerificationService:
         await session.ready.wait()
         try:
             written = await session.run(_write_report, service, session, fmt, target)
+        except ReportRefused as exc:
+            raise JsonRpcInvalidParams(f"report not written: {exc}") from None
         except OSError as exc:
             reason = exc.strerror or str(exc)
             message = f"report not written: {visible(str(target))}: {reason}"
