@@ -91,6 +91,25 @@ async def test_closing_one_of_two_uris_of_a_file_keeps_the_other_buffer(start: S
     assert keys(h, other) == []
 
 
+async def test_closing_a_file_opened_under_another_spelling_clears_that_uri(
+    start: Start,
+) -> None:
+    """A file opened only under another spelling of its URI: once closed, its diagnostics
+    go to its own URI, and none stay under the spelling (they did for good)."""
+    h = await start(files=PAPER)
+    for spelling in ("%6Dain.tex", "./main.tex", "../ws/main.tex"):
+        uri = h.uri("main.tex")
+        other = uri.replace("main.tex", spelling)
+        assert other != uri
+        send_open(h, other, paper("zzz"), 1)
+        await wait_for(lambda o=other: keys(h, o) == ["dangling-citation zzz"])
+        h.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=other))
+        )
+        await wait_for(lambda o=other: keys(h, o) == [])
+        assert other in h.client.diagnostics  # an empty list was published to it
+
+
 NESTED = r"""
 --- main.tex
 \cite{a}

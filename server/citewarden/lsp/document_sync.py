@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewarden.lsp.convert import path_of
+from citewarden.lsp.convert import path_of, uri_of
 from citewarden.lsp.documents import DocumentStore
 from citewarden.lsp.memory import release_free_memory
 from citewarden.project import Workspace
@@ -83,6 +83,10 @@ class DocumentSync:
             self.schedule(path)
         else:
             self._back_to_disk(path)
+            if uri != uri_of(path):
+                # the file's diagnostics go to its own URI from now on: none stay under
+                # the other spelling the buffer was opened by (``%69ntro.tex``, ``a/../b``)
+                self.session.publisher.push(uri, None, None)
 
     def _back_to_disk(self, path: Path) -> None:
         """``path`` is open under no URI any more: the file on disk counts again."""
