@@ -402,6 +402,18 @@ def test_the_server_log_filter_redacts_secret_settings() -> None:
     assert redact("a monkey's keyboard") == "a monkey's keyboard"
     record = logging.LogRecord("pygls", logging.INFO, "x", 1, "Received %s", (wire,), None)
     assert RedactingFilter().filter(record) and "sk-3" not in record.getMessage()
+    # a secret given with the wrong type (refused as a setting, so never registered as
+    # a secret) is masked all the same: a list, an object, a number, nested brackets
+    wrong = (
+        "{'verify': {'s2_api_key': ['SEK1'], 'mailto': 'm@x.org'}, 'judge': {'api_key': "
+        "{'v': 'SEK2]'}, 'timeout': 1}, 'token': 12345, 'apiKey': ('SEK3', ['x'])}"
+    )
+    assert redact(wrong) == (
+        "{'verify': {'s2_api_key': ***, 'mailto': 'm@x.org'}, 'judge': {'api_key': ***, "
+        "'timeout': 1}, 'token': ***, 'apiKey': ***}"
+    )
+    assert redact('{"api_key": [["SEK4", {"a": "]"}]], "x": 2}') == '{"api_key": ***, "x": 2}'
+    assert redact("{'secret': 'SEK5") == "{'secret': '***'"  # cut short: masked to the end
 
 
 def test_the_html_section_shows_the_verdict_escaped_and_unsupported_first() -> None:
