@@ -19,7 +19,7 @@ import pytest
 import test_lsp_hostile
 from test_lsp_hostile import ROOT, RawClient, _limit_memory
 
-from citewarden.lsp.server import CitewardenProtocol, create_server
+from citewarden.lsp.server import CitewardenProtocol, CitewardenServer, create_server
 
 CHANGES = 1000
 
@@ -46,6 +46,14 @@ server.start_stdio()
 """
 
 
+def _initialized_server() -> CitewardenServer:
+    """A server past ``initialize``, whose messages are fed by hand (before it every
+    request is refused and every notification let go)."""
+    server = create_server()
+    server.protocol._initialize_received = True  # type: ignore[attr-defined]
+    return server
+
+
 def _feed(protocol: CitewardenProtocol, method: str, params: dict[str, Any]) -> None:
     body = json.dumps({"jsonrpc": "2.0", "method": method, "params": params})
     protocol.handle_message(json.loads(body, object_hook=protocol.structure_message))
@@ -65,7 +73,7 @@ async def _settle(protocol: CitewardenProtocol) -> None:
 
 
 async def test_notifications_leave_no_futures_behind(tmp_path: Path) -> None:
-    server = create_server()
+    server = _initialized_server()
     protocol = server.protocol
     assert isinstance(protocol, CitewardenProtocol)
     protocol._send_data = lambda data: None  # type: ignore[method-assign]
@@ -120,7 +128,7 @@ async def test_shutdown_with_handlers_still_running_is_answered() -> None:
     """pygls' shutdown cancels every future of the table while it walks it: a future taken
     out of the table by its own done-callback then changed the table under the walk, and
     shutdown was answered with an internal error (the client never sent exit, and hung)."""
-    server = create_server()
+    server = _initialized_server()
     protocol = server.protocol
     assert isinstance(protocol, CitewardenProtocol)
     sent: list[Any] = []
@@ -157,7 +165,7 @@ def _edit(uri: str, version: int) -> dict[str, Any]:
 async def test_changes_to_an_untitled_buffer_leave_nothing_behind() -> None:
     """An ``untitled:`` buffer is never checked, so the project never takes its edits: each
     change kept its record of what it edited (about 100 bytes, 72 MB after 200 000)."""
-    server = create_server()
+    server = _initialized_server()
     protocol = server.protocol
     assert isinstance(protocol, CitewardenProtocol)
     protocol._send_data = lambda data: None  # type: ignore[method-assign]

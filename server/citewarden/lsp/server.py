@@ -25,11 +25,12 @@ from pygls.exceptions import (
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
+    JsonRpcServerNotInitialized,
 )
 from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import MsgId, RPCRequest
+from pygls.protocol.json_rpc import MsgId, RPCNotification, RPCRequest
 from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
@@ -146,6 +147,8 @@ class CitewardenProtocol(LanguageServerProtocol):
 
     _server: CitewardenServer
     _closing = False
+    #: whether ``initialize`` was received: requests before it are refused
+    _initialize_received = False
     #: the process's exit status, set by ``exit``: 0 after ``shutdown``, else 1 (as the
     #: protocol requires); 0 when the client just closes the stream
     exit_code = 0
@@ -214,6 +217,8 @@ class CitewardenProtocol(LanguageServerProtocol):
         if isinstance(message, _UnreadNotification):
             _let_go(message)
             return
+        if not self._admitted(message):
+            return
         if isinstance(message, _UnreadableRequest):
             error = message.error
             if isinstance(error, JsonRpcInvalidParams):
@@ -230,6 +235,33 @@ class CitewardenProtocol(LanguageServerProtocol):
             if message.method == types.SHUTDOWN:
                 self._closing = True
         super().handle_message(message)
+
+    def _admitted(self, message: Any) -> bool:
+        """Whether ``message`` is handled by the session's lifecycle: before ``initialize`` a
+        request gets ServerNotInitialized and a notification other than ``exit`` is let go;
+        a second ``initialize`` gets InvalidRequest and changes nothing."""
+        unreadable = isinstance(message, _UnreadableRequest)
+        if not (unreadable or isinstance(message, RPCNotification)):
+            return True  # a response, to a request of the server's
+        method = message.method
+        if method == types.EXIT:
+            return True
+        request = unreadable or isinstance(message, RPCRequest)
+        if method == types.INITIALIZE and request:
+            if self._initialize_received:
+                error = JsonRpcInvalidRequest("initialize: the server is already initialized")
+                self._send_response(message.id, error=error.to_response_error())
+                return False
+            self._initialize_received = not unreadable  # params that do not fit: try again
+            return True
+        if self._initialize_received:
+            return True
+        if request:
+            not_yet = JsonRpcServerNotInitialized(f"{method}: the server is not initialized")
+            self._send_response(message.id, error=not_yet.to_response_error())
+        else:
+            log.debug("ignoring the notification %s: the server is not initialized", method)
+        return False
 
     def _answer_invalid(self, answer: _InvalidRequest) -> None:
         """Invalid Request, written by hand: pygls leaves out an id that is null."""
