@@ -71,6 +71,8 @@ BIG = (
     ("empty inline notes", "", "^[]"),
     ("a citation, then empty inline notes", "Text shown [@k]. ", "^[]"),
     ("a citation, then inline notes of a word", "Text shown [@k]. ", "^[x]"),
+    ("a citation, then dollar signs that close no math", "Text shown [@k]. ", "$x "),
+    ("a citation, then shortcodes that never close", "Text shown [@k]. ", "{{<"),
 )
 
 

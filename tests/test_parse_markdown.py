@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -423,3 +424,37 @@ def test_real_documents_cite_what_pandoc_cites(path: Path) -> None:
     theirs = Counter(i for i in ids if not CROSSREF_LABEL.match(i))
     ours = Counter(c.key for c in parse_markdown(path, path.read_text(encoding="utf-8")).citations)
     assert ours == theirs
+
+
+def _growing_tick_runs(size: int) -> str:
+    runs: list[str] = []
+    length = total = 0
+    while total < size:
+        length += 1
+        runs.append("`" * length + " ")
+        total += length + 1
+    return "".join(runs)
+
+
+@pytest.mark.parametrize(
+    ("text", "keys"),
+    [
+        ("$x " * 300_000 + "[@k] @b", ["k", "b"]),  # minutes: each "$" read to the end
+        ("$x\n" * 300_000 + "[@k] @b", ["k", "b"]),
+        ("$$ " + "$x " * 300_000 + "[@k]", ["k"]),
+        ("{{<" * 300_000 + " [@k]", ["k"]),  # each shortcode read to the end of its line
+        (_growing_tick_runs(4_000_000) + "[@k]", ["k"]),  # a pass for each length
+    ],
+    ids=["dollars", "dollar lines", "display then dollars", "shortcodes", "tick runs"],
+)
+def test_unclosed_math_shortcodes_and_code_spans_are_read_in_one_pass(
+    text: str, keys: list[str]
+) -> None:
+    """A paragraph of a megabyte of what opens and never closes: each opener's search for
+    its closer went on from where the last one stopped, where it read the rest of the
+    paragraph again (``$x `` repeated: 11.5 s for 48 kB, about half an hour for these).
+    The bound is generous: the reading takes well under a second."""
+    t0 = time.process_time()
+    doc = parse_markdown(P, text)
+    assert time.process_time() - t0 < 5
+    assert [c.key for c in doc.citations] == keys

@@ -7,7 +7,7 @@ Quarto shortcodes).  See :mod:`~citewarden.parsing.markdown`."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -51,7 +51,9 @@ def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]
     """Every ``@key`` in ``text[start:end]`` but those in code spans (no other markup
     handling): (key, s, e)."""
     pos = start
-    code = _code_spans(text, start, end) if "`" in text[start:end] else []
+    code = (
+        _code_spans(text, start, end, TickRuns(text, start, end)) if "`" in text[start:end] else []
+    )
     while True:
         m = _KEY_IN_TEXT.search(text, pos, end)
         if m is None:
@@ -76,19 +78,60 @@ def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]
 _TICK_RUN = re.compile(r"(?<!`)`+")
 
 
-def _code_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
+def _code_spans(text: str, start: int, end: int, ticks: TickRuns) -> list[tuple[int, int]]:
     """The code spans of ``text[start:end]`` (a run of backticks up to the next run of the
     same length), in order."""
     spans: list[tuple[int, int]] = []
     pos = start
     while (m := _TICK_RUN.search(text, pos, end)) is not None:
-        closer = _backtick_closer(m.end() - m.start()).search(text, m.end(), end)
-        if closer is None:
+        closer = ticks.closer(m.end() - m.start(), m.end(), end)
+        if closer < 0:
             pos = m.end()
             continue
-        spans.append((m.start(), closer.end()))
-        pos = closer.end()
+        spans.append((m.start(), closer))
+        pos = closer
     return spans
+
+
+class TickRuns:
+    """Where the runs of backticks of ``text[start:end]`` stand, by length: found in one
+    pass when first asked.  A code span's closer is then found by bisection, where a search for a run of the
+    opener's length read the rest of the paragraph again for each length that does not
+    close (a paragraph of runs of growing lengths: a pass for each)."""
+
+    __slots__ = ("_end", "_start", "_starts", "_text")
+
+    def __init__(self, text: str, start: int = 0, end: int | None = None) -> None:
+        self._text = text
+        self._start = start
+        self._end = len(text) if end is None else end
+        self._starts: dict[int, list[int]] | None = None
+
+    def closer(self, length: int, pos: int, limit: int) -> int:
+        """The offset after the first run of exactly ``length`` backticks in
+        ``text[pos:limit]`` (within ``start`` and ``end``) that no backtick precedes, a run
+        that ``limit`` cuts counted as cut (what ``(?<!`)`{length}(?!`)`` finds), or -1."""
+        text = self._text
+        if self._starts is None:
+            self._starts = {}
+            for m in _TICK_RUN.finditer(text, self._start, self._end):
+                self._starts.setdefault(m.end() - m.start(), []).append(m.start())
+        starts = self._starts.get(length)
+        if starts is not None:
+            k = bisect_left(starts, pos)
+            if k < len(starts) and starts[k] + length <= limit:
+                return starts[k] + length
+        # a longer run that ``limit`` cuts to ``length`` backticks
+        j = limit - length
+        if (
+            pos <= j
+            and limit < len(text)
+            and text[limit] == "`"
+            and (j == 0 or text[j - 1] != "`")
+            and text.count("`", j, limit) == length
+        ):
+            return limit
+        return -1
 
 
 _INLINE = re.compile(
@@ -113,11 +156,6 @@ _PAR = re.compile(r"\n[ \t]*\r?\n")
 #: for each repetition of a group it may backtrack into
 _EMPTY_BRACKETS = re.compile(r"\[\](?:\^?\[\]){0,1000}(?![(:])")
 _IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
-
-
-@lru_cache(maxsize=32)
-def _backtick_closer(length: int) -> re.Pattern[str]:
-    return re.compile(r"(?<!`)`{" + str(length) + r"}(?!`)")
 
 
 @dataclass(slots=True)
@@ -153,7 +191,11 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
     region = next(regions, None)
     verbatim: Verbatim | None = None
     comment_close = -2  # next "-->" (-1: there is none further on)
-    par_end = -1  # end of the paragraph around the last code span
+    # the next paragraph break, "$" that may close math, ">}}" and line break, and the
+    # runs of backticks: each search goes on from where the last one stopped
+    par, math_close = _Next(text, _PAR), _Next(text, _MATH_CLOSE)
+    shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
+    ticks = TickRuns(text)
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
     drop_until = -1  # citations starting before this offset are text pandoc drops
@@ -185,20 +227,17 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                 last = counted_line + count_line_breaks(text, start, pos)
                 out.suppressed.update(range(counted_line, last + 2))
         elif group == _TICKS:  # code span
-            ticks = pos - start
-            if par_end < pos:
-                par = _PAR.search(text, pos)
-                par_end = par.start() if par else n
-            limit = par_end
+            limit = par.start(pos)
+            if limit < 0:
+                limit = n
             if region is not None:
                 limit = min(limit, region[0])
-            closer = _backtick_closer(ticks).search(text, pos, limit)
-            if closer is not None:
-                pos = closer.end()
-        elif group == _SHORTCODE:
-            line_end = text.find("\n", pos)
-            close = text.find(">}}", pos, n if line_end < 0 else line_end)
-            if close >= 0:
+            closer = ticks.closer(pos - start, pos, limit)
+            if closer >= 0:
+                pos = closer
+        elif group == _SHORTCODE:  # closed on its line
+            close = shortcode_close.start(pos)
+            if close >= 0 and not 0 <= line_end.start(pos) < close:
                 pos = close + 3
         elif group == _OPEN:
             empty = _EMPTY_BRACKETS.match(text, start)
@@ -228,7 +267,7 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
                 pos = _raw_tex_end(text, start)
         elif group == _MATH:
-            pos = _math_end(text, start, len(m.group(_MATH)) == 2)
+            pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
         elif group == _TAG:
             close = -1
             if m.group(_TAG).lower() in VERBATIM_TAGS:
@@ -299,20 +338,26 @@ def _raw_tex_end(text: str, i: int) -> int:
 
 
 _MATH_CLOSE = re.compile(r"(?<![\s\\])\$(?!\d)")
+_SHORTCODE_CLOSE = re.compile(">}}")
+_LINE_END = re.compile("\n")
 
 
-def _math_end(text: str, i: int, display: bool) -> int:
+def _math_end(text: str, i: int, display: bool, par: _Next, close: _Next) -> int:
     """``text[i]`` opens TeX math (``$..$``, ``$$..$$``): the offset after it closes within
-    the paragraph, else ``i + 1`` (a plain dollar sign)."""
-    par = _PAR.search(text, i)
-    limit = par.start() if par is not None else len(text)
+    the paragraph, else ``i + 1`` (a plain dollar sign).  ``par`` finds the paragraph
+    breaks, ``close`` the dollar signs that may close inline math: asked from offsets that
+    grow, they read the text once (a search from each dollar sign to the end of its
+    paragraph read a paragraph of unclosed ones again for each)."""
+    limit = par.start(i)
+    if limit < 0:
+        limit = len(text)
     if display:
-        close = text.find("$$", i + 2, limit)
-        return close + 2 if close >= 0 else i + 2
+        end = text.find("$$", i + 2, limit)
+        return end + 2 if end >= 0 else i + 2
     if i + 1 >= limit or text[i + 1].isspace():
         return i + 1
-    m = _MATH_CLOSE.search(text, i + 2, limit)
-    return m.end() if m is not None else i + 1
+    end = close.start(i + 2)
+    return end + 1 if 0 <= end < limit else i + 1
 
 
 _TAG_REST = re.compile(r"""(?:[^<>"']|"[^"\n]*"|'[^'\n]*'){0,2000}>""")
@@ -434,6 +479,23 @@ _Found = tuple[int, int, int]
 _COMMENT_CLOSE = re.compile("-->")
 
 
+class _Next:
+    """The first match of a pattern in a text from an offset on, the last one remembered
+    (see :func:`_first_from`): asked from offsets that grow, one pass over the text."""
+
+    __slots__ = ("_found", "_pattern", "_text")
+
+    def __init__(self, text: str, pattern: re.Pattern[str]) -> None:
+        self._text = text
+        self._pattern = pattern
+        self._found: _Found = (len(text) + 1, -1, -1)
+
+    def start(self, i: int) -> int:
+        """Where the first match from ``i`` on starts, or -1."""
+        self._found = _first_from(self._text, self._pattern, i, self._found)
+        return self._found[1]
+
+
 def _first_from(text: str, pattern: re.Pattern[str], i: int, last: _Found) -> _Found:
     """The first match of ``pattern`` from ``i`` on: (``i``, its start, its end), or
     (``i``, -1, -1); ``last``, the previous answer, when it holds for ``i`` too (each
@@ -480,10 +542,14 @@ def _close_group(
         pending[first_index:] = [p for p in pending[first_index:] if p.group is not None]
         return after
     # every ";"-separated part must hold a key (a ";" inside a braced key separates nothing)
+    # the members' keys stand in order, apart: one walk along them and the semicolons
     semicolons: list[int] = []
+    k = 0
     i = text.find(";", open_at + 1, close_at)
     while i >= 0:
-        if not any(p.span.start <= i < p.span.end for p in members):
+        while k < len(members) and members[k].span.end <= i:
+            k += 1
+        if k == len(members) or i < members[k].span.start:
             semicolons.append(i)
         i = text.find(";", i + 1, close_at)
     if len(semicolons) >= len(members):
@@ -591,6 +657,7 @@ def _closes(text: str) -> dict[int, int]:
     opened: list[int] = []
     pos = 0
     par_end = -1
+    ticks = TickRuns(text)
     while (m := _BRACKET_TOKENS.search(text, pos)) is not None:
         token = m.group()
         pos = m.end()
@@ -603,9 +670,9 @@ def _closes(text: str) -> dict[int, int]:
             if par_end < pos:
                 par = _PAR.search(text, pos)
                 par_end = par.start() if par else len(text)
-            closer = _backtick_closer(len(token)).search(text, pos, par_end)
-            if closer is not None:
-                pos = closer.end()
+            closer = ticks.closer(len(token), pos, par_end)
+            if closer >= 0:
+                pos = closer
         elif token[0] == "\n":
             opened.clear()
     return closes
