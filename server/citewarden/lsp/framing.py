@@ -11,18 +11,31 @@ reads a body over ``limit()`` bytes in chunks and lets it go, handing pygls in i
 request it was, so that the request gets an error answer (:func:`refusal`).
 The stand-in carries a token of this process, so a client cannot send one.
 :class:`BoundedStream` applies the same bounds to a TCP connection.
+
+Both read the header block themselves (:class:`Headers`) and hand pygls, whose reading loop
+takes only ``Content-Length: N\r\n`` as it is spelt here, that line and an empty one: a
+header's name is read in any case, with spaces after its value and lines ended by a bare
+line feed.  A message that cannot be framed (a header block without ``Content-Length``, a
+line that is no header, the bytes a body shorter than its ``Content-Length`` left over) is
+logged once and the bytes up to the next ``Content-Length:`` header are let go, even one that
+starts within a line: the server was otherwise deaf for good, each body running into the
+next header line.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
 from citewarden.safe_text import visible
+
+log = logging.getLogger(__name__)
 
 #: The longest header line passed on whole (headers are ``Content-Length: N`` and
 #: ``Content-Type: ...``); a number of more digits than this never reaches ``int()``.
@@ -47,26 +60,128 @@ def message_limit(max_file_bytes: int) -> int:
     return max(MIN_MESSAGE, 6 * max_file_bytes + (1 << 20))
 
 
+#: The longest ``Content-Length`` taken, in digits (a body's size is then at most 10**19
+#: bytes, read and let go as :class:`BoundedInput` does any body over the limit).
+MAX_DIGITS = 19
+_TOKEN = rb"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_HEADER = re.compile(rb"(" + _TOKEN + rb")[ \t]*:[ \t]*(.*)", re.DOTALL)
+_LENGTH = re.compile(rb"[0-9]{1,%d}" % MAX_DIGITS)
+#: A ``Content-Length`` header at the end of a line, what comes before it let go.
+_RESYNC = re.compile(rb"content-length[ \t]*:[ \t]*([0-9]{1,%d})\Z" % MAX_DIGITS, re.IGNORECASE)
+
+
+class Headers:
+    """The header block of each message, read a line at a time (:meth:`line`)."""
+
+    def __init__(self) -> None:
+        self._length: int | None = None
+        self._in_block = False
+        self._lost = False
+
+    def line(self, line: bytes, cut: bool = False) -> int | None:
+        """Take the header line ``line`` (with or without its line break; ``cut`` when only
+        its end is given, a longer line's); the body's length once the block has ended."""
+        text = line.rstrip(b" \t\r\n")
+        if not self._lost:
+            if not text and not cut:
+                return self._end()
+            header = None if cut else _HEADER.fullmatch(text)
+            if header is not None:
+                name, value = header.group(1).lower(), header.group(2)
+                if name != b"content-length":
+                    self._in_block = True  # Content-Type, or one LSP does not know
+                    return None
+                if _LENGTH.fullmatch(value):
+                    self._length, self._in_block = int(value), True
+                    return None
+            if _RESYNC.search(text) is None or header is not None:
+                self._lose(
+                    "a Content-Length that is no number"
+                    if header is not None
+                    else "a line that is no header"
+                )
+                return None
+        resync = _RESYNC.search(text)
+        if resync is not None:
+            if self._lost:
+                log.debug("the editor's messages are framed again")
+            else:
+                self._lose("bytes before a Content-Length header")
+            self._lost = False
+            self._length, self._in_block = int(resync.group(1)), True
+        return None
+
+    def _end(self) -> int | None:
+        length, in_block = self._length, self._in_block
+        self._length, self._in_block = None, False
+        if length is None:
+            if in_block:
+                self._lose("a header block without Content-Length")
+            return None  # an empty line between messages
+        if length == 0:
+            log.warning("a message from the editor with Content-Length 0 was let go")
+            return None
+        return length
+
+    def _lose(self, reason: str) -> None:
+        log.warning(
+            "a message from the editor could not be framed (%s): what follows up to the "
+            "next Content-Length header is let go",
+            reason,
+        )
+        self._lost, self._length, self._in_block = True, None, False
+
+
+def _header_lines(length: int) -> list[bytes]:
+    """What pygls is handed for a message of ``length`` bytes, in the order it reads it."""
+    return [b"\r\n", b"Content-Length: %d\r\n" % length]
+
+
+def _tail(line: bytes) -> bytes:
+    return line[-MAX_HEADER_LINE:]
+
+
 class BoundedInput:
-    """``stream`` (the editor's stdin) as pygls reads it, with the bounds of the module
-    docstring; ``limit`` is asked for each body (the settings may change it)."""
+    """``stream`` (the editor's stdin) as pygls reads it, with the bounds and the header
+    reading of the module docstring; ``limit`` is asked for each body (the settings may
+    change it)."""
 
     def __init__(self, stream: IO[bytes], limit: Callable[[], int]) -> None:
         self._stream = stream
         self._limit = limit
+        self._headers = Headers()
+        self._pending: list[bytes] = []
 
     def readline(self) -> bytes:
-        """A header line, or its first ``MAX_HEADER_LINE`` bytes and a line break (the rest
-        of the line read and let go): such a line matches no header."""
+        """The next line pygls reads: a message's ``Content-Length`` line and the empty line
+        after it, or ``b""`` at the end of the stream."""
+        if self._pending:
+            return self._pending.pop()
+        while True:
+            read = self._line()
+            if read is None:
+                return b""
+            length = self._headers.line(*read)
+            if length is not None:
+                self._pending = _header_lines(length)
+                return self._pending.pop()
+
+    def _line(self) -> tuple[bytes, bool] | None:
+        """A line of the stream, or its last ``MAX_HEADER_LINE`` bytes and True for a longer
+        one (the rest read and let go); None at the end of the stream."""
         line = self._stream.readline(MAX_HEADER_LINE)
-        if not line or line.endswith(b"\n"):
-            return line
+        if not line:
+            return None
+        if line.endswith(b"\n"):
+            return line, False
+        cut = False
         while True:
             rest = self._stream.readline(CHUNK)
             if not rest:
-                return line
+                return line, cut
+            line, cut = _tail(line + rest), True
             if rest.endswith(b"\n"):
-                return line + b"\n"
+                return line, cut
 
     def read(self, size: int) -> bytes:
         limit = self._limit()
@@ -85,28 +200,43 @@ class BoundedInput:
 
 
 class BoundedStream:
-    """The same bounds for a TCP connection (``citewarden serve --tcp``): pygls reads it with
-    ``readline()`` and ``readexactly(n)``; asyncio's reader holds at most 64 KiB of a line
-    and fails on a longer one, which ended the connection."""
+    """The same bounds and header reading for a TCP connection (``citewarden serve --tcp``):
+    pygls reads it with ``readline()`` and ``readexactly(n)``; asyncio's reader holds at
+    most 64 KiB of a line and fails on a longer one, which ended the connection."""
 
     def __init__(self, reader: asyncio.StreamReader, limit: Callable[[], int]) -> None:
         self._reader = reader
         self._limit = limit
+        self._headers = Headers()
+        self._pending: list[bytes] = []
 
     async def readline(self) -> bytes:
-        line = b""
+        if self._pending:
+            return self._pending.pop()
+        while True:
+            read = await self._line()
+            if read is None:
+                return b""
+            length = self._headers.line(*read)
+            if length is not None:
+                self._pending = _header_lines(length)
+                return self._pending.pop()
+
+    async def _line(self) -> tuple[bytes, bool] | None:
+        line, cut = b"", False
         while True:
             try:
                 piece = await self._reader.readuntil(b"\n")
             except asyncio.IncompleteReadError as end:
-                return (line or end.partial)[:MAX_HEADER_LINE]
+                if not line and not end.partial:
+                    return None
+                piece = end.partial
             except asyncio.LimitOverrunError as over:
                 piece = await self._reader.readexactly(over.consumed)
-                line = line or piece[:MAX_HEADER_LINE]
+                line, cut = _tail(line + piece), True
                 continue
-            if line or len(piece) > MAX_HEADER_LINE:
-                return (line or piece)[:MAX_HEADER_LINE] + b"\n"
-            return piece
+            whole = line + piece
+            return _tail(whole), cut or len(whole) > MAX_HEADER_LINE
 
     async def readexactly(self, size: int) -> bytes:
         limit = self._limit()

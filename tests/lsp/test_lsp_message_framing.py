@@ -1,0 +1,91 @@
+"""The server's framing of the editor's messages, over its standard streams: headers as
+clients write them (a name in any case, spaces after the value, lines ended by a bare line
+feed) are read, and after a message that cannot be framed the server finds the next
+``Content-Length`` header and goes on answering, where it had gone deaf for good."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_lsp_hostile import RawClient, _write
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[RawClient]:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
+    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
+    c = RawClient(root, tmp_path / "cache")
+    try:
+        c.initialize()
+        yield c
+    finally:
+        c.close()
+
+
+def _hover(client: RawClient, msg_id: int) -> bytes:
+    """A hover request on the cited key, as the body of a message."""
+    params = {
+        "textDocument": {"uri": (client.root / "main.tex").as_uri()},
+        "position": {"line": 0, "character": 7},
+    }
+    message: dict[str, Any] = {
+        "jsonrpc": "2.0",
+        "id": msg_id,
+        "method": "textDocument/hover",
+        "params": params,
+    }
+    return json.dumps(message).encode()
+
+
+def _answered(client: RawClient, msg_id: int) -> None:
+    assert "A" in client.response(msg_id)["result"]["contents"]["value"]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        b"content-length: %d\r\n\r\n",
+        b"Content-Length:    %d   \r\n\r\n",
+        b"Content-Length: %d\n\n",
+        b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\nContent-Length: %d\r\n\r\n",
+    ],
+)
+def test_headers_as_clients_write_them_are_read(client: RawClient, header: bytes) -> None:
+    body = _hover(client, 7)
+    _write(client, header % len(body) + body)
+    _answered(client, 7)
+    assert "result" in client.hover("main.tex", 0, 7)  # and the framing holds
+
+
+def test_a_length_counted_in_characters_costs_one_message_not_the_session(
+    client: RawClient,
+) -> None:
+    """A Content-Length that counts characters, not UTF-8 bytes, leaves the body's end
+    before the next header: that message gets a Parse error and the next is read."""
+    uri = (client.root / "x.tex").as_uri()
+    document = {"uri": uri, "languageId": "latex", "version": 1, "text": "Café \\cite{a}"}
+    opened = {
+        "jsonrpc": "2.0",
+        "method": "textDocument/didOpen",
+        "params": {"textDocument": document},
+    }
+    text = json.dumps(opened, ensure_ascii=False)
+    _write(client, b"Content-Length: %d\r\n\r\n" % len(text) + text.encode())
+    for msg_id in (20, 21):
+        body = _hover(client, msg_id)
+        _write(client, b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        _answered(client, msg_id)
+    assert client.unanswerable[0]["error"]["code"] == -32700
+
+
+def test_a_header_block_without_content_length_costs_one_message(client: RawClient) -> None:
+    _write(client, b"Content-Type: application/vscode-jsonrpc\r\n\r\n{}")
+    body = _hover(client, 30)
+    _write(client, b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    _answered(client, 30)
