@@ -26,20 +26,16 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Heal
 def _mask_per_character(
     text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = True
 ) -> str:
-    """The reference: the masking as it was first written, one list item per character."""
-    import re
-
-    from citewarden.context.sentence import _MD_FRONT, _blank
+    """The reference: the citation commands blanked one list item per character, then
+    what is no prose masked."""
+    from citewarden.context.latex_text import mask_latex
+    from citewarden.context.markdown_text import mask_markdown
 
     chars = list(text)
     for s in spans:
         chars[s.start : s.end] = " " * (s.end - s.start)
     masked = "".join(chars)
-    if kind is DocumentKind.LATEX:
-        masked = re.sub(r"(?<!\\)%[^\n]*", _blank, masked)
-    elif whole:
-        masked = _MD_FRONT.sub(_blank, masked, count=1)
-    return masked
+    return mask_latex(masked) if kind is DocumentKind.LATEX else mask_markdown(masked, whole)
 
 
 _PIECES = st.sampled_from(

@@ -1,18 +1,19 @@
 """The citing sentence of every citation, in LaTeX and Markdown (pure, bounded).
 
 The sentence is found in the document's text around the citation command: it runs from the
-previous sentence end (``.``, ``?``, ``!`` before white space, not after a common
-abbreviation or an initial), paragraph break or structural command to the next one.  Every
-citation command in the window is blanked out first, so ``\\citet{a} showed`` reads
-``showed`` and the keys of other citations never count as words; comments, math and markup
-are removed from the plain text.  The sentences before and after come with it (the words
-around a citation help tell what it is cited for).
+previous sentence end (see :mod:`citewarden.context.full_stops`), paragraph break or
+structural break (a heading, a list item, a table's row or cell, see
+:mod:`~citewarden.context.latex_text` and :mod:`~citewarden.context.markdown_text`) to the
+next one.  Every citation command in the window is blanked out first, so ``\\citet{a}
+showed`` reads ``showed`` and the keys of other citations never count as words; comments,
+math and markup are masked before the breaks are looked for, so that none of them ends or
+joins a sentence, and are not in the plain text.  The sentences before and after come with
+it (the words around a citation help tell what it is cited for).
 
-The argument of a LaTeX footnote, heading, caption or ``\\thanks``, and a pandoc inline
-note (``^[...]``), is text of its own (an island): a citation inside one gets the island's
-sentence (or, when the island holds nothing but citations, the sentence around it), and the
-sentences around an island read on without its words.  Each row of a Markdown table is a
-sentence.
+The argument of a LaTeX footnote, heading, caption, front-matter command or ``\\thanks``,
+and a pandoc inline note (``^[...]``), is text of its own (an island): a citation inside one
+gets the island's sentence (or, when the island holds nothing but citations, the sentence
+around it), and the sentences around an island read on without its words.
 """
 
 from __future__ import annotations
@@ -21,9 +22,18 @@ import heapq
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from citewarden.context.full_stops import ABBREVIATIONS as ABBREVIATIONS
+from citewarden.context.full_stops import full_stops
+from citewarden.context.latex_text import MATH_STOP, latex_breaks, latex_plain, mask_latex
+from citewarden.context.markdown_text import (
+    markdown_breaks,
+    markdown_plain,
+    mask_markdown,
+    shown,
+)
 from citewarden.model import Citation, CitationKind, DocumentKind, Span
 
 #: How far to look either side of a citation for its sentence's ends (characters).
@@ -33,40 +43,6 @@ MAX_SENTENCE = 600
 #: A sentence cut at the window ends on a multiple of this, so that the citations of one
 #: long run without a sentence break share their windows (each read once, in linear time).
 _STEP = WINDOW // 4
-
-ABBREVIATIONS = frozenset(
-    [
-        "al",
-        "e.g",
-        "i.e",
-        "cf",
-        "vs",
-        "etc",
-        "fig",
-        "figs",
-        "eq",
-        "eqs",
-        "sec",
-        "ref",
-        "refs",
-        "no",
-        "nos",
-        "vol",
-        "pp",
-        "ch",
-        "approx",
-        "resp",
-        "dr",
-        "prof",
-        "mr",
-        "ms",
-        "st",
-        "jr",
-        "sr",
-        "viz",
-        "ca",
-    ]
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,24 +56,6 @@ class CitingSentence:
     after: str = ""
 
 
-_LATEX_BREAK = re.compile(
-    r"\n[ \t]*\n"
-    r"|\\(?:part|chapter|(?:sub)*section|(?:sub)?paragraph|begin|end|bibliography|"
-    r"printbibliography)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
-    r"|\\(?:caption|item|par|maketitle)\b\*?|\\\\"
-)
-_MD_BREAK = re.compile(
-    r"\n[ \t]*\n|^[ \t]{0,3}(?:#{1,6}[ \t]|[-*+][ \t]|\d+[.)][ \t]|>|\|)"
-    # rules, metadata delimiters and code fences stand on lines of their own
-    r"|^[ \t]{0,3}(?:-{3,}|\*{3,}|_{3,}|\.{3}|`{3,}|~{3,})[^\n]*$",
-    re.M,
-)
-#: the YAML metadata block a Markdown file starts with (front matter): not prose
-_MD_FRONT = re.compile(r"\A---[ \t]*\n.*?^(?:---|\.\.\.)[ \t]*$", re.S | re.M)
-_END = re.compile(r"[.!?]['\")\]}]*(?=\s)")
-_WORD_BEFORE = re.compile(r"([A-Za-z.]+)\.$")
-
-
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
@@ -106,11 +64,6 @@ def _spaces(text: str) -> str:
     if "\n" not in text:
         return " " * len(text)
     return _NOT_NEWLINE.sub(" ", text)
-
-
-def _blank(m: re.Match[str]) -> str:
-    """The match as spaces, its line breaks kept."""
-    return _spaces(m.group())
 
 
 def _blank_commands(text: str, spans: Sequence[Span]) -> str:
@@ -130,88 +83,67 @@ def _blank_commands(text: str, spans: Sequence[Span]) -> str:
 
 
 def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = True) -> str:
-    """``text`` with citation commands (and LaTeX comments) replaced by spaces; ``whole``:
-    ``text`` starts where the file does (a Markdown file's front matter is no prose)."""
+    """``text`` with citation commands replaced by spaces and what is no prose masked
+    (:func:`mask_latex`, :func:`mask_markdown`); ``whole``: ``text`` starts where the file
+    does (a Markdown file's front matter is no prose)."""
     masked = _blank_commands(text, spans)
     if kind is DocumentKind.LATEX:
-        masked = re.sub(r"(?<!\\)%[^\n]*", _blank, masked)
-    elif whole:
-        masked = _MD_FRONT.sub(_blank, masked, count=1)
-    return masked
+        return mask_latex(masked)
+    return mask_markdown(masked, whole)
 
 
-def _ends(masked: str, kind: DocumentKind) -> tuple[array[int], array[int]]:
+def _ends(
+    masked: str, kind: DocumentKind, commands: Sequence[Span] = ()
+) -> tuple[array[int], array[int]]:
     """Where every break between sentences in ``masked`` starts (a sentence ends) and where
     it ends (the next sentence starts), in order: two arrays, 16 bytes a break (a text of
-    nothing but breaks takes a few times its size, not an object for each)."""
-    breaks = _LATEX_BREAK if kind is DocumentKind.LATEX else _MD_BREAK
+    nothing but breaks takes a few times its size, not an object for each).  A break inside
+    another is dropped, and so is a blank line that is one only because a citation on it
+    was blanked (``text\\n\\cite{a}\\nmore``)."""
+    marks = latex_breaks(masked) if kind is DocumentKind.LATEX else markdown_breaks(masked)
+    firsts = [c.start for c in commands]
     ends, starts = array("q"), array("q")
-    marks = ((m.start(), m.end()) for m in breaks.finditer(masked))
-    for end, start in heapq.merge(marks, _full_stops(masked)):
+    for end, start in heapq.merge(marks, full_stops(masked, commands)):
+        if start > end and firsts and not masked[end:start].strip():
+            k = bisect_left(firsts, end)
+            if k < len(firsts) and firsts[k] < start:
+                continue
+        if starts and end <= starts[-1]:
+            starts[-1] = max(starts[-1], start)
+            continue
         ends.append(end)
         starts.append(start)
     return ends, starts
 
 
-def _full_stops(masked: str) -> Iterator[tuple[int, int]]:
-    """(end, end) of every sentence-ending punctuation mark of ``masked``, in order."""
-    for m in _END.finditer(masked):
-        word = _WORD_BEFORE.search(masked, max(0, m.start() - 12), m.start() + 1)
-        if word is not None and masked[m.start()] == ".":
-            w = word.group(1).lower().rstrip(".")
-            if w in ABBREVIATIONS or (len(w) == 1 and w.isalpha()):
-                continue
-        yield m.end(), m.end()
-
-
-# No part of these scans past the next opening of its own kind: an opener left unclosed
-# then costs the distance to the next one, not the rest of the window, every time.
-_MATH = re.compile(
-    r"\$\$.*?\$\$|\$[^$]*\$"
-    r"|\\\((?:[^\\]|\\\\|\\(?![(\\]))*?\\\)|\\\[(?:[^\\]|\\\\|\\(?![\[\\]))*?\\\]",
-    re.S,
-)
-_DROP_ARG = re.compile(
-    r"\\(?:label|ref|eqref|autoref|cref|Cref|pageref|url|nolinkurl|href|doi|footnotemark)"
-    r"\*?\{[^{}]*\}"
-)
-_COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\[\]]*\])?")
-_MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\((?:[^()]|\([^()]*\))*\)")
-_MD_MARK = re.compile(r"[*_`#>|]+")
-#: a footnote's mark (``[^1]``) or the label its text starts with (``[^1]:``)
-_MD_NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,100}\]:?")
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w")
-_LATEX_GROUPING = str.maketrans("", "", "{}[]")
 
 
 def plain(raw: str, kind: DocumentKind) -> str:
-    """The readable words of a stretch of (masked) source text."""
-    if kind is DocumentKind.LATEX:
-        text = _MATH.sub(" ", raw)
-        text = _DROP_ARG.sub(" ", text)
-        text = _COMMAND.sub(" ", text)
-        text = re.sub(r"\\([%&_#$])", r"\1", text)
-        text = re.sub(r"\\[^A-Za-z]", " ", text)  # control spaces and symbols
-        # braces and the brackets of an optional argument left (``\\item[Adam]``) are no words
-        text = text.replace("~", " ").translate(_LATEX_GROUPING)
-        text = text.replace("``", '"').replace("''", '"').replace("---", "-").replace("--", "-")
-    else:
-        text = _MD_NOTE_MARK.sub(" ", raw) if "[^" in raw else raw
-        text = _MD_LINK.sub(r"\1", text)
-        text = _MATH.sub(" ", text)
-        text = _MD_MARK.sub("", text)
+    """The readable words of a stretch of source text."""
+    return _plain(_mask(raw, (), kind, whole=False), kind)
+
+
+def _plain(raw: str, kind: DocumentKind) -> str:
+    """The readable words of a stretch of masked source text (see :func:`_mask`)."""
+    latex = kind is DocumentKind.LATEX
+    text = latex_plain(raw) if latex else markdown_plain(raw)
+    if MATH_STOP in text:  # displayed math's full stop: the sentence's end, or nothing
+        text = text.replace(MATH_STOP, " ") + ("." if text.rstrip()[-1] == MATH_STOP else "")
     text = _SPACE.sub(" ", text).strip()
+    text = re.sub(r"(?<=\b[^\W\d_]\.)\s+\.(?!\.)", "", text)  # ``e.g.~\\cite{a}.``
     text = re.sub(r"\s+([,.;:!?)])", r"\1", text)
     text = re.sub(r"\(\s*[,;]?\s*\)", "", text).strip()
     if len(text) > MAX_SENTENCE:
         text = text[:MAX_SENTENCE].rsplit(" ", 1)[0] + " ..."
-    return text
+    return text if latex else shown(text)
 
 
 #: Commands whose (last) argument is text of its own: footnotes, headings, captions.
 _ISLAND = re.compile(
-    r"\\(?:(footnote|footnotetext|thanks)|caption|part|chapter|(?:sub)*section|(?:sub)?paragraph)"
+    r"\\(?:(footnote|footnotetext|thanks)|caption|part|chapter|(?:sub)*section|(?:sub)?paragraph"
+    r"|title|subtitle|author|date|affiliation|affil|address|institute|keywords)"
     r"\*?(?:\[[^\[\]{}]{0,200}\])?\s{0,20}\{"
 )
 #: an inline note's opening (its ``^`` read even when escaped), another bracket, or a run of
@@ -325,10 +257,12 @@ def _blank_spans(text: str, spans: Iterable[tuple[int, int]]) -> str:
 class _Text:
     """A masked text with its sentence breaks, read from ``offset`` of the file."""
 
-    def __init__(self, masked: str, kind: DocumentKind, offset: int = 0) -> None:
+    def __init__(
+        self, masked: str, kind: DocumentKind, offset: int = 0, commands: Sequence[Span] = ()
+    ) -> None:
         self.masked, self.kind, self.offset = masked, kind, offset
         #: where each break between sentences starts (a sentence ends) and where it ends
-        self.ends, self.starts = _ends(masked, kind)
+        self.ends, self.starts = _ends(masked, kind, commands)
         #: The readable words of each stretch read so far: the citations of one sentence,
         #: and neighbours' sentences before and after, share them.
         self._read: dict[tuple[int, int], tuple[str, bool]] = {}
@@ -338,7 +272,7 @@ class _Text:
         read once."""
         found = self._read.get((start, end))
         if found is None:
-            text = plain(self.masked[start:end], self.kind)
+            text = _plain(self.masked[start:end], self.kind)
             found = self._read[start, end] = (text, _WORD.search(text) is not None)
         return found
 
@@ -391,7 +325,7 @@ def _sentences(
     )
     masked = _mask(text, commands, kind, whole=not offset)
     starts, ends, cuts = _islands(masked, kind)
-    main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset)
+    main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset, commands)
     inner: dict[int, _Text] = {}
     out: list[CitingSentence | None] = []
     for i, c in enumerate(citations):
@@ -402,45 +336,68 @@ def _sentences(
         found = None
         if k >= 0 and c.command_span.end - offset <= ends[k]:
             if k not in inner:
-                inner[k] = _Text(masked[starts[k] : ends[k]], kind, offset + starts[k])
+                a, b = starts[k], ends[k]
+                within = [Span(s.start - a, s.end - a) for s in commands if a <= s.start < b]
+                inner[k] = _Text(masked[a:b], kind, offset + a, within)
             found = inner[k].around(c.command_span)
         out.append(found or main.around(c.command_span))
     return tuple(out)
 
 
 def _sentence_at(
-    ends: Sequence[int], starts: Sequence[int], pos: int, size: int
-) -> tuple[int, int, int]:
-    """(start, end, index of the break that ends it) of the sentence holding ``pos``, cut
-    between ``WINDOW - _STEP`` and ``WINDOW`` characters either side of it; ``ends`` and
-    ``starts``: where each break starts and ends (see :func:`_ends`)."""
+    ends: Sequence[int], starts: Sequence[int], pos: int, size: int, offset: int = 0
+) -> tuple[int, int, int, int]:
+    """(start, end, index of the break that ends it, index of the break that starts it or
+    -1) of the sentence holding ``pos``, cut between ``WINDOW - _STEP`` and ``WINDOW``
+    characters either side of it, on multiples of ``_STEP`` counted from the file's start
+    (``offset``: where the text starts in the file); ``ends`` and ``starts``: where each
+    break starts and ends (see :func:`_ends`)."""
     i = bisect_left(starts, pos + 1) - 1  # the last break ending at or before pos
-    start = max(starts[i] if i >= 0 else 0, -(-(pos - WINDOW) // _STEP) * _STEP)
+    start = max(starts[i] if i >= 0 else 0, -(-(pos + offset - WINDOW) // _STEP) * _STEP - offset)
     j = i + 1
     while j < len(ends) and ends[j] < pos:
         j += 1
-    end = min(ends[j] if j < len(ends) else size, (pos + WINDOW) // _STEP * _STEP)
-    return start, end, j
+    end = min(ends[j] if j < len(ends) else size, (pos + offset + WINDOW) // _STEP * _STEP - offset)
+    return start, end, j, i
 
 
 def _around(text: _Text, command: Span) -> CitingSentence | None:
     masked, ends, starts, read = text.masked, text.ends, text.starts, text.plain
-    start, end, j = _sentence_at(ends, starts, command.start, len(masked))
+    size, d = len(masked), text.offset
+    pos = command.start
+    k = bisect_left(starts, pos + 1)  # the first break that ends after the citation
+    # a citation inside a break (a reference definition, an environment's argument): the
+    # sentence after it
+    inside = k < len(ends) and ends[k] <= pos
+    start, end, j, i = _sentence_at(ends, starts, starts[k] if inside else pos, size, d)
     sentence, worded = read(start, end)
-    if not worded and start > 0:
-        # a citation standing after its sentence's full stop (``... shown. \\cite{a}``)
-        start, end, j = _sentence_at(ends, starts, max(0, start - 1), len(masked))
+    if not worded and not inside and i >= 0 and start == starts[i] and ends[i] > 0:
+        # a citation standing after its sentence's end (``... shown. \cite{a}``): the
+        # sentence before, up to its end
+        start, end, j, i = _sentence_at(ends, starts, ends[i] - 1, size, d)
         sentence, worded = read(start, end)
     if not worded:
         return None
-    b_start, b_end, _ = _sentence_at(ends, starts, max(0, start - 2), len(masked))
-    before = read(b_start, b_end)[0] if start > 0 and b_end <= start else ""
-    after = ""
-    if j < len(ends):
-        a_start, a_end, _ = _sentence_at(ends, starts, starts[j] + 1, len(masked))
-        if a_start >= end:
-            after = read(a_start, a_end)[0]
-    kept = masked[start:end].rstrip()  # the span without the spaces at its ends
+    before, at, k = "", start, i
+    for _ in range(3):  # the worded sentence before, past empty ones (a table's rule)
+        if k < 0 or at != starts[k] or ends[k] <= 0:
+            break
+        at, b_end, _, k = _sentence_at(ends, starts, ends[k] - 1, size, d)
+        before, worded = read(at, b_end)
+        if worded:
+            break
+    after, k = "", j
+    for _ in range(3):  # the worded sentence after, past empty ones
+        if k >= len(ends):
+            break
+        a_start, a_end, k, _ = _sentence_at(ends, starts, starts[k] + 1, size, d)
+        if a_start < end:
+            break
+        after, worded = read(a_start, a_end)
+        if worded:
+            break
+        after = ""
+    kept = masked[start:end].rstrip(" \t\r\n~")  # the span without the spaces at its ends
     end = start + len(kept)
     start += len(kept) - len(kept.lstrip())
     return CitingSentence(sentence, Span(start, end), before, after)

@@ -1,0 +1,247 @@
+"""Where a sentence ends at a full stop (``.``, ``?``, ``!``, an ellipsis) in masked text.
+
+A full stop before white space (or ``~``) ends its sentence, but not after an abbreviation
+(``Fig.``, ``e.g.``) or an initial (``J. Smith``, ``by Ł. Kaiser``; a capital after a
+lower-case word or a label, ``proposed X.``, ``Appendix A.``, is no initial), nor before a
+number (``Sect. 3``) or, after a dotted or short capitalised abbreviation, a lower-case
+word (``U.S. data``); an ellipsis before a lower-case word goes on too.  A citation right
+after the mark (``.\\supercite{a}``, ``.[@a]``) ends the sentence with it.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+
+from citewarden.context.latex_text import MATH_STOP
+from citewarden.model import Span
+
+#: Words a full stop follows without ending the sentence (lower-cased, inner dots kept).
+ABBREVIATIONS = frozenset(
+    [
+        "al",
+        "e.g",
+        "i.e",
+        "cf",
+        "vs",
+        "etc",
+        "fig",
+        "figs",
+        "eq",
+        "eqs",
+        "eqn",
+        "eqns",
+        "sec",
+        "secs",
+        "sect",
+        "sects",
+        "ref",
+        "refs",
+        "no",
+        "nos",
+        "vol",
+        "pp",
+        "ch",
+        "chap",
+        "chaps",
+        "approx",
+        "resp",
+        "dr",
+        "prof",
+        "mr",
+        "ms",
+        "st",
+        "jr",
+        "sr",
+        "viz",
+        "ca",
+        "tab",
+        "tabs",
+        "alg",
+        "algs",
+        "app",
+        "apps",
+        "suppl",
+        "thm",
+        "lem",
+        "def",
+        "defn",
+        "prop",
+        "cor",
+        "fn",
+        "ed",
+        "eds",
+        "ibid",
+        "op",
+        "cit",
+        "p.m",
+        "a.m",
+        "z.b",
+        "u.s",
+        "u.k",
+    ]
+)
+
+
+_END = re.compile(r"(?:\.\.\.|…|[.!?\x04])['\")\]}’”]*(?=[\s~])")
+#: the word a full stop follows, dotted (``e.g``, ``U.S``) or not
+_WORD_BEFORE = re.compile(r"(?<![\w.])([^\W\d_](?:[^\W\d_]|\.)*)\.$")
+#: the word before an initial
+_PREVIOUS = re.compile(r"([^\s~]{1,30})[\s~]+$")
+_GAP = re.compile(r"[\s~]*")
+#: Words after which a capital and a full stop are an initial (``by J. Smith``).
+_BEFORE_INITIAL = frozenset(
+    [
+        "by",
+        "and",
+        "of",
+        "with",
+        "from",
+        "to",
+        "et",
+        "for",
+        "see",
+        "cf",
+        "as",
+        "in",
+        "at",
+        "on",
+        "or",
+        "like",
+        "also",
+        "und",
+        "von",
+        "van",
+        "de",
+        "da",
+        "di",
+        "del",
+        "der",
+        "den",
+        "la",
+        "le",
+        "du",
+        "dos",
+        "des",
+        "y",
+        "e",
+    ]
+)
+#: Words after which a capital and a full stop are a label (``Appendix A.``), no initial.
+_LABELS = frozenset(
+    [
+        "appendix",
+        "appendices",
+        "section",
+        "sect",
+        "table",
+        "tab",
+        "figure",
+        "fig",
+        "chapter",
+        "part",
+        "theorem",
+        "lemma",
+        "corollary",
+        "definition",
+        "proposition",
+        "step",
+        "phase",
+        "type",
+        "class",
+        "group",
+        "model",
+        "case",
+        "condition",
+        "variant",
+        "option",
+        "experiment",
+        "study",
+        "scenario",
+        "algorithm",
+        "annex",
+        "exhibit",
+        "box",
+        "panel",
+        "equation",
+        "category",
+        "level",
+        "grade",
+        "stage",
+        "plan",
+        "site",
+        "zone",
+        "region",
+        "area",
+        "dataset",
+        "task",
+        "track",
+        "vitamin",
+    ]
+)
+
+
+def full_stops(masked: str, commands: Sequence[Span] = ()) -> Iterator[tuple[int, int]]:
+    """(end, end) of every sentence-ending punctuation mark of ``masked``, in order; a
+    citation right after the mark (``.\\supercite{a}``, ``.[@a]``) ends the sentence with
+    it.  ``commands``: the citation commands, in order (blanked in ``masked``)."""
+    firsts = [c.start for c in commands]
+    for m in _END.finditer(masked):
+        at = m.start()
+        if masked[at] == "." and m.group()[:3] != "..." and _no_end_after(masked, at):
+            continue
+        end = m.end()
+        gap = _GAP.match(masked, end).end()  # type: ignore[union-attr]
+        k = bisect_left(firsts, end)
+        cited = k < len(firsts) and firsts[k] < gap
+        if gap < len(masked) and _goes_on(masked, at, m.group(), masked[gap], cited):
+            continue
+        while k < len(firsts) and firsts[k] >= end and not masked[end : firsts[k]].strip("~"):
+            end = commands[k].end  # attached to the mark: read with the sentence before
+            k += 1
+        yield end, end
+
+
+def _goes_on(masked: str, at: int, mark: str, following: str, cited: bool) -> bool:
+    """Whether the sentence goes on past the mark ``mark`` at ``at`` to the character
+    ``following`` (``cited``: a citation stands between them): a number after a full stop
+    (``Sect. 3``), a lower-case word after an ellipsis (``... and``), after a dotted or a
+    short capitalised abbreviation (``U.S. data``, ``Suppl. data``), unless a citation
+    starts the next sentence.  A lower-case word after another word's full stop starts a
+    sentence (``... modelling. scikit-image provides``)."""
+    if mark[:3] == "..." or mark[0] == "…":
+        return following.islower()
+    if mark[0] == MATH_STOP:  # displayed math's full stop before ``where``
+        return following.islower() or following.isdigit()
+    if mark[0] != "." or cited:
+        return False
+    if following.isdigit():
+        return True
+    if not following.islower():
+        return False
+    word = _WORD_BEFORE.search(masked, max(0, at - 12), at + 1)
+    w = "" if word is None else word.group(1)
+    return "." in w or (len(w) <= 5 and w[:1].isupper())
+
+
+def _no_end_after(masked: str, at: int) -> bool:
+    """Whether the full stop at ``at`` follows an abbreviation or an initial."""
+    word = _WORD_BEFORE.search(masked, max(0, at - 12), at + 1)
+    if word is None:
+        return False
+    w = word.group(1)
+    if w.lower() in ABBREVIATIONS:
+        return True
+    if len(w) != 1 or not w.isupper():
+        return False
+    # one capital: an initial (``Ł. Kaiser``, ``John F. Kennedy``, ``by J. Smith``) unless
+    # a lower-case word or a label comes before it (``proposed X.``, ``Appendix A.``)
+    previous = _PREVIOUS.search(masked, max(0, word.start() - 40), word.start())
+    if previous is None:
+        return True
+    before = previous.group(1).strip("\"'()[],;:")
+    lowered = before.lower()
+    if lowered in _LABELS:
+        return False
+    return not (before.isalpha() and before.islower() and lowered not in _BEFORE_INITIAL)

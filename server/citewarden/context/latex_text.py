@@ -1,0 +1,187 @@
+"""LaTeX source as sentence text: what is no prose masked out, and the words of a stretch.
+
+:func:`mask_latex` replaces what is never part of a typeset sentence by spaces, offset for
+offset: comments (a ``%`` after an even number of backslashes, with the line break it eats),
+``\\iffalse ... \\fi``, URLs, ``\\verb``, and the arguments of ``\\index``, ``\\label``,
+``\\todo``, ``\\includegraphics`` ...  Math (``$...$``, ``\\(...\\)``, ``\\[...\\]`` and the
+display environments) becomes one unit: :data:`MATH` then spaces, keeping a display's final
+full stop, so no sentence breaks inside it and a displayed equation inside a sentence does
+not cut it.  :func:`latex_plain` reads the words of a masked stretch.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+
+#: Stands where math was: a unit of the sentence that is no word.
+MATH = "\x01"
+#: Stands where displayed math ends with a full stop: a sentence's end, read as ``.`` there.
+MATH_STOP = "\x04"
+
+_DISPLAY_ENVS = (
+    "equation|align|alignat|flalign|gather|multline|eqnarray|displaymath|math|dmath|split"
+)
+_HIDDEN = re.compile(
+    r"(?P<comment>%[^\n]*(?:\n(?![ \t\r]*\n))?)"
+    r"|(?P<drop>\\(?:url|nolinkurl|path)\s*\{[^{}\n]*\}"
+    r"|\\href\s*\{[^{}\n]*\}"
+    r"|\\verb\*?(?P<delim>[^A-Za-z\s*])[^\n]*?(?P=delim)"
+    r"|\\iffalse\b(?:[^\\]|\\(?!fi\b|iffalse\b))*\\fi\b"
+    r"|\\(?:index|label|todo|includegraphics|glossary|nomenclature|marginpar|vspace|hspace"
+    r"|phantom|hypertarget|pdfbookmark)\*?"
+    r"(?:\[[^\[\]]{0,200}\])?\s*\{(?:[^{}]|\{[^{}]*\})*\})"
+    r"|(?P<math>\$\$|\$|\\\(|\\\[|\\begin\{(?P<env>(?:" + _DISPLAY_ENVS + r")\*?)\})"
+    r"|\\[\s\S]"  # an escaped character (``\\%``, ``\\$``, ``\\\\``): passed over
+)
+#: What closes each kind of math, stopping at a paragraph break (math never spans one).
+_CLOSE = {
+    "$": re.compile(r"(?:[^$\\\n]|\\[\s\S]|\n(?![ \t\r]*\n))*\$"),
+    "$$": re.compile(r"(?:[^$\\\n]|\\[\s\S]|\n(?![ \t\r]*\n)|\$(?!\$))*\$\$"),
+    "\\(": re.compile(r"(?:[^\\\n]|\\[^)]|\n(?![ \t\r]*\n))*\\\)"),
+    "\\[": re.compile(r"(?:[^\\\n]|\\[^\]]|\n(?![ \t\r]*\n))*\\\]"),
+}
+_FINAL_STOP = re.compile(r"([.!?])[\s{}\\,;]*\Z")
+
+
+def mask_latex(text: str) -> str:
+    """``text`` with what is no prose replaced by spaces and math by :data:`MATH` and spaces
+    (same length).  Each unclosed math opener fails once: the stretch it searched is
+    remembered, so the scan stays linear."""
+    parts: list[str] = []
+    pos = at = 0
+    failed: dict[str, int] = {}  # closer -> searching it from before here finds none
+    while (m := _HIDDEN.search(text, at)) is not None:
+        at = m.end()
+        if m.lastgroup in ("comment", "drop"):
+            parts += (text[pos : m.start()], " " * (m.end() - m.start()))
+            pos = at
+        elif m.lastgroup in ("math", "env"):
+            opener = m.group("math")
+            env = m.group("env")
+            key = f"\\end{{{env}}}" if env else opener
+            if failed.get(key, -1) > m.end():
+                continue
+            closer = _CLOSE.get(opener) if not env else None
+            close: re.Match[str] | None
+            if closer is None:
+                close = re.compile(re.escape(key)).search(text, m.end())
+                end = close.end() if close else -1
+            else:
+                close = closer.match(text, m.end())
+                end = close.end() if close else -1
+            if end < 0:
+                failed[key] = len(text) if closer is None else _scanned(text, m.end(), opener)
+                continue
+            source = text[m.start() : end]
+            inner = slice(m.end() - m.start(), len(source) - len(key))  # what the ends hold
+            parts += (text[pos : m.start()], _math(source, inner, opener != "$"))
+            pos = at = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _scanned(text: str, start: int, opener: str) -> int:
+    """Where a failed search for ``opener``'s closer from ``start`` stopped: the next
+    paragraph break (or the end)."""
+    found = re.compile(r"\n[ \t\r]*\n").search(text, start)
+    return found.start() if found else len(text)
+
+
+def _math(source: str, inner: slice, display: bool) -> str:
+    """The mask of one piece of math (``inner``: where its content is): :data:`MATH`,
+    spaces, and a display's final full stop where it stood (it still ends the sentence)."""
+    masked = MATH + " " * (len(source) - 1)
+    stop = _FINAL_STOP.search(source, inner.start, inner.stop) if display else None
+    if stop is not None:
+        k = stop.start(1)
+        masked = masked[:k] + MATH_STOP + masked[k + 1 :]
+    return masked
+
+
+#: Accent commands and the combining mark each puts on its letter.
+_ACCENTS = {
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    '"': "\u0308",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+    "d": "\u0323",
+    "b": "\u0331",
+}
+_ACCENT = re.compile(
+    r"\{?\\(?:([`'^\"~=.])\s*|([uvHckrdb])(?:\s+|(?=\{)))"
+    r"(?:\{\s*(\\[ij]\b|[A-Za-z])\s*\}|(\\[ij]\b|[A-Za-z]))\}?"
+)
+_LETTERS = {"ss": "ß", "o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ae": "æ", "AE": "Æ"}
+_LETTERS |= {"oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å", "i": "ı", "j": "ȷ"}
+_LETTER = re.compile(r"\{?\\(ss|o|O|l|L|ae|AE|oe|OE|aa|AA|i|j)\b\s*\}?")
+
+
+def _accented(m: re.Match[str]) -> str:
+    letter = m.group(3) or m.group(4)
+    letter = {"\\i": "i", "\\j": "j"}.get(letter, letter)
+    return unicodedata.normalize("NFC", letter + _ACCENTS[m.group(1) or m.group(2)])
+
+
+def decode_accents(text: str) -> str:
+    """``M\\"uller``, ``{\\v{S}}imon``, ``cat\\-e\\-go\\-ry`` -> ``Müller``, ``Šimon``,
+    ``category``: accents, special letters and discretionary hyphens."""
+    if "\\" not in text:
+        return text
+    text = text.replace("\\-", "")
+    text = _ACCENT.sub(_accented, text)
+    return _LETTER.sub(lambda m: _LETTERS[m.group(1)], text)
+
+
+_DROP_ARG = re.compile(
+    r"\\(?:ref|eqref|autoref|cref|Cref|pageref|footnotemark|cite[A-Za-z]*|bibitem)"
+    r"\*?(?:\[[^\[\]]*\])?\{[^{}]*\}"
+)
+_LINE_BREAK = re.compile(r"\\\\\*?(?:\[[^\[\]]{0,50}\])?")
+_COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\[\]]*\])?")
+_GROUPING = str.maketrans("", "", "{}[]" + MATH)  # MATH_STOP is read by the caller
+
+
+def latex_plain(text: str) -> str:
+    """The words of a masked stretch of LaTeX (white space not yet collapsed)."""
+    text = decode_accents(text)
+    text = _DROP_ARG.sub(" ", text)
+    text = _LINE_BREAK.sub(" ", text)
+    text = _COMMAND.sub(" ", text)
+    text = re.sub(r"(?<!\\)&", " ", text)  # a table's cell or an alignment point
+    text = re.sub(r"\\([%&_#$])", r"\1", text)
+    text = re.sub(r"\\[^A-Za-z]", " ", text)  # control spaces and symbols
+    # braces and the brackets of an optional argument left (``\\item[Adam]``) are no words
+    text = text.replace("~", " ").translate(_GROUPING)
+    return text.replace("``", '"').replace("''", '"').replace("---", "-").replace("--", "-")
+
+
+#: Commands that start text of their own (headings, front matter, list items, captions), the
+#: environments' boundaries, paragraph breaks, and a table's cells and rows.
+_BREAK = re.compile(
+    r"\n[ \t\r]*\n"
+    r"|\\(?:part|chapter|(?:sub)*section|(?:sub)?paragraph|bibliography|printbibliography"
+    r"|title|subtitle|author|date|affiliation|affil|address|institute|email|keywords"
+    r"|thanks)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
+    r"|\\begin\{(?:tabular[x*]?|array|longtable|tabulary)\}(?:\{[^{}]{0,50}\})?"
+    r"(?:\[[^\]]{0,20}\])?\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}"
+    r"|\\(?:begin|end)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
+    r"|\\(?:caption|item|par|maketitle|newline|hline|midrule|toprule|bottomrule)\b\*?"
+    r"|\\\\\*?(?:\[[^\]]{0,50}\])?|(?<!\\)&"
+)
+
+
+def latex_breaks(masked: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every break between sentences that is no full stop, in order."""
+    for m in _BREAK.finditer(masked):
+        yield m.start(), m.end()

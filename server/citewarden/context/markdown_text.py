@@ -1,0 +1,166 @@
+"""Markdown source as sentence text: what is no prose masked out, and the words of a stretch.
+
+:func:`mask_markdown` works offset for offset: the front matter, HTML comments and tags
+become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
+``$$...$$``) becomes :data:`MATH` then spaces; a backslash escape, inline code, and the text
+of a link, an image or a bracketed span (``[R]{.proglang}``) are kept with their
+punctuation hidden (:func:`hide`), so that neither ends a sentence nor reads as markup, and
+a link's target is dropped.  :func:`markdown_breaks` finds the block structure: blank
+lines, headings (to their line's end), rules, fences, table rows, reference definitions,
+and list items and block quotes where a block can start (a lazy continuation line starting
+``2019)`` or ``>`` is no new block).
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Iterator
+
+from citewarden.context.latex_text import MATH, MATH_STOP
+
+#: Private-use characters that stand for hidden ASCII punctuation (see :func:`hide`).
+_HIDDEN_BASE = 0xE000
+_PUNCT = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum())
+_HIDE = str.maketrans({c: chr(_HIDDEN_BASE + ord(c)) for c in _PUNCT})
+_SHOW = {_HIDDEN_BASE + ord(c): c for c in _PUNCT}
+#: Stands where a backslash escape's backslash was.
+_GONE = "\x03"
+
+#: the YAML metadata block a Markdown file starts with (front matter): not prose
+_FRONT = re.compile(r"\A---[ \t]*\r?\n.*?^(?:---|\.\.\.)[ \t\r]*$", re.S | re.M)
+_HIDDEN = re.compile(
+    r"(?P<blank><!--(?:(?!<!--|-->)[\s\S])*-->|</?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>)"
+    r"|(?P<escape>\\[!-/:-@\[-`{-~])"
+    r"|(?P<code>(?P<ticks>`+)(?!`)(?:[^`\n]|\n(?![ \t\r]*\n)){1,2000}?(?<!`)(?P=ticks)(?!`))"
+    r"|(?P<link>!?\[(?P<text>[^\[\]\n]{0,500})\]"
+    r"(?:\((?:[^()\s]|\([^()\s]*\)){0,500}(?:\s+\"[^\"\n]{0,200}\")?\)|\{[^{}\n]{0,200}\}))"
+    r"|(?P<math>\$\$?)"
+)
+_DISPLAY_CLOSE = re.compile(r"(?:[^$\\]|\\[\s\S]|\$(?!\$))*?\$\$")
+#: an inline math's closing ``$`` (pandoc: no space before it, no digit after it)
+_INLINE_CLOSE = re.compile(r"(?:[^$\\\n]|\\[\s\S]|\n(?![ \t\r]*\n)|\$)*?(?<![\s\\])\$(?!\d)")
+_PARAGRAPH = re.compile(r"\n[ \t\r]*\n")
+_FINAL_STOP = re.compile(r"([.!?])\s*\Z")
+
+
+def hide(text: str) -> str:
+    """``text`` with its ASCII punctuation as private characters: kept, but no full stop
+    and no markup (:func:`markdown_plain` shows them again)."""
+    return text.translate(_HIDE)
+
+
+def mask_markdown(text: str, whole: bool = True) -> str:
+    """``text`` with what is no prose masked (see the module); ``whole``: ``text`` starts
+    where the file does (its front matter is no prose).  Linear: an unclosed ``$`` searches
+    to the next paragraph break once, the other openers no further than a bounded length."""
+    if whole:
+        text = _FRONT.sub(lambda m: " " * len(m.group()), text, count=1)
+    parts: list[str] = []
+    pos = at = 0
+    failed = {"$": -1, "$$": -1}  # searching a closer from before here finds none
+    while (m := _HIDDEN.search(text, at)) is not None:
+        start, at = m.start(), m.end()
+        kind = m.lastgroup
+        if kind == "blank":
+            piece = " " * (at - start)
+        elif kind == "escape":
+            piece = _GONE + hide(m.group()[1])
+        elif kind == "code":
+            ticks = len(m.group("ticks"))
+            piece = " " * ticks + hide(m.group()[ticks:-ticks]) + " " * ticks
+        elif kind == "link" or kind == "text":
+            inner = m.group("text")
+            lead = m.start("text") - start
+            piece = " " * lead + hide(inner) + " " * (at - m.end("text"))
+        else:
+            opener = m.group("math")
+            if failed[opener] > start or (opener == "$" and text[at : at + 1].isspace()):
+                continue
+            closer = _DISPLAY_CLOSE if opener == "$$" else _INLINE_CLOSE
+            close = closer.match(text, at)
+            if close is None:
+                stop = _PARAGRAPH.search(text, at) if opener == "$" else None
+                failed[opener] = stop.start() if stop else len(text)
+                continue
+            source = text[start : close.end()]
+            piece = MATH + " " * (len(source) - 1)
+            final = _FINAL_STOP.search(source[:-2]) if opener == "$$" else None
+            if final is not None:
+                k = final.start(1)
+                piece = piece[:k] + MATH_STOP + piece[k + 1 :]
+            at = close.end()
+        parts += (text[pos:start], piece)
+        pos = at
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+_NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,100}\]:?")
+_MARK = re.compile(r"[*_`#>|]+")
+_DROP = str.maketrans("", "", MATH + _GONE)
+
+
+def markdown_plain(text: str) -> str:
+    """The words of a masked stretch of Markdown (white space not yet collapsed), hidden
+    punctuation still hidden (:func:`shown`)."""
+    text = _NOTE_MARK.sub(" ", text) if "[^" in text else text
+    return _MARK.sub(" ", text).translate(_DROP)
+
+
+def shown(text: str) -> str:
+    """``text`` with its hidden punctuation (see :func:`hide`) shown again."""
+    return text.translate(_SHOW)
+
+
+#: Blank lines, and lines that are a break as a whole: rules, fences (code and divs), setext
+#: underlines, a table's delimiter row, metadata delimiters and reference definitions.
+_BREAK = re.compile(
+    r"\n[ \t\r]*\n"
+    r"|^[ \t]{0,3}(?:-{3,}|\*{3,}|_{3,}|\.{3}|`{3,}|~{3,}|:{3,}|={2,}|[-*_](?:[ \t]*[-*_]){2,}"
+    r"|\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?"
+    # a reference definition (its label may be a citation, blanked: ``[@tag:x]: doi:...``)
+    r"|(?:\[(?!\^)[^\]\n]{1,300}\]|[ ]{3,}):[ \t][^\n]*)[^\n]*$"
+    r"|^[ \t]{0,3}\|",
+    re.M,
+)
+_HEADING = re.compile(r"^(?P<mark>[ \t]{0,3}#{1,6}(?:[ \t]+|(?=\r?$)))[^\n]*$", re.M)
+_ROW = re.compile(r"^[^\n|]*\|[^\n]*$", re.M)
+_BLOCK = re.compile(r"^[ \t]{0,3}(?:(?P<quote>>)|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|\r?$))", re.M)
+_ITEM_LINE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)|[ \t]{2,}\S)|[ \t]{4}")
+_QUOTE_LINE = re.compile(r"[ \t]{0,3}>")
+
+
+def markdown_breaks(masked: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every break between sentences that is no full stop, in order."""
+    return heapq.merge(
+        ((m.start(), m.end()) for m in _BREAK.finditer(masked)),
+        _headings(masked),
+        ((m.end(), m.end()) for m in _ROW.finditer(masked)),
+        _blocks(masked),
+    )
+
+
+def _headings(masked: str) -> Iterator[tuple[int, int]]:
+    """An ATX heading's marker, and its line's end: the heading is text of its own."""
+    for m in _HEADING.finditer(masked):
+        yield m.start(), m.end("mark")
+        yield m.end(), m.end()
+
+
+def _blocks(masked: str) -> Iterator[tuple[int, int]]:
+    """List items and block quotes that start a block: after a blank line, an item after an
+    item (or its indented continuation), a quote after a line that is none."""
+    for m in _BLOCK.finditer(masked):
+        line = m.start()
+        if line == 0:
+            yield line, m.end()
+            continue
+        prev = masked[masked.rfind("\n", 0, line - 1) + 1 : line - 1]
+        if not prev.strip():
+            yield line, m.end()
+        elif m.group("quote") is not None:
+            if _QUOTE_LINE.match(prev) is None:
+                yield line, m.end()
+        elif _ITEM_LINE.match(prev) is not None:
+            yield line, m.end()

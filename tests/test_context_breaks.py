@@ -1,0 +1,239 @@
+"""Citing sentences: where sentences end (paragraphs, headings, full stops, abbreviations,
+initials, citations after the full stop, table rows, blocks) in LaTeX and Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewarden.context.sentence import CitingSentence, citing_sentences
+from citewarden.parsing.latex import parse_latex
+from citewarden.parsing.markdown import parse_markdown
+
+
+def sentences(text: str, markdown: bool = False) -> dict[str, CitingSentence | None]:
+    doc = parse_markdown(Path("p.md"), text) if markdown else parse_latex(Path("p.tex"), text)
+    found = citing_sentences(text, doc.citations, doc.kind)
+    return {c.key: s for c, s in zip(doc.citations, found, strict=True)}
+
+
+def sentence(text: str, markdown: bool = False, key: str = "a") -> str:
+    found = sentences(text, markdown)[key]
+    return "" if found is None else found.text
+
+
+@pytest.mark.parametrize("markdown", [False, True])
+def test_a_blank_line_with_carriage_returns_ends_a_paragraph(markdown: bool) -> None:
+    cite = "[@a]" if markdown else "\\cite{a}"
+    text = f"First paragraph has no full stop\r\n\r\nSecond paragraph cites {cite} here.\r\n"
+    assert sentence(text, markdown) == "Second paragraph cites here."
+
+
+def test_a_markdown_heading_ends_at_its_line_end() -> None:
+    got = sentences("# Introduction\nDeep learning [@a] is popular. Next.", markdown=True)["a"]
+    assert got is not None and got.text == "Deep learning is popular."
+    assert got.before == "Introduction"
+    assert sentence("Setext heading\n===\nBody text [@a] here.", markdown=True) == (
+        "Body text here."
+    )
+    assert sentence("Setext heading [@a]\n===\nBody.", markdown=True) == "Setext heading"
+
+
+def test_a_full_stop_before_a_tilde_or_an_index_entry_ends_the_sentence() -> None:
+    text = "It is in Coq.\\index{proof!assistant!Coq@Coq}\nSuch an approach \\cite{a} is general."
+    assert sentence(text) == "Such an approach is general."
+    text = "Here.\\label{s:x} We \\cite{a} draw \\includegraphics[w=2]{f.png} it."
+    assert sentence(text) == "We draw it."
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown"),
+    [
+        ("Deep networks generalise well.\\supercite{a} Then we go on. Last.", False),
+        ("Deep networks generalise well.~\\cite{a} Then we go on. Last.", False),
+        ("Deep networks generalise well.[@a] Then we go on. Last.", True),
+    ],
+)
+def test_a_citation_right_after_the_full_stop_belongs_to_the_sentence_before(
+    text: str, markdown: bool
+) -> None:
+    got = sentences(text, markdown)["a"]
+    assert got is not None and got.text == "Deep networks generalise well."
+    assert got.after == "Then we go on."
+
+
+def test_a_citation_alone_in_its_paragraph_does_not_reach_across_the_blank_line() -> None:
+    text = "Results of the first study are shown\n\n\\cite{a}.\n\nNext paragraph here."
+    got = sentences(text)["a"]
+    assert got is not None and got.text == "Results of the first study are shown"
+    assert "\n" not in text[got.span.start : got.span.end]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("See Sect. 3 for details \\cite{a}. Next.", "See Sect. 3 for details."),
+        ("As in Eqn. 2, a bound \\cite{a}. Next.", "As in Eqn. 2, a bound."),
+        ("Consider Alg. 1 and Tab. 2 \\cite{a}. Next.", "Consider Alg. 1 and Tab. 2."),
+        ("See Suppl. Fig. 2 and App. B \\cite{a}. Next.", "See Suppl. Fig. 2 and App. B."),
+        ("They used a U.S. dataset \\cite{a}. Next.", "They used a U.S. dataset."),
+        ("Etwa z.B. hier \\cite{a}. Next.", "Etwa z.B. hier."),
+        ("At 3 p.m. the run ended \\cite{a}. Next.", "At 3 p.m. the run ended."),
+        ("Attention is by \u0141. Kaiser \\cite{a}. Next.", "Attention is by \u0141. Kaiser."),
+        (
+            "As shown by \u00c9. Durand \\cite{a}, it works. N.",
+            "As shown by \u00c9. Durand, it works.",
+        ),
+        ("In 2019, \\citeauthor{a} proposed X. Next sentence.", "In 2019, proposed X."),
+        ("It is in Appendix A. Smith \\cite{a} proved it. Last.", "Smith proved it."),
+        ("The work of John F. Kennedy \\cite{a}. Next.", "The work of John F. Kennedy."),
+        ("Prior work is good. \\citet{a} showed it. Next.", "showed it."),
+        ("It works. Next one \\cite{a}.", "Next one."),
+    ],
+)
+def test_abbreviations_initials_and_full_stops(text: str, expected: str) -> None:
+    assert sentence(text) == expected
+
+
+def test_an_ellipsis_before_a_lower_case_word_goes_on() -> None:
+    assert sentence("Ends with ... [@a] and more. Next.", markdown=True) == (
+        "Ends with... and more."
+    )
+
+
+def test_math_is_one_unit_of_its_sentence() -> None:
+    text = "We set $f(x) = \\begin{cases} 1 & x>0. \\\\ 0 \\end{cases}$ as in \\cite{a}. Next."
+    assert sentence(text) == "We set as in."
+    text = "The matrix \\[ A = \\begin{pmatrix} 1. \\\\ 2 \\end{pmatrix} \\] is in \\cite{a}. N."
+    assert sentence(text) == "The matrix is in."
+    text = (
+        "The loss of the network is\n\\begin{equation}\n  L = \\sum_i x_i\n\\end{equation}\n"
+        "where $x$ is the input \\cite{a}. Next."
+    )
+    assert sentence(text) == "The loss of the network is where is the input."
+    text = "The loss is\n\\begin{align}\n  L = x.\n\\end{align}\nThen we \\cite{a} go. Next."
+    assert sentence(text) == "Then we go."
+    text = "The loss is $$ L = x. $$ then \\cite{a} goes on. Next."
+    assert sentence(text) == "The loss is then goes on."
+
+
+def test_comments_urls_and_dollars() -> None:
+    text = "Data is at \\url{http://x.org/a%20b} as described \\cite{a}. Next."
+    assert sentence(text) == "Data is at as described."
+    assert sentence("First line \\\\% comment here\nsecond line \\cite{a}. Next.") == (
+        "second line."
+    )
+    # a comment line does not end a paragraph (TeX eats its line break)
+    assert sentence("We show\n% TODO: check\nthat it holds \\cite{a}. Next.") == (
+        "We show that it holds."
+    )
+    assert sentence("It costs \\$5 and \\$7 as reported \\cite{a}. Next.") == (
+        "It costs $5 and $7 as reported."
+    )
+    assert sentence("It costs $5 and $7 as reported [@a]. Next.", markdown=True) == (
+        "It costs $5 and $7 as reported."
+    )
+    assert sentence("We \\iffalse hidden. words \\fi show \\todo{fix it. now} this \\cite{a}.") == (
+        "We show this."
+    )
+    assert sentence("We use \\verb|a. b| here \\cite{a}. Next.") == "We use here."
+
+
+def test_accents_and_discretionary_hyphens_keep_words_whole() -> None:
+    assert sentence("Prof. Dr. M\\\"uller and caf\\'e \\cite{a}. Next.") == (
+        "Prof. Dr. Müller and café."
+    )
+    assert sentence('A cat\\-e\\-go\\-ry by Martin-L\\"of and {\\v{S}}imon \\cite{a}. N.') == (
+        "A category by Martin-Löf and Šimon."
+    )
+
+
+def test_table_cells_are_no_part_of_the_text_around_them() -> None:
+    text = (
+        "Body text here.\n\\begin{table}\n\\begin{tabular}{ll}\nA & B \\cite{a} \\\\\n"
+        "\\end{tabular}\n\\end{table}"
+    )
+    assert sentence(text) == "B"
+    assert sentence("A line\\\\[2pt] next \\cite{a} one. N.") == "next one."
+
+
+def test_front_matter_commands_end_sentences() -> None:
+    text = "\\title{Title here}\n\\author{A. Author}\nBody text \\cite{a} here."
+    assert sentence(text) == "Body text here."
+
+
+def test_markdown_comments_tags_spans_and_divs_are_no_text() -> None:
+    assert sentence("<!-- private. note -->\nText [@a] here. Next.", markdown=True) == (
+        "Text here."
+    )
+    assert sentence("Text <span class='x'>inside</span> as in [@a]. N.", markdown=True) == (
+        "Text inside as in."
+    )
+    assert sentence("[R]{.proglang} is great [@a]. Next.", markdown=True) == "R is great."
+    got = sentences("::: {.note}\nFenced div text [@a].\n:::\nNext.", markdown=True)["a"]
+    assert got is not None and got.text == "Fenced div text." and got.after == "Next."
+
+
+def test_markdown_code_links_and_escapes_do_not_split_sentences() -> None:
+    assert sentence("Use `a.b() Then` then [@a]. Next.", markdown=True) == ("Use a.b() Then then.")
+    assert sentence("With ![a caption. Fig](img.png) and [@a]. N.", markdown=True) == (
+        "With a caption. Fig and."
+    )
+    assert sentence("Use \\*literal\\* and \\[brackets\\] as [@a]. N.", markdown=True) == (
+        "Use *literal* and [brackets] as."
+    )
+    assert sentence("It is v1\\. Then more [@a]. N.", markdown=True) == "It is v1. Then more."
+
+
+def test_markdown_blocks_start_only_where_a_block_can() -> None:
+    text = (
+        "The approach of Smith and Jones (first published in\n2019) shows [@a] that it works. Next."
+    )
+    assert sentence(text, markdown=True) == (
+        "The approach of Smith and Jones (first published in 2019) shows that it works."
+    )
+    text = "Quote:\n\n> Deep learning is a method that learns many\n> layers of features [@a]. N."
+    assert sentence(text, markdown=True) == (
+        "Deep learning is a method that learns many layers of features."
+    )
+    text = "Items:\n\n- first item [@a]\n- second item [@b]\n"
+    got = sentences(text, markdown=True)
+    assert [got[k].text for k in "ab"] == ["first item", "second item"]  # type: ignore[union-attr]
+
+
+def test_markdown_table_rows_are_sentences_of_their_own() -> None:
+    text = "Intro text.\n\nMethod | Source\n-------|-------\nAdam | [@d]\nSGD | [@e]\n"
+    got = sentences(text, markdown=True)
+    assert got["d"] is not None and got["d"].text == "Adam"
+    assert got["d"].before == "Method Source"
+    assert got["e"] is not None and got["e"].text == "SGD"
+
+
+def test_markdown_reference_definitions_are_no_sentence() -> None:
+    text = "Body text [@a] here.\n\n[@tag:X]: doi:10.1/abc\n[@tag:Y]: doi:10.1/def\n"
+    got = sentences(text, markdown=True)
+    assert got["a"] is not None and got["a"].after == ""
+
+
+def test_a_sentence_cut_in_a_long_run_is_the_same_for_one_citation_and_for_all() -> None:
+    text = (
+        ("Intro sentence here.\n\n" * 3000)
+        + ("word " * 700)
+        + "claim \\cite{a} "
+        + ("more " * 700)
+        + ".\n\n"
+        + ("Tail sentence.\n\n" * 3000)
+    )
+    doc = parse_latex(Path("x.tex"), text)
+    every = citing_sentences(text, doc.citations, doc.kind)[0]
+    one = citing_sentences(text, doc.citations, doc.kind, only=0)[0]
+    assert every is not None and one is not None and every.span == one.span
+    assert every.text == one.text
+
+
+def test_a_citation_on_a_line_of_its_own_makes_no_paragraph_break() -> None:
+    text = "A monotone interpolator is built.\n\\cite{a}\n"
+    assert sentence(text) == "A monotone interpolator is built."
+    text = "We build a monotone\n\\cite{a}\ninterpolator here. Next."
+    assert sentence(text) == "We build a monotone interpolator here."
