@@ -19,18 +19,29 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, BinaryIO, cast
 
+from cattrs.errors import ClassValidationError
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
+    JsonRpcInternalError,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
     JsonRpcParseError,
+    JsonRpcRequestCancelled,
     JsonRpcServerNotInitialized,
 )
 from pygls.io_ import run_async
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import MsgId, RPCNotification, RPCRequest
+from pygls.protocol.json_rpc import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    MsgId,
+    ResponseErrorMessage,
+    RPCNotification,
+    RPCRequest,
+)
 from pygls.protocol.language_server import lsp_method
 
 from citewarden import __version__
@@ -59,6 +70,7 @@ from citewarden.lsp.redaction import RedactingFilter
 from citewarden.lsp.session import Session
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.redaction import RedactingFormatter
+from citewarden.safe_text import visible
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +178,7 @@ class CitewardenProtocol(LanguageServerProtocol):
         if is_notification(data):
             return self._notification(data)
         try:
-            return super().structure_message(data)
+            return self._structured(data)
         except JsonRpcException as exc:
             msg_id, method = data.get("id"), data.get("method")
             if isinstance(msg_id, int | str) and not isinstance(msg_id, bool) and method:
@@ -183,9 +195,32 @@ class CitewardenProtocol(LanguageServerProtocol):
         if "params" not in data:
             data = {**data, "params": absent_params(self.get_message_type(method))}
         try:
-            return super().structure_message(data)
+            return self._structured(data)
         except JsonRpcException as exc:
             return _UnreadNotification(method, exc)
+
+    def _structured(self, data: dict[str, Any]) -> Any:
+        """pygls' reading of a message into the method's types, without the traceback it
+        logs at ERROR when the params do not fit: that is the client's mistake, answered
+        with InvalidParams (a line of the log says so, :meth:`_handle`)."""
+        if "jsonrpc" not in data:
+            return data  # an object within the message
+        try:
+            return self._converter.structure(data, self._message_type(data))
+        except ClassValidationError as exc:
+            raise JsonRpcInvalidParams() from exc
+        except Exception as exc:
+            log.exception("reading a %s message failed", visible(str(data.get("method"))))
+            raise JsonRpcInternalError() from exc
+
+    def _message_type(self, data: dict[str, Any]) -> Any:
+        if "id" not in data:
+            return self.get_message_type(data.get("method", "")) or JsonRPCNotification
+        if "error" in data:
+            return ResponseErrorMessage
+        if "method" in data:
+            return self.get_message_type(data["method"]) or JsonRPCRequestMessage
+        return self._result_types.pop(data["id"], None) or JsonRPCResponseMessage
 
     def _handles(self, method: str) -> bool:
         """Whether a notification of ``method`` has a handler."""
@@ -223,6 +258,7 @@ class CitewardenProtocol(LanguageServerProtocol):
             error = message.error
             if isinstance(error, JsonRpcInvalidParams):
                 error = JsonRpcInvalidParams(f"invalid params for {message.method}")
+                log.warning("request %s: %s", visible(str(message.id)), error.message)
             self._send_response(message.id, error=error.to_response_error())
             return
         if isinstance(message, types.ExitNotification):
@@ -288,6 +324,31 @@ class CitewardenProtocol(LanguageServerProtocol):
         forget = partial(self._forget_future, msg_id=msg_id, callback=callback)
         super()._execute_handler(msg_id, handler, forget, args, kwargs)
 
+    def _send_handler_result(self, future: Future[Any], *, msg_id: MsgId) -> None:
+        """pygls' answer to a request, but an error a handler raised on purpose (InvalidParams
+                for arguments it cannot use, say) is logged as one line, where pygls logged it with
+                its traceback at ERROR (a handler raises JsonRpcInternalError with a message that says
+        what failed, a report that could not be written, say); any other exception is a fault of
+        the server's and still is (see :meth:`_send_response`)."""
+        error = None if future.cancelled() else future.exception()
+        if not isinstance(error, JsonRpcException):
+            super()._send_handler_result(future, msg_id=msg_id)
+            return
+        self._request_futures.pop(msg_id, None)
+        level = logging.WARNING if error.code in _CLIENT_MISTAKES else logging.ERROR
+        log.log(level, "request %s: %s", visible(str(msg_id)), error.message)
+        self._send_response(msg_id, error=error.to_response_error())
+
+    def _send_response(
+        self, msg_id: MsgId, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        """pygls' answer, without the server's traceback pygls puts in an error's ``data``
+        (the server's file paths are none of the client's business; the log has it)."""
+        if error is not None and isinstance(error.data, dict) and "traceback" in error.data:
+            rest = {k: v for k, v in error.data.items() if k != "traceback"}
+            error = types.ResponseError(code=error.code, message=error.message, data=rest or None)
+        super()._send_response(msg_id, result, error)
+
     def _forget_future(
         self, future: Future[Any], *, msg_id: MsgId, callback: Callable[[Future[Any]], None]
     ) -> None:
@@ -337,6 +398,8 @@ class CitewardenServer(LanguageServer):
             converter_factory=plain_json_converter,
         )
         self.session = Session(self)
+        _quiet_unread_bodies(logging.getLogger("pygls.server"))  # the stdio reading loop's
+        _quiet_unread_bodies(log)  # the TCP one's
 
     def message_limit(self) -> int:
         """The largest message body read from the editor, by the current settings."""
@@ -386,6 +449,38 @@ class CitewardenServer(LanguageServer):
             self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": error_object})
             return
         super().report_server_error(error, source)
+
+
+#: Error codes that say the client's request was wrong, not the server.
+_CLIENT_MISTAKES = frozenset(
+    {
+        JsonRpcInvalidParams.CODE,
+        JsonRpcInvalidRequest.CODE,
+        JsonRpcServerNotInitialized.CODE,
+        JsonRpcRequestCancelled.CODE,
+    }
+)
+
+
+class _UnreadBodies(logging.Filter):
+    """pygls' reading loop logs a body it could not read (not JSON, or no message the server
+    reads) with its traceback at ERROR: the client's mistake, made one line of warning."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if record.msg != "Unable to handle message":
+            return True
+        if isinstance(error, ValueError | RecursionError | JsonRpcException):
+            reason = str(error) if isinstance(error, JsonRpcException) else _parse_error(error)
+            record.msg, record.args = "a message from the editor could not be read: %s", (reason,)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def _quiet_unread_bodies(logger: logging.Logger) -> None:
+    if not any(isinstance(f, _UnreadBodies) for f in logger.filters):
+        logger.addFilter(_UnreadBodies())
 
 
 def _let_go(message: _UnreadNotification) -> None:
