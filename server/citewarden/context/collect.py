@@ -15,9 +15,10 @@ from pathlib import Path
 from citewarden.context.relevance import FieldCorpus, Work
 from citewarden.context.sentence import CitingSentence, citing_sentences
 from citewarden.model import Citation, Code, Entry, Finding, Location, ParsedDocument, Verdict
+from citewarden.parsing.latex_decode import decode_latex
 
-_MARKUP = re.compile(r"\\[A-Za-z]+\*?|[{}\\$]")
-_SPACE = re.compile(r"\s+")
+#: What separates the names of a BibTeX name list (`` and ``).
+_NAMES = re.compile(r"(?<!\s)\s+and\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,16 +42,40 @@ class CitationContext:
 
 
 def _plain(value: str | None) -> str:
-    return _SPACE.sub(" ", _MARKUP.sub(" ", value or "")).strip()
+    """A field's value as plain text (accents decoded, braces and commands gone)."""
+    return decode_latex(value) if value else ""
+
+
+def _top_level(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """``text`` split at the matches of ``pattern`` outside braces."""
+    depth, cuts = 0, [0]
+    outside = bytearray(len(text))  # 1 where the character is outside every brace
+    for i, ch in enumerate(text):
+        depth = depth + 1 if ch == "{" else max(0, depth - 1) if ch == "}" else depth
+        outside[i] = depth == 0 and ch != "}"
+    for m in pattern.finditer(text):
+        if outside[m.start()] and m.start() >= cuts[-1]:
+            cuts += (m.start(), m.end())
+    cuts.append(len(text))
+    return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
+
+
+_COMMA = re.compile(",")
+_WHITE = re.compile(r"\s+")
 
 
 def _surnames(authors: str | None) -> tuple[str, ...]:
+    """The family names of a BibTeX name list: the part before the first comma, else the
+    last word, braces kept together (``{World Health Organization}`` is one name)."""
     names: list[str] = []
-    for name in re.split(r"\s+and\s+", _plain(authors)):
+    for name in _top_level((authors or "").strip(), _NAMES):
         name = name.strip()
         if not name or name.lower() == "others":
             continue
-        names.append(name.split(",")[0].strip() if "," in name else name.split()[-1])
+        parts = _top_level(name, _COMMA)
+        family = parts[0] if len(parts) > 1 else _top_level(name, _WHITE)[-1]
+        if plain := _plain(family.strip()):
+            names.append(plain)
     return tuple(names)
 
 
