@@ -88,6 +88,7 @@ def test_a_citation_alone_in_its_paragraph_does_not_reach_across_the_blank_line(
         ("In 2019, \\citeauthor{a} proposed X. Next sentence.", "In 2019, proposed X."),
         ("It is in Appendix A. Smith \\cite{a} proved it. Last.", "Smith proved it."),
         ("The work of John F. Kennedy \\cite{a}. Next.", "The work of John F. Kennedy."),
+        ("It is written in R. One \\cite{a} uses it. Next.", "One uses it."),
         ("Prior work is good. \\citet{a} showed it. Next.", "showed it."),
         ("It works. Next one \\cite{a}.", "Next one."),
     ],
@@ -235,5 +236,20 @@ def test_a_sentence_cut_in_a_long_run_is_the_same_for_one_citation_and_for_all()
 def test_a_citation_on_a_line_of_its_own_makes_no_paragraph_break() -> None:
     text = "A monotone interpolator is built.\n\\cite{a}\n"
     assert sentence(text) == "A monotone interpolator is built."
-    text = "We build a monotone\n\\cite{a}\ninterpolator here. Next."
-    assert sentence(text) == "We build a monotone interpolator here."
+    text = "We build a monotone\n\\cite{a}\ninterpolator here \\cite{b}. Next."
+    assert sentence(text) == sentence(text, key="b") == "We build a monotone interpolator here."
+
+
+def test_the_locator_of_an_in_text_citation_is_no_text() -> None:
+    assert sentence("As @a [p. 33] says, it holds. Next.", markdown=True) == "As says, it holds."
+    assert sentence("As @a [see](https://x.org) says. N.", markdown=True) == "As see says."
+
+
+def test_code_blocks_and_heading_attributes_are_no_text() -> None:
+    text = (
+        "Text before.\n\n```{=latex}\n\\addtolength{x}% a. B\n```\n\nSee [@a] here.\n\n"
+        "# Intro {#sec:intro .unnumbered}\n\nMore [@c].\n"
+    )
+    got = sentences(text, markdown=True)
+    assert got["a"] is not None and got["a"].before == "Text before."
+    assert got["a"].after == "Intro"

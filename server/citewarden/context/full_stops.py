@@ -90,7 +90,9 @@ _WORD_BEFORE = re.compile(r"(?<![\w.])([^\W\d_](?:[^\W\d_]|\.)*)\.$")
 #: the word before an initial
 _PREVIOUS = re.compile(r"([^\s~]{1,30})[\s~]+$")
 _GAP = re.compile(r"[\s~]*")
-#: Words after which a capital and a full stop are an initial (``by J. Smith``).
+#: Words after which a capital and a full stop are an initial (``by J. Smith``).  In the
+#: real documents a capital after another lower-case word was a name, no initial (``written
+#: in R. One``, ``in C. The``), and one after a capitalised word a given name's initial.
 _BEFORE_INITIAL = frozenset(
     [
         "by",
@@ -98,18 +100,9 @@ _BEFORE_INITIAL = frozenset(
         "of",
         "with",
         "from",
-        "to",
         "et",
-        "for",
         "see",
         "cf",
-        "as",
-        "in",
-        "at",
-        "on",
-        "or",
-        "like",
-        "also",
         "und",
         "von",
         "van",

@@ -1,7 +1,7 @@
 """Markdown source as sentence text: what is no prose masked out, and the words of a stretch.
 
-:func:`mask_markdown` works offset for offset: the front matter, HTML comments and tags
-become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
+:func:`mask_markdown` works offset for offset: the front matter, HTML comments and tags,
+and fenced code blocks become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
 ``$$...$$``) becomes :data:`MATH` then spaces; a backslash escape, inline code, and the text
 of a link, an image or a bracketed span (``[R]{.proglang}``) are kept with their
 punctuation hidden (:func:`hide`), so that neither ends a sentence nor reads as markup, and
@@ -32,6 +32,7 @@ _FRONT = re.compile(r"\A---[ \t]*\r?\n.*?^(?:---|\.\.\.)[ \t\r]*$", re.S | re.M)
 _HIDDEN = re.compile(
     r"(?P<blank><!--(?:(?!<!--|-->)[\s\S])*-->|</?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>)"
     r"|(?P<escape>\\[!-/:-@\[-`{-~])"
+    r"|(?P<fence>(?:(?<=\n)|\A)[ \t]{0,3}(?P<fch>`{3,}|~{3,})[^\n]*)"
     r"|(?P<code>(?P<ticks>`+)(?!`)(?:[^`\n]|\n(?![ \t\r]*\n)){1,2000}?(?<!`)(?P=ticks)(?!`))"
     r"|(?P<link>!?\[(?P<text>[^\[\]\n]{0,500})\]"
     r"(?:\((?:[^()\s]|\([^()\s]*\)){0,500}(?:\s+\"[^\"\n]{0,200}\")?\)|\{[^{}\n]{0,200}\}))"
@@ -40,7 +41,12 @@ _HIDDEN = re.compile(
 _DISPLAY_CLOSE = re.compile(r"(?:[^$\\]|\\[\s\S]|\$(?!\$))*?\$\$")
 #: an inline math's closing ``$`` (pandoc: no space before it, no digit after it)
 _INLINE_CLOSE = re.compile(r"(?:[^$\\\n]|\\[\s\S]|\n(?![ \t\r]*\n)|\$)*?(?<![\s\\])\$(?!\d)")
+#: Unclosed code fences searched to the end at most (a hostile text's many lengths).
+_FENCE_SEARCHES = 8
 _PARAGRAPH = re.compile(r"\n[ \t\r]*\n")
+_NOT_NEWLINE = re.compile(r"[^\n]")
+#: a heading's or a span's attributes (``{#sec:intro .unnumbered}``)
+_ATTRIBUTES = re.compile(r"\{[#.][^{}\n]{0,200}\}")
 _FINAL_STOP = re.compile(r"([.!?])\s*\Z")
 
 
@@ -53,17 +59,32 @@ def hide(text: str) -> str:
 def mask_markdown(text: str, whole: bool = True) -> str:
     """``text`` with what is no prose masked (see the module); ``whole``: ``text`` starts
     where the file does (its front matter is no prose).  Linear: an unclosed ``$`` searches
-    to the next paragraph break once, the other openers no further than a bounded length."""
+    to the next paragraph break once, an unclosed code fence to the end (a few at most), the
+    other openers no further than a bounded length."""
     if whole:
         text = _FRONT.sub(lambda m: " " * len(m.group()), text, count=1)
     parts: list[str] = []
     pos = at = 0
     failed = {"$": -1, "$$": -1}  # searching a closer from before here finds none
+    unclosed: dict[str, tuple[int, int]] = {}  # fence character -> (length, after) none closes
+    searches = 0  # fences left unclosed: after a few, no more are looked for
     while (m := _HIDDEN.search(text, at)) is not None:
         start, at = m.start(), m.end()
         kind = m.lastgroup
         if kind == "blank":
             piece = " " * (at - start)
+        elif kind in ("fence", "fch"):
+            fence = m.group("fch")
+            lowest, after = unclosed.get(fence[0], (len(text) + 1, len(text)))
+            if (start > after and len(fence) >= lowest) or searches >= _FENCE_SEARCHES:
+                continue  # no closing fence this long is left
+            closing = _closing_fence(fence).search(text, at)
+            if closing is None:
+                unclosed[fence[0]] = (len(fence), start)
+                searches += 1
+                continue
+            at = closing.end()
+            piece = _NOT_NEWLINE.sub(" ", text[start:at])  # a code block: no prose
         elif kind == "escape":
             piece = _GONE + hide(m.group()[1])
         elif kind == "code":
@@ -101,10 +122,16 @@ _MARK = re.compile(r"[*_`#>|]+")
 _DROP = str.maketrans("", "", MATH + _GONE)
 
 
+def _closing_fence(fence: str) -> re.Pattern[str]:
+    """The line that closes a code block opened by ``fence`` (as long or longer)."""
+    return re.compile(f"^[ \\t]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \\t\\r]*$", re.M)
+
+
 def markdown_plain(text: str) -> str:
     """The words of a masked stretch of Markdown (white space not yet collapsed), hidden
     punctuation still hidden (:func:`shown`)."""
     text = _NOTE_MARK.sub(" ", text) if "[^" in text else text
+    text = _ATTRIBUTES.sub(" ", text) if "{" in text else text
     return _MARK.sub(" ", text).translate(_DROP)
 
 

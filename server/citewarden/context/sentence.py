@@ -22,7 +22,7 @@ import heapq
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from citewarden.context.full_stops import ABBREVIATIONS as ABBREVIATIONS
@@ -82,10 +82,23 @@ def _blank_commands(text: str, spans: Sequence[Span]) -> str:
     return "".join(parts)
 
 
+#: the locator after an in-text citation (``@a [p. 33]``), no link's text
+_LOCATOR = re.compile(r"[ \t]?\[(?!@)[^\[\]\n]{0,100}\](?![(\[{:])")
+
+
+def _locators(text: str, spans: Sequence[Span]) -> Iterator[Span]:
+    """The locator right after each in-text citation (``@a``) of ``spans``."""
+    for s in spans:
+        if text.startswith("@", s.start) and (m := _LOCATOR.match(text, s.end)) is not None:
+            yield Span(s.end, m.end())
+
+
 def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = True) -> str:
     """``text`` with citation commands replaced by spaces and what is no prose masked
     (:func:`mask_latex`, :func:`mask_markdown`); ``whole``: ``text`` starts where the file
     does (a Markdown file's front matter is no prose)."""
+    if kind is not DocumentKind.LATEX:  # ``@a [p. 33]``: the locator goes with its citation
+        spans = [*spans, *_locators(text, spans)]
     masked = _blank_commands(text, spans)
     if kind is DocumentKind.LATEX:
         return mask_latex(masked)
