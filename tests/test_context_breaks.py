@@ -253,3 +253,16 @@ def test_code_blocks_and_heading_attributes_are_no_text() -> None:
     got = sentences(text, markdown=True)
     assert got["a"] is not None and got["a"].before == "Text before."
     assert got["a"].after == "Intro"
+
+
+def test_verbatim_environments_are_no_text() -> None:
+    text = (
+        "We ran it \\cite{a}.\n\\begin{verbatim}\nx = f(a). Then \\cite{b}\n\\end{verbatim}\n"
+        "It worked."
+    )
+    got = sentences(text)["a"]
+    assert got is not None and got.text == "We ran it." and got.after == "It worked."
+
+
+def test_an_abbreviation_before_a_citation_keeps_one_full_stop() -> None:
+    assert sentence("Other methods, e.g.~\\cite{a}. Next.") == "Other methods, e.g."

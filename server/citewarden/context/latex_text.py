@@ -2,11 +2,12 @@
 
 :func:`mask_latex` replaces what is never part of a typeset sentence by spaces, offset for
 offset: comments (a ``%`` after an even number of backslashes, with the line break it eats),
-``\\iffalse ... \\fi``, URLs, ``\\verb``, and the arguments of ``\\index``, ``\\label``,
-``\\todo``, ``\\includegraphics`` ...  Math (``$...$``, ``\\(...\\)``, ``\\[...\\]`` and the
-display environments) becomes one unit: :data:`MATH` then spaces, keeping a display's final
-full stop, so no sentence breaks inside it and a displayed equation inside a sentence does
-not cut it.  :func:`latex_plain` reads the words of a masked stretch.
+``\\iffalse ... \\fi``, URLs, ``\\verb`` and verbatim environments, and the arguments of
+``\\index``, ``\\label``, ``\\todo``, ``\\includegraphics`` ...  Math (``$...$``,
+``\\(...\\)``, ``\\[...\\]`` and the display environments) becomes one unit: :data:`MATH`
+then spaces, keeping a display's final full stop, so no sentence breaks inside it and a
+displayed equation inside a sentence does not cut it.  :func:`latex_plain` reads the words
+of a masked stretch.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ MATH_STOP = "\x04"
 _DISPLAY_ENVS = (
     "equation|align|alignat|flalign|gather|multline|eqnarray|displaymath|math|dmath|split"
 )
+#: Environments whose content is no prose (code, a commented-out block, an embedded file).
+_VERBATIM_ENVS = "verbatim|Verbatim|lstlisting|minted|comment|filecontents|alltt"
 _HIDDEN = re.compile(
     r"(?P<comment>%[^\n]*(?:\n(?![ \t\r]*\n))?)"
     r"|(?P<drop>\\(?:url|nolinkurl|path)\s*\{[^{}\n]*\}"
@@ -32,6 +35,7 @@ _HIDDEN = re.compile(
     r"|\\(?:index|label|todo|includegraphics|glossary|nomenclature|marginpar|vspace|hspace"
     r"|phantom|hypertarget|pdfbookmark)\*?"
     r"(?:\[[^\[\]]{0,200}\])?\s*\{(?:[^{}]|\{[^{}]*\})*\})"
+    r"|(?P<verbatim>\\begin\{(?P<venv>(?:" + _VERBATIM_ENVS + r")\*?)\})"
     r"|(?P<math>\$\$|\$|\\\(|\\\[|\\begin\{(?P<env>(?:" + _DISPLAY_ENVS + r")\*?)\})"
     r"|\\[\s\S]"  # an escaped character (``\\%``, ``\\$``, ``\\\\``): passed over
 )
@@ -57,6 +61,17 @@ def mask_latex(text: str) -> str:
         if m.lastgroup in ("comment", "drop"):
             parts += (text[pos : m.start()], " " * (m.end() - m.start()))
             pos = at
+        elif m.lastgroup in ("verbatim", "venv"):
+            key = f"\\end{{{m.group('venv')}}}"
+            if failed.get(key, -1) > m.end():
+                continue
+            ending = re.compile(re.escape(key)).search(text, m.end())
+            if ending is None:
+                failed[key] = len(text)
+                continue
+            # the content blanked, its \\begin and \\end left (they end sentences)
+            parts += (text[pos : m.end()], _spaces(text[m.end() : ending.start()]))
+            pos = at = ending.start()
         elif m.lastgroup in ("math", "env"):
             opener = m.group("math")
             env = m.group("env")
@@ -80,6 +95,14 @@ def mask_latex(text: str) -> str:
             pos = at = end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _spaces(text: str) -> str:
+    """``text`` as spaces, its line breaks kept."""
+    return _NOT_NEWLINE.sub(" ", text)
 
 
 def _scanned(text: str, start: int, opener: str) -> int:
