@@ -215,6 +215,10 @@ def test_markdown_reference_definitions_are_no_sentence() -> None:
     text = "Body text [@a] here.\n\n[@tag:X]: doi:10.1/abc\n[@tag:Y]: doi:10.1/def\n"
     got = sentences(text, markdown=True)
     assert got["a"] is not None and got["a"].after == ""
+    assert got["tag:X"] is None and got["tag:Y"] is None
+    text = "Body text [@a] here.\n\n[@tag:X]:\n  doi:10.1/abc\n"
+    got = sentences(text, markdown=True)
+    assert got["a"] is not None and got["a"].after == "" and got["tag:X"] is None
 
 
 def test_a_sentence_cut_in_a_long_run_is_the_same_for_one_citation_and_for_all() -> None:
