@@ -66,13 +66,16 @@ LAUGHS = "".join(
 TODAY = date(2026, 12, 1)
 #: the longest stretch of a seed read at once (a long seed is read in windows)
 WINDOW = 60_000
-#: big documents of one repeated piece (``--big``): what they are, their head, the piece
+#: big documents of one repeated piece (``--big``): what they are, their head, the piece,
+#: and what closes each piece, as many times after them all ("" for nothing)
 BIG = (
-    ("empty inline notes", "", "^[]"),
-    ("a citation, then empty inline notes", "Text shown [@k]. ", "^[]"),
-    ("a citation, then inline notes of a word", "Text shown [@k]. ", "^[x]"),
-    ("a citation, then dollar signs that close no math", "Text shown [@k]. ", "$x "),
-    ("a citation, then shortcodes that never close", "Text shown [@k]. ", "{{<"),
+    ("empty inline notes", "", "^[]", ""),
+    ("a citation, then empty inline notes", "Text shown [@k]. ", "^[]", ""),
+    ("a citation, then inline notes of a word", "Text shown [@k]. ", "^[x]", ""),
+    ("a citation, then dollar signs that close no math", "Text shown [@k]. ", "$x ", ""),
+    ("a citation, then shortcodes that never close", "Text shown [@k]. ", "{{<", ""),
+    ("a citation, then nested brackets of keys and semicolons", "Text shown [@k]. ", "[@a;", "]"),
+    ("a citation, then nested citation groups", "Text shown [@k]. ", "[@a ", "]"),
 )
 
 
@@ -203,9 +206,9 @@ def big(mb: float) -> int:
     reader as pandoc 3.9 and as pandoc 3.0-3.7 read it (``check`` without a pandoc on the
     path), then the citing sentences."""
     path = Path("big.md")
-    for name, head, unit in BIG:
-        count = int(mb * 1_000_000) // len(unit)
-        text = head + unit * count
+    for name, head, unit, close in BIG:
+        count = int(mb * 1_000_000) // len(unit + close)
+        text = head + unit * count + close * count
         took: list[float] = []
         for dialect in (PANDOC_3_9, PANDOC_3):
             t0 = time.process_time()

@@ -7,10 +7,11 @@ Quarto shortcodes).  See :mod:`~citewarden.parsing.markdown`."""
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from citewarden.model import (
     Span,
@@ -186,7 +187,8 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
     out = _Scan()
     pending = out.pending
     n = len(text)
-    stack: list[tuple[int, int]] = []  # open brackets: (offset, index into pending)
+    stack: list[_Bracket] = []  # open brackets, innermost last
+    marks = _Marks(text)
     regions = iter(skip)
     region = next(regions, None)
     verbatim: Verbatim | None = None
@@ -244,22 +246,42 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             if empty is not None and (region is None or empty.end() <= region[0]):
                 pos = empty.end()  # each "[" closed at once, nothing inside: text
             else:
-                stack.append((start, len(pending)))
+                stack.append(_Bracket(start, len(pending)))
         elif group == _CLOSE:
             if stack:
-                open_at, first_index = stack.pop()
+                bracket = stack.pop()
+                bracket.close(start, marks)
+                open_at, first_index = bracket.open_at, bracket.first_index
                 if first_index == len(pending) and text[pos : pos + 1] not in ("(", ":"):
-                    continue  # nothing cited inside, no link after: plain text (``^[x]``)
-                pos = _close_group(text, open_at, start, pending, first_index)
-                if counted_brackets:
+                    if stack:  # nothing cited inside, no link after: plain text (``^[x]``)
+                        stack[-1].take(bracket, marks)
+                    continue
+                pos, members = _close_group(text, bracket, start, pending, marks)
+                changed = False
+                if counted_brackets and members:
                     balance = balance or Balance(text)
-                    end = _counted_group(text, open_at, start, pending, first_index, balance)
+                    size, made = len(pending), members[0].group
+                    end = _counted_group(
+                        text, open_at, start, pending, first_index, members, balance
+                    )
                     drop_until = max(drop_until, end)
-                if _cut_in_bracket(text, open_at, pending, first_index):
+                    if len(pending) == size and all(p.group is None for p in members):
+                        bracket.ungrouped(members)  # no group after all
+                        members = None
+                    else:
+                        changed = len(pending) != size or any(p.group is not made for p in members)
+                if bracket.straddles and _cut_in_bracket(text, open_at, pending, first_index):
                     # no group around the note may take the key
                     pending[first_index:] = [
                         p for p in pending[first_index:] if not (p.straddles and p.group is None)
                     ]
+                    changed = True
+                if changed:  # its keys told anew
+                    bracket.recount(pending, marks)
+                elif members is not None:  # no key left ungrouped in it
+                    bracket.grouped(marks)
+                if stack:
+                    stack[-1].take(bracket, marks)
         elif group == _BLANK:
             stack.clear()
             pos = start + 1
@@ -294,6 +316,8 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             if key is not None:
                 if not dropped:
                     pending.append(_Pending(key, Span(key_start, pos), start, pos, dash))
+                    if stack:
+                        stack[-1].add(pending[-1], marks)
                 key_end = pos
             elif brace >= 0:
                 close = _braced_end(text, brace)
@@ -304,8 +328,10 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                         p = _Pending(key, span, start, close, dash)
                         if stack and "]" in key:
                             balance = balance or Balance(text)
-                            p.straddles = span.start <= balance.of(stack[-1][0]) < span.end
+                            p.straddles = span.start <= balance.of(stack[-1].open_at) < span.end
                         pending.append(p)
+                        if stack:
+                            stack[-1].add(p, marks)
                     pos = close
         # otherwise an escape or an autolink: skipped as a whole
     if any(p.straddles and p.group is None for p in pending):
@@ -515,16 +541,177 @@ def _after_word(text: str, i: int) -> bool:
     return c == "." or c.isalnum()
 
 
+class _Marks:
+    """Where the semicolons and the white space of a text stand, each list found in one
+    pass when first asked: how many semicolons lie in a stretch, whether white space does,
+    told by bisection (a search along the stretch read a nest of brackets again for each
+    bracket closed)."""
+
+    __slots__ = ("_semicolons", "_spaces", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._semicolons: list[int] | None = None
+        self._spaces: list[int] | None = None
+
+    def semicolons(self, start: int, end: int) -> int:
+        """How many ``;`` stand in ``text[start:end]``."""
+        if end <= start:
+            return 0
+        if self._semicolons is None:
+            self._semicolons = [m.start() for m in _SEMICOLON.finditer(self._text)]
+        found = self._semicolons
+        return bisect_left(found, end) - bisect_left(found, start)
+
+    def space_in(self, start: int, end: int) -> bool:
+        """White space (``str.isspace``) stands in ``text[start:end]``."""
+        if self._spaces is None:
+            self._spaces = [m.start() for m in _SPACE.finditer(self._text)]
+        k = bisect_left(self._spaces, start)
+        return k < len(self._spaces) and self._spaces[k] < end
+
+
+_SEMICOLON = re.compile(";")
+_SPACE = re.compile(r"\s")
+
+
+class _Bracket:
+    """An open ``[`` and what it holds so far, read as pandoc's ``;``-separated parts of a
+    citation group: the keys not yet in a group (its members) and the semicolons outside
+    their keys, counted, with whether the first part, the last part and every part between
+    hold a key.  A bracket closed inside it adds its own account at once (its keys, when
+    it is no group; when it is one, only its semicolons), where the account was made
+    anew for each ``]`` from everything since its ``[`` (nested brackets: each ``]`` read
+    the nest again)."""
+
+    __slots__ = (
+        "at",
+        "first_index",
+        "gap",
+        "head",
+        "items",
+        "members",
+        "open_at",
+        "semis",
+        "straddles",
+        "tail",
+    )
+
+    def __init__(self, open_at: int, first_index: int) -> None:
+        self.open_at = open_at
+        self.first_index = first_index  # where its keys start in the pending list
+        self.at = open_at + 1  # read up to here
+        self.semis = self.members = 0
+        self.head = self.tail = False  # the first, the last part holds a member
+        self.gap = False  # a part between two semicolons holds none
+        self.straddles = 0  # members that straddle their bracket's "]"
+        #: the members in order, those of closed brackets inside as nested lists
+        self.items: list[_Pending | list[Any]] = []
+
+    def _add(self, semis: int, members: int, head: bool, tail: bool, gap: bool) -> None:
+        """Append the account of a stretch that follows."""
+        if not semis:
+            if not self.semis:
+                self.head = self.tail = self.head or head
+            else:
+                self.tail = self.tail or head
+        elif not self.semis:
+            self.head = self.head or head
+            self.tail, self.gap = tail, gap
+        else:
+            self.gap = self.gap or gap or not (self.tail or head)
+            self.tail = tail
+        self.semis += semis
+        self.members += members
+
+    def _read_to(self, i: int, marks: _Marks) -> None:
+        k = marks.semicolons(self.at, i)
+        if k:
+            self._add(k, 0, False, False, k >= 2)
+        self.at = max(self.at, i)
+
+    def add(self, p: _Pending, marks: _Marks) -> None:
+        """A key read inside it (no bracket between)."""
+        self._read_to(p.span.start, marks)
+        self._add(0, 1, True, True, False)
+        self.at = p.span.end
+        self.items.append(p)
+        if p.straddles:
+            self.straddles += 1
+
+    def close(self, close_at: int, marks: _Marks) -> None:
+        """Its ``]`` stands at ``close_at``."""
+        self._read_to(close_at, marks)
+
+    def all_parts_cite(self) -> bool:
+        """Each ``;``-separated part holds a member."""
+        return self.head and self.tail and not self.gap
+
+    def member_list(self) -> list[_Pending]:
+        """The members in order."""
+        out: list[_Pending] = []
+        todo: list[Iterator[Any]] = [iter(self.items)]
+        while todo:
+            for x in todo[-1]:
+                if isinstance(x, list):
+                    todo.append(iter(x))
+                    break
+                out.append(x)
+            else:
+                todo.pop()
+        return out
+
+    def grouped(self, marks: _Marks) -> None:
+        """Its members are taken (a group, or a footnote reference's label): it holds only
+        semicolons, those inside the keys too."""
+        close_at = self.at
+        self.semis = self.members = 0
+        self.head = self.tail = self.gap = False
+        self.straddles = 0
+        self.items = []
+        self.at = self.open_at + 1
+        self._read_to(close_at, marks)
+
+    def ungrouped(self, members: list[_Pending]) -> None:
+        """Its ``members``, grouped, are let go again: its account stands."""
+        self.items = list(members)
+        self.straddles = sum(p.straddles for p in members)
+
+    def recount(self, pending: list[_Pending], marks: _Marks) -> None:
+        """Its account made anew from the keys not in a group in ``pending``."""
+        close_at = self.at
+        self.semis = self.members = 0
+        self.head = self.tail = self.gap = False
+        self.straddles = 0
+        self.items = []
+        self.at = self.open_at + 1
+        for p in pending[self.first_index :]:
+            if p.group is None:
+                self.add(p, marks)
+        self._read_to(close_at, marks)
+
+    def take(self, inner: _Bracket, marks: _Marks) -> None:
+        """``inner``, closed at ``inner.at``, stands next in it."""
+        self._read_to(inner.open_at, marks)
+        self._add(inner.semis, inner.members, inner.head, inner.tail, inner.gap)
+        if inner.members:
+            self.items.append(inner.items)
+        self.straddles += inner.straddles
+        self.at = inner.at + 1
+
+
 def _close_group(
-    text: str, open_at: int, close_at: int, pending: list[_Pending], first_index: int
-) -> int:
-    """A ``]`` closes the bracket opened at ``open_at``: make it a citation group if pandoc
-    would; return where scanning resumes (after a link destination, if one follows)."""
+    text: str, bracket: _Bracket, close_at: int, pending: list[_Pending], marks: _Marks
+) -> tuple[int, list[_Pending] | None]:
+    """A ``]`` closes ``bracket``: make it a citation group if pandoc would.  Returns where
+    scanning resumes (after a link destination, if one follows) and the members grouped,
+    else ``None`` (an empty list: its members are let go, a footnote reference's label)."""
+    open_at = bracket.open_at
     after = close_at + 1
     nxt = text[after : after + 1]
     if nxt == "(":  # link destination: not read as text
         end = _close_parens(text, after)
-        return end if end > 0 else after
+        return (end if end > 0 else after), None
     if (
         nxt == ":"
         and text[open_at + 1 : open_at + 2] not in ("@", "^")
@@ -532,34 +719,22 @@ def _close_group(
     ):
         # a link reference definition "[label]: url": the url is not read as text
         end = text.find("\n", after)
-        return len(text) if end < 0 else end
-    members = [p for p in pending[first_index:] if p.group is None]
-    if not members or nxt in ("[", "{") or text[open_at - 1 : open_at] == "^":
-        return after
-    if text[open_at + 1 : open_at + 2] == "^" and not any(
-        c.isspace() for c in text[open_at + 2 : close_at]
-    ):  # a footnote reference: its label is no key (with a space, "^" is a prefix)
+        return (len(text) if end < 0 else end), None
+    if not bracket.members or nxt in ("[", "{") or text[open_at - 1 : open_at] == "^":
+        return after, None
+    if text[open_at + 1 : open_at + 2] == "^" and not marks.space_in(open_at + 2, close_at):
+        # a footnote reference: its label is no key (with a space, "^" is a prefix)
+        first_index = bracket.first_index
         pending[first_index:] = [p for p in pending[first_index:] if p.group is not None]
-        return after
+        return after, []
     # every ";"-separated part must hold a key (a ";" inside a braced key separates nothing)
-    # the members' keys stand in order, apart: one walk along them and the semicolons
-    semicolons: list[int] = []
-    k = 0
-    i = text.find(";", open_at + 1, close_at)
-    while i >= 0:
-        while k < len(members) and members[k].span.end <= i:
-            k += 1
-        if k == len(members) or i < members[k].span.start:
-            semicolons.append(i)
-        i = text.find(";", i + 1, close_at)
-    if len(semicolons) >= len(members):
-        return after
-    if semicolons and len({bisect_right(semicolons, p.start) for p in members}) <= len(semicolons):
-        return after
+    if not bracket.all_parts_cite():
+        return after, None
     group = Span(open_at, close_at + 1)
+    members = bracket.member_list()
     for p in members:
         p.group = group
-    return after
+    return after, members
 
 
 def _cut_in_bracket(text: str, open_at: int, pending: list[_Pending], first_index: int) -> bool:
@@ -577,14 +752,14 @@ def _counted_group(
     close_at: int,
     pending: list[_Pending],
     first_index: int,
+    members: list[_Pending],
     balance: Balance,
 ) -> int:
-    """pandoc 3 before 3.8 reads the citation group ``text[open_at:close_at + 1]`` only up
-    to the ``]`` that balances its ``[``, counting the brackets inside braced keys too: its
-    members are corrected to that reading.  Returns the offset up to which the citations
-    after the group are text pandoc drops (-1: none)."""
-    group = Span(open_at, close_at + 1)
-    members = [p for p in pending[first_index:] if p.group == group]
+    """pandoc 3 before 3.8 reads the citation group ``text[open_at:close_at + 1]`` (of
+    ``members``, in order) only up to the ``]`` that balances its ``[``, counting the
+    brackets inside braced keys too: its members are corrected to that reading.  Returns
+    the offset up to which the citations after the group are text pandoc drops (-1:
+    none)."""
     if not any(text[p.span.start - 1] == "{" and _HAS_BRACKET.search(p.key) for p in members):
         return -1
     end = balance.of(open_at)
