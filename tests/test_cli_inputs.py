@@ -4,6 +4,7 @@ statuses are documented, and running out of memory is an error, not a finding.""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,58 @@ def test_a_directory_with_a_document_is_checked(
     code, _, err = cli(["check", "d.bib", "--no-verify"], tmp_path, capsys, monkeypatch)
     assert code == 0
     assert "no findings in 1 file" in err
+
+
+def test_a_folder_reports_the_bibliography_its_documents_use_outside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check paper` reports what `check paper/paper.md` and the editor report: the findings
+    of the projects of the documents found there, a bibliography outside the folder too
+    (an error in a shared bibliography passed with exit 0)."""
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "paper" / "paper.md").write_text(
+        "---\nbibliography: ../shared/refs.bib\n---\n\nText [@a].\n", encoding="utf-8"
+    )
+    (tmp_path / "shared" / "refs.bib").write_text(
+        "@misc{a, title = {A}}\n@misc{b, title = {B}}\n@misc{b, title = {B again}}\n",
+        encoding="utf-8",
+    )
+    runs = {
+        args: cli(
+            ["check", *args, "--no-verify", "--format", "json"], tmp_path, capsys, monkeypatch
+        )
+        for args in (("paper",), ("paper/paper.md",))
+    }
+    folder, file = runs[("paper",)], runs[("paper/paper.md",)]
+    assert folder[0] == file[0] == 1
+    codes = sorted(f["code"] for f in json.loads(folder[1])["diagnostics"])
+    assert codes == sorted(f["code"] for f in json.loads(file[1])["diagnostics"])
+    assert "duplicate-key" in codes and codes.count("orphan-entry") == 2
+
+
+def test_ignore_globs_are_relative_to_the_workspace_root_for_a_folder_in_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ignore glob is relative to the workspace root (where the settings are), as in
+    the editor: `check paper` does not make `drafts/**` match paper/drafts as well, so it
+    reports what `check .` reports."""
+    (tmp_path / ".citewarden.toml").write_text('ignore = ["drafts/**"]\n', encoding="utf-8")
+    (tmp_path / "paper" / "drafts").mkdir(parents=True)
+    (tmp_path / "paper" / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\input{drafts/d}\n"
+        "\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "paper" / "drafts" / "d.tex").write_text("See \\cite{ghost}.\n", encoding="utf-8")
+    (tmp_path / "paper" / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    for target in ("paper", "."):
+        code, out, _ = cli(
+            ["check", target, "--no-verify", "--format", "json"], tmp_path, capsys, monkeypatch
+        )
+        found = json.loads(out)["diagnostics"]
+        assert code == 1, target
+        assert any(f["code"] == "dangling-citation" for f in found), target
 
 
 # ---- exit statuses ------------------------------------------------------------------------

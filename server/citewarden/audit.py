@@ -33,7 +33,7 @@ from citewarden.findings.verdicts import (
 )
 from citewarden.model import Entry, Finding, Verdict
 from citewarden.parsing import is_bibliography, is_csl, is_document, is_metadata
-from citewarden.project import Workspace, normalize_path
+from citewarden.project import Workspace, normalize_path, walks_into
 from citewarden.settings import Settings
 
 #: Input files ``check`` accepts by suffix (directories are searched).
@@ -131,8 +131,9 @@ def _display(path: Path, cwd: Path) -> str:
 def load_workspace(
     raw_paths: Sequence[str], settings: Settings, cwd: Path
 ) -> tuple[Workspace, set[Path], list[Path], list[Path]]:
-    """A workspace holding the given paths, the files whose findings are reported, the
-    folders searched, and the files named; raises :class:`InputError` for a path that does
+    """A workspace holding the given paths, the files whose findings are reported (those
+    of the projects the paths belong to), the roots ignore globs are relative to (the
+    workspace root, and each folder outside it), and the files named; raises :class:`InputError` for a path that does
     not exist, cannot be read, or holds nothing to check."""
     paths: list[Path] = []
     for raw in raw_paths:
@@ -152,7 +153,11 @@ def load_workspace(
     for path in paths:
         if path.is_dir():
             folders.append(path)
-            if not any(map(_checkable, ws.add_folder(path))):
+            # a folder in the workspace root is walked by the root's rules (its ignore
+            # globs are relative to the root, as in the editor); another is its own root
+            inside = walks_into(root, path)
+            found = ws.add_folder(root, under=path) if inside else ws.add_folder(path)
+            if not any(map(_checkable, found)):
                 raise InputError(_nothing_in(raw, settings))
         else:
             files.append(ws.add_file(path))
@@ -163,12 +168,17 @@ def load_workspace(
     scope: set[Path] = set()
     for folder in folders:
         scope.update(p for p in ws.known_files() if p.is_relative_to(folder))
+    if folders:  # the projects of the documents found there, their bibliographies too
+        for project in ws.projects():
+            if any(s.is_relative_to(f) for s in project.sources for f in folders):
+                scope.update(project.sources)
+                scope.update(project.bibliographies)
     for path in files:
         scope.add(path)
         for project in ws.projects_of(path):
             scope.update(project.sources)
             scope.update(project.bibliographies)
-    return ws, scope, [root, *folders], files
+    return ws, scope, [root, *(f for f in folders if not walks_into(root, f))], files
 
 
 def _checkable(path: Path) -> bool:
