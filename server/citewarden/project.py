@@ -50,6 +50,7 @@ import codecs
 import copy
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from fnmatch import fnmatch
 from functools import partial
 from pathlib import Path
@@ -163,6 +164,9 @@ class Workspace(ProjectQueries):
         self._buffer_sizes: dict[Path, tuple[str, int]] = {}
         #: disk reads: text and problems, or the OSError raised
         self._disk: dict[Path, tuple[str, tuple[Finding, ...]] | OSError] = {}
+        #: the decoding problems of the file on disk of each editor buffer (a file that is
+        #: not UTF-8 stays so, whatever the editor made of it, until it is saved otherwise)
+        self._disk_problems: dict[Path, tuple[Finding, ...]] = {}
         self._states: dict[Path, FileState] = {}
         self._first_contexts: dict[Path, BibContext] = {}
         self._projects: list[Project] | None = None
@@ -255,6 +259,7 @@ class Workspace(ProjectQueries):
         twin._edit_hints = dict(self._edit_hints)
         twin._buffer_sizes = dict(self._buffer_sizes)
         twin._disk = dict(self._disk)
+        twin._disk_problems = dict(self._disk_problems)
         twin._states = dict(self._states)
         twin._projects = list(self._projects) if self._projects is not None else None
         twin._dirty = set(self._dirty)
@@ -291,6 +296,8 @@ class Workspace(ProjectQueries):
             if before is None:  # the text read from disk until now
                 disk = self._disk.get(p)
                 before = disk[0] if isinstance(disk, tuple) else None
+                if isinstance(disk, tuple):
+                    self._disk_problems[p] = disk[1]
             if unchanged is not None and before is not None:
                 base = before
                 if hint is not None:  # the previous buffer was not read since: extend it
@@ -347,16 +354,23 @@ class Workspace(ProjectQueries):
         p = self._norm(path)
         self._edit_hints.pop(p, None)
         self._buffer_sizes.pop(p, None)
+        self._disk_problems.pop(p, None)
         if self._overlay.pop(p, None) is not None:
             self._disk.pop(p, None)
             self._projects = None
             if isinstance(self._read(p), OSError):  # not on disk: its parse goes too
                 self._states.pop(p, None)
 
+    def disk_changed_under_buffer(self, path: Path | str) -> None:
+        """The file under an editor buffer changed on disk (saved, say): its decoding
+        problems are read again; the buffer's text stays what the editor holds."""
+        self._disk_problems.pop(self._norm(path), None)
+
     def invalidate(self, path: Path | str) -> None:
         """The file changed (or appeared, or vanished) on disk."""
         p = self._norm(path)
         self._disk.pop(p, None)
+        self._disk_problems.pop(p, None)
         self._projects = None
 
     def remove(self, path: Path | str) -> None:
@@ -367,6 +381,7 @@ class Workspace(ProjectQueries):
         self._buffer_sizes.pop(p, None)
         self._overlay.pop(p, None)
         self._disk.pop(p, None)
+        self._disk_problems.pop(p, None)
         self._states.pop(p, None)
         self._projects = None
 
@@ -381,7 +396,7 @@ class Workspace(ProjectQueries):
             size = self._over_cap(path, text)  # an editor buffer, same cap
             if size is not None:
                 return too_large(path, size, self.settings.max_file_bytes)
-            return text, ()
+            return text, self._buffer_problems(path, text)
         cached = self._disk.get(path)
         if cached is None:
             try:
@@ -394,6 +409,28 @@ class Workspace(ProjectQueries):
                 cached = OSError(str(exc))
             self._disk[path] = cached
         return cached
+
+    def _buffer_problems(self, path: Path, text: str) -> tuple[Finding, ...]:
+        """The decoding problems of the file on disk under the editor buffer ``text``, read
+        once (the text let go), placed within the buffer."""
+        problems = self._disk_problems.get(path)
+        if problems is None:
+            try:
+                problems = tuple((self._reader or self._read_disk)(path)[1])
+            except (OSError, ValueError):
+                problems = ()  # not on disk (a new file), or refused: no decoding to report
+            self._disk_problems[path] = problems
+        if all(f.location.span.end <= len(text) for f in problems):
+            return problems
+        end = len(text)
+        return tuple(
+            replace(
+                f, location=replace(f.location, span=Span(min(f.location.span.start, end), end))
+            )
+            if f.location.span.end > end
+            else f
+            for f in problems
+        )
 
     def exists(self, path: Path) -> bool:
         """True when ``path`` can be read; a file that is there but cannot be read is

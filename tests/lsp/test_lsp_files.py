@@ -186,3 +186,40 @@ async def test_workspace_folder_added_and_removed(start: Start) -> None:
     )
     # the first folder is untouched
     assert Code.DANGLING.value in codes(h, "chapters/intro.tex")
+
+
+async def test_an_open_bibliography_keeps_the_decoding_problems_of_its_file(start: Start) -> None:
+    """A .bib that is not UTF-8 on disk stays so while the editor holds it (whatever the
+    editor decoded it as): the file-encoding error stays, as check reports it, until the
+    file on disk is UTF-8.  It went away as soon as the file was opened."""
+    h = await start()
+    bib = h.root / "refs.bib"
+    text = bib.read_text(encoding="utf-8").replace("title", "note = {Caf\u00e9}, title", 1)
+    bib.write_bytes(text.encode("cp1252"))
+    changed(h, "refs.bib", types.FileChangeType.Changed)
+    await wait_for(lambda: Code.FILE_ENCODING.value in codes(h, "refs.bib"))
+    for decoded in (text, text.replace("\u00e9", "\ufffd")):  # as cp1252, or UTF-8 lossy
+        h.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=h.uri("refs.bib"), language_id="bibtex", version=1, text=decoded
+                )
+            )
+        )
+        await wait_for(
+            lambda: any(p.version == 1 for p in h.published if p.uri == h.uri("refs.bib"))
+        )
+        await wait_for(lambda: Code.FILE_ENCODING.value in codes(h, "refs.bib"))
+        h.published.clear()
+    # saved as UTF-8: the file on disk is fine now, and so is the open buffer
+    bib.write_bytes(text.encode("utf-8"))
+    changed(h, "refs.bib", types.FileChangeType.Changed)
+    await wait_for(lambda: Code.FILE_ENCODING.value not in codes(h, "refs.bib"))
+    # written back in Windows-1252 and saved: a client watching no files says so by didSave
+    bib.write_bytes(text.encode("cp1252"))
+    h.client.text_document_did_save(
+        types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=h.uri("refs.bib"))
+        )
+    )
+    await wait_for(lambda: Code.FILE_ENCODING.value in codes(h, "refs.bib"))

@@ -125,6 +125,7 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
     """Re-read changed files that are not open; reload settings if the config changed."""
     paths: list[Path] = []
     others: list[tuple[Path, types.FileChangeType]] = []
+    under_buffers: list[Path] = []  # open files that changed on disk
     config_changed = False
     for change in params.changes:
         path = path_of(change.uri)
@@ -136,14 +137,18 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
             others.append((path, change.type))  # a folder, perhaps
         elif not (path in session.open and not read_from_disk(path)):
             paths.append(path)
+        else:
+            under_buffers.append(path)
     if others:
         found = await session.change(_project_files_under, session, others)
         paths += [p for p in found if p not in paths]
     if paths:
         await session.change(_invalidate_all, session, paths)
+    if under_buffers:
+        await session.change(_disk_changed_under_buffers, session, under_buffers)
     if config_changed:
         await session.settings_changed(None)
-    elif paths:
+    elif paths or under_buffers:
         session.tasks.debounce(WORKSPACE, "watched", 0, lambda: session.refresh(None))
     # a bibliography rewritten on disk (a script, a pull) is verified again like a saved one
     for path in paths:
@@ -155,10 +160,20 @@ async def saved(session: Session, uri: str) -> None:
     """A file the tools read from disk was saved in the editor: re-read, as a watched
     change (a client may watch no files, and a change to an open file is not reported)."""
     path = path_of(uri)
-    if path is None or not read_from_disk(path):
+    if path is None:
+        return
+    if not read_from_disk(path):  # the buffer counts; the file's encoding may have changed
+        await session.change(_disk_changed_under_buffers, session, [path])
+        session.tasks.debounce(WORKSPACE, "watched", 0, lambda: session.refresh(None))
         return
     await session.change(_invalidate_all, session, [path])
     session.tasks.debounce(WORKSPACE, "watched", 0, lambda: session.refresh(None))
+
+
+def _disk_changed_under_buffers(work: Workspace, session: Session, paths: list[Path]) -> None:
+    for path in paths:
+        work.disk_changed_under_buffer(path)
+    session.mark_dirty(paths)
 
 
 def _invalidate_all(work: Workspace, session: Session, paths: list[Path]) -> None:
