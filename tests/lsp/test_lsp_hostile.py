@@ -8,6 +8,7 @@ to send (params of the wrong shape) can be sent.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -475,3 +476,20 @@ def test_a_tcp_connection_is_read_within_the_same_bounds(workspace: Path, tmp_pa
     finally:
         proc.kill()
         proc.wait(5)
+
+
+@contextlib.contextmanager
+def small_project_client(tmp_path: Path, *, initialize: bool = True) -> Iterator[RawClient]:
+    """A :class:`RawClient` on a project of one document citing one entry (initialized
+    unless told not to), closed afterwards."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
+    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
+    c = RawClient(root, tmp_path / "cache")
+    try:
+        if initialize:
+            c.initialize()
+        yield c
+    finally:
+        c.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_lsp_hostile import WAIT, RawClient
+from test_lsp_hostile import WAIT, RawClient, small_project_client
 
 INVALID_REQUEST = -32600
 SYMBOLS = {"query": "a"}
@@ -19,16 +19,8 @@ SYMBOLS = {"query": "a"}
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[RawClient]:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
-    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
-    c = RawClient(root, tmp_path / "cache")
-    try:
-        c.initialize()
+    with small_project_client(tmp_path) as c:
         yield c
-    finally:
-        c.close()
 
 
 def _write(client: RawClient, message: Any) -> None:

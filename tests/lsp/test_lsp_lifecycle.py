@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_lsp_hostile import WAIT, RawClient
+from test_lsp_hostile import WAIT, RawClient, small_project_client
 
 SERVER_NOT_INITIALIZED = -32002
 INVALID_REQUEST = -32600
@@ -17,15 +17,9 @@ INVALID_REQUEST = -32600
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[RawClient]:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
-    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
-    c = RawClient(root, tmp_path / "cache")
-    try:
+    """A server not initialized yet."""
+    with small_project_client(tmp_path, initialize=False) as c:
         yield c
-    finally:
-        c.close()
 
 
 def test_requests_before_initialize_get_server_not_initialized(client: RawClient) -> None:

@@ -11,21 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_lsp_hostile import RawClient, _write
+from test_lsp_hostile import RawClient, _write, small_project_client
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[RawClient]:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
-    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
-    c = RawClient(root, tmp_path / "cache")
-    try:
-        c.initialize()
+    with small_project_client(tmp_path) as c:
         yield c
-    finally:
-        c.close()
 
 
 def _hover(client: RawClient, msg_id: int) -> bytes:
