@@ -16,6 +16,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from citewarden.parsing.latex_decode import ACCENTS
+
 #: Stands where math was: a unit of the sentence that is no word.
 MATH = "\x01"
 #: Stands where displayed math ends with a full stop: a sentence's end, read as ``.`` there.
@@ -123,24 +125,6 @@ def _math(source: str, inner: slice, display: bool) -> str:
     return masked
 
 
-#: Accent commands and the combining mark each puts on its letter.
-_ACCENTS = {
-    "'": "\u0301",
-    "`": "\u0300",
-    "^": "\u0302",
-    '"': "\u0308",
-    "~": "\u0303",
-    "=": "\u0304",
-    ".": "\u0307",
-    "u": "\u0306",
-    "v": "\u030c",
-    "H": "\u030b",
-    "c": "\u0327",
-    "k": "\u0328",
-    "r": "\u030a",
-    "d": "\u0323",
-    "b": "\u0331",
-}
 _ACCENT = re.compile(
     r"\{?\\(?:([`'^\"~=.])\s*|([uvHckrdb])(?:\s+|(?=\{)))"
     r"(?:\{\s*(\\[ij]\b|[A-Za-z])\s*\}|(\\[ij]\b|[A-Za-z]))\}?"
@@ -153,7 +137,7 @@ _LETTER = re.compile(r"\{?\\(ss|o|O|l|L|ae|AE|oe|OE|aa|AA|i|j)\b\s*\}?")
 def _accented(m: re.Match[str]) -> str:
     letter = m.group(3) or m.group(4)
     letter = {"\\i": "i", "\\j": "j"}.get(letter, letter)
-    return unicodedata.normalize("NFC", letter + _ACCENTS[m.group(1) or m.group(2)])
+    return unicodedata.normalize("NFC", letter + ACCENTS[m.group(1) or m.group(2)])
 
 
 def decode_accents(text: str) -> str:

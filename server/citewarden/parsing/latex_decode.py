@@ -19,6 +19,26 @@ _PLAIN = re.compile(r"[^\\{}$~%&_^-]*")
 _SPACES = re.compile(r"[ \t\r\n]+")
 _MARKUP = re.compile(r"\\[A-Za-z]+\*?|[{}\\$]")
 
+#: LaTeX's accent commands and the combining mark each puts on its letter (``\\'e``,
+#: ``\\v{s}``), for readers that decode accents without pylatexenc.
+ACCENTS = {
+    "'": "\u0301",
+    "`": "\u0300",
+    "^": "\u0302",
+    '"': "\u0308",
+    "~": "\u0303",
+    "=": "\u0304",
+    ".": "\u0307",
+    "u": "\u0306",
+    "v": "\u030c",
+    "H": "\u030b",
+    "c": "\u0327",
+    "k": "\u0328",
+    "r": "\u030a",
+    "d": "\u0323",
+    "b": "\u0331",
+}
+
 #: The TeX family logos, which pylatexenc would otherwise drop as unknown macros.
 LOGOS = {
     "TeX": "TeX",

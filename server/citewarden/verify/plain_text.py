@@ -8,7 +8,7 @@ import unicodedata
 from functools import lru_cache
 
 from citewarden.model import Entry
-from citewarden.parsing.latex_decode import decode_latex
+from citewarden.parsing.latex_decode import ACCENTS, decode_latex
 
 _LATEX_TRIGGERS = ("\\", "$", "~")
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9:.-]*(?:\s[^<>]*)?/?>")
@@ -47,21 +47,6 @@ _LETTER_TABLE = str.maketrans(
 )
 
 
-_ACCENTS = {
-    '"': "\u0308",
-    "'": "\u0301",
-    "`": "\u0300",
-    "^": "\u0302",
-    "~": "\u0303",
-    "=": "\u0304",
-    ".": "\u0307",
-    "u": "\u0306",
-    "v": "\u030c",
-    "H": "\u030b",
-    "c": "\u0327",
-    "k": "\u0328",
-    "r": "\u030a",
-}
 _SYMBOL_ACCENT = re.compile(
     r"""\\(["'`^~=.])\s*(?:\{\s*(\\[ij]|[A-Za-z])\s*\}|(\\[ij](?![A-Za-z])|[A-Za-z]))"""
 )
@@ -87,7 +72,7 @@ _ESCAPES = re.compile(r"\\([&%_$#{}])")
 
 def _accent(mark: str, base: str) -> str:
     base = {"\\i": "i", "\\j": "j"}.get(base, base)
-    return unicodedata.normalize("NFC", base + _ACCENTS[mark])
+    return unicodedata.normalize("NFC", base + ACCENTS[mark])
 
 
 def _fast_latex(value: str) -> str | None:
