@@ -661,15 +661,20 @@ class _Bracket:
                 todo.pop()
         return out
 
-    def grouped(self, marks: _Marks) -> None:
-        """Its members are taken (a group, or a footnote reference's label): it holds only
-        semicolons, those inside the keys too."""
+    def _emptied(self) -> int:
+        """Its account set back to nothing read; returns where it was read to."""
         close_at = self.at
         self.semis = self.members = 0
         self.head = self.tail = self.gap = False
         self.straddles = 0
         self.items = []
         self.at = self.open_at + 1
+        return close_at
+
+    def grouped(self, marks: _Marks) -> None:
+        """Its members are taken (a group, or a footnote reference's label): it holds only
+        semicolons, those inside the keys too."""
+        close_at = self._emptied()
         self._read_to(close_at, marks)
 
     def ungrouped(self, members: list[_Pending]) -> None:
@@ -679,12 +684,7 @@ class _Bracket:
 
     def recount(self, pending: list[_Pending], marks: _Marks) -> None:
         """Its account made anew from the keys not in a group in ``pending``."""
-        close_at = self.at
-        self.semis = self.members = 0
-        self.head = self.tail = self.gap = False
-        self.straddles = 0
-        self.items = []
-        self.at = self.open_at + 1
+        close_at = self._emptied()
         for p in pending[self.first_index :]:
             if p.group is None:
                 self.add(p, marks)
