@@ -27,8 +27,10 @@ _SHOW = {_HIDDEN_BASE + ord(c): c for c in _PUNCT}
 #: Stands where a backslash escape's backslash was.
 _GONE = "\x03"
 
-#: the YAML metadata block a Markdown file starts with (front matter): not prose
-_FRONT = re.compile(r"\A---[ \t]*\r?\n.*?^(?:---|\.\.\.)[ \t\r]*$", re.S | re.M)
+#: the YAML metadata block a Markdown file starts with (front matter): not prose.  Its
+#: closing ``---`` may follow spaces on a line: where a citation field's value, its line
+#: breaks too, was blanked (``nocite: |\n  @x\n---`` reads ``nocite:        ---``)
+_FRONT = re.compile(r"\A---[ \t]*\r?\n.*?(?:^|(?<=[ ]{2}))(?:---|\.\.\.)[ \t\r]*$", re.S | re.M)
 _HIDDEN = re.compile(
     r"(?P<blank><!--(?:(?!<!--|-->)[\s\S])*-->|</?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>)"
     r"|(?P<escape>\\[!-/:-@\[-`{-~])"

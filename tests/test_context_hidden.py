@@ -1,0 +1,30 @@
+"""Citing sentences hold only typeset prose: no front matter, metadata, comments or other
+hidden text of LaTeX and Markdown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from citewarden.context.sentence import CitingSentence, citing_sentences
+from citewarden.parsing.latex import parse_latex
+from citewarden.parsing.markdown import parse_markdown
+
+
+def sentences(text: str, markdown: bool = False) -> dict[str, CitingSentence | None]:
+    doc = parse_markdown(Path("p.md"), text) if markdown else parse_latex(Path("p.tex"), text)
+    found = citing_sentences(text, doc.citations, doc.kind)
+    return {c.key: s for c, s in zip(doc.citations, found, strict=True)}
+
+
+def read(text: str, markdown: bool = False, key: str = "a") -> str:
+    """The citing sentence of ``key`` with the sentences around it."""
+    found = sentences(text, markdown)[key]
+    return "" if found is None else " ".join((found.before, found.text, found.after))
+
+
+def test_front_matter_ending_in_a_block_scalar_citation_is_no_prose() -> None:
+    for field in ("nocite: |\n  @x\n", "abstract: |\n  Nets work [@x].\n"):
+        text = f"---\ntitle: Draft\nnote: SECRET\n{field}---\n\nWe show this result [@a].\n"
+        got = read(text, markdown=True)
+        assert "SECRET" not in got and "title" not in got
+        assert "We show this result." in got
