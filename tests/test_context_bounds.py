@@ -184,3 +184,51 @@ def test_a_run_of_backticks_is_tried_as_code_once() -> None:
     started = time.perf_counter()
     citing_sentences(text, doc.citations, doc.kind)
     assert time.perf_counter() - started < 1.5
+
+
+@pytest.mark.parametrize("kind", ["latex", "markdown"])
+def test_full_stops_far_from_any_citation_are_read_once(kind: str) -> None:
+    """Each full stop copied the text up to the next citation to see whether the citation
+    was attached to it: a megabyte of short sentences before one citation took a minute."""
+    import time
+
+    from citewarden.parsing.latex import parse_latex
+
+    cite = "\\cite{k}" if kind == "latex" else "[@k]"
+    text = "x. " * 330_000 + f"end {cite}."
+    path = Path("x.tex" if kind == "latex" else "x.md")
+    doc = parse_latex(path, text) if kind == "latex" else parse_markdown(path, text)
+    started = time.process_time()
+    [found] = citing_sentences(text, doc.citations, doc.kind)
+    assert time.process_time() - started < 20.0
+    assert found is not None and found.text == "end."
+
+
+@pytest.mark.parametrize(
+    ("kind", "opening", "closing"),
+    [
+        ("latex", "\\iffalse\n", "\\fi\n"),
+        ("latex", "\\begin{comment}\n", "\\end{comment}\n"),
+        ("markdown", "<!--\n", "-->\n\n"),
+    ],
+)
+def test_one_citations_sentence_never_holds_a_hidden_block_opened_far_before(
+    kind: str, opening: str, closing: str
+) -> None:
+    """One citation's sentence (the hover's) is read from a stretch around it; a comment
+    or hidden block opened before that stretch was read as prose, its private text in the
+    sentence before the citation's."""
+    from citewarden.parsing.latex import parse_latex
+
+    hidden = "".join(f"Old draft sentence {i} is private SECRET.\n" for i in range(400))
+    later = "".join(f"Later prose sentence {i} continues.\n" for i in range(1500))
+    cite = "\\cite{a}" if kind == "latex" else "[@a]"
+    text = f"Intro text.\n{opening}{hidden}{closing}Deep nets work {cite}.\n{later}"
+    path = Path("x.tex" if kind == "latex" else "x.md")
+    doc = parse_latex(path, text) if kind == "latex" else parse_markdown(path, text)
+    assert len(text) > 4 * sentence.REACH  # the stretch is not the whole file
+    [one] = citing_sentences(text, doc.citations, doc.kind, only=0)
+    [every] = citing_sentences(text, doc.citations, doc.kind)
+    assert one is not None and every is not None
+    assert one.text == every.text == "Deep nets work." and one.span == every.span
+    assert "SECRET" not in one.before + one.text + one.after

@@ -175,6 +175,16 @@ _LABELS = frozenset(
 )
 
 
+#: Ties between a mark and a citation attached to it (``.~\\cite{a}``).
+_TILDES = re.compile("~*")
+
+
+def _ties_end(masked: str, at: int) -> int:
+    """Where the run of ties (``~``) from ``at`` ends: read once per mark, not copied."""
+    found = _TILDES.match(masked, at)
+    return found.end() if found is not None else at
+
+
 def full_stops(masked: str, commands: Sequence[Span] = ()) -> Iterator[tuple[int, int]]:
     """(end, end) of every sentence-ending punctuation mark of ``masked``, in order; a
     citation right after the mark (``.\\supercite{a}``, ``.[@a]``) ends the sentence with
@@ -190,7 +200,7 @@ def full_stops(masked: str, commands: Sequence[Span] = ()) -> Iterator[tuple[int
         cited = k < len(firsts) and firsts[k] < gap
         if gap < len(masked) and _goes_on(masked, at, m.group(), masked[gap], cited):
             continue
-        while k < len(firsts) and firsts[k] >= end and not masked[end : firsts[k]].strip("~"):
+        while k < len(firsts) and end <= firsts[k] <= _ties_end(masked, end):
             end = commands[k].end  # attached to the mark: read with the sentence before
             k += 1
         yield end, end

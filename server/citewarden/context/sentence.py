@@ -24,6 +24,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from citewarden.context.full_stops import ABBREVIATIONS as ABBREVIATIONS
 from citewarden.context.full_stops import full_stops
@@ -103,6 +104,13 @@ def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = Tr
     if kind is DocumentKind.LATEX:
         return mask_latex(masked)
     return mask_markdown(masked, whole)
+
+
+@lru_cache(maxsize=1)
+def _masked_file(text: str, spans: tuple[Span, ...], kind: DocumentKind) -> str:
+    """:func:`_mask` of a whole file, kept for the next citation's sentence in the same
+    text (an editor hovering over one citation after another)."""
+    return _mask(text, spans, kind)
 
 
 def _ends(
@@ -317,7 +325,11 @@ def citing_sentences(
     hi = text.find("\n", at.end + REACH)
     hi = len(text) if hi < 0 else hi + 1
     nearby = [c for c in citations if lo <= c.command_span.start and c.command_span.end <= hi]
-    found = _sentences(text[lo:hi], nearby, kind, nearby.index(citations[only]), lo)
+    # the file is masked whole (a comment or a hidden block may open before the stretch),
+    # once for all the hovers of one text
+    every = tuple(sorted({c.command_span for c in citations}, key=lambda s: s.start))
+    masked = _masked_file(text, every, kind)[lo:hi]
+    found = _sentences(text[lo:hi], nearby, kind, nearby.index(citations[only]), lo, masked)
     out: list[CitingSentence | None] = [None] * len(citations)
     out[only] = next((s for s in found if s is not None), None)
     return tuple(out)
@@ -329,14 +341,17 @@ def _sentences(
     kind: DocumentKind,
     only: int | None = None,
     offset: int = 0,
+    masked: str | None = None,
 ) -> tuple[CitingSentence | None, ...]:
     """:func:`citing_sentences` of ``text``, the stretch of the file from ``offset``
-    (the citations' spans are the file's)."""
+    (the citations' spans are the file's), ``masked`` the stretch of the masked file when
+    the caller has it."""
     commands = sorted(
         {Span(c.command_span.start - offset, c.command_span.end - offset) for c in citations},
         key=lambda s: s.start,
     )
-    masked = _mask(text, commands, kind, whole=not offset)
+    if masked is None:
+        masked = _mask(text, commands, kind, whole=not offset)
     starts, ends, cuts = _islands(masked, kind)
     main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset, commands)
     inner: dict[int, _Text] = {}
