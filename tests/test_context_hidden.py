@@ -28,3 +28,15 @@ def test_front_matter_ending_in_a_block_scalar_citation_is_no_prose() -> None:
         got = read(text, markdown=True)
         assert "SECRET" not in got and "title" not in got
         assert "We show this result." in got
+
+
+def test_a_later_yaml_metadata_block_is_no_prose() -> None:
+    got = read("We show this result [@a].\n\n---\nreviewer-notes: SECRET\n---\n", markdown=True)
+    assert "SECRET" not in got and "reviewer" not in got
+    text = "We show this [@a].\n\n---\nsecret: SECRET\n...\n\nVisible [@b].\n"
+    assert "SECRET" not in read(text, markdown=True)
+    text = "\n---\ntitle: SECRET\n---\n\nWe show this [@a].\n"
+    assert "SECRET" not in read(text, markdown=True)
+    # a rule between paragraphs stays a break, its text read
+    text = "First part.\n\n---\n\nWe show this [@a].\n"
+    assert "We show this." in read(text, markdown=True)

@@ -1,7 +1,7 @@
 """Markdown source as sentence text: what is no prose masked out, and the words of a stretch.
 
-:func:`mask_markdown` works offset for offset: the front matter, HTML comments and tags,
-and fenced code blocks become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
+:func:`mask_markdown` works offset for offset: the front matter and later metadata blocks,
+HTML comments and tags, and fenced code blocks become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
 ``$$...$$``) becomes :data:`MATH` then spaces; a backslash escape, inline code, and the text
 of a link, an image or a bracketed span (``[R]{.proglang}``) are kept with their
 punctuation hidden (:func:`hide`), so that neither ends a sentence nor reads as markup, and
@@ -16,8 +16,10 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 from citewarden.context.latex_text import MATH, MATH_STOP
+from citewarden.parsing.markdown_blocks import _blocks as _block_structure
 
 #: Private-use characters that stand for hidden ASCII punctuation (see :func:`hide`).
 _HIDDEN_BASE = 0xE000
@@ -65,6 +67,8 @@ def mask_markdown(text: str, whole: bool = True) -> str:
     other openers no further than a bounded length."""
     if whole:
         text = _FRONT.sub(lambda m: " " * len(m.group()), text, count=1)
+    if "---" in text:
+        text = _without_metadata(text, whole)
     parts: list[str] = []
     pos = at = 0
     failed = {"$": -1, "$$": -1}  # searching a closer from before here finds none
@@ -115,6 +119,26 @@ def mask_markdown(text: str, whole: bool = True) -> str:
             at = close.end()
         parts += (text[pos:start], piece)
         pos = at
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _without_metadata(text: str, whole: bool) -> str:
+    """``text`` with its YAML metadata blocks (pandoc's: ``---`` after a blank line, a YAML
+    mapping up to ``---`` or ``...``) as spaces, line breaks kept, as
+    :mod:`~citewarden.parsing.markdown_blocks` finds them; a stretch (not ``whole``) starting
+    with ``---`` only when it holds a mapping."""
+    blocks = _block_structure(Path(), text)
+    parts: list[str] = []
+    pos = 0
+    for (start, end), meta in zip(blocks.regions, blocks.metadata, strict=True):
+        if not (whole or meta.is_mapping):
+            continue
+        opening = text.rfind("\n", 0, max(0, start - 1)) + 1
+        closing = text.find("\n", end)
+        closing = len(text) if closing < 0 else closing
+        parts += (text[pos:opening], _NOT_NEWLINE.sub(" ", text[opening:closing]))
+        pos = closing
     parts.append(text[pos:])
     return "".join(parts)
 
