@@ -40,3 +40,12 @@ def test_a_later_yaml_metadata_block_is_no_prose() -> None:
     # a rule between paragraphs stays a break, its text read
     text = "First part.\n\n---\n\nWe show this [@a].\n"
     assert "We show this." in read(text, markdown=True)
+
+
+def test_an_html_comment_ends_at_its_first_closer_whatever_it_holds() -> None:
+    text = "We show <!-- TODO: SECRET <!-- old --> this result [@a].\n"
+    assert read(text, markdown=True).strip() == "We show this result."
+    text = "We show this result [@a].\n\n<!-- SECRET\n\nmore SECRET\n"
+    assert "SECRET" not in read(text, markdown=True)
+    text = "We show <!-- SECRET\n\nmore SECRET2 --> this result [@a].\n"
+    assert "SECRET" not in read(text, markdown=True)

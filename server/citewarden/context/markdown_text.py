@@ -34,7 +34,7 @@ _GONE = "\x03"
 #: breaks too, was blanked (``nocite: |\n  @x\n---`` reads ``nocite:        ---``)
 _FRONT = re.compile(r"\A---[ \t]*\r?\n.*?(?:^|(?<=[ ]{2}))(?:---|\.\.\.)[ \t\r]*$", re.S | re.M)
 _HIDDEN = re.compile(
-    r"(?P<blank><!--(?:(?!<!--|-->)[\s\S])*-->|</?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>)"
+    r"(?P<comment><!--)|(?P<blank></?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>)"
     r"|(?P<escape>\\[!-/:-@\[-`{-~])"
     r"|(?P<fence>(?:(?<=\n)|\A)[ \t]{0,3}(?P<fch>`{3,}|~{3,})[^\n]*)"
     r"|(?P<code>(?<!`)(?P<ticks>`+)(?!`)(?:[^`\n]|\n(?![ \t\r]*\n)){1,2000}?(?<!`)(?P=ticks)(?!`))"
@@ -78,6 +78,12 @@ def mask_markdown(text: str, whole: bool = True) -> str:
         start, at = m.start(), m.end()
         kind = m.lastgroup
         if kind == "blank":
+            piece = " " * (at - start)
+        elif kind == "comment":
+            # an HTML comment ends at the first "-->" (a "<!--" inside opens nothing); one
+            # left open hides the rest
+            ending = text.find("-->", at)
+            at = len(text) if ending < 0 else ending + 3
             piece = " " * (at - start)
         elif kind in ("fence", "fch"):
             fence = m.group("fch")
