@@ -49,3 +49,22 @@ def test_an_html_comment_ends_at_its_first_closer_whatever_it_holds() -> None:
     assert "SECRET" not in read(text, markdown=True)
     text = "We show <!-- SECRET\n\nmore SECRET2 --> this result [@a].\n"
     assert "SECRET" not in read(text, markdown=True)
+
+
+def test_iffalse_counts_nested_conditionals_reads_no_comment_and_keeps_its_else() -> None:
+    text = "We show \\iffalse draft \\ifnum1=1 x\\fi SECRET remark \\fi this result \\cite{a}.\n"
+    assert read(text).strip() == "We show this result."
+    text = "We show \\iffalse SECRET % \\fi\nSECRET2 \\fi this \\cite{a}.\n"
+    assert read(text).strip() == "We show this."
+    assert read("We show \\iffalse old \\else new \\fi results \\cite{a}.\n").strip() == (
+        "We show new results."
+    )
+    text = "We show this \\cite{a}. Then \\iffalse SECRET never closed.\n\nSECRET2 too.\n"
+    assert "SECRET" not in read(text)
+
+
+def test_an_argument_that_is_no_prose_is_dropped_whatever_its_braces_nest() -> None:
+    text = "We show \\todo{SECRET \\textbf{check {this {deep {er}}}}} this result \\cite{a}.\n"
+    assert read(text).strip() == "We show this result."
+    text = "We show \\index{SECRET \\} {x}} this result \\cite{a}.\n"
+    assert read(text).strip() == "We show this result."

@@ -2,8 +2,9 @@
 
 :func:`mask_latex` replaces what is never part of a typeset sentence by spaces, offset for
 offset: comments (a ``%`` after an even number of backslashes, with the line break it eats),
-``\\iffalse ... \\fi``, URLs, ``\\verb`` and verbatim environments, and the arguments of
-``\\index``, ``\\label``, ``\\todo``, ``\\includegraphics`` ...  Math (``$...$``,
+``\\iffalse ... \\fi`` (nested conditionals counted, an ``\\else`` branch kept), URLs,
+``\\verb`` and verbatim environments, and the arguments of ``\\index``, ``\\label``,
+``\\todo``, ``\\includegraphics`` ... (their braces nested to any depth).  Math (``$...$``,
 ``\\(...\\)``, ``\\[...\\]`` and the display environments) becomes one unit: :data:`MATH`
 then spaces, keeping a display's final full stop, so no sentence breaks inside it and a
 displayed equation inside a sentence does not cut it.  :func:`latex_plain` reads the words
@@ -33,10 +34,9 @@ _HIDDEN = re.compile(
     r"|(?P<drop>\\(?:url|nolinkurl|path)\s*\{[^{}\n]*\}"
     r"|\\href\s*\{[^{}\n]*\}"
     r"|\\verb\*?(?P<delim>[^A-Za-z\s*])[^\n]*?(?P=delim)"
-    r"|\\iffalse\b(?:[^\\]|\\(?!fi\b|iffalse\b))*\\fi\b"
-    r"|\\(?:index|label|todo|includegraphics|glossary|nomenclature|marginpar|vspace|hspace"
-    r"|phantom|hypertarget|pdfbookmark)\*?"
-    r"(?:\[[^\[\]]{0,200}\])?\s*\{(?:[^{}]|\{[^{}]*\})*\})"
+    r")|(?P<iffalse>\\iffalse(?![A-Za-z@]))"
+    r"|(?P<argument>\\(?:index|label|todo|includegraphics|glossary|nomenclature|marginpar"
+    r"|vspace|hspace|phantom|hypertarget|pdfbookmark)\*?(?:\[[^\[\]]{0,200}\])?\s*\{)"
     r"|(?P<verbatim>\\begin\{(?P<venv>(?:" + _VERBATIM_ENVS + r")\*?)\})"
     r"|(?P<math>\$\$|\$|\\\(|\\\[|\\begin\{(?P<env>(?:" + _DISPLAY_ENVS + r")\*?)\})"
     r"|\\[\s\S]"  # an escaped character (``\\%``, ``\\$``, ``\\\\``): passed over
@@ -58,10 +58,24 @@ def mask_latex(text: str) -> str:
     parts: list[str] = []
     pos = at = 0
     failed: dict[str, int] = {}  # closer -> searching it from before here finds none
+    braces: dict[int, int] | None = None  # where each brace group closes, found once
     while (m := _HIDDEN.search(text, at)) is not None:
         at = m.end()
         if m.lastgroup in ("comment", "drop"):
             parts += (text[pos : m.start()], " " * (m.end() - m.start()))
+            pos = at
+        elif m.lastgroup == "iffalse":
+            at = _false_branch_end(text, at)
+            parts += (text[pos : m.start()], " " * (at - m.start()))
+            pos = at
+        elif m.lastgroup == "argument":
+            if braces is None:
+                braces = _matching_braces(text)
+            closing = braces.get(at - 1)
+            if closing is None:
+                continue  # an argument never closed: no argument
+            at = closing + 1
+            parts += (text[pos : m.start()], " " * (at - m.start()))
             pos = at
         elif m.lastgroup in ("verbatim", "venv"):
             key = f"\\end{{{m.group('venv')}}}"
@@ -100,6 +114,43 @@ def mask_latex(text: str) -> str:
 
 
 _NOT_NEWLINE = re.compile(r"[^\n]")
+#: what ``\\iffalse`` skips over: comments, conditionals nested in it, their ends
+_CONDITIONAL = re.compile(
+    r"%[^\n]*|\\(?:(?P<if>if(?!thenelse(?![A-Za-z@]))[A-Za-z@]*)|(?P<fi>fi)|(?P<else>else))"
+    r"(?![A-Za-z@])|\\[\s\S]"
+)
+#: what pairs braces: comments and escaped characters hold none
+_BRACE = re.compile(r"%[^\n]*|\\[\s\S]|[{}]")
+
+
+def _false_branch_end(text: str, start: int) -> int:
+    """Where the text ``\\iffalse`` hides from ``start`` ends: after its ``\\fi``, or at
+    its ``\\else`` (what follows is typeset), conditionals nested in it counted and
+    comments not read; the text's end when nothing closes it."""
+    depth = 0
+    for m in _CONDITIONAL.finditer(text, start):
+        if m.group("if"):
+            depth += 1
+        elif m.group("fi"):
+            if depth == 0:
+                return m.end()
+            depth -= 1
+        elif m.group("else") and depth == 0:
+            return m.end()
+    return len(text)
+
+
+def _matching_braces(text: str) -> dict[int, int]:
+    """Where each ``{`` of ``text`` that is closed is closed: one pass."""
+    pairs: dict[int, int] = {}
+    opened: list[int] = []
+    for m in _BRACE.finditer(text):
+        c = m.group()
+        if c == "{":
+            opened.append(m.start())
+        elif c == "}" and opened:
+            pairs[opened.pop()] = m.start()
+    return pairs
 
 
 def _spaces(text: str) -> str:
