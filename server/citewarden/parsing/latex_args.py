@@ -374,11 +374,26 @@ def _skip_delimited_code(text: str, i: int) -> int:
     if i >= len(text) or text[i] in " \t\r\n":
         return i
     delim = text[i]
-    line_end = text.find("\n", i + 1)
-    if line_end < 0:
-        line_end = len(text)
+    line_end = _line_end(text, i + 1)
     close = text.find(delim, i + 1, line_end)
     return close + 1 if close >= 0 else line_end
+
+
+#: (text, a position, the end of its line): the line end found last, kept for the next
+#: position on the same line (``\verb|x|`` repeated on one long line: found once).
+_LAST_END: tuple[str, int, int] = ("", 0, 0)
+
+
+def _line_end(text: str, i: int) -> int:
+    """Where the line holding position ``i`` of ``text`` ends (its length for the last)."""
+    global _LAST_END
+    last = _LAST_END
+    if last[0] is text and last[1] <= i <= last[2]:
+        return last[2]
+    end = text.find("\n", i)
+    end = len(text) if end < 0 else end
+    _LAST_END = (text, i, end)
+    return end
 
 
 def _skip_inline_code(text: str, i: int, mint: bool) -> int:

@@ -96,17 +96,38 @@ def in_comment(text: str, i: int) -> bool:
 
 
 def _in_comment(text: str, i: int) -> bool:
-    """A ``%`` not escaped by a backslash stands before ``i`` on its line."""
-    j = text.rfind("\n", 0, i) + 1
+    """A ``%`` not escaped by a backslash stands before ``i`` on its line.  The line's
+    first such ``%`` is found once and kept for the next question about the same line
+    (the questions come in order: a long line is read once, not once a question)."""
+    global _LAST_LINE
+    last = _LAST_LINE
+    if last[0] is text and last[1] <= i <= last[2]:
+        return last[3] < i
+    start = text.rfind("\n", 0, i) + 1
+    end = text.find("\n", i)
+    end = len(text) if end < 0 else end
+    first = _first_comment(text, start, end)
+    _LAST_LINE = (text, start, end, first)
+    return first < i
+
+
+#: (text, line start, line end, its first comment's ``%``): the line asked about last.
+_LAST_LINE: tuple[str, int, int, int] = ("", 0, 0, 0)
+
+
+def _first_comment(text: str, start: int, end: int) -> int:
+    """Where the first ``%`` not escaped by a backslash stands in ``text[start:end]``
+    (``end`` when there is none)."""
+    j = start
     while True:
-        k = text.find("%", j, i)
+        k = text.find("%", j, end)
         if k < 0:
-            return False
+            return end
         b = k
-        while b > 0 and text[b - 1] == "\\":
+        while b > start and text[b - 1] == "\\":
             b -= 1
         if (k - b) % 2 == 0:
-            return True
+            return k
         j = k + 1
 
 
