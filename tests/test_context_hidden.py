@@ -68,3 +68,24 @@ def test_an_argument_that_is_no_prose_is_dropped_whatever_its_braces_nest() -> N
     assert read(text).strip() == "We show this result."
     text = "We show \\index{SECRET \\} {x}} this result \\cite{a}.\n"
     assert read(text).strip() == "We show this result."
+
+
+def test_raw_code_links_autolinks_shortcodes_and_script_elements_are_no_prose() -> None:
+    for raw in ("`\\todo{SECRET}`{=latex}", "`<b>SECRET</b>`{=html}"):
+        assert read(f"We show {raw} this result [@a].\n", markdown=True).strip() == (
+            "We show this result."
+        )
+    text = "We use [PyTorch][pt] for training [@a].\n\n[pt]: https://pytorch.org\n"
+    assert read(text, markdown=True).strip() == "We use PyTorch for training."
+    text = "Code is at <https://github.com/x/SECRET> as released [@a].\n"
+    assert read(text, markdown=True).strip() == "Code is at as released."
+    text = "We use the {{< meta SECRET >}} pipeline [@a].\n"
+    assert read(text, markdown=True).strip() == "We use the pipeline."
+    for element in ("script", "style"):
+        text = f"We show this result [@a].\n\n<{element}>\nvar token = 'SECRET';\n</{element}>\n"
+        assert read(text, markdown=True).strip() == "We show this result."
+
+
+def test_a_paragraph_starting_with_a_citation_is_no_indented_code() -> None:
+    text = "First part.\n\n[@smith2020] shows that nets work [@a].\n"
+    assert read(text, markdown=True).strip() == "First part. shows that nets work."

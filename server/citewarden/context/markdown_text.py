@@ -1,11 +1,12 @@
 """Markdown source as sentence text: what is no prose masked out, and the words of a stretch.
 
 :func:`mask_markdown` works offset for offset: the front matter and later metadata blocks,
-HTML comments and tags, and fenced code blocks become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
+HTML comments, tags, autolinks and ``<script>``/``<style>`` elements, Quarto shortcodes,
+raw code (```...`{=latex}``) and fenced code blocks become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
 ``$$...$$``) becomes :data:`MATH` then spaces; a backslash escape, inline code, and the text
 of a link, an image or a bracketed span (``[R]{.proglang}``) are kept with their
 punctuation hidden (:func:`hide`), so that neither ends a sentence nor reads as markup, and
-a link's target is dropped.  :func:`markdown_breaks` finds the block structure: blank
+a link's target (or reference label) is dropped.  :func:`markdown_breaks` finds the block structure: blank
 lines, headings (to their line's end), rules, fences, table rows, reference definitions,
 and list items and block quotes where a block can start (a lazy continuation line starting
 ``2019)`` or ``>`` is no new block).
@@ -34,12 +35,16 @@ _GONE = "\x03"
 #: breaks too, was blanked (``nocite: |\n  @x\n---`` reads ``nocite:        ---``)
 _FRONT = re.compile(r"\A---[ \t]*\r?\n.*?(?:^|(?<=[ ]{2}))(?:---|\.\.\.)[ \t\r]*$", re.S | re.M)
 _HIDDEN = re.compile(
-    r"(?P<comment><!--)|(?P<blank></?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>)"
+    r"(?P<comment><!--)|(?P<shortcode>\{\{[<%])"
+    r"|(?P<blank></?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>"
+    r"|<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]{0,2000}|[^<>\s@]{1,200}@[^<>\s]{1,200})>)"
     r"|(?P<escape>\\[!-/:-@\[-`{-~])"
     r"|(?P<fence>(?:(?<=\n)|\A)[ \t]{0,3}(?P<fch>`{3,}|~{3,})[^\n]*)"
-    r"|(?P<code>(?<!`)(?P<ticks>`+)(?!`)(?:[^`\n]|\n(?![ \t\r]*\n)){1,2000}?(?<!`)(?P=ticks)(?!`))"
+    r"|(?P<code>(?<!`)(?P<ticks>`+)(?!`)(?:[^`\n]|\n(?![ \t\r]*\n)){1,2000}?(?<!`)(?P=ticks)(?!`)"
+    r"(?P<raw>\{=[A-Za-z][\w-]{0,30}\})?)"
     r"|(?P<link>!?\[(?P<text>[^\[\]\n]{0,500})\]"
-    r"(?:\((?:[^()\s]|\([^()\s]*\)){0,500}(?:\s+\"[^\"\n]{0,200}\")?\)|\{[^{}\n]{0,200}\}))"
+    r"(?:\((?:[^()\s]|\([^()\s]*\)){0,500}(?:\s+\"[^\"\n]{0,200}\")?\)|\{[^{}\n]{0,200}\}"
+    r"|\[[^\[\]\n]{0,300}\]))"
     r"|(?P<math>\$\$?)"
 )
 _DISPLAY_CLOSE = re.compile(r"(?:[^$\\]|\\[\s\S]|\$(?!\$))*?\$\$")
@@ -67,17 +72,35 @@ def mask_markdown(text: str, whole: bool = True) -> str:
     other openers no further than a bounded length."""
     if whole:
         text = _FRONT.sub(lambda m: " " * len(m.group()), text, count=1)
-    if "---" in text:
-        text = _without_metadata(text, whole)
+    text = _without_blocks(text, whole)
     parts: list[str] = []
     pos = at = 0
     failed = {"$": -1, "$$": -1}  # searching a closer from before here finds none
     unclosed: dict[str, tuple[int, int]] = {}  # fence character -> (length, after) none closes
     searches = 0  # fences left unclosed: after a few, no more are looked for
+    shortcode_ends: dict[str, int] = {}  # the first end of a shortcode found (-1: none)
+    paragraph_end = -1  # where the paragraph of the last shortcode searched ends
     while (m := _HIDDEN.search(text, at)) is not None:
         start, at = m.start(), m.end()
         kind = m.lastgroup
         if kind == "blank":
+            piece = " " * (at - start)
+        elif kind == "shortcode":
+            # a Quarto shortcode (``{{< meta title >}}``) up to its end, in its paragraph
+            end_mark = ">}}" if m.group()[2] == "<" else "%}}"
+            ending = shortcode_ends.get(end_mark, -2)
+            if ending == -1:
+                continue  # none is closed after here
+            if ending < at:  # the first end after the last searched: the first after here
+                ending = shortcode_ends[end_mark] = text.find(end_mark, at)
+                if ending < 0:
+                    continue
+            if paragraph_end < at:
+                found = _PARAGRAPH.search(text, at)
+                paragraph_end = found.start() if found else len(text)
+            if ending > paragraph_end:
+                continue
+            at = ending + 3
             piece = " " * (at - start)
         elif kind == "comment":
             # an HTML comment ends at the first "-->" (a "<!--" inside opens nothing); one
@@ -99,6 +122,8 @@ def mask_markdown(text: str, whole: bool = True) -> str:
             piece = _NOT_NEWLINE.sub(" ", text[start:at])  # a code block: no prose
         elif kind == "escape":
             piece = _GONE + hide(m.group()[1])
+        elif kind == "code" and m.group("raw"):
+            piece = " " * (at - start)  # raw LaTeX or HTML: no prose of the document
         elif kind == "code":
             ticks = len(m.group("ticks"))
             piece = " " * ticks + hide(m.group()[ticks:-ticks]) + " " * ticks
@@ -129,26 +154,35 @@ def mask_markdown(text: str, whole: bool = True) -> str:
     return "".join(parts)
 
 
-def _without_metadata(text: str, whole: bool) -> str:
+def _without_blocks(text: str, whole: bool) -> str:
     """``text`` with its YAML metadata blocks (pandoc's: ``---`` after a blank line, a YAML
-    mapping up to ``---`` or ``...``) as spaces, line breaks kept, as
-    :mod:`~citewarden.parsing.markdown_blocks` finds them; a stretch (not ``whole``) starting
-    with ``---`` only when it holds a mapping."""
+    mapping up to ``---`` or ``...``) and ``<script>``, ``<style>``, ``<pre>`` and
+    ``<textarea>`` elements as spaces, line breaks kept, as
+    :mod:`~citewarden.parsing.markdown_blocks` finds them; a stretch (not ``whole``)
+    starting with ``---`` only when it holds a mapping.  Not its indented code blocks: a
+    line that starts with a blanked citation looks indented here (fenced code is masked
+    with the inline markup)."""
     blocks = _block_structure(Path(), text)
+    yaml = {
+        start: whole or meta.is_mapping
+        for (start, _), meta in zip(blocks.regions, blocks.metadata, strict=True)
+    }
     parts: list[str] = []
     pos = 0
-    for (start, end), meta in zip(blocks.regions, blocks.metadata, strict=True):
-        if not (whole or meta.is_mapping):
+    for start, end in blocks.skip:
+        content = text.find("\n", start) + 1  # where a metadata block's YAML starts
+        hidden = yaml[content] if content in yaml else _VERBATIM.match(text, start) is not None
+        if not hidden:
             continue
-        opening = text.rfind("\n", 0, max(0, start - 1)) + 1
-        closing = text.find("\n", end)
-        closing = len(text) if closing < 0 else closing
-        parts += (text[pos:opening], _NOT_NEWLINE.sub(" ", text[opening:closing]))
-        pos = closing
+        end = min(end, len(text))
+        parts += (text[pos:start], _NOT_NEWLINE.sub(" ", text[start:end]))
+        pos = end
     parts.append(text[pos:])
     return "".join(parts)
 
 
+#: an element whose content is no Markdown (nor prose)
+_VERBATIM = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?=[\s/>])", re.I)
 _NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,100}\]:?")
 _MARK = re.compile(r"[*_`#>|]+")
 _DROP = str.maketrans("", "", MATH + _GONE)
