@@ -176,3 +176,27 @@ def test_a_tcp_body_over_the_limit_is_let_go_and_the_next_message_is_in_step() -
         return await _stream(b"{" * 5000).readexactly(10**11)
 
     assert asyncio.run(cut_short()) == b""
+
+
+def test_a_body_over_the_limit_nested_too_deep_at_its_start_is_let_go() -> None:
+    """The id of a body over the limit is read from its first bytes; nested deeper than
+    the decoder recurses, it ended the server."""
+    assert top_level_fields('{"id": ' + "[" * 4000) == {}
+    body = b'{"id": ' + b"[" * 4000 + b"]" * 4000 + b"}"
+    stand_in = json.loads(_input(body, limit=100).read(len(body)))
+    assert stand_in["method"] == TOO_LARGE and "id" not in stand_in["params"]
+
+
+def test_a_body_within_the_limit_is_not_allotted_before_it_arrives() -> None:
+    """A header announcing a gigabyte the stream never sends: the reading ends at the end
+    of the stream without reserving the gigabyte first (it ran the server out of memory
+    under a raised max_file_mb)."""
+    import tracemalloc
+
+    stream = _input(b"{", limit=1 << 31)
+    tracemalloc.start()
+    try:
+        assert stream.read(1_100_000_000) == b""
+        assert tracemalloc.get_traced_memory()[1] < 64 << 20
+    finally:
+        tracemalloc.stop()

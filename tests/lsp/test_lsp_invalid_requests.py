@@ -141,3 +141,19 @@ def test_a_request_with_id_null_gets_invalid_request(client: RawClient) -> None:
     _assert_invalid_request(error)
     assert "zzz" in client.hover("main.tex", 0, 7)["result"]["contents"]["value"]
     assert client.unanswerable == [error]
+
+
+def test_a_request_of_an_unknown_method_without_params_is_method_not_found(
+    client: RawClient,
+) -> None:
+    """JSON-RPC lets params out: a request no handler takes gets MethodNotFound with or
+    without them (without, it was an internal error with a traceback in the log), and a
+    response without a result is taken as one to a request that returns nothing."""
+    _write(client, {"jsonrpc": "2.0", "id": 950, "method": "foo/bar"})
+    _write(client, {"jsonrpc": "2.0", "id": 951, "method": "foo/bar", "params": {}})
+    _write(client, {"jsonrpc": "2.0", "id": 5})
+    for msg_id in (950, 951):
+        error = client.response(msg_id)["error"]
+        assert error["code"] == -32601 and "data" not in error
+    _write(client, {"jsonrpc": "2.0", "id": 952, "method": "workspace/symbol", "params": SYMBOLS})
+    assert "result" in client.response(952)

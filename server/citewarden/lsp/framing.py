@@ -185,8 +185,18 @@ class BoundedInput:
 
     def read(self, size: int) -> bytes:
         limit = self._limit()
-        if size <= limit:
+        if size <= limit and size <= CHUNK:
             return self._stream.read(size)
+        if size <= limit:  # in pieces: memory grows with what arrives, not what is announced
+            pieces: list[bytes] = []
+            left = size
+            while left > 0:
+                chunk = self._stream.read(min(left, CHUNK))
+                if not chunk:
+                    return b""  # the end of the stream
+                pieces.append(chunk)
+                left -= len(chunk)
+            return b"".join(pieces)
         head = self._stream.read(HEAD)
         if len(head) < HEAD:
             return b""
@@ -281,7 +291,7 @@ def top_level_fields(head: str) -> dict[str, Any]:
                 value_at = _after_spaces(head, colon + 1)
                 try:
                     value, end = decoder.raw_decode(head, value_at)
-                except ValueError:
+                except (ValueError, RecursionError):  # cut short, or nested too deep
                     break
                 if _fits(text, value):
                     found[text] = value

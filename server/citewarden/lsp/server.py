@@ -205,8 +205,16 @@ class CitewardenProtocol(LanguageServerProtocol):
         with InvalidParams (a line of the log says so, :meth:`_handle`)."""
         if "jsonrpc" not in data:
             return data  # an object within the message
+        kind = self._message_type(data)
+        # JSON-RPC lets a request or notification leave out params (one of a method no
+        # handler takes is answered MethodNotFound), and a response without a result is
+        # one to a request that returns nothing
+        if kind in (JsonRPCRequestMessage, JsonRPCNotification) and "params" not in data:
+            data = {**data, "params": None}
+        elif kind is JsonRPCResponseMessage and "result" not in data:
+            data = {**data, "result": None}
         try:
-            return self._converter.structure(data, self._message_type(data))
+            return self._converter.structure(data, kind)
         except ClassValidationError as exc:
             raise JsonRpcInvalidParams() from exc
         except Exception as exc:
