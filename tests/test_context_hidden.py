@@ -89,3 +89,19 @@ def test_raw_code_links_autolinks_shortcodes_and_script_elements_are_no_prose() 
 def test_a_paragraph_starting_with_a_citation_is_no_indented_code() -> None:
     text = "First part.\n\n[@smith2020] shows that nets work [@a].\n"
     assert read(text, markdown=True).strip() == "First part. shows that nets work."
+
+
+def test_latex_list_options_preamble_file_names_code_and_definitions_are_no_prose() -> None:
+    text = "Intro.\n\\begin{itemize}[leftmargin=*, label=--]\n\\item Deep nets work \\cite{a}.\n"
+    assert read(text).strip() == "Intro. Deep nets work."
+    text = "Deep nets work \\cite{a}.\n\\input{sections/SECRET.tex}\n\\include{SECRET2}\n"
+    assert read(text).strip() == "Deep nets work."
+    text = (
+        "\\documentclass{article}\n\\usepackage[backend=biber]{biblatex}\n"
+        "\\addbibresource{refs.bib}\n\\title{SECRET}\n\\begin{document}\nDeep nets work \\cite{a}.\n"
+    )
+    assert read(text).strip() == "Deep nets work."
+    text = "\\begin{pyverbatim}\nx = SECRET(1)\n\\end{pyverbatim}\nDeep nets work \\cite{a}.\n"
+    assert read(text).strip() == "Deep nets work."
+    for definition in ("\\newcommand{\\note}[1]{SECRET #1}", "\\def\\note#1{SECRET {#1}}"):
+        assert read(f"{definition}\nDeep nets work \\cite{{a}}.\n").strip() == "Deep nets work."

@@ -4,7 +4,9 @@
 offset: comments (a ``%`` after an even number of backslashes, with the line break it eats),
 ``\\iffalse ... \\fi`` (nested conditionals counted, an ``\\else`` branch kept), URLs,
 ``\\verb`` and verbatim environments, and the arguments of ``\\index``, ``\\label``,
-``\\todo``, ``\\includegraphics`` ... (their braces nested to any depth).  Math (``$...$``,
+``\\todo``, ``\\includegraphics`` ... (their braces nested to any depth), the bodies of
+``\\newcommand`` and ``\\def``, the file names of ``\\input``, ``\\usepackage`` ... and
+the preamble of a file that starts with ``\\documentclass``.  Math (``$...$``,
 ``\\(...\\)``, ``\\[...\\]`` and the display environments) becomes one unit: :data:`MATH`
 then spaces, keeping a display's final full stop, so no sentence breaks inside it and a
 displayed equation inside a sentence does not cut it.  :func:`latex_plain` reads the words
@@ -28,7 +30,10 @@ _DISPLAY_ENVS = (
     "equation|align|alignat|flalign|gather|multline|eqnarray|displaymath|math|dmath|split"
 )
 #: Environments whose content is no prose (code, a commented-out block, an embedded file).
-_VERBATIM_ENVS = "verbatim|Verbatim|lstlisting|minted|comment|filecontents|alltt"
+_VERBATIM_ENVS = (
+    r"[A-Za-z@]*(?:verbatim|Verbatim)|lstlisting|minted|comment|filecontents|alltt|pycode"
+    r"|pyblock|pyconsole|sageblock|sagesilent|sagecommandline|tcblisting|codeblock"
+)
 _HIDDEN = re.compile(
     r"(?P<comment>%[^\n]*(?:\n(?![ \t\r]*\n))?)"
     r"|(?P<drop>\\(?:url|nolinkurl|path)\s*\{[^{}\n]*\}"
@@ -36,7 +41,12 @@ _HIDDEN = re.compile(
     r"|\\verb\*?(?P<delim>[^A-Za-z\s*])[^\n]*?(?P=delim)"
     r")|(?P<iffalse>\\iffalse(?![A-Za-z@]))"
     r"|(?P<argument>\\(?:index|label|todo|includegraphics|glossary|nomenclature|marginpar"
-    r"|vspace|hspace|phantom|hypertarget|pdfbookmark)\*?(?:\[[^\[\]]{0,200}\])?\s*\{)"
+    r"|vspace|hspace|phantom|hypertarget|pdfbookmark)\*?(?:\[[^\[\]]{0,200}\])?\s*\{"
+    r"|\\(?:(?:re)?newcommand|providecommand|DeclareRobustCommand)\*?\s*"
+    r"(?:\{[^{}]{0,200}\}|\\[A-Za-z@]+)(?:\s*\[[^\[\]]{0,200}\]){0,2}\s*\{"
+    r"|\\[egx]?def\s*\\[A-Za-z@]+[^{}\n]{0,50}?\{)"
+    r"|(?P<file>\\(?:input|include|includeonly|bibliography|bibliographystyle|addbibresource"
+    r"|usepackage|RequirePackage|documentclass|graphicspath)\*?(?:\[[^\[\]]{0,200}\])?\s*\{)"
     r"|(?P<verbatim>\\begin\{(?P<venv>(?:" + _VERBATIM_ENVS + r")\*?)\})"
     r"|(?P<math>\$\$|\$|\\\(|\\\[|\\begin\{(?P<env>(?:" + _DISPLAY_ENVS + r")\*?)\})"
     r"|\\[\s\S]"  # an escaped character (``\\%``, ``\\$``, ``\\\\``): passed over
@@ -59,6 +69,9 @@ def mask_latex(text: str) -> str:
     pos = at = 0
     failed: dict[str, int] = {}  # closer -> searching it from before here finds none
     braces: dict[int, int] | None = None  # where each brace group closes, found once
+    if (body := _document_body(text)) > 0:
+        parts.append(_spaces(text[:body]))  # the preamble: no prose
+        pos = at = body
     while (m := _HIDDEN.search(text, at)) is not None:
         at = m.end()
         if m.lastgroup in ("comment", "drop"):
@@ -68,14 +81,16 @@ def mask_latex(text: str) -> str:
             at = _false_branch_end(text, at)
             parts += (text[pos : m.start()], " " * (at - m.start()))
             pos = at
-        elif m.lastgroup == "argument":
+        elif m.lastgroup in ("argument", "file"):
             if braces is None:
                 braces = _matching_braces(text)
             closing = braces.get(at - 1)
             if closing is None:
                 continue  # an argument never closed: no argument
+            # a file's name goes, its command stays (\\bibliography ends a sentence)
+            kept = at - 1 if m.lastgroup == "file" else m.start()
             at = closing + 1
-            parts += (text[pos : m.start()], " " * (at - m.start()))
+            parts += (text[pos:kept], " " * (at - kept))
             pos = at
         elif m.lastgroup in ("verbatim", "venv"):
             key = f"\\end{{{m.group('venv')}}}"
@@ -121,6 +136,20 @@ _CONDITIONAL = re.compile(
 )
 #: what pairs braces: comments and escaped characters hold none
 _BRACE = re.compile(r"%[^\n]*|\\[\s\S]|[{}]")
+
+
+_DOCUMENT = re.compile(r"\\begin\s*\{document\}")
+_CLASS = re.compile(r"\\documentclass\b")
+
+
+def _document_body(text: str) -> int:
+    """Where the document's body starts (its preamble ends): after ``\\begin{document}``
+    of a file that starts with ``\\documentclass`` (no environment before it); 0 if none."""
+    start = _CLASS.search(text)
+    if start is None or "\\begin" in text[: start.start()]:
+        return 0
+    body = _DOCUMENT.search(text, start.end())
+    return body.end() if body else 0
 
 
 def _false_branch_end(text: str, start: int) -> int:
@@ -234,6 +263,7 @@ _BREAK = re.compile(
     r"|\\begin\{(?:tabular[x*]?|array|longtable|tabulary)\}(?:\{[^{}]{0,50}\})?"
     r"(?:\[[^\]]{0,20}\])?\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}"
     r"|\\(?:begin|end)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
+    r"(?:\[(?:[^\[\]{}]|\{[^{}]{0,100}\}){0,300}\])?"
     r"|\\(?:caption|item|par|maketitle|newline|hline|midrule|toprule|bottomrule)\b\*?"
     r"|\\\\\*?(?:\[[^\]]{0,50}\])?|(?<!\\)&"
 )
