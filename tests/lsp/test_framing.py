@@ -200,3 +200,16 @@ def test_a_body_within_the_limit_is_not_allotted_before_it_arrives() -> None:
         assert tracemalloc.get_traced_memory()[1] < 64 << 20
     finally:
         tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "left", [b"abc", b"0", b"a-b", b'fig:1"}}', b"x: 1}", b"Content-Length: abc"]
+)
+def test_bytes_left_before_a_content_length_are_let_go_on_their_line(left: bytes) -> None:
+    """A body shorter than its length leaves its end before the next header; when that
+    end reads like a header name (``abcContent-Length``, ``fig:1"}}Content-Length``), the
+    Content-Length at the line's end was missed, and the next message lost with it."""
+    stream = _input(left + b"Content-Length: 2\r\n\r\n{}Content-Length: 1\r\n\r\n1")
+    assert _headers(stream, 2) == [b"Content-Length: 2\r\n", b"\r\n"]
+    assert stream.read(2) == b"{}"
+    assert _headers(stream, 2) == [b"Content-Length: 1\r\n", b"\r\n"]

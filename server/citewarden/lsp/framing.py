@@ -86,15 +86,16 @@ class Headers:
             if not text and not cut:
                 return self._end()
             header = None if cut else _HEADER.fullmatch(text)
+            ends_in_length = _RESYNC.search(text) is not None
             if header is not None:
                 name, value = header.group(1).lower(), header.group(2)
-                if name != b"content-length":
-                    self._in_block = True  # Content-Type, or one LSP does not know
-                    return None
-                if _LENGTH.fullmatch(value):
+                if name == b"content-length" and _LENGTH.fullmatch(value):
                     self._length, self._in_block = int(value), True
                     return None
-            if _RESYNC.search(text) is None or header is not None:
+                if name != b"content-length" and not ends_in_length:
+                    self._in_block = True  # Content-Type, or one LSP does not know
+                    return None
+            if not ends_in_length:  # else bytes before a Content-Length header (below)
                 self._lose(
                     "a Content-Length that is no number"
                     if header is not None
