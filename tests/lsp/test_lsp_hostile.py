@@ -468,6 +468,12 @@ def test_a_tcp_connection_is_read_within_the_same_bounds(workspace: Path, tmp_pa
             conn.sendall(b"Content-Length: " + b"9" * 5000 + b"\r\n" + b"x" * 300_000 + b"\r\n")
             send({"id": 2, "method": "workspace/symbol", "params": {"query": ""}})
             assert "result" in answer(2)
+            # a second connection (a port probe, another editor) is closed at once: the
+            # editor's answers stayed with it, and its closing ended the server
+            with socket.create_connection(("127.0.0.1", port), timeout=WAIT) as probe:
+                assert probe.recv(1) == b""
+            send({"id": 5, "method": "workspace/symbol", "params": {"query": ""}})
+            assert "result" in answer(5)
             big = {"command": "citewarden.status", "arguments": ["x" * (70 << 20)]}
             send({"id": 3, "method": "workspace/executeCommand", "params": big})
             assert "over the limit of 64.0 MB" in answer(3)["error"]["message"]

@@ -421,8 +421,16 @@ class CitewardenServer(LanguageServer):
     def start_tcp(self, host: str, port: int) -> None:
         """pygls' TCP server, each connection read through :class:`.framing.BoundedStream`."""
         self._stop_event = stop_event = threading.Event()
+        serving: list[asyncio.StreamWriter] = []  # the editor's connection, once it came
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if serving:  # one editor per server: another connection would take its answers
+                log.warning("a second connection was closed: the server serves one editor")
+                writer.close()
+                with contextlib.suppress(OSError):
+                    await writer.wait_closed()
+                return
+            serving.append(writer)
             self.protocol.set_writer(writer)
             stream = BoundedStream(reader, self.message_limit)
             await run_async(
