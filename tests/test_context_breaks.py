@@ -219,6 +219,11 @@ def test_markdown_reference_definitions_are_no_sentence() -> None:
     text = "Body text [@a] here.\n\n[@tag:X]:\n  doi:10.1/abc\n"
     got = sentences(text, markdown=True)
     assert got["a"] is not None and got["a"].after == "" and got["tag:X"] is None
+    # followed by a paragraph: its sentence is not the definition's (it was)
+    text = "Body [@a] here.\n\n[@x]: doi:10.1/abc\n\nNext sentence about cats [@b].\n"
+    got = sentences(text, markdown=True)
+    assert got["x"] is None
+    assert got["b"] is not None and got["b"].text == "Next sentence about cats."
 
 
 def test_a_sentence_cut_in_a_long_run_is_the_same_for_one_citation_and_for_all() -> None:

@@ -397,6 +397,10 @@ def _around(text: _Text, command: Span) -> CitingSentence | None:
     # a citation inside a break (a reference definition, an environment's argument): the
     # sentence after it
     inside = k < len(ends) and ends[k] <= pos
+    if text.kind is not DocumentKind.LATEX and masked.startswith(":", command.end):
+        line = masked.rfind("\n", 0, pos) + 1
+        if pos - line <= 3 and not masked[line:pos].strip():
+            return None  # ``[@x]: doi:...`` defines a link: no sentence cites there
     start, end, j, i = _sentence_at(ends, starts, starts[k] if inside else pos, size, d)
     sentence, worded = read(start, end)
     if not worded and not inside and i >= 0 and start == starts[i] and ends[i] > 0:
