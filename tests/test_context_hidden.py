@@ -3,17 +3,7 @@ hidden text of LaTeX and Markdown."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from citewarden.context.sentence import CitingSentence, citing_sentences
-from citewarden.parsing.latex import parse_latex
-from citewarden.parsing.markdown import parse_markdown
-
-
-def sentences(text: str, markdown: bool = False) -> dict[str, CitingSentence | None]:
-    doc = parse_markdown(Path("p.md"), text) if markdown else parse_latex(Path("p.tex"), text)
-    found = citing_sentences(text, doc.citations, doc.kind)
-    return {c.key: s for c, s in zip(doc.citations, found, strict=True)}
+from test_context_breaks import sentences
 
 
 def read(text: str, markdown: bool = False, key: str = "a") -> str:
