@@ -77,6 +77,22 @@ class Headers:
         self._length: int | None = None
         self._in_block = False
         self._lost = False
+        #: The lines still to hand pygls for the message framed last, the next one last.
+        self._handing: list[bytes] = []
+
+    def held(self) -> bytes | None:
+        """The next line still to hand pygls for the message framed last, if any."""
+        return self._handing.pop() if self._handing else None
+
+    def take(self, line: bytes, cut: bool = False) -> bytes | None:
+        """Take the header line ``line`` (see :meth:`line`); once a message is framed, the
+        first line to hand pygls: its exact ``Content-Length`` line, then (:meth:`held`)
+        the empty line after it, which its strict header pattern reads."""
+        length = self.line(line, cut)
+        if length is None:
+            return None
+        self._handing = [b"\r\n", b"Content-Length: %d\r\n" % length]
+        return self._handing.pop()
 
     def line(self, line: bytes, cut: bool = False) -> int | None:
         """Take the header line ``line`` (with or without its line break; ``cut`` when only
@@ -133,11 +149,6 @@ class Headers:
         self._lost, self._length, self._in_block = True, None, False
 
 
-def _header_lines(length: int) -> list[bytes]:
-    """What pygls is handed for a message of ``length`` bytes, in the order it reads it."""
-    return [b"\r\n", b"Content-Length: %d\r\n" % length]
-
-
 def _tail(line: bytes) -> bytes:
     return line[-MAX_HEADER_LINE:]
 
@@ -151,21 +162,17 @@ class BoundedInput:
         self._stream = stream
         self._limit = limit
         self._headers = Headers()
-        self._pending: list[bytes] = []
 
     def readline(self) -> bytes:
         """The next line pygls reads: a message's ``Content-Length`` line and the empty line
         after it, or ``b""`` at the end of the stream."""
-        if self._pending:
-            return self._pending.pop()
-        while True:
+        handed = self._headers.held()
+        while handed is None:
             read = self._line()
             if read is None:
                 return b""
-            length = self._headers.line(*read)
-            if length is not None:
-                self._pending = _header_lines(length)
-                return self._pending.pop()
+            handed = self._headers.take(*read)
+        return handed
 
     def _line(self) -> tuple[bytes, bool] | None:
         """A line of the stream, or its last ``MAX_HEADER_LINE`` bytes and True for a longer
@@ -219,19 +226,15 @@ class BoundedStream:
         self._reader = reader
         self._limit = limit
         self._headers = Headers()
-        self._pending: list[bytes] = []
 
     async def readline(self) -> bytes:
-        if self._pending:
-            return self._pending.pop()
-        while True:
+        handed = self._headers.held()
+        while handed is None:
             read = await self._line()
             if read is None:
                 return b""
-            length = self._headers.line(*read)
-            if length is not None:
-                self._pending = _header_lines(length)
-                return self._pending.pop()
+            handed = self._headers.take(*read)
+        return handed
 
     async def _line(self) -> tuple[bytes, bool] | None:
         line, cut = b"", False
