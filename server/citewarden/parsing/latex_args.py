@@ -21,7 +21,7 @@ from citewarden.model import (
     sound_span,
 )
 from citewarden.parsing.latex_commands import _BIBRESOURCE, _INCLUDE, VERBATIM_ENVIRONMENTS
-from citewarden.parsing.latex_static import in_comment
+from citewarden.parsing.latex_static import in_comment, line_end
 
 #: Spaces, single newlines and comments between a command and its arguments (a blank line
 #: ends the argument list, as ``\par`` does in TeX).
@@ -374,26 +374,9 @@ def _skip_delimited_code(text: str, i: int) -> int:
     if i >= len(text) or text[i] in " \t\r\n":
         return i
     delim = text[i]
-    line_end = _line_end(text, i + 1)
-    close = text.find(delim, i + 1, line_end)
-    return close + 1 if close >= 0 else line_end
-
-
-#: (text, a position, the end of its line): the line end found last, kept for the next
-#: position on the same line (``\verb|x|`` repeated on one long line: found once).
-_LAST_END: tuple[str, int, int] = ("", 0, 0)
-
-
-def _line_end(text: str, i: int) -> int:
-    """Where the line holding position ``i`` of ``text`` ends (its length for the last)."""
-    global _LAST_END
-    last = _LAST_END
-    if last[0] is text and last[1] <= i <= last[2]:
-        return last[2]
-    end = text.find("\n", i)
-    end = len(text) if end < 0 else end
-    _LAST_END = (text, i, end)
-    return end
+    end = line_end(text, i + 1)
+    close = text.find(delim, i + 1, end)
+    return close + 1 if close >= 0 else end
 
 
 def _skip_inline_code(text: str, i: int, mint: bool) -> int:

@@ -97,22 +97,37 @@ def in_comment(text: str, i: int) -> bool:
 
 def _in_comment(text: str, i: int) -> bool:
     """A ``%`` not escaped by a backslash stands before ``i`` on its line.  The line's
-    first such ``%`` is found once and kept for the next question about the same line
-    (the questions come in order: a long line is read once, not once a question)."""
+    first such ``%`` is found once and kept with the line (see :func:`_line`)."""
     global _LAST_LINE
-    last = _LAST_LINE
-    if last[0] is text and last[1] <= i <= last[2]:
-        return last[3] < i
-    start = text.rfind("\n", 0, i) + 1
-    end = text.find("\n", i)
-    end = len(text) if end < 0 else end
-    first = _first_comment(text, start, end)
-    _LAST_LINE = (text, start, end, first)
+    line = _line(text, i)
+    first = line[3]
+    if first is None:
+        first = _first_comment(text, line[1], line[2])
+        _LAST_LINE = (text, line[1], line[2], first)
     return first < i
 
 
-#: (text, line start, line end, its first comment's ``%``): the line asked about last.
-_LAST_LINE: tuple[str, int, int, int] = ("", 0, 0, 0)
+def line_end(text: str, i: int) -> int:
+    """Where the line holding position ``i`` of ``text`` ends (its length for the last)."""
+    return _line(text, i)[2]
+
+
+#: (text, line start, line end, its first comment's ``%`` once asked for): the line asked
+#: about last.  The questions come in order, so a long line is read once, not once a
+#: question (``\iffalse`` or ``\verb|x|`` repeated on one line).
+_LAST_LINE: tuple[str, int, int, int | None] = ("", 0, 0, None)
+
+
+def _line(text: str, i: int) -> tuple[str, int, int, int | None]:
+    """The line of ``text`` holding position ``i``, as :data:`_LAST_LINE` keeps it."""
+    global _LAST_LINE
+    last = _LAST_LINE
+    if last[0] is text and last[1] <= i <= last[2]:
+        return last
+    start = text.rfind("\n", 0, i) + 1
+    end = text.find("\n", i)
+    _LAST_LINE = last = (text, start, len(text) if end < 0 else end, None)
+    return last
 
 
 def _first_comment(text: str, start: int, end: int) -> int:
