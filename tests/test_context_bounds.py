@@ -35,7 +35,9 @@ def _mask_per_character(
     for s in spans:
         chars[s.start : s.end] = " " * (s.end - s.start)
     masked = "".join(chars)
-    return mask_latex(masked) if kind is DocumentKind.LATEX else mask_markdown(masked, whole)
+    if kind is DocumentKind.LATEX:
+        return mask_latex(masked)
+    return mask_markdown(masked, whole, text)
 
 
 _PIECES = st.sampled_from(

@@ -95,3 +95,15 @@ def test_latex_list_options_preamble_file_names_code_and_definitions_are_no_pros
     assert read(text).strip() == "Deep nets work."
     for definition in ("\\newcommand{\\note}[1]{SECRET #1}", "\\def\\note#1{SECRET {#1}}"):
         assert read(f"{definition}\nDeep nets work \\cite{{a}}.\n").strip() == "Deep nets work."
+
+
+def test_an_indented_code_block_is_no_prose_but_an_indented_continuation_is() -> None:
+    text = "We fit the model [@a].\n\n    token = load('SECRET')\n\nThen we stop.\n"
+    got = read(text, markdown=True)
+    assert "SECRET" not in got and "token" not in got
+    assert "We fit the model." in got and "Then we stop." in got
+    # a list item's indented paragraph and a wrapped line are prose, no code
+    text = "- First item [@a].\n\n    More of the item here.\n"
+    assert "More of the item here." in read(text, markdown=True)
+    text = "We fit\n    the model [@a].\n"
+    assert read(text, markdown=True).strip() == "We fit the model."

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from citewarden.context.latex_text import MATH, MATH_STOP
-from citewarden.parsing.markdown_blocks import _blocks as _block_structure
+from citewarden.parsing.markdown_blocks import block_structure
 
 #: Private-use characters that stand for hidden ASCII punctuation (see :func:`hide`).
 _HIDDEN_BASE = 0xE000
@@ -65,14 +65,15 @@ def hide(text: str) -> str:
     return text.translate(_HIDE)
 
 
-def mask_markdown(text: str, whole: bool = True) -> str:
+def mask_markdown(text: str, whole: bool = True, source: str | None = None) -> str:
     """``text`` with what is no prose masked (see the module); ``whole``: ``text`` starts
-    where the file does (its front matter is no prose).  Linear: an unclosed ``$`` searches
+    where the file does (its front matter is no prose); ``source``: ``text`` before its
+    citations were blanked, offset for offset (its block structure is the document's).  Linear: an unclosed ``$`` searches
     to the next paragraph break once, an unclosed code fence to the end (a few at most), the
     other openers no further than a bounded length."""
     if whole:
         text = _FRONT.sub(lambda m: " " * len(m.group()), text, count=1)
-    text = _without_blocks(text, whole)
+    text = _without_blocks(text, whole, source)
     parts: list[str] = []
     pos = at = 0
     failed = {"$": -1, "$$": -1}  # searching a closer from before here finds none
@@ -154,15 +155,16 @@ def mask_markdown(text: str, whole: bool = True) -> str:
     return "".join(parts)
 
 
-def _without_blocks(text: str, whole: bool) -> str:
+def _without_blocks(text: str, whole: bool, source: str | None = None) -> str:
     """``text`` with its YAML metadata blocks (pandoc's: ``---`` after a blank line, a YAML
-    mapping up to ``---`` or ``...``) and ``<script>``, ``<style>``, ``<pre>`` and
-    ``<textarea>`` elements as spaces, line breaks kept, as
-    :mod:`~citewarden.parsing.markdown_blocks` finds them; a stretch (not ``whole``)
-    starting with ``---`` only when it holds a mapping.  Not its indented code blocks: a
-    line that starts with a blanked citation looks indented here (fenced code is masked
-    with the inline markup)."""
-    blocks = _block_structure(Path(), text)
+    mapping up to ``---`` or ``...``), ``<script>``, ``<style>``, ``<pre>`` and
+    ``<textarea>`` elements and indented code blocks as spaces, line breaks kept, as
+    :mod:`~citewarden.parsing.markdown_blocks` finds them in ``source`` (``text`` before
+    its citations were blanked: a line that starts with a blanked citation looks indented);
+    a stretch (not ``whole``) starting with ``---`` only when it holds a mapping.  Fenced
+    code is masked with the inline markup."""
+    blocks = block_structure(Path(), text if source is None else source)
+    indented = set(blocks.indented)
     yaml = {
         start: whole or meta.is_mapping
         for (start, _), meta in zip(blocks.regions, blocks.metadata, strict=True)
@@ -171,7 +173,10 @@ def _without_blocks(text: str, whole: bool) -> str:
     pos = 0
     for start, end in blocks.skip:
         content = text.find("\n", start) + 1  # where a metadata block's YAML starts
-        hidden = yaml[content] if content in yaml else _VERBATIM.match(text, start) is not None
+        if content in yaml:
+            hidden = yaml[content]
+        else:
+            hidden = (start, end) in indented or _VERBATIM.match(text, start) is not None
         if not hidden:
             continue
         end = min(end, len(text))

@@ -103,7 +103,7 @@ def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = Tr
     masked = _blank_commands(text, spans)
     if kind is DocumentKind.LATEX:
         return mask_latex(masked)
-    return mask_markdown(masked, whole)
+    return mask_markdown(masked, whole, text)
 
 
 @lru_cache(maxsize=1)

@@ -55,7 +55,7 @@ from citewarden.model import (
     Span,
 )
 from citewarden.parsing import is_metadata
-from citewarden.parsing.markdown_blocks import _blocks
+from citewarden.parsing.markdown_blocks import block_structure
 from citewarden.parsing.markdown_inline import _CROSSREF, _SIMPLE_KEY_RE, _Pending, _scan, scan_keys
 from citewarden.parsing.pandoc_syntax import PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import read_metadata
@@ -69,7 +69,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     """Summarise one Markdown file: citations (text and YAML ``nocite``), bibliography links,
     ``nocite: '@*'``, inline ``references:``, suppressed lines and YAML problems, with exact
     spans, as the pandoc of ``dialect`` reads them.  Never raises."""
-    blocks = _blocks(path, text)
+    blocks = block_structure(path, text)
     scan = _scan(text, blocks.skip, dialect.counted_brackets)
     citations: list[Citation] = []
     links: list[Link] = []
@@ -119,7 +119,7 @@ def inline_references(path: Path, text: str) -> tuple[Entry, ...]:
     if is_metadata(path):
         return tuple(read_metadata(path, text, 0, len(text), scan_keys).reference_entries)
     entries: list[Entry] = []
-    for meta in _blocks(path, text).metadata:
+    for meta in block_structure(path, text).metadata:
         if meta.references is not None:  # pandoc keeps the last block's field
             entries = meta.reference_entries
     return tuple(entries)
@@ -129,7 +129,7 @@ def nocite_block(text: str) -> tuple[int, int] | None:
     """``(start, end)`` of the YAML text of the metadata block whose ``nocite`` pandoc
     reads: the last one that sets it (pandoc keeps the later block's field); None when
     none does."""
-    blocks = _blocks(Path(), text)
+    blocks = block_structure(Path(), text)
     found = [r for r, m in zip(blocks.regions, blocks.metadata, strict=True) if m.sets_nocite]
     return found[-1] if found else None
 
@@ -202,7 +202,7 @@ def completion_context(text: str, offset: int) -> CompletionContext | None:
     if m is None:
         return None
     at = m.start()
-    blocks = _blocks(Path(), text)
+    blocks = block_structure(Path(), text)
     if at not in _scan(text, blocks.skip).at_signs:
         return None
     if text[at + 1 : at + 2] == "{":

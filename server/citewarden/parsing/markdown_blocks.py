@@ -33,18 +33,20 @@ def _fence_close(char: str, length: int) -> re.Pattern[str]:
 
 
 @dataclass(slots=True)
-class _Blocks:
+class Blocks:
     #: Sorted, disjoint ``(start, end)`` regions not to read as text.
     skip: list[tuple[int, int]] = field(default_factory=list)
     metadata: list[Metadata] = field(default_factory=list)
     #: ``(start, end)`` of the YAML text of each of :attr:`metadata`, between its fences.
     regions: list[tuple[int, int]] = field(default_factory=list)
+    #: The indented code blocks of :attr:`skip`.
+    indented: list[tuple[int, int]] = field(default_factory=list)
 
 
-def _blocks(path: Path, text: str) -> _Blocks:
+def block_structure(path: Path, text: str) -> Blocks:
     """One pass over the lines: fenced and indented code blocks, verbatim HTML elements,
     YAML metadata blocks."""
-    out = _Blocks()
+    out = Blocks()
     verbatim: Verbatim | None = None
     n = len(text)
     pos = 0
@@ -115,6 +117,7 @@ def _blocks(path: Path, text: str) -> _Blocks:
                     end = line_end
                 pos = n if nl < 0 else nl + 1
             out.skip.append((start, end))
+            out.indented.append((start, end))
             prev_blank = True  # stopped at a non-indented line after blank/code lines
             prev_listish = False
             # re-read the stopping line normally
