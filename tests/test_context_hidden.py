@@ -107,3 +107,9 @@ def test_an_indented_code_block_is_no_prose_but_an_indented_continuation_is() ->
     assert "More of the item here." in read(text, markdown=True)
     text = "We fit\n    the model [@a].\n"
     assert read(text, markdown=True).strip() == "We fit the model."
+
+
+def test_a_rule_opening_the_file_is_no_front_matter() -> None:
+    # "---" and a blank line: a horizontal rule (pandoc reads no metadata), prose after it
+    text = "---\n\nWe fit the model [@a].\n\n---\n"
+    assert read(text, markdown=True).strip() == "We fit the model."

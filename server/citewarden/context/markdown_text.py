@@ -1,8 +1,9 @@
 """Markdown source as sentence text: what is no prose masked out, and the words of a stretch.
 
-:func:`mask_markdown` works offset for offset: the front matter and later metadata blocks,
-HTML comments, tags, autolinks and ``<script>``/``<style>`` elements, Quarto shortcodes,
-raw code (```...`{=latex}``) and fenced code blocks become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
+:func:`mask_markdown` works offset for offset: the front matter and later metadata blocks
+(as the Markdown parser finds them), HTML comments, tags, autolinks and
+``<script>``/``<style>`` elements, Quarto shortcodes, raw code (```...`{=latex}``),
+fenced and indented code blocks become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
 ``$$...$$``) becomes :data:`MATH` then spaces; a backslash escape, inline code, and the text
 of a link, an image or a bracketed span (``[R]{.proglang}``) are kept with their
 punctuation hidden (:func:`hide`), so that neither ends a sentence nor reads as markup, and
@@ -33,7 +34,6 @@ _GONE = "\x03"
 #: the YAML metadata block a Markdown file starts with (front matter): not prose.  Its
 #: closing ``---`` may follow spaces on a line: where a citation field's value, its line
 #: breaks too, was blanked (``nocite: |\n  @x\n---`` reads ``nocite:        ---``)
-_FRONT = re.compile(r"\A---[ \t]*\r?\n.*?(?:^|(?<=[ ]{2}))(?:---|\.\.\.)[ \t\r]*$", re.S | re.M)
 _HIDDEN = re.compile(
     r"(?P<comment><!--)|(?P<shortcode>\{\{[<%])"
     r"|(?P<blank></?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>"
@@ -71,8 +71,6 @@ def mask_markdown(text: str, whole: bool = True, source: str | None = None) -> s
     citations were blanked, offset for offset (its block structure is the document's).  Linear: an unclosed ``$`` searches
     to the next paragraph break once, an unclosed code fence to the end (a few at most), the
     other openers no further than a bounded length."""
-    if whole:
-        text = _FRONT.sub(lambda m: " " * len(m.group()), text, count=1)
     text = _without_blocks(text, whole, source)
     parts: list[str] = []
     pos = at = 0
