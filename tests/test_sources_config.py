@@ -221,3 +221,18 @@ def test_an_unreadable_address_from_the_environment_is_shown_not_raised() -> Non
     }
     long = shown_address("https://x.example/" + "a" * 5000)
     assert len(long) < 300 and long.endswith("(5,018 characters)")
+
+
+def test_the_judge_key_message_shows_the_judges_address_without_login_or_query() -> None:
+    """A password or token in ``judge.url`` is never shown when the message says the
+    environment's judge key is not sent there."""
+    from citewarden.settings import JudgeSettings, Settings
+    from citewarden.verify.config import source_address_problems
+
+    url = "http://alice:s3cretpw@127.0.0.1:9/v1?token=t0ken"
+    settings = Settings(judge=JudgeSettings(url=url))
+    problems = source_address_problems(settings, {"CITEWARDEN_JUDGE_API_KEY": "envkey"})
+    assert [p.key for p in problems] == ["judge.url"]
+    said = str(problems[0])
+    assert "is not sent to http://127.0.0.1:9/v1:" in said
+    assert "s3cretpw" not in said and "alice" not in said and "t0ken" not in said

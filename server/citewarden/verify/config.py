@@ -266,9 +266,9 @@ def source_address_problems(
             SettingsProblem(
                 "settings",
                 "judge.url",
-                f"{JUDGE_KEY_ENV} is not sent to {judge_url}: the environment's key goes "
-                f"only to the environment's address ({JUDGE_URL_ENV}); set the key in the judge "
-                "settings to send it",
+                f"{JUDGE_KEY_ENV} is not sent to {shown_address(judge_url)}: the environment's "
+                f"key goes only to the environment's address ({JUDGE_URL_ENV}); set the key in "
+                "the judge settings to send it",
             )
         )
     return problems
