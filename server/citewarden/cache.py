@@ -119,7 +119,7 @@ def _probe(db: Path) -> str | None:
     if not db.is_file():  # a FIFO, a device or a dangling link: never opened (could block)
         return "not a regular file"
     try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10)
+        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
         try:
             rows = con.execute("PRAGMA quick_check(1)").fetchall()
         finally:
