@@ -415,7 +415,8 @@ class FrontMatter:
 class DocumentExtras:
     """Positions the fixes need, found once per document version."""
 
-    end_document: int | None = None  # offset of ``\end{document}``
+    #: offset of the first ``\end{document}`` LaTeX reads (where it stops reading)
+    end_document: int | None = None
     front_matter: FrontMatter | None = None
     #: the document's line break (``\r\n``, ``\r`` or ``\n``), for the lines fixes add
     newline: str = "\n"
@@ -437,10 +438,7 @@ def _document_extras(kind: DocumentKind, text: str) -> DocumentExtras:
 
 def _fix_positions(kind: DocumentKind, text: str) -> DocumentExtras:
     if kind is DocumentKind.LATEX:
-        last = None
-        for m in _END_DOCUMENT.finditer(text):
-            last = m.start()
-        return DocumentExtras(end_document=last)
+        return DocumentExtras(end_document=_read_end_document(text))
     opened = _FRONT_OPEN.match(text)
     if not opened:
         return DocumentExtras()
@@ -456,6 +454,36 @@ def _fix_positions(kind: DocumentKind, text: str) -> DocumentExtras:
             start, end = read
     front = _front_matter(text, start, end)
     return DocumentExtras() if front is None else DocumentExtras(front_matter=front)
+
+
+def _read_end_document(text: str) -> int | None:
+    """The offset of the first ``\\end{document}`` LaTeX reads: not in a comment, in
+    verbatim material or code, or in a branch TeX skips (LaTeX reads nothing after it)."""
+    found = [m.start() for m in _END_DOCUMENT.finditer(text)]
+    if not found:
+        return None
+    from citewarden.parsing.latex_args import CodeRegions
+    from citewarden.parsing.latex_static import conditional_skips, in_comment, short_verbatim
+
+    code = CodeRegions(text)
+    hidden = short_verbatim(text) + conditional_skips(text, {})
+    for at in found:
+        if not (
+            in_comment(text, at)
+            or _escaped(text, at)
+            or code.holds(at)
+            or any(start <= at < end for start, end in hidden)
+        ):
+            return at
+    return None
+
+
+def _escaped(text: str, at: int) -> bool:
+    """The backslash at ``at`` ends a run of backslashes of even length (``\\\\``)."""
+    start = at
+    while start > 0 and text[start - 1] == "\\":
+        start -= 1
+    return (at - start) % 2 == 1
 
 
 def _front_matter(text: str, start: int, close: int) -> FrontMatter | None:
