@@ -185,6 +185,19 @@ def test_check_with_an_uncreatable_cache_directory_reports_it(tmp_path: Path) ->
     assert done.stderr.count("verifying without a cache: cannot create the cache directory") == 1
 
 
+def test_a_cache_directory_of_an_unknown_user_is_reported_by_its_variable(tmp_path: Path) -> None:
+    """``~nouser/...`` cannot be expanded: the cache is unavailable, never a crash."""
+    root = _project(tmp_path)
+    env = {"CITEWARDEN_CACHE_DIR": "~citewarden-no-such-user/c"}
+    done = run_citewarden(["check", "--offline", "."], root, env)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.count("verifying without a cache: CITEWARDEN_CACHE_DIR=") == 1
+    stats = run_citewarden(["cache", "stats"], root, env)
+    assert "Traceback" not in stats.stderr, stats.stderr
+    assert stats.returncode == 2 and "CITEWARDEN_CACHE_DIR=" in stats.stderr
+    assert not (root / "~citewarden-no-such-user").exists()
+
+
 @pytest.fixture
 def open_tmp() -> Iterator[Path]:
     """A temporary directory other users can enter (pytest's own is private to root)."""

@@ -87,11 +87,15 @@ class TextDisk(diskcache.Disk):  # type: ignore[misc]
 
 
 def default_directory() -> Path:
-    """``$CITEWARDEN_CACHE_DIR`` or the user cache directory for citewarden."""
+    """``$CITEWARDEN_CACHE_DIR`` or the user cache directory for citewarden; raises
+    :class:`CacheUnavailable` naming the variable when its ``~user`` cannot be expanded."""
     env = os.environ.get(CACHE_DIR_ENV, "").strip()
-    if env:
+    if not env:
+        return Path(platformdirs.user_cache_dir("citewarden", appauthor=False))
+    try:
         return Path(env).expanduser()
-    return Path(platformdirs.user_cache_dir("citewarden", appauthor=False))
+    except RuntimeError as exc:  # ~nouser, or no home directory to put for ~
+        raise CacheUnavailable(f"{CACHE_DIR_ENV}={env!r} cannot be used: {exc}") from exc
 
 
 #: SQLite's primary result codes for a damaged file (the others say nothing of the file).
