@@ -324,6 +324,42 @@ async def test_api_key_never_logged_or_reported(
     assert "api_key=" in caplog.text  # the URL was logged, masked
 
 
+async def test_no_login_or_mailto_of_a_source_address_reaches_the_log(
+    replay: ReplayServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A user name and password in a source's address and the operator's mailto are left
+    out of every logged URL: citewarden's own lines and httpx's, whatever the level."""
+    http = fast_http(retry=RetryPolicy(max_retries=1, backoff_base=0.01))
+    base = replay.base_url("crossref").replace("http://", "http://bob:pw123@")
+    src = CrossrefSource(http, base, mailto="me@secret-mail.org")
+    replay.inject("503", path="/crossref", times=5)
+    with caplog.at_level(logging.DEBUG):
+        result = await src.by_doi("10.1371/journal.pone.0033693")
+        replay.clear()
+        ok = await src.by_doi("10.1371/journal.pone.0033693")
+    await http.aclose()
+    assert result.outcome is Outcome.FAILED and ok.outcome is Outcome.FOUND
+    assert "-> 503, retrying" in caplog.text and "-> 200" in caplog.text
+    assert "mailto=***" in caplog.text  # the URL was logged, masked
+    for secret in ("bob", "pw123", "secret-mail", "me%40", "me@"):
+        assert secret not in caplog.text
+    assert not [r for r in caplog.records if r.name.startswith(("httpx", "httpcore"))]
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "https://u:p@h.example:8/w?mailto=a%40b.org&email=c@d&rows=2",
+            "https://h.example:8/w?mailto=***&email=***&rows=2",
+        ),
+        ("http://u:p@[::1/w?token=t&mailto=a@b", "http://[::1/w"),  # cannot be read
+    ],
+)
+def test_redacted_urls_have_no_login_and_no_mail_address(url: str, shown: str) -> None:
+    assert redact_url(url) == shown
+
+
 def test_reply_json_reads_lone_surrogates_as_replacement_characters() -> None:
     """A lone escaped surrogate becomes U+FFFD; a pair stays the character it spells, and
     an escaped backslash before "u" is text, not an escape."""

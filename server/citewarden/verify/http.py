@@ -21,7 +21,9 @@
   request that cannot get a slot within its deadline fails with the reason.
 * Nothing raises for network or data problems: :meth:`HttpClient.get` returns a :class:`Reply`
   or a :class:`Failure` with a short reason.
-* Secrets (API keys) are redacted from every logged URL and every failure reason.
+* Secrets (API keys) are redacted from every logged URL and every failure reason; a logged
+  URL also leaves out the user name and password of its address and the operator's e-mail
+  address (:func:`redact_url`), and httpx's own loggers, which log whole URLs, are quiet.
 
 Clock and sleep are injectable so tests can check spacing without real waiting.
 """
@@ -68,6 +70,11 @@ from citewarden.verify.transport import (
 )
 
 log = logging.getLogger("citewarden.http")
+# httpx logs every request's full URL at INFO (a user name, password or mailto in it), and
+# httpcore its connections at DEBUG: they log nothing below a warning, whatever the root's
+# level; this module logs each request itself, redacted (:func:`redact_url`).
+for _name in ("httpx", "httpcore"):
+    logging.getLogger(_name).setLevel(logging.WARNING)
 
 
 __all__ = [
@@ -92,15 +99,35 @@ ADVERTISED = ("x-rate-limit-limit", "x-concurrency-limit")
 UNLIMITED = Limit(1000.0, 1, 1000)
 
 
+#: Query parameters holding the operator's e-mail address (the polite pools' ``mailto``,
+#: NCBI's ``email``): not a key, but no one else's to read in a log.
+MAIL_PARAMS = frozenset({"mailto", "email"})
+
+
 def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
-    """A URL safe to log: secret parameters masked."""
-    parts = urlsplit(url)
+    """A URL safe to log: no user name or password, the values of secret and e-mail
+    parameters masked (and every known secret, wherever it stands)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return redact(_without_login_or_query(url), secrets)
+    masked = SECRET_PARAMS | MAIL_PARAMS
     query = [
-        (k, "***" if k.lower() in SECRET_PARAMS else v)
+        (k, "***" if k.lower() in masked else v)
         for k, v in parse_qsl(parts.query, keep_blank_values=True)
     ]
-    clean = urlunsplit(parts._replace(query=urlencode(query)))
+    netloc = parts.netloc.rpartition("@")[2]
+    clean = urlunsplit(parts._replace(netloc=netloc, query=urlencode(query, safe="*")))
     return redact(clean, secrets)
+
+
+def _without_login_or_query(url: str) -> str:
+    """An address ``urlsplit`` cannot read, without what precedes an ``@`` of its
+    authority, its query and its fragment."""
+    scheme, sep, rest = url.partition("://")
+    rest = rest.split("?", 1)[0].split("#", 1)[0]
+    authority, slash, path = rest.partition("/")
+    return scheme + sep + authority.rpartition("@")[2] + slash + path
 
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
