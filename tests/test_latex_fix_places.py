@@ -56,3 +56,43 @@ def test_nocite_goes_before_the_end_of_document_latex_reads(tmp_path: Path, mark
     assert fixed == marked.replace("@@", "\\nocite{spare}\n")
     found = findings(tmp_path / "again", f"--- main.tex\n{fixed}--- refs.bib\n{BIB}")
     assert [f.code for f in found.get("refs.bib", [])] == []  # LaTeX reads the \nocite
+
+
+PREAMBLE = "\\documentclass{article}\n\\usepackage{natbib}\n"
+REST = "Text \\cite{used}.\n\\bibliography{refs}\n\\end{document}\n"
+
+
+#: (the file, the file once the \nocite is moved)
+@pytest.mark.parametrize(
+    ("main", "moved"),
+    [
+        (
+            PREAMBLE
+            + "\\nocite{spare}\n\\newcommand\\x{\\begin{document}}\n\\begin{document}\n"
+            + REST,
+            PREAMBLE
+            + "\n\\newcommand\\x{\\begin{document}}\n\\begin{document}\n\\nocite{spare}\n"
+            + REST,
+        ),
+        (
+            PREAMBLE
+            + "\\newcommand\\x{\\begin{document}}\n\\nocite{spare}\n\\begin{document}\n"
+            + REST,
+            PREAMBLE
+            + "\\newcommand\\x{\\begin{document}}\n\n\\begin{document}\n\\nocite{spare}\n"
+            + REST,
+        ),
+        (
+            PREAMBLE + "\\nocite{spare}\n% \\begin{document} below\n\\begin {document}\n" + REST,
+            PREAMBLE + "\n% \\begin{document} below\n\\begin {document}\n\\nocite{spare}\n" + REST,
+        ),
+    ],
+)
+def test_a_preamble_nocite_moves_after_the_begin_document_latex_reads(
+    tmp_path: Path, main: str, moved: str
+) -> None:
+    found = findings(tmp_path, f"--- main.tex\n{main}--- refs.bib\n{BIB}")
+    fix = fix_titled(found["main.tex"], Code.NOCITE_IN_PREAMBLE, "Move it after")
+    assert apply(main, fix) == moved
+    found = findings(tmp_path / "again", f"--- main.tex\n{moved}--- refs.bib\n{BIB}")
+    assert [f.code for fs in found.values() for f in fs] == []

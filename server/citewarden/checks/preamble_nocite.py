@@ -12,25 +12,27 @@ definition or a conditional is not at the preamble's top level and is read as be
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import MappingProxyType
 
 from citewarden.model import Code, Finding, Fix, Location, ParsedDocument, Span, TextEdit
 from citewarden.text import line_ending
 
-_BEGIN_DOCUMENT = "\\begin{document}"
+#: ``\\begin{document}`` as the parser finds it (``ParsedDocument.body_start``)
+_BEGIN_DOCUMENT = re.compile(r"\\begin\s*\{document\}")
 
 
 def preamble_nocite_findings(path: Path, doc: ParsedDocument, text: str) -> list[Finding]:
     """A warning on each lost ``\\nocite`` of ``doc`` (``text`` its text), with a fix that
     moves it into the document."""
     found: list[Finding] = []
-    body = text.find(_BEGIN_DOCUMENT, max(0, doc.body_start))
+    begin = _BEGIN_DOCUMENT.match(text, doc.body_start) if doc.body_start >= 0 else None
     for span, package in doc.lost_nocites:
         command = text[span.start : span.end]
         fixes: tuple[Fix, ...] = ()
-        if body >= span.end:
-            after = body + len(_BEGIN_DOCUMENT)
+        if begin is not None and begin.start() >= span.end:
+            after = begin.end()
             fixes = (
                 Fix(
                     "Move it after \\begin{document}",

@@ -509,7 +509,9 @@ def parse_latex(
         elif role == _BEGIN:
             opens = _skip(text, pos) + 1
             if body_start < 0 and text.startswith("document}", opens):
-                body_start = start
+                preamble_top = preamble_top or latex_static.TopLevel(text)
+                if preamble_top.at(start):  # not in a definition, a group or a conditional
+                    body_start = start
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
                 refsections, units = _units(text, links)
