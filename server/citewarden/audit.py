@@ -83,6 +83,9 @@ class Audit:
     summary: ScoreSummary | None
     #: Every reported citation's context: sentence, score, the judge's verdict if any.
     contexts: tuple[CitationContext, ...] = ()
+    #: Each verified entry with its own verdict, in file order (None: ``verdicts`` are
+    #: paired with ``entries`` by key, in order, by :func:`pair_verdicts`).
+    paired: tuple[tuple[Entry, Verdict], ...] | None = None
 
     def files(self) -> set[Path]:
         """Every file of the checked projects: those reported on and those read."""
@@ -100,12 +103,16 @@ class Audit:
         """Every finding, sorted by file, place and code."""
         return sorted_findings(self.findings)
 
-    def verdict_map(self) -> dict[str, Verdict]:
-        """The verdict of each key's first verified entry."""
-        out: dict[str, Verdict] = {}
-        for v in self.verdicts or ():
-            out.setdefault(v.key, v)
-        return out
+    def verdict_pairs(self) -> list[tuple[Entry, Verdict]]:
+        """Each verified entry with its own verdict, in file order (a key two files define
+        has two entries, each with its verdict)."""
+        if self.paired is not None:
+            return list(self.paired)
+        return pair_verdicts(self.entries, self.verdicts or ())
+
+    def entry_verdicts(self) -> dict[Entry, Verdict]:
+        """The verdict of each verified entry, by entry."""
+        return dict(self.verdict_pairs())
 
 
 def sorted_findings(findings: Mapping[Path, Sequence[Finding]]) -> list[Finding]:
@@ -308,10 +315,11 @@ def run_audit(
         for e in bib.entries
     )
     verdicts: list[Verdict] | None = None
+    pairs: list[tuple[Entry, Verdict]] | None = None
     wanted = [e for e in entries if policy.verifies(ws, e)]
     if verify and settings.verify.enabled and wanted:
         verdicts = verify_entries(wanted, settings, progress, notify, abstracts=_cites(ws, scope))
-        pairs = _pairs(wanted, verdicts)
+        pairs = pair_verdicts(wanted, verdicts)
         extra = verdict_findings(ws, pairs, citation_sites=settings.verify.citation_sites)
         for finding in extra:
             if finding.location.path in scope:
@@ -334,6 +342,7 @@ def run_audit(
         verdicts=tuple(verdicts) if verdicts is not None else None,
         summary=score_summary(verdicts) if verdicts is not None else None,
         contexts=tuple(contexts),
+        paired=tuple(pairs) if pairs is not None else None,
     )
 
 
@@ -397,8 +406,11 @@ def judge_contexts(
     return out
 
 
-def _pairs(entries: Sequence[Entry], verdicts: Sequence[Verdict]) -> list[tuple[Entry, Verdict]]:
-    """Each entry with its verdict (an entry verification left out has none)."""
+def pair_verdicts(
+    entries: Sequence[Entry], verdicts: Sequence[Verdict]
+) -> list[tuple[Entry, Verdict]]:
+    """Each entry with its verdict, the nth verdict of a key going to the nth entry with
+    that key (an entry verification left out has none); in the order of ``entries``."""
     pending: dict[str, list[Verdict]] = {}
     for v in verdicts:
         pending.setdefault(v.key, []).append(v)

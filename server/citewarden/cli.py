@@ -330,8 +330,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     or with a correction: tier, key, status, where, and the corrections offered."""
     from citewarden.model import Tier
 
-    ws, entries = audit.workspace, audit.entries
-    verdicts = audit.verdicts or ()
+    ws = audit.workspace
     summary = audit.summary
     assert summary is not None
     left_out = [
@@ -349,18 +348,12 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     ]
     from citewarden.fix.plan import REPEATED_KEY, compared_key, repeated_keys
 
-    # each verdict with its own entry, in order (a key defined twice has two of each)
-    pending: dict[str, list[Entry]] = {}
-    for e in entries:
-        pending.setdefault(e.key, []).append(e)
     repeated: dict[Path, frozenset[str]] = {}
     rank = {Tier.H: 0, Tier.E: 1, Tier.M: 2, Tier.D: 3}
-    shown: list[tuple[Verdict, Entry | None]] = []
-    for v in verdicts:
-        queue = pending.get(v.key)
-        entry = queue.pop(0) if queue else None
-        if v.tier is not Tier.D or v.corrections:
-            shown.append((v, entry))
+    # each verdict with its own entry (a key defined twice has two of each)
+    shown: list[tuple[Verdict, Entry | None]] = [
+        (v, entry) for entry, v in audit.verdict_pairs() if v.tier is not Tier.D or v.corrections
+    ]
     width = max((len(v.key) for v, _ in shown), default=0)
     offered = False
     for v, entry in sorted(shown, key=lambda pair: rank[pair[0].tier]):
@@ -430,8 +423,8 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     output = _render(args.format, audit, cwd, args.paths)
     # a key that reached a record or a message (in JSON and SARIF: in string values only)
     _write(mask_registered(output, json=args.format in ("json", "sarif")), args.output)
-    verdicts = list(audit.verdict_map().values()) if audit.verdicts is not None else None
-    if (args.fix or args.diff) and _fix(audit.entries, verdicts, args, cwd):
+    verified = audit.verdict_pairs() if audit.verdicts is not None else None
+    if (args.fix or args.diff) and _fix(verified, args, cwd):
         return EXIT_USAGE
     ordered = audit.ordered()
     if args.format == "text" and not args.quiet:
@@ -481,29 +474,28 @@ def _check_fix_options(args: argparse.Namespace) -> None:
 def _batch_table(audit: Audit, cwd: Path) -> str:
     from citewarden.report.html.build import file_summaries, summary_table
 
-    rows = file_summaries(audit.workspace, audit.findings, audit.verdict_map(), audit.entries)
+    rows = file_summaries(audit.workspace, audit.findings, audit.entry_verdicts(), audit.entries)
     return summary_table(rows, lambda p: visible(display_path(p, cwd)))
 
 
 def _fix(
-    entries: Sequence[Entry],
-    verdicts: Sequence[Verdict] | None,
+    verified: Sequence[tuple[Entry, Verdict]] | None,
     args: argparse.Namespace,
     cwd: Path,
 ) -> int:
-    """Run --fix / --diff; returns the number of files that could not be fixed."""
+    """Run --fix / --diff on each verified entry (with its verdict); returns the number of
+    files that could not be fixed."""
     from citewarden.findings.verdicts import csl_decoding
     from citewarden.fix.run import run_fix
 
-    if verdicts is None:
+    if verified is None:
         print(
             "citewarden: --fix/--diff need verification (drop --no-verify); nothing changed",
             file=sys.stderr,
         )
         return 1
     return run_fix(
-        entries,
-        verdicts,
+        verified,
         diff=args.diff,
         out=sys.stdout,
         err=sys.stderr,

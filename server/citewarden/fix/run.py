@@ -77,28 +77,20 @@ def plan_file(
 
 
 def corrections_by_file(
-    entries: Iterable[Entry], verdicts: Iterable[Verdict]
+    verified: Iterable[tuple[Entry, Verdict]],
 ) -> dict[Path, dict[str, dict[str, str]]]:
-    """Anchored corrections grouped by the file of the entry they belong to.
-
-    A key defined in several files is corrected in the first one only (the entry that was
-    verified).
-    """
-    first: dict[str, Entry] = {}
-    for entry in entries:
-        first.setdefault(entry.key, entry)
+    """Anchored corrections grouped by the file of the entry they belong to: each entry's
+    own verdict's (a key defined in several files is corrected in each as its entry's
+    verdict says)."""
     out: dict[Path, dict[str, dict[str, str]]] = {}
-    for verdict in verdicts:
-        target = first.get(verdict.key)
-        if target is None or not verdict.corrections:
-            continue
-        out.setdefault(target.path, {})[target.key] = dict(verdict.corrections)
+    for entry, verdict in verified:
+        if verdict.corrections:
+            out.setdefault(entry.path, {})[entry.key] = dict(verdict.corrections)
     return out
 
 
 def run_fix(
-    entries: Iterable[Entry],
-    verdicts: Iterable[Verdict],
+    verified: Iterable[tuple[Entry, Verdict]],
     *,
     diff: bool,
     out: TextIO,
@@ -107,7 +99,8 @@ def run_fix(
     parse: Callable[[Path, str], ParsedBibliography] | None = None,
     decoding: Decoding | None = None,
 ) -> int:
-    """Apply (or, with ``diff``, print) the anchored corrections; returns the number of files
+    """Apply (or, with ``diff``, print) the anchored corrections of each verified entry
+    (paired with its verdict); returns the number of files
     that could not be fixed (refused or failed to write).  CSL items (files, and the
     ``references:`` of documents) are corrected when ``decoding`` reads a correction's
     BibTeX text."""
@@ -120,7 +113,7 @@ def run_fix(
     def show(text: str) -> None:
         out.write(visible_lines(text))
 
-    for path, corrections in sorted(corrections_by_file(entries, verdicts).items()):
+    for path, corrections in sorted(corrections_by_file(verified).items()):
         name = visible(display(path))  # a name's line breaks too: one line each
         fixed = path.suffix.lower() in BIBTEX_SUFFIXES
         if not fixed and (decoding is None or csl_reader(path) is None):

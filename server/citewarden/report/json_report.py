@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from citewarden.audit import Audit, sorted_findings
+from citewarden.audit import Audit, pair_verdicts, sorted_findings
 from citewarden.context.collect import CitationContext
 from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.model import Citation, Code, Entry, Finding, Location, VenueInfo, Verdict
@@ -180,31 +180,25 @@ def entry_findings_by_key(findings: Iterable[Finding]) -> dict[tuple[Path, str],
 
 def entries_json(
     verdicts: Iterable[Verdict],
-    entries: Iterable[Entry],
+    entries: Sequence[Entry],
     findings: Iterable[Finding],
     *,
     line_of: Callable[[Entry], int | None],
     cwd: Path | None = None,
+    paired: Iterable[tuple[Entry, Verdict]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One row per verdict, in the order of ``entries`` (verdicts without an entry last)."""
+    """One row per verdict, each with its own entry, in the order of ``entries`` (verdicts
+    without an entry last).  ``paired``: each entry with its verdict (else the verdicts are
+    paired with ``entries`` by :func:`~citewarden.audit.pair_verdicts`)."""
     values = list(verdicts)
-    by_key: dict[str, Verdict] = {}
-    for v in values:
-        by_key.setdefault(v.key, v)
+    pairs = list(paired) if paired is not None else pair_verdicts(entries, values)
     placed = entry_findings_by_key(findings)
     rows: list[dict[str, Any]] = []
-    done: set[str] = set()
-    for entry in entries:
-        verdict = by_key.get(entry.key)
-        if verdict is None or entry.key in done:
-            continue
-        done.add(entry.key)
+    for entry, verdict in pairs:
         mine = placed.get((entry.path, entry.key), [])
         rows.append(entry_json(verdict, entry, line_of(entry), mine, cwd))
-    for verdict in values:
-        if verdict.key not in done:
-            done.add(verdict.key)
-            rows.append(entry_json(verdict, None, None, (), cwd))
+    placed_verdicts = {id(v) for _, v in pairs}
+    rows += [entry_json(v, None, None, (), cwd) for v in values if id(v) not in placed_verdicts]
     return rows
 
 
@@ -218,9 +212,11 @@ def build_report(
     summary: ScoreSummary | None = None,
     contexts: Sequence[CitationContext] | None = None,
     citations: Sequence[tuple[Path, Citation]] | None = None,
+    paired: Sequence[tuple[Entry, Verdict]] | None = None,
 ) -> dict[str, Any]:
     """The report as a JSON-ready dict (see the module docstring for its shape);
-    ``citations``: every citation of the documents, for ``citations.cited``."""
+    ``citations``: every citation of the documents, for ``citations.cited``; ``paired``:
+    each verified entry with its verdict (see :func:`entries_json`)."""
     ordered = sorted_findings(findings)
     report: dict[str, Any] = {
         "schema": SCHEMA,
@@ -237,7 +233,9 @@ def build_report(
             return _place(index, Location(entry.path, entry.key_span), cwd)["line"]
 
         totals = summary if summary is not None else score_summary(verdicts)
-        report["entries"] = entries_json(verdicts, entries, ordered, line_of=line_of, cwd=cwd)
+        report["entries"] = entries_json(
+            verdicts, entries, ordered, line_of=line_of, cwd=cwd, paired=paired
+        )
         report["score"] = totals.score
         report["tiers"] = totals.tier_counts()
         report["summary"] = totals.as_json()
@@ -256,6 +254,7 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         summary=audit.summary,
         contexts=audit.contexts,
         citations=_citations(audit),
+        paired=audit.verdict_pairs() if audit.verdicts is not None else None,
     )
     if audit.verdicts is not None and audit.settings is not None:
         from citewarden.verify.config import addresses_elsewhere

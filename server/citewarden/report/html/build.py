@@ -7,8 +7,9 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from citewarden.audit import pair_verdicts
 from citewarden.context.collect import CitationContext
 from citewarden.model import BibFormat, Code, Entry, Finding, Severity, Verdict, document_score
 from citewarden.report.contexts import collect as collect_contexts
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
     from citewarden.project import Workspace
     from citewarden.settings import Settings, VerifySettings
 
+
+#: Verdicts as the report takes them: by entry, by key (each entry with the key), or in
+#: order (paired with the entries by :func:`~citewarden.audit.pair_verdicts`).
+Verdicts = Sequence[Verdict] | Mapping[str, Verdict] | Mapping[Entry, Verdict]
 
 #: Codes of the citation index that belong to one entry (shown in its audit row).
 _ENTRY_CODES = frozenset(
@@ -56,21 +61,33 @@ def _kind_of(ws: Workspace, path: Path) -> str:
     return path.suffix.lstrip(".") or "file"
 
 
+def entry_verdicts(entries: Sequence[Entry], verdicts: Verdicts) -> dict[Entry, Verdict]:
+    """The verdict of each of ``entries`` that has one (see :data:`Verdicts`)."""
+    if not isinstance(verdicts, Mapping):
+        return dict(pair_verdicts(entries, verdicts))
+    given = cast(Mapping[object, Verdict], verdicts)
+    out: dict[Entry, Verdict] = {}
+    for e in entries:
+        verdict = given.get(e, given.get(e.key))
+        if verdict is not None:
+            out[e] = verdict
+    return out
+
+
 def file_summaries(
     ws: Workspace,
     findings: Mapping[Path, Sequence[Finding]],
-    verdicts: Mapping[str, Verdict],
+    verdicts: Mapping[Entry, Verdict],
     entries: Sequence[Entry],
 ) -> list[FileSummary]:
-    """One summary row per reported file (score only for a bibliography with verdicts)."""
+    """One summary row per reported file (score only for a bibliography with verdicts:
+    each entry's own)."""
     files: list[FileSummary] = []
     for path in sorted(findings):
         counts = Counter(f.effective_severity for f in findings[path])
         doc = ws.document(path)
         bib = ws.bibliography(path)
-        checked = [
-            EntryAudit(e, verdicts[e.key]) for e in entries if e.path == path and e.key in verdicts
-        ]
+        checked = [EntryAudit(e, verdicts[e]) for e in entries if e.path == path and e in verdicts]
         score = document_score(tier_counts(checked)) if checked else None
         files.append(
             FileSummary(
@@ -121,7 +138,7 @@ def build_audit(
     ws: Workspace,
     findings: Mapping[Path, Sequence[Finding]],
     entries: Sequence[Entry],
-    verdicts: Sequence[Verdict] | Mapping[str, Verdict] | None,
+    verdicts: Verdicts | None,
     *,
     inputs: Sequence[str] = (),
     settings: Settings | None = None,
@@ -137,10 +154,7 @@ def build_audit(
     """
     from citewarden.fix.plan import REPEATED_KEY, compared_key, corrected_entry, repeated_keys
 
-    if isinstance(verdicts, Mapping):
-        by_key: dict[str, Verdict] = dict(verdicts)
-    else:
-        by_key = {v.key: v for v in verdicts or ()}
+    by_entry = entry_verdicts(entries, verdicts) if verdicts is not None else {}
     located: list[Located] = []
     entry_findings: dict[tuple[Path, int], list[Finding]] = {}
     starts: dict[Path, list[tuple[int, int]]] = {}
@@ -165,7 +179,7 @@ def build_audit(
         text = ws.text(e.path) or ""
         index = ws.line_index(e.path)
         line = index.position(e.span.start).line + 1 if index is not None else 0
-        verdict = by_key.get(e.key)
+        verdict = by_entry.get(e)
         source = text[e.span.start : e.span.end]
         corrected = not_applied = ""
         parsed = ws.bibliography(e.path)
@@ -198,7 +212,7 @@ def build_audit(
                 findings=tuple(entry_findings.get((e.path, e.span.start), ())),
             )
         )
-    files = file_summaries(ws, findings, by_key, entries)
+    files = file_summaries(ws, findings, by_entry, entries)
     verify = settings.verify if settings is not None else None
     return AuditData(
         entries=tuple(rows),
@@ -226,7 +240,7 @@ def html_page(
     ws: Workspace,
     findings: Mapping[Path, Sequence[Finding]],
     entries: Sequence[Entry],
-    verdicts: Sequence[Verdict] | Mapping[str, Verdict] | None,
+    verdicts: Verdicts | None,
     *,
     inputs: Sequence[str] = (),
     settings: Settings | None = None,
@@ -248,7 +262,10 @@ def html_page(
         root=root,
     )
     if contexts is None:
-        contexts = collect_contexts(ws, findings, entries, verdicts)
+        verified = entry_verdicts(entries, verdicts) if verdicts is not None else None
+        contexts = collect_contexts(
+            ws, findings, entries, list(verified.values()) if verified is not None else None
+        )
     return render_html(dataclasses.replace(data, contexts=tuple(contexts)))
 
 
@@ -258,7 +275,7 @@ def html_of(audit: Audit, *, inputs: Sequence[str] = (), root: Path | None = Non
         audit.workspace,
         audit.findings,
         audit.entries,
-        audit.verdict_map() if audit.verdicts is not None else None,
+        audit.entry_verdicts() if audit.verdicts is not None else None,
         inputs=inputs,
         settings=audit.settings,
         root=root,

@@ -1,0 +1,125 @@
+"""Every report of ``citewarden check`` shows each bibliography entry with its own verdict,
+also when two files define the same key."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from citewarden import cli
+
+RECORDS = (
+    {
+        "DOI": "10.1234/xyz",
+        "title": ["A study of things"],
+        "author": [{"family": "Smith", "given": "John"}],
+        "container-title": ["Journal of Stuff"],
+        "issued": {"date-parts": [[2020]]},
+        "volume": "12",
+        "issue": "3",
+        "page": "1-10",
+        "type": "journal-article",
+    },
+    {
+        "DOI": "10.5555/other",
+        "title": ["Deep networks for cats"],
+        "author": [{"family": "Jones", "given": "Mary"}],
+        "container-title": ["Feline Computing"],
+        "issued": {"date-parts": [[2019]]},
+        "volume": "7",
+        "issue": "1",
+        "page": "50-60",
+        "type": "journal-article",
+    },
+)
+
+ENTRY = (
+    "@article{smith2020,\n  author = {%s},\n  title = {%s},\n  journal = {%s},\n"
+    "  year = {%s},\n  volume = {%s},\n  doi = {%s}\n}\n"
+)
+
+VERIFY = ["--offline", "--snapshot", "snapshot.jsonl"]
+
+
+@pytest.fixture
+def same_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``a/refs.bib`` and ``b/refs.bib`` both define ``smith2020``, two different works;
+    b's volume is wrong (8, the record says 7)."""
+    lines = [json.dumps({"message": r}) for r in RECORDS]
+    (tmp_path / "snapshot.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for name, fields in (
+        (
+            "a",
+            ("Smith, John", "A study of things", "Journal of Stuff", "2020", "12", "10.1234/xyz"),
+        ),
+        (
+            "b",
+            (
+                "Jones, Mary",
+                "Deep networks for cats",
+                "Feline Computing",
+                "2019",
+                "8",
+                "10.5555/other",
+            ),
+        ),
+    ):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "refs.bib").write_text(ENTRY % fields, encoding="utf-8")
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = cli.main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_has_one_row_per_entry_of_a_key_two_files_define(
+    same_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(["check", "a/refs.bib", "b/refs.bib", *VERIFY, "--format", "json"], capsys)
+    assert code == 0
+    report = json.loads(out)
+    rows = [(r["file"], r["status"], r["corrections"]) for r in report["entries"]]
+    assert rows == [
+        ("a/refs.bib", "verified", {}),
+        ("b/refs.bib", "mismatch", {"volume": "7"}),
+    ]
+    assert report["summary"]["counted"] == len(rows)
+    assert [r["match"]["doi"] for r in report["entries"]] == ["10.1234/xyz", "10.5555/other"]
+
+
+def test_batch_table_scores_each_file_by_its_own_entries(
+    same_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, _, err = run(["check", "a/refs.bib", "b/refs.bib", *VERIFY], capsys)
+    scores = {line.split()[0]: line.split()[-1] for line in err.splitlines()[1:3]}
+    assert scores == {"a/refs.bib": "100", "b/refs.bib": "98"}  # b: one moderate entry
+
+
+def test_diff_and_fix_correct_the_second_file_s_entry(
+    same_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, err = run(["check", "a/refs.bib", "b/refs.bib", *VERIFY, "--diff"], capsys)
+    assert "fix: volume = 7" in err
+    assert "-  volume = {8},\n+  volume = {7},\n" in out
+    assert "citewarden: b/refs.bib: would correct 1 field in 1 entry" in err
+    assert "nothing to fix" not in err
+    run(["check", "a/refs.bib", "b/refs.bib", *VERIFY, "--fix"], capsys)
+    assert "volume = {7}" in (same_key / "b" / "refs.bib").read_text(encoding="utf-8")
+    assert "volume = {12}" in (same_key / "a" / "refs.bib").read_text(encoding="utf-8")
+
+
+def test_html_shows_each_entry_with_its_own_verdict(
+    same_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["check", "a/refs.bib", "b/refs.bib", *VERIFY, "--format", "html", "-o", "r.html"]
+    assert run(args, capsys)[0] == 0
+    page = (same_key / "r.html").read_text(encoding="utf-8")
+    assert page.count("class='entry o-corrected'") == 1  # b's, with the volume corrected
+    assert "volume = {7}" in page
