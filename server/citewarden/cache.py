@@ -137,8 +137,39 @@ def _probe(db: Path) -> str | None:
     return None
 
 
+def _opening_damage(path: Path, exc: Exception) -> str:
+    """What damage opening the store at ``path`` ran into: any failure that does not say the
+    store cannot be used now (unwritable, full, locked, I/O), such as a setting of the wrong
+    kind, is the store's own.  Raises :class:`CacheUnavailable` otherwise."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and (
+        "readonly" in text or "unable to open" in text
+    ):
+        raise CacheUnavailable(f"the cache at {path} is not writable: {exc}") from exc
+    if isinstance(exc, sqlite3.DatabaseError) and not _corrupt(exc):
+        raise _unusable(path, exc) from exc
+    if isinstance(exc, OSError | diskcache.Timeout):
+        raise CacheUnavailable(f"the cache at {path} cannot be used now: {exc}") from exc
+    return text if isinstance(exc, sqlite3.DatabaseError) else f"{type(exc).__name__}: {text}"
+
+
 def _open_store(path: Path) -> diskcache.Cache:
-    return diskcache.Cache(str(path), disk=TextDisk)
+    store = diskcache.Cache(str(path), disk=TextDisk)
+    try:
+        _check_settings(store)
+    except ValueError:
+        store.close()
+        raise
+    return store
+
+
+def _check_settings(store: diskcache.Cache) -> None:
+    """Raise ValueError for a setting read from the store that is not of its default's type
+    (``size_limit = 'abc'`` would make every write fail)."""
+    for key, default in diskcache.DEFAULT_SETTINGS.items():
+        value = getattr(store, key, default)
+        if type(value) is not type(default):
+            raise ValueError(f"the setting {key} is {value!r}")
 
 
 def _writable(path: Path) -> bool:
@@ -181,16 +212,8 @@ class Cache:
         if damage is None:
             try:
                 return _open_store(path)
-            except sqlite3.OperationalError as exc:
-                if "readonly" in str(exc) or "unable to open" in str(exc):
-                    raise CacheUnavailable(f"the cache at {path} is not writable: {exc}") from exc
-                if not _corrupt(exc):  # full, locked, I/O: the store stays as it is
-                    raise _unusable(path, exc) from exc
-                damage = str(exc)
-            except sqlite3.DatabaseError as exc:
-                if not _corrupt(exc):
-                    raise _unusable(path, exc) from exc
-                damage = str(exc)
+            except Exception as exc:
+                damage = _opening_damage(path, exc)
         aside = path.with_name(f"{STORE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
         try:
             path.rename(aside)
@@ -208,7 +231,7 @@ class Cache:
         log.info("%s", self.notice)  # the caller tells the user, once
         try:
             return _open_store(path)
-        except sqlite3.DatabaseError as exc:
+        except Exception as exc:
             raise CacheUnavailable(f"cannot rebuild the cache at {path}: {exc}") from exc
 
     def _trouble(self, action: str, exc: Exception) -> None:
