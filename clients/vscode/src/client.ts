@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import {
   CloseAction,
   CloseHandlerResult,
+  DidChangeConfigurationNotification,
   ErrorAction,
   ErrorHandler,
   ErrorHandlerResult,
@@ -17,6 +18,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { ServerCommand } from './server';
+import { explicitSettings } from './settings';
 
 /** Languages citewarden checks (VS Code language ids). */
 export const LANGUAGES = ['latex', 'tex', 'bibtex', 'markdown', 'quarto', 'rmd'];
@@ -29,6 +31,9 @@ export const SERVER_COMMANDS = [
   'citewarden.report',
   'citewarden.addReference',
 ];
+
+/** The settings section of citewarden, in VS Code and in the server's requests. */
+export const SECTION = 'citewarden';
 
 /** Keys of the `citewarden` section read by the editor only; never sent to the server. */
 const CLIENT_ONLY_KEYS = ['server', 'trace'];
@@ -50,10 +55,17 @@ export function serverSettings(section: unknown): Record<string, unknown> {
   return out;
 }
 
-function currentServerSettings(): Record<string, unknown> {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  const config = vscode.workspace.getConfiguration(undefined, folder);
-  return serverSettings(JSON.parse(JSON.stringify(config.get('citewarden') ?? {})));
+/**
+ * The server settings the user set for `scope` (by default the first workspace folder, whose
+ * `.citewarden.toml` the server reads): the contributed `keys` set in a settings file, never
+ * their defaults, which would override that file (see ./settings.ts).
+ */
+function currentServerSettings(keys: readonly string[], scope?: vscode.Uri): Record<string, unknown> {
+  const folder = scope ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+  const config = vscode.workspace.getConfiguration(SECTION, folder);
+  const section = vscode.workspace.getConfiguration(undefined, folder).get(SECTION);
+  const settings = explicitSettings(keys, (key) => config.inspect(key), section);
+  return serverSettings(JSON.parse(JSON.stringify(settings)));
 }
 
 const FIX =
@@ -146,6 +158,7 @@ export function createClient(
   server: ServerCommand,
   output: vscode.OutputChannel,
   onGiveUp: (message: string) => void,
+  settingKeys: readonly string[],
 ): LanguageClient {
   const serverOptions: ServerOptions = {
     command: server.command,
@@ -157,7 +170,7 @@ export function createClient(
   const clientOptions: LanguageClientOptions = {
     documentSelector: LANGUAGES.map((language) => ({ scheme: 'file', language })),
     outputChannel: output,
-    initializationOptions: currentServerSettings(),
+    initializationOptions: currentServerSettings(settingKeys),
     errorHandler: handler,
     // A failed initialize is explained once, by the error handler or the failed start.
     initializationFailedHandler: (error) => {
@@ -167,10 +180,13 @@ export function createClient(
     middleware: {
       workspace: {
         // A client being stopped for a restart must not try to send the change (the new
-        // client asks for the settings when it starts).
-        didChangeConfiguration: async (sections, next) => {
+        // client asks for the settings when it starts).  The settings sent, like the answers
+        // below, are the ones the user set (the library's would hold every default).
+        didChangeConfiguration: async () => {
           if (self?.state === State.Running) {
-            await next(sections);
+            await self.sendNotification(DidChangeConfigurationNotification.type, {
+              settings: { [SECTION]: currentServerSettings(settingKeys) },
+            });
           }
         },
         configuration: async (params, token, next) => {
@@ -178,7 +194,13 @@ export function createClient(
           if (!Array.isArray(result)) {
             return result;
           }
-          return result.map((value, i) => (params.items[i]?.section === 'citewarden' ? serverSettings(value) : value));
+          return result.map((value, i) => {
+            const item = params.items[i];
+            if (item?.section !== SECTION) {
+              return value;
+            }
+            return currentServerSettings(settingKeys, item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined);
+          });
         },
       },
     },

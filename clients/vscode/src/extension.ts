@@ -1,16 +1,19 @@
 // citewarden for VS Code: starts `citewarden serve` and shows its status.
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
-import { createClient, stoppedWhileStarting } from './client';
+import { createClient, SECTION, stoppedWhileStarting } from './client';
 import { Host, registerCommands } from './commands';
 import { runSelfTest, SELFTEST_ENV } from './selfTest';
 import { resolveServerCommand, ServerNotFound } from './server';
+import { contributedKeys } from './settings';
 import { STATUS_NOTIFICATION, StatusBar } from './status';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let status: StatusBar;
 let starting: Promise<void> | undefined;
+/** The settings the extension contributes (`verify.enabled`), from its manifest. */
+let settingKeys: string[] = [];
 
 async function offerFix(message: string): Promise<void> {
   const choice = await vscode.window.showErrorMessage(message, 'Open Settings', 'Show Log');
@@ -47,7 +50,7 @@ async function start(): Promise<void> {
       void offerFix(message);
     }
   };
-  const current = createClient(server, output, fatal);
+  const current = createClient(server, output, fatal, settingKeys);
   client = current;
   current.onNotification(STATUS_NOTIFICATION, (params: unknown) => status.update(params));
   current.onDidChangeState((event) => {
@@ -91,6 +94,7 @@ async function restart(): Promise<void> {
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  settingKeys = contributedKeys(context.extension.packageJSON, SECTION);
   output = vscode.window.createOutputChannel('citewarden');
   status = new StatusBar();
   context.subscriptions.push(output, status);
