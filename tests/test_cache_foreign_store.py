@@ -1,5 +1,6 @@
-"""A store diskcache cannot work with (a setting of the wrong kind) is damage: moved aside
-and rebuilt, never a crash."""
+"""A store diskcache cannot work with -- a setting of the wrong kind, tables of an older or
+foreign layout -- is damage: moved aside and rebuilt, never a crash nor a cache that stays
+unusable (``citewarden cache clear`` included)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import citewarden.cache as cache_module
 from citewarden.cache import STORE, Cache
 from cli_process import run_citewarden
 
@@ -37,7 +39,22 @@ def _bad_setting(key: str, value: str) -> Callable[[Path], None]:
     return damage
 
 
+def _foreign_table(sql: str) -> Callable[[Path], None]:
+    def damage(directory: Path) -> None:
+        (directory / STORE).mkdir(parents=True)
+        _run_sql(directory / STORE / "cache.db", sql)
+
+    return damage
+
+
 DAMAGES = {
+    "older_layout": _foreign_table("CREATE TABLE Cache (rowid INTEGER PRIMARY KEY, key BLOB)"),
+    "no_value_column": _foreign_table(
+        "CREATE TABLE Cache (rowid INTEGER PRIMARY KEY, key BLOB, raw INTEGER, store_time REAL,"
+        " expire_time REAL, access_time REAL, access_count INTEGER, tag BLOB, size INTEGER,"
+        " mode INTEGER, filename TEXT)"
+    ),
+    "foreign_settings": _foreign_table("CREATE TABLE Settings (name TEXT, setting TEXT)"),
     "eviction_policy": _bad_setting("eviction_policy", "bogus"),
     "size_limit": _bad_setting("size_limit", "abc"),
     "sqlite_synchronous": _bad_setting("sqlite_synchronous", "bogus"),
@@ -59,7 +76,20 @@ def test_a_store_diskcache_cannot_use_is_moved_aside_and_rebuilt(
         assert cache.notice is None and cache.get(KEY) == {"title": "new"}
 
 
-@pytest.mark.parametrize(("name", "action"), [("eviction_policy", "stats")])
+def test_a_layout_only_opening_finds_wrong_is_damage_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    DAMAGES["older_layout"](tmp_path)
+    monkeypatch.setattr(cache_module, "_missing_column", lambda con: None, raising=False)
+    with Cache(tmp_path) as cache:
+        assert cache.notice is not None and "no such column" in cache.notice
+        cache.set(KEY, {"title": "new"}, ttl=600)
+        assert cache.get(KEY) == {"title": "new"}
+
+
+@pytest.mark.parametrize(
+    ("name", "action"), [("eviction_policy", "stats"), ("older_layout", "clear")]
+)
 def test_cache_commands_rebuild_a_store_diskcache_cannot_use(
     tmp_path: Path, name: str, action: str
 ) -> None:

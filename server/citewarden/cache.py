@@ -101,6 +101,8 @@ def default_directory() -> Path:
 #: SQLite's primary result codes for a damaged file (the others say nothing of the file).
 _CORRUPT_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
 _CORRUPT_WORDS = ("malformed", "not a database")
+#: What SQLite says of a store whose tables have another layout (an older or foreign one).
+_LAYOUT_WORDS = ("no such table", "no such column")
 
 
 def _corrupt(exc: sqlite3.DatabaseError) -> bool:
@@ -126,6 +128,7 @@ def _probe(db: Path) -> str | None:
         con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
         try:
             rows = con.execute("PRAGMA quick_check(1)").fetchall()
+            missing = _missing_column(con) if rows == [("ok",)] else None
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
@@ -134,18 +137,50 @@ def _probe(db: Path) -> str | None:
         raise _unusable(db.parent, exc) from exc
     if rows != [("ok",)]:
         return str(rows[0][0]) if rows else "integrity check failed"
+    return f"no such column: {missing}" if missing else None
+
+
+#: The columns diskcache reads from its tables (a table of an older or foreign layout lacks
+#: some, and diskcache would fail on every use).
+_COLUMNS = {
+    "Settings": ("key", "value"),
+    "Cache": (
+        "key",
+        "raw",
+        "store_time",
+        "expire_time",
+        "access_time",
+        "access_count",
+        "tag",
+        "size",
+        "mode",
+        "filename",
+        "value",
+    ),
+}
+
+
+def _missing_column(con: sqlite3.Connection) -> str | None:
+    """The first column diskcache needs that a table of the store lacks (None when each
+    table there has them all; a table not there yet is created on opening)."""
+    for table, needed in _COLUMNS.items():
+        have = {row[1] for row in con.execute(f"PRAGMA table_info({table})")}
+        missing = [f"{table}.{column}" for column in needed if have and column not in have]
+        if missing:
+            return missing[0]
     return None
 
 
 def _opening_damage(path: Path, exc: Exception) -> str:
     """What damage opening the store at ``path`` ran into: any failure that does not say the
     store cannot be used now (unwritable, full, locked, I/O), such as a setting of the wrong
-    kind, is the store's own.  Raises :class:`CacheUnavailable` otherwise."""
+    kind or a table of another layout, is the store's own.  Raises :class:`CacheUnavailable` otherwise."""
     text = str(exc)
-    if isinstance(exc, sqlite3.OperationalError) and (
-        "readonly" in text or "unable to open" in text
-    ):
-        raise CacheUnavailable(f"the cache at {path} is not writable: {exc}") from exc
+    if isinstance(exc, sqlite3.OperationalError):
+        if "readonly" in text or "unable to open" in text:
+            raise CacheUnavailable(f"the cache at {path} is not writable: {exc}") from exc
+        if any(word in text for word in _LAYOUT_WORDS):
+            return text
     if isinstance(exc, sqlite3.DatabaseError) and not _corrupt(exc):
         raise _unusable(path, exc) from exc
     if isinstance(exc, OSError | diskcache.Timeout):
