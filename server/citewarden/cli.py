@@ -191,6 +191,9 @@ def _main(argv: Sequence[str] | None) -> int:
         except UsageError as exc:
             print(f"citewarden: error: {visible(str(exc))}", file=sys.stderr)
             return EXIT_USAGE
+        except UnicodeEncodeError as exc:
+            print(f"citewarden: error: {_unencodable(exc)}", file=sys.stderr)
+            return EXIT_USAGE
     if args.command == "cache":
         return _cache(args.action)
     if args.command == "add":
@@ -399,8 +402,26 @@ def _warn(notice: str) -> None:
     print(f"citewarden: warning: {notice}", file=sys.stderr)
 
 
+def _unencodable(exc: UnicodeEncodeError) -> str:
+    """Why the output stopped: a character its encoding has no code for."""
+    char = visible(ascii(exc.object[exc.start : exc.end]))
+    return (
+        f"standard output ({exc.encoding}) cannot write the character {char}; set "
+        "PYTHONIOENCODING=utf-8 or give --output FILE"
+    )
+
+
+def _escape_unencodable(stream: TextIO) -> None:
+    """Let ``stream`` write a character its encoding lacks as a backslash escape (as
+    standard error does) rather than stop midway (a cp1252 console or pipe)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
+
+
 def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     cwd = normalize_path(cwd or Path.cwd())
+    _escape_unencodable(sys.stdout)
     settings, problems = _load_settings(args, cwd)
     if not args.quiet:
         for problem in problems:
@@ -422,7 +443,8 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
         _refuse_input_as_output(args.output, audit, cwd)
     output = _render(args.format, audit, cwd, args.paths)
     # a key that reached a record or a message (in JSON and SARIF: in string values only)
-    _write(mask_registered(output, json=args.format in ("json", "sarif")), args.output)
+    machine = args.format != "text"
+    _write(mask_registered(output, json=args.format in ("json", "sarif")), args.output, machine)
     verified = audit.verdict_pairs() if audit.verdicts is not None else None
     if (args.fix or args.diff) and _fix(verified, args, cwd):
         return EXIT_USAGE
@@ -529,10 +551,19 @@ def _refuse_input_as_output(target: str, audit: Audit, cwd: Path) -> None:
         )
 
 
-def _write(output: str, target: str | None) -> None:
+def _write(output: str, target: str | None, utf8: bool = False) -> None:
+    """Write the report to ``target`` (UTF-8), or to standard output: as UTF-8 bytes with
+    ``utf8`` (JSON, SARIF and HTML are UTF-8 whatever the terminal's encoding), else as
+    text in its encoding."""
     if target is None:
         out: TextIO = sys.stdout
-        out.write(output)
+        binary = getattr(out, "buffer", None) if utf8 else None
+        if binary is None:
+            out.write(output)
+        else:
+            out.flush()
+            binary.write(output.encode("utf-8"))
+            binary.flush()
         out.flush()
         return
     try:
