@@ -123,3 +123,27 @@ def test_html_shows_each_entry_with_its_own_verdict(
     page = (same_key / "r.html").read_text(encoding="utf-8")
     assert page.count("class='entry o-corrected'") == 1  # b's, with the volume corrected
     assert "volume = {7}" in page
+
+
+def test_the_summary_shows_a_key_with_a_line_break_on_its_own_line(
+    same_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A CSL id across lines forged a finding line in the verification summary."""
+    forged = "refs.json:1:1: error retracted FAKE"
+    item = {
+        "id": f"k\n{forged}",
+        "type": "article-journal",
+        "title": "A study of things",
+        "author": [{"family": "Smith", "given": "John"}],
+        "container-title": "Journal of Stuff",
+        "issued": {"date-parts": [[2020]]},
+        "volume": "99",
+        "DOI": "10.1234/xyz",
+    }
+    (same_key / "refs.json").write_text(json.dumps([item]), encoding="utf-8")
+    _, _, err = run(["check", "refs.json", *VERIFY], capsys)
+    assert not any(line.startswith(forged) for line in err.splitlines())
+    rows = [line for line in err.splitlines() if line.startswith("  M  ")]
+    assert len(rows) == 1
+    assert rows[0].startswith(f"  M  k\\x0a{forged}  mismatch")
+    assert rows[0].endswith("fix: volume = 12")

@@ -14,7 +14,7 @@ import json
 import stat
 import sys
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -318,14 +318,17 @@ def _summary(findings: Sequence[Finding], files: int) -> str:
     return f"{', '.join(parts)} in {files} file{'s' if files != 1 else ''}"
 
 
-def _csl_fixes(corrections: Mapping[str, str], csl_type: str | None) -> str:
-    """Corrections as a CSL item of ``csl_type`` gets them (``page = 303-314``)."""
-    from citewarden.findings.verdicts import csl_decoding
-    from citewarden.fix.csl import csl_correction
+def _fixes_shown(corrections: Mapping[str, str], csl_type: str | None) -> str:
+    """Corrections as ``name = value; ...`` (as a CSL item of ``csl_type`` gets them:
+    ``page = 303-314``), each name and value escaped onto the line."""
+    shown: Iterable[tuple[str, str]] = corrections.items()
+    if csl_type is not None:
+        from citewarden.findings.verdicts import csl_decoding
+        from citewarden.fix.csl import csl_correction
 
-    decoding = csl_decoding()
-    shown = (csl_correction(name, value, decoding, csl_type) for name, value in corrections.items())
-    return "; ".join(f"{name} = {value}" for name, value in shown)
+        decoding = csl_decoding()
+        shown = (csl_correction(name, value, decoding, csl_type) for name, value in shown)
+    return "; ".join(f"{visible(name)} = {visible(value)}" for name, value in shown)
 
 
 def _verification_summary(audit: Audit, cwd: Path) -> str:
@@ -357,13 +360,12 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     shown: list[tuple[Verdict, Entry | None]] = [
         (v, entry) for entry, v in audit.verdict_pairs() if v.tier is not Tier.D or v.corrections
     ]
-    width = max((len(v.key) for v, _ in shown), default=0)
+    # a key, a path and a value come from the files and the records: each on its line
+    width = max((len(visible(v.key)) for v, _ in shown), default=0)
     offered = False
     for v, entry in sorted(shown, key=lambda pair: rank[pair[0].tier]):
         where = ""
-        fixes = "; ".join(f"{name} = {value}" for name, value in v.corrections.items())
-        if entry is not None and entry.csl_type is not None and v.corrections:
-            fixes = _csl_fixes(v.corrections, entry.csl_type)
+        fixes = _fixes_shown(v.corrections, entry.csl_type if entry is not None else None)
         if entry is not None:
             index = ws.line_index(entry.path)
             line = index.position(entry.span.start).line + 1 if index is not None else 1
@@ -377,7 +379,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
                 where += f"  not corrected: {REPEATED_KEY}"
         offered = offered or bool(fixes)
         lines.append(
-            f"  {v.tier.value}  {v.key:<{width}}  {v.status.value:<10}{where}"
+            f"  {v.tier.value}  {visible(v.key):<{width}}  {v.status.value:<10}{where}"
             + (f"  fix: {fixes}" if fixes else "")
         )
     if offered:
