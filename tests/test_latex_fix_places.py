@@ -96,3 +96,24 @@ def test_a_preamble_nocite_moves_after_the_begin_document_latex_reads(
     assert apply(main, fix) == moved
     found = findings(tmp_path / "again", f"--- main.tex\n{moved}--- refs.bib\n{BIB}")
     assert [f.code for fs in found.values() for f in fs] == []
+
+
+@pytest.mark.parametrize("key", ["x%y", "p#q", "b\\c", "t~u"])
+def test_no_fix_writes_a_key_latex_cannot_read(tmp_path: Path, key: str) -> None:
+    bib = f"@misc{{used, title={{Used}}}}\n@misc{{{key}, title={{Spare}}}}\n"
+    main = BODY.replace("\\cite{used}", "\\cite{used} \\cite{" + key[0] + key[2] + "}")
+    found = findings(tmp_path, f"--- main.tex\n{main}\\end{{document}}\n--- refs.bib\n{bib}")
+    (orphan,) = [f for f in found["refs.bib"] if f.code is Code.ORPHAN]
+    assert [fix.title for fix in orphan.fixes] == ["Remove entry"]
+    (dangling,) = [f for f in found["main.tex"] if f.code is Code.DANGLING]
+    assert dangling.data["suggestions"] == [key]  # suggested, but not written into LaTeX
+    assert dangling.fixes == ()
+
+
+def test_a_key_latex_cannot_read_is_still_written_into_markdown(tmp_path: Path) -> None:
+    bib = "@misc{x%y, title={Spare}}\n"
+    paper = "---\nbibliography: refs.bib\n---\n\nAs @xy says.\n"
+    found = findings(tmp_path, f"--- paper.md\n{paper}--- refs.bib\n{bib}")
+    (dangling,) = found["paper.md"]
+    (change,) = dangling.fixes
+    assert apply(paper, change).endswith("As @x%y says.\n")  # pandoc reads it whole

@@ -12,6 +12,7 @@ from rapidfuzz import fuzz, process
 
 from citewarden.checks import Ident, Memo
 from citewarden.checks.defined import Defined, KeyDelta, UnreadPart
+from citewarden.checks.latex_keys import latex_citable
 from citewarden.checks.nocite_edit import markdown_citation, yaml_escaped
 from citewarden.checks.orphans import doc_keys
 from citewarden.model import (
@@ -117,7 +118,7 @@ def dangling_findings(
         if unread is not None:
             found.append(_unread_finding(path, cit, unread))
             continue
-        where = _markdown_place(text, cit) if doc.kind is DocumentKind.MARKDOWN else None
+        where = markdown_place(text, cit) if doc.kind is DocumentKind.MARKDOWN else None
         found.append(
             memo.get(
                 ("dangling-cit", path, cit, token, where),
@@ -212,7 +213,7 @@ def _scored_for(key: str, defined: Defined, delta: KeyDelta | None, memo: Memo) 
     return _scored(key, defined.folded_keys)
 
 
-def _markdown_place(text: str | None, cit: Citation) -> tuple[bool, str] | None:
+def markdown_place(text: str | None, cit: Citation) -> tuple[bool, str] | None:
     """Where a Markdown citation's key stands: (inside ``@{...}``, what holds it: ``text``,
     a YAML ``"`` or ``'`` quoted scalar, a ``block`` scalar or a ``plain`` one); None
     without the text."""
@@ -225,11 +226,11 @@ def _markdown_place(text: str | None, cit: Citation) -> tuple[bool, str] | None:
     return braced, first if first in ("'", '"') else "block" if first in ("|", ">") else "plain"
 
 
-def _replacement(name: str, where: tuple[bool, str] | None) -> str | None:
+def replacement(name: str, where: tuple[bool, str] | None) -> str | None:
     """``name`` written in place of a key standing at ``where`` (a LaTeX key when None) so
-    that pandoc reads it whole; None when it cannot be written there."""
+    that pandoc (or LaTeX) reads it whole; None when it cannot be written there."""
     if where is None:
-        return name
+        return name if latex_citable(name) else None
     braced, holder = where
     cite = markdown_citation(name)
     if cite is None:
@@ -293,7 +294,7 @@ def _dangling_finding(
             preferred=(i == 0 and preferred_first),
         )
         for i, name in enumerate(names)
-        if (written := _replacement(name, where)) is not None
+        if (written := replacement(name, where)) is not None
     )
     data = MappingProxyType({"key": cit.key, "suggestions": names})
     return Finding(Code.DANGLING, Location(path, cit.span), message, fixes=fixes, data=data)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
 from citewarden.checks.defined import bibtex_reading, commented_keys, key_delta
+from citewarden.checks.latex_keys import latex_citable
 from citewarden.checks.nocite_edit import nocite_insertion, nocite_plan
 from citewarden.checks.pandoc import pandoc_dialect
 from citewarden.model import (
@@ -467,7 +468,7 @@ def _orphan_finding(
             read = removal[1]
     latex_done = markdown_done = False
     for target in targets:
-        if target[0] == "latex" and not latex_done:
+        if target[0] == "latex" and not latex_done and latex_citable(entry.key):
             _, root, offset, newline = target
             assert isinstance(root, Path) and isinstance(offset, int)
             edit = TextEdit(root, Span(offset, offset), f"\\nocite{{{entry.key}}}{newline}")
