@@ -19,6 +19,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
+from citewarden.checks.dangling import markdown_place, replacement
+from citewarden.checks.latex_keys import latex_unsafe
 from citewarden.lsp import entries as show
 from citewarden.lsp.completion import (
     completion_items,
@@ -29,7 +31,7 @@ from citewarden.lsp.completion import (
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
-from citewarden.model import Citation, Entry, Field, Span, TextEdit
+from citewarden.model import Citation, DocumentKind, Entry, Field, ParsedDocument, Span, TextEdit
 from citewarden.parsing import is_latex, is_markdown
 from citewarden.safe_text import clipped, markdown_code, visible
 
@@ -37,8 +39,20 @@ log = logging.getLogger(__name__)
 
 MAX_WORKSPACE_SYMBOLS = 500
 
-#: Characters a citation key may not contain (BibTeX and pandoc agree on these).
-_BAD_KEY = re.compile(r"[\s,{}()\"#%'=\\]")
+#: Characters BibTeX takes in no key, besides those LaTeX cannot cite
+#: (:data:`citewarden.checks.latex_keys.LATEX_UNSAFE_KEY`).
+_BAD_KEY = re.compile(r"[()\"'=]")
+
+
+def _invalid_key(name: str) -> str | None:
+    """Why a rename cannot write ``name`` as a citation key, or None."""
+    if not name:
+        return "a citation key cannot be empty"
+    if (char := latex_unsafe(name)) is not None:
+        return f"LaTeX cannot read {char!r} in a citation key"
+    if (m := _BAD_KEY.search(name)) is not None:
+        return f"BibTeX does not take {m.group()!r} in a citation key"
+    return None
 
 
 def _empty() -> list[Any]:
@@ -156,7 +170,8 @@ _LISTED_KEY = re.compile(r"[^,\s]+")
 
 
 class RenameRefused(Exception):
-    """A new name the project cannot take (it is already a key)."""
+    """A new name the project cannot take (it is already a key, or a document's reader
+    cannot read it there)."""
 
 
 def _same(a: str, b: str, fold: bool) -> bool:
@@ -239,7 +254,13 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
         for doc_path, doc in ws.project_documents(p):
             for cit in doc.citations:
                 if _same(cit.key, key, p.casefold_keys):
-                    edits.append(TextEdit(doc_path, cit.span, new_name))
+                    edits.append(
+                        TextEdit(
+                            doc_path,
+                            cit.span,
+                            _written(doc_path, ws.text(doc_path), doc, cit, new_name),
+                        )
+                    )
     for b, fold in bibs.items():
         edits += _field_edits(session, b, key, fold, new_name)
     seen: set[tuple[Path, int, int]] = set()
@@ -250,6 +271,20 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
             seen.add(ident)
             unique.append(e)
     return session.converter.workspace_edit(unique)
+
+
+def _written(
+    path: Path, text: str | None, doc: ParsedDocument, cit: Citation, new_name: str
+) -> str:
+    """``new_name`` as written in place of the citation ``cit`` of ``doc``: braced in
+    Markdown where pandoc would not read the bare key whole (``@{smith2020.}``), escaped
+    in YAML; refused with :class:`RenameRefused` where pandoc cannot read it."""
+    if doc.kind is not DocumentKind.MARKDOWN:
+        return new_name
+    written = replacement(new_name, markdown_place(text, cit))
+    if written is None:
+        raise RenameRefused(f"pandoc cannot read '{new_name}' as a citation key in {path.name}")
+    return written
 
 
 def _field_edits(
@@ -449,8 +484,10 @@ def register(server: LanguageServer, session: Session) -> None:
     @feature(types.TEXT_DOCUMENT_RENAME)
     async def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
         new_name = params.new_name.strip()
-        if not new_name or _BAD_KEY.search(new_name):
-            raise JsonRpcInvalidParams(f"'{params.new_name}' is not a valid citation key")
+        if (why := _invalid_key(new_name)) is not None:
+            raise JsonRpcInvalidParams(
+                visible(f"'{params.new_name}' is not a valid citation key: {why}")
+            )
         try:
             # the edit spans the project: every open file's current text counts
             await session.ready.wait()
