@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import math
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -157,22 +159,19 @@ def build_audit(
     by_entry = entry_verdicts(entries, verdicts) if verdicts is not None else {}
     located: list[Located] = []
     entry_findings: dict[tuple[Path, int], list[Finding]] = {}
-    starts: dict[Path, list[tuple[int, int]]] = {}
-    for e in entries:
-        starts.setdefault(e.path, []).append((e.span.start, e.span.end))
+    spans = _EntrySpans(entries)
     for path, items in findings.items():
         index = ws.line_index(path)
         for f in items:
+            offset = f.location.span.start
             line = column = 1
             if index is not None:
-                pos = index.position(f.location.span.start)
+                pos = index.position(offset)
                 line, column = pos.line + 1, pos.column + 1
             located.append(Located(f, line, column))
-            if f.code in _ENTRY_CODES:
-                for start, end in starts.get(f.location.path, ()):
-                    if start <= f.location.span.start < end:
-                        entry_findings.setdefault((f.location.path, start), []).append(f)
-                        break
+            start = spans.start_at(f.location.path, offset) if f.code in _ENTRY_CODES else None
+            if start is not None:
+                entry_findings.setdefault((f.location.path, start), []).append(f)
     rows: list[EntryAudit] = []
     repeated: dict[Path, frozenset[str]] = {}
     for e in entries:
@@ -228,6 +227,26 @@ def build_audit(
         addresses=_addresses(verify) if verify is not None and verdicts is not None else (),
         thresholds=default_thresholds() if verdicts is not None else {},
     )
+
+
+class _EntrySpans:
+    """The entries' spans of each file in order, to find the entry at an offset by
+    bisection (the entries of a file do not overlap)."""
+
+    def __init__(self, entries: Sequence[Entry]) -> None:
+        self._spans: dict[Path, list[tuple[int, int]]] = {}
+        for e in entries:
+            self._spans.setdefault(e.path, []).append((e.span.start, e.span.end))
+        for spans in self._spans.values():
+            spans.sort()
+
+    def start_at(self, path: Path, offset: int) -> int | None:
+        """The start of the entry of ``path`` holding ``offset``, or None."""
+        spans = self._spans.get(path, [])
+        i = bisect_right(spans, (offset, math.inf)) - 1
+        if i >= 0 and offset < spans[i][1]:
+            return spans[i][0]
+        return None
 
 
 def _addresses(verify: VerifySettings) -> tuple[tuple[str, str], ...]:
