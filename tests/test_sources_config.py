@@ -236,3 +236,28 @@ def test_the_judge_key_message_shows_the_judges_address_without_login_or_query()
     said = str(problems[0])
     assert "is not sent to http://127.0.0.1:9/v1:" in said
     assert "s3cretpw" not in said and "alice" not in said and "t0ken" not in said
+
+
+def test_address_problems_name_where_the_address_was_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The message about a source or judge address names the settings file, or the editor's
+    settings, that set it, not "settings"."""
+    from citewarden.lsp.config import ConfigSources
+
+    toml = tmp_path / ".citewarden.toml"
+    toml.write_text(
+        '[verify]\nbase_urls = { crossref = "http://127.0.0.1:9/cr" }\n'
+        '[judge]\nurl = "http://127.0.0.1:9/v1"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("CITEWARDEN_JUDGE_API_KEY", "envkey")
+    from_file = ConfigSources(root=tmp_path).resolve()[1]
+    editor = {"verify": {"base_urls": {"doi": "http://127.0.0.1:9/doi"}}}
+    both = ConfigSources(root=tmp_path, client=editor).resolve()[1]
+    assert [(p.origin, p.key) for p in from_file] == [
+        (str(toml), "verify.base_urls.crossref"),
+        (str(toml), "judge.url"),
+    ]
+    assert ("workspace/configuration", "verify.base_urls.doi") in [(p.origin, p.key) for p in both]
+    assert (str(toml), "verify.base_urls.crossref") in [(p.origin, p.key) for p in both]

@@ -43,6 +43,9 @@ SOURCE_NAMES = (
 )
 
 CONFIG_FILE = ".citewarden.toml"
+#: The metadata key of a field of the settings that is no setting (``{SETTING: False}``):
+#: the settings schema leaves it out.
+SETTING = "setting"
 #: The largest settings file read.
 MAX_CONFIG_BYTES = 1 << 20
 
@@ -168,6 +171,16 @@ class Settings:
     pandoc_version: str = ""
     verify: VerifySettings = field(default_factory=VerifySettings)
     judge: JudgeSettings = field(default_factory=JudgeSettings)
+    #: Where each address setting came from (the origin of the overlay that set it last: a
+    #: file's path, ``initializationOptions`` ...), by dotted key (``verify.base_urls.crossref``,
+    #: ``judge.url``), for the messages about those addresses.  Not part of the settings' value.
+    origins: Mapping[str, str] = field(
+        default_factory=dict, compare=False, repr=False, metadata={SETTING: False}
+    )
+
+    def origin_of(self, key: str, default: str = "settings") -> str:
+        """Where the address setting ``key`` came from (``default`` when no overlay set it)."""
+        return self.origins.get(key, default)
 
     @property
     def max_file_bytes(self) -> int:
@@ -214,7 +227,11 @@ def _header_value(value: Any) -> str | None:
 
 
 def _merge_verify(
-    base: VerifySettings, raw: Mapping[str, Any], origin: str, problems: list[SettingsProblem]
+    base: VerifySettings,
+    raw: Mapping[str, Any],
+    origin: str,
+    problems: list[SettingsProblem],
+    origins: dict[str, str],
 ) -> VerifySettings:
     changes: dict[str, Any] = {}
     for key, value in raw.items():
@@ -261,6 +278,7 @@ def _merge_verify(
                     if url.strip() and (problem := http_url_problem(url.strip())):
                         raise ValueError(f"{source}: {problem}")
                 changes[name] = {**base.base_urls, **value}
+                origins.update({f"verify.base_urls.{source}": origin for source in value})
             elif name == "ignore_entries":
                 changes[name] = _as_str_tuple(value)
             elif name == "tier_severity":
@@ -310,7 +328,11 @@ def http_url_problem(url: str) -> str | None:
 
 
 def _merge_judge(
-    base: JudgeSettings, raw: Mapping[str, Any], origin: str, problems: list[SettingsProblem]
+    base: JudgeSettings,
+    raw: Mapping[str, Any],
+    origin: str,
+    problems: list[SettingsProblem],
+    origins: dict[str, str],
 ) -> JudgeSettings:
     changes: dict[str, Any] = {}
     for key, value in raw.items():
@@ -323,6 +345,7 @@ def _merge_judge(
                 if url and (problem := http_url_problem(url)):
                     raise ValueError(problem)
                 changes[name] = url or None
+                origins["judge.url"] = origin
             elif name == "model":
                 if value is not None and not isinstance(value, str):
                     raise ValueError("expected a string")
@@ -351,6 +374,7 @@ def merge_settings(
     if not isinstance(raw, Mapping):
         return base, [SettingsProblem(origin, "citewarden", "expected an object of settings")]
     changes: dict[str, Any] = {}
+    origins = dict(base.origins)
     codes = {c.value for c in Code}
     for key, value in raw.items():
         name = key.replace("-", "_")
@@ -399,16 +423,16 @@ def merge_settings(
             elif name == "verify":
                 if not isinstance(value, Mapping):
                     raise ValueError("expected a table")
-                changes["verify"] = _merge_verify(base.verify, value, origin, problems)
+                changes["verify"] = _merge_verify(base.verify, value, origin, problems, origins)
             elif name == "judge":
                 if not isinstance(value, Mapping):
                     raise ValueError("expected a table")
-                changes["judge"] = _merge_judge(base.judge, value, origin, problems)
+                changes["judge"] = _merge_judge(base.judge, value, origin, problems, origins)
             else:
                 raise ValueError("unknown setting")
         except ValueError as exc:
             problems.append(SettingsProblem(origin, key, str(exc)))
-    return dataclasses.replace(base, **changes), problems
+    return dataclasses.replace(base, **changes, origins=origins), problems
 
 
 class ConfigSyntaxError(ValueError):

@@ -25,6 +25,7 @@ from typing import Any
 from citewarden.model import Code
 from citewarden.settings import (
     NUMBER_BOUNDS,
+    SETTING,
     SEVERITY_NAMES,
     SOURCE_NAMES,
     Settings,
@@ -206,6 +207,8 @@ def _properties(cls: type, prefix: str) -> dict[str, dict[str, Any]]:
     instance = cls()
     props: dict[str, dict[str, Any]] = {}
     for f in dataclasses.fields(cls):
+        if not f.metadata.get(SETTING, True):  # bookkeeping, no setting
+            continue
         path = f"{prefix}{f.name}"
         annotation = hints[f.name]
         if dataclasses.is_dataclass(annotation):

@@ -258,13 +258,14 @@ def source_address_problems(
                 f"environment ({URL_ENV[name]}), since a settings file can come with a cloned "
                 "repository"
             )
-        problems.append(SettingsProblem("settings", f"verify.base_urls.{name}", message))
+        key = f"verify.base_urls.{name}"
+        problems.append(SettingsProblem(settings.origin_of(key), key, message))
     judge = settings.judge
     judge_url = (judge.url or "").strip()
     if judge_url and not judge.api_key and (env.get(JUDGE_KEY_ENV) or "").strip():
         problems.append(
             SettingsProblem(
-                "settings",
+                settings.origin_of("judge.url"),
                 "judge.url",
                 f"{JUDGE_KEY_ENV} is not sent to {shown_address(judge_url)}: the environment's "
                 f"key goes only to the environment's address ({JUDGE_URL_ENV}); set the key in "
