@@ -48,6 +48,9 @@ CACHE_DIR_ENV = "CITEWARDEN_CACHE_DIR"
 STORE = "lookups"
 #: A stored value larger than this is not read (the largest real one is a few hundred KB).
 MAX_VALUE_BYTES = 16 * 1024 * 1024
+#: Seconds a statement waits for a lock another process holds on the store (diskcache's own
+#: default is a minute per write, and a minute per statement of its opening).
+LOCK_TIMEOUT = 1.0
 
 
 class CacheUnavailable(OSError):
@@ -117,6 +120,35 @@ def _unusable(path: Path, exc: sqlite3.DatabaseError) -> CacheUnavailable:
     return CacheUnavailable(f"the cache at {path} cannot be used now: {exc}")
 
 
+def _locked(exc: BaseException) -> bool:
+    """Whether ``exc`` says another process holds the store's lock (past the timeout)."""
+    if isinstance(exc, diskcache.Timeout):
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and (
+        "locked" in str(exc) or "busy" in str(exc)
+    )
+
+
+def _check_lock(db: Path) -> None:
+    """Raise :class:`CacheUnavailable` when another process holds the write lock of ``db`` for
+    more than :data:`LOCK_TIMEOUT` (diskcache's opening would wait a minute per statement)."""
+    if not db.is_file():
+        return
+    try:
+        con = sqlite3.connect(
+            db.resolve().as_uri(), uri=True, timeout=LOCK_TIMEOUT, isolation_level=None
+        )
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            con.execute("ROLLBACK")
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as exc:
+        if _locked(exc):
+            raise _unusable(db.parent, exc) from exc
+        # anything else is for the opening itself to find and judge
+
+
 def _probe(db: Path) -> str | None:
     """Why SQLite finds ``db`` damaged (None when it reads as a sound database or is absent);
     raises :class:`CacheUnavailable` when SQLite cannot read it now for another reason."""
@@ -125,7 +157,7 @@ def _probe(db: Path) -> str | None:
     if not db.is_file():  # a FIFO, a device or a dangling link: never opened (could block)
         return "not a regular file"
     try:
-        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=10)
+        con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT)
         try:
             rows = con.execute("PRAGMA quick_check(1)").fetchall()
             missing = _missing_column(con) if rows == [("ok",)] else None
@@ -189,7 +221,7 @@ def _opening_damage(path: Path, exc: Exception) -> str:
 
 
 def _open_store(path: Path) -> diskcache.Cache:
-    store = diskcache.Cache(str(path), disk=TextDisk)
+    store = diskcache.Cache(str(path), disk=TextDisk, timeout=LOCK_TIMEOUT)
     try:
         _check_settings(store)
     except ValueError:
@@ -225,6 +257,8 @@ class Cache:
         #: Said once by the caller: the store was damaged and has been rebuilt.
         self.notice: str | None = None
         self._warned = False
+        #: What is no longer tried after a lock held past the timeout ("read", "write").
+        self._given_up: set[str] = set()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -243,8 +277,9 @@ class Cache:
         db = path / "cache.db"
         if db.is_file() and not os.access(db, os.R_OK | os.W_OK):
             raise CacheUnavailable(f"the cache file {db} is not writable")
-        damage = _probe(path / "cache.db")
+        damage = _probe(db)
         if damage is None:
+            _check_lock(db)
             try:
                 return _open_store(path)
             except Exception as exc:
@@ -270,16 +305,23 @@ class Cache:
             raise CacheUnavailable(f"cannot rebuild the cache at {path}: {exc}") from exc
 
     def _trouble(self, action: str, exc: Exception) -> None:
-        """A store that fails while in use: say it once, then go on without it."""
+        """A store that fails while in use: say it once, then go on without it.  After a lock
+        held past the timeout, writes (and, if a read waited, reads) are no longer tried, so
+        each does not wait again."""
+        if _locked(exc):
+            self._given_up.update(("read", "write") if action == "read" else ("write",))
         if not self._warned:
             self._warned = True
-            log.warning("cache %s failed (%s): %s", action, type(exc).__name__, exc)
+            reason = str(exc) or "locked by another process"
+            log.warning("cache %s failed (%s): %s", action, type(exc).__name__, reason)
 
     def key(self, *parts: str) -> str:
         """A cache key from request parts, prefixed with the schema version."""
         return "|".join((f"v{SCHEMA_VERSION}", *parts))
 
     def _entry(self, key: str) -> dict[str, Any] | None:
+        if "read" in self._given_up:
+            return None
         try:
             text = self._store.get(key)
         except (ValueError, TypeError):
@@ -311,6 +353,8 @@ class Cache:
         """Store ``value`` (JSON-compatible data) for ``ttl`` seconds."""
         now = self._clock()
         entry = {"format": VALUE_FORMAT, "expires": now + ttl, "stored": now, "value": value}
+        if "write" in self._given_up:
+            return
         try:
             text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
             # diskcache's own expiry trails ours so that prune() reclaims dead entries.
@@ -325,9 +369,10 @@ class Cache:
         :class:`CacheUnavailable` with what SQLite said, for the command to report."""
         try:
             yield
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, diskcache.Timeout) as exc:
+            reason = str(exc) or "locked by another process"
             raise CacheUnavailable(
-                f"cannot {action} the cache at {self.directory / STORE}: {exc}"
+                f"cannot {action} the cache at {self.directory / STORE}: {reason}"
             ) from exc
 
     def stats(self) -> dict[str, Any]:
