@@ -200,7 +200,7 @@ async def test_keys_and_values_hold_no_secrets(replay: ReplayServer, store: Cach
     await http.aclose()
     raw = store._store
     keys = list(raw.iterkeys())
-    assert keys and all(k.startswith(f"v{SCHEMA_VERSION}|openalex|") for k in keys)
+    assert keys and all(k.startswith(f"v{SCHEMA_VERSION}|{src.space}|") for k in keys)
     assert all(secret not in k and secret not in repr(raw[k]) for k in keys)
 
 
@@ -216,7 +216,7 @@ async def test_a_cached_record_over_a_bound_is_a_miss(replay: ReplayServer, stor
     http = fast_http()
     src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
     first = await src.by_doi(DOI)
-    key = store.key("crossref", "by_doi", DOI)
+    key = src.key("by_doi", DOI)
     kept = store.get(key)
     kept["records"][0]["authors"][1][0] = "Pond" + "d" * (MAX_NAME + 1)  # [family, given]
     store.set(key, kept, DAY)

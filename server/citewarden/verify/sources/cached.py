@@ -1,7 +1,8 @@
 """CachedSource: any source behind the persistent cache, so the engine stays cache-agnostic.
 
 FOUND answers are kept ~30 days, NOT_FOUND ~1 day, notices (retraction status) ~1 day;
-FAILED answers are never stored.  In offline mode nothing reaches the inner source: a cache
+FAILED answers are never stored.  Keys hold the source's address (:func:`key_space`), so
+answers from one base URL never serve another.  In offline mode nothing reaches the inner source: a cache
 miss is ``Lookup.failed(name, "offline: not in cache")``.
 """
 
@@ -10,11 +11,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import hashlib
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from citewarden.cache import TTL_FOUND, TTL_NOT_FOUND, TTL_NOTICES, Cache
+from citewarden.verify.config import DEFAULT_BASE_URLS
 from citewarden.verify.records import (
     Lookup,
     Outcome,
@@ -51,6 +55,37 @@ BATCHED_METHODS = {
 }
 
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _address(base_url: str) -> str:
+    """``base_url`` as scheme, host, port and path only (never its login, query or fragment),
+    in one spelling: ``HTTPS://API.Crossref.org:443/`` is ``https://api.crossref.org``."""
+    try:
+        parts = urlsplit(base_url.strip())
+        port = parts.port
+    except ValueError:
+        return base_url.strip()  # not a URL the sources could use: kept apart as it is
+    scheme = parts.scheme.lower()
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    port_part = f":{port}" if port is not None and port != _DEFAULT_PORTS.get(scheme) else ""
+    return f"{scheme}://{host}{port_part}{parts.path.rstrip('/')}"
+
+
+def key_space(name: str, base_url: str | None) -> str:
+    """Where the answers of source ``name`` at ``base_url`` are kept: its name for the default
+    address, its name and a digest of the address otherwise, so that what one address answered
+    never serves a source configured with another."""
+    if not base_url:
+        return name
+    address = _address(base_url)
+    default = DEFAULT_BASE_URLS.get(name)
+    if default is not None and address == _address(default):
+        return name
+    return f"{name}@{hashlib.sha256(address.encode()).hexdigest()[:16]}"
+
+
 def _norm_arg(method: str, arg: Any) -> str:
     if method in {"by_doi", "notices"}:
         return normalize_doi(str(arg)) or fold(str(arg))
@@ -79,14 +114,23 @@ class CachedSource:
         self.name: str = inner.name
         self.cache = cache
         self.offline = offline
+        #: The first part of this source's cache keys (see :func:`key_space`).
+        self.space = key_space(self.name, getattr(inner, "base_url", None))
         #: Requests in flight by key: concurrent identical look-ups share one request.
         self._inflight: dict[str, asyncio.Future[Lookup]] = {}
 
     def __repr__(self) -> str:
         return f"CachedSource({self.inner!r}, offline={self.offline})"
 
+    def key(self, method: str, arg: Any) -> str:
+        """The cache key of a look-up ``method(arg)`` of this source at its address."""
+        return self._key(method, _norm_arg(method, arg))
+
+    def _key(self, method: str, norm: str) -> str:
+        return self.cache.key(self.space, method, norm) if self.cache is not None else ""
+
     async def _cached(self, method: str, arg: Any, call: Callable[[], Awaitable[Lookup]]) -> Lookup:
-        key = self.cache.key(self.name, method, _norm_arg(method, arg)) if self.cache else ""
+        key = self.key(method, arg)
         known = self.peek(method, arg)
         if known is not None:
             return known
@@ -134,7 +178,7 @@ class CachedSource:
         """The cached answer of a single look-up without asking the source (offline: a miss
         is the offline failure); None when the source would have to be asked."""
         if self.cache is not None:
-            hit = self.cache.get(self.cache.key(self.name, method, _norm_arg(method, arg)))
+            hit = self.cache.get(self.key(method, arg))
             if isinstance(hit, dict):
                 try:
                     return lookup_from_dict(hit, from_cache=True)
@@ -155,7 +199,7 @@ class CachedSource:
             norm = _norm_arg(single, raw)
             if norm in out or norm in asked:
                 continue
-            hit = self.cache.get(self.cache.key(self.name, single, norm)) if self.cache else None
+            hit = self.cache.get(self._key(single, norm)) if self.cache else None
             if isinstance(hit, dict):
                 try:
                     out[norm] = lookup_from_dict(hit, from_cache=True)
@@ -171,8 +215,7 @@ class CachedSource:
             fetched = await batch(missing)
             for raw, result in fetched.items():
                 norm = _norm_arg(single, raw)
-                key = self.cache.key(self.name, single, norm) if self.cache else ""
-                self._store(single, key, result)
+                self._store(single, self._key(single, norm), result)
                 out[norm] = result
         return out
 
