@@ -1,10 +1,14 @@
 """Time the audit reports and the fixer on a real 1 327-entry bibliography; prints figures.
 
     .venv/bin/python bench/report_bench.py [--entries N]
+    .venv/bin/python bench/report_bench.py --case scaling [--entries N] [--files F]
 
 Inputs: ``tests/data/bibs/b-vitamins_prl_1983.bib`` (every entry has a DOI).  Verdicts are
 made up for the renderer (one in ten entries gets a ``pages`` correction), so no network is
 involved.  Wall and CPU times are printed; nothing is asserted.
+
+The ``scaling`` case times the HTML report's data on made-up bibliographies instead: one
+file of N uncited entries (an orphan finding on each), then F files of 20 verified entries.
 """
 
 from __future__ import annotations
@@ -48,10 +52,15 @@ def timed(label: str, fn: Callable[[], T]) -> T:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--entries", type=int, default=0, help="use only the first N entries")
+    parser.add_argument("--case", choices=("real", "scaling"), default="real")
+    parser.add_argument("--files", type=int, default=2000, help="files of the scaling case")
     args = parser.parse_args()
     start = time.perf_counter()
     sum(range(10**6))
     print(f"machine reference sum(range(10**6)): {1000 * (time.perf_counter() - start):.1f} ms")
+    if args.case == "scaling":
+        scaling(args.entries or 20000, args.files)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "refs.bib"
         text = BIB.read_text(encoding="utf-8")
@@ -94,6 +103,42 @@ def main() -> None:
         print(f"fields changed: {len(plan.changes)}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS: {peak:.0f} MB")
+
+
+def scaling(entries: int, files: int) -> None:
+    """The HTML report's data for ``entries`` orphan entries in one file, then for ``files``
+    files of 20 verified entries each."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "main.tex").write_text(
+            "\\documentclass{article}\\begin{document}x\\bibliography{refs}\\end{document}\n"
+        )
+        (root / "refs.bib").write_text(
+            "".join(f"@misc{{k{i}, title={{t {i}}}}}\n" for i in range(entries))
+        )
+        ws = Workspace(Settings(), root=root)
+        ws.add_file(root / "main.tex")
+        findings = check_workspace(ws)
+        bib = ws.bibliography(root / "refs.bib")
+        assert bib is not None
+        timed(
+            f"build_audit, {entries} orphan entries",
+            lambda: build_audit(ws, findings, list(bib.entries), None),
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        ws = Workspace(Settings(), root=root)
+        for n in range(files):
+            path = root / f"r{n}.bib"
+            path.write_text("".join(f"@misc{{k{i}, title={{t {i}}}}}\n" for i in range(20)))
+            ws.add_file(path)
+        findings = check_workspace(ws)
+        many = [e for bib in map(ws.bibliography, sorted(findings)) if bib for e in bib.entries]
+        verdicts = [Verdict(e.key, Status.VERIFIED, Tier.D, Match("crossref", 1.0)) for e in many]
+        timed(
+            f"build_audit, {files} files x 20 verified entries",
+            lambda: build_audit(ws, findings, many, verdicts),
+        )
 
 
 if __name__ == "__main__":

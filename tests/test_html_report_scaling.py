@@ -4,12 +4,12 @@ entry, and each file its entries, without scanning all of them."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
+from pathlib import Path, PosixPath
 
 from checking import check
-from citewarden.model import Finding, Location, Span
+from citewarden.model import Entry, Finding, Location, Span, Status, Tier, Verdict
 from citewarden.project import Workspace
-from citewarden.report.html.build import build_audit
+from citewarden.report.html.build import build_audit, file_summaries
 from citewarden.settings import Settings
 
 PAPER = "\\documentclass{article}\\begin{document}x\\bibliography{refs}\\end{document}\n"
@@ -60,3 +60,35 @@ def test_each_finding_finds_its_entry_without_scanning_the_file_s_entries(
     data = build_audit(ws, counted, list(bib.entries), None)
     assert sum(len(row.findings) for row in data.entries) == n  # each one on its entry
     assert reads[0] <= 3 * total  # a few reads per finding, not one per entry
+
+
+class CountedPath(PosixPath):
+    """A path that counts how often it is compared."""
+
+    comparisons = 0
+
+    def __eq__(self, other: object) -> bool:
+        CountedPath.comparisons += 1
+        return super().__eq__(other)
+
+    __hash__ = PosixPath.__hash__
+
+
+def test_each_file_s_summary_reads_only_its_own_entries(tmp_path: Path) -> None:
+    files, per_file = 60, 5
+    paths = [CountedPath(tmp_path / f"r{i}.bib") for i in range(files)]
+    entries = [
+        Entry(f"k{i}", "misc", path, Span(10 * i, 10 * i + 9), Span(10 * i, 10 * i + 2))
+        for path in paths
+        for i in range(per_file)
+    ]
+    tiers = [Tier.E if path is paths[0] else Tier.D for path in paths]
+    verdicts = {
+        e: Verdict(e.key, Status.VERIFIED, tier)
+        for e, tier in zip(entries, (t for t in tiers for _ in range(per_file)), strict=True)
+    }
+    ws = Workspace(Settings(), root=tmp_path)
+    CountedPath.comparisons = 0
+    rows = file_summaries(ws, {Path(p): [] for p in paths}, verdicts, entries)
+    assert [row.score for row in rows][:2] == [75, 100]  # r0: five elevated entries
+    assert CountedPath.comparisons <= 4 * (files + len(entries))

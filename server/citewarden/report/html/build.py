@@ -84,12 +84,17 @@ def file_summaries(
 ) -> list[FileSummary]:
     """One summary row per reported file (score only for a bibliography with verdicts:
     each entry's own)."""
+    checked_in: dict[Path, list[EntryAudit]] = {}
+    for e in entries:
+        verdict = verdicts.get(e)
+        if verdict is not None:
+            checked_in.setdefault(e.path, []).append(EntryAudit(e, verdict))
     files: list[FileSummary] = []
     for path in sorted(findings):
         counts = Counter(f.effective_severity for f in findings[path])
         doc = ws.document(path)
         bib = ws.bibliography(path)
-        checked = [EntryAudit(e, verdicts[e]) for e in entries if e.path == path and e in verdicts]
+        checked = checked_in.get(path, [])
         score = document_score(tier_counts(checked)) if checked else None
         files.append(
             FileSummary(
