@@ -25,6 +25,7 @@ from citewarden.addref.insert import (
     InsertError,
     apply,
     clashing_key,
+    file_key_refusal,
     make_key,
     plan_insertion,
 )
@@ -32,7 +33,7 @@ from citewarden.addref.lookup import Ambiguous, describe, identifier_lookup
 from citewarden.addref.present import Present, record_ids
 from citewarden.files import read_regular
 from citewarden.fix.plan import FixRefused
-from citewarden.fix.write import write_atomically
+from citewarden.fix.write import ABSENT, write_atomically
 from citewarden.model import Entry
 from citewarden.model.findings import MAX_QUOTED
 from citewarden.parsing.dispatch import parse_file
@@ -152,6 +153,9 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
                 file=err,
             )
             return EXIT_USAGE
+        if (refusal := file_key_refusal(path, key)) is not None:
+            print(f"citewarden add: {visible(str(path))}: {visible(refusal)}", file=err)
+            return EXIT_USAGE
         if clashing_key(key, keys[:n]) is not None:
             print(f"citewarden add: the key '{visible(key)}' is given twice", file=err)
             return EXIT_USAGE
@@ -188,8 +192,11 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             print(visible_lines(change.text.strip("\n")), file=out)
         print(f"added {visible(key)}: {visible(describe(result))} [{result.source}]", file=out)
     if not args.dry_run and new != text:
-        try:  # through a symbolic link to the file, never replacing it; a new temporary file
-            write_atomically(path, new.encode("utf-8"), expected=original, backup=False)
+        # through a symbolic link to the file, never replacing it; a new temporary file; a
+        # file that did not exist is created, never over one made during the look-up
+        expected = ABSENT if original is None else original
+        try:
+            write_atomically(path, new.encode("utf-8"), expected=expected, backup=False)
         except FixRefused as exc:
             print(f"citewarden add: {visible(str(path))}: {visible(exc.reason)}", file=err)
             return EXIT_USAGE

@@ -23,6 +23,12 @@ _UNSAFE = (
     "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
     "\ud800-\udfff"
 )
+#: Characters that show nothing and are no text of their own, dropped from what is written
+#: into a file (:func:`without_unsafe`): the zero-width space, the word joiner and the
+#: invisible operators (U+2060..U+2064), a byte-order mark inside text.  The zero-width
+#: non-joiner and joiner stay: Persian, Urdu and Indic scripts and emoji sequences need them.
+_INVISIBLE = "\u200b\u2060-\u2064\ufeff"
+_UNSAFE_OR_INVISIBLE = re.compile(f"[{_UNSAFE}{_INVISIBLE}]")
 _UNSAFE_IN_LINE = re.compile(f"[\n\r{_UNSAFE}]")
 #: the same, but line feeds and CR LF line ends are kept
 _UNSAFE_KEEPING_LINES = re.compile(f"\r(?!\n)|[{_UNSAFE}]")
@@ -94,6 +100,16 @@ def clipped(text: str, limit: int = MAX_SHOWN) -> str:
     if space > limit * 0.8:
         cut = cut[:space]
     return f"{cut} … ({len(text):,} characters)"
+
+
+def without_unsafe(text: str) -> str:
+    """``text`` from outside (a record's title, a name) as it may be written into a file:
+    every unsafe character (:func:`unsafe_characters`: controls, bidirectional marks,
+    surrogates) and every invisible one removed, the line and paragraph separators
+    (U+2028, U+2029) made spaces; tabs and line breaks kept."""
+    if _UNSAFE_OR_INVISIBLE.search(text) is None:
+        return text
+    return _UNSAFE_OR_INVISIBLE.sub(lambda m: " " if m.group() in "\u2028\u2029" else "", text)
 
 
 def unsafe_characters(text: str) -> list[str]:

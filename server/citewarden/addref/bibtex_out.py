@@ -25,6 +25,7 @@ from citewarden.parsing.latex_encode import (
     pdflatex_text,
     protect_capitals,
 )
+from citewarden.safe_text import without_unsafe
 from citewarden.verify.authors import bibtex_name
 from citewarden.verify.records import WorkRecord
 
@@ -61,7 +62,6 @@ ENTRY_TYPES = {
     "posted-content": "misc",
 }
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _FIELD_LINE = re.compile(r"^([ \t]*)([A-Za-z][\w-]*)([ \t]*)=[ \t]*([{\"]?)", re.MULTILINE)
 _ENTRY_HEAD = re.compile(r"^@([A-Za-z]+)\s*[{(]", re.MULTILINE)
 #: The line breaks a file may use (the inserted text is written with "\n" and turned into
@@ -128,10 +128,7 @@ def detect_style(text: str) -> BibStyle:
         align = columns[0] if len(set(columns)) == 1 else PER_ENTRY
     seen = sorted(order, key=lambda n: sum(order[n]) / len(order[n]))
     merged = [n for n in seen] + [n for n in DEFAULT_ORDER if n not in order]
-    # the last field's end and the entry's closing brace on a line of its own, in any of
-    # the line breaks (a "\r" before the "\n" of a CRLF file is no end of the field)
-    closing = re.findall(r"([,}\"]?)[ \t]*(?:\r\n?|\n)[ \t]*}[ \t]*(?=[\r\n]|\Z)", text[:400_000])
-    trailing = Counter(c == "," for c in closing)
+    trailing = Counter(c == "," for c in _closing_marks(text[:400_000]))
     types = [m.group(1) for m in _ENTRY_HEAD.finditer(text[:400_000])]
     titles = re.findall(r"^[ \t]*title[ \t]*=[ \t]*(\{\{?)", text[:400_000], re.I | re.M)
     return BibStyle(
@@ -148,6 +145,29 @@ def detect_style(text: str) -> BibStyle:
     )
 
 
+#: An entry's closing brace on a line of its own (found from line starts only, the blanks
+#: read once: a pattern starting at every blank of a long run took minutes).
+_CLOSING_LINE = re.compile(r"(?:(?<=[\r\n])|\A)[ \t]*+}[ \t]*+(?=[\r\n]|\Z)")
+
+
+def _closing_marks(text: str) -> list[str]:
+    """For each entry's closing brace on a line of its own, the last character of the line
+    before it (the last field's end) when that is ``,``, ``}`` or ``"``, else ``""``; in any
+    of the line breaks (a ``\r`` before the ``\n`` of a CRLF file is no end of the field).
+    Linear: each line's trailing blanks are read back from its end, once."""
+    marks: list[str] = []
+    for m in _CLOSING_LINE.finditer(text):
+        at = m.start()
+        if at == 0:
+            continue
+        at -= 2 if text.startswith("\r\n", at - 2) else 1
+        while at > 0 and text[at - 1] in " \t":
+            at -= 1
+        before = text[at - 1] if at > 0 else ""
+        marks.append(before if before in (",", "}", '"') else "")
+    return marks
+
+
 def clean_value(text: str) -> str:
     """``text`` from a record, safe inside a BibTeX value and in LaTeX output: no control
     characters or unbalanced braces (those of math and command arguments stay), LaTeX's
@@ -160,17 +180,24 @@ def verbatim_value(text: str) -> str:
     """``text`` from a record as a value styles print verbatim (``doi``, ``eprint``,
     ``url``): as written, but for control characters, runs of spaces and the braces that
     would end the value early."""
-    return _balanced(" ".join(_CONTROL.sub("", text).split()))
+    return _balanced(" ".join(without_unsafe(text).split()))
 
 
 def _balanced(text: str) -> str:
-    """``text`` without the braces that close nothing or are never closed."""
+    """``text`` without the braces that close nothing or are never closed; an escaped
+    brace (``\\{``, a control symbol, written as text or kept in math that balances it:
+    :func:`~citewarden.parsing.latex_encode.latex_text`) is no group's."""
     if "{" not in text and "}" not in text:
         return text
     dropped: set[int] = set()
     opened: list[int] = []
+    escaped = False
     for i, ch in enumerate(text):
-        if ch == "{":
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == "{":
             opened.append(i)
         elif ch == "}":
             if opened:

@@ -17,6 +17,7 @@ import yaml
 
 from citewarden.fix.csl_values import markdown_escaped
 from citewarden.parsing.csl import YAML_LOADER, content_end, items_array
+from citewarden.safe_text import without_unsafe
 from citewarden.text import line_start_before
 from citewarden.verify.authors import split_suffix
 from citewarden.verify.records import Person, WorkRecord
@@ -35,11 +36,9 @@ CSL_TYPES = {
     "dataset": "dataset",
 }
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-
 
 def _plain(text: str) -> str:
-    return " ".join(_CONTROL.sub("", text).split())
+    return " ".join(without_unsafe(text).split())
 
 
 def _csl_name(person: Person) -> dict[str, str]:
@@ -170,9 +169,27 @@ def _escaped(value: Any, verbatim: bool = False) -> Any:
     return value
 
 
+#: What in a key pandoc's Markdown reads as markup or turns typographic (math, emphasis,
+#: code, an entity, a citation, a dash, an ellipsis, a list marker), conservatively: no key
+#: of the key alphabet (:data:`~citewarden.addref.insert.KEY_PUNCTUATION`) outside it is
+#: read otherwise (checked against pandoc 2.17's reading of 2 500 random keys).
+_MARKDOWN_IN_KEY = re.compile(
+    r"[$*`\\]|--|\.\.\.|&#?\w+;|(?<![A-Za-z0-9])[_@]|_(?![A-Za-z0-9])|^(?:[-+]|\d+[.)])$"
+)
+
+
+def markdown_reads_otherwise(key: str) -> bool:
+    """Whether pandoc's Markdown may read ``key`` as other text (``m$n$o``, ``a*b*c``,
+    ``s--t``, ``s...t``).  pandoc finds a CSL-YAML file's item by its id as written but
+    names it by the id read as Markdown (pandoc 2.17: the citation is "not found" whether
+    the id is written plain or escaped), so such a key cannot be cited from CSL-YAML."""
+    return _MARKDOWN_IN_KEY.search(key) is not None
+
+
 def yaml_item(item: dict[str, Any], indent: str = "") -> str:
     """``item`` as one YAML list element (``- id: ...``), lines indented by ``indent``; its
-    values escaped for Markdown but its id and type (the key alphabet needs none)."""
+    values escaped for Markdown but its id and type: an id Markdown would read as other
+    text is refused before (:func:`markdown_reads_otherwise`), and the type is a CSL name."""
     kept = {
         k: v if k in ("id", "type") else _escaped(v, k in _IDENTIFIERS) for k, v in item.items()
     }
@@ -191,6 +208,24 @@ def _line_end(text: str, at: int) -> int:
     return found.start() if found else len(text)
 
 
+def _written_end(text: str, node: yaml.Node) -> int:
+    """Where the last thing written in ``node`` ends (:func:`content_end`), an alias
+    (``- *a``) at its end counted where it is written, not where its anchor is (the
+    composed node of an alias is its anchor's, marks and all)."""
+    end = content_end(node)
+    stop = int(node.end_mark.index)
+    if "*" not in text[end:stop]:
+        return end
+    start = line_start_before(text, int(node.start_mark.index))  # the item's "- " with it
+    try:
+        for token in yaml.scan(text[start:stop], Loader=YAML_LOADER):
+            if isinstance(token, yaml.AliasToken):
+                end = max(end, start + int(token.end_mark.index))
+    except yaml.YAMLError:  # a slice cut inside a token: the anchors' ends stand
+        pass
+    return end
+
+
 def _block_list_end(text: str, items: yaml.SequenceNode) -> tuple[int, str]:
     """Where a new item goes after the last of the block list ``items``, and the indent
     of its ``-``."""
@@ -200,7 +235,7 @@ def _block_list_end(text: str, items: yaml.SequenceNode) -> tuple[int, str]:
     dash = re.fullmatch(r"([ ]*)-[ ]+", head)
     if dash is None:
         raise YamlLayoutError("its last item does not start its own line with '- '")
-    return _line_end(text, content_end(last)), dash.group(1)
+    return _line_end(text, _written_end(text, last)), dash.group(1)
 
 
 def yaml_insertion(text: str, item: dict[str, Any]) -> tuple[int, str]:
@@ -237,7 +272,7 @@ def yaml_insertion(text: str, item: dict[str, Any]) -> tuple[int, str]:
             at = _line_end(text, key.end_mark.index + 1)
             return at, "\n" + yaml_item(item, " " * key.start_mark.column)
         raise YamlLayoutError("its references: is not a list written one item per line")
-    at = _line_end(text, content_end(root))
+    at = _line_end(text, _written_end(text, root))
     indent = " " * root.start_mark.column
     return at, f"\n{indent}references:\n" + yaml_item(item, indent)
 

@@ -15,9 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.addref.bibtex_out import bibtex_entry, detect_style, insertion
-from citewarden.addref.csl_out import YamlLayoutError, csl_item, json_insertion, yaml_insertion
+from citewarden.addref.csl_out import (
+    YamlLayoutError,
+    csl_item,
+    json_insertion,
+    markdown_reads_otherwise,
+    yaml_insertion,
+)
 from citewarden.addref.keys import STOP_WORDS
 from citewarden.text import line_ending
+from citewarden.verify.authors import split_suffix
 from citewarden.verify.records import WorkRecord
 
 BIBTEX_SUFFIXES = frozenset({".bib", ".bibtex"})
@@ -72,6 +79,20 @@ def key_refusal(key: str) -> str | None:
     )
 
 
+def file_key_refusal(path: Path, key: str) -> str | None:
+    """Why ``key`` (a valid key: :func:`key_refusal`) cannot be the key of an entry added to
+    the bibliography ``path``, or None: in CSL-YAML, a key pandoc's Markdown reads as other
+    text (:func:`~citewarden.addref.csl_out.markdown_reads_otherwise`)."""
+    if path.suffix.lower() in YAML_SUFFIXES and markdown_reads_otherwise(key):
+        return (
+            f"{key[:60]!r} cannot be the id of a CSL-YAML item: pandoc reads the id as "
+            "Markdown (math, emphasis, code, a dash, an ellipsis), so no citation finds the "
+            "item, escaped or not; choose a key without $ * ` -- ... &name; and without _ or "
+            "@ at the edge of a word"
+        )
+    return None
+
+
 def plan_insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
     """The insertion that adds ``record`` under ``key`` to the bibliography ``text``, its
     lines ended as the file's are (``\\r\\n`` in a CRLF file)."""
@@ -103,6 +124,8 @@ def _insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion
             )
         return Insertion(path, place[0], place[1], key)
     if suffix in YAML_SUFFIXES:
+        if (refusal := file_key_refusal(path, key)) is not None:
+            raise InsertError(refusal)
         try:
             offset, body = yaml_insertion(text, csl_item(record, key))
         except YamlLayoutError as error:
@@ -133,16 +156,59 @@ def clashing_key(key: str, taken: Iterable[str]) -> str | None:
     return next((k for k in taken if same_key(k) == lowered), None)
 
 
+#: Letters NFKD does not take apart, as the ASCII letters they are written with when
+#: accents cannot be (``Østergaard`` is ``ostergaard``, ``Straße`` ``strasse``).
+_TRANSLITERATED = str.maketrans(
+    {
+        "ø": "o",
+        "Ø": "O",
+        "ł": "l",
+        "Ł": "L",
+        "ß": "ss",
+        "ẞ": "SS",
+        "đ": "d",
+        "Đ": "D",
+        "ð": "d",
+        "Ð": "D",
+        "æ": "ae",
+        "Æ": "AE",
+        "œ": "oe",
+        "Œ": "OE",
+        "þ": "th",
+        "Þ": "Th",
+        "ı": "i",
+        "ħ": "h",
+        "Ħ": "H",
+        "ŧ": "t",
+        "Ŧ": "T",
+    }
+)
+
+
+def _ascii_word(text: str) -> str:
+    """``text`` in lower-case ASCII letters: accents dropped, the letters of
+    :data:`_TRANSLITERATED` spelt out, anything else left out."""
+    plain = unicodedata.normalize("NFKD", text.translate(_TRANSLITERATED))
+    return re.sub(r"[^a-z]", "", "".join(c for c in plain if c.isascii()).lower())
+
+
+def _surname(record: WorkRecord) -> str:
+    """The last word of the first author's surname, without a generational suffix
+    (``Steele Jr.`` is ``Steele``, ``Smith III`` ``Smith``); the first author with a
+    surname is taken (a registry may list one with none: DataCite's ``, Anonymous``, an
+    empty PubMed collective name); "" when none has one."""
+    family = next((p.family for p in record.authors if p.family.strip()), "")
+    base = split_suffix(family)[0].rstrip(" ,")
+    words = base.split()
+    return words[-1] if words else ""
+
+
 def make_key(record: WorkRecord, taken: Iterable[str] = frozenset()) -> str:
     """A Google Scholar style key (``surname2017word``) that no key of ``taken`` repeats,
     compared ignoring case (:func:`same_key`): ``base``, ``basea``, ``baseb``..."""
 
-    def ascii_word(text: str) -> str:
-        plain = unicodedata.normalize("NFKD", text)
-        return re.sub(r"[^a-z]", "", "".join(c for c in plain if c.isascii()).lower())
-
-    surname = ascii_word(record.authors[0].family.split()[-1]) if record.authors else ""
-    words = [ascii_word(w) for w in re.split(r"[\s\-\u2010-\u2015/]+", record.title)]
+    surname = _ascii_word(_surname(record))
+    words = [_ascii_word(w) for w in re.split(r"[\s\-\u2010-\u2015/]+", record.title)]
     word = next((w for w in words if w and w not in STOP_WORDS), "")
     base = _KEY_SAFE.sub("", f"{surname or 'anon'}{record.year or ''}{word}") or "entry"
     lowered = {same_key(k) for k in taken}

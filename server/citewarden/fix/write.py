@@ -1,4 +1,5 @@
-"""Writing a planned fix: atomic replacement with a backup, or in place for hard-linked files.
+"""Writing a planned fix: atomic replacement with a backup, or in place for hard-linked files
+and files whose owner, ACL or extended attributes a new file cannot be given.
 
 The only functions of the fixer that touch the disk.
 """
@@ -76,11 +77,43 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
+def _copy_xattrs(source: Path, fd: int) -> bool:
+    """Give the open file ``fd`` the extended attributes of ``source`` (its POSIX ACL,
+    ``system.posix_acl_access``, among them) and none else; -> whether it has them (False
+    when one could not be read or set: a ``security.*`` label only root may set)."""
+    if not hasattr(os, "listxattr"):
+        return True  # no extended attributes on this platform (macOS keeps its own API)
+    try:
+        names = os.listxattr(source)
+    except OSError:
+        names = None  # unsupported here: the new file can have none either
+    try:
+        theirs = os.listxattr(fd)
+    except OSError:
+        theirs = []
+    if names is None:
+        return not theirs
+    try:
+        for attribute in theirs:
+            if attribute not in names:  # inherited from a default ACL of the folder
+                os.removexattr(fd, attribute)
+        for attribute in names:
+            os.setxattr(fd, attribute, os.getxattr(source, attribute, follow_symlinks=False))
+    except OSError:
+        return False
+    return True
+
+
 def _write_temp(
-    directory: Path, name: str, data: bytes, st: os.stat_result | None
+    directory: Path,
+    name: str,
+    data: bytes,
+    st: os.stat_result | None,
+    like: Path | None = None,
 ) -> tuple[Path, bool]:
-    """A temporary file holding ``data`` with the mode, owner and group of ``st``; -> the
-    file, and whether it got that owner and group (only root may give a file away)."""
+    """A temporary file holding ``data`` with the mode, owner and group of ``st`` and the
+    extended attributes (ACL ...) of the file ``like``; -> the file, and whether it got them
+    all (only root may give a file away; a file system may refuse an attribute)."""
     fd, tmp = new_temp_file(directory, name)
     owned = True
     try:
@@ -93,6 +126,8 @@ def _write_temp(
                 except OSError:
                     owned = False
             os.fchmod(fd, stat.S_IMODE(st.st_mode))  # after chown, which may clear setgid
+        if like is not None and not _copy_xattrs(like, fd):
+            owned = False
         os.fsync(fd)
     except BaseException:
         os.close(fd)
@@ -152,15 +187,33 @@ def may_write(path: Path) -> bool:
     return os.access(path, os.W_OK, effective_ids=effective)
 
 
+class _Absent:
+    """The type of :data:`ABSENT`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+#: ``expected`` of :func:`write_atomically` for a file that did not exist when read: it is
+#: created, and never replaces a file made meanwhile (an editor saving it during a look-up).
+ABSENT = _Absent()
+
+_CHANGED = "the file changed on disk since it was read; not written"
+
+
 def write_atomically(
-    path: Path, data: bytes, *, expected: bytes | None = None, backup: bool = True
+    path: Path, data: bytes, *, expected: bytes | _Absent | None = None, backup: bool = True
 ) -> Path | None:
     """Replace ``path`` by ``data`` atomically, keeping a backup of the old content (unless
     ``backup`` is false).
 
-    ``expected`` is the content the caller read; if the file changed since, nothing is written
-    (:class:`FixRefused`); nor when this process may not write the file
-    (:func:`may_write`).  Returns the backup path (None when ``path`` did not exist or no
+    ``expected`` is the content the caller read, or :data:`ABSENT` when there was no file;
+    if the file changed since (or exists now), nothing is written (:class:`FixRefused`);
+    nor when this process may not write the file (:func:`may_write`).  A file expected
+    absent is created by a hard link to the temporary file, which fails if a file of that
+    name appeared meanwhile (no window between the test and the creation).  Returns the backup path (None when ``path`` did not exist or no
     backup was asked for).  At every instant the file holds either the old or the new bytes;
     the temporary file is new (``mkstemp``), so nothing planted beside ``path`` is written to.
     """
@@ -172,26 +225,33 @@ def write_atomically(
         old = target.read_bytes()
     except FileNotFoundError:
         st, old = None, None
+    if isinstance(expected, _Absent):
+        if old is not None or os.path.lexists(target):
+            raise FixRefused(path, _CHANGED)
+        _create(path, target, data)
+        _fsync_dir(directory)
+        return None
     if expected is not None and old != expected:
-        raise FixRefused(path, "the file changed on disk since it was read; not written")
+        raise FixRefused(path, _CHANGED)
     if st is not None and not may_write(target):
         raise FixRefused(path, "the file is read-only (no permission to write it); not written")
     kept: Path | None = None
     if old is not None and backup:
         kept, exists = backup_path_for(target, old)
         if not exists:
-            tmp, _ = _write_temp(directory, target.name, old, st)
+            tmp, _ = _write_temp(directory, target.name, old, st, target)
             try:
                 os.replace(tmp, kept)
             except BaseException:
                 tmp.unlink(missing_ok=True)
                 raise
-    tmp, owned = _write_temp(directory, target.name, data, st)
+    tmp, owned = _write_temp(directory, target.name, data, st, target if st else None)
     try:
         if expected is not None and target.read_bytes() != expected:
             raise FixRefused(path, "the file changed on disk while fixing; not written")
         if st is not None and (st.st_nlink > 1 or not owned):
-            # a rename would break the hard links or give the file to this user
+            # a rename would break the hard links, give the file to this user or drop its
+            # ACL or extended attributes
             _write_in_place(target, data, tmp)
         else:
             os.replace(tmp, target)
@@ -200,6 +260,35 @@ def write_atomically(
         raise
     _fsync_dir(directory)
     return kept
+
+
+def _create(path: Path, target: Path, data: bytes) -> None:
+    """Create ``target`` holding ``data``, never replacing a file that exists: the complete
+    temporary file is hard-linked to the name (where the file system has no hard links, the
+    name is created exclusively and written)."""
+    tmp, _ = _write_temp(target.parent, target.name, data, None)
+    try:
+        try:
+            os.link(tmp, target, follow_symlinks=False)
+        except FileExistsError:
+            raise FixRefused(path, _CHANGED) from None
+        except OSError:  # no hard links here (FAT, some network file systems)
+            _create_exclusively(path, target, data)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _create_exclusively(path: Path, target: Path, data: bytes) -> None:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target, flags, 0o666)
+    except FileExistsError:
+        raise FixRefused(path, _CHANGED) from None
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def apply_plan(plan: FixPlan) -> Path | None:

@@ -810,15 +810,44 @@ def _yaml_node(node: yaml.Node, budget: list[int], base: int = 0) -> _Node:
 def content_end(node: yaml.Node) -> int:
     """Where the last thing written in ``node`` ends: the end of its last scalar or flow
     collection (a block collection's own end mark lies at the next token, which may be a
-    ``---``, a later key or the next item)."""
-    if isinstance(node, yaml.ScalarNode) or getattr(node, "flow_style", False):
-        return int(node.end_mark.index)
-    children: list[yaml.Node] = []
+    ``---``, a later key or the next item).
+
+    Each node is visited once, however many aliases share it (``&a2 [*a1, *a1]`` nested
+    twenty levels deep is a million paths to the same few nodes): the answer for a node is
+    kept by its identity, so the time is linear in the length of the text.  A node holding
+    an alias of itself (``&a [*a]``) counts without that alias."""
+    done: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
+    opened: set[int] = set()
+    while stack:
+        current, expanded = stack.pop()
+        ident = id(current)
+        if ident in done:
+            continue
+        if isinstance(current, yaml.ScalarNode) or getattr(current, "flow_style", False):
+            done[ident] = int(current.end_mark.index)
+            continue
+        children = _children(current)
+        if expanded:
+            ends = [done[id(c)] for c in children if id(c) in done]
+            done[ident] = max(ends, default=int(current.end_mark.index))
+            opened.discard(ident)
+            continue
+        if ident in opened:
+            continue  # an alias of a node being read, inside it: no end of its own
+        opened.add(ident)
+        stack.append((current, True))
+        stack.extend((c, False) for c in children if id(c) not in done and id(c) not in opened)
+    return done[id(node)]
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    """The nodes ``node`` holds: a sequence's items, a mapping's keys and values."""
     if isinstance(node, yaml.SequenceNode):
-        children = list(node.value)
-    elif isinstance(node, yaml.MappingNode):
-        children = [part for pair in node.value for part in pair]
-    return max((content_end(c) for c in children), default=int(node.end_mark.index))
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
 
 
 def csl_yaml_items(

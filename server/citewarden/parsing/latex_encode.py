@@ -9,7 +9,11 @@ typeset text (:func:`typesetting_commands`); every other special character is es
 Anyone can write a record's title (an arXiv or Zenodo upload), and LaTeX runs what the
 .bib hands it: ``\\input{/etc/passwd}`` or ``^^5cinput`` in a title would read a file into
 the document, so any other command is written as text (``\\textbackslash{}input``) and
-math holding one is escaped whole.  The inverse is
+math holding one is escaped whole.  Of the control symbols (a backslash and one other
+character) only those that typeset text are kept (:data:`TEXT_SYMBOLS`: ``\\&``, ``\\'``,
+``\\-`` ...); ``\\(``, ``\\[``, ``\\{`` or ``\\|`` outside math would start math, end a group
+LaTeX never opened or typeset a wrong glyph, and are written as text
+(``\\textbackslash{}(``, ``\\textbackslash{}\\textbraceleft{}``).  The inverse is
 :mod:`citewarden.parsing.latex_decode`.
 """
 
@@ -25,9 +29,11 @@ from citewarden.parsing.pdflatex_spellings import PDFLATEX_SPELLINGS
 #: closing one, no digit after it, so "$5 and $10" is no math), or holding a TeX command
 #: (``$ \\mathbb{Z}_{3}$``, as LaTeX reads it).
 _MATH = r"\$(?=\S)[^$]*(?<=\S)\$(?!\d)|\$[^$\\]*\\[A-Za-z][^$]*\$"
-#: A TeX command or escaped character (kept), a trailing backslash (escaped), inline math
-#: (kept), or a special character (escaped).
+#: A TeX command or control symbol (kept when it typesets text), a trailing backslash
+#: (escaped), inline math (kept), or a special character (escaped).
 _TOKEN = re.compile(r"\\(?:[A-Za-z]+|[^A-Za-z])|\\\Z|" + _MATH + r"|[&%#_$^~]")
+
+_ASCII_LETTER = re.compile("[A-Za-z]")
 
 _ESCAPED = {
     "&": "\\&",
@@ -39,6 +45,30 @@ _ESCAPED = {
     "~": "\\textasciitilde{}",
     "\\": "\\textbackslash{}",
 }
+
+#: The control symbols kept outside math: escaped specials, accents, the discretionary
+#: hyphen, the italic correction, spaces and the line break.
+TEXT_SYMBOLS = frozenset("&%#_$'\"^~`=.-/,;: \\")
+#: A character after a backslash that is not kept, written as text: the backslash as
+#: ``\\textbackslash{}`` and the character as itself, or as the command typesetting it
+#: where pdflatex's default font would set another glyph (``|``, ``<``, ``>``) or BibTeX
+#: would count a brace.
+_SYMBOL_AS_TEXT = {
+    "{": "\\textbraceleft{}",
+    "}": "\\textbraceright{}",
+    "|": "\\textbar{}",
+    "<": "\\textless{}",
+    ">": "\\textgreater{}",
+}
+
+
+def _control_symbol(token: str) -> str:
+    """A backslash and one character that is no letter: kept when it typesets text
+    (:data:`TEXT_SYMBOLS`), else written as text."""
+    char = token[1]
+    if char in TEXT_SYMBOLS:
+        return token
+    return "\\textbackslash{}" + _SYMBOL_AS_TEXT.get(char, _ESCAPED.get(char, char))
 
 
 #: Commands that set text in a font, a box or a structure of math (with the ones that stand
@@ -77,14 +107,32 @@ def typesetting_commands() -> frozenset[str]:
 
 
 def _math_kept(math: str) -> bool:
+    if not _braces_balanced(math):
+        return False  # BibTeX counts ``\\{`` as a brace: an unmatched one breaks the file
     for m in _MATH_PARTS.finditer(math):
         if m.group(1) is None or m.group(1) not in typesetting_commands():
             return False
     return True
 
 
+def _braces_balanced(text: str) -> bool:
+    """Whether every brace of ``text`` closes one before it, escaped or not (as BibTeX
+    counts them)."""
+    depth = 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
 def _text_token(m: re.Match[str]) -> str:
     token = m.group()
+    if len(token) == 2 and token[0] == "\\" and not _ASCII_LETTER.match(token[1]):
+        return _control_symbol(token)
     if token[0] == "\\" and token[1:2].isalpha() and token[1:] not in typesetting_commands():
         return "\\textbackslash{}" + token[1:]
     return _ESCAPED.get(token, token)
