@@ -421,3 +421,27 @@ def test_findings_alike_in_all_but_place_have_distinct_stable_fingerprints(
     assert before[0] == once[0]
     moved = ALIKE_TEX.format(above="Some text.\n\n% a comment\n", again="\n\n" + twice)
     assert _dangling_prints(tmp_path, moved, capsys) == before
+
+
+def test_a_file_encoding_fingerprint_does_not_follow_the_byte_offset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pandoc 3's "at byte offset N" in a file-encoding message moves with a line added
+    above the byte: the same finding, so the same fingerprint."""
+    from citewarden import cli
+
+    (tmp_path / ".citewarden.toml").write_text('pandoc_version = "3.6"\n', encoding="utf-8")
+    (tmp_path / "doc.md").write_text("---\nbibliography: refs.bib\n---\nSee [@k].\n")
+    monkeypatch.chdir(tmp_path)
+
+    def encoding_result(bib: bytes) -> tuple[str, str]:
+        (tmp_path / "refs.bib").write_bytes(bib)
+        cli.main(["check", "doc.md", "--no-verify", "--format", "sarif"])
+        results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+        (found,) = [r for r in results if r["ruleId"] == Code.FILE_ENCODING.value]
+        return found["message"]["text"], found["partialFingerprints"]["citewarden/v1"]
+
+    before = encoding_result(b"% comment\n@misc{k, title={Caf\xe9}}\n")
+    after = encoding_result(b"% comment\n% another\n@misc{k, title={Caf\xe9}}\n")
+    assert "byte offset 29" in before[0] and "byte offset 39" in after[0]
+    assert before[1] == after[1]

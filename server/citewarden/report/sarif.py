@@ -226,9 +226,12 @@ def _region(index: LineIndex | None, span: Span) -> dict[str, Any]:
     return region
 
 
-#: Where a message says a place (``refs.bib:12``, ``line 3, column 7``).
+#: Where a message says a place (``refs.bib:12``, ``line 3, column 7``, pandoc's ``at byte
+#: offset 29``).
 _AT = re.compile(r"(?<=\S)(?::\d+)+\b")
-_LINE_OR_COLUMN = re.compile(r"\b(line|column)s?\s+\d+(?:\s*[-\u2013]\s*\d+)?", re.IGNORECASE)
+_LINE_OR_COLUMN = re.compile(
+    r"\b(line|column|byte offset)s?\s+\d+(?:\s*[-\u2013]\s*\d+)?", re.IGNORECASE
+)
 #: A dangling key's "did you mean" keys, which change with the other entries.
 _SUGGESTED = re.compile(r"; did you mean .*\?\Z", re.DOTALL)
 
