@@ -3,7 +3,9 @@
 Each line holds one work (the ``message`` of ``/works/{doi}``), an envelope
 ``{"message": work}``, or a page ``{"items": [work, ...]}`` as in Crossref's public data
 file.  The index is built on first use next to the cache (``<dir>/snapshots/``) and rebuilt
-when the file changes; lines that are not valid records are skipped.
+when the file changes, replacing the index of the file's earlier state; lines that are not
+valid records are skipped.  :func:`clear_indexes` and :func:`prune_indexes` serve
+``citewarden cache clear`` and ``prune``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -25,6 +27,13 @@ from citewarden.verify.sources._common import guard, normalize_doi
 from citewarden.verify.sources.crossref import work_from_csl
 
 INDEX_VERSION = 1
+#: The directory of the indexes, inside the cache directory.
+INDEX_DIR = "snapshots"
+#: ``snapshot-<digest of the file's path>-<digest of its state>.sqlite``; a build writes
+#: ``....tmp<pid>`` first.  (Names of one digest are those of earlier versions.)
+_INDEX_NAME = re.compile(
+    r"snapshot-(?:(?P<path>[0-9a-f]{16})-)?[0-9a-f]+\.(?:sqlite|tmp(?P<pid>\d+))"
+)
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset(
     {"a", "an", "the", "of", "and", "in", "on", "for", "to", "with", "by", "at", "or"}
@@ -84,9 +93,11 @@ class SnapshotSource:
     def index_path(self) -> Path:
         st = self.path.stat()
         refuse_special(self.path, st.st_mode)  # a FIFO would block, /dev/zero never end
-        ident = f"{self.path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{INDEX_VERSION}"
-        digest = hashlib.sha256(ident.encode()).hexdigest()[:20]
-        return self.index_dir / f"snapshot-{digest}.sqlite"
+        state = f"{st.st_size}|{st.st_mtime_ns}|{INDEX_VERSION}"
+        return self.index_dir / f"snapshot-{self._path_digest()}-{_digest(state)}.sqlite"
+
+    def _path_digest(self) -> str:
+        return _digest(str(self.path.resolve()))
 
     def _open(self) -> sqlite3.Connection | None:
         """Open (building if needed) the index; ``None`` with :attr:`_problem` set on error."""
@@ -103,6 +114,7 @@ class SnapshotSource:
             except (OSError, sqlite3.Error) as exc:
                 self._problem = f"snapshot index failed: {exc}"
                 return None
+            self._remove_stale(target)
         self._conn = sqlite3.connect(str(target), check_same_thread=False)
         return self._conn
 
@@ -136,6 +148,15 @@ class SnapshotSource:
         finally:
             conn.close()
         os.replace(tmp, target)
+
+    def _remove_stale(self, target: Path) -> None:
+        """Remove the indexes of this file's earlier states and what dead builds left."""
+        mine = self._path_digest()
+        _remove(
+            path
+            for path, match in _index_files(self.index_dir)
+            if path != target and (match["path"] == mine or _dead_build(match))
+        )
 
     def _add(self, conn: sqlite3.Connection, work: dict[str, Any]) -> None:
         try:
@@ -220,6 +241,81 @@ class SnapshotSource:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _index_files(index_dir: Path) -> Iterator[tuple[Path, re.Match[str]]]:
+    """The indexes and build files in ``index_dir`` (nothing when it cannot be listed)."""
+    try:
+        entries = list(index_dir.iterdir())
+    except OSError:
+        return
+    for path in entries:
+        name = path.name.removesuffix("-journal")
+        match = _INDEX_NAME.fullmatch(name)
+        if match is not None and (name == path.name or match["pid"] is not None):
+            yield path, match  # a journal only of a build (an index is never written after)
+
+
+def _dead_build(match: re.Match[str]) -> bool:
+    """Whether the name is that of a build whose process is gone."""
+    pid = match["pid"]
+    if pid is None:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError):
+        return False  # alive, but another user's
+    return False
+
+
+def clear_indexes(index_dir: str | os.PathLike[str]) -> int:
+    """Remove every index in ``index_dir`` and what dead builds left; how many were removed
+    (a build still running is left alone)."""
+    found = _index_files(Path(index_dir))
+    return _remove(path for path, match in found if match["pid"] is None or _dead_build(match))
+
+
+def prune_indexes(index_dir: str | os.PathLike[str]) -> int:
+    """Remove the indexes no snapshot is read from any more -- all but the newest of each
+    file, and those named as by earlier versions -- and what dead builds left."""
+    newest: dict[str, Path] = {}
+    stale: list[Path] = []
+    for path, match in _index_files(Path(index_dir)):
+        key = match["path"]
+        if match["pid"] is not None or key is None:
+            if key is None or _dead_build(match):
+                stale.append(path)
+            continue
+        kept = newest.setdefault(key, path)
+        if kept != path:
+            older, newest[key] = sorted((kept, path), key=_mtime)
+            stale.append(older)
+    return _remove(stale)
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
+def _remove(paths: Iterable[Path]) -> int:
+    """Remove ``paths``; how many were removed (one in use or not ours is left as it is)."""
+    removed = 0
+    for path in paths:
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        removed += 1
+    return removed
 
 
 def _with_relevance(rec: Any, score: float) -> Any:
