@@ -249,9 +249,10 @@ def build_verifier(
     notices: list[str] = []
     try:
         cache: Cache | None = Cache()
-    except OSError as exc:  # uncreatable or unwritable: said once, then verify without one
+    except Exception as exc:  # any cache problem: said once, then verify without one
         cache = None
-        notices.append(f"verifying without a cache: {exc}")
+        reason = str(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+        notices.append(f"verifying without a cache: {reason}")
     if cache is not None and cache.notice:
         notices.append(cache.notice)
     # request rates are shared with other processes through the cache directory
