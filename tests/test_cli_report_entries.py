@@ -147,3 +147,30 @@ def test_the_summary_shows_a_key_with_a_line_break_on_its_own_line(
     assert len(rows) == 1
     assert rows[0].startswith(f"  M  k\\x0a{forged}  mismatch")
     assert rows[0].endswith("fix: volume = 12")
+
+
+@pytest.fixture
+def refused(same_key: Path) -> Path:
+    """``b/refs.bib`` alone, whose record's volume holds a right-to-left override: a value
+    ``--fix`` refuses to write."""
+    record = {**RECORDS[1], "volume": "7\u202e1"}
+    (same_key / "snapshot.jsonl").write_text(json.dumps({"message": record}) + "\n")
+    return same_key
+
+
+def test_reports_do_not_offer_a_correction_fix_refuses(
+    refused: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, _, err = run(["check", "b/refs.bib", *VERIFY], capsys)
+    rows = [line for line in err.splitlines() if "smith2020" in line]
+    assert len(rows) == 1 and "fix:" not in rows[0]
+    assert "--fix applies them" not in err
+    _, out, _ = run(["check", "b/refs.bib", *VERIFY, "--format", "json"], capsys)
+    (row,) = json.loads(out)["entries"]
+    assert row["status"] == "mismatch" and row["corrections"] == {}
+    run(["check", "b/refs.bib", *VERIFY, "--format", "html", "-o", "r.html"], capsys)
+    page = (refused / "r.html").read_text(encoding="utf-8")
+    references = page[page.index('<section id="references">') :]
+    assert "7\u202e1" not in references and "\\u202e" not in references
+    _, _, err = run(["check", "b/refs.bib", *VERIFY, "--diff"], capsys)
+    assert "volume not corrected: corrected value holds control or bidirectional" in err

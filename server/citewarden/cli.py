@@ -353,6 +353,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
         + (f"; not counted: {', '.join(left_out)}" if left_out else "")
     ]
     from citewarden.fix.plan import REPEATED_KEY, compared_key, repeated_keys
+    from citewarden.fix.run import written_corrections
 
     repeated: dict[Path, frozenset[str]] = {}
     rank = {Tier.H: 0, Tier.E: 1, Tier.M: 2, Tier.D: 3}
@@ -365,8 +366,10 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     offered = False
     for v, entry in sorted(shown, key=lambda pair: rank[pair[0].tier]):
         where = ""
-        fixes = _fixes_shown(v.corrections, entry.csl_type if entry is not None else None)
+        fixes = ""
         if entry is not None:
+            # as --fix writes them: a value it refuses is not offered
+            fixes = _fixes_shown(written_corrections(entry, v.corrections), entry.csl_type)
             index = ws.line_index(entry.path)
             line = index.position(entry.span.start).line + 1 if index is not None else 1
             where = f"  {visible(display_path(entry.path, cwd))}:{line}"

@@ -16,6 +16,8 @@ from citewarden.fix.plan import (
     FixRefused,
     decode,
     plan_fix,
+    refused_together,
+    unsafe_reason,
     verify_plan,
 )
 from citewarden.fix.write import apply_plan
@@ -74,6 +76,15 @@ def plan_file(
     plan = plan_fix(parse(path, text), original, corrections, edits_of)
     verify_plan(plan, parse)
     return plan
+
+
+def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[str, str]:
+    """The corrections ``--fix`` writes into ``entry`` as far as the values decide (what the
+    reports show): none when the title and the authors would change at once, and none whose
+    value holds control or bidirectional characters (the rules of :mod:`.plan`)."""
+    if refused_together(entry, corrections, []):
+        return {}
+    return {name: value for name, value in corrections.items() if unsafe_reason(value) is None}
 
 
 def corrections_by_file(

@@ -46,6 +46,7 @@ from typing import Any
 from citewarden.audit import Audit, pair_verdicts, sorted_findings
 from citewarden.context.collect import CitationContext
 from citewarden.findings.score import ScoreSummary, score_summary
+from citewarden.fix.run import written_corrections
 from citewarden.model import Citation, Code, Entry, Finding, Location, VenueInfo, Verdict
 from citewarden.parsing import is_document
 from citewarden.report.contexts import cited_rows
@@ -139,7 +140,8 @@ def entry_json(
             if match is not None
             else None
         ),
-        "corrections": dict(verdict.corrections),
+        # as --fix writes them (with no entry, it writes none)
+        "corrections": written_corrections(entry, verdict.corrections) if entry else {},
         "findings": [
             {
                 "code": f.code.value,

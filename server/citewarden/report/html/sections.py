@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from citewarden.fix.run import written_corrections
 from citewarden.model import INDEX_CODES, Code, Tier, Verdict, document_score
 from citewarden.report.contexts import venue_html
 from citewarden.report.html.charts import flow_svg, gauge_svg
@@ -246,8 +247,10 @@ def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
         return ""
     items = []
     for i, a in enumerate(data.entries):
-        corrections = a.verdict.corrections if a.verdict is not None else {}
-        item = csl_item(a.entry, {} if a.not_applied else corrections)
+        corrections: Mapping[str, str] = {}
+        if a.verdict is not None and not a.not_applied:  # as --fix writes them
+            corrections = written_corrections(a.entry, a.verdict.corrections)
+        item = csl_item(a.entry, corrections)
         item["id"] = f"r{i}"
         items.append(item)
     formatted = format_references(items)
