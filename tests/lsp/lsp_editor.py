@@ -125,15 +125,30 @@ class Editor:
             [types.TextEdit(range=self.range(name, Span(at, at + len(old))), new_text=new)],
         )
 
+    def stale(self, edit: types.WorkspaceEdit) -> list[str]:
+        """The URIs of open buffers whose version differs from the one a versioned edit
+        (``documentChanges``) was made on: a client refuses such an edit."""
+        return [
+            d.text_document.uri
+            for d in edit.document_changes or []
+            if isinstance(d, types.TextDocumentEdit)
+            and d.text_document.version is not None
+            and d.text_document.version != self.versions.get(d.text_document.uri)
+        ]
+
     def apply(self, edit: types.WorkspaceEdit) -> list[str]:
-        """Apply a WorkspaceEdit; files that are not open are opened first. -> URIs edited."""
-        assert edit.changes, "expected a WorkspaceEdit with changes"
-        for uri, edits in edit.changes.items():
+        """Apply a WorkspaceEdit as a client does (one made on an older version of an open
+        buffer is refused: AssertionError); files that are not open are opened first.
+        -> URIs edited."""
+        by_uri = file_edits(edit)
+        assert by_uri, "expected a WorkspaceEdit with changes or documentChanges"
+        assert not self.stale(edit), f"a stale edit: {self.stale(edit)}"
+        for uri, edits in by_uri.items():
             if uri not in self.texts:
                 name = Path(uri.removeprefix("file://")).relative_to(self.root).as_posix()
                 self.open(name)
             self.edit(uri, edits)
-        return list(edit.changes)
+        return list(by_uri)
 
     def close(self, name: str) -> None:
         uri = self.uri(name)
@@ -141,6 +156,19 @@ class Editor:
         self.client.text_document_did_close(
             types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
         )
+
+
+def file_edits(edit: types.WorkspaceEdit) -> dict[str, list[types.TextEdit]]:
+    """The text edits of a WorkspaceEdit by URI, from ``changes`` or ``documentChanges``."""
+    out: dict[str, list[types.TextEdit]] = {}
+    for uri, edits in (edit.changes or {}).items():
+        out.setdefault(uri, []).extend(edits)
+    for change in edit.document_changes or []:
+        assert isinstance(change, types.TextDocumentEdit), change
+        out.setdefault(change.text_document.uri, []).extend(
+            e for e in change.edits if isinstance(e, types.TextEdit)
+        )
+    return out
 
 
 async def wait_for(predicate: Callable[[], Any], timeout: float = 15.0) -> Any:

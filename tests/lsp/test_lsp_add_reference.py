@@ -11,6 +11,7 @@ disabled one saying why and "Add entry from DOI / arXiv id / ISBN...".
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 import pytest_asyncio
 import test_lsp_verify
 import yaml
-from lsp_editor import wait_for
+from lsp_editor import file_edits, wait_for
 from lsprotocol import types
 from test_lsp_verify import (
     VerifyHarness,
@@ -122,8 +123,8 @@ async def test_each_key_style_gets_its_entry_and_it_verifies_clean(
         adds = [a for a in actions if a.title.startswith("Add entry: ")]
         assert adds, [a.title for a in actions]
         best = adds[0]
-        assert best.edit is not None and best.edit.changes
-        [(uri, edits)] = best.edit.changes.items()
+        assert best.edit is not None
+        [(uri, edits)] = file_edits(best.edit).items()
         assert uri == h.uri("refs.bib")
         [edit] = edits
         assert f"{{{key}," in edit.new_text and f"doi       = {{{doi}}}" in edit.new_text
@@ -375,7 +376,7 @@ async def test_with_two_bibliographies_each_gets_its_action_in_its_style(start: 
     actions = await code_actions(h, "main.tex", h.mark("main.tex", "colon"))
     adds = {a.title.rsplit(" to ", 1)[1]: a for a in actions if a.title.startswith("Add entry: ")}
     assert set(adds) == {"refs.bib", "more.bib"}
-    [(_, [to_more])] = adds["more.bib"].edit.changes.items()  # type: ignore[union-attr]
+    [(_, [to_more])] = file_edits(adds["more.bib"].edit).items()  # type: ignore[arg-type]
     # more.bib's style: type and field case, tabs, quotes, its field order (title first)
     assert to_more.new_text.startswith(
         '\n@Article{Funahashi:1989,\n\tTitle = "On the approximate realization'
@@ -462,3 +463,46 @@ def test_works_of_one_title_are_offered_by_any_identifier_add_reads() -> None:
     ]
     assert choices[0]["label"].startswith("Goodfellow 2016, Deep Learning")
     assert "Ng n.d., Deep learning. (no DOI, arXiv id, PMID or ISBN" in found.message()
+
+
+async def test_add_reference_command_inserts_into_the_current_text(
+    start: Start, replay: ReplayServer
+) -> None:
+    """An edit typed just before the command, not checked yet (a long debounce), is where
+    the entry is inserted from: it goes after the last entry, not into it."""
+    h = await start(init={**INIT, "debounce_ms": 5000})
+    h.editor.open("main.tex")
+    await wait_for(lambda: "zzyzx2031quux" in dangling_keys(h), timeout=30)
+    uri = h.editor.open("refs.bib")
+    await asyncio.sleep(0.5)
+    start_of_file = types.Range(
+        start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+    )
+    notes = "% my notes on these works\n@misc{mine, title = {Mine}}\n\n"
+    h.editor.edit(uri, [types.TextEdit(range=start_of_file, new_text=notes)])
+    refused: list[list[str]] = []
+
+    @h.client.feature(types.WORKSPACE_APPLY_EDIT)
+    def on_apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        refused.append(h.editor.stale(params.edit))
+        if refused[-1]:  # a client refuses an edit made on another version
+            return types.ApplyWorkspaceEditResult(applied=False)
+        h.editor.apply(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    result = await run_command(
+        h,
+        "citewarden.addReference",
+        {
+            "id": "https://doi.org/10.21105/joss.01450",
+            "key": "zzyzx2031quux",
+            "uri": h.uri("main.tex"),
+        },
+    )
+    assert refused == [[]]
+    assert result["applied"] is True
+    text = h.editor.text("refs.bib")
+    assert text.startswith(notes)
+    parsed = parse_bibtex(h.root / "refs.bib", text)
+    assert [e.key for e in parsed.entries] == ["mine", "berman2000", "zzyzx2031quux"]
+    assert not parsed.problems

@@ -5,7 +5,7 @@ adds a line writes the file's own line break.  The expected positions are writte
 from __future__ import annotations
 
 import pytest
-from lsp_editor import wait_for
+from lsp_editor import file_edits, wait_for
 from lsprotocol import types
 
 from citewarden.model import Code, Span
@@ -98,8 +98,8 @@ async def test_add_nocite_action_writes_the_files_line_break(start: Start, newli
         for a in actions
         if isinstance(a, types.CodeAction) and a.title == "Add \\nocite{lamport1994}"
     ]
-    assert action.edit is not None and action.edit.changes is not None
-    [edit] = action.edit.changes[h.uri("main.tex")]
+    assert action.edit is not None
+    [edit] = file_edits(action.edit)[h.uri("main.tex")]
     assert edit.new_text == "\\nocite{lamport1994}" + newline
     assert edit.range == _range(5, 0, 0)  # before \end{document}
     h.editor.apply(action.edit)

@@ -287,6 +287,8 @@ class AddReference(Feature):
             )
         session = self.session
         await session.ready.wait()
+        # the entry goes into the bibliography's current text (an edit not checked yet)
+        await session.ensure_all_current()
         bib = await session.run(self._target, args)
         if isinstance(bib, str):
             return {"applied": False, "reason": bib}
@@ -336,6 +338,7 @@ class AddReference(Feature):
                 },
             }
         key = args.get("key")
+        await session.ensure_all_current()  # typed while the work was looked up
         taken = await session.run(_taken_keys, session, bib)
         if not isinstance(key, str) or not key.strip():
             key = make_key(record, taken)

@@ -58,6 +58,21 @@ class TextIndex(Protocol):
 
 #: Looks up the line index of a file's current text (None when the file is unknown).
 IndexLookup = Callable[[Path], TextIndex | None]
+#: Looks up the version of an open document whose text the edits are made on (None for a
+#: file that is not open: its text on disk).
+VersionLookup = Callable[[Path], int | None]
+
+
+def _no_version(path: Path) -> int | None:
+    return None
+
+
+def document_changes_supported(capabilities: types.ClientCapabilities) -> bool:
+    """The client takes ``documentChanges`` (versioned edits) in a WorkspaceEdit."""
+    ws = capabilities.workspace
+    edit = ws.workspace_edit if ws is not None else None
+    return bool(edit is not None and edit.document_changes)
+
 
 _ENCODINGS = {
     types.PositionEncodingKind.Utf8: Encoding.UTF8,
@@ -114,15 +129,22 @@ class Converter:
         settings: Settings,
         indexes: IndexLookup,
         uris: Callable[[Path], str] = uri_of,
+        versions: VersionLookup = _no_version,
     ) -> None:
         self.encoding = encoding
         self.settings = settings
         self._indexes = indexes
         self.uri = uris
+        self._versions = versions
+        #: WorkspaceEdits carry ``documentChanges`` with each open document's version, so
+        #: that the client refuses an edit made on an older text (else plain ``changes``).
+        self.document_changes = False
 
     def with_indexes(self, indexes: IndexLookup) -> Converter:
         """The same converter looking line indexes up through ``indexes``."""
-        return Converter(self.encoding, self.settings, indexes, self.uri)
+        out = Converter(self.encoding, self.settings, indexes, self.uri, self._versions)
+        out.document_changes = self.document_changes
+        return out
 
     # -- positions --------------------------------------------------------------------
     def position(self, index: TextIndex, offset: int) -> types.Position:
@@ -201,16 +223,31 @@ class Converter:
 
     # -- edits ------------------------------------------------------------------------
     def workspace_edit(self, edits: Iterable[TextEdit]) -> types.WorkspaceEdit | None:
-        """A WorkspaceEdit of ``edits`` (None when a file's text is unknown)."""
-        changes: dict[str, list[types.TextEdit]] = {}
+        """A WorkspaceEdit of ``edits`` (None when a file's text is unknown): versioned
+        ``documentChanges`` where the client takes them, else ``changes``."""
+        by_path: dict[Path, list[types.TextEdit]] = {}
         for edit in edits:
             index = self._indexes(edit.path)
             if index is None:
                 return None
-            changes.setdefault(self.uri(edit.path), []).append(
+            by_path.setdefault(edit.path, []).append(
                 types.TextEdit(range=self.range(index, edit.span), new_text=edit.new_text)
             )
-        return types.WorkspaceEdit(changes=changes)
+        if not self.document_changes:
+            return types.WorkspaceEdit(
+                changes={self.uri(path): made for path, made in by_path.items()}
+            )
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(
+                        uri=self.uri(path), version=self._versions(path)
+                    ),
+                    edits=list(made),
+                )
+                for path, made in by_path.items()
+            ]
+        )
 
     def code_action(self, fix: Fix, diagnostic: types.Diagnostic | None) -> types.CodeAction | None:
         edit = self.workspace_edit(fix.edits)

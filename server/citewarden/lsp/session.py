@@ -28,7 +28,13 @@ from citewarden.findings.policy import Policy
 from citewarden.lsp import progress
 from citewarden.lsp.check_cycle import CheckCycle
 from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
-from citewarden.lsp.convert import Converter, encoding_of, path_of, uri_of
+from citewarden.lsp.convert import (
+    Converter,
+    document_changes_supported,
+    encoding_of,
+    path_of,
+    uri_of,
+)
 from citewarden.lsp.diagnostics import DiagnosticStore, pull_supported
 from citewarden.lsp.document_sync import DocumentSync
 from citewarden.lsp.documents import DocumentStore, SparseIndex
@@ -68,7 +74,9 @@ class Session:
         self._indexes: dict[Path, SparseIndex] = {}
         #: Feature caches (worker only), by name.
         self.caches: dict[str, dict[Path, Any]] = {}
-        self.converter = Converter(encoding_of(None), self.settings, self.index_of, self.uri_for)
+        self.converter = Converter(
+            encoding_of(None), self.settings, self.index_of, self.uri_for, self.text_version
+        )
         self.roots: list[Path] = []
         #: The policy step every finding goes through (rebuilt with settings and roots).
         self.policy = Policy(self.settings, self.roots)
@@ -114,6 +122,7 @@ class Session:
         ws = self.server.workspace
         self.converter.encoding = encoding_of(ws.position_encoding)
         self.documents.encoding = self.converter.encoding
+        self.converter.document_changes = document_changes_supported(params.capabilities)
         folders = params.workspace_folders or []
         roots = [path_of(f.uri) for f in folders]
         if not roots and params.root_uri:
@@ -256,6 +265,11 @@ class Session:
         uri = self.open.get(path)
         doc = self.documents.get(uri) if uri is not None else None
         return doc.version if doc is not None else None
+
+    def text_version(self, path: Path) -> int | None:
+        """The version of the open document ``path`` whose text the project model holds
+        (None for a file that is not open)."""
+        return self.indexed.get(path) if path in self.open else None
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` in the request worker (the way requests read the committed
