@@ -1,5 +1,5 @@
 """Snapshot indexes do not pile up: a rebuild replaces the index of the file's earlier state
-and removes what dead builds left; clearing and pruning cover the indexes."""
+and removes what dead builds left, and ``citewarden cache clear|prune`` cover the indexes."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from pathlib import Path
 
 from citewarden.verify.records import Outcome
 from citewarden.verify.sources.snapshot import (
+    INDEX_DIR,
     SnapshotSource,
     clear_indexes,
     prune_indexes,
 )
+from cli_process import run_citewarden
 
 DATA = Path(__file__).parent / "data" / "snapshot" / "crossref-works.jsonl"
 DOI = "10.1371/journal.pone.0033693"
@@ -72,3 +74,27 @@ async def test_prune_keeps_the_newest_index_of_each_file(tmp_path: Path) -> None
     assert prune_indexes(index_dir) == 3
     assert _names(index_dir) == {current.name}
     assert clear_indexes(index_dir) == 1 and not _names(index_dir)
+
+
+async def test_cache_clear_removes_the_snapshot_indexes(tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    path = tmp_path / "works.jsonl"
+    shutil.copy(DATA, path)
+    await _indexed(path, cache_dir / INDEX_DIR)
+    env = {"CITEWARDEN_CACHE_DIR": str(cache_dir)}
+    done = run_citewarden(["cache", "clear"], tmp_path, env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "removed 0 cache entries\nremoved 1 snapshot index\n"
+    assert not _names(cache_dir / INDEX_DIR)
+
+
+async def test_cache_prune_removes_indexes_no_longer_read(tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    path = tmp_path / "works.jsonl"
+    shutil.copy(DATA, path)
+    current = await _indexed(path, cache_dir / INDEX_DIR)
+    (cache_dir / INDEX_DIR / f"snapshot-{'a' * 20}.sqlite").write_bytes(b"")
+    done = run_citewarden(["cache", "prune"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(cache_dir)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("\npruned 1 snapshot index\n")
+    assert _names(cache_dir / INDEX_DIR) == {current.name}

@@ -224,8 +224,11 @@ def _cache(action: str) -> int:
     except ImportError as exc:
         print(f"citewarden: error: the cache is not available: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from citewarden.verify.sources import snapshot
+
     try:
         with cache.Cache() as store:
+            indexes = store.directory / snapshot.INDEX_DIR
             if store.notice:  # damaged, moved aside and rebuilt
                 print(f"citewarden: warning: {store.notice}", file=sys.stderr)
             if action == "stats":
@@ -233,12 +236,20 @@ def _cache(action: str) -> int:
                     print(f"{key}: {value}")
             elif action == "clear":
                 print(f"removed {store.clear()} cache entries")
+                _said_indexes("removed", snapshot.clear_indexes(indexes))
             else:
                 print(f"pruned {store.prune()} expired cache entries")
+                _said_indexes("pruned", snapshot.prune_indexes(indexes))
     except OSError as exc:  # an uncreatable or unwritable cache directory
         print(f"citewarden: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_CLEAN
+
+
+def _said_indexes(done: str, count: int) -> None:
+    """The line of ``cache clear|prune`` on snapshot indexes, when there were any."""
+    if count:
+        print(f"{done} {count} snapshot index{'es' if count != 1 else ''}")
 
 
 # ----------------------------------------------------------------------------------------
