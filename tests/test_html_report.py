@@ -18,7 +18,7 @@ from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
 from citewarden.project import Workspace
 from citewarden.report.html.build import build_audit
 from citewarden.report.html.charts import flow_counts, gauge_svg
-from citewarden.report.html.data import AuditData, Outcome, outcome, suspicion_rank
+from citewarden.report.html.data import AuditData, EntryAudit, Outcome, outcome, suspicion_rank
 from citewarden.report.html.page import render_html
 from citewarden.settings import Settings
 from paths import DATA
@@ -252,7 +252,7 @@ def test_flow_counts_and_outcomes(audit: AuditData) -> None:
     assert counts[("could not check", Outcome.UNRESOLVABLE)] == 1
     assert counts[("entries", Outcome.NOT_VERIFIABLE)] == 4
     assert sum(n for (src, _), n in counts.items() if src == "entries") == 11
-    assert outcome(None) == Outcome.NOT_VERIFIABLE
+    assert outcome(EntryAudit(audit.entries[0].entry)) == Outcome.NOT_VERIFIABLE
     page = render_html(audit)
     nodes = set(re.findall(r'data-node="([^"]+)"', page))
     assert {"entries", "matched", "verified", "corrected", "flagged", "unresolvable"} <= nodes
@@ -290,6 +290,22 @@ def test_a_key_defined_twice_is_shown_uncorrected_as_fix_leaves_it(tmp_path: Pat
     assert "11--20" not in refs and "11–20" not in refs
     assert 'badge info">corrected' not in refs
     assert f"not corrected: {REPEATED_KEY}" in refs
+    assert outcome(data.entries[0]) == Outcome.FLAGGED  # a mismatch --fix leaves as it is
+
+
+def test_an_entry_whose_corrections_fix_refuses_is_flagged_not_corrected(tmp_path: Path) -> None:
+    entry = "@article{a,\n  author = {Smith, John},\n  title = {A Study},\n  pages = {11--21},\n  year = {2020}\n}\n"
+    (tmp_path / "refs.bib").write_text(entry, encoding="utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "refs.bib")
+    bib = ws.bibliography(tmp_path / "refs.bib")
+    assert bib is not None
+    for value, expected in (("11--20\x1b[31m", Outcome.FLAGGED), ("11--20", Outcome.CORRECTED)):
+        fixed = Verdict("a", Status.MISMATCH, Tier.M, corrections={"pages": value})
+        data = build_audit(ws, check(ws), list(bib.entries), [fixed], generated=WHEN)
+        assert outcome(data.entries[0]) == expected
+        audit_rows = render_html(data)
+        assert ("class='entry o-corrected'" in audit_rows) is (expected == Outcome.CORRECTED)
 
 
 def test_gauge_geometry() -> None:

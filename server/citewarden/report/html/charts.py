@@ -67,7 +67,7 @@ def flow_counts(items: Sequence[EntryAudit]) -> dict[tuple[str, str], int]:
     links: Counter[tuple[str, str]] = Counter()
     for a in items:
         v = a.verdict
-        end = outcome(v)
+        end = outcome(a)
         if end == Outcome.NOT_VERIFIABLE:
             links[("entries", Outcome.NOT_VERIFIABLE)] += 1
         elif end == Outcome.UNRESOLVABLE:

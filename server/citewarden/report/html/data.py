@@ -10,6 +10,7 @@ from types import MappingProxyType
 
 from citewarden.context.collect import CitationContext
 from citewarden.findings.score import score_summary
+from citewarden.fix.run import written_corrections
 from citewarden.model import Entry, Finding, Severity, Status, Tier, Verdict
 
 # ----------------------------------------------------------------------------------------
@@ -94,19 +95,26 @@ class Outcome:
     ORDER = (VERIFIED, CORRECTED, FLAGGED, UNRESOLVABLE, NOT_VERIFIABLE)
 
 
-def outcome(verdict: Verdict | None) -> str:
-    """verified / corrected / flagged / unresolvable / not verifiable."""
+def outcome(audit: EntryAudit) -> str:
+    """verified / corrected / flagged / unresolvable / not verifiable; corrected only when
+    ``--fix`` writes a correction into the entry (none it refuses, none of a key the file
+    defines twice)."""
+    verdict = audit.verdict
     if verdict is None or verdict.status is Status.SKIPPED:
         return Outcome.NOT_VERIFIABLE
     if verdict.status is Status.UNVERIFIED:
         return Outcome.UNRESOLVABLE
     if verdict.status in (Status.NOT_FOUND, Status.RETRACTED):
         return Outcome.FLAGGED
-    if verdict.corrections:
+    if verdict.corrections and not audit.not_applied and _written(audit.entry, verdict):
         return Outcome.CORRECTED
     if verdict.status is Status.MISMATCH or verdict.tier in (Tier.H, Tier.E):
         return Outcome.FLAGGED
     return Outcome.VERIFIED
+
+
+def _written(entry: Entry, verdict: Verdict) -> bool:
+    return bool(written_corrections(entry, verdict.corrections))
 
 
 _TIER_RANK = {Tier.H: 0, Tier.E: 1, Tier.M: 2, Tier.D: 3}

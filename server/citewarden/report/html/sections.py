@@ -44,7 +44,7 @@ def dashboard(data: AuditData) -> str:
     checked = sum(tiers.values())
     score = document_score(tiers)
     defensible = 100.0 * tiers[Tier.D] / checked if checked else 0.0
-    outcomes = Counter(outcome(a.verdict) for a in data.entries)
+    outcomes = Counter(outcome(a) for a in data.entries)
     # keys, not citations: a key cited three times is one dangling key
     dangling = len(
         {f.finding.data.get("key") for f in data.findings if f.finding.code is Code.DANGLING}
@@ -205,7 +205,7 @@ def audit_section(data: AuditData, anchors: Mapping[int, str]) -> str:
         v = a.verdict
         sources = ", ".join(v.sources) if v is not None and v.sources else "–"
         rows.append(
-            f"<tr id='{anchors[id(a)]}' class='entry o-{outcome(v).replace(' ', '-')}'>"
+            f"<tr id='{anchors[id(a)]}' class='entry o-{outcome(a).replace(' ', '-')}'>"
             f"<td>{_entry_label(a, data)}</td><td>{status_badge(v)}</td>"
             f"<td>{tier_badge(v)}</td><td>{_issues_html(a)}</td>"
             f"<td class='sources'>{esc(sources)}</td><td>{_match_html(v)}</td></tr>"
