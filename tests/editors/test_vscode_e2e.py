@@ -37,6 +37,8 @@ from editor_env import (
     server_env,
 )
 
+from citewarden.settings import SOURCE_NAMES
+
 pytestmark = pytest.mark.editor
 
 HERE = Path(__file__).parent
@@ -52,6 +54,9 @@ DANGLING_KEY = "nelder_simplex_1956"
 CORRECT_KEY = "nelder_simplex_1965"
 #: Snapshot of source records the example's references are verified against (offline).
 SNAPSHOT = REPO / "examples" / "snapshot.jsonl"
+#: The sources the workspace's .citewarden.toml asks (all but DOAJ): VS Code's default for
+#: ``citewarden.verify.sources``, all of them, must not override it.
+FILE_SOURCES = [name for name in SOURCE_NAMES if name != "doaj"]
 #: The example's fabricated reference (examples/PROVENANCE.md) and the codes of such a finding.
 FABRICATED_KEY = "okafor_curvature_2017"
 FABRICATION_CODES = {"reference-not-found", "doi-not-found", "doi-other-work"}
@@ -227,6 +232,9 @@ def code_server(vsix: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     """A fresh code-server with the extension installed, serving a copy of the example."""
     tmp_path = tmp_path_factory.mktemp("vscode")
     project = example_project("latex-paper", tmp_path)
+    (project / ".citewarden.toml").write_text(
+        f"[verify]\nsources = {json.dumps(FILE_SOURCES)}\n", encoding="utf-8"
+    )
     settings: dict[str, Any] = dict(USER_SETTINGS)
     if not SNAPSHOT.exists():
         missing("examples/snapshot.jsonl", "it is part of the repository")
@@ -367,6 +375,20 @@ def test_dangling_key_squiggle_problem_and_quick_fix(session: dict[str, Any]) ->
     assert not any(old_key in row for row in ui["phases"]["after"]["problems"])
     for shot in ("02_diagnostics.png", "03_quickfix_menu.png", "04_after_fix.png"):
         assert (SHOTS / shot).stat().st_size > 10_000
+
+
+def test_the_workspace_settings_file_is_not_overridden_by_vscode_defaults(
+    session: dict[str, Any],
+) -> None:
+    """The extension sends only the settings the user made (here offline and the snapshot):
+    the sources of the workspace's .citewarden.toml are the ones asked, not VS Code's default
+    list of every source."""
+    asked = [
+        d["message"] for d in session["result"]["diagnosticsBefore"] if d["code"] == "unverified"
+    ]
+    assert asked, session["result"]["diagnosticsBefore"]
+    assert all("offline: not in cache (" in m for m in asked), asked
+    assert not [m for m in asked if "doaj" in m], asked
 
 
 def test_palette_commands_reach_the_server(session: dict[str, Any]) -> None:
