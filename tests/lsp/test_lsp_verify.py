@@ -682,6 +682,51 @@ async def test_report_command_writes_the_verdicts(vstart: VStart, tmp_path: Path
     assert "fake2023" in page and "<html" in page.lower()
 
 
+#: ``boettiger2022`` defined in two bibliographies, the second time for an invented work.
+TWICE = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+Forecasts \cite{boettiger2022}.
+\bibliography{refs,other}
+\end{document}
+--- refs.bib
+@article{boettiger2022,
+  author = {Boettiger, Carl},
+  title = {The forecast trap},
+  journal = {Ecology Letters},
+  year = {2022},
+  volume = {25},
+  number = {7},
+  pages = {1655--1664},
+  doi = {10.1111/ele.14024},
+}
+--- other.bib
+@article{boettiger2022,
+  author = {Roe, Richard},
+  title = {Gravity waves from nowhere},
+  journal = {Journal of Imaginary Results},
+  year = {2023},
+  doi = {10.1126/foo},
+}
+"""
+
+
+@pytest.mark.parametrize("client_name", ["visual-studio-code"])
+async def test_report_command_gives_each_entry_of_a_key_defined_twice_its_own_verdict(
+    vstart: VStart,
+) -> None:
+    h = await vstart(files=TWICE)
+    await wait_for(lambda: h.finished_runs() >= 1, timeout=60)
+    await wait_for(lambda: h.by_code("other.bib", Code.DOI_NOT_FOUND))
+    result = await run_command(h, "citewarden.report", "json")
+    data = json.loads(Path(result["path"]).read_text(encoding="utf-8"))
+    rows = {Path(e["file"]).name: e for e in data["entries"] if e["key"] == "boettiger2022"}
+    assert set(rows) == {"refs.bib", "other.bib"}
+    assert rows["refs.bib"]["status"] == "verified"
+    assert rows["other.bib"]["tier"] == "H"
+
+
 @pytest.mark.parametrize("client_name", ["visual-studio-code"])
 async def test_report_command_never_follows_a_link_or_opens_a_fifo_planted_in_the_folder(
     vstart: VStart, tmp_path: Path

@@ -295,16 +295,27 @@ class VerificationService(VerificationQueue):
         return removed
 
 
+def entry_verdicts(
+    verdicts: Mapping[str, Verdict], entries: Sequence[Entry]
+) -> list[tuple[Entry, Verdict]]:
+    """Each entry that has a verdict in ``verdicts`` (by fingerprint: the service's, read
+    in the worker only, or a copy of them) with that verdict under the entry's key, in
+    the order of ``entries``: a key two files define has two entries, each with its own."""
+    out: list[tuple[Entry, Verdict]] = []
+    for entry in entries:
+        verdict = verdicts.get(fingerprint(entry))
+        if verdict is not None:
+            out.append((entry, dataclasses.replace(verdict, key=entry.key)))
+    return out
+
+
 def verdicts_by_key(
     verdicts: Mapping[str, Verdict], entries: Sequence[Entry]
 ) -> Mapping[str, Verdict]:
-    """The verdict of each entry, by key, from ``verdicts`` by fingerprint (the service's,
-    read in the worker only, or a copy of them)."""
+    """The verdict of each key's first entry (see :func:`entry_verdicts`)."""
     out: dict[str, Verdict] = {}
-    for entry in entries:
-        verdict = verdicts.get(fingerprint(entry))
-        if verdict is not None and entry.key not in out:
-            out[entry.key] = dataclasses.replace(verdict, key=entry.key)
+    for entry, verdict in entry_verdicts(verdicts, entries):
+        out.setdefault(entry.key, verdict)
     return out
 
 

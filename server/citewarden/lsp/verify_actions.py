@@ -33,7 +33,7 @@ from citewarden.findings.verdicts import record_url, source_label
 from citewarden.lsp import context_hover, judging
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
-from citewarden.lsp.verification import VerificationService, verdicts_by_key
+from citewarden.lsp.verification import VerificationService, entry_verdicts
 from citewarden.lsp.verify_hover import hover_markdown
 from citewarden.model import Entry, Finding, Span
 from citewarden.parsing import is_latex, is_markdown
@@ -115,9 +115,9 @@ def session_audit(service: VerificationService, session: Session) -> Audit:
     shows (after policy), the verdicts it holds, the score its status bar shows (worker)."""
     ws = session.project
     entries = tuple(ws.all_entries())
-    verdicts = (
-        tuple(verdicts_by_key(service.verdicts, entries).values()) if service.enabled else None
-    )
+    # each entry with its own verdict, as ``check`` pairs them (a key two files define)
+    paired = tuple(entry_verdicts(service.verdicts, entries)) if service.enabled else None
+    verdicts = tuple(v for _, v in paired) if paired is not None else None
     findings = {p: list(session.store.findings(p)) for p in list(session.store.files)}
     from citewarden.audit import Audit  # the report commands only
 
@@ -130,6 +130,7 @@ def session_audit(service: VerificationService, session: Session) -> Audit:
         entries=entries,
         verdicts=verdicts,
         summary=score_summary(verdicts) if verdicts is not None else None,
+        paired=paired,
     )
 
 
