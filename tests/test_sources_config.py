@@ -261,3 +261,18 @@ def test_address_problems_name_where_the_address_was_set(
     ]
     assert ("workspace/configuration", "verify.base_urls.doi") in [(p.origin, p.key) for p in both]
     assert (str(toml), "verify.base_urls.crossref") in [(p.origin, p.key) for p in both]
+
+
+async def test_a_cache_directory_the_environment_names_has_its_tilde_expanded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    env = {"CITEWARDEN_CACHE_DIR": "~/cw-cache"}
+    settings = VerifySettings(sources=("crossref",))
+    async with open_sources(settings, env=env) as ss:
+        assert ss.cache is not None and ss.cache.directory == tmp_path / "cw-cache"
+    sources = build_sources(settings, env=env, snapshot=tmp_path / "snap.jsonl")
+    assert isinstance(sources[1], CachedSource)
+    assert sources[1].cache.directory == tmp_path / "cw-cache"
+    assert not (tmp_path / "~").exists()

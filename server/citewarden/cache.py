@@ -23,7 +23,7 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -89,10 +89,11 @@ class TextDisk(diskcache.Disk):  # type: ignore[misc]
         return not Path(filename).is_absolute() and ".." not in parts and len(parts) <= 3
 
 
-def default_directory() -> Path:
-    """``$CITEWARDEN_CACHE_DIR`` or the user cache directory for citewarden; raises
-    :class:`CacheUnavailable` naming the variable when its ``~user`` cannot be expanded."""
-    env = os.environ.get(CACHE_DIR_ENV, "").strip()
+def default_directory(environ: Mapping[str, str] | None = None) -> Path:
+    """``$CITEWARDEN_CACHE_DIR`` (of ``environ``, the process's by default) with its ``~``
+    expanded, or the user cache directory for citewarden; raises :class:`CacheUnavailable`
+    naming the variable when its ``~user`` cannot be expanded."""
+    env = (os.environ if environ is None else environ).get(CACHE_DIR_ENV, "").strip()
     if not env:
         return Path(platformdirs.user_cache_dir("citewarden", appauthor=False))
     try:

@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from citewarden.cache import CACHE_DIR_ENV, Cache
+from citewarden.cache import Cache, default_directory
 from citewarden.settings import VerifySettings
 from citewarden.verify.config import SourceConfig, resolve_config
 from citewarden.verify.http import HttpClient, user_agent
@@ -27,7 +27,7 @@ from citewarden.verify.sources.openalex import OpenAlexSource
 from citewarden.verify.sources.openlibrary import OpenLibrarySource
 from citewarden.verify.sources.pubmed import PubMedSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource
-from citewarden.verify.sources.snapshot import SnapshotSource
+from citewarden.verify.sources.snapshot import INDEX_DIR, SnapshotSource
 
 
 def make_http(
@@ -105,9 +105,8 @@ def build_sources(
     if http is None:
         http = make_http(config)
     if cache is DEFAULT_CACHE:
-        cache_dir = (os.environ if env is None else env).get(CACHE_DIR_ENV) or None
         try:
-            cache = Cache(cache_dir)
+            cache = Cache(default_directory(env))
         except Exception as exc:  # unwritable or damaged cache directory: verify without one
             log.warning("cache unavailable (%s): verifying without a cache", type(exc).__name__)
             cache = None
@@ -115,7 +114,7 @@ def build_sources(
     if config.snapshot:
         if snapshot_index_dir is None:
             base = cache.directory if cache is not None else Path(config.snapshot).parent
-            snapshot_index_dir = Path(base) / "snapshots"
+            snapshot_index_dir = Path(base) / INDEX_DIR
         sources.append(SnapshotSource(config.snapshot, snapshot_index_dir))
     for name in config.sources:
         src = make_source(name, config, http)
@@ -164,8 +163,8 @@ def open_sources(
 ) -> SourceSet:
     """Resolve configuration, create the HTTP client and cache, and build the sources."""
     config = resolve_config(settings, env)
-    if cache_dir is None:
-        cache_dir = (os.environ if env is None else env).get(CACHE_DIR_ENV) or None
+    if cache_dir is None and use_cache:
+        cache_dir = default_directory(env)
     cache = Cache(cache_dir) if use_cache else None
     if cache is not None:
         # request rates are shared with other processes through the cache directory
