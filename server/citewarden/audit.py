@@ -10,6 +10,7 @@ modules, so both say the same thing about the same project.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -411,14 +412,14 @@ def pair_verdicts(
 ) -> list[tuple[Entry, Verdict]]:
     """Each entry with its verdict, the nth verdict of a key going to the nth entry with
     that key (an entry verification left out has none); in the order of ``entries``."""
-    pending: dict[str, list[Verdict]] = {}
+    pending: dict[str, deque[Verdict]] = {}
     for v in verdicts:
-        pending.setdefault(v.key, []).append(v)
+        pending.setdefault(v.key, deque()).append(v)
     out: list[tuple[Entry, Verdict]] = []
     for entry in entries:
         queue = pending.get(entry.key)
         if queue:
-            out.append((entry, queue.pop(0)))
+            out.append((entry, queue.popleft()))
     return out
 
 
