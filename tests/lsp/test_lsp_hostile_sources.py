@@ -106,4 +106,5 @@ async def test_key_from_the_editor_settings_never_reaches_the_debug_log(
     log = (tmp_path / "serve.log").read_text(encoding="utf-8")
     assert "s2_api_key" in log  # the settings were logged (pygls at debug) ...
     assert S2_KEY not in log  # ... with the key masked
-    assert "HTTP Request: GET" in log
+    assert "citewarden.http: GET " in log  # the requests were logged, the key not
+    assert "HTTP Request" not in log  # httpx, which logs whole URLs, logs only warnings
