@@ -52,6 +52,10 @@ CITATION_CASES = {
         r" \Cite{⟦p⟧} \parencite*{⟦q⟧} \footfullcite{⟦r⟧}"
     ),
     "biblatex volcite": r"\volcite[see]{3}[12]{⟦a⟧} \Pvolcite{2}{⟦b⟧} \ftvolcite{IV}[5--7]{⟦c⟧}",
+    "biblatex volcite multicite": (
+        r"\volcites(see)(etc.)[cf.]{1}[3]{⟦a⟧}{2}{⟦b⟧} \Pvolcites{3}{⟦c⟧}[x]{4}{⟦d⟧} text"
+        r" \ftvolcites{1}{⟦e⟧} \Svolcites(a){1}{⟦f⟧} \avolcites{2}{⟦g⟧}{3}"
+    ),
     "natbib aliases": r"\citetalias{⟦a⟧} \citepalias[p.~2]{⟦b⟧}",
     "bibentry": r"\bibentry{⟦a⟧}",
     "multicite with global notes": (
@@ -707,6 +711,7 @@ COMPLETION_CASES = {
     "second multicite group": r"\parencites(x)[y]{a}[z]{⟦k|b⟦c|⟧⟧}",
     "nocite": r"\nocite{⟦k|a⟦c|⟧⟧}",
     "volcite key": r"\volcite[see]{3}[12]{⟦k|a⟦c|⟧⟧}",
+    "second volcites key": r"\volcites{1}{a}[p]{2}{⟦k|b⟦c|⟧⟧}",
     "unclosed at the end": r"Text \cite[p.~3]{⟦k|x⟦c|⟧⟧",
     "unclosed before a blank line": "\\cite{a,⟦k|b⟦c|⟧⟧\n\nNext paragraph}",
     "keys on a second line": "\\cite{a,\n  ⟦k|b⟦c|⟧c⟧}",

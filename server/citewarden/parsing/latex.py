@@ -10,7 +10,8 @@ Recognised, as LaTeX, natbib, biblatex and apacite read them:
 
 * citations: the ``\\cite`` family with starred and capitalised forms, natbib, biblatex
   (including the multicite commands with ``(..)(..)`` global notes and repeated
-  ``[..][..]{keys}`` groups, and ``\\volcite[pre]{volume}[pages]{key}``), natbib aliases,
+  ``[..][..]{keys}`` groups, and ``\\volcite[pre]{volume}[pages]{key}`` with its
+  multicite forms ``\\volcites(..)(..)[pre]{volume}[pages]{key}...``), natbib aliases,
   apacite ``\\citeA<pre>[post]{k}``, ``\\nocite`` (``\\nocite{*}``
   sets ``nocite_all``), user commands given in ``extra_commands``, and wrapper macros the
   file defines (``\\newcommand{\\inlinecite}[1]{\\citen{#1}}``), which are also returned in
@@ -105,6 +106,7 @@ from citewarden.parsing.latex_commands import (
     _MACRO,
     _MINTINLINE,
     _MULTI,
+    _MULTIVOL,
     _NEWCITES,
     _NOCITE,
     _PACKAGE,
@@ -458,8 +460,8 @@ def parse_latex(
                     )
                 pos = end
                 continue
-            if role == _VOLCITE:
-                groups, end = _volcite_groups(text, pos)
+            if role in (_VOLCITE, _MULTIVOL):
+                groups, end = _volcite_groups(text, pos, role == _MULTIVOL)
             else:
                 groups, end = _cite_groups(text, pos, role == _MULTI)
             command_span = sound_span(start, end)
@@ -744,8 +746,8 @@ def completion_context(
             continue
         role = roles[name]
         if role in _CITING:
-            if role == _VOLCITE:
-                groups, end = _volcite_groups(text, pos)
+            if role in (_VOLCITE, _MULTIVOL):
+                groups, end = _volcite_groups(text, pos, role == _MULTIVOL)
             else:
                 groups, end = _cite_groups(text, pos, role == _MULTI)
             for cs, ce in groups:

@@ -190,8 +190,31 @@ def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]],
             return groups, i
 
 
-def _volcite_groups(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
-    """``[prenote]{volume}[pages]{key}`` after ``\\volcite``; same result as
+def _volcite_groups(text: str, i: int, multi: bool = False) -> tuple[list[tuple[int, int]], int]:
+    """``[prenote]{volume}[pages]{key}`` after ``\\volcite`` (``multi``: after
+    ``\\volcites``, its ``(pre)(post)`` global notes, then such groups as long as one
+    follows); same result as :func:`_cite_groups`."""
+    groups: list[tuple[int, int]] = []
+    if multi:
+        n = len(text)
+        for _ in range(2):  # (global prenote)(global postnote)
+            j = _skip(text, i)
+            if j >= n or text[j] != "(":
+                break
+            k = _close_delimited(text, j)
+            if k < 0:
+                return groups, i
+            i = k
+    while True:
+        group, end = _volcite_group(text, i)
+        groups += group
+        if not multi or not group or group[-1][1] < 0:
+            return groups, end
+        i = end
+
+
+def _volcite_group(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
+    """One ``[prenote]{volume}[pages]{key}`` group at ``i``; same result as
     :func:`_cite_groups`."""
     n = len(text)
     j = _skip(text, i)

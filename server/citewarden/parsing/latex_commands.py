@@ -34,6 +34,10 @@ _CITE_BASE = (
 _VOLCITE_BASE = (
     "volcite", "pvolcite", "fvolcite", "ftvolcite", "svolcite", "tvolcite", "avolcite",
 )  # fmt: skip
+#: their multicite forms: ``(pre)(post)`` and then ``[prenote]{volume}[pages]{key}`` groups
+_MULTIVOLCITE_BASE = (
+    "volcites", "pvolcites", "fvolcites", "ftvolcites", "svolcites", "tvolcites", "avolcites",
+)  # fmt: skip
 _MULTICITE_BASE = (
     "cites", "parencites", "footcites", "footcitetexts", "smartcites", "textcites",
     "supercites", "autocites",
@@ -48,11 +52,13 @@ CITE_COMMANDS: frozenset[str] = _with_capitals(_CITE_BASE)
 MULTICITE_COMMANDS: frozenset[str] = _with_capitals(_MULTICITE_BASE)
 #: biblatex ``\\volcite[pre]{volume}[pages]{key}`` and its relatives.
 VOLCITE_COMMANDS: frozenset[str] = _with_capitals(_VOLCITE_BASE)
+#: biblatex ``\\volcites(pre)(post)[pre]{volume}[pages]{key}...`` and its relatives.
+MULTIVOLCITE_COMMANDS: frozenset[str] = _with_capitals(_MULTIVOLCITE_BASE)
 
 # roles of the commands the scanner stops at
 _CITE, _MULTI, _NOCITE, _BIBITEM = "cite", "multi", "nocite", "bibitem"
-_VOLCITE = "volcite"
-_CITING = (_CITE, _MULTI, _NOCITE, _VOLCITE)
+_VOLCITE, _MULTIVOL = "volcite", "multivol"
+_CITING = (_CITE, _MULTI, _NOCITE, _VOLCITE, _MULTIVOL)
 _SINGLE = (_CITE, _NOCITE)  # one key argument, read by :func:`_cite_groups`
 _INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
 _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
@@ -169,6 +175,7 @@ def is_builtin(name: str) -> bool:
         name in CITE_COMMANDS
         or name in MULTICITE_COMMANDS
         or name in VOLCITE_COMMANDS
+        or name in MULTIVOLCITE_COMMANDS
         or name in _FIXED_ROLES
     )
 
@@ -218,6 +225,7 @@ def _tables(extra_commands: tuple[str, ...], macros: tuple[CitationMacro, ...] =
     roles.update(dict.fromkeys(CITE_COMMANDS, _CITE))
     roles.update(dict.fromkeys(MULTICITE_COMMANDS, _MULTI))
     roles.update(dict.fromkeys(VOLCITE_COMMANDS, _VOLCITE))
+    roles.update(dict.fromkeys(MULTIVOLCITE_COMMANDS, _MULTIVOL))
     roles.update(_FIXED_ROLES)
     signatures: dict[str, CitationMacro] = {}
     for macro in macros:

@@ -1,0 +1,53 @@
+"""Small LaTeX projects built by the real pdflatex and biber: the keys the tools report
+undefined and the entries left unused are the dangling citations and orphans citewarden
+finds (one construct of the LaTeX reader per case; the oracle is the tools' own run, as in
+test_real_tools.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_real_tools import _require_tools, citewarden_answer, run_latex
+
+BIB = "".join(
+    f"@book{{k{i},\n  author = {{A {i}}},\n  title = {{T{i}}},\n  year = 2001,\n}}\n"
+    for i in range(1, 5)
+)
+
+#: name -> (preamble, body, extra files); every case loads biblatex with refs.bib
+CASES: dict[str, tuple[str, str, dict[str, str]]] = {
+    "volcite multicites": (
+        "",
+        "\\volcites{1}{k1}{2}{k2}\n\\pvolcites(see)()[cf.]{3}[5]{k3}{4}{nokey}\n",
+        {},
+    ),
+}
+
+
+def _project(tmp_path: Path, name: str) -> Path:
+    preamble, body, files = CASES[name]
+    main = tmp_path / "main.tex"
+    main.write_text(
+        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n"
+        f"{preamble}\\begin{{document}}\n{body}\\printbibliography\n\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text, encoding="utf-8")
+    return main
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_dangling_and_orphans_are_those_of_latex_and_biber(tmp_path: Path, name: str) -> None:
+    _require_tools()
+    main = _project(tmp_path, name)
+    tools = run_latex(tmp_path, "main.tex", "biber")
+    ours = citewarden_answer([main])
+    assert (sorted(ours.dangling), sorted(ours.orphans)) == (
+        sorted(tools.dangling),
+        sorted(tools.unused),
+    )
