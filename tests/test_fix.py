@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from citewarden.fix.plan import FixPlan, FixRefused, plan_fix, styled_title, verify_plan
-from citewarden.fix.run import plan_file
+from citewarden.fix.run import plan_file, written_corrections
 from citewarden.fix.write import STALE_TEMP_AGE, apply_plan, write_atomically
 from citewarden.parsing.bibtex import parse_bibtex
 from paths import DATA
@@ -596,6 +596,13 @@ def test_temporary_files_of_a_killed_run_are_removed_by_the_next_write(tmp_path:
         ("{Old Title}", "{ImageNet} classification", "{{ImageNet} classification}"),
         ("{Old Title}", "{New Title}", "{New Title}"),
         ("{A} and {B}", "B and a", "{B} and a"),
+        # an ordinary lower-case word is not the braced word of other capitals
+        (
+            "Why {US} Firms Fail: {IT} Matters",
+            "Why {US} firms fail: let us count the ways it happens",
+            "Why {US} firms fail: let us count the ways it happens",
+        ),
+        ("{BERT} and {GPT}", "bert and Gpt, then BERT", "bert and {GPT}, then {BERT}"),
     ],
 )
 def test_a_corrected_title_is_protected_as_the_entry_protects_its_title(
@@ -604,6 +611,16 @@ def test_a_corrected_title_is_protected_as_the_entry_protects_its_title(
     """BibTeX styles that lowercase titles print braced words as written: a correction
     that dropped the entry's ``{R}`` would print "r"."""
     assert styled_title(written, corrected) == styled
+
+
+def test_the_reported_title_correction_is_the_one_fix_writes(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    original = b"@article{k,\n  title = {The {BERT} Model},\n  year = 2000\n}\n"
+    entry = parse_bibtex(path, original.decode()).entries[0]
+    shown = written_corrections(entry, {"title": "The Bert model revisited", "year": "2001"})
+    assert shown == {"title": "The {BERT} model revisited", "year": "2001"}
+    plan = plan_fix(parse_bibtex(path, original.decode()), original, {"k": shown})
+    assert [c.new for c in plan.changes] == ["The {BERT} model revisited", "2001"]
 
 
 def test_fix_writes_the_title_with_the_entrys_protections(tmp_path: Path) -> None:

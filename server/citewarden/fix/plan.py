@@ -180,12 +180,35 @@ def styled_title(written: str, corrected: str) -> str:
     return corrected
 
 
+def written_title(entry: Entry, corrected: str) -> str:
+    """The title ``--fix`` writes into the BibTeX ``entry`` for the correction ``corrected``:
+    protected as the entry's own title (:func:`styled_title`) when it gives one plain title
+    field; as corrected otherwise (a CSL item, a title from @string macros)."""
+    if entry.csl_type is not None:
+        return corrected
+    present = [f for f in entry.fields if f.name == "title"]
+    if len(present) != 1 or present[0].expanded is not None:
+        return corrected
+    return styled_title(present[0].value, corrected)
+
+
+def _same_word(found: str, words: str) -> bool:
+    """Whether ``found`` in a record's title is clearly the word the entry braced as
+    ``words``: spelt the same, or in other capitals when it is no ordinary lower-case word
+    (``Bert`` for ``{BERT}``, but not "us" for ``{US}`` nor "it" for ``{IT}``); a single
+    letter only as written (``{A}`` is not every ``a``)."""
+    if found == words:
+        return True
+    return len(words) > 1 and not found.islower()
+
+
 def _brace_at_top(text: str, words: str) -> str:
     """``text`` with each whole-word occurrence of ``words`` outside every brace group
-    braced, in the spelling of ``words`` (records often lowercase a title: ``{BERT}`` for
-    ``Bert``; a single letter only as written, ``{A}`` is not every ``a``)."""
+    braced, in the spelling of ``words``, where it is the same word (:func:`_same_word`)."""
 
     def braced(m: re.Match[str]) -> str:
+        if not _same_word(m.group(), words):
+            return m.group()
         depth = text.count("{", 0, m.start()) - text.count("}", 0, m.start())
         return "{" + words + "}" if depth == 0 else m.group()
 

@@ -19,6 +19,7 @@ from citewarden.fix.plan import (
     refused_together,
     unsafe_reason,
     verify_plan,
+    written_title,
 )
 from citewarden.fix.write import apply_plan
 from citewarden.model import BibFormat, Entry, ParsedBibliography, Verdict
@@ -81,10 +82,15 @@ def plan_file(
 def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[str, str]:
     """The corrections ``--fix`` writes into ``entry`` as far as the values decide (what the
     reports show): none when the title and the authors would change at once, and none whose
-    value holds control or bidirectional characters (the rules of :mod:`.plan`)."""
+    value holds control or bidirectional characters (the rules of :mod:`.plan`); a title
+    protected as the entry protects its own (:func:`~.plan.written_title`)."""
     if refused_together(entry, corrections, []):
         return {}
-    return {name: value for name, value in corrections.items() if unsafe_reason(value) is None}
+    return {
+        name: written_title(entry, value) if name.lower() == "title" else value
+        for name, value in corrections.items()
+        if unsafe_reason(value) is None
+    }
 
 
 def corrections_by_file(
