@@ -653,3 +653,25 @@ def test_names_in_another_script_than_the_records_are_not_compared() -> None:
     # one side writing both scripts is compared as before
     both = split_authors("Parshin, D. A. and Стельмах, Л. С.")[0]
     assert compare_authors(both, False, record.authors) is not None
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Reaching 90% accuracy with $k$-NN classifiers",
+        "The $\\varepsilon$-net of R&D_2 for #1 ~ cases",
+        "Costs $5 and $10 with $k$ means",
+    ],
+)
+def test_a_record_title_with_math_is_text_outside_the_math(title: str) -> None:
+    """A record's ``%`` beside ``$k$`` is a per cent sign, not a comment dropping the rest:
+    the title ``--fix`` writes for it (``90\\%``) reads back as the same title."""
+    from citewarden.verify.field_check import bibtex_ready
+    from citewarden.verify.plain_text import latex_to_text
+
+    record = WorkRecord(source="crossref", title=title)
+    written = bibtex_ready({"title": title})["title"]
+    cmp = compare_title(latex_to_text(written), record)
+    assert cmp is not None and cmp.exact, written
+    other = compare_title("Reaching 90", WorkRecord(source="crossref", title=title))
+    assert other is not None and not other.exact

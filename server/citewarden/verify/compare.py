@@ -14,6 +14,7 @@ from enum import StrEnum
 
 from rapidfuzz import fuzz
 
+from citewarden.parsing.latex_encode import latex_text
 from citewarden.verify.author_compare import AuthorComparison, compare_authors
 from citewarden.verify.hyphens import splits_compound
 from citewarden.verify.normalize import (
@@ -76,9 +77,12 @@ class TitleComparison:
 
 def _record_text(text: str) -> str:
     """A record's title as text: tags removed, and TeX math decoded as the entry's is
-    (arXiv and the indexes give titles such as ``$k$-means`` or ``$\\varepsilon$``)."""
+    (arXiv and the indexes give titles such as ``$k$-means`` or ``$\\varepsilon$``).  The
+    rest is text, not TeX: it is written as ``--fix`` writes it (:func:`latex_text`: ``%``
+    as ``\\%``, not a comment dropping the rest) before it is decoded, so a corrected entry
+    reads back as its record."""
     text = strip_markup(text)
-    return latex_to_text(text) if "$" in text or "\\" in text else text
+    return latex_to_text(latex_text(text)) if "$" in text or "\\" in text else text
 
 
 def compare_title(entry_title: str | None, record: WorkRecord) -> TitleComparison | None:
