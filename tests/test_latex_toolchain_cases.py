@@ -16,21 +16,30 @@ BIB = "".join(
     for i in range(1, 5)
 )
 
-#: name -> (preamble, body, extra files); every case loads biblatex with refs.bib
-CASES: dict[str, tuple[str, str, dict[str, str]]] = {
+#: name -> (biblatex's options, preamble, body, extra files); every case loads biblatex
+#: with refs.bib
+CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
     "volcite multicites": (
+        "",
         "",
         "\\volcites{1}{k1}{2}{k2}\n\\pvolcites(see)()[cf.]{3}[5]{k3}{4}{nokey}\n",
         {},
     ),
+    # the set key is defined by the command; its members are cited
+    "mcite sets": ("mcite", "", "\\mcite{grp,*k1,*k2}\n\\mparencite{k3,nokey}\n", {}),
+    "mcite sets in a list": ("mcite", "", "\\Mtextcite[see][]{k3,grp,*k1,*k2}\n", {}),
+    "defbibentryset cited": ("", "", "\\defbibentryset{myset}{k1,k2}\n\\cite{myset}\n", {}),
+    # biber lists a set (and its members) that no command cites
+    "defbibentryset uncited": ("", "\\defbibentryset{myset}{k1,k3}\n", "\\cite{k4}\n", {}),
 }
 
 
 def _project(tmp_path: Path, name: str) -> Path:
-    preamble, body, files = CASES[name]
+    options, preamble, body, files = CASES[name]
     main = tmp_path / "main.tex"
     main.write_text(
-        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n"
+        f"\\documentclass{{article}}\n\\usepackage[{options}]{{biblatex}}\n"
+        "\\addbibresource{refs.bib}\n"
         f"{preamble}\\begin{{document}}\n{body}\\printbibliography\n\\end{{document}}\n",
         encoding="utf-8",
     )

@@ -844,3 +844,29 @@ def test_definition_bodies_close_where_the_token_reader_closes_them() -> None:
     for _ in range(5000):
         text = "{" + "".join(rng.choice("ab{}\\%\n ") for _ in range(rng.randint(0, 40)))
         assert _close_brace(text, 0, 30) == _close_brace_tokens(text, 0, 30), repr(text)
+
+
+def test_biblatex_entry_sets_are_keys_of_the_document_and_cite_their_members() -> None:
+    """``\\mcite{set,*a,*b}`` (biblatex's mcite option) and ``\\defbibentryset{set}{a,b}``
+    define ``set``; the members are cited under their own names, a ``*key`` no set key
+    precedes is dropped as biblatex drops it."""
+    m = parse_markers(
+        r"\mcite{⟦a|grp⟧,*⟦b|k1⟧, *⟦c|k2⟧,⟦d|k3⟧} \Mparencite[p]{*x,⟦e|k4⟧}"
+        r" \defbibentryset{⟦f|myset⟧}{⟦g|m1⟧,⟦h|m2⟧} \mtextcite{⟦i|grp⟧,*⟦j|k1⟧}"
+    )
+    doc = parse_latex(P, m.text)
+    named = m.named
+    assert [(c.key, c.span) for c in doc.citations] == [
+        ("grp", named["a"]),
+        ("k1", named["b"]),
+        ("k2", named["c"]),
+        ("k3", named["d"]),
+        ("k4", named["e"]),
+        ("myset", named["f"]),
+        ("m1", named["g"]),
+        ("m2", named["h"]),
+        ("grp", named["i"]),
+        ("k1", named["j"]),
+    ]
+    assert doc.bibitems == (("grp", named["a"]), ("myset", named["f"]))
+    assert parse_latex(P, r"\newcommand{\s}[1]{\defbibentryset{#1}{a}}").bibitems == ()

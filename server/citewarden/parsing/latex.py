@@ -19,6 +19,8 @@ Recognised, as LaTeX, natbib, biblatex and apacite read them:
 * links: ``\\input \\include \\subfile \\import \\subimport`` (and the ``*from`` variants of
   the import package), ``\\bibliography{a,b}``, ``\\addbibresource``, ``\\addglobalbib``,
   ``\\addsectionbib``;
+* biblatex entry sets, keys of the document (in ``bibitems``) whose members are cited:
+  ``\\defbibentryset{set}{a,b}`` and the mcite commands' ``\\mcite{set,*a,*b}``;
 * ``\\bibitem[label]{key}`` keys, ``% !TEX root =`` magic comments (or, failing one, the
   parent named by ``\\documentclass[main.tex]{subfiles}``), ``\\documentclass``;
 * ``% citewarden: ignore`` suppresses findings on its own line and the next.
@@ -76,6 +78,7 @@ from citewarden.parsing.latex_args import (
     _macro_groups,
     _magic_root,
     _magic_root_at,
+    _mcite_sets,
     _read_file_link,
     _read_import,
     _read_load_links,
@@ -98,12 +101,14 @@ from citewarden.parsing.latex_commands import (
     _DEFINE,
     _DOCUMENTCLASS,
     _ENDINPUT,
+    _ENTRYSET,
     _HREF,
     _IMPORT,
     _INCLUDE,
     _INLINE_CODE,
     _LOADCLASS,
     _MACRO,
+    _MCITE,
     _MINTINLINE,
     _MULTI,
     _MULTIVOL,
@@ -337,6 +342,7 @@ def parse_latex(
     nocite_in: list[str] = []
     nocite_at: list[int] = []  # where each \nocite{*} stands
     bibitems: list[tuple[str, Span]] = []
+    entry_sets: list[tuple[str, Span]] = []  # biblatex sets the file defines
     styles: list[tuple[str, Span]] = []
     suppressed: set[int] = set()
     nocite_all = is_root = False
@@ -465,6 +471,7 @@ def parse_latex(
             else:
                 groups, end = _cite_groups(text, pos, role == _MULTI)
             command_span = sound_span(start, end)
+            first = len(citations)
             for content_start, content_end in groups:
                 if content_end < 0:
                     end = content_start  # unclosed: keep scanning inside it
@@ -476,7 +483,11 @@ def parse_latex(
                     nocite_all = (
                         _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
                     )
+            if role == _MCITE:
+                _mcite_sets(citations, first, entry_sets)
             pos = max(pos, end)
+        elif role == _ENTRYSET:
+            pos = _read_entry_set(text, start, pos, name, citations, entry_sets)
         elif role == _BIBITEM:
             arg = _single_arg(text, pos)
             if arg is not None:
@@ -562,7 +573,7 @@ def parse_latex(
         nocite_all=nocite_all,
         magic_root=magic,
         is_root=is_root,
-        bibitems=tuple(bibitems),
+        bibitems=(*bibitems, *_first_of_each(entry_sets)),
         suppressed_lines=frozenset(suppressed),
         citation_macros=tuple(own.values()),
         flags=latex_static.document_flags(sets, defined),
@@ -670,6 +681,40 @@ def _units(
     units = latex_bibunits.bibunits(text, found)
     links[0:0] = sorted(found, key=lambda link: link.span.start)
     return sorted(sections + units.units), units
+
+
+def _read_entry_set(
+    text: str,
+    start: int,
+    pos: int,
+    name: str,
+    citations: list[Citation],
+    sets: list[tuple[str, Span]],
+) -> int:
+    """biblatex's ``\\defbibentryset{set}{a,b}`` (its name ends at ``pos``): the set is
+    one of the document's keys, and biber lists it and its members (a member no entry has
+    is reported) whether or not it is cited; -> where reading goes on."""
+    first = _single_arg(text, pos)
+    if first is None or _is_definition(text, start):
+        return pos
+    members = _single_arg(text, first[2])
+    item = _trimmed(text, first[0], first[1])
+    if members is None or item is None or "#" in item[0] or "\\" in item[0]:
+        return first[2]
+    span = sound_span(start, members[2])
+    set_span = Span(item[1], item[2])
+    sets.append((item[0], set_span))
+    citations.append(Citation(item[0], set_span, name, span, CitationKind.NOCITE))
+    _add_keys(citations, text, members[0], members[1], name, span, CitationKind.NOCITE)
+    return members[2]
+
+
+def _first_of_each(sets: list[tuple[str, Span]]) -> tuple[tuple[str, Span], ...]:
+    """``sets`` with each name once, where it is first defined."""
+    first: dict[str, Span] = {}
+    for name, span in sets:
+        first.setdefault(name, span)
+    return tuple(first.items())
 
 
 def _read_btsect(text: str, pos: int, links: list[Link]) -> int:

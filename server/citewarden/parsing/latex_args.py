@@ -357,6 +357,33 @@ def _add_keys(
     return nocite_all
 
 
+def _mcite_sets(citations: list[Citation], first: int, sets: list[tuple[str, Span]]) -> None:
+    """Read the keys of a biblatex mcite command, ``citations[first:]``, as it does: a
+    ``*key`` is a member of the set the key before it names (the set is appended to
+    ``sets``), cited under its own name; one no key precedes is dropped."""
+    keys = citations[first:]
+    del citations[first:]
+    head: Citation | None = None
+    for i, citation in enumerate(keys):
+        if not citation.key.startswith("*"):
+            head = citation
+            citations.append(citation)
+            continue
+        if head is None or len(citation.key) == 1:
+            continue
+        if i == 0 or not keys[i - 1].key.startswith("*"):
+            sets.append((head.key, head.span))
+        span = citation.span
+        member = Citation(
+            citation.key[1:],
+            sound_span(span.start + 1, span.end),
+            citation.command,
+            citation.command_span,
+            citation.kind,
+        )
+        citations.append(member)
+
+
 #: The usual citation arguments, ``[opt]{keys}`` or ``{keys}`` on one line with nothing
 #: to match inside (no braces, brackets, backslash or comment): read by one match, with the
 #: same result as :func:`_cite_groups` (within its length limits).

@@ -15,7 +15,7 @@ from citewarden.model import CitationMacro
 _CITE_BASE = (
     # LaTeX, cite package, natbib
     "cite", "citen", "citet", "citep", "citealt", "citealp", "citeauthor", "citefullauthor",
-    "citeyear", "citeyearpar", "citenum", "citeonline", "mcite",
+    "citeyear", "citeyearpar", "citenum", "citeonline",
     # biblatex
     "parencite", "footcite", "footcitetext", "textcite", "smartcite", "supercite",
     "autocite", "fullcite", "footfullcite", "citetitle", "citeurl", "citedate",
@@ -38,6 +38,12 @@ _VOLCITE_BASE = (
 _MULTIVOLCITE_BASE = (
     "volcites", "pvolcites", "fvolcites", "ftvolcites", "svolcites", "tvolcites", "avolcites",
 )  # fmt: skip
+#: biblatex's mcite commands (its ``mcite`` option): in a key list, ``*key`` entries are the
+#: members of a set the key before them names (``\\mcite{set,*a,*b}``)
+_MCITE_BASE = (
+    "mcite", "mparencite", "mfootcite", "mfootcitetext", "mtextcite", "msupercite",
+    "msmartcite", "mautocite",
+)  # fmt: skip
 _MULTICITE_BASE = (
     "cites", "parencites", "footcites", "footcitetexts", "smartcites", "textcites",
     "supercites", "autocites",
@@ -54,11 +60,12 @@ MULTICITE_COMMANDS: frozenset[str] = _with_capitals(_MULTICITE_BASE)
 VOLCITE_COMMANDS: frozenset[str] = _with_capitals(_VOLCITE_BASE)
 #: biblatex ``\\volcites(pre)(post)[pre]{volume}[pages]{key}...`` and its relatives.
 MULTIVOLCITE_COMMANDS: frozenset[str] = _with_capitals(_MULTIVOLCITE_BASE)
+MCITE_COMMANDS: frozenset[str] = _with_capitals(_MCITE_BASE)
 
 # roles of the commands the scanner stops at
 _CITE, _MULTI, _NOCITE, _BIBITEM = "cite", "multi", "nocite", "bibitem"
-_VOLCITE, _MULTIVOL = "volcite", "multivol"
-_CITING = (_CITE, _MULTI, _NOCITE, _VOLCITE, _MULTIVOL)
+_VOLCITE, _MULTIVOL, _MCITE = "volcite", "multivol", "mcite"
+_CITING = (_CITE, _MULTI, _NOCITE, _VOLCITE, _MULTIVOL, _MCITE)
 _SINGLE = (_CITE, _NOCITE)  # one key argument, read by :func:`_cite_groups`
 _INCLUDE, _IMPORT, _BIBLIOGRAPHY, _BIBRESOURCE = "include", "import", "bibliography", "res"
 _VERB, _INLINE_CODE, _MINTINLINE, _HREF = "verb", "inline", "mintinline", "href"
@@ -78,6 +85,8 @@ _PACKAGE = "package"
 _MACRO = "macro"
 #: biblatex's ``\\newrefsection`` and ``\\refsection``: a reference section starts
 _REFSECTION = "refsection"
+#: biblatex's ``\\defbibentryset{set}{a,b}``: an entry set of the document, its members cited
+_ENTRYSET = "entryset"
 #: ``\\bibliographystyle{plain}``: the style BibTeX reads (its ``MACRO`` definitions)
 _BIBSTYLE = "bibstyle"
 #: bibtopic's ``\\btPrintAll`` and ``\\btPrintNotCited``: a ``btSect`` prints entries no
@@ -119,6 +128,7 @@ _FIXED_ROLES: dict[str, str] = {
     "LoadClassWithOptions": _LOADCLASS,
     "endinput": _ENDINPUT,
     "newcites": _NEWCITES,
+    "defbibentryset": _ENTRYSET,
     "btPrintAll": _PRINT_ALL,
     "btPrintNotCited": _PRINT_ALL,
     "newrefsection": _REFSECTION,
@@ -176,6 +186,7 @@ def is_builtin(name: str) -> bool:
         or name in MULTICITE_COMMANDS
         or name in VOLCITE_COMMANDS
         or name in MULTIVOLCITE_COMMANDS
+        or name in MCITE_COMMANDS
         or name in _FIXED_ROLES
     )
 
@@ -226,6 +237,7 @@ def _tables(extra_commands: tuple[str, ...], macros: tuple[CitationMacro, ...] =
     roles.update(dict.fromkeys(MULTICITE_COMMANDS, _MULTI))
     roles.update(dict.fromkeys(VOLCITE_COMMANDS, _VOLCITE))
     roles.update(dict.fromkeys(MULTIVOLCITE_COMMANDS, _MULTIVOL))
+    roles.update(dict.fromkeys(MCITE_COMMANDS, _MCITE))
     roles.update(_FIXED_ROLES)
     signatures: dict[str, CitationMacro] = {}
     for macro in macros:
