@@ -686,3 +686,30 @@ def test_a_read_only_file_is_not_replaced() -> None:
     reason = "the file is read-only (no permission to write it); not written"
     assert results[0o444] == (reason, b"@misc{k, year = {2001}}\n", "0o100444")
     assert results[0o644] == ("written", b"new\n", "0o100644")
+
+
+def test_planning_finds_the_lines_of_the_changes_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The line of each change comes from one index of the file's lines, not from counting
+    the line breaks before it again for every change (quadratic in a large file)."""
+    import citewarden.fix.plan as plan_module
+
+    scanned = [0]
+    counted = plan_module.count_line_breaks
+
+    def counting(text: str, start: int = 0, end: int | None = None) -> int:
+        scanned[0] += (len(text) if end is None else end) - start
+        return counted(text, start, end)
+
+    monkeypatch.setattr(plan_module, "count_line_breaks", counting)
+    n = 300
+    text = "".join(
+        f"@article{{k{i},\n  volume = {{1}},\n  year = {{2000}}\n}}\n\n" for i in range(n)
+    )
+    corrections = {f"k{i}": {"volume": "2", "doi": f"10.1/{i}"} for i in range(n)}
+    plan = plan_bytes(tmp_path / "refs.bib", text.encode(), corrections)
+    assert len(plan.changes) == 2 * n
+    # entry i starts on line 5i + 1: its volume is on the next line, its new doi after year
+    assert [c.line for c in plan.changes] == [5 * i + d for i in range(n) for d in (2, 4)]
+    assert scanned[0] < len(text)  # each change's own text, never the file before it

@@ -7,6 +7,7 @@ touches the disk.
 from __future__ import annotations
 
 import difflib
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -16,7 +17,7 @@ from pathlib import Path
 from citewarden.model import BibFormat, Code, Entry, Field, ParsedBibliography
 from citewarden.parsing.latex_args import group_end, wholly_braced
 from citewarden.safe_text import unsafe_characters
-from citewarden.text import count_line_breaks, line_ending
+from citewarden.text import LineIndex, count_line_breaks, line_ending
 
 #: biblatex spells some fields differently; a correction for the left name edits the right one
 #: when only that one is present.
@@ -126,8 +127,15 @@ def check_complete(bib: ParsedBibliography) -> None:
         )
 
 
+@functools.lru_cache(maxsize=2)
+def _line_index(text: str) -> LineIndex:
+    """The line starts of ``text``, found once for all the changes planned in it."""
+    return LineIndex(text)
+
+
 def _line_of(text: str, offset: int) -> int:
-    return count_line_breaks(text, 0, offset) + 1
+    """The 1-based line holding ``offset`` in ``text``."""
+    return _line_index(text).line_of(offset) + 1
 
 
 def _balanced(value: str) -> bool:
