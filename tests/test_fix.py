@@ -713,3 +713,28 @@ def test_planning_finds_the_lines_of_the_changes_in_one_pass(
     # entry i starts on line 5i + 1: its volume is on the next line, its new doi after year
     assert [c.line for c in plan.changes] == [5 * i + d for i in range(n) for d in (2, 4)]
     assert scanned[0] < len(text)  # each change's own text, never the file before it
+
+
+@pytest.mark.parametrize(
+    ("entry", "inserted"),
+    [
+        # JabRef's layout: the last field has the longest name, its ``=`` one space after it
+        (
+            "@Article{a,\n  author    = {X},\n  title     = {Y},\n  timestamp = {2020.01.01},\n}\n",
+            "  timestamp = {2020.01.01},\n  doi       = {10.1/x},\n}",
+        ),
+        (
+            "@article{a,\n\tauthor = {X},\n\ttimestamp = {2020}\n}\n",  # tabs: no column
+            "\ttimestamp = {2020},\n\tdoi = {10.1/x}\n}",
+        ),
+        ("@article{a,\n  author = {X},\n  year   = {2020}\n}\n", "  doi    = {10.1/x}\n}"),
+        ("@article{a,\n  author = {X},\n  year = {2020}\n}\n", "  doi = {10.1/x}\n}"),
+        ("@article{a,\n  author = {X},\n  editorship = {2020}\n}\n", "  doi = {10.1/x}\n}"),
+    ],
+)
+def test_an_inserted_field_keeps_the_column_of_the_entrys_equals_signs(
+    tmp_path: Path, entry: str, inserted: str
+) -> None:
+    plan = plan_bytes(tmp_path / "refs.bib", entry.encode(), {"a": {"doi": "10.1/x"}})
+    verify_plan(plan, parse_bibtex)
+    assert plan.new.decode().endswith(inserted + "\n")

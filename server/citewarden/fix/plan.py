@@ -260,6 +260,26 @@ def _name_style(written: str, name: str) -> str:
     return name
 
 
+def _column(text: str, offset: int) -> int | None:
+    """The column of ``offset`` in its line of ``text``; None when a tab comes before it
+    in the line (no column to align to)."""
+    start = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+    return None if "\t" in text[start:offset] else offset - start
+
+
+def _equals_column(text: str, entry: Entry) -> int | None:
+    """The column every field of ``entry`` has its ``=`` in, if they share one."""
+    columns: set[int | None] = set()
+    for f in entry.fields:
+        j = f.name_span.end
+        while j < f.value_span.start and text[j] in " \t":
+            j += 1
+        columns.add(_column(text, j) if text[j : j + 1] == "=" else None)
+        if len(columns) > 1:
+            return None
+    return columns.pop() if columns else None
+
+
 def _insert_edit(text: str, entry: Entry, name: str, value: str) -> Edit | None:
     """A new ``name = {value}`` line after the entry's last field, in the entry's own style."""
     if not entry.fields:
@@ -282,7 +302,12 @@ def _insert_edit(text: str, entry: Entry, name: str, value: str) -> Edit | None:
     written = text[last.name_span.start : last.name_span.end]
     styled = _name_style(written, name)
     pre = len(equals) - len(equals.lstrip(" \t"))
-    if pre > 1 and "\t" not in equals:  # aligned ``=`` signs: keep the column
+    column = _equals_column(text, entry)
+    indent = _column(gap, len(gap)) if "\n" in gap or "\r" in gap else None
+    if column is not None and indent is not None and len(entry.fields) > 1:
+        # the ``=`` signs of all the fields aligned: the new one too
+        equals = " " * max(1, column - indent - len(styled)) + equals.lstrip(" ")
+    elif pre > 1 and "\t" not in equals:  # aligned ``=`` signs: keep the column
         equals = " " * max(1, len(written) + pre - len(styled)) + equals.lstrip(" ")
     new_field = f"{styled}{equals}{{{value}}}"
     if text[entry.span.end - 1] not in "})":
