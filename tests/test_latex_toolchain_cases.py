@@ -31,6 +31,15 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
     "defbibentryset cited": ("", "", "\\defbibentryset{myset}{k1,k2}\n\\cite{myset}\n", {}),
     # biber lists a set (and its members) that no command cites
     "defbibentryset uncited": ("", "\\defbibentryset{myset}{k1,k3}\n", "\\cite{k4}\n", {}),
+    # environments the document defines that LaTeX reads verbatim (or skips)
+    "verbatim environments": (
+        "",
+        "\\usepackage{fancyvrb,listings}\n\\DefineVerbatimEnvironment{code}{Verbatim}{}\n"
+        "\\lstnewenvironment{py}{}{}\n",
+        "\\cite{k1}\n\\begin{code}\n\\cite{k2} \\cite{nokey}\n\\end{code}\n"
+        "\\begin{py}\n\\cite{k3} \\cite{nokey2}\n\\end{py}\n",
+        {},
+    ),
 }
 
 
@@ -55,6 +64,8 @@ def test_dangling_and_orphans_are_those_of_latex_and_biber(tmp_path: Path, name:
     _require_tools()
     main = _project(tmp_path, name)
     tools = run_latex(tmp_path, "main.tex", "biber")
+    log = (tmp_path / "main.log").read_text(errors="replace")
+    assert "\n! " not in log, "LaTeX stopped on an error"
     ours = citewarden_answer([main])
     assert (sorted(ours.dangling), sorted(ours.orphans)) == (
         sorted(tools.dangling),

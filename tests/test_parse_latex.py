@@ -870,3 +870,21 @@ def test_biblatex_entry_sets_are_keys_of_the_document_and_cite_their_members() -
     ]
     assert doc.bibitems == (("grp", named["a"]), ("myset", named["f"]))
     assert parse_latex(P, r"\newcommand{\s}[1]{\defbibentryset{#1}{a}}").bibitems == ()
+
+
+def test_environments_the_file_defines_verbatim_hold_no_citations() -> None:
+    """fancyvrb, listings, minted, tcolorbox and comment-package environments the file
+    defines are read as LaTeX reads them: their content is no citation (nor is that of
+    one whose definition is commented out an exception)."""
+    text = (
+        "\\DefineVerbatimEnvironment{code}{Verbatim}{}\n\\lstnewenvironment{py}{}{}\n"
+        "\\newminted{python}{} \\newminted[rb]{ruby}{}\n\\newtcblisting[auto counter]{lb}{}\n"
+        "\\excludecomment{hidden}\n% \\excludecomment{shown}\n"
+        "\\begin{code}\\cite{a}\\end{code} \\begin{py}\\cite{b}\\end{py}"
+        " \\begin{pythoncode}\\cite{c}\\end{pythoncode} \\begin{pythoncode*}{}\\cite{d}"
+        "\\end{pythoncode*} \\begin{rb}\\cite{e}\\end{rb} \\begin{lb}\\cite{f}\\end{lb}"
+        " \\begin{hidden}\\cite{g}\\end{hidden} \\begin{shown}\\cite{h}\\end{shown}"
+    )
+    assert [c.key for c in parse_latex(P, text).citations] == ["h"]
+    m = parse_markers("\\DefineVerbatimEnvironment{code}{Verbatim}{}\n\\begin{code}\\cite{a⟦c|⟧}")
+    assert completion_context(m.text, m.named["c"].start) is None

@@ -28,7 +28,9 @@ Recognised, as LaTeX, natbib, biblatex and apacite read them:
 Ignored: comments (a ``%`` not escaped by a backslash), ``\\iffalse ... \\fi`` (up to a
 matching ``\\else`` or ``\\fi``), ``\\verb`` (any delimiter, starred),
 ``\\lstinline``/``\\mintinline``/``\\url`` arguments, the verbatim, Verbatim, lstlisting, minted,
-comment and filecontents environments, and everything after ``\\end{document}``.
+comment and filecontents environments and those the file defines verbatim
+(:func:`~citewarden.parsing.latex_static.verbatim_environments`), and everything after
+``\\end{document}``.
 
 Keys are split on commas and trimmed.  An empty slot (``\\cite{}``, ``\\cite{a,,b}``,
 ``\\cite{a,}``) yields a :class:`Citation` with key ``""`` and a zero-length span placed just
@@ -256,6 +258,7 @@ def _read_ahead(
     commands, stops = _definition_tables()
     lexer = _Lexer(text, commands)
     skipped = _Skipped(skips)
+    verbatim_envs = latex_static.verbatim_environments(text)
     top: latex_static.TopLevel | None = None
     n = len(text)
     while pos < n:
@@ -288,7 +291,7 @@ def _read_ahead(
         elif role in _CODE:
             pos = _past_code(text, role, pos)
         elif role == _BEGIN:
-            pos = _skip_environment(text, pos)
+            pos = _skip_environment(text, pos, verbatim_envs)
         elif role == _ENDINPUT:
             top = top or latex_static.TopLevel(text)
             if (end := top.endinput_end(start, pos)) is not None:
@@ -318,6 +321,7 @@ def parse_latex(
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
     verbatim = latex_static.short_verbatim(text)
+    verbatim_envs = latex_static.verbatim_environments(text)
     if verbatim:
         skips = latex_static.merged(skips, verbatim)
     skipped = _Skipped(skips)
@@ -531,7 +535,7 @@ def parse_latex(
             if text.startswith("btSect}", opens):
                 pos = _read_btsect(text, opens + len("btSect}"), links)
             else:
-                pos = _skip_environment(text, pos)
+                pos = _skip_environment(text, pos, verbatim_envs)
         elif role == _PRINT_ALL:
             nocite_all = True
             nocite_at.append(start)
@@ -776,6 +780,7 @@ def completion_context(
             return None
         lo = nl + 1
     lexer = _Lexer(text, tables.commands)
+    verbatim_envs = latex_static.verbatim_environments(text)
     pos = lo
     while pos <= offset:
         token = lexer.next(pos, offset)
@@ -809,7 +814,7 @@ def completion_context(
         elif role in (_INLINE_CODE, _MINTINLINE):
             pos = _skip_inline_code(text, pos, mint=role == _MINTINLINE)
         elif role == _BEGIN:
-            pos = _skip_environment(text, pos)
+            pos = _skip_environment(text, pos, verbatim_envs)
     return None
 
 

@@ -21,7 +21,7 @@ from citewarden.model import (
     sound_span,
 )
 from citewarden.parsing.latex_commands import _BIBRESOURCE, _INCLUDE, VERBATIM_ENVIRONMENTS
-from citewarden.parsing.latex_static import in_comment, line_end
+from citewarden.parsing.latex_static import in_comment, line_end, verbatim_environments
 
 #: Spaces, single newlines and comments between a command and its arguments (a blank line
 #: ends the argument list, as ``\par`` does in TeX).
@@ -451,10 +451,11 @@ def _skip_inline_code(text: str, i: int, mint: bool) -> int:
     return _skip_delimited_code(text, j)
 
 
-def _skip_environment(text: str, i: int) -> int:
-    """After ``\\begin``: if a verbatim-like environment opens, the offset after its end."""
+def _skip_environment(text: str, i: int, defined: frozenset[str] = frozenset()) -> int:
+    """After ``\\begin``: if a verbatim-like environment opens (one LaTeX knows, or one of
+    ``defined``, the document's), the offset after its end."""
     m = _BEGIN_NAME.match(text, i)
-    if m is None or m.group(1) not in VERBATIM_ENVIRONMENTS:
+    if m is None or (m.group(1) not in VERBATIM_ENVIRONMENTS and m.group(1) not in defined):
         return i
     end = text.find("\\end{" + m.group(1) + "}", m.end())
     return len(text) if end < 0 else end + len(m.group(1)) + 6
@@ -470,12 +471,13 @@ class CodeRegions:
     def __init__(self, text: str) -> None:
         self._regions: list[tuple[int, int]] = []
         pos = 0
+        defined = verbatim_environments(text)
         for m in _CODE_START.finditer(text):
             if m.start() < pos or in_comment(text, m.start()):
                 continue
             written = m.group()
             if written.startswith("\\begin"):
-                end = _skip_environment(text, m.end())
+                end = _skip_environment(text, m.end(), defined)
                 if end == m.end():
                     continue  # not a verbatim environment
             elif written.startswith("\\verb"):

@@ -672,3 +672,35 @@ def document_flags(
         out += [(name, True), (name, False)] if value is None else [(name, value)]
     out += [(name, None) for name in sorted(defined) if name not in sets]
     return tuple(out)
+
+
+#: Commands that make an environment whose content LaTeX does not read as commands (or
+#: skips, as the comment package's excluded ones): fancyvrb's ``\\DefineVerbatimEnvironment``,
+#: listings' ``\\lstnewenvironment``, tcolorbox's ``\\newtcblisting`` and
+#: ``\\DeclareTCBListing``, the comment package's ``\\excludecomment``; 1: the command,
+#: 2: an optional argument, 3: the first mandatory one.
+_VERBATIM_DEFINITION = re.compile(
+    r"\\(DefineVerbatimEnvironment|lstnewenvironment|newtcblisting|DeclareTCBListing"
+    r"|excludecomment|newminted)(?![A-Za-z@])\*?[ \t]*(?:\r?\n[ \t]*)?"
+    r"(?:\[([^\[\]{}\n]{0,200})\][ \t]*(?:\r?\n[ \t]*)?)?\{[ \t]*([^{}\\#%\s]{1,100})[ \t]*\}"
+)
+_VERBATIM_NEEDLES = ("Verbatim", "lstnew", "tcblisting", "TCBListing", "xcludecomment", "minted")
+
+
+def verbatim_environments(text: str) -> frozenset[str]:
+    """The names of the verbatim-like environments ``text`` defines (outside comments):
+    ``\\DefineVerbatimEnvironment{code}{Verbatim}{}`` and the like, minted's
+    ``\\newminted{py}{}`` (the ``pycode`` and ``pycode*`` environments, or the name its
+    optional argument gives)."""
+    if not any(needle in text for needle in _VERBATIM_NEEDLES):
+        return frozenset()
+    names: set[str] = set()
+    for m in _VERBATIM_DEFINITION.finditer(text):
+        if in_comment(text, m.start()):
+            continue
+        name = m.group(3)
+        if m.group(1) == "newminted":  # and its starred form
+            name = (m.group(2) or "").strip() or name + "code"
+            names.add(name + "*")
+        names.add(name)
+    return frozenset(names)
