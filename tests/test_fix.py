@@ -738,3 +738,38 @@ def test_an_inserted_field_keeps_the_column_of_the_entrys_equals_signs(
     plan = plan_bytes(tmp_path / "refs.bib", entry.encode(), {"a": {"doi": "10.1/x"}})
     verify_plan(plan, parse_bibtex)
     assert plan.new.decode().endswith(inserted + "\n")
+
+
+def test_the_diff_of_a_cr_only_file_keeps_its_line_ends_so_patch_applies_it(
+    tmp_path: Path,
+) -> None:
+    """A CR alone ends a line there: the diff shows it as the file has it (as diff(1) does),
+    not as an escape that patch rejects; any other control character is still escaped."""
+    import io
+    import shutil
+
+    from citewarden.fix.run import run_fix
+    from citewarden.model import Match, Status, Tier, Verdict
+
+    path = tmp_path / "refs.bib"
+    old = "@article{k,\r  title = {A \x1b[2J title},\r  volume = {1},\r  year = {2000}\r}\r"
+    path.write_bytes(old.encode())
+    entry = parse_bibtex(path, old).entries[0]
+    fixes = {"volume": "2"}
+    verdict = Verdict("k", Status.MISMATCH, Tier.M, Match("crossref", 0.95), fixes)
+    out, err = io.StringIO(), io.StringIO()
+    assert run_fix([(entry, verdict)], diff=True, out=out, err=err, display=str) == 0
+    diff = out.getvalue()
+    assert "-" + old.replace("\x1b", "\\x1b") + "\n" in diff
+    assert "+" + old.replace("{1}", "{2}").replace("\x1b", "\\x1b") + "\n" in diff
+    assert "\\x0d" not in diff and "\x1b" not in diff
+    if shutil.which("patch") is not None:
+        clean = old.replace("\x1b", "\\x1b")
+        path.write_bytes(clean.encode())
+        patch = tmp_path / "fix.patch"
+        patch.write_bytes(diff.replace(path.as_posix(), "refs.bib").encode())
+        done = subprocess.run(
+            ["patch", "-p1", "-i", str(patch)], cwd=tmp_path, capture_output=True, check=False
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert path.read_bytes() == clean.replace("{1}", "{2}").encode()

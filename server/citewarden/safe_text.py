@@ -32,6 +32,8 @@ _UNSAFE_OR_INVISIBLE = re.compile(f"[{_UNSAFE}{_INVISIBLE}]")
 _UNSAFE_IN_LINE = re.compile(f"[\n\r{_UNSAFE}]")
 #: the same, but line feeds and CR LF line ends are kept
 _UNSAFE_KEEPING_LINES = re.compile(f"\r(?!\n)|[{_UNSAFE}]")
+#: the same, but every CR is kept (a lone one ends a line of a CR-only file)
+_UNSAFE_KEEPING_BREAKS = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_JSON = re.compile(f"[\r{_UNSAFE}]")
 
 
@@ -54,12 +56,14 @@ def visible(text: str) -> str:
     return _UNSAFE_IN_LINE.sub(_escape, text)
 
 
-def visible_lines(text: str) -> str:
+def visible_lines(text: str, *, lone_cr: bool = False) -> str:
     """:func:`visible`, keeping line feeds and CR LF pairs (for multi-line output such as
-    a report or a diff)."""
-    if _UNSAFE_KEEPING_LINES.search(text) is None:
+    a report or a diff); with ``lone_cr``, a CR alone too: the line end of a file whose
+    lines end in CR, in a diff of that file (as diff(1) writes it, so that patch applies it)."""
+    unsafe = _UNSAFE_KEEPING_BREAKS if lone_cr else _UNSAFE_KEEPING_LINES
+    if unsafe.search(text) is None:
         return text
-    return _UNSAFE_KEEPING_LINES.sub(_escape, text)
+    return unsafe.sub(_escape, text)
 
 
 def json_safe(text: str) -> str:

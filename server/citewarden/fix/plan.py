@@ -83,7 +83,8 @@ class FixPlan:
 
 
 def _lines(text: str) -> list[str]:
-    """Lines split on LF only, each keeping its ending (a CR stays part of its line)."""
+    """Lines split on LF only, each keeping its ending (a CR stays part of its line): as
+    diff(1) and patch(1) read a file, so that patch applies the diff of a CR-only file."""
     return re.findall(r"[^\n]*\n|[^\n]+", text)
 
 

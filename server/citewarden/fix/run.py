@@ -127,8 +127,8 @@ def run_fix(
     def tell(line: str) -> None:  # keys and paths come from the files: shown escaped
         err.write(visible(line.removesuffix("\n")) + "\n")
 
-    def show(text: str) -> None:
-        out.write(visible_lines(text))
+    def show(diff: str) -> None:  # a file's lines as they end: a lone CR (refused in a value) too
+        out.write(visible_lines(diff, lone_cr=True))
 
     for path, corrections in sorted(corrections_by_file(verified).items()):
         name = visible(display(path))  # a name's line breaks too: one line each
