@@ -13,6 +13,7 @@ import pytest
 from citewarden.model import (
     CitationKind,
     CitationMacro,
+    Code,
     DocumentKind,
     LatexContext,
     LinkKind,
@@ -888,3 +889,26 @@ def test_environments_the_file_defines_verbatim_hold_no_citations() -> None:
     assert [c.key for c in parse_latex(P, text).citations] == ["h"]
     m = parse_markers("\\DefineVerbatimEnvironment{code}{Verbatim}{}\n\\begin{code}\\cite{a⟦c|⟧}")
     assert completion_context(m.text, m.named["c"].start) is None
+
+
+def test_biblatex_resources_after_begin_document_are_ignored_with_a_problem() -> None:
+    """biblatex's resource commands are preamble-only (LaTeX: "Can be used only in
+    preamble"; biber reads none of their files), as is its ``\\bibliography``; without
+    biblatex a ``\\bibliography`` in the body is BibTeX's, and read."""
+    text = (
+        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{a.bib}\n"
+        "\\begin{document}\n\\addbibresource{b.bib}\\addglobalbib{c.bib}\\bibliography{d,e}\n"
+        "\\end{document}\n"
+    )
+    doc = parse_latex(P, text)
+    assert [link.target for link in doc.links if link.kind is LinkKind.BIBLIOGRAPHY] == ["a.bib"]
+    assert [(p.code, text[p.location.span.start : p.location.span.end]) for p in doc.problems] == [
+        (Code.BIBLIOGRAPHY_IGNORED, "b.bib"),
+        (Code.BIBLIOGRAPHY_IGNORED, "c.bib"),
+        (Code.BIBLIOGRAPHY_IGNORED, "d,e"),
+    ]
+    assert "\\addbibresource after \\begin{document}" in doc.problems[0].message
+    plain = text.replace("\\usepackage{biblatex}\n\\addbibresource{a.bib}\n", "")
+    doc = parse_latex(P, plain.replace("\\addbibresource{b.bib}\\addglobalbib{c.bib}", ""))
+    assert [link.target for link in doc.links if link.kind is LinkKind.BIBLIOGRAPHY] == ["d", "e"]
+    assert doc.problems == ()

@@ -45,16 +45,20 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 
 from citewarden.model import (
     Citation,
     CitationKind,
     CitationMacro,
+    Code,
     CompletionContext,
     DocumentKind,
+    Finding,
     LatexContext,
     Link,
     LinkKind,
+    Location,
     ParsedDocument,
     Span,
     sound_span,
@@ -347,6 +351,7 @@ def parse_latex(
     nocite_at: list[int] = []  # where each \nocite{*} stands
     bibitems: list[tuple[str, Span]] = []
     entry_sets: list[tuple[str, Span]] = []  # biblatex sets the file defines
+    problems: list[Finding] = []
     styles: list[tuple[str, Span]] = []
     suppressed: set[int] = set()
     nocite_all = is_root = False
@@ -500,6 +505,12 @@ def parse_latex(
                     bibitems.append((item[0], Span(item[1], item[2])))
                 pos = arg[2]
         elif role in (_INCLUDE, _BIBRESOURCE):
+            if role == _BIBRESOURCE and 0 <= body_start < start:
+                late = len(links)
+                pos = _read_file_link(text, pos, name, role, links, start)
+                problems += _preamble_only(path, name, links[late:])
+                del links[late:]
+                continue
             pos = _read_file_link(text, pos, name, role, links, start)
         elif role == _IMPORT:
             pos = _read_import(text, pos, name, links, start)
@@ -508,9 +519,15 @@ def parse_latex(
             command = name if name.startswith("bibliography") else "bibliography"
             arg = _single_arg(text, pos)
             if arg is not None and not _is_definition(text, start):
-                for target, ts, te in _split_keys(text, arg[0], arg[1]):
-                    if target and "#" not in target:  # \bibfile: the project may define it
-                        links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), command))
+                named = [
+                    Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), command)
+                    for target, ts, te in _split_keys(text, arg[0], arg[1])
+                    if target and "#" not in target  # \bibfile: the project may define it
+                ]
+                if own_braces == "biblatex" and 0 <= body_start < start:
+                    problems += _preamble_only(path, command, named)
+                else:
+                    links += named
                 pos = arg[2]
         elif role == _BIBSTYLE:
             arg = _single_arg(text, pos)
@@ -578,6 +595,7 @@ def parse_latex(
         magic_root=magic,
         is_root=is_root,
         bibitems=(*bibitems, *_first_of_each(entry_sets)),
+        problems=tuple(problems),
         suppressed_lines=frozenset(suppressed),
         citation_macros=tuple(own.values()),
         flags=latex_static.document_flags(sets, defined),
@@ -685,6 +703,22 @@ def _units(
     units = latex_bibunits.bibunits(text, found)
     links[0:0] = sorted(found, key=lambda link: link.span.start)
     return sorted(sections + units.units), units
+
+
+def _preamble_only(path: Path, command: str, links: list[Link]) -> list[Finding]:
+    """biblatex's resource commands (and its ``\\bibliography``) after the top-level
+    ``\\begin{document}``: LaTeX stops with "Can be used only in preamble", and biber reads
+    none of the files ``links`` name."""
+    if not links:
+        return []
+    span = Span(links[0].span.start, links[-1].span.end)
+    message = (
+        f"\\{command} after \\begin{{document}} is ignored: biblatex reads bibliographies "
+        "in the preamble only"
+    )
+    targets = [link.target for link in links]
+    data = MappingProxyType({"targets": targets})
+    return [Finding(Code.BIBLIOGRAPHY_IGNORED, Location(path, span), message, data=data)]
 
 
 def _read_entry_set(
