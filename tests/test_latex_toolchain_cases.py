@@ -40,6 +40,14 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\begin{py}\n\\cite{k3} \\cite{nokey2}\n\\end{py}\n",
         {},
     ),
+    # a refsection names a resource by its label
+    "refsection resource label": (
+        "",
+        "\\addbibresource[label=second]{a2.bib}\n",
+        "\\cite{k1,k2}\n\\begin{refsection}[second]\n\\cite{e1} \\cite{k2}\n\\printbibliography\n"
+        "\\end{refsection}\n",
+        {"a2.bib": "@book{e1,\n  author = {E},\n  title = {T},\n  year = 2001,\n}\n"},
+    ),
     # LaTeX stops on them ("Can be used only in preamble"): biber reads refs.bib alone
     "resources after begin document": (
         "",

@@ -912,3 +912,19 @@ def test_biblatex_resources_after_begin_document_are_ignored_with_a_problem() ->
     doc = parse_latex(P, plain.replace("\\addbibresource{b.bib}\\addglobalbib{c.bib}", ""))
     assert [link.target for link in doc.links if link.kind is LinkKind.BIBLIOGRAPHY] == ["d", "e"]
     assert doc.problems == ()
+
+
+def test_a_refsection_names_a_resource_by_its_label() -> None:
+    """biblatex looks a refsection's resource up among the resources' ``label=`` first."""
+    text = (
+        "\\addbibresource[glob=false, label = {second}]{a2.bib}\n"
+        "% \\addbibresource[label=a1]{gone.bib}\n\\addbibresource{a1.bib}\n\\begin{document}\n"
+        "\\begin{refsection}[second, a1]\\cite{e1}\\end{refsection}\n\\end{document}\n"
+    )
+    doc = parse_latex(P, text)
+    assert [names for _, _, names in doc.refsections] == [("a2.bib", "a1")]
+    section = [link for link in doc.links if link.command == "refsection"]
+    assert [(link.target, text[link.span.start : link.span.end]) for link in section] == [
+        ("a2.bib", "second"),
+        ("a1", "a1"),
+    ]

@@ -12,8 +12,10 @@ ends one; the project follows them in reading order).
 
 A section with a non-blank optional argument reads those resources (``.bib`` added to a
 name that lacks it) and the ``\\addglobalbib`` ones only; one without reads the default
-resources, as section 0 does, so it is not a unit of its own here.  A start in a macro's
-body (``[#1]``) is passed over.
+resources, as section 0 does, so it is not a unit of its own here.  A name in the list
+that a resource of the file declares as its ``label=`` (``\\addbibresource[label=second]
+{a2.bib}``) is that resource, before any file of the name.  A start in a macro's body
+(``[#1]``) is passed over.
 """
 
 from __future__ import annotations
@@ -36,6 +38,31 @@ _EVENT = re.compile(
 )
 
 
+#: a resource command with options: 1: the options (braces one deep), 2: the resource
+_LABELLED = re.compile(
+    r"\\add(?:bibresource|globalbib|sectionbib)[ \t]*(?:\r?\n[ \t]*)?"
+    r"\[((?:[^\[\]{}\n]|\{[^{}\n]{0,500}\}){0,2000})\][ \t]*(?:\r?\n[ \t]*)?"
+    r"\{([^{}\n]{1,1000})\}"
+)
+
+
+def _labels(text: str) -> dict[str, str]:
+    """The ``label=`` of each resource of ``text`` that declares one -> the resource."""
+    if "label" not in text:
+        return {}
+    found: dict[str, str] = {}
+    for m in _LABELLED.finditer(text):
+        if latex_static.in_comment(text, m.start()) or _is_definition(text, m.start()):
+            continue
+        for option in _split_keys(text, m.start(1), m.end(1)):
+            key, eq, value = option[0].partition("=")
+            label = value.strip().removeprefix("{").removesuffix("}").strip()
+            resource = m.group(2).strip()
+            if eq and key.strip() == "label" and label and resource and "#" not in resource:
+                found.setdefault(label, resource)
+    return found
+
+
 def _events(text: str) -> Iterator[re.Match[str]]:
     """The starts and ends of reference sections LaTeX reads in ``text`` (not in a
     comment, code, a definition or a macro's body)."""
@@ -56,13 +83,14 @@ def refsections(text: str, links: list[Link]) -> list[Section]:
         return []
     found: list[Section] = []
     opened: tuple[int, tuple[str, ...]] | None = None
+    labels = _labels(text)
     for m in _events(text):
         at = m.start()
         if opened is not None:  # a start or an end: the open section ends here
             found.append((opened[0], at, opened[1]))
             opened = None
         if m.group("end") is None:
-            names = _resources(text, m, links)
+            names = _resources(text, m, links, labels)
             opened = (m.end(), names) if names else None
     if opened is not None:
         found.append((opened[0], len(text), opened[1]))
@@ -77,12 +105,14 @@ def marks(text: str) -> tuple[int, ...]:
     return tuple(m.start() for m in _events(text))
 
 
-def _resources(text: str, m: re.Match[str], links: list[Link]) -> tuple[str, ...]:
-    """The resources of the section start ``m``, as written; each name without a macro is
-    added to ``links``."""
+def _resources(
+    text: str, m: re.Match[str], links: list[Link], labels: dict[str, str]
+) -> tuple[str, ...]:
+    """The resources of the section start ``m`` (a label as the resource it names); each
+    name without a macro is added to ``links``, at the name as written."""
     if m.group(1) is None:
         return ()
-    items = list(_split_keys(text, m.start(1), m.end(1)))
+    items = [(labels.get(name, name), a, b) for name, a, b in _split_keys(text, *m.span(1))]
     for name, a, b in items:
         if name and "\\" not in name:
             links.append(Link(LinkKind.BIBLIOGRAPHY, name, Span(a, b), "refsection"))
