@@ -617,7 +617,7 @@ See @⟦d|x⟧ and @ok.
             ("procs.bib", Code.ORPHAN, "p"),
         ],
     ),
-    "of a key defined twice in two cases, BibTeX reads the first, biber both": (
+    "of a key defined twice in two cases, BibTeX reads the first, biber both (no duplicate)": (
         r"""
 --- main.tex
 \documentclass{article}
@@ -634,14 +634,13 @@ See @⟦d|x⟧ and @ok.
 \begin{document}\cite{y}\end{document}
 --- late.bib
 @misc{⟦o2|Y⟧, title={A}, crossref={q2}}
-@misc{⟦d2|y⟧, title={B}, crossref={p2}}
+@misc{y, title={B}, crossref={p2}}
 @misc{p2, title={P}}
 @misc{⟦o3|q2⟧, title={Q}}
 """,
         [
             ("refs.bib", Code.DUPLICATE_KEY, "d"),
             ("refs.bib", Code.ORPHAN, "o"),
-            ("late.bib", Code.DUPLICATE_KEY, "d2"),
             ("late.bib", Code.ORPHAN, "o2"),
             ("late.bib", Code.ORPHAN, "o3"),
         ],
@@ -656,6 +655,52 @@ See @⟦d|x⟧ and @ok.
 @article{⟦k|smith2020⟧, title={Second paper}, year={2020}}
 """,
         [("refs.bib", Code.DUPLICATE_KEY, "k")],
+    ),
+    "BibTeX folds the case of ASCII letters only: MÜLLER is not müller, straße not strasse": (
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{⟦d|MÜLLER⟧} \cite{strasse} \cite{straße} \cite{Jones}
+\bibliographystyle{plain}\bibliography{refs}\end{document}
+--- refs.bib
+@book{⟦o|müller⟧, title={T1}}
+@book{strasse, title={T2}}
+@book{straße, title={T3}}
+@book{jones, title={T4}}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "o")],
+    ),
+    "biber compares keys exactly: keys differing in case are two entries, no duplicate": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}\addbibresource{refs.bib}
+\begin{document}\cite{strasse} \cite{straße} \cite{Smith} \cite{smith}
+\printbibliography\end{document}
+--- refs.bib
+@book{strasse, title={T2}}
+@book{straße, title={T3}}
+@book{Smith, title={Upper}}
+@book{smith, title={Lower}}
+""",
+        [],
+    ),
+    "biber finds no crossref target in another case (I didn't find ... crossref 'Proc')": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}\addbibresource{refs.bib}
+\begin{document}\cite{c1} \cite{c2}\printbibliography\end{document}
+--- refs.bib
+@inproceedings{c1, title={Child}, crossref={⟦x|Proc⟧}}
+@inproceedings{c2, title={Child2}, crossref={⟦y|Proc⟧}}
+@proceedings{⟦o|proc⟧, title={Proceedings}}
+""",
+        [
+            ("refs.bib", Code.MISSING_CROSSREF, "x"),
+            ("refs.bib", Code.MISSING_CROSSREF, "y"),
+            ("refs.bib", Code.ORPHAN, "o"),
+        ],
     ),
     "duplicate key across two bibliographies of one project": (
         r"""

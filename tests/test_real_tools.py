@@ -1122,3 +1122,81 @@ def test_entries_are_defined_where_the_backend_reads_them(
         )
         expected = run_latex(tmp_path, "main.tex", backend).dangling
     assert sorted(citewarden_answer([doc]).dangling) == sorted(expected)
+
+
+_BIBER_NO_PARENT = re.compile(
+    r"WARN - I didn't find a database entry for (?:crossref|xref) '(.*)' in entry '(.*)'"
+)
+_PRINTED_ENTRY = "@book{{{}, author={{A, B}}, title={{T}}, year=2001, publisher={{P}}}}\n"
+
+#: .bib files whose keys the backends compare in their own ways: (entries, keys cited,
+#: backend)
+KEY_COMPARISON_CASES = {
+    # BibTeX lower-cases ASCII letters only: MÜLLER is not müller, straße not strasse
+    "bibtex-non-ascii": (
+        "".join(_PRINTED_ENTRY.format(k) for k in ("müller", "strasse", "straße")),
+        ("MÜLLER", "strasse", "straße"),
+        "bibtex",
+    ),
+    # biber compares keys exactly: straße and strasse, Smith and smith are two entries
+    "biber-non-ascii": (
+        "".join(_PRINTED_ENTRY.format(k) for k in ("strasse", "straße")),
+        ("strasse", "straße"),
+        "biber",
+    ),
+    "biber-case": (
+        "".join(_PRINTED_ENTRY.format(k) for k in ("Smith", "smith")),
+        ("Smith", "smith"),
+        "biber",
+    ),
+    # nor does it find a crossref target written in another case
+    "biber-crossref-case": (
+        "@inproceedings{c1, author={C One}, title={Child}, crossref={Proc}, pages={1--2}}\n"
+        "@inproceedings{c2, author={C Two}, title={Child2}, crossref={Proc}, pages={1--2}}\n"
+        "@proceedings{proc, title={Proceedings}, year=2001, editor={E Ed}, publisher={P}}\n",
+        ("c1", "c2"),
+        "biber",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(KEY_COMPARISON_CASES))
+def test_keys_compare_as_the_backend_compares_them(tmp_path: Path, name: str) -> None:
+    """The dangling citations are those LaTeX and the backend report, the orphans the
+    entries the backend leaves out of the .bbl, a duplicate key one the backend reports
+    ("Repeated entry", "Duplicate entry key"), a missing crossref one biber reports ("I
+    didn't find a database entry for crossref 'Proc' in entry 'c1'")."""
+    _require_tools()
+    text, keys, backend = KEY_COMPARISON_CASES[name]
+    (tmp_path / "refs.bib").write_text(text, encoding="utf-8")
+    cites = " ".join(f"\\cite{{{k}}}" for k in keys)
+    preamble, ending = (
+        ("\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n", "\\printbibliography\n")
+        if backend == "biber"
+        else ("", "\\bibliographystyle{plain}\n\\bibliography{refs}\n")
+    )
+    main = tmp_path / "main.tex"
+    main.write_text(
+        f"\\documentclass{{article}}\n{preamble}\\begin{{document}}\n{cites}\n{ending}"
+        "\\end{document}\n",
+        encoding="utf-8",
+    )
+    run = run_latex(tmp_path, "main.tex", backend)
+    bbl = (tmp_path / "main.bbl").read_text(errors="replace")
+    log = (tmp_path / "main.blg").read_text(errors="replace")
+    printed = set((_BBL_ENTRY if backend == "biber" else _BBL_BIBITEM).findall(bbl))
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(main)
+    found = [f for fs in check(ws).values() for f in fs]
+    ours = {code: {str(f.data["key"]) for f in found if f.code is code} for code in Code}
+    assert sorted(ours[Code.DANGLING]) == sorted(run.dangling)
+    defined = {e.key for e in parse_bibtex(tmp_path / "refs.bib", text).entries}
+    assert sorted(ours[Code.ORPHAN]) == sorted(defined - printed)
+    repeated = "Repeated entry" in log or "Duplicate entry key" in log
+    assert bool(ours[Code.DUPLICATE_KEY]) == repeated
+    missing_parents = {
+        (str(f.data["key"]), str(f.data["target"]))
+        for f in found
+        if f.code is Code.MISSING_CROSSREF
+    }
+    assert missing_parents == {(e, p) for p, e in _BIBER_NO_PARENT.findall(log)}

@@ -30,14 +30,25 @@ from citewarden.parsing.entry_runs import EntryRuns
 from citewarden.parsing.pandoc_syntax import PandocDialect
 from citewarden.text import LineIndex, line_ending, split_lines
 
-#: name of the per-entry table of casefolded keys (:meth:`BibIndex.folded_keys`)
-_FOLDED_KEYS = "key-casefolded"
+#: name of the per-entry table of folded keys (:meth:`BibIndex.folded_keys`)
+_FOLDED_KEYS = "key-folded"
 #: ``rows`` entry of :meth:`BibIndex.bounds` (the starts and the ends of the entries)
 _BOUNDS = "#bounds"
 
 
+#: BibTeX's lower-casing: ASCII letters only
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold_key(key: str) -> str:
+    """``key`` as BibTeX compares keys: A-Z lower-cased, every other character kept
+    (``MÜLLER`` is ``mÜller``, not ``müller``; ``straße`` is not ``strasse``).  biber and
+    pandoc compare keys exactly: this fold applies only where BibTeX reads the keys."""
+    return key.lower() if key.isascii() else key.translate(_ASCII_LOWER)
+
+
 def _folded_key(entry: Entry) -> str:
-    return entry.key.casefold()
+    return fold_key(entry.key)
 
 
 @dataclass(slots=True, eq=False)
@@ -55,9 +66,9 @@ class BibIndex:
     keys: list[str]
     #: exact key -> positions of the entries defining it (more than one = duplicate)
     by_key: dict[str, list[int]]
-    #: casefolded key -> positions (BibTeX treats keys case-insensitively)
+    #: folded key (:func:`fold_key`) -> positions (BibTeX ignores the case of ASCII letters)
     folded: dict[str, list[int]]
-    #: casefolded keys defined more than once
+    #: folded keys defined more than once
     repeated: set[str]
     #: position -> ``ids`` aliases, and position -> ``crossref``/``xdata`` targets (and the
     #: members a ``@set`` entry's ``entryset`` names)
@@ -110,8 +121,8 @@ class BibIndex:
         return found[0]  # type: ignore[no-any-return]
 
     def folded_keys(self) -> list[str]:
-        """``keys`` casefolded (a per-entry table, carried over after an edit); do not
-        modify it."""
+        """``keys`` folded (:func:`fold_key`; a per-entry table, carried over after an
+        edit); do not modify it."""
         return self.table(_FOLDED_KEYS, _folded_key)
 
     def bounds(self) -> EntryBounds:
@@ -236,10 +247,10 @@ def _positions(keys: list[str]) -> dict[str, list[int]]:
 def _tables(
     keys: list[str],
 ) -> tuple[dict[str, list[int]], dict[str, list[int]], set[str], list[str]]:
-    """By key, by casefolded key, the casefolded keys defined twice, and the keys
-    casefolded (in file order)."""
+    """By key, by folded key (:func:`fold_key`), the folded keys defined twice, and the
+    keys folded (in file order)."""
     by_key = _positions(keys)
-    folded_keys = list(map(str.casefold, keys))
+    folded_keys = list(map(fold_key, keys))
     folded = _positions(folded_keys)
     repeated = (
         {fk for fk, places in folded.items() if len(places) > 1}
@@ -368,7 +379,7 @@ def update_bib_index(
             by_key[key] = [j for j in by_key[key] if j != i]
             if not by_key[key]:
                 del by_key[key]
-            fk = key.casefold()
+            fk = fold_key(key)
             folded[fk] = [j for j in folded[fk] if j != i]
             if not folded[fk]:
                 del folded[fk]
@@ -376,7 +387,7 @@ def update_bib_index(
         for i in range(a, b):
             key = keys[i]
             by_key[key] = sorted([*by_key.get(key, ()), i])
-            fk = key.casefold()
+            fk = fold_key(key)
             folded[fk] = sorted([*folded.get(fk, ()), i])
             touched.add(fk)
         for fk in touched:

@@ -9,7 +9,8 @@ Rules:
   ``\\bibitem`` key nor the id of an item of a ``references:`` field of its project.
   Keys match exactly, as biber and pandoc match them,
   except in a project whose bibliographies BibTeX processes (no biblatex, or biblatex with
-  ``backend=bibtex``), where they match case-insensitively as BibTeX matches them.  Not
+  ``backend=bibtex``), where they match as BibTeX matches them, ignoring the case of ASCII
+  letters only (:func:`~citewarden.file_state.fold_key`).  Not
   reported for a project whose bibliography could not be determined (a bibliography file
   that is missing has its own finding), for a standalone LaTeX file or a Markdown document
   that names no bibliography at all, nor for Quarto cross-references (``@fig-x``) in a
@@ -58,6 +59,7 @@ from citewarden.checks.key_spaces import key_space_findings
 from citewarden.checks.orphans import bibitem_orphans, orphan_findings, reference_orphans
 from citewarden.checks.preamble_nocite import preamble_nocite_findings
 from citewarden.checks.skipped_text import unread_entries
+from citewarden.file_state import fold_key
 from citewarden.model import (
     Code,
     DocumentKind,
@@ -292,28 +294,39 @@ def _missing_crossrefs(
 ) -> list[Finding]:
     """``crossref``/``xdata`` targets defined nowhere, per bibliography version and set of
     definitions (``token``), of the entries the project's reader reads (biber and pandoc
-    skip those in comments, and their links)."""
+    skip those in comments, and their links).  A target matches a key as the reader
+    compares keys: BibTeX folded (:func:`~citewarden.file_state.fold_key`), biber and
+    pandoc exactly (biber: "I didn't find a database entry for crossref 'Proc'" where the
+    key is ``proc``)."""
     found: list[Finding] = []
+    fold = project.casefold_keys
     for path, _, index in ws.project_bibliographies(project):
         if index.parent_rows:
             skip = unread_entries(ws, path, index, {reader(project)}, memo)
-            key = ("crossrefs", path, Ident(index), token, skip)
-            found += memo.get(key, _bib_missing_crossrefs, path, index, defined, memo, skip)
+            key = ("crossrefs", path, Ident(index), token, skip, fold)
+            found += memo.get(key, _bib_missing_crossrefs, path, index, defined, memo, skip, fold)
     return found
 
 
-def _parent_targets(parent_rows: dict[int, tuple[str, ...]]) -> frozenset[str]:
-    return frozenset(p.casefold() for parents in parent_rows.values() for p in parents)
+def _parent_targets(parent_rows: dict[int, tuple[str, ...]], fold: bool) -> frozenset[str]:
+    """Every key ``parent_rows`` name (folded with ``fold``)."""
+    named = (p for parents in parent_rows.values() for p in parents)
+    return frozenset(map(fold_key, named) if fold else named)
 
 
 def _bib_missing_crossrefs(
-    path: Path, index: BibIndex, defined: Defined, memo: Memo, skip: frozenset[int] = frozenset()
+    path: Path,
+    index: BibIndex,
+    defined: Defined,
+    memo: Memo,
+    skip: frozenset[int] = frozenset(),
+    fold: bool = True,
 ) -> list[Finding]:
     found: list[Finding] = []
     # the same table object while no link changed (see update_bib_index)
     rows = index.parent_rows
-    targets = memo.get(("parent-targets", Ident(rows)), _parent_targets, rows)
-    undefined = defined.missing_folded(targets)
+    targets = memo.get(("parent-targets", Ident(rows), fold), _parent_targets, rows, fold)
+    undefined = defined.missing_folded(targets) if fold else defined.missing(targets)
     if not undefined:
         return found
     for i, parents in index.parent_rows.items():
@@ -321,7 +334,7 @@ def _bib_missing_crossrefs(
             continue
         entry = index.entries[i]
         for parent in parents:
-            if parent.casefold() not in undefined:
+            if (fold_key(parent) if fold else parent) not in undefined:
                 continue
             fld = entry.field("crossref") or entry.field("xdata") or entry.field("entryset")
             for name in ("crossref", "xdata", "entryset"):

@@ -15,6 +15,7 @@ from citewarden.checks.defined import Defined, KeyDelta, UnreadPart
 from citewarden.checks.latex_keys import latex_citable
 from citewarden.checks.nocite_edit import markdown_citation, yaml_escaped
 from citewarden.checks.orphans import doc_keys
+from citewarden.file_state import fold_key
 from citewarden.model import (
     Citation,
     Code,
@@ -45,7 +46,9 @@ QUARTO_CROSSREF = re.compile(
 
 
 def is_defined(defined: Defined, project: Project, key: str) -> bool:
-    return key in defined or (project.casefold_keys and defined.has_folded(key.casefold()))
+    """Whether ``project`` defines ``key``: exactly, or where BibTeX reads the keys as
+    BibTeX compares them (:func:`~citewarden.file_state.fold_key`)."""
+    return key in defined or (project.casefold_keys and defined.has_folded(fold_key(key)))
 
 
 def checks_dangling(ws: Workspace, project: Project) -> bool:
@@ -100,7 +103,7 @@ def dangling_findings(
     ``text``: a "Change to" edit there writes the key as pandoc reads it where it stands)."""
     missing = memo.get(("missing", Ident(doc), token), _missing, doc, defined, delta, memo)
     if casefold and missing:
-        missing = frozenset(k for k in missing if not defined.has_folded(k.casefold()))
+        missing = frozenset(k for k in missing if not defined.has_folded(fold_key(k)))
     if quarto and missing:
         missing = frozenset(k for k in missing if not QUARTO_CROSSREF.match(k))
     if not missing:
@@ -110,7 +113,7 @@ def dangling_findings(
         key = cit.key
         if key not in missing or not key.strip():
             continue
-        if casefold and defined.has_folded(key.casefold()):
+        if casefold and defined.has_folded(fold_key(key)):
             continue
         if quarto and QUARTO_CROSSREF.match(key):
             continue

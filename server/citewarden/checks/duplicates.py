@@ -1,7 +1,9 @@
 """Duplicate checks: the same key defined twice, the same work under two keys.
 
-* Duplicate key: keys compare case-insensitively, as BibTeX compares them, within one
-  bibliography and across the bibliographies of one project.  The second and later
+* Duplicate key: keys compare as the tools reading them compare them, within one
+  bibliography and across the bibliographies of one project: folded where BibTeX reads
+  them (or no project does; :func:`~citewarden.file_state.fold_key`), else exactly (biber
+  prints ``Smith`` and ``smith`` both, and pandoc reads two keys too).  The second and later
   definitions are reported, pointing at the first, with a fix that removes the duplicate.
 * Duplicate work: two entries with different keys and the same DOI, or the same normalised
   title (at least :data:`MIN_TITLE_CHARS` letters and digits) and the same year.
@@ -23,7 +25,7 @@ from typing import Any
 from citewarden.checks import Memo
 from citewarden.checks.defined import reader
 from citewarden.checks.skipped_text import unread_entries
-from citewarden.file_state import BibIndex
+from citewarden.file_state import BibIndex, fold_key
 from citewarden.model import (
     BibFormat,
     Code,
@@ -71,34 +73,64 @@ def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> li
         skips = tuple(unread_entries(ws, path, index, readers, memo) for path, _, index in bibs)
         if not any(skips):
             skips = ()
-        found += memo.get(("dupkeys", token, skips), _duplicate_keys, ws, bibs, skips)
-        found += memo.get(("dupworks", token, skips), _duplicate_works, bibs, skips)
+        fold = folds_keys(readers)
+        found += memo.get(("dupkeys", token, skips, fold), _duplicate_keys, ws, bibs, skips, fold)
+        found += memo.get(("dupworks", token, skips, fold), _duplicate_works, bibs, skips, fold)
     return found
+
+
+def folds_keys(readers: set[str]) -> bool:
+    """Whether keys read by ``readers`` ("bibtex", "biber", "pandoc") compare folded: where
+    BibTeX reads them ("Repeated entry" for ``Smith`` after ``smith``), and where nothing
+    does (a file no project reads: the strictest reading); biber and pandoc compare them
+    exactly."""
+    return "bibtex" in readers or not readers
+
+
+def _places_by_key(index: BibIndex, fold: bool) -> dict[str, list[int]]:
+    """Key (folded with ``fold``) -> positions of the entries defining it."""
+    return index.folded if fold else index.by_key
+
+
+def _repeated(index: BibIndex, fold: bool) -> set[str]:
+    """The keys (folded with ``fold``) defined more than once in ``index``: an exact key
+    defined twice is a folded one defined twice too (the few of those are looked at)."""
+    if fold or not index.repeated:
+        return index.repeated
+    by_key = index.by_key
+    return {
+        k
+        for fk in index.repeated
+        for k in {index.keys[i] for i in index.folded[fk]}
+        if len(by_key[k]) > 1
+    }
 
 
 def _duplicate_keys(
     ws: Workspace,
     bibs: list[tuple[Path, ParsedBibliography, BibIndex]],
     skips: tuple[frozenset[int], ...] = (),
+    fold: bool = True,
 ) -> list[Finding]:
-    """The second and later definitions of each key (casefolded) of ``bibs``, but those
-    of the entries at the positions ``skips`` (per bibliography, if any)."""
+    """The second and later definitions of each key (folded with ``fold``) of ``bibs``, but
+    those of the entries at the positions ``skips`` (per bibliography, if any)."""
     found: list[Finding] = []
     earlier: list[tuple[Path, BibIndex, frozenset[int]]] = []
     earlier_keys: set[str] = set()
     for n, (path, bib, index) in enumerate(bibs):
         skip = skips[n] if skips else frozenset()
-        cross = index.folded.keys() & earlier_keys if earlier_keys else set()
-        candidates = index.repeated | cross
+        table = _places_by_key(index, fold)
+        cross = table.keys() & earlier_keys if earlier_keys else set()
+        candidates = _repeated(index, fold) | cross
         if candidates:
             text = ws.text(path) or ""
-            for fk in sorted(candidates, key=lambda k: index.folded[k][0]):
-                places = _read(index.folded[fk], skip)
+            for fk in sorted(candidates, key=lambda k: table[k][0]):
+                places = _read(table[fk], skip)
                 if fk in cross and places:
                     first_path, first_index, first_places = next(
                         (p, ix, kept)
                         for p, ix, s in earlier
-                        if (kept := _read(ix.folded.get(fk, []), s))
+                        if (kept := _read(_places_by_key(ix, fold).get(fk, []), s))
                     )
                     first = first_index.entries[first_places[0]]
                     repeats = places
@@ -116,10 +148,8 @@ def _duplicate_keys(
                     )
         earlier.append((path, index, skip))
         if len(earlier) < len(bibs):  # only a later bibliography compares with these
-            unread = {index.keys[i].casefold() for i in skip}
-            earlier_keys |= index.folded.keys() - {
-                fk for fk in unread if not _read(index.folded[fk], skip)
-            }
+            unread = {fold_key(index.keys[i]) if fold else index.keys[i] for i in skip}
+            earlier_keys |= table.keys() - {fk for fk in unread if not _read(table[fk], skip)}
     return found
 
 
@@ -313,8 +343,13 @@ def _dois_of(entries: Sequence[Entry]) -> list[str]:
 
 
 def _duplicate_works(
-    bibs: list[tuple[Path, ParsedBibliography, BibIndex]], skips: tuple[frozenset[int], ...] = ()
+    bibs: list[tuple[Path, ParsedBibliography, BibIndex]],
+    skips: tuple[frozenset[int], ...] = (),
+    fold: bool = True,
 ) -> list[Finding]:
+    """Entries describing the same work under another key (folded with ``fold``: the
+    definitions of one key are duplicate keys, not works)."""
+    same = _same_folded if fold else str.__eq__
     # per-entry values are tables carried over between versions; counting is done in C,
     # and only entries whose DOI or title occurs twice are looked at one by one (the year,
     # which a title needs to be a work's, too)
@@ -347,7 +382,7 @@ def _duplicate_works(
                 other = by_doi.get(doi)
                 if other is None:
                     by_doi[doi] = (path, entry)
-                elif other[1].key.casefold() != entry.key.casefold():
+                elif not same(other[1].key, entry.key):
                     found.append(_duplicate_work(path, entry, other, f"same DOI {doi}"))
                     continue
             if ident is None or ident not in shared_works:
@@ -355,13 +390,17 @@ def _duplicate_works(
             seen = by_title.get(ident)
             if seen is None:
                 by_title[ident] = (path, entry, doi)
-            elif seen[1].key.casefold() != entry.key.casefold():
+            elif not same(seen[1].key, entry.key):
                 if doi and seen[2] and doi != seen[2]:
                     continue  # e.g. a preprint and its published version
                 found.append(
                     _duplicate_work(path, entry, (seen[0], seen[1]), "same title and year")
                 )
     return found
+
+
+def _same_folded(a: str, b: str) -> bool:
+    return fold_key(a) == fold_key(b)
 
 
 def _candidates(index: BibIndex, shared_dois: set[str], shared_titles: set[str]) -> list[int]:

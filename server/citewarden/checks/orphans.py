@@ -11,6 +11,7 @@ from citewarden.checks.defined import bibtex_reading, commented_keys, key_delta
 from citewarden.checks.latex_keys import latex_citable
 from citewarden.checks.nocite_edit import nocite_insertion, nocite_plan
 from citewarden.checks.pandoc import pandoc_dialect
+from citewarden.file_state import fold_key
 from citewarden.model import (
     BibFormat,
     Code,
@@ -42,11 +43,12 @@ def doc_keys(doc: ParsedDocument) -> frozenset[str]:
 
 
 def doc_folded(doc: ParsedDocument) -> frozenset[str]:
-    return frozenset(c.key.casefold() for c in doc.citations)
+    """The keys ``doc`` cites, folded as BibTeX compares them (:func:`fold_key`)."""
+    return frozenset(fold_key(c.key) for c in doc.citations)
 
 
 def _cited_keys(ws: Workspace, projects: list[Project], memo: Memo) -> tuple[set[str], set[str]]:
-    """Keys cited by ``projects``: exact, and casefolded (BibTeX projects)."""
+    """Keys cited by ``projects``: exact, and folded (BibTeX projects)."""
     cited: set[str] = set()
     folded: set[str] = set()
     for project in projects:
@@ -103,7 +105,7 @@ def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project
 
 def _aliased_cited(own: BibIndex, cited: set[str]) -> frozenset[str]:
     """Keys of the entries of ``own`` cited through one of their ``ids`` aliases (by a
-    biber or pandoc project: BibTeX, whose citations are the casefolded ones, knows no
+    biber or pandoc project: BibTeX, whose citations are the folded ones, knows no
     ``ids`` field)."""
     if not cited:
         return frozenset()
@@ -111,13 +113,13 @@ def _aliased_cited(own: BibIndex, cited: set[str]) -> frozenset[str]:
 
 
 def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
-    """Keys of ``own`` matched by no citation (exactly, or casefolded for BibTeX)."""
+    """Keys of ``own`` matched by no citation (exactly, or folded for BibTeX)."""
     if folded:
         uncited_folded = own.folded.keys() - folded
         if not cited:
             uncited = {own.keys[i] for fk in uncited_folded for i in own.folded[fk]}
         else:
-            uncited = {k for k in own.by_key.keys() - cited if k.casefold() in uncited_folded}
+            uncited = {k for k in own.by_key.keys() - cited if fold_key(k) in uncited_folded}
     else:
         uncited = own.by_key.keys() - cited
     if cited:  # ids aliases: biber and pandoc only
@@ -130,7 +132,7 @@ def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
 def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str]) -> set[str]:
     """Entries reached through crossref/xdata from a cited entry (BibTeX and biber include
     such parents): from the exactly ``cited`` keys through exact keys (biber), from the
-    casefolded ``folded`` ones through casefolded keys (BibTeX).  Only the (few) entries
+    folded ``folded`` ones through folded keys (BibTeX).  Only the (few) entries
     that have such fields are looked at."""
     reached: set[str] = set()
     for fold, wanted in ((False, cited), (True, folded)):
@@ -147,19 +149,19 @@ def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str])
             for parent in parents.get(todo.pop(), ()):
                 if parent not in reached:
                     reached.add(parent)
-                    todo.append(parent.casefold() if fold else parent)
+                    todo.append(fold_key(parent) if fold else parent)
     return reached
 
 
 def _first_parents(indexes: list[BibIndex], fold: bool) -> dict[str, tuple[str, ...]]:
-    """Key (casefolded with ``fold``, as BibTeX compares keys) -> the keys the crossref and
+    """Key (folded with ``fold``, as BibTeX compares keys) -> the keys the crossref and
     xdata fields of its first definition name: BibTeX ("Repeated entry") and biber
     ("Duplicate entry key") skip an entry whose key was read before, with its fields."""
     found: dict[str, tuple[str, ...]] = {}
     for n, index in enumerate(indexes):
         places = index.folded if fold else index.by_key
         for i, refs in index.parent_rows.items():
-            key = index.keys[i].casefold() if fold else index.keys[i]
+            key = fold_key(index.keys[i]) if fold else index.keys[i]
             if places[key][0] != i:
                 continue
             if not any(key in (ix.folded if fold else ix.by_key) for ix in indexes[:n]):
@@ -312,7 +314,7 @@ def _orphan_list(
         # under that one
         renamed = bibtex_reading(ws, bib_path, own).renamed
         if renamed:
-            positions = [i for i in positions if renamed.get(i, "").casefold() not in cited_folded]
+            positions = [i for i in positions if fold_key(renamed.get(i, "")) not in cited_folded]
     if not positions:
         return []
     fmt = bib.format
@@ -331,7 +333,7 @@ def _orphan_list(
             table.update((i, f) for i, f in old_table.items() if i < a and f[1] <= edited)
     for i in positions:
         entry = own.entries[i]
-        if entry.key in elsewhere[0] or entry.key.casefold() in elsewhere[1]:
+        if entry.key in elsewhere[0] or fold_key(entry.key) in elsewhere[1]:
             found.append(_cited_elsewhere(bib_path, entry))
             continue
         made = table.get(i)
@@ -375,10 +377,10 @@ def _orphan_positions(
                 if (
                     k
                     and k not in cited
-                    and not (folded and k.casefold() in folded)
+                    and not (folded and fold_key(k) in folded)
                     and k not in was_aliased
                     and k not in was_reached
-                    and k.casefold() not in was_folded
+                    and fold_key(k) not in was_folded
                 ):
                     positions.append(i)
             positions.sort()
@@ -388,9 +390,10 @@ def _orphan_positions(
     # kept for the next edit even when nothing is uncited now: a key typed into may turn
     # an entry into a parent that a cited entry reaches
     reached = _reached_parents(indexes, cited, folded)
-    folded_reached = {k.casefold() for k in reached}
+    # a parent reached as BibTeX reaches it reaches its keys in every case (BibTeX only)
+    folded_reached = {fold_key(k) for k in reached} if folded else set()
     if uncited and reached:
-        uncited = {k for k in uncited if k not in reached and k.casefold() not in folded_reached}
+        uncited = {k for k in uncited if k not in reached and fold_key(k) not in folded_reached}
     positions = sorted(i for k in uncited if k for i in own.by_key[k])
     aliased = _aliased_cited(own, cited)
     memo.current[key] = (cited, folded, positions, reached, folded_reached, aliased)
@@ -399,11 +402,11 @@ def _orphan_positions(
 
 def _redefines_a_child(own: BibIndex, a: int, b: int) -> bool:
     """Whether the keys of entries ``[a, b)`` (re-read by the last edit, with no
-    crossref/xdata of their own) were or are the key (casefolded) of a later entry that has
+    crossref/xdata of their own) were or are the key (folded) of a later entry that has
     such fields: which of its definitions is the first, and whose parents count, may have
     changed."""
     assert own.previous is not None
-    touched = {k.casefold() for k in (*own.previous[0].keys[a:b], *own.keys[a:b])}
+    touched = {fold_key(k) for k in (*own.previous[0].keys[a:b], *own.keys[a:b])}
     rows = own.parent_rows
     return any(i >= b and i in rows for key in touched for i in own.folded.get(key, ()))
 
