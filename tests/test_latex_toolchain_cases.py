@@ -5,10 +5,15 @@ test_real_tools.py)."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from checking import check
+from citewarden.model import Code
+from citewarden.project import Workspace
+from citewarden.settings import Settings
 from test_real_tools import _require_tools, citewarden_answer, run_latex
 
 BIB = "".join(
@@ -86,3 +91,40 @@ def test_dangling_and_orphans_are_those_of_latex_and_biber(tmp_path: Path, name:
         sorted(tools.dangling),
         sorted(tools.unused),
     )
+
+
+def _run_pdflatex(folder: Path) -> str:
+    subprocess.run(
+        ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"],
+        cwd=folder,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    return (folder / "main.log").read_text(errors="replace")
+
+
+def test_an_input_is_looked_for_where_tex_looks_not_beside_the_including_file(
+    tmp_path: Path,
+) -> None:
+    """``\\input{b}`` in sub/a.tex: TeX looks in the folder it runs in (and TEXINPUTS),
+    so sub/b.tex is not found."""
+    _require_tools()
+    main = tmp_path / "main.tex"
+    main.write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\input{sub/a}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.tex").write_text("A \\input{b}\n", encoding="utf-8")
+    (tmp_path / "sub" / "b.tex").write_text("B\n", encoding="utf-8")
+    assert "File `b.tex' not found" in _run_pdflatex(tmp_path)
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(main)
+    missing = [
+        f.location.path.relative_to(tmp_path).as_posix()
+        for fs in check(ws).values()
+        for f in fs
+        if f.code is Code.MISSING_INCLUDE
+    ]
+    assert missing == ["sub/a.tex"]

@@ -112,6 +112,21 @@ Results.
 """,
         ["main.tex", "sections/results.tex"],
     ),
+    "a subfile reads its own inputs from its folder (subfiles imports it)": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{subfiles}
+\begin{document}
+\subfile{sections/results}
+\end{document}
+--- sections/results.tex
+\input{table}
+--- sections/table.tex
+Table.
+""",
+        ["main.tex", "sections/results.tex", "sections/table.tex"],
+    ),
     "a cycle of inputs terminates": (
         r"""
 --- main.tex
@@ -127,6 +142,39 @@ Results.
         ["main.tex", "a.tex", "b.tex"],
     ),
 }
+
+
+def test_an_input_is_not_looked_for_beside_the_file_naming_it(tmp_path: Path) -> None:
+    """TeX looks for ``\\input{b}`` in sub/a.tex in the folder it runs in (the root's)
+    and TEXINPUTS, not in sub/ ("File `b.tex' not found"); the root's b.tex is read."""
+    write_project(
+        tmp_path,
+        r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+\input{sub/a}
+\input{sub/c}
+\end{document}
+--- sub/a.tex
+\input{b}
+--- sub/b.tex
+B.
+--- sub/c.tex
+\include{d}
+--- sub/d.tex
+D.
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    project = _project(ws, tmp_path, "main.tex")
+    assert _rel(tmp_path, project.documents) == ["main.tex", "sub/a.tex", "sub/c.tex"]
+    assert [m.target for m in project.missing] == ["b", "d"]
+    (tmp_path / "b.tex").write_text("Root B.\n", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    assert "b.tex" in _rel(tmp_path, _project(ws, tmp_path, "main.tex").documents)
 
 
 @pytest.mark.parametrize("name", list(INCLUDE_CASES))

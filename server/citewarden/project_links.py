@@ -252,8 +252,12 @@ class LinkResolver:
             bases = [normalize_path(root_dir / link.base)]
         elif command in _INCLUDE_FROM_HERE and link.base is not None:
             bases = [normalize_path(here / link.base), normalize_path(doc_dir / link.base)]
-        else:
+        elif command == "subfile" or link.beside:
             bases = [here, doc_dir, *tex_dirs]
+        else:
+            # TeX looks in the folder it runs in (or, in a file \import or \subfile
+            # reads, the folder that sets), then TEXINPUTS: not the including file's
+            bases = [here, *tex_dirs]
         names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
         if not names:
             names = [target] if Path(target).suffix else [target + ".tex", target]
@@ -261,6 +265,8 @@ class LinkResolver:
         if found is None:
             return None
         cand, base = found
+        if command == "subfile":  # subfiles reads it by \import from its own folder
+            return cand, cand.parent
         return cand, base if link.base is not None else here
 
     def _resolve_bib(self, target: str, dirs: Iterable[Path]) -> Path | None:
