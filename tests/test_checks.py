@@ -702,6 +702,30 @@ See @⟦d|x⟧ and @ok.
             ("refs.bib", Code.ORPHAN, "o"),
         ],
     ),
+    "xref targets of cited entries (one child or more) are no orphans, undefined ones reported": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}\addbibresource{refs.bib}
+\begin{document}\cite{c1} \cite{c2} \cite{c3} \cite{c6}\printbibliography\end{document}
+--- refs.bib
+@inproceedings{c1, title={Child}, xref={proc}}
+@inproceedings{c2, title={Child2}, xref={proc}}
+@inproceedings{c3, title={Child3}, xref={⟦x|nowhere⟧}}
+@inproceedings{⟦o4|c4⟧, title={Child4, not cited}, xref={book}}
+@proceedings{proc, title={Proceedings}}
+@book{⟦o5|book⟧, title={Book}}
+@inproceedings{⟦o|c5⟧, title={Child5}}
+@inproceedings{c6, title={Child6}, xref={single}}
+@book{single, title={Named by one cited entry}}
+""",
+        [
+            ("refs.bib", Code.MISSING_CROSSREF, "x"),
+            ("refs.bib", Code.ORPHAN, "o"),
+            ("refs.bib", Code.ORPHAN, "o4"),
+            ("refs.bib", Code.ORPHAN, "o5"),
+        ],
+    ),
     "duplicate key across two bibliographies of one project": (
         r"""
 --- main.tex

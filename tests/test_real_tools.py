@@ -1162,12 +1162,41 @@ KEY_COMPARISON_CASES = {
 
 @pytest.mark.parametrize("name", sorted(KEY_COMPARISON_CASES))
 def test_keys_compare_as_the_backend_compares_them(tmp_path: Path, name: str) -> None:
+    _agree_with_the_backend(tmp_path, *KEY_COMPARISON_CASES[name])
+
+
+#: entries linked by biblatex's ``xref`` field: (entries, keys cited, backend)
+XREF_CASES = {
+    # two cited children (biblatex's minxrefs=2): biber prints the parent
+    "two-children": (
+        "@inproceedings{c1, author={C One}, title={Child}, xref={proc}, pages={1--2}}\n"
+        "@inproceedings{c2, author={C Two}, title={Child2}, xref={proc}, pages={1--2}}\n"
+        "@proceedings{proc, title={Proceedings}, year=2001, editor={E Ed}, publisher={P}}\n",
+        ("c1", "c2"),
+        "biber",
+    ),
+    # a target defined nowhere, or in another case only
+    "undefined-targets": (
+        "@inproceedings{c1, author={C One}, title={Child}, xref={nowhere}, pages={1--2}}\n"
+        "@inproceedings{c2, author={C Two}, title={Child2}, xref={Proc}, pages={1--2}}\n"
+        "@proceedings{proc, title={Proceedings}, year=2001, editor={E Ed}, publisher={P}}\n",
+        ("c1", "c2"),
+        "biber",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(XREF_CASES))
+def test_xref_targets_are_read_as_biber_reads_them(tmp_path: Path, name: str) -> None:
+    _agree_with_the_backend(tmp_path, *XREF_CASES[name])
+
+
+def _agree_with_the_backend(tmp_path: Path, text: str, keys: tuple[str, ...], backend: str) -> None:
     """The dangling citations are those LaTeX and the backend report, the orphans the
     entries the backend leaves out of the .bbl, a duplicate key one the backend reports
     ("Repeated entry", "Duplicate entry key"), a missing crossref one biber reports ("I
     didn't find a database entry for crossref 'Proc' in entry 'c1'")."""
     _require_tools()
-    text, keys, backend = KEY_COMPARISON_CASES[name]
     (tmp_path / "refs.bib").write_text(text, encoding="utf-8")
     cites = " ".join(f"\\cite{{{k}}}" for k in keys)
     preamble, ending = (

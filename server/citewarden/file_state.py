@@ -70,8 +70,8 @@ class BibIndex:
     folded: dict[str, list[int]]
     #: folded keys defined more than once
     repeated: set[str]
-    #: position -> ``ids`` aliases, and position -> ``crossref``/``xdata`` targets (and the
-    #: members a ``@set`` entry's ``entryset`` names)
+    #: position -> ``ids`` aliases, and position -> ``crossref``/``xdata``/``xref`` targets
+    #: (and the members a ``@set`` entry's ``entryset`` names)
     alias_rows: dict[int, tuple[str, ...]]
     parent_rows: dict[int, tuple[str, ...]]
     #: position -> the ``crossref`` value alone (BibTeX's order rule reads no ``xdata``)
@@ -198,7 +198,8 @@ _Row = TypeVar("_Row", tuple[str, ...], str)
 
 
 def _parent_row(*fields: str | None) -> tuple[str, ...]:
-    """The keys an entry's ``crossref``, ``xdata`` (and a set's ``entryset``) fields name."""
+    """The keys an entry's ``crossref``, ``xdata``, ``xref`` (and a set's ``entryset``)
+    fields name."""
     refs = ",".join(value for value in fields if value)
     return tuple(k.strip() for k in refs.split(",") if k.strip())
 
@@ -221,10 +222,13 @@ def _rows_of(
             aliases[i] = tuple(names)
         crossref = entry.get("crossref")
         xdata = entry.get("xdata")
+        # biber prints an entry the xref fields of cited entries name (from minxrefs of
+        # them on): no entry one of them names is an orphan, nor is its removal offered
+        xref = entry.get("xref")
         # biblatex's @set: biber prints the members of a cited set (of no other entry)
         members = entry.get("entryset") if entry.entry_type == "set" else None
-        if crossref or xdata or members:
-            refs = _parent_row(crossref, xdata, members)
+        if crossref or xdata or xref or members:
+            refs = _parent_row(crossref, xdata, xref, members)
             if refs:
                 parents[i] = refs
             if crossref and crossref.strip():

@@ -18,7 +18,9 @@ Rules:
 * An entry is an *orphan* when no document of any project using its bibliography cites it
   (``\\nocite`` counts; ``\\nocite{*}`` / ``nocite: '@*'`` in any of those projects turns the
   check off for that bibliography).  An entry named by ``crossref``/``xdata`` of a cited
-  entry counts as cited, as BibTeX and biber include such parents.  A ``\\bibitem`` of a
+  entry counts as cited, as BibTeX and biber include such parents, and so does one named
+  by ``xref`` (biber prints it once ``minxrefs`` cited entries name it; none is an orphan,
+  whose removal would leave the ``xref`` fields naming nothing).  A ``\\bibitem`` of a
   ``thebibliography`` that its project never cites is an orphan too, and so is an item of
   a Markdown ``references:`` field that no project reading its file cites.
 * An entry whose ``@`` follows a ``%`` on its line (``% @article{x, ...``) is a comment for
@@ -292,7 +294,8 @@ def _unresolved_links(project: Project) -> list[Finding]:
 def _missing_crossrefs(
     ws: Workspace, project: Project, defined: Defined, token: tuple[object, ...], memo: Memo
 ) -> list[Finding]:
-    """``crossref``/``xdata`` targets defined nowhere, per bibliography version and set of
+    """``crossref``/``xdata``/``xref`` targets defined nowhere (biber: "I didn't find a
+    database entry for xref 'x' in entry 'c'"), per bibliography version and set of
     definitions (``token``), of the entries the project's reader reads (biber and pandoc
     skip those in comments, and their links).  A target matches a key as the reader
     compares keys: BibTeX folded (:func:`~citewarden.file_state.fold_key`), biber and
@@ -337,7 +340,7 @@ def _bib_missing_crossrefs(
             if (fold_key(parent) if fold else parent) not in undefined:
                 continue
             fld = entry.field("crossref") or entry.field("xdata") or entry.field("entryset")
-            for name in ("crossref", "xdata", "entryset"):
+            for name in ("crossref", "xdata", "xref", "entryset"):
                 f = entry.field(name)
                 if f is not None and parent in f.text:
                     fld = f

@@ -130,8 +130,9 @@ def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
 
 
 def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str]) -> set[str]:
-    """Entries reached through crossref/xdata from a cited entry (BibTeX and biber include
-    such parents): from the exactly ``cited`` keys through exact keys (biber), from the
+    """Entries reached through crossref/xdata/xref from a cited entry (BibTeX and biber
+    include such parents; biber an ``xref`` one from ``minxrefs`` children on, and none is
+    counted an orphan, as its removal would break the ``xref`` fields): from the exactly ``cited`` keys through exact keys (biber), from the
     folded ``folded`` ones through folded keys (BibTeX).  Only the (few) entries
     that have such fields are looked at."""
     reached: set[str] = set()
