@@ -726,6 +726,19 @@ See @⟦d|x⟧ and @ok.
             ("refs.bib", Code.ORPHAN, "o5"),
         ],
     ),
+    "an ids alias that is also a key cites that entry only (biber skips the alias)": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}\addbibresource{refs.bib}
+\begin{document}\cite{b} \cite{d} \cite{e}\printbibliography\end{document}
+--- refs.bib
+@book{⟦o|a⟧, ids={b}, title={T1}}
+@book{b, title={T2}}
+@book{c, ids={d, e}, title={T3}}
+""",
+        [("refs.bib", Code.ORPHAN, "o")],
+    ),
     "duplicate key across two bibliographies of one project": (
         r"""
 --- main.tex

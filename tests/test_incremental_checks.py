@@ -1120,3 +1120,30 @@ def test_missing_crossrefs_follow_edits_that_comment_entries_out(
         codes = [f.code.value for fs in incremental.values() for f in fs]
         missing.append(codes.count("missing-crossref"))
     assert missing == ([1] * 6 if reader == "bibtex" else [0, 1, 1, 1, 0, 1])
+
+
+def test_a_key_typed_into_the_name_of_an_alias_takes_the_citation_from_its_entry(
+    tmp_path: Path,
+) -> None:
+    """``\\cite{b}`` cites ``a`` through its alias until an entry's key becomes ``b``
+    (biber then skips the alias) and again once that key changes back: the orphans after
+    each edit of a key are those of a fresh check."""
+    texts = {
+        "main.tex": "\\documentclass{article}\n\\usepackage{biblatex}\n"
+        "\\addbibresource{refs.bib}\n\\begin{document}\n\\cite{b,x}\n\\end{document}\n",
+        "refs.bib": "@book{a, ids={b}, title={T1}}\n@book{x, title={T2}}\n@book{y, title={T3}}\n",
+    }
+    project, ws = _checked_workspace(tmp_path, texts)
+    for n, (old, new) in enumerate([("{y,", "{b,"), ("{b, t", "{y, t")]):
+        texts["refs.bib"] = texts["refs.bib"].replace(old, new, 1)
+        ws.set_text(normalize_path(project / "refs.bib"), texts["refs.bib"])
+        incremental = check(ws)
+        fresh = _fresh_check(tmp_path / f"fresh{n}", texts)
+        assert _summary(incremental) == _summary(fresh), f"step {n}: {old!r} -> {new!r}"
+        orphans = {
+            str(f.data["key"])
+            for fs in fresh.values()
+            for f in fs
+            if f.code.value == "orphan-entry"
+        }
+        assert orphans == ({"a"} if n == 0 else {"y"})

@@ -1191,6 +1191,23 @@ def test_xref_targets_are_read_as_biber_reads_them(tmp_path: Path, name: str) ->
     _agree_with_the_backend(tmp_path, *XREF_CASES[name])
 
 
+#: ``ids`` aliases biber reads or skips: (entries, keys cited, backend)
+ALIAS_CASES = {
+    # an alias that is also a key: "Citekey alias 'b' is also a real entry key,
+    # skipping", and \cite{b} cites the entry b alone
+    "alias-also-a-key": (
+        "".join(_PRINTED_ENTRY.format(k) for k in ("a, ids={b}", "b", "c, ids={d, e}")),
+        ("b", "d", "e"),
+        "biber",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALIAS_CASES))
+def test_aliases_cite_as_biber_reads_them(tmp_path: Path, name: str) -> None:
+    _agree_with_the_backend(tmp_path, *ALIAS_CASES[name])
+
+
 def _agree_with_the_backend(tmp_path: Path, text: str, keys: tuple[str, ...], backend: str) -> None:
     """The dangling citations are those LaTeX and the backend report, the orphans the
     entries the backend leaves out of the .bbl, a duplicate key one the backend reports

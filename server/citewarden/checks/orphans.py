@@ -103,13 +103,23 @@ def _nocited_in_refsection(ws: Workspace, bib_path: Path, projects: list[Project
     return False
 
 
-def _aliased_cited(own: BibIndex, cited: set[str]) -> frozenset[str]:
+def _aliased_cited(own: BibIndex, cited: set[str], indexes: list[BibIndex]) -> frozenset[str]:
     """Keys of the entries of ``own`` cited through one of their ``ids`` aliases (by a
     biber or pandoc project: BibTeX, whose citations are the folded ones, knows no
-    ``ids`` field)."""
+    ``ids`` field).  An alias that is an entry's key in ``indexes`` cites that entry alone
+    (biber: "Citekey alias 'b' is also a real entry key, skipping")."""
     if not cited:
         return frozenset()
-    return frozenset(entry.key for alias, entry in own.aliases.items() if alias in cited)
+    return frozenset(
+        entry.key
+        for alias, entry in own.aliases.items()
+        if alias in cited and not _is_key(alias, indexes)
+    )
+
+
+def _is_key(name: str, indexes: list[BibIndex]) -> bool:
+    """Whether ``name`` is the key of an entry of ``indexes``."""
+    return any(name in index.by_key for index in indexes)
 
 
 def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
@@ -122,19 +132,16 @@ def _uncited(own: BibIndex, cited: set[str], folded: set[str]) -> set[str]:
             uncited = {k for k in own.by_key.keys() - cited if fold_key(k) in uncited_folded}
     else:
         uncited = own.by_key.keys() - cited
-    if cited:  # ids aliases: biber and pandoc only
-        for alias, entry in own.aliases.items():
-            if alias in cited:
-                uncited.discard(entry.key)
     return uncited
 
 
 def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str]) -> set[str]:
     """Entries reached through crossref/xdata/xref from a cited entry (BibTeX and biber
     include such parents; biber an ``xref`` one from ``minxrefs`` children on, and none is
-    counted an orphan, as its removal would break the ``xref`` fields): from the exactly ``cited`` keys through exact keys (biber), from the
-    folded ``folded`` ones through folded keys (BibTeX).  Only the (few) entries
-    that have such fields are looked at."""
+    counted an orphan, as its removal would break the ``xref`` fields): from the exactly
+    ``cited`` keys (and ``ids`` aliases that are no entry's key) through exact keys
+    (biber), from the folded ``folded`` ones through folded keys (BibTeX).  Only the (few)
+    entries that have such fields are looked at."""
     reached: set[str] = set()
     for fold, wanted in ((False, cited), (True, folded)):
         parents = _first_parents(indexes, fold) if wanted else {}
@@ -144,7 +151,8 @@ def _reached_parents(indexes: list[BibIndex], cited: set[str], folded: set[str])
         if not fold:
             for index in indexes:
                 for alias, entry in index.aliases.items():
-                    if entry.key in parents and alias in cited:  # biber and pandoc only
+                    # biber and pandoc only; an alias that is a key cites that entry
+                    if entry.key in parents and alias in cited and not _is_key(alias, indexes):
                         todo.append(entry.key)
         while todo:
             for parent in parents.get(todo.pop(), ()):
@@ -365,7 +373,9 @@ def _orphan_positions(
         memo.current[key] = previous
         return previous[2]  # type: ignore[no-any-return]
     delta = key_delta(own) if len(indexes) == 1 else None
-    if delta is not None and _redefines_a_child(own, delta.a, delta.b):
+    if delta is not None and (
+        _redefines_a_child(own, delta.a, delta.b) or _names_an_alias(own, delta.a, delta.b)
+    ):
         delta = None
     if delta is not None:
         # only the keys of the re-read entries changed: so may only their answers
@@ -387,7 +397,8 @@ def _orphan_positions(
             positions.sort()
             memo.current[key] = (cited, folded, positions, was_reached, was_folded, was_aliased)
             return positions
-    uncited = _uncited(own, cited, folded)
+    aliased = _aliased_cited(own, cited, indexes)
+    uncited = _uncited(own, cited, folded) - aliased
     # kept for the next edit even when nothing is uncited now: a key typed into may turn
     # an entry into a parent that a cited entry reaches
     reached = _reached_parents(indexes, cited, folded)
@@ -396,7 +407,6 @@ def _orphan_positions(
     if uncited and reached:
         uncited = {k for k in uncited if k not in reached and fold_key(k) not in folded_reached}
     positions = sorted(i for k in uncited if k for i in own.by_key[k])
-    aliased = _aliased_cited(own, cited)
     memo.current[key] = (cited, folded, positions, reached, folded_reached, aliased)
     return positions
 
@@ -410,6 +420,17 @@ def _redefines_a_child(own: BibIndex, a: int, b: int) -> bool:
     touched = {fold_key(k) for k in (*own.previous[0].keys[a:b], *own.keys[a:b])}
     rows = own.parent_rows
     return any(i >= b and i in rows for key in touched for i in own.folded.get(key, ()))
+
+
+def _names_an_alias(own: BibIndex, a: int, b: int) -> bool:
+    """Whether the keys of entries ``[a, b)`` (re-read by the last edit) were or are an
+    ``ids`` alias: whether the alias cites its entry (it does not while it is a key too)
+    may have changed."""
+    assert own.previous is not None
+    if not own.alias_rows:
+        return False
+    touched = {*own.previous[0].keys[a:b], *own.keys[a:b]}
+    return any(alias in touched for names in own.alias_rows.values() for alias in names)
 
 
 def _same(a: set[str], b: set[str]) -> bool:
