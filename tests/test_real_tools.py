@@ -1138,6 +1138,13 @@ KEY_COMPARISON_CASES = {
         ("MÜLLER", "strasse", "straße"),
         "bibtex",
     ),
+    # two spellings differing in a non-ASCII letter are two keys, not one key cited in
+    # two spellings: müller is found, MÜLLER is not
+    "bibtex-non-ascii-spellings": (
+        _PRINTED_ENTRY.format("müller"),
+        ("MÜLLER", "müller"),
+        "bibtex",
+    ),
     # biber compares keys exactly: straße and strasse, Smith and smith are two entries
     "biber-non-ascii": (
         "".join(_PRINTED_ENTRY.format(k) for k in ("strasse", "straße")),

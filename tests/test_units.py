@@ -292,6 +292,30 @@ def test_chapterbib_chapters_agree_with_pdflatex_and_bibtex(tmp_path: Path) -> N
     assert _ours(tmp_path) == (dangling, orphans)
 
 
+def test_chapterbib_chapters_match_keys_as_bibtex_folds_them(tmp_path: Path) -> None:
+    """BibTeX lower-cases ASCII letters only: a chapter's ``MÜLLER`` is not its
+    bibliography's ``müller`` (LaTeX says it is undefined), ``Meier`` is ``meier``."""
+    if shutil.which("pdflatex") is None or shutil.which("bibtex") is None:
+        pytest.fail("pdflatex and bibtex are needed", pytrace=False)
+    files = {
+        "main.tex": "\\documentclass{article}\n\\usepackage{chapterbib}\n\\begin{document}\n"
+        "\\include{ch1}\n\\end{document}\n",
+        "ch1.tex": "One \\cite{MÜLLER} \\cite{Meier}.\n\\bibliographystyle{plain}\n"
+        "\\bibliography{b1}\n",
+        "b1.bib": "@misc{müller, title={T}}\n@misc{meier, title={T}}\n",
+    }
+    for file, text in files.items():
+        (tmp_path / file).write_text(text, encoding="utf-8")
+    latex = ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"]
+    subprocess.run(latex, cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    subprocess.run(["bibtex", "ch1"], cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    for _ in range(2):
+        subprocess.run(latex, cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    log = (tmp_path / "main.log").read_text(errors="replace")
+    assert set(_LATEX_UNDEFINED.findall(log)) == {"MÜLLER"}
+    assert _ours(tmp_path)[0] == {"MÜLLER"}
+
+
 @pytest.mark.parametrize(
     "preamble",
     [

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from citewarden.file_state import BibIndex
+from citewarden.file_state import BibIndex, fold_key
 from citewarden.model import Citation, DocumentKind, Entry, ParsedBibliography, ParsedDocument
 from citewarden.parsing import is_bibliography, is_document
 from citewarden.project_graph import Project, ProjectGraph
@@ -99,8 +99,8 @@ class ProjectQueries(ProjectGraph):
         entries = self.entries_for(path)
         if key in entries:
             return entries[key]
-        folded = key.casefold()
-        return [e for k, es in entries.items() if k.casefold() == folded for e in es]
+        folded = fold_key(key)
+        return [e for k, es in entries.items() if fold_key(k) == folded for e in es]
 
     def all_entries(self) -> list[Entry]:
         """Every entry of every bibliography in use or found by name (.bib), then the

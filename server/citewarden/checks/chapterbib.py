@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks.defined import bibtex_defined_keys
+from citewarden.file_state import fold_key
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, quoted
 from citewarden.project_links import bib_names
 
@@ -118,7 +119,7 @@ def _keys_read(
             else:
                 exact.update(index.by_key)
                 exact.update(index.aliases)
-    return exact, {k.casefold() for k in exact}
+    return exact, {fold_key(k) for k in exact}
 
 
 def unit_dangling(
@@ -133,7 +134,7 @@ def unit_dangling(
         for path, cit in _citations(ws, chapter.documents):
             if not is_defined(cit.key):
                 continue  # dangling everywhere: reported by the project-wide check
-            if cit.key in exact or (fold and cit.key.casefold() in folded):
+            if cit.key in exact or (fold and fold_key(cit.key) in folded):
                 continue
             found.append(unread_key(path, cit, where))
     return found

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.checks.cited import keys_of
+from citewarden.file_state import fold_key
 from citewarden.model import Code, DocumentKind, Finding, Location, Related, Span, quoted
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ def _moved(last: _Answer, bibs: Bibs, cited: frozenset[str]) -> _Answer | None:
         for row in range(a, end):
             if row in index.crossref_rows:
                 return None  # a crossref value was edited
-            if not same_keys and index.keys[row].casefold() in targets:
+            if not same_keys and fold_key(index.keys[row]) in targets:
                 return None  # a key a crossref value names was edited
     rows = b - b_old
     chars = new.entries[b].span.start - old.entries[b_old].span.start if b < len(new.keys) else 0
@@ -152,9 +153,9 @@ def _skipped_targets(bibs: Bibs, cited: frozenset[str]) -> _Answer:
     for n, (_, index) in enumerate(bibs):
         keys = index.keys
         for row, target in index.crossref_rows.items():
-            folded = target.casefold()
+            folded = fold_key(target)
             targets.add(folded)
-            if keys[row].casefold() in cited:
+            if fold_key(keys[row]) in cited:
                 naming.setdefault(folded, []).append((n, row))
     found: list[Finding] = []
     places: list[tuple[int, int, int, int]] = []

@@ -148,7 +148,7 @@ def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:
     """Up to :data:`MAX_SUGGESTIONS` existing keys closest to ``key``, best first (ties in
     the order given)."""
     pool = keys if isinstance(keys, list) else list(keys)
-    return _closest(key, pool, [k.casefold() for k in pool])
+    return _closest(key, pool, [fold_key(k) for k in pool])
 
 
 #: Every key of a pool close enough to one looked-for key: (-score, position), sorted.
@@ -156,10 +156,10 @@ Scored = list[tuple[float, int]]
 
 
 def _scored(key: str, folded: list[str]) -> Scored:
-    """Every position of ``folded`` whose rapidfuzz ratio to ``key`` casefolded reaches
-    :data:`SUGGESTION_CUTOFF` (as a ``str.casefold`` processor would compute it)."""
+    """Every position of ``folded`` whose rapidfuzz ratio to ``key`` folded (:func:`fold_key`)
+    reaches :data:`SUGGESTION_CUTOFF`."""
     matches = process.extract(
-        key.casefold(),
+        fold_key(key),
         folded,
         scorer=fuzz.ratio,
         processor=None,
@@ -173,7 +173,7 @@ def _rescored(key: str, folded: list[str], before: Scored, a: int, b: int) -> Sc
     """:func:`_scored` after positions ``[a, b)`` of the pool changed (and no other), from
     the answer ``before`` the change."""
     kept = [(s, i) for s, i in before if not a <= i < b]
-    wanted = key.casefold()
+    wanted = fold_key(key)
     for i in range(a, b):
         score = fuzz.ratio(wanted, folded[i], processor=None, score_cutoff=SUGGESTION_CUTOFF)
         if score >= SUGGESTION_CUTOFF:
@@ -195,7 +195,7 @@ def _best(key: str, pool: list[str], scored: Scored) -> list[tuple[str, float]]:
 
 
 def _closest(key: str, pool: list[str], folded: list[str]) -> list[tuple[str, float]]:
-    """:func:`suggest_keys` with ``folded[i] == pool[i].casefold()`` given."""
+    """:func:`suggest_keys` with ``folded[i] == fold_key(pool[i])`` given."""
     return _best(key, pool, _scored(key, folded))
 
 

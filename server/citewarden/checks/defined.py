@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
+from citewarden.file_state import fold_key
 from citewarden.model import DocumentKind
 from citewarden.parsing.bib_comments import commented_positions, skipped_regions, unique_keys_at
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
@@ -177,7 +178,7 @@ class Defined:
         """:attr:`keys` casefolded, made once (parts carried over between versions)."""
         if self._folded_pool is None:
             if self._folded_parts is None:
-                self._folded_pool = [k.casefold() for k in self.keys]
+                self._folded_pool = [fold_key(k) for k in self.keys]
             elif len(self._folded_parts) == 1:
                 part = self._folded_parts[0]()
                 self._folded_pool = part if isinstance(part, list) else list(part)
@@ -269,7 +270,7 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
             )
         if unread:  # biber and pandoc read no comment, BibTeX no skipped entry
             names.append(index.by_key.keys() - unread)
-            folded.append({k.casefold() for k in names[-1]})
+            folded.append({fold_key(k) for k in names[-1]})
         else:
             # the index's own dicts: look-ups and set differences need no copy of the keys
             names.append(index.by_key)
@@ -283,20 +284,20 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
         if index.alias_rows and not project.casefold_keys:  # BibTeX knows no ids field
             aliases = index.aliases
             names.append(frozenset(aliases))
-            folded.append({a.casefold() for a in aliases})
+            folded.append({fold_key(a) for a in aliases})
             pool.append(list(aliases))
             folded_parts.append(partial(_casefolded, pool[-1]))
         added = bibtex_reading(ws, bib_path, index).added if project.casefold_keys else None
         if added:  # keys BibTeX reads where the reader reads none (after a syntax error)
             names.append(added)
-            folded.append({k.casefold() for k in added})
+            folded.append({fold_key(k) for k in added})
             pool.append(sorted(added))
             folded_parts.append(partial(_casefolded, pool[-1]))
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
             items = [k for k, _ in doc.bibitems]
             names.append(frozenset(items))
-            folded.append({k.casefold() for k in items})
+            folded.append({fold_key(k) for k in items})
             pool.append(items)
             folded_parts.append(partial(_casefolded, items))
     return Defined(names, folded, pool, folded_parts, unread_parts)
@@ -428,4 +429,4 @@ def _differing(index: BibIndex, text: str) -> list[int]:
 
 
 def _casefolded(keys: Sequence[str]) -> list[str]:
-    return [k.casefold() for k in keys]
+    return [fold_key(k) for k in keys]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from citewarden.checks import Memo
 from citewarden.checks.cited import keys_of
 from citewarden.checks.units import include_sites
+from citewarden.file_state import fold_key
 from citewarden.model import (
     Citation,
     Code,
@@ -60,7 +61,7 @@ def case_clash_findings(
     spellings: dict[str, set[str]] = {}
     for doc in documents.values():
         for cit in doc.citations:
-            spellings.setdefault(cit.key.casefold(), set()).add(cit.key)
+            spellings.setdefault(fold_key(cit.key), set()).add(cit.key)
     clashing = {folded for folded, keys in spellings.items() if len(keys) > 1 and defined(folded)}
     if not clashing:
         return []
@@ -71,7 +72,7 @@ def case_clash_findings(
             for path, doc in documents.items()
             if path in prefixes
             for cit in doc.citations
-            if cit.key.casefold() in clashing
+            if fold_key(cit.key) in clashing
         ),
         key=lambda item: item[0],
     )
@@ -81,7 +82,7 @@ def case_clash_findings(
 def _findings(cited: Iterable[tuple[Path, Citation]]) -> Iterable[Finding]:
     first: dict[str, tuple[Path, Citation]] = {}
     for path, cit in cited:
-        kept_path, kept = first.setdefault(cit.key.casefold(), (path, cit))
+        kept_path, kept = first.setdefault(fold_key(cit.key), (path, cit))
         if cit.key == kept.key:
             continue
         message = (

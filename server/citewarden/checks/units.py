@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from citewarden.checks import chapterbib
 from citewarden.checks.defined import bibtex_defined_keys, commented_keys
 from citewarden.checks.refsection_flow import Regions, refsection_flow
+from citewarden.file_state import fold_key
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument, quoted
 from citewarden.parsing import latex_bibunits
 from citewarden.parsing.latex_bibunit_order import bare_putbib_defaults
@@ -319,7 +320,7 @@ def _keys_read(
                 commented = commented_keys(ws, bib, index)
                 exact.update(index.by_key.keys() - commented if commented else index.by_key)
                 exact.update(a for a, e in index.aliases.items() if e.key not in commented)
-    return exact, {k.casefold() for k in exact}
+    return exact, {fold_key(k) for k in exact}
 
 
 def unit_dangling(
@@ -340,7 +341,7 @@ def unit_dangling(
         if scope not in read:
             read[scope] = _keys_read(ws, project, units, scope)
         exact, folded = read[scope]
-        if cit.key in exact or (fold and cit.key.casefold() in folded):
+        if cit.key in exact or (fold and fold_key(cit.key) in folded):
             continue
         reported.add(id(cit))
         if scope == () and doc.bibunits:
@@ -376,7 +377,7 @@ def cited_by_readers(
             if everything:
                 return None
             if project.casefold_keys:
-                folded.update(k.casefold() for k in keys)
+                folded.update(fold_key(k) for k in keys)
             else:
                 cited.update(keys)
             continue
@@ -384,7 +385,7 @@ def cited_by_readers(
         for _, _, cit, scope, _ in _scoped_citations(ws, project, units):
             if units.reads(scope, bib):
                 (folded if project.casefold_keys else cited).add(
-                    cit.key.casefold() if project.casefold_keys else cit.key
+                    fold_key(cit.key) if project.casefold_keys else cit.key
                 )
     return cited, folded
 

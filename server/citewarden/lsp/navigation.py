@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 
 from citewarden.checks.dangling import markdown_place, replacement
 from citewarden.checks.latex_keys import latex_unsafe
+from citewarden.file_state import fold_key
 from citewarden.lsp import entries as show
 from citewarden.lsp.completion import (
     completion_items,
@@ -175,7 +176,7 @@ class RenameRefused(Exception):
 
 
 def _same(a: str, b: str, fold: bool) -> bool:
-    return a == b or (fold and a.casefold() == b.casefold())
+    return a == b or (fold and fold_key(a) == fold_key(b))
 
 
 def _listed_keys(fld: Field) -> Iterator[tuple[str, Span]]:
