@@ -773,3 +773,14 @@ def test_the_diff_of_a_cr_only_file_keeps_its_line_ends_so_patch_applies_it(
         )
         assert done.returncode == 0, done.stdout + done.stderr
         assert path.read_bytes() == clean.replace("{1}", "{2}").encode()
+
+
+def test_a_value_whose_braces_bibtex_counts_unbalanced_is_not_written(tmp_path: Path) -> None:
+    """BibTeX counts an escaped brace as a brace: ``{A \\{ B}`` never closes."""
+    path = tmp_path / "refs.bib"
+    old = b"@article{a,\n  title = {Old},\n  year = {2020}\n}\n"
+    plan = plan_bytes(path, old, {"a": {"title": "A \\{ B", "year": "2021"}})
+    assert [(s.field, s.reason) for s in plan.skipped] == [
+        ("title", "corrected value has unbalanced braces")
+    ]
+    assert b"title = {Old}" in plan.new and b"year = {2021}" in plan.new

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from citewarden.model import BibFormat, Code, Entry, Field, ParsedBibliography
 from citewarden.parsing.latex_args import group_end, wholly_braced
+from citewarden.parsing.latex_encode import braces_balanced
 from citewarden.safe_text import unsafe_characters
 from citewarden.text import LineIndex, count_line_breaks, line_ending
 
@@ -137,23 +138,6 @@ def _line_index(text: str) -> LineIndex:
 def _line_of(text: str, offset: int) -> int:
     """The 1-based line holding ``offset`` in ``text``."""
     return _line_index(text).line_of(offset) + 1
-
-
-def _balanced(value: str) -> bool:
-    depth = 0
-    escaped = False
-    for ch in value:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
 
 
 #: The most brace groups of a title whose words a corrected title keeps protected.
@@ -360,7 +344,7 @@ def entry_edits(
     edits: list[Edit] = []
     for raw_name, value in fields.items():
         name = raw_name.lower()
-        if not _balanced(value):
+        if not braces_balanced(value):
             skipped.append(Skipped(entry.key, name, "corrected value has unbalanced braces"))
             continue
         if (reason := unsafe_reason(value)) is not None:

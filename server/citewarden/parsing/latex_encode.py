@@ -107,7 +107,7 @@ def typesetting_commands() -> frozenset[str]:
 
 
 def _math_kept(math: str) -> bool:
-    if not _braces_balanced(math):
+    if not braces_balanced(math):
         return False  # BibTeX counts ``\\{`` as a brace: an unmatched one breaks the file
     for m in _MATH_PARTS.finditer(math):
         if m.group(1) is None or m.group(1) not in typesetting_commands():
@@ -115,7 +115,7 @@ def _math_kept(math: str) -> bool:
     return True
 
 
-def _braces_balanced(text: str) -> bool:
+def braces_balanced(text: str) -> bool:
     """Whether every brace of ``text`` closes one before it, escaped or not (as BibTeX
     counts them)."""
     depth = 0
