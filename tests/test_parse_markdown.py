@@ -75,8 +75,8 @@ CITATION_CASES = {
     "non-ASCII": "日本語 😀 [@⟦Müller2020⟧] und @⟦東京⟧.",
     "LaTeX citations are not pandoc citations": "\\cite{a} @⟦b⟧",
     "dash before at": "--@⟦a⟧ [--@⟦b⟧]",
-    "cross-references are not citations": (
-        "See @fig-plot, [@tbl-data], @sec:intro and @eq-energy but @⟦figueroa2020⟧ [@⟦def⟧]."
+    "cross-references are citations outside Quarto": (
+        "See @⟦fig-plot⟧, [@⟦tbl-data⟧], @⟦sec:intro⟧ and @⟦eq-energy⟧, @⟦figueroa2020⟧ [@⟦def⟧]."
     ),
     "Quarto shortcodes": "{{< video https://x.org/@chan >}} {{< meta title >}} @⟦k⟧",
     "example lists": "(@good) An example.\n(@) Another.\n\nAs (@good) shows, (@⟦other⟧) is a key.",
@@ -110,6 +110,12 @@ CITATION_CASES = {
 @pytest.mark.parametrize("marked", CITATION_CASES.values(), ids=CITATION_CASES.keys())
 def test_citations(marked: str) -> None:
     check_keys(marked)
+
+
+def test_quarto_cross_references_are_not_citations_in_a_qmd_document() -> None:
+    text = "See @fig-plot, [@tbl-data], @eq-energy, @sec:intro, @figueroa2020 [@def]."
+    doc = parse_markdown(Path("paper.qmd"), text)
+    assert [c.key for c in doc.citations] == ["sec:intro", "figueroa2020", "def"]
 
 
 def test_citation_modes_and_command_spans() -> None:

@@ -28,9 +28,10 @@ Not read as text: inline code spans (any number of backticks), fenced (```` ``` 
 ``](...)``, backslash escapes, Quarto shortcodes ``{{< ... >}}``, pandoc example-list labels
 (``(@good)``, ``@good.``, ``@good)`` starting a block) and references to them, footnote
 references ``[^@x]``, a braced key holding the ``]`` that ends the bracket around it
-(``[@{a]b} ...``, a citation only in a citation group ``[@{a]b}]``), cross-references
-(``@fig-plot``, ``@tbl:x``, ``@sec-y`` ... with Quarto's and pandoc-crossref's label
-prefixes), and YAML metadata blocks (read as
+(``[@{a]b} ...``, a citation only in a citation group ``[@{a]b}]``), Quarto
+cross-references in a ``.qmd`` document (``@fig-plot``, ``@sec-y`` ...; pandoc itself cites
+them, and pandoc-crossref's ``@fig:plot``, as any key; in a ``.md`` file of a Quarto project
+the dangling check leaves them out), and YAML metadata blocks (read as
 metadata instead: front matter, and later blocks that parse as a YAML mapping).
 ``<!-- citewarden: ignore -->`` suppresses findings on its line and the next.
 
@@ -71,6 +72,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     spans, as the pandoc of ``dialect`` reads them.  Never raises."""
     blocks = block_structure(path, text)
     scan = _scan(text, blocks.skip, dialect.counted_brackets)
+    quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []
     links: list[Link] = []
     problems: list[Finding] = []
@@ -89,7 +91,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     for p in scan.pending:
         if examples and _is_example_reference(text, p, examples):
             continue
-        if _CROSSREF.match(p.key):
+        if quarto and _is_quarto_crossref(p.key):
             continue
         if p.group is not None:
             command = "suppress-author" if p.dash else "normal"
@@ -132,6 +134,13 @@ def nocite_block(text: str) -> tuple[int, int] | None:
     blocks = block_structure(Path(), text)
     found = [r for r, m in zip(blocks.regions, blocks.metadata, strict=True) if m.sets_nocite]
     return found[-1] if found else None
+
+
+def _is_quarto_crossref(key: str) -> bool:
+    """``fig-plot``, ``tbl-x`` ...: a label Quarto's cross-reference filter resolves before
+    citations are (``fig:plot``, pandoc-crossref's form, is a citation to Quarto too)."""
+    m = _CROSSREF.match(key)
+    return m is not None and key[m.end() - 2] == "-"
 
 
 #: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``)
