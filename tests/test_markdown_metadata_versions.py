@@ -23,6 +23,30 @@ CASES = {
         "doc.md": "---\nbibliography: refs.bib\n---\n\nSee @eq:maxwell and @other and @fig-missing.\n",
         "refs.bib": _BIB,
     },
+    "a later block's bibliography replaces the front matter's": {
+        "doc.md": (
+            "---\nbibliography: refs.bib\n---\n\nCite @a and @b.\n\n"
+            "---\nbibliography: other.bib\n---\n"
+        ),
+        "refs.bib": _BIB,
+        "other.bib": "@misc{b, title={B}}\n",
+    },
+    "a front matter's metadata: is no defaults file's": {
+        "doc.md": (
+            "---\nbibliography: refs.bib\nmetadata:\n  bibliography: other.bib\n---\n\n"
+            "Cite @a and @b.\n"
+        ),
+        "refs.bib": _BIB,
+        "other.bib": "@misc{b, title={B}}\n",
+    },
+    "a plain document's format: is no Quarto format": {
+        "doc.md": (
+            "---\nbibliography: refs.bib\nformat:\n  html:\n    bibliography: other.bib\n"
+            "---\n\nCite @a and @b.\n"
+        ),
+        "refs.bib": _BIB,
+        "other.bib": "@misc{b, title={B}}\n",
+    },
 }
 
 

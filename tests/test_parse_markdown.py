@@ -182,7 +182,8 @@ def test_front_matter_bibliography_list_and_nocite() -> None:
         ("bibliography: [a.bib, 'b c.bib', \"d.json\"]", ["a.bib", "b c.bib", "d.json"]),
         ("bibliography: 'it''s.bib'", ["it's.bib"]),
         ("bibliography:", []),
-        ("format:\n  html:\n    bibliography: per-format.bib", ["per-format.bib"]),
+        ("format:\n  html:\n    bibliography: per-format.bib", []),
+        ("metadata:\n  bibliography: other.bib", []),
     ],
 )
 def test_front_matter_bibliography_forms(front: str, targets: list[str]) -> None:
@@ -194,6 +195,16 @@ def test_front_matter_bibliography_forms(front: str, targets: list[str]) -> None
             assert text[link.span.start : link.span.end] == link.target
         else:
             assert text[link.span.start : link.span.end] == "it''s.bib"
+
+
+def test_a_qmd_documents_per_format_bibliography() -> None:
+    text = "---\nformat:\n  html:\n    bibliography: per-format.bib\n---\n"
+    assert [link.target for link in parse_markdown(Path("a.qmd"), text).links] == ["per-format.bib"]
+
+
+def test_a_later_blocks_bibliography_replaces_the_front_matters() -> None:
+    text = "---\nbibliography: [a.bib, b.bib]\n---\n\nText.\n\n---\nbibliography: c.bib\n---\n"
+    assert [link.target for link in parse_markdown(P, text).links] == ["c.bib"]
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,8 @@ Citation ``command`` names the form: ``"normal"`` inside a bracketed group ``[se
 bare ``@a`` (``@a [p. 3]`` included; ``command_span`` is ``@a``), ``"nocite"`` for keys in a
 YAML ``nocite:``.  The ids of the CSL items of a YAML ``references:`` field are keys the
 document defines (:attr:`~citewarden.model.ParsedDocument.bibitems`); as in pandoc, a later
-metadata block's ``references:`` (and ``nocite:``) replaces an earlier one's.  A bracket is a citation group when every ``;``-separated part holds a
+metadata block's ``references:`` (and ``nocite:`` and ``bibliography:``) replaces an earlier
+one's.  A bracket is a citation group when every ``;``-separated part holds a
 key and it does not open a link, a reference link, an attribute span or an inline note.
 What pandoc versions read otherwise is a
 :class:`~citewarden.parsing.pandoc_syntax.PandocDialect` (``-@a`` outside brackets, and
@@ -83,6 +84,8 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
             citations = [c for c in citations if c.kind is not CitationKind.NOCITE]
             nocite_all = meta.nocite_all
         citations.extend(meta.citations)
+        if meta.sets_bibliography:  # pandoc keeps the last block's field
+            links = []
         links.extend(meta.links)
         problems.extend(meta.problems)
         if meta.references is not None:  # pandoc keeps the last block's field

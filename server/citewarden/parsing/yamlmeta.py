@@ -4,8 +4,10 @@ and pandoc defaults files.
 Reads ``bibliography:`` (a string or a list), ``nocite:`` (strings or lists of strings
 holding ``@key`` citations, ``@*`` for all) and ``references:`` (a list of CSL items, read
 as in a CSL-YAML file: their ``id`` values are the keys they define) at the top level,
-under ``metadata:`` (pandoc defaults files) and under each ``format: <name>:`` (Quarto
-per-format metadata); and the
+under ``metadata:`` (in project metadata and pandoc defaults files, not in a document: pandoc
+reads a front matter's ``metadata:`` as just another field) and under each ``format:
+<name>:`` (Quarto per-format metadata: in a ``.qmd`` document or a project file, not in
+other documents, whose pandoc ignores it); and the
 citations in the top-level prose fields pandoc renders (``title``, ``abstract`` ...), with
 command ``"metadata"``.  Spans come from PyYAML's node marks, so they are exact offsets into
 the file's text.  A YAML error is returned as a ``yaml-syntax`` finding, never raised.
@@ -30,6 +32,7 @@ from citewarden.model import (
     Location,
     Span,
 )
+from citewarden.parsing import is_metadata
 from citewarden.parsing.csl import csl_yaml_items
 
 #: Top-level fields whose text pandoc renders as prose, citations included.
@@ -61,6 +64,8 @@ class Metadata:
     reference_entries: list[Entry] = field(default_factory=list)
     #: The block sets ``nocite:`` (a later block's replaces it, as in pandoc).
     sets_nocite: bool = False
+    #: The block sets ``bibliography:`` (a later block's replaces it, as in pandoc).
+    sets_bibliography: bool = False
 
 
 def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeyScanner) -> Metadata:
@@ -102,11 +107,12 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
         "prose": set(),
         "references": set(),
     }
-    for mapping in _scopes(root, scopes_seen):
+    for mapping in _scopes(root, scopes_seen, *_scope_fields(path)):
         for key_node, value in mapping.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 continue
             if key_node.value == "bibliography":
+                meta.sets_bibliography = True
                 for scalar in _scalars(value, seen["bibliography"]):
                     located = _scalar_span(text, start, scalar)
                     if located is not None:
@@ -171,16 +177,27 @@ def _all_scalars(node: yaml.Node, seen: set[int], depth: int = 0) -> Iterator[ya
             yield from _all_scalars(item, seen, depth + 1)
 
 
-def _scopes(root: yaml.MappingNode, seen: set[int]) -> Iterator[yaml.MappingNode]:
-    """The top level, ``metadata:`` and every ``format: <name>:`` mapping."""
+def _scope_fields(path: Path) -> tuple[bool, bool]:
+    """Whether the YAML of ``path`` has a ``metadata:`` scope (a project metadata file's,
+    not a document's) and ``format: <name>:`` scopes (a project file's or a ``.qmd``
+    document's, which Quarto renders)."""
+    project_file = is_metadata(path)
+    return project_file, project_file or path.suffix.lower() == ".qmd"
+
+
+def _scopes(
+    root: yaml.MappingNode, seen: set[int], metadata: bool, formats: bool
+) -> Iterator[yaml.MappingNode]:
+    """The top level, and ``metadata:`` and every ``format: <name>:`` mapping where the
+    file has those scopes."""
     yield root
     for key_node, value in root.value:
         if not isinstance(key_node, yaml.ScalarNode):
             continue
-        if key_node.value == "metadata" and isinstance(value, yaml.MappingNode):
+        if metadata and key_node.value == "metadata" and isinstance(value, yaml.MappingNode):
             if _first_time(value, seen):
                 yield value
-        elif key_node.value == "format" and isinstance(value, yaml.MappingNode):
+        elif formats and key_node.value == "format" and isinstance(value, yaml.MappingNode):
             for _, per_format in value.value:
                 if isinstance(per_format, yaml.MappingNode) and _first_time(per_format, seen):
                     yield per_format
