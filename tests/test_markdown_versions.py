@@ -58,6 +58,13 @@ ALIKE = [
     "[@a ^[@{]}]]\n",
     ":[>@a{^[ @{>]}]]\n",
     "[@^[@{]}]]]! @a\n",
+    # attribute sets, read where pandoc reads one and as text elsewhere
+    '# Results {#sec-res data-note="@h1"}\n\n::: {.note title="see @d1"}\nText.\n:::\n',
+    '[word]{key="@s1"} and `x`{note="@c1"} and ![img](a.png){alt="@i1"} and []{k="@e"}\n',
+    '[w](u){k=@x} <http://a.b>{k="@y"} [w]{.a.b k="@z" -} [w]{\nk="a\n@v" #i}\n',
+    '[w]{k="a\\"@q"} [w]{k="a\\"b" @r} [w]{k="@t" [w]{k=}@u [w] {k="@w"}\n',
+    '# H {#a k="@a"} ##\n\n# H ## {k="@b"}\n\n  # H {k="@c"}\n\n> # H {k="@d"}\n',
+    'H {k="@e"}\n===\n\na\nH {k="@f"}\n===\n\nx {k="@g"} y\n\n- # H {k="@h"}\n',
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

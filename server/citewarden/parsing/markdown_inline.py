@@ -143,19 +143,20 @@ _INLINE = re.compile(
     r"|\{(\{<)"
     r"|(\$\$?)"
     r"|<(/?[A-Za-z][A-Za-z0-9-]{0,30})(?=[\s/>])"
+    r"|(\{)"
 )
-_COMMENT, _TICKS, _OPEN, _CLOSE, _BLANK, _DASH_AT, _AT, _SHORTCODE = 1, 3, 5, 6, 7, 10, 13, 14
-_ESCAPE, _MATH, _TAG = 4, 15, 16
+_COMMENT, _AUTOLINK, _TICKS, _OPEN, _CLOSE, _BLANK = 1, 2, 3, 5, 6, 7
+_DASH_AT, _AT, _SHORTCODE, _ESCAPE, _MATH, _TAG, _BRACE = 10, 13, 14, 4, 15, 16, 17
 #: Cross-reference labels (Quarto ``@fig-plot``, pandoc-crossref ``@fig:plot``): not citations.
 _CROSSREF = re.compile(
     r"(?:fig|tbl|lst|eq|sec|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|alg|tip|nte|wrn|imp|cau)"
     r"[-:]\w"
 )
 _PAR = re.compile(r"\n[ \t]*\r?\n")
-#: empty brackets, ``^`` or nothing between them, the last followed by no link destination
-#: or label (``^[]^[][]``: text); a thousand at most a match, as :mod:`re` keeps a frame
+#: empty brackets, ``^`` or nothing between them, the last followed by no link destination,
+#: label or attributes (``^[]^[][]``: text); a thousand at most a match, as :mod:`re` keeps a frame
 #: for each repetition of a group it may backtrack into
-_EMPTY_BRACKETS = re.compile(r"\[\](?:\^?\[\]){0,1000}(?![(:])")
+_EMPTY_BRACKETS = re.compile(r"\[\](?:\^?\[\]){0,1000}(?![(:{])")
 _IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
 
 
@@ -198,6 +199,7 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
     par, math_close = _Next(text, _PAR), _Next(text, _MATH_CLOSE)
     shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
     ticks = TickRuns(text)
+    line_starts, attributes = _LineStarts(text), _AttributeSets(text)
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
     drop_until = -1  # citations starting before this offset are text pandoc drops
@@ -236,7 +238,7 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                 limit = min(limit, region[0])
             closer = ticks.closer(pos - start, pos, limit)
             if closer >= 0:
-                pos = closer
+                pos = attributes.end(closer, limit)
         elif group == _SHORTCODE:  # closed on its line
             close = shortcode_close.start(pos)
             if close >= 0 and not 0 <= line_end.start(pos) < close:
@@ -255,8 +257,10 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                 if first_index == len(pending) and text[pos : pos + 1] not in ("(", ":"):
                     if stack:  # nothing cited inside, no link after: plain text (``^[x]``)
                         stack[-1].take(bracket, marks)
+                    pos = attributes.end(pos, par.start(pos))  # a span's
                     continue
                 pos, members = _close_group(text, bracket, start, pending, marks)
+                pos = attributes.end(pos, par.start(pos))  # a span's, a link's
                 changed = False
                 if counted_brackets and members:
                     balance = balance or Balance(text)
@@ -290,6 +294,12 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                 pos = _raw_tex_end(text, start)
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
+        elif group == _AUTOLINK:
+            pos = attributes.end(pos, par.start(pos))
+        elif group == _BRACE:  # a heading's or a div's attributes, at the end of the line
+            close = attributes.end(start, par.start(pos))
+            if close > start and _block_attributes(text, line_starts.of(start), start, close):
+                pos = close
         elif group == _TAG:
             close = -1
             if m.group(_TAG).lower() in VERBATIM_TAGS:
@@ -337,6 +347,107 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
     if any(p.straddles and p.group is None for p in pending):
         out.pending = [p for p in pending if not (p.straddles and p.group is None)]
     return out
+
+
+#: pandoc's white space with at most one line break (its ``spnl``)
+_SPNL = r"[ \t]*+(?:\r?\n[ \t]*+)?+"
+#: one attribute: ``#id``, ``.class``, ``key=value`` (the value's quoted and bare parts
+#: joined) or ``-`` (unnumbered); a quote left open is read to the end
+_ATTRIBUTE = (
+    r"(?:#[\w\-:.]++|\.[^\W\d_][\w\-:.]*+|-|[^\W\d_][\w\-:.]*+="
+    r"(?:\"(?:[^\"\\]|\\.)*+\"?+|'(?:[^'\\]|\\.)*+'?+|[^\s}\"'])++)"
+)
+#: What pandoc reads of an attribute set (``{=format}`` of raw code too) before its
+#: ``}``: each part as far as it goes, never taken back (possessive: no backtracking).
+_ATTRIBUTE_SET = re.compile(
+    r"\{" + _SPNL + r"(?:=[\w\-]++[ \t]*+|(?:" + _ATTRIBUTE + _SPNL + r")*+)"
+)
+#: Longest attribute set read, in characters.
+_MAX_ATTRIBUTES = 2_000
+#: Characters attribute sets may be read over, beyond twice the text's length (see
+#: :class:`_AttributeSets`).
+_ATTRIBUTE_BUDGET = 1_000_000
+_CONTAINERS = r"(?:[ ]{0,3}>[ ]?|[ ]{0,3}(?:[-+*]|\d{1,9}[.)])[ \t]++)*+"
+#: before the attributes on their line: an ATX heading's marker, a div fence
+_ATX_START = re.compile(_CONTAINERS + r"#{1,6}[ \t]")
+_FENCE_START = re.compile(_CONTAINERS + r"[ ]{0,3}:{3,}+[ \t]*+")
+#: after them: the end of the line (of a div fence, colons may close it first), a setext
+#: heading's underline
+_LINE_REST = re.compile(r"[ \t]*+(?:\r?\n|\Z)")
+_FENCE_REST = re.compile(r"[ \t]*+:*+[ \t]*+(?:\r?\n|\Z)")
+_UNDERLINE = re.compile(r"[ \t]*+\r?\n[ ]{0,3}(?:=++|-++)[ \t]*+(?:\r?\n|\Z)")
+
+
+class _AttributeSets:
+    """pandoc's attribute sets ``{#id .class key="value"}`` of a text.  Sets that do not
+    close may be read over again from a later ``{`` inside them (an unclosed quote, a value
+    holding ``{``): such reading stops at :data:`_ATTRIBUTE_BUDGET` beyond twice the
+    text's length (a text made of them would take a pass each), the sets left then read
+    as text."""
+
+    __slots__ = ("_budget", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._budget = _ATTRIBUTE_BUDGET + 2 * len(text)
+
+    def end(self, i: int, limit: int) -> int:
+        """Where ``text[i:]`` goes on after the attribute set it opens (within ``limit``,
+        -1: the end), else ``i``: pandoc reads one after a span, a link, an image, an
+        autolink and a code span, not as text."""
+        text = self._text
+        if text[i : i + 1] != "{" or self._budget < 0:
+            return i
+        limit = min(len(text) if limit < 0 else limit, i + _MAX_ATTRIBUTES)
+        m = _ATTRIBUTE_SET.match(text, i, limit)
+        if m is None:
+            return i
+        read = m.end()
+        self._budget -= read - i
+        return read + 1 if read < limit and text[read] == "}" else i
+
+
+def _block_attributes(text: str, line_start: int, start: int, end: int) -> bool:
+    """The attribute set ``text[start:end]`` on the line from ``line_start`` is a
+    heading's (at the end of an ATX heading's line, or of a line a setext underline
+    follows) or a div fence's: pandoc reads it, not as text."""
+    if _FENCE_START.fullmatch(text, line_start, start) is not None:
+        return _FENCE_REST.match(text, end) is not None
+    if _UNDERLINE.match(text, end) is not None and _after_blank_line(text, line_start):
+        return True
+    return (
+        _LINE_REST.match(text, end) is not None
+        and _ATX_START.match(text, line_start, start) is not None
+    )
+
+
+def _after_blank_line(text: str, line_start: int) -> bool:
+    """The line from ``line_start`` is the text's first or follows a blank line."""
+    if line_start == 0:
+        return True
+    before = text.rfind("\n", 0, line_start - 1) + 1
+    return not text[before : line_start - 1].strip()
+
+
+class _LineStarts:
+    """Where the line that holds an offset starts, asked from offsets that grow: the text
+    between two questions is read once."""
+
+    __slots__ = ("_read_to", "_start", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._read_to = self._start = 0
+
+    def of(self, i: int) -> int:
+        """The start of the line that holds ``text[i]``."""
+        if i < self._read_to:
+            return self._text.rfind("\n", 0, i) + 1
+        k = self._text.rfind("\n", self._read_to, i)
+        if k >= 0:
+            self._start = k + 1
+        self._read_to = i
+        return self._start
 
 
 _TEX_COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
