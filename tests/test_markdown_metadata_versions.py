@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from citewarden.model import Code
+from citewarden.parsing.markdown import reads_alike
 from test_pandoc_versions import _findings, _pandoc, _pandoc_reads
 
 VERSIONS = ("2.17", "3.6.1", "3.9")
@@ -46,6 +47,23 @@ CASES = {
         ),
         "refs.bib": _BIB,
         "other.bib": "@misc{b, title={B}}\n",
+    },
+    "a bibliography of an extension pandoc does not know": {
+        "doc.md": "---\nbibliography: refs.txt\n---\n\nCite @a and @nope.\n",
+        "refs.txt": _BIB,
+    },
+    "a bibliography without an extension": {
+        "doc.md": "---\nbibliography: [refs.bib, refs]\n---\n\nCite @a and @nope.\n",
+        "refs.bib": _BIB,
+        "refs": _BIB,
+    },
+    "an upper-case extension pandoc 3 alone reads": {
+        "doc.md": "---\nbibliography: refs.BIB\n---\n\nCite @a and @nope.\n",
+        "refs.BIB": _BIB,
+    },
+    "a RIS file pandoc 2 cannot read": {
+        "doc.md": "---\nbibliography: refs.RIS\n---\n\nCite @a and @nope.\n",
+        "refs.RIS": "TY  - BOOK\nID  - a\nTI  - A\nER  - \n",
     },
 }
 
@@ -88,3 +106,28 @@ def test_a_quarto_label_in_a_quarto_projects_markdown_file_is_no_dangling_key(
     findings = _findings(tmp_path, "3.9")
     assert {str(f.data.get("key")) for f in findings if f.code is Code.DANGLING} == set()
     assert {str(f.data.get("key")) for f in findings if f.code is Code.ORPHAN} == {"a"}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_ris_bibliography_is_one_citewarden_cannot_read(tmp_path: Path, version: str) -> None:
+    """pandoc 3 reads a .ris file, pandoc 2 stops at it; citewarden reads no RIS, so the
+    keys are not known either way."""
+    _write(
+        tmp_path,
+        {"doc.md": _RIS_DOC, "refs.ris": CASES["a RIS file pandoc 2 cannot read"]["refs.RIS"]},
+    )
+    reads, _ = _pandoc_reads(tmp_path, _pandoc(version))
+    assert reads is (version != "2.17")
+    findings = _findings(tmp_path, version)
+    assert not [f for f in findings if f.code is Code.DANGLING]
+    (unread,) = [f for f in findings if f.code is Code.FILE_UNREADABLE]
+    assert ("RIS file" in unread.message) is reads
+
+
+_RIS_DOC = "---\nbibliography: refs.ris\n---\n\nCite @a and @nope.\n"
+
+
+def test_every_version_reads_the_names_of_a_document_without_one_pandoc_3_alone_knows() -> None:
+    assert reads_alike("---\nbibliography: [a.bib, b.json, c.yaml]\n---\n")
+    for name in ("a.ris", "a.BIB", "a.Json"):
+        assert not reads_alike(f"---\nbibliography: {name}\n---\n"), name

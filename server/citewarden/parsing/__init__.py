@@ -7,7 +7,7 @@ name.
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from citewarden.model import BibFormat, ParsedBibliography, ParsedDocument
 
@@ -63,3 +63,29 @@ def bibliography_format(path: Path) -> BibFormat:
     if suffix in YAML_SUFFIXES:
         return BibFormat.CSL_YAML
     return BibFormat.BIBTEX
+
+
+#: what pandoc reads a bibliography as, by its extension as written (2.17, 3.6.1 and 3.9
+#: checked); any other stops it: "Could not determine bibliography format"
+_PANDOC_EXTENSIONS = {
+    ".bib": "biblatex",
+    ".biblatex": "biblatex",
+    ".bibtex": "bibtex",
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+}
+
+
+def pandoc_bibliography_format(name: str, pandoc_2: bool) -> str | None:
+    """The format pandoc reads the bibliography file ``name`` in, by its extension:
+    ``"biblatex"``, ``"bibtex"``, ``"json"``, ``"yaml"`` or ``"ris"``; None where pandoc
+    cannot tell and stops.  pandoc 2 knows the lower-case extensions alone; pandoc 3 also
+    ``.ris``, and ``.bib`` and ``.json`` in any case (by their MIME types)."""
+    suffix = PurePath(name).suffix
+    found = _PANDOC_EXTENSIONS.get(suffix)
+    if found is not None or pandoc_2:
+        return found
+    if suffix == ".ris":
+        return "ris"
+    return {".bib": "biblatex", ".json": "json"}.get(suffix.lower())

@@ -48,18 +48,21 @@ from pathlib import Path
 from citewarden.model import (
     Citation,
     CitationKind,
+    Code,
     CompletionContext,
     DocumentKind,
     Entry,
     Finding,
     Link,
+    Location,
     ParsedDocument,
     Span,
+    quoted,
 )
-from citewarden.parsing import is_metadata
+from citewarden.parsing import is_metadata, pandoc_bibliography_format
 from citewarden.parsing.markdown_blocks import block_structure
 from citewarden.parsing.markdown_inline import _CROSSREF, _SIMPLE_KEY_RE, _Pending, _scan, scan_keys
-from citewarden.parsing.pandoc_syntax import PANDOC_3_9, PandocDialect
+from citewarden.parsing.pandoc_syntax import PANDOC_2, PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import read_metadata
 
 # ---------------------------------------------------------------------------------------
@@ -105,15 +108,46 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
             command, command_span = "in-text", Span(p.start + p.dash, p.end)
         citations.append(Citation(p.key, p.span, command, command_span, CitationKind.CITE))
     citations.sort(key=lambda c: c.span.start)
+    unread = [_unread_bibliography(path, link, dialect) for link in links]
+    stops = [problem for problem in unread if problem is not None]
     return ParsedDocument(
         path=path,
         kind=DocumentKind.MARKDOWN,
         citations=tuple(citations),
-        links=tuple(links),
+        links=tuple(link for link, problem in zip(links, unread, strict=True) if problem is None),
         nocite_all=nocite_all,
         bibitems=tuple(references),
         suppressed_lines=frozenset(scan.suppressed),
-        problems=tuple(problems),
+        problems=(*problems, *stops),
+        failed=bool(stops),
+    )
+
+
+def _unread_bibliography(path: Path, link: Link, dialect: PandocDialect) -> Finding | None:
+    """The problem of a bibliography pandoc cannot tell the format of by its extension
+    (pandoc stops at it, so no citation is found), or reads as RIS, which citewarden
+    cannot: either way the keys of the document's project are not known.  None for one
+    read as BibTeX, CSL-JSON or CSL-YAML, or downloaded (a URL)."""
+    target = link.target
+    if "://" in target:
+        return None
+    fmt = pandoc_bibliography_format(target, dialect is PANDOC_2)
+    if fmt == "ris":
+        why = f"{quoted(target)} is a RIS file, which pandoc reads and citewarden cannot"
+    elif fmt is None:
+        why = (
+            f"pandoc cannot read {quoted(target)}: it knows a bibliography's format by its "
+            "extension (.bib, .bibtex, .biblatex, .json, .yaml, .yml"
+            + (")" if dialect is PANDOC_2 else ", .ris)")
+            + ' and stops at any other ("Could not determine bibliography format")'
+        )
+    else:
+        return None
+    return Finding(
+        Code.FILE_UNREADABLE,
+        Location(path, link.span),
+        f"{why}; the keys the document's bibliographies define are not known, so no "
+        "citation is reported as undefined",
     )
 
 
@@ -146,13 +180,18 @@ def _is_quarto_crossref(key: str) -> bool:
     return m is not None and key[m.end() - 2] == "-"
 
 
-#: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``)
-_DIALECT_SENSITIVE = re.compile(r"-@|@\{")
+#: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``, and a
+#: bibliography's extension pandoc 3 alone knows: ``.ris``, ``.bib`` and ``.json`` not in
+#: lower case)
+_DIALECT_SENSITIVE = re.compile(
+    r"-@|@\{|\.(?:ris|(?!bib)[Bb][Ii][Bb]|(?!json)[Jj][Ss][Oo][Nn])(?![A-Za-z])"
+)
 
 
 def reads_alike(text: str) -> bool:
-    """Every pandoc version reads the citations of ``text`` alike (no ``-@key`` and no
-    braced key): no need to read it again for another :class:`PandocDialect`."""
+    """Every pandoc version reads the citations and bibliography names of ``text`` alike
+    (no ``-@key``, no braced key, no ``.ris``, ``.BIB`` ...): no need to read it again for
+    another :class:`PandocDialect`."""
     return _DIALECT_SENSITIVE.search(text) is None
 
 
