@@ -34,3 +34,38 @@ def test_attribute_sets_that_never_close_are_read_in_bounded_passes(text: str) -
     doc = parse_markdown(P, text + "\n\n[@k]\n")
     assert time.process_time() - t0 < 5
     assert [c.key for c in doc.citations][-1:] == ["k"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\\a{" * 200_000,  # each command's argument unclosed, holding the next
+        "\\a[" * 200_000,
+        "\\a[{" * 150_000,
+        "\\a\n[" * 150_000,
+        "\\a{%" * 150_000,
+        "\\a" + "{" * 500_000,
+        "\\" * 600_000,
+        "\\verb|\\verb!" * 100_000,
+        ("\\verb|" + "x" * 19_000 + "\n") * 30,
+    ],
+    ids=[
+        "braces",
+        "options",
+        "braces in options",
+        "options on lines",
+        "comments",
+        "deep",
+        "backslashes",
+        "verb",
+        "verb lines",
+    ],
+)
+def test_raw_tex_arguments_that_never_close_are_read_in_bounded_passes(text: str) -> None:
+    """Half a megabyte of raw TeX commands whose arguments never close: each one's
+    reading may go over the next ones, up to a budget.  The bound is generous: the
+    reading takes about a second."""
+    t0 = time.process_time()
+    doc = parse_markdown(P, text + "\n\n[@k]\n")
+    assert time.process_time() - t0 < 5
+    assert [c.key for c in doc.citations][-1:] == ["k"]

@@ -65,6 +65,12 @@ ALIKE = [
     '[w]{k="a\\"@q"} [w]{k="a\\"b" @r} [w]{k="@t" [w]{k=}@u [w] {k="@w"}\n',
     '# H {#a k="@a"} ##\n\n# H ## {k="@b"}\n\n  # H {k="@c"}\n\n> # H {k="@d"}\n',
     'H {k="@e"}\n===\n\na\nH {k="@f"}\n===\n\nx {k="@g"} y\n\n- # H {k="@h"}\n',
+    # raw TeX: braces at any depth across lines, white space before arguments, \verb
+    "\\textcolor{red}{TODO: expand on\nthe result of @smith and @jones.} @after\n",
+    "x \\foo {@a} \\foo  [@b] \\verb|@c| \\verb*@d@ \\foo{a{b{@e}}} \\foo * {@f} @y\n",
+    "x \\foo\n{@a} \\foo{b}  {@b} \\foo{c}\n[@c] \\foo\n[@d] \\foo [e]\n {@e} \\foo{a\\}@f} @y\n",
+    "x \\foo{a\n\n@a} \\foo{b%}\n@b} \\foo[c%]\n@c] \\foo[a{]}@d] \\foo[e[f]@e] @y\n",
+    "x \\foo{`}`@a} \\foo{a\\\\}@b} \\verb!@c\n@d! \\foo [e]\n\n{@e} @y\n\nz \\foo{a\n\n@f @g\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

@@ -199,7 +199,7 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
     par, math_close = _Next(text, _PAR), _Next(text, _MATH_CLOSE)
     shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
     ticks = TickRuns(text)
-    line_starts, attributes = _LineStarts(text), _AttributeSets(text)
+    line_starts, attributes, raw_tex = _LineStarts(text), _AttributeSets(text), _RawTex(text)
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
     drop_until = -1  # citations starting before this offset are text pandoc drops
@@ -291,7 +291,7 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             pos = start + 1
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
-                pos = _raw_tex_end(text, start)
+                pos = raw_tex.end(start)
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
         elif group == _AUTOLINK:
@@ -450,28 +450,108 @@ class _LineStarts:
         return self._start
 
 
-_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
-_TEX_ARGUMENT = re.compile(r"\{(?:[^{}\\\n]|\\.|\{(?:[^{}\\\n]|\\.)*\})*\}|\[[^\[\]{}\n]*\]")
-#: Longest raw TeX environment skipped, in characters.
+_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)[ \t]*+(?:\*[ \t]*+)?+")
+#: pandoc's white space in raw TeX: spaces, at most one line break (its ``sp``)
+_TEX_SPACE = re.compile(r"[ \t]*+(?:\r?\n[ \t]*+)?+")
+#: what a braced argument and an optional one hold of note: braces, escapes, comments
+_TEX_GROUP = re.compile(r"[{}]|\\[\s\S]|%[^\n]*+")
+_TEX_OPTION = re.compile(r"[{\]]|\\[\s\S]|%[^\n]*+")
+#: ``\verb``'s delimiter: the first character after it that is no letter, digit or space
+_VERB_DELIMITER = re.compile(r"[ \t]*+([^\sA-Za-z0-9])")
+#: Longest raw TeX environment, argument or ``\verb`` read, in characters.
 _MAX_RAW_TEX = 20_000
+#: Characters raw TeX may be read over, beyond twice the text's length (see
+#: :class:`_RawTex`).
+_RAW_TEX_BUDGET = 1_000_000
 
 
-def _raw_tex_end(text: str, i: int) -> int:
-    """``text[i:]`` is ``\\name``: pandoc reads the command with its ``{..}`` and ``[..]``
-    arguments (a ``\\begin{env}`` up to its ``\\end{env}``) as raw TeX, not as text."""
-    m = _TEX_COMMAND.match(text, i)
-    if m is None:
-        return i + 1
-    pos = m.end()
-    if m.group(1) == "begin":
-        env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
-        if env is not None:
-            close = text.find("\\end{" + env.group(1) + "}", pos, pos + _MAX_RAW_TEX)
-            if close >= 0:
-                return close + len(env.group(1)) + 6
-    while (arg := _TEX_ARGUMENT.match(text, pos)) is not None:
-        pos = arg.end()
-    return pos
+class _RawTex:
+    """The raw TeX commands of a text, read as pandoc reads them: a ``\\name`` with its
+    ``[..]`` and ``{..}`` arguments (braces balanced at any depth, across lines and blank
+    lines, escapes and ``%`` comments passed over; spaces and a line break before an
+    optional argument, spaces only right after the name before a braced one),
+    ``\\verb<d>..<d>`` on one line, a ``\\begin{env}`` up to its ``\\end{env}``.  An
+    argument that does not close may be read over again from a command inside it: such
+    reading stops at :data:`_RAW_TEX_BUDGET` beyond twice the text's length (a text made
+    of them would take a pass each), the commands left then read without arguments."""
+
+    __slots__ = ("_budget", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._budget = _RAW_TEX_BUDGET + 2 * len(text)
+
+    def end(self, i: int) -> int:
+        """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
+        which pandoc reads as raw TeX, not as text."""
+        text = self._text
+        m = _TEX_COMMAND.match(text, i)
+        if m is None:
+            return i + 1
+        pos = m.end()
+        name = m.group(1)
+        if name == "begin":
+            env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
+            if env is not None:
+                close = text.find("\\end{" + env.group(1) + "}", pos, pos + _MAX_RAW_TEX)
+                if close >= 0:
+                    return close + len(env.group(1)) + 6
+        if name == "verb":
+            return self._verb_end(pos)
+        while self._budget >= 0:  # optional arguments, each in white space
+            space = _TEX_SPACE.match(text, pos)
+            assert space is not None  # it matches the empty string
+            close = (
+                self._closed(_TEX_OPTION, space.end())
+                if text[space.end() : space.end() + 1] == "["
+                else -1
+            )
+            if close < 0:
+                break
+            pos = _TEX_SPACE.match(text, close).end()  # type: ignore[union-attr]
+        while self._budget >= 0 and text[pos : pos + 1] == "{":
+            close = self._closed(_TEX_GROUP, pos)
+            if close < 0:
+                break
+            pos = close
+        return pos
+
+    def _verb_end(self, pos: int) -> int:
+        """After ``\\verb``: the offset after its closing delimiter, on the same line."""
+        text = self._text
+        d = _VERB_DELIMITER.match(text, pos)
+        if d is None:
+            return pos
+        limit = min(len(text), d.end() + _MAX_RAW_TEX)
+        close = text.find(d.group(1), d.end(), limit)
+        line_end = text.find("\n", d.end(), limit if close < 0 else close)
+        self._budget -= (limit if close < 0 else close) - pos
+        return close + 1 if close >= 0 and line_end < 0 else pos
+
+    def _closed(self, tokens: re.Pattern[str], i: int) -> int:
+        """``text[i]`` opens a ``{..}`` (``tokens``: ``_TEX_GROUP``) or ``[..]`` argument
+        (``_TEX_OPTION``, braced groups inside): the offset after it closes, or -1."""
+        text = self._text
+        limit = min(len(text), i + _MAX_RAW_TEX)
+        depth = 0
+        pos = i + 1 if tokens is _TEX_OPTION else i
+        while (m := tokens.search(text, pos, limit)) is not None:
+            c = text[m.start()]
+            pos = m.end()
+            if c == "{":
+                if tokens is _TEX_OPTION:
+                    pos = self._closed(_TEX_GROUP, m.start())
+                    if pos < 0:
+                        return -1
+                    continue
+                depth += 1
+            elif c == "}" or c == "]":
+                depth -= 1
+                if depth <= 0:
+                    self._budget -= pos - i
+                    return pos
+        self._budget -= limit - i
+        return -1
 
 
 _MATH_CLOSE = re.compile(r"(?<![\s\\])\$(?!\d)")
