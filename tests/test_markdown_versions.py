@@ -71,6 +71,9 @@ ALIKE = [
     "x \\foo\n{@a} \\foo{b}  {@b} \\foo{c}\n[@c] \\foo\n[@d] \\foo [e]\n {@e} \\foo{a\\}@f} @y\n",
     "x \\foo{a\n\n@a} \\foo{b%}\n@b} \\foo[c%]\n@c] \\foo[a{]}@d] \\foo[e[f]@e] @y\n",
     "x \\foo{`}`@a} \\foo{a\\\\}@b} \\verb!@c\n@d! \\foo [e]\n\n{@e} @y\n\nz \\foo{a\n\n@f @g\n",
+    # an "@" right after emphasis closes is read as after a word
+    "*x*@a **x**@b _x_@c ***x***@d *x *@e ~~x~~@f ^x^@g *x*-@h *x*@i@j\n",
+    "**x*@a\n\n*x**@b\n\na_x_@c\n\n*a* and *b*@d\n\n*a*b*@e\n\n**a *b* c**@f\n\n[*a](u)*@g\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

@@ -144,9 +144,10 @@ _INLINE = re.compile(
     r"|(\$\$?)"
     r"|<(/?[A-Za-z][A-Za-z0-9-]{0,30})(?=[\s/>])"
     r"|(\{)"
+    r"|(\*+|_+)"
 )
 _COMMENT, _AUTOLINK, _TICKS, _OPEN, _CLOSE, _BLANK = 1, 2, 3, 5, 6, 7
-_DASH_AT, _AT, _SHORTCODE, _ESCAPE, _MATH, _TAG, _BRACE = 10, 13, 14, 4, 15, 16, 17
+_DASH_AT, _AT, _SHORTCODE, _ESCAPE, _MATH, _TAG, _BRACE, _STARS = 10, 13, 14, 4, 15, 16, 17, 18
 #: Cross-reference labels (Quarto ``@fig-plot``, pandoc-crossref ``@fig:plot``): not citations.
 _CROSSREF = re.compile(
     r"(?:fig|tbl|lst|eq|sec|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|alg|tip|nte|wrn|imp|cau)"
@@ -202,6 +203,7 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
     line_starts, attributes, raw_tex = _LineStarts(text), _AttributeSets(text), _RawTex(text)
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
+    emphasis = _Emphasis(text)
     drop_until = -1  # citations starting before this offset are text pandoc drops
     balance: Balance | None = None
     pos = 0
@@ -244,12 +246,14 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             if close >= 0 and not 0 <= line_end.start(pos) < close:
                 pos = close + 3
         elif group == _OPEN:
+            emphasis.clear()
             empty = _EMPTY_BRACKETS.match(text, start)
             if empty is not None and (region is None or empty.end() <= region[0]):
                 pos = empty.end()  # each "[" closed at once, nothing inside: text
             else:
                 stack.append(_Bracket(start, len(pending)))
         elif group == _CLOSE:
+            emphasis.clear()
             if stack:
                 bracket = stack.pop()
                 bracket.close(start, marks)
@@ -286,8 +290,11 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                     bracket.grouped(marks)
                 if stack:
                     stack[-1].take(bracket, marks)
+        elif group == _STARS:
+            emphasis.run(start, pos)
         elif group == _BLANK:
             stack.clear()
+            emphasis.clear()
             pos = start + 1
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
@@ -316,10 +323,13 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             at = start + 1 if dash else start
             key, brace = (m.group(8), m.start(9)) if dash else (m.group(11), m.start(12))
             key_start = m.start(8) if dash else m.start(11)
-            if dash and _after_word(text, start):
+            if dash and (_after_word(text, start) or start == emphasis.closed_at):
                 dash = False
                 start = at
             if _after_word(text, start) and start != key_end:  # "@a@b" cites both
+                continue
+            if not dash and start == emphasis.closed_at:  # "*x*@a": text, as after a word
+                key_end = pos
                 continue
             out.at_signs.append(at)
             dropped = start < drop_until
@@ -722,6 +732,41 @@ def _first_from(text: str, pattern: re.Pattern[str], i: int, last: _Found) -> _F
         return last
     m = pattern.search(text, i)
     return (i, m.start(), m.end()) if m is not None else (i, -1, -1)
+
+
+class _Emphasis:
+    """The runs of ``*`` or ``_`` read so far that open emphasis (``*x*``, ``__x__``,
+    ``***x***``), one of each length, and where the last emphasis closed: pandoc reads an
+    ``@`` right after emphasis closes as after a word (``*x*@a`` cites nothing).  Runs are
+    paired only within the same stretch between brackets and blank lines."""
+
+    __slots__ = ("_open", "_text", "closed_at")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._open: set[str] = set()
+        self.closed_at = -1
+
+    def run(self, start: int, end: int) -> None:
+        """``text[start:end]`` is a run of ``*`` or of ``_``: it closes the emphasis a run
+        like it opened, else opens one when no white space follows it (nor a letter or a
+        digit stands before a ``_``)."""
+        text = self._text
+        run = text[start:end]
+        if len(run) > 3:
+            return
+        after = text[end : end + 1]
+        if run in self._open:
+            if run[0] == "*" or not after.isalnum():
+                self._open.discard(run)
+                self.closed_at = end
+            return
+        if after and not after.isspace() and (run[0] == "*" or not _after_word(text, start)):
+            self._open.add(run)
+
+    def clear(self) -> None:
+        """A bracket or a blank line: the runs before it open nothing after it."""
+        self._open.clear()
 
 
 def _after_word(text: str, i: int) -> bool:
