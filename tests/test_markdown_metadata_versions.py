@@ -65,6 +65,15 @@ CASES = {
         "doc.md": "---\nbibliography: refs.RIS\n---\n\nCite @a and @nope.\n",
         "refs.RIS": "TY  - BOOK\nID  - a\nTI  - A\nER  - \n",
     },
+    "citations in every metadata field but those ending in _": {
+        "doc.md": (
+            "---\nbibliography: refs.bib\nauthor: 'Data from @m1'\ncustom:\n"
+            "  - note: 'see [@m2]'\n  - deeper:\n      x: '@m3'\nthanks_: '@m4'\n"
+            "x_:\n  y: '@m5'\nz:\n  w_: ['@m6']\nlang: en\ndate: '@m7'\n"
+            "abstract: On @a.\n---\n\nText @other and @m8.\n"
+        ),
+        "refs.bib": _BIB,
+    },
 }
 
 

@@ -8,8 +8,9 @@ under ``metadata:`` (in project metadata and pandoc defaults files, not in a doc
 reads a front matter's ``metadata:`` as just another field) and under each ``format:
 <name>:`` (Quarto per-format metadata: in a ``.qmd`` document or a project file, not in
 other documents, whose pandoc ignores it); and the
-citations in the top-level prose fields pandoc renders (``title``, ``abstract`` ...), with
-command ``"metadata"``.  Spans come from PyYAML's node marks, so they are exact offsets into
+citations pandoc's citeproc finds in a document's other metadata, every string at any depth
+but under a field whose name ends in ``_`` (pandoc drops it), and in a project file's
+top-level prose fields (``title``, ``abstract`` ...), with command ``"metadata"``.  Spans come from PyYAML's node marks, so they are exact offsets into
 the file's text.  A YAML error is returned as a ``yaml-syntax`` finding, never raised.
 """
 
@@ -35,10 +36,14 @@ from citewarden.model import (
 from citewarden.parsing import is_metadata
 from citewarden.parsing.csl import csl_yaml_items
 
-#: Top-level fields whose text pandoc renders as prose, citations included.
+#: Top-level fields of a project metadata file whose text pandoc renders as prose,
+#: citations included (a document's metadata is prose at any depth: :func:`_prose_scalars`).
 PROSE_FIELDS = frozenset(
     {"title", "subtitle", "abstract", "description", "summary", "thanks", "dedication"}
 )
+#: Fields of a metadata scope whose values are not prose to citeproc: read on their own
+#: (``bibliography``, ``nocite``, ``references``) or a file name (``csl``).
+NOT_PROSE = frozenset({"bibliography", "nocite", "references", "csl"})
 
 #: libyaml when present (about ten times faster); its marks count code points too.
 _LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -107,7 +112,9 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
         "prose": set(),
         "references": set(),
     }
-    for mapping in _scopes(root, scopes_seen, *_scope_fields(path)):
+    scopes = list(_scopes(root, scopes_seen, *_scope_fields(path)))
+    project_file = is_metadata(path)
+    for mapping in scopes:
         for key_node, value in mapping.value:
             if not isinstance(key_node, yaml.ScalarNode):
                 continue
@@ -132,13 +139,49 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                         )
             elif key_node.value == "references":
                 _read_references(path, start, end, value, meta, seen["references"])
-            elif mapping is root and key_node.value in PROSE_FIELDS:
-                for scalar in _all_scalars(value, seen["prose"]):
-                    s = start + scalar.start_mark.index
-                    e = start + scalar.end_mark.index
-                    for key, ks, ke in scan_keys(text, s, e):
-                        meta.citations.append(Citation(key, Span(ks, ke), "metadata", Span(s, e)))
+            elif project_file and mapping is root and key_node.value in PROSE_FIELDS:
+                _read_prose(text, start, _all_scalars(value, seen["prose"]), scan_keys, meta)
+    if not project_file:
+        scope_ids = {id(mapping) for mapping in scopes}
+        _read_prose(text, start, _prose_scalars(root, scope_ids, seen["prose"]), scan_keys, meta)
     return meta
+
+
+def _read_prose(
+    text: str, start: int, scalars: Iterator[yaml.ScalarNode], scan_keys: KeyScanner, meta: Metadata
+) -> None:
+    """The citations of ``scalars``, metadata pandoc reads as Markdown."""
+    for scalar in scalars:
+        s = start + scalar.start_mark.index
+        e = start + scalar.end_mark.index
+        for key, ks, ke in scan_keys(text, s, e):
+            meta.citations.append(Citation(key, Span(ks, ke), "metadata", Span(s, e)))
+
+
+def _prose_scalars(
+    root: yaml.MappingNode, scopes: set[int], seen: set[int]
+) -> Iterator[yaml.ScalarNode]:
+    """Every scalar of a document's metadata pandoc reads as Markdown, in document order,
+    at any depth: not under a field whose name ends in ``_``, nor the values of a
+    :data:`NOT_PROSE` field of the ``scopes`` mappings (ids)."""
+    stack: list[yaml.Node] = [root]
+    while stack:
+        node = stack.pop()
+        if not _first_time(node, seen):
+            continue
+        if isinstance(node, yaml.ScalarNode):
+            yield node
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(reversed(node.value))
+        elif isinstance(node, yaml.MappingNode):
+            skipped = NOT_PROSE if id(node) in scopes else frozenset()
+            stack.extend(
+                value
+                for key, value in reversed(node.value)
+                if isinstance(key, yaml.ScalarNode)
+                and not str(key.value).endswith("_")
+                and key.value not in skipped
+            )
 
 
 def _read_references(
