@@ -260,18 +260,21 @@ def test_front_matter_escaped_at_signs_do_not_cite() -> None:
     assert [(c.key, c.span) for c in doc.citations] == [("b", m.spans[0])]
 
 
-def test_front_matter_prose_fields_cite_and_other_fields_do_not() -> None:
+def test_front_matter_fields_cite_but_those_ending_in_an_underscore() -> None:
     m = parse_markers(
         "---\n"
         "title: 'On @⟦t⟧'\n"
-        "author: 'me @notakey'\n"
+        "author: 'me @⟦a⟧'\n"
         "abstract: |\n  Inspired by @⟦Zeileis2008⟧, see [@⟦b⟧; @⟦c⟧].\n"
+        "raw_: '@notakey'\n"
+        "deep: [{x: '@⟦d⟧', y_: ['@nokey']}]\n"
+        "csl: '@style.csl'\n"
         "---\n"
         "`@code` and @⟦k⟧\n"
     )
     doc = parse_markdown(P, m.text)
     assert [(c.key, c.span) for c in doc.citations] == [(m.slice(s), s) for s in m.spans]
-    assert [c.command for c in doc.citations] == ["metadata"] * 4 + ["in-text"]
+    assert [c.command for c in doc.citations] == ["metadata"] * 6 + ["in-text"]
 
 
 def test_metadata_files() -> None:
