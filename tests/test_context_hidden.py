@@ -107,6 +107,10 @@ def test_an_indented_code_block_is_no_prose_but_an_indented_continuation_is() ->
     assert "More of the item here." in read(text, markdown=True)
     text = "We fit\n    the model [@a].\n"
     assert read(text, markdown=True).strip() == "We fit the model."
+    # code in a list item (four columns past its text) and in a block quote is no prose
+    text = "1. We fit the model [@a]:\n\n        token = load('SECRET')\n\n>     x = SECRET2\n"
+    got = read(text, markdown=True)
+    assert "SECRET" not in got and "We fit the model" in got
 
 
 def test_a_rule_opening_the_file_is_no_front_matter() -> None:

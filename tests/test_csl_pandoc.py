@@ -130,6 +130,13 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "id: a\ntitle: A\nreferences:\n- id: b\n",
         ("a", "b"),
     ),
+    # an unquoted id pandoc's YAML reader reads as a number or a boolean is no id
+    "yaml-id-no-text": (
+        "refs.yaml",
+        "references:\n- id: 2020\n  title: B\n- id: '2021'\n- {id: 1e3}\n- id: 010\n"
+        "- id: yes\n- id: .5\n- id: 1_000\n- id: 0X1A\n- id: 2020-01-01\n- id: abc\n",
+        ("2020", "2021", "1e3", "1000", "010", "10", "yes", "true", "1_000", "0X1A", "abc"),
+    ),
 }
 #: the pandoc of each version: the one on the PATH is 2.17
 VERSIONS = ("2.17", "3.6.1", "3.9")
@@ -262,3 +269,21 @@ def test_a_documents_references_ids_are_read_as_markdown(tmp_path: Path, version
     stopped, not_found = pandoc_reading(tmp_path, version)
     _, dangling = citewarden_reading(tmp_path, version)
     assert not stopped and not_found == ["zz"] and dangling == not_found
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_documents_references_numbers_are_read_as_pandoc_writes_them(
+    tmp_path: Path, version: str
+) -> None:
+    """pandoc writes a number of a document's ``references:`` as its YAML reader reads it
+    (``010`` is 10, ``1e3`` 1000, ``3.10`` 3.1, ``0x1A`` 26), and a boolean is no id; a
+    quoted id is its text."""
+    ids = ["010", "1e3", "3.10", "0x1A", "'2020'", "yes", "1_000"]
+    cited = ["010", "10", "1e3", "1000", "3.10", "3.1", "0x1A", "26", "2020", "yes", "true"]
+    items = "".join(f"- id: {i}\n" for i in ids)
+    cites = "".join(f"See [@{k}].\n\n" for k in [*cited, "1_000", "zz"])
+    (tmp_path / "doc.md").write_text(f"---\nreferences:\n{items}---\n\n{cites}", "utf-8")
+    stopped, not_found = pandoc_reading(tmp_path, version)
+    _, dangling = citewarden_reading(tmp_path, version)
+    assert not stopped and not_found == ["010", "0x1A", "1e3", "3.10", "true", "yes", "zz"]
+    assert dangling == not_found

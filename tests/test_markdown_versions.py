@@ -58,6 +58,17 @@ ALIKE = [
     "[@a ^[@{]}]]\n",
     ":[>@a{^[ @{>]}]]\n",
     "[@^[@{]}]]]! @a\n",
+    # an unclosed fence is text; indented code where a block starts in a list item, a block
+    # quote, a definition, after a heading, a rule, a table, a div's fence, a comment
+    "````\nx <- 1\n```\n\nAs @smith shows, and @jones.\n\n~~~\n@a\n",
+    "As @s shows:\n\n1. Decorate it:\n\n        @lru_cache\n\n2. Install:\n\n"
+    "        npm install @types/node\n\n   then @b.\n\n>     npm @install\n",
+    "# Heading\n    @h1\n\n* * *\n    @h3\n\n> quote\n>     @h4\n\n>     @h5\n\n"
+    "Term\n:   definition\n\n        @h6\n\n| a |\n|---|\n| b |\n    @h7\n",
+    "* list\n\n        @k8\n\n- item\n\n      @k9\n\n1. one\n\n       @k10\n\n"
+    "10. ten\n\n        @k11\n\n    @k12\n",
+    "> quote @a\n    lazy @b\n\n>\n    # lazy @c\n\n::: note\n    @d\n:::\n    @e\n\n"
+    "<!-- x -->\n    @f\n\ntext\n</p>\n    @g\n",
     # attribute sets, read where pandoc reads one and as text elsewhere
     '# Results {#sec-res data-note="@h1"}\n\n::: {.note title="see @d1"}\nText.\n:::\n',
     '[word]{key="@s1"} and `x`{note="@c1"} and ![img](a.png){alt="@i1"} and []{k="@e"}\n',

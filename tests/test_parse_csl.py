@@ -464,3 +464,31 @@ def test_yaml_nulls_are_no_values_with_either_loader(
     (e,) = parse_csl_yaml(YAML, text).entries
     assert e.key == "a"
     assert [(f.name, f.value) for f in e.fields] == [("note", "null"), ("editor", "J")]
+
+
+@pytest.mark.parametrize("loader", _LOADERS, ids=lambda loader: loader.__name__)
+def test_csl_yaml_id_pandoc_reads_as_no_text_is_no_id(
+    monkeypatch: pytest.MonkeyPatch, loader: type
+) -> None:
+    """pandoc (2.17, 3.6.1 and 3.9) reads no entry from a CSL-YAML file's item whose id,
+    unquoted, its YAML reader reads as a number or a boolean ("citation 2020 not found"),
+    where the item was defined: a problem at the id says so.  Quoted, or no number to it
+    (``.5``, ``1_000``, ``0X1A``, a date), the id is its text (tests/test_csl_pandoc.py
+    runs pandoc on them)."""
+    monkeypatch.setattr(csl, "YAML_LOADER", loader)
+    m = parse_markers(
+        "references:\n- id: ⟦a|2020⟧\n  title: B\n- id: '2021'\n- {id: ⟦b|1e3⟧}\n"
+        '- id: ⟦c|yes⟧\n- id: "0x1A"\n- id: .5\n- id: 1_000\n- id: 0X1A\n'
+        "- id: 2020-01-01\n- id: abc\n"
+    )
+    bib = parse_csl_yaml(YAML, m.text)
+    keys = ["2021", "0x1A", ".5", "1_000", "0X1A", "2020-01-01", "abc"]
+    assert [e.key for e in bib.entries] == keys
+    assert [(p.code, p.location.span) for p in bib.problems] == [
+        (Code.EMPTY_KEY, m.named[name]) for name in "abc"
+    ]
+    assert bib.problems[0].message == (
+        "the id 2020 is a number to pandoc's YAML reader, not text: pandoc reads no entry "
+        "from the item, which cannot be cited (write id: '2020')"
+    )
+    assert "yes is true or false" in bib.problems[2].message

@@ -55,10 +55,44 @@ CITATION_CASES = {
     "code span does not cross a paragraph": "a ` b\n\n@⟦k⟧ `",
     "fenced code": "```python\n@decorator\n```\n\n~~~~\n@x\n~~~\n@y\n~~~~\n\n@⟦after⟧",
     "fence with info in braces (R Markdown)": "```{r}\nx@y; @z\n```\n`r 1+1` [@⟦k⟧]",
-    "unclosed fence runs to the end": "@⟦a⟧\n\n```\n@b\n",
+    "an unclosed fence is text": "@⟦a⟧\n\n```\n@⟦b⟧\n\n~~~~\n@⟦c⟧\n~~~\n\nAs @⟦d⟧ shows.\n",
     "indented code after a paragraph": "Text.\n\n    @code\n    more @code2\n\n@⟦after⟧",
     "indented list continuation is text": "- item\n\n    continued [@⟦a⟧]\n\n    again @⟦b⟧",
     "definition list": "Term\n\n:   Definition [@⟦a⟧]\n\n    More @⟦b⟧",
+    "indented code in a list item": (
+        "As @⟦a⟧ shows:\n\n1. Decorate the function:\n\n        @lru_cache\n"
+        "        def fib(n): ...\n\n2. Install the types:\n\n        npm install @types/node\n\n"
+        "   then @⟦b⟧.\n"
+    ),
+    "indented code in nested list items": (
+        "- item @⟦a⟧\n\n      @code\n\n  - nested @⟦b⟧\n\n        @code2\n\n      more @⟦c⟧\n"
+    ),
+    "a list item's content column": (
+        "10. ten @⟦a⟧\n\n    more @⟦b⟧\n\n        @code\n\n1.      @code2\n\n   para @⟦c⟧\n"
+    ),
+    "indented code in a block quote": ">     npm @install\n\n> quote @⟦a⟧\n>\n>     @code\n",
+    "a line without a block quote's marks is in it": (
+        "> quote @⟦a⟧\n    lazy @⟦b⟧\n\n>\n    lazy @⟦c⟧\n"
+    ),
+    "indented code after a heading, a rule, a table": (
+        "# Heading @⟦a⟧\n    @code\n\n* * *\n    @code2\n\nTitle @⟦b⟧\n=====\n    @code3\n\n"
+        "| x | y |\n|---|---|\n| @⟦c⟧ | 2 |\n    @code4\n"
+    ),
+    "indented code in a definition": (
+        "Term @⟦a⟧\n\n:   Definition @⟦b⟧\n\n        @code\n\n    More @⟦c⟧\n"
+    ),
+    "indented code after a fenced div's fence and a reference definition": (
+        "::: note\n    @code\n:::\n    @code2\n\n[x]: http://a\n    @code3\n\n@⟦a⟧\n"
+    ),
+    "tabs stop every four columns": "- a @⟦a⟧\n\n\tpara @⟦b⟧\n\n\t  @code\n",
+    "a tilde fence goes on in a paragraph, not in a list item": (
+        "text @⟦a⟧\n~~~\n@⟦b⟧\n~~~\n\n- item @⟦c⟧\n~~~\n@d\n~~~\n"
+    ),
+    "an indented paragraph at the top is code": "  text @⟦a⟧\n\n    @code\n",
+    "indented code after an HTML comment or an end tag, not after a start tag": (
+        "<!-- citewarden: ignore -->\n    @code\n\n<!--\n@x\n-->\n    @code2\n\n"
+        "<p>\ntext @⟦a⟧\n</p>\n    @code3\n\n<section>\n    more @⟦b⟧\n"
+    ),
     "html comments": "<!-- @a -->\n<!--\n[@b]\n-->\n[@⟦c⟧] <!-- unclosed @⟦d⟧",
     "escapes": r"\@a and \[@⟦b⟧\]",
     "link destinations": "[see @⟦a⟧](http://x.org/@notme) and [text](<y@z>) @⟦b⟧",
@@ -323,6 +357,34 @@ def test_references_item_without_an_id_is_a_problem_where_it_stands() -> None:
     assert [k for k, _ in doc.bibitems] == ["a"]
     assert [p.code for p in doc.problems] == [Code.EMPTY_KEY]
     assert doc.problems[0].location.span.start == text.index("title: No id")
+
+
+def test_references_ids_pandoc_reads_as_numbers_or_booleans() -> None:
+    """pandoc (2.17, 3.6.1 and 3.9) writes a number of the front matter as its YAML
+    reader reads it: ``010`` is 10, ``1e3`` 1000, ``3.10`` 3.1, ``+5`` 5, where the id was
+    kept as written; a boolean (``yes``, ``on``, ``n``) is no id: the item cannot be
+    cited.  Quoted, or no number to it (``.5``, ``1_000``), an id is its text
+    (tests/test_csl_pandoc.py has pandoc read them)."""
+    m = parse_markers(
+        "---\nreferences:\n- id: ⟦n|010⟧\n- {id: ⟦e|1e3⟧}\n- id: ⟦f|3.10⟧\n- id: ⟦p|+5⟧\n"
+        "- id: '⟦q|010⟧'\n- id: ⟦t|.5⟧\n- id: ⟦u|1_000⟧\n- id: ⟦b|yes⟧\n---\n"
+    )
+    doc = parse_markdown(P, m.text)
+    assert list(doc.bibitems) == [
+        ("10", m.named["n"]),
+        ("1000", m.named["e"]),
+        ("3.1", m.named["f"]),
+        ("5", m.named["p"]),
+        ("010", m.named["q"]),
+        (".5", m.named["t"]),
+        ("1_000", m.named["u"]),
+    ]
+    (problem,) = doc.problems
+    assert problem.code is Code.EMPTY_KEY and problem.location.span == m.named["b"]
+    assert problem.message == (
+        "the id yes is true or false to pandoc's YAML reader, not text: the item cannot be "
+        "cited (write id: 'yes')"
+    )
 
 
 def test_metadata_file_references() -> None:

@@ -176,6 +176,20 @@ class _Inexact(str):
 _INT_MIN, _INT_MAX = -(2**63), 2**63 - 1
 
 
+class _NotText(str):
+    """A plain (unquoted) YAML scalar that pandoc's YAML reader reads as a number or a
+    boolean, not as text (:data:`_NOT_TEXT`): kept as written."""
+
+
+#: the plain scalars pandoc's YAML reader (the ``yaml`` package: libyaml) reads as no text:
+#: a boolean, a hexadecimal or octal whole number, a decimal number (``1.``, ``+5`` and
+#: ``007`` too; not ``.5``, ``1_000``, ``0X1A``, ``.inf``)
+_NOT_TEXT = re.compile(
+    r"(?:[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)"
+    r"|(?P<number>0x[0-9A-Fa-f]+|0o[0-7]+|[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
+)
+
+
 def _number(token: str) -> int | _Inexact:
     """A JSON number token as pandoc reads it: the int its value is (``1e3`` is 1000,
     ``1.0`` is 1) if that is a whole number of 64 bits, else the token."""
@@ -304,13 +318,35 @@ def _entry(
     """The entry of a CSL ``item``, its ``id`` and ``type`` found case-folded if ``folded``
     (CSL-JSON; pandoc's YAML reader reads ``id`` only).  A CSL-YAML value is read as pandoc
     reads it, as Markdown (its backslash escapes undone); so is the id of an item of a
-    document's ``references:`` (``markdown_id``), not that of a CSL-YAML file's item."""
+    document's ``references:`` (``markdown_id``), not that of a CSL-YAML file's item.
+
+    An unquoted id pandoc's YAML reader reads as no text (:data:`_NOT_TEXT`) is no id in a
+    CSL-YAML file: pandoc (2.17, 3.6.1 and 3.9) reads no entry from the item (``id: 2020``:
+    "citation 2020 not found"), a problem at the id.  In ``references:`` a number is the
+    text pandoc writes for it (``010`` is ``10``, ``1e3`` is ``1000``, ``3.10`` is
+    ``3.1``), a boolean (``yes``, ``on``, ``n``) no id."""
     mapping = item.value
     if not isinstance(mapping, dict):
         return None
     id_pair = _member(mapping, "id", folded)
     key = _scalar(id_pair[1]) if id_pair else None
-    if key and markdown_id and id_pair and isinstance(id_pair[1].value, str):
+    if id_pair and isinstance(id_pair[1].value, _NotText):
+        written = id_pair[1].value
+        key = _metadata_number(written) if markdown_id else None
+        if key is None:
+            text_of = _NOT_TEXT.fullmatch(written)
+            kind = "a number" if text_of and text_of["number"] else "true or false"
+            what = "the item" if markdown_id else "pandoc reads no entry from the item, which"
+            problems.append(
+                Finding(
+                    Code.EMPTY_KEY,
+                    Location(path, id_pair[1].span),
+                    f"the id {written} is {kind} to pandoc's YAML reader, not text: {what} "
+                    f"cannot be cited (write id: '{written}')",
+                )
+            )
+            return None
+    elif key and markdown_id and id_pair and isinstance(id_pair[1].value, str):
         key = markdown_unescaped(key)
     if not key:
         problems.append(
@@ -356,6 +392,46 @@ def _entry(
         key_span=id_pair[1].span if id_pair else item.span,
         fields=tuple(fields),
     )
+
+
+def _metadata_number(written: str) -> str | None:
+    """The text pandoc makes of a number of a metadata field written ``written`` (a match of
+    :data:`_NOT_TEXT`; None for a boolean, or a number too long to be worth writing out):
+    a whole number of 64 bits as such, any other as Haskell's ``Scientific`` shows it
+    (``0.5``, ``1234567.5``, ``5.0e-2``, ``1.0e22``)."""
+    found = _NOT_TEXT.fullmatch(written)
+    if found is None or found["number"] is None or len(written) > 1000:
+        return None
+    negative = written[0] == "-"
+    if written[:2] in ("0x", "0o"):
+        digits, power = str(int(written[2:], 16 if written[1] == "x" else 8)), 0
+    else:
+        number = _DECIMAL.fullmatch(written.lstrip("+-"))
+        assert number is not None
+        whole, fraction, exponent = number.groups("")
+        digits, power = whole + fraction, int(exponent or 0) - len(fraction)
+    # the value is digits times ten to the power ``power``
+    digits = digits.lstrip("0")
+    zeros = len(digits) - len(digits.rstrip("0"))
+    digits, power = digits.rstrip("0"), power + zeros
+    if not digits:
+        return "0"
+    e = len(digits) + power  # the value is 0.<digits> times ten to the power e
+    if power >= 0 and e <= 19:  # a whole number: of 64 bits, written as such
+        value = int(digits) * 10**power * (-1 if negative else 1)
+        if _INT_MIN <= value <= _INT_MAX:
+            return str(value)
+    if e < 0 or e > 7:
+        text = f"{digits[0]}.{digits[1:] or '0'}e{e - 1}"
+    elif e == 0:
+        text = f"0.{digits}"
+    else:
+        text = f"{digits[:e].ljust(e, '0')}.{digits[e:] or '0'}"
+    return "-" + text if negative else text
+
+
+#: a decimal number of :data:`_NOT_TEXT` without its sign: whole part, fraction, exponent
+_DECIMAL = re.compile(r"([0-9]+)(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?")
 
 
 def _result(
@@ -796,6 +872,8 @@ def _yaml_node(node: yaml.Node, budget: list[int], base: int = 0) -> _Node:
         # a null (``~``, ``null``, nothing) by its tag: libyaml's loader gives a plain
         # scalar the style '' where PyYAML's own gives None, and a quoted one is a string
         value: Any = None if node.tag == _NULL_TAG else node.value
+        if node.style in (None, "") and value and _NOT_TEXT.fullmatch(value):
+            value = _NotText(value)
         return _Node(value, Span(start, end))
     if isinstance(node, yaml.SequenceNode):
         return _Node([_yaml_node(n, budget, base) for n in node.value], Span(start, end))

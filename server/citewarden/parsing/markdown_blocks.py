@@ -1,35 +1,80 @@
 """Block structure of a pandoc Markdown document for the Markdown reader: fenced and
 indented code blocks, raw HTML blocks of a ``<pre>``, ``<script>``, ``<style>`` or
 ``<textarea>`` element, and YAML metadata blocks (read as metadata), as pandoc delimits
-them.  See :mod:`~citewarden.parsing.markdown`."""
+them.  See :mod:`~citewarden.parsing.markdown`.
+
+One pass over the lines keeps the containers a line is in, as pandoc's reader nests them:
+block quotes (a line goes on in one with its ``>``; its content starts a column after the
+``>``, two with a space after it) and list items (their content starts where the text
+after the marker does, or a column past the marker when five or more spaces follow it),
+definitions and footnotes (four columns in).  A line is indented code when its text lies
+four columns or more past the content column of its innermost container where a block
+may start: after a blank line, on the container's first line, or after a block that ends
+at its line (an ATX or setext heading, a rule, a fence, a pipe or grid table, a fenced
+div's fence, a ``<div>`` tag or an HTML element's end tag, an HTML comment, a reference
+definition).  So a list item's indented paragraph (``- item``, a blank line, ``    more``)
+is text, and ``1. item``, a blank line, ``        code`` is code.  Tabs stop every four
+columns.  A line without a block quote's ``>`` (a lazy line) is the quote's text, its
+indentation dropped, unless it starts with a ``>``, a backtick fence or, in a list, a list
+item: the quote ends there.
+
+A code fence that no later fence of its character as long (or longer) closes opens no code
+block: pandoc (2.17, 3.6.1 and 3.9) reads the line as text, and what follows it; a ``~~~``
+fence does not interrupt a paragraph (but a list item's lines).  A fenced div's opening
+fence is one whether or not a fence closes it, as pandoc 3 reads it (pandoc 2 reads an
+unclosed one as text).  Simple and multiline tables, and HTML blocks other than the ones
+above, are read as paragraphs.  Each line is read in time linear in its length (a
+fence's closing line is found from a table of the text's fence lines).
+"""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from citewarden.parsing.markdown_inline import Verbatim, scan_keys
 from citewarden.parsing.yamlmeta import Metadata, read_metadata
 
-_FENCE_OPEN = re.compile(r"[ \t]*(?:>[ \t]?)*(`{3,}|~{3,})([^\n]*)")
-_LISTISH = re.compile(
-    r"[ \t]|\[\^[^\]\s]+\]:|(?:[-+*]|\d+[.)]|#[.)]|\(?(?:[A-Za-z]|[ivxlcdmIVXLCDM]+)[.)]"
-    r"|\(@[\w-]*\)|[:~])"
-    r"(?:[ \t]|\r?$)"
-)
+#: a code fence at a line's first character (after its containers' markers)
+_FENCE = re.compile(r"(`{3,}|~{3,})([^\n]*)")
 _YAML_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 #: a line that starts with a verbatim element (its content may hold what looks like a
 #: fence or a metadata block: it is neither)
 _VERBATIM_LINE = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?=[\s/>])", re.I)
-
-
-@lru_cache(maxsize=64)
-def _fence_close(char: str, length: int) -> re.Pattern[str]:
-    return re.compile(
-        r"^[ \t]*(?:>[ \t]?)*" + re.escape(char) + "{" + str(length) + r",}[ \t]*\r?$", re.M
-    )
+#: a line that may close a fence: only backticks or only tildes (after block quote marks)
+_CLOSER = {
+    char: re.compile(r"^[ \t]*(?:>[ \t]?)*(" + re.escape(char) + r"{3,})[ \t]*\r?$", re.M)
+    for char in "`~"
+}
+_BULLET = re.compile(r"[-+*](?=[ \t]|$)")
+#: an ordered list marker: decimal, ``#``, a letter or a roman numeral, an example label
+#: (``@good``), followed by ``.``, ``)`` or in parentheses; an upper-case letter with a
+#: period wants two spaces (or a tab) after it (``B. Russell`` is text)
+_ORDERED = re.compile(
+    r"(?!p\.[ \t]+\d)(?:\((?:\d+|#|[A-Za-z]|[ivxlcdmIVXLCDM]+|@[\w-]*)\)"
+    r"|(?:\d+|#|[a-z]|[ivxlcdmIVXLCDM]{2,}|@[\w-]*)[.)]|[A-Z]\)|[A-Z]\.(?=\t|  ))(?=[ \t]|$)"
+)
+_DEFINITION = re.compile(r"[:~][ \t]")
+_NOTE = re.compile(r"\[\^[^\]\s]+\]:")
+_ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
+_SETEXT = re.compile(r"[=-]+[ \t]*$")
+_PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_GRID_TOP = re.compile(r"\+(?:[-=:]+\+)+[ \t]*$")
+_CAPTION = re.compile(r"(?::(?![!-/:-@\[-`{-~])|Table:)")
+_DIV_FENCE = re.compile(r":{3,}[ \t]*(\S?)")
+#: a line that is a ``<div>``'s start tag (its content is Markdown: a block may start after
+#: it), or an HTML block element's end tag (a block may start after it)
+_DIV_START = re.compile(r"<div(?:\s[^<>]*)?>[ \t]*$", re.I)
+_BLOCK_END = re.compile(
+    r"</(?:address|article|aside|blockquote|body|canvas|caption|center|col|colgroup|dd"
+    r"|details|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|head|header"
+    r"|hgroup|hr|html|li|main|menu|nav|ol|p|section|summary|table|tbody|td|tfoot|th|thead"
+    r"|tr|ul)[ \t]*>[ \t]*$",
+    re.I,
+)
+_REFERENCE = re.compile(r"\[(?!\^)[^\]\n]+\]:[ \t]*\S")
 
 
 @dataclass(slots=True)
@@ -46,101 +91,444 @@ class Blocks:
 def block_structure(path: Path, text: str) -> Blocks:
     """One pass over the lines: fenced and indented code blocks, verbatim HTML elements,
     YAML metadata blocks."""
-    out = Blocks()
-    verbatim: Verbatim | None = None
-    n = len(text)
-    pos = 0
-    prev_blank = True
-    prev_listish = False
-    first = True
-    if text.startswith("\ufeff"):
-        pos = 1
-    while pos < n:
-        nl = text.find("\n", pos)
-        line_end = n if nl < 0 else nl
-        next_pos = n if nl < 0 else nl + 1
-        line = text[pos:line_end]
-        if not line.strip():
-            prev_blank = True
-            first = False
-            pos = next_pos
-            continue
+    return _Reader(path, text).read()
+
+
+@dataclass(slots=True)
+class _Box:
+    """A container a line may be in: a block quote, or a list item, a definition or a
+    footnote (whose content starts at column ``col``)."""
+
+    quote: bool
+    col: int = 0
+    list_item: bool = False
+    definition: bool = False
+
+
+@dataclass(slots=True)
+class _Code:
+    """An indented code block being read: in the first ``depth`` containers, its content
+    column ``base``, from ``start`` to ``end`` (its last line with text)."""
+
+    depth: int
+    base: int
+    start: int
+    end: int
+
+
+class _Closers:
+    """The lines that may close a fence of ``char``: the first one at or after an offset
+    as long as a fence or longer, each look-up at most as many steps as the fence is long
+    (a chain of ever longer lines), so a text of many unclosed fences is read in linear
+    time."""
+
+    def __init__(self, text: str, char: str) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.lengths: list[int] = []
+        for m in _CLOSER[char].finditer(text):
+            self.starts.append(m.start())
+            self.ends.append(m.end())
+            self.lengths.append(len(m.group(1)))
+        count = len(self.starts)
+        #: the next line longer than each
+        self.longer = [count] * count
+        stack: list[int] = []
+        for i in range(count - 1, -1, -1):
+            while stack and self.lengths[stack[-1]] <= self.lengths[i]:
+                stack.pop()
+            if stack:
+                self.longer[i] = stack[-1]
+            stack.append(i)
+
+    def find(self, offset: int, length: int) -> int | None:
+        """The end of the first closing line at or after ``offset`` for a fence
+        ``length`` long; None when there is none."""
+        i = bisect_left(self.starts, offset)
+        count = len(self.starts)
+        while i < count and self.lengths[i] < length:
+            i = self.longer[i]
+        return self.ends[i] if i < count else None
+
+
+def _is_rule(line: str, j: int) -> bool:
+    """``line`` from ``j`` on is a rule: three or more ``-``, ``*`` or ``_`` (one of
+    them) and spaces, in time linear in its length (a regular expression would try
+    again from each marker of ``- - - x``, a line of list items)."""
+    ch = line[j]
+    if ch not in "-*_":
+        return False
+    rest = line.rstrip(" \t")
+    if rest[-1] != ch:
+        return False
+    tail = len(rest.rstrip(ch + " \t"))
+    return j >= tail and rest.count(ch, j) >= 3
+
+
+def _skip(line: str, i: int, col: int) -> tuple[int, int]:
+    """Index and column of the first character from ``i`` (at column ``col``) that is no
+    space, tab (to the next multiple of four) or carriage return (pandoc drops it)."""
+    n = len(line)
+    while i < n:
+        c = line[i]
+        if c == " ":
+            col += 1
+        elif c == "\t":
+            col += 4 - col % 4
+        elif c != "\r":
+            break
+        i += 1
+    return i, col
+
+
+class _Reader:
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.out = Blocks()
+        self.stack: list[_Box] = []
+        #: how many of :attr:`stack` are list items
+        self.items = 0
+        self.code: _Code | None = None
+        self.verbatim: Verbatim | None = None
+        self.closers: dict[str, _Closers] = {}
+        #: a block may start on the next line (in its innermost container)
+        self.open = True
+        #: the previous line was blank (in the containers it continued)
+        self.blank = True
+        #: a metadata block may start on the next line
+        self.yaml = True
+        #: the previous line was a paragraph's first (a setext heading's text, a table's
+        #: header row, a term), with a ``|`` in it
+        self.para_first = False
+        self.pipe = False
+        #: the line before the blank line before was a paragraph's first (a term)
+        self.term = False
+        #: the rows of a table go on: "pipe" or "grid"
+        self.table: str | None = None
+        #: how many fenced divs are open
+        self.divs = 0
+        #: no HTML comment ends at or after this offset
+        self.no_comment_end = len(text) + 1
+
+    def read(self) -> Blocks:
+        text = self.text
+        n = len(text)
+        pos = 1 if text.startswith("\ufeff") else 0
+        while pos < n:
+            nl = text.find("\n", pos)
+            line_end = n if nl < 0 else nl
+            next_pos = n if nl < 0 else nl + 1
+            line = text[pos:line_end]
+            if line.endswith("\r"):
+                line = line[:-1]
+            if self.code is not None and self._code_goes_on(line, line_end):
+                pos = next_pos
+                continue
+            if self.code is not None:  # it ended before this line: read what follows
+                pos = self._end_code()
+                continue
+            pos = self._line(pos, line_end, line, next_pos)
+        if self.code is not None:
+            self._end_code()
+        return self.out
+
+    # -- indented code -------------------------------------------------------------------
+
+    def _code_goes_on(self, line: str, line_end: int) -> bool:
+        """The line is in the code block being read: blank, or as indented in its
+        containers."""
+        code = self.code
+        assert code is not None
+        matched, i, col, _ = self._match(line, code.depth)
+        if matched < code.depth:
+            return False
+        j, c = _skip(line, i, col)
+        if j >= len(line):
+            return True
+        if c - code.base >= 4:
+            code.end = line_end
+            return True
+        return False
+
+    def _end_code(self) -> int:
+        code = self.code
+        assert code is not None
+        self.out.skip.append((code.start, code.end))
+        self.out.indented.append((code.start, code.end))
+        self.code = None
+        self._after_block()
+        return _line_start_after(self.text, code.end)
+
+    def _after_block(self) -> None:
+        """A block ended at the line before: the next line may start one."""
+        self.open = True
+        self.blank = False
+        self.yaml = True
+        self.para_first = self.pipe = False
+        self.table = None
+
+    def _closed_fence(self, line: str, j: int, next_pos: int, char: str) -> int | None:
+        """Where the fence of ``char`` at ``line[j]`` is closed (the end of the closing
+        line, at or after ``next_pos``); None when it is no fence or none closes it."""
+        fence = _FENCE.match(line, j)
+        if fence is None or line[j] != char or (char == "`" and "`" in fence.group(2)):
+            return None
+        closers = self.closers.get(char)
+        if closers is None:
+            closers = self.closers[char] = _Closers(self.text, char)
+        return closers.find(next_pos, len(fence.group(1)))
+
+    def _comment_end(self, offset: int) -> int | None:
+        """The start of the line after the end of the HTML comment whose text starts at
+        ``offset``, when nothing follows the ``-->`` on its line; else None."""
+        if offset >= self.no_comment_end:
+            return None
+        close = self.text.find("-->", offset)
+        if close < 0:
+            self.no_comment_end = offset  # nor after any later offset
+            return None
+        after = _line_start_after(self.text, close)
+        return after if not self.text[close + 3 : after].strip() else None
+
+    # -- containers ----------------------------------------------------------------------
+
+    def _truncate(self, depth: int) -> None:
+        """The containers past the first ``depth`` end."""
+        if depth < len(self.stack):
+            self.items -= sum(box.list_item for box in self.stack[depth:])
+            del self.stack[depth:]
+
+    def _match(self, line: str, depth: int) -> tuple[int, int, int, int]:
+        """How many of the first ``depth`` containers ``line`` goes on in (a block quote
+        by its ``>``, another by its indentation, or a blank rest), the index and column
+        after their markers, and the content column of the last of them."""
+        i = col = base = 0
+        j, c = _skip(line, 0, 0)
+        n = len(line)
+        for k in range(depth):
+            box = self.stack[k]
+            if box.quote:
+                if j >= n or line[j] != ">" or c - base > 3:
+                    return k, i, col, base
+                i, col = j + 1, c + 1
+                base = col
+                if i < n and line[i] in " \t":
+                    base += 1
+                    if line[i] == " ":
+                        i, col = i + 1, col + 1
+                j, c = _skip(line, i, col)
+            elif j < n and c < box.col:
+                return k, i, col, base
+            else:
+                base = box.col
+        return depth, i, col, base
+
+    # -- a line outside code -------------------------------------------------------------
+
+    def _line(self, pos: int, line_end: int, line: str, next_pos: int) -> int:
+        text = self.text
+        n = len(text)
+        first = pos == 0 or (pos == 1 and text[0] == "\ufeff")
         # YAML metadata block: "---" after a blank line (or first line), not followed by a
         # blank line, closed by "---" or "...".
-        if prev_blank and line.rstrip() == "---" and next_pos < n:
+        if self.yaml and line.rstrip() == "---" and next_pos < n:
             nl2 = text.find("\n", next_pos)
             following = text[next_pos : n if nl2 < 0 else nl2]
             close = _YAML_CLOSE.search(text, next_pos) if following.strip() else None
             if close is not None:
-                meta = read_metadata(path, text, next_pos, close.start(), scan_keys)
+                meta = read_metadata(self.path, text, next_pos, close.start(), scan_keys)
                 # front matter always counts (its errors are reported); a later block only
                 # when it is a YAML mapping, as pandoc decides
                 if first or meta.is_mapping:
-                    out.metadata.append(meta)
-                    out.regions.append((next_pos, close.start()))
-                    end = text.find("\n", close.end())
-                    end = n if end < 0 else end + 1
-                    out.skip.append((pos, end))
-                    pos = end
-                    prev_blank = True
-                    first = False
-                    continue
-        first = False
-        fence = _FENCE_OPEN.match(line)
-        if fence is not None and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-            closer = _fence_close(fence.group(1)[0], len(fence.group(1))).search(text, next_pos)
-            end = n if closer is None else min(n, closer.end() + 1)
-            out.skip.append((pos, end))
-            pos = end
-            prev_blank = True
-            prev_listish = False
-            continue
+                    self.out.metadata.append(meta)
+                    self.out.regions.append((next_pos, close.start()))
+                    end = _line_start_after(text, close.end())
+                    self.out.skip.append((pos, end))
+                    self._truncate(0)
+                    self._after_block()
+                    return end
         if line.lstrip(" ").startswith("<") and _VERBATIM_LINE.match(line):
-            verbatim = verbatim or Verbatim(text)
-            element_end = verbatim.end(text.index("<", pos))
+            self.verbatim = self.verbatim or Verbatim(text)
+            element_end = self.verbatim.end(text.index("<", pos))
             if element_end > 0:
-                out.skip.append((pos, element_end))
-                pos = _line_start_after(text, element_end)
-                prev_blank = not text[element_end:pos].strip()
-                prev_listish = False
+                self.out.skip.append((pos, element_end))
+                after = _line_start_after(text, element_end)
+                self._after_block()
+                self.open = self.blank = self.yaml = not text[element_end:after].strip()
+                return after
+        matched, i, col, base = self._match(line, len(self.stack))
+        j, c = _skip(line, i, col)
+        if j >= len(line):  # blank, in the containers it goes on in
+            self._truncate(matched)
+            self.open = self.blank = True
+            self.yaml = not line.strip()
+            self.term = self.para_first
+            self.para_first = self.pipe = False
+            self.table = None
+            return next_pos
+        lazy = matched < len(self.stack)
+        after_definition = lazy and self.stack[matched].definition
+        # the containers it does not go on in end after a blank line; a line without the
+        # ">" of a block quote is in it (a blank line ends it), as is one not indented
+        # enough for a list item after a line of it
+        if lazy and self.blank and not self.stack[matched].quote:
+            self._truncate(matched)
+            lazy = False
+        term, self.term = self.term, False
+        # a list item's line not indented enough is in it as it is (laziness)
+        ok = self.open
+        if lazy and self.stack[matched].quote:
+            # pandoc appends a line without the ">" of a block quote to the quote's text,
+            # without its indentation (a paragraph's line, or a new block's first after a
+            # blank line or a block that ended in the quote), unless it starts with a
+            # ">" (too far in for a marker), with a backtick fence (at its first column)
+            # or, in a list, with a list item's marker: there the quote ends
+            if (
+                line[j] == ">"
+                or (c == base and self._closed_fence(line, j, next_pos, "`") is not None)
+                or (
+                    self.items
+                    and c - base <= 3
+                    and (_BULLET.match(line, j) or _ORDERED.match(line, j))
+                    and not _is_rule(line, j)
+                )
+            ):
+                self._truncate(matched)
+                ok = True
+            else:
+                base = c
+                ok = self.open
+            lazy = False
+        self.yaml = False
+        self.blank = False
+        para_first, pipe = self.para_first, self.pipe
+        self.para_first = self.pipe = False
+        caption = False
+        if self.table is not None:
+            rest = line[j:]
+            if "|" in rest and (self.table == "pipe" or rest[0] in "+|"):
+                return next_pos  # a row
+            self.table = None
+            ok = True
+            caption = _CAPTION.match(line, j) is not None
+        in_list = self.items > 0
+        first_j = j
+        # a list item's lines end at a fence (a paragraph elsewhere goes on over "~~~")
+        in_item = bool(self.stack) and self.stack[matched if lazy else -1].list_item
+        while True:
+            j, c = _skip(line, i, col)
+            if j >= len(line):  # a container's marker alone on its line
+                self.open = True
+                self.blank = self.stack[-1].quote
+                return next_pos
+            rel = c - base
+            if ok and rel >= 4:
+                self.code = _Code(len(self.stack), base, pos, line_end)
+                return next_pos
+            if rel > 3:
+                break
+            ch = line[j]
+            para_first = para_first and j == first_j  # not after a marker on this line
+            if para_first and rel == 0 and _SETEXT.match(line, j):
+                self._after_block()
+                self.yaml = False
+                return next_pos
+            if para_first and pipe and "|" in line and _PIPE_BREAK.match(line, j):
+                self.table = "pipe"
+                return next_pos
+            if ch == "`" or (ch == "~" and (ok or in_item)):
+                closed = self._closed_fence(line, j, next_pos, ch)
+                if closed is not None:  # else no fence: pandoc reads the line as text
+                    if lazy and in_item:
+                        self._truncate(matched)
+                    end = min(n, closed + 1)
+                    self.out.skip.append((pos, end))
+                    self._after_block()
+                    return end
+            if ok and ch == ">":
+                self.stack.append(_Box(quote=True))
+                i, col = j + 1, c + 1
+                base = col
+                if i < len(line) and line[i] in " \t":
+                    base += 1
+                    if line[i] == " ":
+                        i, col = i + 1, col + 1
                 continue
-        if prev_blank and not prev_listish and _indent(line) >= 4:
-            start = pos
-            end = pos
-            while pos < n:
-                nl = text.find("\n", pos)
-                line_end = n if nl < 0 else nl
-                line = text[pos:line_end]
-                if line.strip() and _indent(line) < 4:
-                    break
-                if line.strip():
-                    end = line_end
-                pos = n if nl < 0 else nl + 1
-            out.skip.append((start, end))
-            out.indented.append((start, end))
-            prev_blank = True  # stopped at a non-indented line after blank/code lines
-            prev_listish = False
-            # re-read the stopping line normally
-            pos = _line_start_after(text, end)
-            continue
-        prev_listish = _LISTISH.match(line) is not None
-        prev_blank = False
-        pos = next_pos
-    return out
+            if ok and (
+                (rel == 0 and _ATX.match(line, j))
+                or _is_rule(line, j)
+                or _GRID_TOP.match(line, j)
+                or _REFERENCE.match(line, j)
+                or _DIV_START.match(line, j)
+            ):
+                self._after_block()
+                self.yaml = False
+                if _GRID_TOP.match(line, j):
+                    self.table = "grid"
+                return next_pos
+            if ch == ":" and rel == 0:
+                # a fenced div's fence (pandoc 2 reads one that no fence closes as text)
+                div = _DIV_FENCE.match(line, j)
+                if div is not None and (ok if div.group(1) else self.divs):
+                    self.divs += 1 if div.group(1) else -1
+                    self._after_block()
+                    self.yaml = False
+                    return next_pos
+            elif ch == "<" and _BLOCK_END.match(line, j):
+                self._after_block()  # an end tag ends a paragraph in its element
+                self.yaml = False
+                return next_pos
+            elif ok and line.startswith("<!--", j):
+                comment_end = self._comment_end(pos + j + 4)
+                if comment_end is not None:  # a comment block: a block may start after it
+                    self._after_block()
+                    self.yaml = False
+                    return comment_end
+            marker = None if caption else (_BULLET.match(line, j) or _ORDERED.match(line, j))
+            if marker is not None and (ok or in_list) and not _is_rule(line, j):
+                if lazy:
+                    self._truncate(matched)
+                    lazy = False
+                end_col = c + marker.end() - j
+                k, c2 = _skip(line, marker.end(), end_col)
+                if k >= len(line):
+                    content = end_col + (1 if k > marker.end() else 0)
+                elif c2 - end_col >= 5:
+                    content = end_col + 1
+                else:
+                    content = c2
+                self.stack.append(_Box(quote=False, col=content, list_item=True))
+                self.items += 1
+                i, col, base = marker.end(), end_col, content
+                ok = in_list = True
+                continue
+            if (
+                not caption
+                and rel <= 2
+                and (para_first or term or after_definition)
+                and ch in ":~"
+                and _DEFINITION.match(line, j)
+            ):
+                if lazy:
+                    self._truncate(matched)
+                    lazy = False
+                self.stack.append(_Box(quote=False, col=base + 4, definition=True))
+                i, col, base = j + 1, c + 1, base + 4
+                ok = True
+                continue
+            if ok and ch == "[" and _NOTE.match(line, j):
+                self.stack.append(_Box(quote=False, col=base + 4))
+                self.open = False
+                return next_pos
+            break
+        # a paragraph's line
+        self.open = False
+        self.para_first = ok and not caption
+        self.pipe = self.para_first and "|" in line
+        return next_pos
 
 
 def _line_start_after(text: str, offset: int) -> int:
     nl = text.find("\n", offset)
     return len(text) if nl < 0 else nl + 1
-
-
-def _indent(line: str) -> int:
-    width = 0
-    for c in line:
-        if c == " ":
-            width += 1
-        elif c == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
