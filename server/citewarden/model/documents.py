@@ -120,8 +120,9 @@ class ParsedDocument:
     #: True for a LaTeX document with ``\\documentclass`` (a root candidate).
     is_root: bool = False
     #: Keys the document defines itself, with their spans: ``\\bibitem`` keys of a
-    #: thebibliography environment (LaTeX), the ``id`` of each CSL item of a YAML
-    #: ``references:`` field (Markdown, metadata files).
+    #: thebibliography environment and the biblatex entry sets the document makes
+    #: (``\\defbibentryset{set}{..}``, ``\\mcite{set,*a,*b}``) (LaTeX), the ``id`` of each
+    #: CSL item of a YAML ``references:`` field (Markdown, metadata files).
     bibitems: tuple[tuple[str, Span], ...] = ()
     #: 0-based line numbers on which findings are suppressed by an ignore comment.
     suppressed_lines: frozenset[int] = frozenset()
