@@ -302,18 +302,26 @@ def one_work(
     source: str, reply: Reply | Failure, convert: Callable[[Any], WorkRecord | None]
 ) -> Lookup:
     """A reply about one work: 404 -> NOT_FOUND; the record ``convert`` makes of the JSON
-    body -> FOUND (no records when it is not usable); anything else -> FAILED."""
+    body -> FOUND; anything else -> FAILED, a record it cannot use (no title) included:
+    the service holds the work, so its answer is no "not found"."""
     if isinstance(reply, Reply) and reply.status == 404:
         return Lookup.not_found(source)
     data = reply_json(source, reply)
     if isinstance(data, Lookup):
         return data
+    return guard(source, lambda: usable_work(source, convert(data)))
 
-    def build() -> Lookup:
-        rec = convert(data)
-        return Lookup.found(source, [rec] if rec else [])
 
-    return guard(source, build)
+#: Why a record a service holds cannot be compared with an entry.
+UNUSABLE = "malformed response: a record without a title"
+
+
+def usable_work(source: str, record: WorkRecord | None) -> Lookup:
+    """FOUND with ``record``; FAILED when the service gave a record that is not usable
+    (``None``: no title), never NOT_FOUND: it holds the work."""
+    if record is None:
+        return Lookup.failed(source, UNUSABLE)
+    return Lookup.found(source, [record])
 
 
 def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | None]) -> Lookup:

@@ -303,13 +303,15 @@ class CrossrefSource:
                 rows=str(len(chunk)),
                 select=BATCH_SELECT,
             )
-            answers = per_doi(self.name, chunk, await self._list(params))
+            answer, held = await self._page(params)
+            answers = per_doi(self.name, chunk, answer)
             ored = any(a.outcome is Outcome.FOUND for a in answers.values())
             out.update(
                 {
                     d: a
                     for d, a in answers.items()
-                    if a.outcome is not Outcome.NOT_FOUND or (ored and filter_safe(d))
+                    if a.outcome is not Outcome.NOT_FOUND
+                    or (ored and filter_safe(d) and d not in held)
                 }
             )
         return out
@@ -348,10 +350,20 @@ class CrossrefSource:
     async def _list(self, params: dict[str, str], *, complete: bool = False) -> Lookup:
         """A ``/works`` list; ``complete``: it must hold every match, so it is FAILED when
         ``total-results`` says there are more than the page holds."""
+        return (await self._page(params, complete=complete))[0]
+
+    async def _page(
+        self, params: dict[str, str], *, complete: bool = False
+    ) -> tuple[Lookup, frozenset[str]]:
+        """:meth:`_list`'s answer, and the DOIs of every item the page holds, those of
+        items no record is made of (no title) included: Crossref holds them."""
         reply = await self.http.get(f"{self.base_url}/works", lane=self._query_lane, params=params)
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):
-            return data
+            return data, frozenset()
+        return self._read_page(data, complete), _item_dois(data)
+
+    def _read_page(self, data: Any, complete: bool) -> Lookup:
 
         def build() -> Lookup:
             message = data["message"]
@@ -362,3 +374,13 @@ class CrossrefSource:
             return works_found(self.name, items, lambda m: work_from_csl(m, self.name))
 
         return guard(self.name, build)
+
+
+def _item_dois(data: Any) -> frozenset[str]:
+    """The normalised DOIs of the items of a ``/works`` list page."""
+    message = data.get("message") if isinstance(data, dict) else None
+    items = message.get("items") if isinstance(message, dict) else None
+    if not isinstance(items, list):
+        return frozenset()
+    dois = (normalize_doi(i.get("DOI")) for i in items if isinstance(i, dict))
+    return frozenset(d for d in dois if d)

@@ -17,6 +17,7 @@ from citewarden.verify.sources._common import (
     one_work,
     person_from_name,
     reply_json,
+    usable_work,
     used_query,
     works_found,
     year_from_string,
@@ -147,11 +148,7 @@ class SemanticScholarSource:
         return out
 
     def _one(self, paper: Any) -> Lookup:
-        def build() -> Lookup:
-            rec = work_from_s2(paper, self.name)
-            return Lookup.found(self.name, [rec] if rec else [])
-
-        return guard(self.name, build)
+        return guard(self.name, lambda: usable_work(self.name, work_from_s2(paper, self.name)))
 
     def search_key(self, query: Query) -> Query:
         """What :meth:`search` sends of ``query`` (the cache key of its answer)."""

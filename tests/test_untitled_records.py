@@ -1,0 +1,90 @@
+"""A record a service holds but that has no title (a journal issue, a component, an old
+deposit) says the work exists: it is a malformed answer for comparing, never "no such
+DOI".  The record is Crossref's real journal issue 10.1111/cep.1979.6.issue-5 (recorded in a
+``works?sample=1`` page), served in the envelope Crossref gives ``/works/{doi}``."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from batch_replay import serve_batches
+from citewarden.model import Code, Entry, Status
+from citewarden.settings import VerifySettings
+from citewarden.verify.engine import Verifier
+from citewarden.verify.http import HttpClient
+from citewarden.verify.normalize import make_entry
+from citewarden.verify.records import Outcome
+from citewarden.verify.sources.crossref import CrossrefSource
+from citewarden.verify.sources.doi import DoiSource
+from replay import ReplayServer, recorded_json, replay, replay_http, replay_server
+
+__all__ = ["replay", "replay_http", "replay_server"]
+
+TODAY = date(2026, 11, 29)
+ISSUE = "10.1111/cep.1979.6.issue-5"
+#: A recorded /works/{doi} answer of Crossref's (a work with a title), batched with it.
+TITLED = "10.1002/jor.1100150407"
+
+
+def serve_untitled(srv: ReplayServer) -> None:
+    page = recorded_json("crossref", "test-crossref_reader__test_get_random_crossref_id__00.json")
+    (item,) = page["message"]["items"]
+    assert item["DOI"] == ISSUE and "title" not in item
+    work = {"status": "ok", "message-type": "work", "message-version": "1.0.0", "message": item}
+    srv.add_route(f"https://api.crossref.org/works/{ISSUE}", json_bytes(work))
+
+
+def json_bytes(value: object) -> bytes:
+    import json
+
+    return json.dumps(value).encode()
+
+
+def cited_issue(key: str = "issue") -> Entry:
+    fields = {
+        "title": "Clinical and Experimental Pharmacology and Physiology, volume 6, issue 5",
+        "year": "1979",
+        "doi": ISSUE,
+    }
+    return make_entry(key, "misc", fields)
+
+
+def verifier(srv: ReplayServer, http: HttpClient) -> Verifier:
+    sources = [
+        CrossrefSource(http, srv.base_url("crossref"), mailto="t@example.org"),
+        DoiSource(http, srv.base_url("doi")),
+    ]
+    return Verifier(sources, VerifySettings(sources=("crossref", "doi")), today=TODAY)
+
+
+async def test_crossref_record_without_a_title_is_a_failed_answer(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_untitled(replay)
+    crossref = CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org")
+    lookup = await crossref.by_doi(ISSUE)
+    assert lookup.outcome is Outcome.FAILED
+    assert lookup.reason == "malformed response: a record without a title"
+
+
+async def test_a_batch_holding_it_leaves_the_doi_to_its_own_request(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_batches(replay)
+    serve_untitled(replay)
+    crossref = CrossrefSource(replay_http, replay.base_url("crossref"), mailto="t@example.org")
+    answers = await crossref.by_dois([TITLED, ISSUE])
+    assert answers[TITLED].outcome is Outcome.FOUND
+    assert ISSUE not in answers  # in the page, though no record is made of it
+
+
+async def test_a_doi_whose_record_has_no_title_is_not_called_missing(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_batches(replay)
+    serve_untitled(replay)
+    v = await verifier(replay, replay_http).verify(cited_issue())
+    assert Code.DOI_NOT_FOUND not in {i.code for i in v.issues}
+    assert v.status is not Status.NOT_FOUND
+    many = await verifier(replay, replay_http).verify_many([cited_issue("a")])
+    assert Code.DOI_NOT_FOUND not in {i.code for i in many["a"].issues}
