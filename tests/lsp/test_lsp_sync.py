@@ -277,3 +277,42 @@ async def test_a_removed_folder_is_no_folder_of_the_workspace(start: Start, tmp_
     await wait_for(lambda: codes(h, main) == [])
     change_folders(h, [], [shared])
     await wait_for(lambda: codes(h, main) == [OUTSIDE])
+
+
+def send_close(h: Harness, uri: str) -> None:
+    h.client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+
+
+async def test_files_outside_every_folder_go_once_none_of_their_project_is_open(
+    start: Start, tmp_path: Path
+) -> None:
+    """A paper outside the workspace folders, opened and closed: its diagnostics and those
+    of its bibliography are cleared once none of its files is open (they stayed for good,
+    the files known as if they were in the workspace); while one is, the others still
+    count for it."""
+    h = await start(files=PAPER)
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    files = {
+        "main.tex": "\\input{chapter}\n\\cite{q}\n\\bibliography{refs2}\n",
+        "chapter.tex": "\\cite{q,nope}\n",
+        "refs2.bib": "@misc{q, title = {Q}}\n@misc{r, title = {R}}\n",
+    }
+    for name, text in files.items():
+        (away / name).write_text(text, encoding="utf-8")
+    main, chapter, bib = ((away / n).as_uri() for n in files)
+    send_open(h, main, files["main.tex"], 1)
+    send_open(h, chapter, files["chapter.tex"], 1)
+    await wait_for(lambda: keys(h, chapter) == ["dangling-citation nope"])
+    await wait_for(lambda: keys(h, bib) == ["orphan-entry r"])
+    # the chapter, still open, is checked with the paper closed around it
+    send_close(h, main)
+    send_change(h, chapter, "\\cite{q,nope,later}\n", 2)
+    await wait_for(lambda: "dangling-citation later" in keys(h, chapter))
+    assert keys(h, chapter) == ["dangling-citation later", "dangling-citation nope"]
+    assert keys(h, bib) == ["orphan-entry r"]
+    send_close(h, chapter)
+    await wait_for(lambda: keys(h, chapter) == [] and keys(h, bib) == [])
+    assert keys(h, main) == []

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from citewarden.lsp.convert import path_of, uri_of
 from citewarden.lsp.documents import DocumentStore
 from citewarden.lsp.memory import release_free_memory
-from citewarden.project import Workspace
+from citewarden.project import Workspace, walks_into
 
 if TYPE_CHECKING:
     from citewarden.lsp.session import Session
@@ -99,6 +99,8 @@ class DocumentSync:
 
         def back_to_disk(work: Workspace) -> None:
             work.close(path)
+            if not self._in_a_folder(path):
+                self._forget_unopened_strays(work)
             self.session.cycle.mark_dirty([path])
             # e.g. completion catalogs holding the buffer's entries
             self.session.caches.clear()
@@ -109,6 +111,27 @@ class DocumentSync:
             await self.session.worker.run(release_free_memory)  # the buffer's text and parse
 
         self.session.tasks.spawn(CHECK, str(path), reload())
+
+    def _in_a_folder(self, path: Path) -> bool:
+        """Whether the walk of a workspace folder finds ``path`` (:func:`walks_into`)."""
+        return any(walks_into(root, path.parent) for root in self.session.roots)
+
+    def _forget_unopened_strays(self, work: Workspace) -> None:
+        """Forget the files outside every workspace folder, known only because they were
+        open, whose projects hold no open document any more: their diagnostics (and those
+        of the files they link to) go.  A file something still links to is found by the
+        link."""
+        strays = [p for p in work.known_files() if p not in self.open and not self._in_a_folder(p)]
+        if not strays:
+            return
+        needed: set[Path] = set()
+        for project in work.projects():
+            files = (*project.documents, *project.bibliographies, *project.metadata)
+            if any(p in self.open for p in files):
+                needed.update(files)
+        for stray in strays:
+            if stray not in needed:
+                work.remove(stray)
 
     def _use(self, path: Path, uri: str) -> None:
         """Check and publish the buffer of ``uri`` for ``path`` from now on."""
