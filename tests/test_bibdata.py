@@ -182,10 +182,47 @@ BIBDATA_CASES: dict[str, tuple[str, Expected]] = {
         r"""
 --- main.tex
 \documentclass{article}
-\bibliography{one}
+\bibliography{⟦w|one⟧}
+\begin{document}
+\cite{⟦d|a⟧} \cite{x} \nocite{y}
+\bibliography{two}
+\end{document}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("main.tex", Code.BIBLIOGRAPHY_IGNORED, "w")],
+    ),
+    "a \\bibliography in the preamble alone: BibTeX finds no \\bibdata": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{natbib}
+\bibliography{⟦w|one⟧}
+\begin{document}
+\cite{⟦d|a⟧}
+\end{document}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("main.tex", Code.BIBLIOGRAPHY_IGNORED, "w")],
+    ),
+    "a preamble file's \\bibliography writes nothing either": (
+        r"""
+--- main.tex
+\documentclass{article}
+\input{setup}
+\begin{document}
+\cite{⟦d|a⟧}
+\end{document}
+--- setup.tex
+\bibliography{⟦w|one⟧}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("setup.tex", Code.BIBLIOGRAPHY_IGNORED, "w")],
+    ),
+    "one run at \\begin{document} or defined in the preamble writes to the .aux": (
+        r"""
+--- main.tex
+\documentclass{article}
+\AtBeginDocument{\bibliography{one}}
+\newcommand{\refs}{\bibliography{two}}
 \begin{document}
 \cite{a} \cite{x} \nocite{y}
-\bibliography{two}
 \end{document}
 """,
         [],
@@ -321,3 +358,21 @@ def test_keys_match_as_the_backend_matches_them_whatever_names_the_file(
         set() if folded else {("main.tex", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "o")}
     )
     assert {f for f in found_set(marks, by_file) if f[1] is not Code.KEY_SPACE} == expected
+
+
+def test_the_fix_moves_a_preamble_bibliography_into_the_document(tmp_path: Path) -> None:
+    source = (
+        "\\documentclass{article}\n\\bibliography{one}\n\\begin{document}\n\\cite{a}\n"
+        "\\end{document}\n"
+    )
+    _, by_file, _ = _run(tmp_path, _ONE_TWO + "--- main.tex\n" + source)
+    [finding] = [f for f in by_file["main.tex"] if f.code is Code.BIBLIOGRAPHY_IGNORED]
+    assert "finds no \\bibdata" in finding.message
+    [fix] = finding.fixes
+    fixed = source
+    for edit in sorted(fix.edits, key=lambda e: -e.span.start):
+        fixed = fixed[: edit.span.start] + edit.new_text + fixed[edit.span.end :]
+    assert fixed.endswith("\\cite{a}\n\\bibliography{one}\n\\end{document}\n")
+    (tmp_path / "main.tex").write_text(fixed, encoding="utf-8")
+    _, by_file, _ = _run(tmp_path, "")
+    assert by_file["main.tex"] == []

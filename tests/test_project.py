@@ -1450,8 +1450,11 @@ def test_a_bib_file_is_read_once_with_the_macros_of_the_files_named_before_it(
 ) -> None:
     import citewarden.parsing.bibtex as bibtex
 
+    # \bibliography in the body (in the preamble it writes nothing), biblatex's in the preamble
+    preamble, body = ("", command) if command.startswith("\\bibliography") else (command, "")
     (tmp_path / "main.tex").write_text(
-        f"\\documentclass{{article}}\n{command}\n\\begin{{document}}\\cite{{a}}\\end{{document}}\n"
+        f"\\documentclass{{article}}\n{preamble}\n\\begin{{document}}\\cite{{a}}{body}"
+        "\\end{document}\n"
     )
     (tmp_path / "abbrev.bib").write_text('@string{jmlr = "J. Mach. Learn. Res."}\n')
     (tmp_path / "refs.bib").write_text("@article{a, title={T}, journal=jmlr, year=2020}\n")

@@ -114,8 +114,9 @@ class Project:
     #: the number of that include link among the includer's)
     placed: tuple[tuple[Path, Path, int], ...] = ()
     #: in a project BibTeX reads through the root's one .aux (no biblatex, no chapterbib):
-    #: the ``\\bibliography`` whose ``\\bibdata`` BibTeX obeys, and those after it, which
-    #: it ignores (:mod:`~citewarden.parsing.latex_bibdata`); their files are not read
+    #: the ``\\bibliography`` whose ``\\bibdata`` BibTeX obeys, and those it ignores:
+    #: those after it and those in the preamble, which write nothing to the .aux
+    #: (:mod:`~citewarden.parsing.latex_bibdata`); their files are not read
     bibdata: latex_bibdata.Command | None = None
     ignored: tuple[latex_bibdata.Command, ...] = ()
     #: in a project BibTeX reads (no biblatex) that has bibliographies: the style of its
@@ -664,7 +665,8 @@ class ProjectGraph(LinkResolver):
         self, root: Path, placed: tuple[tuple[Path, Path, int], ...]
     ) -> tuple[latex_bibdata.Command | None, list[latex_bibdata.Command]]:
         """The ``\\bibliography`` of the project of ``root`` that BibTeX obeys, and those
-        after it (``placed``: :attr:`Project.placed`)."""
+        it ignores: those after it and those at the preamble's top level (``placed``:
+        :attr:`Project.placed`)."""
         parsed: dict[Path, ParsedDocument] = {}
         texts: dict[Path, str] = {}
         for path in (root, *(child for child, _, _ in placed)):
@@ -674,7 +676,13 @@ class ProjectGraph(LinkResolver):
             if doc is not None and state is not None and not _is_subfile(doc):
                 parsed[path], texts[path] = doc, state.text
         commands = list(latex_bibdata.commands_in_order(root, parsed, texts, placed))
-        return (commands[0], commands[1:]) if commands else (None, [])
+        if any(doc.bibunits for doc in parsed.values()):
+            # bibunits reads a \bibliography as its default bibliography: left as it was
+            commands = [command for command in commands if not command.preamble]
+        body = [command for command in commands if not command.preamble]
+        preamble = [command for command in commands if command.preamble]
+        # one in the preamble writes nothing to the .aux: BibTeX reads none of its files
+        return (body[0], body[1:] + preamble) if body else (None, preamble)
 
     def _link_offsets(self, commands: list[latex_bibdata.Command]) -> set[tuple[Path, int]]:
         """(document, offset) of each link of ``commands``."""

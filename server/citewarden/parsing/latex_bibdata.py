@@ -8,7 +8,10 @@ command" and skips it, so the files only a later ``\\bibliography`` names are no
 This reads a project as one stream (each included file in place of the link that reads
 it) and gives its ``\\bibliography`` commands in that order, each with the links of its
 names (a document has one link per name).  A command in the preamble writes nothing (the
-.aux is opened at ``\\begin{document}``) and is left out.
+.aux is opened at ``\\begin{document}``, and LaTeX writes the ``\\bibdata`` line to the log):
+BibTeX reads none of its files.  One at the preamble's top level (the root's, or a file's
+``\\input`` there) is given marked :attr:`Command.preamble`; one in a definition, a hook
+or a conditional may write later, and is left out.
 
 ``\\bibliographystyle{plain}`` writes ``\\bibstyle{plain}`` (at ``\\begin{document}`` when
 given in the preamble), and BibTeX obeys the first of those too ("Illegal, another
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.model import DocumentKind, LinkKind, ParsedDocument
+from citewarden.parsing.latex_static import TopLevel
 
 #: the link command of ``\\bibliography`` (and of a ``\\let`` alias of it)
 BIBLIOGRAPHY = "bibliography"
@@ -37,6 +41,8 @@ class Command:
 
     path: Path
     links: tuple[int, ...]
+    #: the command stands at the preamble's top level: it writes nothing to the .aux
+    preamble: bool = False
 
 
 def _one_argument(text: str, end: int, start: int) -> bool:
@@ -61,12 +67,32 @@ def file_commands(doc: ParsedDocument, text: str) -> list[tuple[int, ...]]:
     return [tuple(links) for links in found]
 
 
-def file_shape(doc: ParsedDocument, text: str) -> tuple[int, ...]:
-    """How many names each ``\\bibliography`` command of the file has (what the project's
-    reading of them depends on in this file, without offsets; none of a Markdown file)."""
+def _placed(doc: ParsedDocument, text: str) -> list[tuple[int, tuple[int, ...], bool, bool]]:
+    """Each ``\\bibliography`` command of the file: (offset, links, in the body, at the
+    top level).  A command before ``\\begin{document}``, or in a file without one (read
+    in the preamble when an ``\\input`` there reads it), is asked whether it stands
+    outside every brace group and conditional; one in the body is not."""
+    placed: list[tuple[int, tuple[int, ...], bool, bool]] = []
+    top: TopLevel | None = None
+    for links in file_commands(doc, text):
+        at = doc.links[links[0]].span.start
+        body = at >= doc.body_start  # body_start -1: no \begin{document}
+        if doc.body_start >= 0 and body:
+            placed.append((at, links, True, True))
+            continue
+        top = top or TopLevel(text)
+        # asked at the argument's opening brace, outside the argument
+        placed.append((at, links, body, top.at(max(0, text.rfind("{", 0, at)))))
+    return placed
+
+
+def file_shape(doc: ParsedDocument, text: str) -> tuple[tuple[int, bool, bool], ...]:
+    """How many names each ``\\bibliography`` command of the file has, and where it
+    stands (what the project's reading of them depends on in this file, without offsets;
+    none of a Markdown file)."""
     if doc.kind is not DocumentKind.LATEX:
         return ()
-    return tuple(len(links) for links in file_commands(doc, text))
+    return tuple((len(links), body, top) for _, links, body, top in _placed(doc, text))
 
 
 #: one event of a file: a command, or an included file (whether it is read in the preamble)
@@ -76,13 +102,15 @@ _Event = Command | tuple[Path, bool]
 def _events(
     path: Path, doc: ParsedDocument, text: str, children: Mapping[int, Path], preamble: bool
 ) -> list[_Event]:
-    """The file's commands outside the preamble and its included files, in file order;
-    ``preamble``: the file is read in the preamble."""
+    """The file's commands and its included files, in file order (a command in the
+    preamble only at its top level, marked so); ``preamble``: the file is read in the
+    preamble."""
     timed: list[tuple[int, _Event]] = []
-    for links in file_commands(doc, text):
-        at = doc.links[links[0]].span.start
-        if not preamble and at >= doc.body_start:  # body_start -1: no \begin{document}
+    for at, links, body, top in _placed(doc, text):
+        if not preamble and body:
             timed.append((at, Command(path, links)))
+        elif top:
+            timed.append((at, Command(path, links, preamble=True)))
     includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE]
     for i, child in children.items():
         if i < len(includes):
@@ -98,7 +126,8 @@ def commands_in_order(
     texts: Mapping[Path, str],
     placed: Sequence[tuple[Path, Path, int]],
 ) -> Iterator[Command]:
-    """The project's ``\\bibliography`` commands outside the preamble, in document order
+    """The project's ``\\bibliography`` commands, in document order (those at the
+    preamble's top level marked so)
     (``placed``: each included document, the document including it and the number of
     that include link among the includer's)."""
     children: dict[Path, dict[int, Path]] = {}
