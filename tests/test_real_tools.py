@@ -1259,3 +1259,44 @@ def _agree_with_the_backend(tmp_path: Path, text: str, keys: tuple[str, ...], ba
         if f.code is Code.MISSING_CROSSREF
     }
     assert missing_parents == {(e, p) for p, e in _BIBER_NO_PARENT.findall(log)}
+
+
+@pytest.mark.parametrize("backend", ["bibtex", "biber"])
+def test_a_file_includeonly_leaves_out_cites_what_its_kept_aux_cites(
+    tmp_path: Path, backend: str
+) -> None:
+    """``\\includeonly`` is a drafting device: LaTeX does not read the files it leaves out
+    but keeps their .aux from the run that read them, so BibTeX still reads their
+    citations; biblatex writes the .bcf afresh, so biber sees only the files read.
+    citewarden reads every ``\\include``d file, as the whole document reads them: the
+    dangling keys and the orphans are those of the run without ``\\includeonly``."""
+    _require_tools()
+    entry = "@misc{{{},\n  title={{T}}, author={{A, B}}, year={{2000}}}}\n"
+    (tmp_path / "refs.bib").write_text("".join(entry.format(k) for k in ("a", "b", "c")))
+    (tmp_path / "c1.tex").write_text("\\cite{a}\n", encoding="utf-8")
+    (tmp_path / "c2.tex").write_text("\\cite{b} \\cite{gone}\n", encoding="utf-8")
+    if backend == "biber":
+        preamble, ending = (
+            "\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n",
+            "\\printbibliography\n",
+        )
+    else:
+        preamble, ending = "", "\\bibliographystyle{plain}\n\\bibliography{refs}\n"
+    source = (
+        f"\\documentclass{{article}}\n{preamble}%ONLY\n\\begin{{document}}\n"
+        f"\\include{{c1}}\n\\include{{c2}}\n{ending}\\end{{document}}\n"
+    )
+    main = tmp_path / "main.tex"
+    main.write_text(source, encoding="utf-8")
+    full = run_latex(tmp_path, "main.tex", backend)
+    main.write_text(source.replace("%ONLY", "\\includeonly{c1}"), encoding="utf-8")
+    draft = run_latex(tmp_path, "main.tex", backend)
+    assert full.dangling == {"gone"}
+    ours = citewarden_answer([main])
+    assert ours.dangling == {"gone"}
+    assert ours.orphans == {"c"}
+    assert full.unused == {"c"}
+    if backend == "bibtex":  # the kept c2.aux still cites b and gone: BibTeX reads them
+        assert draft.dangling == {"gone"} and draft.unused == {"c"}
+    else:  # the .bcf holds the citations of the files read: the draft leaves b out
+        assert draft.dangling == set() and draft.unused == {"b", "c"}
