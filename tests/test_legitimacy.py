@@ -51,8 +51,9 @@ IDJSR = "peneira_work_idjsr.2023.013.json"
 
 
 def unindexed() -> WorkRecord:
-    """The recorded IDJSR work, its source also saying "not in Scopus, not core"."""
-    return said_not_in(record(IDJSR), "scopus", "core")
+    """The recorded IDJSR work, its source also saying "not in Scopus, not core" and "not
+    in PubMed" (which the NLM Catalog's "no such journal" says in a run)."""
+    return said_not_in(record(IDJSR), "scopus", "core", "pubmed")
 
 
 def article(rec: WorkRecord, entry_type: str = "article", **extra: str) -> Verdict:
@@ -88,16 +89,37 @@ def test_an_absent_scopus_flag_never_makes_a_journal_unindexed() -> None:
     rec = record("peneira_work_s11634-015-0211-0.json")
     info, issue = assess(normalize_entry(article(rec)), [rec])
     assert issue is None and info.indexed_in == ()
-    assert "not in DOAJ (OpenAlex)" in info.evidence and "not in PubMed (OpenAlex)" in info.evidence
+    assert "not in DOAJ (OpenAlex)" in info.evidence
+    assert "no source said whether it is in PubMed, Scopus" in info.evidence
 
 
 def test_the_recorded_unindexed_candidate_says_nothing_of_scopus() -> None:
-    # as recorded: not in DOAJ, not in PubMed, no publisher, and nothing about Scopus
+    # as recorded: not in DOAJ, the work not in PubMed, no publisher, nothing about Scopus
     rec = record(IDJSR)
     info, issue = assess(normalize_entry(article(rec)), [rec])
     assert issue is None and info.indexed_in == () and info.publisher is None
-    assert "not in DOAJ (OpenAlex)" in info.evidence and "not in PubMed (OpenAlex)" in info.evidence
-    assert "no source said whether it is in Scopus" in info.evidence
+    assert "not in DOAJ (OpenAlex)" in info.evidence
+    assert "no source said whether it is in PubMed, Scopus" in info.evidence
+
+
+def test_a_work_missing_from_pubmed_says_nothing_of_its_journal() -> None:
+    """OpenAlex's ``indexed_in`` lists where the work is, not its journal: the recorded
+    IDJSR work (``["crossref"]``), its source saying "not in DOAJ, not in Scopus, not
+    core", is venue-unindexed only once the NLM Catalog has no such journal; a catalog
+    look-up that failed, or none, leaves PubMed unknown."""
+    from citewarden.verify.sources.journals import journal_absent, journal_failed
+
+    rec = said_not_in(record(IDJSR), "scopus", "core")
+    assert rec.venue_not_in == ("doaj", "scopus", "core")
+    entry = normalize_entry(article(rec))
+    failed = journal_failed("pubmed", "2278-3784", "HTTP 503")
+    for records in ([rec], [rec, failed]):
+        info, issue = assess(entry, records)
+        assert issue is None and not any("not in PubMed" in e for e in info.evidence)
+        assert "no source said whether it is in PubMed" in info.evidence
+    info, issue = assess(entry, [rec, journal_absent("pubmed", "2278-3784")])
+    assert issue is not None and issue.code is Code.VENUE_UNINDEXED
+    assert "not in PubMed (NLM Catalog)" in info.evidence
 
 
 def test_unindexed_journal_when_a_source_says_not_in_scopus() -> None:

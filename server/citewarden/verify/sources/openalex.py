@@ -54,13 +54,15 @@ def venue_indexes(
     work: dict[str, Any], src: dict[str, Any]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(indexes the record says the venue is in, indexes it says it is not in): the source
-    flags ``true`` / ``false`` (an absent flag says neither), and the work's ``indexed_in``
-    list for PubMed."""
+    flags ``true`` / ``false`` (an absent flag says neither), and PubMed when the work's
+    ``indexed_in`` lists it.  That list is the work's own: a work missing from PubMed (or
+    whose PMID OpenAlex lacks) says nothing of its journal, so it never rules PubMed out;
+    the NLM Catalog does."""
     yes = [name for flag, name in SOURCE_FLAGS if src.get(flag) is True]
     no = [name for flag, name in SOURCE_FLAGS if src.get(flag) is False]
     listed = work.get("indexed_in")
-    if isinstance(listed, list):
-        (yes if "pubmed" in listed else no).append("pubmed")
+    if isinstance(listed, list) and "pubmed" in listed:
+        yes.append("pubmed")
     return tuple(yes), tuple(no)
 
 
