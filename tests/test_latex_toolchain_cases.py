@@ -45,6 +45,24 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\begin{py}\n\\cite{k3} \\cite{nokey2}\n\\end{py}\n",
         {},
     ),
+    # ... defined in the root, used in a file it includes: TeX reads one stream
+    "verbatim environments of the root in an included file": (
+        "",
+        "\\usepackage{fancyvrb,listings}\n\\DefineVerbatimEnvironment{code}{Verbatim}{}\n"
+        "\\lstnewenvironment{py}{}{}\n",
+        "\\cite{k1}\n\\input{ch}\n",
+        {
+            "ch.tex": "\\begin{code}\n\\cite{k2} \\cite{nokey}\n\\end{code}\n"
+            "\\begin{py}\n\\cite{k3} \\cite{nokey2}\n\\end{py}\n\\cite{k4}\n"
+        },
+    ),
+    # ... defined in a preamble kept in a file of its own, used in the root
+    "verbatim environments of a preamble file": (
+        "",
+        "\\input{setup}\n",
+        "\\cite{k1}\n\\begin{code}\n\\cite{k2} \\cite{nokey}\n\\end{code}\n",
+        {"setup.tex": "\\usepackage{fancyvrb}\n\\DefineVerbatimEnvironment{code}{Verbatim}{}\n"},
+    ),
     # a refsection names a resource by its label
     "refsection resource label": (
         "",

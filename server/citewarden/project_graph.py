@@ -739,7 +739,7 @@ class ProjectGraph(LinkResolver):
             not braced
             and not from_styles
             and all(
-                st.context is None and not (doc.citation_macros or doc.flags)
+                st.context is None and not (doc.citation_macros or doc.flags or doc.verbatim_envs)
                 for _, st, doc in states
             )
         ):

@@ -103,6 +103,9 @@ class LatexContext:
     #: how the project's packages read braces in citation keys (``"biblatex"``, ``"cite"``;
     #: ``""``: as LaTeX's own ``\\cite``), for a file that loads none of them itself
     key_braces: str = ""
+    #: the verbatim-like environments the files of the project define
+    #: (``\\DefineVerbatimEnvironment{code}{Verbatim}{}`` and the like), skipped everywhere
+    verbatim_envs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +193,9 @@ class ParsedDocument:
     #: ``\\nocite`` writes nothing there (natbib, cite, harvard): (command span, package);
     #: their keys are not citations
     lost_nocites: tuple[tuple[Span, str], ...] = ()
+    #: the verbatim-like environments this file defines (the project's other files skip
+    #: them too)
+    verbatim_envs: frozenset[str] = frozenset()
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False

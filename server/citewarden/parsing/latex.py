@@ -262,7 +262,7 @@ def _read_ahead(
     commands, stops = _definition_tables()
     lexer = _Lexer(text, commands)
     skipped = _Skipped(skips)
-    verbatim_envs = latex_static.verbatim_environments(text)
+    verbatim_envs = latex_static.verbatim_environments(text) | context.verbatim_envs
     top: latex_static.TopLevel | None = None
     n = len(text)
     while pos < n:
@@ -325,7 +325,8 @@ def parse_latex(
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
     verbatim = latex_static.short_verbatim(text)
-    verbatim_envs = latex_static.verbatim_environments(text)
+    own_verbatim_envs = latex_static.verbatim_environments(text)
+    verbatim_envs = own_verbatim_envs | context.verbatim_envs
     if verbatim:
         skips = latex_static.merged(skips, verbatim)
     skipped = _Skipped(skips)
@@ -618,6 +619,7 @@ def parse_latex(
         lost_nocites=tuple(lost_nocites),
         bib_backend=backend,
         chapterbib=bool(chapterbib),
+        verbatim_envs=own_verbatim_envs,
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(definitions.text_macros),
         newcites=tuple(dict.fromkeys(definitions.newcites)),

@@ -630,7 +630,8 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     """What every document of a project (given with its text) inherits: the citation macros
     of all of them, the flags whose value the project knows (set one way only, or defined
     and never set), the fixed-key macros used anywhere, and how the packages read braces in
-    citation keys (biblatex before cite)."""
+    citation keys (biblatex before cite), and the verbatim-like environments any of them
+    defines."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
@@ -643,19 +644,29 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     used = frozenset(name for name in fixed if any(is_used(text, name) for _, text in documents))
     readings = {doc.key_braces for doc, _ in documents}
     braces = next((b for b in ("biblatex", "cite") if b in readings), "")
-    return LatexContext(macros, flags, used, flag_names=frozenset(values), key_braces=braces)
+    verbatim = frozenset(name for doc, _ in documents for name in doc.verbatim_envs)
+    return LatexContext(
+        macros,
+        flags,
+        used,
+        flag_names=frozenset(values),
+        key_braces=braces,
+        verbatim_envs=verbatim,
+    )
 
 
 def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bool:
     """Whether parsing ``text`` (parsed as ``doc``) with ``context`` can give another parse
     than without it.  It cannot when the file defines no citation macro and no flag of its
     own, ``text`` names none of the context's macros and flags (not even inside a longer
-    name), and no braced key of it is read by the context's packages: every use of the
-    context is through one of those."""
+    name) and none of its verbatim-like environments in braces, and no braced key of it is
+    read by the context's packages: every use of the context is through one of those."""
     if doc.citation_macros or doc.flags:
         return True
     if doc.braced_keys and context.key_braces and not doc.key_braces:
         return True  # the project's packages read its braced keys
+    if any("{" + name + "}" in text for name in context.verbatim_envs - doc.verbatim_envs):
+        return True  # it uses an environment another file defines
     names = [m.name for m in context.macros]
     names += context.flag_names
     names += (name for name, _ in context.flags)
