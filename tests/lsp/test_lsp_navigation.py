@@ -76,6 +76,46 @@ async def test_completion_in_markdown_after_at(start: Start) -> None:
     assert [i.label for i in result.items] == ["knuth1984"]
 
 
+MARKDOWN_KEYS = r"""
+--- paper.md
+---
+bibliography: refs.bib
+---
+See [@x], [@x], [@x], [@x] and @{x_y}.
+--- refs.bib
+@misc{x;y, title = {Semicolon}}
+@misc{x.y., title = {Periods}}
+@misc{x:, title = {Colon}}
+@misc{x_y, title = {Plain}}
+"""
+
+
+async def test_completion_in_markdown_braces_a_key_pandoc_would_cut(start: Start) -> None:
+    """After a bare '@' a key pandoc would not read whole is inserted braced (it was
+    inserted bare: '@x;y' cites 'x'); inside '@{' it goes as it is."""
+    h = await start(files=MARKDOWN_KEYS)
+    name = "paper.md"
+    h.editor.open(name)
+    bare = await complete(h, name, h.editor.find(name, "[@x]", within=3))
+    assert {i.label: i.text_edit.new_text for i in bare.items if i.text_edit} == {
+        "x;y": "{x;y}",
+        "x.y.": "{x.y.}",
+        "x:": "{x:}",
+        "x_y": "x_y",
+    }
+    braced = await complete(h, name, h.editor.find(name, "@{x", within=3))
+    assert {i.label: i.text_edit.new_text for i in braced.items if i.text_edit} == {
+        k: k for k in ("x;y", "x.y.", "x:", "x_y")
+    }
+    # each key chosen after '@' cites its entry
+    for key in ("x;y", "x.y.", "x:", "x_y"):
+        listed = await complete(h, name, h.editor.find(name, "[@x]", within=3))
+        [edit] = [i.text_edit for i in listed.items if i.label == key]
+        assert isinstance(edit, types.TextEdit)
+        h.editor.edit(h.uri(name), [edit])
+    await wait_for(lambda: h.codes("refs.bib") == [] and h.codes(name) == [])
+
+
 async def test_no_completion_outside_citations(start: Start) -> None:
     h = await start()
     name = "main.tex"

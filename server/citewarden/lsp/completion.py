@@ -12,6 +12,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from citewarden.checks.nocite_edit import markdown_citation
 from citewarden.lsp import entries as show
 from citewarden.lsp.convert import PlainJson, TextIndex
 from citewarden.lsp.session import Session
@@ -168,6 +169,9 @@ def completion_items(
     if catalog is None:
         catalog = key_catalog(session, path)
     keys, incomplete = catalog.matching(ctx.prefix)
+    text = index.text
+    # after a bare '@' a key pandoc would not read whole goes in braces; in '@{' as it is
+    bare = is_markdown(path) and text[ctx.span.start - 1 : ctx.span.start] == "@"
     start = index.position(ctx.span.start, session.converter.encoding)
     end = index.position(max(ctx.span.end, offset), session.converter.encoding)
     replace = {
@@ -176,6 +180,12 @@ def completion_items(
     }
     items = []
     for n, key in enumerate(keys):
+        written = key
+        if bare:
+            cite = markdown_citation(key)
+            if cite is None:
+                continue  # no citation in Markdown holds it
+            written = cite[1:]
         entry = catalog.entries[key]
         detail = catalog.details.get(key)
         if detail is None:
@@ -187,7 +197,7 @@ def completion_items(
                 "detail": detail,
                 "sortText": f"{n:05d}",
                 "filterText": key,
-                "textEdit": {"range": replace, "newText": key},
+                "textEdit": {"range": replace, "newText": written},
                 "data": {"key": key, "path": str(entry.path)},
             }
         )
