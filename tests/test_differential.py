@@ -77,6 +77,41 @@ def test_braced_keys_read_as_the_package_reads_them(
     assert differential.latex_ours(tmp_path) == oracle
 
 
+#: conditionals whose test TeX decides from what is written: \\ifcase and \\ifodd of a
+#: number, \\if and \\ifx of two letters or digits (a space after a character is a token
+#: of its own), \\unless before a test
+LITERAL_TESTS = r"""
+\ifcase 1 \cite{cz0}\or \cite{cz1}\or \cite{cz2}\else \cite{cze}\fi
+\ifcase 0 \cite{co0}\or \cite{co1}\fi
+\ifcase 5 \cite{cf0}\or \cite{cf1}\else \cite{cfe}\fi
+\ifcase -1 \cite{cn0}\else \cite{cne}\fi
+\ifcase2\cite{ct0}\or\ifcase 1 \cite{ci0}\or \cite{ci1}\fi\or\cite{ct2}\or\cite{ct3}\fi
+\if01 \cite{i01}\else \cite{i01e}\fi
+\if00 \cite{i00}\else \cite{i00e}\fi
+\if ab \cite{iab}\else \cite{iabe}\fi
+\ifx ab \cite{xab}\else \cite{xabe}\fi
+\ifx aa \cite{xaa}\else \cite{xaae}\fi
+\ifx a a \cite{xasa}\else \cite{xasae}\fi
+\ifodd 3 \cite{o3}\else \cite{o3e}\fi
+\ifodd 2 \cite{o2}\else \cite{o2e}\fi
+\unless\iffalse \cite{uf}\else \cite{ufe}\fi
+\unless\ifnum 1<2 \cite{un}\else \cite{une}\fi
+\iffalse \ifcase 1 \or \cite{hidden}\fi \cite{hidden2}\else \cite{shown}\fi
+"""
+
+
+def test_conditionals_tex_decides_from_their_text_cite_what_pdflatex_records(
+    tmp_path: Path,
+) -> None:
+    text = "\\documentclass{article}\n\\begin{document}\n" + LITERAL_TESTS + "\\end{document}\n"
+    main = tmp_path / "main.tex"
+    main.write_text(text, encoding="utf-8")
+    differential._run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], tmp_path)
+    oracle = _aux_keys((tmp_path / "main.aux").read_text(errors="replace"))
+    assert {"cz1", "co0", "cfe", "cne", "ct2", "i01e", "uf", "une", "shown"} <= oracle
+    assert {c.key for c in parse_latex(main, text).citations} == oracle
+
+
 def test_latex_projects_cite_what_pdflatex_records() -> None:
     tally = differential.run_latex(range(1000, 1040), budget=BUDGET)
     assert tally.cases >= 8, "too few cases ran in the time budget"

@@ -391,8 +391,19 @@ _IFNUM = re.compile(r"\s*(-?\d+)\s*([<=>])\s*(-?\d+)(?!\d)")
 #: an ``\ifnum`` can take (a sign and ten digits) before it is not read as a number here.
 _TEX_MAX_NUMBER = 2_147_483_647
 _NUMBER_DIGITS = 11
-_IFX = re.compile(r"\s*(\\[A-Za-z@]+|\S)\s*(\\[A-Za-z@]+|\S)")
-_KNOWN_TEST = re.compile(r"\\if(?:false|true|num|x)(?![A-Za-z@])")
+#: the two tokens ``\\ifx`` compares: spaces after a control word are skipped, but a space
+#: after a character is a token of its own (``\\ifx a a`` compares ``a`` with a space)
+_IFX = re.compile(r"\s*(?:(\\[A-Za-z@]+)\s*|(\S))(\\[A-Za-z@]+|\s|\S)")
+#: the two characters of ``\\if01`` or ``\\ifx ab``: letters and digits only, which no
+#: package makes active (babel's shorthands make ``"``, ``:``, ``!`` ... macros)
+_PLAIN_CHAR = re.compile(r"[A-Za-z0-9]")
+_IF_CHARS = re.compile(r"\s*([A-Za-z0-9])([A-Za-z0-9])")
+#: the number of ``\\ifcase 2`` and ``\\ifodd 3``, written out (an optional space after
+#: it is part of it)
+_NUMBER = re.compile(r"\s*(-?\d{1,10})(?!\d) ?")
+_KNOWN_TEST = re.compile(r"\\(?:if(?:false|true|num|x|case|odd)?|unless)(?![A-Za-z@])")
+#: ``\\unless`` just before a conditional: it inverts the test (e-TeX)
+_UNLESS = re.compile(r"\\unless\s*\Z")
 #: an ``\\if..`` token that is being defined, not tested
 _DEFINED_HERE = re.compile(r"\\(?:newif|let|[gex]?def|(?:re)?newcommand\*?\s*\{?)\s*\Z")
 #: :data:`NOT_CONDITIONALS` that are TeX conditionals all the same, closed by ``\\fi``
@@ -459,8 +470,27 @@ def _value(text: str, name: str, end: int, flags: dict[str, bool]) -> bool | Non
         return a < b if op == "<" else a > b if op == ">" else a == b
     if name == "ifx":
         m = _IFX.match(text, end)
-        return True if m is not None and m.group(1) == m.group(2) else None
+        if m is None:
+            return None
+        first, second = m.group(1) or m.group(2), m.group(3)
+        if first == second:
+            return True
+        # two different characters that are no macros are different tokens
+        plain = _PLAIN_CHAR.fullmatch
+        return False if plain(first) and (second.isspace() or plain(second)) else None
+    if name == "if":
+        m = _IF_CHARS.match(text, end)
+        return None if m is None else m.group(1) == m.group(2)
+    if name == "ifodd":
+        m = _NUMBER.match(text, end)
+        return None if m is None else int(m.group(1)) % 2 == 1
     return flags.get(name[2:])
+
+
+def _case(text: str, end: int) -> int | None:
+    """The number an ``\\ifcase`` ending at ``end`` tests, when written out."""
+    m = _NUMBER.match(text, end)
+    return None if m is None else int(m.group(1))
 
 
 #: what the short-verbatim scan stops at: a comment, a (Make|Delete)ShortVerb (groups 1-3),
@@ -536,30 +566,49 @@ def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]
     if _KNOWN_TEST.search(text) is None and not any("\\if" + f in text for f in flags):
         return []
     regions: list[tuple[int, int]] = []
-    # (start of the \if, value, start of a pending skipped region or -1)
-    stack: list[tuple[int, bool | None, int]] = []
+    # (start of the \if, value, start of a pending skipped region or -1, the branches of
+    # an \ifcase of a known number still to pass before its own, else -1)
+    stack: list[tuple[int, bool | None, int, int]] = []
     for m in _CONDITIONAL_TOKENS.finditer(text):
         name = m.group(1)
         if _in_comment(text, m.start()) or _escaped_backslash(text, m.start()):
             continue
         if name == "fi":
             if stack:
-                _, _, skip_from = stack.pop()
+                _, _, skip_from, _ = stack.pop()
                 if skip_from >= 0:
                     regions.append((skip_from, m.end()))
-        elif name == "else" or name == "or":
-            if stack and name == "else":
-                start, value, skip_from = stack[-1]
+        elif name == "or":
+            if stack and stack[-1][3] >= 0:  # \ifcase: its branch starts, or ends
+                start, value, skip_from, left = stack[-1]
+                if left == 1:  # its own branch: read from here, to the next \or
+                    regions.append((skip_from, m.end()))
+                    stack[-1] = (start, True, -1, 0)
+                elif left == 0:  # its branch ran: the rest is skipped to the \fi
+                    stack[-1] = (start, None, m.start(), -1)
+                else:
+                    stack[-1] = (start, value, skip_from, left - 1)
+        elif name == "else":
+            if stack:
+                start, value, skip_from, left = stack[-1]
                 if value is False and skip_from >= 0:
                     regions.append((skip_from, m.end()))
-                    stack[-1] = (start, None, -1)
+                    stack[-1] = (start, None, -1, -1)
                 elif value is True:
-                    stack[-1] = (start, None, m.start())
+                    stack[-1] = (start, None, m.start(), -1)
         elif name not in NOT_CONDITIONALS:
             if _DEFINED_HERE.search(text, max(0, m.start() - 20), m.start()) is not None:
                 continue
+            if name == "ifcase":
+                case = _case(text, m.end())
+                if case is not None:  # a negative number takes the \else branch
+                    left = case if case >= 0 else len(text)
+                    stack.append((m.start(), left == 0, -1 if left == 0 else m.start(), left))
+                    continue
             value = _value(text, name, m.end(), flags)
-            stack.append((m.start(), value, m.start() if value is False else -1))
+            if value is not None and _UNLESS.search(text, max(0, m.start() - 40), m.start()):
+                value = not value
+            stack.append((m.start(), value, m.start() if value is False else -1, -1))
     regions.sort()
     merged: list[tuple[int, int]] = []
     for a, b in regions:
