@@ -227,6 +227,24 @@ BIBDATA_CASES: dict[str, tuple[str, Expected]] = {
 """,
         [],
     ),
+    "biblatex: a preamble file's resources count, a body file's are ignored": (
+        r"""
+--- main.tex
+\documentclass{article}
+\usepackage{biblatex}
+\input{setup}
+\begin{document}
+\cite{a} \cite{⟦d|x⟧}
+\input{ch}
+\printbibliography
+\end{document}
+--- setup.tex
+\addbibresource{one.bib}
+--- ch.tex
+\addbibresource{⟦w|two.bib⟧}
+""",
+        [("main.tex", Code.DANGLING, "d"), ("ch.tex", Code.BIBLIOGRAPHY_IGNORED, "w")],
+    ),
     "biblatex's \\bibliography adds resources, several allowed": (
         r"""
 --- main.tex

@@ -78,6 +78,17 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\cite{k1} \\cite{e1}\n\\addbibresource{extra.bib}\n\\bibliography{extra}\n",
         {"extra.bib": "@book{e1,\n  author = {E},\n  title = {T},\n  year = 2001,\n}\n"},
     ),
+    # ... in a file included in the body: the same for LaTeX and biber
+    "resources of a file included after begin document": (
+        "",
+        "",
+        "\\cite{k1} \\cite{e1} \\cite{e2}\n\\input{ch}\n",
+        {
+            "ch.tex": "\\addbibresource{extra.bib}\n\\bibliography{more}\n",
+            "extra.bib": "@book{e1,\n  author = {E},\n  title = {T},\n  year = 2001,\n}\n",
+            "more.bib": "@book{e2,\n  author = {E},\n  title = {T},\n  year = 2001,\n}\n",
+        },
+    ),
 }
 
 

@@ -119,6 +119,11 @@ class Project:
     #: (:mod:`~citewarden.parsing.latex_bibdata`); their files are not read
     bibdata: latex_bibdata.Command | None = None
     ignored: tuple[latex_bibdata.Command, ...] = ()
+    #: biblatex resource links (``\\addbibresource``; ``\\bibliography`` under biblatex)
+    #: of files read after ``\\begin{document}`` (included in the body): LaTeX stops on
+    #: them ("Can be used only in preamble") and biber reads none of their files; (the
+    #: document, the link's index in its links)
+    late_resources: tuple[tuple[Path, int], ...] = ()
     #: in a project BibTeX reads (no biblatex) that has bibliographies: the style of its
     #: first ``\\bibliographystyle`` (:mod:`~citewarden.bibtex_styles`), whose macros the
     #: .bib files may use; None: no style named
@@ -602,8 +607,10 @@ class ProjectGraph(LinkResolver):
         # biblatex is loaded where it names resources (by a class or package not read here)
         biblatex = biblatex or biblatex_links
         bibdata, ignored = (None, []) if biblatex or chapterbib else self._bibdata(root, where)
-        if ignored:  # BibTeX reads none of their files
+        late = self._late_resources(root, where, biblatex)
+        if ignored or late:  # BibTeX or biber reads none of their files
             skipped = self._link_offsets(ignored)
+            skipped.update((path, self._link_start(path, i)) for path, i in late)
             for found, naming in named_by.items():
                 if all(at in skipped for at in naming):
                     del bibs[found]
@@ -627,6 +634,7 @@ class ProjectGraph(LinkResolver):
             placed=where,
             bibdata=bibdata,
             ignored=tuple(ignored),
+            late_resources=late,
             bib_style=style,
             cite_styles=cite_styles,
         )
@@ -683,6 +691,47 @@ class ProjectGraph(LinkResolver):
         preamble = [command for command in commands if command.preamble]
         # one in the preamble writes nothing to the .aux: BibTeX reads none of its files
         return (body[0], body[1:] + preamble) if body else (None, preamble)
+
+    def _late_resources(
+        self, root: Path, placed: tuple[tuple[Path, Path, int], ...], biblatex: bool
+    ) -> tuple[tuple[Path, int], ...]:
+        """The biblatex resource links of the files of the project of ``root`` included
+        after ``\\begin{document}`` (``placed``: :attr:`Project.placed`; ``biblatex``: the
+        project loads it, so a ``\\bibliography`` is one too).  The root's own are left
+        out of its links as it is parsed; a subfile's preamble is not read as a body."""
+        parent_of = {child: (parent, index) for child, parent, index in placed}
+        in_body: dict[Path, bool] = {root: False}
+
+        def body(path: Path) -> bool:
+            if path in in_body:
+                return in_body[path]
+            in_body[path] = False  # (a cycle reads nothing more)
+            parent, index = parent_of[path]
+            doc = self.document(parent)
+            includes = (
+                [] if doc is None else [link for link in doc.links if link.kind is LinkKind.INCLUDE]
+            )
+            at = includes[index].span.start if index < len(includes) else -1
+            in_body[path] = body(parent) or (doc is not None and 0 <= doc.body_start <= at)
+            return in_body[path]
+
+        late: list[tuple[Path, int]] = []
+        for child, _, _ in placed:
+            doc = self.document(child)
+            if doc is None or _is_subfile(doc) or not body(child):
+                continue
+            for i, link in enumerate(doc.links):
+                command = link.command.lstrip("\\")
+                if link.kind is LinkKind.BIBLIOGRAPHY and (
+                    command in _EXACT_RESOURCES or (biblatex and command == "bibliography")
+                ):
+                    late.append((child, i))
+        return tuple(late)
+
+    def _link_start(self, path: Path, index: int) -> int:
+        """The offset of the link ``index`` of the document ``path`` (-1: not there)."""
+        doc = self.document(path)
+        return doc.links[index].span.start if doc is not None and index < len(doc.links) else -1
 
     def _link_offsets(self, commands: list[latex_bibdata.Command]) -> set[tuple[Path, int]]:
         """(document, offset) of each link of ``commands``."""

@@ -62,6 +62,27 @@ def ignored_bibliography_findings(ws: Workspace, project: Project) -> list[Findi
     return found
 
 
+def late_resource_findings(ws: Workspace, project: Project) -> list[Finding]:
+    """A warning on each biblatex resource of a file included after ``\\begin{document}``:
+    LaTeX stops on it ("Can be used only in preamble") and biber reads none of its files."""
+    found: list[Finding] = []
+    for path, index in project.late_resources:
+        doc = ws.document(path)
+        if doc is None or index >= len(doc.links):
+            continue
+        link = doc.links[index]
+        command = link.command.lstrip("\\")
+        message = (
+            f"\\{command} after \\begin{{document}} is ignored: this file is read in the "
+            "document's body, and biblatex reads bibliographies in the preamble only"
+        )
+        data = MappingProxyType({"targets": [link.target]})
+        found.append(
+            Finding(Code.BIBLIOGRAPHY_IGNORED, Location(path, link.span), message, data=data)
+        )
+    return found
+
+
 def _links(ws: Workspace, command: Command) -> list[Link]:
     doc = ws.document(command.path)
     if doc is None or any(i >= len(doc.links) for i in command.links):
@@ -174,4 +195,4 @@ def _command_span(text: str, links: list[Link]) -> Span | None:
     return Span(opening.start(), closing.end())
 
 
-__all__ = ["ignored_bibliography_findings"]
+__all__ = ["ignored_bibliography_findings", "late_resource_findings"]

@@ -47,7 +47,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
-from citewarden.checks.bibdata import ignored_bibliography_findings
+from citewarden.checks.bibdata import ignored_bibliography_findings, late_resource_findings
 from citewarden.checks.dangling import checks_dangling, dangling_findings, is_defined, is_quarto
 from citewarden.checks.defined import (
     Defined,
@@ -89,6 +89,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
         found += _missing_links(project)
         found += _unresolved_links(project)
         found += ignored_bibliography_findings(ws, project)
+        found += late_resource_findings(ws, project)
         token = defined_token(ws, project, memo)
         defined = memo.get(
             ("defined", token, project.casefold_keys, project.kind),

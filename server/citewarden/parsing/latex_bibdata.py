@@ -86,13 +86,18 @@ def _placed(doc: ParsedDocument, text: str) -> list[tuple[int, tuple[int, ...], 
     return placed
 
 
-def file_shape(doc: ParsedDocument, text: str) -> tuple[tuple[int, bool, bool], ...]:
+def file_shape(doc: ParsedDocument, text: str) -> tuple[object, ...]:
     """How many names each ``\\bibliography`` command of the file has, and where it
-    stands (what the project's reading of them depends on in this file, without offsets;
-    none of a Markdown file)."""
+    stands, and how many of its included files it reads in the preamble (what the
+    project's reading of them depends on in this file, without offsets; none of a
+    Markdown file)."""
     if doc.kind is not DocumentKind.LATEX:
         return ()
-    return tuple((len(links), body, top) for _, links, body, top in _placed(doc, text))
+    shape: list[object] = [(len(links), body, top) for _, links, body, top in _placed(doc, text)]
+    if doc.body_start >= 0:
+        includes = (link for link in doc.links if link.kind is LinkKind.INCLUDE)
+        shape.append(sum(1 for link in includes if link.span.start < doc.body_start))
+    return tuple(shape)
 
 
 #: one event of a file: a command, or an included file (whether it is read in the preamble)
