@@ -216,15 +216,26 @@ class Workspace(ProjectQueries):
         for dirpath, dirnames, filenames in os.walk(top):
             dirnames[:] = sorted(d for d in dirnames if not skipped_dir(d))
             for name in sorted(filenames):
-                if name.startswith(".") and name not in METADATA_NAMES:
-                    continue
                 path = Path(dirpath, name)
-                if path.suffix.lower() not in DISCOVER_SUFFIXES:
-                    continue
-                if self._ignored(path, folder):
-                    continue
-                found.append(self.add_file(path))
+                if self._walk_takes(path, folder):
+                    found.append(self.add_file(path))
         return found
+
+    def add_created(self, root: Path | str, path: Path | str) -> list[Path]:
+        """A file created on disk: made known when the walk of the workspace folder
+        ``root`` would find it (:meth:`add_folder`).  -> [the file] or []."""
+        folder, p = normalize_path(root), normalize_path(path)
+        if not walks_into(folder, p.parent) or not self._walk_takes(p, folder):
+            return []
+        if not p.is_file():
+            return []
+        return [self.add_file(p)]
+
+    def _walk_takes(self, path: Path, folder: Path) -> bool:
+        """Whether the walk of ``folder`` takes the file ``path`` it comes across."""
+        if path.name.startswith(".") and path.name not in METADATA_NAMES:
+            return False
+        return path.suffix.lower() in DISCOVER_SUFFIXES and not self._ignored(path, folder)
 
     def remove_folder(self, root: Path | str) -> None:
         """``root`` is no workspace folder any more.  Its files stay known: the caller

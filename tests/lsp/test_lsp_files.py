@@ -54,6 +54,30 @@ async def test_deleted_chapter_and_new_file(start: Start) -> None:
     await wait_for(lambda: Code.MISSING_INCLUDE.value not in codes(h, "main.tex"))
 
 
+async def test_a_file_created_on_disk_is_checked_though_nothing_links_to_it(
+    start: Start,
+) -> None:
+    """A paper written into the workspace by another program (a pull, a script) is checked
+    as one found at the start: it was only read if something linked to it."""
+    h = await start()
+    await wait_for(lambda: Code.ORPHAN.value in codes(h, "refs.bib"))
+    (h.root / "notes").mkdir()
+    (h.root / "notes" / "extra.tex").write_text(
+        "\\cite{unused2001,ghost}\n\\bibliography{../refs}\n", encoding="utf-8"
+    )
+    (h.root / "node_modules").mkdir()
+    (h.root / "node_modules" / "skipped.md").write_text("@ghost\n", encoding="utf-8")
+    for name in ("notes/extra.tex", "node_modules/skipped.md"):
+        changed(h, name, types.FileChangeType.Created)
+    await wait_for(lambda: codes(h, "notes/extra.tex") == [Code.DANGLING.value])
+    await wait_for(lambda: Code.ORPHAN.value not in codes(h, "refs.bib"))
+    assert h.uri("node_modules/skipped.md") not in h.client.diagnostics  # a skipped folder
+    (h.root / "notes" / "extra.tex").unlink()
+    changed(h, "notes/extra.tex", types.FileChangeType.Deleted)
+    await wait_for(lambda: codes(h, "notes/extra.tex") == [])
+    await wait_for(lambda: Code.ORPHAN.value in codes(h, "refs.bib"))
+
+
 async def test_open_buffer_wins_over_disk_and_close_returns_to_disk(start: Start) -> None:
     h = await start()
     name = "chapters/intro.tex"

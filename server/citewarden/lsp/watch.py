@@ -12,7 +12,8 @@ A folder deleted or created is one event for the folder (VS Code reports nothing
 files in it), so every path is watched for creation and deletion too; such an event counts
 only for a folder that holds files of the project (deleted: the files known under it,
 no longer known once gone from disk; created: the project files found in it), or for a
-file the project knows.
+file the project knows.  A file created in a workspace folder is known from then on, as
+the first walk of the folder would have found it.
 """
 
 from __future__ import annotations
@@ -126,6 +127,7 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
     paths: list[Path] = []
     others: list[tuple[Path, types.FileChangeType]] = []
     under_buffers: list[Path] = []  # open files that changed on disk
+    created: list[Path] = []  # files of watched names created (a pull, a script)
     config_changed = False
     for change in params.changes:
         path = path_of(change.uri)
@@ -137,11 +139,15 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
             others.append((path, change.type))  # a folder, perhaps
         elif not (path in session.open and not read_from_disk(path)):
             paths.append(path)
+            if change.type == types.FileChangeType.Created:
+                created.append(path)
         else:
             under_buffers.append(path)
     if others:
         found = await session.change(_project_files_under, session, others)
         paths += [p for p in found if p not in paths]
+    if created:
+        await session.change(_add_created, session, created)
     if paths:
         await session.change(_invalidate_all, session, paths)
     if under_buffers:
@@ -174,6 +180,14 @@ def _disk_changed_under_buffers(work: Workspace, session: Session, paths: list[P
     for path in paths:
         work.disk_changed_under_buffer(path)
     session.mark_dirty(paths)
+
+
+def _add_created(work: Workspace, session: Session, paths: list[Path]) -> None:
+    """Files created on disk that the walk of a workspace folder finds are known from now
+    on: checked and reported though nothing links to them, as if there at the start."""
+    for path in paths:
+        for root in session.roots:
+            work.add_created(root, path)
 
 
 def _invalidate_all(work: Workspace, session: Session, paths: list[Path]) -> None:
