@@ -71,6 +71,18 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\end{refsection}\n",
         {"a2.bib": "@book{e1,\n  author = {E},\n  title = {T},\n  year = 2001,\n}\n"},
     ),
+    # ... declared in a preamble file, named by a section of a chapter
+    "refsection resource label of another file": (
+        "",
+        "\\input{setup}\n",
+        "\\cite{k1,k2}\n\\input{ch}\n",
+        {
+            "setup.tex": "\\addbibresource[label=second]{a2.bib}\n",
+            "ch.tex": "\\begin{refsection}[second]\n\\cite{e1} \\cite{k2}\n"
+            "\\printbibliography\n\\end{refsection}\n",
+            "a2.bib": "@book{e1,\n  author = {E},\n  title = {T},\n  year = 2001,\n}\n",
+        },
+    ),
     # LaTeX stops on them ("Can be used only in preamble"): biber reads refs.bib alone
     "resources after begin document": (
         "",

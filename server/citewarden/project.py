@@ -649,6 +649,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         parsed.chapterbib,
         parsed.text_macros,
         parsed.verbatim_envs,
+        parsed.resource_labels,
         latex_bibunit_order.file_order(parsed),
         latex_bibdata.file_shape(parsed, text),
         latex_bibdata.style_shape(parsed),

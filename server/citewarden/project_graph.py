@@ -403,7 +403,7 @@ class ProjectGraph(LinkResolver):
         )
 
     def _latex_project(
-        self, root: Path, base: Path | None = None, standalone: bool = False
+        self, root: Path, base: Path | None = None, standalone: bool = False, again: bool = False
     ) -> Project:
         root_dir = base if base is not None else root.parent
         docs: dict[Path, None] = {}
@@ -602,7 +602,14 @@ class ProjectGraph(LinkResolver):
             bibliography(path, replace(link, target=root.stem), root.stem)
         for path in docs:
             self._known.setdefault(path, None)
+        links_before = {path: doc.links for path in docs if (doc := self.document(path))}
         cite_styles = self._pass_on_definitions(list(docs), placed, (root_dir, *tex_dirs))
+        if not again and any(
+            (doc := self.document(path)) is not None and doc.links != links
+            for path, links in links_before.items()
+        ):
+            # a section names a resource another file labels: its links are known now
+            return self._latex_project(root, base, standalone, again=True)
         chapters = _chapter_units(heads, root) if chapterbib else ()
         # biblatex is loaded where it names resources (by a class or package not read here)
         biblatex = biblatex or biblatex_links
@@ -787,10 +794,7 @@ class ProjectGraph(LinkResolver):
         if (
             not braced
             and not from_styles
-            and all(
-                st.context is None and not (doc.citation_macros or doc.flags or doc.verbatim_envs)
-                for _, st, doc in states
-            )
+            and all(st.context is None and not _defines_for_others(doc) for _, st, doc in states)
         ):
             return reading  # nothing to pass on, nothing passed on before
         for _ in range(3):
@@ -879,6 +883,12 @@ class ProjectGraph(LinkResolver):
             p.name.startswith("_quarto") for p in metadata
         )
         return project_version(self.settings.pandoc_version, quarto)
+
+
+def _defines_for_others(doc: ParsedDocument) -> bool:
+    """The document defines what the project's other files inherit (:class:`LatexContext`):
+    citation macros, flags, verbatim-like environments, resource labels."""
+    return bool(doc.citation_macros or doc.flags or doc.verbatim_envs or doc.resource_labels)
 
 
 def _is_subfile(doc: ParsedDocument) -> bool:

@@ -106,6 +106,9 @@ class LatexContext:
     #: the verbatim-like environments the files of the project define
     #: (``\\DefineVerbatimEnvironment{code}{Verbatim}{}`` and the like), skipped everywhere
     verbatim_envs: frozenset[str] = frozenset()
+    #: the ``label=`` of the biblatex resources the files of the project declare, with the
+    #: resource: a refsection of any of them may name one
+    resource_labels: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +199,8 @@ class ParsedDocument:
     #: the verbatim-like environments this file defines (the project's other files skip
     #: them too)
     verbatim_envs: frozenset[str] = frozenset()
+    #: the ``label=`` of each biblatex resource this file declares, with the resource
+    resource_labels: tuple[tuple[str, str], ...] = ()
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False

@@ -378,7 +378,7 @@ def parse_latex(
     # automatic units, known before the first citation; a default for other files' units
     if "\\bibliographyunit" in text or "\\defaultbibliography" in text:
         refsections_read = True
-        refsections, units = _units(text, links)
+        refsections, units = _units(text, links, context.resource_labels)
     pos = 0
     while pos < n:
         token = lexer.next(pos, n, directives_only=True)
@@ -540,7 +540,7 @@ def parse_latex(
         elif role == _REFSECTION:
             if not refsections_read:
                 refsections_read = True
-                refsections, units = _units(text, links)
+                refsections, units = _units(text, links, context.resource_labels)
         elif role == _BEGIN:
             opens = _skip(text, pos) + 1
             if body_start < 0 and text.startswith("document}", opens):
@@ -549,7 +549,7 @@ def parse_latex(
                     body_start = start
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
-                refsections, units = _units(text, links)
+                refsections, units = _units(text, links, context.resource_labels)
             if text.startswith("btSect}", opens):
                 pos = _read_btsect(text, opens + len("btSect}"), links)
             else:
@@ -620,6 +620,7 @@ def parse_latex(
         bib_backend=backend,
         chapterbib=bool(chapterbib),
         verbatim_envs=own_verbatim_envs,
+        resource_labels=latex_refsections.resource_labels(text),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(definitions.text_macros),
         newcites=tuple(dict.fromkeys(definitions.newcites)),
@@ -696,12 +697,13 @@ def _macro_links(
 
 
 def _units(
-    text: str, links: list[Link]
+    text: str, links: list[Link], labels: tuple[tuple[str, str], ...] = ()
 ) -> tuple[list[tuple[int, int, tuple[str, ...]]], latex_bibunits.BibUnits]:
     """The refsections and bibunits' units of ``text`` (see :attr:`ParsedDocument.refsections`)
-    and what the file says about bibunits; their resources' links go first in ``links``."""
+    and what the file says about bibunits; their resources' links go first in ``links``
+    (``labels``: the resource labels of the project's other files)."""
     found: list[Link] = []
-    sections = latex_refsections.refsections(text, found)
+    sections = latex_refsections.refsections(text, found, labels)
     units = latex_bibunits.bibunits(text, found)
     links[0:0] = sorted(found, key=lambda link: link.span.start)
     return sorted(sections + units.units), units

@@ -76,14 +76,24 @@ def _events(text: str) -> Iterator[re.Match[str]]:
         yield m
 
 
-def refsections(text: str, links: list[Link]) -> list[Section]:
+def resource_labels(text: str) -> tuple[tuple[str, str], ...]:
+    """The ``label=`` of each resource of ``text`` that declares one, with the resource,
+    in order: a section of any file of the project may name it."""
+    return tuple(_labels(text).items())
+
+
+def refsections(
+    text: str, links: list[Link], inherited: tuple[tuple[str, str], ...] = ()
+) -> list[Section]:
     """The reference sections of ``text`` with resources of their own, by start; each
-    resource is added to ``links`` (command ``refsection``)."""
+    resource is added to ``links`` (command ``refsection``).  ``inherited``: the labels
+    the project's other files declare (:func:`resource_labels`)."""
     if "refsection" not in text:
         return []
     found: list[Section] = []
     opened: tuple[int, tuple[str, ...]] | None = None
-    labels = _labels(text)
+    labels = dict(inherited)
+    labels.update(_labels(text))
     for m in _events(text):
         at = m.start()
         if opened is not None:  # a start or an end: the open section ends here
@@ -119,4 +129,4 @@ def _resources(
     return tuple(name for name, _, _ in items if name)
 
 
-__all__ = ["Section", "marks", "refsections"]
+__all__ = ["Section", "marks", "refsections", "resource_labels"]

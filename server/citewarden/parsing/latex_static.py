@@ -679,8 +679,8 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     """What every document of a project (given with its text) inherits: the citation macros
     of all of them, the flags whose value the project knows (set one way only, or defined
     and never set), the fixed-key macros used anywhere, and how the packages read braces in
-    citation keys (biblatex before cite), and the verbatim-like environments any of them
-    defines."""
+    citation keys (biblatex before cite), the verbatim-like environments any of them
+    defines and the labels of the resources they declare."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
@@ -694,6 +694,10 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     readings = {doc.key_braces for doc, _ in documents}
     braces = next((b for b in ("biblatex", "cite") if b in readings), "")
     verbatim = frozenset(name for doc, _ in documents for name in doc.verbatim_envs)
+    labels: dict[str, str] = {}
+    for doc, _ in documents:
+        for label, resource in doc.resource_labels:
+            labels.setdefault(label, resource)
     return LatexContext(
         macros,
         flags,
@@ -701,6 +705,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         flag_names=frozenset(values),
         key_braces=braces,
         verbatim_envs=verbatim,
+        resource_labels=tuple(labels.items()),
     )
 
 
@@ -716,6 +721,10 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # the project's packages read its braced keys
     if any("{" + name + "}" in text for name in context.verbatim_envs - doc.verbatim_envs):
         return True  # it uses an environment another file defines
+    if context.resource_labels and "refsection" in text:
+        own = dict(doc.resource_labels)
+        if any(label in text for label, _ in context.resource_labels if label not in own):
+            return True  # a section of it may name a resource another file labels
     names = [m.name for m in context.macros]
     names += context.flag_names
     names += (name for name, _ in context.flags)
