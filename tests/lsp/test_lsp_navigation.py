@@ -466,6 +466,46 @@ async def test_hover_sees_an_edit_before_the_debounce(start: Start) -> None:
     assert "Lamport" in hover.contents.value
 
 
+async def test_definitions_and_references_point_into_the_current_text_of_other_open_files(
+    start: Start,
+) -> None:
+    """Lines added above an entry, and above a citation, in other open files whose edits
+    are not checked yet (the debounce is 10 s): the locations are in the texts the editor
+    holds (they were in the texts last checked, lines off)."""
+    h = await start(init={"debounce_ms": 10000})
+    h.editor.open("main.tex")
+    h.editor.open("refs.bib")
+    h.editor.open("paper.md")
+    await wait_for(lambda: h.diagnostics("paper.md"))
+    h.editor.replace(
+        "refs.bib", "@book{lamport1994,", "@misc{new2024, title={N}}\n\n@book{lamport1994,"
+    )
+    h.editor.replace("paper.md", "As shown", "First.\n\nAs shown")
+    cited = h.editor.find("chapters/intro.tex", "lamport1994")
+    found = await h.client.text_document_definition_async(
+        types.DefinitionParams(
+            text_document=doc(h, "chapters/intro.tex"),
+            position=h.editor.position("chapters/intro.tex", cited),
+        )
+    )
+    assert [h.editor.slice("refs.bib", d.range) for d in found or []] == ["lamport1994"]
+    entry = h.editor.find("refs.bib", "@book{lamport1994", within=6)
+    refs = await h.client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=doc(h, "refs.bib"),
+            position=h.editor.position("refs.bib", entry),
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
+    names = {h.uri(n): n for n in ("chapters/intro.tex", "paper.md", "refs.bib")}
+    found_text = sorted((names[r.uri], h.editor.slice(names[r.uri], r.range)) for r in refs or [])
+    assert found_text == [
+        ("chapters/intro.tex", "lamport1994"),
+        ("paper.md", "lamport1994"),
+        ("refs.bib", "lamport1994"),
+    ]
+
+
 async def test_hover_on_a_citation_shows_its_sentence_and_relevance(start: Start) -> None:
     h = await start()
     name = "chapters/intro.tex"

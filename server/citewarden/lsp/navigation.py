@@ -465,12 +465,19 @@ def register(server: LanguageServer, session: Session) -> None:
     @feature(types.TEXT_DOCUMENT_DEFINITION)
     @isolated(_empty)
     async def definition(params: types.DefinitionParams) -> list[types.Location]:
+        # the entry may be in another open file with edits not checked yet: its place in
+        # the editor's text counts
+        await session.ready.wait()
+        await session.ensure_all_current()
         at = await _at(session, params.text_document.uri, params.position)
         return [] if at is None else await session.run(_definition, session, *at)
 
     @feature(types.TEXT_DOCUMENT_REFERENCES)
     @isolated(_empty)
     async def references(params: types.ReferenceParams) -> list[types.Location]:
+        # citations in every open file, as the editor holds it
+        await session.ready.wait()
+        await session.ensure_all_current()
         at = await _at(session, params.text_document.uri, params.position)
         if at is None:
             return []
@@ -517,4 +524,5 @@ def register(server: LanguageServer, session: Session) -> None:
     @isolated(_empty)
     async def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
         await session.ready.wait()
+        await session.ensure_all_current()
         return await session.run(_workspace_symbols, session, params.query)
