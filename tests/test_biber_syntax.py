@@ -13,7 +13,7 @@ import pytest
 
 from checking import check
 from citewarden.model import Code
-from citewarden.parsing.biber_syntax import stray_at_signs
+from citewarden.parsing.biber_syntax import biber_key, stray_at_signs
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.project import Workspace
 from citewarden.settings import Settings
@@ -33,7 +33,11 @@ CASES: dict[str, str | None] = {
     "@article{d'Aspremont-1998, title={B}}\n": "d'Aspremont-1998",
     "@index{information}\n": "information",
     "@misc{c, note={see /\\char125x/}, title={C}}\n": "\\char125",
-    "@misc{d'A, title={B}}\n@misc{x~y, title={C}}\n": None,
+    "@misc{x~y, title={C}}\n": None,
+    # btparse skips an apostrophe with the character after it: a comma there is lost
+    "@misc{x', title={B}}\n": "x'",
+    "@misc{x'é, title={B}}\n": "x'é",
+    "@misc{x''', title={B}}\n": "x'''",
     # an "@" outside the entries starts one for biber (BibTeX skips to the next entry)
     "Maintained by jane.doe@example.org\n@misc{b, title={B}}\n": "@",
     "@comment This file by refs@lab.example.org\n@misc{b, title={B}}\n": "@",
@@ -114,3 +118,19 @@ def test_a_stray_at_is_reported_on_it_with_what_biber_reads_there() -> None:
             "@comment without '{' or '(' (BibTeX skips its line, biber does not)",
         ),
     ]
+
+
+def test_a_key_biber_reads_as_another_is_reported_on_it(tmp_path: Path) -> None:
+    """btparse ends a key at its first apostrophe and skips each apostrophe with the
+    character after it: ``d'A`` is ``d`` to biber, so ``\\cite{d'A}`` finds no entry."""
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    main = MAIN.replace("\\cite{good}", "\\nocite{*}")
+    (tmp_path / "main.tex").write_text(main % "biber", encoding="utf-8")
+    renamed = "@misc{d'A, title={B}}\n@misc{ab'c'd, title={C}}\n@misc{x'=' , title={D}}\n"
+    (tmp_path / "refs.bib").write_text(GOOD + renamed, encoding="utf-8")
+    assert _biber_entries(tmp_path) == {"good", "d", "ab", "x"}
+    assert _syntax_findings(tmp_path) == ["d'A", "ab'c'd", "x'='"]
+    text = GOOD + renamed
+    entries = parse_bibtex(Path("refs.bib"), text).entries
+    assert [biber_key(text, entry) for entry in entries] == ["good", "d", "ab", "x"]

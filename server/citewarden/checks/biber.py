@@ -1,7 +1,8 @@
 """A .bib file read by biber that biber cannot read: one ``bib-syntax`` finding per place
 biber rejects (see :mod:`~citewarden.parsing.biber_syntax`), in the projects that use biber
 (biblatex with the biber backend).  biber then reads no entry of the file, where citewarden
-goes on reading every entry, so the finding says so."""
+goes on reading every entry, so the finding says so.  In a file biber reads, a key it reads
+as another (``x'y`` as ``x``) is one too: its citations find no entry."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.model import Code, DocumentKind, Finding, Location, ParsedBibliography
-from citewarden.parsing.biber_syntax import biber_rejections
+from citewarden.parsing.biber_syntax import biber_rejections, biber_renamed_keys
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -30,13 +31,20 @@ def biber_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[F
 
 
 def _findings(ws: Workspace, path: Path, bib: ParsedBibliography) -> list[Finding]:
-    return [
+    text = ws.text(path) or ""
+    rejected = [
         Finding(
             Code.BIB_SYNTAX,
             Location(path, span),
             f"{why}: a syntax error for biber, which then reads no entry of this file",
         )
-        for span, why in biber_rejections(ws.text(path) or "", bib.entries)
+        for span, why in biber_rejections(text, bib.entries)
+    ]
+    if rejected or "'" not in text:
+        return rejected
+    return [
+        Finding(Code.BIB_SYNTAX, Location(path, span), why)
+        for span, why in biber_renamed_keys(text, bib.entries)
     ]
 
 
