@@ -450,14 +450,24 @@ async def test_real_references_with_recorded_answers() -> None:
         report = await verifier.verify(entries[key])
         assert report.status is Status.VERIFIED and report.tier is Tier.D, report.issues
     # a list cut short with a name Semantic Scholar's record lacks in its middle ("Peiyuan
-    # Zhang" of LLaVA-OneVision): the names after it are one place further down the
-    # record's list, so its next author is not "dropped"
-    onevision = await verifier.verify(entries["0FhrtdKLtD-002"])
+    # Zhang" of LLaVA-OneVision, one of its authors): the names after it are one place
+    # further down the record's list, so its next author is not "dropped" ...
+    s2_only = [s for s in real_refs.sources() if s.name == "semanticscholar"]
+    alone = Verifier(s2_only, VerifySettings(sources=("semanticscholar",)), today=real_refs.AS_OF)
+    onevision = await alone.verify(entries["0FhrtdKLtD-002"])
     assert [i.code for i in onevision.issues if i.effective_severity <= Severity.WARNING] == [
         Code.AUTHOR_ADDED
     ], onevision.issues
     added = next(i for i in onevision.issues if i.code is Code.AUTHOR_ADDED)
     assert "Zhang, Peiyuan" in added.message
+    # ... and while the other sources, which could show the record's list is the short one,
+    # failed (none recorded), the name is not called added: the entry is unverified
+    onevision = await verifier.verify(entries["0FhrtdKLtD-002"])
+    assert onevision.status is Status.UNVERIFIED, onevision.issues
+    assert Code.AUTHOR_ADDED not in {i.code for i in onevision.issues}
+    (unchecked,) = [i for i in onevision.issues if i.code is Code.UNVERIFIED]
+    assert "the authors differ from the semanticscholar record" in unchecked.message
+    assert "not recorded (crossref, openalex, dblp)" in unchecked.message
     # Semantic Scholar's "Aleksander Mkadry" (M\k{a}dry, the accent's macro read as a
     # letter) is the entry's "Aleksander Mądry" of the GPT-4o system card
     gpt4o = await verifier.verify(entries["H8tismBT3Q-051"])

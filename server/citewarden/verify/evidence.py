@@ -177,6 +177,9 @@ class Evidence:
     #: The notices look-up about the matched work's DOI failed: whether the work was
     #: retracted is not known.
     notices_failure: Failure | None = None
+    #: Every look-up that could corroborate the matched record's author list failed (none
+    #: answered): an author-list difference rests on that record alone.
+    authors_failures: list[Failure] = field(default_factory=list)
     #: DOI of the published version of a preprint, when the record names one.
     published_doi: str | None = None
     today: date = field(default_factory=date.today)

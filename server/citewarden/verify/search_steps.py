@@ -171,6 +171,7 @@ class SearchSteps(SourceCalls):
         rec = cmp.record
         best = cmp
         answered = 0
+        failed_before = len(ev.failures)
         names = list(self.order)
         if not rec.doi or rec.doi.startswith("10.48550/"):
             # asked by search: the sources the entry's search already asked answer from
@@ -195,6 +196,9 @@ class SearchSteps(SourceCalls):
             if _author_rank(best)[:2] == (True, True):
                 break
         if best is cmp:
+            if answered == 0:
+                # the sources that could show the record's list is cut short said nothing
+                ev.authors_failures = ev.failures[failed_before:]
             return
         improved = dataclasses.replace(cmp, authors=best.authors, author_record=best.record)
         if best.title is not None and best.title.exact:

@@ -422,12 +422,53 @@ def _unchecked(ev: Evidence, anchor: Comparison) -> tuple[str, str] | None:
     return None
 
 
+#: Findings about the author list that a second source's list may overturn (a record that
+#: lists fewer authors than the work has, or others); a name spelled one letter apart is a
+#: slip of the entry's, which no incomplete list explains.
+AUTHOR_CLAIMS = frozenset(
+    {Code.AUTHOR_ADDED, Code.AUTHOR_DROPPED, Code.AUTHOR_SUBSTITUTED, Code.CHIMERIC}
+)
+
+
+def withhold_authors(
+    ev: Evidence, anchor: Comparison, issues: list[Issue], fixes: dict[str, str]
+) -> tuple[str, str] | None:
+    """The author-list findings against ``anchor``'s record taken out of ``issues`` (and
+    the author correction out of ``fixes``) when every look-up that could corroborate that
+    list failed: what was not checked, and why; None when nothing was withheld."""
+    if not ev.authors_failures:
+        return None
+    claims = [
+        i for i in issues if i.code in AUTHOR_CLAIMS and i.effective_severity <= Severity.WARNING
+    ]
+    if not claims:
+        return None
+    issues[:] = [i for i in issues if i not in claims]
+    fixes.pop("author", None)
+    what = (
+        f"the authors differ from the {anchor.record.source} record, and the sources that "
+        "could show whether its author list is complete failed"
+    )
+    return what, failure_summary(ev.authors_failures) or "failed"
+
+
 def fault_guard(
-    ev: Evidence, anchor: Comparison, status: Status, issues: list[Issue]
+    ev: Evidence,
+    anchor: Comparison,
+    status: Status,
+    issues: list[Issue],
+    withheld: tuple[str, str] | None = None,
 ) -> tuple[Status, str | None]:
     """A check whose look-ups failed (see :func:`_unchecked`) that could overturn
     ``verified``: unverified, never verified.  A mismatch stays one, with a hint that
-    whether the work was retracted is not known when its notices could not be looked up."""
+    whether the work was retracted is not known when its notices could not be looked up,
+    or that author findings were ``withheld`` (:func:`withhold_authors`)."""
+    if withheld is not None:
+        what, reason = withheld
+        if status is Status.VERIFIED:
+            issues.append(Issue(Code.UNVERIFIED, f"could not be checked: {what}: {reason}"))
+            return Status.UNVERIFIED, reason
+        issues.append(Issue(Code.UNVERIFIED, f"not checked: {what}: {reason}", None, Severity.HINT))
     if status is Status.MISMATCH and ev.notices_failure is not None:
         reason = failure_summary([ev.notices_failure]) or ev.notices_failure.reason
         what = "whether the work was retracted: the look-up of its notices failed"
@@ -450,8 +491,9 @@ def decide(ev: Evidence, key: str) -> Verdict:
         return unanchored(ev, key, issues)
     anchor = ident.anchor
     fixes = fields(ev, ident, issues)
+    withheld = withhold_authors(ev, anchor, issues, fixes)
     notices(ev, anchor, issues, fixes)
-    status, reason = fault_guard(ev, anchor, status_of(issues), issues)
+    status, reason = fault_guard(ev, anchor, status_of(issues), issues, withheld)
     # one name different in a long list is what versions of a work look like
     minor = anchor.authors is not None and anchor.authors.minor
     return Verdict(
