@@ -108,6 +108,16 @@ def walks_into(root: Path, folder: Path) -> bool:
     )
 
 
+def _through_link(root: Path, folder: Path) -> bool:
+    """Whether ``folder``, under ``root``, is a symbolic link or lies under one: the walk
+    (``os.walk``) does not follow links to folders, which may lead back up (``ln -s . x``)."""
+    while folder != root and folder.is_relative_to(root):
+        if folder.is_symlink():
+            return True
+        folder = folder.parent
+    return False
+
+
 def default_reader(
     path: Path, limit: int = int(DEFAULT_MAX_FILE_MB * (1 << 20))
 ) -> tuple[str, Sequence[Finding]]:
@@ -210,7 +220,7 @@ class Workspace(ProjectQueries):
         if folder not in self._folders:
             self._folders.append(folder)
         top = folder if under is None else normalize_path(under)
-        if not walks_into(folder, top):
+        if not walks_into(folder, top) or _through_link(folder, top):
             return []
         found: list[Path] = []
         for dirpath, dirnames, filenames in os.walk(top):
@@ -226,6 +236,8 @@ class Workspace(ProjectQueries):
         ``root`` would find it (:meth:`add_folder`).  -> [the file] or []."""
         folder, p = normalize_path(root), normalize_path(path)
         if not walks_into(folder, p.parent) or not self._walk_takes(p, folder):
+            return []
+        if _through_link(folder, p.parent):
             return []
         if not p.is_file():
             return []

@@ -83,3 +83,27 @@ def test_the_files_of_a_deleted_folder_are_no_longer_known(tmp_path: Path) -> No
         chapters / "open.tex",
         root / "main.tex",
     ]
+
+
+def test_a_link_to_a_folder_created_is_not_walked_as_the_first_walk_does_not(
+    tmp_path: Path,
+) -> None:
+    """A symbolic link to a folder, created in the workspace (``ln -s . again``): the first
+    walk does not follow such links, nor does the walk of the folder created (it walked
+    the whole workspace again under the link, every paper checked twice), nor a file
+    created under it."""
+    root = tmp_path.resolve()
+    (root / "main.tex").write_text("x", encoding="utf-8")
+    (root / "ch").mkdir()
+    (root / "ch" / "c.tex").write_text("x", encoding="utf-8")
+    work = Workspace(Settings(), root=root)
+    work.add_folder(root)
+    known = sorted(work.known_files())
+    session = cast(Session, SimpleNamespace(roots=[root], open={}))
+    (root / "again").symlink_to(root, target_is_directory=True)
+    (root / "ch" / "new.tex").write_text("x", encoding="utf-8")
+    found = _project_files_under(work, session, [(root / "again", CREATED)])
+    assert found == []
+    assert work.add_created(root, root / "again" / "ch" / "new.tex") == []
+    assert sorted(work.known_files()) == known
+    assert work.add_created(root, root / "ch" / "new.tex") == [root / "ch" / "new.tex"]
