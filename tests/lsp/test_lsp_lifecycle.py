@@ -1,15 +1,19 @@
 """The session's lifecycle as the protocol orders it: before ``initialize`` every request
 gets ServerNotInitialized (-32002) and notifications other than ``exit`` are let go; a
-second ``initialize`` gets InvalidRequest (-32600) and changes nothing."""
+second ``initialize`` gets InvalidRequest (-32600) and changes nothing; ``exit`` ends the
+process whatever work is still running."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_lsp_hostile import WAIT, RawClient, small_project_client
+from test_lsp_hostile import ROOT, WAIT, RawClient, small_project_client
 
 SERVER_NOT_INITIALIZED = -32002
 INVALID_REQUEST = -32600
@@ -91,3 +95,55 @@ def test_a_second_initialize_is_refused_and_changes_nothing(client: RawClient) -
     diagnostics = client.diagnostics(uri)
     starts = [d["range"]["start"] for d in diagnostics if "nokey" in d["message"]]
     assert starts == [{"line": 0, "character": 9}]
+
+
+#: The server, its indexing never ending: the walk of the workspace folder, once started
+#: (a file says so), waits for ever.
+BLOCKED_LANE = """
+import os, pathlib, sys, threading
+from citewarden.project import Workspace
+
+def add_folder(*args, **kwargs):
+    pathlib.Path(os.environ["WALK_STARTED"]).touch()
+    threading.Event().wait()
+
+Workspace.add_folder = add_folder
+from citewarden.lsp.server import main
+sys.exit(main(["--stdio"]))
+"""
+
+
+def test_exit_ends_the_server_while_a_check_is_still_running(tmp_path: Path) -> None:
+    """``shutdown`` and ``exit`` while the first index is still being made: the process ends
+    at once (it waited for the index, at the end of the event loop and of the interpreter,
+    25 s on a workspace of 160 000 entries; here, for ever)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    started = tmp_path / "walk-started"
+    client = RawClient.__new__(RawClient)
+    client.root, client._buf, client._next_id = root, b"", 100
+    client.notifications, client.responses, client.unanswerable = [], {}, []
+    client.proc = subprocess.Popen(
+        [sys.executable, "-c", BLOCKED_LANE],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT / "server"),
+            "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
+            "WALK_STARTED": str(started),
+        },
+    )
+    try:
+        client.initialize()
+        deadline = time.monotonic() + WAIT
+        while not started.exists():
+            assert time.monotonic() < deadline, "the walk never started"
+            time.sleep(0.05)
+        down = client.request("shutdown", None)
+        assert client.response(down)["result"] is None
+        client.send({"method": "exit"})
+        assert client.proc.wait(WAIT) == 0
+    finally:
+        client.close()

@@ -11,13 +11,14 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, BinaryIO, cast
+from typing import Any, BinaryIO, NoReturn, cast
 
 from cattrs.errors import ClassValidationError
 from lsprotocol import types
@@ -517,6 +518,19 @@ def _parse_error(error: Exception) -> str:
     return "Parse error"
 
 
+def end_process(code: int) -> NoReturn:
+    """``exit``: end the process now, with ``code``.  Work still running in the server's
+    threads (a check of a big workspace, a request) would otherwise hold the process until
+    it ends, however long that is (the event loop waits for its tasks, the interpreter for
+    its threads); what it would make is for no one, and the files it reads stay as they
+    are.  The log and the standard streams are flushed first."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    logging.shutdown()
+    os._exit(code)
+
+
 def _empty_list() -> list[Any]:
     return []
 
@@ -555,6 +569,10 @@ def create_server() -> CitewardenServer:
     @isolated()
     async def shutdown(params: None) -> None:
         await session.close()
+
+    @feature(types.EXIT)
+    def exit_now(params: None) -> None:
+        end_process(cast(CitewardenProtocol, server.protocol).exit_code)
 
     @feature(types.TEXT_DOCUMENT_DID_OPEN)
     @isolated()
