@@ -92,3 +92,18 @@ async def test_open_library_miss_and_a_second_source_without_the_work_is_not_fou
     # the work is not found; nobody said the ISBN itself does not exist
     assert Code.DOI_NOT_FOUND not in codes
     assert not any("does not exist" in i.message for i in v.issues)
+
+
+async def test_an_isbn_no_source_looks_up_leaves_a_book_rarely_indexed() -> None:
+    """Without Open Library among the sources, nothing checks the ISBN: the book is what it
+    is without one, a kind of work the searched indexes rarely hold, so their "no record"
+    leaves it unverified, never not found."""
+    sources = [Search(Lookup.not_found("crossref"))]
+    settings = VerifySettings(sources=("crossref",))
+    verifier = Verifier(sources, settings, today=date(2026, 11, 29))  # type: ignore[list-item]
+    with_isbn = await verifier.verify(_entry())  # type: ignore[arg-type]
+    assert with_isbn.status is Status.UNVERIFIED, with_isbn.issues
+    assert with_isbn.reason == "@book works are rarely indexed by the sources"
+    fields = {"title": "An Introduction to Bibliographic Control", "author": "Doe, Jane"}
+    without = await verifier.verify(make_entry("k", "book", {**fields, "year": "1999"}))
+    assert (without.status, without.reason) == (with_isbn.status, with_isbn.reason)

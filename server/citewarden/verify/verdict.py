@@ -296,7 +296,8 @@ def unanchored(ev: Evidence, key: str, issues: list[Issue]) -> Verdict:
     elif not ev.searched:
         status = Status.UNVERIFIED
     elif ev.search_complete and ev.id_state is not IdState.FAILED:
-        if entry.entry_type in LOW_COVERAGE_TYPES and ev.id_kind is None:
+        # an identifier no source looked up (none configured for it) is no evidence either
+        if entry.entry_type in LOW_COVERAGE_TYPES and (ev.id_kind is None or ev.id_state is None):
             status = Status.UNVERIFIED
             reason = reason or f"@{entry.entry_type} works are rarely indexed by the sources"
         else:
