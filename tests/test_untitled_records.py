@@ -1,7 +1,8 @@
 """A record a service holds but that has no title (a journal issue, a component, an old
 deposit) says the work exists: it is a malformed answer for comparing, never "no such
-DOI".  The record is Crossref's real journal issue 10.1111/cep.1979.6.issue-5 (recorded in a
-``works?sample=1`` page), served in the envelope Crossref gives ``/works/{doi}``."""
+DOI".  The records are Crossref's real journal issue 10.1111/cep.1979.6.issue-5 (recorded in
+a ``works?sample=1`` page), served in the envelope Crossref gives ``/works/{doi}``, and
+OpenAlex's real work 10.7600/jspfsm.56.60, recorded with an empty title."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
 from citewarden.verify.normalize import make_entry
 from citewarden.verify.records import Outcome
+from citewarden.verify.sources._common import UNUSABLE
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
+from citewarden.verify.sources.openalex import OpenAlexSource
 from replay import ReplayServer, recorded_json, replay, replay_http, replay_server
 
 __all__ = ["replay", "replay_http", "replay_server"]
@@ -88,3 +91,21 @@ async def test_a_doi_whose_record_has_no_title_is_not_called_missing(
     assert v.status is not Status.NOT_FOUND
     many = await verifier(replay, replay_http).verify_many([cited_issue("a")])
     assert Code.DOI_NOT_FOUND not in {i.code for i in many["a"].issues}
+
+
+UNTITLED_WORK = "10.7600/jspfsm.56.60"  # OpenAlex W4230972471, recorded with an empty title
+#: A recorded OpenAlex /works/doi: answer (a work with a title), batched with it.
+TITLED_WORK = "10.1371/journal.pone.0000030"
+
+
+async def test_openalex_work_without_a_title_is_a_failed_answer(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    serve_batches(replay)
+    openalex = OpenAlexSource(replay_http, replay.base_url("openalex"))
+    alone = await openalex.by_doi(UNTITLED_WORK)
+    assert alone.outcome is Outcome.FAILED and alone.reason == UNUSABLE
+    answers = await openalex.by_dois([TITLED_WORK, UNTITLED_WORK])
+    assert answers[TITLED_WORK].outcome is Outcome.FOUND
+    assert UNTITLED_WORK not in answers  # in the page, though no record is made of it
+    assert not replay.unmatched

@@ -333,21 +333,28 @@ def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | N
 
 
 def per_doi(
-    source: str, dois: Iterable[str], answer: Lookup, *, complete: bool = True
+    source: str,
+    dois: Iterable[str],
+    answer: Lookup,
+    *,
+    complete: bool = True,
+    held: Iterable[str] = (),
 ) -> dict[str, Lookup]:
     """Split the answer to a batch of normalised DOIs: each DOI gets its record (FOUND) or
     NOT_FOUND when the answer lacks it; a FAILED answer stands for every DOI.  When the
     answer is not ``complete`` (a page that holds fewer results than it counts), a DOI it
-    lacks gets no answer (no key): it is asked on its own."""
+    lacks gets no answer (no key): it is asked on its own, and so is a DOI ``held`` by an
+    item of the answer no record was made of (no title): the service holds it."""
     if answer.outcome is Outcome.FAILED:
         return {d: answer for d in dois}
     found = {r.doi: r for r in answer.records if r.doi}
+    unusable = set(held)
     out: dict[str, Lookup] = {}
     for d in dois:
         rec = found.get(d)
         if rec:
             out[d] = Lookup.found(source, [rec])
-        elif complete:
+        elif complete and d not in unusable:
             out[d] = Lookup.not_found(source)
     return out
 

@@ -50,6 +50,16 @@ def _complete(data: Any) -> bool:
     return count <= len(results)
 
 
+def _held(data: Any) -> frozenset[str]:
+    """The normalised DOIs of the works a list page holds (those no record is made of
+    included)."""
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, list):
+        return frozenset()
+    dois = (normalize_doi(w.get("doi")) for w in results if isinstance(w, dict))
+    return frozenset(d for d in dois if d)
+
+
 def venue_indexes(
     work: dict[str, Any], src: dict[str, Any]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -196,7 +206,7 @@ class OpenAlexSource:
                 out.update({d: data for d in chunk})
                 continue
             found = guard(self.name, functools.partial(self._results, data))
-            out.update(per_doi(self.name, chunk, found, complete=_complete(data)))
+            out.update(per_doi(self.name, chunk, found, complete=_complete(data), held=_held(data)))
         return out
 
     def search_key(self, query: Query) -> Query:
