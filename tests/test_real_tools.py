@@ -1025,6 +1025,14 @@ def test_keys_match_as_the_backend_reading_the_bibliography_matches_them(
     run = run_latex(tmp_path, "main.tex", backend)
     assert run.dangling == ({"A"} if backend == "biber" else set())
     assert sorted(citewarden_answer([main]).dangling) == sorted(run.dangling)
+    if backend == "biber":  # biber says the keys differ in case only: so does the finding
+        biber_log = (tmp_path / "main.blg").read_text(errors="replace")
+        assert "case mismatch) between citation and datasource keys: 'A' and 'a'" in biber_log
+        ws = Workspace(Settings(), root=tmp_path)
+        ws.add_file(main)
+        [finding] = [f for fs in check(ws).values() for f in fs if f.code is Code.DANGLING]
+        assert "'a' differs from it in case only" in finding.message
+        assert finding.fixes[0].preferred
 
 
 _ENTRY_BODY = "title={T}, author={A, B}, journal={J}, year=2000}\n"

@@ -285,10 +285,20 @@ def _dangling_finding(
 ) -> Finding:
     names = [s for s, _ in suggestions]
     message = f"citation key {quoted(cit.key)} is not defined in any bibliography"
-    if names:
+    # (a project whose reader folds case never gets here with such a key)
+    same = [name for name in names if fold_key(name) == fold_key(cit.key)]
+    if same:  # biber: "Possible typo (case mismatch) between citation and datasource keys"
+        differ = "differs" if len(same) == 1 else "differ"
+        message += (
+            f"; {' and '.join(quoted(n) for n in same)} {differ} from it in case only, and "
+            "biber and pandoc match keys exactly"
+        )
+    elif names:
         message += "; did you mean " + " or ".join(quoted(n) for n in names) + "?"
-    preferred_first = len(suggestions) == 1 or (
-        len(suggestions) > 1 and suggestions[0][1] - suggestions[1][1] >= PREFERRED_LEAD
+    preferred_first = (
+        len(same) == 1
+        or len(suggestions) == 1
+        or (len(suggestions) > 1 and suggestions[0][1] - suggestions[1][1] >= PREFERRED_LEAD)
     )
     fixes = tuple(
         Fix(
