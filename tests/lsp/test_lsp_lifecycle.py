@@ -113,10 +113,12 @@ sys.exit(main(["--stdio"]))
 """
 
 
-def test_exit_ends_the_server_while_a_check_is_still_running(tmp_path: Path) -> None:
-    """``shutdown`` and ``exit`` while the first index is still being made: the process ends
-    at once (it waited for the index, at the end of the event loop and of the interpreter,
-    25 s on a workspace of 160 000 entries; here, for ever)."""
+@pytest.mark.parametrize("ending", ["exit", "end of input"])
+def test_the_server_ends_while_a_check_is_still_running(tmp_path: Path, ending: str) -> None:
+    """``shutdown`` and ``exit``, or the editor's end of input (it is gone), while the
+    first index is still being made: the process ends at once (it waited for the index, at
+    the end of the event loop and of the interpreter, 25 s on a workspace of 160 000
+    entries; here, for ever)."""
     root = tmp_path / "ws"
     root.mkdir()
     started = tmp_path / "walk-started"
@@ -141,9 +143,13 @@ def test_exit_ends_the_server_while_a_check_is_still_running(tmp_path: Path) -> 
         while not started.exists():
             assert time.monotonic() < deadline, "the walk never started"
             time.sleep(0.05)
-        down = client.request("shutdown", None)
-        assert client.response(down)["result"] is None
-        client.send({"method": "exit"})
+        if ending == "exit":
+            down = client.request("shutdown", None)
+            assert client.response(down)["result"] is None
+            client.send({"method": "exit"})
+        else:
+            assert client.proc.stdin is not None
+            client.proc.stdin.close()
         assert client.proc.wait(WAIT) == 0
     finally:
         client.close()

@@ -395,8 +395,41 @@ class CitewardenProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
 
+class _InputEnd:
+    """The editor's input as pygls reads it (``readline()``, ``read(n)``): when it ends (the
+    editor is gone, or closed it without ``exit``) the process ends on the event loop, as
+    at ``exit`` (:func:`end_process`), where the loop went on to wait for the work still
+    running (a check of a big workspace) however long it took."""
+
+    def __init__(self, stream: BoundedInput, server: CitewardenServer) -> None:
+        self._stream = stream
+        self._server = server
+
+    def readline(self) -> bytes:
+        line = self._stream.readline()
+        if not line:
+            self._ended()
+        return line
+
+    def read(self, size: int) -> bytes:
+        data = self._stream.read(size)
+        if not data:
+            self._ended()
+        return data
+
+    def _ended(self) -> None:
+        loop = self._server.loop
+        if loop is not None and not loop.is_closed():
+            code = cast(CitewardenProtocol, self._server.protocol).exit_code
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(end_process, code)
+
+
 class CitewardenServer(LanguageServer):
     """A pygls server holding one :class:`Session`."""
+
+    #: The event loop serving the editor, once ``initialize`` came.
+    loop: asyncio.AbstractEventLoop | None = None
 
     def __init__(self) -> None:
         super().__init__(
@@ -415,8 +448,9 @@ class CitewardenServer(LanguageServer):
         return message_limit(self.session.settings.max_file_bytes)
 
     def start_stdio(self) -> None:
-        """pygls' stdio server, standard input read through :class:`.framing.BoundedInput`."""
-        stdin = BoundedInput(sys.stdin.buffer, self.message_limit)
+        """pygls' stdio server, standard input read through :class:`.framing.BoundedInput`;
+        the process ends once it ends (:class:`_InputEnd`)."""
+        stdin = _InputEnd(BoundedInput(sys.stdin.buffer, self.message_limit), self)
         self.start_io(stdin=cast(BinaryIO, stdin))  # pygls calls readline() and read(n) only
 
     def start_tcp(self, host: str, port: int) -> None:
@@ -543,6 +577,7 @@ def create_server() -> CitewardenServer:
     @feature(types.INITIALIZE)
     @isolated()
     def initialize(params: types.InitializeParams) -> None:
+        server.loop = asyncio.get_running_loop()
         session.initialize(params)
         if session.pull_mode:
             server.feature(
