@@ -89,6 +89,27 @@ async def test_config_file_and_its_change_on_disk(start: Start) -> None:
     )
 
 
+async def test_config_file_saved_in_the_editor(start: Start) -> None:
+    """The settings file edited and saved in the editor: the settings are read again, for a
+    client that watches no files too (Neovim's sends no change on disk; they stayed as
+    they were until the server started again)."""
+    files = PROJECT + '--- .citewarden.toml\n[severity]\norphan-entry = "hint"\n'
+    h = await start(files=files)
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
+    )
+    name = ".citewarden.toml"
+    h.editor.open(name)
+    h.editor.replace(name, '"hint"', '"error"')
+    (h.root / name).write_text(h.editor.text(name), encoding="utf-8")
+    h.client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=h.uri(name)))
+    )
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Error]
+    )
+
+
 async def test_invalid_setting_is_shown_and_defaults_apply(start: Start) -> None:
     h = await start(init={"debounce_ms": "soon", "severity": {"orphan-entry": "loud"}})
     messages = await wait_for(lambda: h.client.messages)

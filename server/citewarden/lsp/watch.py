@@ -164,9 +164,13 @@ async def files_changed(session: Session, params: types.DidChangeWatchedFilesPar
 
 async def saved(session: Session, uri: str) -> None:
     """A file the tools read from disk was saved in the editor: re-read, as a watched
-    change (a client may watch no files, and a change to an open file is not reported)."""
+    change (a client may watch no files, and a change to an open file is not reported);
+    the settings file saved reloads the settings."""
     path = path_of(uri)
     if path is None:
+        return
+    if path.name == CONFIG_FILE:  # read from disk too, as a change on disk reloads it
+        await session.settings_changed(None)
         return
     if not read_from_disk(path):  # the buffer counts; the file's encoding may have changed
         await session.change(_disk_changed_under_buffers, session, [path])
