@@ -259,8 +259,8 @@ class LinkResolver:
             # reads, the folder that sets), then TEXINPUTS: not the including file's
             bases = [here, *tex_dirs]
         names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
-        if not names:
-            names = [target] if Path(target).suffix else [target + ".tex", target]
+        if not names:  # as kpathsea: name.tex first unless the name ends in .tex
+            names = [target] if target.endswith(".tex") else [target + ".tex", target]
         found = self._first_existing(bases, names)
         if found is None:
             return None
