@@ -1,13 +1,16 @@
 """A DOI Crossref does not hold, and the registration agency of its prefix.
 
 doi.org names the agency of each DOI prefix (``/ra/{prefix}``; the answers here are real
-recordings, tests/data/api/doi/ra_*.json).  A prefix of Crossref's makes Crossref's own 404
-final: the DOI itself is not sent to doi.org.  A prefix doi.org does not know holds no
-DOI.  Any other agency's prefix, or a failed question, sends the DOI to doi.org as before.
+recordings, tests/data/api/doi/ra_*.json).  A prefix doi.org does not know holds no DOI.
+Any other prefix, Crossref's included, or a failed question, sends the DOI to doi.org:
+Crossref's REST API lacks DOIs it registered (an alias of another DOI, a DOI registered
+hours ago), which doi.org resolves, so only doi.org's 404 says a DOI does not exist.
 
 Crossref's recorded 404 (``/works/10.1371/notarealdoi``) and doi.org's (``/10.1126/foo``)
 are served, as recorded, for the other made-up DOIs asked here: both services answer
-every DOI they do not hold with the same body."""
+every DOI they do not hold with the same body.  doi.org's recorded redirect of
+10.1126/science.169.3946.635 to Crossref's record stands for a DOI doi.org resolves to
+another DOI's record, as it resolves an alias."""
 
 from __future__ import annotations
 
@@ -85,17 +88,46 @@ async def test_doi_org_names_the_agency_of_each_prefix(
     assert [s.path for s in replay.log] == ["/doi/ra/10.1392,10.11367"]
 
 
-async def test_a_doi_crossref_lacks_under_a_crossref_prefix_does_not_exist(
+async def test_a_doi_crossref_lacks_under_a_crossref_prefix_goes_to_doi_org(
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:
+    not_held(replay, "10.1371/notarealdoi")
     v = await verifier(replay, replay_http).verify(made_up("foo", "10.1371/notarealdoi"))
     assert v.status is not Status.VERIFIED
     (issue,) = [i for i in v.issues if i.code is Code.DOI_NOT_FOUND]
-    assert "(Crossref, the registration agency doi.org names for its prefix, has no record" in (
-        issue.message
-    )
+    assert "doi.org has no record of it" in issue.message
     assert replay.requests_to("/doi/ra/10.1371") == 1
-    assert replay.requests_to("/doi/10.1371") == 0  # the DOI itself: not asked
+    assert replay.requests_to("/doi/10.1371/notarealdoi") == 1
+    assert not replay.unmatched
+
+
+async def test_a_doi_crossref_lacks_but_doi_org_resolves_exists(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """Crossref's REST API answers 404 for a DOI under its own prefix that doi.org resolves
+    (an alias): the DOI exists."""
+    alias = "10.1371/alias.of.science"
+    replay.add_route(
+        f"https://api.crossref.org/works/{alias}",
+        CROSSREF_404,
+        status=404,
+        content_type="text/plain",
+    )
+    redirect = replay.match("GET", "/doi/10.1126/science.169.3946.635", "")
+    assert redirect is not None and redirect.status == 302
+    replay.add_route(
+        f"https://doi.org/{alias}",
+        redirect.body,
+        status=302,
+        content_type=redirect.content_type,
+        headers=redirect.headers,
+    )
+    fields = {"title": "The Structure of Ordinary Water", "author": "Frank, H. S.", "doi": alias}
+    v = await verifier(replay, replay_http).verify(make_entry("water", "article", fields))
+    assert Code.DOI_NOT_FOUND not in {i.code for i in v.issues}, v.issues
+    assert v.status is Status.VERIFIED and v.match is not None
+    assert v.match.doi == "10.1126/science.169.3946.635"
+    assert replay.requests_to(f"/doi/{alias}") == 1
     assert not replay.unmatched
 
 
@@ -139,6 +171,7 @@ async def test_the_prefixes_of_a_bibliography_are_asked_together_and_kept(
     serve_batches(replay)
     not_held(replay, "10.99999/abc")
     not_held(replay, "10.1371/alsonotreal")
+    not_held(replay, "10.1371/notarealdoi")
     entries = [
         made_up("a", "10.1371/notarealdoi"),
         made_up("b", "10.99999/abc"),
@@ -147,16 +180,18 @@ async def test_the_prefixes_of_a_bibliography_are_asked_together_and_kept(
     cache = Cache(tmp_path / "cache")
     verdicts = await verifier(replay, replay_http, cache).verify_many(entries)
     assert all(Code.DOI_NOT_FOUND in {i.code for i in v.issues} for v in verdicts.values())
-    asked = [s.path for s in replay.log if s.path.startswith("/doi/")]
+    asked = [s.path for s in replay.log if s.path.startswith("/doi/ra/")]
     assert len(asked) == 1 and set(asked[0][len("/doi/ra/") :].split(",")) == {
         "10.1371",
         "10.99999",
     }
+    # the DOIs under the prefix that exists go to doi.org; the other's prefix holds none
+    assert replay.requests_to("/doi/10.99999") == 0
     replay.clear()
-    not_held(replay, "10.1371/gone")
-    again = await verifier(replay, replay_http, cache).verify(made_up("d", "10.1371/gone"))
+    not_held(replay, "10.99999/gone")
+    again = await verifier(replay, replay_http, cache).verify(made_up("d", "10.99999/gone"))
     assert Code.DOI_NOT_FOUND in {i.code for i in again.issues}
-    assert replay.requests_to("/doi/") == 0  # the prefix's agency is kept
+    assert replay.requests_to("/doi/") == 0  # the prefix's answer is kept
     cache.close()
 
 

@@ -1,9 +1,11 @@
 """Identifier look-ups: DOI via Crossref then doi.org, arXiv id via arXiv then Semantic
 Scholar, ISBN via Open Library, PMID via PubMed.
 
-A DOI Crossref does not hold is asked at doi.org only when its prefix is not Crossref's:
-doi.org names the registration agency of each prefix (``/ra/``, many a request, kept
-long), and Crossref answers for every DOI it registered."""
+A DOI Crossref does not hold is asked at doi.org, the registry of every DOI, unless doi.org
+says its prefix does not exist (``/ra/``, many prefixes a request, kept long).  Crossref's
+own "Resource not found" never says a DOI does not exist: its REST API lacks DOIs it
+registered (an alias of another DOI, a DOI registered hours ago, gaps its index fills
+later), which doi.org resolves."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from citewarden.verify.records import Lookup, Outcome, WorkRecord
 from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls
 from citewarden.verify.sources._common import normalize_doi
 from citewarden.verify.sources.crossref import filter_safe
-from citewarden.verify.sources.doi import doi_prefix, registration_agency
+from citewarden.verify.sources.doi import doi_prefix
 
 
 class IdLookup(SourceCalls):
@@ -45,13 +47,12 @@ class IdLookup(SourceCalls):
                     # doi.org is authoritative: a 404 there means the DOI does not exist
                     ev.id_state, ev.id_missing_from = IdState.MISSING, name
                     return
-                if name == "crossref" and lookup.outcome is Outcome.NOT_FOUND:
-                    missing_from = await self._agency_says_missing(ev, e.doi)
-                    if missing_from is not None:
-                        ev.id_state, ev.id_missing_from = IdState.MISSING, missing_from
-                        return
+                crossref_lacks = name == "crossref" and lookup.outcome is Outcome.NOT_FOUND
+                if crossref_lacks and await self._prefix_unknown(ev, e.doi):
+                    ev.id_state, ev.id_missing_from = IdState.MISSING, "doi"
+                    return
             # only doi.org, the registry of every DOI, may say a DOI does not exist; Crossref
-            # and DataCite each know only their own (or a prefix doi.org gives to Crossref)
+            # and DataCite each know only what their indexes hold
             ev.id_state = IdState.FAILED if states else None
             return
         if e.arxiv_id:
@@ -70,27 +71,22 @@ class IdLookup(SourceCalls):
                 # Open Library is a catalogue, not the ISBN registry: its miss says nothing
                 ev.id_state, ev.id_missing_from = IdState.UNLISTED, None
 
-    async def _agency_says_missing(self, ev: Evidence, doi: str) -> str | None:
-        """Who says ``doi``, which Crossref does not hold, does not exist, from doi.org's
-        registration agency of its prefix (one request for many prefixes, kept long):
-        Crossref itself when the prefix is Crossref's (Crossref answers for every DOI it
-        registered), doi.org when it knows no such prefix; None when the prefix is another
-        agency's, the question failed or the DOI is not of the plain modern syntax (doi.org
-        is then asked for the DOI itself)."""
+    async def _prefix_unknown(self, ev: Evidence, doi: str) -> bool:
+        """Whether doi.org says the prefix of ``doi``, which Crossref does not hold, does not
+        exist (then no DOI under it does; one request for many prefixes, kept long).  False
+        when the prefix exists (doi.org is then asked for the DOI itself), the question
+        failed, or the DOI is not of the plain modern syntax."""
         prefix = doi_prefix(doi)
         source = self.sources.get("doi")
         if prefix is None or source is None or getattr(source, "agency", None) is None:
-            return None
+            return False
         if not filter_safe(normalize_doi(doi) or ""):
-            return None  # an older syntax (SICI: <, >, ;) Crossref's path may not match: doi.org
+            return False  # an older syntax (SICI: <, >, ;): doi.org is asked for the DOI
         answer = await self._ask_safely(source, "doi", "agency", prefix)
         if answer.outcome is Outcome.NOT_FOUND:
             ev.sources.append("doi")
-            return "doi"
-        if answer.outcome is Outcome.FOUND and registration_agency(answer) == "Crossref":
-            ev.sources.append("doi")
-            return "crossref"
-        return None
+            return True
+        return False
 
     async def _by_arxiv(self, ev: Evidence, arxiv_id: str, *, keep_kind: bool = False) -> None:
         """arXiv id: the arXiv API, then Semantic Scholar when arXiv has no answer.  "No

@@ -143,9 +143,6 @@ def _id_field(ev: Evidence) -> str:
 def _registry(ev: Evidence) -> str:
     names = {"doi": "doi.org", "arxiv": "arXiv", "datacite": "DataCite", "pubmed": "PubMed"}
     who = ev.id_missing_from or ""
-    if who == "crossref" and ev.id_kind is IdKind.DOI:
-        # (Crossref answers for its own DOIs: doi.org named it the prefix's agency)
-        return "Crossref, the registration agency doi.org names for its prefix,"
     return names.get(who, who.capitalize() if who else "the registry")
 
 
