@@ -152,6 +152,39 @@ def test_quarto_cross_references_are_not_citations_in_a_qmd_document() -> None:
     assert [c.key for c in doc.citations] == ["sec:intro", "figueroa2020", "def"]
 
 
+def test_quarto_reads_a_cross_reference_by_its_type_in_any_case() -> None:
+    """Quarto's crossref filter takes a citation's letters up to its first "-", lower-cased,
+    as its type: ``@Fig-plot`` (capitalised at a sentence's start) is a cross-reference,
+    as are algorithms (Quarto 1.8), proofs and callouts; ``@figure-x`` is a citation."""
+    text = (
+        "@Fig-plot and @TBL-x, @alg-sort, @prf-main, @nte-a, @Sec-intro; "
+        "@figure-x, @algo-y, @fig_z, @x-fig-w, @fig:v."
+    )
+    doc = parse_markdown(Path("paper.qmd"), text)
+    assert [c.key for c in doc.citations] == ["figure-x", "algo-y", "fig_z", "x-fig-w", "fig:v"]
+
+
+def test_a_quarto_projects_markdown_cross_references_are_not_dangling(tmp_path: Path) -> None:
+    """The dangling check leaves out what Quarto reads as a cross-reference, by the same
+    reading as the .qmd parse (``@Fig-x``, ``@alg-x`` too), in a Markdown file of a
+    Quarto project."""
+    from checking import check
+    from citewarden.project import Workspace
+
+    (tmp_path / "_quarto.yml").write_text("bibliography: refs.bib\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    (tmp_path / "paper.md").write_text(
+        "See @Fig-plot, @alg-sort, @prf-a, @tbl-data and @a; but @fig:x and @figure-y.\n",
+        encoding="utf-8",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    dangling = sorted(
+        str(f.data["key"]) for fs in check(ws).values() for f in fs if f.code is Code.DANGLING
+    )
+    assert dangling == ["fig:x", "figure-y"]
+
+
 def test_citation_modes_and_command_spans() -> None:
     text = (
         "[see @a, p. 3; @b] [-@c] @d [p. 3] [@e; no key] [@f](http://x.org) [@g]{.cls}"

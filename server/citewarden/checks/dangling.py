@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from types import MappingProxyType
@@ -27,6 +26,7 @@ from citewarden.model import (
     TextEdit,
     quoted,
 )
+from citewarden.parsing.markdown_inline import is_quarto_crossref
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -38,11 +38,6 @@ MAX_SUGGESTIONS = 3
 SUGGESTION_CUTOFF = 60.0
 #: the best suggestion is preferred when it leads the next one by this much (or is alone)
 PREFERRED_LEAD = 10.0
-#: Quarto cross-reference prefixes: ``@fig-x`` in a Quarto document is a cross-reference,
-#: resolved by Quarto before citations are (never a dangling citation there)
-QUARTO_CROSSREF = re.compile(
-    r"^(?:fig|tbl|sec|eq|lst|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|nte|tip|wrn|imp|cau)-"
-)
 
 
 def is_defined(defined: Defined, project: Project, key: str) -> bool:
@@ -105,7 +100,9 @@ def dangling_findings(
     if casefold and missing:
         missing = frozenset(k for k in missing if not defined.has_folded(fold_key(k)))
     if quarto and missing:
-        missing = frozenset(k for k in missing if not QUARTO_CROSSREF.match(k))
+        # ``@fig-x`` in a Quarto document is a cross-reference, resolved by Quarto before
+        # citations are: never a dangling citation there
+        missing = frozenset(k for k in missing if not is_quarto_crossref(k))
     if not missing:
         return []
     found: list[Finding] = []
@@ -115,7 +112,7 @@ def dangling_findings(
             continue
         if casefold and defined.has_folded(fold_key(key)):
             continue
-        if quarto and QUARTO_CROSSREF.match(key):
+        if quarto and is_quarto_crossref(key):
             continue
         unread = defined.unread_in(key)
         if unread is not None:

@@ -61,7 +61,13 @@ from citewarden.model import (
 )
 from citewarden.parsing import is_metadata, pandoc_bibliography_format
 from citewarden.parsing.markdown_blocks import block_structure
-from citewarden.parsing.markdown_inline import _CROSSREF, _SIMPLE_KEY_RE, _Pending, _scan, scan_keys
+from citewarden.parsing.markdown_inline import (
+    _SIMPLE_KEY_RE,
+    _Pending,
+    _scan,
+    is_quarto_crossref,
+    scan_keys,
+)
 from citewarden.parsing.pandoc_syntax import PANDOC_2, PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import read_metadata
 
@@ -97,7 +103,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     for p in scan.pending:
         if examples and _is_example_reference(text, p, examples):
             continue
-        if quarto and _is_quarto_crossref(p.key):
+        if quarto and is_quarto_crossref(p.key):
             continue
         if p.group is not None:
             command = "suppress-author" if p.dash else "normal"
@@ -171,13 +177,6 @@ def nocite_block(text: str) -> tuple[int, int] | None:
     blocks = block_structure(Path(), text)
     found = [r for r, m in zip(blocks.regions, blocks.metadata, strict=True) if m.sets_nocite]
     return found[-1] if found else None
-
-
-def _is_quarto_crossref(key: str) -> bool:
-    """``fig-plot``, ``tbl-x`` ...: a label Quarto's cross-reference filter resolves before
-    citations are (``fig:plot``, pandoc-crossref's form, is a citation to Quarto too)."""
-    m = _CROSSREF.match(key)
-    return m is not None and key[m.end() - 2] == "-"
 
 
 #: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``, and a

@@ -148,11 +148,31 @@ _INLINE = re.compile(
 )
 _COMMENT, _AUTOLINK, _TICKS, _OPEN, _CLOSE, _BLANK = 1, 2, 3, 5, 6, 7
 _DASH_AT, _AT, _SHORTCODE, _ESCAPE, _MATH, _TAG, _BRACE, _STARS = 10, 13, 14, 4, 15, 16, 17, 18
-#: Cross-reference labels (Quarto ``@fig-plot``, pandoc-crossref ``@fig:plot``): not citations.
-_CROSSREF = re.compile(
-    r"(?:fig|tbl|lst|eq|sec|thm|lem|cor|prp|cnj|def|exm|exr|sol|rem|alg|tip|nte|wrn|imp|cau)"
-    r"[-:]\w"
-)
+#: The cross-reference types Quarto knows without a ``crossref: custom:`` one: floats
+#: (figures, tables, listings), callouts, proofs, theorems (``alg``, algorithms, since
+#: Quarto 1.8), equations and sections.
+QUARTO_CROSSREF_TYPES = frozenset(
+    {
+        "fig", "tbl", "lst",
+        "nte", "wrn", "cau", "tip", "imp",
+        "prf", "rem", "sol",
+        "thm", "lem", "cor", "prp", "cnj", "def", "exm", "exr", "alg",
+        "eq", "sec",
+    }
+)  # fmt: skip
+_QUARTO_TYPE = re.compile(r"([A-Za-z]+)-")
+
+
+def is_quarto_crossref(key: str) -> bool:
+    """``key`` is a cross-reference's label to Quarto, which its crossref filter resolves
+    before citations are (or reports as ``?@fig-x`` when no element has that label): its
+    letters up to the first ``-``, in any case, name a type Quarto knows (``fig-plot``,
+    ``Fig-plot`` at a sentence's start, ``sec-intro``, ``alg-sort``); as its filter
+    reads a citation's id.  ``fig:plot``, pandoc-crossref's form, is a citation to Quarto."""
+    m = _QUARTO_TYPE.match(key)
+    return m is not None and m.group(1).lower() in QUARTO_CROSSREF_TYPES
+
+
 _PAR = re.compile(r"\n[ \t]*\r?\n")
 #: empty brackets, ``^`` or nothing between them, the last followed by no link destination,
 #: label or attributes (``^[]^[][]``: text); a thousand at most a match, as :mod:`re` keeps a frame
