@@ -63,6 +63,17 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\cite{k1}\n\\begin{code}\n\\cite{k2} \\cite{nokey}\n\\end{code}\n",
         {"setup.tex": "\\usepackage{fancyvrb}\n\\DefineVerbatimEnvironment{code}{Verbatim}{}\n"},
     ),
+    # a macro that passes its argument to \input or \include in a file name
+    "include wrappers": (
+        "",
+        "\\newcommand{\\chap}[1]{\\clearpage\\input{chapters/#1}}\n\\input{defs}\n",
+        "\\cite{k1}\n\\chap{intro}\n\\part{intro.tex}\n",
+        {
+            "defs.tex": "\\def\\part#1{\\input{parts/#1}}\n",
+            "chapters/intro.tex": "\\cite{k2} \\cite{nokey}\n",
+            "parts/intro.tex": "\\cite{k3} \\cite{nokey2}\n",
+        },
+    ),
     # a refsection names a resource by its label
     "refsection resource label": (
         "",

@@ -82,6 +82,10 @@ class CitationMacro:
     like: str = ""
     #: the body cites keys of its own
     fixed: bool = False
+    #: a macro read like an include command (:attr:`like` ``input``, ``include``,
+    #: ``subfile``): the name it passes to it, ``#1`` standing for its argument
+    #: (``\\newcommand{\\chap}[1]{\\input{chapters/#1}}``: ``chapters/#1``)
+    template: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -512,6 +512,10 @@ def parse_latex(
                 problems += _preamble_only(path, name, links[late:])
                 del links[late:]
                 continue
+            wrapper = own.get(name) or _macro_named(context.macros, name)
+            if wrapper is not None and wrapper.template:
+                pos = _read_wrapped_include(text, pos, wrapper, links, start)
+                continue
             pos = _read_file_link(text, pos, name, role, links, start)
         elif role == _IMPORT:
             pos = _read_import(text, pos, name, links, start)
@@ -707,6 +711,27 @@ def _units(
     units = latex_bibunits.bibunits(text, found)
     links[0:0] = sorted(found, key=lambda link: link.span.start)
     return sorted(sections + units.units), units
+
+
+def _macro_named(macros: tuple[CitationMacro, ...], name: str) -> CitationMacro | None:
+    """The macro of ``macros`` named ``name`` (the first), if any."""
+    return next((macro for macro in macros if macro.name == name), None)
+
+
+def _read_wrapped_include(
+    text: str, pos: int, macro: CitationMacro, links: list[Link], start: int
+) -> int:
+    """A use of a macro that passes its argument to an include command in a file name
+    (``\\chap{intro}`` of ``\\newcommand{\\chap}[1]{\\input{chapters/#1}}``): a link
+    of that command to the name its argument makes, at the argument."""
+    arg = _single_arg(text, pos)
+    if arg is None or _is_definition(text, start):
+        return pos
+    item = _trimmed(text, arg[0], arg[1])
+    if item is not None and "#" not in item[0] and "\\" not in item[0]:
+        target = macro.template.replace("#1", item[0])
+        links.append(Link(LinkKind.INCLUDE, target, Span(item[1], item[2]), macro.like))
+    return arg[2]
 
 
 def _preamble_only(path: Path, command: str, links: list[Link]) -> list[Finding]:

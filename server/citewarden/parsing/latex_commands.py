@@ -207,6 +207,8 @@ _CITE_LIKE = re.compile(r"s?o{0,3}m")
 def _macro_role(macro: CitationMacro, roles: dict[str, str]) -> str | None:
     if macro.like:
         role = roles.get(macro.like)
+        if role == _INCLUDE:
+            return role if macro.template else None
         return role if role in _CITING or role in (_BIBLIOGRAPHY, _HREF) else None
     if not macro.keys:
         return None  # cites only fixed keys, counted where it is defined

@@ -47,6 +47,9 @@ _FIRST_PARAMETER = re.compile(r"#1(?!\d)")
 _STRING_OF = re.compile(r"\\string\s*\Z")
 #: a body passing its one argument to ``\\bibliography``
 _PASSES_BIBLIOGRAPHY = re.compile(r"\\bibliography\s*\{\s*#1\s*\}")
+#: an include command of a macro's body given its one argument in a file name (1: the
+#: command, 2: the name, ``#1`` in it once)
+_PASSES_INCLUDE = re.compile(r"\\(input|include|subfile)\s*\{\s*([^{}#\\%\s]*#1[^{}#\\%\s]*)\s*\}")
 #: link commands a ``\\let`` alias reads like
 _ALIASED_LINKS = frozenset({"bibliography"})
 #: a command with its optional arguments and its first braced argument
@@ -205,6 +208,10 @@ def read_definition(
     if _PASSES_BIBLIOGRAPHY.search(text, *body) and _pattern(m) == "m" and name not in builtin:
         # \newcommand{\references}[1]{{\small\bibliography{#1}}}: read like \bibliography
         return CitationMacro(name, "", (), like="bibliography"), *body
+    passed = _PASSES_INCLUDE.search(text, *body)
+    if passed is not None and _pattern(m) == "m" and name not in builtin:
+        # \newcommand{\chap}[1]{\input{chapters/#1}}: read like \input, of chapters/<arg>
+        return CitationMacro(name, "", (), like=passed.group(1), template=passed.group(2)), *body
     if name not in builtin and _hides_first_argument(text, m, *body):
         # \newcommand{\code}[1]{\texttt{\detokenize{#1}}}: \code{\cite{a}} cites nothing
         return CitationMacro(name, "", (), like="href"), *body
