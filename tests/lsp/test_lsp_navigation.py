@@ -116,6 +116,27 @@ async def test_completion_in_markdown_braces_a_key_pandoc_would_cut(start: Start
     await wait_for(lambda: h.codes("refs.bib") == [] and h.codes(name) == [])
 
 
+LATEX_KEYS = r"""
+--- main.tex
+\cite{x}
+\bibliography{refs}
+--- refs.bib
+@misc{x_y, title = {Plain}}
+@misc{x%y, title = {Percent}}
+@misc{x#y, title = {Hash}}
+@misc{x~y, title = {Tilde}}
+"""
+
+
+async def test_completion_in_latex_leaves_out_keys_latex_cannot_read(start: Start) -> None:
+    """A key LaTeX cannot read in a citation is not offered ('%' made the rest of the line
+    a comment), as rename refuses such a name."""
+    h = await start(files=LATEX_KEYS)
+    h.editor.open("main.tex")
+    result = await complete(h, "main.tex", h.editor.find("main.tex", "\\cite{x", within=7))
+    assert [i.label for i in result.items] == ["x_y"]
+
+
 async def test_no_completion_outside_citations(start: Start) -> None:
     h = await start()
     name = "main.tex"

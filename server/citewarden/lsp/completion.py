@@ -12,6 +12,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from citewarden.checks.latex_keys import latex_citable
 from citewarden.checks.nocite_edit import markdown_citation
 from citewarden.lsp import entries as show
 from citewarden.lsp.convert import PlainJson, TextIndex
@@ -172,6 +173,7 @@ def completion_items(
     text = index.text
     # after a bare '@' a key pandoc would not read whole goes in braces; in '@{' as it is
     bare = is_markdown(path) and text[ctx.span.start - 1 : ctx.span.start] == "@"
+    latex = is_latex(path)
     start = index.position(ctx.span.start, session.converter.encoding)
     end = index.position(max(ctx.span.end, offset), session.converter.encoding)
     replace = {
@@ -181,6 +183,8 @@ def completion_items(
     items = []
     for n, key in enumerate(keys):
         written = key
+        if latex and not latex_citable(key):
+            continue  # '%' would comment the rest of the line out, '#' stop LaTeX, ...
         if bare:
             cite = markdown_citation(key)
             if cite is None:
