@@ -217,6 +217,35 @@ async def test_no_venue_not_found_when_the_journal_look_ups_failed(tmp_path: Pat
     assert [i.code for i in answered.issues] == [Code.VENUE_NOT_FOUND]
 
 
+async def test_no_venue_not_found_while_a_source_that_may_know_it_failed() -> None:
+    """OpenAlex's record of the work names no journal (it often has no source for a work),
+    and Crossref, whose record of the DOI names it, timed out: nobody said the journal is
+    unknown, so no venue-not-found; Crossref answering with no such work would allow it."""
+    rec = record("peneira_work_gh.2014.294.json")
+    bare = WorkRecord("openalex", rec.title, rec.authors, rec.year, doi=rec.doi)
+
+    class Crossref(MemorySource):
+        answer: Lookup | None = None
+
+        async def by_doi(self, doi: str) -> Lookup:
+            return self.answer or await super().by_doi(doi)
+
+        async def search(self, query: object) -> Lookup:
+            return self.answer or Lookup.not_found(self.name)
+
+    crossref = Crossref("crossref", [])
+    openalex = MemorySource("openalex", [bare])
+    settings = VerifySettings(sources=("crossref", "openalex"))
+    entry = article(rec, doi=rec.doi or "")
+    Crossref.answer = Lookup.failed("crossref", "timeout")
+    failed = await Verifier([crossref, openalex], settings, today=TODAY).verify(entry)  # type: ignore[arg-type]
+    assert failed is not None and failed.match is not None and failed.match.source == "openalex"
+    assert not any(i.code is Code.VENUE_NOT_FOUND for i in failed.issues), failed.issues
+    Crossref.answer = None
+    answered = await Verifier([crossref, openalex], settings, today=TODAY).verify(entry)  # type: ignore[arg-type]
+    assert any(i.code is Code.VENUE_NOT_FOUND for i in answered.issues), answered.issues
+
+
 async def test_engine_asks_openalex_for_a_journal_matched_through_crossref(
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:

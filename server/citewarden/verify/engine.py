@@ -166,7 +166,7 @@ class Verifier(IdLookup, SearchSteps, AbstractSteps):
             venue_records += await journal_records(
                 self.sources, ev.entry, venue_records, self._ask_safely
             )
-            verdict = with_venue(decide(ev, entry.key), ev.entry, venue_records)
+            verdict = with_venue(decide(ev, entry.key), ev.entry, venue_records, faulted=ev.faulted)
             return await self._with_abstract(verdict)
         except _Cancelled:
             return None

@@ -178,8 +178,12 @@ def _ordered(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(n for n in INDEXES if n in found) + tuple(sorted(found - set(INDEXES)))
 
 
-def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[VenueInfo, Issue | None]:
-    """The venue's description and the legitimacy issue, if any (see the module doc)."""
+def assess(
+    entry: NormalizedEntry, records: Sequence[WorkRecord], *, faulted: bool = False
+) -> tuple[VenueInfo, Issue | None]:
+    """The venue's description and the legitimacy issue, if any (see the module doc).
+    ``faulted``: a look-up for the entry failed, so a journal no record names may be one
+    the source that failed knows: no venue-not-found then."""
     kind = venue_kind(entry, records)
     named = next((r.venue for r in records if r.venue), None)
     issns = tuple(
@@ -231,7 +235,7 @@ def assess(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> tuple[Venue
             )
             return info, Issue(Code.VENUE_UNINDEXED, message, field)
     known = any(r.venue or r.issn for r in records)
-    failed = any("failed" in dict(r.extra) for r in records if is_journal_record(r))
+    failed = faulted or any("failed" in dict(r.extra) for r in records if is_journal_record(r))
     if (
         not known
         and not failed
@@ -303,13 +307,20 @@ _RANK = {Tier.D: 0, Tier.M: 1, Tier.E: 2, Tier.H: 3}
 _QUIET = (Severity.HINT, Severity.INFORMATION)
 
 
-def with_venue(verdict: Verdict, entry: NormalizedEntry, records: Sequence[WorkRecord]) -> Verdict:
+def with_venue(
+    verdict: Verdict,
+    entry: NormalizedEntry,
+    records: Sequence[WorkRecord],
+    *,
+    faulted: bool = False,
+) -> Verdict:
     """``verdict`` with its venue described and, for a journal failing heuristic 10, the
     issue added: Elevated alone, High with any other warning or error on the entry.  Only a
-    work that was found (verified, mismatch, retracted) has a venue to judge."""
+    work that was found (verified, mismatch, retracted) has a venue to judge; ``faulted``:
+    see :func:`assess`."""
     if verdict.status not in (Status.VERIFIED, Status.MISMATCH, Status.RETRACTED):
         return verdict
-    info, issue = assess(entry, records)
+    info, issue = assess(entry, records, faulted=faulted)
     if issue is None:
         return dataclasses.replace(verdict, venue=info)
     others = [i for i in verdict.issues if i.effective_severity not in _QUIET]
