@@ -246,6 +246,17 @@ async def test_no_venue_not_found_while_a_source_that_may_know_it_failed() -> No
     assert any(i.code is Code.VENUE_NOT_FOUND for i in answered.issues), answered.issues
 
 
+def test_no_publisher_is_no_sign_while_a_source_that_may_know_it_failed() -> None:
+    """The recorded IDJSR work names no publisher; said not to be in DOAJ, PubMed or Scopus
+    (nothing said of CORE), that absence is the sign that makes it venue-unindexed, unless a
+    look-up for the entry failed: the source that failed may know the publisher."""
+    rec = said_not_in(record(IDJSR), "scopus", "pubmed")
+    entry = normalize_entry(article(rec))
+    issue = assess(entry, [rec])[1]
+    assert issue is not None and "no publisher is known" in issue.message
+    assert assess(entry, [rec], faulted=True)[1] is None
+
+
 async def test_engine_asks_openalex_for_a_journal_matched_through_crossref(
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:

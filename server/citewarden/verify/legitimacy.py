@@ -182,8 +182,9 @@ def assess(
     entry: NormalizedEntry, records: Sequence[WorkRecord], *, faulted: bool = False
 ) -> tuple[VenueInfo, Issue | None]:
     """The venue's description and the legitimacy issue, if any (see the module doc).
-    ``faulted``: a look-up for the entry failed, so a journal no record names may be one
-    the source that failed knows: no venue-not-found then."""
+    ``faulted``: a look-up for the entry failed, so a journal no record names, or a
+    publisher, may be one the source that failed knows: no venue-not-found then, and no
+    publisher missing is a sign of an unindexed journal."""
     kind = venue_kind(entry, records)
     named = next((r.venue for r in records if r.venue), None)
     issns = tuple(
@@ -222,7 +223,8 @@ def assess(
         signs = []
         if "core" in no:
             signs.append("it is not a core source")
-        if publisher is None and any(r.source == "openalex" for r in records):
+        # a source that failed may know the publisher
+        if publisher is None and not faulted and any(r.source == "openalex" for r in records):
             signs.append("no publisher is known for it")
         if signs:
             whose = dict.fromkeys(
