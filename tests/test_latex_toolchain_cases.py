@@ -74,6 +74,26 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
             "parts/intro.tex": "\\cite{k3} \\cite{nokey2}\n",
         },
     ),
+    # LaTeX's \input and \include look in the folders of \input@path too
+    "input@path": (
+        "",
+        "\\makeatletter\\def\\input@path{{chapters/}{parts/}}\\makeatother\n",
+        "\\cite{k1}\n\\input{intro}\n\\include{second}\n",
+        {
+            "chapters/intro.tex": "\\cite{k2} \\cite{nokey}\n",
+            "parts/second.tex": "\\cite{k3}\n",
+        },
+    ),
+    "input@path of a preamble file": (
+        "",
+        "\\input{setup}\n",
+        "\\cite{k1}\n\\input{intro}\n",
+        {
+            "setup.tex": "\\makeatletter\n\\providecommand*{\\input@path}{{chapters/}}\n"
+            "\\makeatother\n",
+            "chapters/intro.tex": "\\cite{k2} \\cite{nokey}\n",
+        },
+    ),
     # a refsection names a resource by its label
     "refsection resource label": (
         "",

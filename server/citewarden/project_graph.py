@@ -403,7 +403,12 @@ class ProjectGraph(LinkResolver):
         )
 
     def _latex_project(
-        self, root: Path, base: Path | None = None, standalone: bool = False, again: bool = False
+        self,
+        root: Path,
+        base: Path | None = None,
+        standalone: bool = False,
+        again: bool = False,
+        input_dirs: tuple[Path, ...] = (),
     ) -> Project:
         root_dir = base if base is not None else root.parent
         docs: dict[Path, None] = {}
@@ -479,7 +484,9 @@ class ProjectGraph(LinkResolver):
             path: Path, here: Path, head: Path, includes: int, link: Link
         ) -> tuple[Path, Path, Path, tuple[Path, int], None] | None:
             self._refused = None
-            resolved = self._resolve_include(link, here, root_dir, path.parent, tex_dirs)
+            resolved = self._resolve_include(
+                link, here, root_dir, path.parent, tex_dirs, input_dirs
+            )
             if resolved is None:
                 if link.command not in LOAD_SUFFIX:  # not the project's: the distribution's
                     missing.append(self._missing_link(path, link, link.target))
@@ -602,6 +609,17 @@ class ProjectGraph(LinkResolver):
             bibliography(path, replace(link, target=root.stem), root.stem)
         for path in docs:
             self._known.setdefault(path, None)
+        # \def\input@path{{chapters/}}: LaTeX's \input looks there after TEXINPUTS
+        set_dirs = tuple(
+            dict.fromkeys(
+                normalize_path(root_dir / entry)
+                for path in docs
+                if (doc := self.document(path)) is not None
+                for entry in doc.input_path
+            )
+        )
+        if set_dirs != input_dirs and not input_dirs:
+            return self._latex_project(root, base, standalone, again, set_dirs)
         links_before = {path: doc.links for path in docs if (doc := self.document(path))}
         cite_styles = self._pass_on_definitions(list(docs), placed, (root_dir, *tex_dirs))
         if not again and any(
@@ -609,7 +627,7 @@ class ProjectGraph(LinkResolver):
             for path, links in links_before.items()
         ):
             # a section names a resource another file labels: its links are known now
-            return self._latex_project(root, base, standalone, again=True)
+            return self._latex_project(root, base, standalone, True, input_dirs)
         chapters = _chapter_units(heads, root) if chapterbib else ()
         # biblatex is loaded where it names resources (by a class or package not read here)
         biblatex = biblatex or biblatex_links

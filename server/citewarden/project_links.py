@@ -234,8 +234,11 @@ class LinkResolver:
         root_dir: Path,
         doc_dir: Path,
         tex_dirs: Sequence[Path] = (),
+        input_dirs: Sequence[Path] = (),
     ) -> tuple[Path, Path] | None:
-        """-> (file, base directory for the file's own includes)."""
+        """-> (file, base directory for the file's own includes); ``input_dirs``: the
+        folders of LaTeX's ``\\input@path``, where ``\\input``, ``\\include`` and
+        ``\\usepackage`` look after TEXINPUTS."""
         target = link.target.strip()
         command = link.command.lstrip("\\").rstrip("*")
         if command in LOAD_SUFFIX:
@@ -243,7 +246,7 @@ class LinkResolver:
             # most packages are the distribution's, so nothing is read for a name the
             # project has no file (or editor buffer) of
             name = target + LOAD_SUFFIX[command]
-            for folder in (root_dir, *tex_dirs):
+            for folder in (root_dir, *tex_dirs, *input_dirs):
                 cand = normalize_path(folder / name)
                 if (self.buffer(cand) is not None or os.path.isfile(cand)) and self.exists(cand):
                     return cand, here
@@ -257,7 +260,7 @@ class LinkResolver:
         else:
             # TeX looks in the folder it runs in (or, in a file \import or \subfile
             # reads, the folder that sets), then TEXINPUTS: not the including file's
-            bases = [here, *tex_dirs]
+            bases = [here, *tex_dirs, *(input_dirs if command in ("input", "include") else ())]
         names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
         if not names:  # as kpathsea: name.tex first unless the name ends in .tex
             names = [target] if target.endswith(".tex") else [target + ".tex", target]

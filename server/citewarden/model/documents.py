@@ -205,6 +205,10 @@ class ParsedDocument:
     verbatim_envs: frozenset[str] = frozenset()
     #: the ``label=`` of each biblatex resource this file declares, with the resource
     resource_labels: tuple[tuple[str, str], ...] = ()
+    #: the folders of the LaTeX ``\\input@path`` this file sets
+    #: (``\\def\\input@path{{chapters/}{figures/}}``), where LaTeX looks for the files it
+    #: includes after the folder it runs in and TEXINPUTS
+    input_path: tuple[str, ...] = ()
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False

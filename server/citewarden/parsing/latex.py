@@ -625,6 +625,7 @@ def parse_latex(
         chapterbib=bool(chapterbib),
         verbatim_envs=own_verbatim_envs,
         resource_labels=latex_refsections.resource_labels(text),
+        input_path=latex_static.input_path(text),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(definitions.text_macros),
         newcites=tuple(dict.fromkeys(definitions.newcites)),

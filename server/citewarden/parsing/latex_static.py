@@ -763,6 +763,27 @@ _VERBATIM_DEFINITION = re.compile(
 _VERBATIM_NEEDLES = ("Verbatim", "lstnew", "tcblisting", "TCBListing", "xcludecomment", "minted")
 
 
+#: a definition of LaTeX's ``\\input@path``: 1: its body (one group deep)
+_INPUT_PATH = re.compile(
+    r"\\(?:[gex]?def|(?:re|provide|new)command\*?)\s*\{?\s*\\input@path\s*\}?\s*"
+    r"\{((?:[^{}]|\{[^{}]*\}){0,2000})\}"
+)
+_INPUT_PATH_ENTRY = re.compile(r"\{\s*([^{}\\#%]*?/)\s*\}")
+
+
+def input_path(text: str) -> tuple[str, ...]:
+    """The folders of the ``\\input@path`` definitions of ``text`` (outside comments),
+    in order: each braced entry that ends in ``/`` (LaTeX puts the entry before the file
+    name, so one without a slash names no folder)."""
+    if "input@path" not in text:
+        return ()
+    found: list[str] = []
+    for m in _INPUT_PATH.finditer(text):
+        if not in_comment(text, m.start()):
+            found += _INPUT_PATH_ENTRY.findall(m.group(1))
+    return tuple(dict.fromkeys(found))
+
+
 def verbatim_environments(text: str) -> frozenset[str]:
     """The names of the verbatim-like environments ``text`` defines (outside comments):
     ``\\DefineVerbatimEnvironment{code}{Verbatim}{}`` and the like, minted's
