@@ -42,6 +42,11 @@ CASES = [
     "-@a says so.\n",
     "[@a [@{]}]] x\n",
     "As -@a and x-@b and (-@c) say.\n",
+    # an HTML comment opened in a list item: pandoc before 3.9 reads it over the items
+    # after it, 3.9 ends it at the next item
+    "- item <!-- a\n- item @q8 -->\n",
+    "- item one\n<!-- - item two @c1\n- item three @c2 -->\n- item four @c3\n",
+    "- a <!-- x\n\n- b @z5 -->\n- c @z6\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
@@ -82,6 +87,35 @@ ALIKE = [
     "x \\foo\n{@a} \\foo{b}  {@b} \\foo{c}\n[@c] \\foo\n[@d] \\foo [e]\n {@e} \\foo{a\\}@f} @y\n",
     "x \\foo{a\n\n@a} \\foo{b%}\n@b} \\foo[c%]\n@c] \\foo[a{]}@d] \\foo[e[f]@e] @y\n",
     "x \\foo{`}`@a} \\foo{a\\\\}@b} \\verb!@c\n@d! \\foo [e]\n\n{@e} @y\n\nz \\foo{a\n\n@f @g\n",
+    # a run of backticks no run of its length closes: its first backtick is text and the
+    # rest of the run opens a code span again (LaTeX's quotes, ``like this'')
+    "He said ``hello @q1'' and `x` then @q2 and `y`.\n",
+    "Run ``` unmatched `@c4` here.\n\nPara `` x @c5 ` y.\n\nUse ``@q4`.\n",
+    # no code span, math, bracket, raw TeX or HTML comment goes on past the text of a list
+    # item, a definition, a footnote, a table's row or a block quote's paragraph
+    "- item `a\n- item @q5 `b`\n\n- item ``a\n- item @q10 `b`\n",
+    "1. item \\foo{a\n2. item @q9}\n\n- a \\foo{x\n\n- b @z8}\n",
+    "Term `a\n:   def @q11 `b`\n\nTerm\n:   def <!-- x\n:   def2 @c6 -->\n",
+    "| x `a | y |\n|---|---|\n| @q13 `b` | z |\n",
+    "- a\n  - b `x\n  - c @q15 `y`\n\n- a *x\n- b*@q5\n",
+    "> quote `a\n>\n> para @q1 `b`\n",
+    "[^1]: note <!-- x\n[^2]: other @c8 -->\n\nRef[^1][^2].\n",
+    # but a paragraph's HTML comment or raw TeX goes on over a blank line and the blocks
+    # after it, and an item's over its sub-items
+    "text <!-- x\n\n> quote @z1 -->\n\nafter @z2\n\ntext \\foo{x\n\n> quote @z7}\n",
+    "- a <!-- x\n  - b @c4 -->\n- c @c5\n",
+    # a footnote no reference outside the footnotes names (labels compared exactly; not in
+    # code, a comment or an escape) is dropped, and all but the last of a label's
+    "Ref[^Note].\n\n[^note]: lower @u1.\n\n[^Note]: upper @u2.\n",
+    "Code `[^a]` only, <!-- [^a] --> and \\[^a].\n\n[^a]: hidden @u3\n",
+    "Text[^a].\n\n[^a]: first @u4\n\n[^a]: second @u5\n",
+    "Text[^a].\n\n[^a]: in a, refs b[^b] @u6\n\n[^b]: b @u7\n\n[^c]: refs d[^d] @u8\n\n"
+    "[^d]: d @u9\n",
+    "Text[^1].\n\n[^1]: one\n[^2]: two @u15\n\nText[^3].\n\n[^3]: one\n    more @u16\n"
+    "[^4]: two @u17\n",
+    "Inline^[note with ref[^n]], [link[^l]](u).\n\n[^n]: @v6\n\n[^l]: @v3\n\n"
+    "[^x]: @v7\n\n    [^y]: @v14\n",
+    "---\nabstract: 'See[^m].'\n---\n\nBody.\n\n[^m]: from metadata @v2\n",
     # an "@" right after emphasis closes is read as after a word
     "*x*@a **x**@b _x_@c ***x***@d *x *@e ~~x~~@f ^x^@g *x*-@h *x*@i@j\n",
     "**x*@a\n\n*x**@b\n\na_x_@c\n\n*a* and *b*@d\n\n*a*b*@e\n\n**a *b* c**@f\n\n[*a](u)*@g\n",
@@ -190,6 +224,14 @@ def test_generated_documents_cite_what_each_version_reads(version: str) -> None:
 ALIKE_METADATA = [
     "---\nnocite: '`@a` @b'\nabstract: See [@c] and `@d`, ``@e ` x``.\n---\n\nText.\n",
     "---\nnocite: '@b'\ntitle: On @t\n---\n\nText.\n\n---\nnocite: '@c'\n---\n",
+    # a metadata string is read as a Markdown document once YAML has made its value:
+    # escapes decoded, blocks, code, math, comments and raw TeX as in the text
+    '---\nabstract: "Escaped \\u0040y10 here, \\x40y11"\nkeywords: "\\\\@y27 and \\"@y28\\""\n---\n',
+    "---\nabstract: |\n  See the code:\n\n      @y14 indented code\n\n  ```\n  @y15 fenced\n  ```\n\n"
+    "  and $@y16$ math and <!-- @y17 --> and \\emph{@y18}, but @y19.\n---\n\nBody.\n",
+    "---\nabstract: |\n  - item `a\n  - item @k22 `b`\n\n  [^1]: unreferenced @n5\n\n"
+    "  Uses[^2].\n\n  [^2]: referenced @k23\n---\n",
+    "---\nthanks: 'Single ''@y11'' quoted'\nsubtitle: \"one\n  @y12 two\\\n  @y13\"\n---\n",
 ]
 
 
@@ -216,3 +258,21 @@ def test_pandoc_3_reads_a_group_ended_by_a_key_in_an_inner_bracket(
     doc = parse_markdown(tmp_path / "doc.md", text, PANDOC_3)
     ours = Counter((c.key, c.command) for c in doc.citations if c.command in _MODES.values())
     assert ours == _pandoc_cites(_pandoc("3.6.1"), tmp_path)
+
+
+def test_a_comment_in_a_list_is_read_again_for_another_version(tmp_path: Path) -> None:
+    """pandoc before 3.9 reads an HTML comment opened in a list item over the items after
+    it, 3.9 ends it at the next item: a changed version reads the document again."""
+    (tmp_path / "doc.md").write_text("- item <!-- a\n- item @q8 -->\n", encoding="utf-8")
+    ws = Workspace(Settings(pandoc_version="3.6.1"), root=tmp_path)
+    path = ws.add_file(tmp_path / "doc.md")
+
+    def cites() -> list[str]:
+        ws.projects()
+        doc = ws.document(path)
+        assert doc is not None
+        return [c.key for c in doc.citations]
+
+    assert cites() == []
+    ws.set_settings(Settings(pandoc_version="3.9"))
+    assert cites() == ["q8"]

@@ -604,3 +604,30 @@ def test_nested_brackets_are_read_in_one_pass(
     doc = parse_markdown(P, text, dialect)
     assert time.process_time() - t0 < 5
     assert Counter((c.key, c.command) for c in doc.citations) == {**cites, ("k", "normal"): 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '---\nabstract: "Escaped \\u0040k1 here and @k2, tab\\t@k3 \\x40k4 \\"@k5\\""\n---\n',
+        "---\nsubtitle: 'Single ''@k1'' quoted @k2'\n---\n",
+        '---\nthanks: "line one\n  @k1 continues\n\n  @k2"\n---\n',
+        "---\nabstract: |\n  See:\n\n  and @k1 and\n    @k2 more\n---\n",
+        "---\nabstract: >-\n  Folded @k1\n  text\n\n  more @k2\n    indented @k3\n---\n",
+        "---\nabstract: | # a comment @no\n  @k1\n---\n",
+        "---\nabstract: Plain @k1\n  continued @k2\n\n  para @k3\n---\n",
+        "---\nnocite: |\n  @k1, @k2\n---\n",
+        "---\nx: |2\n    @k1 two more\n---\n",
+        "---\nx:\n  - '@{k1}'\n  - y: \"[@k2; @k3]\"\n---\n",
+    ],
+)
+def test_a_metadata_strings_keys_stand_where_they_are_written(text: str) -> None:
+    """A metadata string is read as Markdown once YAML has made its value; each key's span
+    is where the key is written in the file (quotes, escapes, folding and indentation
+    passed over), so that a finding and a fix stand on it."""
+    doc = parse_markdown(P, text)
+    keys = [c.key for c in doc.citations]
+    assert keys == [f"k{i}" for i in range(1, len(keys) + 1)] and keys
+    for c in doc.citations:
+        assert text[c.span.start : c.span.end] == c.key
+        assert c.command_span.start <= c.span.start < c.span.end <= c.command_span.end

@@ -28,7 +28,8 @@ Not read as text: inline code spans (any number of backticks), fenced (```` ``` 
 ``<script>``, ``<style>`` and ``<textarea>`` elements, autolinks ``<...>``, link destinations
 ``](...)``, backslash escapes, Quarto shortcodes ``{{< ... >}}``, pandoc example-list labels
 (``(@good)``, ``@good.``, ``@good)`` starting a block) and references to them, footnote
-references ``[^@x]``, a braced key holding the ``]`` that ends the bracket around it
+references ``[^@x]``, footnotes no note reference names outside the footnotes (pandoc drops
+them, and all but the last definition of a label), a braced key holding the ``]`` that ends the bracket around it
 (``[@{a]b} ...``, a citation only in a citation group ``[@{a]b}]``), Quarto
 cross-references in a ``.qmd`` document (``@fig-plot``, ``@sec-y`` ...; pandoc itself cites
 them, and pandoc-crossref's ``@fig:plot``, as any key; in a ``.md`` file of a Quarto project
@@ -60,13 +61,16 @@ from citewarden.model import (
     quoted,
 )
 from citewarden.parsing import is_metadata, pandoc_bibliography_format
-from citewarden.parsing.markdown_blocks import block_structure
+from citewarden.parsing.markdown_blocks import (
+    block_structure,
+    string_citations,
+    unread_notes_dropped,
+)
 from citewarden.parsing.markdown_inline import (
     _SIMPLE_KEY_RE,
     _Pending,
     _scan,
     is_quarto_crossref,
-    scan_keys,
 )
 from citewarden.parsing.pandoc_syntax import PANDOC_2, PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import read_metadata
@@ -81,7 +85,15 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     ``nocite: '@*'``, inline ``references:``, suppressed lines and YAML problems, with exact
     spans, as the pandoc of ``dialect`` reads them.  Never raises."""
     blocks = block_structure(path, text)
-    scan = _scan(text, blocks.skip, dialect.counted_brackets)
+    scan = _scan(
+        text,
+        blocks.skip,
+        dialect.counted_brackets,
+        blocks.breaks,
+        blocks.paragraphs,
+        blocks.item_breaks,
+        dialect.list_comments,
+    )
     quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []
     links: list[Link] = []
@@ -100,7 +112,11 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         if meta.references is not None:  # pandoc keeps the last block's field
             references = meta.references
     examples = _example_labels(text)
-    for p in scan.pending:
+    pending = scan.pending
+    if blocks.notes:
+        labels = [label for meta in blocks.metadata for label in meta.note_labels]
+        pending = unread_notes_dropped(pending, blocks.notes, scan.note_refs, labels)
+    for p in pending:
         if examples and _is_example_reference(text, p, examples):
             continue
         if quarto and is_quarto_crossref(p.key):
@@ -162,7 +178,7 @@ def inline_references(path: Path, text: str) -> tuple[Entry, ...]:
     or metadata file ``path`` (a document's last metadata block that sets it), as entries
     whose spans point into ``text``."""
     if is_metadata(path):
-        return tuple(read_metadata(path, text, 0, len(text), scan_keys).reference_entries)
+        return tuple(read_metadata(path, text, 0, len(text), string_citations).reference_entries)
     entries: list[Entry] = []
     for meta in block_structure(path, text).metadata:
         if meta.references is not None:  # pandoc keeps the last block's field
@@ -187,10 +203,16 @@ _DIALECT_SENSITIVE = re.compile(
 )
 
 
+#: a list item's marker at the start of a line (an HTML comment may go on over the items)
+_LIST_ITEM = re.compile(r"^[ \t>]*(?:[-+*]|[0-9#]+[.)]|\(?[A-Za-z]{1,4}[.)])[ \t]", re.M)
+
+
 def reads_alike(text: str) -> bool:
     """Every pandoc version reads the citations and bibliography names of ``text`` alike
-    (no ``-@key``, no braced key, no ``.ris``, ``.BIB`` ...): no need to read it again for
-    another :class:`PandocDialect`."""
+    (no ``-@key``, no braced key, no ``.ris``, ``.BIB`` ..., no HTML comment with a list
+    item): no need to read it again for another :class:`PandocDialect`."""
+    if "<!--" in text and _LIST_ITEM.search(text) is not None:
+        return False
     return _DIALECT_SENSITIVE.search(text) is None
 
 
@@ -226,7 +248,7 @@ def parse_metadata_yaml(path: Path, text: str) -> ParsedDocument:
     """A Quarto ``_quarto.yml`` / ``_metadata.yml`` or a pandoc defaults file: its
     ``bibliography`` links, ``nocite`` keys and ``references`` ids (kind MARKDOWN: it
     applies to the Markdown documents of its project)."""
-    meta = read_metadata(path, text, 0, len(text), scan_keys)
+    meta = read_metadata(path, text, 0, len(text), string_citations)
     return ParsedDocument(
         path=path,
         kind=DocumentKind.MARKDOWN,
@@ -253,7 +275,8 @@ def completion_context(text: str, offset: int) -> CompletionContext | None:
         return None
     at = m.start()
     blocks = block_structure(Path(), text)
-    if at not in _scan(text, blocks.skip).at_signs:
+    scan = _scan(text, blocks.skip, False, blocks.breaks, blocks.paragraphs, blocks.item_breaks)
+    if at not in scan.at_signs:
         return None
     if text[at + 1 : at + 2] == "{":
         if offset < at + 2:  # between "@" and "{"

@@ -18,6 +18,12 @@ columns.  A line without a block quote's ``>`` (a lazy line) is the quote's text
 indentation dropped, unless it starts with a ``>``, a backtick fence or, in a list, a list
 item: the quote ends there.
 
+The pass also notes where pandoc reads the text apart from the text before it (a list
+item's, a definition's, a footnote's, a table row's, a quote's paragraph: no inline
+construct goes on past there, see :attr:`Blocks.breaks`) and the footnotes defined (pandoc
+drops the ones no note reference names), and a line starting with a note's marker ends a
+footnote's lines.
+
 A code fence that no later fence of its character as long (or longer) closes opens no code
 block: pandoc (2.17, 3.6.1 and 3.9) reads the line as text, and what follows it; a ``~~~``
 fence does not interrupt a paragraph (but a list item's lines).  A fenced div's opening
@@ -30,11 +36,11 @@ fence's closing line is found from a table of the text's fence lines).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citewarden.parsing.markdown_inline import Verbatim, scan_keys
+from citewarden.parsing.markdown_inline import Verbatim, _Pending, _scan
 from citewarden.parsing.yamlmeta import Metadata, read_metadata
 
 #: a code fence at a line's first character (after its containers' markers)
@@ -57,7 +63,9 @@ _ORDERED = re.compile(
     r"|(?:\d+|#|[a-z]|[ivxlcdmIVXLCDM]{2,}|@[\w-]*)[.)]|[A-Z]\)|[A-Z]\.(?=\t|  ))(?=[ \t]|$)"
 )
 _DEFINITION = re.compile(r"[:~][ \t]")
-_NOTE = re.compile(r"\[\^[^\]\s]+\]:")
+_NOTE = re.compile(r"\[\^([^\]\s]+)\]:")
+#: a note's marker, which ends a footnote's lines (pandoc's noteMarker)
+_NOTE_MARKER = re.compile(r"\[\^[^\]\s]+\]")
 _ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
 _SETEXT = re.compile(r"[=-]+[ \t]*$")
 _PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
@@ -78,6 +86,16 @@ _REFERENCE = re.compile(r"\[(?!\^)[^\]\n]+\]:[ \t]*\S")
 
 
 @dataclass(slots=True)
+class Note:
+    """A footnote's definition: its label and the text from its ``[^label]:`` line to the
+    start of the line after it (pandoc drops it when no note reference names it)."""
+
+    label: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
 class Blocks:
     #: Sorted, disjoint ``(start, end)`` regions not to read as text.
     skip: list[tuple[int, int]] = field(default_factory=list)
@@ -86,12 +104,89 @@ class Blocks:
     regions: list[tuple[int, int]] = field(default_factory=list)
     #: The indented code blocks of :attr:`skip`.
     indented: list[tuple[int, int]] = field(default_factory=list)
+    #: Sorted offsets of the line breaks after which pandoc reads the text apart from the
+    #: text before (it cuts a container's lines out before it reads them): a definition
+    #: starts on the next line, or, right after a line of text, a footnote, a block quote
+    #: or a pipe table's row.  No code span, math, bracket, raw TeX or HTML comment goes
+    #: on past one.  (After a blank line, a paragraph's HTML comment or raw TeX goes on
+    #: over a block quote or a footnote: pandoc reads those as they come.)
+    breaks: list[int] = field(default_factory=list)
+    #: Likewise, where a list item starts that ends the one before (at its level or an
+    #: outer one), after a blank line too; an HTML comment goes on past one in pandoc
+    #: before 3.9, whose list reader reads a comment whole with the line it opens on.
+    item_breaks: list[int] = field(default_factory=list)
+    #: Sorted offsets of the line breaks where a paragraph ends though no blank line
+    #: stands there as the text stands: before a line blank in its containers (``>``
+    #: alone in a block quote), or a list item's first sub-item.
+    paragraphs: list[int] = field(default_factory=list)
+    #: The footnotes defined, in order.
+    notes: list[Note] = field(default_factory=list)
 
 
 def block_structure(path: Path, text: str) -> Blocks:
     """One pass over the lines: fenced and indented code blocks, verbatim HTML elements,
     YAML metadata blocks."""
     return _Reader(path, text).read()
+
+
+def string_citations(value: str) -> tuple[list[tuple[str, int, int]], list[str]]:
+    """The citations of a metadata string ``value``, which pandoc reads as a Markdown
+    document of its own (blocks, code, math, comments, escapes as in the text; no metadata
+    block in it), and the labels of its footnote references: ((key, start, end) in
+    ``value``, labels)."""
+    blocks = _Reader(Path(), value, metadata=False).read()
+    scan = _scan(value, blocks.skip, False, blocks.breaks, blocks.paragraphs, blocks.item_breaks)
+    pending = scan.pending
+    if blocks.notes:
+        pending = unread_notes_dropped(pending, blocks.notes, scan.note_refs)
+    keys = [(p.key, p.span.start, p.span.end) for p in pending]
+    return keys, [label for label, _ in scan.note_refs]
+
+
+def unread_notes_dropped(
+    pending: list[_Pending],
+    notes: list[Note],
+    refs: list[tuple[str, int]],
+    labels: list[str] | None = None,
+) -> list[_Pending]:
+    """The citations of ``pending`` but those in the footnotes pandoc drops: those no note
+    reference names outside the footnotes (``refs``: (label, offset) of those read in the
+    text, an inline note's too; ``labels``: those of the metadata; labels compared
+    exactly), and each but the last of a label defined twice."""
+    inside = _union([(note.start, note.end) for note in notes])
+    starts = [start for start, _ in inside]
+    named = {label for label, at in refs if not _within(inside, starts, at)}
+    named.update(labels or ())
+    last = {note.label: k for k, note in enumerate(notes)}
+    dropped = _union(
+        [
+            (note.start, note.end)
+            for k, note in enumerate(notes)
+            if note.label not in named or last[note.label] != k
+        ]
+    )
+    if not dropped:
+        return pending
+    starts = [start for start, _ in dropped]
+    return [p for p in pending if not _within(dropped, starts, p.start)]
+
+
+def _union(stretches: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The union of ``stretches`` as sorted, disjoint stretches."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(stretches):
+        if out and start <= out[-1][1]:
+            if end > out[-1][1]:
+                out[-1] = (out[-1][0], end)
+        else:
+            out.append((start, end))
+    return out
+
+
+def _within(stretches: list[tuple[int, int]], starts: list[int], at: int) -> bool:
+    """``at`` lies in one of the sorted, disjoint ``stretches`` (``starts``: theirs)."""
+    k = bisect_right(starts, at) - 1
+    return k >= 0 and at < stretches[k][1]
 
 
 @dataclass(slots=True)
@@ -103,6 +198,8 @@ class _Box:
     col: int = 0
     list_item: bool = False
     definition: bool = False
+    #: a footnote's: its index in :attr:`Blocks.notes`
+    note: int = -1
 
 
 @dataclass(slots=True)
@@ -182,9 +279,11 @@ def _skip(line: str, i: int, col: int) -> tuple[int, int]:
 
 
 class _Reader:
-    def __init__(self, path: Path, text: str) -> None:
+    def __init__(self, path: Path, text: str, metadata: bool = True) -> None:
         self.path = path
         self.text = text
+        #: a YAML metadata block may be read (not in a metadata string)
+        self.metadata = metadata
         self.out = Blocks()
         self.stack: list[_Box] = []
         #: how many of :attr:`stack` are list items
@@ -210,6 +309,12 @@ class _Reader:
         self.divs = 0
         #: no HTML comment ends at or after this offset
         self.no_comment_end = len(text) + 1
+        #: the start of the line being read
+        self.pos = 0
+        #: the line before it was blank (in the containers it went on in, or as it stands)
+        self.after_blank = True
+        #: a list item ended on the line being read
+        self.item_ended = False
 
     def read(self) -> Blocks:
         text = self.text
@@ -228,6 +333,9 @@ class _Reader:
             if self.code is not None:  # it ended before this line: read what follows
                 pos = self._end_code()
                 continue
+            self.pos = pos
+            self.after_blank = self.blank
+            self.item_ended = False
             pos = self._line(pos, line_end, line, next_pos)
         if self.code is not None:
             self._end_code()
@@ -268,6 +376,20 @@ class _Reader:
         self.para_first = self.pipe = False
         self.table = None
 
+    def _break(self, always: bool = False) -> None:
+        """The line being read starts a text pandoc reads apart from the line before (a
+        new container's, a table row's): see :attr:`Blocks.breaks`; ``always``: after a
+        blank line too (a definition)."""
+        if always or not self.after_blank:
+            _add(self.out.breaks, self.pos)
+
+    def _item_break(self) -> None:
+        """A list item starts on the line being read (see :attr:`Blocks.item_breaks`)."""
+        if self.item_ended:
+            _add(self.out.item_breaks, self.pos)
+        elif self.stack and self.stack[-1].list_item and not self.after_blank:
+            _add(self.out.paragraphs, self.pos)  # a sub-item: the item's paragraph ends
+
     def _closed_fence(self, line: str, j: int, next_pos: int, char: str) -> int | None:
         """Where the fence of ``char`` at ``line[j]`` is closed (the end of the closing
         line, at or after ``next_pos``); None when it is no fence or none closes it."""
@@ -296,7 +418,13 @@ class _Reader:
     def _truncate(self, depth: int) -> None:
         """The containers past the first ``depth`` end."""
         if depth < len(self.stack):
-            self.items -= sum(box.list_item for box in self.stack[depth:])
+            ended = 0
+            for box in self.stack[depth:]:
+                ended += box.list_item
+                if box.note >= 0:
+                    self.out.notes[box.note].end = self.pos
+            self.items -= ended
+            self.item_ended = self.item_ended or ended > 0
             del self.stack[depth:]
 
     def _match(self, line: str, depth: int) -> tuple[int, int, int, int]:
@@ -332,12 +460,12 @@ class _Reader:
         first = pos == 0 or (pos == 1 and text[0] == "\ufeff")
         # YAML metadata block: "---" after a blank line (or first line), not followed by a
         # blank line, closed by "---" or "...".
-        if self.yaml and line.rstrip() == "---" and next_pos < n:
+        if self.yaml and self.metadata and line.rstrip() == "---" and next_pos < n:
             nl2 = text.find("\n", next_pos)
             following = text[next_pos : n if nl2 < 0 else nl2]
             close = _YAML_CLOSE.search(text, next_pos) if following.strip() else None
             if close is not None:
-                meta = read_metadata(self.path, text, next_pos, close.start(), scan_keys)
+                meta = read_metadata(self.path, text, next_pos, close.start(), string_citations)
                 # front matter always counts (its errors are reported); a later block only
                 # when it is a YAML mapping, as pandoc decides
                 if first or meta.is_mapping:
@@ -360,6 +488,8 @@ class _Reader:
         matched, i, col, base = self._match(line, len(self.stack))
         j, c = _skip(line, i, col)
         if j >= len(line):  # blank, in the containers it goes on in
+            if line.strip():  # a paragraph ends where a blank line does
+                _add(self.out.paragraphs, pos)
             self._truncate(matched)
             self.open = self.blank = True
             self.yaml = not line.strip()
@@ -378,6 +508,18 @@ class _Reader:
         term, self.term = self.term, False
         # a list item's line not indented enough is in it as it is (laziness)
         ok = self.open
+        if (
+            lazy
+            and line.startswith("[^", j)
+            and c - base <= 3
+            and _NOTE_MARKER.match(line, j)
+            and any(box.note >= 0 for box in self.stack[matched:])
+        ):
+            # a line that starts with a note's marker ends a footnote's lines
+            self._truncate(matched)
+            self._break()
+            lazy = False
+            ok = True
         if lazy and self.stack[matched].quote:
             # pandoc appends a line without the ">" of a block quote to the quote's text,
             # without its indentation (a paragraph's line, or a new block's first after a
@@ -408,6 +550,8 @@ class _Reader:
         if self.table is not None:
             rest = line[j:]
             if "|" in rest and (self.table == "pipe" or rest[0] in "+|"):
+                if self.table == "pipe":
+                    self._break()
                 return next_pos  # a row
             self.table = None
             ok = True
@@ -436,6 +580,7 @@ class _Reader:
                 return next_pos
             if para_first and pipe and "|" in line and _PIPE_BREAK.match(line, j):
                 self.table = "pipe"
+                self._break()
                 return next_pos
             if ch == "`" or (ch == "~" and (ok or in_item)):
                 closed = self._closed_fence(line, j, next_pos, ch)
@@ -447,6 +592,7 @@ class _Reader:
                     self._after_block()
                     return end
             if ok and ch == ">":
+                self._break()
                 self.stack.append(_Box(quote=True))
                 i, col = j + 1, c + 1
                 base = col
@@ -498,6 +644,7 @@ class _Reader:
                     content = end_col + 1
                 else:
                     content = c2
+                self._item_break()
                 self.stack.append(_Box(quote=False, col=content, list_item=True))
                 self.items += 1
                 i, col, base = marker.end(), end_col, content
@@ -513,12 +660,16 @@ class _Reader:
                 if lazy:
                     self._truncate(matched)
                     lazy = False
+                self._break(always=True)
                 self.stack.append(_Box(quote=False, col=base + 4, definition=True))
                 i, col, base = j + 1, c + 1, base + 4
                 ok = True
                 continue
-            if ok and ch == "[" and _NOTE.match(line, j):
-                self.stack.append(_Box(quote=False, col=base + 4))
+            note = _NOTE.match(line, j) if ok and ch == "[" else None
+            if note is not None:
+                self._break()
+                self.stack.append(_Box(quote=False, col=base + 4, note=len(self.out.notes)))
+                self.out.notes.append(Note(note.group(1), pos, len(text)))
                 self.open = False
                 return next_pos
             break
@@ -527,6 +678,12 @@ class _Reader:
         self.para_first = ok and not caption
         self.pipe = self.para_first and "|" in line
         return next_pos
+
+
+def _add(offsets: list[int], line_start: int) -> None:
+    """Note the line break before the line at ``line_start`` in ``offsets`` (once)."""
+    if line_start > 0 and (not offsets or offsets[-1] != line_start - 1):
+        offsets.append(line_start - 1)
 
 
 def _line_start_after(text: str, offset: int) -> int:

@@ -6,8 +6,9 @@ Quarto shortcodes).  See :mod:`~citewarden.parsing.markdown`."""
 
 from __future__ import annotations
 
+import heapq
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -48,50 +49,7 @@ def _escaped(text: str, i: int) -> bool:
     return (i - j) % 2 == 1
 
 
-def scan_keys(text: str, start: int, end: int) -> Iterator[tuple[str, int, int]]:
-    """Every ``@key`` in ``text[start:end]`` but those in code spans (no other markup
-    handling): (key, s, e)."""
-    pos = start
-    code = (
-        _code_spans(text, start, end, TickRuns(text, start, end)) if "`" in text[start:end] else []
-    )
-    while True:
-        m = _KEY_IN_TEXT.search(text, pos, end)
-        if m is None:
-            return
-        pos = m.end()
-        if _escaped(text, m.start()):
-            continue  # "\\@a": an escaped at sign in Markdown text
-        while code and code[0][1] <= m.start():
-            code.pop(0)
-        if code and code[0][0] <= m.start():
-            pos = max(pos, code[0][1])
-            continue
-        if m.group(2) is not None:
-            yield m.group(2), m.start(2), m.end(2)
-        elif m.group(3) is not None:
-            close = _braced_end(text, m.start(3), end)
-            if close > 0:
-                yield text[m.start(3) + 1 : close - 1], m.start(3) + 1, close - 1
-                pos = close
-
-
 _TICK_RUN = re.compile(r"(?<!`)`+")
-
-
-def _code_spans(text: str, start: int, end: int, ticks: TickRuns) -> list[tuple[int, int]]:
-    """The code spans of ``text[start:end]`` (a run of backticks up to the next run of the
-    same length), in order."""
-    spans: list[tuple[int, int]] = []
-    pos = start
-    while (m := _TICK_RUN.search(text, pos, end)) is not None:
-        closer = ticks.closer(m.end() - m.start(), m.end(), end)
-        if closer < 0:
-            pos = m.end()
-            continue
-        spans.append((m.start(), closer))
-        pos = closer
-    return spans
 
 
 class TickRuns:
@@ -179,6 +137,8 @@ _PAR = re.compile(r"\n[ \t]*\r?\n")
 #: for each repetition of a group it may backtrack into
 _EMPTY_BRACKETS = re.compile(r"\[\](?:\^?\[\]){0,1000}(?![(:{])")
 _IGNORE = re.compile(r"citewarden:\s*ignore\b", re.I)
+#: Longest footnote label read, in characters.
+_MAX_NOTE_LABEL = 1_000
 
 
 @dataclass(slots=True)
@@ -199,13 +159,30 @@ class _Scan:
     pending: list[_Pending] = field(default_factory=list)
     at_signs: list[int] = field(default_factory=list)  # every "@" read as a citation start
     suppressed: set[int] = field(default_factory=set)
+    #: the footnote references read (``[^label]``): (label, offset of its ``[``)
+    note_refs: list[tuple[str, int]] = field(default_factory=list)
 
 
-def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False) -> _Scan:
+def _scan(
+    text: str,
+    skip: list[tuple[int, int]],
+    counted_brackets: bool = False,
+    breaks: list[int] | None = None,
+    paragraphs: list[int] | None = None,
+    item_breaks: list[int] | None = None,
+    list_comments: bool = False,
+) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
     keys counted (pandoc 3 before 3.8, see
-    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.counted_brackets`)."""
+    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.counted_brackets`).
+    ``breaks``, ``item_breaks`` and ``paragraphs``: the block pass's
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.breaks` and
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.item_breaks` (no inline construct
+    goes on past one, but an HTML comment past an item's with ``list_comments``, as
+    pandoc before 3.9 reads it) and
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.paragraphs` (a paragraph ends there,
+    as at a blank line)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -217,7 +194,12 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
     comment_close = -2  # next "-->" (-1: there is none further on)
     # the next paragraph break, "$" that may close math, ">}}" and line break, and the
     # runs of backticks: each search goes on from where the last one stopped
-    par, math_close = _Next(text, _PAR), _Next(text, _MATH_CLOSE)
+    hard = list(heapq.merge(breaks or (), item_breaks or ())) if item_breaks else breaks or []
+    par = _Limits(text, hard, paragraphs, breaks if list_comments else hard)
+    math_close = _Next(text, _MATH_CLOSE)
+    # where the block pass ends a paragraph or a container's text, and the next one
+    cuts = list(heapq.merge(hard, paragraphs or ())) if paragraphs else hard
+    cut_at = cuts[0] if cuts else n
     shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
     ticks = TickRuns(text)
     line_starts, attributes, raw_tex = _LineStarts(text), _AttributeSets(text), _RawTex(text)
@@ -238,13 +220,20 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             pos = max(region[1], start + 1)
             stack.clear()
             continue
+        if cut_at < start:
+            k = bisect_left(cuts, pos)
+            if k < len(cuts) and cuts[k] < start:  # passed over in the text: as a blank line
+                stack.clear()
+                emphasis.clear()
+            k = bisect_right(cuts, start, k)
+            cut_at = cuts[k] if k < len(cuts) else n
         pos = m.end()
         group = m.lastindex
         if group == _COMMENT:
             if comment_close < pos and comment_close != -1:
                 comment_close = text.find("-->", pos)
             close = comment_close
-            if close < 0:
+            if close < 0 or 0 <= par.cut(pos, comment=True) < close:
                 continue
             pos = close + 3
             if _IGNORE.search(text, start, pos):
@@ -259,8 +248,8 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             if region is not None:
                 limit = min(limit, region[0])
             closer = ticks.closer(pos - start, pos, limit)
-            if closer >= 0:
-                pos = attributes.end(closer, limit)
+            # a run none closes: its first backtick is text, the rest of the run opens again
+            pos = attributes.end(closer, limit) if closer >= 0 else start + 1
         elif group == _SHORTCODE:  # closed on its line
             close = shortcode_close.start(pos)
             if close >= 0 and not 0 <= line_end.start(pos) < close:
@@ -278,6 +267,12 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
                 bracket = stack.pop()
                 bracket.close(start, marks)
                 open_at, first_index = bracket.open_at, bracket.first_index
+                if (
+                    text[open_at + 1] == "^"
+                    and open_at + 2 < start <= open_at + _MAX_NOTE_LABEL
+                    and not marks.space_in(open_at + 2, start)
+                ):  # a footnote reference, ``[^label]``
+                    out.note_refs.append((text[open_at + 2 : start], open_at))
                 if first_index == len(pending) and text[pos : pos + 1] not in ("(", ":"):
                     if stack:  # nothing cited inside, no link after: plain text (``^[x]``)
                         stack[-1].take(bracket, marks)
@@ -318,7 +313,7 @@ def _scan(text: str, skip: list[tuple[int, int]], counted_brackets: bool = False
             pos = start + 1
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
-                pos = raw_tex.end(start)
+                pos = raw_tex.end(start, par.cut(start))
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
         elif group == _AUTOLINK:
@@ -505,16 +500,19 @@ class _RawTex:
     reading stops at :data:`_RAW_TEX_BUDGET` beyond twice the text's length (a text made
     of them would take a pass each), the commands left then read without arguments."""
 
-    __slots__ = ("_budget", "_text")
+    __slots__ = ("_budget", "_cut", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text
         self._budget = _RAW_TEX_BUDGET + 2 * len(text)
+        self._cut = len(text)
 
-    def end(self, i: int) -> int:
+    def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
-        which pandoc reads as raw TeX, not as text."""
+        which pandoc reads as raw TeX, not as text; none goes on past ``cut`` (-1: the
+        end), where pandoc reads the text that follows apart."""
         text = self._text
+        self._cut = cut if cut >= 0 else len(text)
         m = _TEX_COMMAND.match(text, i)
         if m is None:
             return i + 1
@@ -523,7 +521,8 @@ class _RawTex:
         if name == "begin":
             env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
             if env is not None:
-                close = text.find("\\end{" + env.group(1) + "}", pos, pos + _MAX_RAW_TEX)
+                limit = min(pos + _MAX_RAW_TEX, self._cut)
+                close = text.find("\\end{" + env.group(1) + "}", pos, limit)
                 if close >= 0:
                     return close + len(env.group(1)) + 6
         if name == "verb":
@@ -562,7 +561,7 @@ class _RawTex:
         """``text[i]`` opens a ``{..}`` (``tokens``: ``_TEX_GROUP``) or ``[..]`` argument
         (``_TEX_OPTION``, braced groups inside): the offset after it closes, or -1."""
         text = self._text
-        limit = min(len(text), i + _MAX_RAW_TEX)
+        limit = min(self._cut, i + _MAX_RAW_TEX)
         depth = 0
         pos = i + 1 if tokens is _TEX_OPTION else i
         while (m := tokens.search(text, pos, limit)) is not None:
@@ -580,7 +579,7 @@ class _RawTex:
                 if depth <= 0:
                     self._budget -= pos - i
                     return pos
-        self._budget -= limit - i
+        self._budget -= max(limit - i, 0)
         return -1
 
 
@@ -589,7 +588,7 @@ _SHORTCODE_CLOSE = re.compile(">}}")
 _LINE_END = re.compile("\n")
 
 
-def _math_end(text: str, i: int, display: bool, par: _Next, close: _Next) -> int:
+def _math_end(text: str, i: int, display: bool, par: _Limits, close: _Next) -> int:
     """``text[i]`` opens TeX math (``$..$``, ``$$..$$``): the offset after it closes within
     the paragraph, else ``i + 1`` (a plain dollar sign).  ``par`` finds the paragraph
     breaks, ``close`` the dollar signs that may close inline math: asked from offsets that
@@ -724,6 +723,45 @@ class Verbatim:
 
 _Found = tuple[int, int, int]
 _COMMENT_CLOSE = re.compile("-->")
+
+
+class _Limits:
+    """Where a construct that stops at a paragraph's end stops, asked from an offset: the
+    next blank line, line blank in its containers or break between texts pandoc reads
+    apart (:attr:`~citewarden.parsing.markdown_blocks.Blocks.breaks`); :meth:`cut`, the
+    next break alone, for what goes on over blank lines (raw TeX, HTML comments, which
+    ``comment_breaks`` alone stop)."""
+
+    __slots__ = ("_breaks", "_comment_breaks", "_par", "_paragraphs")
+
+    def __init__(
+        self,
+        text: str,
+        breaks: list[int],
+        paragraphs: list[int] | None,
+        comment_breaks: list[int] | None = None,
+    ) -> None:
+        self._par = _Next(text, _PAR)
+        self._breaks = breaks
+        self._paragraphs = paragraphs or []
+        self._comment_breaks = breaks if comment_breaks is None else comment_breaks
+
+    def start(self, i: int) -> int:
+        """Where the paragraph holding ``text[i]`` ends (the line break there), or -1."""
+        found = self._par.start(i)
+        for offsets in (self._breaks, self._paragraphs):
+            if offsets:
+                k = bisect_left(offsets, i)
+                if k < len(offsets) and (found < 0 or offsets[k] < found):
+                    found = offsets[k]
+        return found
+
+    def cut(self, i: int, comment: bool = False) -> int:
+        """The first break at or after ``i`` (the line break there), or -1; ``comment``:
+        of those that end an HTML comment."""
+        breaks = self._comment_breaks if comment else self._breaks
+        k = bisect_left(breaks, i)
+        return breaks[k] if k < len(breaks) else -1
 
 
 class _Next:
@@ -1102,8 +1140,8 @@ def _closes(text: str) -> dict[int, int]:
                 par = _PAR.search(text, pos)
                 par_end = par.start() if par else len(text)
             closer = ticks.closer(len(token), pos, par_end)
-            if closer >= 0:
-                pos = closer
+            # a run none closes: its first backtick is text, the rest of the run opens again
+            pos = closer if closer >= 0 else m.start() + 1
         elif token[0] == "\n":
             opened.clear()
     return closes

@@ -103,6 +103,11 @@ class PandocDialect:
     #: Markdown: ``-@key`` outside brackets suppresses the author (pandoc 3); pandoc 2 reads
     #: the ``-`` as text and cites the key in the text
     bare_suppress_author: bool = True
+    #: Markdown: an HTML comment opened in a list item's text goes on over the items after
+    #: it up to its ``-->`` (pandoc 2 and 3 before 3.9, whose list reader reads a comment
+    #: whole with the line it opens on: 2.17 and 3.6.1 checked; 3.8 not run); pandoc 3.9
+    #: ends it at the next item, where its ``<!--`` is text
+    list_comments: bool = False
     #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
     #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
     csl_items_object: bool = True
@@ -117,15 +122,22 @@ PANDOC_2 = PandocDialect(
     quoted_comments=True,
     braced_comments=False,
     bare_suppress_author=False,
+    list_comments=True,
     csl_items_object=False,
     csl_yaml_bare_list=False,
 )
 #: pandoc 3 before 3.8 (3.5 and 3.6.1 checked), which Quarto 1.5-1.8 ships
 PANDOC_3 = PandocDialect(
-    "pandoc 3.0-3.7", quoted_comments=False, braced_comments=False, counted_brackets=True
+    "pandoc 3.0-3.7",
+    quoted_comments=False,
+    braced_comments=False,
+    counted_brackets=True,
+    list_comments=True,
 )
 #: pandoc 3.8 (3.8.2.1 checked)
-PANDOC_3_8 = PandocDialect("pandoc 3.8", quoted_comments=False, braced_comments=False)
+PANDOC_3_8 = PandocDialect(
+    "pandoc 3.8", quoted_comments=False, braced_comments=False, list_comments=True
+)
 #: pandoc 3.9 and later
 PANDOC_3_9 = PandocDialect("pandoc 3.9 and later", quoted_comments=False, braced_comments=True)
 

@@ -10,7 +10,10 @@ reads a front matter's ``metadata:`` as just another field) and under each ``for
 other documents, whose pandoc ignores it); and the
 citations pandoc's citeproc finds in a document's other metadata, every string at any depth
 but under a field whose name ends in ``_`` (pandoc drops it), and in a project file's
-top-level prose fields (``title``, ``abstract`` ...), with command ``"metadata"``.  Spans come from PyYAML's node marks, so they are exact offsets into
+top-level prose fields (``title``, ``abstract`` ...), with command ``"metadata"``.  A
+string is read as pandoc reads it: its value, as YAML makes it (quotes, escapes, folding
+and indentation undone), read as Markdown by the scanner given, each key's span mapped
+back to where it is written.  Spans come from PyYAML's node marks, so they are exact offsets into
 the file's text.  A YAML error is returned as a ``yaml-syntax`` finding, never raised.
 """
 
@@ -48,8 +51,9 @@ NOT_PROSE = frozenset({"bibliography", "nocite", "references", "csl"})
 #: libyaml when present (about ten times faster); its marks count code points too.
 _LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-#: Finds ``@key`` citations in ``text[start:end]``: yields (key, key start, key end).
-KeyScanner = Callable[[str, int, int], Iterator[tuple[str, int, int]]]
+#: Reads a metadata string as pandoc reads it, as Markdown: its citations, (key, key start,
+#: key end) in the string, and the labels of the footnote references in it.
+KeyScanner = Callable[[str], tuple[list[tuple[str, int, int]], list[str]]]
 
 
 @dataclass(slots=True)
@@ -71,6 +75,8 @@ class Metadata:
     sets_nocite: bool = False
     #: The block sets ``bibliography:`` (a later block's replaces it, as in pandoc).
     sets_bibliography: bool = False
+    #: The labels of the footnote references in its strings (``[^1]``).
+    note_labels: list[str] = field(default_factory=list)
 
 
 def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeyScanner) -> Metadata:
@@ -130,7 +136,7 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                 for scalar in _scalars(value, seen["nocite"]):
                     s = start + scalar.start_mark.index
                     e = start + scalar.end_mark.index
-                    for key, ks, ke in scan_keys(text, s, e):
+                    for key, ks, ke in _string_keys(text, start, scalar, scan_keys, meta):
                         if key == "*":
                             meta.nocite_all = True
                             continue
@@ -154,8 +160,91 @@ def _read_prose(
     for scalar in scalars:
         s = start + scalar.start_mark.index
         e = start + scalar.end_mark.index
-        for key, ks, ke in scan_keys(text, s, e):
+        for key, ks, ke in _string_keys(text, start, scalar, scan_keys, meta):
             meta.citations.append(Citation(key, Span(ks, ke), "metadata", Span(s, e)))
+
+
+def _string_keys(
+    text: str, base: int, scalar: yaml.ScalarNode, scan_keys: KeyScanner, meta: Metadata
+) -> Iterator[tuple[str, int, int]]:
+    """The citations of the string ``scalar`` as pandoc reads them: its value (YAML's
+    quoting, escapes, folding and indentation undone) read as Markdown, each key's span
+    where the key stands in ``text`` (the YAML starting at ``base``); its footnote
+    references are noted in ``meta``."""
+    value = scalar.value
+    if not isinstance(value, str) or ("@" not in value and "[^" not in value):
+        return
+    keys, labels = scan_keys(value)
+    meta.note_labels.extend(labels)
+    if not keys:
+        return
+    where = _source_offsets(
+        text, base + scalar.start_mark.index, base + scalar.end_mark.index, scalar.style, value
+    )
+    for key, vs, ve in keys:
+        ks = where[vs]
+        yield key, ks, (where[ve - 1] + 1 if ve > vs else ks)
+
+
+_ESCAPES = {
+    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
+    "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
+    "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
+}  # fmt: skip
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+
+
+def _source_offsets(text: str, s: int, e: int, style: str | None, value: str) -> list[int]:
+    """Where each character of the string ``value`` stands in ``text``, whose YAML
+    ``text[s:e]`` it is (``style``: its quoting, ``|`` or ``>`` for a block scalar): the
+    characters are matched in order, what YAML drops passed over (quotes, indentation, a
+    folded line break, a block scalar's header), an escape matched to the character it
+    stands for, a line break YAML folds to a space matched where it was."""
+    out: list[int] = []
+    j = s
+    if style in ("'", '"'):
+        j += 1
+        e -= 1
+    elif style in ("|", ">"):
+        nl = text.find("\n", j, e)
+        j = e if nl < 0 else nl + 1  # after the header line (indicators, a comment)
+    n = len(value)
+    i = 0
+    while i < n:
+        c = value[i]
+        if j >= e:
+            out.append(min(j, e))
+            i += 1
+            continue
+        t = text[j]
+        if t == "\\" and style == '"' and j + 1 < e:
+            nxt = text[j + 1]
+            width = _HEX_ESCAPES.get(nxt)
+            if width is not None:
+                size = 2 + width
+                try:
+                    decoded = chr(int(text[j + 2 : j + size], 16))
+                except ValueError:
+                    decoded = ""
+            else:
+                size, decoded = 2, _ESCAPES.get(nxt, "")
+            if decoded == c:
+                out.append(j)
+                i += 1
+            j += size  # an escaped line break, or an escape of another character
+        elif t == c:
+            out.append(j)
+            j += 1
+            i += 1
+        elif t in " \t\r\n" or (t == "'" and style == "'"):
+            j += 1  # indentation, a folded line break, a quote's quote
+        elif c in " \n":
+            out.append(j)  # a line break folded: where the line went on
+            i += 1
+        else:
+            j += 1
+    out.append(min(j, e))
+    return out
 
 
 def _prose_scalars(
