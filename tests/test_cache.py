@@ -257,3 +257,21 @@ async def test_concurrent_identical_lookups_share_one_request(
     assert a.outcome is b.outcome is c.outcome is Outcome.FOUND
     assert a.records == b.records == c.records
     assert replay.requests_to("/crossref") == 1
+
+
+async def test_answers_stored_under_the_previous_schema_are_not_read(
+    replay: ReplayServer, store: Cache
+) -> None:
+    """Schema 1 stored answers whose meaning changed since (a Crossref 404 as 'no such
+    DOI', OpenAlex's 'not in PubMed'): the source is asked again, offline it is a miss."""
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    old_key = src.key("by_doi", DOI).replace(f"v{SCHEMA_VERSION}|", "v1|", 1)
+    assert SCHEMA_VERSION > 1 and old_key != src.key("by_doi", DOI)
+    store.set(old_key, {"outcome": "not_found", "source": "crossref", "records": []}, DAY)
+    offline = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store, offline=True)
+    missed = await offline.by_doi(DOI)
+    asked = await src.by_doi(DOI)
+    await http.aclose()
+    assert missed.outcome is Outcome.FAILED and missed.reason == OFFLINE_MISS
+    assert asked.outcome is Outcome.FOUND and replay.requests_to("/crossref") == 1

@@ -33,8 +33,10 @@ from diskcache.core import MODE_RAW, MODE_TEXT, UNKNOWN
 
 log = logging.getLogger("citewarden.cache")
 
-#: Bump when the stored record shape changes: old entries are then simply never read.
-SCHEMA_VERSION = 1
+#: Bump when the stored record shape changes, or what a stored answer means: old entries
+#: are then simply never read.  2: a title-less record is a failed answer, a Crossref 404
+#: no longer says a DOI does not exist, and OpenAlex's ``indexed_in`` never rules PubMed out.
+SCHEMA_VERSION = 2
 #: Version of the JSON envelope around each value; other versions are misses.
 VALUE_FORMAT = 2
 
