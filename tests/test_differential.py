@@ -112,6 +112,38 @@ def test_conditionals_tex_decides_from_their_text_cite_what_pdflatex_records(
     assert {c.key for c in parse_latex(main, text).citations} == oracle
 
 
+#: etoolbox's toggles and booleans set one way in the project (in the root, read in an
+#: included file too): the branch their tests do not take cites nothing
+ETOOLBOX_MAIN = r"""\documentclass{article}
+\usepackage{etoolbox}
+\newtoggle{long}\togglefalse{long}
+\newtoggle{arxiv}
+\settoggle{arxiv}{true}
+\newbool{final}\booltrue{final}
+\providetoggle{unset}
+\begin{document}
+\iftoggle{long}{\cite{longT}}{\cite{longF}}
+\nottoggle{long}{\cite{notlongT}}{\cite{notlongF}}
+\iftoggle{arxiv} {\cite{arxT}} {\cite{arxF}}
+\ifbool{final}{\cite{finT}}{\cite{finF}}
+\notbool{final}{\cite{nfinT}}{\cite{nfinF}}
+\iftoggle{unset}{\cite{unsetT}}{\cite{unsetF}}
+\iffinal \cite{iffinal}\else\cite{iffinalElse}\fi
+\input{sec}
+\end{document}
+"""
+
+
+def test_etoolbox_toggles_and_booleans_cite_what_pdflatex_records(tmp_path: Path) -> None:
+    (tmp_path / "main.tex").write_text(ETOOLBOX_MAIN, encoding="utf-8")
+    sec = "\\iftoggle{arxiv}{\\cite{secT}}{\\cite{secF}}\n"
+    (tmp_path / "sec.tex").write_text(sec, encoding="utf-8")
+    differential._run(["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"], tmp_path)
+    oracle = _aux_keys((tmp_path / "main.aux").read_text(errors="replace"))
+    assert {"longF", "notlongT", "arxT", "finT", "nfinF", "unsetF", "secT"} <= oracle
+    assert differential.latex_ours(tmp_path) == oracle
+
+
 def test_latex_projects_cite_what_pdflatex_records() -> None:
     tally = differential.run_latex(range(1000, 1040), budget=BUDGET)
     assert tally.cases >= 8, "too few cases ran in the time budget"

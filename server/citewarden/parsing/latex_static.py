@@ -315,7 +315,62 @@ _NEWIF = re.compile(r"\\newif\s*\\if([A-Za-z@]+)")
 _COMMAND_BEFORE = re.compile(r"\\([A-Za-z@]+)\Z")
 
 
+#: etoolbox's booleans (``\\newbool{draft}`` is ``\\newif\\ifdraft``) and toggles, which
+#: are flags of their own (:data:`TOGGLE` before the name): 1: the command, 2: the name,
+#: 3: the value ``\\settoggle`` or ``\\setbool`` gives
+_ETOOLBOX_SETTING = re.compile(
+    r"\\(newtoggle|providetoggle|toggletrue|togglefalse|settoggle|newbool|providebool"
+    r"|booltrue|boolfalse|setbool)\s*\{\s*([A-Za-z@]+)\s*\}(?:\s*\{\s*(true|false)\s*\})?"
+)
+#: an etoolbox test with two branches: 1: the command, 2: the flag's name
+_ETOOLBOX_TEST = re.compile(r"\\(iftoggle|nottoggle|ifbool|notbool)\s*\{\s*([A-Za-z@]+)\s*\}")
+#: what stands before an etoolbox toggle's name among the flags: no ``\\newif`` name has it
+TOGGLE = "toggle "
+
+
+def _etoolbox_flags(text: str) -> tuple[dict[str, set[bool]], set[str]]:
+    """The values ``text`` gives etoolbox's booleans and toggles (each name once per value)
+    and those it defines (a toggle's name after :data:`TOGGLE`)."""
+    seen: dict[str, set[bool]] = {}
+    defined: set[str] = set()
+    if "toggle" not in text and "bool" not in text:
+        return seen, defined
+    for m in _ETOOLBOX_SETTING.finditer(text):
+        if _in_comment(text, m.start()) or _DEFINED_BEFORE.search(
+            text, max(0, m.start() - 40), m.start()
+        ):
+            continue
+        command, name, value = m.groups()
+        flag = (TOGGLE if "toggle" in command else "") + name
+        if command.startswith(("new", "provide")):
+            defined.add(flag)
+        elif command.startswith("set"):
+            if value is not None:
+                seen.setdefault(flag, set()).add(value == "true")
+        else:
+            seen.setdefault(flag, set()).add(command.endswith("true"))
+    return seen, defined
+
+
 def find_flags(
+    text: str, names: frozenset[str] = frozenset()
+) -> tuple[dict[str, bool | None], frozenset[str]]:
+    """:func:`_find_flags`, with etoolbox's booleans and toggles."""
+    sets, defined = _find_flags(text, names)
+    seen, more = _etoolbox_flags(text)
+    if not seen and not more:
+        return sets, defined
+    for name, values in seen.items():
+        if name in sets:
+            before = sets[name]
+            if before is None:
+                continue  # set both ways already
+            values = values | {before}
+        sets[name] = next(iter(values)) if len(values) == 1 else None
+    return sets, defined | frozenset(more)
+
+
+def _find_flags(
     text: str, names: frozenset[str] = frozenset()
 ) -> tuple[dict[str, bool | None], frozenset[str]]:
     """The values ``text`` gives ``\\newif`` flags (``\\drafttrue``; None when set both
@@ -566,13 +621,48 @@ def merged(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int
     return out
 
 
+def _etoolbox_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]]:
+    """The branch TeX skips of each etoolbox test of a known flag (``\\iftoggle{x}{..}{..}``,
+    ``\\nottoggle``, ``\\ifbool``, ``\\notbool``): the braced argument not taken."""
+    regions: list[tuple[int, int]] = []
+    for m in _ETOOLBOX_TEST.finditer(text):
+        command, name = m.groups()
+        value = flags.get((TOGGLE if "toggle" in command else "") + name)
+        if value is None or _in_comment(text, m.start()):
+            continue
+        if _DEFINED_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+            continue
+        first = _skip_spaces(text, m.end())
+        if first >= len(text) or text[first] != "{":
+            continue
+        first_end = _close_brace(text, first, _MAX_BODY)
+        second = _skip_spaces(text, first_end) if first_end > 0 else -1
+        if second < 0 or second >= len(text) or text[second] != "{":
+            continue
+        second_end = _close_brace(text, second, _MAX_BODY)
+        if second_end < 0:
+            continue
+        taken = value is command.startswith("if")
+        regions.append((second, second_end) if taken else (first, first_end))
+    return regions
+
+
+def _skip_spaces(text: str, pos: int) -> int:
+    """The first offset at or after ``pos`` that is no white space."""
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
 def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]]:
     """Regions of ``text`` in a branch TeX skips, ``(start, end)`` in order, not nested:
     from a false conditional to its ``\\else`` or ``\\fi``, or from the ``\\else`` of a
-    true one to its ``\\fi``.  Unmatched conditionals skip nothing."""
+    true one to its ``\\fi``, and the branch an etoolbox test of a known flag does not
+    take.  Unmatched conditionals skip nothing."""
+    skipped = _etoolbox_skips(text, flags) if flags and ("toggle" in text or "bool" in text) else []
     if _KNOWN_TEST.search(text) is None and not any("\\if" + f in text for f in flags):
-        return []
-    regions: list[tuple[int, int]] = []
+        return _merged_regions(skipped)
+    regions: list[tuple[int, int]] = skipped
     # (start of the \if, value, start of a pending skipped region or -1, the branches of
     # an \ifcase of a known number still to pass before its own, else -1)
     stack: list[tuple[int, bool | None, int, int]] = []
@@ -616,6 +706,11 @@ def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]
             if value is not None and _UNLESS.search(text, max(0, m.start() - 40), m.start()):
                 value = not value
             stack.append((m.start(), value, m.start() if value is False else -1, -1))
+    return _merged_regions(regions)
+
+
+def _merged_regions(regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``regions`` in order, overlapping ones joined."""
     regions.sort()
     merged: list[tuple[int, int]] = []
     for a, b in regions:
@@ -735,7 +830,7 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
     names = [m.name for m in context.macros]
     names += context.flag_names
     names += (name for name, _ in context.flags)
-    return any(name in text for name in names)
+    return any(name.removeprefix(TOGGLE) in text for name in names)
 
 
 def document_flags(
