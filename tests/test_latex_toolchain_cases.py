@@ -205,24 +205,26 @@ def test_an_input_is_looked_for_where_tex_looks_not_beside_the_including_file(
 def test_an_input_with_a_dot_in_its_name_is_read_with_tex_added_first(tmp_path: Path) -> None:
     """kpathsea adds ``.tex`` to a name that does not end in it before trying the name as
     written: ``\\input{results_v1.2}`` reads results_v1.2.tex, ``\\input{chap.v2}`` reads
-    chap.v2.tex when a file chap.v2 is there too."""
+    chap.v2.tex when a file chap.v2 is there too; TeX drops the double quotes of a name
+    (``\\input{"my notes"}``)."""
     _require_tools()
     files = {
         "main.tex": "\\documentclass{article}\n\\begin{document}\n\\input{results_v1.2}\n"
-        "\\input{chap.v2}\n\\end{document}\n",
+        '\\input{chap.v2}\n\\input{"my notes"}\n\\end{document}\n',
         "results_v1.2.tex": "\\cite{dotted}\n",
         "chap.v2.tex": "\\cite{withtex}\n",
         "chap.v2": "\\cite{bare}\n",
+        "my notes.tex": "\\cite{quoted}\n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     _run_pdflatex(tmp_path)
     aux = (tmp_path / "main.aux").read_text(errors="replace")
     assert "\\citation{dotted}" in aux and "\\citation{withtex}" in aux
-    assert "\\citation{bare}" not in aux
+    assert "\\citation{bare}" not in aux and "\\citation{quoted}" in aux
     ws = Workspace(Settings(), root=tmp_path)
     ws.add_file(tmp_path / "main.tex")
     [project] = [p for p in ws.projects() if p.root == tmp_path / "main.tex"]
     cited = {c.key for _, doc in ws.project_documents(project) for c in doc.citations}
-    assert cited == {"dotted", "withtex"}
+    assert cited == {"dotted", "withtex", "quoted"}
     assert not [f for fs in check(ws).values() for f in fs if f.code is Code.MISSING_INCLUDE]

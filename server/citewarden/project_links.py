@@ -239,7 +239,8 @@ class LinkResolver:
         """-> (file, base directory for the file's own includes); ``input_dirs``: the
         folders of LaTeX's ``\\input@path``, where ``\\input``, ``\\include`` and
         ``\\usepackage`` look after TEXINPUTS."""
-        target = link.target.strip()
+        # TeX drops the double quotes of a file name (\input{"my chapter"})
+        target = link.target.strip().replace('"', "")
         command = link.command.lstrip("\\").rstrip("*")
         if command in LOAD_SUFFIX:
             # TeX looks in the folder it runs in, then TEXINPUTS, then the distribution:
