@@ -365,3 +365,15 @@ def test_a_pubmed_suffix_stays_with_the_surname_and_is_written_where_bibtex_read
     assert record is not None
     assert [(a.family, a.given) for a in record.authors][-1] == ("Artino Jr", "Anthony R")
     assert bibtex_authors(record).endswith(" and Artino, Jr, Anthony R")
+
+
+async def test_datacite_search_sends_a_title_as_words(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """DataCite reads ``query`` as an Elasticsearch query string: a title's ``:``, ``!``,
+    ``/``, brackets and upper-case AND/OR/NOT are syntax there and would change the
+    search or break it (an unbalanced bracket is a 400)."""
+    src = DataCiteSource(replay_http, replay.base_url("datacite"))
+    await src.search(Query('Yahoo! Answers: (Q/A) [data] "AND" NOT a~b* c^2 x-y_z'))
+    sent = [parse_qs(s.query)["query"][0] for s in replay.log if s.path.endswith("/dois")]
+    assert sent == ["titles.title:(yahoo answers q a data and not a b c 2 x y z)"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from typing import Any
 from urllib.parse import quote
 
@@ -20,6 +21,16 @@ from citewarden.verify.sources._common import (
     works_found,
     year_from_string,
 )
+
+#: A word of a title: letters and digits, what the search's analyser indexes.
+_TERM = re.compile(r"[^\W_]+")
+
+
+def title_terms(title: str) -> str:
+    """A title as the words of an Elasticsearch ``query_string``: its syntax characters
+    (``: ! ( ) [ ] { } / ^ ~ * ? + - && ||`` ...) left out, and lower case, so that a
+    title's "AND", "OR" and "NOT" are words and not operators."""
+    return " ".join(_TERM.findall(title.lower()))
 
 
 def _creator(c: Any) -> Person | None:
@@ -103,9 +114,8 @@ class DataCiteSource:
 
     async def search(self, query: Query) -> Lookup:
         """Title search (``query=titles.title:(...)``)."""
-        words = " ".join(w for w in query.title.replace('"', " ").split() if w)
         params = {
-            "query": f"titles.title:({words})",
+            "query": f"titles.title:({title_terms(query.title)})",
             "page[size]": str(max(1, min(query.limit, 25))),
         }
         reply = await self.http.get(f"{self.base_url}/dois", lane="datacite", params=params)
