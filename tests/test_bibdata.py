@@ -185,6 +185,7 @@ BIBDATA_CASES: dict[str, tuple[str, Expected]] = {
 \bibliography{⟦w|one⟧}
 \begin{document}
 \cite{⟦d|a⟧} \cite{x} \nocite{y}
+\bibliographystyle{plain}
 \bibliography{two}
 \end{document}
 """,
@@ -198,9 +199,21 @@ BIBDATA_CASES: dict[str, tuple[str, Expected]] = {
 \bibliography{⟦w|one⟧}
 \begin{document}
 \cite{⟦d|a⟧}
+\bibliographystyle{plainnat}
 \end{document}
 """,
         [("main.tex", Code.DANGLING, "d"), ("main.tex", Code.BIBLIOGRAPHY_IGNORED, "w")],
+    ),
+    "without a \\bibliographystyle biblatex may be loaded by a class: read as it was": (
+        r"""
+--- main.tex
+\documentclass{thesis-with-biblatex}
+\bibliography{one}
+\begin{document}
+\cite{a}
+\end{document}
+""",
+        [],
     ),
     "a preamble file's \\bibliography writes nothing either": (
         r"""
@@ -209,6 +222,7 @@ BIBDATA_CASES: dict[str, tuple[str, Expected]] = {
 \input{setup}
 \begin{document}
 \cite{⟦d|a⟧}
+\bibliographystyle{plain}
 \end{document}
 --- setup.tex
 \bibliography{⟦w|one⟧}
@@ -381,7 +395,7 @@ def test_keys_match_as_the_backend_matches_them_whatever_names_the_file(
 def test_the_fix_moves_a_preamble_bibliography_into_the_document(tmp_path: Path) -> None:
     source = (
         "\\documentclass{article}\n\\bibliography{one}\n\\begin{document}\n\\cite{a}\n"
-        "\\end{document}\n"
+        "\\bibliographystyle{plain}\n\\end{document}\n"
     )
     _, by_file, _ = _run(tmp_path, _ONE_TWO + "--- main.tex\n" + source)
     [finding] = [f for f in by_file["main.tex"] if f.code is Code.BIBLIOGRAPHY_IGNORED]
@@ -390,7 +404,7 @@ def test_the_fix_moves_a_preamble_bibliography_into_the_document(tmp_path: Path)
     fixed = source
     for edit in sorted(fix.edits, key=lambda e: -e.span.start):
         fixed = fixed[: edit.span.start] + edit.new_text + fixed[edit.span.end :]
-    assert fixed.endswith("\\cite{a}\n\\bibliography{one}\n\\end{document}\n")
+    assert fixed.endswith("\\bibliographystyle{plain}\n\\bibliography{one}\n\\end{document}\n")
     (tmp_path / "main.tex").write_text(fixed, encoding="utf-8")
     _, by_file, _ = _run(tmp_path, "")
     assert by_file["main.tex"] == []

@@ -709,8 +709,12 @@ class ProjectGraph(LinkResolver):
             if doc is not None and state is not None and not _is_subfile(doc):
                 parsed[path], texts[path] = doc, state.text
         commands = list(latex_bibdata.commands_in_order(root, parsed, texts, placed))
-        if any(doc.bibunits for doc in parsed.values()):
-            # bibunits reads a \bibliography as its default bibliography: left as it was
+        if any(doc.bibunits for doc in parsed.values()) or not any(
+            doc.bib_styles for doc in parsed.values()
+        ):
+            # bibunits reads a \bibliography as its default bibliography; without a
+            # \bibliographystyle, biblatex may be loaded by a class or package not read
+            # here (its \bibliography belongs in the preamble): left as they were
             commands = [command for command in commands if not command.preamble]
         body = [command for command in commands if not command.preamble]
         preamble = [command for command in commands if command.preamble]
