@@ -137,6 +137,18 @@ CASES: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "- id: yes\n- id: .5\n- id: 1_000\n- id: 0X1A\n- id: 2020-01-01\n- id: abc\n",
         ("2020", "2021", "1e3", "1000", "010", "10", "yes", "true", "1_000", "0X1A", "abc"),
     ),
+    # a tag says what YAML reads: !!str makes the digits text
+    "yaml-id-tagged": (
+        "refs.yaml",
+        "references:\n- id: !!str 2020\n- id: !!str yes\n- id: !!int '7'\n- id: !custom x1\n"
+        "- id: &a y1\n  title: A\n- id: !!str 010\n- id: !!float '1e3'\n",
+        ("2020", "yes", "true", "7", "x1", "y1", "010", "10", "1e3", "1000", "zz"),
+    ),
+    "yaml-references-tagged": (
+        "refs.yaml",
+        "references: !!seq\n- !!map {id: !!str 2021}\n- id: !!str '3.10'\n",
+        ("2021", "3.10", "3.1", "zz"),
+    ),
 }
 #: the pandoc of each version: the one on the PATH is 2.17
 VERSIONS = ("2.17", "3.6.1", "3.9")
@@ -287,3 +299,17 @@ def test_a_documents_references_numbers_are_read_as_pandoc_writes_them(
     _, dangling = citewarden_reading(tmp_path, version)
     assert not stopped and not_found == ["010", "0x1A", "1e3", "3.10", "true", "yes", "zz"]
     assert dangling == not_found
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_documents_references_tagged_str_ids_are_text(tmp_path: Path, version: str) -> None:
+    """``!!str`` makes an id pandoc's YAML reader would read as a number or a boolean text
+    (``!!str 010`` is ``010``, not 10); an anchor alone does not (``&x 2020`` is 2020)."""
+    (tmp_path / "doc.md").write_text(
+        "---\nreferences:\n- id: !!str 010\n  title: A\n- id: !!str yes\n- id: &x 2020\n---\n\n"
+        "[@010] [@10] [@yes] [@true] [@2020] [@zz]\n",
+        encoding="utf-8",
+    )
+    stopped, not_found = pandoc_reading(tmp_path, version)
+    _, dangling = citewarden_reading(tmp_path, version)
+    assert not stopped and not_found == ["10", "true", "zz"] and dangling == not_found

@@ -165,6 +165,9 @@ VARIABLE_KINDS: MappingProxyType[str, str] = MappingProxyType(
 # libyaml's loader when PyYAML has it: same node marks (character offsets), much faster.
 YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _NULL_TAG = "tag:yaml.org,2002:null"
+_STR_TAG = "tag:yaml.org,2002:str"
+#: a node's properties before its value: its tag and anchor (``!!str &a 2020``)
+_PROPERTIES = re.compile(r"(?:[!&]\S*[ \t]+)+")
 
 
 class _Inexact(str):
@@ -860,29 +863,45 @@ def _node_budget(length: int) -> int:
     return 2 * length + 1000
 
 
-def _yaml_node(node: yaml.Node, budget: list[int], base: int = 0) -> _Node:
-    """``node`` with its spans (``base`` added to its marks), its aliases expanded."""
+def _yaml_node(node: yaml.Node, budget: list[int], base: int = 0, text: str | None = None) -> _Node:
+    """``node`` with its spans (``base`` added to its marks), its aliases expanded;
+    ``text``, the text its marks count in (with ``base``), tells its tag and anchor."""
     budget[0] -= 1
     if budget[0] < 0:
         raise _TooManyNodes(node, budget[1])
     start, end = base + node.start_mark.index, base + node.end_mark.index
     if isinstance(node, yaml.ScalarNode):
+        properties = _PROPERTIES.match(text, start, end) if text is not None else None
+        if properties is not None:  # the value stands after its tag and anchor
+            start = properties.end()
         if node.style in ("'", '"') and end - start >= 2:
             start, end = start + 1, end - 1
         # a null (``~``, ``null``, nothing) by its tag: libyaml's loader gives a plain
         # scalar the style '' where PyYAML's own gives None, and a quoted one is a string
         value: Any = None if node.tag == _NULL_TAG else node.value
-        if node.style in (None, "") and value and _NOT_TEXT.fullmatch(value):
+        # text when tagged so (``!!str 2020``), as pandoc reads it (not ``! 2020``)
+        tagged = properties is not None and node.tag == _STR_TAG
+        if (
+            node.style in (None, "")
+            and value
+            and _NOT_TEXT.fullmatch(value)
+            and not (tagged and properties and _tagged_str(properties.group()))
+        ):
             value = _NotText(value)
         return _Node(value, Span(start, end))
     if isinstance(node, yaml.SequenceNode):
-        return _Node([_yaml_node(n, budget, base) for n in node.value], Span(start, end))
+        return _Node([_yaml_node(n, budget, base, text) for n in node.value], Span(start, end))
     members: dict[str, tuple[_Node, _Node]] = {}
     for k, v in node.value:
-        key = _yaml_node(k, budget, base)
+        key = _yaml_node(k, budget, base, text)
         if isinstance(key.value, str):
-            members[key.value] = (key, _yaml_node(v, budget, base))
+            members[key.value] = (key, _yaml_node(v, budget, base, text))
     return _Node(members, Span(start, end))
+
+
+def _tagged_str(properties: str) -> bool:
+    """A node's properties name the ``str`` tag: ``!!str`` or ``!<tag:yaml.org,2002:str>``."""
+    return any(p in ("!!str", "!<tag:yaml.org,2002:str>") for p in properties.split())
 
 
 def content_end(node: yaml.Node) -> int:
@@ -929,13 +948,13 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def csl_yaml_items(
-    path: Path, node: yaml.SequenceNode, base: int, length: int
+    path: Path, node: yaml.SequenceNode, base: int, length: int, text: str | None = None
 ) -> tuple[list[Entry], list[Finding]]:
     """The entries of a YAML list of CSL items composed from a text ``length`` characters
     long (pandoc's ``references:`` metadata field), spans ``base`` characters on, with the
     problems of items that cannot be cited; an item whose aliases expand it past the node
     budget ends the list with a problem, an alias of an item read (``- *x``) is that item,
-    at its place: read once."""
+    at its place: read once.  ``text``: the text the marks count in (from ``base``)."""
     problems: list[Finding] = []
     entries: list[Entry] = []
     limit = _node_budget(length)
@@ -946,7 +965,7 @@ def csl_yaml_items(
             continue
         seen.add(id(item))
         try:
-            converted = _yaml_node(item, budget, base)
+            converted = _yaml_node(item, budget, base, text)
         except (_TooManyNodes, RecursionError):
             offset = base + item.start_mark.index
             problems.append(
@@ -1056,7 +1075,7 @@ def parse_csl_yaml(path: Path, text: str) -> ParsedBibliography:
                     complete = False
                 continue
             first = False
-            found, problem = _yaml_items(_yaml_node(doc, budget))
+            found, problem = _yaml_items(_yaml_node(doc, budget, 0, text))
             items.extend(found)
             if problem is not None:
                 problems.append(_syntax(path, problem[0].start, problem[0].end, problem[1]))

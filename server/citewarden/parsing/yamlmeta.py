@@ -144,7 +144,7 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                             Citation(key, Span(ks, ke), "nocite", Span(s, e), CitationKind.NOCITE)
                         )
             elif key_node.value == "references":
-                _read_references(path, start, end, value, meta, seen["references"])
+                _read_references(path, text, start, end, value, meta, seen["references"])
             elif project_file and mapping is root and key_node.value in PROSE_FIELDS:
                 _read_prose(text, start, _all_scalars(value, seen["prose"]), scan_keys, meta)
     if not project_file:
@@ -274,14 +274,20 @@ def _prose_scalars(
 
 
 def _read_references(
-    path: Path, start: int, end: int, value: yaml.Node, meta: Metadata, seen: set[int]
+    path: Path,
+    text: str,
+    start: int,
+    end: int,
+    value: yaml.Node,
+    meta: Metadata,
+    seen: set[int],
 ) -> None:
     """A ``references:`` field: the ids of its CSL items (pandoc reads a list only)."""
     if meta.references is None:
         meta.references = []
     if not isinstance(value, yaml.SequenceNode) or not _first_time(value, seen):
         return
-    entries, problems = csl_yaml_items(path, value, start, end - start)
+    entries, problems = csl_yaml_items(path, value, start, end - start, text)
     meta.references.extend((entry.key, entry.key_span) for entry in entries)
     meta.reference_entries.extend(entries)
     meta.problems.extend(problems)
