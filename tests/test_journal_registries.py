@@ -300,3 +300,26 @@ async def test_openalex_and_doaj_together(replay: ReplayServer, replay_http: Htt
     paths = {s.path for s in replay.log}
     assert "/doaj/api/search/journals/issn:2278-3784" in paths
     assert "/openalex/sources/issn:2278-3784" in paths
+
+
+async def test_journal_is_looked_up_by_the_found_records_issn() -> None:
+    """An entry's ISSN that passes its checksum but is not the found work's journal's (a
+    slip, another journal's) does not decide which journal is looked up: the record's
+    ISSN does, where DOAJ and the NLM Catalog were asked of the wrong journal."""
+    asked: list[tuple[str, str]] = []
+
+    async def record(source: Any, name: str, method: str, arg: str) -> Lookup:
+        asked.append((name, arg))
+        return Lookup.failed(name, "not asked in this test")
+
+    sources = {"doaj": DoajSource(None, "http://127.0.0.1:9"), "pubmed": object()}  # type: ignore[arg-type]
+    entry = dataclasses.replace(
+        normalize_entry(entry_for(AJPH_WORK)),  # type: ignore[arg-type]
+        issn=("0028-0836",),
+    )
+    await journal_records(sources, entry, [AJPH_WORK], record)
+    assert asked == [("doaj", "0090-0036")]
+    no_issn = dataclasses.replace(AJPH_WORK, issn=())
+    asked.clear()
+    await journal_records(sources, entry, [no_issn], record)
+    assert asked == [("doaj", "0028-0836")]  # the entry's, when no record has one

@@ -37,9 +37,10 @@ SETTLING = frozenset({"doaj", "pubmed", "medline", "scopus"})
 
 
 def journal_issn(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> str | None:
-    """The ISSN to look the journal up by: the first valid one of the entry, else of the
-    work's records (formatted ``1234-567X``)."""
-    for issn in (*entry.issn, *(i for r in records for i in r.issn)):
+    """The ISSN to look the journal up by: the first valid one of the work's records, which
+    name the journal the work appeared in, else of the entry (an ISSN that passes its
+    checksum may still be a slip or another journal's); formatted ``1234-567X``."""
+    for issn in (*(i for r in records for i in r.issn), *entry.issn):
         digits = issn.replace("-", "").upper()
         if issn_ok(digits):
             return f"{digits[:4]}-{digits[4:]}"
