@@ -140,3 +140,36 @@ def test_every_version_reads_the_names_of_a_document_without_one_pandoc_3_alone_
     assert reads_alike("---\nbibliography: [a.bib, b.json, c.yaml]\n---\n")
     for name in ("a.ris", "a.BIB", "a.Json"):
         assert not reads_alike(f"---\nbibliography: {name}\n---\n"), name
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_a_bibliography_name_is_read_as_markdown_text(tmp_path: Path, version: str) -> None:
+    """pandoc reads a document's ``bibliography:`` as Markdown and opens the file its text
+    names: ``--`` is an en dash, ``'`` a curly apostrophe, an escape undone, so
+    ``refs--2020.bib`` names ``refs–2020.bib``; a file by the name as written is not
+    read (pandoc: "File refs–2020.bib not found")."""
+    _write(
+        tmp_path,
+        {
+            "doc.md": (
+                '---\nbibliography: [a--b.bib, "bob\'s.bib", c\\_d.bib]\n---\n\n'
+                "Cite @a, @other, @b, @c and @nope.\n"
+            ),
+            "a\u2013b.bib": _BIB,
+            "bob\u2019s.bib": "@misc{b, title={B}}\n",
+            "c_d.bib": "@misc{c, title={C}}\n",
+            "a--b.bib": "@misc{nope, title={N}}\n",
+        },
+    )
+    reads, missing = _pandoc_reads(tmp_path, _pandoc(version))
+    findings = _findings(tmp_path, version)
+    assert reads and missing == {"nope"}
+    assert {str(f.data.get("key")) for f in findings if f.code is Code.DANGLING} == missing
+    (tmp_path / "a\u2013b.bib").unlink()  # the name as written alone: pandoc stops
+    reads, _ = _pandoc_reads(tmp_path, _pandoc(version))
+    findings = _findings(tmp_path, version)
+    assert not reads
+    assert [f.message for f in findings if f.code is Code.MISSING_BIBLIOGRAPHY] == [
+        "bibliography file 'a\u2013b.bib' not found"
+    ]
+    assert not [f for f in findings if f.code is Code.DANGLING]

@@ -19,6 +19,8 @@ the file's text.  A YAML error is returned as a ``yaml-syntax`` finding, never r
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -130,6 +132,8 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                     located = _scalar_span(text, start, scalar)
                     if located is not None:
                         target, span = located
+                        if not project_file:  # pandoc reads the name as Markdown text
+                            target = markdown_text(target)
                         meta.links.append(Link(LinkKind.BIBLIOGRAPHY, target, span, "bibliography"))
             elif key_node.value == "nocite":
                 meta.sets_nocite = True
@@ -350,6 +354,80 @@ def _scalars(node: yaml.Node, seen: set[int]) -> Iterator[yaml.ScalarNode]:
         for item in node.value:
             if isinstance(item, yaml.ScalarNode) and _first_time(item, seen):
                 yield item
+
+
+#: what may make pandoc's reading of a name as Markdown text differ from the name
+_MARKDOWN_SPECIAL = re.compile(r"--|\.\.\.|\s\s|[\\`$<&*_~^'\"\t\n]")
+#: what pandoc reads as no text or as other text: an escape, raw TeX, a code span, TeX math,
+#: an HTML comment, tag or entity
+_MARKDOWN_TOKEN = re.compile(
+    r"\\(?P<escaped>[!-/:-@\[-`{-~])"
+    r"|(?P<tex>\\[A-Za-z]+(?:\[[^\[\]]*\]|\{[^{}]*\})*)"
+    r"|(?P<ticks>`+)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)"
+    r"|\$(?P<math>[^$\s](?:[^$]*[^$\s])?)\$(?!\d)"
+    r"|(?P<html><!--.*?-->|</?[A-Za-z][^<>]*>)"
+    r"|(?P<entity>&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);)"
+)
+#: emphasis, strong, strikeout, sub- and superscript around text (``_`` not inside a word)
+_MARKDOWN_SPANS = re.compile(
+    r"(?P<stars>\*{1,3})(?=\S)(?P<s>.+?)(?<=\S)(?P=stars)"
+    r"|(?<![^\W_])(?P<lines>_{1,3})(?=\S)(?P<u>.+?)(?<=\S)(?P=lines)(?![^\W_])"
+    r"|~~(?P<strike>.+?)~~|~(?P<sub>[^~\s]+)~|\^(?P<sup>[^^\s]+)\^"
+)
+_SMART = (
+    (re.compile(r"---"), "\u2014"),
+    (re.compile(r"--"), "\u2013"),
+    (re.compile(r"\.\.\."), "\u2026"),
+    (re.compile(r'"([^"]+)"'), "\u201c\\1\u201d"),
+    (re.compile(r"(?<!\w)'([^']+)'(?!\w)"), "\u2018\\1\u2019"),
+    (re.compile(r"'"), "\u2019"),
+)
+
+
+def markdown_text(name: str) -> str:
+    """The text pandoc makes of a metadata string it reads as Markdown and writes out as
+    plain text (its ``stringify``), as it does a ``bibliography:`` name: escapes undone,
+    raw TeX and HTML tags dropped, code and math kept as written, emphasis marks dropped,
+    entities decoded, and its smart punctuation (``--`` an en dash, ``---`` an em dash,
+    ``...`` an ellipsis, quotes curly): ``a--b.bib`` is ``a\u2013b.bib``."""
+    if _MARKDOWN_SPECIAL.search(name) is None:
+        return name
+    parts: list[str] = []
+    pos = 0
+    for m in _MARKDOWN_TOKEN.finditer(name):
+        parts.append(_smart(name[pos : m.start()]))
+        if m.group("escaped") is not None:
+            parts.append(m.group("escaped"))
+        elif m.group("code") is not None:
+            parts.append(m.group("code").strip())
+        elif m.group("math") is not None:
+            parts.append(m.group("math"))
+        elif m.group("entity") is not None:
+            parts.append(html.unescape(m.group("entity")))
+        pos = m.end()
+    parts.append(_smart(name[pos:]))
+    return " ".join("".join(parts).split())
+
+
+def _smart(text: str) -> str:
+    """``text`` without emphasis marks, its punctuation made smart as pandoc makes it."""
+    while True:
+        stripped = _MARKDOWN_SPANS.sub(_span_text, text)
+        if stripped == text:
+            break
+        text = stripped
+    for pattern, replacement in _SMART:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _span_text(m: re.Match[str]) -> str:
+    """The text inside the marks of a match of :data:`_MARKDOWN_SPANS`."""
+    for name in ("s", "u", "strike", "sub", "sup"):
+        inside = m.group(name)
+        if inside is not None:
+            return inside
+    return m.group()
 
 
 def _scalar_span(text: str, base: int, node: yaml.ScalarNode) -> tuple[str, Span] | None:
