@@ -72,3 +72,66 @@ async def test_rename_braces_a_markdown_key_pandoc_would_cut(
     assert f"@misc{{{new_name}," in h.editor.text("refs.bib")
     # every citation names the renamed entry (nothing dangles, nothing is left uncited)
     await wait_for(lambda: h.codes("paper.md") == [] and h.codes("refs.bib") == [])
+
+
+OWN = """--- paper.md
+---
+bibliography: refs.bib
+references:
+- id: ⟦own|doe2019⟧
+  title: Own
+- id: 'quoted'
+  title: Quoted
+---
+
+As @doe2019 and @quoted show, after @smith2020.
+--- refs.bib
+@misc{smith2020, title={A}, author={X}, year={2000}}
+"""
+
+
+async def test_keys_a_document_defines_in_its_references_are_navigated_and_renamed(
+    start: Start,
+) -> None:
+    """The ids of a Markdown document's own ``references:`` are keys like the entries of
+    its bibliography: hover shows the item, definition goes to the id, completion offers it,
+    and rename edits the id with the citations (the hover said the key was defined
+    nowhere, nothing was offered, and rename left the id, so the citations dangled)."""
+    h = await start(files=OWN)
+    name = "paper.md"
+    uri = h.editor.open(name)
+    doc = types.TextDocumentIdentifier(uri=uri)
+    cited = h.editor.position(name, h.editor.find(name, "@doe2019", within=1))
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(text_document=doc, position=cited)
+    )
+    assert hover is not None and "**Own**" in str(hover.contents)
+    found = await h.client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc, position=cited)
+    )
+    assert [(d.uri, d.range) for d in found or []] == [(uri, h.mark(name, "own"))]
+    h.editor.replace(name, "after @smith2020", "after @smith2020 and @d")
+    listed = await h.client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=doc,
+            position=h.editor.position(name, h.editor.find(name, "and @d", within=6)),
+        )
+    )
+    assert isinstance(listed, types.CompletionList)
+    assert [i.label for i in listed.items] == ["doe2019", "quoted"]  # starts, contains
+    h.editor.replace(name, " and @d", "")
+    with pytest.raises(Exception, match=r"already the key of an entry in refs\.bib"):
+        await h.client.text_document_rename_async(
+            types.RenameParams(text_document=doc, position=cited, new_name="smith2020")
+        )
+    for at, new_name in (("@doe2019", "true"), ("@quoted", "2020")):
+        position = h.editor.position(name, h.editor.find(name, at, within=1))
+        edit = await h.client.text_document_rename_async(
+            types.RenameParams(text_document=doc, position=position, new_name=new_name)
+        )
+        assert edit is not None
+        h.editor.apply(edit)
+    text = h.editor.text(name)
+    assert '- id: "true"\n' in text and "- id: '2020'\n" in text
+    assert "As @true and @2020 show" in text
+    await wait_for(lambda: h.codes(name) == [] and h.codes("refs.bib") == [])

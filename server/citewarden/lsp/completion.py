@@ -14,13 +14,14 @@ from lsprotocol import types
 
 from citewarden.checks.latex_keys import latex_citable
 from citewarden.checks.nocite_edit import markdown_citation
+from citewarden.file_state import build_bib_index
 from citewarden.lsp import entries as show
 from citewarden.lsp.convert import PlainJson, TextIndex
 from citewarden.lsp.session import Session
-from citewarden.model import CompletionContext, Entry, Span
+from citewarden.model import CompletionContext, DocumentKind, Entry, ParsedBibliography, Span
 from citewarden.parsing import is_latex, is_markdown
 from citewarden.parsing.dispatch import tex_lines
-from citewarden.project import BibIndex
+from citewarden.project import BibIndex, Workspace
 from citewarden.text import has_lone_cr
 
 #: Completion answers at most this many items; more makes the list incomplete, so the
@@ -59,10 +60,14 @@ class KeyCatalog:
     """The keys visible from a document, sorted, with their entries; rebuilt only when the
     bibliographies it was built from change."""
 
-    token: tuple[tuple[Path, BibIndex | None], ...]
+    #: what it was built from: each bibliography's index, and each document's own
+    #: ``references:`` parse (identical objects as long as those are unchanged)
+    token: tuple[tuple[Path, object], ...]
     entries: dict[str, Entry]
     keys: list[str]
     folded: list[str]
+    #: the look-up tables of each of those (of a ``references:`` field: made from it)
+    indexes: tuple[BibIndex | None, ...] = ()
     #: completion detail of each key, made when first shown
     details: dict[str, str] = field(default_factory=dict)
 
@@ -98,12 +103,16 @@ def key_catalog(session: Session, path: Path) -> KeyCatalog:
     bibs: dict[Path, None] = {}
     for pr in project.projects_of(path):
         bibs.update(dict.fromkeys(pr.bibliographies))
-    if not bibs:  # a document outside any project: offer every key of the workspace
+    own = own_references(project, path)
+    if not bibs and not own:  # a document outside any project: every key of the workspace
         bibs = dict.fromkeys(project.bibliography_paths())
-    indexes = [(b, project.bib_index(b)) for b in bibs]
-    # the index objects are rebuilt whenever a bibliography changes; the catalog holds
-    # them (through the token), so their ids cannot be reused while it lives
-    token = tuple((b, idx) for b, idx in indexes)
+    # the index objects are rebuilt whenever a bibliography changes (and the parses of
+    # the references: fields with their documents); the catalog holds them (through the
+    # token), so their ids cannot be reused while it lives
+    token: tuple[tuple[Path, object], ...] = (
+        *((b, project.bib_index(b)) for b in bibs),
+        *own,
+    )
     cached = session.caches.get("catalog", {}).get(path)
     if (
         cached is not None
@@ -111,8 +120,12 @@ def key_catalog(session: Session, path: Path) -> KeyCatalog:
         and all(a[0] == b[0] and a[1] is b[1] for a, b in zip(cached.token, token, strict=True))
     ):
         return cached
+    indexes: list[BibIndex | None] = [
+        idx if isinstance(idx, BibIndex) else None for _, idx in token[: len(bibs)]
+    ]
+    indexes += [build_bib_index(refs) for _, refs in own]
     entries: dict[str, Entry] = {}
-    for _, idx in indexes:
+    for idx in indexes:
         if idx is None:
             continue
         for key, entry in zip(idx.keys, idx.entries, strict=True):
@@ -120,16 +133,30 @@ def key_catalog(session: Session, path: Path) -> KeyCatalog:
         for alias, entry in idx.aliases.items():
             entries.setdefault(alias, entry)
     keys = sorted(entries)
-    catalog = KeyCatalog(token, entries, keys, [k.casefold() for k in keys])
+    catalog = KeyCatalog(token, entries, keys, [k.casefold() for k in keys], tuple(indexes))
     session.caches.setdefault("catalog", {})[path] = catalog
     return catalog
 
 
+def own_references(project: Workspace, path: Path) -> list[tuple[Path, ParsedBibliography]]:
+    """The ``references:`` fields that the Markdown documents and metadata files of the
+    projects of ``path`` define themselves (their ids are keys of those projects)."""
+    found: dict[Path, ParsedBibliography] = {}
+    for pr in project.projects_of(path):
+        if pr.kind is not DocumentKind.MARKDOWN:
+            continue
+        for source in pr.sources:
+            if source not in found and (refs := project.inline_references(source)) is not None:
+                found[source] = refs
+    return [(source, refs) for source, refs in found.items() if refs.entries]
+
+
 def definitions(session: Session, path: Path, key: str) -> list[Entry]:
     """Entries defining ``key`` for ``path``: exact (or an alias), else case-insensitive
-    (through the catalog of the path's bibliographies, remembered per version of them)."""
+    (through the catalog of the path's bibliographies and of its documents' own
+    ``references:``, remembered per version of them)."""
     found: list[Entry] = []
-    for _, idx in key_catalog(session, path).token:
+    for idx in key_catalog(session, path).indexes:
         if idx is None:
             continue
         found += idx.entries_of(key)

@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 
 from citewarden.checks.dangling import markdown_place, replacement
 from citewarden.checks.latex_keys import latex_unsafe
+from citewarden.checks.nocite_edit import yaml_escaped
 from citewarden.file_state import fold_key
 from citewarden.lsp import entries as show
 from citewarden.lsp.completion import (
@@ -76,6 +77,10 @@ def _key_at(session: Session, path: Path, offset: int) -> tuple[str, Span, Entry
     if is_latex(path) or is_markdown(path):
         cit: Citation | None = project.citation_at(path, offset)
         if cit is None or not cit.span.contains(offset):
+            own = project.inline_references(path) if is_markdown(path) else None
+            for item in own.entries if own is not None else ():
+                if item.key_span.contains(offset):  # the id of an item of references:
+                    return item.key, item.key_span, item
             return None
         return cit.key, cit.span, None
     entry = project.entry_at(path, offset)
@@ -219,7 +224,8 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
     projects = ws.projects()
     if entry is not None:
         renamed = [entry]
-        around = [p for p in projects if entry.path in p.bibliographies]
+        # a bibliography's entry, or the item of a document's own references:
+        around = [p for p in projects if entry.path in (*p.bibliographies, *p.sources)]
     else:
         around = ws.projects_of(path)
         fold = any(p.casefold_keys for p in around)
@@ -232,7 +238,8 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
         around += [
             p
             for p in projects
-            if not any(p is q for q in around) and places.intersection(p.bibliographies)
+            if not any(p is q for q in around)
+            and places.intersection((*p.bibliographies, *p.sources))
         ]
     bibs: dict[Path, bool] = {e.path: False for e in renamed}  # path -> keys fold there
     for p in around:
@@ -240,6 +247,7 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
             bibs[b] = bibs.get(b, False) or p.casefold_keys
     if renamed:
         _refuse_collision(session, bibs, renamed, key, new_name)
+        _refuse_own_collision(session, around, renamed, new_name)
 
     edits: list[TextEdit] = []
     for target in renamed:
@@ -249,6 +257,9 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
                 edits += [
                     TextEdit(target.path, sp, new_name) for k, sp in _listed_keys(ids) if k == key
                 ]
+        elif is_markdown(target.path):  # the id of an item of a references: field
+            written = _yaml_id(ws.text(target.path), target.key_span, new_name)
+            edits.append(TextEdit(target.path, target.key_span, written))
         else:
             edits.append(TextEdit(target.path, target.key_span, new_name))
     for p in around:
@@ -315,6 +326,41 @@ def _field_edits(
                     if _same(k, key, fold)
                 ]
     return edits
+
+
+#: an id YAML reads as the same string when written plain (no indicator first, nothing
+#: that ends a plain scalar or a flow collection, not a number nor a boolean)
+_PLAIN_ID = re.compile(r"[A-Za-z_][\w.\-/:]*")
+_YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n"})
+
+
+def _yaml_id(text: str | None, span: Span, new_name: str) -> str:
+    """``new_name`` written in place of a ``references:`` item's id at ``span``: escaped
+    within the quotes around it, else plain when YAML reads it so, else double-quoted."""
+    quote = text[span.start - 1 : span.start] if text is not None else ""
+    if quote in ('"', "'") and text is not None and text[span.end : span.end + 1] == quote:
+        return yaml_escaped(new_name, quote)
+    plain = _PLAIN_ID.fullmatch(new_name) and not new_name.endswith(":")
+    if plain and new_name.casefold() not in _YAML_WORDS:
+        return new_name
+    return '"' + yaml_escaped(new_name, '"') + '"'
+
+
+def _refuse_own_collision(
+    session: Session, around: list[Any], renamed: list[Entry], new_name: str
+) -> None:
+    """Raise :class:`RenameRefused` when ``new_name`` is the id of an item of a document's
+    own ``references:`` in the projects ``around``, other than the one renamed."""
+    wanted = fold_key(new_name)
+    mine = {(e.path, e.key_span.start) for e in renamed}
+    for p in around:
+        for source in p.sources:
+            own = session.project.inline_references(source)
+            for item in own.entries if own is not None else ():
+                if fold_key(item.key) == wanted and (item.path, item.key_span.start) not in mine:
+                    raise RenameRefused(
+                        f"'{new_name}' is already the id of a reference in {source.name}"
+                    )
 
 
 def _refuse_collision(
