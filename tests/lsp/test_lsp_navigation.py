@@ -137,6 +137,41 @@ async def test_completion_in_latex_leaves_out_keys_latex_cannot_read(start: Star
     assert [i.label for i in result.items] == ["x_y"]
 
 
+BIBITEMS = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}
+See \cite{k1} and \cite{k2}.
+\input{refs}
+\end{document}
+--- refs.tex
+\begin{thebibliography}{9}
+\bibitem{⟦k1|k1⟧} A. Author. A title.
+\end{thebibliography}
+"""
+
+
+async def test_a_key_a_bibitem_defines_is_hovered_and_found(start: Start) -> None:
+    """A key ``\\bibitem`` defines (no dangling diagnostic): the hover says where, and
+    definition goes to it; the hover said the key was defined in no bibliography."""
+    h = await start(files=BIBITEMS)
+    uri = h.editor.open("main.tex")
+    await wait_for(lambda: h.codes("main.tex") == [Code.DANGLING.value])
+    at = h.editor.position("main.tex", h.editor.find("main.tex", "\\cite{k1", within=7))
+    doc = types.TextDocumentIdentifier(uri=uri)
+    hover = await h.client.text_document_hover_async(
+        types.HoverParams(text_document=doc, position=at)
+    )
+    assert isinstance(hover, types.Hover) and isinstance(hover.contents, types.MarkupContent)
+    assert hover.contents.value == "`k1` is defined by `\\bibitem` in `refs.tex`."
+    found = await h.client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc, position=at)
+    )
+    assert [(d.uri, d.range) for d in found or []] == [
+        (h.uri("refs.tex"), h.mark("refs.tex", "k1"))
+    ]
+
+
 async def test_no_completion_outside_citations(start: Start) -> None:
     h = await start()
     name = "main.tex"

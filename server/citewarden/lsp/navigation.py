@@ -102,10 +102,14 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
         body = show.markdown(entry) + f"\n\nCited {cited} time{'s' if cited != 1 else ''}."
     else:
         defs = definitions(session, path, key)
+        items = _bibitems(session, path, key) if not defs else []
+        shown = markdown_code(clipped(key))
         if defs:
             body = "\n\n---\n\n".join(show.markdown(e) for e in defs)
+        elif items:
+            names = ", ".join(dict.fromkeys(markdown_code(clipped(p.name)) for p, _ in items))
+            body = f"{shown} is defined by `\\bibitem` in {names}."
         else:
-            shown = markdown_code(clipped(key))
             body = f"{shown} is not defined in any bibliography of this document."
     for extra in session.features.hovers(path, key, entry):
         body += f"\n\n---\n\n{extra}"
@@ -115,6 +119,21 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
         contents=types.MarkupContent(kind=_hover_markup(session), value=body),
         range=session.converter.range(index, span),
     )
+
+
+def _bibitems(session: Session, path: Path, key: str) -> list[tuple[Path, Span]]:
+    """Where the ``\\bibitem``s of the LaTeX projects of ``path`` define ``key`` (a
+    ``thebibliography`` environment written out: keys LaTeX matches exactly)."""
+    ws = session.project
+    found: dict[tuple[Path, int], Span] = {}
+    for p in ws.projects_of(path):
+        if p.kind is not DocumentKind.LATEX:
+            continue
+        for doc_path, doc in ws.project_documents(p):
+            for item, span in doc.bibitems:
+                if item == key:
+                    found.setdefault((doc_path, span.start), span)
+    return [(doc_path, span) for (doc_path, _), span in found.items()]
 
 
 def _entry_locations(session: Session, found: list[Entry]) -> list[types.Location]:
@@ -138,7 +157,16 @@ def _definition(session: Session, path: Path, offset: int) -> list[types.Locatio
     key, _, entry = found
     if entry is not None:
         return _entry_locations(session, [entry])
-    return _entry_locations(session, definitions(session, path, key))
+    located = _entry_locations(session, definitions(session, path, key))
+    for doc_path, span in _bibitems(session, path, key) if not located else ():
+        index = session.index_of(doc_path)
+        if index is not None:
+            located.append(
+                types.Location(
+                    uri=session.uri_for(doc_path), range=session.converter.range(index, span)
+                )
+            )
+    return located
 
 
 def _citation_locations(session: Session, key: str) -> list[types.Location]:
