@@ -6,13 +6,16 @@ process whatever work is still running."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from test_lsp_cli import _free_port, _receive, _send
 from test_lsp_hostile import ROOT, WAIT, RawClient, small_project_client
 
 SERVER_NOT_INITIALIZED = -32002
@@ -109,8 +112,29 @@ def add_folder(*args, **kwargs):
 
 Workspace.add_folder = add_folder
 from citewarden.lsp.server import main
-sys.exit(main(["--stdio"]))
+sys.exit(main(sys.argv[1:]))
 """
+
+
+def _blocked_lane(tmp_path: Path, *arguments: str, **streams: Any) -> subprocess.Popen[bytes]:
+    """The server of :data:`BLOCKED_LANE` with ``arguments``; a file says the walk began."""
+    return subprocess.Popen(
+        [sys.executable, "-c", BLOCKED_LANE, *arguments],
+        env={
+            **os.environ,
+            "PYTHONPATH": str(ROOT / "server"),
+            "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
+            "WALK_STARTED": str(tmp_path / "walk-started"),
+        },
+        **streams,
+    )
+
+
+def _wait_for_the_walk(tmp_path: Path) -> None:
+    deadline = time.monotonic() + WAIT
+    while not (tmp_path / "walk-started").exists():
+        assert time.monotonic() < deadline, "the walk never started"
+        time.sleep(0.05)
 
 
 @pytest.mark.parametrize("ending", ["exit", "end of input"])
@@ -121,28 +145,19 @@ def test_the_server_ends_while_a_check_is_still_running(tmp_path: Path, ending: 
     entries; here, for ever)."""
     root = tmp_path / "ws"
     root.mkdir()
-    started = tmp_path / "walk-started"
     client = RawClient.__new__(RawClient)
     client.root, client._buf, client._next_id = root, b"", 100
     client.notifications, client.responses, client.unanswerable = [], {}, []
-    client.proc = subprocess.Popen(
-        [sys.executable, "-c", BLOCKED_LANE],
+    client.proc = _blocked_lane(
+        tmp_path,
+        "--stdio",
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        env={
-            **os.environ,
-            "PYTHONPATH": str(ROOT / "server"),
-            "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
-            "WALK_STARTED": str(started),
-        },
     )
     try:
         client.initialize()
-        deadline = time.monotonic() + WAIT
-        while not started.exists():
-            assert time.monotonic() < deadline, "the walk never started"
-            time.sleep(0.05)
+        _wait_for_the_walk(tmp_path)
         if ending == "exit":
             down = client.request("shutdown", None)
             assert client.response(down)["result"] is None
@@ -153,3 +168,36 @@ def test_the_server_ends_while_a_check_is_still_running(tmp_path: Path, ending: 
         assert client.proc.wait(WAIT) == 0
     finally:
         client.close()
+
+
+def test_the_tcp_server_ends_when_the_editor_goes_while_a_check_is_still_running(
+    tmp_path: Path,
+) -> None:
+    """Over ``--tcp``, the editor's connection closed while the first index is being made:
+    the process ends at once (it waited for the index, here for ever)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    port = _free_port()
+    proc = _blocked_lane(tmp_path, "--tcp", f"127.0.0.1:{port}", stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not listen"
+                time.sleep(0.1)
+        with sock:
+            init = {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}
+            _send(sock, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+            buffer = bytearray()
+            while _receive(sock, buffer).get("id") != 1:
+                pass
+            _send(sock, {"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            _wait_for_the_walk(tmp_path)
+        assert proc.wait(WAIT) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

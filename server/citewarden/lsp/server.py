@@ -475,7 +475,8 @@ class CitewardenServer(LanguageServer):
                 logger=log,
                 error_handler=self.report_server_error,
             )
-            self.shutdown()
+            # the editor is gone: the process ends now, as at the end of standard input
+            end_process(cast(CitewardenProtocol, self.protocol).exit_code)
 
         async def serve() -> None:
             self._server = await asyncio.start_server(connection, host, port)
