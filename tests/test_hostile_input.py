@@ -1012,3 +1012,19 @@ def test_a_long_line_of_conditionals_or_verbatim_is_read_in_one_pass(piece: str)
     doc = parse_latex(Path("/x.tex"), text)
     assert time.process_time() - started < 5.0
     assert [c.key for c in doc.citations] == ["k"]
+
+
+def test_unclosed_etoolbox_tests_of_a_known_toggle_are_read_in_linear_time(
+    tmp_path: Path,
+) -> None:
+    """200 000 ``\\iftoggle{x}{`` of a toggle set false, none closed: each looked through
+    5 000 characters for its closing brace (about 90 s); the braces looked through are
+    bounded by the text's length, and the tests past that read both branches."""
+    tests = "\\iftoggle{x}{" * 200_000
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{etoolbox}\n\\newtoggle{x}\\togglefalse{x}\n"
+        "\\begin{document}\n\\iftoggle{x}{\\cite{a}}{\\cite{b}}\n" + tests + "\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    report = json_check(["main.tex"], tmp_path)
+    assert isinstance(report, dict)

@@ -625,7 +625,11 @@ def _etoolbox_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]]:
     """The branch TeX skips of each etoolbox test of a known flag (``\\iftoggle{x}{..}{..}``,
     ``\\nottoggle``, ``\\ifbool``, ``\\notbool``): the braced argument not taken."""
     regions: list[tuple[int, int]] = []
+    # the braces looked through, bounded so that unclosed tests keep the scan linear
+    budget = 4 * len(text) + 200_000
     for m in _ETOOLBOX_TEST.finditer(text):
+        if budget <= 0:
+            break  # the tests left are read with both branches
         command, name = m.groups()
         value = flags.get((TOGGLE if "toggle" in command else "") + name)
         if value is None or _in_comment(text, m.start()):
@@ -636,10 +640,12 @@ def _etoolbox_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]]:
         if first >= len(text) or text[first] != "{":
             continue
         first_end = _close_brace(text, first, _MAX_BODY)
+        budget -= first_end - first if first_end > 0 else min(_MAX_BODY, len(text) - first)
         second = _skip_spaces(text, first_end) if first_end > 0 else -1
         if second < 0 or second >= len(text) or text[second] != "{":
             continue
         second_end = _close_brace(text, second, _MAX_BODY)
+        budget -= second_end - second if second_end > 0 else min(_MAX_BODY, len(text) - second)
         if second_end < 0:
             continue
         taken = value is command.startswith("if")
