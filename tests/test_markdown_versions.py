@@ -97,6 +97,15 @@ ALIKE = [
     "1. item \\foo{a\n2. item @q9}\n\n- a \\foo{x\n\n- b @z8}\n",
     "Term `a\n:   def @q11 `b`\n\nTerm\n:   def <!-- x\n:   def2 @c6 -->\n",
     "| x `a | y |\n|---|---|\n| @q13 `b` | z |\n",
+    # a pipe table's body row: its cells' brackets end there, its code spans and raw TeX
+    # go on over the rows after it; a simple or a grid table's rows, a line block's lines,
+    # are read apart
+    "| x | y |\n|---|---|\n| A | `x |\n| B | @t1 `y` |\n\n| x | y |\n|---|---|\n"
+    "| \\foo{a | b |\n| @q15} | z |\n\n| x | y |\n|---|---|\n| [see | b |\n| @q16] | z |\n",
+    "  Right     Left\n-------     ------\n     12     `a\n    123     @t2 `b`\n",
+    "+-------+-------+\n| a `x  | b     |\n+-------+-------+\n| c @g1 | d `y` |\n"
+    "+-------+-------+\n",
+    "| Line one @lb1\n| line `two\n| three @lb2 `x`\n|    and\n  going on `y @lb3\n",
     "- a\n  - b `x\n  - c @q15 `y`\n\n- a *x\n- b*@q5\n",
     "> quote `a\n>\n> para @q1 `b`\n",
     "[^1]: note <!-- x\n[^2]: other @c8 -->\n\nRef[^1][^2].\n",

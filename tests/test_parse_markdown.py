@@ -247,7 +247,8 @@ def test_front_matter_bibliography_list_and_nocite() -> None:
     [
         ("bibliography: refs.bib", ["refs.bib"]),
         ("bibliography: [a.bib, 'b c.bib', \"d.json\"]", ["a.bib", "b c.bib", "d.json"]),
-        ("bibliography: 'it''s.bib'", ["it's.bib"]),
+        # pandoc reads the name as Markdown: its apostrophe is a curly one
+        ("bibliography: 'it''s.bib'", ["it\u2019s.bib"]),
         ("bibliography:", []),
         ("format:\n  html:\n    bibliography: per-format.bib", []),
         ("metadata:\n  bibliography: other.bib", []),
@@ -258,7 +259,7 @@ def test_front_matter_bibliography_forms(front: str, targets: list[str]) -> None
     doc = parse_markdown(P, text)
     assert [link.target for link in doc.links] == targets
     for link in doc.links:
-        if link.target != "it's.bib":
+        if link.target != "it\u2019s.bib":
             assert text[link.span.start : link.span.end] == link.target
         else:
             assert text[link.span.start : link.span.end] == "it''s.bib"

@@ -93,6 +93,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         blocks.paragraphs,
         blocks.item_breaks,
         dialect.list_comments,
+        blocks.rows,
     )
     quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []
@@ -275,7 +276,15 @@ def completion_context(text: str, offset: int) -> CompletionContext | None:
         return None
     at = m.start()
     blocks = block_structure(Path(), text)
-    scan = _scan(text, blocks.skip, False, blocks.breaks, blocks.paragraphs, blocks.item_breaks)
+    scan = _scan(
+        text,
+        blocks.skip,
+        False,
+        blocks.breaks,
+        blocks.paragraphs,
+        blocks.item_breaks,
+        rows=blocks.rows,
+    )
     if at not in scan.at_signs:
         return None
     if text[at + 1 : at + 2] == "{":

@@ -68,6 +68,8 @@ _NOTE = re.compile(r"\[\^([^\]\s]+)\]:")
 _NOTE_MARKER = re.compile(r"\[\^[^\]\s]+\]")
 _ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
 _SETEXT = re.compile(r"[=-]+[ \t]*$")
+#: a simple table's line under its header: dashes in two columns or more
+_SIMPLE_BREAK = re.compile(r"-+(?:[ \t]+-+)+[ \t]*$")
 _PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _GRID_TOP = re.compile(r"\+(?:[-=:]+\+)+[ \t]*$")
 _CAPTION = re.compile(r"(?::(?![!-/:-@\[-`{-~])|Table:)")
@@ -107,8 +109,8 @@ class Blocks:
     #: Sorted offsets of the line breaks after which pandoc reads the text apart from the
     #: text before (it cuts a container's lines out before it reads them): a definition
     #: starts on the next line, or, right after a line of text, a footnote, a block quote
-    #: or a pipe table's row.  No code span, math, bracket, raw TeX or HTML comment goes
-    #: on past one.  (After a blank line, a paragraph's HTML comment or raw TeX goes on
+    #: or a pipe table's separator line.  No code span, math, bracket, raw TeX or HTML
+    #: comment goes on past one.  (After a blank line, a paragraph's HTML comment or raw TeX goes on
     #: over a block quote or a footnote: pandoc reads those as they come.)
     breaks: list[int] = field(default_factory=list)
     #: Likewise, where a list item starts that ends the one before (at its level or an
@@ -121,6 +123,10 @@ class Blocks:
     paragraphs: list[int] = field(default_factory=list)
     #: The footnotes defined, in order.
     notes: list[Note] = field(default_factory=list)
+    #: Sorted offsets of the line breaks before a pipe table's body row: pandoc reads each
+    #: cell's text apart (no bracket goes on past one), but a code span, math, raw TeX or
+    #: HTML in a cell goes on over the rows after it as far as it would in a paragraph.
+    rows: list[int] = field(default_factory=list)
 
 
 def block_structure(path: Path, text: str) -> Blocks:
@@ -135,7 +141,15 @@ def string_citations(value: str) -> tuple[list[tuple[str, int, int]], list[str]]
     block in it), and the labels of its footnote references: ((key, start, end) in
     ``value``, labels)."""
     blocks = _Reader(Path(), value, metadata=False).read()
-    scan = _scan(value, blocks.skip, False, blocks.breaks, blocks.paragraphs, blocks.item_breaks)
+    scan = _scan(
+        value,
+        blocks.skip,
+        False,
+        blocks.breaks,
+        blocks.paragraphs,
+        blocks.item_breaks,
+        rows=blocks.rows,
+    )
     pending = scan.pending
     if blocks.notes:
         pending = unread_notes_dropped(pending, blocks.notes, scan.note_refs)
@@ -303,8 +317,10 @@ class _Reader:
         self.pipe = False
         #: the line before the blank line before was a paragraph's first (a term)
         self.term = False
-        #: the rows of a table go on: "pipe" or "grid"
+        #: the rows of a table go on: "pipe", "grid" or "simple"
         self.table: str | None = None
+        #: the lines of a line block (``| ``) go on
+        self.lines = False
         #: how many fenced divs are open
         self.divs = 0
         #: no HTML comment ends at or after this offset
@@ -375,6 +391,7 @@ class _Reader:
         self.yaml = True
         self.para_first = self.pipe = False
         self.table = None
+        self.lines = False
 
     def _break(self, always: bool = False) -> None:
         """The line being read starts a text pandoc reads apart from the line before (a
@@ -496,6 +513,7 @@ class _Reader:
             self.term = self.para_first
             self.para_first = self.pipe = False
             self.table = None
+            self.lines = False
             return next_pos
         lazy = matched < len(self.stack)
         after_definition = lazy and self.stack[matched].definition
@@ -549,9 +567,15 @@ class _Reader:
         caption = False
         if self.table is not None:
             rest = line[j:]
+            if self.table == "simple":
+                self._break()  # pandoc reads each row's cells apart
+                return next_pos
+            if self.table == "grid" and _GRID_TOP.match(line, j):
+                self._break()  # a line between rows: pandoc reads each row's cells apart
+                return next_pos
             if "|" in rest and (self.table == "pipe" or rest[0] in "+|"):
                 if self.table == "pipe":
-                    self._break()
+                    _add(self.out.rows, pos)
                 return next_pos  # a row
             self.table = None
             ok = True
@@ -580,6 +604,11 @@ class _Reader:
                 return next_pos
             if para_first and pipe and "|" in line and _PIPE_BREAK.match(line, j):
                 self.table = "pipe"
+                self.lines = False
+                self._break()
+                return next_pos
+            if para_first and rel == 0 and ch == "-" and _SIMPLE_BREAK.match(line, j):
+                self.table = "simple"
                 self._break()
                 return next_pos
             if ch == "`" or (ch == "~" and (ok or in_item)):
@@ -673,7 +702,14 @@ class _Reader:
                 self.open = False
                 return next_pos
             break
-        # a paragraph's line
+        # a paragraph's line; of a line block, each line read apart
+        if line.startswith("|", j) and line[j + 1 : j + 2] in ("", " ", "\t"):
+            if ok:
+                self.lines = True
+            elif self.lines:
+                self._break()
+        elif self.lines and c == base:  # no line block's line, nor one going on
+            self.lines = False
         self.open = False
         self.para_first = ok and not caption
         self.pipe = self.para_first and "|" in line

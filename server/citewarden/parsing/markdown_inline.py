@@ -171,6 +171,7 @@ def _scan(
     paragraphs: list[int] | None = None,
     item_breaks: list[int] | None = None,
     list_comments: bool = False,
+    rows: list[int] | None = None,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -182,7 +183,9 @@ def _scan(
     goes on past one, but an HTML comment past an item's with ``list_comments``, as
     pandoc before 3.9 reads it) and
     :attr:`~citewarden.parsing.markdown_blocks.Blocks.paragraphs` (a paragraph ends there,
-    as at a blank line)."""
+    as at a blank line); ``rows``, its
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.rows` (no bracket goes on past
+    one)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -198,7 +201,7 @@ def _scan(
     par = _Limits(text, hard, paragraphs, breaks if list_comments else hard)
     math_close = _Next(text, _MATH_CLOSE)
     # where the block pass ends a paragraph or a container's text, and the next one
-    cuts = list(heapq.merge(hard, paragraphs or ())) if paragraphs else hard
+    cuts = list(heapq.merge(hard, paragraphs or (), rows or ())) if paragraphs or rows else hard
     cut_at = cuts[0] if cuts else n
     shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
     ticks = TickRuns(text)
