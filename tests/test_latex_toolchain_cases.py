@@ -94,6 +94,13 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
             "chapters/intro.tex": "\\cite{k2} \\cite{nokey}\n",
         },
     ),
+    # a character the root's preamble makes short verbatim is so in the files it includes
+    "short verbatim of the root in an included file": (
+        "",
+        "\\usepackage{shortvrb}\n\\MakeShortVerb{\\|}\n",
+        "\\cite{k1}\n\\input{ch}\n",
+        {"ch.tex": "See |\\cite{k2}| and |\\cite{nokey}|, \\cite{k3}.\n"},
+    ),
     # a refsection names a resource by its label
     "refsection resource label": (
         "",

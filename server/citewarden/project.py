@@ -663,6 +663,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         parsed.verbatim_envs,
         parsed.resource_labels,
         parsed.input_path,
+        parsed.short_verbs,
         latex_bibunit_order.file_order(parsed),
         latex_bibdata.file_shape(parsed, text),
         latex_bibdata.style_shape(parsed),

@@ -909,8 +909,14 @@ class ProjectGraph(LinkResolver):
 
 def _defines_for_others(doc: ParsedDocument) -> bool:
     """The document defines what the project's other files inherit (:class:`LatexContext`):
-    citation macros, flags, verbatim-like environments, resource labels."""
-    return bool(doc.citation_macros or doc.flags or doc.verbatim_envs or doc.resource_labels)
+    citation macros, flags, verbatim-like environments, resource labels, short verbatim."""
+    return bool(
+        doc.citation_macros
+        or doc.flags
+        or doc.verbatim_envs
+        or doc.resource_labels
+        or doc.short_verbs
+    )
 
 
 def _is_subfile(doc: ParsedDocument) -> bool:

@@ -113,6 +113,8 @@ class LatexContext:
     #: the ``label=`` of the biblatex resources the files of the project declare, with the
     #: resource: a refsection of any of them may name one
     resource_labels: tuple[tuple[str, str], ...] = ()
+    #: the characters the files of the project make short verbatim (``\\MakeShortVerb``)
+    short_verbs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,8 @@ class ParsedDocument:
     #: (``\\def\\input@path{{chapters/}{figures/}}``), where LaTeX looks for the files it
     #: includes after the folder it runs in and TEXINPUTS
     input_path: tuple[str, ...] = ()
+    #: the characters ``\\MakeShortVerb`` leaves short verbatim at the end of this file
+    short_verbs: frozenset[str] = frozenset()
     #: loads chapterbib (without ``gather``, ``duplicate`` or ``rootbib``): each
     #: ``\\include``d file is a unit with its own .aux and bibliography
     chapterbib: bool = False

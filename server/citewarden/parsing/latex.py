@@ -324,7 +324,7 @@ def parse_latex(
     sets, defined = latex_static.find_flags(text, context.flag_names)
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
-    verbatim = latex_static.short_verbatim(text)
+    verbatim = latex_static.short_verbatim(text, context.short_verbs)
     own_verbatim_envs = latex_static.verbatim_environments(text)
     verbatim_envs = own_verbatim_envs | context.verbatim_envs
     if verbatim:
@@ -626,6 +626,7 @@ def parse_latex(
         verbatim_envs=own_verbatim_envs,
         resource_labels=latex_refsections.resource_labels(text),
         input_path=latex_static.input_path(text),
+        short_verbs=latex_static.short_verbs(text),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(definitions.text_macros),
         newcites=tuple(dict.fromkeys(definitions.newcites)),

@@ -562,13 +562,28 @@ _SHORT_VERB = r"%|\\(?:(Make|Delete)ShortVerb\*?[ \t]*(?:\{[ \t]*\\(.)[ \t]*\}|\
 _LTXDOC = re.compile(r"\\documentclass[ \t]*(?:\[[^\]]*\][ \t]*)?\{ltxdoc\}")
 
 
-def short_verbatim(text: str) -> list[tuple[int, int]]:
+def short_verbatim(text: str, inherited: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
     """Regions that shortvrb's (and doc's) ``\\MakeShortVerb{\\|}`` makes verbatim, in
     order: from a ``|`` after it (not ``\\|``, not in a comment) to the next ``|`` on its
     line, or the line's end, until ``\\DeleteShortVerb{\\|}``.  The ltxdoc class makes
-    ``|`` so at ``\\begin{document}``.  One pass, in time linear in the text."""
-    if "ShortVerb" not in text and "ltxdoc" not in text:
-        return []
+    ``|`` so at ``\\begin{document}``; ``inherited``: the characters the project's other
+    files make so (:func:`short_verbs`).  One pass, in time linear in the text."""
+    return _short_verbatim(text, inherited)[0]
+
+
+def short_verbs(text: str) -> frozenset[str]:
+    """The characters ``\\MakeShortVerb`` leaves verbatim at the end of ``text``, for the
+    files read after it (LaTeX reads a project as one stream)."""
+    if "ShortVerb" not in text:
+        return frozenset()
+    return frozenset(_short_verbatim(text, frozenset())[1])
+
+
+def _short_verbatim(text: str, inherited: frozenset[str]) -> tuple[list[tuple[int, int]], set[str]]:
+    """:func:`short_verbatim`, and the characters still verbatim at the end."""
+    inherited = frozenset(c for c in inherited if c in text)
+    if "ShortVerb" not in text and "ltxdoc" not in text and not inherited:
+        return [], set()
     later: list[int] = []  # where ltxdoc makes | short-verbatim
     cls = _LTXDOC.search(text)
     if cls is not None:
@@ -576,8 +591,9 @@ def short_verbatim(text: str) -> list[tuple[int, int]]:
         if begin >= 0:
             later.append(begin + len("\\begin{document}"))
     regions: list[tuple[int, int]] = []
-    active: set[str] = set()
-    scan = re.compile(_SHORT_VERB, re.S)
+    active: set[str] = set(inherited)
+    chars = "".join("|" + re.escape(c) for c in sorted(active))
+    scan = re.compile(_SHORT_VERB + chars, re.S)
     pos, n = 0, len(text)
     while pos < n:
         stop = later[0] if later else n
@@ -607,7 +623,7 @@ def short_verbatim(text: str) -> list[tuple[int, int]]:
             end = line_end if line_end >= 0 else n if close < 0 else close + 1
             regions.append((m.start(), end))
             pos = end
-    return regions
+    return regions, active
 
 
 def merged(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -802,6 +818,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     readings = {doc.key_braces for doc, _ in documents}
     braces = next((b for b in ("biblatex", "cite") if b in readings), "")
     verbatim = frozenset(name for doc, _ in documents for name in doc.verbatim_envs)
+    short = frozenset(c for doc, _ in documents for c in doc.short_verbs)
     labels: dict[str, str] = {}
     for doc, _ in documents:
         for label, resource in doc.resource_labels:
@@ -814,6 +831,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         key_braces=braces,
         verbatim_envs=verbatim,
         resource_labels=tuple(labels.items()),
+        short_verbs=short,
     )
 
 
@@ -829,6 +847,8 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # the project's packages read its braced keys
     if any("{" + name + "}" in text for name in context.verbatim_envs - doc.verbatim_envs):
         return True  # it uses an environment another file defines
+    if any(c in text for c in context.short_verbs - doc.short_verbs):
+        return True  # a character another file makes short verbatim
     if context.resource_labels and "refsection" in text:
         own = dict(doc.resource_labels)
         if any(label in text for label, _ in context.resource_labels if label not in own):
