@@ -135,3 +135,44 @@ async def test_keys_a_document_defines_in_its_references_are_navigated_and_renam
     assert '- id: "true"\n' in text and "- id: '2020'\n" in text
     assert "As @true and @2020 show" in text
     await wait_for(lambda: h.codes(name) == [] and h.codes("refs.bib") == [])
+
+
+CSL_YAML = """--- paper.md
+---
+bibliography: refs.yaml
+---
+
+As @doe and @roe show.
+--- refs.yaml
+references:
+- id: doe
+  title: Doe
+- id: "roe"
+  title: Roe
+"""
+
+
+async def test_rename_writes_an_id_of_a_csl_yaml_bibliography_as_yaml_reads_it(
+    start: Start,
+) -> None:
+    """A key renamed to 'true' in a CSL-YAML bibliography is quoted (written bare, YAML
+    read a boolean, which defines no key: every citation dangled); within quotes it goes
+    as it is."""
+    h = await start(files=CSL_YAML)
+    name = "paper.md"
+    uri = h.editor.open(name)
+    for at, new_name in (("@doe", "true"), ("@roe", "x:y")):
+        position = h.editor.position(name, h.editor.find(name, at, within=1))
+        edit = await h.client.text_document_rename_async(
+            types.RenameParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=position,
+                new_name=new_name,
+            )
+        )
+        assert edit is not None
+        h.editor.apply(edit)
+    assert '- id: "true"\n' in h.editor.text("refs.yaml")
+    assert '- id: "x:y"\n' in h.editor.text("refs.yaml")
+    assert "As @true and @x:y show." in h.editor.text(name)
+    await wait_for(lambda: h.codes(name) == [] and h.codes("refs.yaml") == [])

@@ -285,7 +285,8 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
                 edits += [
                     TextEdit(target.path, sp, new_name) for k, sp in _listed_keys(ids) if k == key
                 ]
-        elif is_markdown(target.path):  # the id of an item of a references: field
+        elif is_markdown(target.path) or target.path.suffix.lower() in _YAML_SUFFIXES:
+            # the id of an item of a references: field (or of a CSL-YAML bibliography)
             written = _yaml_id(ws.text(target.path), target.key_span, new_name)
             edits.append(TextEdit(target.path, target.key_span, written))
         else:
@@ -360,6 +361,7 @@ def _field_edits(
 #: that ends a plain scalar or a flow collection, not a number nor a boolean)
 _PLAIN_ID = re.compile(r"[A-Za-z_][\w.\-/:]*")
 _YAML_WORDS = frozenset({"true", "false", "yes", "no", "on", "off", "null", "y", "n"})
+_YAML_SUFFIXES = (".yaml", ".yml")
 
 
 def _yaml_id(text: str | None, span: Span, new_name: str) -> str:
