@@ -158,6 +158,19 @@ def _natbib_fragments() -> list[_Fragment]:
         lambda r, k: f"\\ifnum 1=0 \\cite{{{k('ifnum')}}}\\fi",
         lambda r, k: f"\\ifnum 2>1 \\cite{{{k('ifnumtrue')}}}\\fi",
         lambda r, k: f"\\ifdraft \\cite{{{k('ifdraft')}}}\\else \\cite{{{k('ifdraftelse')}}}\\fi",
+        # conditionals TeX decides from their text
+        lambda r, k: (
+            f"\\ifcase {r.randint(-1, 3)} \\cite{{{k('ifcase')}}}\\or \\cite{{{k('ifcase')}}}"
+            f"\\or \\cite{{{k('ifcase')}}}\\else \\cite{{{k('ifcaseelse')}}}\\fi"
+        ),
+        lambda r, k: (
+            f"\\unless\\ifnum {r.randint(0, 2)}<1 \\cite{{{k('unless')}}}"
+            f"\\else \\cite{{{k('unlesselse')}}}\\fi"
+        ),
+        lambda r, k: (
+            f"\\if{r.choice('ab')}{r.choice('ab')} \\cite{{{k('ifchar')}}}"
+            f"\\else \\cite{{{k('ifcharelse')}}}\\fi"
+        ),
     ]
 
 
