@@ -140,7 +140,10 @@ def string_citations(value: str) -> tuple[list[tuple[str, int, int]], list[str]]
     document of its own (blocks, code, math, comments, escapes as in the text; no metadata
     block in it), and the labels of its footnote references: ((key, start, end) in
     ``value``, labels)."""
-    blocks = _Reader(Path(), value, metadata=False).read()
+    if "\n" in value or value[:1] in (" ", "\t", "<", "["):
+        blocks = _Reader(Path(), value, metadata=False).read()
+    else:  # one line of text (no code block, no footnote, no HTML block): a paragraph
+        blocks = Blocks()
     scan = _scan(
         value,
         blocks.skip,
