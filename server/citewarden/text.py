@@ -122,6 +122,38 @@ def split_lines(text: str) -> list[str]:
     return _LINES.findall(text)
 
 
+#: Characters counted at once when a column is turned into an offset.
+_CHUNK = 1024
+
+
+def units(text: str, encoding: Encoding) -> int:
+    """The length of ``text`` in ``encoding`` units (a lone surrogate is one UTF-16 unit,
+    three UTF-8 bytes, as :func:`_unit_len` counts it), counted by the codec."""
+    if encoding is Encoding.UTF32 or text.isascii():
+        return len(text)
+    if encoding is Encoding.UTF16:
+        return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def column_offset(text: str, start: int, end: int, column: int, encoding: Encoding) -> int:
+    """The offset of ``column`` (in ``encoding`` units) of the line ``text[start:end]``,
+    clamped to it; a column within a character is past it.  Whole chunks are counted by
+    the codec, only the chunk the column falls in a character at a time."""
+    done = 0
+    i = start
+    while end - i > _CHUNK:
+        size = units(text[i : i + _CHUNK], encoding)
+        if done + size > column:
+            break
+        done += size
+        i += _CHUNK
+    while i < end and done < column:
+        done += _unit_len(text[i], encoding)
+        i += 1
+    return i
+
+
 class LineIndex:
     """Line starts of one text; converts offsets to positions and back in any encoding."""
 
@@ -165,10 +197,7 @@ class LineIndex:
         start = self._starts[line]
         if encoding is Encoding.UTF32:
             return Position(line, offset - start)
-        segment = self.text[start:offset]
-        if segment.isascii():
-            return Position(line, len(segment))
-        return Position(line, sum(_unit_len(c, encoding) for c in segment))
+        return Position(line, units(self.text[start:offset], encoding))
 
     def offset(self, position: Position, encoding: Encoding = Encoding.UTF32) -> int:
         """0-based (line, column in ``encoding`` units) -> offset, clamped to the line."""
@@ -180,12 +209,7 @@ class LineIndex:
         end = self.line_end(position.line)
         if encoding is Encoding.UTF32:
             return min(start + max(position.column, 0), end)
-        units = 0
-        i = start
-        while i < end and units < position.column:
-            units += _unit_len(self.text[i], encoding)
-            i += 1
-        return i
+        return column_offset(self.text, start, end, position.column, encoding)
 
 
 def line_col_1based(index: LineIndex, offset: int) -> tuple[int, int]:

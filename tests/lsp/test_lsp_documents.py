@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from citewarden.lsp import documents
+import citewarden.text as text_module
 from citewarden.lsp.documents import Document, SparseIndex
 from citewarden.text import Encoding, LineIndex, Position
 
@@ -97,26 +97,27 @@ def test_a_line_of_megabytes_is_measured_without_a_step_per_character(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A position at the end of a line of a million characters, not ASCII, and the offset
-    of a column there, as LineIndex gives them: the characters are counted in blocks, where
-    each was looked at in turn (a second for each position a diagnostic or a request
-    needs).  Here the characters looked at one by one are counted."""
+    of a column there, in an open buffer's index and in the index of a file on disk: the
+    characters are counted in blocks, where each was looked at in turn (a second for each
+    position a diagnostic or a request needs).  Here the characters looked at one by one
+    are counted."""
     line = "word é 😀 日 " * 100_000
     text = f"first\n{line}\\cite{{zz}}\nlast\n"
     at = text.index("zz")
-    full = LineIndex(text)
     looked_at = 0
-    unit_len = documents._unit_len
+    unit_len = text_module._unit_len
 
     def counted(ch: str, encoding: Encoding) -> int:
         nonlocal looked_at
         looked_at += 1
         return unit_len(ch, encoding)
 
-    monkeypatch.setattr(documents, "_unit_len", counted)
+    monkeypatch.setattr(text_module, "_unit_len", counted)
     for encoding in Encoding:
-        sparse = SparseIndex(text)
+        sparse, full = SparseIndex(text), LineIndex(text)
         position = sparse.position(at, encoding)
         assert position == full.position(at, encoding)
-        assert sparse.offset(position, encoding) == at
-        assert sparse.offset(Position(position.line, position.column + 2), encoding) == at + 2
-    assert looked_at < 10_000
+        for index in (sparse, full):
+            assert index.offset(position, encoding) == at
+            assert index.offset(Position(position.line, position.column + 2), encoding) == at + 2
+    assert looked_at < 10_000, looked_at

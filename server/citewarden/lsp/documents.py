@@ -26,12 +26,13 @@ from citewarden.lsp.convert import path_of
 from citewarden.text import (
     Encoding,
     Position,
-    _unit_len,
+    column_offset,
     count_line_breaks,
     has_lone_cr,
     line_content_end,
     line_start_before,
     next_line_start,
+    units,
 )
 from citewarden.text_splice import splice
 
@@ -42,20 +43,6 @@ _BLOCK = 8192
 
 #: Serial numbers of buffer texts: every open and every change takes the next one.
 _SERIALS = itertools.count(1)
-
-
-#: Characters counted at once while walking a line to a column (:meth:`SparseIndex.offset`).
-_STEP = 1024
-
-
-def _units(segment: str, encoding: Encoding) -> int:
-    """The length of ``segment`` in code units of ``encoding``, counted at C speed (a
-    character at a time, a line of megabytes took a second for each position)."""
-    if encoding is Encoding.UTF32 or segment.isascii():
-        return len(segment)
-    if encoding is Encoding.UTF16:  # a lone surrogate is one unit, as _unit_len counts it
-        return len(segment.encode("utf-16-le", "surrogatepass")) // 2
-    return len(segment.encode("utf-8", "surrogatepass"))
 
 
 class SparseIndex:
@@ -135,7 +122,7 @@ class SparseIndex:
     def position(self, offset: int, encoding: Encoding = Encoding.UTF32) -> Position:
         offset = max(0, min(offset, len(self.text)))
         line, start = self._line_start(offset)
-        return Position(line, _units(self.text[start:offset], encoding))
+        return Position(line, units(self.text[start:offset], encoding))
 
     def offset(self, position: Position, encoding: Encoding = Encoding.UTF32) -> int:
         if position.line < 0:
@@ -154,18 +141,7 @@ class SparseIndex:
                 end -= 1
         if encoding is Encoding.UTF32:
             return min(start + max(position.column, 0), end)
-        units = 0
-        i = start
-        while end - i > _STEP:  # whole steps while the column lies beyond them
-            step = _units(text[i : i + _STEP], encoding)
-            if units + step > position.column:
-                break
-            units += step
-            i += _STEP
-        while i < end and units < position.column:
-            units += _unit_len(text[i], encoding)
-            i += 1
-        return i
+        return column_offset(text, start, end, position.column, encoding)
 
     def edited(self, start: int, end: int, new_text: str, result: str) -> SparseIndex:
         """The index of ``result`` = this text with ``[start, end)`` replaced by ``new_text``."""
