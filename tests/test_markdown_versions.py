@@ -109,6 +109,14 @@ ALIKE = [
     "- a\n  - b `x\n  - c @q15 `y`\n\n- a *x\n- b*@q5\n",
     "> quote `a\n>\n> para @q1 `b`\n",
     "[^1]: note <!-- x\n[^2]: other @c8 -->\n\nRef[^1][^2].\n",
+    # nor past the end of a block quote, a list item or a footnote, after a blank line too
+    "> <!--\n\n@k7-->\n\n><!--@k14*\n\n-->\n",
+    "* <!--\n1. @k50-->\n",
+    # a "---" block whose YAML is a scalar or a list is text; one of comments alone is
+    # metadata (empty)
+    "---\nSome text @x1 here\n---\n\nBody @b1.\n",
+    "---\n- a list @x2\n---\n\nBody.\n\n---\n\"quoted @x3\"\n---\n",
+    "---\n# just a comment @x6\n---\n\nBody @b2.\n\n---\n# a comment @x9\n---\n",
     # but a paragraph's HTML comment or raw TeX goes on over a blank line and the blocks
     # after it, and an item's over its sub-items
     "text <!-- x\n\n> quote @z1 -->\n\nafter @z2\n\ntext \\foo{x\n\n> quote @z7}\n",

@@ -84,6 +84,9 @@ _BLOCK_END = re.compile(
     r"|tr|ul)[ \t]*>[ \t]*$",
     re.I,
 )
+#: a line starting with a list item's marker: its indentation
+_ITEM_LINE = re.compile(r"^([ \t]*)(?:[-+*]|[0-9]{1,9}[.)]|#[.)]|\(?[A-Za-z][.)])[ \t]", re.M)
+_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _REFERENCE = re.compile(r"\[(?!\^)[^\]\n]+\]:[ \t]*\S")
 
 
@@ -421,6 +424,15 @@ class _Reader:
             closers = self.closers[char] = _Closers(self.text, char)
         return closers.find(next_pos, len(fence.group(1)))
 
+    def _ends_item(self, pos: int, end: int) -> bool:
+        """A line after the one at ``pos`` and before ``end`` starts a list item that ends
+        the innermost one (its marker left of that item's text)."""
+        col = next(box.col for box in reversed(self.stack) if box.list_item)
+        for m in _ITEM_LINE.finditer(self.text, pos, end):
+            if m.start() > pos and len(m.group(1).expandtabs(4)) < col:
+                return True
+        return False
+
     def _comment_end(self, offset: int) -> int | None:
         """The start of the line after the end of the HTML comment whose text starts at
         ``offset``, when nothing follows the ``-->`` on its line; else None."""
@@ -445,6 +457,11 @@ class _Reader:
                     self.out.notes[box.note].end = self.pos
             self.items -= ended
             self.item_ended = self.item_ended or ended > 0
+            # pandoc read the container's lines apart: nothing in them goes on past them
+            if ended:
+                _add(self.out.item_breaks, self.pos)
+            if ended < len(self.stack) - depth:
+                _add(self.out.breaks, self.pos)
             del self.stack[depth:]
 
     def _match(self, line: str, depth: int) -> tuple[int, int, int, int]:
@@ -477,7 +494,6 @@ class _Reader:
     def _line(self, pos: int, line_end: int, line: str, next_pos: int) -> int:
         text = self.text
         n = len(text)
-        first = pos == 0 or (pos == 1 and text[0] == "\ufeff")
         # YAML metadata block: "---" after a blank line (or first line), not followed by a
         # blank line, closed by "---" or "...".
         if self.yaml and self.metadata and line.rstrip() == "---" and next_pos < n:
@@ -486,9 +502,10 @@ class _Reader:
             close = _YAML_CLOSE.search(text, next_pos) if following.strip() else None
             if close is not None:
                 meta = read_metadata(self.path, text, next_pos, close.start(), string_citations)
-                # front matter always counts (its errors are reported); a later block only
-                # when it is a YAML mapping, as pandoc decides
-                if first or meta.is_mapping:
+                # a block whose top level is a mapping or nothing is metadata, and one
+                # that is no YAML (pandoc stops at it: its error is reported); a scalar
+                # or a list is text, as pandoc decides
+                if meta.is_metadata:
                     self.out.metadata.append(meta)
                     self.out.regions.append((next_pos, close.start()))
                     end = _line_start_after(text, close.end())
@@ -659,6 +676,14 @@ class _Reader:
                 return next_pos
             elif ok and line.startswith("<!--", j):
                 comment_end = self._comment_end(pos + j + 4)
+                if (
+                    comment_end is not None
+                    and any(box.quote for box in self.stack)
+                    and _BLANK_LINE.search(text, pos, comment_end) is not None
+                ):
+                    comment_end = None  # a blank line ends the quote pandoc reads it in
+                if comment_end is not None and self.items and self._ends_item(pos, comment_end):
+                    comment_end = None  # pandoc 3.9 ends the item at the next item's marker
                 if comment_end is not None:  # a comment block: a block may start after it
                     self._after_block()
                     self.yaml = False

@@ -66,8 +66,12 @@ class Metadata:
     citations: list[Citation] = field(default_factory=list)
     nocite_all: bool = False
     problems: list[Finding] = field(default_factory=list)
-    #: The block parsed and its top level is a mapping (pandoc's test for a metadata block).
+    #: The block parsed and its top level is a mapping.
     is_mapping: bool = False
+    #: pandoc reads the block as metadata: its top level is a mapping or nothing (only
+    #: comments), or it is no YAML (pandoc stops: "YAML parse exception"); a scalar or a
+    #: list at its top level makes it text
+    is_metadata: bool = True
     #: The ids of the CSL items of its ``references:`` lists, with their spans (None: the
     #: block sets no ``references:``).
     references: list[tuple[str, Span]] | None = None
@@ -110,6 +114,7 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
         )
         return meta
     if not isinstance(root, yaml.MappingNode):
+        meta.is_metadata = root is None
         return meta
     meta.is_mapping = True
     # an alias is its anchor's node again: each node is read once for each thing it can be
