@@ -65,6 +65,14 @@ CASES = {
         "doc.md": "---\nbibliography: refs.RIS\n---\n\nCite @a and @nope.\n",
         "refs.RIS": "TY  - BOOK\nID  - a\nTI  - A\nER  - \n",
     },
+    "of a field given twice pandoc reads the last": {
+        "doc.md": (
+            "---\nbibliography: refs.bib\nbibliography: other.bib\nabstract: On @m1.\n"
+            "abstract: Plain.\nnocite: '@m2'\nnocite: '@b'\n---\n\nCite @a and @b.\n"
+        ),
+        "refs.bib": _BIB,
+        "other.bib": "@misc{b, title={B}}\n",
+    },
     "citations in every metadata field but those ending in _": {
         "doc.md": (
             "---\nbibliography: refs.bib\nauthor: 'Data from @m1'\ncustom:\n"

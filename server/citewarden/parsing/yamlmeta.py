@@ -128,7 +128,7 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
     scopes = list(_scopes(root, scopes_seen, *_scope_fields(path)))
     project_file = is_metadata(path)
     for mapping in scopes:
-        for key_node, value in mapping.value:
+        for key_node, value in _members(mapping):
             if not isinstance(key_node, yaml.ScalarNode):
                 continue
             if key_node.value == "bibliography":
@@ -275,11 +275,26 @@ def _prose_scalars(
             skipped = NOT_PROSE if id(node) in scopes else frozenset()
             stack.extend(
                 value
-                for key, value in reversed(node.value)
+                for key, value in reversed(_members(node))
                 if isinstance(key, yaml.ScalarNode)
                 and not str(key.value).endswith("_")
                 and key.value not in skipped
             )
+
+
+def _members(mapping: yaml.MappingNode) -> list[tuple[yaml.Node, yaml.Node]]:
+    """The members of ``mapping`` pandoc reads: of a key given twice, the last."""
+    pairs: list[tuple[yaml.Node, yaml.Node]] = mapping.value
+    if len(pairs) < 2:
+        return pairs
+    last = {k.value: i for i, (k, _) in enumerate(pairs) if isinstance(k, yaml.ScalarNode)}
+    if len(last) == len(pairs):
+        return pairs
+    return [
+        (k, v)
+        for i, (k, v) in enumerate(pairs)
+        if not isinstance(k, yaml.ScalarNode) or last[k.value] == i
+    ]
 
 
 def _read_references(
@@ -338,14 +353,14 @@ def _scopes(
     """The top level, and ``metadata:`` and every ``format: <name>:`` mapping where the
     file has those scopes."""
     yield root
-    for key_node, value in root.value:
+    for key_node, value in _members(root):
         if not isinstance(key_node, yaml.ScalarNode):
             continue
         if metadata and key_node.value == "metadata" and isinstance(value, yaml.MappingNode):
             if _first_time(value, seen):
                 yield value
         elif formats and key_node.value == "format" and isinstance(value, yaml.MappingNode):
-            for _, per_format in value.value:
+            for _, per_format in _members(value):
                 if isinstance(per_format, yaml.MappingNode) and _first_time(per_format, seen):
                     yield per_format
 
