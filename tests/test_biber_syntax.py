@@ -38,6 +38,8 @@ CASES: dict[str, str | None] = {
     "@misc{x', title={B}}\n": "x'",
     "@misc{x'é, title={B}}\n": "x'é",
     "@misc{x''', title={B}}\n": "x'''",
+    # a '%' starts a comment for btparse, in a key too
+    "@misc{a%b, title={B}}\n": "a%b",
     # an "@" outside the entries starts one for biber (BibTeX skips to the next entry)
     "Maintained by jane.doe@example.org\n@misc{b, title={B}}\n": "@",
     "@comment This file by refs@lab.example.org\n@misc{b, title={B}}\n": "@",
@@ -121,16 +123,20 @@ def test_a_stray_at_is_reported_on_it_with_what_biber_reads_there() -> None:
 
 
 def test_a_key_biber_reads_as_another_is_reported_on_it(tmp_path: Path) -> None:
-    """btparse ends a key at its first apostrophe and skips each apostrophe with the
-    character after it: ``d'A`` is ``d`` to biber, so ``\\cite{d'A}`` finds no entry."""
+    """btparse skips an apostrophe or a backslash with the character after it wherever it
+    stands, and reads the first name as the key: ``d'A`` is ``d`` to biber, ``'ef`` is
+    ``f``, so ``\\cite{d'A}`` finds no entry."""
     if shutil.which("pdflatex") is None or shutil.which("biber") is None:
         pytest.fail("pdflatex and biber are needed", pytrace=False)
     main = MAIN.replace("\\cite{good}", "\\nocite{*}")
     (tmp_path / "main.tex").write_text(main % "biber", encoding="utf-8")
-    renamed = "@misc{d'A, title={B}}\n@misc{ab'c'd, title={C}}\n@misc{x'=' , title={D}}\n"
+    renamed = (
+        "@misc{d'A, title={B}}\n@misc{ab'c'd, title={C}}\n@misc{x'=' , title={D}}\n"
+        "@misc{'ef, title={E}}\n@misc{g\\h, title={G}}\n"
+    )
     (tmp_path / "refs.bib").write_text(GOOD + renamed, encoding="utf-8")
-    assert _biber_entries(tmp_path) == {"good", "d", "ab", "x"}
-    assert _syntax_findings(tmp_path) == ["d'A", "ab'c'd", "x'='"]
+    assert _biber_entries(tmp_path) == {"good", "d", "ab", "x", "f", "g"}
+    assert _syntax_findings(tmp_path) == ["d'A", "ab'c'd", "x'='", "'ef", "g\\h"]
     text = GOOD + renamed
     entries = parse_bibtex(Path("refs.bib"), text).entries
-    assert [biber_key(text, entry) for entry in entries] == ["good", "d", "ab", "x"]
+    assert [biber_key(text, entry) for entry in entries] == ["good", "d", "ab", "x", "f", "g"]

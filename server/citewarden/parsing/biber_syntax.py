@@ -4,11 +4,12 @@ One such syntax error makes biber drop the whole file (it reads no entry of it, 
 only in its log), where BibTeX and :func:`~citewarden.parsing.bibtex.parse_bibtex` read
 every entry.  Found by running biber 2 on each case:
 
-* a key holding ``"``, ``#``, ``(``, ``)``, ``=`` or ``\\`` (``@misc{a=b,``), or an
-  apostrophe btparse cannot pass over: it skips an apostrophe with the (ASCII) character
-  after it, so the key ends at its first apostrophe and only such pairs may stand between
-  it and the comma (``d'Aspremont-1998``, ``x'``, ``'x`` are errors; ``x'y``, ``x''`` and
-  ``ab'c'd`` are read as ``x``, ``x`` and ``ab``: :func:`biber_renamed_keys`);
+* a key holding ``"``, ``#``, ``%``, ``(``, ``)`` or ``=`` (``@misc{a=b,``), or an
+  apostrophe or a backslash btparse cannot pass over: it skips either with the (ASCII)
+  character after it wherever it stands, so the key is the first name after such pairs
+  and only pairs may stand between it and the comma (``d'Aspremont-1998``, ``x'``, ``'x``
+  are errors; ``x'y``, ``x''``, ``ab'c'd``, ``'ab`` and ``a\\b`` are read as ``x``, ``x``,
+  ``ab``, ``b`` and ``a``: :func:`biber_renamed_keys`);
 * an entry without a comma after its key (``@index{information}``, as bib2gls writes them),
   or without a key (``@Manual{, title = ...}``);
 * a ``@comment{`` or ``@comment(`` never closed: btparse reads the rest of the file as the
@@ -32,10 +33,11 @@ from collections.abc import Sequence
 from citewarden.model import Entry, Span, quoted
 from citewarden.parsing.bib_comments import BIBER_BREAK
 
-_KEY_REJECTED = re.compile(r"""["#()=\\]""")
-#: what btparse skips after a key's first apostrophe: apostrophes each with the character
-#: after it, then white space, up to the comma
-_APOSTROPHES = re.compile(r"(?:'[\x00-\x7f])+\s*,")
+#: an entry's key as btparse reads it: an apostrophe or a backslash with the (ASCII)
+#: character after it is skipped wherever it stands, the key is the first name after such
+#: pairs, and only pairs and white space may stand between it and the comma
+_PAIR = r"['\\][\x00-\x7f]"
+_BIBER_KEY = re.compile("(?:" + _PAIR + r""")*([^\s"#%'(),={}\\]+)(?:""" + _PAIR + r"|\s)*,")
 _CHAR_BRACE = re.compile(r"\\char\s*12[35](?!\d)")
 _AFTER_KEY = re.compile(r"\s*([})])")
 
@@ -57,28 +59,24 @@ _WORD = re.compile(r'[^\s{}()"#%=,@]+')
 
 def biber_key(text: str, entry: Entry) -> str | None:
     """The key biber reads for ``entry`` of ``text`` (None: btparse rejects it)."""
-    key = entry.key
-    quote = key.find("'")
-    if _KEY_REJECTED.search(key, 0, len(key) if quote < 0 else quote):
-        return None
-    if quote < 0:
-        return key
-    if quote == 0 or not _APOSTROPHES.match(text, entry.key_span.start + quote):
-        return None
-    return key[:quote]
+    m = _BIBER_KEY.match(text, entry.key_span.start)
+    return None if m is None else m.group(1)
 
 
 def biber_renamed_keys(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
     """Each key of ``text`` that biber reads as another (``x'y`` as ``x``), with why."""
     found: list[tuple[Span, str]] = []
     for entry in entries:
-        if "'" in entry.key and (read := biber_key(text, entry)) not in (None, entry.key):
+        if ("'" in entry.key or "\\" in entry.key) and (read := biber_key(text, entry)) not in (
+            None,
+            entry.key,
+        ):
             found.append(
                 (
                     entry.key_span,
                     f"biber reads the key {quoted(entry.key)} as {quoted(read or '')}: it "
-                    "skips an apostrophe and the character after it, so a citation of "
-                    f"{quoted(entry.key)} finds no entry",
+                    "skips an apostrophe or a backslash with the character after it, so a "
+                    f"citation of {quoted(entry.key)} finds no entry",
                 )
             )
     return found
@@ -88,15 +86,13 @@ def biber_rejections(text: str, entries: Sequence[Entry]) -> list[tuple[Span, st
     """Each place of ``text`` biber cannot read, with why, in order."""
     found: list[tuple[Span, str]] = []
     for entry in entries:
-        if biber_key(text, entry) is None:
-            found.append((entry.key_span, f"biber cannot read the key {quoted(entry.key)}"))
-        elif _AFTER_KEY.match(text, entry.key_span.end):
-            found.append(
-                (
-                    entry.key_span,
-                    f"biber needs a comma after the key {quoted(entry.key)} (no fields)",
-                )
-            )
+        if biber_key(text, entry) is not None:
+            continue
+        if _AFTER_KEY.match(text, entry.key_span.end):
+            why = f"biber needs a comma after the key {quoted(entry.key)} (no fields)"
+        else:
+            why = f"biber cannot read the key {quoted(entry.key)}"
+        found.append((entry.key_span, why))
     if "\\char" in text:
         for m in _CHAR_BRACE.finditer(text):
             found.append((Span(m.start(), m.end()), "biber reads \\char125 / \\char123 as a brace"))
