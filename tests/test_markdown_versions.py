@@ -115,12 +115,17 @@ ALIKE = [
     # a "---" block whose YAML is a scalar or a list is text; one of comments alone is
     # metadata (empty)
     "---\nSome text @x1 here\n---\n\nBody @b1.\n",
-    "---\n- a list @x2\n---\n\nBody.\n\n---\n\"quoted @x3\"\n---\n",
+    '---\n- a list @x2\n---\n\nBody.\n\n---\n"quoted @x3"\n---\n',
     "---\n# just a comment @x6\n---\n\nBody @b2.\n\n---\n# a comment @x9\n---\n",
     # but a paragraph's HTML comment or raw TeX goes on over a blank line and the blocks
     # after it, and an item's over its sub-items
     "text <!-- x\n\n> quote @z1 -->\n\nafter @z2\n\ntext \\foo{x\n\n> quote @z7}\n",
     "- a <!-- x\n  - b @c4 -->\n- c @c5\n",
+    # a container pandoc never sees, its text inside such a comment or raw TeX, ends nothing
+    "@k43<!--[-@k51]\n\n*\n* -->\n\nText <!-- a\n\n- item @k1\n- item @k2 -->\n- item @k3\n",
+    "Text \\foo{a\n\n- item @k4\n- item @k5}\n\nText <!-- a\n\n> quote @k6\n\nafter @k7 -->\n",
+    "Text <!-- a\n\n[^1]: note @k8\n[^2]: note @k9 -->\n\nRef[^1][^2].\n",
+    "Text <!--\n\n| a | b |\n|---|---|\n| @k10 | x -->\n",
     # a footnote no reference outside the footnotes names (labels compared exactly; not in
     # code, a comment or an escape) is dropped, and all but the last of a label's
     "Ref[^Note].\n\n[^note]: lower @u1.\n\n[^Note]: upper @u2.\n",

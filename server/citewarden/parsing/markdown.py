@@ -94,6 +94,8 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         blocks.item_breaks,
         dialect.list_comments,
         blocks.rows,
+        blocks.breaks_since,
+        blocks.item_breaks_since,
     )
     quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []
@@ -284,6 +286,8 @@ def completion_context(text: str, offset: int) -> CompletionContext | None:
         blocks.paragraphs,
         blocks.item_breaks,
         rows=blocks.rows,
+        breaks_since=blocks.breaks_since,
+        item_breaks_since=blocks.item_breaks_since,
     )
     if at not in scan.at_signs:
         return None

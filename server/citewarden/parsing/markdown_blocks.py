@@ -120,6 +120,13 @@ class Blocks:
     #: outer one), after a blank line too; an HTML comment goes on past one in pandoc
     #: before 3.9, whose list reader reads a comment whole with the line it opens on.
     item_breaks: list[int] = field(default_factory=list)
+    #: Where the run of containers (or the table, the line block) each of :attr:`breaks`
+    #: and :attr:`item_breaks` ends the text of began (a definition's: its term's): a
+    #: construct opened before it goes on past the break, as pandoc read that text as it
+    #: came, the containers not yet there (a paragraph's HTML comment over a blank line
+    #: and the list after it).
+    breaks_since: list[int] = field(default_factory=list)
+    item_breaks_since: list[int] = field(default_factory=list)
     #: Sorted offsets of the line breaks where a paragraph ends though no blank line
     #: stands there as the text stands: before a line blank in its containers (``>``
     #: alone in a block quote), or a list item's first sub-item.
@@ -155,6 +162,8 @@ def string_citations(value: str) -> tuple[list[tuple[str, int, int]], list[str]]
         blocks.paragraphs,
         blocks.item_breaks,
         rows=blocks.rows,
+        breaks_since=blocks.breaks_since,
+        item_breaks_since=blocks.item_breaks_since,
     )
     pending = scan.pending
     if blocks.notes:
@@ -337,6 +346,12 @@ class _Reader:
         self.after_blank = True
         #: a list item ended on the line being read
         self.item_ended = False
+        #: how many containers the line being read started in
+        self.depth_at_start = 0
+        #: where the run of containers, the table or the line block the line is in began
+        self.run_start = 0
+        #: where the last paragraph began (a definition's term)
+        self.para_start = 0
 
     def read(self) -> Blocks:
         text = self.text
@@ -358,6 +373,7 @@ class _Reader:
             self.pos = pos
             self.after_blank = self.blank
             self.item_ended = False
+            self.depth_at_start = len(self.stack)
             pos = self._line(pos, line_end, line, next_pos)
         if self.code is not None:
             self._end_code()
@@ -402,14 +418,23 @@ class _Reader:
     def _break(self, always: bool = False) -> None:
         """The line being read starts a text pandoc reads apart from the line before (a
         new container's, a table row's): see :attr:`Blocks.breaks`; ``always``: after a
-        blank line too (a definition)."""
+        blank line too (a definition, whose term's text it cuts)."""
         if always or not self.after_blank:
-            _add(self.out.breaks, self.pos)
+            since = min(self.para_start, self.pos) if always else self.run_start
+            _add(self.out.breaks, self.pos, self.out.breaks_since, since)
+
+    def _begin_run(self) -> None:
+        """A container starts on the line being read: when the line is in none, a run of
+        containers begins there (see :attr:`Blocks.breaks_since`)."""
+        if self.depth_at_start == 0 and self.run_start != self.pos:
+            self.run_start = self.pos
 
     def _item_break(self) -> None:
         """A list item starts on the line being read (see :attr:`Blocks.item_breaks`)."""
+        self._begin_run()
         if self.item_ended:
-            _add(self.out.item_breaks, self.pos)
+            out = self.out
+            _add(out.item_breaks, self.pos, out.item_breaks_since, self.run_start)
         elif self.stack and self.stack[-1].list_item and not self.after_blank:
             _add(self.out.paragraphs, self.pos)  # a sub-item: the item's paragraph ends
 
@@ -458,10 +483,11 @@ class _Reader:
             self.items -= ended
             self.item_ended = self.item_ended or ended > 0
             # pandoc read the container's lines apart: nothing in them goes on past them
+            out = self.out
             if ended:
-                _add(self.out.item_breaks, self.pos)
+                _add(out.item_breaks, self.pos, out.item_breaks_since, self.run_start)
             if ended < len(self.stack) - depth:
-                _add(self.out.breaks, self.pos)
+                _add(out.breaks, self.pos, out.breaks_since, self.run_start)
             del self.stack[depth:]
 
     def _match(self, line: str, depth: int) -> tuple[int, int, int, int]:
@@ -625,10 +651,12 @@ class _Reader:
             if para_first and pipe and "|" in line and _PIPE_BREAK.match(line, j):
                 self.table = "pipe"
                 self.lines = False
+                self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
                 return next_pos
             if para_first and rel == 0 and ch == "-" and _SIMPLE_BREAK.match(line, j):
                 self.table = "simple"
+                self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
                 return next_pos
             if ch == "`" or (ch == "~" and (ok or in_item)):
@@ -641,6 +669,7 @@ class _Reader:
                     self._after_block()
                     return end
             if ok and ch == ">":
+                self._begin_run()
                 self._break()
                 self.stack.append(_Box(quote=True))
                 i, col = j + 1, c + 1
@@ -661,6 +690,7 @@ class _Reader:
                 self.yaml = False
                 if _GRID_TOP.match(line, j):
                     self.table = "grid"
+                    self.run_start = pos
                 return next_pos
             if ch == ":" and rel == 0:
                 # a fenced div's fence (pandoc 2 reads one that no fence closes as text)
@@ -717,6 +747,7 @@ class _Reader:
                 if lazy:
                     self._truncate(matched)
                     lazy = False
+                self._begin_run()
                 self._break(always=True)
                 self.stack.append(_Box(quote=False, col=base + 4, definition=True))
                 i, col, base = j + 1, c + 1, base + 4
@@ -724,6 +755,7 @@ class _Reader:
                 continue
             note = _NOTE.match(line, j) if ok and ch == "[" else None
             if note is not None:
+                self._begin_run()
                 self._break()
                 self.stack.append(_Box(quote=False, col=base + 4, note=len(self.out.notes)))
                 self.out.notes.append(Note(note.group(1), pos, len(text)))
@@ -734,20 +766,28 @@ class _Reader:
         if line.startswith("|", j) and line[j + 1 : j + 2] in ("", " ", "\t"):
             if ok:
                 self.lines = True
+                self.run_start = pos
             elif self.lines:
                 self._break()
         elif self.lines and c == base:  # no line block's line, nor one going on
             self.lines = False
         self.open = False
         self.para_first = ok and not caption
+        if self.para_first:
+            self.para_start = pos
         self.pipe = self.para_first and "|" in line
         return next_pos
 
 
-def _add(offsets: list[int], line_start: int) -> None:
-    """Note the line break before the line at ``line_start`` in ``offsets`` (once)."""
+def _add(
+    offsets: list[int], line_start: int, sinces: list[int] | None = None, since: int = 0
+) -> None:
+    """Note the line break before the line at ``line_start`` in ``offsets`` (once), and
+    ``since`` in ``sinces`` with it."""
     if line_start > 0 and (not offsets or offsets[-1] != line_start - 1):
         offsets.append(line_start - 1)
+        if sinces is not None:
+            sinces.append(since)
 
 
 def _line_start_after(text: str, offset: int) -> int:

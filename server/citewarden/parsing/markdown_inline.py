@@ -172,6 +172,8 @@ def _scan(
     item_breaks: list[int] | None = None,
     list_comments: bool = False,
     rows: list[int] | None = None,
+    breaks_since: list[int] | None = None,
+    item_breaks_since: list[int] | None = None,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -185,7 +187,10 @@ def _scan(
     :attr:`~citewarden.parsing.markdown_blocks.Blocks.paragraphs` (a paragraph ends there,
     as at a blank line); ``rows``, its
     :attr:`~citewarden.parsing.markdown_blocks.Blocks.rows` (no bracket goes on past
-    one)."""
+    one); ``breaks_since`` and ``item_breaks_since``, its
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.breaks_since` and
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.item_breaks_since` (a construct
+    opened before a break's since goes on past it; none given: no construct does)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -197,11 +202,14 @@ def _scan(
     comment_close = -2  # next "-->" (-1: there is none further on)
     # the next paragraph break, "$" that may close math, ">}}" and line break, and the
     # runs of backticks: each search goes on from where the last one stopped
-    hard = list(heapq.merge(breaks or (), item_breaks or ())) if item_breaks else breaks or []
-    par = _Limits(text, hard, paragraphs, breaks if list_comments else hard)
+    plain = _Cuts(breaks, breaks_since)
+    hard = _Cuts.merged(plain, _Cuts(item_breaks, item_breaks_since))
+    par = _Limits(text, hard, paragraphs, plain if list_comments else hard)
     math_close = _Next(text, _MATH_CLOSE)
     # where the block pass ends a paragraph or a container's text, and the next one
-    cuts = list(heapq.merge(hard, paragraphs or (), rows or ())) if paragraphs or rows else hard
+    cuts = hard.offsets
+    if paragraphs or rows:
+        cuts = list(heapq.merge(cuts, paragraphs or (), rows or ()))
     cut_at = cuts[0] if cuts else n
     shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
     ticks = TickRuns(text)
@@ -738,33 +746,63 @@ class _Limits:
     __slots__ = ("_breaks", "_comment_breaks", "_par", "_paragraphs")
 
     def __init__(
-        self,
-        text: str,
-        breaks: list[int],
-        paragraphs: list[int] | None,
-        comment_breaks: list[int] | None = None,
+        self, text: str, breaks: _Cuts, paragraphs: list[int] | None, comment_breaks: _Cuts
     ) -> None:
         self._par = _Next(text, _PAR)
         self._breaks = breaks
         self._paragraphs = paragraphs or []
-        self._comment_breaks = breaks if comment_breaks is None else comment_breaks
+        self._comment_breaks = comment_breaks
 
     def start(self, i: int) -> int:
         """Where the paragraph holding ``text[i]`` ends (the line break there), or -1."""
         found = self._par.start(i)
-        for offsets in (self._breaks, self._paragraphs):
-            if offsets:
-                k = bisect_left(offsets, i)
-                if k < len(offsets) and (found < 0 or offsets[k] < found):
-                    found = offsets[k]
+        cut = self._breaks.after(i)
+        if cut >= 0 and (found < 0 or cut < found):
+            found = cut
+        offsets = self._paragraphs
+        if offsets:
+            k = bisect_left(offsets, i)
+            if k < len(offsets) and (found < 0 or offsets[k] < found):
+                found = offsets[k]
         return found
 
     def cut(self, i: int, comment: bool = False) -> int:
-        """The first break at or after ``i`` (the line break there), or -1; ``comment``:
-        of those that end an HTML comment."""
-        breaks = self._comment_breaks if comment else self._breaks
-        k = bisect_left(breaks, i)
-        return breaks[k] if k < len(breaks) else -1
+        """The first break at or after ``i`` (the line break there) that ends what opens
+        at ``i``, or -1; ``comment``: of those that end an HTML comment."""
+        return (self._comment_breaks if comment else self._breaks).after(i)
+
+
+class _Cuts:
+    """Breaks (offsets, sorted) with where the text each one ends began (see
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.breaks_since`), nondecreasing."""
+
+    __slots__ = ("offsets", "sinces")
+
+    def __init__(self, offsets: list[int] | None, sinces: list[int] | None = None) -> None:
+        self.offsets = offsets or []
+        self.sinces = sinces if sinces is not None else [-1] * len(self.offsets)
+
+    @staticmethod
+    def merged(a: _Cuts, b: _Cuts) -> _Cuts:
+        """The breaks of ``a`` and ``b`` together."""
+        if not b.offsets:
+            return a
+        if not a.offsets:
+            return b
+        pairs = list(
+            heapq.merge(
+                zip(a.offsets, a.sinces, strict=True), zip(b.offsets, b.sinces, strict=True)
+            )
+        )
+        return _Cuts([o for o, _ in pairs], [s for _, s in pairs])
+
+    def after(self, i: int) -> int:
+        """The first break at or after ``i`` of the text ``i`` is in, or -1: one of a
+        container's text that began after ``i`` ends nothing opened at ``i`` (nor does
+        any break after it, the texts coming in order)."""
+        offsets = self.offsets
+        k = bisect_left(offsets, i)
+        return offsets[k] if k < len(offsets) and self.sinces[k] <= i else -1
 
 
 class _Next:
