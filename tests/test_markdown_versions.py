@@ -138,6 +138,9 @@ ALIKE = [
     "Inline^[note with ref[^n]], [link[^l]](u).\n\n[^n]: @v6\n\n[^l]: @v3\n\n"
     "[^x]: @v7\n\n    [^y]: @v14\n",
     "---\nabstract: 'See[^m].'\n---\n\nBody.\n\n[^m]: from metadata @v2\n",
+    # an example item's lines go on four columns in, whatever its label's length
+    "(@longlabel) item\n\n    @k1\n\n(@cd) other\n\n        @k3\n\n@gh) item\n\n       @k6\n",
+    " (@ab) item\n\n    @k2\n\n(@) item\n\n    @k7\n\n(@) next\n\n        @k8\n",
     # an "@" right after emphasis closes is read as after a word
     "*x*@a **x**@b _x_@c ***x***@d *x *@e ~~x~~@f ^x^@g *x*-@h *x*@i@j\n",
     "**x*@a\n\n*x**@b\n\na_x_@c\n\n*a* and *b*@d\n\n*a*b*@e\n\n**a *b* c**@f\n\n[*a](u)*@g\n",

@@ -731,6 +731,8 @@ class _Reader:
                     content = end_col + 1
                 else:
                     content = c2
+                if "@" in marker.group():  # an example item goes on four columns in,
+                    content = min(content, base + 4)  # whatever its label's length
                 self._item_break()
                 self.stack.append(_Box(quote=False, col=content, list_item=True))
                 self.items += 1
