@@ -886,7 +886,7 @@ _VERBATIM_NEEDLES = ("Verbatim", "lstnew", "tcblisting", "TCBListing", "xcludeco
 
 #: a definition of LaTeX's ``\\input@path``: 1: its body (one group deep)
 _INPUT_PATH = re.compile(
-    r"\\(?:[gex]?def|(?:re|provide|new)command\*?)\s*\{?\s*\\input@path\s*\}?\s*"
+    r"\\(?:[gex]?def|(?:re|provide|new)command\*?)\s*(?:\{\s*)?\\input@path\s*(?:\}\s*)?"
     r"\{((?:[^{}]|\{[^{}]*\}){0,2000})\}"
 )
 _INPUT_PATH_ENTRY = re.compile(r"\{\s*([^{}\\#%]*?/)\s*\}")

@@ -70,7 +70,7 @@ _ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
 _SETEXT = re.compile(r"[=-]+[ \t]*$")
 #: a simple table's line under its header: dashes in two columns or more
 _SIMPLE_BREAK = re.compile(r"-+(?:[ \t]+-+)+[ \t]*$")
-_PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?(?:[ \t]*\|[ \t]*:?-+:?)*(?:[ \t]*\|)?[ \t]*$")
 _GRID_TOP = re.compile(r"\+(?:[-=:]+\+)+[ \t]*$")
 _CAPTION = re.compile(r"(?::(?![!-/:-@\[-`{-~])|Table:)")
 _DIV_FENCE = re.compile(r":{3,}[ \t]*(\S?)")
