@@ -69,7 +69,7 @@ _NOTE_MARKER = re.compile(r"\[\^[^\]\s]+\]")
 _ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
 _SETEXT = re.compile(r"[=-]+[ \t]*$")
 #: a simple table's line under its header: dashes in two columns or more
-_SIMPLE_BREAK = re.compile(r"-+(?:[ \t]+-+)+[ \t]*$")
+_SIMPLE_BREAK = re.compile(r"-++(?:[ \t]++-++)++[ \t]*+$")
 _PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?(?:[ \t]*\|[ \t]*:?-+:?)*(?:[ \t]*\|)?[ \t]*$")
 _GRID_TOP = re.compile(r"\+(?:[-=:]+\+)+[ \t]*$")
 _CAPTION = re.compile(r"(?::(?![!-/:-@\[-`{-~])|Table:)")
