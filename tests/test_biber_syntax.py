@@ -13,7 +13,12 @@ import pytest
 
 from checking import check
 from citewarden.model import Code
-from citewarden.parsing.biber_syntax import biber_key, stray_at_signs
+from citewarden.parsing.biber_syntax import (
+    biber_key,
+    biber_rejections,
+    biber_renamed_keys,
+    stray_at_signs,
+)
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.project import Workspace
 from citewarden.settings import Settings
@@ -140,3 +145,16 @@ def test_a_key_biber_reads_as_another_is_reported_on_it(tmp_path: Path) -> None:
     text = GOOD + renamed
     entries = parse_bibtex(Path("refs.bib"), text).entries
     assert [biber_key(text, entry) for entry in entries] == ["good", "d", "ab", "x", "f", "g"]
+
+
+def test_entries_biber_skips_are_not_checked_as_biber_reads_them() -> None:
+    """An entry after a ``%`` on its line or in an ``@comment`` group is no entry to biber,
+    whatever its key: no rejection and no renamed key there."""
+    text = (
+        "@misc{a, title={A}}\n% @misc{d'A, title={x}}\n% @misc{x title = {a}}\n"
+        "@comment{@misc{y'z, title={T}}}\n@misc{b, title={B}}\n"
+    )
+    entries = parse_bibtex(Path("refs.bib"), text).entries
+    assert {e.key for e in entries} >= {"a", "d'A", "x", "y'z", "b"}
+    assert biber_rejections(text, entries) == []
+    assert biber_renamed_keys(text, entries) == []

@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 
 from citewarden.model import Entry, Span, quoted
-from citewarden.parsing.bib_comments import BIBER_BREAK
+from citewarden.parsing.bib_comments import BIBER_BREAK, commented_positions
 
 #: an entry's key as btparse reads it: an apostrophe or a backslash with the (ASCII)
 #: character after it is skipped wherever it stands, the key is the first name after such
@@ -63,10 +63,17 @@ def biber_key(text: str, entry: Entry) -> str | None:
     return None if m is None else m.group(1)
 
 
+def read_by_biber(text: str, entries: Sequence[Entry]) -> list[Entry]:
+    """The ``entries`` biber reads: not those after a ``%`` on their line or in an
+    ``@comment`` group, which it skips whatever they hold."""
+    skipped = set(commented_positions(text, entries, groups=True, biber=True))
+    return [entry for i, entry in enumerate(entries) if i not in skipped]
+
+
 def biber_renamed_keys(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
     """Each key of ``text`` that biber reads as another (``x'y`` as ``x``), with why."""
     found: list[tuple[Span, str]] = []
-    for entry in entries:
+    for entry in read_by_biber(text, entries):
         if ("'" in entry.key or "\\" in entry.key) and (read := biber_key(text, entry)) not in (
             None,
             entry.key,
@@ -85,7 +92,7 @@ def biber_renamed_keys(text: str, entries: Sequence[Entry]) -> list[tuple[Span, 
 def biber_rejections(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
     """Each place of ``text`` biber cannot read, with why, in order."""
     found: list[tuple[Span, str]] = []
-    for entry in entries:
+    for entry in read_by_biber(text, entries):
         if biber_key(text, entry) is not None:
             continue
         if _AFTER_KEY.match(text, entry.key_span.end):
