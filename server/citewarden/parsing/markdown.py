@@ -63,13 +63,13 @@ from citewarden.model import (
 from citewarden.parsing import is_metadata, pandoc_bibliography_format
 from citewarden.parsing.markdown_blocks import (
     block_structure,
+    scan_blocks,
     string_citations,
     unread_notes_dropped,
 )
 from citewarden.parsing.markdown_inline import (
     _SIMPLE_KEY_RE,
     _Pending,
-    _scan,
     is_quarto_crossref,
 )
 from citewarden.parsing.pandoc_syntax import PANDOC_2, PANDOC_3_9, PandocDialect
@@ -85,18 +85,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     ``nocite: '@*'``, inline ``references:``, suppressed lines and YAML problems, with exact
     spans, as the pandoc of ``dialect`` reads them.  Never raises."""
     blocks = block_structure(path, text)
-    scan = _scan(
-        text,
-        blocks.skip,
-        dialect.counted_brackets,
-        blocks.breaks,
-        blocks.paragraphs,
-        blocks.item_breaks,
-        dialect.list_comments,
-        blocks.rows,
-        blocks.breaks_since,
-        blocks.item_breaks_since,
-    )
+    scan = scan_blocks(text, blocks, dialect.counted_brackets, dialect.list_comments)
     quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []
     links: list[Link] = []
@@ -278,17 +267,7 @@ def completion_context(text: str, offset: int) -> CompletionContext | None:
         return None
     at = m.start()
     blocks = block_structure(Path(), text)
-    scan = _scan(
-        text,
-        blocks.skip,
-        False,
-        blocks.breaks,
-        blocks.paragraphs,
-        blocks.item_breaks,
-        rows=blocks.rows,
-        breaks_since=blocks.breaks_since,
-        item_breaks_since=blocks.item_breaks_since,
-    )
+    scan = scan_blocks(text, blocks)
     if at not in scan.at_signs:
         return None
     if text[at + 1 : at + 2] == "{":

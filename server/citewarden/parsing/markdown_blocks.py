@@ -40,7 +40,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citewarden.parsing.markdown_inline import Verbatim, _Pending, _scan
+from citewarden.parsing.markdown_inline import Verbatim, _Pending, _Scan, _scan
 from citewarden.parsing.yamlmeta import Metadata, read_metadata
 
 #: a code fence at a line's first character (after its containers' markers)
@@ -145,6 +145,25 @@ def block_structure(path: Path, text: str) -> Blocks:
     return _Reader(path, text).read()
 
 
+def scan_blocks(
+    text: str, blocks: Blocks, counted_brackets: bool = False, list_comments: bool = False
+) -> _Scan:
+    """The inline reading of ``text`` within the ``blocks`` the block pass found in it (see
+    :func:`~citewarden.parsing.markdown_inline._scan` for the two flags)."""
+    return _scan(
+        text,
+        blocks.skip,
+        counted_brackets,
+        blocks.breaks,
+        blocks.paragraphs,
+        blocks.item_breaks,
+        list_comments,
+        blocks.rows,
+        blocks.breaks_since,
+        blocks.item_breaks_since,
+    )
+
+
 def string_citations(value: str) -> tuple[list[tuple[str, int, int]], list[str]]:
     """The citations of a metadata string ``value``, which pandoc reads as a Markdown
     document of its own (blocks, code, math, comments, escapes as in the text; no metadata
@@ -154,17 +173,7 @@ def string_citations(value: str) -> tuple[list[tuple[str, int, int]], list[str]]
         blocks = _Reader(Path(), value, metadata=False).read()
     else:  # one line of text (no code block, no footnote, no HTML block): a paragraph
         blocks = Blocks()
-    scan = _scan(
-        value,
-        blocks.skip,
-        False,
-        blocks.breaks,
-        blocks.paragraphs,
-        blocks.item_breaks,
-        rows=blocks.rows,
-        breaks_since=blocks.breaks_since,
-        item_breaks_since=blocks.item_breaks_since,
-    )
+    scan = scan_blocks(value, blocks)
     pending = scan.pending
     if blocks.notes:
         pending = unread_notes_dropped(pending, blocks.notes, scan.note_refs)
