@@ -63,38 +63,44 @@ def biber_key(text: str, entry: Entry) -> str | None:
     return None if m is None else m.group(1)
 
 
-def read_by_biber(text: str, entries: Sequence[Entry]) -> list[Entry]:
-    """The ``entries`` biber reads: not those after a ``%`` on their line or in an
-    ``@comment`` group, which it skips whatever they hold."""
+def read_by_biber(text: str, entries: Sequence[Entry], flagged: list[int]) -> list[int]:
+    """The ``flagged`` indices of ``entries`` that biber reads: not those after a ``%`` on
+    their line or in an ``@comment`` group, which it skips whatever they hold (the comments
+    are only looked for when an entry is flagged)."""
+    if not flagged:
+        return flagged
     skipped = set(commented_positions(text, entries, groups=True, biber=True))
-    return [entry for i, entry in enumerate(entries) if i not in skipped]
+    return [i for i in flagged if i not in skipped]
 
 
 def biber_renamed_keys(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
     """Each key of ``text`` that biber reads as another (``x'y`` as ``x``), with why."""
+    renamed = {
+        i: read
+        for i, entry in enumerate(entries)
+        if ("'" in entry.key or "\\" in entry.key)
+        and (read := biber_key(text, entry)) not in (None, entry.key)
+    }
     found: list[tuple[Span, str]] = []
-    for entry in read_by_biber(text, entries):
-        if ("'" in entry.key or "\\" in entry.key) and (read := biber_key(text, entry)) not in (
-            None,
-            entry.key,
-        ):
-            found.append(
-                (
-                    entry.key_span,
-                    f"biber reads the key {quoted(entry.key)} as {quoted(read or '')}: it "
-                    "skips an apostrophe or a backslash with the character after it, so a "
-                    f"citation of {quoted(entry.key)} finds no entry",
-                )
+    for i in read_by_biber(text, entries, list(renamed)):
+        key = entries[i].key
+        found.append(
+            (
+                entries[i].key_span,
+                f"biber reads the key {quoted(key)} as {quoted(renamed[i] or '')}: it skips "
+                "an apostrophe or a backslash with the character after it, so a citation of "
+                f"{quoted(key)} finds no entry",
             )
+        )
     return found
 
 
 def biber_rejections(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
     """Each place of ``text`` biber cannot read, with why, in order."""
     found: list[tuple[Span, str]] = []
-    for entry in read_by_biber(text, entries):
-        if biber_key(text, entry) is not None:
-            continue
+    rejected = [i for i, entry in enumerate(entries) if biber_key(text, entry) is None]
+    for i in read_by_biber(text, entries, rejected):
+        entry = entries[i]
         if _AFTER_KEY.match(text, entry.key_span.end):
             why = f"biber needs a comma after the key {quoted(entry.key)} (no fields)"
         else:
