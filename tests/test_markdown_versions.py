@@ -47,6 +47,9 @@ CASES = [
     "- item <!-- a\n- item @q8 -->\n",
     "- item one\n<!-- - item two @c1\n- item three @c2 -->\n- item four @c3\n",
     "- a <!-- x\n\n- b @z5 -->\n- c @z6\n",
+    # a div fence's class word (``:::@key``) is no text, in pandoc 2 only when a fence
+    # closes the div
+    ":::@k1\nText @a.\n\n::: x\n:::@k2\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
@@ -74,6 +77,9 @@ ALIKE = [
     "10. ten\n\n        @k11\n\n    @k12\n",
     "> quote @a\n    lazy @b\n\n>\n    # lazy @c\n\n::: note\n    @d\n:::\n    @e\n\n"
     "<!-- x -->\n    @f\n\ntext\n</p>\n    @g\n",
+    # a div fence's class word is no text; a fence with more after the word is text
+    "::: @key\ntext @a\n:::\n\n:::: [@k2] ::::\ntext\n::::\n\n> :::-@k3\n> a\n> :::\n\n"
+    "::: @k4 @k5\ntext\n:::\n",
     # attribute sets, read where pandoc reads one and as text elsewhere
     '# Results {#sec-res data-note="@h1"}\n\n::: {.note title="see @d1"}\nText.\n:::\n',
     '[word]{key="@s1"} and `x`{note="@c1"} and ![img](a.png){alt="@i1"} and []{k="@e"}\n',

@@ -74,6 +74,10 @@ _PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?(?:[ \t]*\|[ \t]*:?-+:?)*(?:[ \t]*\|)?
 _GRID_TOP = re.compile(r"\+(?:[-=:]+\+)+[ \t]*$")
 _CAPTION = re.compile(r"(?::(?![!-/:-@\[-`{-~])|Table:)")
 _DIV_FENCE = re.compile(r":{3,}[ \t]*(\S?)")
+_DIV_CLOSER = re.compile(r"^[ \t>]*+:{3,}+[ \t]*+\r?$", re.M)
+#: an opening fence's class, a word alone on its line (``:::@key`` names the class
+#: ``@key``: pandoc reads it as no text)
+_DIV_WORD = re.compile(r":{3,}+[ \t]*+([^\s{]\S*+)[ \t]*+(?::++[ \t]*+)?$")
 #: a line that is a ``<div>``'s start tag (its content is Markdown: a block may start after
 #: it), or an HTML block element's end tag (a block may start after it)
 _DIV_START = re.compile(r"<div(?:\s[^<>]*)?>[ \t]*$", re.I)
@@ -139,10 +143,11 @@ class Blocks:
     rows: list[int] = field(default_factory=list)
 
 
-def block_structure(path: Path, text: str) -> Blocks:
+def block_structure(path: Path, text: str, closed_divs: bool = False) -> Blocks:
     """One pass over the lines: fenced and indented code blocks, verbatim HTML elements,
-    YAML metadata blocks."""
-    return _Reader(path, text).read()
+    YAML metadata blocks.  ``closed_divs``: a fenced div's opening fence that no fence
+    closes is text (pandoc 2)."""
+    return _Reader(path, text, closed_divs=closed_divs).read()
 
 
 def scan_blocks(
@@ -317,9 +322,13 @@ def _skip(line: str, i: int, col: int) -> tuple[int, int]:
 
 
 class _Reader:
-    def __init__(self, path: Path, text: str, metadata: bool = True) -> None:
+    def __init__(
+        self, path: Path, text: str, metadata: bool = True, closed_divs: bool = False
+    ) -> None:
         self.path = path
         self.text = text
+        #: an opening div fence that no fence closes is text (pandoc 2)
+        self.closed_divs = closed_divs
         #: a YAML metadata block may be read (not in a metadata string)
         self.metadata = metadata
         self.out = Blocks()
@@ -347,6 +356,9 @@ class _Reader:
         self.lines = False
         #: how many fenced divs are open
         self.divs = 0
+        #: the next line of colons alone at or after the last offset asked about (past
+        #: the text's end: none)
+        self.div_closer = -1
         #: no HTML comment ends at or after this offset
         self.no_comment_end = len(text) + 1
         #: the start of the line being read
@@ -457,6 +469,16 @@ class _Reader:
         if closers is None:
             closers = self.closers[char] = _Closers(self.text, char)
         return closers.find(next_pos, len(fence.group(1)))
+
+    def _div_closed(self, offset: int) -> bool:
+        """A fence of colons alone on a line at or after ``offset`` may close a div opened
+        before it (always so unless :attr:`closed_divs`)."""
+        if not self.closed_divs:
+            return True
+        if self.div_closer < offset:
+            m = _DIV_CLOSER.search(self.text, offset)
+            self.div_closer = len(self.text) + 1 if m is None else m.start()
+        return self.div_closer <= len(self.text)
 
     def _ends_item(self, pos: int, end: int) -> bool:
         """A line after the one at ``pos`` and before ``end`` starts a list item that ends
@@ -706,6 +728,8 @@ class _Reader:
                 div = _DIV_FENCE.match(line, j)
                 if div is not None and (ok if div.group(1) else self.divs):
                     self.divs += 1 if div.group(1) else -1
+                    if _DIV_WORD.match(line, j) is not None and self._div_closed(next_pos):
+                        self.out.skip.append((pos + j, line_end))  # its class: no text
                     self._after_block()
                     self.yaml = False
                     return next_pos

@@ -108,6 +108,9 @@ class PandocDialect:
     #: whole with the line it opens on: 2.17 and 3.6.1 checked; 3.8 not run); pandoc 3.9
     #: ends it at the next item, where its ``<!--`` is text
     list_comments: bool = False
+    #: Markdown: a fenced div's opening fence that no fence closes is text (pandoc 2;
+    #: pandoc 3 reads it as a div's, its class word not as text)
+    closed_divs: bool = False
     #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
     #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
     csl_items_object: bool = True
@@ -123,6 +126,7 @@ PANDOC_2 = PandocDialect(
     braced_comments=False,
     bare_suppress_author=False,
     list_comments=True,
+    closed_divs=True,
     csl_items_object=False,
     csl_yaml_bare_list=False,
 )
