@@ -8,11 +8,14 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from checking import check
+from citewarden.checks import defined
 from citewarden.model import Code
+from citewarden.parsing import bib_comments
 from citewarden.parsing.biber_syntax import (
     biber_key,
     biber_rejections,
@@ -158,3 +161,28 @@ def test_entries_biber_skips_are_not_checked_as_biber_reads_them() -> None:
     assert {e.key for e in entries} >= {"a", "d'A", "x", "y'z", "b"}
     assert biber_rejections(text, entries) == []
     assert biber_renamed_keys(text, entries) == []
+
+
+@pytest.mark.parametrize(
+    "flagged", ["@misc{x'y, title={X}}\n", "@misc{x'y, title={X}}\n@index{i}\n"]
+)
+def test_biber_checks_find_the_skipped_text_once_a_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flagged: str
+) -> None:
+    """The keys biber renames or rejects are looked up among the entries it skips with the
+    answer the defined keys are read with: the text biber skips is found once per version
+    of the file (twice or three times before: once more by each check of the keys)."""
+    (tmp_path / "main.tex").write_text(MAIN % "biber", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(GOOD + "% a note\n" + flagged, encoding="utf-8")
+    calls = 0
+    skipped_regions = bib_comments.skipped_regions
+
+    def counting(*args: Any, **kwargs: Any) -> list[tuple[int, int, bool]]:
+        nonlocal calls
+        calls += 1
+        return skipped_regions(*args, **kwargs)
+
+    monkeypatch.setattr(bib_comments, "skipped_regions", counting)
+    monkeypatch.setattr(defined, "skipped_regions", counting)
+    assert _syntax_findings(tmp_path) != []
+    assert calls == 1

@@ -6,10 +6,12 @@ as another (``x'y`` as ``x``) is one too: its citations find no entry."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
+from citewarden.checks.defined import commented_entries
 from citewarden.model import Code, DocumentKind, Finding, Location, ParsedBibliography
 from citewarden.parsing.biber_syntax import biber_rejections, biber_renamed_keys
 
@@ -32,19 +34,22 @@ def biber_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[F
 
 def _findings(ws: Workspace, path: Path, bib: ParsedBibliography) -> list[Finding]:
     text = ws.text(path) or ""
+    index = ws.bib_index(path)
+    # the entries biber reads as comments: the answer the defined keys are read with
+    commented = None if index is None else partial(commented_entries, ws, path, index, True)
     rejected = [
         Finding(
             Code.BIB_SYNTAX,
             Location(path, span),
             f"{why}: a syntax error for biber, which then reads no entry of this file",
         )
-        for span, why in biber_rejections(text, bib.entries)
+        for span, why in biber_rejections(text, bib.entries, commented)
     ]
     if rejected or "'" not in text:
         return rejected
     return [
         Finding(Code.BIB_SYNTAX, Location(path, span), why)
-        for span, why in biber_renamed_keys(text, bib.entries)
+        for span, why in biber_renamed_keys(text, bib.entries, commented)
     ]
 
 

@@ -28,7 +28,7 @@ every entry.  Found by running biber 2 on each case:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from citewarden.model import Entry, Span, quoted
 from citewarden.parsing.bib_comments import BIBER_BREAK, commented_positions
@@ -63,18 +63,31 @@ def biber_key(text: str, entry: Entry) -> str | None:
     return None if m is None else m.group(1)
 
 
-def read_by_biber(text: str, entries: Sequence[Entry], flagged: list[int]) -> list[int]:
+#: the positions of the entries biber reads as comments, asked for when needed (the
+#: caller's answer, kept per version of the file)
+Commented = Callable[[], Sequence[int]]
+
+
+def read_by_biber(
+    text: str, entries: Sequence[Entry], flagged: list[int], commented: Commented | None = None
+) -> list[int]:
     """The ``flagged`` indices of ``entries`` that biber reads: not those after a ``%`` on
     their line or in an ``@comment`` group, which it skips whatever they hold (the comments
-    are only looked for when an entry is flagged)."""
+    are only looked for when an entry is flagged: ``commented()``, else found here)."""
     if not flagged:
         return flagged
-    skipped = set(commented_positions(text, entries, groups=True, biber=True))
+    if commented is None:
+        skipped = set(commented_positions(text, entries, groups=True, biber=True))
+    else:
+        skipped = set(commented())
     return [i for i in flagged if i not in skipped]
 
 
-def biber_renamed_keys(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
-    """Each key of ``text`` that biber reads as another (``x'y`` as ``x``), with why."""
+def biber_renamed_keys(
+    text: str, entries: Sequence[Entry], commented: Commented | None = None
+) -> list[tuple[Span, str]]:
+    """Each key of ``text`` that biber reads as another (``x'y`` as ``x``), with why
+    (``commented`` as for :func:`read_by_biber`)."""
     renamed = {
         i: read
         for i, entry in enumerate(entries)
@@ -82,7 +95,7 @@ def biber_renamed_keys(text: str, entries: Sequence[Entry]) -> list[tuple[Span, 
         and (read := biber_key(text, entry)) not in (None, entry.key)
     }
     found: list[tuple[Span, str]] = []
-    for i in read_by_biber(text, entries, list(renamed)):
+    for i in read_by_biber(text, entries, list(renamed), commented):
         key = entries[i].key
         found.append(
             (
@@ -95,11 +108,14 @@ def biber_renamed_keys(text: str, entries: Sequence[Entry]) -> list[tuple[Span, 
     return found
 
 
-def biber_rejections(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
-    """Each place of ``text`` biber cannot read, with why, in order."""
+def biber_rejections(
+    text: str, entries: Sequence[Entry], commented: Commented | None = None
+) -> list[tuple[Span, str]]:
+    """Each place of ``text`` biber cannot read, with why, in order (``commented`` as for
+    :func:`read_by_biber`)."""
     found: list[tuple[Span, str]] = []
     rejected = [i for i, entry in enumerate(entries) if biber_key(text, entry) is None]
-    for i in read_by_biber(text, entries, rejected):
+    for i in read_by_biber(text, entries, rejected, commented):
         entry = entries[i]
         if _AFTER_KEY.match(text, entry.key_span.end):
             why = f"biber needs a comma after the key {quoted(entry.key)} (no fields)"
