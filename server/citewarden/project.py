@@ -185,6 +185,11 @@ class Workspace(ProjectQueries):
         self._norm_cache: dict[Path | str, Path] = {}
         #: the last candidate of a link resolution that is there but could not be read
         self._refused: OSError | None = None
+        #: path -> (device, inode) of the file it named when last read, and each such file
+        #: -> the paths read as it (a symbolic or hard link and its target): what the
+        #: file system says, shared with forks (values are replaced, never changed)
+        self._file_ids: dict[Path, tuple[int, int]] = {}
+        self._names: dict[tuple[int, int], tuple[Path, ...]] = {}
 
     # ---- file set ---------------------------------------------------------------------
 
@@ -317,6 +322,7 @@ class Workspace(ProjectQueries):
             self._resize_buffer(p, before, text, unchanged)
             hint = self._edit_hints.pop(p, None)
             if before is None:  # the text read from disk until now
+                self._note_name(p)
                 disk = self._disk.get(p)
                 before = disk[0] if isinstance(disk, tuple) else None
                 if isinstance(disk, tuple):
@@ -328,7 +334,7 @@ class Workspace(ProjectQueries):
                     unchanged = (min(unchanged[0], hint[1]), min(unchanged[1], hint[2]))
                 self._edit_hints[p] = (base, *unchanged)
             self._overlay[p] = text
-            self._dirty.add(p)
+            self._dirty.update(self.names(p))  # the file's other names read the buffer
             if not was_over and self._over_cap(p, text) is not None:
                 self._projects = None  # not read (:meth:`_read`): the links to it are broken
             # the disk version is read again when the buffer closes; until then it is
@@ -379,22 +385,71 @@ class Workspace(ProjectQueries):
         self._buffer_sizes.pop(p, None)
         self._disk_problems.pop(p, None)
         if self._overlay.pop(p, None) is not None:
-            self._disk.pop(p, None)
+            for name in self.names(p):  # another name of the file read the buffer until now
+                self._disk.pop(name, None)
             self._projects = None
             if isinstance(self._read(p), OSError):  # not on disk: its parse goes too
                 self._states.pop(p, None)
 
     def disk_changed_under_buffer(self, path: Path | str) -> None:
         """The file under an editor buffer changed on disk (saved, say): its decoding
-        problems are read again; the buffer's text stays what the editor holds."""
-        self._disk_problems.pop(self._norm(path), None)
+        problems are read again; the buffer's text stays what the editor holds (under
+        each of the file's names, :meth:`names`)."""
+        for name in self.names(self._norm(path)):
+            self._disk_problems.pop(name, None)
 
     def invalidate(self, path: Path | str) -> None:
-        """The file changed (or appeared, or vanished) on disk."""
+        """The file changed (or appeared, or vanished) on disk: under each of its names
+        (:meth:`names`, a link's target changed is the link's change too)."""
         p = self._norm(path)
-        self._disk.pop(p, None)
-        self._disk_problems.pop(p, None)
+        before = self.names(p)
+        self._note_name(p)
+        for name in dict.fromkeys((*before, *self.names(p))):
+            self._disk.pop(name, None)
+            self._disk_problems.pop(name, None)
         self._projects = None
+
+    def names(self, path: Path) -> tuple[Path, ...]:
+        """Every path the workspace read the file ``path`` names as (``path`` first): a
+        symbolic link and its target, hard links (by device and inode, as last read)."""
+        file_id = self._file_ids.get(path)
+        names = self._names.get(file_id) if file_id is not None else None
+        if not names or len(names) == 1:
+            return (path,)
+        return (path, *(n for n in names if n != path))
+
+    def _note_name(self, path: Path) -> None:
+        """Record which file ``path`` names now (see :meth:`names`)."""
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            file_id = None
+        else:
+            file_id = (st.st_dev, st.st_ino)
+        if self._file_ids.get(path) == file_id:
+            return
+        self._drop_name(path)
+        if file_id is not None:
+            self._file_ids[path] = file_id
+            self._names[file_id] = (*self._names.get(file_id, ()), path)
+
+    def _drop_name(self, path: Path) -> None:
+        """``path`` names no file known any more (see :meth:`names`)."""
+        file_id = self._file_ids.pop(path, None)
+        if file_id is None:
+            return
+        rest = tuple(n for n in self._names.get(file_id, ()) if n != path)
+        if rest:
+            self._names[file_id] = rest
+        else:
+            self._names.pop(file_id, None)
+
+    def _buffer_named_otherwise(self, path: Path) -> Path | None:
+        """The editor buffer of the file ``path`` names, open under another of its names."""
+        for name in self.names(path)[1:]:
+            if name in self._overlay:
+                return name
+        return None
 
     def remove(self, path: Path | str) -> None:
         """Forget a file entirely (deleted from the workspace)."""
@@ -407,6 +462,7 @@ class Workspace(ProjectQueries):
         self._disk_problems.pop(p, None)
         self._states.pop(p, None)
         self._projects = None
+        self._drop_name(p)
 
     # ---- reading and parsing ------------------------------------------------------------
 
@@ -420,8 +476,16 @@ class Workspace(ProjectQueries):
             if size is not None:
                 return too_large(path, size, self.settings.max_file_bytes)
             return text, self._buffer_problems(path, text)
+        if self._overlay:
+            shared = self._buffer_named_otherwise(path)
+            if shared is not None:  # both names of one file read the same text
+                return self._read(shared)
         cached = self._disk.get(path)
         if cached is None:
+            self._note_name(path)
+            shared = self._buffer_named_otherwise(path) if self._overlay else None
+            if shared is not None:
+                return self._read(shared)
             try:
                 reader = self._reader or self._read_disk
                 text, problems = reader(path)

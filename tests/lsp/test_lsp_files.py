@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lsp_editor import wait_for
 from lsprotocol import types
@@ -247,3 +249,47 @@ async def test_an_open_bibliography_keeps_the_decoding_problems_of_its_file(star
         )
     )
     await wait_for(lambda: Code.FILE_ENCODING.value in codes(h, "refs.bib"))
+
+
+LINKED = r"""
+--- main.tex
+\documentclass{article}
+\begin{document}\cite{a,b}\bibliography{link}\end{document}
+--- paper.md
+---
+bibliography: lib/refs.bib
+---
+As @a and @c say.
+--- lib/refs.bib
+@book{a, title={A}}
+"""
+
+
+async def test_both_names_of_a_linked_bibliography_stay_in_step(
+    start: Start, tmp_path: Path
+) -> None:
+    """A project reads the bibliography through a symbolic link, another by its own name:
+    an edit, a close and a change on disk under either name count for both."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "link.bib").symlink_to(Path("lib", "refs.bib"))
+    h = await start(files=LINKED)
+    await wait_for(lambda: codes(h, "main.tex") == [Code.DANGLING.value])
+    await wait_for(lambda: codes(h, "paper.md") == [Code.DANGLING.value])
+    # the buffer of the file's own name: the project reading it through the link sees it
+    h.editor.open("lib/refs.bib")
+    h.editor.replace("lib/refs.bib", "@book{a", "@book{b, title={B}}\n@book{a")
+    await wait_for(lambda: codes(h, "main.tex") == [])
+    h.editor.close("lib/refs.bib")
+    await wait_for(lambda: codes(h, "main.tex") == [Code.DANGLING.value])
+    # the buffer of the link: the project naming the file itself sees it
+    h.editor.open("link.bib")
+    h.editor.replace("link.bib", "@book{a", "@book{c, title={C}}\n@book{a")
+    await wait_for(lambda: codes(h, "paper.md") == [])
+    h.editor.close("link.bib")
+    await wait_for(lambda: codes(h, "paper.md") == [Code.DANGLING.value])
+    # a change on disk reported under the file's own name reaches the link's readers
+    (h.root / "lib" / "refs.bib").write_text(
+        "@book{a, title={A}}\n@book{b, title={B}}\n", encoding="utf-8"
+    )
+    changed(h, "lib/refs.bib", types.FileChangeType.Changed)
+    await wait_for(lambda: codes(h, "main.tex") == [])

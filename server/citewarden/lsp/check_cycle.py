@@ -132,8 +132,10 @@ class CheckCycle:
         self._thread.shutdown(wait=False, cancel_futures=True)
 
     def mark_dirty(self, paths: Iterable[Path]) -> None:
-        """The text of ``paths`` may have changed (lane only)."""
-        self._dirty.update(paths)
+        """The text of ``paths`` may have changed, under each of their names (lane only)."""
+        work = self.model()
+        for path in paths:
+            self._dirty.update(work.names(path) if work is not None else (path,))
 
     # -- one check ----------------------------------------------------------------------
     def check(
@@ -164,7 +166,7 @@ class CheckCycle:
                     if before is not None:
                         edits[path] = (before, *edited)
             work.set_text(path, text, unchanged=edited)
-            dirty.add(path)
+            dirty.update(work.names(path))  # a link to the file reads the buffer too
             if version is not None:
                 indexed[path] = version
         started = time.perf_counter()
