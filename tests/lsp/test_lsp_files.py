@@ -293,3 +293,47 @@ async def test_both_names_of_a_linked_bibliography_stay_in_step(
     )
     changed(h, "lib/refs.bib", types.FileChangeType.Changed)
     await wait_for(lambda: codes(h, "main.tex") == [])
+
+
+def folders_event(
+    h: Harness, added: list[types.WorkspaceFolder], removed: list[types.WorkspaceFolder]
+) -> None:
+    h.client.workspace_did_change_workspace_folders(
+        types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(added=added, removed=removed)
+        )
+    )
+
+
+def folder_with_ghost(h: Harness, name: str) -> tuple[types.WorkspaceFolder, str]:
+    """A folder beside the workspace holding a document that cites an undefined key."""
+    other = h.root.parent / name
+    other.mkdir()
+    (other / "notes.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{ghost}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    return types.WorkspaceFolder(uri=other.as_uri(), name=name), (other / "notes.tex").as_uri()
+
+
+async def test_a_folder_added_twice_stays_until_removed_twice(start: Start) -> None:
+    """Each addition of a folder counts: removed once of twice, it is still open."""
+    h = await start()
+    folder, uri = folder_with_ghost(h, "other")
+    folders_event(h, [folder], [])
+    folders_event(h, [folder], [])
+    await wait_for(lambda: h.client.diagnostics.get(uri))
+    folders_event(h, [], [folder])
+    # a third folder's diagnostics come after the removal has been handled
+    third, third_uri = folder_with_ghost(h, "third")
+    folders_event(h, [third], [])
+    await wait_for(lambda: h.client.diagnostics.get(third_uri))
+    assert [d.code for d in h.client.diagnostics[uri]] == [Code.DANGLING.value]
+    assert all(p.diagnostics for p in h.published if p.uri == uri)
+    folders_event(h, [], [folder])
+    await wait_for(lambda: not h.client.diagnostics.get(uri))
+    # removed and added again in one event: still open
+    folders_event(h, [third], [third])
+    folders_event(h, [folder], [])
+    await wait_for(lambda: h.client.diagnostics.get(uri))
+    assert [d.code for d in h.client.diagnostics[third_uri]] == [Code.DANGLING.value]

@@ -170,12 +170,19 @@ class DocumentSync:
         return doc is not None and self.checked.get(path) == doc.serial
 
     async def folders_changed(self, added: list[str], removed: list[str]) -> None:
-        """Workspace folders added (indexed now) or removed (their files forgotten)."""
-        gone = [p for p in (path_of(u) for u in removed) if p is not None]
-        new = [p for p in (path_of(u) for u in added) if p is not None]
-        self.session.roots = [r for r in self.session.roots if r not in gone] + [
-            r for r in new if r not in self.session.roots
-        ]
+        """Workspace folders added (indexed now) or removed (their files forgotten).  Each
+        addition counts: a folder added twice is removed by its second removal."""
+        opens = self.session.root_opens
+        before = set(opens)
+        opens.update(p for p in map(path_of, added) if p is not None)
+        opens.subtract(p for p in map(path_of, removed) if p is not None and p in opens)
+        for folder in [f for f, n in opens.items() if n <= 0]:
+            del opens[folder]
+        gone = [r for r in self.session.roots if r not in opens]
+        new = [r for r in opens if r not in before]
+        self.session.roots = [r for r in self.session.roots if r in opens] + new
+        if not gone and not new:
+            return
         self.session.roots_to_config()
         # the first folder's settings file may be another
         await self.session.settings_changed(None)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -78,6 +79,9 @@ class Session:
             encoding_of(None), self.settings, self.index_of, self.uri_for, self.text_version
         )
         self.roots: list[Path] = []
+        #: How many times each root is open: a folder the client added twice is a root
+        #: until it is removed twice (see :meth:`DocumentSync.folders_changed`).
+        self.root_opens: Counter[Path] = Counter()
         #: The policy step every finding goes through (rebuilt with settings and roots).
         self.policy = Policy(self.settings, self.roots)
         #: Checks since the last full garbage collection (see :mod:`citewarden.lsp.memory`).
@@ -129,7 +133,8 @@ class Session:
             roots = [path_of(params.root_uri)]
         elif not roots and params.root_path:
             roots = [Path(params.root_path)]
-        self.roots = [r for r in roots if r is not None]
+        self.root_opens = Counter(r for r in roots if r is not None)
+        self.roots = list(self.root_opens)
         self.roots_to_config()
         options = params.initialization_options
         self.config.init_options = section_of(options)
