@@ -50,6 +50,9 @@ CASES = [
     # a div fence's class word (``:::@key``) is no text, in pandoc 2 only when a fence
     # closes the div
     ":::@k1\nText @a.\n\n::: x\n:::@k2\n",
+    # "[^a b]:", a label with white space after "^", is a link reference definition's in
+    # pandoc 3, a paragraph's text in pandoc 2
+    "Text [^x y] more.\n\n[^x y]: note @a\n    @b more\n\n> [^x y]:\n>   u @c\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
@@ -77,6 +80,11 @@ ALIKE = [
     "10. ten\n\n        @k11\n\n    @k12\n",
     "> quote @a\n    lazy @b\n\n>\n    # lazy @c\n\n::: note\n    @d\n:::\n    @e\n\n"
     "<!-- x -->\n    @f\n\ntext\n</p>\n    @g\n",
+    # a link reference definition: its label and destination are no text, its
+    # destination and title may start on the next line; a label that is a citation
+    # group, more text after the title, or a line in a paragraph make a paragraph's text
+    "[x; @k1]: u\n\n[@k2; x]:\n  u @k3\n\n[a]: u\n  'title @k4'\n\n[x @k5]: u\n    @k6\n\n"
+    'para\n[a]: u @k7\n\n> [a]: u @k8\n\n[a]: u "t" @k9\n\n[x [@k10]]: u @k11\n',
     # a div fence's class word is no text; a fence with more after the word is text
     "::: @key\ntext @a\n:::\n\n:::: [@k2] ::::\ntext\n::::\n\n> :::-@k3\n> a\n> :::\n\n"
     "::: @k4 @k5\ntext\n:::\n",

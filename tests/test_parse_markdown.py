@@ -102,7 +102,7 @@ CITATION_CASES = {
     ),
     "inline note": "Text^[see @⟦a⟧, p. 3].",
     "empty brackets and notes before a link, a label or a code block": (
-        "^[]^[][](see @k) ^[]^[]: @⟦m⟧\n[]: @n\n^[][@⟦a⟧; @⟦b⟧]^[] [^[]@e] ^[^[]@⟦d⟧]^[]\n"
+        "^[]^[][](see @k) ^[]^[]: @⟦m⟧\n[]: @⟦n⟧\n^[][@⟦a⟧; @⟦b⟧]^[] [^[]@e] ^[^[]@⟦d⟧]^[]\n"
         "```\n@f\n```\n^[]^[]\n\n    @g\n"
     ),
     "CRLF": "[@⟦a⟧;\r\n @⟦b⟧]\r\n\r\n```\r\n@c\r\n```\r\n@⟦d⟧\r\n",
@@ -115,7 +115,7 @@ CITATION_CASES = {
     "Quarto shortcodes": "{{< video https://x.org/@chan >}} {{< meta title >}} @⟦k⟧",
     "example lists": "(@good) An example.\n(@) Another.\n\nAs (@good) shows, (@⟦other⟧) is a key.",
     "a bare reference to an example label": "(@good) An example.\n\nAs @good shows, @⟦k⟧.",
-    "footnote definitions are text": "See.[^1]\n\n[^1]: See @⟦a⟧ and [@⟦b⟧].\n[x]: http://y/@c",
+    "footnote definitions are text": "See.[^1]\n\n[^1]: See @⟦a⟧ and [@⟦b⟧].\n[x]: http://y/@⟦c⟧",
     "TeX math": "$@a$ and $$@b$$ and $$\n@c\n$$ but $ @⟦d⟧$ and $5 or @⟦e⟧ $6",
     "raw HTML attributes": "<span title=\"@a\" data-x='@b'>@⟦c⟧</span> <br/> a < b @⟦d⟧",
     "verbatim HTML blocks": (

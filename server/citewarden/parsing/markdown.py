@@ -84,7 +84,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     """Summarise one Markdown file: citations (text and YAML ``nocite``), bibliography links,
     ``nocite: '@*'``, inline ``references:``, suppressed lines and YAML problems, with exact
     spans, as the pandoc of ``dialect`` reads them.  Never raises."""
-    blocks = block_structure(path, text, dialect.closed_divs)
+    blocks = block_structure(path, text, dialect)
     scan = scan_blocks(text, blocks, dialect.counted_brackets, dialect.list_comments)
     quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []
@@ -201,16 +201,21 @@ _LIST_ITEM = re.compile(r"^[ \t>]*(?:[-+*]|[0-9#]+[.)]|\(?[A-Za-z]{1,4}[.)])[ \t
 
 #: a div fence with a class word (pandoc 2 reads it as text when no fence closes it)
 _DIV_WORD_LINE = re.compile(r"^[ \t>]*+:{3,}+[ \t]*+[^\s{:]", re.M)
+#: a bracket ``[^...]:`` with white space in it (pandoc 3 alone reads a link reference
+#: definition's label)
+_CARET_LABEL = re.compile(r"\[\^[^\]\s]*+[ \t\r\f\v][^\]\n]*+\]:")
 
 
 def reads_alike(text: str) -> bool:
     """Every pandoc version reads the citations and bibliography names of ``text`` alike
     (no ``-@key``, no braced key, no ``.ris``, ``.BIB`` ..., no HTML comment with a list
-    item, no div fence with a class word): no need to read it again for another
+    item, no div fence with a class word, no ``[^a b]:``): no need to read it again for another
     :class:`PandocDialect`."""
     if "<!--" in text and _LIST_ITEM.search(text) is not None:
         return False
     if ":::" in text and _DIV_WORD_LINE.search(text) is not None:
+        return False
+    if "[^" in text and _CARET_LABEL.search(text) is not None:
         return False
     return _DIALECT_SENSITIVE.search(text) is None
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewarden.parsing.markdown_inline import Verbatim, _Pending, _Scan, _scan
+from citewarden.parsing.pandoc_syntax import PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import Metadata, read_metadata
 
 #: a code fence at a line's first character (after its containers' markers)
@@ -91,7 +92,24 @@ _BLOCK_END = re.compile(
 #: a line starting with a list item's marker: its indentation
 _ITEM_LINE = re.compile(r"^([ \t]*)(?:[-+*]|[0-9]{1,9}[.)]|#[.)]|\(?[A-Za-z][.)])[ \t]", re.M)
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
-_REFERENCE = re.compile(r"\[(?!\^)[^\]\n]+\]:[ \t]*\S")
+_REF_SPNL = r"[ \t]*+(?:\r?\n[ \t]*+)?+"
+_REF_TITLE = r"(?:\"[^\"\n]*+\"|'[^'\n]*+'|\([^()\n]*+\))"
+_REF_WORD = r"(?!" + _REF_TITLE + r")\S++"
+#: what follows a link reference definition's ``[label]:``: its destination (``<...>``, or
+#: words on one line), a title (``"..."``, ``'...'``, ``(...)``), each may start on the next
+#: line, and nothing else up to the end of the line (else the line is a paragraph's)
+_REFERENCE_TAIL = re.compile(
+    _REF_SPNL
+    + r"(?!\[)(?:<[^<>\n]*+>|"
+    + _REF_WORD
+    + r"(?:[ \t]++"
+    + _REF_WORD
+    + r")*+)?+(?:"
+    + _REF_SPNL
+    + _REF_TITLE
+    + r")?+[ \t]*+(?=\r?\n|\Z)"
+)
+_LABEL_TOKENS = re.compile(r"\\.|[\[\]]")
 
 
 @dataclass(slots=True)
@@ -143,11 +161,11 @@ class Blocks:
     rows: list[int] = field(default_factory=list)
 
 
-def block_structure(path: Path, text: str, closed_divs: bool = False) -> Blocks:
+def block_structure(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -> Blocks:
     """One pass over the lines: fenced and indented code blocks, verbatim HTML elements,
-    YAML metadata blocks.  ``closed_divs``: a fenced div's opening fence that no fence
-    closes is text (pandoc 2)."""
-    return _Reader(path, text, closed_divs=closed_divs).read()
+    YAML metadata blocks, link reference definitions, as the pandoc of ``dialect`` reads
+    them."""
+    return _Reader(path, text, dialect=dialect).read()
 
 
 def scan_blocks(
@@ -323,12 +341,11 @@ def _skip(line: str, i: int, col: int) -> tuple[int, int]:
 
 class _Reader:
     def __init__(
-        self, path: Path, text: str, metadata: bool = True, closed_divs: bool = False
+        self, path: Path, text: str, metadata: bool = True, dialect: PandocDialect = PANDOC_3_9
     ) -> None:
         self.path = path
         self.text = text
-        #: an opening div fence that no fence closes is text (pandoc 2)
-        self.closed_divs = closed_divs
+        self.dialect = dialect
         #: a YAML metadata block may be read (not in a metadata string)
         self.metadata = metadata
         self.out = Blocks()
@@ -470,10 +487,29 @@ class _Reader:
             closers = self.closers[char] = _Closers(self.text, char)
         return closers.find(next_pos, len(fence.group(1)))
 
+    def _reference_end(self, line: str, j: int, pos: int) -> int:
+        """The end of the link reference definition ``[label]: ...`` whose ``[`` is
+        ``line[j]`` (the line starting at ``pos``), or -1 when it is none: its label is no
+        citation group (``[see @a]: u`` is a paragraph) nor a note's marker (``[^a]:``;
+        with white space, ``[^a b]:``, a label in pandoc 3), and nothing but a destination
+        and a title follows it."""
+        close = _label_close(line, j)
+        if close < 0 or not line.startswith(":", close + 1):
+            return -1
+        label = line[j : close + 1]
+        if label.startswith("[^") and not (
+            self.dialect.caret_references and any(c.isspace() for c in label)
+        ):
+            return -1
+        tail = _REFERENCE_TAIL.match(self.text, pos + close + 2)
+        if tail is None or _cites_as_group(label):
+            return -1
+        return tail.end()
+
     def _div_closed(self, offset: int) -> bool:
         """A fence of colons alone on a line at or after ``offset`` may close a div opened
-        before it (always so unless :attr:`closed_divs`)."""
-        if not self.closed_divs:
+        before it (always so unless the dialect's ``closed_divs``)."""
+        if not self.dialect.closed_divs:
             return True
         if self.div_closer < offset:
             m = _DIV_CLOSER.search(self.text, offset)
@@ -710,11 +746,17 @@ class _Reader:
                     if line[i] == " ":
                         i, col = i + 1, col + 1
                 continue
+            if ok and ch == "[":
+                reference_end = self._reference_end(line, j, pos)
+                if reference_end >= 0:  # neither its label nor its destination is text
+                    self.out.skip.append((pos + j, reference_end))
+                    self._after_block()
+                    self.yaml = False
+                    return _line_start_after(text, reference_end)
             if ok and (
                 (rel == 0 and _ATX.match(line, j))
                 or _is_rule(line, j)
                 or _GRID_TOP.match(line, j)
-                or _REFERENCE.match(line, j)
                 or _DIV_START.match(line, j)
             ):
                 self._after_block()
@@ -812,6 +854,32 @@ class _Reader:
             self.para_start = pos
         self.pipe = self.para_first and "|" in line
         return next_pos
+
+
+def _label_close(line: str, j: int) -> int:
+    """``line[j] == "["``: the index of the ``]`` that balances it (escapes passed over),
+    -1 when none does."""
+    depth = 0
+    for m in _LABEL_TOKENS.finditer(line, j):
+        c = m.group()
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return m.start()
+    return -1
+
+
+def _cites_as_group(label: str) -> bool:
+    """The bracket ``label`` is a citation group as pandoc reads it alone."""
+    if "@" not in label:
+        return False
+    whole = (0, len(label))
+    return any(
+        p.group is not None and (p.group.start, p.group.end) == whole
+        for p in _scan(label, []).pending
+    )
 
 
 def _add(

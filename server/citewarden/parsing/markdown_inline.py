@@ -284,7 +284,7 @@ def _scan(
                     and not marks.space_in(open_at + 2, start)
                 ):  # a footnote reference, ``[^label]``
                     out.note_refs.append((text[open_at + 2 : start], open_at))
-                if first_index == len(pending) and text[pos : pos + 1] not in ("(", ":"):
+                if first_index == len(pending) and text[pos : pos + 1] != "(":
                     if stack:  # nothing cited inside, no link after: plain text (``^[x]``)
                         stack[-1].take(bracket, marks)
                     pos = attributes.end(pos, par.start(pos))  # a span's
@@ -1047,14 +1047,6 @@ def _close_group(
     if nxt == "(":  # link destination: not read as text
         end = _close_parens(text, after)
         return (end if end > 0 else after), None
-    if (
-        nxt == ":"
-        and text[open_at + 1 : open_at + 2] not in ("@", "^")
-        and _starts_line(text, open_at)
-    ):
-        # a link reference definition "[label]: url": the url is not read as text
-        end = text.find("\n", after)
-        return (len(text) if end < 0 else end), None
     if not bracket.members or nxt in ("[", "{") or text[open_at - 1 : open_at] == "^":
         return after, None
     if text[open_at + 1 : open_at + 2] == "^" and not marks.space_in(open_at + 2, close_at):
@@ -1201,12 +1193,6 @@ def _after_in_text(text: str, open_at: int, last: _Pending | None) -> bool:
 _MAX_DESTINATION = 2_000
 _PAREN_TOKENS = re.compile(r"\\[\s\S]|[()]")
 _SIMPLE_DESTINATION = re.compile(r"\((?:[^()\\\n]|\\.)*\)")
-
-
-def _starts_line(text: str, i: int) -> bool:
-    """Only up to three spaces stand between the start of the line and ``i``."""
-    line_start = text.rfind("\n", 0, i) + 1
-    return i - line_start <= 3 and not text[line_start:i].strip(" ")
 
 
 def _close_parens(text: str, i: int) -> int:

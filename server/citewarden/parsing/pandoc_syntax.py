@@ -111,6 +111,10 @@ class PandocDialect:
     #: Markdown: a fenced div's opening fence that no fence closes is text (pandoc 2;
     #: pandoc 3 reads it as a div's, its class word not as text)
     closed_divs: bool = False
+    #: Markdown: ``[^a b]: url``, a label with white space after ``^`` (no note's marker),
+    #: is a link reference definition (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 reads
+    #: no label starting with ``^`` as one (2.17: the line is a paragraph's)
+    caret_references: bool = True
     #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
     #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
     csl_items_object: bool = True
@@ -127,6 +131,7 @@ PANDOC_2 = PandocDialect(
     bare_suppress_author=False,
     list_comments=True,
     closed_divs=True,
+    caret_references=False,
     csl_items_object=False,
     csl_yaml_bare_list=False,
 )
