@@ -176,3 +176,63 @@ async def test_rename_writes_an_id_of_a_csl_yaml_bibliography_as_yaml_reads_it(
     assert '- id: "x:y"\n' in h.editor.text("refs.yaml")
     assert "As @true and @x:y show." in h.editor.text(name)
     await wait_for(lambda: h.codes(name) == [] and h.codes("refs.yaml") == [])
+
+
+PANDOC_ONLY = """--- paper.md
+---
+bibliography: refs.bib
+---
+
+As @smith2020 shows.
+--- refs.bib
+@misc{⟦k|smith2020⟧, title={A}, author={X}, year={2000}}
+"""
+
+
+async def rename_in_paper(h: Harness, new_name: str) -> types.WorkspaceEdit | None:
+    uri = h.editor.open("paper.md")
+    return await h.client.text_document_rename_async(
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=h.editor.position("paper.md", h.editor.find("paper.md", "@smith", within=1)),
+            new_name=new_name,
+        )
+    )
+
+
+@pytest.mark.parametrize(("new_name", "why"), [("smith~2020", "'~' in a key"), ("a{b", "'{'")])
+async def test_a_pandoc_project_refuses_a_key_in_pandocs_words(
+    start: Start, new_name: str, why: str
+) -> None:
+    """A Markdown project's refusal names pandoc, which reads its BibTeX bibliography, not
+    LaTeX, which reads nothing of it; a name from outside is shown on one line."""
+    h = await start(files=PANDOC_ONLY)
+    with pytest.raises(Exception, match="not a valid citation key") as refused:
+        await rename_in_paper(h, new_name)
+    message = str(refused.value)
+    assert "pandoc cannot read it in a BibTeX bibliography" in message and why in message
+    assert "LaTeX" not in message and "BibTeX does not take" not in message
+    with pytest.raises(Exception, match=r"'smith\\u202e2020' is not") as shown:
+        await rename_in_paper(h, "smith\u202e2020")
+    assert "\u202e" not in str(shown.value)
+
+
+async def test_a_pandoc_project_with_a_csl_bibliography_takes_a_key_latex_cannot_read(
+    start: Start,
+) -> None:
+    """pandoc reads '~' in a key of a CSL-YAML bibliography and of a citation: nothing
+    refuses it there (LaTeX's rule refused it)."""
+    h = await start(files=CSL_YAML)
+    uri = h.editor.open("paper.md")
+    position = h.editor.position("paper.md", h.editor.find("paper.md", "@doe", within=1))
+    edit = await h.client.text_document_rename_async(
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=position,
+            new_name="doe~2020",
+        )
+    )
+    assert edit is not None
+    h.editor.apply(edit)
+    assert "As @doe~2020 and @roe show." in h.editor.text("paper.md")
+    await wait_for(lambda: h.codes("paper.md") == [] and h.codes("refs.yaml") == [])

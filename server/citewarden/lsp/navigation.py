@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,9 @@ from citewarden.lsp.convert import path_of
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.session import Session
 from citewarden.model import Citation, DocumentKind, Entry, Field, ParsedDocument, Span, TextEdit
-from citewarden.parsing import is_latex, is_markdown
+from citewarden.parsing import is_bibliography, is_latex, is_markdown
+from citewarden.parsing.pandoc_syntax import read_as_pandoc
+from citewarden.project import Project
 from citewarden.safe_text import clipped, markdown_code, visible
 
 log = logging.getLogger(__name__)
@@ -46,14 +48,24 @@ MAX_WORKSPACE_SYMBOLS = 500
 _BAD_KEY = re.compile(r"[()\"'=]")
 
 
-def _invalid_key(name: str) -> str | None:
-    """Why a rename cannot write ``name`` as a citation key, or None."""
+def _invalid_key(name: str, around: list[Project], bibs: Iterable[Path]) -> str | None:
+    """Why the projects ``around``, reading the bibliographies ``bibs``, cannot take
+    ``name`` as a citation key, or None, in the words of the reader that cannot: LaTeX and
+    BibTeX for a LaTeX project (or no project), pandoc for a Markdown one."""
     if not name:
         return "a citation key cannot be empty"
-    if (char := latex_unsafe(name)) is not None:
-        return f"LaTeX cannot read {char!r} in a citation key"
-    if (m := _BAD_KEY.search(name)) is not None:
-        return f"BibTeX does not take {m.group()!r} in a citation key"
+    if not around or any(p.kind is DocumentKind.LATEX for p in around):
+        if (char := latex_unsafe(name)) is not None:
+            return f"LaTeX cannot read {char!r} in a citation key"
+        if (m := _BAD_KEY.search(name)) is not None:
+            return f"BibTeX does not take {m.group()!r} in a citation key"
+    if any(p.kind is not DocumentKind.LATEX for p in around) and any(
+        is_bibliography(b) for b in bibs
+    ):
+        entry = f"@misc{{{name}, title={{x}}}}\n"
+        rejected = read_as_pandoc(entry, ()).rejections
+        if rejected:
+            return f"pandoc cannot read it in a BibTeX bibliography: {rejected[0][1]}"
     return None
 
 
@@ -273,6 +285,8 @@ def _rename(session: Session, path: Path, offset: int, new_name: str) -> types.W
     for p in around:
         for b in p.bibliographies:
             bibs[b] = bibs.get(b, False) or p.casefold_keys
+    if (why := _invalid_key(new_name, around, bibs)) is not None:
+        raise RenameRefused(f"'{new_name}' is not a valid citation key: {why}")
     if renamed:
         _refuse_collision(session, bibs, renamed, key, new_name)
         _refuse_own_collision(session, around, renamed, new_name)
@@ -568,9 +582,9 @@ def register(server: LanguageServer, session: Session) -> None:
     @feature(types.TEXT_DOCUMENT_RENAME)
     async def rename(params: types.RenameParams) -> types.WorkspaceEdit | None:
         new_name = params.new_name.strip()
-        if (why := _invalid_key(new_name)) is not None:
+        if not new_name:
             raise JsonRpcInvalidParams(
-                visible(f"'{params.new_name}' is not a valid citation key: {why}")
+                visible(f"'{params.new_name}' is not a valid citation key: it is empty")
             )
         try:
             # the edit spans the project: every open file's current text counts
@@ -580,8 +594,8 @@ def register(server: LanguageServer, session: Session) -> None:
             if at is None:
                 return None
             return await session.run(_rename, session, *at, new_name)
-        except RenameRefused as exc:
-            raise JsonRpcInvalidParams(str(exc)) from None
+        except RenameRefused as exc:  # the new name and file names shown as one line
+            raise JsonRpcInvalidParams(visible(str(exc))) from None
         except Exception:
             log.exception("rename failed")
             return None
