@@ -40,7 +40,13 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from citewarden.parsing.markdown_inline import Verbatim, _Pending, _Scan, _scan
+from citewarden.parsing.markdown_inline import (
+    LineCrossings,
+    Verbatim,
+    _Pending,
+    _Scan,
+    _scan,
+)
 from citewarden.parsing.pandoc_syntax import PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import Metadata, read_metadata
 
@@ -355,6 +361,7 @@ class _Reader:
         self.code: _Code | None = None
         self.verbatim: Verbatim | None = None
         self.closers: dict[str, _Closers] = {}
+        self.crossings: LineCrossings | None = None
         #: a block may start on the next line (in its innermost container)
         self.open = True
         #: the previous line was blank (in the containers it continued)
@@ -505,6 +512,13 @@ class _Reader:
         if tail is None or _cites_as_group(label):
             return -1
         return tail.end()
+
+    def _heading_crosses(self, pos: int) -> bool:
+        """The paragraph's first line, before the underline at ``pos``, opens an inline
+        construct that closes past its end: pandoc reads no setext heading there."""
+        if self.crossings is None:
+            self.crossings = LineCrossings(self.text)
+        return self.crossings.crosses(self.para_start, pos - 1)
 
     def _div_closed(self, offset: int) -> bool:
         """A fence of colons alone on a line at or after ``offset`` may close a div opened
@@ -712,6 +726,13 @@ class _Reader:
             ch = line[j]
             para_first = para_first and j == first_j  # not after a marker on this line
             if para_first and rel == 0 and _SETEXT.match(line, j):
+                if self._heading_crosses(pos):  # no heading: a table (-) or a paragraph (=)
+                    if line[j] == "-":
+                        self.table = "simple"
+                        self.run_start = min(self.para_start, pos)
+                        self._break()
+                        return next_pos
+                    break
                 self._after_block()
                 self.yaml = False
                 return next_pos

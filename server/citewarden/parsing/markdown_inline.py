@@ -1216,3 +1216,56 @@ def _close_parens(text: str, i: int) -> int:
             if depth == 0:
                 return m.end()
     return -1
+
+
+_DISPLAY_CLOSE = re.compile(r"\$\$")
+_LINE_OPENERS = re.compile(r"\\[\s\S]|`++|<!--|\$\$?+")
+
+
+class LineCrossings:
+    """Whether a line's text opens an inline construct that closes past its end (a code
+    span, an HTML comment, TeX math, raw TeX): pandoc then reads no setext heading there.
+    Asked of lines in order, each question reads its line and looks the closers up."""
+
+    __slots__ = ("_comments", "_display", "_math", "_par", "_raw_tex", "_text", "_ticks")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._ticks = TickRuns(text)
+        self._raw_tex = _RawTex(text)
+        self._comments = _Next(text, _COMMENT_CLOSE)
+        self._math = _Next(text, _MATH_CLOSE)
+        self._display = _Next(text, _DISPLAY_CLOSE)
+        self._par = _Next(text, _PAR)
+
+    def crosses(self, start: int, end: int) -> bool:
+        """A construct opened in ``text[start:end]`` (a line, ``end`` at its line break)
+        closes after ``end``."""
+        text = self._text
+        par = self._par.start(end)
+        limit = len(text) if par < 0 else par
+        pos = start
+        while (m := _LINE_OPENERS.search(text, pos, end)) is not None:
+            token, at = m.group(), m.start()
+            close = -1
+            if token[0] == "\\":
+                if token[1].isalpha():
+                    close = self._raw_tex.end(at)
+            elif token[0] == "`":
+                close = self._ticks.closer(len(token), m.end(), limit)
+                if close < 0:  # its first backtick is text, the rest opens again
+                    pos = at + 1
+                    continue
+            elif token == "<!--":
+                found = self._comments.start(m.end())
+                close = found + 3 if found >= 0 else -1
+            elif token == "$$":
+                found = self._display.start(at + 2)
+                close = found + 2 if 0 <= found < limit else -1
+            elif not text[at + 1 : at + 2].isspace():  # "$": no space after it
+                found = self._math.start(at + 2)
+                close = found + 1 if 0 <= found < limit else -1
+            if close > end:
+                return True
+            pos = max(close, m.end())
+        return False
