@@ -186,3 +186,34 @@ def test_biber_checks_find_the_skipped_text_once_a_version(
     monkeypatch.setattr(defined, "skipped_regions", counting)
     assert _syntax_findings(tmp_path) != []
     assert calls == 1
+
+
+#: .bib text -> the keys cited (biber's dangling ones are those it writes no entry for)
+READINGS = {
+    # a syntax error in one entry: biber drops the whole file
+    "@misc{a, title={A}}\n@misc{b, title={B} author={x}}\n@misc{c, title={C}}\n": "a,b,c",
+    "@misc{a, title={A}, ids={a2}}\n@misc{b, title={B},, year=1}\n": "a,a2,b",
+    "@misc{a, title={A}}\n@misc{a=b, title={B}}\n": "a",
+    # a key biber reads as another: a citation of the written key finds no entry
+    "@misc{d'A, title={A}}\n@misc{x, title={X}}\n": "d'A,d,x",
+    "@misc{a, title={A}}\n@misc{b, title={B}} junk\n": "a,b",
+}
+
+
+@pytest.mark.parametrize("bib", list(READINGS))
+def test_the_keys_biber_reads_are_those_defined(tmp_path: Path, bib: str) -> None:
+    """A citation is dangling in a biber project exactly where biber writes no entry for
+    its key: none in a file with a syntax error (biber drops the file, BibTeX reads on), the
+    key biber reads in place of one it reads as another."""
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    cited = READINGS[bib].split(",")
+    main = MAIN.replace("\\cite{good}", f"\\cite{{{READINGS[bib]}}}")
+    (tmp_path / "main.tex").write_text(main % "biber", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_folder(tmp_path)
+    dangling = {
+        str(f.data["key"]) for fs in check(ws).values() for f in fs if f.code is Code.DANGLING
+    }
+    assert dangling == set(cited) - _biber_entries(tmp_path)

@@ -6,14 +6,13 @@ as another (``x'y`` as ``x``) is one too: its citations find no entry."""
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
-from citewarden.checks.defined import commented_entries
+from citewarden.checks.defined import biber_reading
 from citewarden.model import Code, DocumentKind, Finding, Location, ParsedBibliography
-from citewarden.parsing.biber_syntax import biber_rejections, biber_renamed_keys
+from citewarden.parsing.biber_syntax import renamed_key
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -33,23 +32,23 @@ def biber_findings(ws: Workspace, projects: list[Project], memo: Memo) -> list[F
 
 
 def _findings(ws: Workspace, path: Path, bib: ParsedBibliography) -> list[Finding]:
-    text = ws.text(path) or ""
     index = ws.bib_index(path)
-    # the entries biber reads as comments: the answer the defined keys are read with
-    commented = None if index is None else partial(commented_entries, ws, path, index, True)
+    if index is None:
+        return []
+    reading = biber_reading(ws, path, index)
     rejected = [
         Finding(
             Code.BIB_SYNTAX,
             Location(path, span),
             f"{why}: a syntax error for biber, which then reads no entry of this file",
         )
-        for span, why in biber_rejections(text, bib.entries, commented)
+        for span, why in reading.rejections
     ]
-    if rejected or "'" not in text:
+    if rejected:
         return rejected
     return [
         Finding(Code.BIB_SYNTAX, Location(path, span), why)
-        for span, why in biber_renamed_keys(text, bib.entries, commented)
+        for span, why in (renamed_key(index.entries[i], read) for i, read in reading.renamings)
     ]
 
 

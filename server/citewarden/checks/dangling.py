@@ -244,10 +244,20 @@ def replacement(name: str, where: tuple[bool, str] | None) -> str | None:
 #: Why a reader does not read an entry in a file ``{file}``: (the reader, why), per reader
 #: (BibTeX's in a file with a syntax error and without)
 _UNREAD_WHY = {
-    "biber": (
+    ("biber", False): (
         "biber",
         "its entry in {file} is commented out for biber (a '%' before it on its line, or an "
         "@comment around it)",
+    ),
+    ("biber", True): (
+        "biber",
+        "biber reads no entry of {file}, which has a syntax error for biber (it drops the "
+        "whole file where BibTeX reads on)",
+    ),
+    "biber-key": (
+        "biber",
+        "biber reads the key of its entry in {file} as another (it skips an apostrophe or a "
+        "backslash with the character after it)",
     ),
     "pandoc": ("pandoc", "pandoc skips its entry in {file} as a comment"),
     ("bibtex", True): (
@@ -267,7 +277,8 @@ def _unread_finding(path: Path, cit: Citation, part: UnreadPart) -> Finding:
     in which file (no "did you mean": the entry is there, unread).  The entry's place is
     not part of it: the answers of a project's documents are kept while its keys and what
     its reader reads stay the same, however the entries move."""
-    tool, why = _UNREAD_WHY[(part.reader, part.broken) if part.reader == "bibtex" else part.reader]
+    reading = part.reader
+    tool, why = _UNREAD_WHY[(reading, part.broken) if reading in ("bibtex", "biber") else reading]
     why = why.format(file=quoted(part.path.name))
     message = f"citation key {quoted(cit.key)} is not defined for {tool}: {why}"
     data = MappingProxyType({"key": cit.key, "suggestions": []})

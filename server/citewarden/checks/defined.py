@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.file_state import fold_key
-from citewarden.model import DocumentKind
+from citewarden.model import BibFormat, DocumentKind, Span
 from citewarden.parsing.bib_comments import commented_positions, skipped_regions, unique_keys_at
+from citewarden.parsing.biber_syntax import biber_rejections, biber_renamings
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
 from citewarden.parsing.bibtex_recovery import (
     BibtexKeys,
@@ -203,7 +204,7 @@ def unread_keys(
     if project.casefold_keys:
         return bibtex_skipped_keys(ws, path, index)
     if project.kind is not DocumentKind.MARKDOWN:
-        return memo.get(("commented", Ident(index), True), commented_keys, ws, path, index)
+        return memo.get(("biber-unread", Ident(index)), biber_unread_keys, ws, path, index)
     dialect = dialect_of(project.pandoc_version)
     return memo.get(
         ("commented", Ident(index), False, dialect),
@@ -228,9 +229,10 @@ def defined_token(ws: Workspace, project: Project, memo: Memo) -> tuple[object, 
     for i, (path, _, index) in enumerate(bibs):
         unread = unread_keys(ws, project, path, index, memo)
         if unread:  # (and whether a syntax error is why, which the message says)
-            token.append(("unread", i, unread, _broken(ws, path)))
-        if project.casefold_keys and bibtex_reading(ws, path, index).added:
-            token.append(("added", i, bibtex_reading(ws, path, index).added))
+            token.append(("unread", i, unread, _broken(ws, project, path, index)))
+        added = added_keys(ws, project, path, index)
+        if added:
+            token.append(("added", i, added))
     for _, doc in ws.project_documents(project):
         if doc.bibitems:
             token.append(tuple(k for k, _ in doc.bibitems))
@@ -244,16 +246,49 @@ class UnreadPart:
     path: Path
     #: their keys
     keys: frozenset[str]
-    #: "bibtex", "biber" or "pandoc" (:func:`reader`)
+    #: "bibtex", "biber" or "pandoc" (:func:`reader`); "biber-key": keys biber reads as others
     reader: str
-    #: the reader found a syntax error in the file (BibTeX reads on from it)
+    #: the reader found a syntax error in the file (BibTeX reads on from it, biber reads
+    #: no entry of the file)
     broken: bool
 
 
-def _broken(ws: Workspace, path: Path) -> bool:
-    """Whether the reader found a syntax error in the bibliography ``path``."""
+def _broken(ws: Workspace, project: Project, path: Path, index: BibIndex) -> bool:
+    """Whether ``project``'s reader found a syntax error in the bibliography ``path``."""
+    if reader(project) == "biber":
+        return biber_reading(ws, path, index).dropped
     parsed = ws.bibliography(path)
     return parsed is not None and not parsed.complete
+
+
+def added_keys(ws: Workspace, project: Project, path: Path, index: BibIndex) -> frozenset[str]:
+    """Keys ``project``'s reader defines in the bibliography ``path`` that the reader does
+    not: those BibTeX reads after a syntax error, or the keys biber reads in place of the
+    written ones (``d`` for ``d'A``)."""
+    if project.casefold_keys:
+        return bibtex_reading(ws, path, index).added
+    if project.kind is DocumentKind.MARKDOWN:
+        return frozenset()
+    reading = biber_reading(ws, path, index)
+    if reading.dropped or not reading.renamings:
+        return frozenset()
+    return frozenset(read for _, read in reading.renamings).difference(index.by_key)
+
+
+def _unread_parts(
+    ws: Workspace, project: Project, path: Path, index: BibIndex, unread: frozenset[str]
+) -> list[UnreadPart]:
+    """The :class:`UnreadPart` of the ``unread`` keys of the bibliography ``path``: those
+    biber reads as other keys apart."""
+    broken = _broken(ws, project, path, index)
+    if reader(project) != "biber" or broken:
+        return [UnreadPart(path, unread, reader(project), broken)]
+    renamed = frozenset(index.keys[i] for i, _ in biber_reading(ws, path, index).renamings)
+    renamed &= unread
+    parts = [UnreadPart(path, unread - renamed, "biber", False)] if unread - renamed else []
+    if renamed:
+        parts.append(UnreadPart(path, renamed, "biber-key", False))
+    return parts
 
 
 def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
@@ -265,9 +300,7 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
     for bib_path, _, index in ws.project_bibliographies(project):
         unread = unread_keys(ws, project, bib_path, index, memo)
         if unread:
-            unread_parts.append(
-                UnreadPart(bib_path, unread, reader(project), _broken(ws, bib_path))
-            )
+            unread_parts += _unread_parts(ws, project, bib_path, index, unread)
         if unread:  # biber and pandoc read no comment, BibTeX no skipped entry
             names.append(index.by_key.keys() - unread)
             folded.append({fold_key(k) for k in names[-1]})
@@ -281,14 +314,16 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
         else:
             pool.append(index.keys)
             folded_parts.append(index.folded_keys)
-        if index.alias_rows and not project.casefold_keys:  # BibTeX knows no ids field
+        dropped = reader(project) == "biber" and biber_reading(ws, bib_path, index).dropped
+        # (BibTeX knows no ids field, and biber reads none of a file it drops)
+        if index.alias_rows and not project.casefold_keys and not dropped:
             aliases = index.aliases
             names.append(frozenset(aliases))
             folded.append({fold_key(a) for a in aliases})
             pool.append(list(aliases))
             folded_parts.append(partial(_casefolded, pool[-1]))
-        added = bibtex_reading(ws, bib_path, index).added if project.casefold_keys else None
-        if added:  # keys BibTeX reads where the reader reads none (after a syntax error)
+        added = added_keys(ws, project, bib_path, index)
+        if added:  # keys BibTeX reads where the reader reads none, biber's in place of some
             names.append(added)
             folded.append({fold_key(k) for k in added})
             pool.append(sorted(added))
@@ -301,6 +336,53 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
             pool.append(items)
             folded_parts.append(partial(_casefolded, items))
     return Defined(names, folded, pool, folded_parts, unread_parts)
+
+
+@dataclass(frozen=True, slots=True)
+class BiberReading:
+    """How biber reads a .bib file otherwise than the reader does."""
+
+    #: the places biber rejects, with why (:func:`biber_rejections`)
+    rejections: list[tuple[Span, str]]
+    #: the entries whose key biber reads as another: (position, the key biber reads)
+    renamings: list[tuple[int, str]]
+    #: biber reads no entry of the file: it rejects a place, or the file has a syntax error
+    #: (biber drops the whole file on one, where BibTeX reads on from it)
+    dropped: bool
+
+
+#: ``BibIndex.rows`` entry of :func:`biber_reading` (one answer, per version)
+_BIBER_READING = "#biber-reading"
+
+
+def biber_reading(ws: Workspace, path: Path, index: BibIndex) -> BiberReading:
+    """How biber reads the bibliography ``path`` (of ``index``), once per version."""
+    found = index.rows.get(_BIBER_READING)
+    if found is None:
+        parsed = ws.bibliography(path)
+        if parsed is None or parsed.format is not BibFormat.BIBTEX:
+            index.rows[_BIBER_READING] = [BiberReading([], [], False)]
+            return index.rows[_BIBER_READING][0]  # type: ignore[no-any-return]
+        text = ws.text(path) or ""
+        commented = partial(commented_entries, ws, path, index, True)
+        rejections = biber_rejections(text, index.entries, commented)
+        dropped = bool(rejections) or (parsed is not None and not parsed.complete)
+        renamings = [] if dropped else biber_renamings(text, index.entries, commented)
+        found = index.rows[_BIBER_READING] = [BiberReading(rejections, renamings, dropped)]
+    return found[0]  # type: ignore[no-any-return]
+
+
+def biber_unread_keys(ws: Workspace, path: Path, index: BibIndex) -> frozenset[str]:
+    """Keys of the bibliography ``path`` (of ``index``) that biber does not read: every
+    key of a file it drops (:class:`BiberReading`), else those of entries it reads as
+    comments (:func:`commented_keys`) or whose key it reads as another."""
+    reading = biber_reading(ws, path, index)
+    if reading.dropped:
+        return frozenset(index.by_key)
+    keys = commented_keys(ws, path, index)
+    if reading.renamings:
+        keys |= unique_keys_at(index.keys, [i for i, _ in reading.renamings])
+    return keys
 
 
 def commented_keys(

@@ -83,29 +83,39 @@ def read_by_biber(
     return [i for i in flagged if i not in skipped]
 
 
-def biber_renamed_keys(
+def biber_renamings(
     text: str, entries: Sequence[Entry], commented: Commented | None = None
-) -> list[tuple[Span, str]]:
-    """Each key of ``text`` that biber reads as another (``x'y`` as ``x``), with why
-    (``commented`` as for :func:`read_by_biber`)."""
+) -> list[tuple[int, str]]:
+    """Each entry of ``text`` (its index in ``entries``) whose key biber reads as another
+    (``x'y`` as ``x``), with the key biber reads (``commented`` as for
+    :func:`read_by_biber`)."""
     renamed = {
         i: read
         for i, entry in enumerate(entries)
         if ("'" in entry.key or "\\" in entry.key)
         and (read := biber_key(text, entry)) not in (None, entry.key)
     }
-    found: list[tuple[Span, str]] = []
-    for i in read_by_biber(text, entries, list(renamed), commented):
-        key = entries[i].key
-        found.append(
-            (
-                entries[i].key_span,
-                f"biber reads the key {quoted(key)} as {quoted(renamed[i] or '')}: it skips "
-                "an apostrophe or a backslash with the character after it, so a citation of "
-                f"{quoted(key)} finds no entry",
-            )
-        )
-    return found
+    return [(i, renamed[i] or "") for i in read_by_biber(text, entries, list(renamed), commented)]
+
+
+def biber_renamed_keys(
+    text: str, entries: Sequence[Entry], commented: Commented | None = None
+) -> list[tuple[Span, str]]:
+    """Each key of ``text`` that biber reads as another (``x'y`` as ``x``), with why
+    (``commented`` as for :func:`read_by_biber`)."""
+    return [renamed_key(entries[i], read) for i, read in biber_renamings(text, entries, commented)]
+
+
+def renamed_key(entry: Entry, read: str) -> tuple[Span, str]:
+    """Where the key of ``entry`` is, and why its citations find no entry: biber reads it
+    as ``read``."""
+    key = entry.key
+    return (
+        entry.key_span,
+        f"biber reads the key {quoted(key)} as {quoted(read)}: it skips an apostrophe or a "
+        f"backslash with the character after it, so a citation of {quoted(key)} finds no "
+        "entry",
+    )
 
 
 def biber_rejections(
