@@ -85,6 +85,8 @@ ALIKE = [
     # group, more text after the title, or a line in a paragraph make a paragraph's text
     "[x; @k1]: u\n\n[@k2; x]:\n  u @k3\n\n[a]: u\n  'title @k4'\n\n[x @k5]: u\n    @k6\n\n"
     'para\n[a]: u @k7\n\n> [a]: u @k8\n\n[a]: u "t" @k9\n\n[x [@k10]]: u @k11\n',
+    # a line block ends at a line that does not go on in it: a paragraph read apart
+    "| a `x\nb @c1 `y`\n\n| a <!-- x\nb @c2 -->\n",
     # no setext heading where its line opens a code span, a comment, math or raw TeX that
     # closes past it: a table's header (its rows read apart) or a paragraph's line
     "a `b\n---\n@c1 `d`\n\nx <!-- y\n---\n@c2 -->\n\nx \\foo{y\n---\n@c3}\n\nx $$y\n---\n"

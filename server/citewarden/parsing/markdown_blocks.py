@@ -867,8 +867,9 @@ class _Reader:
                 self.run_start = pos
             elif self.lines:
                 self._break()
-        elif self.lines and c == base:  # no line block's line, nor one going on
-            self.lines = False
+        elif self.lines and c == base:  # no line block's line, nor one going on: the
+            self.lines = False  # line block ended, a paragraph starts (read apart)
+            self._break()
         self.open = False
         self.para_first = ok and not caption
         if self.para_first:
