@@ -91,6 +91,9 @@ ALIKE = [
     # closes past it: a table's header (its rows read apart) or a paragraph's line
     "a `b\n---\n@c1 `d`\n\nx <!-- y\n---\n@c2 -->\n\nx \\foo{y\n---\n@c3}\n\nx $$y\n---\n"
     "@c4$$\n\n> a `b\n> ---\n> @c5 `d`\n\na `b\n===\n@c6 `d`\n\na `b`\n---\n@c7 `d`\n",
+    # nor a pipe table's header: the separator line goes on in the paragraph
+    "a <!-- | b\n---|---\nc | @c1 -->\n\na | b <!--\n---|---\nc | @c2\n\n-->\n\n"
+    "a `x | b\n---|---\nc | @c3 `\n\na \\foo{x | b\n---|---\nc | @c4 }\n",
     # a div fence's class word is no text; a fence with more after the word is text
     "::: @key\ntext @a\n:::\n\n:::: [@k2] ::::\ntext\n::::\n\n> :::-@k3\n> a\n> :::\n\n"
     "::: @k4 @k5\ntext\n:::\n",

@@ -513,9 +513,10 @@ class _Reader:
             return -1
         return tail.end()
 
-    def _heading_crosses(self, pos: int) -> bool:
-        """The paragraph's first line, before the underline at ``pos``, opens an inline
-        construct that closes past its end: pandoc reads no setext heading there."""
+    def _first_line_crosses(self, pos: int) -> bool:
+        """The paragraph's first line, before the line at ``pos`` (a setext heading's
+        underline, a pipe table's separator line), opens an inline construct that closes
+        past its end: pandoc reads no heading, no table's header there."""
         if self.crossings is None:
             self.crossings = LineCrossings(self.text)
         return self.crossings.crosses(self.para_start, pos - 1)
@@ -726,7 +727,7 @@ class _Reader:
             ch = line[j]
             para_first = para_first and j == first_j  # not after a marker on this line
             if para_first and rel == 0 and _SETEXT.match(line, j):
-                if self._heading_crosses(pos):  # no heading: a table (-) or a paragraph (=)
+                if self._first_line_crosses(pos):  # no heading: a table (-) or a paragraph (=)
                     if line[j] == "-":
                         self.table = "simple"
                         self.run_start = min(self.para_start, pos)
@@ -736,7 +737,13 @@ class _Reader:
                 self._after_block()
                 self.yaml = False
                 return next_pos
-            if para_first and pipe and "|" in line and _PIPE_BREAK.match(line, j):
+            if (
+                para_first
+                and pipe
+                and "|" in line
+                and _PIPE_BREAK.match(line, j)
+                and not self._first_line_crosses(pos)
+            ):
                 self.table = "pipe"
                 self.lines = False
                 self.run_start = min(self.para_start, pos)  # its header row's
