@@ -617,7 +617,7 @@ See @⟦d|x⟧ and @ok.
             ("procs.bib", Code.ORPHAN, "p"),
         ],
     ),
-    "of a key defined twice in two cases, BibTeX reads the first, biber both (no duplicate)": (
+    "of a key defined twice in two cases, BibTeX reads the first, biber both (and warns)": (
         r"""
 --- main.tex
 \documentclass{article}
@@ -634,7 +634,7 @@ See @⟦d|x⟧ and @ok.
 \begin{document}\cite{y}\end{document}
 --- late.bib
 @misc{⟦o2|Y⟧, title={A}, crossref={q2}}
-@misc{y, title={B}, crossref={p2}}
+@misc{⟦w|y⟧, title={B}, crossref={p2}}
 @misc{p2, title={P}}
 @misc{⟦o3|q2⟧, title={Q}}
 """,
@@ -642,6 +642,7 @@ See @⟦d|x⟧ and @ok.
             ("refs.bib", Code.DUPLICATE_KEY, "d"),
             ("refs.bib", Code.ORPHAN, "o"),
             ("late.bib", Code.ORPHAN, "o2"),
+            ("late.bib", Code.DUPLICATE_KEY, "w"),
             ("late.bib", Code.ORPHAN, "o3"),
         ],
     ),
@@ -670,7 +671,7 @@ See @⟦d|x⟧ and @ok.
 """,
         [("main.tex", Code.DANGLING, "d"), ("refs.bib", Code.ORPHAN, "o")],
     ),
-    "biber compares keys exactly: keys differing in case are two entries, no duplicate": (
+    "biber compares keys exactly: keys differing in case are two entries, and it warns": (
         r"""
 --- main.tex
 \documentclass{article}
@@ -681,9 +682,9 @@ See @⟦d|x⟧ and @ok.
 @book{strasse, title={T2}}
 @book{straße, title={T3}}
 @book{Smith, title={Upper}}
-@book{smith, title={Lower}}
+@book{⟦w|smith⟧, title={Lower}}
 """,
-        [],
+        [("refs.bib", Code.DUPLICATE_KEY, "w")],
     ),
     "biber finds no crossref target in another case (I didn't find ... crossref 'Proc')": (
         r"""

@@ -3,7 +3,8 @@
 * Duplicate key: keys compare as the tools reading them compare them, within one
   bibliography and across the bibliographies of one project: folded where BibTeX reads
   them (or no project does; :func:`~citewarden.file_state.fold_key`), else exactly (biber
-  prints ``Smith`` and ``smith`` both, and pandoc reads two keys too).  The second and later
+  prints ``Smith`` and ``smith`` both, and pandoc reads two keys too; biber warns of the
+  two spellings in one file: :mod:`~citewarden.checks.biber_case`).  The second and later
   definitions are reported, pointing at the first, with a fix that removes the duplicate.
 * Duplicate work: two entries with different keys and the same DOI, or the same normalised
   title (at least :data:`MIN_TITLE_CHARS` letters and digits) and the same year.
@@ -23,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from citewarden.checks import Memo
+from citewarden.checks.biber_case import case_variant_findings
 from citewarden.checks.defined import reader
 from citewarden.checks.skipped_text import unread_entries
 from citewarden.file_state import BibIndex, fold_key
@@ -76,6 +78,9 @@ def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> li
         fold = folds_keys(readers)
         found += memo.get(("dupkeys", token, skips, fold), _duplicate_keys, ws, bibs, skips, fold)
         found += memo.get(("dupworks", token, skips, fold), _duplicate_works, bibs, skips, fold)
+        if "biber" in readers and not fold:  # (folded: duplicate keys already)
+            files = [(path, index) for path, _, index in bibs]
+            found += memo.get(("casekeys", token, skips), case_variant_findings, files, skips)
     return found
 
 

@@ -1,0 +1,81 @@
+"""Keys of one .bib file that differ in case only, in a biber project: a duplicate-key
+warning where biber warns "Possible typo (case mismatch) between datasource keys",
+checked against biber itself."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from checking import check
+from citewarden.model import Code, Severity
+from citewarden.project import Workspace
+
+MAIN = r"""\documentclass{article}
+\usepackage[backend=%s]{biblatex}
+\addbibresource{a.bib}
+\addbibresource{b.bib}
+\begin{document}
+\cite{x}
+\printbibliography
+\end{document}
+"""
+#: (a.bib, b.bib)
+CASES = [
+    ("@misc{Smith, title={A}}\n@misc{smith, title={B}}\n@misc{x, title={X}}\n", ""),
+    ("@misc{Smith, title={A}}\n@misc{x, title={X}}\n@misc{smith, title={B}}\n", ""),
+    ("@misc{Smith, title={A}}\n@misc{smith, title={B}}\n@misc{SMITH, title={C}}\n", ""),
+    ("@misc{Smith, title={A}}\n@misc{Smith, title={A}}\n@misc{smith, title={B}}\n", ""),
+    ("@misc{Smith, title={A}}\n@misc{smith, title={B}}\n@misc{Smith, title={C}}\n", ""),
+    ("@misc{Smith, title={A}}\n% @misc{smith, title={B}}\n@misc{x, title={X}}\n", ""),
+    ("@misc{Smith, title={A}}\n@misc{x, title={X}}\n", "@misc{smith, title={B}}\n"),
+    ("@misc{Smith, title={A}}\n@misc{x, title={X}}\n@misc{Smith, title={A}}\n", ""),
+]
+_WARNING = re.compile(r"case mismatch\) between datasource keys: '([^']*)' and '([^']*)'")
+
+
+def _biber_warnings(folder: Path) -> list[tuple[str, str]]:
+    for cmd in (
+        ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"],
+        ["biber", "main"],
+    ):
+        subprocess.run(cmd, cwd=folder, capture_output=True, timeout=120, check=False)
+    return _WARNING.findall((folder / "main.blg").read_text(errors="replace"))
+
+
+def _findings(folder: Path) -> list[tuple[str, str]]:
+    ws = Workspace(root=folder)
+    ws.add_folder(folder)
+    return [
+        (str(f.data["key"]), str(f.data["first"]))
+        for fs in check(ws).values()
+        for f in fs
+        if f.code is Code.DUPLICATE_KEY and f.effective_severity is Severity.WARNING
+    ]
+
+
+@pytest.mark.parametrize(("a", "b"), CASES)
+def test_keys_in_two_spellings_are_reported_where_biber_warns(
+    tmp_path: Path, a: str, b: str
+) -> None:
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    (tmp_path / "main.tex").write_text(MAIN % "biber", encoding="utf-8")
+    (tmp_path / "a.bib").write_text(a, encoding="utf-8")
+    (tmp_path / "b.bib").write_text(b, encoding="utf-8")
+    assert _findings(tmp_path) == _biber_warnings(tmp_path)
+
+
+def test_a_bibtex_project_reports_them_as_duplicate_keys(tmp_path: Path) -> None:
+    """BibTeX reads ``smith`` after ``Smith`` as a repeated entry: the error, no warning."""
+    (tmp_path / "main.tex").write_text(MAIN % "bibtex", encoding="utf-8")
+    (tmp_path / "a.bib").write_text(CASES[0][0], encoding="utf-8")
+    (tmp_path / "b.bib").write_text("", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    found = [f for fs in check(ws).values() for f in fs if f.code is Code.DUPLICATE_KEY]
+    assert [f.effective_severity for f in found] == [Severity.ERROR]
