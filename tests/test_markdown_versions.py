@@ -94,6 +94,11 @@ ALIKE = [
     # nor a pipe table's header: the separator line goes on in the paragraph
     "a <!-- | b\n---|---\nc | @c1 -->\n\na | b <!--\n---|---\nc | @c2\n\n-->\n\n"
     "a `x | b\n---|---\nc | @c3 `\n\na \\foo{x | b\n---|---\nc | @c4 }\n",
+    # a paragraph's or a heading's HTML comment or raw TeX covers the lines up to its end:
+    # no code block, fence or verbatim element starts in them, the text after it is read
+    "text <!-- x\n\n    code --> @c1\n\nx <!-- y\n\n    a -->\n    @c2\n\n    @c3\n\n"
+    "text \\foo{x\n\n    code} @c4\n\ntext <!-- x\n\n```\ncode --> @c5\n```\n\n"
+    "> x <!-- y\n>\n>     a --> @c6\n\n# h <!-- x\n    code --> @c7\n",
     # a div fence's class word is no text; a fence with more after the word is text
     "::: @key\ntext @a\n:::\n\n:::: [@k2] ::::\ntext\n::::\n\n> :::-@k3\n> a\n> :::\n\n"
     "::: @k4 @k5\ntext\n:::\n",

@@ -362,6 +362,9 @@ class _Reader:
         self.verbatim: Verbatim | None = None
         self.closers: dict[str, _Closers] = {}
         self.crossings: LineCrossings | None = None
+        #: where the HTML comment or raw TeX a paragraph's line opened closes (past the
+        #: line: its lines are the paragraph's text)
+        self.reach = -1
         #: a block may start on the next line (in its innermost container)
         self.open = True
         #: the previous line was blank (in the containers it continued)
@@ -517,9 +520,18 @@ class _Reader:
         """The paragraph's first line, before the line at ``pos`` (a setext heading's
         underline, a pipe table's separator line), opens an inline construct that closes
         past its end: pandoc reads no heading, no table's header there."""
+        return self._crossings().crosses(self.para_start, pos - 1)
+
+    def _reach(self, line: str, start: int, end: int) -> None:
+        """Note where an HTML comment or raw TeX opened in the text ``line`` holds from
+        ``start`` to ``end`` closes, past the line (see :attr:`reach`)."""
+        if "<!--" in line or "\\" in line:
+            self.reach = max(self.reach, self._crossings().reach(start, end))
+
+    def _crossings(self) -> LineCrossings:
         if self.crossings is None:
             self.crossings = LineCrossings(self.text)
-        return self.crossings.crosses(self.para_start, pos - 1)
+        return self.crossings
 
     def _div_closed(self, offset: int) -> bool:
         """A fence of colons alone on a line at or after ``offset`` may close a div opened
@@ -604,7 +616,9 @@ class _Reader:
         n = len(text)
         # YAML metadata block: "---" after a blank line (or first line), not followed by a
         # blank line, closed by "---" or "...".
-        if self.yaml and self.metadata and line.rstrip() == "---" and next_pos < n:
+        # in the lines a paragraph's comment or raw TeX covers, no block starts
+        inside = pos < self.reach
+        if not inside and self.yaml and self.metadata and line.rstrip() == "---" and next_pos < n:
             nl2 = text.find("\n", next_pos)
             following = text[next_pos : n if nl2 < 0 else nl2]
             close = _YAML_CLOSE.search(text, next_pos) if following.strip() else None
@@ -621,7 +635,7 @@ class _Reader:
                     self._truncate(0)
                     self._after_block()
                     return end
-        if line.lstrip(" ").startswith("<") and _VERBATIM_LINE.match(line):
+        if not inside and line.lstrip(" ").startswith("<") and _VERBATIM_LINE.match(line):
             self.verbatim = self.verbatim or Verbatim(text)
             element_end = self.verbatim.end(text.index("<", pos))
             if element_end > 0:
@@ -719,7 +733,7 @@ class _Reader:
                 self.blank = self.stack[-1].quote
                 return next_pos
             rel = c - base
-            if ok and rel >= 4:
+            if ok and rel >= 4 and not inside:
                 self.code = _Code(len(self.stack), base, pos, line_end)
                 return next_pos
             if rel > 3:
@@ -754,7 +768,7 @@ class _Reader:
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
                 return next_pos
-            if ch == "`" or (ch == "~" and (ok or in_item)):
+            if not inside and (ch == "`" or (ch == "~" and (ok or in_item))):
                 closed = self._closed_fence(line, j, next_pos, ch)
                 if closed is not None:  # else no fence: pandoc reads the line as text
                     if lazy and in_item:
@@ -774,7 +788,7 @@ class _Reader:
                     if line[i] == " ":
                         i, col = i + 1, col + 1
                 continue
-            if ok and ch == "[":
+            if ok and ch == "[" and not inside:
                 reference_end = self._reference_end(line, j, pos)
                 if reference_end >= 0:  # neither its label nor its destination is text
                     self.out.skip.append((pos + j, reference_end))
@@ -792,6 +806,8 @@ class _Reader:
                 if _GRID_TOP.match(line, j):
                     self.table = "grid"
                     self.run_start = pos
+                elif line[j] == "#":  # a heading's text
+                    self._reach(line, pos + j, line_end)
                 return next_pos
             if ch == ":" and rel == 0:
                 # a fenced div's fence (pandoc 2 reads one that no fence closes as text)
@@ -882,6 +898,7 @@ class _Reader:
         if self.para_first:
             self.para_start = pos
         self.pipe = self.para_first and "|" in line
+        self._reach(line, pos + j, line_end)
         return next_pos
 
 

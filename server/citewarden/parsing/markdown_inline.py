@@ -1224,8 +1224,9 @@ _LINE_OPENERS = re.compile(r"\\[\s\S]|`++|<!--|\$\$?+")
 
 class LineCrossings:
     """Whether a line's text opens an inline construct that closes past its end (a code
-    span, an HTML comment, TeX math, raw TeX): pandoc then reads no setext heading there.
-    Asked of lines in order, each question reads its line and looks the closers up."""
+    span, an HTML comment, TeX math, raw TeX), and where: pandoc then reads no setext
+    heading there, and no block starts in the lines it covers.  Asked of lines in order,
+    each question reads its line and looks the closers up."""
 
     __slots__ = ("_comments", "_display", "_math", "_par", "_raw_tex", "_text", "_ticks")
 
@@ -1241,6 +1242,12 @@ class LineCrossings:
     def crosses(self, start: int, end: int) -> bool:
         """A construct opened in ``text[start:end]`` (a line, ``end`` at its line break)
         closes after ``end``."""
+        return self.reach(start, end) > end
+
+    def reach(self, start: int, end: int) -> int:
+        """Where the construct opened in ``text[start:end]`` (a line, ``end`` at its line
+        break) that closes after ``end`` closes (its lines are its text, no block's), or
+        -1 when none does."""
         text = self._text
         par = self._par.start(end)
         limit = len(text) if par < 0 else par
@@ -1266,6 +1273,6 @@ class LineCrossings:
                 found = self._math.start(at + 2)
                 close = found + 1 if 0 <= found < limit else -1
             if close > end:
-                return True
+                return close
             pos = max(close, m.end())
-        return False
+        return -1
