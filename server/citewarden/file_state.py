@@ -23,7 +23,7 @@ from citewarden.model import (
     ParsedDocument,
     Span,
 )
-from citewarden.parsing import Parsed, is_latex
+from citewarden.parsing import Parsed
 from citewarden.parsing.bib_comments import EntryBounds
 from citewarden.parsing.bibtex import _common_prefix, _common_suffix
 from citewarden.parsing.entry_runs import EntryRuns
@@ -563,7 +563,7 @@ class FileState:
         return (
             isinstance(parsed, ParsedDocument)
             and bool(parsed.bibitems)
-            and not is_latex(parsed.path)
+            and parsed.kind is not DocumentKind.LATEX
         )
 
     @property

@@ -33,9 +33,12 @@ from citewarden.pandoc_version import Version, project_version
 from citewarden.parsing import (
     Parsed,
     books,
+    is_bibliography,
+    is_csl,
     is_document,
     is_latex,
     is_markdown,
+    is_metadata,
     latex_bibdata,
     latex_bibunit_order,
     latex_bibunits,
@@ -213,6 +216,24 @@ class ProjectGraph(LinkResolver):
             if not self.outlives_memory_errors:
                 raise
         return out_of_memory(path)  # out of the handler: the parse's memory is let go
+
+    def _read_as_latex(self, path: Path) -> bool:
+        """Make ``path``, a file a LaTeX document reads through ``\\input`` or
+        ``\\include`` whatever its name (``notes.txt``, ``fig.tikz``), a LaTeX document: its
+        kind comes from the link, as TeX reads any file it inputs.  Not a file whose name
+        makes it a bibliography, a Markdown document or metadata: it stays what it is (and
+        is not read as LaTeX).  Whether it is one now."""
+        if is_bibliography(path) or is_csl(path) or is_markdown(path) or is_metadata(path):
+            return False
+        state = self._state(path)
+        if state is None:
+            return False
+        if not isinstance(state.context, LatexContext):
+            parsed = self._parse(path, state.text, LatexContext())
+            # a new state: a fork of the workspace may hold the old one
+            state = replace(state, parsed=parsed, context=LatexContext(), _bib_index=None)
+            self._states[path] = state
+        return isinstance(state.parsed, ParsedDocument)
 
     def _compute_projects(self) -> list[Project]:
         documents = [p for p in self._known if is_document(p)]
@@ -492,7 +513,7 @@ class ProjectGraph(LinkResolver):
                     missing.append(self._missing_link(path, link, link.target))
                 return None
             child, child_base = resolved
-            if not is_latex(child):
+            if not is_latex(child) and not self._read_as_latex(child):
                 return None
             own_aux = head == root and link.command in _OWN_AUX
             return child, child_base, child if own_aux else head, (path, includes), None

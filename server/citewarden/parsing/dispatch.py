@@ -55,7 +55,8 @@ def parse_file(
     project metadata; .json -> CSL-JSON; other .yaml/.yml -> CSL-YAML; anything else
     (.bib, unknown) -> BibTeX.  ``context``: what a LaTeX file inherits from its project,
     or the ``@string`` macros a .bib file inherits, or the reading of the pandoc a Markdown
-    document's project runs (:func:`markdown_dialect`).
+    document's project runs (:func:`markdown_dialect`).  A file given a LaTeX context is
+    LaTeX whatever its name: its project reads it through ``\\input`` (``notes.txt``).
     """
     settings = settings or Settings()
     try:
@@ -64,11 +65,11 @@ def parse_file(
         raise
     except Exception as exc:  # a parser bug must not drop the file
         log.exception("parser failed on %s", path)
-        return _failed(path, text, exc)
+        return _failed(path, text, exc, isinstance(context, LatexContext))
 
 
 def _dispatch(path: Path, text: str, settings: Settings, context: Context | None = None) -> Parsed:
-    if is_latex(path):
+    if is_latex(path) or isinstance(context, LatexContext):
         from citewarden.parsing.latex import parse_latex
 
         latex = context if isinstance(context, LatexContext) else None
@@ -139,7 +140,7 @@ def reparse_file(
             raise
         except Exception as exc:
             log.exception("incremental parse failed on %s", path)
-            return _failed(path, new_text, exc)
+            return _failed(path, new_text, exc, isinstance(context, LatexContext))
     return parse_file(path, new_text, settings, context)
 
 
@@ -153,13 +154,15 @@ def out_of_memory(path: Path) -> Parsed:
     )
 
 
-def _failed(path: Path, text: str, exc: Exception) -> Parsed:
-    return _unparsed(path, f"could not parse {path.name}: {type(exc).__name__}: {exc}")
+def _failed(path: Path, text: str, exc: Exception, latex: bool = False) -> Parsed:
+    """The empty summary of ``path`` whose parse failed (``latex``: read as LaTeX)."""
+    message = f"could not parse {path.name}: {type(exc).__name__}: {exc}"
+    return _unparsed(path, message, latex)
 
 
-def _unparsed(path: Path, message: str) -> Parsed:
+def _unparsed(path: Path, message: str, latex: bool = False) -> Parsed:
     problem = Finding(Code.FILE_UNREADABLE, Location(path, Span(0, 0)), message)
-    if is_latex(path):
+    if latex or is_latex(path):
         return ParsedDocument(path, DocumentKind.LATEX, problems=(problem,), failed=True)
     if is_markdown(path) or is_metadata(path):
         return ParsedDocument(path, DocumentKind.MARKDOWN, problems=(problem,), failed=True)
