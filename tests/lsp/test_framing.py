@@ -213,3 +213,48 @@ def test_bytes_left_before_a_content_length_are_let_go_on_their_line(left: bytes
     assert _headers(stream, 2) == [b"Content-Length: 2\r\n", b"\r\n"]
     assert stream.read(2) == b"{}"
     assert _headers(stream, 2) == [b"Content-Length: 1\r\n", b"\r\n"]
+
+
+class _RunsOutOfMemory(io.RawIOBase):
+    """A stream whose reader runs out of memory once, at its ``fail_at``-th read."""
+
+    def __init__(self, data: bytes, fail_at: int) -> None:
+        self._data = io.BytesIO(data)
+        self._reads = 0
+        self._fail_at = fail_at
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        self._reads += 1
+        if self._reads == self._fail_at:
+            raise MemoryError
+        return self._data.read(size)
+
+
+def test_a_body_memory_runs_out_reading_is_let_go_and_the_next_message_is_in_step() -> None:
+    """Memory running out on the way through a body within the limit ended the server; the
+    rest of the body is now let go, a stand-in says which request it was, and the next
+    message is read."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 4, "method": "x/y", "params": "z" * 3_000_000})
+    data = body.encode() + b"Content-Length: 2\r\n\r\n{}"
+    stream = BoundedInput(_RunsOutOfMemory(data, fail_at=2), lambda: 1 << 30)  # type: ignore[arg-type]
+    stand_in = json.loads(stream.read(len(body)))
+    assert stand_in["method"] == TOO_LARGE
+    assert {k: stand_in["params"][k] for k in ("id", "method", "memory")} == {
+        "id": 4,
+        "method": "x/y",
+        "memory": True,
+    }
+    refused = refusal(stand_in["params"])
+    assert refused is not None and refused.out_of_memory and refused.request_id == 4
+    assert refused.text == (
+        "a x/y message of 2.9 MB from the editor could not be read: the server ran out of "
+        "memory reading it, and let it go"
+    )
+    assert (stream.readline(), stream.readline(), stream.read(2)) == (
+        b"Content-Length: 2\r\n",
+        b"\r\n",
+        b"{}",
+    )

@@ -414,6 +414,39 @@ def test_a_length_beyond_memory_is_let_go_without_allocating_it(client: RawClien
     assert client.proc.wait(WAIT) == 0
 
 
+def test_a_message_memory_runs_out_reading_or_decoding_is_answered_and_let_go(
+    client: RawClient,
+) -> None:
+    """Under the address-space limit, a body within the limit (max_file_mb = 200) too
+    large to read whole, and a body of 50 MB of empty JSON lists, ran the server out of
+    memory: the first ended it, the second was logged with a traceback and its request
+    never answered.  Each request now gets an error answer saying so, and the server goes
+    on."""
+    client.initialize({"max_file_mb": 200})
+    assert client.proc.stdin is not None
+    start = b'{"jsonrpc": "2.0", "id": %d, "method": "workspace/executeCommand", "params": '
+    huge = start % 8 + b'{"command": "citewarden.status", "arguments": ["' + b"x" * (700 << 20)
+    huge += b'"]}}'
+    _write(client, b"Content-Length: %d\r\n\r\n" % len(huge) + huge)
+    del huge
+    error = client.response(8, timeout=120)["error"]
+    assert error["code"] == -32603
+    assert error["message"] == (
+        "a workspace/executeCommand message of 700.0 MB from the editor could not be read: "
+        "the server ran out of memory reading it, and let it go"
+    )
+    dense = start % 9 + b'{"command": "citewarden.status", "arguments": ['
+    dense += b"[]," * ((50 << 20) // 3) + b"[]]}}"
+    _write(client, b"Content-Length: %d\r\n\r\n" % len(dense) + dense)
+    del dense
+    error = client.response(9, timeout=120)["error"]
+    assert error["code"] == -32603
+    assert "the server ran out of memory decoding it" in error["message"]
+    shown = [n["params"]["message"] for n in client.notifications if "showMessage" in n["method"]]
+    assert len([m for m in shown if "ran out of memory" in m]) == 2
+    assert "A" in client.hover("main.tex", 0, 7)["result"]["contents"]["value"]
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

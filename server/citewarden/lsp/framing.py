@@ -193,28 +193,55 @@ class BoundedInput:
 
     def read(self, size: int) -> bytes:
         limit = self._limit()
+        self.last = (size, b"")
         if size <= limit and size <= CHUNK:
-            return self._stream.read(size)
+            body = self._stream.read(size)
+            self.last = (size, body[:HEAD])
+            return body
         if size <= limit:  # in pieces: memory grows with what arrives, not what is announced
-            pieces: list[bytes] = []
-            left = size
+            return self._read_pieces(size, limit)
+        head = self._stream.read(HEAD)
+        if len(head) < HEAD:
+            return b""
+        if not self._let_go(size - HEAD):
+            return b""  # the end of the stream: the reading loop ends, as at any end
+        return stand_in(size, limit, head)
+
+    def _read_pieces(self, size: int, limit: int) -> bytes:
+        """A body within the limit read in pieces; when memory runs out on the way, the rest
+        is let go (the stream stays in step) and :func:`stand_in` says so."""
+        pieces: list[bytes] = []
+        left = size
+        head = b""
+        try:
             while left > 0:
                 chunk = self._stream.read(min(left, CHUNK))
                 if not chunk:
                     return b""  # the end of the stream
+                if not pieces:
+                    head = chunk[:HEAD]
+                    self.last = (size, head)
                 pieces.append(chunk)
                 left -= len(chunk)
             return b"".join(pieces)
-        head = self._stream.read(HEAD)
-        if len(head) < HEAD:
-            return b""
-        left = size - HEAD
+        except MemoryError:
+            pieces.clear()
+            if not self._let_go(left):
+                return b""
+            return stand_in(size, limit, head, out_of_memory=True)
+
+    #: The size and first bytes of the last body read (what :func:`top_level_fields` reads
+    #: the request's id from when decoding the body fails).
+    last: tuple[int, bytes] = (0, b"")
+
+    def _let_go(self, left: int) -> bool:
+        """Read ``left`` bytes of the stream and let them go; False at its end."""
         while left > 0:
             chunk = self._stream.read(min(left, CHUNK))
             if not chunk:
-                return b""  # the end of the stream: the reading loop ends, as at any end
+                return False
             left -= len(chunk)
-        return stand_in(size, limit, head)
+        return True
 
 
 class BoundedStream:
@@ -252,26 +279,65 @@ class BoundedStream:
             whole = line + piece
             return _tail(whole), cut or len(whole) > MAX_HEADER_LINE
 
+    #: The size and first bytes of the last body read (see :attr:`BoundedInput.last`).
+    last: tuple[int, bytes] = (0, b"")
+
     async def readexactly(self, size: int) -> bytes:
         limit = self._limit()
         try:
+            self.last = (size, b"")
             if size <= limit:
-                return await self._reader.readexactly(size)
+                return await self._read_whole(size, limit)
             head = await self._reader.readexactly(HEAD)
-            left = size - HEAD
-            while left > 0:
-                chunk = await self._reader.read(min(left, CHUNK))
-                if not chunk:
-                    return b""
-                left -= len(chunk)
+            if not await self._let_go(size - HEAD):
+                return b""
         except asyncio.IncompleteReadError:
             return b""
         return stand_in(size, limit, head)
 
+    async def _read_whole(self, size: int, limit: int) -> bytes:
+        """A body within the limit, a large one in pieces (asyncio's reader would hold it
+        whole in a buffer that grows as it arrives); when memory runs out reading it, the
+        rest is let go (the stream stays in step) and :func:`stand_in` says so."""
+        if size <= CHUNK:
+            body = await self._reader.readexactly(size)
+            self.last = (size, body[:HEAD])
+            return body
+        pieces: list[bytes] = []
+        left = size
+        head = b""
+        try:
+            while left > 0:
+                chunk = await self._reader.read(min(left, CHUNK))
+                if not chunk:
+                    return b""
+                if not pieces:
+                    head = chunk[:HEAD]
+                    self.last = (size, head)
+                pieces.append(chunk)
+                left -= len(chunk)
+            return b"".join(pieces)
+        except MemoryError:
+            pieces.clear()
+            if not await self._let_go(left):
+                return b""
+            return stand_in(size, limit, head, out_of_memory=True)
 
-def stand_in(size: int, limit: int, head: bytes) -> bytes:
-    """The ``TOO_LARGE`` notification for a body of ``size`` bytes that starts with ``head``."""
+    async def _let_go(self, left: int) -> bool:
+        while left > 0:
+            chunk = await self._reader.read(min(left, CHUNK))
+            if not chunk:
+                return False
+            left -= len(chunk)
+        return True
+
+
+def stand_in(size: int, limit: int, head: bytes, out_of_memory: bool = False) -> bytes:
+    """The ``TOO_LARGE`` notification for a body of ``size`` bytes that starts with ``head``,
+    over the limit or (``out_of_memory``) beyond the memory left to read it."""
     params: dict[str, Any] = {"bytes": size, "limit": limit, "token": TOKEN}
+    if out_of_memory:
+        params["memory"] = True
     params.update(top_level_fields(head.decode("utf-8", "replace")))
     return json.dumps({"jsonrpc": "2.0", "method": TOO_LARGE, "params": params}).encode()
 
@@ -330,6 +396,9 @@ class Refusal:
     text: str
     #: The request's id, when it was a request (it gets an error answer).
     request_id: int | str | None
+    #: The message was within the limit but memory ran out reading or decoding it (the
+    #: server's failing, not the client's mistake).
+    out_of_memory: bool = False
 
 
 def refusal(params: Any) -> Refusal | None:
@@ -338,6 +407,8 @@ def refusal(params: Any) -> Refusal | None:
     send one of its own)."""
     if not isinstance(params, dict) or params.get("token") != TOKEN:
         return None
+    if params.get("memory") is True:
+        return out_of_memory(params, params.get("bytes"))
     method = params.get("method")
     what = f"a {visible(method)} message" if isinstance(method, str) else "a message"
     text = (
@@ -346,6 +417,20 @@ def refusal(params: Any) -> Refusal | None:
     )
     request_id = params.get("id")
     return Refusal(text, request_id if _fits("id", request_id) else None)
+
+
+def out_of_memory(fields: dict[str, Any], size: object, doing: str = "reading") -> Refusal:
+    """What the server says of a message of ``size`` bytes, whose ``id`` and ``method`` are
+    those of ``fields`` (:func:`top_level_fields`), that memory ran out ``doing`` (reading
+    or decoding)."""
+    method = fields.get("method")
+    what = f"a {visible(method)} message" if isinstance(method, str) else "a message"
+    text = (
+        f"{what} of {_mb(size)} from the editor could not be read: the server ran out of "
+        f"memory {doing} it, and let it go"
+    )
+    request_id = fields.get("id")
+    return Refusal(text, request_id if _fits("id", request_id) else None, out_of_memory=True)
 
 
 def _mb(size: object) -> str:

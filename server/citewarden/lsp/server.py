@@ -55,7 +55,9 @@ from citewarden.lsp.framing import (
     BoundedStream,
     Refusal,
     message_limit,
+    out_of_memory,
     refusal,
+    top_level_fields,
 )
 from citewarden.lsp.incoming import (
     absent_params,
@@ -238,16 +240,15 @@ class CitewardenProtocol(LanguageServerProtocol):
             method == types.CANCEL_REQUEST or method in fm.builtin_features or method in fm.features
         )
 
-    #: True while a decoded message is handled: an error the reading loop reports outside
-    #: it came from decoding the body (see :meth:`CitewardenServer.report_server_error`).
+    #: True while a decoded message is handled, and after handling it raised (until the
+    #: reading loop reports that): an error the loop reports without it came from decoding
+    #: the body (see :meth:`CitewardenServer.report_server_error`).
     handling = False
 
     def handle_message(self, message: Any) -> None:
         self.handling = True
-        try:
-            self._handle(message)
-        finally:
-            self.handling = False
+        self._handle(message)
+        self.handling = False
 
     def _handle(self, message: Any) -> None:
         invalid = [message] if isinstance(message, _InvalidRequest) else _invalid(message)
@@ -366,14 +367,16 @@ class CitewardenProtocol(LanguageServerProtocol):
         callback(future)
 
     def _refuse(self, refused: Refusal) -> None:
-        """A message over the size limit (:mod:`.framing`): logged and shown, and a request
-        answered with InvalidRequest."""
+        """A message over the size limit, or one memory ran out reading (:mod:`.framing`):
+        logged and shown, and a request answered with InvalidRequest (InternalError when
+        memory ran out: the request was no mistake)."""
         log.error("%s", refused.text)
         self._server.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Error, message=refused.text)
         )
         if refused.request_id is not None:
-            error = JsonRpcInvalidRequest(refused.text)
+            kind = JsonRpcInternalError if refused.out_of_memory else JsonRpcInvalidRequest
+            error = kind(refused.text)
             self._send_response(refused.request_id, error=error.to_response_error())
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
@@ -430,6 +433,9 @@ class CitewardenServer(LanguageServer):
 
     #: The event loop serving the editor, once ``initialize`` came.
     loop: asyncio.AbstractEventLoop | None = None
+    #: The editor's input, as read within bounds (the last body's start is asked for when
+    #: decoding it fails).
+    _input: BoundedInput | BoundedStream | None = None
 
     def __init__(self) -> None:
         super().__init__(
@@ -450,7 +456,8 @@ class CitewardenServer(LanguageServer):
     def start_stdio(self) -> None:
         """pygls' stdio server, standard input read through :class:`.framing.BoundedInput`;
         the process ends once it ends (:class:`_InputEnd`)."""
-        stdin = _InputEnd(BoundedInput(sys.stdin.buffer, self.message_limit), self)
+        self._input = BoundedInput(sys.stdin.buffer, self.message_limit)
+        stdin = _InputEnd(self._input, self)
         self.start_io(stdin=cast(BinaryIO, stdin))  # pygls calls readline() and read(n) only
 
     def start_tcp(self, host: str, port: int) -> None:
@@ -467,7 +474,7 @@ class CitewardenServer(LanguageServer):
                 return
             serving.append(writer)
             self.protocol.set_writer(writer)
-            stream = BoundedStream(reader, self.message_limit)
+            stream = self._input = BoundedStream(reader, self.message_limit)
             await run_async(
                 stop_event=stop_event,
                 reader=stream,
@@ -495,12 +502,32 @@ class CitewardenServer(LanguageServer):
         # either raised with the source JsonRpcException
         protocol = self.protocol
         decoding = isinstance(protocol, CitewardenProtocol) and not protocol.handling
+        if isinstance(protocol, CitewardenProtocol):
+            protocol.handling = False
+        if isinstance(error, MemoryError) and source is JsonRpcException:
+            self._out_of_memory(decoding)
+            return
         unreadable = isinstance(error, ValueError | RecursionError) and decoding
         if unreadable and source is JsonRpcException:
             error_object = {"code": JsonRpcParseError.CODE, "message": _parse_error(error)}
             self.protocol._send_data({"jsonrpc": "2.0", "id": None, "error": error_object})
             return
         super().report_server_error(error, source)
+
+    def _out_of_memory(self, decoding: bool) -> None:
+        """Memory ran out decoding the last body (its request, if its start tells which,
+        gets an error answer) or handling a message; the server goes on either way."""
+        protocol = cast(CitewardenProtocol, self.protocol)
+        if decoding:
+            size, head = self._input.last if self._input is not None else (0, b"")
+            fields = top_level_fields(head.decode("utf-8", "replace"))
+            protocol._refuse(out_of_memory(fields, size, "decoding"))
+            return
+        text = "the server ran out of memory handling a message from the editor; it goes on"
+        log.error("%s", text)
+        self.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=text)
+        )
 
 
 #: Error codes that say the client's request was wrong, not the server.
@@ -527,6 +554,8 @@ class _UnreadBodies(logging.Filter):
             record.msg, record.args = "a message from the editor could not be read: %s", (reason,)
             record.levelno, record.levelname = logging.WARNING, "WARNING"
             record.exc_info, record.exc_text = None, None
+        elif isinstance(error, MemoryError):
+            return False  # one line says which message it was (report_server_error)
         return True
 
 
