@@ -198,16 +198,29 @@ def string_citations(value: str) -> tuple[list[tuple[str, int, int]], list[str]]
     document of its own (blocks, code, math, comments, escapes as in the text; no metadata
     block in it), and the labels of its footnote references: ((key, start, end) in
     ``value``, labels)."""
-    if "\n" in value or value[:1] in (" ", "\t", "<", "["):
-        blocks = _Reader(Path(), value, metadata=False).read()
-    else:  # one line of text (no code block, no footnote, no HTML block): a paragraph
-        blocks = Blocks()
+    # lines of text alone make paragraphs: no block pass
+    blocks = _Reader(Path(), value, metadata=False).read() if _has_blocks(value) else Blocks()
     scan = scan_blocks(value, blocks)
     pending = scan.pending
     if blocks.notes:
         pending = unread_notes_dropped(pending, blocks.notes, scan.note_refs)
     keys = [(p.key, p.span.start, p.span.end) for p in pending]
     return keys, [label for label, _ in scan.note_refs]
+
+
+#: a line the block pass may read as more than a paragraph's: indented, starting with a
+#: character that is no letter or digit (a marker, a fence, a quote, a table, a tag, a note,
+#: a heading's underline, a definition ...), or with what may be a list's number or letter
+_BLOCK_LINE = re.compile(r"^(?:[ \t]|[^\sA-Za-z0-9]|[A-Za-z0-9]++[.)])", re.M)
+
+
+def _has_blocks(value: str) -> bool:
+    """The string ``value`` may hold more than paragraphs of text: the block pass reads it
+    (one line: when it starts with white space, a tag or a bracket; a line of its own is a
+    paragraph's, its block read alike)."""
+    if "\n" not in value:
+        return value[:1] in (" ", "\t", "<", "[")
+    return _BLOCK_LINE.search(value) is not None
 
 
 def unread_notes_dropped(
