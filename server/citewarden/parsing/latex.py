@@ -96,6 +96,7 @@ from citewarden.parsing.latex_args import (
     _split_keys,
     _trimmed,
     _volcite_groups,
+    plain_key_bracket,
 )
 from citewarden.parsing.latex_commands import (
     _BEGIN,
@@ -357,6 +358,9 @@ def parse_latex(
     suppressed: set[int] = set()
     nocite_all = is_root = False
     body_start = -1  # where \begin{document} stands
+    # \cite is LaTeX's own in the body (:func:`_plain_cite`): the class and packages so far
+    plain_class, plain_packages = False, True
+    plain_cite = False
     # a package whose \nocite writes at once, loaded in the preamble: (package, \nocite
     # commands after it at the preamble's top level, which cite nothing)
     nocite_now: str | None = None
@@ -476,6 +480,13 @@ def parse_latex(
                     )
                 pos = end
                 continue
+            if plain_cite and name == "cite" and not m.group(3):
+                at = plain_key_bracket(text, pos)
+                if at >= 0:  # LaTeX's own \cite: [see][]{a} cites "[" (a is text)
+                    span = Span(at, at + 1)
+                    citations.append(Citation("[", span, full, sound_span(start, at + 1), kind))
+                    pos = at + 1
+                    continue
             if role in (_VOLCITE, _MULTIVOL):
                 groups, end = _volcite_groups(text, pos, role == _MULTIVOL)
             else:
@@ -551,6 +562,7 @@ def parse_latex(
                 preamble_top = preamble_top or latex_static.TopLevel(text)
                 if preamble_top.at(start):  # not in a definition, a group or a conditional
                     body_start = start
+                    plain_cite = _plain_cite(plain_class and plain_packages, context, links)
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
                 refsections, units = _units(text, links, context.resource_labels)
@@ -563,6 +575,7 @@ def parse_latex(
             nocite_at.append(start)
         elif role == _PACKAGE:
             packages = latex_static.package_names(text, start)
+            plain_packages = plain_packages and packages <= latex_static.PLAIN_CITE_PACKAGES
             cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
             if "biblatex" in packages:
                 braces = own_braces = "biblatex"
@@ -578,6 +591,9 @@ def parse_latex(
             _read_load_links(text, start, name, links)
         elif role == _DOCUMENTCLASS:
             is_root = True
+            plain_class = (
+                latex_static.document_class(text, start) in latex_static.PLAIN_CITE_CLASSES
+            )
             sub = _SUBFILES_CLASS.match(text, pos)
             if sub is not None and sub.group(1).strip():
                 subfiles_parent = sub.group(1).strip()
@@ -633,6 +649,20 @@ def parse_latex(
         bib_styles=tuple(styles),
         style_files=tuple(dict.fromkeys(style_files)),
     )
+
+
+def _plain_cite(plain: bool, context: LatexContext, links: list[Link]) -> bool:
+    """Whether ``\\cite`` in the body of a root file is LaTeX's own (one optional argument):
+    its class and packages leave it so (``plain``), no other file of its project loads
+    biblatex or cite and its preamble reads none (which might load natbib)."""
+    return (
+        plain
+        and not context.key_braces
+        and not any(link.kind is LinkKind.INCLUDE and link.command not in _LOADS for link in links)
+    )
+
+
+_LOADS = frozenset({"usepackage", "RequirePackage", "RequirePackageWithOptions", "documentclass"})
 
 
 #: a comment with its line break and the blanks that start the next line

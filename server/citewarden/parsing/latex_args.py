@@ -190,6 +190,21 @@ def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]],
             return groups, i
 
 
+def plain_key_bracket(text: str, i: int) -> int:
+    """Where LaTeX's own ``\\cite``, which reads one optional argument and then its key
+    list as an undelimited argument, reads a ``[`` as the key: a second ``[...]`` after the
+    first, at ``i`` (``\\cite[see][]{a}`` cites ``[``, and ``a`` is text); -1: none."""
+    j = _skip(text, i)
+    n = len(text)
+    if j >= n or text[j] != "[":
+        return -1
+    k = _close_delimited(text, j)
+    if k < 0:
+        return -1
+    j = _skip(text, k)
+    return j if j < n and text[j] == "[" else -1
+
+
 def _volcite_groups(text: str, i: int, multi: bool = False) -> tuple[list[tuple[int, int]], int]:
     """``[prenote]{volume}[pages]{key}`` after ``\\volcite`` (``multi``: after
     ``\\volcites``, its ``(pre)(post)`` global notes, then such groups as long as one

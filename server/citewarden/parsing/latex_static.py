@@ -762,6 +762,33 @@ NOCITE_NOW = ("natbib", "cite", "harvard")
 #: LaTeX's own ``\\cite``, natbib, biblatex and the others keep a space after a key.
 TRIMMING = frozenset({"cite", "overcite"})
 
+#: Document classes that leave LaTeX's own ``\\cite`` as it is: one optional argument,
+#: then the key list, an undelimited argument (``\\cite[see][]{a}`` cites ``[``)
+PLAIN_CITE_CLASSES = frozenset(
+    {
+        "article", "report", "book", "letter", "proc", "minimal", "amsart", "amsbook",
+        "amsproc", "scrartcl", "scrreprt", "scrbook", "extarticle", "extreport", "extbook",
+    }
+)  # fmt: skip
+#: Packages that leave it so (the cite bundle's ``\\cite`` reads one optional argument
+#: too); natbib, biblatex, jurabib and the others read two
+PLAIN_CITE_PACKAGES = frozenset(
+    {
+        "amsmath", "amssymb", "amsthm", "amsfonts", "graphicx", "graphics", "hyperref", "url",
+        "xcolor", "color", "geometry", "inputenc", "fontenc", "babel", "lmodern", "times",
+        "mathptmx", "booktabs", "array", "tabularx", "longtable", "multirow", "caption",
+        "subcaption", "float", "enumitem", "xspace", "microtype", "fancyhdr", "setspace",
+        "cite", "overcite", "verbatim", "listings", "comment", "textcomp", "lipsum",
+    }
+)  # fmt: skip
+_CLASS = re.compile(r"\\documentclass\s*(?:\[[^\]]{0,500}\]\s*)?\{\s*([^{}\s]{1,100})\s*\}")
+
+
+def document_class(text: str, start: int) -> str | None:
+    """The class the ``\\documentclass`` at ``text[start]`` loads."""
+    m = _CLASS.match(text, start)
+    return m.group(1) if m else None
+
 
 def package_names(text: str, start: int) -> frozenset[str]:
     """The packages the ``\\usepackage`` at ``text[start]`` loads."""

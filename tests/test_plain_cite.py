@@ -1,0 +1,63 @@
+"""LaTeX's own ``\\cite`` reads one optional argument, then its key list as an undelimited
+argument: ``\\cite[see][]{a}`` cites ``[`` (and ``a`` is text), where natbib's and
+biblatex's read two.  The keys citewarden reads are those pdflatex writes to the .aux."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from citewarden.project import Workspace, normalize_path
+
+BODY = r"X\cite[see][]{a} Y\cite[p.~1]{b} Z\cite[x] [y]{c} W\cite{e}"
+_CITATION = re.compile(r"\\citation\{([^}]*)\}")
+
+
+def _main(preamble: str) -> str:
+    return (
+        f"\\documentclass[11pt]{{article}}\n{preamble}\n\\begin{{document}}\n{BODY}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n"
+    )
+
+
+def _aux_citations(folder: Path) -> list[str]:
+    subprocess.run(
+        ["pdflatex", "-draftmode", "-interaction=nonstopmode", "main.tex"],
+        cwd=folder,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    return _CITATION.findall((folder / "main.aux").read_text(errors="replace"))
+
+
+@pytest.mark.parametrize(
+    "preamble", ["", "\\usepackage{hyperref}", "\\usepackage{cite}", "\\usepackage{natbib}"]
+)
+def test_the_keys_of_cite_with_two_optional_arguments_are_latexs(
+    tmp_path: Path, preamble: str
+) -> None:
+    if shutil.which("pdflatex") is None:
+        pytest.fail("pdflatex is needed", pytrace=False)
+    (tmp_path / "main.tex").write_text(_main(preamble), encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    doc = ws.document(normalize_path(tmp_path / "main.tex"))
+    assert doc is not None
+    assert [c.key for c in doc.citations] == _aux_citations(tmp_path)
+
+
+def test_a_preamble_read_from_another_file_keeps_two_optional_arguments(tmp_path: Path) -> None:
+    """A preamble file may load natbib: ``\\cite[see][]{a}`` is read as natbib reads it."""
+    (tmp_path / "main.tex").write_text(_main("\\input{preamble}"), encoding="utf-8")
+    (tmp_path / "preamble.tex").write_text("\\usepackage{natbib}\n", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    doc = ws.document(normalize_path(tmp_path / "main.tex"))
+    assert doc is not None
+    assert [c.key for c in doc.citations] == ["a", "b", "c", "e"]
