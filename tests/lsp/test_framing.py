@@ -18,6 +18,7 @@ from citewarden.lsp.framing import (
     BoundedStream,
     message_limit,
     refusal,
+    spilled,
     top_level_fields,
 )
 
@@ -258,3 +259,47 @@ def test_a_body_memory_runs_out_reading_is_let_go_and_the_next_message_is_in_ste
         b"\r\n",
         b"{}",
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "split"),
+    [
+        (b'{"a": "}"}', None),
+        (b'{"a": 1}  \r\n', None),
+        (b'{"a": 1}C', (b'{"a": 1}', b"C")),
+        (b'{"a": 1}conTent-', (b'{"a": 1}', b"conTent-")),
+        (b'{"a": 1}Content-Length: 8\r\n\r\n{"b"', (b'{"a": 1}', b'Content-Length: 8\r\n\r\n{"b"')),
+        (b'{"a": 1}garbage', None),
+        (b'{"a": 1}Cx', None),
+        (b'{"a": 1', None),
+    ],
+)
+def test_a_body_ends_where_its_json_ends_when_the_next_header_follows(
+    body: bytes, split: tuple[bytes, bytes] | None
+) -> None:
+    assert spilled(body) == split
+
+
+def test_the_bytes_after_a_short_body_are_the_next_message() -> None:
+    first, second = b'{"id": 1}', b'{"id": 2}'
+    data = b"%s\r\nContent-Length: %d\r\n\r\n%s" % (first, len(second), second)
+    stream = _input(data)
+    assert stream.read(len(first) + 20) == first
+    assert _headers(stream, 2) == [b"Content-Length: 9\r\n", b"\r\n"]
+    assert stream.read(len(second)) == second
+
+
+def test_over_tcp_the_bytes_after_a_short_body_are_the_next_message() -> None:
+    first, second = b'{"id": 1}', b'{"id": 2}'
+    data = b"%sContent-Length: %d\r\n\r\n%s" % (first, len(second), second)
+
+    async def read() -> list[bytes]:
+        stream = _stream(data)
+        return [
+            await stream.readexactly(len(first) + 25),
+            await stream.readline(),
+            await stream.readline(),
+            await stream.readexactly(len(second)),
+        ]
+
+    assert asyncio.run(read()) == [first, b"Content-Length: 9\r\n", b"\r\n", second]

@@ -81,3 +81,17 @@ def test_a_header_block_without_content_length_costs_one_message(client: RawClie
     body = _hover(client, 30)
     _write(client, b"Content-Length: %d\r\n\r\n" % len(body) + body)
     _answered(client, 30)
+
+
+@pytest.mark.parametrize("over", [1, 3, 25, 60])
+def test_a_length_a_few_bytes_over_its_body_costs_no_message(client: RawClient, over: int) -> None:
+    """A Content-Length a few bytes larger than its body took the start of the next message
+    into it: that body was a Parse error and the next message, its header cut, was lost
+    (or, the last one sent, waited for).  The body now ends where its JSON ends, the bytes
+    after it are the next message's, and both are answered, as the next one arrives."""
+    first, second = _hover(client, 40), _hover(client, 41)
+    _write(client, b"Content-Length: %d\r\n\r\n" % (len(first) + over) + first)
+    _write(client, b"Content-Length: %d\r\n\r\n" % len(second) + second)
+    _answered(client, 40)
+    _answered(client, 41)
+    assert client.unanswerable == []

@@ -19,7 +19,11 @@ line feed.  A message that cannot be framed (a header block without ``Content-Le
 line that is no header, the bytes a body shorter than its ``Content-Length`` left over) is
 logged once and the bytes up to the next ``Content-Length:`` header are let go, even one that
 starts within a line: the server was otherwise deaf for good, each body running into the
-next header line.
+next header line.  A ``Content-Length`` a few bytes over its body takes the start of the
+next message into it: such a body ends where its JSON ends when the start of a header
+block follows (:func:`spilled`), and those bytes are read again as the next message's (the
+body is read, as every server reads it, once those bytes have come: with the next message).
+A body within the limit that memory runs out reading is let go too, and a stand-in says so.
 """
 
 from __future__ import annotations
@@ -162,6 +166,8 @@ class BoundedInput:
         self._stream = stream
         self._limit = limit
         self._headers = Headers()
+        #: Bytes read as a body that were the next message's (:func:`spilled`), read again.
+        self._back = b""
 
     def readline(self) -> bytes:
         """The next line pygls reads: a message's ``Content-Length`` line and the empty line
@@ -177,30 +183,50 @@ class BoundedInput:
     def _line(self) -> tuple[bytes, bool] | None:
         """A line of the stream, or its last ``MAX_HEADER_LINE`` bytes and True for a longer
         one (the rest read and let go); None at the end of the stream."""
-        line = self._stream.readline(MAX_HEADER_LINE)
+        line = self._readline(MAX_HEADER_LINE)
         if not line:
             return None
         if line.endswith(b"\n"):
             return line, False
         cut = False
         while True:
-            rest = self._stream.readline(CHUNK)
+            rest = self._readline(CHUNK)
             if not rest:
                 return line, cut
             line, cut = _tail(line + rest), True
             if rest.endswith(b"\n"):
                 return line, cut
 
+    def _readline(self, limit: int) -> bytes:
+        back = self._back
+        if not back:
+            return self._stream.readline(limit)
+        end = back.find(b"\n", 0, limit) + 1 or min(len(back), limit)
+        self._back = back[end:]
+        line = back[:end]
+        if line.endswith(b"\n") or len(line) == limit:
+            return line
+        return line + self._stream.readline(limit - len(line))
+
+    def _read(self, size: int) -> bytes:
+        back = self._back
+        if not back:
+            return self._stream.read(size)
+        self._back = back[size:]
+        if len(back) >= size:
+            return back[:size]
+        return back + self._stream.read(size - len(back))
+
     def read(self, size: int) -> bytes:
         limit = self._limit()
         self.last = (size, b"")
         if size <= limit and size <= CHUNK:
-            body = self._stream.read(size)
+            body = self._read(size)
             self.last = (size, body[:HEAD])
-            return body
+            return self._end_of(body)
         if size <= limit:  # in pieces: memory grows with what arrives, not what is announced
-            return self._read_pieces(size, limit)
-        head = self._stream.read(HEAD)
+            return self._end_of(self._read_pieces(size, limit))
+        head = self._read(HEAD)
         if len(head) < HEAD:
             return b""
         if not self._let_go(size - HEAD):
@@ -215,7 +241,7 @@ class BoundedInput:
         head = b""
         try:
             while left > 0:
-                chunk = self._stream.read(min(left, CHUNK))
+                chunk = self._read(min(left, CHUNK))
                 if not chunk:
                     return b""  # the end of the stream
                 if not pieces:
@@ -230,6 +256,16 @@ class BoundedInput:
                 return b""
             return stand_in(size, limit, head, out_of_memory=True)
 
+    def _end_of(self, body: bytes) -> bytes:
+        """``body`` up to the end of its JSON when what follows is the start of the next
+        message (:func:`spilled`), which is read from there."""
+        split = spilled(body)
+        if split is None:
+            return body
+        self._back = split[1] + self._back
+        _log_spilled(len(split[1]))
+        return split[0]
+
     #: The size and first bytes of the last body read (what :func:`top_level_fields` reads
     #: the request's id from when decoding the body fails).
     last: tuple[int, bytes] = (0, b"")
@@ -237,7 +273,7 @@ class BoundedInput:
     def _let_go(self, left: int) -> bool:
         """Read ``left`` bytes of the stream and let them go; False at its end."""
         while left > 0:
-            chunk = self._stream.read(min(left, CHUNK))
+            chunk = self._read(min(left, CHUNK))
             if not chunk:
                 return False
             left -= len(chunk)
@@ -253,6 +289,8 @@ class BoundedStream:
         self._reader = reader
         self._limit = limit
         self._headers = Headers()
+        #: Bytes read as a body that were the next message's (:func:`spilled`), read again.
+        self._back = b""
 
     async def readline(self) -> bytes:
         handed = self._headers.held()
@@ -264,7 +302,11 @@ class BoundedStream:
         return handed
 
     async def _line(self) -> tuple[bytes, bool] | None:
-        line, cut = b"", False
+        line, cut = self._back, False
+        self._back = b""
+        if b"\n" in line:
+            line, _, self._back = line.partition(b"\n")
+            return _tail(line + b"\n"), len(line) >= MAX_HEADER_LINE
         while True:
             try:
                 piece = await self._reader.readuntil(b"\n")
@@ -288,7 +330,7 @@ class BoundedStream:
             self.last = (size, b"")
             if size <= limit:
                 return await self._read_whole(size, limit)
-            head = await self._reader.readexactly(HEAD)
+            head = await self._exactly(HEAD)
             if not await self._let_go(size - HEAD):
                 return b""
         except asyncio.IncompleteReadError:
@@ -300,15 +342,15 @@ class BoundedStream:
         whole in a buffer that grows as it arrives); when memory runs out reading it, the
         rest is let go (the stream stays in step) and :func:`stand_in` says so."""
         if size <= CHUNK:
-            body = await self._reader.readexactly(size)
+            body = await self._exactly(size)
             self.last = (size, body[:HEAD])
-            return body
+            return self._end_of(body)
         pieces: list[bytes] = []
         left = size
         head = b""
         try:
             while left > 0:
-                chunk = await self._reader.read(min(left, CHUNK))
+                chunk = await self._some(min(left, CHUNK))
                 if not chunk:
                     return b""
                 if not pieces:
@@ -316,16 +358,37 @@ class BoundedStream:
                     self.last = (size, head)
                 pieces.append(chunk)
                 left -= len(chunk)
-            return b"".join(pieces)
+            return self._end_of(b"".join(pieces))
         except MemoryError:
             pieces.clear()
             if not await self._let_go(left):
                 return b""
             return stand_in(size, limit, head, out_of_memory=True)
 
+    async def _exactly(self, size: int) -> bytes:
+        """``size`` bytes, those read again first (:attr:`_back`)."""
+        back, self._back = self._back[:size], self._back[size:]
+        return back + await self._reader.readexactly(size - len(back)) if size > len(back) else back
+
+    async def _some(self, size: int) -> bytes:
+        """At most ``size`` bytes (none at the end), those read again first."""
+        if self._back:
+            back, self._back = self._back[:size], self._back[size:]
+            return back
+        return await self._reader.read(size)
+
+    def _end_of(self, body: bytes) -> bytes:
+        """:meth:`BoundedInput._end_of` for this stream."""
+        split = spilled(body)
+        if split is None:
+            return body
+        self._back = split[1] + self._back
+        _log_spilled(len(split[1]))
+        return split[0]
+
     async def _let_go(self, left: int) -> bool:
         while left > 0:
-            chunk = await self._reader.read(min(left, CHUNK))
+            chunk = await self._some(min(left, CHUNK))
             if not chunk:
                 return False
             left -= len(chunk)
@@ -340,6 +403,39 @@ def stand_in(size: int, limit: int, head: bytes, out_of_memory: bool = False) ->
         params["memory"] = True
     params.update(top_level_fields(head.decode("utf-8", "replace")))
     return json.dumps({"jsonrpc": "2.0", "method": TOO_LARGE, "params": params}).encode()
+
+
+#: The start of a header block (or of a line break before it): a body a Content-Length
+#: over its length left these after its JSON
+_NEXT_HEADER = re.compile(
+    rb"[ \t\r\n]*(?:content-[a-z]|c(?:o(?:n(?:t(?:e(?:n(?:t(?:-)?)?)?)?)?)?)?\Z)", re.IGNORECASE
+)
+
+
+def _log_spilled(over: int) -> None:
+    log.warning(
+        "a message from the editor was %d bytes shorter than its Content-Length: it ends "
+        "where its JSON ends, and the next message is read from there",
+        over,
+    )
+
+
+def spilled(body: bytes) -> tuple[bytes, bytes] | None:
+    """``(message, next)`` when ``body`` is a JSON value followed by the start of the next
+    message's header block (its Content-Length was over its length by as much), else None.
+    A body ending in ``}``, as every JSON-RPC message does, is not looked into."""
+    if body.endswith(b"}") or b"}" not in body:
+        return None
+    try:
+        text = body.decode("utf-8")
+        _, end = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):
+        return None
+    cut = len(text[:end].encode("utf-8"))
+    rest = body[cut:]
+    if not rest.strip(b" \t\r\n") or _NEXT_HEADER.match(rest) is None:
+        return None
+    return body[:cut], rest
 
 
 def top_level_fields(head: str) -> dict[str, Any]:
