@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from citewarden.parsing import markdown_inline
 from citewarden.parsing.markdown import parse_markdown
+from citewarden.parsing.pandoc_syntax import PANDOC_3
 
 P = Path("doc.md")
 
@@ -68,4 +70,27 @@ def test_raw_tex_arguments_that_never_close_are_read_in_bounded_passes(text: str
     t0 = time.process_time()
     doc = parse_markdown(P, text + "\n\n[@k]\n")
     assert time.process_time() - t0 < 5
+    assert [c.key for c in doc.citations][-1:] == ["k"]
+
+
+@pytest.mark.parametrize("n", [500, 2_000])
+def test_a_nest_of_brackets_pandoc_3_reads_as_text_is_read_once(
+    n: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Brackets nested ``n`` deep, each holding a nested braced key whose ``]`` balances
+    it (pandoc 3 before 3.8 reads each ``[`` as text): each bracket's keys are looked at
+    when it closes, not again for each bracket around it (which read the nest n times)."""
+    looked_at = 0
+    member_list = markdown_inline._Bracket.member_list
+
+    def counted(self: markdown_inline._Bracket) -> list[markdown_inline._Pending]:
+        nonlocal looked_at
+        found = member_list(self)
+        looked_at += len(found)
+        return found
+
+    monkeypatch.setattr(markdown_inline._Bracket, "member_list", counted)
+    text = "[@{a{b{]}}}" * n + "]" * n + "\n\n[@k]\n"
+    doc = parse_markdown(P, text, PANDOC_3)
+    assert looked_at <= 4 * n
     assert [c.key for c in doc.citations][-1:] == ["k"]

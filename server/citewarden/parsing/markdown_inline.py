@@ -152,6 +152,8 @@ class _Pending:
     #: a braced key in which the ``]`` balancing the ``[`` open before it stands: a
     #: citation only in a citation group (pandoc reads the other brackets up to that ``]``)
     straddles: bool = False
+    #: a braced key holding a ``[`` or a ``]`` (pandoc 3 before 3.8 counts them)
+    bracketed: bool = False
 
 
 @dataclass(slots=True)
@@ -289,7 +291,11 @@ def _scan(
                         stack[-1].take(bracket, marks)
                     pos = attributes.end(pos, par.start(pos))  # a span's
                     continue
-                pos, members = _close_group(text, bracket, start, pending, marks)
+                if counted_brackets and bracket.bracketed:
+                    balance = balance or Balance(text)
+                pos, members = _close_group(
+                    text, bracket, start, pending, marks, balance if counted_brackets else None
+                )
                 pos = attributes.end(pos, par.start(pos))  # a span's, a link's
                 changed = False
                 if counted_brackets and members:
@@ -372,6 +378,7 @@ def _scan(
                     if not dropped:
                         key = text[span.start : span.end]
                         p = _Pending(key, span, start, close, dash)
+                        p.bracketed = _HAS_BRACKET.search(key) is not None
                         if stack and "]" in key:
                             balance = balance or Balance(text)
                             p.straddles = span.start <= balance.of(stack[-1].open_at) < span.end
@@ -921,12 +928,14 @@ class _Bracket:
 
     __slots__ = (
         "at",
+        "bracketed",
         "first_index",
         "gap",
         "head",
         "items",
         "members",
         "open_at",
+        "own_straddles",
         "semis",
         "straddles",
         "tail",
@@ -940,6 +949,8 @@ class _Bracket:
         self.head = self.tail = False  # the first, the last part holds a member
         self.gap = False  # a part between two semicolons holds none
         self.straddles = 0  # members that straddle their bracket's "]"
+        self.own_straddles = 0  # of them, those not in a bracket inside it
+        self.bracketed = 0  # members whose braced key holds a bracket
         #: the members in order, those of closed brackets inside as nested lists
         self.items: list[_Pending | list[Any]] = []
 
@@ -973,6 +984,8 @@ class _Bracket:
         self.items.append(p)
         if p.straddles:
             self.straddles += 1
+            self.own_straddles += 1
+        self.bracketed += p.bracketed
 
     def close(self, close_at: int, marks: _Marks) -> None:
         """Its ``]`` stands at ``close_at``."""
@@ -1001,7 +1014,7 @@ class _Bracket:
         close_at = self.at
         self.semis = self.members = 0
         self.head = self.tail = self.gap = False
-        self.straddles = 0
+        self.straddles = self.own_straddles = self.bracketed = 0
         self.items = []
         self.at = self.open_at + 1
         return close_at
@@ -1015,7 +1028,21 @@ class _Bracket:
     def ungrouped(self, members: list[_Pending]) -> None:
         """Its ``members``, grouped, are let go again: its account stands."""
         self.items = list(members)
-        self.straddles = sum(p.straddles for p in members)
+        self.straddles = self.own_straddles = sum(p.straddles for p in members)
+        self.bracketed = sum(p.bracketed for p in members)
+
+    def let_go(self) -> None:
+        """It is no group, and its members' keys straddle no bracket: those of its own
+        are looked at, those of the brackets inside only when one of theirs straddles
+        (a nest of such brackets, each let go, is read once)."""
+        if self.straddles:
+            if self.straddles > self.own_straddles:
+                members = self.member_list()
+            else:
+                members = [x for x in self.items if not isinstance(x, list)]
+            for p in members:
+                p.straddles = False
+        self.straddles = self.own_straddles = 0
 
     def recount(self, pending: list[_Pending], marks: _Marks) -> None:
         """Its account made anew from the keys not in a group in ``pending``."""
@@ -1032,15 +1059,23 @@ class _Bracket:
         if inner.members:
             self.items.append(inner.items)
         self.straddles += inner.straddles
+        self.bracketed += inner.bracketed
         self.at = inner.at + 1
 
 
 def _close_group(
-    text: str, bracket: _Bracket, close_at: int, pending: list[_Pending], marks: _Marks
+    text: str,
+    bracket: _Bracket,
+    close_at: int,
+    pending: list[_Pending],
+    marks: _Marks,
+    balance: Balance | None = None,
 ) -> tuple[int, list[_Pending] | None]:
     """A ``]`` closes ``bracket``: make it a citation group if pandoc would.  Returns where
     scanning resumes (after a link destination, if one follows) and the members grouped,
-    else ``None`` (an empty list: its members are let go, a footnote reference's label)."""
+    else ``None`` (an empty list: its members are let go, a footnote reference's label).
+    ``balance``: pandoc 3 before 3.8 counts the brackets in braced keys (see
+    :func:`_counted_group`)."""
     open_at = bracket.open_at
     after = close_at + 1
     nxt = text[after : after + 1]
@@ -1057,11 +1092,33 @@ def _close_group(
     # every ";"-separated part must hold a key (a ";" inside a braced key separates nothing)
     if not bracket.all_parts_cite():
         return after, None
+    if (
+        balance is not None
+        and bracket.bracketed
+        and _text_bracket(text, bracket, close_at, pending, balance)
+    ):
+        bracket.let_go()
+        return after, None
     group = Span(open_at, close_at + 1)
     members = bracket.member_list()
     for p in members:
         p.group = group
     return after, members
+
+
+def _text_bracket(
+    text: str, bracket: _Bracket, close_at: int, pending: list[_Pending], balance: Balance
+) -> bool:
+    """pandoc 3 before 3.8 reads the ``[`` of ``bracket``, closed at ``close_at`` and
+    holding a braced key with a bracket, as text: no ``]`` balances it, counting the
+    brackets in keys, or one before ``close_at`` does and it opens the locator of the
+    in-text citation before it (what :func:`_counted_group` undoes)."""
+    end = balance.of(bracket.open_at)
+    if end >= close_at:
+        return False
+    first_index = bracket.first_index
+    last = pending[first_index - 1] if first_index else None
+    return end < 0 or _after_in_text(text, bracket.open_at, last)
 
 
 def _cut_in_bracket(text: str, open_at: int, pending: list[_Pending], first_index: int) -> bool:
