@@ -9,6 +9,7 @@ import subprocess
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -473,3 +474,38 @@ def test_a_csl_item_is_shown_corrected_as_fix_writes_it(tmp_path: Path) -> None:
     refs = page[page.index('id="references"') : page.index('id="methodology"')]
     assert 'badge info">corrected' in refs and "as written" in refs
     assert "&quot;DOI&quot;: &quot;10.1/x&quot;" in refs
+
+
+def test_the_corrections_fix_writes_are_found_once_an_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dashboard, the audit table, the flow chart and the cleaned list each asked for
+    the corrections --fix writes (four times an entry); they are found once, when the
+    report's data is built, and each shows them as that once found them."""
+    from citewarden.fix import run
+    from citewarden.report.html import build
+
+    entry = "@article{a,\n  author = {Smith, John},\n  title = {A Study},\n  pages = {11--21},\n  year = {2020}\n}\n"
+    (tmp_path / "refs.bib").write_text(entry + "\n" + entry.replace("{a,", "{b,"), "utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "refs.bib")
+    bib = ws.bibliography(tmp_path / "refs.bib")
+    assert bib is not None
+    asked: list[str] = []
+
+    def counted(entry: Any, corrections: Any) -> dict[str, str]:
+        asked.append(entry.key)
+        return run.written_corrections(entry, corrections)
+
+    monkeypatch.setattr(build, "written_corrections", counted, raising=False)
+    for module in ("data", "sections", "charts"):
+        monkeypatch.setattr(
+            f"citewarden.report.html.{module}.written_corrections", counted, raising=False
+        )
+    fixed = [Verdict(key, Status.MISMATCH, Tier.M, corrections={"pages": "11--20"}) for key in "ab"]
+    data = build_audit(ws, check(ws), list(bib.entries), fixed, generated=WHEN)
+    page = render_html(data)
+    assert sorted(asked) == ["a", "b"]
+    assert [outcome(a) for a in data.entries] == [Outcome.CORRECTED] * 2
+    refs = page[page.index('id="references"') : page.index('id="methodology"')]
+    assert refs.count("pp. 11–20") == 2 and refs.count("pages = {11--20}") == 2

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from citewarden.audit import pair_verdicts
 from citewarden.context.collect import CitationContext
+from citewarden.fix.run import written_corrections
 from citewarden.model import BibFormat, Code, Entry, Finding, Severity, Verdict, document_score
 from citewarden.report.contexts import collect as collect_contexts
 from citewarden.report.html.data import AuditData, EntryAudit, FileSummary, Located, tier_counts
@@ -205,6 +206,9 @@ def build_audit(
 
             corrected = corrected_item(text, e, verdict.corrections, csl_decoding())
             corrected = "" if corrected == source else corrected
+        written: Mapping[str, str] = {}
+        if verdict is not None and verdict.corrections and not not_applied:
+            written = written_corrections(e, verdict.corrections)
         rows.append(
             EntryAudit(
                 entry=e,
@@ -214,6 +218,7 @@ def build_audit(
                 corrected=corrected,
                 not_applied=not_applied,
                 findings=tuple(entry_findings.get((e.path, e.span.start), ())),
+                written=written,
             )
         )
     files = file_summaries(ws, findings, by_entry, entries)

@@ -10,7 +10,6 @@ from types import MappingProxyType
 
 from citewarden.context.collect import CitationContext
 from citewarden.findings.score import score_summary
-from citewarden.fix.run import written_corrections
 from citewarden.model import Entry, Finding, Severity, Status, Tier, Verdict
 
 # ----------------------------------------------------------------------------------------
@@ -31,6 +30,9 @@ class EntryAudit:
     not_applied: str = ""
     #: Citation index findings on this entry (orphan, duplicate key ...).
     findings: tuple[Finding, ...] = ()
+    #: the corrections ``--fix`` writes into the entry, as it writes them (none when they
+    #: are not applied; :func:`~citewarden.fix.run.written_corrections`, found once)
+    written: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,15 +108,11 @@ def outcome(audit: EntryAudit) -> str:
         return Outcome.UNRESOLVABLE
     if verdict.status in (Status.NOT_FOUND, Status.RETRACTED):
         return Outcome.FLAGGED
-    if verdict.corrections and not audit.not_applied and _written(audit.entry, verdict):
+    if audit.written:
         return Outcome.CORRECTED
     if verdict.status is Status.MISMATCH or verdict.tier in (Tier.H, Tier.E):
         return Outcome.FLAGGED
     return Outcome.VERIFIED
-
-
-def _written(entry: Entry, verdict: Verdict) -> bool:
-    return bool(written_corrections(entry, verdict.corrections))
 
 
 _TIER_RANK = {Tier.H: 0, Tier.E: 1, Tier.M: 2, Tier.D: 3}

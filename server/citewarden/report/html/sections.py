@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from citewarden.fix.run import written_corrections
 from citewarden.model import INDEX_CODES, Code, Tier, Verdict, document_score
 from citewarden.report.contexts import venue_html
 from citewarden.report.html.charts import flow_svg, gauge_svg
@@ -247,10 +246,7 @@ def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
         return ""
     items = []
     for i, a in enumerate(data.entries):
-        corrections: Mapping[str, str] = {}
-        if a.verdict is not None and not a.not_applied:  # as --fix writes them
-            corrections = written_corrections(a.entry, a.verdict.corrections)
-        item = csl_item(a.entry, corrections)
+        item = csl_item(a.entry, a.written)  # the corrections as --fix writes them
         item["id"] = f"r{i}"
         items.append(item)
     formatted = format_references(items)
