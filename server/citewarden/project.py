@@ -734,4 +734,6 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         style_shape(parsed.style_files, parsed.path.parent),
     )
     defines = bool(parsed.bibitems)  # a metadata file with references: is its project's
-    return links, parsed.is_root, parsed.magic_root, bool(parsed.citations), defines, definitions
+    ends = parsed.document_end >= 0  # an included file's end ends its project's reading
+    facts = (parsed.is_root, parsed.magic_root, bool(parsed.citations), defines, ends)
+    return links, facts, definitions

@@ -134,6 +134,10 @@ class Project:
     #: in a LaTeX project that loads biblatex styles: the reading of their files (the
     #: citation commands they declare; :mod:`~citewarden.citation_styles`)
     cite_styles: StyleReading | None = None
+    #: where TeX stops reading the project: an included file (no root) holds
+    #: ``\\end{document}``, so each file including it, down from the root, is read up to
+    #: that include link alone: (document, the number of the link among its include links)
+    ends: tuple[tuple[Path, int], ...] = ()
     #: in a Markdown project: the version of the pandoc that reads it
     #: (:mod:`~citewarden.pandoc_version`); None: not known
     pandoc_version: Version | None = None
@@ -601,6 +605,7 @@ class ProjectGraph(LinkResolver):
                 if (child := include(path, here, head, includes, written)) is not None:
                     children.append(child)
             stack.extend(reversed(children))
+        ends = self._document_ends(root, docs, placed)
         for path, link, target, found in unextended:
             if bibtex_backend:
                 bibs.setdefault(found, None)
@@ -683,7 +688,32 @@ class ProjectGraph(LinkResolver):
             late_resources=late,
             bib_style=style,
             cite_styles=cite_styles,
+            ends=ends,
         )
+
+    def _document_ends(
+        self, root: Path, docs: dict[Path, None], placed: dict[Path, tuple[Path, int]]
+    ) -> tuple[tuple[Path, int], ...]:
+        """:attr:`Project.ends` of the project of ``root``, whose ``docs`` are in reading
+        order (each included one ``placed``), and drop from ``docs`` those read after its
+        end.  An included file that is a document of its own (``\\documentclass``: a
+        subfile, a standalone figure) ends nothing: the packages reading it skip its end."""
+        order = list(docs)
+        for i, path in enumerate(order):
+            doc = self.document(path) if path != root else None
+            if doc is None or doc.document_end < 0 or doc.is_root or path not in placed:
+                continue
+            ends: list[tuple[Path, int]] = []
+            child = path
+            while child in placed and child != root:
+                parent, number = placed[child]
+                ends.append((parent, number))
+                child = parent
+            for later in order[i + 1 :]:
+                del docs[later]
+                placed.pop(later, None)
+            return tuple(ends)
+        return ()
 
     def _bib_style(
         self,

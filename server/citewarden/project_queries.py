@@ -7,13 +7,38 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.file_state import BibIndex, fold_key
-from citewarden.model import Citation, DocumentKind, Entry, ParsedBibliography, ParsedDocument
+from citewarden.model import (
+    Citation,
+    DocumentKind,
+    Entry,
+    LinkKind,
+    ParsedBibliography,
+    ParsedDocument,
+)
 from citewarden.parsing import is_bibliography, is_document
 from citewarden.project_graph import Project, ProjectGraph
+
+
+def read_until(doc: ParsedDocument, number: int) -> ParsedDocument:
+    """``doc`` as TeX reads it when the file its include link ``number`` reads ends the
+    document: its citations, ``\\nocite{*}`` and ``\\bibitem`` keys after the link are
+    not read (:attr:`~citewarden.project_graph.Project.ends`)."""
+    includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE]
+    if number >= len(includes):
+        return doc
+    end = includes[number].span.end
+    return replace(
+        doc,
+        citations=tuple(c for c in doc.citations if c.span.start < end),
+        nocite_all=doc.nocite_all and any(at < end for at in doc.nocite_all_at),
+        nocite_all_at=tuple(at for at in doc.nocite_all_at if at < end),
+        bibitems=tuple((key, span) for key, span in doc.bibitems if span.start < end),
+    )
 
 
 class ProjectQueries(ProjectGraph):
@@ -55,10 +80,11 @@ class ProjectQueries(ProjectGraph):
         return iter(held[1])
 
     def _looked_up_documents(self, project: Project) -> Iterator[tuple[Path, ParsedDocument]]:
+        ends = dict(project.ends)
         for path in project.sources:
             doc = self.document(path)
             if doc is not None:
-                yield path, doc
+                yield path, doc if path not in ends else read_until(doc, ends[path])
 
     def project_bibliographies(
         self, project: Project

@@ -188,6 +188,10 @@ class ParsedDocument:
     #: where ``\\begin{document}`` stands (-1: the file has none, as an included file); a
     #: file ``\\input`` before it is read in the preamble
     body_start: int = -1
+    #: where the file's ``\\end{document}`` stands, at which TeX stops reading the whole
+    #: document (-1: none); in a file read through ``\\input`` what its includers hold
+    #: after the link is not read either
+    document_end: int = -1
     #: what the packages this file loads say about the bibunits citations copied to the
     #: main list: ``"all"`` (bibunits with ``globalcitecopy``), ``"natbib"`` (natbib is
     #: loaded: its starred commands are its own), or ``""``

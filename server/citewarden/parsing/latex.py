@@ -358,6 +358,7 @@ def parse_latex(
     suppressed: set[int] = set()
     nocite_all = is_root = False
     body_start = -1  # where \begin{document} stands
+    document_end = -1  # where \end{document} stands
     # \cite is LaTeX's own in the body (:func:`_plain_cite`): the class and packages so far
     plain_class, plain_packages = False, True
     plain_cite = False
@@ -405,6 +406,7 @@ def parse_latex(
             if m.group(1) is not None:  # \end{document}: TeX reads no further
                 if magic is None:
                     magic = _magic_root(text[start:])  # a magic comment may follow it
+                document_end = start
                 break
             continue  # "\\" or "\%"
         role = roles[name]
@@ -632,6 +634,7 @@ def parse_latex(
         bibunit_defaults=units.defaults,
         bare_putbibs=units.bare,
         body_start=body_start,
+        document_end=document_end,
         cite_copy=latex_bibunits.copy_option(text),
         cite_trims=cite_trims,
         key_braces=own_braces or "",
