@@ -312,6 +312,47 @@ def test_config_file_severities(
     assert " warning dangling-citation " in out
 
 
+def test_the_settings_are_the_projects_wherever_the_command_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project's .citewarden.toml is read, in the first PATH's folder or the nearest
+    above it (up to the repository's root), where the one in the working directory was:
+    run from elsewhere, the project's settings were ignored and another's applied."""
+    write_project(tmp_path / "proj", PROJECT)
+    (tmp_path / "proj" / ".citewarden.toml").write_text(
+        '[severity]\ndangling-citation = "warning"\n', encoding="utf-8"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / ".citewarden.toml").write_text(
+        '[severity]\ndangling-citation = "off"\n', encoding="utf-8"
+    )
+    main_tex = str(tmp_path / "proj" / "paper" / "main.tex")
+    for args, cwd in (
+        ([main_tex], elsewhere),
+        (["."], tmp_path / "proj" / "paper"),
+        (["paper/main.tex"], tmp_path / "proj"),
+    ):
+        code, out, _ = cli(["check", *args, "--no-verify"], cwd, capsys, monkeypatch)
+        assert code == 0, args
+        assert " warning dangling-citation " in out, args
+    # a settings file above the repository's root is not the project's
+    (tmp_path / "proj" / ".citewarden.toml").unlink()
+    (tmp_path / "proj" / ".git").mkdir()
+    (tmp_path / ".citewarden.toml").write_text(
+        '[severity]\ndangling-citation = "off"\n', encoding="utf-8"
+    )
+    code, out, _ = cli(["check", main_tex, "--no-verify"], elsewhere, capsys, monkeypatch)
+    assert code == 1 and " error dangling-citation " in out
+    # a bad value in the project's file is named with the file it is in
+    (tmp_path / "proj" / "paper" / ".citewarden.toml").write_text(
+        "debounce_ms = -5\n", encoding="utf-8"
+    )
+    code, _, err = cli(["check", main_tex, "--no-verify"], elsewhere, capsys, monkeypatch)
+    config = tmp_path / "proj" / "paper" / ".citewarden.toml"
+    assert f"citewarden: warning: {config}: setting 'debounce_ms': " in err
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [

@@ -347,3 +347,26 @@ def test_a_title_whose_works_have_no_identifier_adds_the_first_with_a_warning(
     assert out.getvalue() == "added ng2011deep: Ng 2011, Deep learning. [dblp]\n"
     entries = parse_bibtex(tmp_path / "refs.bib", (tmp_path / "refs.bib").read_text()).entries
     assert [(e.key, e.get("title")) for e in entries] == [("ng2011deep", "Deep learning.")]
+
+
+def test_the_settings_are_the_bibliographys_projects_with_their_problems_shown(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """``add`` reads the .citewarden.toml of the bibliography's project, not the working
+    directory's, and says what in it is wrong (a bad value was passed over in silence)."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / ".citewarden.toml").write_text(
+        'debounce_ms = -5\n[verify]\nsources = ["crossref"]\n', encoding="utf-8"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run_citewarden(
+        ["add", "10.1371/notarealdoi", "--bib", "../proj/refs.bib", "--dry-run"], elsewhere, env
+    )
+    assert result.returncode == 1
+    assert (
+        f"citewarden add: warning: {project / '.citewarden.toml'}: setting 'debounce_ms': "
+        in result.stderr
+    )
+    assert "not found (crossref answered)" in result.stderr

@@ -35,6 +35,7 @@ from citewarden.settings import (
     ConfigSyntaxError,
     Settings,
     SettingsProblem,
+    find_config_dir,
     load_settings,
     parse_config,
     read_config_bytes,
@@ -104,7 +105,12 @@ def _parser() -> argparse.ArgumentParser:
         default="error",
         help="exit 1 when a finding is at least this severe (default: error)",
     )
-    check.add_argument("--config", metavar="FILE", help=f"settings file (default: ./{CONFIG_FILE})")
+    check.add_argument(
+        "--config",
+        metavar="FILE",
+        help=f"settings file (default: {CONFIG_FILE} in the first PATH's folder or the nearest"
+        " folder above it, up to the repository's root)",
+    )
     check.add_argument("--no-verify", action="store_true", help="skip verification (no network)")
     check.add_argument("--offline", action="store_true", help="verify from the cache only")
     check.add_argument("--snapshot", metavar="FILE", help="JSONL snapshot of work records")
@@ -258,6 +264,8 @@ def _said_indexes(done: str, count: int) -> None:
 
 
 def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[SettingsProblem]]:
+    """The settings of ``--config``, or of the project of the first PATH (not of the working
+    directory: a project checked from elsewhere reads its own settings)."""
     if args.config:
         path = Path(args.config)
         try:
@@ -270,7 +278,10 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
             raise UsageError(f"invalid config file {args.config}: {exc}") from None
         settings, problems = load_settings(None, (raw, str(path)))
     else:
-        settings, problems = load_settings(cwd)
+        first = normalize_path(cwd / args.paths[0])
+        settings, problems = load_settings(
+            find_config_dir(first if first.is_dir() else first.parent)
+        )
     verify = settings.verify
     changes: dict[str, Any] = {}
     if args.no_verify:
@@ -438,12 +449,12 @@ def _escape_unencodable(stream: TextIO) -> None:
 def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     cwd = normalize_path(cwd or Path.cwd())
     _escape_unencodable(sys.stdout)
+    args.paths = _expand_inputs(args, cwd)
     settings, problems = _load_settings(args, cwd)
     if not args.quiet:
         for problem in problems:
             print(f"citewarden: warning: {visible(str(problem))}", file=sys.stderr)
     _check_fix_options(args)
-    args.paths = _expand_inputs(args, cwd)
     try:
         audit = run_audit(
             args.paths,

@@ -37,8 +37,9 @@ from citewarden.fix.write import ABSENT, write_atomically
 from citewarden.model import Entry
 from citewarden.model.findings import MAX_QUOTED
 from citewarden.parsing.dispatch import parse_file
+from citewarden.project import normalize_path
 from citewarden.safe_text import visible, visible_lines
-from citewarden.settings import Settings, load_settings
+from citewarden.settings import Settings, find_config_dir, load_settings
 from citewarden.verify.records import Outcome, WorkRecord
 
 EXIT_ADDED, EXIT_MISSING, EXIT_USAGE = 0, 1, 2
@@ -128,7 +129,10 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     if any(not ident.strip() for ident in args.ids):
         print("citewarden add: an identifier is empty", file=err)
         return EXIT_USAGE
-    settings, _ = load_settings(Path.cwd())
+    # the settings of the bibliography's project, wherever the command runs
+    settings, problems = load_settings(find_config_dir(normalize_path(path).parent))
+    for problem in problems:
+        print(f"citewarden add: warning: {visible(str(problem))}", file=err)
     if args.offline:
         verify = dataclasses.replace(settings.verify, offline=True)
         settings = dataclasses.replace(settings, verify=verify)

@@ -1,7 +1,7 @@
 """One typed settings schema for the CLI, the language server and the editor clients.
 
 Settings come from (lowest to highest precedence) defaults, ``.citewarden.toml`` at the
-workspace root, LSP initializationOptions and ``workspace/configuration`` (section
+workspace root (for the command line, the project's: :func:`find_config_dir`), LSP initializationOptions and ``workspace/configuration`` (section
 ``citewarden``), and command-line options.  :func:`load_settings` never raises on bad input:
 each invalid value falls back to its default and is reported as a :class:`SettingsProblem`.
 """
@@ -477,6 +477,20 @@ def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[Setting
         return parse_config(data), []
     except ConfigSyntaxError as exc:
         return None, [SettingsProblem(str(path), "file", f"invalid TOML: {exc}")]
+
+
+def find_config_dir(start: Path) -> Path | None:
+    """The folder whose ``.citewarden.toml`` a project in the folder ``start`` reads:
+    ``start`` or the nearest folder above it that holds one, looking no higher than the
+    repository's root (a folder holding ``.git``: a file above it is not the project's);
+    None when there is none."""
+    for folder in (start, *start.parents):
+        config = folder / CONFIG_FILE
+        if config.exists() or config.is_symlink():  # one that cannot be read is reported
+            return folder
+        if (folder / ".git").exists():
+            return None
+    return None
 
 
 def load_settings(
