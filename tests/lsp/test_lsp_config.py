@@ -147,3 +147,17 @@ async def test_a_second_folder_settings_file_is_reported_not_read(start: Start) 
     await wait_for(
         lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
     )
+
+
+async def test_values_quoted_from_the_settings_are_shown_escaped(start: Start) -> None:
+    """A key or command name with control or bidirectional characters reached the editor's
+    message as it was (the terminal's warning escaped it)."""
+    h = await start(
+        init={"citation_commands": ["x\u202ey z"], "severity": {"orphan-\x1b[2Jentry": "off"}}
+    )
+    messages = await wait_for(
+        lambda: [m.message for m in h.client.messages if "invalid" in m.message]
+    )
+    text = " ".join(messages)
+    assert "x\\u202ey z" in text and "orphan-\\x1b[2Jentry" in text
+    assert "\u202e" not in text and "\x1b" not in text

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from citewarden.safe_text import visible
 from citewarden.settings import CONFIG_FILE, Settings, SettingsProblem, load_settings
 
 SECTION = "citewarden"
@@ -82,13 +83,15 @@ class ConfigSources:
 
 
 def problem_message(problems: list[SettingsProblem]) -> str:
+    """The settings problems as one line (the keys and values quoted from a settings file or
+    the client shown escaped, as every message shows outside text)."""
     lines = [str(p) for p in problems]
-    return "citewarden: invalid settings (defaults used instead): " + "; ".join(lines)
+    return visible("citewarden: invalid settings (defaults used instead): " + "; ".join(lines))
 
 
 def unread_message(files: list[Path], root: Path | None) -> str:
     used = f"{root / CONFIG_FILE}" if root is not None else "the first workspace folder"
     names = ", ".join(str(f) for f in files)
-    return (
+    return visible(
         f"citewarden: settings come from {used} (the first workspace folder's); not read: {names}"
     )
