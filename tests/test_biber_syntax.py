@@ -197,6 +197,9 @@ READINGS = {
     # a key biber reads as another: a citation of the written key finds no entry
     "@misc{d'A, title={A}}\n@misc{x, title={X}}\n": "d'A,d,x",
     "@misc{a, title={A}}\n@misc{b, title={B}} junk\n": "a,b",
+    # a bare number run on into name characters is a name (a macro) to btparse: no error
+    "@misc{a, title={A}, pages=10-20}\n@misc{b, title={B}, year=2020a, note={x}}\n": "a,b",
+    "@misc{a, title={A}, year=20.5}\n@misc{b, title={B}, year=2020 a}\n": "a,b",
 }
 
 

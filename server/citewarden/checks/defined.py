@@ -15,7 +15,7 @@ from citewarden.checks import Ident, Memo
 from citewarden.file_state import fold_key
 from citewarden.model import BibFormat, DocumentKind, Span
 from citewarden.parsing.bib_comments import commented_positions, skipped_regions, unique_keys_at
-from citewarden.parsing.biber_syntax import biber_rejections, biber_renamings
+from citewarden.parsing.biber_syntax import biber_rejections, biber_renamings, btparse_rejects
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
 from citewarden.parsing.bibtex_recovery import (
     BibtexKeys,
@@ -347,7 +347,7 @@ class BiberReading:
     #: the entries whose key biber reads as another: (position, the key biber reads)
     renamings: list[tuple[int, str]]
     #: biber reads no entry of the file: it rejects a place, or the file has a syntax error
-    #: (biber drops the whole file on one, where BibTeX reads on from it)
+    #: for btparse (biber drops the whole file on one, where BibTeX reads on from it)
     dropped: bool
 
 
@@ -366,7 +366,9 @@ def biber_reading(ws: Workspace, path: Path, index: BibIndex) -> BiberReading:
         text = ws.text(path) or ""
         commented = partial(commented_entries, ws, path, index, True)
         rejections = biber_rejections(text, index.entries, commented)
-        dropped = bool(rejections) or (parsed is not None and not parsed.complete)
+        dropped = bool(rejections) or (
+            not parsed.complete and btparse_rejects(text, parsed.problems)
+        )
         renamings = [] if dropped else biber_renamings(text, index.entries, commented)
         found = index.rows[_BIBER_READING] = [BiberReading(rejections, renamings, dropped)]
     return found[0]  # type: ignore[no-any-return]

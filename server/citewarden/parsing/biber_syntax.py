@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from citewarden.model import Entry, Span, quoted
+from citewarden.model import Code, Entry, Finding, Span, quoted
 from citewarden.parsing.bib_comments import BIBER_BREAK, commented_positions
 
 #: an entry's key as btparse reads it: an apostrophe or a backslash with the (ASCII)
@@ -138,6 +138,29 @@ def biber_rejections(
     found += stray_at_signs(text, entries)
     found.sort(key=lambda item: item[0].start)
     return found
+
+
+#: btparse's name characters: a bare value is a name (a macro) where BibTeX reads a number
+#: and then stops at the first other character (``year = 2020a``, ``pages = 10-20``)
+_NAME_ON = re.compile(r"[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|]")
+_NUMBER_BEFORE = re.compile(r"[=#][ \t\r\n]*[0-9]+$")
+
+
+def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
+    """Whether one of the syntax errors BibTeX finds in ``text`` (``problems``) is one for
+    btparse too, which then drops the file: not a bare number run on into name characters,
+    which btparse reads as a name (an undefined macro, a warning)."""
+    for problem in problems:
+        if problem.code is not Code.BIB_SYNTAX:
+            continue
+        at = problem.location.span.start
+        if not (
+            0 < at < len(text)
+            and _NAME_ON.match(text, at)
+            and _NUMBER_BEFORE.search(text, max(0, at - 64), at)
+        ):
+            return True
+    return False
 
 
 def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
