@@ -41,6 +41,9 @@ CASES: dict[str, str | None] = {
     "@article{d'Aspremont-1998, title={B}}\n": "d'Aspremont-1998",
     "@index{information}\n": "information",
     "@misc{c, note={see /\\char125x/}, title={C}}\n": "\\char125",
+    # a field name that starts with a digit (BibTeX reads it)
+    "@misc{c, 2title={x}, title={C}}\n": "2title",
+    "@misc{c, title={a, 2x = y}}\n": None,
     "@misc{x~y, title={C}}\n": None,
     # btparse skips an apostrophe with the character after it: a comma there is lost
     "@misc{x', title={B}}\n": "x'",

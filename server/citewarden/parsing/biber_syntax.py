@@ -10,6 +10,7 @@ every entry.  Found by running biber 2 on each case:
   and only pairs may stand between it and the comma (``d'Aspremont-1998``, ``x'``, ``'x``
   are errors; ``x'y``, ``x''``, ``ab'c'd``, ``'ab`` and ``a\\b`` are read as ``x``, ``x``,
   ``ab``, ``b`` and ``a``: :func:`biber_renamed_keys`);
+* a field name that starts with a digit (``2title = {x}``);
 * an entry without a comma after its key (``@index{information}``, as bib2gls writes them),
   or without a key (``@Manual{, title = ...}``);
 * a ``@comment{`` or ``@comment(`` never closed: btparse reads the rest of the file as the
@@ -27,6 +28,7 @@ every entry.  Found by running biber 2 on each case:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Sequence
 
@@ -132,6 +134,7 @@ def biber_rejections(
         else:
             why = f"biber cannot read the key {quoted(entry.key)}"
         found.append((entry.key_span, why))
+    found += _digit_field_names(text, entries)
     if "\\char" in text:
         for m in _CHAR_BRACE.finditer(text):
             found.append((Span(m.start(), m.end()), "biber reads \\char125 / \\char123 as a brace"))
@@ -161,6 +164,26 @@ def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
         ):
             return True
     return False
+
+
+#: a field name that starts with a digit (BibTeX reads it, btparse does not), or text
+#: that looks like one inside a value (told apart by the entries' fields)
+_DIGIT_FIELD = re.compile(r"[,{(][ \t\r\n]*([0-9][^\s=,{}()\"#%']*)[ \t\r\n]*=")
+
+
+def _digit_field_names(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
+    """Each field name of ``entries`` that starts with a digit: btparse rejects it
+    ("invalid field name ... cannot start with digit")."""
+    if _DIGIT_FIELD.search(text) is None:
+        return []
+    starts = [entry.span.start for entry in entries]
+    found: list[tuple[Span, str]] = []
+    for m in _DIGIT_FIELD.finditer(text):
+        i = bisect.bisect_right(starts, m.start(1)) - 1
+        if i >= 0 and any(f.name_span.start == m.start(1) for f in entries[i].fields):
+            why = f"biber cannot read the field name {quoted(m.group(1))}: it starts with a digit"
+            found.append((Span(m.start(1), m.end(1)), why))
+    return found
 
 
 def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
