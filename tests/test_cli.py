@@ -350,7 +350,7 @@ def test_the_settings_are_the_projects_wherever_the_command_runs(
     )
     code, _, err = cli(["check", main_tex, "--no-verify"], elsewhere, capsys, monkeypatch)
     config = tmp_path / "proj" / "paper" / ".citewarden.toml"
-    assert f"citewarden: warning: {config}: setting 'debounce_ms': " in err
+    assert f"citewarden: warning: {config}:1: setting 'debounce_ms': " in err
 
 
 @pytest.mark.parametrize(
@@ -375,6 +375,38 @@ def test_bad_config_file(
     assert err.startswith(message)
 
 
+def test_a_settings_problem_names_the_line_that_sets_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bad value is named with its file and the line that sets it (a key of a table, a
+    dotted key, a key in an inline table: the line of the inline table), where only the
+    file was named."""
+    write_project(tmp_path, CLEAN)
+    (tmp_path / ".citewarden.toml").write_text(
+        'notes = """\ndebounce_ms = 1\n"""\n'
+        "debounce_ms = -1\n"
+        "verify.timeout = 0\n"
+        "\n"
+        "[severity]\n"
+        "# a comment\n"
+        '"orphan-entry" = "loud"\n'
+        "[judge]\n"
+        'limits = { x = "y" }\n',
+        encoding="utf-8",
+    )
+    code, _, err = cli(["check", ".", "--no-verify"], tmp_path, capsys, monkeypatch)
+    assert code == 0
+    config = tmp_path / ".citewarden.toml"
+    shown = [line for line in err.splitlines() if "warning" in line]
+    assert [line.split(": setting ")[0] for line in shown] == [
+        f"citewarden: warning: {config}:1",
+        f"citewarden: warning: {config}:4",
+        f"citewarden: warning: {config}:5",
+        f"citewarden: warning: {config}:9",
+        f"citewarden: warning: {config}:11",
+    ]
+
+
 def test_invalid_setting_is_a_warning(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -384,7 +416,7 @@ def test_invalid_setting_is_a_warning(
         ["check", ".", "--no-verify", "--config", "cfg.toml"], tmp_path, capsys, monkeypatch
     )
     assert code == 0
-    assert "citewarden: warning: cfg.toml: setting 'severity.dangling-citation'" in err
+    assert "citewarden: warning: cfg.toml:2: setting 'severity.dangling-citation'" in err
 
 
 @pytest.mark.parametrize(
@@ -481,7 +513,8 @@ def test_numbers_that_are_not_finite_are_refused_and_the_default_kept(
         ["check", ".", "--no-verify", "--config", "cfg.toml"], tmp_path, capsys, monkeypatch
     )
     assert code == 0
-    assert f"citewarden: warning: cfg.toml: setting '{setting}': {message}" in err
+    line = toml.count("\n") + 1  # the line that sets it, the last
+    assert f"citewarden: warning: cfg.toml:{line}: setting '{setting}': {message}" in err
     settings, problems = merge_settings(Settings(), tomllib.loads(toml), "cfg.toml")
     assert [p.key for p in problems] == [setting]
     assert (settings.max_file_mb, settings.verify.timeout) == (

@@ -366,7 +366,7 @@ def test_the_settings_are_the_bibliographys_projects_with_their_problems_shown(
     )
     assert result.returncode == 1
     assert (
-        f"citewarden add: warning: {project / '.citewarden.toml'}: setting 'debounce_ms': "
+        f"citewarden add: warning: {project / '.citewarden.toml'}:1: setting 'debounce_ms': "
         in result.stderr
     )
     assert "not found (crossref answered)" in result.stderr

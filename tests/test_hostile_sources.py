@@ -207,7 +207,7 @@ def test_bad_entry_budget_is_reported_where_it_was_set(tmp_path: Path, bad: str)
     settings, problems = load_settings(tmp_path)
     assert settings.verify.entry_budget is None  # the default stays: 3 x verify.timeout
     assert [str(p) for p in problems] == [
-        f"{config}: setting 'verify.entry-budget': expected seconds from 0.1 to 3600 "
+        f"{config}:2: setting 'verify.entry-budget': expected seconds from 0.1 to 3600 "
         "(or nothing: three times verify.timeout)"
     ]
 

@@ -77,8 +77,8 @@ def test_the_problem_names_the_file_and_the_bounds(tmp_path: Path) -> None:
     config.write_text("max_file_mb = 1e308\n[verify]\ntimeout = 1e-300\n", encoding="utf-8")
     settings, problems = load_settings(tmp_path)
     assert [str(p) for p in problems] == [
-        f"{config}: setting 'max_file_mb': expected megabytes from 0.001 to 1024",
-        f"{config}: setting 'verify.timeout': expected seconds from 0.1 to 600",
+        f"{config}:1: setting 'max_file_mb': expected megabytes from 0.001 to 1024",
+        f"{config}:3: setting 'verify.timeout': expected seconds from 0.1 to 600",
     ]
     assert settings == Settings()
 

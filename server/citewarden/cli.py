@@ -38,6 +38,7 @@ from citewarden.settings import (
     find_config_dir,
     load_settings,
     parse_config,
+    placed,
     read_config_bytes,
 )
 
@@ -269,7 +270,8 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
     if args.config:
         path = Path(args.config)
         try:
-            raw = parse_config(read_config_bytes(path))
+            data = read_config_bytes(path)
+            raw = parse_config(data)
         except FileNotFoundError:
             raise UsageError(f"config file not found: {args.config}") from None
         except OSError as exc:
@@ -277,6 +279,7 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
         except ConfigSyntaxError as exc:
             raise UsageError(f"invalid config file {args.config}: {exc}") from None
         settings, problems = load_settings(None, (raw, str(path)))
+        problems = placed(problems, data.decode("utf-8"))  # each with its line
     else:
         first = normalize_path(cwd / args.paths[0])
         settings, problems = load_settings(

@@ -9,6 +9,7 @@ each invalid value falls back to its default and is reported as a :class:`Settin
 from __future__ import annotations
 
 import dataclasses
+import re
 import tomllib
 import urllib.parse
 from collections.abc import Mapping
@@ -60,9 +61,12 @@ class SettingsProblem:
     origin: str
     key: str
     message: str
+    #: the line of the settings file that sets it (1-based), when known
+    line: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.origin}: setting '{self.key}': {self.message}"
+        where = self.origin if self.line is None else f"{self.origin}:{self.line}"
+        return f"{where}: setting '{self.key}': {self.message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -466,17 +470,76 @@ def read_config_bytes(path: Path) -> bytes:
 
 def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[SettingsProblem]]:
     """Read ``.citewarden.toml`` in ``root``; a syntax error is a problem, not an exception."""
-    path = root / CONFIG_FILE
+    raw, _, problems = _read_config_text(root / CONFIG_FILE)
+    return raw, problems
+
+
+def _read_config_text(
+    path: Path,
+) -> tuple[Mapping[str, Any] | None, str, list[SettingsProblem]]:
+    """The settings file ``path`` read, its text, and why it could not be."""
     try:
         data = read_config_bytes(path)
     except FileNotFoundError:
-        return None, []
+        return None, "", []
     except OSError as exc:
-        return None, [SettingsProblem(str(path), "file", f"cannot read: {exc.strerror}")]
+        return None, "", [SettingsProblem(str(path), "file", f"cannot read: {exc.strerror}")]
     try:
-        return parse_config(data), []
+        return parse_config(data), data.decode("utf-8"), []
     except ConfigSyntaxError as exc:
-        return None, [SettingsProblem(str(path), "file", f"invalid TOML: {exc}")]
+        return None, "", [SettingsProblem(str(path), "file", f"invalid TOML: {exc}")]
+
+
+_TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_DOTTED = rf"{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*"
+#: a table header (``[verify]``, ``[[x]]``) or a key set on its line (``a.b = ...``)
+_TABLE_LINE = re.compile(rf"[ \t]*\[\[?[ \t]*({_DOTTED})[ \t]*\]")
+_KEY_LINE = re.compile(rf"[ \t]*({_DOTTED})[ \t]*=")
+_KEY_PART = re.compile(_TOML_KEY)
+
+
+def _dotted(text: str) -> str:
+    return ".".join(part.strip("\"'") for part in _KEY_PART.findall(text))
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """Each table and key the TOML document ``text`` sets, dotted from its table -> the line
+    (1-based) that sets it first: enough to say where a setting's problem is (the lines of a
+    multi-line string are not read as keys)."""
+    lines: dict[str, int] = {}
+    table = ""
+    in_string: str | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if in_string is not None:
+            if line.count(in_string) % 2:
+                in_string = None
+            continue
+        header = _TABLE_LINE.match(line)
+        if header is not None:
+            table = _dotted(header.group(1))
+            lines.setdefault(table, number)
+        elif (key := _KEY_LINE.match(line)) is not None:
+            lines.setdefault(f"{table}.{_dotted(key.group(1))}".lstrip("."), number)
+        for quotes in ('"""', "'''"):
+            if line.count(quotes) % 2:
+                in_string = quotes
+                break
+    return lines
+
+
+def placed(problems: list[SettingsProblem], text: str) -> list[SettingsProblem]:
+    """``problems`` of the settings file ``text`` with the line of each one's setting (or
+    of the table or inline table holding it), where it is found (:func:`key_lines`)."""
+    if not problems:
+        return problems
+    lines = key_lines(text)
+    out = []
+    for problem in problems:
+        key = problem.key
+        while key and key not in lines:
+            key = key.rpartition(".")[0]
+        out.append(dataclasses.replace(problem, line=lines[key]) if key else problem)
+    return out
 
 
 def find_config_dir(start: Path) -> Path | None:
@@ -500,10 +563,10 @@ def load_settings(
     settings = Settings()
     problems: list[SettingsProblem] = []
     if root is not None:
-        raw, file_problems = read_config_file(root)
+        raw, text, file_problems = _read_config_text(root / CONFIG_FILE)
         problems += file_problems
         settings, more = merge_settings(settings, raw, str(root / CONFIG_FILE))
-        problems += more
+        problems += placed(more, text)
     for raw, origin in overlays:
         settings, more = merge_settings(settings, raw, origin)
         problems += more
