@@ -223,3 +223,23 @@ def test_the_keys_biber_reads_are_those_defined(tmp_path: Path, bib: str) -> Non
         str(f.data["key"]) for fs in check(ws).values() for f in fs if f.code is Code.DANGLING
     }
     assert dangling == set(cited) - _biber_entries(tmp_path)
+
+
+@pytest.mark.parametrize("cited", ["d,x", "x"])
+def test_an_entry_biber_reads_under_another_key_is_cited_under_it(
+    tmp_path: Path, cited: str
+) -> None:
+    """``d'A`` is ``d`` to biber: ``\\cite{d}`` prints it, so it is no orphan; without
+    the citation biber prints it not, and it is one."""
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    main = MAIN.replace("\\cite{good}", f"\\cite{{{cited}}}")
+    (tmp_path / "main.tex").write_text(main % "biber", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(
+        "@misc{d'A, title={A}}\n@misc{x, title={X}}\n", encoding="utf-8"
+    )
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_folder(tmp_path)
+    orphans = {str(f.data["key"]) for fs in check(ws).values() for f in fs if f.code is Code.ORPHAN}
+    printed = _biber_entries(tmp_path)
+    assert orphans == ({"d'A"} if "d" not in printed else set())

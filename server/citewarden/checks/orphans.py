@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
-from citewarden.checks.defined import bibtex_reading, commented_keys, key_delta
+from citewarden.checks.defined import biber_reading, bibtex_reading, commented_keys, key_delta
 from citewarden.checks.latex_keys import latex_citable
 from citewarden.checks.nocite_edit import nocite_insertion, nocite_plan
 from citewarden.checks.pandoc import pandoc_dialect
@@ -324,6 +324,11 @@ def _orphan_list(
         renamed = bibtex_reading(ws, bib_path, own).renamed
         if renamed:
             positions = [i for i in positions if fold_key(renamed.get(i, "")) not in cited_folded]
+    if positions and any(pr.kind is DocumentKind.LATEX and not pr.casefold_keys for pr in projects):
+        # an entry biber reads under another key (``d'A`` as ``d``) is cited under that one
+        renamings = dict(biber_reading(ws, bib_path, own).renamings)
+        if renamings:
+            positions = [i for i in positions if renamings.get(i) not in cited]
     if not positions:
         return []
     fmt = bib.format
