@@ -534,3 +534,20 @@ def test_fix_and_diff_together_are_refused(
     assert "--fix and --diff are alternatives" in err
     assert out == ""
     assert (tmp_path / "refs.bib").read_bytes() == before
+
+
+def test_the_cache_commands_show_the_cache_path_escaped(tmp_path: Path) -> None:
+    """The cache directory comes from the environment: ``cache stats`` printed it, and an
+    error naming it, with its control and bidirectional characters as they were."""
+    odd = "c\x1b[2J\u202ed"
+    stats = run_citewarden(
+        ["cache", "stats"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(tmp_path / odd)}
+    )
+    assert stats.returncode == 0
+    assert f"directory: {tmp_path}/c\\x1b[2J\\u202ed\n" in stats.stdout
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    env = {"CITEWARDEN_CACHE_DIR": str(tmp_path / "file" / odd)}
+    bad = run_citewarden(["cache", "prune"], tmp_path, env)
+    assert bad.returncode == 2 and "c\\x1b[2J\\u202ed" in bad.stderr
+    for output in (stats.stdout, stats.stderr, bad.stdout, bad.stderr):
+        assert "\x1b" not in output and "\u202e" not in output

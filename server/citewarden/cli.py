@@ -237,10 +237,10 @@ def _cache(action: str) -> int:
         with cache.Cache() as store:
             indexes = store.directory / snapshot.INDEX_DIR
             if store.notice:  # damaged, moved aside and rebuilt
-                print(f"citewarden: warning: {store.notice}", file=sys.stderr)
-            if action == "stats":
+                _warn(store.notice)
+            if action == "stats":  # the directory comes from the environment: shown escaped
                 for key, value in store.stats().items():
-                    print(f"{key}: {value}")
+                    print(visible(f"{key}: {value}"))
             elif action == "clear":
                 print(f"removed {store.clear()} cache entries")
                 _said_indexes("removed", snapshot.clear_indexes(indexes))
@@ -248,7 +248,7 @@ def _cache(action: str) -> int:
                 print(f"pruned {store.prune()} expired cache entries")
                 _said_indexes("pruned", snapshot.prune_indexes(indexes))
     except OSError as exc:  # an uncreatable or unwritable cache directory
-        print(f"citewarden: error: {exc}", file=sys.stderr)
+        print(f"citewarden: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_CLEAN
 
@@ -428,8 +428,9 @@ def _progress(quiet: bool) -> Progress:
 
 
 def _warn(notice: str) -> None:
-    """A notice about the verification cache (rebuilt, unusable), on stderr."""
-    print(f"citewarden: warning: {notice}", file=sys.stderr)
+    """A notice about the verification cache (rebuilt, unusable), on stderr (its path,
+    from the environment, escaped)."""
+    print(f"citewarden: warning: {visible(notice)}", file=sys.stderr)
 
 
 def _unencodable(exc: UnicodeEncodeError) -> str:
