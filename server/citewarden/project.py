@@ -295,8 +295,12 @@ class Workspace(ProjectQueries):
         twin._documents_of = None  # a check of this one running meanwhile is not the twin's
         return twin
 
-    def set_settings(self, settings: Settings) -> None:
-        """Replace the settings; LaTeX files are re-parsed when citation commands change."""
+    def set_settings(self, settings: Settings) -> list[Path]:
+        """Replace the settings; LaTeX files are re-parsed when citation commands change.
+        When the ignore patterns change, the folders are walked again: the files no pattern
+        names now are known from then on (as the first walk would have found them).
+        -> the files found so."""
+        rewalk = settings.ignore != self.settings.ignore
         if settings.citation_commands != self.settings.citation_commands:
             for path in [p for p in self._states if is_latex(p)]:
                 del self._states[path]
@@ -305,6 +309,11 @@ class Workspace(ProjectQueries):
             self._states.clear()
         self.settings = settings
         self._projects = None
+        if not rewalk:
+            return []
+        known = set(self._known)
+        found = [p for folder in list(self._folders) for p in self.add_folder(folder)]
+        return [p for p in found if p not in known]
 
     def set_text(
         self, path: Path | str, text: str, unchanged: tuple[int, int] | None = None

@@ -161,3 +161,26 @@ async def test_values_quoted_from_the_settings_are_shown_escaped(start: Start) -
     text = " ".join(messages)
     assert "x\\u202ey z" in text and "orphan-\\x1b[2Jentry" in text
     assert "\u202e" not in text and "\x1b" not in text
+
+
+async def test_files_an_ignore_pattern_no_longer_names_are_checked(start: Start) -> None:
+    """The walk of the workspace folder skips the files the ignore patterns name: a pattern
+    taken out of the settings left those files unknown (unchecked, their citations of an
+    entry no orphan) until the server started again."""
+    files = (
+        PROJECT
+        + '--- .citewarden.toml\nignore = ["drafts/**"]\n'
+        + "--- drafts/notes.tex\n\\cite{ghost,unused2001}\n\\bibliography{../refs}\n"
+    )
+    h = await start(files=files)
+    await wait_for(lambda: Code.ORPHAN.value in h.codes("refs.bib"))
+    (h.root / ".citewarden.toml").write_text("ignore = []\n", encoding="utf-8")
+    h.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=h.uri(".citewarden.toml"), type=types.FileChangeType.Changed)
+            ]
+        )
+    )
+    await wait_for(lambda: h.codes("drafts/notes.tex") == [Code.DANGLING.value])
+    await wait_for(lambda: Code.ORPHAN.value not in h.codes("refs.bib"))
