@@ -99,6 +99,8 @@ ALIKE = [
     "text <!-- x\n\n    code --> @c1\n\nx <!-- y\n\n    a -->\n    @c2\n\n    @c3\n\n"
     "text \\foo{x\n\n    code} @c4\n\ntext <!-- x\n\n```\ncode --> @c5\n```\n\n"
     "> x <!-- y\n>\n>     a --> @c6\n\n# h <!-- x\n    code --> @c7\n",
+    # "--" before "@" is a dash, no suppress-author "-"
+    "x --@a and ---@b, [--@c] and [a --@d], x--@e\n",
     # a div fence's class word is no text; a fence with more after the word is text
     "::: @key\ntext @a\n:::\n\n:::: [@k2] ::::\ntext\n::::\n\n> :::-@k3\n> a\n> :::\n\n"
     "::: @k4 @k5\ntext\n:::\n",

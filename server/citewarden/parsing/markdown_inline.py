@@ -355,7 +355,12 @@ def _scan(
             at = start + 1 if dash else start
             key, brace = (m.group(8), m.start(9)) if dash else (m.group(11), m.start(12))
             key_start = m.start(8) if dash else m.start(11)
-            if dash and (_after_word(text, start) or start == emphasis.closed_at):
+            # a "-" after a word, emphasis or a "-" (pandoc reads "--" as a dash) is text
+            if dash and (
+                _after_word(text, start)
+                or start == emphasis.closed_at
+                or text[start - 1 : start] == "-"
+            ):
                 dash = False
                 start = at
             if _after_word(text, start) and start != key_end:  # "@a@b" cites both
