@@ -20,12 +20,12 @@ MAIN = r"""\documentclass{article}
 \addbibresource{a.bib}
 \addbibresource{b.bib}
 \begin{document}
-\cite{x}
+\cite{x}%s
 \printbibliography
 \end{document}
 """
-#: (a.bib, b.bib)
-CASES = [
+#: (a.bib, b.bib, more citations): biber reads b.bib when a citation is not in a.bib
+CASES: list[tuple[str, ...]] = [
     ("@misc{Smith, title={A}}\n@misc{smith, title={B}}\n@misc{x, title={X}}\n", ""),
     ("@misc{Smith, title={A}}\n@misc{x, title={X}}\n@misc{smith, title={B}}\n", ""),
     ("@misc{Smith, title={A}}\n@misc{smith, title={B}}\n@misc{SMITH, title={C}}\n", ""),
@@ -33,6 +33,21 @@ CASES = [
     ("@misc{Smith, title={A}}\n@misc{smith, title={B}}\n@misc{Smith, title={C}}\n", ""),
     ("@misc{Smith, title={A}}\n% @misc{smith, title={B}}\n@misc{x, title={X}}\n", ""),
     ("@misc{Smith, title={A}}\n@misc{x, title={X}}\n", "@misc{smith, title={B}}\n"),
+    (
+        "@misc{Smith, title={A}}\n@misc{x, title={X}}\n",
+        "@misc{smith, title={B}}\n",
+        "\\cite{smith}",
+    ),
+    ("@misc{Smith, title={A}}\n@misc{x, title={X}}\n", "@misc{smith, title={B}}\n", "\\nocite{*}"),
+    (
+        "@misc{Smith, title={A}}\n@misc{x, title={X}, ids={y}}\n",
+        "@misc{smith, title={B}}\n",
+        "\\cite{y}",
+    ),
+    (
+        "@misc{Smith, title={A}}\n",
+        "@misc{x, title={X}}\n@misc{SMITH, title={B}}\n@misc{smith, title={C}}\n",
+    ),
     ("@misc{Smith, title={A}}\n@misc{x, title={X}}\n@misc{Smith, title={A}}\n", ""),
 ]
 _WARNING = re.compile(r"case mismatch\) between datasource keys: '([^']*)' and '([^']*)'")
@@ -58,13 +73,14 @@ def _findings(folder: Path) -> list[tuple[str, str]]:
     ]
 
 
-@pytest.mark.parametrize(("a", "b"), CASES)
+@pytest.mark.parametrize("case", CASES)
 def test_keys_in_two_spellings_are_reported_where_biber_warns(
-    tmp_path: Path, a: str, b: str
+    tmp_path: Path, case: tuple[str, ...]
 ) -> None:
     if shutil.which("pdflatex") is None or shutil.which("biber") is None:
         pytest.fail("pdflatex and biber are needed", pytrace=False)
-    (tmp_path / "main.tex").write_text(MAIN % "biber", encoding="utf-8")
+    a, b, *more = case
+    (tmp_path / "main.tex").write_text(MAIN % ("biber", "".join(more)), encoding="utf-8")
     (tmp_path / "a.bib").write_text(a, encoding="utf-8")
     (tmp_path / "b.bib").write_text(b, encoding="utf-8")
     assert _findings(tmp_path) == _biber_warnings(tmp_path)
@@ -72,7 +88,7 @@ def test_keys_in_two_spellings_are_reported_where_biber_warns(
 
 def test_a_bibtex_project_reports_them_as_duplicate_keys(tmp_path: Path) -> None:
     """BibTeX reads ``smith`` after ``Smith`` as a repeated entry: the error, no warning."""
-    (tmp_path / "main.tex").write_text(MAIN % "bibtex", encoding="utf-8")
+    (tmp_path / "main.tex").write_text(MAIN % ("bibtex", ""), encoding="utf-8")
     (tmp_path / "a.bib").write_text(CASES[0][0], encoding="utf-8")
     (tmp_path / "b.bib").write_text("", encoding="utf-8")
     ws = Workspace(root=tmp_path)

@@ -1,11 +1,13 @@
-"""Keys of one .bib file that differ in case only, in a project biber reads.
+"""Keys that differ in case only, in the bibliographies of a project biber reads.
 
 biber matches keys exactly, so ``Smith`` and ``smith`` are two entries, but as it reads a
 file it compares each key with the last spelling of the same key in any case it has read
-and warns "Possible typo (case mismatch) between datasource keys: 'smith' and 'Smith'"
-(``Biber::Input::file::bibtex``, ``has_badcasekey``): a ``duplicate-key`` warning on the
-later key, naming the spelling before it.  An exact repeat is skipped after that test and
-leaves the last spelling as it was.  Entries biber skips (in comments) are not read.
+(in that file or an earlier one) and warns "Possible typo (case mismatch) between
+datasource keys: 'smith' and 'Smith'" (``Biber::Input::file::bibtex``, ``has_badcasekey``):
+a ``duplicate-key`` warning on the later key, naming the spelling before it.  An exact
+repeat is skipped after that test and leaves the last spelling as it was.  Entries biber
+skips (in comments) are not read, nor is a file after the point where every cited key has
+been found (unless ``\\nocite{*}``): biber reads the files in order and stops there.
 """
 
 from __future__ import annotations
@@ -17,41 +19,76 @@ from types import MappingProxyType
 from citewarden.file_state import BibIndex
 from citewarden.model import Code, Finding, Location, Related, Severity, quoted
 
+#: an entry: (its file's position among the bibliographies, its position in the file)
+_Place = tuple[int, int]
+
 
 def case_variant_findings(
-    bibs: Sequence[tuple[Path, BibIndex]], skips: Sequence[frozenset[int]] = ()
+    bibs: Sequence[tuple[Path, BibIndex]],
+    skips: Sequence[frozenset[int]] = (),
+    wanted: frozenset[str] | None = None,
 ) -> list[Finding]:
-    """A warning for each key of ``bibs`` that biber reads after another spelling of it in
-    the same file (leaving out the entries at the positions ``skips``, per file)."""
+    """A warning for each key of ``bibs`` (in the order biber reads them) that biber reads
+    after another spelling of it, leaving out the entries at the positions ``skips`` (per
+    file) and the files biber does not read: those after the one where the last of the
+    ``wanted`` keys (the cited ones; None: every entry, ``\\nocite{*}``) is found."""
+    read = _files_read(bibs, wanted)
+    candidates: set[str] = set()
+    seen: set[str] = set()
+    for n in read:
+        index = bibs[n][1]
+        if len(index.folded) != len(index.by_key):  # a key in two spellings
+            candidates.update(index.repeated)
+        if seen:
+            candidates.update(seen.intersection(index.folded))
+        seen.update(index.folded)
     found: list[Finding] = []
-    for n, (path, index) in enumerate(bibs):
-        if len(index.folded) == len(index.by_key):  # no key in two spellings
-            continue
-        skip = skips[n] if skips else frozenset()
-        for folded in index.repeated:
-            places = index.folded[folded]
-            found += _variants(path, index, [i for i in places if i not in skip])
+    for folded in candidates:
+        places = [
+            (n, i)
+            for n in read
+            for i in bibs[n][1].folded.get(folded, ())
+            if not skips or i not in skips[n]
+        ]
+        found += _variants(bibs, places)
     found.sort(key=lambda f: (str(f.location.path), f.location.span.start))
     return found
 
 
-def _variants(path: Path, index: BibIndex, places: list[int]) -> Iterator[Finding]:
+def _files_read(bibs: Sequence[tuple[Path, BibIndex]], wanted: frozenset[str] | None) -> list[int]:
+    """The positions of the files of ``bibs`` biber reads looking for ``wanted``."""
+    read: list[int] = []
+    remaining = wanted
+    for n, (_, index) in enumerate(bibs):
+        if remaining is not None and not remaining:
+            break
+        read.append(n)
+        if remaining is not None:
+            remaining = remaining.difference(index.by_key)
+            if index.alias_rows:
+                remaining = remaining.difference(index.aliases)
+    return read
+
+
+def _variants(bibs: Sequence[tuple[Path, BibIndex]], places: list[_Place]) -> Iterator[Finding]:
     """The warnings biber gives reading the entries at ``places`` (one key's, in order)."""
-    if len({index.keys[i] for i in places}) < 2:
+    keys = [bibs[n][1].keys[i] for n, i in places]
+    if len(set(keys)) < 2:
         return
     seen: set[str] = set()
     last: int | None = None
-    for i in places:
-        key = index.keys[i]
-        if last is not None and index.keys[last] != key:
-            yield _finding(path, index, i, last)
+    for j, key in enumerate(keys):
+        if last is not None and keys[last] != key:
+            yield _finding(bibs, places[j], places[last])
         if key not in seen:
             seen.add(key)
-            last = i
+            last = j
 
 
-def _finding(path: Path, index: BibIndex, i: int, before: int) -> Finding:
-    entry, other = index.entries[i], index.entries[before]
+def _finding(bibs: Sequence[tuple[Path, BibIndex]], at: _Place, before: _Place) -> Finding:
+    path, index = bibs[at[0]]
+    other_path, other_index = bibs[before[0]]
+    entry, other = index.entries[at[1]], other_index.entries[before[1]]
     message = (
         f"key {quoted(entry.key)} differs from {quoted(other.key)} in case only: biber reads "
         "two entries and warns of a possible typo (case mismatch between datasource keys)"
@@ -60,7 +97,9 @@ def _finding(path: Path, index: BibIndex, i: int, before: int) -> Finding:
         Code.DUPLICATE_KEY,
         Location(path, entry.key_span),
         message,
-        related=(Related(Location(path, other.key_span), f"{quoted(other.key)} read before"),),
+        related=(
+            Related(Location(other_path, other.key_span), f"{quoted(other.key)} read before"),
+        ),
         data=MappingProxyType({"key": entry.key, "first": other.key}),
         severity=Severity.WARNING,
     )

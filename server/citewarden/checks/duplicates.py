@@ -25,6 +25,7 @@ from typing import Any
 
 from citewarden.checks import Memo
 from citewarden.checks.biber_case import case_variant_findings
+from citewarden.checks.cited import keys_of
 from citewarden.checks.defined import reader
 from citewarden.checks.skipped_text import unread_entries
 from citewarden.file_state import BibIndex, fold_key
@@ -57,9 +58,12 @@ def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> li
     skips (biber and pandoc: in comments, :func:`~citewarden.checks.skipped_text.unread_entries`)."""
     found: list[Finding] = []
     groups: dict[tuple[Path, ...], set[str]] = {}
+    by_biber: dict[tuple[Path, ...], list[Project]] = {}
     for p in projects:
         if p.bibliographies:
             groups.setdefault(tuple(p.bibliographies), set()).add(reader(p))
+            if reader(p) == "biber":
+                by_biber.setdefault(tuple(p.bibliographies), []).append(p)
     grouped = {b for g in groups for b in g}
     for b in ws.bibliography_paths():
         if b not in grouped:
@@ -80,8 +84,19 @@ def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> li
         found += memo.get(("dupworks", token, skips, fold), _duplicate_works, bibs, skips, fold)
         if "biber" in readers and not fold:  # (folded: duplicate keys already)
             files = [(path, index) for path, _, index in bibs]
-            found += memo.get(("casekeys", token, skips), case_variant_findings, files, skips)
+            wanted = _wanted(ws, by_biber.get(group, []), memo)
+            key = ("casekeys", token, skips, wanted)
+            found += memo.get(key, case_variant_findings, files, skips, wanted)
     return found
+
+
+def _wanted(ws: Workspace, projects: list[Project], memo: Memo) -> frozenset[str] | None:
+    """The keys biber looks for in the bibliographies of ``projects``: those they cite
+    (None: every entry, a ``\\nocite{*}``)."""
+    docs = [doc for project in projects for _, doc in ws.project_documents(project)]
+    if any(doc.nocite_all for doc in docs):
+        return None
+    return keys_of(docs, memo)
 
 
 def folds_keys(readers: set[str]) -> bool:
