@@ -99,6 +99,9 @@ ALIKE = [
     "text <!-- x\n\n    code --> @c1\n\nx <!-- y\n\n    a -->\n    @c2\n\n    @c3\n\n"
     "text \\foo{x\n\n    code} @c4\n\ntext <!-- x\n\n```\ncode --> @c5\n```\n\n"
     "> x <!-- y\n>\n>     a --> @c6\n\n# h <!-- x\n    code --> @c7\n",
+    # the first "$" after one that may open math closes it, or there is no math: white
+    # space before it, a digit after it
+    "$@c1 $$ and $@c2 $ x$\n\n$@c3$1 x$\n\n$@c4 $x$ and $a\\$b$ @c5\n",
     # "--" before "@" is a dash, no suppress-author "-"
     "x --@a and ---@b, [--@c] and [a --@d], x--@e\n",
     # a div fence's class word is no text; a fence with more after the word is text

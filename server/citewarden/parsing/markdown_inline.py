@@ -606,7 +606,9 @@ class _RawTex:
         return -1
 
 
-_MATH_CLOSE = re.compile(r"(?<![\s\\])\$(?!\d)")
+#: a dollar sign no backslash escapes: the first after ``$`` closes inline math, or the
+#: math is none (see :func:`_inline_math_close`)
+_MATH_CLOSE = re.compile(r"(?<!\\)\$")
 _SHORTCODE_CLOSE = re.compile(">}}")
 _LINE_END = re.compile("\n")
 
@@ -623,10 +625,21 @@ def _math_end(text: str, i: int, display: bool, par: _Limits, close: _Next) -> i
     if display:
         end = text.find("$$", i + 2, limit)
         return end + 2 if end >= 0 else i + 2
+    end = _inline_math_close(text, i, limit, close)
+    return end if end >= 0 else i + 1
+
+
+def _inline_math_close(text: str, i: int, limit: int, close: _Next) -> int:
+    """``text[i]`` is a ``$`` that may open inline math: the offset after the ``$`` that
+    closes it before ``limit``, or -1 when it is no math.  As pandoc reads it, the first
+    ``$`` after it closes it, and the math is none when white space follows the opening
+    one, precedes the closing one, or a digit follows that (``$@c $ x$``, ``$a$1``)."""
     if i + 1 >= limit or text[i + 1].isspace():
-        return i + 1
+        return -1
     end = close.start(i + 2)
-    return end + 1 if 0 <= end < limit else i + 1
+    if not 0 <= end < limit or text[end - 1].isspace() or text[end + 1 : end + 2].isdigit():
+        return -1
+    return end + 1
 
 
 _TAG_REST = re.compile(r"""(?:[^<>"']|"[^"\n]*"|'[^'\n]*'){0,2000}>""")
@@ -1331,9 +1344,8 @@ class LineCrossings:
             elif token == "$$":
                 found = self._display.start(at + 2)
                 close = found + 2 if 0 <= found < limit else -1
-            elif not text[at + 1 : at + 2].isspace():  # "$": no space after it
-                found = self._math.start(at + 2)
-                close = found + 1 if 0 <= found < limit else -1
+            else:
+                close = _inline_math_close(text, at, limit, self._math)
             if close > end:
                 return close
             pos = max(close, m.end())
