@@ -184,3 +184,27 @@ async def test_files_an_ignore_pattern_no_longer_names_are_checked(start: Start)
     )
     await wait_for(lambda: h.codes("drafts/notes.tex") == [Code.DANGLING.value])
     await wait_for(lambda: Code.ORPHAN.value not in h.codes("refs.bib"))
+
+
+async def test_a_mistake_made_again_after_it_was_mended_is_shown_again(start: Start) -> None:
+    """The editor's message about an invalid value is shown once while the value stays as
+    it is; mended, then made again, it is shown again (it was never shown a second time)."""
+    h = await start(config={"debounce_ms": "soon"})
+
+    def shown() -> list[str]:
+        return [m.message for m in h.client.messages if "debounce_ms" in m.message]
+
+    await wait_for(lambda: len(shown()) == 1)
+    h.client.set_configuration({"debounce_ms": 200}, section="citewarden")
+    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    h.client.set_configuration(
+        {"debounce_ms": 200, "severity": {"orphan-entry": "hint"}}, section="citewarden"
+    )
+    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
+    )
+    assert len(shown()) == 1  # nothing new to say meanwhile
+    h.client.set_configuration({"debounce_ms": "soon"}, section="citewarden")
+    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    await wait_for(lambda: len(shown()) == 2)

@@ -44,8 +44,11 @@ class ConfigSources:
     others: tuple[Path, ...] = ()
     init_options: Mapping[str, Any] | None = None
     client: Mapping[str, Any] | None = None
-    #: Problems already shown, so a message is not repeated for the same mistake.
+    #: Settings files not read, already reported (each is reported once).
     shown: set[str] = field(default_factory=set)
+    #: The problems of the settings last resolved, shown: a mistake is not shown again
+    #: while it stays, and is again once mended and made anew.
+    standing: set[str] = field(default_factory=set)
 
     def resolve(self) -> tuple[Settings, list[SettingsProblem]]:
         settings, problems = load_settings(
@@ -76,9 +79,10 @@ class ConfigSources:
         return fresh
 
     def new_problems(self, problems: list[SettingsProblem]) -> list[SettingsProblem]:
-        """Problems not shown before (and remember them)."""
-        fresh = [p for p in problems if str(p) not in self.shown]
-        self.shown.update(str(p) for p in fresh)
+        """The problems of the settings just resolved that the last ones had not (and
+        remember these)."""
+        fresh = [p for p in problems if str(p) not in self.standing]
+        self.standing = {str(p) for p in problems}
         return fresh
 
 
