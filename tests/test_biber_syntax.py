@@ -203,6 +203,8 @@ READINGS = {
     # a bare number run on into name characters is a name (a macro) to btparse: no error
     "@misc{a, title={A}, pages=10-20}\n@misc{b, title={B}, year=2020a, note={x}}\n": "a,b",
     "@misc{a, title={A}, year=20.5}\n@misc{b, title={B}, year=2020 a}\n": "a,b",
+    # a field after the brace that closes an entry is junk between entries to btparse
+    "@misc{a, title={A}}, year=2000}\n@misc{b, title={B}}\n": "a,b",
 }
 
 

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 
 from citewarden.model import Code, Entry, Finding, Span, quoted
 from citewarden.parsing.bib_comments import BIBER_BREAK, commented_positions
+from citewarden.parsing.bibtex_patterns import _FIELD_AFTER_CLOSE
 
 #: an entry's key as btparse reads it: an apostrophe or a backslash with the (ASCII)
 #: character after it is skipped wherever it stands, the key is the first name after such
@@ -152,11 +153,14 @@ _NUMBER_BEFORE = re.compile(r"[=#][ \t\r\n]*[0-9]+$")
 def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
     """Whether one of the syntax errors BibTeX finds in ``text`` (``problems``) is one for
     btparse too, which then drops the file: not a bare number run on into name characters,
-    which btparse reads as a name (an undefined macro, a warning)."""
+    which btparse reads as a name (an undefined macro, a warning), nor a field after the
+    ``}`` that closes an entry, which btparse skips as junk between entries (a warning)."""
     for problem in problems:
         if problem.code is not Code.BIB_SYNTAX:
             continue
         at = problem.location.span.start
+        if text.startswith("}", at) and _FIELD_AFTER_CLOSE.match(text, at + 1):
+            continue
         if not (
             0 < at < len(text)
             and _NAME_ON.match(text, at)
