@@ -85,6 +85,8 @@ ALIKE = [
     # group, more text after the title, or a line in a paragraph make a paragraph's text
     "[x; @k1]: u\n\n[@k2; x]:\n  u @k3\n\n[a]: u\n  'title @k4'\n\n[x @k5]: u\n    @k6\n\n"
     'para\n[a]: u @k7\n\n> [a]: u @k8\n\n[a]: u "t" @k9\n\n[x [@k10]]: u @k11\n',
+    # nor when a definition follows its line (a term), or bracketed text its destination
+    "[a]: u @k1\n\n: def\n\n[b]: x [@k2]\n\n[c]: x [y] @k3\n\n[]:\n: @k4\n",
     # a line block ends at a line that does not go on in it: a paragraph read apart
     "| a `x\nb @c1 `y`\n\n| a <!-- x\nb @c2 -->\n",
     # no setext heading where its line opens a code span, a comment, math or raw TeX that

@@ -100,7 +100,8 @@ _ITEM_LINE = re.compile(r"^([ \t]*)(?:[-+*]|[0-9]{1,9}[.)]|#[.)]|\(?[A-Za-z][.)]
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _REF_SPNL = r"[ \t]*+(?:\r?\n[ \t]*+)?+"
 _REF_TITLE = r"(?:\"[^\"\n]*+\"|'[^'\n]*+'|\([^()\n]*+\))"
-_REF_WORD = r"(?!" + _REF_TITLE + r")\S++"
+#: a word of a destination: no title, no bracketed text (which ends the destination)
+_REF_WORD = r"(?!" + _REF_TITLE + r"|\[[^\]\n]*+\])\S++"
 #: what follows a link reference definition's ``[label]:``: its destination (``<...>``, or
 #: words on one line), a title (``"..."``, ``'...'``, ``(...)``), each may start on the next
 #: line, and nothing else up to the end of the line (else the line is a paragraph's)
@@ -115,6 +116,9 @@ _REFERENCE_TAIL = re.compile(
     + _REF_TITLE
     + r")?+[ \t]*+(?=\r?\n|\Z)"
 )
+#: a line and a definition's marker on the next line, or after a blank line: the line is
+#: a term
+_TERM = re.compile(r"[^\n]*+\n(?:[ \t]*+\n)?+ {0,3}[:~][ \t]++\S")
 _LABEL_TOKENS = re.compile(r"\\.|[\[\]]")
 
 
@@ -514,8 +518,8 @@ class _Reader:
         """The end of the link reference definition ``[label]: ...`` whose ``[`` is
         ``line[j]`` (the line starting at ``pos``), or -1 when it is none: its label is no
         citation group (``[see @a]: u`` is a paragraph) nor a note's marker (``[^a]:``;
-        with white space, ``[^a b]:``, a label in pandoc 3), and nothing but a destination
-        and a title follows it."""
+        with white space, ``[^a b]:``, a label in pandoc 3), nothing but a destination
+        and a title follows it, and no definition follows its line (it is a term)."""
         close = _label_close(line, j)
         if close < 0 or not line.startswith(":", close + 1):
             return -1
@@ -525,7 +529,7 @@ class _Reader:
         ):
             return -1
         tail = _REFERENCE_TAIL.match(self.text, pos + close + 2)
-        if tail is None or _cites_as_group(label):
+        if tail is None or _cites_as_group(label) or _TERM.match(self.text, pos):
             return -1
         return tail.end()
 
