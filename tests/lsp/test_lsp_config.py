@@ -3,6 +3,8 @@ test client), didChangeConfiguration, .citewarden.toml, and invalid settings."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from lsp_editor import wait_for
 from lsprotocol import types
@@ -208,3 +210,18 @@ async def test_a_mistake_made_again_after_it_was_mended_is_shown_again(start: St
     h.client.set_configuration({"debounce_ms": "soon"}, section="citewarden")
     h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     await wait_for(lambda: len(shown()) == 2)
+
+
+async def test_the_projects_settings_file_above_the_workspace_folder_is_read(
+    start: Start, tmp_path: Path
+) -> None:
+    """A folder of the project opened alone reads the project's .citewarden.toml above it,
+    as ``citewarden check`` does (up to the repository's root): the editor used the
+    defaults and the command line the project's settings."""
+    (tmp_path / ".citewarden.toml").write_text(
+        '[severity]\norphan-entry = "hint"\n', encoding="utf-8"
+    )
+    h = await start()
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
+    )

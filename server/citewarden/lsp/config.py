@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from citewarden.safe_text import visible
-from citewarden.settings import CONFIG_FILE, Settings, SettingsProblem, load_settings
+from citewarden.settings import (
+    CONFIG_FILE,
+    Settings,
+    SettingsProblem,
+    find_config_dir,
+    load_settings,
+)
 
 SECTION = "citewarden"
 
@@ -50,9 +56,16 @@ class ConfigSources:
     #: while it stays, and is again once mended and made anew.
     standing: set[str] = field(default_factory=set)
 
+    @property
+    def config_dir(self) -> Path | None:
+        """The folder whose settings file the workspace reads: the first workspace folder,
+        or the nearest above it holding one (up to the repository's root), as
+        ``citewarden check`` finds a project's (:func:`~citewarden.settings.find_config_dir`)."""
+        return find_config_dir(self.root) if self.root is not None else None
+
     def resolve(self) -> tuple[Settings, list[SettingsProblem]]:
         settings, problems = load_settings(
-            self.root,
+            self.config_dir,
             (self.init_options, "initializationOptions"),
             (self.client, "workspace/configuration"),
         )
@@ -66,9 +79,10 @@ class ConfigSources:
         """Settings files of the other workspace folders: one set of settings serves the
         whole workspace, the first folder's."""
         found = []
+        used = self.config_dir
         for folder in self.others:
             candidate = folder / CONFIG_FILE
-            if candidate.is_file() and folder != self.root:
+            if candidate.is_file() and folder != used:
                 found.append(candidate)
         return found
 
@@ -93,8 +107,10 @@ def problem_message(problems: list[SettingsProblem]) -> str:
     return visible("citewarden: invalid settings (defaults used instead): " + "; ".join(lines))
 
 
-def unread_message(files: list[Path], root: Path | None) -> str:
-    used = f"{root / CONFIG_FILE}" if root is not None else "the first workspace folder"
+def unread_message(files: list[Path], config_dir: Path | None) -> str:
+    """The settings files of other workspace folders, not read (``config_dir``: the folder
+    of the one read, :attr:`ConfigSources.config_dir`)."""
+    used = f"{config_dir / CONFIG_FILE}" if config_dir is not None else "the first workspace folder"
     names = ", ".join(str(f) for f in files)
     return visible(
         f"citewarden: settings come from {used} (the first workspace folder's); not read: {names}"

@@ -215,7 +215,7 @@ class Session:
             self.server.window_show_message(
                 types.ShowMessageParams(
                     type=types.MessageType.Info,
-                    message=unread_message(unread, self.config.root),
+                    message=unread_message(unread, self.config.config_dir),
                 )
             )
 
