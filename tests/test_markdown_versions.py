@@ -109,6 +109,8 @@ ALIKE = [
     # a div fence's class word is no text; a fence with more after the word is text
     "::: @key\ntext @a\n:::\n\n:::: [@k2] ::::\ntext\n::::\n\n> :::-@k3\n> a\n> :::\n\n"
     "::: @k4 @k5\ntext\n:::\n",
+    # a fence with more than attributes or a word after its colons is a paragraph's line
+    ":::{ ]\n    @k1\n\n:::[ ^\n: @k2]\n\n::: {.a\n    @k3\n:::\n\n::: {.a} x\n    @k4\n:::\n",
     # attribute sets, read where pandoc reads one and as text elsewhere
     '# Results {#sec-res data-note="@h1"}\n\n::: {.note title="see @d1"}\nText.\n:::\n',
     '[word]{key="@s1"} and `x`{note="@c1"} and ![img](a.png){alt="@i1"} and []{k="@e"}\n',

@@ -200,7 +200,7 @@ _LIST_ITEM = re.compile(r"^[ \t>]*(?:[-+*]|[0-9#]+[.)]|\(?[A-Za-z]{1,4}[.)])[ \t
 
 
 #: a div fence with a class word (pandoc 2 reads it as text when no fence closes it)
-_DIV_WORD_LINE = re.compile(r"^[ \t>]*+:{3,}+[ \t]*+[^\s{:]", re.M)
+_DIV_WORD_LINE = re.compile(r"^[ \t>]*+:{3,}+[ \t]*+[^\s:]", re.M)
 #: a bracket ``[^...]:`` with white space in it (pandoc 3 alone reads a link reference
 #: definition's label)
 _CARET_LABEL = re.compile(r"\[\^[^\]\s]*+[ \t\r\f\v][^\]\n]*+\]:")

@@ -83,8 +83,10 @@ _CAPTION = re.compile(r"(?::(?![!-/:-@\[-`{-~])|Table:)")
 _DIV_FENCE = re.compile(r":{3,}[ \t]*(\S?)")
 _DIV_CLOSER = re.compile(r"^[ \t>]*+:{3,}+[ \t]*+\r?$", re.M)
 #: an opening fence's class, a word alone on its line (``:::@key`` names the class
-#: ``@key``: pandoc reads it as no text)
-_DIV_WORD = re.compile(r":{3,}+[ \t]*+([^\s{]\S*+)[ \t]*+(?::++[ \t]*+)?$")
+#: ``@key``, ``::: {.a`` the class ``{.a``: pandoc reads it as no text)
+_DIV_WORD = re.compile(r":{3,}+[ \t]*+(\S++)[ \t]*+(?::++[ \t]*+)?$")
+#: an opening fence's attributes, alone on its line (else the line is a paragraph's)
+_DIV_ATTRIBUTES = re.compile(r":{3,}+[ \t]*+\{[^\n]*\}[ \t]*+(?::++[ \t]*+)?$")
 #: a line that is a ``<div>``'s start tag (its content is Markdown: a block may start after
 #: it), or an HTML block element's end tag (a block may start after it)
 _DIV_START = re.compile(r"<div(?:\s[^<>]*)?>[ \t]*$", re.I)
@@ -829,9 +831,11 @@ class _Reader:
             if ch == ":" and rel == 0:
                 # a fenced div's fence (pandoc 2 reads one that no fence closes as text)
                 div = _DIV_FENCE.match(line, j)
-                if div is not None and (ok if div.group(1) else self.divs):
+                word = _DIV_WORD.match(line, j) if div is not None and div.group(1) else None
+                opens = word is not None or _DIV_ATTRIBUTES.match(line, j) is not None
+                if div is not None and (ok and opens if div.group(1) else self.divs):
                     self.divs += 1 if div.group(1) else -1
-                    if _DIV_WORD.match(line, j) is not None and self._div_closed(next_pos):
+                    if word is not None and self._div_closed(next_pos):
                         self.out.skip.append((pos + j, line_end))  # its class: no text
                     self._after_block()
                     self.yaml = False
