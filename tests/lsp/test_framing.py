@@ -303,3 +303,35 @@ def test_over_tcp_the_bytes_after_a_short_body_are_the_next_message() -> None:
         ]
 
     assert asyncio.run(read()) == [first, b"Content-Length: 9\r\n", b"\r\n", second]
+
+
+class _ReaderRunningOutOfMemory(asyncio.StreamReader):
+    """asyncio's reader, whose ``read`` runs out of memory once, at its second call."""
+
+    calls = 0
+
+    async def read(self, n: int = -1) -> bytes:
+        self.calls += 1
+        if self.calls == 2:
+            raise MemoryError
+        return await super().read(n)
+
+
+def test_over_tcp_a_body_memory_runs_out_reading_is_let_go_in_step() -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": "m", "params": "z" * 3_000_000}).encode()
+
+    async def read() -> tuple[bytes, bytes, bytes]:
+        reader = _ReaderRunningOutOfMemory(limit=1 << 16)
+        reader.feed_data(body + b"Content-Length: 2\r\n\r\n{}")
+        reader.feed_eof()
+        stream = BoundedStream(reader, lambda: 1 << 30)
+        return (
+            await stream.readexactly(len(body)),
+            await stream.readline(),
+            await stream.readexactly(2) if await stream.readline() == b"\r\n" else b"",
+        )
+
+    stand_in, header, small = asyncio.run(read())
+    params = json.loads(stand_in)["params"]
+    assert (params["id"], params["memory"]) == ("m", True)
+    assert (header, small) == (b"Content-Length: 2\r\n", b"{}")
