@@ -1488,3 +1488,38 @@ def test_a_fork_reads_the_disk_under_its_own_settings(tmp_path: Path) -> None:
     # a limit raised again reads what the lower one refused
     twin.set_settings(replace(twin.settings, max_file_mb=1))
     assert twin.read_error(big) is None
+
+
+@pytest.mark.parametrize("link", ["symbolic", "hard"])
+def test_every_name_of_one_file_reads_its_buffer_and_its_changes(tmp_path: Path, link: str) -> None:
+    """A bibliography a project reads by another name (a symbolic or a hard link) reads the
+    editor buffer open under the file's own name, and a change on disk reported under one
+    name is read under the other."""
+    (tmp_path / "lib").mkdir()
+    real = tmp_path / "lib" / "refs.bib"
+    real.write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    alias = tmp_path / "alias.bib"
+    if link == "symbolic":
+        alias.symlink_to(real)
+    else:
+        alias.hardlink_to(real)
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\cite{a,b}\\bibliography{alias}"
+        "\\end{document}\n",
+        encoding="utf-8",
+    )
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_folder(tmp_path)
+
+    def dangling() -> list[str]:
+        return [f.message for f in check(ws).get(tmp_path / "main.tex", [])]
+
+    assert len(dangling()) == 1
+    ws.set_text(real, "@misc{a, title={A}}\n@misc{b, title={B}}\n")
+    assert dangling() == []
+    assert ws.text(alias) == ws.buffer(real)
+    ws.close(real)
+    assert len(dangling()) == 1
+    real.write_text("@misc{a, title={A}}\n@misc{b, title={B}}\n", encoding="utf-8")
+    ws.invalidate(real)
+    assert dangling() == []
