@@ -154,12 +154,16 @@ def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
     """Whether one of the syntax errors BibTeX finds in ``text`` (``problems``) is one for
     btparse too, which then drops the file: not a bare number run on into name characters,
     which btparse reads as a name (an undefined macro, a warning), nor a field after the
-    ``}`` that closes an entry, which btparse skips as junk between entries (a warning)."""
+    ``}`` that closes an entry, which btparse skips as junk between entries (a warning),
+    nor a ``%`` comment inside an entry (``% note = {x},`` on a line of its own), which
+    btparse skips where BibTeX stops."""
     for problem in problems:
         if problem.code is not Code.BIB_SYNTAX:
             continue
         at = problem.location.span.start
         if text.startswith("}", at) and _FIELD_AFTER_CLOSE.match(text, at + 1):
+            continue
+        if text.startswith("%", at):
             continue
         if not (
             0 < at < len(text)
