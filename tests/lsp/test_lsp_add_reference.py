@@ -506,3 +506,13 @@ async def test_add_reference_command_inserts_into_the_current_text(
     parsed = parse_bibtex(h.root / "refs.bib", text)
     assert [e.key for e in parsed.entries] == ["mine", "berman2000", "zzyzx2031quux"]
     assert not parsed.problems
+
+
+async def test_the_commands_reasons_show_what_they_quote_escaped(start: Start) -> None:
+    """The reason the command gives quotes what the client sent (and keys, sources'
+    answers): a control or bidirectional character reached the user's message as it was."""
+    h = await start()
+    odd = "nope\u202e\x1b[2J.bib"
+    answer = await run_command(h, "citewarden.addReference", {"id": "10.1/x", "bib": odd})
+    assert answer["applied"] is False
+    assert answer["reason"] == "nope\\u202e\\x1b[2J.bib is not a known bibliography"

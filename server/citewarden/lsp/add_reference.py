@@ -46,7 +46,7 @@ from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
 from citewarden.model import Code, Fix, Span, TextEdit
-from citewarden.safe_text import visible
+from citewarden.safe_text import visible, visible_lines
 
 if TYPE_CHECKING:
     from citewarden.addref.lookup import Ambiguous, KeyLookup
@@ -399,6 +399,18 @@ class AddReference(Feature):
         return bibs if bibs else "no bibliography to add to"
 
 
+def shown(answer: dict[str, Any]) -> dict[str, Any]:
+    """``answer`` with the texts the client shows the user (``reason``, ``warning``) escaped
+    as every message shows outside text (:func:`~citewarden.safe_text.visible_lines`): they
+    quote the identifier and the bibliography the client sent, keys from the files and what
+    a source answered (the command line escapes the same texts)."""
+    out = dict(answer)
+    for name in ("reason", "warning"):
+        if isinstance(out.get(name), str):
+            out[name] = visible_lines(out[name])
+    return out
+
+
 def register(
     server: LanguageServer, session: Session, service: VerificationService
 ) -> AddReference:
@@ -416,6 +428,6 @@ def register(
             first = {"id": first}
         if not isinstance(first, Mapping):
             raise JsonRpcInvalidParams("citewarden.addReference expects {'id': ...}")
-        return await feature.add(server, first)
+        return shown(await feature.add(server, first))
 
     return feature
