@@ -50,6 +50,8 @@ CASES = [
     # a div fence's class word (``:::@key``) is no text, in pandoc 2 only when a fence
     # closes the div
     ":::@k1\nText @a.\n\n::: x\n:::@k2\n",
+    # a "-@" right after a key in a group's suffix: suppress-author in pandoc 3
+    "[@e-@h] says so.\n",
     # "[^a b]:", a label with white space after "^", is a link reference definition's in
     # pandoc 3, a paragraph's text in pandoc 2
     "Text [^x y] more.\n\n[^x y]: note @a\n    @b more\n\n> [^x y]:\n>   u @c\n",
@@ -104,6 +106,8 @@ ALIKE = [
     # the first "$" after one that may open math closes it, or there is no math: white
     # space before it, a digit after it
     "$@c1 $$ and $@c2 $ x$\n\n$@c3$1 x$\n\n$@c4 $x$ and $a\\$b$ @c5\n",
+    # a key after the first of a group's part is in its suffix: cited in the text
+    "[@e@h] and [@a, @b; see @c, and @d] and [-@x@y] and [x [@f @g] @i]\n",
     # "--" before "@" is a dash, no suppress-author "-"
     "x --@a and ---@b, [--@c] and [a --@d], x--@e\n",
     # a div fence's class word is no text; a fence with more after the word is text

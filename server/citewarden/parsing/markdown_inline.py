@@ -320,6 +320,8 @@ def _scan(
                     bracket.recount(pending, marks)
                 elif members is not None:  # no key left ungrouped in it
                     bracket.grouped(marks)
+                if members:
+                    _suffix_keys_let_go(members, marks)
                 if stack:
                     stack[-1].take(bracket, marks)
         elif group == _STARS:
@@ -357,7 +359,7 @@ def _scan(
             key_start = m.start(8) if dash else m.start(11)
             # a "-" after a word, emphasis or a "-" (pandoc reads "--" as a dash) is text
             if dash and (
-                _after_word(text, start)
+                (_after_word(text, start) and start != key_end)
                 or start == emphasis.closed_at
                 or text[start - 1 : start] == "-"
             ):
@@ -1122,6 +1124,19 @@ def _close_group(
     for p in members:
         p.group = group
     return after, members
+
+
+def _suffix_keys_let_go(members: list[_Pending], marks: _Marks) -> None:
+    """Of the keys of a citation group (``members`` in order, those grouped), each but
+    the first of its ``;``-separated part leaves the group: pandoc reads it in the part's
+    suffix, as a citation in the text (``[@a, @b]`` cites ``b`` in the text)."""
+    last_end = -1
+    for p in members:
+        if p.group is None:
+            continue
+        if last_end >= 0 and not marks.semicolons(last_end, p.start):
+            p.group = None
+        last_end = p.end
 
 
 def _text_bracket(
