@@ -25,10 +25,11 @@ from citewarden.addref.lookup import (
 )
 from citewarden.cache import Cache
 from citewarden.verify.base import Source
-from citewarden.verify.records import Outcome, Person, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Person, WorkRecord
 from citewarden.verify.sources import (
     CachedSource,
     CrossrefSource,
+    DataCiteSource,
     DblpSource,
     OpenAlexSource,
     SemanticScholarSource,
@@ -353,3 +354,62 @@ def test_works_of_one_title_none_named_by_an_identifier_give_the_first_with_a_wa
         " choose it by: added the first, Ng 2011, Deep learning.; not the others:"
         " Kelleher 2019, Deep Learning"
     )
+
+
+async def test_a_key_semantic_scholar_finds_nothing_for_has_no_failure(
+    server: ReplayServer,
+) -> None:
+    """Semantic Scholar answers a search nothing matches with ``{"total": 0, "offset": 0}``
+    (recorded; no ``data``): an answered search with no hits, not a failed source."""
+    http = fast_http()
+    try:
+        found, asked = await _later_round(
+            server,
+            SemanticScholarSource(http, server.base_url("semanticscholar")),
+            "zzyzx2031quux",
+        )
+    finally:
+        await http.aclose()
+    assert asked == ["dblp", "crossref", "semanticscholar"] and not server.unmatched
+    assert found.candidates == () and found.failures == ()
+    assert found.why_nothing() == "no work by zzyzx 2031 agrees with the key"
+
+
+async def test_a_failed_doi_source_is_not_hidden_by_another_ones_not_found(
+    server: ReplayServer,
+) -> None:
+    """Crossref fails (503, retries used up); DataCite answers its recorded 404 for the DOI.
+    DataCite holds only its own DOIs, so the DOI is not "not found": Crossref said nothing."""
+    doi = "10.4124/05f6c379-dd68-4cdb-880d-33d3e9576d52/1"  # DataCite's recorded 404
+    server.inject("503", path="/crossref", times=10)
+    http = fast_http()
+    made: list[Source] = [
+        CrossrefSource(http, server.base_url("crossref"), mailto="t@example.org"),
+        DataCiteSource(http, server.base_url("datacite")),
+    ]
+    try:
+        found = await identifier_lookup(doi, made)
+    finally:
+        await http.aclose()
+    assert [s.path.split("/")[1] for s in server.log][-1] == "datacite"  # DataCite answered
+    assert found.outcome is Outcome.FAILED and found.source == "crossref"
+    assert found.reason is not None and "HTTP 503" in found.reason
+    assert not server.unmatched
+
+
+async def test_a_failed_search_is_not_hidden_by_another_ones_not_found(
+    sources: list[Source], server: ReplayServer
+) -> None:
+    """A title: Crossref fails, dblp answers (its recorded hits, none titled so); the title
+    is not "not found": Crossref said nothing."""
+    server.add_route(  # the recorded answer of the title lookup test above
+        "https://dblp.org/search/publ/api?q=3d+human+pose&format=json&h=5",
+        (
+            ADDREF_API.parent.parent / "api" / "dblp" / "refchecker_search_30a6debc25.json"
+        ).read_bytes(),
+    )
+    server.inject("503", path="/crossref", times=10)
+    found = await identifier_lookup("3d human pose", sources)
+    assert isinstance(found, Lookup)
+    assert found.outcome is Outcome.FAILED and found.source == "crossref"
+    assert not server.unmatched

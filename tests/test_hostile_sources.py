@@ -250,8 +250,12 @@ async def test_a_404_from_the_agency_doi_org_redirects_to_is_no_verdict(
 ) -> None:
     """doi.org redirects a DOI it knows to its agency; a 404 there (Crossref's recorded
     "Resource not found.") says the agency has no record, not that the DOI does not
-    exist.  A 404 from doi.org itself still does."""
+    exist.  A 404 from doi.org itself (its recorded "DOI Not Found" page) still does."""
     body = recorded("crossref", "test-works__test_works_bad_id_warn.txt")
+    page = recorded(
+        "doi",
+        "test-content_negotation__test_content_negotiation_raises_an_http_error_with_bad_requests.html",
+    )
     hostile.route(
         "/doi/10.1234/known",
         Behaviour("redirect", location="/crossref/v1/works/10.1234/known/transform"),
@@ -261,7 +265,8 @@ async def test_a_404_from_the_agency_doi_org_redirects_to_is_no_verdict(
         Behaviour("missing", body=body, content_type="text/plain"),
     )
     hostile.route(
-        "/doi/10.1234/unknown", Behaviour("missing", body=body, content_type="text/plain")
+        "/doi/10.1234/unknown",
+        Behaviour("missing", body=page, content_type="text/html;charset=utf-8"),
     )
     http = fast_http()
     source = DoiSource(http, hostile.url + "/doi")

@@ -22,6 +22,7 @@ from citewarden.addref.keys import KeyReading
 from citewarden.verify.base import Source
 from citewarden.verify.identifiers import clean_doi, clean_isbn
 from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
+from citewarden.verify.source_calls import PARTIAL_SOURCES
 
 #: Rounds of sources: the sources of a round are asked together; the next round only when
 #: nothing agreed (dblp reads author-year keys best; Crossref covers every field).
@@ -211,20 +212,41 @@ def key_query(reading: KeyReading, context: Sequence[str], source: str) -> Query
 
 
 async def doi_record(doi: str, sources: Sequence[Source]) -> Lookup:
-    """The DOI's own record from the first DOI source that has it."""
+    """The DOI's own record from the first DOI source that has it; when none has it, what
+    the answers say together (:func:`no_record`: doi.org's "no such DOI" is final, any
+    other source's is not when another failed)."""
     named = _by_name(sources)
-    last = Lookup.failed("doi", "no DOI source configured")
+    answers: list[Lookup] = []
     for name in DOI_SOURCES:
         source = named.get(name)
         if source is None:
             continue
         try:
-            last = await source.by_doi(doi)
+            found = await source.by_doi(doi)
         except Exception as exc:
-            last = Lookup.failed(name, f"error: {type(exc).__name__}")
-        if last.outcome is Outcome.FOUND:
-            return last
-    return last
+            found = Lookup.failed(name, f"error: {type(exc).__name__}")
+        if found.outcome is Outcome.FOUND:
+            return found
+        answers.append(found)
+    return no_record(answers, final=("doi",)) or Lookup.failed("doi", "no DOI source configured")
+
+
+def no_record(answers: Sequence[Lookup], *, final: Sequence[str] = ()) -> Lookup | None:
+    """What answers without a record say together: "not found" only when every source
+    answered (a failed source has said nothing, so it is never hidden behind another's
+    "not found"), unless a registry named in ``final`` (doi.org for a DOI) said so; else
+    FAILED with every failed source's reason.  None when there is no answer."""
+    for answer in answers:
+        if answer.source in final and answer.outcome is Outcome.NOT_FOUND:
+            return answer
+    failed = [a for a in answers if a.outcome is Outcome.FAILED]
+    if len(failed) == 1:
+        return failed[0]
+    if failed:
+        reasons = "; ".join(f"{a.source}: {a.reason or 'failed'}" for a in failed)
+        return Lookup.failed(failed[0].source, reasons)
+    whole = [a for a in answers if a.source not in PARTIAL_SOURCES]  # not a partial index's
+    return (whole or list(answers))[-1] if answers else None
 
 
 def _same_work(a: WorkRecord, b: WorkRecord) -> bool:
@@ -417,17 +439,19 @@ def title_works(records: Sequence[WorkRecord], wanted: str) -> list[WorkRecord]:
 
 
 async def _by_identifier(kind: str, value: str, sources: Sequence[Source]) -> Lookup:
-    """The record of a DOI, arXiv id, ISBN or PMID."""
+    """The record of a DOI, arXiv id, ISBN or PMID (a source that failed is reported, never
+    hidden behind another's "not found": :func:`no_record`)."""
     if kind == "doi":
         return await doi_record(value, sources)
     method = {"arxiv": "by_arxiv", "isbn": "by_isbn", "pmid": "by_pmid"}[kind]
-    last = Lookup.failed(kind, f"no source looks up {kind} identifiers")
+    answers: list[Lookup] = []
     for source in sources:
         if hasattr(source, method):
-            last = await getattr(source, method)(value)
-            if last.outcome is Outcome.FOUND:
-                return last
-    return last
+            found = await getattr(source, method)(value)
+            if found.outcome is Outcome.FOUND:
+                return found
+            answers.append(found)
+    return no_record(answers) or Lookup.failed(kind, f"no source looks up {kind} identifiers")
 
 
 async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup | Ambiguous:
@@ -439,7 +463,7 @@ async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup | Am
     named = _by_name(sources)
     query = Query(title=value, limit=ROWS)
     wanted = " ".join(_WORD.findall(_ascii(value)))
-    last = Lookup.failed("search", "no source can search")
+    answers: list[Lookup] = []
     for name in ("snapshot", "crossref", "openalex", "dblp"):
         searcher = named.get(name)
         if searcher is None:
@@ -452,8 +476,9 @@ async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup | Am
             best = await _doi_first(Candidate(works[0], 0.0, (works[0].source,)), sources)
             return Lookup.found(best.record.source, [best.record])
         if last.outcome is Outcome.FOUND:
-            last = Lookup.not_found(last.source)
-    return last
+            last = Lookup.not_found(last.source)  # hits, none of them titled so
+        answers.append(last)
+    return no_record(answers) or Lookup.failed("search", "no source can search")
 
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")

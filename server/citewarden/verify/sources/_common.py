@@ -25,6 +25,7 @@ from citewarden.verify.records import (
     UpdateKind,
     WorkRecord,
 )
+from citewarden.verify.sources.missing import NotFoundAnswer, read_404
 
 T = TypeVar("T")
 
@@ -277,14 +278,20 @@ def convert_all(source: str, items: Iterable[Any], convert: Callable[[Any], T | 
     return out
 
 
+class OddAnswer(ValueError):
+    """An answer that is not of the shape the service gives (a list where it sends an
+    object, an error inside a 200, a page that does not say what it holds), named in the
+    reason: it says nothing about the work."""
+
+
 def guard(source: str, build: Callable[[], Lookup]) -> Lookup:
     """Run a conversion; unexpected shapes in a response become FAILED, never a crash
     (``ArithmeticError``: a number no field can hold; ``RecursionError``: nesting deeper
-    than the conversion can walk; :class:`DamagedRecord`: a value no real record holds,
-    named in the reason)."""
+    than the conversion can walk; :class:`DamagedRecord`: a value no real record holds, and
+    :class:`OddAnswer`: an answer of a shape the service never gives, named in the reason)."""
     try:
         return build()
-    except DamagedRecord as exc:
+    except (DamagedRecord, OddAnswer) as exc:
         return Lookup.failed(source, f"malformed response: {exc}")
     except (
         KeyError,
@@ -299,13 +306,18 @@ def guard(source: str, build: Callable[[], Lookup]) -> Lookup:
 
 
 def one_work(
-    source: str, reply: Reply | Failure, convert: Callable[[Any], WorkRecord | None]
+    source: str,
+    reply: Reply | Failure,
+    convert: Callable[[Any], WorkRecord | None],
+    missing: NotFoundAnswer,
 ) -> Lookup:
-    """A reply about one work: 404 -> NOT_FOUND; the record ``convert`` makes of the JSON
-    body -> FOUND; anything else -> FAILED, a record it cannot use (no title) included:
-    the service holds the work, so its answer is no "not found"."""
-    if isinstance(reply, Reply) and reply.status == 404:
-        return Lookup.not_found(source)
+    """A reply about one work: the service's own not-found answer (``missing``) ->
+    NOT_FOUND, any other 404 -> FAILED (a proxy's page, a wrong base URL); the record
+    ``convert`` makes of the JSON body -> FOUND; anything else -> FAILED, a record it cannot
+    use (no title) included: the service holds the work, so its answer is no "not found"."""
+    absent = read_404(source, reply, missing)
+    if absent is not None:
+        return absent
     data = reply_json(source, reply)
     if isinstance(data, Lookup):
         return data

@@ -14,6 +14,7 @@ from citewarden.verify.abstracts import clean_abstract
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Outcome, Query, Update, WorkRecord
 from citewarden.verify.sources._common import (
+    OddAnswer,
     all_texts,
     clean_doi,
     clean_text,
@@ -30,6 +31,7 @@ from citewarden.verify.sources._common import (
     year_from_parts,
 )
 from citewarden.verify.sources.journals import journal_from_crossref
+from citewarden.verify.sources.missing import CROSSREF
 from citewarden.verify.sources.venue_search import MAX_HITS, crossref_venues
 
 #: DOIs per batched request.
@@ -237,14 +239,22 @@ class CrossrefSource:
         doi = clean_doi(doi)
         url = f"{self.base_url}/works/{quote(doi, safe='/():;<>[]')}"
         reply = await self.http.get(url, lane=self._lane, params=self._params())
-        # a DOI Crossref does not know: 404 "Resource not found."
-        return one_work(self.name, reply, lambda d: work_from_csl(d["message"], self.name))
+        # a DOI Crossref does not know: 404 "Resource not found." (any other 404: FAILED)
+        return one_work(
+            self.name, reply, lambda d: work_from_csl(_message(d, "work"), self.name), CROSSREF
+        )
 
     async def journal(self, issn: str) -> Lookup:
-        """The journal's record (``/journals/{issn}``); 404 -> NOT_FOUND."""
+        """The journal's record (``/journals/{issn}``); Crossref's own 404 ("Resource not
+        found.") -> NOT_FOUND."""
         url = f"{self.base_url}/journals/{quote(issn.strip().upper(), safe='')}"
         reply = await self.http.get(url, lane=self._lane, params=self._params())
-        return one_work(self.name, reply, lambda d: journal_from_crossref(d["message"], self.name))
+        return one_work(
+            self.name,
+            reply,
+            lambda d: journal_from_crossref(_message(d, "journal"), self.name),
+            CROSSREF,
+        )
 
     def search_key(self, query: Query) -> Query:
         """What :meth:`search` sends of ``query`` (the cache key of its answer)."""
@@ -289,8 +299,9 @@ class CrossrefSource:
         """Many DOIs per request (``filter=doi:a,doi:b,...``, 20 per request, on the query
         lane).  Keys are normalised DOIs.  A DOI absent from a successful answer is
         NOT_FOUND ("not at Crossref", as ``/works/{doi}`` would answer) only when the
-        answer is evidently an OR of its filters (it holds another DOI of the request) and
-        the DOI is one the filter carries as it is (:func:`filter_safe`); any other absent
+        answer is a work list that holds every work it counts (``total-results``), is
+        evidently an OR of its filters (it holds another DOI of the request), and the DOI
+        is one the filter carries as it is (:func:`filter_safe`); any other absent
         DOI is left out of the result, so that ``/works/{doi}`` is asked for it (see
         :mod:`citewarden.verify.plan`), and so is a DOI holding a comma, never sent (it
         would end its filter value and make the whole request invalid)."""
@@ -303,8 +314,8 @@ class CrossrefSource:
                 rows=str(len(chunk)),
                 select=BATCH_SELECT,
             )
-            answer, held = await self._page(params)
-            answers = per_doi(self.name, chunk, answer)
+            answer, held, holds_all = await self._page(params)
+            answers = per_doi(self.name, chunk, answer, complete=holds_all)
             ored = any(a.outcome is Outcome.FOUND for a in answers.values())
             out.update(
                 {
@@ -349,31 +360,77 @@ class CrossrefSource:
 
     async def _list(self, params: dict[str, str], *, complete: bool = False) -> Lookup:
         """A ``/works`` list; ``complete``: it must hold every match, so it is FAILED when
-        ``total-results`` says there are more than the page holds."""
+        ``total-results`` says there are more than the page holds, or says nothing."""
         return (await self._page(params, complete=complete))[0]
 
     async def _page(
         self, params: dict[str, str], *, complete: bool = False
-    ) -> tuple[Lookup, frozenset[str]]:
-        """:meth:`_list`'s answer, and the DOIs of every item the page holds, those of
-        items no record is made of (no title) included: Crossref holds them."""
+    ) -> tuple[Lookup, frozenset[str], bool]:
+        """:meth:`_list`'s answer, the DOIs of every item the page holds, those of items no
+        record is made of (no title) included: Crossref holds them, and whether the page
+        holds every work it counts (``total-results``; a page that does not count holds
+        no "not found" for what it lacks)."""
         reply = await self.http.get(f"{self.base_url}/works", lane=self._query_lane, params=params)
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):
-            return data, frozenset()
-        return self._read_page(data, complete), _item_dois(data)
+            return data, frozenset(), False
+        return self._read_page(data, complete), _item_dois(data), _holds_all(data)
 
     def _read_page(self, data: Any, complete: bool) -> Lookup:
 
         def build() -> Lookup:
-            message = data["message"]
+            message = _message(data, "work-list")
             items = message["items"]
-            total = message.get("total-results")
-            if complete and isinstance(total, int) and total > len(items):
+            if not isinstance(items, list):
+                raise TypeError("items")
+            total = _total(message)
+            if not items and total != 0:
+                # "no hits" is a page that counts none, never a page without its items
+                raise OddAnswer("a page without items that does not count none")
+            if complete and total is None:
+                raise OddAnswer("a page that does not count its results")
+            if complete and total is not None and total > len(items):
                 return Lookup.failed(self.name, "answer incomplete: more notices than a page")
             return works_found(self.name, items, lambda m: work_from_csl(m, self.name))
 
         return guard(self.name, build)
+
+
+def _message(data: Any, kind: str) -> Any:
+    """The ``message`` of a Crossref answer whose envelope says it is a ``kind`` (``status``
+    ``ok``, ``message-type``); :class:`OddAnswer` for anything else (an error in a 200,
+    another resource's answer)."""
+    if not isinstance(data, dict) or "message" not in data:
+        raise OddAnswer("not a Crossref answer")
+    if data.get("status") != "ok":
+        raise OddAnswer("a Crossref answer whose status is not ok")
+    if data.get("message-type") != kind:
+        raise OddAnswer(f"a Crossref answer that is not a {kind}")
+    return data["message"]
+
+
+def _total(message: Any) -> int | None:
+    """A list page's ``total-results`` (None when it has none); :class:`OddAnswer` for a
+    value no count is."""
+    total = message.get("total-results") if isinstance(message, dict) else None
+    if total is None:
+        return None
+    if isinstance(total, bool) or not isinstance(total, int) or total < 0:
+        raise OddAnswer("a total-results that is no count")
+    return total
+
+
+def _holds_all(data: Any) -> bool:
+    """Whether a ``/works`` list page is a work list that holds every work it counts: its
+    ``total-results`` no more than its items (a page without a count, or of another shape,
+    vouches for no absence)."""
+    try:
+        message = _message(data, "work-list")
+        total = _total(message)
+    except OddAnswer:
+        return False
+    items = message.get("items") if isinstance(message, dict) else None
+    return isinstance(items, list) and total is not None and total <= len(items)
 
 
 def _item_dois(data: Any) -> frozenset[str]:

@@ -21,6 +21,7 @@ from citewarden.verify.sources._common import (
     works_found,
     year_from_string,
 )
+from citewarden.verify.sources.missing import DATACITE
 
 #: A word of a title: letters and digits, what the search's analyser indexes.
 _TERM = re.compile(r"[^\W_]+")
@@ -106,7 +107,9 @@ class DataCiteSource:
         doi = clean_doi(doi)
         url = f"{self.base_url}/dois/{quote(doi, safe='/():;<>[]+')}"
         reply = await self.http.get(url, lane="datacite")
-        return one_work(self.name, reply, lambda d: work_from_datacite(d["data"], self.name))
+        return one_work(
+            self.name, reply, lambda d: work_from_datacite(d["data"], self.name), DATACITE
+        )
 
     def search_key(self, query: Query) -> Query:
         """What :meth:`search` sends of ``query`` (the cache key of its answer)."""

@@ -8,6 +8,7 @@ from typing import Any
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import (
+    OddAnswer,
     all_texts,
     clean_text,
     guard,
@@ -112,13 +113,12 @@ class DblpSource:
             return data
 
         def build() -> Lookup:
-            hits = data["result"]["hits"]
-            items = _as_list(hits.get("hit"))
+            items = _hits(data)
             return Lookup.found(
                 self.name, [r for r in (work_from_dblp(h, self.name) for h in items) if r]
             )
 
-        return guard(self.name, build)
+        return _unless_failed(self.name, data) or guard(self.name, build)
 
     async def venues(self, name: str) -> Lookup:
         """dblp's venue search (``/search/venue/api``; every word of ``name`` must prefix a
@@ -128,4 +128,45 @@ class DblpSource:
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):
             return data
-        return guard(self.name, lambda: dblp_venues(self.name, data))
+        return _unless_failed(self.name, data) or guard(
+            self.name, lambda: dblp_venues(self.name, _checked(data))
+        )
+
+
+def _status(data: Any) -> str | None:
+    """The code of the ``result.status`` of a dblp answer (``{"@code": "200", "text":
+    "OK"}``); None when the answer has none."""
+    result = data.get("result") if isinstance(data, dict) else None
+    status = result.get("status") if isinstance(result, dict) else None
+    if status is None:
+        return None
+    code = status.get("@code") if isinstance(status, dict) else None
+    return code if isinstance(code, str) else "?"
+
+
+def _unless_failed(source: str, data: Any) -> Lookup | None:
+    """FAILED when the ``result.status`` of a dblp answer (sent with HTTP 200) says the
+    search did not succeed: its hits, if any, are no answer."""
+    code = _status(data)
+    if code is None or code.strip() == "200":
+        return None
+    shown = code if code.isascii() and code.isdigit() and len(code) <= 3 else "?"
+    return Lookup.failed(source, f"dblp error: status {shown} in its answer")
+
+
+def _checked(data: Any) -> Any:
+    """``data`` when it is a dblp result with a ``hits`` object that, holding no ``hit``,
+    counts none (``@total`` "0" or no count); :class:`OddAnswer` otherwise."""
+    result = data.get("result") if isinstance(data, dict) else None
+    hits = result.get("hits") if isinstance(result, dict) else None
+    if not isinstance(hits, dict):
+        raise OddAnswer("a dblp answer without its hits")
+    total = hits.get("@total")
+    if hits.get("hit") is None and total is not None and str(total).strip() != "0":
+        raise OddAnswer("a dblp page without the hits it counts")
+    return data
+
+
+def _hits(data: Any) -> list[Any]:
+    """The hits of a dblp search answer (see :func:`_checked`)."""
+    return _as_list(_checked(data)["result"]["hits"].get("hit"))

@@ -1,6 +1,7 @@
 """doi.org content negotiation (CSL-JSON): works for Crossref, DataCite, mEDRA, JaLC and
-arXiv (10.48550) DOIs alike.  A 404 from doi.org itself means the DOI does not exist; one
-from the agency doi.org redirected to means only that the agency offers no record.
+arXiv (10.48550) DOIs alike.  A 404 from doi.org itself, its "DOI Not Found" page, means the
+DOI does not exist; one from the agency doi.org redirected to means only that the agency
+offers no record, and any other 404 (a proxy's page) nothing.
 
 doi.org also says which registration agency a DOI prefix belongs to (``/ra/{prefix}``,
 many prefixes a request, comma-separated): a prefix of Crossref's makes Crossref's own
@@ -17,9 +18,10 @@ from typing import Any
 from urllib.parse import quote
 
 from citewarden.verify.http import Failure, HttpClient
-from citewarden.verify.records import Lookup, Query, WorkRecord
+from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 from citewarden.verify.sources._common import clean_doi, guard, normalize_doi, reply_json
 from citewarden.verify.sources.crossref import work_from_csl
+from citewarden.verify.sources.missing import DOI_ORG
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 #: Prefixes asked in one ``/ra/`` request (the URL stays short).
@@ -60,11 +62,16 @@ class DoiSource:
         reply = await self.http.get(url, lane="doi", headers={"Accept": CSL_JSON})
         if isinstance(reply, Failure):
             return Lookup.failed(self.name, reply.reason)
-        if reply.status == 404 and reply.redirects:
-            # doi.org resolved the DOI, to an agency whose metadata service lacks it
-            return Lookup.failed(self.name, "the DOI resolves, but its agency has no record")
         if reply.status == 404:
-            return Lookup.not_found(self.name)
+            absent = DOI_ORG.read(self.name, reply)
+            if absent.outcome is Outcome.NOT_FOUND:
+                # doi.org's own "DOI Not Found" page (also after a move within doi.org:
+                # dx.doi.org -> doi.org)
+                return absent
+            if reply.redirects:
+                # doi.org resolved the DOI, to an agency whose metadata service lacks it
+                return Lookup.failed(self.name, "the DOI resolves, but its agency has no record")
+            return absent  # any other 404 (a proxy's, a wrong base URL's) says nothing
         if reply.status != 200:
             return Lookup.failed(self.name, f"HTTP {reply.status}")
         ctype = reply.headers.get("content-type", "")

@@ -23,6 +23,7 @@ from citewarden.verify.sources._common import (
     year_from_string,
 )
 from citewarden.verify.sources.journals import journal_from_openalex
+from citewarden.verify.sources.missing import OPENALEX
 from citewarden.verify.sources.venue_search import MAX_HITS, openalex_venues
 
 #: OpenAlex accepts up to 100 values in one OR filter; keep URLs short.
@@ -41,12 +42,12 @@ SOURCE_FLAGS = (("is_in_doaj", "doaj"), ("is_indexed_in_scopus", "scopus"), ("is
 
 def _complete(data: Any) -> bool:
     """Whether a list page holds every work it counts (``meta.count``; a page that does not
-    count is taken as it is)."""
+    count, as OpenAlex's always do, vouches for no absence)."""
     meta = data.get("meta") if isinstance(data, dict) else None
     count = meta.get("count") if isinstance(meta, dict) else None
     results = data.get("results") if isinstance(data, dict) else None
-    if not isinstance(count, int) or not isinstance(results, list):
-        return True
+    if isinstance(count, bool) or not isinstance(count, int) or not isinstance(results, list):
+        return False
     return count <= len(results)
 
 
@@ -165,13 +166,14 @@ class OpenAlexSource:
         doi = clean_doi(doi)
         url = f"{self.base_url}/works/doi:{quote(doi, safe='/():;<>[]')}"
         reply = await self.http.get(url, lane="openalex", params=self._params(select=SELECT))
-        return one_work(self.name, reply, lambda d: work_from_openalex(d, self.name))
+        return one_work(self.name, reply, lambda d: work_from_openalex(d, self.name), OPENALEX)
 
     async def journal(self, issn: str) -> Lookup:
-        """The journal's Source record (``/sources/issn:{issn}``); 404 -> NOT_FOUND."""
+        """The journal's Source record (``/sources/issn:{issn}``); OpenAlex's own 404 (its
+        JSON error object) -> NOT_FOUND."""
         url = f"{self.base_url}/sources/issn:{quote(issn.strip().upper(), safe='')}"
         reply = await self.http.get(url, lane="openalex", params=self._params())
-        return one_work(self.name, reply, lambda d: journal_from_openalex(d, self.name))
+        return one_work(self.name, reply, lambda d: journal_from_openalex(d, self.name), OPENALEX)
 
     async def venues(self, name: str) -> Lookup:
         """Sources whose names match ``name`` (``/sources?search=``, OpenAlex's search over

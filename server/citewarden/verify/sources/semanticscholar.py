@@ -6,9 +6,10 @@ from typing import Any
 from urllib.parse import quote
 
 from citewarden.verify.abstracts import clean_abstract
-from citewarden.verify.http import HttpClient, Reply
+from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import (
+    OddAnswer,
     all_texts,
     clean_doi,
     clean_text,
@@ -22,6 +23,7 @@ from citewarden.verify.sources._common import (
     works_found,
     year_from_string,
 )
+from citewarden.verify.sources.missing import SEMANTIC_SCHOLAR, read_404
 
 FIELDS = (
     "title,authors,year,venue,publicationVenue,journal,externalIds,publicationTypes,url,"
@@ -102,7 +104,7 @@ class SemanticScholarSource:
         reply = await self.http.get(
             url, lane=self._lane, params={"fields": FIELDS}, headers=self._headers
         )
-        return one_work(self.name, reply, lambda d: work_from_s2(d, self.name))
+        return one_work(self.name, reply, lambda d: work_from_s2(d, self.name), SEMANTIC_SCHOLAR)
 
     async def by_doi(self, doi: str) -> Lookup:
         return await self._paper("DOI:" + clean_doi(doi))
@@ -171,13 +173,39 @@ class SemanticScholarSource:
             params=params,
             headers=self._headers,
         )
-        if isinstance(reply, Reply) and reply.status == 404 and not query.free_text:
-            return Lookup.not_found(self.name)  # {"error": "Title match not found"}
+        if not query.free_text:
+            # no title matches: 404 {"error": "Title match not found"} (any other 404: FAILED)
+            absent = read_404(self.name, reply, SEMANTIC_SCHOLAR)
+            if absent is not None:
+                return absent
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):
             return data
+        if query.free_text:
+            return guard(self.name, lambda: self._search_page(data))
 
         def build() -> Lookup:
+            if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+                raise OddAnswer("a title match without its data")
             return works_found(self.name, data["data"], lambda p: work_from_s2(p, self.name))
 
         return guard(self.name, build)
+
+    def _search_page(self, data: Any) -> Lookup:
+        """The papers of a relevance search page (``total``, ``offset``, ``data``).  A page
+        that counts no paper (``{"total": 0, "offset": 0}``: Semantic Scholar leaves
+        ``data`` out then) is an answered search with no hits, NOT_FOUND; a page without
+        ``data`` that counts papers, or that does not count, says nothing."""
+        if not isinstance(data, dict):
+            raise OddAnswer("a search answer that is not an object")
+        total = data.get("total")
+        if isinstance(total, bool) or not (total is None or isinstance(total, int)):
+            raise OddAnswer("a search total that is no count")
+        if "data" not in data:
+            if total == 0:
+                return Lookup.not_found(self.name)
+            raise OddAnswer("a search page without its data")
+        papers = data["data"]
+        if isinstance(papers, list) and not papers and total != 0:
+            raise OddAnswer("a search page without papers that does not count none")
+        return works_found(self.name, papers, lambda p: work_from_s2(p, self.name))
