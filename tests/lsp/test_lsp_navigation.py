@@ -623,3 +623,36 @@ async def test_citation_context_hover_follows_edits_of_the_sentence_and_the_entr
         third = await context()
     assert "> Preparing documents with a system." in third
     assert "relevance 0.00" in third  # the new title shares no word with the sentence
+
+
+ODD_OUTLINE = """--- main.tex
+\\documentclass{article}
+\\begin{document}\\cite{a,b}\\bibliography{refs}\\end{document}
+--- refs.bib
+@misc{a, title = {A title\u202e reversed
+       over two lines}, note = {x\x1b[2Jy}}
+--- paper.md
+---
+bibliography: items.json
+---
+@b
+--- items.json
+[{"id": "b", "type": "article\u202e", "title": "B"}]
+"""
+
+
+async def test_the_outline_shows_field_values_on_one_line_escaped(start: Start) -> None:
+    """A field's value went to the outline as written: its line breaks, a bidirectional
+    override and a terminal control; a CSL item's type likewise."""
+    h = await start(files=ODD_OUTLINE)
+    found = await h.client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=doc(h, "refs.bib"))
+    )
+    [entry] = [s for s in found or [] if isinstance(s, types.DocumentSymbol)]
+    details = [c.detail for c in entry.children or []]
+    assert details == ["A title\\u202e reversed over two lines", "x\\x1b[2Jy"]
+    items = await h.client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=doc(h, "items.json"))
+    )
+    [item] = [s for s in items or [] if isinstance(s, types.DocumentSymbol)]
+    assert item.detail is not None and item.detail.startswith("@article\\u202e ")

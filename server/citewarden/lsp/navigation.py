@@ -430,6 +430,16 @@ def _refuse_collision(
                 raise RenameRefused(f"'{new_name}' is already an alias (ids) in {b.name}")
 
 
+#: The most characters of a field's value shown beside its name in the outline.
+_VALUE_CHARS = 80
+
+
+def _one_line(value: str) -> str:
+    """A field's value as the outline shows it: on one line (its line breaks and runs of
+    blanks one space), control and bidirectional characters escaped, clipped."""
+    return visible(" ".join(value[: _VALUE_CHARS * 4].split())[:_VALUE_CHARS])
+
+
 def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol]:
     if is_latex(path) or is_markdown(path):
         return []
@@ -442,8 +452,8 @@ def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol
     for entry in bib.entries:
         children = [
             types.DocumentSymbol(
-                name=f.name,
-                detail=f.value[:80],
+                name=visible(f.name),
+                detail=_one_line(f.value),
                 kind=types.SymbolKind.Field,
                 range=conv.range(
                     index, Span(f.name_span.start, max(f.value_span.end, f.name_span.end))
@@ -455,7 +465,7 @@ def _document_symbols(session: Session, path: Path) -> list[types.DocumentSymbol
         symbols.append(
             types.DocumentSymbol(
                 name=visible(entry.key) or "(no key)",
-                detail=f"@{show.type_shown(entry)} {show.detail(entry)}",
+                detail=f"@{visible(show.type_shown(entry))} {show.detail(entry)}",
                 kind=types.SymbolKind.Object,
                 range=conv.range(index, entry.span),
                 selection_range=conv.range(index, entry.key_span),
