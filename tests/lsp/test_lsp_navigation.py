@@ -656,3 +656,21 @@ async def test_the_outline_shows_field_values_on_one_line_escaped(start: Start) 
     )
     [item] = [s for s in items or [] if isinstance(s, types.DocumentSymbol)]
     assert item.detail is not None and item.detail.startswith("@article\\u202e ")
+
+
+async def test_a_completion_label_shows_the_key_escaped(start: Start) -> None:
+    """A key with a bidirectional override or a terminal control was listed as it is (the
+    text written stays the key itself)."""
+    files = (
+        "--- main.tex\n\\documentclass{article}\n\\begin{document}\n\\cite{ab}\n"
+        "\\bibliography{refs}\n\\end{document}\n"
+        "--- refs.bib\n@misc{ab\u202ecd, title={A}}\n@misc{ab\x1bx, title={B}}\n"
+    )
+    h = await start(files=files)
+    h.editor.open("main.tex")
+    result = await complete(h, "main.tex", h.editor.find("main.tex", "ab}") + 2)
+    assert sorted(i.label for i in result.items) == ["ab\\u202ecd", "ab\\x1bx"]
+    written = sorted(
+        i.text_edit.new_text for i in result.items if isinstance(i.text_edit, types.TextEdit)
+    )
+    assert written == ["ab\x1bx", "ab\u202ecd"]

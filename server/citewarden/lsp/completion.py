@@ -22,6 +22,7 @@ from citewarden.model import CompletionContext, DocumentKind, Entry, ParsedBibli
 from citewarden.parsing import is_latex, is_markdown
 from citewarden.parsing.dispatch import tex_lines
 from citewarden.project import BibIndex, Workspace
+from citewarden.safe_text import visible
 from citewarden.text import has_lone_cr
 
 #: Completion answers at most this many items; more makes the list incomplete, so the
@@ -223,7 +224,7 @@ def completion_items(
             detail = catalog.details[key] = show.detail(entry)
         items.append(
             {
-                "label": key,
+                "label": visible(key),  # the key shown as the diagnostics show it
                 "kind": int(types.CompletionItemKind.Reference),
                 "detail": detail,
                 "sortText": f"{n:05d}",
