@@ -532,3 +532,36 @@ def small_project_client(tmp_path: Path, *, initialize: bool = True) -> Iterator
         yield c
     finally:
         c.close()
+
+
+def test_the_indexing_progress_shows_a_folder_name_escaped(tmp_path: Path) -> None:
+    """The indexing progress names each workspace folder: a name with a terminal control or
+    a bidirectional override reached the editor's status bar as it was."""
+    root = tmp_path / "ws\x1b[2J\u202e"
+    root.mkdir()
+    (root / "main.tex").write_text("\\cite{a}\n\\bibliography{refs}\n")
+    (root / "refs.bib").write_text("@misc{a, title = {A}}\n")
+    client = RawClient(root, tmp_path / "cache")
+    try:
+        msg_id = client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": root.as_uri(),
+                "capabilities": {"window": {"workDoneProgress": True}},
+                "workspaceFolders": [{"uri": root.as_uri(), "name": "ws"}],
+                "initializationOptions": {"verify": {"enabled": False}},
+            },
+        )
+        assert "result" in client.response(msg_id)
+        client.send({"method": "initialized", "params": {}})
+        assert "result" in client.hover("main.tex", 0, 7)  # after the indexing
+        reports = [
+            n["params"]["value"].get("message", "")
+            for n in client.notifications
+            if n["method"] == "$/progress" and n["params"]["value"].get("kind") == "report"
+        ]
+        assert "ws\\x1b[2J\\u202e (1 of 1)" in reports
+        assert not any("\x1b" in r or "\u202e" in r for r in reports)
+    finally:
+        client.close()

@@ -9,6 +9,8 @@ from types import TracebackType
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from citewarden.safe_text import visible
+
 log = logging.getLogger(__name__)
 
 
@@ -49,10 +51,13 @@ class WorkProgress:
         return self
 
     def report(self, message: str, percentage: int | None = None) -> None:
+        """Report ``message`` (a folder's name, say: shown escaped, as every message shows
+        outside text) and ``percentage``."""
         if self._token is None:
             return
         self._server.work_done_progress.report(
-            self._token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            self._token,
+            types.WorkDoneProgressReport(message=visible(message), percentage=percentage),
         )
 
     @property
