@@ -182,6 +182,10 @@ ALIKE = [
     # an example item's lines go on four columns in, whatever its label's length
     "(@longlabel) item\n\n    @k1\n\n(@cd) other\n\n        @k3\n\n@gh) item\n\n       @k6\n",
     " (@ab) item\n\n    @k2\n\n(@) item\n\n    @k7\n\n(@) next\n\n        @k8\n",
+    # an example item's marker where pandoc's block reader finds one: after code, a list
+    # item, a quote or a line block without a blank line; a setext heading's text first
+    "    e\n@x1)\n\na)\n@x2.\n\n1.\n@x3.\n\n>\n@x4.\n\n|\n@x5)\n\nText.\n\n@x6)\n-\n\n"
+    "Text.\n\n(@x7) a\n===\n\nSee @x1 and @x5.\n",
     # an "@" right after emphasis closes is read as after a word
     "*x*@a **x**@b _x_@c ***x***@d *x *@e ~~x~~@f ^x^@g *x*-@h *x*@i@j\n",
     "**x*@a\n\n*x**@b\n\na_x_@c\n\n*a* and *b*@d\n\n*a*b*@e\n\n**a *b* c**@f\n\n[*a](u)*@g\n",

@@ -103,7 +103,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         problems.extend(meta.problems)
         if meta.references is not None:  # pandoc keeps the last block's field
             references = meta.references
-    examples = _example_labels(text)
+    examples = frozenset(blocks.examples)
     pending = scan.pending
     if blocks.notes:
         labels = [label for meta in blocks.metadata for label in meta.note_labels]
@@ -218,28 +218,6 @@ def reads_alike(text: str) -> bool:
     if "[^" in text and _CARET_LABEL.search(text) is not None:
         return False
     return _DIALECT_SENSITIVE.search(text) is None
-
-
-#: an example-list item's marker, ``(@good)``, ``@good.`` or ``@good)``, at the start of a
-#: line (inside list items and block quotes too)
-_EXAMPLE_MARKER = re.compile(
-    r"^[ \t]*(?:(?:[-+*]|\d+[.)])[ \t]+|>[ \t]?)*(?:\(@([\w-]+)\)|@([\w-]+)[.)])(?=[ \t]|\r?$)",
-    re.M,
-)
-
-
-def _example_labels(text: str) -> frozenset[str]:
-    """Labels of pandoc example-list items: a marker that starts a block (the text's first
-    line, one after a blank line or after another marker's line)."""
-    labels: set[str] = set()
-    marker_lines: set[int] = set()
-    for m in _EXAMPLE_MARKER.finditer(text):
-        start = m.start()
-        before = text.rfind("\n", 0, max(start - 1, 0)) + 1
-        if start == 0 or not text[before : start - 1].strip() or before in marker_lines:
-            labels.add(m.group(1) or m.group(2))
-            marker_lines.add(start)
-    return frozenset(labels)
 
 
 def _is_example_reference(text: str, p: _Pending, labels: frozenset[str]) -> bool:

@@ -167,6 +167,8 @@ class Blocks:
     paragraphs: list[int] = field(default_factory=list)
     #: The footnotes defined, in order.
     notes: list[Note] = field(default_factory=list)
+    #: The labels of the example list items (``(@good)``, ``@good.``), in order.
+    examples: list[str] = field(default_factory=list)
     #: Sorted offsets of the line breaks before a pipe table's body row: pandoc reads each
     #: cell's text apart (no bracket goes on past one), but a code span, math, raw TeX or
     #: HTML in a cell goes on over the rows after it as far as it would in a paragraph.
@@ -535,6 +537,19 @@ class _Reader:
             return -1
         return tail.end()
 
+    def _setext_next(self, next_pos: int, start: int) -> bool:
+        """The line at ``next_pos`` is a setext heading's underline in the containers
+        of the line being read, whose text from ``start`` opens nothing that closes past
+        it (then the line is a heading's text)."""
+        text = self.text
+        nl = text.find("\n", next_pos)
+        following = text[next_pos : len(text) if nl < 0 else nl].rstrip("\r")
+        matched, i, col, base = self._match(following, len(self.stack))
+        j, c = _skip(following, i, col)
+        if matched < len(self.stack) or c != base or _SETEXT.match(following, j) is None:
+            return False
+        return not self._crossings().crosses(start, next_pos - 1)
+
     def _first_line_crosses(self, pos: int) -> bool:
         """The paragraph's first line, before the line at ``pos`` (a setext heading's
         underline, a pipe table's separator line), opens an inline construct that closes
@@ -721,6 +736,12 @@ class _Reader:
                 base = c
                 ok = self.open
             lazy = False
+        if self.lines and not lazy and c == base and not _is_line_block_line(line, j):
+            # a line block ends at a line that neither is one of its lines nor goes on in
+            # one: a block starts there, read apart
+            self.lines = False
+            self._break()
+            ok = True
         self.yaml = False
         self.blank = False
         para_first, pipe = self.para_first, self.pipe
@@ -859,6 +880,15 @@ class _Reader:
                     self.yaml = False
                     return comment_end
             marker = None if caption else (_BULLET.match(line, j) or _ORDERED.match(line, j))
+            if (
+                marker is not None
+                and ok
+                and not self.items
+                and not self.item_ended
+                and line[j] not in "-+*"
+                and self._setext_next(next_pos, pos + j)
+            ):
+                marker = None  # pandoc reads a setext heading before a new ordered list
             if marker is not None and (ok or in_list) and not _is_rule(line, j):
                 if lazy:
                     self._truncate(matched)
@@ -873,6 +903,9 @@ class _Reader:
                     content = c2
                 if "@" in marker.group():  # an example item goes on four columns in,
                     content = min(content, base + 4)  # whatever its label's length
+                    label = marker.group().strip("(@.)")
+                    if label:
+                        self.out.examples.append(label)
                 self._item_break()
                 self.stack.append(_Box(quote=False, col=content, list_item=True))
                 self.items += 1
@@ -905,15 +938,12 @@ class _Reader:
                 return next_pos
             break
         # a paragraph's line; of a line block, each line read apart
-        if line.startswith("|", j) and line[j + 1 : j + 2] in ("", " ", "\t"):
+        if _is_line_block_line(line, j):
             if ok:
                 self.lines = True
                 self.run_start = pos
             elif self.lines:
                 self._break()
-        elif self.lines and c == base:  # no line block's line, nor one going on: the
-            self.lines = False  # line block ended, a paragraph starts (read apart)
-            self._break()
         self.open = False
         self.para_first = ok and not caption
         if self.para_first:
@@ -921,6 +951,11 @@ class _Reader:
         self.pipe = self.para_first and "|" in line
         self._reach(line, pos + j, line_end)
         return next_pos
+
+
+def _is_line_block_line(line: str, j: int) -> bool:
+    """``line`` from ``j`` on is a line block's line: a ``|`` and white space or nothing."""
+    return line.startswith("|", j) and line[j + 1 : j + 2] in ("", " ", "\t")
 
 
 def _label_close(line: str, j: int) -> int:
