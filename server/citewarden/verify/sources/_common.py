@@ -344,6 +344,42 @@ def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | N
     return Lookup.found(source, convert_all(source, items, convert))
 
 
+_COUNT = re.compile(r"[0-9]{1,18}")
+
+
+def hit_count(value: Any) -> int | None:
+    """A count of hits as an answer gives it: a number, or its digits as text (an XML
+    element, dblp's ``"@total"``); None for anything else (absent, negative, not a count)."""
+    if isinstance(value, str):
+        text = value.strip()
+        return int(text) if _COUNT.fullmatch(text) else None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def no_hits(source: str, count: Any) -> Lookup:
+    """What a search page that holds no hit says: NOT_FOUND only when it counts none
+    (``count`` 0).  A page that does not count (an answer of another shape, an error) or
+    counts hits it does not hold (a partial page) says nothing: :class:`OddAnswer`."""
+    hits = hit_count(count)
+    if hits is None:
+        raise OddAnswer("a page without hits that does not count them")
+    if hits:
+        raise OddAnswer(f"a page without the {hits} hits it counts")
+    return Lookup.not_found(source)
+
+
+def page_found(
+    source: str, items: Any, count: Any, convert: Callable[[Any], WorkRecord | None]
+) -> Lookup:
+    """:func:`works_found` for a search page whose hits are ``items`` and which counts them
+    as ``count``: a page without items is :func:`no_hits`."""
+    if isinstance(items, list) and not items:
+        return no_hits(source, count)
+    return works_found(source, items, convert)
+
+
 def per_doi(
     source: str,
     dois: Iterable[str],

@@ -12,6 +12,7 @@ from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 from citewarden.verify.sources._common import (
     clean_text,
     guard,
+    hit_count,
     normalize_doi,
     person_from_name,
     reply_xml,
@@ -92,8 +93,7 @@ def _expected_entries(feed: Element, params: dict[str, str]) -> int:
     ``startIndex``, at most the ``max_results`` asked (0 when the feed does not count)."""
 
     def number(text: str | None) -> int:
-        text = (text or "").strip()
-        return int(text) if text.isdigit() else 0
+        return hit_count(text) or 0
 
     total = number(feed.findtext(f"{OPENSEARCH}totalResults"))
     start = number(feed.findtext(f"{OPENSEARCH}startIndex"))
@@ -123,6 +123,10 @@ class ArxivSource:
         entries = root.findall(f"{ATOM}entry")
         if any("/api/errors" in (e.findtext(f"{ATOM}id") or "") for e in entries):
             return Lookup.failed(self.name, "arXiv API error")
+        if hit_count(root.findtext(f"{OPENSEARCH}totalResults")) is None:
+            # every arXiv feed counts its entries: without its count, a feed vouches for
+            # no absence (an id of a batch it lacks, a search without hits)
+            return Lookup.failed(self.name, "malformed response: a feed that does not count")
         if len(entries) < _expected_entries(root, params):
             return Lookup.failed(self.name, "answer incomplete: fewer entries than it counts")
         return guard(

@@ -15,10 +15,10 @@ from citewarden.verify.sources._common import (
     guard,
     normalize_doi,
     one_work,
+    page_found,
     person_from_name,
     reply_json,
     used_query,
-    works_found,
     year_from_string,
 )
 from citewarden.verify.sources.missing import DATACITE
@@ -127,6 +127,11 @@ class DataCiteSource:
             return data
 
         def build() -> Lookup:
-            return works_found(self.name, data["data"], lambda i: work_from_datacite(i, self.name))
+            # no hits only when the page counts none (meta.total, see page_found)
+            meta = data.get("meta") if isinstance(data, dict) else None
+            total = meta.get("total") if isinstance(meta, dict) else None
+            return page_found(
+                self.name, data["data"], total, lambda i: work_from_datacite(i, self.name)
+            )
 
         return guard(self.name, build)

@@ -15,6 +15,7 @@ from citewarden.verify.sources._common import (
     guard,
     normalize_doi,
     one_work,
+    page_found,
     per_doi,
     person_from_name,
     reply_json,
@@ -230,7 +231,7 @@ class OpenAlexSource:
             found = reply_json(self.name, reply)
             if isinstance(found, Lookup):
                 return found
-            return guard(self.name, lambda: self._results(found))
+            return guard(self.name, lambda: self._page(found))
         params = self._params(
             filter=",".join(filters), per_page=str(max(1, min(query.limit, 25))), select=SELECT
         )
@@ -238,7 +239,16 @@ class OpenAlexSource:
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):
             return data
-        return guard(self.name, lambda: self._results(data))
+        return guard(self.name, lambda: self._page(data))
+
+    def _page(self, data: Any) -> Lookup:
+        """The works of a search page; one without works is no hits only when it counts
+        none (``meta.count``, see :func:`page_found`)."""
+        meta = data.get("meta") if isinstance(data, dict) else None
+        count = meta.get("count") if isinstance(meta, dict) else None
+        return page_found(
+            self.name, data["results"], count, lambda w: work_from_openalex(w, self.name)
+        )
 
     def _results(self, data: Any) -> Lookup:
         return works_found(self.name, data["results"], lambda w: work_from_openalex(w, self.name))

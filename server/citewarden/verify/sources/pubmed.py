@@ -22,6 +22,7 @@ from citewarden.verify.sources._common import (
     clean_text,
     dotted_initials,
     guard,
+    no_hits,
     normalize_doi,
     person_from_name,
     reply_xml,
@@ -290,7 +291,9 @@ class PubMedSource:
         return root
 
     async def esearch(self, term: str, limit: int = 5) -> list[str] | Lookup:
-        """PMIDs matching an Entrez query (a Lookup when the request failed)."""
+        """PMIDs matching an Entrez query (a Lookup when the request failed, or when the
+        answer holds no Id and does not count none: a partial answer or one of another
+        shape)."""
         root = await self._xml("esearch.fcgi", {"db": "pubmed", "term": term, "retmax": str(limit)})
         if isinstance(root, Lookup):
             return root
@@ -300,6 +303,9 @@ class PubMedSource:
         if not all(map(is_entrez_id, ids)):
             # sent on in the next request's URL: only what a PMID can be
             return Lookup.failed(self.name, "malformed response: an Id that is not a PMID")
+        if not ids:  # no hits only when the answer counts none (see no_hits)
+            absent = guard(self.name, lambda: no_hits(self.name, root.findtext("Count")))
+            return absent if absent.outcome is Outcome.FAILED else []
         return ids
 
     async def by_pmids(self, pmids: list[str] | tuple[str, ...]) -> Lookup:

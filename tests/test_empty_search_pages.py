@@ -1,0 +1,138 @@
+"""A search page without hits is "no hits" only when it counts none.
+
+Each service's real search page counts its hits (OpenAlex ``meta.count``, DataCite
+``meta.total``, PubMed's ``<Count>``, arXiv's ``opensearch:totalResults``).  A page without
+hits that does not count them (an answer of another shape, damaged on the way), or that counts
+hits it does not hold (a partial page), says nothing: the search FAILED, never NOT_FOUND.
+The loopback server serves real recorded pages, whole and damaged."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from citewarden.verify.http import HttpClient
+from citewarden.verify.records import Lookup, Outcome, Query
+from citewarden.verify.sources import ArxivSource, DataCiteSource, OpenAlexSource, PubMedSource
+from hostile_server import Behaviour, HostileServer, hostile
+from replay import recorded, recorded_json
+
+__all__ = ["hostile"]
+
+QUERY = Query("Deep learning for the masses")
+
+
+def _served(hostile: HostileServer, path: str, page: Any) -> None:
+    hostile.route(path, Behaviour("ok", body=json.dumps(page).encode()))
+
+
+async def _openalex(hostile: HostileServer) -> Lookup:
+    http = HttpClient()
+    try:
+        return await OpenAlexSource(http, hostile.url).search(QUERY)
+    finally:
+        await http.aclose()
+
+
+async def _datacite(hostile: HostileServer) -> Lookup:
+    http = HttpClient()
+    try:
+        return await DataCiteSource(http, hostile.url).search(QUERY)
+    finally:
+        await http.aclose()
+
+
+async def test_an_openalex_search_page_without_works_or_count_says_nothing(
+    hostile: HostileServer,
+) -> None:
+    """OpenAlex's search page counts its works (``meta.count``); the recorded page whose
+    ``meta`` has no count, its works left out, is no "no hits"."""
+    page = recorded_json("openalex", "refchecker_search_works.json")
+    assert "count" not in page["meta"]
+    _served(hostile, "/works", page)
+    assert (await _openalex(hostile)).outcome is Outcome.FOUND
+    _served(hostile, "/works", {**page, "results": []})
+    got = await _openalex(hostile)
+    assert got.outcome is Outcome.FAILED
+    assert got.reason == "malformed response: a page without hits that does not count them"
+
+
+async def test_a_datacite_search_page_without_works_says_nothing_unless_it_counts_none(
+    hostile: HostileServer,
+) -> None:
+    """DataCite's ``/dois`` search page counts its works (``meta.total``): the recorded page
+    with its works left out is a partial page, and with its count left out too, an answer
+    of another shape; neither says the search has no hits."""
+    page = recorded_json("datacite", "rdatacite_dc_dois.json")
+    _served(hostile, "/dois", page)
+    assert (await _datacite(hostile)).outcome is Outcome.FOUND
+    _served(hostile, "/dois", {**page, "data": []})
+    got = await _datacite(hostile)
+    assert got.outcome is Outcome.FAILED
+    assert got.reason == "malformed response: a page without the 18666188 hits it counts"
+    _served(hostile, "/dois", {"data": [], "links": page["links"]})
+    got = await _datacite(hostile)
+    assert got.outcome is Outcome.FAILED
+    assert got.reason == "malformed response: a page without hits that does not count them"
+
+
+async def _esearch(hostile: HostileServer, body: bytes) -> list[str] | Lookup:
+    hostile.route("/entrez/eutils/esearch.fcgi", Behaviour("ok", body=body))
+    http = HttpClient()
+    try:
+        return await PubMedSource(http, hostile.url).esearch("biopython", limit=20)
+    finally:
+        await http.aclose()
+
+
+async def test_an_esearch_answer_without_ids_is_no_hits_only_when_it_counts_none(
+    hostile: HostileServer,
+) -> None:
+    """PubMed's esearch answer counts its hits (``<Count>``): the recorded answer with its
+    ids left out is a partial answer, and with its ``<Count>`` left out too an answer of
+    another shape; both FAILED, where they were read as "no PMID matches"."""
+    real = recorded("pubmed", "esearch1.xml")
+    assert isinstance(await _esearch(hostile, real), list)
+    no_ids = re.sub(rb"<IdList>.*</IdList>", b"<IdList></IdList>", real, flags=re.DOTALL)
+    got = await _esearch(hostile, no_ids)
+    assert isinstance(got, Lookup) and got.outcome is Outcome.FAILED
+    assert got.reason == "malformed response: a page without the 63 hits it counts"
+    uncounted = no_ids.replace(b"<Count>63</Count>", b"", 1)
+    got = await _esearch(hostile, uncounted)
+    assert isinstance(got, Lookup) and got.outcome is Outcome.FAILED
+    assert got.reason == "malformed response: a page without hits that does not count them"
+
+
+def _uncounted(feed: bytes) -> bytes:
+    """An arXiv feed with its ``opensearch:totalResults`` left out."""
+    out = re.sub(rb"<opensearch:totalResults[^>]*>[0-9]+</opensearch:totalResults>", b"", feed)
+    assert out != feed
+    return out
+
+
+async def test_an_arxiv_feed_that_does_not_count_says_no_id_absent(
+    hostile: HostileServer,
+) -> None:
+    """Every arXiv feed counts its entries (``opensearch:totalResults``).  The recorded
+    answer to a batch of two ids, which holds one, says the other absent; without its count
+    it says nothing of it (nor does a search feed without its count say "no hits")."""
+    batch = recorded("arxiv", "id_0808.05394_1707.08567_s0_m100_42e5aa0ec3af.xml")
+    http = HttpClient()
+    src = ArxivSource(http, hostile.url)
+    try:
+        hostile.route("/api/query", Behaviour("ok", body=batch))
+        got = await src.by_arxivs(["0808.05394", "1707.08567"])
+        assert got["0808.05394"].outcome is Outcome.NOT_FOUND
+        assert got["1707.08567"].outcome is Outcome.FOUND
+        hostile.route("/api/query", Behaviour("ok", body=_uncounted(batch)))
+        got = await src.by_arxivs(["0808.05394", "1707.08567"])
+        assert {a.outcome for a in got.values()} == {Outcome.FAILED}
+        assert got["0808.05394"].reason == "malformed response: a feed that does not count"
+        search = recorded("arxiv", "search_del_maestro_quantum_criticality.xml")
+        empty = re.sub(rb"<entry>.*</entry>", b"", _uncounted(search), flags=re.DOTALL)
+        hostile.route("/api/query", Behaviour("ok", body=empty))
+        found = await src.search(Query("quantum criticality", authors=("del Maestro",)))
+        assert found.outcome is Outcome.FAILED
+    finally:
+        await http.aclose()
