@@ -14,8 +14,15 @@ from typing import Any
 
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Outcome, Query
-from citewarden.verify.sources import ArxivSource, DataCiteSource, OpenAlexSource, PubMedSource
+from citewarden.verify.sources import (
+    ArxivSource,
+    CrossrefSource,
+    DataCiteSource,
+    OpenAlexSource,
+    PubMedSource,
+)
 from hostile_server import Behaviour, HostileServer, hostile
+from paths import DATA
 from replay import recorded, recorded_json
 
 __all__ = ["hostile"]
@@ -134,5 +141,36 @@ async def test_an_arxiv_feed_that_does_not_count_says_no_id_absent(
         hostile.route("/api/query", Behaviour("ok", body=empty))
         found = await src.search(Query("quantum criticality", authors=("del Maestro",)))
         assert found.outcome is Outcome.FAILED
+    finally:
+        await http.aclose()
+
+
+def _venue_page(name: str) -> Any:
+    return json.loads((DATA / "venue_search" / name).read_text(encoding="utf-8"))
+
+
+async def test_a_venue_search_page_without_venues_says_none_only_when_it_counts_none(
+    hostile: HostileServer,
+) -> None:
+    """A venue no registry lists is said not to exist: OpenAlex's ``/sources`` page that
+    counts no source says so, but the recorded OpenAlex list page whose ``meta`` does not
+    count, its items left out, and Crossref's ``/journals`` page (which does not count
+    either) with its journals left out say nothing."""
+    http = HttpClient()
+    openalex, crossref = OpenAlexSource(http, hostile.url), CrossrefSource(http, hostile.url)
+    try:
+        _served(hostile, "/sources", _venue_page("openalex/documented_sources_no_results.json"))
+        assert (await openalex.venues("Quantum Privacy")).outcome is Outcome.NOT_FOUND
+        page = recorded_json("openalex", "refchecker_search_works.json")
+        _served(hostile, "/sources", {**page, "results": []})
+        got = await openalex.venues("Quantum Privacy")
+        assert got.outcome is Outcome.FAILED
+        assert got.reason == "malformed response: a page without hits that does not count them"
+        journals = _venue_page("crossref/documented_journals_prl.json")
+        _served(hostile, "/journals", journals)
+        assert (await crossref.venues("Phys Rev Lett")).outcome is Outcome.FOUND
+        emptied = {**journals, "message": {**journals["message"], "items": []}}
+        _served(hostile, "/journals", emptied)
+        assert (await crossref.venues("Phys Rev Lett")).outcome is Outcome.FAILED
     finally:
         await http.aclose()

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from citewarden.verify.records import Lookup, WorkRecord
-from citewarden.verify.sources._common import all_texts, clean_text, works_found
+from citewarden.verify.sources._common import all_texts, clean_text, page_found, works_found
 
 #: The ``extra`` pair that marks a venue record.
 VENUE_MARK = ("record", "venue")
@@ -94,15 +94,27 @@ def dblp_venues(source: str, data: Any) -> Lookup:
 
 
 def openalex_venues(source: str, data: Any) -> Lookup:
-    """The venue records of an OpenAlex ``/sources`` list."""
-    items = data["results"]
-    return works_found(source, list(items)[:MAX_HITS], lambda i: venue_from_openalex(i, source))
+    """The venue records of an OpenAlex ``/sources`` list (none: only when it counts none,
+    ``meta.count``, see :func:`page_found`)."""
+    meta = data.get("meta")
+    count = meta.get("count") if isinstance(meta, dict) else None
+    items = _first(data["results"])
+    return page_found(source, items, count, lambda i: venue_from_openalex(i, source))
 
 
 def crossref_venues(source: str, data: Any) -> Lookup:
-    """The venue records of a Crossref ``/journals`` list."""
-    items = data["message"]["items"]
-    return works_found(source, list(items)[:MAX_HITS], lambda i: venue_from_crossref(i, source))
+    """The venue records of a Crossref ``/journals`` list (none: only when it counts none,
+    ``total-results``, see :func:`page_found`)."""
+    message = data["message"]
+    items = _first(message["items"])
+    count = message.get("total-results")
+    return page_found(source, items, count, lambda i: venue_from_crossref(i, source))
+
+
+def _first(items: Any) -> Any:
+    """The first ``MAX_HITS`` items of a list; anything else as it is (not a list: the
+    answer is malformed, see :func:`works_found`)."""
+    return items[:MAX_HITS] if isinstance(items, list) else items
 
 
 def is_venue_record(record: WorkRecord) -> bool:
