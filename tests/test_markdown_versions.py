@@ -108,8 +108,9 @@ ALIKE = [
     "$@c1 $$ and $@c2 $ x$\n\n$@c3$1 x$\n\n$@c4 $x$ and $a\\$b$ @c5\n",
     # a key after the first of a group's part is in its suffix: cited in the text
     "[@e@h] and [@a, @b; see @c, and @d] and [-@x@y] and [x [@f @g] @i]\n",
-    # "--" before "@" is a dash, no suppress-author "-"
+    # "--" before "@" is a dash, no suppress-author "-" ("----" a dash and one)
     "x --@a and ---@b, [--@c] and [a --@d], x--@e\n",
+    "x ----@a and -------@b, [----@c] and [-----@d]\n",
     # a div fence's class word is no text; a fence with more after the word is text
     "::: @key\ntext @a\n:::\n\n:::: [@k2] ::::\ntext\n::::\n\n> :::-@k3\n> a\n> :::\n\n"
     "::: @k4 @k5\ntext\n:::\n",

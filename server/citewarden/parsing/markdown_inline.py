@@ -357,11 +357,12 @@ def _scan(
             at = start + 1 if dash else start
             key, brace = (m.group(8), m.start(9)) if dash else (m.group(11), m.start(12))
             key_start = m.start(8) if dash else m.start(11)
-            # a "-" after a word, emphasis or a "-" (pandoc reads "--" as a dash) is text
+            # a "-" after a word, emphasis or in a dash (pandoc reads "---" and "--" as
+            # dashes, in turn) is text
             if dash and (
                 (_after_word(text, start) and start != key_end)
                 or start == emphasis.closed_at
-                or text[start - 1 : start] == "-"
+                or _in_dash(text, start)
             ):
                 dash = False
                 start = at
@@ -893,6 +894,16 @@ class _Emphasis:
     def clear(self) -> None:
         """A bracket or a blank line: the runs before it open nothing after it."""
         self._open.clear()
+
+
+def _in_dash(text: str, i: int) -> bool:
+    """The ``-`` at ``i`` ends a run of hyphens that pandoc reads as dashes with it: "---"
+    an em dash, "--" an en dash, in turn from the run's start, the last one alone a
+    hyphen (a run of 1, 4, 7 ... hyphens)."""
+    k = i
+    while k > 0 and text[k - 1] == "-":
+        k -= 1
+    return (i - k) % 3 != 0
 
 
 def _after_word(text: str, i: int) -> bool:
