@@ -101,10 +101,12 @@ def _close_keys(text: str, i: int) -> int:
     Braces may nest in it (``\\cite{{a},b}``, which LaTeX reads as ``a,b``) up to
     :data:`_MAX_KEY_NESTING`; once one has, a command word ends the list as malformed, so
     an unclosed list ends at the next command (``\\cite{{\\cite{{...``), and
-    reading a file's citations stays linear."""
+    reading a file's citations stays linear: the list of the next ``\\cite{`` nests in
+    this one, which then ends at the next command.  It has no length limit: LaTeX reads a
+    ``\\nocite`` of thousands of keys whole."""
     depth = 0
     nested = False
-    for m in _KEY_TOKENS.finditer(text, i, min(len(text), i + _MAX_ARG)):
+    for m in _KEY_TOKENS.finditer(text, i):
         token = m.group()
         c = token[0]
         if c == "{":
