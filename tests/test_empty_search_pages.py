@@ -174,3 +174,23 @@ async def test_a_venue_search_page_without_venues_says_none_only_when_it_counts_
         assert (await crossref.venues("Phys Rev Lett")).outcome is Outcome.FAILED
     finally:
         await http.aclose()
+
+
+async def test_an_nlm_catalog_answer_without_ids_or_count_is_no_answer(
+    hostile: HostileServer,
+) -> None:
+    """An E-utilities esearch answer counts its hits (``count``; PubMed's recorded ones
+    all do): the catalog answer with its ids left out and no count says nothing, never
+    the "no such journal" that counts as "not in PubMed"."""
+    body = recorded_json("pubmed", "documented_nlmcatalog_esearch_0090-0036.json")
+    assert "count" not in body["esearchresult"]
+    body["esearchresult"]["idlist"] = []
+    hostile.route("/entrez/eutils/esearch.fcgi", Behaviour("ok", json.dumps(body).encode()))
+    http = HttpClient()
+    try:
+        answer = await PubMedSource(http, hostile.url).journal("0090-0036")
+    finally:
+        await http.aclose()
+    assert answer.outcome is Outcome.FAILED
+    assert answer.reason == "malformed response: a page without hits that does not count them"
+    assert not hostile.seen("/entrez/eutils/esummary.fcgi")

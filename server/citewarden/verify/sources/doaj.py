@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import DamagedRecord, Lookup, Query
-from citewarden.verify.sources._common import guard, reply_json
+from citewarden.verify.sources._common import guard, no_hits, reply_json
 from citewarden.verify.sources.journals import journal_from_doaj
 
 
@@ -61,9 +61,7 @@ class DoajSource:
             if not isinstance(results, list):
                 raise TypeError("results")
             if not results:
-                if data.get("total") == 0:
-                    return Lookup.not_found(self.name)
-                raise ValueError("no results but a total")
+                return no_hits(self.name, data.get("total"))
             if not all(isinstance(r, dict) and isinstance(r.get("bibjson"), dict) for r in results):
                 raise DamagedRecord("a result that is not a journal record")
             # a search on the ISSN field may match a related title's ISSN too (one that

@@ -16,7 +16,7 @@ from typing import Any
 
 from citewarden.verify.http import Failure, Reply
 from citewarden.verify.records import Lookup
-from citewarden.verify.sources._common import guard, reply_json
+from citewarden.verify.sources._common import guard, no_hits, reply_json
 from citewarden.verify.sources.journals import journal_from_nlm
 
 #: Catalog records summarised per ISSN (a title and its successor may share one).
@@ -26,6 +26,8 @@ Get = Callable[[str, dict[str, str]], Awaitable[Reply | Failure]]
 
 
 def _ids(source: str, data: Any) -> list[str] | Lookup:
+    """The catalog ids of an esearch answer (a Lookup when it holds none: NOT_FOUND when it
+    counts none, FAILED when it is malformed)."""
     result = data.get("esearchresult") if isinstance(data, dict) else None
     if not isinstance(result, dict):
         return Lookup.failed(source, "malformed response: no esearchresult")
@@ -37,6 +39,8 @@ def _ids(source: str, data: Any) -> list[str] | Lookup:
     if not all(isinstance(i, str) and is_entrez_id(i) for i in ids):
         # sent on in the next request's URL: only what a catalog id can be
         return Lookup.failed(source, "malformed response: an id that is not an NLM id")
+    if not ids:  # no such journal only when the answer counts none (see no_hits)
+        return guard(source, lambda: no_hits(source, result.get("count")))
     return ids[:MAX_RECORDS]
 
 
@@ -71,8 +75,6 @@ async def nlm_journal(source: str, get: Get, issn: str) -> Lookup:
     ids = _ids(source, found)
     if isinstance(ids, Lookup):
         return ids
-    if not ids:
-        return Lookup.not_found(source)
     summary = reply_json(
         source,
         await get("esummary.fcgi", {"db": "nlmcatalog", "id": ",".join(ids), "retmode": "json"}),
