@@ -689,6 +689,8 @@ class _Reader:
             self.term = self.para_first
             self.para_first = self.pipe = False
             self.table = None
+            if self.lines:  # a line block's last line is read apart from what follows
+                _add(self.out.breaks, pos, self.out.breaks_since, self.run_start)
             self.lines = False
             return next_pos
         lazy = matched < len(self.stack)
