@@ -20,6 +20,7 @@ from citewarden.verify.sources._common import (
     clean_text,
     first_text,
     guard,
+    no_hits,
     normalize_doi,
     one_work,
     per_doi,
@@ -384,9 +385,8 @@ class CrossrefSource:
             if not isinstance(items, list):
                 raise TypeError("items")
             total = _total(message)
-            if not items and total != 0:
-                # "no hits" is a page that counts none, never a page without its items
-                raise OddAnswer("a page without items that does not count none")
+            if not items:
+                return no_hits(self.name, total)
             if complete and total is None:
                 raise OddAnswer("a page that does not count its results")
             if complete and total is not None and total > len(items):

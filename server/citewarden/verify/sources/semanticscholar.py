@@ -16,6 +16,7 @@ from citewarden.verify.sources._common import (
     guard,
     normalize_doi,
     one_work,
+    page_found,
     person_from_name,
     reply_json,
     usable_work,
@@ -201,11 +202,5 @@ class SemanticScholarSource:
         total = data.get("total")
         if isinstance(total, bool) or not (total is None or isinstance(total, int)):
             raise OddAnswer("a search total that is no count")
-        if "data" not in data:
-            if total == 0:
-                return Lookup.not_found(self.name)
-            raise OddAnswer("a search page without its data")
-        papers = data["data"]
-        if isinstance(papers, list) and not papers and total != 0:
-            raise OddAnswer("a search page without papers that does not count none")
-        return works_found(self.name, papers, lambda p: work_from_s2(p, self.name))
+        papers = data.get("data", [])  # left out of a page that counts none
+        return page_found(self.name, papers, total, lambda p: work_from_s2(p, self.name))
