@@ -194,3 +194,28 @@ async def test_an_nlm_catalog_answer_without_ids_or_count_is_no_answer(
     assert answer.outcome is Outcome.FAILED
     assert answer.reason == "malformed response: a page without hits that does not count them"
     assert not hostile.seen("/entrez/eutils/esummary.fcgi")
+
+
+async def test_an_efetch_article_without_a_usable_record_is_no_not_found(
+    hostile: HostileServer,
+) -> None:
+    """PubMed's efetch answer holding the PMID asked (``<PMID>``) but whose article gives
+    no record (a damaged answer: its ``<ArticleTitle>`` left out) says PubMed holds it: the
+    look-up FAILED, where it said the PMID does not exist."""
+    real = recorded("pubmed", "efetch_11618220.xml")
+    damaged = re.sub(rb"<ArticleTitle>.*?</ArticleTitle>", b"", real)
+    assert damaged != real
+    http = HttpClient()
+    src = PubMedSource(http, hostile.url)
+    try:
+        hostile.route("/entrez/eutils/efetch.fcgi", Behaviour("ok", body=real))
+        assert (await src.by_pmid("11618220")).outcome is Outcome.FOUND
+        hostile.route("/entrez/eutils/efetch.fcgi", Behaviour("ok", body=damaged))
+        single = await src.by_pmid("11618220")
+        batch = await src.by_pmid_batch(["11618220", "11618221"])
+    finally:
+        await http.aclose()
+    assert single.outcome is Outcome.FAILED
+    assert single.reason == "malformed response: a record without a title"
+    assert batch["11618220"].outcome is Outcome.FAILED
+    assert batch["11618221"].outcome is Outcome.NOT_FOUND  # not in the answer

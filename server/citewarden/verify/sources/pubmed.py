@@ -19,6 +19,7 @@ from citewarden.verify.records import (
     WorkRecord,
 )
 from citewarden.verify.sources._common import (
+    UNUSABLE,
     clean_text,
     dotted_initials,
     guard,
@@ -309,17 +310,34 @@ class PubMedSource:
         return ids
 
     async def by_pmids(self, pmids: list[str] | tuple[str, ...]) -> Lookup:
-        """Full records for PMIDs (efetch, PubMed XML)."""
+        """Full records for PMIDs (efetch, PubMed XML); FAILED when the answer holds
+        articles but no usable record (PubMed holds them: no "not found")."""
+        found, held = await self._efetch(pmids)
+        if found.outcome is Outcome.NOT_FOUND and held:
+            return Lookup.failed(self.name, UNUSABLE)
+        return found
+
+    async def _efetch(self, pmids: list[str] | tuple[str, ...]) -> tuple[Lookup, frozenset[str]]:
+        """The usable records of an efetch answer for ``pmids`` and the PMIDs of every
+        article it holds, those no record is made of (no title) included."""
         if not pmids:
-            return Lookup.not_found(self.name)
+            return Lookup.not_found(self.name), frozenset()
         root = await self._xml(
             "efetch.fcgi", {"db": "pubmed", "id": ",".join(pmids), "retmode": "xml"}
         )
         if isinstance(root, Lookup):
-            return root
+            return root, frozenset()
         if root.tag != "PubmedArticleSet":
-            return Lookup.failed(self.name, "malformed response: not a PubmedArticleSet")
+            failed = Lookup.failed(self.name, "malformed response: not a PubmedArticleSet")
+            return failed, frozenset()
         articles, books = root.findall("PubmedArticle"), root.findall("PubmedBookArticle")
+        held = frozenset(
+            _text(a.find(path))
+            for a, path in [
+                *((a, "MedlineCitation/PMID") for a in articles),
+                *((b, "BookDocument/PMID") for b in books),
+            ]
+        )
 
         def build() -> Lookup:
             recs = [
@@ -328,22 +346,26 @@ class PubMedSource:
             ]
             return Lookup.found(self.name, [r for r in recs if r])
 
-        return guard(self.name, build)
+        return guard(self.name, build), held - {""}
 
     async def by_pmid_batch(self, pmids: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """:meth:`by_pmid` for many PMIDs, ``PMID_BATCH`` per efetch request.  Keys are the
-        PMIDs as given (stripped); a PMID the answer lacks is NOT_FOUND."""
+        PMIDs as given (stripped); a PMID the answer lacks is NOT_FOUND, one it holds
+        without a usable record FAILED."""
         wanted = list(dict.fromkeys(p.strip() for p in pmids))
         out = {p: Lookup.not_found(self.name) for p in wanted if not is_entrez_id(p)}
         valid = [p for p in wanted if p not in out]
         for start in range(0, len(valid), PMID_BATCH):
             chunk = valid[start : start + PMID_BATCH]
-            answer = await self.by_pmids(chunk)
+            answer, held = await self._efetch(chunk)
             for p in chunk:
+                records = [r for r in answer.records if r.pmid == p]
                 if answer.outcome is Outcome.FAILED:
                     out[p] = answer
+                elif not records and p in held:  # held, but no usable record of it
+                    out[p] = Lookup.failed(self.name, UNUSABLE)
                 else:
-                    out[p] = Lookup.found(self.name, [r for r in answer.records if r.pmid == p])
+                    out[p] = Lookup.found(self.name, records)
         return out
 
     async def by_pmid(self, pmid: str) -> Lookup:
