@@ -189,6 +189,8 @@ ALIKE = [
     # item, a quote or a line block without a blank line; a setext heading's text first
     "    e\n@x1)\n\na)\n@x2.\n\n1.\n@x3.\n\n>\n@x4.\n\n|\n@x5)\n\nText.\n\n@x6)\n-\n\n"
     "Text.\n\n(@x7) a\n===\n\nSee @x1 and @x5.\n",
+    # pandoc's title block: its "%" lines read apart, a block may start after it
+    "% Title [x\n% Author `y\n@x1. An example.\n\nText @a `z`, as @x1 shows.]\n",
     # an "@" right after emphasis closes is read as after a word
     "*x*@a **x**@b _x_@c ***x***@d *x *@e ~~x~~@f ^x^@g *x*-@h *x*@i@j\n",
     "**x*@a\n\n*x**@b\n\na_x_@c\n\n*a* and *b*@d\n\n*a*b*@e\n\n**a *b* c**@f\n\n[*a](u)*@g\n",

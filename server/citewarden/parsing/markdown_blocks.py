@@ -426,6 +426,8 @@ class _Reader:
         text = self.text
         n = len(text)
         pos = 1 if text.startswith("\ufeff") else 0
+        if self.metadata and text.startswith("%", pos):
+            pos = self._title_block(pos)
         while pos < n:
             nl = text.find("\n", pos)
             line_end = n if nl < 0 else nl
@@ -447,6 +449,25 @@ class _Reader:
         if self.code is not None:
             self._end_code()
         return self.out
+
+    def _title_block(self, pos: int) -> int:
+        """After pandoc's title block at ``pos``: up to three ``%`` lines (title, authors,
+        date), each with the lines after it that start with white space, read apart from
+        each other and from what follows (where a block may start)."""
+        text = self.text
+        n = len(text)
+        for _ in range(3):
+            if not text.startswith("%", pos):
+                break
+            start = pos
+            pos = _line_start_after(text, pos)
+            while (
+                pos < n and text[pos] in " \t" and text[pos : _line_start_after(text, pos)].strip()
+            ):
+                pos = _line_start_after(text, pos)
+            _add(self.out.breaks, pos, self.out.breaks_since, start)
+        self._after_block()
+        return pos
 
     # -- indented code -------------------------------------------------------------------
 
