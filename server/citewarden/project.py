@@ -298,8 +298,9 @@ class Workspace(ProjectQueries):
     def set_settings(self, settings: Settings) -> list[Path]:
         """Replace the settings; LaTeX files are re-parsed when citation commands change.
         When the ignore patterns change, the folders are walked again: the files no pattern
-        names now are known from then on (as the first walk would have found them).
-        -> the files found so."""
+        names now are known from then on, and those a pattern names now are not (an editor
+        buffer aside), as the first walk would have found them (a file something links to
+        is still read through the link).  -> the files found so."""
         rewalk = settings.ignore != self.settings.ignore
         if settings.citation_commands != self.settings.citation_commands:
             for path in [p for p in self._states if is_latex(p)]:
@@ -311,9 +312,19 @@ class Workspace(ProjectQueries):
         self._projects = None
         if not rewalk:
             return []
+        for path in [p for p in self._known if p not in self._overlay and self._walk_skips(p)]:
+            del self._known[path]
         known = set(self._known)
         found = [p for folder in list(self._folders) for p in self.add_folder(folder)]
         return [p for p in found if p not in known]
+
+    def _walk_skips(self, path: Path) -> bool:
+        """Whether a workspace folder's walk reaches ``path``'s folder and the ignore patterns
+        name ``path`` (the walk leaves it out)."""
+        return any(
+            walks_into(folder, path.parent) and self._ignored(path, folder)
+            for folder in self._folders
+        )
 
     def set_text(
         self, path: Path | str, text: str, unchanged: tuple[int, int] | None = None

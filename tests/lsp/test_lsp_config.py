@@ -225,3 +225,22 @@ async def test_the_projects_settings_file_above_the_workspace_folder_is_read(
     await wait_for(
         lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
     )
+
+
+async def test_files_an_ignore_pattern_names_from_now_on_count_no_more(start: Start) -> None:
+    """A pattern added to the settings while the server runs leaves the files it names out
+    as the first walk would: their citations kept an entry cited (no orphan) until the
+    server started again."""
+    files = PROJECT + "--- drafts/notes.tex\n\\cite{unused2001}\n\\bibliography{../refs}\n"
+    h = await start(files=files)
+    await wait_for(lambda: h.codes("drafts/notes.tex") == [])
+    assert Code.ORPHAN.value not in h.codes("refs.bib")
+    (h.root / ".citewarden.toml").write_text('ignore = ["drafts/**"]\n', encoding="utf-8")
+    h.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=h.uri(".citewarden.toml"), type=types.FileChangeType.Created)
+            ]
+        )
+    )
+    await wait_for(lambda: Code.ORPHAN.value in h.codes("refs.bib"))
