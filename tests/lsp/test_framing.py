@@ -7,6 +7,7 @@ import asyncio
 import io
 import json
 import logging
+from typing import Any
 
 import pytest
 
@@ -335,3 +336,42 @@ def test_over_tcp_a_body_memory_runs_out_reading_is_let_go_in_step() -> None:
     params = json.loads(stand_in)["params"]
     assert (params["id"], params["memory"]) == ("m", True)
     assert (header, small) == (b"Content-Length: 2\r\n", b"{}")
+
+
+class _Fragile(bytes):
+    """Bytes that run memory out when sliced (as a copy of a large piece may)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        raise MemoryError
+
+
+class _FragileFirstRead(io.RawIOBase):
+    """A stream whose first read returns :class:`_Fragile` bytes."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = io.BytesIO(data)
+        self._first = True
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._data.read(size)
+        if self._first:
+            self._first = False
+            return _Fragile(chunk)
+        return chunk
+
+
+def test_memory_running_out_after_a_piece_was_read_lets_go_only_the_rest() -> None:
+    """A piece already read when memory ran out was let go a second time, from the next
+    message: its header was lost with it."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 5, "params": "z" * 3_000_000})
+    data = body.encode() + b"Content-Length: 2\r\n\r\n{}"
+    stream = BoundedInput(_FragileFirstRead(data), lambda: 1 << 30)  # type: ignore[arg-type]
+    assert json.loads(stream.read(len(body)))["params"]["memory"] is True
+    assert (stream.readline(), stream.readline(), stream.read(2)) == (
+        b"Content-Length: 2\r\n",
+        b"\r\n",
+        b"{}",
+    )

@@ -244,11 +244,11 @@ class BoundedInput:
                 chunk = self._read(min(left, CHUNK))
                 if not chunk:
                     return b""  # the end of the stream
+                left -= len(chunk)  # read, whatever happens next: not to be let go again
                 if not pieces:
                     head = chunk[:HEAD]
                     self.last = (size, head)
                 pieces.append(chunk)
-                left -= len(chunk)
             return b"".join(pieces)
         except MemoryError:
             pieces.clear()
@@ -353,11 +353,11 @@ class BoundedStream:
                 chunk = await self._some(min(left, CHUNK))
                 if not chunk:
                     return b""
+                left -= len(chunk)  # read, whatever happens next: not to be let go again
                 if not pieces:
                     head = chunk[:HEAD]
                     self.last = (size, head)
                 pieces.append(chunk)
-                left -= len(chunk)
             return self._end_of(b"".join(pieces))
         except MemoryError:
             pieces.clear()
