@@ -219,3 +219,28 @@ async def test_an_efetch_article_without_a_usable_record_is_no_not_found(
     assert single.reason == "malformed response: a record without a title"
     assert batch["11618220"].outcome is Outcome.FAILED
     assert batch["11618221"].outcome is Outcome.NOT_FOUND  # not in the answer
+
+
+async def test_an_arxiv_entry_without_a_usable_record_is_no_not_found(
+    hostile: HostileServer,
+) -> None:
+    """An arXiv feed holding an entry for the id asked whose record is unusable (a damaged
+    answer: the entry's ``<title>`` left out) says arXiv holds it: the look-up FAILED,
+    alone and in a batch, where it said the id does not exist."""
+    real = recorded("arxiv", "id_1605.08386_s0_m100_199195aa31ad.xml")
+    head, entry = real.split(b"<entry>", 1)
+    damaged = head + b"<entry>" + re.sub(rb"<title>.*?</title>", b"", entry, flags=re.DOTALL)
+    assert damaged != real
+    http = HttpClient()
+    src = ArxivSource(http, hostile.url)
+    try:
+        hostile.route("/api/query", Behaviour("ok", body=real))
+        assert (await src.by_arxiv("1605.08386")).outcome is Outcome.FOUND
+        hostile.route("/api/query", Behaviour("ok", body=damaged))
+        single = await src.by_arxiv("1605.08386")
+        batch = await src.by_arxivs(["1605.08386"])
+    finally:
+        await http.aclose()
+    assert single.outcome is Outcome.FAILED
+    assert single.reason == "malformed response: a record without a title"
+    assert batch["1605.08386"].outcome is Outcome.FAILED

@@ -10,6 +10,7 @@ from citewarden.verify.http import HttpClient
 from citewarden.verify.identifiers import strip_arxiv_version
 from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 from citewarden.verify.sources._common import (
+    UNUSABLE,
     clean_text,
     guard,
     hit_count,
@@ -101,6 +102,12 @@ def _expected_entries(feed: Element, params: dict[str, str]) -> int:
     return max(0, min(total - start, asked))
 
 
+def _entry_ids(feed: Element) -> frozenset[str]:
+    """The arXiv ids (without version) of a feed's entries."""
+    ids = (_ID.search(e.findtext(f"{ATOM}id") or "") for e in feed.findall(f"{ATOM}entry"))
+    return frozenset(strip_arxiv_version(m.group(1)) for m in ids if m)
+
+
 class ArxivSource:
     """The arXiv export API (one request every three seconds)."""
 
@@ -113,11 +120,24 @@ class ArxivSource:
     async def _query(self, params: dict[str, str]) -> Lookup:
         """The records of one feed page.  A page that holds fewer entries than it counts
         (``totalResults``, up to the ``max_results`` asked; arXiv sends such pages now and
-        then) is FAILED: what it leaves out is not known to be absent."""
+        then) is FAILED: what it leaves out is not known to be absent; so is a page whose
+        entries give no usable record (no title): arXiv holds them."""
+        found, held = await self._feed(params)
+        if found.outcome is Outcome.NOT_FOUND and held:
+            return Lookup.failed(self.name, UNUSABLE)
+        return found
+
+    async def _feed(self, params: dict[str, str]) -> tuple[Lookup, frozenset[str]]:
+        """:meth:`_query`'s records and the arXiv ids (without version) of every entry of
+        the page, those no record is made of included."""
         reply = await self.http.get(f"{self.base_url}/api/query", lane="arxiv", params=params)
         root = reply_xml(self.name, reply)
         if isinstance(root, Lookup):
-            return root
+            return root, frozenset()
+        return self._read_feed(root, params), _entry_ids(root)
+
+    def _read_feed(self, root: Element, params: dict[str, str]) -> Lookup:
+        """The records of a parsed feed page (see :meth:`_query`)."""
         if root.tag != f"{ATOM}feed":
             return Lookup.failed(self.name, "malformed response: not an Atom feed")
         entries = root.findall(f"{ATOM}entry")
@@ -153,12 +173,16 @@ class ArxivSource:
         valid = [i for i in wanted if i not in out]
         for start in range(0, len(valid), BATCH):
             chunk = valid[start : start + BATCH]
-            answer = await self._query({"id_list": ",".join(chunk), "max_results": str(len(chunk))})
+            params = {"id_list": ",".join(chunk), "max_results": str(len(chunk))}
+            answer, held = await self._feed(params)
             for i in chunk:
+                records = _answers(i, answer.records)
                 if answer.outcome is Outcome.FAILED:
                     out[i] = answer
-                    continue
-                out[i] = Lookup.found(self.name, _answers(i, answer.records))
+                elif not records and strip_arxiv_version(i) in held:  # no usable record
+                    out[i] = Lookup.failed(self.name, UNUSABLE)
+                else:
+                    out[i] = Lookup.found(self.name, records)
         return out
 
     async def by_doi(self, doi: str) -> Lookup:
