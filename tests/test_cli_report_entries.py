@@ -174,3 +174,18 @@ def test_reports_do_not_offer_a_correction_fix_refuses(
     assert "7\u202e1" not in references and "\\u202e" not in references
     _, _, err = run(["check", "b/refs.bib", *VERIFY, "--diff"], capsys)
     assert "volume not corrected: corrected value holds control or bidirectional" in err
+
+
+def test_reports_do_not_offer_a_correction_of_a_key_its_file_defines_twice(
+    same_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--fix corrects no key a file defines twice (which entry is meant?): the JSON report
+    listed the correction all the same, where the HTML report and the summary do not."""
+    bib = same_key / "b" / "refs.bib"
+    text = bib.read_text(encoding="utf-8")
+    bib.write_text(text + "\n" + text.replace("smith2020", "Smith2020"), encoding="utf-8")
+    _, out, _ = run(["check", "b/refs.bib", *VERIFY, "--format", "json"], capsys)
+    rows = json.loads(out)["entries"]
+    assert [(r["status"], r["corrections"]) for r in rows] == [("mismatch", {})] * 2
+    _, _, err = run(["check", "b/refs.bib", *VERIFY, "--diff"], capsys)
+    assert "volume" not in "".join(line for line in err.splitlines() if line.startswith("+"))

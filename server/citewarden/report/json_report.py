@@ -46,6 +46,7 @@ from typing import Any
 from citewarden.audit import Audit, pair_verdicts, sorted_findings
 from citewarden.context.collect import CitationContext
 from citewarden.findings.score import ScoreSummary, score_summary
+from citewarden.fix.plan import compared_key, repeated_keys
 from citewarden.fix.run import written_corrections
 from citewarden.model import Citation, Code, Entry, Finding, Location, VenueInfo, Verdict
 from citewarden.parsing import is_document
@@ -126,8 +127,11 @@ def entry_json(
     line: int | None,
     findings: Sequence[Finding],
     cwd: Path | None = None,
+    repeated: bool = False,
 ) -> dict[str, Any]:
-    """One row of ``entries``: the verdict, and the entry's findings as shown."""
+    """One row of ``entries``: the verdict, and the entry's findings as shown; no
+    corrections for an entry whose key its file defines more than once (``repeated``),
+    which ``--fix`` leaves as it is."""
     match = verdict.match
     return {
         "key": verdict.key,
@@ -140,8 +144,10 @@ def entry_json(
             if match is not None
             else None
         ),
-        # as --fix writes them (with no entry, it writes none)
-        "corrections": written_corrections(entry, verdict.corrections) if entry else {},
+        # as --fix writes them (with no entry, or a key defined twice, it writes none)
+        "corrections": (
+            written_corrections(entry, verdict.corrections) if entry and not repeated else {}
+        ),
         "findings": [
             {
                 "code": f.code.value,
@@ -195,13 +201,24 @@ def entries_json(
     values = list(verdicts)
     pairs = list(paired) if paired is not None else pair_verdicts(entries, values)
     placed = entry_findings_by_key(findings)
+    repeated = _repeated_keys_by_file(entries)
     rows: list[dict[str, Any]] = []
     for entry, verdict in pairs:
         mine = placed.get((entry.path, entry.key), [])
-        rows.append(entry_json(verdict, entry, line_of(entry), mine, cwd))
+        twice = compared_key(entry.key, entry.csl_type is None) in repeated.get(entry.path, ())
+        rows.append(entry_json(verdict, entry, line_of(entry), mine, cwd, twice))
     placed_verdicts = {id(v) for _, v in pairs}
     rows += [entry_json(v, None, None, (), cwd) for v in values if id(v) not in placed_verdicts]
     return rows
+
+
+def _repeated_keys_by_file(entries: Sequence[Entry]) -> dict[Path, frozenset[str]]:
+    """Each file's keys that more than one of its ``entries`` define, as
+    :func:`~citewarden.fix.plan.repeated_keys` compares them (BibTeX's case-folded)."""
+    by_file: dict[Path, list[Entry]] = {}
+    for entry in entries:
+        by_file.setdefault(entry.path, []).append(entry)
+    return {path: repeated_keys(mine, mine[0].csl_type is None) for path, mine in by_file.items()}
 
 
 def build_report(
