@@ -20,6 +20,7 @@ from citewarden.verify.sources import (
     DataCiteSource,
     OpenAlexSource,
     PubMedSource,
+    SemanticScholarSource,
 )
 from hostile_server import Behaviour, HostileServer, hostile
 from paths import DATA
@@ -244,3 +245,23 @@ async def test_an_arxiv_entry_without_a_usable_record_is_no_not_found(
     assert single.outcome is Outcome.FAILED
     assert single.reason == "malformed response: a record without a title"
     assert batch["1605.08386"].outcome is Outcome.FAILED
+
+
+async def test_a_semantic_scholar_title_match_without_a_paper_is_no_answer(
+    hostile: HostileServer,
+) -> None:
+    """Semantic Scholar answers a title nothing matches with its 404 (``Title match not
+    found``); its 200 always holds the paper matched.  The recorded match with its paper
+    left out says nothing, where it was read as "no paper has this title"."""
+    page = recorded_json("semanticscholar", "test_search_paper_match_title.json")
+    http = HttpClient()
+    src = SemanticScholarSource(http, hostile.url)
+    try:
+        _served(hostile, "/graph/v1/paper/search/match", page)
+        assert (await src.search(QUERY)).outcome is Outcome.FOUND
+        _served(hostile, "/graph/v1/paper/search/match", {**page, "data": []})
+        got = await src.search(QUERY)
+    finally:
+        await http.aclose()
+    assert got.outcome is Outcome.FAILED
+    assert got.reason == "malformed response: a title match without a paper"

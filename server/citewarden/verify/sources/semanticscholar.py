@@ -186,8 +186,11 @@ class SemanticScholarSource:
             return guard(self.name, lambda: self._search_page(data))
 
         def build() -> Lookup:
+            # no match is the 404 above: a 200 always holds the paper matched
             if not isinstance(data, dict) or not isinstance(data.get("data"), list):
                 raise OddAnswer("a title match without its data")
+            if not data["data"]:
+                raise OddAnswer("a title match without a paper")
             return works_found(self.name, data["data"], lambda p: work_from_s2(p, self.name))
 
         return guard(self.name, build)
