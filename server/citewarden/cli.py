@@ -145,9 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     cache = sub.add_parser("cache", help="inspect or empty the verification cache")
     cache.add_argument("action", choices=("stats", "clear", "prune"))
 
-    from citewarden.cli_add import add_parser
-
-    add_parser(sub)
+    _add_parser(sub)
     return parser
 
 
@@ -616,3 +614,31 @@ def _replace_file(path: Path, data: bytes) -> None:
             out.write(data)
         return
     replace_whole(path.resolve(), data)
+
+
+ADD_EXIT_STATUS = """\
+exit status:
+  0  every identifier added, or already present in the file (then nothing is written
+     for it: "ID: already present as KEY"); of a title several works have, none with
+     an identifier to choose it by, the first is added with a warning
+  1  some identifier not found or not looked up, or a title that several works
+     have (they are listed: give the DOI, arXiv id, PMID or ISBN of the one meant);
+     the rest are added
+  2  a usage or file error
+"""
+
+
+def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``add`` on the ``citewarden`` argument parser."""
+    add = sub.add_parser(
+        "add",
+        help="add bibliography entries for DOIs, arXiv ids, ISBNs, PMIDs or titles",
+        description="Look each identifier up and add its entry to the bibliography.",
+        epilog=ADD_EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add.add_argument("ids", nargs="+", metavar="ID", help="DOI, arXiv id, ISBN, PMID or title")
+    add.add_argument("--bib", required=True, metavar="FILE", help=".bib, .json or .yaml file")
+    add.add_argument("--key", action="append", metavar="KEY", help="key of each entry, in order")
+    add.add_argument("--offline", action="store_true", help="answer from the cache only")
+    add.add_argument("--dry-run", action="store_true", help="print the entries, write nothing")

@@ -43,34 +43,8 @@ from citewarden.settings import Settings, find_config_dir, load_settings
 from citewarden.verify.records import Outcome, WorkRecord
 
 EXIT_ADDED, EXIT_MISSING, EXIT_USAGE = 0, 1, 2
-ADD_EXIT_STATUS = """\
-exit status:
-  0  every identifier added, or already present in the file (then nothing is written
-     for it: "ID: already present as KEY"); of a title several works have, none with
-     an identifier to choose it by, the first is added with a warning
-  1  some identifier not found or not looked up, or a title that several works
-     have (they are listed: give the DOI, arXiv id, PMID or ISBN of the one meant);
-     the rest are added
-  2  a usage or file error
-"""
 #: Largest bibliography read (bytes).
 MAX_BIB = 64 * 1024 * 1024
-
-
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Register ``add`` on the ``citewarden`` argument parser."""
-    add = sub.add_parser(
-        "add",
-        help="add bibliography entries for DOIs, arXiv ids, ISBNs, PMIDs or titles",
-        description="Look each identifier up and add its entry to the bibliography.",
-        epilog=ADD_EXIT_STATUS,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add.add_argument("ids", nargs="+", metavar="ID", help="DOI, arXiv id, ISBN, PMID or title")
-    add.add_argument("--bib", required=True, metavar="FILE", help=".bib, .json or .yaml file")
-    add.add_argument("--key", action="append", metavar="KEY", help="key of each entry, in order")
-    add.add_argument("--offline", action="store_true", help="answer from the cache only")
-    add.add_argument("--dry-run", action="store_true", help="print the entries, write nothing")
 
 
 def _existing(path: Path, text: str, settings: Settings) -> Sequence[Entry]:
