@@ -205,6 +205,9 @@ READINGS = {
     "@misc{a, title={A}, year=20.5}\n@misc{b, title={B}, year=2020 a}\n": "a,b",
     # a field after the brace that closes an entry is junk between entries to btparse
     "@misc{a, title={A}}, year=2000}\n@misc{b, title={B}}\n": "a,b",
+    # a syntax error in an entry biber reads as a comment
+    "@misc{a, title={A}}\n% @misc{x title = {a}}\n@comment{@misc{y, title={a} note={b}}}\n"
+    "% @misc{z,\n  title = {a} note={b}}\n": "a",
     # a '%' comment inside an entry: BibTeX stops at it, btparse skips it
     "@misc{a,\n  title={A},\n  % note={x},\n  year=2000}\n@misc{b, title={B} % c\n}\n": "a,b",
 }

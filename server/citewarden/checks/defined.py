@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.file_state import fold_key
-from citewarden.model import BibFormat, DocumentKind, Span
+from citewarden.model import BibFormat, DocumentKind, Finding, ParsedBibliography, Span
 from citewarden.parsing.bib_comments import commented_positions, skipped_regions, unique_keys_at
 from citewarden.parsing.biber_syntax import biber_rejections, biber_renamings, btparse_rejects
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
@@ -367,11 +367,30 @@ def biber_reading(ws: Workspace, path: Path, index: BibIndex) -> BiberReading:
         commented = partial(commented_entries, ws, path, index, True)
         rejections = biber_rejections(text, index.entries, commented)
         dropped = bool(rejections) or (
-            not parsed.complete and btparse_rejects(text, parsed.problems)
+            not parsed.complete and btparse_rejects(text, _read_problems(parsed, index, commented))
         )
         renamings = [] if dropped else biber_renamings(text, index.entries, commented)
         found = index.rows[_BIBER_READING] = [BiberReading(rejections, renamings, dropped)]
     return found[0]  # type: ignore[no-any-return]
+
+
+def _read_problems(
+    parsed: ParsedBibliography, index: BibIndex, commented: Callable[[], Sequence[int]]
+) -> list[Finding]:
+    """The problems of ``parsed`` in the entries biber reads: not in one it reads as a
+    comment (``commented()``: after a ``%`` on its line, in an ``@comment`` group), whose
+    lines after the first are junk between entries to it."""
+    skipped = set(commented())
+    if not skipped:
+        return list(parsed.problems)
+    starts = index.bounds().starts
+    kept: list[Finding] = []
+    for problem in parsed.problems:
+        at = problem.location.span.start
+        i = bisect.bisect_right(starts, at) - 1
+        if i < 0 or i not in skipped:
+            kept.append(problem)
+    return kept
 
 
 def biber_unread_keys(ws: Workspace, path: Path, index: BibIndex) -> frozenset[str]:
