@@ -50,6 +50,9 @@ CASES = [
     # a div fence's class word (``:::@key``) is no text, in pandoc 2 only when a fence
     # closes the div
     ":::@k1\nText @a.\n\n::: x\n:::@k2\n",
+    # a "[" balanced in a later paragraph: pandoc 2 drops the text from the blank line
+    # after it up to that "]"
+    "See [the note\n\nLater @a says so.\n\n- item @c\n\nAnd ] done @b.\n",
     # a "-@" right after a key in a group's suffix: suppress-author in pandoc 3
     "[@e-@h] says so.\n",
     # "[^a b]:", a label with white space after "^", is a link reference definition's in

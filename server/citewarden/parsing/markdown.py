@@ -44,6 +44,7 @@ the inline scan of :mod:`~citewarden.parsing.markdown_inline`.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from pathlib import Path
 
 from citewarden.model import (
@@ -70,6 +71,7 @@ from citewarden.parsing.markdown_blocks import (
 from citewarden.parsing.markdown_inline import (
     _SIMPLE_KEY_RE,
     _Pending,
+    dropped_by_brackets,
     is_quarto_crossref,
 )
 from citewarden.parsing.pandoc_syntax import PANDOC_2, PANDOC_3_9, PandocDialect
@@ -105,6 +107,9 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
             references = meta.references
     examples = frozenset(blocks.examples)
     pending = scan.pending
+    if dialect.brackets_across_paragraphs:
+        dropped = dropped_by_brackets(text, blocks.skip, blocks.title_end)
+        pending = _not_dropped(pending, dropped)
     if blocks.notes:
         labels = [label for meta in blocks.metadata for label in meta.note_labels]
         pending = unread_notes_dropped(pending, blocks.notes, scan.note_refs, labels)
@@ -217,7 +222,22 @@ def reads_alike(text: str) -> bool:
         return False
     if "[^" in text and _CARET_LABEL.search(text) is not None:
         return False
+    if dropped_by_brackets(text, []):
+        return False
     return _DIALECT_SENSITIVE.search(text) is None
+
+
+def _not_dropped(pending: list[_Pending], dropped: list[tuple[int, int]]) -> list[_Pending]:
+    """The citations of ``pending`` outside the sorted, disjoint ``dropped`` stretches."""
+    if not dropped:
+        return pending
+    starts = [start for start, _ in dropped]
+    kept = []
+    for p in pending:
+        k = bisect_right(starts, p.start) - 1
+        if k < 0 or p.start >= dropped[k][1]:
+            kept.append(p)
+    return kept
 
 
 def _is_example_reference(text: str, p: _Pending, labels: frozenset[str]) -> bool:

@@ -169,6 +169,8 @@ class Blocks:
     notes: list[Note] = field(default_factory=list)
     #: The labels of the example list items (``(@good)``, ``@good.``), in order.
     examples: list[str] = field(default_factory=list)
+    #: Where pandoc's title block (its ``%`` lines at the text's start) ends.
+    title_end: int = 0
     #: Sorted offsets of the line breaks before a pipe table's body row: pandoc reads each
     #: cell's text apart (no bracket goes on past one), but a code span, math, raw TeX or
     #: HTML in a cell goes on over the rows after it as far as it would in a paragraph.
@@ -467,6 +469,7 @@ class _Reader:
                 pos = _line_start_after(text, pos)
             _add(self.out.breaks, pos, self.out.breaks_since, start)
         self._after_block()
+        self.out.title_end = pos
         return pos
 
     # -- indented code -------------------------------------------------------------------

@@ -1255,10 +1255,11 @@ class Balance:
         return self._closes.get(open_at, -1)
 
 
-def _closes(text: str) -> dict[int, int]:
+def _closes(text: str, across: bool = False, pos: int = 0) -> dict[int, int]:
+    """The ``]`` balancing each ``[`` of ``text`` from ``pos`` on (escapes and code spans
+    passed over), in its paragraph (``across``: in the paragraphs after it too)."""
     closes: dict[int, int] = {}
     opened: list[int] = []
-    pos = 0
     par_end = -1
     ticks = TickRuns(text)
     while (m := _BRACKET_TOKENS.search(text, pos)) is not None:
@@ -1276,9 +1277,38 @@ def _closes(text: str) -> dict[int, int]:
             closer = ticks.closer(len(token), pos, par_end)
             # a run none closes: its first backtick is text, the rest of the run opens again
             pos = closer if closer >= 0 else m.start() + 1
-        elif token[0] == "\n":
+        elif token[0] == "\n" and not across:
             opened.clear()
     return closes
+
+
+def dropped_by_brackets(
+    text: str, skip: list[tuple[int, int]], start: int = 0
+) -> list[tuple[int, int]]:
+    """Where pandoc 2 drops text (sorted ``(start, end)``): a ``[`` outside the ``skip``
+    regions whose balancing ``]`` stands in a later paragraph (brackets counted across
+    blank lines from ``start`` on, escapes and code spans passed over) keeps its text up
+    to the first blank line and drops the rest up to that ``]``, the paragraphs and
+    blocks between too (``See [x`` , a blank line, ``@a ]``: ``@a`` is no citation)."""
+    if "[" not in text or _PAR.search(text, start) is None:
+        return []
+    closes = _closes(text, True, start)
+    starts = [region_start for region_start, _ in skip]
+    blanks = [m.start() for m in _PAR.finditer(text, start)]
+    dropped: list[tuple[int, int]] = []
+    reached = -1
+    for open_at in sorted(closes):
+        close_at = closes[open_at]
+        if open_at < reached:
+            continue
+        k = bisect_right(starts, open_at) - 1
+        if k >= 0 and open_at < skip[k][1]:
+            continue  # in code or another region not read as text
+        b = bisect_left(blanks, open_at)
+        if b < len(blanks) and blanks[b] < close_at:
+            dropped.append((blanks[b], close_at))
+            reached = close_at
+    return dropped
 
 
 def _after_in_text(text: str, open_at: int, last: _Pending | None) -> bool:

@@ -115,6 +115,10 @@ class PandocDialect:
     #: is a link reference definition (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 reads
     #: no label starting with ``^`` as one (2.17: the line is a paragraph's)
     caret_references: bool = True
+    #: Markdown: a ``[`` whose balancing ``]`` stands in a later paragraph drops the text
+    #: from the first blank line after it up to that ``]`` (pandoc 2: 2.17 checked; 3.6.1
+    #: and 3.9 read the paragraphs between as text)
+    brackets_across_paragraphs: bool = False
     #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
     #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
     csl_items_object: bool = True
@@ -132,6 +136,7 @@ PANDOC_2 = PandocDialect(
     list_comments=True,
     closed_divs=True,
     caret_references=False,
+    brackets_across_paragraphs=True,
     csl_items_object=False,
     csl_yaml_bare_list=False,
 )
