@@ -210,6 +210,8 @@ READINGS = {
     "% @misc{z,\n  title = {a} note={b}}\n": "a",
     # a '%' comment inside an entry: BibTeX stops at it, btparse skips it
     "@misc{a,\n  title={A},\n  % note={x},\n  year=2000}\n@misc{b, title={B} % c\n}\n": "a,b",
+    # ... but not when the comment holds the entry's closing brace
+    "@misc{a, title={A}}\n@misc{b, title={B} %, note = {x}}\n": "a,b",
 }
 
 

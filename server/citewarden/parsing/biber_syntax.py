@@ -163,7 +163,7 @@ def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
         at = problem.location.span.start
         if text.startswith("}", at) and _FIELD_AFTER_CLOSE.match(text, at + 1):
             continue
-        if text.startswith("%", at):
+        if text.startswith("%", at) and not _closes_in_comment(text, at):
             continue
         if not (
             0 < at < len(text)
@@ -192,6 +192,15 @@ def _digit_field_names(text: str, entries: Sequence[Entry]) -> list[tuple[Span, 
             why = f"biber cannot read the field name {quoted(m.group(1))}: it starts with a digit"
             found.append((Span(m.start(1), m.end(1)), why))
     return found
+
+
+def _closes_in_comment(text: str, at: int) -> bool:
+    """Whether the ``%`` comment at ``at`` holds more closing braces or parentheses than
+    opening ones: the entry's own closer is in it, so btparse finds the entry not closed."""
+    brk = BIBER_BREAK.search(text, at)
+    comment = text[at : brk.start() if brk is not None else len(text)]
+    opened = comment.count("{") + comment.count("(")
+    return comment.count("}") + comment.count(")") > opened
 
 
 def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
