@@ -167,3 +167,27 @@ async def test_registry_puts_snapshot_first(tmp_path: Path) -> None:
     assert all(isinstance(s, CachedSource) and s.offline for s in sources[1:])
     assert (await sources[0].by_doi("10.1093/nar/28.1.235")).outcome is Outcome.FOUND
     sources[0].close()
+
+
+async def test_a_work_without_a_usable_record_is_held_not_missing(tmp_path: Path) -> None:
+    """A snapshot work of which no record can be made (a real journal issue with no title)
+    was left out of the index, so its DOI was "not found" although the file holds it: a
+    failure that says nothing of the DOI, while the works beside it are found as before."""
+    page = json.loads(
+        (DATA.parent.parent / "api" / "crossref")
+        .joinpath("test-crossref_reader__test_get_random_crossref_id__00.json")
+        .read_text(encoding="utf-8")
+    )
+    (issue,) = page["message"]["items"]
+    assert "title" not in issue
+    path = tmp_path / "works.jsonl"
+    lines = DATA.read_text(encoding="utf-8").splitlines()
+    path.write_text(f"{lines[0]}\n{json.dumps(issue)}\n", encoding="utf-8")
+    snap = SnapshotSource(path, tmp_path / "index")
+    held = await snap.by_doi(str(issue["DOI"]).upper())
+    assert held.outcome is Outcome.FAILED
+    assert held.reason == "the snapshot holds no usable record of it"
+    assert (await snap.by_doi("10.9999/not.in.snapshot")).outcome is Outcome.NOT_FOUND
+    assert (await snap.by_doi(json.loads(lines[0])["DOI"])).outcome is Outcome.FOUND
+    assert snap.skipped == 1
+    snap.close()

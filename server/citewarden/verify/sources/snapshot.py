@@ -26,7 +26,8 @@ from citewarden.verify.records import DamagedRecord, Lookup, Query
 from citewarden.verify.sources._common import guard, normalize_doi
 from citewarden.verify.sources.crossref import work_from_csl
 
-INDEX_VERSION = 1
+#: Bumped when what an index holds changes (2: the DOIs of works without a usable record).
+INDEX_VERSION = 2
 #: The directory of the indexes, inside the cache directory.
 INDEX_DIR = "snapshots"
 #: ``snapshot-<digest of the file's path>-<digest of its state>.sqlite``; a build writes
@@ -85,7 +86,8 @@ class SnapshotSource:
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.Lock()
         self._problem: str | None = None
-        #: Lines skipped while indexing (not JSON, or no DOI/title).
+        #: Works skipped while indexing (not JSON, no DOI, or no usable record: the DOI of
+        #: such a work is held all the same, and answered as a failure, never "not found").
         self.skipped = 0
 
     # -- index ------------------------------------------------------------------------------
@@ -163,13 +165,17 @@ class SnapshotSource:
             rec = work_from_csl(work, self.name)
         except DamagedRecord:
             rec = None
-        if rec is None or rec.doi is None:
+        doi = rec.doi if rec is not None else _doi_of(work)
+        if doi is None:
             self.skipped += 1
             return
         cur = conn.execute(
             "INSERT OR IGNORE INTO works VALUES (?, ?)",
-            (rec.doi, json.dumps(work, ensure_ascii=False)),
+            (doi, json.dumps(work, ensure_ascii=False)),
         )
+        if rec is None:  # held, so its DOI is no "not found"; nothing to search it by
+            self.skipped += 1
+            return
         if cur.rowcount == 0:
             return
         title = " ".join(t for t in (rec.title, rec.subtitle) if t)
@@ -207,6 +213,8 @@ class SnapshotSource:
                     if len(row) > 1 and row[1] is not None:
                         rec = _with_relevance(rec, -float(row[1]))
                     records.append(rec)
+            if rows and not records:
+                return Lookup.failed(self.name, "the snapshot holds no usable record of it")
             return Lookup.found(self.name, records)
 
         return guard(self.name, build)
@@ -322,3 +330,9 @@ def _with_relevance(rec: Any, score: float) -> Any:
     import dataclasses
 
     return dataclasses.replace(rec, relevance=score)
+
+
+def _doi_of(work: dict[str, Any]) -> str | None:
+    """The DOI of a work its record could not be made of (no title, a damaged value)."""
+    doi = work.get("DOI")
+    return normalize_doi(doi) if isinstance(doi, str) else None
