@@ -18,12 +18,12 @@ from citewarden.project import Workspace, normalize_path
 MAIN = r"""\documentclass{article}
 \begin{document}
 \cite{a}
+\bibliographystyle{plain}
+\bibliography{refs}
 \%s{chap}
 \cite{c}
 \input{later}
-\bibliographystyle{plain}
 \nocite{*}
-\bibliography{refs}
 \end{document}
 """
 CHAP = "\\cite{b}\n\\input{inner}\n\\cite{f}\n"
@@ -93,3 +93,33 @@ def test_the_end_of_a_subfile_ends_nothing(tmp_path: Path) -> None:
     ws = Workspace(root=tmp_path)
     ws.add_folder(tmp_path)
     assert _orphans(ws) == set("cdefgh")
+
+
+@pytest.mark.parametrize("where", ["root", "later"])
+def test_a_bibliography_after_an_included_end_of_document_is_not_read(
+    tmp_path: Path, where: str
+) -> None:
+    """LaTeX writes no ``\\bibdata`` for a ``\\bibliography`` after the end (in the root
+    after the include link, or in a file included later): BibTeX reads no file."""
+    if shutil.which("pdflatex") is None:
+        pytest.fail("pdflatex is needed", pytrace=False)
+    bibliography = "\\bibliographystyle{plain}\n\\bibliography{refs}\n"
+    later = bibliography if where == "later" else ""
+    root = bibliography if where == "root" else "\\input{later}\n"
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{a}\n\\input{chap}\n"
+        + root
+        + "\\end{document}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "chap.tex").write_text("text\n\\end{document}\n", encoding="utf-8")
+    (tmp_path / "later.tex").write_text(later, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    _aux_citations(tmp_path)
+    assert "\\bibdata" not in (tmp_path / "main.aux").read_text(encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    main = normalize_path(tmp_path / "main.tex")
+    found = check(ws)[main]
+    assert [(f.code, f.message.split("'")[1]) for f in found] == [(Code.DANGLING, "a")]
+    assert [p.bibliographies for p in ws.projects() if p.root == main] == [()]

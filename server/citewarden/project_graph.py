@@ -605,7 +605,9 @@ class ProjectGraph(LinkResolver):
                 if (child := include(path, here, head, includes, written)) is not None:
                     children.append(child)
             stack.extend(reversed(children))
+        read = list(docs)
         ends = self._document_ends(root, docs, placed)
+        cut = self._links_after_end(read, docs, ends)
         for path, link, target, found in unextended:
             if bibtex_backend:
                 bibs.setdefault(found, None)
@@ -657,10 +659,10 @@ class ProjectGraph(LinkResolver):
         chapters = _chapter_units(heads, root) if chapterbib else ()
         # biblatex is loaded where it names resources (by a class or package not read here)
         biblatex = biblatex or biblatex_links
-        bibdata, ignored = (None, []) if biblatex or chapterbib else self._bibdata(root, where)
+        bibdata, ignored = (None, []) if biblatex or chapterbib else self._bibdata(root, where, cut)
         late = self._late_resources(root, where, biblatex)
-        if ignored or late:  # BibTeX or biber reads none of their files
-            skipped = self._link_offsets(ignored)
+        if ignored or late or cut:  # BibTeX or biber reads none of their files
+            skipped = self._link_offsets(ignored) | cut
             skipped.update((path, self._link_start(path, i)) for path, i in late)
             for found, naming in named_by.items():
                 if all(at in skipped for at in naming):
@@ -715,6 +717,31 @@ class ProjectGraph(LinkResolver):
             return tuple(ends)
         return ()
 
+    def _links_after_end(
+        self, read: list[Path], docs: dict[Path, None], ends: tuple[tuple[Path, int], ...]
+    ) -> set[tuple[Path, int]]:
+        """(document, offset) of each bibliography link TeX never reads, standing after
+        the project's end (:attr:`Project.ends`): in a file of ``read`` left out of
+        ``docs``, or after the include link at which a file including the end stops."""
+        cut: set[tuple[Path, int]] = set()
+        stops = dict(ends)
+        for path in read:
+            doc = self.document(path)
+            if doc is None or (path in docs and path not in stops):
+                continue
+            end = -1
+            if path in docs:
+                includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE]
+                if stops[path] >= len(includes):
+                    continue
+                end = includes[stops[path]].span.end
+            cut.update(
+                (path, link.span.start)
+                for link in doc.links
+                if link.kind is LinkKind.BIBLIOGRAPHY and link.span.start >= end
+            )
+        return cut
+
     def _bib_style(
         self,
         root: Path,
@@ -746,11 +773,15 @@ class ProjectGraph(LinkResolver):
         return bib_style(name, path, index, dirs)
 
     def _bibdata(
-        self, root: Path, placed: tuple[tuple[Path, Path, int], ...]
+        self,
+        root: Path,
+        placed: tuple[tuple[Path, Path, int], ...],
+        cut: set[tuple[Path, int]],
     ) -> tuple[latex_bibdata.Command | None, list[latex_bibdata.Command]]:
         """The ``\\bibliography`` of the project of ``root`` that BibTeX obeys, and those
         it ignores: those after it and those at the preamble's top level (``placed``:
-        :attr:`Project.placed`)."""
+        :attr:`Project.placed`); those whose links are ``cut`` (after the document's end)
+        are never read: neither."""
         parsed: dict[Path, ParsedDocument] = {}
         texts: dict[Path, str] = {}
         for path in (root, *(child for child, _, _ in placed)):
@@ -759,7 +790,11 @@ class ProjectGraph(LinkResolver):
             # \ifSubfilesClassLoaded, which is not read): it is left out
             if doc is not None and state is not None and not _is_subfile(doc):
                 parsed[path], texts[path] = doc, state.text
-        commands = list(latex_bibdata.commands_in_order(root, parsed, texts, placed))
+        commands = [
+            command
+            for command in latex_bibdata.commands_in_order(root, parsed, texts, placed)
+            if not command.links or not self._link_offsets([command]) <= cut
+        ]
         if any(doc.bibunits for doc in parsed.values()) or not any(
             doc.bib_styles for doc in parsed.values()
         ):
