@@ -784,3 +784,37 @@ def test_a_value_whose_braces_bibtex_counts_unbalanced_is_not_written(tmp_path: 
         ("title", "corrected value has unbalanced braces")
     ]
     assert b"title = {Old}" in plan.new and b"year = {2021}" in plan.new
+
+
+@pytest.mark.parametrize(
+    ("entry", "corrections"),
+    [
+        ("@article{k, title = {T}, date = {2019-01-02}}", {"year": "2020"}),
+        ('@string{j = "J"}\n@article{k, title = j # { x}, year = 2000}', {"title": "Y x"}),
+        ("@article{k, title = {T}, pages = {1}, pages = {2}}", {"pages": "3--4"}),
+        ("@article{k, title = {T}, journaltitle = {A}}", {"journal": "{B"}),
+        ("@article{k, title = {T}, year = 2000}", {"year": "2000"}),
+    ],
+)
+def test_the_reports_offer_no_correction_fix_skips_in_the_entry(
+    tmp_path: Path, entry: str, corrections: dict[str, str]
+) -> None:
+    """A year beside a date, a value built from @string macros, a field given twice, an
+    unbalanced value and a value already written: --fix writes none, so the reports
+    (JSON, summary, HTML) offer none."""
+    path = tmp_path / "refs.bib"
+    original = (entry + "\n").encode()
+    bib = parse_bibtex(path, entry + "\n")
+    assert written_corrections(bib.entries[-1], corrections) == {}
+    assert not plan_fix(bib, original, {"k": corrections}).changed
+
+
+def test_the_reports_offer_what_fix_writes_beside_a_refused_field(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    text = "@article{k, title = {T}, date = {2019}, volume = {1}}\n"
+    bib = parse_bibtex(path, text)
+    corrections = {"year": "2020", "volume": "2", "pages": "3--4"}
+    shown = written_corrections(bib.entries[0], corrections)
+    assert shown == {"volume": "2", "pages": "3--4"}
+    plan = plan_fix(bib, text.encode(), {"k": corrections})
+    assert {c.field: c.new for c in plan.changes} == shown

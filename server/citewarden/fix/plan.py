@@ -330,6 +330,35 @@ def unsafe_reason(value: str) -> str | None:
     return f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
 
 
+def present_fields(entry: Entry, name: str) -> list[Field]:
+    """The fields of ``entry`` a correction of ``name`` (lower-case) edits: its own, else
+    those of its biblatex spelling (:data:`_ALIASES`)."""
+    present = [f for f in entry.fields if f.name == name]
+    if not present and name in _ALIASES:
+        present = [f for f in entry.fields if f.name == _ALIASES[name]]
+    return present
+
+
+def field_refusal(entry: Entry, name: str, value: str) -> str | None:
+    """Why the correction ``name = value`` (lower-case name) is not written into the BibTeX
+    ``entry`` as far as the entry's fields decide (None when it is): what ``--fix`` skips
+    and the reports therefore do not offer."""
+    if not braces_balanced(value):
+        return "corrected value has unbalanced braces"
+    if (reason := unsafe_reason(value)) is not None:
+        return reason
+    present = present_fields(entry, name)
+    if name == "year" and not present and entry.field("date") is not None:
+        return "the entry gives a date field; edit it by hand"
+    if len(present) > 1:
+        return "the field is given more than once"
+    if present and present[0].expanded is not None:
+        return "the value uses @string macros or concatenation"
+    if not present and not entry.fields:
+        return "no place to insert a new field"
+    return None
+
+
 def entry_edits(
     text: str,
     entry: Entry,
@@ -344,30 +373,12 @@ def entry_edits(
     edits: list[Edit] = []
     for raw_name, value in fields.items():
         name = raw_name.lower()
-        if not braces_balanced(value):
-            skipped.append(Skipped(entry.key, name, "corrected value has unbalanced braces"))
-            continue
-        if (reason := unsafe_reason(value)) is not None:
+        if (reason := field_refusal(entry, name, value)) is not None:
             skipped.append(Skipped(entry.key, name, reason))
             continue
-        present = [f for f in entry.fields if f.name == name]
-        if not present and name in _ALIASES:
-            present = [f for f in entry.fields if f.name == _ALIASES[name]]
-        if name == "year" and not present and entry.field("date") is not None:
-            skipped.append(
-                Skipped(entry.key, name, "the entry gives a date field; edit it by hand")
-            )
-            continue
-        if len(present) > 1:
-            skipped.append(Skipped(entry.key, name, "the field is given more than once"))
-            continue
+        present = present_fields(entry, name)
         if present:
             f = present[0]
-            if f.expanded is not None:
-                skipped.append(
-                    Skipped(entry.key, name, "the value uses @string macros or concatenation")
-                )
-                continue
             if text[f.value_span.start : f.value_span.end] != f.value:
                 raise FixRefused(entry.path, "parsed positions do not match the file's bytes")
             if name == "title":

@@ -15,7 +15,9 @@ from citewarden.fix.plan import (
     FixPlan,
     FixRefused,
     decode,
+    field_refusal,
     plan_fix,
+    present_fields,
     refused_together,
     unsafe_reason,
     verify_plan,
@@ -80,17 +82,32 @@ def plan_file(
 
 
 def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[str, str]:
-    """The corrections ``--fix`` writes into ``entry`` as far as the values decide (what the
-    reports show): none when the title and the authors would change at once, and none whose
-    value holds control or bidirectional characters (the rules of :mod:`.plan`); a title
-    protected as the entry protects its own (:func:`~.plan.written_title`)."""
+    """The corrections ``--fix`` writes into ``entry`` as far as the entry and the values
+    decide (what the reports show): none when the title and the authors would change at
+    once, none whose value holds control or bidirectional characters, and for a BibTeX
+    entry none :func:`~.plan.field_refusal` refuses nor any its field already holds (the
+    rules of :mod:`.plan`); a title protected as the entry protects its own
+    (:func:`~.plan.written_title`)."""
     if refused_together(entry, corrections, []):
         return {}
-    return {
-        name: written_title(entry, value) if name.lower() == "title" else value
-        for name, value in corrections.items()
-        if unsafe_reason(value) is None
-    }
+    out: dict[str, str] = {}
+    for name, value in corrections.items():
+        if unsafe_reason(value) is not None:
+            continue
+        if name.lower() == "title":
+            value = written_title(entry, value)
+        if entry.csl_type is None and not _bibtex_writes(entry, name.lower(), value):
+            continue
+        out[name] = value
+    return out
+
+
+def _bibtex_writes(entry: Entry, name: str, value: str) -> bool:
+    """Whether ``--fix`` changes the BibTeX ``entry``'s field ``name`` to ``value``."""
+    if field_refusal(entry, name, value) is not None:
+        return False
+    present = present_fields(entry, name)
+    return not present or present[0].value != value
 
 
 def corrections_by_file(
