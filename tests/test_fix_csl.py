@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from citewarden import cli
-from citewarden.findings.verdicts import correction_fix, update_fix
+from citewarden.findings.verdicts import correction_fix, csl_decoding, update_fix
 from citewarden.fix.csl import Decoding, correction_edits, entry_edits
 from citewarden.fix.plan import Change, Edit, FixPlan, Skipped, plan_fix, verify_plan
-from citewarden.fix.run import front_matter_references
+from citewarden.fix.run import front_matter_references, plan_file, written_corrections
 from citewarden.model import Entry, ParsedBibliography, Status, Tier, Verdict
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.verify.authors import csl_names
@@ -625,3 +625,16 @@ def test_a_bibtex_file_of_either_suffix_gets_the_quick_fixes_fix_writes() -> Non
         [finding] = entry_findings(entry, verdict, text)
         titles = [f.title for f in finding.fixes]
         assert titles[0] == "Set pages to “1--3”" and titles[-1].startswith("Ignore"), name
+
+
+def test_the_reports_offer_no_eprint_correction_of_a_csl_item(tmp_path: Path) -> None:
+    """A CSL item has no eprint variable: --fix leaves it to the user, so the reports
+    (JSON, summary, HTML) offer no such correction either."""
+    item = '[{"id": "k", "type": "article", "title": "T", "eprint": "2101.00001v9"}]'
+    path = tmp_path / "refs.json"
+    path.write_text(item, encoding="utf-8")
+    entry = parse_csl_json(path, item).entries[0]
+    corrections = {"eprint": "2101.00001v2", "volume": "2"}
+    assert written_corrections(entry, corrections) == {"volume": "2"}
+    plan = plan_file(path, {"k": corrections}, decoding=csl_decoding())
+    assert [(c.field, c.new) for c in plan.changes] == [("volume", "2")]

@@ -176,6 +176,18 @@ def _for_yaml(people: list[Person]) -> list[Person]:
     return [{part: markdown_escaped(v) for part, v in person.items()} for person in people]
 
 
+def csl_field_refusal(entry: Entry, name: str) -> str | None:
+    """Why a correction of ``name`` (lower-case BibTeX field) is not written into the CSL
+    item ``entry`` whatever its value (None when it may be): a field left to the user, a
+    variable the item gives twice.  What ``--fix`` skips and the reports do not offer."""
+    if name in _BY_HAND:
+        return _BY_HAND[name]
+    read_as = _READ_AS.get(name, name)
+    if sum(1 for f in entry.fields if f.name == read_as) > 1:
+        return "the field is given more than once"
+    return None
+
+
 def entry_edits(
     text: str,
     entry: Entry,
@@ -196,8 +208,8 @@ def entry_edits(
     written: set[str] = set()
     for raw_name, raw_value in fields.items():
         name = raw_name.lower()
-        if name in _BY_HAND:
-            skipped.append(Skipped(entry.key, name, _BY_HAND[name]))
+        if (refusal := csl_field_refusal(entry, name)) is not None:
+            skipped.append(Skipped(entry.key, name, refusal))
             continue
         people = decoding.names(raw_value) if name in _NAMES else None
         value = names_text(people) if people else csl_value(name, raw_value, decoding.text)
@@ -209,9 +221,6 @@ def entry_edits(
             continue
         read_as = _READ_AS.get(name, name)
         present = [f for f in entry.fields if f.name == read_as]
-        if len(present) > 1:
-            skipped.append(Skipped(entry.key, name, "the field is given more than once"))
-            continue
         if present and present[0].text == value:
             continue
         made = _edit(text, entry, name, value, people, present[0] if present else None)

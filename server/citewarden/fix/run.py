@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
-from citewarden.fix.csl import Decoding
+from citewarden.fix.csl import Decoding, csl_field_refusal
 from citewarden.fix.plan import (
     EditsOf,
     FixPlan,
@@ -84,10 +84,10 @@ def plan_file(
 def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[str, str]:
     """The corrections ``--fix`` writes into ``entry`` as far as the entry and the values
     decide (what the reports show): none when the title and the authors would change at
-    once, none whose value holds control or bidirectional characters, and for a BibTeX
-    entry none :func:`~.plan.field_refusal` refuses nor any its field already holds (the
-    rules of :mod:`.plan`); a title protected as the entry protects its own
-    (:func:`~.plan.written_title`)."""
+    once, none whose value holds control or bidirectional characters, for a BibTeX entry
+    none :func:`~.plan.field_refusal` refuses nor any its field already holds (the rules
+    of :mod:`.plan`), for a CSL item none :func:`~.csl.csl_field_refusal` refuses; a
+    title protected as the entry protects its own (:func:`~.plan.written_title`)."""
     if refused_together(entry, corrections, []):
         return {}
     out: dict[str, str] = {}
@@ -97,6 +97,8 @@ def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[st
         if name.lower() == "title":
             value = written_title(entry, value)
         if entry.csl_type is None and not _bibtex_writes(entry, name.lower(), value):
+            continue
+        if entry.csl_type is not None and csl_field_refusal(entry, name.lower()) is not None:
             continue
         out[name] = value
     return out
