@@ -61,3 +61,29 @@ def test_a_preamble_read_from_another_file_keeps_two_optional_arguments(tmp_path
     doc = ws.document(normalize_path(tmp_path / "main.tex"))
     assert doc is not None
     assert [c.key for c in doc.citations] == ["a", "b", "c", "e"]
+
+
+@pytest.mark.parametrize(
+    ("command", "preamble"),
+    [("input", ""), ("include", ""), ("input", "\\usepackage{natbib}")],
+)
+def test_a_chapter_reads_cite_as_its_root_body_does(
+    tmp_path: Path, command: str, preamble: str
+) -> None:
+    """A file read through ``\\input`` or ``\\include`` in the body is read with the root's
+    ``\\cite``: LaTeX's own cites ``[`` there too."""
+    if shutil.which("pdflatex") is None:
+        pytest.fail("pdflatex is needed", pytrace=False)
+    main = _main(preamble).replace(BODY, f"\\{command}{{chap}}")
+    (tmp_path / "main.tex").write_text(main, encoding="utf-8")
+    (tmp_path / "chap.tex").write_text(BODY + "\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    ws.projects()
+    doc = ws.document(normalize_path(tmp_path / "chap.tex"))
+    assert doc is not None
+    cited = _aux_citations(tmp_path)
+    if command == "include":  # \include writes to the chapter's own .aux
+        cited = _CITATION.findall((tmp_path / "chap.aux").read_text(errors="replace"))
+    assert [c.key for c in doc.citations] == cited

@@ -1002,6 +1002,7 @@ def _defines_for_others(doc: ParsedDocument) -> bool:
         or doc.verbatim_envs
         or doc.resource_labels
         or doc.short_verbs
+        or doc.plain_cite
     )
 
 

@@ -115,6 +115,9 @@ class LatexContext:
     resource_labels: tuple[tuple[str, str], ...] = ()
     #: the characters the files of the project make short verbatim (``\\MakeShortVerb``)
     short_verbs: frozenset[str] = frozenset()
+    #: the root's ``\\cite`` is LaTeX's own in its body (one optional argument, then the
+    #: key list undelimited), so in the files it includes too
+    plain_cite: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +195,9 @@ class ParsedDocument:
     #: document (-1: none); in a file read through ``\\input`` what its includers hold
     #: after the link is not read either
     document_end: int = -1
+    #: a root whose body reads ``\\cite`` as LaTeX's own (one optional argument, then the
+    #: key list undelimited): what its included files inherit
+    plain_cite: bool = False
     #: what the packages this file loads say about the bibunits citations copied to the
     #: main list: ``"all"`` (bibunits with ``globalcitecopy``), ``"natbib"`` (natbib is
     #: loaded: its starred commands are its own), or ``""``

@@ -361,7 +361,9 @@ def parse_latex(
     document_end = -1  # where \end{document} stands
     # \cite is LaTeX's own in the body (:func:`_plain_cite`): the class and packages so far
     plain_class, plain_packages = False, True
-    plain_cite = False
+    # in an included file: as in the root's body, which reads it
+    plain_cite = context.plain_cite
+    root_plain_cite = False
     # a package whose \nocite writes at once, loaded in the preamble: (package, \nocite
     # commands after it at the preamble's top level, which cite nothing)
     nocite_now: str | None = None
@@ -565,6 +567,7 @@ def parse_latex(
                 if preamble_top.at(start):  # not in a definition, a group or a conditional
                     body_start = start
                     plain_cite = _plain_cite(plain_class and plain_packages, context, links)
+                    root_plain_cite = plain_cite
             if not refsections_read and text.startswith(("refsection}", "bibunit}"), opens):
                 refsections_read = True
                 refsections, units = _units(text, links, context.resource_labels)
@@ -593,6 +596,7 @@ def parse_latex(
             _read_load_links(text, start, name, links)
         elif role == _DOCUMENTCLASS:
             is_root = True
+            plain_cite = False  # a document of its own: its body decides
             plain_class = (
                 latex_static.document_class(text, start) in latex_static.PLAIN_CITE_CLASSES
             )
@@ -635,6 +639,7 @@ def parse_latex(
         bare_putbibs=units.bare,
         body_start=body_start,
         document_end=document_end,
+        plain_cite=root_plain_cite,
         cite_copy=latex_bibunits.copy_option(text),
         cite_trims=cite_trims,
         key_braces=own_braces or "",

@@ -850,6 +850,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     for doc, _ in documents:
         for label, resource in doc.resource_labels:
             labels.setdefault(label, resource)
+    plain_cite = any(doc.plain_cite for doc, _ in documents)
     return LatexContext(
         macros,
         flags,
@@ -859,7 +860,12 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         verbatim_envs=verbatim,
         resource_labels=tuple(labels.items()),
         short_verbs=short,
+        plain_cite=plain_cite,
     )
+
+
+#: ``\\cite`` with an optional argument
+_CITE_OPTION = re.compile(r"\\cite\s*\[")
 
 
 def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bool:
@@ -876,6 +882,8 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # it uses an environment another file defines
     if any(c in text for c in context.short_verbs - doc.short_verbs):
         return True  # a character another file makes short verbatim
+    if context.plain_cite and _CITE_OPTION.search(text):
+        return True  # LaTeX's own \\cite may read a second option's "[" as its key
     if context.resource_labels and "refsection" in text:
         own = dict(doc.resource_labels)
         if any(label in text for label, _ in context.resource_labels if label not in own):
