@@ -551,3 +551,30 @@ def test_the_cache_commands_show_the_cache_path_escaped(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "c\\x1b[2J\\u202ed" in bad.stderr
     for output in (stats.stdout, stats.stderr, bad.stdout, bad.stderr):
         assert "\x1b" not in output and "\u202e" not in output
+
+
+def test_ignore_patterns_are_relative_to_the_settings_files_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ignore patterns of a .citewarden.toml found above the checked folder are matched
+    relative to that file's folder (and those of --config to its own), where they were
+    matched relative to the checked folder and named nothing."""
+    write_project(tmp_path / "p", PROJECT)
+    drafts = tmp_path / "p" / "paper" / "drafts"
+    drafts.mkdir()
+    (drafts / "d.tex").write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{nowhere2001}\n"
+        "\\bibliography{../refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    config = tmp_path / "p" / ".citewarden.toml"
+    config.write_text('ignore = ["paper/drafts/**"]\n', encoding="utf-8")
+    paper = tmp_path / "p" / "paper"
+    for args in (["."], ["--config", str(config), "."]):
+        _, out, _ = cli(["check", *args, "--no-verify"], paper, capsys, monkeypatch)
+        assert "knuht1984" in out, args
+        assert "nowhere2001" not in out and "d.tex" not in out, args
+    # relative to the checked folder, the pattern names nothing there
+    config.write_text('ignore = ["drafts/**"]\n', encoding="utf-8")
+    _, out, _ = cli(["check", ".", "--no-verify"], paper, capsys, monkeypatch)
+    assert "nowhere2001" in out

@@ -37,6 +37,7 @@ from citewarden.settings import (
     SettingsProblem,
     find_config_dir,
     load_settings,
+    merge_settings,
     parse_config,
     placed,
     read_config_bytes,
@@ -276,7 +277,7 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
             raise UsageError(f"cannot read config file {args.config}: {exc.strerror}") from None
         except ConfigSyntaxError as exc:
             raise UsageError(f"invalid config file {args.config}: {exc}") from None
-        settings, problems = load_settings(None, (raw, str(path)))
+        settings, problems = merge_settings(Settings(), raw, str(path), normalize_path(path).parent)
         problems = placed(problems, data.decode("utf-8"))  # each with its line
     else:
         first = normalize_path(cwd / args.paths[0])

@@ -51,7 +51,6 @@ import copy
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from fnmatch import fnmatch
 from functools import partial
 from pathlib import Path
 
@@ -80,7 +79,7 @@ from citewarden.project_graph import Project as Project
 from citewarden.project_graph import moved_links
 from citewarden.project_graph import normalize_path as normalize_path
 from citewarden.project_queries import ProjectQueries
-from citewarden.settings import Settings
+from citewarden.settings import Settings, is_ignored
 from citewarden.text import LineIndex
 
 #: Reads one file: returns its decoded text and any decoding problems; raises OSError.
@@ -263,13 +262,7 @@ class Workspace(ProjectQueries):
             self._projects = None
 
     def _ignored(self, path: Path, folder: Path) -> bool:
-        if not self.settings.ignore:
-            return False
-        try:
-            rel = path.relative_to(folder).as_posix()
-        except ValueError:
-            rel = path.as_posix()
-        return any(fnmatch(rel, pat) or fnmatch(path.name, pat) for pat in self.settings.ignore)
+        return is_ignored(self.settings, path, (folder,))
 
     def known_files(self) -> list[Path]:
         return list(self._known)
@@ -301,7 +294,10 @@ class Workspace(ProjectQueries):
         names now are known from then on, and those a pattern names now are not (an editor
         buffer aside), as the first walk would have found them (a file something links to
         is still read through the link).  -> the files found so."""
-        rewalk = settings.ignore != self.settings.ignore
+        rewalk = (settings.ignore, settings.ignore_base) != (
+            self.settings.ignore,
+            self.settings.ignore_base,
+        )
         if settings.citation_commands != self.settings.citation_commands:
             for path in [p for p in self._states if is_latex(p)]:
                 del self._states[path]

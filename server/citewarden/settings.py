@@ -12,8 +12,9 @@ import dataclasses
 import re
 import tomllib
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -164,8 +165,12 @@ class Settings:
     severity: Mapping[str, Severity | None] = field(default_factory=dict)
     #: Extra LaTeX citation command names (without backslash), e.g. ``("mycite",)``.
     citation_commands: tuple[str, ...] = ()
-    #: Glob patterns (relative to the workspace root) of files to ignore.
+    #: Glob patterns of files to ignore, relative to :attr:`ignore_base` (or matching a
+    #: file's name alone).
     ignore: tuple[str, ...] = ()
+    #: The folder the ignore patterns are relative to: that of the settings file that set
+    #: them; None (the editor's own settings): each workspace folder (:func:`is_ignored`).
+    ignore_base: Path | None = field(default=None, metadata={SETTING: False})
     #: Debounce before re-checking a changed document, in milliseconds.
     debounce_ms: int = 300
     #: Largest input file read, in megabytes; a larger one is reported, not read.
@@ -366,11 +371,16 @@ def _merge_judge(
 
 
 def merge_settings(
-    base: Settings, raw: Mapping[str, Any] | None, origin: str
+    base: Settings,
+    raw: Mapping[str, Any] | None,
+    origin: str,
+    folder: Path | None = None,
 ) -> tuple[Settings, list[SettingsProblem]]:
     """Overlay ``raw`` (a parsed TOML table or LSP settings object) on ``base``.
 
-    Invalid values keep ``base``'s value and are reported; unknown keys are reported too.
+    ``folder``: that of the settings file ``raw`` was read from, the base of the ignore
+    patterns it sets (None: the workspace folders).  Invalid values keep ``base``'s value
+    and are reported; unknown keys are reported too.
     """
     problems: list[SettingsProblem] = []
     if raw is None:
@@ -412,6 +422,7 @@ def merge_settings(
                 changes[name] = cmds
             elif name == "ignore":
                 changes[name] = _as_str_tuple(value)
+                changes["ignore_base"] = folder
             elif name == "pandoc_version":
                 if not isinstance(value, str) or (
                     value.strip() and parse_version(value.strip()) is None
@@ -565,9 +576,21 @@ def load_settings(
     if root is not None:
         raw, text, file_problems = _read_config_text(root / CONFIG_FILE)
         problems += file_problems
-        settings, more = merge_settings(settings, raw, str(root / CONFIG_FILE))
+        settings, more = merge_settings(settings, raw, str(root / CONFIG_FILE), root)
         problems += placed(more, text)
     for raw, origin in overlays:
         settings, more = merge_settings(settings, raw, origin)
         problems += more
     return settings, problems
+
+
+def is_ignored(settings: Settings, path: Path, folders: Sequence[Path]) -> bool:
+    """Whether an ignore pattern names ``path``: by its name, or by its path relative to
+    the settings' :attr:`~Settings.ignore_base`, or when none, to any of ``folders`` (the
+    workspace folders).  The one rule the command line and the editor match by."""
+    if not settings.ignore:
+        return False
+    names = [path.name]
+    bases = folders if settings.ignore_base is None else (settings.ignore_base,)
+    names += [path.relative_to(b).as_posix() for b in bases if path.is_relative_to(b)]
+    return any(fnmatch(name, pattern) for name in names for pattern in settings.ignore)

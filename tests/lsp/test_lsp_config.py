@@ -244,3 +244,16 @@ async def test_files_an_ignore_pattern_names_from_now_on_count_no_more(start: St
         )
     )
     await wait_for(lambda: Code.ORPHAN.value in h.codes("refs.bib"))
+
+
+async def test_ignore_patterns_of_a_settings_file_above_are_relative_to_its_folder(
+    start: Start, tmp_path: Path
+) -> None:
+    """The ignore patterns of a .citewarden.toml above the workspace folder are matched
+    relative to that file's folder, as ``citewarden check`` matches them: they were matched
+    relative to the workspace folder and named nothing."""
+    (tmp_path / ".citewarden.toml").write_text('ignore = ["ws/drafts/**"]\n', encoding="utf-8")
+    files = PROJECT + "--- drafts/notes.tex\n\\cite{unused2001}\n\\bibliography{../refs}\n"
+    h = await start(files=files)
+    await wait_for(lambda: Code.ORPHAN.value in h.codes("refs.bib"))
+    assert h.codes("drafts/notes.tex") == []

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from fnmatch import fnmatch
 from pathlib import Path
 from typing import Protocol
 
 from citewarden.model import Entry, Finding, ParsedBibliography, ParsedDocument, Severity
-from citewarden.settings import SEVERITY_NAMES, TIER_SEVERITY, Settings
+from citewarden.settings import SEVERITY_NAMES, TIER_SEVERITY, Settings, is_ignored
 from citewarden.text import LineIndex
 from citewarden.verify.severity import shown_severity
 
@@ -77,18 +76,12 @@ class Policy:
 
     # -- 1. ignore globs ---------------------------------------------------------------
     def ignored(self, path: Path) -> bool:
-        """Whether ``path`` matches an ignore glob (relative to a root, or by name)."""
-        patterns = self.settings.ignore
-        if not patterns:
+        """Whether ``path`` matches an ignore glob (:func:`~citewarden.settings.is_ignored`)."""
+        if not self.settings.ignore:
             return False
         known = self._ignored.get(path)
         if known is None:
-            names = [path.name]
-            for root in self.roots:
-                if path.is_relative_to(root):
-                    names.append(path.relative_to(root).as_posix())
-            known = any(fnmatch(n, pat) for n in names for pat in patterns)
-            self._ignored[path] = known
+            known = self._ignored[path] = is_ignored(self.settings, path, self.roots)
         return known
 
     # -- 2. suppression comments -------------------------------------------------------
