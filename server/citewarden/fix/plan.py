@@ -199,10 +199,14 @@ def _brace_at_top(text: str, words: str) -> str:
     """``text`` with each whole-word occurrence of ``words`` outside every brace group
     braced, in the spelling of ``words``, where it is the same word (:func:`_same_word`)."""
 
+    scanned = [0, 0]  # how far the depth is counted, and the depth there: matches come in order
+
     def braced(m: re.Match[str]) -> str:
         if not _same_word(m.group(), words):
             return m.group()
-        depth = text.count("{", 0, m.start()) - text.count("}", 0, m.start())
+        start, depth = scanned[0], scanned[1]
+        depth += text.count("{", start, m.start()) - text.count("}", start, m.start())
+        scanned[:] = [m.start(), depth]
         return "{" + words + "}" if depth == 0 else m.group()
 
     flags = re.IGNORECASE if len(words) > 1 else 0
