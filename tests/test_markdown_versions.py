@@ -113,6 +113,9 @@ ALIKE = [
     "$@c1 $$ and $@c2 $ x$\n\n$@c3$1 x$\n\n$@c4 $x$ and $a\\$b$ @c5\n",
     # a key after the first of a group's part is in its suffix: cited in the text
     "[@e@h] and [@a, @b; see @c, and @d] and [-@x@y] and [x [@f @g] @i]\n",
+    # a bracket inside a group is read within one part: its semicolons separate no parts,
+    # its keys are in the text (or a group of their own)
+    "[@a [x; @b]] and [[x; @c] @d] and [@e [@f; @g]; @h [x; y](u)]\n",
     # "--" before "@" is a dash, no suppress-author "-" ("----" a dash and one)
     "x --@a and ---@b, [--@c] and [a --@d], x--@e\n",
     "x ----@a and -------@b, [----@c] and [-----@d]\n",

@@ -302,7 +302,7 @@ def _scan(
                     balance = balance or Balance(text)
                     size, made = len(pending), members[0].group
                     end = _counted_group(
-                        text, open_at, start, pending, first_index, members, balance
+                        text, open_at, start, pending, first_index, bracket.member_list(), balance
                     )
                     drop_until = max(drop_until, end)
                     if len(pending) == size and all(p.group is None for p in members):
@@ -316,12 +316,12 @@ def _scan(
                         p for p in pending[first_index:] if not (p.straddles and p.group is None)
                     ]
                     changed = True
+                if members:
+                    _suffix_keys_let_go(bracket)
                 if changed:  # its keys told anew
                     bracket.recount(pending, marks)
                 elif members is not None:  # no key left ungrouped in it
                     bracket.grouped(marks)
-                if members:
-                    _suffix_keys_let_go(members, marks)
                 if stack:
                     stack[-1].take(bracket, marks)
         elif group == _STARS:
@@ -952,18 +952,20 @@ class _Bracket:
     """An open ``[`` and what it holds so far, read as pandoc's ``;``-separated parts of a
     citation group: the keys not yet in a group (its members) and the semicolons outside
     their keys, counted, with whether the first part, the last part and every part between
-    hold a key.  A bracket closed inside it adds its own account at once (its keys, when
-    it is no group; when it is one, only its semicolons), where the account was made
-    anew for each ``]`` from everything since its ``[`` (nested brackets: each ``]`` read
-    the nest again)."""
+    hold a key.  A bracket closed inside it stands within one part, its semicolons and
+    keys no part's (its keys kept for the readings of pandoc 3 before 3.8), where the
+    account was made anew for each ``]`` from everything since its ``[`` (nested
+    brackets: each ``]`` read the nest again)."""
 
     __slots__ = (
         "at",
         "bracketed",
         "first_index",
+        "followers",
         "gap",
         "head",
         "items",
+        "last_part",
         "members",
         "open_at",
         "own_straddles",
@@ -984,6 +986,9 @@ class _Bracket:
         self.bracketed = 0  # members whose braced key holds a bracket
         #: the members in order, those of closed brackets inside as nested lists
         self.items: list[_Pending | list[Any]] = []
+        #: its own members that are not the first of their part, and the last one's part
+        self.followers: list[_Pending] = []
+        self.last_part = -1
 
     def _add(self, semis: int, members: int, head: bool, tail: bool, gap: bool) -> None:
         """Append the account of a stretch that follows."""
@@ -1013,6 +1018,9 @@ class _Bracket:
         self._add(0, 1, True, True, False)
         self.at = p.span.end
         self.items.append(p)
+        if self.last_part == self.semis:
+            self.followers.append(p)
+        self.last_part = self.semis
         if p.straddles:
             self.straddles += 1
             self.own_straddles += 1
@@ -1047,6 +1055,8 @@ class _Bracket:
         self.head = self.tail = self.gap = False
         self.straddles = self.own_straddles = self.bracketed = 0
         self.items = []
+        self.followers = []
+        self.last_part = -1
         self.at = self.open_at + 1
         return close_at
 
@@ -1084,9 +1094,11 @@ class _Bracket:
         self._read_to(close_at, marks)
 
     def take(self, inner: _Bracket, marks: _Marks) -> None:
-        """``inner``, closed at ``inner.at``, stands next in it."""
+        """``inner``, closed at ``inner.at``, stands next in it: pandoc reads it within
+        one part, a prefix's or a suffix's text (its semicolons separate no parts, its
+        keys are no part's key)."""
         self._read_to(inner.open_at, marks)
-        self._add(inner.semis, inner.members, inner.head, inner.tail, inner.gap)
+        self.members += inner.members
         if inner.members:
             self.items.append(inner.items)
         self.straddles += inner.straddles
@@ -1131,23 +1143,19 @@ def _close_group(
         bracket.let_go()
         return after, None
     group = Span(open_at, close_at + 1)
-    members = bracket.member_list()
+    members = [x for x in bracket.items if not isinstance(x, list)]
     for p in members:
         p.group = group
     return after, members
 
 
-def _suffix_keys_let_go(members: list[_Pending], marks: _Marks) -> None:
-    """Of the keys of a citation group (``members`` in order, those grouped), each but
-    the first of its ``;``-separated part leaves the group: pandoc reads it in the part's
-    suffix, as a citation in the text (``[@a, @b]`` cites ``b`` in the text)."""
-    last_end = -1
-    for p in members:
-        if p.group is None:
-            continue
-        if last_end >= 0 and not marks.semicolons(last_end, p.start):
-            p.group = None
-        last_end = p.end
+def _suffix_keys_let_go(bracket: _Bracket) -> None:
+    """Of the keys of a citation group, each but the first of its ``;``-separated part
+    leaves the group: pandoc reads it in the part's suffix, as a citation in the text
+    (``[@a, @b]`` cites ``b`` in the text), as it reads those in a bracket inside
+    (``[@a [x; @b]]``)."""
+    for p in bracket.followers:
+        p.group = None
 
 
 def _text_bracket(
