@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import select
+import unicodedata
 
 from citewarden.report import progress as progress_mod
 from citewarden.report.progress import Progress
@@ -90,3 +91,22 @@ def test_real_pseudo_terminal_is_detected() -> None:
     finally:
         os.close(master)
         os.close(slave)
+
+
+def _columns(text: str) -> int:
+    """Terminal columns of ``text``: wide characters two, combining marks none."""
+    return sum(
+        0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+        for ch in text
+    )
+
+
+def test_a_note_of_wide_characters_fits_on_the_terminal_line() -> None:
+    """A key of CJK characters takes two columns a character: clipped by code points it
+    wrapped onto a second line, which the next redraw's carriage return leaves behind."""
+    bar = Progress(10, "verifying", stream=FakeTerminal(), width=100)
+    for note in ("中文文献" * 20, "e\u0301" * 80, "key-中" * 30):
+        line = bar.line(note)
+        assert _columns(line) <= 99
+        assert line.endswith("…")
+    assert bar.line("中文").endswith("  中文")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
+import unicodedata
 from types import TracebackType
 from typing import TextIO
 
@@ -23,6 +24,29 @@ def stream_is_terminal(stream: TextIO) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError, OSError):
         return False
+
+
+def _cells(ch: str) -> int:
+    """The terminal columns ``ch`` takes: 2 for a wide (CJK) character, 0 for a combining
+    mark, else 1."""
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def width(text: str) -> int:
+    """The terminal columns ``text`` takes (:func:`_cells`)."""
+    return sum(_cells(ch) for ch in text)
+
+
+def clip(text: str, columns: int) -> str:
+    """The longest start of ``text`` that takes at most ``columns`` terminal columns."""
+    used = 0
+    for i, ch in enumerate(text):
+        used += _cells(ch)
+        if used > columns:
+            return text[:i]
+    return text
 
 
 class Progress:
@@ -63,20 +87,21 @@ class Progress:
         self.draw(note=note, force=self.done >= self.total)
 
     def line(self, note: str = "") -> str:
-        """The bar as text, without control characters: ``label [####....]  3/10  note``."""
+        """The bar as text, without control characters, narrower than the terminal (wide
+        characters take two columns): ``label [####....]  3/10  note``."""
         columns = self._width or shutil.get_terminal_size((80, 24)).columns
         counter = f"{self.done}/{self.total}" if self.total else str(self.done)
         head = f"{visible(self.label)} " if self.label else ""
-        bar_width = max(10, min(40, columns - len(head) - len(counter) - 6))
+        bar_width = max(10, min(40, columns - width(head) - len(counter) - 6))
         filled = bar_width * self.done // self.total if self.total else 0
         bar = "#" * filled + "." * (bar_width - filled)
         text = f"{head}[{bar}] {counter}"
         note = visible(note)
         if note:
-            room = columns - len(text) - 3
+            room = columns - width(text) - 3
             if room > 3:
-                text += "  " + (note if len(note) <= room else note[: room - 1] + "…")
-        return text[: columns - 1]
+                text += "  " + (note if width(note) <= room else clip(note, room - 1) + "…")
+        return clip(text, columns - 1)
 
     def draw(self, note: str = "", *, force: bool = False) -> None:
         if not self.enabled:
