@@ -55,6 +55,8 @@ CASES = [
     "See [the note\n\nLater @a says so.\n\n- item @c\n\nAnd ] done @b.\n",
     # a "-@" right after a key in a group's suffix: suppress-author in pandoc 3
     "[@e-@h] says so.\n",
+    # a key after a word is text, but what follows it is read as after a key's
+    "x@e-@h and x@a@b, x@c-x@d, y@f.@g\n",
     # "[^a b]:", a label with white space after "^", is a link reference definition's in
     # pandoc 3, a paragraph's text in pandoc 2
     "Text [^x y] more.\n\n[^x y]: note @a\n    @b more\n\n> [^x y]:\n>   u @c\n",

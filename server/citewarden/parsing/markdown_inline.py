@@ -367,6 +367,8 @@ def _scan(
                 dash = False
                 start = at
             if _after_word(text, start) and start != key_end:  # "@a@b" cites both
+                if key is not None:  # "x@a@b" cites b: text, read as a key's
+                    key_end = pos
                 continue
             if not dash and start == emphasis.closed_at:  # "*x*@a": text, as after a word
                 key_end = pos
