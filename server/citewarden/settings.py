@@ -567,6 +567,19 @@ def find_config_dir(start: Path) -> Path | None:
     return None
 
 
+def config_dirs_above(start: Path) -> list[Path]:
+    """The folders above ``start`` whose ``.citewarden.toml`` :func:`find_config_dir` would
+    read, were it there: up to the repository's root (the files to watch, besides the
+    folder's own)."""
+    found: list[Path] = []
+    for folder in (start, *start.parents):
+        if folder != start:
+            found.append(folder)
+        if (folder / ".git").exists():
+            break
+    return found
+
+
 def load_settings(
     root: Path | None, *overlays: tuple[Mapping[str, Any] | None, str]
 ) -> tuple[Settings, list[SettingsProblem]]:

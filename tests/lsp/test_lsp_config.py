@@ -257,3 +257,37 @@ async def test_ignore_patterns_of_a_settings_file_above_are_relative_to_its_fold
     h = await start(files=files)
     await wait_for(lambda: Code.ORPHAN.value in h.codes("refs.bib"))
     assert h.codes("drafts/notes.tex") == []
+
+
+async def test_a_settings_file_above_the_workspace_folder_is_watched(
+    start: Start, tmp_path: Path, client_name: str
+) -> None:
+    """The settings files above the workspace folder that the server reads are watched (a
+    client's glob patterns cover only the workspace folders): an edit of the one read took
+    effect only at the next change of the settings or start."""
+    config = tmp_path / ".citewarden.toml"
+    config.write_text('[severity]\norphan-entry = "hint"\n', encoding="utf-8")
+    h = await start()
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
+    )
+    watched = [
+        w["globPattern"]
+        for r in h.registrations
+        if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
+        for w in r.register_options["watchers"]  # type: ignore[index]
+    ]
+    above = [(p["baseUri"], p["pattern"]) if isinstance(p, dict) else p for p in watched]
+    # Neovim 0.11's capabilities allow no registration of watchers
+    assert ((tmp_path.as_uri(), ".citewarden.toml") in above or config.as_posix() in above) == (
+        client_name == "visual-studio-code"
+    )
+    config.write_text('[severity]\norphan-entry = "information"\n', encoding="utf-8")
+    h.client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=config.as_uri(), type=types.FileChangeType.Changed)]
+        )
+    )
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Information]
+    )

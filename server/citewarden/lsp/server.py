@@ -626,7 +626,8 @@ def create_server() -> CitewardenServer:
     async def initialized(params: types.InitializedParams) -> None:
         session.show_pending_problems()
         service.preload()
-        await watch.register(session)
+        if await watch.register(session):
+            await watch.watch_settings_above(session)
         await _register_configuration(server)
         session.tasks.spawn("workspace", "index", session.start())
 
@@ -676,6 +677,7 @@ def create_server() -> CitewardenServer:
         await session.sync.folders_changed(
             [f.uri for f in params.event.added], [f.uri for f in params.event.removed]
         )
+        await watch.watch_settings_above(session)
 
     navigation.register(server, session)
     actions.register(server, session)

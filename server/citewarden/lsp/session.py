@@ -79,6 +79,8 @@ class Session:
             encoding_of(None), self.settings, self.index_of, self.uri_for, self.text_version
         )
         self.roots: list[Path] = []
+        #: The watchers of the settings files above the first folder, registered last.
+        self.settings_watchers: list[types.FileSystemWatcher] = []
         #: How many times each root is open: a folder the client added twice is a root
         #: until it is removed twice (see :meth:`DocumentSync.folders_changed`).
         self.root_opens: Counter[Path] = Counter()

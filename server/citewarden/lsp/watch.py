@@ -29,11 +29,13 @@ from lsprotocol import types
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.session import WORKSPACE, Session
 from citewarden.project import Workspace, walks_into
-from citewarden.settings import CONFIG_FILE
+from citewarden.settings import CONFIG_FILE, config_dirs_above
 
 log = logging.getLogger(__name__)
 
 REGISTRATION_ID = "citewarden-watch"
+#: The registration of the settings files above the first workspace folder.
+SETTINGS_REGISTRATION_ID = "citewarden-watch-settings"
 
 #: Files that can hold bibliography entries.
 BIBLIOGRAPHY_SUFFIXES = frozenset({".bib", ".bibtex", ".json", ".yaml", ".yml"})
@@ -120,6 +122,65 @@ async def register(session: Session) -> bool:
         log.warning("client refused file watching", exc_info=True)
         return False
     return True
+
+
+def _settings_watchers(session: Session) -> list[types.FileSystemWatcher]:
+    """A watcher of each settings file above the first workspace folder that the server
+    would read (a client's glob patterns cover only the workspace folders)."""
+    root = session.config.root
+    if root is None:
+        return []
+    ws = session.server.client_capabilities.workspace
+    watched = ws.did_change_watched_files if ws is not None else None
+    relative = bool(watched is not None and watched.relative_pattern_support)
+    return [
+        types.FileSystemWatcher(
+            glob_pattern=types.RelativePattern(base_uri=folder.as_uri(), pattern=CONFIG_FILE)
+            if relative
+            else (folder / CONFIG_FILE).as_posix()
+        )
+        for folder in config_dirs_above(root)
+    ]
+
+
+async def watch_settings_above(session: Session) -> None:
+    """Register watchers of the settings files above the first workspace folder, anew
+    when that folder changed (those registered before are given up)."""
+    if not dynamic_registration_supported(session):
+        return
+    watchers = _settings_watchers(session)
+    if watchers == session.settings_watchers:
+        return
+    server = session.server
+    try:
+        if session.settings_watchers:
+            await server.client_unregister_capability_async(
+                types.UnregistrationParams(
+                    unregisterations=[
+                        types.Unregistration(
+                            id=SETTINGS_REGISTRATION_ID,
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        )
+                    ]
+                )
+            )
+        session.settings_watchers = []
+        if watchers:
+            options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+            await server.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id=SETTINGS_REGISTRATION_ID,
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=options,
+                        )
+                    ]
+                )
+            )
+        session.settings_watchers = watchers
+    except Exception:
+        log.warning("client refused watching the settings files above", exc_info=True)
 
 
 async def files_changed(session: Session, params: types.DidChangeWatchedFilesParams) -> None:
