@@ -189,3 +189,25 @@ def test_reports_do_not_offer_a_correction_of_a_key_its_file_defines_twice(
     assert [(r["status"], r["corrections"]) for r in rows] == [("mismatch", {})] * 2
     _, _, err = run(["check", "b/refs.bib", *VERIFY, "--diff"], capsys)
     assert "volume" not in "".join(line for line in err.splitlines() if line.startswith("+"))
+
+
+def test_reports_offer_no_correction_in_a_file_fix_does_not_rewrite(
+    same_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--fix rewrites no file it could not read completely (a syntax error in another
+    entry): the JSON report listed the entry's correction all the same, the HTML report
+    called the entry corrected."""
+    bib = same_key / "b" / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8") + "@misc{broken, title = {x} year = 1}\n")
+    _, out, _ = run(["check", "b/refs.bib", *VERIFY, "--format", "json"], capsys)
+    rows = json.loads(out)["entries"]
+    assert (rows[0]["key"], rows[0]["status"], rows[0]["corrections"]) == (
+        "smith2020",
+        "mismatch",
+        {},
+    )
+    run(["check", "b/refs.bib", *VERIFY, "--format", "html", "-o", "r.html"], capsys)
+    page = (same_key / "r.html").read_text(encoding="utf-8")
+    assert "not corrected: the file was not parsed completely" in page
+    _, _, err = run(["check", "b/refs.bib", *VERIFY, "--fix"], capsys)
+    assert "not fixed: b/refs.bib: the file was not parsed completely" in err

@@ -14,6 +14,7 @@ from citewarden.fix.plan import (
     EditsOf,
     FixPlan,
     FixRefused,
+    check_complete,
     decode,
     field_refusal,
     plan_fix,
@@ -110,6 +111,19 @@ def _bibtex_writes(entry: Entry, name: str, value: str) -> bool:
         return False
     present = present_fields(entry, name)
     return not present or present[0].value != value
+
+
+def file_refusal(bib: ParsedBibliography) -> str | None:
+    """Why ``--fix`` writes nothing into the bibliography ``bib`` whatever its corrections
+    (None when it may): a file of a kind it does not rewrite, or one not read completely
+    (:func:`~.plan.check_complete`).  The reports offer no correction of its entries."""
+    if bib.path.suffix.lower() not in BIBTEX_SUFFIXES and csl_reader(bib.path) is None:
+        return "only BibTeX and CSL files are fixed"
+    try:
+        check_complete(bib)
+    except FixRefused as exc:
+        return exc.reason
+    return None
 
 
 def corrections_by_file(

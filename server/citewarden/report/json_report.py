@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ from citewarden.audit import Audit, pair_verdicts, sorted_findings
 from citewarden.context.collect import CitationContext
 from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.fix.plan import compared_key, repeated_keys
-from citewarden.fix.run import written_corrections
+from citewarden.fix.run import file_refusal, written_corrections
 from citewarden.model import Citation, Code, Entry, Finding, Location, VenueInfo, Verdict
 from citewarden.parsing import is_document
 from citewarden.report.contexts import cited_rows
@@ -194,6 +194,7 @@ def entries_json(
     line_of: Callable[[Entry], int | None],
     cwd: Path | None = None,
     paired: Iterable[tuple[Entry, Verdict]] | None = None,
+    unfixed: Collection[Path] = (),
 ) -> list[dict[str, Any]]:
     """One row per verdict, each with its own entry, in the order of ``entries`` (verdicts
     without an entry last).  ``paired``: each entry with its verdict (else the verdicts are
@@ -206,7 +207,8 @@ def entries_json(
     for entry, verdict in pairs:
         mine = placed.get((entry.path, entry.key), [])
         twice = compared_key(entry.key, entry.csl_type is None) in repeated.get(entry.path, ())
-        rows.append(entry_json(verdict, entry, line_of(entry), mine, cwd, twice))
+        left = twice or entry.path in unfixed
+        rows.append(entry_json(verdict, entry, line_of(entry), mine, cwd, left))
     placed_verdicts = {id(v) for _, v in pairs}
     rows += [entry_json(v, None, None, (), cwd) for v in values if id(v) not in placed_verdicts]
     return rows
@@ -232,10 +234,12 @@ def build_report(
     contexts: Sequence[CitationContext] | None = None,
     citations: Sequence[tuple[Path, Citation]] | None = None,
     paired: Sequence[tuple[Entry, Verdict]] | None = None,
+    unfixed: Collection[Path] = (),
 ) -> dict[str, Any]:
     """The report as a JSON-ready dict (see the module docstring for its shape);
     ``citations``: every citation of the documents, for ``citations.cited``; ``paired``:
-    each verified entry with its verdict (see :func:`entries_json`)."""
+    each verified entry with its verdict (see :func:`entries_json`); ``unfixed``: the
+    files ``--fix`` rewrites not at all, whose entries are offered no correction."""
     ordered = sorted_findings(findings)
     report: dict[str, Any] = {
         "schema": SCHEMA,
@@ -253,7 +257,7 @@ def build_report(
 
         totals = summary if summary is not None else score_summary(verdicts)
         report["entries"] = entries_json(
-            verdicts, entries, ordered, line_of=line_of, cwd=cwd, paired=paired
+            verdicts, entries, ordered, line_of=line_of, cwd=cwd, paired=paired, unfixed=unfixed
         )
         report["score"] = totals.score
         report["tiers"] = totals.tier_counts()
@@ -274,6 +278,7 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         contexts=audit.contexts,
         citations=_citations(audit),
         paired=audit.verdict_pairs() if audit.verdicts is not None else None,
+        unfixed=_unfixed(audit),
     )
     if audit.verdicts is not None and audit.settings is not None:
         from citewarden.verify.config import addresses_elsewhere
@@ -282,6 +287,17 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         if elsewhere:
             report["source_addresses"] = elsewhere
     return report
+
+
+def _unfixed(audit: Audit) -> frozenset[Path]:
+    """The bibliographies of the audit's entries ``--fix`` rewrites not at all
+    (:func:`~citewarden.fix.run.file_refusal`)."""
+    out: set[Path] = set()
+    for path in {entry.path for entry in audit.entries}:
+        bib = audit.workspace.bibliography(path)
+        if bib is not None and file_refusal(bib) is not None:
+            out.add(path)
+    return frozenset(out)
 
 
 def _citations(audit: Audit) -> list[tuple[Path, Citation]]:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 
 from citewarden.audit import pair_verdicts
 from citewarden.context.collect import CitationContext
-from citewarden.fix.run import written_corrections
+from citewarden.fix.run import file_refusal, written_corrections
 from citewarden.model import BibFormat, Code, Entry, Finding, Severity, Verdict, document_score
 from citewarden.report.contexts import collect as collect_contexts
 from citewarden.report.html.data import AuditData, EntryAudit, FileSummary, Located, tier_counts
@@ -198,6 +198,13 @@ def build_audit(
             and compared_key(e.key, fold) in repeated.get(e.path, ())
         ):
             not_applied = REPEATED_KEY  # as --fix: which of the entries is meant?
+        elif (
+            verdict is not None
+            and verdict.corrections
+            and parsed is not None
+            and (refusal := file_refusal(parsed)) is not None
+        ):
+            not_applied = refusal  # as --fix: the file is not rewritten at all
         elif verdict is not None and verdict.corrections and text and bibtex:
             corrected = corrected_entry(text, e, verdict.corrections)[0]
         elif verdict is not None and verdict.corrections and text and e.csl_type is not None:
