@@ -211,3 +211,14 @@ def test_reports_offer_no_correction_in_a_file_fix_does_not_rewrite(
     assert "not corrected: the file was not parsed completely" in page
     _, _, err = run(["check", "b/refs.bib", *VERIFY, "--fix"], capsys)
     assert "not fixed: b/refs.bib: the file was not parsed completely" in err
+
+
+def test_the_summary_offers_no_correction_in_a_file_fix_does_not_rewrite(
+    same_key: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bib = same_key / "b" / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8") + "@misc{broken, title = {x} year = 1}\n")
+    _, _, err = run(["check", "b/refs.bib", *VERIFY], capsys)
+    row = next(line for line in err.splitlines() if "smith2020" in line)
+    assert "fix:" not in row and "(--diff shows" not in err
+    assert "not corrected: the file was not parsed completely" in row

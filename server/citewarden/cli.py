@@ -355,6 +355,14 @@ def _fixes_shown(corrections: Mapping[str, str], csl_type: str | None) -> str:
     return "; ".join(f"{visible(name)} = {visible(value)}" for name, value in shown)
 
 
+def _file_refusal(ws: Workspace, path: Path) -> str | None:
+    """Why --fix rewrites the bibliography ``path`` not at all (None when it may)."""
+    from citewarden.fix.run import file_refusal
+
+    parsed = ws.bibliography(path)
+    return file_refusal(parsed) if parsed is not None else None
+
+
 def _verification_summary(audit: Audit, cwd: Path) -> str:
     """The references' score, risk tiers and statuses, then one line per entry at risk
     or with a correction: tier, key, status, where, and the corrections offered."""
@@ -404,6 +412,9 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
             if fixes and compared_key(entry.key, fold) in repeated[entry.path]:
                 fixes = ""
                 where += f"  not corrected: {REPEATED_KEY}"
+            elif fixes and (refusal := _file_refusal(ws, entry.path)) is not None:
+                fixes = ""
+                where += f"  not corrected: {visible(refusal)}"
         offered = offered or bool(fixes)
         lines.append(
             f"  {v.tier.value}  {visible(v.key):<{width}}  {v.status.value:<10}{where}"
