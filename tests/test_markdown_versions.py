@@ -187,6 +187,9 @@ ALIKE = [
     "[^d]: d @u9\n",
     "Text[^1].\n\n[^1]: one\n[^2]: two @u15\n\nText[^3].\n\n[^3]: one\n    more @u16\n"
     "[^4]: two @u17\n",
+    # a footnote's marker alone on its line: the lines after one blank line are its first
+    "[^1]:\n\n@h\nmore @j\n\n@k\n\nx[^2]\n\n[^2]:\n\n@a\n\n    @b\n\n> [^3]:\n>\n> @c\n\n"
+    "[^4]:\n\n\n@d\n",
     "Inline^[note with ref[^n]], [link[^l]](u).\n\n[^n]: @v6\n\n[^l]: @v3\n\n"
     "[^x]: @v7\n\n    [^y]: @v14\n",
     "---\nabstract: 'See[^m].'\n---\n\nBody.\n\n[^m]: from metadata @v2\n",

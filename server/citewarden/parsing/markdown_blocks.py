@@ -404,6 +404,9 @@ class _Reader:
         self.table: str | None = None
         #: the lines of a line block (``| ``) go on
         self.lines = False
+        #: the previous line was a footnote's marker with nothing after it: the lines
+        #: after one blank line are its first (pandoc's optional blank line there)
+        self.empty_note = False
         #: how many fenced divs are open
         self.divs = 0
         #: the next line of colons alone at or after the last offset asked about (past
@@ -672,6 +675,7 @@ class _Reader:
     def _line(self, pos: int, line_end: int, line: str, next_pos: int) -> int:
         text = self.text
         n = len(text)
+        empty_note, self.empty_note = self.empty_note, False
         # YAML metadata block: "---" after a blank line (or first line), not followed by a
         # blank line, closed by "---" or "...".
         # in the lines a paragraph's comment or raw TeX covers, no block starts
@@ -708,7 +712,8 @@ class _Reader:
             if line.strip():  # a paragraph ends where a blank line does
                 _add(self.out.paragraphs, pos)
             self._truncate(matched)
-            self.open = self.blank = True
+            self.open = True
+            self.blank = not empty_note  # the note's first line follows: not indented
             self.yaml = not line.strip()
             self.term = self.para_first
             self.para_first = self.pipe = False
@@ -961,6 +966,7 @@ class _Reader:
                 self.stack.append(_Box(quote=False, col=base + 4, note=len(self.out.notes)))
                 self.out.notes.append(Note(note.group(1), pos, len(text)))
                 self.open = False
+                self.empty_note = not line[note.end() :].strip()
                 return next_pos
             break
         # a paragraph's line; of a line block, each line read apart
