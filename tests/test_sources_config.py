@@ -276,3 +276,30 @@ async def test_a_cache_directory_the_environment_names_has_its_tilde_expanded(
     assert isinstance(sources[1], CachedSource)
     assert sources[1].cache.directory == tmp_path / "cw-cache"
     assert not (tmp_path / "~").exists()
+
+
+def test_address_warnings_name_the_line_of_the_settings_file(tmp_path: Path) -> None:
+    """The warnings about a source or judge address a settings file sets name the file's
+    line that sets it, as every other settings problem does, where they named the file
+    alone; an address a later overlay sets is named with that overlay, without a line."""
+    from citewarden.settings import CONFIG_FILE
+    from citewarden.verify.config import source_address_problems
+
+    (tmp_path / CONFIG_FILE).write_text(
+        '[verify]\nsources = ["crossref", "doi"]\n\n[verify.base-urls]\n'
+        'crossref = "https://x.test"\ndoi = "https://y.test"\n\n[judge]\nurl = "https://j.test"\n',
+        encoding="utf-8",
+    )
+    config = str(tmp_path / CONFIG_FILE)
+    settings, _ = load_settings(tmp_path)
+    said = source_address_problems(settings, {"CITEWARDEN_JUDGE_API_KEY": "k"})
+    assert [(p.origin, p.key, p.line) for p in said] == [
+        (config, "verify.base_urls.crossref", 5),
+        (config, "verify.base_urls.doi", 6),
+        (config, "judge.url", 9),
+    ]
+    assert str(said[0]).startswith(f"{config}:5: setting 'verify.base_urls.crossref': ")
+    overlay = {"verify": {"base_urls": {"crossref": "https://z.test"}}}
+    settings, _ = load_settings(tmp_path, (overlay, "initializationOptions"))
+    said = source_address_problems(settings, {})
+    assert [(p.origin, p.line) for p in said[:1]] == [("initializationOptions", None)]

@@ -41,6 +41,7 @@ from citewarden.settings import (
     parse_config,
     placed,
     read_config_bytes,
+    with_origin_lines,
 )
 
 EXIT_CLEAN = 0
@@ -278,6 +279,7 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
         except ConfigSyntaxError as exc:
             raise UsageError(f"invalid config file {args.config}: {exc}") from None
         settings, problems = merge_settings(Settings(), raw, str(path), normalize_path(path).parent)
+        settings = with_origin_lines(settings, str(path), data.decode("utf-8"))
         problems = placed(problems, data.decode("utf-8"))  # each with its line
     else:
         first = normalize_path(cwd / args.paths[0])
@@ -355,12 +357,15 @@ def _fixes_shown(corrections: Mapping[str, str], csl_type: str | None) -> str:
     return "; ".join(f"{visible(name)} = {visible(value)}" for name, value in shown)
 
 
-def _file_refusal(ws: Workspace, path: Path) -> str | None:
-    """Why --fix rewrites the bibliography ``path`` not at all (None when it may)."""
+def _file_refusal(ws: Workspace, path: Path, found: dict[Path, str | None]) -> str | None:
+    """Why --fix rewrites the bibliography ``path`` not at all (None when it may), found
+    once a file (kept in ``found``)."""
     from citewarden.fix.run import file_refusal
 
-    parsed = ws.bibliography(path)
-    return file_refusal(parsed) if parsed is not None else None
+    if path not in found:
+        parsed = ws.bibliography(path)
+        found[path] = file_refusal(parsed) if parsed is not None else None
+    return found[path]
 
 
 def _verification_summary(audit: Audit, cwd: Path) -> str:
@@ -388,6 +393,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     from citewarden.fix.run import written_corrections
 
     repeated: dict[Path, frozenset[str]] = {}
+    refusals: dict[Path, str | None] = {}
     rank = {Tier.H: 0, Tier.E: 1, Tier.M: 2, Tier.D: 3}
     # each verdict with its own entry (a key defined twice has two of each)
     shown: list[tuple[Verdict, Entry | None]] = [
@@ -412,7 +418,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
             if fixes and compared_key(entry.key, fold) in repeated[entry.path]:
                 fixes = ""
                 where += f"  not corrected: {REPEATED_KEY}"
-            elif fixes and (refusal := _file_refusal(ws, entry.path)) is not None:
+            elif fixes and (refusal := _file_refusal(ws, entry.path, refusals)) is not None:
                 fixes = ""
                 where += f"  not corrected: {visible(refusal)}"
         offered = offered or bool(fixes)

@@ -187,9 +187,22 @@ class Settings:
         default_factory=dict, compare=False, repr=False, metadata={SETTING: False}
     )
 
+    #: The settings file's line that set each address setting of :attr:`origins`, with that
+    #: file (:func:`with_origin_lines`).  Not part of the settings' value.
+    origin_lines: Mapping[str, tuple[str, int]] = field(
+        default_factory=dict, compare=False, repr=False, metadata={SETTING: False}
+    )
+
     def origin_of(self, key: str, default: str = "settings") -> str:
         """Where the address setting ``key`` came from (``default`` when no overlay set it)."""
         return self.origins.get(key, default)
+
+    def problem(self, key: str, message: str) -> SettingsProblem:
+        """A problem of the address setting ``key``, named with where it came from (the
+        file and its line, for a settings file)."""
+        origin = self.origin_of(key)
+        file, line = self.origin_lines.get(key, (None, None))
+        return SettingsProblem(origin, key, message, line if file == origin else None)
 
     @property
     def max_file_bytes(self) -> int:
@@ -543,14 +556,41 @@ def placed(problems: list[SettingsProblem], text: str) -> list[SettingsProblem]:
     of the table or inline table holding it), where it is found (:func:`key_lines`)."""
     if not problems:
         return problems
-    lines = key_lines(text)
+    lines = _lines_of(text)
     out = []
     for problem in problems:
-        key = problem.key
-        while key and key not in lines:
-            key = key.rpartition(".")[0]
-        out.append(dataclasses.replace(problem, line=lines[key]) if key else problem)
+        line = _line_in(lines, problem.key)
+        out.append(problem if line is None else dataclasses.replace(problem, line=line))
     return out
+
+
+def _lines_of(text: str) -> dict[str, int]:
+    """:func:`key_lines` of ``text``, each key spelled with ``_`` for ``-`` (the settings
+    take both)."""
+    lines: dict[str, int] = {}
+    for key, line in key_lines(text).items():
+        lines.setdefault(key.replace("-", "_"), line)
+    return lines
+
+
+def _line_in(lines: Mapping[str, int], key: str) -> int | None:
+    """The line of ``key`` (or of the table holding it) in :func:`_lines_of`' ``lines``."""
+    key = key.replace("-", "_")
+    while key and key not in lines:
+        key = key.rpartition(".")[0]
+    return lines[key] if key else None
+
+
+def with_origin_lines(settings: Settings, origin: str, text: str) -> Settings:
+    """``settings`` knowing the line of the settings file ``origin`` (its ``text``) that
+    set each address setting it set (:meth:`Settings.problem`)."""
+    lines = _lines_of(text)
+    found = {
+        key: (origin, line)
+        for key, where in settings.origins.items()
+        if where == origin and (line := _line_in(lines, key)) is not None
+    }
+    return dataclasses.replace(settings, origin_lines={**settings.origin_lines, **found})
 
 
 def find_config_dir(start: Path) -> Path | None:
@@ -590,6 +630,7 @@ def load_settings(
         raw, text, file_problems = _read_config_text(root / CONFIG_FILE)
         problems += file_problems
         settings, more = merge_settings(settings, raw, str(root / CONFIG_FILE), root)
+        settings = with_origin_lines(settings, str(root / CONFIG_FILE), text)
         problems += placed(more, text)
     for raw, origin in overlays:
         settings, more = merge_settings(settings, raw, origin)

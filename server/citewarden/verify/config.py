@@ -259,13 +259,12 @@ def source_address_problems(
                 "repository"
             )
         key = f"verify.base_urls.{name}"
-        problems.append(SettingsProblem(settings.origin_of(key), key, message))
+        problems.append(settings.problem(key, message))
     judge = settings.judge
     judge_url = (judge.url or "").strip()
     if judge_url and not judge.api_key and (env.get(JUDGE_KEY_ENV) or "").strip():
         problems.append(
-            SettingsProblem(
-                settings.origin_of("judge.url"),
+            settings.problem(
                 "judge.url",
                 f"{JUDGE_KEY_ENV} is not sent to {shown_address(judge_url)}: the environment's "
                 f"key goes only to the environment's address ({JUDGE_URL_ENV}); set the key in "
