@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -222,3 +223,25 @@ def test_the_summary_offers_no_correction_in_a_file_fix_does_not_rewrite(
     row = next(line for line in err.splitlines() if "smith2020" in line)
     assert "fix:" not in row and "(--diff shows" not in err
     assert "not corrected: the file was not parsed completely" in row
+
+
+def test_the_summary_asks_once_a_file_whether_fix_rewrites_it(
+    same_key: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each entry with a correction asked again, counting its file's problems each time."""
+    from citewarden.fix import run as fix_run
+
+    bib = same_key / "b" / "refs.bib"
+    text = bib.read_text(encoding="utf-8")
+    bib.write_text(text + "\n" + text.replace("smith2020", "smith2020b"), encoding="utf-8")
+    asked: list[Path] = []
+    real = fix_run.file_refusal
+
+    def counted(parsed: Any) -> str | None:
+        asked.append(parsed.path)
+        return real(parsed)
+
+    monkeypatch.setattr(fix_run, "file_refusal", counted)
+    _, _, err = run(["check", "b/refs.bib", *VERIFY], capsys)
+    assert err.count("fix: volume = 7") == 2
+    assert len(asked) == 1

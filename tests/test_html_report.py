@@ -509,3 +509,34 @@ def test_the_corrections_fix_writes_are_found_once_an_entry(
     assert [outcome(a) for a in data.entries] == [Outcome.CORRECTED] * 2
     refs = page[page.index('id="references"') : page.index('id="methodology"')]
     assert refs.count("pp. 11–20") == 2 and refs.count("pages = {11--20}") == 2
+
+
+def test_whether_fix_rewrites_a_file_is_found_once_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each entry with corrections asked whether --fix rewrites its file, which counts the
+    file's problems: entries times problems for a large bibliography."""
+    from citewarden.fix import run
+    from citewarden.report.html import build
+
+    entry = "@article{a,\n  title = {A Study},\n  pages = {11--21},\n  year = {2020}\n}\n"
+    text = "".join(entry.replace("{a,", f"{{k{i},") for i in range(5))
+    (tmp_path / "refs.bib").write_text(text, "utf-8")
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "refs.bib")
+    bib = ws.bibliography(tmp_path / "refs.bib")
+    assert bib is not None
+    asked: list[Path] = []
+
+    def counted(parsed: Any) -> str | None:
+        asked.append(parsed.path)
+        return run.file_refusal(parsed)
+
+    monkeypatch.setattr(build, "file_refusal", counted)
+    fixed = [
+        Verdict(e.key, Status.MISMATCH, Tier.M, corrections={"pages": "11--20"})
+        for e in bib.entries
+    ]
+    data = build_audit(ws, check(ws), list(bib.entries), fixed, generated=WHEN)
+    assert len(asked) == 1
+    assert [outcome(a) for a in data.entries] == [Outcome.CORRECTED] * 5

@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, cast
 from citewarden.audit import pair_verdicts
 from citewarden.context.collect import CitationContext
 from citewarden.fix.run import file_refusal, written_corrections
-from citewarden.model import BibFormat, Code, Entry, Finding, Severity, Verdict, document_score
+from citewarden.model import (
+    BibFormat,
+    Code,
+    Entry,
+    Finding,
+    ParsedBibliography,
+    Severity,
+    Verdict,
+    document_score,
+)
 from citewarden.report.contexts import collect as collect_contexts
 from citewarden.report.html.data import AuditData, EntryAudit, FileSummary, Located, tier_counts
 from citewarden.report.html.page import render_html
@@ -180,6 +189,7 @@ def build_audit(
                 entry_findings.setdefault((f.location.path, start), []).append(f)
     rows: list[EntryAudit] = []
     repeated: dict[Path, frozenset[str]] = {}
+    refusals: dict[Path, str | None] = {}
     for e in entries:
         text = ws.text(e.path) or ""
         index = ws.line_index(e.path)
@@ -202,7 +212,7 @@ def build_audit(
             verdict is not None
             and verdict.corrections
             and parsed is not None
-            and (refusal := file_refusal(parsed)) is not None
+            and (refusal := _refusal_of(refusals, parsed)) is not None
         ):
             not_applied = refusal  # as --fix: the file is not rewritten at all
         elif verdict is not None and verdict.corrections and text and bibtex:
@@ -264,6 +274,13 @@ class _EntrySpans:
         if i >= 0 and offset < spans[i][1]:
             return spans[i][0]
         return None
+
+
+def _refusal_of(refusals: dict[Path, str | None], bib: ParsedBibliography) -> str | None:
+    """:func:`~citewarden.fix.run.file_refusal` of ``bib``, found once a file."""
+    if bib.path not in refusals:
+        refusals[bib.path] = file_refusal(bib)
+    return refusals[bib.path]
 
 
 def _addresses(verify: VerifySettings) -> tuple[tuple[str, str], ...]:
