@@ -204,7 +204,7 @@ def test_a_source_or_judge_address_that_is_no_http_address_is_a_settings_problem
     )
     assert settings.verify.base_urls.get("crossref") is None and settings.judge.url is None
     assert [(p.key, why in p.message) for p in problems] == [
-        ("verify.base_urls", True),
+        ("verify.base_urls.crossref", True),
         ("judge.url", True),
     ]
 
@@ -303,3 +303,24 @@ def test_address_warnings_name_the_line_of_the_settings_file(tmp_path: Path) -> 
     settings, _ = load_settings(tmp_path, (overlay, "initializationOptions"))
     said = source_address_problems(settings, {})
     assert [(p.origin, p.line) for p in said[:1]] == [("initializationOptions", None)]
+
+
+def test_an_invalid_source_address_leaves_the_tables_valid_ones_in_place(tmp_path: Path) -> None:
+    """An address of the wrong type, an unknown source or an address that is no HTTP one in
+    [verify.base_urls] is a problem of its own key, on its own line; the table's valid
+    addresses are kept, where one mistake dropped them all (the sources asked their own
+    services instead)."""
+    from citewarden.settings import CONFIG_FILE
+
+    (tmp_path / CONFIG_FILE).write_text(
+        '[verify.base_urls]\ncrossref = "https://ok.test"\ndoi = 3\nnope = "https://a.test"\n'
+        'arxiv = "ftp://b.test"\n',
+        encoding="utf-8",
+    )
+    settings, problems = load_settings(tmp_path)
+    assert settings.verify.base_urls == {"crossref": "https://ok.test"}
+    assert [(p.key, p.line) for p in problems] == [
+        ("verify.base_urls.doi", 3),
+        ("verify.base_urls.nope", 4),
+        ("verify.base_urls.arxiv", 5),
+    ]

@@ -289,18 +289,11 @@ def _merge_verify(
                     )
                 )
             elif name == "base_urls":
-                if not isinstance(value, Mapping) or not all(
-                    isinstance(k, str) and isinstance(v, str) for k, v in value.items()
-                ):
+                if not isinstance(value, Mapping):
                     raise ValueError("expected a table of source name -> URL")
-                unknown = [k for k in value if k not in SOURCE_NAMES]
-                if unknown:
-                    raise ValueError(f"unknown source(s) {', '.join(unknown)}")
-                for source, url in value.items():
-                    if url.strip() and (problem := http_url_problem(url.strip())):
-                        raise ValueError(f"{source}: {problem}")
-                changes[name] = {**base.base_urls, **value}
-                origins.update({f"verify.base_urls.{source}": origin for source in value})
+                urls = _base_urls(value, f"{path}.", origin, problems)
+                changes[name] = {**base.base_urls, **urls}
+                origins.update({f"verify.base_urls.{source}": origin for source in urls})
             elif name == "ignore_entries":
                 changes[name] = _as_str_tuple(value)
             elif name == "tier_severity":
@@ -330,6 +323,26 @@ def _merge_verify(
 
 #: The longest address a setting may give.
 MAX_URL = 2048
+
+
+def _base_urls(
+    raw: Mapping[str, Any], prefix: str, origin: str, problems: list[SettingsProblem]
+) -> dict[str, str]:
+    """The valid source addresses of the table ``raw``; each invalid one is a problem of
+    its own key (the others are kept, as every other table's valid values are)."""
+    urls: dict[str, str] = {}
+    for source, url in raw.items():
+        if source not in SOURCE_NAMES:
+            why: str | None = f"unknown source; known: {', '.join(SOURCE_NAMES)}"
+        elif not isinstance(url, str):
+            why = "expected a URL string"
+        else:
+            why = http_url_problem(url.strip()) if url.strip() else None
+        if why is None:
+            urls[source] = url
+        else:
+            problems.append(SettingsProblem(origin, f"{prefix}{source}", why))
+    return urls
 
 
 def http_url_problem(url: str) -> str | None:
