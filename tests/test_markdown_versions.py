@@ -47,6 +47,9 @@ CASES = [
     "- item <!-- a\n- item @q8 -->\n",
     "- item one\n<!-- - item two @c1\n- item three @c2 -->\n- item four @c3\n",
     "- a <!-- x\n\n- b @z5 -->\n- c @z6\n",
+    # a definition's marker on a line not in a list item's text: pandoc 3.9 ends the item
+    # there, no code span goes on past it
+    "- `\n@c\n: `\n\n- a\n  - b `\n: x @d `\n",
     # a div fence's class word (``:::@key``) is no text, in pandoc 2 only when a fence
     # closes the div
     ":::@k1\nText @a.\n\n::: x\n:::@k2\n",

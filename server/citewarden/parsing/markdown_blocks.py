@@ -745,6 +745,17 @@ class _Reader:
             self._break()
             lazy = False
             ok = True
+        if (
+            lazy
+            and self.dialect.definitions_end_items
+            and _DEFINITION.match(line, j)
+            and any(box.list_item for box in self.stack[matched:])
+        ):
+            # pandoc 3.9: a definition's marker ends the list items the line is not in
+            self._truncate(matched)
+            self._break()
+            lazy = term = self.para_first = False
+            ok = True
         if lazy and self.stack[matched].quote:
             # pandoc appends a line without the ">" of a block quote to the quote's text,
             # without its indentation (a paragraph's line, or a new block's first after a

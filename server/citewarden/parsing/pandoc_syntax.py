@@ -108,6 +108,11 @@ class PandocDialect:
     #: whole with the line it opens on: 2.17 and 3.6.1 checked; 3.8 not run); pandoc 3.9
     #: ends it at the next item, where its ``<!--`` is text
     list_comments: bool = False
+    #: Markdown: a line that starts with a definition's marker (``: x``, ``~ x``) and is
+    #: not indented as far as a list item's text ends the item (pandoc 3.9: the line is a
+    #: paragraph's after the list); before 3.9 it goes on in the item, lazily (2.17 and
+    #: 3.6.1 checked; 3.8 not run)
+    definitions_end_items: bool = True
     #: Markdown: a fenced div's opening fence that no fence closes is text (pandoc 2;
     #: pandoc 3 reads it as a div's, its class word not as text)
     closed_divs: bool = False
@@ -134,6 +139,7 @@ PANDOC_2 = PandocDialect(
     braced_comments=False,
     bare_suppress_author=False,
     list_comments=True,
+    definitions_end_items=False,
     closed_divs=True,
     caret_references=False,
     brackets_across_paragraphs=True,
@@ -147,10 +153,15 @@ PANDOC_3 = PandocDialect(
     braced_comments=False,
     counted_brackets=True,
     list_comments=True,
+    definitions_end_items=False,
 )
 #: pandoc 3.8 (3.8.2.1 checked)
 PANDOC_3_8 = PandocDialect(
-    "pandoc 3.8", quoted_comments=False, braced_comments=False, list_comments=True
+    "pandoc 3.8",
+    quoted_comments=False,
+    braced_comments=False,
+    list_comments=True,
+    definitions_end_items=False,
 )
 #: pandoc 3.9 and later
 PANDOC_3_9 = PandocDialect("pandoc 3.9 and later", quoted_comments=False, braced_comments=True)
