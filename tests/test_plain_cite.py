@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from checking import check
+from citewarden.model import Code
 from citewarden.project import Workspace, normalize_path
 
 BODY = r"X\cite[see][]{a} Y\cite[p.~1]{b} Z\cite[x] [y]{c} W\cite{e}"
@@ -87,3 +89,36 @@ def test_a_chapter_reads_cite_as_its_root_body_does(
     if command == "include":  # \include writes to the chapter's own .aux
         cited = _CITATION.findall((tmp_path / "chap.aux").read_text(errors="replace"))
     assert [c.key for c in doc.citations] == cited
+
+
+@pytest.mark.parametrize(
+    ("preamble", "style", "body"),
+    [
+        ("", "plain", "X\\cite*{a} Z\\cite{b}"),
+        ("", "plain", "Y\\nocite*{f} Z\\cite{b}"),
+        ("\\usepackage{cite}", "plain", "X\\cite*{a} Y\\nocite*{f} Z\\cite{b}"),
+        ("", "plain", "\\input{chap}"),
+    ],
+)
+def test_a_star_read_as_the_key_list_cites_every_entry(
+    tmp_path: Path, preamble: str, style: str, body: str
+) -> None:
+    """LaTeX's own ``\\cite*{a}`` and ``\\nocite*{f}`` (the cite package's too) write
+    ``\\citation{*}``: BibTeX lists every entry, none is an orphan."""
+    if shutil.which("pdflatex") is None or shutil.which("bibtex") is None:
+        pytest.fail("pdflatex and bibtex are needed", pytrace=False)
+    main = _main(preamble).replace(BODY, body).replace("{plain}", "{" + style + "}")
+    (tmp_path / "main.tex").write_text(main, encoding="utf-8")
+    if "chap" in body:
+        (tmp_path / "chap.tex").write_text("Y\\nocite*{f} Z\\cite{b}\n", encoding="utf-8")
+    keys = ["a", "b", "c", "f"]
+    bib = "".join(f"@misc{{{k}, author={{X {k}}}, title={{T}}, year=2000}}\n" for k in keys)
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    assert "*" in _aux_citations(tmp_path)
+    subprocess.run(["bibtex", "main"], cwd=tmp_path, capture_output=True, timeout=120, check=False)
+    listed = re.findall(r"\\bibitem(?:\[[^\]]*\])?\{([^}]*)\}", (tmp_path / "main.bbl").read_text())
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    orphans = [f for fs in check(ws).values() for f in fs if f.code is Code.ORPHAN]
+    assert sorted(listed) == keys
+    assert orphans == []

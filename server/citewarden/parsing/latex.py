@@ -474,6 +474,10 @@ def parse_latex(
                     lost_nocites.append((sound_span(start, end), nocite_now))
                     pos = max(pos, end)
                     continue
+            if m.group(3) and _star_is_key(name, plain_cite):
+                # LaTeX's own \cite*{a} and \nocite*{f} cite "*": every entry
+                nocite_all = _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
+                continue
             simple = _SIMPLE_CITE_ARGS.match(text, pos) if role in _SINGLE else None
             if simple is not None:
                 end = simple.end()
@@ -662,10 +666,10 @@ def parse_latex(
 def _plain_cite(plain: bool, context: LatexContext, links: list[Link]) -> bool:
     """Whether ``\\cite`` in the body of a root file is LaTeX's own (one optional argument):
     its class and packages leave it so (``plain``), no other file of its project loads
-    biblatex or cite and its preamble reads none (which might load natbib)."""
+    biblatex and its preamble reads none (which might load natbib)."""
     return (
         plain
-        and not context.key_braces
+        and context.key_braces != "biblatex"
         and not any(link.kind is LinkKind.INCLUDE and link.command not in _LOADS for link in links)
     )
 
@@ -835,6 +839,13 @@ def _read_btsect(text: str, pos: int, links: list[Link]) -> int:
         if target and "#" not in target:
             links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), "btSect"))
     return arg[2]
+
+
+def _star_is_key(name: str, plain_cite: bool) -> bool:
+    """Whether the star after ``\\name`` is its key list, an undelimited argument: LaTeX's
+    own ``\\cite`` and ``\\nocite`` (:func:`_plain_cite`: no package that may define a
+    starred form, as bibunits does) have none."""
+    return plain_cite and name in ("cite", "nocite")
 
 
 def _nocite_star(

@@ -864,8 +864,8 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     )
 
 
-#: ``\\cite`` with an optional argument
-_CITE_OPTION = re.compile(r"\\cite\s*\[")
+#: ``\\cite`` with an optional argument or a star, ``\\nocite`` with a star
+_CITE_OPTION = re.compile(r"\\(?:no)?cite\s*[\[*]")
 
 
 def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bool:
@@ -883,7 +883,7 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
     if any(c in text for c in context.short_verbs - doc.short_verbs):
         return True  # a character another file makes short verbatim
     if context.plain_cite and _CITE_OPTION.search(text):
-        return True  # LaTeX's own \\cite may read a second option's "[" as its key
+        return True  # LaTeX's own \\cite may read a second option's "[" or a star as its key
     if context.resource_labels and "refsection" in text:
         own = dict(doc.resource_labels)
         if any(label in text for label, _ in context.resource_labels if label not in own):
