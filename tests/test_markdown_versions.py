@@ -99,6 +99,8 @@ ALIKE = [
     "[a]: u @k1\n\n: def\n\n[b]: x [@k2]\n\n[c]: x [y] @k3\n\n[]:\n: @k4\n",
     # a line block ends at a line that does not go on in it: a paragraph read apart
     "| a `x\nb @c1 `y`\n\n| a <!-- x\nb @c2 -->\n",
+    # or at the line after a "|" alone, which goes on in no line (indented: code)
+    "|\n    @d1\n\n| a\n|\n    @d2\n\n|\n  @d3\n\n| b\n    @d4\n",
     # or at a blank line: its last line's comment or raw TeX goes on no further
     "| a <!--\n\n@k1 -->\n\n| b \\foo{\n\n@k2}\n\nx <!--\n\n| c\n\n@k3 -->\n",
     # no setext heading where its line opens a code span, a comment, math or raw TeX that

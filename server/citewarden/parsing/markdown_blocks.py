@@ -404,6 +404,8 @@ class _Reader:
         self.table: str | None = None
         #: the lines of a line block (``| ``) go on
         self.lines = False
+        #: the last of them is a ``|`` alone: no line goes on in it
+        self.lines_empty = False
         #: the previous line was a footnote's marker with nothing after it: the lines
         #: after one blank line are its first (pandoc's optional blank line there)
         self.empty_note = False
@@ -778,7 +780,12 @@ class _Reader:
                 base = c
                 ok = self.open
             lazy = False
-        if self.lines and not lazy and c == base and not _is_line_block_line(line, j):
+        if (
+            self.lines
+            and not lazy
+            and (c == base or self.lines_empty)
+            and not _is_line_block_line(line, j)
+        ):
             # a line block ends at a line that neither is one of its lines nor goes on in
             # one: a block starts there, read apart
             self.lines = False
@@ -982,6 +989,7 @@ class _Reader:
             break
         # a paragraph's line; of a line block, each line read apart
         if _is_line_block_line(line, j):
+            self.lines_empty = not line[j + 1 :].strip()
             if ok:
                 self.lines = True
                 self.run_start = pos
