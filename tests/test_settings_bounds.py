@@ -94,3 +94,25 @@ def test_a_settings_file_over_its_limit_names_that_limit(tmp_path: Path) -> None
     (tmp_path / ".citewarden.toml").write_bytes(b"#" * (MAX_CONFIG_BYTES + 1) + b"\n")
     _, problems = load_settings(tmp_path)
     assert "larger than the 1 MB a settings file may hold" in str(problems[0])
+
+
+def test_a_list_item_of_the_wrong_kind_leaves_the_others_in_use(tmp_path: Path) -> None:
+    """An item of a list setting that is not a string (or not a command name) is a problem
+    on its line, and the list's other items are used, where one such item dropped the
+    whole list: every file the ignore patterns named was checked again."""
+    (tmp_path / ".citewarden.toml").write_text(
+        'ignore = ["drafts/**", 3]\ncitation_commands = ["mycite", "bad-name", "\\\\yourcite"]\n'
+        '[verify]\nignore_entries = [true, "a2001"]\n',
+        encoding="utf-8",
+    )
+    settings, problems = load_settings(tmp_path)
+    assert settings.ignore == ("drafts/**",)
+    assert settings.citation_commands == ("mycite", "yourcite")
+    assert settings.verify.ignore_entries == ("a2001",)
+    assert [(p.key, p.line) for p in problems] == [
+        ("ignore", 1),
+        ("citation_commands", 2),
+        ("verify.ignore_entries", 4),
+    ]
+    assert "item 2 is not a string" in problems[0].message
+    assert "bad-name" in problems[1].message

@@ -223,6 +223,24 @@ def _as_str_tuple(value: Any) -> tuple[str, ...]:
     raise ValueError("expected a string or a list of strings")
 
 
+def _str_items(
+    value: Any, key: str, origin: str, problems: list[SettingsProblem]
+) -> tuple[str, ...]:
+    """The strings of the list ``value`` (or ``value`` alone); each other item is a problem
+    and the strings are kept, as every other setting's valid values are (ValueError when
+    ``value`` is no string and no list)."""
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list | tuple):
+        raise ValueError("expected a string or a list of strings")
+    for n, item in enumerate(value, 1):
+        if not isinstance(item, str):
+            problems.append(
+                SettingsProblem(origin, key, f"item {n} is not a string; the others are used")
+            )
+    return tuple(v for v in value if isinstance(v, str))
+
+
 #: Why a mailto or a key is refused; the value is never shown (a key is a secret).
 HEADER_VALUE_PROBLEM = (
     "expected printable ASCII characters without spaces, line breaks or control characters "
@@ -295,7 +313,7 @@ def _merge_verify(
                 changes[name] = {**base.base_urls, **urls}
                 origins.update({f"verify.base_urls.{source}": origin for source in urls})
             elif name == "ignore_entries":
-                changes[name] = _as_str_tuple(value)
+                changes[name] = _str_items(value, path, origin, problems)
             elif name == "tier_severity":
                 if not isinstance(value, Mapping):
                     raise ValueError("expected a table of tier (H, E, M, D) -> severity")
@@ -441,13 +459,19 @@ def merge_settings(
                     merged[code] = SEVERITY_NAMES[level.lower()]
                 changes["severity"] = merged
             elif name == "citation_commands":
-                cmds = tuple(c.lstrip("\\") for c in _as_str_tuple(value))
+                cmds = tuple(c.lstrip("\\") for c in _str_items(value, key, origin, problems))
                 bad = [c for c in cmds if not c.isalpha()]
                 if bad:
-                    raise ValueError(f"not a command name: {', '.join(bad)}")
-                changes[name] = cmds
+                    problems.append(
+                        SettingsProblem(
+                            origin,
+                            key,
+                            f"not a command name: {', '.join(bad)}; the others are used",
+                        )
+                    )
+                changes[name] = tuple(c for c in cmds if c.isalpha())
             elif name == "ignore":
-                changes[name] = _as_str_tuple(value)
+                changes[name] = _str_items(value, key, origin, problems)
                 changes["ignore_base"] = folder
             elif name == "pandoc_version":
                 if not isinstance(value, str) or (
