@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,10 @@ CASES: list[tuple[str, ...]] = [
         "@misc{x, title={X}}\n@misc{SMITH, title={B}}\n@misc{smith, title={C}}\n",
     ),
     ("@misc{Smith, title={A}}\n@misc{x, title={X}}\n@misc{Smith, title={A}}\n", ""),
+    # biber lower-cases every letter (Perl's lc), not ASCII ones alone
+    ("@misc{Äb, title={A}}\n@misc{äb, title={B}}\n@misc{x, title={X}}\n", ""),
+    ("@misc{ẞy, title={A}}\n@misc{x, title={X}}\n", "@misc{ßy, title={B}}\n", "\\nocite{*}"),
+    ("@misc{ǅx, title={A}}\n@misc{ǆx, title={B}}\n@misc{ǄX, title={C}}\n@misc{x, title={X}}\n", ""),
 ]
 _WARNING = re.compile(r"case mismatch\) between datasource keys: '([^']*)' and '([^']*)'")
 
@@ -59,7 +64,9 @@ def _biber_warnings(folder: Path) -> list[tuple[str, str]]:
         ["biber", "main"],
     ):
         subprocess.run(cmd, cwd=folder, capture_output=True, timeout=120, check=False)
-    return _WARNING.findall((folder / "main.blg").read_text(errors="replace"))
+    # biber writes its keys decomposed (NFD)
+    log = unicodedata.normalize("NFC", (folder / "main.blg").read_text(errors="replace"))
+    return _WARNING.findall(log)
 
 
 def _findings(folder: Path) -> list[tuple[str, str]]:

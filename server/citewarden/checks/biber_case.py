@@ -17,7 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from citewarden.file_state import BibIndex
-from citewarden.model import Code, Finding, Location, Related, Severity, quoted
+from citewarden.model import Code, Entry, Finding, Location, Related, Severity, quoted
 
 #: an entry: (its file's position among the bibliographies, its position in the file)
 _Place = tuple[int, int]
@@ -33,26 +33,42 @@ def case_variant_findings(
     file) and the files biber does not read: those after the one where the last of the
     ``wanted`` keys (the cited ones; None: every entry, ``\\nocite{*}``) is found."""
     read = _files_read(bibs, wanted)
+    groups = {n: _by_lower(bibs[n][1]) for n in read}
     candidates: set[str] = set()
     seen: set[str] = set()
     for n in read:
-        index = bibs[n][1]
-        if len(index.folded) != len(index.by_key):  # a key in two spellings
-            candidates.update(index.repeated)
+        index, group = bibs[n][1], groups[n]
+        if len(group) != len(index.by_key):  # a key in two spellings
+            candidates.update(lower for lower, at in group.items() if len(at) > 1)
         if seen:
-            candidates.update(seen.intersection(index.folded))
-        seen.update(index.folded)
+            candidates.update(seen.intersection(group))
+        seen.update(group)
     found: list[Finding] = []
-    for folded in candidates:
+    for lower in candidates:
         places = [
-            (n, i)
-            for n in read
-            for i in bibs[n][1].folded.get(folded, ())
-            if not skips or i not in skips[n]
+            (n, i) for n in read for i in groups[n].get(lower, ()) if not skips or i not in skips[n]
         ]
         found += _variants(bibs, places)
     found.sort(key=lambda f: (str(f.location.path), f.location.span.start))
     return found
+
+
+def _lower_key(entry: Entry) -> str | None:
+    """A non-ASCII key lower-cased as Perl's ``lc`` does (None: an ASCII key)."""
+    return None if entry.key.isascii() else entry.key.lower()
+
+
+def _by_lower(index: BibIndex) -> dict[str, list[int]]:
+    """The positions of the entries of ``index`` by key as biber compares them for case,
+    every letter lower-cased (``lc``: ``Äb`` is ``äb``), where BibTeX's fold keeps
+    non-ASCII letters (:attr:`BibIndex.folded`)."""
+    lowered = index.table("biber_lower_key", _lower_key)
+    if not any(lowered):
+        return index.folded
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(index.keys):
+        groups.setdefault(lowered[i] or key.lower(), []).append(i)
+    return groups
 
 
 def _files_read(bibs: Sequence[tuple[Path, BibIndex]], wanted: frozenset[str] | None) -> list[int]:
