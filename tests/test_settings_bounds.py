@@ -116,3 +116,13 @@ def test_a_list_item_of_the_wrong_kind_leaves_the_others_in_use(tmp_path: Path) 
     ]
     assert "item 2 is not a string" in problems[0].message
     assert "bad-name" in problems[1].message
+
+
+def test_a_quoted_key_with_escapes_is_named_with_its_line(tmp_path: Path) -> None:
+    """A key written as a quoted TOML string with escapes ("time\\u006Fut") is found on its
+    line, as TOML reads it, where its problem named the file without a line."""
+    (tmp_path / ".citewarden.toml").write_text(
+        '# settings\n"\\u001b[2Jk" = 1\n[verify]\n"time\\u006Fut" = "soon"\n', encoding="utf-8"
+    )
+    _, problems = load_settings(tmp_path)
+    assert [(p.key, p.line) for p in problems] == [("\x1b[2Jk", 2), ("verify.timeout", 4)]

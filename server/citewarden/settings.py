@@ -560,7 +560,17 @@ _KEY_PART = re.compile(_TOML_KEY)
 
 
 def _dotted(text: str) -> str:
-    return ".".join(part.strip("\"'") for part in _KEY_PART.findall(text))
+    return ".".join(_key_part(part) for part in _KEY_PART.findall(text))
+
+
+def _key_part(part: str) -> str:
+    """One part of a dotted TOML key as TOML reads it (a quoted one's escapes decoded)."""
+    if part.startswith('"') and "\\" in part:
+        try:
+            return next(iter(tomllib.loads(f"{part} = 0")))
+        except (tomllib.TOMLDecodeError, StopIteration):
+            pass
+    return part.strip("\"'")
 
 
 def key_lines(text: str) -> dict[str, int]:
