@@ -324,3 +324,17 @@ def test_an_invalid_source_address_leaves_the_tables_valid_ones_in_place(tmp_pat
         ("verify.base_urls.nope", 4),
         ("verify.base_urls.arxiv", 5),
     ]
+
+
+def test_an_unknown_source_leaves_the_known_ones_chosen() -> None:
+    """An unknown name in verify.sources is a problem and the known names are the sources,
+    where one unknown name dropped the choice and every source was asked; with no known
+    name the sources stay as they were."""
+    settings, problems = load_settings(
+        None, ({"verify": {"sources": ["crossref", "nope", 3]}}, "f.toml")
+    )
+    assert settings.verify.sources == ("crossref",)
+    assert [p.key for p in problems] == ["verify.sources", "verify.sources"]
+    assert "nope" in problems[1].message
+    settings, problems = load_settings(None, ({"verify": {"sources": ["nope"]}}, "f.toml"))
+    assert settings.verify.sources == VerifySettings().sources and len(problems) == 1

@@ -215,14 +215,6 @@ class Settings:
         return default
 
 
-def _as_str_tuple(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise ValueError("expected a string or a list of strings")
-
-
 def _str_items(
     value: Any, key: str, origin: str, problems: list[SettingsProblem]
 ) -> tuple[str, ...]:
@@ -283,13 +275,20 @@ def _merge_verify(
                     raise ValueError("expected true or false")
                 changes[name] = value
             elif name == "sources":
-                names = _as_str_tuple(value)
+                names = _str_items(value, path, origin, problems)
                 unknown = [n for n in names if n not in SOURCE_NAMES]
                 if unknown:
-                    raise ValueError(
-                        f"unknown source(s) {', '.join(unknown)}; known: {', '.join(SOURCE_NAMES)}"
+                    problems.append(
+                        SettingsProblem(
+                            origin,
+                            path,
+                            f"unknown source(s) {', '.join(unknown)}; known: "
+                            f"{', '.join(SOURCE_NAMES)}; the others are used",
+                        )
                     )
-                changes[name] = names
+                known = tuple(n for n in names if n in SOURCE_NAMES)
+                if known or not names:  # none known: the sources stay as they were
+                    changes[name] = known
             elif name == "snapshot":
                 if value is not None and not isinstance(value, str):
                     raise ValueError("expected a string")
