@@ -50,6 +50,9 @@ CASES = [
     # a definition's marker on a line not in a list item's text: pandoc 3.9 ends the item
     # there, no code span goes on past it
     "- `\n@c\n: `\n\n- a\n  - b `\n: x @d `\n",
+    # a definition's marker alone on its line: pandoc 3.9 reads a definition, the line
+    # before it a term (no link reference definition), the code span opened in it ended
+    "[a]:@a\n:\n\n[b]: @b\n:  \n\n- x `\n@c\n:\nd `\n\nT `\n:\n@e `\n",
     # a div fence's class word (``:::@key``) is no text, in pandoc 2 only when a fence
     # closes the div
     ":::@k1\nText @a.\n\n::: x\n:::@k2\n",

@@ -120,7 +120,9 @@ _REFERENCE_TAIL = re.compile(
 )
 #: a line and a definition's marker on the next line, or after a blank line: the line is
 #: a term
-_TERM = re.compile(r"[^\n]*+\n(?:[ \t]*+\n)?+ {0,3}[:~][ \t]++\S")
+_TERM = re.compile(r"[^\n]*+\n(?:[ \t]*+\n)?+ {0,3}[:~][ \t]")
+#: pandoc 3.9: a line followed by a definition's marker alone on its line, a term
+_BARE_TERM = re.compile(r"[^\n]*+\n(?:[ \t]*+\n)?+ {0,3}[:~](?:\n|\Z)")
 _LABEL_TOKENS = re.compile(r"\\.|[\[\]]")
 
 
@@ -562,9 +564,15 @@ class _Reader:
         ):
             return -1
         tail = _REFERENCE_TAIL.match(self.text, pos + close + 2)
-        if tail is None or _cites_as_group(label) or _TERM.match(self.text, pos):
+        if tail is None or _cites_as_group(label) or self._term(pos):
             return -1
         return tail.end()
+
+    def _term(self, pos: int) -> bool:
+        """The line at ``pos`` is a definition's term: a definition's marker follows."""
+        if _TERM.match(self.text, pos):
+            return True
+        return self.dialect.bare_definition_markers and _BARE_TERM.match(self.text, pos) is not None
 
     def _setext_next(self, next_pos: int, start: int) -> bool:
         """The line at ``next_pos`` is a setext heading's underline in the containers
@@ -605,6 +613,17 @@ class _Reader:
             m = _DIV_CLOSER.search(self.text, offset)
             self.div_closer = len(self.text) + 1 if m is None else m.start()
         return self.div_closer <= len(self.text)
+
+    def _definition_marker(self, line: str, j: int) -> bool:
+        """``line`` from ``j`` on starts with a definition's marker: ``:`` or ``~`` and
+        white space, or, in pandoc 3.9, the line's end."""
+        if _DEFINITION.match(line, j):
+            return True
+        return (
+            self.dialect.bare_definition_markers
+            and line[j : j + 1] in (":", "~")
+            and not line[j + 1 :].strip()
+        )
 
     def _ends_item(self, pos: int, end: int) -> bool:
         """A line after the one at ``pos`` and before ``end`` starts a list item that ends
@@ -750,7 +769,7 @@ class _Reader:
         if (
             lazy
             and self.dialect.definitions_end_items
-            and _DEFINITION.match(line, j)
+            and self._definition_marker(line, j)
             and any(box.list_item for box in self.stack[matched:])
         ):
             # pandoc 3.9: a definition's marker ends the list items the line is not in
@@ -966,7 +985,7 @@ class _Reader:
                 and rel <= 2
                 and (para_first or term or after_definition)
                 and ch in ":~"
-                and _DEFINITION.match(line, j)
+                and self._definition_marker(line, j)
             ):
                 if lazy:
                     self._truncate(matched)

@@ -113,6 +113,10 @@ class PandocDialect:
     #: paragraph's after the list); before 3.9 it goes on in the item, lazily (2.17 and
     #: 3.6.1 checked; 3.8 not run)
     definitions_end_items: bool = True
+    #: Markdown: a definition's marker may stand alone on its line (``:`` or ``~``, then
+    #: the line's end: pandoc 3.9); before 3.9 white space must follow it (2.17 and 3.6.1
+    #: checked; 3.8 not run)
+    bare_definition_markers: bool = True
     #: Markdown: a fenced div's opening fence that no fence closes is text (pandoc 2;
     #: pandoc 3 reads it as a div's, its class word not as text)
     closed_divs: bool = False
@@ -140,6 +144,7 @@ PANDOC_2 = PandocDialect(
     bare_suppress_author=False,
     list_comments=True,
     definitions_end_items=False,
+    bare_definition_markers=False,
     closed_divs=True,
     caret_references=False,
     brackets_across_paragraphs=True,
@@ -154,6 +159,7 @@ PANDOC_3 = PandocDialect(
     counted_brackets=True,
     list_comments=True,
     definitions_end_items=False,
+    bare_definition_markers=False,
 )
 #: pandoc 3.8 (3.8.2.1 checked)
 PANDOC_3_8 = PandocDialect(
@@ -162,6 +168,7 @@ PANDOC_3_8 = PandocDialect(
     braced_comments=False,
     list_comments=True,
     definitions_end_items=False,
+    bare_definition_markers=False,
 )
 #: pandoc 3.9 and later
 PANDOC_3_9 = PandocDialect("pandoc 3.9 and later", quoted_comments=False, braced_comments=True)
