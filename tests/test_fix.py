@@ -829,3 +829,18 @@ def test_protecting_a_long_corrected_title_stays_linear() -> None:
     assert time.process_time() - started < 2.0
     assert styled == "{A} " * 100_000
     assert styled_title("{A} study", "A {x A} A } A") == "{A} {x A} {A} } A"
+
+
+def test_the_reports_name_the_field_fix_writes_under_its_biblatex_spelling(
+    tmp_path: Path,
+) -> None:
+    """A correction of journal (address) edits the entry's journaltitle (location) when
+    only that is present; the reports named the field the correction came under."""
+    path = tmp_path / "refs.bib"
+    text = "@article{k, title = {T}, journaltitle = {A}, location = {P}}\n"
+    bib = parse_bibtex(path, text)
+    corrections = {"journal": "B", "address": "Q", "volume": "2"}
+    shown = written_corrections(bib.entries[0], corrections)
+    assert shown == {"journaltitle": "B", "location": "Q", "volume": "2"}
+    plan = plan_fix(bib, text.encode(), {"k": corrections})
+    assert {c.field: c.new for c in plan.changes} == shown

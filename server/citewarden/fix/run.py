@@ -101,8 +101,17 @@ def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[st
             continue
         if entry.csl_type is not None and csl_field_refusal(entry, name.lower()) is not None:
             continue
-        out[name] = value
+        out[_written_name(entry, name)] = value
     return out
+
+
+def _written_name(entry: Entry, name: str) -> str:
+    """The field a correction of ``name`` writes: for a BibTeX entry that gives only the
+    biblatex spelling (journaltitle for journal), that one (:func:`~.plan.present_fields`)."""
+    if entry.csl_type is not None:
+        return name
+    present = present_fields(entry, name.lower())
+    return present[0].name if present else name
 
 
 def _bibtex_writes(entry: Entry, name: str, value: str) -> bool:
