@@ -212,6 +212,12 @@ READINGS = {
     "@misc{a,\n  title={A},\n  % note={x},\n  year=2000}\n@misc{b, title={B} % c\n}\n": "a,b",
     # ... but not when the comment holds the entry's closing brace
     "@misc{a, title={A}}\n@misc{b, title={B} %, note = {x}}\n": "a,b",
+    # an '@' in a bare value is a name character to btparse (an undefined macro j@n)
+    "@misc{a, title={A}, month = j@n}\n@misc{b, title={B}}\n": "a,b",
+    # a ')' closes an entry opened with '{' for btparse (a warning), the rest is junk
+    "@misc{a, title={A},)x = {1}}\n@misc{b, title={B}}\n": "a,b",
+    "@misc{a, title={A})\n@misc{b, title={B}}\n": "a,b",
+    "@misc{a, title=)\n@misc{b, title={B}}\n": "a,b",
 }
 
 

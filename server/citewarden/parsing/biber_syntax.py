@@ -153,7 +153,8 @@ _NUMBER_BEFORE = re.compile(r"[=#][ \t\r\n]*[0-9]+$")
 def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
     """Whether one of the syntax errors BibTeX finds in ``text`` (``problems``) is one for
     btparse too, which then drops the file: not a bare number run on into name characters,
-    which btparse reads as a name (an undefined macro, a warning), nor a field after the
+    which btparse reads as a name (an undefined macro, a warning), nor what
+    :func:`_btparse_reads_on` passes, nor a field after the
     ``}`` that closes an entry, which btparse skips as junk between entries (a warning),
     nor a ``%`` comment inside an entry (``% note = {x},`` on a line of its own), which
     btparse skips where BibTeX stops."""
@@ -165,12 +166,32 @@ def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
             continue
         if text.startswith("%", at) and not _closes_in_comment(text, at):
             continue
+        if _btparse_reads_on(text, at):
+            continue
         if not (
             0 < at < len(text)
             and _NAME_ON.match(text, at)
             and _NUMBER_BEFORE.search(text, max(0, at - 64), at)
         ):
             return True
+    return False
+
+
+#: a bare value up to an ``@`` in it: btparse reads ``@`` as a name character there
+_NAME_BEFORE_AT = re.compile(r"[=#][ \t\r\n]*[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|@]+$")
+#: what stands before a ``)`` that btparse reads as an entry's end: a field's end or the
+#: comma after it (not ``=`` or ``#``, where it wants a value)
+_CLOSABLE = re.compile(r"[^=#\s][ \t\r\n]*$")
+
+
+def _btparse_reads_on(text: str, at: int) -> bool:
+    """Whether the BibTeX syntax error at ``at`` is none for btparse: an ``@`` in a bare
+    value (``month = j@n``: a name, an undefined macro), or a ``)`` where a field or the
+    entry's end may stand (``title={B},)``: it ends the entry, with a warning)."""
+    if text.startswith("@", at):
+        return _NAME_BEFORE_AT.search(text, max(0, at - 64), at) is not None
+    if text.startswith(")", at):
+        return _CLOSABLE.search(text, max(0, at - 64), at) is not None
     return False
 
 
