@@ -208,6 +208,9 @@ ALIKE = [
     # item, a quote or a line block without a blank line; a setext heading's text first
     "    e\n@x1)\n\na)\n@x2.\n\n1.\n@x3.\n\n>\n@x4.\n\n|\n@x5)\n\nText.\n\n@x6)\n-\n\n"
     "Text.\n\n(@x7) a\n===\n\nSee @x1 and @x5.\n",
+    # after a list, a marker of another style starts a new list: a setext heading first
+    "@x) b\n\n(@x7) a\n===\n\n@y) c\n\n@y8. d\n===\n\n1) e\n\n(@y9) f\n===\n\n"
+    "See @x7, @y8 and @y9.\n",
     # pandoc's title block: its "%" lines read apart, a block may start after it
     "% Title [x\n% Author `y\n@x1. An example.\n\nText @a `z`, as @x1 shows.]\n",
     # an "@" right after emphasis closes is read as after a word

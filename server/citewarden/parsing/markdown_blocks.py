@@ -292,6 +292,8 @@ class _Box:
     definition: bool = False
     #: a footnote's: its index in :attr:`Blocks.notes`
     note: int = -1
+    #: a list item's marker style (see :func:`_marker_style`)
+    style: str = ""
 
 
 @dataclass(slots=True)
@@ -424,6 +426,8 @@ class _Reader:
         self.after_blank = True
         #: a list item ended on the line being read
         self.item_ended = False
+        #: the marker style of the outermost list item that ended last
+        self.ended_style = ""
         #: how many containers the line being read started in
         self.depth_at_start = 0
         #: where the run of containers, the table or the line block the line is in began
@@ -653,6 +657,8 @@ class _Reader:
         if depth < len(self.stack):
             ended = 0
             for box in self.stack[depth:]:
+                if box.list_item and not ended:
+                    self.ended_style = box.style
                 ended += box.list_item
                 if box.note >= 0:
                     self.out.notes[box.note].end = self.pos
@@ -952,7 +958,7 @@ class _Reader:
                 marker is not None
                 and ok
                 and not self.items
-                and not self.item_ended
+                and (not self.item_ended or _marker_style(marker.group()) != self.ended_style)
                 and line[j] not in "-+*"
                 and self._setext_next(next_pos, pos + j)
             ):
@@ -975,7 +981,8 @@ class _Reader:
                     if label:
                         self.out.examples.append(label)
                 self._item_break()
-                self.stack.append(_Box(quote=False, col=content, list_item=True))
+                style = _marker_style(marker.group())
+                self.stack.append(_Box(quote=False, col=content, list_item=True, style=style))
                 self.items += 1
                 i, col, base = marker.end(), end_col, content
                 ok = in_list = True
@@ -1021,6 +1028,15 @@ class _Reader:
         self.pipe = self.para_first and "|" in line
         self._reach(line, pos + j, line_end)
         return next_pos
+
+
+def _marker_style(marker: str) -> str:
+    """What of a list marker's style ends a list when it changes (pandoc starts a new
+    list): a bullet; an example label or another number, and its delimiter."""
+    if marker in "-+*":
+        return "bullet"
+    kind = "example" if "@" in marker else "number"
+    return kind + ("()" if marker.startswith("(") else marker[-1])
 
 
 def _is_line_block_line(line: str, j: int) -> bool:
