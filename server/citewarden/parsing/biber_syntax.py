@@ -51,10 +51,11 @@ _COMMENT = r"%[^\n\v\f\r\x85\u2028\u2029]*"
 _TOP = re.compile(r"@|(?<![^ \t\n\v\f\r\x85\u2028\u2029])" + _COMMENT)
 #: btparse inside an entry: a name (entry type) ...
 _NAME = re.compile(r"[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|]+")
-#: ... and what it skips before a token: white space, ``%`` comments, characters that start
-#: no token (a second ``@`` among them)
+#: ... and what it skips before a token: white space, ``%`` comments, an apostrophe or a
+#: backslash with the (ASCII) character after it, characters that start no token (a
+#: second ``@`` among them)
 _SKIPPED = re.compile(
-    r"(?:\s+|" + _COMMENT + r"""|[^\sA-Za-z0-9!$&*+\-./:;<>?\[\]^_`|{}()=#,"%])*"""
+    r"(?:\s+|" + _COMMENT + "|" + _PAIR + r"""|[^\sA-Za-z0-9!$&*+\-./:;<>?\[\]^_`|{}()=#,"%'\\])*"""
 )
 _GROUP = re.compile(r'[{}()"]')
 _WORD = re.compile(r'[^\s{}()"#%=,@]+')
@@ -179,6 +180,8 @@ def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
 
 #: a bare value up to an ``@`` in it: btparse reads ``@`` as a name character there
 _NAME_BEFORE_AT = re.compile(r"[=#][ \t\r\n]*[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|@]+$")
+#: an ``@`` and the entry type's start, up to an apostrophe or a backslash
+_ENTRY_TYPE = re.compile(r"@[ \t]*[A-Za-z]+")
 #: what stands before a ``)`` that btparse reads as an entry's end: a field's end or the
 #: comma after it (not ``=`` or ``#``, where it wants a value)
 _CLOSABLE = re.compile(r"[^=#\s][ \t\r\n]*$")
@@ -186,12 +189,19 @@ _CLOSABLE = re.compile(r"[^=#\s][ \t\r\n]*$")
 
 def _btparse_reads_on(text: str, at: int) -> bool:
     """Whether the BibTeX syntax error at ``at`` is none for btparse: an ``@`` in a bare
-    value (``month = j@n``: a name, an undefined macro), or a ``)`` where a field or the
-    entry's end may stand (``title={B},)``: it ends the entry, with a warning)."""
+    value (``month = j@n``: a name, an undefined macro), a ``)`` where a field or the
+    entry's end may stand (``title={B},)``: it ends the entry, with a warning), or an
+    apostrophe or a backslash in an entry type (``@articl'e{``: it skips the pair)."""
     if text.startswith("@", at):
         return _NAME_BEFORE_AT.search(text, max(0, at - 64), at) is not None
     if text.startswith(")", at):
         return _CLOSABLE.search(text, max(0, at - 64), at) is not None
+    if text.startswith(("'", "\\"), at) and (start := text.rfind("@", max(0, at - 64), at)) >= 0:
+        # in an entry type (@articl'e{): btparse skips the pair and reads on
+        return (
+            _ENTRY_TYPE.fullmatch(text, start, at) is not None
+            and _entry_start(text, start)[1] is None
+        )
     return False
 
 
