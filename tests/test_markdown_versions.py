@@ -198,6 +198,7 @@ ALIKE = [
     # a footnote's marker alone on its line: the lines after one blank line are its first
     "[^1]:\n\n@h\nmore @j\n\n@k\n\nx[^2]\n\n[^2]:\n\n@a\n\n    @b\n\n> [^3]:\n>\n> @c\n\n"
     "[^4]:\n\n\n@d\n",
+    "[^1]:\n\n- @h\n- @j\n\n@k\n\n[^2]:\n\n# @a\n\n    @b\n",
     "Inline^[note with ref[^n]], [link[^l]](u).\n\n[^n]: @v6\n\n[^l]: @v3\n\n"
     "[^x]: @v7\n\n    [^y]: @v14\n",
     "---\nabstract: 'See[^m].'\n---\n\nBody.\n\n[^m]: from metadata @v2\n",

@@ -413,6 +413,8 @@ class _Reader:
         #: the previous line was a footnote's marker with nothing after it: the lines
         #: after one blank line are its first (pandoc's optional blank line there)
         self.empty_note = False
+        #: that footnote, its first lines read at its marker's column up to a blank line
+        self.note_lines: _Box | None = None
         #: how many fenced divs are open
         self.divs = 0
         #: the next line of colons alone at or after the last offset asked about (past
@@ -618,6 +620,17 @@ class _Reader:
             self.div_closer = len(self.text) + 1 if m is None else m.start()
         return self.div_closer <= len(self.text)
 
+    def _note_lines(self, empty_note: bool) -> None:
+        """At a blank line: a footnote's first lines end; after its marker alone on its
+        line (``empty_note``), they start, read at its marker's column (pandoc reads the
+        lines up to the next blank line as the note's first, not indented)."""
+        if self.note_lines is not None:
+            self.note_lines.col += 4
+            self.note_lines = None
+        if empty_note and self.stack and self.stack[-1].note >= 0:
+            self.note_lines = self.stack[-1]
+            self.note_lines.col -= 4
+
     def _definition_marker(self, line: str, j: int) -> bool:
         """``line`` from ``j`` on starts with a definition's marker: ``:`` or ``~`` and
         white space, or, in pandoc 3.9, the line's end."""
@@ -739,8 +752,8 @@ class _Reader:
             if line.strip():  # a paragraph ends where a blank line does
                 _add(self.out.paragraphs, pos)
             self._truncate(matched)
-            self.open = True
-            self.blank = not empty_note  # the note's first line follows: not indented
+            self._note_lines(empty_note)
+            self.open = self.blank = True
             self.yaml = not line.strip()
             self.term = self.para_first
             self.para_first = self.pipe = False
