@@ -102,3 +102,35 @@ def test_a_bibtex_project_reports_them_as_duplicate_keys(tmp_path: Path) -> None
     ws.add_folder(tmp_path)
     found = [f for fs in check(ws).values() for f in fs if f.code is Code.DUPLICATE_KEY]
     assert [f.effective_severity for f in found] == [Severity.ERROR]
+
+
+SECTIONS = r"""\documentclass{article}
+\usepackage{biblatex}
+%s
+\begin{document}
+\begin{refsection}[a.bib]
+\cite{x}
+\end{refsection}
+\begin{refsection}[%s]
+\cite{%s}
+\end{refsection}
+\end{document}
+"""
+
+
+@pytest.mark.parametrize(
+    ("preamble", "resources", "cited"),
+    [("", "b.bib", "y"), ("\\addbibresource{b.bib}", "b.bib", "y")],
+)
+def test_biber_compares_keys_for_case_within_a_refsection(
+    tmp_path: Path, preamble: str, resources: str, cited: str
+) -> None:
+    """biber reads each refsection's resources for its own citations: spellings of a key
+    in files no one section reads both of get no warning."""
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    main = SECTIONS % (preamble, resources, cited)
+    (tmp_path / "main.tex").write_text(main, encoding="utf-8")
+    (tmp_path / "a.bib").write_text("@misc{x, title={X}}\n@misc{Smith, title={A}}\n")
+    (tmp_path / "b.bib").write_text("@misc{smith, title={B}}\n@misc{y, title={Y}}\n")
+    assert _findings(tmp_path) == _biber_warnings(tmp_path)

@@ -28,6 +28,7 @@ from citewarden.checks.biber_case import case_variant_findings
 from citewarden.checks.cited import keys_of
 from citewarden.checks.defined import reader
 from citewarden.checks.skipped_text import unread_entries
+from citewarden.checks.units import Scope, has_units, units_of
 from citewarden.file_state import BibIndex, fold_key
 from citewarden.model import (
     BibFormat,
@@ -84,10 +85,65 @@ def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> li
         found += memo.get(("dupworks", token, skips, fold), _duplicate_works, bibs, skips, fold)
         if "biber" in readers and not fold:  # (folded: duplicate keys already)
             files = [(path, index) for path, _, index in bibs]
-            wanted = _wanted(ws, by_biber.get(group, []), memo)
-            key = ("casekeys", token, skips, wanted)
-            found += memo.get(key, case_variant_findings, files, skips, wanted)
-    return found
+            for read, wanted in _biber_sections(ws, by_biber.get(group, []), files, memo):
+                scoped = tuple(skips[n] for n in read) if skips else ()
+                key = ("casekeys", token, skips, read, wanted)
+                found += memo.get(key, _case_variants, files, read, scoped, wanted)
+    return _unique(found)
+
+
+def _case_variants(
+    files: list[tuple[Path, BibIndex]],
+    read: tuple[int, ...],
+    skips: tuple[frozenset[int], ...],
+    wanted: frozenset[str] | None,
+) -> list[Finding]:
+    """:func:`case_variant_findings` of the ``files`` at the positions ``read``."""
+    return case_variant_findings([files[n] for n in read], skips, wanted)
+
+
+def _unique(found: list[Finding]) -> list[Finding]:
+    """``found`` without repeats (a case variant two refsections read warns once)."""
+    seen: set[tuple[str, Path, int, str]] = set()
+    out: list[Finding] = []
+    for f in found:
+        mark = (f.code.value, f.location.path, f.location.span.start, f.message)
+        if mark not in seen:
+            seen.add(mark)
+            out.append(f)
+    return out
+
+
+def _biber_sections(
+    ws: Workspace, projects: list[Project], files: list[tuple[Path, BibIndex]], memo: Memo
+) -> list[tuple[tuple[int, ...], frozenset[str] | None]]:
+    """What biber reads of ``files`` for ``projects``, one section at a time: the
+    positions of the files the section reads and the keys it looks for (None: every
+    entry, ``\\nocite{*}``).  biber compares keys for case within a section only: a
+    refsection with resources of its own reads those (with the global ones) for its own
+    citations; a project without such sections is one section."""
+    every = tuple(range(len(files)))
+    plain = [p for p in projects if not has_units(ws, p)]
+    sections: list[tuple[tuple[int, ...], frozenset[str] | None]] = []
+    if plain or not projects:
+        sections.append((every, _wanted(ws, plain, memo)))
+    for project in projects:
+        if project in plain:
+            continue
+        units = units_of(ws, project)
+        keys: dict[Scope, set[str] | None] = {}
+        for path, doc in ws.project_documents(project):
+            for cit in doc.citations:
+                scope = units.scope(path, doc, cit)
+                cited = keys.setdefault(scope, set())
+                if cited is not None:
+                    cited.add(cit.key)
+            for scope in units.nocite_scopes(path, doc):
+                keys[scope] = None
+        for scope, cited in keys.items():
+            read = tuple(n for n, (path, _) in enumerate(files) if units.reads(scope, path))
+            sections.append((read, None if cited is None else frozenset(cited)))
+    return sections
 
 
 def _wanted(ws: Workspace, projects: list[Project], memo: Memo) -> frozenset[str] | None:
