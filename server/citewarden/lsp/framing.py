@@ -505,28 +505,34 @@ def refusal(params: Any) -> Refusal | None:
         return None
     if params.get("memory") is True:
         return out_of_memory(params, params.get("bytes"))
-    method = params.get("method")
-    what = f"a {visible(method)} message" if isinstance(method, str) else "a message"
     text = (
-        f"{what} of {_mb(params.get('bytes'))} from the editor is over the limit of "
+        f"{_what(params)} of {_mb(params.get('bytes'))} from the editor is over the limit of "
         f"{_mb(params.get('limit'))} (6 x max_file_mb, at least 64 MB); it was not read"
     )
-    request_id = params.get("id")
-    return Refusal(text, request_id if _fits("id", request_id) else None)
+    return Refusal(text, _request_id(params))
 
 
 def out_of_memory(fields: dict[str, Any], size: object, doing: str = "reading") -> Refusal:
     """What the server says of a message of ``size`` bytes, whose ``id`` and ``method`` are
     those of ``fields`` (:func:`top_level_fields`), that memory ran out ``doing`` (reading
     or decoding)."""
-    method = fields.get("method")
-    what = f"a {visible(method)} message" if isinstance(method, str) else "a message"
     text = (
-        f"{what} of {_mb(size)} from the editor could not be read: the server ran out of "
-        f"memory {doing} it, and let it go"
+        f"{_what(fields)} of {_mb(size)} from the editor could not be read: the server ran out "
+        f"of memory {doing} it, and let it go"
     )
+    return Refusal(text, _request_id(fields), out_of_memory=True)
+
+
+def _what(fields: dict[str, Any]) -> str:
+    """A refused message named by its method (escaped), when it gave one."""
+    method = fields.get("method")
+    return f"a {visible(method)} message" if isinstance(method, str) else "a message"
+
+
+def _request_id(fields: dict[str, Any]) -> Any:
+    """The id a refusal answers, when the message gave one a response can carry."""
     request_id = fields.get("id")
-    return Refusal(text, request_id if _fits("id", request_id) else None, out_of_memory=True)
+    return request_id if _fits("id", request_id) else None
 
 
 def _mb(size: object) -> str:
