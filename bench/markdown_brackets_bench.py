@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +20,7 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from citewarden.parsing.markdown import parse_markdown  # noqa: E402
 from citewarden.parsing.pandoc_syntax import PANDOC_2, PANDOC_3, PANDOC_3_9  # noqa: E402
+from markdown_blocks_bench import best_of  # noqa: E402
 
 SHAPES: dict[str, Callable[[int], str]] = {
     "nest of [@{a{b{]}}}": lambda n: "[@{a{b{]}}}" * n + "]" * n + "\n",
@@ -29,16 +29,6 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "plain groups": lambda n: "[see @k, p. 3; @j] " * n + "\n",
 }
 DIALECTS = {"2": PANDOC_2, "3.0-3.7": PANDOC_3, "3.9": PANDOC_3_9}
-
-
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    """The shortest of ``repeat`` timed runs (processor time), in seconds."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def main() -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +22,7 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from citewarden.parsing.markdown import parse_markdown  # noqa: E402
 from citewarden.parsing.markdown_blocks import string_citations  # noqa: E402
+from markdown_blocks_bench import best_of  # noqa: E402
 
 #: each shape: (a string's value, the same as a field of a front matter)
 SHAPES: dict[str, Callable[[int], tuple[str, str]]] = {
@@ -43,16 +43,6 @@ SHAPES: dict[str, Callable[[int], tuple[str, str]]] = {
         f"f{i}: '[@k{i}] says so.'\n",
     ),
 }
-
-
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    """The shortest processor time of ``repeat`` runs, in seconds."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def main() -> None:
