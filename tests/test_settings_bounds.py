@@ -126,3 +126,20 @@ def test_a_quoted_key_with_escapes_is_named_with_its_line(tmp_path: Path) -> Non
     )
     _, problems = load_settings(tmp_path)
     assert [(p.key, p.line) for p in problems] == [("\x1b[2Jk", 2), ("verify.timeout", 4)]
+
+
+def test_a_dotted_or_quoted_key_is_named_with_its_line(tmp_path: Path) -> None:
+    """A problem of a table a dotted key sets (verify.timeout.s = 2 makes verify.timeout a
+    table) and of a key quoted with an escaped quote or a dot in it ("a\\".b") is named with
+    its line, where it named the file alone."""
+    (tmp_path / ".citewarden.toml").write_text(
+        '# settings\nverify.timeout.s = 2\n"a\\".b" = 1\n"x\\u002ey".z = 1\n[judge]\n"u\\"rl" = 1\n',
+        encoding="utf-8",
+    )
+    _, problems = load_settings(tmp_path)
+    assert [(p.key, p.line) for p in problems] == [
+        ("verify.timeout", 2),
+        ('a".b', 3),
+        ("x.y", 4),
+        ('judge.u"rl', 6),
+    ]

@@ -550,7 +550,8 @@ def _read_config_text(
         return None, "", [SettingsProblem(str(path), "file", f"invalid TOML: {exc}")]
 
 
-_TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+#: a bare key, a basic string (its escaped quotes within it) or a literal string
+_TOML_KEY = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
 _DOTTED = rf"{_TOML_KEY}(?:[ \t]*\.[ \t]*{_TOML_KEY})*"
 #: a table header (``[verify]``, ``[[x]]``) or a key set on its line (``a.b = ...``)
 _TABLE_LINE = re.compile(rf"[ \t]*\[\[?[ \t]*({_DOTTED})[ \t]*\]")
@@ -589,7 +590,10 @@ def key_lines(text: str) -> dict[str, int]:
             table = _dotted(header.group(1))
             lines.setdefault(table, number)
         elif (key := _KEY_LINE.match(line)) is not None:
-            lines.setdefault(f"{table}.{_dotted(key.group(1))}".lstrip("."), number)
+            # a.b.c = 1 sets the tables a and a.b on its line too
+            parts = [_key_part(part) for part in _KEY_PART.findall(key.group(1))]
+            for end in range(1, len(parts) + 1):
+                lines.setdefault(".".join([table, *parts[:end]]).lstrip("."), number)
         for quotes in ('"""', "'''"):
             if line.count(quotes) % 2:
                 in_string = quotes
