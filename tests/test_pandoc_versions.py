@@ -276,3 +276,25 @@ def test_changing_the_setting_finds_the_orphans_of_the_new_version(tmp_path: Pat
     assert codes() == [Code.ORPHAN]
     ws.set_settings(Settings(pandoc_version="2.17"))
     assert codes() == [Code.BIB_SYNTAX]
+
+
+def test_a_changed_setting_is_read_at_the_next_look_up(tmp_path: Path) -> None:
+    """After the setting changes, the document is read under the new version's rules at
+    its next look-up, where ``Workspace.parsed`` served the old reading until the project
+    graph was computed again (pandoc 2 reads -@c as in-text, 3 as suppress-author)."""
+    (tmp_path / "doc.md").write_text("Braced [@{a]b}] and -@c.\n", encoding="utf-8")
+    ws = Workspace(Settings(pandoc_version="3.6.1"), root=tmp_path)
+    path = ws.add_file(tmp_path / "doc.md")
+    ws.projects()
+
+    def cites() -> list[tuple[str, str]]:
+        doc = ws.document(path)
+        assert doc is not None
+        return [(c.key, c.command) for c in doc.citations]
+
+    assert cites() == [("c", "suppress-author")]
+    ws.set_settings(Settings(pandoc_version="2.17"))
+    assert cites() == [("a]b", "normal"), ("c", "in-text")]
+    ws.projects()
+    ws.set_settings(Settings(pandoc_version="3.9"))
+    assert cites() == [("a]b", "normal"), ("c", "suppress-author")]

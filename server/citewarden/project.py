@@ -65,7 +65,14 @@ from citewarden.file_state import (
     update_bib_index,
 )
 from citewarden.files import DEFAULT_MAX_FILE_MB, read_regular, too_large, utf8_size
-from citewarden.model import BibContext, Finding, ParsedBibliography, ParsedDocument, Span
+from citewarden.model import (
+    BibContext,
+    DocumentKind,
+    Finding,
+    ParsedBibliography,
+    ParsedDocument,
+    Span,
+)
 from citewarden.parsing import (
     METADATA_NAMES,
     Parsed,
@@ -300,6 +307,11 @@ class Workspace(ProjectQueries):
         )
         if settings.citation_commands != self.settings.citation_commands:
             for path in [p for p in self._states if is_latex(p)]:
+                del self._states[path]
+        if settings.pandoc_version != self.settings.pandoc_version:
+            # read under the new version's rules at the next look-up, not only once the
+            # project graph passes its pandoc on
+            for path in [p for p, s in self._states.items() if _read_as_markdown(s)]:
                 del self._states[path]
         if settings.max_file_bytes != self.settings.max_file_bytes and self._reader is None:
             self._disk.clear()  # what was read, or refused, under the old limit
@@ -698,6 +710,12 @@ class Workspace(ProjectQueries):
             for pr in self.projects()
             if p in pr.documents or p in pr.bibliographies or p in pr.metadata
         ]
+
+
+def _read_as_markdown(state: FileState) -> bool:
+    """Whether ``state`` is that of a document read as Markdown (under a pandoc's rules)."""
+    parsed = state.parsed
+    return isinstance(parsed, ParsedDocument) and parsed.kind is DocumentKind.MARKDOWN
 
 
 def removal_end(text: str, end: int) -> int:
