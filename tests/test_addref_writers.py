@@ -101,6 +101,22 @@ def test_hostile_values_cannot_break_out() -> None:
     assert clean_value("in $\\mathbb{Z}_{3}$ {x") == "in $\\mathbb{Z}_{3}$ x"
 
 
+@pytest.mark.parametrize("quotes", [False, True])
+def test_a_url_ending_in_a_backslash_leaves_the_value_closed(quotes: bool) -> None:
+    """bibtexparser 2 reads a backslash before the closing delimiter as its escape and drops
+    the entry: the value gets a space there, which BibTeX and biber drop."""
+    import bibtexparser
+
+    record = WorkRecord(source="crossref", title="T", year=2020, url="http://x\\")
+    out = bibtex_entry(record, "k", replace(BibStyle(), quotes=quotes))
+    library = bibtexparser.parse_string(out + "\n@misc{next, title = {N}}\n")
+    assert not library.failed_blocks
+    assert [e.key for e in library.entries] == ["k", "next"]
+    assert library.entries[0].fields_dict["url"].value.strip() == "http://x\\"
+    bib = parse_bibtex(Path("r.bib"), out)
+    assert bib.complete and bib.entries[0].field("url").value.strip() == "http://x\\"
+
+
 def test_values_of_real_records_are_written_as_the_tools_read_them() -> None:
     """What real records broke: a quoted file's value holding a double quote, a DOI's
     ``_`` escaped (printed and linked as ``3\\_1``), a URL's ``~`` turned into

@@ -844,3 +844,45 @@ def test_the_reports_name_the_field_fix_writes_under_its_biblatex_spelling(
     assert shown == {"journaltitle": "B", "location": "Q", "volume": "2"}
     plan = plan_fix(bib, text.encode(), {"k": corrections})
     assert {c.field: c.new for c in plan.changes} == shown
+
+
+@pytest.mark.parametrize(
+    "old",
+    [
+        '@misc{k,\n  title = "T",\n  url = "http://a"\n}\n',
+        "@misc{k,\n  title = {T},\n  url = {http://a},\n}\n",
+        "@misc(k,\n  title = {T},\n  url = {http://a}\n)\n",
+    ],
+)
+def test_a_value_ending_in_a_backslash_keeps_its_closing_delimiter(
+    old: str, tmp_path: Path
+) -> None:
+    """A URL and a new DOI ending in a backslash are read back as written by BibTeX and
+    biber (which drop the space written after the backslash) and by bibtexparser 2, which
+    took the backslash for an escape of the closing delimiter and dropped the entry."""
+    import shutil
+
+    import bibtexparser
+
+    path = tmp_path / "refs.bib"
+    path.write_text(old + "@misc{next, title = {N}}\n", encoding="utf-8")
+    plan = plan_bytes(path, path.read_bytes(), {"k": {"url": "http://x\\", "doi": "10.1/y\\"}})
+    verify_plan(plan, parse_bibtex)
+    path.write_bytes(plan.new)
+    library = bibtexparser.parse_string(plan.new.decode("utf-8"))
+    assert not library.failed_blocks
+    read = {e.key: {n: f.value.strip() for n, f in e.fields_dict.items()} for e in library.entries}
+    assert read["k"]["url"] == "http://x\\" and read["k"]["doi"] == "10.1/y\\"
+    assert read["next"] == {"title": "N"}
+    biber = shutil.which("biber")
+    assert biber is not None, "biber is missing (scripts/system-deps installs it)"
+    done = subprocess.run(
+        [biber, "--tool", "--output-file=out.bib", "refs.bib"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout
+    out = (tmp_path / "out.bib").read_text(encoding="utf-8")
+    assert "URL = {http://x\\}" in out and "DOI = {10.1/y\\}" in out and "{next," in out

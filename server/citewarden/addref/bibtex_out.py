@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from citewarden.fix.plan import written_value
 from citewarden.parsing.latex_encode import (
     BEYOND_PDFLATEX,
     latex_text,
@@ -309,6 +310,7 @@ def bibtex_entry(record: WorkRecord, key: str, style: BibStyle | None = None) ->
         value = fields[name]
         if name == "title" and style.protect_title:
             value = "{" + value + "}"
+        value = written_value(value)
         shown = _cased(name, style.field_case)
         if width > 0:
             shown = shown.ljust(width)

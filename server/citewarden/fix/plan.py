@@ -225,6 +225,14 @@ def _quote_at_top_level(value: str) -> bool:
     return False
 
 
+def written_value(value: str) -> str:
+    """``value`` as written between a field's delimiters: with a space after a final
+    backslash, so that the backslash cannot escape the closing ``}`` or ``"`` for a reader
+    that takes ``\\}`` for an escape (bibtexparser drops the entry); BibTeX and biber
+    drop the space, as they drop all white space around a value."""
+    return value + " " if value.endswith("\\") else value
+
+
 def _replace_edit(text: str, f: Field, value: str) -> Edit:
     """The edit that replaces ``f``'s value by ``value``, keeping the delimiters if possible."""
     start, end = f.value_span.start, f.value_span.end
@@ -387,12 +395,14 @@ def entry_edits(
                 raise FixRefused(entry.path, "parsed positions do not match the file's bytes")
             if name == "title":
                 value = styled_title(f.value, value)
+            value = written_value(value)
             if f.value == value:
                 continue
             edits.append(_replace_edit(text, f, value))
             line = _line_of(text, f.value_span.start)
             changes.append(Change(entry.key, f.name, f.value, value, line))
         else:
+            value = written_value(value)
             edit = _insert_edit(text, entry, name, value)
             if edit is None:
                 skipped.append(Skipped(entry.key, name, "no place to insert a new field"))

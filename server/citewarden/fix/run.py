@@ -23,6 +23,7 @@ from citewarden.fix.plan import (
     unsafe_reason,
     verify_plan,
     written_title,
+    written_value,
 )
 from citewarden.fix.write import apply_plan
 from citewarden.model import BibFormat, Entry, ParsedBibliography, Verdict
@@ -119,7 +120,7 @@ def _bibtex_writes(entry: Entry, name: str, value: str) -> bool:
     if field_refusal(entry, name, value) is not None:
         return False
     present = present_fields(entry, name)
-    return not present or present[0].value != value
+    return not present or present[0].value != written_value(value)
 
 
 def file_refusal(bib: ParsedBibliography) -> str | None:
