@@ -281,6 +281,34 @@ async def test_a_dblp_answer_whose_status_says_it_failed_is_no_answer(
     assert not replay.unmatched
 
 
+async def test_a_dblp_answer_without_hits_that_does_not_count_them_is_no_answer(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """Every dblp answer counts its hits (``hits.@total``, "0" when it holds none): a
+    ``hits`` object holding no ``hit`` and no count is no answer of dblp's (a truncated
+    or rewritten page), and says nothing of the work, where it was "no hits"."""
+    counted = json.loads(_dblp_answer("200", "OK"))
+    uncounted = json.loads(_dblp_answer("200", "OK"))
+    uncounted["result"]["hits"] = {}
+    listed_none = json.loads(_dblp_answer("200", "OK"))
+    listed_none["result"]["hits"] = {"hit": []}
+    base = "https://dblp.org/search/publ/api?format=json&h=5&q="
+    replay.add_route(base + "cw+counted", json.dumps(counted).encode())
+    replay.add_route(base + "cw+uncounted", json.dumps(uncounted).encode())
+    replay.add_route(base + "cw+listed+none", json.dumps(listed_none).encode())
+    source = DblpSource(replay_http, replay.base_url("dblp"))
+    assert (await source.search(Query("cw counted"))).outcome is Outcome.NOT_FOUND
+    for words in ("cw uncounted", "cw listed none"):
+        answer = await source.search(Query(words))
+        assert answer.outcome is Outcome.FAILED, words
+        assert answer.reason == "malformed response: a page without hits that does not count them"
+    replay.add_route(
+        "https://dblp.org/search/venue/api", json.dumps(uncounted).encode(), any_query=True
+    )
+    assert (await source.venues("cw uncounted")).outcome is Outcome.FAILED
+    assert not replay.unmatched
+
+
 # -- Semantic Scholar: a relevance search with no hits ---------------------------------------
 
 

@@ -12,6 +12,7 @@ from citewarden.verify.sources._common import (
     all_texts,
     clean_text,
     guard,
+    no_hits,
     normalize_doi,
     person_from_name,
     reply_json,
@@ -155,15 +156,16 @@ def _unless_failed(source: str, data: Any) -> Lookup | None:
 
 
 def _checked(data: Any) -> Any:
-    """``data`` when it is a dblp result with a ``hits`` object that, holding no ``hit``,
-    counts none (``@total`` "0" or no count); :class:`OddAnswer` otherwise."""
+    """``data`` when it is a dblp result with a ``hits`` object that holds hits, or holds
+    none and counts none (``@total`` "0", as every dblp answer counts its hits);
+    :class:`OddAnswer` otherwise: a ``hits`` without a ``hit`` and without a count (or
+    counting hits it does not hold) is no answer of dblp's, so it says nothing."""
     result = data.get("result") if isinstance(data, dict) else None
     hits = result.get("hits") if isinstance(result, dict) else None
     if not isinstance(hits, dict):
         raise OddAnswer("a dblp answer without its hits")
-    total = hits.get("@total")
-    if hits.get("hit") is None and total is not None and str(total).strip() != "0":
-        raise OddAnswer("a dblp page without the hits it counts")
+    if not _as_list(hits.get("hit")):
+        no_hits("dblp", hits.get("@total"))
     return data
 
 
