@@ -275,3 +275,23 @@ async def test_answers_stored_under_the_previous_schema_are_not_read(
     await http.aclose()
     assert missed.outcome is Outcome.FAILED and missed.reason == OFFLINE_MISS
     assert asked.outcome is Outcome.FOUND and replay.requests_to("/crossref") == 1
+
+
+async def test_a_cancelled_lookup_does_not_cancel_the_entries_sharing_its_request(
+    replay: ReplayServer, store: Cache
+) -> None:
+    """An entry whose verification is cancelled (the editor's text changed) while another
+    entry waits for the same request: the other entry still gets its answer, where it was
+    cancelled too (and the editor dropped its verdict)."""
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    replay.latency = 0.3
+    first = asyncio.create_task(src.by_doi(DOI))
+    await asyncio.sleep(0.1)  # its request is on the wire
+    second = asyncio.create_task(src.by_doi(DOI.upper()))
+    await asyncio.sleep(0.05)  # waiting for the first one's request
+    first.cancel()
+    answer = await asyncio.wait_for(second, 5)
+    await http.aclose()
+    assert first.cancelled()
+    assert answer.outcome is Outcome.FOUND and answer.records[0].doi == DOI

@@ -117,7 +117,7 @@ class CachedSource:
         #: The first part of this source's cache keys (see :func:`key_space`).
         self.space = key_space(self.name, getattr(inner, "base_url", None))
         #: Requests in flight by key: concurrent identical look-ups share one request.
-        self._inflight: dict[str, asyncio.Future[Lookup]] = {}
+        self._inflight: dict[str, asyncio.Future[Lookup | None]] = {}
 
     def __repr__(self) -> str:
         return f"CachedSource({self.inner!r}, offline={self.offline})"
@@ -130,21 +130,28 @@ class CachedSource:
         return self.cache.key(self.space, method, norm) if self.cache is not None else ""
 
     async def _cached(self, method: str, arg: Any, call: Callable[[], Awaitable[Lookup]]) -> Lookup:
+        """The cached answer, else the answer of the request in flight for the same look-up,
+        else a request of its own.  A request that ended without an answer (its entry's
+        verification cancelled, the source raised) answers nobody else: each waiting
+        look-up then asks on its own, never cancelled along with another entry."""
         key = self.key(method, arg)
-        known = self.peek(method, arg)
-        if known is not None:
-            return known
         flight_key = f"{method}|{_norm_arg(method, arg)}"
-        pending = self._inflight.get(flight_key)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[Lookup] = asyncio.get_running_loop().create_future()
+        while True:
+            known = self.peek(method, arg)
+            if known is not None:
+                return known
+            pending = self._inflight.get(flight_key)
+            if pending is None:
+                break
+            shared = await asyncio.shield(pending)
+            if shared is not None:
+                return shared
+        future: asyncio.Future[Lookup | None] = asyncio.get_running_loop().create_future()
         self._inflight[flight_key] = future
         try:
             result = await call()
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: no "never retrieved" warning when nobody waits
+        except BaseException:
+            future.set_result(None)  # the others ask on their own
             raise
         else:
             future.set_result(result)
