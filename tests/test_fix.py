@@ -613,6 +613,16 @@ def test_a_corrected_title_is_protected_as_the_entry_protects_its_title(
     assert styled_title(written, corrected) == styled
 
 
+def test_every_word_a_title_braces_is_braced_in_its_correction() -> None:
+    """Past the 64th braced word the words were left unbraced (a style lowercasing titles
+    printed them lower-case); the longest braced word at a place is braced whole."""
+    words = [f"Q{chr(65 + i // 26)}{chr(65 + i % 26)}" for i in range(100)]
+    written = " ".join("{" + w + "}" for w in words)
+    corrected = " ".join(w.lower().capitalize() for w in reversed(words))
+    assert styled_title(written, corrected) == " ".join("{" + w + "}" for w in reversed(words))
+    assert styled_title("{York} in {New York}", "A New York") == "A {New York}"
+
+
 def test_the_reported_title_correction_is_the_one_fix_writes(tmp_path: Path) -> None:
     path = tmp_path / "refs.bib"
     original = b"@article{k,\n  title = {The {BERT} Model},\n  year = 2000\n}\n"

@@ -140,37 +140,31 @@ def _line_of(text: str, offset: int) -> int:
     return _line_index(text).line_of(offset) + 1
 
 
-#: The most brace groups of a title whose words a corrected title keeps protected.
-_MAX_GROUPS = 64
-
-
 def _protected_words(value: str) -> list[str]:
     """The top-level brace groups of a title that protect capitals (``{R}``, ``{RNeXML}``),
-    not accents or commands (``{\\"o}``); the first :data:`_MAX_GROUPS`."""
-    out: list[str] = []
+    not accents or commands (``{\\"o}``), each once, in the order written."""
+    out: dict[str, None] = {}
     i = value.find("{")
-    while i >= 0 and len(out) < _MAX_GROUPS:
+    while i >= 0:
         close = group_end(value, i)
         if close < 0:
             break
-        end = close + 1
         inner = value[i + 1 : close]
         if inner and inner[0] != "\\" and "{" not in inner and any(c.isupper() for c in inner):
-            out.append(inner)
-        i = value.find("{", end)
-    return out
+            out.setdefault(inner)
+        i = value.find("{", close + 1)
+    return list(out)
 
 
 def styled_title(written: str, corrected: str) -> str:
     """``corrected`` (a title as BibTeX text) protected as the entry protects the title it
     replaces: wholly braced when ``written`` is (``{{...}}``), and each word ``written``
     braces (``{R}``) braced in it too, so that a style lowercasing titles prints it as
-    before."""
+    before.  Every braced word counts, however many the entry braces, in one pass over
+    ``corrected`` (:func:`_brace_at_top`)."""
     if wholly_braced(written):
         return corrected if wholly_braced(corrected) else "{" + corrected + "}"
-    for words in _protected_words(written):
-        corrected = _brace_at_top(corrected, words)
-    return corrected
+    return _brace_at_top(corrected, _protected_words(written))
 
 
 def written_title(entry: Entry, corrected: str) -> str:
@@ -195,22 +189,66 @@ def _same_word(found: str, words: str) -> bool:
     return len(words) > 1 and not found.islower()
 
 
-def _brace_at_top(text: str, words: str) -> str:
-    """``text`` with each whole-word occurrence of ``words`` outside every brace group
-    braced, in the spelling of ``words``, where it is the same word (:func:`_same_word`)."""
+def _brace_at_top(text: str, words: list[str]) -> str:
+    """``text`` with each whole-word occurrence of one of ``words`` outside every brace
+    group braced, in the spelling of that word, where it is the same word
+    (:func:`_same_word`): a word of several letters found in any case, the first of
+    ``words`` spelt so, a single letter only as written; the longest word at a place
+    first.  One pass: each start of a word is tried at the lengths of ``words``, a length
+    whose first letters differ at once."""
+    folded = text.lower()
+    if len(folded) != len(text):  # (a letter whose lower case is longer: as written)
+        folded = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    wanted: dict[tuple[int, str], str] = {}
+    for w in words:
+        if len(w) <= len(text):
+            wanted.setdefault((len(w), w.lower() if len(w) > 1 else w), w)
+    if not wanted:
+        return text
+    starts = {(n, key[:_PREFIX].lower()) for n, key in wanted}
+    lengths = sorted({n for n, _ in wanted}, reverse=True)
+    out: list[str] = []
+    depth = done = i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in "{}":
+            depth += 1 if ch == "{" else -1
+        elif i == 0 or not (_word_char(text[i - 1]) or text[i - 1] in "{\\"):
+            prefix = folded[i : i + _PREFIX]
+            for n in lengths:
+                end = i + n
+                if end > len(text) or (
+                    end < len(text) and (_word_char(text[end]) or text[end] == "}")
+                ):
+                    continue
+                if (n, prefix[:n]) not in starts:
+                    continue
+                found = text[i:end]
+                word = wanted.get((n, folded[i:end] if n > 1 else found))
+                if word is None:
+                    continue
+                if depth == 0 and _same_word(found, word):
+                    out.append(text[done:i] + "{" + word + "}")
+                    done = end
+                depth += found.count("{") - found.count("}")
+                i = end
+                break
+            else:
+                i += 1
+            continue
+        i += 1
+    out.append(text[done:])
+    return "".join(out)
 
-    scanned = [0, 0]  # how far the depth is counted, and the depth there: matches come in order
 
-    def braced(m: re.Match[str]) -> str:
-        if not _same_word(m.group(), words):
-            return m.group()
-        start, depth = scanned[0], scanned[1]
-        depth += text.count("{", start, m.start()) - text.count("}", start, m.start())
-        scanned[:] = [m.start(), depth]
-        return "{" + words + "}" if depth == 0 else m.group()
+#: How many first letters of a word :func:`_brace_at_top` compares before the whole word.
+_PREFIX = 4
 
-    flags = re.IGNORECASE if len(words) > 1 else 0
-    return re.sub(r"(?<![\w{\\])" + re.escape(words) + r"(?![\w}])", braced, text, flags=flags)
+
+def _word_char(ch: str) -> bool:
+    """Whether ``ch`` is a word's (a letter, a digit, ``_``): no braced word is found
+    next to one."""
+    return ch.isalnum() or ch == "_"
 
 
 def _quote_at_top_level(value: str) -> bool:
