@@ -7,12 +7,15 @@ import asyncio
 import io
 import json
 import logging
+import os
+import threading
 from typing import Any
 
 import pytest
 
 from citewarden.lsp.framing import (
     MIN_MESSAGE,
+    STALL,
     TOKEN,
     TOO_LARGE,
     BoundedInput,
@@ -22,6 +25,7 @@ from citewarden.lsp.framing import (
     spilled,
     top_level_fields,
 )
+from citewarden.lsp.pipe import PipeReader
 
 
 def _input(data: bytes, limit: int = 100) -> BoundedInput:
@@ -375,3 +379,48 @@ def test_memory_running_out_after_a_piece_was_read_lets_go_only_the_rest() -> No
         b"\r\n",
         b"{}",
     )
+
+
+def test_a_body_short_of_its_length_with_nothing_after_it_is_read_as_it_is(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A Content-Length larger than its body, and nothing sent after it: the reading waited
+    for ever for bytes that never came.  The body, its JSON whole, is read as it is once no
+    more come (and the next message is read after it); a body cut inside its JSON waits."""
+    read_end, write_end = os.pipe()
+    try:
+        stream = BoundedInput(PipeReader(read_end), lambda: 1 << 20)
+        os.write(write_end, b'Content-Length: 40\r\n\r\n{"id": 1}')
+        with caplog.at_level(logging.WARNING, logger="citewarden.lsp.framing"):
+            assert _headers(stream, 2) == [b"Content-Length: 40\r\n", b"\r\n"]
+            assert stream.read(40) == b'{"id": 1}'
+        assert "stopped 31 bytes short of its Content-Length (40)" in caplog.text
+        os.write(write_end, b'Content-Length: 2\r\n\r\n{}Content-Length: 20\r\n\r\n{"a": ')
+        assert _headers(stream, 2) == [b"Content-Length: 2\r\n", b"\r\n"]
+        assert stream.read(2) == b"{}"
+        assert _headers(stream, 2) == [b"Content-Length: 20\r\n", b"\r\n"]
+        writer = threading.Timer(2.5 * STALL, os.write, (write_end, b'"b"}' + b" " * 10))
+        writer.start()
+        assert stream.read(20) == b'{"a": "b"}' + b" " * 10  # waited for the rest
+        writer.join()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+
+def test_over_tcp_a_body_short_of_its_length_with_nothing_after_it_is_read_as_it_is() -> None:
+    async def read() -> list[bytes]:
+        reader = asyncio.StreamReader(limit=1 << 16)
+        reader.feed_data(b'Content-Length: 40\r\n\r\n{"id": 1}')
+        stream = BoundedStream(reader, lambda: 1 << 20)
+        read = [await stream.readline(), await stream.readline(), await stream.readexactly(40)]
+        reader.feed_data(b"Content-Length: 2\r\n\r\n{}")
+        return [*read, await stream.readline(), await stream.readline()]
+
+    assert asyncio.run(read()) == [
+        b"Content-Length: 40\r\n",
+        b"\r\n",
+        b'{"id": 1}',
+        b"Content-Length: 2\r\n",
+        b"\r\n",
+    ]

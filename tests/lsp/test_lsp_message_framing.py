@@ -95,3 +95,14 @@ def test_a_length_a_few_bytes_over_its_body_costs_no_message(client: RawClient, 
     _answered(client, 40)
     _answered(client, 41)
     assert client.unanswerable == []
+
+
+def test_a_length_over_its_body_with_nothing_after_it_is_answered(client: RawClient) -> None:
+    """A Content-Length larger than its body, the last message sent: the server waited for
+    ever for the rest.  The body, its JSON whole, is read once no more bytes come, the
+    request is answered, and the messages after it are read."""
+    body = _hover(client, 50)
+    _write(client, b"Content-Length: %d\r\n\r\n" % (len(body) + 10) + body)
+    _answered(client, 50)
+    assert "result" in client.hover("main.tex", 0, 7)
+    assert client.unanswerable == []

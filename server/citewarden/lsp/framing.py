@@ -35,7 +35,7 @@ import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any, Protocol
 
 from citewarden.safe_text import visible
 
@@ -54,6 +54,9 @@ TOO_LARGE = "$/citewarden/messageTooLarge"
 TOKEN = secrets.token_hex(16)
 #: The smallest limit of a message body, whatever the settings.
 MIN_MESSAGE = 64 << 20
+#: Seconds a body whose bytes so far are a whole JSON value waits for the rest of its
+#: ``Content-Length`` before it is read as it is (:func:`whole_json`).
+STALL = 1.0
 
 
 def message_limit(max_file_bytes: int) -> int:
@@ -157,12 +160,23 @@ def _tail(line: bytes) -> bytes:
     return line[-MAX_HEADER_LINE:]
 
 
+class Source(Protocol):
+    """A byte stream as :class:`BoundedInput` reads it (a buffered reader, or
+    :class:`~citewarden.lsp.pipe.PipeReader`, whose ``wait`` lets a short body end)."""
+
+    def readline(self, limit: int, /) -> bytes: ...
+
+    def read(self, size: int, /) -> bytes: ...
+
+    def read1(self, size: int, /) -> bytes: ...
+
+
 class BoundedInput:
     """``stream`` (the editor's stdin) as pygls reads it, with the bounds and the header
     reading of the module docstring; ``limit`` is asked for each body (the settings may
     change it)."""
 
-    def __init__(self, stream: IO[bytes], limit: Callable[[], int]) -> None:
+    def __init__(self, stream: Source, limit: Callable[[], int]) -> None:
         self._stream = stream
         self._limit = limit
         self._headers = Headers()
@@ -220,10 +234,6 @@ class BoundedInput:
     def read(self, size: int) -> bytes:
         limit = self._limit()
         self.last = (size, b"")
-        if size <= limit and size <= CHUNK:
-            body = self._read(size)
-            self.last = (size, body[:HEAD])
-            return self._end_of(body)
         if size <= limit:  # in pieces: memory grows with what arrives, not what is announced
             return self._end_of(self._read_pieces(size, limit))
         head = self._read(HEAD)
@@ -241,20 +251,50 @@ class BoundedInput:
         head = b""
         try:
             while left > 0:
-                chunk = self._read(min(left, CHUNK))
-                if not chunk:
-                    return b""  # the end of the stream
+                chunk, stalled = self._piece(min(left, CHUNK), pieces)
                 left -= len(chunk)  # read, whatever happens next: not to be let go again
                 if not pieces:
                     head = chunk[:HEAD]
                     self.last = (size, head)
                 pieces.append(chunk)
+                if stalled:
+                    _log_stalled(left, size)
+                    break
+                if not chunk:
+                    return b""  # the end of the stream
             return b"".join(pieces)
         except MemoryError:
             pieces.clear()
             if not self._let_go(left):
                 return b""
             return stand_in(size, limit, head, out_of_memory=True)
+
+    def _piece(self, size: int, before: list[bytes]) -> tuple[bytes, bool]:
+        """At most ``size`` bytes of a body whose earlier pieces are ``before``, and whether
+        the body ended short of its length: its bytes so far are a whole JSON value and no
+        more came for ``STALL`` seconds (the stream must tell, :meth:`PipeReader.wait
+        <citewarden.lsp.pipe.PipeReader.wait>`).  Fewer bytes at the end of the stream."""
+        wait = getattr(self._stream, "wait", None)
+        if wait is None:
+            return self._read(size), False
+        got: list[bytes] = []
+        count = 0
+        while count < size:
+            if not self._back and not wait(STALL) and whole_json([*before, *got]):
+                return b"".join(got), True
+            piece = self._read1(size - count)
+            if not piece:
+                break
+            got.append(piece)
+            count += len(piece)
+        return b"".join(got), False
+
+    def _read1(self, size: int) -> bytes:
+        """At most ``size`` bytes, those read again first, else those the stream has."""
+        if self._back:
+            piece, self._back = self._back[:size], self._back[size:]
+            return piece
+        return self._stream.read1(size)
 
     def _end_of(self, body: bytes) -> bytes:
         """``body`` up to the end of its JSON when what follows is the start of the next
@@ -341,23 +381,22 @@ class BoundedStream:
         """A body within the limit, a large one in pieces (asyncio's reader would hold it
         whole in a buffer that grows as it arrives); when memory runs out reading it, the
         rest is let go (the stream stays in step) and :func:`stand_in` says so."""
-        if size <= CHUNK:
-            body = await self._exactly(size)
-            self.last = (size, body[:HEAD])
-            return self._end_of(body)
         pieces: list[bytes] = []
         left = size
         head = b""
         try:
             while left > 0:
-                chunk = await self._some(min(left, CHUNK))
-                if not chunk:
-                    return b""
+                chunk, stalled = await self._piece(min(left, CHUNK), pieces)
                 left -= len(chunk)  # read, whatever happens next: not to be let go again
                 if not pieces:
                     head = chunk[:HEAD]
                     self.last = (size, head)
                 pieces.append(chunk)
+                if stalled:
+                    _log_stalled(left, size)
+                    break
+                if not chunk:
+                    return b""
             return self._end_of(b"".join(pieces))
         except MemoryError:
             pieces.clear()
@@ -369,6 +408,26 @@ class BoundedStream:
         """``size`` bytes, those read again first (:attr:`_back`)."""
         back, self._back = self._back[:size], self._back[size:]
         return back + await self._reader.readexactly(size - len(back)) if size > len(back) else back
+
+    async def _piece(self, size: int, before: list[bytes]) -> tuple[bytes, bool]:
+        """:meth:`BoundedInput._piece` for this stream."""
+        got: list[bytes] = []
+        count = 0
+        while count < size:
+            if self._back:
+                piece = await self._some(size - count)
+            else:
+                try:
+                    piece = await asyncio.wait_for(self._reader.read(size - count), STALL)
+                except TimeoutError:
+                    if whole_json([*before, *got]):
+                        return b"".join(got), True
+                    continue
+            if not piece:
+                break
+            got.append(piece)
+            count += len(piece)
+        return b"".join(got), False
 
     async def _some(self, size: int) -> bytes:
         """At most ``size`` bytes (none at the end), those read again first."""
@@ -410,6 +469,29 @@ def stand_in(size: int, limit: int, head: bytes, out_of_memory: bool = False) ->
 _NEXT_HEADER = re.compile(
     rb"[ \t\r\n]*(?:content-[a-z]|c(?:o(?:n(?:t(?:e(?:n(?:t(?:-)?)?)?)?)?)?)?\Z)", re.IGNORECASE
 )
+
+
+def whole_json(pieces: list[bytes]) -> bool:
+    """Whether the body read so far, ``pieces``, is a whole JSON object (ends in ``}`` and
+    decodes): one whose ``Content-Length`` counted more than it holds."""
+    body = b"".join(pieces).rstrip(b" \t\r\n")
+    if not body.endswith(b"}"):
+        return False
+    try:
+        json.loads(body)
+    except (ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def _log_stalled(missing: int, size: int) -> None:
+    log.warning(
+        "a message from the editor stopped %d bytes short of its Content-Length (%d) with "
+        "its JSON whole, and nothing more came for %g s: it is read as it is",
+        missing,
+        size,
+        STALL,
+    )
 
 
 def _log_spilled(over: int) -> None:

@@ -69,6 +69,7 @@ from citewarden.lsp.incoming import (
 )
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
+from citewarden.lsp.pipe import PipeReader
 from citewarden.lsp.redaction import RedactingFilter
 from citewarden.lsp.session import Session
 from citewarden.parsing.bibtex import reader_kind
@@ -456,7 +457,7 @@ class CitewardenServer(LanguageServer):
     def start_stdio(self) -> None:
         """pygls' stdio server, standard input read through :class:`.framing.BoundedInput`;
         the process ends once it ends (:class:`_InputEnd`)."""
-        self._input = BoundedInput(sys.stdin.buffer, self.message_limit)
+        self._input = BoundedInput(PipeReader(sys.stdin.fileno()), self.message_limit)
         stdin = _InputEnd(self._input, self)
         self.start_io(stdin=cast(BinaryIO, stdin))  # pygls calls readline() and read(n) only
 
