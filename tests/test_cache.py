@@ -295,3 +295,30 @@ async def test_a_cancelled_lookup_does_not_cancel_the_entries_sharing_its_reques
     await http.aclose()
     assert first.cancelled()
     assert answer.outcome is Outcome.FOUND and answer.records[0].doi == DOI
+
+
+async def test_an_answer_stored_while_the_clock_ran_ahead_is_not_kept_past_its_lifetime(
+    replay: ReplayServer, store: Cache, clock: Clock
+) -> None:
+    """A "no such record" stored while the clock was a year ahead (set wrong, then put
+    right): read back, it would live a year and a day, where it lives a day.  A small
+    difference between clocks (a minute) still reads it."""
+    http = fast_http()
+    src = CachedSource(CrossrefSource(http, replay.base_url("crossref")), store)
+    clock.now += 365 * DAY
+    assert (await src.by_doi("10.1371/notarealdoi")).outcome is Outcome.NOT_FOUND
+    assert (await src.by_doi(DOI)).outcome is Outcome.FOUND
+    clock.now -= 365 * DAY  # the clock put right
+    again = await src.by_doi("10.1371/notarealdoi")
+    assert again.outcome is Outcome.NOT_FOUND and not again.from_cache
+    assert replay.requests_to("/crossref") == 3
+    clock.now -= 60  # a minute behind the clock that stored it
+    assert (await src.by_doi("10.1371/notarealdoi")).from_cache
+    assert replay.requests_to("/crossref") == 3
+    store.set("v2|other", 1, ttl=DAY)
+    clock.now += 365 * DAY
+    store.set("v2|ahead", 1, ttl=DAY)
+    clock.now -= 365 * DAY
+    assert store.prune() >= 2  # the record stored ahead and the key stored ahead
+    assert store.get("v2|other") == 1
+    await http.aclose()

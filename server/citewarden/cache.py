@@ -46,6 +46,10 @@ TTL_FOUND = 30 * DAY
 TTL_NOT_FOUND = 1 * DAY
 TTL_NOTICES = 1 * DAY
 
+#: Seconds an entry may have been stored after the clock's present reading (clocks of the
+#: processes and machines sharing a cache differ a little); one stored later is not read.
+CLOCK_SLACK = 3600.0
+
 CACHE_DIR_ENV = "CITEWARDEN_CACHE_DIR"
 STORE = "lookups"
 #: A stored value larger than this is not read (the largest real one is a few hundred KB).
@@ -345,8 +349,7 @@ class Cache:
     def get(self, key: str) -> Any | None:
         """The stored value, or ``None`` when absent or expired (by the injected clock)."""
         entry = self._entry(key)
-        expires = entry.get("expires") if entry is not None else None
-        if entry is None or not isinstance(expires, int | float) or self._clock() >= float(expires):
+        if entry is None or not _current(entry, self._clock()):
             self.misses += 1
             return None
         self.hits += 1
@@ -410,8 +413,7 @@ class Cache:
             return removed + int(self._store.clear())
         for key in keys:
             entry = self._entry(key)
-            expires = entry.get("expires") if entry is not None else None
-            if not isinstance(expires, int | float) or now >= float(expires):
+            if entry is None or not _current(entry, now):
                 removed += int(self._store.delete(key))
         return removed
 
@@ -423,6 +425,18 @@ class Cache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _current(entry: Mapping[str, Any], now: float) -> bool:
+    """Whether a stored entry is still to be used at ``now``: stored at most
+    :data:`CLOCK_SLACK` after ``now`` and not expired.  An entry stored while the clock ran
+    ahead (set wrong, then put right; another machine sharing the directory) would
+    otherwise live its lifetime plus the clock's error: a day's "no such record" for a
+    year."""
+    expires, stored = entry.get("expires"), entry.get("stored")
+    if not isinstance(expires, int | float) or not isinstance(stored, int | float):
+        return False
+    return float(stored) - CLOCK_SLACK <= now < float(expires)
 
 
 # -- module-level commands for ``citewarden cache stats|clear|prune`` -----------------------
