@@ -88,6 +88,32 @@ def test_a_directory_with_nothing_to_check_is_refused(
     assert err.startswith(f"citewarden: error: nothing to check in {name}: it is a directory")
 
 
+@pytest.mark.parametrize(
+    ("arg", "said"),
+    [
+        ("loop.tex", "cannot read loop.tex: a loop of symbolic links"),
+        ("dangling.tex", "no such file or directory: dangling.tex (a symbolic link to a missing"),
+        ("", "an empty path names no file"),
+    ],
+)
+def test_a_path_naming_no_file_says_why(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    arg: str,
+    said: str,
+) -> None:
+    """A loop of symbolic links was "no such file", and an empty path (an unset variable)
+    checked the working directory."""
+    (tmp_path / "loop.tex").symlink_to("loop2.tex")
+    (tmp_path / "loop2.tex").symlink_to("loop.tex")
+    (tmp_path / "dangling.tex").symlink_to("missing.tex")
+    (tmp_path / "doc.tex").write_text("\\cite{a}\n", encoding="utf-8")
+    code, out, err = cli(["check", arg, "--no-verify"], tmp_path, capsys, monkeypatch)
+    assert code == 2 and out == ""
+    assert said in err
+
+
 def test_a_directory_whose_files_are_all_ignored_says_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,6 +10,7 @@ modules, so both say the same thing about the same project.
 
 from __future__ import annotations
 
+import errno
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -145,9 +146,11 @@ def load_workspace(
     not exist, cannot be read, or holds nothing to check."""
     paths: list[Path] = []
     for raw in raw_paths:
+        if not raw:
+            raise InputError("an empty path names no file (give a file or a directory)")
         path = normalize_path(cwd / raw)
         if not path.exists():
-            raise InputError(f"no such file or directory: {raw}")
+            raise InputError(_missing(raw, path))
         if path.is_file() and path.suffix.lower() not in CHECKABLE_SUFFIXES:
             raise InputError(
                 f"cannot check {raw}: not a LaTeX, Markdown or bibliography file "
@@ -187,6 +190,19 @@ def load_workspace(
             scope.update(project.sources)
             scope.update(project.bibliographies)
     return ws, scope, [root, *(f for f in folders if not walks_into(root, f))], files
+
+
+def _missing(raw: str, path: Path) -> str:
+    """Why the path ``raw`` (``path``) names nothing to read: no such file, a symbolic
+    link to none, or a loop of symbolic links."""
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"cannot read {raw}: a loop of symbolic links (too many levels)"
+    if path.is_symlink():
+        return f"no such file or directory: {raw} (a symbolic link to a missing file)"
+    return f"no such file or directory: {raw}"
 
 
 def _checkable(path: Path) -> bool:
