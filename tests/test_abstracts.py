@@ -114,3 +114,26 @@ def test_malformed_and_huge_abstracts_are_bounded() -> None:
     assert clean_abstract(None) is None and clean_abstract("  <p> </p> ") is None
     long = clean_abstract("word " * 10_000)
     assert long is not None and len(long) <= MAX_ABSTRACT and long.endswith("word")
+
+
+async def test_a_less_than_sign_in_an_abstract_is_text_not_a_tag(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """PubMed's abstract says ``CD4 < 200 cells/mm<sup>3</sup> or VL >200``: the signs are
+    the text's own, and nothing between them is a tag to drop."""
+    rec = (await PubMedSource(replay_http, replay.base_url("pubmed")).by_pmid("37424520")).records[
+        0
+    ]
+    assert rec.abstract is not None
+    assert "uncontrolled HIV (CD4 < 200 cells/mm3 or VL >200 copies/mL)" in rec.abstract
+
+
+def test_tags_are_dropped_and_comparison_signs_kept() -> None:
+    jats = (
+        '<jats:p>A <jats:italic>b</jats:italic> &lt; 3 and <mml:math xmlns:mml="http://www.w3.'
+        'org/1998/Math/MathML" display="inline"><mml:mi>x</mml:mi></mml:math><br/></jats:p>'
+    )
+    assert clean_abstract(jats) == "A b < 3 and x"
+    assert clean_abstract("p <0.05 in n = 12; age > 65 <!-- a > b --> years") == (
+        "p <0.05 in n = 12; age > 65 years"
+    )

@@ -16,7 +16,15 @@ MAX_ABSTRACT = 6000
 #: Largest inverted index read (positions); a bigger one is not an abstract.
 MAX_POSITIONS = 5000
 
-_TAG = re.compile(r"<[^>]{0,200}>")
+#: A JATS, MathML or HTML tag: a name right after ``<`` (or ``</``), then attributes.  A
+#: ``<`` or ``>`` of the text itself is no tag (``CD4 < 200 cells or VL >200``), nor is what
+#: stands between them.
+_VALUE = r"(?:\"[^\"<>]{0,1000}\"|'[^'<>]{0,1000}'|[^\s\"'<>=`]{1,200})"
+_TAG = re.compile(
+    rf"</?[A-Za-z][\w:.-]{{0,50}}(?:\s+[A-Za-z_:][\w:.-]{{0,50}}(?:\s*=\s*{_VALUE})?){{0,30}}\s*/?>"
+    r"|<!--.{0,300}?-->",
+    re.DOTALL,
+)
 _SPACE = re.compile(r"\s+")
 _LEAD = re.compile(r"^(?:abstract|summary)\s*[:.\-]?\s+", re.IGNORECASE)
 
