@@ -287,7 +287,10 @@ def test_command_names_kinds_and_command_spans() -> None:
         (r"\nocite{a,*}", True, ["a"]),
         (r"\nocite{a}", False, ["a"]),
         (r"% \nocite{*}", False, []),
-        (r"\cite{*}", False, ["*"]),
+        # LaTeX writes \citation{*}, which BibTeX reads as every entry, and warns of
+        # nothing; biblatex warns of '*' and biber reads every entry
+        (r"\cite{*}", True, []),
+        (r"\usepackage{biblatex}\cite{a,*}", True, ["a", "*"]),
     ],
 )
 def test_nocite_all(text: str, nocite_all: bool, keys: list[str]) -> None:

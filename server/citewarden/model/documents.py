@@ -118,6 +118,8 @@ class LatexContext:
     #: the root's ``\\cite`` is LaTeX's own in its body (one optional argument, then the
     #: key list undelimited), so in the files it includes too
     plain_cite: bool = False
+    #: a file of the project has bibunits' units, whose package defines ``\\nocite*``
+    bibunits: bool = False
 
 
 @dataclass(frozen=True, slots=True)

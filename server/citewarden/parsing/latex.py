@@ -368,6 +368,7 @@ def parse_latex(
     # commands after it at the preamble's top level, which cite nothing)
     nocite_now: str | None = None
     cite_trims = False  # loads a package that trims citation keys
+    loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands
     # how the packages loaded read braces in citation keys: this file's own, else its
     # project's (the root's \usepackage of biblatex holds for the chapters it includes)
@@ -453,7 +454,7 @@ def parse_latex(
             groups, end = _macro_groups(text, pos, tables.macros[name])
             command_span = sound_span(start, end)
             for content_start, content_end in groups:
-                _add_keys(
+                if _add_keys(
                     citations,
                     text,
                     content_start,
@@ -462,7 +463,10 @@ def parse_latex(
                     command_span,
                     CitationKind.CITE,
                     braces,
-                )
+                ):
+                    nocite_all = (
+                        _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
+                    )
             pos = max(pos, end)
         elif role in _CITING:
             full = name + ("*" if m.group(3) else "")
@@ -474,8 +478,14 @@ def parse_latex(
                     lost_nocites.append((sound_span(start, end), nocite_now))
                     pos = max(pos, end)
                     continue
-            if m.group(3) and _star_is_key(name, plain_cite):
-                # LaTeX's own \cite*{a} and \nocite*{f} cite "*": every entry
+            if m.group(3) and name == "nocite" and braces == "biblatex":
+                continue  # biblatex's \nocite has no star ("doesn't match its definition")
+            if m.group(3) and (
+                _star_is_key(name, plain_cite)
+                or (name == "nocite" and not (context.bibunits or loads_bibunits))
+            ):
+                # LaTeX's own \cite*{a} and \nocite*{f} cite "*": every entry; so does the
+                # \nocite*{f} of any package but bibunits (and biblatex) that keeps it
                 nocite_all = _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
                 continue
             simple = _SIMPLE_CITE_ARGS.match(text, pos) if role in _SINGLE else None
@@ -586,6 +596,7 @@ def parse_latex(
             packages = latex_static.package_names(text, start)
             plain_packages = plain_packages and packages <= latex_static.PLAIN_CITE_PACKAGES
             cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
+            loads_bibunits = loads_bibunits or "bibunits" in packages
             if "biblatex" in packages:
                 braces = own_braces = "biblatex"
             elif own_braces is None and packages & latex_static.TRIMMING:
@@ -617,6 +628,10 @@ def parse_latex(
                 if magic is None:
                     magic = _magic_root(text[start:])  # a magic comment may follow it
     magic = magic or subfiles_parent
+    if nocite_at and "biblatex" not in (braces, own_braces, context.key_braces):
+        # \cite{*}: LaTeX and its citation packages write \citation{*} and warn of no
+        # undefined citation (biblatex does)
+        citations = [c for c in citations if c.key != "*"]
     return ParsedDocument(
         path=path,
         kind=DocumentKind.LATEX,

@@ -356,13 +356,18 @@ def _add_keys(
 ) -> bool:
     """Append a :class:`Citation` per key of ``text[start:end]`` (as :func:`_split_keys`
     splits and reads them; keys holding ``#`` or ``\\`` skipped, ``*`` too for
-    ``\\nocite``).  Returns whether a ``\\nocite{*}`` was among them."""
+    ``\\nocite``).  Returns whether a ``*`` was among them: BibTeX and biber read
+    ``\\cite{*}`` as ``\\nocite{*}``, every entry (the citation of ``*`` is kept, which
+    biblatex finds undefined)."""
     set_key, set_span, set_command, set_command_span, set_kind = _CITATION_SLOTS
     nocite = kind is CitationKind.NOCITE
     nocite_all = False
     for key, ks, ke in _split_keys(text, start, end, braces):
-        if key and ("#" in key or "\\" in key or (nocite and key == "*")):
-            nocite_all = nocite_all or key == "*"
+        if key == "*":
+            nocite_all = True
+            if nocite:
+                continue
+        elif key and ("#" in key or "\\" in key):
             continue
         citation = _new(Citation)
         set_key(citation, key)

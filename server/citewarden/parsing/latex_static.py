@@ -851,6 +851,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         for label, resource in doc.resource_labels:
             labels.setdefault(label, resource)
     plain_cite = any(doc.plain_cite for doc, _ in documents)
+    bibunits = any(doc.bibunits for doc, _ in documents)
     return LatexContext(
         macros,
         flags,
@@ -861,6 +862,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         resource_labels=tuple(labels.items()),
         short_verbs=short,
         plain_cite=plain_cite,
+        bibunits=bibunits,
     )
 
 

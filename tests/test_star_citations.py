@@ -1,0 +1,59 @@
+"""A star where a key list stands, built by the real pdflatex, BibTeX and biber: ``\\cite{*}``
+and ``\\nocite*{b}`` cite every entry as the tools read them (LaTeX and its citation packages
+write ``\\citation{*}``; biber reads a cited ``*`` as every entry), and biblatex's
+``\\nocite`` has no star (the oracle is the tools' own run, as in test_real_tools.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_real_tools import _require_tools, citewarden_answer, run_latex
+
+BIB = "".join(
+    f"@book{{{key},\n  author = {{A {key}}},\n  title = {{T{key}}},\n  year = 2001,\n}}\n"
+    for key in ("a", "b", "c")
+)
+BIBTEX = "\\bibliographystyle{%s}\n\\bibliography{refs}\n"
+BIBER = "\\printbibliography\n"
+
+#: name -> (preamble, body, backend)
+CASES: dict[str, tuple[str, str, str]] = {
+    "kernel cite star": ("", "\\cite{*} \\cite{a}\n", "bibtex"),
+    "natbib citep star": ("\\usepackage{natbib}\n", "\\citep{*}\n", "bibtex"),
+    "natbib star in a list": ("\\usepackage{natbib}\n", "\\cite{a,*}\n", "bibtex"),
+    "natbib wrapper star": (
+        "\\usepackage{natbib}\n\\newcommand{\\mc}[1]{\\citep{#1}}\n",
+        "\\mc{*}\n",
+        "bibtex",
+    ),
+    "natbib nocite star": ("\\usepackage{natbib}\n", "\\cite{a}\\nocite*{b}\n", "bibtex"),
+    "cite nocite star": ("\\usepackage{cite}\n", "\\cite{a}\\nocite*{b}\n", "bibtex"),
+    "hyperref nocite star": ("\\usepackage{hyperref}\n", "\\cite{a}\\nocite*{b}\n", "bibtex"),
+    "biblatex nocite star": ("\\usepackage{biblatex}\n", "\\cite{a}\\nocite*{b}\n", "biber"),
+    "biblatex cite star": ("\\usepackage{biblatex}\n", "\\cite{a}\\cite{*}\n", "biber"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_star_cites_what_the_tools_cite(tmp_path: Path, name: str) -> None:
+    _require_tools()
+    preamble, body, backend = CASES[name]
+    if backend == "biber":
+        preamble += "\\addbibresource{refs.bib}\n"
+        end = BIBER
+    else:
+        end = BIBTEX % ("plainnat" if "natbib" in preamble else "plain")
+    main = tmp_path / "main.tex"
+    main.write_text(
+        f"\\documentclass{{article}}\n{preamble}\\begin{{document}}\n{body}{end}\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    tools = run_latex(tmp_path, "main.tex", backend)
+    ours = citewarden_answer([main])
+    assert (sorted(ours.dangling), sorted(ours.orphans)) == (
+        sorted(tools.dangling),
+        sorted(tools.unused),
+    )
