@@ -275,3 +275,20 @@ def test_verbatim_environments_are_no_text() -> None:
 
 def test_an_abbreviation_before_a_citation_keeps_one_full_stop() -> None:
     assert sentence("Other methods, e.g.~\\cite{a}. Next.") == "Other methods, e.g."
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown", "shown"),
+    [
+        ("We use the method of Smith et al.~\\cite{a}. It works.", False, "Smith et al."),
+        ("Shown in Fig.~\\ref{f} and Tab.~\\ref{t} \\cite{a}. Next.", False, "and Tab."),
+        ("Proposed by Vaswani et al. [@a]. It works.", True, "Vaswani et al."),
+    ],
+)
+def test_an_abbreviation_of_any_length_keeps_one_full_stop(
+    text: str, markdown: bool, shown: str
+) -> None:
+    """A citation or a reference between an abbreviation's full stop and the sentence's
+    leaves one full stop, as the reader sees it: ``et al.``, not ``et al..``."""
+    got = sentence(text, markdown)
+    assert got.endswith(shown) and ".." not in got

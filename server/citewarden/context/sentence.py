@@ -153,7 +153,9 @@ def _plain(raw: str, kind: DocumentKind) -> str:
     if MATH_STOP in text:  # displayed math's full stop: the sentence's end, or nothing
         text = text.replace(MATH_STOP, " ") + ("." if text.rstrip()[-1] == MATH_STOP else "")
     text = _SPACE.sub(" ", text).strip()
-    text = re.sub(r"(?<=\b[^\W\d_]\.)\s+\.(?!\.)", "", text)  # ``e.g.~\\cite{a}.``
+    # one full stop after an abbreviation that a citation or a reference stood after
+    # (``e.g.~\\cite{a}.``, ``et al.~\\cite{a}.``, ``Fig.~\\ref{f}.``, ``et al. [@a].``)
+    text = re.sub(r"(?<=[^\W_]\.)\s+\.(?!\.)", "", text)
     text = re.sub(r"\s+([,.;:!?)])", r"\1", text)
     text = re.sub(r"\(\s*[,;]?\s*\)", "", text).strip()
     if len(text) > MAX_SENTENCE:
