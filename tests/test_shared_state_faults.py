@@ -90,3 +90,21 @@ async def test_a_fifo_in_place_of_a_slot_file_is_never_used(tmp_path: Path) -> N
     os.mkfifo(slots.path(HOST, "crossref", 0))
     async with slots.hold(HOST, "crossref", 1, 5.0):
         assert not slots.shared
+
+
+def test_times_written_by_a_clock_running_ahead_do_not_hold_requests_back(
+    tmp_path: Path,
+) -> None:
+    """A process whose clock runs an hour ahead (another machine sharing the cache, or this
+    clock put back since) reserves a send slot and pauses the service for 10 s: a process
+    on the right clock waits those 10 s, not an hour and 10 s, and sends at once after."""
+    now = 1_000_000.0
+    ahead = SharedRate(tmp_path / "rate", clock=lambda: now + 3600.0)
+    right = SharedRate(tmp_path / "rate", clock=lambda: now)
+    assert ahead.reserve(HOST, "crossref", 0.2) == 0.0
+    assert right.reserve(HOST, "crossref", 0.2) == pytest.approx(0.2)
+    ahead.pause(HOST, "crossref", 10.0)
+    assert right.paused_for(HOST, "crossref") == pytest.approx(10.0)
+    assert right.reserve(HOST, "crossref-query", 1.0) == pytest.approx(10.0)
+    ahead.advertise(HOST, "crossref", 2)
+    assert right.advertised(HOST, "crossref") == 2
