@@ -372,6 +372,27 @@ def test_fix_writes_only_the_corrections(
     ]
 
 
+def test_the_diff_of_a_file_named_with_a_space_is_applied_by_patch(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """patch(1) read "--- a/my refs.bib" as the file "my" and applied nothing: the name
+    ends in a tab, as diff -u writes it; git apply reads it too."""
+    import shutil
+    import subprocess
+
+    (verified_project / "refs.bib").rename(verified_project / "my refs.bib")
+    code, out, _ = run(["check", "my refs.bib", *VERIFY, "--diff", "-o", "report.txt"], capsys)
+    assert code == 0 and "--- a/my refs.bib\t\n+++ b/my refs.bib\t\n" in out
+    (verified_project / "fix.patch").write_text(out, encoding="utf-8", newline="")
+    patch = shutil.which("patch")
+    assert patch is not None, "patch is missing"
+    done = subprocess.run(
+        [patch, "-p1", "-i", "fix.patch"], cwd=verified_project, capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stdout
+    assert (verified_project / "my refs.bib").read_bytes() == FIXED
+
+
 def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -383,7 +404,7 @@ def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
     (verified_project / "refs.bib").rename(verified_project / name)
     (verified_project / "empty.bib").write_text("")
     _, out, err = run(["check", name, "empty.bib", *VERIFY, "--diff"], capsys)
-    assert f"\n--- a/{shown}\n+++ b/{shown}\n@@ " in out
+    assert f"\n--- a/{shown}\t\n+++ b/{shown}\t\n@@ " in out
     assert "\n+++ b_evil" not in out and "\n@@ -1 +1 @@" not in out
     lines = err.splitlines()
     assert f"citewarden: {shown}: would correct 3 fields in 2 entries" in lines

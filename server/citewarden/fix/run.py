@@ -224,6 +224,9 @@ def run_fix(
 
 
 def _named(diff: str, path: Path, name: str) -> str:
-    """``diff`` with its header naming the file ``name`` (shown escaped, on one line)."""
+    """``diff`` with its header naming the file ``name`` (shown escaped, on one line); a
+    name holding a space ends in a tab, as ``diff -u`` ends it (before the date): patch(1)
+    reads a name up to the first blank unless a tab ends the line's name."""
     header = f"--- a/{path.as_posix()}\n+++ b/{path.as_posix()}\n"
-    return f"--- a/{name}\n+++ b/{name}\n" + diff.removeprefix(header)
+    end = "\t" if " " in name else ""
+    return f"--- a/{name}{end}\n+++ b/{name}{end}\n" + diff.removeprefix(header)
