@@ -7,7 +7,9 @@ is a lane family: ``crossref`` for ``crossref``, ``crossref-query``, ``crossref-
 so a loopback server standing in for several services pauses only the one that asked).  A
 process that wants to send reserves the next free slot of its lane --
 ``max(now, next, paused_until)`` -- and moves ``next`` one interval (``1 / rate``) further,
-so an editor and two CI jobs together keep to one published rate instead of three.
+so an editor and two CI jobs together keep to one published rate instead of three.  The
+file also holds when it was last written: times written by a clock running ahead of the
+reader's are moved back by the difference, so a skewed clock never holds requests back.
 
 Where file locks are unavailable (no ``fcntl``) or the directory cannot be written, the
 state is kept in-process only; this is said once in the log.
@@ -37,6 +39,9 @@ log = logging.getLogger("citewarden.http")
 MAX_AHEAD = 24 * 3600.0
 #: State files are tiny; anything larger is damage and is reset.
 MAX_STATE_BYTES = 64 * 1024
+#: Seconds the state may have been written after this process's clock reading before its
+#: times are taken as those of a clock running ahead (see :func:`_rebase`).
+CLOCK_SLACK = 2.0
 #: An advertised concurrency holds this long after the last reply that carried it.
 ADVERTISED_FOR = 3600.0
 
@@ -69,7 +74,9 @@ class SharedRate(SharedDirectory):
             if state is None:
                 yield self._local.setdefault(host, {})
                 return
+            _rebase(state, self._clock())
             yield state
+            state["written"] = self._clock()
             self._save(host, fd, state)
         finally:
             os.close(fd)  # closing releases the lock
@@ -180,6 +187,34 @@ class SharedRate(SharedDirectory):
         now = self._clock()
         with self._state(host) as state:
             return max(0.0, self._pause_of(state, family, now) - now)
+
+
+def _time(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _rebase(state: dict[str, Any], now: float) -> None:
+    """Move the times of ``state`` to this process's clock when it was written at a time
+    after ``now`` (by more than :data:`CLOCK_SLACK`): the writer's clock ran ahead of this
+    one (another machine sharing the directory, or this clock put back since), and its
+    send slots and pauses, read as they are, would hold every request back by the
+    clocks' difference (up to :data:`MAX_AHEAD`)."""
+    written = state.get("written")
+    if not isinstance(written, int | float) or isinstance(written, bool):
+        return
+    shift = float(written) - now
+    if not shift > CLOCK_SLACK:  # NaN too
+        return
+    for table in (state.get("lanes"), state.get("paused")):
+        if isinstance(table, dict):
+            for name, value in table.items():
+                if _time(value):
+                    table[name] = float(value) - shift
+    advertised = state.get("concurrency")
+    if isinstance(advertised, dict):
+        for name, entry in advertised.items():
+            if isinstance(entry, list) and len(entry) == 2 and _time(entry[1]):
+                advertised[name] = [entry[0], float(entry[1]) - shift]
 
 
 def family_of(lane: str) -> str:
