@@ -292,3 +292,20 @@ def test_an_abbreviation_of_any_length_keeps_one_full_stop(
     leaves one full stop, as the reader sees it: ``et al.``, not ``et al..``."""
     got = sentence(text, markdown)
     assert got.endswith(shown) and ".." not in got
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("We use R's *lme4*\\ package [@a]. Next.", "We use R's lme4 package."),
+        ("A hard\\\nline break [@a]. Next.", "A hard line break."),
+        ("A hard\\\r\nline break [@a]. Next.", "A hard line break."),
+        ("It ~~was~~ is H~2~O at 2^10^ K [@a]. Next.", "It was is H2O at 210 K."),
+        ("An escaped \\~ and \\^ stay [@a]. Next.", "An escaped ~ and ^ stay."),
+        ("About ~5 and ~6 people [@a]. Next.", "About ~5 and ~6 people."),
+    ],
+)
+def test_markdown_escapes_and_scripts_show_as_typeset(text: str, shown: str) -> None:
+    """pandoc's non-breaking space (``\\ ``), hard line break (a backslash at the line's
+    end), strikeout, superscript and subscript show as their text, no mark left."""
+    assert sentence(text, markdown=True) == shown

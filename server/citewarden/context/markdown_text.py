@@ -38,7 +38,7 @@ _HIDDEN = re.compile(
     r"(?P<comment><!--)|(?P<shortcode>\{\{[<%])"
     r"|(?P<blank></?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>"
     r"|<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]{0,2000}|[^<>\s@]{1,200}@[^<>\s]{1,200})>)"
-    r"|(?P<escape>\\[!-/:-@\[-`{-~])"
+    r"|(?P<escape>\\[!-/:-@\[-`{-~ \r\n])"
     r"|(?P<fence>(?:(?<=\n)|\A)[ \t]{0,3}(?P<fch>`{3,}|~{3,})[^\n]*)"
     r"|(?P<code>(?<!`)(?P<ticks>`+)(?!`)(?:[^`\n]|\n(?![ \t\r]*\n)){1,2000}?(?<!`)(?P=ticks)(?!`)"
     r"(?P<raw>\{=[A-Za-z][\w-]{0,30}\})?)"
@@ -119,8 +119,9 @@ def mask_markdown(text: str, whole: bool = True, source: str | None = None) -> s
                 continue
             at = closing.end()
             piece = _NOT_NEWLINE.sub(" ", text[start:at])  # a code block: no prose
-        elif kind == "escape":
-            piece = _GONE + hide(m.group()[1])
+        elif kind == "escape":  # ``\\ `` a space, ``\\`` at a line's end a line break
+            escaped = m.group()[1]
+            piece = _GONE + (escaped if escaped in " \r\n" else hide(escaped))
         elif kind == "code" and m.group("raw"):
             piece = " " * (at - start)  # raw LaTeX or HTML: no prose of the document
         elif kind == "code":
@@ -188,6 +189,11 @@ def _without_blocks(text: str, whole: bool, source: str | None = None) -> str:
 _VERBATIM = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?=[\s/>])", re.I)
 _NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,100}\]:?")
 _MARK = re.compile(r"[*_`#>|]+")
+#: strikeout (``~~gone~~``), superscript (``2^10^``) and subscript (``H~2~O``): their text
+#: stays, their marks go
+_SCRIPTS = re.compile(
+    r"(?s:~~(?=\S)(.{1,500}?)(?<=\S)~~)|\^([^\s^]{1,100})\^|(?<!~)~([^\s~]{1,100})~(?!~)"
+)
 _DROP = str.maketrans("", "", MATH + _GONE)
 
 
@@ -201,6 +207,8 @@ def markdown_plain(text: str) -> str:
     punctuation still hidden (:func:`shown`)."""
     text = _NOTE_MARK.sub(" ", text) if "[^" in text else text
     text = _ATTRIBUTES.sub(" ", text) if "{" in text else text
+    if "~" in text or "^" in text:
+        text = _SCRIPTS.sub(lambda m: m.group(m.lastindex or 0), text)
     return _MARK.sub(" ", text).translate(_DROP)
 
 
