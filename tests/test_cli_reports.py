@@ -74,6 +74,23 @@ def test_html_report_file(
     assert out == ""  # the report went to the file
 
 
+def test_the_html_report_shows_a_file_name_on_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line feed in a file name was written into the page as it is, read as a space:
+    "x\\n<b>.tex" showed as "x <b>.tex".  It is an escape, as in the text report."""
+    name = "x\n<b>.tex"
+    (tmp_path / name).write_text("\\cite{zz}\\bibliography{r}\n", encoding="utf-8")
+    (tmp_path / "r.bib").write_text("@misc{k, title={T}}\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, _, _ = run(["check", name, "--no-verify", "--format", "html", "-o", "r.html"], capsys)
+    assert code == 1
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "class='path'>x\\x0a&lt;b&gt;.tex:1:7<" in page
+    assert "Inputs: x\\x0a&lt;b&gt;.tex." in page
+    assert "x\n" not in page
+
+
 def test_sarif_report_is_valid(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

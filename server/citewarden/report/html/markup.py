@@ -7,7 +7,7 @@ import urllib.parse
 from pathlib import Path
 
 from citewarden.model import Code, Severity, Status, Tier, Verdict, code_doc_url
-from citewarden.safe_text import https_url, visible_lines
+from citewarden.safe_text import https_url, visible, visible_lines
 
 
 def esc(value: object) -> str:
@@ -69,12 +69,14 @@ def code_link(code: Code) -> str:
 
 
 def rel_path(path: Path, root: Path | None) -> str:
+    """``path`` relative to ``root`` when it is in it, on one line: its line breaks shown as
+    escapes (:func:`~citewarden.safe_text.visible`), as the text report shows them."""
     if root is not None:
         try:
-            return path.resolve().relative_to(root.resolve()).as_posix()
+            return visible(path.resolve().relative_to(root.resolve()).as_posix())
         except ValueError:
             pass
-    return str(path)
+    return visible(str(path))
 
 
 def plural(n: int, one: str, many: str) -> str:

@@ -31,6 +31,7 @@ from citewarden.report.html.markup import (
 )
 from citewarden.report.references import STYLE, csl_item, format_references
 from citewarden.report.sarif import rule_text
+from citewarden.safe_text import visible
 
 
 def _count_codes(findings: Iterable[Located], *codes: Code) -> int:
@@ -294,7 +295,7 @@ def methodology(data: AuditData) -> str:
         f"<p>Checked on <time datetime='{esc(data.generated.isoformat())}'>"
         f"{esc(data.generated.strftime('%Y-%m-%d %H:%M %Z').strip())}</time> with citewarden "
         f"{esc(data.version)}; mode: {esc(mode)}.</p>"
-        f"<p>Inputs: {esc(', '.join(data.inputs) or '–')}.</p>"
+        f"<p>Inputs: {esc(', '.join(map(visible, data.inputs)) or '–')}.</p>"
         "<h3>Sources</h3>"
         f"<p>Configured: {esc(configured)}. Consulted in this run: "
         f"{esc(', '.join(sources_used) or '–')}.</p>"
