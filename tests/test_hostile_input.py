@@ -586,6 +586,27 @@ def test_hover_markdown_links_only_https_and_escapes_markup(tmp_path: Path) -> N
     assert "](https://example.org/a%20b%29%28c)" in markdown(entries["k4"])
 
 
+def test_hover_markdown_links_no_bare_address_of_a_field(tmp_path: Path) -> None:
+    """A bare address in a title, author or venue (http://, www., an e-mail address) is
+    no link a GFM renderer (VS Code's hovers) makes of it: a title could send the reader
+    to a page the entry never named, over plain http too."""
+    from citewarden.lsp.entries import markdown
+    from citewarden.lsp.verify_hover import hover_markdown
+    from citewarden.model import Match, Status, Tier, Verdict
+
+    bib = (
+        "@misc{k, title = {Log in at http://evil.example/login or www.evil.example},\n"
+        "  author = {Doe, J. at me@evil.example}, journal = {ftp://evil.example/j}}\n"
+    )
+    shown = markdown(parse_bibtex(tmp_path / "refs.bib", bib).entries[0])
+    match = Match("openalex", 0.9, url="https://openalex.org/W1", title="See https://x.example")
+    record = hover_markdown(Verdict("k", Status.VERIFIED, Tier.D, match=match))
+    for text in (shown, record.replace("](https://openalex.org/W1)", "")):
+        assert not unescaped(r"[a-z]://|www\.|@evil", text), text
+    assert "http\\://evil.example/login or www\\.evil.example" in shown
+    assert "](https://openalex.org/W1)" in record
+
+
 def test_verification_hover_links_only_https_records() -> None:
     from citewarden.findings.verdicts import record_url
     from citewarden.lsp.verify_hover import hover_markdown

@@ -126,14 +126,19 @@ def unsafe_characters(text: str) -> list[str]:
 #: ASCII punctuation that can start Markdown syntax (emphasis, code, links and images,
 #: which need a '[', autolinks and HTML, headings, tables, entities, strikethrough).
 _MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]<>#|&~]")
+#: Where a GFM autolink starts without Markdown syntax (``https://x``, ``www.x``,
+#: ``a@b.org``): the ``:`` before ``//``, the ``.`` after ``www`` and every ``@`` are escaped.
+_BARE_LINK = re.compile(r"(?<=[A-Za-z0-9+.-]):(?=//)|(?<=(?<![\w.-])[Ww]{3})\.|@")
 #: what a link destination must not hold unencoded
 _URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&'*+,;=%]")
 
 
 def markdown_text(text: str) -> str:
-    """``text`` shown literally in Markdown: no emphasis, link, image, HTML or heading can
-    start in it, and unsafe characters are escaped (:func:`visible`)."""
-    return _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), visible(text))
+    """``text`` shown literally in Markdown: no emphasis, link (a bare address a renderer
+    would link included), image, HTML or heading can start in it, and unsafe characters
+    are escaped (:func:`visible`)."""
+    escaped = _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), visible(text))
+    return _BARE_LINK.sub(lambda m: "\\" + m.group(), escaped)
 
 
 def https_url(url: str | None) -> str | None:
