@@ -6,8 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+import types
+from email.utils import formatdate
 from pathlib import Path
 
+import pytest
+
+import citewarden.verify.rate_limit as rate_limit
 from citewarden.verify.http import Failure, HttpClient, Limit, Reply, RetryPolicy
 from cli_process import ROOT
 from hostile_server import Behaviour, HostileServer, hostile
@@ -127,3 +132,35 @@ async def test_retry_after_seen_by_one_process_pauses_another(
     await second.aclose()
     assert isinstance(reply, Reply)
     assert time.monotonic() - started >= 1.9
+
+
+async def test_a_retry_after_date_is_read_against_the_reply_s_own_date(
+    hostile: HostileServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Retry-After`` as an HTTP date two seconds after the reply's ``Date``, read by a
+    machine whose clock is an hour behind: the service is paused two seconds, where it was
+    an hour and two seconds (every request to it failing meanwhile)."""
+    behind = types.SimpleNamespace(time=lambda: time.time() - 3600.0, monotonic=time.monotonic)
+    monkeypatch.setattr(rate_limit, "time", behind)
+    http = HttpClient(limits={"crossref": Limit(100.0, 1, 4)}, retry=RetryPolicy(max_retries=0))
+    # the server's Date is its clock's second; the date asked for two seconds after it
+    hostile.route("/busy", Behaviour("429", retry_after=formatdate(time.time() + 2, usegmt=True)))
+    refused = await http.get(hostile.url + "/busy", lane="crossref")
+    await http.aclose()
+    assert isinstance(refused, Failure) and refused.status == 429
+    assert 0.5 <= http.bucket("crossref").paused_for() <= 4.0
+
+
+def test_a_budget_reset_time_is_read_against_the_reply_s_own_date() -> None:
+    """OpenAlex's ``x-ratelimit-reset`` as an epoch time five seconds after the reply's
+    ``Date``, from a server whose clock is an hour ahead: the lane pauses five seconds."""
+    server_now = time.time() + 3600.0
+    bucket = rate_limit.TokenBucket(Limit(10.0))
+    bucket.adapt(
+        {
+            "x-ratelimit-remaining": "0",
+            "x-ratelimit-reset": str(int(server_now) + 5),
+            "date": formatdate(int(server_now), usegmt=True),
+        }
+    )
+    assert 4.0 <= bucket.paused_for() <= 6.0

@@ -51,6 +51,7 @@ from citewarden.verify.rate_limit import (
     Sleep,
     TokenBucket,
     parse_retry_after,
+    server_clock,
 )
 from citewarden.verify.shared_rate import SharedRate, family_of
 from citewarden.verify.shared_slots import SharedSlots, SlotTimeout
@@ -459,7 +460,9 @@ class HttpClient:
                 log.debug("%s %s -> %s", method, outcome.url, outcome.status)
                 return outcome
             # 429 / 5xx: honour Retry-After, otherwise back off exponentially.
-            retry_after = parse_retry_after(outcome.headers.get("retry-after"))
+            retry_after = parse_retry_after(
+                outcome.headers.get("retry-after"), server_clock(outcome.headers)
+            )
             label = "rate limited" if outcome.status == 429 else f"HTTP {outcome.status}"
             if retry_after is not None and outcome.status in {429, 503}:
                 # the whole service waits -- every lane, here and in other processes

@@ -62,7 +62,8 @@ PUBLISHED_LIMITS: dict[str, Limit] = {
 
 
 def parse_retry_after(value: str | None, now_epoch: float | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date, read
+    against ``now_epoch``: the reply's :func:`server_clock` when it has one)."""
     if not value:
         return None
     value = value.strip()
@@ -78,6 +79,26 @@ def parse_retry_after(value: str | None, now_epoch: float | None = None) -> floa
         return None
     now = time.time() if now_epoch is None else now_epoch
     return max(0.0, when.timestamp() - now)
+
+
+def server_clock(headers: Mapping[str, str]) -> float | None:
+    """When (epoch seconds) a reply says it was sent, by its ``Date`` header: the clock of
+    the dates and epoch times its other headers give (``Retry-After``,
+    ``x-ratelimit-reset``), so that a local clock set wrong neither stretches nor shortens
+    the wait they ask for.  None without a readable date with its zone."""
+    value = headers.get("date")
+    if not value:
+        return None
+    try:
+        when = email.utils.parsedate_to_datetime(value.strip())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    try:
+        return when.timestamp()
+    except (OverflowError, ValueError, OSError):
+        return None
 
 
 _INTERVAL = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(?:(ms|s|m|h)\s*)?$")
@@ -207,7 +228,7 @@ class TokenBucket:
             self._slots.lower(int(concurrency.strip()))
         remaining = headers.get("x-ratelimit-remaining")
         if remaining is not None and _is_zero(remaining):
-            wait = parse_reset(headers.get("x-ratelimit-reset"))
+            wait = parse_reset(headers.get("x-ratelimit-reset"), server_clock(headers))
             self.pause(min(wait if wait is not None else 60.0, 86400.0))
 
 
