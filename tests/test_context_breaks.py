@@ -309,3 +309,20 @@ def test_markdown_escapes_and_scripts_show_as_typeset(text: str, shown: str) -> 
     """pandoc's non-breaking space (``\\ ``), hard line break (a backslash at the line's
     end), strikeout, superscript and subscript show as their text, no mark left."""
     assert sentence(text, markdown=True) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("We \\textcolor{red}{improve} the method \\cite{a}. Next.", "We improve the method."),
+        ("A \\multicolumn{2}{c}{Method} cell \\cite{a} here \\\\", "A Method cell here"),
+        ("We \\setlength{\\parskip}{3pt} test it \\cite{a}. Next.", "We test it."),
+        ("A \\resizebox{\\linewidth}{!}{big} table \\cite{a}. Next.", "A big table."),
+        ("Our \\newterm{CNN}{networks} win \\cite{a}. Next.", "Our CNN networks win."),
+        ("The `best' model \\cite{a} wins. Next.", "The 'best' model wins."),
+    ],
+)
+def test_latex_layout_arguments_are_no_words(text: str, shown: str) -> None:
+    """A colour, a length, a column count or specification is no word of the sentence, two
+    arguments side by side are not glued into one word, and a single left quote is a quote."""
+    assert sentence(text) == shown

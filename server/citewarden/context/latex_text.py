@@ -235,6 +235,17 @@ _DROP_ARG = re.compile(
     r"\*?(?:\[[^\[\]]*\])?\{[^{}]*\}"
 )
 _LINE_BREAK = re.compile(r"\\\\\*?(?:\[[^\[\]]{0,50}\])?")
+_ARG = r"\s*\{(?:[^{}]|\{[^{}]{0,200}\}){0,200}\}"
+_OPTIONS = r"\*?(?:\s*\[[^\[\]]{0,200}\])*"
+#: The arguments of layout commands that are no prose (a colour, a size, a count, a column
+#: specification): ``\\textcolor{red}{improve}`` reads ``improve``.
+_LAYOUT_ARGS = re.compile(
+    r"\\(?:(?:textcolor|color|colorbox|pagecolor|scalebox|raisebox|parbox)(?![A-Za-z@])"
+    + _OPTIONS
+    + _ARG
+    + r"|(?:fcolorbox|multicolumn|multirow|setlength|addtolength|setcounter|addtocounter"
+    r"|resizebox|rule|fontsize)(?![A-Za-z@])" + _OPTIONS + 2 * _ARG + ")"
+)
 _COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\[\]]*\])?")
 _GROUPING = str.maketrans("", "", "{}[]" + MATH)  # MATH_STOP is read by the caller
 
@@ -243,6 +254,10 @@ def latex_plain(text: str) -> str:
     """The words of a masked stretch of LaTeX (white space not yet collapsed)."""
     text = decode_accents(text)
     text = _DROP_ARG.sub(" ", text)
+    if "\\" in text:
+        text = _LAYOUT_ARGS.sub(" ", text)
+    # two arguments side by side are two pieces of text (``\\newterm{CNN}{networks}``)
+    text = text.replace("}{", "} {")
     text = _LINE_BREAK.sub(" ", text)
     text = _COMMAND.sub(" ", text)
     text = re.sub(r"(?<!\\)&", " ", text)  # a table's cell or an alignment point
@@ -250,7 +265,8 @@ def latex_plain(text: str) -> str:
     text = re.sub(r"\\[^A-Za-z]", " ", text)  # control spaces and symbols
     # braces and the brackets of an optional argument left (``\\item[Adam]``) are no words
     text = text.replace("~", " ").translate(_GROUPING)
-    return text.replace("``", '"').replace("''", '"').replace("---", "-").replace("--", "-")
+    text = text.replace("``", '"').replace("''", '"').replace("`", "'")  # ``quoted'', `this'
+    return text.replace("---", "-").replace("--", "-")
 
 
 #: Commands that start text of their own (headings, front matter, list items, captions), the
