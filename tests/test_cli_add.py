@@ -370,3 +370,43 @@ def test_the_settings_are_the_bibliographys_projects_with_their_problems_shown(
         in result.stderr
     )
     assert "not found (crossref answered)" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("bib", "said"),
+    [
+        ("loop.bib", "cannot write loop.bib: a loop of symbolic links\n"),
+        ("dangling.bib", "cannot write dangling.bib: no folder {tmp}/nowhere to write it in\n"),
+        ("gone/refs.bib", "cannot write gone/refs.bib: no folder {tmp}/gone to write it in\n"),
+        ("refs.txt", "refs.txt: not a bibliography format entries can be added to\n"),
+        (
+            "fifo.bib",
+            "cannot read fifo.bib: a named pipe (FIFO), not a regular file; it is not read\n",
+        ),
+    ],
+)
+def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bib: str, said: str
+) -> None:
+    """A loop of symbolic links ended the command with a traceback after the look-up, a
+    missing folder failed after it naming the temporary file, and a FIFO was named with
+    the errno and the path again: each is said before anything is asked."""
+    import os
+    from io import StringIO
+
+    from citewarden import cli_add
+
+    async def look_up(ids: list[str], settings: object) -> list[tuple[str, str]]:
+        raise AssertionError("looked up")
+
+    monkeypatch.setattr(cli_add, "_look_up", look_up)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.bib").symlink_to("loop2.bib")
+    (tmp_path / "loop2.bib").symlink_to("loop.bib")
+    (tmp_path / "dangling.bib").symlink_to("nowhere/refs.bib")
+    os.mkfifo(tmp_path / "fifo.bib")
+    args = argparse.Namespace(ids=["10.1/x"], bib=bib, key=None, offline=True, dry_run=False)
+    out, err = StringIO(), StringIO()
+    assert cli_add.run_add(args, out, err) == 2
+    assert err.getvalue() == "citewarden add: " + said.format(tmp=tmp_path.resolve())
+    assert out.getvalue() == ""

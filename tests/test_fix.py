@@ -896,3 +896,36 @@ def test_a_value_ending_in_a_backslash_keeps_its_closing_delimiter(
     assert done.returncode == 0, done.stdout
     out = (tmp_path / "out.bib").read_text(encoding="utf-8")
     assert "URL = {http://x\\}" in out and "DOI = {10.1/y\\}" in out and "{next," in out
+
+
+@pytest.mark.parametrize("kind", ["fifo", "loop", "no folder"])
+def test_a_file_that_is_no_longer_one_to_write_is_refused_without_waiting(
+    tmp_path: Path, kind: str
+) -> None:
+    """The file read was read again before the write with no check of its kind: a FIFO put
+    in its place held the write forever; a loop of symbolic links was a RuntimeError and a
+    missing folder an error naming the temporary file."""
+    path = tmp_path / "refs.bib"
+    if kind == "fifo":
+        os.mkfifo(path)
+        said = "a named pipe"
+    elif kind == "loop":
+        path.symlink_to("other.bib")
+        (tmp_path / "other.bib").symlink_to("refs.bib")
+        said = "a loop of symbolic links"
+    else:
+        path = tmp_path / "gone" / "refs.bib"
+        said = "no folder"
+
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError("the write waited on the file")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)
+    try:
+        with pytest.raises(FixRefused, match=said):
+            write_atomically(path, b"@misc{k}\n", expected=b"@misc{j}\n")
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []

@@ -26,6 +26,7 @@ from citewarden.addref.insert import (
     apply,
     clashing_key,
     file_key_refusal,
+    format_refusal,
     make_key,
     plan_insertion,
 )
@@ -33,7 +34,7 @@ from citewarden.addref.lookup import Ambiguous, describe, identifier_lookup
 from citewarden.addref.present import Present, record_ids
 from citewarden.files import read_regular
 from citewarden.fix.plan import FixRefused
-from citewarden.fix.write import ABSENT, write_atomically
+from citewarden.fix.write import ABSENT, write_atomically, write_target
 from citewarden.model import Entry
 from citewarden.model.findings import MAX_QUOTED
 from citewarden.parsing.dispatch import parse_file
@@ -110,12 +111,28 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     if args.offline:
         verify = dataclasses.replace(settings.verify, offline=True)
         settings = dataclasses.replace(settings, verify=verify)
+    # what makes the file one no entry can be added to is said before any look-up
+    if (refusal := format_refusal(path)) is not None:
+        print(f"citewarden add: {visible(refusal)}", file=err)
+        return EXIT_USAGE
     try:
+        write_target(path)
         original = _read(path)
         text = "" if original is None else original.decode("utf-8")
         entries = _existing(path, text, settings) if text else ()
-    except (OSError, UnicodeDecodeError) as exc:
-        print(f"citewarden add: cannot read {visible(str(path))}: {visible(str(exc))}", file=err)
+    except FixRefused as exc:
+        reason = exc.reason.removesuffix("; not written")
+        print(f"citewarden add: cannot write {visible(str(path))}: {visible(reason)}", file=err)
+        return EXIT_USAGE
+    except UnicodeDecodeError as exc:
+        print(
+            f"citewarden add: cannot read {visible(str(path))}: not valid UTF-8 (byte {exc.start})",
+            file=err,
+        )
+        return EXIT_USAGE
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        print(f"citewarden add: cannot read {visible(str(path))}: {visible(reason)}", file=err)
         return EXIT_USAGE
     taken = {e.key for e in entries}
     present = Present(entries)
@@ -179,8 +196,7 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             print(f"citewarden add: {visible(str(path))}: {visible(exc.reason)}", file=err)
             return EXIT_USAGE
         except OSError as exc:
-            print(
-                f"citewarden add: cannot write {visible(str(path))}: {visible(str(exc))}", file=err
-            )
+            reason = exc.strerror or str(exc)
+            print(f"citewarden add: cannot write {visible(str(path))}: {visible(reason)}", file=err)
             return EXIT_USAGE
     return status

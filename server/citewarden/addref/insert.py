@@ -93,6 +93,14 @@ def file_key_refusal(path: Path, key: str) -> str | None:
     return None
 
 
+def format_refusal(path: Path) -> str | None:
+    """Why no entry can be added to ``path`` for its kind (None when one can): a file
+    neither BibTeX, CSL-JSON nor CSL-YAML by its suffix."""
+    if path.suffix.lower() in BIBTEX_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES:
+        return None
+    return f"{path.name}: not a bibliography format entries can be added to"
+
+
 def plan_insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
     """The insertion that adds ``record`` under ``key`` to the bibliography ``text``, its
     lines ended as the file's are (``\\r\\n`` in a CRLF file)."""
@@ -133,7 +141,7 @@ def _insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion
                 f"{path.name}: no CSL-YAML list of items to add to ({error})"
             ) from None
         return Insertion(path, offset, body, key)
-    raise InsertError(f"{path.name}: not a bibliography format entries can be added to")
+    raise InsertError(format_refusal(path) or "")
 
 
 def apply(text: str, change: Insertion) -> str:

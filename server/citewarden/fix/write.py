@@ -6,6 +6,7 @@ The only functions of the fixer that touch the disk.
 
 from __future__ import annotations
 
+import errno
 import glob
 import os
 import re
@@ -13,7 +14,13 @@ import stat
 import time
 from pathlib import Path
 
-from citewarden.files import new_temp_file, read_regular, refuse_special
+from citewarden.files import (
+    FileTooLarge,
+    NotRegularFile,
+    new_temp_file,
+    read_regular,
+    refuse_special,
+)
 from citewarden.fix.plan import FixPlan, FixRefused
 
 #: The backup of ``refs.bib`` is ``refs.bib.orig`` (or ``refs.bib.orig.1`` ... when a different
@@ -203,6 +210,21 @@ ABSENT = _Absent()
 _CHANGED = "the file changed on disk since it was read; not written"
 
 
+def write_target(path: Path) -> Path:
+    """The file a write to ``path`` replaces: a symbolic link's target (a write goes
+    through the link, never replacing it).  Raises :class:`FixRefused` for a loop of
+    symbolic links and for a target whose folder does not exist."""
+    try:
+        target = path.resolve()
+    except (RuntimeError, OSError) as exc:  # (Python 3.11 raises RuntimeError for a loop)
+        if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
+            raise
+        raise FixRefused(path, "a loop of symbolic links; not written") from None
+    if not target.parent.is_dir():
+        raise FixRefused(path, f"no folder {target.parent} to write it in; not written")
+    return target
+
+
 def write_atomically(
     path: Path, data: bytes, *, expected: bytes | _Absent | None = None, backup: bool = True
 ) -> Path | None:
@@ -217,12 +239,12 @@ def write_atomically(
     backup was asked for).  At every instant the file holds either the old or the new bytes;
     the temporary file is new (``mkstemp``), so nothing planted beside ``path`` is written to.
     """
-    target = path.resolve()  # write through a symlink, never replace the link itself
+    target = write_target(path)
     directory = target.parent
     remove_stale_temps(directory, target.name)
     try:
         st = target.stat()
-        old = target.read_bytes()
+        old = _now_in(path, target, expected)
     except FileNotFoundError:
         st, old = None, None
     if isinstance(expected, _Absent):
@@ -247,7 +269,7 @@ def write_atomically(
                 raise
     tmp, owned = _write_temp(directory, target.name, data, st, target if st else None)
     try:
-        if expected is not None and target.read_bytes() != expected:
+        if expected is not None and _now_in(path, target, expected) != expected:
             raise FixRefused(path, "the file changed on disk while fixing; not written")
         if st is not None and (st.st_nlink > 1 or not owned):
             # a rename would break the hard links, give the file to this user or drop its
@@ -260,6 +282,25 @@ def write_atomically(
         raise
     _fsync_dir(directory)
     return kept
+
+
+def _now_in(path: Path, target: Path, expected: bytes | _Absent | None) -> bytes | None:
+    """What ``target`` holds now, read as the file was (:func:`read_regular`): a FIFO or a
+    device put in its place is not opened (a FIFO would hold the write forever), and of a
+    file longer than ``expected`` no more than one byte past it is read (None then: it
+    changed)."""
+    limit = len(expected) if isinstance(expected, bytes) else _NO_LIMIT
+    try:
+        return read_regular(target, limit)
+    except NotRegularFile as exc:
+        kind = (exc.strerror or "not a regular file").removesuffix("; it is not read")
+        raise FixRefused(path, f"{kind}; not written") from None
+    except FileTooLarge:
+        return None
+
+
+#: The most bytes read of a file whose content is not known beforehand.
+_NO_LIMIT = 1 << 62
 
 
 def _create(path: Path, target: Path, data: bytes) -> None:
