@@ -219,7 +219,12 @@ READINGS = {
     "@misc{a, title={A})\n@misc{b, title={B}}\n": "a,b",
     "@misc{a, title=)\n@misc{b, title={B}}\n": "a,b",
     # an apostrophe in an entry type: btparse skips it with the letter after it
-    "@articl'e{a, title={A}}\n@misc{b, title={B}}\n": "b",
+    "@articl'e{a, title={A}}\n@misc{b, title={B}}\n": "a,b",
+    "@articl'e{x'y, title={A}}\n@misc{b, title={B}}\n": "x,x'y,b",
+    "@misc{b, title={B}}\n% @articl'e{p, title={P}}\n": "b,p",
+    # ... where it reads a name after the type, or a key without a comma: an error
+    "@art'icle{f, title={F}}\n@misc{b, title={B}}\n": "f,b",
+    "@articl'e{e}\n@misc{b, title={B}}\n": "e,b",
 }
 
 

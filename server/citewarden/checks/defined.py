@@ -15,7 +15,12 @@ from citewarden.checks import Ident, Memo
 from citewarden.file_state import fold_key
 from citewarden.model import BibFormat, DocumentKind, Finding, ParsedBibliography, Span
 from citewarden.parsing.bib_comments import commented_positions, skipped_regions, unique_keys_at
-from citewarden.parsing.biber_syntax import biber_rejections, biber_renamings, btparse_rejects
+from citewarden.parsing.biber_syntax import (
+    biber_rejections,
+    biber_renamings,
+    btparse_rejects,
+    typed_entry_keys,
+)
 from citewarden.parsing.bibtex_last_line import entries_bibtex_skips
 from citewarden.parsing.bibtex_recovery import (
     BibtexKeys,
@@ -89,6 +94,8 @@ def project_delta(ws: Workspace, project: Project, memo: Memo) -> KeyDelta | Non
         return None  # keys the reader does not read: compute again (see defined_token)
     if project.casefold_keys and bibtex_reading(ws, path, index).added:
         return None
+    if reader(project) == "biber" and biber_reading(ws, path, index).typed:
+        return None  # (an edit may change the entries the reader skips)
     return replace(delta, previous=(reader(project), delta.previous))
 
 
@@ -264,15 +271,16 @@ def _broken(ws: Workspace, project: Project, path: Path, index: BibIndex) -> boo
 def added_keys(ws: Workspace, project: Project, path: Path, index: BibIndex) -> frozenset[str]:
     """Keys ``project``'s reader defines in the bibliography ``path`` that the reader does
     not: those BibTeX reads after a syntax error, or the keys biber reads in place of the
-    written ones (``d`` for ``d'A``)."""
+    written ones (``d`` for ``d'A``) and in entries with an apostrophe in their type."""
     if project.casefold_keys:
         return bibtex_reading(ws, path, index).added
     if project.kind is DocumentKind.MARKDOWN:
         return frozenset()
     reading = biber_reading(ws, path, index)
-    if reading.dropped or not reading.renamings:
+    if reading.dropped or not (reading.renamings or reading.typed):
         return frozenset()
-    return frozenset(read for _, read in reading.renamings).difference(index.by_key)
+    read = {key for _, key in reading.renamings} | reading.typed
+    return frozenset(read).difference(index.by_key)
 
 
 def _unread_parts(
@@ -349,6 +357,9 @@ class BiberReading:
     #: biber reads no entry of the file: it rejects a place, or the file has a syntax error
     #: for btparse (biber drops the whole file on one, where BibTeX reads on from it)
     dropped: bool
+    #: the keys of the entries the reader skips at an apostrophe or a backslash in their
+    #: type, which biber reads (``@articl'e{a,``: :func:`typed_entry_keys`)
+    typed: frozenset[str] = frozenset()
 
 
 #: ``BibIndex.rows`` entry of :func:`biber_reading` (one answer, per version)
@@ -366,11 +377,19 @@ def biber_reading(ws: Workspace, path: Path, index: BibIndex) -> BiberReading:
         text = ws.text(path) or ""
         commented = partial(commented_entries, ws, path, index, True)
         rejections = biber_rejections(text, index.entries, commented)
-        dropped = bool(rejections) or (
-            not parsed.complete and btparse_rejects(text, _read_problems(parsed, index, commented))
-        )
+        problems = [] if parsed.complete else _read_problems(parsed, index, commented)
+        dropped = bool(rejections) or btparse_rejects(text, problems)
         renamings = [] if dropped else biber_renamings(text, index.entries, commented)
-        found = index.rows[_BIBER_READING] = [BiberReading(rejections, renamings, dropped)]
+        typed: frozenset[str] = frozenset()
+        if problems and not dropped:
+            skipped = skipped_regions_of(ws, path, index, True)
+            typed = frozenset(
+                key
+                for at, key in typed_entry_keys(text, problems)
+                if not any(a <= at < b for a, b, _ in skipped)
+            )
+        reading = BiberReading(rejections, renamings, dropped, typed)
+        found = index.rows[_BIBER_READING] = [reading]
     return found[0]  # type: ignore[no-any-return]
 
 

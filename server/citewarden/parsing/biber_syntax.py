@@ -182,6 +182,10 @@ def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
 _NAME_BEFORE_AT = re.compile(r"[=#][ \t\r\n]*[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|@]+$")
 #: an ``@`` and the entry type's start, up to an apostrophe or a backslash
 _ENTRY_TYPE = re.compile(r"@[ \t]*[A-Za-z]+")
+#: white space before an entry's key
+_BLANKS = re.compile(r"\s*")
+#: the entry types btparse reads as blocks of their own, with no key
+_BLOCKS = frozenset({"comment", "string", "preamble"})
 #: what stands before a ``)`` that btparse reads as an entry's end: a field's end or the
 #: comma after it (not ``=`` or ``#``, where it wants a value)
 _CLOSABLE = re.compile(r"[^=#\s][ \t\r\n]*$")
@@ -196,13 +200,40 @@ def _btparse_reads_on(text: str, at: int) -> bool:
         return _NAME_BEFORE_AT.search(text, max(0, at - 64), at) is not None
     if text.startswith(")", at):
         return _CLOSABLE.search(text, max(0, at - 64), at) is not None
-    if text.startswith(("'", "\\"), at) and (start := text.rfind("@", max(0, at - 64), at)) >= 0:
-        # in an entry type (@articl'e{): btparse skips the pair and reads on
-        return (
-            _ENTRY_TYPE.fullmatch(text, start, at) is not None
-            and _entry_start(text, start)[1] is None
-        )
-    return False
+    return _typed_entry(text, at) is not None
+
+
+def _typed_entry(text: str, at: int) -> tuple[int, str | None] | None:
+    """The block biber reads where BibTeX finds an apostrophe or a backslash (at ``at``)
+    in an entry's type and skips the entry: btparse skips the pair and reads the type and
+    the key on (``@articl'e{a,`` is an entry ``a`` of type ``articl``; ``@art'icle{`` is an
+    error, a name after the type).  Its ``@``'s position and the key biber reads (None: a
+    block without one, ``@comment'x{``), or None where btparse finds an error."""
+    if not text.startswith(("'", "\\"), at):
+        return None
+    start = text.rfind("@", max(0, at - 64), at)
+    if start < 0 or _ENTRY_TYPE.fullmatch(text, start, at) is None:
+        return None
+    opener, why = _entry_start(text, start)
+    if why is not None or opener == start:
+        return None
+    name = _NAME.match(text, _SKIPPED.match(text, start + 1).end())  # type: ignore[union-attr]
+    if name is None or name.group().lower() in _BLOCKS:
+        return start, None
+    key = _BIBER_KEY.match(text, _BLANKS.match(text, opener + 1).end())  # type: ignore[union-attr]
+    return None if key is None else (start, key.group(1))
+
+
+def typed_entry_keys(text: str, problems: Sequence[Finding]) -> list[tuple[int, str]]:
+    """The entries of :func:`_typed_entry` at the syntax errors ``problems``: (the
+    ``@``'s position, the key biber reads), in order."""
+    found: list[tuple[int, str]] = []
+    for problem in problems:
+        if problem.code is Code.BIB_SYNTAX:
+            entry = _typed_entry(text, problem.location.span.start)
+            if entry is not None and entry[1] is not None and entry not in found:
+                found.append((entry[0], entry[1]))
+    return found
 
 
 #: a field name that starts with a digit (BibTeX reads it, btparse does not), or text
@@ -351,4 +382,4 @@ def _group_end(text: str, opener: int) -> int | None:
     return None
 
 
-__all__ = ["biber_rejections", "stray_at_signs"]
+__all__ = ["biber_rejections", "stray_at_signs", "typed_entry_keys"]
