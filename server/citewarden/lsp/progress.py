@@ -9,6 +9,7 @@ from types import TracebackType
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from citewarden.lsp.client_answers import answer
 from citewarden.safe_text import visible
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,10 @@ class WorkProgress:
             return self
         token = f"citewarden-{uuid.uuid4().hex}"
         try:
-            await self._server.work_done_progress.create_async(token)
+            await answer(
+                self._server.work_done_progress.create_async(token),
+                "window/workDoneProgress/create",
+            )
         except Exception:
             log.warning("client refused progress token", exc_info=True)
             return self

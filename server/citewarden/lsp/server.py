@@ -48,6 +48,7 @@ from pygls.protocol.language_server import lsp_method
 from citewarden import __version__
 from citewarden.lsp import actions, add_reference, navigation, verify_actions, watch
 from citewarden.lsp.check_cycle import favour_requests
+from citewarden.lsp.client_answers import answer
 from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.framing import (
     TOO_LARGE,
@@ -696,16 +697,19 @@ async def _register_configuration(server: LanguageServer) -> None:
     if dcc is None or not dcc.dynamic_registration:
         return
     try:
-        await server.client_register_capability_async(
-            types.RegistrationParams(
-                registrations=[
-                    types.Registration(
-                        id="citewarden-configuration",
-                        method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
-                        register_options={"section": "citewarden"},
-                    )
-                ]
-            )
+        await answer(
+            server.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id="citewarden-configuration",
+                            method=types.WORKSPACE_DID_CHANGE_CONFIGURATION,
+                            register_options={"section": "citewarden"},
+                        )
+                    ]
+                )
+            ),
+            "client/registerCapability (configuration)",
         )
     except Exception:
         log.warning("client refused configuration registration", exc_info=True)

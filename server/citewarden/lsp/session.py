@@ -28,6 +28,7 @@ from pygls.lsp.server import LanguageServer
 from citewarden.findings.policy import Policy
 from citewarden.lsp import progress
 from citewarden.lsp.check_cycle import CheckCycle
+from citewarden.lsp.client_answers import NoAnswer, answer
 from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
 from citewarden.lsp.convert import (
     Converter,
@@ -92,6 +93,9 @@ class Session:
         self.publisher = Publisher(self)
         self.ready = asyncio.Event()
         self._pending_problems: list[SettingsProblem] = []
+        #: how many times the editor was asked for its settings (a late answer to an
+        #: earlier asking is not taken)
+        self._settings_asked = 0
         #: Features layered on the index (verification), wired in server.create_server.
         self.features = Features()
 
@@ -173,16 +177,40 @@ class Session:
     async def fetch_client_settings(self) -> None:
         if not self.client_supports_configuration():
             return
+        self._settings_asked += 1
+        asked = self._settings_asked
         try:
-            result = await self.server.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section="citewarden")])
+            result = await answer(
+                self.server.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="citewarden")])
+                ),
+                "workspace/configuration",
+                late=lambda late: self._late_client_settings(asked, late),
             )
+        except NoAnswer:
+            return  # logged; the settings known so far apply until the answer comes
         except Exception:
             log.warning("workspace/configuration failed", exc_info=True)
             return
+        self._take_client_settings(result)
+
+    def _take_client_settings(self, result: Sequence[Any] | None) -> None:
         value = result[0] if result else None
         self.config.client = section_of(value) if value is not None else None
         self.apply_settings()
+
+    def _late_client_settings(self, asked: int, result: Sequence[Any] | None) -> None:
+        """The editor's settings, answered after the server went on without them: taken
+        and the workspace checked again, unless they were asked for again since."""
+        if asked != self._settings_asked:
+            return
+
+        async def take() -> None:
+            self._take_client_settings(result)
+            await self.cycle.change(Workspace.set_settings, self.settings)
+            await self.refresh(None, force=True)
+
+        self.tasks.spawn("workspace", "late settings", take())
 
     def roots_to_config(self) -> None:
         """The workspace roots changed: the settings sources and the policy follow them."""

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from citewarden.lsp.client_answers import answer
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.session import WORKSPACE, Session
 from citewarden.project import Workspace, walks_into
@@ -107,16 +108,19 @@ async def register(session: Session) -> bool:
         ]
     )
     try:
-        await session.server.client_register_capability_async(
-            types.RegistrationParams(
-                registrations=[
-                    types.Registration(
-                        id=REGISTRATION_ID,
-                        method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                        register_options=options,
-                    )
-                ]
-            )
+        await answer(
+            session.server.client_register_capability_async(
+                types.RegistrationParams(
+                    registrations=[
+                        types.Registration(
+                            id=REGISTRATION_ID,
+                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            register_options=options,
+                        )
+                    ]
+                )
+            ),
+            "client/registerCapability (file watching)",
         )
     except Exception:
         log.warning("client refused file watching", exc_info=True)
@@ -154,29 +158,35 @@ async def watch_settings_above(session: Session) -> None:
     server = session.server
     try:
         if session.settings_watchers:
-            await server.client_unregister_capability_async(
-                types.UnregistrationParams(
-                    unregisterations=[
-                        types.Unregistration(
-                            id=SETTINGS_REGISTRATION_ID,
-                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                        )
-                    ]
-                )
+            await answer(
+                server.client_unregister_capability_async(
+                    types.UnregistrationParams(
+                        unregisterations=[
+                            types.Unregistration(
+                                id=SETTINGS_REGISTRATION_ID,
+                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                            )
+                        ]
+                    )
+                ),
+                "client/unregisterCapability (settings files)",
             )
         session.settings_watchers = []
         if watchers:
             options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
-            await server.client_register_capability_async(
-                types.RegistrationParams(
-                    registrations=[
-                        types.Registration(
-                            id=SETTINGS_REGISTRATION_ID,
-                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                            register_options=options,
-                        )
-                    ]
-                )
+            await answer(
+                server.client_register_capability_async(
+                    types.RegistrationParams(
+                        registrations=[
+                            types.Registration(
+                                id=SETTINGS_REGISTRATION_ID,
+                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                register_options=options,
+                            )
+                        ]
+                    )
+                ),
+                "client/registerCapability (settings files)",
             )
         session.settings_watchers = watchers
     except Exception:
