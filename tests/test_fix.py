@@ -929,3 +929,24 @@ def test_a_file_that_is_no_longer_one_to_write_is_refused_without_waiting(
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_planning_reads_the_file_without_opening_a_fifo_put_in_its_place(tmp_path: Path) -> None:
+    """--fix read the bibliography again with no check of its kind: a FIFO put in its
+    place after the check held the run forever.  It is an error naming what is there."""
+    from citewarden.files import NotRegularFile
+
+    path = tmp_path / "refs.bib"
+    os.mkfifo(path)
+
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError("planning waited on the file")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(10)
+    try:
+        with pytest.raises(NotRegularFile, match="a named pipe"):
+            plan_file(path, {"k": {"year": "2002"}})
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

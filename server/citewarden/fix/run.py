@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
 
+from citewarden.files import read_regular
 from citewarden.fix.csl import Decoding, csl_field_refusal
 from citewarden.fix.plan import (
     EditsOf,
@@ -25,7 +26,7 @@ from citewarden.fix.plan import (
     written_title,
     written_value,
 )
-from citewarden.fix.write import apply_plan
+from citewarden.fix.write import NO_LIMIT, apply_plan
 from citewarden.model import BibFormat, Entry, ParsedBibliography, Verdict
 from citewarden.safe_text import visible, visible_lines
 
@@ -76,7 +77,7 @@ def plan_file(
         from citewarden.parsing.bibtex import parse_bibtex
 
         parse = parse_bibtex
-    original = path.read_bytes()
+    original = read_regular(path, NO_LIMIT)  # (a FIFO put in its place is never opened)
     _, text = decode(original, path)
     plan = plan_fix(parse(path, text), original, corrections, edits_of)
     verify_plan(plan, parse)

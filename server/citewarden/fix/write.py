@@ -289,7 +289,7 @@ def _now_in(path: Path, target: Path, expected: bytes | _Absent | None) -> bytes
     device put in its place is not opened (a FIFO would hold the write forever), and of a
     file longer than ``expected`` no more than one byte past it is read (None then: it
     changed)."""
-    limit = len(expected) if isinstance(expected, bytes) else _NO_LIMIT
+    limit = len(expected) if isinstance(expected, bytes) else NO_LIMIT
     try:
         return read_regular(target, limit)
     except NotRegularFile as exc:
@@ -300,7 +300,7 @@ def _now_in(path: Path, target: Path, expected: bytes | _Absent | None) -> bytes
 
 
 #: The most bytes read of a file whose content is not known beforehand.
-_NO_LIMIT = 1 << 62
+NO_LIMIT = 1 << 62
 
 
 def _create(path: Path, target: Path, data: bytes) -> None:
