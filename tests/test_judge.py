@@ -15,7 +15,14 @@ import pytest
 
 import replay as replay_fixtures
 from citewarden.model import Match
-from citewarden.verify.judge import MAX_REASON, Judge, JudgeConfig
+from citewarden.verify.judge import (
+    CONCURRENCY,
+    MAX_FAILURES,
+    MAX_REASON,
+    Judge,
+    JudgeConfig,
+    judge_all,
+)
 
 replay_server = replay_fixtures.replay_server
 replay = replay_fixtures.replay
@@ -213,6 +220,27 @@ async def test_an_http_error_gives_no_verdict(chat: ChatServer) -> None:
         b'{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}'
     )
     assert await ask(chat) is None
+
+
+async def test_a_judge_that_stops_answering_is_not_asked_about_every_citation(
+    chat: ChatServer,
+) -> None:
+    """A judge that times out: after a few requests in a row without an answer, the other
+    citations get no verdict without a request (not one timeout for every four citations)."""
+    chat.answer = completion('{"supported": false, "reason": "late"}')
+    chat.delay = 1.0
+    config = JudgeConfig(chat.url, "local-model", timeout=0.2)
+    verdicts = await judge_all(config, [(f"{SENTENCE} ({i})", WORK) for i in range(40)])
+    assert verdicts == [None] * 40
+    assert len(chat.requests) < MAX_FAILURES + CONCURRENCY
+
+
+async def test_a_judge_that_answers_is_asked_about_every_citation(chat: ChatServer) -> None:
+    chat.answer = completion('{"supported": true, "reason": "It is."}')
+    config = JudgeConfig(chat.url, "local-model", timeout=5.0)
+    verdicts = await judge_all(config, [(f"{SENTENCE} ({i})", WORK) for i in range(12)])
+    assert len(chat.requests) == 12
+    assert all(v is not None and v.supported for v in verdicts)
 
 
 # -- end to end: `citewarden check` with a judge configured in the environment -------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,12 @@ MAX_ABSTRACT_SENT = 3000
 URL_ENV, MODEL_ENV, KEY_ENV = "CITEWARDEN_JUDGE_URL", "CITEWARDEN_JUDGE_MODEL", JUDGE_KEY_ENV
 #: Citations judged at once.
 CONCURRENCY = 4
+#: Requests in a row that got no answer (a timeout, a refused connection, an HTTP error)
+#: after which :func:`judge_all` asks about no more citations: a judge that is down or
+#: overloaded costs a run one timeout, not one for every four citations.
+MAX_FAILURES = CONCURRENCY
+
+log = logging.getLogger("citewarden.verify")
 
 SYSTEM = (
     "You check citations in scholarly writing. You are given a sentence from a manuscript "
@@ -224,13 +231,27 @@ def judge_config(
 async def judge_all(
     config: JudgeConfig, items: Sequence[tuple[str, Match]]
 ) -> list[JudgeVerdict | None]:
-    """The judge's verdict on each (sentence, work), at most :data:`CONCURRENCY` at once."""
+    """The judge's verdict on each (sentence, work), at most :data:`CONCURRENCY` at once;
+    after :data:`MAX_FAILURES` requests in a row got no answer, the citations not yet asked
+    about get no verdict without a request."""
     judge = Judge(config)
     slots = asyncio.Semaphore(CONCURRENCY)
+    failures = 0
 
     async def one(sentence: str, work: Match) -> JudgeVerdict | None:
+        nonlocal failures
         async with slots:
-            return await judge.judge(sentence, work)
+            if failures >= MAX_FAILURES:
+                return None
+            answer = await judge.ask(sentence, work)
+            failures = failures + 1 if answer.failed else 0
+            if failures == MAX_FAILURES:
+                log.warning(
+                    "the judge gave no answer %d times in a row: the other citations are "
+                    "not asked about",
+                    failures,
+                )
+            return answer.verdict
 
     try:
         return list(await asyncio.gather(*(one(s, w) for s, w in items)))
