@@ -66,10 +66,17 @@ CASES = [
     # "[^a b]:", a label with white space after "^", is a link reference definition's in
     # pandoc 3, a paragraph's text in pandoc 2
     "Text [^x y] more.\n\n[^x y]: note @a\n    @b more\n\n> [^x y]:\n>   u @c\n",
+    # "@" is a letter of a raw TeX command's name in pandoc 2; pandoc 3 ends the name before
+    # it, and the "@" starts a citation unless the command takes it as its argument
+    "\\foo@a and x\\bar@b, \\fooé@c, \\foo\\baz@d.\n\n"
+    "\\emph@e, \\cite@f, \\lstinline@g@ and \\foo@h@i\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
+    # a command pandoc reads with no argument, an argument that is a dimension
+    "See \\small{@a}, \\Large[x]{as @b}, \\LaTeX{@c} and \\foo{@d}.\n\n"
+    "\\foo 1@e, \\foo=2.5cm@f, \\foo[x]12pt@g, \\foo 1a@h, \\emph @k and \\textbf @m\n",
     "Text @k first.\n\n@good. An example.\n\n(@b) Another.\n\nAs @good and (@b) show, [@good].\n",
     "Text\n(@key) more.\n",
     "@ex) One.\n@ex2. Two.\n\nSee @ex2.\n",

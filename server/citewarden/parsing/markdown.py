@@ -87,7 +87,9 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     ``nocite: '@*'``, inline ``references:``, suppressed lines and YAML problems, with exact
     spans, as the pandoc of ``dialect`` reads them.  Never raises."""
     blocks = block_structure(path, text, dialect)
-    scan = scan_blocks(text, blocks, dialect.counted_brackets, dialect.list_comments)
+    scan = scan_blocks(
+        text, blocks, dialect.counted_brackets, dialect.list_comments, dialect.tex_at_letters
+    )
     quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []
     links: list[Link] = []

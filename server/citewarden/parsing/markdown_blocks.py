@@ -187,10 +187,14 @@ def block_structure(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) 
 
 
 def scan_blocks(
-    text: str, blocks: Blocks, counted_brackets: bool = False, list_comments: bool = False
+    text: str,
+    blocks: Blocks,
+    counted_brackets: bool = False,
+    list_comments: bool = False,
+    tex_at_letters: bool = False,
 ) -> _Scan:
     """The inline reading of ``text`` within the ``blocks`` the block pass found in it (see
-    :func:`~citewarden.parsing.markdown_inline._scan` for the two flags)."""
+    :func:`~citewarden.parsing.markdown_inline._scan` for the three flags)."""
     return _scan(
         text,
         blocks.skip,
@@ -202,6 +206,7 @@ def scan_blocks(
         blocks.rows,
         blocks.breaks_since,
         blocks.item_breaks_since,
+        tex_at_letters,
     )
 
 
@@ -607,7 +612,7 @@ class _Reader:
 
     def _crossings(self) -> LineCrossings:
         if self.crossings is None:
-            self.crossings = LineCrossings(self.text)
+            self.crossings = LineCrossings(self.text, self.dialect.tex_at_letters)
         return self.crossings
 
     def _div_closed(self, offset: int) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from citewarden.model import (
     Span,
 )
+from citewarden.parsing.pandoc_tex import TEX_AT_ARGUMENT_COMMANDS, TEX_NO_ARGUMENT_COMMANDS
 from citewarden.text import count_line_breaks
 
 _SIMPLE_KEY = r"[\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*"
@@ -176,6 +177,7 @@ def _scan(
     rows: list[int] | None = None,
     breaks_since: list[int] | None = None,
     item_breaks_since: list[int] | None = None,
+    tex_at_letters: bool = False,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -192,7 +194,9 @@ def _scan(
     one); ``breaks_since`` and ``item_breaks_since``, its
     :attr:`~citewarden.parsing.markdown_blocks.Blocks.breaks_since` and
     :attr:`~citewarden.parsing.markdown_blocks.Blocks.item_breaks_since` (a construct
-    opened before a break's since goes on past it; none given: no construct does)."""
+    opened before a break's since goes on past it; none given: no construct does).
+    ``tex_at_letters``: ``@`` is a letter of a raw TeX command's name (pandoc 2, see
+    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.tex_at_letters`)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -215,7 +219,9 @@ def _scan(
     cut_at = cuts[0] if cuts else n
     shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
     ticks = TickRuns(text)
-    line_starts, attributes, raw_tex = _LineStarts(text), _AttributeSets(text), _RawTex(text)
+    line_starts, attributes = _LineStarts(text), _AttributeSets(text)
+    raw_tex = _RawTex(text, tex_at_letters)
+    tex_end = -1  # end of the last raw TeX command read
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
     emphasis = _Emphasis(text)
@@ -332,7 +338,7 @@ def _scan(
             pos = start + 1
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
-                pos = raw_tex.end(start, par.cut(start))
+                pos = tex_end = raw_tex.end(start, par.cut(start))
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
         elif group == _AUTOLINK:
@@ -366,7 +372,8 @@ def _scan(
             ):
                 dash = False
                 start = at
-            if _after_word(text, start) and start != key_end:  # "@a@b" cites both
+            # "@a@b" cites both, "\\foo@a" a (pandoc 3: raw TeX "\\foo", then text)
+            if _after_word(text, start) and start != key_end and start != tex_end:
                 if key is not None:  # "x@a@b" cites b: text, read as a key's
                     key_end = pos
                 continue
@@ -503,7 +510,16 @@ class _LineStarts:
         return self._start
 
 
-_TEX_COMMAND = re.compile(r"\\([A-Za-z]+)[ \t]*+(?:\*[ \t]*+)?+")
+#: a raw TeX command: its name of letters (pandoc 3), of letters and ``@`` (pandoc 2), the
+#: white space and ``*`` after it
+_TEX_COMMAND = re.compile(r"\\([^\W\d_]++)[ \t]*+(?:\*[ \t]*+)?+")
+_TEX_COMMAND_AT = re.compile(r"\\((?:[^\W\d_]|@)++)[ \t]*+(?:\*[ \t]*+)?+")
+#: a dimension after a command's optional arguments (pandoc's ``dimenarg``): ``=`` may
+#: open it, then a word, a ``.`` and a word may follow; its digits and dots, then a unit
+#: or nothing (``\\foo 1``, ``\\foo=2.5cm``)
+_TEX_DIMENSION = re.compile(r"[ \t]*+(?:\r?\n[ \t]*+)?+=?+([^\W_]++)(?:\.([^\W_]++))?+")
+_TEX_NUMBER = re.compile(r"[0-9.]*+")
+_TEX_UNITS = frozenset({"", "pt", "pc", "in", "bp", "cm", "mm", "dd", "cc", "sp"})
 #: pandoc's white space in raw TeX: spaces, at most one line break (its ``sp``)
 _TEX_SPACE = re.compile(r"[ \t]*+(?:\r?\n[ \t]*+)?+")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
@@ -528,12 +544,13 @@ class _RawTex:
     reading stops at :data:`_RAW_TEX_BUDGET` beyond twice the text's length (a text made
     of them would take a pass each), the commands left then read without arguments."""
 
-    __slots__ = ("_budget", "_cut", "_text")
+    __slots__ = ("_budget", "_command", "_cut", "_text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, at_letters: bool = False) -> None:
         self._text = text
         self._budget = _RAW_TEX_BUDGET + 2 * len(text)
         self._cut = len(text)
+        self._command = _TEX_COMMAND_AT if at_letters else _TEX_COMMAND
 
     def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
@@ -541,11 +558,15 @@ class _RawTex:
         end), where pandoc reads the text that follows apart."""
         text = self._text
         self._cut = cut if cut >= 0 else len(text)
-        m = _TEX_COMMAND.match(text, i)
+        m = self._command.match(text, i)
         if m is None:
             return i + 1
         pos = m.end()
         name = m.group(1)
+        if name in TEX_NO_ARGUMENT_COMMANDS:  # "\\small{@a}" cites a
+            return pos
+        if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
+            return pos + 1  # the "@" is its argument: "\\emph@a" cites nothing
         if name == "begin":
             env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
             if env is not None:
@@ -566,6 +587,12 @@ class _RawTex:
             if close < 0:
                 break
             pos = _TEX_SPACE.match(text, close).end()  # type: ignore[union-attr]
+        d = _TEX_DIMENSION.match(text, pos, self._cut)
+        if d is not None:
+            word = d.group(1) if d.group(2) is None else d.group(1) + "." + d.group(2)
+            digits = _TEX_NUMBER.match(word).end()  # type: ignore[union-attr]
+            if digits > 0 and word[digits:] in _TEX_UNITS:
+                pos = d.end()
         while self._budget >= 0 and text[pos : pos + 1] == "{":
             close = self._closed(_TEX_GROUP, pos)
             if close < 0:
@@ -1371,10 +1398,10 @@ class LineCrossings:
 
     __slots__ = ("_comments", "_display", "_math", "_par", "_raw_tex", "_text", "_ticks")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, tex_at_letters: bool = False) -> None:
         self._text = text
         self._ticks = TickRuns(text)
-        self._raw_tex = _RawTex(text)
+        self._raw_tex = _RawTex(text, tex_at_letters)
         self._comments = _Next(text, _COMMENT_CLOSE)
         self._math = _Next(text, _MATH_CLOSE)
         self._display = _Next(text, _DISPLAY_CLOSE)

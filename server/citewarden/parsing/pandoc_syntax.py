@@ -128,6 +128,10 @@ class PandocDialect:
     #: from the first blank line after it up to that ``]`` (pandoc 2: 2.17 checked; 3.6.1
     #: and 3.9 read the paragraphs between as text)
     brackets_across_paragraphs: bool = False
+    #: Markdown: ``@`` is a letter of a raw TeX command's name (pandoc 2: ``\\foo@a`` is one
+    #: command); pandoc 3 ends the name before it, and the ``@`` may start a citation right
+    #: after the command (2.17, 3.6.1 and 3.9 checked)
+    tex_at_letters: bool = False
     #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
     #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
     csl_items_object: bool = True
@@ -148,6 +152,7 @@ PANDOC_2 = PandocDialect(
     closed_divs=True,
     caret_references=False,
     brackets_across_paragraphs=True,
+    tex_at_letters=True,
     csl_items_object=False,
     csl_yaml_bare_list=False,
 )

@@ -1,0 +1,70 @@
+"""Raw TeX commands pandoc's Markdown reader reads in a way of their own (see
+:class:`~citewarden.parsing.markdown_inline._RawTex`).
+
+The names were found by running pandoc 2.17, 3.6.1 and 3.9 on ``a \\name@b`` and
+``a \\name{@b}`` for each command name TeX Live's packages use."""
+
+from __future__ import annotations
+
+#: Commands pandoc reads with no argument (font sizes, characters, names, spacing: its
+#: ``isFontSizeCommand`` and the commands it reads as text), so ``\\small{see @a}`` cites
+#: ``a``; pandoc 2.17, 3.6.1 and 3.9 all read these so.
+TEX_NO_ARGUMENT_COMMANDS = frozenset(
+    {
+        "AA", "AE", "Huge", "L", "LARGE", "LaTeX", "Large", "O", "OE", "P", "S", "TeX",
+        "aa", "abstractname", "adddot", "ae", "backslash", "bar", "bibname", "ccname",
+        "chaptername", "contentsname", "copyright", "dots", "enclname", "euro",
+        "figurename", "footnotesize", "glossaryname", "headtoname", "hrule", "huge",
+        "hyphen", "i", "indexname", "j", "l", "large", "ldots", "listfigurename",
+        "listtablename", "lq", "mdots", "normalsize", "o", "oe", "pagename", "par",
+        "partname", "pounds", "proofname", "ps", "qed", "raggedright", "refname", "rq",
+        "scriptsize", "seename", "sep", "sim", "slash", "small", "ss", "strut",
+        "tablename", "textasciicircum", "textasciitilde", "textbackslash", "textgreater",
+        "textless", "textquotedblleft", "textquotedblright", "textquoteleft",
+        "textquoteright", "tiny", "vdots",
+    }
+)  # fmt: skip
+
+#: Commands that take an ``@`` right after their name as their argument (a token, a
+#: delimiter, a definition's name): ``\emph@a`` cites nothing in pandoc 3, where the ``@``
+#: after another command's name may start a citation (``\foo@a`` cites ``a``; pandoc 2
+#: reads ``@`` as a letter of the name, and cites nothing either way).
+TEX_AT_ARGUMENT_COMMANDS = frozenset(
+    {
+        "Ac", "Autocite", "Autocites", "Cite", "Cites", "DeclareMathOperator",
+        "DeclareRobustCommand", "Footcite", "Footcites", "Footcitetext", "Footcitetexts",
+        "G", "H", "MakeLowercase", "MakeTextLowercase", "MakeTextUppercase",
+        "MakeUppercase", "PackageError", "Parencite", "Parencites", "RN", "Rn", "SI",
+        "SIlist", "SIrange", "Smartcite", "Textcite", "Textcites", "U", "Verb", "ac",
+        "acp", "acs", "addbibresource", "address", "alert", "and", "ang", "author",
+        "autocap", "autocite", "autocites", "b", "begin", "bf", "bfseries", "bibliography",
+        "bibstring", "c", "caption", "centerline", "chapter", "cite", "citealp", "citealt",
+        "citeauthor", "citep", "cites", "citet", "citetext", "citeyear", "citeyearpar",
+        "closing", "colorbox", "d", "date", "dedication", "def", "documentclass", "edef",
+        "em", "emph", "end", "endinput", "enquote", "ensuremath", "epigraph",
+        "expandafter", "extratitle", "f", "fancybreak", "footcite", "footcites",
+        "footcitetext", "footcitetexts", "footnote", "foreignlanguage", "framesubtitle",
+        "frametitle", "frontispiece", "gdef", "global", "gls", "graphicspath", "h", "hl",
+        "href", "hskip", "hyperlink", "hyperref", "hypertarget", "ifdim", "ifstrequal",
+        "iftoggle", "includegraphics", "includesvg", "inputminted", "it", "itshape", "k",
+        "let", "lowercase", "lowertitleback", "lstinline", "lstinputlisting", "mkbibbold",
+        "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens", "mkbibquote", "mskip",
+        "newcommand", "newenvironment", "newif", "newtheorem", "newtie", "newtoggle",
+        "nhttfamily", "nocite", "nohyphens", "nolinkurl", "num", "numlist", "numrange",
+        "opening", "paragraph", "parbox", "parencite", "parencites", "part", "plainbreak",
+        "plainfancybreak", "providecommand", "provideenvironment", "publishers", "qty",
+        "qtylist", "qtyrange", "r", "renewcommand", "renewenvironment", "rm", "rule",
+        "scshape", "section", "setdefaultlanguage", "setmainlanguage", "si", "signature",
+        "sl", "slshape", "smartcite", "sout", "st", "subject", "subparagraph",
+        "subsection", "subsubsection", "subtitle", "supercite", "supercites", "t",
+        "texorpdfstring", "textbf", "textcircled", "textcite", "textcites", "textcolor",
+        "textit", "textlatin", "textmd", "textnhtt", "textnormal", "textogonekcentered",
+        "textrm", "textsc", "textsf", "textsl", "textsubscript", "textsuperscript",
+        "texttt", "textup", "thanks", "theoremstyle", "title", "titleformat", "titlehead",
+        "togglefalse", "toggletrue", "tt", "u", "ul", "uline", "underline", "unit",
+        "uppercase", "uppertitleback", "url", "v", "vadjust", "verb", "vskip", "write",
+        "xdef", "xspace",
+    }
+)  # fmt: skip
+
+__all__ = ["TEX_AT_ARGUMENT_COMMANDS", "TEX_NO_ARGUMENT_COMMANDS"]
