@@ -66,3 +66,39 @@ def test_an_output_that_cannot_write_the_report_is_an_error_not_a_traceback(
     assert code == cli.EXIT_USAGE
     assert "citewarden: error: standard output" in err
     assert "'\\u738b'" in err and "PYTHONIOENCODING=utf-8" in err
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_full_standard_output_is_an_error_not_a_traceback(project: Path, fmt: str) -> None:
+    """A report written to a full disk (``> /dev/full``) ended in a traceback with exit
+    status 1, as if the check had found errors."""
+    import os
+    import subprocess
+    import sys
+
+    from cli_process import ROOT
+
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "citewarden",
+                "check",
+                "main.tex",
+                "--no-verify",
+                "--format",
+                fmt,
+            ],
+            cwd=project,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == cli.EXIT_USAGE
+    assert done.stderr == (
+        "citewarden: error: cannot write the report to standard output: No space left on device\n"
+    )

@@ -605,13 +605,20 @@ def _write(output: str, target: str | None, utf8: bool = False) -> None:
     if target is None:
         out: TextIO = sys.stdout
         binary = getattr(out, "buffer", None) if utf8 else None
-        if binary is None:
-            out.write(output)
-        else:
+        try:
+            if binary is None:
+                out.write(output)
+            else:
+                out.flush()
+                binary.write(output.encode("utf-8"))
+                binary.flush()
             out.flush()
-            binary.write(output.encode("utf-8"))
-            binary.flush()
-        out.flush()
+        except BrokenPipeError:  # the reader went away (| head): it wanted no more
+            raise
+        except OSError as exc:  # a full disk, an I/O error: the report is not all there
+            raise UsageError(
+                f"cannot write the report to standard output: {exc.strerror}"
+            ) from None
         return
     try:
         _replace_file(Path(target), output.encode("utf-8"))
