@@ -410,6 +410,35 @@ def test_the_diff_of_a_file_named_with_a_space_is_applied_by_patch(
     assert (verified_project / "my refs.bib").read_bytes() == FIXED
 
 
+def test_a_diff_standard_output_cannot_take_is_an_error_not_a_traceback(
+    verified_project: Path,
+) -> None:
+    """--diff to a full disk (``> /dev/full``) ended in a traceback with exit status 1."""
+    import subprocess
+    import sys
+
+    from cli_process import ROOT
+
+    args = ["check", "refs.bib", *VERIFY, "--diff", "-o", "report.txt"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "citewarden", *args],
+            cwd=verified_project,
+            env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "citewarden: error: cannot write the diff to standard output: No space left on device\n"
+    )
+    assert "Traceback" not in done.stderr
+    assert (verified_project / "refs.bib").read_bytes() == BIB.encode()
+
+
 def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -563,14 +563,19 @@ def _fix(
             file=sys.stderr,
         )
         return 1
-    return run_fix(
-        verified,
-        diff=args.diff,
-        out=sys.stdout,
-        err=sys.stderr,
-        display=lambda p: display_path(p, cwd),
-        decoding=csl_decoding(),
-    )
+    try:
+        return run_fix(
+            verified,
+            diff=args.diff,
+            out=sys.stdout,
+            err=sys.stderr,
+            display=lambda p: display_path(p, cwd),
+            decoding=csl_decoding(),
+        )
+    except BrokenPipeError:  # the reader went away (| head): it wanted no more
+        raise
+    except OSError as exc:  # (a file run_fix cannot read or write is its own message)
+        raise UsageError(f"cannot write the diff to standard output: {exc.strerror}") from None
 
 
 def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
