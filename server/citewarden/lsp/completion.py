@@ -17,6 +17,7 @@ from citewarden.checks.nocite_edit import markdown_citation
 from citewarden.file_state import build_bib_index
 from citewarden.lsp import entries as show
 from citewarden.lsp.convert import PlainJson, TextIndex
+from citewarden.lsp.markup import shown_as
 from citewarden.lsp.session import Session
 from citewarden.model import CompletionContext, DocumentKind, Entry, ParsedBibliography, Span
 from citewarden.parsing import is_latex, is_markdown
@@ -247,5 +248,5 @@ def resolve_item(session: Session, item: types.CompletionItem) -> types.Completi
     found = idx.entries_of(key) or ([idx.aliases[key]] if key in idx.aliases else [])
     if found:
         kind = _completion_markup(session)
-        item.documentation = types.MarkupContent(kind=kind, value=show.markdown(found[0]))
+        item.documentation = shown_as(kind, show.markdown(found[0]))
     return item

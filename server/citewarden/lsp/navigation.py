@@ -32,6 +32,7 @@ from citewarden.lsp.completion import (
 )
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.isolation import isolated
+from citewarden.lsp.markup import shown_as
 from citewarden.lsp.session import Session
 from citewarden.model import Citation, DocumentKind, Entry, Field, ParsedDocument, Span, TextEdit
 from citewarden.parsing import is_bibliography, is_latex, is_markdown
@@ -128,7 +129,7 @@ def _hover(session: Session, path: Path, offset: int) -> types.Hover | None:
     for extra in session.features.citation_hovers(path, offset, key) if entry is None else ():
         body += f"\n\n---\n\n{extra}"
     return types.Hover(
-        contents=types.MarkupContent(kind=_hover_markup(session), value=body),
+        contents=shown_as(_hover_markup(session), body),
         range=session.converter.range(index, span),
     )
 
