@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 import replay as replay_fixtures
 from citewarden.model import Code, Status
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
 from citewarden.verify.normalize import make_entry
-from citewarden.verify.records import Lookup, Query
+from citewarden.verify.records import Lookup, Outcome, Query
 from citewarden.verify.sources.openlibrary import OpenLibrarySource
 from replay import ReplayServer
 
@@ -107,3 +109,30 @@ async def test_an_isbn_no_source_looks_up_leaves_a_book_rarely_indexed() -> None
     fields = {"title": "An Introduction to Bibliographic Control", "author": "Doe, Jane"}
     without = await verifier.verify(make_entry("k", "book", {**fields, "year": "1999"}))
     assert (without.status, without.reason) == (with_isbn.status, with_isbn.reason)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"error": "internal error"}',  # an object that is not keyed by the bibkey asked
+        b'{"ISBN:9780306406157": {"key": "/books/OL1M"}}',  # the book, without a title
+        b'{"ISBN:9780306406157": []}',
+    ],
+    ids=["other-keys", "no-title", "not-a-book"],
+)
+async def test_an_open_library_answer_that_is_not_its_miss_says_nothing(
+    replay: ReplayServer, replay_http: HttpClient, body: bytes
+) -> None:
+    """Only ``{}`` (the bibkey asked left out) is Open Library's miss: an answer keyed by
+    anything else, or listing the ISBN without a usable book, is a failed answer, and with
+    a second source without the work the entry is unverified, where it was not found."""
+    library = OpenLibrarySource(replay_http, replay.base_url("openlibrary"))
+    replay.add_route(BOOKS_URI, body)
+    answer = await library.by_isbn(ISBN)
+    assert answer.outcome is Outcome.FAILED and answer.reason.startswith("malformed response")
+    search = Search(Lookup.not_found("crossref"))
+    settings = VerifySettings(sources=("openlibrary", "crossref"))
+    verifier = Verifier([library, search], settings, today=date(2026, 11, 29))  # type: ignore[list-item]
+    v = await verifier.verify(_entry())  # type: ignore[arg-type]
+    assert v.status is Status.UNVERIFIED, v.issues
+    assert Code.NOT_FOUND not in {i.code for i in v.issues}

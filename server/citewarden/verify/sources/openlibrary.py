@@ -8,10 +8,12 @@ from typing import Any
 from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import (
+    OddAnswer,
     clean_text,
     guard,
     person_from_name,
     reply_json,
+    usable_work,
     year_from_string,
 )
 
@@ -85,7 +87,12 @@ class OpenLibrarySource:
         def build() -> Lookup:
             if not isinstance(data, dict):
                 raise TypeError("books")
-            rec = work_from_openlibrary(data.get(key), isbn, self.name)
-            return Lookup.found(self.name, [rec] if rec else [])  # {} = no such ISBN
+            if any(k != key for k in data):
+                # the Books API answers with the bibkeys asked and nothing else
+                raise OddAnswer("an answer keyed by other than the ISBN asked")
+            if key not in data:
+                return Lookup.not_found(self.name)  # {}: the bibkey asked is not listed
+            # a book listed without a usable record (no title): Open Library holds it
+            return usable_work(self.name, work_from_openlibrary(data[key], isbn, self.name))
 
         return guard(self.name, build)
