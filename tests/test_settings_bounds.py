@@ -143,3 +143,18 @@ def test_a_dotted_or_quoted_key_is_named_with_its_line(tmp_path: Path) -> None:
         ("x.y", 4),
         ('judge.u"rl', 6),
     ]
+
+
+def test_a_settings_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """A .citewarden.toml an editor on Windows saved with a UTF-8 byte order mark is read,
+    its problems on their lines, where the whole file was refused as invalid TOML (an
+    invalid statement at line 1, column 1) and every setting in it was dropped."""
+    (tmp_path / ".citewarden.toml").write_bytes(
+        b"\xef\xbb\xbfdebounce_ms = 5\n[verify]\ntimeout = -1\n"
+    )
+    settings, problems = load_settings(tmp_path)
+    assert settings.debounce_ms == 5
+    assert [(p.key, p.line) for p in problems] == [("verify.timeout", 3)]
+    result = run_citewarden(["check", ".", "--no-verify", "--config", ".citewarden.toml"], tmp_path)
+    assert "invalid TOML" not in result.stderr
+    assert ".citewarden.toml:3: setting 'verify.timeout'" in result.stderr, result.stderr

@@ -35,6 +35,7 @@ from citewarden.settings import (
     ConfigSyntaxError,
     Settings,
     SettingsProblem,
+    config_text,
     find_config_dir,
     load_settings,
     merge_settings,
@@ -279,8 +280,8 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
         except ConfigSyntaxError as exc:
             raise UsageError(f"invalid config file {args.config}: {exc}") from None
         settings, problems = merge_settings(Settings(), raw, str(path), normalize_path(path).parent)
-        settings = with_origin_lines(settings, str(path), data.decode("utf-8"))
-        problems = placed(problems, data.decode("utf-8"))  # each with its line
+        settings = with_origin_lines(settings, str(path), config_text(data))
+        problems = placed(problems, config_text(data))  # each with its line
     else:
         first = normalize_path(cwd / args.paths[0])
         settings, problems = load_settings(

@@ -503,12 +503,19 @@ class ConfigSyntaxError(ValueError):
     """A settings file that is not TOML, not UTF-8, or nested deeper than the reader goes."""
 
 
+def config_text(data: bytes) -> str:
+    """The text of the settings file ``data``: UTF-8, a byte order mark before it dropped
+    (editors on Windows write one; TOML readers refuse it as an invalid statement).
+    :class:`UnicodeDecodeError` when it is not UTF-8."""
+    return data.decode("utf-8-sig")
+
+
 def parse_config(data: bytes) -> dict[str, Any]:
     """The TOML document ``data`` (:class:`ConfigSyntaxError` when it cannot be read:
     ``tomllib`` recurses, so 5 000 nested arrays were a RecursionError, and reads a
     5 000-digit integer with ``int()``, which refuses it)."""
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        return tomllib.loads(config_text(data))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigSyntaxError(str(exc)) from None
     except RecursionError:
@@ -545,7 +552,7 @@ def _read_config_text(
     except OSError as exc:
         return None, "", [SettingsProblem(str(path), "file", f"cannot read: {exc.strerror}")]
     try:
-        return parse_config(data), data.decode("utf-8"), []
+        return parse_config(data), config_text(data), []
     except ConfigSyntaxError as exc:
         return None, "", [SettingsProblem(str(path), "file", f"invalid TOML: {exc}")]
 
