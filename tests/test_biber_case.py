@@ -134,3 +134,63 @@ def test_biber_compares_keys_for_case_within_a_refsection(
     (tmp_path / "a.bib").write_text("@misc{x, title={X}}\n@misc{Smith, title={A}}\n")
     (tmp_path / "b.bib").write_text("@misc{smith, title={B}}\n@misc{y, title={Y}}\n")
     assert _findings(tmp_path) == _biber_warnings(tmp_path)
+
+
+#: main.tex's preamble resources and body -> biber reads each file once a run, in the first
+#: section (by number) that reads it, and compares its keys with those that section read
+#: before in files it read first: a file taken from the cache is compared with nothing
+RUNS: dict[str, tuple[str, str, dict[str, str]]] = {
+    "a file read again in a later section": (
+        "\\addbibresource{a.bib}",
+        "\\cite{x}\n\\begin{refsection}[a.bib,b.bib]\n\\cite{y}\n\\end{refsection}\n",
+        {},
+    ),
+    "a section without resources after section 0": (
+        "\\addbibresource{a.bib}\\addbibresource{b.bib}",
+        "\\cite{x}\n\\begin{refsection}\n\\cite{y}\n\\end{refsection}\n",
+        {},
+    ),
+    "section 0 cited after a section without resources": (
+        "\\addbibresource{a.bib}\\addbibresource{b.bib}",
+        "\\begin{refsection}\n\\cite{y}\n\\end{refsection}\n\\cite{x}\n",
+        {},
+    ),
+    "a section's resources in its order": (
+        "\\addbibresource{a.bib}",
+        "\\begin{refsection}[b.bib]\n\\cite{y}\n\\end{refsection}\n"
+        "\\begin{refsection}[b.bib,a.bib]\n\\cite{x}\n\\end{refsection}\n",
+        {},
+    ),
+    "a section begun in an included file": (
+        "\\addbibresource{c.bib}\\addbibresource{b.bib}",
+        "\\input{ch}\n\\cite{y}\n",
+        {"ch.tex": "\\newrefsection[a.bib,c.bib]\n\\cite{z}\n\\endrefsection\n"},
+    ),
+    "every entry in a later section": (
+        "\\addbibresource{a.bib}\\addbibresource{b.bib}\\addbibresource{c.bib}",
+        "\\begin{refsection}\n\\cite{x}\n\\end{refsection}\n"
+        "\\begin{refsection}\n\\nocite{*}\n\\end{refsection}\n",
+        {},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(RUNS))
+def test_biber_compares_keys_for_case_in_the_files_it_reads_first(
+    tmp_path: Path, name: str
+) -> None:
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    preamble, body, more = RUNS[name]
+    main = SECTIONS.split("\\begin{document}")[0] % preamble
+    main += f"\\begin{{document}}\n{body}\\end{{document}}\n"
+    files = {
+        "main.tex": main,
+        "a.bib": "@misc{x, title={X}}\n@misc{Smith, title={A}}\n",
+        "b.bib": "@misc{smith, title={B}}\n@misc{y, title={Y}}\n",
+        "c.bib": "@misc{SMITH, title={C}}\n@misc{z, title={Z}}\n",
+        **more,
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).write_text(text, encoding="utf-8")
+    assert sorted(_findings(tmp_path)) == sorted(_biber_warnings(tmp_path))

@@ -32,7 +32,7 @@ def case_variant_findings(
     after another spelling of it, leaving out the entries at the positions ``skips`` (per
     file) and the files biber does not read: those after the one where the last of the
     ``wanted`` keys (the cited ones; None: every entry, ``\\nocite{*}``) is found."""
-    read = _files_read(bibs, wanted)
+    read = files_read(bibs, wanted)
     groups = {n: _by_lower(bibs[n][1]) for n in read}
     candidates: set[str] = set()
     seen: set[str] = set()
@@ -71,7 +71,7 @@ def _by_lower(index: BibIndex) -> dict[str, list[int]]:
     return groups
 
 
-def _files_read(bibs: Sequence[tuple[Path, BibIndex]], wanted: frozenset[str] | None) -> list[int]:
+def files_read(bibs: Sequence[tuple[Path, BibIndex]], wanted: frozenset[str] | None) -> list[int]:
     """The positions of the files of ``bibs`` biber reads looking for ``wanted``."""
     read: list[int] = []
     remaining = wanted
@@ -121,4 +121,4 @@ def _finding(bibs: Sequence[tuple[Path, BibIndex]], at: _Place, before: _Place) 
     )
 
 
-__all__ = ["case_variant_findings"]
+__all__ = ["case_variant_findings", "files_read"]

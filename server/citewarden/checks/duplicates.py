@@ -24,11 +24,12 @@ from types import MappingProxyType
 from typing import Any
 
 from citewarden.checks import Memo
-from citewarden.checks.biber_case import case_variant_findings
+from citewarden.checks.biber_case import case_variant_findings, files_read
 from citewarden.checks.cited import keys_of
 from citewarden.checks.defined import reader
+from citewarden.checks.refsection_flow import refsection_flow
 from citewarden.checks.skipped_text import unread_entries
-from citewarden.checks.units import Scope, has_units, units_of
+from citewarden.checks.units import units_of
 from citewarden.file_state import BibIndex, fold_key
 from citewarden.model import (
     BibFormat,
@@ -85,21 +86,33 @@ def duplicate_findings(ws: Workspace, projects: list[Project], memo: Memo) -> li
         found += memo.get(("dupworks", token, skips, fold), _duplicate_works, bibs, skips, fold)
         if "biber" in readers and not fold:  # (folded: duplicate keys already)
             files = [(path, index) for path, _, index in bibs]
-            for read, wanted in _biber_sections(ws, by_biber.get(group, []), files, memo):
-                scoped = tuple(skips[n] for n in read) if skips else ()
-                key = ("casekeys", token, skips, read, wanted)
-                found += memo.get(key, _case_variants, files, read, scoped, wanted)
+            runs = [_biber_sections(ws, p, files, memo) for p in by_biber.get(group, [])]
+            for sections in runs or [[(tuple(range(len(files))), None)]]:
+                key = ("casekeys", token, skips, tuple(sections))
+                found += memo.get(key, _case_variants, files, sections, skips)
     return _unique(found)
 
 
 def _case_variants(
     files: list[tuple[Path, BibIndex]],
-    read: tuple[int, ...],
+    sections: list[tuple[tuple[int, ...], frozenset[str] | None]],
     skips: tuple[frozenset[int], ...],
-    wanted: frozenset[str] | None,
 ) -> list[Finding]:
-    """:func:`case_variant_findings` of the ``files`` at the positions ``read``."""
-    return case_variant_findings([files[n] for n in read], skips, wanted)
+    """:func:`case_variant_findings` of one biber run over the ``sections`` (in biber's
+    order, each the positions of the ``files`` it reads in order and the keys it looks
+    for).  biber reads a file once per run, in the first section that reads it, and
+    compares its keys with those that section read before in files it read first: a file
+    a section reads again is taken from its cache, with no warning and no key compared."""
+    found: list[Finding] = []
+    cached: set[int] = set()
+    for order, wanted in sections:
+        read = [order[i] for i in files_read([files[n] for n in order], wanted)]
+        fresh = [n for n in read if n not in cached]
+        cached.update(read)
+        if fresh:
+            scoped = tuple(skips[n] for n in fresh) if skips else ()
+            found += case_variant_findings([files[n] for n in fresh], scoped)
+    return found
 
 
 def _unique(found: list[Finding]) -> list[Finding]:
@@ -115,34 +128,54 @@ def _unique(found: list[Finding]) -> list[Finding]:
 
 
 def _biber_sections(
-    ws: Workspace, projects: list[Project], files: list[tuple[Path, BibIndex]], memo: Memo
+    ws: Workspace, project: Project, files: list[tuple[Path, BibIndex]], memo: Memo
 ) -> list[tuple[tuple[int, ...], frozenset[str] | None]]:
-    """What biber reads of ``files`` for ``projects``, one section at a time: the
-    positions of the files the section reads and the keys it looks for (None: every
-    entry, ``\\nocite{*}``).  biber compares keys for case within a section only: a
-    refsection with resources of its own reads those (with the global ones) for its own
-    citations; a project without such sections is one section."""
+    """What biber reads of ``files`` for ``project``, one section at a time in the order
+    it reads them (by biblatex's number): the positions of the files the section reads, in
+    its order of the resources, and the keys it looks for (None: every entry,
+    ``\\nocite{*}``).  A refsection with resources of its own reads the global ones, then
+    its own; any other section (the document-wide one, one begun without resources) the
+    default and global ones in the order they are declared.  A section that cites nothing
+    is not read."""
     every = tuple(range(len(files)))
-    plain = [p for p in projects if not has_units(ws, p)]
-    sections: list[tuple[tuple[int, ...], frozenset[str] | None]] = []
-    if plain or not projects:
-        sections.append((every, _wanted(ws, plain, memo)))
-    for project in projects:
-        if project in plain:
+    documents = list(ws.project_documents(project))
+    if not any(doc.refsection_marks or doc.refsection_reset for _, doc in documents):
+        return [(every, _wanted(ws, [project], memo))]
+    units = units_of(ws, project)
+    flow = units.flow or refsection_flow(project.root, dict(documents), project.placed)
+    keys: dict[int, set[str] | None] = {}
+    resources: dict[int, tuple[str, ...] | None] = {}
+    for path, doc in documents:
+        regions = flow.get(path)
+        if regions is None or not regions.numbers:
             continue
-        units = units_of(ws, project)
-        keys: dict[Scope, set[str] | None] = {}
-        for path, doc in ws.project_documents(project):
-            for cit in doc.citations:
-                scope = units.scope(path, doc, cit)
-                cited = keys.setdefault(scope, set())
-                if cited is not None:
-                    cited.add(cit.key)
-            for scope in units.nocite_scopes(path, doc):
-                keys[scope] = None
-        for scope, cited in keys.items():
-            read = tuple(n for n, (path, _) in enumerate(files) if units.reads(scope, path))
-            sections.append((read, None if cited is None else frozenset(cited)))
+        for cit in doc.citations:
+            number = regions.number_at(cit.span.start)
+            state = regions.at(cit.span.start)
+            resources[number] = None if state is None else state[1][2]
+            cited = keys.setdefault(number, set())
+            if cited is not None:
+                cited.add(cit.key)
+        for at in doc.nocite_all_at:
+            number = regions.number_at(at)
+            state = regions.at(at)
+            resources[number] = None if state is None else state[1][2]
+            keys[number] = None
+    sections: list[tuple[tuple[int, ...], frozenset[str] | None]] = []
+    for number in sorted(keys):
+        cited = keys[number]
+        scope = resources[number]
+        if scope is None:
+            order = tuple(n for n, (path, _) in enumerate(files) if units.reads(None, path))
+        else:
+            order = tuple(n for n, (path, _) in enumerate(files) if units.reads((), path))
+            for name in scope:
+                order += tuple(
+                    n
+                    for n, (path, _) in enumerate(files)
+                    if n not in order and units.reads((name,), path)
+                )
+        sections.append((order, None if cited is None else frozenset(cited)))
     return sections
 
 

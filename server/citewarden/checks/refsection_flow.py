@@ -14,7 +14,9 @@ there (:mod:`~citewarden.parsing.latex_refsection_reset`).
 
 A section is known by the document that began it and its unit there (start, end,
 resources as written); None stands for one that reads the default resources: section 0,
-or a section begun without resources of its own.
+or a section begun without resources of its own.  Each also has biblatex's number: 0 for
+the document-wide section, then 1, 2, ... for the sections begun in reading order (with
+resources or without), the order in which biber reads them.
 """
 
 from __future__ import annotations
@@ -39,9 +41,15 @@ class Regions:
 
     starts: tuple[int, ...]
     states: tuple[State, ...]
+    #: the number of the section from each offset of ``starts`` on
+    numbers: tuple[int, ...] = ()
 
     def at(self, offset: int) -> State:
         return self.states[bisect.bisect_right(self.starts, offset) - 1]
+
+    def number_at(self, offset: int) -> int:
+        """biblatex's number of the section at ``offset`` (0: the document-wide one)."""
+        return self.numbers[bisect.bisect_right(self.starts, offset) - 1]
 
 
 def _opened(doc: ParsedDocument, starts: list[int], at: int) -> Unit | None:
@@ -85,6 +93,7 @@ class _Reading:
     events: list[tuple[int, int, Path | None]]
     starts: list[int]
     states: list[State]
+    numbers: list[int]
     next: int = 0
     included_at: int = 0
 
@@ -108,23 +117,28 @@ def refsection_flow(
             children.setdefault(parent, []).append((includes[index].span.start, child))
     found: dict[Path, Regions] = {}
 
-    def begin(path: Path, state: State) -> _Reading:
+    count = 0  # the sections begun so far
+
+    def begin(path: Path, state: State, number: int) -> _Reading:
         doc = documents[path]
         events: list[tuple[int, int, Path | None]] = [(at, 0, None) for at in doc.refsection_marks]
         events += [(at, 1, None) for at in breaks.get(path, ())]
         events += [(at, 2, child) for at, child in children.get(path, ()) if child not in found]
         events.sort(key=lambda event: (event[0], event[1]))
-        found[path] = Regions((0,), (state,))  # read once: a cycle stops here
-        return _Reading(path, doc, [unit[0] for unit in doc.refsections], events, [0], [state])
+        found[path] = Regions((0,), (state,), (number,))  # read once: a cycle stops here
+        units = [unit[0] for unit in doc.refsections]
+        return _Reading(path, doc, units, events, [0], [state], [number])
 
     if root not in documents:
         return found
     # an explicit stack of the documents being read, innermost last: a chain of includes
     # thousands deep is no deeper a recursion
-    stack = [begin(root, None)]
+    stack = [begin(root, None, 0)]
     while stack:
         reading = stack[-1]
         state = reading.states[-1]
+        number = reading.numbers[-1]
+        ends = reading.doc.refsection_ends
         descended = False
         while reading.next < len(reading.events):
             at, what, included = reading.events[reading.next]
@@ -132,22 +146,33 @@ def refsection_flow(
             if what == 0:
                 unit = _opened(reading.doc, reading.unit_starts, at)
                 state = (reading.path, unit) if unit is not None else None
+                if unit is None and at in ends:
+                    number = 0
+                else:
+                    count += 1
+                    number = count
             elif what == 1:
                 state = None
+                count += 1
+                number = count
             elif included is not None and included not in found:
                 reading.included_at = at
-                stack.append(begin(included, state))
+                stack.append(begin(included, state, number))
                 descended = True
                 break
             reading.starts.append(at)
             reading.states.append(state)
+            reading.numbers.append(number)
         if descended:
             continue
-        found[reading.path] = Regions(tuple(reading.starts), tuple(reading.states))
+        found[reading.path] = Regions(
+            tuple(reading.starts), tuple(reading.states), tuple(reading.numbers)
+        )
         stack.pop()
         if stack:  # back where the document was included, in the section it ends in
             stack[-1].starts.append(stack[-1].included_at)
             stack[-1].states.append(state)
+            stack[-1].numbers.append(number)
     return found
 
 

@@ -165,6 +165,9 @@ class ParsedDocument:
     #: (:func:`~citewarden.parsing.latex_refsections.marks`): a section open when the file
     #: is read ends there, one begun in it runs on after it in the file including it
     refsection_marks: tuple[int, ...] = ()
+    #: those of :attr:`refsection_marks` that end a section (``\\end{refsection}``,
+    #: ``\\endrefsection``); the others begin one
+    refsection_ends: tuple[int, ...] = ()
     #: where each ``\\nocite{*}`` stands (it cites every entry of the section it is in)
     nocite_all_at: tuple[int, ...] = ()
     #: biblatex's ``refsection=`` option as this file gives it (``"chapter"``, ...; ``""``:

@@ -648,6 +648,7 @@ def parse_latex(
         nocite_all_in=tuple(dict.fromkeys(nocite_in)),
         refsections=tuple(refsections),
         refsection_marks=tuple(at for at in latex_refsections.marks(text) if at < n),
+        refsection_ends=tuple(at for at in latex_refsections.ends(text) if at < n),
         nocite_all_at=tuple(nocite_at),
         refsection_reset=latex_refsection_reset.reset_option(text),
         headings=tuple(h for h in latex_refsection_reset.headings(text) if h[0] < n),

@@ -115,6 +115,13 @@ def marks(text: str) -> tuple[int, ...]:
     return tuple(m.start() for m in _events(text))
 
 
+def ends(text: str) -> tuple[int, ...]:
+    """Where each end of a reference section of ``text`` stands (of :func:`marks`)."""
+    if "refsection" not in text:
+        return ()
+    return tuple(m.start() for m in _events(text) if m.group("end") is not None)
+
+
 def _resources(
     text: str, m: re.Match[str], links: list[Link], labels: dict[str, str]
 ) -> tuple[str, ...]:
@@ -129,4 +136,4 @@ def _resources(
     return tuple(name for name, _, _ in items if name)
 
 
-__all__ = ["Section", "marks", "refsections", "resource_labels"]
+__all__ = ["Section", "ends", "marks", "refsections", "resource_labels"]
