@@ -326,3 +326,23 @@ def test_latex_layout_arguments_are_no_words(text: str, shown: str) -> None:
     """A colour, a length, a column count or specification is no word of the sentence, two
     arguments side by side are not glued into one word, and a single left quote is a quote."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("A [*Nature* paper](http://x.org) says so [@a]. Next.", "A Nature paper says so."),
+        ("See [**bold** link][ref] [@a]. Next.", "See bold link."),
+        ("Images ![a *fig*](x.png) here [@a]. Next.", "Images a fig here."),
+        ("A [*em* span]{.x} [@a]. Next.", "A em span."),
+        (
+            "The platform ([`greenelab/deep-review`](https://github.com/x)) [@a], which works.",
+            "The platform (greenelab/deep-review), which works.",
+        ),
+        ("Code [`a*b`](x) stays [@a]. Next.", "Code a*b stays."),
+    ],
+)
+def test_markup_inside_a_link_or_a_span_is_not_shown(text: str, shown: str) -> None:
+    """deep-review's ``([`greenelab/deep-review`](https://...))``: the emphasis marks and
+    code ticks of a link's, an image's or a span's text go as they do outside one."""
+    assert sentence(text, markdown=True) == shown

@@ -130,7 +130,7 @@ def mask_markdown(text: str, whole: bool = True, source: str | None = None) -> s
         elif kind == "link" or kind == "text":
             inner = m.group("text")
             lead = m.start("text") - start
-            piece = " " * lead + hide(inner) + " " * (at - m.end("text"))
+            piece = " " * lead + _link_text(inner) + " " * (at - m.end("text"))
         else:
             opener = m.group("math")
             if failed[opener] > start or (opener == "$" and text[at : at + 1].isspace()):
@@ -151,6 +151,27 @@ def mask_markdown(text: str, whole: bool = True, source: str | None = None) -> s
         parts += (text[pos:start], piece)
         pos = at
     parts.append(text[pos:])
+    return "".join(parts)
+
+
+#: a code span in a link's text
+_LINK_CODE = re.compile(r"(`+)(.+?)\1")
+_EMPHASIS = str.maketrans("*_", "  ")
+
+
+def _link_text(inner: str) -> str:
+    """The text of a link, an image or a span as shown (offset for offset): its emphasis
+    marks and code ticks as spaces (``[*Nature* paper]``, ``[`repo`]``), the rest hidden
+    (:func:`hide`)."""
+    if "`" not in inner:
+        return hide(inner.translate(_EMPHASIS))
+    parts: list[str] = []
+    pos = 0
+    for m in _LINK_CODE.finditer(inner):
+        ticks = " " * len(m.group(1))
+        parts += (hide(inner[pos : m.start()].translate(_EMPHASIS)), ticks, hide(m.group(2)), ticks)
+        pos = m.end()
+    parts.append(hide(inner[pos:].translate(_EMPHASIS)))
     return "".join(parts)
 
 

@@ -157,6 +157,7 @@ def _plain(raw: str, kind: DocumentKind) -> str:
     # (``e.g.~\\cite{a}.``, ``et al.~\\cite{a}.``, ``Fig.~\\ref{f}.``, ``et al. [@a].``)
     text = re.sub(r"(?<=[^\W_]\.)\s+\.(?!\.)", "", text)
     text = re.sub(r"\s+([,.;:!?)])", r"\1", text)
+    text = re.sub(r"\(\s+", "(", text)  # ``([`repo`](url))`` reads ``(repo)``
     text = re.sub(r"\(\s*[,;]?\s*\)", "", text).strip()
     if len(text) > MAX_SENTENCE:
         text = text[:MAX_SENTENCE].rsplit(" ", 1)[0] + " ..."
