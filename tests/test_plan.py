@@ -770,3 +770,23 @@ async def test_batch_requests_take_the_sources_request_slot() -> None:
         await asyncio.sleep(0.1)
         assert openalex.in_flight == 0 and not asked.done()
     assert await asked is not None and openalex.most == 1
+
+
+async def test_a_cancelled_entry_does_not_cancel_another_waiting_for_the_same_planned_answer(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """Two entries citing one DOI wait for its planned answer; the editor cancels the
+    first (its text changed): the second still gets its verdict, where the shared answer
+    was cancelled with the first and the second was cancelled too."""
+    msg = recorded_crossref_works()[0]
+    first, second = entry_for(0, msg), entry_for(1, msg)
+    verifier = crossref_verifier(replay, replay_http, None)
+    replay.latency = 0.4
+    await verifier.prefetch([first, second])  # the batch of one is on its way
+    a = asyncio.create_task(verifier.verify(first))
+    b = asyncio.create_task(verifier.verify(second))
+    await asyncio.sleep(0.1)  # both wait for the planned answer
+    a.cancel()
+    verdict = await asyncio.wait_for(b, 10)
+    assert a.cancelled()
+    assert verdict.match is not None and verdict.match.doi == str(msg["DOI"]).lower()

@@ -102,7 +102,9 @@ class SourceCalls:
                 return early
         elif len(args) == 1 and isinstance(args[0], str):
             ahead = self._ahead.take(name, method, args[0])
-            early = await ahead if ahead is not None else None
+            # shielded: other entries citing the identifier wait for the same answer, which
+            # this entry's cancellation (its text changed in the editor) must not cancel
+            early = await asyncio.shield(ahead) if ahead is not None else None
             if early is None and Coalescer.handles(source, name, method):
                 _check_cancel()
                 early = await self._coalescer.ask(source, name, method, args[0])
