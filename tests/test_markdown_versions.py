@@ -74,6 +74,10 @@ CASES = [
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
+    # an indented line before a setext underline is a heading's text (or a table's
+    # header), no code: pandoc reads them first
+    "    code @k1\n---\n\n        d `@k5\n---\n`\n\n> x\n>\n>     a @k2\n> ===\n\n"
+    "    c @k4\n    ---\n\n- x\n\n      b @k3\n  ---\n",
     # a command pandoc reads with no argument, an argument that is a dimension
     "See \\small{@a}, \\Large[x]{as @b}, \\LaTeX{@c} and \\foo{@d}.\n\n"
     "\\foo 1@e, \\foo=2.5cm@f, \\foo[x]12pt@g, \\foo 1a@h, \\emph @k and \\textbf @m\n",

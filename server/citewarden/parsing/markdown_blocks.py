@@ -585,16 +585,22 @@ class _Reader:
             return True
         return self.dialect.bare_definition_markers and _BARE_TERM.match(self.text, pos) is not None
 
-    def _setext_next(self, next_pos: int, start: int) -> bool:
-        """The line at ``next_pos`` is a setext heading's underline in the containers
-        of the line being read, whose text from ``start`` opens nothing that closes past
-        it (then the line is a heading's text)."""
+    def _underlined(self, next_pos: int) -> bool:
+        """The line at ``next_pos`` is a line of ``=`` or ``-`` in the containers of the
+        line being read (a setext heading's underline, or a simple table's line under its
+        header, one column's)."""
         text = self.text
         nl = text.find("\n", next_pos)
         following = text[next_pos : len(text) if nl < 0 else nl].rstrip("\r")
         matched, i, col, base = self._match(following, len(self.stack))
         j, c = _skip(following, i, col)
-        if matched < len(self.stack) or c != base or _SETEXT.match(following, j) is None:
+        return matched == len(self.stack) and c == base and _SETEXT.match(following, j) is not None
+
+    def _setext_next(self, next_pos: int, start: int) -> bool:
+        """The line at ``next_pos`` is a setext heading's underline in the containers
+        of the line being read, whose text from ``start`` opens nothing that closes past
+        it (then the line is a heading's text)."""
+        if not self._underlined(next_pos):
             return False
         return not self._crossings().crosses(start, next_pos - 1)
 
@@ -866,6 +872,8 @@ class _Reader:
                 return next_pos
             rel = c - base
             if ok and rel >= 4 and not inside:
+                if self._underlined(next_pos):
+                    break  # a setext heading's or a table's: pandoc reads them first
                 self.code = _Code(len(self.stack), base, pos, line_end)
                 return next_pos
             if rel > 3:
