@@ -607,6 +607,32 @@ def test_hover_markdown_links_no_bare_address_of_a_field(tmp_path: Path) -> None
     assert "](https://openalex.org/W1)" in record
 
 
+def test_a_records_line_breaks_read_as_spaces_in_a_hover() -> None:
+    """A source's title, authors, venue and abstract broken over lines (Crossref's titles
+    and JATS abstracts are) read with a space for each run of breaks and blanks, where each
+    break was shown as a \\x0a escape."""
+    from citewarden.context.relevance import Work
+    from citewarden.context.sentence import CitingSentence
+    from citewarden.lsp.context_hover import _context_lines
+    from citewarden.lsp.verify_hover import hover_markdown
+    from citewarden.model import Match, Status, Tier, Verdict
+
+    match = Match(
+        "crossref",
+        0.9,
+        url="https://doi.org/10.1/x",
+        title="A title\n\t\t\tbroken",
+        authors=("Doe,\nJane", "Roe"),
+        venue="Journal\r\nof X",
+    )
+    shown = hover_markdown(Verdict("k", Status.VERIFIED, Tier.D, match=match))
+    assert "[A title broken](https://doi.org/10.1/x) — Doe, Jane et al., Journal of X" in shown
+    sentence = CitingSentence("We cite it.", "", "")
+    lines = _context_lines(sentence, Work("T", "First\n\nsecond  part."), 0.5, "crossref")
+    assert lines[-1] == "Abstract (Crossref): First second part."
+    assert "\\x0a" not in shown + "".join(lines)
+
+
 def test_verification_hover_links_only_https_records() -> None:
     from citewarden.findings.verdicts import record_url
     from citewarden.lsp.verify_hover import hover_markdown

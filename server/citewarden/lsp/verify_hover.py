@@ -17,9 +17,15 @@ _STATUS_TEXT = {
 
 
 def _md(text: str) -> str:
-    """Outside text as literal Markdown, at most :data:`~citewarden.safe_text.MAX_SHOWN`
-    characters of it."""
-    return markdown_text(clipped(text))
+    """Outside text as literal Markdown on one line, at most
+    :data:`~citewarden.safe_text.MAX_SHOWN` characters of it (:func:`_flat`)."""
+    return markdown_text(clipped(_flat(text)))
+
+
+def _flat(text: str) -> str:
+    """``text`` with each run of blanks and line breaks one space, as a record's title or
+    an abstract reads (a source's line breaks and tabs were shown as ``\\x0a`` escapes)."""
+    return " ".join(text.split())
 
 
 def hover_markdown(
@@ -32,7 +38,7 @@ def hover_markdown(
     lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
     m = verdict.match
     if m is not None:
-        shown = markdown_link(clipped(m.title or "untitled"), record_url(verdict))
+        shown = markdown_link(clipped(_flat(m.title or "untitled")), record_url(verdict))
         who = _md(m.authors[0]) + (" et al." if len(m.authors) > 1 else "") if m.authors else ""
         bits = ", ".join(str(b) for b in (who, m.year, _md(m.venue or "")) if b)
         lines.append(
