@@ -1,5 +1,5 @@
 """A store another process keeps locked costs one short wait, not a minute per write: after
-the first write that times out, writes are no longer tried (one warning), reads go on, and
+the first write that times out, writes are not tried for a while (one warning), reads go on, and
 opening a store locked past the timeout says the cache cannot be used now."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from citewarden import cache as cache_module
 from citewarden.cache import STORE, Cache, CacheUnavailable
 
 KEY = "v1|crossref|by_doi|10.1371/journal.pone.0033693"
@@ -63,7 +64,7 @@ def test_writes_to_a_locked_store_wait_once(store: Path, caplog: pytest.LogCaptu
         finally:
             con.execute("ROLLBACK")
             con.close()
-        cache.set("later", 1, 600)  # not tried again for the rest of the run
+        cache.set("later", 1, 600)  # not tried again for a while
         assert cache.get("later") is None
     assert len([r for r in caplog.records if "cache write failed" in r.message]) == 1
 
@@ -79,3 +80,25 @@ def test_opening_a_locked_store_is_reported_quickly(locked: Path) -> None:
 
     assert _within(BOUND, open_it), "opening a locked store waited past the bound"
     assert outcome and "locked" in str(outcome[0])
+
+
+def test_writes_are_tried_again_once_the_lock_is_released(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lock another process held for a while (a long prune, a check's writes) pauses the
+    writes of a long-lived process (the editor's) for a while, not for the rest of its
+    session, where its answers were never kept again."""
+    monkeypatch.setattr(cache_module, "LOCKED_PAUSE", 0.3)
+    with Cache(store) as cache:
+        con = sqlite3.connect(store / STORE / "cache.db", isolation_level=None)
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            cache.set("during", 1, 600)
+        finally:
+            con.execute("ROLLBACK")
+            con.close()
+        cache.set("right after", 1, 600)  # within the pause: not tried
+        assert cache.get("during") is None and cache.get("right after") is None
+        time.sleep(0.4)
+        cache.set("later", 1, 600)
+        assert cache.get("later") == 1

@@ -54,6 +54,8 @@ CACHE_DIR_ENV = "CITEWARDEN_CACHE_DIR"
 STORE = "lookups"
 #: A stored value larger than this is not read (the largest real one is a few hundred KB).
 MAX_VALUE_BYTES = 16 * 1024 * 1024
+#: Seconds reads or writes are not tried after one waited past :data:`LOCK_TIMEOUT`.
+LOCKED_PAUSE = 60.0
 #: Seconds a statement waits for a lock another process holds on the store (diskcache's own
 #: default is a minute per write, and a minute per statement of its opening).
 LOCK_TIMEOUT = 1.0
@@ -264,8 +266,9 @@ class Cache:
         #: Said once by the caller: the store was damaged and has been rebuilt.
         self.notice: str | None = None
         self._warned = False
-        #: What is no longer tried after a lock held past the timeout ("read", "write").
-        self._given_up: set[str] = set()
+        #: What is not tried after a lock held past the timeout ("read", "write"), until
+        #: when (a :func:`time.monotonic` reading).
+        self._given_up: dict[str, float] = {}
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -313,21 +316,34 @@ class Cache:
 
     def _trouble(self, action: str, exc: Exception) -> None:
         """A store that fails while in use: say it once, then go on without it.  After a lock
-        held past the timeout, writes (and, if a read waited, reads) are no longer tried, so
-        each does not wait again."""
+        held past the timeout, writes (and, if a read waited, reads) are not tried for
+        :data:`LOCKED_PAUSE` seconds, so each does not wait again; then they are (another
+        process's long write has ended: an editor's session gets its cache back)."""
         if _locked(exc):
-            self._given_up.update(("read", "write") if action == "read" else ("write",))
+            until = time.monotonic() + LOCKED_PAUSE
+            for what in ("read", "write") if action == "read" else ("write",):
+                self._given_up[what] = until
         if not self._warned:
             self._warned = True
             reason = str(exc) or "locked by another process"
             log.warning("cache %s failed (%s): %s", action, type(exc).__name__, reason)
+
+    def _paused(self, action: str) -> bool:
+        """Whether ``action`` is not tried now (see :meth:`_trouble`)."""
+        until = self._given_up.get(action)
+        if until is None:
+            return False
+        if time.monotonic() < until:
+            return True
+        del self._given_up[action]
+        return False
 
     def key(self, *parts: str) -> str:
         """A cache key from request parts, prefixed with the schema version."""
         return "|".join((f"v{SCHEMA_VERSION}", *parts))
 
     def _entry(self, key: str) -> dict[str, Any] | None:
-        if "read" in self._given_up:
+        if self._paused("read"):
             return None
         try:
             text = self._store.get(key)
@@ -359,7 +375,7 @@ class Cache:
         """Store ``value`` (JSON-compatible data) for ``ttl`` seconds."""
         now = self._clock()
         entry = {"format": VALUE_FORMAT, "expires": now + ttl, "stored": now, "value": value}
-        if "write" in self._given_up:
+        if self._paused("write"):
             return
         try:
             text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
