@@ -346,3 +346,18 @@ def test_markup_inside_a_link_or_a_span_is_not_shown(text: str, shown: str) -> N
     """deep-review's ``([`greenelab/deep-review`](https://...))``: the emphasis marks and
     code ticks of a link's, an image's or a span's text go as they do outside one."""
     assert sentence(text, markdown=True) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("The \\LaTeX{} system \\cite{a} is good. Next.", "The LaTeX system is good."),
+        ("Entries in \\BibTeX\\ files \\cite{a}. Next.", "Entries in BibTeX files."),
+        ("As noted \\ldots{} it works \\cite{a}. Next.", "As noted … it works."),
+        ("See \\S~3 and \\textendash{} more \\cite{a}. Next.", "See § 3 and - more."),
+    ],
+)
+def test_latex_commands_that_typeset_words_show_them(text: str, shown: str) -> None:
+    """\\LaTeX, \\BibTeX, \\ldots, \\S ... typeset a word or a sign: the sentence shows (and
+    scores) it, where the command was dropped like one that typesets nothing."""
+    assert sentence(text) == shown

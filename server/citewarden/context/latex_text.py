@@ -247,6 +247,28 @@ _LAYOUT_ARGS = re.compile(
     r"|resizebox|rule|fontsize)(?![A-Za-z@])" + _OPTIONS + 2 * _ARG + ")"
 )
 _COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\[\]]*\])?")
+#: Commands that typeset a word or a sign of their own (the rest typeset none of the text).
+_WORDS = {
+    "LaTeX": "LaTeX",
+    "LaTeXe": "LaTeX2e",
+    "TeX": "TeX",
+    "BibTeX": "BibTeX",
+    "XeTeX": "XeTeX",
+    "LuaTeX": "LuaTeX",
+    "ldots": "…",
+    "dots": "…",
+    "textellipsis": "…",
+    "textendash": "-",
+    "textemdash": "-",
+    "S": "§",
+    "P": "¶",
+    "copyright": "©",
+    "textregistered": "®",
+    "texttrademark": "™",
+    "textdegree": "°",
+    "textasciitilde": "~",
+}
+_WORD_COMMAND = re.compile(r"\\(" + "|".join(_WORDS) + r")(?![A-Za-z@])(?:\{\})?")
 _GROUPING = str.maketrans("", "", "{}[]" + MATH)  # MATH_STOP is read by the caller
 
 
@@ -259,6 +281,8 @@ def latex_plain(text: str) -> str:
     # two arguments side by side are two pieces of text (``\\newterm{CNN}{networks}``)
     text = text.replace("}{", "} {")
     text = _LINE_BREAK.sub(" ", text)
+    if "\\" in text:
+        text = _WORD_COMMAND.sub(lambda m: _WORDS[m.group(1)], text)
     text = _COMMAND.sub(" ", text)
     text = re.sub(r"(?<!\\)&", " ", text)  # a table's cell or an alignment point
     text = re.sub(r"\\([%&_#$])", r"\1", text)
