@@ -164,3 +164,22 @@ def test_a_budget_reset_time_is_read_against_the_reply_s_own_date() -> None:
         }
     )
     assert 4.0 <= bucket.paused_for() <= 6.0
+
+
+@pytest.mark.parametrize("value", ["-30", "nan", "inf", "-inf"])
+async def test_a_retry_after_no_delay_can_be_is_no_retry_after(
+    hostile: HostileServer, value: str
+) -> None:
+    """``Retry-After: -30`` (or NaN, or infinity) gives no delay: the retry backs off as
+    without the header, where a negative or NaN value retried at once (hammering a service
+    that asked for a pause) and infinity closed the service for a day."""
+    hostile.route("/busy", Behaviour("429", retry_after=value))
+    http = HttpClient(
+        limits={"crossref": Limit(100.0, 1, 4)},
+        retry=RetryPolicy(max_retries=1, backoff_base=0.5),
+    )
+    refused = await http.get(hostile.url + "/busy", lane="crossref")
+    await http.aclose()
+    assert isinstance(refused, Failure) and refused.reason == "rate limited"
+    first, second = hostile.seen("/busy")
+    assert second.at - first.at >= 0.45

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -68,9 +69,13 @@ def parse_retry_after(value: str | None, now_epoch: float | None = None) -> floa
         return None
     value = value.strip()
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        # a negative, infinite or NaN delay is no delay the header can give: without one,
+        # the retries back off as they do without the header (never at once, never for ever)
+        return seconds if 0.0 <= seconds < math.inf else None
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
