@@ -128,6 +128,15 @@ async def test_invalid_setting_is_shown_and_defaults_apply(start: Start) -> None
     await wait_for(lambda: not h.diagnostics(name))
 
 
+async def test_a_section_that_is_no_object_is_said_to_be_so(start: Start) -> None:
+    """initializationOptions {"citewarden": "strict"} is shown as a section that is no
+    object of settings, where it was read as an unknown setting named citewarden."""
+    h = await start(init={"citewarden": "strict"})
+    messages = await wait_for(lambda: h.client.messages)
+    text = " ".join(m.message for m in messages)
+    assert "setting 'citewarden': expected an object of settings" in text, text
+
+
 async def test_a_second_folder_settings_file_is_reported_not_read(start: Start) -> None:
     files = PROJECT + '--- .citewarden.toml\n[severity]\norphan-entry = "hint"\n'
     h = await start(files=files)

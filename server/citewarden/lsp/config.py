@@ -31,13 +31,10 @@ def section_of(raw: Any) -> Mapping[str, Any] | None:
     """
     if raw is None:
         return None
-    if isinstance(raw, Mapping):
-        inner = raw.get(SECTION)
-        if isinstance(inner, Mapping):
-            return inner
-        if inner is None and SECTION in raw:
-            return None
-        return raw
+    if isinstance(raw, Mapping) and SECTION in raw:
+        # the section itself, also when it is no object ({"citewarden": "x"}), which
+        # merge_settings reports as such, where it was read as an unknown setting
+        return raw[SECTION]
     return raw  # not a mapping: merge_settings reports it
 
 
