@@ -74,6 +74,9 @@ CASES = [
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
+    # a list item's line not indented enough after its line block is a block of the item:
+    # a note's or a link reference's definition there is no text
+    "1. | b\n[^1]: note @fn1\n\n- a\n  - | b\n[x]: @fn2\n\n- | c\nd @k3\n",
     # an indented line before a setext underline is a heading's text (or a table's
     # header), no code: pandoc reads them first
     "    code @k1\n---\n\n        d `@k5\n---\n`\n\n> x\n>\n>     a @k2\n> ===\n\n"

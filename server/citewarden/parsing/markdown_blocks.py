@@ -831,6 +831,18 @@ class _Reader:
             lazy = False
         if (
             self.lines
+            and lazy
+            and self.stack[matched].list_item
+            and not _is_line_block_line(line, j)
+            and _BULLET.match(line, j) is None
+            and _ORDERED.match(line, j) is None
+        ):
+            # a list item's line not indented enough after its line block is the item's
+            # (pandoc reads it in the item as it is): the first of a block
+            base = c
+            lazy = False
+        if (
+            self.lines
             and not lazy
             and (c == base or self.lines_empty)
             and not _is_line_block_line(line, j)
