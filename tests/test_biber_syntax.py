@@ -265,3 +265,36 @@ def test_an_entry_biber_reads_under_another_key_is_cited_under_it(
     orphans = {str(f.data["key"]) for fs in check(ws).values() for f in fs if f.code is Code.ORPHAN}
     printed = _biber_entries(tmp_path)
     assert orphans == ({"d'A"} if "d" not in printed else set())
+
+
+#: a .bib file that is not UTF-8, and what the document says of its encoding
+LATIN1 = "@misc{a, title={A}}\n@misc{b, title={Caf\u00e9}}\n".encode("latin-1")
+ENCODINGS = {
+    "nothing": ("", LATIN1),
+    "inputenc latin1": ("\\usepackage[latin1]{inputenc}\n", LATIN1),
+    "bibencoding": ("\\ExecuteBibliographyOptions{bibencoding=latin1}\n", LATIN1),
+    "inputenc utf8": ("\\usepackage[utf8]{inputenc}\n", LATIN1),
+    "commented bibencoding": ("% \\ExecuteBibliographyOptions{bibencoding=latin1}\n", LATIN1),
+    "a latin-1 byte in a comment": ("", b"@misc{a, title={A}}\n% caf\xe9\n@misc{b, title={B}}\n"),
+    "utf-8": ("", "@misc{a, title={A}}\n@misc{b, title={Caf\u00e9}}\n".encode()),
+}
+
+
+@pytest.mark.parametrize("name", list(ENCODINGS))
+def test_a_bib_file_biber_cannot_decode_defines_nothing(tmp_path: Path, name: str) -> None:
+    """biber decodes a .bib file as UTF-8 unless the document names another encoding
+    (biblatex's bibencoding, or inputenc's, which bibencoding=auto takes): one byte that is
+    not UTF-8 and it reads no entry of the file ("cannot be read in encoding 'utf8'")."""
+    if shutil.which("pdflatex") is None or shutil.which("biber") is None:
+        pytest.fail("pdflatex and biber are needed", pytrace=False)
+    preamble, data = ENCODINGS[name]
+    main = (MAIN % "biber").replace("\\cite{good}", "\\cite{a,b}")
+    main = main.replace("\\begin{document}", preamble + "\\begin{document}")
+    (tmp_path / "main.tex").write_text(main, encoding="utf-8")
+    (tmp_path / "refs.bib").write_bytes(data)
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_folder(tmp_path)
+    dangling = {
+        str(f.data["key"]) for fs in check(ws).values() for f in fs if f.code is Code.DANGLING
+    }
+    assert dangling == {"a", "b"} - _biber_entries(tmp_path)

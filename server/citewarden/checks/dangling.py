@@ -259,6 +259,11 @@ _UNREAD_WHY = {
         "biber reads the key of its entry in {file} as another (it skips an apostrophe or a "
         "backslash with the character after it)",
     ),
+    "biber-encoding": (
+        "biber",
+        "biber reads no entry of {file}, which is not valid UTF-8 (biber decodes a .bib file "
+        "as UTF-8 unless biblatex's bibencoding option names its encoding)",
+    ),
     "pandoc": ("pandoc", "pandoc skips its entry in {file} as a comment"),
     ("bibtex", True): (
         "BibTeX",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo
 from citewarden.file_state import fold_key
-from citewarden.model import BibFormat, DocumentKind, Finding, ParsedBibliography, Span
+from citewarden.model import BibFormat, Code, DocumentKind, Finding, ParsedBibliography, Span
 from citewarden.parsing.bib_comments import commented_positions, skipped_regions, unique_keys_at
 from citewarden.parsing.biber_syntax import (
     biber_rejections,
@@ -211,6 +211,8 @@ def unread_keys(
     if project.casefold_keys:
         return bibtex_skipped_keys(ws, path, index)
     if project.kind is not DocumentKind.MARKDOWN:
+        if biber_undecodable(ws, project, path):
+            return frozenset(index.by_key)
         return memo.get(("biber-unread", Ident(index)), biber_unread_keys, ws, path, index)
     dialect = dialect_of(project.pandoc_version)
     return memo.get(
@@ -253,7 +255,8 @@ class UnreadPart:
     path: Path
     #: their keys
     keys: frozenset[str]
-    #: "bibtex", "biber" or "pandoc" (:func:`reader`); "biber-key": keys biber reads as others
+    #: "bibtex", "biber" or "pandoc" (:func:`reader`); "biber-key": keys biber reads as
+    #: others; "biber-encoding": biber cannot decode the file (:func:`biber_undecodable`)
     reader: str
     #: the reader found a syntax error in the file (BibTeX reads on from it, biber reads
     #: no entry of the file)
@@ -263,9 +266,27 @@ class UnreadPart:
 def _broken(ws: Workspace, project: Project, path: Path, index: BibIndex) -> bool:
     """Whether ``project``'s reader found a syntax error in the bibliography ``path``."""
     if reader(project) == "biber":
-        return biber_reading(ws, path, index).dropped
+        return biber_reading(ws, path, index).dropped or biber_undecodable(ws, project, path)
     parsed = ws.bibliography(path)
     return parsed is not None and not parsed.complete
+
+
+#: the names of UTF-8 as biblatex's ``bibencoding`` and inputenc give it
+_UTF8 = frozenset({"utf8", "utf-8", "utf8x", "auto"})
+
+
+def biber_undecodable(ws: Workspace, project: Project, path: Path) -> bool:
+    """Whether biber, reading the bibliography ``path`` for ``project``, cannot decode it
+    and so reads no entry of it ("cannot be read in encoding 'utf8'"): the file is not valid
+    UTF-8 (or is UTF-16) and no document of the project names another encoding for it
+    (biblatex's ``bibencoding=``, or inputenc's option, which its default ``auto`` takes)."""
+    if reader(project) != "biber" or not any(
+        p.code is Code.FILE_ENCODING and p.data.get("encoding") in ("cp1252", "utf-16")
+        for p in ws.read_problems(path)
+    ):
+        return False
+    declared = {doc.bib_encoding for _, doc in ws.project_documents(project)}
+    return declared <= _UTF8 | {""}
 
 
 def added_keys(ws: Workspace, project: Project, path: Path, index: BibIndex) -> frozenset[str]:
@@ -279,6 +300,8 @@ def added_keys(ws: Workspace, project: Project, path: Path, index: BibIndex) -> 
     reading = biber_reading(ws, path, index)
     if reading.dropped or not (reading.renamings or reading.typed):
         return frozenset()
+    if biber_undecodable(ws, project, path):
+        return frozenset()
     read = {key for _, key in reading.renamings} | reading.typed
     return frozenset(read).difference(index.by_key)
 
@@ -288,6 +311,8 @@ def _unread_parts(
 ) -> list[UnreadPart]:
     """The :class:`UnreadPart` of the ``unread`` keys of the bibliography ``path``: those
     biber reads as other keys apart."""
+    if biber_undecodable(ws, project, path):
+        return [UnreadPart(path, unread, "biber-encoding", True)]
     broken = _broken(ws, project, path, index)
     if reader(project) != "biber" or broken:
         return [UnreadPart(path, unread, reader(project), broken)]
@@ -322,7 +347,9 @@ def defined_names(ws: Workspace, project: Project, memo: Memo) -> Defined:
         else:
             pool.append(index.keys)
             folded_parts.append(index.folded_keys)
-        dropped = reader(project) == "biber" and biber_reading(ws, bib_path, index).dropped
+        dropped = reader(project) == "biber" and (
+            biber_reading(ws, bib_path, index).dropped or biber_undecodable(ws, project, bib_path)
+        )
         # (BibTeX knows no ids field, and biber reads none of a file it drops)
         if index.alias_rows and not project.casefold_keys and not dropped:
             aliases = index.aliases

@@ -154,6 +154,9 @@ class ParsedDocument:
     flags: tuple[tuple[str, bool | None], ...] = ()
     #: the ``backend=`` option of ``\\usepackage[...]{biblatex}``, lower case, if given.
     bib_backend: str | None = None
+    #: the encoding the file declares for the .bib files biber reads (biblatex's
+    #: ``bibencoding=``, else inputenc's option), lower case; ``""``: none
+    bib_encoding: str = ""
     #: resources of the biblatex refsections in which a ``\\nocite{*}`` stands (it cites
     #: every entry of those bibliographies only), as written
     nocite_all_in: tuple[str, ...] = ()

@@ -666,6 +666,7 @@ def parse_latex(
         braced_keys=braced_keys,
         lost_nocites=tuple(lost_nocites),
         bib_backend=backend,
+        bib_encoding=latex_static.bib_encoding(text if n == len(text) else text[:n]),
         chapterbib=bool(chapterbib),
         verbatim_envs=own_verbatim_envs,
         resource_labels=latex_refsections.resource_labels(text),

@@ -826,6 +826,27 @@ def read_package(text: str, start: int) -> tuple[str | None, bool | None]:
     return backend, chapterbib
 
 
+#: biblatex's ``bibencoding=`` option (of the package, ``\\ExecuteBibliographyOptions`` or a
+#: resource) and inputenc's encoding option
+_BIBENCODING = re.compile(r"bibencoding\s*=\s*\{?\s*([A-Za-z0-9_.:-]+)")
+_INPUTENC = re.compile(r"\\usepackage\s*\[\s*([A-Za-z0-9_.:-]+)\s*\]\s*\{\s*inputenc\s*\}")
+
+
+def bib_encoding(text: str) -> str:
+    """The encoding ``text`` declares for the .bib files biber reads, lower case (``""``:
+    none): biblatex's ``bibencoding=`` option, else (its default ``auto``) inputenc's."""
+    found = ""
+    if "bibencoding" in text:
+        for m in _BIBENCODING.finditer(text):
+            if not in_comment(text, m.start()) and m.group(1).lower() != "auto":
+                return m.group(1).lower()
+    if "inputenc" in text:
+        for m in _INPUTENC.finditer(text):
+            if not in_comment(text, m.start()):
+                found = found or m.group(1).lower()
+    return found
+
+
 def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext:
     """What every document of a project (given with its text) inherits: the citation macros
     of all of them, the flags whose value the project knows (set one way only, or defined
