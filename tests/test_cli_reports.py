@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import io
 import json
@@ -187,8 +188,27 @@ def test_read_list_and_expand_inputs(tmp_path: Path) -> None:
     got = expand_inputs(["y.bib", "@l.txt"], ["-"], cwd=tmp_path, stdin=io.StringIO("z.md\n"))
     assert got == ["y.bib", "x.bib", "z.md"]
     (tmp_path / "bad.txt").write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(ListFileError, match="not UTF-8"):
+    with pytest.raises(ListFileError, match="not UTF-16 text"):
         expand_inputs(["@bad.txt"], cwd=tmp_path)
+
+
+def test_a_list_file_names_any_file_and_a_nul_byte_is_refused_at_its_line(
+    tmp_path: Path,
+) -> None:
+    """A name that is not UTF-8 (as find prints it) made the whole list file "not UTF-8
+    text", though the same name on the command line or standard input is checked; a NUL
+    byte ended the run in a traceback.  A PowerShell list (UTF-16) is read."""
+    (tmp_path / "l.txt").write_bytes(b"a.tex\nx\xfe.tex\n")
+    assert expand_inputs(["@l.txt"], cwd=tmp_path) == ["a.tex", os.fsdecode(b"x\xfe.tex")]
+    (tmp_path / "ps.txt").write_bytes(
+        codecs.BOM_UTF16_LE + "b.tex\r\nc d.md\r\n".encode("utf-16-le")
+    )
+    assert expand_inputs(["@ps.txt"], cwd=tmp_path) == ["b.tex", "c d.md"]
+    (tmp_path / "nul.txt").write_bytes(b"a.tex\n\nx\x00.tex\n")
+    with pytest.raises(ListFileError, match=r"^list file nul.txt, line 3: a NUL byte"):
+        expand_inputs(["@nul.txt"], cwd=tmp_path)
+    with pytest.raises(ListFileError, match=r"^standard input, line 1: a NUL byte"):
+        expand_inputs([], ["-"], cwd=tmp_path, stdin=io.StringIO("x\x00.tex\n"))
 
 
 def test_files_from_alone_names_what_to_check(

@@ -1,13 +1,15 @@
 """Batch input for ``citewarden check``: paths from list files (``@list.txt``, ``--files-from``).
 
 A list file holds one path per line; blank lines and lines starting with ``#`` are ignored,
-surrounding whitespace is stripped.  Relative paths are taken relative to the working
+surrounding whitespace is stripped; its bytes are read as the system reads a file name (a
+byte that is not UTF-8 names the file of that byte).  Relative paths are taken relative to the working
 directory, as ``tar -T`` and ``rsync --files-from`` do.  ``--files-from -`` reads standard
 input.  A path that itself starts with ``@`` can be given as ``./@name``.
 """
 
 from __future__ import annotations
 
+import codecs
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -32,7 +34,9 @@ def read_list(text: str | Iterable[str], name: str = "the list") -> list[str]:
     more than ``MAX_LIST_PATHS`` is a :class:`ListFileError`."""
     lines = _lines(text) if isinstance(text, str) else text
     out: list[str] = []
-    for raw in lines:
+    for number, raw in enumerate(lines, 1):
+        if "\x00" in raw:
+            raise ListFileError(f"{name}, line {number}: a NUL byte, which no path can hold")
         for part in raw.split("\r"):
             line = part.strip()
             if line and not line.startswith("#"):
@@ -87,11 +91,19 @@ def _read_list_file(name: str, cwd: Path, stdin: TextIO | None) -> list[str]:
         raise ListFileError(f"list file not found: {name}") from None
     except OSError as exc:
         raise ListFileError(f"cannot read list file {name}: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ListFileError(f"list file {name} is not UTF-8 text") from None
-    return read_list(text, f"list file {name}")
+    return read_list(_decoded(data, name), f"list file {name}")
+
+
+def _decoded(data: bytes, name: str) -> str:
+    """A list file's text: UTF-16 after its byte-order mark (PowerShell's ``>`` writes
+    it), else read as a name on the command line or standard input is, a byte that is not
+    UTF-8 held as a surrogate, which names the file of that byte (``x\\xfe.tex``)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ListFileError(f"list file {name} is not UTF-16 text after its mark") from None
+    return data.decode("utf-8-sig", errors="surrogateescape")
 
 
 def expand_inputs(
