@@ -188,6 +188,25 @@ def test_a_run_of_backticks_is_tried_as_code_once() -> None:
     assert time.perf_counter() - started < 1.5
 
 
+@pytest.mark.parametrize(
+    ("unit", "size"),
+    [
+        ("~~a " * 100 + "[@a] ", 300_000),  # strikeout opened and never closed
+        (("[" + "`" * 499 + "](x) ") * 4 + "[@a] ", 600_000),  # backticks in links' text
+    ],
+)
+def test_unclosed_strikeouts_and_backticks_in_links_cost_linear_time(unit: str, size: int) -> None:
+    """Each ``~~`` searched 500 characters for its close, and each backtick of a link's
+    text its own code span to the text's end: seconds for a few hundred KB."""
+    import time
+
+    text = (unit + "\n") * (size // len(unit))
+    doc = parse_markdown(Path("x.md"), text)
+    started = time.perf_counter()
+    citing_sentences(text, doc.citations, doc.kind)
+    assert time.perf_counter() - started < 1.5
+
+
 @pytest.mark.parametrize("kind", ["latex", "markdown"])
 def test_full_stops_far_from_any_citation_are_read_once(kind: str) -> None:
     """Each full stop copied the text up to the next citation to see whether the citation

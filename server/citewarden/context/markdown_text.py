@@ -155,7 +155,7 @@ def mask_markdown(text: str, whole: bool = True, source: str | None = None) -> s
 
 
 #: a code span in a link's text
-_LINK_CODE = re.compile(r"(`+)(.+?)\1")
+_LINK_CODE = re.compile(r"(?<!`)(`++)([^`]+)\1(?!`)")
 _EMPHASIS = str.maketrans("*_", "  ")
 
 
@@ -213,7 +213,8 @@ _MARK = re.compile(r"[*_`#>|]+")
 #: strikeout (``~~gone~~``), superscript (``2^10^``) and subscript (``H~2~O``): their text
 #: stays, their marks go
 _SCRIPTS = re.compile(
-    r"(?s:~~(?=\S)(.{1,500}?)(?<=\S)~~)|\^([^\s^]{1,100})\^|(?<!~)~([^\s~]{1,100})~(?!~)"
+    r"~~(?=[^\s~])((?:[^~]|~(?!~)){1,500}?)(?<=[^\s~])~~|\^([^\s^]{1,100})\^"
+    r"|(?<!~)~([^\s~]{1,100})~(?!~)"
 )
 _DROP = str.maketrans("", "", MATH + _GONE)
 
