@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from citewarden.lsp import framing
 from citewarden.lsp.framing import (
     MIN_MESSAGE,
     STALL,
@@ -424,3 +425,27 @@ def test_over_tcp_a_body_short_of_its_length_with_nothing_after_it_is_read_as_it
         b"Content-Length: 2\r\n",
         b"\r\n",
     ]
+
+
+def test_a_body_cut_inside_its_json_is_waited_for_with_a_log_line(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A body whose bytes stop inside its JSON is waited for (the editor may be writing
+    it), and the wait is said once in the log, where it went on without a word."""
+    monkeypatch.setattr(framing, "STALL", 0.02)
+    read_end, write_end = os.pipe()
+    try:
+        stream = BoundedInput(PipeReader(read_end), lambda: 1 << 20)
+        os.write(write_end, b'Content-Length: 12\r\n\r\n{"a": ')
+        assert _headers(stream, 2) == [b"Content-Length: 12\r\n", b"\r\n"]
+        writer = threading.Timer(100 * framing.STALL, os.write, (write_end, b'"bcd"}'))
+        writer.start()
+        with caplog.at_level(logging.WARNING, logger="citewarden.lsp.framing"):
+            assert stream.read(12) == b'{"a": "bcd"}'
+        writer.join()
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    waits = [r.getMessage() for r in caplog.records if "waits for the rest" in r.getMessage()]
+    assert len(waits) == 1
+    assert "stopped 6 bytes into its body, its JSON not whole" in waits[0]

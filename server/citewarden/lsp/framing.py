@@ -57,6 +57,9 @@ MIN_MESSAGE = 64 << 20
 #: Seconds a body whose bytes so far are a whole JSON value waits for the rest of its
 #: ``Content-Length`` before it is read as it is (:func:`whole_json`).
 STALL = 1.0
+#: After this many ``STALL`` waits without a byte inside a body whose JSON is not whole,
+#: the server logs that it waits for the rest (once a body).
+STALLS_LOGGED = 10
 
 
 def message_limit(max_file_bytes: int) -> int:
@@ -278,15 +281,19 @@ class BoundedInput:
         if wait is None:
             return self._read(size), False
         got: list[bytes] = []
-        count = 0
+        count = stalls = 0
         while count < size:
-            if not self._back and not wait(STALL) and whole_json([*before, *got]):
-                return b"".join(got), True
+            if not self._back and not wait(STALL):
+                if whole_json([*before, *got]):
+                    return b"".join(got), True
+                stalls = _stalled_again(stalls, [*before, *got])
+                continue
             piece = self._read1(size - count)
             if not piece:
                 break
             got.append(piece)
             count += len(piece)
+            stalls = 0
         return b"".join(got), False
 
     def _read1(self, size: int) -> bytes:
@@ -412,7 +419,7 @@ class BoundedStream:
     async def _piece(self, size: int, before: list[bytes]) -> tuple[bytes, bool]:
         """:meth:`BoundedInput._piece` for this stream."""
         got: list[bytes] = []
-        count = 0
+        count = stalls = 0
         while count < size:
             if self._back:
                 piece = await self._some(size - count)
@@ -422,11 +429,13 @@ class BoundedStream:
                 except TimeoutError:
                     if whole_json([*before, *got]):
                         return b"".join(got), True
+                    stalls = _stalled_again(stalls, [*before, *got])
                     continue
             if not piece:
                 break
             got.append(piece)
             count += len(piece)
+            stalls = 0
         return b"".join(got), False
 
     async def _some(self, size: int) -> bytes:
@@ -482,6 +491,20 @@ def whole_json(pieces: list[bytes]) -> bool:
     except (ValueError, RecursionError, MemoryError):
         return False
     return True
+
+
+def _stalled_again(stalls: int, pieces: list[bytes]) -> int:
+    """``stalls`` + 1, the waits without a byte inside a body whose JSON is not whole (its
+    ``pieces`` so far); the ``STALLS_LOGGED``-th is logged."""
+    stalls += 1
+    if stalls == STALLS_LOGGED:
+        log.warning(
+            "a message from the editor stopped %d bytes into its body, its JSON not whole, "
+            "%g s ago: the server waits for the rest of its Content-Length",
+            sum(len(piece) for piece in pieces),
+            stalls * STALL,
+        )
+    return stalls
 
 
 def _log_stalled(missing: int, size: int) -> None:
