@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import logging
 import stat
 import sys
 import traceback
@@ -27,7 +28,7 @@ from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
-from citewarden.redaction import mask_registered
+from citewarden.redaction import RedactingFormatter, mask_registered
 from citewarden.report.json_report import display_path, report_text
 from citewarden.safe_text import json_safe, visible, visible_lines
 from citewarden.settings import (
@@ -184,10 +185,27 @@ def _file_being_read(tb: TracebackType | None) -> Path | None:
     return found
 
 
+class _EscapedStderr(logging.Handler):
+    """Python's last-resort handler (warnings, when no log is configured), each line
+    redacted and escaped as the server's log is: an exception's text can hold what a
+    response or a file said (a terminal control, a key)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.setFormatter(RedactingFormatter("%(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+        except Exception:
+            self.handleError(record)
+
+
 def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["serve"]:
         return _serve(args_list[1:])
+    logging.lastResort = _EscapedStderr()
     parser = _parser()
     try:
         args = parser.parse_args(args_list)
