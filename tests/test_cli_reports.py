@@ -642,3 +642,43 @@ def test_a_report_written_over_a_file_keeps_its_permissions(
     run(["check", "main.tex", "--no-verify", "--format", "json", "-o", "r.json"], capsys)
     assert json.loads(report.read_text(encoding="utf-8"))  # the report, not the old file
     assert stat.S_IMODE(report.stat().st_mode) == mode
+
+
+@pytest.mark.parametrize(
+    ("output", "extra"),
+    [
+        (".citewarden.toml", []),
+        ("conf.toml", ["--config", "conf.toml"]),
+        ("list.txt", ["@list.txt"]),
+        ("./list.txt", ["--files-from", "list.txt"]),
+        ("snap.jsonl", ["--snapshot", "snap.jsonl"]),
+        ("link.toml", []),
+    ],
+)
+def test_the_report_never_replaces_a_file_the_run_reads(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    output: str,
+    extra: list[str],
+) -> None:
+    """-o naming the settings file, a list file or the snapshot replaced it with the
+    report (the project's settings, a list of papers, a Crossref dump lost)."""
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    read = {
+        ".citewarden.toml": "[verify]\nenabled = true\n",
+        "conf.toml": "[verify]\nenabled = true\n",
+        "list.txt": "main.tex\n",
+        "snap.jsonl": "{}\n",
+    }
+    for name, text in read.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "link.toml").symlink_to(".citewarden.toml")
+    paths = [] if any(a.startswith("@") or a == "--files-from" for a in extra) else ["main.tex"]
+    args = ["check", *paths, *extra, "--no-verify", "--format", "json", "-o", output]
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert f"--output {output} is a file this run reads" in err
+    for name, text in read.items():
+        assert (tmp_path / name).read_text(encoding="utf-8") == text

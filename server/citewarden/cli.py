@@ -488,12 +488,15 @@ def _escape_unencodable(stream: TextIO) -> None:
 def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     cwd = normalize_path(cwd or Path.cwd())
     _escape_unencodable(sys.stdout)
+    given = list(args.paths)
     args.paths = _expand_inputs(args, cwd)
     settings, problems = _load_settings(args, cwd)
     if not args.quiet:
         for problem in problems:
             print(f"citewarden: warning: {visible(str(problem))}", file=sys.stderr)
     _check_fix_options(args)
+    if args.output is not None:
+        _refuse_read_file_as_output(args.output, _files_read(given, args, settings, cwd), cwd)
     try:
         audit = run_audit(
             args.paths,
@@ -610,6 +613,44 @@ def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
 
         return html_of(audit, inputs=inputs, root=cwd)
     return report_text(audit, cwd)
+
+
+def _files_read(
+    given: Sequence[str], args: argparse.Namespace, settings: Settings, cwd: Path
+) -> list[Path]:
+    """The files a run reads besides its projects': the settings file, the list files
+    (``@list``, ``--files-from``) and the snapshot."""
+    if args.config:
+        read = [cwd / args.config]
+    else:
+        first = normalize_path(cwd / args.paths[0])
+        folder = find_config_dir(first if first.is_dir() else first.parent)
+        read = [folder / CONFIG_FILE] if folder is not None else []
+    read += [cwd / raw[1:] for raw in given if raw.startswith("@") and len(raw) > 1]
+    read += [cwd / name for name in args.files_from or () if name != "-"]
+    if settings.verify.snapshot:
+        read.append(cwd / settings.verify.snapshot)
+    return read
+
+
+def _refuse_read_file_as_output(target: str, read: Sequence[Path], cwd: Path) -> None:
+    """--output naming a file the run reads (``-o .citewarden.toml``, a list file, the
+    snapshot) would replace it with the report: refused, before anything is checked."""
+    path = cwd / target
+    for file in read:
+        if normalize_path(path) == normalize_path(file) or _one_file(path, file):
+            raise UsageError(
+                f"--output {target} is a file this run reads; the report would replace it "
+                "(give another file)"
+            )
+
+
+def _one_file(a: Path, b: Path) -> bool:
+    """Are ``a`` and ``b`` one file under two names (a link)?"""
+    try:
+        return a.samefile(b)
+    except (OSError, ValueError):
+        return False
 
 
 def _refuse_input_as_output(target: str, audit: Audit, cwd: Path) -> None:
