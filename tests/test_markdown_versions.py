@@ -74,6 +74,8 @@ CASES = [
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
+    # emphasis opened before a bracket closes after it: a key right after is text
+    "_@a1_ [x] _@a1_ and *b [@c2; @d3] *@e4, **f [g [h] i] **@e5, _x [] _@e6, *x ] *@e7\n",
     # a list item's line not indented enough after its line block is a block of the item:
     # a note's or a link reference's definition there is no text
     "1. | b\n[^1]: note @fn1\n\n- a\n  - | b\n[x]: @fn2\n\n- | c\nd @k3\n",

@@ -274,14 +274,14 @@ def _scan(
             if close >= 0 and not 0 <= line_end.start(pos) < close:
                 pos = close + 3
         elif group == _OPEN:
-            emphasis.clear()
             empty = _EMPTY_BRACKETS.match(text, start)
             if empty is not None and (region is None or empty.end() <= region[0]):
                 pos = empty.end()  # each "[" closed at once, nothing inside: text
             else:
+                emphasis.enter()
                 stack.append(_Bracket(start, len(pending)))
         elif group == _CLOSE:
-            emphasis.clear()
+            emphasis.leave()
             if stack:
                 bracket = stack.pop()
                 bracket.close(start, marks)
@@ -894,13 +894,16 @@ class _Emphasis:
     """The runs of ``*`` or ``_`` read so far that open emphasis (``*x*``, ``__x__``,
     ``***x***``), one of each length, and where the last emphasis closed: pandoc reads an
     ``@`` right after emphasis closes as after a word (``*x*@a`` cites nothing).  Runs are
-    paired only within the same stretch between brackets and blank lines."""
+    paired only within the same brackets, between blank lines: the runs open before a
+    ``[`` are open again after its ``]`` (``_@a [x] _@b`` cites a alone)."""
 
-    __slots__ = ("_open", "_text", "closed_at")
+    __slots__ = ("_open", "_outer", "_text", "closed_at")
 
     def __init__(self, text: str) -> None:
         self._text = text
         self._open: set[str] = set()
+        #: the runs open outside each bracket the text is in, the innermost last
+        self._outer: list[set[str]] = []
         self.closed_at = -1
 
     def run(self, start: int, end: int) -> None:
@@ -920,9 +923,21 @@ class _Emphasis:
         if after and not after.isspace() and (run[0] == "*" or not _after_word(text, start)):
             self._open.add(run)
 
+    def enter(self) -> None:
+        """A ``[``: the runs open before it close nothing inside it."""
+        self._outer.append(self._open)
+        self._open = set()
+
+    def leave(self) -> None:
+        """A ``]``: the runs open before its ``[`` are open again (a ``]`` no ``[`` opened
+        changes nothing)."""
+        if self._outer:
+            self._open = self._outer.pop()
+
     def clear(self) -> None:
-        """A bracket or a blank line: the runs before it open nothing after it."""
+        """A blank line: the runs before it open nothing after it."""
         self._open.clear()
+        self._outer.clear()
 
 
 def _in_dash(text: str, i: int) -> bool:
