@@ -361,3 +361,22 @@ def test_latex_commands_that_typeset_words_show_them(text: str, shown: str) -> N
     """\\LaTeX, \\BibTeX, \\ldots, \\S ... typeset a word or a sign: the sentence shows (and
     scores) it, where the command was dropped like one that typesets nothing."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown", "shown"),
+    [
+        ("Many people say so, etc. The claim \\cite{a} holds. Next.", False, "The claim holds."),
+        ("The answer is no. Our method [@a] works. Next.", True, "Our method works."),
+        ("It holds for mobile apps. Our study \\cite{a} shows it.", False, "Our study shows it."),
+        ("See No. 5 of the series \\cite{a}. Next.", False, "See No. 5 of the series."),
+        ("See App. B for the proof \\cite{a}. Next.", False, "See App. B for the proof."),
+        ("Tools, models, etc. are used \\cite{a}. Next.", False, "Tools, models, etc. are used."),
+    ],
+)
+def test_a_word_that_is_also_an_abbreviation_ends_its_sentence_before_a_capital(
+    text: str, markdown: bool, shown: str
+) -> None:
+    """``etc.`` closes a list, and ``no.`` or ``apps.`` written in lower case are words: a
+    capital after them starts the next sentence, which is not read into the one before."""
+    assert sentence(text, markdown) == shown

@@ -84,6 +84,9 @@ ABBREVIATIONS = frozenset(
 )
 
 
+#: Abbreviations that are English words too (``no``, ``app``): as a word, lower-case.
+_WORDS_TOO = frozenset(["no", "nos", "app", "apps"])
+
 _END = re.compile(r"(?:\.\.\.|…|[.!?\x04])['\")\]}’”]*(?=[\s~])")
 #: the word a full stop follows, dotted (``e.g``, ``U.S``) or not
 _WORD_BEFORE = re.compile(r"(?<![\w.])([^\W\d_](?:[^\W\d_]|\.)*)\.$")
@@ -192,10 +195,11 @@ def full_stops(masked: str, commands: Sequence[Span] = ()) -> Iterator[tuple[int
     firsts = [c.start for c in commands]
     for m in _END.finditer(masked):
         at = m.start()
-        if masked[at] == "." and m.group()[:3] != "..." and _no_end_after(masked, at):
-            continue
         end = m.end()
         gap = _GAP.match(masked, end).end()  # type: ignore[union-attr]
+        following = masked[gap] if gap < len(masked) else ""
+        if masked[at] == "." and m.group()[:3] != "..." and _no_end_after(masked, at, following):
+            continue
         k = bisect_left(firsts, end)
         cited = k < len(firsts) and firsts[k] < gap
         if gap < len(masked) and _goes_on(masked, at, m.group(), masked[gap], cited):
@@ -228,14 +232,19 @@ def _goes_on(masked: str, at: int, mark: str, following: str, cited: bool) -> bo
     return "." in w or (len(w) <= 5 and w[:1].isupper())
 
 
-def _no_end_after(masked: str, at: int) -> bool:
-    """Whether the full stop at ``at`` follows an abbreviation or an initial."""
+def _no_end_after(masked: str, at: int, following: str = "") -> bool:
+    """Whether the full stop at ``at`` follows an abbreviation or an initial (``following``:
+    the first character after the white space after it)."""
     word = _WORD_BEFORE.search(masked, max(0, at - 12), at + 1)
     if word is None:
         return False
     w = word.group(1)
     if w.lower() in ABBREVIATIONS:
-        return True
+        # a list's last word, or a word written as the abbreviation is not, before a capital
+        # ends its sentence (``so on, etc. The``, ``the answer is no. We``, ``mobile apps.
+        # Our``); ``No. 5``, ``App. B`` and ``etc. and`` go on
+        ends = w.lower() == "etc" or (w.lower() in _WORDS_TOO and w.islower())
+        return not (ends and following.isupper())
     if len(w) != 1 or not w.isupper():
         return False
     # one capital: an initial (``Ł. Kaiser``, ``John F. Kennedy``, ``by J. Smith``) unless
