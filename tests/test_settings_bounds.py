@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from citewarden.model import Severity
 from citewarden.settings import MAX_CONFIG_BYTES, Settings, load_settings, merge_settings
 from citewarden.settings_schema import server_properties
 from cli_process import run_citewarden
@@ -139,8 +140,8 @@ def test_a_dotted_or_quoted_key_is_named_with_its_line(tmp_path: Path) -> None:
     _, problems = load_settings(tmp_path)
     assert [(p.key, p.line) for p in problems] == [
         ("verify.timeout", 2),
-        ('a".b', 3),
-        ("x.y", 4),
+        ('a"', 3),  # a dotted key names nested settings (a", then b)
+        ("x", 4),
         ('judge.u"rl', 6),
     ]
 
@@ -158,3 +159,25 @@ def test_a_settings_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     result = run_citewarden(["check", ".", "--no-verify", "--config", ".citewarden.toml"], tmp_path)
     assert "invalid TOML" not in result.stderr
     assert ".citewarden.toml:3: setting 'verify.timeout'" in result.stderr, result.stderr
+
+
+def test_a_dotted_key_names_the_setting_it_spells(tmp_path: Path) -> None:
+    """A key written as VS Code names a setting ("verify.timeout", in an editor's settings
+    object or quoted in .citewarden.toml) sets that setting, where it was an unknown
+    setting and left the setting at its default; a misspelt one is named in full."""
+    settings, problems = merge_settings(
+        Settings(),
+        {"verify.timeout": 5, "verify": {"offline": True}, "severity.orphan-entry": "error"},
+        "initializationOptions",
+    )
+    assert (settings.verify.timeout, settings.verify.offline) == (5.0, True)
+    assert settings.severity == {"orphan-entry": Severity.ERROR}
+    assert problems == []
+    (tmp_path / ".citewarden.toml").write_text(
+        '"debounce_ms" = 5\n"verify.concurrency" = 2\n"judge.timout" = 1\n', encoding="utf-8"
+    )
+    settings, problems = load_settings(tmp_path)
+    assert (settings.debounce_ms, settings.verify.concurrency) == (5, 2)
+    assert [(p.key, p.line, p.message) for p in problems] == [
+        ("judge.timout", 3, "unknown setting")
+    ]

@@ -433,7 +433,7 @@ def merge_settings(
     changes: dict[str, Any] = {}
     origins = dict(base.origins)
     codes = {c.value for c in Code}
-    for key, value in raw.items():
+    for key, value in nested(raw).items():
         name = key.replace("-", "_")
         try:
             if name == "severity":
@@ -497,6 +497,39 @@ def merge_settings(
         except ValueError as exc:
             problems.append(SettingsProblem(origin, key, str(exc)))
     return dataclasses.replace(base, **changes, origins=origins), problems
+
+
+def nested(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw`` with each dotted key (``"verify.timeout"``, as VS Code names a setting, a
+    quoted TOML key) read as the keys it names (``verify``, then ``timeout``), where it was
+    an unknown setting; no setting's own keys hold a dot.  A dotted key whose part is empty,
+    or names a value that is no table, is left as it is (and reported as unknown)."""
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if isinstance(value, Mapping):
+            value = nested(value)
+        parts = key.split(".") if isinstance(key, str) else [key]
+        if len(parts) == 1 or not all(parts):
+            _put(out, key, value)
+            continue
+        table: dict[str, Any] | None = out
+        for part in parts[:-1]:
+            inner = table.setdefault(part, {}) if table is not None else None
+            table = inner if isinstance(inner, dict) else None
+        if table is None:
+            _put(out, key, value)
+        else:
+            _put(table, parts[-1], value)
+    return out
+
+
+def _put(table: dict[str, Any], key: str, value: Any) -> None:
+    """``table[key] = value``, a table merged into the one already there."""
+    held = table.get(key)
+    if isinstance(held, dict) and isinstance(value, Mapping):
+        table[key] = {**held, **value}
+    else:
+        table[key] = value
 
 
 class ConfigSyntaxError(ValueError):
@@ -595,12 +628,16 @@ def key_lines(text: str) -> dict[str, int]:
         header = _TABLE_LINE.match(line)
         if header is not None:
             table = _dotted(header.group(1))
-            lines.setdefault(table, number)
+            names = table.split(".")
+            for end in range(1, len(names) + 1):
+                lines.setdefault(".".join(names[:end]), number)
         elif (key := _KEY_LINE.match(line)) is not None:
-            # a.b.c = 1 sets the tables a and a.b on its line too
+            # a.b.c = 1 sets the tables a and a.b on its line too, as does "a.b".c = 1
+            # (read as the settings read it, :func:`nested`)
             parts = [_key_part(part) for part in _KEY_PART.findall(key.group(1))]
-            for end in range(1, len(parts) + 1):
-                lines.setdefault(".".join([table, *parts[:end]]).lstrip("."), number)
+            names = ".".join([table, *parts]).lstrip(".").split(".")
+            for end in range(1, len(names) + 1):
+                lines.setdefault(".".join(names[:end]), number)
         for quotes in ('"""', "'''"):
             if line.count(quotes) % 2:
                 in_string = quotes
