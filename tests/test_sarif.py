@@ -32,6 +32,7 @@ from citewarden.model import (
 )
 from citewarden.report.sarif import (
     RULE_TEXT,
+    message_text,
     rule_text,
     rules,
     run_properties,
@@ -445,3 +446,32 @@ def test_a_file_encoding_fingerprint_does_not_follow_the_byte_offset(
     after = encoding_result(b"% comment\n% another\n@misc{k, title={Caf\xe9}}\n")
     assert "byte offset 29" in before[0] and "byte offset 39" in after[0]
     assert before[1] == after[1]
+
+
+def test_a_key_shaped_as_an_embedded_link_is_no_link_in_a_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GitHub code scanning reads "[text](0)" in a message as a link to related location
+    0: a key 'k[y](0)' made one.  Its brackets are escaped; other brackets stay as they
+    are."""
+    from citewarden import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\cite{a[x](0)}\\cite{b[1]}"
+        "\\bibliography{refs}\\end{document}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "refs.bib").write_text(
+        "@misc{k[y](0), title={A}}\n@misc{k[y](0), title={B}}\n", encoding="utf-8"
+    )
+    cli.main(["check", "main.tex", "--no-verify", "--format", "sarif"])
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    texts = [r["message"]["text"] for r in results]
+    texts += [x["message"]["text"] for r in results for x in r.get("relatedLocations", [])]
+    assert "citation key 'b[1]' is not defined in any bibliography" in texts
+    assert "duplicate key 'k\\[y\\](0)' (first defined at refs.bib:1)" in texts
+    assert "first definition of 'k\\[y\\](0)'" in texts
+    assert not any("[x](" in t or "[y](" in t for t in texts)
+    assert message_text("a\\](0) [b\\](1)") == "a\\](0) [b\\](1)"  # no link: as it is
+    assert message_text("[k\\]](0)") == "\\[k\\\\\\]\\](0)"

@@ -133,6 +133,22 @@ _LEVEL = {
 SeverityOf = Callable[[Finding], Severity | None]
 
 
+#: What a SARIF viewer reads as an embedded link (``[text](destination)``: GitHub code
+#: scanning links ``[text](0)`` to related location 0).
+_EMBEDDED_LINK = re.compile(r"\[(?:[^\[\]\\]|\\.)*\]\(")
+
+
+def message_text(text: str) -> str:
+    """``text`` (a finding's message, which quotes keys and values from the files) as a
+    SARIF plain text message: visible escapes (:func:`~citewarden.safe_text.visible`),
+    and, where it holds what a viewer would read as an embedded link (a key ``[x](0)``),
+    its square brackets, and a backslash before one, escaped with a backslash."""
+    shown = visible(text)
+    if _EMBEDDED_LINK.search(shown) is None:
+        return shown
+    return re.sub(r"\\(?=[\[\]])|[\[\]]", lambda m: "\\" + m.group(), shown)
+
+
 def _effective(finding: Finding) -> Severity | None:
     return finding.effective_severity
 
@@ -322,7 +338,7 @@ def sarif_log(
             "ruleId": finding.code.value,
             "ruleIndex": rule_index[finding.code],
             "level": _LEVEL[severity],
-            "message": {"text": visible(finding.message)},
+            "message": {"text": message_text(finding.message)},
             "locations": [location],
             "partialFingerprints": {
                 "citewarden/v1": fingerprint(
@@ -332,7 +348,7 @@ def sarif_log(
         }
         if finding.related:
             result["relatedLocations"] = [
-                {"id": i, **physical(r.location), "message": {"text": visible(r.message)}}
+                {"id": i, **physical(r.location), "message": {"text": message_text(r.message)}}
                 for i, r in enumerate(finding.related)
             ]
         fixes = [fix for fix in finding.fixes if fix.edits]
@@ -376,7 +392,7 @@ def _fix(
             {"deletedRegion": region, "insertedContent": {"text": edit.new_text}}
         )
     return {
-        "description": {"text": visible(fix.title)},
+        "description": {"text": message_text(fix.title)},
         "artifactChanges": [
             {"artifactLocation": artifacts.location(path), "replacements": reps}
             for path, reps in by_file.items()
