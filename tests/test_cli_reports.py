@@ -92,6 +92,30 @@ def test_the_html_report_shows_a_file_name_on_one_line(
     assert "x\n" not in page
 
 
+def test_the_html_report_names_a_linked_bibliography_as_the_text_report_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refs.bib linking to ../shared/lib.bib was named by the absolute path of the link
+    in the HTML report, and refs.bib in the text and JSON reports."""
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "paper").mkdir()
+    (tmp_path / "shared" / "lib.bib").write_text(
+        "@misc{k, title={T}}\n@misc{k, title={U}}\n", encoding="utf-8"
+    )
+    (tmp_path / "paper" / "refs.bib").symlink_to("../shared/lib.bib")
+    (tmp_path / "paper" / "main.tex").write_text(
+        "\\cite{k}\\bibliography{refs}\n", encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path / "paper")
+    code, out, _ = run(["check", "main.tex", "--no-verify"], capsys)
+    assert code == 1 and out.startswith("refs.bib:2:7: error duplicate-key")
+    run(["check", "main.tex", "--no-verify", "--format", "html", "-o", "r.html"], capsys)
+    page = (tmp_path / "paper" / "r.html").read_text(encoding="utf-8")
+    assert "<td class='path'>refs.bib:2:7</td>" in page
+    assert "<div class='where'>refs.bib:1</div>" in page
+    assert str(tmp_path) not in page
+
+
 def test_sarif_report_is_valid(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -70,12 +70,16 @@ def code_link(code: Code) -> str:
 
 def rel_path(path: Path, root: Path | None) -> str:
     """``path`` relative to ``root`` when it is in it, on one line: its line breaks shown as
-    escapes (:func:`~citewarden.safe_text.visible`), as the text report shows them."""
+    escapes (:func:`~citewarden.safe_text.visible`), as the text report shows them.  A
+    link is named as written, as the text and JSON reports name it (``refs.bib``, not the
+    absolute path of the ``../shared/lib.bib`` it points to); a path in ``root`` only once
+    both are resolved (``root`` given through a link) relative to it too."""
     if root is not None:
-        try:
-            return visible(path.resolve().relative_to(root.resolve()).as_posix())
-        except ValueError:
-            pass
+        for name, base in ((path, root), (path.resolve(), root.resolve())):
+            try:
+                return visible(name.relative_to(base).as_posix())
+            except ValueError:
+                pass
     return visible(str(path))
 
 
