@@ -380,3 +380,28 @@ def test_a_word_that_is_also_an_abbreviation_ends_its_sentence_before_a_capital(
     """``etc.`` closes a list, and ``no.`` or ``apps.`` written in lower case are words: a
     capital after them starts the next sentence, which is not read into the one before."""
     assert sentence(text, markdown) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown", "shown"),
+    [
+        (
+            "The question ``Can machines think?'' posed by Turing \\cite{a} is old. Next.",
+            False,
+            'The question "Can machines think?" posed by Turing is old.',
+        ),
+        (
+            'The paper "Is attention all you need?" argues this [@a]. Next.',
+            True,
+            'The paper "Is attention all you need?" argues this.',
+        ),
+        ("The Yahoo! search engine \\cite{a} was popular.", False, "The Yahoo! search engine"),
+        ("Is it true? Yes \\cite{a}. Next.", False, "Yes."),
+    ],
+)
+def test_a_question_or_exclamation_mark_before_a_lower_case_word_ends_no_sentence(
+    text: str, markdown: bool, shown: str
+) -> None:
+    """A quoted title's question mark or a name's exclamation mark: the words after it are
+    the same sentence's, where the sentence started after the mark."""
+    assert sentence(text, markdown).startswith(shown)

@@ -213,14 +213,17 @@ def full_stops(masked: str, commands: Sequence[Span] = ()) -> Iterator[tuple[int
 def _goes_on(masked: str, at: int, mark: str, following: str, cited: bool) -> bool:
     """Whether the sentence goes on past the mark ``mark`` at ``at`` to the character
     ``following`` (``cited``: a citation stands between them): a number after a full stop
-    (``Sect. 3``), a lower-case word after an ellipsis (``... and``), after a dotted or a
-    short capitalised abbreviation (``U.S. data``, ``Suppl. data``), unless a citation
-    starts the next sentence.  A lower-case word after another word's full stop starts a
+    (``Sect. 3``), a lower-case word after an ellipsis (``... and``), after a question or
+    an exclamation mark (a quoted title's, a name's: ``"Can machines think?" asked``),
+    after a dotted or a short capitalised abbreviation (``U.S. data``, ``Suppl. data``),
+    unless a citation starts the next sentence.  A lower-case word after another word's full stop starts a
     sentence (``... modelling. scikit-image provides``)."""
     if mark[:3] == "..." or mark[0] == "…":
         return following.islower()
     if mark[0] == MATH_STOP:  # displayed math's full stop before ``where``
         return following.islower() or following.isdigit()
+    if mark[0] in "?!":  # ``think?'' posed``, ``Yahoo! search``
+        return not cited and following.islower()
     if mark[0] != "." or cited:
         return False
     if following.isdigit():
