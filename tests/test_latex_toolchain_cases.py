@@ -74,6 +74,13 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
             "parts/intro.tex": "\\cite{k3} \\cite{nokey2}\n",
         },
     ),
+    # a wrapper whose optional argument holds the keys: read where it is given
+    "optional key argument": (
+        "",
+        "\\newcommand{\\mc}[1][k4]{\\cite{#1}}\n",
+        "\\mc[k1] \\mc [nokey]\n",
+        {},
+    ),
     # LaTeX's \input and \include look in the folders of \input@path too
     "input@path": (
         "",

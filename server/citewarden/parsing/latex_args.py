@@ -536,6 +536,8 @@ def _macro_groups(text: str, i: int, macro: CitationMacro) -> tuple[list[tuple[i
                 k = _close_delimited(text, j)
                 if k < 0:
                     break
+                if number in macro.keys:  # \newcommand{\mc}[1][]{\cite{#1}}: \mc[a]
+                    groups.append((j + 1, k - 1))
                 i = k
             continue
         if j >= n or text[j] != "{":

@@ -229,7 +229,7 @@ def read_definition(
             parameter = _PARAMETER.fullmatch(item)
             if parameter is not None:
                 number = int(parameter.group(1))
-                if 0 < number <= len(pattern) and pattern[number - 1] == "m":
+                if 0 < number <= len(pattern) and pattern[number - 1] in "mo":
                     keys.append(number)
             elif "#" not in item and "\\" not in item and item.strip():
                 fixed = True
