@@ -21,7 +21,7 @@ import pytest
 import replay as replay_fixtures
 from batch_replay import serve_batches
 from citewarden.cache import Cache
-from citewarden.model import Code, Entry
+from citewarden.model import Code, Entry, Status
 from citewarden.settings import VerifySettings
 from citewarden.verify import plan
 from citewarden.verify.coalesce import Coalescer
@@ -39,11 +39,13 @@ from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.openalex import OpenAlexSource
 from citewarden.verify.sources.pubmed import PubMedSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource
+from hostile_server import Behaviour, HostileServer, hostile
 from replay import API_DATA, ReplayServer, recorded
 
 replay_server = replay_fixtures.replay_server
 replay = replay_fixtures.replay
 replay_http = replay_fixtures.replay_http
+__all__ = ["hostile"]
 
 TODAY = date(2026, 11, 29)
 
@@ -790,3 +792,28 @@ async def test_a_cancelled_entry_does_not_cancel_another_waiting_for_the_same_pl
     verdict = await asyncio.wait_for(b, 10)
     assert a.cancelled()
     assert verdict.match is not None and verdict.match.doi == str(msg["DOI"]).lower()
+
+
+async def test_a_planned_batch_is_held_to_an_entry_s_budget(hostile: HostileServer) -> None:
+    """Crossref answers the plan's batch with 429 and ``Retry-After: 2`` (a wait within the
+    longest one honoured); with a one-second entry budget, the batch fails at once and its
+    entries are unverified within their budgets, where the batch retried three times (six
+    seconds; five minutes for ``Retry-After: 100``) while every entry waited for it."""
+    hostile.route("/works", Behaviour("429", retry_after="2"))
+    http = HttpClient(timeout=2)
+    source = CrossrefSource(http, hostile.url, mailto="t@example.org")
+    settings = VerifySettings(sources=("crossref",), entry_budget=1.0)
+    verifier = Verifier([source], settings, today=TODAY)
+    entries = [
+        make_entry(
+            f"k{i}", "article", {"title": f"T{i}", "author": "Doe, J.", "doi": f"10.1371/x.{i}"}
+        )
+        for i in range(3)
+    ]
+    started = time.monotonic()
+    verdicts = await verifier.verify_many(entries)
+    await http.aclose()
+    assert time.monotonic() - started < 3.0
+    assert {v.status for v in verdicts.values()} == {Status.UNVERIFIED}
+    assert all("rate limited" in (v.reason or "") for v in verdicts.values())
+    assert len(hostile.seen("/works")) == 1  # the batch, not retried

@@ -38,6 +38,7 @@ from citewarden.verify.batch_split import BatchCall, in_halves, too_large
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.sources._common import normalize_doi
+from citewarden.verify.transport import entry_budget
 
 log = logging.getLogger("citewarden.verify")
 
@@ -143,8 +144,11 @@ class Ahead:
     same work) waits for it rather than sending the single look-up.  Each batch request
     takes its source's request slot (``slot``) while it is sent."""
 
-    def __init__(self, slot: Slot = no_slot) -> None:
+    def __init__(self, slot: Slot = no_slot, budget: float | None = None) -> None:
         self._slot = slot
+        #: The time budget of one batch (seconds; an entry's): the entries waiting for its
+        #: answer are held no longer than their own look-ups could take.  None: unbounded.
+        self.budget = budget
         self._answers: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
         #: Futures taken by an entry whose batch is still in flight, by the same keys.
         self._taken: dict[tuple[str, str, str], asyncio.Future[Lookup | None]] = {}
@@ -273,25 +277,12 @@ class Ahead:
         an entry took its future before this task ran)."""
         chunk = [ident for ident, _ in planned]
         answers: dict[str, Lookup] = {}
+        # its own budget (this task's context): retries and Retry-After waits a service asks
+        # for end in a failed batch, whose entries then ask on their own, within theirs
+        budget = entry_budget(self.budget) if self.budget is not None else contextlib.nullcontext()
         try:
-            ask = await self._not_in_snapshot(sources, name, chunk)
-            if len(ask) == 1:
-                # a batch of one is its single look-up, whose "not found" settles it
-                # (a single look-up says "not found" for any id, a filter answer not always);
-                # a failure settles nothing: the entry asks on its own, in its budget
-                (only,) = ask
-                single = getattr(sources[name], spec.single)
-
-                async def one(ids: list[str]) -> Mapping[str, Lookup]:
-                    return {answer_key(spec.single, ids[0]): await single(ids[0])}
-
-                answers = dict(
-                    await in_slot(self._slot(name), self._marked(name, spec, one))([only])
-                )
-            elif ask:
-                batch = getattr(sources[name], spec.batch)
-                call = in_slot(self._slot(name), self._marked(name, spec, batch))
-                answers = await in_halves(call, ask, functools.partial(answer_key, spec.single))
+            with budget:
+                answers = await self._batch_answers(sources, name, spec, chunk)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # sources promise not to raise; the entries ask on their own
@@ -301,6 +292,28 @@ class Ahead:
                 if fut.done():
                     continue
                 fut.set_result(_settled(answers.get(answer_key(spec.single, ident))))
+
+    async def _batch_answers(
+        self, sources: Mapping[str, Any], name: str, spec: BatchSpec, chunk: list[str]
+    ) -> dict[str, Lookup]:
+        """The answers of one batch of ``chunk`` (by :func:`answer_key`)."""
+        ask = await self._not_in_snapshot(sources, name, chunk)
+        if len(ask) == 1:
+            # a batch of one is its single look-up, whose "not found" settles it
+            # (a single look-up says "not found" for any id, a filter answer not always);
+            # a failure settles nothing: the entry asks on its own, in its budget
+            (only,) = ask
+            single = getattr(sources[name], spec.single)
+
+            async def one(ids: list[str]) -> Mapping[str, Lookup]:
+                return {answer_key(spec.single, ids[0]): await single(ids[0])}
+
+            return dict(await in_slot(self._slot(name), self._marked(name, spec, one))([only]))
+        if ask:
+            batch = getattr(sources[name], spec.batch)
+            call = in_slot(self._slot(name), self._marked(name, spec, batch))
+            return dict(await in_halves(call, ask, functools.partial(answer_key, spec.single)))
+        return {}
 
     async def _not_in_snapshot(
         self, sources: Mapping[str, Any], name: str, chunk: list[str]

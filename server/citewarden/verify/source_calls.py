@@ -60,7 +60,7 @@ class SourceCalls:
         self.today = today or date.today()
         self._loop: int | None = None
         self._source_slots: dict[str, PrioritySlots] = {}
-        self._ahead = Ahead(self._slot)
+        self._ahead = Ahead(self._slot, entry_seconds(self.settings))
         self._coalescer = Coalescer(entry_seconds(self.settings), slot=self._slot)
         self._closers: list[Callable[[], Any]] = []
         #: What the user should be told once about this verifier (a rebuilt or missing cache).
@@ -72,7 +72,7 @@ class SourceCalls:
         if loop != self._loop:
             self._loop = loop
             self._source_slots = {}
-            self._ahead = Ahead(self._slot)
+            self._ahead = Ahead(self._slot, entry_seconds(self.settings))
             self._coalescer = Coalescer(entry_seconds(self.settings), slot=self._slot)
 
     def _slot(self, name: str) -> PrioritySlots:
