@@ -97,6 +97,9 @@ _BLOCK_END = re.compile(
     r"|tr|ul)[ \t]*>[ \t]*$",
     re.I,
 )
+#: what may open a span that goes on past a heading's line (a code span, math, an HTML
+#: comment, raw TeX), as pandoc reads it; emphasis does not
+_HEADING_SPANS = re.compile(r"[`$\\]|<!--")
 #: a line starting with a list item's marker: its indentation
 _ITEM_LINE = re.compile(r"^([ \t]*)(?:[-+*]|[0-9]{1,9}[.)]|#[.)]|\(?[A-Za-z][.)])[ \t]", re.M)
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
@@ -902,6 +905,7 @@ class _Reader:
                     break
                 self._after_block()
                 self.yaml = False
+                _add(self.out.paragraphs, next_pos)  # its text's emphasis ends with it
                 return next_pos
             if (
                 para_first
@@ -960,6 +964,11 @@ class _Reader:
                     self.run_start = pos
                 elif line[j] == "#":  # a heading's text
                     self._reach(line, pos + j, line_end)
+                if _is_rule(line, j) or (
+                    line[j] == "#" and self.reach <= line_end and not _HEADING_SPANS.search(line)
+                ):
+                    # no emphasis opened on its line goes on past it
+                    _add(self.out.paragraphs, next_pos)
                 return next_pos
             if ch == ":" and rel == 0:
                 # a fenced div's fence (pandoc 2 reads one that no fence closes as text)

@@ -908,8 +908,9 @@ class _Emphasis:
 
     def run(self, start: int, end: int) -> None:
         """``text[start:end]`` is a run of ``*`` or of ``_``: it closes the emphasis a run
-        like it opened, else opens one when no white space follows it (nor a letter or a
-        digit stands before a ``_``)."""
+        like it opened, else opens one when no space or tab follows it (a line break may:
+        ``*`` at a line's end opens, as in pandoc), nor a letter or a digit stands before a
+        ``_``."""
         text = self._text
         run = text[start:end]
         if len(run) > 3:
@@ -920,7 +921,7 @@ class _Emphasis:
                 self._open.discard(run)
                 self.closed_at = end
             return
-        if after and not after.isspace() and (run[0] == "*" or not _after_word(text, start)):
+        if after and after not in " \t" and (run[0] == "*" or not _after_word(text, start)):
             self._open.add(run)
 
     def enter(self) -> None:
