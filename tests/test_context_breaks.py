@@ -405,3 +405,18 @@ def test_a_question_or_exclamation_mark_before_a_lower_case_word_ends_no_sentenc
     """A quoted title's question mark or a name's exclamation mark: the words after it are
     the same sentence's, where the sentence started after the mark."""
     assert sentence(text, markdown).startswith(shown)
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown"),
+    [
+        ("We tried . . . and it failed \\cite{a}. Next.", False),
+        ("We tried .~.~. and it failed \\cite{a}. Next.", False),
+        ("We tried . . . and it failed [@a]. Next.", True),
+    ],
+)
+def test_a_spaced_ellipsis_is_one_mark(text: str, markdown: bool) -> None:
+    """``. . .`` (Chicago's ellipsis) before a lower-case word goes on as ``...`` does,
+    where each of its dots ended a sentence."""
+    got = sentences(text, markdown)["a"]
+    assert got is not None and got.text.startswith("We tried") and got.text.endswith("failed.")

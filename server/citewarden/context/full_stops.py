@@ -87,7 +87,8 @@ ABBREVIATIONS = frozenset(
 #: Abbreviations that are English words too (``no``, ``app``): as a word, lower-case.
 _WORDS_TOO = frozenset(["no", "nos", "app", "apps"])
 
-_END = re.compile(r"(?:\.\.\.|…|[.!?\x04])['\")\]}’”]*(?=[\s~])")
+#: a sentence-ending mark; an ellipsis spaced or not (``...``, ``. . .``, ``.~.~.``) is one
+_END = re.compile(r"(?:\.(?:[ ~]?\.){2}|…|[.!?\x04])['\")\]}’”]*(?=[\s~])")
 #: the word a full stop follows, dotted (``e.g``, ``U.S``) or not
 _WORD_BEFORE = re.compile(r"(?<![\w.])([^\W\d_](?:[^\W\d_]|\.)*)\.$")
 #: the word before an initial
@@ -198,7 +199,7 @@ def full_stops(masked: str, commands: Sequence[Span] = ()) -> Iterator[tuple[int
         end = m.end()
         gap = _GAP.match(masked, end).end()  # type: ignore[union-attr]
         following = masked[gap] if gap < len(masked) else ""
-        if masked[at] == "." and m.group()[:3] != "..." and _no_end_after(masked, at, following):
+        if masked[at] == "." and not _ellipsis(m.group()) and _no_end_after(masked, at, following):
             continue
         k = bisect_left(firsts, end)
         cited = k < len(firsts) and firsts[k] < gap
@@ -210,6 +211,11 @@ def full_stops(masked: str, commands: Sequence[Span] = ()) -> Iterator[tuple[int
         yield end, end
 
 
+def _ellipsis(mark: str) -> bool:
+    """Whether the mark (see ``_END``) is an ellipsis."""
+    return mark[0] == "…" or mark.count(".") >= 3
+
+
 def _goes_on(masked: str, at: int, mark: str, following: str, cited: bool) -> bool:
     """Whether the sentence goes on past the mark ``mark`` at ``at`` to the character
     ``following`` (``cited``: a citation stands between them): a number after a full stop
@@ -218,7 +224,7 @@ def _goes_on(masked: str, at: int, mark: str, following: str, cited: bool) -> bo
     after a dotted or a short capitalised abbreviation (``U.S. data``, ``Suppl. data``),
     unless a citation starts the next sentence.  A lower-case word after another word's full stop starts a
     sentence (``... modelling. scikit-image provides``)."""
-    if mark[:3] == "..." or mark[0] == "…":
+    if _ellipsis(mark):
         return following.islower()
     if mark[0] == MATH_STOP:  # displayed math's full stop before ``where``
         return following.islower() or following.isdigit()
