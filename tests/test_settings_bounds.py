@@ -3,6 +3,8 @@ is a settings problem naming the setting and where it was set, and the default i
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import pytest
 from citewarden.model import Severity
 from citewarden.settings import MAX_CONFIG_BYTES, Settings, load_settings, merge_settings
 from citewarden.settings_schema import server_properties
-from cli_process import run_citewarden
+from cli_process import ROOT, run_citewarden
 
 BOUNDED = {path: schema for path, schema in server_properties().items() if "minimum" in schema}
 
@@ -181,3 +183,24 @@ def test_a_dotted_key_names_the_setting_it_spells(tmp_path: Path) -> None:
     assert [(p.key, p.line, p.message) for p in problems] == [
         ("judge.timout", 3, "unknown setting")
     ]
+
+
+def test_a_snapshot_path_is_relative_to_the_settings_file_that_sets_it(tmp_path: Path) -> None:
+    """verify.snapshot = "snap.jsonl" in paper/.citewarden.toml is paper/snap.jsonl, from
+    wherever the project is checked, where it was looked for in the working directory (or
+    the workspace folder): `citewarden check paper` from above found no snapshot and called
+    every entry unverified."""
+    paper = tmp_path / "paper"
+    shutil.copytree(ROOT / "examples" / "latex-paper", paper)
+    shutil.copy(ROOT / "examples" / "snapshot.jsonl", paper / "snap.jsonl")
+    (paper / ".citewarden.toml").write_text(
+        '[verify]\nsnapshot = "snap.jsonl"\noffline = true\n', encoding="utf-8"
+    )
+    settings, _ = load_settings(paper)
+    assert settings.verify.snapshot == str(paper / "snap.jsonl")
+    editor, _ = merge_settings(Settings(), {"verify": {"snapshot": "s.jsonl"}}, "editor")
+    assert editor.verify.snapshot == "s.jsonl"  # the workspace folder's, the server says
+    env = {"CITEWARDEN_CACHE_DIR": str(tmp_path / "cache")}
+    result = run_citewarden(["check", "paper", "--format", "json"], tmp_path, env)
+    statuses = {entry["status"] for entry in json.loads(result.stdout)["entries"]}
+    assert "verified" in statuses, result.stderr

@@ -264,7 +264,10 @@ def _merge_verify(
     origin: str,
     problems: list[SettingsProblem],
     origins: dict[str, str],
+    folder: Path | None = None,
 ) -> VerifySettings:
+    """``raw`` (the ``verify`` table) over ``base``; ``folder``: that of the settings file
+    it was read from, the base of a relative ``snapshot`` path (None: the caller's)."""
     changes: dict[str, Any] = {}
     for key, value in raw.items():
         name = key.replace("-", "_")
@@ -292,6 +295,8 @@ def _merge_verify(
             elif name == "snapshot":
                 if value is not None and not isinstance(value, str):
                     raise ValueError("expected a string")
+                if value and folder is not None and not Path(value).expanduser().is_absolute():
+                    value = str(folder / value)  # the settings file's, wherever it is read from
                 changes[name] = value or None
             elif name in {"mailto", "openalex_api_key", "s2_api_key", "ncbi_api_key"}:
                 changes[name] = _header_value(value)
@@ -487,7 +492,9 @@ def merge_settings(
             elif name == "verify":
                 if not isinstance(value, Mapping):
                     raise ValueError("expected a table")
-                changes["verify"] = _merge_verify(base.verify, value, origin, problems, origins)
+                changes["verify"] = _merge_verify(
+                    base.verify, value, origin, problems, origins, folder
+                )
             elif name == "judge":
                 if not isinstance(value, Mapping):
                     raise ValueError("expected a table")
