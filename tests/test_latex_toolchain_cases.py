@@ -81,6 +81,22 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\mc[k1] \\mc [nokey]\n",
         {},
     ),
+    # ... and its default where it is used without one
+    "optional key argument's default": (
+        "",
+        "\\newcommand{\\mc}[1][k4]{\\cite{#1}}\n",
+        "\\mc \\mc[k1]\n",
+        {},
+    ),
+    "optional key argument's default in another file": (
+        "",
+        "\\input{defs}\n",
+        "\\input{ch}\n",
+        {
+            "defs.tex": "\\newcommand{\\mc}[1][k3,nokey]{\\parencite{#1}}\n",
+            "ch.tex": "\\mc{} and \\mc[k2]\n",
+        },
+    ),
     # LaTeX's \input and \include look in the folders of \input@path too
     "input@path": (
         "",

@@ -441,6 +441,18 @@ def parse_latex(
                 tables = _tables(extra, context.macros + tuple(own.values()))
                 roles = tables.roles
                 lexer = _Lexer(text, tables.commands, verbatim)
+            for macro in macros:
+                default = (
+                    latex_static.optional_default(text, start)
+                    if latex_static.cites_default(macro)
+                    else None
+                )
+                if default is not None and (
+                    macro.name in context.used
+                    or latex_static.is_used(text, macro.name, pos, bare=True)
+                ):  # its default cites where the macro is used without the argument
+                    span = Span(*default)
+                    _add_keys(citations, text, *default, macro.name, span, CitationKind.CITE)
             continue  # the body is read on: a citation of fixed keys in it counts if used
         if role in _CITING or role == _MACRO:
             if _is_definition(text, start) or text.endswith("\\string", 0, start):

@@ -233,9 +233,26 @@ def read_definition(
                     keys.append(number)
             elif "#" not in item and "\\" not in item and item.strip():
                 fixed = True
+    if 1 in keys and pattern.startswith("o") and optional_default(text, start) is not None:
+        fixed = True  # \newcommand{\mc}[1][b]{\cite{#1}}: \mc cites b
     if keys or fixed:
         return CitationMacro(name, pattern, tuple(sorted(set(keys))), fixed=fixed), *body
     return None, *body
+
+
+def optional_default(text: str, start: int) -> tuple[int, int] | None:
+    """Where the keys stand in the default of the optional first argument of the
+    ``\\newcommand`` at ``text[start]`` (``[b]`` of ``\\newcommand{\\mc}[1][b]{...}``):
+    the text between its brackets, when it is a plain key list (no ``#``, no command)."""
+    m = _DEFINITION.match(text, start)
+    if m is None or m.group(4) is None:
+        return None
+    a = m.start(4) + 1
+    b = text.index("]", a)
+    default = text[a:b]
+    if not default.strip() or "#" in default or "\\" in default:
+        return None
+    return a, b
 
 
 def _hides_first_argument(text: str, m: re.Match[str], start: int, end: int) -> bool:
@@ -295,16 +312,23 @@ def read_text_macro(text: str, start: int) -> tuple[str, str] | None:
     return m.group(1) or m.group(2), m.group(3).strip()
 
 
-def is_used(text: str, name: str, start: int = 0) -> bool:
+def is_used(text: str, name: str, start: int = 0, bare: bool = False) -> bool:
     """``\\name`` stands in ``text`` from ``start`` on, outside a comment and not as the
-    name a definition defines."""
+    name a definition defines (``bare``: with no optional argument after it)."""
     if "\\" + name not in text:
         return False
-    for m in re.compile(r"\\" + re.escape(name) + r"(?![A-Za-z@])").finditer(text, start):
+    after = r"(?![A-Za-z@])" + (r"(?!\s*\[)" if bare else "")
+    for m in re.compile(r"\\" + re.escape(name) + after).finditer(text, start):
         at = m.start()
         if _DEFINED_BEFORE.search(text, max(0, at - 40), at) is None and not _in_comment(text, at):
             return True
     return False
+
+
+def cites_default(macro: CitationMacro) -> bool:
+    """Whether ``macro`` cites the default of its optional first argument when used
+    without it (:func:`optional_default`): its fixed keys count only where it is so used."""
+    return macro.fixed and macro.pattern.startswith("o") and 1 in macro.keys
 
 
 # ---------------------------------------------------------------------------------------
@@ -861,8 +885,10 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
                 states.add(value)
     flags = tuple((name, True in v) for name, v in values.items() if len(v) < 2)
     macros = tuple(dict.fromkeys(m for doc, _ in documents for m in doc.citation_macros))
-    fixed = [m.name for m in macros if m.fixed]
-    used = frozenset(name for name in fixed if any(is_used(text, name) for _, text in documents))
+    fixed = [(m.name, cites_default(m)) for m in macros if m.fixed]
+    used = frozenset(
+        name for name, bare in fixed if any(is_used(text, name, bare=bare) for _, text in documents)
+    )
     readings = {doc.key_braces for doc, _ in documents}
     braces = next((b for b in ("biblatex", "cite") if b in readings), "")
     verbatim = frozenset(name for doc, _ in documents for name in doc.verbatim_envs)
