@@ -7,19 +7,22 @@ OpenAlex's real work 10.7600/jspfsm.56.60, recorded with an empty title."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 from batch_replay import serve_batches
+from citewarden.cache import Cache
 from citewarden.model import Code, Entry, Status
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
 from citewarden.verify.normalize import make_entry
-from citewarden.verify.records import Outcome
-from citewarden.verify.sources._common import UNUSABLE
+from citewarden.verify.records import Outcome, Query
+from citewarden.verify.sources._common import UNUSABLE, UNUSABLE_HITS
+from citewarden.verify.sources.cached import CachedSource
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.openalex import OpenAlexSource
-from replay import ReplayServer, recorded_json, replay, replay_http, replay_server
+from replay import ReplayServer, recorded, recorded_json, replay, replay_http, replay_server
 
 __all__ = ["replay", "replay_http", "replay_server"]
 
@@ -109,3 +112,21 @@ async def test_openalex_work_without_a_title_is_a_failed_answer(
     assert answers[TITLED_WORK].outcome is Outcome.FOUND
     assert UNTITLED_WORK not in answers  # in the page, though no record is made of it
     assert not replay.unmatched
+
+
+async def test_a_search_page_whose_hits_have_no_title_is_a_failed_answer(
+    replay: ReplayServer, replay_http: HttpClient, tmp_path: Path
+) -> None:
+    """A list page whose only hit has no title (Crossref's real ``works?sample=1`` page
+    holding the journal issue, served for a search): Crossref answered with a hit, so its
+    answer is no "no hits", and it is not kept; it was NOT_FOUND, kept for a day, and could
+    make a reference not found."""
+    page = recorded("crossref", "test-crossref_reader__test_get_random_crossref_id__00.json")
+    replay.add_route("https://api.crossref.org/works", page, any_query=True)
+    with Cache(tmp_path / "cache") as cache:
+        source = CachedSource(CrossrefSource(replay_http, replay.base_url("crossref")), cache)
+        query = Query("Clinical and experimental pharmacology and physiology", ("Smith",))
+        found = await source.search(query)
+        assert found.outcome is Outcome.FAILED and found.reason == UNUSABLE_HITS
+        assert (await source.search(query)).outcome is Outcome.FAILED
+        assert replay.requests_to("/crossref/works") == 2  # the failure was not kept

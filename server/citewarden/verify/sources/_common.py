@@ -336,12 +336,21 @@ def usable_work(source: str, record: WorkRecord | None) -> Lookup:
     return Lookup.found(source, [record])
 
 
+#: Why a list of hits none of which can be compared with an entry says nothing.
+UNUSABLE_HITS = "malformed response: hits without a usable record"
+
+
 def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | None]) -> Lookup:
     """FOUND with the usable records of a list of result items (for :func:`guard`: a
-    TypeError when ``items`` is not a list)."""
+    TypeError when ``items`` is not a list); FAILED when it holds items but no usable
+    record (none with a title): the service answered with hits, so the answer is no "no
+    hits", and none of them can be compared."""
     if not isinstance(items, list):
         raise TypeError("results")
-    return Lookup.found(source, convert_all(source, items, convert))
+    records = convert_all(source, items, convert)
+    if items and not records:
+        return Lookup.failed(source, UNUSABLE_HITS)
+    return Lookup.found(source, records)
 
 
 _COUNT = re.compile(r"[0-9]{1,18}")

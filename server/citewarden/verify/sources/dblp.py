@@ -17,6 +17,7 @@ from citewarden.verify.sources._common import (
     person_from_name,
     reply_json,
     used_query,
+    works_found,
     year_from_string,
 )
 from citewarden.verify.sources.venue_search import MAX_HITS, dblp_venues
@@ -115,9 +116,9 @@ class DblpSource:
 
         def build() -> Lookup:
             items = _hits(data)
-            return Lookup.found(
-                self.name, [r for r in (work_from_dblp(h, self.name) for h in items) if r]
-            )
+            if not items:
+                return Lookup.not_found(self.name)  # counted none (see _checked)
+            return works_found(self.name, items, lambda h: work_from_dblp(h, self.name))
 
         return _unless_failed(self.name, data) or guard(self.name, build)
 
