@@ -74,6 +74,8 @@ CASES = [
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
+    # a note's marker on a line a definition follows starts a term, no note
+    "[^2]: x @a1\n: y @b2\n\nz\n\n[^3]: x @a3\n\n:   y @b4\n\n[^4]: x @a5\n~ y @b6\n",
     # a "*" or "_" at a line's end opens emphasis; a rule's or a heading's line ends it
     "x *\ny*@a1 and x _\ny_@a2\n\n* x\n* * *\n> @b3 *@a4* y\n\n* * *\n*@c5* x\n\n"
     "# h *\n*@c6* x\n\nh *\n===\n*@c7* x\n\n_ _ _\n_@c8_ x\n",

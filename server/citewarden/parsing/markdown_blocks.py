@@ -1051,7 +1051,7 @@ class _Reader:
                 ok = True
                 continue
             note = _NOTE.match(line, j) if ok and ch == "[" else None
-            if note is not None:
+            if note is not None and not self._term(pos):  # else a definition's term
                 self._begin_run()
                 self._break()
                 self.stack.append(_Box(quote=False, col=base + 4, note=len(self.out.notes)))
