@@ -88,6 +88,12 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\mc \\mc[k1]\n",
         {},
     ),
+    "optional key argument's default of NewDocumentCommand": (
+        "",
+        "\\NewDocumentCommand{\\mc}{O{k4} m}{\\cite{#1}#2}\n",
+        "\\mc{x} \\mc[k1]{y}\n",
+        {},
+    ),
     "optional key argument's default in another file": (
         "",
         "\\input{defs}\n",

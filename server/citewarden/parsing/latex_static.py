@@ -242,13 +242,23 @@ def read_definition(
 
 def optional_default(text: str, start: int) -> tuple[int, int] | None:
     """Where the keys stand in the default of the optional first argument of the
-    ``\\newcommand`` at ``text[start]`` (``[b]`` of ``\\newcommand{\\mc}[1][b]{...}``):
-    the text between its brackets, when it is a plain key list (no ``#``, no command)."""
+    definition at ``text[start]`` (``[b]`` of ``\\newcommand{\\mc}[1][b]{...}``, ``O{b}`` of
+    ``\\NewDocumentCommand{\\mc}{O{b}}{...}``): the text between its delimiters, when it
+    is a plain key list (no ``#``, no command)."""
     m = _DEFINITION.match(text, start)
-    if m is None or m.group(4) is None:
+    if m is None:
         return None
-    a = m.start(4) + 1
-    b = text.index("]", a)
+    if m.group(9) is not None:  # \NewDocumentCommand{\mc}{O{b} m}{...}
+        arg = _XPARSE_ARG.match(m.group(9))
+        if arg is None or not arg.group(2).startswith("O"):
+            return None
+        a = m.start(9) + arg.start(2) + 2
+        b = m.start(9) + arg.end(2) - 1
+    elif m.group(4) is not None:
+        a = m.start(4) + 1
+        b = text.index("]", a)
+    else:
+        return None
     default = text[a:b]
     if not default.strip() or "#" in default or "\\" in default:
         return None
