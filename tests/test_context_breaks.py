@@ -420,3 +420,25 @@ def test_a_spaced_ellipsis_is_one_mark(text: str, markdown: bool) -> None:
     where each of its dots ended a sentence."""
     got = sentences(text, markdown)["a"]
     assert got is not None and got.text.startswith("We tried") and got.text.endswith("failed.")
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown", "shown"),
+    [
+        ("Some claim. \\cite{a} Another claim. Next.", False, "Some claim."),
+        ("Some claim. \\cite{a} \\cite{b} Another claim. Next.", False, "Some claim."),
+        ("Some claim.\n\\cite{a}\nAnother claim.", False, "Some claim."),
+        ("Some claim. [@a] Another claim. Next.", True, "Some claim."),
+        # before a lower-case word the citation is the next sentence's subject
+        ("Some claim. \\cite{a} showed more. Next.", False, "showed more."),
+        ("Some claim. @a showed more. Next.", True, "showed more."),
+        # a paragraph's first citation is its own paragraph's
+        ("Some claim.\n\n\\cite{a} Another claim.", False, "Another claim."),
+    ],
+)
+def test_a_citation_after_a_full_stop_and_before_a_capital_is_the_sentence_befores(
+    text: str, markdown: bool, shown: str
+) -> None:
+    """``shown. \\cite{a} The next``: the citation closes the sentence it follows (as
+    ``shown.~\\cite{a}`` does), where it was given the next sentence."""
+    assert sentence(text, markdown) == shown

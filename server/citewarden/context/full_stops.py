@@ -179,6 +179,7 @@ _LABELS = frozenset(
 )
 
 
+_PARAGRAPH = re.compile(r"\n[ \t\r]*\n")
 #: Ties between a mark and a citation attached to it (``.~\\cite{a}``).
 _TILDES = re.compile("~*")
 
@@ -205,7 +206,15 @@ def full_stops(masked: str, commands: Sequence[Span] = ()) -> Iterator[tuple[int
         cited = k < len(firsts) and firsts[k] < gap
         if gap < len(masked) and _goes_on(masked, at, m.group(), masked[gap], cited):
             continue
-        while k < len(firsts) and end <= firsts[k] <= _ties_end(masked, end):
+        # a citation after the mark and before a capital (or the paragraph's end) is the
+        # sentence's (``shown. \\cite{a} The next``); one before a lower-case word is the
+        # next sentence's subject (``shown. \\cite{a} showed``)
+        loose = not following.islower()
+        while k < len(firsts) and end <= firsts[k]:
+            if firsts[k] > _ties_end(masked, end) and not (
+                loose and commands[k].end <= gap and not _PARAGRAPH.search(masked, end, firsts[k])
+            ):
+                break
             end = commands[k].end  # attached to the mark: read with the sentence before
             k += 1
         yield end, end
