@@ -449,3 +449,31 @@ def test_a_body_cut_inside_its_json_is_waited_for_with_a_log_line(
     waits = [r.getMessage() for r in caplog.records if "waits for the rest" in r.getMessage()]
     assert len(waits) == 1
     assert "stopped 6 bytes into its body, its JSON not whole" in waits[0]
+
+
+def test_a_small_body_of_a_length_over_the_limit_with_nothing_after_it_is_read() -> None:
+    """A Content-Length over the limit (a few bytes of it sent, nothing after them): the
+    reading waited for ever for the bytes of the body to let go.  Those bytes, a whole JSON
+    value, are read as the message, on either transport."""
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "x"}'
+    read_end, write_end = os.pipe()
+    try:
+        stream = BoundedInput(PipeReader(read_end), lambda: 1000)
+        os.write(write_end, b"Content-Length: 5000\r\n\r\n" + body)
+        assert _headers(stream, 2) == [b"Content-Length: 5000\r\n", b"\r\n"]
+        assert stream.read(5000) == body
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+
+    async def over_tcp() -> bytes:
+        reader = asyncio.StreamReader(limit=1 << 16)
+        reader.feed_data(b"Content-Length: 5000\r\n\r\n" + body)
+        tcp = BoundedStream(reader, lambda: 1000)
+        assert [await tcp.readline(), await tcp.readline()] == [
+            b"Content-Length: 5000\r\n",
+            b"\r\n",
+        ]
+        return await tcp.readexactly(5000)
+
+    assert asyncio.run(over_tcp()) == body

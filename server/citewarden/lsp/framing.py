@@ -239,7 +239,10 @@ class BoundedInput:
         self.last = (size, b"")
         if size <= limit:  # in pieces: memory grows with what arrives, not what is announced
             return self._end_of(self._read_pieces(size, limit))
-        head = self._read(HEAD)
+        head, stalled = self._piece(HEAD, [])
+        if stalled:  # a whole JSON value, far short of its length: read as it is
+            _log_stalled(size - len(head), size)
+            return head
         if len(head) < HEAD:
             return b""
         if not self._let_go(size - HEAD):
@@ -377,8 +380,11 @@ class BoundedStream:
             self.last = (size, b"")
             if size <= limit:
                 return await self._read_whole(size, limit)
-            head = await self._exactly(HEAD)
-            if not await self._let_go(size - HEAD):
+            head, stalled = await self._piece(HEAD, [])
+            if stalled:  # a whole JSON value, far short of its length: read as it is
+                _log_stalled(size - len(head), size)
+                return head
+            if len(head) < HEAD or not await self._let_go(size - HEAD):
                 return b""
         except asyncio.IncompleteReadError:
             return b""
