@@ -536,6 +536,33 @@ def test_fix_refuses_a_file_with_a_syntax_error(
     assert (verified_project / "refs.bib").read_bytes() == broken
 
 
+def test_fix_leaves_an_entry_edited_after_the_check_to_its_editor(
+    verified_project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The corrections were planned on the file as it was when --fix ran, not as it was
+    checked: pages edited meanwhile (303--399, where the check read 303--341) were
+    overwritten with the record's.  The edited entry is left as it is; the others are
+    corrected."""
+    checked = cli.run_audit
+
+    def edited_after(*args: Any, **kwargs: Any) -> Any:
+        audit = checked(*args, **kwargs)
+        bib = verified_project / "refs.bib"
+        bib.write_bytes(bib.read_bytes().replace(b"{303--341}", b"{303--399}"))
+        return audit
+
+    monkeypatch.setattr(cli, "run_audit", edited_after)
+    code, _, err = run(["check", "refs.bib", *VERIFY, "--fix"], capsys)
+    assert code == 0
+    assert (
+        "citewarden: refs.bib: cybenko1989 not corrected: the entry changed on disk since it"
+        " was checked (check it again)"
+    ) in err.splitlines()
+    assert "citewarden: refs.bib: corrected 2 fields in 1 entry" in err
+    expected = FIXED.replace(b"{303--314}", b"{303--399}")
+    assert (verified_project / "refs.bib").read_bytes() == expected
+
+
 def test_fix_refusals_name_the_file_as_the_other_lines_do(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,6 +4,7 @@ or print them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -15,9 +16,12 @@ from citewarden.fix.plan import (
     EditsOf,
     FixPlan,
     FixRefused,
+    Skipped,
     check_complete,
+    compared_key,
     decode,
     field_refusal,
+    folds_keys,
     plan_fix,
     present_fields,
     refused_together,
@@ -63,9 +67,12 @@ def plan_file(
     corrections: Mapping[str, Mapping[str, str]],
     parse: Callable[[Path, str], ParsedBibliography] | None = None,
     decoding: Decoding | None = None,
+    checked: Mapping[str, Entry] | None = None,
 ) -> FixPlan:
     """Read ``path``, parse it (BibTeX, or its CSL items (:func:`csl_reader`) when
-    ``decoding`` reads the corrections' BibTeX text) and plan the corrections (verified)."""
+    ``decoding`` reads the corrections' BibTeX text) and plan the corrections (verified).
+    ``checked``: the entries as the check read them, by key; the corrections of one that
+    reads otherwise now (edited since) are skipped, as they were made for other values."""
     edits_of: EditsOf | None = None
     csl = csl_reader(path) if decoding is not None else None
     if decoding is not None and csl is not None:
@@ -79,9 +86,44 @@ def plan_file(
         parse = parse_bibtex
     original = read_regular(path, NO_LIMIT)  # (a FIFO put in its place is never opened)
     _, text = decode(original, path)
-    plan = plan_fix(parse(path, text), original, corrections, edits_of)
+    bib = parse(path, text)
+    stale: tuple[Skipped, ...] = ()
+    if checked is not None:
+        corrections, stale = _still_as_checked(bib, corrections, checked)
+    plan = plan_fix(bib, original, corrections, edits_of)
     verify_plan(plan, parse)
-    return plan
+    return dataclasses.replace(plan, skipped=stale + plan.skipped) if stale else plan
+
+
+#: Why the corrections of an entry edited since the check are not applied.
+EDITED = "the entry changed on disk since it was checked (check it again)"
+
+
+def _still_as_checked(
+    bib: ParsedBibliography,
+    corrections: Mapping[str, Mapping[str, str]],
+    checked: Mapping[str, Entry],
+) -> tuple[dict[str, Mapping[str, str]], tuple[Skipped, ...]]:
+    """The ``corrections`` of the entries of ``bib`` that read as the check read them
+    (``checked``), and the refusals of the others."""
+    fold = folds_keys(bib)
+    now: dict[str, Entry] = {}
+    for read in bib.entries:
+        now.setdefault(compared_key(read.key, fold), read)
+    kept: dict[str, Mapping[str, str]] = {}
+    stale: list[Skipped] = []
+    for key, fields in corrections.items():
+        entry, before = now.get(compared_key(key, fold)), checked.get(key)
+        if entry is not None and before is not None and _reading(entry) != _reading(before):
+            stale.append(Skipped(key, None, EDITED))
+        else:
+            kept[key] = fields
+    return kept, tuple(stale)
+
+
+def _reading(entry: Entry) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """What an entry says: its type and its fields, in order."""
+    return entry.entry_type, tuple((f.name, f.text) for f in entry.fields)
 
 
 def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[str, str]:
@@ -174,6 +216,10 @@ def run_fix(
     def show(diff: str) -> None:  # a file's lines as they end: a lone CR (refused in a value) too
         out.write(visible_lines(diff, lone_cr=True))
 
+    verified = list(verified)
+    checked: dict[Path, dict[str, Entry]] = {}
+    for entry, _ in verified:
+        checked.setdefault(entry.path, {}).setdefault(entry.key, entry)
     for path, corrections in sorted(corrections_by_file(verified).items()):
         name = visible(display(path))  # a name's line breaks too: one line each
         fixed = path.suffix.lower() in BIBTEX_SUFFIXES
@@ -182,7 +228,7 @@ def run_fix(
             tell(f"citewarden: {name}: only {what} are fixed; left unchanged\n")
             continue
         try:
-            plan = plan_file(path, corrections, parse, decoding)
+            plan = plan_file(path, corrections, parse, decoding, checked.get(path, {}))
         except FixRefused as exc:
             tell(f"citewarden: not fixed: {name}: {exc.reason}\n")
             failures += 1
