@@ -243,6 +243,24 @@ async def test_a_judge_that_answers_is_asked_about_every_citation(chat: ChatServ
     assert all(v is not None and v.supported for v in verdicts)
 
 
+@pytest.mark.parametrize("suffix", ["/chat/completions", "/", "?api-version=2024-06-01"])
+async def test_the_endpoint_is_the_api_base_with_chat_completions_once(
+    chat: ChatServer, suffix: str
+) -> None:
+    """A URL that already names the endpoint is asked as it is (not .../chat/completions
+    twice, a 404 every time), and a query stays after the path."""
+    chat.answer = completion('{"supported": true, "reason": "It is."}')
+    judge = Judge(JudgeConfig(chat.url + suffix, "local-model", timeout=5.0))
+    try:
+        verdict = await judge.judge(SENTENCE, WORK)
+    finally:
+        await judge.aclose()
+    assert verdict is not None and verdict.supported
+    ((path, _, _),) = chat.requests
+    query = suffix if suffix.startswith("?") else ""
+    assert path == "/v1/chat/completions" + query
+
+
 # -- end to end: `citewarden check` with a judge configured in the environment -------------
 
 PAPER = r"""\documentclass{article}

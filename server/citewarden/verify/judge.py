@@ -17,6 +17,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from citewarden.model import Match
 from citewarden.redaction import redact, register_secrets
@@ -75,6 +76,17 @@ class JudgeAnswer:
 
     verdict: JudgeVerdict | None
     failed: bool = False
+
+
+def completions_url(base: str) -> str:
+    """The chat-completions endpoint of the API base ``base``: ``/chat/completions`` added
+    to its path, unless the path already ends with it; a query (``?api-version=...``) is
+    kept after the path."""
+    parts = urlsplit(base.strip())
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return urlunsplit(parts._replace(path=path))
 
 
 def request_body(config: JudgeConfig, sentence: str, work: Match) -> dict[str, Any]:
@@ -167,7 +179,7 @@ class Judge:
             retry=RetryPolicy(max_retries=1, transport_retries=0),
             secrets=secrets,
         )
-        self.url = config.url.rstrip("/") + "/chat/completions"
+        self.url = completions_url(config.url)
 
     async def judge(self, sentence: str, work: Match) -> JudgeVerdict | None:
         """The judge's verdict on one citation, or None when it gave none."""
