@@ -536,6 +536,33 @@ def test_fix_refuses_a_file_with_a_syntax_error(
     assert (verified_project / "refs.bib").read_bytes() == broken
 
 
+def test_the_diff_is_utf8_whatever_the_output_encoding(verified_project: Path) -> None:
+    """On a cp1252 pipe a line holding a character cp1252 lacks was written with escapes
+    (\\u738b): patch then refused the hunk, or wrote the escapes into the file."""
+    bib = verified_project / "refs.bib"
+    note = "  note    = {\u03b1 and \u738b},\r\n"
+    bib.write_bytes(BIB.replace("  pages   = {303", note + "  pages   = {303").encode())
+    args = ["check", "refs.bib", *VERIFY, "--diff", "-o", "report.txt"]
+    done = subprocess.run(
+        [sys.executable, "-m", "citewarden", *args],
+        cwd=verified_project,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), "PYTHONIOENCODING": "cp1252"},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (" " + note).encode() in done.stdout
+    (verified_project / "fix.patch").write_bytes(done.stdout)
+    patched = subprocess.run(
+        ["patch", "-p1", "-i", "fix.patch"], cwd=verified_project, capture_output=True, timeout=60
+    )
+    assert patched.returncode == 0, patched.stdout
+    assert bib.read_bytes() == FIXED.replace(
+        b"  pages   = {303", note.encode() + b"  pages   = {303"
+    )
+
+
 def test_fix_leaves_an_entry_edited_after_the_check_to_its_editor(
     verified_project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

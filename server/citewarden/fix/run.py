@@ -214,7 +214,16 @@ def run_fix(
         err.write(visible(line.removesuffix("\n")) + "\n")
 
     def show(diff: str) -> None:  # a file's lines as they end: a lone CR (refused in a value) too
-        out.write(visible_lines(diff, lone_cr=True))
+        text = visible_lines(diff, lone_cr=True)
+        binary = getattr(out, "buffer", None)
+        if binary is None:
+            out.write(text)
+            return
+        # UTF-8 bytes, as the files it changes are, whatever the output's encoding: a
+        # character a cp1252 pipe lacks written as an escape made a diff patch applies wrongly
+        out.flush()
+        binary.write(text.encode("utf-8", "surrogateescape"))
+        binary.flush()
 
     verified = list(verified)
     checked: dict[Path, dict[str, Entry]] = {}
