@@ -221,6 +221,7 @@ READINGS = {
     # an apostrophe in an entry type: btparse skips it with the letter after it
     "@articl'e{a, title={A}}\n@misc{b, title={B}}\n": "a,b",
     "@articl'e{x'y, title={A}}\n@misc{b, title={B}}\n": "x,x'y,b",
+    "@'article{d, title={D}}\n@misc{b, title={B}}\n% @'article{p, title={P}}\n": "d,b,p",
     "@misc{b, title={B}}\n% @articl'e{p, title={P}}\n": "b,p",
     # ... where it reads a name after the type, or a key without a comma: an error
     "@art'icle{f, title={F}}\n@misc{b, title={B}}\n": "f,b",

@@ -385,7 +385,8 @@ class BiberReading:
     #: for btparse (biber drops the whole file on one, where BibTeX reads on from it)
     dropped: bool
     #: the keys of the entries the reader skips at an apostrophe or a backslash in their
-    #: type, which biber reads (``@articl'e{a,``: :func:`typed_entry_keys`)
+    #: type, which biber reads (``@articl'e{a,``: :func:`typed_entry_keys`; ``@'article{d,``:
+    #: :func:`~citewarden.parsing.biber_syntax.stray_at_signs`)
     typed: frozenset[str] = frozenset()
 
 
@@ -403,18 +404,19 @@ def biber_reading(ws: Workspace, path: Path, index: BibIndex) -> BiberReading:
             return index.rows[_BIBER_READING][0]  # type: ignore[no-any-return]
         text = ws.text(path) or ""
         commented = partial(commented_entries, ws, path, index, True)
-        rejections = biber_rejections(text, index.entries, commented)
+        read: list[str] = []  # entries biber reads where the reader reads none
+        rejections = biber_rejections(text, index.entries, commented, read)
         problems = [] if parsed.complete else _read_problems(parsed, index, commented)
         dropped = bool(rejections) or btparse_rejects(text, problems)
         renamings = [] if dropped else biber_renamings(text, index.entries, commented)
         typed: frozenset[str] = frozenset()
-        if problems and not dropped:
+        if (problems or read) and not dropped:
             skipped = skipped_regions_of(ws, path, index, True)
             typed = frozenset(
                 key
                 for at, key in typed_entry_keys(text, problems)
                 if not any(a <= at < b for a, b, _ in skipped)
-            )
+            ).union(read)
         reading = BiberReading(rejections, renamings, dropped, typed)
         found = index.rows[_BIBER_READING] = [reading]
     return found[0]  # type: ignore[no-any-return]

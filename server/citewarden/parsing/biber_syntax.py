@@ -123,10 +123,13 @@ def renamed_key(entry: Entry, read: str) -> tuple[Span, str]:
 
 
 def biber_rejections(
-    text: str, entries: Sequence[Entry], commented: Commented | None = None
+    text: str,
+    entries: Sequence[Entry],
+    commented: Commented | None = None,
+    read: list[str] | None = None,
 ) -> list[tuple[Span, str]]:
     """Each place of ``text`` biber cannot read, with why, in order (``commented`` as for
-    :func:`read_by_biber`)."""
+    :func:`read_by_biber`; ``read``: as for :func:`stray_at_signs`)."""
     found: list[tuple[Span, str]] = []
     rejected = [i for i, entry in enumerate(entries) if biber_key(text, entry) is None]
     for i in read_by_biber(text, entries, rejected, commented):
@@ -140,7 +143,7 @@ def biber_rejections(
     if "\\char" in text:
         for m in _CHAR_BRACE.finditer(text):
             found.append((Span(m.start(), m.end()), "biber reads \\char125 / \\char123 as a brace"))
-    found += stray_at_signs(text, entries)
+    found += stray_at_signs(text, entries, read)
     found.sort(key=lambda item: item[0].start)
     return found
 
@@ -265,9 +268,14 @@ def _closes_in_comment(text: str, at: int) -> bool:
     return comment.count("}") + comment.count(")") > opened
 
 
-def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]]:
+def stray_at_signs(
+    text: str, entries: Sequence[Entry], read: list[str] | None = None
+) -> list[tuple[Span, str]]:
     """Each ``@`` outside the ``entries`` that btparse, biber's reader, takes for the start
-    of an entry and then rejects (the first of its line), with why.
+    of an entry and then rejects (the first of its line), with why; the key of each one it
+    reads as an entry is appended to ``read``, if given (``@'article{d,`` is an entry ``d``
+    of type ``rticle``: btparse skips an apostrophe with the character after it, where
+    BibTeX finds no entry type and skips the entry).
 
     btparse skips anything at top level up to an ``@`` (or a ``%`` comment), then wants an
     entry type and ``{`` or ``(``.  Its blocks are skipped by the entries' spans, or else
@@ -300,6 +308,10 @@ def stray_at_signs(text: str, entries: Sequence[Entry]) -> list[tuple[Span, str]
         if why is None:
             if _KEYLESS.match(text, opener + 1) and not _is_block(text, at, opener):
                 found.append((Span(at, opener + 1), "biber cannot read an entry without a key"))
+            elif read is not None and opener > at and not _is_block(text, at, opener):
+                key = _BIBER_KEY.match(text, _BLANKS.match(text, opener + 1).end())  # type: ignore[union-attr]
+                if key is not None:
+                    read.append(key.group(1))
             end = _group_end(text, opener)
             if end is None:  # btparse reads the rest as this block
                 if _is_comment(text, at, opener):
