@@ -679,6 +679,15 @@ class _Reader:
 
     # -- containers ----------------------------------------------------------------------
 
+    def _end_lazy(self, matched: int) -> bool:
+        """A line not indented enough for the containers past the first ``matched`` ends
+        them, but a footnote among them and those it is in: pandoc cuts a note's lines out
+        whole, a line not indented with them, and reads it in the note as it is.  True
+        when a footnote goes on."""
+        notes = [k for k in range(matched, len(self.stack)) if self.stack[k].note >= 0]
+        self._truncate(notes[-1] + 1 if notes else matched)
+        return bool(notes)
+
     def _truncate(self, depth: int) -> None:
         """The containers past the first ``depth`` end."""
         if depth < len(self.stack):
@@ -806,7 +815,8 @@ class _Reader:
             and any(box.list_item for box in self.stack[matched:])
         ):
             # pandoc 3.9: a definition's marker ends the list items the line is not in
-            self._truncate(matched)
+            if self._end_lazy(matched):
+                base = c
             self._break()
             lazy = term = self.para_first = False
             ok = True
@@ -1042,7 +1052,8 @@ class _Reader:
                 and self._definition_marker(line, j)
             ):
                 if lazy:
-                    self._truncate(matched)
+                    if self._end_lazy(matched):
+                        base = c
                     lazy = False
                 self._begin_run()
                 self._break(always=True)
