@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from citewarden.model import Severity
-from citewarden.settings import MAX_CONFIG_BYTES, Settings, load_settings, merge_settings
+from citewarden.settings import (
+    MAX_CONFIG_BYTES,
+    Settings,
+    is_ignored,
+    load_settings,
+    merge_settings,
+)
 from citewarden.settings_schema import server_properties
 from cli_process import ROOT, run_citewarden
 
@@ -204,3 +210,24 @@ def test_a_snapshot_path_is_relative_to_the_settings_file_that_sets_it(tmp_path:
     result = run_citewarden(["check", "paper", "--format", "json"], tmp_path, env)
     statuses = {entry["status"] for entry in json.loads(result.stdout)["entries"]}
     assert "verified" in statuses, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("pattern", "relative", "named"),
+    [
+        ("**/drafts/*", "drafts/d.tex", True),
+        ("**/drafts/*", "paper/drafts/d.tex", True),
+        ("**/*.bak.bib", "refs.bak.bib", True),
+        ("paper/**/d.tex", "paper/d.tex", True),
+        ("**/x/**/d.tex", "x/d.tex", True),
+        ("**/drafts/*", "mydrafts/d.tex", False),
+        ("**/drafts/*", "d.tex", False),
+    ],
+)
+def test_a_double_star_folder_also_stands_for_no_folder(
+    tmp_path: Path, pattern: str, relative: str, named: bool
+) -> None:
+    """An ignore pattern's **/ also matches no folder at all, as in a .gitignore or VS
+    Code's files.exclude: **/drafts/* left drafts/d.tex beside the settings file checked."""
+    settings = Settings(ignore=(pattern,), ignore_base=tmp_path)
+    assert is_ignored(settings, tmp_path / relative, []) is named

@@ -748,4 +748,19 @@ def is_ignored(settings: Settings, path: Path, folders: Sequence[Path]) -> bool:
     names = [path.name]
     bases = folders if settings.ignore_base is None else (settings.ignore_base,)
     names += [path.relative_to(b).as_posix() for b in bases if path.is_relative_to(b)]
-    return any(fnmatch(name, pattern) for name in names for pattern in settings.ignore)
+    return any(glob_match(name, pattern) for name in names for pattern in settings.ignore)
+
+
+def glob_match(name: str, pattern: str) -> bool:
+    """Whether the relative path ``name`` matches the ignore pattern ``pattern``, read by
+    ``fnmatch`` where each ``**/`` also stands for no folder at all, as in a .gitignore
+    or VS Code's ``files.exclude``: ``**/drafts/*`` names ``drafts/a.tex`` and
+    ``**/*.bak.bib`` a ``refs.bak.bib`` beside the settings file, which they did not."""
+    if fnmatch(name, pattern):
+        return True
+    start = pattern.find("**/")
+    while start != -1:
+        if glob_match(name, pattern[:start] + pattern[start + 3 :]):
+            return True
+        start = pattern.find("**/", start + 3)
+    return False
