@@ -442,3 +442,19 @@ def test_a_citation_after_a_full_stop_and_before_a_capital_is_the_sentence_befor
     """``shown. \\cite{a} The next``: the citation closes the sentence it follows (as
     ``shown.~\\cite{a}`` does), where it was given the next sentence."""
     assert sentence(text, markdown) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Text and &amp; entity &mdash; here [@a]. Next.", "Text and & entity — here."),
+        ("Caf&eacute; &#233; &#xE9; data [@a]. Next.", "Café é é data."),
+        ("A &lt;tag&gt; and &#42;stars&#42; [@a]. Next.", "A <tag> and *stars*."),
+        ("AT&T and &copy2020 stay [@a]. Next.", "AT&T and &copy2020 stay."),
+        ("Code `&amp;` stays [@a]. Next.", "Code &amp; stays."),
+    ],
+)
+def test_markdown_html_entities_show_as_their_characters(text: str, shown: str) -> None:
+    """pandoc writes the character an entity (with its semicolon) stands for, and no
+    markup comes of it; code keeps its text as written."""
+    assert sentence(text, markdown=True) == shown

@@ -16,6 +16,7 @@ and list items and block quotes where a block can start (a lazy continuation lin
 from __future__ import annotations
 
 import heapq
+import html
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -217,6 +218,10 @@ _SCRIPTS = re.compile(
     r"|(?<!~)~([^\s~]{1,100})~(?!~)"
 )
 _DROP = str.maketrans("", "", MATH + _GONE)
+#: an HTML entity (named, decimal or hexadecimal) with its closing semicolon
+_ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+#: what an entity must not bring in: controls and the private characters of :func:`hide`
+_CONTROLS = {c: " " for c in [*range(0x20), 0x7F, *range(_HIDDEN_BASE, _HIDDEN_BASE + 128)]}
 
 
 def _closing_fence(fence: str) -> re.Pattern[str]:
@@ -231,7 +236,14 @@ def markdown_plain(text: str) -> str:
     text = _ATTRIBUTES.sub(" ", text) if "{" in text else text
     if "~" in text or "^" in text:
         text = _SCRIPTS.sub(lambda m: m.group(m.lastindex or 0), text)
+    if "&" in text:  # ``&amp;``, ``&mdash;``, ``&#233;``: the character pandoc writes
+        text = _ENTITY.sub(_entity, text)
     return _MARK.sub(" ", text).translate(_DROP)
+
+
+def _entity(m: re.Match[str]) -> str:
+    """The character an HTML entity stands for, hidden (no markup; :func:`shown`)."""
+    return hide(html.unescape(m.group()).translate(_CONTROLS))
 
 
 def shown(text: str) -> str:
