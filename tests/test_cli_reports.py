@@ -563,6 +563,26 @@ def test_the_diff_is_utf8_whatever_the_output_encoding(verified_project: Path) -
     )
 
 
+def test_a_file_checked_under_two_names_is_fixed_once(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder holding library.bib and refs.bib linking to it: --diff printed the same
+    change twice, once under each name, and patch failed on the second."""
+    (verified_project / "refs.bib").rename(verified_project / "library.bib")
+    (verified_project / "refs.bib").symlink_to("library.bib")
+    _, out, err = run(["check", "library.bib", "refs.bib", *VERIFY, "--diff"], capsys)
+    assert out.count("--- a/") == 1 and "--- a/library.bib\n" in out
+    assert "citewarden: refs.bib: the same file as library.bib (see there)" in err.splitlines()
+    (verified_project / "fix.patch").write_text(out, encoding="utf-8", newline="")
+    done = subprocess.run(
+        ["patch", "-p1", "-i", "fix.patch"], cwd=verified_project, capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stdout
+    assert (verified_project / "library.bib").read_bytes() == FIXED
+    _, _, err = run(["check", "library.bib", "refs.bib", *VERIFY, "--fix"], capsys)
+    assert "citewarden: nothing to fix" in err
+
+
 def test_fix_leaves_an_entry_edited_after_the_check_to_its_editor(
     verified_project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

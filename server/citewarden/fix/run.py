@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TextIO
@@ -229,8 +230,14 @@ def run_fix(
     checked: dict[Path, dict[str, Entry]] = {}
     for entry, _ in verified:
         checked.setdefault(entry.path, {}).setdefault(entry.key, entry)
+    done: dict[str, str] = {}  # each file once, under the first of its names (links)
     for path, corrections in sorted(corrections_by_file(verified).items()):
         name = visible(display(path))  # a name's line breaks too: one line each
+        real = os.path.realpath(path)
+        if real in done:
+            tell(f"citewarden: {name}: the same file as {done[real]} (see there)\n")
+            continue
+        done[real] = name
         fixed = path.suffix.lower() in BIBTEX_SUFFIXES
         if not fixed and (decoding is None or csl_reader(path) is None):
             what = "BibTeX and CSL files and references: items" if decoding else "BibTeX files"
