@@ -477,3 +477,20 @@ def test_a_small_body_of_a_length_over_the_limit_with_nothing_after_it_is_read()
         return await tcp.readexactly(5000)
 
     assert asyncio.run(over_tcp()) == body
+
+
+def test_standard_input_left_non_blocking_is_read_as_it_comes() -> None:
+    """An editor may hand the server a pipe it set non-blocking: a read with no bytes yet
+    there was taken for the end of the input, and the server ended."""
+    read_end, write_end = os.pipe()
+    try:
+        os.set_blocking(read_end, False)
+        stream = BoundedInput(PipeReader(read_end), lambda: 1 << 20)
+        writer = threading.Timer(0.2, os.write, (write_end, b"Content-Length: 2\r\n\r\n{}"))
+        writer.start()
+        assert _headers(stream, 2) == [b"Content-Length: 2\r\n", b"\r\n"]
+        assert stream.read(2) == b"{}"
+        writer.join()
+    finally:
+        os.close(read_end)
+        os.close(write_end)

@@ -28,6 +28,9 @@ class PipeReader:
             data = os.read(self._fd, max(size, READ))
         except InterruptedError:
             return True
+        except BlockingIOError:  # a descriptor the editor left non-blocking: wait for bytes
+            self._wait_readable(None)
+            return True
         except OSError:
             data = b""  # a closed or broken descriptor: its end
         if not data:
@@ -41,6 +44,11 @@ class PipeReader:
         seconds; True where the descriptor cannot be waited on."""
         if self._buffer or self._ended:
             return True
+        return self._wait_readable(timeout)
+
+    def _wait_readable(self, timeout: float | None) -> bool:
+        """Whether the descriptor has bytes (or its end) within ``timeout`` seconds (None:
+        however long it takes); True where it cannot be waited on."""
         try:
             ready, _, _ = select.select([self._fd], [], [], timeout)
         except (OSError, ValueError):
