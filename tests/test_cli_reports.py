@@ -116,6 +116,17 @@ def test_the_html_report_names_a_linked_bibliography_as_the_text_report_does(
     assert str(tmp_path) not in page
 
 
+def test_output_dash_is_standard_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-o - wrote a file named "-", where --files-from - reads standard input."""
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(["check", "main.tex", "--no-verify", "--format", "json", "-o", "-"], capsys)
+    assert code == 1 and json.loads(out)["schema"] == "citewarden-report/1"
+    assert not (tmp_path / "-").exists()
+
+
 def test_sarif_report_is_valid(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -103,7 +103,12 @@ def _parser() -> argparse.ArgumentParser:
         help="a root .tex, a .md/.qmd/.Rmd, a .bib, or a directory (at least one, or --files-from)",
     )
     check.add_argument("--format", choices=("text", "json", "sarif", "html"), default="text")
-    check.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE")
+    check.add_argument(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write the report to FILE ('-': standard output, as without --output)",
+    )
     check.add_argument(
         "--fail-on",
         choices=tuple(FAIL_ON),
@@ -488,6 +493,8 @@ def _escape_unencodable(stream: TextIO) -> None:
 def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     cwd = normalize_path(cwd or Path.cwd())
     _escape_unencodable(sys.stdout)
+    if args.output == "-":  # standard output, as --files-from - reads standard input
+        args.output = None
     given = list(args.paths)
     args.paths = _expand_inputs(args, cwd)
     settings, problems = _load_settings(args, cwd)
