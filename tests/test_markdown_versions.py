@@ -76,6 +76,9 @@ CASES = [
 ALIKE = [
     # a definition's marker on a footnote's line not indented is read in the note
     "[^1]: a\n\n    x\n: @a1\n\n[^2]: b\n\n    - y\n~ @a2\n\n[^3]: c\n\n    z\n~ @a3\n\nq[^3]\n",
+    # a note's or a link reference's definition on a line a setext underline follows is a
+    # heading's text
+    '[^2]: @k1\n===\n\n[x]: u @k2\n===\n\n> [^3]: @k3\n> ---\n\n[y]: u "t @k4"\n---\n',
     # a note's marker on a line a definition follows starts a term, no note
     "[^2]: x @a1\n: y @b2\n\nz\n\n[^3]: x @a3\n\n:   y @b4\n\n[^4]: x @a5\n~ y @b6\n",
     # a "*" or "_" at a line's end opens emphasis; a rule's or a heading's line ends it

@@ -568,7 +568,8 @@ class _Reader:
         ``line[j]`` (the line starting at ``pos``), or -1 when it is none: its label is no
         citation group (``[see @a]: u`` is a paragraph) nor a note's marker (``[^a]:``;
         with white space, ``[^a b]:``, a label in pandoc 3), nothing but a destination
-        and a title follows it, and no definition follows its line (it is a term)."""
+        and a title follows it, and no definition follows its line (it is a term), nor a
+        setext heading's underline (it is the heading's text)."""
         close = _label_close(line, j)
         if close < 0 or not line.startswith(":", close + 1):
             return -1
@@ -580,6 +581,8 @@ class _Reader:
         tail = _REFERENCE_TAIL.match(self.text, pos + close + 2)
         if tail is None or _cites_as_group(label) or self._term(pos):
             return -1
+        if self._underlined(_line_start_after(self.text, pos)):
+            return -1  # a setext heading's text
         return tail.end()
 
     def _term(self, pos: int) -> bool:
@@ -1062,7 +1065,8 @@ class _Reader:
                 ok = True
                 continue
             note = _NOTE.match(line, j) if ok and ch == "[" else None
-            if note is not None and not self._term(pos):  # else a definition's term
+            # else a definition's term, a setext heading's text
+            if note is not None and not self._term(pos) and not self._underlined(next_pos):
                 self._begin_run()
                 self._break()
                 self.stack.append(_Box(quote=False, col=base + 4, note=len(self.out.notes)))
