@@ -57,3 +57,25 @@ def test_a_star_cites_what_the_tools_cite(tmp_path: Path, name: str) -> None:
         sorted(tools.dangling),
         sorted(tools.unused),
     )
+
+
+@pytest.mark.parametrize("command", ["nocitesw", "citesw"])
+def test_a_star_of_a_multibib_list_cites_the_lists_entries(tmp_path: Path, command: str) -> None:
+    """``\\nocitesw{*}`` writes ``\\citation{*}`` to sw.aux: BibTeX lists every entry of
+    the files of ``\\bibliographysw`` there, and the main list's entries stay uncited."""
+    _require_tools()
+    main = tmp_path / "main.tex"
+    main.write_text(
+        "\\documentclass{article}\n\\usepackage{multibib}\n\\newcites{sw}{Software}\n"
+        f"\\begin{{document}}\n\\cite{{a}} \\{command}{{*}}\n"
+        "\\bibliographystylesw{plain}\n\\bibliographysw{sw}\n"
+        f"{BIBTEX % 'plain'}\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    sw = BIB.replace("{a,", "{e,").replace("{b,", "{f,").replace("{c,", "{g,")
+    (tmp_path / "sw.bib").write_text(sw, encoding="utf-8")
+    tools = run_latex(tmp_path, "main.tex", "bibtex")  # the main list: refs.bib
+    ours = citewarden_answer([main])
+    assert tools.unused == {"b", "c"}
+    assert (sorted(ours.dangling), sorted(ours.orphans)) == (sorted(tools.dangling), ["b", "c"])

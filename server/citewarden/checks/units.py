@@ -30,6 +30,7 @@ from citewarden.checks.refsection_flow import Regions, refsection_flow
 from citewarden.file_state import fold_key
 from citewarden.model import Citation, Code, Finding, LinkKind, Location, ParsedDocument, quoted
 from citewarden.parsing import latex_bibunits
+from citewarden.parsing.latex_args import LIST_STAR
 from citewarden.parsing.latex_bibunit_order import bare_putbib_defaults
 from citewarden.project_links import bib_names
 
@@ -154,13 +155,19 @@ class Units:
 
     def nocite_scopes(self, path: Path, doc: ParsedDocument) -> list[Scope]:
         """The resources each ``\\nocite{*}`` of the document ``path`` cites every entry
-        of: its refsection's, or None for the document-wide ones."""
+        of: its refsection's or multibib list's, or None for the document-wide ones."""
         regions = self.flow.get(path)
         if regions is not None:
             states = [regions.at(at) for at in doc.nocite_all_at]
             return [None if state is None else state[1][2] for state in states]
         scopes: list[Scope] = [self.outer_scope(path)] if doc.nocite_all else []
-        return scopes + ([doc.nocite_all_in] if doc.nocite_all_in else [])
+        own = tuple(name for name in doc.nocite_all_in if not name.startswith(LIST_STAR))
+        scopes += [own] if own else []
+        lists = dict(self.lists)
+        for name in doc.nocite_all_in:  # \nocitesw{*}: the files of \bibliographysw
+            if name.startswith(LIST_STAR):
+                scopes.append(tuple(sorted(lists.get(name[len(LIST_STAR) :], ()))))
+        return scopes
 
     def copied(self, doc: ParsedDocument, cit: Citation, scope: Scope) -> bool:
         """bibunits copies ``cit``, in a unit (``scope``), to the main list too."""

@@ -76,6 +76,7 @@ from citewarden.parsing.latex_args import (
     _PAR,
     _SIMPLE_CITE_ARGS,
     _SUBFILES_CLASS,
+    LIST_STAR,
     KeyBraces,
     _add_keys,
     _cite_groups,
@@ -505,8 +506,9 @@ def parse_latex(
                 end = simple.end()
                 command_span = sound_span(start, end)
                 if _add_keys(citations, text, *simple.span(1), full, command_span, kind):
+                    suffix = _list_suffix(name, definitions.newcites)
                     nocite_all = (
-                        _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
+                        _nocite_star(start, refsections, nocite_in, nocite_at, suffix) or nocite_all
                     )
                 pos = end
                 continue
@@ -531,8 +533,9 @@ def parse_latex(
                 if _add_keys(
                     citations, text, content_start, content_end, full, command_span, kind, braces
                 ):
+                    suffix = _list_suffix(name, definitions.newcites)
                     nocite_all = (
-                        _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
+                        _nocite_star(start, refsections, nocite_in, nocite_at, suffix) or nocite_all
                     )
             if role == _MCITE:
                 _mcite_sets(citations, first, entry_sets)
@@ -877,16 +880,30 @@ def _star_is_key(name: str, plain_cite: bool) -> bool:
     return plain_cite and name in ("cite", "nocite")
 
 
+def _list_suffix(name: str, suffixes: list[str]) -> str | None:
+    """The multibib list ``\\name`` cites in (``nocitesw``: ``sw``), if it is one's."""
+    for suffix in suffixes:
+        if name in (f"cite{suffix}", f"nocite{suffix}"):
+            return suffix
+    return None
+
+
 def _nocite_star(
     at: int,
     refsections: list[tuple[int, int, tuple[str, ...]]],
     nocite_in: list[str],
     nocite_at: list[int],
+    suffix: str | None = None,
 ) -> bool:
     """A ``\\nocite{*}`` at ``at`` (added to ``nocite_at``): True when it covers every
     bibliography; inside a refsection with its own resources it covers those only (added
-    to ``nocite_in``)."""
+    to ``nocite_in``), in a multibib list (``\\nocitesw{*}``, ``suffix``) the list's files
+    only (:data:`~citewarden.parsing.latex_args.LIST_STAR` and the suffix in
+    ``nocite_in``)."""
     nocite_at.append(at)
+    if suffix is not None:
+        nocite_in.append(LIST_STAR + suffix)
+        return False
     for start, end, names in refsections:
         if start <= at < end:
             nocite_in.extend(names)

@@ -344,6 +344,11 @@ _CITATION_SLOTS = tuple(
 )
 
 
+#: in :attr:`~citewarden.model.ParsedDocument.nocite_all_in`, before a multibib list's
+#: suffix: its ``\\nocitesw{*}`` cites every entry of the list's files
+LIST_STAR = "\x00"
+
+
 def _add_keys(
     citations: list[Citation],
     text: str,
