@@ -427,6 +427,15 @@ def test_invalid_setting_is_a_warning(
             "cannot check notes.txt: not a LaTeX, Markdown or bibliography file",
         ),
         (["check", "main.tex", "--snapshot", "none.jsonl"], "snapshot file not found: none.jsonl"),
+        # a folder, a device or a FIFO was "not found"
+        (
+            ["check", "main.tex", "--snapshot", "."],
+            "cannot read snapshot file .: a directory, not a regular file; it is not read",
+        ),
+        (
+            ["check", "main.tex", "--snapshot", "/dev/null"],
+            "cannot read snapshot file /dev/null: a device, not a regular file; it is not read",
+        ),
     ],
 )
 def test_usage_errors(

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
-from citewarden.files import replace_whole
+from citewarden.files import refuse_special, replace_whole
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
@@ -317,9 +317,15 @@ def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[
     if args.offline:
         changes["offline"] = True
     if args.snapshot:
-        if not Path(args.snapshot).is_file():
-            raise UsageError(f"snapshot file not found: {args.snapshot}")
-        changes["snapshot"] = str(Path(args.snapshot).resolve())
+        snapshot = Path(args.snapshot)
+        try:
+            refuse_special(snapshot, snapshot.stat().st_mode)  # a FIFO, a device, a folder
+        except FileNotFoundError:
+            raise UsageError(f"snapshot file not found: {args.snapshot}") from None
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise UsageError(f"cannot read snapshot file {args.snapshot}: {reason}") from None
+        changes["snapshot"] = str(snapshot.resolve())
     if changes:
         settings = dataclasses.replace(settings, verify=dataclasses.replace(verify, **changes))
     if settings.verify.enabled:
