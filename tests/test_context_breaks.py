@@ -458,3 +458,17 @@ def test_markdown_html_entities_show_as_their_characters(text: str, shown: str) 
     """pandoc writes the character an entity (with its semicolon) stands for, and no
     markup comes of it; code keeps its text as written."""
     assert sentence(text, markdown=True) == shown
+
+
+def test_a_definition_lists_term_and_definitions_are_sentences_of_their_own() -> None:
+    """pandoc reads ``Term`` then ``: Definition`` as a definition list: the term is not
+    read into its definition's sentence, nor one definition into the next; a colon line
+    after a paragraph of two lines is the paragraph's text (pandoc 3)."""
+    text = "Intro.\n\nTerm one [@b]\n:   A definition citing [@a].\n:   Another one [@c].\n"
+    got = sentences(text, markdown=True)
+    assert got["b"] is not None and got["b"].text == "Term one"
+    assert got["a"] is not None and got["a"].text == "A definition citing."
+    assert got["c"] is not None and got["c"].text == "Another one."
+    assert sentence("Approx\n~ 5 people came [@a].", markdown=True) == "5 people came."
+    text = "A paragraph of two lines\nthat goes on\n: with a colon line [@a]."
+    assert sentence(text, markdown=True).startswith("A paragraph of two lines")

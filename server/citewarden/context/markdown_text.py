@@ -264,7 +264,11 @@ _BREAK = re.compile(
 )
 _HEADING = re.compile(r"^(?P<mark>[ \t]{0,3}#{1,6}(?:[ \t]+|(?=\r?$)))[^\n]*$", re.M)
 _ROW = re.compile(r"^[^\n|]*\|[^\n]*$", re.M)
-_BLOCK = re.compile(r"^[ \t]{0,3}(?:(?P<quote>>)|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|\r?$))", re.M)
+_BLOCK = re.compile(
+    r"^[ \t]{0,3}(?:(?P<quote>>)|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|\r?$)|(?P<definition>[:~])(?=[ \t]))",
+    re.M,
+)
+_DEFINITION_LINE = re.compile(r"[ \t]{0,3}[:~][ \t]")
 _ITEM_LINE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)|[ \t]{2,}\S)|[ \t]{4}")
 _QUOTE_LINE = re.compile(r"[ \t]{0,3}>")
 
@@ -299,6 +303,13 @@ def _blocks(masked: str) -> Iterator[tuple[int, int]]:
             yield line, m.end()
         elif m.group("quote") is not None:
             if _QUOTE_LINE.match(prev) is None:
+                yield line, m.end()
+        elif m.group("definition") is not None:
+            # a definition list's definition, after its term (a line between a blank line
+            # and it) or another definition: ``Term`` then ``: Definition``
+            at = masked.rfind("\n", 0, line - 1) + 1  # where the line before starts
+            earlier = masked[masked.rfind("\n", 0, max(0, at - 1)) + 1 : max(0, at - 1)]
+            if not at or not earlier.strip() or _DEFINITION_LINE.match(prev) is not None:
                 yield line, m.end()
         elif _ITEM_LINE.match(prev) is not None:
             yield line, m.end()
