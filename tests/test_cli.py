@@ -436,6 +436,9 @@ def test_invalid_setting_is_a_warning(
             ["check", "main.tex", "--snapshot", "/dev/null"],
             "cannot read snapshot file /dev/null: a device, not a regular file; it is not read",
         ),
+        # an empty one (an unset variable) was taken as none given: the default settings
+        (["check", "main.tex", "--config", ""], "--config names no file (an empty path)"),
+        (["check", "main.tex", "--snapshot", ""], "--snapshot names no file (an empty path)"),
     ],
 )
 def test_usage_errors(

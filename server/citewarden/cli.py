@@ -291,6 +291,9 @@ def _said_indexes(done: str, count: int) -> None:
 def _load_settings(args: argparse.Namespace, cwd: Path) -> tuple[Settings, list[SettingsProblem]]:
     """The settings of ``--config``, or of the project of the first PATH (not of the working
     directory: a project checked from elsewhere reads its own settings)."""
+    for option, value in (("--config", args.config), ("--snapshot", args.snapshot)):
+        if value is not None and not value:  # an unset variable: no file, not the default
+            raise UsageError(f"{option} names no file (an empty path)")
     if args.config:
         path = Path(args.config)
         try:
