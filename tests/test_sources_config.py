@@ -78,10 +78,10 @@ def test_configured_order_and_subset() -> None:
 
 
 async def test_open_sources_end_to_end(replay: ReplayServer, tmp_path: Path) -> None:
-    settings = VerifySettings(
-        sources=("crossref", "doi"), base_urls=replay.base_urls, mailto="me@example.org"
-    )
-    async with open_sources(settings, env={}, cache_dir=tmp_path / "cache") as ss:
+    # the addresses from the environment (the user's own): the contact address goes there
+    settings = VerifySettings(sources=("crossref", "doi"), mailto="me@example.org")
+    env = {URL_ENV[name]: url for name, url in replay.base_urls.items() if name in URL_ENV}
+    async with open_sources(settings, env=env, cache_dir=tmp_path / "cache") as ss:
         crossref = ss.by_name("crossref")
         assert isinstance(crossref, CachedSource)
         first = await crossref.by_doi("10.1371/journal.pone.0033693")
@@ -338,3 +338,31 @@ def test_an_unknown_source_leaves_the_known_ones_chosen() -> None:
     assert "nope" in problems[1].message
     settings, problems = load_settings(None, ({"verify": {"sources": ["nope"]}}, "f.toml"))
     assert settings.verify.sources == VerifySettings().sources and len(problems) == 1
+
+
+async def test_the_contact_address_goes_to_an_address_from_settings_only_if_it_is_the_services_own(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    """The operator's e-mail address (``CITEWARDEN_MAILTO``) is sent, as a key would be,
+    only to a service's own address or to one the environment gives: a settings file (a
+    cloned repository's) pointing Crossref elsewhere gets neither the ``mailto`` parameter
+    nor a User-Agent holding it, where it got both."""
+    loopback = replay.base_url("crossref")
+    mail = {"CITEWARDEN_MAILTO": "me@example.org"}
+
+    async def sent(settings: VerifySettings, env: dict[str, str], where: Path) -> list[str]:
+        replay.log.clear()
+        async with open_sources(settings, env=env, cache_dir=where) as ss:
+            await ss.by_name("crossref").by_doi("10.1371/journal.pone.0033693")
+        seen = [s for s in replay.log if s.path.startswith("/crossref")]
+        assert seen, "no request reached the loopback server"
+        return [f"{s.query} {s.headers.get('user-agent', '')}" for s in seen]
+
+    from_file = VerifySettings(sources=("crossref",), base_urls={"crossref": loopback})
+    assert not any("me@example.org" in s for s in await sent(from_file, mail, tmp_path / "a"))
+    assert resolve_config(from_file, mail).anonymous == ("crossref",)
+    from_env = VerifySettings(sources=("crossref",))
+    env = {**mail, "CITEWARDEN_CROSSREF_URL": loopback}
+    requests = await sent(from_env, env, tmp_path / "b")
+    assert all("mailto=me%40example.org" in s and "(mailto:me@example.org)" in s for s in requests)
+    assert resolve_config(VerifySettings(), mail).mailto_for("crossref") == "me@example.org"

@@ -79,9 +79,17 @@ class SourceConfig:
     #: editor (which a cloned repository can hold), not from the environment, and is not
     #: the service's own (see :func:`key_may_go_to`).
     withheld: tuple[str, ...] = ()
+    #: Sources asked at an address only a settings file or the editor gives, not the
+    #: service's own: they are sent no contact address (``mailto``), which, like a key,
+    #: would go to whoever wrote those settings.
+    anonymous: tuple[str, ...] = ()
 
     def base_url(self, source: str) -> str:
         return self.base_urls.get(source, DEFAULT_BASE_URLS.get(source, "")).rstrip("/")
+
+    def mailto_for(self, source: str) -> str | None:
+        """The contact address sent to ``source`` (None for an :attr:`anonymous` one)."""
+        return None if source in self.anonymous else self.mailto
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -150,6 +158,11 @@ def resolve_config(
         offline=settings.offline,
         snapshot=_clean(settings.snapshot),
         withheld=withheld,
+        anonymous=tuple(
+            name
+            for name in sorted(from_settings)
+            if not key_may_go_to(urls[name], DEFAULT_BASE_URLS.get(name), True)
+        ),
     )
 
 

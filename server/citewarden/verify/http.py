@@ -180,9 +180,12 @@ class HttpClient:
         max_body: int = MAX_BODY,
         shared_dir: str | os.PathLike[str] | None = None,
         redirect_hosts: Mapping[str, frozenset[str]] | None = None,
+        anonymous: Iterable[str] = (),
     ) -> None:
         self.timeout = timeout
         self.user_agent = user_agent
+        #: Addresses (base URLs) sent a User-Agent without the operator's contact address.
+        self.anonymous = tuple(a.rstrip("/") for a in anonymous if a)
         self.limits = dict(PUBLISHED_LIMITS if limits is None else limits)
         self.retry = retry or RetryPolicy()
         self.secrets = tuple(s for s in secrets if s)
@@ -382,6 +385,8 @@ class HttpClient:
         json_body: Any,
     ) -> Reply | Failure:
         client = self._ensure_client()
+        if self._is_anonymous(url):
+            headers = {**(headers or {}), "User-Agent": user_agent(None)}
         bucket = self.bucket(lane)
         host = httpx.URL(url).host
         if self._lane_hosts.setdefault(lane, host) == host:
@@ -482,6 +487,10 @@ class HttpClient:
             self.stats.retries += 1
             log.info("%s %s -> %s, retrying in %.1f s", method, outcome.url, outcome.status, wait)
             await self._sleep(wait)
+
+    def _is_anonymous(self, url: str) -> bool:
+        """Whether ``url`` is at an address sent no contact address (see ``anonymous``)."""
+        return any(url == a or url.startswith(a + "/") for a in self.anonymous)
 
     @staticmethod
     def _spend(budget: Budget | None, seconds: float) -> bool:

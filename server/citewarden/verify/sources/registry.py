@@ -33,10 +33,12 @@ from citewarden.verify.sources.snapshot import INDEX_DIR, SnapshotSource
 def make_http(
     config: SourceConfig, *, transport: httpx.AsyncBaseTransport | None = None, **kwargs: Any
 ) -> HttpClient:
-    """The shared HTTP client for ``config`` (User-Agent with mailto, secrets registered)."""
+    """The shared HTTP client for ``config`` (User-Agent with mailto, but to the addresses
+    of its anonymous sources; secrets registered)."""
     return HttpClient(
         timeout=config.timeout,
         user_agent=user_agent(config.mailto),
+        anonymous=[config.base_url(name) for name in config.anonymous],
         secrets=config.secrets,
         transport=transport,
         **kwargs,
@@ -47,11 +49,13 @@ def make_source(name: str, config: SourceConfig, http: HttpClient) -> Any:
     """One online source by name (see :data:`citewarden.settings.SOURCE_NAMES`)."""
     url = config.base_url(name)
     if name == "crossref":
-        return CrossrefSource(http, url, mailto=config.mailto)
+        return CrossrefSource(http, url, mailto=config.mailto_for(name))
     if name == "doi":
         return DoiSource(http, url)
     if name == "openalex":
-        return OpenAlexSource(http, url, mailto=config.mailto, api_key=config.openalex_api_key)
+        return OpenAlexSource(
+            http, url, mailto=config.mailto_for(name), api_key=config.openalex_api_key
+        )
     if name == "semanticscholar":
         return SemanticScholarSource(http, url, api_key=config.s2_api_key)
     if name == "datacite":
@@ -59,11 +63,11 @@ def make_source(name: str, config: SourceConfig, http: HttpClient) -> Any:
     if name == "arxiv":
         return ArxivSource(http, url)
     if name == "pubmed":
-        return PubMedSource(http, url, mailto=config.mailto, api_key=config.ncbi_api_key)
+        return PubMedSource(http, url, mailto=config.mailto_for(name), api_key=config.ncbi_api_key)
     if name == "dblp":
         return DblpSource(http, url)
     if name == "openlibrary":
-        return OpenLibrarySource(http, url, identified=bool(config.mailto))
+        return OpenLibrarySource(http, url, identified=bool(config.mailto_for(name)))
     if name == "doaj":
         return DoajSource(http, url)
     raise ValueError(f"unknown source {name!r}")
