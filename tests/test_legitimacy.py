@@ -137,6 +137,39 @@ def test_unindexed_journal_when_a_source_says_not_in_scopus() -> None:
     assert venue_kind(preprint, [rec]) == "preprint" and assess(preprint, [rec])[1] is None
 
 
+def test_a_magazine_or_newspaper_article_is_not_judged_as_a_journals() -> None:
+    """biblatex's ``entrysubtype = {magazine}`` / ``{newspaper}`` on an ``@article`` and
+    CSL's ``article-magazine`` / ``article-newspaper`` (read as BibTeX ``article``) are grey
+    literature: the unindexed record's venue gets no venue-unindexed for them."""
+    import json
+
+    from citewarden.parsing.csl import parse_csl_json
+
+    rec = unindexed()
+    for subtype in ("magazine", "Newspaper"):
+        entry = normalize_entry(article(rec, entrysubtype=subtype))
+        assert venue_kind(entry, [rec]) == "grey"
+        assert assess(entry, [rec])[1] is None
+    assert assess(normalize_entry(article(rec, entrysubtype="other")), [rec])[1] is not None
+    for csl_type, expected in (
+        ("article-magazine", None),
+        ("article-journal", Code.VENUE_UNINDEXED),
+    ):
+        item = {
+            "id": "k",
+            "type": csl_type,
+            "title": rec.title,
+            "container-title": rec.venue,
+            "DOI": rec.doi,
+            "author": [{"family": p.family, "given": p.given} for p in rec.authors],
+            "issued": {"date-parts": [[rec.year]]},
+        }
+        (entry,) = parse_csl_json(Path("refs.json"), json.dumps([item])).entries
+        assert entry.entry_type == "article"
+        issue = assess(normalize_entry(entry), [rec])[1]
+        assert (issue.code if issue else None) is expected, csl_type
+
+
 def test_tier_elevated_alone_high_with_another_finding() -> None:
     rec = unindexed()
     entry = normalize_entry(article(rec))

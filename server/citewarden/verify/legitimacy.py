@@ -18,7 +18,8 @@ answer that they hold no journal with the ISSN.  Each evidence line names who sa
   knows: no venue name, no ISSN, from any source.
 
 Conference proceedings, books, preprint servers and grey literature (theses, reports,
-manuals, unpublished and miscellaneous works) are not journals and never get either.  Tier:
+manuals, unpublished and miscellaneous works, magazine and newspaper articles) are not
+journals and never get either.  Tier:
 Elevated alone, High together with any other warning or error on the same entry.
 """
 
@@ -118,7 +119,7 @@ def venue_kind(entry: NormalizedEntry, records: Sequence[WorkRecord]) -> str:
         return "proceedings"
     if t in BOOK_TYPES:
         return "book"
-    if t in GREY_TYPES:
+    if t in GREY_TYPES or entry.periodical:  # a magazine's or a newspaper's article too
         return "grey"
     if entry.venue and PREPRINT_SERVERS.search(entry.venue):
         return "preprint"

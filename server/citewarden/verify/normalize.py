@@ -216,6 +216,9 @@ class NormalizedEntry:
     arxiv_field: str | None = None
     #: The arXiv version the entry cites (``2106.01234v2`` -> 2), if it names one.
     arxiv_version: int | None = None
+    #: ``magazine`` or ``newspaper`` for an article the entry places in one (biblatex's
+    #: ``entrysubtype``, CSL's ``article-magazine`` / ``article-newspaper``): no journal.
+    periodical: str | None = None
 
     @property
     def surnames(self) -> tuple[str, ...]:
@@ -329,7 +332,20 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
         url=(entry.get("url") or "").strip() or None,
         homoglyphs=tuple(homoglyphs),
         invalid_ids=tuple(invalid),
+        periodical=_periodical(entry),
     )
+
+
+#: CSL item types of articles in a periodical that is no journal.
+_CSL_PERIODICALS = {"article-magazine": "magazine", "article-newspaper": "newspaper"}
+
+
+def _periodical(entry: Entry) -> str | None:
+    """``magazine`` or ``newspaper`` when the entry says its article appeared in one."""
+    if entry.csl_type:
+        return _CSL_PERIODICALS.get(entry.csl_type.lower())
+    subtype = (field_text(entry, "entrysubtype") or "").strip().lower()
+    return subtype if subtype in ("magazine", "newspaper") else None
 
 
 def make_entry(
