@@ -345,3 +345,29 @@ async def test_doi_orgs_own_page_after_a_move_within_doi_org_is_not_found(
         await http.aclose()
     assert found.outcome is Outcome.NOT_FOUND, found.reason
     assert [s.path for s in hostile.log] == ["/dx/10.5555/cw-moved", "/doi/10.5555/cw-moved"]
+
+
+async def test_a_page_doi_org_s_address_answers_without_a_redirect_says_nothing_of_the_doi(
+    hostile: HostileServer,
+) -> None:
+    """doi.org answers a DOI with a redirect (to its agency's metadata, or to a landing
+    page): an HTML page from its address itself (doi.org's recorded page, as a proxy or a
+    captive portal serves one with 200) is no word that the DOI resolves, where the reason
+    said it does.  After a redirect, a page that is not CSL-JSON still means the agency
+    offers none."""
+    page = HTML_PAGE
+    hostile.route("/doi/10.1234/portal", Behaviour("ok", body=page, content_type="text/html"))
+    hostile.route("/doi/10.1234/moved", Behaviour("redirect", location="/doi/landing/moved"))
+    hostile.route("/doi/landing/moved", Behaviour("ok", body=page, content_type="text/html"))
+    http = fast_http()
+    source = DoiSource(http, hostile.url + "/doi")
+    portal = await source.by_doi("10.1234/portal")
+    moved = await source.by_doi("10.1234/moved")
+    await http.aclose()
+    assert portal.outcome is Outcome.FAILED and "resolves" not in (portal.reason or "")
+    assert portal.reason == (
+        "an answer that is not CSL-JSON (an HTML page) without the redirect doi.org answers "
+        "with: a proxy or a wrong base URL?"
+    )
+    assert moved.outcome is Outcome.FAILED
+    assert moved.reason == "DOI resolves but no CSL-JSON metadata is offered"

@@ -21,7 +21,7 @@ from citewarden.verify.http import Failure, HttpClient
 from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
 from citewarden.verify.sources._common import clean_doi, guard, normalize_doi, reply_json
 from citewarden.verify.sources.crossref import work_from_csl
-from citewarden.verify.sources.missing import DOI_ORG
+from citewarden.verify.sources.missing import DOI_ORG, describe_body
 
 CSL_JSON = "application/vnd.citationstyles.csl+json"
 #: Prefixes asked in one ``/ra/`` request (the URL stays short).
@@ -76,8 +76,16 @@ class DoiSource:
             return Lookup.failed(self.name, f"HTTP {reply.status}")
         ctype = reply.headers.get("content-type", "")
         if "json" not in ctype:
-            # The DOI resolves, but its agency offers no metadata by content negotiation.
-            return Lookup.failed(self.name, "DOI resolves but no CSL-JSON metadata is offered")
+            if reply.redirects:
+                # doi.org handed the DOI on: its agency offers no metadata by negotiation
+                return Lookup.failed(self.name, "DOI resolves but no CSL-JSON metadata is offered")
+            # doi.org answers a DOI with a redirect: a page of its own address is another
+            # server's (a proxy's, a captive portal's, a wrong base URL's) and says nothing
+            return Lookup.failed(
+                self.name,
+                f"an answer that is not CSL-JSON ({describe_body(reply)}) without the redirect "
+                "doi.org answers with: a proxy or a wrong base URL?",
+            )
         try:
             data = reply.json()
         except ValueError:
