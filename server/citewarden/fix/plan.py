@@ -196,16 +196,14 @@ def _brace_at_top(text: str, words: list[str]) -> str:
     ``words`` spelt so, a single letter only as written; the longest word at a place
     first.  One pass: each start of a word is tried at the lengths of ``words``, a length
     whose first letters differ at once."""
-    folded = text.lower()
-    if len(folded) != len(text):  # (a letter whose lower case is longer: as written)
-        folded = "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    folded = _folded(text)
     wanted: dict[tuple[int, str], str] = {}
     for w in words:
         if len(w) <= len(text):
-            wanted.setdefault((len(w), w.lower() if len(w) > 1 else w), w)
+            wanted.setdefault((len(w), _folded(w) if len(w) > 1 else w), w)
     if not wanted:
         return text
-    starts = {(n, key[:_PREFIX].lower()) for n, key in wanted}
+    starts = {(n, _folded(key[:_PREFIX])) for n, key in wanted}
     lengths = sorted({n for n, _ in wanted}, reverse=True)
     out: list[str] = []
     depth = done = i = 0
@@ -239,6 +237,15 @@ def _brace_at_top(text: str, words: list[str]) -> str:
         i += 1
     out.append(text[done:])
     return "".join(out)
+
+
+def _folded(text: str) -> str:
+    """``text`` in lower case letter by letter, a letter whose lower case is longer kept as
+    written (``İ``): as long as ``text``, so that its places are the text's."""
+    folded = text.lower()
+    if len(folded) == len(text):
+        return folded
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
 
 
 #: How many first letters of a word :func:`_brace_at_top` compares before the whole word.
