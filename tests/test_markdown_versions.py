@@ -74,6 +74,10 @@ CASES = [
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
+    # a link reference definition's attribute set ends its destination: text after it
+    # makes the line a paragraph's
+    '[x]: {.c} @a1:\n\n[y]: u {#id} -- @a2;\n\n[z]: u "t" {.c}\n@a3\n\n'
+    '[w]: u {k="@a4"}\n\n[v]: <u>\n  {.c} @a5\n',
     # a definition's marker on a footnote's line not indented is read in the note
     "[^1]: a\n\n    x\n: @a1\n\n[^2]: b\n\n    - y\n~ @a2\n\n[^3]: c\n\n    z\n~ @a3\n\nq[^3]\n",
     # a note's or a link reference's definition on a line a setext underline follows is a

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from citewarden.parsing.markdown_inline import (
+    _ATTRIBUTE,
     LineCrossings,
     Verbatim,
     _Pending,
@@ -105,11 +106,15 @@ _ITEM_LINE = re.compile(r"^([ \t]*)(?:[-+*]|[0-9]{1,9}[.)]|#[.)]|\(?[A-Za-z][.)]
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _REF_SPNL = r"[ \t]*+(?:\r?\n[ \t]*+)?+"
 _REF_TITLE = r"(?:\"[^\"\n]*+\"|'[^'\n]*+'|\([^()\n]*+\))"
-#: a word of a destination: no title, no bracketed text (which ends the destination)
-_REF_WORD = r"(?!" + _REF_TITLE + r"|\[[^\]\n]*+\])\S++"
+#: an attribute set ``{#id .class key="value"}`` (pandoc's ``link_attributes``)
+_REF_ATTRIBUTES = r"\{" + _REF_SPNL + r"(?:" + _ATTRIBUTE + _REF_SPNL + r")*+\}"
+#: a word of a destination: no title, no bracketed text, no attribute set (which end the
+#: destination)
+_REF_WORD = r"(?!" + _REF_TITLE + r"|\[[^\]\n]*+\]|" + _REF_ATTRIBUTES + r")\S++"
 #: what follows a link reference definition's ``[label]:``: its destination (``<...>``, or
-#: words on one line), a title (``"..."``, ``'...'``, ``(...)``), each may start on the next
-#: line, and nothing else up to the end of the line (else the line is a paragraph's)
+#: words on one line), a title (``"..."``, ``'...'``, ``(...)``), an attribute set, each
+#: may start on the next line, and nothing else up to the end of the line (else the line
+#: is a paragraph's)
 _REFERENCE_TAIL = re.compile(
     _REF_SPNL
     + r"(?!\[)(?:<[^<>\n]*+>|"
@@ -119,6 +124,9 @@ _REFERENCE_TAIL = re.compile(
     + r")*+)?+(?:"
     + _REF_SPNL
     + _REF_TITLE
+    + r")?+(?:"
+    + _REF_SPNL
+    + _REF_ATTRIBUTES
     + r")?+[ \t]*+(?=\r?\n|\Z)"
 )
 #: a line and a definition's marker on the next line, or after a blank line: the line is
