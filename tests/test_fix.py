@@ -603,9 +603,11 @@ def test_temporary_files_of_a_killed_run_are_removed_by_the_next_write(tmp_path:
             "Why {US} firms fail: let us count the ways it happens",
         ),
         ("{BERT} and {GPT}", "bert and Gpt, then BERT", "bert and {GPT}, then {BERT}"),
-        # a letter whose lower case is longer (İ: i and a dot) is found as written
+        # the letter whose lower case is longer (İ: i and a dot) is found as written, and
+        # as case-blind matching finds it (as an I)
         ("History of {İstanbul}", "History of İstanbul", "History of {İstanbul}"),
         ("{İ} and {İSTANBUL}", "İ and İstanbul", "{İ} and {İSTANBUL}"),
+        ("{ISTANBUL} then", "İstanbul then", "{ISTANBUL} then"),
     ],
 )
 def test_a_corrected_title_is_protected_as_the_entry_protects_its_title(

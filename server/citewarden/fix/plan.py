@@ -240,12 +240,10 @@ def _brace_at_top(text: str, words: list[str]) -> str:
 
 
 def _folded(text: str) -> str:
-    """``text`` in lower case letter by letter, a letter whose lower case is longer kept as
-    written (``İ``): as long as ``text``, so that its places are the text's."""
-    folded = text.lower()
-    if len(folded) == len(text):
-        return folded
-    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+    """``text`` in lower case, as long as ``text`` (its places are the text's): ``İ``, the
+    one letter whose lower case is longer (i and a dot), as ``i``, its simple lower case,
+    which the regular expressions of case-blind matching take too."""
+    return text.replace("\u0130", "I").lower()
 
 
 #: How many first letters of a word :func:`_brace_at_top` compares before the whole word.
