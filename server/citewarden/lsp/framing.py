@@ -376,18 +376,15 @@ class BoundedStream:
 
     async def readexactly(self, size: int) -> bytes:
         limit = self._limit()
-        try:
-            self.last = (size, b"")
-            if size <= limit:
-                return await self._read_whole(size, limit)
-            head, stalled = await self._piece(HEAD, [])
-            if stalled:  # a whole JSON value, far short of its length: read as it is
-                _log_stalled(size - len(head), size)
-                return head
-            if len(head) < HEAD or not await self._let_go(size - HEAD):
-                return b""
-        except asyncio.IncompleteReadError:
-            return b""
+        self.last = (size, b"")
+        if size <= limit:
+            return await self._read_whole(size, limit)
+        head, stalled = await self._piece(HEAD, [])
+        if stalled:  # a whole JSON value, far short of its length: read as it is
+            _log_stalled(size - len(head), size)
+            return head
+        if len(head) < HEAD or not await self._let_go(size - HEAD):
+            return b""  # the end of the stream
         return stand_in(size, limit, head)
 
     async def _read_whole(self, size: int, limit: int) -> bytes:
@@ -416,11 +413,6 @@ class BoundedStream:
             if not await self._let_go(left):
                 return b""
             return stand_in(size, limit, head, out_of_memory=True)
-
-    async def _exactly(self, size: int) -> bytes:
-        """``size`` bytes, those read again first (:attr:`_back`)."""
-        back, self._back = self._back[:size], self._back[size:]
-        return back + await self._reader.readexactly(size - len(back)) if size > len(back) else back
 
     async def _piece(self, size: int, before: list[bytes]) -> tuple[bytes, bool]:
         """:meth:`BoundedInput._piece` for this stream."""
