@@ -472,3 +472,23 @@ def test_a_definition_lists_term_and_definitions_are_sentences_of_their_own() ->
     assert sentence("Approx\n~ 5 people came [@a].", markdown=True) == "5 people came."
     text = "A paragraph of two lines\nthat goes on\n: with a colon line [@a]."
     assert sentence(text, markdown=True).startswith("A paragraph of two lines")
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "Current methods achieve relatively high (>99%) precision [@a]. Next.",
+            "Current methods achieve relatively high (>99%) precision.",
+        ),
+        ("We use C# with snake_case names [@a]. Next.", "We use C# with snake_case names."),
+        ("It is 2 * 3 = 6 and *so* on [@a]. Next.", "It is 2 * 3 = 6 and so on."),
+        ("> > A nested quote [@a] here.", "A nested quote here."),
+        ("## A heading [@a] ##\n\nText.", "A heading"),
+    ],
+)
+def test_markdown_signs_inside_a_line_are_text(text: str, shown: str) -> None:
+    """deep-review's ``relatively high (>99%) precision``: a ``>`` or ``#`` inside a line, an
+    underscore inside a word and a ``*`` between spaces are text, where they were removed as
+    markup (``(99%)``); a quote's ``>`` and a heading's closing ``#`` still go."""
+    assert sentence(text, markdown=True) == shown

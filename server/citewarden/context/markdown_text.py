@@ -210,7 +210,13 @@ def _without_blocks(text: str, whole: bool, source: str | None = None) -> str:
 #: an element whose content is no Markdown (nor prose)
 _VERBATIM = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?=[\s/>])", re.I)
 _NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,100}\]:?")
-_MARK = re.compile(r"[*_`#>|]+")
+#: Markup marks: a block quote's ``>`` and a heading's closing ``#`` where a line starts
+#: or ends, emphasis (``*`` or ``_`` not inside a word, a ``*`` not between spaces), stray
+#: backticks and table pipes.  A ``>`` or a ``#`` inside a line is text (``(>99%)``, ``C#``).
+_MARK = re.compile(
+    r"^[ \t]{0,3}>(?:[ \t]{0,4}>)*|[ \t]#+[ \t]*$|[`|]+|(?<!\w)_+|_+(?!\w)|(?<!\s)\*+|\*+(?!\s)",
+    re.M,
+)
 #: strikeout (``~~gone~~``), superscript (``2^10^``) and subscript (``H~2~O``): their text
 #: stays, their marks go
 _SCRIPTS = re.compile(
