@@ -74,6 +74,9 @@ CASES = [
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
+    # a footnote's text starts a block: an example label there is a marker, no citation
+    "Text[^1] and @smith2020, (@b2) and [^2].\n\n[^1]: @smith2020. See @c1.\n\n"
+    "[^2]: (@b2) More @c2.\n",
     # a link reference definition's attribute set ends its destination: text after it
     # makes the line a paragraph's
     '[x]: {.c} @a1:\n\n[y]: u {#id} -- @a2;\n\n[z]: u "t" {.c}\n@a3\n\n'

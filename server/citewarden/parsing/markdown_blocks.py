@@ -1081,6 +1081,13 @@ class _Reader:
                 self.out.notes.append(Note(note.group(1), pos, len(text)))
                 self.open = False
                 self.empty_note = not line[note.end() :].strip()
+                k, _ = _skip(line, note.end(), c)
+                marker = _ORDERED.match(line, k)
+                if marker is not None and "@" in marker.group():
+                    # the note's text starts a block: an example item's label
+                    label = marker.group().strip("(@.)")
+                    if label:
+                        self.out.examples.append(label)
                 return next_pos
             break
         # a paragraph's line; of a line block, each line read apart
