@@ -410,3 +410,45 @@ def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up
     assert cli_add.run_add(args, out, err) == 2
     assert err.getvalue() == "citewarden add: " + said.format(tmp=tmp_path.resolve())
     assert out.getvalue() == ""
+
+
+def test_added_is_said_only_of_what_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the file changed during the look-up the write is refused, but "added KEY" had
+    been printed for each work already, as if it were in the file."""
+    from io import StringIO
+
+    from citewarden import cli_add
+    from citewarden.verify.records import Person, WorkRecord
+
+    work = WorkRecord(
+        source="crossref", title="Deep learning", authors=(Person("LeCun", "Yann"),), year=2015
+    )
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+
+    async def look_up(ids: list[str], settings: object) -> list[tuple[str, WorkRecord]]:
+        bib.write_text("@misc{a, title = {A, edited}}\n", encoding="utf-8")  # an editor saves
+        return [(i, work) for i in ids]
+
+    monkeypatch.setattr(cli_add, "_look_up", look_up)
+    monkeypatch.chdir(tmp_path)
+    args = argparse.Namespace(
+        ids=["10.1038/nature14539"], bib="refs.bib", key=None, offline=True, dry_run=False
+    )
+    out, err = StringIO(), StringIO()
+    assert cli_add.run_add(args, out, err) == 2
+    assert out.getvalue() == ""
+    assert err.getvalue().endswith(
+        "the file changed on disk since it was read; not written; nothing added\n"
+    )
+    assert bib.read_text(encoding="utf-8") == "@misc{a, title = {A, edited}}\n"
+    # unchanged meanwhile, the same run writes it and says so
+    monkeypatch.setattr(cli_add, "_look_up", lambda ids, settings: _answer(ids, work))
+    assert cli_add.run_add(args, out, err) == 0
+    assert out.getvalue() == "added lecun2015deep: LeCun 2015, Deep learning [crossref]\n"
+
+
+async def _answer(ids: list[str], work: object) -> list[tuple[str, object]]:
+    return [(i, work) for i in ids]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -157,6 +158,9 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
     found = asyncio.run(_look_up(args.ids, settings))
     status = EXIT_ADDED
     new = text
+    # what standard output says is said once the file holds it: "added" only when written
+    said: list[str] = []
+    say = functools.partial(print, file=out) if args.dry_run else said.append
     for n, (ident, result) in enumerate(found):
         if isinstance(result, str):
             print(f"citewarden add: {_shown(ident)}: {visible(result)}", file=err)
@@ -172,7 +176,7 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
             )
             result = result.records[0]
         if (there := present.key_of(result)) is not None:
-            print(f"{_shown(ident)}: already present as {visible(there)}", file=out)
+            say(f"{_shown(ident)}: already present as {visible(there)}")
             continue
         key = keys[n] if n < len(keys) else make_key(result, taken)
         taken.add(key)
@@ -180,12 +184,12 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         try:
             change = plan_insertion(path, new, result, key)
         except InsertError as exc:
-            print(f"citewarden add: {visible(str(exc))}", file=err)
+            print(f"citewarden add: {visible(str(exc))}; nothing added", file=err)
             return EXIT_USAGE
         new = apply(new, change)
         if args.dry_run:
             print(visible_lines(change.text.strip("\n")), file=out)
-        print(f"added {visible(key)}: {visible(describe(result))} [{result.source}]", file=out)
+        say(f"added {visible(key)}: {visible(describe(result))} [{result.source}]")
     if not args.dry_run and new != text:
         # through a symbolic link to the file, never replacing it; a new temporary file; a
         # file that did not exist is created, never over one made during the look-up
@@ -193,10 +197,19 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         try:
             write_atomically(path, new.encode("utf-8"), expected=expected, backup=False)
         except FixRefused as exc:
-            print(f"citewarden add: {visible(str(path))}: {visible(exc.reason)}", file=err)
+            print(
+                f"citewarden add: {visible(str(path))}: {visible(exc.reason)}; nothing added",
+                file=err,
+            )
             return EXIT_USAGE
         except OSError as exc:
             reason = exc.strerror or str(exc)
-            print(f"citewarden add: cannot write {visible(str(path))}: {visible(reason)}", file=err)
+            print(
+                f"citewarden add: cannot write {visible(str(path))}: {visible(reason)};"
+                " nothing added",
+                file=err,
+            )
             return EXIT_USAGE
+    for line in said:
+        print(line, file=out)
     return status
