@@ -492,3 +492,18 @@ def test_markdown_signs_inside_a_line_are_text(text: str, shown: str) -> None:
     underscore inside a word and a ``*`` between spaces are text, where they were removed as
     markup (``(99%)``); a quote's ``>`` and a heading's closing ``#`` still go."""
     assert sentence(text, markdown=True) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("The interval [0, 1] is compact \\cite{a}. Next.", "The interval [0, 1] is compact."),
+        ("As in [12], the model works \\cite{a}. Next.", "As in [12], the model works."),
+        ("The set \\{a, b\\} is finite \\cite{a}. Next.", "The set {a, b} is finite."),
+        ("\\begin{description}\n\\item[Adam] an optimizer \\cite{a}.", "Adam an optimizer."),
+    ],
+)
+def test_latex_brackets_and_escaped_braces_are_text(text: str, shown: str) -> None:
+    """LaTeX typesets a bracket of the text and ``\\{``: the sentence shows them, where
+    ``[0, 1]`` read ``0, 1``; an item's label is read without its brackets."""
+    assert sentence(text) == shown

@@ -269,7 +269,11 @@ _WORDS = {
     "textasciitilde": "~",
 }
 _WORD_COMMAND = re.compile(r"\\(" + "|".join(_WORDS) + r")(?![A-Za-z@])(?:\{\})?")
-_GROUPING = str.maketrans("", "", "{}[]" + MATH)  # MATH_STOP is read by the caller
+_GROUPING = str.maketrans("", "", MATH)  # MATH_STOP is read by the caller
+#: a brace, escaped (a brace of the text) or not (a group's, no text)
+_BRACE_CHAR = re.compile(r"\\?[{}]")
+#: an item's label at the start of its text (``\\item[Adam] an optimizer``)
+_LABEL = re.compile(r"\A(\s*)\[([^\[\]]{0,200})\]")
 
 
 def latex_plain(text: str) -> str:
@@ -286,8 +290,10 @@ def latex_plain(text: str) -> str:
     text = _COMMAND.sub(" ", text)
     text = re.sub(r"(?<!\\)&", " ", text)  # a table's cell or an alignment point
     text = re.sub(r"\\([%&_#$])", r"\1", text)
+    text = _BRACE_CHAR.sub(lambda m: m.group()[1:], text)  # ``\\{a, b\\}`` reads ``{a, b}``
     text = re.sub(r"\\[^A-Za-z]", " ", text)  # control spaces and symbols
-    # braces and the brackets of an optional argument left (``\\item[Adam]``) are no words
+    # an item's label is read without its brackets; other brackets are text (``[0, 1]``)
+    text = _LABEL.sub(r"\1 \2 ", text)
     text = text.replace("~", " ").translate(_GROUPING)
     text = text.replace("``", '"').replace("''", '"').replace("`", "'")  # ``quoted'', `this'
     return text.replace("---", "-").replace("--", "-")
