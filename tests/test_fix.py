@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from citewarden.files import temp_stem
 from citewarden.fix.plan import FixPlan, FixRefused, plan_fix, styled_title, verify_plan
 from citewarden.fix.run import plan_file, written_corrections
 from citewarden.fix.write import STALE_TEMP_AGE, apply_plan, write_atomically
@@ -955,3 +956,24 @@ def test_planning_reads_the_file_without_opening_a_fifo_put_in_its_place(tmp_pat
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("stem", ["r" * 246, "é" * 125, "r" * 251])
+def test_a_file_of_a_long_name_is_written_with_its_backup(tmp_path: Path, stem: str) -> None:
+    """Names of a temporary file (.NAME.XXXXXXXX.tmp) or a backup (NAME.orig) longer than a
+    file name may be made a file of a long name impossible to fix ("File name too long"):
+    the NAME in them is cut to fit, and a temporary file left by a killed write of it is
+    still found and removed."""
+    target = tmp_path / f"{stem}.bib"
+    target.write_bytes(b"@misc{a, title = {A}}\n")
+    stale = tmp_path / f".{temp_stem(target.name)}.k3x9_q2a.tmp"
+    stale.write_bytes(b"partial")
+    old = time.time() - STALE_TEMP_AGE - 60
+    os.utime(stale, (old, old))
+    backup = write_atomically(target, b"@misc{a, title = {B}}\n")
+    assert target.read_bytes() == b"@misc{a, title = {B}}\n"
+    assert backup is not None and backup.read_bytes() == b"@misc{a, title = {A}}\n"
+    assert backup.name.endswith(".orig") and len(os.fsencode(backup.name)) <= 255
+    assert backup.name[:100] == target.name[:100]
+    assert not stale.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, backup.name])

@@ -157,13 +157,30 @@ _TEMP_FLAGS = (
 )
 
 
+#: The longest name of a file (in bytes) the usual file systems take.
+NAME_MAX = 255
+
+
+def temp_stem(name: str) -> str:
+    """What names the temporary files written beside the file ``name`` (``.STEM.XXXXXXXX.tmp``):
+    ``name``, cut at a character so that their names fit in :data:`NAME_MAX` bytes (a
+    file of a long name could not be written, its temporary file's name too long)."""
+    room = NAME_MAX - len("..XXXXXXXX.tmp")
+    stem = name
+    while len(os.fsencode(stem)) > room:
+        stem = stem[:-1]
+    return stem
+
+
 def new_temp_file(directory: Path, name: str) -> tuple[int, Path]:
-    """A new file ``.NAME.XXXXXXXX.tmp`` in ``directory``, open for writing: created
-    exclusively (never a file or a link already there under that name) with the mode any
-    new file gets (0666 less the umask, applied by the system); the caller closes it."""
+    """A new file ``.NAME.XXXXXXXX.tmp`` in ``directory`` (NAME cut to fit: :func:`temp_stem`),
+    open for writing: created exclusively (never a file or a link already there under that
+    name) with the mode any new file gets (0666 less the umask, applied by the system); the
+    caller closes it."""
+    stem = temp_stem(name)
     for _ in range(100):
         suffix = "".join(secrets.choice(_TEMP_CHARS) for _ in range(8))
-        path = directory / f".{name}.{suffix}.tmp"
+        path = directory / f".{stem}.{suffix}.tmp"
         try:
             return os.open(path, _TEMP_FLAGS, 0o666), path
         except FileExistsError:

@@ -15,11 +15,13 @@ import time
 from pathlib import Path
 
 from citewarden.files import (
+    NAME_MAX,
     FileTooLarge,
     NotRegularFile,
     new_temp_file,
     read_regular,
     refuse_special,
+    temp_stem,
 )
 from citewarden.fix.plan import FixPlan, FixRefused
 
@@ -52,7 +54,7 @@ STALE_TEMP_AGE = 600.0
 def _stale_temp_pattern(name: str) -> re.Pattern[str]:
     """Names :func:`_write_temp` gives temporary files for ``name`` (eight random
     characters between the prefix and the suffix: :func:`~citewarden.files.new_temp_file`)."""
-    return re.compile(rf"\.{re.escape(name)}\.[a-z0-9_]{{8}}\.tmp")
+    return re.compile(rf"\.{re.escape(temp_stem(name))}\.[a-z0-9_]{{8}}\.tmp")
 
 
 def remove_stale_temps(directory: Path, name: str, now: float | None = None) -> list[Path]:
@@ -62,7 +64,7 @@ def remove_stale_temps(directory: Path, name: str, now: float | None = None) -> 
     now = time.time() if now is None else now
     removed: list[Path] = []
     try:
-        candidates = list(directory.glob(f".{glob.escape(name)}.*.tmp"))
+        candidates = list(directory.glob(f".{glob.escape(temp_stem(name))}.*.tmp"))
     except OSError:
         return removed
     for path in candidates:
@@ -162,14 +164,23 @@ def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
 def backup_path_for(path: Path, original: bytes) -> tuple[Path, bool]:
     """Where the backup of ``path`` goes, and whether an identical backup already exists.
     A name taken by anything (a dangling link too) is never written to: the next is tried."""
-    candidate = path.with_name(path.name + BACKUP_SUFFIX)
+    candidate = path.with_name(_fitted(path.name, BACKUP_SUFFIX))
     n = 0
     while os.path.lexists(candidate):
         if _holds_copy(candidate, path, original):
             return candidate, True
         n += 1
-        candidate = path.with_name(f"{path.name}{BACKUP_SUFFIX}.{n}")
+        candidate = path.with_name(_fitted(path.name, f"{BACKUP_SUFFIX}.{n}"))
     return candidate, False
+
+
+def _fitted(name: str, suffix: str) -> str:
+    """``name`` + ``suffix``, ``name`` cut at a character where the whole would be longer
+    than a file name may be (:data:`~citewarden.files.NAME_MAX` bytes)."""
+    room = NAME_MAX - len(suffix)
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return name + suffix
 
 
 def _holds_copy(candidate: Path, path: Path, original: bytes) -> bool:
