@@ -242,7 +242,10 @@ def resolve_item(session: Session, item: types.CompletionItem) -> types.Completi
     key, where = data.get("key"), data.get("path")
     if not isinstance(key, str) or not isinstance(where, str):
         return item
-    idx = session.project.bib_index(Path(where))
+    bib = Path(where)
+    if not any(bib in project.bibliographies for project in session.project.projects()):
+        return item  # no file of the workspace's projects (gone since, or never one of them)
+    idx = session.project.bib_index(bib)
     if idx is None:
         return item
     found = idx.entries_of(key) or ([idx.aliases[key]] if key in idx.aliases else [])
