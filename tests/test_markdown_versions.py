@@ -363,6 +363,9 @@ ALIKE_METADATA = [
     "---\nabstract: |\n  - item `a\n  - item @k22 `b`\n\n  [^1]: unreferenced @n5\n\n"
     "  Uses[^2].\n\n  [^2]: referenced @k23\n---\n",
     "---\nthanks: 'Single ''@y11'' quoted'\nsubtitle: \"one\n  @y12 two\\\n  @y13\"\n---\n",
+    # a later metadata block's field replaces an earlier block's value
+    "---\nabstract: see @m1\ntitle: On @m2\n---\n\nText @m3.\n\n---\nabstract: see @m4\n---\n\n"
+    "---\nabstract: again @m5\nother:\n  deep: see @m6\n---\n\n---\nother: plain\n---\n",
 ]
 
 

@@ -96,7 +96,13 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     problems: list[Finding] = []
     nocite_all = False
     references: list[tuple[str, Span]] = []
+    values: dict[str, list[Span]] = {}  # each top-level field's values read so far
     for meta in blocks.metadata:
+        replaced = [span for name in meta.fields for span in values.get(name, ())]
+        if replaced:  # pandoc keeps the last block's field
+            citations = _not_replaced(citations, replaced)
+        for name, span in meta.fields.items():
+            values.setdefault(name, []).append(span)
         if meta.sets_nocite:  # pandoc keeps the last block's field
             citations = [c for c in citations if c.kind is not CitationKind.NOCITE]
             nocite_all = meta.nocite_all
@@ -142,6 +148,16 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         problems=(*problems, *stops),
         failed=bool(stops),
     )
+
+
+def _not_replaced(citations: list[Citation], replaced: list[Span]) -> list[Citation]:
+    """``citations`` less those in the ``replaced`` values of metadata fields (``abstract:
+    see @a``) that a later block sets again, whose value pandoc keeps instead."""
+    return [
+        c
+        for c in citations
+        if c.command != "metadata" or not any(s.start <= c.span.start < s.end for s in replaced)
+    ]
 
 
 def _unread_bibliography(path: Path, link: Link, dialect: PandocDialect) -> Finding | None:

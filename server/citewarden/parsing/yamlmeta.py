@@ -83,6 +83,9 @@ class Metadata:
     sets_bibliography: bool = False
     #: The labels of the footnote references in its strings (``[^1]``).
     note_labels: list[str] = field(default_factory=list)
+    #: Its top-level fields, each with the span of its value (a later block's field
+    #: replaces them, as in pandoc).
+    fields: dict[str, Span] = field(default_factory=dict)
 
 
 def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeyScanner) -> Metadata:
@@ -117,6 +120,11 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
         meta.is_metadata = root is None
         return meta
     meta.is_mapping = True
+    for key_node, value in _members(root):
+        if isinstance(key_node, yaml.ScalarNode):
+            meta.fields[str(key_node.value)] = Span(
+                start + value.start_mark.index, start + value.end_mark.index
+            )
     # an alias is its anchor's node again: each node is read once for each thing it can be
     scopes_seen: set[int] = set()
     seen: dict[str, set[int]] = {
