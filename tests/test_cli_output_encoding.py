@@ -102,3 +102,30 @@ def test_a_full_standard_output_is_an_error_not_a_traceback(project: Path, fmt: 
     assert done.stderr == (
         "citewarden: error: cannot write the report to standard output: No space left on device\n"
     )
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_closed_standard_output_is_an_error_not_a_traceback(project: Path, fmt: str) -> None:
+    """Started with standard output closed (>&-), the report ended in a traceback with exit
+    status 1, as if the check had found errors."""
+    import os
+    import subprocess
+    import sys
+
+    from cli_process import ROOT
+
+    done = subprocess.run(
+        [sys.executable, "-m", "citewarden", "check", "main.tex", "--no-verify", "--format", fmt],
+        cwd=project,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == cli.EXIT_USAGE
+    assert done.stderr == (
+        "citewarden: error: standard output is closed; the report is not written (give --output)\n"
+    )

@@ -494,6 +494,30 @@ def test_a_diff_standard_output_cannot_take_is_an_error_not_a_traceback(
     assert (verified_project / "refs.bib").read_bytes() == BIB.encode()
 
 
+def test_a_diff_to_a_closed_standard_output_is_an_error_not_a_traceback(
+    verified_project: Path,
+) -> None:
+    """--diff with standard output closed (>&-) ended in a traceback, the JSON report
+    written to its file."""
+    args = ["check", "refs.bib", *VERIFY, "--diff", "--format", "json", "-o", "r.json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "citewarden", *args],
+        cwd=verified_project,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == 2
+    assert done.stderr.endswith(
+        "citewarden: error: standard output is closed; the diff is not shown\n"
+    )
+    assert (verified_project / "refs.bib").read_bytes() == BIB.encode()
+
+
 def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

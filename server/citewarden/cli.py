@@ -601,6 +601,8 @@ def _fix(
             file=sys.stderr,
         )
         return 1
+    if args.diff and sys.stdout is None:  # started with it closed (>&-)
+        raise UsageError("standard output is closed; the diff is not shown")
     try:
         return run_fix(
             verified,
@@ -684,6 +686,8 @@ def _write(output: str, target: str | None, utf8: bool = False) -> None:
     ``utf8`` (JSON, SARIF and HTML are UTF-8 whatever the terminal's encoding), else as
     text in its encoding."""
     if target is None:
+        if sys.stdout is None:  # started with it closed (>&-): Python gives None
+            raise UsageError("standard output is closed; the report is not written (give --output)")
         out: TextIO = sys.stdout
         binary = getattr(out, "buffer", None) if utf8 else None
         try:
