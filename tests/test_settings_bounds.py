@@ -231,3 +231,23 @@ def test_a_double_star_folder_also_stands_for_no_folder(
     Code's files.exclude: **/drafts/* left drafts/d.tex beside the settings file checked."""
     settings = Settings(ignore=(pattern,), ignore_base=tmp_path)
     assert is_ignored(settings, tmp_path / relative, []) is named
+
+
+def test_three_quotes_inside_a_one_line_string_open_no_string(tmp_path: Path) -> None:
+    """Three quotes inside a one-line string or a comment were taken for the start of a
+    multi-line string, and every key after them lost its line; a multi-line string's own
+    lines are still no keys."""
+    (tmp_path / ".citewarden.toml").write_text(
+        "pandoc_version = '\"\"\"'  # '''\ntimeout = 1\n"
+        'citation_commands = ["x"]  # """\nmailto = 2\n'
+        'verify.mailto = """\nlimit = 3\n"""\ndebounce = -1\n',
+        encoding="utf-8",
+    )
+    _, problems = load_settings(tmp_path)
+    assert [(p.key, p.line) for p in problems] == [
+        ("pandoc_version", 1),
+        ("timeout", 2),
+        ("mailto", 4),
+        ("verify.mailto", 5),
+        ("debounce", 8),
+    ]

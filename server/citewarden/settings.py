@@ -629,8 +629,7 @@ def key_lines(text: str) -> dict[str, int]:
     in_string: str | None = None
     for number, line in enumerate(text.splitlines(), 1):
         if in_string is not None:
-            if line.count(in_string) % 2:
-                in_string = None
+            in_string = _open_string(line, in_string)
             continue
         header = _TABLE_LINE.match(line)
         if header is not None:
@@ -645,11 +644,49 @@ def key_lines(text: str) -> dict[str, int]:
             names = ".".join([table, *parts]).lstrip(".").split(".")
             for end in range(1, len(names) + 1):
                 lines.setdefault(".".join(names[:end]), number)
-        for quotes in ('"""', "'''"):
-            if line.count(quotes) % 2:
-                in_string = quotes
-                break
+        in_string = _open_string(line)
     return lines
+
+
+def _open_string(line: str, quotes: str | None = None) -> str | None:
+    """The quotes of the multi-line string still open at the end of ``line`` (``quotes``:
+    of the one open at its start), read as TOML reads strings: three quotes within a
+    one-line string, or in a comment, open none, where they hid every key after them."""
+    i, n = 0, len(line)
+    while i < n:
+        if quotes is not None:  # find the end of the open string
+            end = line.find(quotes, i)
+            while end > 0 and quotes == '"""' and _escaped(line, end):
+                end = line.find(quotes, end + 1)
+            if end == -1:
+                return quotes
+            i = end + 3
+            while i < n and line[i] == quotes[0]:  # up to two quotes of the value's own
+                i += 1
+            quotes = None
+        elif line.startswith(('"""', "'''"), i):
+            quotes, i = line[i : i + 3], i + 3
+        elif line[i] == '"':
+            i += 1
+            while i < n and line[i] != '"':
+                i += 2 if line[i] == "\\" else 1
+            i += 1
+        elif line[i] == "'":
+            end = line.find("'", i + 1)
+            i = n if end == -1 else end + 1
+        elif line[i] == "#":
+            return None
+        else:
+            i += 1
+    return quotes
+
+
+def _escaped(line: str, at: int) -> bool:
+    """Whether an odd run of backslashes stands before ``line[at]``."""
+    start = at
+    while start > 0 and line[start - 1] == "\\":
+        start -= 1
+    return (at - start) % 2 == 1
 
 
 def placed(problems: list[SettingsProblem], text: str) -> list[SettingsProblem]:
