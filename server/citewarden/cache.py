@@ -364,12 +364,19 @@ class Cache:
 
     def get(self, key: str) -> Any | None:
         """The stored value, or ``None`` when absent or expired (by the injected clock)."""
+        aged = self.get_aged(key)
+        return aged[0] if aged is not None else None
+
+    def get_aged(self, key: str) -> tuple[Any, float] | None:
+        """The stored value and its age in seconds (since it was stored, by the injected
+        clock), or ``None`` when absent or expired."""
         entry = self._entry(key)
-        if entry is None or not _current(entry, self._clock()):
+        now = self._clock()
+        if entry is None or not _current(entry, now):
             self.misses += 1
             return None
         self.hits += 1
-        return entry.get("value")
+        return entry.get("value"), max(0.0, now - float(entry["stored"]))
 
     def set(self, key: str, value: Any, ttl: float) -> None:
         """Store ``value`` (JSON-compatible data) for ``ttl`` seconds."""

@@ -166,6 +166,9 @@ class Evidence:
     sources: list[str] = field(default_factory=list)
     #: Notices about the matched work found with a separate look-up (``filter=updates:``).
     notices: list[Update] = field(default_factory=list)
+    #: DOIs of records read from the cache after the notices they carry outlived their
+    #: lifetime (``Lookup.notices_stale``): their notices are asked again.
+    stale_notices: set[str] = field(default_factory=set)
     #: The venue of the matched work according to each index consulted (dblp, OpenAlex,
     #: Semantic Scholar, arXiv), gathered when no publisher's record settles it.
     venue_opinions: list[VenueOpinion] = field(default_factory=list)

@@ -150,6 +150,10 @@ class Lookup:
     records: tuple[WorkRecord, ...] = ()
     reason: str | None = None  # why FAILED (shown to users as the cause of 'unverified')
     from_cache: bool = False
+    #: Read from the cache after the notices its records carry (Crossref's ``updated-by``)
+    #: outlived their own lifetime (a day, the records' a month): whether the work was
+    #: retracted since is asked again (``notices``).
+    notices_stale: bool = field(default=False, compare=False)
 
     @classmethod
     def found(cls, source: str, records: tuple[WorkRecord, ...] | list[WorkRecord]) -> Lookup:
@@ -321,7 +325,9 @@ def lookup_to_dict(lookup: Lookup) -> dict[str, object]:
     }
 
 
-def lookup_from_dict(data: dict[str, object], *, from_cache: bool = False) -> Lookup:
+def lookup_from_dict(
+    data: dict[str, object], *, from_cache: bool = False, notices_stale: bool = False
+) -> Lookup:
     """Rebuild a :class:`Lookup` from :func:`lookup_to_dict` output; raises
     :class:`ValueError` when any part of it is of the wrong type."""
     records = tuple(record_from_dict(r) for r in _items(data.get("records"), "records"))  # type: ignore[arg-type]
@@ -331,4 +337,5 @@ def lookup_from_dict(data: dict[str, object], *, from_cache: bool = False) -> Lo
         records,
         reason=_optional_text(data.get("reason"), "reason"),
         from_cache=from_cache,
+        notices_stale=notices_stale,
     )

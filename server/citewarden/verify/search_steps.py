@@ -263,35 +263,57 @@ class SearchSteps(SourceCalls):
 
     async def _notices(self, ev: Evidence) -> None:
         """Crossref notices (``filter=updates:{doi}``) for a work matched through a source
-        whose record does not carry Crossref's ``updated-by`` (a Crossref record does)."""
+        whose record does not carry Crossref's ``updated-by``, and for a Crossref record read
+        from the cache after its ``updated-by`` outlived the notices' lifetime (a day: the
+        record itself is kept a month), so that a retraction is seen within a day."""
         cmp = ev.id_comparison if ev.id_comparison and ev.id_comparison.title_ok else None
         cmp = cmp or ev.candidate
-        if cmp is None or not cmp.record.doi or cmp.record.source in NOTICE_CARRIERS:
+        rec = cmp.record if cmp is not None else None
+        doi = rec.doi if rec is not None else None
+        if rec is None or not doi or doi.startswith("10.48550/"):
             return
-        if cmp.record.doi.startswith("10.48550/") or cmp.record.updates:
+        if rec.source in NOTICE_CARRIERS:
+            if doi in ev.stale_notices and not self._offline("crossref"):
+                await self._asked_notices(ev, doi)
             return
-        own = await self._crossref_record(cmp.record.doi)
+        if rec.updates:
+            return
+        own = await self._crossref_record(doi)
         if own is not None:
-            # Crossref's own record of the DOI is at hand (the plan's batch, another entry's
-            # identifier, the cache): its ``updated-by`` lists the notices about the work,
-            # which is what ``filter=updates:`` would answer
+            # Crossref's own record of the DOI is at hand and recent (the plan's batch,
+            # another entry's identifier, the cache within a day): its ``updated-by``
+            # lists the notices about the work, which is what ``filter=updates:`` answers
             ev.sources.append("crossref")
             ev.notices += [u for u in own.updates if u.kind is not UpdateKind.OTHER]
             return
-        lookup = await self._call(ev, "crossref", "notices", cmp.record.doi)
+        await self._asked_notices(ev, doi)
+
+    async def _asked_notices(self, ev: Evidence, doi: str) -> None:
+        """The notices about ``doi`` from Crossref's ``notices`` look-up (kept a day,
+        coalesced with other entries'), added to ``ev``; a failure is kept as
+        ``ev.notices_failure``: whether the work was retracted is then not known."""
+        lookup = await self._call(ev, "crossref", "notices", doi)
         if lookup is not None and lookup.outcome is Outcome.FAILED:
             ev.notices_failure = Failure.of("crossref", lookup.reason)
         if lookup is None or lookup.outcome is not Outcome.FOUND:
             return
         for notice in lookup.records:
             for u in notice.updates:
-                if u.doi == cmp.record.doi and u.kind is not UpdateKind.OTHER:
+                if u.doi == doi and u.kind is not UpdateKind.OTHER:
                     ev.notices.append(Update(u.kind, notice.doi, u.date, u.label))
 
+    def _offline(self, name: str) -> bool:
+        """Whether source ``name`` answers from the cache only (its notices are then those
+        the cache holds, however old)."""
+        return bool(getattr(self.sources.get(name), "offline", False))
+
     async def _crossref_record(self, doi: str) -> WorkRecord | None:
-        """Crossref's record of ``doi`` when it is at hand (no request), not a notice."""
+        """Crossref's record of ``doi`` when it is at hand (no request) and its notices are
+        recent (not read from the cache past their lifetime), not a notice."""
         at_hand = await self._at_hand("crossref", "by_doi", doi)
         if at_hand is None or at_hand.outcome is not Outcome.FOUND:
+            return None
+        if at_hand.notices_stale and not self._offline("crossref"):
             return None
         own = [r for r in at_hand.records if r.doi == doi and not r.is_notice]
         return own[0] if own else None

@@ -152,6 +152,8 @@ class SourceCalls:
         ev.sources.append(name)
         if lookup.outcome is Outcome.FAILED:
             ev.fail(name, lookup.reason)
+        elif lookup.notices_stale:
+            ev.stale_notices.update(r.doi for r in lookup.records if r.doi)
         return lookup
 
 

@@ -1,7 +1,9 @@
 """CachedSource: any source behind the persistent cache, so the engine stays cache-agnostic.
 
 FOUND answers are kept ~30 days, NOT_FOUND ~1 day, notices (retraction status) ~1 day;
-FAILED answers are never stored.  Keys hold the source's address (:func:`key_space`), so
+FAILED answers are never stored.  An answer read back more than a day after it was stored
+is marked ``notices_stale``: the notices its records carry (Crossref's ``updated-by``) are
+older than their lifetime, and the engine asks the ``notices`` look-up for them again.  Keys hold the source's address (:func:`key_space`), so
 answers from one base URL never serve another.  In offline mode nothing reaches the inner source: a cache
 miss is ``Lookup.failed(name, "offline: not in cache")``.
 """
@@ -185,13 +187,21 @@ class CachedSource:
         """The cached answer of a single look-up without asking the source (offline: a miss
         is the offline failure); None when the source would have to be asked."""
         if self.cache is not None:
-            hit = self.cache.get(self.key(method, arg))
-            if isinstance(hit, dict):
-                try:
-                    return lookup_from_dict(hit, from_cache=True)
-                except (KeyError, TypeError, ValueError):
-                    pass  # an unreadable entry is a miss
+            hit = self._read(self.key(method, arg))
+            if hit is not None:
+                return hit
         return Lookup.failed(self.name, OFFLINE_MISS) if self.offline else None
+
+    def _read(self, key: str) -> Lookup | None:
+        """The answer kept under ``key`` (None when absent, expired or unreadable), marked
+        ``notices_stale`` when it was stored longer ago than notices live."""
+        aged = self.cache.get_aged(key) if self.cache is not None else None
+        if aged is None or not isinstance(aged[0], dict):
+            return None
+        try:
+            return lookup_from_dict(aged[0], from_cache=True, notices_stale=aged[1] >= TTL_NOTICES)
+        except (KeyError, TypeError, ValueError):
+            return None  # an unreadable entry is a miss
 
     async def _batched(
         self, single: str, batch: Callable[[list[str]], Awaitable[dict[str, Lookup]]], ids: Any
@@ -206,13 +216,10 @@ class CachedSource:
             norm = _norm_arg(single, raw)
             if norm in out or norm in asked:
                 continue
-            hit = self.cache.get(self._key(single, norm)) if self.cache else None
-            if isinstance(hit, dict):
-                try:
-                    out[norm] = lookup_from_dict(hit, from_cache=True)
-                    continue
-                except (KeyError, TypeError, ValueError):
-                    pass  # an unreadable entry is a miss
+            hit = self._read(self._key(single, norm))
+            if hit is not None:
+                out[norm] = hit
+                continue
             if self.offline:
                 out[norm] = Lookup.failed(self.name, OFFLINE_MISS)
             else:
