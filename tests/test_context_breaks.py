@@ -507,3 +507,15 @@ def test_latex_brackets_and_escaped_braces_are_text(text: str, shown: str) -> No
     """LaTeX typesets a bracket of the text and ``\\{``: the sentence shows them, where
     ``[0, 1]`` read ``0, 1``; an item's label is read without its brackets."""
     assert sentence(text) == shown
+
+
+def test_nested_list_items_and_task_boxes_in_markdown() -> None:
+    """A nested item (indented four spaces under its parent) is a sentence of its own, where
+    the parent's and its nested items' text were read as one; a task's box is no text."""
+    text = "- Item one [@a]\n    - Nested item [@b]\n    - Another nested [@c]\n- Item two [@d]\n"
+    got = {k: s.text if s else "" for k, s in sentences(text, markdown=True).items()}
+    assert got == {"a": "Item one", "b": "Nested item", "c": "Another nested", "d": "Item two"}
+    assert sentence("- [ ] A task [@a]\n- [x] Done [@b]\n", markdown=True) == "A task"
+    # a paragraph's line that starts like an item is no item (pandoc)
+    text = "Some paragraph text\n- not a list [@a] in pandoc\n"
+    assert sentence(text, markdown=True) == "Some paragraph text - not a list in pandoc"

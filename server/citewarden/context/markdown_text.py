@@ -239,6 +239,7 @@ def markdown_plain(text: str) -> str:
     """The words of a masked stretch of Markdown (white space not yet collapsed), hidden
     punctuation still hidden (:func:`shown`)."""
     text = _NOTE_MARK.sub(" ", text) if "[^" in text else text
+    text = _TASK.sub(" ", text, count=1) if "[" in text else text
     text = _ATTRIBUTES.sub(" ", text) if "{" in text else text
     if "~" in text or "^" in text:
         text = _SCRIPTS.sub(lambda m: m.group(m.lastindex or 0), text)
@@ -270,10 +271,14 @@ _BREAK = re.compile(
 )
 _HEADING = re.compile(r"^(?P<mark>[ \t]{0,3}#{1,6}(?:[ \t]+|(?=\r?$)))[^\n]*$", re.M)
 _ROW = re.compile(r"^[^\n|]*\|[^\n]*$", re.M)
+#: a block quote's, a list item's (nested ones indented deeper) or a definition's marker
 _BLOCK = re.compile(
-    r"^[ \t]{0,3}(?:(?P<quote>>)|(?:[-*+]|\d{1,9}[.)])(?=[ \t]|\r?$)|(?P<definition>[:~])(?=[ \t]))",
+    r"^(?:[ \t]{0,3}(?P<quote>>)|[ \t]*(?:[-*+]|\d{1,9}[.)])(?=[ \t]|\r?$)"
+    r"|[ \t]{0,3}(?P<definition>[:~])(?=[ \t]))",
     re.M,
 )
+#: a task list item's box (``- [ ] to do``, ``- [x] done``)
+_TASK = re.compile(r"\A\s*\[[ xX]\](?=\s)")
 _DEFINITION_LINE = re.compile(r"[ \t]{0,3}[:~][ \t]")
 _ITEM_LINE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)|[ \t]{2,}\S)|[ \t]{4}")
 _QUOTE_LINE = re.compile(r"[ \t]{0,3}>")
