@@ -79,3 +79,26 @@ def test_a_star_of_a_multibib_list_cites_the_lists_entries(tmp_path: Path, comma
     ours = citewarden_answer([main])
     assert tools.unused == {"b", "c"}
     assert (sorted(ours.dangling), sorted(ours.orphans)) == (sorted(tools.dangling), ["b", "c"])
+
+
+@pytest.mark.parametrize("body", ["\\cite{a}\\nocite*{b}\n", "\\cite{a}\\cite{*}\n"])
+def test_a_star_in_a_chapter_is_read_as_the_roots_biblatex_reads_it(
+    tmp_path: Path, body: str
+) -> None:
+    """A chapter that loads nothing reads a star as the root's packages do: biblatex's
+    ``\\nocite`` has no star, and its ``\\cite{*}`` is an undefined '*' too."""
+    _require_tools()
+    main = tmp_path / "main.tex"
+    main.write_text(
+        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n"
+        f"\\begin{{document}}\n\\input{{ch}}\n{BIBER}\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "ch.tex").write_text(body, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    tools = run_latex(tmp_path, "main.tex", "biber")
+    ours = citewarden_answer([main])
+    assert (sorted(ours.dangling), sorted(ours.orphans)) == (
+        sorted(tools.dangling),
+        sorted(tools.unused),
+    )

@@ -896,11 +896,17 @@ class ProjectGraph(LinkResolver):
         braced = any(doc.braced_keys for _, _, doc in states) and any(
             doc.key_braces for _, _, doc in states
         )
+        # a star read as every entry (\cite{*}, \nocite*{f}) in a project that loads biblatex
+        # or bibunits, whose files read it otherwise
+        starred = any(doc.nocite_all_at for _, _, doc in states) and any(
+            doc.key_braces == "biblatex" or doc.bibunits for _, _, doc in states
+        )
         files = [name for _, _, doc in states for name in doc.style_files]
         reading = read_styles(files, style_dirs) if files else None
         from_styles = reading.macros if reading is not None else ()
         if (
             not braced
+            and not starred
             and not from_styles
             and all(st.context is None and not _defines_for_others(doc) for _, st, doc in states)
         ):

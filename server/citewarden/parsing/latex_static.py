@@ -925,6 +925,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
 
 #: ``\\cite`` with an optional argument or a star, ``\\nocite`` with a star
 _CITE_OPTION = re.compile(r"\\(?:no)?cite\s*[\[*]")
+_NOCITE_STAR = re.compile(r"\\nocite\s*\*")
 
 
 def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bool:
@@ -943,6 +944,10 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # a character another file makes short verbatim
     if context.plain_cite and _CITE_OPTION.search(text):
         return True  # LaTeX's own \\cite may read a second option's "[" or a star as its key
+    if (context.bibunits or context.key_braces == "biblatex") and _NOCITE_STAR.search(text):
+        return True  # bibunits' \\nocite* reads keys, biblatex's \\nocite has no star
+    if context.key_braces == "biblatex" != doc.key_braces and doc.nocite_all_at:
+        return True  # biblatex warns of \\cite{*}: the citation of '*' is kept
     if context.resource_labels and "refsection" in text:
         own = dict(doc.resource_labels)
         if any(label in text for label, _ in context.resource_labels if label not in own):
