@@ -260,3 +260,41 @@ def test_memory_running_out_while_parsing_is_the_same_error(
     assert (code, out) == (2, "")
     assert err.startswith("citewarden: error: ran out of memory while reading refs.bib;")
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "command", [["check", "doc.tex", "--no-verify"], ["add", "--bib", "r.bib", "10.1/x"]]
+)
+def test_a_working_directory_removed_meanwhile_is_an_error_not_a_traceback(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """A shell left in a folder that was then removed: Path.cwd() raised and the command
+    ended in a traceback with exit status 1, as if the check had found errors."""
+    import os
+    import subprocess
+    import sys
+
+    from cli_process import ROOT
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys; os.rmdir(os.getcwd()); "
+            "from citewarden.cli import main; sys.exit(main(sys.argv[1:]))",
+            *command,
+        ],
+        cwd=gone,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "citewarden: error: the working directory cannot be found (No such file or directory);"
+        " cd to the project first\n"
+    )

@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import json
 import logging
+import os
 import stat
 import sys
 import traceback
@@ -175,6 +176,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
+def _lost_working_directory() -> str | None:
+    """Why the working directory cannot be had (removed since the shell entered it), or
+    None: relative paths, the settings and the report's names all start from it."""
+    try:
+        os.getcwd()
+    except OSError as exc:
+        return f"the working directory cannot be found ({exc.strerror}); cd to the project first"
+    return None
+
+
 #: Modules whose local ``path`` is the file they read.
 _READERS = ("citewarden.files", "citewarden.project", "citewarden.parsing")
 
@@ -216,6 +227,9 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as exc:
         return EXIT_CLEAN if exc.code in (0, None) else EXIT_USAGE
+    if args.command in ("check", "add") and (lost := _lost_working_directory()) is not None:
+        print(f"citewarden: error: {lost}", file=sys.stderr)
+        return EXIT_USAGE
     if args.command == "check":
         try:
             return run_check(args)
@@ -255,6 +269,7 @@ def _cache(action: str) -> int:
     except ImportError as exc:
         print(f"citewarden: error: the cache is not available: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from citewarden.verify.shared_rate import RATE_DIR, SharedRate
     from citewarden.verify.sources import snapshot
 
     try:
@@ -268,6 +283,7 @@ def _cache(action: str) -> int:
             elif action == "clear":
                 print(f"removed {store.clear()} cache entries")
                 _said_indexes("removed", snapshot.clear_indexes(indexes))
+                _said_pauses(SharedRate(store.directory / RATE_DIR).lift_pauses())
             else:
                 print(f"pruned {store.prune()} expired cache entries")
                 _said_indexes("pruned", snapshot.prune_indexes(indexes))
@@ -281,6 +297,12 @@ def _said_indexes(done: str, count: int) -> None:
     """The line of ``cache clear|prune`` on snapshot indexes, when there were any."""
     if count:
         print(f"{done} {count} snapshot index{'es' if count != 1 else ''}")
+
+
+def _said_pauses(count: int) -> None:
+    """The line of ``cache clear`` on the services' pauses it lifted, when there were any."""
+    if count:
+        print(f"lifted {count} pause{'s' if count != 1 else ''} a service asked for (Retry-After)")
 
 
 # ----------------------------------------------------------------------------------------
