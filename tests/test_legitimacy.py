@@ -73,6 +73,22 @@ def test_issn_checksum() -> None:
     assert not issn_ok("2278-3785") and not issn_ok("12345") and not issn_ok("2394-708Y")
 
 
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("2394-708x", ("2394708X",)),
+        ("2394708X", ("2394708X",)),
+        ("2394\u2010708X", ("2394708X",)),  # a Unicode hyphen, as copied from a web page
+        ("2394\u2013708X (print), 2278 3784 (online)", ("2394708X", "22783784")),
+        ("2278-37841", ()),  # a digit too many: no ISSN, not its first eight digits
+        ("978-0-12-345678-9", ()),
+    ],
+)
+def test_the_entrys_issns_as_written(written: str, read: tuple[str, ...]) -> None:
+    entry = normalize_entry(make_entry("k", "article", {"title": "T", "issn": written}))
+    assert entry.issn == read
+
+
 def test_doaj_and_pubmed_journal_is_indexed() -> None:
     rec = record("peneira_work_gh.2014.294.json")
     info, issue = assess(normalize_entry(article(rec)), [rec])
@@ -137,7 +153,7 @@ def test_unindexed_journal_when_a_source_says_not_in_scopus() -> None:
     assert venue_kind(preprint, [rec]) == "preprint" and assess(preprint, [rec])[1] is None
 
 
-def test_a_magazine_or_newspaper_article_is_not_judged_as_a_journals() -> None:
+def test_a_magazine_or_newspaper_article_is_not_judged_as_a_journals_article() -> None:
     """biblatex's ``entrysubtype = {magazine}`` / ``{newspaper}`` on an ``@article`` and
     CSL's ``article-magazine`` / ``article-newspaper`` (read as BibTeX ``article``) are grey
     literature: the unindexed record's venue gets no venue-unindexed for them."""

@@ -304,7 +304,7 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
 
     issn_raw = entry.get("issn") or ""
     issn = tuple(
-        m.group(0).replace("-", "").upper() for m in re.finditer(r"\d{4}-?\d{3}[\dXx]", issn_raw)
+        m.group(1) + m.group(2).upper() for m in _ISSN.finditer(issn_raw.replace("\u00a0", " "))
     )
 
     volume = field_text(entry, "volume")
@@ -335,6 +335,10 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
         periodical=_periodical(entry),
     )
 
+
+#: An ISSN as written: its halves joined by a hyphen, any dash (``0028‐0836``, ``0028–0836``),
+#: a space or nothing, and no digit on either side (``1476-46871`` is no ISSN).
+_ISSN = re.compile(r"(?<![\dXx])(\d{4})[-\u2010-\u2015 ]?(\d{3}[\dXx])(?![\dXx])")
 
 #: CSL item types of articles in a periodical that is no journal.
 _CSL_PERIODICALS = {"article-magazine": "magazine", "article-newspaper": "newspaper"}
