@@ -243,6 +243,7 @@ def build_verifier(
     """
     from citewarden.cache import Cache
     from citewarden.verify.config import resolve_config
+    from citewarden.verify.shared_rate import RATE_DIR
     from citewarden.verify.sources.registry import build_sources, make_http
 
     config = resolve_config(settings.verify)
@@ -256,7 +257,8 @@ def build_verifier(
     if cache is not None and cache.notice:
         notices.append(cache.notice)
     # request rates are shared with other processes through the cache directory
-    http = make_http(config, shared_dir=cache.directory / "rate" if cache is not None else None)
+    shared_dir = cache.directory / RATE_DIR if cache is not None else None
+    http = make_http(config, shared_dir=shared_dir)
     sources = build_sources(
         config,
         http,

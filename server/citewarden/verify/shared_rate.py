@@ -34,6 +34,8 @@ except ImportError:  # pragma: no cover - Windows
 
 log = logging.getLogger("citewarden.http")
 
+#: The folder of the cache directory that holds the shared state files.
+RATE_DIR = "rate"
 #: A reservation never looks further ahead than this (a corrupt or hostile state file
 #: cannot stall a process for longer).
 MAX_AHEAD = 24 * 3600.0
@@ -187,6 +189,26 @@ class SharedRate(SharedDirectory):
         now = self._clock()
         with self._state(host) as state:
             return max(0.0, self._pause_of(state, family, now) - now)
+
+    def lift_pauses(self) -> int:
+        """End every pause held in the directory (``Retry-After``, by any process), under
+        each file's lock; lane spacing and advertised limits stay.  -> how many services
+        were paused."""
+        if not self._shared:
+            return 0
+        now = self._clock()
+        lifted = 0
+        for path in sorted(self.directory.glob("*.json")):
+            if path.is_symlink() or not path.is_file():
+                continue  # never opened (open_shared refuses it: sharing would end)
+            host = path.name.removesuffix(".json")
+            if _file_name(host) != path.name:
+                continue  # not a file of this module's
+            with self._state(host) as state:
+                paused = state.pop("paused", None)
+                if isinstance(paused, dict):
+                    lifted += sum(self._number(v, now) > now for v in paused.values())
+        return lifted
 
 
 def _time(value: Any) -> bool:
