@@ -66,6 +66,9 @@ CASES = [
     # "[^a b]:", a label with white space after "^", is a link reference definition's in
     # pandoc 3, a paragraph's text in pandoc 2
     "Text [^x y] more.\n\n[^x y]: note @a\n    @b more\n\n> [^x y]:\n>   u @c\n",
+    # a note's marker in a link reference definition's destination is one of its words;
+    # "[^a b]", a label in pandoc 3, ends the destination there (the line is a paragraph's)
+    "[x]: @a1. [^2] z\n\n[y]: u [^a b] @a2\n\n[z]: u [^3]\n",
     # "@" is a letter of a raw TeX command's name in pandoc 2; pandoc 3 ends the name before
     # it, and the "@" starts a citation unless the command takes it as its argument
     "\\foo@a and x\\bar@b, \\fooé@c, \\foo\\baz@d.\n\n"

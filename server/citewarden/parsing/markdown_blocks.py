@@ -108,27 +108,35 @@ _REF_SPNL = r"[ \t]*+(?:\r?\n[ \t]*+)?+"
 _REF_TITLE = r"(?:\"[^\"\n]*+\"|'[^'\n]*+'|\([^()\n]*+\))"
 #: an attribute set ``{#id .class key="value"}`` (pandoc's ``link_attributes``)
 _REF_ATTRIBUTES = r"\{" + _REF_SPNL + r"(?:" + _ATTRIBUTE + _REF_SPNL + r")*+\}"
-#: a word of a destination: no title, no bracketed text, no attribute set (which end the
-#: destination)
-_REF_WORD = r"(?!" + _REF_TITLE + r"|\[[^\]\n]*+\]|" + _REF_ATTRIBUTES + r")\S++"
-#: what follows a link reference definition's ``[label]:``: its destination (``<...>``, or
-#: words on one line), a title (``"..."``, ``'...'``, ``(...)``), an attribute set, each
-#: may start on the next line, and nothing else up to the end of the line (else the line
-#: is a paragraph's)
-_REFERENCE_TAIL = re.compile(
-    _REF_SPNL
-    + r"(?!\[)(?:<[^<>\n]*+>|"
-    + _REF_WORD
-    + r"(?:[ \t]++"
-    + _REF_WORD
-    + r")*+)?+(?:"
-    + _REF_SPNL
-    + _REF_TITLE
-    + r")?+(?:"
-    + _REF_SPNL
-    + _REF_ATTRIBUTES
-    + r")?+[ \t]*+(?=\r?\n|\Z)"
-)
+
+
+def _reference_tail(label: str) -> re.Pattern[str]:
+    """What follows a link reference definition's ``[label]:``: its destination
+    (``<...>``, or words on one line, up to a title, an attribute set or a ``label``,
+    bracketed text that is a link's label), a title (``"..."``, ``'...'``, ``(...)``), an
+    attribute set, each may start on the next line, and nothing else up to the end of the
+    line (else the line is a paragraph's)."""
+    word = r"(?!" + _REF_TITLE + r"|" + label + r"|" + _REF_ATTRIBUTES + r")\S++"
+    return re.compile(
+        _REF_SPNL
+        + r"(?!\[)(?:<[^<>\n]*+>|"
+        + word
+        + r"(?:[ \t]++"
+        + word
+        + r")*+)?+(?:"
+        + _REF_SPNL
+        + _REF_TITLE
+        + r")?+(?:"
+        + _REF_SPNL
+        + _REF_ATTRIBUTES
+        + r")?+[ \t]*+(?=\r?\n|\Z)"
+    )
+
+
+#: pandoc 3: a note's marker (``[^1]``) is no label, ``[^a b]`` is one; pandoc 2: no
+#: bracketed text starting with ``^`` is one
+_REFERENCE_TAIL = _reference_tail(r"(?!\[\^[^\]\s]++\])\[[^\]\n]*+\]")
+_REFERENCE_TAIL_2 = _reference_tail(r"\[(?!\^)[^\]\n]*+\]")
 #: a line and a definition's marker on the next line, or after a blank line: the line is
 #: a term
 _TERM = re.compile(r"[^\n]*+\n(?:[ \t]*+\n)?+ {0,3}[:~][ \t]")
@@ -586,7 +594,8 @@ class _Reader:
             self.dialect.caret_references and any(c.isspace() for c in label)
         ):
             return -1
-        tail = _REFERENCE_TAIL.match(self.text, pos + close + 2)
+        tails = _REFERENCE_TAIL if self.dialect.caret_references else _REFERENCE_TAIL_2
+        tail = tails.match(self.text, pos + close + 2)
         if tail is None or _cites_as_group(label) or self._term(pos):
             return -1
         if self._underlined(_line_start_after(self.text, pos)):
