@@ -518,6 +518,28 @@ def test_a_diff_to_a_closed_standard_output_is_an_error_not_a_traceback(
     assert (verified_project / "refs.bib").read_bytes() == BIB.encode()
 
 
+def test_fix_with_standard_error_closed_fixes_and_keeps_its_exit_status(
+    verified_project: Path,
+) -> None:
+    """Started with standard error closed (2>&-), --fix wrote the file, then its first line
+    to standard error ended the run in a traceback (exit status 1), and the text summary
+    went to standard output after the report."""
+    done = subprocess.run(
+        [sys.executable, "-m", "citewarden", "check", "refs.bib", *VERIFY, "--fix"],
+        cwd=verified_project,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: os.close(2),
+    )
+    assert done.returncode == 0  # the mismatches are warnings
+    assert (verified_project / "refs.bib").read_bytes() == FIXED
+    assert done.stdout.splitlines()[-1].startswith("refs.bib:19:11: warning volume-mismatch")
+
+
 def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
