@@ -278,6 +278,7 @@ ENCODINGS = {
     "commented bibencoding": ("% \\ExecuteBibliographyOptions{bibencoding=latin1}\n", LATIN1),
     "a latin-1 byte in a comment": ("", b"@misc{a, title={A}}\n% caf\xe9\n@misc{b, title={B}}\n"),
     "utf-8": ("", "@misc{a, title={A}}\n@misc{b, title={Caf\u00e9}}\n".encode()),
+    "utf-32": ("", "@misc{a, title={A}}\n@misc{b, title={B}}\n".encode("utf-32")),
 }
 
 

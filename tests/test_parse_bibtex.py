@@ -3,6 +3,7 @@ with bibtexparser 2 on real files, and incremental re-parsing."""
 
 from __future__ import annotations
 
+import codecs
 import copy
 import dataclasses
 import gc
@@ -520,6 +521,23 @@ def test_utf16_without_a_byte_order_mark_is_read_as_utf16(codec: str) -> None:
     ]
     bib = parse(text)
     assert [e.key for e in bib.entries] == ["k", "k2"]
+    assert bib.entries[0].fields[0].value == "Gödel 漢字"
+
+
+@pytest.mark.parametrize("codec", ["utf-32", "utf-32-be"])
+def test_utf32_after_its_mark_is_read_as_utf32(codec: str) -> None:
+    """UTF-32's mark begins with UTF-16's: the file was read as UTF-16, a NUL between
+    every two characters, and defined no entry."""
+    data = "@misc{k, title={Gödel 漢字}}\n".encode(codec)
+    if codec == "utf-32-be":
+        data = codecs.BOM_UTF32_BE + data
+    text, problems = decode_bytes(PATH, data)
+    assert [p.message for p in problems] == [
+        "file is encoded in UTF-32; BibTeX and LaTeX expect UTF-8 (read as UTF-32)"
+    ]
+    assert [p.data["encoding"] for p in problems] == ["utf-32"]
+    bib = parse(text)
+    assert [e.key for e in bib.entries] == ["k"]
     assert bib.entries[0].fields[0].value == "Gödel 漢字"
 
 

@@ -29,6 +29,7 @@ from citewarden.parsing.bibtex_recovery import (
     differs_at,
     reach_back,
 )
+from citewarden.parsing.encoding import NOT_UTF8
 from citewarden.parsing.pandoc_syntax import (
     PANDOC_2,
     PandocDialect,
@@ -281,7 +282,7 @@ def biber_undecodable(ws: Workspace, project: Project, path: Path) -> bool:
     UTF-8 (or is UTF-16) and no document of the project names another encoding for it
     (biblatex's ``bibencoding=``, or inputenc's option, which its default ``auto`` takes)."""
     if reader(project) != "biber" or not any(
-        p.code is Code.FILE_ENCODING and p.data.get("encoding") in ("cp1252", "utf-16")
+        p.code is Code.FILE_ENCODING and p.data.get("encoding") in NOT_UTF8
         for p in ws.read_problems(path)
     ):
         return False

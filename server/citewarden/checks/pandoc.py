@@ -32,6 +32,7 @@ from citewarden.model import (
     Severity,
     quoted,
 )
+from citewarden.parsing.encoding import NOT_UTF8
 from citewarden.parsing.pandoc_syntax import (
     PANDOC_2,
     PandocDialect,
@@ -140,9 +141,7 @@ def pandoc_encoding(
     """``findings``, the ``file-encoding`` ones of a bibliography a Markdown project reads
     that is not UTF-8 saying that pandoc stops at it."""
     code = Code.FILE_ENCODING
-    wrong = [
-        f for f in findings if f.code is code and f.data.get("encoding") in ("cp1252", "utf-16")
-    ]
+    wrong = [f for f in findings if f.code is code and f.data.get("encoding") in NOT_UTF8]
     if not wrong:
         return findings
     read_by_pandoc: dict[Path, PandocDialect] = {}

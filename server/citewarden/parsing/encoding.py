@@ -3,7 +3,7 @@
 Files should be UTF-8.  Anything else is still read, never refused:
 
 * a UTF-8 byte-order mark is dropped (offsets then count from the first real character);
-* a UTF-16 file (recognised by its byte-order mark) is decoded and reported;
+* a UTF-16 or UTF-32 file (recognised by its byte-order mark) is decoded and reported;
 * bytes that are not valid UTF-8 are decoded one by one as Windows-1252 (Latin-1 for the five
   bytes cp1252 leaves undefined), so a Latin-1 file, or a UTF-8 file with a few stray Latin-1
   bytes, reads as its author meant it; one finding points at the first bad byte;
@@ -23,6 +23,12 @@ from citewarden.model import Code, Finding, Location, Span
 from citewarden.text import count_line_breaks, line_start_before
 
 _BOM_UTF8 = codecs.BOM_UTF8
+# UTF-32's marks begin with UTF-16's (FF FE 00 00), so they are looked for first.
+_BOM_UTF32 = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+
+NOT_UTF8 = frozenset({"cp1252", "utf-16", "utf-32"})
+"""The ``encoding`` a ``file-encoding`` finding names when the file is not UTF-8 at all,
+which biber (without a declared encoding) and pandoc cannot read."""
 _MAX_NUL_FINDINGS = 20
 
 
@@ -104,7 +110,18 @@ def decode_bytes(path: Path, data: bytes) -> tuple[str, list[Finding]]:
         skipped = len(_BOM_UTF8)
     with_bom = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
     utf16 = None if with_bom else _utf16_without_bom(data)
-    if with_bom or utf16 is not None:
+    if data.startswith(_BOM_UTF32):
+        text = data.decode("utf-32", errors="replace")
+        findings.append(
+            _finding(
+                path,
+                0,
+                min(1, len(text)),
+                "file is encoded in UTF-32; BibTeX and LaTeX expect UTF-8 (read as UTF-32)",
+                encoding="utf-32",
+            )
+        )
+    elif with_bom or utf16 is not None:
         text = data.decode(utf16 or "utf-16", errors="replace")
         how = "" if utf16 is None else f" ({utf16[-2:].upper()}, no byte order mark)"
         findings.append(
