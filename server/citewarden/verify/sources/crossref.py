@@ -7,6 +7,7 @@ Also home of :func:`work_from_csl`, the converter for Crossref work messages and
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -34,6 +35,9 @@ from citewarden.verify.sources._common import (
 from citewarden.verify.sources.journals import journal_from_crossref
 from citewarden.verify.sources.missing import CROSSREF
 from citewarden.verify.sources.venue_search import MAX_HITS, crossref_venues
+
+#: Reads one item of a ``/works`` page (the item, the source name) into a record.
+Convert = Callable[[Any, str], WorkRecord | None]
 
 #: DOIs per batched request.
 BATCH = 20
@@ -170,14 +174,7 @@ def work_from_csl(msg: Any, source: str = "crossref") -> WorkRecord | None:
     if work_type in CSL_TYPES:
         work_type = CSL_TYPES[work_type]
     updated_by = _updates(msg.get("updated-by"), target=False)
-    update_to = _updates(msg.get("update-to"), target=True)
-    # A record is a notice when it updates *another* work with a notice-type update
-    # (a "new_version" pointing at itself is not a notice).
-    notice_updates = tuple(
-        u
-        for u, raw in zip(update_to, msg.get("update-to") or [], strict=False)
-        if u.doi != doi and str(raw.get("type", "")).lower() in NOTICE_TYPES
-    )
+    notice_updates = _notice_updates(msg, doi)
     # Updates from other works about this one (a self-referencing "new_version" is not one).
     about_this = tuple(u for u in updated_by if u.doi != doi)
     extra: list[tuple[str, str]] = []
@@ -216,6 +213,49 @@ def work_from_csl(msg: Any, source: str = "crossref") -> WorkRecord | None:
         relevance=float(score) if isinstance(score, int | float) else None,
         extra=tuple(extra),
         abstract=clean_abstract(msg.get("abstract")),
+    )
+
+
+def _notice_updates(msg: dict[str, Any], doi: str | None) -> tuple[Update, ...]:
+    """The updates by which the record ``msg`` (of ``doi``) is a notice: those of its
+    ``update-to`` that update *another* work with a notice type (a "new_version" pointing
+    at itself is not a notice)."""
+    raw_updates = msg.get("update-to")
+    kept = (
+        [raw for raw in raw_updates if isinstance(raw, dict)]
+        if isinstance(raw_updates, list)
+        else []
+    )
+    update_to = _updates(kept, target=True)
+    return tuple(
+        u
+        for u, raw in zip(update_to, kept, strict=False)
+        if u.doi != doi and str(raw.get("type", "")).lower() in NOTICE_TYPES
+    )
+
+
+def notice_from_csl(msg: Any, source: str = "crossref") -> WorkRecord | None:
+    """A record of an answer to a notices look-up (``filter=updates:``): the work's
+    record, or for a notice deposited without a title, a record with an empty title, as a
+    notice is known by what it updates (``update-to``: the work, the kind, the date), not
+    by its title.  None for an untitled item that is no notice."""
+    record = work_from_csl(msg, source)
+    if record is not None or not isinstance(msg, dict):
+        return record
+    doi = normalize_doi(msg.get("DOI"))
+    updates = _notice_updates(msg, doi)
+    if not updates:
+        return None
+    work_type = clean_text(msg.get("type")) or None
+    return WorkRecord(
+        source=source,
+        title="",
+        doi=doi,
+        year=_year(msg),
+        work_type=CSL_TYPES.get(work_type, work_type) if work_type else None,
+        record_id=doi,
+        updates=updates,
+        is_notice=True,
     )
 
 
@@ -333,7 +373,7 @@ class CrossrefSource:
         (``filter=updates:{doi}``).  FOUND records are the notices (``is_notice``)."""
         doi = clean_doi(doi)
         params = self._params(filter=f"updates:{doi}", rows="20")
-        return await self._list(params)
+        return await self._list(params, convert=notice_from_csl)
 
     async def notices_many(self, dois: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """:meth:`notices` for many DOIs, ``BATCH`` a request (``filter=updates:a,updates:b``:
@@ -350,7 +390,7 @@ class CrossrefSource:
             params = self._params(
                 filter=",".join(f"updates:{d}" for d in chunk), rows=str(NOTICES_ROWS)
             )
-            answer = await self._list(params, complete=True)
+            answer = await self._list(params, complete=True, convert=notice_from_csl)
             for d in chunk:
                 if answer.outcome is Outcome.FAILED:
                     out[d] = answer
@@ -359,13 +399,16 @@ class CrossrefSource:
                 out[d] = Lookup.found(self.name, about)  # NOT_FOUND when none is about it
         return out
 
-    async def _list(self, params: dict[str, str], *, complete: bool = False) -> Lookup:
+    async def _list(
+        self, params: dict[str, str], *, complete: bool = False, convert: Convert | None = None
+    ) -> Lookup:
         """A ``/works`` list; ``complete``: it must hold every match, so it is FAILED when
-        ``total-results`` says there are more than the page holds, or says nothing."""
-        return (await self._page(params, complete=complete))[0]
+        ``total-results`` says there are more than the page holds, or says nothing.
+        ``convert`` reads an item (:func:`work_from_csl` by default)."""
+        return (await self._page(params, complete=complete, convert=convert))[0]
 
     async def _page(
-        self, params: dict[str, str], *, complete: bool = False
+        self, params: dict[str, str], *, complete: bool = False, convert: Convert | None = None
     ) -> tuple[Lookup, frozenset[str], bool]:
         """:meth:`_list`'s answer, the DOIs of every item the page holds, those of items no
         record is made of (no title) included: Crossref holds them, and whether the page
@@ -375,9 +418,10 @@ class CrossrefSource:
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):
             return data, frozenset(), False
-        return self._read_page(data, complete), _item_dois(data), _holds_all(data)
+        return self._read_page(data, complete, convert), _item_dois(data), _holds_all(data)
 
-    def _read_page(self, data: Any, complete: bool) -> Lookup:
+    def _read_page(self, data: Any, complete: bool, convert: Convert | None = None) -> Lookup:
+        read = convert or work_from_csl
 
         def build() -> Lookup:
             message = _message(data, "work-list")
@@ -391,7 +435,7 @@ class CrossrefSource:
                 raise OddAnswer("a page that does not count its results")
             if complete and total is not None and total > len(items):
                 return Lookup.failed(self.name, "answer incomplete: more notices than a page")
-            return works_found(self.name, items, lambda m: work_from_csl(m, self.name))
+            return works_found(self.name, items, lambda m: read(m, self.name))
 
         return guard(self.name, build)
 
