@@ -162,6 +162,8 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a command; its exit status.  Memory running out is an error (status 2) whose
     message names the file being read when the traceback shows one."""
+    if sys.stderr is None:  # started with it closed (2>&-): its lines go nowhere, not to stdout
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the run)
     try:
         return _main(argv)
     except MemoryError as exc:
