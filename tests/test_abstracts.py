@@ -137,3 +137,15 @@ def test_tags_are_dropped_and_comparison_signs_kept() -> None:
     assert clean_abstract("p <0.05 in n = 12; age > 65 <!-- a > b --> years") == (
         "p <0.05 in n = 12; age > 65 years"
     )
+
+
+def test_a_cdata_sections_marks_go_and_its_text_stays() -> None:
+    """Copernicus deposits its abstracts as ``<jats:p><![CDATA[Abstract. ...]]></jats:p>``
+    (corpus crossref/bolognese_decoded, posted_content_copernicus): the marks are no text."""
+    jats = (
+        "<jats:p><![CDATA[Abstract. During the early last glacial termination (17.2–15 ka) "
+        "atmospheric δ13C declined sharply by 0.3–0.4 ‰ as atmospheric pCO2 rose.]]></jats:p>"
+    )
+    text = clean_abstract(jats)
+    assert text is not None and text.startswith("During the early last glacial termination")
+    assert "CDATA" not in text and not text.endswith("]]>")

@@ -18,11 +18,11 @@ MAX_POSITIONS = 5000
 
 #: A JATS, MathML or HTML tag: a name right after ``<`` (or ``</``), then attributes.  A
 #: ``<`` or ``>`` of the text itself is no tag (``CD4 < 200 cells or VL >200``), nor is what
-#: stands between them.
+#: stands between them.  A CDATA section's marks go, its text stays.
 _VALUE = r"(?:\"[^\"<>]{0,1000}\"|'[^'<>]{0,1000}'|[^\s\"'<>=`]{1,200})"
 _TAG = re.compile(
     rf"</?[A-Za-z][\w:.-]{{0,50}}(?:\s+[A-Za-z_:][\w:.-]{{0,50}}(?:\s*=\s*{_VALUE})?){{0,30}}\s*/?>"
-    r"|<!--.{0,300}?-->",
+    r"|<!--.{0,300}?-->|<!\[CDATA\[|\]\]>",
     re.DOTALL,
 )
 _SPACE = re.compile(r"\s+")
