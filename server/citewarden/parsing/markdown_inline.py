@@ -428,6 +428,10 @@ _MAX_ATTRIBUTES = 2_000
 #: :class:`_AttributeSets`).
 _ATTRIBUTE_BUDGET = 1_000_000
 _CONTAINERS = r"(?:[ ]{0,3}>[ ]?|[ ]{0,3}(?:[-+*]|\d{1,9}[.)])[ \t]++)*+"
+#: a rule's line (``* * *``), which starts no list item
+_RULE = re.compile(r"[ ]{0,3}([-*_])(?:[ \t]*+\1){2,}[ \t]*+\r?$", re.M)
+#: what stands before an empty list item's ``*`` on its line
+_ITEM_START = re.compile(_CONTAINERS + r"[ ]{0,3}")
 #: before the attributes on their line: an ATX heading's marker, a div fence
 _ATX_START = re.compile(_CONTAINERS + r"#{1,6}[ \t]")
 _FENCE_START = re.compile(_CONTAINERS + r"[ ]{0,3}:{3,}+[ \t]*+")
@@ -922,6 +926,14 @@ class _Emphasis:
                 self.closed_at = end
             return
         if after and after not in " \t" and (run[0] == "*" or not _after_word(text, start)):
+            line_start = text.rfind("\n", 0, start) + 1
+            if (
+                after in "\r\n"
+                and run == "*"
+                and _ITEM_START.fullmatch(text, line_start, start)
+                and not _RULE.match(text, line_start)
+            ):
+                return  # an empty list item's marker
             self._open.add(run)
 
     def enter(self) -> None:
