@@ -261,6 +261,20 @@ async def test_the_endpoint_is_the_api_base_with_chat_completions_once(
     assert path == "/v1/chat/completions" + query
 
 
+@pytest.mark.parametrize("sentence", ["Adam", "Method A 0.5", "SGD [12]", "Table 3."])
+async def test_a_cell_or_a_label_is_not_sent_to_the_judge(chat: ChatServer, sentence: str) -> None:
+    """A table cell's or a label's text makes no claim: the judge is not asked (an answer
+    "unsupported" would be a warning on a citation that claims nothing)."""
+    chat.answer = completion('{"supported": false, "reason": "The sentence makes no claim."}')
+    judge = Judge(JudgeConfig(chat.url, "local-model", timeout=5.0))
+    try:
+        answer = await judge.ask(sentence, WORK)
+        assert answer.verdict is None and not answer.failed and chat.requests == []
+        assert (await judge.judge(SENTENCE, WORK)) is not None  # a sentence is asked about
+    finally:
+        await judge.aclose()
+
+
 # -- end to end: `citewarden check` with a judge configured in the environment -------------
 
 PAPER = r"""\documentclass{article}

@@ -14,6 +14,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,10 @@ CONCURRENCY = 4
 MAX_FAILURES = CONCURRENCY
 
 log = logging.getLogger("citewarden.verify")
+#: Fewest words of a sentence the judge is asked about: fewer make a table cell, a heading
+#: or a label (``Adam``), no claim a work could support.
+MIN_WORDS = 4
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 SYSTEM = (
     "You check citations in scholarly writing. You are given a sentence from a manuscript "
@@ -188,8 +193,8 @@ class Judge:
     async def ask(self, sentence: str, work: Match) -> JudgeAnswer:
         """The judge's answer on one citation: its verdict (None when it gave none), and
         whether the request failed (no answer came: worth asking again later)."""
-        if not sentence.strip() or not work.title:
-            return JudgeAnswer(None)
+        if len(_WORD.findall(sentence)) < MIN_WORDS or not work.title:
+            return JudgeAnswer(None)  # a cell, a heading, a label: no claim to judge
         headers = {"content-type": "application/json"}
         if self.config.api_key:
             headers["authorization"] = f"Bearer {self.config.api_key}"
