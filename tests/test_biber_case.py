@@ -166,6 +166,11 @@ RUNS: dict[str, tuple[str, str, dict[str, str]]] = {
         "\\input{ch}\n\\cite{y}\n",
         {"ch.tex": "\\newrefsection[a.bib,c.bib]\n\\cite{z}\n\\endrefsection\n"},
     ),
+    "the default resources in the order they are declared": (
+        "\\addbibresource{b.bib}\\addbibresource{a.bib}\\addglobalbib{c.bib}",
+        "\\begin{refsection}[a.bib]\n\\cite{x}\n\\end{refsection}\n\\nocite{*}\n",
+        {},
+    ),
     "every entry in a later section": (
         "\\addbibresource{a.bib}\\addbibresource{b.bib}\\addbibresource{c.bib}",
         "\\begin{refsection}\n\\cite{x}\n\\end{refsection}\n"

@@ -29,7 +29,7 @@ from citewarden.checks.cited import keys_of
 from citewarden.checks.defined import reader
 from citewarden.checks.refsection_flow import refsection_flow
 from citewarden.checks.skipped_text import unread_entries
-from citewarden.checks.units import units_of
+from citewarden.checks.units import resource_order, units_of
 from citewarden.file_state import BibIndex, fold_key
 from citewarden.model import (
     BibFormat,
@@ -161,14 +161,15 @@ def _biber_sections(
             state = regions.at(at)
             resources[number] = None if state is None else state[1][2]
             keys[number] = None
+    declared = resource_order(ws, project, [path for path, _ in files])
     sections: list[tuple[tuple[int, ...], frozenset[str] | None]] = []
     for number in sorted(keys):
         cited = keys[number]
         scope = resources[number]
         if scope is None:
-            order = tuple(n for n, (path, _) in enumerate(files) if units.reads(None, path))
+            order = tuple(n for n in declared if units.reads(None, files[n][0]))
         else:
-            order = tuple(n for n, (path, _) in enumerate(files) if units.reads((), path))
+            order = tuple(n for n in declared if units.reads((), files[n][0]))
             for name in scope:
                 order += tuple(
                     n

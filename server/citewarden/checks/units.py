@@ -244,6 +244,21 @@ def units_of(ws: Workspace, project: Project) -> Units:
     return Units(frozenset(global_), frozenset(plain), own, copies, default, bare, outer, flow)
 
 
+def resource_order(ws: Workspace, project: Project, paths: list[Path]) -> list[int]:
+    """The positions of ``paths`` (bibliographies of ``project``) in the order its documents
+    name them outside refsections (biblatex's default and global resources, as biber reads
+    them), the documents in the project's order; the others after them, in their order."""
+    order: dict[int, None] = {}
+    for _, doc in ws.project_documents(project):
+        for link in doc.links:
+            if link.kind is not LinkKind.BIBLIOGRAPHY or link.command in _UNIT_RESOURCES:
+                continue
+            name = _name(link.target)
+            order.update((n, None) for n, path in enumerate(paths) if _names(path, {name}))
+    order.update((n, None) for n in range(len(paths)))
+    return list(order)
+
+
 def include_sites(
     documents: dict[Path, ParsedDocument], placed: Iterable[tuple[Path, Path, int]]
 ) -> dict[Path, tuple[Path, int]]:
