@@ -172,10 +172,10 @@ def test_html_report_of_a_document_named_in_bytes_that_are_not_utf8(
     cli.main(["check", odd, "--no-verify", "--format", "html", "--output", "r.html"])
     page = (tmp_path / "r.html").read_bytes().decode("utf-8")  # strict: valid UTF-8
     section = page[page.index('<section id="context">') :]
-    assert "<small>m\\xff.tex</small>" in section
+    assert "<small>m\\xff.tex:3</small>" in section
     cli.main(["check", odd, "--no-verify", "--format", "html"])
     shown = capsys.readouterr().out
-    assert "<small>m\\xff.tex</small>" in shown and "\udcff" not in shown
+    assert "<small>m\\xff.tex:3</small>" in shown and "\udcff" not in shown
 
 
 def test_a_report_that_cannot_be_written_keeps_the_earlier_one(tmp_path: Path) -> None:
@@ -189,3 +189,18 @@ def test_a_report_that_cannot_be_written_keeps_the_earlier_one(tmp_path: Path) -
     cli._write("the new report", str(earlier))
     assert earlier.read_text(encoding="utf-8") == "the new report"
     assert [p.name for p in tmp_path.iterdir()] == ["r.html"]  # no temporary file left
+
+
+def test_html_section_names_each_citations_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each row names the file and the line of the citation (as the JSON report does), where
+    it named the file alone: a sentence cannot be found in a long file without it."""
+    project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "main.tex", "--no-verify", "--format", "html", "--output", "r.html"])
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    section = page[page.index('<section id="context">') :]
+    for key, line in (("nm", 3), ("cyb", 4), ("pv", 5)):
+        row = section[section.index(f"<code>{key}</code>") :]
+        assert row[: row.index("</td>")].endswith(f"<small>main.tex:{line}</small>")

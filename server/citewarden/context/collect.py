@@ -16,6 +16,7 @@ from citewarden.context.relevance import FieldCorpus, Work
 from citewarden.context.sentence import CitingSentence, citing_sentences
 from citewarden.model import Citation, Code, Entry, Finding, Location, ParsedDocument, Verdict
 from citewarden.parsing.latex_decode import decode_latex
+from citewarden.text import LineIndex
 
 #: What separates the names of a BibTeX name list (`` and ``).
 _NAMES = re.compile(r"(?<!\s)\s+and\s+")
@@ -39,6 +40,8 @@ class CitationContext:
     judge: Mapping[str, object] | None = None
     #: The source whose record gave ``abstract``.
     abstract_source: str | None = None
+    #: The 1-based line of the citation's key (what the reports show beside the file).
+    line: int | None = None
 
 
 def _plain(value: str | None) -> str:
@@ -121,12 +124,14 @@ def citation_contexts(
     out: list[CitationContext] = []
     for doc, text in documents:
         sentences: Sequence[CitingSentence | None] = citing_sentences(text, doc.citations, doc.kind)
+        lines = LineIndex(text)
         for citation, sentence in zip(doc.citations, sentences, strict=True):
             if sentence is None:
                 continue
+            line = lines.line_of(citation.span.start) + 1
             work = works.get(citation.key)
             if work is None or not (work.title or work.abstract):
-                out.append(CitationContext(doc.path, citation, sentence, None, None))
+                out.append(CitationContext(doc.path, citation, sentence, None, None, line=line))
                 continue
             if corpus is None:
                 corpus = FieldCorpus(w for w in works.values() if w.title or w.abstract)
@@ -143,6 +148,7 @@ def citation_contexts(
                     work.abstract,
                     work.title,
                     abstract_source=source,
+                    line=line,
                 )
             )
     return out

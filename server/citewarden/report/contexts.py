@@ -91,6 +91,7 @@ def context_section(contexts: Sequence[CitationContext], root: Path | None = Non
         if len(abstract) > HTML_ABSTRACT:
             abstract = abstract[:HTML_ABSTRACT].rsplit(" ", 1)[0] + " …"
         work = f"<b>{_esc(c.title or '')}</b>"
+        where = rel_path(c.path, root) + (f":{c.line}" if c.line else "")  # file:line
         if abstract:
             lender = f" <small>(abstract from {_esc(source_label(c.abstract_source))})</small>"
             work += f"<br>{_esc(abstract)}{lender if c.abstract_source else ''}"
@@ -98,7 +99,7 @@ def context_section(contexts: Sequence[CitationContext], root: Path | None = Non
             work += "<br><i>no abstract known</i>"
         rows.append(
             f"<tr><td class='num'>{c.score:.3f}</td><td><code>{_esc(c.citation.key)}</code>"
-            f"<br><small>{_esc(rel_path(c.path, root))}</small></td>"
+            f"<br><small>{_esc(where)}</small></td>"
             f"<td>{_esc(c.sentence.text)}{judge_html(c.judge)}</td><td>{work}</td></tr>"
         )
     more = len(ranked) - HTML_ROWS
