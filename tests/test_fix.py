@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from citewarden.files import temp_stem
+from citewarden.fix import write
 from citewarden.fix.plan import FixPlan, FixRefused, plan_fix, styled_title, verify_plan
 from citewarden.fix.run import plan_file, written_corrections
 from citewarden.fix.write import STALE_TEMP_AGE, apply_plan, write_atomically
@@ -332,6 +333,82 @@ def test_existing_backups_are_never_overwritten(tmp_path: Path) -> None:
     assert write_atomically(path, b"new\n").name == "refs.bib.orig"  # type: ignore[union-attr]
 
 
+def test_a_backup_made_by_someone_else_meanwhile_is_never_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``refs.bib.orig`` created between the choice of the backup's name and the backup's
+    creation is kept as it is: the backup goes to the next free name."""
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    real = write.backup_path_for
+
+    def racing(target: Path, original: bytes) -> tuple[Path, bool]:
+        candidate, exists = real(target, original)
+        if candidate.name == "refs.bib.orig":
+            candidate.write_bytes(b"theirs\n")  # made by another process just now
+        return candidate, exists
+
+    monkeypatch.setattr(write, "backup_path_for", racing)
+    backup = apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert (tmp_path / "refs.bib.orig").read_bytes() == b"theirs\n"
+    assert backup is not None and backup.name == "refs.bib.orig.1"
+    assert backup.read_bytes() == b"@misc{k, year = {2001}}\n"
+    assert path.read_bytes() == b"@misc{k, year = {2002}}\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_without_hard_links_the_backup_is_created_exclusively(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the file system has no hard links (FAT answers EPERM), the backup is created
+    exclusively with the file's mode, and a name made meanwhile is passed over too."""
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    path.chmod(0o640)
+    real = write.backup_path_for
+
+    def racing(target: Path, original: bytes) -> tuple[Path, bool]:
+        candidate, exists = real(target, original)
+        if candidate.name == "refs.bib.orig":
+            candidate.write_bytes(b"theirs\n")
+        return candidate, exists
+
+    def no_link(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "hard links not supported")
+
+    monkeypatch.setattr(write, "backup_path_for", racing)
+    monkeypatch.setattr(os, "link", no_link)
+    backup = apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert (tmp_path / "refs.bib.orig").read_bytes() == b"theirs\n"
+    assert backup is not None and backup.name == "refs.bib.orig.1"
+    assert backup.read_bytes() == b"@misc{k, year = {2001}}\n"
+    assert (backup.stat().st_mode & 0o777) == 0o640
+    assert path.read_bytes() == b"@misc{k, year = {2002}}\n"
+
+
+def test_a_backup_name_always_taken_meanwhile_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When every backup name chosen is taken before the backup is made, the file is not
+    written and the reason says so; no name another process made is replaced."""
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    real = write.backup_path_for
+
+    def racing(target: Path, original: bytes) -> tuple[Path, bool]:
+        candidate, exists = real(target, original)
+        candidate.write_bytes(b"theirs " + candidate.name.encode() + b"\n")
+        return candidate, exists
+
+    monkeypatch.setattr(write, "backup_path_for", racing)
+    with pytest.raises(FixRefused, match="backup"):
+        apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert path.read_bytes() == b"@misc{k, year = {2001}}\n"
+    for made in tmp_path.glob("refs.bib.orig*"):
+        assert made.read_bytes() == b"theirs " + made.name.encode() + b"\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
 _BACKUP_SCRIPT = """
 import resource, sys
 from pathlib import Path
@@ -395,24 +472,19 @@ def test_file_changed_on_disk_is_not_overwritten(tmp_path: Path) -> None:
     assert path.read_bytes() == b"@misc{k, year = {2001}, note = {edited meanwhile}}\n"
 
 
-@pytest.mark.parametrize("fail_on", [1, 2])
+@pytest.mark.parametrize("failing", ["link", "replace"])  # the backup's, the file's
 def test_failing_replace_leaves_the_old_file_and_no_temp(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fail_on: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
 ) -> None:
     path = tmp_path / "refs.bib"
     old = HOTT.read_bytes()
     path.write_bytes(old)
     plan = plan_file(path, {"BauerTaylor09": {"volume": "20"}})
-    calls = []
-    real_replace = os.replace
 
-    def flaky(src: object, dst: object) -> None:
-        calls.append(dst)
-        if len(calls) == fail_on:
-            raise OSError(28, "No space left on device")
-        real_replace(src, dst)  # type: ignore[arg-type]
+    def flaky(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "replace", flaky)
+    monkeypatch.setattr(os, failing, flaky)
     with pytest.raises(OSError):
         apply_plan(plan)
     assert path.read_bytes() == old
@@ -448,7 +520,7 @@ CHILD = textwrap.dedent(
         return wrapped
 
     if pause:
-        for name in ("write", "fsync", "replace", "fchmod", "unlink"):
+        for name in ("write", "fsync", "replace", "link", "fchmod", "unlink"):
             setattr(os, name, hook(name, getattr(os, name)))
     path = Path(sys.argv[1])
     plan = run.plan_file(path, {"BauerTaylor09": {"volume": "20", "doi": "10.1017/S0960129509007695"}})
@@ -505,7 +577,8 @@ def test_killed_at_every_step_leaves_old_or_new(tmp_path: Path) -> None:
         child.stdin.flush()
     child.wait(30)
     assert path.read_bytes() == new
-    assert steps.count("replace") == 2  # backup, then the file itself
+    assert steps.count("link") == 1  # the backup, never replacing a file of its name
+    assert steps.count("replace") == 1  # the file itself
     assert steps.count("write") >= 2 * (len(old) // 8192)
     # Then one run killed just before each step.
     final_replace = len(steps) - 1 - steps[::-1].index("replace")

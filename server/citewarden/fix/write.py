@@ -174,6 +174,69 @@ def backup_path_for(path: Path, original: bytes) -> tuple[Path, bool]:
     return candidate, False
 
 
+#: How many backup names are tried when each one chosen is taken before the backup is made.
+_BACKUP_TRIES = 20
+
+#: Errors of ``os.link`` that say the file system has no hard links (FAT: EPERM).
+_NO_HARD_LINKS = frozenset(
+    {errno.EPERM, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP), errno.ENOSYS}
+)
+
+
+def _keep_backup(path: Path, target: Path, old: bytes, st: os.stat_result | None) -> Path:
+    """Save ``old`` (what ``target`` holds) as its backup; -> the backup.  The backup is made
+    under a free name by a hard link to a complete temporary file (an exclusive creation
+    where the file system has no hard links), so a file someone else made under that name
+    after :func:`backup_path_for` chose it is never replaced: the next free name is taken.
+    Raises :class:`FixRefused` when every name tried was taken so."""
+    kept, exists = backup_path_for(target, old)
+    if exists:
+        return kept
+    tmp, _ = _write_temp(target.parent, target.name, old, st, target)
+    try:
+        first = kept
+        for _ in range(_BACKUP_TRIES):
+            tried = kept
+            try:
+                _link_new(tmp, tried, old, st)
+                return tried
+            except FileExistsError:
+                kept, exists = backup_path_for(target, old)  # made meanwhile: look again
+                if exists:
+                    return kept
+    finally:
+        tmp.unlink(missing_ok=True)
+    raise FixRefused(
+        path,
+        f"every backup name tried ({first.name} to {tried.name}) was taken by another"
+        " file while writing; not written",
+    )
+
+
+def _link_new(tmp: Path, name: Path, data: bytes, st: os.stat_result | None) -> None:
+    """Give the complete temporary file ``tmp`` (holding ``data``) the new name ``name``
+    too, never replacing a file of that name (:class:`FileExistsError`); where the file
+    system has no hard links, ``name`` is created exclusively with the mode of ``st``."""
+    try:
+        os.link(tmp, name, follow_symlinks=False)
+        return
+    except OSError as exc:
+        if isinstance(exc, FileExistsError) or exc.errno not in _NO_HARD_LINKS:
+            raise
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(name, flags, 0o600)
+    try:
+        _write_all(fd, data)
+        if st is not None:
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        name.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+
+
 def _fitted(name: str, suffix: str) -> str:
     """``name`` + ``suffix``, ``name`` cut at a character where the whole would be longer
     than a file name may be (:data:`~citewarden.files.NAME_MAX` bytes)."""
@@ -270,14 +333,7 @@ def write_atomically(
         raise FixRefused(path, "the file is read-only (no permission to write it); not written")
     kept: Path | None = None
     if old is not None and backup:
-        kept, exists = backup_path_for(target, old)
-        if not exists:
-            tmp, _ = _write_temp(directory, target.name, old, st, target)
-            try:
-                os.replace(tmp, kept)
-            except BaseException:
-                tmp.unlink(missing_ok=True)
-                raise
+        kept = _keep_backup(path, target, old, st)
     tmp, owned = _write_temp(directory, target.name, data, st, target if st else None)
     try:
         if expected is not None and _now_in(path, target, expected) != expected:
