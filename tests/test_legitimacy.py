@@ -151,6 +151,10 @@ def test_unindexed_journal_when_a_source_says_not_in_scopus() -> None:
         assert assess(entry, [rec])[1] is None, kind
     preprint = normalize_entry(article(rec, journal="medRxiv"))
     assert venue_kind(preprint, [rec]) == "preprint" and assess(preprint, [rec])[1] is None
+    # a preprint the entry calls one, whatever server it is on
+    for name in ("Preprint", "Preprints", "SocArXiv preprint"):
+        preprint = normalize_entry(article(rec, journal=name))
+        assert venue_kind(preprint, [rec]) == "preprint" and assess(preprint, [rec])[1] is None
 
 
 def test_a_magazine_or_newspaper_article_is_not_judged_as_a_journals_article() -> None:

@@ -71,7 +71,7 @@ GREY_TYPES = frozenset(
 )
 PREPRINT_SERVERS = re.compile(
     r"\b(?:arxiv|corr|biorxiv|medrxiv|chemrxiv|techrxiv|psyarxiv|socarxiv|eartharxiv|ssrn|"
-    r"research\s*square|preprints\.org|osf\s*preprints|zenodo|authorea|hal)\b",
+    r"research\s*square|preprints?(?:\.org)?|osf\s*preprints|zenodo|authorea|hal)\b",
     re.IGNORECASE,
 )
 RECORD_KINDS = {
