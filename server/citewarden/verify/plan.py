@@ -27,13 +27,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
+from citewarden.cache import TTL_FOUND, TTL_NOT_FOUND, TTL_NOTICES
 from citewarden.verify.batch_split import BatchCall, in_halves, too_large
 from citewarden.verify.normalize import NormalizedEntry
 from citewarden.verify.records import Lookup, Outcome
@@ -77,6 +80,10 @@ BATCHES: dict[tuple[str, str], BatchSpec] = {
 #: its identifier's look-up, not two more batch requests whose answers may go unused).
 LATER_FROM = 8
 
+
+#: Answers settled and not taken (an entry removed before its look-up ran) held at most;
+#: beyond it the oldest are forgotten (their entries, if any, ask the cache).
+MAX_UNTAKEN = 5000
 
 #: Look-ups whose argument is a DOI (their answers are kept under the normalised DOI).
 DOI_METHODS = frozenset({"by_doi", "notices"})
@@ -142,10 +149,24 @@ class Ahead:
     did not settle it (the engine then asks on its own).  Each answer is taken once, but
     while its batch is in flight every entry asking for the identifier (entries citing the
     same work) waits for it rather than sending the single look-up.  Each batch request
-    takes its source's request slot (``slot``) while it is sent."""
+    takes its source's request slot (``slot``) while it is sent.
 
-    def __init__(self, slot: Slot = no_slot, budget: float | None = None) -> None:
+    An answer settled and not taken (its entry removed before its look-up ran, in a long
+    editor session) lives as long as the cache keeps it (:func:`lifetime`, by ``clock``),
+    its notices marked stale after their day as the cache marks them; at most
+    :data:`MAX_UNTAKEN` are held, the oldest forgotten first."""
+
+    def __init__(
+        self,
+        slot: Slot = no_slot,
+        budget: float | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._slot = slot
+        self._clock = clock
+        #: When each settled answer not taken yet was settled, oldest first.
+        self._untaken: dict[tuple[str, str, str], float] = {}
         #: The time budget of one batch (seconds; an entry's): the entries waiting for its
         #: answer are held no longer than their own look-ups could take.  None: unbounded.
         self.budget = budget
@@ -167,9 +188,13 @@ class Ahead:
         is in flight (another entry citing the same identifier waits for that answer instead
         of asking again; once it is in, the cache has it)."""
         key = (source, method, answer_key(method, arg))
-        future = self._answers.pop(key, None)
+        future = self._current(key)
+        self._answers.pop(key, None)
+        settled = self._untaken.pop(key, None)
         if future is None:
             return self._taken.get(key)
+        if settled is not None:
+            return _aged(future, self._clock() - settled)
         if not future.done():
             self._taken[key] = future
             future.add_done_callback(functools.partial(self._settle_taken, key))
@@ -183,7 +208,35 @@ class Ahead:
         """The future of a planned look-up, without taking it (None when not planned, or
         taken and settled)."""
         key = (source, method, answer_key(method, arg))
-        return self._answers.get(key) or self._taken.get(key)
+        future = self._current(key)
+        if future is not None and key in self._untaken:
+            return _aged(future, self._clock() - self._untaken[key])
+        return future or self._taken.get(key)
+
+    def _current(self, key: tuple[str, str, str]) -> asyncio.Future[Lookup | None] | None:
+        """The planned future of ``key``, forgotten (None) when its answer, settled and not
+        taken, has outlived the cache's lifetime of it."""
+        future = self._answers.get(key)
+        settled = self._untaken.get(key)
+        if future is None or settled is None:
+            return future
+        if self._clock() - settled < lifetime(future.result()):
+            return future
+        del self._answers[key], self._untaken[key]
+        return None
+
+    def _settled(self, key: tuple[str, str, str]) -> None:
+        """Note that the answer of ``key`` settled while nobody had taken it; forget the
+        oldest such answers beyond :data:`MAX_UNTAKEN`, and those at the front that have
+        outlived the longest lifetime."""
+        now = self._clock()
+        self._untaken[key] = now
+        while self._untaken:
+            oldest, when = next(iter(self._untaken.items()))
+            if len(self._untaken) <= MAX_UNTAKEN and now - when < TTL_FOUND:
+                break
+            del self._untaken[oldest]
+            self._answers.pop(oldest, None)
 
     def in_flight(self, source: str, method: str, arg: str) -> asyncio.Future[Lookup | None] | None:
         """The future of a planned look-up whose batch request is being sent (holding its
@@ -222,8 +275,9 @@ class Ahead:
         if source is None or getattr(source, spec.batch, None) is None:
             return False
         key = (name, spec.single, answer_key(spec.single, value))
-        if key in self._answers:
+        if self._current(key) is not None:
             return False
+        self._untaken.pop(key, None)
         future: asyncio.Future[Lookup | None] = asyncio.get_running_loop().create_future()
         self._answers[key] = future
         self._unsettled.add(future)
@@ -292,6 +346,9 @@ class Ahead:
                 if fut.done():
                     continue
                 fut.set_result(_settled(answers.get(answer_key(spec.single, ident))))
+                key = (name, spec.single, answer_key(spec.single, ident))
+                if self._answers.get(key) is fut:  # nobody has taken it yet
+                    self._settled(key)
 
     async def _batch_answers(
         self, sources: Mapping[str, Any], name: str, spec: BatchSpec, chunk: list[str]
@@ -339,6 +396,26 @@ class Ahead:
         self._answers.clear()
         self._taken.clear()
         self._pending.clear()
+        self._untaken.clear()
+
+
+def lifetime(answer: Lookup | None) -> float:
+    """How long the cache keeps ``answer`` (seconds): a plan's answer not taken lives no
+    longer.  One that settled nothing (None, a failure) is kept as briefly as "not found"."""
+    if answer is not None and answer.outcome is Outcome.FOUND:
+        return TTL_FOUND
+    return TTL_NOT_FOUND
+
+
+def _aged(future: asyncio.Future[Lookup | None], age: float) -> asyncio.Future[Lookup | None]:
+    """``future`` (settled), its answer marked ``notices_stale`` when ``age`` is past the
+    notices' lifetime, as the cache marks an answer read back after it."""
+    answer = future.result()
+    if answer is None or age < TTL_NOTICES or answer.notices_stale:
+        return future
+    aged: asyncio.Future[Lookup | None] = asyncio.get_running_loop().create_future()
+    aged.set_result(dataclasses.replace(answer, notices_stale=True))
+    return aged
 
 
 def in_slot(slot: AbstractAsyncContextManager[Any], call: BatchCall) -> BatchCall:
