@@ -137,6 +137,8 @@ def _reference_tail(label: str) -> re.Pattern[str]:
 #: bracketed text starting with ``^`` is one
 _REFERENCE_TAIL = _reference_tail(r"(?!\[\^[^\]\s]++\])\[[^\]\n]*+\]")
 _REFERENCE_TAIL_2 = _reference_tail(r"\[(?!\^)[^\]\n]*+\]")
+#: what a line of ``=`` or ``-`` starts with, in its containers
+_MAYBE_UNDERLINE = re.compile(r"[ \t>]*+[=-]")
 #: a line and a definition's marker on the next line, or after a blank line: the line is
 #: a term
 _TERM = re.compile(r"[^\n]*+\n(?:[ \t]*+\n)?+ {0,3}[:~][ \t]")
@@ -613,6 +615,8 @@ class _Reader:
         line being read (a setext heading's underline, or a simple table's line under its
         header, one column's)."""
         text = self.text
+        if _MAYBE_UNDERLINE.match(text, next_pos) is None:
+            return False
         nl = text.find("\n", next_pos)
         following = text[next_pos : len(text) if nl < 0 else nl].rstrip("\r")
         matched, i, col, base = self._match(following, len(self.stack))
@@ -935,7 +939,8 @@ class _Reader:
                     break
                 self._after_block()
                 self.yaml = False
-                _add(self.out.paragraphs, next_pos)  # its text's emphasis ends with it
+                if "*" in text[self.para_start : pos] or "_" in text[self.para_start : pos]:
+                    _add(self.out.paragraphs, next_pos)  # its text's emphasis ends with it
                 return next_pos
             if (
                 para_first
@@ -994,8 +999,13 @@ class _Reader:
                     self.run_start = pos
                 elif line[j] == "#":  # a heading's text
                     self._reach(line, pos + j, line_end)
-                if _is_rule(line, j) or (
-                    line[j] == "#" and self.reach <= line_end and not _HEADING_SPANS.search(line)
+                if ("*" in line or "_" in line) and (
+                    _is_rule(line, j)
+                    or (
+                        line[j] == "#"
+                        and self.reach <= line_end
+                        and not _HEADING_SPANS.search(line)
+                    )
                 ):
                     # no emphasis opened on its line goes on past it
                     _add(self.out.paragraphs, next_pos)
