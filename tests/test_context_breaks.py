@@ -519,3 +519,18 @@ def test_nested_list_items_and_task_boxes_in_markdown() -> None:
     # a paragraph's line that starts like an item is no item (pandoc)
     text = "Some paragraph text\n- not a list [@a] in pandoc\n"
     assert sentence(text, markdown=True) == "Some paragraph text - not a list in pandoc"
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("See \\nameref{sec:intro} and \\vref{fig:a} \\cite{a}. Next.", "See and."),
+        ("As \\figref{fig:b} and \\crefrange{e:1}{e:3} show \\cite{a}. Next.", "As and show."),
+        ("A \\hyperref[sec:x]{link text} here \\cite{a}. Next.", "A link text here."),
+    ],
+)
+def test_every_cross_references_label_is_no_word(text: str, shown: str) -> None:
+    """A label (``sec:intro``) is no word of the sentence, whatever the cross-reference
+    command (nameref, vref, a template's figref, crefrange), where only \\ref, \\eqref,
+    \\autoref, \\cref and \\pageref lost theirs; \\hyperref's text stays."""
+    assert sentence(text) == shown

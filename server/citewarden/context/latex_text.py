@@ -230,9 +230,13 @@ def decode_accents(text: str) -> str:
     return _LETTER.sub(lambda m: _LETTERS[m.group(1)], text)
 
 
+#: Commands whose argument is a label or a key, no text: every cross-reference (a command
+#: named ``...ref``: ``\\ref``, ``\\cref``, ``\\nameref``, ``\\vref``, a template's ``\\figref``),
+#: but ``\\href`` and ``\\hyperref`` (their argument is the link's text), and citations.
 _DROP_ARG = re.compile(
-    r"\\(?:ref|eqref|autoref|cref|Cref|pageref|footnotemark|cite[A-Za-z]*|bibitem)"
-    r"\*?(?:\[[^\[\]]*\])?\{[^{}]*\}"
+    r"\\(?:(?!href(?![A-Za-z@])|hyperref(?![A-Za-z@]))[A-Za-z]*ref"
+    r"|footnotemark|cite[A-Za-z]*|bibitem)(?![A-Za-z@])\*?(?:\[[^\[\]]*\])?\{[^{}]*\}"
+    r"|\\[A-Za-z]*refrange\*?\{[^{}]*\}\{[^{}]*\}"  # ``\\crefrange{a}{b}``
 )
 _LINE_BREAK = re.compile(r"\\\\\*?(?:\[[^\[\]]{0,50}\])?")
 _ARG = r"\s*\{(?:[^{}]|\{[^{}]{0,200}\}){0,200}\}"
