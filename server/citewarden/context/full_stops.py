@@ -231,8 +231,8 @@ def _goes_on(masked: str, at: int, mark: str, following: str, cited: bool) -> bo
     (``Sect. 3``), a lower-case word after an ellipsis (``... and``), after a question or
     an exclamation mark (a quoted title's, a name's: ``"Can machines think?" asked``),
     after a dotted or a short capitalised abbreviation (``U.S. data``, ``Suppl. data``),
-    unless a citation starts the next sentence.  A lower-case word after another word's full stop starts a
-    sentence (``... modelling. scikit-image provides``)."""
+    unless a citation starts the next sentence.  A lower-case word after another word's
+    full stop starts a sentence (``... modelling. scikit-image provides``)."""
     if _ellipsis(mark):
         return following.islower()
     if mark[0] == MATH_STOP:  # displayed math's full stop before ``where``
