@@ -38,6 +38,7 @@ IDENTITY_FIELDS = frozenset(
         "booktitle",
         "series",
         "venue",
+        "entrysubtype",
         "publisher",
         "howpublished",
         "volume",
