@@ -9,6 +9,10 @@ involved.  Wall and CPU times are printed; nothing is asserted.
 
 The ``scaling`` case times the HTML report's data on made-up bibliographies instead: one
 file of N uncited entries (an orphan finding on each), then F files of 20 verified entries.
+
+The ``big`` case runs ``citewarden check big.bib --no-verify --format html|json -o FILE`` as
+a process on a made-up bibliography of N articles (default 20 000), and prints each run's
+wall time, peak RSS, report size and how many references the HTML report formatted.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ def timed(label: str, fn: Callable[[], T]) -> T:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--entries", type=int, default=0, help="use only the first N entries")
-    parser.add_argument("--case", choices=("real", "scaling"), default="real")
+    parser.add_argument("--case", choices=("real", "scaling", "big"), default="real")
     parser.add_argument("--files", type=int, default=2000, help="files of the scaling case")
     args = parser.parse_args()
     start = time.perf_counter()
@@ -60,6 +64,9 @@ def main() -> None:
     print(f"machine reference sum(range(10**6)): {1000 * (time.perf_counter() - start):.1f} ms")
     if args.case == "scaling":
         scaling(args.entries or 20000, args.files)
+        return
+    if args.case == "big":
+        big(args.entries or 20000)
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "refs.bib"
@@ -139,6 +146,62 @@ def scaling(entries: int, files: int) -> None:
             f"build_audit, {files} files x 20 verified entries",
             lambda: build_audit(ws, findings, many, verdicts),
         )
+
+
+def big(entries: int) -> None:
+    """``check big.bib --no-verify`` with the HTML and the JSON report, as separate processes
+    (each one's peak RSS is its own)."""
+    import re
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bib = Path(tmp) / "big.bib"
+        bib.write_text(
+            "".join(
+                f"@article{{k{i},\n  author = {{Surname{i}, Given and Other, A. B.}},\n"
+                f"  title = {{A study of the thing number {i}}},\n"
+                f"  journal = {{Journal of Things}},\n  year = {{{1950 + i % 70}}},\n"
+                f"  volume = {{{i % 40}}},\n  pages = {{1--{10 + i % 90}}},\n"
+                f"  doi = {{10.1000/x{i}}}\n}}\n"
+                for i in range(entries)
+            ),
+            encoding="utf-8",
+        )
+        print(f"entries: {entries} ({bib.stat().st_size / 1e6:.1f} MB)")
+        for fmt in ("json", "html"):
+            out = Path(tmp) / f"r.{fmt}"
+            code = (
+                "import resource, sys, time\n"
+                "from citewarden.cli import main\n"
+                "t = time.perf_counter()\n"
+                "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+                "print(f'wall {time.perf_counter() - t:.2f}', file=sys.stderr)\n"
+                "print(f'rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}',"
+                " file=sys.stderr)\n"
+            )
+            args = ["--format", fmt, "-o", str(out), "--quiet", "--fail-on", "never"]
+            done = subprocess.run(
+                [*(sys.executable, "-c", code, "check", str(bib), "--no-verify"), *args],
+                capture_output=True,
+                text=True,
+                env={"PYTHONPATH": str(ROOT / "server"), "PATH": "/usr/bin:/bin"},
+                check=False,
+            )
+            wall = re.search(r"wall (\S+)", done.stderr)
+            rss = re.search(r"rss (\d+)", done.stderr)
+            if wall is None or rss is None or not out.exists():
+                print(f"{fmt}: failed (status {done.returncode}): {done.stderr[-500:]}")
+                continue
+            page = out.read_text(encoding="utf-8")
+            line = (
+                f"check --no-verify --format {fmt:<5} wall {float(wall[1]):7.2f} s   "
+                f"peak RSS {int(rss[1]) / 1024:6.0f} MB   size {len(page.encode()) / 1e6:6.1f} MB"
+            )
+            if fmt == "html":
+                formatted = page.count("<div class='formatted'>")
+                plain = page.count("<div class='formatted plain'>")
+                line += f"   citeproc-formatted {formatted}, plain {plain}"
+            print(line)
 
 
 if __name__ == "__main__":

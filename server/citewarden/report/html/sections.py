@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from citewarden.model import INDEX_CODES, Code, Tier, Verdict, document_score
 from citewarden.report.contexts import venue_html
@@ -29,7 +29,7 @@ from citewarden.report.html.markup import (
     status_badge,
     tier_badge,
 )
-from citewarden.report.references import STYLE, csl_item, format_references
+from citewarden.report.references import MAX_FORMATTED, STYLE, csl_item, format_references
 from citewarden.report.sarif import rule_text
 from citewarden.safe_text import visible
 
@@ -242,11 +242,33 @@ def index_section(data: AuditData) -> str:
     return f'<section id="citations"><h2>Citation index</h2>{body}</section>'
 
 
+def _noted(a: EntryAudit) -> bool:
+    """Whether the report shows something to act on for ``a``: a finding or a correction."""
+    v = a.verdict
+    return bool(a.findings or a.written or a.not_applied or (v is not None and v.issues))
+
+
+def formatted_entries(entries: Sequence[EntryAudit], cap: int | None = None) -> list[int]:
+    """Indices (in order) of the entries whose reference is formatted with citeproc-py:
+    all of them up to ``cap`` (:data:`MAX_FORMATTED`); of more, those with findings or
+    corrections first, then the others in order, ``cap`` in all."""
+    cap = MAX_FORMATTED if cap is None else cap
+    if len(entries) <= cap:
+        return list(range(len(entries)))
+    noted = [i for i, a in enumerate(entries) if _noted(a)]
+    if len(noted) < cap:
+        taken = set(noted)
+        noted += [i for i in range(len(entries)) if i not in taken][: cap - len(noted)]
+    return sorted(noted[:cap])
+
+
 def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
     if not data.entries:
         return ""
+    chosen = formatted_entries(data.entries)
     items = []
-    for i, a in enumerate(data.entries):
+    for i in chosen:
+        a = data.entries[i]
         item = csl_item(a.entry, a.written)  # the corrections as --fix writes them
         item["id"] = f"r{i}"
         items.append(item)
@@ -265,17 +287,26 @@ def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
                 "<details class='orig'><summary>as written</summary>"
                 f"<pre>{esc(a.source)}</pre></details>"
             )
+        shown = formatted.get(f"r{i}")
         rows.append(
-            f"<li class='ref' id='ref-{i}'><div class='formatted'>{mark}"
-            f"{formatted.get(f'r{i}', esc(a.entry.key))} "
+            f"<li class='ref' id='ref-{i}'>"
+            f"<div class='formatted{'' if shown is not None else ' plain'}'>{mark}"
+            f"{shown if shown is not None else esc(a.entry.key)} "
             f"<a class='back' href='#{anchors[id(a)]}'>[{esc(a.entry.key)}]</a></div>"
             f"<details class='bib'{' open' if changed else ''}><summary>{label}</summary>"
             f"<pre>{esc(bibtex)}</pre></details>{original}</li>"
         )
+    left = len(data.entries) - len(chosen)
+    how = f"formatted with the {esc(STYLE)} style"
+    if left:
+        how += (
+            f": {len(chosen):,} of {len(data.entries):,} entries, those with findings or"
+            f" corrections first; the other {left:,} are listed by key with their source"
+            f" (formatting is limited to {MAX_FORMATTED:,} entries a report)"
+        )
     return (
         '<section id="references"><h2>Cleaned reference list</h2>'
-        f"<p class='note'>Anchored corrections applied; formatted with the "
-        f"{esc(STYLE)} style.</p>"
+        f"<p class='note'>Anchored corrections applied; {how}.</p>"
         f"<ol class='refs'>{''.join(rows)}</ol></section>"
     )
 
