@@ -534,3 +534,18 @@ def test_every_cross_references_label_is_no_word(text: str, shown: str) -> None:
     command (nameref, vref, a template's figref, crefrange), where only \\ref, \\eqref,
     \\autoref, \\cref and \\pageref lost theirs; \\hyperref's text stays."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
+    "begin",
+    [
+        "\\begin{minipage}[t]{0.5\\textwidth}",
+        "\\begin{multicols}{2}",
+        "\\begin{wrapfigure}{r}{0.4\\textwidth}",
+        "\\begin{subfigure}[b]{0.45\\linewidth}",
+    ],
+)
+def test_a_box_or_columns_size_is_no_word(begin: str) -> None:
+    """The width of a minipage, the count of multicols ... are no words of the sentence
+    that follows (``0.5 Text cites here``)."""
+    assert sentence(f"{begin}\nText cites \\cite{{a}} here.\n") == "Text cites here."

@@ -312,6 +312,11 @@ _BREAK = re.compile(
     r"|thanks)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
     r"|\\begin\{(?:tabular[x*]?|array|longtable|tabulary)\}(?:\{[^{}]{0,50}\})?"
     r"(?:\[[^\]]{0,20}\])?\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}"
+    # the size and place arguments of boxes and columns (``\\begin{minipage}{0.5\\textwidth}``)
+    r"|\\begin\{(?:minipage|subfigure|subtable|multicols\*?|column|adjustbox)\}"
+    r"(?:\[[^\]]{0,50}\]){0,3}\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}"
+    r"|\\begin\{(?:wrapfigure|wraptable)\}(?:\[[^\]]{0,50}\])?"
+    r"(?:\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}){2}"
     r"|\\(?:begin|end)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
     r"(?:\[(?:[^\[\]{}]|\{[^{}]{0,100}\}){0,300}\])?"
     r"|\\(?:caption|item|par|maketitle|newline|hline|midrule|toprule|bottomrule)\b\*?"
