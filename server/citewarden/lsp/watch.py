@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
 from fnmatch import fnmatch, fnmatchcase
 from pathlib import Path
 
@@ -29,6 +28,14 @@ from lsprotocol import types
 from citewarden.lsp.client_answers import answer
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.session import WORKSPACE, Session
+from citewarden.parsing import (
+    BIBTEX_SUFFIXES,
+    CSL_JSON_SUFFIXES,
+    LATEX_SUFFIXES,
+    MARKDOWN_SUFFIXES,
+    PACKAGE_SUFFIXES,
+    YAML_SUFFIXES,
+)
 from citewarden.project import Workspace, walks_into
 from citewarden.settings import CONFIG_FILE, config_dirs_above
 
@@ -39,20 +46,29 @@ REGISTRATION_ID = "citewarden-watch"
 SETTINGS_REGISTRATION_ID = "citewarden-watch-settings"
 
 #: Files that can hold bibliography entries.
-BIBLIOGRAPHY_SUFFIXES = frozenset({".bib", ".bibtex", ".json", ".yaml", ".yml"})
+BIBLIOGRAPHY_SUFFIXES = BIBTEX_SUFFIXES | CSL_JSON_SUFFIXES | YAML_SUFFIXES
+
+#: Every extension of a file a project can consist of, in lower case (the kinds
+#: :mod:`citewarden.parsing` reads); the walk of a folder takes some of them
+#: (:data:`citewarden.project.DISCOVER_SUFFIXES`), in any case, as they are matched here.
+WATCHED_SUFFIXES = LATEX_SUFFIXES | PACKAGE_SUFFIXES | MARKDOWN_SUFFIXES | BIBLIOGRAPHY_SUFFIXES
 
 #: Files the TeX tools read from disk, never from an editor buffer: BibTeX styles (their
 #: ``MACRO``s, :mod:`citewarden.bibtex_styles`) and latexmk's settings (``BSTINPUTS``,
 #: ``BIBINPUTS``, ``TEXINPUTS``, :mod:`citewarden.search_paths`).
 DISK_FILES = ("*.bst", ".latexmkrc")
 
+
+def any_case(suffix: str) -> str:
+    """The glob pattern of the file names ending in ``suffix`` in any case (``.bib``:
+    ``**/*.[bB][iI][bB]``): LSP glob patterns match case, and a file system may not."""
+    letters = "".join(f"[{c.lower()}{c.upper()}]" if c.lower() != c.upper() else c for c in suffix)
+    return f"**/*{letters}"
+
+
 #: Everything a project can consist of.
 PATTERNS = (
-    "**/*.{tex,ltx,latex}",
-    "**/*.{sty,cls}",
-    "**/*.{md,markdown,qmd,Rmd,rmd}",
-    "**/*.{bib,bibtex}",
-    "**/*.{json,yaml,yml}",
+    *(any_case(suffix) for suffix in sorted(WATCHED_SUFFIXES)),
     *(f"**/{name}" for name in DISK_FILES),
     f"**/{CONFIG_FILE}",
 )
@@ -63,25 +79,11 @@ PATTERNS = (
 FOLDERS = "**/*"
 
 
-def _names(pattern: str) -> Iterator[str]:
-    """The file name patterns of one of :data:`PATTERNS` (its ``{a,b}`` spelled out)."""
-    name = pattern.removeprefix("**/")
-    head, brace, rest = name.partition("{")
-    if not brace:
-        yield name
-        return
-    choices, _, tail = rest.partition("}")
-    for choice in choices.split(","):
-        yield f"{head}{choice}{tail}"
-
-
-#: The file names :data:`PATTERNS` match.
-NAMES = tuple(name for pattern in PATTERNS for name in _names(pattern))
-
-
 def watched_name(path: Path) -> bool:
     """Whether ``path``'s name is one :data:`PATTERNS` watches."""
-    return any(fnmatchcase(path.name, name) for name in NAMES)
+    if path.suffix.lower() in WATCHED_SUFFIXES:
+        return True
+    return path.name == CONFIG_FILE or any(fnmatchcase(path.name, n) for n in DISK_FILES)
 
 
 def read_from_disk(path: Path) -> bool:
