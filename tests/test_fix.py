@@ -175,6 +175,48 @@ def test_single_line_entry_insertion(tmp_path: Path) -> None:
     assert plan.new == b"@misc{k, title={T}, year=2001, doi={10.1/x}}\n"
 
 
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # no white space between fields: none before the new one, and the entry's quotes
+        (
+            b'@misc{k,title="T",year=2001}\n',
+            b'@misc{k,title="T",year=2001,doi="10.1/x"}\n',
+        ),
+        (b"@misc{k,title={T},year=2001}\n", b"@misc{k,title={T},year=2001,doi={10.1/x}}\n"),
+        (b"@misc{k,year=2001}\n", b"@misc{k,year=2001,doi={10.1/x}}\n"),
+        (b"@misc{k,title={T},year=2001,}\n", b"@misc{k,title={T},year=2001,doi={10.1/x},}\n"),
+        # quotes as the entry's delimited values have them, on lines of their own
+        (
+            b'@misc{k,\n  title = "T",\n  year = 2001\n}\n',
+            b'@misc{k,\n  title = "T",\n  year = 2001,\n  doi = "10.1/x"\n}\n',
+        ),
+        (
+            b'@misc{k, title = "T", year = 2001}\n',
+            b'@misc{k, title = "T", year = 2001, doi = "10.1/x"}\n',
+        ),
+        # the last delimited value's delimiter where the entry mixes them
+        (
+            b'@misc{k, title = {T}, note = "n", year = 2001}\n',
+            b'@misc{k, title = {T}, note = "n", year = 2001, doi = "10.1/x"}\n',
+        ),
+    ],
+)
+def test_an_inserted_field_follows_the_entry_s_separator_and_delimiters(
+    tmp_path: Path, old: bytes, new: bytes
+) -> None:
+    plan = plan_bytes(tmp_path / "refs.bib", old, {"k": {"doi": "10.1/x"}})
+    verify_plan(plan, parse_bibtex)
+    assert plan.new == new
+
+
+def test_an_inserted_value_holding_a_quote_is_braced_in_a_quoted_entry(tmp_path: Path) -> None:
+    old = b'@misc{k, title = "T", year = 2001}\n'
+    plan = plan_bytes(tmp_path / "refs.bib", old, {"k": {"note": 'say "hi"'}})
+    verify_plan(plan, parse_bibtex)
+    assert plan.new == b'@misc{k, title = "T", year = 2001, note = {say "hi"}}\n'
+
+
 def test_trailing_comma_is_respected(tmp_path: Path) -> None:
     old = b"@misc{k,\n    title = {T},\n    year = {2001},\n}\n"
     plan = plan_bytes(tmp_path / "t.bib", old, {"k": {"doi": "10.1/x"}})

@@ -119,14 +119,15 @@ def test_ignore_comment_is_written_with_the_files_line_break(newline: str) -> No
 
 @NEWLINES
 def test_a_field_the_fixer_adds_gets_the_files_line_break(tmp_path: Path, newline: str) -> None:
-    """The entry written on one line gave no line break to copy: a bare \\n was written."""
+    """The entry written on one line gave no line break to copy: a bare \\n was written.
+    The new field follows the last on its line, as the entry separates its fields."""
     text = newline.join(["@misc{a,", "  title = {A}}", "@misc{k,title={T}}", ""])
     plan = plan_fix(parse_bibtex(tmp_path / "r.bib", text), text.encode(), {"k": {"doi": "10.1/x"}})
     after = plan.new.decode()
-    assert after == text.replace("title={T}}", "title={T}," + newline + "  doi={10.1/x}}")
+    assert after == text.replace("title={T}}", "title={T},doi={10.1/x}}")
     assert _breaks(after) == {newline}
     (change,) = plan.changes
-    assert change.line == 4
+    assert change.line == 3
 
 
 RECORD = WorkRecord(

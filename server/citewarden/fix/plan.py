@@ -320,8 +320,20 @@ def _equals_column(text: str, entry: Entry) -> int | None:
     return columns.pop() if columns else None
 
 
+def _delimiter(text: str, entry: Entry) -> str:
+    """The delimiter (``{`` or ``"``) of the last of ``entry``'s values written with one;
+    ``{`` when none is."""
+    for f in sorted(entry.fields, key=lambda f: f.value_span.start, reverse=True):
+        start, end = f.value_span.start, f.value_span.end
+        pair = (text[start - 1 : start], text[end : end + 1])
+        if pair in (("{", "}"), ('"', '"')):
+            return pair[0]
+    return "{"
+
+
 def _insert_edit(text: str, entry: Entry, name: str, value: str) -> Edit | None:
-    """A new ``name = {value}`` line after the entry's last field, in the entry's own style."""
+    """A new ``name = {value}`` field after the entry's last, in the entry's own layout: its
+    last field's separator, ``=`` spacing, name case and delimiter."""
     if not entry.fields:
         return None
     last = max(entry.fields, key=lambda f: f.name_span.start)
@@ -329,8 +341,9 @@ def _insert_edit(text: str, entry: Entry, name: str, value: str) -> Edit | None:
     i = last.name_span.start
     while i > entry.span.start and text[i - 1] in " \t\r\n":
         i -= 1
-    gap = text[i : last.name_span.start] if i > entry.span.start and text[i - 1] == "," else ""
-    if not gap:  # the entry's own line break, else the file's
+    after_comma = i > entry.span.start and text[i - 1] == ","
+    gap = text[i : last.name_span.start] if after_comma else ""
+    if not after_comma:  # the entry's own line break, else the file's
         gap = line_ending(text[entry.span.start : entry.span.end], line_ending(text)) + "  "
     # Between name and value: `` = `` as the last field writes it.
     j = last.name_span.end
@@ -349,7 +362,8 @@ def _insert_edit(text: str, entry: Entry, name: str, value: str) -> Edit | None:
         equals = " " * max(1, column - indent - len(styled)) + equals.lstrip(" ")
     elif pre > 1 and "\t" not in equals:  # aligned ``=`` signs: keep the column
         equals = " " * max(1, len(written) + pre - len(styled)) + equals.lstrip(" ")
-    new_field = f"{styled}{equals}{{{value}}}"
+    quoted = _delimiter(text, entry) == '"' and not _quote_at_top_level(value)
+    new_field = f'{styled}{equals}"{value}"' if quoted else f"{styled}{equals}{{{value}}}"
     if text[entry.span.end - 1] not in "})":
         return None
     # Right after the last field's value (and its closing delimiter) ...
