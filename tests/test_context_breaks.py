@@ -549,3 +549,14 @@ def test_a_box_or_columns_size_is_no_word(begin: str) -> None:
     """The width of a minipage, the count of multicols ... are no words of the sentence
     that follows (``0.5 Text cites here``)."""
     assert sentence(f"{begin}\nText cites \\cite{{a}} here.\n") == "Text cites here."
+
+
+@pytest.mark.parametrize("note", ["sidenote", "marginnote", "endnote"])
+def test_a_side_margin_or_end_note_is_text_of_its_own(note: str) -> None:
+    """tufte-latex's \\sidenote and \\marginnote and \\endnote are notes like \\footnote: the
+    sentence around reads on without them, a citation in one gets the note's sentence,
+    where the note's full stop cut the sentence around it in two."""
+    text = f"Models scale well\\{note}{{As a survey shows \\cite{{b}}.}} in practice \\cite{{a}}. Next."
+    got = sentences(text)
+    assert got["a"] is not None and got["a"].text == "Models scale well in practice."
+    assert got["b"] is not None and got["b"].text == "As a survey shows."

@@ -10,8 +10,8 @@ math and markup are masked before the breaks are looked for, so that none of the
 joins a sentence, and are not in the plain text.  The sentences before and after come with
 it (the words around a citation help tell what it is cited for).
 
-The argument of a LaTeX footnote, heading, caption, front-matter command or ``\\thanks``,
-and a pandoc inline note (``^[...]``), is text of its own (an island): a citation inside one
+The argument of a LaTeX footnote (an endnote, a side or margin note too), heading,
+caption, front-matter command or ``\\thanks``, and a pandoc inline note (``^[...]``), is text of its own (an island): a citation inside one
 gets the island's sentence (or, when the island holds nothing but citations, the sentence
 around it), and the sentences around an island read on without its words.
 """
@@ -166,7 +166,8 @@ def _plain(raw: str, kind: DocumentKind) -> str:
 
 #: Commands whose (last) argument is text of its own: footnotes, headings, captions.
 _ISLAND = re.compile(
-    r"\\(?:(footnote|footnotetext|thanks)|caption|part|chapter|(?:sub)*section|(?:sub)?paragraph"
+    r"\\(?:(footnote|footnotetext|thanks|endnote|sidenote|marginnote)|caption|part|chapter"
+    r"|(?:sub)*section|(?:sub)?paragraph"
     r"|title|subtitle|author|date|affiliation|affil|address|institute|keywords)"
     r"\*?(?:\[[^\[\]{}]{0,200}\])?\s{0,20}\{"
 )
