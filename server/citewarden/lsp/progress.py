@@ -9,7 +9,7 @@ from types import TracebackType
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from citewarden.lsp.client_answers import answer
+from citewarden.lsp.client_answers import NoAnswer, answer
 from citewarden.safe_text import visible
 
 log = logging.getLogger(__name__)
@@ -42,6 +42,8 @@ class WorkProgress:
                 self._server.work_done_progress.create_async(token),
                 "window/workDoneProgress/create",
             )
+        except NoAnswer:
+            return self  # logged
         except Exception:
             log.warning("client refused progress token", exc_info=True)
             return self

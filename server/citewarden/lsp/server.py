@@ -48,7 +48,7 @@ from pygls.protocol.language_server import lsp_method
 from citewarden import __version__
 from citewarden.lsp import actions, add_reference, navigation, verify_actions, watch
 from citewarden.lsp.check_cycle import favour_requests
-from citewarden.lsp.client_answers import answer
+from citewarden.lsp.client_answers import NoAnswer, answer
 from citewarden.lsp.convert import plain_json_converter
 from citewarden.lsp.framing import (
     TOO_LARGE,
@@ -711,6 +711,8 @@ async def _register_configuration(server: LanguageServer) -> None:
             ),
             "client/registerCapability (configuration)",
         )
+    except NoAnswer:
+        pass  # logged
     except Exception:
         log.warning("client refused configuration registration", exc_info=True)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from citewarden.lsp.client_answers import answer
+from citewarden.lsp.client_answers import NoAnswer, answer
 from citewarden.lsp.convert import path_of
 from citewarden.lsp.session import WORKSPACE, Session
 from citewarden.parsing import (
@@ -124,6 +124,8 @@ async def register(session: Session) -> bool:
             ),
             "client/registerCapability (file watching)",
         )
+    except NoAnswer:
+        return False  # logged
     except Exception:
         log.warning("client refused file watching", exc_info=True)
         return False
@@ -191,6 +193,8 @@ async def watch_settings_above(session: Session) -> None:
                 "client/registerCapability (settings files)",
             )
         session.settings_watchers = watchers
+    except NoAnswer:
+        pass  # logged; registered anew when the first folder changes
     except Exception:
         log.warning("client refused watching the settings files above", exc_info=True)
 
