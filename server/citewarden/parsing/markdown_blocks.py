@@ -98,6 +98,25 @@ _BLOCK_END = re.compile(
     r"|tr|ul)[ \t]*>[ \t]*$",
     re.I,
 )
+#: a start or end tag of an element pandoc's Markdown reader takes for a block (HTML's and
+#: DocBook's, in any case; the same in pandoc 2.17, 3.6.1 and 3.9), or an HTML comment, on one
+#: line: a raw HTML block, and a block starts after it and the white space after it on
+#: its line (``<pre>@x.``, ``<!-- c --> @x.``: an example item's marker)
+_BLOCK_TAG = re.compile(
+    r"<(?:/?(?:address|applet|area|article|aside|audio|blockquote|body|button|canvas"
+    r"|caption|center|col|colgroup|dd|del|details|dir|div|dl|dt|embed|fieldset"
+    r"|figcaption|figure|footer|form|frameset|h[1-6]|head|header|hgroup|hr|html|iframe"
+    r"|ins|li|main|map|menu|meta|nav|noscript|object|ol|p|para|pre|progress|script"
+    r"|section|source|style|summary|svg|table|tbody|td|textarea|tfoot|th|thead|title|tr"
+    r"|ul|video"
+    # DocBook's
+    r"|calloutlist|caution|epigraph|equation|example|formalpara|glosslist|important"
+    r"|informalfigure|informaltable|itemizedlist|literallayout|mediaobject|note"
+    r"|orderedlist|procedure|programlisting|qandaset|screen|segmentedlist|sidebar|simpara"
+    r"|tip|variablelist|warning)(?=[\s/>])(?:[^<>\"'\n]|\"[^\"\n]*+\"|'[^'\n]*+')*+>"
+    r"|!--(?:[^-\n]|-(?!->))*+-->)[ \t]*+",
+    re.I,
+)
 #: what may open a span that goes on past a heading's line (a code span, math, an HTML
 #: comment, raw TeX), as pandoc reads it; emphasis does not
 _HEADING_SPANS = re.compile(r"[`$\\]|<!--")
@@ -689,6 +708,16 @@ class _Reader:
                 return True
         return False
 
+    def _html_block_line(self, line: str, j: int, next_pos: int) -> bool:
+        """``line`` holds a block element's start tag at ``j`` and nothing after it: a block
+        starts on the next line, as pandoc reads it, when that line is not indented (pandoc
+        reads the blocks in the element with the next line's indentation dropped: an
+        indented line there is a paragraph's, no code, as it is read without the tag).  A
+        ``<div>``, an end tag and a comment are read as before."""
+        if self.stack or line.startswith(("</", "<!--"), j) or line[j + 1 : j + 4].lower() == "div":
+            return False
+        return not self.text.startswith(("    ", "\t", " \t", "  \t", "   \t"), next_pos)
+
     def _comment_end(self, offset: int) -> int | None:
         """The start of the line after the end of the HTML comment whose text starts at
         ``offset``, when nothing follows the ``-->`` on its line; else None."""
@@ -1022,6 +1051,20 @@ class _Reader:
                     self._after_block()
                     self.yaml = False
                     return next_pos
+            elif (
+                ok
+                and ch == "<"
+                and (tag := _BLOCK_TAG.match(line, j)) is not None
+                and (tag.end() < len(line.rstrip()) or self._html_block_line(line, j, next_pos))
+            ):
+                # a raw HTML block's tag: what follows it on its line starts a block
+                if tag.end() >= len(line.rstrip()):
+                    self._after_block()
+                    self.yaml = False
+                    return next_pos
+                i, col = _skip(line, tag.end(), c + tag.end() - j)
+                base = col
+                continue
             elif ch == "<" and _BLOCK_END.match(line, j):
                 self._after_block()  # an end tag ends a paragraph in its element
                 self.yaml = False
