@@ -47,3 +47,67 @@ async def test_cache_clear_lifts_a_pause_kept_for_every_process(
         await http.aclose()
     assert again.outcome is Outcome.FOUND
     assert replay.requests_to("/crossref") == 2
+
+
+async def test_cache_clear_lifts_the_pause_of_a_running_process(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    """The process that was told to wait a day asks again once the pause was lifted from
+    the cache it shares, where it kept its own copy of the pause."""
+    cache_dir = tmp_path / "cache"
+    http = fast_http(shared_dir=cache_dir / RATE_DIR)
+    try:
+        replay.inject("503", path="/crossref", retry_after="86400")
+        source = CrossrefSource(http, replay.base_url("crossref"))
+        assert (await source.by_doi(DOI)).outcome is Outcome.FAILED
+        assert (await source.by_doi(DOI)).outcome is Outcome.FAILED  # paused: not asked
+        assert replay.requests_to("/crossref") == 1
+        done = run_citewarden(
+            ["cache", "clear"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(cache_dir)}
+        )
+        assert done.returncode == 0, done.stderr
+        again = await source.by_doi(DOI)
+    finally:
+        await http.aclose()
+    assert again.outcome is Outcome.FOUND
+    assert replay.requests_to("/crossref") == 2
+
+
+async def test_a_pause_stays_in_a_process_that_shares_no_cache(
+    replay: ReplayServer, tmp_path: Path
+) -> None:
+    cache_dir = tmp_path / "cache"
+    http = fast_http()
+    try:
+        replay.inject("503", path="/crossref", retry_after="86400")
+        source = CrossrefSource(http, replay.base_url("crossref"))
+        assert (await source.by_doi(DOI)).outcome is Outcome.FAILED
+        done = run_citewarden(
+            ["cache", "clear"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(cache_dir)}
+        )
+        assert done.returncode == 0, done.stderr
+        again = await source.by_doi(DOI)
+    finally:
+        await http.aclose()
+    assert again.outcome is Outcome.FAILED
+    assert replay.requests_to("/crossref") == 1
+
+
+async def test_a_lanes_own_pause_stays_when_the_services_is_lifted(tmp_path: Path) -> None:
+    """A lane whose rate-limit budget is spent (X-RateLimit-Remaining: 0) keeps its own
+    pause when the Retry-After pause of its service is lifted; its sibling lane is free."""
+    rate_dir = tmp_path / "cache" / RATE_DIR
+    http = fast_http(shared_dir=rate_dir)
+    try:
+        host = "127.0.0.1"
+        for lane in ("crossref", "crossref-query"):
+            http._lane_hosts[lane] = host
+        http.bucket("crossref").adapt({"x-ratelimit-remaining": "0", "x-ratelimit-reset": "7200"})
+        http.pause_host(host, "crossref", 86400)
+        assert http._paused_for("crossref-query", host) > 80000
+        assert SharedRate(rate_dir).lift_pauses() == 1
+        assert http._paused_for("crossref-query", host) == 0.0
+        assert http.bucket("crossref-query").token_wait() < 1.0
+        assert 7000 < http._paused_for("crossref", host) <= 7200
+    finally:
+        await http.aclose()

@@ -131,6 +131,10 @@ def _without_login_or_query(url: str) -> str:
     return scheme + sep + authority.rpartition("@")[2] + slash + path
 
 
+#: Seconds by which a service's pause in the shared directory may end before the one this
+#: process wrote there (clocks read apart) without being taken as lifted.
+LIFTED_SLACK = 1.0
+
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 
@@ -203,6 +207,9 @@ class HttpClient:
         self._lane_hosts: dict[str, str] = {}
         #: (host, service) -> clock reading until which its every lane waits (Retry-After).
         self._host_paused: dict[tuple[str, str], float] = {}
+        #: (host, service) -> clock reading until which this process paused it in the
+        #: shared directory: a shared pause that ends sooner was lifted (cache clear).
+        self._shared_paused: dict[tuple[str, str], float] = {}
         #: (host, service) -> the limits the host advertised (rate-limit and concurrency
         #: headers), held by all the service's lanes on that host together.
         self._host_gates: dict[tuple[str, str], TokenBucket] = {}
@@ -267,10 +274,24 @@ class HttpClient:
         return Failure(f"rate limited: the source asks for one request per {interval:.0f} s")
 
     def _paused_for(self, lane: str, host: str) -> float:
-        local = self.bucket(lane).paused_for()
         if self.shared is None:
-            return local
-        return max(local, self.shared.paused_for(host, family_of(lane)))
+            return self.bucket(lane).paused_for()
+        key = (host, family_of(lane))
+        shared = self.shared.paused_for(host, key[1])
+        until = self._shared_paused.get(key)
+        lifted = until is not None and self._clock() + shared < until - LIFTED_SLACK
+        if lifted and self.shared.shared:  # read from the directory, not kept in-process
+            self._lift(key)  # lifted there (cache clear): by every process sharing it
+        return max(self.bucket(lane).paused_for(), shared)
+
+    def _lift(self, key: tuple[str, str]) -> None:
+        """The pause of service ``key`` ends here too; each lane's own pauses stay."""
+        host, family = key
+        self._shared_paused.pop(key, None)
+        self._host_paused.pop(key, None)
+        for lane, lane_host in self._lane_hosts.items():
+            if lane_host == host and family_of(lane) == family:
+                self.bucket(lane).lift_held()
 
     async def _acquire(self, lane: str, host: str) -> None:
         """A local token, then (when shared) this machine's next slot for the lane."""
@@ -336,9 +357,10 @@ class HttpClient:
         self._host_paused[key] = max(self._host_paused.get(key, 0.0), self._clock() + seconds)
         for other, other_host in self._lane_hosts.items():
             if other_host == host and family_of(other) == key[1]:
-                self.bucket(other).pause(seconds)
+                self.bucket(other).pause(seconds, held=True)
         if self.shared is not None:
-            self.shared.pause(host, key[1], seconds)
+            shared = self.shared.pause(host, key[1], seconds)
+            self._shared_paused[key] = self._clock() + shared
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -393,7 +415,7 @@ class HttpClient:
             # a lane first used while its host is paused waits like the others
             pending = self._host_paused.get((host, family_of(lane)), 0.0) - self._clock()
             if pending > 0:
-                bucket.pause(pending)
+                bucket.pause(pending, held=True)
         budget = current_budget()
         status_attempts = 0
         transport_attempts = 0

@@ -156,6 +156,8 @@ class TokenBucket:
         self._sleep = sleep
         self._stamp = clock()
         self._paused_until = 0.0
+        #: The end of the pauses the lane took of its own (not its service's, ``held``).
+        self._own_until = 0.0
         self._lock = PrioritySlots(1)
         self._slots = Slots(max(1, limit.concurrency))
         #: Clock readings at which tokens were granted (most recent last; for diagnostics).
@@ -195,11 +197,20 @@ class TokenBucket:
         """Seconds until the lane may send again because of a pause (0 when not paused)."""
         return max(0.0, self._paused_until - self._clock())
 
-    def pause(self, seconds: float) -> None:
-        """Grant no token for ``seconds`` from now (keeps the longest pause)."""
-        self._paused_until = max(self._paused_until, self._clock() + seconds)
+    def pause(self, seconds: float, *, held: bool = False) -> None:
+        """Grant no token for ``seconds`` from now (keeps the longest pause); ``held``: the
+        pause of the whole service, which :meth:`lift_held` ends."""
+        until = self._clock() + seconds
+        if not held:
+            self._own_until = max(self._own_until, until)
+        self._paused_until = max(self._paused_until, until)
         self._tokens = 0.0
         self._stamp = max(self._stamp, self._paused_until)
+
+    def lift_held(self) -> None:
+        """End the service's pause (lifted elsewhere); the lane's own pauses stay."""
+        self._paused_until = min(self._paused_until, self._own_until)
+        self._stamp = min(self._stamp, max(self._clock(), self._paused_until))
 
     def token_wait(self) -> float:
         """Seconds until the next token, a pause included (requests already waiting for

@@ -149,8 +149,9 @@ class SharedRate(SharedDirectory):
             lanes[lane] = slot + max(0.0, interval)
         return slot - now
 
-    def pause(self, host: str, family: str, seconds: float) -> None:
-        """No lane of service ``family`` on ``host`` sends for ``seconds``, in any process."""
+    def pause(self, host: str, family: str, seconds: float) -> float:
+        """No lane of service ``family`` on ``host`` sends for ``seconds``, in any process.
+        -> the seconds the service is paused for now."""
         now = self._clock()
         with self._state(host) as state:
             paused = state.get("paused")
@@ -158,6 +159,7 @@ class SharedRate(SharedDirectory):
                 paused = state["paused"] = {}
             until = max(self._pause_of(state, family, now), now + seconds)
             paused[family] = min(until, now + MAX_AHEAD)
+        return float(paused[family]) - now
 
     def advertise(self, host: str, family: str, concurrency: int) -> None:
         """Service ``family`` on ``host`` said it allows ``concurrency`` requests in flight
