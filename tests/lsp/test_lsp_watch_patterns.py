@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from citewarden.lsp.watch import PATTERNS, watched_name
-from citewarden.project import Workspace
+from citewarden.lsp.watch import PATTERNS, WATCHED_SUFFIXES, watched_name
+from citewarden.project import DISCOVER_SUFFIXES, Workspace
 from citewarden.settings import Settings
 from conftest import Start
 
@@ -73,6 +73,13 @@ NAMES = [
     "main.tex",
     "refs.bib",
 ]
+
+
+def test_every_extension_the_walk_takes_is_watched_in_any_case() -> None:
+    assert DISCOVER_SUFFIXES <= WATCHED_SUFFIXES
+    for suffix in DISCOVER_SUFFIXES:
+        for name in (f"x{suffix}", f"x{suffix.upper()}", f"x{suffix.title()}"):
+            assert any(lsp_glob_match(p, f"a/{name}") for p in PATTERNS), name
 
 
 def test_every_file_the_walk_finds_is_watched(tmp_path: Path) -> None:
