@@ -18,10 +18,11 @@ from citewarden.report.json_report import entry_json
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
-from citewarden.verify.legitimacy import assess, issn_ok, venue_kind, with_venue
+from citewarden.verify.legitimacy import NOT_LOOKED_UP, assess, issn_ok, venue_kind, with_venue
 from citewarden.verify.normalize import make_entry, normalize_entry
 from citewarden.verify.records import Lookup, WorkRecord
 from citewarden.verify.sources.crossref import CrossrefSource
+from citewarden.verify.sources.journals import journal_absent, journal_failed
 from citewarden.verify.sources.openalex import OpenAlexSource, work_from_openalex
 from replay import ReplayServer, recorded_json
 
@@ -211,16 +212,33 @@ def test_tier_elevated_alone_high_with_another_finding() -> None:
     assert any("not in DOAJ" in e for e in row["venue"]["evidence"])
 
 
-def test_venue_not_found_when_no_record_knows_it() -> None:
+def test_no_venue_not_found_without_a_look_up_of_the_journal() -> None:
+    """An OpenAlex work with no source, cited in 'Journal of X' with no valid ISSN: nothing
+    looked the journal up, so nothing said it is unknown; no finding, and the evidence says
+    it was not looked up.  Only a catalogue's answer "no journal with this ISSN" makes it
+    venue-not-found (the rule used to fire on the work's record alone)."""
     rec = record("peneira_work_gh.2014.294.json")
     bare = WorkRecord("openalex", rec.title, rec.authors, rec.year, rec.doi)
     entry = normalize_entry(article(rec, journal="Journal of Global Geohealth", issn="2278-3785"))
     info, issue = assess(entry, [bare])
-    assert issue is not None and issue.code is Code.VENUE_NOT_FOUND
-    assert "Journal of Global Geohealth" in issue.message
+    assert issue is None
     assert "the entry's ISSN 2278-3785 fails its checksum" in info.evidence
+    assert NOT_LOOKED_UP in info.evidence
+    no_issn = normalize_entry(article(rec, journal="Journal of Global Geohealth"))
+    assert assess(no_issn, [bare])[1] is None
+    # DOAJ's "no such journal" only rules DOAJ out: still no venue-not-found
+    assert assess(no_issn, [bare, journal_absent("doaj", "2249-8788")])[1] is None
+    # OpenAlex asked by the ISSN and answering "no such journal": the finding
+    info, issue = assess(no_issn, [bare, journal_absent("openalex", "2249-8788")])
+    assert issue is not None and issue.code is Code.VENUE_NOT_FOUND
+    assert "OpenAlex" in issue.message and "2249-8788" in issue.message
+    assert "Journal of Global Geohealth" in issue.message
+    assert NOT_LOOKED_UP not in info.evidence
     # a record that knows the venue (here by name) clears it
-    assert assess(entry, [bare, rec])[1] is None
+    assert assess(no_issn, [bare, rec, journal_absent("openalex", "2249-8788")])[1] is None
+    # so does any look-up that failed
+    failed = journal_failed("crossref", "2249-8788", "timeout")
+    assert assess(no_issn, [bare, journal_absent("openalex", "2249-8788"), failed])[1] is None
 
 
 def test_a_conference_cited_as_a_journal_is_not_judged_as_one() -> None:
@@ -236,7 +254,8 @@ def test_a_conference_cited_as_a_journal_is_not_judged_as_one() -> None:
         assert info.kind == "proceedings" and issue is None, venue
     # a journal the registry lists stays a journal
     info, issue = assess(
-        normalize_entry(article(rec, journal="Journal of Global Geohealth")), [bare]
+        normalize_entry(article(rec, journal="Journal of Global Geohealth")),
+        [bare, journal_absent("openalex", "2249-8788")],
     )
     assert info.kind == "journal" and issue is not None
 
@@ -273,7 +292,8 @@ async def test_no_venue_not_found_when_the_journal_look_ups_failed(tmp_path: Pat
 async def test_no_venue_not_found_while_a_source_that_may_know_it_failed() -> None:
     """OpenAlex's record of the work names no journal (it often has no source for a work),
     and Crossref, whose record of the DOI names it, timed out: nobody said the journal is
-    unknown, so no venue-not-found; Crossref answering with no such work would allow it."""
+    unknown, so no venue-not-found; nor once Crossref answers it has no such work, as nothing
+    looked the journal up."""
     rec = record("peneira_work_gh.2014.294.json")
     bare = WorkRecord("openalex", rec.title, rec.authors, rec.year, doi=rec.doi)
 
@@ -296,7 +316,11 @@ async def test_no_venue_not_found_while_a_source_that_may_know_it_failed() -> No
     assert not any(i.code is Code.VENUE_NOT_FOUND for i in failed.issues), failed.issues
     Crossref.answer = None
     answered = await Verifier([crossref, openalex], settings, today=TODAY).verify(entry)  # type: ignore[arg-type]
-    assert any(i.code is Code.VENUE_NOT_FOUND for i in answered.issues), answered.issues
+    # Crossref answering "no such work" says nothing of the journal either, and the entry
+    # gives no ISSN to look the journal up by: unknown, never "not found"
+    assert answered is not None and answered.venue is not None
+    assert not any(i.code is Code.VENUE_NOT_FOUND for i in answered.issues), answered.issues
+    assert NOT_LOOKED_UP in answered.venue.evidence
 
 
 def test_no_publisher_is_no_sign_while_a_source_that_may_know_it_failed() -> None:

@@ -96,7 +96,8 @@ RULE_TEXT: Mapping[Code, str] = {
     Code.UNVERIFIED: "The entry could not be checked (sources offline, rate limited or failing).",
     Code.VENUE_UNINDEXED: "The journal is indexed in none of DOAJ, PubMed and Scopus, by a "
     "source's own account, and shows a second sign (not a core source, or no known publisher).",
-    Code.VENUE_NOT_FOUND: "No source that found the work knows the journal the entry names.",
+    Code.VENUE_NOT_FOUND: "OpenAlex or Crossref, asked for the journal by its ISSN, holds no "
+    "such journal, and no record of the work names one.",
     Code.CITATION_UNSUPPORTED: "The configured judge says the cited work's abstract does not "
     "support the sentence that cites it.",
     Code.PREPRINT_AS_PUBLISHED: "Only preprint records of the work exist, but it is cited as published at a venue.",

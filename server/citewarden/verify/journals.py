@@ -8,8 +8,10 @@ Catalog (through the PubMed source) when the work's records do not already place
 journal in DOAJ, PubMed or Scopus, the cases where indexing is in question.  All are cached
 like works (see :mod:`citewarden.verify.sources.cached`).  The records they give describe
 the venue only and are added to the work's records for
-:func:`citewarden.verify.legitimacy.with_venue`; DOAJ's or the catalog's answer "no such
-journal" becomes an absence record (:func:`~citewarden.verify.sources.journals.journal_absent`).
+:func:`citewarden.verify.legitimacy.with_venue`; a source's answer "no such journal" becomes
+an absence record (:func:`~citewarden.verify.sources.journals.journal_absent`): DOAJ's or the
+catalog's rules an index out, OpenAlex's or Crossref's is the only ground for
+``venue-not-found``.
 A failed look-up says nothing of the journal: it becomes a failure record
 (:func:`~citewarden.verify.sources.journals.journal_failed`), which only keeps the venue
 from being called unknown.  The look-ups go through the verifier's ``ask`` (its slots,
@@ -74,7 +76,7 @@ async def journal_records(
     for (name, _), lookup in zip(asked, lookups, strict=True):
         if lookup.outcome is Outcome.FOUND:
             out += lookup.records[:1]
-        elif lookup.outcome is Outcome.NOT_FOUND and name in REGISTRIES:
+        elif lookup.outcome is Outcome.NOT_FOUND:
             out.append(journal_absent(name, issn))
         elif lookup.outcome is Outcome.FAILED:
             out.append(journal_failed(name, issn, lookup.reason or "no answer"))

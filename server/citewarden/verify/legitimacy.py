@@ -14,8 +14,10 @@ answer that they hold no journal with the ISSN.  Each evidence line names who sa
   and Scopus, corroborated by a second sign: it is not a core source (CWTS) or no publisher
   is known for it.  An absent flag is never read as a "no": a record without the Scopus flag
   cannot make a journal unindexed.
-* ``venue-not-found``: a journal the entry names, for a work a source found, that no record
-  knows: no venue name, no ISSN, from any source.
+* ``venue-not-found``: a journal no record of the work names (no venue name, no ISSN), that
+  a catalogue of journals (OpenAlex, Crossref) was asked for by its ISSN and answered it
+  holds no such journal, with no look-up failing.  A journal nothing looked up (no valid
+  ISSN, or no catalogue configured) is unknown, never "not found".
 
 Conference proceedings, books, preprint servers and grey literature (theses, reports,
 manuals, unpublished and miscellaneous works, magazine and newspaper articles) are not
@@ -144,6 +146,13 @@ SOURCE_LABELS = {
     "datacite": "DataCite",
     "dblp": "DBLP",
 }
+#: Sources whose answer "no journal with this ISSN" says the journal is unknown.
+CATALOGUES = frozenset({"openalex", "crossref"})
+#: The venue's evidence when no record names it and nothing looked it up.
+NOT_LOOKED_UP = (
+    "no record of the work names the journal and nothing looked it up by a valid ISSN: "
+    "whether it exists is unknown"
+)
 #: Sources whose records say which indexes hold the venue.
 INDEX_SOURCES = frozenset({"openalex", "doaj", "pubmed"})
 
@@ -237,16 +246,21 @@ def assess(
                 + f" ({', '.join(whose)}): check that it is a peer-reviewed journal"
             )
             return info, Issue(Code.VENUE_UNINDEXED, message, field)
-    known = any(r.venue or r.issn for r in records)
-    failed = faulted or any("failed" in dict(r.extra) for r in records if is_journal_record(r))
-    if (
-        not known
-        and not failed
-        and (entry.venue or entry.issn)
-        and any(r.source == "openalex" for r in records)
-    ):
-        said = entry.venue or ", ".join(_fmt_issn(i) for i in entry.issn)
-        message = f"no source knows the journal '{said}' of this work"
+    if any(r.venue or r.issn for r in records):
+        return info, None
+    looked = [r for r in records if is_journal_record(r)]
+    failed = faulted or any("failed" in dict(r.extra) for r in looked)
+    # only a catalogue of journals that was asked for this one and answered "no such
+    # journal" knows nothing of it; DOAJ's or the NLM Catalog's "no" only rules an index out
+    absent = [r for r in looked if r.source in CATALOGUES and "absent" in dict(r.extra)]
+    if not looked and (entry.venue or entry.issn):
+        unasked = dataclasses.replace(info, evidence=(*info.evidence, NOT_LOOKED_UP))
+        return unasked, None
+    if absent and not failed:
+        issn = dict(absent[0].extra)["absent"]
+        names = " and ".join(dict.fromkeys(who(r) for r in absent))
+        said = f"'{entry.venue}' (ISSN {issn})" if entry.venue else f"ISSN {issn}"
+        message = f"{names} know no journal {said}, and no record of the work names one"
         return info, Issue(Code.VENUE_NOT_FOUND, message, field)
     return info, None
 

@@ -10,8 +10,9 @@ the first year of ``breakdowns.dois-by-issued-year``.  OpenAlex's flags (``is_in
 ``is_indexed_in_scopus``, ``is_core``) become ``venue_indexes`` / ``venue_not_in`` as they do
 on a work's source: an absent flag says nothing.  A DOAJ record is DOAJ indexing (since its
 ``created_date``); an NLM Catalog record says whether the journal is currently indexed for
-MEDLINE.  When DOAJ or the NLM Catalog answers that it holds no journal with the ISSN, an
-*absence record* (:func:`journal_absent`) carries that "no" and nothing else; a look-up
+MEDLINE.  When a source answers that it holds no journal with the ISSN, an *absence record*
+(:func:`journal_absent`) carries that "no" and nothing else (for DOAJ and the NLM Catalog,
+the indexes it rules out); a look-up
 that failed becomes a *failure record* (:func:`journal_failed`), which says nothing.
 """
 
@@ -38,9 +39,9 @@ def is_journal_record(record: WorkRecord) -> bool:
 
 
 def journal_absent(source: str, issn: str) -> WorkRecord:
-    """The answer "no journal with ``issn``" of DOAJ (``doaj``) or the NLM Catalog
-    (``pubmed``): no name and no ISSN of its own (it knows no journal), only the indexes it
-    rules out (:data:`ABSENT_MEANS`)."""
+    """The answer "no journal with ``issn``" of a source: no name and no ISSN of its own (it
+    knows no journal), only the indexes it rules out (:data:`ABSENT_MEANS`: DOAJ's and the
+    NLM Catalog's; OpenAlex's and Crossref's rule out none)."""
     return WorkRecord(
         source,
         issn,
