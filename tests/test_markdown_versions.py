@@ -73,6 +73,8 @@ CASES = [
     # it, and the "@" starts a citation unless the command takes it as its argument
     "\\foo@a and x\\bar@b, \\fooé@c, \\foo\\baz@d.\n\n"
     "\\emph@e, \\cite@f, \\lstinline@g@ and \\foo@h@i\n",
+    # pandoc 3 takes the character after \\hl and \\st as their argument, pandoc 2 does not
+    "a \\hl x@b and \\st 1@c, \\emph x@d\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
@@ -110,6 +112,10 @@ ALIKE = [
     # header), no code: pandoc reads them first
     "    code @k1\n---\n\n        d `@k5\n---\n`\n\n> x\n>\n>     a @k2\n> ===\n\n"
     "    c @k4\n    ---\n\n- x\n\n      b @k3\n  ---\n",
+    # \\emph, \\textbf ... take the character after their name as their argument: the key
+    # after it is no word's; \\foo and \\section take none
+    "a \\emph x@b, \\textbf 1@c and \\emph\nx@d, \\textit-@e, \\emph xy@f\n\n"
+    "\\foo x@g, \\section x@h, \\emph ]@i and \\date .x@j\n",
     # a command pandoc reads with no argument, an argument that is a dimension
     "See \\small{@a}, \\Large[x]{as @b}, \\LaTeX{@c} and \\foo{@d}.\n\n"
     "\\foo 1@e, \\foo=2.5cm@f, \\foo[x]12pt@g, \\foo 1a@h, \\emph @k and \\textbf @m\n",

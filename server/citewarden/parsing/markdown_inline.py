@@ -17,7 +17,12 @@ from typing import Any
 from citewarden.model import (
     Span,
 )
-from citewarden.parsing.pandoc_tex import TEX_AT_ARGUMENT_COMMANDS, TEX_NO_ARGUMENT_COMMANDS
+from citewarden.parsing.pandoc_tex import (
+    TEX_AT_ARGUMENT_COMMANDS,
+    TEX_CHARACTER_ARGUMENT_COMMANDS,
+    TEX_CHARACTER_ARGUMENT_COMMANDS_3,
+    TEX_NO_ARGUMENT_COMMANDS,
+)
 from citewarden.text import count_line_breaks
 
 _SIMPLE_KEY = r"[\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*"
@@ -526,6 +531,9 @@ _TEX_NUMBER = re.compile(r"[0-9.]*+")
 _TEX_UNITS = frozenset({"", "pt", "pc", "in", "bp", "cm", "mm", "dd", "cc", "sp"})
 #: pandoc's white space in raw TeX: spaces, at most one line break (its ``sp``)
 _TEX_SPACE = re.compile(r"[ \t]*+(?:\r?\n[ \t]*+)?+")
+#: what is no character argument after a command's name (braces and brackets open
+#: arguments, TeX's special characters are read otherwise, white space ends a paragraph)
+_TEX_NOT_CHARACTER_ARGUMENT = re.compile(r"[\s{}\[\\%$~#&^_]")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
 _TEX_GROUP = re.compile(r"[{}]|\\[\s\S]|%[^\n]*+")
 _TEX_OPTION = re.compile(r"[{\]]|\\[\s\S]|%[^\n]*+")
@@ -548,13 +556,17 @@ class _RawTex:
     reading stops at :data:`_RAW_TEX_BUDGET` beyond twice the text's length (a text made
     of them would take a pass each), the commands left then read without arguments."""
 
-    __slots__ = ("_budget", "_command", "_cut", "_text")
+    __slots__ = ("_budget", "_character_commands", "_command", "_cut", "_text")
 
     def __init__(self, text: str, at_letters: bool = False) -> None:
         self._text = text
         self._budget = _RAW_TEX_BUDGET + 2 * len(text)
         self._cut = len(text)
         self._command = _TEX_COMMAND_AT if at_letters else _TEX_COMMAND
+        #: pandoc 2 reads "@" as a letter of a name; pandoc 3 takes more commands' character
+        self._character_commands = (
+            TEX_CHARACTER_ARGUMENT_COMMANDS if at_letters else TEX_CHARACTER_ARGUMENT_COMMANDS_3
+        )
 
     def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
@@ -571,6 +583,10 @@ class _RawTex:
             return pos
         if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
             return pos + 1  # the "@" is its argument: "\\emph@a" cites nothing
+        if name in self._character_commands:
+            k = _TEX_SPACE.match(text, pos).end()  # type: ignore[union-attr]
+            if k < self._cut and not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k):
+                return k + 1  # "\\emph x@b": "x" is its argument, "b" is cited
         if name == "begin":
             env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
             if env is not None:

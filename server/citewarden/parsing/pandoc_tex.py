@@ -67,4 +67,30 @@ TEX_AT_ARGUMENT_COMMANDS = frozenset(
     }
 )  # fmt: skip
 
-__all__ = ["TEX_AT_ARGUMENT_COMMANDS", "TEX_NO_ARGUMENT_COMMANDS"]
+#: Commands that take the character after their name (and the white space after it, one
+#: line break in it) as their argument when no brace or bracket opens there: ``\\emph x@b``
+#: reads ``\\emph x`` as raw TeX and cites ``b`` (``\\emph xy@b`` cites nothing), where
+#: ``\\foo x@b`` and ``\\section x@b`` cite nothing; pandoc 2.17, 3.6.1 and 3.9 all read
+#: these so.  :data:`TEX_CHARACTER_ARGUMENT_COMMANDS_3` adds those pandoc 3 reads so.
+TEX_CHARACTER_ARGUMENT_COMMANDS = frozenset(
+    {
+        "G", "H", "MakeLowercase", "MakeTextLowercase", "MakeTextUppercase",
+        "MakeUppercase", "U", "address", "alert", "autocap", "b", "c", "caption",
+        "centerline", "closing", "d", "date", "dedication", "emph", "enquote",
+        "extratitle", "f", "frontispiece", "h", "k", "lowercase", "lowertitleback",
+        "mkbibbold", "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens",
+        "mkbibquote", "newtie", "nhttfamily", "nohyphens", "opening", "publishers", "r",
+        "sout", "subject", "subtitle", "t", "textbf", "textcircled", "textit", "textlatin",
+        "textmd", "textnhtt", "textnormal", "textogonekcentered", "textrm", "textsc",
+        "textsf", "textsl", "textsubscript", "textsuperscript", "texttt", "textup",
+        "titlehead", "u", "ul", "uline", "underline", "uppercase", "uppertitleback", "v",
+    }
+)  # fmt: skip
+TEX_CHARACTER_ARGUMENT_COMMANDS_3 = TEX_CHARACTER_ARGUMENT_COMMANDS | {"hl", "st"}
+
+__all__ = [
+    "TEX_AT_ARGUMENT_COMMANDS",
+    "TEX_CHARACTER_ARGUMENT_COMMANDS",
+    "TEX_CHARACTER_ARGUMENT_COMMANDS_3",
+    "TEX_NO_ARGUMENT_COMMANDS",
+]
