@@ -120,6 +120,9 @@ ALIKE = [
     "See \\small{@a}, \\Large[x]{as @b}, \\LaTeX{@c} and \\foo{@d}.\n\n"
     "\\foo 1@e, \\foo=2.5cm@f, \\foo[x]12pt@g, \\foo 1a@h, \\emph @k and \\textbf @m\n",
     "Text @k first.\n\n@good. An example.\n\n(@b) Another.\n\nAs @good and (@b) show, [@good].\n",
+    # an upper-case letter or roman numeral and a period at a line's end is a list item's
+    # marker: the line after it defines nothing
+    "A.\n: @a1. x\n\nz\n\nI. \n: @a2. y\n\nB. Russell\n: @a3. w\n",
     "Text\n(@key) more.\n",
     "@ex) One.\n@ex2. Two.\n\nSee @ex2.\n",
     "- @item. An item.\n\n> @quoted. A quote.\n",

@@ -65,10 +65,11 @@ _CLOSER = {
 _BULLET = re.compile(r"[-+*](?=[ \t]|$)")
 #: an ordered list marker: decimal, ``#``, a letter or a roman numeral, an example label
 #: (``@good``), followed by ``.``, ``)`` or in parentheses; an upper-case letter with a
-#: period wants two spaces (or a tab) after it (``B. Russell`` is text)
+#: period wants two spaces (or a tab) after it (``B. Russell`` is text), or the line's end
 _ORDERED = re.compile(
     r"(?!p\.[ \t]+\d)(?:\((?:\d+|#|[A-Za-z]|[ivxlcdmIVXLCDM]+|@[\w-]*)\)"
-    r"|(?:\d+|#|[a-z]|[ivxlcdmIVXLCDM]{2,}|@[\w-]*)[.)]|[A-Z]\)|[A-Z]\.(?=\t|  ))(?=[ \t]|$)"
+    r"|(?:\d+|#|[a-z]|[ivxlcdmIVXLCDM]{2,}|@[\w-]*)[.)]|[A-Z]\)"
+    r"|[A-Z]\.(?=\t|  |[ \t]*+\r?$))(?=[ \t]|$)"
 )
 _DEFINITION = re.compile(r"[:~][ \t]")
 _NOTE = re.compile(r"\[\^([^\]\s]+)\]:")
