@@ -633,6 +633,28 @@ def test_a_records_line_breaks_read_as_spaces_in_a_hover() -> None:
     assert "\\x0a" not in shown + "".join(lines)
 
 
+def test_a_citing_sentence_starting_like_a_block_is_shown_as_text_in_the_hover() -> None:
+    """The hover quotes the citing sentence as '> sentence': one starting with '1. ', '2) ',
+    '- ', '+ ', '# ' or '> ' rendered as a list, a heading or a nested quote inside the
+    quote; its leading marker is escaped, and only at the start."""
+    from citewarden.context.relevance import Work
+    from citewarden.context.sentence import CitingSentence
+    from citewarden.lsp.context_hover import _context_lines
+
+    def quoted(text: str) -> str:
+        return _context_lines(CitingSentence(text, "", ""), Work("T", ""), 0.5)[1]
+
+    assert quoted("1. We cite it, 2. again.") == "> 1\\. We cite it, 2. again."
+    assert quoted("2019) showed it.") == "> 2019\\) showed it."
+    assert quoted("- We cite it - twice.") == "> \\- We cite it - twice."
+    assert quoted("+ We cite it.") == "> \\+ We cite it."
+    assert quoted("# We cite it.") == "> \\# We cite it."
+    assert quoted("> We cite it.") == "> \\> We cite it."
+    assert quoted("=== We cite it.") == "> \\=== We cite it."
+    assert quoted("We cite 1. it.") == "> We cite 1. it."
+    assert quoted("  - We cite it.") == "> \\- We cite it."
+
+
 def test_verification_hover_links_only_https_records() -> None:
     from citewarden.findings.verdicts import record_url
     from citewarden.lsp.verify_hover import hover_markdown

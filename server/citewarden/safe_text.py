@@ -133,12 +133,22 @@ _BARE_LINK = re.compile(r"(?<=[A-Za-z0-9+.-]):(?=//)|(?<=(?<![\w.-])[Ww]{3})\.|@
 _URL_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~:/?#@!$&'*+,;=%]")
 
 
-def markdown_text(text: str) -> str:
+#: A list item's marker (``1.``, ``1)``, ``-``, ``+``) or a setext underline (``=``) that
+#: would start a block at the beginning of a line (``*``, ``#``, ``>`` are escaped anyway).
+_BLOCK_START = re.compile(r"(\d{1,9})([.)])|([-+=])")
+
+
+def markdown_text(text: str, *, line_start: bool = False) -> str:
     """``text`` shown literally in Markdown: no emphasis, link (a bare address a renderer
     would link included), image, HTML or heading can start in it, and unsafe characters
-    are escaped (:func:`visible`)."""
+    are escaped (:func:`visible`).  ``line_start``: the text begins a line (after a quote's
+    ``> `` or a list item's marker), so no list item or underline starts there either."""
     escaped = _MARKDOWN_SPECIAL.sub(lambda m: "\\" + m.group(), visible(text))
-    return _BARE_LINK.sub(lambda m: "\\" + m.group(), escaped)
+    escaped = _BARE_LINK.sub(lambda m: "\\" + m.group(), escaped)
+    if line_start and (m := _BLOCK_START.match(escaped)):
+        marker = f"{m[1]}\\{m[2]}" if m[1] else f"\\{m[3]}"
+        escaped = marker + escaped[m.end() :]
+    return escaped
 
 
 def https_url(url: str | None) -> str | None:

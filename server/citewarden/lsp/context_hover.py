@@ -194,7 +194,7 @@ def _context_lines(
     lines = [
         f"**Citation context:** relevance {score:.2f} (0 to 1, the sentence against the "
         f"cited work's {basis}, words weighted by this bibliography's field)",
-        f"> {_md(clipped(sentence.text))}",
+        f"> {_md(clipped(sentence.text), line_start=True)}",
     ]
     if work.abstract:
         shown = work.abstract[:HOVER_ABSTRACT]

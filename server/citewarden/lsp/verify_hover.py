@@ -16,10 +16,11 @@ _STATUS_TEXT = {
 }
 
 
-def _md(text: str) -> str:
+def _md(text: str, *, line_start: bool = False) -> str:
     """Outside text as literal Markdown on one line, at most
-    :data:`~citewarden.safe_text.MAX_SHOWN` characters of it (:func:`_flat`)."""
-    return markdown_text(clipped(_flat(text)))
+    :data:`~citewarden.safe_text.MAX_SHOWN` characters of it (:func:`_flat`); ``line_start``:
+    it begins a line, where its '1. ' or '- ' would start a list."""
+    return markdown_text(clipped(_flat(text)), line_start=line_start)
 
 
 def _flat(text: str) -> str:
