@@ -258,9 +258,12 @@ def assess(
         return unasked, None
     if absent and not failed:
         issn = dict(absent[0].extra)["absent"]
-        names = " and ".join(dict.fromkeys(who(r) for r in absent))
+        names = list(dict.fromkeys(who(r) for r in absent))
         said = f"'{entry.venue}' (ISSN {issn})" if entry.venue else f"ISSN {issn}"
-        message = f"{names} know no journal {said}, and no record of the work names one"
+        knows = "knows" if len(names) == 1 else "know"
+        message = (
+            f"{' and '.join(names)} {knows} no journal {said}, and no record of the work names one"
+        )
         return info, Issue(Code.VENUE_NOT_FOUND, message, field)
     return info, None
 
