@@ -84,6 +84,8 @@ ALIKE = [
     "<pre>@x1.\n\n<pre> @x2.\n\n<div> @x3.\n\n<!-- c --> @x4. y\n\n<P> @x5.\n\n"
     "</p> @x6) z\n\n<Note>@x7.\n\n<hr/> @a1 and <span> @a2.\n",
     '<pre>\n[^1]: note @fn\n\n<section id="s">\n@x8. y\n\n<p>\n    @a3\n\n<details>\n\n    @a4\n',
+    # but a verbatim element a closing tag closes is no block's start in a container
+    "> <pre> @x1. y</pre>\n\n- <pre> @x2. y\n  </pre>\n\nSee @x1 and @x2.\n",
     # a footnote's text starts a block: an example label there is a marker, no citation
     "Text[^1] and @smith2020, (@b2) and [^2].\n\n[^1]: @smith2020. See @c1.\n\n"
     "[^2]: (@b2) More @c2.\n",

@@ -57,6 +57,8 @@ _YAML_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
 #: a line that starts with a verbatim element (its content may hold what looks like a
 #: fence or a metadata block: it is neither)
 _VERBATIM_LINE = re.compile(r" {0,3}<(?:pre|script|style|textarea)(?=[\s/>])", re.I)
+#: a verbatim element's start tag
+_VERBATIM_TAG = re.compile(r"<(?:pre|script|style|textarea)(?=[\s/>])", re.I)
 #: a line that may close a fence: only backticks or only tildes (after block quote marks)
 _CLOSER = {
     char: re.compile(r"^[ \t]*(?:>[ \t]?)*(" + re.escape(char) + r"{3,})[ \t]*\r?$", re.M)
@@ -719,6 +721,14 @@ class _Reader:
             return False
         return not self.text.startswith(("    ", "\t", " \t", "  \t", "   \t"), next_pos)
 
+    def _closed_verbatim(self, line: str, j: int, pos: int) -> bool:
+        """``line`` (at ``pos``) opens at ``j`` a verbatim element a closing tag closes: its
+        content is no block (as read in a container; see :class:`Verbatim`)."""
+        if _VERBATIM_TAG.match(line, j) is None:
+            return False
+        self.verbatim = self.verbatim or Verbatim(self.text)
+        return self.verbatim.end(pos + j) > 0
+
     def _comment_end(self, offset: int) -> int | None:
         """The start of the line after the end of the HTML comment whose text starts at
         ``offset``, when nothing follows the ``-->`` on its line; else None."""
@@ -1057,6 +1067,7 @@ class _Reader:
                 and ch == "<"
                 and (tag := _BLOCK_TAG.match(line, j)) is not None
                 and (tag.end() < len(line.rstrip()) or self._html_block_line(line, j, next_pos))
+                and not self._closed_verbatim(line, j, pos)
             ):
                 # a raw HTML block's tag: what follows it on its line starts a block
                 if tag.end() >= len(line.rstrip()):
