@@ -34,26 +34,18 @@ from citewarden.findings.verdicts import (
     marks_citations,
 )
 from citewarden.model import Entry, Finding, Verdict
-from citewarden.parsing import is_bibliography, is_csl, is_document, is_metadata
+from citewarden.parsing import (
+    PROJECT_SUFFIXES,
+    is_bibliography,
+    is_csl,
+    is_document,
+    is_metadata,
+)
 from citewarden.project import Workspace, normalize_path, walks_into
 from citewarden.settings import Settings
 
 #: Input files ``check`` accepts by suffix (directories are searched).
-CHECKABLE_SUFFIXES = frozenset(
-    {
-        ".tex",
-        ".ltx",
-        ".md",
-        ".markdown",
-        ".qmd",
-        ".rmd",
-        ".bib",
-        ".bibtex",
-        ".json",
-        ".yaml",
-        ".yml",
-    }
-)
+CHECKABLE_SUFFIXES = PROJECT_SUFFIXES
 
 #: Called with the number of entries to verify; the context it returns is entered while
 #: they verify and is called with each verified key.
@@ -154,7 +146,7 @@ def load_workspace(
         if path.is_file() and path.suffix.lower() not in CHECKABLE_SUFFIXES:
             raise InputError(
                 f"cannot check {raw}: not a LaTeX, Markdown or bibliography file "
-                "(.tex, .md, .qmd, .Rmd, .bib, .json, .yaml)"
+                "(.tex, .latex, .md, .qmd, .Rmd, .bib, .bibtex, .json, .yaml)"
             )
         paths.append(path)
     root = _workspace_root(paths, cwd)

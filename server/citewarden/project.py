@@ -75,6 +75,7 @@ from citewarden.model import (
 )
 from citewarden.parsing import (
     METADATA_NAMES,
+    PROJECT_SUFFIXES,
     Parsed,
     is_document,
     is_latex,
@@ -93,9 +94,7 @@ from citewarden.text import LineIndex
 Reader = Callable[[Path], tuple[str, Sequence[Finding]]]
 
 #: Files :meth:`Workspace.add_folder` picks up.
-DISCOVER_SUFFIXES = frozenset(
-    {".tex", ".ltx", ".md", ".markdown", ".qmd", ".rmd", ".bib", ".json", ".yaml", ".yml"}
-)
+DISCOVER_SUFFIXES = PROJECT_SUFFIXES
 #: Directories never descended into.
 SKIP_DIRS = frozenset({"node_modules", ".venv", "venv", "__pycache__", "_build", "_site"})
 

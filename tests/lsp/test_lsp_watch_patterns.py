@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
+from citewarden.audit import CHECKABLE_SUFFIXES, InputError, load_workspace
 from citewarden.lsp.watch import PATTERNS, WATCHED_SUFFIXES, watched_name
 from citewarden.project import DISCOVER_SUFFIXES, Workspace
 from citewarden.settings import Settings
@@ -72,6 +73,10 @@ NAMES = [
     "readme.Markdown",
     "main.tex",
     "refs.bib",
+    "Refs.BIBTEX",
+    "more/alone.bibtex",
+    "Book.LaTeX",
+    "ch/two.latex",
 ]
 
 
@@ -93,6 +98,18 @@ def test_every_file_the_walk_finds_is_watched(tmp_path: Path) -> None:
         relative = path.relative_to(root).as_posix()
         assert any(lsp_glob_match(p, relative) for p in PATTERNS), relative
         assert watched_name(path), relative
+
+
+def test_check_accepts_the_files_the_walk_finds(tmp_path: Path) -> None:
+    assert CHECKABLE_SUFFIXES == DISCOVER_SUFFIXES
+    assert {".bibtex", ".latex"} <= DISCOVER_SUFFIXES
+    for name in ("Refs.BIBTEX", "two.latex", "Book.LaTeX", "a.bibtex"):
+        (tmp_path / name).write_text("x", encoding="utf-8")
+        _, _, _, files = load_workspace([name], Settings(), tmp_path)
+        assert files == [tmp_path.resolve() / name]
+    (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
+    with pytest.raises(InputError):
+        load_workspace(["notes.txt"], Settings(), tmp_path)
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,11 @@ MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".qmd", ".rmd"})
 BIBTEX_SUFFIXES = frozenset({".bib", ".bibtex"})
 CSL_JSON_SUFFIXES = frozenset({".json"})
 YAML_SUFFIXES = frozenset({".yaml", ".yml"})
+#: Every extension, in lower case and matched in any case, of a file the walk of a folder
+#: takes and ``citewarden check`` accepts (the server watches these and the packages').
+PROJECT_SUFFIXES = (
+    LATEX_SUFFIXES | MARKDOWN_SUFFIXES | BIBTEX_SUFFIXES | CSL_JSON_SUFFIXES | YAML_SUFFIXES
+)
 #: Quarto / pandoc project metadata files (their ``bibliography:`` applies to documents below).
 METADATA_NAMES = frozenset({"_quarto.yml", "_quarto.yaml", "_metadata.yml", "_metadata.yaml"})
 
