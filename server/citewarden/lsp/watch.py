@@ -97,6 +97,29 @@ def dynamic_registration_supported(session: Session) -> bool:
     return bool(watched is not None and watched.dynamic_registration)
 
 
+async def _register_watchers(
+    session: Session,
+    registration_id: str,
+    options: types.DidChangeWatchedFilesRegistrationOptions,
+    what: str,
+) -> None:
+    """Ask the client to watch files under ``registration_id``; raises NoAnswer (logged)
+    when it does not answer, or what its refusal raises."""
+    params = types.RegistrationParams(
+        registrations=[
+            types.Registration(
+                id=registration_id,
+                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                register_options=options,
+            )
+        ]
+    )
+    await answer(
+        session.server.client_register_capability_async(params),
+        f"client/registerCapability ({what})",
+    )
+
+
 async def register(session: Session) -> bool:
     """Ask the client to watch project files; False when it cannot."""
     if not dynamic_registration_supported(session):
@@ -110,20 +133,7 @@ async def register(session: Session) -> bool:
         ]
     )
     try:
-        await answer(
-            session.server.client_register_capability_async(
-                types.RegistrationParams(
-                    registrations=[
-                        types.Registration(
-                            id=REGISTRATION_ID,
-                            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                            register_options=options,
-                        )
-                    ]
-                )
-            ),
-            "client/registerCapability (file watching)",
-        )
+        await _register_watchers(session, REGISTRATION_ID, options, "file watching")
     except NoAnswer:
         return False  # logged
     except Exception:
@@ -178,20 +188,7 @@ async def watch_settings_above(session: Session) -> None:
         session.settings_watchers = []
         if watchers:
             options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
-            await answer(
-                server.client_register_capability_async(
-                    types.RegistrationParams(
-                        registrations=[
-                            types.Registration(
-                                id=SETTINGS_REGISTRATION_ID,
-                                method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                register_options=options,
-                            )
-                        ]
-                    )
-                ),
-                "client/registerCapability (settings files)",
-            )
+            await _register_watchers(session, SETTINGS_REGISTRATION_ID, options, "settings files")
         session.settings_watchers = watchers
     except NoAnswer:
         pass  # logged; registered anew when the first folder changes
