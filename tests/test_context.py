@@ -282,3 +282,18 @@ def test_citations_of_one_long_run_share_their_reading(monkeypatch: pytest.Monke
     )
     assert sum(s is not None for s in found) > 100
     assert 0 < len(calls) < 3 * len(text) // sentence_module._STEP
+
+
+def _markdown_sentences(text: str) -> list[str]:
+    doc = parse_markdown(MD, text)
+    found = citing_sentences(text, doc.citations, doc.kind)
+    return [s.text if s else "" for s in found]
+
+
+def test_a_blanked_citation_leaves_no_brackets_separators_or_possessive() -> None:
+    assert _markdown_sentences("The method of @a's paper works.") == ["The method of paper works."]
+    assert latex("It works (e.g., \\cite{a}).")["a"] == "It works."
+    assert set(_markdown_sentences("Text [@a;; @b; @c] here.")) == {"Text here."}
+    assert latex("A bound [0, 1] holds (see Table 2) \\cite{a}.")["a"] == (
+        "A bound [0, 1] holds (see Table 2)."
+    )

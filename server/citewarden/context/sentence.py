@@ -138,6 +138,12 @@ def _ends(
 
 
 _SPACE = re.compile(r"\s+")
+_EMPTY_GROUP = re.compile(
+    r"\s*(?:\(|\[)\s*(?:(?:e\.\s?g\.|i\.\s?e\.|cf\.|see(?: also)?|viz\.|for example|among others)\s*)?"
+    r"[\s,;]*(?:\)|\])",
+    re.I,
+)
+_POSSESSIVE = re.compile(r"(?:^|\s+)['\u2019]s(?![^\W_])")
 _WORD = re.compile(r"\w")
 
 
@@ -153,6 +159,10 @@ def _plain(raw: str, kind: DocumentKind) -> str:
     if MATH_STOP in text:  # displayed math's full stop: the sentence's end, or nothing
         text = text.replace(MATH_STOP, " ") + ("." if text.rstrip()[-1] == MATH_STOP else "")
     text = _SPACE.sub(" ", text).strip()
+    # what a blanked citation leaves: a bracket or parenthesis holding only separators and a
+    # prefix (``(e.g., \\cite{a})``, ``[@a;; @b]``), a possessive after it (``@a's paper``)
+    text = _EMPTY_GROUP.sub("", text)
+    text = _POSSESSIVE.sub("", text)
     # one full stop after an abbreviation that a citation or a reference stood after
     # (``e.g.~\\cite{a}.``, ``et al.~\\cite{a}.``, ``Fig.~\\ref{f}.``, ``et al. [@a].``)
     text = re.sub(r"(?<=[^\W_]\.)\s+\.(?!\.)", "", text)
