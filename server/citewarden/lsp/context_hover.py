@@ -54,7 +54,7 @@ def venue_markdown(venue: VenueInfo | None) -> str | None:
             "Indexed in " + ", ".join(INDEX_NAMES.get(i, _md(i)) for i in venue.indexed_in)
         )
     if venue.evidence:
-        lines.append("\n".join(f"- {_md(e)}" for e in venue.evidence))
+        lines.append("\n".join(f"- {_md(e, line_start=True)}" for e in venue.evidence))
     return "\n\n".join(lines)
 
 

@@ -117,13 +117,15 @@ def markdown(entry: Entry) -> str:
                 names += ", et al."
         except Exception:
             names = decode(raw_authors)
-        lines.append(_escape(clipped(names)))
+        lines.append(_escape(clipped(names), line_start=True))
     venue = _text(
         entry, "journal", "journaltitle", "booktitle", "publisher", "school", "institution"
     )
     when = year(entry)
     venue_shown = f"*{_escape(clipped(venue))}*" if venue else None
-    tail = ", ".join(p for p in (venue_shown, _escape(when) if when else None) if p)
+    # the year begins the line when there is no venue
+    shown_when = _escape(when, line_start=not venue_shown) if when else None
+    tail = ", ".join(p for p in (venue_shown, shown_when) if p)
     if tail:
         lines.append(tail)
     doi = entry.get("doi")

@@ -53,7 +53,7 @@ def hover_markdown(
             lines.append(f"⚠ **Retraction notice:** {_md(issue.message)}")
     others = [i for i in verdict.issues if i.code is not Code.RETRACTED]
     if others:
-        lines.append("\n".join(f"- {_md(i.message)}" for i in others))
+        lines.append("\n".join(f"- {_md(i.message, line_start=True)}" for i in others))
     if verdict.corrections:
         offered = list(verdict.corrections.items())
         if csl_type is not None:
