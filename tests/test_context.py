@@ -297,3 +297,8 @@ def test_a_blanked_citation_leaves_no_brackets_separators_or_possessive() -> Non
     assert latex("A bound [0, 1] holds (see Table 2) \\cite{a}.")["a"] == (
         "A bound [0, 1] holds (see Table 2)."
     )
+
+
+def test_enquote_is_shown_with_its_quotation_marks() -> None:
+    assert latex("He wrote \\enquote{the best} \\cite{a}.")["a"] == 'He wrote "the best".'
+    assert latex("It is \\enquote*{so {called}} here \\cite{a}.")["a"] == "It is 'so called' here."

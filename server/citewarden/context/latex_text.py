@@ -273,11 +273,18 @@ _WORDS = {
     "textasciitilde": "~",
 }
 _WORD_COMMAND = re.compile(r"\\(" + "|".join(_WORDS) + r")(?![A-Za-z@])(?:\{\})?")
+#: csquotes' ``\\enquote{text}`` (``\\enquote*``: the inner quotation marks)
+_ENQUOTE = re.compile(r"\\enquote(?![A-Za-z@])(\*?)\s*\{((?:[^{}]|\{[^{}]{0,200}\}){0,500})\}")
 _GROUPING = str.maketrans("", "", MATH)  # MATH_STOP is read by the caller
 #: a brace, escaped (a brace of the text) or not (a group's, no text)
 _BRACE_CHAR = re.compile(r"\\?[{}]")
 #: an item's label at the start of its text (``\\item[Adam] an optimizer``)
 _LABEL = re.compile(r"\A(\s*)\[([^\[\]]{0,200})\]")
+
+
+def _quoted(m: re.Match[str]) -> str:
+    mark = "'" if m.group(1) else '"'
+    return mark + m.group(2) + mark
 
 
 def latex_plain(text: str) -> str:
@@ -289,6 +296,8 @@ def latex_plain(text: str) -> str:
     # two arguments side by side are two pieces of text (``\\newterm{CNN}{networks}``)
     text = text.replace("}{", "} {")
     text = _LINE_BREAK.sub(" ", text)
+    if "\\enquote" in text:  # csquotes: the quotation marks it typesets
+        text = _ENQUOTE.sub(_quoted, text)
     if "\\" in text:
         text = _WORD_COMMAND.sub(lambda m: _WORDS[m.group(1)], text)
     text = _COMMAND.sub(" ", text)
