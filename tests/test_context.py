@@ -48,7 +48,7 @@ def test_latex_markup_math_and_other_citations_are_removed() -> None:
         "\\cite{a} as in Section~\\ref{sec:m} and \\cite{b}."
     )
     got = latex(text)
-    assert got["a"] == got["b"] == "We fit with limited-memory methods as in Section and."
+    assert got["a"] == got["b"] == "We fit [math] with limited-memory methods as in Section and."
 
 
 def test_paragraph_heading_and_environment_break_sentences() -> None:
@@ -167,10 +167,10 @@ def test_latex_math_and_arguments_left_open_are_not_scanned_again_and_again() ->
     """Unclosed ``\\(``, ``\\[``, ``\\label{`` and Markdown ``[`` are left as text; a
     closed one, with ``\\\\`` and ``\\\\[2pt]`` inside display math, is removed."""
     assert plain(r"We show \[ a \\[2pt] b \] that \(x\) holds.", DocumentKind.LATEX) == (
-        "We show that holds."
+        "We show [math] that [math] holds."
     )
     got = latex(r"Then \(x\) holds \cite{a}. \( \( \label{ end")
-    assert got["a"] == "Then holds."
+    assert got["a"] == "Then [math] holds."
     text = "[ [ see @k [a [link](https://e.org/a_(b)) c"
     doc = parse_markdown(MD, text)
     (s,) = citing_sentences(text, doc.citations, doc.kind)
@@ -302,3 +302,12 @@ def test_a_blanked_citation_leaves_no_brackets_separators_or_possessive() -> Non
 def test_enquote_is_shown_with_its_quotation_marks() -> None:
     assert latex("He wrote \\enquote{the best} \\cite{a}.")["a"] == 'He wrote "the best".'
     assert latex("It is \\enquote*{so {called}} here \\cite{a}.")["a"] == "It is 'so called' here."
+
+
+def test_inline_math_reads_as_a_placeholder_that_is_not_scored() -> None:
+    got = _markdown_sentences("We use $\\alpha$, $\\beta$, and $\\gamma$ here [@a].")
+    assert got == ["We use [math], [math], and [math] here."]
+    got_tex = latex("The sets $A$, $B$, etc.\\ were used \\cite{a}.")
+    assert got_tex["a"] == "The sets [math], [math], etc. were used."
+    assert terms(got[0]) == terms("We use, and here.")
+    assert terms("the [math] model") == terms("the model") == [stem("model")]

@@ -105,18 +105,18 @@ def test_an_ellipsis_before_a_lower_case_word_goes_on() -> None:
 
 def test_math_is_one_unit_of_its_sentence() -> None:
     text = "We set $f(x) = \\begin{cases} 1 & x>0. \\\\ 0 \\end{cases}$ as in \\cite{a}. Next."
-    assert sentence(text) == "We set as in."
+    assert sentence(text) == "We set [math] as in."
     text = "The matrix \\[ A = \\begin{pmatrix} 1. \\\\ 2 \\end{pmatrix} \\] is in \\cite{a}. N."
-    assert sentence(text) == "The matrix is in."
+    assert sentence(text) == "The matrix [math] is in."
     text = (
         "The loss of the network is\n\\begin{equation}\n  L = \\sum_i x_i\n\\end{equation}\n"
         "where $x$ is the input \\cite{a}. Next."
     )
-    assert sentence(text) == "The loss of the network is where is the input."
+    assert sentence(text) == "The loss of the network is [math] where [math] is the input."
     text = "The loss is\n\\begin{align}\n  L = x.\n\\end{align}\nThen we \\cite{a} go. Next."
     assert sentence(text) == "Then we go."
     text = "The loss is $$ L = x. $$ then \\cite{a} goes on. Next."
-    assert sentence(text) == "The loss is then goes on."
+    assert sentence(text) == "The loss is [math] then goes on."
 
 
 def test_comments_urls_and_dollars() -> None:

@@ -19,6 +19,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from citewarden.context.words import MATH_SHOWN
 from citewarden.parsing.latex_decode import ACCENTS
 
 #: Stands where math was: a unit of the sentence that is no word.
@@ -275,7 +276,8 @@ _WORDS = {
 _WORD_COMMAND = re.compile(r"\\(" + "|".join(_WORDS) + r")(?![A-Za-z@])(?:\{\})?")
 #: csquotes' ``\\enquote{text}`` (``\\enquote*``: the inner quotation marks)
 _ENQUOTE = re.compile(r"\\enquote(?![A-Za-z@])(\*?)\s*\{((?:[^{}]|\{[^{}]{0,200}\}){0,500})\}")
-_GROUPING = str.maketrans("", "", MATH)  # MATH_STOP is read by the caller
+#: a piece of math reads :data:`MATH_SHOWN` (MATH_STOP is read by the caller)
+_GROUPING = str.maketrans({MATH: f" {MATH_SHOWN} "})
 #: a brace, escaped (a brace of the text) or not (a group's, no text)
 _BRACE_CHAR = re.compile(r"\\?[{}]")
 #: an item's label at the start of its text (``\\item[Adam] an optimizer``)

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from citewarden.context.latex_text import MATH, MATH_STOP
+from citewarden.context.words import MATH_SHOWN
 from citewarden.parsing.markdown_blocks import block_structure
 
 #: Private-use characters that stand for hidden ASCII punctuation (see :func:`hide`).
@@ -223,7 +224,7 @@ _SCRIPTS = re.compile(
     r"~~(?=[^\s~])((?:[^~]|~(?!~)){1,500}?)(?<=[^\s~])~~|\^([^\s^]{1,100})\^"
     r"|(?<!~)~([^\s~]{1,100})~(?!~)"
 )
-_DROP = str.maketrans("", "", MATH + _GONE)
+_DROP = str.maketrans({MATH: f" {MATH_SHOWN} ", _GONE: None})
 #: an HTML entity (named, decimal or hexadecimal) with its closing semicolon
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 #: what an entity must not bring in: controls and the private characters of :func:`hide`

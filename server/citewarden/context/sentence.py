@@ -35,6 +35,7 @@ from citewarden.context.markdown_text import (
     mask_markdown,
     shown,
 )
+from citewarden.context.words import MATH_SHOWN
 from citewarden.model import Citation, CitationKind, DocumentKind, Span
 
 #: How far to look either side of a citation for its sentence's ends (characters).
@@ -308,7 +309,8 @@ class _Text:
         found = self._read.get((start, end))
         if found is None:
             text = _plain(self.masked[start:end], self.kind)
-            found = self._read[start, end] = (text, _WORD.search(text) is not None)
+            words = text.replace(MATH_SHOWN, " ") if MATH_SHOWN in text else text
+            found = self._read[start, end] = (text, _WORD.search(words) is not None)
         return found
 
     def around(self, command: Span) -> CitingSentence | None:

@@ -277,9 +277,14 @@ def terms(text: str | None) -> list[str]:
     return list(_terms(text))
 
 
+#: What a citing sentence shows for a piece of math: no word of it (never scored).
+MATH_SHOWN = "[math]"
+
+
 @functools.lru_cache(maxsize=1 << 15)
 def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
+    text = text.replace(MATH_SHOWN, " ") if MATH_SHOWN in text else text
     for w in _WORD.findall(text.casefold()):
         for part in w.split("-"):
             if 1 < len(part) <= MAX_WORD and part not in STOPWORDS and not part.isdigit():
