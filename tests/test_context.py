@@ -294,6 +294,7 @@ def test_a_blanked_citation_leaves_no_brackets_separators_or_possessive() -> Non
     assert _markdown_sentences("The method of @a's paper works.") == ["The method of paper works."]
     assert latex("It works (e.g., \\cite{a}).")["a"] == "It works."
     assert set(_markdown_sentences("Text [@a;; @b; @c] here.")) == {"Text here."}
+    assert latex("It works (see, e.g., \\cite{a}) here.")["a"] == "It works here."
     assert latex("A bound [0, 1] holds (see Table 2) \\cite{a}.")["a"] == (
         "A bound [0, 1] holds (see Table 2)."
     )

@@ -140,8 +140,8 @@ def _ends(
 
 _SPACE = re.compile(r"\s+")
 _EMPTY_GROUP = re.compile(
-    r"\s*(?:\(|\[)\s*(?:(?:e\.\s?g\.|i\.\s?e\.|cf\.|see(?: also)?|viz\.|for example|among others)\s*)?"
-    r"[\s,;]*(?:\)|\])",
+    r"\s*(?:\(|\[)(?:[\s,;]*(?:e\.\s?g\.|i\.\s?e\.|cf\.|see(?: also)?|viz\.|for example"
+    r"|among others)){0,3}[\s,;]*(?:\)|\])",
     re.I,
 )
 _POSSESSIVE = re.compile(r"(?:^|\s+)['\u2019]s(?![^\W_])")
