@@ -862,7 +862,7 @@ def read_package(text: str, start: int) -> tuple[str | None, bool | None]:
 
 #: biblatex's ``bibencoding=`` option (of the package, ``\\ExecuteBibliographyOptions`` or a
 #: resource) and inputenc's encoding option
-_BIBENCODING = re.compile(r"bibencoding\s*=\s*\{?\s*([A-Za-z0-9_.:-]+)")
+_BIBENCODING = re.compile(r"bibencoding\s*=\s*(?:\{\s*)?([A-Za-z0-9_.:-]+)")
 _INPUTENC = re.compile(r"\\usepackage\s*\[\s*([A-Za-z0-9_.:-]+)\s*\]\s*\{\s*inputenc\s*\}")
 
 
