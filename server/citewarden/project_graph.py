@@ -51,7 +51,7 @@ from citewarden.parsing.bibtex_inheritance import (
     style_strings,
 )
 from citewarden.parsing.dispatch import Context, out_of_memory, parse_file
-from citewarden.parsing.latex_static import context_applies, project_context
+from citewarden.parsing.latex_static import TopLevel, context_applies, project_context
 from citewarden.parsing.pandoc_syntax import dialect_of
 from citewarden.project_links import (
     LOAD_SUFFIX,
@@ -872,6 +872,49 @@ class ProjectGraph(LinkResolver):
         read = latex_bibunit_order.bare_putbib_defaults(root, parsed, placed)
         return list(dict.fromkeys(read.values()))
 
+    def _lost_nocite_files(
+        self,
+        states: list[tuple[Path, FileState, ParsedDocument]],
+        placed: Mapping[Path, tuple[Path, int]],
+    ) -> dict[Path, str]:
+        """The files read at the root's preamble's top level after a package whose
+        ``\\nocite`` writes at once (natbib, cite, harvard), included there by the root or
+        by such a file at its own top level, each with the package: their ``\\nocite``
+        at their top level cites nothing."""
+        by_path = {path: (state, doc) for path, state, doc in states}
+        lost: dict[Path, str] = {}
+
+        def package_of(path: Path, seen: frozenset[Path]) -> str:
+            if path in lost:
+                return lost[path]
+            if path not in placed or path in seen:
+                return ""
+            parent, index = placed[path]
+            if parent not in by_path:
+                return ""
+            state, doc = by_path[parent]
+            includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE]
+            if index >= len(includes):
+                return ""
+            # the include command's backslash (the link's span is its argument)
+            at = max(state.text.rfind("\\", 0, includes[index].span.start), 0)
+            if doc.is_root:
+                loaded_at, package = doc.nocite_now_at
+                if not (0 <= loaded_at < at < doc.body_start):
+                    return ""
+            else:
+                package = package_of(parent, seen | {path})
+                if not package:
+                    return ""
+            if not TopLevel(state.text).at(at):
+                return ""
+            lost[path] = package
+            return package
+
+        for path, _, _ in states:
+            package_of(path, frozenset())
+        return {path: package for path, package in lost.items() if package}
+
     def _pass_on_definitions(
         self,
         documents: list[Path],
@@ -904,10 +947,12 @@ class ProjectGraph(LinkResolver):
         files = [name for _, _, doc in states for name in doc.style_files]
         reading = read_styles(files, style_dirs) if files else None
         from_styles = reading.macros if reading is not None else ()
+        lost = self._lost_nocite_files(states, placed)
         if (
             not braced
             and not starred
             and not from_styles
+            and not lost
             and all(st.context is None and not _defines_for_others(doc) for _, st, doc in states)
         ):
             return reading  # nothing to pass on, nothing passed on before
@@ -923,7 +968,11 @@ class ProjectGraph(LinkResolver):
             )
             changed = False
             for i, (path, state, doc) in enumerate(states):
-                context = replace(shared, starts=starts.get(path, ()) + everywhere)
+                context = replace(
+                    shared,
+                    starts=starts.get(path, ()) + everywhere,
+                    lost_nocite=lost.get(path, ""),
+                )
                 before = (
                     state.context if isinstance(state.context, LatexContext) else LatexContext()
                 )

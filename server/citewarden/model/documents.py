@@ -120,6 +120,10 @@ class LatexContext:
     plain_cite: bool = False
     #: a file of the project has bibunits' units, whose package defines ``\\nocite*``
     bibunits: bool = False
+    #: the file is read at the root's preamble's top level after a package whose
+    #: ``\\nocite`` writes at once (natbib, cite, harvard; its name): a ``\\nocite`` at
+    #: the file's top level cites nothing
+    lost_nocite: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +224,10 @@ class ParsedDocument:
     #: ``\\nocite`` writes nothing there (natbib, cite, harvard): (command span, package);
     #: their keys are not citations
     lost_nocites: tuple[tuple[Span, str], ...] = ()
+    #: where the preamble loads the first package whose ``\\nocite`` writes at once, and
+    #: its name ((-1, ""): none): a file included at the top level after it loses its
+    #: ``\\nocite`` commands too
+    nocite_now_at: tuple[int, str] = (-1, "")
     #: the verbatim-like environments this file defines (the project's other files skip
     #: them too)
     verbatim_envs: frozenset[str] = frozenset()

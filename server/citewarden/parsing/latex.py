@@ -367,7 +367,8 @@ def parse_latex(
     root_plain_cite = False
     # a package whose \nocite writes at once, loaded in the preamble: (package, \nocite
     # commands after it at the preamble's top level, which cite nothing)
-    nocite_now: str | None = None
+    nocite_now: str | None = context.lost_nocite or None
+    nocite_now_at = -1
     cite_trims = False  # loads a package that trims citation keys
     loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands
@@ -484,7 +485,12 @@ def parse_latex(
         elif role in _CITING:
             full = name + ("*" if m.group(3) else "")
             kind = CitationKind.NOCITE if role == _NOCITE else CitationKind.CITE
-            if kind is CitationKind.NOCITE and nocite_now and is_root and body_start < 0:
+            if (
+                kind is CitationKind.NOCITE
+                and nocite_now
+                and body_start < 0
+                and (is_root or bool(context.lost_nocite))
+            ):
                 preamble_top = preamble_top or latex_static.TopLevel(text)
                 if preamble_top.at(start):  # not in a hook, a definition or a conditional
                     groups, end = _cite_groups(text, pos, False)
@@ -618,6 +624,7 @@ def parse_latex(
                 braces = own_braces = "cite"
             if body_start < 0 and nocite_now is None:
                 nocite_now = latex_static.nocite_now(packages)
+                nocite_now_at = start if nocite_now else -1
             options = latex_static.package_options(text, start)
             style_files += cite_styles.loaded_style_files(options, packages)
             package_backend, package_chapterbib = latex_static.read_package(text, start)
@@ -680,6 +687,7 @@ def parse_latex(
         key_braces=own_braces or "",
         braced_keys=braced_keys,
         lost_nocites=tuple(lost_nocites),
+        nocite_now_at=(nocite_now_at, nocite_now or "") if is_root else (-1, ""),
         bib_backend=backend,
         bib_encoding=latex_static.bib_encoding(text if n == len(text) else text[:n]),
         chapterbib=bool(chapterbib),

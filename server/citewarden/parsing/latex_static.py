@@ -948,6 +948,8 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # bibunits' \\nocite* reads keys, biblatex's \\nocite has no star
     if context.key_braces == "biblatex" != doc.key_braces and doc.nocite_all_at:
         return True  # biblatex warns of \\cite{*}: the citation of '*' is kept
+    if context.lost_nocite and "nocite" in text:
+        return True  # read in a preamble where \\nocite writes nothing
     if context.resource_labels and "refsection" in text:
         own = dict(doc.resource_labels)
         if any(label in text for label, _ in context.resource_labels if label not in own):
