@@ -84,6 +84,11 @@ ALIKE = [
     "<pre>@x1.\n\n<pre> @x2.\n\n<div> @x3.\n\n<!-- c --> @x4. y\n\n<P> @x5.\n\n"
     "</p> @x6) z\n\n<Note>@x7.\n\n<hr/> @a1 and <span> @a2.\n",
     '<pre>\n[^1]: note @fn\n\n<section id="s">\n@x8. y\n\n<p>\n    @a3\n\n<details>\n\n    @a4\n',
+    # a line of a paragraph that starts with a block element's tag (not one pandoc takes
+    # for inline too, as <ins>, nor a comment) ends the paragraph: a block starts after it
+    'a\n<div> @x1.\n\nb\n<DIV class="c"> @x2.\n\nc\n</div> @x3.\n\nd\n<script> @x4.\n\n'
+    "- e\n  <p> @x5.\n\n> f\n> <table> @x6.\n\ng\n<ins> @a1.\n\nh\n<!-- c --> @a2.\n\n"
+    "i\n<video> @a3.\n",
     # but a verbatim element a closing tag closes is no block's start in a container
     "> <pre> @x1. y</pre>\n\n- <pre> @x2. y\n  </pre>\n\nSee @x1 and @x2.\n",
     # a footnote's text starts a block: an example label there is a marker, no citation

@@ -120,6 +120,14 @@ _BLOCK_TAG = re.compile(
     r"|!--(?:[^-\n]|-(?!->))*+-->)[ \t]*+",
     re.I,
 )
+#: a tag :data:`_BLOCK_TAG` matches that ends a paragraph a line of it starts with, as
+#: pandoc reads it (``a\n<div> @x.``): no comment, and none of the elements pandoc takes for
+#: a block or inline (``<ins>``, ``<video>``, ...), which it reads as inline HTML there
+_INTERRUPTING_TAG = re.compile(
+    r"</?(?!(?:audio|applet|button|iframe|embed|del|ins|progress|map|area|noscript|object"
+    r"|svg|video|source)(?=[\s/>]))[a-z]",
+    re.I,
+)
 #: what may open a span that goes on past a heading's line (a code span, math, an HTML
 #: comment, raw TeX), as pandoc reads it; emphasis does not
 _HEADING_SPANS = re.compile(r"[`$\\]|<!--")
@@ -1063,9 +1071,17 @@ class _Reader:
                     self.yaml = False
                     return next_pos
             elif (
-                ok
-                and ch == "<"
+                ch == "<"
                 and (tag := _BLOCK_TAG.match(line, j)) is not None
+                and (
+                    ok
+                    # a paragraph's line: the tag ends the paragraph, a block starts after it
+                    or (
+                        not lazy
+                        and tag.end() < len(line.rstrip())
+                        and _INTERRUPTING_TAG.match(line, j) is not None
+                    )
+                )
                 and (tag.end() < len(line.rstrip()) or self._html_block_line(line, j, next_pos))
                 and not self._closed_verbatim(line, j, pos)
             ):
@@ -1074,6 +1090,9 @@ class _Reader:
                     self._after_block()
                     self.yaml = False
                     return next_pos
+                if not ok:  # a paragraph's text ends before the tag
+                    self._break()
+                    ok = True
                 i, col = _skip(line, tag.end(), c + tag.end() - j)
                 base = col
                 continue
