@@ -882,16 +882,11 @@ class ProjectGraph(LinkResolver):
         by such a file at its own top level, each with the package: their ``\\nocite``
         at their top level cites nothing."""
         by_path = {path: (state, doc) for path, state, doc in states}
-        lost: dict[Path, str] = {}
+        known: dict[Path, str] = {}  # each file's package ("": its \\nocite counts)
 
-        def package_of(path: Path, seen: frozenset[Path]) -> str:
-            if path in lost:
-                return lost[path]
-            if path not in placed or path in seen:
-                return ""
+        def through(path: Path, package: str) -> str:
+            """The package for ``path`` whose parent's is ``package`` (the root's: "")."""
             parent, index = placed[path]
-            if parent not in by_path:
-                return ""
             state, doc = by_path[parent]
             includes = [link for link in doc.links if link.kind is LinkKind.INCLUDE]
             if index >= len(includes):
@@ -900,20 +895,28 @@ class ProjectGraph(LinkResolver):
             at = max(state.text.rfind("\\", 0, includes[index].span.start), 0)
             if doc.is_root:
                 loaded_at, package = doc.nocite_now_at
-                if not (0 <= loaded_at < at < doc.body_start):
+                if not 0 <= loaded_at < at < doc.body_start:
                     return ""
-            else:
-                package = package_of(parent, seen | {path})
-                if not package:
-                    return ""
-            if not TopLevel(state.text).at(at):
+            if not package or not TopLevel(state.text).at(at):
                 return ""
-            lost[path] = package
             return package
 
         for path, _, _ in states:
-            package_of(path, frozenset())
-        return {path: package for path, package in lost.items() if package}
+            chain: list[Path] = []  # the files up to one known or the top, the last first
+            here = path
+            while here not in known and here not in chain:
+                chain.append(here)
+                if here not in placed or placed[here][0] not in by_path:
+                    break
+                here = placed[here][0]
+            package = known.get(here, "")
+            for file in reversed(chain):
+                if file in placed and placed[file][0] in by_path and file not in known:
+                    package = through(file, package)
+                else:
+                    package = ""
+                known[file] = package
+        return {path: package for path, package in known.items() if package}
 
     def _pass_on_definitions(
         self,
@@ -1050,7 +1053,8 @@ class ProjectGraph(LinkResolver):
 
 def _defines_for_others(doc: ParsedDocument) -> bool:
     """The document defines what the project's other files inherit (:class:`LatexContext`):
-    citation macros, flags, verbatim-like environments, resource labels, short verbatim."""
+    citation macros, flags, verbatim-like environments, resource labels, short verbatim,
+    multibib lists."""
     return bool(
         doc.citation_macros
         or doc.flags
@@ -1058,6 +1062,7 @@ def _defines_for_others(doc: ParsedDocument) -> bool:
         or doc.resource_labels
         or doc.short_verbs
         or doc.plain_cite
+        or doc.newcites
     )
 
 

@@ -124,6 +124,9 @@ class LatexContext:
     #: ``\\nocite`` writes at once (natbib, cite, harvard; its name): a ``\\nocite`` at
     #: the file's top level cites nothing
     lost_nocite: str = ""
+    #: multibib's ``\\newcites`` suffixes of the project's files: ``\\nocitesw{*}`` cites
+    #: the entries of the ``\\bibliographysw`` files only, in any file
+    newcites: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

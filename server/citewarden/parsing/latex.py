@@ -512,7 +512,7 @@ def parse_latex(
                 end = simple.end()
                 command_span = sound_span(start, end)
                 if _add_keys(citations, text, *simple.span(1), full, command_span, kind):
-                    suffix = _list_suffix(name, definitions.newcites)
+                    suffix = _list_suffix(name, [*definitions.newcites, *context.newcites])
                     nocite_all = (
                         _nocite_star(start, refsections, nocite_in, nocite_at, suffix) or nocite_all
                     )
@@ -539,7 +539,7 @@ def parse_latex(
                 if _add_keys(
                     citations, text, content_start, content_end, full, command_span, kind, braces
                 ):
-                    suffix = _list_suffix(name, definitions.newcites)
+                    suffix = _list_suffix(name, [*definitions.newcites, *context.newcites])
                     nocite_all = (
                         _nocite_star(start, refsections, nocite_in, nocite_at, suffix) or nocite_all
                     )

@@ -909,6 +909,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
             labels.setdefault(label, resource)
     plain_cite = any(doc.plain_cite for doc, _ in documents)
     bibunits = any(doc.bibunits for doc, _ in documents)
+    newcites = tuple(dict.fromkeys(s for doc, _ in documents for s in doc.newcites))
     return LatexContext(
         macros,
         flags,
@@ -920,6 +921,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         short_verbs=short,
         plain_cite=plain_cite,
         bibunits=bibunits,
+        newcites=newcites,
     )
 
 
@@ -948,6 +950,8 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # bibunits' \\nocite* reads keys, biblatex's \\nocite has no star
     if context.key_braces == "biblatex" != doc.key_braces and doc.nocite_all_at:
         return True  # biblatex warns of \\cite{*}: the citation of '*' is kept
+    if any(f"nocite{suffix}" in text for suffix in context.newcites):
+        return True  # \\nocitesw{*} cites the files of another file's list
     if context.lost_nocite and "nocite" in text:
         return True  # read in a preamble where \\nocite writes nothing
     if context.resource_labels and "refsection" in text:
