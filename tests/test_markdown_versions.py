@@ -89,6 +89,10 @@ ALIKE = [
     'a\n<div> @x1.\n\nb\n<DIV class="c"> @x2.\n\nc\n</div> @x3.\n\nd\n<script> @x4.\n\n'
     "- e\n  <p> @x5.\n\n> f\n> <table> @x6.\n\ng\n<ins> @a1.\n\nh\n<!-- c --> @a2.\n\n"
     "i\n<video> @a3.\n",
+    # a verbatim element closed on its line: a block starts after it there
+    '<pre>x</pre> @x1.\n\n<PRE class="a">x @a1</PRE>  @x2.\n\n<script>a</script> @x3. y\n\n'
+    "a\n<textarea>x</textarea> @x4)\n\n> <pre>x</pre> @x5.\n\n- <pre>x</pre> @x6.\n\n"
+    "<pre>x</pre> see @a2 and `@a3` @a4\n",
     # but a verbatim element a closing tag closes is no block's start in a container
     "> <pre> @x1. y</pre>\n\n- <pre> @x2. y\n  </pre>\n\nSee @x1 and @x2.\n",
     # a footnote's text starts a block: an example label there is a marker, no citation

@@ -729,13 +729,14 @@ class _Reader:
             return False
         return not self.text.startswith(("    ", "\t", " \t", "  \t", "   \t"), next_pos)
 
-    def _closed_verbatim(self, line: str, j: int, pos: int) -> bool:
-        """``line`` (at ``pos``) opens at ``j`` a verbatim element a closing tag closes: its
-        content is no block (as read in a container; see :class:`Verbatim`)."""
+    def _verbatim_end(self, line: str, j: int, pos: int) -> int:
+        """When ``line`` (at ``pos``) opens at ``j`` a verbatim element a closing tag
+        closes, the offset after that tag (its content is no block, as read in a container;
+        see :class:`Verbatim`); else -1."""
         if _VERBATIM_TAG.match(line, j) is None:
-            return False
+            return -1
         self.verbatim = self.verbatim or Verbatim(self.text)
-        return self.verbatim.end(pos + j) > 0
+        return self.verbatim.end(pos + j)
 
     def _comment_end(self, offset: int) -> int | None:
         """The start of the line after the end of the HTML comment whose text starts at
@@ -835,7 +836,7 @@ class _Reader:
         if not inside and line.lstrip(" ").startswith("<") and _VERBATIM_LINE.match(line):
             self.verbatim = self.verbatim or Verbatim(text)
             element_end = self.verbatim.end(text.index("<", pos))
-            if element_end > 0:
+            if element_end > 0 and not text[element_end:line_end].strip():
                 self.out.skip.append((pos, element_end))
                 after = _line_start_after(text, element_end)
                 self._after_block()
@@ -1083,16 +1084,26 @@ class _Reader:
                     )
                 )
                 and (tag.end() < len(line.rstrip()) or self._html_block_line(line, j, next_pos))
-                and not self._closed_verbatim(line, j, pos)
+                and (
+                    (element_end := self._verbatim_end(line, j, pos)) <= 0
+                    or (not inside and element_end - pos < len(line.rstrip()))
+                )
             ):
+                if not ok:  # a paragraph's text ends before the tag
+                    self._break()
+                    ok = True
+                if element_end > 0:
+                    # a verbatim element closed on its line: a block starts after it
+                    self.out.skip.append((pos + j, element_end))
+                    i, col = _skip(line, element_end - pos, c + element_end - pos - j)
+                    base = col
+                    ok = True
+                    continue
                 # a raw HTML block's tag: what follows it on its line starts a block
                 if tag.end() >= len(line.rstrip()):
                     self._after_block()
                     self.yaml = False
                     return next_pos
-                if not ok:  # a paragraph's text ends before the tag
-                    self._break()
-                    ok = True
                 i, col = _skip(line, tag.end(), c + tag.end() - j)
                 base = col
                 continue
