@@ -903,9 +903,11 @@ class ProjectGraph(LinkResolver):
 
         for path, _, _ in states:
             chain: list[Path] = []  # the files up to one known or the top, the last first
+            in_chain: set[Path] = set()
             here = path
-            while here not in known and here not in chain:
+            while here not in known and here not in in_chain:
                 chain.append(here)
+                in_chain.add(here)
                 if here not in placed or placed[here][0] not in by_path:
                     break
                 here = placed[here][0]
