@@ -93,6 +93,9 @@ ALIKE = [
     '<pre>x</pre> @x1.\n\n<PRE class="a">x @a1</PRE>  @x2.\n\n<script>a</script> @x3. y\n\n'
     "a\n<textarea>x</textarea> @x4)\n\n> <pre>x</pre> @x5.\n\n- <pre>x</pre> @x6.\n\n"
     "<pre>x</pre> see @a2 and `@a3` @a4\n",
+    # a line block's line that starts with a block element's tag: pandoc drops the line
+    "| <pre> x [@a1]\n| b [@c1]\n|   </P> [@a2] y\n| <span> [@c2]\n| <!-- c --> [@c3]\n"
+    "| <ins> [@c4]\n| <div>\n| x [@c5]\n\n> | <DIV> [@a3]\n",
     # but a verbatim element a closing tag closes is no block's start in a container
     "> <pre> @x1. y</pre>\n\n- <pre> @x2. y\n  </pre>\n\nSee @x1 and @x2.\n",
     # a footnote's text starts a block: an example label there is a marker, no citation

@@ -1202,6 +1202,15 @@ class _Reader:
                 self.run_start = pos
             elif self.lines:
                 self._break()
+            k = len(line) - len(line[j + 1 :].lstrip(" \t"))
+            if (
+                self.lines
+                and line.startswith("<", k)
+                and _BLOCK_TAG.match(line, k) is not None
+                and _INTERRUPTING_TAG.match(line, k) is not None
+            ):
+                # pandoc reads no inline HTML there: the line ends before the tag
+                self.out.skip.append((pos + k, line_end))
         self.open = False
         self.para_first = ok and not caption
         if self.para_first:
