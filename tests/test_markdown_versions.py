@@ -96,6 +96,9 @@ ALIKE = [
     # a line block's line that starts with a block element's tag: pandoc drops the line
     "| <pre> x [@a1]\n| b [@c1]\n|   </P> [@a2] y\n| <span> [@c2]\n| <!-- c --> [@c3]\n"
     "| <ins> [@c4]\n| <div>\n| x [@c5]\n\n> | <DIV> [@a3]\n",
+    # an HTML comment over lines, with text after it: a block starts after it there
+    "<!-- @a1\nb --> @x1.\n\n<!-- a\nb -->     @x2. y\n\n<!-- a\nb --> see @c1\n  more @c2\n\n"
+    "p\n<!-- a\nb --> @c3.\n",
     # but a verbatim element a closing tag closes is no block's start in a container
     "> <pre> @x1. y</pre>\n\n- <pre> @x2. y\n  </pre>\n\nSee @x1 and @x2.\n",
     # a footnote's text starts a block: an example label there is a marker, no citation

@@ -1125,6 +1125,14 @@ class _Reader:
                     self._after_block()
                     self.yaml = False
                     return comment_end
+                after = text.find("-->", pos + j + 4) + 3
+                if not self.stack and after > line_end:
+                    # a comment over lines with text after it: a block starts after it
+                    self._after_block()
+                    self.yaml = False
+                    while after < len(text) and text[after] in " \t":
+                        after += 1
+                    return after
             marker = None if caption else (_BULLET.match(line, j) or _ORDERED.match(line, j))
             if (
                 marker is not None
