@@ -99,6 +99,8 @@ ALIKE = [
     # an HTML comment over lines, with text after it: a block starts after it there
     "<!-- @a1\nb --> @x1.\n\n<!-- a\nb -->     @x2. y\n\n<!-- a\nb --> see @c1\n  more @c2\n\n"
     "p\n<!-- a\nb --> @c3.\n",
+    # a verbatim element closed on a later line with text after it: a block starts there
+    "<pre> a\n</pre> see @c1\n\n<pre> @a1\n</pre>   @x2. y\n",
     # but a verbatim element a closing tag closes is no block's start in a container
     "> <pre> @x1. y</pre>\n\n- <pre> @x2. y\n  </pre>\n\nSee @x1 and @x2.\n",
     # a footnote's text starts a block: an example label there is a marker, no citation

@@ -841,6 +841,13 @@ class _Reader:
                 after = _line_start_after(text, element_end)
                 self._after_block()
                 self.open = self.blank = self.yaml = not text[element_end:after].strip()
+                if not self.open and not self.stack:
+                    # text after its closing tag on a later line: a block starts there
+                    self.open = True
+                    self.yaml = False
+                    while text[element_end] in " \t":
+                        element_end += 1
+                    return element_end
                 return after
         matched, i, col, base = self._match(line, len(self.stack))
         j, c = _skip(line, i, col)
