@@ -31,9 +31,8 @@ from citewarden.lsp.session import WORKSPACE, Session
 from citewarden.parsing import (
     BIBTEX_SUFFIXES,
     CSL_JSON_SUFFIXES,
-    LATEX_SUFFIXES,
-    MARKDOWN_SUFFIXES,
     PACKAGE_SUFFIXES,
+    PROJECT_SUFFIXES,
     YAML_SUFFIXES,
 )
 from citewarden.project import Workspace, walks_into
@@ -48,10 +47,10 @@ SETTINGS_REGISTRATION_ID = "citewarden-watch-settings"
 #: Files that can hold bibliography entries.
 BIBLIOGRAPHY_SUFFIXES = BIBTEX_SUFFIXES | CSL_JSON_SUFFIXES | YAML_SUFFIXES
 
-#: Every extension of a file a project can consist of, in lower case (the kinds
-#: :mod:`citewarden.parsing` reads); the walk of a folder takes some of them
-#: (:data:`citewarden.project.DISCOVER_SUFFIXES`), in any case, as they are matched here.
-WATCHED_SUFFIXES = LATEX_SUFFIXES | PACKAGE_SUFFIXES | MARKDOWN_SUFFIXES | BIBLIOGRAPHY_SUFFIXES
+#: Every extension of a file a project can consist of, in lower case and matched in any
+#: case: those the walk of a folder takes (:data:`citewarden.parsing.PROJECT_SUFFIXES`)
+#: and the LaTeX packages and classes a document loads.
+WATCHED_SUFFIXES = PROJECT_SUFFIXES | PACKAGE_SUFFIXES
 
 #: Files the TeX tools read from disk, never from an editor buffer: BibTeX styles (their
 #: ``MACRO``s, :mod:`citewarden.bibtex_styles`) and latexmk's settings (``BSTINPUTS``,
