@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from checking import check
-from citewarden.model import Code, Issue, Match, Status, Tier, Verdict
+from citewarden.model import Code, Issue, Match, Severity, Status, Tier, Verdict
 from citewarden.project import Workspace
 from citewarden.report.html import sections
 from citewarden.report.html.build import build_audit
@@ -69,6 +69,19 @@ def test_over_the_cap_the_first_entries_with_findings_are_formatted(
     refs = report(tmp_path, 6, [flagged(f"k{i}") for i in (1, 3, 4)])
     assert sorted(i for i, done in formatted(refs).items() if done) == [1, 3]
     assert "2 of 6 entries" in refs
+
+
+def test_over_the_cap_of_entries_with_findings_the_worst_are_formatted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sections, "MAX_FORMATTED", 2)
+    gone = Issue(Code.NOT_FOUND, "no record", severity=Severity.ERROR)
+    worst = [Verdict(f"k{i}", Status.NOT_FOUND, Tier.H, issues=(gone,)) for i in (4, 2)]
+    refs = report(tmp_path, 6, [flagged("k0"), flagged("k1"), *worst, flagged("k5")])
+    # the two errors, though three warnings come before them in the file
+    assert sorted(i for i, done in formatted(refs).items() if done) == [2, 4]
+    assert re.search(r"Surname4, G\. \(2004\)", refs)
+    assert "Surname0, G." not in refs
 
 
 def test_up_to_the_cap_every_entry_is_formatted(

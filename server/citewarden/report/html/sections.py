@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from citewarden.model import INDEX_CODES, Code, Tier, Verdict, document_score
+from citewarden.model import INDEX_CODES, Code, Severity, Tier, Verdict, document_score
 from citewarden.report.contexts import venue_html
 from citewarden.report.html.charts import flow_svg, gauge_svg
 from citewarden.report.html.data import (
@@ -248,15 +248,28 @@ def _noted(a: EntryAudit) -> bool:
     return bool(a.findings or a.written or a.not_applied or (v is not None and v.issues))
 
 
+def _worst(a: EntryAudit) -> int:
+    """The most severe of ``a``'s findings and issues (:class:`Severity` value, lower is
+    worse); one past the least severe for an entry with a correction only."""
+    v = a.verdict
+    severities = [f.effective_severity for f in a.findings]
+    if v is not None:
+        severities += [i.effective_severity for i in v.issues]
+    return min(severities, default=max(Severity) + 1)
+
+
 def formatted_entries(entries: Sequence[EntryAudit], cap: int | None = None) -> list[int]:
     """Indices (in order) of the entries whose reference is formatted with citeproc-py:
     all of them up to ``cap`` (:data:`MAX_FORMATTED`); of more, those with findings or
-    corrections first, then the others in order, ``cap`` in all."""
+    corrections first, the worst first (by their most severe finding, then in file order),
+    then the others in order, ``cap`` in all."""
     cap = MAX_FORMATTED if cap is None else cap
     if len(entries) <= cap:
         return list(range(len(entries)))
     noted = [i for i, a in enumerate(entries) if _noted(a)]
-    if len(noted) < cap:
+    if len(noted) > cap:
+        noted.sort(key=lambda i: (_worst(entries[i]), i))
+    elif len(noted) < cap:
         taken = set(noted)
         noted += [i for i in range(len(entries)) if i not in taken][: cap - len(noted)]
     return sorted(noted[:cap])
