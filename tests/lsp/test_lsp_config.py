@@ -10,7 +10,9 @@ from lsp_editor import wait_for
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
+from citewarden.lsp.config import ProblemGate
 from citewarden.model import Code
+from citewarden.settings import SettingsProblem
 from conftest import PROJECT, Harness, Start
 
 
@@ -197,15 +199,21 @@ async def test_files_an_ignore_pattern_no_longer_names_are_checked(start: Start)
     await wait_for(lambda: Code.ORPHAN.value not in h.codes("refs.bib"))
 
 
-async def test_a_mistake_made_again_after_it_was_mended_is_shown_again(start: Start) -> None:
+async def test_a_mistake_made_again_after_it_was_mended_is_logged_again(start: Start) -> None:
     """The editor's message about an invalid value is shown once while the value stays as
-    it is; mended, then made again, it is shown again (it was never shown a second time)."""
+    it is; mended, then made again soon after, it is written to the editor's log again but
+    not shown again (:func:`test_the_same_mistake_is_shown_again_after_the_window` shows it
+    is once the window has passed)."""
     h = await start(config={"debounce_ms": "soon"})
 
     def shown() -> list[str]:
         return [m.message for m in h.client.messages if "debounce_ms" in m.message]
 
+    def logged() -> list[str]:
+        return [m.message for m in h.client.log_messages if "debounce_ms" in m.message]
+
     await wait_for(lambda: len(shown()) == 1)
+    assert len(logged()) == 1
     h.client.set_configuration({"debounce_ms": 200}, section="citewarden")
     h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     h.client.set_configuration(
@@ -215,10 +223,58 @@ async def test_a_mistake_made_again_after_it_was_mended_is_shown_again(start: St
     await wait_for(
         lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Hint]
     )
-    assert len(shown()) == 1  # nothing new to say meanwhile
+    assert len(shown()) == 1 and len(logged()) == 1  # nothing new to say meanwhile
     h.client.set_configuration({"debounce_ms": "soon"}, section="citewarden")
     h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    await wait_for(lambda: len(shown()) == 2)
+    await wait_for(lambda: len(logged()) == 2)
+    await wait_for(
+        lambda: severity_of(h, "refs.bib", Code.ORPHAN) == [types.DiagnosticSeverity.Warning]
+    )
+    assert len(shown()) == 1
+
+
+@pytest.mark.parametrize("client_name", ["neovim@v0.7.0"])
+async def test_settings_flipped_back_and_forth_are_shown_once(start: Start) -> None:
+    """300 didChangeConfiguration, valid and invalid in turn, showed 150 messages: the
+    mistake is shown once and logged each time it is made, and a new mistake after them
+    is shown at once."""
+    h = await start(capabilities=client_capabilities("neovim@v0.7.0"))
+    await wait_for(lambda: severity_of(h, "refs.bib", Code.ORPHAN))
+
+    def change(section: dict[str, object]) -> None:
+        h.client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"citewarden": section})
+        )
+
+    for n in range(300):
+        change({"debounce_ms": "soon"} if n % 2 == 0 else {"debounce_ms": 200})
+    change({"severity": {"orphan-entry": "loud"}})
+    await wait_for(lambda: [m for m in h.client.messages if "orphan-entry" in m.message])
+    shown = [m.message for m in h.client.messages if "debounce_ms" in m.message]
+    logged = [m.message for m in h.client.log_messages if "debounce_ms" in m.message]
+    assert len(shown) == 1, shown
+    assert len(logged) == 150
+    assert all("expected milliseconds" in m for m in shown + logged), shown
+
+
+def problem(key: str) -> SettingsProblem:
+    return SettingsProblem("workspace/configuration", key, "expected an integer")
+
+
+def test_the_same_mistake_is_shown_again_after_the_window() -> None:
+    gate = ProblemGate(window=60.0)
+    debounce, severity = problem("debounce_ms"), problem("severity")
+    assert gate.new_problems([debounce], now=0.0) == ([debounce], [debounce])
+    assert gate.new_problems([debounce], now=1.0) == ([], [])  # it stays: not made anew
+    assert gate.new_problems([], now=2.0) == ([], [])
+    # made again within the window: logged, not shown; a new mistake beside it is shown
+    assert gate.new_problems([debounce, severity], now=30.0) == ([debounce, severity], [severity])
+    assert gate.new_problems([], now=40.0) == ([], [])
+    assert gate.new_problems([debounce], now=61.0) == ([debounce], [debounce])
+    assert gate.new_problems([], now=62.0) == ([], [])
+    assert gate.new_problems([severity], now=70.0) == ([severity], [])
+    assert gate.new_problems([], now=80.0) == ([], [])
+    assert gate.new_problems([severity], now=91.0) == ([severity], [severity])
 
 
 async def test_the_projects_settings_file_above_the_workspace_folder_is_read(

@@ -1,7 +1,9 @@
 """Settings for the server: ``.citewarden.toml``, initializationOptions, workspace/configuration.
 
 All three go through one schema (:mod:`citewarden.settings`).  Invalid values fall back to
-their defaults and come back as problems, which the server shows with window/showMessage.
+their defaults and come back as problems, which the server writes to the editor's log
+(window/logMessage) each time they are made and shows with window/showMessage at most once
+per :data:`REPEAT_SECONDS` for the same mistake (:class:`ProblemGate`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from citewarden.safe_text import visible
@@ -21,6 +24,10 @@ from citewarden.settings import (
 )
 
 SECTION = "citewarden"
+
+#: Seconds within which the same mistake, made again, is not shown in a message again (the
+#: editor's log has it every time): settings flipped back and forth do not flood the user.
+REPEAT_SECONDS = 60.0
 
 
 def section_of(raw: Any) -> Mapping[str, Any] | None:
@@ -39,6 +46,33 @@ def section_of(raw: Any) -> Mapping[str, Any] | None:
 
 
 @dataclass
+class ProblemGate:
+    """The settings problems made anew, and which of them to show in a message.
+
+    A problem is made anew when the settings last resolved did not have it (one that stays
+    is not made again).  It is shown unless the same mistake was shown less than
+    ``window`` seconds ago; a mistake not shown within that time is always shown.
+    """
+
+    window: float = REPEAT_SECONDS
+    #: The problems of the settings last resolved.
+    standing: set[str] = field(default_factory=set)
+    #: When each mistake was last shown (monotonic seconds), for those within the window.
+    shown_at: dict[str, float] = field(default_factory=dict)
+
+    def new_problems(
+        self, problems: list[SettingsProblem], now: float
+    ) -> tuple[list[SettingsProblem], list[SettingsProblem]]:
+        """The problems made anew (to log), and those of them to show (and remember both)."""
+        made = [p for p in problems if str(p) not in self.standing]
+        self.standing = {str(p) for p in problems}
+        self.shown_at = {k: t for k, t in self.shown_at.items() if now - t < self.window}
+        show = [p for p in made if str(p) not in self.shown_at]
+        self.shown_at.update((str(p), now) for p in show)
+        return made, show
+
+
+@dataclass
 class ConfigSources:
     """Where the current settings came from; re-resolved whenever one of them changes."""
 
@@ -49,9 +83,8 @@ class ConfigSources:
     client: Mapping[str, Any] | None = None
     #: Settings files not read, already reported (each is reported once).
     shown: set[str] = field(default_factory=set)
-    #: The problems of the settings last resolved, shown: a mistake is not shown again
-    #: while it stays, and is again once mended and made anew.
-    standing: set[str] = field(default_factory=set)
+    #: Which of the settings' problems are made anew and which of those to show.
+    gate: ProblemGate = field(default_factory=ProblemGate)
 
     @property
     def config_dir(self) -> Path | None:
@@ -89,12 +122,11 @@ class ConfigSources:
         self.shown.update(f"unread:{f}" for f in fresh)
         return fresh
 
-    def new_problems(self, problems: list[SettingsProblem]) -> list[SettingsProblem]:
-        """The problems of the settings just resolved that the last ones had not (and
-        remember these)."""
-        fresh = [p for p in problems if str(p) not in self.standing]
-        self.standing = {str(p) for p in problems}
-        return fresh
+    def new_problems(
+        self, problems: list[SettingsProblem], now: float | None = None
+    ) -> tuple[list[SettingsProblem], list[SettingsProblem]]:
+        """:meth:`ProblemGate.new_problems` of :attr:`gate`."""
+        return self.gate.new_problems(problems, monotonic() if now is None else now)
 
 
 def problem_message(problems: list[SettingsProblem]) -> str:

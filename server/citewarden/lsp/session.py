@@ -223,13 +223,7 @@ class Session:
         settings, problems = self.config.resolve()
         if show:
             self._show_unread_files()
-            fresh = self.config.new_problems(problems)
-            if fresh:
-                self.server.window_show_message(
-                    types.ShowMessageParams(
-                        type=types.MessageType.Warning, message=problem_message(fresh)
-                    )
-                )
+            self._report_problems(problems)
         elif problems:
             self._pending_problems = problems
         if settings == self.settings:
@@ -254,13 +248,24 @@ class Session:
         problems = self._pending_problems
         if problems:
             self._pending_problems = []
-            fresh = self.config.new_problems(problems)
-            if fresh:
-                self.server.window_show_message(
-                    types.ShowMessageParams(
-                        type=types.MessageType.Warning, message=problem_message(fresh)
-                    )
+            self._report_problems(problems)
+
+    def _report_problems(self, problems: list[SettingsProblem]) -> None:
+        """Write the problems made anew to the log and the editor's log, and show those not
+        shown in the last :data:`~citewarden.lsp.config.REPEAT_SECONDS` in a message."""
+        made, show = self.config.new_problems(problems)
+        if made:
+            text = problem_message(made)
+            log.warning("%s", text)
+            self.server.window_log_message(
+                types.LogMessageParams(type=types.MessageType.Warning, message=text)
+            )
+        if show:
+            self.server.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=problem_message(show)
                 )
+            )
 
     async def settings_changed(self, raw: Any) -> None:
         """workspace/didChangeConfiguration or a changed .citewarden.toml."""
