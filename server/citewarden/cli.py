@@ -551,9 +551,11 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     if args.output is not None:
         _refuse_input_as_output(args.output, audit, cwd)
     output = _render(args.format, audit, cwd, args.paths)
-    # a key that reached a record or a message (in JSON and SARIF: in string values only)
-    machine = args.format != "text"
-    _write(mask_registered(output, json=args.format in ("json", "sarif")), args.output, machine)
+    # a key that reached a record or a message (in JSON and SARIF: in string values only);
+    # a piece of the HTML report is a section or a row, which holds a value whole
+    json_text = args.format in ("json", "sarif")
+    masked = (mask_registered(piece, json=json_text) for piece in output)
+    _write(masked, args.output, args.format != "text")
     verified = audit.verdict_pairs() if audit.verdicts is not None else None
     if (args.fix or args.diff) and _fix(verified, args, cwd):
         return EXIT_USAGE
@@ -642,19 +644,21 @@ def _fix(
         raise UsageError(f"cannot write the diff to standard output: {exc.strerror}") from None
 
 
-def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> str:
+def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> Iterable[str]:
+    """The report in pieces: one for text, JSON and SARIF; a section or a row each for
+    HTML, whose report of many entries is never held whole."""
     if fmt == "text":
-        return format_text(audit.ordered(), audit.workspace, cwd)
+        return [format_text(audit.ordered(), audit.workspace, cwd)]
     if fmt == "sarif":
         from citewarden.report.sarif import sarif_of
 
         log = sarif_of(audit, root=cwd, version=__version__)
-        return json_safe(json.dumps(log, indent=2)) + "\n"
+        return [json_safe(json.dumps(log, indent=2)) + "\n"]
     if fmt == "html":
-        from citewarden.report.html.build import html_of
+        from citewarden.report.html.build import html_chunks_of
 
-        return html_of(audit, inputs=inputs, root=cwd)
-    return report_text(audit, cwd)
+        return html_chunks_of(audit, inputs=inputs, root=cwd)
+    return [report_text(audit, cwd)]
 
 
 def _files_read(
@@ -705,10 +709,10 @@ def _refuse_input_as_output(target: str, audit: Audit, cwd: Path) -> None:
         )
 
 
-def _write(output: str, target: str | None, utf8: bool = False) -> None:
-    """Write the report to ``target`` (UTF-8), or to standard output: as UTF-8 bytes with
-    ``utf8`` (JSON, SARIF and HTML are UTF-8 whatever the terminal's encoding), else as
-    text in its encoding."""
+def _write(output: Iterable[str], target: str | None, utf8: bool = False) -> None:
+    """Write the report's pieces as they come to ``target`` (UTF-8), or to standard
+    output: as UTF-8 bytes with ``utf8`` (JSON, SARIF and HTML are UTF-8 whatever the
+    terminal's encoding), else as text in its encoding."""
     if target is None:
         if sys.stdout is None:  # started with it closed (>&-): Python gives None
             raise UsageError("standard output is closed; the report is not written (give --output)")
@@ -716,10 +720,12 @@ def _write(output: str, target: str | None, utf8: bool = False) -> None:
         binary = getattr(out, "buffer", None) if utf8 else None
         try:
             if binary is None:
-                out.write(output)
+                for piece in output:
+                    out.write(piece)
             else:
                 out.flush()
-                binary.write(output.encode("utf-8"))
+                for piece in output:
+                    binary.write(piece.encode("utf-8"))
                 binary.flush()
             out.flush()
         except BrokenPipeError:  # the reader went away (| head): it wanted no more
@@ -730,13 +736,13 @@ def _write(output: str, target: str | None, utf8: bool = False) -> None:
             ) from None
         return
     try:
-        _replace_file(Path(target), output.encode("utf-8"))
+        _replace_file(Path(target), (piece.encode("utf-8") for piece in output))
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror}") from None
 
 
-def _replace_file(path: Path, data: bytes) -> None:
-    """Write ``data`` as ``path`` whole or not at all: a temporary file beside it (beside
+def _replace_file(path: Path, data: Iterable[bytes]) -> None:
+    """Write ``data``'s pieces as ``path`` whole or not at all: a temporary file beside it (beside
     what a link names), renamed over it, so that a run that fails keeps the earlier report.
     A FIFO or a device (``/dev/stdout``) is written as it is."""
     try:
@@ -745,7 +751,8 @@ def _replace_file(path: Path, data: bytes) -> None:
         regular = True
     if not regular:
         with path.open("wb") as out:
-            out.write(data)
+            for piece in data:
+                out.write(piece)
         return
     replace_whole(path.resolve(), data)
 

@@ -14,7 +14,7 @@ import os
 import secrets
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -206,17 +206,19 @@ def write_new_regular(path: Path, data: bytes) -> None:
     replace_whole(path, data)
 
 
-def replace_whole(path: Path, data: bytes) -> None:
-    """``data`` as the file ``path``, whole or not at all: written to a temporary file
-    beside it, then renamed over it (the temporary file goes when the write fails).  A file
-    ``path`` replaces keeps its permission bits (a report made private stays private)."""
+def replace_whole(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """``data`` (or its pieces, written as they come) as the file ``path``, whole or not at
+    all: written to a temporary file beside it, then renamed over it (the temporary file
+    goes when the write fails).  A file ``path`` replaces keeps its permission bits (a
+    report made private stays private)."""
     mode = _permissions(path)
     fd, tmp = new_temp_file(path.parent, path.name)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as out:
-            out.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                out.write(piece)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -6,7 +6,7 @@ import dataclasses
 import math
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -26,7 +26,7 @@ from citewarden.model import (
 )
 from citewarden.report.contexts import collect as collect_contexts
 from citewarden.report.html.data import AuditData, EntryAudit, FileSummary, Located, tier_counts
-from citewarden.report.html.page import render_html
+from citewarden.report.html.page import html_chunks, render_html
 
 if TYPE_CHECKING:
     from citewarden.audit import Audit
@@ -302,6 +302,31 @@ def html_page(
 ) -> str:
     """The HTML report of one ``citewarden check`` run (what ``--format html`` writes);
     ``contexts`` are the citations' contexts (collected here when not given)."""
+    data = page_data(
+        ws,
+        findings,
+        entries,
+        verdicts,
+        inputs=inputs,
+        settings=settings,
+        root=root,
+        contexts=contexts,
+    )
+    return render_html(data)
+
+
+def page_data(
+    ws: Workspace,
+    findings: Mapping[Path, Sequence[Finding]],
+    entries: Sequence[Entry],
+    verdicts: Verdicts | None,
+    *,
+    inputs: Sequence[str] = (),
+    settings: Settings | None = None,
+    root: Path | None = None,
+    contexts: Sequence[CitationContext] | None = None,
+) -> AuditData:
+    """What the HTML report of one run shows (see :func:`html_page`)."""
     from citewarden import __version__
 
     data = build_audit(
@@ -319,12 +344,20 @@ def html_page(
         contexts = collect_contexts(
             ws, findings, entries, list(verified.values()) if verified is not None else None
         )
-    return render_html(dataclasses.replace(data, contexts=tuple(contexts)))
+    return dataclasses.replace(data, contexts=tuple(contexts))
 
 
 def html_of(audit: Audit, *, inputs: Sequence[str] = (), root: Path | None = None) -> str:
     """The HTML report of an audit."""
-    return html_page(
+    return "".join(html_chunks_of(audit, inputs=inputs, root=root))
+
+
+def html_chunks_of(
+    audit: Audit, *, inputs: Sequence[str] = (), root: Path | None = None
+) -> Iterator[str]:
+    """The HTML report of an audit in pieces (:func:`~citewarden.report.html.page.html_chunks`),
+    to be written as they come."""
+    data = page_data(
         audit.workspace,
         audit.findings,
         audit.entries,
@@ -334,3 +367,4 @@ def html_of(audit: Audit, *, inputs: Sequence[str] = (), root: Path | None = Non
         root=root,
         contexts=audit.contexts,
     )
+    return html_chunks(data)

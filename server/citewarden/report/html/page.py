@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from citewarden.report.contexts import context_section
 from citewarden.report.html.data import AuditData
 from citewarden.report.html.markup import anchor, esc, plural
@@ -116,6 +118,12 @@ footer { max-width: 1200px; margin: 30px auto; padding: 0 24px; color: var(--mut
 
 def render_html(data: AuditData) -> str:
     """The whole report as one HTML document."""
+    return "".join(html_chunks(data))
+
+
+def html_chunks(data: AuditData) -> Iterator[str]:
+    """The report as :func:`render_html` makes it, in pieces of a section or a row each,
+    so that a report of many entries is written without being held whole."""
     anchors = {id(a): anchor(i) for i, a in enumerate(data.entries)}
     when = data.generated.strftime("%Y-%m-%d %H:%M %Z").strip()
     nav = (
@@ -126,20 +134,7 @@ def render_html(data: AuditData) -> str:
         + ("<a href='#context'>Citation context</a>" if data.contexts else "")
         + "<a href='#methodology'>Methodology</a></nav>"
     )
-    body = "".join(
-        (
-            dashboard(data),
-            files_table(data),
-            flow_section(data),
-            suspicion_section(data, anchors),
-            audit_section(data, anchors),
-            index_section(data),
-            references_section(data, anchors),
-            context_section(data.contexts, data.root),
-            methodology(data),
-        )
-    )
-    return (
+    yield (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -150,8 +145,15 @@ def render_html(data: AuditData) -> str:
         f"<header><h1>{esc(data.title)}</h1>"
         f"<p class='sub'>{plural(len(data.entries), 'entry', 'entries')} · "
         f"{plural(len(data.files), 'file', 'files')} · "
-        f"checked {esc(when)}</p>{nav}</header>"
-        f"<main>{body}</main>"
-        f"<footer>citewarden {esc(data.version)} · {esc(when)}</footer>"
-        "</body></html>\n"
+        f"checked {esc(when)}</p>{nav}</header><main>"
     )
+    yield dashboard(data)
+    yield files_table(data)
+    yield flow_section(data)
+    yield from suspicion_section(data, anchors)
+    yield from audit_section(data, anchors)
+    yield from index_section(data)
+    yield from references_section(data, anchors)
+    yield context_section(data.contexts, data.root)
+    yield methodology(data)
+    yield (f"</main><footer>citewarden {esc(data.version)} · {esc(when)}</footer></body></html>\n")

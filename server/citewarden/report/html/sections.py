@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from citewarden.model import INDEX_CODES, Code, Severity, Tier, Verdict, document_score
 from citewarden.report.contexts import venue_html
@@ -174,72 +174,77 @@ def _entry_label(a: EntryAudit, data: AuditData) -> str:
     return f"<div class='key'>{esc(a.entry.key)}</div><div class='where'>{esc(where)}</div>"
 
 
-def suspicion_section(data: AuditData, anchors: Mapping[int, str]) -> str:
-    ranked = suspicion_rank(data.entries)
+def suspicion_section(data: AuditData, anchors: Mapping[int, str]) -> Iterator[str]:
+    """The ranked suspicion index, a row at a time."""
+    yield '<section id="suspicion"><h2>Suspicion index (worst first)</h2>'
+    ranked = suspicion_rank(data.entries) if data.verification else []
     if not data.verification:
-        body = '<p class="note">Verification was not run.</p>'
+        yield '<p class="note">Verification was not run.</p>'
     elif not ranked:
-        body = '<p class="note ok">No entry is above the defensible tier.</p>'
+        yield '<p class="note ok">No entry is above the defensible tier.</p>'
     else:
-        rows = []
+        yield (
+            "<table class='suspicion'><thead><tr><th>#</th><th>Tier</th><th>Entry</th>"
+            "<th>Status</th><th>Main reason</th></tr></thead><tbody>"
+        )
         for n, a in enumerate(ranked, 1):
             v = a.verdict
             assert v is not None
             first = v.issues[0].message if v.issues else (v.reason or "")
-            rows.append(
+            yield (
                 f"<tr><td class='n'>{n}</td><td>{tier_badge(v)}</td>"
                 f"<td><a href='#{anchors[id(a)]}'>{esc(a.entry.key)}</a></td>"
                 f"<td>{status_badge(v)}</td><td>{esc(first)}</td></tr>"
             )
-        body = (
-            "<table class='suspicion'><thead><tr><th>#</th><th>Tier</th><th>Entry</th>"
-            f"<th>Status</th><th>Main reason</th></tr></thead><tbody>{''.join(rows)}"
-            "</tbody></table>"
-        )
-    return f'<section id="suspicion"><h2>Suspicion index (worst first)</h2>{body}</section>'
+        yield "</tbody></table>"
+    yield "</section>"
 
 
-def audit_section(data: AuditData, anchors: Mapping[int, str]) -> str:
-    rows = []
+def audit_section(data: AuditData, anchors: Mapping[int, str]) -> Iterator[str]:
+    """The audit table of every entry, a row at a time."""
+    if not data.entries:
+        yield '<section id="audit"><h2>Audit of every entry</h2><p>No entries.</p></section>'
+        return
+    yield (
+        '<section id="audit"><h2>Audit of every entry</h2>'
+        "<table class='audit'><thead><tr><th>Entry</th><th>Status</th><th>Tier</th>"
+        "<th>Findings</th><th>Sources consulted</th><th>Matched record</th></tr></thead>"
+        "<tbody>"
+    )
     for a in data.entries:
         v = a.verdict
         sources = ", ".join(v.sources) if v is not None and v.sources else "–"
-        rows.append(
+        yield (
             f"<tr id='{anchors[id(a)]}' class='entry o-{outcome(a).replace(' ', '-')}'>"
             f"<td>{_entry_label(a, data)}</td><td>{status_badge(v)}</td>"
             f"<td>{tier_badge(v)}</td><td>{_issues_html(a)}</td>"
             f"<td class='sources'>{esc(sources)}</td><td>{_match_html(v)}</td></tr>"
         )
-    if not rows:
-        return '<section id="audit"><h2>Audit of every entry</h2><p>No entries.</p></section>'
-    return (
-        '<section id="audit"><h2>Audit of every entry</h2>'
-        "<table class='audit'><thead><tr><th>Entry</th><th>Status</th><th>Tier</th>"
-        "<th>Findings</th><th>Sources consulted</th><th>Matched record</th></tr></thead>"
-        f"<tbody>{''.join(rows)}</tbody></table></section>"
-    )
+    yield "</tbody></table></section>"
 
 
-def index_section(data: AuditData) -> str:
+def index_section(data: AuditData) -> Iterator[str]:
+    """The citation index findings, a row at a time."""
+    yield '<section id="citations"><h2>Citation index</h2>'
     shown = [f for f in data.findings if f.finding.code in INDEX_CODES]
     if not shown:
-        body = '<p class="note ok">No dangling keys, orphans, duplicates or file problems.</p>'
+        yield '<p class="note ok">No dangling keys, orphans, duplicates or file problems.</p>'
     else:
-        rows = []
+        yield (
+            "<table class='index'><thead><tr><th>Where</th><th>Severity</th><th>Code</th>"
+            "<th>Message</th></tr></thead><tbody>"
+        )
         for loc in sorted(shown, key=lambda x: (str(x.finding.location.path), x.line, x.column)):
             f = loc.finding
             where = f"{rel_path(f.location.path, data.root)}:{loc.line}:{loc.column}"
             cls = SEVERITY_CLASS[f.effective_severity]
-            rows.append(
+            yield (
                 f"<tr class='{cls}'><td class='path'>{esc(where)}</td>"
                 f"<td>{esc(f.effective_severity.label)}</td><td>{code_link(f.code)}</td>"
                 f"<td>{esc(f.message)}</td></tr>"
             )
-        body = (
-            "<table class='index'><thead><tr><th>Where</th><th>Severity</th><th>Code</th>"
-            f"<th>Message</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
-        )
-    return f'<section id="citations"><h2>Citation index</h2>{body}</section>'
+        yield "</tbody></table>"
+    yield "</section>"
 
 
 def _noted(a: EntryAudit) -> bool:
@@ -275,9 +280,10 @@ def formatted_entries(entries: Sequence[EntryAudit], cap: int | None = None) -> 
     return sorted(noted[:cap])
 
 
-def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
+def references_section(data: AuditData, anchors: Mapping[int, str]) -> Iterator[str]:
+    """The cleaned reference list, an entry at a time."""
     if not data.entries:
-        return ""
+        return
     chosen = formatted_entries(data.entries)
     items = []
     for i in chosen:
@@ -286,7 +292,18 @@ def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
         item["id"] = f"r{i}"
         items.append(item)
     formatted = format_references(items)
-    rows = []
+    left = len(data.entries) - len(chosen)
+    how = f"formatted with the {esc(STYLE)} style"
+    if left:
+        how += (
+            f": {len(chosen):,} of {len(data.entries):,} entries, those with findings or"
+            f" corrections first; the other {left:,} are listed by key with their source"
+            f" (formatting is limited to {MAX_FORMATTED:,} entries a report)"
+        )
+    yield (
+        '<section id="references"><h2>Cleaned reference list</h2>'
+        f"<p class='note'>Anchored corrections applied; {how}.</p><ol class='refs'>"
+    )
     for i, a in enumerate(data.entries):
         changed = bool(a.corrected) and a.corrected != a.source
         bibtex = a.corrected if changed else a.source
@@ -300,8 +317,8 @@ def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
                 "<details class='orig'><summary>as written</summary>"
                 f"<pre>{esc(a.source)}</pre></details>"
             )
-        shown = formatted.get(f"r{i}")
-        rows.append(
+        shown = formatted.pop(f"r{i}", None)
+        yield (
             f"<li class='ref' id='ref-{i}'>"
             f"<div class='formatted{'' if shown is not None else ' plain'}'>{mark}"
             f"{shown if shown is not None else esc(a.entry.key)} "
@@ -309,19 +326,7 @@ def references_section(data: AuditData, anchors: Mapping[int, str]) -> str:
             f"<details class='bib'{' open' if changed else ''}><summary>{label}</summary>"
             f"<pre>{esc(bibtex)}</pre></details>{original}</li>"
         )
-    left = len(data.entries) - len(chosen)
-    how = f"formatted with the {esc(STYLE)} style"
-    if left:
-        how += (
-            f": {len(chosen):,} of {len(data.entries):,} entries, those with findings or"
-            f" corrections first; the other {left:,} are listed by key with their source"
-            f" (formatting is limited to {MAX_FORMATTED:,} entries a report)"
-        )
-    return (
-        '<section id="references"><h2>Cleaned reference list</h2>'
-        f"<p class='note'>Anchored corrections applied; {how}.</p>"
-        f"<ol class='refs'>{''.join(rows)}</ol></section>"
-    )
+    yield "</ol></section>"
 
 
 def methodology(data: AuditData) -> str:
