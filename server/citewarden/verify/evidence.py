@@ -16,7 +16,7 @@ from datetime import date
 from enum import StrEnum
 
 from citewarden.verify.compare import Agreement, Comparison
-from citewarden.verify.normalize import NormalizedEntry
+from citewarden.verify.normalize import AddressTail, NormalizedEntry
 from citewarden.verify.records import Update
 
 
@@ -153,6 +153,9 @@ class Evidence:
     #: "arxiv"); None otherwise.
     id_missing_from: str | None = None
     id_comparison: Comparison | None = None
+    #: The DOI's registry does not know it as written, with the query or fragment of the
+    #: doi.org address it was written as, and knows it without them.
+    id_tail: AddressTail | None = None
     #: Best search candidate that identifies the work (title and authors agree).
     candidate: Comparison | None = None
     #: A record with exactly this title whose authors do not agree (chimeric evidence).

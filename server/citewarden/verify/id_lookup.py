@@ -30,30 +30,17 @@ class IdLookup(SourceCalls):
             if e.doi.startswith("10.48550/arxiv.") and e.arxiv_id:
                 await self._by_arxiv(ev, e.arxiv_id, keep_kind=True)
                 return
-            states: list[Outcome] = []
-            for name in ("snapshot", "crossref", "doi", "datacite"):
-                if name not in self.sources:
-                    continue
-                lookup = await self._call(ev, name, "by_doi", e.doi)
-                if lookup is None:
-                    continue
-                if name in PARTIAL_SOURCES and lookup.outcome is Outcome.NOT_FOUND:
-                    continue  # a partial index: absence there proves nothing
-                states.append(lookup.outcome)
-                if lookup.outcome is Outcome.FOUND:
-                    self._set_identified(ev, lookup.records)
-                    return
-                if name == "doi" and lookup.outcome is Outcome.NOT_FOUND:
-                    # doi.org is authoritative: a 404 there means the DOI does not exist
-                    ev.id_state, ev.id_missing_from = IdState.MISSING, name
-                    return
-                crossref_lacks = name == "crossref" and lookup.outcome is Outcome.NOT_FOUND
-                if crossref_lacks and await self._prefix_unknown(ev, e.doi):
-                    ev.id_state, ev.id_missing_from = IdState.MISSING, "doi"
-                    return
-            # only doi.org, the registry of every DOI, may say a DOI does not exist; Crossref
-            # and DataCite each know only what their indexes hold
-            ev.id_state = IdState.FAILED if states else None
+            await self._by_doi(ev, e.doi)
+            tail = e.doi_tail
+            if tail is not None and ev.id_state is IdState.MISSING:
+                # the DOI as written ends in its address's query or fragment (?utm_source=x),
+                # which its registry does not know: the DOI without them may be the work's
+                await self._by_doi(ev, tail.doi)
+                if ev.id_state is IdState.FOUND:
+                    ev.id_tail = tail
+                elif ev.id_state is not IdState.MISSING:
+                    # the reading without the tail could not be checked: nothing is known
+                    ev.id_state, ev.id_missing_from = IdState.FAILED, None
             return
         if e.arxiv_id:
             await self._by_arxiv(ev, e.arxiv_id)
@@ -70,6 +57,35 @@ class IdLookup(SourceCalls):
             if ev.id_state is IdState.MISSING:
                 # Open Library is a catalogue, not the ISBN registry: its miss says nothing
                 ev.id_state, ev.id_missing_from = IdState.UNLISTED, None
+
+    async def _by_doi(self, ev: Evidence, doi: str) -> None:
+        """Crossref, doi.org and DataCite (and a snapshot) asked for ``doi``, in turn, until
+        one finds it or doi.org says it does not exist."""
+        states: list[Outcome] = []
+        ev.id_state, ev.id_missing_from = None, None
+        for name in ("snapshot", "crossref", "doi", "datacite"):
+            if name not in self.sources:
+                continue
+            lookup = await self._call(ev, name, "by_doi", doi)
+            if lookup is None:
+                continue
+            if name in PARTIAL_SOURCES and lookup.outcome is Outcome.NOT_FOUND:
+                continue  # a partial index: absence there proves nothing
+            states.append(lookup.outcome)
+            if lookup.outcome is Outcome.FOUND:
+                self._set_identified(ev, lookup.records)
+                return
+            if name == "doi" and lookup.outcome is Outcome.NOT_FOUND:
+                # doi.org is authoritative: a 404 there means the DOI does not exist
+                ev.id_state, ev.id_missing_from = IdState.MISSING, name
+                return
+            crossref_lacks = name == "crossref" and lookup.outcome is Outcome.NOT_FOUND
+            if crossref_lacks and await self._prefix_unknown(ev, doi):
+                ev.id_state, ev.id_missing_from = IdState.MISSING, "doi"
+                return
+        # only doi.org, the registry of every DOI, may say a DOI does not exist; Crossref
+        # and DataCite each know only what their indexes hold
+        ev.id_state = IdState.FAILED if states else None
 
     async def _prefix_unknown(self, ev: Evidence, doi: str) -> bool:
         """Whether doi.org says the prefix of ``doi``, which Crossref does not hold, does not

@@ -28,6 +28,40 @@ def clean_doi(value: str | None) -> str | None:
     return text.lower() if _DOI_SHAPE.match(text) else None
 
 
+#: The address form of a DOI (``https://doi.org/``, ``doi.org/``, ``dx.doi.org/``).
+_DOI_ADDRESS = re.compile(r"^(?:https?://)?(?:dx\.|www\.)?doi\.org/", re.IGNORECASE)
+#: What plainly ends an address and no DOI: a query of ``key=value`` pairs
+#: (``?utm_source=x&utm_medium=y``), a fragment (``#sec1``), or both.
+_ADDRESS_TAIL = re.compile(
+    r"(?:\?[A-Za-z_][\w.-]*=[^&;#\s]*(?:[&;][A-Za-z_][\w.-]*=[^&;#\s]*)*)?(?:#\S*)?"
+)
+
+
+def doi_address_tail(value: str | None) -> tuple[str, str] | None:
+    """For a DOI written as a doi.org address that ends in what is plainly the address's
+    own query or fragment (``https://doi.org/10.1038/nature14539?utm_source=x``): the DOI
+    without it and the tail as written (``10.1038/nature14539``, ``?utm_source=x``).  None
+    otherwise.  Real DOIs may hold ``?`` and ``#``, so the DOI as written stays the one
+    looked up first; this is the reading to try when its registry does not know it."""
+    if not value:
+        return None
+    text = value.strip().replace("\\_", "_").replace("\\&", "&").replace("\\#", "#")
+    text = text.replace("{", "").replace("}", "").strip()
+    if not _DOI_ADDRESS.match(text):
+        return None
+    starts = [i for i in (text.find("?"), text.find("#")) if i > 0]
+    if not starts:
+        return None
+    cut = min(starts)
+    tail = text[cut:].rstrip(".,;")
+    if not tail[1:] or not _ADDRESS_TAIL.fullmatch(tail):
+        return None
+    bare, whole = clean_doi(text[:cut]), clean_doi(text)
+    if bare is None or bare == whole:
+        return None
+    return bare, tail
+
+
 _ARXIV_NEW = re.compile(r"(?<![\d.])(\d{4}\.\d{4,5})(?:v\d+)?(?![\d])")
 #: An old-style id: its archive, the subject class listings wrote after it
 #: (``math.DG/0211159``; no part of the identifier, which is ``math/0211159``), its number.

@@ -33,6 +33,7 @@ from citewarden.verify.identifiers import (
     clean_doi,
     clean_isbn,
     clean_pmid,
+    doi_address_tail,
 )
 from citewarden.verify.plain_text import field_text, latex_to_text
 from citewarden.verify.plain_text import fold as fold
@@ -60,6 +61,19 @@ def replace_confusables(value: str) -> str:
 
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class AddressTail:
+    """A DOI written as a doi.org address that ends in the address's own query or fragment
+    (``https://doi.org/10.1038/nature14539?utm_source=x``)."""
+
+    #: The field the DOI was read from (``doi`` or ``url``).
+    field: str
+    #: The DOI without the tail (``10.1038/nature14539``).
+    doi: str
+    #: The tail as written (``?utm_source=x``).
+    tail: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +233,9 @@ class NormalizedEntry:
     #: ``magazine`` or ``newspaper`` for an article the entry places in one (biblatex's
     #: ``entrysubtype``, CSL's ``article-magazine`` / ``article-newspaper``): no journal.
     periodical: str | None = None
+    #: The DOI read without the query or fragment its doi.org address ends in, for when
+    #: the DOI as written (which keeps them) is not found.
+    doi_tail: AddressTail | None = None
 
     @property
     def surnames(self) -> tuple[str, ...]:
@@ -281,10 +298,14 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
     doi = clean_doi(doi_raw)
     if doi_raw and doi_raw.strip() and doi is None:
         invalid.append(InvalidIdentifier("doi", doi_raw, "not a DOI (expected 10.NNNN/...)"))
+    tail = doi_address_tail(doi_raw) if doi else None
+    doi_tail = AddressTail("doi", *tail) if tail else None
     if doi is None:
         url = entry.get("url") or ""
         if re.search(r"doi\.org/10\.", url, re.IGNORECASE):
             doi = clean_doi(url)
+            tail = doi_address_tail(url) if doi else None
+            doi_tail = AddressTail("url", *tail) if tail else None
 
     isbn_raw = entry.get("isbn")
     isbn = None
@@ -333,6 +354,7 @@ def normalize_entry(entry: Entry) -> NormalizedEntry:
         homoglyphs=tuple(homoglyphs),
         invalid_ids=tuple(invalid),
         periodical=_periodical(entry),
+        doi_tail=doi_tail,
     )
 
 

@@ -213,6 +213,21 @@ def _identifier_issue(ev: Evidence) -> Issue | None:
     return None
 
 
+def _address_tail(ev: Evidence) -> tuple[tuple[Issue, ...], dict[str, str]]:
+    """The query or fragment of the doi.org address the DOI field was written as, when the
+    DOI is known only without it: the fault, and the DOI to write instead."""
+    tail = ev.id_tail
+    if tail is None or tail.field != "doi":
+        return (), {}  # a url field's address is a good address: its query is its own
+    issue = Issue(
+        Code.INVALID_IDENTIFIER,
+        f"the DOI is written as a doi.org address ending in '{tail.tail}', which is no "
+        f"part of the DOI: doi.org has no DOI {ev.id_value}, and {tail.doi} is this work",
+        "doi",
+    )
+    return (issue,), {"doi": tail.doi}
+
+
 def _candidate_identifier(ev: Evidence, anchor: Comparison) -> tuple[list[Issue], dict[str, str]]:
     """The identifier of the work the search found, when the entry's own is wrong, missing
     from its registry, or could not be checked and differs."""
@@ -249,7 +264,8 @@ def identify(ev: Evidence) -> Identity:
     """Which record the verdict rests on: the identifier's, else the search candidate's."""
     anchor = _by_identifier(ev)
     if anchor is not None:
-        return Identity(anchor, by_id=True)
+        issues, fixes = _address_tail(ev)
+        return Identity(anchor, by_id=True, issues=issues, fixes=fixes)
     issue = _identifier_issue(ev)
     issues = (issue,) if issue is not None else ()
     if ev.candidate is None:
