@@ -66,6 +66,7 @@ from citewarden.model import (
 from citewarden.parsing import (
     cite_styles,
     latex_bibunits,
+    latex_nocite_now,
     latex_refsection_reset,
     latex_refsections,
     latex_static,
@@ -622,10 +623,10 @@ def parse_latex(
                 braces = own_braces = "biblatex"
             elif own_braces is None and packages & latex_static.TRIMMING:
                 braces = own_braces = "cite"
-            if body_start < 0 and nocite_now is None:
-                nocite_now = latex_static.nocite_now(packages)
-                nocite_now_at = start if nocite_now else -1
             options = latex_static.package_options(text, start)
+            if body_start < 0 and nocite_now is None:
+                nocite_now = latex_nocite_now.by_packages(packages, options)
+                nocite_now_at = start if nocite_now else -1
             style_files += cite_styles.loaded_style_files(options, packages)
             package_backend, package_chapterbib = latex_static.read_package(text, start)
             backend = backend or package_backend
@@ -637,6 +638,9 @@ def parse_latex(
             plain_class = (
                 latex_static.document_class(text, start) in latex_static.PLAIN_CITE_CLASSES
             )
+            if body_start < 0 and nocite_now is None:
+                nocite_now = latex_nocite_now.by_class(text, start)
+                nocite_now_at = start if nocite_now else -1
             sub = _SUBFILES_CLASS.match(text, pos)
             if sub is not None and sub.group(1).strip():
                 subfiles_parent = sub.group(1).strip()

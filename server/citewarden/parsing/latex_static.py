@@ -786,12 +786,6 @@ _BACKEND = re.compile(r"(?:^|,)\s*backend\s*=\s*([A-Za-z0-9]+)")
 _CHAPTERBIB_GATHERING = frozenset({"gather", "duplicate", "rootbib"})
 
 
-#: Packages whose ``\\nocite`` writes to the .aux at once, so that one in the preamble
-#: (after the package is loaded) is lost: LaTeX opens the .aux at ``\\begin{document}``.
-#: LaTeX's own ``\\nocite`` keeps a preamble one for then.
-NOCITE_NOW = ("natbib", "cite", "harvard")
-
-
 #: Packages that trim the spaces around each key of a citation list (the cite bundle):
 #: LaTeX's own ``\\cite``, natbib, biblatex and the others keep a space after a key.
 TRIMMING = frozenset({"cite", "overcite"})
@@ -834,11 +828,6 @@ def package_options(text: str, start: int) -> str:
     """The options of the ``\\usepackage`` at ``text[start]`` (``""``: none)."""
     m = _PACKAGE.match(text, start)
     return (m.group(1) or "") if m else ""
-
-
-def nocite_now(packages: frozenset[str]) -> str | None:
-    """The package of :data:`NOCITE_NOW` among ``packages``."""
-    return next((name for name in NOCITE_NOW if name in packages), None)
 
 
 def read_package(text: str, start: int) -> tuple[str | None, bool | None]:
