@@ -48,7 +48,7 @@ def test_latex_markup_math_and_other_citations_are_removed() -> None:
         "\\cite{a} as in Section~\\ref{sec:m} and \\cite{b}."
     )
     got = latex(text)
-    assert got["a"] == got["b"] == "We fit [math] with limited-memory methods as in Section and."
+    assert got["a"] == got["b"] == "We fit [math] with limited-memory methods as in Section [ref]."
 
 
 def test_paragraph_heading_and_environment_break_sentences() -> None:
@@ -298,6 +298,52 @@ def test_a_blanked_citation_leaves_no_brackets_separators_or_possessive() -> Non
     assert latex("A bound [0, 1] holds (see Table 2) \\cite{a}.")["a"] == (
         "A bound [0, 1] holds (see Table 2)."
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("We use it (\\cite{a} and \\cite{b}) here.", "We use it here."),
+        ("It holds (see \\cite{a}, \\cite{b}, or \\cite{c}) here.", "It holds here."),
+        ("For the construction, see \\cite{a} and \\cite{b}.", "For the construction, see."),
+        (
+            "The outlines emerge; see, for example, \\cite{a}.",
+            "The outlines emerge; see, for example.",
+        ),
+        ("Outside every unit: \\cite{a}.", "Outside every unit."),
+        ("Cats or \\cite{a}; we go on.", "Cats; we go on."),
+        (
+            "Gödel's system $T$, \\cite{a}, which was analysed.",
+            "Gödel's system [math], which was analysed.",
+        ),
+    ],
+)
+def test_a_blanked_citation_leaves_no_conjunction_or_separator_before_an_end(
+    text: str, shown: str
+) -> None:
+    """The conjunctions and separators that stood between or before citations are not left
+    holding nothing: no ``(and)``, ``see and.``, ``unit:.`` or ``[math],,``."""
+    assert latex(text)["a"] == shown
+
+
+def test_separators_of_the_text_itself_stay() -> None:
+    text = "The rules are: \\cite{a}\n\\begin{itemize}\\item one\\end{itemize}"
+    assert latex(text)["a"] == "The rules are:"
+    assert latex("Rock and roll, and more \\cite{a}; it goes on.")["a"] == (
+        "Rock and roll, and more; it goes on."
+    )
+
+
+def test_a_cross_reference_reads_as_a_placeholder_that_is_not_scored() -> None:
+    """``Section~\\ref{s} and \\cite{b}`` reads ``Section [ref]``, as a reader sees
+    ``Section 3 and [2]``, where ``Section and.`` was shown."""
+    got = latex("As in Section~\\ref{s} and \\cite{b}. Next.")["b"]
+    assert got == "As in Section [ref]."
+    assert latex("Table~\\ref{t} and \\cref{f} list it \\cite{a}.")["a"] == (
+        "Table [ref] and [ref] list it."
+    )
+    assert terms(got) == terms("As in Section")
+    assert latex("\\ref{t}\\cite{a}.\n\nMore.")["a"] == ""  # no word: no sentence
 
 
 def test_enquote_is_shown_with_its_quotation_marks() -> None:

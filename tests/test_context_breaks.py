@@ -179,7 +179,7 @@ def test_markdown_comments_tags_spans_and_divs_are_no_text() -> None:
 def test_markdown_code_links_and_escapes_do_not_split_sentences() -> None:
     assert sentence("Use `a.b() Then` then [@a]. Next.", markdown=True) == ("Use a.b() Then then.")
     assert sentence("With ![a caption. Fig](img.png) and [@a]. N.", markdown=True) == (
-        "With a caption. Fig and."
+        "With a caption. Fig."
     )
     assert sentence("Use \\*literal\\* and \\[brackets\\] as [@a]. N.", markdown=True) == (
         "Use *literal* and [brackets] as."
@@ -281,7 +281,7 @@ def test_an_abbreviation_before_a_citation_keeps_one_full_stop() -> None:
     ("text", "markdown", "shown"),
     [
         ("We use the method of Smith et al.~\\cite{a}. It works.", False, "Smith et al."),
-        ("Shown in Fig.~\\ref{f} and Tab.~\\ref{t} \\cite{a}. Next.", False, "and Tab."),
+        ("Shown in Fig.~\\ref{f} and Tab.~\\ref{t} \\cite{a}. Next.", False, "and Tab. [ref]."),
         ("Proposed by Vaswani et al. [@a]. It works.", True, "Vaswani et al."),
     ],
 )
@@ -524,15 +524,18 @@ def test_nested_list_items_and_task_boxes_in_markdown() -> None:
 @pytest.mark.parametrize(
     ("text", "shown"),
     [
-        ("See \\nameref{sec:intro} and \\vref{fig:a} \\cite{a}. Next.", "See and."),
-        ("As \\figref{fig:b} and \\crefrange{e:1}{e:3} show \\cite{a}. Next.", "As and show."),
+        ("See \\nameref{sec:intro} and \\vref{fig:a} \\cite{a}. Next.", "See [ref] and [ref]."),
+        (
+            "As \\figref{fig:b} and \\crefrange{e:1}{e:3} show \\cite{a}. Next.",
+            "As [ref] and [ref] show.",
+        ),
         ("A \\hyperref[sec:x]{link text} here \\cite{a}. Next.", "A link text here."),
     ],
 )
 def test_every_cross_references_label_is_no_word(text: str, shown: str) -> None:
     """A label (``sec:intro``) is no word of the sentence, whatever the cross-reference
-    command (nameref, vref, a template's figref, crefrange), where only \\ref, \\eqref,
-    \\autoref, \\cref and \\pageref lost theirs; \\hyperref's text stays."""
+    command (nameref, vref, a template's figref, crefrange): the reference reads ``[ref]``,
+    where it stands for the number a reader sees; \\hyperref's text stays."""
     assert sentence(text) == shown
 
 

@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from citewarden.context.words import MATH_SHOWN
+from citewarden.context.words import MATH_SHOWN, REF_SHOWN
 from citewarden.parsing.latex_decode import ACCENTS
 
 #: Stands where math was: a unit of the sentence that is no word.
@@ -231,12 +231,18 @@ def decode_accents(text: str) -> str:
     return _LETTER.sub(lambda m: _LETTERS[m.group(1)], text)
 
 
-#: Commands whose argument is a label or a key, no text: every cross-reference (a command
-#: named ``...ref``: ``\\ref``, ``\\cref``, ``\\nameref``, ``\\vref``, a template's ``\\figref``),
-#: but ``\\href`` and ``\\hyperref`` (their argument is the link's text), and citations.
+#: Commands whose argument is a key, no text: citations, ``\\bibitem``, ``\\footnotemark``.
 _DROP_ARG = re.compile(
-    r"\\(?:(?!href(?![A-Za-z@])|hyperref(?![A-Za-z@]))[A-Za-z]*ref"
-    r"|footnotemark|cite[A-Za-z]*|bibitem)(?![A-Za-z@])\*?(?:\[[^\[\]]*\])?\{[^{}]*\}"
+    r"\\(?:footnotemark|cite[A-Za-z]*|bibitem)(?![A-Za-z@])\*?(?:\[[^\[\]]*\])?\{[^{}]*\}"
+)
+#: Stands where a cross-reference was: it typesets a number (a name too for ``\\cref``).
+REF = "\x02"
+#: Every cross-reference, whose argument is a label (a command named ``...ref``: ``\\ref``,
+#: ``\\cref``, ``\\nameref``, ``\\vref``, a template's ``\\figref``; ``\\crefrange{a}{b}``),
+#: but ``\\href`` and ``\\hyperref`` (their argument is the link's text): read as :data:`REF`.
+_REFERENCE = re.compile(
+    r"\\(?:(?!href(?![A-Za-z@])|hyperref(?![A-Za-z@]))[A-Za-z]*ref)(?![A-Za-z@])\*?"
+    r"(?:\[[^\[\]]*\])?\{[^{}]*\}"
     r"|\\[A-Za-z]*refrange\*?\{[^{}]*\}\{[^{}]*\}"  # ``\\crefrange{a}{b}``
 )
 _LINE_BREAK = re.compile(r"\\\\\*?(?:\[[^\[\]]{0,50}\])?")
@@ -276,8 +282,9 @@ _WORDS = {
 _WORD_COMMAND = re.compile(r"\\(" + "|".join(_WORDS) + r")(?![A-Za-z@])(?:\{\})?")
 #: csquotes' ``\\enquote{text}`` (``\\enquote*``: the inner quotation marks)
 _ENQUOTE = re.compile(r"\\enquote(?![A-Za-z@])(\*?)\s*\{((?:[^{}]|\{[^{}]{0,200}\}){0,500})\}")
-#: a piece of math reads :data:`MATH_SHOWN` (MATH_STOP is read by the caller)
-_GROUPING = str.maketrans({MATH: f" {MATH_SHOWN} "})
+#: a piece of math reads :data:`MATH_SHOWN`, a reference :data:`REF_SHOWN` (MATH_STOP is read
+#: by the caller)
+_GROUPING = str.maketrans({MATH: f" {MATH_SHOWN} ", REF: f" {REF_SHOWN} "})
 #: a brace, escaped (a brace of the text) or not (a group's, no text)
 _BRACE_CHAR = re.compile(r"\\?[{}]")
 #: an item's label at the start of its text (``\\item[Adam] an optimizer``)
@@ -293,6 +300,8 @@ def latex_plain(text: str) -> str:
     """The words of a masked stretch of LaTeX (white space not yet collapsed)."""
     text = decode_accents(text)
     text = _DROP_ARG.sub(" ", text)
+    if "ref" in text:
+        text = _REFERENCE.sub(REF, text)
     if "\\" in text:
         text = _LAYOUT_ARGS.sub(" ", text)
     # two arguments side by side are two pieces of text (``\\newterm{CNN}{networks}``)

@@ -35,7 +35,7 @@ from citewarden.context.markdown_text import (
     mask_markdown,
     shown,
 )
-from citewarden.context.words import MATH_SHOWN
+from citewarden.context.words import unshown
 from citewarden.model import Citation, CitationKind, DocumentKind, Span
 
 #: How far to look either side of a citation for its sentence's ends (characters).
@@ -141,9 +141,14 @@ def _ends(
 _SPACE = re.compile(r"\s+")
 _EMPTY_GROUP = re.compile(
     r"\s*(?:\(|\[)(?:[\s,;]*(?:e\.\s?g\.|i\.\s?e\.|cf\.|see(?: also)?|viz\.|for example"
-    r"|among others)){0,3}[\s,;]*(?:\)|\])",
+    r"|among others|and|or|&)){0,3}[\s,;]*(?:\)|\])",
     re.I,
 )
+#: what blanked citations leave before the sentence's end or a closing bracket: separators
+#: and a conjunction (``see \cite{a} and \cite{b}.``, ``see, for example, \cite{a}.``,
+#: ``unit: \cite{a}.``), and a comma doubled (``$T$, \cite{a}, which``)
+_DANGLING = re.compile(r"(?:\s*(?:[,;:]|\b(?:and|or)\b))+(?=\s*[.!?;)\]])", re.I)
+_DOUBLED = re.compile(r",(?:\s*,)+")
 _POSSESSIVE = re.compile(r"(?:^|\s+)['\u2019]s(?![^\W_])")
 _WORD = re.compile(r"\w")
 
@@ -164,6 +169,8 @@ def _plain(raw: str, kind: DocumentKind) -> str:
     # prefix (``(e.g., \\cite{a})``, ``[@a;; @b]``), a possessive after it (``@a's paper``)
     text = _EMPTY_GROUP.sub("", text)
     text = _POSSESSIVE.sub("", text)
+    if "," in text or ":" in text or ";" in text or " and" in text or " or" in text:
+        text = _DOUBLED.sub(",", _DANGLING.sub("", text))
     # one full stop after an abbreviation that a citation or a reference stood after
     # (``e.g.~\\cite{a}.``, ``et al.~\\cite{a}.``, ``Fig.~\\ref{f}.``, ``et al. [@a].``)
     text = re.sub(r"(?<=[^\W_]\.)\s+\.(?!\.)", "", text)
@@ -309,7 +316,7 @@ class _Text:
         found = self._read.get((start, end))
         if found is None:
             text = _plain(self.masked[start:end], self.kind)
-            words = text.replace(MATH_SHOWN, " ") if MATH_SHOWN in text else text
+            words = unshown(text)
             found = self._read[start, end] = (text, _WORD.search(words) is not None)
         return found
 

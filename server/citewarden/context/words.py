@@ -279,12 +279,22 @@ def terms(text: str | None) -> list[str]:
 
 #: What a citing sentence shows for a piece of math: no word of it (never scored).
 MATH_SHOWN = "[math]"
+#: What a citing sentence shows for a cross-reference's number (``Section~\\ref{s}`` reads
+#: ``Section [ref]``): no word of it either.
+REF_SHOWN = "[ref]"
+
+
+def unshown(text: str) -> str:
+    """``text`` without the placeholders a citing sentence shows for math and references."""
+    if "[" not in text:
+        return text
+    return text.replace(MATH_SHOWN, " ").replace(REF_SHOWN, " ")
 
 
 @functools.lru_cache(maxsize=1 << 15)
 def _terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
-    text = text.replace(MATH_SHOWN, " ") if MATH_SHOWN in text else text
+    text = unshown(text)
     for w in _WORD.findall(text.casefold()):
         for part in w.split("-"):
             if 1 < len(part) <= MAX_WORD and part not in STOPWORDS and not part.isdigit():
