@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from citewarden.settings import VerifySettings
-from citewarden.verify.records import Outcome, Query
+from citewarden.verify.records import Outcome, Query, UpdateKind
 from citewarden.verify.sources import CachedSource, SnapshotSource, build_sources
 
 DATA = Path(__file__).parent / "data" / "snapshot" / "crossref-works.jsonl"
@@ -190,4 +190,32 @@ async def test_a_work_without_a_usable_record_is_held_not_missing(tmp_path: Path
     assert (await snap.by_doi("10.9999/not.in.snapshot")).outcome is Outcome.NOT_FOUND
     assert (await snap.by_doi(json.loads(lines[0])["DOI"])).outcome is Outcome.FOUND
     assert snap.skipped == 1
+    snap.close()
+
+
+async def test_a_notice_without_a_title_answers_for_the_work_it_updates(tmp_path: Path) -> None:
+    """A notice deposited without a title is known by what it updates, as on Crossref's
+    own notices look-up: the snapshot keeps it (the correction notice about PLoS ONE's
+    recorded 10.1371/journal.pone.0033693, as tests/test_untitled_notices.py derives it)."""
+    from test_untitled_notices import WORK, untitled_notice
+
+    notice_doi, notice = untitled_notice()
+    pone = json.loads(
+        (
+            DATA.parent.parent / "api" / "crossref" / "test-works__test_works_with_one_id.json"
+        ).read_text(encoding="utf-8")
+    )["message"]
+    path = tmp_path / "works.jsonl"
+    path.write_text(f"{json.dumps(pone)}\n{json.dumps(notice)}\n", encoding="utf-8")
+    snap = SnapshotSource(path, tmp_path / "index")
+    found = await snap.notices(WORK)
+    assert found.outcome is Outcome.FOUND, found.reason
+    (record,) = found.records
+    assert record.is_notice and record.title == "" and record.doi == notice_doi.lower()
+    assert [(u.kind, u.doi, u.date) for u in record.updates] == [
+        (UpdateKind.CORRECTION, WORK, "2012-05-08")
+    ]
+    assert snap.skipped == 0
+    # the notice's own DOI is held, with no record to compare: no "not found"
+    assert (await snap.by_doi(notice_doi)).outcome is Outcome.FAILED
     snap.close()

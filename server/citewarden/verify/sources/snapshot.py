@@ -17,17 +17,18 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
 from citewarden.files import open_regular, refuse_special
-from citewarden.verify.records import DamagedRecord, Lookup, Query
+from citewarden.verify.records import DamagedRecord, Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import guard, normalize_doi
-from citewarden.verify.sources.crossref import work_from_csl
+from citewarden.verify.sources.crossref import notice_from_csl, work_from_csl
 
-#: Bumped when what an index holds changes (2: the DOIs of works without a usable record).
-INDEX_VERSION = 2
+#: Bumped when what an index holds changes (2: the DOIs of works without a usable record;
+#: 3: what untitled notices update).
+INDEX_VERSION = 3
 #: The directory of the indexes, inside the cache directory.
 INDEX_DIR = "snapshots"
 #: ``snapshot-<digest of the file's path>-<digest of its state>.sqlite``; a build writes
@@ -174,7 +175,12 @@ class SnapshotSource:
             (doi, json.dumps(work, ensure_ascii=False)),
         )
         if rec is None:  # held, so its DOI is no "not found"; nothing to search it by
-            self.skipped += 1
+            if cur.rowcount and _notice(work, self.name) is not None:
+                # a notice deposited without a title is known by what it updates, as on
+                # Crossref's own notices look-up
+                _add_updates(conn, work, doi)
+            else:
+                self.skipped += 1
             return
         if cur.rowcount == 0:
             return
@@ -183,10 +189,7 @@ class SnapshotSource:
             "INSERT INTO fts VALUES (?, ?, ?)",
             (rec.doi, title, " ".join(p.family for p in rec.authors)),
         )
-        for u in work.get("update-to") or []:
-            target = normalize_doi(u.get("DOI")) if isinstance(u, dict) else None
-            if target and target != rec.doi:
-                conn.execute("INSERT INTO updates VALUES (?, ?)", (target, rec.doi))
+        _add_updates(conn, work, doi)
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -197,7 +200,12 @@ class SnapshotSource:
                 return None
             return conn.execute(sql, args).fetchall()
 
-    async def _query(self, sql: str, args: tuple[Any, ...]) -> Lookup:
+    async def _query(
+        self,
+        sql: str,
+        args: tuple[Any, ...],
+        read: Callable[[Any, str], WorkRecord | None] = work_from_csl,
+    ) -> Lookup:
         try:
             rows = await asyncio.to_thread(self._run, sql, args)
         except sqlite3.Error as exc:
@@ -208,7 +216,7 @@ class SnapshotSource:
         def build() -> Lookup:
             records = []
             for row in rows:
-                rec = work_from_csl(json.loads(row[0]), self.name)
+                rec = read(json.loads(row[0]), self.name)
                 if rec is not None:
                     if len(row) > 1 and row[1] is not None:
                         rec = _with_relevance(rec, -float(row[1]))
@@ -226,7 +234,9 @@ class SnapshotSource:
     async def notices(self, doi: str) -> Lookup:
         key = normalize_doi(doi) or doi.strip().lower()
         return await self._query(
-            "SELECT w.json FROM updates u JOIN works w ON w.doi = u.doi WHERE u.target = ?", (key,)
+            "SELECT w.json FROM updates u JOIN works w ON w.doi = u.doi WHERE u.target = ?",
+            (key,),
+            notice_from_csl,
         )
 
     async def search(self, query: Query) -> Lookup:
@@ -330,6 +340,22 @@ def _with_relevance(rec: Any, score: float) -> Any:
     import dataclasses
 
     return dataclasses.replace(rec, relevance=score)
+
+
+def _notice(work: dict[str, Any], source: str) -> WorkRecord | None:
+    """The record of a notice deposited without a title; None for any other work."""
+    try:
+        return notice_from_csl(work, source)
+    except DamagedRecord:
+        return None
+
+
+def _add_updates(conn: sqlite3.Connection, work: dict[str, Any], doi: str) -> None:
+    """Index the works ``work`` updates (``update-to``), so it answers their notices."""
+    for u in work.get("update-to") or []:
+        target = normalize_doi(u.get("DOI")) if isinstance(u, dict) else None
+        if target and target != doi:
+            conn.execute("INSERT INTO updates VALUES (?, ?)", (target, doi))
 
 
 def _doi_of(work: dict[str, Any]) -> str | None:
