@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import random
 import re
@@ -426,6 +427,55 @@ def test_without_hard_links_the_backup_is_created_exclusively(
     assert backup.read_bytes() == b"@misc{k, year = {2001}}\n"
     assert (backup.stat().st_mode & 0o777) == 0o640
     assert path.read_bytes() == b"@misc{k, year = {2002}}\n"
+
+
+def test_without_hard_links_no_byte_is_written_under_the_final_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without hard links, the backup and a new file are complete temporary files renamed
+    over their names: a write killed midway leaves no partial backup or file."""
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    written: list[str] = []
+    real_write = write._write_all
+
+    def recorded(fd: int, data: bytes) -> None:
+        written.append(Path(os.readlink(f"/proc/self/fd/{fd}")).name)
+        real_write(fd, data)
+
+    def no_link(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "hard links not supported")
+
+    monkeypatch.setattr(write, "_write_all", recorded)
+    monkeypatch.setattr(os, "link", no_link)
+    backup = apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert backup is not None and backup.read_bytes() == b"@misc{k, year = {2001}}\n"
+    write_atomically(tmp_path / "new.bib", b"@misc{n}\n", expected=write.ABSENT)
+    assert (tmp_path / "new.bib").read_bytes() == b"@misc{n}\n"
+    assert len(written) == 3 and all(name.endswith(".tmp") for name in written)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.bib", "refs.bib", "refs.bib.orig"]
+
+
+@pytest.mark.parametrize("new", [True, False], ids=["new file", "backup"])
+def test_a_failing_hard_link_is_taken_for_no_hard_links_by_one_errno_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, new: bool
+) -> None:
+    """Only the errors that say a file system has no hard links (FAT's EPERM ...) make a
+    new file or a backup be made otherwise; another (an I/O error) stops both alike."""
+    path = tmp_path / "refs.bib"
+    if not new:
+        path.write_bytes(b"@misc{k, year = {2001}}\n")
+
+    def failing(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "link", failing)
+    with pytest.raises(OSError, match="Input/output error"):
+        if new:
+            write_atomically(path, b"@misc{n}\n", expected=write.ABSENT)
+        else:
+            apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if new else ["refs.bib"])
 
 
 def test_a_backup_name_always_taken_meanwhile_is_refused(

@@ -185,8 +185,9 @@ _NO_HARD_LINKS = frozenset(
 
 def _keep_backup(path: Path, target: Path, old: bytes, st: os.stat_result | None) -> Path:
     """Save ``old`` (what ``target`` holds) as its backup; -> the backup.  The backup is made
-    under a free name by a hard link to a complete temporary file (an exclusive creation
-    where the file system has no hard links), so a file someone else made under that name
+    under a free name by a hard link to a complete temporary file (a rename of it over the
+    name, reserved by an exclusive creation, where the file system has no hard links: no
+    byte is ever written under the name itself), so a file someone else made under that name
     after :func:`backup_path_for` chose it is never replaced: the next free name is taken.
     Raises :class:`FixRefused` when every name tried was taken so."""
     kept, exists = backup_path_for(target, old)
@@ -198,7 +199,7 @@ def _keep_backup(path: Path, target: Path, old: bytes, st: os.stat_result | None
         for _ in range(_BACKUP_TRIES):
             tried = kept
             try:
-                _link_new(tmp, tried, old, st)
+                _link_new(tmp, tried)
                 return tried
             except FileExistsError:
                 kept, exists = backup_path_for(target, old)  # made meanwhile: look again
@@ -213,10 +214,12 @@ def _keep_backup(path: Path, target: Path, old: bytes, st: os.stat_result | None
     )
 
 
-def _link_new(tmp: Path, name: Path, data: bytes, st: os.stat_result | None) -> None:
-    """Give the complete temporary file ``tmp`` (holding ``data``) the new name ``name``
-    too, never replacing a file of that name (:class:`FileExistsError`); where the file
-    system has no hard links, ``name`` is created exclusively with the mode of ``st``."""
+def _link_new(tmp: Path, name: Path) -> None:
+    """Give the complete temporary file ``tmp`` the name ``name`` too, never replacing a
+    file of that name (:class:`FileExistsError`).  Where the file system has no hard links
+    (:data:`_NO_HARD_LINKS`), ``name`` is reserved by an exclusive creation and ``tmp`` is
+    renamed over it, so that a write killed midway never leaves a partial file under
+    ``name`` (``tmp`` keeps its mode, owner and attributes)."""
     try:
         os.link(tmp, name, follow_symlinks=False)
         return
@@ -224,17 +227,12 @@ def _link_new(tmp: Path, name: Path, data: bytes, st: os.stat_result | None) -> 
         if isinstance(exc, FileExistsError) or exc.errno not in _NO_HARD_LINKS:
             raise
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(name, flags, 0o600)
+    os.close(os.open(name, flags, 0o600))
     try:
-        _write_all(fd, data)
-        if st is not None:
-            os.fchmod(fd, stat.S_IMODE(st.st_mode))
-        os.fsync(fd)
+        os.replace(tmp, name)
     except BaseException:
-        os.close(fd)
         name.unlink(missing_ok=True)
         raise
-    os.close(fd)
 
 
 def _fitted(name: str, suffix: str) -> str:
@@ -372,31 +370,15 @@ NO_LIMIT = 1 << 62
 
 def _create(path: Path, target: Path, data: bytes) -> None:
     """Create ``target`` holding ``data``, never replacing a file that exists: the complete
-    temporary file is hard-linked to the name (where the file system has no hard links, the
-    name is created exclusively and written)."""
+    temporary file is hard-linked to the name (renamed over it, the name reserved first,
+    where the file system has no hard links: :func:`_link_new`)."""
     tmp, _ = _write_temp(target.parent, target.name, data, None)
     try:
-        try:
-            os.link(tmp, target, follow_symlinks=False)
-        except FileExistsError:
-            raise FixRefused(path, _CHANGED) from None
-        except OSError:  # no hard links here (FAT, some network file systems)
-            _create_exclusively(path, target, data)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def _create_exclusively(path: Path, target: Path, data: bytes) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(target, flags, 0o666)
+        _link_new(tmp, target)
     except FileExistsError:
         raise FixRefused(path, _CHANGED) from None
-    try:
-        _write_all(fd, data)
-        os.fsync(fd)
     finally:
-        os.close(fd)
+        tmp.unlink(missing_ok=True)
 
 
 def apply_plan(plan: FixPlan) -> Path | None:
