@@ -169,6 +169,41 @@ def test_a_settings_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     assert ".citewarden.toml:3: setting 'verify.timeout'" in result.stderr, result.stderr
 
 
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (b'[severity]\rorphan-entry = "hint"\r', "line 1, column 11"),
+        (b"debounce_ms = 5\r\n# a comment\rwith a CR\r\n", "line 2, column 12"),
+        (b'ignore = ["a"]\n[severity]\r', "line 2, column 11"),
+    ],
+)
+def test_a_settings_file_with_lone_carriage_returns_is_said_to_be_so(
+    tmp_path: Path, data: bytes, where: str
+) -> None:
+    """A .citewarden.toml saved with old Mac line endings (a CR without an LF after it) is
+    refused, as TOML ends lines with LF or CRLF only, and the message says so and where,
+    where it said 'Expected newline or end of document after a statement'."""
+    (tmp_path / ".citewarden.toml").write_bytes(data)
+    settings, problems = load_settings(tmp_path)
+    assert settings == Settings()
+    [problem] = problems
+    expected = (
+        f"invalid TOML: a carriage return (CR) without a line feed after it at {where}: "
+        "TOML ends lines with LF or CRLF only"
+    )
+    assert problem.message == expected
+    result = run_citewarden(["check", ".", "--no-verify"], tmp_path)
+    assert expected in result.stderr, result.stderr
+
+
+def test_a_mistake_before_a_lone_carriage_return_is_named_as_the_reader_names_it(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / ".citewarden.toml").write_bytes(b"a = = 1\nb = 2\r")
+    [problem] = load_settings(tmp_path)[1]
+    assert problem.message == "invalid TOML: Invalid value (at line 1, column 5)"
+
+
 def test_a_dotted_key_names_the_setting_it_spells(tmp_path: Path) -> None:
     """A key written as VS Code names a setting ("verify.timeout", in an editor's settings
     object or quoted in .citewarden.toml) sets that setting, where it was an unknown

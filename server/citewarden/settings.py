@@ -555,13 +555,39 @@ def parse_config(data: bytes) -> dict[str, Any]:
     ``tomllib`` recurses, so 5 000 nested arrays were a RecursionError, and reads a
     5 000-digit integer with ``int()``, which refuses it)."""
     try:
-        return tomllib.loads(config_text(data))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        text = config_text(data)
+    except UnicodeDecodeError as exc:
         raise ConfigSyntaxError(str(exc)) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigSyntaxError(_lone_cr(text, str(exc)) or str(exc)) from None
     except RecursionError:
         raise ConfigSyntaxError("nested too deep") from None
     except ValueError:  # int() of an integer of more digits than it reads
         raise ConfigSyntaxError("an integer of more than 4300 digits") from None
+
+
+_TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)$")
+
+
+def _lone_cr(text: str, error: str) -> str | None:
+    """Why ``text`` is no TOML when a carriage return without a line feed after it (old Mac
+    line endings) stands at or before the place ``tomllib``'s ``error`` names: TOML ends
+    lines with LF or CRLF only, so the reader's own words ('Expected newline or end of
+    document after a statement') named no cause."""
+    at = re.search(r"\r(?!\n)", text)
+    if at is None:
+        return None
+    line = text.count("\n", 0, at.start()) + 1
+    column = at.start() - (text.rfind("\n", 0, at.start()) + 1) + 1
+    reported = _TOML_AT.search(error)
+    if reported is not None and (int(reported[1]), int(reported[2])) < (line, column):
+        return None  # a mistake before it
+    return (
+        f"a carriage return (CR) without a line feed after it at line {line}, column "
+        f"{column}: TOML ends lines with LF or CRLF only"
+    )
 
 
 def read_config_bytes(path: Path) -> bytes:
@@ -575,15 +601,18 @@ def read_config_bytes(path: Path) -> bytes:
         raise FileTooLarge(exc.errno, message, str(path)) from None
 
 
+#: A settings file as read: its table (None when missing or unreadable), its text, and
+#: why it could not be read (:func:`read_config_text`).
+ConfigText = tuple[Mapping[str, Any] | None, str, list[SettingsProblem]]
+
+
 def read_config_file(root: Path) -> tuple[Mapping[str, Any] | None, list[SettingsProblem]]:
     """Read ``.citewarden.toml`` in ``root``; a syntax error is a problem, not an exception."""
-    raw, _, problems = _read_config_text(root / CONFIG_FILE)
+    raw, _, problems = read_config_text(root / CONFIG_FILE)
     return raw, problems
 
 
-def _read_config_text(
-    path: Path,
-) -> tuple[Mapping[str, Any] | None, str, list[SettingsProblem]]:
+def read_config_text(path: Path) -> ConfigText:
     """The settings file ``path`` read, its text, and why it could not be."""
     try:
         data = read_config_bytes(path)
@@ -759,13 +788,16 @@ def config_dirs_above(start: Path) -> list[Path]:
 
 
 def load_settings(
-    root: Path | None, *overlays: tuple[Mapping[str, Any] | None, str]
+    root: Path | None,
+    *overlays: tuple[Mapping[str, Any] | None, str],
+    file: ConfigText | None = None,
 ) -> tuple[Settings, list[SettingsProblem]]:
-    """Defaults, then ``.citewarden.toml`` in ``root``, then each (raw, origin) overlay."""
+    """Defaults, then ``.citewarden.toml`` in ``root``, then each (raw, origin) overlay.
+    ``file``: that file as read already (:func:`read_config_text`), where it is not read."""
     settings = Settings()
     problems: list[SettingsProblem] = []
     if root is not None:
-        raw, text, file_problems = _read_config_text(root / CONFIG_FILE)
+        raw, text, file_problems = file or read_config_text(root / CONFIG_FILE)
         problems += file_problems
         settings, more = merge_settings(settings, raw, str(root / CONFIG_FILE), root)
         settings = with_origin_lines(settings, str(root / CONFIG_FILE), text)

@@ -114,6 +114,50 @@ async def test_config_file_saved_in_the_editor(start: Start) -> None:
     )
 
 
+async def test_a_settings_file_that_cannot_be_read_leaves_the_settings_it_held(
+    start: Start,
+) -> None:
+    """A .citewarden.toml saved with lone carriage returns (old Mac line endings) is said
+    to be so, where; the settings it held when last read stay in force (they fell back to
+    the defaults) beside the editor's, until it is saved readable again."""
+    files = PROJECT + '--- .citewarden.toml\n[severity]\norphan-entry = "hint"\n'
+    h = await start(files=files)
+    orphan = [types.DiagnosticSeverity.Hint]
+    await wait_for(lambda: severity_of(h, "refs.bib", Code.ORPHAN) == orphan)
+
+    def saved(data: bytes) -> None:
+        (h.root / ".citewarden.toml").write_bytes(data)
+        h.client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(
+                        uri=h.uri(".citewarden.toml"), type=types.FileChangeType.Changed
+                    )
+                ]
+            )
+        )
+
+    saved(b'[severity]\rorphan-entry = "error"\r')
+    [message] = await wait_for(lambda: [m for m in h.client.messages if "CR" in m.message])
+    assert message.message == (
+        f"citewarden: {h.root / '.citewarden.toml'}: setting 'file': invalid TOML: a carriage "
+        "return (CR) without a line feed after it at line 1, column 11: TOML ends lines with "
+        "LF or CRLF only; the settings it held when last read stay in force"
+    )
+    h.client.set_configuration(
+        {"severity": {"dangling-citation": "information"}}, section="citewarden"
+    )
+    h.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    name = "chapters/intro.tex"
+    info = [types.DiagnosticSeverity.Information]
+    await wait_for(lambda: severity_of(h, name, Code.DANGLING) == info)
+    assert severity_of(h, "refs.bib", Code.ORPHAN) == orphan
+    saved(b'[severity]\r\norphan-entry = "error"\r\n')
+    error = [types.DiagnosticSeverity.Error]
+    await wait_for(lambda: severity_of(h, "refs.bib", Code.ORPHAN) == error)
+    assert severity_of(h, name, Code.DANGLING) == info
+
+
 async def test_invalid_setting_is_shown_and_defaults_apply(start: Start) -> None:
     h = await start(init={"debounce_ms": "soon", "severity": {"orphan-entry": "loud"}})
     messages = await wait_for(lambda: h.client.messages)

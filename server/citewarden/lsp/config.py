@@ -17,10 +17,12 @@ from typing import Any
 from citewarden.safe_text import visible
 from citewarden.settings import (
     CONFIG_FILE,
+    ConfigText,
     Settings,
     SettingsProblem,
     find_config_dir,
     load_settings,
+    read_config_text,
 )
 
 SECTION = "citewarden"
@@ -85,6 +87,11 @@ class ConfigSources:
     shown: set[str] = field(default_factory=set)
     #: Which of the settings' problems are made anew and which of those to show.
     gate: ProblemGate = field(default_factory=ProblemGate)
+    #: The settings file last read whole, and its reading.
+    last_good: tuple[Path, ConfigText] | None = None
+    #: The settings file that could not be read whose reading :attr:`last_good` stands in
+    #: for (None when the file was read).
+    kept: Path | None = None
 
     @property
     def config_dir(self) -> Path | None:
@@ -94,16 +101,34 @@ class ConfigSources:
         return find_config_dir(self.root) if self.root is not None else None
 
     def resolve(self) -> tuple[Settings, list[SettingsProblem]]:
+        folder = self.config_dir
         settings, problems = load_settings(
-            self.config_dir,
+            folder,
             (self.init_options, "initializationOptions"),
             (self.client, "workspace/configuration"),
+            file=self._read_file(folder / CONFIG_FILE) if folder is not None else None,
         )
         if settings.verify.enabled:
             from citewarden.verify.config import source_address_problems
 
             problems = [*problems, *source_address_problems(settings)]
         return settings, problems
+
+    def _read_file(self, path: Path) -> ConfigText:
+        """The settings file ``path`` read; when it is there but cannot be read (not TOML,
+        not UTF-8, unreadable), its reading when it last could, with the problem: a file
+        saved with a mistake in it leaves the settings as they were, not the defaults."""
+        read = read_config_text(path)
+        raw, _, problems = read
+        self.kept = None
+        if raw is not None or not problems:
+            self.last_good = (path, read)
+            return read
+        if self.last_good is None or self.last_good[0] != path:
+            return read
+        self.kept = path
+        kept_raw, kept_text, _ = self.last_good[1]
+        return kept_raw, kept_text, problems
 
     def unread_files(self) -> list[Path]:
         """Settings files of the other workspace folders: one set of settings serves the
@@ -129,11 +154,20 @@ class ConfigSources:
         return self.gate.new_problems(problems, monotonic() if now is None else now)
 
 
-def problem_message(problems: list[SettingsProblem]) -> str:
+def problem_message(problems: list[SettingsProblem], kept: Path | None = None) -> str:
     """The settings problems as one line (the keys and values quoted from a settings file or
-    the client shown escaped, as every message shows outside text)."""
-    lines = [str(p) for p in problems]
-    return visible("citewarden: invalid settings (defaults used instead): " + "; ".join(lines))
+    the client shown escaped, as every message shows outside text); ``kept``: the settings
+    file that could not be read whose settings as last read stay in force."""
+    unread = [p for p in problems if kept is not None and p.key == "file" and p.origin == str(kept)]
+    invalid = [p for p in problems if p not in unread]
+    parts = []
+    if invalid:
+        parts.append("invalid settings (defaults used instead): " + "; ".join(map(str, invalid)))
+    if unread:
+        parts.append(
+            "; ".join(map(str, unread)) + "; the settings it held when last read stay in force"
+        )
+    return visible("citewarden: " + "; ".join(parts))
 
 
 def unread_message(files: list[Path], config_dir: Path | None) -> str:

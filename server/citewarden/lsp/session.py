@@ -255,7 +255,7 @@ class Session:
         shown in the last :data:`~citewarden.lsp.config.REPEAT_SECONDS` in a message."""
         made, show = self.config.new_problems(problems)
         if made:
-            text = problem_message(made)
+            text = problem_message(made, self.config.kept)
             log.warning("%s", text)
             self.server.window_log_message(
                 types.LogMessageParams(type=types.MessageType.Warning, message=text)
@@ -263,7 +263,7 @@ class Session:
         if show:
             self.server.window_show_message(
                 types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=problem_message(show)
+                    type=types.MessageType.Warning, message=problem_message(show, self.config.kept)
                 )
             )
 
