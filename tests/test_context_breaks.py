@@ -123,7 +123,7 @@ def test_comments_urls_and_dollars() -> None:
     text = "Data is at \\url{http://x.org/a%20b} as described \\cite{a}. Next."
     assert sentence(text) == "Data is at as described."
     assert sentence("First line \\\\% comment here\nsecond line \\cite{a}. Next.") == (
-        "second line."
+        "First line second line."
     )
     # a comment line does not end a paragraph (TeX eats its line break)
     assert sentence("We show\n% TODO: check\nthat it holds \\cite{a}. Next.") == (
@@ -156,7 +156,25 @@ def test_table_cells_are_no_part_of_the_text_around_them() -> None:
         "\\end{tabular}\n\\end{table}"
     )
     assert sentence(text) == "B"
-    assert sentence("A line\\\\[2pt] next \\cite{a} one. N.") == "next one."
+    assert sentence("A line\\\\[2pt] next \\cite{a} one. N.") == "A line next one."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("We show this \\\\ and more \\cite{a} here. Next.", "We show this and more here."),
+        ("Line one of prose\\\\\nline two \\cite{a} here.", "Line one of prose line two here."),
+        ("A first\\newline second line \\cite{a}. Next.", "A first second line."),
+        ("\\begin{tabular}{l}Row one \\\\ Row two \\cite{a}\\end{tabular}", "Row two"),
+        ("\\begin{tabularx}{5cm}{X}A \\\\ B \\cite{a}\\\\\\end{tabularx} Then.", "B"),
+        ("\\begin{tabbing}One \\\\ two \\cite{a} \\\\ three\\end{tabbing}", "two"),
+        ("\\begin{tabular}{l}x\\end{tabular} Prose \\\\ on \\cite{a}.", "Prose on."),
+    ],
+)
+def test_a_line_break_ends_a_sentence_in_a_table_only(text: str, shown: str) -> None:
+    """``\\\\`` and ``\\newline`` break a line of prose, which a reader reads on, and end a
+    table's (or a tabbing's) row, which stands alone."""
+    assert sentence(text) == shown
 
 
 def test_front_matter_commands_end_sentences() -> None:

@@ -339,12 +339,46 @@ _BREAK = re.compile(
     r"(?:\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}){2}"
     r"|\\(?:begin|end)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
     r"(?:\[(?:[^\[\]{}]|\{[^{}]{0,100}\}){0,300}\])?"
-    r"|\\(?:caption|item|par|maketitle|newline|hline|midrule|toprule|bottomrule)\b\*?"
-    r"|\\\\\*?(?:\[[^\]]{0,50}\])?|(?<!\\)&"
+    r"|\\(?:caption|item|par|maketitle|hline|midrule|toprule|bottomrule)\b\*?"
+    r"|(?P<row>\\\\\*?(?:\[[^\]]{0,50}\])?|\\newline\b)|(?<!\\)&"
+)
+#: The environments whose ``\\\\`` ends a row (a table's, a tabbing's): elsewhere it breaks
+#: a line of prose, and the sentence reads on.
+_ROWS = re.compile(
+    r"\\(?P<end>begin|end)\s*\{(?:tabular[x*]?|tabulary|longtable\*?|tabu|longtabu"
+    r"|supertabular\*?|xtabular\*?|mpsupertabular|tblr|longtblr|talltblr|NiceTabular[*X]?"
+    r"|tabbing)\}"
 )
 
 
 def latex_breaks(masked: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of every break between sentences that is no full stop, in order."""
+    """(start, end) of every break between sentences that is no full stop, in order; a line
+    break (``\\\\``, ``\\newline``) is one in a table's rows only."""
+    tables = _table_spans(masked) if "\\\\" in masked or "\\newline" in masked else []
+    k = 0
     for m in _BREAK.finditer(masked):
+        if m.start("row") >= 0:
+            while k < len(tables) and tables[k][1] <= m.start():
+                k += 1
+            if not (k < len(tables) and tables[k][0] <= m.start()):
+                continue  # a line break in prose
         yield m.start(), m.end()
+
+
+def _table_spans(masked: str) -> list[tuple[int, int]]:
+    """(start, end) of every outermost table or tabbing environment, in order (one that is
+    never closed runs to the end of the text)."""
+    spans: list[tuple[int, int]] = []
+    depth = start = 0
+    for m in _ROWS.finditer(masked):
+        if m.group("end") == "begin":
+            if depth == 0:
+                start = m.start()
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, m.end()))
+    if depth > 0:
+        spans.append((start, len(masked)))
+    return spans
