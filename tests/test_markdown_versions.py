@@ -75,6 +75,10 @@ CASES = [
     "\\emph@e, \\cite@f, \\lstinline@g@ and \\foo@h@i\n",
     # pandoc 3 takes the character after \\hl and \\st as their argument, pandoc 2 does not
     "a \\hl x@b and \\st 1@c, \\emph x@d\n",
+    # pandoc 3.9 reads a word after \\expandafter as raw TeX, pandoc 2 and 3.6.1 read
+    # \\expandafter there as text; a "-@" right after raw TeX suppresses the author (pandoc 3)
+    "\\expandafter x@b, \\expandafter xy@c and \\expandafter 12@d, \\expandafter x-@e\n\n"
+    "\\emph x-@f\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
@@ -135,6 +139,9 @@ ALIKE = [
     # after it is no word's; \\foo and \\section take none
     "a \\emph x@b, \\textbf 1@c and \\emph\nx@d, \\textit-@e, \\emph xy@f\n\n"
     "\\foo x@g, \\section x@h, \\emph ]@i and \\date .x@j\n",
+    # \\expandafter joins a command and a word after it on its line into one command
+    "\\expandafter\\foo x@b, \\expandafter \\emph xy@c, \\expandafter\\foo x{@a} and "
+    "\\expandafter\\foo\nx@d\n\n\\expandafter\\expandafter\\foo x@e\n",
     # a command pandoc reads with no argument, an argument that is a dimension
     "See \\small{@a}, \\Large[x]{as @b}, \\LaTeX{@c} and \\foo{@d}.\n\n"
     "\\foo 1@e, \\foo=2.5cm@f, \\foo[x]12pt@g, \\foo 1a@h, \\emph @k and \\textbf @m\n",

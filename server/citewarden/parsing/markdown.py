@@ -88,7 +88,12 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     spans, as the pandoc of ``dialect`` reads them.  Never raises."""
     blocks = block_structure(path, text, dialect)
     scan = scan_blocks(
-        text, blocks, dialect.counted_brackets, dialect.list_comments, dialect.tex_at_letters
+        text,
+        blocks,
+        dialect.counted_brackets,
+        dialect.list_comments,
+        dialect.tex_at_letters,
+        dialect.tex_expandafter_words,
     )
     quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []

@@ -243,9 +243,10 @@ def scan_blocks(
     counted_brackets: bool = False,
     list_comments: bool = False,
     tex_at_letters: bool = False,
+    tex_expand_words: bool = False,
 ) -> _Scan:
     """The inline reading of ``text`` within the ``blocks`` the block pass found in it (see
-    :func:`~citewarden.parsing.markdown_inline._scan` for the three flags)."""
+    :func:`~citewarden.parsing.markdown_inline._scan` for the flags)."""
     return _scan(
         text,
         blocks.skip,
@@ -258,6 +259,7 @@ def scan_blocks(
         blocks.breaks_since,
         blocks.item_breaks_since,
         tex_at_letters,
+        tex_expand_words,
     )
 
 
@@ -675,7 +677,10 @@ class _Reader:
 
     def _crossings(self) -> LineCrossings:
         if self.crossings is None:
-            self.crossings = LineCrossings(self.text, self.dialect.tex_at_letters)
+            dialect = self.dialect
+            self.crossings = LineCrossings(
+                self.text, dialect.tex_at_letters, dialect.tex_expandafter_words
+            )
         return self.crossings
 
     def _div_closed(self, offset: int) -> bool:

@@ -183,6 +183,7 @@ def _scan(
     breaks_since: list[int] | None = None,
     item_breaks_since: list[int] | None = None,
     tex_at_letters: bool = False,
+    tex_expand_words: bool = False,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -201,7 +202,9 @@ def _scan(
     :attr:`~citewarden.parsing.markdown_blocks.Blocks.item_breaks_since` (a construct
     opened before a break's since goes on past it; none given: no construct does).
     ``tex_at_letters``: ``@`` is a letter of a raw TeX command's name (pandoc 2, see
-    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.tex_at_letters`)."""
+    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.tex_at_letters`);
+    ``tex_expand_words``: ``\\expandafter`` takes a word after it as raw TeX (pandoc 3.9,
+    see :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.tex_expandafter_words`)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -225,7 +228,7 @@ def _scan(
     shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
     ticks = TickRuns(text)
     line_starts, attributes = _LineStarts(text), _AttributeSets(text)
-    raw_tex = _RawTex(text, tex_at_letters)
+    raw_tex = _RawTex(text, tex_at_letters, tex_expand_words)
     tex_end = -1  # end of the last raw TeX command read
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
@@ -371,7 +374,7 @@ def _scan(
             # a "-" after a word, emphasis or in a dash (pandoc reads "---" and "--" as
             # dashes, in turn) is text
             if dash and (
-                (_after_word(text, start) and start != key_end)
+                (_after_word(text, start) and start != key_end and start != tex_end)
                 or start == emphasis.closed_at
                 or _in_dash(text, start)
             ):
@@ -522,6 +525,8 @@ class _LineStarts:
 #: a raw TeX command: its name of letters (pandoc 3), of letters and ``@`` (pandoc 2), the
 #: white space and ``*`` after it
 _TEX_COMMAND = re.compile(r"\\([^\W\d_]++)[ \t]*+(?:\*[ \t]*+)?+")
+#: a word of letters (pandoc's TeX tokenizer reads it as one token)
+_TEX_WORD = re.compile(r"[^\W\d_]++")
 _TEX_COMMAND_AT = re.compile(r"\\((?:[^\W\d_]|@)++)[ \t]*+(?:\*[ \t]*+)?+")
 #: a dimension after a command's optional arguments (pandoc's ``dimenarg``): ``=`` may
 #: open it, then a word, a ``.`` and a word may follow; its digits and dots, then a unit
@@ -556,10 +561,18 @@ class _RawTex:
     reading stops at :data:`_RAW_TEX_BUDGET` beyond twice the text's length (a text made
     of them would take a pass each), the commands left then read without arguments."""
 
-    __slots__ = ("_budget", "_character_commands", "_command", "_cut", "_text")
+    __slots__ = (
+        "_budget",
+        "_character_commands",
+        "_command",
+        "_cut",
+        "_expand_words",
+        "_text",
+    )
 
-    def __init__(self, text: str, at_letters: bool = False) -> None:
+    def __init__(self, text: str, at_letters: bool = False, expand_words: bool = False) -> None:
         self._text = text
+        self._expand_words = expand_words
         self._budget = _RAW_TEX_BUDGET + 2 * len(text)
         self._cut = len(text)
         self._command = _TEX_COMMAND_AT if at_letters else _TEX_COMMAND
@@ -579,6 +592,39 @@ class _RawTex:
             return i + 1
         pos = m.end()
         name = m.group(1)
+        if name == "expandafter":
+            return self._expandafter(m.end(1), pos)
+        return self._arguments(name, pos)
+
+    def _expandafter(self, name_end: int, pos: int) -> int:
+        """After ``\\expandafter`` (its name ends at ``name_end``, the white space after it
+        at ``pos``): a command and a word after it, on its line, make one command
+        (``\\expandafter\\foo x`` is ``\\foox``), read with its arguments; a word alone
+        is raw TeX with it when ``expand_words`` (pandoc 3.9), else ``\\expandafter`` is
+        text."""
+        text = self._text
+        m = self._command.match(text, pos)
+        chained = False
+        while m is not None and m.group(1) == "expandafter":  # a chain: none joins a word
+            chained = True
+            m = self._command.match(text, m.end())
+        if m is not None:
+            word = _TEX_WORD.match(text, m.end())
+            spaced = m.end() > m.end(1) and "*" not in text[m.end(1) : m.end()]
+            if word is not None and spaced and not chained:
+                return self._arguments(m.group(1) + word.group(), word.end())
+            return self._arguments(m.group(1), m.end()) if chained else pos
+        if self._expand_words:
+            word = _TEX_WORD.match(text, pos)
+            if word is not None and pos > name_end and "*" not in text[name_end:pos]:
+                return word.end()
+            return self._arguments("expandafter", pos)
+        return name_end
+
+    def _arguments(self, name: str, pos: int) -> int:
+        """The offset after the arguments of the command ``name`` whose name (and the white
+        space after it) ends at ``pos``."""
+        text = self._text
         if name in TEX_NO_ARGUMENT_COMMANDS:  # "\\small{@a}" cites a
             return pos
         if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
@@ -1442,10 +1488,12 @@ class LineCrossings:
 
     __slots__ = ("_comments", "_display", "_math", "_par", "_raw_tex", "_text", "_ticks")
 
-    def __init__(self, text: str, tex_at_letters: bool = False) -> None:
+    def __init__(
+        self, text: str, tex_at_letters: bool = False, tex_expand_words: bool = False
+    ) -> None:
         self._text = text
         self._ticks = TickRuns(text)
-        self._raw_tex = _RawTex(text, tex_at_letters)
+        self._raw_tex = _RawTex(text, tex_at_letters, tex_expand_words)
         self._comments = _Next(text, _COMMENT_CLOSE)
         self._math = _Next(text, _MATH_CLOSE)
         self._display = _Next(text, _DISPLAY_CLOSE)

@@ -132,6 +132,11 @@ class PandocDialect:
     #: command); pandoc 3 ends the name before it, and the ``@`` may start a citation right
     #: after the command (2.17, 3.6.1 and 3.9 checked)
     tex_at_letters: bool = False
+    #: Markdown: ``\\expandafter`` followed by white space and a word of letters reads the
+    #: word as raw TeX (pandoc 3.9: ``\\expandafter x@b`` cites ``b``); pandoc 2 and 3
+    #: before 3.9 read ``\\expandafter`` there as text, the word after it too (2.17 and
+    #: 3.6.1 checked; 3.8 not run)
+    tex_expandafter_words: bool = True
     #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
     #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
     csl_items_object: bool = True
@@ -153,6 +158,7 @@ PANDOC_2 = PandocDialect(
     caret_references=False,
     brackets_across_paragraphs=True,
     tex_at_letters=True,
+    tex_expandafter_words=False,
     csl_items_object=False,
     csl_yaml_bare_list=False,
 )
@@ -165,6 +171,7 @@ PANDOC_3 = PandocDialect(
     list_comments=True,
     definitions_end_items=False,
     bare_definition_markers=False,
+    tex_expandafter_words=False,
 )
 #: pandoc 3.8 (3.8.2.1 checked)
 PANDOC_3_8 = PandocDialect(
@@ -174,6 +181,7 @@ PANDOC_3_8 = PandocDialect(
     list_comments=True,
     definitions_end_items=False,
     bare_definition_markers=False,
+    tex_expandafter_words=False,
 )
 #: pandoc 3.9 and later
 PANDOC_3_9 = PandocDialect("pandoc 3.9 and later", quoted_comments=False, braced_comments=True)
