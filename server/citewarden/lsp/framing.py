@@ -283,21 +283,17 @@ class BoundedInput:
         wait = getattr(self._stream, "wait", None)
         if wait is None:
             return self._read(size), False
-        got: list[bytes] = []
-        count = stalls = 0
-        while count < size:
+        body = BodySoFar(before)
+        while body.count < size:
             if not self._back and not wait(STALL):
-                if whole_json([*before, *got]):
-                    return b"".join(got), True
-                stalls = _stalled_again(stalls, [*before, *got])
+                if body.stalled():
+                    return body.piece(), True
                 continue
-            piece = self._read1(size - count)
+            piece = self._read1(size - body.count)
             if not piece:
                 break
-            got.append(piece)
-            count += len(piece)
-            stalls = 0
-        return b"".join(got), False
+            body.add(piece)
+        return body.piece(), False
 
     def _read1(self, size: int) -> bytes:
         """At most ``size`` bytes, those read again first, else those the stream has."""
@@ -416,25 +412,21 @@ class BoundedStream:
 
     async def _piece(self, size: int, before: list[bytes]) -> tuple[bytes, bool]:
         """:meth:`BoundedInput._piece` for this stream."""
-        got: list[bytes] = []
-        count = stalls = 0
-        while count < size:
+        body = BodySoFar(before)
+        while body.count < size:
             if self._back:
-                piece = await self._some(size - count)
+                piece = await self._some(size - body.count)
             else:
                 try:
-                    piece = await asyncio.wait_for(self._reader.read(size - count), STALL)
+                    piece = await asyncio.wait_for(self._reader.read(size - body.count), STALL)
                 except TimeoutError:
-                    if whole_json([*before, *got]):
-                        return b"".join(got), True
-                    stalls = _stalled_again(stalls, [*before, *got])
+                    if body.stalled():
+                        return body.piece(), True
                     continue
             if not piece:
                 break
-            got.append(piece)
-            count += len(piece)
-            stalls = 0
-        return b"".join(got), False
+            body.add(piece)
+        return body.piece(), False
 
     async def _some(self, size: int) -> bytes:
         """At most ``size`` bytes (none at the end), those read again first."""
@@ -491,18 +483,42 @@ def whole_json(pieces: list[bytes]) -> bool:
     return True
 
 
-def _stalled_again(stalls: int, pieces: list[bytes]) -> int:
-    """``stalls`` + 1, the waits without a byte inside a body whose JSON is not whole (its
-    ``pieces`` so far); the ``STALLS_LOGGED``-th is logged."""
-    stalls += 1
-    if stalls == STALLS_LOGGED:
-        log.warning(
-            "a message from the editor stopped %d bytes into its body, its JSON not whole, "
-            "%g s ago: the server waits for the rest of its Content-Length",
-            sum(len(piece) for piece in pieces),
-            stalls * STALL,
-        )
-    return stalls
+class BodySoFar:
+    """The piece of a body being read, after its earlier ``before``, and what a wait of
+    ``STALL`` seconds without a byte means for it (the one rule :class:`BoundedInput` and
+    :class:`BoundedStream` read a stalled body by)."""
+
+    def __init__(self, before: list[bytes]) -> None:
+        self._before = before
+        self._got: list[bytes] = []
+        #: The bytes of the piece so far.
+        self.count = 0
+        self._stalls = 0
+
+    def add(self, piece: bytes) -> None:
+        self._got.append(piece)
+        self.count += len(piece)
+        self._stalls = 0
+
+    def piece(self) -> bytes:
+        return b"".join(self._got)
+
+    def stalled(self) -> bool:
+        """A wait without a byte: True when the body so far is a whole JSON object, to be
+        read as it is (:func:`whole_json`); else the server waits on, and the
+        ``STALLS_LOGGED``-th such wait in a row is logged."""
+        pieces = [*self._before, *self._got]
+        if whole_json(pieces):
+            return True
+        self._stalls += 1
+        if self._stalls == STALLS_LOGGED:
+            log.warning(
+                "a message from the editor stopped %d bytes into its body, its JSON not "
+                "whole, %g s ago: the server waits for the rest of its Content-Length",
+                sum(len(piece) for piece in pieces),
+                self._stalls * STALL,
+            )
+        return False
 
 
 def _log_stalled(missing: int, size: int) -> None:
