@@ -465,6 +465,42 @@ def test_the_diff_of_a_file_named_with_a_space_is_applied_by_patch(
     assert (verified_project / "my refs.bib").read_bytes() == FIXED
 
 
+@pytest.mark.parametrize(
+    ("name", "header"),
+    [
+        ("my\trefs.bib", '"a/my\\trefs.bib"'),
+        ("my\nrefs.bib", '"a/my\\nrefs.bib"'),
+        ('my "q" \\t.bib', '"a/my \\"q\\" \\\\t.bib"'),
+        ("my\u202erefs.bib", '"a/my\\342\\200\\256refs.bib"'),
+        ("my\x1b[31mrefs.bib", '"a/my\\033[31mrefs.bib"'),
+    ],
+    ids=["tab", "line feed", "quote and backslash", "bidi", "escape"],
+)
+def test_the_diff_of_a_file_named_with_controls_names_it_quoted_as_diff_does(
+    verified_project: Path, capsys: pytest.CaptureFixture[str], name: str, header: str
+) -> None:
+    """A tab in a name ended patch(1)'s name there, a line feed split the header, and a
+    name shown escaped read as a file named with the escape's characters: the name is
+    written between quotes with C escapes, as GNU diff and git write it, which patch reads."""
+    import shutil
+    import subprocess
+
+    (verified_project / "refs.bib").rename(verified_project / name)
+    code, out, _ = run(["check", name, *VERIFY, "--diff", "-o", "report.txt"], capsys)
+    assert code == 0
+    lines = out.split("\n")
+    assert lines[0] == f"--- {header}" and lines[1] == "+++ " + header.replace('"a/', '"b/', 1)
+    assert not set(lines[0]) & {"\t", "\x1b", "\u202e"}
+    (verified_project / "fix.patch").write_text(out, encoding="utf-8", newline="")
+    patch = shutil.which("patch")
+    assert patch is not None, "patch is missing"
+    done = subprocess.run(
+        [patch, "-p1", "-i", "fix.patch"], cwd=verified_project, capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stdout
+    assert (verified_project / name).read_bytes() == FIXED
+
+
 def test_a_diff_standard_output_cannot_take_is_an_error_not_a_traceback(
     verified_project: Path,
 ) -> None:
@@ -551,7 +587,8 @@ def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
     (verified_project / "refs.bib").rename(verified_project / name)
     (verified_project / "empty.bib").write_text("")
     _, out, err = run(["check", name, "empty.bib", *VERIFY, "--diff"], capsys)
-    assert f"\n--- a/{shown}\t\n+++ b/{shown}\t\n@@ " in out
+    quoted = name.replace("\n", "\\n")  # in the diff's header, as GNU diff writes it
+    assert f'\n--- "a/{quoted}"\n+++ "b/{quoted}"\n@@ ' in out
     assert "\n+++ b_evil" not in out and "\n@@ -1 +1 @@" not in out
     lines = err.splitlines()
     assert f"citewarden: {shown}: would correct 3 fields in 2 entries" in lines

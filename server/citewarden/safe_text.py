@@ -66,6 +66,29 @@ def visible_lines(text: str, *, lone_cr: bool = False) -> str:
     return unsafe.sub(_escape, text)
 
 
+#: What a C string literal writes with a backslash, as diff(1) and git quote a file name.
+_C_ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_NEEDS_QUOTES = re.compile(f'[\\\\"\t\n\r{_UNSAFE}]')
+
+
+def c_quoted(name: str) -> str | None:
+    """``name`` as GNU diff and git write a file name that holds a tab, a line break, a
+    quote, a backslash or an unsafe character (:func:`visible`): between double quotes, each
+    of those as a C escape (its UTF-8 bytes in octal, ``\\342\\200\\256`` for U+202E),
+    which patch(1) and ``git apply`` read back; None when ``name`` needs no quotes."""
+    if _NEEDS_QUOTES.search(name) is None:
+        return None
+    out = []
+    for char in name:
+        if char in _C_ESCAPES:
+            out.append(_C_ESCAPES[char])
+        elif _NEEDS_QUOTES.match(char):
+            out.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogateescape"))
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
 def json_safe(text: str) -> str:
     """JSON text with every unsafe character written as a ``\\uXXXX`` escape.
 

@@ -33,7 +33,7 @@ from citewarden.fix.plan import (
 )
 from citewarden.fix.write import NO_LIMIT, apply_plan
 from citewarden.model import BibFormat, Entry, ParsedBibliography, Verdict
-from citewarden.safe_text import visible, visible_lines
+from citewarden.safe_text import c_quoted, visible, visible_lines
 
 #: Suffixes of the bibliographies ``--fix`` rewrites: BibTeX, and CSL-JSON / CSL-YAML.
 BIBTEX_SUFFIXES = (".bib", ".bibtex")
@@ -265,7 +265,7 @@ def run_fix(
             f"{entries_changed} entr{'ies' if entries_changed != 1 else 'y'}"
         )
         if diff:
-            show(_named(plan.diff(), plan.path, name))
+            show(_named(plan.diff(), plan.path, display(path)))
             tell(f"citewarden: {name}: would correct {summary}\n")
             continue
         try:
@@ -287,9 +287,16 @@ def run_fix(
 
 
 def _named(diff: str, path: Path, name: str) -> str:
-    """``diff`` with its header naming the file ``name`` (shown escaped, on one line); a
-    name holding a space ends in a tab, as ``diff -u`` ends it (before the date): patch(1)
-    reads a name up to the first blank unless a tab ends the line's name."""
+    """``diff`` with its header naming the file ``name``: between double quotes with C
+    escapes when it holds a tab, a line break, a quote, a backslash or a character shown
+    escaped (:func:`~citewarden.safe_text.c_quoted`, as GNU diff and git write it, so the
+    header is one line that patch(1) reads back as that name, and no file named with the
+    escape's own characters reads the same); else as it is, a name holding a space ending
+    in a tab, as ``diff -u`` ends it (before the date): patch(1) reads a name up to the
+    first blank unless a tab ends the line's name."""
     header = f"--- a/{path.as_posix()}\n+++ b/{path.as_posix()}\n"
+    old, new = c_quoted(f"a/{name}"), c_quoted(f"b/{name}")
+    if old is not None and new is not None:
+        return f"--- {old}\n+++ {new}\n" + diff.removeprefix(header)
     end = "\t" if " " in name else ""
     return f"--- a/{name}{end}\n+++ b/{name}{end}\n" + diff.removeprefix(header)
