@@ -157,3 +157,34 @@ def test_a_request_of_an_unknown_method_without_params_is_method_not_found(
         assert error["code"] == -32601 and "data" not in error
     _write(client, {"jsonrpc": "2.0", "id": 952, "method": "workspace/symbol", "params": SYMBOLS})
     assert "result" in client.response(952)
+
+
+def test_params_that_do_not_fit_are_answered_with_what_is_wrong_and_where(
+    client: RawClient,
+) -> None:
+    """InvalidParams said only 'invalid params for textDocument/hover': it names the place
+    in the params and what is wrong there (a number out of LSP's range, a field missing, a
+    value of another type)."""
+    uri = (client.root / "main.tex").as_uri()
+    doc = {"textDocument": {"uri": uri}}
+    cases = {
+        "params.position: Position.line should be in range [0:2147483647], but was -1.": {
+            **doc,
+            "position": {"line": -1, "character": 0},
+        },
+        "params.position: Position.character should be in range [0:2147483647], but was "
+        "4294967296.": {**doc, "position": {"line": 0, "character": 1 << 32}},
+        "params.position: required field missing": doc,
+        "params.position.character: invalid value for type, expected int": {
+            **doc,
+            "position": {"line": 0, "character": "x\u202e\x1b"},
+        },
+        "params.textDocument: invalid value for type, expected TextDocumentIdentifier; "
+        "params.position: invalid value for type, expected Position": "nonsense",
+    }
+    sent = {client.request("textDocument/hover", params): said for said, params in cases.items()}
+    for msg_id, said in sent.items():
+        error = client.response(msg_id)["error"]
+        assert error["code"] == -32602
+        assert error["message"] == f"invalid params for textDocument/hover: {said}"
+    assert "result" in client.hover("main.tex", 0, 7)

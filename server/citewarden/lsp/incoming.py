@@ -9,12 +9,14 @@ for every JSON object of a message as it is decoded, innermost first; each objec
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import attrs
+from cattrs.v import format_exception, transform_error
 from lsprotocol import types
 
-from citewarden.safe_text import without_surrogates
+from citewarden.safe_text import visible, without_surrogates
 
 
 def clean_object(data: dict[str, Any]) -> dict[str, Any]:
@@ -101,3 +103,35 @@ def absent_params(message_type: type | None) -> dict[str, Any] | None:
         return None
     field = attrs.fields_dict(message_type).get("params")
     return {} if field is not None and field.default is attrs.NOTHING else None
+
+
+#: At most this many of a message's params problems are named, each cut at ``_PROBLEM``.
+_PROBLEMS = 5
+_PROBLEM = 200
+_SNAKE = re.compile(r"_([a-z])")
+
+
+def params_problems(error: BaseException) -> str:
+    """What is wrong with params that do not fit their method's types, each problem at its
+    place in the params as the client spells it (``params.position: Position.line should
+    be in range [0:2147483647], but was -1.``); empty when nothing can be said."""
+    try:
+        problems = transform_error(error, path="$", format_exception=_problem)
+    except Exception:  # what cattrs may raise here is not documented
+        return ""
+    said = []
+    for problem in problems[:_PROBLEMS]:
+        what, _, where = problem.rpartition(" @ $.")
+        where = _SNAKE.sub(lambda m: m.group(1).upper(), where)
+        said.append(visible(f"{where}: {what}" if what else problem)[:_PROBLEM])
+    if len(problems) > _PROBLEMS:
+        said.append(f"and {len(problems) - _PROBLEMS} more")
+    return "; ".join(said)
+
+
+def _problem(exc: BaseException, expected: type | None) -> str:
+    """cattrs' words for ``exc``, or a validator's own (it says which range a number falls
+    outside, where cattrs says 'invalid value')."""
+    if expected is None and type(exc) is ValueError and exc.args and isinstance(exc.args[0], str):
+        return exc.args[0]
+    return format_exception(exc, expected)

@@ -64,6 +64,7 @@ from citewarden.lsp.incoming import (
     absent_params,
     clean_object,
     is_notification,
+    params_problems,
     request_id,
     shape_error,
     without_null_id,
@@ -80,6 +81,8 @@ from citewarden.safe_text import visible
 log = logging.getLogger(__name__)
 
 NAME = "citewarden"
+#: What pygls says of params that do not fit, when nothing more can be said.
+_INVALID_PARAMS = JsonRpcInvalidParams().message
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,7 +224,7 @@ class CitewardenProtocol(LanguageServerProtocol):
         try:
             return self._converter.structure(data, kind)
         except ClassValidationError as exc:
-            raise JsonRpcInvalidParams() from exc
+            raise JsonRpcInvalidParams(params_problems(exc)) from exc
         except Exception as exc:
             log.exception("reading a %s message failed", visible(str(data.get("method"))))
             raise JsonRpcInternalError() from exc
@@ -269,7 +272,8 @@ class CitewardenProtocol(LanguageServerProtocol):
         if isinstance(message, _UnreadableRequest):
             error = message.error
             if isinstance(error, JsonRpcInvalidParams):
-                error = JsonRpcInvalidParams(f"invalid params for {message.method}")
+                said = f": {error.message}" if error.message != _INVALID_PARAMS else ""
+                error = JsonRpcInvalidParams(f"invalid params for {message.method}{said}")
                 log.warning("request %s: %s", visible(str(message.id)), error.message)
             self._send_response(message.id, error=error.to_response_error())
             return
