@@ -126,6 +126,8 @@ ALIKE = [
     "# h *\n*@c6* x\n\nh *\n===\n*@c7* x\n\n_ _ _\n_@c8_ x\n",
     # but an empty list item's "*" opens none
     "- *\n  *@d1* x\n\n*\n*@d2* x\n\n> - *\n> *@d3* x\n\n  *\n*@d4* x\n\n- *\n<!--\n| *@d5* y\n",
+    # nor one that only looks like it: a paragraph's line "- *" is its text
+    "a\n- *\n*@t1* x\n\n> a\n> * *\n*@t2* x\n\n- a\n- *\n*@t3* x\n",
     # emphasis opened before a bracket closes after it: a key right after is text
     "_@a1_ [x] _@a1_ and *b [@c2; @d3] *@e4, **f [g [h] i] **@e5, _x [] _@e6, *x ] *@e7\n",
     # a list item's line not indented enough after its line block is a block of the item:

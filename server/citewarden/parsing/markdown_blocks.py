@@ -228,6 +228,9 @@ class Blocks:
     #: cell's text apart (no bracket goes on past one), but a code span, math, raw TeX or
     #: HTML in a cell goes on over the rows after it as far as it would in a paragraph.
     rows: list[int] = field(default_factory=list)
+    #: Sorted offsets of the ``*`` markers of list items (one at a line's end opens no
+    #: emphasis).
+    bullets: list[int] = field(default_factory=list)
 
 
 def block_structure(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -> Blocks:
@@ -260,6 +263,7 @@ def scan_blocks(
         blocks.item_breaks_since,
         tex_at_letters,
         tex_expand_words,
+        blocks.bullets,
     )
 
 
@@ -1173,6 +1177,8 @@ class _Reader:
                     if label:
                         self.out.examples.append(label)
                 self._item_break()
+                if line[j] == "*":
+                    self.out.bullets.append(pos + j)
                 style = _marker_style(marker.group())
                 self.stack.append(_Box(quote=False, col=content, list_item=True, style=style))
                 self.items += 1

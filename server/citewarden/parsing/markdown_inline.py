@@ -184,6 +184,7 @@ def _scan(
     item_breaks_since: list[int] | None = None,
     tex_at_letters: bool = False,
     tex_expand_words: bool = False,
+    bullets: list[int] | None = None,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -204,7 +205,10 @@ def _scan(
     ``tex_at_letters``: ``@`` is a letter of a raw TeX command's name (pandoc 2, see
     :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.tex_at_letters`);
     ``tex_expand_words``: ``\\expandafter`` takes a word after it as raw TeX (pandoc 3.9,
-    see :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.tex_expandafter_words`)."""
+    see :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.tex_expandafter_words`);
+    ``bullets``: the block pass's
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.bullets` (none given: a ``*`` alone
+    at a line's end after list markers is taken for one)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -232,7 +236,7 @@ def _scan(
     tex_end = -1  # end of the last raw TeX command read
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
-    emphasis = _Emphasis(text)
+    emphasis = _Emphasis(text, bullets)
     drop_until = -1  # citations starting before this offset are text pandoc drops
     balance: Balance | None = None
     pos = 0
@@ -963,10 +967,12 @@ class _Emphasis:
     paired only within the same brackets, between blank lines: the runs open before a
     ``[`` are open again after its ``]`` (``_@a [x] _@b`` cites a alone)."""
 
-    __slots__ = ("_open", "_outer", "_text", "closed_at")
+    __slots__ = ("_bullets", "_open", "_outer", "_text", "closed_at")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, bullets: list[int] | None = None) -> None:
         self._text = text
+        #: where the list items' ``*`` markers stand (None: not known)
+        self._bullets = bullets
         self._open: set[str] = set()
         #: the runs open outside each bracket the text is in, the innermost last
         self._outer: list[set[str]] = []
@@ -988,15 +994,23 @@ class _Emphasis:
                 self.closed_at = end
             return
         if after and after not in " \t" and (run[0] == "*" or not _after_word(text, start)):
-            line_start = text.rfind("\n", 0, start) + 1
-            if (
-                after in "\r\n"
-                and run == "*"
-                and _ITEM_START.fullmatch(text, line_start, start)
-                and not _RULE.match(text, line_start)
-            ):
+            if after in "\r\n" and run == "*" and self._is_bullet(start):
                 return  # an empty list item's marker
             self._open.add(run)
+
+    def _is_bullet(self, start: int) -> bool:
+        """The ``*`` at ``start``, at a line's end, is a list item's marker: one the block
+        pass read (a ``- *`` line in a paragraph is its text), else when only containers'
+        markers stand before it on its line, which is no rule."""
+        if self._bullets is not None:
+            k = bisect_left(self._bullets, start)
+            return k < len(self._bullets) and self._bullets[k] == start
+        text = self._text
+        line_start = text.rfind("\n", 0, start) + 1
+        return (
+            _ITEM_START.fullmatch(text, line_start, start) is not None
+            and _RULE.match(text, line_start) is None
+        )
 
     def enter(self) -> None:
         """A ``[``: the runs open before it close nothing inside it."""
