@@ -968,6 +968,38 @@ def test_a_value_whose_braces_bibtex_counts_unbalanced_is_not_written(tmp_path: 
 
 
 @pytest.mark.parametrize(
+    "value", ["{\\B\\}", "{\\}", "\\B\\", "a\\", "x\\\\", "{\\B}", "\\{x\\}", "{x\\\\}"]
+)
+def test_a_corrected_value_is_written_only_as_bibtexparser_reads_it_back(
+    tmp_path: Path, value: str
+) -> None:
+    """``{\\B\\}`` pairs up for BibTeX, which counts ``\\}`` as a brace; bibtexparser
+    (and LaTeX) take it for an escaped brace and lost the entry (bibtexparser ``{x\\\\}``
+    too): such a value is refused with the reason, every other one reads back as meant."""
+    import bibtexparser
+
+    path = tmp_path / "refs.bib"
+    old = b"@article{a,\n  title = {Old},\n  year = {2020}\n}\n"
+    plan = plan_bytes(path, old, {"a": {"title": value, "year": "2021"}})
+    library = bibtexparser.parse_string(plan.new.decode())
+    assert not library.failed_blocks
+    (entry,) = library.entries
+    assert entry["year"] == "2021"
+    if value in ("{\\B\\}", "{\\}", "{x\\\\}"):
+        assert [(s.field, s.reason) for s in plan.skipped] == [
+            (
+                "title",
+                "corrected value's braces pair up only as BibTeX counts them: LaTeX and"
+                " bibtexparser take \\{ and \\} for escaped braces, so it would not read back",
+            )
+        ]
+        assert entry["title"] == "Old"
+    else:
+        assert not plan.skipped
+        assert entry["title"].rstrip() == value
+
+
+@pytest.mark.parametrize(
     ("entry", "corrections"),
     [
         ("@article{k, title = {T}, date = {2019-01-02}}", {"year": "2020"}),

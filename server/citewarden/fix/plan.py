@@ -399,6 +399,25 @@ def unsafe_reason(value: str) -> str | None:
     return f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
 
 
+def _escapes_balanced(value: str) -> bool:
+    """Whether the braces of ``value`` pair up as LaTeX reads them, a backslash escaping the
+    character after it (``\\}`` is a brace of text, ``\\\\}`` a line break and a brace
+    that closes), and as bibtexparser does, which takes every brace after a backslash for
+    text: ``{\\B\\}`` pairs up for BibTeX only, LaTeX reads on past the value's end and
+    bibtexparser drops the entry."""
+    latex = after_backslash = 0
+    escaped = False
+    for i, ch in enumerate(value):
+        if ch in "{}":
+            step = 1 if ch == "{" else -1
+            latex += 0 if escaped else step
+            after_backslash += 0 if i and value[i - 1] == "\\" else step
+            if latex < 0 or after_backslash < 0:
+                return False
+        escaped = not escaped and ch == "\\"
+    return latex == 0 and after_backslash == 0
+
+
 def present_fields(entry: Entry, name: str) -> list[Field]:
     """The fields of ``entry`` a correction of ``name`` (lower-case) edits: its own, else
     those of its biblatex spelling (:data:`_ALIASES`)."""
@@ -414,6 +433,11 @@ def field_refusal(entry: Entry, name: str, value: str) -> str | None:
     and the reports therefore do not offer."""
     if not braces_balanced(value):
         return "corrected value has unbalanced braces"
+    if not _escapes_balanced(value):
+        return (
+            "corrected value's braces pair up only as BibTeX counts them: LaTeX and"
+            " bibtexparser take \\{ and \\} for escaped braces, so it would not read back"
+        )
     if (reason := unsafe_reason(value)) is not None:
         return reason
     present = present_fields(entry, name)
