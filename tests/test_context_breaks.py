@@ -581,3 +581,36 @@ def test_a_side_margin_or_end_note_is_text_of_its_own(note: str) -> None:
     got = sentences(text)
     assert got["a"] is not None and got["a"].text == "Models scale well in practice."
     assert got["b"] is not None and got["b"].text == "As a survey shows."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\\begin{columns}[T]\\column{.5\\textwidth}Deep nets \\cite{a} work.\\end{columns}",
+        "\\begin{frame}{Motivation}Deep nets \\cite{a} work.\\end{frame}",
+        "\\begin{frame}[fragile]{Motivation}{Why}\nDeep nets \\cite{a} work.\n\\end{frame}",
+        "\\begin{frame}\\frametitle{Motivation}Deep nets \\cite{a} work.\\end{frame}",
+        "\\begin{block}<2->{Key result}\nDeep nets \\cite{a} work.\n\\end{block}",
+        "\\begin{itemize}\\item<2-> Deep nets \\cite{a} work.\\end{itemize}",
+        "Deep \\only<2>{nets} \\cite{a} \\alert<3>{work}.",
+        "\\begin{tcolorbox}[title={Key \\textbf{idea}}, fonttitle=\\bfseries]\n"
+        "Deep nets \\cite{a} work.\n\\end{tcolorbox}",
+        "\\begin{mybox}[colback=red!5]{Key idea}\nDeep nets \\cite{a} work.\n\\end{mybox}",
+        "\\begin{tcolorbox}Upper part\\tcblower Deep nets \\cite{a} work.\\end{tcolorbox}",
+        "\\tcbset{colback=red} Deep nets \\cite{a} work.",
+    ],
+)
+def test_beamer_and_tcolorbox_arguments_are_no_part_of_the_sentence(text: str) -> None:
+    """A column's width, an overlay specification (``<2->``), a box's options (braces two
+    deep) and settings are no words; a frame's, a block's or a box's title and a tcolorbox's
+    upper part stand apart from the sentence, as a heading does."""
+    assert sentence(text) == "Deep nets work."
+
+
+def test_a_frame_title_is_a_sentence_of_its_own() -> None:
+    got = sentences("\\begin{frame}{Deep nets \\cite{a}}\nBody \\cite{b} here.\n\\end{frame}")
+    assert got["a"] is not None and got["a"].text == "Deep nets"
+    assert got["b"] is not None and got["b"].text == "Body here."
+    got = sentences("\\begin{frame}\\frametitle{Deep nets \\cite{a}} Body \\cite{b} here.")
+    assert got["a"] is not None and got["a"].text == "Deep nets"
+    assert got["b"] is not None and got["b"].text == "Body here."

@@ -15,6 +15,7 @@ of a masked stretch.
 
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -245,6 +246,8 @@ _REFERENCE = re.compile(
     r"(?:\[[^\[\]]*\])?\{[^{}]*\}"
     r"|\\[A-Za-z]*refrange\*?\{[^{}]*\}\{[^{}]*\}"  # ``\\crefrange{a}{b}``
 )
+#: A beamer overlay specification after a command's name (``\\item<2->``, ``\\only<1,3>``)
+_OVERLAY = r"(?:<[-+|.,0-9A-Za-z@*()]{1,40}>)?"
 _LINE_BREAK = re.compile(r"\\\\\*?(?:\[[^\[\]]{0,50}\])?")
 _ARG = r"\s*\{(?:[^{}]|\{[^{}]{0,200}\}){0,200}\}"
 _OPTIONS = r"\*?(?:\s*\[[^\[\]]{0,200}\])*"
@@ -255,9 +258,14 @@ _LAYOUT_ARGS = re.compile(
     + _OPTIONS
     + _ARG
     + r"|(?:fcolorbox|multicolumn|multirow|setlength|addtolength|setcounter|addtocounter"
-    r"|resizebox|rule|fontsize)(?![A-Za-z@])" + _OPTIONS + 2 * _ARG + ")"
+    r"|resizebox|rule|fontsize|setbeamercolor|setbeamerfont|setbeamertemplate)(?![A-Za-z@])"
+    + _OPTIONS
+    + 2 * _ARG
+    # settings as key=value lists (tcolorbox's, beamer's, hyperref's ...)
+    + r"|(?:tcbset|usetheme|usecolortheme|usefonttheme|useinnertheme|useoutertheme|hypersetup"
+    r"|captionsetup|sisetup|tikzset|pgfplotsset)(?![A-Za-z@])" + _OPTIONS + _ARG + ")"
 )
-_COMMAND = re.compile(r"\\[A-Za-z@]+\*?(?:\[[^\[\]]*\])?")
+_COMMAND = re.compile(r"\\[A-Za-z@]+\*?" + _OVERLAY + r"(?:\[[^\[\]]*\])?")
 #: Commands that typeset a word or a sign of their own (the rest typeset none of the text).
 _WORDS = {
     "LaTeX": "LaTeX",
@@ -329,18 +337,23 @@ _BREAK = re.compile(
     r"\n[ \t\r]*\n"
     r"|\\(?:part|chapter|(?:sub)*section|(?:sub)?paragraph|bibliography|printbibliography"
     r"|title|subtitle|author|date|affiliation|affil|address|institute|email|keywords"
-    r"|thanks)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
+    r"|thanks|frametitle|framesubtitle)\b\*?" + _OVERLAY + r"(?:\[[^\]]{0,200}\])?"
+    r"(?:\{[^{}]{0,200}\})?"
     r"|\\begin\{(?:tabular[x*]?|array|longtable|tabulary)\}(?:\{[^{}]{0,50}\})?"
     r"(?:\[[^\]]{0,20}\])?\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}"
     # the size and place arguments of boxes and columns (``\\begin{minipage}{0.5\\textwidth}``)
-    r"|\\begin\{(?:minipage|subfigure|subtable|multicols\*?|column|adjustbox)\}"
+    r"|(?:\\begin\{(?:minipage|subfigure|subtable|multicols\*?|column|adjustbox)\}"
+    r"|\\column(?![A-Za-z@]))"  # beamer's \\column{0.5\\textwidth} too
     r"(?:\[[^\]]{0,50}\]){0,3}\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}"
     r"|\\begin\{(?:wrapfigure|wraptable)\}(?:\[[^\]]{0,50}\])?"
     r"(?:\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}){2}"
-    r"|\\(?:begin|end)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
-    r"(?:\[(?:[^\[\]{}]|\{[^{}]{0,100}\}){0,300}\])?"
-    r"|\\(?:caption|item|par|maketitle|hline|midrule|toprule|bottomrule)\b\*?"
-    r"|(?P<row>\\\\\*?(?:\[[^\]]{0,50}\])?|\\newline\b)|(?<!\\)&"
+    # an environment's options, with braces two deep (``[title={Key \\textbf{idea}}]``)
+    r"|\\(?P<env>begin|end)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
+    + _OVERLAY
+    + r"(?:\[(?:[^\[\]{}]|\{(?:[^{}]|\{[^{}]{0,100}\}){0,200}\}){0,300}\])?"
+    r"|\\(?:caption|item|par|maketitle|hline|midrule|toprule|bottomrule|tcblower)\b\*?"
+    + _OVERLAY
+    + r"|(?P<row>\\\\\*?(?:\[[^\]]{0,50}\])?|\\newline\b)|(?<!\\)&"
 )
 #: The environments whose ``\\\\`` ends a row (a table's, a tabbing's): elsewhere it breaks
 #: a line of prose, and the sentence reads on.
@@ -356,13 +369,45 @@ def latex_breaks(masked: str) -> Iterator[tuple[int, int]]:
     break (``\\\\``, ``\\newline``) is one in a table's rows only."""
     tables = _table_spans(masked) if "\\\\" in masked or "\\newline" in masked else []
     k = 0
+    titles: list[int] = []  # where an environment's argument closes, still to be yielded
     for m in _BREAK.finditer(masked):
+        while titles and titles[0] < m.start():
+            at = heapq.heappop(titles)
+            yield at, at + 1
         if m.start("row") >= 0:
             while k < len(tables) and tables[k][1] <= m.start():
                 k += 1
             if not (k < len(tables) and tables[k][0] <= m.start()):
                 continue  # a line break in prose
+        elif m.group("env") == "begin":
+            for at in _arguments(masked, m.end()):
+                heapq.heappush(titles, at)
         yield m.start(), m.end()
+    while titles:
+        at = heapq.heappop(titles)
+        yield at, at + 1
+
+
+_ARGUMENT_START = re.compile(r"[ \t]*(?:\[[^\[\]{}]{0,100}\])?\{")
+
+
+def _arguments(masked: str, at: int) -> Iterator[int]:
+    """Where each brace group right after an environment's ``\\begin{...}`` at ``at`` closes
+    (beamer's ``\\begin{frame}{Title}{Subtitle}``, ``\\begin{block}{Title}``, a tcolorbox's
+    title): a title stands alone, as a heading does.  At most 300 characters each."""
+    while (m := _ARGUMENT_START.match(masked, at)) is not None:
+        depth, i, stop = 1, m.end(), min(len(masked), m.end() + 300)
+        while i < stop and depth:
+            c = masked[i]
+            if c == "\\":
+                i += 2
+                continue
+            depth += (c == "{") - (c == "}")
+            i += 1
+        if depth:
+            return
+        yield i - 1
+        at = i
 
 
 def _table_spans(masked: str) -> list[tuple[int, int]]:

@@ -186,7 +186,8 @@ def _plain(raw: str, kind: DocumentKind) -> str:
 _ISLAND = re.compile(
     r"\\(?:(footnote|footnotetext|thanks|endnote|sidenote|marginnote)|caption|part|chapter"
     r"|(?:sub)*section|(?:sub)?paragraph"
-    r"|title|subtitle|author|date|affiliation|affil|address|institute|keywords)"
+    r"|title|subtitle|author|date|affiliation|affil|address|institute|keywords|frametitle"
+    r"|framesubtitle)"
     r"\*?(?:\[[^\[\]{}]{0,200}\])?\s{0,20}\{"
 )
 #: an inline note's opening (its ``^`` read even when escaped), another bracket, or a run of
