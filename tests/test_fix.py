@@ -864,9 +864,43 @@ def test_a_read_only_file_is_not_replaced() -> None:
             results[mode] = (done.stdout.strip(), path.read_bytes(), oct(path.stat().st_mode))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
-    reason = "the file is read-only (no permission to write it); not written"
+    reason = "the file is read-only (mode 0444); not written"
     assert results[0o444] == (reason, b"@misc{k, year = {2001}}\n", "0o100444")
     assert results[0o644] == ("written", b"new\n", "0o100644")
+
+
+@pytest.mark.parametrize(
+    ("mode", "read_only"),
+    [
+        (0o100444, True),
+        (0o400, True),
+        (0o555, True),
+        (0o644, False),
+        (0o200, False),
+        (0o464, False),
+    ],
+)
+def test_a_file_no_one_may_write_is_marked_read_only(mode: int, read_only: bool) -> None:
+    assert write.marked_read_only(mode) is read_only
+
+
+def test_a_file_marked_read_only_is_not_replaced_by_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Root may write any file, so access(2) allowed --fix to replace a file its owner made
+    read-only (0444); a file no one may write is refused whoever runs (access answers as it
+    answers root here)."""
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    path.chmod(0o444)
+    monkeypatch.setattr(os, "access", lambda *args, **kwargs: True)
+    with pytest.raises(FixRefused, match=r"the file is read-only \(mode 0444\); not written"):
+        apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert path.read_bytes() == b"@misc{k, year = {2001}}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["refs.bib"]
+    path.chmod(0o644)
+    assert apply_plan(plan_file(path, {"k": {"year": "2002"}})) is not None
+    assert path.read_bytes() == b"@misc{k, year = {2002}}\n"
 
 
 def test_planning_finds_the_lines_of_the_changes_in_one_pass(

@@ -266,6 +266,12 @@ def may_write(path: Path) -> bool:
     return os.access(path, os.W_OK, effective_ids=effective)
 
 
+def marked_read_only(mode: int) -> bool:
+    """Whether a file of ``mode`` has no write permission for anyone (0444, 0400): marked
+    read-only by its owner, which root, whom permissions do not stop, is refused too."""
+    return not stat.S_IMODE(mode) & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+
+
 class _Absent:
     """The type of :data:`ABSENT`."""
 
@@ -305,7 +311,8 @@ def write_atomically(
 
     ``expected`` is the content the caller read, or :data:`ABSENT` when there was no file;
     if the file changed since (or exists now), nothing is written (:class:`FixRefused`);
-    nor when this process may not write the file (:func:`may_write`).  A file expected
+    nor when this process may not write the file (:func:`may_write`), nor, even as root,
+    a file no one may write (:func:`marked_read_only`).  A file expected
     absent is created by a hard link to the temporary file, which fails if a file of that
     name appeared meanwhile (no window between the test and the creation).  Returns the backup path (None when ``path`` did not exist or no
     backup was asked for).  At every instant the file holds either the old or the new bytes;
@@ -327,6 +334,9 @@ def write_atomically(
         return None
     if expected is not None and old != expected:
         raise FixRefused(path, _CHANGED)
+    if st is not None and marked_read_only(st.st_mode):
+        mode = f"{stat.S_IMODE(st.st_mode):04o}"
+        raise FixRefused(path, f"the file is read-only (mode {mode}); not written")
     if st is not None and not may_write(target):
         raise FixRefused(path, "the file is read-only (no permission to write it); not written")
     kept: Path | None = None
