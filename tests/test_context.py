@@ -326,6 +326,14 @@ def test_a_blanked_citation_leaves_no_conjunction_or_separator_before_an_end(
     assert latex(text)["a"] == shown
 
 
+def test_a_blanked_citation_leaves_no_conjunction_at_a_sentence_end_without_a_stop() -> None:
+    """A line that ends in citations joined by conjunctions (``See @a and @b or [@c]``) reads
+    ``See``, where ``See and or`` was shown."""
+    assert set(_markdown_sentences("See @a and @b or [@c]\n\nNext.")) == {"See"}
+    assert latex("We compare, and \\cite{a}\n\nNext.")["a"] == "We compare"
+    assert _markdown_sentences("Rock and roll [@a]\n") == ["Rock and roll"]
+
+
 def test_separators_of_the_text_itself_stay() -> None:
     text = "The rules are: \\cite{a}\n\\begin{itemize}\\item one\\end{itemize}"
     assert latex(text)["a"] == "The rules are:"

@@ -147,7 +147,12 @@ _EMPTY_GROUP = re.compile(
 #: what blanked citations leave before the sentence's end or a closing bracket: separators
 #: and a conjunction (``see \cite{a} and \cite{b}.``, ``see, for example, \cite{a}.``,
 #: ``unit: \cite{a}.``), and a comma doubled (``$T$, \cite{a}, which``)
-_DANGLING = re.compile(r"(?:\s*(?:[,;:]|\b(?:and|or)\b))+(?=\s*[.!?;)\]])", re.I)
+_DANGLING = re.compile(
+    r"(?:\s*(?:[,;:]|\b(?:and|or)\b))+(?=\s*[.!?;)\]])"
+    # a conjunction that ends a sentence with no full stop (``See @a and @b or [@c]``)
+    r"|(?:\s*(?:[,;:]|\b(?:and|or)\b))*\s*\b(?:and|or)\Z",
+    re.I,
+)
 _DOUBLED = re.compile(r",(?:\s*,)+")
 _POSSESSIVE = re.compile(r"(?:^|\s+)['\u2019]s(?![^\W_])")
 _WORD = re.compile(r"\w")
