@@ -614,3 +614,11 @@ def test_a_frame_title_is_a_sentence_of_its_own() -> None:
     got = sentences("\\begin{frame}\\frametitle{Deep nets \\cite{a}} Body \\cite{b} here.")
     assert got["a"] is not None and got["a"].text == "Deep nets"
     assert got["b"] is not None and got["b"].text == "Body here."
+
+
+def test_a_heading_command_given_as_an_argument_starts_no_heading() -> None:
+    """bibunits' ``\\bibliographyunit[\\chapter]`` names the heading that starts a unit: no
+    heading starts there, so its closing bracket is no part of the next sentence."""
+    text = "\\bibliographyunit[\\chapter]\nBefore the first chapter: \\cite{a}. Next."
+    assert sentence(text) == "Before the first chapter."
+    assert sentence("\\section{Intro} Text \\cite{a} here.") == "Text here."

@@ -337,7 +337,8 @@ _BREAK = re.compile(
     r"\n[ \t\r]*\n"
     r"|\\(?:part|chapter|(?:sub)*section|(?:sub)?paragraph|bibliography|printbibliography"
     r"|title|subtitle|author|date|affiliation|affil|address|institute|email|keywords"
-    r"|thanks|frametitle|framesubtitle)\b\*?" + _OVERLAY + r"(?:\[[^\]]{0,200}\])?"
+    # (no heading when it is an argument itself: ``\\bibliographyunit[\\chapter]``)
+    r"|thanks|frametitle|framesubtitle)\b\*?(?![\]}])" + _OVERLAY + r"(?:\[[^\]]{0,200}\])?"
     r"(?:\{[^{}]{0,200}\})?"
     r"|\\begin\{(?:tabular[x*]?|array|longtable|tabulary)\}(?:\{[^{}]{0,50}\})?"
     r"(?:\[[^\]]{0,20}\])?\{(?:[^{}]|\{[^{}]{0,50}\}){0,200}\}"
