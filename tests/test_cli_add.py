@@ -383,14 +383,16 @@ def test_the_settings_are_the_bibliographys_projects_with_their_problems_shown(
             "fifo.bib",
             "cannot read fifo.bib: a named pipe (FIFO), not a regular file; it is not read\n",
         ),
+        ("locked.bib", "cannot write locked.bib: the file is read-only (mode 0444)\n"),
     ],
 )
 def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bib: str, said: str
 ) -> None:
     """A loop of symbolic links ended the command with a traceback after the look-up, a
-    missing folder failed after it naming the temporary file, and a FIFO was named with
-    the errno and the path again: each is said before anything is asked."""
+    missing folder failed after it naming the temporary file, a FIFO was named with the
+    errno and the path again, and a read-only file was refused only after the look-up:
+    each is said before anything is asked."""
     import os
     from io import StringIO
 
@@ -405,6 +407,8 @@ def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up
     (tmp_path / "loop2.bib").symlink_to("loop.bib")
     (tmp_path / "dangling.bib").symlink_to("nowhere/refs.bib")
     os.mkfifo(tmp_path / "fifo.bib")
+    (tmp_path / "locked.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    (tmp_path / "locked.bib").chmod(0o444)  # refused to root too: its owner locked it
     args = argparse.Namespace(ids=["10.1/x"], bib=bib, key=None, offline=True, dry_run=False)
     out, err = StringIO(), StringIO()
     assert cli_add.run_add(args, out, err) == 2
@@ -441,7 +445,8 @@ def test_added_is_said_only_of_what_was_written(
     assert cli_add.run_add(args, out, err) == 2
     assert out.getvalue() == ""
     assert err.getvalue().endswith(
-        "the file changed on disk since it was read; not written; nothing added\n"
+        "citewarden add: cannot write refs.bib: the file changed on disk since it was read;"
+        " nothing added\n"
     )
     assert bib.read_text(encoding="utf-8") == "@misc{a, title = {A, edited}}\n"
     # unchanged meanwhile, the same run writes it and says so

@@ -35,7 +35,7 @@ from citewarden.addref.lookup import Ambiguous, describe, identifier_lookup
 from citewarden.addref.present import Present, record_ids
 from citewarden.files import read_regular
 from citewarden.fix.plan import FixRefused
-from citewarden.fix.write import ABSENT, write_atomically, write_target
+from citewarden.fix.write import ABSENT, refuse_unwritable, write_atomically, write_target
 from citewarden.model import Entry
 from citewarden.model.findings import MAX_QUOTED
 from citewarden.parsing.dispatch import parse_file
@@ -95,6 +95,22 @@ def _shown(ident: str) -> str:
     return f"{visible(ident[:MAX_QUOTED])}... ({len(ident):,} characters)"
 
 
+def _cannot(err: TextIO, path: Path, exc: Exception, *, writing: bool = False) -> int:
+    """Say why the bibliography ``path`` cannot be written (a refusal of the writer, or an
+    error of the system while ``writing``) or read (bytes that are not UTF-8, an error of
+    the system); -> the exit status of a file error."""
+    if isinstance(exc, FixRefused):
+        doing, reason = "write", exc.reason.removesuffix("; not written")
+    elif isinstance(exc, UnicodeDecodeError):
+        doing, reason = "read", f"not valid UTF-8 (byte {exc.start})"
+    else:
+        doing = "write" if writing else "read"
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
+    then = "; nothing added" if writing else ""
+    print(f"citewarden add: cannot {doing} {visible(str(path))}: {visible(reason)}{then}", file=err)
+    return EXIT_USAGE
+
+
 def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """The ``add`` command."""
     path = Path(args.bib)
@@ -117,24 +133,14 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         print(f"citewarden add: {visible(refusal)}", file=err)
         return EXIT_USAGE
     try:
-        write_target(path)
+        target = write_target(path)
+        if target.exists():  # a file it may not write is said before the look-up too
+            refuse_unwritable(path, target, target.stat())
         original = _read(path)
         text = "" if original is None else original.decode("utf-8")
         entries = _existing(path, text, settings) if text else ()
-    except FixRefused as exc:
-        reason = exc.reason.removesuffix("; not written")
-        print(f"citewarden add: cannot write {visible(str(path))}: {visible(reason)}", file=err)
-        return EXIT_USAGE
-    except UnicodeDecodeError as exc:
-        print(
-            f"citewarden add: cannot read {visible(str(path))}: not valid UTF-8 (byte {exc.start})",
-            file=err,
-        )
-        return EXIT_USAGE
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        print(f"citewarden add: cannot read {visible(str(path))}: {visible(reason)}", file=err)
-        return EXIT_USAGE
+    except (FixRefused, UnicodeDecodeError, OSError) as exc:
+        return _cannot(err, path, exc)
     taken = {e.key for e in entries}
     present = Present(entries)
     for n, key in enumerate(keys):
@@ -196,20 +202,8 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         expected = ABSENT if original is None else original
         try:
             write_atomically(path, new.encode("utf-8"), expected=expected, backup=False)
-        except FixRefused as exc:
-            print(
-                f"citewarden add: {visible(str(path))}: {visible(exc.reason)}; nothing added",
-                file=err,
-            )
-            return EXIT_USAGE
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            print(
-                f"citewarden add: cannot write {visible(str(path))}: {visible(reason)};"
-                " nothing added",
-                file=err,
-            )
-            return EXIT_USAGE
+        except (FixRefused, OSError) as exc:
+            return _cannot(err, path, exc, writing=True)
     for line in said:
         print(line, file=out)
     return status

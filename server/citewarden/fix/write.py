@@ -272,6 +272,17 @@ def marked_read_only(mode: int) -> bool:
     return not stat.S_IMODE(mode) & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
 
 
+def refuse_unwritable(path: Path, target: Path, st: os.stat_result) -> None:
+    """Raise :class:`FixRefused` when the existing file ``target`` (``path`` through its
+    links; its status ``st``) is not to be replaced: no one may write it
+    (:func:`marked_read_only`), or this process may not (:func:`may_write`)."""
+    if marked_read_only(st.st_mode):
+        mode = f"{stat.S_IMODE(st.st_mode):04o}"
+        raise FixRefused(path, f"the file is read-only (mode {mode}); not written")
+    if not may_write(target):
+        raise FixRefused(path, "the file is read-only (no permission to write it); not written")
+
+
 class _Absent:
     """The type of :data:`ABSENT`."""
 
@@ -334,11 +345,8 @@ def write_atomically(
         return None
     if expected is not None and old != expected:
         raise FixRefused(path, _CHANGED)
-    if st is not None and marked_read_only(st.st_mode):
-        mode = f"{stat.S_IMODE(st.st_mode):04o}"
-        raise FixRefused(path, f"the file is read-only (mode {mode}); not written")
-    if st is not None and not may_write(target):
-        raise FixRefused(path, "the file is read-only (no permission to write it); not written")
+    if st is not None:
+        refuse_unwritable(path, target, st)
     kept: Path | None = None
     if old is not None and backup:
         kept = _keep_backup(path, target, old, st)
