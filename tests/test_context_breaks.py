@@ -622,3 +622,21 @@ def test_a_heading_command_given_as_an_argument_starts_no_heading() -> None:
     text = "\\bibliographyunit[\\chapter]\nBefore the first chapter: \\cite{a}. Next."
     assert sentence(text) == "Before the first chapter."
     assert sentence("\\section{Intro} Text \\cite{a} here.") == "Text here."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Text ![Cap](x.png){width=50%} here [@a]. Next.", "Text Cap here."),
+        ('A [link](http://x.org){.external target="_blank"} here [@a]. Next.', "A link here."),
+        ("A [link](http://x.org) {not attr} here [@a]. Next.", "A link {not attr} here."),
+        ("As Figure \\@ref(fig:plot) shows [@a]. Next.", "As Figure [ref] shows."),
+    ],
+)
+def test_markdown_link_attributes_and_bookdown_references_read_as_shown(
+    text: str, shown: str
+) -> None:
+    """A link's or an image's attributes are no words (pandoc writes ``Text [Cap] here.``,
+    ``A link here.``; braces after a space are text); bookdown's ``\\@ref(fig:plot)`` is a
+    cross-reference, read ``[ref]`` as LaTeX's ``\\ref`` is."""
+    assert sentence(text, markdown=True) == shown

@@ -4,10 +4,11 @@
 (as the Markdown parser finds them), HTML comments, tags, autolinks and
 ``<script>``/``<style>`` elements, Quarto shortcodes, raw code (```...`{=latex}``),
 fenced and indented code blocks become spaces; math (pandoc's ``$...$``: no space inside its ends, no digit after it, and
-``$$...$$``) becomes :data:`MATH` then spaces; a backslash escape, inline code, and the text
+``$$...$$``) becomes :data:`MATH` then spaces, bookdown's ``\\@ref(label)``
+:data:`~citewarden.context.latex_text.REF`; a backslash escape, inline code, and the text
 of a link, an image or a bracketed span (``[R]{.proglang}``) are kept with their
 punctuation hidden (:func:`hide`), so that neither ends a sentence nor reads as markup, and
-a link's target (or reference label) is dropped.  :func:`markdown_breaks` finds the block structure: blank
+a link's target (or reference label) and its attributes (``{width=50%}``) are dropped.  :func:`markdown_breaks` finds the block structure: blank
 lines, headings (to their line's end), rules, fences, table rows, reference definitions,
 and list items and block quotes where a block can start (a lazy continuation line starting
 ``2019)`` or ``>`` is no new block).
@@ -21,8 +22,8 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from citewarden.context.latex_text import MATH, MATH_STOP
-from citewarden.context.words import MATH_SHOWN
+from citewarden.context.latex_text import MATH, MATH_STOP, REF
+from citewarden.context.words import MATH_SHOWN, REF_SHOWN
 from citewarden.parsing.markdown_blocks import block_structure
 
 #: Private-use characters that stand for hidden ASCII punctuation (see :func:`hide`).
@@ -40,12 +41,15 @@ _HIDDEN = re.compile(
     r"(?P<comment><!--)|(?P<shortcode>\{\{[<%])"
     r"|(?P<blank></?[A-Za-z][\w-]*(?:\s[^<>\n]{0,500})?/?>"
     r"|<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]{0,2000}|[^<>\s@]{1,200}@[^<>\s]{1,200})>)"
+    r"|(?P<bookref>\\@ref\([^()\s]{1,200}\))"  # bookdown's cross-reference
     r"|(?P<escape>\\[!-/:-@\[-`{-~ \r\n])"
     r"|(?P<fence>(?:(?<=\n)|\A)[ \t]{0,3}(?P<fch>`{3,}|~{3,})[^\n]*)"
     r"|(?P<code>(?<!`)(?P<ticks>`+)(?!`)(?:[^`\n]|\n(?![ \t\r]*\n)){1,2000}?(?<!`)(?P=ticks)(?!`)"
     r"(?P<raw>\{=[A-Za-z][\w-]{0,30}\})?)"
     r"|(?P<link>!?\[(?P<text>[^\[\]\n]{0,500})\]"
-    r"(?:\((?:[^()\s]|\([^()\s]*\)){0,500}(?:\s+\"[^\"\n]{0,200}\")?\)|\{[^{}\n]{0,200}\}"
+    # a target's attributes too (``![a](x.png){width=50%}``: pandoc's link_attributes)
+    r"(?:\((?:[^()\s]|\([^()\s]*\)){0,500}(?:\s+\"[^\"\n]{0,200}\")?\)(?:\{[^{}\n]{0,200}\})?"
+    r"|\{[^{}\n]{0,200}\}"
     r"|\[[^\[\]\n]{0,300}\]))"
     r"|(?P<math>\$\$?)"
 )
@@ -121,6 +125,8 @@ def mask_markdown(text: str, whole: bool = True, source: str | None = None) -> s
                 continue
             at = closing.end()
             piece = _NOT_NEWLINE.sub(" ", text[start:at])  # a code block: no prose
+        elif kind == "bookref":  # ``\\@ref(fig:a)``: the number bookdown puts there
+            piece = REF + " " * (at - start - 1)
         elif kind == "escape":  # ``\\ `` a space, ``\\`` at a line's end a line break
             escaped = m.group()[1]
             piece = _GONE + (escaped if escaped in " \r\n" else hide(escaped))
@@ -224,7 +230,7 @@ _SCRIPTS = re.compile(
     r"~~(?=[^\s~])((?:[^~]|~(?!~)){1,500}?)(?<=[^\s~])~~|\^([^\s^]{1,100})\^"
     r"|(?<!~)~([^\s~]{1,100})~(?!~)"
 )
-_DROP = str.maketrans({MATH: f" {MATH_SHOWN} ", _GONE: None})
+_DROP = str.maketrans({MATH: f" {MATH_SHOWN} ", REF: f" {REF_SHOWN} ", _GONE: None})
 #: an HTML entity (named, decimal or hexadecimal) with its closing semicolon
 _ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 #: what an entity must not bring in: controls and the private characters of :func:`hide`
