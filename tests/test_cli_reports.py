@@ -530,6 +530,42 @@ def test_a_diff_standard_output_cannot_take_is_an_error_not_a_traceback(
     assert (verified_project / "refs.bib").read_bytes() == BIB.encode()
 
 
+def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path: Path) -> None:
+    """``check ... | head`` ended in a BrokenPipeError traceback once the reader closed the
+    pipe: the run ends without one, with the status of a program SIGPIPE ends (141)."""
+    from cli_process import ROOT
+
+    (tmp_path / "refs.bib").write_text(
+        "".join(f"@misc{{k{i}, title = {{Title {i}}}}}\n" for i in range(3000)), encoding="utf-8"
+    )
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\\begin{document}\\bibliography{refs}\\end{document}\n",
+        encoding="utf-8",
+    )
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "citewarden",
+            "check",
+            "main.tex",
+            "--no-verify",
+            "--format",
+            "html",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    assert reader.stdout.read(10)
+    reader.stdout.close()  # as head does once it has its lines
+    err = reader.stderr.read().decode()
+    assert reader.wait(timeout=120) == 141
+    assert "Traceback" not in err and "Error" not in err
+
+
 def test_a_diff_to_a_closed_standard_output_is_an_error_not_a_traceback(
     verified_project: Path,
 ) -> None:

@@ -50,6 +50,8 @@ from citewarden.settings import (
 EXIT_CLEAN = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+#: The status of a run whose reader went away (``| head``): a program SIGPIPE ends has it.
+EXIT_PIPE = 128 + 13
 
 FAIL_ON: dict[str, Severity | None] = {
     "error": Severity.ERROR,
@@ -66,6 +68,7 @@ exit status:
   2  a usage error (a bad option, path or settings file), an input that cannot be
      read, a directory with nothing to check, a file --fix could not write, or
      memory running out (the max_file_mb setting bounds the files read)
+  141  the reader of standard output went away (| head), as for a program SIGPIPE ends
 """
 
 
@@ -166,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the run)
     try:
         return _main(argv)
+    except BrokenPipeError:  # the reader of standard output went away (| head): no traceback
+        _discard_stdout()
+        return EXIT_PIPE
     except MemoryError as exc:
         path = _file_being_read(exc.__traceback__)
     # the traceback and the text it held are released here, before the message is written
@@ -176,6 +182,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         file=sys.stderr,
     )
     return EXIT_USAGE
+
+
+def _discard_stdout() -> None:
+    """Point standard output at the null device, so that what is left in its buffer, flushed
+    at exit, raises no second broken pipe."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a test's stream)
+        pass
 
 
 def _lost_working_directory() -> str | None:
