@@ -640,3 +640,21 @@ def test_markdown_link_attributes_and_bookdown_references_read_as_shown(
     ``A link here.``; braces after a space are text); bookdown's ``\\@ref(fig:plot)`` is a
     cross-reference, read ``[ref]`` as LaTeX's ``\\ref`` is."""
     assert sentence(text, markdown=True) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("As @fig-plot and @sec-intro show [@a]. Next.\n", "As [ref] and [ref] show."),
+        ("As shown [-@tbl-x] here [@a]. Next.\n", "As shown [ref] here."),
+        ("See ?@fig-missing and @Fig-b, [@a]. Next.\n", "See [ref] and [ref]."),
+        ("Mail x@fig-a.org about @fig:plot [@a]. Next.\n", "Mail x@fig-a.org about."),
+    ],
+)
+def test_a_quarto_cross_reference_reads_as_a_placeholder(text: str, shown: str) -> None:
+    """In a ``.qmd`` document ``@fig-plot`` is a cross-reference, no citation: it reads
+    ``[ref]`` (a reader sees ``Figure 1``), where ``@fig-plot`` was shown as it is written;
+    pandoc-crossref's ``@fig:plot`` is a citation to Quarto."""
+    doc = parse_markdown(Path("p.qmd"), text)
+    found = citing_sentences(text, doc.citations, doc.kind)
+    assert [s.text if s else "" for s in found][-1] == shown

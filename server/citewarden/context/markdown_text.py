@@ -25,6 +25,7 @@ from pathlib import Path
 from citewarden.context.latex_text import MATH, MATH_STOP, REF
 from citewarden.context.words import MATH_SHOWN, REF_SHOWN
 from citewarden.parsing.markdown_blocks import block_structure
+from citewarden.parsing.markdown_inline import is_quarto_crossref
 
 #: Private-use characters that stand for hidden ASCII punctuation (see :func:`hide`).
 _HIDDEN_BASE = 0xE000
@@ -242,9 +243,19 @@ def _closing_fence(fence: str) -> re.Pattern[str]:
     return re.compile(f"^[ \\t]{{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \\t\\r]*$", re.M)
 
 
+#: a Quarto cross-reference left in the text (``@fig-plot``, ``?@sec-x``, ``[-@tbl-a]``): in a
+#: ``.qmd`` document it is no citation, so no citation's blanking took it away
+_CROSSREF = re.compile(r"(?:\[-?)?\??(?<![\w@])@([A-Za-z]+-[\w:.#$%&+?<>~/-]*\w)(?:\])?")
+
+
+def _crossref(m: re.Match[str]) -> str:
+    return f" {REF} " if is_quarto_crossref(m.group(1)) else m.group()
+
+
 def markdown_plain(text: str) -> str:
     """The words of a masked stretch of Markdown (white space not yet collapsed), hidden
     punctuation still hidden (:func:`shown`)."""
+    text = _CROSSREF.sub(_crossref, text) if "@" in text else text
     text = _NOTE_MARK.sub(" ", text) if "[^" in text else text
     text = _TASK.sub(" ", text, count=1) if "[" in text else text
     text = _ATTRIBUTES.sub(" ", text) if "{" in text else text
