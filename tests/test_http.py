@@ -188,6 +188,20 @@ async def test_429_retry_after_seconds_is_honoured(replay: ReplayServer) -> None
     assert replay.requests_to("/crossref/works") == 2
 
 
+async def test_a_retry_after_date_no_clock_can_hold_is_no_wait(replay: ReplayServer) -> None:
+    """A zone offset of thirteen digits: the 429 is retried after the usual back-off, as
+    without the header, where the date's overflow failed the request as a client error."""
+    odd = "Wed, 21 Oct 2015 07:28:00 +9999999999999"
+    assert parse_retry_after(odd) is None
+    clock = FakeClock()
+    http = fake_client(clock)
+    replay.inject("429", path="/crossref", retry_after=odd)
+    reply = await http.get(replay.base_url("crossref") + CROSSREF_DOI, lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Reply) and reply.status == 200
+    assert replay.requests_to("/crossref/works") == 2
+
+
 async def test_503_retry_after_http_date_is_honoured(replay: ReplayServer) -> None:
     clock = FakeClock()
     http = fake_client(clock)

@@ -78,12 +78,14 @@ def parse_retry_after(value: str | None, now_epoch: float | None = None) -> floa
         return seconds if 0.0 <= seconds < math.inf else None
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+        stamp = when.timestamp() if when is not None else None
+    except (TypeError, ValueError, IndexError, OverflowError, OSError):
+        # OverflowError: a zone offset no date can hold (``+9999999999999``)
         return None
-    if when is None:
+    if stamp is None:
         return None
     now = time.time() if now_epoch is None else now_epoch
-    return max(0.0, when.timestamp() - now)
+    return max(0.0, stamp - now)
 
 
 def server_clock(headers: Mapping[str, str]) -> float | None:
