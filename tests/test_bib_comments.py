@@ -107,10 +107,47 @@ def test_a_percent_starts_a_comment_at_top_level_only(name: str) -> None:
     assert keys_in_comments(text, entries, biber=False) == pandoc
 
 
+#: .bib texts about what btparse skips between an ``@comment``'s ``@``, its word and its
+#: opener (white space, a ``%`` comment, an apostrophe or a backslash with the character
+#: after it), and the keys biber does not read there (as biber 2.18 reads them)
+BLOCK_GAP_CASES = {
+    "apostrophe-pair": ("@comment'x{ @misc{q, title={Q}} }\n@misc{r, title={R}}\n", {"q"}),
+    "backslash-pair": ("@comment\\x{ @misc{q, title={Q}} }\n@misc{r, title={R}}\n", {"q"}),
+    "pair-hides-a-brace": ("@comment '}{ @misc{q, title={Q}} }\n@misc{r, title={R}}\n", {"q"}),
+    "pairs-then-parenthesis": ("@comment'x'y(@misc{q, title={Q}})\n@misc{r, title={R}}\n", {"q"}),
+    "pair-before-the-word": ("@ 'x comment{ @misc{q, title={Q}} }\n@misc{r, title={R}}\n", {"q"}),
+    "comment-before-opener": ("@comment%x\r{ @misc{q, title={Q}} }\n@misc{r, title={R}}\n", {"q"}),
+    "vertical-tab": ("@comment\v{ @misc{q, title={Q}} }\n@misc{r, title={R}}\n", {"q"}),
+    "mixed-case": ("@CoMMent{ @misc{q, title={Q}} }\n@misc{r, title={R}}\n", {"q"}),
+    "two-apostrophes": ("@comment''x{ @misc{q, title={Q}} }\n@misc{r, title={R}}\n", set()),
+    "pair-never-closed": ("@comment'x{ @misc{q, title={Q}}\n@misc{r, title={R}}\n", set()),
+}
+
+
+@pytest.mark.parametrize("name", list(BLOCK_GAP_CASES))
+def test_biber_skips_pairs_and_comments_between_an_at_and_its_comment_group(name: str) -> None:
+    """BibTeX reads the word ``@comment`` alone, so it defines the entries after it; biber
+    reads ``@comment'x{...}`` as a comment group, as btparse skips ``'x`` there."""
+    text, biber = BLOCK_GAP_CASES[name]
+    entries = parse_bibtex(Path("refs.bib"), text).entries
+    assert {e.key for e in entries} == {"q", "r"}
+    assert keys_in_comments(text, entries, biber=True) == biber
+
+
+def test_an_at_comment_after_a_pair_never_closed_is_one_biber_cannot_read() -> None:
+    text = BLOCK_GAP_CASES["pair-never-closed"][0]
+    rejected = biber_rejections(text, parse_bibtex(Path("refs.bib"), text).entries)
+    assert [why for _, why in rejected][:1] == [
+        "@comment never closed: biber reads the rest of the file as the comment (BibTeX "
+        "skips the word @comment alone)"
+    ]
+
+
 #: every case the real biber and pandoc are compared on
 READER_CASES = {
     **LINE_BREAK_CASES,
     **{name: text for name, (text, _, _) in TOP_LEVEL_CASES.items()},
+    **{name: text for name, (text, _) in BLOCK_GAP_CASES.items()},
 }
 
 

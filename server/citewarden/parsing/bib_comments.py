@@ -12,6 +12,9 @@ comment character, and reads the word ``@comment`` alone) reads entries.
   comment (``%c\\r@misc{k,...}`` defines ``k`` for biber).
 * ``@comment{...}`` is skipped whole, to its matching brace (``%`` is no comment there);
   biber skips ``@comment(...)`` too, pandoc reads it as the word ``@comment`` and text.
+  btparse, biber's reader, skips white space, a ``%`` comment and an apostrophe or a
+  backslash with the (ASCII) character after it between the ``@``, the word and the
+  opener, so ``@comment'x{...}`` is a group for biber (BibTeX reads the entries in it).
 
 Checked with biber 2.18 and pandoc 2.17 (``tests/test_bib_comments.py`` runs them).
 """
@@ -31,6 +34,16 @@ BIBER_BREAK = re.compile("[\n\v\f\r\x85\u2028\u2029]")
 _LINE_FEED = re.compile("\n")
 #: what is read at top level: a ``%``, or the opening of a block that holds no entry
 _TOP_MARK = re.compile(r"%|@\s*(comment|string|preamble)\s*([{(])", re.I)
+#: what btparse skips between an ``@``, the block's type and its opener: white space, a
+#: ``%`` comment to its line break, an apostrophe or a backslash with the (ASCII)
+#: character after it (``@comment'x{`` opens a comment)
+_BTPARSE_GAP = r"(?:[ \t\n\v\f\r\x85\u2028\u2029]|%[^\n\v\f\r\x85\u2028\u2029]*|['\\][\x00-\x7f])*+"
+#: ... and so what biber reads at top level
+_BIBER_TOP_MARK = re.compile(
+    r"%|@" + _BTPARSE_GAP + "(comment|string|preamble)" + _BTPARSE_GAP + r"([{(])", re.I
+)
+#: the word of the blocks that hold no entry, in any case
+_BLOCK_WORD = re.compile("comment", re.I)
 #: what may stand before a ``%`` that starts a comment for biber (where a token starts)
 _TOKEN_BEFORE = frozenset(" \t\n\v\f\r\x85\u2028\u2029")
 _GROUP_DELIM = re.compile(r"[{}()]")
@@ -120,15 +133,16 @@ def skipped_regions(
     stops at an ``@comment`` group that is never closed (biber and pandoc then read no
     entry of the file).  Looks at each ``%`` and block, not at each entry; ``bounds``, the
     :class:`EntryBounds` of ``entries``, when the caller has them."""
-    if "%" not in text and "omment" not in text and "OMMENT" not in text:
+    if "%" not in text and _BLOCK_WORD.search(text) is None:
         return []
     starts, ends, _ = bounds or lazy_bounds(entries)
     breaks = BIBER_BREAK if biber else _LINE_FEED
+    marks = _BIBER_TOP_MARK if biber else _TOP_MARK
     regions: list[tuple[int, int, bool]] = []
     block_end = -1  # the end of the last block passed over
     pos = 0
     i, end = -1, -1  # the last entry that starts before the mark, and its end
-    while (m := _TOP_MARK.search(text, pos)) is not None:
+    while (m := marks.search(text, pos)) is not None:
         at = m.start()
         i, end = _entry_before(starts, ends, at, i, end)
         if end > at and not _in_comment(regions, starts[i]):

@@ -334,16 +334,23 @@ _UNCLOSED_COMMENT = (
 _KEYLESS = re.compile(r"\s*,")
 
 
+def _block_type(text: str, at: int, opener: int) -> str:
+    """The type of the block from the ``@`` at ``at`` to its opener at ``opener``, lower
+    case, as btparse reads it past what it skips (``@comment'x{`` is a ``@comment``)."""
+    name = _NAME.match(text, _SKIPPED.match(text, at + 1, opener).end(), opener)  # type: ignore[union-attr]
+    return name.group().lower() if name is not None else ""
+
+
 def _is_comment(text: str, at: int, opener: int) -> bool:
     """Whether the block from the ``@`` at ``at`` to its opener at ``opener`` is a
     ``@comment``."""
-    return text[at + 1 : opener].strip().lower() == "comment"
+    return _block_type(text, at, opener) == "comment"
 
 
 def _is_block(text: str, at: int, opener: int) -> bool:
     """Whether the block from ``at`` to ``opener`` is a ``@comment``, ``@string`` or
     ``@preamble`` (no entry, so no key)."""
-    return text[at + 1 : opener].strip().lower() in ("comment", "string", "preamble")
+    return _block_type(text, at, opener) in _BLOCKS
 
 
 def _entry_start(text: str, at: int) -> tuple[int, str | None]:
