@@ -235,6 +235,20 @@ async def test_redirect_to_another_host_is_not_followed(hostile: HostileServer) 
     assert hostile.seen(S2_PAPER)[0].headers["x-api-key"] == "s2-secret-4711"
 
 
+async def test_a_redirect_to_no_address_is_said_and_not_asked_again(
+    hostile: HostileServer,
+) -> None:
+    """A Location header that is no URL: the service answered, with a redirect nowhere,
+    where the reason said the connection dropped and the request was sent again."""
+    hostile.route(S2_PAPER, Behaviour("redirect", location="http://[::1"))
+    http = fast_http()
+    lookup = await SemanticScholarSource(http, hostile.url + "/s2").by_doi(CROSSREF_DOI)
+    await http.aclose()
+    assert lookup.outcome is Outcome.FAILED
+    assert lookup.reason == "redirect to an address that is no URL"
+    assert len(hostile.seen(S2_PAPER)) == 1
+
+
 async def test_same_host_redirect_is_followed(hostile: HostileServer) -> None:
     hostile.route(S2_PAPER, Behaviour("redirect", location="/moved", status=301))
     hostile.route("/moved", Behaviour("ok"))

@@ -164,6 +164,9 @@ def may_redirect(
     return None
 
 
+#: How httpx words its error for a redirect whose Location header is no URL.
+_BAD_LOCATION = "Invalid URL in location header"
+
 #: An outcome, and whether a failure is final (not worth retrying: deadline, body cap,
 #: refused redirect) or transient.
 Outcome = tuple["Reply | Failure", bool]
@@ -188,7 +191,12 @@ async def exchange(
         return Failure(f"timeout: no complete response within {deadline:g} s"), True
     except httpx.TimeoutException:
         return Failure("timeout"), False
-    except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError):
+    except httpx.RemoteProtocolError as exc:
+        if str(exc).startswith(_BAD_LOCATION):
+            # the service answered, with a redirect to no address: asking again changes nothing
+            return Failure("redirect to an address that is no URL"), True
+        return Failure("connection dropped"), False
+    except (httpx.ReadError, httpx.WriteError):
         return Failure("connection dropped"), False
     except httpx.ConnectError:
         return Failure("cannot connect"), False
