@@ -127,6 +127,17 @@ def test_parse_reset() -> None:
     assert parse_reset(None) is None
 
 
+async def test_a_reset_no_clock_can_reach_pauses_as_an_unreadable_one() -> None:
+    """``x-ratelimit-reset: inf`` (or ``nan``, or 400 digits) is no time: the lane waits the
+    minute an unreadable reset gets, where ``inf`` paused it for a day."""
+    for odd in ("inf", "nan", "9" * 400):
+        assert parse_reset(odd) is None
+        clock = FakeClock()
+        bucket = TokenBucket(Limit(10.0, 10, 3), clock=clock, sleep=clock.sleep)
+        bucket.adapt({"x-ratelimit-remaining": "0", "x-ratelimit-reset": odd})
+        assert bucket.paused_for() == pytest.approx(60.0)
+
+
 async def test_exhausted_budget_pauses_the_lane() -> None:
     clock = FakeClock()
     bucket = TokenBucket(Limit(10.0, 10, 3), clock=clock, sleep=clock.sleep)

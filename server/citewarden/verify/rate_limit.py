@@ -272,6 +272,8 @@ def parse_reset(value: str | None, now_epoch: float | None = None) -> float | No
     except ValueError:
         seconds = parse_interval(value)
         return seconds if seconds is not None else parse_retry_after(value, now_epoch)
+    if not math.isfinite(n):
+        return None  # "inf", "nan", 400 digits: no time, so the wait of an unreadable reset
     if n > 1e9:  # an epoch timestamp
         now = time.time() if now_epoch is None else now_epoch
         return max(0.0, n - now)
