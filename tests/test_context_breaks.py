@@ -658,3 +658,26 @@ def test_a_quarto_cross_reference_reads_as_a_placeholder(text: str, shown: str) 
     doc = parse_markdown(Path("p.qmd"), text)
     found = citing_sentences(text, doc.citations, doc.kind)
     assert [s.text if s else "" for s in found][-1] == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "Water, H\\textsubscript{2}O, and E=mc\\textsuperscript{2} \\cite{a}.",
+            "Water, H2O, and E=mc2.",
+        ),
+        ("Use \\makebox[2cm][l]{boxed} text \\cite{a}.", "Use boxed text."),
+        ("We \\emph{really} do it \\cite{a}.", "We really do it."),
+        ("Type \\lstinline|x = 1| here \\cite{a}.", "Type here."),
+        ("Type \\lstinline[language=C]{int x;} here \\cite{a}.", "Type here."),
+        ("Type \\mintinline{python}{x = 1} here \\cite{a}.", "Type here."),
+        ("Type \\Verb!a.b! here \\cite{a}.", "Type here."),
+    ],
+)
+def test_a_command_and_its_options_show_only_its_text(text: str, shown: str) -> None:
+    """A command joins the text of its argument to the word before it, as TeX typesets it
+    (``H2O``, where ``H 2O`` was shown), all its options are no words (``[l]`` was shown),
+    and inline code (listings, minted, fancyvrb) is read as ``\\verb``'s is: not at all,
+    where its delimiters and its language were shown."""
+    assert sentence(text) == shown

@@ -41,6 +41,9 @@ _HIDDEN = re.compile(
     r"|(?P<drop>\\(?:url|nolinkurl|path)\s*\{[^{}\n]*\}"
     r"|\\href\s*\{[^{}\n]*\}"
     r"|\\verb\*?(?P<delim>[^A-Za-z\s*])[^\n]*?(?P=delim)"
+    # listings', minted's and fancyvrb's inline code, as \\verb's
+    r"|\\(?:lstinline|mintinline(?:\[[^\]\n]{0,100}\])?\{[^{}\n]{0,50}\}|Verb\*?)(?:\[[^\]\n]{0,100}\])?"
+    r"(?:(?P<delim2>[^A-Za-z\s*{\[])[^\n]*?(?P=delim2)|\{[^{}\n]*\})"
     r")|(?P<iffalse>\\iffalse(?![A-Za-z@]))"
     r"|(?P<argument>\\(?:index|label|todo|includegraphics|glossary|nomenclature|marginpar"
     r"|vspace|hspace|phantom|hypertarget|pdfbookmark)\*?(?:\[[^\[\]]{0,200}\])?\s*\{"
@@ -265,7 +268,8 @@ _LAYOUT_ARGS = re.compile(
     + r"|(?:tcbset|usetheme|usecolortheme|usefonttheme|useinnertheme|useoutertheme|hypersetup"
     r"|captionsetup|sisetup|tikzset|pgfplotsset)(?![A-Za-z@])" + _OPTIONS + _ARG + ")"
 )
-_COMMAND = re.compile(r"\\[A-Za-z@]+\*?" + _OVERLAY + r"(?:\[[^\[\]]*\])?")
+#: a command with its options (``\\makebox[2cm][l]``)
+_COMMAND = re.compile(r"\\[A-Za-z@]+\*?" + _OVERLAY + r"(?:\[[^\[\]]*\])*")
 #: Commands that typeset a word or a sign of their own (the rest typeset none of the text).
 _WORDS = {
     "LaTeX": "LaTeX",
@@ -299,6 +303,12 @@ _BRACE_CHAR = re.compile(r"\\?[{}]")
 _LABEL = re.compile(r"\A(\s*)\[([^\[\]]{0,200})\]")
 
 
+def _no_command(m: re.Match[str]) -> str:
+    """What a command shows of itself: nothing before its argument, which its text joins
+    (``H\\textsubscript{2}O`` reads ``H2O``), else a space between the words around it."""
+    return "" if m.string.startswith("{", m.end()) else " "
+
+
 def _quoted(m: re.Match[str]) -> str:
     mark = "'" if m.group(1) else '"'
     return mark + m.group(2) + mark
@@ -319,7 +329,7 @@ def latex_plain(text: str) -> str:
         text = _ENQUOTE.sub(_quoted, text)
     if "\\" in text:
         text = _WORD_COMMAND.sub(lambda m: _WORDS[m.group(1)], text)
-    text = _COMMAND.sub(" ", text)
+    text = _COMMAND.sub(_no_command, text)
     text = re.sub(r"(?<!\\)&", " ", text)  # a table's cell or an alignment point
     text = re.sub(r"\\([%&_#$])", r"\1", text)
     text = _BRACE_CHAR.sub(lambda m: m.group()[1:], text)  # ``\\{a, b\\}`` reads ``{a, b}``
