@@ -9,6 +9,7 @@ from urllib.parse import parse_qs
 
 import pytest
 
+import clocks
 import replay as replay_fixtures
 from citewarden import cache as cache_module
 from citewarden.cache import DAY, SCHEMA_VERSION, Cache
@@ -26,22 +27,11 @@ from replay import ReplayServer, fast_http
 
 DOI = "10.1371/journal.pone.0033693"
 
-# the loopback replay fixtures
+# the loopback replay fixtures, and a clock set by hand
 replay_server = replay_fixtures.replay_server
 replay = replay_fixtures.replay
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
+Clock = clocks.Clock
+clock = clocks.clock
 
 
 @pytest.fixture

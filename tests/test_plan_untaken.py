@@ -19,18 +19,11 @@ from citewarden.verify.normalize import normalize_entry
 from citewarden.verify.plan import Ahead
 from citewarden.verify.records import Outcome
 from citewarden.verify.sources.crossref import CrossrefSource
+from clocks import Clock, clock
 from replay import ReplayServer, replay, replay_http, replay_server
 from test_plan import entry_for, recorded_crossref_works
 
-__all__ = ["replay", "replay_http", "replay_server"]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+__all__ = ["clock", "replay", "replay_http", "replay_server"]
 
 
 async def planned_and_settled(
@@ -52,9 +45,8 @@ async def planned_and_settled(
 
 
 async def test_an_answer_not_taken_expires_with_the_caches_lifetime(
-    replay: ReplayServer, replay_http: HttpClient
+    replay: ReplayServer, replay_http: HttpClient, clock: Clock
 ) -> None:
-    clock = Clock()
     ahead = Ahead(clock=clock)
     first, second, third = await planned_and_settled(replay, replay_http, ahead, 3)
     clock.now += 0.5 * DAY
@@ -75,10 +67,10 @@ async def test_an_answer_not_taken_expires_with_the_caches_lifetime(
 
 
 async def test_the_plan_holds_a_bounded_number_of_answers_not_taken(
-    replay: ReplayServer, replay_http: HttpClient, monkeypatch: pytest.MonkeyPatch
+    replay: ReplayServer, replay_http: HttpClient, clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(plan, "MAX_UNTAKEN", 2, raising=False)
-    ahead = Ahead(clock=Clock())
+    ahead = Ahead(clock=clock)
     dois = await planned_and_settled(replay, replay_http, ahead, 4)
     held = [ahead.planned("crossref", "by_doi", d) is not None for d in dois]
     assert held == [False, False, True, True]  # the oldest forgotten first
