@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from citewarden.verify.http import HttpClient
 from citewarden.verify.records import Outcome
 from citewarden.verify.shared_rate import RATE_DIR, SharedRate
 from citewarden.verify.sources import CrossrefSource
@@ -19,6 +20,21 @@ __all__ = ["replay", "replay_server"]
 DOI = "10.1371/journal.pone.0033693"
 
 
+async def told_to_wait(replay: ReplayServer, http: HttpClient) -> CrossrefSource:
+    """A Crossref source whose first look-up was answered 503 with Retry-After: a day."""
+    replay.inject("503", path="/crossref", retry_after="86400")
+    source = CrossrefSource(http, replay.base_url("crossref"))
+    assert (await source.by_doi(DOI)).outcome is Outcome.FAILED
+    return source
+
+
+def cache_clear(tmp_path: Path, cache_dir: Path) -> str:
+    """What ``citewarden cache clear`` of ``cache_dir`` says; it must succeed."""
+    done = run_citewarden(["cache", "clear"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(cache_dir)})
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
 async def test_cache_clear_lifts_a_pause_kept_for_every_process(
     replay: ReplayServer, tmp_path: Path
 ) -> None:
@@ -26,16 +42,11 @@ async def test_cache_clear_lifts_a_pause_kept_for_every_process(
     host = "127.0.0.1"
     http = fast_http(shared_dir=cache_dir / RATE_DIR)
     try:
-        replay.inject("503", path="/crossref", retry_after="86400")
-        source = CrossrefSource(http, replay.base_url("crossref"))
-        first = await source.by_doi(DOI)
+        await told_to_wait(replay, http)
     finally:
         await http.aclose()
-    assert first.outcome is Outcome.FAILED
     assert SharedRate(cache_dir / RATE_DIR).paused_for(host, "crossref") > 80000
-    done = run_citewarden(["cache", "clear"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(cache_dir)})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == (
+    assert cache_clear(tmp_path, cache_dir) == (
         "removed 0 cache entries\nlifted 1 pause a service asked for (Retry-After)\n"
     )
     assert SharedRate(cache_dir / RATE_DIR).paused_for(host, "crossref") == 0.0
@@ -57,15 +68,10 @@ async def test_cache_clear_lifts_the_pause_of_a_running_process(
     cache_dir = tmp_path / "cache"
     http = fast_http(shared_dir=cache_dir / RATE_DIR)
     try:
-        replay.inject("503", path="/crossref", retry_after="86400")
-        source = CrossrefSource(http, replay.base_url("crossref"))
-        assert (await source.by_doi(DOI)).outcome is Outcome.FAILED
+        source = await told_to_wait(replay, http)
         assert (await source.by_doi(DOI)).outcome is Outcome.FAILED  # paused: not asked
         assert replay.requests_to("/crossref") == 1
-        done = run_citewarden(
-            ["cache", "clear"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(cache_dir)}
-        )
-        assert done.returncode == 0, done.stderr
+        cache_clear(tmp_path, cache_dir)
         again = await source.by_doi(DOI)
     finally:
         await http.aclose()
@@ -76,16 +82,10 @@ async def test_cache_clear_lifts_the_pause_of_a_running_process(
 async def test_a_pause_stays_in_a_process_that_shares_no_cache(
     replay: ReplayServer, tmp_path: Path
 ) -> None:
-    cache_dir = tmp_path / "cache"
     http = fast_http()
     try:
-        replay.inject("503", path="/crossref", retry_after="86400")
-        source = CrossrefSource(http, replay.base_url("crossref"))
-        assert (await source.by_doi(DOI)).outcome is Outcome.FAILED
-        done = run_citewarden(
-            ["cache", "clear"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(cache_dir)}
-        )
-        assert done.returncode == 0, done.stderr
+        source = await told_to_wait(replay, http)
+        cache_clear(tmp_path, tmp_path / "cache")
         again = await source.by_doi(DOI)
     finally:
         await http.aclose()
