@@ -102,6 +102,30 @@ async def test_arxiv_batch_short_of_its_count_names_no_id_absent(
     assert own.unmatched == []
 
 
+async def test_arxiv_batch_entry_of_no_readable_id_names_no_id_absent(
+    own: ReplayServer, replay_http: HttpClient
+) -> None:
+    """arXiv's real batched answer for ``0808.05394,1707.08567`` with the id of its one
+    entry damaged: that entry may be either id's, so neither is NOT_FOUND."""
+    real = recorded("arxiv", "id_0808.05394_1707.08567_s0_m100_42e5aa0ec3af.xml")
+    damaged = real.replace(b"<id>http://arxiv.org/abs/1707.08567v1</id>", b"<id></id>")
+    assert damaged != real
+    own.add_route(
+        f"{ARXIV_QUERY}?id_list=0808.05394,1707.08567&max_results=2",
+        damaged,
+        content_type="application/atom+xml",
+    )
+    out = await ArxivSource(replay_http, own.base_url("arxiv")).by_arxivs(
+        ["0808.05394", "1707.08567"]
+    )
+    assert {i: a.outcome for i, a in out.items()} == {
+        "0808.05394": Outcome.FAILED,
+        "1707.08567": Outcome.FAILED,
+    }
+    assert out["0808.05394"].reason == ("malformed response: an entry whose arXiv id is unreadable")
+    assert own.unmatched == []
+
+
 async def test_arxiv_complete_pages_still_say_absent(
     own: ReplayServer, replay_http: HttpClient
 ) -> None:

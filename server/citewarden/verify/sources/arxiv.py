@@ -102,10 +102,15 @@ def _expected_entries(feed: Element, params: dict[str, str]) -> int:
     return max(0, min(total - start, asked))
 
 
+#: Why an id a batch's answer does not hold is not absent when an entry's id is unreadable.
+_UNPLACED = "malformed response: an entry whose arXiv id is unreadable"
+
+
 def _entry_ids(feed: Element) -> frozenset[str]:
-    """The arXiv ids (without version) of a feed's entries."""
+    """The arXiv ids (without version) of a feed's entries; ``""`` stands for an entry
+    whose id is unreadable (it may be the entry of any id asked)."""
     ids = (_ID.search(e.findtext(f"{ATOM}id") or "") for e in feed.findall(f"{ATOM}entry"))
-    return frozenset(strip_arxiv_version(m.group(1)) for m in ids if m)
+    return frozenset(strip_arxiv_version(m.group(1)) if m else "" for m in ids)
 
 
 class ArxivSource:
@@ -181,6 +186,8 @@ class ArxivSource:
                     out[i] = answer
                 elif not records and strip_arxiv_version(i) in held:  # no usable record
                     out[i] = Lookup.failed(self.name, UNUSABLE)
+                elif not records and "" in held:
+                    out[i] = Lookup.failed(self.name, _UNPLACED)
                 else:
                     out[i] = Lookup.found(self.name, records)
         return out
