@@ -681,3 +681,22 @@ def test_a_command_and_its_options_show_only_its_text(text: str, shown: str) -> 
     and inline code (listings, minted, fancyvrb) is read as ``\\verb``'s is: not at all,
     where its delimiters and its language were shown."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "Text \\textbf{bold} here, \\ref{s} and \\emph{x} [@a]. Next.",
+            "Text bold here, [ref] and x.",
+        ),
+        ("A \\textcolor{red}{warm} day \\newpage on [@a]. Next.", "A warm day on."),
+        ("Code `\\textbf{x}` and \\\\ here [@a]. Next.", "Code \\textbf{x} and \\ here."),
+    ],
+)
+def test_raw_tex_in_markdown_reads_as_latex_typesets_it(text: str, shown: str) -> None:
+    """pandoc reads ``\\textbf{bold}`` in Markdown as raw TeX (``RawInline (Format "tex")``),
+    which a PDF typesets: its text is shown, its command and a colour are not, a reference
+    reads ``[ref]``, where the source was shown as written; code and an escaped backslash
+    stay as they are."""
+    assert sentence(text, markdown=True) == shown

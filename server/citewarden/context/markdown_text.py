@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from citewarden.context.latex_text import MATH, MATH_STOP, REF
+from citewarden.context.latex_text import MATH, MATH_STOP, REF, latex_plain
 from citewarden.context.words import MATH_SHOWN, REF_SHOWN
 from citewarden.parsing.markdown_blocks import block_structure
 from citewarden.parsing.markdown_inline import is_quarto_crossref
@@ -248,6 +248,17 @@ def _closing_fence(fence: str) -> re.Pattern[str]:
 _CROSSREF = re.compile(r"(?:\[-?)?\??(?<![\w@])@([A-Za-z]+-[\w:.#$%&+?<>~/-]*\w)(?:\])?")
 
 
+#: raw TeX inline (pandoc's ``raw_tex``: ``\\textbf{bold}``, ``\\ref{s}``), with its options and
+#: arguments, which a PDF typesets as LaTeX does (an HTML page leaves it out)
+_RAW_TEX = re.compile(
+    r"\\[A-Za-z]+\*?(?:\[[^\[\]\n]{0,200}\])*(?:\{(?:[^{}\n]|\{[^{}\n]{0,200}\}){0,500}\})*"
+)
+
+
+def _raw_tex(m: re.Match[str]) -> str:
+    return latex_plain(m.group())
+
+
 def _crossref(m: re.Match[str]) -> str:
     return f" {REF} " if is_quarto_crossref(m.group(1)) else m.group()
 
@@ -256,6 +267,7 @@ def markdown_plain(text: str) -> str:
     """The words of a masked stretch of Markdown (white space not yet collapsed), hidden
     punctuation still hidden (:func:`shown`)."""
     text = _CROSSREF.sub(_crossref, text) if "@" in text else text
+    text = _RAW_TEX.sub(_raw_tex, text) if "\\" in text else text
     text = _NOTE_MARK.sub(" ", text) if "[^" in text else text
     text = _TASK.sub(" ", text, count=1) if "[" in text else text
     text = _ATTRIBUTES.sub(" ", text) if "{" in text else text
