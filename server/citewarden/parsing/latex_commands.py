@@ -19,8 +19,7 @@ _CITE_BASE = (
     # biblatex
     "parencite", "footcite", "footcitetext", "textcite", "smartcite", "supercite",
     "autocite", "fullcite", "footfullcite", "citetitle", "citeurl", "citedate",
-    "citeurldate", "notecite", "pnotecite", "fnotecite", "citelist", "citefield",
-    "citename",
+    "notecite", "pnotecite", "fnotecite", "citelist", "citefield", "citename",
     # natbib aliases
     "citetalias", "citepalias",
     # apacite and harvard-style packages
@@ -42,7 +41,7 @@ _MULTIVOLCITE_BASE = (
 #: members of a set the key before them names (``\\mcite{set,*a,*b}``)
 _MCITE_BASE = (
     "mcite", "mparencite", "mfootcite", "mfootcitetext", "mtextcite", "msupercite",
-    "msmartcite", "mautocite",
+    "mautocite",
 )  # fmt: skip
 _MULTICITE_BASE = (
     "cites", "parencites", "footcites", "footcitetexts", "smartcites", "textcites",
@@ -50,16 +49,36 @@ _MULTICITE_BASE = (
 )  # fmt: skip
 
 
+#: the capitalised forms a package defines (biblatex, natbib, apacite, biblatex-chicago's
+#: ``\\Shortcite``); the others (``\\Citeurl``, ``\\Fullcite``, ``\\Supercite``, ``\\Citeyear``,
+#: ``\\Msmartcite`` ...) are undefined, so LaTeX writes no citation for them
+_CAPITALISED = frozenset(
+    {
+        "Cite", "Citet", "Citep", "Citealt", "Citealp", "Citeauthor", "Citefullauthor",
+        "Parencite", "Footcite", "Footcitetext", "Textcite", "Smartcite", "Autocite",
+        "Citetitle", "Notecite", "Pnotecite", "Fnotecite", "Shortcite",
+        "Cites", "Parencites", "Footcites", "Footcitetexts", "Smartcites", "Textcites",
+        "Autocites",
+        "Mcite", "Mparencite", "Mtextcite", "Mautocite",
+    }
+)  # fmt: skip
+
+
 def _with_capitals(names: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(names) | {n[0].upper() + n[1:] for n in names}
+    """``names`` with the capitalised forms of them that a package defines."""
+    return frozenset(names) | ({n[0].upper() + n[1:] for n in names} & _CAPITALISED)
 
 
 CITE_COMMANDS: frozenset[str] = _with_capitals(_CITE_BASE)
 MULTICITE_COMMANDS: frozenset[str] = _with_capitals(_MULTICITE_BASE)
-#: biblatex ``\\volcite[pre]{volume}[pages]{key}`` and its relatives.
-VOLCITE_COMMANDS: frozenset[str] = _with_capitals(_VOLCITE_BASE)
+#: biblatex ``\\volcite[pre]{volume}[pages]{key}`` and its relatives (every one capitalised).
+VOLCITE_COMMANDS: frozenset[str] = frozenset(
+    {m for n in _VOLCITE_BASE for m in (n, n[0].upper() + n[1:])}
+)
 #: biblatex ``\\volcites(pre)(post)[pre]{volume}[pages]{key}...`` and its relatives.
-MULTIVOLCITE_COMMANDS: frozenset[str] = _with_capitals(_MULTIVOLCITE_BASE)
+MULTIVOLCITE_COMMANDS: frozenset[str] = frozenset(
+    {m for n in _MULTIVOLCITE_BASE for m in (n, n[0].upper() + n[1:])}
+)
 MCITE_COMMANDS: frozenset[str] = _with_capitals(_MCITE_BASE)
 
 # roles of the commands the scanner stops at
