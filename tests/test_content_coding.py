@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 
 from citewarden.verify.http import Failure, Reply
 from citewarden.verify.transport import CODINGS
-from replay import fast_http
+from replay import fast_http, recorded
+
+CROSSREF_ANSWER = "test-works__test_works_with_one_id.json"
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The client process may map at most this much memory.
@@ -49,7 +52,11 @@ ROUTES: dict[str, tuple[str, bytes]] = {
     "/brotli": ("br", b"\x0b\x03\x80{}\x03"),
     "/broken": ("gzip", b"\x1f\x8b not gzip at all"),
     "/big-gzip": ("gzip", _gzip_zeros(9 << 20)),
+    # Crossref's recorded answer, gzipped, its last 40 bytes not sent (a proxy cut it)
+    "/cut": ("gzip", gzip.compress(recorded("crossref", CROSSREF_ANSWER))[:-40]),
 }
+#: Requests per path.
+ASKED: Counter[str] = Counter()
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -59,6 +66,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
+        ASKED[self.path] += 1
         coding, body = ROUTES[self.path]
         try:
             self.send_response(200)
@@ -152,3 +160,14 @@ async def test_a_small_body_decoding_past_the_cap_fails(server: str) -> None:
     await http.aclose()
     assert isinstance(reply, Failure)
     assert reply.reason == "response body over 8 MB"
+
+
+async def test_a_compressed_body_that_stops_part_way_is_asked_again_and_said(server: str) -> None:
+    """A gzip stream that never ends (the body cut short): the connection dropped, and the
+    request is sent again, where it was read as what came and failed as JSON that is not."""
+    http = fast_http()
+    reply = await http.get(server + "/cut", lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Failure)
+    assert reply.reason == "connection dropped: the compressed body ends part way"
+    assert ASKED["/cut"] == 2  # once more, as after any dropped connection

@@ -228,7 +228,8 @@ async def _send(
         finally:
             await response.aclose()
         if isinstance(content, Failure):
-            return Failure(content.reason, response.status_code), True
+            # a body cut short may come whole when asked again; a coding not undone will not
+            return Failure(content.reason, response.status_code), content.reason != CUT_SHORT
         if content is None:
             cap = max_body / (1024 * 1024)
             return Failure(f"response body over {cap:g} MB", response.status_code), True
@@ -262,6 +263,10 @@ ACCEPT_ENCODING = "gzip, deflate"
 MAX_CODINGS = 3
 #: Largest piece one decoding step produces.
 _PIECE = 64 * 1024
+
+
+#: Why a body whose compressed stream stops part way says nothing (asked again).
+CUT_SHORT = "connection dropped: the compressed body ends part way"
 
 
 class _OverCap(Exception):
@@ -308,6 +313,10 @@ class _Decoder:
         self.sizes = [0] * len(self.stages)
         self.cap = cap
         self.body = bytearray()
+
+    def cut_short(self) -> bool:
+        """Whether a coded stream began and did not end: the body stopped part way."""
+        return any(s.started and not s.inflate.eof for s in self.stages)
 
     def feed(self, data: bytes, stage: int = 0) -> None:
         """Decode ``data`` through the stages from ``stage``; :class:`_OverCap` past a cap."""
@@ -357,4 +366,6 @@ async def _read_capped(response: httpx.Response, max_body: int) -> bytes | Failu
             decoder.feed(chunk)
     except _OverCap:
         return None
+    if decoder.cut_short():
+        return Failure(CUT_SHORT)
     return bytes(decoder.body)
