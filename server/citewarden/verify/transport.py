@@ -228,8 +228,10 @@ async def _send(
         finally:
             await response.aclose()
         if isinstance(content, Failure):
-            # a body cut short may come whole when asked again; a coding not undone will not
-            return Failure(content.reason, response.status_code), content.reason != CUT_SHORT
+            # a body cut short or damaged on the way may come whole when asked again; a
+            # coding not undone will not
+            again = content.reason == CUT_SHORT or content.reason.startswith("malformed")
+            return Failure(content.reason, response.status_code), not again
         if content is None:
             cap = max_body / (1024 * 1024)
             return Failure(f"response body over {cap:g} MB", response.status_code), True
@@ -273,6 +275,10 @@ class _OverCap(Exception):
     """A body, or a stage of its decoding, larger than the cap."""
 
 
+class _NotItsCoding(Exception):
+    """A body that is not in the content coding it names (the coding's name)."""
+
+
 class _Inflater:
     """One content coding being undone, its output produced in pieces of at most
     ``_PIECE`` bytes (``deflate`` as zlib data, else as raw deflate, as httpx reads it)."""
@@ -289,12 +295,12 @@ class _Inflater:
         while not self.inflate.eof:
             try:
                 out = self.inflate.decompress(data, _PIECE)
-            except zlib.error as exc:
+            except zlib.error:
                 if self.coding == "deflate" and not self.started:  # raw deflate
                     self.started = True
                     self.inflate = zlib.decompressobj(-zlib.MAX_WBITS)
                     continue
-                raise httpx.DecodingError(f"{self.coding}: {exc}") from None
+                raise _NotItsCoding(self.coding) from None
             self.started = True
             data = self.inflate.unconsumed_tail
             if out:
@@ -366,6 +372,8 @@ async def _read_capped(response: httpx.Response, max_body: int) -> bytes | Failu
             decoder.feed(chunk)
     except _OverCap:
         return None
+    except _NotItsCoding as exc:
+        return Failure(f"malformed response: a body that is not the {exc} it says it is")
     if decoder.cut_short():
         return Failure(CUT_SHORT)
     return bytes(decoder.body)
