@@ -1034,6 +1034,49 @@ def test_a_corrected_value_is_written_only_as_bibtexparser_reads_it_back(
 
 
 @pytest.mark.parametrize(
+    ("title", "value"),
+    [("{{Old}}", "A\\"), ("{{Old}}", "and\\\\"), ("{{Old}}", "%\\"), ("{Old}", "A\\")],
+)
+def test_a_title_braced_as_the_entry_s_reads_back_whole(
+    tmp_path: Path, title: str, value: str
+) -> None:
+    """A corrected title ending in a backslash, braced whole as the entry's title is,
+    was written ``{{A\\}}``: the backslash took the closing brace for text, and
+    bibtexparser lost the entry; a space keeps it apart, as for a value unbraced."""
+    import bibtexparser
+
+    path = tmp_path / "refs.bib"
+    old = f"@article{{a,\n  title = {title},\n  year = {{2020}}\n}}\n".encode()
+    plan = plan_bytes(path, old, {"a": {"title": value}})
+    library = bibtexparser.parse_string(plan.new.decode())
+    assert not library.failed_blocks and [e.key for e in library.entries] == ["a"]
+    written = library.entries[0]["title"]
+    assert written.strip("{} ") == value
+    shown = written_corrections(parse_bibtex(path, old.decode()).entries[0], {"title": value})
+    assert shown == {"title": plan.changes[0].new.rstrip()}  # the reports offer it so
+
+
+@pytest.mark.parametrize("value", ["x\n@misc{y}", "x\n  @b(y)", '%c\n@{\\"o}'])
+def test_a_corrected_value_with_a_line_starting_an_entry_is_not_written(
+    tmp_path: Path, value: str
+) -> None:
+    """bibtexparser takes ``@name{`` at the start of a line for a new entry, inside a
+    value too: the entry was lost.  Such a value is refused, with the reason."""
+    path = tmp_path / "refs.bib"
+    old = b"@article{a,\n  title = {Old},\n  year = {2020}\n}\n"
+    plan = plan_bytes(path, old, {"a": {"note": value, "year": "2021"}})
+    assert [(s.field, s.reason) for s in plan.skipped] == [
+        (
+            "note",
+            "a line of the corrected value starts with '@', which bibtexparser reads as the"
+            " start of another entry",
+        )
+    ]
+    assert plan.new == old.replace(b"2020", b"2021")
+    assert written_corrections(parse_bibtex(path, old.decode()).entries[0], {"note": value}) == {}
+
+
+@pytest.mark.parametrize(
     ("entry", "corrections"),
     [
         ("@article{k, title = {T}, date = {2019-01-02}}", {"year": "2020"}),

@@ -162,8 +162,8 @@ def styled_title(written: str, corrected: str) -> str:
     braces (``{R}``) braced in it too, so that a style lowercasing titles prints it as
     before.  Every braced word counts, however many the entry braces, in one pass over
     ``corrected`` (:func:`_brace_at_top`)."""
-    if wholly_braced(written):
-        return corrected if wholly_braced(corrected) else "{" + corrected + "}"
+    if wholly_braced(written):  # (a final backslash would escape the brace closing it)
+        return corrected if wholly_braced(corrected) else "{" + written_value(corrected) + "}"
     return _brace_at_top(corrected, _protected_words(written))
 
 
@@ -399,6 +399,11 @@ def unsafe_reason(value: str) -> str | None:
     return f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
 
 
+#: A line of a value that starts with '@' (after blanks): bibtexparser takes ``@b{`` there
+#: for the start of an entry, whatever the braces around it.
+_ENTRY_LINE = re.compile(r"[\n\r][ \t]*@")
+
+
 def _escapes_balanced(value: str) -> bool:
     """Whether the braces of ``value`` pair up as LaTeX reads them, a backslash escaping the
     character after it (``\\}`` is a brace of text, ``\\\\}`` a line break and a brace
@@ -438,6 +443,11 @@ def field_refusal(entry: Entry, name: str, value: str) -> str | None:
             "corrected value's braces pair up only as BibTeX counts them: LaTeX and"
             " bibtexparser take \\{ and \\} for escaped braces, so it would not read back"
         )
+    if _ENTRY_LINE.search(value) is not None:
+        return (
+            "a line of the corrected value starts with '@', which bibtexparser reads as the"
+            " start of another entry"
+        )
     if (reason := unsafe_reason(value)) is not None:
         return reason
     present = present_fields(entry, name)
@@ -466,6 +476,8 @@ def entry_edits(
     edits: list[Edit] = []
     for raw_name, value in fields.items():
         name = raw_name.lower()
+        if name == "title":  # the value as written is the one checked, braces added and all
+            value = written_title(entry, value)
         if (reason := field_refusal(entry, name, value)) is not None:
             skipped.append(Skipped(entry.key, name, reason))
             continue
@@ -474,8 +486,6 @@ def entry_edits(
             f = present[0]
             if text[f.value_span.start : f.value_span.end] != f.value:
                 raise FixRefused(entry.path, "parsed positions do not match the file's bytes")
-            if name == "title":
-                value = styled_title(f.value, value)
             value = written_value(value)
             if f.value == value:
                 continue
