@@ -524,6 +524,25 @@ def test_utf16_without_a_byte_order_mark_is_read_as_utf16(codec: str) -> None:
     assert bib.entries[0].fields[0].value == "Gödel 漢字"
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("tail", [b"", b"\n"])
+def test_utf16_without_a_mark_holding_a_character_with_a_nul_byte_is_read_as_utf16(
+    codec: str, tail: bytes
+) -> None:
+    """A character whose UTF-16 holds a NUL byte (U+4E00 ``一``, U+0100 ``Ā``), or a line
+    feed a tool appended (an odd length): the file was read as UTF-8 full of NULs and
+    defined no entry."""
+    data = "@misc{k, title={一个 Ā}}\n@misc{k2, title={y}}\n".encode(codec) + tail
+    text, problems = decode_bytes(PATH, data)
+    assert [p.message for p in problems] == [
+        f"file is encoded in UTF-16 ({codec[-2:].upper()}, no byte order mark); "
+        "BibTeX and LaTeX expect UTF-8 (read as UTF-16)"
+    ]
+    bib = parse(text)
+    assert [e.key for e in bib.entries] == ["k", "k2"]
+    assert bib.entries[0].fields[0].value == "一个 Ā"
+
+
 @pytest.mark.parametrize("codec", ["utf-32", "utf-32-be"])
 def test_utf32_after_its_mark_is_read_as_utf32(codec: str) -> None:
     """UTF-32's mark begins with UTF-16's: the file was read as UTF-16, a NUL between

@@ -88,15 +88,17 @@ def _line_col(text: str, offset: int) -> tuple[int, int]:
 def _utf16_without_bom(data: bytes) -> str | None:
     """``"utf-16-le"`` or ``"utf-16-be"`` when ``data`` is UTF-16 text with no byte order
     mark (as some editors save it): of its first 4 096 bytes, taken in pairs, at least 60%
-    have a NUL high byte (ASCII in UTF-16) and none a NUL low byte; else None."""
-    sample = data[:4096]
-    if len(sample) < 4 or len(data) % 2:
+    have a NUL high byte (ASCII in UTF-16) and at most one in twenty a NUL low byte (a
+    character such as U+4E00 ``一`` or U+0100 ``Ā``); else None.  An odd last byte (a line
+    feed a tool appended) does not make it another encoding."""
+    pairs = min(len(data), 4096) // 2
+    if pairs < 2:
         return None
-    pairs = len(sample) // 2
+    sample = data[: 2 * pairs]
     first, second = sample[0::2].count(0), sample[1::2].count(0)
-    if second >= 0.6 * pairs and first == 0:
+    if second >= 0.6 * pairs and first <= pairs // 20:
         return "utf-16-le"
-    if first >= 0.6 * pairs and second == 0:
+    if first >= 0.6 * pairs and second <= pairs // 20:
         return "utf-16-be"
     return None
 
