@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 import citewarden.context.sentence as sentence_module
+from citewarden.context.latex_macros import Macros
 from citewarden.context.relevance import FieldCorpus, Work, stem, terms
 from citewarden.context.sentence import MAX_SENTENCE, citing_sentences, plain
 from citewarden.model import DocumentKind
@@ -266,9 +267,9 @@ def test_citations_of_one_long_run_share_their_reading(monkeypatch: pytest.Monke
     calls = []
     real = sentence_module._plain
 
-    def counting(raw: str, kind: DocumentKind) -> str:
+    def counting(raw: str, kind: DocumentKind, macros: Macros | None = None) -> str:
         calls.append(len(raw))
-        return real(raw, kind)
+        return real(raw, kind, macros)
 
     monkeypatch.setattr(sentence_module, "_plain", counting)
     text = "Text " + "@article{" * 20_000

@@ -12,9 +12,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from citewarden.context.latex_macros import macros_of
 from citewarden.context.relevance import FieldCorpus, Work
 from citewarden.context.sentence import CitingSentence, citing_sentences
-from citewarden.model import Citation, Code, Entry, Finding, Location, ParsedDocument, Verdict
+from citewarden.model import (
+    Citation,
+    Code,
+    DocumentKind,
+    Entry,
+    Finding,
+    Location,
+    ParsedDocument,
+    Verdict,
+)
 from citewarden.parsing.latex_decode import decode_latex
 from citewarden.text import LineIndex
 
@@ -116,14 +126,23 @@ def citation_contexts(
     documents: Iterable[tuple[ParsedDocument, str]],
     works: Mapping[str, Work],
     sources: Mapping[str, str] | None = None,
+    definitions: Iterable[str] = (),
 ) -> list[CitationContext]:
     """The context of every citation of ``documents`` (document, text), in order;
-    ``sources`` names the source of each key's abstract (:func:`abstract_sources`).  The
-    corpus is built for the first citation scored: none when nothing is cited."""
+    ``sources`` names the source of each key's abstract (:func:`abstract_sources`);
+    ``definitions``: the texts of the project's other LaTeX files, whose words commands
+    (``\\newcommand{\\Coq}{Coq}``) the sentences show, as those of ``documents`` (see
+    :mod:`~citewarden.context.latex_macros`).  The corpus is built for the first citation
+    scored: none when nothing is cited."""
     corpus: FieldCorpus | None = None
     out: list[CitationContext] = []
+    documents = list(documents)
+    latex = [text for doc, text in documents if doc.kind is DocumentKind.LATEX]
+    macros = macros_of((*definitions, *latex)) if latex else None
     for doc, text in documents:
-        sentences: Sequence[CitingSentence | None] = citing_sentences(text, doc.citations, doc.kind)
+        sentences: Sequence[CitingSentence | None] = citing_sentences(
+            text, doc.citations, doc.kind, macros=macros
+        )
         lines = LineIndex(text)
         for citation, sentence in zip(doc.citations, sentences, strict=True):
             if sentence is None:

@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from citewarden.context.full_stops import ABBREVIATIONS as ABBREVIATIONS
 from citewarden.context.full_stops import full_stops
+from citewarden.context.latex_macros import Macros, document_macros
 from citewarden.context.latex_text import MATH_STOP, latex_breaks, latex_plain, mask_latex
 from citewarden.context.markdown_text import (
     markdown_breaks,
@@ -163,9 +164,12 @@ def plain(raw: str, kind: DocumentKind) -> str:
     return _plain(_mask(raw, (), kind, whole=False), kind)
 
 
-def _plain(raw: str, kind: DocumentKind) -> str:
-    """The readable words of a stretch of masked source text (see :func:`_mask`)."""
+def _plain(raw: str, kind: DocumentKind, macros: Macros | None = None) -> str:
+    """The readable words of a stretch of masked source text (see :func:`_mask`), the
+    document's words commands (``macros``) showing their text."""
     latex = kind is DocumentKind.LATEX
+    if latex and macros is not None:
+        raw = macros.expand(raw)
     text = latex_plain(raw) if latex else markdown_plain(raw)
     if MATH_STOP in text:  # displayed math's full stop: the sentence's end, or nothing
         text = text.replace(MATH_STOP, " ") + ("." if text.rstrip()[-1] == MATH_STOP else "")
@@ -307,9 +311,14 @@ class _Text:
     """A masked text with its sentence breaks, read from ``offset`` of the file."""
 
     def __init__(
-        self, masked: str, kind: DocumentKind, offset: int = 0, commands: Sequence[Span] = ()
+        self,
+        masked: str,
+        kind: DocumentKind,
+        offset: int = 0,
+        commands: Sequence[Span] = (),
+        macros: Macros | None = None,
     ) -> None:
-        self.masked, self.kind, self.offset = masked, kind, offset
+        self.masked, self.kind, self.offset, self.macros = masked, kind, offset, macros
         #: where each break between sentences starts (a sentence ends) and where it ends
         self.ends, self.starts = _ends(masked, kind, commands)
         #: The readable words of each stretch read so far: the citations of one sentence,
@@ -321,7 +330,7 @@ class _Text:
         read once."""
         found = self._read.get((start, end))
         if found is None:
-            text = _plain(self.masked[start:end], self.kind)
+            text = _plain(self.masked[start:end], self.kind, self.macros)
             words = unshown(text)
             found = self._read[start, end] = (text, _WORD.search(words) is not None)
         return found
@@ -342,13 +351,21 @@ REACH = 3 * WINDOW + MAX_ISLAND + 1000
 
 
 def citing_sentences(
-    text: str, citations: Sequence[Citation], kind: DocumentKind, only: int | None = None
+    text: str,
+    citations: Sequence[Citation],
+    kind: DocumentKind,
+    only: int | None = None,
+    macros: Macros | None = None,
 ) -> tuple[CitingSentence | None, ...]:
     """The citing sentence of each of ``citations`` (None for ``\\nocite`` ones and where
     nothing readable surrounds the citation), in the same order; with ``only``, just that
-    citation's (the others None), read from the lines within :data:`REACH` of it."""
+    citation's (the others None), read from the lines within :data:`REACH` of it.
+    ``macros``: the words commands of the document's project (those of ``text`` when not
+    given; see :mod:`~citewarden.context.latex_macros`)."""
+    if macros is None and kind is DocumentKind.LATEX:
+        macros = document_macros(text)
     if only is None or len(text) <= 4 * REACH or citations[only].kind is not CitationKind.CITE:
-        return _sentences(text, citations, kind, only)
+        return _sentences(text, citations, kind, only, macros=macros)
     at = citations[only].command_span
     lo = text.rfind("\n", 0, max(0, at.start - REACH)) + 1
     hi = text.find("\n", at.end + REACH)
@@ -358,7 +375,7 @@ def citing_sentences(
     # once for all the hovers of one text
     every = tuple(sorted({c.command_span for c in citations}, key=lambda s: s.start))
     masked = _masked_file(text, every, kind)[lo:hi]
-    found = _sentences(text[lo:hi], nearby, kind, nearby.index(citations[only]), lo, masked)
+    found = _sentences(text[lo:hi], nearby, kind, nearby.index(citations[only]), lo, masked, macros)
     out: list[CitingSentence | None] = [None] * len(citations)
     out[only] = next((s for s in found if s is not None), None)
     return tuple(out)
@@ -371,6 +388,7 @@ def _sentences(
     only: int | None = None,
     offset: int = 0,
     masked: str | None = None,
+    macros: Macros | None = None,
 ) -> tuple[CitingSentence | None, ...]:
     """:func:`citing_sentences` of ``text``, the stretch of the file from ``offset``
     (the citations' spans are the file's), ``masked`` the stretch of the masked file when
@@ -382,7 +400,7 @@ def _sentences(
     if masked is None:
         masked = _mask(text, commands, kind, whole=not offset)
     starts, ends, cuts = _islands(masked, kind)
-    main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset, commands)
+    main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset, commands, macros)
     inner: dict[int, _Text] = {}
     out: list[CitingSentence | None] = []
     for i, c in enumerate(citations):
@@ -395,7 +413,7 @@ def _sentences(
             if k not in inner:
                 a, b = starts[k], ends[k]
                 within = [Span(s.start - a, s.end - a) for s in commands if a <= s.start < b]
-                inner[k] = _Text(masked[a:b], kind, offset + a, within)
+                inner[k] = _Text(masked[a:b], kind, offset + a, within, macros)
             found = inner[k].around(c.command_span)
         out.append(found or main.around(c.command_span))
     return tuple(out)
