@@ -336,12 +336,18 @@ def test_markdown_escapes_and_scripts_show_as_typeset(text: str, shown: str) -> 
         ("A \\multicolumn{2}{c}{Method} cell \\cite{a} here \\\\", "A Method cell here"),
         ("We \\setlength{\\parskip}{3pt} test it \\cite{a}. Next.", "We test it."),
         ("A \\resizebox{\\linewidth}{!}{big} table \\cite{a}. Next.", "A big table."),
+        ("He said \\foreignlanguage{german}{Zeitgeist} \\cite{a}. Next.", "He said Zeitgeist."),
+        ("See \\hyperlink{sec:x}{the section} \\cite{a}. Next.", "See the section."),
+        ("We \\hyphenation{al-go-rithm} go \\cite{a}. Next.", "We go."),
+        ("A \\rotatebox[origin=c]{90}{label} \\cite{a}. Next.", "A label."),
+        ("\\selectlanguage{german} Wir \\cite{a} gehen. Next.", "Wir gehen."),
         ("Our \\newterm{CNN}{networks} win \\cite{a}. Next.", "Our CNN networks win."),
         ("The `best' model \\cite{a} wins. Next.", "The 'best' model wins."),
     ],
 )
 def test_latex_layout_arguments_are_no_words(text: str, shown: str) -> None:
-    """A colour, a length, a column count or specification is no word of the sentence, two
+    """A colour, a length, a column count or specification, an angle, a language's name, a
+    link's target or words to hyphenate is no word of the sentence, two
     arguments side by side are not glued into one word, and a single left quote is a quote."""
     assert sentence(text) == shown
 

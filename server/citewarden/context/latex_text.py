@@ -255,9 +255,12 @@ _LINE_BREAK = re.compile(r"\\\\\*?(?:\[[^\[\]]{0,50}\])?")
 _ARG = r"\s*\{(?:[^{}]|\{[^{}]{0,200}\}){0,200}\}"
 _OPTIONS = r"\*?(?:\s*\[[^\[\]]{0,200}\])*"
 #: The arguments of layout commands that are no prose (a colour, a size, a count, a column
-#: specification): ``\\textcolor{red}{improve}`` reads ``improve``.
+#: specification, a language, a link's target): ``\\textcolor{red}{improve}`` reads
+#: ``improve``.
 _LAYOUT_ARGS = re.compile(
-    r"\\(?:(?:textcolor|color|colorbox|pagecolor|scalebox|raisebox|parbox)(?![A-Za-z@])"
+    r"\\(?:(?:textcolor|color|colorbox|pagecolor|scalebox|raisebox|parbox|rotatebox"
+    # a language's name, a link's target, words to hyphenate: no words of the sentence
+    r"|foreignlanguage|selectlanguage|hyperlink|hyphenation)(?![A-Za-z@])"
     + _OPTIONS
     + _ARG
     + r"|(?:fcolorbox|multicolumn|multirow|setlength|addtolength|setcounter|addtocounter"
