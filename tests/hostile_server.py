@@ -37,7 +37,7 @@ CROSSREF_DOI = "10.1371/journal.pone.0033693"
 
 @dataclass
 class Behaviour:
-    mode: str  # ok | missing (404) | trickle | endless | huge | redirect | 429 | slow
+    mode: str  # ok | missing (404) | trickle | endless | huge | redirect | 429 | slow | raw
     body: bytes = CROSSREF_BODY
     content_type: str = "application/json"
     interval: float = 0.2  # trickle: seconds between pieces
@@ -148,6 +148,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._flood(parts.path, b)
             elif b.mode == "slow":
                 self._slow(parts.path, b)
+            elif b.mode == "raw":  # ``body`` is the whole answer, status line and all
+                self.wfile.write(b.body)
+                self.close_connection = True
         except (BrokenPipeError, ConnectionResetError, OSError):
             self.close_connection = True
 

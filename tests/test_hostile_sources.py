@@ -249,6 +249,27 @@ async def test_a_redirect_to_no_address_is_said_and_not_asked_again(
     assert len(hostile.seen(S2_PAPER)) == 1
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"HTTP/1.1 abc\r\n\r\n",  # no status code
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",  # no chunk size
+    ],
+)
+async def test_an_answer_that_is_not_http_is_said_to_be_malformed(
+    hostile: HostileServer, head: bytes
+) -> None:
+    """A server that answers what is not HTTP: a malformed response, asked again, where the
+    reason said the connection dropped."""
+    hostile.route(S2_PAPER, Behaviour("raw", body=head))
+    http = fast_http()
+    lookup = await SemanticScholarSource(http, hostile.url + "/s2").by_doi(CROSSREF_DOI)
+    await http.aclose()
+    assert lookup.outcome is Outcome.FAILED
+    assert lookup.reason == "malformed response: not HTTP as it is written"
+    assert len(hostile.seen(S2_PAPER)) == 2
+
+
 async def test_same_host_redirect_is_followed(hostile: HostileServer) -> None:
     hostile.route(S2_PAPER, Behaviour("redirect", location="/moved", status=301))
     hostile.route("/moved", Behaviour("ok"))

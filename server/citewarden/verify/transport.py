@@ -166,6 +166,8 @@ def may_redirect(
 
 #: How httpx words its error for a redirect whose Location header is no URL.
 _BAD_LOCATION = "Invalid URL in location header"
+#: How httpx words its errors for a connection closed before the answer was whole.
+_DROPPED = ("Server disconnected", "peer closed connection")
 
 #: An outcome, and whether a failure is final (not worth retrying: deadline, body cap,
 #: refused redirect) or transient.
@@ -192,10 +194,14 @@ async def exchange(
     except httpx.TimeoutException:
         return Failure("timeout"), False
     except httpx.RemoteProtocolError as exc:
-        if str(exc).startswith(_BAD_LOCATION):
+        said = str(exc)
+        if said.startswith(_BAD_LOCATION):
             # the service answered, with a redirect to no address: asking again changes nothing
             return Failure("redirect to an address that is no URL"), True
-        return Failure("connection dropped"), False
+        if said.startswith(_DROPPED):
+            return Failure("connection dropped"), False
+        # an illegal status line or chunk header, headers past httpx's buffer
+        return Failure("malformed response: not HTTP as it is written"), False
     except (httpx.ReadError, httpx.WriteError):
         return Failure("connection dropped"), False
     except httpx.ConnectError:
