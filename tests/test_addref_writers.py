@@ -117,6 +117,36 @@ def test_a_url_ending_in_a_backslash_leaves_the_value_closed(quotes: bool) -> No
     assert bib.complete and bib.entries[0].field("url").value.strip() == "http://x\\"
 
 
+@pytest.mark.parametrize(
+    ("doi", "title", "protect"),
+    [
+        ("10.1/x\\}", "T", False),  # the brace's backslash escaped it for bibtexparser only
+        ("10.1/{x\\}", "T", False),
+        ("10.1/x", "A \\\\{B}", False),  # \\ then a group: bibtexparser took it for \{
+        ("10.1/x", "Ends in \\\\", True),  # the title's own braces closed after \\
+    ],
+)
+def test_a_record_s_braces_and_backslashes_are_written_so_every_reader_pairs_them(
+    doi: str, title: str, protect: bool
+) -> None:
+    """A value BibTeX pairs up one way and bibtexparser (or LaTeX) another lost the entry,
+    and the next one, to bibtexparser: the backslashes before its braces go, and the braces
+    left unpaired."""
+    import bibtexparser
+
+    record = WorkRecord(source="crossref", title=title, year=2020, doi=doi)
+    out = bibtex_entry(record, "k", replace(BibStyle(), protect_title=protect))
+    library = bibtexparser.parse_string(out + "\n@misc{next, title = {N}}\n")
+    assert not library.failed_blocks
+    assert [e.key for e in library.entries] == ["k", "next"]
+    bib = parse_bibtex(Path("r.bib"), out + "\n")
+    assert bib.complete
+    for name in ("doi", "title"):
+        ours = bib.entries[0].field(name)
+        assert ours is not None
+        assert library.entries[0].fields_dict[name].value == ours.value
+
+
 def test_values_of_real_records_are_written_as_the_tools_read_them() -> None:
     """What real records broke: a quoted file's value holding a double quote, a DOI's
     ``_`` escaped (printed and linked as ``3\\_1``), a URL's ``~`` turned into

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from citewarden.fix.plan import written_value
+from citewarden.fix.plan import braces_read_alike, written_value
 from citewarden.parsing.latex_encode import (
     BEYOND_PDFLATEX,
     latex_text,
@@ -209,6 +209,20 @@ def _balanced(text: str) -> str:
     return "".join(ch for i, ch in enumerate(text) if i not in dropped)
 
 
+#: Backslashes before a brace, which LaTeX and bibtexparser take for its escape.
+_ESCAPING = re.compile(r"\\+(?=[{}])")
+
+
+def readable(value: str) -> str:
+    """``value`` as it is when BibTeX, LaTeX and bibtexparser pair its braces up alike
+    (:func:`~citewarden.fix.plan.braces_read_alike`); else without the backslashes before
+    its braces and the braces that are then unpaired, so that the entry reads back whole in
+    each (a record's ``10.1/x\\}`` or ``\\\\{`` had bibtexparser lose the entry)."""
+    if braces_read_alike(value):
+        return value
+    return _balanced(_ESCAPING.sub("", value))
+
+
 def _name(record: WorkRecord, clean: Callable[[str], str]) -> str:
     parts = []
     for p in record.authors:
@@ -307,9 +321,9 @@ def bibtex_entry(record: WorkRecord, key: str, style: BibStyle | None = None) ->
     if width == PER_ENTRY:
         width = max(len(n) for n in names) + 1
     for i, name in enumerate(names):
-        value = fields[name]
-        if name == "title" and style.protect_title:
-            value = "{" + value + "}"
+        value = readable(fields[name])
+        if name == "title" and style.protect_title:  # (a final backslash would escape it)
+            value = "{" + written_value(value) + "}"
         value = written_value(value)
         shown = _cased(name, style.field_case)
         if width > 0:

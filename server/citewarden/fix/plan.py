@@ -404,6 +404,12 @@ def unsafe_reason(value: str) -> str | None:
 _ENTRY_LINE = re.compile(r"[\n\r][ \t]*@")
 
 
+def braces_read_alike(value: str) -> bool:
+    """Whether BibTeX, LaTeX and bibtexparser all pair the braces of ``value`` up (see
+    :func:`_escapes_balanced`): a value written between braces reads back whole in each."""
+    return braces_balanced(value) and _escapes_balanced(value)
+
+
 def _escapes_balanced(value: str) -> bool:
     """Whether the braces of ``value`` pair up as LaTeX reads them, a backslash escaping the
     character after it (``\\}`` is a brace of text, ``\\\\}`` a line break and a brace
