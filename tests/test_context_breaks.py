@@ -706,3 +706,17 @@ def test_raw_tex_in_markdown_reads_as_latex_typesets_it(text: str, shown: str) -
     reads ``[ref]``, where the source was shown as written; code and an escaped backslash
     stay as they are."""
     assert sentence(text, markdown=True) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("The data has `r nrow(df)` rows [@a]. Next.", "The data has rows."),
+        ("The data has `{python} len(x)` rows [@a]. Next.", "The data has rows."),
+        ("Run `rm -rf` or `r` and `read()` [@a]. Next.", "Run rm -rf or r and read()."),
+    ],
+)
+def test_inline_code_run_when_rendered_shows_no_source(text: str, shown: str) -> None:
+    """R Markdown's `` `r x` `` and Quarto's `` `{python} x` `` show a value computed when the
+    document is rendered, not their source (``r nrow(df)`` was shown); other code stays."""
+    assert sentence(text, markdown=True) == shown

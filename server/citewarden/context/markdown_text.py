@@ -57,6 +57,9 @@ _HIDDEN = re.compile(
 _DISPLAY_CLOSE = re.compile(r"(?:[^$\\]|\\[\s\S]|\$(?!\$))*?\$\$")
 #: an inline math's closing ``$`` (pandoc: no space before it, no digit after it)
 _INLINE_CLOSE = re.compile(r"(?:[^$\\\n]|\\[\s\S]|\n(?![ \t\r]*\n)|\$)*?(?<![\s\\])\$(?!\d)")
+#: inline code that R Markdown (knitr's ```r x```) or Quarto (```{python} x```) runs: the
+#: document shows its value, which is not known here
+_INLINE_CHUNK = re.compile(r"(?:r|\{[A-Za-z][\w.-]{0,30}\})[ \t]+(?=\S)")
 #: Unclosed code fences searched to the end at most (a hostile text's many lengths).
 _FENCE_SEARCHES = 8
 _PARAGRAPH = re.compile(r"\n[ \t\r]*\n")
@@ -133,6 +136,8 @@ def mask_markdown(text: str, whole: bool = True, source: str | None = None) -> s
             piece = _GONE + (escaped if escaped in " \r\n" else hide(escaped))
         elif kind == "code" and m.group("raw"):
             piece = " " * (at - start)  # raw LaTeX or HTML: no prose of the document
+        elif kind == "code" and _INLINE_CHUNK.match(text, m.end("ticks")):
+            piece = _NOT_NEWLINE.sub(" ", m.group())  # a value computed when rendered
         elif kind == "code":
             ticks = len(m.group("ticks"))
             piece = " " * ticks + hide(m.group()[ticks:-ticks]) + " " * ticks
