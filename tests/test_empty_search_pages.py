@@ -177,6 +177,32 @@ async def test_a_venue_search_page_without_venues_says_none_only_when_it_counts_
         await http.aclose()
 
 
+async def test_a_journal_search_answer_of_another_kind_says_no_venue_absent(
+    hostile: HostileServer,
+) -> None:
+    """Crossref's documented ``/journals`` page with none of its journals and a count of
+    none, under an envelope that is not an ok journal list (an error sent with HTTP 200,
+    another resource's answer): no answer, where the count of none said no journal has
+    the name."""
+    journals = _venue_page("crossref/documented_journals_prl.json")
+    none = {**journals["message"], "items": [], "total-results": 0}
+    http = HttpClient()
+    crossref = CrossrefSource(http, hostile.url)
+    try:
+        _served(hostile, "/journals", {**journals, "message": none})
+        assert (await crossref.venues("Phys Rev Lett")).outcome is Outcome.NOT_FOUND
+        for envelope, why in (
+            ({"status": "failed"}, "a Crossref answer whose status is not ok"),
+            ({"message-type": "work-list"}, "a Crossref answer that is not a journal-list"),
+        ):
+            _served(hostile, "/journals", {**journals, **envelope, "message": none})
+            got = await crossref.venues("Phys Rev Lett")
+            assert got.outcome is Outcome.FAILED
+            assert got.reason == f"malformed response: {why}"
+    finally:
+        await http.aclose()
+
+
 async def test_an_nlm_catalog_answer_without_ids_or_count_is_no_answer(
     hostile: HostileServer,
 ) -> None:

@@ -311,7 +311,12 @@ class CrossrefSource:
         data = reply_json(self.name, reply)
         if isinstance(data, Lookup):
             return data
-        return guard(self.name, lambda: crossref_venues(self.name, data))
+
+        def build() -> Lookup:
+            _message(data, "journal-list")  # an error in a 200, another resource's answer
+            return crossref_venues(self.name, data)
+
+        return guard(self.name, build)
 
     async def search(self, query: Query) -> Lookup:
         """Fielded search: ``query.title`` (+ ``query.author``), or ``query.bibliographic``
