@@ -444,24 +444,26 @@ def test_fix_writes_only_the_corrections(
     ]
 
 
+def patched(project: Path, diff: str) -> None:
+    """Apply ``diff`` in ``project`` with the real patch(1), as a user would."""
+    (project / "fix.patch").write_text(diff, encoding="utf-8", newline="")
+    patch = shutil.which("patch")
+    assert patch is not None, "patch is missing"
+    done = subprocess.run(
+        [patch, "-p1", "-i", "fix.patch"], cwd=project, capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stdout
+
+
 def test_the_diff_of_a_file_named_with_a_space_is_applied_by_patch(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """patch(1) read "--- a/my refs.bib" as the file "my" and applied nothing: the name
     ends in a tab, as diff -u writes it; git apply reads it too."""
-    import shutil
-    import subprocess
-
     (verified_project / "refs.bib").rename(verified_project / "my refs.bib")
     code, out, _ = run(["check", "my refs.bib", *VERIFY, "--diff", "-o", "report.txt"], capsys)
     assert code == 0 and "--- a/my refs.bib\t\n+++ b/my refs.bib\t\n" in out
-    (verified_project / "fix.patch").write_text(out, encoding="utf-8", newline="")
-    patch = shutil.which("patch")
-    assert patch is not None, "patch is missing"
-    done = subprocess.run(
-        [patch, "-p1", "-i", "fix.patch"], cwd=verified_project, capture_output=True, timeout=60
-    )
-    assert done.returncode == 0, done.stdout
+    patched(verified_project, out)
     assert (verified_project / "my refs.bib").read_bytes() == FIXED
 
 
@@ -482,22 +484,13 @@ def test_the_diff_of_a_file_named_with_controls_names_it_quoted_as_diff_does(
     """A tab in a name ended patch(1)'s name there, a line feed split the header, and a
     name shown escaped read as a file named with the escape's characters: the name is
     written between quotes with C escapes, as GNU diff and git write it, which patch reads."""
-    import shutil
-    import subprocess
-
     (verified_project / "refs.bib").rename(verified_project / name)
     code, out, _ = run(["check", name, *VERIFY, "--diff", "-o", "report.txt"], capsys)
     assert code == 0
     lines = out.split("\n")
     assert lines[0] == f"--- {header}" and lines[1] == "+++ " + header.replace('"a/', '"b/', 1)
     assert not set(lines[0]) & {"\t", "\x1b", "\u202e"}
-    (verified_project / "fix.patch").write_text(out, encoding="utf-8", newline="")
-    patch = shutil.which("patch")
-    assert patch is not None, "patch is missing"
-    done = subprocess.run(
-        [patch, "-p1", "-i", "fix.patch"], cwd=verified_project, capture_output=True, timeout=60
-    )
-    assert done.returncode == 0, done.stdout
+    patched(verified_project, out)
     assert (verified_project / name).read_bytes() == FIXED
 
 

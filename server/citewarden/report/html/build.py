@@ -26,7 +26,7 @@ from citewarden.model import (
 )
 from citewarden.report.contexts import collect as collect_contexts
 from citewarden.report.html.data import AuditData, EntryAudit, FileSummary, Located, tier_counts
-from citewarden.report.html.page import html_chunks, render_html
+from citewarden.report.html.page import html_chunks
 
 if TYPE_CHECKING:
     from citewarden.audit import Audit
@@ -289,32 +289,6 @@ def _addresses(verify: VerifySettings) -> tuple[tuple[str, str], ...]:
     return tuple(addresses_elsewhere(verify).items())
 
 
-def html_page(
-    ws: Workspace,
-    findings: Mapping[Path, Sequence[Finding]],
-    entries: Sequence[Entry],
-    verdicts: Verdicts | None,
-    *,
-    inputs: Sequence[str] = (),
-    settings: Settings | None = None,
-    root: Path | None = None,
-    contexts: Sequence[CitationContext] | None = None,
-) -> str:
-    """The HTML report of one ``citewarden check`` run (what ``--format html`` writes);
-    ``contexts`` are the citations' contexts (collected here when not given)."""
-    data = page_data(
-        ws,
-        findings,
-        entries,
-        verdicts,
-        inputs=inputs,
-        settings=settings,
-        root=root,
-        contexts=contexts,
-    )
-    return render_html(data)
-
-
 def page_data(
     ws: Workspace,
     findings: Mapping[Path, Sequence[Finding]],
@@ -326,7 +300,8 @@ def page_data(
     root: Path | None = None,
     contexts: Sequence[CitationContext] | None = None,
 ) -> AuditData:
-    """What the HTML report of one run shows (see :func:`html_page`)."""
+    """What the HTML report of one ``citewarden check`` run shows; ``contexts`` are the
+    citations' contexts (collected here when not given)."""
     from citewarden import __version__
 
     data = build_audit(
