@@ -75,6 +75,9 @@ CASES = [
     "\\emph@e, \\cite@f, \\lstinline@g@ and \\foo@h@i\n",
     # pandoc 3 takes the character after \\hl and \\st as their argument, pandoc 2 does not
     "a \\hl x@b and \\st 1@c, \\emph x@d\n",
+    # a bracket with a block element's tag in it is no citation group, but in pandoc 3
+    # before 3.8
+    "[@x <div> y] z and [see @c, <p> y] z\n",
     # pandoc 3.9 reads a word after \\expandafter as raw TeX, pandoc 2 and 3.6.1 read
     # \\expandafter there as text; a "-@" right after raw TeX suppresses the author (pandoc 3)
     "\\expandafter x@b, \\expandafter xy@c and \\expandafter 12@d, \\expandafter x-@e\n\n"
@@ -93,6 +96,16 @@ ALIKE = [
     'a\n<div> @x1.\n\nb\n<DIV class="c"> @x2.\n\nc\n</div> @x3.\n\nd\n<script> @x4.\n\n'
     "- e\n  <p> @x5.\n\n> f\n> <table> @x6.\n\ng\n<ins> @a1.\n\nh\n<!-- c --> @a2.\n\n"
     "i\n<video> @a3.\n",
+    # a block element's tag (not one pandoc takes for inline too, nor a comment) in a
+    # paragraph's text ends the text there: a block starts after it
+    "a <div> @x1.\n\n<p>a</p> @x2.\n\na </div> @x3.\n\n> a <div> @x4.\n\n- a <div> @x5.\n\n"
+    "# a <div> @x6.\n\na <div>\n@x7. y\n\na <div> b\n@c1. c\n\na <span>b <div> @c2.</span>\n\n"
+    "a `<div>` @c3. and <!-- <div> --> @c4. and <ins> @c5.\n",
+    # a line block's line, a table's cell ends at it, a footnote's first line as a paragraph's
+    "| a <div> @c1 y\n\n| a | b |\n|---|---|\n| c <div> @c2 y | d @c3 |\n\n"
+    "[^1]: a <div> @x1. y\n\nb[^1]\n",
+    # a bracket's text ends at it: the text up to the bracket's "]" is dropped
+    "[a <div> @x] y and [a [b <div> @z] @c1] and [@c2 <div> @w](u)\n",
     # a verbatim element closed on its line: a block starts after it there
     '<pre>x</pre> @x1.\n\n<PRE class="a">x @a1</PRE>  @x2.\n\n<script>a</script> @x3. y\n\n'
     "a\n<textarea>x</textarea> @x4)\n\n> <pre>x</pre> @x5.\n\n- <pre>x</pre> @x6.\n\n"

@@ -64,7 +64,7 @@ from citewarden.model import (
 from citewarden.parsing import is_metadata, pandoc_bibliography_format
 from citewarden.parsing.markdown_blocks import (
     block_structure,
-    scan_blocks,
+    read_blocks,
     string_citations,
     unread_notes_dropped,
 )
@@ -86,15 +86,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     """Summarise one Markdown file: citations (text and YAML ``nocite``), bibliography links,
     ``nocite: '@*'``, inline ``references:``, suppressed lines and YAML problems, with exact
     spans, as the pandoc of ``dialect`` reads them.  Never raises."""
-    blocks = block_structure(path, text, dialect)
-    scan = scan_blocks(
-        text,
-        blocks,
-        dialect.counted_brackets,
-        dialect.list_comments,
-        dialect.tex_at_letters,
-        dialect.tex_expandafter_words,
-    )
+    blocks, scan = read_blocks(path, text, dialect)
     quarto = path.suffix.lower() == ".qmd"
     citations: list[Citation] = []
     links: list[Link] = []
@@ -299,8 +291,7 @@ def completion_context(text: str, offset: int) -> CompletionContext | None:
     if m is None:
         return None
     at = m.start()
-    blocks = block_structure(Path(), text)
-    scan = scan_blocks(text, blocks)
+    _, scan = read_blocks(Path(), text)
     if at not in scan.at_signs:
         return None
     if text[at + 1 : at + 2] == "{":

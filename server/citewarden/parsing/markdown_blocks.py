@@ -42,6 +42,8 @@ from pathlib import Path
 
 from citewarden.parsing.markdown_inline import (
     _ATTRIBUTE,
+    _BLOCK_TAG,
+    _INTERRUPTING_TAG,
     LineCrossings,
     Verbatim,
     _Pending,
@@ -99,33 +101,6 @@ _BLOCK_END = re.compile(
     r"|details|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|h[1-6]|head|header"
     r"|hgroup|hr|html|li|main|menu|nav|ol|p|section|summary|table|tbody|td|tfoot|th|thead"
     r"|tr|ul)[ \t]*>[ \t]*$",
-    re.I,
-)
-#: a start or end tag of an element pandoc's Markdown reader takes for a block (HTML's and
-#: DocBook's, in any case; the same in pandoc 2.17, 3.6.1 and 3.9), or an HTML comment, on one
-#: line: a raw HTML block, and a block starts after it and the white space after it on
-#: its line (``<pre>@x.``, ``<!-- c --> @x.``: an example item's marker)
-_BLOCK_TAG = re.compile(
-    r"<(?:/?(?:address|applet|area|article|aside|audio|blockquote|body|button|canvas"
-    r"|caption|center|col|colgroup|dd|del|details|dir|div|dl|dt|embed|fieldset"
-    r"|figcaption|figure|footer|form|frameset|h[1-6]|head|header|hgroup|hr|html|iframe"
-    r"|ins|li|main|map|menu|meta|nav|noscript|object|ol|p|para|pre|progress|script"
-    r"|section|source|style|summary|svg|table|tbody|td|textarea|tfoot|th|thead|title|tr"
-    r"|ul|video"
-    # DocBook's
-    r"|calloutlist|caution|epigraph|equation|example|formalpara|glosslist|important"
-    r"|informalfigure|informaltable|itemizedlist|literallayout|mediaobject|note"
-    r"|orderedlist|procedure|programlisting|qandaset|screen|segmentedlist|sidebar|simpara"
-    r"|tip|variablelist|warning)(?=[\s/>])(?:[^<>\"'\n]|\"[^\"\n]*+\"|'[^'\n]*+')*+>"
-    r"|!--(?:[^-\n]|-(?!->))*+-->)[ \t]*+",
-    re.I,
-)
-#: a tag :data:`_BLOCK_TAG` matches that ends a paragraph a line of it starts with, as
-#: pandoc reads it (``a\n<div> @x.``): no comment, and none of the elements pandoc takes for
-#: a block or inline (``<ins>``, ``<video>``, ...), which it reads as inline HTML there
-_INTERRUPTING_TAG = re.compile(
-    r"</?(?!(?:audio|applet|button|iframe|embed|del|ins|progress|map|area|noscript|object"
-    r"|svg|video|source)(?=[\s/>]))[a-z]",
     re.I,
 )
 #: what may open a span that goes on past a heading's line (a code span, math, an HTML
@@ -267,14 +242,53 @@ def scan_blocks(
     )
 
 
+#: how many times a text is read again with the block elements' tags found in it
+_TAG_ROUNDS = 4
+
+
+def read_blocks(
+    path: Path, text: str, dialect: PandocDialect = PANDOC_3_9, metadata: bool = True
+) -> tuple[Blocks, _Scan]:
+    """The block structure of ``text`` and its inline reading, as the pandoc of ``dialect``
+    reads them.  A block element's tag the inline reading finds in a paragraph's text (not
+    at its line's start, nor in a bracket, code, a comment ...) ends the text there and a
+    block starts at it (``a <div> @x.`` opens an example list): the block pass reads the
+    text again with those tags, the inline reading after it, a few rounds at most."""
+    tags: set[int] = set()
+    blocks = _Reader(path, text, metadata, dialect).read()
+    scan = _dialect_scan(text, blocks, dialect)
+    for _ in range(_TAG_ROUNDS):
+        found = set(scan.block_tags) - tags
+        if not found:
+            break
+        tags |= found
+        blocks = _Reader(path, text, metadata, dialect, sorted(tags)).read()
+        scan = _dialect_scan(text, blocks, dialect)
+    return blocks, scan
+
+
+def _dialect_scan(text: str, blocks: Blocks, dialect: PandocDialect) -> _Scan:
+    return scan_blocks(
+        text,
+        blocks,
+        dialect.counted_brackets,
+        dialect.list_comments,
+        dialect.tex_at_letters,
+        dialect.tex_expandafter_words,
+    )
+
+
 def string_citations(value: str) -> tuple[list[tuple[str, int, int]], list[str]]:
     """The citations of a metadata string ``value``, which pandoc reads as a Markdown
     document of its own (blocks, code, math, comments, escapes as in the text; no metadata
     block in it), and the labels of its footnote references: ((key, start, end) in
     ``value``, labels)."""
     # lines of text alone make paragraphs: no block pass
-    blocks = _Reader(Path(), value, metadata=False).read() if _has_blocks(value) else Blocks()
-    scan = scan_blocks(value, blocks)
+    if _has_blocks(value):
+        blocks, scan = read_blocks(Path(), value, metadata=False)
+    else:
+        blocks = Blocks()
+        scan = scan_blocks(value, blocks)
     pending = scan.pending
     if blocks.notes:
         pending = unread_notes_dropped(pending, blocks.notes, scan.note_refs)
@@ -436,10 +450,18 @@ def _skip(line: str, i: int, col: int) -> tuple[int, int]:
 
 class _Reader:
     def __init__(
-        self, path: Path, text: str, metadata: bool = True, dialect: PandocDialect = PANDOC_3_9
+        self,
+        path: Path,
+        text: str,
+        metadata: bool = True,
+        dialect: PandocDialect = PANDOC_3_9,
+        tags: list[int] | None = None,
     ) -> None:
         self.path = path
         self.text = text
+        #: sorted offsets of the block elements' tags the inline reading found in the text
+        #: (see :attr:`~citewarden.parsing.markdown_inline._Scan.block_tags`)
+        self.tags = tags or []
         self.dialect = dialect
         #: a YAML metadata block may be read (not in a metadata string)
         self.metadata = metadata
@@ -708,6 +730,21 @@ class _Reader:
             self.note_lines = self.stack[-1]
             self.note_lines.col -= 4
 
+    def _forced_tag(self, start: int, end: int) -> int:
+        """The offset of the first tag of :attr:`tags` in ``text[start:end]``, or -1."""
+        k = bisect_left(self.tags, start)
+        return self.tags[k] if k < len(self.tags) and self.tags[k] < end else -1
+
+    def _cells_cut(self, line: str, start: int, end: int) -> None:
+        """A table row's cells from ``start`` to ``end`` (``line``'s): each block element's
+        tag of :attr:`tags` in a cell ends its text, pandoc drops the rest of the cell."""
+        tag = self._forced_tag(start, end)
+        while tag >= 0:
+            bar = line.find("|", tag - self.pos)
+            cell_end = end if bar < 0 else self.pos + bar
+            self.out.skip.append((tag, cell_end))
+            tag = self._forced_tag(cell_end, end)
+
     def _definition_marker(self, line: str, j: int) -> bool:
         """``line`` from ``j`` on starts with a definition's marker: ``:`` or ``~`` and
         white space, or, in pandoc 3.9, the line's end."""
@@ -825,6 +862,7 @@ class _Reader:
         # blank line, closed by "---" or "...".
         # in the lines a paragraph's comment or raw TeX covers, no block starts
         inside = pos < self.reach
+        text_end = len(line.rstrip())  # the end of the line's text
         if not inside and self.yaml and self.metadata and line.rstrip() == "---" and next_pos < n:
             nl2 = text.find("\n", next_pos)
             following = text[next_pos : n if nl2 < 0 else nl2]
@@ -970,6 +1008,7 @@ class _Reader:
             if "|" in rest and (self.table == "pipe" or rest[0] in "+|"):
                 if self.table == "pipe":
                     _add(self.out.rows, pos)
+                self._cells_cut(line, pos + j, line_end)
                 return next_pos  # a row
             self.table = None
             ok = True
@@ -1052,7 +1091,7 @@ class _Reader:
                     self.yaml = False
                     return _line_start_after(text, reference_end)
             if ok and (
-                (rel == 0 and _ATX.match(line, j))
+                (rel == 0 and _ATX.match(line, j) and self._forced_tag(pos + j, line_end) < 0)
                 or _is_rule(line, j)
                 or _GRID_TOP.match(line, j)
                 or _DIV_START.match(line, j)
@@ -1095,14 +1134,14 @@ class _Reader:
                     # a paragraph's line: the tag ends the paragraph, a block starts after it
                     or (
                         not lazy
-                        and tag.end() < len(line.rstrip())
+                        and tag.end() < text_end
                         and _INTERRUPTING_TAG.match(line, j) is not None
                     )
                 )
-                and (tag.end() < len(line.rstrip()) or self._html_block_line(line, j, next_pos))
+                and (tag.end() < text_end or self._html_block_line(line, j, next_pos))
                 and (
                     (element_end := self._verbatim_end(line, j, pos)) <= 0
-                    or (not inside and element_end - pos < len(line.rstrip()))
+                    or (not inside and element_end - pos < text_end)
                 )
             ):
                 if not ok:  # a paragraph's text ends before the tag
@@ -1116,7 +1155,7 @@ class _Reader:
                     ok = True
                     continue
                 # a raw HTML block's tag: what follows it on its line starts a block
-                if tag.end() >= len(line.rstrip()):
+                if tag.end() >= text_end:
                     self._after_block()
                     self.yaml = False
                     return next_pos
@@ -1218,7 +1257,24 @@ class _Reader:
                     label = marker.group().strip("(@.)")
                     if label:
                         self.out.examples.append(label)
-                return next_pos
+                forced = self._forced_tag(pos + k, line_end)
+                if forced < 0:
+                    return next_pos
+                # a block element's tag in the note's first line: a block starts at it
+                _add(self.out.breaks, forced + 1, self.out.breaks_since, self.run_start)
+                i, col = forced - pos, _column(line, k, c + k - j, forced - pos)
+                base = col
+                ok = True
+                continue
+            forced = self._forced_tag(pos + j + 1, line_end) if not inside else -1
+            if forced >= 0 and not _is_line_block_line(line, j):
+                # a block element's tag in the text: the text ends before it, a block
+                # starts at it (pandoc's inline reading stops there)
+                _add(self.out.breaks, forced + 1, self.out.breaks_since, self.run_start)
+                i, col = forced - pos, _column(line, j, c, forced - pos)
+                base = col
+                ok = True
+                continue
             break
         # a paragraph's line; of a line block, each line read apart
         if _is_line_block_line(line, j):
@@ -1237,6 +1293,8 @@ class _Reader:
             ):
                 # pandoc reads no inline HTML there: the line ends before the tag
                 self.out.skip.append((pos + k, line_end))
+            elif self.lines and (forced := self._forced_tag(pos + k, line_end)) >= 0:
+                self.out.skip.append((forced, line_end))  # so at a tag later in the line
         self.open = False
         self.para_first = ok and not caption
         if self.para_first:
@@ -1244,6 +1302,14 @@ class _Reader:
         self.pipe = self.para_first and "|" in line
         self._reach(line, pos + j, line_end)
         return next_pos
+
+
+def _column(line: str, j: int, col: int, k: int) -> int:
+    """The column of ``line[k]``, ``line[j]`` standing at column ``col`` (tabs stop every
+    four columns)."""
+    for ch in line[j:k]:
+        col += 4 - col % 4 if ch == "\t" else 1
+    return col
 
 
 def _marker_style(marker: str) -> str:

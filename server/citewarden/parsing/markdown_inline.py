@@ -110,6 +110,33 @@ _INLINE = re.compile(
     r"|(\{)"
     r"|(\*+|_+)"
 )
+#: a start or end tag of an element pandoc's Markdown reader takes for a block (HTML's and
+#: DocBook's, in any case; the same in pandoc 2.17, 3.6.1 and 3.9), or an HTML comment, on one
+#: line: a raw HTML block, and a block starts after it and the white space after it on
+#: its line (``<pre>@x.``, ``<!-- c --> @x.``: an example item's marker)
+_BLOCK_TAG = re.compile(
+    r"<(?:/?(?:address|applet|area|article|aside|audio|blockquote|body|button|canvas"
+    r"|caption|center|col|colgroup|dd|del|details|dir|div|dl|dt|embed|fieldset"
+    r"|figcaption|figure|footer|form|frameset|h[1-6]|head|header|hgroup|hr|html|iframe"
+    r"|ins|li|main|map|menu|meta|nav|noscript|object|ol|p|para|pre|progress|script"
+    r"|section|source|style|summary|svg|table|tbody|td|textarea|tfoot|th|thead|title|tr"
+    r"|ul|video"
+    # DocBook's
+    r"|calloutlist|caution|epigraph|equation|example|formalpara|glosslist|important"
+    r"|informalfigure|informaltable|itemizedlist|literallayout|mediaobject|note"
+    r"|orderedlist|procedure|programlisting|qandaset|screen|segmentedlist|sidebar|simpara"
+    r"|tip|variablelist|warning)(?=[\s/>])(?:[^<>\"'\n]|\"[^\"\n]*+\"|'[^'\n]*+')*+>"
+    r"|!--(?:[^-\n]|-(?!->))*+-->)[ \t]*+",
+    re.I,
+)
+#: a tag :data:`_BLOCK_TAG` matches that ends a paragraph a line of it starts with, as
+#: pandoc reads it (``a\n<div> @x.``): no comment, and none of the elements pandoc takes for
+#: a block or inline (``<ins>``, ``<video>``, ...), which it reads as inline HTML there
+_INTERRUPTING_TAG = re.compile(
+    r"</?(?!(?:audio|applet|button|iframe|embed|del|ins|progress|map|area|noscript|object"
+    r"|svg|video|source)(?=[\s/>]))[a-z]",
+    re.I,
+)
 _COMMENT, _AUTOLINK, _TICKS, _OPEN, _CLOSE, _BLANK = 1, 2, 3, 5, 6, 7
 _DASH_AT, _AT, _SHORTCODE, _ESCAPE, _MATH, _TAG, _BRACE, _STARS = 10, 13, 14, 4, 15, 16, 17, 18
 #: The cross-reference types Quarto knows without a ``crossref: custom:`` one: floats
@@ -169,6 +196,9 @@ class _Scan:
     suppressed: set[int] = field(default_factory=set)
     #: the footnote references read (``[^label]``): (label, offset of its ``[``)
     note_refs: list[tuple[str, int]] = field(default_factory=list)
+    #: where a tag that ends a paragraph stands in the text, outside brackets (pandoc's
+    #: inline reading stops at a block element's tag: a block starts there)
+    block_tags: list[int] = field(default_factory=list)
 
 
 def _scan(
@@ -298,6 +328,12 @@ def _scan(
                 bracket = stack.pop()
                 bracket.close(start, marks)
                 open_at, first_index = bracket.open_at, bracket.first_index
+                if bracket.blocked >= 0:
+                    # a block element's tag in it: pandoc drops its text from the tag on
+                    kept = [p for p in pending[first_index:] if p.start < bracket.blocked]
+                    if len(kept) < len(pending) - first_index:
+                        pending[first_index:] = kept
+                        bracket.recount(pending, marks)
                 if (
                     text[open_at + 1] == "^"
                     and open_at + 2 < start <= open_at + _MAX_NOTE_LABEL
@@ -312,7 +348,14 @@ def _scan(
                 if counted_brackets and bracket.bracketed:
                     balance = balance or Balance(text)
                 pos, members = _close_group(
-                    text, bracket, start, pending, marks, balance if counted_brackets else None
+                    text,
+                    bracket,
+                    start,
+                    pending,
+                    marks,
+                    balance if counted_brackets else None,
+                    # pandoc 3 before 3.8 alone still reads a group there
+                    bracket.blocked < 0 or counted_brackets,
                 )
                 pos = attributes.end(pos, par.start(pos))  # a span's, a link's
                 changed = False
@@ -365,6 +408,13 @@ def _scan(
                 if verbatim is None:
                     verbatim = Verbatim(text)
                 close = verbatim.end(start)
+            if _INTERRUPTING_TAG.match(text, start) and _BLOCK_TAG.match(text, start):
+                if stack:  # pandoc's reading of the bracket's text stops there
+                    if stack[-1].blocked < 0:
+                        stack[-1].blocked = start
+                elif not _ITEM_START.fullmatch(text, line_starts.of(start), start):
+                    # in a paragraph's text (one at its line's start is the block pass's)
+                    out.block_tags.append(start)
             if close > 0:  # a raw HTML block: it ends the paragraph
                 pos = close
                 stack.clear()
@@ -611,7 +661,10 @@ class _RawTex:
         chained = False
         while m is not None and m.group(1) == "expandafter":  # a chain: none joins a word
             chained = True
-            m = self._command.match(text, m.end())
+            pos = m.end()
+            m = self._command.match(text, pos)
+        if chained and m is None:
+            return pos
         if m is not None:
             word = _TEX_WORD.match(text, m.end())
             spaced = m.end() > m.end(1) and "*" not in text[m.end(1) : m.end()]
@@ -1092,6 +1145,7 @@ class _Bracket:
 
     __slots__ = (
         "at",
+        "blocked",
         "bracketed",
         "first_index",
         "followers",
@@ -1117,6 +1171,8 @@ class _Bracket:
         self.straddles = 0  # members that straddle their bracket's "]"
         self.own_straddles = 0  # of them, those not in a bracket inside it
         self.bracketed = 0  # members whose braced key holds a bracket
+        #: where the first block element's tag in it stands (-1: none)
+        self.blocked = -1
         #: the members in order, those of closed brackets inside as nested lists
         self.items: list[_Pending | list[Any]] = []
         #: its own members that are not the first of their part, and the last one's part
@@ -1246,18 +1302,21 @@ def _close_group(
     pending: list[_Pending],
     marks: _Marks,
     balance: Balance | None = None,
+    may_group: bool = True,
 ) -> tuple[int, list[_Pending] | None]:
     """A ``]`` closes ``bracket``: make it a citation group if pandoc would.  Returns where
     scanning resumes (after a link destination, if one follows) and the members grouped,
     else ``None`` (an empty list: its members are let go, a footnote reference's label).
     ``balance``: pandoc 3 before 3.8 counts the brackets in braced keys (see
-    :func:`_counted_group`)."""
+    :func:`_counted_group`).  ``may_group``: else it is no group (a link's text at most)."""
     open_at = bracket.open_at
     after = close_at + 1
     nxt = text[after : after + 1]
     if nxt == "(":  # link destination: not read as text
         end = _close_parens(text, after)
         return (end if end > 0 else after), None
+    if not may_group:
+        return after, None
     if not bracket.members or nxt in ("[", "{") or text[open_at - 1 : open_at] == "^":
         return after, None
     if text[open_at + 1 : open_at + 2] == "^" and not marks.space_in(open_at + 2, close_at):
