@@ -341,6 +341,8 @@ def test_separators_of_the_text_itself_stay() -> None:
     assert latex("Rock and roll, and more \\cite{a}; it goes on.")["a"] == (
         "Rock and roll, and more; it goes on."
     )
+    assert latex("Use one and/or the other \\cite{a}.")["a"] == "Use one and/or the other."
+    assert latex("Take it and/or \\cite{a}.")["a"] == "Take it and/or."
 
 
 def test_a_cross_reference_reads_as_a_placeholder_that_is_not_scored() -> None:

@@ -148,10 +148,11 @@ _EMPTY_GROUP = re.compile(
 #: what blanked citations leave before the sentence's end or a closing bracket: separators
 #: and a conjunction (``see \cite{a} and \cite{b}.``, ``see, for example, \cite{a}.``,
 #: ``unit: \cite{a}.``), and a comma doubled (``$T$, \cite{a}, which``)
+_CONJUNCTION = r"(?<![/-])\b(?:and|or)\b"  # a word of its own (``and/or`` is no conjunction)
 _DANGLING = re.compile(
-    r"(?:\s*(?:[,;:]|\b(?:and|or)\b))+(?=\s*[.!?;)\]])"
+    r"(?:\s*(?:[,;:]|" + _CONJUNCTION + r"))+(?=\s*[.!?;)\]])"
     # a conjunction that ends a sentence with no full stop (``See @a and @b or [@c]``)
-    r"|(?:\s*(?:[,;:]|\b(?:and|or)\b))*\s*\b(?:and|or)\Z",
+    r"|(?:\s*(?:[,;:]|" + _CONJUNCTION + r"))*\s*" + _CONJUNCTION + r"\Z",
     re.I,
 )
 _DOUBLED = re.compile(r",(?:\s*,)+")
