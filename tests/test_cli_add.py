@@ -384,6 +384,12 @@ def test_the_settings_are_the_bibliographys_projects_with_their_problems_shown(
             "cannot read fifo.bib: a named pipe (FIFO), not a regular file; it is not read\n",
         ),
         ("locked.bib", "cannot write locked.bib: the file is read-only (mode 0444)\n"),
+        (  # BibTeX would read the new entry as part of the one left open, and lose it
+            "open.bib",
+            "cannot write open.bib: the file was not parsed completely (1 syntax/encoding"
+            " problem(s), first: unclosed '{{' in the value of field 'title': no matching '}}'"
+            " before the end of the file); refusing to rewrite it — fix the syntax first\n",
+        ),
     ],
 )
 def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up(
@@ -391,8 +397,8 @@ def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up
 ) -> None:
     """A loop of symbolic links ended the command with a traceback after the look-up, a
     missing folder failed after it naming the temporary file, a FIFO was named with the
-    errno and the path again, and a read-only file was refused only after the look-up:
-    each is said before anything is asked."""
+    errno and the path again, a read-only file was refused only after the look-up, and an
+    entry was added after one left open: each is said before anything is asked."""
     import os
     from io import StringIO
 
@@ -409,6 +415,7 @@ def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up
     os.mkfifo(tmp_path / "fifo.bib")
     (tmp_path / "locked.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
     (tmp_path / "locked.bib").chmod(0o444)  # refused to root too: its owner locked it
+    (tmp_path / "open.bib").write_text("@article{a, title = {x\n", encoding="utf-8")
     args = argparse.Namespace(ids=["10.1/x"], bib=bib, key=None, offline=True, dry_run=False)
     out, err = StringIO(), StringIO()
     assert cli_add.run_add(args, out, err) == 2

@@ -34,9 +34,9 @@ from citewarden.addref.insert import (
 from citewarden.addref.lookup import Ambiguous, describe, identifier_lookup
 from citewarden.addref.present import Present, record_ids
 from citewarden.files import read_regular
-from citewarden.fix.plan import FixRefused
+from citewarden.fix.plan import FixRefused, check_complete
 from citewarden.fix.write import ABSENT, refuse_unwritable, write_atomically, write_target
-from citewarden.model import Entry
+from citewarden.model import BibFormat, Entry, ParsedBibliography
 from citewarden.model.findings import MAX_QUOTED
 from citewarden.parsing.dispatch import parse_file
 from citewarden.project import normalize_path
@@ -50,7 +50,13 @@ MAX_BIB = 64 * 1024 * 1024
 
 
 def _existing(path: Path, text: str, settings: Settings) -> Sequence[Entry]:
+    """The entries of the bibliography ``text``.  Raises :class:`FixRefused` for a BibTeX
+    file not read completely (:func:`~citewarden.fix.plan.check_complete`): BibTeX would
+    read an entry added at its end as part of one left open (``title = {x`` with no
+    closing brace), and lose it."""
     parsed = parse_file(path, text, settings)
+    if isinstance(parsed, ParsedBibliography) and parsed.format is BibFormat.BIBTEX:
+        check_complete(parsed)
     entries: Sequence[Entry] = getattr(parsed, "entries", ())
     return entries
 
