@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -24,6 +25,29 @@ def run_citewarden(
         text=True,
         timeout=timeout,
         check=False,
+    )
+
+
+def started(
+    args: list[str],
+    cwd: Path,
+    *,
+    closed: int | None = None,
+    env: Mapping[str, str] | None = None,
+    **streams: Any,
+) -> subprocess.CompletedProcess[Any]:
+    """``python -m citewarden ARGS`` in ``cwd`` as :func:`run_citewarden` runs it, its
+    standard streams as ``streams`` give them (``stdout=``, ``stderr=``, ``text=`` ... of
+    :func:`subprocess.run`), started without the descriptor ``closed`` (1 or 2), as
+    ``>&-`` starts a command; the exit code not checked."""
+    return subprocess.run(
+        [sys.executable, "-m", "citewarden", *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), **(env or {})},
+        timeout=120,
+        check=False,
+        preexec_fn=None if closed is None else lambda: os.close(closed),
+        **streams,
     )
 
 

@@ -108,22 +108,13 @@ def test_a_full_standard_output_is_an_error_not_a_traceback(project: Path, fmt: 
 def test_a_closed_standard_output_is_an_error_not_a_traceback(project: Path, fmt: str) -> None:
     """Started with standard output closed (>&-), the report ended in a traceback with exit
     status 1, as if the check had found errors."""
-    import os
     import subprocess
-    import sys
 
-    from cli_process import ROOT
+    from cli_process import started
 
-    done = subprocess.run(
-        [sys.executable, "-m", "citewarden", "check", "main.tex", "--no-verify", "--format", fmt],
-        cwd=project,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=lambda: os.close(1),
+    args = ["check", "main.tex", "--no-verify", "--format", fmt]
+    done = started(
+        args, project, closed=1, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
     assert done.returncode == cli.EXIT_USAGE
     assert done.stderr == (

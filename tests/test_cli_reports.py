@@ -23,6 +23,7 @@ import yaml
 
 from citewarden import cli
 from citewarden.batch import MAX_LIST_PATHS, ListFileError, expand_inputs, read_list
+from cli_process import started
 from paths import DATA
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -444,9 +445,10 @@ def test_fix_writes_only_the_corrections(
     ]
 
 
-def patched(project: Path, diff: str) -> None:
-    """Apply ``diff`` in ``project`` with the real patch(1), as a user would."""
-    (project / "fix.patch").write_text(diff, encoding="utf-8", newline="")
+def patched(project: Path, diff: str | bytes) -> None:
+    """Apply ``diff`` (text, or its bytes) in ``project`` with the real patch(1), as a user
+    would."""
+    (project / "fix.patch").write_bytes(diff if isinstance(diff, bytes) else diff.encode())
     patch = shutil.which("patch")
     assert patch is not None, "patch is missing"
     done = subprocess.run(
@@ -498,23 +500,9 @@ def test_a_diff_standard_output_cannot_take_is_an_error_not_a_traceback(
     verified_project: Path,
 ) -> None:
     """--diff to a full disk (``> /dev/full``) ended in a traceback with exit status 1."""
-    import subprocess
-    import sys
-
-    from cli_process import ROOT
-
     args = ["check", "refs.bib", *VERIFY, "--diff", "-o", "report.txt"]
     with open("/dev/full", "w") as full:
-        done = subprocess.run(
-            [sys.executable, "-m", "citewarden", *args],
-            cwd=verified_project,
-            env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
-            stdout=full,
-            stderr=subprocess.PIPE,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        done = started(args, verified_project, stdout=full, stderr=subprocess.PIPE, text=True)
     assert done.returncode == 2
     assert done.stderr.endswith(
         "citewarden: error: cannot write the diff to standard output: No space left on device\n"
@@ -526,8 +514,6 @@ def test_a_diff_standard_output_cannot_take_is_an_error_not_a_traceback(
 def test_a_reader_that_goes_away_ends_the_run_quietly(tmp_path: Path) -> None:
     """``check ... | head`` ended in a BrokenPipeError traceback once the reader closed the
     pipe: the run ends without one, with the status of a program SIGPIPE ends (141)."""
-    from cli_process import ROOT
-
     (tmp_path / "refs.bib").write_text(
         "".join(f"@misc{{k{i}, title = {{Title {i}}}}}\n" for i in range(3000)), encoding="utf-8"
     )
@@ -565,16 +551,13 @@ def test_a_diff_to_a_closed_standard_output_is_an_error_not_a_traceback(
     """--diff with standard output closed (>&-) ended in a traceback, the JSON report
     written to its file."""
     args = ["check", "refs.bib", *VERIFY, "--diff", "--format", "json", "-o", "r.json"]
-    done = subprocess.run(
-        [sys.executable, "-m", "citewarden", *args],
-        cwd=verified_project,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+    done = started(
+        args,
+        verified_project,
+        closed=1,
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=lambda: os.close(1),
     )
     assert done.returncode == 2
     assert done.stderr.endswith(
@@ -589,16 +572,14 @@ def test_fix_with_standard_error_closed_fixes_and_keeps_its_exit_status(
     """Started with standard error closed (2>&-), --fix wrote the file, then its first line
     to standard error ended the run in a traceback (exit status 1), and the text summary
     went to standard output after the report."""
-    done = subprocess.run(
-        [sys.executable, "-m", "citewarden", "check", "refs.bib", *VERIFY, "--fix"],
-        cwd=verified_project,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+    args = ["check", "refs.bib", *VERIFY, "--fix"]
+    done = started(
+        args,
+        verified_project,
+        closed=2,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=lambda: os.close(2),
     )
     assert done.returncode == 0  # the mismatches are warnings
     assert (verified_project / "refs.bib").read_bytes() == FIXED
@@ -666,21 +647,11 @@ def test_the_diff_is_utf8_whatever_the_output_encoding(verified_project: Path) -
     note = "  note    = {\u03b1 and \u738b},\r\n"
     bib.write_bytes(BIB.replace("  pages   = {303", note + "  pages   = {303").encode())
     args = ["check", "refs.bib", *VERIFY, "--diff", "-o", "report.txt"]
-    done = subprocess.run(
-        [sys.executable, "-m", "citewarden", *args],
-        cwd=verified_project,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), "PYTHONIOENCODING": "cp1252"},
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    env = {"PYTHONIOENCODING": "cp1252"}
+    done = started(args, verified_project, env=env, capture_output=True)
     assert done.returncode == 0, done.stderr
     assert (" " + note).encode() in done.stdout
-    (verified_project / "fix.patch").write_bytes(done.stdout)
-    patched = subprocess.run(
-        ["patch", "-p1", "-i", "fix.patch"], cwd=verified_project, capture_output=True, timeout=60
-    )
-    assert patched.returncode == 0, patched.stdout
+    patched(verified_project, done.stdout)
     assert bib.read_bytes() == FIXED.replace(
         b"  pages   = {303", note.encode() + b"  pages   = {303"
     )
