@@ -720,3 +720,12 @@ def test_inline_code_run_when_rendered_shows_no_source(text: str, shown: str) ->
     """R Markdown's `` `r x` `` and Quarto's `` `{python} x` `` show a value computed when the
     document is rendered, not their source (``r nrow(df)`` was shown); other code stays."""
     assert sentence(text, markdown=True) == shown
+
+
+def test_a_tab_command_in_a_tabbing_sets_no_accent() -> None:
+    """In a tabbing environment ``\\=`` and ``\\>`` set tab stops, not a macron: the word
+    after them stays whole (``Deep nets``, where ``Deep n\u0304ets`` was shown), and
+    ``\\=`` outside one is still a macron."""
+    text = "\\begin{tabbing}Deep \\= nets \\cite{a} \\\\ next \\> row\\end{tabbing}"
+    assert sentence(text) == "Deep nets"
+    assert sentence("M\\=uller outside \\cite{a}. Next.") == "M\u016bller outside."

@@ -130,7 +130,23 @@ def mask_latex(text: str) -> str:
             parts += (text[pos : m.start()], _math(source, inner, opener != "$"))
             pos = at = end
     parts.append(text[pos:])
-    return "".join(parts)
+    masked = "".join(parts)
+    return _tabbing_marks_blanked(masked) if "{tabbing}" in masked else masked
+
+
+#: a tabbing environment, and in it a tab command (``\\=``, ``\\>``, ``\\<``, ``\\+``,
+#: ``\\-``, ``\\'``, ``\\```), which sets no text (``\\=`` is no macron there)
+_TABBING = re.compile(r"\\begin\{tabbing\}.*?(?:\\end\{tabbing\}|\Z)", re.S)
+_ESCAPED = re.compile(r"\\[\s\S]")
+
+
+def _tab_blanked(m: re.Match[str]) -> str:
+    return "  " if m.group()[1] in "=><+-'`" else m.group()
+
+
+def _tabbing_marks_blanked(masked: str) -> str:
+    """``masked`` with the tab commands of its tabbing environments as spaces."""
+    return _TABBING.sub(lambda m: _ESCAPED.sub(_tab_blanked, m.group()), masked)
 
 
 _NOT_NEWLINE = re.compile(r"[^\n]")
