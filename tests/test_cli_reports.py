@@ -25,6 +25,7 @@ from citewarden import cli
 from citewarden.batch import MAX_LIST_PATHS, ListFileError, expand_inputs, read_list
 from cli_process import started
 from paths import DATA
+from snapshots import VERIFY, write_snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 JSS = DATA / "fix" / "jss-bibliography.bib"
@@ -398,18 +399,11 @@ FIXED = (
 
 @pytest.fixture
 def verified_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    lines = []
-    for name in RECORDS:
-        data = json.loads((DATA / "api" / "crossref" / name).read_text(encoding="utf-8"))
-        lines.append(json.dumps({"message": data.get("message", data)}))
-    (tmp_path / "snapshot.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_snapshot(tmp_path, *RECORDS)
     (tmp_path / "refs.bib").write_bytes(BIB.encode())
     monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
-
-
-VERIFY = ["--offline", "--snapshot", "snapshot.jsonl"]
 
 
 def test_diff_prints_the_corrections_and_changes_nothing(

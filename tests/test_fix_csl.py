@@ -20,7 +20,7 @@ from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.verify.authors import csl_names
 from citewarden.verify.plain_text import latex_to_text
 from pandoc_json import csljson
-from paths import DATA
+from snapshots import VERIFY, write_snapshot
 
 JSON_TEXT = """[
   {
@@ -328,18 +328,10 @@ CSL_REFS = """[
 RECORDS = ("refchecker_get_by_doi_a6fdc5bb97.json", "refchecker_get_by_doi_efb3cb1d62.json")
 
 
-#: Offline verification against the recorded records.
-VERIFY = ["--offline", "--snapshot", "snapshot.jsonl"]
-
-
 @pytest.fixture
 def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder with the snapshot of the recorded records, the working directory."""
-    lines = []
-    for name in RECORDS:
-        data = json.loads((DATA / "api" / "crossref" / name).read_text(encoding="utf-8"))
-        lines.append(json.dumps({"message": data.get("message", data)}))
-    (tmp_path / "snapshot.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_snapshot(tmp_path, *RECORDS)
     monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
     return tmp_path
