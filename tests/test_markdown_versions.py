@@ -116,6 +116,13 @@ ALIKE = [
     # an HTML comment over lines, with text after it: a block starts after it there
     "<!-- @a1\nb --> @x1.\n\n<!-- a\nb -->     @x2. y\n\n<!-- a\nb --> see @c1\n  more @c2\n\n"
     "p\n<!-- a\nb --> @c3.\n",
+    # in a block quote or a list item too
+    "> <!-- a\n> b --> @x1.\n\n- <!-- a\n  b --> @x2.\n\n> <!-- a\nb --> @x3.\n\n"
+    "- a\n\n  <!-- a\n  b --> @x4.\n\n> <!-- a\n> b --> @c1 y\n> more @c2\n",
+    # a block element's tag over lines: a raw HTML block, a block starts after it
+    '<div\nclass="a"> @x1.\n\na\n<p\nclass="a"> @x2.\n\n<div\n\nclass="a">\n@x3.\n\n'
+    'a <div\nclass="a"> @x4.\n\n- <div\n  class="a"> @x5.\n\n<p\nclass="a"> @c1 y\n\n'
+    '<span\nclass="a"> @c2.\n',
     # a verbatim element closed on a later line with text after it: a block starts there
     "<pre> a\n</pre> see @c1\n\n<pre> @a1\n</pre>   @x2. y\n",
     # but a verbatim element a closing tag closes is no block's start in a container

@@ -49,6 +49,7 @@ from citewarden.parsing.markdown_inline import (
     _Pending,
     _Scan,
     _scan,
+    block_tag_end,
 )
 from citewarden.parsing.pandoc_syntax import PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import Metadata, read_metadata
@@ -508,6 +509,9 @@ class _Reader:
         self.no_comment_end = len(text) + 1
         #: the start of the line being read
         self.pos = 0
+        #: where the rest of a line after a raw HTML block that ended on it starts: it is
+        #: read as a line in the containers open there
+        self.resume = -1
         #: the line before it was blank (in the containers it went on in, or as it stands)
         self.after_blank = True
         #: a list item ended on the line being read
@@ -730,6 +734,26 @@ class _Reader:
             self.note_lines = self.stack[-1]
             self.note_lines.col -= 4
 
+    def _resumable(self, pos: int, end: int) -> bool:
+        """A raw HTML block from the line at ``pos`` to ``end`` is read whole in the
+        containers: no blank line ends a block quote in it, no list item's marker the
+        innermost item (pandoc 3.9)."""
+        if any(box.quote for box in self.stack) and _BLANK_LINE.search(self.text, pos, end):
+            return False
+        return not (self.items and self._ends_item(pos, end))
+
+    def _resume(self, end: int) -> int:
+        """After a raw HTML block that ends at ``end`` on a later line: where the next
+        block starts, the white space after it passed over; the rest of that line, read
+        in the containers as a line of its own (see :attr:`resume`), or the next line."""
+        text = self.text
+        while end < len(text) and text[end] in " \t\r":
+            end += 1
+        if end >= len(text) or text[end] == "\n":
+            return min(end + 1, len(text))
+        self.resume = end
+        return end
+
     def _forced_tag(self, start: int, end: int) -> int:
         """The offset of the first tag of :attr:`tags` in ``text[start:end]``, or -1."""
         k = bisect_left(self.tags, start)
@@ -896,7 +920,11 @@ class _Reader:
                         element_end += 1
                     return element_end
                 return after
-        matched, i, col, base = self._match(line, len(self.stack))
+        if pos == self.resume:  # the rest of a line after a raw HTML block
+            matched, i, col, base = len(self.stack), 0, 0, 0
+        else:
+            matched, i, col, base = self._match(line, len(self.stack))
+        self.resume = -1
         j, c = _skip(line, i, col)
         if j >= len(line):  # blank, in the containers it goes on in
             if line.strip():  # a paragraph ends where a blank line does
@@ -1166,6 +1194,20 @@ class _Reader:
                 self._after_block()  # an end tag ends a paragraph in its element
                 self.yaml = False
                 return next_pos
+            elif (
+                ch == "<"
+                and not inside
+                and (ok or (not lazy and _INTERRUPTING_TAG.match(line, j) is not None))
+                and _VERBATIM_TAG.match(line, j) is None
+                and not any(box.quote for box in self.stack)
+                and (tag_end := block_tag_end(text, pos + j)) > line_end
+            ):
+                # a block element's tag over lines: a raw HTML block, a block starts after it
+                if not ok:
+                    self._break()
+                self._after_block()
+                self.yaml = False
+                return self._resume(tag_end)
             elif ok and line.startswith("<!--", j):
                 comment_end = self._comment_end(pos + j + 4)
                 if (
@@ -1180,14 +1222,13 @@ class _Reader:
                     self._after_block()
                     self.yaml = False
                     return comment_end
-                after = text.find("-->", pos + j + 4) + 3
-                if not self.stack and after > line_end:
+                start = pos + j + 4
+                after = text.find("-->", start) + 3 if start < self.no_comment_end else -1
+                if after > line_end and self._resumable(pos, after):
                     # a comment over lines with text after it: a block starts after it
                     self._after_block()
                     self.yaml = False
-                    while after < len(text) and text[after] in " \t":
-                        after += 1
-                    return after
+                    return self._resume(after)
             marker = None if caption else (_BULLET.match(line, j) or _ORDERED.match(line, j))
             if (
                 marker is not None

@@ -114,8 +114,8 @@ _INLINE = re.compile(
 #: DocBook's, in any case; the same in pandoc 2.17, 3.6.1 and 3.9), or an HTML comment, on one
 #: line: a raw HTML block, and a block starts after it and the white space after it on
 #: its line (``<pre>@x.``, ``<!-- c --> @x.``: an example item's marker)
-_BLOCK_TAG = re.compile(
-    r"<(?:/?(?:address|applet|area|article|aside|audio|blockquote|body|button|canvas"
+_BLOCK_NAMES = (
+    r"(?:address|applet|area|article|aside|audio|blockquote|body|button|canvas"
     r"|caption|center|col|colgroup|dd|del|details|dir|div|dl|dt|embed|fieldset"
     r"|figcaption|figure|footer|form|frameset|h[1-6]|head|header|hgroup|hr|html|iframe"
     r"|ins|li|main|map|menu|meta|nav|noscript|object|ol|p|para|pre|progress|script"
@@ -125,10 +125,30 @@ _BLOCK_TAG = re.compile(
     r"|calloutlist|caution|epigraph|equation|example|formalpara|glosslist|important"
     r"|informalfigure|informaltable|itemizedlist|literallayout|mediaobject|note"
     r"|orderedlist|procedure|programlisting|qandaset|screen|segmentedlist|sidebar|simpara"
-    r"|tip|variablelist|warning)(?=[\s/>])(?:[^<>\"'\n]|\"[^\"\n]*+\"|'[^'\n]*+')*+>"
-    r"|!--(?:[^-\n]|-(?!->))*+-->)[ \t]*+",
+    r"|tip|variablelist|warning)(?=[\s/>])"
+)
+_BLOCK_TAG = re.compile(
+    r"<(?:/?"
+    + _BLOCK_NAMES
+    + r"(?:[^<>\"'\n]|\"[^\"\n]*+\"|'[^'\n]*+')*+>|!--(?:[^-\n]|-(?!->))*+-->)[ \t]*+",
     re.I,
 )
+#: such a tag over lines (pandoc reads a tag's attributes over line breaks and blank
+#: lines), the white space after it; matched within :data:`MAX_TAG` characters
+_BLOCK_TAG_LINES = re.compile(
+    r"</?" + _BLOCK_NAMES + r"(?:[^<>\"']|\"[^\"]*+\"|'[^']*+')*+>[ \t]*+", re.I
+)
+#: Longest tag read over lines, in characters.
+MAX_TAG = 4_000
+
+
+def block_tag_end(text: str, i: int) -> int:
+    """``text[i]`` opens a block element's start or end tag: the offset after it and the
+    white space after it on its line (it may go on over lines), or -1."""
+    m = _BLOCK_TAG_LINES.match(text, i, i + MAX_TAG)
+    return m.end() if m is not None else -1
+
+
 #: a tag :data:`_BLOCK_TAG` matches that ends a paragraph a line of it starts with, as
 #: pandoc reads it (``a\n<div> @x.``): no comment, and none of the elements pandoc takes for
 #: a block or inline (``<ins>``, ``<video>``, ...), which it reads as inline HTML there
@@ -408,7 +428,7 @@ def _scan(
                 if verbatim is None:
                     verbatim = Verbatim(text)
                 close = verbatim.end(start)
-            if _INTERRUPTING_TAG.match(text, start) and _BLOCK_TAG.match(text, start):
+            if _INTERRUPTING_TAG.match(text, start) and block_tag_end(text, start) > 0:
                 if stack:  # pandoc's reading of the bracket's text stops there
                     if stack[-1].blocked < 0:
                         stack[-1].blocked = start
