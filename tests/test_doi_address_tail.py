@@ -106,6 +106,20 @@ async def test_a_query_doi_org_does_not_know_is_the_fault_and_the_bare_doi_the_f
     assert not replay.unmatched
 
 
+async def test_the_bare_doi_of_another_work_is_named_as_the_doi_that_was_found(
+    replay: ReplayServer, replay_http: HttpClient
+) -> None:
+    """The DOI without the query is another work's: that DOI is the one named."""
+    queried = f"{DOI}?utm_source=x"
+    not_held(replay, quote(queried, safe="/"))
+    fields = {"title": "Gravity waves from nowhere", "author": "Roe, Richard"}
+    entry = make_entry("other", "article", {**fields, "doi": f"https://doi.org/{queried}"})
+    v = await _verifier(replay, replay_http).verify(entry)
+    (issue,) = [i for i in v.issues if i.code is Code.DOI_OTHER_WORK]
+    assert issue.message.startswith(f"DOI {DOI} belongs to a different work")
+    assert not replay.unmatched
+
+
 async def test_a_url_fields_query_is_no_fault(
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:

@@ -37,7 +37,7 @@ class IdLookup(SourceCalls):
                 # which its registry does not know: the DOI without them may be the work's
                 await self._by_doi(ev, tail.doi)
                 if ev.id_state is IdState.FOUND:
-                    ev.id_tail = tail
+                    ev.id_tail, ev.id_value = tail, tail.doi
                 elif ev.id_state is not IdState.MISSING:
                     # the reading without the tail could not be checked: nothing is known
                     ev.id_state, ev.id_missing_from = IdState.FAILED, None

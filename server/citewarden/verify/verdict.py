@@ -222,7 +222,7 @@ def _address_tail(ev: Evidence) -> tuple[tuple[Issue, ...], dict[str, str]]:
     issue = Issue(
         Code.INVALID_IDENTIFIER,
         f"the DOI is written as a doi.org address ending in '{tail.tail}', which is no "
-        f"part of the DOI: doi.org has no DOI {ev.id_value}, and {tail.doi} is this work",
+        f"part of the DOI: doi.org has no DOI {ev.entry.doi}, and {tail.doi} is this work",
         "doi",
     )
     return (issue,), {"doi": tail.doi}
