@@ -275,6 +275,20 @@ def test_a_list_of_more_paths_than_the_limit_is_refused(tmp_path: Path) -> None:
         expand_inputs([], ["-"], cwd=tmp_path, stdin=io.StringIO("x" * 100_000 + "\n"))
 
 
+@pytest.mark.parametrize("given", [["--files-from", "-"], ["@-"]])
+def test_a_list_on_a_closed_standard_input_is_a_usage_error(
+    tmp_path: Path, given: list[str]
+) -> None:
+    """``citewarden check --files-from - <&-`` ended in an AttributeError traceback."""
+    done = started(
+        ["check", "--no-verify", *given], tmp_path, closed=0, capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "citewarden: error: standard input is closed; there is no list to read\n"
+    )
+
+
 @pytest.mark.parametrize("line", [b"main.tex\n", b"x" * 4096], ids=["paths", "one-line"])
 def test_an_endless_list_on_standard_input_is_a_usage_error(tmp_path: Path, line: bytes) -> None:
     """``yes main.tex | citewarden check --files-from -`` read until memory ran out (a

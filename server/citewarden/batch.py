@@ -83,7 +83,10 @@ def _stdin_lines(stream: TextIO) -> Iterable[str]:
 
 def _read_list_file(name: str, cwd: Path, stdin: TextIO | None) -> list[str]:
     if name == "-":
-        return read_list(_stdin_lines(stdin or sys.stdin), "standard input")
+        stream = stdin or sys.stdin
+        if stream is None:  # started with it closed (<&-): Python gives None
+            raise ListFileError("standard input is closed; there is no list to read")
+        return read_list(_stdin_lines(stream), "standard input")
     path = cwd / name
     try:
         data = read_regular(path, MAX_LIST_BYTES)
