@@ -268,6 +268,31 @@ def test_a_double_star_folder_also_stands_for_no_folder(
     assert is_ignored(settings, tmp_path / relative, []) is named
 
 
+def test_many_double_star_folders_are_read_in_bounded_time(tmp_path: Path) -> None:
+    """Each **/ of an ignore pattern was dropped in every order, one way after another: a
+    pattern of ten took 17 seconds a file, and a few more hung the check and the server.
+    A run of them reads as one; past the fourth apart, each stands for one folder or more,
+    and the settings say so."""
+    (tmp_path / "drafts").mkdir()
+    (tmp_path / "drafts" / "d.tex").write_text(
+        "\\cite{ghost}\n\\bibliography{../refs}\n", encoding="utf-8"
+    )
+    (tmp_path / "main.tex").write_text("\\cite{lost}\n\\bibliography{refs}\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    patterns = ["**/" * 40 + "drafts/*", "**/a/" * 12 + "x", "**/" * 5000 + "y"]
+    (tmp_path / ".citewarden.toml").write_text(f"ignore = {json.dumps(patterns)}\n")
+    result = run_citewarden(["check", ".", "--no-verify", "--format", "json"], tmp_path, None, 60)
+    dangling = json.loads(result.stdout)["citations"]["dangling"]
+    assert [d["key"] for d in dangling] == ["lost"], result.stderr
+    assert "has more than 4 '**/' apart" in result.stderr
+    assert result.stderr.count("'**/' apart") == 1, result.stderr
+    settings = Settings(ignore=("**/a/" * 6 + "d.tex",), ignore_base=tmp_path)
+    assert is_ignored(settings, tmp_path / ("x/a/" * 6 + "d.tex"), [])
+    assert is_ignored(settings, tmp_path / ("a/" * 4 + "x/a/y/a/" + "d.tex"), [])
+    assert not is_ignored(settings, tmp_path / ("a/" * 6 + "d.tex"), [])  # the 5th, 6th
+    assert not is_ignored(settings, tmp_path / "a/a/a/a/a/d.tex", [])
+
+
 def test_three_quotes_inside_a_one_line_string_open_no_string(tmp_path: Path) -> None:
     """Three quotes inside a one-line string or a comment were taken for the start of a
     multi-line string, and every key after them lost its line; a multi-line string's own

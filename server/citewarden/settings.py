@@ -15,6 +15,7 @@ import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -477,6 +478,14 @@ def merge_settings(
             elif name == "ignore":
                 changes[name] = _str_items(value, key, origin, problems)
                 changes["ignore_base"] = folder
+                for pattern in changes[name]:
+                    if many_any_folders(pattern):
+                        message = (
+                            f"pattern {pattern[:80]!r} has more than {MAX_ANY_FOLDERS} '**/' "
+                            f"apart; the first {MAX_ANY_FOLDERS} may stand for no folder, the "
+                            "others stand for one folder or more"
+                        )
+                        problems.append(SettingsProblem(origin, key, message))
             elif name == "pandoc_version":
                 if not isinstance(value, str) or (
                     value.strip() and parse_version(value.strip()) is None
@@ -820,16 +829,35 @@ def is_ignored(settings: Settings, path: Path, folders: Sequence[Path]) -> bool:
     return any(glob_match(name, pattern) for name in names for pattern in settings.ignore)
 
 
+#: The ``**/`` of an ignore pattern that may each stand for no folder at all, the first so
+#: many of them (a pattern is read in 2 ** n ways); those after stand for one folder or more.
+MAX_ANY_FOLDERS = 4
+_ANY_FOLDERS_RUN = re.compile(r"(?:\*\*/){2,}")
+
+
 def glob_match(name: str, pattern: str) -> bool:
     """Whether the relative path ``name`` matches the ignore pattern ``pattern``, read by
     ``fnmatch`` where each ``**/`` also stands for no folder at all, as in a .gitignore
     or VS Code's ``files.exclude``: ``**/drafts/*`` names ``drafts/a.tex`` and
     ``**/*.bak.bib`` a ``refs.bak.bib`` beside the settings file, which they did not."""
-    if fnmatch(name, pattern):
-        return True
-    start = pattern.find("**/")
-    while start != -1:
-        if glob_match(name, pattern[:start] + pattern[start + 3 :]):
-            return True
-        start = pattern.find("**/", start + 3)
-    return False
+    return any(fnmatch(name, way) for way in _readings(pattern))
+
+
+@lru_cache(maxsize=256)
+def _readings(pattern: str) -> tuple[str, ...]:
+    """``pattern`` with each choice of its first :data:`MAX_ANY_FOLDERS` ``**/`` dropped, a
+    run of them read as one (``**/**/`` names what ``**/`` does): each was dropped in
+    every order, so ten of them took 17 seconds a file and a few more hung the server."""
+    parts = _ANY_FOLDERS_RUN.sub("**/", pattern).split("**/")
+    head, rest = parts[: MAX_ANY_FOLDERS + 1], parts[MAX_ANY_FOLDERS + 1 :]
+    tail = "".join("**/" + part for part in rest)
+    ways = [head[0]]
+    for part in head[1:]:
+        ways = [w + sep + part for w in ways for sep in ("**/", "")]
+    return tuple(dict.fromkeys(w + tail for w in ways))
+
+
+def many_any_folders(pattern: str) -> bool:
+    """Whether more ``**/`` of ``pattern`` than :data:`MAX_ANY_FOLDERS` are read as one
+    folder or more only (:func:`_readings`)."""
+    return _ANY_FOLDERS_RUN.sub("**/", pattern).count("**/") > MAX_ANY_FOLDERS
