@@ -244,6 +244,17 @@ async def test_retries_are_bounded(replay: ReplayServer) -> None:
     assert replay.requests_to("/crossref") == 3
 
 
+async def test_a_retry_after_past_a_day_is_said_as_more_than_a_day(replay: ReplayServer) -> None:
+    """``Retry-After: 1e308``: the reason says more than a day, where it printed the
+    309 digits of the number."""
+    http = fake_client(FakeClock())
+    replay.inject("429", path="/crossref", retry_after="1e308")
+    reply = await http.get(replay.base_url("crossref") + CROSSREF_DOI, lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Failure)
+    assert reply.reason == "rate limited: retry after more than a day"
+
+
 async def test_retry_after_beyond_the_cap_fails_at_once(replay: ReplayServer) -> None:
     clock = FakeClock()
     http = fake_client(clock, retry=RetryPolicy(max_retry_after=60))

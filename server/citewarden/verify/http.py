@@ -499,7 +499,7 @@ class HttpClient:
             wait = retry_after if retry_after is not None else self.retry.backoff(status_attempts)
             if wait > self.retry.max_retry_after:
                 return self._fail(
-                    method, url, Failure(f"{label}: retry after {wait:.0f} s", outcome.status)
+                    method, url, Failure(f"{label}: retry after {_wait(wait)}", outcome.status)
                 )
             if retry_after is None and outcome.status in {429, 503}:
                 bucket.pause(wait)  # every request on this lane waits, not only this one
@@ -557,3 +557,9 @@ def user_agent(mailto: str | None) -> str:
 
     sent = mailto and not header_value_problem(mailto)  # never a line break in a header
     return f"citewarden/{__version__}" + (f" (mailto:{mailto})" if sent else "")
+
+
+def _wait(seconds: float) -> str:
+    """A wait a service asked for, as a reason says it (``30 s``); past the day a pause
+    lasts at most, ``more than a day`` (``Retry-After: 1e308`` is no number to print)."""
+    return f"{seconds:.0f} s" if seconds <= 86400 else "more than a day"
