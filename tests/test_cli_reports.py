@@ -574,6 +574,31 @@ def test_a_diff_to_a_closed_standard_output_is_an_error_not_a_traceback(
     assert (verified_project / "refs.bib").read_bytes() == BIB.encode()
 
 
+def test_fix_and_a_batch_with_standard_output_closed_say_their_summary_on_standard_error(
+    verified_project: Path,
+) -> None:
+    """With the report in a file and standard output closed (>&-), the summary of a batch
+    and the end of --fix wrote to it and ended the run in an AttributeError traceback,
+    --fix's files written: the summary goes to standard error."""
+    (verified_project / "empty.bib").write_text("", encoding="utf-8")
+    args = ["check", "refs.bib", "empty.bib", *VERIFY, "--fix", "-o", "r.txt"]
+    done = started(
+        args,
+        verified_project,
+        closed=1,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr  # the mismatches are warnings
+    assert "Traceback" not in done.stderr
+    assert (verified_project / "refs.bib").read_bytes() == FIXED
+    lines = done.stderr.splitlines()
+    assert any(line.startswith("refs.bib ") for line in lines)  # the table of the files
+    assert "corrected 3 fields in 2 entries" in done.stderr
+    assert lines[-1].endswith("in 2 files")
+
+
 def test_fix_with_standard_error_closed_fixes_and_keeps_its_exit_status(
     verified_project: Path,
 ) -> None:

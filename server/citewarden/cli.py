@@ -583,7 +583,9 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
             for p in audit.findings
             if is_document(p) or is_bibliography(p) or is_metadata(p) or p in audit.scope
         )
-        stream = sys.stderr if args.output is None else sys.stdout
+        # beside a report on standard output, on standard error; to standard error too when
+        # standard output is closed (>&-)
+        stream = sys.stderr if args.output is None or sys.stdout is None else sys.stdout
         if len(args.paths) > 1:  # batch input: one summary row per file
             stream.write(visible_lines(_batch_table(audit, cwd)))
         if audit.verdicts:
@@ -650,7 +652,7 @@ def _fix(
         return run_fix(
             verified,
             diff=args.diff,
-            out=sys.stdout,
+            out=sys.stdout or sys.stderr,  # (closed with --fix: nothing is written to it)
             err=sys.stderr,
             display=lambda p: display_path(p, cwd),
             decoding=csl_decoding(),
