@@ -157,6 +157,9 @@ ALIKE = [
     # header), no code: pandoc reads them first
     "    code @k1\n---\n\n        d `@k5\n---\n`\n\n> x\n>\n>     a @k2\n> ===\n\n"
     "    c @k4\n    ---\n\n- x\n\n      b @k3\n  ---\n",
+    # or before the line under a simple table's header, a row after it (no row: code)
+    "    a @k1 c\n--- ---\nx   @k2\n\n    a @k3 c\n  --- ---\nx\n\np\n\n    a @k4\n--- ---\n\n"
+    "    a @k5 c\n---  ---  ---\n",
     # \\emph, \\textbf ... take the character after their name as their argument: the key
     # after it is no word's; \\foo and \\section take none
     "a \\emph x@b, \\textbf 1@c and \\emph\nx@d, \\textit-@e, \\emph xy@f\n\n"

@@ -685,6 +685,23 @@ class _Reader:
         j, c = _skip(following, i, col)
         return matched == len(self.stack) and c == base and _SETEXT.match(following, j) is not None
 
+    def _table_header(self, next_pos: int) -> bool:
+        """The line at ``next_pos`` is the line under a simple table's header of two
+        columns or more (dashes, up to three columns in, in the containers of the line
+        being read) and a line with text follows it: the line being read is the header,
+        which pandoc reads before indented code."""
+        text = self.text
+        if _MAYBE_UNDERLINE.match(text, next_pos) is None:
+            return False
+        after = _line_start_after(text, next_pos)
+        following = text[next_pos:after].rstrip("\r\n")
+        matched, i, col, base = self._match(following, len(self.stack))
+        j, c = _skip(following, i, col)
+        if matched < len(self.stack) or c - base > 3 or not _SIMPLE_BREAK.match(following, j):
+            return False
+        row = text[after : _line_start_after(text, after)]
+        return bool(row.strip(" \t\r\n>"))
+
     def _setext_next(self, next_pos: int, start: int) -> bool:
         """The line at ``next_pos`` is a setext heading's underline in the containers
         of the line being read, whose text from ``start`` opens nothing that closes past
@@ -1053,7 +1070,7 @@ class _Reader:
                 return next_pos
             rel = c - base
             if ok and rel >= 4 and not inside:
-                if self._underlined(next_pos):
+                if self._underlined(next_pos) or self._table_header(next_pos):
                     break  # a setext heading's or a table's: pandoc reads them first
                 self.code = _Code(len(self.stack), base, pos, line_end)
                 return next_pos
