@@ -1097,3 +1097,24 @@ def test_unclosed_etoolbox_tests_of_a_known_toggle_are_read_in_linear_time(
     )
     report = json_check(["main.tex"], tmp_path)
     assert isinstance(report, dict)
+
+
+def test_many_at_signs_each_before_a_comment_on_one_line_are_read_in_one_pass(
+    tmp_path: Path,
+) -> None:
+    """``@%@%@%...`` on one line of a bibliography biber reads: each ``@`` might open an
+    ``@comment`` after the ``%`` comment (biber skips one there), and the reading of the
+    comment to the line's end was done again from each of them (3 s for 40 000, hours for
+    these).  The stray ``@`` is reported where it stands, and, as biber then reads no entry
+    of the file, the citation of the entry before it is dangling."""
+    (tmp_path / "refs.bib").write_text(
+        "@misc{a, title = {A}}\n" + "@%" * 300_000 + "\n", encoding="utf-8"
+    )
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n"
+        "\\begin{document}\n\\cite{a}\n\\printbibliography\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    report = json_check(["main.tex"], tmp_path)
+    found = [(d["code"], d["file"], d["line"]) for d in diagnostics(report)]
+    assert found == [("dangling-citation", "main.tex", 5), ("bib-syntax", "refs.bib", 2)], found

@@ -34,13 +34,15 @@ BIBER_BREAK = re.compile("[\n\v\f\r\x85\u2028\u2029]")
 _LINE_FEED = re.compile("\n")
 #: what is read at top level: a ``%``, or the opening of a block that holds no entry
 _TOP_MARK = re.compile(r"%|@\s*(comment|string|preamble)\s*([{(])", re.I)
-#: what btparse skips between an ``@``, the block's type and its opener: white space, a
-#: ``%`` comment to its line break, an apostrophe or a backslash with the (ASCII)
-#: character after it (``@comment'x{`` opens a comment)
-_BTPARSE_GAP = r"(?:[ \t\n\v\f\r\x85\u2028\u2029]|%[^\n\v\f\r\x85\u2028\u2029]*|['\\][\x00-\x7f])*+"
-#: ... and so what biber reads at top level
+#: what btparse skips between an ``@``, the block's type and its opener: white space, an
+#: apostrophe or a backslash with the (ASCII) character after it (``@comment'x{`` opens a
+#: comment), and ``%`` comments to their line break (:func:`_gap_end`)
+_BTPARSE_GAP = re.compile(r"(?:[ \t\n\v\f\r\x85\u2028\u2029]|['\\][\x00-\x7f])*+")
+_BLOCK_TYPE = re.compile("comment|string|preamble", re.I)
+#: what biber reads at top level: a ``%``, or an ``@`` that may open a block (read whole
+#: by :func:`_biber_block`)
 _BIBER_TOP_MARK = re.compile(
-    r"%|@" + _BTPARSE_GAP + "(comment|string|preamble)" + _BTPARSE_GAP + r"([{(])", re.I
+    r"%|@(?=" + _BTPARSE_GAP.pattern + "(?:%|comment|string|preamble))", re.I
 )
 #: the word of the blocks that hold no entry, in any case
 _BLOCK_WORD = re.compile("comment", re.I)
@@ -138,6 +140,7 @@ def skipped_regions(
     starts, ends, _ = bounds or lazy_bounds(entries)
     breaks = BIBER_BREAK if biber else _LINE_FEED
     marks = _BIBER_TOP_MARK if biber else _TOP_MARK
+    line_ends = _LineEnds(text)
     regions: list[tuple[int, int, bool]] = []
     block_end = -1  # the end of the last block passed over
     pos = 0
@@ -157,20 +160,66 @@ def skipped_regions(
             pos = len(text) if brk is None else brk.start()
             regions.append((at, pos, False))
             continue
-        word = m.group(1).lower()
-        if m.group(2) == "(" and not biber:
-            pos = m.end()  # pandoc reads @comment( as a word, and then text
-            continue
-        end = _group_end(text, m.end() - 1)
+        if biber:
+            block = _biber_block(text, at, line_ends)
+            if block is None:
+                pos = at + 1
+                continue
+            word, opener = block
+        else:
+            word, opener = m.group(1).lower(), m.end() - 1
+            if m.group(2) == "(":
+                pos = m.end()  # pandoc reads @comment( as a word, and then text
+                continue
+        end = _group_end(text, opener)
         if end == -1:
             if word == "comment":
                 break
-            pos = m.end()
+            pos = opener + 1
             continue
         if word == "comment":
             regions.append((m.end(), end, True))
         pos = block_end = end
     return regions
+
+
+class _LineEnds:
+    """Where the line biber reads from a position ends, remembered for the last line asked
+    for, so that the ``%`` comments of many ``@`` on one line are read to its end once."""
+
+    __slots__ = ("_end", "_start", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._start = self._end = -1
+
+    def after(self, pos: int) -> int:
+        """The first line break at or after ``pos`` (the text's end: none)."""
+        if not self._start <= pos <= self._end:
+            brk = BIBER_BREAK.search(self._text, pos)
+            self._start, self._end = pos, len(self._text) if brk is None else brk.start()
+        return self._end
+
+
+def _gap_end(text: str, pos: int, line_ends: _LineEnds) -> int:
+    """Where what btparse skips from ``pos`` on (:data:`_BTPARSE_GAP`, ``%`` comments) ends."""
+    while True:
+        pos = _BTPARSE_GAP.match(text, pos).end()  # type: ignore[union-attr]
+        if not text.startswith("%", pos):
+            return pos
+        pos = line_ends.after(pos)
+
+
+def _biber_block(text: str, at: int, line_ends: _LineEnds) -> tuple[str, int] | None:
+    """The block the ``@`` at ``at`` opens for biber: its type (lower case) and where its
+    opener stands, or None (no ``@comment``, ``@string`` or ``@preamble`` with an opener)."""
+    m = _BLOCK_TYPE.match(text, _gap_end(text, at + 1, line_ends))
+    if m is None:
+        return None
+    opener = _gap_end(text, m.end(), line_ends)
+    if text.startswith(("{", "("), opener):
+        return m.group().lower(), opener
+    return None
 
 
 def _entry_before(
