@@ -72,3 +72,23 @@ def test_the_projects_other_files_define_words_commands_too() -> None:
     assert [c.sentence.text for c in found] == [
         "Three variants underlie the Nuprl, Coq, and others."
     ] * 2
+
+
+BOOK = Path(__file__).parent / "data" / "documents" / "hott-book"
+
+
+def test_check_reads_the_words_commands_of_a_file_that_cites_nothing() -> None:
+    """The HoTT book's macros.tex cites nothing, yet defines ``\\NuPRL``, ``\\Coq`` and
+    ``\\Agda`` for every chapter: the contexts ``check`` collects show them."""
+    from citewarden.audit import collect_contexts
+    from citewarden.project import Workspace
+
+    ws = Workspace(root=BOOK)
+    ws.add_folder(BOOK)
+    chapter = BOOK / "preliminaries.tex"
+    found = collect_contexts(ws, [chapter], ws.all_entries(), None)
+    shown = {c.sentence.text for c in found if "underlie" in c.sentence.text}
+    assert shown == {
+        "Three principal variants of Martin-Löf's type theory underlie the NuPRL, Coq, and"
+        " Agda computer implementations of type theory."
+    }

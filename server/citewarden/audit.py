@@ -25,6 +25,7 @@ from citewarden.context.collect import (
     unsupported_finding,
     works_of,
 )
+from citewarden.context.project_texts import project_latex_texts
 from citewarden.findings.policy import Policy
 from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.findings.verdicts import (
@@ -386,7 +387,9 @@ def collect_contexts(
         doc, text = ws.document(path), ws.text(path)
         if doc is not None and text is not None and doc.citations:
             docs.append((doc, text))
-    return citation_contexts(docs, works, abstract_sources(by_key))
+    # the words commands of the projects' other files too (a macros file cites nothing)
+    defined = project_latex_texts(ws, [doc.path for doc, _ in docs])
+    return citation_contexts(docs, works, abstract_sources(by_key), definitions=defined)
 
 
 def judge_contexts(

@@ -67,11 +67,17 @@ def definitions(text: str) -> dict[str, str]:
 
 
 def macros_of(texts: Iterable[str]) -> Macros | None:
-    """The words commands that ``texts`` define, in order (None when there are none)."""
+    """The words commands that ``texts`` define, in order (None when there are none); each
+    text's definitions are kept for the next call (a hover reads the project's files again)."""
     found: dict[str, str] = {}
     for text in texts:
-        found.update(definitions(text))
+        found.update(_definitions_kept(text))
     return _macros(tuple(sorted(found.items())))
+
+
+@lru_cache(maxsize=64)
+def _definitions_kept(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple(definitions(text).items())
 
 
 @lru_cache(maxsize=8)

@@ -1,0 +1,31 @@
+"""The texts of a LaTeX project's files in the order LaTeX reads them, whose words commands
+(:mod:`~citewarden.context.latex_macros`) a citing sentence in any of them shows: a book's
+``macros.tex`` cites nothing, yet defines ``\\Coq`` for every chapter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+from citewarden.model import DocumentKind
+from citewarden.project import Workspace
+
+
+def project_latex_texts(ws: Workspace, paths: Iterable[Path]) -> list[str]:
+    """The texts of the documents of every LaTeX project holding one of ``paths``: each
+    project's root first, then each file it includes in reading order, each file once.
+    Only the texts the workspace holds are read."""
+    wanted = set(paths)
+    seen: set[Path] = set()
+    texts: list[str] = []
+    for project in ws.projects():
+        if project.kind is not DocumentKind.LATEX or wanted.isdisjoint(project.documents):
+            continue
+        for path in project.documents:
+            if path in seen:
+                continue
+            seen.add(path)
+            text = ws.text(path)
+            if text is not None:
+                texts.append(text)
+    return texts
