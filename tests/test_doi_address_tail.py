@@ -11,11 +11,12 @@ not hold with the same body)."""
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 
-from citewarden.model import Code, Status
+from citewarden.model import Code, Entry, Status, Verdict
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import HttpClient
@@ -41,17 +42,25 @@ AUTHORS = (
 )
 
 
-def _entry(field: str, value: str) -> object:
+def _entry(field: str, value: str) -> Entry:
     fields = {"title": TITLE, "author": AUTHORS, "journal": "PLoS ONE", "year": "2012"}
     return make_entry("mph", "article", {**fields, field: value})
 
 
 def _verifier(srv: ReplayServer, http: HttpClient) -> Verifier:
-    sources = [
+    sources: list[Any] = [
         CrossrefSource(http, srv.base_url("crossref"), mailto="t@example.org"),
         DoiSource(http, srv.base_url("doi")),
     ]
     return Verifier(sources, VerifySettings(sources=("crossref", "doi")), today=TODAY)
+
+
+async def _verified(srv: ReplayServer, http: HttpClient, queried: str, entry: Entry) -> Verdict:
+    """The verdict on ``entry``, Crossref and doi.org holding no DOI ``queried``."""
+    not_held(srv, quote(queried, safe="/"))
+    verdict = await _verifier(srv, http).verify(entry)
+    assert not srv.unmatched
+    return verdict
 
 
 @pytest.mark.parametrize(
@@ -87,9 +96,7 @@ async def test_a_query_doi_org_does_not_know_is_the_fault_and_the_bare_doi_the_f
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:
     queried = f"{DOI}?utm_source=x"
-    not_held(replay, quote(queried, safe="/"))
-    entry = _entry("doi", f"https://doi.org/{queried}")
-    v = await _verifier(replay, replay_http).verify(entry)
+    v = await _verified(replay, replay_http, queried, _entry("doi", f"https://doi.org/{queried}"))
     codes = {i.code for i in v.issues}
     assert Code.DOI_NOT_FOUND not in codes, v.issues
     (issue,) = [i for i in v.issues if i.code is Code.INVALID_IDENTIFIER]
@@ -103,7 +110,6 @@ async def test_a_query_doi_org_does_not_know_is_the_fault_and_the_bare_doi_the_f
         f"/doi/{queried}",
         f"/crossref/works/{DOI}",
     ]
-    assert not replay.unmatched
 
 
 async def test_the_bare_doi_of_another_work_is_named_as_the_doi_that_was_found(
@@ -111,21 +117,18 @@ async def test_the_bare_doi_of_another_work_is_named_as_the_doi_that_was_found(
 ) -> None:
     """The DOI without the query is another work's: that DOI is the one named."""
     queried = f"{DOI}?utm_source=x"
-    not_held(replay, quote(queried, safe="/"))
     fields = {"title": "Gravity waves from nowhere", "author": "Roe, Richard"}
     entry = make_entry("other", "article", {**fields, "doi": f"https://doi.org/{queried}"})
-    v = await _verifier(replay, replay_http).verify(entry)
+    v = await _verified(replay, replay_http, queried, entry)
     (issue,) = [i for i in v.issues if i.code is Code.DOI_OTHER_WORK]
     assert issue.message.startswith(f"DOI {DOI} belongs to a different work")
-    assert not replay.unmatched
 
 
 async def test_a_url_fields_query_is_no_fault(
     replay: ReplayServer, replay_http: HttpClient
 ) -> None:
     queried = f"{DOI}#abstract0"
-    not_held(replay, quote(queried, safe="/"))
-    v = await _verifier(replay, replay_http).verify(_entry("url", f"https://doi.org/{queried}"))
+    v = await _verified(replay, replay_http, queried, _entry("url", f"https://doi.org/{queried}"))
     assert v.status is Status.VERIFIED, v.issues
     assert Code.INVALID_IDENTIFIER not in {i.code for i in v.issues}
     assert v.match is not None and v.match.doi == DOI
@@ -179,6 +182,6 @@ async def test_a_failed_look_up_of_the_bare_doi_leaves_the_doi_unchecked() -> No
 
 
 def test_the_entry_keeps_the_doi_as_written() -> None:
-    norm = normalize_entry(_entry("doi", f"https://doi.org/{DOI}?utm_source=x"))  # type: ignore[arg-type]
+    norm = normalize_entry(_entry("doi", f"https://doi.org/{DOI}?utm_source=x"))
     assert norm.doi == f"{DOI}?utm_source=x"
     assert norm.doi_tail is not None and norm.doi_tail.doi == DOI

@@ -235,18 +235,24 @@ async def test_redirect_to_another_host_is_not_followed(hostile: HostileServer) 
     assert hostile.seen(S2_PAPER)[0].headers["x-api-key"] == "s2-secret-4711"
 
 
+async def s2_answered(hostile: HostileServer, behaviour: Behaviour) -> tuple[Lookup, int]:
+    """Semantic Scholar's look-up of a DOI answered as ``behaviour`` says, and how many
+    requests it sent."""
+    hostile.route(S2_PAPER, behaviour)
+    http = fast_http()
+    lookup = await SemanticScholarSource(http, hostile.url + "/s2").by_doi(CROSSREF_DOI)
+    await http.aclose()
+    return lookup, len(hostile.seen(S2_PAPER))
+
+
 async def test_a_redirect_to_no_address_is_said_and_not_asked_again(
     hostile: HostileServer,
 ) -> None:
     """A Location header that is no URL: the service answered, with a redirect nowhere,
     where the reason said the connection dropped and the request was sent again."""
-    hostile.route(S2_PAPER, Behaviour("redirect", location="http://[::1"))
-    http = fast_http()
-    lookup = await SemanticScholarSource(http, hostile.url + "/s2").by_doi(CROSSREF_DOI)
-    await http.aclose()
+    lookup, asked = await s2_answered(hostile, Behaviour("redirect", location="http://[::1"))
     assert lookup.outcome is Outcome.FAILED
-    assert lookup.reason == "redirect to an address that is no URL"
-    assert len(hostile.seen(S2_PAPER)) == 1
+    assert (lookup.reason, asked) == ("redirect to an address that is no URL", 1)
 
 
 @pytest.mark.parametrize(
@@ -261,13 +267,9 @@ async def test_an_answer_that_is_not_http_is_said_to_be_malformed(
 ) -> None:
     """A server that answers what is not HTTP: a malformed response, asked again, where the
     reason said the connection dropped."""
-    hostile.route(S2_PAPER, Behaviour("raw", body=head))
-    http = fast_http()
-    lookup = await SemanticScholarSource(http, hostile.url + "/s2").by_doi(CROSSREF_DOI)
-    await http.aclose()
+    lookup, asked = await s2_answered(hostile, Behaviour("raw", body=head))
     assert lookup.outcome is Outcome.FAILED
-    assert lookup.reason == "malformed response: not HTTP as it is written"
-    assert len(hostile.seen(S2_PAPER)) == 2
+    assert (lookup.reason, asked) == ("malformed response: not HTTP as it is written", 2)
 
 
 async def test_same_host_redirect_is_followed(hostile: HostileServer) -> None:
