@@ -159,3 +159,54 @@ async def test_a_bibliography_edit_that_changes_no_work_keeps_the_corpus_and_its
     again = await session.run(ask)
     assert again is not None and len(scored) == 2
     await hover.aclose()
+
+
+async def test_a_hover_shows_the_words_commands_another_file_of_the_project_defines(
+    tmp_path: Path,
+) -> None:
+    """A macros file that cites nothing defines ``\\Coq`` for the document that inputs it:
+    the hover's sentence shows it, and again after the macros file is edited."""
+    session = session_over(tmp_path)
+    main = tmp_path / "main.tex"
+    macros = tmp_path / "macros.tex"
+    text = TEX.replace("\\begin{document}", "\\input{macros}\n\\begin{document}").replace(
+        "A system", "A system like \\Coq"
+    )
+    macros.write_text("\\newcommand{\\Coq}{\\textsc{Coq}\\xspace}\n", encoding="utf-8")
+    work = session.project.fork()
+    work.add_file(macros)
+    work.set_text(main, text)
+    session.commit(work)
+    hover = ContextHover(session, None)
+    at = text.index("\\cite")
+    shown = await session.run(lambda: hover.citation_hover(main, at, "lamport1994"))
+    assert shown is not None and "> A system like Coq." in shown
+    edit(session, macros, "\\newcommand{\\Coq}{\\textsc{Rocq}\\xspace}\n")
+    shown = await session.run(lambda: hover.citation_hover(main, at, "lamport1994"))
+    assert shown is not None and "> A system like Rocq." in shown
+    await hover.aclose()
+
+
+def test_the_judge_reads_the_words_commands_another_file_of_the_project_defines(
+    tmp_path: Path,
+) -> None:
+    """The sentence the judge is sent shows ``\\Coq`` that the project's macros file
+    defines."""
+    from citewarden.lsp.judging import JudgeService
+
+    session = session_over(tmp_path)
+    main = tmp_path / "main.tex"
+    macros = tmp_path / "macros.tex"
+    text = TEX.replace("\\begin{document}", "\\input{macros}\n\\begin{document}").replace(
+        "A system", "A system like \\Coq"
+    )
+    macros.write_text("\\newcommand{\\Coq}{\\textsc{Coq}\\xspace}\n", encoding="utf-8")
+    work = session.project.fork()
+    work.add_file(macros)
+    work.set_text(main, text)
+    session.commit(work)
+    judge = JudgeService(session, None)  # type: ignore[arg-type]
+    doc = session.project.document(main)
+    assert doc is not None
+    found = judge._sentences_of(main, doc, text)
+    assert [s.text if s else None for s in found] == ["A system like Coq."]

@@ -36,9 +36,13 @@ from typing import TYPE_CHECKING
 from citewarden.lsp.check_cycle import lower_priority
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import verdicts_by_key
-from citewarden.model import Entry, Verdict
+from citewarden.model import DocumentKind, Entry, ParsedDocument, Verdict
+from citewarden.project import Workspace
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from citewarden.context.latex_macros import Macros
     from citewarden.context.relevance import FieldCorpus, Work
     from citewarden.lsp.verification import VerificationService
 
@@ -214,3 +218,20 @@ class CorpusKeeper:
         if self._thread is not None:
             self._thread.shutdown(wait=False, cancel_futures=True)
             self._thread = None
+
+
+def project_macros(ws: Workspace, path: Path, doc: ParsedDocument) -> Macros | None:
+    """The words commands of the LaTeX document ``path``'s projects (those of its own text
+    alone when it is in none), read from the texts the workspace holds; each file's
+    definitions are read once per version (:func:`~citewarden.context.latex_macros.macros_of`),
+    and the same commands give the same object."""
+    if doc.kind is not DocumentKind.LATEX:
+        return None
+    from citewarden.context.latex_macros import macros_of
+    from citewarden.context.project_texts import project_latex_texts
+
+    texts = project_latex_texts(ws, [path])
+    own = ws.text(path)
+    if own is not None and not any(t is own for t in texts):
+        texts.append(own)
+    return macros_of(texts)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from citewarden.findings.verdicts import source_label
 from citewarden.lsp.completion import definitions
-from citewarden.lsp.context_corpus import CorpusKeeper
+from citewarden.lsp.context_corpus import CorpusKeeper, project_macros
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService
@@ -27,6 +27,7 @@ from citewarden.model import Entry, Match, ParsedDocument, VenueInfo, Verdict
 from citewarden.safe_text import clipped
 
 if TYPE_CHECKING:
+    from citewarden.context.latex_macros import Macros
     from citewarden.context.relevance import FieldCorpus, Work
     from citewarden.context.sentence import CitingSentence
     from citewarden.verify.judge import JudgeVerdict
@@ -76,6 +77,8 @@ class _DocumentMemo:
 
     doc: ParsedDocument
     text: str
+    #: the words commands of the document's project (read when the sentences were found)
+    macros: Macros | None
     sentences: dict[int, CitingSentence | None]
     built: dict[int, _Context]
 
@@ -116,10 +119,12 @@ class ContextHover(Feature):
     async def aclose(self) -> None:
         self.keeper.close()
 
-    def _document_memo(self, path: Path, doc: ParsedDocument, text: str) -> _DocumentMemo:
+    def _document_memo(
+        self, path: Path, doc: ParsedDocument, text: str, macros: Macros | None
+    ) -> _DocumentMemo:
         memo = self._memo.pop(path, None)
-        if memo is None or memo.doc is not doc or memo.text is not text:
-            memo = _DocumentMemo(doc, text, {}, {})
+        if memo is None or memo.doc is not doc or memo.text is not text or memo.macros != macros:
+            memo = _DocumentMemo(doc, text, macros, {}, {})
         self._memo[path] = memo  # the most recent last
         while len(self._memo) > MEMO_DOCUMENTS:
             del self._memo[next(iter(self._memo))]
@@ -152,9 +157,11 @@ class ContextHover(Feature):
         work = works_of(found[:1], verdicts).get(entry.key)
         if work is None or not (work.title or work.abstract):
             return None  # nothing to compare the sentence with: it is not looked for
-        memo = self._document_memo(path, doc, text)
+        memo = self._document_memo(path, doc, text, project_macros(ws, path, doc))
         if at not in memo.sentences:
-            memo.sentences[at] = citing_sentences(text, doc.citations, doc.kind, only=at)[at]
+            memo.sentences[at] = citing_sentences(
+                text, doc.citations, doc.kind, only=at, macros=memo.macros
+            )[at]
         sentence = memo.sentences[at]
         if sentence is None:
             return None

@@ -100,8 +100,10 @@ class JudgeService(Feature):
         if memo is not None and memo[0] is doc:
             return memo[1]
         from citewarden.context.sentence import citing_sentences  # with a judge configured only
+        from citewarden.lsp.context_corpus import project_macros
 
-        found = citing_sentences(text, doc.citations, doc.kind)
+        macros = project_macros(self.session.project, path, doc)  # the project's commands
+        found = citing_sentences(text, doc.citations, doc.kind, macros=macros)
         self._sentences[path] = (doc, found)
         return found
 
