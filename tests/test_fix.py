@@ -1033,6 +1033,23 @@ def test_a_corrected_value_is_written_only_as_bibtexparser_reads_it_back(
         assert entry["title"].rstrip() == value
 
 
+def test_a_value_bibtexparser_would_read_otherwise_is_not_written_whatever_let_it_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The corrected file is read back by bibtexparser too, as by the project's reader:
+    a value the checks of a value let through (here, as they did before they knew of
+    ``{\\B\\}``) is refused when bibtexparser would not read it back as planned."""
+    import citewarden.fix.plan as plan_module
+
+    monkeypatch.setattr(plan_module, "_escapes_balanced", lambda value: True)
+    path = tmp_path / "refs.bib"
+    old = b"@article{a,\n  title = {Old},\n  year = {2020}\n}\n"
+    path.write_bytes(old)
+    with pytest.raises(FixRefused, match="bibtexparser would not read the corrected entry a"):
+        plan_file(path, {"a": {"title": "{\\B\\}"}})
+    assert path.read_bytes() == old
+
+
 @pytest.mark.parametrize(
     ("title", "value"),
     [("{{Old}}", "A\\"), ("{{Old}}", "and\\\\"), ("{{Old}}", "%\\"), ("{Old}", "A\\")],

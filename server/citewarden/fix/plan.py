@@ -653,3 +653,35 @@ def verify_plan(plan: FixPlan, parse: Callable[[Path, str], ParsedBibliography])
                 raise FixRefused(
                     plan.path, f"{old_entry.key}.{name} would change unexpectedly; not written"
                 )
+    if after.format is BibFormat.BIBTEX:
+        _read_back_by_bibtexparser(plan.path, decode(plan.new, plan.path)[1], after, planned, fold)
+
+
+def _read_back_by_bibtexparser(
+    path: Path,
+    text: str,
+    after: ParsedBibliography,
+    planned: Mapping[str, Mapping[str, str]],
+    fold: bool,
+) -> None:
+    """Raise :class:`FixRefused` unless bibtexparser, the other reader of .bib files in
+    Python, reads each corrected entry of ``text`` (read as ``after``) back whole with its
+    planned values: a value BibTeX pairs up one way and bibtexparser another (``{\\B\\}``)
+    had it lose the entry."""
+    import bibtexparser
+
+    for entry in after.entries:
+        ours = planned.get(compared_key(entry.key, fold))
+        if not ours:
+            continue
+        library = bibtexparser.parse_string(text[entry.span.start : entry.span.end])
+        if library.failed_blocks or len(library.entries) != 1:
+            raise FixRefused(
+                path, f"bibtexparser would not read the corrected entry {entry.key}; not written"
+            )
+        read = {name.lower(): f.value for name, f in library.entries[0].fields_dict.items()}
+        for name, want in ours.items():
+            if str(read.get(name.lower(), "")).strip() != want.strip():
+                raise FixRefused(
+                    path, f"bibtexparser would read {entry.key}.{name} otherwise; not written"
+                )
