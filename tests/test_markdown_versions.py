@@ -59,6 +59,9 @@ CASES = [
     # a "[" balanced in a later paragraph: pandoc 2 drops the text from the blank line
     # after it up to that "]"
     "See [the note\n\nLater @a says so.\n\n- item @c\n\nAnd ] done @b.\n",
+    # and reads the text on either side as one: emphasis opened before the "[" closes
+    # after the "]", the bracket is no citation group, the brackets opened after it end
+    "*x [y\n\nz @b] *@a\n\n[@c\n\n@d] x and [a [b @e\n\nf] g] *@h*\n",
     # a "-@" right after a key in a group's suffix: suppress-author in pandoc 3
     "[@e-@h] says so.\n",
     # a key after a word is text, but what follows it is read as after a key's

@@ -50,6 +50,7 @@ from citewarden.parsing.markdown_inline import (
     _Scan,
     _scan,
     block_tag_end,
+    joined_brackets,
 )
 from citewarden.parsing.pandoc_syntax import PANDOC_3_9, PandocDialect
 from citewarden.parsing.yamlmeta import Metadata, read_metadata
@@ -223,9 +224,10 @@ def scan_blocks(
     list_comments: bool = False,
     tex_at_letters: bool = False,
     tex_expand_words: bool = False,
+    joined: list[tuple[int, int, int]] | None = None,
 ) -> _Scan:
     """The inline reading of ``text`` within the ``blocks`` the block pass found in it (see
-    :func:`~citewarden.parsing.markdown_inline._scan` for the flags)."""
+    :func:`~citewarden.parsing.markdown_inline._scan` for the flags and ``joined``)."""
     return _scan(
         text,
         blocks.skip,
@@ -240,6 +242,7 @@ def scan_blocks(
         tex_at_letters,
         tex_expand_words,
         blocks.bullets,
+        joined,
     )
 
 
@@ -269,6 +272,9 @@ def read_blocks(
 
 
 def _dialect_scan(text: str, blocks: Blocks, dialect: PandocDialect) -> _Scan:
+    joined = None
+    if dialect.brackets_across_paragraphs:
+        joined = joined_brackets(text, blocks.skip, blocks.title_end)
     return scan_blocks(
         text,
         blocks,
@@ -276,6 +282,7 @@ def _dialect_scan(text: str, blocks: Blocks, dialect: PandocDialect) -> _Scan:
         dialect.list_comments,
         dialect.tex_at_letters,
         dialect.tex_expandafter_words,
+        joined,
     )
 
 

@@ -235,6 +235,7 @@ def _scan(
     tex_at_letters: bool = False,
     tex_expand_words: bool = False,
     bullets: list[int] | None = None,
+    joined: list[tuple[int, int, int]] | None = None,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -258,7 +259,9 @@ def _scan(
     see :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.tex_expandafter_words`);
     ``bullets``: the block pass's
     :attr:`~citewarden.parsing.markdown_blocks.Blocks.bullets` (none given: a ``*`` alone
-    at a line's end after list markers is taken for one)."""
+    at a line's end after list markers is taken for one); ``joined``: sorted, disjoint
+    stretches pandoc drops whole, the text on either side read as one (pandoc 2's
+    brackets over paragraphs, see :func:`joined_brackets`)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -266,6 +269,8 @@ def _scan(
     marks = _Marks(text)
     regions = iter(skip)
     region = next(regions, None)
+    joins = iter(joined or ())
+    join = next(joins, None)
     verbatim: Verbatim | None = None
     comment_close = -2  # next "-->" (-1: there is none further on)
     # the next paragraph break, "$" that may close math, ">}}" and line break, and the
@@ -295,6 +300,18 @@ def _scan(
         if m is None:
             break
         start = m.start()
+        while join is not None and join[2] <= start:
+            join = next(joins, None)
+        if join is not None and join[1] <= start:
+            # dropped: no blank line, no break in it ends what is open; the brackets
+            # opened after its own are dropped with it, and it is no citation group
+            pos = join[2]
+            while stack and stack[-1].open_at > join[0]:
+                stack.pop()
+                emphasis.leave()
+            if stack and stack[-1].open_at == join[0]:
+                stack[-1].blocked = join[1]
+            continue
         while region is not None and region[1] <= start:
             region = next(regions, None)
         if region is not None and region[0] <= start:
@@ -1505,8 +1522,16 @@ def _closes(text: str, across: bool = False, pos: int = 0) -> dict[int, int]:
 def dropped_by_brackets(
     text: str, skip: list[tuple[int, int]], start: int = 0
 ) -> list[tuple[int, int]]:
-    """Where pandoc 2 drops text (sorted ``(start, end)``): a ``[`` outside the ``skip``
-    regions whose balancing ``]`` stands in a later paragraph (brackets counted across
+    """The stretches of :func:`joined_brackets`, without their brackets."""
+    return [(begin, end) for _, begin, end in joined_brackets(text, skip, start)]
+
+
+def joined_brackets(
+    text: str, skip: list[tuple[int, int]], start: int = 0
+) -> list[tuple[int, int, int]]:
+    """Where pandoc 2 drops text (sorted ``(open_at, start, end)``): a ``[`` (at
+    ``open_at``) outside the ``skip`` regions whose balancing ``]`` stands in a later
+    paragraph (brackets counted across
     blank lines from ``start`` on, escapes and code spans passed over) keeps its text up
     to the first blank line and drops the rest up to that ``]``, the paragraphs and
     blocks between too (``See [x`` , a blank line, ``@a ]``: ``@a`` is no citation)."""
@@ -1515,7 +1540,7 @@ def dropped_by_brackets(
     closes = _closes(text, True, start)
     starts = [region_start for region_start, _ in skip]
     blanks = [m.start() for m in _PAR.finditer(text, start)]
-    dropped: list[tuple[int, int]] = []
+    dropped: list[tuple[int, int, int]] = []
     reached = -1
     for open_at in sorted(closes):
         close_at = closes[open_at]
@@ -1526,7 +1551,7 @@ def dropped_by_brackets(
             continue  # in code or another region not read as text
         b = bisect_left(blanks, open_at)
         if b < len(blanks) and blanks[b] < close_at:
-            dropped.append((blanks[b], close_at))
+            dropped.append((open_at, blanks[b], close_at))
             reached = close_at
     return dropped
 
