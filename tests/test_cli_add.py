@@ -423,6 +423,36 @@ def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up
     assert out.getvalue() == ""
 
 
+@pytest.mark.parametrize(("limit", "refused"), [("0.001", True), ("1", False)])
+def test_a_bibliography_is_read_within_the_project_s_max_file_mb(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limit: str, refused: bool
+) -> None:
+    """add read at most 64 MB of any bibliography, whatever the project's max_file_mb
+    (50 MB unless set), and named the setting when it refused: it reads as check does."""
+    from io import StringIO
+
+    from citewarden import cli_add
+
+    async def look_up(ids: list[str], settings: object) -> list[tuple[str, str]]:
+        return [(i, "not found (crossref answered)") for i in ids]
+
+    monkeypatch.setattr(cli_add, "_look_up", look_up)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".citewarden.toml").write_text(f"max_file_mb = {limit}\n", encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {%s}}\n" % ("x" * 3000), encoding="utf-8")
+    args = argparse.Namespace(ids=["10.1/x"], bib="refs.bib", key=None, offline=True, dry_run=False)
+    out, err = StringIO(), StringIO()
+    status = cli_add.run_add(args, out, err)
+    if refused:
+        assert status == 2
+        assert err.getvalue() == (
+            "citewarden add: cannot read refs.bib: 3 KB, larger than the 1 KB limit"
+            " (setting max_file_mb); it is not read\n"
+        )
+    else:
+        assert status == 1 and "not found (crossref answered)" in err.getvalue()
+
+
 def test_added_is_said_only_of_what_was_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -45,8 +45,6 @@ from citewarden.settings import Settings, find_config_dir, load_settings
 from citewarden.verify.records import Outcome, WorkRecord
 
 EXIT_ADDED, EXIT_MISSING, EXIT_USAGE = 0, 1, 2
-#: Largest bibliography read (bytes).
-MAX_BIB = 64 * 1024 * 1024
 
 
 def _existing(path: Path, text: str, settings: Settings) -> Sequence[Entry]:
@@ -61,12 +59,13 @@ def _existing(path: Path, text: str, settings: Settings) -> Sequence[Entry]:
     return entries
 
 
-def _read(path: Path) -> bytes | None:
+def _read(path: Path, limit: int) -> bytes | None:
     """The bibliography's bytes (None when it does not exist yet), through the one bounded,
-    never-blocking reader of workspace files."""
+    never-blocking reader of workspace files, at most ``limit`` bytes (the project's
+    ``max_file_mb``, as ``check`` reads it)."""
     if not path.exists():
         return None
-    return read_regular(path, MAX_BIB)
+    return read_regular(path, limit)
 
 
 async def _look_up(
@@ -142,7 +141,7 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         target = write_target(path)
         if target.exists():  # a file it may not write is said before the look-up too
             refuse_unwritable(path, target, target.stat())
-        original = _read(path)
+        original = _read(path, settings.max_file_bytes)
         text = "" if original is None else original.decode("utf-8")
         entries = _existing(path, text, settings) if text else ()
     except (FixRefused, UnicodeDecodeError, OSError) as exc:
