@@ -248,6 +248,27 @@ async def test_an_efetch_article_without_a_usable_record_is_no_not_found(
     assert batch["11618221"].outcome is Outcome.NOT_FOUND  # not in the answer
 
 
+async def test_an_efetch_article_of_no_readable_pmid_names_no_pmid_absent(
+    hostile: HostileServer,
+) -> None:
+    """PubMed's efetch answer for 11618220 with its ``<PMID>`` emptied (a damaged answer):
+    its article may be any PMID's asked, so no PMID of the batch is said not to exist."""
+    real = recorded("pubmed", "efetch_11618220.xml")
+    damaged = real.replace(b'<PMID Version="1">11618220</PMID>', b'<PMID Version="1"></PMID>')
+    assert damaged != real
+    http = HttpClient()
+    try:
+        hostile.route("/entrez/eutils/efetch.fcgi", Behaviour("ok", body=damaged))
+        batch = await PubMedSource(http, hostile.url).by_pmid_batch(["11618220", "11618221"])
+    finally:
+        await http.aclose()
+    assert {p: a.outcome for p, a in batch.items()} == {
+        "11618220": Outcome.FAILED,
+        "11618221": Outcome.FAILED,
+    }
+    assert batch["11618220"].reason == "malformed response: an article whose PMID is unreadable"
+
+
 async def test_an_arxiv_entry_without_a_usable_record_is_no_not_found(
     hostile: HostileServer,
 ) -> None:

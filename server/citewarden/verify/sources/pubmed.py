@@ -252,6 +252,11 @@ def _docsum_author(name: str) -> Person | None:
     return person_from_name(f"{name} {suffix}".strip()) if name else None
 
 
+#: Why a PMID an efetch answer does not hold is not absent when an article's PMID is
+#: unreadable.
+_UNPLACED = "malformed response: an article whose PMID is unreadable"
+
+
 class PubMedSource:
     """PubMed through E-utilities (3 req/s, 10 with an NCBI API key)."""
 
@@ -319,7 +324,8 @@ class PubMedSource:
 
     async def _efetch(self, pmids: list[str] | tuple[str, ...]) -> tuple[Lookup, frozenset[str]]:
         """The usable records of an efetch answer for ``pmids`` and the PMIDs of every
-        article it holds, those no record is made of (no title) included."""
+        article it holds, those no record is made of (no title) included; ``""`` stands
+        for an article whose PMID is unreadable (it may be the article of any PMID asked)."""
         if not pmids:
             return Lookup.not_found(self.name), frozenset()
         root = await self._xml(
@@ -346,7 +352,7 @@ class PubMedSource:
             ]
             return Lookup.found(self.name, [r for r in recs if r])
 
-        return guard(self.name, build), held - {""}
+        return guard(self.name, build), held
 
     async def by_pmid_batch(self, pmids: list[str] | tuple[str, ...]) -> dict[str, Lookup]:
         """:meth:`by_pmid` for many PMIDs, ``PMID_BATCH`` per efetch request.  Keys are the
@@ -364,6 +370,8 @@ class PubMedSource:
                     out[p] = answer
                 elif not records and p in held:  # held, but no usable record of it
                     out[p] = Lookup.failed(self.name, UNUSABLE)
+                elif not records and "" in held:
+                    out[p] = Lookup.failed(self.name, _UNPLACED)
                 else:
                     out[p] = Lookup.found(self.name, records)
         return out
