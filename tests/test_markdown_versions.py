@@ -188,6 +188,9 @@ ALIKE = [
     "[@a ^[@{]}]]\n",
     ":[>@a{^[ @{>]}]]\n",
     "[@^[@{]}]]]! @a\n",
+    # a group a key's "]" cuts, in a bracket that is no citation group: pandoc reads that
+    # bracket's text again up to the "]" balancing its "[", brackets in keys counted
+    "[[@{]}]] and [x [@{a]b}] y, [[@{]b}]] and [[@c; @{]}]]\n\na [[@{]}] @b\n",
     # an unclosed fence is text; indented code where a block starts in a list item, a block
     # quote, a definition, after a heading, a rule, a table, a div's fence, a comment
     "````\nx <- 1\n```\n\nAs @smith shows, and @jones.\n\n~~~\n@a\n",

@@ -294,6 +294,8 @@ def _scan(
     emphasis = _Emphasis(text, bullets)
     drop_until = -1  # citations starting before this offset are text pandoc drops
     balance: Balance | None = None
+    #: groups a "]" of a key cuts when the bracket around them is no citation group
+    cut_groups: list[tuple[_Bracket, list[_Pending]]] = []
     pos = 0
     while pos < n:
         m = _INLINE.search(text, pos)
@@ -414,8 +416,17 @@ def _scan(
                         p for p in pending[first_index:] if not (p.straddles and p.group is None)
                     ]
                     changed = True
+                if members and not counted_brackets and bracket.bracketed and stack:
+                    balance = balance or Balance(text)
+                    if open_at < balance.of(stack[-1].open_at) <= start:
+                        # the "]" balancing the bracket around it, brackets in keys
+                        # counted, ends it: unless that bracket is a citation group,
+                        # pandoc reads its text again up to there, where this one is cut
+                        # (``[[@{]}]]`` cites nothing)
+                        cut_groups.append((stack[-1], members))
                 if members:
                     _suffix_keys_let_go(bracket)
+                    bracket.made_group = True
                 if changed:  # its keys told anew
                     bracket.recount(pending, marks)
                 elif members is not None:  # no key left ungrouped in it
@@ -503,6 +514,10 @@ def _scan(
                             stack[-1].add(p, marks)
                     pos = close
         # otherwise an escape or an autolink: skipped as a whole
+    for outer, members in cut_groups:
+        if not outer.made_group:
+            for p in members:
+                p.group = None
     if any(p.straddles and p.group is None for p in pending):
         out.pending = [p for p in pending if not (p.straddles and p.group is None)]
     return out
@@ -1190,6 +1205,7 @@ class _Bracket:
         "head",
         "items",
         "last_part",
+        "made_group",
         "members",
         "open_at",
         "own_straddles",
@@ -1210,6 +1226,8 @@ class _Bracket:
         self.bracketed = 0  # members whose braced key holds a bracket
         #: where the first block element's tag in it stands (-1: none)
         self.blocked = -1
+        #: it closed as a citation group
+        self.made_group = False
         #: the members in order, those of closed brackets inside as nested lists
         self.items: list[_Pending | list[Any]] = []
         #: its own members that are not the first of their part, and the last one's part
