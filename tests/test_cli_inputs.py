@@ -298,3 +298,33 @@ def test_a_working_directory_removed_meanwhile_is_an_error_not_a_traceback(
         "citewarden: error: the working directory cannot be found (No such file or directory);"
         " cd to the project first\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["a" * 300 + ".bib"], "cannot check " + "a" * 80 + "... (304 characters)"),
+        (
+            ["refs.bib", "-o", "a" * 300 + ".html"],
+            "cannot write " + "a" * 80 + "... (305 characters)",
+        ),
+        (
+            ["refs.bib", "-o", "a/" * 3000 + "r.html"],
+            "cannot write " + "a/" * 40 + "... (6,006 characters)",
+        ),
+    ],
+    ids=["input", "output", "output path"],
+)
+def test_a_name_too_long_to_look_up_is_a_usage_error(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    said: str,
+) -> None:
+    """A file name longer than the system takes (ENAMETOOLONG) ended the run in an
+    OSError traceback, from wherever the path was first looked at."""
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    code, out, err = cli(["check", *args, "--no-verify"], tmp_path, capsys, monkeypatch)
+    assert code == 2 and out == ""
+    assert err == f"citewarden: error: {said}: File name too long\n"

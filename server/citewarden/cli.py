@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import json
 import logging
 import os
@@ -547,6 +548,10 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
         args.output = None
     given = list(args.paths)
     args.paths = _expand_inputs(args, cwd)
+    for raw in args.paths:
+        _refuse_unnamable(raw, cwd, "check")
+    if args.output is not None:
+        _refuse_unnamable(args.output, cwd, "write")
     settings, problems = _load_settings(args, cwd)
     if not args.quiet:
         for problem in problems:
@@ -610,6 +615,18 @@ def _expand_inputs(args: argparse.Namespace, cwd: Path) -> list[str]:
     if not paths:
         raise UsageError("no paths to check (the list files are empty)")
     return paths
+
+
+def _refuse_unnamable(raw: str, cwd: Path, doing: str) -> None:
+    """A path the system cannot even look up (a name or a path too long) is a usage error,
+    said before anything is read, with the head of the name: it ended the run in a
+    traceback wherever it was first looked at."""
+    try:
+        os.lstat(cwd / raw)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            shown = raw if len(raw) <= 80 else f"{raw[:80]}... ({len(raw):,} characters)"
+            raise UsageError(f"cannot {doing} {shown}: {exc.strerror}") from None
 
 
 def _check_fix_options(args: argparse.Namespace) -> None:
