@@ -39,6 +39,15 @@ def _bad_setting(key: str, value: str) -> Callable[[Path], None]:
     return damage
 
 
+def _setting_of_right_type(key: str, sql_value: str) -> Callable[[Path], None]:
+    """A setting of the type diskcache expects but a value citewarden never writes."""
+
+    def damage(directory: Path) -> None:
+        _run_sql(_stored(directory), f"UPDATE Settings SET value = {sql_value} WHERE key = '{key}'")
+
+    return damage
+
+
 def _foreign_table(sql: str) -> Callable[[Path], None]:
     def damage(directory: Path) -> None:
         (directory / STORE).mkdir(parents=True)
@@ -58,6 +67,13 @@ DAMAGES = {
     "eviction_policy": _bad_setting("eviction_policy", "bogus"),
     "size_limit": _bad_setting("size_limit", "abc"),
     "sqlite_synchronous": _bad_setting("sqlite_synchronous", "bogus"),
+    # every answer would be dropped as it is stored
+    "size_limit_zero": _setting_of_right_type("size_limit", "0"),
+    # every opening would fail ("You can only execute one statement at a time")
+    "journal_mode_of_two_statements": _setting_of_right_type(
+        "sqlite_journal_mode", "'wal; DROP TABLE Cache'"
+    ),
+    "cull_limit_negative": _setting_of_right_type("cull_limit", "-1"),
 }
 
 

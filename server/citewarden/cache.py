@@ -9,7 +9,8 @@ unpickled: :class:`TextDisk` refuses any row that is not plain text, so whoever 
 cache directory can at worst make look-ups miss.
 
 Recovery: a store SQLite finds corrupt (truncated, overwritten, random bytes) is moved aside
-to ``lookups.damaged-<time>`` and rebuilt; :attr:`Cache.notice` says so (once, for the caller
+to ``lookups.damaged-<time>`` and rebuilt, as is one holding a diskcache setting other than
+the default citewarden opens it with; :attr:`Cache.notice` says so (once, for the caller
 to show).  A directory that cannot be created or written, and a sound store SQLite cannot use
 now (a full disk, a lock held too long, an I/O error), raise :class:`CacheUnavailable` with
 the reason and leave the store as it is.  Location: ``$CITEWARDEN_CACHE_DIR`` or the platform's user cache directory.
@@ -169,7 +170,9 @@ def _probe(db: Path) -> str | None:
         con = sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT)
         try:
             rows = con.execute("PRAGMA quick_check(1)").fetchall()
-            missing = _missing_column(con) if rows == [("ok",)] else None
+            sound = rows == [("ok",)]
+            missing = _missing_column(con) if sound else None
+            foreign = _foreign_setting(con) if sound and not missing else None
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
@@ -178,7 +181,7 @@ def _probe(db: Path) -> str | None:
         raise _unusable(db.parent, exc) from exc
     if rows != [("ok",)]:
         return str(rows[0][0]) if rows else "integrity check failed"
-    return f"no such column: {missing}" if missing else None
+    return f"no such column: {missing}" if missing else foreign
 
 
 #: The columns diskcache reads from its tables (a table of an older or foreign layout lacks
@@ -209,6 +212,31 @@ def _missing_column(con: sqlite3.Connection) -> str | None:
         missing = [f"{table}.{column}" for column in needed if have and column not in have]
         if missing:
             return missing[0]
+    return None
+
+
+#: Settings diskcache keeps in the store that citewarden never changes from its defaults (the
+#: pickle protocol, never used, follows the Python that made the store).
+_OWN_SETTINGS = {
+    key: value for key, value in diskcache.DEFAULT_SETTINGS.items() if key != "disk_pickle_protocol"
+}
+
+
+def _foreign_setting(con: sqlite3.Connection) -> str | None:
+    """The first setting the store holds that citewarden never writes (``size_limit = 0``
+    would drop every answer as it is stored, a ``sqlite_journal_mode`` of two statements
+    would fail every opening), said as ``the setting key is value``; None when there is none
+    (a store without a Settings table yet has none)."""
+    try:
+        stored = con.execute("SELECT key, value FROM Settings").fetchall()
+    except sqlite3.OperationalError:
+        return None  # no Settings table: created on opening
+    for key, value in stored:
+        if key in _OWN_SETTINGS and (
+            value != _OWN_SETTINGS[key] or type(value) is not type(_OWN_SETTINGS[key])
+        ):
+            shown = repr(value)
+            return f"the setting {key} is {shown[:60]}{'...' if len(shown) > 60 else ''}"
     return None
 
 
