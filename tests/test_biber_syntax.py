@@ -226,6 +226,14 @@ READINGS = {
     # ... where it reads a name after the type, or a key without a comma: an error
     "@art'icle{f, title={F}}\n@misc{b, title={B}}\n": "f,b",
     "@articl'e{e}\n@misc{b, title={B}}\n": "e,b",
+    # a '%' comment between the type and the brace: btparse skips it, BibTeX stops there
+    "@misc % x\n {q, title={Q}}\n@misc{b, title={B}}\n": "q,b",
+    "@misc%x\r{q, title={Q}}\n@misc{b, title={B}}\n": "q,b",
+    # '~' or '@' right after the type: btparse reads it into the type (an unknown one)
+    "@misc~{q, title={Q}}\n@misc{b, title={B}}\n": "q,b",
+    "@misc@{q, title={Q}}\n@misc{b, title={B}}\n": "q,b",
+    # ... but after a blank it is a name where '{' or '(' should be: an error
+    "@misc ~ {q, title={Q}}\n@misc{b, title={B}}\n": "q,b",
 }
 
 

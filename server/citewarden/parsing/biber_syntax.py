@@ -185,6 +185,8 @@ def btparse_rejects(text: str, problems: Sequence[Finding]) -> bool:
 _NAME_BEFORE_AT = re.compile(r"[=#][ \t\r\n]*[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|@]+$")
 #: an ``@`` and the entry type's start, up to an apostrophe or a backslash
 _ENTRY_TYPE = re.compile(r"@[ \t]*[A-Za-z]+")
+#: blanks between an entry's type and a ``%`` comment after it
+_TYPE_GAP = re.compile(r"[ \t\n\v\f\r\x85\u2028\u2029]*")
 #: white space before an entry's key
 _BLANKS = re.compile(r"\s*")
 #: the entry types btparse reads as blocks of their own, with no key
@@ -198,9 +200,9 @@ def _btparse_reads_on(text: str, at: int) -> bool:
     """Whether the BibTeX syntax error at ``at`` is none for btparse: an ``@`` in a bare
     value (``month = j@n``: a name, an undefined macro), a ``)`` where a field or the
     entry's end may stand (``title={B},)``: it ends the entry, with a warning), or an
-    apostrophe or a backslash in an entry type (``@articl'e{``: it skips the pair)."""
-    if text.startswith("@", at):
-        return _NAME_BEFORE_AT.search(text, max(0, at - 64), at) is not None
+    entry type btparse reads on (:func:`_typed_entry`)."""
+    if text.startswith("@", at) and _NAME_BEFORE_AT.search(text, max(0, at - 64), at):
+        return True
     if text.startswith(")", at):
         return _CLOSABLE.search(text, max(0, at - 64), at) is not None
     return _typed_entry(text, at) is not None
@@ -210,10 +212,16 @@ def _typed_entry(text: str, at: int) -> tuple[int, str | None] | None:
     """The block biber reads where BibTeX finds an apostrophe or a backslash (at ``at``)
     in an entry's type and skips the entry: btparse skips the pair and reads the type and
     the key on (``@articl'e{a,`` is an entry ``a`` of type ``articl``; ``@art'icle{`` is an
+    error, a name after the type).  So where a ``%`` comment follows the type (``@misc %
+    x``, a line break, ``{q,``), which btparse skips, or a ``~`` or ``@`` right after it,
+    which btparse reads into the type (``@misc~{q,``: an entry ``q``; ``@misc ~ {`` is an
     error, a name after the type).  Its ``@``'s position and the key biber reads (None: a
     block without one, ``@comment'x{``), or None where btparse finds an error."""
-    if not text.startswith(("'", "\\"), at):
-        return None
+    if not text.startswith(("'", "\\", "~", "@"), at):
+        # a '%' comment after the type, blanks before it or none: btparse skips it
+        gap = _TYPE_GAP.match(text, at).end()  # type: ignore[union-attr]
+        if not text.startswith("%", gap):
+            return None
     start = text.rfind("@", max(0, at - 64), at)
     if start < 0 or _ENTRY_TYPE.fullmatch(text, start, at) is None:
         return None
