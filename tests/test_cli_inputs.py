@@ -328,3 +328,28 @@ def test_a_name_too_long_to_look_up_is_a_usage_error(
     code, out, err = cli(["check", *args, "--no-verify"], tmp_path, capsys, monkeypatch)
     assert code == 2 and out == ""
     assert err == f"citewarden: error: {said}: File name too long\n"
+
+
+@pytest.mark.parametrize(
+    ("output", "said"),
+    [
+        ("", "--output names no file (an empty path)"),
+        ("out/", "--output out/ names a folder; give a file"),
+    ],
+)
+def test_an_output_naming_no_file_is_a_usage_error(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    output: str,
+    said: str,
+) -> None:
+    """``-o ''`` said "cannot write : Is a directory", and ``-o out/`` wrote the report as a
+    file named out."""
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n", encoding="utf-8")
+    code, _, err = cli(
+        ["check", "refs.bib", "--no-verify", "-o", output], tmp_path, capsys, monkeypatch
+    )
+    assert code == 2
+    assert err == f"citewarden: error: {said}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["refs.bib"]

@@ -552,6 +552,10 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
         _refuse_unnamable(raw, cwd, "check")
     if args.output is not None:
         _refuse_unnamable(args.output, cwd, "write")
+        if not args.output:
+            raise UsageError("--output names no file (an empty path)")
+        if args.output.endswith(("/", os.sep)):  # (it wrote the report as a file 'out')
+            raise UsageError(f"--output {args.output} names a folder; give a file")
     settings, problems = _load_settings(args, cwd)
     if not args.quiet:
         for problem in problems:
