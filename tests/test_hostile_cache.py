@@ -134,6 +134,33 @@ def test_uncreatable_directory_is_reported(tmp_path: Path) -> None:
         Cache(blocker / "cache")
 
 
+def test_a_cache_directory_that_is_a_file_or_a_link_to_itself_is_said_to_be_that(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(CacheUnavailable, match=r"file: it is a file, not a directory$"):
+        Cache(tmp_path / "file")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    with pytest.raises(CacheUnavailable, match=r"loop: Too many levels of symbolic links"):
+        Cache(tmp_path / "loop")
+
+
+@pytest.mark.parametrize("what", ["file", "link_to_itself"])
+def test_a_store_that_is_no_directory_is_moved_aside_and_rebuilt(tmp_path: Path, what: str) -> None:
+    store = tmp_path / STORE
+    if what == "file":
+        store.write_text("x")
+    else:
+        store.symlink_to(store)
+    with Cache(tmp_path) as cache:
+        assert cache.notice is not None and "damaged (not a directory)" in cache.notice
+        cache.set(KEY, {"ok": True}, ttl=60)
+        assert cache.get(KEY) == {"ok": True}
+    assert len(list(tmp_path.glob(f"{STORE}.damaged-*"))) == 1
+    with Cache(tmp_path) as again:
+        assert again.notice is None and again.get(KEY) == {"ok": True}
+
+
 def _project(tmp_path: Path) -> Path:
     root = tmp_path / "paper"
     root.mkdir()

@@ -276,6 +276,24 @@ def _check_settings(store: diskcache.Cache) -> None:
             raise ValueError(f"the setting {key} is {value!r}")
 
 
+def _no_directory(path: Path) -> bool:
+    """Whether something that is no directory (a file, a link to nothing or to itself) is at
+    ``path``."""
+    return (path.exists() or path.is_symlink()) and not path.is_dir()
+
+
+def _why_no_directory(path: Path, exc: OSError) -> str:
+    """Why no directory could be made at ``path``: what is there instead when something is
+    (``File exists`` says nothing of a file, or of a link to itself), else what ``exc`` says."""
+    if isinstance(exc, FileExistsError):
+        try:
+            path.stat()
+        except OSError as why:  # a link to itself (or a loop of links), to nowhere
+            return f"{why.strerror or why}" + (" (a symbolic link)" if path.is_symlink() else "")
+        return "it is a file, not a directory"
+    return str(exc.strerror or exc)
+
+
 def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK | os.X_OK)
 
@@ -300,8 +318,9 @@ class Cache:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
+            why = _why_no_directory(self.directory, exc)
             raise CacheUnavailable(
-                f"cannot create the cache directory {self.directory}: {exc.strerror or exc}"
+                f"cannot create the cache directory {self.directory}: {why}"
             ) from exc
         self._store = self._open()
         self.hits = 0
@@ -315,7 +334,7 @@ class Cache:
         db = path / "cache.db"
         if db.is_file() and not os.access(db, os.R_OK | os.W_OK):
             raise CacheUnavailable(f"the cache file {db} is not writable")
-        damage = _probe(db)
+        damage = "not a directory" if _no_directory(path) else _probe(db)
         if damage is None:
             _check_lock(db)
             try:
