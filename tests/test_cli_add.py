@@ -384,6 +384,7 @@ def test_the_settings_are_the_bibliographys_projects_with_their_problems_shown(
             "cannot read fifo.bib: a named pipe (FIFO), not a regular file; it is not read\n",
         ),
         ("locked.bib", "cannot write locked.bib: the file is read-only (mode 0444)\n"),
+        ("new.bib/", "--bib new.bib/ names a folder; give a file\n"),  # it made new.bib
         (  # BibTeX would read the new entry as part of the one left open, and lose it
             "open.bib",
             "cannot write open.bib: the file was not parsed completely (1 syntax/encoding"

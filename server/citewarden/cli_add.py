@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import dataclasses
 import functools
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -134,6 +135,9 @@ def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sy
         verify = dataclasses.replace(settings.verify, offline=True)
         settings = dataclasses.replace(settings, verify=verify)
     # what makes the file one no entry can be added to is said before any look-up
+    if args.bib.endswith(("/", os.sep)):  # (a Path drops the slash: 'refs.bib/' made a file)
+        print(f"citewarden add: --bib {visible(args.bib)} names a folder; give a file", file=err)
+        return EXIT_USAGE
     if (refusal := format_refusal(path)) is not None:
         print(f"citewarden add: {visible(refusal)}", file=err)
         return EXIT_USAGE
