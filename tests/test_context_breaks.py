@@ -85,11 +85,11 @@ def test_a_citation_alone_in_its_paragraph_does_not_reach_across_the_blank_line(
             "As shown by \u00c9. Durand \\cite{a}, it works. N.",
             "As shown by \u00c9. Durand, it works.",
         ),
-        ("In 2019, \\citeauthor{a} proposed X. Next sentence.", "In 2019, proposed X."),
+        ("In 2019, \\citeauthor{a} proposed X. Next sentence.", "In 2019, [author] proposed X."),
         ("It is in Appendix A. Smith \\cite{a} proved it. Last.", "Smith proved it."),
         ("The work of John F. Kennedy \\cite{a}. Next.", "The work of John F. Kennedy."),
         ("It is written in R. One \\cite{a} uses it. Next.", "One uses it."),
-        ("Prior work is good. \\citet{a} showed it. Next.", "showed it."),
+        ("Prior work is good. \\citet{a} showed it. Next.", "[author] showed it."),
         ("It works. Next one \\cite{a}.", "Next one."),
     ],
 )
@@ -268,8 +268,12 @@ def test_a_citation_on_a_line_of_its_own_makes_no_paragraph_break() -> None:
 
 
 def test_the_locator_of_an_in_text_citation_is_no_text() -> None:
-    assert sentence("As @a [p. 33] says, it holds. Next.", markdown=True) == "As says, it holds."
-    assert sentence("As @a [see](https://x.org) says. N.", markdown=True) == "As see says."
+    assert sentence("As @a [p. 33] says, it holds. Next.", markdown=True) == (
+        "As [author] says, it holds."
+    )
+    assert sentence("As @a [see](https://x.org) says. N.", markdown=True) == (
+        "As [author] see says."
+    )
 
 
 def test_code_blocks_and_heading_attributes_are_no_text() -> None:
@@ -455,7 +459,7 @@ def test_a_spaced_ellipsis_is_one_mark(text: str, markdown: bool) -> None:
         ("Some claim. [@a] Another claim. Next.", True, "Some claim."),
         # before a lower-case word the citation is the next sentence's subject
         ("Some claim. \\cite{a} showed more. Next.", False, "showed more."),
-        ("Some claim. @a showed more. Next.", True, "showed more."),
+        ("Some claim. @a showed more. Next.", True, "[author] showed more."),
         # a paragraph's first citation is its own paragraph's
         ("Some claim.\n\n\\cite{a} Another claim.", False, "Another claim."),
     ],
@@ -654,7 +658,7 @@ def test_markdown_link_attributes_and_bookdown_references_read_as_shown(
         ("As @fig-plot and @sec-intro show [@a]. Next.\n", "As [ref] and [ref] show."),
         ("As shown [-@tbl-x] here [@a]. Next.\n", "As shown [ref] here."),
         ("See ?@fig-missing and @Fig-b, [@a]. Next.\n", "See [ref] and [ref]."),
-        ("Mail x@fig-a.org about @fig:plot [@a]. Next.\n", "Mail x@fig-a.org about."),
+        ("Mail x@fig-a.org about @fig:plot [@a]. Next.\n", "Mail x@fig-a.org about [author]."),
     ],
 )
 def test_a_quarto_cross_reference_reads_as_a_placeholder(text: str, shown: str) -> None:
@@ -729,3 +733,37 @@ def test_a_tab_command_in_a_tabbing_sets_no_accent() -> None:
     text = "\\begin{tabbing}Deep \\= nets \\cite{a} \\\\ next \\> row\\end{tabbing}"
     assert sentence(text) == "Deep nets"
     assert sentence("M\\=uller outside \\cite{a}. Next.") == "M\u016bller outside."
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown", "shown"),
+    [
+        (
+            "As \\citeauthor{a} showed in \\citeyear{a}. Next.",
+            False,
+            "As [author] showed in [year].",
+        ),
+        ("As \\citeauthor*{a} and \\Citet{b} show. Next.", False, "As [author] and [author] show."),
+        (
+            "\\textcite{a} wrote \\citetitle{a} \\citeyearpar{a}. Next.",
+            False,
+            "[author] wrote [title] [year].",
+        ),
+        ("Since \\citedate{a}, \\citealt{b} agree. Next.", False, "Since [year], [author] agree."),
+        ("\\citeauthor{a}'s method works. Next.", False, "[author]'s method works."),
+        ("As @a shows [@b]. Next.", True, "As [author] shows."),
+    ],
+)
+def test_a_citation_that_typesets_words_of_the_cited_work_shows_a_placeholder(
+    text: str, markdown: bool, shown: str
+) -> None:
+    """A reader sees the cited work's authors, year or title where ``\\citeauthor``,
+    ``\\citeyear``, ``\\citetitle`` or pandoc's ``@a`` stands: the sentence shows a
+    placeholder there (``As [author] showed in [year].``), where it read ``As showed in.``."""
+    assert sentence(text, markdown) == shown
+
+
+def test_the_placeholders_of_a_citations_words_are_no_words_of_the_score() -> None:
+    from citewarden.context.words import terms
+
+    assert terms("As [author] showed in [year], [title] holds") == terms("As showed holds")

@@ -4,8 +4,10 @@ The sentence is found in the document's text around the citation command: it run
 previous sentence end (see :mod:`citewarden.context.full_stops`), paragraph break or
 structural break (a heading, a list item, a table's row or cell, see
 :mod:`~citewarden.context.latex_text` and :mod:`~citewarden.context.markdown_text`) to the
-next one.  Every citation command in the window is blanked out first, so ``\\citet{a}
-showed`` reads ``showed`` and the keys of other citations never count as words; comments,
+next one.  Every citation command in the window is blanked out first, so the keys of
+citations never count as words (a command that typesets the cited work's authors, year or
+title leaves a placeholder the score does not read: ``\\citet{a} showed`` reads
+``[author] showed``); comments,
 math and markup are masked before the breaks are looked for, so that none of them ends or
 joins a sentence, and are not in the plain text.  The sentences before and after come with
 it (the words around a citation help tell what it is cited for).
@@ -36,7 +38,7 @@ from citewarden.context.markdown_text import (
     mask_markdown,
     shown,
 )
-from citewarden.context.words import unshown
+from citewarden.context.words import AUTHOR_SHOWN, TITLE_SHOWN, YEAR_SHOWN, unshown
 from citewarden.model import Citation, CitationKind, DocumentKind, Span
 
 #: How far to look either side of a citation for its sentence's ends (characters).
@@ -96,23 +98,79 @@ def _locators(text: str, spans: Sequence[Span]) -> Iterator[Span]:
             yield Span(s.end, m.end())
 
 
-def _mask(text: str, spans: Sequence[Span], kind: DocumentKind, whole: bool = True) -> str:
+#: Stand where a citation command puts the cited work's authors, its year or its title
+#: into the text (read as :data:`AUTHOR_SHOWN`, :data:`YEAR_SHOWN`, :data:`TITLE_SHOWN`).
+AUTHOR, YEAR, TITLE = "\x05", "\x06", "\x07"
+_NAMED = str.maketrans(
+    {AUTHOR: f" {AUTHOR_SHOWN}", YEAR: f" {YEAR_SHOWN}", TITLE: f" {TITLE_SHOWN}"}
+)
+#: What each command that typesets words of the cited work shows of it (lower case, no
+#: star): natbib's and biblatex's author and year commands, pandoc's author-in-text ``@a``
+_WORDS_OF_WORK = {
+    **dict.fromkeys(
+        ("citet", "citealt", "citeauthor", "citefullauthor", "textcite", "textcites", "in-text"),
+        AUTHOR,
+    ),
+    **dict.fromkeys(("citeyear", "citeyearpar", "citedate"), YEAR),
+    "citetitle": TITLE,
+}
+
+
+def _marks(citations: Iterable[Citation], offset: int = 0) -> tuple[tuple[int, str], ...]:
+    """(where, mark) of each citation command of ``citations`` that typesets words of the
+    cited work (``\\citeauthor{a}`` the authors' names): one mark on its last character,
+    so that what follows it joins it as it joins the names (``@a's paper``)."""
+    found: dict[int, str] = {}
+    for c in citations:
+        mark = _WORDS_OF_WORK.get(c.command.lower().rstrip("*"))
+        if mark is not None:
+            found.setdefault(c.command_span.end - 1 - offset, mark)
+    return tuple(sorted(found.items()))
+
+
+def _marked(text: str, marks: Sequence[tuple[int, str]]) -> str:
+    """``text`` with each mark of ``marks`` in place of the character where it stands."""
+    parts: list[str] = []
+    pos = 0
+    for at, mark in marks:
+        if pos <= at < len(text):
+            parts += (text[pos:at], mark)
+            pos = at + 1
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def _mask(
+    text: str,
+    spans: Sequence[Span],
+    kind: DocumentKind,
+    whole: bool = True,
+    marks: Sequence[tuple[int, str]] = (),
+) -> str:
     """``text`` with citation commands replaced by spaces and what is no prose masked
     (:func:`mask_latex`, :func:`mask_markdown`); ``whole``: ``text`` starts where the file
-    does (a Markdown file's front matter is no prose)."""
+    does (a Markdown file's front matter is no prose); ``marks``: where a command stood that
+    typesets words of the cited work (:func:`_marks`)."""
     if kind is not DocumentKind.LATEX:  # ``@a [p. 33]``: the locator goes with its citation
         spans = [*spans, *_locators(text, spans)]
     masked = _blank_commands(text, spans)
+    if marks:
+        masked = _marked(masked, marks)
     if kind is DocumentKind.LATEX:
         return mask_latex(masked)
     return mask_markdown(masked, whole, text)
 
 
 @lru_cache(maxsize=1)
-def _masked_file(text: str, spans: tuple[Span, ...], kind: DocumentKind) -> str:
+def _masked_file(
+    text: str,
+    spans: tuple[Span, ...],
+    kind: DocumentKind,
+    marks: tuple[tuple[int, str], ...] = (),
+) -> str:
     """:func:`_mask` of a whole file, kept for the next citation's sentence in the same
     text (an editor hovering over one citation after another)."""
-    return _mask(text, spans, kind)
+    return _mask(text, spans, kind, marks=marks)
 
 
 def _ends(
@@ -172,6 +230,7 @@ def _plain(raw: str, kind: DocumentKind, macros: Macros | None = None) -> str:
     if latex and macros is not None:
         raw = macros.expand(raw)
     text = latex_plain(raw) if latex else markdown_plain(raw)
+    text = text.translate(_NAMED)  # what citation commands typeset of the cited work
     if MATH_STOP in text:  # displayed math's full stop: the sentence's end, or nothing
         text = text.replace(MATH_STOP, " ") + ("." if text.rstrip()[-1] == MATH_STOP else "")
     text = _SPACE.sub(" ", text).strip()
@@ -375,7 +434,7 @@ def citing_sentences(
     # the file is masked whole (a comment or a hidden block may open before the stretch),
     # once for all the hovers of one text
     every = tuple(sorted({c.command_span for c in citations}, key=lambda s: s.start))
-    masked = _masked_file(text, every, kind)[lo:hi]
+    masked = _masked_file(text, every, kind, _marks(citations))[lo:hi]
     found = _sentences(text[lo:hi], nearby, kind, nearby.index(citations[only]), lo, masked, macros)
     out: list[CitingSentence | None] = [None] * len(citations)
     out[only] = next((s for s in found if s is not None), None)
@@ -399,7 +458,7 @@ def _sentences(
         key=lambda s: s.start,
     )
     if masked is None:
-        masked = _mask(text, commands, kind, whole=not offset)
+        masked = _mask(text, commands, kind, whole=not offset, marks=_marks(citations, offset))
     starts, ends, cuts = _islands(masked, kind)
     main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset, commands, macros)
     inner: dict[int, _Text] = {}

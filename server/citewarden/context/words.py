@@ -284,11 +284,22 @@ MATH_SHOWN = "[math]"
 REF_SHOWN = "[ref]"
 
 
+#: What a citing sentence shows for the words a citation command puts into it: the cited
+#: work's authors (``\\citeauthor{a}``, ``\\citet{a}``, pandoc's ``@a``), its year
+#: (``\\citeyear{a}``) and its title (``\\citetitle{a}``).  No word either: the cited
+#: work's own author or title in the sentence would make any work fit its citation.
+AUTHOR_SHOWN = "[author]"
+YEAR_SHOWN = "[year]"
+TITLE_SHOWN = "[title]"
+_PLACEHOLDERS = re.compile(r"\[(?:math|ref|author|year|title)\]")
+
+
 def unshown(text: str) -> str:
-    """``text`` without the placeholders a citing sentence shows for math and references."""
+    """``text`` without the placeholders a citing sentence shows for math, references and
+    the words of citation commands."""
     if "[" not in text:
         return text
-    return text.replace(MATH_SHOWN, " ").replace(REF_SHOWN, " ")
+    return _PLACEHOLDERS.sub(" ", text)
 
 
 @functools.lru_cache(maxsize=1 << 15)
