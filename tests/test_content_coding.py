@@ -5,6 +5,7 @@ chunk through every coding at once, so 2 KB sent as ``Content-Encoding: gzip, gz
 from __future__ import annotations
 
 import gzip
+import json
 import subprocess
 import sys
 import threading
@@ -35,6 +36,12 @@ def _gzip_zeros(size: int) -> bytes:
     return b"".join(parts) + packer.flush()
 
 
+def _halves(name: str) -> tuple[bytes, bytes]:
+    """A recorded Crossref answer cut in two at its middle."""
+    body = recorded("crossref", name)
+    return body[: len(body) // 2], body[len(body) // 2 :]
+
+
 #: 1 GB of zeros in gzip in gzip: about 2 KB on the wire.
 BOMB = gzip.compress(_gzip_zeros(1 << 30), 9)
 #: A small answer followed, inside the outer coding, by 100 MB the inner coding never reads.
@@ -52,6 +59,12 @@ ROUTES: dict[str, tuple[str, bytes]] = {
     "/brotli": ("br", b"\x0b\x03\x80{}\x03"),
     "/broken": ("gzip", b"\x1f\x8b not gzip at all"),
     "/big-gzip": ("gzip", _gzip_zeros(9 << 20)),
+    # Crossref's recorded answer in two gzip members, one after the other (RFC 1952, 2.2)
+    "/members": ("gzip", b"".join(gzip.compress(half) for half in _halves(CROSSREF_ANSWER))),
+    # a member followed by NUL padding, which is no member
+    "/padded": ("gzip", gzip.compress(b'{"a": 1}') + bytes(64)),
+    # nine members of a megabyte each: the cap counts them all
+    "/big-members": ("gzip", _gzip_zeros(1 << 20) * 9),
     # Crossref's recorded answer, gzipped, its last 40 bytes not sent (a proxy cut it)
     "/cut": ("gzip", gzip.compress(recorded("crossref", CROSSREF_ANSWER))[:-40]),
 }
@@ -172,3 +185,44 @@ async def test_a_compressed_body_that_stops_part_way_is_asked_again_and_said(ser
     assert isinstance(reply, Failure)
     assert reply.reason == "connection dropped: the compressed body ends part way"
     assert ASKED["/cut"] == 2  # once more, as after any dropped connection
+
+
+async def test_a_gzip_body_of_several_members_is_read_whole(server: str) -> None:
+    """Every member of a gzip body is read, where only the first was and the answer failed
+    as JSON that is not."""
+    http = fast_http()
+    reply = await http.get(server + "/members", lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Reply), reply
+    assert reply.json() == json.loads(recorded("crossref", CROSSREF_ANSWER))
+
+
+async def test_what_follows_the_last_gzip_member_that_is_no_member_is_ignored(
+    server: str,
+) -> None:
+    http = fast_http()
+    reply = await http.get(server + "/padded", lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Reply), reply
+    assert reply.json() == {"a": 1}
+
+
+async def test_gzip_members_together_past_the_cap_fail(server: str) -> None:
+    http = fast_http()
+    reply = await http.get(server + "/big-members", lane="crossref")
+    await http.aclose()
+    assert isinstance(reply, Failure)
+    assert reply.reason == "response body over 8 MB"
+
+
+def test_gzip_members_sent_a_byte_at_a_time_are_read_whole() -> None:
+    """A member's first bytes may come in a piece of their own."""
+    from citewarden.verify.transport import _Decoder
+
+    halves = _halves(CROSSREF_ANSWER)
+    coded = b"".join(gzip.compress(half) for half in halves)
+    decoder = _Decoder(["gzip"], 8 << 20)
+    for i in range(len(coded)):
+        decoder.feed(coded[i : i + 1])
+    assert bytes(decoder.body) == b"".join(halves)
+    assert not decoder.cut_short()

@@ -285,20 +285,50 @@ class _NotItsCoding(Exception):
     """A body that is not in the content coding it names (the coding's name)."""
 
 
+#: How each gzip member begins (RFC 1952, 2.3.1).
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
 class _Inflater:
     """One content coding being undone, its output produced in pieces of at most
-    ``_PIECE`` bytes (``deflate`` as zlib data, else as raw deflate, as httpx reads it)."""
+    ``_PIECE`` bytes (``deflate`` as zlib data, else as raw deflate, as httpx reads it).
+    A gzip body is every member of it (RFC 1952, 2.2: members one after another, as
+    ``gzip -d`` reads them); what follows the last member that is no member (NUL padding)
+    is ignored, as after a deflate stream."""
 
     def __init__(self, coding: str) -> None:
         self.coding = coding
-        wbits = zlib.MAX_WBITS | 16 if coding == "gzip" else zlib.MAX_WBITS
-        self.inflate = zlib.decompressobj(wbits)
+        self.wbits = zlib.MAX_WBITS | 16 if coding == "gzip" else zlib.MAX_WBITS
+        self.inflate = zlib.decompressobj(self.wbits)
         self.started = False
+        #: Bytes after a gzip member too few to say whether another member begins.
+        self.held = b""
+        #: Whether what follows the coded stream is no member: ignored.
+        self.ignoring = False
+
+    def _next_member(self, data: bytes) -> bytes | None:
+        """After a member has ended: the data of the next one, with a new decoder for it,
+        or None when there is none (yet, or at all)."""
+        data, self.held = self.held + data, b""
+        if self.coding != "gzip" or self.ignoring or not data:
+            return None
+        if not data.startswith(_GZIP_MAGIC[: len(data)]):
+            self.ignoring = True
+            return None
+        if len(data) < len(_GZIP_MAGIC):
+            self.held = data
+            return None
+        self.inflate = zlib.decompressobj(self.wbits)
+        return data
 
     def pieces(self, data: bytes) -> Iterator[bytes]:
-        """What ``data`` decodes to; nothing once the coded stream has ended (what follows
-        it is ignored, as httpx ignores it)."""
-        while not self.inflate.eof:
+        """What ``data`` decodes to; nothing once the coded stream has ended."""
+        while True:
+            if self.inflate.eof:
+                following = self._next_member(data)
+                if following is None:
+                    return
+                data = following
             try:
                 out = self.inflate.decompress(data, _PIECE)
             except zlib.error:
@@ -308,10 +338,10 @@ class _Inflater:
                     continue
                 raise _NotItsCoding(self.coding) from None
             self.started = True
-            data = self.inflate.unconsumed_tail
+            data = self.inflate.unused_data if self.inflate.eof else self.inflate.unconsumed_tail
             if out:
                 yield out
-            if not data and len(out) < _PIECE:
+            if not data and (self.inflate.eof or len(out) < _PIECE):
                 return
 
 
