@@ -78,6 +78,10 @@ CASES = [
     "\\emph@e, \\cite@f, \\lstinline@g@ and \\foo@h@i\n",
     # pandoc 3 takes the character after \\hl and \\st as their argument, pandoc 2 does not
     "a \\hl x@b and \\st 1@c, \\emph x@d\n",
+    # pandoc 3 reads a citation group before a "[" no "]" balances, or a "{" that opens no
+    # attribute set; pandoc 2 reads none before a "[" or "{"
+    "[@c][ x and [@d]{x} y, [@e][x [y] z, [@f][x `]` y, [@g]{=html} y\n\n"
+    "[@h][x] and [@i]{.c} and [@j][] and [@k][@l]\n",
     # a bracket with a block element's tag in it is no citation group, but in pandoc 3
     # before 3.8
     "[@x <div> y] z and [see @c, <p> y] z\n",

@@ -207,11 +207,12 @@ def nocite_block(text: str) -> tuple[int, int] | None:
     return found[-1] if found else None
 
 
-#: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``, and a
+#: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``, a
 #: bibliography's extension pandoc 3 alone knows: ``.ris``, ``.bib`` and ``.json`` not in
-#: lower case)
+#: lower case; ``\\expandafter``, a bracket before a ``[`` or ``{``, a tag in a bracket)
 _DIALECT_SENSITIVE = re.compile(
     r"-@|@\{|\.(?:ris|(?!bib)[Bb][Ii][Bb]|(?!json)[Jj][Ss][Oo][Nn])(?![A-Za-z])"
+    r"|\\expandafter|\][\[{]|\[[^\]\n<]*+<[A-Za-z/]"
 )
 
 

@@ -225,6 +225,7 @@ def scan_blocks(
     tex_at_letters: bool = False,
     tex_expand_words: bool = False,
     joined: list[tuple[int, int, int]] | None = None,
+    groups_before_text: bool = False,
 ) -> _Scan:
     """The inline reading of ``text`` within the ``blocks`` the block pass found in it (see
     :func:`~citewarden.parsing.markdown_inline._scan` for the flags and ``joined``)."""
@@ -243,6 +244,7 @@ def scan_blocks(
         tex_expand_words,
         blocks.bullets,
         joined,
+        groups_before_text,
     )
 
 
@@ -283,6 +285,7 @@ def _dialect_scan(text: str, blocks: Blocks, dialect: PandocDialect) -> _Scan:
         dialect.tex_at_letters,
         dialect.tex_expandafter_words,
         joined,
+        dialect.groups_before_text,
     )
 
 

@@ -236,6 +236,7 @@ def _scan(
     tex_expand_words: bool = False,
     bullets: list[int] | None = None,
     joined: list[tuple[int, int, int]] | None = None,
+    open_follows: bool = False,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -261,7 +262,10 @@ def _scan(
     :attr:`~citewarden.parsing.markdown_blocks.Blocks.bullets` (none given: a ``*`` alone
     at a line's end after list markers is taken for one); ``joined``: sorted, disjoint
     stretches pandoc drops whole, the text on either side read as one (pandoc 2's
-    brackets over paragraphs, see :func:`joined_brackets`)."""
+    brackets over paragraphs, see :func:`joined_brackets`); ``open_follows``: a bracket
+    followed by a ``[`` no ``]`` balances, or a ``{`` that opens no attribute set, may be a
+    citation group (pandoc 3, see
+    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.groups_before_text`)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -386,6 +390,17 @@ def _scan(
                     continue
                 if counted_brackets and bracket.bracketed:
                     balance = balance or Balance(text)
+                follows = text[start + 1 : start + 2]
+                if open_follows and follows in ("[", "{"):
+                    # pandoc 3: a group unless a label or an attribute set follows
+                    if follows == "[":
+                        balance = balance or Balance(text)
+                        follows = "[" if balance.of(start + 1) >= 0 else ""
+                    elif (
+                        _RAW_ATTRIBUTE.match(text, start + 1)  # a span has none
+                        or attributes.end(start + 1, par.start(start + 1)) == start + 1
+                    ):
+                        follows = ""
                 pos, members = _close_group(
                     text,
                     bracket,
@@ -395,6 +410,7 @@ def _scan(
                     balance if counted_brackets else None,
                     # pandoc 3 before 3.8 alone still reads a group there
                     bracket.blocked < 0 or counted_brackets,
+                    follows in ("[", "{"),
                 )
                 pos = attributes.end(pos, par.start(pos))  # a span's, a link's
                 changed = False
@@ -536,6 +552,8 @@ _ATTRIBUTE = (
 _ATTRIBUTE_SET = re.compile(
     r"\{" + _SPNL + r"(?:=[\w\-]++[ \t]*+|(?:" + _ATTRIBUTE + _SPNL + r")*+)"
 )
+#: a raw attribute ``{=format}``'s start
+_RAW_ATTRIBUTE = re.compile(r"\{" + _SPNL + "=")
 #: Longest attribute set read, in characters.
 _MAX_ATTRIBUTES = 2_000
 #: Characters attribute sets may be read over, beyond twice the text's length (see
@@ -1358,12 +1376,14 @@ def _close_group(
     marks: _Marks,
     balance: Balance | None = None,
     may_group: bool = True,
+    opens: bool = True,
 ) -> tuple[int, list[_Pending] | None]:
     """A ``]`` closes ``bracket``: make it a citation group if pandoc would.  Returns where
     scanning resumes (after a link destination, if one follows) and the members grouped,
     else ``None`` (an empty list: its members are let go, a footnote reference's label).
     ``balance``: pandoc 3 before 3.8 counts the brackets in braced keys (see
-    :func:`_counted_group`).  ``may_group``: else it is no group (a link's text at most)."""
+    :func:`_counted_group`).  ``may_group``: else it is no group (a link's text at most).
+    ``opens``: the ``[`` or ``{`` after it opens a label or attributes (else it is text)."""
     open_at = bracket.open_at
     after = close_at + 1
     nxt = text[after : after + 1]
@@ -1372,7 +1392,7 @@ def _close_group(
         return (end if end > 0 else after), None
     if not may_group:
         return after, None
-    if not bracket.members or nxt in ("[", "{") or text[open_at - 1 : open_at] == "^":
+    if not bracket.members or (nxt in ("[", "{") and opens) or text[open_at - 1 : open_at] == "^":
         return after, None
     if text[open_at + 1 : open_at + 2] == "^" and not marks.space_in(open_at + 2, close_at):
         # a footnote reference: its label is no key (with a space, "^" is a prefix)

@@ -137,6 +137,10 @@ class PandocDialect:
     #: before 3.9 read ``\\expandafter`` there as text, the word after it too (2.17 and
     #: 3.6.1 checked; 3.8 not run)
     tex_expandafter_words: bool = True
+    #: Markdown: a citation group may be followed by a ``[`` no ``]`` balances in its
+    #: paragraph or a ``{`` that opens no attribute set (pandoc 3: ``[@c][ x`` cites ``c``
+    #: in a group; 3.6.1 and 3.9 checked); pandoc 2 reads no group before a ``[`` or ``{``
+    groups_before_text: bool = True
     #: a CSL-JSON bibliography may be an object whose ``"items"`` are the array of items
     #: (pandoc 3: 3.6.1 and 3.9 checked); pandoc 2 (2.17) stops with an error at it
     csl_items_object: bool = True
@@ -159,6 +163,7 @@ PANDOC_2 = PandocDialect(
     brackets_across_paragraphs=True,
     tex_at_letters=True,
     tex_expandafter_words=False,
+    groups_before_text=False,
     csl_items_object=False,
     csl_yaml_bare_list=False,
 )
