@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import differential
-from citewarden.parsing.markdown import parse_markdown
+from citewarden.parsing.markdown import parse_markdown, reads_alike
 from citewarden.parsing.pandoc_syntax import PANDOC_3
 from citewarden.project import Workspace
 from citewarden.settings import Settings
@@ -391,6 +391,11 @@ def test_the_cases_tell_the_versions_apart(tmp_path: Path) -> None:
         (tmp_path / "doc.md").write_text(text, encoding="utf-8")
         readings = {version: _pandoc_cites(p, tmp_path) for version, p in programs.items()}
         assert len({tuple(sorted(r.items())) for r in readings.values()}) > 1, text
+
+
+def test_the_cases_are_read_again_for_each_version() -> None:
+    """No case is taken to read alike in every version (the project reads it once)."""
+    assert [text for text in CASES if reads_alike(text)] == []
 
 
 def test_a_changed_setting_reads_the_document_again(tmp_path: Path) -> None:
