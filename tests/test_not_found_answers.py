@@ -53,6 +53,8 @@ HTML_PAGE = recorded(
 CROSSREF_404 = recorded("crossref", "test-works__test_works_bad_id_warn.txt")
 #: Semantic Scholar's recorded 404 for a paper it does not hold (a JSON error object).
 S2_404 = recorded("semanticscholar", "test_not_found__00.json")
+#: Semantic Scholar's recorded 404 for an author it does not hold: no answer about a paper.
+S2_AUTHOR_404 = recorded("semanticscholar", "test_not_found__01.json")
 #: DataCite's recorded 404 for a DOI it does not hold (a JSON:API error document).
 DATACITE_404 = recorded("datacite", "get_datacite_metadata__DOI_not_found__01.json")
 
@@ -60,6 +62,7 @@ BODIES = {
     "html": (HTML_PAGE, "text/html;charset=utf-8"),
     "crossref": (CROSSREF_404, "text/plain"),
     "s2": (S2_404, "application/json"),
+    "s2_author": (S2_AUTHOR_404, "application/json"),
     "datacite": (DATACITE_404, "application/json; charset=utf-8"),
 }
 
@@ -124,6 +127,10 @@ CASES = [
     ("s2 paper", _s2_paper("10.5555/cw-404-crossref"), "crossref", Outcome.FAILED),
     ("s2 match", _s2_match("cw proxy page title"), "html", Outcome.FAILED),
     ("s2 match", _s2_match("cw crossref answer title"), "crossref", Outcome.FAILED),
+    # S2's own answers for something else: an author look-up's at the paper look-up, the
+    # paper look-up's at the title match (what an API without /search/match would answer)
+    ("s2 paper", _s2_paper("10.5555/cw-404-s2-author"), "s2_author", Outcome.FAILED),
+    ("s2 match", _s2_match("cw paper answer title"), "s2", Outcome.FAILED),
     ("datacite", _datacite("10.5555/cw-404-own"), "datacite", Outcome.NOT_FOUND),
     ("datacite", _datacite("10.5555/cw-404-html"), "html", Outcome.FAILED),
     ("datacite", _datacite("10.5555/cw-404-crossref"), "crossref", Outcome.FAILED),

@@ -8,9 +8,11 @@ answers, as the real recordings in tests/data/api show them:
 
 * Crossref (``/works/{doi}``, ``/journals/{issn}``): the plain text ``Resource not found.``,
   labelled ``text/plain`` or, in older answers, ``application/json;charset=utf-8``.
-* Semantic Scholar (``/paper/{id}``, ``/paper/search/match``): a JSON object whose
-  ``error`` says what was not found (``"Paper with id 0 not found"``; the title match
-  answers ``"Title match not found"``, as its documentation gives it).
+* Semantic Scholar (``/paper/{id}``): a JSON object whose ``error`` names the paper id,
+  ``{"error": "Paper with id 0 not found"}`` (its author look-up's ``"Author with id 0 not
+  found"``, a gateway's ``"Route not found"`` are no answer about a paper); the title match
+  (``/paper/search/match``), ``{"error": "Title match not found"}``, as its documentation
+  gives it (no recording of it exists).
 * DataCite (``/dois/{doi}``): a JSON:API error document, ``{"errors": [{"status": "404",
   "title": "The resource you are looking for doesn't exist."}]}``.
 * OpenAlex (``/works/doi:{doi}``, ``/sources/issn:{issn}``): its documented error object, a
@@ -94,10 +96,23 @@ def _crossref(reply: Reply) -> bool:
     return reply.content.strip() == b"Resource not found."
 
 
-def _semantic_scholar(reply: Reply) -> bool:
+#: Semantic Scholar's ``error`` for a paper id it does not hold.
+_S2_NO_PAPER = re.compile(r"Paper with id \S.{0,500} not found", re.DOTALL)
+
+
+def _s2_error(reply: Reply) -> str | None:
     data = _json_object(reply)
     error = data.get("error") if data is not None else None
-    return isinstance(error, str) and error.strip().lower().endswith("not found")
+    return error.strip() if isinstance(error, str) else None
+
+
+def _semantic_scholar(reply: Reply) -> bool:
+    error = _s2_error(reply)
+    return error is not None and _S2_NO_PAPER.fullmatch(error) is not None
+
+
+def _semantic_scholar_match(reply: Reply) -> bool:
+    return _s2_error(reply) == "Title match not found"
 
 
 def _datacite(reply: Reply) -> bool:
@@ -123,6 +138,7 @@ def _doi_org(reply: Reply) -> bool:
 
 CROSSREF = NotFoundAnswer("Crossref", _crossref)
 SEMANTIC_SCHOLAR = NotFoundAnswer("Semantic Scholar", _semantic_scholar)
+SEMANTIC_SCHOLAR_MATCH = NotFoundAnswer("Semantic Scholar", _semantic_scholar_match)
 DATACITE = NotFoundAnswer("DataCite", _datacite)
 OPENALEX = NotFoundAnswer("OpenAlex", _openalex)
 DOI_ORG = NotFoundAnswer("doi.org", _doi_org)

@@ -24,7 +24,11 @@ from citewarden.verify.sources._common import (
     works_found,
     year_from_string,
 )
-from citewarden.verify.sources.missing import SEMANTIC_SCHOLAR, read_404
+from citewarden.verify.sources.missing import (
+    SEMANTIC_SCHOLAR,
+    SEMANTIC_SCHOLAR_MATCH,
+    read_404,
+)
 
 FIELDS = (
     "title,authors,year,venue,publicationVenue,journal,externalIds,publicationTypes,url,"
@@ -176,7 +180,7 @@ class SemanticScholarSource:
         )
         if not query.free_text:
             # no title matches: 404 {"error": "Title match not found"} (any other 404: FAILED)
-            absent = read_404(self.name, reply, SEMANTIC_SCHOLAR)
+            absent = read_404(self.name, reply, SEMANTIC_SCHOLAR_MATCH)
             if absent is not None:
                 return absent
         data = reply_json(self.name, reply)
