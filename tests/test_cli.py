@@ -105,7 +105,7 @@ def test_json_report_end_to_end(tmp_path: Path) -> None:
             "line": 1,
             "column": 12,
             "context": {
-                "sentence": "Text and.",
+                "sentence": "Text.",
                 "score": None,
                 "basis": None,
                 "abstract_source": None,
@@ -117,7 +117,7 @@ def test_json_report_end_to_end(tmp_path: Path) -> None:
             "line": 1,
             "column": 33,
             "context": {
-                "sentence": "Text and.",
+                "sentence": "Text.",
                 "score": 0.0,
                 "basis": "title",
                 "abstract_source": None,
