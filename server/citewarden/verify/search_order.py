@@ -13,6 +13,10 @@ field's own index and the general indexes that cover works without a DOI, each a
 with no plausible record.  The search stops there instead of asking every remaining
 source.  A source that failed said nothing: then every source is asked, as without a
 quorum, and the entry cannot be "not found".
+
+What is searched is bounded (:func:`query_text`): the first :data:`MAX_QUERY_TITLE`
+characters of the title and :data:`MAX_QUERY_AUTHOR` of each surname, cut at a word
+boundary, which is plenty to match a work and what every service takes in an address.
 """
 
 from __future__ import annotations
@@ -23,6 +27,24 @@ from collections.abc import Sequence
 from enum import StrEnum
 
 from citewarden.verify.normalize import NormalizedEntry
+
+#: The most characters of a title a search sends (the services match on far fewer; an
+#: address of hundreds of kilobytes is refused before it is sent).
+MAX_QUERY_TITLE = 300
+#: The most characters of one author's surname a search sends.
+MAX_QUERY_AUTHOR = 100
+
+
+def query_text(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at the last word boundary within them
+    (at ``limit`` itself when its first word is longer), surrounding spaces dropped."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    if text[limit].isspace():
+        return text[:limit].rstrip()
+    cut = max(text.rfind(" ", 0, limit), text.rfind("\n", 0, limit))
+    return (text[:cut] if cut > 0 else text[:limit]).rstrip()
 
 
 class Field(StrEnum):

@@ -23,7 +23,13 @@ from citewarden.verify.evidence import (
 from citewarden.verify.legitimacy import venue_kind
 from citewarden.verify.normalize import NormalizedEntry, replace_confusables
 from citewarden.verify.records import Lookup, Outcome, Query, Update, UpdateKind, WorkRecord
-from citewarden.verify.search_order import by_field, quorum
+from citewarden.verify.search_order import (
+    MAX_QUERY_AUTHOR,
+    MAX_QUERY_TITLE,
+    by_field,
+    query_text,
+    quorum,
+)
 from citewarden.verify.source_calls import PARTIAL_SOURCES, SourceCalls
 from citewarden.verify.venue_check import venue_contradicted
 from citewarden.verify.venue_lookup import venue_answers
@@ -60,8 +66,10 @@ class SearchSteps(SourceCalls):
     """The search for a candidate and the look-ups after a match."""
 
     def _query(self, e: NormalizedEntry) -> Query:
-        title = replace_confusables(e.title or "")
-        surnames = tuple(a.family for a in e.authors[:3] if a.family)
+        """What the sources are asked for ``e`` (bounded: see
+        :func:`citewarden.verify.search_order.query_text`)."""
+        title = query_text(replace_confusables(e.title or ""), MAX_QUERY_TITLE)
+        surnames = tuple(query_text(a.family, MAX_QUERY_AUTHOR) for a in e.authors[:3] if a.family)
         return Query(title=title, authors=surnames, year=e.year, venue=e.venue, limit=5)
 
     def _search_order(self, e: NormalizedEntry) -> list[str]:
