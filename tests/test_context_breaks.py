@@ -767,3 +767,31 @@ def test_the_placeholders_of_a_citations_words_are_no_words_of_the_score() -> No
     from citewarden.context.words import terms
 
     assert terms("As [author] showed in [year], [title] holds") == terms("As showed holds")
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("A mass of \\SI{5}{\\kilo\\gram} here \\cite{a}.", "A mass of 5 kg here."),
+        (
+            "It falls at \\qty{9.81}{\\metre\\per\\second\\squared} \\cite{a}.",
+            "It falls at 9.81 m s⁻².",
+        ),
+        (
+            "Speeds of \\SIrange{1}{5}{\\kilo\\metre\\per\\hour} \\cite{a}.",
+            "Speeds of 1 km h⁻¹ to 5 km h⁻¹.",
+        ),
+        ("In \\si{\\mega\\hertz} and \\unit{\\square\\metre} \\cite{a}.", "In MHz and m²."),
+        ("About \\num{1.5e-3} or \\num{12+-3} \\cite{a}.", "About 1.5 × 10⁻³ or 12 ± 3."),
+        ("Angles \\numlist{1;2;3} of \\ang{30} \\cite{a}.", "Angles 1, 2 and 3 of 30°."),
+        (
+            "A share of \\SI[round-mode=places]{10}{\\percent} in \\qty{3}{km/h} \\cite{a}.",
+            "A share of 10 % in 3 km/h.",
+        ),
+        ("Then \\num{5} {apples} fall \\cite{a}.", "Then 5 apples fall."),
+    ],
+)
+def test_siunitx_numbers_and_units_read_as_typeset(text: str, shown: str) -> None:
+    """siunitx's ``\\SI{5}{\\kilo\\gram}`` reads ``5 kg`` as the document typesets it (units
+    as powers, ranges and lists with siunitx's words), where ``5`` alone was shown."""
+    assert sentence(text) == shown
