@@ -188,3 +188,28 @@ def test_params_that_do_not_fit_are_answered_with_what_is_wrong_and_where(
         assert error["code"] == -32602
         assert error["message"] == f"invalid params for textDocument/hover: {said}"
     assert "result" in client.hover("main.tex", 0, 7)
+
+
+def test_an_array_param_that_is_no_array_is_invalid_params(client: RawClient) -> None:
+    """executeCommand's arguments "abc" were read as the arguments a, b, c, and an object
+    as its keys, so citewarden.addReference looked up the reference 'a': any value other
+    than an array where LSP has one is InvalidParams, saying so."""
+    sent = {
+        client.request(
+            "workspace/executeCommand", {"command": "citewarden.verifyEntry", "arguments": args}
+        ): kind
+        for args, kind in (("abc", "a string"), ({"a": 1}, "an object"), (7, "a number"))
+    }
+    for msg_id, kind in sent.items():
+        error = client.response(msg_id)["error"]
+        assert error["code"] == -32602
+        assert error["message"] == (
+            "invalid params for workspace/executeCommand: params.arguments: expected an "
+            f"array, not {kind}"
+        )
+    uri = (client.root / "main.tex").as_uri()
+    changes = {"textDocument": {"uri": uri, "version": 2}, "contentChanges": {"text": "x"}}
+    client.send({"method": "textDocument/didChange", "params": changes})
+    listed = {"command": "citewarden.verifyEntry", "arguments": ["a"]}
+    assert "result" in client.response(client.request("workspace/executeCommand", listed))
+    assert "result" in client.hover("main.tex", 0, 7)

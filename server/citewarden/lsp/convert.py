@@ -12,9 +12,10 @@ import os
 import urllib.parse
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import cattrs
+from cattrs.cols import is_sequence, list_structure_factory
 from lsprotocol import types
 from pygls import IS_WIN
 from pygls.protocol import default_converter
@@ -35,10 +36,41 @@ class PlainJson(dict):  # type: ignore[type-arg]
 
 
 def plain_json_converter() -> cattrs.Converter:
-    """pygls' converter, with :class:`PlainJson` passed through unchanged."""
+    """pygls' converter, with :class:`PlainJson` passed through unchanged, and an array
+    of LSP's read from a JSON array only (:func:`_arrays_only`)."""
     converter = default_converter()
     converter.register_unstructure_hook(PlainJson, _same)
+    converter.register_structure_hook_factory(is_sequence, _arrays_only)
     return converter
+
+
+class NotAnArray(ValueError):
+    """A JSON value other than an array where LSP's type is one."""
+
+
+def _arrays_only(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any], Any]:
+    """cattrs' reading of the list type ``kind``, refusing any other value: it read any
+    iterable, so executeCommand's arguments "abc" were the arguments a, b, c (a lookup of
+    the reference 'a' for citewarden.addReference) and an object its keys."""
+    read = list_structure_factory(kind, converter)
+
+    def hook(value: Any, kind: Any) -> Any:
+        if not isinstance(value, list | tuple):
+            raise NotAnArray(f"expected an array, not {_json_kind(value)}")
+        return read(value, kind)
+
+    return hook
+
+
+def _json_kind(value: Any) -> str:
+    """What JSON value ``value`` is, in words."""
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number" if isinstance(value, int | float) else "null"
 
 
 def _same(value: PlainJson) -> PlainJson:
