@@ -53,3 +53,44 @@ def test_a_logged_exception_reaches_stderr_escaped(tmp_path: Path) -> None:
     assert "verification of k failed" in done.stderr
     assert "\x1b" not in done.stderr and "\x07" not in done.stderr
     assert "title \\x1b]0;pwned\\x07 from a record" in done.stderr
+
+
+#: ``citewarden check`` whose every request fails in the transport with an error the HTTP
+#: client does not expect (as httpx's InvalidURL for an address too long to send).
+_UNEXPECTED = """
+import sys
+import httpx
+from citewarden.verify import http
+
+async def fails(self, *args, **kwargs):
+    raise httpx.InvalidURL("URL too long")
+
+http.HttpClient._request = fails
+import citewarden.cli as cli
+sys.exit(cli.main(["check", sys.argv[1], "--format", "text"]))
+"""
+
+
+def test_a_logged_warning_is_said_as_citewarden_says_its_own(tmp_path: Path) -> None:
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{k,\n title={A title},\n author={Doe, J.},\n year={2020}\n}\n",
+        encoding="utf-8",
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "server"),
+        "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _UNEXPECTED, str(bib)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    logged = [line for line in done.stderr.splitlines() if "unexpected InvalidURL" in line]
+    assert logged
+    assert all(line.startswith("citewarden: warning: GET ") for line in logged)

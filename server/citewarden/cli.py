@@ -224,7 +224,9 @@ def _file_being_read(tb: TracebackType | None) -> Path | None:
 class _EscapedStderr(logging.Handler):
     """Python's last-resort handler (warnings, when no log is configured), each line
     redacted and escaped as the server's log is: an exception's text can hold what a
-    response or a file said (a terminal control, a key)."""
+    response or a file said (a terminal control, a key).  A record's first line is said as
+    the CLI says its own messages (``citewarden: warning: ...``), where the last-resort
+    handler wrote the bare message."""
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
@@ -232,7 +234,8 @@ class _EscapedStderr(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            sys.stderr.write(self.format(record) + "\n")
+            level = visible(record.levelname.lower())
+            sys.stderr.write(f"citewarden: {level}: {self.format(record)}\n")
         except Exception:
             self.handleError(record)
 
