@@ -263,7 +263,7 @@ def one_round(
         problems["engine: " + _where(tb)] += 1
     for fmt in ("text", "json", "sarif", "html"):
         try:
-            out = cli._render(fmt, audit, folder, [str(folder)])
+            out = "".join(cli._render(fmt, audit, folder, [str(folder)]))
             if fmt == "text":
                 # as ``check`` writes it to the terminal
                 out += visible_lines(cli._verification_summary(audit, folder))
