@@ -795,3 +795,21 @@ def test_siunitx_numbers_and_units_read_as_typeset(text: str, shown: str) -> Non
     """siunitx's ``\\SI{5}{\\kilo\\gram}`` reads ``5 kg`` as the document typesets it (units
     as powers, ranges and lists with siunitx's words), where ``5`` alone was shown."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("We \\ifthenelse{\\boolean{long}}{show}{state} it \\cite{a}.", "We show it."),
+        (
+            "It \\ifthenelse{\\equal{\\value{c}}{2}}{holds \\ifbool{x}{twice}{once}}{fails} here \\cite{a}.",
+            "It holds twice here.",
+        ),
+        ("A \\iftoggle{draft}{rough}{} sketch \\cite{a}.", "A rough sketch."),
+        ("An \\ifthenelse{\\boolean{x}}{open branch \\cite{a}.", "An x open branch."),
+    ],
+)
+def test_a_conditional_on_a_flag_reads_as_its_first_branch(text: str, shown: str) -> None:
+    """``\\ifthenelse{\\boolean{x}}{yes}{no}`` reads ``yes``: neither its condition nor
+    both branches, where ``x yes no`` was shown; one never closed is left as it is."""
+    assert sentence(text) == shown

@@ -20,6 +20,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from citewarden.context.latex_conditionals import first_branches
 from citewarden.context.siunitx import siunitx_plain
 from citewarden.context.words import MATH_SHOWN, REF_SHOWN
 from citewarden.parsing.latex_decode import ACCENTS
@@ -337,6 +338,7 @@ def _quoted(m: re.Match[str]) -> str:
 def latex_plain(text: str) -> str:
     """The words of a masked stretch of LaTeX (white space not yet collapsed)."""
     text = decode_accents(text)
+    text = first_branches(text)  # ``\\ifthenelse{c}{yes}{no}`` reads ``yes``
     text = _DROP_ARG.sub(" ", text)
     text = siunitx_plain(text)  # ``\\SI{5}{\\kilo\\gram}`` reads ``5 kg``
     if "ref" in text:

@@ -1,0 +1,72 @@
+"""LaTeX's conditionals on flags in a citing sentence (pure): ``\\ifthenelse{\\boolean{x}}
+{yes}{no}`` (ifthenelse), ``\\ifbool{x}{yes}{no}`` and ``\\iftoggle{x}{yes}{no}``
+(etoolbox) read ``yes``.
+
+A build of the document typesets one branch, never the condition and never both; which one
+depends on a flag the document may set anywhere (``\\setboolean``, ``\\toggletrue``, a class
+option), which the sentence is not read with.  The first branch is what the flag's author
+wrote the conditional for (``\\ifthenelse{\\boolean{long}}{a longer wording}{}``), and it
+is text some build shows: the sentence reads as in that build.  Showing nothing would read
+words out of every build of it, showing both would read a sentence no build has.  A full stop
+in the second branch still ends the sentence (the breaks are found before the branches are
+read).
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONDITIONAL = re.compile(r"\\(?:ifthenelse|ifbool|notbool|iftoggle|nottoggle)(?![A-Za-z@])\s*")
+#: the longest argument read (characters)
+MAX_ARGUMENT = 2000
+
+
+def _group_end(text: str, at: int) -> int:
+    """Where the brace group opening at ``at`` closes (after its ``}``), -1 if it does not
+    within :data:`MAX_ARGUMENT` characters."""
+    depth, i, stop = 0, at, min(len(text), at + MAX_ARGUMENT)
+    while i < stop:
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        depth += (c == "{") - (c == "}")
+        i += 1
+        if depth == 0:
+            return i
+    return -1
+
+
+def _groups(text: str, at: int, count: int) -> list[tuple[int, int]] | None:
+    """(start, end) of the contents of ``count`` brace groups from ``at`` (white space
+    between them passed over), None if they are not there."""
+    found: list[tuple[int, int]] = []
+    for _ in range(count):
+        while at < len(text) and text[at] in " \t\r\n":
+            at += 1
+        if not text.startswith("{", at) or (end := _group_end(text, at)) < 0:
+            return None
+        found.append((at + 1, end - 1))
+        at = end
+    return found
+
+
+def first_branches(text: str) -> str:
+    """``text`` with each conditional on a flag replaced by its first branch (its condition
+    and second branch gone); one whose arguments are not all there is left as it is."""
+    if "\\if" not in text and "\\not" not in text:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for m in _CONDITIONAL.finditer(text):
+        if m.start() < pos:
+            continue  # inside a branch already read
+        groups = _groups(text, m.end(), 3)
+        if groups is None:
+            continue
+        (_, _), (a, b), (_, end) = groups
+        # the branch read as the rest of the text is, conditionals in it too
+        parts += (text[pos : m.start()], " ", first_branches(text[a:b]), " ")
+        pos = end + 1
+    parts.append(text[pos:])
+    return "".join(parts)
