@@ -26,6 +26,7 @@ from citewarden.addref.lookup import (
 from citewarden.cache import Cache
 from citewarden.verify.base import Source
 from citewarden.verify.records import Lookup, Outcome, Person, WorkRecord
+from citewarden.verify.search_order import MAX_QUERY_TITLE
 from citewarden.verify.sources import (
     CachedSource,
     CrossrefSource,
@@ -413,3 +414,22 @@ async def test_a_failed_search_is_not_hidden_by_another_ones_not_found(
     assert isinstance(found, Lookup)
     assert found.outcome is Outcome.FAILED and found.source == "crossref"
     assert not server.unmatched
+
+
+async def test_a_huge_title_is_searched_with_a_capped_query(
+    server: ReplayServer, sources: list[Source]
+) -> None:
+    # 200 kB of words: the whole title in the address failed with InvalidURL at each source
+    server.add_route(  # dblp's real answer to a search of the title's first words
+        "https://dblp.org/search/publ/api",
+        (
+            ADDREF_API.parent.parent / "api" / "dblp" / "refchecker_search_30a6debc25.json"
+        ).read_bytes(),
+        any_query=True,
+    )
+    dblp = [s for s in sources if s.name == "dblp"]
+    asked = "3d human pose and shape estimation from lidar point clouds " * 3500
+    found = await identifier_lookup(asked, dblp)
+    assert found.outcome is Outcome.NOT_FOUND
+    asks = [s for s in server.log if s.path.startswith("/dblp/")]
+    assert len(asks) == 1 and MAX_QUERY_TITLE < len(asks[0].query) < 2 * MAX_QUERY_TITLE

@@ -22,6 +22,7 @@ from citewarden.addref.keys import KeyReading
 from citewarden.verify.base import Source
 from citewarden.verify.identifiers import clean_doi, clean_isbn
 from citewarden.verify.records import Lookup, Outcome, Query, WorkRecord
+from citewarden.verify.search_order import MAX_QUERY_AUTHOR, MAX_QUERY_TITLE, query_text
 from citewarden.verify.source_calls import PARTIAL_SOURCES
 
 #: Rounds of sources: the sources of a round are asked together; the next round only when
@@ -203,8 +204,8 @@ def key_query(reading: KeyReading, context: Sequence[str], source: str) -> Query
     if source == "crossref":
         words += [c for c in context if c not in words]
     return Query(
-        title=" ".join(words),
-        authors=(reading.surname,) if reading.surname else (),
+        title=query_text(" ".join(words), MAX_QUERY_TITLE),
+        authors=(query_text(reading.surname, MAX_QUERY_AUTHOR),) if reading.surname else (),
         year=reading.year,
         limit=ROWS,
         free_text=True,
@@ -461,7 +462,7 @@ async def identifier_lookup(text: str, sources: Sequence[Source]) -> Lookup | Am
     if kind != "title":
         return await _by_identifier(kind, value, sources)
     named = _by_name(sources)
-    query = Query(title=value, limit=ROWS)
+    query = Query(title=query_text(value, MAX_QUERY_TITLE), limit=ROWS)
     wanted = " ".join(_WORD.findall(_ascii(value)))
     answers: list[Lookup] = []
     for name in ("snapshot", "crossref", "openalex", "dblp"):
