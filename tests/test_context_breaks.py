@@ -813,3 +813,20 @@ def test_a_conditional_on_a_flag_reads_as_its_first_branch(text: str, shown: str
     """``\\ifthenelse{\\boolean{x}}{yes}{no}`` reads ``yes``: neither its condition nor
     both branches, where ``x yes no`` was shown; one never closed is left as it is."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Pass \\texttt{--verbose} to it \\cite{a}.", "Pass --verbose to it."),
+        (
+            "Run {\\ttfamily git log --all} or {\\tt a---b} \\cite{a}.",
+            "Run git log --all or a---b.",
+        ),
+        ("Type \\texttt{``x''} -- then go \\cite{a}.", "Type ``x'' - then go."),
+    ],
+)
+def test_typewriter_text_keeps_its_dashes_and_quotes(text: str, shown: str) -> None:
+    """A typewriter font has no ligatures: ``\\texttt{--foo}`` reads ``--foo``, where an en
+    dash (``-foo``) was shown; outside it ``--`` still reads as a dash."""
+    assert sentence(text) == shown

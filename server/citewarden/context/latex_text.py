@@ -335,9 +335,25 @@ def _quoted(m: re.Match[str]) -> str:
     return mark + m.group(2) + mark
 
 
+#: typewriter text (``\\texttt{--foo}``, ``{\\ttfamily ``x''}``), whose font has no ligatures:
+#: ``--`` is two hyphens there, two backticks no quotation mark
+_TYPEWRITER = re.compile(
+    r"(\\texttt\s*\{|\{\\(?:ttfamily|tt)(?![A-Za-z@]))((?:[^{}]|\{[^{}]{0,200}\}){0,500})\}"
+)
+#: the marks typewriter text keeps as they are, and what stands for each meanwhile
+_KEPT = str.maketrans({"-": "\x10", "`": "\x11", "'": "\x12"})
+_SHOWN_KEPT = str.maketrans({"\x10": "-", "\x11": "`", "\x12": "'"})
+
+
+def _typewriter(m: re.Match[str]) -> str:
+    return m.group(1) + m.group(2).translate(_KEPT) + "}"
+
+
 def latex_plain(text: str) -> str:
     """The words of a masked stretch of LaTeX (white space not yet collapsed)."""
     text = decode_accents(text)
+    if "\\t" in text:  # typewriter text: its dashes and quotes stay as written
+        text = _TYPEWRITER.sub(_typewriter, text)
     text = first_branches(text)  # ``\\ifthenelse{c}{yes}{no}`` reads ``yes``
     text = _DROP_ARG.sub(" ", text)
     text = siunitx_plain(text)  # ``\\SI{5}{\\kilo\\gram}`` reads ``5 kg``
@@ -361,7 +377,7 @@ def latex_plain(text: str) -> str:
     text = _LABEL.sub(r"\1 \2 ", text)
     text = text.replace("~", " ").translate(_GROUPING)
     text = text.replace("``", '"').replace("''", '"').replace("`", "'")  # ``quoted'', `this'
-    return text.replace("---", "-").replace("--", "-")
+    return text.replace("---", "-").replace("--", "-").translate(_SHOWN_KEPT)
 
 
 #: Commands that start text of their own (headings, front matter, list items, captions), the
