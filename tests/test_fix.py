@@ -1268,3 +1268,68 @@ def test_a_file_of_a_long_name_is_written_with_its_backup(tmp_path: Path, stem: 
     assert backup.name[:100] == target.name[:100]
     assert not stale.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, backup.name])
+
+
+#: A ``--fix`` write without hard links, killed (SIGKILL) right after it reserved the
+#: backup's name and before it renamed the complete copy over it.
+_KILLED_AT_RESERVATION = """
+import errno, os, signal, sys
+from pathlib import Path
+from citewarden.fix.write import write_atomically
+
+def no_link(*args, **kwargs):
+    raise PermissionError(errno.EPERM, "hard links not supported")
+
+real_replace = os.replace
+
+def killed(src, dst, *args, **kwargs):
+    if str(dst).endswith(".orig"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    real_replace(src, dst, *args, **kwargs)
+
+os.link = no_link
+os.replace = killed
+write_atomically(Path(sys.argv[1]), b"new\\n")
+"""
+
+
+@pytest.mark.parametrize("age", [write.STALE_TEMP_AGE + 60, 5.0], ids=["stale", "young"])
+def test_an_empty_backup_left_by_a_killed_write_is_taken_again(tmp_path: Path, age: float) -> None:
+    """A run killed between reserving ``refs.bib.orig`` and renaming the backup over it
+    leaves the name empty: once older than a write could hold it, the next run takes the
+    name again (where every later run moved on to ``refs.bib.orig.1``); a younger one may
+    still be in use and is passed over."""
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    done = subprocess.run(
+        [sys.executable, "-c", _KILLED_AT_RESERVATION, str(path)],
+        capture_output=True,
+        timeout=30,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "server")},
+    )
+    assert done.returncode == -signal.SIGKILL
+    reserved = tmp_path / "refs.bib.orig"
+    assert reserved.read_bytes() == b"" and path.read_bytes() == b"@misc{k, year = {2001}}\n"
+    then = time.time() - age
+    os.utime(reserved, (then, then))
+    backup = apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert backup is not None and backup.read_bytes() == b"@misc{k, year = {2001}}\n"
+    assert path.read_bytes() == b"@misc{k, year = {2002}}\n"
+    names = sorted(p.name for p in tmp_path.glob("refs.bib.orig*"))
+    if age > write.STALE_TEMP_AGE:
+        assert backup.name == "refs.bib.orig" and names == ["refs.bib.orig"]
+    else:
+        assert backup.name == "refs.bib.orig.1" and reserved.read_bytes() == b""
+        assert names == ["refs.bib.orig", "refs.bib.orig.1"]
+
+
+def test_an_old_backup_that_holds_bytes_is_never_taken_again(tmp_path: Path) -> None:
+    path = tmp_path / "refs.bib"
+    path.write_bytes(b"@misc{k, year = {2001}}\n")
+    kept = tmp_path / "refs.bib.orig"
+    kept.write_bytes(b"\n")
+    then = time.time() - 10 * write.STALE_TEMP_AGE
+    os.utime(kept, (then, then))
+    backup = apply_plan(plan_file(path, {"k": {"year": "2002"}}))
+    assert backup is not None and backup.name == "refs.bib.orig.1"
+    assert kept.read_bytes() == b"\n"

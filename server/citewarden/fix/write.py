@@ -161,17 +161,58 @@ def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
     copy.unlink()
 
 
-def backup_path_for(path: Path, original: bytes) -> tuple[Path, bool]:
+def backup_path_for(path: Path, original: bytes, now: float | None = None) -> tuple[Path, bool]:
     """Where the backup of ``path`` goes, and whether an identical backup already exists.
-    A name taken by anything (a dangling link too) is never written to: the next is tried."""
+    A name taken by anything (a dangling link too) is never written to: the next is tried,
+    unless it is the empty reservation of a backup killed before it was made
+    (:func:`_leftover_reservation`), which is removed and its name taken again."""
     candidate = path.with_name(_fitted(path.name, BACKUP_SUFFIX))
     n = 0
+    leftover: Path | None = None
     while os.path.lexists(candidate):
         if _holds_copy(candidate, path, original):
             return candidate, True
+        if leftover is None and _leftover_reservation(candidate, now):
+            leftover = candidate
         n += 1
         candidate = path.with_name(_fitted(path.name, f"{BACKUP_SUFFIX}.{n}"))
+    if leftover is not None and _remove_leftover(leftover, now):
+        return leftover, False
     return candidate, False
+
+
+def _leftover_reservation(candidate: Path, now: float | None) -> bool:
+    """``candidate`` is what a backup made without hard links leaves when the run is killed
+    between reserving the name and renaming the complete copy over it (:func:`_link_new`):
+    an empty regular file of this user's, not linked elsewhere, unchanged for longer than
+    :data:`STALE_TEMP_AGE` (the reservation lives for one rename: no write holds it so long).
+    A backup that holds a byte is never one."""
+    now = time.time() if now is None else now
+    try:
+        st = os.lstat(candidate)
+    except OSError:
+        return False
+    return (
+        stat.S_ISREG(st.st_mode)
+        and st.st_size == 0
+        and st.st_nlink == 1
+        and st.st_uid == os.geteuid()
+        and now - st.st_mtime > STALE_TEMP_AGE
+    )
+
+
+def _remove_leftover(candidate: Path, now: float | None) -> bool:
+    """Remove the leftover reservation ``candidate`` once more found to be one; -> whether
+    its name is free now."""
+    if not _leftover_reservation(candidate, now):
+        return False
+    try:
+        candidate.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return False
+    return not os.path.lexists(candidate)
 
 
 #: How many backup names are tried when each one chosen is taken before the backup is made.
