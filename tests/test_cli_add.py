@@ -495,3 +495,36 @@ def test_added_is_said_only_of_what_was_written(
 
 async def _answer(ids: list[str], work: object) -> list[tuple[str, object]]:
     return [(i, work) for i in ids]
+
+
+def test_with_standard_output_closed_added_is_said_on_standard_error(
+    env: dict[str, str], tmp_path: Path, replay: ReplayServer
+) -> None:
+    """Started with standard output closed (>&-), the "added" lines went nowhere while the
+    file was written; they are said on standard error, as check says its summary."""
+    import subprocess
+
+    from cli_process import started
+
+    bib = tmp_path / "refs.bib"
+    args = ["add", "10.1016/0893-6080(91)90009-T", "--bib", "refs.bib"]
+    done = started(args, tmp_path, closed=1, env=env, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("added hornik1991approximation: Hornik 1991, Approximation")
+    assert "@article{hornik1991approximation," in bib.read_text(encoding="utf-8")
+    again = started(args, tmp_path, closed=1, env=env, stderr=subprocess.PIPE, text=True)
+    assert "already present as hornik1991approximation" in again.stderr
+
+
+def test_a_dry_run_with_standard_output_closed_is_refused_before_any_look_up(
+    env: dict[str, str], tmp_path: Path, replay: ReplayServer
+) -> None:
+    import subprocess
+
+    from cli_process import started
+
+    args = ["add", "10.1016/0893-6080(91)90009-T", "--bib", "refs.bib", "--dry-run"]
+    done = started(args, tmp_path, closed=1, env=env, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 2
+    assert done.stderr == "citewarden add: standard output is closed; --dry-run shows nothing\n"
+    assert replay.log == [] and not (tmp_path / "refs.bib").exists()

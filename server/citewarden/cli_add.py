@@ -117,8 +117,16 @@ def _cannot(err: TextIO, path: Path, exc: Exception, *, writing: bool = False) -
     return EXIT_USAGE
 
 
-def run_add(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """The ``add`` command."""
+def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """The ``add`` command: what it says goes to ``out`` and ``err`` (standard output and
+    error by default, as they are when it runs).  With standard output closed (``>&-``),
+    "added" and "already present" go to standard error, and ``--dry-run``, whose entries
+    are its only result, is refused before any look-up."""
+    err = err if err is not None else sys.stderr
+    if out is None and sys.stdout is None and args.dry_run:
+        print("citewarden add: standard output is closed; --dry-run shows nothing", file=err)
+        return EXIT_USAGE
+    out = out if out is not None else sys.stdout or err
     path = Path(args.bib)
     keys = list(args.key or [])
     if len(keys) > len(args.ids):
