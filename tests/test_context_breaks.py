@@ -830,3 +830,49 @@ def test_typewriter_text_keeps_its_dashes_and_quotes(text: str, shown: str) -> N
     """A typewriter font has no ligatures: ``\\texttt{--foo}`` reads ``--foo``, where an en
     dash (``-foo``) was shown; outside it ``--`` still reads as a dash."""
     assert sentence(text) == shown
+
+
+CROSSREF_FRONT = "---\ntitle: X\nfilters:\n  - pandoc-crossref\n---\n\n"
+
+
+@pytest.mark.parametrize(
+    ("front", "runs"),
+    [
+        (CROSSREF_FRONT, True),
+        ("---\nfilters: [pandoc-citeproc, pandoc-crossref]\n---\n\n", True),
+        (
+            '---\noutput:\n  pdf_document:\n    pandoc_args: ["--filter", "pandoc-crossref"]\n---\n\n',
+            True,
+        ),
+        ("---\ntitle: On pandoc-crossref\n---\n\n", False),
+        ("", False),
+    ],
+)
+def test_pandoc_crossref_references_read_as_placeholders(front: str, runs: bool) -> None:
+    """In a document whose front matter runs pandoc-crossref, ``@fig:plot`` and
+    ``[@tbl:a; @tbl:b]`` are cross-references: they read ``[ref]`` and get no sentence of
+    their own, where ``As shows.`` was shown; elsewhere they are citations as pandoc reads
+    them."""
+    text = front + "As @fig:plot shows [@a]. See [@tbl:a; @tbl:b] or [-@Sec:x] [@b].\n"
+    doc = parse_markdown(Path("p.md"), text)
+    found = dict(
+        zip(
+            [c.key for c in doc.citations],
+            citing_sentences(text, doc.citations, doc.kind),
+            strict=True,
+        )
+    )
+    shown = {k: s.text if s else None for k, s in found.items()}
+    if runs:
+        assert shown == {
+            "fig:plot": None,
+            "a": "As [ref] shows.",
+            "tbl:a": None,
+            "tbl:b": None,
+            "Sec:x": None,
+            "b": "See [ref] or [ref].",
+        }
+        one = citing_sentences(text, doc.citations, doc.kind, only=1)[1]
+        assert one is not None and one.text == "As [ref] shows."
+    else:
+        assert shown["a"] == "As [author] shows." and shown["b"] == "See."

@@ -31,7 +31,8 @@ from functools import lru_cache
 from citewarden.context.full_stops import ABBREVIATIONS as ABBREVIATIONS
 from citewarden.context.full_stops import full_stops
 from citewarden.context.latex_macros import Macros, document_macros
-from citewarden.context.latex_text import MATH_STOP, latex_breaks, latex_plain, mask_latex
+from citewarden.context.latex_text import MATH_STOP, REF, latex_breaks, latex_plain, mask_latex
+from citewarden.context.markdown_crossref import crossrefs
 from citewarden.context.markdown_text import (
     markdown_breaks,
     markdown_plain,
@@ -116,13 +117,19 @@ _WORDS_OF_WORK = {
 }
 
 
-def _marks(citations: Iterable[Citation], offset: int = 0) -> tuple[tuple[int, str], ...]:
+def _marks(
+    citations: Iterable[Citation], offset: int = 0, refs: frozenset[Span] = frozenset()
+) -> tuple[tuple[int, str], ...]:
     """(where, mark) of each citation command of ``citations`` that typesets words of the
-    cited work (``\\citeauthor{a}`` the authors' names): one mark on its last character,
-    so that what follows it joins it as it joins the names (``@a's paper``)."""
+    cited work (``\\citeauthor{a}`` the authors' names) or is a cross-reference (``refs``,
+    :func:`~citewarden.context.markdown_crossref.crossrefs`): one mark on its last
+    character, so that what follows it joins it as it joins the names (``@a's paper``)."""
     found: dict[int, str] = {}
     for c in citations:
-        mark = _WORDS_OF_WORK.get(c.command.lower().rstrip("*"))
+        if c.command_span in refs:
+            mark: str | None = REF
+        else:
+            mark = _WORDS_OF_WORK.get(c.command.lower().rstrip("*"))
         if mark is not None:
             found.setdefault(c.command_span.end - 1 - offset, mark)
     return tuple(sorted(found.items()))
@@ -424,8 +431,9 @@ def citing_sentences(
     given; see :mod:`~citewarden.context.latex_macros`)."""
     if macros is None and kind is DocumentKind.LATEX:
         macros = document_macros(text)
+    refs = crossrefs(text, citations, kind)
     if only is None or len(text) <= 4 * REACH or citations[only].kind is not CitationKind.CITE:
-        return _sentences(text, citations, kind, only, macros=macros)
+        return _sentences(text, citations, kind, only, macros=macros, refs=refs)
     at = citations[only].command_span
     lo = text.rfind("\n", 0, max(0, at.start - REACH)) + 1
     hi = text.find("\n", at.end + REACH)
@@ -434,8 +442,9 @@ def citing_sentences(
     # the file is masked whole (a comment or a hidden block may open before the stretch),
     # once for all the hovers of one text
     every = tuple(sorted({c.command_span for c in citations}, key=lambda s: s.start))
-    masked = _masked_file(text, every, kind, _marks(citations))[lo:hi]
-    found = _sentences(text[lo:hi], nearby, kind, nearby.index(citations[only]), lo, masked, macros)
+    masked = _masked_file(text, every, kind, _marks(citations, 0, refs))[lo:hi]
+    k = nearby.index(citations[only])
+    found = _sentences(text[lo:hi], nearby, kind, k, lo, masked, macros, refs)
     out: list[CitingSentence | None] = [None] * len(citations)
     out[only] = next((s for s in found if s is not None), None)
     return tuple(out)
@@ -449,22 +458,29 @@ def _sentences(
     offset: int = 0,
     masked: str | None = None,
     macros: Macros | None = None,
+    refs: frozenset[Span] = frozenset(),
 ) -> tuple[CitingSentence | None, ...]:
     """:func:`citing_sentences` of ``text``, the stretch of the file from ``offset``
     (the citations' spans are the file's), ``masked`` the stretch of the masked file when
-    the caller has it."""
+    the caller has it; ``refs``: the command spans that are cross-references (no citing
+    sentence of their own)."""
     commands = sorted(
         {Span(c.command_span.start - offset, c.command_span.end - offset) for c in citations},
         key=lambda s: s.start,
     )
     if masked is None:
-        masked = _mask(text, commands, kind, whole=not offset, marks=_marks(citations, offset))
+        marks = _marks(citations, offset, refs)
+        masked = _mask(text, commands, kind, whole=not offset, marks=marks)
     starts, ends, cuts = _islands(masked, kind)
     main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset, commands, macros)
     inner: dict[int, _Text] = {}
     out: list[CitingSentence | None] = []
     for i, c in enumerate(citations):
-        if c.kind is not CitationKind.CITE or (only is not None and i != only):
+        if (
+            c.kind is not CitationKind.CITE
+            or (only is not None and i != only)
+            or c.command_span in refs
+        ):
             out.append(None)
             continue
         k = bisect_right(starts, c.command_span.start - offset) - 1
