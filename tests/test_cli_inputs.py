@@ -353,3 +353,42 @@ def test_an_output_naming_no_file_is_a_usage_error(
     assert code == 2
     assert err == f"citewarden: error: {said}\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["refs.bib"]
+
+
+# ---- paths and options in any order -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["a.bib", "--no-verify", "b.bib", "--format", "json"],
+        ["--format", "json", "a.bib", "--no-verify", "b.bib"],
+        ["a.bib", "--format", "json", "b.bib", "--no-verify"],
+    ],
+    ids=["option between", "options around", "options after each"],
+)
+def test_paths_between_options_are_all_checked(
+    args: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A path after an option was refused as an unrecognized argument (exit status 2)."""
+    for key in "ab":  # a key defined twice: an error in each file
+        entry = f"@misc{{{key}, title={{A}}}}\n@misc{{{key}, title={{B}}}}\n"
+        (tmp_path / f"{key}.bib").write_text(entry, encoding="utf-8")
+    code, out, err = cli(["check", *args], tmp_path, capsys, monkeypatch)
+    assert code == 1, err
+    files = {d["file"] for d in json.loads(out)["diagnostics"]}
+    assert files == {"a.bib", "b.bib"}
+
+
+def test_identifiers_between_add_options_are_all_looked_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["add", "--bib", "refs.bib", "10.1000/one", "--offline", "10.1000/two", "--dry-run"]
+    code, out, err = cli(args, tmp_path, capsys, monkeypatch)
+    assert code == 1 and out == ""
+    assert "10.1000/one: could not be looked up" in err
+    assert "10.1000/two: could not be looked up" in err

@@ -196,6 +196,26 @@ def _discard_stdout() -> None:
         pass
 
 
+#: Commands whose paths or identifiers may come before, between and after their options.
+_INTERMIXED = ("check", "add")
+
+
+def _parse(parser: argparse.ArgumentParser, args_list: list[str]) -> argparse.Namespace:
+    """``args_list`` read by ``parser``; the arguments of ``check`` and ``add`` by their own
+    parser, intermixed, so a path after an option (``check a.md --offline b.bib``) is one
+    of the paths, where it was refused as an unrecognized argument.  With ``--`` (after which
+    every argument is a path) they are read as before: an intermixed reading drops them."""
+    command = args_list[0] if args_list else None
+    if command not in _INTERMIXED or "--" in args_list:
+        return parser.parse_args(args_list)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            args = action.choices[command].parse_intermixed_args(args_list[1:])
+            args.command = command
+            return args
+    return parser.parse_args(args_list)
+
+
 def _lost_working_directory() -> str | None:
     """Why the working directory cannot be had (removed since the shell entered it), or
     None: relative paths, the settings and the report's names all start from it."""
@@ -247,7 +267,7 @@ def _main(argv: Sequence[str] | None) -> int:
     logging.lastResort = _EscapedStderr()
     parser = _parser()
     try:
-        args = parser.parse_args(args_list)
+        args = _parse(parser, args_list)
     except SystemExit as exc:
         return EXIT_CLEAN if exc.code in (0, None) else EXIT_USAGE
     if args.command in ("check", "add") and (lost := _lost_working_directory()) is not None:
