@@ -234,6 +234,12 @@ READINGS = {
     "@misc@{q, title={Q}}\n@misc{b, title={B}}\n": "q,b",
     # ... but after a blank it is a name where '{' or '(' should be: an error
     "@misc ~ {q, title={Q}}\n@misc{b, title={B}}\n": "q,b",
+    # so '~', '@' or a letter past ASCII next to 'comment' or 'string' makes another type,
+    # an entry whose key btparse cannot read: an error
+    "@comment~{ @misc{q, title={Q}} }\n@misc{b, title={B}}\n": "q,b",
+    "@@comment{ @misc{q, title={Q}} }\n@misc{b, title={B}}\n": "q,b",
+    "@écomment{ @misc{q, title={Q}} }\n@misc{b, title={B}}\n": "q,b",
+    "@string~{s = {S}}\n@misc{b, title={B}}\n": "b",
 }
 
 

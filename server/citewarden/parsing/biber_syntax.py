@@ -49,13 +49,18 @@ _AFTER_KEY = re.compile(r"\s*([})])")
 _COMMENT = r"%[^\n\v\f\r\x85\u2028\u2029]*"
 #: btparse at top level: an ``@``, or a ``%`` comment where a token starts (``50%`` is junk)
 _TOP = re.compile(r"@|(?<![^ \t\n\v\f\r\x85\u2028\u2029])" + _COMMENT)
-#: btparse inside an entry: a name (entry type) ...
-_NAME = re.compile(r"[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|]+")
+#: btparse inside an entry: a name (entry type; ``~``, ``@`` and characters past ASCII in
+#: it too: ``@misc~{``, ``@@article{`` and ``@miscé{`` are entries of such a type, while
+#: ``@comment~{`` is no comment) ...
+_NAME = re.compile(r"[A-Za-z0-9!$&*+\-./:;<>?\[\]^_`|~@\x80-\x84\x86-\u2027\u202a-\U0010ffff]+")
 #: ... and what it skips before a token: white space, ``%`` comments, an apostrophe or a
-#: backslash with the (ASCII) character after it, characters that start no token (a
-#: second ``@`` among them)
+#: backslash with the (ASCII) character after it, characters that start no token
 _SKIPPED = re.compile(
-    r"(?:\s+|" + _COMMENT + "|" + _PAIR + r"""|[^\sA-Za-z0-9!$&*+\-./:;<>?\[\]^_`|{}()=#,"%'\\])*"""
+    r"(?:\s+|"
+    + _COMMENT
+    + "|"
+    + _PAIR
+    + r"""|[^\sA-Za-z0-9!$&*+\-./:;<>?\[\]^_`|~@\x80-\x84\x86-\u2027\u202a-\U0010ffff{}()=#,"%'\\])*"""
 )
 _GROUP = re.compile(r'[{}()"]')
 _WORD = re.compile(r'[^\s{}()"#%=,@]+')
@@ -316,9 +321,13 @@ def stray_at_signs(
         if why is None:
             if _KEYLESS.match(text, opener + 1) and not _is_block(text, at, opener):
                 found.append((Span(at, opener + 1), "biber cannot read an entry without a key"))
-            elif read is not None and opener > at and not _is_block(text, at, opener):
+            elif opener > at and not _is_block(text, at, opener):
                 key = _BIBER_KEY.match(text, _BLANKS.match(text, opener + 1).end())  # type: ignore[union-attr]
-                if key is not None:
+                if key is None:  # ``@comment~{ @misc{q,``: an entry of type comment~
+                    word = _WORD.match(text, at + 1)
+                    what = quoted("@" + word.group()) if word is not None else "'@'"
+                    found.append((Span(at, opener + 1), f"biber cannot read the key after {what}"))
+                elif read is not None:
                     read.append(key.group(1))
             end = _group_end(text, opener)
             if end is None:  # btparse reads the rest as this block
