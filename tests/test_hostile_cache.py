@@ -307,3 +307,52 @@ def test_a_store_failing_during_a_cache_command_is_reported(
     assert cli.main(["cache", action]) == 2
     err = capsys.readouterr().err
     assert "no such table" in err and "Traceback" not in err, err
+
+
+def _value_file(directory: Path, key: str) -> Path:
+    con = sqlite3.connect(directory / STORE / "cache.db")
+    try:
+        (name,) = con.execute("SELECT filename FROM Cache WHERE key = ?", (key,)).fetchone()
+    finally:
+        con.close()
+    return directory / STORE / name
+
+
+def _outside_value(tmp_path: Path) -> Path:
+    """A file outside the store holding a value as the cache writes it."""
+    outside = tmp_path / "outside.json"
+    envelope = {"format": VALUE_FORMAT, "expires": 5000, "stored": 1000, "value": "outside"}
+    outside.write_text(json.dumps(envelope))
+    return outside
+
+
+@pytest.mark.parametrize("link", ["file", "folder"])
+def test_a_value_file_reached_through_a_link_is_not_read(tmp_path: Path, link: str) -> None:
+    """A value file that is a link, or in a folder that is a link, to a file outside the
+    store is a miss, where the file it pointed to was read as the value."""
+    directory = tmp_path / "cache"
+    with Cache(directory, clock=lambda: 1000.0) as cache:
+        cache.set("v2|big", "x" * 100_000, ttl=600)  # in a value file of its own
+    value_file = _value_file(directory, "v2|big")
+    outside = _outside_value(tmp_path)
+    if link == "file":
+        value_file.unlink()
+        value_file.symlink_to(outside)
+    else:
+        elsewhere = tmp_path / "elsewhere"
+        shutil.move(value_file.parent, elsewhere)
+        shutil.copy(outside, elsewhere / value_file.name)
+        value_file.parent.symlink_to(elsewhere)
+    with Cache(directory, clock=lambda: 1000.0) as cache:
+        assert cache.get("v2|big") is None
+
+
+def test_value_files_of_a_cache_directory_reached_through_a_link_are_read(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    with Cache(tmp_path / "link", clock=lambda: 1000.0) as cache:
+        cache.set("v2|big", "x" * 100_000, ttl=600)
+    with Cache(tmp_path / "link", clock=lambda: 1000.0) as cache:
+        assert cache.get("v2|big") == "x" * 100_000

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -88,14 +89,39 @@ class TextDisk(diskcache.Disk):  # type: ignore[misc]
         if mode == MODE_RAW and isinstance(value, str) and not read:
             return value
         if mode == MODE_TEXT and filename and not read and self._inside(filename):
-            path = Path(self._directory) / filename
-            if path.is_file() and path.stat().st_size <= MAX_VALUE_BYTES:
-                return path.read_text(encoding="utf-8")
+            text = _read_value_file(Path(self._directory), filename)
+            if text is not None:
+                return text
         raise ValueError("refusing a cache value that is not plain text")
 
     def _inside(self, filename: str) -> bool:
         parts = Path(filename).parts
         return not Path(filename).is_absolute() and ".." not in parts and len(parts) <= 3
+
+
+#: How a value file is opened: never through a link, never waiting (a FIFO).
+_VALUE_OPEN = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def _read_value_file(store: Path, filename: str) -> str | None:
+    """The text of the value file ``filename`` of the store at ``store``; None unless it is
+    a regular file of at most :data:`MAX_VALUE_BYTES` in the store itself (a link, or a
+    folder on its way that is a link, to a file elsewhere is not read)."""
+    path = store / filename
+    try:
+        if path.resolve() != store.resolve() / filename:  # a link on the way
+            return None
+        fd = os.open(path, _VALUE_OPEN | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError, RuntimeError):
+        return None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_VALUE_BYTES:
+            return None
+        data = file.read(MAX_VALUE_BYTES + 1)
+    if len(data) > MAX_VALUE_BYTES:
+        return None
+    return data.decode("utf-8")
 
 
 def default_directory(environ: Mapping[str, str] | None = None) -> Path:
