@@ -74,6 +74,8 @@ DAMAGES = {
         "sqlite_journal_mode", "'wal; DROP TABLE Cache'"
     ),
     "cull_limit_negative": _setting_of_right_type("cull_limit", "-1"),
+    # taken for a store past its size limit: every write would drop entries, new ones too
+    "size_recorded_wrong": _setting_of_right_type("size", "1000000000000000"),
 }
 
 
@@ -115,3 +117,18 @@ def test_cache_commands_rebuild_a_store_diskcache_cannot_use(
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("was damaged") == 1
+
+
+def test_a_store_whose_values_fill_files_reopens_without_notice(tmp_path: Path) -> None:
+    """The size recorded of entries kept in files of their own, written over and removed,
+    is their size: such a store is never taken for a damaged one."""
+    with Cache(tmp_path) as cache:
+        for i in range(12):
+            cache.set(f"v2|k{i}", "x" * (40_000 + i), ttl=600)
+        cache.set("v2|k0", "y" * 50_000, ttl=600)
+        cache.set("v2|k1", "small", ttl=600)
+        cache.clear()
+        cache.set("v2|k2", "z" * 60_000, ttl=600)
+    with Cache(tmp_path) as cache:
+        assert cache.notice is None
+        assert cache.get("v2|k2") == "z" * 60_000

@@ -198,7 +198,7 @@ def _probe(db: Path) -> str | None:
             rows = con.execute("PRAGMA quick_check(1)").fetchall()
             sound = rows == [("ok",)]
             missing = _missing_column(con) if sound else None
-            foreign = _foreign_setting(con) if sound and not missing else None
+            foreign = _foreign_setting(con) or _wrong_size(con) if sound and not missing else None
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
@@ -264,6 +264,25 @@ def _foreign_setting(con: sqlite3.Connection) -> str | None:
             shown = repr(value)
             return f"the setting {key} is {shown[:60]}{'...' if len(shown) > 60 else ''}"
     return None
+
+
+def _wrong_size(con: sqlite3.Connection) -> str | None:
+    """What is wrong with the size the store records of its entries when it is not their
+    size (diskcache, taking the store for one past its size limit, would drop entries at
+    every write: ``size = 10**15`` kept none); None when it is, or the store has no entries
+    or no record of it yet."""
+    try:
+        rows = con.execute(
+            "SELECT (SELECT value FROM Settings WHERE key = 'size'),"
+            " (SELECT COALESCE(SUM(size), 0) FROM Cache)"
+        ).fetchall()
+    except sqlite3.OperationalError:
+        return None  # no tables yet: created on opening
+    recorded, actual = rows[0] if rows else (None, 0)
+    if recorded is None or recorded == actual:
+        return None
+    shown = repr(recorded)
+    return f"it records a size of {shown[:30]} for entries of {actual} bytes"
 
 
 def _opening_damage(path: Path, exc: Exception) -> str:
