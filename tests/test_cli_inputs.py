@@ -392,3 +392,50 @@ def test_identifiers_between_add_options_are_all_looked_up(
     assert code == 1 and out == ""
     assert "10.1000/one: could not be looked up" in err
     assert "10.1000/two: could not be looked up" in err
+
+
+# ---- a source's address from the environment ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        ("not-a-url", "is no http or https address"),
+        ("ftp://mirror.example/", "is no http or https address"),
+        ("http://mirror\x1b[31m.example/", "holds a space or a control character"),
+        ("http://[::1", "is no URL"),
+        ("http://127.0.0.1:99999", "is no URL"),
+        ("http://mirror\udcff.example/", "holds a byte that is not UTF-8"),
+        ("http:///works", "names no host"),
+    ],
+)
+@pytest.mark.parametrize("command", ["check", "add"])
+def test_a_source_address_that_is_no_http_address_is_a_usage_error(
+    value: str,
+    problem: str,
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Such an address failed every request to the source (one not UTF-8 ended the run in
+    an error about standard output); the value itself is not shown (it may hold a password)."""
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CITEWARDEN_CROSSREF_URL", value)
+    (tmp_path / "refs.bib").write_text("@misc{k, title={T}}\n", encoding="utf-8")
+    args = ["refs.bib", "--offline"] if command == "check" else ["--bib", "refs.bib", "10.1/x"]
+    code, out, err = cli([command, *args], tmp_path, capsys, monkeypatch)
+    assert code == 2 and out == ""
+    assert err == (
+        f"citewarden: error: CITEWARDEN_CROSSREF_URL {problem}; give an http or https"
+        " address, or unset it\n"
+    )
+
+
+def test_a_source_address_is_not_read_without_verification(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CITEWARDEN_CROSSREF_URL", "not-a-url")
+    (tmp_path / "refs.bib").write_text("@misc{k, title={T}}\n", encoding="utf-8")
+    code, _, err = cli(["check", "refs.bib", "--no-verify"], tmp_path, capsys, monkeypatch)
+    assert code == 0, err

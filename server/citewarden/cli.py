@@ -17,6 +17,7 @@ import os
 import stat
 import sys
 import traceback
+import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -196,6 +197,38 @@ def _discard_stdout() -> None:
         pass
 
 
+def _bad_address(environ: Mapping[str, str]) -> str | None:
+    """Why the first variable that sets a source's address (``CITEWARDEN_CROSSREF_URL``
+    ...) to no http or https address with a host is refused, where every request to the
+    source failed (or a byte that is not UTF-8 ended the run in a misleading error about
+    standard output).  The value is not shown: an address may hold a password."""
+    from citewarden.verify.config import URL_ENV
+
+    for var in URL_ENV.values():
+        value = environ.get(var, "").strip()
+        if value and (problem := _address_problem(value)) is not None:
+            return f"{var} {problem}; give an http or https address, or unset it"
+    return None
+
+
+def _address_problem(value: str) -> str | None:
+    """What makes ``value`` no http or https address with a host, or None."""
+    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in value):
+        return "holds a space or a control character"
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+        return "holds a byte that is not UTF-8"
+    try:
+        parts = urllib.parse.urlsplit(value)
+        parts.port  # noqa: B018 (a port out of range raises)
+    except ValueError:
+        return "is no URL"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "is no http or https address"
+    if not parts.hostname:
+        return "names no host"
+    return None
+
+
 #: Commands whose paths or identifiers may come before, between and after their options.
 _INTERMIXED = ("check", "add")
 
@@ -272,6 +305,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return EXIT_CLEAN if exc.code in (0, None) else EXIT_USAGE
     if args.command in ("check", "add") and (lost := _lost_working_directory()) is not None:
         print(f"citewarden: error: {lost}", file=sys.stderr)
+        return EXIT_USAGE
+    verifies = args.command == "add" or (args.command == "check" and not args.no_verify)
+    if verifies and (bad := _bad_address(os.environ)) is not None:
+        print(f"citewarden: error: {bad}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "check":
         try:
