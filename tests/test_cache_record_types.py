@@ -140,3 +140,14 @@ def test_a_record_with_a_year_no_date_has_is_stored_so_that_it_reads_back(year: 
         assert back.records[0].year is None
         assert back.records[0].title == "A study"
     assert record_from_dict(record_to_dict(odd)).other_years == (2011,)
+
+
+async def test_a_cached_failure_is_a_miss(tmp_path: Path) -> None:
+    """A failure is never stored: one found in the store (planted, another version's) is
+    a miss, where it was read as the source's answer and the source was not asked."""
+    with Cache(tmp_path) as cache:
+        stored = {"source": "crossref", "outcome": "failed", "records": [], "reason": "planted"}
+        cache.set(cache.key("crossref", "by_doi", DOI), stored, TTL_FOUND)
+        source = CachedSource(_Inner(), cache, offline=True)
+        assert (await source.by_doi(DOI)).reason == OFFLINE_MISS
+        assert [r.reason for r in (await source.by_dois([DOI])).values()] == [OFFLINE_MISS]

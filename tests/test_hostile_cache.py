@@ -15,7 +15,7 @@ from pathlib import Path
 import diskcache
 import pytest
 
-from citewarden.cache import STORE, VALUE_FORMAT, Cache, CacheUnavailable
+from citewarden.cache import STORE, TTL_FOUND, VALUE_FORMAT, Cache, CacheUnavailable
 from cli_process import run_as_nobody, run_citewarden
 
 KEY = "v1|crossref|by_doi|10.1371/journal.pone.0033693"
@@ -356,3 +356,17 @@ def test_value_files_of_a_cache_directory_reached_through_a_link_are_read(
         cache.set("v2|big", "x" * 100_000, ttl=600)
     with Cache(tmp_path / "link", clock=lambda: 1000.0) as cache:
         assert cache.get("v2|big") == "x" * 100_000
+
+
+@pytest.mark.parametrize("lifetime", [TTL_FOUND + 1, 10 * 365 * 86400.0, float("inf")])
+def test_an_entry_given_a_lifetime_citewarden_never_gives_is_a_miss(
+    tmp_path: Path, lifetime: float
+) -> None:
+    """The longest an answer is kept is 30 days: one stored for longer (planted, or by
+    another program) is not read, where a "no such record" could be planted for ten years."""
+    envelope = {"format": VALUE_FORMAT, "stored": 1000.0, "expires": 1000.0 + lifetime, "value": 1}
+    with Cache(tmp_path, clock=lambda: 2000.0) as cache:
+        cache.set("v2|sound", 1, ttl=TTL_FOUND)
+        cache._store.set("v2|planted", json.dumps(envelope))
+        assert cache.get("v2|sound") == 1
+        assert cache.get("v2|planted") is None

@@ -48,6 +48,10 @@ TTL_FOUND = 30 * DAY
 TTL_NOT_FOUND = 1 * DAY
 TTL_NOTICES = 1 * DAY
 
+#: The longest an entry is kept (the longest TTL above): one stored with a longer lifetime
+#: was not written by citewarden and is not read.
+MAX_TTL = TTL_FOUND
+
 #: Seconds an entry may have been stored after the clock's present reading (clocks of the
 #: processes and machines sharing a cache differ a little); one stored later is not read.
 CLOCK_SLACK = 3600.0
@@ -547,9 +551,11 @@ def _current(entry: Mapping[str, Any], now: float) -> bool:
     :data:`CLOCK_SLACK` after ``now`` and not expired.  An entry stored while the clock ran
     ahead (set wrong, then put right; another machine sharing the directory) would
     otherwise live its lifetime plus the clock's error: a day's "no such record" for a
-    year."""
+    year.  An entry given a lifetime longer than :data:`MAX_TTL` is never current."""
     expires, stored = entry.get("expires"), entry.get("stored")
     if not isinstance(expires, int | float) or not isinstance(stored, int | float):
+        return False
+    if not float(expires) - float(stored) <= MAX_TTL:  # NaN too
         return False
     return float(stored) - CLOCK_SLACK <= now < float(expires)
 

@@ -199,9 +199,11 @@ class CachedSource:
         if aged is None or not isinstance(aged[0], dict):
             return None
         try:
-            return lookup_from_dict(aged[0], from_cache=True, notices_stale=aged[1] >= TTL_NOTICES)
+            hit = lookup_from_dict(aged[0], from_cache=True, notices_stale=aged[1] >= TTL_NOTICES)
         except (KeyError, TypeError, ValueError):
             return None  # an unreadable entry is a miss
+        # a failure is never stored (:meth:`_store`): one read back was not written here
+        return None if hit.outcome is Outcome.FAILED else hit
 
     async def _batched(
         self, single: str, batch: Callable[[list[str]], Awaitable[dict[str, Lookup]]], ids: Any
