@@ -528,3 +528,32 @@ def test_a_dry_run_with_standard_output_closed_is_refused_before_any_look_up(
     assert done.returncode == 2
     assert done.stderr == "citewarden add: standard output is closed; --dry-run shows nothing\n"
     assert replay.log == [] and not (tmp_path / "refs.bib").exists()
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["added", "dry run"])
+def test_a_standard_output_that_cannot_be_written_is_said_with_what_was_written(
+    env: dict[str, str], tmp_path: Path, dry_run: bool
+) -> None:
+    """Standard output on a full disk (> /dev/full) ended the run in a traceback with the
+    exit status of a work not found (1), after the file was written."""
+    import subprocess
+
+    from cli_process import started
+
+    bib = tmp_path / "refs.bib"
+    args = ["add", "10.1016/0893-6080(91)90009-T", "--bib", "refs.bib"]
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = started(
+            args + (["--dry-run"] if dry_run else []),
+            tmp_path,
+            env=env,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 2
+    written = "" if dry_run else "; refs.bib was written"
+    assert done.stderr == (
+        f"citewarden add: cannot write to standard output: No space left on device{written}\n"
+    )
+    assert bib.exists() is not dry_run

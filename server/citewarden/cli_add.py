@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -183,7 +182,7 @@ def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
     new = text
     # what standard output says is said once the file holds it: "added" only when written
     said: list[str] = []
-    say = functools.partial(print, file=out) if args.dry_run else said.append
+    say = said.append
     for n, (ident, result) in enumerate(found):
         if isinstance(result, str):
             print(f"citewarden add: {_shown(ident)}: {visible(result)}", file=err)
@@ -211,7 +210,7 @@ def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
             return EXIT_USAGE
         new = apply(new, change)
         if args.dry_run:
-            print(visible_lines(change.text.strip("\n")), file=out)
+            say(visible_lines(change.text.strip("\n")))
         say(f"added {visible(key)}: {visible(describe(result))} [{result.source}]")
     if not args.dry_run and new != text:
         # through a symbolic link to the file, never replacing it; a new temporary file; a
@@ -221,6 +220,22 @@ def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
             write_atomically(path, new.encode("utf-8"), expected=expected, backup=False)
         except (FixRefused, OSError) as exc:
             return _cannot(err, path, exc, writing=True)
-    for line in said:
-        print(line, file=out)
-    return status
+    return _said(said, out, err, "" if args.dry_run or new == text else str(path)) or status
+
+
+def _said(lines: Sequence[str], out: TextIO, err: TextIO, written: str) -> int | None:
+    """Write ``lines`` to ``out``; None, or :data:`EXIT_USAGE` when ``out`` cannot take them
+    (a full disk: ``> /dev/full``), said on ``err`` with the file ``written`` if one was, where
+    the run ended in a traceback with the exit status of a work not found."""
+    try:
+        for line in lines:
+            print(line, file=out)
+        out.flush()
+    except BrokenPipeError:  # the reader went away (| head): the caller's exit status
+        raise
+    except OSError as exc:
+        then = f"; {visible(written)} was written" if written else ""
+        reason = visible(exc.strerror or type(exc).__name__)
+        print(f"citewarden add: cannot write to standard output: {reason}{then}", file=err)
+        return EXIT_USAGE
+    return None
