@@ -370,3 +370,31 @@ def test_an_entry_given_a_lifetime_citewarden_never_gives_is_a_miss(
         cache._store.set("v2|planted", json.dumps(envelope))
         assert cache.get("v2|sound") == 1
         assert cache.get("v2|planted") is None
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("cache.db-shm", "fifo"), ("cache.db-wal", "device"), ("cache.db-wal", "dir")],
+)
+def test_a_companion_file_sqlite_cannot_open_is_damage(
+    tmp_path: Path, name: str, kind: str
+) -> None:
+    """A -wal or -shm file beside the database that is a FIFO, a link or a folder is damage:
+    moved aside and rebuilt, where the cache could not be used on any run again."""
+    with Cache(tmp_path) as cache:
+        cache.set(KEY, {"ok": True}, ttl=60)
+    companion = tmp_path / STORE / name
+    companion.unlink(missing_ok=True)
+    if kind == "fifo":
+        os.mkfifo(companion)
+    elif kind == "device":
+        companion.symlink_to("/dev/zero")
+    else:
+        companion.mkdir()
+    with Cache(tmp_path) as cache:
+        assert (
+            cache.notice is not None and f"damaged ({name} is not a regular file)" in cache.notice
+        )
+        cache.set(KEY, {"new": True}, ttl=60)
+    with Cache(tmp_path) as again:
+        assert again.notice is None and again.get(KEY) == {"new": True}

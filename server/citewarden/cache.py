@@ -343,6 +343,21 @@ def _why_no_directory(path: Path, exc: OSError) -> str:
     return str(exc.strerror or exc)
 
 
+#: The files SQLite keeps beside a database in WAL mode.
+_COMPANIONS = ("-wal", "-shm")
+
+
+def _odd_companion(db: Path) -> str | None:
+    """What is wrong with a file SQLite keeps beside ``db`` that is a link or not a regular
+    file (a FIFO, a folder, a link to a device): SQLite cannot open the store then, and it
+    would be unusable on every run."""
+    for suffix in _COMPANIONS:
+        companion = db.with_name(db.name + suffix)
+        if companion.is_symlink() or (companion.exists() and not companion.is_file()):
+            return f"{companion.name} is not a regular file"
+    return None
+
+
 def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK | os.X_OK)
 
@@ -383,7 +398,7 @@ class Cache:
         db = path / "cache.db"
         if db.is_file() and not os.access(db, os.R_OK | os.W_OK):
             raise CacheUnavailable(f"the cache file {db} is not writable")
-        damage = "not a directory" if _no_directory(path) else _probe(db)
+        damage = "not a directory" if _no_directory(path) else _odd_companion(db) or _probe(db)
         if damage is None:
             _check_lock(db)
             try:
