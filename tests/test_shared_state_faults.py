@@ -108,3 +108,18 @@ def test_times_written_by_a_clock_running_ahead_do_not_hold_requests_back(
     assert right.reserve(HOST, "crossref-query", 1.0) == pytest.approx(10.0)
     ahead.advertise(HOST, "crossref", 2)
     assert right.advertised(HOST, "crossref") == 2
+
+
+def test_a_time_of_nan_in_the_state_is_no_time(tmp_path: Path) -> None:
+    """A pause or a send slot written as NaN (valid to Python's JSON reader) is read as no
+    time: a pause taken on top of it holds, where it became NaN and was lost."""
+    host = "api.crossref.org"
+    (tmp_path / f"{host}.json").write_text(
+        '{"paused": {"crossref": NaN}, "lanes": {"crossref-query": NaN}}'
+    )
+    clock = 1000.0
+    rate = SharedRate(tmp_path, clock=lambda: clock)
+    assert rate.paused_for(host, "crossref") == 0.0
+    assert rate.pause(host, "crossref", 5.0) == 5.0
+    assert rate.paused_for(host, "crossref") == 5.0
+    assert rate.reserve(host, "crossref-query", 0.5) == 5.0

@@ -126,7 +126,10 @@ class SharedRate(SharedDirectory):
             )
 
     def _number(self, value: Any, now: float) -> float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
+        """A time read from the state: at most :data:`MAX_AHEAD` from now, 0 for what is
+        no number (NaN too, which would make every comparison false: a pause set on it
+        was lost)."""
+        if isinstance(value, int | float) and not isinstance(value, bool) and value == value:
             return min(float(value), now + MAX_AHEAD)
         return 0.0
 
