@@ -111,6 +111,9 @@ ALIKE = [
     # a line block's line, a table's cell ends at it, a footnote's first line as a paragraph's
     "| a <div> @c1 y\n\n| a | b |\n|---|---|\n| c <div> @c2 y | d @c3 |\n\n"
     "[^1]: a <div> @x1. y\n\nb[^1]\n",
+    # emphasis opened before it ends there; in a "[" no "]" balances, it ends the text
+    # as in a paragraph, in one a key's "]" balances, the text up to there is dropped
+    "*<div>*@g1 and\n\na *b <div> c*@g2\n\n[<div>@x1)\n\n[<p>@a@{]}\n\n[<div>[]@e@{]}\n",
     # a bracket's text ends at it: the text up to the bracket's "]" is dropped
     "[a <div> @x] y and [a [b <div> @z] @c1] and [@c2 <div> @w](u)\n",
     # a verbatim element closed on its line: a block starts after it there

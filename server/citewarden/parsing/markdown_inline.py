@@ -473,12 +473,23 @@ def _scan(
                     verbatim = Verbatim(text)
                 close = verbatim.end(start)
             if _INTERRUPTING_TAG.match(text, start) and block_tag_end(text, start) > 0:
+                closing = -1  # the "]" balancing the bracket it is in, brackets in keys counted
+                while stack:
+                    balance = balance or Balance(text)
+                    closing = balance.of(stack[-1].open_at)
+                    if closing > start:
+                        break
+                    stack.pop()  # no "]" balances it after the tag: its "[" is text
+                    emphasis.leave()
                 if stack:  # pandoc's reading of the bracket's text stops there
                     if stack[-1].blocked < 0:
                         stack[-1].blocked = start
+                    drop_until = max(drop_until, closing)
                 elif not _ITEM_START.fullmatch(text, line_starts.of(start), start):
-                    # in a paragraph's text (one at its line's start is the block pass's)
+                    # in a paragraph's text (one at its line's start is the block pass's):
+                    # it ends there, and what it opened
                     out.block_tags.append(start)
+                    emphasis.clear()
             if close > 0:  # a raw HTML block: it ends the paragraph
                 pos = close
                 stack.clear()
