@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -219,3 +220,33 @@ async def test_a_notice_without_a_title_answers_for_the_work_it_updates(tmp_path
     # the notice's own DOI is held, with no record to compare: no "not found"
     assert (await snap.by_doi(notice_doi)).outcome is Outcome.FAILED
     snap.close()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "random", "empty", "fifo"])
+async def test_a_damaged_index_is_built_again_and_said_once(
+    tmp_path: Path, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An index SQLite cannot use is removed and built again, where every look-up of the
+    snapshot failed on every run until the snapshot itself changed."""
+    path = tmp_path / "works.jsonl"
+    shutil.copy(DATA, path)
+    first = SnapshotSource(path, tmp_path / "index")
+    assert (await first.by_doi("10.1145/3448016.3452841")).outcome is Outcome.FOUND
+    first.close()
+    index = first.index_path()
+    if damage == "truncated":
+        index.write_bytes(index.read_bytes()[:1000])
+    elif damage == "random":
+        index.write_bytes(os.urandom(8192))
+    elif damage == "empty":
+        index.write_bytes(b"")
+    else:  # opened, a FIFO would block reading
+        index.unlink()
+        os.mkfifo(index)
+    again = SnapshotSource(path, tmp_path / "index")
+    found = await asyncio.wait_for(again.by_doi("10.1145/3448016.3452841"), 30)
+    assert found.outcome is Outcome.FOUND, found
+    assert (await again.by_doi("10.9999/not.in.snapshot")).outcome is Outcome.NOT_FOUND
+    again.close()
+    said = [r for r in caplog.records if "building it again" in r.getMessage()]
+    assert len(said) == 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -25,6 +26,8 @@ from citewarden.files import open_regular, refuse_special
 from citewarden.verify.records import DamagedRecord, Lookup, Query, WorkRecord
 from citewarden.verify.sources._common import guard, normalize_doi
 from citewarden.verify.sources.crossref import notice_from_csl, work_from_csl
+
+log = logging.getLogger("citewarden.snapshot")
 
 #: Bumped when what an index holds changes (2: the DOIs of works without a usable record;
 #: 3: what untitled notices update).
@@ -194,11 +197,33 @@ class SnapshotSource:
     # -- queries ----------------------------------------------------------------------------
 
     def _run(self, sql: str, args: tuple[Any, ...]) -> list[tuple[Any, ...]] | None:
+        """The rows of ``sql``; an index SQLite cannot use (truncated, overwritten, a FIFO,
+        tables missing) is removed and built again once, said in the log."""
         with self._lock:
-            conn = self._open()
-            if conn is None:
-                return None
-            return conn.execute(sql, args).fetchall()
+            for rebuilt in (False, True):
+                try:
+                    conn = self._open()
+                    if conn is None:
+                        return None
+                    return conn.execute(sql, args).fetchall()
+                except sqlite3.DatabaseError as exc:
+                    if rebuilt:
+                        raise
+                    self._discard(exc)
+            return None  # not reached
+
+    def _discard(self, exc: sqlite3.DatabaseError) -> None:
+        """Close and remove the index that failed with ``exc``: the next use builds it."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        try:
+            target = self.index_path()
+            target.unlink(missing_ok=True)
+        except OSError as why:
+            log.warning("cannot remove the snapshot index that failed (%s): %s", exc, why)
+            raise exc from why
+        log.warning("the snapshot index %s could not be read (%s); building it again", target, exc)
 
     async def _query(
         self,
