@@ -4,6 +4,7 @@ TTLs expire (injected clock), offline mode answers from the cache only, no secre
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from urllib.parse import parse_qs
 
@@ -12,7 +13,7 @@ import pytest
 import clocks
 import replay as replay_fixtures
 from citewarden import cache as cache_module
-from citewarden.cache import DAY, SCHEMA_VERSION, Cache
+from citewarden.cache import DAY, SCHEMA_VERSION, VALUE_FORMAT, Cache
 from citewarden.verify.records import MAX_NAME, Outcome, Query
 from citewarden.verify.sources import (
     OFFLINE_MISS,
@@ -312,3 +313,19 @@ async def test_an_answer_stored_while_the_clock_ran_ahead_is_not_kept_past_its_l
     assert store.prune() >= 2  # the record stored ahead and the key stored ahead
     assert store.get("v2|other") == 1
     await http.aclose()
+
+
+def test_prune_leaves_the_entries_of_a_later_version_alone(tmp_path: Path) -> None:
+    """A newer citewarden sharing the directory (the editor's and the command line's may
+    differ) keeps its entries through an older one's prune, where every entry of another
+    schema or value format was removed as unreadable; an earlier version's go."""
+    later = {"format": VALUE_FORMAT + 1, "stored": 1000.0, "expires": 9000.0, "value": {}}
+    with Cache(tmp_path, clock=lambda: 2000.0) as store:
+        store._store.set(f"v{SCHEMA_VERSION + 1}|crossref|by_doi|10.1/x", json.dumps(later))
+        store._store.set(f"v{SCHEMA_VERSION - 1}|crossref|by_doi|10.1/x", json.dumps(later))
+        store.set(store.key("crossref", "by_doi", "10.1/x"), {"v": 1}, ttl=DAY)
+        assert store.prune() == 1
+        assert sorted(store._store.iterkeys()) == [
+            f"v{SCHEMA_VERSION}|crossref|by_doi|10.1/x",
+            f"v{SCHEMA_VERSION + 1}|crossref|by_doi|10.1/x",
+        ]

@@ -22,6 +22,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import sqlite3
 import stat
 import time
@@ -534,7 +535,7 @@ class Cache:
 
     def prune(self) -> int:
         """Remove expired and unreadable entries (by the injected clock and by diskcache's
-        expiry)."""
+        expiry), and those of earlier schema versions; a later version's are left to it."""
         with self._admin("prune"):
             return self._prune()
 
@@ -546,6 +547,8 @@ class Cache:
         except (ValueError, TypeError):  # a key that is not text: start over
             return removed + int(self._store.clear())
         for key in keys:
+            if _newer(key):
+                continue  # a later version's: for it to judge (diskcache's expiry ends it)
             entry = self._entry(key)
             if entry is None or not _current(entry, now):
                 removed += int(self._store.delete(key))
@@ -559,6 +562,16 @@ class Cache:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_VERSIONED_KEY = re.compile(r"v([0-9]{1,9})\|")
+
+
+def _newer(key: str) -> bool:
+    """Whether ``key`` is one a later schema version writes (a newer citewarden sharing the
+    directory: the editor's and the command line's may differ)."""
+    match = _VERSIONED_KEY.match(key)
+    return match is not None and int(match[1]) > SCHEMA_VERSION
 
 
 def _current(entry: Mapping[str, Any], now: float) -> bool:
