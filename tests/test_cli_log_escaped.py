@@ -5,6 +5,7 @@ a response or a file held, a terminal control among it."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -94,3 +95,45 @@ def test_a_logged_warning_is_said_as_citewarden_says_its_own(tmp_path: Path) -> 
     logged = [line for line in done.stderr.splitlines() if "unexpected InvalidURL" in line]
     assert logged
     assert all(line.startswith("citewarden: warning: GET ") for line in logged)
+
+
+#: ``citewarden check`` interrupted (SIGINT, as Ctrl-C sends) while it verifies an entry.
+_INTERRUPTED = """
+import asyncio, os, signal, sys
+from citewarden.verify import engine
+
+async def interrupted(self, ev):
+    os.kill(os.getpid(), signal.SIGINT)
+    await asyncio.sleep(60)
+
+engine.Verifier._identify = interrupted
+import citewarden.cli as cli
+sys.exit(cli.main(["check", sys.argv[1]]))
+"""
+
+
+def test_an_interrupted_check_says_so_in_one_line(tmp_path: Path) -> None:
+    """Ctrl-C while verifying ended the run in a traceback of the event loop."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text(
+        "@article{k,\n title={A title},\n author={Doe, J.},\n year={2020},\n"
+        " doi={10.1371/journal.pone.0033693}\n}\n",
+        encoding="utf-8",
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "server"),
+        "CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED, str(bib)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    assert done.returncode == 130
+    assert done.stderr == "citewarden: interrupted\n" and done.stdout == ""

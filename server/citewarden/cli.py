@@ -54,6 +54,8 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 #: The status of a run whose reader went away (``| head``): a program SIGPIPE ends has it.
 EXIT_PIPE = 128 + 13
+#: The status of a run interrupted (Ctrl-C, SIGINT), as a shell gives a program SIGINT ends.
+EXIT_INTERRUPTED = 128 + 2
 
 FAIL_ON: dict[str, Severity | None] = {
     "error": Severity.ERROR,
@@ -70,6 +72,8 @@ exit status:
   2  a usage error (a bad option, path or settings file), an input that cannot be
      read, a directory with nothing to check, a file --fix could not write, or
      memory running out (the max_file_mb setting bounds the files read)
+  130  interrupted (Ctrl-C), as for a program SIGINT ends; --fix leaves each file
+       whole, old or new
   141  the reader of standard output went away (| head), as for a program SIGPIPE ends
 """
 
@@ -174,6 +178,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of standard output went away (| head): no traceback
         _discard_stdout()
         return EXIT_PIPE
+    except KeyboardInterrupt:  # Ctrl-C: one line, where a traceback of the event loop was
+        print("citewarden: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except MemoryError as exc:
         path = _file_being_read(exc.__traceback__)
     # the traceback and the text it held are released here, before the message is written
@@ -866,6 +873,8 @@ exit status:
      have (they are listed: give the DOI, arXiv id, PMID or ISBN of the one meant);
      the rest are added
   2  a usage or file error
+  130  interrupted (Ctrl-C); the file holds all or none of the entries
+  141  the reader of standard output went away (| head)
 """
 
 
