@@ -505,6 +505,9 @@ class _Reader:
         self.lines = False
         #: the last of them is a ``|`` alone: no line goes on in it
         self.lines_empty = False
+        #: the last of them was cut at a block element's tag: the lines going on in it are
+        #: dropped with the rest of it
+        self.lines_cut = False
         #: the previous line was a footnote's marker with nothing after it: the lines
         #: after one blank line are its first (pandoc's optional blank line there)
         self.empty_note = False
@@ -1335,7 +1338,7 @@ class _Reader:
                 ok = True
                 continue
             forced = self._forced_tag(pos + j + 1, line_end) if not inside else -1
-            if forced >= 0 and not _is_line_block_line(line, j):
+            if forced >= 0 and not self.lines and not _is_line_block_line(line, j):
                 # a block element's tag in the text: the text ends before it, a block
                 # starts at it (pandoc's inline reading stops there)
                 _add(self.out.breaks, forced + 1, self.out.breaks_since, self.run_start)
@@ -1353,6 +1356,7 @@ class _Reader:
             elif self.lines:
                 self._break()
             k = len(line) - len(line[j + 1 :].lstrip(" \t"))
+            self.lines_cut = False
             if (
                 self.lines
                 and line.startswith("<", k)
@@ -1361,8 +1365,15 @@ class _Reader:
             ):
                 # pandoc reads no inline HTML there: the line ends before the tag
                 self.out.skip.append((pos + k, line_end))
+                self.lines_cut = True
             elif self.lines and (forced := self._forced_tag(pos + k, line_end)) >= 0:
                 self.out.skip.append((forced, line_end))  # so at a tag later in the line
+                self.lines_cut = True
+        elif self.lines and self.lines_cut:
+            self.out.skip.append((pos + j, line_end))  # a line going on in one cut there
+        elif self.lines and (forced := self._forced_tag(pos + j, line_end)) >= 0:
+            self.out.skip.append((forced, line_end))
+            self.lines_cut = True
         self.open = False
         self.para_first = ok and not caption
         if self.para_first:
