@@ -398,3 +398,32 @@ def test_a_companion_file_sqlite_cannot_open_is_damage(
         cache.set(KEY, {"new": True}, ttl=60)
     with Cache(tmp_path) as again:
         assert again.notice is None and again.get(KEY) == {"new": True}
+
+
+def test_a_store_another_process_rebuilt_meanwhile_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes finding the same damaged store: the one that comes second keeps the
+    store the first started, where it moved that new store aside too (and the first went
+    on writing into the moved one)."""
+    import citewarden.cache as cache_module
+
+    db = _filled(tmp_path)
+    db.write_bytes(os.urandom(db.stat().st_size))
+    for extra in db.parent.glob("cache.db-*"):
+        extra.unlink()
+    probe = cache_module._probe
+
+    def probe_then_the_other_process_rebuilds(path: Path) -> str | None:
+        damage = probe(path)
+        monkeypatch.setattr(cache_module, "_probe", probe)
+        with Cache(tmp_path) as other:  # the other process: moves it aside, starts anew
+            assert other.notice is not None and "moved it to" in other.notice
+            other.set(KEY, {"other": True}, ttl=60)
+        return damage
+
+    monkeypatch.setattr(cache_module, "_probe", probe_then_the_other_process_rebuilds)
+    with Cache(tmp_path) as second:
+        assert second.notice is not None and "another process moved it aside" in second.notice
+        assert second.get(KEY) == {"other": True}
+    assert len(list(tmp_path.glob(f"{STORE}.damaged-*"))) == 1

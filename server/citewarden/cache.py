@@ -359,6 +359,15 @@ def _odd_companion(db: Path) -> str | None:
     return None
 
 
+def _identity(path: Path) -> tuple[int, int] | None:
+    """What ``path`` is (device and inode, not following a link); None when nothing is."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino
+
+
 def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK | os.X_OK)
 
@@ -393,6 +402,7 @@ class Cache:
 
     def _open(self) -> diskcache.Cache:
         path = self.directory / STORE
+        seen = _identity(path)
         for target in (self.directory, path):
             if target.is_dir() and not _writable(target):
                 raise CacheUnavailable(f"the cache directory {target} is not writable")
@@ -407,19 +417,19 @@ class Cache:
             except Exception as exc:
                 damage = _opening_damage(path, exc)
         aside = path.with_name(f"{STORE}.damaged-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+        moved = seen is None or _identity(path) == seen  # else another process began anew
         try:
-            path.rename(aside)
+            if moved:
+                path.rename(aside)
         except FileNotFoundError:
-            pass  # another process moved it first
+            moved = False  # another process moved it first
         except OSError as exc:
             raise CacheUnavailable(
                 f"the cache at {path} is damaged ({damage}) and cannot be moved aside: "
                 f"{exc.strerror or exc}"
             ) from exc
-        self.notice = (
-            f"the cache at {path} was damaged ({damage}); moved it to {aside.name} and "
-            "started a new one"
-        )
+        done = f"moved it to {aside.name}" if moved else "another process moved it aside"
+        self.notice = f"the cache at {path} was damaged ({damage}); {done} and started a new one"
         log.info("%s", self.notice)  # the caller tells the user, once
         try:
             return _open_store(path)
