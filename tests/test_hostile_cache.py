@@ -143,6 +143,8 @@ def test_a_cache_directory_that_is_a_file_or_a_link_to_itself_is_said_to_be_that
     (tmp_path / "loop").symlink_to(tmp_path / "loop")
     with pytest.raises(CacheUnavailable, match=r"loop: Too many levels of symbolic links"):
         Cache(tmp_path / "loop")
+    with pytest.raises(CacheUnavailable, match=r"/dev/full: it is a device, a FIFO or a socket"):
+        Cache("/dev/full")
 
 
 @pytest.mark.parametrize("what", ["file", "link_to_itself"])

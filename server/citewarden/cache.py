@@ -337,10 +337,12 @@ def _why_no_directory(path: Path, exc: OSError) -> str:
     (``File exists`` says nothing of a file, or of a link to itself), else what ``exc`` says."""
     if isinstance(exc, FileExistsError):
         try:
-            path.stat()
+            info = path.stat()
         except OSError as why:  # a link to itself (or a loop of links), to nowhere
             return f"{why.strerror or why}" + (" (a symbolic link)" if path.is_symlink() else "")
-        return "it is a file, not a directory"
+        if stat.S_ISREG(info.st_mode):
+            return "it is a file, not a directory"
+        return "it is a device, a FIFO or a socket, not a directory"
     return str(exc.strerror or exc)
 
 
