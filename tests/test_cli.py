@@ -439,6 +439,9 @@ def test_invalid_setting_is_a_warning(
         # an empty one (an unset variable) was taken as none given: the default settings
         (["check", "main.tex", "--config", ""], "--config names no file (an empty path)"),
         (["check", "main.tex", "--snapshot", ""], "--snapshot names no file (an empty path)"),
+        # an empty list file read the working directory: "a directory, not a regular file"
+        (["check", "--files-from", ""], "--files-from names no file (an empty path)"),
+        (["check", "main.tex", "--files-from", ""], "--files-from names no file (an empty path)"),
     ],
 )
 def test_usage_errors(

@@ -679,6 +679,8 @@ def _expand_inputs(args: argparse.Namespace, cwd: Path) -> list[str]:
 
     if not args.paths and not args.files_from:
         raise UsageError("nothing to check: give a PATH or --files-from FILE")
+    if "" in args.files_from:  # (it read the working directory as the list file)
+        raise UsageError("--files-from names no file (an empty path)")
     try:
         paths = expand_inputs(args.paths, args.files_from, cwd=cwd)
     except ListFileError as exc:
