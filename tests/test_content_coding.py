@@ -226,3 +226,16 @@ def test_gzip_members_sent_a_byte_at_a_time_are_read_whole() -> None:
         decoder.feed(coded[i : i + 1])
     assert bytes(decoder.body) == b"".join(halves)
     assert not decoder.cut_short()
+
+
+def test_gzip_members_that_hold_nothing_are_read_only_up_to_twice_the_cap() -> None:
+    """Empty members decode to nothing: the coded body itself is capped, where they were
+    read and decoded for as long as they came."""
+    from citewarden.verify.transport import _Decoder, _OverCap
+
+    empty = gzip.compress(b"")
+    decoder = _Decoder(["gzip"], 64 * 1024)
+    with pytest.raises(_OverCap):
+        for _ in range(2 * 64 * 1024 // len(empty) + 1):
+            decoder.feed(empty)
+    assert not decoder.body

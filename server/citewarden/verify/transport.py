@@ -354,6 +354,7 @@ class _Decoder:
         self.stages = [_Inflater(CODINGS[c]) for c in reversed(codings)]
         self.sizes = [0] * len(self.stages)
         self.cap = cap
+        self.raw = 0
         self.body = bytearray()
 
     def cut_short(self) -> bool:
@@ -361,7 +362,13 @@ class _Decoder:
         return any(s.started and not s.inflate.eof for s in self.stages)
 
     def feed(self, data: bytes, stage: int = 0) -> None:
-        """Decode ``data`` through the stages from ``stage``; :class:`_OverCap` past a cap."""
+        """Decode ``data`` through the stages from ``stage``; :class:`_OverCap` past a cap
+        (the coded body itself at most twice the cap too: gzip members holding nothing
+        would otherwise be read and decoded without end)."""
+        if stage == 0 and self.stages:
+            self.raw += len(data)
+            if self.raw > 2 * self.cap:
+                raise _OverCap
         if stage == len(self.stages):
             self.body += data
             if len(self.body) > self.cap:
