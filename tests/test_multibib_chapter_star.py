@@ -62,3 +62,37 @@ def subprocess_run_sw(directory: Path) -> None:
     import subprocess
 
     subprocess.run(["bibtex", "sw"], cwd=directory, capture_output=True, check=False)
+
+
+@pytest.mark.parametrize("command", ["citesw", "citepsw", "citetsw", "citealpsw", "citealtsw"])
+def test_each_natbib_command_of_a_list_cites_in_the_list(tmp_path: Path, command: str) -> None:
+    """multibib's ``\\newcites{sw}`` defines ``\\citepsw``, ``\\citetsw``, ``\\citealpsw``
+    and ``\\citealtsw`` beside ``\\citesw`` (its ``\\@mb@citenamelist``): with natbib they
+    write the key to sw.aux, so BibTeX lists the entry there.  They were read as no
+    citation, and the entry was an orphan."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(_entries("m1 m2"), encoding="utf-8")
+    (tmp_path / "sw.bib").write_text(_entries("s1 s2"), encoding="utf-8")
+    main = tmp_path / "main.tex"
+    main.write_text(
+        "\\documentclass{article}\n\\usepackage{natbib}\n\\usepackage{multibib}\n"
+        "\\newcites{sw}{Software}\n\\begin{document}\n"
+        f"x \\citep{{m1}} \\{command}{{s1}}\n"
+        "\\bibliographystyle{plainnat}\n\\bibliography{refs}\n"
+        "\\bibliographystylesw{plainnat}\n\\bibliographysw{sw}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    run_latex(tmp_path, "main.tex", "bibtex")
+    subprocess_run_sw(tmp_path)
+    listed = {k.strip() for k in _BBL_BIBITEM.findall((tmp_path / "sw.bbl").read_text())}
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(main)
+    found = check(ws)
+    orphans = {
+        f.data["key"]
+        for bib in ("refs.bib", "sw.bib")
+        for f in found.get(tmp_path / bib, [])
+        if f.code is Code.ORPHAN
+    }
+    assert listed == {"s1"}
+    assert orphans == {"m2", "s2"}

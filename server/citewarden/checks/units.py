@@ -32,6 +32,7 @@ from citewarden.model import Citation, Code, Finding, LinkKind, Location, Parsed
 from citewarden.parsing import latex_bibunits
 from citewarden.parsing.latex_args import LIST_STAR
 from citewarden.parsing.latex_bibunit_order import bare_putbib_defaults
+from citewarden.parsing.latex_commands import multibib_list
 from citewarden.project_links import bib_names
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ class Units:
         if self.lists:
             command = cit.command.rstrip("*")
             for suffix, names in self.lists:
-                if command in (f"cite{suffix}", f"nocite{suffix}"):
+                if multibib_list(command, (suffix,)) is not None:
                     return tuple(sorted(names))
         regions = self.flow.get(path)
         if regions is not None:
@@ -189,7 +190,7 @@ class Units:
             return "the main list (bibunits copies the citation there)"
         command = cit.command.rstrip("*")
         for suffix, _ in self.lists:
-            if command in (f"cite{suffix}", f"nocite{suffix}"):
+            if multibib_list(command, (suffix,)) is not None:
                 return f"its \\newcites list ({quoted(suffix)})"
         if scope is not None:
             return "its bibunit" if bibunits else "its refsection"

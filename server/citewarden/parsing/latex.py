@@ -129,10 +129,12 @@ from citewarden.parsing.latex_commands import (
     _SINGLE,
     _VERB,
     _VOLCITE,
+    MULTIBIB_CITES,
     _definition_tables,
     _Lexer,
     _tables,
     add_macro_role,
+    multibib_list,
 )
 from citewarden.text import count_line_breaks
 
@@ -226,7 +228,7 @@ def _definition_at(
         macros = [
             CitationMacro(like + suffix, "", (), like=like)
             for suffix in suffixes
-            for like in ("cite", "nocite", "bibliography")
+            for like in (*MULTIBIB_CITES, "nocite", "bibliography")
         ]
     else:
         named = latex_static.read_text_macro(text, start)
@@ -894,10 +896,7 @@ def _star_is_key(name: str, plain_cite: bool) -> bool:
 
 def _list_suffix(name: str, suffixes: list[str]) -> str | None:
     """The multibib list ``\\name`` cites in (``nocitesw``: ``sw``), if it is one's."""
-    for suffix in suffixes:
-        if name in (f"cite{suffix}", f"nocite{suffix}"):
-            return suffix
-    return None
+    return multibib_list(name, suffixes)
 
 
 def _nocite_star(

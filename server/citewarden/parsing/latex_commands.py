@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -62,6 +63,23 @@ _CAPITALISED = frozenset(
         "Mcite", "Mparencite", "Mtextcite", "Mautocite",
     }
 )  # fmt: skip
+
+
+#: the citation commands multibib's ``\\newcites{sw}{...}`` makes a list's own of
+#: (``\\citesw``, ``\\citepsw`` ...: its ``\\@mb@citenamelist``), beside ``\\nocitesw``
+MULTIBIB_CITES = ("cite", "citep", "citet", "citealp", "citealt")
+
+
+def multibib_list(command: str, suffixes: Iterable[str]) -> str | None:
+    """The suffix of the multibib list of ``suffixes`` that ``\\command`` cites in
+    (``citepsw``, ``nocitesw``: ``sw``), if it is one's."""
+    for suffix in suffixes:
+        if command.endswith(suffix) and command[: len(command) - len(suffix)] in _LIST_CITES:
+            return suffix
+    return None
+
+
+_LIST_CITES = frozenset((*MULTIBIB_CITES, "nocite"))
 
 
 def _with_capitals(names: tuple[str, ...]) -> frozenset[str]:
