@@ -439,3 +439,35 @@ def test_a_source_address_is_not_read_without_verification(
     (tmp_path / "refs.bib").write_text("@misc{k, title={T}}\n", encoding="utf-8")
     code, _, err = cli(["check", "refs.bib", "--no-verify"], tmp_path, capsys, monkeypatch)
     assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--bib", ""], "--bib names no file (an empty path)"),
+        (["--bib", "."], "--bib . names a folder; give a file"),
+        (["--bib", "refs.bib/."], "--bib refs.bib/. names a folder; give a file"),
+        (["--bib", "sub/.."], "--bib sub/.. names a folder; give a file"),
+        (["--bib", "refs.bib", "--key", ""], "--key: an empty key cannot be an entry key"),
+        (
+            ["--bib", "refs.bib", "--key", "a\x1bb"],
+            "--key: 'a\\x1bb' cannot be an entry key: '\\x1b' is not read in a key",
+        ),
+        (["--bib", "refs.bib", "--key", "a b"], "--key: 'a b' cannot be an entry key: ' '"),
+    ],
+)
+def test_an_add_that_could_write_nothing_is_refused_before_any_look_up(
+    args: list[str],
+    said: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An empty --bib was refused as a file named '' and '.' as one of no known kind; a key
+    no entry can have was refused only after the look-up, with "nothing added"."""
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "sub").mkdir()
+    code, out, err = cli(["add", *args, "--offline", "10.1000/one"], tmp_path, capsys, monkeypatch)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"citewarden add: {said}"), err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"]

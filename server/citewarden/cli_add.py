@@ -28,6 +28,7 @@ from citewarden.addref.insert import (
     clashing_key,
     file_key_refusal,
     format_refusal,
+    key_refusal,
     make_key,
     plan_insertion,
 )
@@ -116,6 +117,12 @@ def _cannot(err: TextIO, path: Path, exc: Exception, *, writing: bool = False) -
     return EXIT_USAGE
 
 
+def _names_folder(raw: str) -> bool:
+    """Whether the path ``raw`` names a folder by how it is written: ending in a slash, or
+    in ``.`` or ``..`` as its last part (a Path reads 'refs.bib/.' as 'refs.bib')."""
+    return raw.endswith(("/", os.sep)) or raw.replace(os.sep, "/").rsplit("/", 1)[-1] in (".", "..")
+
+
 def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The ``add`` command: what it says goes to ``out`` and ``err`` (standard output and
     error by default, as they are when it runs).  With standard output closed (``>&-``),
@@ -142,7 +149,10 @@ def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
         verify = dataclasses.replace(settings.verify, offline=True)
         settings = dataclasses.replace(settings, verify=verify)
     # what makes the file one no entry can be added to is said before any look-up
-    if args.bib.endswith(("/", os.sep)):  # (a Path drops the slash: 'refs.bib/' made a file)
+    if not args.bib:  # (an unset variable: it was refused as a file named '')
+        print("citewarden add: --bib names no file (an empty path)", file=err)
+        return EXIT_USAGE
+    if _names_folder(args.bib):  # (a Path drops the slash: 'refs.bib/' made a file)
         print(f"citewarden add: --bib {visible(args.bib)} names a folder; give a file", file=err)
         return EXIT_USAGE
     if (refusal := format_refusal(path)) is not None:
@@ -160,6 +170,9 @@ def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
     taken = {e.key for e in entries}
     present = Present(entries)
     for n, key in enumerate(keys):
+        if (refusal := key_refusal(key)) is not None:  # said before any look-up
+            print(f"citewarden add: --key: {visible(refusal)}", file=err)
+            return EXIT_USAGE
         there = clashing_key(key, taken)
         if there is not None:
             also = (
