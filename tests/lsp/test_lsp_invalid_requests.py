@@ -175,7 +175,7 @@ def test_params_that_do_not_fit_are_answered_with_what_is_wrong_and_where(
         "params.position: Position.character should be in range [0:2147483647], but was "
         "4294967296.": {**doc, "position": {"line": 0, "character": 1 << 32}},
         "params.position: required field missing": doc,
-        "params.position.character: invalid value for type, expected int": {
+        "params.position.character: expected an integer, not a string": {
             **doc,
             "position": {"line": 0, "character": "x\u202e\x1b"},
         },
@@ -190,10 +190,11 @@ def test_params_that_do_not_fit_are_answered_with_what_is_wrong_and_where(
     assert "result" in client.hover("main.tex", 0, 7)
 
 
-def test_an_array_param_that_is_no_array_is_invalid_params(client: RawClient) -> None:
+def test_a_param_of_another_kind_is_invalid_params(client: RawClient) -> None:
     """executeCommand's arguments "abc" were read as the arguments a, b, c, and an object
-    as its keys, so citewarden.addReference looked up the reference 'a': any value other
-    than an array where LSP has one is InvalidParams, saying so."""
+    as its keys, so citewarden.addReference looked up the reference 'a'; a rename's
+    newName {"a": 1} renamed a key to "{'a': 1}"; a line "0" was line 0: any value of
+    another kind than LSP's (an array, a string, an integer) is InvalidParams, saying so."""
     sent = {
         client.request(
             "workspace/executeCommand", {"command": "citewarden.verifyEntry", "arguments": args}
@@ -208,6 +209,28 @@ def test_an_array_param_that_is_no_array_is_invalid_params(client: RawClient) ->
             f"array, not {kind}"
         )
     uri = (client.root / "main.tex").as_uri()
+    at = {"line": 0, "character": 7}
+    cases = {
+        "textDocument/rename": (
+            {"textDocument": {"uri": uri}, "position": at, "newName": {"a": 1}},
+            "params.newName: expected a string, not an object",
+        ),
+        "textDocument/hover": (
+            {"textDocument": {"uri": 5}, "position": at},
+            "params.textDocument.uri: expected a string, not a number",
+        ),
+        "textDocument/definition": (
+            {"textDocument": {"uri": uri}, "position": {"line": "0", "character": True}},
+            "params.position.line: expected an integer, not a string; "
+            "params.position.character: expected an integer, not a boolean",
+        ),
+    }
+    asked = {
+        client.request(method, params): (method, said) for method, (params, said) in cases.items()
+    }
+    for msg_id, (method, said) in asked.items():
+        error = client.response(msg_id)["error"]
+        assert error["message"] == f"invalid params for {method}: {said}"
     changes = {"textDocument": {"uri": uri, "version": 2}, "contentChanges": {"text": "x"}}
     client.send({"method": "textDocument/didChange", "params": changes})
     listed = {"command": "citewarden.verifyEntry", "arguments": ["a"]}

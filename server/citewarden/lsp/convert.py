@@ -36,16 +36,20 @@ class PlainJson(dict):  # type: ignore[type-arg]
 
 
 def plain_json_converter() -> cattrs.Converter:
-    """pygls' converter, with :class:`PlainJson` passed through unchanged, and an array
-    of LSP's read from a JSON array only (:func:`_arrays_only`)."""
+    """pygls' converter, with :class:`PlainJson` passed through unchanged, and LSP's
+    arrays, strings and integers read from JSON values of their kind only
+    (:func:`_arrays_only`, :func:`_string`, :func:`_integer`)."""
     converter = default_converter()
     converter.register_unstructure_hook(PlainJson, _same)
     converter.register_structure_hook_factory(is_sequence, _arrays_only)
+    converter.register_structure_hook(str, _string)
+    converter.register_structure_hook(int, _integer)
+    converter.register_structure_hook(bool, _boolean)  # else read as an int (a subclass)
     return converter
 
 
-class NotAnArray(ValueError):
-    """A JSON value other than an array where LSP's type is one."""
+class WrongKind(ValueError):
+    """A JSON value of another kind than LSP's type of it (an object for a string)."""
 
 
 def _arrays_only(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any], Any]:
@@ -56,10 +60,34 @@ def _arrays_only(kind: Any, converter: cattrs.Converter) -> Callable[[Any, Any],
 
     def hook(value: Any, kind: Any) -> Any:
         if not isinstance(value, list | tuple):
-            raise NotAnArray(f"expected an array, not {_json_kind(value)}")
+            raise WrongKind(f"expected an array, not {_json_kind(value)}")
         return read(value, kind)
 
     return hook
+
+
+def _string(value: Any, kind: Any) -> str:
+    """A string of LSP's: cattrs made one of anything (``str(value)``), so a rename's
+    newName {"a": 1} renamed a key to "{'a': 1}" and a uri 5 was the document "5"."""
+    if not isinstance(value, str):
+        raise WrongKind(f"expected a string, not {_json_kind(value)}")
+    return value
+
+
+def _integer(value: Any, kind: Any) -> int:
+    """An integer of LSP's (a number with no fraction): cattrs took "12" and true too."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise WrongKind(f"expected an integer, not {_json_kind(value)}")
+    return value
+
+
+def _boolean(value: Any, kind: Any) -> bool:
+    """A boolean of LSP's: cattrs took any value for its truth ("false" was true)."""
+    if not isinstance(value, bool):
+        raise WrongKind(f"expected true or false, not {_json_kind(value)}")
+    return value
 
 
 def _json_kind(value: Any) -> str:
@@ -70,6 +98,8 @@ def _json_kind(value: Any) -> str:
         return "an object"
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, list | tuple):
+        return "an array"
     return "a number" if isinstance(value, int | float) else "null"
 
 

@@ -16,7 +16,7 @@ import attrs
 from cattrs.v import format_exception, transform_error
 from lsprotocol import types
 
-from citewarden.lsp.convert import NotAnArray
+from citewarden.lsp.convert import WrongKind
 from citewarden.safe_text import visible, without_surrogates
 
 
@@ -133,7 +133,7 @@ def params_problems(error: BaseException) -> str:
 def _problem(exc: BaseException, expected: type | None) -> str:
     """cattrs' words for ``exc``, or a validator's own (it says which range a number falls
     outside, where cattrs says 'invalid value')."""
-    if isinstance(exc, NotAnArray):
+    if isinstance(exc, WrongKind):
         return str(exc)
     if expected is None and type(exc) is ValueError and exc.args and isinstance(exc.args[0], str):
         return exc.args[0]
