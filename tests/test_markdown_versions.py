@@ -108,6 +108,8 @@ ALIKE = [
     "a <div> @x1.\n\n<p>a</p> @x2.\n\na </div> @x3.\n\n> a <div> @x4.\n\n- a <div> @x5.\n\n"
     "# a <div> @x6.\n\na <div>\n@x7. y\n\na <div> b\n@c1. c\n\na <span>b <div> @c2.</span>\n\n"
     "a `<div>` @c3. and <!-- <div> --> @c4. and <ins> @c5.\n",
+    # after a paragraph's ">", "-" or "1." that starts no block quote or list item there
+    "}\n><div>@x1.\n\n**\n><p>**@c1\n\n]\n- <div>@x2.\n\n[\n1. <div>@x3.\n",
     # a line block's line cut at it drops the lines going on in it
     "| <p>\n @k1\n\n| a <p> b\n  c @k2\n| e @c1\n\n| a\n  b <div> c\n  @k3\n| @c2\n",
     # a line block's line, a table's cell ends at it, a footnote's first line as a paragraph's

@@ -208,6 +208,9 @@ class Blocks:
     #: Sorted offsets of the ``*`` markers of list items (one at a line's end opens no
     #: emphasis).
     bullets: list[int] = field(default_factory=list)
+    #: Offsets of the ``<`` the pass read where a block may start (a tag there is read as
+    #: a block's, or as text when no block starts at it).
+    tag_starts: set[int] = field(default_factory=set)
 
 
 def block_structure(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -> Blocks:
@@ -264,7 +267,7 @@ def read_blocks(
     blocks = _Reader(path, text, metadata, dialect).read()
     scan = _dialect_scan(text, blocks, dialect)
     for _ in range(_TAG_ROUNDS):
-        found = set(scan.block_tags) - tags
+        found = set(scan.block_tags) - tags - blocks.tag_starts
         if not found:
             break
         tags |= found
@@ -1090,6 +1093,8 @@ class _Reader:
             if rel > 3:
                 break
             ch = line[j]
+            if ch == "<":  # a block may start at it: no need to read the text again for it
+                self.out.tag_starts.add(pos + j)
             para_first = para_first and j == first_j  # not after a marker on this line
             if para_first and rel == 0 and _SETEXT.match(line, j):
                 if self._first_line_crosses(pos):  # no heading: a table (-) or a paragraph (=)

@@ -485,9 +485,7 @@ def _scan(
                     if stack[-1].blocked < 0:
                         stack[-1].blocked = start
                     drop_until = max(drop_until, closing)
-                elif not _ITEM_START.fullmatch(text, line_starts.of(start), start):
-                    # in a paragraph's text (one at its line's start is the block pass's):
-                    # it ends there, and what it opened
+                else:  # in a paragraph's text: it ends there, and what it opened
                     out.block_tags.append(start)
                     emphasis.clear()
             if close > 0:  # a raw HTML block: it ends the paragraph
