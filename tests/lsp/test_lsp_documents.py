@@ -121,3 +121,25 @@ def test_a_line_of_megabytes_is_measured_without_a_step_per_character(
             assert index.offset(position, encoding) == at
             assert index.offset(Position(position.line, position.column + 2), encoding) == at + 2
     assert looked_at < 10_000, looked_at
+
+
+def test_a_change_that_ends_before_it_starts_is_read_so_and_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A range whose end comes before its start (no client should send one) was read from
+    end to start without a word: it still is, and the log says what the client sent."""
+    doc = Document("file:///x\u202e", 1, "ab\ncd\n", SparseIndex("ab\ncd\n"))
+    reversed_range = types.Range(
+        start=types.Position(line=1, character=1), end=types.Position(line=0, character=1)
+    )
+    with caplog.at_level("WARNING", logger="citewarden.lsp.documents"):
+        doc.apply(
+            types.TextDocumentContentChangePartial(range=reversed_range, text="X"),
+            Encoding.UTF16,
+        )
+    assert doc.text == "aXd\n"
+    [record] = caplog.records
+    assert record.getMessage() == (
+        "a change of file:///x\\u202e ends (line 0, character 1) before it starts (line 1, "
+        "character 1): read from the end to the start"
+    )

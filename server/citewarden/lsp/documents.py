@@ -16,6 +16,7 @@ splits the whole text into lines on every change).
 from __future__ import annotations
 
 import itertools
+import logging
 import threading
 from bisect import bisect_right, insort
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from lsprotocol import types
 
 from citewarden.lsp.convert import path_of
+from citewarden.safe_text import visible
 from citewarden.text import (
     Encoding,
     Position,
@@ -35,6 +37,8 @@ from citewarden.text import (
     units,
 )
 from citewarden.text_splice import splice
+
+log = logging.getLogger(__name__)
 
 #: Anchors closer than this (in characters) to an existing one are not added.
 _ANCHOR_GAP = 2048
@@ -201,7 +205,17 @@ class Document:
             r = change.range
             a = self.index.offset(Position(r.start.line, r.start.character), encoding)
             b = self.index.offset(Position(r.end.line, r.end.character), encoding)
-            a, b = min(a, b), max(a, b)
+            if a > b:
+                log.warning(
+                    "a change of %s ends (line %d, character %d) before it starts (line %d, "
+                    "character %d): read from the end to the start",
+                    visible(self.uri),
+                    r.end.line,
+                    r.end.character,
+                    r.start.line,
+                    r.start.character,
+                )
+                a, b = b, a
             tail = len(self.text) - b
             text = splice(self.text, a, b, change.text)  # one copy of the unchanged text
             self.index = self.index.edited(a, b, change.text, text)
