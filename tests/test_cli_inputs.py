@@ -390,8 +390,10 @@ def test_identifiers_between_add_options_are_all_looked_up(
     args = ["add", "--bib", "refs.bib", "10.1000/one", "--offline", "10.1000/two", "--dry-run"]
     code, out, err = cli(args, tmp_path, capsys, monkeypatch)
     assert code == 1 and out == ""
-    assert "10.1000/one: could not be looked up" in err
-    assert "10.1000/two: could not be looked up" in err
+    # each failed source named once (the first was named twice: "crossref: crossref: ...")
+    why = "could not be looked up (crossref: offline: not in cache; datacite: offline: not in"
+    assert f"10.1000/one: {why} cache; doi: offline: not in cache)" in err
+    assert f"10.1000/two: {why} cache; doi: offline: not in cache)" in err
 
 
 # ---- a source's address from the environment ---------------------------------------------

@@ -89,7 +89,10 @@ async def _look_up(
         elif found.outcome is Outcome.NOT_FOUND:
             out.append((ident, f"not found ({found.source} answered)"))
         else:
-            out.append((ident, f"could not be looked up ({found.source}: {found.reason})"))
+            reason = found.reason or "failed"
+            if not reason.startswith(f"{found.source}: "):  # several sources' name their own
+                reason = f"{found.source}: {reason}"
+            out.append((ident, f"could not be looked up ({reason})"))
     return out
 
 
