@@ -429,3 +429,24 @@ def test_a_store_another_process_rebuilt_meanwhile_is_kept(
         assert second.notice is not None and "another process moved it aside" in second.notice
         assert second.get(KEY) == {"other": True}
     assert len(list(tmp_path.glob(f"{STORE}.damaged-*"))) == 1
+
+
+def test_only_the_newest_damaged_stores_are_kept(tmp_path: Path) -> None:
+    """A store damaged again and again leaves three copies, the newest, where every one was
+    kept and could fill the disk; a link among them is removed, never followed."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    for i in range(4):
+        (directory / f"{STORE}.damaged-2020010{i + 1}T000000-1" / "x").mkdir(parents=True)
+    (directory / f"{STORE}.damaged-20190101T000000-1").symlink_to(outside)
+    db = _filled(directory)
+    db.write_bytes(os.urandom(db.stat().st_size))
+    with Cache(directory) as cache:
+        assert cache.notice is not None and "was damaged" in cache.notice
+    kept = sorted(p.name for p in directory.glob(f"{STORE}.damaged-*"))
+    assert len(kept) == 3
+    assert kept[:2] == [f"{STORE}.damaged-20200103T000000-1", f"{STORE}.damaged-20200104T000000-1"]
+    assert (outside / "keep.txt").read_text() == "mine"

@@ -23,6 +23,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import sqlite3
 import stat
 import time
@@ -361,6 +362,33 @@ def _odd_companion(db: Path) -> str | None:
     return None
 
 
+#: Damaged stores kept for inspection (the newest); older ones are removed, so a store
+#: damaged again and again cannot fill the disk with copies.
+KEEP_DAMAGED = 3
+_DAMAGED_NAME = re.compile(rf"{STORE}\.damaged-[0-9]{{8}}T[0-9]{{6}}-[0-9]+")
+
+
+def _drop_old_damaged(directory: Path) -> None:
+    """Remove all but the newest :data:`KEEP_DAMAGED` damaged stores moved aside in
+    ``directory`` (a link among them is removed, never followed)."""
+    try:
+        names = sorted(
+            (e.name for e in os.scandir(directory) if _DAMAGED_NAME.fullmatch(e.name)),
+            key=lambda name: (name.split("-")[1], int(name.rsplit("-", 1)[1])),
+        )
+    except OSError:
+        return
+    for name in names[:-KEEP_DAMAGED]:
+        path = directory / name
+        try:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+        except OSError as exc:
+            log.info("cannot remove the damaged cache %s: %s", path, exc)
+
+
 def _identity(path: Path) -> tuple[int, int] | None:
     """What ``path`` is (device and inode, not following a link); None when nothing is."""
     try:
@@ -430,6 +458,8 @@ class Cache:
                 f"the cache at {path} is damaged ({damage}) and cannot be moved aside: "
                 f"{exc.strerror or exc}"
             ) from exc
+        if moved:
+            _drop_old_damaged(self.directory)
         done = f"moved it to {aside.name}" if moved else "another process moved it aside"
         self.notice = f"the cache at {path} was damaged ({damage}); {done} and started a new one"
         log.info("%s", self.notice)  # the caller tells the user, once
