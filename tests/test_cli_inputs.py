@@ -409,6 +409,7 @@ def test_identifiers_between_add_options_are_all_looked_up(
         ("http://127.0.0.1:99999", "is no URL"),
         ("http://mirror\udcff.example/", "holds a byte that is not UTF-8"),
         ("http:///works", "names no host"),
+        ("http://mirror.example/" + "x" * 3000, "is longer than 2048 characters"),
     ],
 )
 @pytest.mark.parametrize("command", ["check", "add"])

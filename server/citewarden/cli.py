@@ -36,6 +36,7 @@ from citewarden.report.json_report import display_path, report_text
 from citewarden.safe_text import json_safe, visible, visible_lines
 from citewarden.settings import (
     CONFIG_FILE,
+    MAX_URL,
     ConfigSyntaxError,
     Settings,
     SettingsProblem,
@@ -219,7 +220,10 @@ def _bad_address(environ: Mapping[str, str]) -> str | None:
 
 
 def _address_problem(value: str) -> str | None:
-    """What makes ``value`` no http or https address with a host, or None."""
+    """What makes ``value`` no http or https address with a host, or None (the bounds of
+    :func:`citewarden.settings.http_url_problem`, and no control character or surrogate)."""
+    if len(value) > MAX_URL:
+        return f"is longer than {MAX_URL} characters"
     if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in value):
         return "holds a space or a control character"
     if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
