@@ -474,3 +474,16 @@ def test_an_add_that_could_write_nothing_is_refused_before_any_look_up(
     assert (code, out) == (2, "")
     assert err.startswith(f"citewarden add: {said}"), err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["sub"]
+
+
+def test_add_says_when_it_looks_up_without_a_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As check does; add said nothing of a cache it could not use."""
+    (tmp_path / "cache").write_text("not a folder", encoding="utf-8")
+    monkeypatch.setenv("CITEWARDEN_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["add", "--bib", "refs.bib", "--offline", "10.1000/one"]
+    code, out, err = cli(args, tmp_path, capsys, monkeypatch)
+    assert code == 1 and out == ""
+    first = err.splitlines()[0]
+    assert first.startswith("citewarden add: warning: verifying without a cache: cannot create")

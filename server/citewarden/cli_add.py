@@ -70,11 +70,14 @@ def _read(path: Path, limit: int) -> bytes | None:
 
 
 async def _look_up(
-    ids: Sequence[str], settings: Settings
+    ids: Sequence[str], settings: Settings, notices: list[str]
 ) -> list[tuple[str, WorkRecord | Ambiguous | str]]:
+    """What each of ``ids`` names; what the verifier says of its cache (a cache it cannot
+    use, one rebuilt) is added to ``notices``."""
     from citewarden.verify.engine import build_verifier
 
     verifier = build_verifier(settings, offline=settings.verify.offline)
+    notices.extend(verifier.notices)
     try:
         sources = [verifier.sources[n] for n in verifier.order]
         results = await asyncio.gather(*(identifier_lookup(i, sources) for i in ids))
@@ -193,7 +196,10 @@ def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
         if clashing_key(key, keys[:n]) is not None:
             print(f"citewarden add: the key '{visible(key)}' is given twice", file=err)
             return EXIT_USAGE
-    found = asyncio.run(_look_up(args.ids, settings))
+    notices: list[str] = []
+    found = asyncio.run(_look_up(args.ids, settings, notices))
+    for notice in notices:  # as check says them (it said nothing of a cache it could not use)
+        print(f"citewarden add: warning: {visible(notice)}", file=err)
     status = EXIT_ADDED
     new = text
     # what standard output says is said once the file holds it: "added" only when written
