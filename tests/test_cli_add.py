@@ -329,7 +329,9 @@ def test_a_title_whose_works_have_no_identifier_adds_the_first_with_a_warning(
         source="dblp", title="Deep Learning", authors=(Person("Kelleher", "John D."),), year=2019
     )
 
-    async def look_up(ids: list[str], settings: object) -> list[tuple[str, Ambiguous]]:
+    async def look_up(
+        ids: list[str], settings: object, notices: object
+    ) -> list[tuple[str, Ambiguous]]:
         return [(i, Ambiguous("Deep learning", "dblp", (first, other))) for i in ids]
 
     monkeypatch.setattr(cli_add, "_look_up", look_up)
@@ -405,7 +407,7 @@ def test_a_bibliography_no_entry_can_be_written_to_is_refused_before_any_look_up
 
     from citewarden import cli_add
 
-    async def look_up(ids: list[str], settings: object) -> list[tuple[str, str]]:
+    async def look_up(ids: list[str], settings: object, notices: object) -> list[tuple[str, str]]:
         raise AssertionError("looked up")
 
     monkeypatch.setattr(cli_add, "_look_up", look_up)
@@ -434,7 +436,7 @@ def test_a_bibliography_is_read_within_the_project_s_max_file_mb(
 
     from citewarden import cli_add
 
-    async def look_up(ids: list[str], settings: object) -> list[tuple[str, str]]:
+    async def look_up(ids: list[str], settings: object, notices: object) -> list[tuple[str, str]]:
         return [(i, "not found (crossref answered)") for i in ids]
 
     monkeypatch.setattr(cli_add, "_look_up", look_up)
@@ -470,7 +472,9 @@ def test_added_is_said_only_of_what_was_written(
     bib = tmp_path / "refs.bib"
     bib.write_text("@misc{a, title = {A}}\n", encoding="utf-8")
 
-    async def look_up(ids: list[str], settings: object) -> list[tuple[str, WorkRecord]]:
+    async def look_up(
+        ids: list[str], settings: object, notices: object
+    ) -> list[tuple[str, WorkRecord]]:
         bib.write_text("@misc{a, title = {A, edited}}\n", encoding="utf-8")  # an editor saves
         return [(i, work) for i in ids]
 
@@ -488,7 +492,7 @@ def test_added_is_said_only_of_what_was_written(
     )
     assert bib.read_text(encoding="utf-8") == "@misc{a, title = {A, edited}}\n"
     # unchanged meanwhile, the same run writes it and says so
-    monkeypatch.setattr(cli_add, "_look_up", lambda ids, settings: _answer(ids, work))
+    monkeypatch.setattr(cli_add, "_look_up", lambda ids, settings, notices: _answer(ids, work))
     assert cli_add.run_add(args, out, err) == 0
     assert out.getvalue() == "added lecun2015deep: LeCun 2015, Deep learning [crossref]\n"
 
