@@ -40,7 +40,9 @@ def _add(
     keys: list[str] | None = None,
     during: object = None,
 ) -> tuple[int, str, str]:
-    async def look_up(ids: list[str], settings: object) -> list[tuple[str, WorkRecord]]:
+    async def look_up(
+        ids: list[str], settings: object, notices: object
+    ) -> list[tuple[str, WorkRecord]]:
         if callable(during):
             during()
         return list(zip(ids, records, strict=True))
