@@ -1118,3 +1118,43 @@ def test_many_at_signs_each_before_a_comment_on_one_line_are_read_in_one_pass(
     report = json_check(["main.tex"], tmp_path)
     found = [(d["code"], d["file"], d["line"]) for d in diagnostics(report)]
     assert found == [("dangling-citation", "main.tex", 5), ("bib-syntax", "refs.bib", 2)], found
+
+
+def test_a_citation_macro_with_a_long_name_is_read(tmp_path: Path) -> None:
+    """The reader's table of commands was built one call deep per character of a name: a
+    wrapper named with 5 000 letters lost the whole file to a RecursionError."""
+    long = "c" * 5000
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n"
+        f"\\newcommand{{\\{long}}}[1]{{\\cite{{#1}}}}\n"
+        f"\\begin{{document}}\\{long}{{gone}} \\{long}x{{not}} \\cite{{here}}\n"
+        "\\bibliography{refs}\\end{document}\n"
+    )
+    (tmp_path / "refs.bib").write_text("@misc{here, title={H}}\n")
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    assert [(d["code"], str(d["message"]).split(";")[0]) for d in found] == [
+        ("dangling-citation", "citation key 'gone' is not defined in any bibliography")
+    ]
+
+
+def test_thousands_of_citation_macros_each_the_start_of_the_next_are_read(
+    tmp_path: Path,
+) -> None:
+    """Names each the start of the next (\\ca, \\caa, \\caaa ...) nested the table's groups
+    as deep as there are names, past what the regex compiler takes; past a depth the table
+    matches any name and the reader looks it up."""
+    names = ["c" + "a" * i for i in range(1, 1501)]
+    lines = ["\\documentclass{article}"]
+    lines += [f"\\newcommand{{\\{n}}}[1]{{\\cite{{#1}}}}" for n in names]
+    lines += [
+        "\\begin{document}",
+        f"\\{names[-1]}{{last}} \\{names[700]}{{deep}} \\{names[-1]}a{{past}} \\ca{{first}}",
+        "\\bibliography{refs}\\end{document}",
+    ]
+    (tmp_path / "main.tex").write_text("\n".join(lines) + "\n")
+    (tmp_path / "refs.bib").write_text("@misc{first, title={F}}\n@misc{deep, title={D}}\n")
+    found = diagnostics(json_check(["main.tex"], tmp_path))
+    # \caa...a (1 502 a's) is defined nowhere: its argument cites nothing
+    assert [(d["code"], str(d["message"]).split(";")[0]) for d in found] == [
+        ("dangling-citation", "citation key 'last' is not defined in any bibliography")
+    ]

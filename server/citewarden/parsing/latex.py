@@ -285,7 +285,9 @@ def _read_ahead(
             if m.group(1) is not None:  # \end{document}
                 break
             continue
-        role = stops[name]
+        role = stops.get(name)
+        if role is None:
+            continue  # a name the scanner matched past its table's nesting
         if role in (_DEFINE, _NEWCITES):
             needles = ("ite", *odd) if len(odd) <= 8 else ()
             macros = _definition_at(
@@ -417,7 +419,9 @@ def parse_latex(
                 document_end = start
                 break
             continue  # "\\" or "\%"
-        role = roles[name]
+        role = roles.get(name)
+        if role is None:
+            continue  # a name the scanner matched past its table's nesting
         if role in (_DEFINE, _NEWCITES):
             macros = (
                 []
@@ -965,7 +969,9 @@ def completion_context(
         name = m.group(2)
         if name is None:
             continue
-        role = roles[name]
+        role = roles.get(name)
+        if role is None:
+            continue  # a name the scanner matched past its table's nesting
         if role in _CITING:
             if role in (_VOLCITE, _MULTIVOL):
                 groups, end = _volcite_groups(text, pos, role == _MULTIVOL)

@@ -193,9 +193,19 @@ VERBATIM_ENVIRONMENTS: frozenset[str] = frozenset(
 )  # fmt: skip
 
 
+#: How deep the trie's groups nest (Python's regex compiler recurses once per nested group)
+#: before the rest of a branch is matched as any name, which the reader then looks up.
+_TRIE_DEPTH = 200
+
+
 def _trie_pattern(words: list[str]) -> str:
     """A regex alternation of ``words`` factored into a trie, so the regex engine decides at
-    each backslash after a character or two instead of trying every name in turn."""
+    each backslash after a character or two instead of trying every name in turn.
+
+    A run of characters with one way on is written as one literal, so a name's length costs
+    no nesting.  Below :data:`_TRIE_DEPTH` nested groups (thousands of names each the start
+    of the next) a branch matches any name, so the pattern may match a name not in
+    ``words``: its users look every name up and pass over one they do not know."""
     trie: dict[str, dict] = {}
     for word in words:
         node = trie
@@ -203,16 +213,21 @@ def _trie_pattern(words: list[str]) -> str:
             node = node.setdefault(ch, {})
         node[""] = {}
 
-    def build(node: dict[str, dict]) -> str:
-        alternatives = [re.escape(ch) + build(node[ch]) for ch in sorted(node) if ch]
-        if not alternatives:
-            return ""
-        if len(alternatives) == 1 and "" not in node:
-            return alternatives[0]
+    def build(node: dict[str, dict], depth: int) -> str:
+        literal: list[str] = []
+        while len(node) == 1 and "" not in node:
+            ((ch, node),) = node.items()
+            literal.append(ch)
+        head = re.escape("".join(literal))
+        if all(not ch for ch in node):
+            return head
+        if depth >= _TRIE_DEPTH:
+            return head + "[A-Za-z@]*"
+        alternatives = [re.escape(ch) + build(node[ch], depth + 1) for ch in sorted(node) if ch]
         body = "(?:" + "|".join(alternatives) + ")"
-        return body + "?" if "" in node else body
+        return head + (body + "?" if "" in node else body)
 
-    return build(trie)
+    return build(trie, 0)
 
 
 def is_builtin(name: str) -> bool:
