@@ -209,10 +209,11 @@ def nocite_block(text: str) -> tuple[int, int] | None:
 
 #: what differs between the readings of :class:`PandocDialect`\ s (``-@`` and ``@{``, a
 #: bibliography's extension pandoc 3 alone knows: ``.ris``, ``.bib`` and ``.json`` not in
-#: lower case; ``\\expandafter``, a bracket before a ``[`` or ``{``, a tag in a bracket)
+#: lower case; ``\\expandafter``, a bracket before a ``[`` or ``{``; a tag in a bracket is
+#: :func:`_tag_in_bracket`'s)
 _DIALECT_SENSITIVE = re.compile(
     r"-@|@\{|\.(?:ris|(?!bib)[Bb][Ii][Bb]|(?!json)[Jj][Ss][Oo][Nn])(?![A-Za-z])"
-    r"|\\expandafter|\][\[{]|\[[^\]\n<]*+<[A-Za-z/]"
+    r"|\\expandafter|\][\[{]"
     # "@" in a raw TeX command's name (pandoc 2), \\hl and \\st's argument (pandoc 3), a
     # definition's marker (pandoc 3.9 ends list items there, and reads one alone on its
     # line), a note's marker in a link reference definition's line (pandoc 3 reads
@@ -221,6 +222,31 @@ _DIALECT_SENSITIVE = re.compile(
     r"|^[ \t>]*+\[[^\]\n]*+\]:[^\n]*?\[\^",
     re.M,
 )
+
+
+#: what decides whether a tag stands in a bracket
+_BRACKET_OR_TAG = re.compile(r"[\[\]\n<]")
+
+
+def _tag_in_bracket(text: str) -> bool:
+    """Whether a ``[`` is followed on its line by a tag (``<`` and a letter or ``/``) with no
+    ``]`` or other ``<`` between, read in one pass (pandoc 3 before 3.8 reads such a bracket
+    as a citation group where the others drop its text up to the ``]``)."""
+    if "<" not in text or "[" not in text:
+        return False
+    open_bracket = False
+    for m in _BRACKET_OR_TAG.finditer(text):
+        ch = m.group()
+        if ch == "[":
+            open_bracket = True
+        elif ch == "<":
+            after = text[m.end() : m.end() + 1]
+            if open_bracket and (after == "/" or (after.isascii() and after.isalpha())):
+                return True
+            open_bracket = False
+        else:
+            open_bracket = False
+    return False
 
 
 #: a list item's marker at the start of a line (an HTML comment may go on over the items)
@@ -245,7 +271,7 @@ def reads_alike(text: str) -> bool:
         return False
     if "[^" in text and _CARET_LABEL.search(text) is not None:
         return False
-    if dropped_by_brackets(text, []):
+    if dropped_by_brackets(text, []) or _tag_in_bracket(text):
         return False
     return _DIALECT_SENSITIVE.search(text) is None
 
