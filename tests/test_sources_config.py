@@ -193,6 +193,10 @@ def test_reports_name_the_sources_asked_at_an_address_other_than_their_own(
         ("http://127.0.0.1:99999/", "cannot be read"),  # no such port
         ("ftp://mirror.example/", "expected an http:// or https:// address"),
         ("http://a b/", "without spaces"),
+        # each failed every request as an invalid URL; the surrogate crashed opening sources
+        ("http://x\x1b/", "without control characters"),
+        ("http://a\x85b/", "without control characters"),
+        ("http://a\udcffb/", "without control characters"),
         ("https://x.example/" + "a" * 3000, "at most 2048 characters"),
     ],
 )

@@ -370,9 +370,12 @@ def _base_urls(
 
 def http_url_problem(url: str) -> str | None:
     """Why ``url`` is no address to send requests to (None when it is one): an http:// or
-    https:// URL with a host and a valid port, at most ``MAX_URL`` characters."""
+    https:// URL with a host and a valid port, at most ``MAX_URL`` characters, with no
+    control character and no lone surrogate (a byte that was not UTF-8)."""
     if len(url) > MAX_URL:
         return f"expected an http:// or https:// address of at most {MAX_URL} characters"
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or 0xD800 <= ord(c) <= 0xDFFF for c in url):
+        return "expected an http:// or https:// address without control characters"
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises on a port that is not one
