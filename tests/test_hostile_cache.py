@@ -450,3 +450,29 @@ def test_only_the_newest_damaged_stores_are_kept(tmp_path: Path) -> None:
     assert len(kept) == 3
     assert kept[:2] == [f"{STORE}.damaged-20200103T000000-1", f"{STORE}.damaged-20200104T000000-1"]
     assert (outside / "keep.txt").read_text() == "mine"
+
+
+def test_cache_clear_removes_the_damaged_stores_kept_beside_the_cache(tmp_path: Path) -> None:
+    """``cache clear`` removes what the cache holds, the damaged stores moved aside too
+    (they were left for ever); a link among them is removed, never followed."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    directory = tmp_path / "cache"
+    directory.mkdir()
+    for i in range(2):
+        (directory / f"{STORE}.damaged-2020010{i + 1}T000000-1" / "x").mkdir(parents=True)
+    (directory / f"{STORE}.damaged-20190101T000000-1").symlink_to(outside)
+    (directory / "lookups.damaged-notes.txt").write_text("not a store's name")
+    _filled(directory)
+    done = run_citewarden(["cache", "clear"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(directory)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[:2] == [
+        "removed 400 cache entries",
+        "removed 3 damaged cache stores",
+    ]
+    assert not list(directory.glob(f"{STORE}.damaged-2*"))
+    assert (directory / "lookups.damaged-notes.txt").exists()
+    assert (outside / "keep.txt").read_text() == "mine"
+    with Cache(directory) as cache:
+        assert cache.stats()["entries"] == 0

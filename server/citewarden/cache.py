@@ -368,25 +368,28 @@ KEEP_DAMAGED = 3
 _DAMAGED_NAME = re.compile(rf"{STORE}\.damaged-[0-9]{{8}}T[0-9]{{6}}-[0-9]+")
 
 
-def _drop_old_damaged(directory: Path) -> None:
-    """Remove all but the newest :data:`KEEP_DAMAGED` damaged stores moved aside in
-    ``directory`` (a link among them is removed, never followed)."""
+def _drop_old_damaged(directory: Path, keep: int = KEEP_DAMAGED) -> int:
+    """Remove all but the newest ``keep`` damaged stores moved aside in ``directory`` (a
+    link among them is removed, never followed); how many were removed."""
     try:
         names = sorted(
             (e.name for e in os.scandir(directory) if _DAMAGED_NAME.fullmatch(e.name)),
             key=lambda name: (name.split("-")[1], int(name.rsplit("-", 1)[1])),
         )
     except OSError:
-        return
-    for name in names[:-KEEP_DAMAGED]:
+        return 0
+    removed = 0
+    for name in names[: len(names) - keep]:
         path = directory / name
         try:
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)
             else:
                 path.unlink()
+            removed += 1
         except OSError as exc:
             log.info("cannot remove the damaged cache %s: %s", path, exc)
+    return removed
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -574,6 +577,10 @@ class Cache:
     def clear(self) -> int:
         with self._admin("clear"):
             return int(self._store.clear())
+
+    def drop_damaged(self) -> int:
+        """Remove every damaged store moved aside beside this one; how many were removed."""
+        return _drop_old_damaged(self.directory, keep=0)
 
     def prune(self) -> int:
         """Remove expired and unreadable entries (by the injected clock and by diskcache's

@@ -373,6 +373,8 @@ def _cache(action: str) -> int:
                     print(visible(f"{key}: {value}"))
             elif action == "clear":
                 print(f"removed {store.clear()} cache entries")
+                if damaged := store.drop_damaged():
+                    print(f"removed {damaged} damaged cache stor{'es' if damaged != 1 else 'e'}")
                 _said_indexes("removed", snapshot.clear_indexes(indexes))
                 _said_pauses(SharedRate(store.directory / RATE_DIR).lift_pauses())
             else:
