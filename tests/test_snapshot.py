@@ -14,6 +14,7 @@ import pytest
 from citewarden.settings import VerifySettings
 from citewarden.verify.records import Outcome, Query, UpdateKind
 from citewarden.verify.sources import CachedSource, SnapshotSource, build_sources
+from cli_process import run_citewarden
 
 DATA = Path(__file__).parent / "data" / "snapshot" / "crossref-works.jsonl"
 
@@ -105,7 +106,7 @@ async def test_index_is_built_once_and_rebuilt_on_change(tmp_path: Path) -> None
     third.close()
 
 
-async def test_bad_lines_are_skipped(tmp_path: Path) -> None:
+async def test_bad_lines_are_skipped(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     lines = DATA.read_text(encoding="utf-8").splitlines()
     path = tmp_path / "works.jsonl"
     # a line cut in half (as by an interrupted download) between two good ones
@@ -117,6 +118,12 @@ async def test_bad_lines_are_skipped(tmp_path: Path) -> None:
     assert (await snap.by_doi("10.1145/3448016.3452841")).outcome is Outcome.NOT_FOUND
     assert snap.skipped == 1
     snap.close()
+    # said once, where it was counted and never said
+    said = [r.getMessage() for r in caplog.records if r.name == "citewarden.snapshot"]
+    assert said == [
+        f"the snapshot {path}: 1 work skipped (a line that is not JSON or too long, or a work"
+        " with no DOI or no usable record), the first on line 2"
+    ]
 
 
 async def test_missing_file_is_failed(tmp_path: Path) -> None:
@@ -250,3 +257,20 @@ async def test_a_damaged_index_is_built_again_and_said_once(
     again.close()
     said = [r for r in caplog.records if "building it again" in r.getMessage()]
     assert len(said) == 1
+
+
+def test_check_says_the_works_a_snapshot_skips(tmp_path: Path) -> None:
+    """A file that is no snapshot (a .bib given by mistake) ran silently: every line was
+    skipped and every entry unverified with no word why."""
+    (tmp_path / "refs.bib").write_text("@misc{a, title = {A}}\n\n@misc{b, title = {B}}\n")
+    done = run_citewarden(
+        ["check", "refs.bib", "--offline", "--snapshot", "refs.bib", "--fail-on", "never"],
+        tmp_path,
+        {"CITEWARDEN_CACHE_DIR": str(tmp_path / "cache")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        f"citewarden: warning: the snapshot {tmp_path / 'refs.bib'}: 2 works skipped (a line"
+        " that is not JSON or too long, or a work with no DOI or no usable record), the first"
+        " on line 1"
+    ) in done.stderr.splitlines()

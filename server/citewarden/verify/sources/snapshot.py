@@ -138,22 +138,33 @@ class SnapshotSource:
                 CREATE VIRTUAL TABLE fts USING fts5(doi UNINDEXED, title, authors);
                 """
             )
+            first: int | None = None  # the line of the first work skipped
             with open(open_regular(self.path), encoding="utf-8", errors="replace") as fh:
-                for line in _lines(fh):
+                for number, line in enumerate(_lines(fh), 1):
+                    before = self.skipped
                     if line is None:  # over MAX_LINE
                         self.skipped += 1
-                        continue
-                    if not line.strip():
-                        continue
-                    works = list(_works(line))
-                    if not works:
-                        self.skipped += 1
-                    for work in works:
-                        self._add(conn, work)
+                    elif line.strip():
+                        works = list(_works(line))
+                        if not works:
+                            self.skipped += 1
+                        for work in works:
+                            self._add(conn, work)
+                    if first is None and self.skipped > before:
+                        first = number
             conn.commit()
         finally:
             conn.close()
         os.replace(tmp, target)
+        if first is not None:
+            log.warning(
+                "the snapshot %s: %d %s skipped (a line that is not JSON or too long, or a "
+                "work with no DOI or no usable record), the first on line %d",
+                self.path,
+                self.skipped,
+                "work" if self.skipped == 1 else "works",
+                first,
+            )
 
     def _remove_stale(self, target: Path) -> None:
         """Remove the indexes of this file's earlier states and what dead builds left."""
