@@ -191,7 +191,8 @@ def test_the_judge_reads_the_words_commands_another_file_of_the_project_defines(
     tmp_path: Path,
 ) -> None:
     """The sentence the judge is sent shows ``\\Coq`` that the project's macros file
-    defines."""
+    defines, and again after the macros file alone is edited (the sentences were kept
+    until the citing document was parsed again)."""
     from citewarden.lsp.judging import JudgeService
 
     session = session_over(tmp_path)
@@ -210,3 +211,8 @@ def test_the_judge_reads_the_words_commands_another_file_of_the_project_defines(
     assert doc is not None
     found = judge._sentences_of(main, doc, text)
     assert [s.text if s else None for s in found] == ["A system like Coq."]
+    # an edit of the macros file alone (main.tex not parsed again) is sent too
+    edit(session, macros, "\\newcommand{\\Coq}{\\textsc{Rocq}\\xspace}\n")
+    assert session.project.document(main) is doc
+    found = judge._sentences_of(main, doc, text)
+    assert [s.text if s else None for s in found] == ["A system like Rocq."]

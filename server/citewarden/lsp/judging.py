@@ -36,6 +36,7 @@ from citewarden.verify.judge import (
 )
 
 if TYPE_CHECKING:
+    from citewarden.context.latex_macros import Macros
     from citewarden.context.sentence import CitingSentence
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,9 @@ class JudgeService(Feature):
         #: Citations whose request failed: (when to ask again, failures so far).
         self._failed: dict[AnswerKey, tuple[float, int]] = {}
         #: Citing sentences per parsed document (recomputed when the document is re-parsed).
-        self._sentences: dict[Path, tuple[ParsedDocument, Sequence[CitingSentence | None]]] = {}
+        self._sentences: dict[
+            Path, tuple[ParsedDocument, Macros | None, Sequence[CitingSentence | None]]
+        ] = {}
         self._judge: Judge | None = None
         self._task: asyncio.Task[None] | None = None
         self._task_config: JudgeConfig | None = None
@@ -96,15 +99,16 @@ class JudgeService(Feature):
     def _sentences_of(
         self, path: Path, doc: ParsedDocument, text: str
     ) -> Sequence[CitingSentence | None]:
-        memo = self._sentences.get(path)
-        if memo is not None and memo[0] is doc:
-            return memo[1]
         from citewarden.context.sentence import citing_sentences  # with a judge configured only
         from citewarden.lsp.context_corpus import project_macros
 
-        macros = project_macros(self.session.project, path, doc)  # the project's commands
+        # the project's commands: an edit of another file's definitions changes them
+        macros = project_macros(self.session.project, path, doc)
+        memo = self._sentences.get(path)
+        if memo is not None and memo[0] is doc and memo[1] is macros:
+            return memo[2]
         found = citing_sentences(text, doc.citations, doc.kind, macros=macros)
-        self._sentences[path] = (doc, found)
+        self._sentences[path] = (doc, macros, found)
         return found
 
     def findings(self) -> dict[Path, list[Finding]]:
