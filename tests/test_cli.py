@@ -170,6 +170,17 @@ def test_missing_path_is_a_usage_error() -> None:
     assert result.stderr.strip() == "citewarden: error: no such file or directory: no/such/file.tex"
 
 
+@pytest.mark.parametrize("name", [" ", "refs.bib ", " refs.bib"])
+def test_a_missing_path_with_spaces_at_its_ends_is_shown_between_quotes(
+    tmp_path: Path, name: str
+) -> None:
+    """A path of one space was said as 'no such file or directory: ' with nothing to see."""
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n")
+    result = run_module(["check", name, "--no-verify"], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"citewarden: error: no such file or directory: '{name}'"
+
+
 def test_version_names_the_bibtex_reader() -> None:
     built = run_citewarden(["--version"], ROOT)
     assert built.returncode == 0

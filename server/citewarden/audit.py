@@ -187,7 +187,10 @@ def load_workspace(
 
 def _missing(raw: str, path: Path) -> str:
     """Why the path ``raw`` (``path``) names nothing to read: no such file, a symbolic
-    link to none, or a loop of symbolic links."""
+    link to none, or a loop of symbolic links.  A path with spaces at its ends (or only
+    spaces) is shown between quotes, where its spaces could not be seen."""
+    if raw.strip() != raw:
+        raw = f"'{raw}'"
     try:
         path.stat()
     except OSError as exc:
