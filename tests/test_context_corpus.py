@@ -161,12 +161,9 @@ async def test_a_bibliography_edit_that_changes_no_work_keeps_the_corpus_and_its
     await hover.aclose()
 
 
-async def test_a_hover_shows_the_words_commands_another_file_of_the_project_defines(
-    tmp_path: Path,
-) -> None:
-    """A macros file that cites nothing defines ``\\Coq`` for the document that inputs it:
-    the hover's sentence shows it, and again after the macros file is edited."""
-    session = session_over(tmp_path)
+def _with_macros_file(session: Session, tmp_path: Path) -> tuple[Path, Path, str]:
+    """``main.tex`` (returned with its text) inputting ``macros.tex``, which defines
+    ``\\Coq`` as words and cites nothing, both in ``session``'s project."""
     main = tmp_path / "main.tex"
     macros = tmp_path / "macros.tex"
     text = TEX.replace("\\begin{document}", "\\input{macros}\n\\begin{document}").replace(
@@ -177,6 +174,16 @@ async def test_a_hover_shows_the_words_commands_another_file_of_the_project_defi
     work.add_file(macros)
     work.set_text(main, text)
     session.commit(work)
+    return main, macros, text
+
+
+async def test_a_hover_shows_the_words_commands_another_file_of_the_project_defines(
+    tmp_path: Path,
+) -> None:
+    """A macros file that cites nothing defines ``\\Coq`` for the document that inputs it:
+    the hover's sentence shows it, and again after the macros file is edited."""
+    session = session_over(tmp_path)
+    main, macros, text = _with_macros_file(session, tmp_path)
     hover = ContextHover(session, None)
     at = text.index("\\cite")
     shown = await session.run(lambda: hover.citation_hover(main, at, "lamport1994"))
@@ -196,16 +203,7 @@ def test_the_judge_reads_the_words_commands_another_file_of_the_project_defines(
     from citewarden.lsp.judging import JudgeService
 
     session = session_over(tmp_path)
-    main = tmp_path / "main.tex"
-    macros = tmp_path / "macros.tex"
-    text = TEX.replace("\\begin{document}", "\\input{macros}\n\\begin{document}").replace(
-        "A system", "A system like \\Coq"
-    )
-    macros.write_text("\\newcommand{\\Coq}{\\textsc{Coq}\\xspace}\n", encoding="utf-8")
-    work = session.project.fork()
-    work.add_file(macros)
-    work.set_text(main, text)
-    session.commit(work)
+    main, macros, text = _with_macros_file(session, tmp_path)
     judge = JudgeService(session, None)  # type: ignore[arg-type]
     doc = session.project.document(main)
     assert doc is not None

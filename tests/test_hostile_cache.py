@@ -431,17 +431,24 @@ def test_a_store_another_process_rebuilt_meanwhile_is_kept(
     assert len(list(tmp_path.glob(f"{STORE}.damaged-*"))) == 1
 
 
-def test_only_the_newest_damaged_stores_are_kept(tmp_path: Path) -> None:
-    """A store damaged again and again leaves three copies, the newest, where every one was
-    kept and could fill the disk; a link among them is removed, never followed."""
+def _damaged_copies(tmp_path: Path, count: int) -> tuple[Path, Path]:
+    """A cache directory holding ``count`` damaged stores moved aside (2020-01-01 on) and,
+    older, a link named as one to a folder outside holding ``keep.txt``."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "keep.txt").write_text("mine")
     directory = tmp_path / "cache"
     directory.mkdir()
-    for i in range(4):
+    for i in range(count):
         (directory / f"{STORE}.damaged-2020010{i + 1}T000000-1" / "x").mkdir(parents=True)
     (directory / f"{STORE}.damaged-20190101T000000-1").symlink_to(outside)
+    return directory, outside
+
+
+def test_only_the_newest_damaged_stores_are_kept(tmp_path: Path) -> None:
+    """A store damaged again and again leaves three copies, the newest, where every one was
+    kept and could fill the disk; a link among them is removed, never followed."""
+    directory, outside = _damaged_copies(tmp_path, 4)
     db = _filled(directory)
     db.write_bytes(os.urandom(db.stat().st_size))
     with Cache(directory) as cache:
@@ -455,14 +462,7 @@ def test_only_the_newest_damaged_stores_are_kept(tmp_path: Path) -> None:
 def test_cache_clear_removes_the_damaged_stores_kept_beside_the_cache(tmp_path: Path) -> None:
     """``cache clear`` removes what the cache holds, the damaged stores moved aside too
     (they were left for ever); a link among them is removed, never followed."""
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    (outside / "keep.txt").write_text("mine")
-    directory = tmp_path / "cache"
-    directory.mkdir()
-    for i in range(2):
-        (directory / f"{STORE}.damaged-2020010{i + 1}T000000-1" / "x").mkdir(parents=True)
-    (directory / f"{STORE}.damaged-20190101T000000-1").symlink_to(outside)
+    directory, outside = _damaged_copies(tmp_path, 2)
     (directory / "lookups.damaged-notes.txt").write_text("not a store's name")
     _filled(directory)
     done = run_citewarden(["cache", "clear"], tmp_path, {"CITEWARDEN_CACHE_DIR": str(directory)})
