@@ -15,8 +15,12 @@ answers, as the real recordings in tests/data/api show them:
   gives it (no recording of it exists).
 * DataCite (``/dois/{doi}``): a JSON:API error document, ``{"errors": [{"status": "404",
   "title": "The resource you are looking for doesn't exist."}]}``.
-* OpenAlex (``/works/doi:{doi}``, ``/sources/issn:{issn}``): its documented error object, a
-  JSON object with an ``error`` member (no recording of OpenAlex's 404 exists).
+* OpenAlex (``/works/doi:{doi}``, ``/sources/issn:{issn}``): none.  Its server answers a
+  work or source it does not hold with its web framework's stock 404, the one it also answers
+  at any address it does not serve, as does any server of its kind (and a JSON object with an
+  ``error`` member is what many APIs answer at an unknown route), so no 404 of its is read as
+  "not found" (:data:`OPENALEX`); its ``filter=doi:`` page that counts its works says which
+  it lacks.
 * doi.org (``/{doi}``): its "DOI Not Found" page (``<title>Error: DOI Not Found</title>``),
   from doi.org itself (a 404 after a redirect is the agency's; see :mod:`.doi`).
 """
@@ -43,11 +47,17 @@ class NotFoundAnswer:
     """How one service says it holds no such record."""
 
     service: str  # named in the reason of a 404 that is not this answer
-    says_missing: Callable[[Reply], bool]
+    says_missing: Callable[[Reply], bool] | None  # None: no answer of its can be told apart
 
     def read(self, source: str, reply: Reply) -> Lookup:
         """NOT_FOUND when the 404 ``reply`` is this service's own answer, else FAILED with
         what came back."""
+        if self.says_missing is None:
+            return Lookup.failed(
+                source,
+                f"HTTP 404 ({describe_body(reply)}): {self.service} answers a record it does"
+                " not hold as it answers an address it does not serve, so it says nothing",
+            )
         if len(reply.content) <= MAX_ANSWER and self.says_missing(reply):
             return Lookup.not_found(source)
         return Lookup.failed(
@@ -123,11 +133,6 @@ def _datacite(reply: Reply) -> bool:
     return any(isinstance(e, dict) and str(e.get("status")) == "404" for e in errors)
 
 
-def _openalex(reply: Reply) -> bool:
-    data = _json_object(reply)
-    return data is not None and isinstance(data.get("error"), str)
-
-
 #: doi.org's page for a DOI it does not know (its ``<title>``).
 _DOI_NOT_FOUND = re.compile(rb"<title>\s*Error:\s*DOI Not Found\s*</title>", re.IGNORECASE)
 
@@ -140,5 +145,5 @@ CROSSREF = NotFoundAnswer("Crossref", _crossref)
 SEMANTIC_SCHOLAR = NotFoundAnswer("Semantic Scholar", _semantic_scholar)
 SEMANTIC_SCHOLAR_MATCH = NotFoundAnswer("Semantic Scholar", _semantic_scholar_match)
 DATACITE = NotFoundAnswer("DataCite", _datacite)
-OPENALEX = NotFoundAnswer("OpenAlex", _openalex)
+OPENALEX = NotFoundAnswer("OpenAlex", None)
 DOI_ORG = NotFoundAnswer("doi.org", _doi_org)

@@ -170,8 +170,8 @@ class OpenAlexSource:
         return one_work(self.name, reply, lambda d: work_from_openalex(d, self.name), OPENALEX)
 
     async def journal(self, issn: str) -> Lookup:
-        """The journal's Source record (``/sources/issn:{issn}``); OpenAlex's own 404 (its
-        JSON error object) -> NOT_FOUND."""
+        """The journal's Source record (``/sources/issn:{issn}``); a 404 says nothing (see
+        :data:`.missing.OPENALEX`)."""
         url = f"{self.base_url}/sources/issn:{quote(issn.strip().upper(), safe='')}"
         reply = await self.http.get(url, lane="openalex", params=self._params())
         return one_work(self.name, reply, lambda d: journal_from_openalex(d, self.name), OPENALEX)
