@@ -185,6 +185,59 @@ def test_a_quarto_projects_markdown_cross_references_are_not_dangling(tmp_path: 
     assert dangling == ["fig:x", "figure-y"]
 
 
+def _dangling_by_file(folder: Path) -> dict[str, list[str]]:
+    """The dangling keys of each file of ``folder``, sorted, by file name."""
+    from checking import check
+    from citewarden.project import Workspace
+
+    ws = Workspace(root=folder)
+    ws.add_folder(folder)
+    found: dict[str, list[str]] = {}
+    for path, fs in check(ws).items():
+        keys = sorted(str(f.data["key"]) for f in fs if f.code is Code.DANGLING)
+        if keys:
+            found[Path(path).name] = keys
+    return found
+
+
+CROSSREF_RUNS = {
+    "front matter list": "---\nbibliography: refs.bib\nfilters:\n  - pandoc-crossref\n---\n",
+    "front matter flow list": "---\nbibliography: refs.bib\nfilters: [pandoc-crossref]\n---\n",
+    "R Markdown pandoc_args": (
+        "---\nbibliography: refs.bib\noutput:\n  pdf_document:\n"
+        '    pandoc_args: ["--filter", "pandoc-crossref"]\n---\n'
+    ),
+}
+
+
+@pytest.mark.parametrize("front", CROSSREF_RUNS.values(), ids=CROSSREF_RUNS.keys())
+def test_pandoc_crossref_labels_are_not_dangling_where_the_filter_runs(
+    tmp_path: Path, front: str
+) -> None:
+    """pandoc-crossref turns @fig:x, [@tbl:a; @b] (its part of the group) and @Sec:s into
+    numbers before citeproc runs: only the other keys can be dangling then."""
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    body = "See @fig:plot, [@tbl:x; @b], @Sec:intro, @eq:one and @a; but @figure:y.\n"
+    (tmp_path / "paper.md").write_text(front + body, encoding="utf-8")
+    (tmp_path / "plain.md").write_text("---\nbibliography: refs.bib\n---\n" + body, "utf-8")
+    assert _dangling_by_file(tmp_path) == {
+        "paper.md": ["b", "figure:y"],
+        # pandoc without the filter cites every one of them
+        "plain.md": ["Sec:intro", "b", "eq:one", "fig:plot", "figure:y", "tbl:x"],
+    }
+
+
+def test_pandoc_crossref_in_a_quarto_projects_filters(tmp_path: Path) -> None:
+    """A project's _quarto.yml that runs pandoc-crossref takes the labels of each of its
+    documents."""
+    (tmp_path / "_quarto.yml").write_text(
+        "bibliography: refs.bib\nfilters:\n  - pandoc-crossref\n", encoding="utf-8"
+    )
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    (tmp_path / "paper.qmd").write_text("See @fig:plot, @fig-x, @lst:code and @a, @b.\n", "utf-8")
+    assert _dangling_by_file(tmp_path) == {"paper.qmd": ["b"]}
+
+
 def test_citation_modes_and_command_spans() -> None:
     text = (
         "[see @a, p. 3; @b] [-@c] @d [p. 3] [@e; no key] [@f](http://x.org) [@g]{.cls}"

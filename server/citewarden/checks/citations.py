@@ -48,7 +48,13 @@ from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
 from citewarden.checks.bibdata import ignored_bibliography_findings, late_resource_findings
-from citewarden.checks.dangling import checks_dangling, dangling_findings, is_defined, is_quarto
+from citewarden.checks.dangling import (
+    checks_dangling,
+    dangling_findings,
+    is_defined,
+    is_quarto,
+    runs_crossref_filter,
+)
 from citewarden.checks.defined import (
     Defined,
     defined_names,
@@ -123,6 +129,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     project.casefold_keys,
                 )
             if checked:
+                crossref = runs_crossref_filter(ws, project, path)
                 found += memo.get(
                     (
                         "dangling",
@@ -131,6 +138,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                         token,
                         project.casefold_keys,
                         is_quarto(project),
+                        crossref,
                     ),
                     dangling_findings,
                     path,
@@ -142,6 +150,7 @@ def citation_findings(ws: Workspace, projects: list[Project], memo: Memo) -> lis
                     memo,
                     delta,
                     ws.text(path) if doc.kind is DocumentKind.MARKDOWN else None,
+                    crossref,
                 )
         if checked and units.has_units(ws, project):
             found += units.unit_dangling(ws, project, partial(is_defined, defined, project))

@@ -27,6 +27,11 @@ from citewarden.model import (
     quoted,
 )
 from citewarden.parsing.markdown_inline import is_quarto_crossref
+from citewarden.parsing.pandoc_filters import (
+    is_label,
+    names_pandoc_crossref,
+    runs_pandoc_crossref,
+)
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -93,9 +98,12 @@ def dangling_findings(
     memo: Memo,
     delta: KeyDelta | None = None,
     text: str | None = None,
+    pandoc_crossref: bool = False,
 ) -> list[Finding]:
     """The dangling citations of ``doc`` (whose text, for a Markdown document, is
-    ``text``: a "Change to" edit there writes the key as pandoc reads it where it stands)."""
+    ``text``: a "Change to" edit there writes the key as pandoc reads it where it stands);
+    ``pandoc_crossref``: the document runs that filter, which takes its labels' citations
+    (:func:`runs_crossref_filter`)."""
     missing = memo.get(("missing", Ident(doc), token), _missing, doc, defined, delta, memo)
     if casefold and missing:
         missing = frozenset(k for k in missing if not defined.has_folded(fold_key(k)))
@@ -103,6 +111,9 @@ def dangling_findings(
         # ``@fig-x`` in a Quarto document is a cross-reference, resolved by Quarto before
         # citations are: never a dangling citation there
         missing = frozenset(k for k in missing if not is_quarto_crossref(k))
+    if pandoc_crossref and missing:
+        # ``@fig:x`` is a number (or ``¿fig:x?``) once pandoc-crossref has run
+        missing = frozenset(k for k in missing if not is_label(k))
     if not missing:
         return []
     found: list[Finding] = []
@@ -112,7 +123,7 @@ def dangling_findings(
             continue
         if casefold and defined.has_folded(fold_key(key)):
             continue
-        if quarto and is_quarto_crossref(key):
+        if (quarto and is_quarto_crossref(key)) or (pandoc_crossref and is_label(key)):
             continue
         unread = defined.unread_in(key)
         if unread is not None:
@@ -139,6 +150,16 @@ def is_quarto(project: Project) -> bool:
     if project.root.suffix.lower() == ".qmd":
         return True
     return any(m.name.lower().startswith("_quarto.") for m in project.metadata)
+
+
+def runs_crossref_filter(ws: Workspace, project: Project, path: Path) -> bool:
+    """Whether the Markdown document ``path`` of ``project`` runs pandoc-crossref, as its
+    front matter or a metadata file of its project says."""
+    if project.kind is not DocumentKind.MARKDOWN:
+        return False
+    if runs_pandoc_crossref(ws.text(path) or ""):
+        return True
+    return any(names_pandoc_crossref(ws.text(m) or "") for m in project.metadata)
 
 
 def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:

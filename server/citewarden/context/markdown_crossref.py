@@ -9,36 +9,10 @@ to pandoc's citation processing, as the filter leaves it.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from citewarden.model import Citation, DocumentKind, Span
-
-#: the prefixes of pandoc-crossref's labels (figures, sections, tables, equations, listings),
-#: the first letter capital at a sentence's start (``@Fig:plot``)
-_LABEL = re.compile(r"[fF]ig|[sS]ec|[tT]bl|[eE]q|[lL]st")
-_FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n(.*?)^(?:---|\.\.\.)[ \t]*$", re.S | re.M)
-_RUNS = re.compile(
-    r"^[ \t]*-[ \t]+[\"']?pandoc-crossref[\"']?[ \t]*(?:#.*)?$"  # a list item
-    r"|filters?[\"']?[ \t]*:[ \t]*\[[^\]\n]*\bpandoc-crossref\b"  # a flow list
-    r"|filters?[\"']?[ \t]*:[ \t]*[\"']?pandoc-crossref\b"  # a single value
-    r"|(?:--filter|-F)[\"']?[ \t,=]+[\"']?pandoc-crossref\b",  # pandoc's arguments
-    re.M,
-)
-
-
-def runs_pandoc_crossref(text: str) -> bool:
-    """Whether the front matter of the Markdown document ``text`` runs pandoc-crossref."""
-    if "pandoc-crossref" not in text[:20_000]:
-        return False
-    m = _FRONT_MATTER.match(text[:20_000])
-    return m is not None and _RUNS.search(m.group(1)) is not None
-
-
-def is_label(key: str) -> bool:
-    """``key`` is a pandoc-crossref label (``fig:plot``, ``sec:intro``, ``Tbl:x``)."""
-    head, colon, rest = key.partition(":")
-    return bool(colon and rest) and _LABEL.fullmatch(head) is not None
+from citewarden.parsing.pandoc_filters import is_label, runs_pandoc_crossref
 
 
 def crossrefs(text: str, citations: Sequence[Citation], kind: DocumentKind) -> frozenset[Span]:

@@ -33,7 +33,8 @@ them, and all but the last definition of a label), a braced key holding the ``]`
 (``[@{a]b} ...``, a citation only in a citation group ``[@{a]b}]``), Quarto
 cross-references in a ``.qmd`` document (``@fig-plot``, ``@sec-y`` ...; pandoc itself cites
 them, and pandoc-crossref's ``@fig:plot``, as any key; in a ``.md`` file of a Quarto project
-the dangling check leaves them out), and YAML metadata blocks (read as
+the dangling check leaves them out, and ``@fig:plot`` where the document runs pandoc-crossref:
+:mod:`~citewarden.parsing.pandoc_filters`), and YAML metadata blocks (read as
 metadata instead: front matter, and later blocks that parse as a YAML mapping).
 ``<!-- citewarden: ignore -->`` suppresses findings on its line and the next.
 
