@@ -869,6 +869,44 @@ def test_a_report_written_over_a_file_keeps_its_permissions(
     assert stat.S_IMODE(report.stat().st_mode) == mode
 
 
+@pytest.mark.parametrize("link", ["victim.txt", "missing.txt"])
+def test_the_report_is_never_written_through_a_link_at_the_output_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], link: str
+) -> None:
+    """A link planted where the report goes (a cloned repository's report.html) had the
+    report replace the file it named, or create the one a dangling link named."""
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "victim.txt").write_text("mine\n", encoding="utf-8")
+    (tmp_path / "report.html").symlink_to(link)
+    args = ["check", "main.tex", "--no-verify", "--format", "html", "-o", "report.html"]
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert err == (
+        "citewarden: error: --output report.html is a symbolic link; the report is not "
+        "written through it (give the file it names, or remove the link)\n"
+    )
+    assert (tmp_path / "victim.txt").read_text(encoding="utf-8") == "mine\n"
+    assert not (tmp_path / "missing.txt").exists()
+    assert os.readlink(tmp_path / "report.html") == link
+
+
+def test_a_report_to_dev_stdout_is_written_through_its_link(tmp_path: Path) -> None:
+    """/dev/stdout is a link the system makes to the open standard output: written to."""
+    make_project(tmp_path)
+    args = ["check", "main.tex", "--no-verify", "--format", "json", "-o", "/dev/stdout"]
+    done = subprocess.run(
+        [sys.executable, "-m", "citewarden", *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert json.loads(done.stdout)["schema"] == "citewarden-report/1"
+
+
 @pytest.mark.parametrize(
     ("output", "extra"),
     [

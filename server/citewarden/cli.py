@@ -857,19 +857,34 @@ def _write(output: Iterable[str], target: str | None, utf8: bool = False) -> Non
 
 
 def _replace_file(path: Path, data: Iterable[bytes]) -> None:
-    """Write ``data``'s pieces as ``path`` whole or not at all: a temporary file beside it (beside
-    what a link names), renamed over it, so that a run that fails keeps the earlier report.
-    A FIFO or a device (``/dev/stdout``) is written as it is."""
+    """Write ``data``'s pieces as ``path`` whole or not at all: a temporary file beside it,
+    renamed over it, so that a run that fails keeps the earlier report.  A FIFO or a device
+    (``/dev/stdout``) is written as it is.  A symbolic link to a file (or to none) is
+    refused, as the backups of --fix never write through one: a link planted where a report
+    goes (a cloned repository) would have the report replace one of the user's files."""
+    linked, regular = False, True
     try:
+        linked = stat.S_ISLNK(os.lstat(path).st_mode)
         regular = stat.S_ISREG(path.stat().st_mode)
-    except FileNotFoundError:
-        regular = True
+    except FileNotFoundError:  # no file, or a link to none
+        pass
+    if linked and regular and not _system_name(path):
+        raise UsageError(
+            f"--output {path} is a symbolic link; the report is not written through it "
+            "(give the file it names, or remove the link)"
+        )
     if not regular:
         with path.open("wb") as out:
             for piece in data:
                 out.write(piece)
         return
-    replace_whole(path.resolve(), data)
+    replace_whole(path, data)
+
+
+def _system_name(path: Path) -> bool:
+    """Whether ``path`` is a name the system gives an open file (``/dev/stdout``,
+    ``/dev/fd/3``, ``/proc/self/fd/1``): a link that is meant to be written through."""
+    return Path(os.path.abspath(path)).parts[1:2] in (("dev",), ("proc",))
 
 
 ADD_EXIT_STATUS = """\
