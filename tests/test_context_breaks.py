@@ -816,6 +816,21 @@ def test_a_conditional_on_a_flag_reads_as_its_first_branch(text: str, shown: str
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "Short \\ifthenelse{\\boolean{long}}{wording}{form. Of it} here \\cite{a}.",
+        "Short \\iftoggle{long}{wording}{form.\n\nOf it} here \\cite{a}.",
+        "Short \\ifthenelse{\\equal{a.}{b. C}}{wording}{} here \\cite{a}.",
+    ],
+)
+def test_a_break_in_a_conditional_s_skipped_branch_ends_no_sentence(text: str) -> None:
+    """A full stop or a blank line in the condition or the second branch of a conditional
+    on a flag, which the sentence does not read, ends no sentence, where it cut the
+    sentence there (``Of it here.``)."""
+    assert sentence(text) == "Short wording here."
+
+
+@pytest.mark.parametrize(
     ("text", "shown"),
     [
         ("Pass \\texttt{--verbose} to it \\cite{a}.", "Pass --verbose to it."),

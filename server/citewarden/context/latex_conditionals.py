@@ -7,14 +7,15 @@ depends on a flag the document may set anywhere (``\\setboolean``, ``\\toggletru
 option), which the sentence is not read with.  The first branch is what the flag's author
 wrote the conditional for (``\\ifthenelse{\\boolean{long}}{a longer wording}{}``), and it
 is text some build shows: the sentence reads as in that build.  Showing nothing would read
-words out of every build of it, showing both would read a sentence no build has.  A full stop
-in the second branch still ends the sentence (the breaks are found before the branches are
-read).
+words out of every build of it, showing both would read a sentence no build has.  The
+condition and the second branch are masked before the sentence breaks are looked for
+(:func:`other_branches_hidden`), so a full stop or a blank line in them ends no sentence.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _CONDITIONAL = re.compile(r"\\(?:ifthenelse|ifbool|notbool|iftoggle|nottoggle)(?![A-Za-z@])\s*")
 #: the longest argument read (characters)
@@ -51,12 +52,11 @@ def _groups(text: str, at: int, count: int) -> list[tuple[int, int]] | None:
     return found
 
 
-def first_branches(text: str) -> str:
-    """``text`` with each conditional on a flag replaced by its first branch (its condition
-    and second branch gone); one whose arguments are not all there is left as it is."""
+def _conditionals(text: str) -> Iterator[tuple[int, int, int, int]]:
+    """(start, first branch's start, its end, end) of each outermost conditional on a flag
+    of ``text`` whose arguments are all there (``end`` after its last closing brace)."""
     if "\\if" not in text and "\\not" not in text:
-        return text
-    parts: list[str] = []
+        return
     pos = 0
     for m in _CONDITIONAL.finditer(text):
         if m.start() < pos:
@@ -65,8 +65,32 @@ def first_branches(text: str) -> str:
         if groups is None:
             continue
         (_, _), (a, b), (_, end) = groups
-        # the branch read as the rest of the text is, conditionals in it too
-        parts += (text[pos : m.start()], " ", first_branches(text[a:b]), " ")
         pos = end + 1
+        yield m.start(), a, b, pos
+
+
+def first_branches(text: str) -> str:
+    """``text`` with each conditional on a flag replaced by its first branch (its condition
+    and second branch gone); one whose arguments are not all there is left as it is."""
+    parts: list[str] = []
+    pos = 0
+    for start, a, b, end in _conditionals(text):
+        # the branch read as the rest of the text is, conditionals in it too
+        parts += (text[pos:start], " ", first_branches(text[a:b]), " ")
+        pos = end
     parts.append(text[pos:])
-    return "".join(parts)
+    return "".join(parts) if parts[1:] else text
+
+
+def other_branches_hidden(text: str) -> str:
+    """``text`` with the command, the condition and the second branch of each conditional on
+    a flag replaced by spaces, offset for offset (the first branch's braces too): what is
+    left is what :func:`first_branches` reads, and no break in the rest ends a sentence."""
+    parts: list[str] = []
+    pos = 0
+    for start, a, b, end in _conditionals(text):
+        parts += (text[pos:start], " " * (a - start), other_branches_hidden(text[a:b]))
+        parts.append(" " * (end - b))
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts) if parts[1:] else text

@@ -20,7 +20,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from citewarden.context.latex_conditionals import first_branches
+from citewarden.context.latex_conditionals import first_branches, other_branches_hidden
 from citewarden.context.siunitx import siunitx_plain
 from citewarden.context.words import MATH_SHOWN, REF_SHOWN
 from citewarden.parsing.latex_decode import ACCENTS
@@ -132,7 +132,7 @@ def mask_latex(text: str) -> str:
             parts += (text[pos : m.start()], _math(source, inner, opener != "$"))
             pos = at = end
     parts.append(text[pos:])
-    masked = "".join(parts)
+    masked = other_branches_hidden("".join(parts))  # ``\\ifthenelse{c}{yes}{no}``: ``yes``
     return _tabbing_marks_blanked(masked) if "{tabbing}" in masked else masked
 
 
