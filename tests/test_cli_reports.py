@@ -328,17 +328,47 @@ def test_diff_needs_an_output_file_for_machine_formats(
     assert "--diff prints to standard output" in err
 
 
+@pytest.mark.parametrize("option", ["--fix", "--diff"])
+@pytest.mark.parametrize(
+    ("turned_off", "why"),
+    [
+        (["--no-verify"], "drop --no-verify"),
+        (["--config", "off.toml"], "the setting verify.enabled is false"),
+    ],
+)
 def test_fix_without_verification_changes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    turned_off: list[str],
+    why: str,
 ) -> None:
+    """Refused before anything is written: the report of -o was written all the same."""
     make_project(tmp_path)
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "off.toml").write_text("[verify]\nenabled = false\n", encoding="utf-8")
     before = (tmp_path / "refs.bib").read_bytes()
-    code, _, err = run(["check", ".", "--no-verify", "--fix"], capsys)
-    assert code == 2
-    assert "need verification" in err
+    args = ["check", ".", option, *turned_off, "--format", "json", "-o", "r.json"]
+    code, out, err = run(args, capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"citewarden: error: {option} needs verification ({why}); nothing is checked or changed\n"
+    )
     assert (tmp_path / "refs.bib").read_bytes() == before
     assert not (tmp_path / "refs.bib.orig").exists()
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_fix_of_a_project_with_no_entry_to_verify_is_clean(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nothing to verify is nothing to fix: it was an error saying to drop --no-verify."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "refs.bib").write_text("% no entries yet\n", encoding="utf-8")
+    code, out, err = run(["check", "refs.bib", "--fix", "--offline"], capsys)
+    assert (code, out) == (0, "")
+    assert err == "no findings in 1 file\n"
 
 
 def test_pre_commit_hooks_definition(

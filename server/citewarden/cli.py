@@ -633,7 +633,7 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     if not args.quiet:
         for problem in problems:
             print(f"citewarden: warning: {visible(str(problem))}", file=sys.stderr)
-    _check_fix_options(args)
+    _check_fix_options(args, settings)
     if args.output is not None:
         _refuse_read_file_as_output(args.output, _files_read(given, args, settings, cwd), cwd)
     try:
@@ -708,11 +708,16 @@ def _refuse_unnamable(raw: str, cwd: Path, doing: str) -> None:
             raise UsageError(f"cannot {doing} {shown}: {exc.strerror}") from None
 
 
-def _check_fix_options(args: argparse.Namespace) -> None:
-    """--fix and --diff are alternatives; --diff shares standard output with the report, so
-    a machine format needs --output."""
+def _check_fix_options(args: argparse.Namespace, settings: Settings) -> None:
+    """--fix and --diff are alternatives that need verification (refused before any
+    report is written); --diff shares standard output with the report, so a machine format
+    needs --output."""
     if args.fix and args.diff:
         raise UsageError("--fix and --diff are alternatives: --diff shows what --fix would write")
+    option = "--fix" if args.fix else "--diff" if args.diff else None
+    if option is not None and not settings.verify.enabled:
+        why = "drop --no-verify" if args.no_verify else "the setting verify.enabled is false"
+        raise UsageError(f"{option} needs verification ({why}); nothing is checked or changed")
     if args.diff and args.output is None and args.format != "text":
         raise UsageError(
             f"--diff prints to standard output; give --output for the {args.format} report"
@@ -736,12 +741,8 @@ def _fix(
     from citewarden.findings.verdicts import csl_decoding
     from citewarden.fix.run import run_fix
 
-    if verified is None:
-        print(
-            "citewarden: --fix/--diff need verification (drop --no-verify); nothing changed",
-            file=sys.stderr,
-        )
-        return 1
+    if verified is None:  # nothing to verify (verification off is refused beforehand)
+        return 0
     if args.diff and sys.stdout is None:  # started with it closed (>&-)
         raise UsageError("standard output is closed; the diff is not shown")
     try:
