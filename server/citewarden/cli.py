@@ -14,6 +14,7 @@ import errno
 import json
 import logging
 import os
+import signal
 import stat
 import sys
 import traceback
@@ -55,7 +56,7 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 #: The status of a run whose reader went away (``| head``): a program SIGPIPE ends has it.
 EXIT_PIPE = 128 + 13
-#: The status of a run interrupted (Ctrl-C, SIGINT), as a shell gives a program SIGINT ends.
+#: The status of a run interrupted (Ctrl-C, SIGINT) where it cannot end by SIGINT itself.
 EXIT_INTERRUPTED = 128 + 2
 
 FAIL_ON: dict[str, Severity | None] = {
@@ -73,7 +74,7 @@ exit status:
   2  a usage error (a bad option, path or settings file), an input that cannot be
      read, a directory with nothing to check, a file --fix could not write, or
      memory running out (the max_file_mb setting bounds the files read)
-  130  interrupted (Ctrl-C), as for a program SIGINT ends; --fix leaves each file
+  130  interrupted (Ctrl-C): it ends by SIGINT, as a shell shows; --fix leaves each file
        whole, old or new
   141  the reader of standard output went away (| head), as for a program SIGPIPE ends
 """
@@ -181,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PIPE
     except KeyboardInterrupt:  # Ctrl-C: one line, where a traceback of the event loop was
         print("citewarden: interrupted", file=sys.stderr)
+        _end_by_sigint()
         return EXIT_INTERRUPTED
     except MemoryError as exc:
         path = _file_being_read(exc.__traceback__)
@@ -192,6 +194,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         file=sys.stderr,
     )
     return EXIT_USAGE
+
+
+def _end_by_sigint() -> None:
+    """End the process by SIGINT with its default action, once the run has cleaned up, so
+    that what started it sees an interrupted program (a shell loop running ``citewarden
+    check`` stops, as it does for any program Ctrl-C ends); returns only where that cannot
+    be done (no such signal, not the main thread), and the exit status then says 130."""
+    if not hasattr(signal, "SIGINT") or os.name != "posix":
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # a reader gone, a closed stream: nothing more to say
+            pass
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    except ValueError:  # not the main thread (main called from a thread)
+        return
+    signal.raise_signal(signal.SIGINT)
 
 
 def _discard_stdout() -> None:
