@@ -405,8 +405,10 @@ def test_identifiers_between_add_options_are_all_looked_up(
         ("not-a-url", "is no http or https address"),
         ("ftp://mirror.example/", "is no http or https address"),
         ("http://mirror\x1b[31m.example/", "holds a space or a control character"),
-        ("http://[::1", "is no URL"),
-        ("http://127.0.0.1:99999", "is no URL"),
+        # a C1 control (CSI) is one, as it is in a settings file's address
+        ("http://mirror\x9b31m.example/", "holds a space or a control character"),
+        ("http://[::1", "cannot be read as a URL"),
+        ("http://127.0.0.1:99999", "cannot be read as a URL"),
         ("http://mirror\udcff.example/", "holds a byte that is not UTF-8"),
         ("http:///works", "names no host"),
         ("http://mirror.example/" + "x" * 3000, "is longer than 2048 characters"),

@@ -189,15 +189,16 @@ def test_reports_name_the_sources_asked_at_an_address_other_than_their_own(
 @pytest.mark.parametrize(
     ("url", "why"),
     [
-        ("http://[::1", "cannot be read"),  # urlsplit raises: check ended with a traceback
-        ("http://127.0.0.1:99999/", "cannot be read"),  # no such port
-        ("ftp://mirror.example/", "expected an http:// or https:// address"),
-        ("http://a b/", "without spaces"),
+        ("http://[::1", "cannot be read as a URL"),  # urlsplit raised: a traceback
+        ("http://127.0.0.1:99999/", "cannot be read as a URL"),  # no such port
+        ("ftp://mirror.example/", "is no http or https address"),
+        ("http:///works", "names no host"),
+        ("http://a b/", "holds a space or a control character"),
         # each failed every request as an invalid URL; the surrogate crashed opening sources
-        ("http://x\x1b/", "without control characters"),
-        ("http://a\x85b/", "without control characters"),
-        ("http://a\udcffb/", "without control characters"),
-        ("https://x.example/" + "a" * 3000, "at most 2048 characters"),
+        ("http://x\x1b/", "holds a space or a control character"),
+        ("http://a\x85b/", "holds a space or a control character"),
+        ("http://a\udcffb/", "holds a byte that is not UTF-8"),
+        ("https://x.example/" + "a" * 3000, "is longer than 2048 characters"),
     ],
 )
 def test_a_source_or_judge_address_that_is_no_http_address_is_a_settings_problem(
@@ -207,9 +208,10 @@ def test_a_source_or_judge_address_that_is_no_http_address_is_a_settings_problem
         None, ({"verify": {"base_urls": {"crossref": url}}, "judge": {"url": url}}, "f.toml")
     )
     assert settings.verify.base_urls.get("crossref") is None and settings.judge.url is None
-    assert [(p.key, why in p.message) for p in problems] == [
-        ("verify.base_urls.crossref", True),
-        ("judge.url", True),
+    said = f"expected an http:// or https:// address; this one {why}"
+    assert [(p.key, p.message) for p in problems] == [
+        ("verify.base_urls.crossref", said),
+        ("judge.url", said),
     ]
 
 

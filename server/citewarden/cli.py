@@ -18,7 +18,6 @@ import signal
 import stat
 import sys
 import traceback
-import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,12 +36,12 @@ from citewarden.report.json_report import display_path, report_text
 from citewarden.safe_text import json_safe, visible, visible_lines
 from citewarden.settings import (
     CONFIG_FILE,
-    MAX_URL,
     ConfigSyntaxError,
     Settings,
     SettingsProblem,
     config_text,
     find_config_dir,
+    http_url_problem,
     load_settings,
     merge_settings,
     parse_config,
@@ -229,36 +228,16 @@ def _discard_stdout() -> None:
 
 def _bad_address(environ: Mapping[str, str]) -> str | None:
     """Why the first variable that sets a source's address (``CITEWARDEN_CROSSREF_URL``
-    ...) to no http or https address with a host is refused, where every request to the
-    source failed (or a byte that is not UTF-8 ended the run in a misleading error about
-    standard output).  The value is not shown: an address may hold a password."""
+    ...) is refused (:func:`citewarden.settings.http_url_problem`, the rule a settings file's
+    address follows too), where every request to the source failed (or a byte that is not
+    UTF-8 ended the run in a misleading error about standard output).  The value is not
+    shown: an address may hold a password."""
     from citewarden.verify.config import URL_ENV
 
     for var in URL_ENV.values():
         value = environ.get(var, "").strip()
-        if value and (problem := _address_problem(value)) is not None:
+        if value and (problem := http_url_problem(value)) is not None:
             return f"{var} {problem}; give an http or https address, or unset it"
-    return None
-
-
-def _address_problem(value: str) -> str | None:
-    """What makes ``value`` no http or https address with a host, or None (the bounds of
-    :func:`citewarden.settings.http_url_problem`, and no control character or surrogate)."""
-    if len(value) > MAX_URL:
-        return f"is longer than {MAX_URL} characters"
-    if any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in value):
-        return "holds a space or a control character"
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
-        return "holds a byte that is not UTF-8"
-    try:
-        parts = urllib.parse.urlsplit(value)
-        parts.port  # noqa: B018 (a port out of range raises)
-    except ValueError:
-        return "is no URL"
-    if parts.scheme.lower() not in ("http", "https"):
-        return "is no http or https address"
-    if not parts.hostname:
-        return "names no host"
     return None
 
 

@@ -360,7 +360,7 @@ def _base_urls(
         elif not isinstance(url, str):
             why = "expected a URL string"
         else:
-            why = http_url_problem(url.strip()) if url.strip() else None
+            why = _url_setting_problem(url.strip()) if url.strip() else None
         if why is None:
             urls[source] = url
         else:
@@ -369,23 +369,33 @@ def _base_urls(
 
 
 def http_url_problem(url: str) -> str | None:
-    """Why ``url`` is no address to send requests to (None when it is one): an http:// or
-    https:// URL with a host and a valid port, at most ``MAX_URL`` characters, with no
-    control character and no lone surrogate (a byte that was not UTF-8)."""
+    """What makes ``url`` no address to send requests to, said of it (``"names no host"``),
+    or None: the one rule for a source's or the judge's address, from a settings file or
+    the environment.  An address is an http:// or https:// URL with a host and a valid port,
+    at most ``MAX_URL`` characters, with no space, no control character (C0 or C1) and no
+    lone surrogate (a byte that was not UTF-8)."""
     if len(url) > MAX_URL:
-        return f"expected an http:// or https:// address of at most {MAX_URL} characters"
-    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or 0xD800 <= ord(c) <= 0xDFFF for c in url):
-        return "expected an http:// or https:// address without control characters"
+        return f"is longer than {MAX_URL} characters"
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in url):
+        return "holds a byte that is not UTF-8"
+    if any(c.isspace() or ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in url):
+        return "holds a space or a control character"
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 - raises on a port that is not one
     except ValueError:
-        return "expected an http:// or https:// address; this one cannot be read"
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        return "expected an http:// or https:// address"
-    if any(c.isspace() for c in url):
-        return "expected an http:// or https:// address without spaces"
+        return "cannot be read as a URL"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "is no http or https address"
+    if not parts.hostname:
+        return "names no host"
     return None
+
+
+def _url_setting_problem(url: str) -> str | None:
+    """The settings problem of the address ``url`` (:func:`http_url_problem`), or None."""
+    problem = http_url_problem(url)
+    return f"expected an http:// or https:// address; this one {problem}" if problem else None
 
 
 def _merge_judge(
@@ -403,7 +413,7 @@ def _merge_judge(
                 if value is not None and not isinstance(value, str):
                     raise ValueError("expected a string")
                 url = (value or "").strip()
-                if url and (problem := http_url_problem(url)):
+                if url and (problem := _url_setting_problem(url)):
                     raise ValueError(problem)
                 changes[name] = url or None
                 origins["judge.url"] = origin
