@@ -761,11 +761,26 @@ async def test_report_command_never_follows_a_link_or_opens_a_fifo_planted_in_th
         assert refused.value.code == -32602
     assert (h.root / "refs.bib").read_bytes() == bib
     # arguments of the wrong kind are the client's mistake: InvalidParams, no traceback
-    for bad in ({"format": ["html"]}, {"format": {}}, {"path": "a\x00b"}, {"path": 3}):
+    # and so are a misspelt name, a third argument and a folder: each wrote a report (at the
+    # default name, or as a file named as the folder)
+    (h.root / "citewarden-report.json").unlink()
+    for bad in (
+        {"format": ["html"]},
+        {"format": {}},
+        {"path": "a\x00b"},
+        {"path": 3},
+        {"format": "json", "output": "mine.json"},
+        {"format": "json", "path": "folder/"},
+    ):
         with pytest.raises(JsonRpcException) as wrong:
             await run_command(h, "citewarden.report", bad)
         assert wrong.value.code == -32602, bad
         assert "Traceback" not in str(wrong.value.data or ""), bad
+    with pytest.raises(JsonRpcException) as wrong:
+        await run_command(h, "citewarden.report", "json", "r.json", "extra")
+    assert wrong.value.code == -32602
+    assert not (h.root / "citewarden-report.json").exists()
+    assert not (h.root / "folder").exists() and not (h.root / "mine.json").exists()
 
 
 # ----------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ adds it to the session's features as one :class:`VerificationFeature`:
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -168,6 +169,45 @@ def _argument(args: tuple[Any, ...], name: str, position: int = 0) -> Any:
     return None
 
 
+#: The names an object of ``citewarden.report``'s arguments may hold.
+_REPORT_ARGUMENTS = ("format", "path")
+
+
+def report_arguments(args: tuple[Any, ...], root: Path) -> tuple[str, Path]:
+    """The format and the file of ``citewarden.report``'s arguments (``"json"``, ``["html",
+    "out/r.html"]`` or ``{"format": ..., "path": ...}``; a relative path from ``root``).
+    Anything else is refused with :class:`JsonRpcInvalidParams` before a file is written: a
+    name misspelt (``{"output": "r.json"}``), a third argument, a path naming a folder."""
+    if len(args) > 2:
+        raise JsonRpcInvalidParams("citewarden.report expects a format and a path, no more")
+    unknown = sorted(
+        repr(visible(str(name)))
+        for arg in args
+        if isinstance(arg, Mapping)
+        for name in arg
+        if name not in _REPORT_ARGUMENTS
+    )
+    if unknown:
+        raise JsonRpcInvalidParams(
+            f"citewarden.report expects 'format' and 'path' only, not {', '.join(unknown)}"
+        )
+    fmt = _argument(args, "format")
+    fmt = "html" if fmt is None or fmt == "" else fmt
+    if not isinstance(fmt, str) or fmt not in REPORT_NAMES:
+        raise JsonRpcInvalidParams("citewarden.report expects the format 'html' or 'json'")
+    out = _argument(args, "path", 1) if len(args) > 1 else None
+    if out is None and args and isinstance(args[0], Mapping):
+        out = args[0].get("path")
+    if out is not None and (not isinstance(out, str) or "\x00" in out):
+        raise JsonRpcInvalidParams("citewarden.report expects the path of a file to write")
+    if out and (out.endswith(("/", os.sep)) or Path(out).name in ("", ".", "..")):
+        raise JsonRpcInvalidParams(
+            f"citewarden.report expects the path of a file; {visible(out)} names a folder"
+        )
+    target = Path(out) if out else root / REPORT_NAMES[fmt]
+    return fmt, target if target.is_absolute() else root / target
+
+
 class VerificationFeature(Feature):
     """Verification's hooks into the session: its findings, saves, check cycles, the
     verification part of hovers and "Open record" actions."""
@@ -225,19 +265,8 @@ def register(server: LanguageServer, session: Session) -> VerificationService:
 
     @command(REPORT)
     async def report(*args: Any) -> dict[str, Any]:
-        fmt = _argument(args, "format")
-        fmt = "html" if fmt is None or fmt == "" else fmt
-        if not isinstance(fmt, str) or fmt not in REPORT_NAMES:
-            raise JsonRpcInvalidParams("citewarden.report expects the format 'html' or 'json'")
-        out = _argument(args, "path", 1) if len(args) > 1 else None
-        if out is None and args and isinstance(args[0], Mapping):
-            out = args[0].get("path")
-        if out is not None and (not isinstance(out, str) or "\x00" in out):
-            raise JsonRpcInvalidParams("citewarden.report expects the path of a file to write")
         root = session.roots[0] if session.roots else Path.cwd()
-        target = Path(out) if isinstance(out, str) and out else root / REPORT_NAMES[fmt]
-        if not target.is_absolute():
-            target = root / target
+        fmt, target = report_arguments(args, root)
         await session.ready.wait()
         try:
             written = await session.run(_write_report, service, session, fmt, target)
