@@ -25,6 +25,7 @@ from citewarden.context.collect import (
     unsupported_finding,
     works_of,
 )
+from citewarden.context.names import named_works
 from citewarden.context.project_texts import project_latex_texts
 from citewarden.findings.policy import Policy
 from citewarden.findings.score import ScoreSummary, score_summary
@@ -392,7 +393,8 @@ def collect_contexts(
             docs.append((doc, text))
     # the words commands of the projects' other files too (a macros file cites nothing)
     defined = project_latex_texts(ws, [doc.path for doc, _ in docs])
-    return citation_contexts(docs, works, abstract_sources(by_key), definitions=defined)
+    sources = abstract_sources(by_key)
+    return citation_contexts(docs, works, sources, defined, named_works(entries))
 
 
 def judge_contexts(

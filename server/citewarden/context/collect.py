@@ -7,12 +7,12 @@ The corpus that weights words is the set of all those works: the project's own f
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.context.latex_macros import macros_of
+from citewarden.context.names import Named, plain_field, surnames
 from citewarden.context.relevance import FieldCorpus, Work
 from citewarden.context.sentence import CitingSentence, citing_sentences
 from citewarden.model import (
@@ -25,11 +25,7 @@ from citewarden.model import (
     ParsedDocument,
     Verdict,
 )
-from citewarden.parsing.latex_decode import decode_latex
 from citewarden.text import LineIndex
-
-#: What separates the names of a BibTeX name list (`` and ``).
-_NAMES = re.compile(r"(?<!\s)\s+and\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,44 +50,6 @@ class CitationContext:
     line: int | None = None
 
 
-def _plain(value: str | None) -> str:
-    """A field's value as plain text (accents decoded, braces and commands gone)."""
-    return decode_latex(value) if value else ""
-
-
-def _top_level(text: str, pattern: re.Pattern[str]) -> list[str]:
-    """``text`` split at the matches of ``pattern`` outside braces."""
-    depth, cuts = 0, [0]
-    outside = bytearray(len(text))  # 1 where the character is outside every brace
-    for i, ch in enumerate(text):
-        depth = depth + 1 if ch == "{" else max(0, depth - 1) if ch == "}" else depth
-        outside[i] = depth == 0 and ch != "}"
-    for m in pattern.finditer(text):
-        if outside[m.start()] and m.start() >= cuts[-1]:
-            cuts += (m.start(), m.end())
-    cuts.append(len(text))
-    return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
-
-
-_COMMA = re.compile(",")
-_WHITE = re.compile(r"\s+")
-
-
-def _surnames(authors: str | None) -> tuple[str, ...]:
-    """The family names of a BibTeX name list: the part before the first comma, else the
-    last word, braces kept together (``{World Health Organization}`` is one name)."""
-    names: list[str] = []
-    for name in _top_level((authors or "").strip(), _NAMES):
-        name = name.strip()
-        if not name or name.lower() == "others":
-            continue
-        parts = _top_level(name, _COMMA)
-        family = parts[0] if len(parts) > 1 else _top_level(name, _WHITE)[-1]
-        if plain := _plain(family.strip()):
-            names.append(plain)
-    return tuple(names)
-
-
 def works_of(
     entries: Iterable[Entry], verdicts: Mapping[str, Verdict] | None = None
 ) -> dict[str, Work]:
@@ -103,11 +61,11 @@ def works_of(
         verdict = verdicts.get(entry.key) if verdicts else None
         match = verdict.match if verdict is not None else None
         if match is not None and match.title:
-            surnames = tuple(a.split()[-1] for a in match.authors if a.split())
-            works[entry.key] = Work(match.title, match.abstract, surnames)
+            families = tuple(a.split()[-1] for a in match.authors if a.split())
+            works[entry.key] = Work(match.title, match.abstract, families)
         else:
             works[entry.key] = Work(
-                _plain(entry.get("title")), None, _surnames(entry.get("author"))
+                plain_field(entry.get("title")), None, surnames(entry.get("author"))
             )
     return works
 
@@ -127,13 +85,16 @@ def citation_contexts(
     works: Mapping[str, Work],
     sources: Mapping[str, str] | None = None,
     definitions: Iterable[str] = (),
+    names: Mapping[str, Named] | None = None,
 ) -> list[CitationContext]:
     """The context of every citation of ``documents`` (document, text), in order;
     ``sources`` names the source of each key's abstract (:func:`abstract_sources`);
     ``definitions``: the texts of the project's other LaTeX files, whose words commands
     (``\\newcommand{\\Coq}{Coq}``) the sentences show, as those of ``documents`` (see
-    :mod:`~citewarden.context.latex_macros`).  The corpus is built for the first citation
-    scored: none when nothing is cited."""
+    :mod:`~citewarden.context.latex_macros`); ``names``: what citation commands typeset of
+    each key's work (:func:`~citewarden.context.names.named_works`), shown in the sentences
+    (never scored).  The corpus is built for the first citation scored: none when nothing
+    is cited."""
     corpus: FieldCorpus | None = None
     out: list[CitationContext] = []
     documents = list(documents)
@@ -141,7 +102,7 @@ def citation_contexts(
     macros = macros_of((*definitions, *latex)) if latex else None
     for doc, text in documents:
         sentences: Sequence[CitingSentence | None] = citing_sentences(
-            text, doc.citations, doc.kind, macros=macros
+            text, doc.citations, doc.kind, macros=macros, names=names
         )
         lines = LineIndex(text)
         for citation, sentence in zip(doc.citations, sentences, strict=True):

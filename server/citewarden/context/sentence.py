@@ -24,7 +24,7 @@ import heapq
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -39,6 +39,7 @@ from citewarden.context.markdown_text import (
     mask_markdown,
     shown,
 )
+from citewarden.context.names import Named
 from citewarden.context.words import AUTHOR_SHOWN, TITLE_SHOWN, YEAR_SHOWN, unshown
 from citewarden.model import Citation, CitationKind, DocumentKind, Span
 
@@ -60,6 +61,14 @@ class CitingSentence:
     span: Span
     before: str = ""
     after: str = ""
+    #: ``text`` as the rendered document reads it, the cited works' names, years and
+    #: titles in place of the placeholders (:mod:`~citewarden.context.names`), when known
+    named: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The sentence as a reader sees it: :attr:`named`, else :attr:`text`."""
+        return self.text if self.named is None else self.named
 
 
 _NOT_NEWLINE = re.compile(r"[^\n]")
@@ -102,6 +111,7 @@ def _locators(text: str, spans: Sequence[Span]) -> Iterator[Span]:
 #: Stand where a citation command puts the cited work's authors, its year or its title
 #: into the text (read as :data:`AUTHOR_SHOWN`, :data:`YEAR_SHOWN`, :data:`TITLE_SHOWN`).
 AUTHOR, YEAR, TITLE = "\x05", "\x06", "\x07"
+_MARKS = (AUTHOR, YEAR, TITLE)
 _NAMED = str.maketrans(
     {AUTHOR: f" {AUTHOR_SHOWN}", YEAR: f" {YEAR_SHOWN}", TITLE: f" {TITLE_SHOWN}"}
 )
@@ -133,6 +143,62 @@ def _marks(
         if mark is not None:
             found.setdefault(c.command_span.end - 1 - offset, mark)
     return tuple(sorted(found.items()))
+
+
+def _named_marks(
+    citations: Iterable[Citation], names: Mapping[str, Named], offset: int = 0
+) -> tuple[array[int], list[str | None]]:
+    """(where, what) of each mark of :func:`_marks` that stands for the authors, the year or
+    the title of works whose entries are known (``names``): the names of each cited work
+    (``Smith and Jones``, ``Lee et al.``), joined by ``;`` when the command cites several,
+    as natbib's ``\\citet{a,b}`` (None when a work of it is unknown or lacks what it
+    shows), in order."""
+    keys: dict[int, tuple[str, list[str]]] = {}
+    for c in citations:
+        mark = _WORDS_OF_WORK.get(c.command.lower().rstrip("*"))
+        if mark is not None:
+            keys.setdefault(c.command_span.end - 1 - offset, (mark, []))[1].append(c.key)
+    at, what = array("q"), []
+    for where in sorted(keys):
+        mark, cited = keys[where]
+        found = [names.get(k) for k in dict.fromkeys(cited)]
+        said = [
+            ""
+            if n is None
+            else n.authors
+            if mark == AUTHOR
+            else n.year
+            if mark == YEAR
+            else n.title
+            for n in found
+        ]
+        at.append(where)
+        what.append("; ".join(said) if all(said) else None)
+    return at, what
+
+
+#: a placeholder for a cited work's words, and a full stop after it (which ``et al.``
+#: ends the sentence with)
+_PLACED = re.compile(
+    "|".join(re.escape(p) for p in (AUTHOR_SHOWN, YEAR_SHOWN, TITLE_SHOWN)).join("()") + r"(\.?)"
+)
+
+
+def _said(word: str | None, m: re.Match[str]) -> str:
+    if word is None:
+        return m.group()
+    return word + ("" if word.endswith(".") else m.group(2))
+
+
+def _named(text: str, said: Sequence[str | None]) -> str | None:
+    """``text`` with its placeholders for the words of works (:data:`AUTHOR_SHOWN` ...) in
+    turn replaced by ``said`` (a None kept as it is); None when their number is not that of
+    ``said`` (a placeholder written in the text, or one cut off a long sentence)."""
+    found = _PLACED.findall(text)
+    if len(found) != len(said) or all(s is None for s in said):
+        return None
+    words = iter(said)
+    return _PLACED.sub(lambda m: _said(next(words), m), text)
 
 
 def _marked(text: str, marks: Sequence[tuple[int, str]]) -> str:
@@ -384,8 +450,14 @@ class _Text:
         offset: int = 0,
         commands: Sequence[Span] = (),
         macros: Macros | None = None,
+        said: tuple[Sequence[int], Sequence[str | None]] = ((), ()),
     ) -> None:
         self.masked, self.kind, self.offset, self.macros = masked, kind, offset, macros
+        #: where each mark of a cited work's words still stands in ``masked``, and what it
+        #: says (:func:`_named_marks`)
+        kept = [(at, what) for at, what in zip(*said, strict=True) if masked[at] in _MARKS]
+        self.said_at = [at for at, _ in kept]
+        self.said_as = [what for _, what in kept]
         #: where each break between sentences starts (a sentence ends) and where it ends
         self.ends, self.starts = _ends(masked, kind, commands)
         #: The readable words of each stretch read so far: the citations of one sentence,
@@ -402,13 +474,23 @@ class _Text:
             found = self._read[start, end] = (text, _WORD.search(words) is not None)
         return found
 
+    def named(self, start: int, end: int, text: str) -> str | None:
+        """``text``, the plain words of ``masked[start:end]``, with the cited works' words
+        in place of its placeholders (:func:`_named`), None when none is known."""
+        lo, hi = bisect_left(self.said_at, start), bisect_left(self.said_at, end)
+        return _named(text, self.said_as[lo:hi]) if lo < hi else None
+
     def around(self, command: Span) -> CitingSentence | None:
         d = self.offset
         found = _around(self, Span(command.start - d, command.end - d))
         if found is None or not d:
             return found
         return CitingSentence(
-            found.text, Span(found.span.start + d, found.span.end + d), found.before, found.after
+            found.text,
+            Span(found.span.start + d, found.span.end + d),
+            found.before,
+            found.after,
+            found.named,
         )
 
 
@@ -423,17 +505,20 @@ def citing_sentences(
     kind: DocumentKind,
     only: int | None = None,
     macros: Macros | None = None,
+    names: Mapping[str, Named] | None = None,
 ) -> tuple[CitingSentence | None, ...]:
     """The citing sentence of each of ``citations`` (None for ``\\nocite`` ones and where
     nothing readable surrounds the citation), in the same order; with ``only``, just that
     citation's (the others None), read from the lines within :data:`REACH` of it.
     ``macros``: the words commands of the document's project (those of ``text`` when not
-    given; see :mod:`~citewarden.context.latex_macros`)."""
+    given; see :mod:`~citewarden.context.latex_macros`); ``names``: what citation commands
+    typeset of each key's work (:func:`~citewarden.context.names.named_works`), which the
+    sentences' :attr:`~CitingSentence.named` show."""
     if macros is None and kind is DocumentKind.LATEX:
         macros = document_macros(text)
     refs = crossrefs(text, citations, kind)
     if only is None or len(text) <= 4 * REACH or citations[only].kind is not CitationKind.CITE:
-        return _sentences(text, citations, kind, only, macros=macros, refs=refs)
+        return _sentences(text, citations, kind, only, macros=macros, refs=refs, names=names)
     at = citations[only].command_span
     lo = text.rfind("\n", 0, max(0, at.start - REACH)) + 1
     hi = text.find("\n", at.end + REACH)
@@ -444,7 +529,7 @@ def citing_sentences(
     every = tuple(sorted({c.command_span for c in citations}, key=lambda s: s.start))
     masked = _masked_file(text, every, kind, _marks(citations, 0, refs))[lo:hi]
     k = nearby.index(citations[only])
-    found = _sentences(text[lo:hi], nearby, kind, k, lo, masked, macros, refs)
+    found = _sentences(text[lo:hi], nearby, kind, k, lo, masked, macros, refs, names)
     out: list[CitingSentence | None] = [None] * len(citations)
     out[only] = next((s for s in found if s is not None), None)
     return tuple(out)
@@ -459,6 +544,7 @@ def _sentences(
     masked: str | None = None,
     macros: Macros | None = None,
     refs: frozenset[Span] = frozenset(),
+    names: Mapping[str, Named] | None = None,
 ) -> tuple[CitingSentence | None, ...]:
     """:func:`citing_sentences` of ``text``, the stretch of the file from ``offset``
     (the citations' spans are the file's), ``masked`` the stretch of the masked file when
@@ -472,7 +558,9 @@ def _sentences(
         marks = _marks(citations, offset, refs)
         masked = _mask(text, commands, kind, whole=not offset, marks=marks)
     starts, ends, cuts = _islands(masked, kind)
-    main = _Text(_around_islands(masked, kind, starts, ends, cuts), kind, offset, commands, macros)
+    said = _named_marks(citations, names, offset) if names else (array("q"), [])
+    around = _around_islands(masked, kind, starts, ends, cuts)
+    main = _Text(around, kind, offset, commands, macros, said)
     inner: dict[int, _Text] = {}
     out: list[CitingSentence | None] = []
     for i, c in enumerate(citations):
@@ -489,7 +577,9 @@ def _sentences(
             if k not in inner:
                 a, b = starts[k], ends[k]
                 within = [Span(s.start - a, s.end - a) for s in commands if a <= s.start < b]
-                inner[k] = _Text(masked[a:b], kind, offset + a, within, macros)
+                lo, hi = bisect_left(said[0], a), bisect_left(said[0], b)
+                here = ([at - a for at in said[0][lo:hi]], said[1][lo:hi])
+                inner[k] = _Text(masked[a:b], kind, offset + a, within, macros, here)
             found = inner[k].around(c.command_span)
         out.append(found or main.around(c.command_span))
     return tuple(out)
@@ -552,7 +642,8 @@ def _around(text: _Text, command: Span) -> CitingSentence | None:
         if worded:
             break
         after = ""
+    named = text.named(start, end, sentence)
     kept = masked[start:end].rstrip(" \t\r\n~")  # the span without the spaces at its ends
     end = start + len(kept)
     start += len(kept) - len(kept.lstrip())
-    return CitingSentence(sentence, Span(start, end), before, after)
+    return CitingSentence(sentence, Span(start, end), before, after, named)

@@ -28,6 +28,7 @@ from citewarden.safe_text import clipped
 
 if TYPE_CHECKING:
     from citewarden.context.latex_macros import Macros
+    from citewarden.context.names import Named
     from citewarden.context.relevance import FieldCorpus, Work
     from citewarden.context.sentence import CitingSentence
     from citewarden.verify.judge import JudgeVerdict
@@ -79,6 +80,8 @@ class _DocumentMemo:
     text: str
     #: the words commands of the document's project (read when the sentences were found)
     macros: Macros | None
+    #: what citation commands typeset of the works cited near the citations asked about
+    names: dict[str, Named]
     sentences: dict[int, CitingSentence | None]
     built: dict[int, _Context]
 
@@ -119,12 +122,38 @@ class ContextHover(Feature):
     async def aclose(self) -> None:
         self.keeper.close()
 
+    def _names(self, path: Path, doc: ParsedDocument, at: int) -> dict[str, Named]:
+        """What the citation commands near ``doc.citations[at]`` (those its sentence may
+        hold) typeset of their works, read from the entries they cite."""
+        from citewarden.context.names import named_works
+        from citewarden.context.sentence import WINDOW
+
+        here = doc.citations[at].command_span
+        keys = {
+            c.key
+            for c in doc.citations
+            if here.start - WINDOW <= c.command_span.start
+            and c.command_span.end <= here.end + WINDOW
+        }
+        return named_works(e for k in sorted(keys) for e in definitions(self.session, path, k)[:1])
+
     def _document_memo(
-        self, path: Path, doc: ParsedDocument, text: str, macros: Macros | None
+        self,
+        path: Path,
+        doc: ParsedDocument,
+        text: str,
+        macros: Macros | None,
+        names: dict[str, Named],
     ) -> _DocumentMemo:
         memo = self._memo.pop(path, None)
-        if memo is None or memo.doc is not doc or memo.text is not text or memo.macros != macros:
-            memo = _DocumentMemo(doc, text, macros, {}, {})
+        if (
+            memo is None
+            or memo.doc is not doc
+            or memo.text is not text
+            or memo.macros != macros
+            or memo.names != names
+        ):
+            memo = _DocumentMemo(doc, text, macros, names, {}, {})
         self._memo[path] = memo  # the most recent last
         while len(self._memo) > MEMO_DOCUMENTS:
             del self._memo[next(iter(self._memo))]
@@ -157,10 +186,11 @@ class ContextHover(Feature):
         work = works_of(found[:1], verdicts).get(entry.key)
         if work is None or not (work.title or work.abstract):
             return None  # nothing to compare the sentence with: it is not looked for
-        memo = self._document_memo(path, doc, text, project_macros(ws, path, doc))
+        names = self._names(path, doc, at)
+        memo = self._document_memo(path, doc, text, project_macros(ws, path, doc), names)
         if at not in memo.sentences:
             memo.sentences[at] = citing_sentences(
-                text, doc.citations, doc.kind, only=at, macros=memo.macros
+                text, doc.citations, doc.kind, only=at, macros=memo.macros, names=names
             )[at]
         sentence = memo.sentences[at]
         if sentence is None:
@@ -201,7 +231,7 @@ def _context_lines(
     lines = [
         f"**Citation context:** relevance {score:.2f} (0 to 1, the sentence against the "
         f"cited work's {basis}, words weighted by this bibliography's field)",
-        f"> {_md(clipped(sentence.text), line_start=True)}",
+        f"> {_md(clipped(sentence.shown), line_start=True)}",
     ]
     if work.abstract:
         shown = work.abstract[:HOVER_ABSTRACT]

@@ -43,7 +43,7 @@ HTML_ABSTRACT = 900
 
 def context_json(c: CitationContext) -> dict[str, Any]:
     row: dict[str, Any] = {
-        "sentence": c.sentence.text,
+        "sentence": c.sentence.shown,
         "score": round(c.score, 4) if c.score is not None else None,
         "basis": c.basis,
         "abstract_source": c.abstract_source,
@@ -100,7 +100,7 @@ def context_section(contexts: Sequence[CitationContext], root: Path | None = Non
         rows.append(
             f"<tr><td class='num'>{c.score:.3f}</td><td><code>{_esc(c.citation.key)}</code>"
             f"<br><small>{_esc(where)}</small></td>"
-            f"<td>{_esc(c.sentence.text)}{judge_html(c.judge)}</td><td>{work}</td></tr>"
+            f"<td>{_esc(c.sentence.shown)}{judge_html(c.judge)}</td><td>{work}</td></tr>"
         )
     more = len(ranked) - HTML_ROWS
     note = f"<p>{more} more citations are not shown.</p>" if more > 0 else ""

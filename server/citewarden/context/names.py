@@ -1,0 +1,103 @@
+"""What a citation command typesets of the work it cites, read from its entry (pure): the
+authors' surnames (``Smith``, ``Smith and Jones``, ``Smith et al.``), the year and the
+title, shown in a citing sentence where the rendered document shows them (``\\citet{a}
+showed`` reads ``Smith et al. showed``).  The relevance score never reads them: the cited
+work's own names in its sentence would make it fit by itself."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from citewarden.model import Entry
+from citewarden.parsing.latex_decode import decode_latex
+
+#: What separates the names of a BibTeX name list (`` and ``).
+_NAMES = re.compile(r"(?<!\s)\s+and\s+")
+_COMMA = re.compile(",")
+_WHITE = re.compile(r"\s+")
+_YEAR = re.compile(r"\d{4}")
+#: The longest name, year or title shown (characters).
+MAX_NAMED = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """What citation commands typeset of one entry's work (empty when the entry lacks it)."""
+
+    authors: str
+    year: str
+    title: str
+
+
+def plain_field(value: str | None) -> str:
+    """A field's value as plain text (accents decoded, braces and commands gone)."""
+    return decode_latex(value) if value else ""
+
+
+def _top_level(text: str, pattern: re.Pattern[str]) -> list[str]:
+    """``text`` split at the matches of ``pattern`` outside braces."""
+    depth, cuts = 0, [0]
+    outside = bytearray(len(text))  # 1 where the character is outside every brace
+    for i, ch in enumerate(text):
+        depth = depth + 1 if ch == "{" else max(0, depth - 1) if ch == "}" else depth
+        outside[i] = depth == 0 and ch != "}"
+    for m in pattern.finditer(text):
+        if outside[m.start()] and m.start() >= cuts[-1]:
+            cuts += (m.start(), m.end())
+    cuts.append(len(text))
+    return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
+
+
+def surnames(authors: str | None) -> tuple[str, ...]:
+    """The family names of a BibTeX name list: the part before the first comma, else the
+    last word, braces kept together (``{World Health Organization}`` is one name)."""
+    names: list[str] = []
+    for name in _top_level((authors or "").strip(), _NAMES):
+        name = name.strip()
+        if not name or name.lower() == "others":
+            continue
+        parts = _top_level(name, _COMMA)
+        family = parts[0] if len(parts) > 1 else _top_level(name, _WHITE)[-1]
+        if plain := plain_field(family.strip()):
+            names.append(plain)
+    return tuple(names)
+
+
+def _clean(text: str) -> str:
+    """``text`` on one line, without control characters, at most :data:`MAX_NAMED` long."""
+    text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_NAMED else text[:MAX_NAMED].rsplit(" ", 1)[0] + " ..."
+
+
+def _authors(names: Sequence[str], truncated: bool) -> str:
+    """The names as an author-year style shows them in the text: one, two joined by
+    ``and``, the first and ``et al.`` for three or more (or a list cut with ``and others``)."""
+    if not names:
+        return ""
+    if len(names) > 2 or (truncated and len(names) > 0):
+        return f"{names[0]} et al."
+    return " and ".join(names)
+
+
+def named_works(entries: Iterable[Entry]) -> dict[str, Named]:
+    """key -> what citation commands typeset of its entry's work (the first entry of a key)."""
+    out: dict[str, Named] = {}
+    for entry in entries:
+        if entry.key in out:
+            continue
+        people = entry.get("author") or entry.get("editor") or ""
+        truncated = bool(re.search(r"\band\s+others\s*$", people.strip()))
+        year = entry.get("year") or ""
+        if not year.strip():
+            found = _YEAR.search(entry.get("date") or "")
+            year = found.group() if found else ""
+        out[entry.key] = Named(
+            _clean(_authors(surnames(people), truncated)),
+            _clean(plain_field(year)),
+            _clean(plain_field(entry.get("title"))),
+        )
+    return out

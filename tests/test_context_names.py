@@ -1,0 +1,108 @@
+"""A citation command that typesets the cited work's authors, year or title shows, in the
+citing sentence a reader sees, what the entry says (``\\citet{a} showed`` reads ``Smith
+and Jones showed``), while the score reads the placeholders (no word of the work)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citewarden.context.collect import citation_contexts, works_of
+from citewarden.context.names import named_works
+from citewarden.context.sentence import CitingSentence, citing_sentences
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.parsing.latex import parse_latex
+from citewarden.parsing.markdown import parse_markdown
+from citewarden.report.contexts import context_json
+from test_context_corpus import edit, session_over
+
+BIB = (
+    "@article{a, author={Smith, John and Jones, Ann}, year={2020}, title={Deep {Nets}}}\n"
+    "@article{b, author={Lee, K. and Kim, B. and Park, C.}, date={2019-01}, title={Other}}\n"
+    "@article{c, author={Wu, Xi and others}, year=2001, title={Trees}}\n"
+)
+ENTRIES = parse_bibtex(Path("r.bib"), BIB).entries
+
+
+def found(text: str, markdown: bool = False) -> dict[str, CitingSentence | None]:
+    doc = parse_markdown(Path("p.md"), text) if markdown else parse_latex(Path("p.tex"), text)
+    got = citing_sentences(text, doc.citations, doc.kind, names=named_works(ENTRIES))
+    return {c.key: s for c, s in zip(doc.citations, got, strict=True)}
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown", "key", "shown"),
+    [
+        ("\\citet{a} showed it.", False, "a", "Smith and Jones showed it."),
+        (
+            "Also \\citeauthor{b} in \\citeyear{b} wrote \\citetitle{a}.",
+            False,
+            "b",
+            "Also Lee et al. in 2019 wrote Deep Nets.",
+        ),
+        ("As \\citet{a,b} showed.", False, "a", "As Smith and Jones; Lee et al. showed."),
+        ("It was seen \\footnote{See \\citet{c}.} here.", False, "c", "See Wu et al."),
+        ("@a's paper says so [@b].", True, "a", "Smith and Jones's paper says so."),
+        (
+            "Unknown \\citet{zz} and \\citet{a} here.",
+            False,
+            "a",
+            "Unknown [author] and Smith and Jones here.",
+        ),
+    ],
+)
+def test_the_sentence_shows_the_entry_s_names_where_the_document_does(
+    text: str, markdown: bool, key: str, shown: str
+) -> None:
+    """The authors' surnames (one, two, or the first and ``et al.``), the year and the title
+    stand where the command typesets them, where ``[author]``, ``[year]`` and ``[title]``
+    were shown; an unknown key keeps its placeholder; the scored text keeps them all."""
+    sentence = found(text, markdown)[key]
+    assert sentence is not None and sentence.shown == shown
+    assert "[author]" in sentence.text or "[year]" in sentence.text
+
+
+def test_a_placeholder_written_in_the_text_leaves_the_sentence_unnamed() -> None:
+    sentence = found("The [author] field and \\citet{a} here.")["a"]
+    assert sentence is not None and sentence.named is None
+    assert sentence.shown == "The [author] field and [author] here."
+
+
+def test_the_report_shows_the_names_and_the_score_does_not_read_them() -> None:
+    """The JSON report's sentence shows the names; the score is that of the sentence with
+    placeholders (the cited work's own surnames would make it fit by itself)."""
+    text = "\\citet{a} train deep nets on images.\n"
+    doc = parse_latex(Path("p.tex"), text)
+    works = works_of(ENTRIES)
+    named = citation_contexts([(doc, text)], works, names=named_works(ENTRIES))[0]
+    plain = citation_contexts([(doc, text)], works)[0]
+    assert context_json(named)["sentence"] == "Smith and Jones train deep nets on images."
+    assert context_json(plain)["sentence"] == "[author] train deep nets on images."
+    assert named.score == plain.score
+
+
+async def test_the_hover_shows_the_names_of_the_entry_as_it_now_reads(tmp_path: Path) -> None:
+    from citewarden.lsp.context_hover import ContextHover
+
+    session = session_over(tmp_path)
+    main = tmp_path / "main.tex"
+    text = (
+        (tmp_path / "main.tex")
+        .read_text(encoding="utf-8")
+        .replace("A system \\cite{lamport1994}", "As \\citet{lamport1994} wrote")
+    )
+    edit(session, main, text)
+    hover = ContextHover(session, None)
+    at = text.index("\\citet")
+    shown = await session.run(lambda: hover.citation_hover(main, at, "lamport1994"))
+    assert shown is not None and "> As Lamport wrote." in shown
+    bib = tmp_path / "refs.bib"
+    edit(
+        session,
+        bib,
+        bib.read_text(encoding="utf-8").replace("Leslie Lamport", "Leslie Lamport and Ann Other"),
+    )
+    shown = await session.run(lambda: hover.citation_hover(main, at, "lamport1994"))
+    assert shown is not None and "> As Lamport and Other wrote." in shown
+    await hover.aclose()
