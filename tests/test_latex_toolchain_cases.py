@@ -168,6 +168,20 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
             "more.bib": "@book{e2,\n  author = {E},\n  title = {T},\n  year = 2001,\n}\n",
         },
     ),
+    # LaTeX writes a key written with a macro expanded; a list it expands to is split
+    "keys written with macros": (
+        "",
+        "\\newcommand\\mainref{k1}\n\\def\\pair{k2, nokey}\n",
+        "\\cite{\\mainref}\n\\cite{\\pair}\n",
+        {},
+    ),
+    # ... a macro another file defines, used in a file included in the body
+    "keys written with a macro of another file": (
+        "",
+        "\\input{defs}\n",
+        "\\input{ch}\n",
+        {"defs.tex": "\\newcommand{\\mainref}{k3}\n", "ch.tex": "\\cite{ \\mainref }\n"},
+    ),
 }
 
 

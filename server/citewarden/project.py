@@ -757,6 +757,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         parsed.bib_backend,
         parsed.chapterbib,
         parsed.text_macros,
+        parsed.macro_keys,
         parsed.verbatim_envs,
         parsed.resource_labels,
         parsed.input_path,

@@ -958,6 +958,7 @@ class ProjectGraph(LinkResolver):
             and not starred
             and not from_styles
             and not lost
+            and not any(doc.macro_keys for _, _, doc in states)
             and all(st.context is None and not _defines_for_others(doc) for _, st, doc in states)
         ):
             return reading  # nothing to pass on, nothing passed on before

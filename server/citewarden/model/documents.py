@@ -127,6 +127,9 @@ class LatexContext:
     #: multibib's ``\\newcites`` suffixes of the project's files: ``\\nocitesw{*}`` cites
     #: the entries of the ``\\bibliographysw`` files only, in any file
     newcites: tuple[str, ...] = ()
+    #: the plain-text macros of the project's files defined one way only, (name, body):
+    #: a citation key written with them is cited expanded (``\\cite{\\mainref}``)
+    text_macros: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +254,9 @@ class ParsedDocument:
     #: macros without parameters whose body is plain text, (name, body) in the order
     #: defined: a file name may be written with them (``\\bibliography{\\bibfile}``)
     text_macros: tuple[tuple[str, str], ...] = ()
+    #: the macros a citation key of the file is written with (``\\cite{\\mainref}``):
+    #: LaTeX writes the key expanded, so the project's :attr:`text_macros` apply to it
+    macro_keys: tuple[str, ...] = ()
     #: multibib's ``\\newcites`` suffixes: ``\\citesw`` cites for the bibliography of
     #: ``\\bibliographysw``, which BibTeX makes from ``sw.aux``
     newcites: tuple[str, ...] = ()

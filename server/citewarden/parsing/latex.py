@@ -35,8 +35,10 @@ comment and filecontents environments and those the file defines verbatim
 Keys are split on commas and trimmed.  An empty slot (``\\cite{}``, ``\\cite{a,,b}``,
 ``\\cite{a,}``) yields a :class:`Citation` with key ``""`` and a zero-length span placed just
 after the delimiter (``{`` or ``,``) that opens the empty slot, so checks can report
-``empty-key`` there.  Keys containing ``#`` or ``\\`` (macro parameters and macros, as in a
-``\\newcommand`` body) are not citations: their value is unknown.
+``empty-key`` there.  Keys containing ``#`` (macro parameters, as in a ``\\newcommand``
+body) are not citations: their value is unknown.  A key written with macros of plain text
+(``\\newcommand\\mainref{knuth84}``, of this file before it or of the project) is cited
+expanded, as LaTeX writes it to the .aux; one with any other macro is not a citation.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ from citewarden.parsing.latex_args import (
     _SUBFILES_CLASS,
     LIST_STAR,
     KeyBraces,
+    KeyMacros,
     _add_keys,
     _cite_groups,
     _close_brace,
@@ -338,6 +341,8 @@ def parse_latex(
         skips = latex_static.merged(skips, verbatim)
     skipped = _Skipped(skips)
     definitions = _Definitions()
+    # the plain-text macros a key may be written with: the project's, then the file's own
+    key_macros = KeyMacros(dict(context.text_macros))
     own = definitions.own
     defined_at = definitions.defined_at
     # bodies of fixed-key macros never used: their citations do not count
@@ -438,6 +443,7 @@ def parse_latex(
                     context.used,
                 )
             )
+            key_macros.define(definitions.text_macros)
             # a name the table has (the project's macro read again, a redefinition) keeps
             # its reading: the table would be the same
             if any(macro.name not in roles for macro in macros):
@@ -484,6 +490,7 @@ def parse_latex(
                     command_span,
                     CitationKind.CITE,
                     braces,
+                    key_macros,
                 ):
                     nocite_all = (
                         _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
@@ -538,14 +545,12 @@ def parse_latex(
                 groups, end = _cite_groups(text, pos, role == _MULTI)
             command_span = sound_span(start, end)
             first = len(citations)
-            for content_start, content_end in groups:
-                if content_end < 0:
-                    end = content_start  # unclosed: keep scanning inside it
+            for ks, ke in groups:
+                if ke < 0:
+                    end = ks  # unclosed: keep scanning inside it
                     continue
-                braced_keys = braced_keys or text.find("{", content_start, content_end) >= 0
-                if _add_keys(
-                    citations, text, content_start, content_end, full, command_span, kind, braces
-                ):
+                braced_keys = braced_keys or text.find("{", ks, ke) >= 0
+                if _add_keys(citations, text, ks, ke, full, command_span, kind, braces, key_macros):
                     suffix = _list_suffix(name, [*definitions.newcites, *context.newcites])
                     nocite_all = (
                         _nocite_star(start, refsections, nocite_in, nocite_at, suffix) or nocite_all
@@ -707,6 +712,7 @@ def parse_latex(
         short_verbs=latex_static.short_verbs(text),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(definitions.text_macros),
+        macro_keys=tuple(key_macros.used),
         newcites=tuple(dict.fromkeys(definitions.newcites)),
         bib_styles=tuple(styles),
         style_files=tuple(dict.fromkeys(style_files)),

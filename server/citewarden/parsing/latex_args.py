@@ -338,6 +338,51 @@ def _braced_key(piece: str, braces: KeyBraces) -> str:
     return item.strip()
 
 
+class KeyMacros:
+    """The plain-text macros a citation key may be written with where it stands (name ->
+    body), and the names the file's keys were written with."""
+
+    __slots__ = ("read", "used", "values")
+
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = values
+        self.used: dict[str, None] = {}
+        self.read = 0  # how many of the file's own definitions are in ``values``
+
+    def define(self, own: list[tuple[str, str]]) -> None:
+        """Take in the definitions of ``own`` (the file's, in order) not yet read: each
+        holds from where it stands."""
+        self.values.update(own[self.read :])
+        self.read = len(own)
+
+    def expand(self, key: str) -> list[str] | None:
+        """The keys LaTeX writes for ``key`` written with macros: each macro replaced by
+        its body (spaces after its name dropped), then split at the commas, as BibTeX
+        and biber read the list written out; None when a macro has no known body (or the
+        keys would be longer than an argument may be)."""
+        parts: list[str] = []
+        at = size = 0
+        known = True
+        for m in _KEY_MACRO.finditer(key):
+            name = m.group(1)
+            if name is None:
+                return None  # a control symbol: not a plain-text key
+            self.used[name] = None
+            body = self.values.get(name)
+            known = known and body is not None and size < _MAX_ARG
+            if known:
+                parts += (key[at : m.start()], body or "")
+                size += len(body or "")
+            at = m.end()
+        if not known:
+            return None
+        parts.append(key[at:])
+        return [k for k in (k.strip() for k in "".join(parts).split(",")) if k]
+
+
+_KEY_MACRO = re.compile(r"\\(?:([A-Za-z@]+)\s*|.)", re.S)
+
+
 _new = object.__new__
 _CITATION_SLOTS = tuple(
     getattr(Citation, name).__set__ for name in ("key", "span", "command", "command_span", "kind")
@@ -358,16 +403,17 @@ def _add_keys(
     command_span: Span,
     kind: CitationKind,
     braces: KeyBraces = "latex",
+    macros: KeyMacros | None = None,
 ) -> bool:
     """Append a :class:`Citation` per key of ``text[start:end]`` (as :func:`_split_keys`
-    splits and reads them; keys holding ``#`` or ``\\`` skipped, ``*`` too for
-    ``\\nocite``).  Returns whether a ``*`` was among them: BibTeX and biber read
+    splits and reads them; keys holding ``#`` skipped, and those holding ``\\`` unless
+    ``macros`` expands them, ``*`` too for ``\\nocite``).  Returns whether a ``*`` was among them: BibTeX and biber read
     ``\\cite{*}`` as ``\\nocite{*}``, every entry (the citation of ``*`` is kept, which
     biblatex finds undefined)."""
     set_key, set_span, set_command, set_command_span, set_kind = _CITATION_SLOTS
     nocite = kind is CitationKind.NOCITE
     nocite_all = False
-    for key, ks, ke in _split_keys(text, start, end, braces):
+    for key, ks, ke in _keys_expanded(_split_keys(text, start, end, braces), macros):
         if key == "*":
             nocite_all = True
             if nocite:
@@ -382,6 +428,23 @@ def _add_keys(
         set_kind(citation, kind)
         citations.append(citation)
     return nocite_all
+
+
+def _keys_expanded(
+    keys: Iterator[tuple[str, int, int]], macros: KeyMacros | None
+) -> Iterator[tuple[str, int, int]]:
+    """``keys``, each written with macros (no ``#``) replaced by the keys ``macros``
+    expands it to, on its span."""
+    for key, ks, ke in keys:
+        if macros is None or "\\" not in key or "#" in key:
+            yield key, ks, ke
+            continue
+        expanded = macros.expand(key)
+        if expanded is None:
+            yield key, ks, ke  # skipped by the caller
+            continue
+        for written in expanded:
+            yield written, ks, ke
 
 
 def _mcite_sets(citations: list[Citation], first: int, sets: list[tuple[str, Span]]) -> None:

@@ -875,7 +875,8 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     of all of them, the flags whose value the project knows (set one way only, or defined
     and never set), the fixed-key macros used anywhere, and how the packages read braces in
     citation keys (biblatex before cite), the verbatim-like environments any of them
-    defines and the labels of the resources they declare."""
+    defines, the labels of the resources they declare and the plain-text macros they
+    define one way only."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
@@ -899,6 +900,11 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     plain_cite = any(doc.plain_cite for doc, _ in documents)
     bibunits = any(doc.bibunits for doc, _ in documents)
     newcites = tuple(dict.fromkeys(s for doc, _ in documents for s in doc.newcites))
+    bodies: dict[str, set[str]] = {}
+    for doc, _ in documents:
+        for name, body in doc.text_macros:
+            bodies.setdefault(name, set()).add(body)
+    text_macros = tuple((name, next(iter(b))) for name, b in bodies.items() if len(b) == 1)
     return LatexContext(
         macros,
         flags,
@@ -911,6 +917,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         plain_cite=plain_cite,
         bibunits=bibunits,
         newcites=newcites,
+        text_macros=text_macros,
     )
 
 
@@ -939,6 +946,8 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # bibunits' \\nocite* reads keys, biblatex's \\nocite has no star
     if context.key_braces == "biblatex" != doc.key_braces and doc.nocite_all_at:
         return True  # biblatex warns of \\cite{*}: the citation of '*' is kept
+    if doc.macro_keys and not {n for n, _ in context.text_macros}.isdisjoint(doc.macro_keys):
+        return True  # a key written with a macro another file defines
     if any(f"nocite{suffix}" in text for suffix in context.newcites):
         return True  # \\nocitesw{*} cites the files of another file's list
     if context.lost_nocite and "nocite" in text:
