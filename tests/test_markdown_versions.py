@@ -174,6 +174,11 @@ ALIKE = [
     # or before the line under a simple table's header, a row after it (no row: code)
     "    a @k1 c\n--- ---\nx   @k2\n\n    a @k3 c\n  --- ---\nx\n\np\n\n    a @k4\n--- ---\n\n"
     "    a @k5 c\n---  ---  ---\n",
+    # a simple table's line is cut into cells at the columns where the dashes under its
+    # header start, inside a key too (tabs stop every four columns, a wide character
+    # takes two)
+    "a   b\n--- ---\nx @k2 y\n\n> a @b1\n> --- ---\n> xy @k3\n> @c4 y [@a5; @b6]\n\n"
+    "H  b\n-- ----\n\u00e9 @k7 y\n\nc   d\n--- ---\n\u4e2d @x8 y\nx\t@c9 y\n",
     # \\emph, \\textbf ... take the character after their name as their argument: the key
     # after it is no word's; \\foo and \\section take none
     "a \\emph x@b, \\textbf 1@c and \\emph\nx@d, \\textit-@e, \\emph xy@f\n\n"

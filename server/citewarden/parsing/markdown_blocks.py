@@ -28,22 +28,26 @@ A code fence that no later fence of its character as long (or longer) closes ope
 block: pandoc (2.17, 3.6.1 and 3.9) reads the line as text, and what follows it; a ``~~~``
 fence does not interrupt a paragraph (but a list item's lines).  A fenced div's opening
 fence is one whether or not a fence closes it, as pandoc 3 reads it (pandoc 2 reads an
-unclosed one as text).  Simple and multiline tables, and HTML blocks other than the ones
-above, are read as paragraphs.  Each line is read in time linear in its length (a
+unclosed one as text).  A simple table's lines are cut into their cells where pandoc cuts
+them (:attr:`Blocks.cells`); multiline tables, and HTML blocks other than the ones above,
+are read as paragraphs.  Each line is read in time linear in its length (a
 fence's closing line is found from a table of the text's fence lines).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from citewarden.model import Span
 from citewarden.parsing.markdown_inline import (
     _ATTRIBUTE,
     _BLOCK_TAG,
     _INTERRUPTING_TAG,
+    _SIMPLE_KEY_RE,
     LineCrossings,
     Verbatim,
     _Pending,
@@ -85,6 +89,8 @@ _ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
 _SETEXT = re.compile(r"[=-]+[ \t]*$")
 #: a simple table's line under its header: dashes in two columns or more
 _SIMPLE_BREAK = re.compile(r"-++(?:[ \t]++-++)++[ \t]*+$")
+#: one column's dashes in it, and the white space after them
+_DASHES = re.compile(r"-++([ \t]*+)")
 _PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?(?:[ \t]*\|[ \t]*:?-+:?)*(?:[ \t]*\|)?[ \t]*$")
 _GRID_TOP = re.compile(r"\+(?:[-=:]+\+)+[ \t]*$")
 _CAPTION = re.compile(r"(?::(?![!-/:-@\[-`{-~])|Table:)")
@@ -205,6 +211,11 @@ class Blocks:
     #: cell's text apart (no bracket goes on past one), but a code span, math, raw TeX or
     #: HTML in a cell goes on over the rows after it as far as it would in a paragraph.
     rows: list[int] = field(default_factory=list)
+    #: Sorted offsets where a simple table's header or row line is cut into its cells:
+    #: pandoc reads each cell's text apart, cut at the columns where the dashes under the
+    #: header start, whatever stands there (``x @k2`` under ``--- ---`` is ``x @k`` and
+    #: ``2``); see :func:`cut_at_cells`.
+    cells: list[int] = field(default_factory=list)
     #: Sorted offsets of the ``*`` markers of list items (one at a line's end opens no
     #: emphasis).
     bullets: list[int] = field(default_factory=list)
@@ -273,7 +284,32 @@ def read_blocks(
         tags |= found
         blocks = _Reader(path, text, metadata, dialect, sorted(tags)).read()
         scan = _dialect_scan(text, blocks, dialect)
+    if blocks.cells:
+        scan.pending = cut_at_cells(text, scan.pending, blocks.cells)
     return blocks, scan
+
+
+def cut_at_cells(text: str, pending: list[_Pending], cells: list[int]) -> list[_Pending]:
+    """``pending`` as pandoc reads them in a simple table's cells (:attr:`Blocks.cells`): a
+    key a cell's start cuts ends there (``@k`` of ``@k2``, trailing punctuation dropped),
+    a citation cut between its ``@`` and its key, or in a braced key, is none."""
+    kept: list[_Pending] = []
+    for p in pending:
+        at = p.start + p.dash
+        k = bisect_right(cells, at)
+        if k == len(cells) or cells[k] >= p.span.end + (text[at + 1 : at + 2] == "{"):
+            kept.append(p)  # no cell starts in it
+            continue
+        cut = cells[k]
+        if cut <= p.span.start or text[at + 1 : at + 2] == "{":
+            continue
+        m = _SIMPLE_KEY_RE.match(text, p.span.start, cut)
+        if m is not None and m.end() > m.start():
+            p.key, p.span = m.group(), Span(m.start(), m.end())
+            if p.group is None:
+                p.end = m.end()
+            kept.append(p)
+    return kept
 
 
 def _dialect_scan(text: str, blocks: Blocks, dialect: PandocDialect) -> _Scan:
@@ -477,6 +513,8 @@ class _Reader:
         #: (see :attr:`~citewarden.parsing.markdown_inline._Scan.block_tags`)
         self.tags = tags or []
         self.dialect = dialect
+        #: the columns where a simple table's line is cut into cells (its dashes' starts)
+        self.columns: list[int] = []
         #: a YAML metadata block may be read (not in a metadata string)
         self.metadata = metadata
         self.out = Blocks()
@@ -802,6 +840,41 @@ class _Reader:
             self.out.skip.append((tag, cell_end))
             tag = self._forced_tag(cell_end, end)
 
+    def _simple_table(self, line: str, j: int, col: int) -> None:
+        """A simple table starts: ``line`` from ``j`` (at column ``col``) is the line of
+        dashes under its header, the line before it."""
+        self.table = "simple"
+        self.columns = []
+        for m in _DASHES.finditer(line, j):
+            dashes = m.end() - m.start() - len(m.group(1))
+            _, col = _skip(line, m.start() + dashes, col + dashes)
+            self.columns.append(col)
+        del self.columns[-1:]  # the last cell goes on to the line's end
+        header = self.text.rfind("\n", 0, self.pos - 1) + 1
+        self._note_cells(header, self.pos - 1)
+
+    def _note_cells(self, start: int, end: int) -> None:
+        """Note where the cells of the table line from ``start`` to ``end`` start: at each
+        of :attr:`columns`, tabs stopping every four columns, a wide character taking two
+        (one across a column goes in the cell before it)."""
+        text, cells = self.text, self.out.cells
+        col = 0
+        k = 0
+        columns = self.columns
+        for i in range(start, end):
+            while k < len(columns) and col >= columns[k]:
+                cells.append(i)
+                k += 1
+            if k == len(columns):
+                return
+            ch = text[i]
+            if ch == "\t":
+                col += 4 - col % 4
+            elif ch.isascii():
+                col += 1
+            else:
+                col += 2 if unicodedata.east_asian_width(ch) in "WF" else 1
+
     def _definition_marker(self, line: str, j: int) -> bool:
         """``line`` from ``j`` on starts with a definition's marker: ``:`` or ``~`` and
         white space, or, in pandoc 3.9, the line's end."""
@@ -1062,6 +1135,7 @@ class _Reader:
             rest = line[j:]
             if self.table == "simple":
                 self._break()  # pandoc reads each row's cells apart
+                self._note_cells(pos, line_end)
                 return next_pos
             if self.table == "grid" and _GRID_TOP.match(line, j):
                 self._break()  # a line between rows: pandoc reads each row's cells apart
@@ -1099,7 +1173,7 @@ class _Reader:
             if para_first and rel == 0 and _SETEXT.match(line, j):
                 if self._first_line_crosses(pos):  # no heading: a table (-) or a paragraph (=)
                     if line[j] == "-":
-                        self.table = "simple"
+                        self._simple_table(line, j, c)
                         self.run_start = min(self.para_start, pos)
                         self._break()
                         return next_pos
@@ -1122,7 +1196,7 @@ class _Reader:
                 self._break()
                 return next_pos
             if para_first and rel == 0 and ch == "-" and _SIMPLE_BREAK.match(line, j):
-                self.table = "simple"
+                self._simple_table(line, j, c)
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
                 return next_pos
