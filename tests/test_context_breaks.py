@@ -891,3 +891,13 @@ def test_pandoc_crossref_references_read_as_placeholders(front: str, runs: bool)
         assert one is not None and one.text == "As [ref] shows."
     else:
         assert shown["a"] == "As [author] shows." and shown["b"] == "See."
+
+
+def test_code_a_block_tag_in_a_paragraph_lets_start_is_no_sentence() -> None:
+    """A block element's tag in a paragraph's text ends it, and an indented line after it
+    is code, as the Markdown reader finds it: the citing sentence reads neither, where the
+    code's full stop cut the sentence and its words were read (``Run it then we cite``)."""
+    text = "Intro <div>\n    x = f(1). Run it\nthen we cite [@a] here.\n"
+    got = sentences(text, markdown=True)["a"]
+    assert got is not None and got.text == "then we cite here."
+    assert got.before == "Intro"

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from citewarden.context.latex_text import MATH, MATH_STOP, REF, latex_plain
 from citewarden.context.words import MATH_SHOWN, REF_SHOWN
-from citewarden.parsing.markdown_blocks import block_structure
-from citewarden.parsing.markdown_inline import is_quarto_crossref
+from citewarden.parsing.markdown_blocks import Blocks, block_structure, read_blocks
+from citewarden.parsing.markdown_inline import block_tag_end, is_quarto_crossref
 
 #: Private-use characters that stand for hidden ASCII punctuation (see :func:`hide`).
 _HIDDEN_BASE = 0xE000
@@ -189,15 +189,29 @@ def _link_text(inner: str) -> str:
     return "".join(parts)
 
 
+def _read_blocks(text: str) -> Blocks:
+    """The blocks of ``text`` as the Markdown reader finds them (:func:`read_blocks`); its
+    inline reading, which finds the block elements' tags that start blocks in a
+    paragraph's text, only when such a tag stands in it (without one the block pass alone
+    reads the same blocks)."""
+    if any(block_tag_end(text, m.start()) > 0 for m in _TAG_OPEN.finditer(text)):
+        return read_blocks(Path(), text)[0]
+    return block_structure(Path(), text)
+
+
+_TAG_OPEN = re.compile(r"<")
+
+
 def _without_blocks(text: str, whole: bool, source: str | None = None) -> str:
     """``text`` with its YAML metadata blocks (pandoc's: ``---`` after a blank line, a YAML
     mapping up to ``---`` or ``...``), ``<script>``, ``<style>``, ``<pre>`` and
     ``<textarea>`` elements and indented code blocks as spaces, line breaks kept, as
-    :mod:`~citewarden.parsing.markdown_blocks` finds them in ``source`` (``text`` before
-    its citations were blanked: a line that starts with a blanked citation looks indented);
+    the Markdown reader finds them in ``source`` (``text`` before its citations were
+    blanked: a line that starts with a blanked citation looks indented), with the blocks
+    a block element's tag in a paragraph starts (``a <div>`` then an indented line: code);
     a stretch (not ``whole``) starting with ``---`` only when it holds a mapping.  Fenced
     code is masked with the inline markup."""
-    blocks = block_structure(Path(), text if source is None else source)
+    blocks = _read_blocks(text if source is None else source)
     indented = set(blocks.indented)
     yaml = {
         start: whole or meta.is_mapping
