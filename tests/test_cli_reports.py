@@ -937,6 +937,60 @@ def test_a_report_to_dev_stdout_is_written_through_its_link(tmp_path: Path) -> N
     assert json.loads(done.stdout)["schema"] == "citewarden-report/1"
 
 
+def _check_process(where: Path, output: str, **kw: Any) -> subprocess.CompletedProcess[bytes]:
+    """``citewarden check main.tex --no-verify --format json -o OUTPUT`` run in ``where``."""
+    args = ["check", "main.tex", "--no-verify", "--format", "json", "-o", output]
+    return subprocess.run(
+        [sys.executable, "-m", "citewarden", *args],
+        cwd=where,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        timeout=60,
+        check=False,
+        **kw,
+    )
+
+
+def test_a_report_to_a_descriptor_the_shell_opened_is_written_into_its_file(
+    tmp_path: Path,
+) -> None:
+    """-o /dev/fd/3 (3>>log) was written through a temporary file made beside the name,
+    where none can be made: 'cannot write /dev/fd/3'."""
+    make_project(tmp_path)
+    log = tmp_path / "log"
+    log.write_bytes(b"before\n")
+    with log.open("ab") as opened:
+        fd = opened.fileno()
+        done = _check_process(tmp_path, f"/dev/fd/{fd}", pass_fds=(fd,), capture_output=True)
+    assert done.returncode == 1, done.stderr
+    head, report = log.read_bytes().split(b"\n", 1)
+    assert head == b"before"
+    assert json.loads(report)["schema"] == "citewarden-report/1"
+
+
+def test_a_report_to_dev_stdout_on_a_file_goes_to_standard_output(tmp_path: Path) -> None:
+    """With standard output a file, the report went through a rename beside /dev/stdout,
+    which a user allowed to (root) replaced with a file of its own."""
+    make_project(tmp_path)
+    out = tmp_path / "out.json"
+    with out.open("wb") as stdout:
+        done = _check_process(tmp_path, "/dev/stdout", stdout=stdout, stderr=subprocess.PIPE)
+    assert done.returncode == 1, done.stderr
+    assert json.loads(out.read_bytes())["schema"] == "citewarden-report/1"
+    assert os.path.islink("/dev/stdout")
+
+
+def test_a_report_to_a_fifo_no_process_reads_is_refused_at_once(tmp_path: Path) -> None:
+    """A FIFO at the output path (a cloned repository's report.json) held the run for ever."""
+    make_project(tmp_path)
+    os.mkfifo(tmp_path / "report.json")
+    done = _check_process(tmp_path, "report.json", capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "citewarden: error: --output report.json is a named pipe (FIFO) that no process "
+        "reads; the report is not written\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("output", "extra"),
     [

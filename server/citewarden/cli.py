@@ -618,8 +618,8 @@ def _escape_unencodable(stream: TextIO) -> None:
 def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     cwd = normalize_path(cwd or Path.cwd())
     _escape_unencodable(sys.stdout)
-    if args.output == "-":  # standard output, as --files-from - reads standard input
-        args.output = None
+    if args.output == "-" or (args.output and _names_standard_output(args.output)):
+        args.output = None  # standard output, as --files-from - reads standard input
     given = list(args.paths)
     args.paths = _expand_inputs(args, cwd)
     for raw in args.paths:
@@ -860,33 +860,63 @@ def _write(output: Iterable[str], target: str | None, utf8: bool = False) -> Non
 
 def _replace_file(path: Path, data: Iterable[bytes]) -> None:
     """Write ``data``'s pieces as ``path`` whole or not at all: a temporary file beside it,
-    renamed over it, so that a run that fails keeps the earlier report.  A FIFO or a device
-    (``/dev/stdout``) is written as it is.  A symbolic link to a file (or to none) is
-    refused, as the backups of --fix never write through one: a link planted where a report
-    goes (a cloned repository) would have the report replace one of the user's files."""
+    renamed over it, so that a run that fails keeps the earlier report.  A FIFO, a device and
+    a name the system gives an open file (``/dev/fd/3``) are written as they are
+    (:func:`_write_as_is`).  A symbolic link to a file (or to none) is refused, as the
+    backups of --fix never write through one: a link planted where a report goes (a cloned
+    repository) would have the report replace one of the user's files."""
     linked, regular = False, True
     try:
         linked = stat.S_ISLNK(os.lstat(path).st_mode)
         regular = stat.S_ISREG(path.stat().st_mode)
     except FileNotFoundError:  # no file, or a link to none
         pass
-    if linked and regular and not _system_name(path):
+    system = _system_name(path)
+    if linked and regular and not system:
         raise UsageError(
             f"--output {path} is a symbolic link; the report is not written through it "
             "(give the file it names, or remove the link)"
         )
-    if not regular:
-        with path.open("wb") as out:
-            for piece in data:
-                out.write(piece)
-        return
-    replace_whole(path, data)
+    if system or not regular:
+        _write_as_is(path, data, append=regular)
+    else:
+        replace_whole(path, data)
 
 
 def _system_name(path: Path) -> bool:
-    """Whether ``path`` is a name the system gives an open file (``/dev/stdout``,
-    ``/dev/fd/3``, ``/proc/self/fd/1``): a link that is meant to be written through."""
+    """Whether ``path`` is a name the system gives an open file or a device (``/dev/fd/3``,
+    ``/proc/self/fd/1``): written through as it is, never replaced by a new file."""
     return Path(os.path.abspath(path)).parts[1:2] in (("dev",), ("proc",))
+
+
+def _write_as_is(path: Path, data: Iterable[bytes], *, append: bool) -> None:
+    """Write ``data`` into the existing ``path`` itself (after what a regular file holds
+    with ``append``: one a shell opened for it, ``3>>log``), never creating it.  A FIFO
+    no process reads is refused at once, where the run waited for a reader for ever."""
+    flags = os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags | (os.O_APPEND if append else 0))
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:
+            raise
+        raise UsageError(
+            f"--output {path} is a named pipe (FIFO) that no process reads; the report is "
+            "not written"
+        ) from None
+    os.set_blocking(fd, True)
+    with os.fdopen(fd, "wb") as out:
+        for piece in data:
+            out.write(piece)
+
+
+def _names_standard_output(raw: str) -> bool:
+    """Whether the file ``raw`` is standard output's (``-o /dev/stdout``): the report is
+    then written to standard output itself, where a second opening of its file wrote the
+    report where the summary then wrote over it (or, through a rename, took /dev/stdout)."""
+    try:
+        return os.path.samestat(os.stat(raw), os.fstat(sys.stdout.fileno()))
+    except (OSError, ValueError, AttributeError):  # no file, no descriptor (a test's stream)
+        return False
 
 
 ADD_EXIT_STATUS = """\
