@@ -256,6 +256,21 @@ async def test_a_redirect_to_no_address_is_said_and_not_asked_again(
 
 
 @pytest.mark.parametrize(
+    "location", ["mailto:ops@example.org", "data:application/json,{}", "urn:doi:10.1/x"]
+)
+async def test_a_redirect_to_a_hostless_address_is_refused_as_not_web(
+    hostile: HostileServer, location: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Location with a scheme and no host: refused as a redirect to no web address, once,
+    where the client's own error ended the request as an unexpected client error."""
+    with caplog.at_level(logging.INFO, logger="citewarden"):
+        lookup, asked = await s2_answered(hostile, Behaviour("redirect", location=location))
+    assert lookup.outcome is Outcome.FAILED
+    assert (lookup.reason, asked) == ("redirect to a non-web address refused", 1)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+@pytest.mark.parametrize(
     "head",
     [
         b"HTTP/1.1 abc\r\n\r\n",  # no status code

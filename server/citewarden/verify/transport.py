@@ -149,12 +149,16 @@ def current_budget() -> Budget | None:
     return _BUDGET.get()
 
 
+#: Why a redirect to an address that is no web address is not followed.
+NON_WEB_REDIRECT = "redirect to a non-web address refused"
+
+
 def may_redirect(
     lane: str, start: httpx.URL, target: httpx.URL, redirect_hosts: Mapping[str, frozenset[str]]
 ) -> str | None:
     """Why a redirect from ``start`` to ``target`` is refused (None when allowed)."""
     if target.scheme not in {"http", "https"}:
-        return "redirect to a non-web address refused"
+        return NON_WEB_REDIRECT
     if start.scheme == "https" and target.scheme != "https":
         return "redirect from https to plain http refused"
     allowed = redirect_hosts.get(lane.split("-")[0], frozenset())
@@ -193,6 +197,10 @@ async def exchange(
         return Failure(f"timeout: no complete response within {deadline:g} s"), True
     except httpx.TimeoutException:
         return Failure("timeout"), False
+    except httpx.InvalidURL:
+        # httpx makes the next request of every redirect before it is read; a Location
+        # with a scheme and no host (``mailto:``, ``data:``, ``urn:``) makes none
+        return Failure(NON_WEB_REDIRECT), True
     except httpx.RemoteProtocolError as exc:
         said = str(exc)
         if said.startswith(_BAD_LOCATION):
