@@ -106,3 +106,27 @@ async def test_the_hover_shows_the_names_of_the_entry_as_it_now_reads(tmp_path: 
     shown = await session.run(lambda: hover.citation_hover(main, at, "lamport1994"))
     assert shown is not None and "> As Lamport and Other wrote." in shown
     await hover.aclose()
+
+
+@pytest.mark.parametrize("metadata", ["_quarto.yml", "_metadata.yml"])
+def test_a_project_running_pandoc_crossref_makes_its_labels_references(
+    tmp_path: Path, metadata: str
+) -> None:
+    """A ``_quarto.yml`` (or ``_metadata.yml``) that runs pandoc-crossref makes ``@fig:plot``
+    of its documents a cross-reference: the sentence reads ``[ref]`` and the reference has no
+    citing sentence of its own, where it read ``[author]`` and was a citation's sentence."""
+    from citewarden.audit import collect_contexts
+    from citewarden.project import Workspace
+
+    (tmp_path / metadata).write_text(
+        "bibliography: refs.bib\nfilters:\n  - pandoc-crossref\n", encoding="utf-8"
+    )
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    paper = tmp_path / "paper.qmd"
+    paper.write_text("As @fig:plot shows, deep nets [@a] fit.\n", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    found = collect_contexts(ws, [paper], ws.all_entries(), None)
+    assert [(c.citation.key, c.sentence.shown) for c in found] == [
+        ("a", "As [ref] shows, deep nets fit.")
+    ]

@@ -26,7 +26,7 @@ from citewarden.context.collect import (
     works_of,
 )
 from citewarden.context.names import named_works
-from citewarden.context.project_texts import project_latex_texts
+from citewarden.context.project_texts import crossref_documents, project_latex_texts
 from citewarden.findings.policy import Policy
 from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.findings.verdicts import (
@@ -394,7 +394,8 @@ def collect_contexts(
     # the words commands of the projects' other files too (a macros file cites nothing)
     defined = project_latex_texts(ws, [doc.path for doc, _ in docs])
     sources = abstract_sources(by_key)
-    return citation_contexts(docs, works, sources, defined, named_works(entries))
+    crossref = crossref_documents(ws, [doc.path for doc, _ in docs])
+    return citation_contexts(docs, works, sources, defined, named_works(entries), crossref)
 
 
 def judge_contexts(

@@ -21,6 +21,7 @@ from citewarden.model import (
     ParsedDocument,
 )
 from citewarden.parsing import is_bibliography, is_document
+from citewarden.parsing.pandoc_filters import names_pandoc_crossref, runs_pandoc_crossref
 from citewarden.project_graph import Project, ProjectGraph
 
 
@@ -52,6 +53,7 @@ class ProjectQueries(ProjectGraph):
         def bibliography(self, path: Path | str) -> ParsedBibliography | None: ...
         def inline_references(self, path: Path) -> ParsedBibliography | None: ...
         def bib_index(self, path: Path) -> BibIndex | None: ...
+        def text(self, path: Path | str) -> str | None: ...
 
     #: While :meth:`unchanged` holds: each project's documents, by the project's identity
     #: (the project is kept with its list, so an identity is never reused meanwhile).
@@ -69,6 +71,15 @@ class ProjectQueries(ProjectGraph):
         finally:
             if outer:
                 self._documents_of = None
+
+    def runs_crossref_filter(self, project: Project, path: Path) -> bool:
+        """Whether the Markdown document ``path`` of ``project`` runs pandoc-crossref, as its
+        front matter or a metadata file of its project says."""
+        if project.kind is not DocumentKind.MARKDOWN:
+            return False
+        if runs_pandoc_crossref(self.text(path) or ""):
+            return True
+        return any(names_pandoc_crossref(self.text(m) or "") for m in project.metadata)
 
     def project_documents(self, project: Project) -> Iterator[tuple[Path, ParsedDocument]]:
         seen = self._documents_of

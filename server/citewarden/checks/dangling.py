@@ -27,11 +27,7 @@ from citewarden.model import (
     quoted,
 )
 from citewarden.parsing.markdown_inline import is_quarto_crossref
-from citewarden.parsing.pandoc_filters import (
-    is_label,
-    names_pandoc_crossref,
-    runs_pandoc_crossref,
-)
+from citewarden.parsing.pandoc_filters import is_label
 
 if TYPE_CHECKING:
     from citewarden.project import Project, Workspace
@@ -155,11 +151,7 @@ def is_quarto(project: Project) -> bool:
 def runs_crossref_filter(ws: Workspace, project: Project, path: Path) -> bool:
     """Whether the Markdown document ``path`` of ``project`` runs pandoc-crossref, as its
     front matter or a metadata file of its project says."""
-    if project.kind is not DocumentKind.MARKDOWN:
-        return False
-    if runs_pandoc_crossref(ws.text(path) or ""):
-        return True
-    return any(names_pandoc_crossref(ws.text(m) or "") for m in project.metadata)
+    return ws.runs_crossref_filter(project, path)
 
 
 def suggest_keys(key: str, keys: Iterable[str]) -> list[tuple[str, float]]:

@@ -7,7 +7,7 @@ The corpus that weights words is the set of all those works: the project's own f
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +86,7 @@ def citation_contexts(
     sources: Mapping[str, str] | None = None,
     definitions: Iterable[str] = (),
     names: Mapping[str, Named] | None = None,
+    crossref: Collection[Path] = (),
 ) -> list[CitationContext]:
     """The context of every citation of ``documents`` (document, text), in order;
     ``sources`` names the source of each key's abstract (:func:`abstract_sources`);
@@ -93,7 +94,8 @@ def citation_contexts(
     (``\\newcommand{\\Coq}{Coq}``) the sentences show, as those of ``documents`` (see
     :mod:`~citewarden.context.latex_macros`); ``names``: what citation commands typeset of
     each key's work (:func:`~citewarden.context.names.named_works`), shown in the sentences
-    (never scored).  The corpus is built for the first citation scored: none when nothing
+    (never scored); ``crossref``: the documents that run pandoc-crossref, as their
+    projects say (:func:`~citewarden.context.project_texts.crossref_documents`).  The corpus is built for the first citation scored: none when nothing
     is cited."""
     corpus: FieldCorpus | None = None
     out: list[CitationContext] = []
@@ -102,7 +104,12 @@ def citation_contexts(
     macros = macros_of((*definitions, *latex)) if latex else None
     for doc, text in documents:
         sentences: Sequence[CitingSentence | None] = citing_sentences(
-            text, doc.citations, doc.kind, macros=macros, names=names
+            text,
+            doc.citations,
+            doc.kind,
+            macros=macros,
+            names=names,
+            crossref=doc.path in crossref or None,
         )
         lines = LineIndex(text)
         for citation, sentence in zip(doc.citations, sentences, strict=True):

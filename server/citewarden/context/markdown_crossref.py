@@ -1,6 +1,7 @@
 """pandoc-crossref's references in a Markdown citing sentence (pure): in a document whose
 front matter runs the filter (``filters: [pandoc-crossref]``, a ``- pandoc-crossref`` item,
-``--filter pandoc-crossref`` among pandoc's arguments), ``@fig:plot``, ``[@tbl:a]`` and
+``--filter pandoc-crossref`` among pandoc's arguments, or a metadata file of its project,
+such as Quarto's ``_quarto.yml``, that says so), ``@fig:plot``, ``[@tbl:a]`` and
 ``[-@sec:x]`` are cross-references the filter turns into a number (``fig. 1``), no
 citations: they read :data:`~citewarden.context.words.REF_SHOWN`, as a LaTeX ``\\ref`` does,
 and have no citing sentence of their own.  A group that mixes them with citations is left
@@ -15,10 +16,16 @@ from citewarden.model import Citation, DocumentKind, Span
 from citewarden.parsing.pandoc_filters import is_label, runs_pandoc_crossref
 
 
-def crossrefs(text: str, citations: Sequence[Citation], kind: DocumentKind) -> frozenset[Span]:
+def crossrefs(
+    text: str, citations: Sequence[Citation], kind: DocumentKind, runs: bool | None = None
+) -> frozenset[Span]:
     """The command spans of ``citations`` that are pandoc-crossref's references in ``text``:
-    each citation group (or in-text citation) whose keys are all labels."""
-    if kind is DocumentKind.LATEX or not runs_pandoc_crossref(text):
+    each citation group (or in-text citation) whose keys are all labels; ``runs``: whether
+    the document runs the filter (its project's ``_quarto.yml`` may say so), read from its
+    front matter when not given."""
+    if runs is None:
+        runs = runs_pandoc_crossref(text)
+    if kind is DocumentKind.LATEX or not runs:
         return frozenset()
     groups: dict[Span, bool] = {}
     for c in citations:

@@ -1,6 +1,7 @@
 """The texts of a LaTeX project's files in the order LaTeX reads them, whose words commands
 (:mod:`~citewarden.context.latex_macros`) a citing sentence in any of them shows: a book's
-``macros.tex`` cites nothing, yet defines ``\\Coq`` for every chapter."""
+``macros.tex`` cites nothing, yet defines ``\\Coq`` for every chapter; and the Markdown
+documents whose project runs pandoc-crossref."""
 
 from __future__ import annotations
 
@@ -29,3 +30,13 @@ def project_latex_texts(ws: Workspace, paths: Iterable[Path]) -> list[str]:
             if text is not None:
                 texts.append(text)
     return texts
+
+
+def crossref_documents(ws: Workspace, paths: Iterable[Path]) -> frozenset[Path]:
+    """The Markdown documents among ``paths`` that run pandoc-crossref, as their front
+    matter or a metadata file of a project holding them (``_quarto.yml``) says."""
+    return frozenset(
+        path
+        for path in paths
+        if any(ws.runs_crossref_filter(project, path) for project in ws.projects_of(path))
+    )

@@ -506,6 +506,7 @@ def citing_sentences(
     only: int | None = None,
     macros: Macros | None = None,
     names: Mapping[str, Named] | None = None,
+    crossref: bool | None = None,
 ) -> tuple[CitingSentence | None, ...]:
     """The citing sentence of each of ``citations`` (None for ``\\nocite`` ones and where
     nothing readable surrounds the citation), in the same order; with ``only``, just that
@@ -513,10 +514,12 @@ def citing_sentences(
     ``macros``: the words commands of the document's project (those of ``text`` when not
     given; see :mod:`~citewarden.context.latex_macros`); ``names``: what citation commands
     typeset of each key's work (:func:`~citewarden.context.names.named_works`), which the
-    sentences' :attr:`~CitingSentence.named` show."""
+    sentences' :attr:`~CitingSentence.named` show; ``crossref``: whether the Markdown
+    document runs pandoc-crossref, as its project says (read from its front matter when not
+    given; see :mod:`~citewarden.context.markdown_crossref`)."""
     if macros is None and kind is DocumentKind.LATEX:
         macros = document_macros(text)
-    refs = crossrefs(text, citations, kind)
+    refs = crossrefs(text, citations, kind, crossref)
     if only is None or len(text) <= 4 * REACH or citations[only].kind is not CitationKind.CITE:
         return _sentences(text, citations, kind, only, macros=macros, refs=refs, names=names)
     at = citations[only].command_span

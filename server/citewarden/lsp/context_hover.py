@@ -82,6 +82,8 @@ class _DocumentMemo:
     macros: Macros | None
     #: what citation commands typeset of the works cited near the citations asked about
     names: dict[str, Named]
+    #: whether the document's project runs pandoc-crossref (a ``_quarto.yml`` may say so)
+    crossref: bool
     sentences: dict[int, CitingSentence | None]
     built: dict[int, _Context]
 
@@ -144,6 +146,7 @@ class ContextHover(Feature):
         text: str,
         macros: Macros | None,
         names: dict[str, Named],
+        crossref: bool,
     ) -> _DocumentMemo:
         memo = self._memo.pop(path, None)
         if (
@@ -152,8 +155,9 @@ class ContextHover(Feature):
             or memo.text is not text
             or memo.macros != macros
             or memo.names != names
+            or memo.crossref != crossref
         ):
-            memo = _DocumentMemo(doc, text, macros, names, {}, {})
+            memo = _DocumentMemo(doc, text, macros, names, crossref, {}, {})
         self._memo[path] = memo  # the most recent last
         while len(self._memo) > MEMO_DOCUMENTS:
             del self._memo[next(iter(self._memo))]
@@ -186,11 +190,21 @@ class ContextHover(Feature):
         work = works_of(found[:1], verdicts).get(entry.key)
         if work is None or not (work.title or work.abstract):
             return None  # nothing to compare the sentence with: it is not looked for
+        from citewarden.context.project_texts import crossref_documents
+
         names = self._names(path, doc, at)
-        memo = self._document_memo(path, doc, text, project_macros(ws, path, doc), names)
+        crossref = path in crossref_documents(ws, [path])
+        macros = project_macros(ws, path, doc)
+        memo = self._document_memo(path, doc, text, macros, names, crossref)
         if at not in memo.sentences:
             memo.sentences[at] = citing_sentences(
-                text, doc.citations, doc.kind, only=at, macros=memo.macros, names=names
+                text,
+                doc.citations,
+                doc.kind,
+                only=at,
+                macros=memo.macros,
+                names=names,
+                crossref=crossref or None,
             )[at]
         sentence = memo.sentences[at]
         if sentence is None:
