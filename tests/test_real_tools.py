@@ -1310,3 +1310,33 @@ def test_a_file_includeonly_leaves_out_cites_what_its_kept_aux_cites(
         assert draft.dangling == {"gone"} and draft.unused == {"c"}
     else:  # the .bcf holds the citations of the files read: the draft leaves b out
         assert draft.dangling == set() and draft.unused == {"b", "c"}
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        b"@book{b1, title={X}}\n@book{b2, title={Y} year=1991}\n@book{b3, title={Z}}\n",
+        b"@book{b1, title={X}}\n@book{b2, title={Caf\xe9}}\n@book{b3, title={Z}}\n",
+    ],
+    ids=["syntax-error", "not-utf8"],
+)
+def test_no_entry_of_a_file_biber_drops_is_an_orphan(tmp_path: Path, broken: bytes) -> None:
+    """biber reads no entry of a .bib file with a syntax error for btparse or that is not
+    UTF-8 (its log says ERROR): the file defines nothing, so its uncited entries are no
+    orphans, while those of the file it reads still are."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(
+        "@misc{a, title={A}}\n@misc{unused, title={U}}\n", encoding="utf-8"
+    )
+    (tmp_path / "bad.bib").write_bytes(broken)
+    (tmp_path / "main.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{biblatex}\n\\addbibresource{refs.bib}\n"
+        "\\addbibresource{bad.bib}\n\\begin{document}\n\\cite{a,b1}\n\\printbibliography\n"
+        "\\end{document}\n",
+        encoding="utf-8",
+    )
+    run_latex(tmp_path, "main.tex", "biber")
+    assert "ERROR - " in (tmp_path / "main.blg").read_text(errors="replace")
+    assert "\\entry{b" not in (tmp_path / "main.bbl").read_text(errors="replace")
+    ours = citewarden_answer([tmp_path / "main.tex"])
+    assert (ours.dangling, ours.orphans) == ({"b1"}, {"unused"})

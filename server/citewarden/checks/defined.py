@@ -267,9 +267,15 @@ class UnreadPart:
 def _broken(ws: Workspace, project: Project, path: Path, index: BibIndex) -> bool:
     """Whether ``project``'s reader found a syntax error in the bibliography ``path``."""
     if reader(project) == "biber":
-        return biber_reading(ws, path, index).dropped or biber_undecodable(ws, project, path)
+        return biber_drops(ws, project, path, index)
     parsed = ws.bibliography(path)
     return parsed is not None and not parsed.complete
+
+
+def biber_drops(ws: Workspace, project: Project, path: Path, index: BibIndex) -> bool:
+    """Whether biber, reading the bibliography ``path`` (of ``index``) for ``project``,
+    reads no entry of it: a syntax error for btparse, or a file it cannot decode."""
+    return biber_reading(ws, path, index).dropped or biber_undecodable(ws, project, path)
 
 
 #: the names of UTF-8 as biblatex's ``bibencoding`` and inputenc give it

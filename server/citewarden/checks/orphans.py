@@ -7,7 +7,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from citewarden.checks import Ident, Memo, units
-from citewarden.checks.defined import biber_reading, bibtex_reading, commented_keys, key_delta
+from citewarden.checks.defined import (
+    biber_drops,
+    biber_reading,
+    bibtex_reading,
+    commented_keys,
+    key_delta,
+    reader,
+)
 from citewarden.checks.latex_keys import latex_citable
 from citewarden.checks.nocite_edit import nocite_insertion, nocite_plan
 from citewarden.checks.pandoc import pandoc_dialect
@@ -243,6 +250,10 @@ def orphan_findings(
     own = ws.bib_index(bib_path)
     if own is None or any(cites_unknown(ws, project) for project in projects):
         return []  # what an unread document cites is not known: no entry is "never cited"
+    if projects and all(
+        reader(pr) == "biber" and biber_drops(ws, pr, bib_path, own) for pr in projects
+    ):
+        return []  # biber reads no entry of the file: none is defined, none an orphan
     # everything the answer depends on: this bibliography's version, every document (and
     # bibliography) of the projects using it, and where "add to nocite" edits go
     docs = tuple(
