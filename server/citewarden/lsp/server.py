@@ -14,6 +14,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ from citewarden.lsp.incoming import (
 )
 from citewarden.lsp.isolation import isolated
 from citewarden.lsp.memory import reuse_large_blocks
+from citewarden.lsp.output import PAUSE, PipeWriter, backed_up
 from citewarden.lsp.pipe import PipeReader
 from citewarden.lsp.redaction import RedactingFilter
 from citewarden.lsp.session import Session
@@ -408,13 +410,17 @@ class _InputEnd:
     """The editor's input as pygls reads it (``readline()``, ``read(n)``): when it ends (the
     editor is gone, or closed it without ``exit``) the process ends on the event loop, as
     at ``exit`` (:func:`end_process`), where the loop went on to wait for the work still
-    running (a check of a big workspace) however long it took."""
+    running (a check of a big workspace) however long it took.  No line is read while the
+    editor leaves too much of the server's output unread (:mod:`.output`)."""
 
-    def __init__(self, stream: BoundedInput, server: CitewardenServer) -> None:
+    def __init__(self, stream: BoundedInput, server: CitewardenServer, output: PipeWriter) -> None:
         self._stream = stream
         self._server = server
+        self._output = output
 
     def readline(self) -> bytes:
+        while backed_up(self._server.handling(), self._output.waiting):
+            time.sleep(PAUSE)
         line = self._stream.readline()
         if not line:
             self._ended()
@@ -431,7 +437,7 @@ class _InputEnd:
         if loop is not None and not loop.is_closed():
             code = cast(CitewardenProtocol, self._server.protocol).exit_code
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
-                loop.call_soon_threadsafe(end_process, code)
+                loop.call_soon_threadsafe(end_process, code, self._output)
 
 
 class CitewardenServer(LanguageServer):
@@ -442,6 +448,8 @@ class CitewardenServer(LanguageServer):
     #: The editor's input, as read within bounds (the last body's start is asked for when
     #: decoding it fails).
     _input: BoundedInput | BoundedStream | None = None
+    #: The server's output to the editor over stdio, written by a thread of its own.
+    output: PipeWriter | None = None
 
     def __init__(self) -> None:
         super().__init__(
@@ -455,16 +463,23 @@ class CitewardenServer(LanguageServer):
         _quiet_unread_bodies(logging.getLogger("pygls.server"))  # the stdio reading loop's
         _quiet_unread_bodies(log)  # the TCP one's
 
+    def handling(self) -> int:
+        """The editor's messages being handled now."""
+        return len(cast(CitewardenProtocol, self.protocol)._request_futures)
+
     def message_limit(self) -> int:
         """The largest message body read from the editor, by the current settings."""
         return message_limit(self.session.settings.max_file_bytes)
 
     def start_stdio(self) -> None:
         """pygls' stdio server, standard input read through :class:`.framing.BoundedInput`;
-        the process ends once it ends (:class:`_InputEnd`)."""
+        the process ends once it ends (:class:`_InputEnd`); standard output is written by a
+        :class:`.output.PipeWriter`, so an editor that reads none of it blocks no handler."""
         self._input = BoundedInput(PipeReader(sys.stdin.fileno()), self.message_limit)
-        stdin = _InputEnd(self._input, self)
-        self.start_io(stdin=cast(BinaryIO, stdin))  # pygls calls readline() and read(n) only
+        self.output = PipeWriter(sys.stdout.fileno())
+        stdin = _InputEnd(self._input, self, self.output)
+        # pygls calls readline() and read(n) of the one, write(b) and flush() of the other
+        self.start_io(stdin=cast(BinaryIO, stdin), stdout=cast(BinaryIO, self.output))
 
     def start_tcp(self, host: str, port: int) -> None:
         """pygls' TCP server, each connection read through :class:`.framing.BoundedStream`."""
@@ -483,7 +498,7 @@ class CitewardenServer(LanguageServer):
             stream = self._input = BoundedStream(reader, self.message_limit)
             await run_async(
                 stop_event=stop_event,
-                reader=stream,
+                reader=_Drained(stream, writer, self.handling),
                 protocol=self.protocol,
                 logger=log,
                 error_handler=self.report_server_error,
@@ -588,12 +603,38 @@ def _parse_error(error: Exception) -> str:
     return "Parse error"
 
 
-def end_process(code: int) -> NoReturn:
+class _Drained:
+    """A TCP connection as pygls reads it, no line read while the editor leaves too much
+    unread or unanswered (:func:`.output.backed_up`)."""
+
+    def __init__(
+        self, stream: BoundedStream, writer: asyncio.StreamWriter, handling: Callable[[], int]
+    ) -> None:
+        self._stream = stream
+        self._writer = writer
+        self._handling = handling
+
+    async def readline(self) -> bytes:
+        transport = self._writer.transport
+        while not transport.is_closing() and backed_up(
+            self._handling(), transport.get_write_buffer_size()
+        ):
+            await asyncio.sleep(PAUSE)
+        return await self._stream.readline()
+
+    async def readexactly(self, n: int) -> bytes:
+        return await self._stream.readexactly(n)
+
+
+def end_process(code: int, output: PipeWriter | None = None) -> NoReturn:
     """``exit``: end the process now, with ``code``.  Work still running in the server's
     threads (a check of a big workspace, a request) would otherwise hold the process until
     it ends, however long that is (the event loop waits for its tasks, the interpreter for
     its threads); what it would make is for no one, and the files it reads stay as they
-    are.  The log and the standard streams are flushed first."""
+    are.  The log and the standard streams are flushed first, and what waits in ``output``
+    for at most a second."""
+    if output is not None:
+        output.drain(1.0)
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -644,7 +685,7 @@ def create_server() -> CitewardenServer:
 
     @feature(types.EXIT)
     def exit_now(params: None) -> None:
-        end_process(cast(CitewardenProtocol, server.protocol).exit_code)
+        end_process(cast(CitewardenProtocol, server.protocol).exit_code, server.output)
 
     @feature(types.TEXT_DOCUMENT_DID_OPEN)
     @isolated()
