@@ -130,3 +130,31 @@ def test_a_project_running_pandoc_crossref_makes_its_labels_references(
     assert [(c.citation.key, c.sentence.shown) for c in found] == [
         ("a", "As [ref] shows, deep nets fit.")
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("As @fig:plot shows, deep nets [@a] fit.", "As [ref] shows, deep nets fit."),
+        ("Deep nets fit [@a] (see [@sec:intro; @tbl:x]).", "Deep nets fit (see [ref])."),
+        (
+            "As @a shows in @fig:plot, deep nets fit.",
+            "As Smith and Jones shows in [ref], deep nets fit.",
+        ),
+    ],
+)
+def test_a_label_naming_no_entry_without_the_filter_is_a_reference(text: str, shown: str) -> None:
+    """Without pandoc-crossref, ``@fig:plot`` that no entry of the bibliography has was meant
+    for a figure (no build shows a name for it): it reads ``[ref]`` and gets no sentence of its
+    own, where it showed ``[author]``."""
+    got = found(text, markdown=True)
+    assert got["a"] is not None and got["a"].shown == shown
+    assert all(v is None for k, v in got.items() if k != "a")
+
+
+def test_a_label_that_is_an_entry_s_key_stays_a_citation() -> None:
+    bib = parse_bibtex(Path("r.bib"), "@misc{fig:plot, author={Ng, A.}, title={Plots}}\n")
+    text = "As @fig:plot shows, it fits.\n"
+    doc = parse_markdown(Path("p.qmd"), text)
+    got = citing_sentences(text, doc.citations, doc.kind, names=named_works(bib.entries))
+    assert got[0] is not None and got[0].shown == "As Ng shows, it fits."

@@ -519,7 +519,7 @@ def citing_sentences(
     given; see :mod:`~citewarden.context.markdown_crossref`)."""
     if macros is None and kind is DocumentKind.LATEX:
         macros = document_macros(text)
-    refs = crossrefs(text, citations, kind, crossref)
+    refs = crossrefs(text, citations, kind, crossref, names)
     if only is None or len(text) <= 4 * REACH or citations[only].kind is not CitationKind.CITE:
         return _sentences(text, citations, kind, only, macros=macros, refs=refs, names=names)
     at = citations[only].command_span
