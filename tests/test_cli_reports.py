@@ -10,6 +10,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -989,6 +990,49 @@ def test_a_report_to_a_fifo_no_process_reads_is_refused_at_once(tmp_path: Path) 
         "citewarden: error: --output report.json is a named pipe (FIFO) that no process "
         "reads; the report is not written\n"
     )
+
+
+#: ``citewarden check -o report.html`` sent SIGTERM once the report's first piece is written.
+_TERMINATED = """
+import os, signal, sys, time
+from citewarden.report.html import build
+
+made = build.html_chunks_of
+
+def chunks(*args, **kw):
+    for n, piece in enumerate(made(*args, **kw)):
+        if n == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(60)
+        yield piece
+
+build.html_chunks_of = chunks
+from citewarden import cli
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_run_terminated_while_writing_the_report_leaves_no_temporary_file(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM (kill, timeout) ended the run outright: the report's temporary file stayed
+    beside it for ever.  The run now cleans up as for Ctrl-C, then ends by SIGTERM."""
+    make_project(tmp_path)
+    (tmp_path / "report.html").write_text("the earlier report\n", encoding="utf-8")
+    args = ["check", "main.tex", "--no-verify", "--format", "html", "-o", "report.html"]
+    done = subprocess.run(
+        [sys.executable, "-c", _TERMINATED, *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == -signal.SIGTERM, done.stderr
+    assert (done.stdout, done.stderr) == ("", "")
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == "the earlier report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["main.tex", "refs.bib", "report.html"]
 
 
 @pytest.mark.parametrize(

@@ -174,17 +174,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     message names the file being read when the traceback shows one."""
     if sys.stderr is None:  # started with it closed (2>&-): its lines go nowhere, not to stdout
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (for the run)
+    serving = list(sys.argv[1:] if argv is None else argv)[:1] == ["serve"]
+    kept = {} if serving else _catch_termination()  # (the server ends as it sees fit)
     try:
         return _main(argv)
     except BrokenPipeError:  # the reader of standard output went away (| head): no traceback
         _discard_stdout()
         return EXIT_PIPE
+    except _Terminated as exc:  # kill, timeout, a closed terminal: cleaned up, said nothing
+        _end_by_signal(exc.signum)
+        return 128 + exc.signum
     except KeyboardInterrupt:  # Ctrl-C: one line, where a traceback of the event loop was
         print("citewarden: interrupted", file=sys.stderr)
-        _end_by_sigint()
+        _end_by_signal(signal.SIGINT)
         return EXIT_INTERRUPTED
     except MemoryError as exc:
         path = _file_being_read(exc.__traceback__)
+    finally:
+        for signum, handler in kept.items():
+            signal.signal(signum, handler)
     # the traceback and the text it held are released here, before the message is written
     where = f" while reading {visible(display_path(path))}" if path is not None else ""
     print(
@@ -195,12 +203,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     return EXIT_USAGE
 
 
-def _end_by_sigint() -> None:
-    """End the process by SIGINT with its default action, once the run has cleaned up, so
-    that what started it sees an interrupted program (a shell loop running ``citewarden
-    check`` stops, as it does for any program Ctrl-C ends); returns only where that cannot
-    be done (no such signal, not the main thread), and the exit status then says 130."""
-    if not hasattr(signal, "SIGINT") or os.name != "posix":
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP arrived: raised where the run is, so that what it was writing is
+    cleaned up (a temporary file removed) as for Ctrl-C, whose way through the event loop
+    it takes, before it ends by that signal."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated(signum)
+
+
+def _catch_termination() -> dict[int, Any]:
+    """Have SIGTERM and SIGHUP raise :class:`_Terminated` (each left as it is unless its
+    default action is set: ``nohup`` ignores SIGHUP); -> the handlers replaced, to put back.
+    A run they killed outright left its temporary file beside the report for ever."""
+    kept: dict[int, Any] = {}
+    for name in ("SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        if signum is None or signal.getsignal(signum) is not signal.SIG_DFL:
+            continue
+        try:
+            kept[signum] = signal.signal(signum, _terminated)
+        except ValueError:  # not the main thread (main called from a thread)
+            break
+    return kept
+
+
+def _end_by_signal(signum: int) -> None:
+    """End the process by ``signum`` with its default action, once the run has cleaned up,
+    so that what started it sees a program that signal ended (a shell loop running
+    ``citewarden check`` stops on Ctrl-C, as it does for any program); returns only where
+    that cannot be done (not on POSIX, not the main thread), and the exit status then says
+    128 + ``signum``."""
+    if os.name != "posix":
         return
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -209,10 +248,10 @@ def _end_by_sigint() -> None:
         except (OSError, ValueError):  # a reader gone, a closed stream: nothing more to say
             pass
     try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signum, signal.SIG_DFL)
     except ValueError:  # not the main thread (main called from a thread)
         return
-    signal.raise_signal(signal.SIGINT)
+    signal.raise_signal(signum)
 
 
 def _discard_stdout() -> None:
