@@ -174,6 +174,11 @@ ALIKE = [
     # or before the line under a simple table's header, a row after it (no row: code)
     "    a @k1 c\n--- ---\nx   @k2\n\n    a @k3 c\n  --- ---\nx\n\np\n\n    a @k4\n--- ---\n\n"
     "    a @k5 c\n---  ---  ---\n",
+    # a tag with an attribute whose name is no name (a letter, then letters, digits, ":",
+    # "-" or "_"; Vue's @click, a quoted word) is no tag to pandoc: its text is read
+    'Press <button @click="go">Go</button>, <span title="see @a1" x.y="1">z</span>, <e =@a2>,\n'
+    '<e "@a3"> and <e 1a="@a4">\n\nbut <span title="@x1" data-x=1 hidden>z @c1</span> and '
+    '<e a_b:c-d="1" \u00e9=2>@c2</e> <b title="@x2" >y</b> <i title="@x3"\n>y</i>\n',
     # a simple table's line is cut into cells at the columns where the dashes under its
     # header start, inside a key too (tabs stop every four columns, a wide character
     # takes two)

@@ -877,13 +877,41 @@ def _inline_math_close(text: str, i: int, limit: int, close: _Next) -> int:
 
 
 _TAG_REST = re.compile(r"""(?:[^<>"']|"[^"\n]*"|'[^'\n]*'){0,2000}>""")
+#: one attribute of a tag (its name, up to white space, "/", ">" or "="; its value), or a
+#: "/"
+_TAG_ATTRIBUTE = re.compile(
+    r"""\s*+(?:/|([^\s/>=]*+)\s*+(?:=\s*+(?:"[^"]*+"|'[^']*+'|[^\s>]*+))?)"""
+)
 
 
 def _tag_end(text: str, i: int) -> int:
     """After the name of a raw HTML tag: the offset after its ``>`` (attributes are not
-    text), or ``i`` when it does not close."""
+    text), or ``i`` when it does not close or is no tag to pandoc: an attribute's name
+    that is no name (a letter, then letters, digits, ``:``, ``-`` or ``_``: ``<button
+    @click="go">`` is text, and ``@click`` a citation)."""
     m = _TAG_REST.match(text, i)
-    return m.end() if m is not None else i
+    if m is None:
+        return i
+    end = m.end() - 1
+    while end > i and text[end - 1].isspace():
+        end -= 1
+    pos = i
+    while pos < end:
+        a = _TAG_ATTRIBUTE.match(text, pos, end)
+        if a is None or a.end() == pos:
+            break
+        name = a.group(1)
+        if name is not None and not _is_attribute_name(name):
+            return i
+        pos = a.end()
+    return m.end()
+
+
+def _is_attribute_name(name: str) -> bool:
+    """pandoc's test of a tag's attribute name (``isName``)."""
+    return (
+        name[:1].isalpha() and name.replace(":", "a").replace("-", "a").replace("_", "a").isalnum()
+    )
 
 
 #: Raw HTML elements whose content pandoc never reads as Markdown (its "verbatim" tags),
