@@ -925,30 +925,29 @@ def test_the_report_is_never_written_through_a_link_at_the_output_path(
 def test_a_report_to_dev_stdout_is_written_through_its_link(tmp_path: Path) -> None:
     """/dev/stdout is a link the system makes to the open standard output: written to."""
     make_project(tmp_path)
-    args = ["check", "main.tex", "--no-verify", "--format", "json", "-o", "/dev/stdout"]
-    done = subprocess.run(
-        [sys.executable, "-m", "citewarden", *args],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
+    done = _check_process(tmp_path, "/dev/stdout", capture_output=True)
     assert done.returncode == 1, done.stderr
     assert json.loads(done.stdout)["schema"] == "citewarden-report/1"
 
 
-def _check_process(where: Path, output: str, **kw: Any) -> subprocess.CompletedProcess[bytes]:
-    """``citewarden check main.tex --no-verify --format json -o OUTPUT`` run in ``where``."""
-    args = ["check", "main.tex", "--no-verify", "--format", "json", "-o", output]
+def _process(where: Path, args: list[str], script: str | None = None, **kw: Any) -> Any:
+    """``citewarden ARGS`` (or the Python ``script`` given them) run in ``where``; -> its
+    :class:`subprocess.CompletedProcess`."""
+    start = ["-m", "citewarden"] if script is None else ["-c", script]
     return subprocess.run(
-        [sys.executable, "-m", "citewarden", *args],
+        [sys.executable, *start, *args],
         cwd=where,
         env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
-        timeout=60,
+        timeout=120,
         check=False,
         **kw,
     )
+
+
+def _check_process(where: Path, output: str, **kw: Any) -> Any:
+    """``citewarden check main.tex --no-verify --format json -o OUTPUT`` run in ``where``."""
+    args = ["check", "main.tex", "--no-verify", "--format", "json", "-o", output]
+    return _process(where, args, **kw)
 
 
 def test_a_report_to_a_descriptor_the_shell_opened_is_written_into_its_file(
@@ -1020,15 +1019,7 @@ def test_a_run_terminated_while_writing_the_report_leaves_no_temporary_file(
     make_project(tmp_path)
     (tmp_path / "report.html").write_text("the earlier report\n", encoding="utf-8")
     args = ["check", "main.tex", "--no-verify", "--format", "html", "-o", "report.html"]
-    done = subprocess.run(
-        [sys.executable, "-c", _TERMINATED, *args],
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = _process(tmp_path, args, _TERMINATED, capture_output=True, text=True)
     assert done.returncode == -signal.SIGTERM, done.stderr
     assert (done.stdout, done.stderr) == ("", "")
     assert (tmp_path / "report.html").read_text(encoding="utf-8") == "the earlier report\n"
