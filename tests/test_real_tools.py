@@ -1340,3 +1340,28 @@ def test_no_entry_of_a_file_biber_drops_is_an_orphan(tmp_path: Path, broken: byt
     assert "\\entry{b" not in (tmp_path / "main.bbl").read_text(errors="replace")
     ours = citewarden_answer([tmp_path / "main.tex"])
     assert (ours.dangling, ours.orphans) == ({"b1"}, {"unused"})
+
+
+@pytest.mark.parametrize("backend", ["bibtex", "biber"])
+def test_a_bibliography_named_with_spaces_is_the_file_latex_writes(
+    tmp_path: Path, backend: str
+) -> None:
+    """LaTeX's ``\\bibliography{refs, more refs}`` writes ``\\bibdata{refs,morerefs}``
+    (it drops the spaces), so BibTeX reads morerefs.bib; biblatex's keeps them, and biber
+    reads "more refs.bib"."""
+    _require_tools()
+    for name, key in (("refs", "a"), ("more refs", "spaced"), ("morerefs", "joined")):
+        (tmp_path / f"{name}.bib").write_text(f"@misc{{{key}, title={{T}}}}\n", encoding="utf-8")
+    preamble, ending = (
+        ("", "\\bibliographystyle{plain}\n\\bibliography{refs, more refs}\n")
+        if backend == "bibtex"
+        else ("\\usepackage{biblatex}\n\\bibliography{refs, more refs}\n", "\\printbibliography\n")
+    )
+    (tmp_path / "main.tex").write_text(
+        f"\\documentclass{{article}}\n{preamble}\\begin{{document}}\n"
+        f"\\cite{{a,spaced,joined}}\n{ending}\\end{{document}}\n",
+        encoding="utf-8",
+    )
+    tools = run_latex(tmp_path, "main.tex", backend)
+    assert tools.dangling == ({"spaced"} if backend == "bibtex" else {"joined"})
+    assert citewarden_answer([tmp_path / "main.tex"]).dangling == tools.dangling

@@ -587,7 +587,9 @@ def parse_latex(
             arg = _single_arg(text, pos)
             if arg is not None and not _is_definition(text, start):
                 named = [
-                    Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), command)
+                    Link(
+                        LinkKind.BIBLIOGRAPHY, _bibdata_name(target, braces), Span(ts, te), command
+                    )
                     for target, ts, te in _split_keys(text, arg[0], arg[1])
                     if target and "#" not in target  # \bibfile: the project may define it
                 ]
@@ -895,6 +897,18 @@ def _read_btsect(text: str, pos: int, links: list[Link]) -> int:
         if target and "#" not in target:
             links.append(Link(LinkKind.BIBLIOGRAPHY, target, Span(ts, te), "btSect"))
     return arg[2]
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _bibdata_name(target: str, braces: KeyBraces) -> str:
+    """The file name ``\\bibliography`` writes to the .aux for ``target``: LaTeX's (and
+    multibib's, natbib's, bibentry's) drops the spaces (``\\zap@space``: ``{more refs}``
+    is ``morerefs.bib`` for BibTeX); biblatex's keeps them."""
+    if braces == "biblatex" or not _SPACES.search(target):
+        return target
+    return _SPACES.sub("", target)
 
 
 def _star_is_key(name: str, plain_cite: bool) -> bool:
