@@ -489,3 +489,26 @@ def test_add_says_when_it_looks_up_without_a_cache(
     assert code == 1 and out == ""
     first = err.splitlines()[0]
     assert first.startswith("citewarden add: warning: verifying without a cache: cannot create")
+
+
+#: Arguments with terminal controls, and what the usage error says of them.
+TYPED = [
+    (["check", "--x\x1b]0;title\x07", "a.bib"], "unrecognized arguments: --x\\x1b]0;title\\x07"),
+    (["add", "--offline", "--bib", "r.bib", "--y\x1b[2J", "10.1/x"], "arguments: --y\\x1b[2J"),
+    (["check", "--quiet=\x9b1m", "a.bib"], "ignored explicit argument '\\x9b1m'"),
+]
+
+
+@pytest.mark.parametrize("typed", TYPED)
+def test_a_usage_error_shows_what_was_typed_escaped(
+    typed: tuple[list[str], str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse said an unknown argument as it was typed: its terminal controls (a window
+    title, a cleared screen) reached the terminal."""
+    args, said = typed
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    last = err.splitlines()[-1]
+    assert said in last, last
+    assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in err.replace("\n", "")), err

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
@@ -88,8 +88,17 @@ class UsageError(Exception):
 # ----------------------------------------------------------------------------------------
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, saying a usage error with what the user typed escaped (an unknown
+    option's terminal control, ``--x$'\\e]0;title\\a'``, reached the terminal as it was).
+    Its subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(visible(message))
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="citewarden",
         description="Citation checks and reference verification for LaTeX, Markdown and BibTeX.",
     )
@@ -972,7 +981,7 @@ exit status:
 """
 
 
-def _add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_parser(sub: argparse._SubParsersAction[_Parser]) -> None:
     """Register ``add`` on the ``citewarden`` argument parser."""
     add = sub.add_parser(
         "add",
