@@ -78,6 +78,9 @@ CASES = [
     "\\emph@e, \\cite@f, \\lstinline@g@ and \\foo@h@i\n",
     # pandoc 3 takes the character after \\hl and \\st as their argument, pandoc 2 does not
     "a \\hl x@b and \\st 1@c, \\emph x@d\n",
+    # pandoc 3 reads \\hfill, \\vfill and \\today with no argument, pandoc 2 takes a
+    # bracket after them as their option
+    "\\hfill [@a] and \\vfill[@b] as of \\today{} [@c], but \\hfill{@d}\n",
     # pandoc 3 reads a citation group before a "[" no "]" balances, or a "{" that opens no
     # attribute set; pandoc 2 reads none before a "[" or "{"
     "[@c][ x and [@d]{x} y, [@e][x [y] z, [@f][x `]` y, [@g]{=html} y\n\n"

@@ -215,11 +215,12 @@ def nocite_block(text: str) -> tuple[int, int] | None:
 _DIALECT_SENSITIVE = re.compile(
     r"-@|@\{|\.(?:ris|(?!bib)[Bb][Ii][Bb]|(?!json)[Jj][Ss][Oo][Nn])(?![A-Za-z])"
     r"|\\expandafter|\][\[{]"
-    # "@" in a raw TeX command's name (pandoc 2), \\hl and \\st's argument (pandoc 3), a
+    # "@" in a raw TeX command's name (pandoc 2), \\hl and \\st's argument, \\hfill,
+    # \\vfill and \\today's options (pandoc 3 reads none), a
     # definition's marker (pandoc 3.9 ends list items there, and reads one alone on its
     # line), a note's marker in a link reference definition's line (pandoc 3 reads
     # "[^a b]" there as a label)
-    r"|\\[A-Za-z]++@|\\(?:hl|st)(?![A-Za-z])|^[ \t>]*+[:~](?:[ \t]|\r?$)"
+    r"|\\[A-Za-z]++@|\\(?:hl|st|hfill|vfill|today)(?![A-Za-z])|^[ \t>]*+[:~](?:[ \t]|\r?$)"
     r"|^[ \t>]*+\[[^\]\n]*+\]:[^\n]*?\[\^",
     re.M,
 )

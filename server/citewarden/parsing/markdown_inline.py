@@ -22,6 +22,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS_3,
     TEX_NO_ARGUMENT_COMMANDS,
+    TEX_NO_ARGUMENT_COMMANDS_3,
 )
 from citewarden.text import count_line_breaks
 
@@ -700,6 +701,7 @@ class _RawTex:
         "_command",
         "_cut",
         "_expand_words",
+        "_no_argument_commands",
         "_text",
     )
 
@@ -712,6 +714,10 @@ class _RawTex:
         #: pandoc 2 reads "@" as a letter of a name; pandoc 3 takes more commands' character
         self._character_commands = (
             TEX_CHARACTER_ARGUMENT_COMMANDS if at_letters else TEX_CHARACTER_ARGUMENT_COMMANDS_3
+        )
+        #: and reads fewer commands with no argument
+        self._no_argument_commands = (
+            TEX_NO_ARGUMENT_COMMANDS if at_letters else TEX_NO_ARGUMENT_COMMANDS_3
         )
 
     def end(self, i: int, cut: int = -1) -> int:
@@ -761,7 +767,7 @@ class _RawTex:
         """The offset after the arguments of the command ``name`` whose name (and the white
         space after it) ends at ``pos``."""
         text = self._text
-        if name in TEX_NO_ARGUMENT_COMMANDS:  # "\\small{@a}" cites a
+        if name in self._no_argument_commands:  # "\\small{@a}" cites a
             return pos
         if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
             return pos + 1  # the "@" is its argument: "\\emph@a" cites nothing

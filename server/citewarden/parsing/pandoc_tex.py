@@ -24,6 +24,9 @@ TEX_NO_ARGUMENT_COMMANDS = frozenset(
         "textquoteright", "tiny", "vdots",
     }
 )  # fmt: skip
+#: those and the commands pandoc 3 reads with no argument too (3.6.1 and 3.9 checked;
+#: pandoc 2.17 reads ``\\hfill [@a]``'s bracket as its option)
+TEX_NO_ARGUMENT_COMMANDS_3 = TEX_NO_ARGUMENT_COMMANDS | {"hfill", "today", "vfill"}
 
 #: Commands that take an ``@`` right after their name as their argument (a token, a
 #: delimiter, a definition's name): ``\emph@a`` cites nothing in pandoc 3, where the ``@``
@@ -93,4 +96,5 @@ __all__ = [
     "TEX_CHARACTER_ARGUMENT_COMMANDS",
     "TEX_CHARACTER_ARGUMENT_COMMANDS_3",
     "TEX_NO_ARGUMENT_COMMANDS",
+    "TEX_NO_ARGUMENT_COMMANDS_3",
 ]
