@@ -901,3 +901,20 @@ def test_code_a_block_tag_in_a_paragraph_lets_start_is_no_sentence() -> None:
     got = sentences(text, markdown=True)["a"]
     assert got is not None and got.text == "then we cite here."
     assert got.before == "Intro"
+
+
+@pytest.mark.parametrize(
+    ("text", "markdown"),
+    [
+        ("Text before.[^1] Then we cite [@a] here.\n\n[^1]: A note.", True),
+        ("Text before.[^long-note] Then we cite [@a] here.\n\n[^long-note]: A note.", True),
+        ("Text before.\\footnotemark{} Then we cite \\cite{a} here.", False),
+        ("Text before.\\footnotemark[2] Then we cite \\cite{a} here.", False),
+    ],
+)
+def test_a_footnote_mark_after_a_full_stop_ends_the_sentence_with_it(
+    text: str, markdown: bool
+) -> None:
+    """A footnote's mark right after a full stop (``before.[^1] Then``) goes with the
+    sentence it ends, where the sentence read on over it (``Text before. Then we cite``)."""
+    assert sentence(text, markdown) == "Then we cite here."

@@ -5,7 +5,8 @@ A full stop before white space (or ``~``) ends its sentence, but not after an ab
 lower-case word or a label, ``proposed X.``, ``Appendix A.``, is no initial), nor before a
 number (``Sect. 3``) or, after a dotted or short capitalised abbreviation, a lower-case
 word (``U.S. data``); an ellipsis before a lower-case word goes on too.  A citation right
-after the mark (``.\\supercite{a}``, ``.[@a]``) ends the sentence with it.
+after the mark (``.\\supercite{a}``, ``.[@a]``) ends the sentence with it, and so does a
+footnote's mark (``.[^1]``, ``.\\footnotemark``).
 """
 
 from __future__ import annotations
@@ -87,8 +88,13 @@ ABBREVIATIONS = frozenset(
 #: Abbreviations that are English words too (``no``, ``app``): as a word, lower-case.
 _WORDS_TOO = frozenset(["no", "nos", "app", "apps"])
 
-#: a sentence-ending mark; an ellipsis spaced or not (``...``, ``. . .``, ``.~.~.``) is one
-_END = re.compile(r"(?:\.(?:[ ~]?\.){2}|…|[.!?\x04])['\")\]}’”]*(?=[\s~])")
+#: a sentence-ending mark; an ellipsis spaced or not (``...``, ``. . .``, ``.~.~.``) is one;
+#: a footnote's mark after it goes with it (``end.[^1] Next``, ``end.\\footnotemark{} Next``)
+_END = re.compile(
+    r"(?:\.(?:[ ~]?\.){2}|…|[.!?\x04])['\")\]}’”]*"
+    r"(?:(?:\[\^[^\]\s]{1,100}\]|\\footnotemark(?![A-Za-z@])(?:\[[^\]\s]{0,20}\])?(?:\{\})?)"
+    r"['\")\]}’”]*)?(?=[\s~])"
+)
 #: the word a full stop follows, dotted (``e.g``, ``U.S``) or not
 _WORD_BEFORE = re.compile(r"(?<![\w.])([^\W\d_](?:[^\W\d_]|\.)*)\.$")
 #: the word before an initial
