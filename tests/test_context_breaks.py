@@ -918,3 +918,19 @@ def test_a_footnote_mark_after_a_full_stop_ends_the_sentence_with_it(
     """A footnote's mark right after a full stop (``before.[^1] Then``) goes with the
     sentence it ends, where the sentence read on over it (``Text before. Then we cite``)."""
     assert sentence(text, markdown) == "Then we cite here."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("![Accuracy by model [@a].](fig.png)\n\nNext.", "Accuracy by model."),
+        ("See [the survey [@a], ch. 2](https://x.org) here. Next.", "See the survey, ch. 2 here."),
+    ],
+)
+def test_a_citation_in_a_link_s_text_leaves_no_space_before_its_punctuation(
+    text: str, shown: str
+) -> None:
+    """A citation blanked before the full stop or comma of an image's caption or a link's
+    text leaves no space before it, as it leaves none elsewhere, where ``Accuracy by model
+    .`` was shown."""
+    assert sentence(text, markdown=True) == shown

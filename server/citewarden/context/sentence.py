@@ -289,6 +289,8 @@ _DANGLING = re.compile(
 _DOUBLED = re.compile(r",(?:\s*,)+")
 _POSSESSIVE = re.compile(r"(?:^|\s+)['\u2019]s(?![^\W_])")
 _WORD = re.compile(r"\w")
+#: a mark that ends a clause after white space, before white space or the text's end
+_SPACED_STOP = re.compile(r"\s+([,.;:!?])(?=\s|\Z)")
 
 
 def plain(raw: str, kind: DocumentKind) -> str:
@@ -321,7 +323,11 @@ def _plain(raw: str, kind: DocumentKind, macros: Macros | None = None) -> str:
     text = re.sub(r"\(\s*[,;]?\s*\)", "", text).strip()
     if len(text) > MAX_SENTENCE:
         text = text[:MAX_SENTENCE].rsplit(" ", 1)[0] + " ..."
-    return text if latex else shown(text)
+    if latex:
+        return text
+    # a link's or an image's hidden punctuation shown, with no space a blanked citation left
+    # before it (``![Caption [@a].](f.png)``)
+    return _SPACED_STOP.sub(r"\1", shown(text))
 
 
 #: Commands whose (last) argument is text of its own: footnotes, headings, captions.
