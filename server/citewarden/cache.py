@@ -418,6 +418,8 @@ class Cache:
         self._clock = clock
         #: Said once by the caller: the store was damaged and has been rebuilt.
         self.notice: str | None = None
+        #: Said once by the caller: the store failed while in use (its first failure).
+        self.trouble: str | None = None
         self._warned = False
         #: What is not tried after a lock held past the timeout ("read", "write"), until
         #: when (a :func:`time.monotonic` reading).
@@ -484,6 +486,10 @@ class Cache:
             self._warned = True
             reason = str(exc) or "locked by another process"
             log.warning("cache %s failed (%s): %s", action, type(exc).__name__, reason)
+            self.trouble = (
+                f"the cache at {self.directory} failed to {action} ({reason}); "
+                "references are looked up without it"
+            )
 
     def _paused(self, action: str) -> bool:
         """Whether ``action`` is not tried now (see :meth:`_trouble`)."""

@@ -108,3 +108,42 @@ async def test_key_from_the_editor_settings_never_reaches_the_debug_log(
     assert S2_KEY not in log  # ... with the key masked
     assert "citewarden.http: GET " in log  # the requests were logged, the key not
     assert "HTTP Request" not in log  # httpx, which logs whole URLs, logs only warnings
+
+
+async def test_a_cache_that_fails_while_in_use_is_said_once_and_verification_goes_on(
+    start: Start, tmp_path: Path, replay: ReplayServer
+) -> None:
+    client = await start()
+    root = tmp_path / "ws"
+    await wait_for(lambda: _verified(client, root), timeout=60)
+    fake = "/doi/10.1126/foo"
+    asked = replay.requests_to(fake)
+    # the store the server has open, its files overwritten in place
+    for part in (tmp_path / "cache" / "lookups").glob("cache.db*"):
+        with part.open("r+b") as damaged:
+            damaged.write(os.urandom(part.stat().st_size))
+    text = (root / "refs.bib").read_text(encoding="utf-8")
+    for version, title in enumerate(("Gravity waves from somewhere", "Gravity waves, again"), 1):
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=(root / "refs.bib").as_uri(),
+                    language_id="bibtex",
+                    version=version,
+                    text=text.replace("Gravity waves from nowhere", title),
+                )
+            )
+        )
+        client.text_document_did_save(
+            types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=(root / "refs.bib").as_uri())
+            )
+        )
+        # the entry is looked up again, past the cache it cannot read
+        await wait_for(lambda v=version: replay.requests_to(fake) >= asked + v, timeout=60)
+    await wait_for(lambda: _verified(client, root), timeout=60)
+    said = [m for m in client.messages if "cache" in m.message]
+    assert len(said) == 1, [m.message for m in client.messages]
+    assert said[0].type == types.MessageType.Warning
+    assert str(tmp_path / "cache") in said[0].message
+    assert "without it" in said[0].message

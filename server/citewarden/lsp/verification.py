@@ -52,6 +52,7 @@ from citewarden.lsp.verify_state import (
 )
 from citewarden.lsp.wire import notify
 from citewarden.model import Entry, Verdict
+from citewarden.safe_text import visible
 from citewarden.settings import Settings, VerifySettings
 
 log = logging.getLogger(__name__)
@@ -159,8 +160,23 @@ class VerificationService(VerificationQueue):
             self._tell(self._verifier.notices)
             return self._verifier
 
+    def _tell_cache_trouble(self) -> None:
+        """Show the first failure of the cache in use, once (look-ups go on without it)."""
+        trouble = getattr(self._store(), "trouble", None)
+        if trouble:
+            self._tell([trouble])
+
+    def _store(self) -> Any:
+        """The verifier's cache, None when it has none."""
+        verifier = self._verifier
+        for source in getattr(verifier, "sources", {}).values() if verifier else ():
+            store = getattr(source, "cache", None)
+            if store is not None:
+                return store
+        return None
+
     def _tell(self, notices: Sequence[str]) -> None:
-        """Show each notice (a rebuilt or unusable cache) once."""
+        """Show each notice (a rebuilt, unusable or failing cache) once, escaped."""
         from lsprotocol import types
 
         for notice in notices:
@@ -170,7 +186,7 @@ class VerificationService(VerificationQueue):
             with contextlib.suppress(Exception):
                 self.session.server.window_show_message(
                     types.ShowMessageParams(
-                        type=types.MessageType.Warning, message=f"citewarden: {notice}"
+                        type=types.MessageType.Warning, message=f"citewarden: {visible(notice)}"
                     )
                 )
 
@@ -280,15 +296,9 @@ class VerificationService(VerificationQueue):
         self.cancel_all()
         from citewarden import cache as disk_cache
 
-        verifier = self._verifier
-        removed = 0
-        for source in getattr(verifier, "sources", {}).values() if verifier else ():
-            store = getattr(source, "cache", None)
-            if store is not None:
-                removed = await asyncio.to_thread(store.clear)
-                break
-        else:
-            removed = await asyncio.to_thread(disk_cache.clear)
+        store = self._store()
+        clear = store.clear if store is not None else disk_cache.clear
+        removed = await asyncio.to_thread(clear)
         self.verdicts.clear()
         self.generation += 1
         self.request_republish()

@@ -62,6 +62,7 @@ class VerificationQueue(VerificationScope):
         def status(self) -> dict[str, Any]: ...
         def send_status(self, force: bool = False) -> None: ...
         def request_republish(self) -> None: ...
+        def _tell_cache_trouble(self) -> None: ...
 
     # -- running ------------------------------------------------------------------------------
     async def verify(
@@ -206,6 +207,7 @@ class VerificationQueue(VerificationScope):
             raise
         finally:
             self._running.pop(job.fp, None)
+        self._tell_cache_trouble()
         if task.cancelled():
             self.total = max(self.done, self.total - 1)
             return
