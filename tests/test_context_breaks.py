@@ -934,3 +934,26 @@ def test_a_citation_in_a_link_s_text_leaves_no_space_before_its_punctuation(
     text leaves no space before it, as it leaves none elsewhere, where ``Accuracy by model
     .`` was shown."""
     assert sentence(text, markdown=True) == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("We use \\eg deep nets \\cite{a}. Next.", "We use e.g. deep nets."),
+        ("Smith \\etal~\\cite{a} showed it. Next.", "Smith et al. showed it."),
+        ("Smith \\etal. showed it \\cite{a}. Next.", "Smith et al. showed it."),
+        ("Nets, CNNs, \\etc. are used \\cite{a}. Next.", "Nets, CNNs, etc. are used."),
+        ("Compare A \\vs B \\wrt speed \\cite{a}. Next.", "Compare A vs. B w.r.t. speed."),
+        (
+            "\\newcommand{\\eg}{for example}We use \\eg nets \\cite{a}. Next.",
+            "We use for example nets.",
+        ),
+    ],
+)
+def test_a_conference_style_s_abbreviation_commands_read_as_their_words(
+    text: str, shown: str
+) -> None:
+    """cvpr.sty's ``\\eg``, ``\\etal``, ``\\etc`` ... that the project does not define read
+    as the abbreviation they typeset, one full stop each, and end no sentence, where they
+    were left out (``We use deep nets``) and ``\\etal.`` ended the sentence."""
+    assert sentence(text) == shown

@@ -81,6 +81,12 @@ ABBREVIATIONS = frozenset(
         "z.b",
         "u.s",
         "u.k",
+        # conference styles' abbreviation commands (``\\etal.``, ``\\eg.``) and their words
+        "etal",
+        "eg",
+        "ie",
+        "wrt",
+        "aka",
     ]
 )
 

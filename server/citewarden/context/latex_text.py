@@ -313,6 +313,26 @@ _WORDS = {
     "textasciitilde": "~",
 }
 _WORD_COMMAND = re.compile(r"\\(" + "|".join(_WORDS) + r")(?![A-Za-z@])(?:\{\})?")
+#: The abbreviations conference styles define as commands (cvpr.sty's, iccv.sty's, eccv.sty's
+#: ``\\eg``, ``\\etal`` ...), read when the project does not define them: each ends with one
+#: full stop, a full stop written after it taken in (``\\etc.``, as their ``\\onedot``).
+_ABBREVIATED = {
+    "eg": "e.g.",
+    "Eg": "E.g.",
+    "ie": "i.e.",
+    "Ie": "I.e.",
+    "etal": "et al.",
+    "cf": "cf.",
+    "Cf": "Cf.",
+    "etc": "etc.",
+    "wrt": "w.r.t.",
+    "vs": "vs.",
+    "dof": "d.o.f.",
+    "aka": "a.k.a.",
+}
+_ABBREVIATION_COMMAND = re.compile(
+    r"\\(" + "|".join(_ABBREVIATED) + r")(?![A-Za-z@])(?:\{\})?(?:\\@)?\.?"
+)
 #: csquotes' ``\\enquote{text}`` (``\\enquote*``: the inner quotation marks)
 _ENQUOTE = re.compile(r"\\enquote(?![A-Za-z@])(\*?)\s*\{((?:[^{}]|\{[^{}]{0,200}\}){0,500})\}")
 #: a piece of math reads :data:`MATH_SHOWN`, a reference :data:`REF_SHOWN` (MATH_STOP is read
@@ -368,6 +388,7 @@ def latex_plain(text: str) -> str:
         text = _ENQUOTE.sub(_quoted, text)
     if "\\" in text:
         text = _WORD_COMMAND.sub(lambda m: _WORDS[m.group(1)], text)
+        text = _ABBREVIATION_COMMAND.sub(lambda m: _ABBREVIATED[m.group(1)], text)
     text = _COMMAND.sub(_no_command, text)
     text = re.sub(r"(?<!\\)&", " ", text)  # a table's cell or an alignment point
     text = re.sub(r"\\([%&_#$])", r"\1", text)
