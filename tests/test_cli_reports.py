@@ -920,6 +920,9 @@ def test_the_report_is_never_written_through_a_link_at_the_output_path(
     assert (tmp_path / "victim.txt").read_text(encoding="utf-8") == "mine\n"
     assert not (tmp_path / "missing.txt").exists()
     assert os.readlink(tmp_path / "report.html") == link
+    # said before anything is read or verified, where a run of minutes came first
+    code, _, again = run(["check", "nothing.tex", "-o", "report.html"], capsys)
+    assert (code, again) == (2, err)
 
 
 def test_a_report_to_dev_stdout_is_written_through_its_link(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ import stat
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from types import TracebackType
 from typing import Any, NoReturn, TextIO
@@ -685,6 +685,8 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     _check_fix_options(args, settings)
     if args.output is not None:
         _refuse_read_file_as_output(args.output, _files_read(given, args, settings, cwd), cwd)
+        with suppress(OSError):  # (a link refused before the run, not after it; else at the write)
+            _output_way(Path(args.output))
     try:
         audit = run_audit(
             args.paths,
@@ -908,11 +910,21 @@ def _write(output: Iterable[str], target: str | None, utf8: bool = False) -> Non
 
 def _replace_file(path: Path, data: Iterable[bytes]) -> None:
     """Write ``data``'s pieces as ``path`` whole or not at all: a temporary file beside it,
-    renamed over it, so that a run that fails keeps the earlier report.  A FIFO, a device and
-    a name the system gives an open file (``/dev/fd/3``) are written as they are
-    (:func:`_write_as_is`).  A symbolic link to a file (or to none) is refused, as the
-    backups of --fix never write through one: a link planted where a report goes (a cloned
-    repository) would have the report replace one of the user's files."""
+    renamed over it, so that a run that fails keeps the earlier report; or as it is
+    (:func:`_output_way`)."""
+    as_is, regular = _output_way(path)
+    if as_is:
+        _write_as_is(path, data, append=regular)
+    else:
+        replace_whole(path, data)
+
+
+def _output_way(path: Path) -> tuple[bool, bool]:
+    """Whether the report is written into ``path`` as it is (a FIFO, a device, a name the
+    system gives an open file: ``/dev/fd/3``), and whether ``path`` is a regular file (or
+    none).  A symbolic link to a file (or to none) is refused, as the backups of --fix
+    never write through one: a link planted where a report goes (a cloned repository)
+    would have the report replace one of the user's files."""
     linked, regular = False, True
     try:
         linked = stat.S_ISLNK(os.lstat(path).st_mode)
@@ -925,10 +937,7 @@ def _replace_file(path: Path, data: Iterable[bytes]) -> None:
             f"--output {path} is a symbolic link; the report is not written through it "
             "(give the file it names, or remove the link)"
         )
-    if system or not regular:
-        _write_as_is(path, data, append=regular)
-    else:
-        replace_whole(path, data)
+    return system or not regular, regular
 
 
 def _system_name(path: Path) -> bool:
