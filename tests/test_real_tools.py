@@ -1365,3 +1365,24 @@ def test_a_bibliography_named_with_spaces_is_the_file_latex_writes(
     tools = run_latex(tmp_path, "main.tex", backend)
     assert tools.dangling == ({"spaced"} if backend == "bibtex" else {"joined"})
     assert citewarden_answer([tmp_path / "main.tex"]).dangling == tools.dangling
+
+
+def test_jurabibs_citefield_cites_its_second_argument(tmp_path: Path) -> None:
+    """jurabib's ``\\citefield[pages]{field}{keys}`` names the field first (biblatex's
+    ``\\citefield{key}{field}`` the key): in the file loading it and in a file it includes."""
+    _require_tools()
+    files = {
+        "refs.bib": "".join(f"@book{{{k}, author={{A {k}}}, title={{T}}}}\n" for k in "abc"),
+        "main.tex": "\\documentclass{article}\n\\usepackage{jurabib}\n\\begin{document}\n"
+        "\\citefield{title}{a}\n\\input{ch}\n\\bibliographystyle{jurabib}\n"
+        "\\bibliography{refs}\n\\end{document}\n",
+        "ch.tex": "\\citefield[12]{author}{b}\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    run_latex(tmp_path, "main.tex", "bibtex")
+    aux = (tmp_path / "main.aux").read_text(errors="replace")
+    cited = set(re.findall(r"\\citation\{([^}]*)\}", aux))
+    assert cited == {"a", "b"}
+    ours = citewarden_answer([tmp_path / "main.tex"])
+    assert (ours.dangling, ours.orphans) == (set(), {"c"})

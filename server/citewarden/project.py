@@ -758,6 +758,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         parsed.chapterbib,
         parsed.text_macros,
         parsed.macro_keys,
+        parsed.jurabib,
         parsed.verbatim_envs,
         parsed.resource_labels,
         parsed.input_path,

@@ -289,9 +289,22 @@ class ProjectGraph(LinkResolver):
         for book in self._book_projects(documents):
             projects.append(book)
             in_books.update(book.documents)
-        for path in documents:
-            if is_markdown(path) and path not in in_books and self.document(path) is not None:
-                projects.append(self._markdown_project(path))
+        markdown = [
+            self._markdown_project(path)
+            for path in documents
+            if is_markdown(path) and path not in in_books and self.document(path) is not None
+        ]
+        # a file a Quarto document includes is part of that document's project, not a root
+        includers: dict[Path, set[Path]] = {}
+        for project in markdown:
+            for child in project.documents[1:]:
+                includers.setdefault(child, set()).add(project.root)
+        projects.extend(
+            project
+            for project in markdown
+            # (one that includes its includer back is kept: Quarto stops at either)
+            if not any(r not in project.documents for r in includers.get(project.root, ()))
+        )
         self._pass_on_strings(projects)
         self._pass_on_dialects(projects)
         return projects
@@ -1012,7 +1025,8 @@ class ProjectGraph(LinkResolver):
         missing: list[MissingLink] = []
         unresolved: list[MissingLink] = []
         used_metadata: list[Path] = []
-        for source in [*metadata, path]:
+        included = self._quarto_includes(path, metadata, missing)
+        for source in [*metadata, path, *included]:
             doc = self.document(source)
             if doc is None:
                 continue
@@ -1036,13 +1050,51 @@ class ProjectGraph(LinkResolver):
         return Project(
             root=path,
             kind=DocumentKind.MARKDOWN,
-            documents=(path,),
+            documents=(path, *included),
             bibliographies=tuple(bibs),
             metadata=tuple(used_metadata),
             missing=tuple(missing),
             unresolved=tuple(unresolved),
             pandoc_version=self._pandoc_version([path], metadata),
         )
+
+    def _quarto_includes(
+        self, path: Path, metadata: list[Path], missing: list[MissingLink]
+    ) -> list[Path]:
+        """The files the ``{{< include >}}`` shortcodes of the Quarto document ``path`` (a
+        .qmd, or any in a Quarto project: ``metadata`` holds a ``_quarto.yml``) bring in,
+        and those of theirs, in order; each named relative to the file naming it (``/``:
+        to the project's folder).  One that is not there is a ``missing`` link."""
+        quartos = [m for m in metadata if m.name.startswith("_quarto")]
+        if path.suffix.lower() != ".qmd" and not quartos:
+            return []
+        top = quartos[-1].parent if quartos else path.parent
+        seen = {path}
+        found: list[Path] = []
+        stack = [path]
+        while stack:
+            source = stack.pop()
+            doc = self.document(source)
+            if doc is None:
+                continue
+            children = []
+            for link in doc.links:
+                if link.kind is not LinkKind.INCLUDE:
+                    continue
+                target = link.target
+                base = top if target.startswith("/") else source.parent
+                child = normalize_path(base / target.lstrip("/"))
+                if not self.exists(child) or not is_markdown(child):
+                    if not self.exists(child):
+                        missing.append(MissingLink(source, link, target))
+                    continue
+                if child not in seen:
+                    seen.add(child)
+                    self._known.setdefault(child, None)
+                    children.append(child)
+            found.extend(children)
+            stack.extend(reversed(children))
+        return found
 
     def _pandoc_version(self, documents: list[Path], metadata: list[Path]) -> Version | None:
         """The version of the pandoc that reads a Markdown project: the setting's, else the
@@ -1057,7 +1109,7 @@ class ProjectGraph(LinkResolver):
 def _defines_for_others(doc: ParsedDocument) -> bool:
     """The document defines what the project's other files inherit (:class:`LatexContext`):
     citation macros, flags, verbatim-like environments, resource labels, short verbatim,
-    multibib lists."""
+    multibib lists, jurabib's reading of ``\\citefield``."""
     return bool(
         doc.citation_macros
         or doc.flags
@@ -1066,6 +1118,7 @@ def _defines_for_others(doc: ParsedDocument) -> bool:
         or doc.short_verbs
         or doc.plain_cite
         or doc.newcites
+        or doc.jurabib
     )
 
 

@@ -130,6 +130,9 @@ class LatexContext:
     #: the plain-text macros of the project's files defined one way only, (name, body):
     #: a citation key written with them is cited expanded (``\\cite{\\mainref}``)
     text_macros: tuple[tuple[str, str], ...] = ()
+    #: a file of the project loads jurabib, whose ``\\citefield[..]{field}{keys}`` cites
+    #: its second argument
+    jurabib: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +260,8 @@ class ParsedDocument:
     #: the macros a citation key of the file is written with (``\\cite{\\mainref}``):
     #: LaTeX writes the key expanded, so the project's :attr:`text_macros` apply to it
     macro_keys: tuple[str, ...] = ()
+    #: loads jurabib (its ``\\citefield`` names the field first, then the keys)
+    jurabib: bool = False
     #: multibib's ``\\newcites`` suffixes: ``\\citesw`` cites for the bibliography of
     #: ``\\bibliographysw``, which BibTeX makes from ``sw.aux``
     newcites: tuple[str, ...] = ()

@@ -101,6 +101,7 @@ from citewarden.parsing.latex_args import (
     _split_keys,
     _trimmed,
     _volcite_groups,
+    past_group,
     plain_key_bracket,
 )
 from citewarden.parsing.latex_commands import (
@@ -380,6 +381,8 @@ def parse_latex(
     nocite_now: str | None = context.lost_nocite or None
     nocite_now_at = -1
     cite_trims = False  # loads a package that trims citation keys
+    own_jurabib = False  # loads jurabib
+    jurabib = context.jurabib  # it or the project: \citefield[..]{field}{keys}
     loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands
     # how the packages loaded read braces in citation keys: this file's own, else its
@@ -521,6 +524,8 @@ def parse_latex(
                 # \nocite*{f} of any package but bibunits (and biblatex) that keeps it
                 nocite_all = _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
                 continue
+            if jurabib and name == "citefield":
+                pos = past_group(text, pos)  # jurabib's: the field, then the keys
             simple = _SIMPLE_CITE_ARGS.match(text, pos) if role in _SINGLE else None
             if simple is not None:
                 end = simple.end()
@@ -632,6 +637,8 @@ def parse_latex(
             plain_packages = plain_packages and packages <= latex_static.PLAIN_CITE_PACKAGES
             cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
             loads_bibunits = loads_bibunits or "bibunits" in packages
+            if "jurabib" in packages:
+                jurabib = own_jurabib = True
             if "biblatex" in packages:
                 braces = own_braces = "biblatex"
             elif own_braces is None and packages & latex_static.TRIMMING:
@@ -715,6 +722,7 @@ def parse_latex(
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(definitions.text_macros),
         macro_keys=tuple(key_macros.used),
+        jurabib=own_jurabib,
         newcites=tuple(dict.fromkeys(definitions.newcites)),
         bib_styles=tuple(styles),
         style_files=tuple(dict.fromkeys(style_files)),

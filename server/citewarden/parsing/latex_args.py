@@ -192,6 +192,21 @@ def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]],
             return groups, i
 
 
+def past_group(text: str, i: int) -> int:
+    """After the optional ``[..]`` and the braced group that follow ``i`` (jurabib's
+    ``\\citefield[pages]{field}``, before its keys); ``i`` when no group follows."""
+    j = _skip(text, i)
+    if j < len(text) and text[j] == "[":
+        k = _close_delimited(text, j)
+        if k < 0:
+            return i
+        j = _skip(text, k)
+    if j < len(text) and text[j] == "{":
+        k = _close_brace(text, j)
+        return k if k >= 0 else i
+    return i
+
+
 def plain_key_bracket(text: str, i: int) -> int:
     """Where LaTeX's own ``\\cite``, which reads one optional argument and then its key
     list as an undelimited argument, reads a ``[`` as the key: a second ``[...]`` after the

@@ -876,7 +876,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     and never set), the fixed-key macros used anywhere, and how the packages read braces in
     citation keys (biblatex before cite), the verbatim-like environments any of them
     defines, the labels of the resources they declare and the plain-text macros they
-    define one way only."""
+    define one way only, and whether one loads jurabib."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
@@ -918,6 +918,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         bibunits=bibunits,
         newcites=newcites,
         text_macros=text_macros,
+        jurabib=any(doc.jurabib for doc, _ in documents),
     )
 
 
@@ -948,6 +949,8 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # biblatex warns of \\cite{*}: the citation of '*' is kept
     if doc.macro_keys and not {n for n, _ in context.text_macros}.isdisjoint(doc.macro_keys):
         return True  # a key written with a macro another file defines
+    if context.jurabib and not doc.jurabib and "citefield" in text:
+        return True  # jurabib's \\citefield names the field first
     if any(f"nocite{suffix}" in text for suffix in context.newcites):
         return True  # \\nocitesw{*} cites the files of another file's list
     if context.lost_nocite and "nocite" in text:
