@@ -1274,6 +1274,60 @@ Not in the book: @zzz.
     assert _findings(ws) == [("methods.qmd", "dangling", "nowhere"), ("refs.bib", "orphan", "c")]
 
 
+def test_a_quarto_document_reads_the_files_it_includes(tmp_path: Path) -> None:
+    """Quarto puts the text of each file an ``{{< include >}}`` shortcode names in its place
+    before pandoc reads the document: its citations are the document's (relative to the
+    file naming it, "/" to the project's folder), it is no document of its own, and one
+    not there is a missing include.  pandoc alone reads the shortcode as text."""
+    write_project(
+        tmp_path,
+        r"""
+--- main.qmd
+---
+bibliography: refs.bib
+---
+Main cites @a.
+
+{{< include _part.qmd >}}
+
+{{< include "sub/_more.qmd" >}}
+
+{{< include _nothere.qmd >}}
+
+```
+{{< include _code.qmd >}}
+```
+--- _part.qmd
+Part cites @b and @ghost.
+--- sub/_more.qmd
+{{< include /_part.qmd >}}
+More cites @c and @d.
+--- _code.qmd
+Code cites @zzz.
+--- plain.md
+---
+bibliography: refs.bib
+---
+Plain cites @a.
+
+{{< include _part.qmd >}}
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+@misc{c, title={C}}
+""",
+    )
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    main = _project(ws, tmp_path, "main.qmd")
+    assert _rel(tmp_path, main.documents) == ["main.qmd", "_part.qmd", "sub/_more.qmd"]
+    assert [m.target for m in main.missing] == ["_nothere.qmd"]
+    roots = sorted(p.root.name for p in ws.projects() if p.kind is DocumentKind.MARKDOWN)
+    assert roots == ["_code.qmd", "main.qmd", "plain.md"]
+    # b and c, cited in the included files only, are no orphans
+    assert _findings(ws) == [("_more.qmd", "dangling", "d"), ("_part.qmd", "dangling", "ghost")]
+
+
 def test_a_projects_documents_are_looked_up_once_while_unchanged_and_afresh_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

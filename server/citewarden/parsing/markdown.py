@@ -26,7 +26,8 @@ the ``]`` that ends a citation group).
 Not read as text: inline code spans (any number of backticks), fenced (```` ``` ```` and
 ``~~~``) and indented code blocks, HTML comments, HTML tags and the content of ``<pre>``,
 ``<script>``, ``<style>`` and ``<textarea>`` elements, autolinks ``<...>``, link destinations
-``](...)``, backslash escapes, Quarto shortcodes ``{{< ... >}}``, pandoc example-list labels
+``](...)``, backslash escapes, Quarto shortcodes ``{{< ... >}}`` (an ``{{< include file >}}`` alone on its line is
+an include link, which a Quarto project follows), pandoc example-list labels
 (``(@good)``, ``@good.``, ``@good)`` starting a block) and references to them, footnote
 references ``[^@x]``, footnotes no note reference names outside the footnotes (pandoc drops
 them, and all but the last definition of a label), a braced key holding the ``]`` that ends the bracket around it
@@ -57,6 +58,7 @@ from citewarden.model import (
     Entry,
     Finding,
     Link,
+    LinkKind,
     Location,
     ParsedDocument,
     Span,
@@ -133,19 +135,47 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
             command, command_span = "in-text", Span(p.start + p.dash, p.end)
         citations.append(Citation(p.key, p.span, command, command_span, CitationKind.CITE))
     citations.sort(key=lambda c: c.span.start)
+    includes = quarto_includes(text, blocks.skip) if "include" in text else []
     unread = [_unread_bibliography(path, link, dialect) for link in links]
     stops = [problem for problem in unread if problem is not None]
     return ParsedDocument(
         path=path,
         kind=DocumentKind.MARKDOWN,
         citations=tuple(citations),
-        links=tuple(link for link, problem in zip(links, unread, strict=True) if problem is None),
+        links=(
+            *(link for link, problem in zip(links, unread, strict=True) if problem is None),
+            *includes,
+        ),
         nocite_all=nocite_all,
         bibitems=tuple(references),
         suppressed_lines=frozenset(scan.suppressed),
         problems=(*problems, *stops),
         failed=bool(stops),
     )
+
+
+#: a Quarto ``{{< include file >}}`` shortcode alone on its line
+_INCLUDE = re.compile(
+    r"^[ \t]*+\{\{<[ \t]++include[ \t]++"
+    r"(?:\"([^\"\n]++)\"|'([^'\n]++)'|([^\s\"']\S*?))[ \t]*+>\}\}[ \t]*+\r?$",
+    re.M,
+)
+
+
+def quarto_includes(text: str, skip: list[tuple[int, int]]) -> list[Link]:
+    """The files the ``{{< include file >}}`` shortcodes of ``text`` name, each alone on its
+    line outside the ``skip`` regions (code, comments): Quarto puts the file's text there
+    before pandoc reads the document (a ``.qmd`` document, or any in a Quarto project:
+    :class:`~citewarden.project_graph.ProjectGraph` follows them there only)."""
+    found = []
+    starts = [start for start, _ in skip]
+    for m in _INCLUDE.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        if k >= 0 and m.start() < skip[k][1]:
+            continue
+        g = next(g for g in (1, 2, 3) if m.group(g) is not None)
+        found.append(Link(LinkKind.INCLUDE, m.group(g), Span(m.start(g), m.end(g)), "include"))
+    return found
 
 
 def _not_replaced(citations: list[Citation], replaced: list[Span]) -> list[Citation]:
