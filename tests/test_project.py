@@ -28,6 +28,14 @@ def _project(ws: Workspace, root: Path, name: str):  # type: ignore[no-untyped-d
     return matches[0]
 
 
+def _folder(tmp_path: Path, layout: str) -> Workspace:
+    """A workspace of the folder ``tmp_path`` that ``layout`` is written into."""
+    write_project(tmp_path, layout)
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    return ws
+
+
 def _written(tmp_path: Path, layout: str, root: str = "main.tex"):  # type: ignore[no-untyped-def]
     """The workspace of the files ``layout`` writes (see :func:`write_project`), with
     ``root`` opened, and the project of ``root``."""
@@ -1231,7 +1239,7 @@ See [@c].
 
 
 def test_a_quarto_book_is_one_project_in_chapter_order(tmp_path: Path) -> None:
-    write_project(
+    ws = _folder(
         tmp_path,
         r"""
 --- _quarto.yml
@@ -1265,8 +1273,6 @@ Not in the book: @zzz.
 @misc{c, title={C}}
 """,
     )
-    ws = Workspace(root=tmp_path)
-    ws.add_folder(tmp_path)
     book = _project(ws, tmp_path, "index.qmd")
     assert _rel(tmp_path, book.documents) == ["index.qmd", "chapters/methods.qmd", "appendix.qmd"]
     assert _rel(tmp_path, book.bibliographies) == ["refs.bib"]
@@ -1279,7 +1285,7 @@ def test_a_quarto_document_reads_the_files_it_includes(tmp_path: Path) -> None:
     before pandoc reads the document: its citations are the document's (relative to the
     file naming it, "/" to the project's folder), it is no document of its own, and one
     not there is a missing include.  pandoc alone reads the shortcode as text."""
-    write_project(
+    ws = _folder(
         tmp_path,
         r"""
 --- main.qmd
@@ -1317,8 +1323,6 @@ Plain cites @a.
 @misc{c, title={C}}
 """,
     )
-    ws = Workspace(root=tmp_path)
-    ws.add_folder(tmp_path)
     main = _project(ws, tmp_path, "main.qmd")
     assert _rel(tmp_path, main.documents) == ["main.qmd", "_part.qmd", "sub/_more.qmd"]
     assert [m.target for m in main.missing] == ["_nothere.qmd"]
