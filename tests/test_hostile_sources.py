@@ -27,7 +27,7 @@ from citewarden.verify.normalize import make_entry
 from citewarden.verify.records import Lookup, Outcome, Query
 from citewarden.verify.source_calls import entry_seconds
 from citewarden.verify.sources._common import MAX_TEXTS
-from citewarden.verify.sources.crossref import CrossrefSource, work_from_csl
+from citewarden.verify.sources.crossref import SEARCH_SELECT, CrossrefSource, work_from_csl
 from citewarden.verify.sources.dblp import work_from_dblp
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.pubmed import PubMedSource
@@ -42,7 +42,7 @@ from hostile_server import (
     hostile,
     unverified_reasons,
 )
-from replay import fast_http, recorded
+from replay import fast_http, recorded, recorded_json
 
 __all__ = ["hostile"]
 
@@ -534,6 +534,32 @@ def test_long_venue_names_are_compared_in_one_pass(
     done, _ = check_entry(hostile, tmp_path, "", entry=entry_text)  # killed after 120 s
     entry = _entry_report(done)
     assert entry["status"] in ("verified", "mismatch")
+
+
+@pytest.mark.parametrize(("items", "outcome"), [(1_000, Outcome.FOUND), (1_001, Outcome.FAILED)])
+async def test_a_page_of_more_hits_than_any_request_asks_for_is_no_answer(
+    hostile: HostileServer, items: int, outcome: Outcome
+) -> None:
+    """A real Crossref work list (the fields a search selects) whose 20 items are repeated
+    to more than the 1 000 the largest page asked for holds: no answer of Crossref's, where
+    each of its items was made a record and compared with the entry (5 s for 100 000
+    items under the body cap)."""
+    page = recorded_json("crossref", "test-works__test_works_field_queries.json")
+    selected = set(SEARCH_SELECT.split(","))
+    real = [{k: v for k, v in i.items() if k in selected} for i in page["message"]["items"]]
+    page["message"]["items"] = (real * (items // len(real) + 1))[:items]
+    hostile.route("/crossref/works", Behaviour("ok", body=json.dumps(page).encode()))
+    http = fast_http()
+    source = CrossrefSource(http, hostile.url + "/crossref", mailto="t@example.org")
+    lookup = await source.search(Query("The forecast trap", ("Boettiger",)))
+    await http.aclose()
+    assert lookup.outcome is outcome, lookup.reason
+    if outcome is Outcome.FAILED:
+        assert lookup.reason == (
+            "malformed response: a page of 1001 hits, more than any request asks for"
+        )
+    else:
+        assert len(lookup.records) == items
 
 
 _SIX_AUTHORS = (

@@ -338,15 +338,22 @@ def usable_work(source: str, record: WorkRecord | None) -> Lookup:
 
 #: Why a list of hits none of which can be compared with an entry says nothing.
 UNUSABLE_HITS = "malformed response: hits without a usable record"
+#: The most items a page of results holds: the most any request asks for (Crossref's
+#: notices, ``rows=1000``).  Each is made a record and compared with the entry, on the
+#: event loop: 100 000 small items of a page under the body cap took 5 s.
+MAX_PAGE_ITEMS = 1000
 
 
 def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | None]) -> Lookup:
     """FOUND with the usable records of a list of result items (for :func:`guard`: a
     TypeError when ``items`` is not a list); FAILED when it holds items but no usable
     record (none with a title): the service answered with hits, so the answer is no "no
-    hits", and none of them can be compared."""
+    hits", and none of them can be compared; FAILED too when it holds more items than
+    any page asked for (:data:`MAX_PAGE_ITEMS`): no answer of the service's."""
     if not isinstance(items, list):
         raise TypeError("results")
+    if len(items) > MAX_PAGE_ITEMS:
+        raise OddAnswer(f"a page of {len(items)} hits, more than any request asks for")
     records = convert_all(source, items, convert)
     if items and not records:
         return Lookup.failed(source, UNUSABLE_HITS)
