@@ -994,6 +994,21 @@ def test_a_report_to_a_fifo_no_process_reads_is_refused_at_once(tmp_path: Path) 
     )
 
 
+def test_a_report_to_a_socket_is_refused_as_one_before_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A socket at the output path was opened after the run: 'No such device or address'."""
+    import socket
+
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind("report.json")
+        code, out, err = run(["check", "nothing.tex", "-o", "report.json"], capsys)
+    assert (code, out) == (2, "")
+    assert err == "citewarden: error: --output report.json is a socket; the report is not written\n"
+
+
 #: ``citewarden check -o report.html`` sent SIGTERM once the report's first piece is written.
 _TERMINATED = """
 import os, signal, sys, time

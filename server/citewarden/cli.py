@@ -925,18 +925,20 @@ def _output_way(path: Path) -> tuple[bool, bool]:
     none).  A symbolic link to a file (or to none) is refused, as the backups of --fix
     never write through one: a link planted where a report goes (a cloned repository)
     would have the report replace one of the user's files."""
-    linked, regular = False, True
+    linked, mode = False, stat.S_IFREG
     try:
         linked = stat.S_ISLNK(os.lstat(path).st_mode)
-        regular = stat.S_ISREG(path.stat().st_mode)
+        mode = path.stat().st_mode
     except FileNotFoundError:  # no file, or a link to none
         pass
-    system = _system_name(path)
+    system, regular = _system_name(path), stat.S_ISREG(mode)
     if linked and regular and not system:
         raise UsageError(
             f"--output {path} is a symbolic link; the report is not written through it "
             "(give the file it names, or remove the link)"
         )
+    if stat.S_ISSOCK(mode):  # (opening one fails: 'No such device or address')
+        raise UsageError(f"--output {path} is a socket; the report is not written")
     return system or not regular, regular
 
 
