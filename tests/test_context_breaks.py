@@ -957,3 +957,12 @@ def test_a_conference_style_s_abbreviation_commands_read_as_their_words(
     as the abbreviation they typeset, one full stop each, and end no sentence, where they
     were left out (``We use deep nets``) and ``\\etal.`` ended the sentence."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize("markdown", [False, True])
+def test_math_joined_to_a_word_by_a_hyphen_stays_joined(markdown: bool) -> None:
+    """``$k$-nearest`` reads ``[math]-nearest``, where the space the placeholder takes
+    parted the compound (``[math] -nearest``); a spaced dash stays spaced."""
+    cite = "[@a]" if markdown else "\\cite{a}"
+    text = f"The $k$-nearest search and $x$ - $y$ {cite}. Next."
+    assert sentence(text, markdown) == "The [math]-nearest search and [math] - [math]."

@@ -40,7 +40,13 @@ from citewarden.context.markdown_text import (
     shown,
 )
 from citewarden.context.names import Named
-from citewarden.context.words import AUTHOR_SHOWN, TITLE_SHOWN, YEAR_SHOWN, unshown
+from citewarden.context.words import (
+    AUTHOR_SHOWN,
+    MATH_SHOWN,
+    TITLE_SHOWN,
+    YEAR_SHOWN,
+    unshown,
+)
 from citewarden.model import Citation, CitationKind, DocumentKind, Span
 
 #: How far to look either side of a citation for its sentence's ends (characters).
@@ -289,6 +295,8 @@ _DANGLING = re.compile(
 _DOUBLED = re.compile(r",(?:\s*,)+")
 _POSSESSIVE = re.compile(r"(?:^|\s+)['\u2019]s(?![^\W_])")
 _WORD = re.compile(r"\w")
+#: math and a hyphen before a word, which the space the math's placeholder takes parted
+_MATH_COMPOUND = re.compile(re.escape(MATH_SHOWN) + r" -(?=[^\W_])")
 #: a mark that ends a clause after white space, before white space or the text's end
 _SPACED_STOP = re.compile(r"\s+([,.;:!?])(?=\s|\Z)")
 
@@ -309,6 +317,8 @@ def _plain(raw: str, kind: DocumentKind, macros: Macros | None = None) -> str:
     if MATH_STOP in text:  # displayed math's full stop: the sentence's end, or nothing
         text = text.replace(MATH_STOP, " ") + ("." if text.rstrip()[-1] == MATH_STOP else "")
     text = _SPACE.sub(" ", text).strip()
+    if f"{MATH_SHOWN} -" in text:  # ``$k$-nearest``: a compound, no dash (``$x$ - $y$``)
+        text = _MATH_COMPOUND.sub(f"{MATH_SHOWN}-", text)
     # what a blanked citation leaves: a bracket or parenthesis holding only separators and a
     # prefix (``(e.g., \\cite{a})``, ``[@a;; @b]``), a possessive after it (``@a's paper``)
     text = _EMPTY_GROUP.sub("", text)
