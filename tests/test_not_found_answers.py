@@ -58,12 +58,17 @@ S2_AUTHOR_404 = recorded("semanticscholar", "test_not_found__01.json")
 #: DataCite's recorded 404 for a DOI it does not hold (a JSON:API error document).
 DATACITE_404 = recorded("datacite", "get_datacite_metadata__DOI_not_found__01.json")
 
+#: HCP Terraform's API answer for a resource it does not hold, as its documentation and
+#: clients give it: a JSON:API error document like DataCite's, of another service.
+JSON_API_404 = b'{"errors":[{"status":"404","title":"not found"}]}'
+
 BODIES = {
     "html": (HTML_PAGE, "text/html;charset=utf-8"),
     "crossref": (CROSSREF_404, "text/plain"),
     "s2": (S2_404, "application/json"),
     "s2_author": (S2_AUTHOR_404, "application/json"),
     "datacite": (DATACITE_404, "application/json; charset=utf-8"),
+    "json_api": (JSON_API_404, "application/vnd.api+json"),
 }
 
 Ask = Callable[[HttpClient, ReplayServer], Awaitable[Lookup]]
@@ -134,6 +139,7 @@ CASES = [
     ("datacite", _datacite("10.5555/cw-404-own"), "datacite", Outcome.NOT_FOUND),
     ("datacite", _datacite("10.5555/cw-404-html"), "html", Outcome.FAILED),
     ("datacite", _datacite("10.5555/cw-404-crossref"), "crossref", Outcome.FAILED),
+    ("datacite", _datacite("10.5555/cw-404-json-api"), "json_api", Outcome.FAILED),
     ("openalex", _openalex("10.5555/cw-404-html"), "html", Outcome.FAILED),
     ("openalex", _openalex("10.5555/cw-404-crossref"), "crossref", Outcome.FAILED),
     # a JSON object with an ``error`` string, as many APIs answer at an address they do not

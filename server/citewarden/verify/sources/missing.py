@@ -14,7 +14,8 @@ answers, as the real recordings in tests/data/api show them:
   (``/paper/search/match``), ``{"error": "Title match not found"}``, as its documentation
   gives it (no recording of it exists).
 * DataCite (``/dois/{doi}``): a JSON:API error document, ``{"errors": [{"status": "404",
-  "title": "The resource you are looking for doesn't exist."}]}``.
+  "title": "The resource you are looking for doesn't exist."}]}``, that title included (any
+  JSON:API server's 404 is such a document).
 * OpenAlex (``/works/doi:{doi}``, ``/sources/issn:{issn}``): none.  Its server answers a
   work or source it does not hold with its web framework's stock 404, the one it also answers
   at any address it does not serve, as does any server of its kind (and a JSON object with an
@@ -125,12 +126,20 @@ def _semantic_scholar_match(reply: Reply) -> bool:
     return _s2_error(reply) == "Title match not found"
 
 
+#: DataCite's ``title`` of the error of a DOI it does not hold (a JSON:API error document:
+#: any JSON:API server answers a 404 with one, ``{"status": "404", "title": "Not Found"}``).
+_DATACITE_NO_DOI = "The resource you are looking for doesn't exist."
+
+
 def _datacite(reply: Reply) -> bool:
     data = _json_object(reply)
     errors = data.get("errors") if data is not None else None
     if not isinstance(errors, list):
         return False
-    return any(isinstance(e, dict) and str(e.get("status")) == "404" for e in errors)
+    return any(
+        isinstance(e, dict) and e.get("status") == "404" and e.get("title") == _DATACITE_NO_DOI
+        for e in errors
+    )
 
 
 #: doi.org's page for a DOI it does not know (its ``<title>``).
