@@ -15,7 +15,7 @@ from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.parsing.latex import parse_latex
 from citewarden.parsing.markdown import parse_markdown
 from citewarden.report.contexts import context_json
-from test_context_corpus import edit, session_over
+from test_context_corpus import MORE, edit, session_over
 
 BIB = (
     "@article{a, author={Smith, John and Jones, Ann}, year={2020}, title={Deep {Nets}}}\n"
@@ -158,3 +158,44 @@ def test_a_label_that_is_an_entry_s_key_stays_a_citation() -> None:
     doc = parse_markdown(Path("p.qmd"), text)
     got = citing_sentences(text, doc.citations, doc.kind, names=named_works(bib.entries))
     assert got[0] is not None and got[0].shown == "As Ng shows, it fits."
+
+
+async def test_hovers_on_other_citations_keep_each_citation_s_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The works cited near one citation are not those near another: hovering one, another
+    and the first again finds each sentence once, where every hover on another citation
+    dropped the sentences found in the document."""
+    from citewarden.context import sentence as module
+    from citewarden.lsp.context_hover import ContextHover
+
+    session = session_over(tmp_path)
+    main = tmp_path / "main.tex"
+    far = "Filler words go on here. " * 200
+    text = (
+        (tmp_path / "main.tex")
+        .read_text(encoding="utf-8")
+        .replace(
+            "A system \\cite{lamport1994}.",
+            f"As \\citet{{lamport1994}} wrote. {far} A system \\cite{{lamport1994}} as"
+            " \\citet{added} did.",
+        )
+    )
+    edit(session, main, text)
+    bib = tmp_path / "refs.bib"
+    edit(session, bib, bib.read_text(encoding="utf-8") + MORE)
+    calls: list[int | None] = []
+    real = module.citing_sentences
+
+    def counted(*args: object, **kwargs: object) -> object:
+        calls.append(kwargs.get("only"))  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(module, "citing_sentences", counted)
+    hover = ContextHover(session, None)
+    first, second = text.index("\\citet"), text.rindex("\\cite{")
+    for at in (first, second, first):
+        shown = await session.run(lambda at=at: hover.citation_hover(main, at, "lamport1994"))
+        assert shown is not None
+    assert len(calls) == 2
+    await hover.aclose()

@@ -12,7 +12,7 @@ only when the cited work has a title or an abstract to compare.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,12 +80,13 @@ class _DocumentMemo:
     text: str
     #: the words commands of the document's project (read when the sentences were found)
     macros: Macros | None
-    #: what citation commands typeset of the works cited near the citations asked about
-    names: dict[str, Named]
     #: whether the document's project runs pandoc-crossref (a ``_quarto.yml`` may say so)
     crossref: bool
     sentences: dict[int, CitingSentence | None]
     built: dict[int, _Context]
+    #: what the citation commands near each citation asked about typeset of their works
+    #: when its sentence was found (an entry edited since asks for the sentence again)
+    names: dict[int, dict[str, Named]] = field(default_factory=dict)
 
 
 #: Documents whose hover memo is kept (the most recently hovered ones).
@@ -145,7 +146,6 @@ class ContextHover(Feature):
         doc: ParsedDocument,
         text: str,
         macros: Macros | None,
-        names: dict[str, Named],
         crossref: bool,
     ) -> _DocumentMemo:
         memo = self._memo.pop(path, None)
@@ -154,10 +154,9 @@ class ContextHover(Feature):
             or memo.doc is not doc
             or memo.text is not text
             or memo.macros != macros
-            or memo.names != names
             or memo.crossref != crossref
         ):
-            memo = _DocumentMemo(doc, text, macros, names, crossref, {}, {})
+            memo = _DocumentMemo(doc, text, macros, crossref, {}, {})
         self._memo[path] = memo  # the most recent last
         while len(self._memo) > MEMO_DOCUMENTS:
             del self._memo[next(iter(self._memo))]
@@ -195,8 +194,10 @@ class ContextHover(Feature):
         names = self._names(path, doc, at)
         crossref = path in crossref_documents(ws, [path])
         macros = project_macros(ws, path, doc)
-        memo = self._document_memo(path, doc, text, macros, names, crossref)
-        if at not in memo.sentences:
+        memo = self._document_memo(path, doc, text, macros, crossref)
+        if at not in memo.sentences or memo.names.get(at) != names:
+            memo.names[at] = names
+            memo.built.pop(at, None)
             memo.sentences[at] = citing_sentences(
                 text,
                 doc.citations,
