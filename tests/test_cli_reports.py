@@ -900,12 +900,13 @@ def test_a_report_written_over_a_file_keeps_its_permissions(
     assert stat.S_IMODE(report.stat().st_mode) == mode
 
 
-@pytest.mark.parametrize("link", ["victim.txt", "missing.txt"])
+@pytest.mark.parametrize("link", ["victim.txt", "missing.txt", "/dev/null"])
 def test_the_report_is_never_written_through_a_link_at_the_output_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], link: str
 ) -> None:
     """A link planted where the report goes (a cloned repository's report.html) had the
-    report replace the file it named, or create the one a dangling link named."""
+    report replace the file it named, create the one a dangling link named, or write into
+    the device it named (a disk, for root)."""
     make_project(tmp_path)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "victim.txt").write_text("mine\n", encoding="utf-8")

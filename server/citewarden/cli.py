@@ -922,9 +922,9 @@ def _replace_file(path: Path, data: Iterable[bytes]) -> None:
 def _output_way(path: Path) -> tuple[bool, bool]:
     """Whether the report is written into ``path`` as it is (a FIFO, a device, a name the
     system gives an open file: ``/dev/fd/3``), and whether ``path`` is a regular file (or
-    none).  A symbolic link to a file (or to none) is refused, as the backups of --fix
-    never write through one: a link planted where a report goes (a cloned repository)
-    would have the report replace one of the user's files."""
+    none).  A symbolic link is refused (but for those names), as the backups of --fix never
+    write through one: a link planted where a report goes (a cloned repository) would have
+    the report replace one of the user's files, or write over a disk (``/dev/sda``)."""
     linked, mode = False, stat.S_IFREG
     try:
         linked = stat.S_ISLNK(os.lstat(path).st_mode)
@@ -932,7 +932,7 @@ def _output_way(path: Path) -> tuple[bool, bool]:
     except FileNotFoundError:  # no file, or a link to none
         pass
     system, regular = _system_name(path), stat.S_ISREG(mode)
-    if linked and regular and not system:
+    if linked and not system:
         raise UsageError(
             f"--output {path} is a symbolic link; the report is not written through it "
             "(give the file it names, or remove the link)"
