@@ -182,6 +182,19 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\input{ch}\n",
         {"defs.tex": "\\newcommand{\\mainref}{k3}\n", "ch.tex": "\\cite{ \\mainref }\n"},
     ),
+    # a citation command redefined at the top level to write nothing cites nothing after
+    # it, in the file and in those it includes; one redefined in a group, or made \relax
+    # and then defined again, still cites
+    "citation commands redefined to write nothing": (
+        "",
+        "\\makeatletter\\let\\parencite\\@gobble\\makeatother\n"
+        "\\newcommand\\plain[1]{{\\renewcommand\\cite[1]{}#1}}\n\\input{defs}\n",
+        "\\cite{k1}\\parencite{k2}\\footcite{k3}\n\\renewcommand\\cite[1]{}\n\\input{ch}\n",
+        {
+            "defs.tex": "\\let\\footcite\\relax\n\\newcommand\\footcite[1]{\\footnote{#1}\\nocite{#1}}\n",
+            "ch.tex": "\\cite{nokey}\\textcite{k4}\n",
+        },
+    ),
 }
 
 

@@ -107,7 +107,7 @@ CITATION_CASES = {
     "CRLF line endings": "\\cite{⟦a⟧,\r\n  ⟦b⟧}\r\n% \\cite{c}\r\n\\citep\r\n[p.~3]\r\n{⟦d⟧}\r\n",
     "non-ASCII before a key": "Überraschung — 日本語 😀 \\cite{⟦clé⟧} \\cite{⟦Müller2020⟧}",
     "macro definitions are not citations": (
-        r"\newcommand{\mycite}[1]{\cite{#1}} \renewcommand\cite[1]{x}"
+        r"\newcommand{\mycite}[1]{\cite{#1}} \renewcommand\citet[1]{x}"
         r" \def\citex#1{\citep{#1}} \cite{⟦real⟧}"
     ),
     "iffalse blocks": (

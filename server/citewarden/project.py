@@ -759,6 +759,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         parsed.text_macros,
         parsed.macro_keys,
         parsed.jurabib,
+        parsed.silenced,
         parsed.verbatim_envs,
         parsed.resource_labels,
         parsed.input_path,

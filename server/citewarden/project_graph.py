@@ -1025,7 +1025,7 @@ class ProjectGraph(LinkResolver):
         missing: list[MissingLink] = []
         unresolved: list[MissingLink] = []
         used_metadata: list[Path] = []
-        included = self._quarto_includes(path, metadata, missing)
+        included = self._included(path, metadata, missing)
         for source in [*metadata, path, *included]:
             doc = self.document(source)
             if doc is None:
@@ -1058,43 +1058,50 @@ class ProjectGraph(LinkResolver):
             pandoc_version=self._pandoc_version([path], metadata),
         )
 
-    def _quarto_includes(
-        self, path: Path, metadata: list[Path], missing: list[MissingLink]
-    ) -> list[Path]:
+    def _included(self, path: Path, metadata: list[Path], missing: list[MissingLink]) -> list[Path]:
         """The files the ``{{< include >}}`` shortcodes of the Quarto document ``path`` (a
-        .qmd, or any in a Quarto project: ``metadata`` holds a ``_quarto.yml``) bring in,
-        and those of theirs, in order; each named relative to the file naming it (``/``:
-        to the project's folder).  One that is not there is a ``missing`` link."""
+        .qmd, or any in a Quarto project: ``metadata`` holds a ``_quarto.yml``) and the
+        child chunks of an R Markdown or Quarto one (knitr's ``{r, child = "a.Rmd"}``)
+        bring in, and those of theirs; each named relative to the file naming it (an
+        include's ``/``: the project's folder).  One that is not there is a ``missing`` link."""
         quartos = [m for m in metadata if m.name.startswith("_quarto")]
-        if path.suffix.lower() != ".qmd" and not quartos:
+        follow = set()
+        if path.suffix.lower() == ".qmd" or quartos:
+            follow.add("include")
+        if path.suffix.lower() in (".qmd", ".rmd"):
+            follow.add("child")
+        if not follow:
             return []
         top = quartos[-1].parent if quartos else path.parent
         seen = {path}
         found: list[Path] = []
-        stack = [path]
-        while stack:
-            source = stack.pop()
-            doc = self.document(source)
-            if doc is None:
+        stack = [(path, iter(self._include_links(path, follow)))]
+        while stack:  # depth first, in document order
+            source, links = stack[-1]
+            link = next(links, None)
+            if link is None:
+                stack.pop()
                 continue
-            children = []
-            for link in doc.links:
-                if link.kind is not LinkKind.INCLUDE:
-                    continue
-                target = link.target
-                base = top if target.startswith("/") else source.parent
-                child = normalize_path(base / target.lstrip("/"))
-                if not self.exists(child) or not is_markdown(child):
-                    if not self.exists(child):
-                        missing.append(MissingLink(source, link, target))
-                    continue
-                if child not in seen:
-                    seen.add(child)
-                    self._known.setdefault(child, None)
-                    children.append(child)
-            found.extend(children)
-            stack.extend(reversed(children))
+            target = link.target
+            if target.startswith("/") and link.command == "include":
+                child = normalize_path(top / target.lstrip("/"))
+            else:  # (an absolute child path is the file system's)
+                child = normalize_path(source.parent / target)
+            if not self.exists(child):
+                missing.append(MissingLink(source, link, target))
+            elif is_markdown(child) and child not in seen:
+                seen.add(child)
+                self._known.setdefault(child, None)
+                found.append(child)
+                stack.append((child, iter(self._include_links(child, follow))))
         return found
+
+    def _include_links(self, path: Path, commands: set[str]) -> list[Link]:
+        """The include links of the Markdown document ``path`` made by ``commands``."""
+        doc = self.document(path)
+        if doc is None:
+            return []
+        return [lk for lk in doc.links if lk.kind is LinkKind.INCLUDE and lk.command in commands]
 
     def _pandoc_version(self, documents: list[Path], metadata: list[Path]) -> Version | None:
         """The version of the pandoc that reads a Markdown project: the setting's, else the
@@ -1109,7 +1116,7 @@ class ProjectGraph(LinkResolver):
 def _defines_for_others(doc: ParsedDocument) -> bool:
     """The document defines what the project's other files inherit (:class:`LatexContext`):
     citation macros, flags, verbatim-like environments, resource labels, short verbatim,
-    multibib lists, jurabib's reading of ``\\citefield``."""
+    multibib lists, jurabib's reading of ``\\citefield``, citation commands silenced."""
     return bool(
         doc.citation_macros
         or doc.flags
@@ -1119,6 +1126,7 @@ def _defines_for_others(doc: ParsedDocument) -> bool:
         or doc.plain_cite
         or doc.newcites
         or doc.jurabib
+        or doc.silenced
     )
 
 

@@ -133,6 +133,9 @@ class LatexContext:
     #: a file of the project loads jurabib, whose ``\\citefield[..]{field}{keys}`` cites
     #: its second argument
     jurabib: bool = False
+    #: citation commands a file of the project redefines at its top level to write
+    #: nothing (``\\renewcommand\\cite[1]{}``), each with that file's path
+    silenced: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +265,9 @@ class ParsedDocument:
     macro_keys: tuple[str, ...] = ()
     #: loads jurabib (its ``\\citefield`` names the field first, then the keys)
     jurabib: bool = False
+    #: the citation commands the file redefines at its top level to write nothing
+    #: (``\\renewcommand\\cite[1]{}``, ``\\let\\nocite\\@gobble``): they cite nothing after it
+    silenced: tuple[str, ...] = ()
     #: multibib's ``\\newcites`` suffixes: ``\\citesw`` cites for the bibliography of
     #: ``\\bibliographysw``, which BibTeX makes from ``sw.aux``
     newcites: tuple[str, ...] = ()

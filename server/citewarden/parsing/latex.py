@@ -383,6 +383,10 @@ def parse_latex(
     cite_trims = False  # loads a package that trims citation keys
     own_jurabib = False  # loads jurabib
     jurabib = context.jurabib  # it or the project: \citefield[..]{field}{keys}
+    # citation commands redefined to write nothing: the file's own from there on
+    silenced = {name for name, at in context.silenced if at != str(path)}
+    own_silenced: dict[str, None] = {}
+    silencing_top: latex_static.TopLevel | None = None
     loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands
     # how the packages loaded read braces in citation keys: this file's own, else its
@@ -430,6 +434,17 @@ def parse_latex(
         role = roles.get(name)
         if role is None:
             continue  # a name the scanner matched past its table's nesting
+        if role == _DEFINE and (redefinition := latex_static.redefined(text, start)) is not None:
+            gone, silences = redefinition
+            silencing_top = silencing_top or latex_static.TopLevel(text)
+            if (silences and gone not in tables.citing) or not silencing_top.at(start):
+                pass  # not a citation command, or in a hook, a group or a conditional
+            elif silences:
+                silenced.add(gone)
+                own_silenced[gone] = None
+            elif gone in silenced:  # defined again (\let\cite\relax, then \newcommand)
+                silenced.discard(gone)
+                own_silenced.pop(gone, None)
         if role in (_DEFINE, _NEWCITES):
             macros = (
                 []
@@ -479,6 +494,8 @@ def parse_latex(
                 continue
             if order is not None and not order.applies(name, start, links):
                 continue  # used before its definition: TeX stops on an undefined command
+            if name in silenced:
+                continue  # redefined to write nothing
         if role == _MACRO:
             full = name + ("*" if m.group(3) else "")
             groups, end = _macro_groups(text, pos, tables.macros[name])
@@ -723,6 +740,7 @@ def parse_latex(
         text_macros=tuple(definitions.text_macros),
         macro_keys=tuple(key_macros.used),
         jurabib=own_jurabib,
+        silenced=tuple(own_silenced),
         newcites=tuple(dict.fromkeys(definitions.newcites)),
         bib_styles=tuple(styles),
         style_files=tuple(dict.fromkeys(style_files)),

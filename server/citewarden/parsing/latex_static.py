@@ -322,6 +322,32 @@ def read_text_macro(text: str, start: int) -> tuple[str, str] | None:
     return m.group(1) or m.group(2), m.group(3).strip()
 
 
+#: a redefinition of a command whose body holds no command nor group (``\\renewcommand
+#: \\cite[1]{}``, ``\\def\\cite#1{[#1]}``), or a ``\\let`` to one doing nothing: the
+#: command then writes nothing to the .aux (1-6: the name)
+_SILENCING = re.compile(
+    r"\\(?:renewcommand|DeclareRobustCommand)\*?\s*(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))"
+    r"\s*(?:\[\s*\d\s*\]\s*)?(?:\[[^\]\\{}]*\]\s*)?\{[^\\{}]*\}"
+    r"|\\[gex]?def\s*\\([A-Za-z@]+)(?:#\d)*\s*\{[^\\{}]*\}"
+    r"|\\(?:Renew|Declare)DocumentCommand\s*(?:\{\s*\\([A-Za-z@]+)\s*\}|\\([A-Za-z@]+))"
+    r"\s*\{[^{}]*\}\s*\{[^\\{}]*\}"
+    r"|\\let\s*\\([A-Za-z@]+)\s*(?:=\s*)?\\(?:relax|@gobble|@empty)(?![A-Za-z@])"
+)
+
+
+def redefined(text: str, start: int) -> tuple[str, bool] | None:
+    """The command the definition at ``text[start]`` defines, and whether it then writes
+    nothing (:data:`_SILENCING`); None: no definition read."""
+    m = _SILENCING.match(text, start)
+    if m is not None:
+        return next(g for g in m.groups() if g is not None), True
+    m = _DEFINITION.match(text, start)
+    if m is None:
+        return None
+    name = next((m.group(g) for g in (1, 2, 5, 7, 8, 10, 13, 14) if m.group(g)), None)
+    return None if name is None else (name, False)
+
+
 def is_used(text: str, name: str, start: int = 0, bare: bool = False) -> bool:
     """``\\name`` stands in ``text`` from ``start`` on, outside a comment and not as the
     name a definition defines (``bare``: with no optional argument after it)."""
@@ -876,7 +902,8 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     and never set), the fixed-key macros used anywhere, and how the packages read braces in
     citation keys (biblatex before cite), the verbatim-like environments any of them
     defines, the labels of the resources they declare and the plain-text macros they
-    define one way only, and whether one loads jurabib."""
+    define one way only, whether one loads jurabib, and the citation commands they
+    redefine to write nothing."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
@@ -919,6 +946,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         newcites=newcites,
         text_macros=text_macros,
         jurabib=any(doc.jurabib for doc, _ in documents),
+        silenced=tuple((name, str(doc.path)) for doc, _ in documents for name in doc.silenced),
     )
 
 
@@ -949,6 +977,8 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # biblatex warns of \\cite{*}: the citation of '*' is kept
     if doc.macro_keys and not {n for n, _ in context.text_macros}.isdisjoint(doc.macro_keys):
         return True  # a key written with a macro another file defines
+    if any(name in text for name, at in context.silenced if at != str(doc.path)):
+        return True  # a citation command another file redefines to write nothing
     if context.jurabib and not doc.jurabib and "citefield" in text:
         return True  # jurabib's \\citefield names the field first
     if any(f"nocite{suffix}" in text for suffix in context.newcites):
