@@ -14,6 +14,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -981,6 +982,25 @@ def test_a_report_to_dev_stdout_on_a_file_goes_to_standard_output(tmp_path: Path
     assert done.returncode == 1, done.stderr
     assert json.loads(out.read_bytes())["schema"] == "citewarden-report/1"
     assert os.path.islink("/dev/stdout")
+
+
+def test_a_report_into_a_folder_under_dev_is_written_as_any_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report in /dev/shm (a memory file system) was refused as a name of an open file:
+    'cannot write /dev/shm/...: No such file or directory'."""
+    make_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    folder = Path(tempfile.mkdtemp(dir="/dev/shm"))
+    try:
+        report = folder / "r.json"
+        code, out, err = run(
+            ["check", "main.tex", "--no-verify", "--format", "json", "-o", str(report)], capsys
+        )
+        assert (code, out) == (1, ""), err
+        assert json.loads(report.read_text(encoding="utf-8"))["schema"] == "citewarden-report/1"
+    finally:
+        shutil.rmtree(folder)
 
 
 def test_a_report_to_a_fifo_no_process_reads_is_refused_at_once(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ import errno
 import json
 import logging
 import os
+import re
 import signal
 import stat
 import sys
@@ -942,10 +943,17 @@ def _output_way(path: Path) -> tuple[bool, bool]:
     return system or not regular, regular
 
 
+#: The names the system gives an open file: /dev/stdout, /dev/fd/3, /proc/self/fd/1 ...
+_OPEN_FILE_NAME = re.compile(
+    r"/dev/std(?:in|out|err)|/(?:dev|proc/(?:self|thread-self|\d+))/fd/\d+"
+)
+
+
 def _system_name(path: Path) -> bool:
-    """Whether ``path`` is a name the system gives an open file or a device (``/dev/fd/3``,
-    ``/proc/self/fd/1``): written through as it is, never replaced by a new file."""
-    return Path(os.path.abspath(path)).parts[1:2] in (("dev",), ("proc",))
+    """Whether ``path`` is a name the system gives an open file (:data:`_OPEN_FILE_NAME`): a
+    link written through as it is, never replaced by a new file (a file of /dev/shm is
+    written as any other)."""
+    return _OPEN_FILE_NAME.fullmatch(os.path.abspath(path)) is not None
 
 
 def _write_as_is(path: Path, data: Iterable[bytes], *, append: bool) -> None:
