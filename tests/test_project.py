@@ -1332,6 +1332,61 @@ Plain cites @a.
     assert _findings(ws) == [("_more.qmd", "dangling", "d"), ("_part.qmd", "dangling", "ghost")]
 
 
+def test_an_r_markdown_document_reads_its_child_documents(tmp_path: Path) -> None:
+    """knitr puts the text of each child document a code chunk names (``child = "a.Rmd"``,
+    ``child = c(...)``, relative to the document naming it) in the chunk's place before
+    pandoc reads the document; an indented code block is no chunk, and a Markdown
+    document's pandoc runs no knitr."""
+    ws = _folder(
+        tmp_path,
+        r"""
+--- thesis.Rmd
+---
+bibliography: refs.bib
+---
+Main cites @a.
+
+```{r, child="chapters/_intro.Rmd"}
+```
+
+```{r child = c('_b.Rmd', "_gone.Rmd"), echo=FALSE}
+```
+
+    ```{r, child="_code.Rmd"}
+--- chapters/_intro.Rmd
+Intro cites @b and @ghost.
+
+```{r, child="_deeper.Rmd"}
+```
+--- chapters/_deeper.Rmd
+Deeper cites @c.
+--- _b.Rmd
+B cites @zz.
+--- _code.Rmd
+Code cites @yy.
+--- notes.md
+---
+bibliography: refs.bib
+---
+```{r, child="_b.Rmd"}
+```
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+@misc{c, title={C}}
+""",
+    )
+    thesis = _project(ws, tmp_path, "thesis.Rmd")
+    assert _rel(tmp_path, thesis.documents) == [
+        "thesis.Rmd",
+        "chapters/_intro.Rmd",
+        "chapters/_deeper.Rmd",
+        "_b.Rmd",
+    ]
+    assert [m.target for m in thesis.missing] == ["_gone.Rmd"]
+    assert _findings(ws) == [("_b.Rmd", "dangling", "zz"), ("_intro.Rmd", "dangling", "ghost")]
+
+
 def test_a_projects_documents_are_looked_up_once_while_unchanged_and_afresh_after(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -27,7 +27,8 @@ Not read as text: inline code spans (any number of backticks), fenced (```` ``` 
 ``~~~``) and indented code blocks, HTML comments, HTML tags and the content of ``<pre>``,
 ``<script>``, ``<style>`` and ``<textarea>`` elements, autolinks ``<...>``, link destinations
 ``](...)``, backslash escapes, Quarto shortcodes ``{{< ... >}}`` (an ``{{< include file >}}`` alone on its line is
-an include link, which a Quarto project follows), pandoc example-list labels
+an include link, which a Quarto project follows, as is a knitr chunk's ``child = "a.Rmd"``
+in an R Markdown or Quarto document), pandoc example-list labels
 (``(@good)``, ``@good.``, ``@good)`` starting a block) and references to them, footnote
 references ``[^@x]``, footnotes no note reference names outside the footnotes (pandoc drops
 them, and all but the last definition of a label), a braced key holding the ``]`` that ends the bracket around it
@@ -136,6 +137,9 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         citations.append(Citation(p.key, p.span, command, command_span, CitationKind.CITE))
     citations.sort(key=lambda c: c.span.start)
     includes = quarto_includes(text, blocks.skip) if "include" in text else []
+    if "child" in text:
+        children = knitr_children(text, blocks.skip, blocks.indented)
+        includes = sorted((*includes, *children), key=_at)
     unread = [_unread_bibliography(path, link, dialect) for link in links]
     stops = [problem for problem in unread if problem is not None]
     return ParsedDocument(
@@ -176,6 +180,39 @@ def quarto_includes(text: str, skip: list[tuple[int, int]]) -> list[Link]:
         g = next(g for g in (1, 2, 3) if m.group(g) is not None)
         found.append(Link(LinkKind.INCLUDE, m.group(g), Span(m.start(g), m.end(g)), "include"))
     return found
+
+
+#: a knitr code chunk's fence whose options name child documents (``child = "a.Rmd"``,
+#: ``child = c("a.Rmd", "b.Rmd")``)
+_CHILD_CHUNK = re.compile(
+    r"^[ \t]*+(?:`{3,}+|~{3,}+)[ \t]*+\{[A-Za-z]++[ \t,][^}\n]*?\bchild[ \t]*+=[ \t]*+"
+    r"(c\([^)\n]*+\)|\"[^\"\n]++\"|'[^'\n]++')",
+    re.M,
+)
+_QUOTED = re.compile(r"\"([^\"\n]++)\"|'([^'\n]++)'")
+
+
+def knitr_children(
+    text: str, skip: list[tuple[int, int]], indented: list[tuple[int, int]]
+) -> list[Link]:
+    """The child documents the knitr code chunks of ``text`` name (``{r, child =
+    "part.Rmd"}``), each a fenced code block of the ``skip`` regions, none of the
+    ``indented`` ones: knitr puts each one's text, knitted, in the chunk's place before
+    pandoc reads the document (an R Markdown or Quarto one:
+    :class:`~citewarden.project_graph.ProjectGraph` follows them there only)."""
+    found = []
+    starts = {start for start, _ in skip} - {start for start, _ in indented}
+    for m in _CHILD_CHUNK.finditer(text):
+        if m.start() not in starts:
+            continue  # no fenced code block starts there
+        for q in _QUOTED.finditer(text, m.start(1), m.end(1)):
+            g = 1 if q.group(1) is not None else 2
+            found.append(Link(LinkKind.INCLUDE, q.group(g), Span(q.start(g), q.end(g)), "child"))
+    return found
+
+
+def _at(link: Link) -> int:
+    return link.span.start
 
 
 def _not_replaced(citations: list[Citation], replaced: list[Span]) -> list[Citation]:
