@@ -1280,6 +1280,35 @@ Not in the book: @zzz.
     assert _findings(ws) == [("methods.qmd", "dangling", "nowhere"), ("refs.bib", "orphan", "c")]
 
 
+def test_a_quarto_books_chapters_read_the_files_they_include(tmp_path: Path) -> None:
+    """A chapter's included file is the book's, no document of its own."""
+    ws = _folder(
+        tmp_path,
+        r"""
+--- _quarto.yml
+project:
+  type: book
+book:
+  chapters:
+    - index.qmd
+    - methods.qmd
+bibliography: refs.bib
+--- index.qmd
+Hello [@a].
+--- methods.qmd
+{{< include parts/_design.qmd >}}
+--- parts/_design.qmd
+Design after @b and @nowhere.
+--- refs.bib
+@misc{a, title={A}}
+@misc{b, title={B}}
+""",
+    )
+    book = _project(ws, tmp_path, "index.qmd")
+    assert _rel(tmp_path, book.documents) == ["index.qmd", "methods.qmd", "parts/_design.qmd"]
+    assert _findings(ws) == [("_design.qmd", "dangling", "nowhere")]
+
+
 def test_a_quarto_document_reads_the_files_it_includes(tmp_path: Path) -> None:
     """Quarto puts the text of each file an ``{{< include >}}`` shortcode names in its place
     before pandoc reads the document: its citations are the document's (relative to the

@@ -418,11 +418,14 @@ class ProjectGraph(LinkResolver):
         metadata: dict[Path, None] = {}
         missing: dict[tuple[Path, str], MissingLink] = {}
         unresolved: dict[tuple[Path, int], MissingLink] = {}
+        documents: dict[Path, None] = {}
         for chapter in chapters:
             self._known.setdefault(chapter, None)
+            documents.setdefault(chapter, None)
             if self.document(chapter) is None:
                 continue
             alone = self._markdown_project(chapter)
+            documents.update(dict.fromkeys(alone.documents))  # the files it includes
             bibs.update(dict.fromkeys(alone.bibliographies))
             metadata.update(dict.fromkeys(alone.metadata))
             for m in alone.missing:
@@ -432,7 +435,7 @@ class ProjectGraph(LinkResolver):
         return Project(
             root=chapters[0],
             kind=DocumentKind.MARKDOWN,
-            documents=tuple(chapters),
+            documents=tuple(documents),
             bibliographies=tuple(bibs),
             metadata=tuple(metadata),
             missing=tuple(missing.values()),
