@@ -966,3 +966,10 @@ def test_math_joined_to_a_word_by_a_hyphen_stays_joined(markdown: bool) -> None:
     cite = "[@a]" if markdown else "\\cite{a}"
     text = f"The $k$-nearest search and $x$ - $y$ {cite}. Next."
     assert sentence(text, markdown) == "The [math]-nearest search and [math] - [math]."
+
+
+@pytest.mark.parametrize("layout", ["\\medskip", "\\bigskip{}", "\\newpage", "\\linebreak[3]"])
+def test_a_layout_command_right_after_a_full_stop_lets_it_end_the_sentence(layout: str) -> None:
+    """Spacing and page layout commands set no words: a full stop right before one ends its
+    sentence, where the sentence read on into the next (``We train nets. Next.``)."""
+    assert sentence(f"We train nets \\cite{{a}}.{layout} Next one here.") == "We train nets."

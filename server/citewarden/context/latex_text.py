@@ -42,6 +42,10 @@ _HIDDEN = re.compile(
     r"(?P<comment>%[^\n]*(?:\n(?![ \t\r]*\n))?)"
     r"|(?P<drop>\\(?:url|nolinkurl|path)\s*\{[^{}\n]*\}"
     r"|\\href\s*\{[^{}\n]*\}"
+    # spacing and page layout, which set no words (``shown.\\medskip Next`` ends there)
+    r"|\\(?:smallskip|medskip|bigskip|noindent|indent|hfill|vfill|newpage|clearpage"
+    r"|cleardoublepage|pagebreak|linebreak|nopagebreak|nolinebreak|centering|raggedright"
+    r"|raggedleft|allowbreak)(?![A-Za-z@])(?:\[[0-4]\])?"
     r"|\\verb\*?(?P<delim>[^A-Za-z\s*])[^\n]*?(?P=delim)"
     # listings', minted's and fancyvrb's inline code, as \\verb's
     r"|\\(?:lstinline|mintinline(?:\[[^\]\n]{0,100}\])?\{[^{}\n]{0,50}\}|Verb\*?)(?:\[[^\]\n]{0,100}\])?"
