@@ -236,3 +236,27 @@ def test_a_param_of_another_kind_is_invalid_params(client: RawClient) -> None:
     listed = {"command": "citewarden.verifyEntry", "arguments": ["a"]}
     assert "result" in client.response(client.request("workspace/executeCommand", listed))
     assert "result" in client.hover("main.tex", 0, 7)
+
+
+def test_a_notification_sent_with_an_id_is_taken_and_answered_invalid_request(
+    client: RawClient,
+) -> None:
+    """A didOpen or a $/cancelRequest with an id, as a request is sent: the buffer is
+    opened and the id answered, where the client waited for an answer that never came."""
+    uri = (client.root / "main.tex").as_uri()
+    item = {
+        "uri": uri,
+        "languageId": "latex",
+        "version": 2,
+        "text": "\\cite{zz}\n\\bibliography{refs}\n",
+    }
+    opened = client.request("textDocument/didOpen", {"textDocument": item})
+    cancel = client.request("$/cancelRequest", {"id": 5})
+    for msg_id, method in ((opened, "textDocument/didOpen"), (cancel, "$/cancelRequest")):
+        answer = client.response(msg_id)
+        _assert_invalid_request(answer)
+        assert answer["error"]["message"].startswith(f"{method} is a notification")
+    deadline = time.time() + WAIT
+    while [d["data"]["key"] for d in client.diagnostics(uri)] != ["zz"]:
+        assert time.time() < deadline, "the buffer opened with an id was never checked"
+        client._pump(min(deadline, time.time() + 0.2))

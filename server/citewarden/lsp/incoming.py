@@ -96,6 +96,16 @@ def is_notification(data: dict[str, Any]) -> bool:
     return "jsonrpc" in data and "id" not in data and isinstance(data.get("method"), str)
 
 
+def notification_type(message_type: type | None) -> bool:
+    """Whether ``message_type``, lsprotocol's type of a method, is a notification's (it
+    has no ``id``)."""
+    return (
+        message_type is not None
+        and attrs.has(message_type)
+        and "id" not in attrs.fields_dict(message_type)
+    )
+
+
 def absent_params(message_type: type | None) -> dict[str, Any] | None:
     """The params a notification of ``message_type`` that has none is read with: the empty
     object when the type requires params (``initialized``'s are an empty object), else

@@ -65,6 +65,7 @@ from citewarden.lsp.incoming import (
     absent_params,
     clean_object,
     is_notification,
+    notification_type,
     params_problems,
     request_id,
     shape_error,
@@ -103,6 +104,16 @@ class _InvalidRequest:
 
     id: int | str | None
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class _NotificationWithId:
+    """A notification sent with an id, as a request is: handled as the notification it
+    is, and its id answered with Invalid Request saying so (a client waits for it)."""
+
+    id: int | str
+    method: str
+    message: Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +198,10 @@ class CitewardenProtocol(LanguageServerProtocol):
                 return refused
         if is_notification(data):
             return self._notification(data)
+        if notification_type(self.get_message_type(str(data.get("method", "")))):
+            msg_id = request_id(data.get("id"))
+            read = self._notification({k: v for k, v in data.items() if k != "id"})
+            return read if msg_id is None else _NotificationWithId(msg_id, data["method"], read)
         try:
             return self._structured(data)
         except JsonRpcException as exc:
@@ -265,6 +280,12 @@ class CitewardenProtocol(LanguageServerProtocol):
             return
         if isinstance(message, Refusal):
             self._refuse(message)
+            return
+        if isinstance(message, _NotificationWithId):
+            said = f"{message.method} is a notification, sent without an id: it was taken as one"
+            log.warning("request %s: %s", visible(str(message.id)), said)
+            self._send_response(message.id, error=JsonRpcInvalidRequest(said).to_response_error())
+            self._handle(message.message)
             return
         if isinstance(message, _UnreadNotification):
             _let_go(message)
