@@ -27,6 +27,7 @@ from citewarden.verify.normalize import make_entry
 from citewarden.verify.records import Lookup, Outcome, Query
 from citewarden.verify.source_calls import entry_seconds
 from citewarden.verify.sources._common import MAX_TEXTS
+from citewarden.verify.sources.arxiv import ArxivSource
 from citewarden.verify.sources.crossref import SEARCH_SELECT, CrossrefSource, work_from_csl
 from citewarden.verify.sources.dblp import work_from_dblp
 from citewarden.verify.sources.doi import DoiSource
@@ -536,7 +537,22 @@ def test_long_venue_names_are_compared_in_one_pass(
     assert entry["status"] in ("verified", "mismatch")
 
 
-@pytest.mark.parametrize(("items", "outcome"), [(1_000, Outcome.FOUND), (1_001, Outcome.FAILED)])
+#: Pages of hits up to the largest a request asks for, and one past it.
+PAGE_SIZES = [(1_000, Outcome.FOUND), (1_001, Outcome.FAILED)]
+
+
+def _assert_page_read(lookup: Lookup, items: int, outcome: Outcome) -> None:
+    """``lookup`` is ``outcome``: a record of each of ``items`` hits, or no answer."""
+    assert lookup.outcome is outcome, lookup.reason
+    if outcome is Outcome.FAILED:
+        assert lookup.reason == (
+            "malformed response: a page of 1001 hits, more than any request asks for"
+        )
+    else:
+        assert len(lookup.records) == items
+
+
+@pytest.mark.parametrize(("items", "outcome"), PAGE_SIZES)
 async def test_a_page_of_more_hits_than_any_request_asks_for_is_no_answer(
     hostile: HostileServer, items: int, outcome: Outcome
 ) -> None:
@@ -553,13 +569,38 @@ async def test_a_page_of_more_hits_than_any_request_asks_for_is_no_answer(
     source = CrossrefSource(http, hostile.url + "/crossref", mailto="t@example.org")
     lookup = await source.search(Query("The forecast trap", ("Boettiger",)))
     await http.aclose()
-    assert lookup.outcome is outcome, lookup.reason
-    if outcome is Outcome.FAILED:
-        assert lookup.reason == (
-            "malformed response: a page of 1001 hits, more than any request asks for"
-        )
+    _assert_page_read(lookup, items, outcome)
+
+
+def _repeated(xml: bytes, tag: bytes, times: int) -> bytes:
+    """``xml`` with its first ``<tag>`` element repeated ``times`` times."""
+    start = xml.index(b"<" + tag + b">")
+    end = xml.index(b"</" + tag + b">", start) + len(tag) + 3
+    return xml[:start] + xml[start:end] * times + xml[end:]
+
+
+@pytest.mark.parametrize(("items", "outcome"), PAGE_SIZES)
+@pytest.mark.parametrize("where", ["arxiv", "pubmed"])
+async def test_a_feed_of_more_entries_than_any_request_asks_for_is_no_answer(
+    hostile: HostileServer, where: str, items: int, outcome: Outcome
+) -> None:
+    """arXiv's recorded feed of one paper with its entry repeated, PubMed's recorded efetch
+    answer with its article repeated, past the 1 000 hits the largest page asked for
+    holds: no answer of the service's, where each was made a record."""
+    http = fast_http()
+    if where == "arxiv":
+        feed = recorded("arxiv", "id_1605.08386_s0_m100_199195aa31ad.xml")
+        body, ctype = _repeated(feed, b"entry", items), "application/atom+xml"
+        hostile.route("/arxiv/api/query", Behaviour("ok", body=body, content_type=ctype))
+        lookup = await ArxivSource(http, hostile.url + "/arxiv").by_arxiv("1605.08386")
     else:
-        assert len(lookup.records) == items
+        answer = recorded("pubmed", "efetch_11618220.xml")
+        body, ctype = _repeated(answer, b"PubmedArticle", items), "text/xml"
+        path = "/pubmed/entrez/eutils/efetch.fcgi"
+        hostile.route(path, Behaviour("ok", body=body, content_type=ctype))
+        lookup = await PubMedSource(http, hostile.url + "/pubmed").by_pmid("11618220")
+    await http.aclose()
+    _assert_page_read(lookup, items, outcome)
 
 
 _SIX_AUTHORS = (

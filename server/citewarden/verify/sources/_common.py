@@ -344,6 +344,14 @@ UNUSABLE_HITS = "malformed response: hits without a usable record"
 MAX_PAGE_ITEMS = 1000
 
 
+def within_page(items: list[T]) -> list[T]:
+    """``items``, the hits of one page of results; :class:`OddAnswer` when there are more
+    than any page asked for holds (:data:`MAX_PAGE_ITEMS`)."""
+    if len(items) > MAX_PAGE_ITEMS:
+        raise OddAnswer(f"a page of {len(items)} hits, more than any request asks for")
+    return items
+
+
 def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | None]) -> Lookup:
     """FOUND with the usable records of a list of result items (for :func:`guard`: a
     TypeError when ``items`` is not a list); FAILED when it holds items but no usable
@@ -352,9 +360,7 @@ def works_found(source: str, items: Any, convert: Callable[[Any], WorkRecord | N
     any page asked for (:data:`MAX_PAGE_ITEMS`): no answer of the service's."""
     if not isinstance(items, list):
         raise TypeError("results")
-    if len(items) > MAX_PAGE_ITEMS:
-        raise OddAnswer(f"a page of {len(items)} hits, more than any request asks for")
-    records = convert_all(source, items, convert)
+    records = convert_all(source, within_page(items), convert)
     if items and not records:
         return Lookup.failed(source, UNUSABLE_HITS)
     return Lookup.found(source, records)

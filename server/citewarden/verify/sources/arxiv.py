@@ -18,6 +18,7 @@ from citewarden.verify.sources._common import (
     person_from_name,
     reply_xml,
     used_query,
+    within_page,
     year_from_string,
 )
 
@@ -157,7 +158,8 @@ class ArxivSource:
         return guard(
             self.name,
             lambda: Lookup.found(
-                self.name, [r for r in (work_from_entry(e, self.name) for e in entries) if r]
+                self.name,
+                [r for r in (work_from_entry(e, self.name) for e in within_page(entries)) if r],
             ),
         )
 

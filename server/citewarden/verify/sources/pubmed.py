@@ -28,6 +28,7 @@ from citewarden.verify.sources._common import (
     person_from_name,
     reply_xml,
     used_query,
+    within_page,
     year_from_string,
 )
 from citewarden.verify.sources.nlmcatalog import is_entrez_id, nlm_journal
@@ -347,8 +348,8 @@ class PubMedSource:
 
         def build() -> Lookup:
             recs = [
-                *(work_from_pubmed_article(a, self.name) for a in articles),
-                *(work_from_pubmed_book(a, self.name) for a in books),
+                *(work_from_pubmed_article(a, self.name) for a in within_page(articles)),
+                *(work_from_pubmed_book(a, self.name) for a in within_page(books)),
             ]
             return Lookup.found(self.name, [r for r in recs if r])
 
@@ -395,7 +396,8 @@ class PubMedSource:
         return guard(
             self.name,
             lambda: Lookup.found(
-                self.name, [r for r in (work_from_docsum(d, self.name) for d in docs) if r]
+                self.name,
+                [r for r in (work_from_docsum(d, self.name) for d in within_page(docs)) if r],
             ),
         )
 
