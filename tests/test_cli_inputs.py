@@ -202,6 +202,8 @@ def test_check_help_documents_every_exit_status(
     two = section[section.index("\n  2 ") :]
     for reason in ("usage", "cannot be read", "nothing to check", "memory"):
         assert reason in " ".join(two.split())
+    assert any(line.startswith("130 ") and "SIGINT" in line for line in lines)
+    assert any(line.startswith("143, 129 ") and "SIGTERM or SIGHUP" in line for line in lines)
 
 
 # ---- memory running out -------------------------------------------------------------------

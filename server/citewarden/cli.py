@@ -77,6 +77,8 @@ exit status:
   130  interrupted (Ctrl-C): it ends by SIGINT, as a shell shows; --fix leaves each file
        whole, old or new
   141  the reader of standard output went away (| head), as for a program SIGPIPE ends
+  143, 129  ended by SIGTERM or SIGHUP (kill, timeout, a closed terminal): it cleans up
+       as for Ctrl-C, then ends by that signal
 """
 
 
@@ -995,7 +997,8 @@ exit status:
      have (they are listed: give the DOI, arXiv id, PMID or ISBN of the one meant);
      the rest are added
   2  a usage or file error
-  130  interrupted (Ctrl-C); the file holds all or none of the entries
+  130  interrupted (Ctrl-C), or 143 and 129 for SIGTERM and SIGHUP: it ends by that
+       signal; the file holds all or none of the entries
   141  the reader of standard output went away (| head)
 """
 
