@@ -973,3 +973,22 @@ def test_a_layout_command_right_after_a_full_stop_lets_it_end_the_sentence(layou
     """Spacing and page layout commands set no words: a full stop right before one ends its
     sentence, where the sentence read on into the next (``We train nets. Next.``)."""
     assert sentence(f"We train nets \\cite{{a}}.{layout} Next one here.") == "We train nets."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("We \\ifdraft train\\else fit\\fi{} nets \\cite{a}. Next.", "We train nets."),
+        ("We train nets \\cite{a}\\ifarxiv\\else. Hidden\\fi{} more. Next.", "We train nets more."),
+        (
+            "We \\iflong train \\ifdraft deep\\else wide\\fi{} \\else fit\\fi nets \\cite{a}. Next.",
+            "We train deep nets.",
+        ),
+        ("We \\ifdef{\\x}{train}{fit} nets \\cite{a}. Next.", "We train fit nets."),
+    ],
+)
+def test_a_tex_conditional_reads_as_its_first_branch(text: str, shown: str) -> None:
+    """``\\ifdraft yes\\else no\\fi`` reads ``yes`` as a conditional on a flag does, and a
+    full stop in its ``\\else`` branch ends no sentence, where both branches were read
+    (``We train fit nets``); a command with braced arguments is no such conditional."""
+    assert sentence(text) == shown

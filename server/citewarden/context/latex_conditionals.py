@@ -1,6 +1,7 @@
 """LaTeX's conditionals on flags in a citing sentence (pure): ``\\ifthenelse{\\boolean{x}}
 {yes}{no}`` (ifthenelse), ``\\ifbool{x}{yes}{no}`` and ``\\iftoggle{x}{yes}{no}``
-(etoolbox) read ``yes``.
+(etoolbox) read ``yes``, and so does a TeX conditional (``\\ifdraft yes\\else no\\fi``, a
+``\\newif`` flag's).
 
 A build of the document typesets one branch, never the condition and never both; which one
 depends on a flag the document may set anywhere (``\\setboolean``, ``\\toggletrue``, a class
@@ -94,3 +95,46 @@ def other_branches_hidden(text: str) -> str:
         pos = end
     parts.append(text[pos:])
     return "".join(parts) if parts[1:] else text
+
+
+#: a TeX conditional's opener (``\ifdraft``, ``\if@twocolumn``, ``\ifx``), ``\else``, ``\fi``,
+#: or an escaped character
+_TEX_CONDITIONAL = re.compile(
+    r"\\(?:(?P<if>if[A-Za-z@]*)|(?P<else>else)|(?P<fi>fi))(?![A-Za-z@])|\\."
+)
+#: what after ``\if...`` makes it a command with braced arguments (etoolbox's ``\ifdef{..}``)
+_BRACED = re.compile(r"\s*\{")
+
+
+def else_branches_hidden(text: str) -> str:
+    """``text`` with the ``\\else`` branch of each TeX conditional (``\\ifdraft A\\else
+    B\\fi``, a ``\\newif`` flag's) replaced by spaces from its ``\\else`` to its ``\\fi``,
+    offset for offset: the first branch is read, as for :func:`first_branches`.  A command
+    with braced arguments (etoolbox's ``\\ifdef{...}``) is no conditional of this kind, and
+    one never closed hides nothing."""
+    if "\\else" not in text:
+        return text
+    hidden: list[tuple[int, int]] = []
+    opened: list[int] = []  # the ``\\else`` of each open conditional, -1 before it
+    for m in _TEX_CONDITIONAL.finditer(text):
+        if m.group("if"):
+            if not _BRACED.match(text, m.end()):
+                opened.append(-1)
+        elif m.group("else"):
+            if opened and opened[-1] < 0:
+                opened[-1] = m.start()
+        elif m.group("fi") and opened:
+            at = opened.pop()
+            if at >= 0:
+                hidden.append((at, m.end()))
+    if not hidden:
+        return text
+    parts: list[str] = []
+    pos = 0
+    for a, b in sorted(hidden):
+        if a < pos:  # inside a branch already hidden
+            continue
+        parts += (text[pos:a], " " * (b - a))
+        pos = b
+    parts.append(text[pos:])
+    return "".join(parts)

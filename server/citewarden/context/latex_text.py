@@ -20,7 +20,11 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from citewarden.context.latex_conditionals import first_branches, other_branches_hidden
+from citewarden.context.latex_conditionals import (
+    else_branches_hidden,
+    first_branches,
+    other_branches_hidden,
+)
 from citewarden.context.siunitx import siunitx_plain
 from citewarden.context.words import MATH_SHOWN, REF_SHOWN
 from citewarden.parsing.latex_decode import ACCENTS
@@ -136,7 +140,8 @@ def mask_latex(text: str) -> str:
             parts += (text[pos : m.start()], _math(source, inner, opener != "$"))
             pos = at = end
     parts.append(text[pos:])
-    masked = other_branches_hidden("".join(parts))  # ``\\ifthenelse{c}{yes}{no}``: ``yes``
+    # ``\\ifthenelse{c}{yes}{no}`` and ``\\ifdraft yes\\else no\\fi`` read ``yes``
+    masked = else_branches_hidden(other_branches_hidden("".join(parts)))
     return _tabbing_marks_blanked(masked) if "{tabbing}" in masked else masked
 
 
