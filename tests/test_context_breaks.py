@@ -992,3 +992,24 @@ def test_a_tex_conditional_reads_as_its_first_branch(text: str, shown: str) -> N
     full stop in its ``\\else`` branch ends no sentence, where both branches were read
     (``We train fit nets``); a command with braced arguments is no such conditional."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "  Method   Source\n  -------- --------\n  CNN      here [@a]\n  RNN      there\n",
+        "  -------- --------\n  CNN      here [@a]\n  RNN      there\n  -------- --------\n",
+    ],
+)
+def test_each_row_of_a_simple_table_is_a_sentence(table: str) -> None:
+    """A simple table's rows are sentences of their own, as a pipe table's are, where the
+    rows under the columns' dashes were read as one (``CNN here RNN there``)."""
+    assert sentence(f"Before text.\n\n{table}\nAfter text.", markdown=True) == "CNN here"
+
+
+def test_a_multiline_table_s_rows_read_over_their_lines() -> None:
+    table = (
+        "-------------------\n Method   Source\n -------- --------\n CNN      here\n"
+        "          more [@a]\n\n RNN      there\n-------------------\n"
+    )
+    assert sentence(f"Before text.\n\n{table}\nAfter text.", markdown=True) == "CNN here more"

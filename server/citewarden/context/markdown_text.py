@@ -340,7 +340,47 @@ def markdown_breaks(masked: str) -> Iterator[tuple[int, int]]:
         _headings(masked),
         ((m.end(), m.end()) for m in _ROW.finditer(masked)),
         _blocks(masked),
+        _simple_rows(masked),
     )
+
+
+#: a simple table's line of dashes under its header (or over its rows): a run for each
+#: column, spaces between them
+_COLUMNS = re.compile(r"^[ \t]{0,3}-{2,}(?:[ \t]+-{2,})+[ \t]*\r?$", re.M)
+#: a line of dashes across a multiline table's top
+_TOP = re.compile(r"[ \t]{0,3}-{3,}[ \t]*\r?")
+#: the most lines a table's header is looked through for a multiline table's top
+_HEADER_LINES = 20
+
+
+def _simple_rows(masked: str) -> Iterator[tuple[int, int]]:
+    """The end of each row of a simple table (each line under its columns' dashes, up to a
+    blank line): a row is a sentence of its own, as a pipe table's is.  A multiline table's
+    rows, which blank lines part, are left as they are."""
+    for m in _COLUMNS.finditer(masked):
+        line = m.start()
+        for _ in range(_HEADER_LINES):  # up the lines of the header to the line before it
+            if line <= 0:
+                break
+            above = masked.rfind("\n", 0, line - 1) + 1
+            text = masked[above : line - 1]
+            if not text.strip():
+                break
+            if _TOP.fullmatch(text):
+                line = -1  # a multiline table's top
+                break
+            line = above
+        if line < 0:
+            continue
+        at = m.end() + 1
+        while at < len(masked):
+            end = masked.find("\n", at)
+            end = len(masked) if end < 0 else end
+            row = masked[at:end]
+            if not row.strip() or _COLUMNS.match(row) or _TOP.fullmatch(row):
+                break
+            yield end, end
+            at = end + 1
 
 
 def _headings(masked: str) -> Iterator[tuple[int, int]]:
