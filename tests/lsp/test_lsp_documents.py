@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 import citewarden.text as text_module
-from citewarden.lsp.documents import Document, SparseIndex
+from citewarden.lsp.documents import Document, DocumentStore, SparseIndex
 from citewarden.text import Encoding, LineIndex, Position
 
 ALPHABET = st.sampled_from(list("ab \n\r\té日😀{}"))
@@ -142,4 +142,57 @@ def test_a_change_that_ends_before_it_starts_is_read_so_and_logged(
     assert record.getMessage() == (
         "a change of file:///x\\u202e ends (line 0, character 1) before it starts (line 1, "
         "character 1): read from the end to the start"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "character", "read"),
+    [(7, 0, "line 2, character 0"), (0, 9, "line 0, character 2"), (1, 1, "line 1, character 2")],
+)
+def test_a_change_at_a_place_the_text_has_not_is_read_nearest_and_logged(
+    caplog: pytest.LogCaptureFixture, line: int, character: int, read: str
+) -> None:
+    """A position past the last line, past a line's end or inside a character (half an
+    emoji in UTF-16) is read at the nearest place (before it, as LSP says, or after the character): it was
+    without a word, and a client out of step with the buffer went unseen."""
+    text = "ab\n\U0001f600\n"
+    doc = Document("file:///x", 1, text, SparseIndex(text))
+    at = types.Position(line=line, character=character)
+    with caplog.at_level("WARNING", logger="citewarden.lsp.documents"):
+        doc.apply(
+            types.TextDocumentContentChangePartial(range=types.Range(start=at, end=at), text="X"),
+            Encoding.UTF16,
+        )
+    [record] = caplog.records
+    assert record.getMessage() == (
+        f"a change of file:///x names line {line}, character {character}, which its text "
+        f"has not: read at {read}"
+    )
+    assert "X" in doc.text
+
+
+def test_a_change_inside_the_text_is_not_logged(caplog: pytest.LogCaptureFixture) -> None:
+    text = "ab\n\U0001f600\r\n"
+    doc = Document("file:///x", 1, text, SparseIndex(text))
+    ends = [types.Position(line=1, character=2), types.Position(line=2, character=0)]
+    ends.append(types.Position(line=3, character=0))  # the line after the last: the end
+    with caplog.at_level("WARNING", logger="citewarden.lsp.documents"):
+        for at in (types.Position(line=0, character=0), *ends):
+            change = types.TextDocumentContentChangePartial(
+                range=types.Range(start=at, end=at), text=""
+            )
+            doc.apply(change, Encoding.UTF16)
+    assert not caplog.records
+
+
+def test_a_change_of_a_document_not_open_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    params = types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri="file:///y", version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text="x")],
+    )
+    with caplog.at_level("WARNING", logger="citewarden.lsp.documents"):
+        assert DocumentStore().change(params) is None
+    [record] = caplog.records
+    assert record.getMessage() == (
+        "a change of file:///y, which is not open, is let go: the file is read from disk"
     )

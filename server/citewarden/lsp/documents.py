@@ -203,8 +203,20 @@ class Document:
         left as it was)."""
         if isinstance(change, types.TextDocumentContentChangePartial):
             r = change.range
-            a = self.index.offset(Position(r.start.line, r.start.character), encoding)
-            b = self.index.offset(Position(r.end.line, r.end.character), encoding)
+            a, moved = self._place(r.start, encoding)
+            b, moved_end = self._place(r.end, encoding)
+            for at, read in ((r.start, moved), (r.end, moved_end)):
+                if read is not None:  # one line a change
+                    log.warning(
+                        "a change of %s names line %d, character %d, which its text has not: "
+                        "read at line %d, character %d",
+                        visible(self.uri),
+                        at.line,
+                        at.character,
+                        read.line,
+                        read.column,
+                    )
+                    break
             if a > b:
                 log.warning(
                     "a change of %s ends (line %d, character %d) before it starts (line %d, "
@@ -224,6 +236,19 @@ class Document:
         self.text = change.text
         self.index = SparseIndex(change.text)
         return 0, 0
+
+    def _place(self, at: types.Position, encoding: Encoding) -> tuple[int, Position | None]:
+        """The offset of a change's position ``at``, and where it was read when the text has
+        no such place (past its line's end or its last line, inside a character: the
+        nearest place before it, as LSP says, or after the character), else None.  The start
+        of the line after the last, where some clients say the text ends, is its end."""
+        offset = self.index.offset(Position(at.line, at.character), encoding)
+        read = self.index.position(offset, encoding)
+        if (read.line, read.column) == (at.line, at.character):
+            return offset, None
+        # the start of the line after the last, where some clients say the text ends
+        end = offset == len(self.text) and (at.line, at.character) == (read.line + 1, 0)
+        return offset, None if end else read
 
     def note_edit(self, version: int, offset: int, tail: int = 0) -> None:
         """Record that ``version`` changed the text from ``offset`` on, all but the last
@@ -262,6 +287,10 @@ class DocumentStore:
     def change(self, params: types.DidChangeTextDocumentParams) -> Document | None:
         doc = self._docs.get(params.text_document.uri)
         if doc is None:
+            log.warning(
+                "a change of %s, which is not open, is let go: the file is read from disk",
+                visible(params.text_document.uri),
+            )
             return None
         first = tail = len(doc.text)
         for change in params.content_changes:
