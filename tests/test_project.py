@@ -1579,6 +1579,32 @@ Text [@a; @remote2020].
     assert "which pandoc downloads" in _messages(ws)[0][1]
 
 
+def test_a_bibliography_named_by_inline_r_code_is_not_known(tmp_path: Path) -> None:
+    """R Markdown and Quarto run knitr's inline R code in the front matter before pandoc
+    reads the document (``bibliography: "`r here::here('refs.bib')`"``): what it names
+    is not known, so nothing is dangling, and the link says why; pandoc alone reads a
+    Markdown document's value as a file's name, which it cannot read."""
+    front = "---\nbibliography: \"`r here::here('refs.bib')`\"\n---\nText @ghost.\n"
+    for name in ("paper.Rmd", "paper.qmd", "paper.md"):
+        (tmp_path / name).write_text(front, encoding="utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    ws = Workspace(root=tmp_path)
+    ws.add_folder(tmp_path)
+    found = sorted(
+        (path.name, f.code, f.message)
+        for path, fs in check(ws).items()
+        for f in fs
+        if f.code in (Code.BIB_UNRESOLVED, Code.FILE_UNREADABLE, Code.DANGLING)
+    )
+    assert [(name, code) for name, code, _ in found] == [
+        ("paper.Rmd", Code.BIB_UNRESOLVED),
+        ("paper.md", Code.FILE_UNREADABLE),
+        ("paper.qmd", Code.BIB_UNRESOLVED),
+    ]
+    assert "is R code, which R Markdown runs before pandoc" in found[0][2]
+    assert found[1][2].startswith("pandoc cannot read 'r here::here(")
+
+
 @pytest.mark.parametrize(
     ("command", "undefined"),
     [

@@ -36,6 +36,7 @@ from citewarden.parsing import (
     is_bibliography,
     is_csl,
     is_document,
+    is_inline_r,
     is_latex,
     is_markdown,
     is_metadata,
@@ -1038,8 +1039,14 @@ class ProjectGraph(LinkResolver):
                 used_metadata.append(source)
                 self._known.setdefault(source, None)
             for link in links:
-                if (_is_macro(link.target) and "\\" in link.target) or is_remote(link.target):
-                    # a TeX macro, or a URL pandoc downloads: its keys cannot be known here
+                target = link.target
+                if (
+                    (_is_macro(target) and "\\" in target)
+                    or is_remote(target)
+                    or is_inline_r(target)
+                ):
+                    # a TeX macro, a URL pandoc downloads, R code R Markdown runs: its keys
+                    # cannot be known here
                     unresolved.append(MissingLink(source, link, link.target))
                     continue
                 self._refused = None

@@ -80,7 +80,7 @@ from citewarden.model import (
     TextEdit,
     quoted,
 )
-from citewarden.parsing import latex_bibunits
+from citewarden.parsing import is_inline_r, latex_bibunits
 from citewarden.project_links import MAX_GLOB_ENTRIES, MAX_GLOBBED, MissingLink, is_remote
 
 if TYPE_CHECKING:
@@ -279,6 +279,8 @@ def _unresolved_links(project: Project) -> list[Finding]:
         if is_remote(m.target):
             tool = "pandoc" if project.kind is DocumentKind.MARKDOWN else "biber"
             why = f"is a remote resource, which {tool} downloads and citewarden does not read"
+        elif is_inline_r(m.target):
+            why = "is R code, which R Markdown runs before pandoc reads the document"
         elif m.link.glob:
             why = (
                 f"is a pattern that names more than {MAX_GLOBBED} files, or takes more than "

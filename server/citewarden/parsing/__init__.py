@@ -7,6 +7,7 @@ name.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePath
 
 from citewarden.model import BibFormat, ParsedBibliography, ParsedDocument
@@ -27,6 +28,17 @@ PROJECT_SUFFIXES = (
 )
 #: Quarto / pandoc project metadata files (their ``bibliography:`` applies to documents below).
 METADATA_NAMES = frozenset({"_quarto.yml", "_quarto.yaml", "_metadata.yml", "_metadata.yaml"})
+
+
+#: knitr's inline R code, the whole of a metadata value
+_INLINE_R = re.compile(r"`r[ \t][^`]*+`")
+
+
+def is_inline_r(value: str) -> bool:
+    """A front matter value that is knitr's inline R code (``bibliography: "`r
+    here::here('refs.bib')`"``), which R Markdown and Quarto run before pandoc reads the
+    document: what it names is known only then."""
+    return _INLINE_R.fullmatch(value.strip()) is not None
 
 
 def is_document(path: Path) -> bool:

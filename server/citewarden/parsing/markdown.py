@@ -65,7 +65,7 @@ from citewarden.model import (
     Span,
     quoted,
 )
-from citewarden.parsing import is_metadata, pandoc_bibliography_format
+from citewarden.parsing import is_inline_r, is_metadata, pandoc_bibliography_format
 from citewarden.parsing.markdown_blocks import (
     block_structure,
     read_blocks,
@@ -231,7 +231,7 @@ def _unread_bibliography(path: Path, link: Link, dialect: PandocDialect) -> Find
     cannot: either way the keys of the document's project are not known.  None for one
     read as BibTeX, CSL-JSON or CSL-YAML, or downloaded (a URL)."""
     target = link.target
-    if "://" in target:
+    if "://" in target or is_inline_r(target):
         return None
     fmt = pandoc_bibliography_format(target, dialect is PANDOC_2)
     if fmt == "ris":

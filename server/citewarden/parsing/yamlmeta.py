@@ -38,7 +38,7 @@ from citewarden.model import (
     Location,
     Span,
 )
-from citewarden.parsing import is_metadata
+from citewarden.parsing import is_inline_r, is_metadata
 from citewarden.parsing.csl import csl_yaml_items
 
 #: Top-level fields of a project metadata file whose text pandoc renders as prose,
@@ -135,6 +135,7 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
     }
     scopes = list(_scopes(root, scopes_seen, *_scope_fields(path)))
     project_file = is_metadata(path)
+    knitted = path.suffix.lower() in (".rmd", ".qmd")
     for mapping in scopes:
         for key_node, value in _members(mapping):
             if not isinstance(key_node, yaml.ScalarNode):
@@ -145,7 +146,8 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                     located = _scalar_span(text, start, scalar)
                     if located is not None:
                         target, span = located
-                        if not project_file:  # pandoc reads the name as Markdown text
+                        # pandoc reads the name as Markdown text; R code is run before
+                        if not project_file and not (knitted and is_inline_r(target)):
                             target = markdown_text(target)
                         meta.links.append(Link(LinkKind.BIBLIOGRAPHY, target, span, "bibliography"))
             elif key_node.value == "nocite":
