@@ -42,6 +42,7 @@ def found(text: str, markdown: bool = False) -> dict[str, CitingSentence | None]
             "Also Lee et al. in 2019 wrote Deep Nets.",
         ),
         ("As \\citet{a,b} showed.", False, "a", "As Smith and Jones; Lee et al. showed."),
+        ("Lee et al. \\citeyearpar{b} wrote it.", False, "b", "Lee et al. (2019) wrote it."),
         ("It was seen \\footnote{See \\citet{c}.} here.", False, "c", "See Wu et al."),
         ("@a's paper says so [@b].", True, "a", "Smith and Jones's paper says so."),
         (

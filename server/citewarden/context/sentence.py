@@ -157,16 +157,18 @@ def _named_marks(
     """(where, what) of each mark of :func:`_marks` that stands for the authors, the year or
     the title of works whose entries are known (``names``): the names of each cited work
     (``Smith and Jones``, ``Lee et al.``), joined by ``;`` when the command cites several,
-    as natbib's ``\\citet{a,b}`` (None when a work of it is unknown or lacks what it
-    shows), in order."""
-    keys: dict[int, tuple[str, list[str]]] = {}
+    as natbib's ``\\citet{a,b}``, in parentheses for ``\\citeyearpar`` (None when a work
+    of it is unknown or lacks what it shows), in order."""
+    keys: dict[int, tuple[str, str, list[str]]] = {}
     for c in citations:
-        mark = _WORDS_OF_WORK.get(c.command.lower().rstrip("*"))
+        command = c.command.lower().rstrip("*")
+        mark = _WORDS_OF_WORK.get(command)
         if mark is not None:
-            keys.setdefault(c.command_span.end - 1 - offset, (mark, []))[1].append(c.key)
+            where = c.command_span.end - 1 - offset
+            keys.setdefault(where, (mark, command, []))[2].append(c.key)
     at, what = array("q"), []
     for where in sorted(keys):
-        mark, cited = keys[where]
+        mark, command, cited = keys[where]
         found = [names.get(k) for k in dict.fromkeys(cited)]
         said = [
             ""
@@ -179,7 +181,8 @@ def _named_marks(
             for n in found
         ]
         at.append(where)
-        what.append("; ".join(said) if all(said) else None)
+        joined = "; ".join(said) if all(said) else None
+        what.append(f"({joined})" if joined and command == "citeyearpar" else joined)
     return at, what
 
 
