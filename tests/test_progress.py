@@ -110,3 +110,20 @@ def test_a_note_of_wide_characters_fits_on_the_terminal_line() -> None:
         assert _columns(line) <= 99
         assert line.endswith("…")
     assert bar.line("中文").endswith("  中文")
+
+
+class GoneTerminal(FakeTerminal):
+    """A terminal whose window was shut: every write fails with EIO."""
+
+    def write(self, text: str) -> int:
+        raise OSError(5, "Input/output error")
+
+
+def test_a_terminal_gone_ends_the_bar_and_not_the_run() -> None:
+    """A write to a terminal gone raised, and the bar's erasing, done while a run ended on
+    SIGHUP, put that error in the place of the signal's."""
+    stream = GoneTerminal()
+    with Progress(3, "verifying", stream=stream) as bar:
+        bar.advance(note="a")
+        bar.advance(note="b")
+    assert not bar.enabled

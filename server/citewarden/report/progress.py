@@ -111,13 +111,22 @@ class Progress:
             return
         self._last_draw = now
         # \r returns to the line start, ESC[K clears the rest of the previous bar.
-        self.stream.write("\r" + self.line(note) + "\x1b[K")
-        self.stream.flush()
-        self._drawn = True
+        self._drawn = self._put("\r" + self.line(note) + "\x1b[K")
 
     def close(self) -> None:
         """Erase the bar so that later output starts on a clean line."""
         if self.enabled and self._drawn:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
+            self._put("\r\x1b[K")
             self._drawn = False
+
+    def _put(self, text: str) -> bool:
+        """Write ``text`` to the terminal; -> whether it could.  A terminal gone (closed, its
+        window shut: EIO) ends the bar, not the run, nor the cleanup of a run it was closed
+        in: a bar erased while a run ended on SIGHUP raised an error in its place."""
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False
+            return False
+        return True
