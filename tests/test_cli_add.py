@@ -381,6 +381,8 @@ def test_the_settings_are_the_bibliographys_projects_with_their_problems_shown(
         ("dangling.bib", "cannot write dangling.bib: no folder {tmp}/nowhere to write it in\n"),
         ("gone/refs.bib", "cannot write gone/refs.bib: no folder {tmp}/gone to write it in\n"),
         ("refs.txt", "refs.txt: not a bibliography format entries can be added to\n"),
+        # named as given: --bib /dev/zero was named 'zero'
+        ("gone/refs.txt", "gone/refs.txt: not a bibliography format entries can be added to\n"),
         (
             "fifo.bib",
             "cannot read fifo.bib: a named pipe (FIFO), not a regular file; it is not read\n",

@@ -98,7 +98,7 @@ def format_refusal(path: Path) -> str | None:
     neither BibTeX, CSL-JSON nor CSL-YAML by its suffix."""
     if path.suffix.lower() in BIBTEX_SUFFIXES | JSON_SUFFIXES | YAML_SUFFIXES:
         return None
-    return f"{path.name}: not a bibliography format entries can be added to"
+    return f"{path}: not a bibliography format entries can be added to"
 
 
 def plan_insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
