@@ -1013,3 +1013,21 @@ def test_a_multiline_table_s_rows_read_over_their_lines() -> None:
         "          more [@a]\n\n RNN      there\n-------------------\n"
     )
     assert sentence(f"Before text.\n\n{table}\nAfter text.", markdown=True) == "CNN here more"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**Setup.** We train nets [@a]. Next.",
+        "We use *deep nets.* We train nets [@a]. Next.",
+        "We use __deep nets.__ We train nets [@a]. Next.",
+    ],
+)
+def test_a_full_stop_inside_markdown_emphasis_ends_the_sentence(text: str) -> None:
+    """A full stop before the emphasis that closes round it (``**Setup.** We``) ends its
+    sentence, where the sentence read on into the next (``Setup. We train nets``); an
+    abbreviation in emphasis (``*et al.*``) still ends none."""
+    assert sentence(text, markdown=True) == "We train nets."
+    assert sentence("Smith *et al.* train nets [@a]. Next.", markdown=True) == (
+        "Smith et al. train nets."
+    )

@@ -95,11 +95,12 @@ ABBREVIATIONS = frozenset(
 _WORDS_TOO = frozenset(["no", "nos", "app", "apps"])
 
 #: a sentence-ending mark; an ellipsis spaced or not (``...``, ``. . .``, ``.~.~.``) is one;
-#: a footnote's mark after it goes with it (``end.[^1] Next``, ``end.\\footnotemark{} Next``)
+#: a footnote's mark after it goes with it (``end.[^1] Next``, ``end.\\footnotemark{} Next``),
+#: and so do closing quotes, brackets and Markdown emphasis (``**Note.** Next``)
 _END = re.compile(
-    r"(?:\.(?:[ ~]?\.){2}|…|[.!?\x04])['\")\]}’”]*"
+    r"(?:\.(?:[ ~]?\.){2}|…|[.!?\x04])['\")\]}’”*_]*"
     r"(?:(?:\[\^[^\]\s]{1,100}\]|\\footnotemark(?![A-Za-z@])(?:\[[^\]\s]{0,20}\])?(?:\{\})?)"
-    r"['\")\]}’”]*)?(?=[\s~])"
+    r"['\")\]}’”*_]*)?(?=[\s~])"
 )
 #: the word a full stop follows, dotted (``e.g``, ``U.S``) or not
 _WORD_BEFORE = re.compile(r"(?<![\w.])([^\W\d_](?:[^\W\d_]|\.)*)\.$")
