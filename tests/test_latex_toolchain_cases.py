@@ -182,6 +182,14 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\input{ch}\n",
         {"defs.tex": "\\newcommand{\\mainref}{k3}\n", "ch.tex": "\\cite{ \\mainref }\n"},
     ),
+    # an optional argument ends at its first "]", as TeX's delimited arguments do: biblatex
+    # reads the next "]" as the key; a braced "]" is kept in the argument
+    "brackets in an optional argument": (
+        "",
+        "",
+        "\\cite[see [x]]{k1}\n\\parencite[see [x]][p.~3]{k2}\n\\cite[{see [x]}]{k3}\n",
+        {},
+    ),
     # a citation command redefined at the top level to write nothing cites nothing after
     # it, in the file and in those it includes; one redefined in a group, or made \relax
     # and then defined again, still cites

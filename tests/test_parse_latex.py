@@ -77,7 +77,12 @@ CITATION_CASES = {
         r" \cite<see>{⟦e⟧} \citeauthor{⟦f⟧} \fullciteA{⟦g⟧}"
     ),
     "nested optional arguments": r"\cite[{see [x]}][p.~{3}]{⟦a⟧}",
-    "nested brackets without braces": r"\cite[see [x]][p.~3]{⟦a⟧}",
+    # a delimited argument ends at the first "]": the next is the key (LaTeX, natbib and
+    # biblatex cite "]"); the optional argument of \NewDocumentCommand's nests
+    "nested brackets without braces": r"\cite[see [x]⟦]⟧[p.~3]{a} \parencite[see [x]⟦]⟧{b}",
+    "nested brackets of a document command": (
+        r"\NewDocumentCommand\mc{om}{\cite{#2}} \mc[see [x]]{⟦b⟧}"
+    ),
     "braces inside the key group are skipped over": r"\cite{⟦a⟧} {\em \cite{⟦b⟧}}",
     "whitespace and newlines before arguments": "\\cite \n  [p.~3]\n  {⟦a⟧}",
     "comment between command and argument": "\\citep[p.~3]% why\n{⟦a⟧}",

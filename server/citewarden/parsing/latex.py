@@ -138,6 +138,7 @@ from citewarden.parsing.latex_commands import (
     _Lexer,
     _tables,
     add_macro_role,
+    is_builtin,
     multibib_list,
 )
 from citewarden.text import count_line_breaks
@@ -564,7 +565,7 @@ def parse_latex(
             if role in (_VOLCITE, _MULTIVOL):
                 groups, end = _volcite_groups(text, pos, role == _MULTIVOL)
             else:
-                groups, end = _cite_groups(text, pos, role == _MULTI)
+                groups, end = _cite_groups(text, pos, role == _MULTI, not is_builtin(name))
             command_span = sound_span(start, end)
             first = len(citations)
             for ks, ke in groups:
@@ -1022,7 +1023,7 @@ def completion_context(
             if role in (_VOLCITE, _MULTIVOL):
                 groups, end = _volcite_groups(text, pos, role == _MULTIVOL)
             else:
-                groups, end = _cite_groups(text, pos, role == _MULTI)
+                groups, end = _cite_groups(text, pos, role == _MULTI, not is_builtin(name))
             for cs, ce in groups:
                 if ce < 0:
                     tail = _PAR_BREAK.search(text, cs)

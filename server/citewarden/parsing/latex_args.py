@@ -124,9 +124,11 @@ def _close_keys(text: str, i: int) -> int:
     return -1
 
 
-def _close_delimited(text: str, i: int) -> int:
+def _close_delimited(text: str, i: int, nest: bool = True) -> int:
     """``text[i]`` is ``[``, ``(`` or ``<``: the offset after the matching closer, braces
-    nested inside counted, or -1 (also beyond :data:`_MAX_OPTIONAL` characters)."""
+    nested inside counted, or -1 (also beyond :data:`_MAX_OPTIONAL` characters).  Without
+    ``nest``, the first closer outside braces closes it, as it ends a TeX delimited
+    argument (``[see [4]]`` is ``[see [4]``)."""
     opener = text[i]
     closer = _CLOSER[opener]
     braces = depth = 0
@@ -142,7 +144,7 @@ def _close_delimited(text: str, i: int) -> int:
                 return -1
         elif c == "\n":
             return -1
-        elif braces == 0 and c == opener:
+        elif braces == 0 and c == opener and (nest or not depth):
             depth += 1
             if depth > _MAX_NESTING:
                 return -1
@@ -153,8 +155,12 @@ def _close_delimited(text: str, i: int) -> int:
     return -1
 
 
-def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]], int]:
-    """Read citation arguments starting at ``i`` (just after the command name).
+def _cite_groups(
+    text: str, i: int, multi: bool, nest: bool = False
+) -> tuple[list[tuple[int, int]], int]:
+    """Read citation arguments starting at ``i`` (just after the command name): optional
+    arguments end at their first ``]``, as TeX's delimited arguments do (``nest``: at the
+    matching one, as those of a command defined by ``\\NewDocumentCommand`` do).
 
     Returns the key groups as ``(content_start, content_end)`` -- ``content_end`` is -1 for a
     group that never closes -- and the offset after the last complete argument.
@@ -175,11 +181,19 @@ def _cite_groups(text: str, i: int, multi: bool) -> tuple[list[tuple[int, int]],
         j = _skip(text, i)
         optionals = 0
         while j < n and optionals < 3 and (text[j] == "[" or (text[j] == "<" and not multi)):
-            k = _close_delimited(text, j)
+            k = _close_delimited(text, j, nest=nest or text[j] != "[")
             if k < 0:
                 return groups, i
             j = _skip(text, k)
             optionals += 1
+        if optionals and not nest and j < n and text[j] == "]":
+            # the optional argument ended at an earlier "]" (``[see [4]]``): TeX reads
+            # this one as the key list, an undelimited argument
+            groups.append((j, j + 1))
+            i = j + 1
+            if not multi:
+                return groups, i
+            continue
         if j >= n or text[j] != "{":
             return groups, i
         k = _close_keys(text, j)
@@ -215,7 +229,7 @@ def plain_key_bracket(text: str, i: int) -> int:
     n = len(text)
     if j >= n or text[j] != "[":
         return -1
-    k = _close_delimited(text, j)
+    k = _close_delimited(text, j, nest=False)
     if k < 0:
         return -1
     j = _skip(text, k)
