@@ -177,6 +177,9 @@ ALIKE = [
     # or before the line under a simple table's header, a row after it (no row: code)
     "    a @k1 c\n--- ---\nx   @k2\n\n    a @k3 c\n  --- ---\nx\n\np\n\n    a @k4\n--- ---\n\n"
     "    a @k5 c\n---  ---  ---\n",
+    # \\par and \\item take their optional arguments only, no braced one
+    "x \\par [see @x1] y, \\item [@x2]{b} and \\par\n[@x3] z, but \\par{@c1}, \\item{@c2} "
+    "and \\par @c3\n",
     # a tag with an attribute whose name is no name (a letter, then letters, digits, ":",
     # "-" or "_"; Vue's @click, a quoted word) is no tag to pandoc: its text is read
     'Press <button @click="go">Go</button>, <span title="see @a1" x.y="1">z</span>, <e =@a2>,\n'

@@ -23,6 +23,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_CHARACTER_ARGUMENT_COMMANDS_3,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
+    TEX_OPTIONS_ONLY_COMMANDS,
 )
 from citewarden.text import count_line_breaks
 
@@ -769,6 +770,8 @@ class _RawTex:
         text = self._text
         if name in self._no_argument_commands:  # "\\small{@a}" cites a
             return pos
+        if name in TEX_OPTIONS_ONLY_COMMANDS:  # "\\par [@a]" cites nothing, "\\par{@a}" a
+            return self._options_end(pos)
         if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
             return pos + 1  # the "@" is its argument: "\\emph@a" cites nothing
         if name in self._character_commands:
@@ -784,17 +787,7 @@ class _RawTex:
                     return close + len(env.group(1)) + 6
         if name == "verb":
             return self._verb_end(pos)
-        while self._budget >= 0:  # optional arguments, each in white space
-            space = _TEX_SPACE.match(text, pos)
-            assert space is not None  # it matches the empty string
-            close = (
-                self._closed(_TEX_OPTION, space.end())
-                if text[space.end() : space.end() + 1] == "["
-                else -1
-            )
-            if close < 0:
-                break
-            pos = _TEX_SPACE.match(text, close).end()  # type: ignore[union-attr]
+        pos = self._options_end(pos)
         d = _TEX_DIMENSION.match(text, pos, self._cut)
         if d is not None:
             word = d.group(1) if d.group(2) is None else d.group(1) + "." + d.group(2)
@@ -806,6 +799,22 @@ class _RawTex:
             if close < 0:
                 break
             pos = close
+        return pos
+
+    def _options_end(self, pos: int) -> int:
+        """The offset after the optional arguments from ``pos`` on, each in white space."""
+        text = self._text
+        while self._budget >= 0:
+            space = _TEX_SPACE.match(text, pos)
+            assert space is not None  # it matches the empty string
+            close = (
+                self._closed(_TEX_OPTION, space.end())
+                if text[space.end() : space.end() + 1] == "["
+                else -1
+            )
+            if close < 0:
+                break
+            pos = _TEX_SPACE.match(text, close).end()  # type: ignore[union-attr]
         return pos
 
     def _verb_end(self, pos: int) -> int:

@@ -16,7 +16,7 @@ TEX_NO_ARGUMENT_COMMANDS = frozenset(
         "chaptername", "contentsname", "copyright", "dots", "enclname", "euro",
         "figurename", "footnotesize", "glossaryname", "headtoname", "hrule", "huge",
         "hyphen", "i", "indexname", "j", "l", "large", "ldots", "listfigurename",
-        "listtablename", "lq", "mdots", "normalsize", "o", "oe", "pagename", "par",
+        "listtablename", "lq", "mdots", "normalsize", "o", "oe", "pagename",
         "partname", "pounds", "proofname", "ps", "qed", "raggedright", "refname", "rq",
         "scriptsize", "seename", "sep", "sim", "slash", "small", "ss", "strut",
         "tablename", "textasciicircum", "textasciitilde", "textbackslash", "textgreater",
@@ -24,6 +24,10 @@ TEX_NO_ARGUMENT_COMMANDS = frozenset(
         "textquoteright", "tiny", "vdots",
     }
 )  # fmt: skip
+#: Commands pandoc reads with their optional arguments only: ``\\par [@a]`` and ``\\item
+#: [@a]`` cite nothing, ``\\par{@a}`` cites ``a``; pandoc 2.17, 3.6.1 and 3.9 all read these
+#: so.
+TEX_OPTIONS_ONLY_COMMANDS = frozenset({"item", "par"})
 #: those and the commands pandoc 3 reads with no argument too (3.6.1 and 3.9 checked;
 #: pandoc 2.17 reads ``\\hfill [@a]``'s bracket as its option)
 TEX_NO_ARGUMENT_COMMANDS_3 = TEX_NO_ARGUMENT_COMMANDS | {"hfill", "today", "vfill"}
@@ -97,4 +101,5 @@ __all__ = [
     "TEX_CHARACTER_ARGUMENT_COMMANDS_3",
     "TEX_NO_ARGUMENT_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS_3",
+    "TEX_OPTIONS_ONLY_COMMANDS",
 ]
