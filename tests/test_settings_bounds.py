@@ -13,7 +13,9 @@ import pytest
 from citewarden.model import Severity
 from citewarden.settings import (
     MAX_CONFIG_BYTES,
+    MAX_IGNORE,
     Settings,
+    glob_match,
     is_ignored,
     load_settings,
     merge_settings,
@@ -311,3 +313,38 @@ def test_three_quotes_inside_a_one_line_string_open_no_string(tmp_path: Path) ->
         ("verify.mailto", 5),
         ("debounce", 8),
     ]
+
+
+def test_more_ignore_patterns_than_the_limit_are_a_problem_and_the_first_are_used() -> None:
+    """Each file is matched against every ignore pattern: 100 000 of them kept the first
+    index from ending (a hover waited minutes); past MAX_IGNORE they are a problem."""
+    patterns = [f"drafts{i}/**" for i in range(MAX_IGNORE + 500)]
+    settings, problems = merge_settings(Settings(), {"ignore": patterns}, "cfg.toml")
+    assert settings.ignore == tuple(patterns[:MAX_IGNORE])
+    assert [str(p) for p in problems] == [
+        f"cfg.toml: setting 'ignore': {MAX_IGNORE + 500} patterns, more than {MAX_IGNORE}; "
+        f"the first {MAX_IGNORE} are used"
+    ]
+    folder = Path("/ws")
+    assert is_ignored(settings, folder / f"drafts{MAX_IGNORE - 1}" / "a.tex", [folder])
+    assert not is_ignored(settings, folder / f"drafts{MAX_IGNORE}" / "a.tex", [folder])
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "a.tex",
+        "drafts/a.tex",
+        "x/drafts/b/c.bib",
+        "refs.bak.bib",
+        "d/e/refs.bak.bib",
+        "q",
+        "notes/z.md",
+    ],
+)
+def test_the_ignore_patterns_together_match_as_each_does(name: str) -> None:
+    patterns = ("**/drafts/**", "*.bak.bib", "[!a-p]", "x/**/**/c.bib", "a.te?")
+    settings, _ = merge_settings(Settings(), {"ignore": list(patterns)}, "cfg.toml")
+    folder = Path("/ws")
+    expected = any(glob_match(n, p) for n in (Path(name).name, name) for p in patterns)
+    assert is_ignored(settings, folder / name, [folder]) == expected

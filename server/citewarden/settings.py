@@ -12,9 +12,9 @@ import dataclasses
 import re
 import tomllib
 import urllib.parse
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
+from fnmatch import fnmatch, translate
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -490,6 +490,13 @@ def merge_settings(
                 changes[name] = tuple(c for c in cmds if c.isalpha())
             elif name == "ignore":
                 changes[name] = _str_items(value, key, origin, problems)
+                if len(changes[name]) > MAX_IGNORE:
+                    message = (
+                        f"{len(changes[name])} patterns, more than {MAX_IGNORE}; the first "
+                        f"{MAX_IGNORE} are used"
+                    )
+                    problems.append(SettingsProblem(origin, key, message))
+                    changes[name] = changes[name][:MAX_IGNORE]
                 changes["ignore_base"] = folder
                 for pattern in changes[name]:
                     if many_any_folders(pattern):
@@ -839,7 +846,21 @@ def is_ignored(settings: Settings, path: Path, folders: Sequence[Path]) -> bool:
     names = [path.name]
     bases = folders if settings.ignore_base is None else (settings.ignore_base,)
     names += [path.relative_to(b).as_posix() for b in bases if path.is_relative_to(b)]
-    return any(glob_match(name, pattern) for name in names for pattern in settings.ignore)
+    matches = _ignore_matcher(settings.ignore)
+    return any(matches(name) for name in names)
+
+
+#: The most ignore patterns a setting holds: each file is matched against them all.
+MAX_IGNORE = 1000
+
+
+@lru_cache(maxsize=16)
+def _ignore_matcher(patterns: tuple[str, ...]) -> Callable[[str], re.Match[str] | None]:
+    """One expression for every reading of ``patterns`` (:func:`glob_match`), built once:
+    matched a pattern at a time, each file took as long as a few thousand patterns are
+    read, and its cache of 256 readings was no help past that many patterns."""
+    ways = dict.fromkeys(way for pattern in patterns for way in _readings(pattern))
+    return re.compile("|".join(translate(way) for way in ways)).match
 
 
 #: The ``**/`` of an ignore pattern that may each stand for no folder at all, the first so
