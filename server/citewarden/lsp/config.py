@@ -154,20 +154,37 @@ class ConfigSources:
         return self.gate.new_problems(problems, monotonic() if now is None else now)
 
 
-def problem_message(problems: list[SettingsProblem], kept: Path | None = None) -> str:
+#: The most settings problems one message names (a pop-up, a line of the log), and the most
+#: characters it shows of each: a list of 100 000 wrong items made a pop-up of megabytes.
+SHOWN_PROBLEMS = 5
+LOGGED_PROBLEMS = 100
+PROBLEM_CHARS = 300
+
+
+def problem_message(
+    problems: list[SettingsProblem], kept: Path | None = None, most: int = LOGGED_PROBLEMS
+) -> str:
     """The settings problems as one line (the keys and values quoted from a settings file or
-    the client shown escaped, as every message shows outside text); ``kept``: the settings
-    file that could not be read whose settings as last read stay in force."""
+    the client shown escaped, as every message shows outside text), the first ``most`` of
+    them, each cut at :data:`PROBLEM_CHARS`; ``kept``: the settings file that could not be
+    read whose settings as last read stay in force."""
     unread = [p for p in problems if kept is not None and p.key == "file" and p.origin == str(kept)]
     invalid = [p for p in problems if p not in unread]
     parts = []
     if invalid:
-        parts.append("invalid settings (defaults used instead): " + "; ".join(map(str, invalid)))
+        said = [_cut(str(p)) for p in invalid[:most]]
+        if len(invalid) > most:
+            said.append(f"and {len(invalid) - most} more")
+        parts.append("invalid settings (defaults used instead): " + "; ".join(said))
     if unread:
         parts.append(
             "; ".join(map(str, unread)) + "; the settings it held when last read stay in force"
         )
     return visible("citewarden: " + "; ".join(parts))
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= PROBLEM_CHARS else text[: PROBLEM_CHARS - 1] + "\u2026"
 
 
 def unread_message(files: list[Path], config_dir: Path | None) -> str:

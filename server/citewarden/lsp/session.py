@@ -29,7 +29,13 @@ from citewarden.findings.policy import Policy
 from citewarden.lsp import progress
 from citewarden.lsp.check_cycle import CheckCycle
 from citewarden.lsp.client_answers import NoAnswer, answer
-from citewarden.lsp.config import ConfigSources, problem_message, section_of, unread_message
+from citewarden.lsp.config import (
+    SHOWN_PROBLEMS,
+    ConfigSources,
+    problem_message,
+    section_of,
+    unread_message,
+)
 from citewarden.lsp.convert import (
     Converter,
     document_changes_supported,
@@ -263,7 +269,8 @@ class Session:
         if show:
             self.server.window_show_message(
                 types.ShowMessageParams(
-                    type=types.MessageType.Warning, message=problem_message(show, self.config.kept)
+                    type=types.MessageType.Warning,
+                    message=problem_message(show, self.config.kept, SHOWN_PROBLEMS),
                 )
             )
 
