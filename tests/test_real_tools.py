@@ -1367,6 +1367,13 @@ def test_a_bibliography_named_with_spaces_is_the_file_latex_writes(
     assert citewarden_answer([tmp_path / "main.tex"]).dangling == tools.dangling
 
 
+def _bibtex_run(folder: Path, files: dict[str, str]) -> LatexRun:
+    """Write ``files`` into ``folder`` and build its main.tex with pdflatex and BibTeX."""
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return run_latex(folder, "main.tex", "bibtex")
+
+
 def test_jurabibs_citefield_cites_its_second_argument(tmp_path: Path) -> None:
     """jurabib's ``\\citefield[pages]{field}{keys}`` names the field first (biblatex's
     ``\\citefield{key}{field}`` the key): in the file loading it and in a file it includes."""
@@ -1378,11 +1385,30 @@ def test_jurabibs_citefield_cites_its_second_argument(tmp_path: Path) -> None:
         "\\bibliography{refs}\n\\end{document}\n",
         "ch.tex": "\\citefield[12]{author}{b}\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    run_latex(tmp_path, "main.tex", "bibtex")
+    _bibtex_run(tmp_path, files)
     aux = (tmp_path / "main.aux").read_text(errors="replace")
     cited = set(re.findall(r"\\citation\{([^}]*)\}", aux))
     assert cited == {"a", "b"}
     ours = citewarden_answer([tmp_path / "main.tex"])
     assert (ours.dangling, ours.orphans) == (set(), {"c"})
+
+
+def test_a_file_read_if_it_exists_is_read_as_latex_reads_it(tmp_path: Path) -> None:
+    """``\\InputIfFileExists{f}{then}{else}`` reads f.tex where there is one, and is no
+    missing file where there is none (LaTeX reads the else branch)."""
+    _require_tools()
+    files = {
+        "refs.bib": "".join(f"@misc{{{k}, title={{T}}}}\n" for k in ("a", "b", "c")),
+        "main.tex": "\\documentclass{article}\n\\begin{document}\n"
+        "\\InputIfFileExists{ch}{}{}\n\\InputIfFileExists{absent}{}{\\cite{b}}\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        "ch.tex": "\\cite{a} \\cite{nokey}\n",
+    }
+    tools = _bibtex_run(tmp_path, files)
+    assert (tools.dangling, tools.unused) == ({"nokey"}, {"c"})
+    ws = Workspace(Settings(), root=tmp_path)
+    ws.add_file(tmp_path / "main.tex")
+    findings = [f for fs in check(ws).values() for f in fs]
+    assert not [f for f in findings if f.code is Code.MISSING_INCLUDE]
+    ours = citewarden_answer([tmp_path / "main.tex"])
+    assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused)

@@ -55,6 +55,7 @@ from citewarden.parsing.dispatch import Context, out_of_memory, parse_file
 from citewarden.parsing.latex_static import TopLevel, context_applies, project_context
 from citewarden.parsing.pandoc_syntax import dialect_of
 from citewarden.project_links import (
+    IF_EXISTS,
     LOAD_SUFFIX,
     LinkResolver,
     MissingLink,
@@ -530,7 +531,8 @@ class ProjectGraph(LinkResolver):
                 link, here, root_dir, path.parent, tex_dirs, input_dirs
             )
             if resolved is None:
-                if link.command not in LOAD_SUFFIX:  # not the project's: the distribution's
+                # a package not the project's is the distribution's
+                if link.command not in LOAD_SUFFIX and link.command not in IF_EXISTS:
                     missing.append(self._missing_link(path, link, link.target))
                 return None
             child, child_base = resolved

@@ -22,6 +22,8 @@ from citewarden.parsing import METADATA_NAMES
 _INCLUDE_FROM_ROOT = frozenset({"import", "inputfrom", "includefrom"})
 _INCLUDE_FROM_HERE = frozenset({"subimport", "subinputfrom", "subincludefrom"})
 _ALWAYS_TEX = frozenset({"include", "subfile"})
+#: commands that read a file only if there is one (no error when there is none)
+IF_EXISTS = frozenset({"InputIfFileExists"})
 #: commands that load a package or a class, by the suffix of its file
 LOAD_SUFFIX = {
     "usepackage": ".sty",
@@ -261,7 +263,8 @@ class LinkResolver:
         else:
             # TeX looks in the folder it runs in (or, in a file \import or \subfile
             # reads, the folder that sets), then TEXINPUTS: not the including file's
-            bases = [here, *tex_dirs, *(input_dirs if command in ("input", "include") else ())]
+            inputs = command in ("input", "include") or command in IF_EXISTS
+            bases = [here, *tex_dirs, *(input_dirs if inputs else ())]
         names = [target + ".tex"] if command in _ALWAYS_TEX and not target.endswith(".tex") else []
         if not names:  # as kpathsea: name.tex first unless the name ends in .tex
             names = [target] if target.endswith(".tex") else [target + ".tex", target]

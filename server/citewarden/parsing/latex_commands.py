@@ -134,6 +134,8 @@ _FIXED_ROLES: dict[str, str] = {
     "nocite": _NOCITE,
     "bibitem": _BIBITEM,
     "input": _INCLUDE,
+    # \InputIfFileExists{f}{then}{else}: \input of f when there is one (both branches read)
+    "InputIfFileExists": _INCLUDE,
     "include": _INCLUDE,
     "subfile": _INCLUDE,
     "import": _IMPORT,
