@@ -1031,3 +1031,17 @@ def test_a_full_stop_inside_markdown_emphasis_ends_the_sentence(text: str) -> No
     assert sentence("Smith *et al.* train nets [@a]. Next.", markdown=True) == (
         "Smith et al. train nets."
     )
+
+
+def test_a_caption_s_short_form_is_no_sentence_of_the_text() -> None:
+    """``\\caption[Short]{Long}``: the short form shows in the list of figures only, so it
+    is neither a sentence of the text around the figure nor of the caption, where it was
+    read as the sentence between them (``Short list title``)."""
+    text = (
+        "Text before \\cite{b}.\n\\begin{figure}\\caption[Short list title]{Accuracy of"
+        " models \\cite{a}.}\\end{figure}\nAfter the figure we cite \\cite{c} here."
+    )
+    found = sentences(text)
+    assert found["a"] is not None and found["a"].text == "Accuracy of models."
+    assert found["c"] is not None and found["c"].before == "Text before."
+    assert found["b"] is not None and found["b"].after == "After the figure we cite here."
