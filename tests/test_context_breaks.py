@@ -1045,3 +1045,23 @@ def test_a_caption_s_short_form_is_no_sentence_of_the_text() -> None:
     assert found["a"] is not None and found["a"].text == "Accuracy of models."
     assert found["c"] is not None and found["c"].before == "Text before."
     assert found["b"] is not None and found["b"].after == "After the figure we cite here."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "Before here. \\captionof{figure}{Loss of models \\cite{a}.} After the text.",
+            "Loss of models.",
+        ),
+        (
+            "Before here. We train nets\\tablefootnote{See \\cite{a} for it.} here today.",
+            "See for it.",
+        ),
+    ],
+)
+def test_captionof_and_tablefootnote_are_text_of_their_own(text: str, shown: str) -> None:
+    """``\\captionof{figure}{...}`` is a caption, its float's kind no word, and
+    ``\\tablefootnote{...}`` a footnote, where the kind was read into the caption (``figure
+    Loss of models``) and the note into the sentence around it (``We train netsSee``)."""
+    assert sentence(text) == shown

@@ -431,8 +431,9 @@ _BREAK = re.compile(
     r"|\\(?P<env>begin|end)\b\*?(?:\[[^\]]{0,200}\])?(?:\{[^{}]{0,200}\})?"
     + _OVERLAY
     + r"(?:\[(?:[^\[\]{}]|\{(?:[^{}]|\{[^{}]{0,100}\}){0,200}\}){0,300}\])?"
-    # a caption's short form for the list of figures too (``\\caption[Short]{Long}``)
-    r"|\\caption\b\*?" + _OVERLAY + r"(?:\[[^\]]{0,200}\])?"
+    # a caption's short form for the list of figures too (``\\caption[Short]{Long}``), and
+    # the kind of float ``\\captionof{figure}`` gives one
+    r"|\\caption(?:of\s*\{[^{}]{0,30}\}|\b)\*?" + _OVERLAY + r"(?:\[[^\]]{0,200}\])?"
     r"|\\(?:item|par|maketitle|hline|midrule|toprule|bottomrule|tcblower)\b\*?"
     + _OVERLAY
     + r"|(?P<row>\\\\\*?(?:\[[^\]]{0,50}\])?|\\newline\b)|(?<!\\)&"

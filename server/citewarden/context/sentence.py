@@ -345,7 +345,8 @@ def _plain(raw: str, kind: DocumentKind, macros: Macros | None = None) -> str:
 
 #: Commands whose (last) argument is text of its own: footnotes, headings, captions.
 _ISLAND = re.compile(
-    r"\\(?:(footnote|footnotetext|thanks|endnote|sidenote|marginnote)|caption|part|chapter"
+    r"\\(?:(footnote|footnotetext|tablefootnote|thanks|endnote|sidenote|marginnote)|part|chapter"
+    r"|caption(?:of\s{0,20}\{[A-Za-z*]{1,30}\})?"  # ``\\captionof{figure}{...}`` too
     r"|(?:sub)*section|(?:sub)?paragraph"
     r"|title|subtitle|author|date|affiliation|affil|address|institute|keywords|frametitle"
     r"|framesubtitle)"
