@@ -1065,3 +1065,20 @@ def test_captionof_and_tablefootnote_are_text_of_their_own(text: str, shown: str
     ``\\tablefootnote{...}`` a footnote, where the kind was read into the caption (``figure
     Loss of models``) and the note into the sentence around it (``We train netsSee``)."""
     assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        "(@) First example cites [@a].\n(@) Second example.\n",
+        "(a) First item cites [@a].\n(b) Second item.\n",
+        "A.  First item cites [@a].\nB.  Second item.\n",
+        "iv) First item cites [@a].\nv) Second item.\n",
+    ],
+)
+def test_pandoc_s_fancy_and_example_list_markers_are_no_words(items: str) -> None:
+    """An example list's ``(@)`` and a fancy list's ``(a)``, ``A.`` (two spaces after it)
+    or ``iv)`` start an item and are no words of it, where the marker was read as the
+    sentence's first word (``(@) First example cites``)."""
+    got = sentence(f"Intro.\n\n{items}", markdown=True)
+    assert got in ("First example cites.", "First item cites.")

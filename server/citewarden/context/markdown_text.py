@@ -321,15 +321,23 @@ _BREAK = re.compile(
 _HEADING = re.compile(r"^(?P<mark>[ \t]{0,3}#{1,6}(?:[ \t]+|(?=\r?$)))[^\n]*$", re.M)
 _ROW = re.compile(r"^[^\n|]*\|[^\n]*$", re.M)
 #: a block quote's, a list item's (nested ones indented deeper) or a definition's marker
+#: a list item's marker: a bullet, a number, pandoc's fancy list markers (a letter, a roman
+#: number or ``#``, followed by ``.`` or ``)`` or in parentheses, a capital letter with a full
+#: stop before two spaces, as ``A.  item``: one space is an initial) and example list
+#: markers (``(@)``, ``(@label)``, ``@.``)
+_MARKER = (
+    r"(?:[-*+]|(?:\d{1,9}|[a-z]|[ivxlcdm]{1,8}|#|@[\w-]{0,50})[.)]|[A-Z]\)"
+    r"|\((?:\d{1,9}|[a-zA-Z]|[ivxlcdmIVXLCDM]{1,8}|#|@[\w-]{0,50})\)|[A-Z]\.(?=[ \t]{2}))"
+)
 _BLOCK = re.compile(
-    r"^(?:[ \t]{0,3}(?P<quote>>)|[ \t]*(?:[-*+]|\d{1,9}[.)])(?=[ \t]|\r?$)"
+    r"^(?:[ \t]{0,3}(?P<quote>>)|[ \t]*" + _MARKER + r"(?=[ \t]|\r?$)"
     r"|[ \t]{0,3}(?P<definition>[:~])(?=[ \t]))",
     re.M,
 )
 #: a task list item's box (``- [ ] to do``, ``- [x] done``)
 _TASK = re.compile(r"\A\s*\[[ xX]\](?=\s)")
 _DEFINITION_LINE = re.compile(r"[ \t]{0,3}[:~][ \t]")
-_ITEM_LINE = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)|[ \t]{2,}\S)|[ \t]{4}")
+_ITEM_LINE = re.compile(r"[ \t]*(?:" + _MARKER + r"(?:[ \t]|\r?$)|[ \t]{2,}\S)|[ \t]{4}")
 _QUOTE_LINE = re.compile(r"[ \t]{0,3}>")
 
 
