@@ -551,6 +551,52 @@ def test_no_output_carries_raw_control_or_bidi_characters(tmp_path: Path, fmt: s
         assert any("evil\\u202ekcatta" in t for t in texts)
 
 
+#: keys that show as "key" and "ab": a tag character (U+E0041), a zero-width space, a soft
+#: hyphen, a word joiner and a byte-order mark, each drawn as nothing
+HIDDEN_KEYS = ("key\U000e0041", "a\u200bb\u00ad\u2060\ufeff")
+HIDDEN = ("\U000e0041", "\u200b", "\u00ad", "\u2060", "\ufeff")
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "html"])
+def test_no_output_carries_raw_invisible_characters(tmp_path: Path, fmt: str) -> None:
+    dangling, orphan = HIDDEN_KEYS
+    (tmp_path / "main.tex").write_text(f"\\cite{{{dangling}}}\n\\bibliography{{refs}}\n")
+    (tmp_path / "refs.bib").write_text(f"@misc{{{orphan}, title = {{T}}}}\n")
+    done = bounded_check(["--no-verify", "--format", fmt, "main.tex"], tmp_path)
+    assert done.returncode == 1, done.stderr
+    for ch in HIDDEN:
+        assert ch not in done.stdout and ch not in done.stderr, (fmt, repr(ch))
+    if fmt == "json":  # JSON escapes: the data itself is unchanged
+        data = json.loads(done.stdout)
+        assert dangling in {d["key"] for d in data["citations"]["dangling"]}
+        return
+    if fmt == "sarif":
+        runs = json.loads(done.stdout)["runs"]
+        shown = "\n".join(r["message"]["text"] for r in runs[0]["results"])
+    else:
+        shown = done.stdout
+    assert "key\\U000e0041" in shown
+    assert "a\\u200bb\\xad\\u2060\\ufeff" in shown
+
+
+def test_visible_shows_every_format_character_and_keeps_scripts_and_emoji() -> None:
+    import unicodedata
+
+    from citewarden.safe_text import visible
+
+    hidden = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert [repr(ch) for ch in hidden if visible(f"a{ch}b") == f"a{ch}b"] == []
+    assert visible("k\U000e0041") == "k\\U000e0041"
+    assert visible("k\u200dey \u2764\ufe0f a\ufe0f") == "k\\u200dey \u2764\ufe0f a\\ufe0f"
+    kept = [
+        "\U0001f468\u200d\U0001f469\u200d\U0001f467",  # a family: joined emoji
+        "\U0001f3f3\ufe0f\u200d\U0001f308",  # a rainbow flag
+        "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian, with its non-joiner
+        "Gödel, Erdős, 中文, Ελληνικά",
+    ]
+    assert [visible(text) for text in kept] == kept
+
+
 def test_progress_line_escapes_its_note() -> None:
     from citewarden.report.progress import Progress
 

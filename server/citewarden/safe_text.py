@@ -29,28 +29,57 @@ _UNSAFE = (
 #: non-joiner and joiner stay: Persian, Urdu and Indic scripts and emoji sequences need them.
 _INVISIBLE = "\u200b\u2060-\u2064\ufeff"
 _UNSAFE_OR_INVISIBLE = re.compile(f"[{_UNSAFE}{_INVISIBLE}]")
-_UNSAFE_IN_LINE = re.compile(f"[\n\r{_UNSAFE}]")
+#: Characters a renderer draws as nothing, shown as escapes too (:func:`visible`): the
+#: other format characters (Unicode category Cf: soft hyphen, zero-width space, word
+#: joiner, invisible operators, byte-order mark, the tag characters U+E0000..U+E007F that
+#: can spell a hidden text, interlinear annotation marks ...) and the other default
+#: ignorable ones (combining grapheme joiner, Hangul fillers, U+FFF0..U+FFF8).
+_HIDDEN = (
+    "\xad\u034f\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+    "\u180e\u200b\u2060-\u2065\u206a-\u206f\u3164\ufeff\uffa0\ufff0-\ufffb"
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e00ff\U000e01f0-\U000e0fff"
+)
+#: What a script or an emoji needs between or after its own characters: the zero-width
+#: non-joiner and joiner (Persian, Indic scripts, emoji sequences) and the variation
+#: selectors (text or emoji presentation, CJK variants, Mongolian).  Kept where they do
+#: that work, after a visible character that is not ASCII (and, for the joiners, before
+#: one), and shown as escapes anywhere else: ``k\u200dey`` is not the key ``key``.
+_JOINERS = "\u200c\u200d"
+_SELECTORS = "\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
+_SHOWN = f"[^\\x00-\\x7f\\s{_UNSAFE}{_HIDDEN}]"
+_ESCAPED = f"[{_UNSAFE}{_HIDDEN}]|(?<!{_SHOWN})[{_JOINERS}{_SELECTORS}]|[{_JOINERS}](?!{_SHOWN})"
+_UNSAFE_IN_LINE = re.compile(f"[\n\r]|{_ESCAPED}")
 #: the same, but line feeds and CR LF line ends are kept
-_UNSAFE_KEEPING_LINES = re.compile(f"\r(?!\n)|[{_UNSAFE}]")
+_UNSAFE_KEEPING_LINES = re.compile(f"\r(?!\n)|{_ESCAPED}")
 #: the same, but every CR is kept (a lone one ends a line of a CR-only file)
-_UNSAFE_KEEPING_BREAKS = re.compile(f"[{_UNSAFE}]")
-_UNSAFE_JSON = re.compile(f"[\r{_UNSAFE}]")
+_UNSAFE_KEEPING_BREAKS = re.compile(_ESCAPED)
+_UNSAFE_JSON = re.compile(f"\r|{_ESCAPED}")
+#: what :func:`unsafe_characters` names: controls, bidirectional marks, surrogates
+_UNSAFE_TO_WRITE = re.compile(f"\r(?!\n)|[{_UNSAFE}]")
 
 
 def _escape(m: re.Match[str]) -> str:
     code = ord(m.group())
     if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8: shown as that byte
         return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _json_escape(m: re.Match[str]) -> str:
-    return f"\\u{ord(m.group()):04x}"
+    code = ord(m.group())
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)  # JSON writes it as a UTF-16 pair
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
 def visible(text: str) -> str:
-    """``text`` as one line: every control, line break and bidirectional character shown
-    as an escape (tabs are kept)."""
+    """``text`` as one line: every control, line break, bidirectional and invisible
+    character shown as an escape (``\\x1b``, ``\\u200b``, ``\\U000e0041``); tabs, and
+    joiners and variation selectors doing their work in a script or an emoji, are kept."""
     if _UNSAFE_IN_LINE.search(text) is None:
         return text
     return _UNSAFE_IN_LINE.sub(_escape, text)
@@ -141,7 +170,7 @@ def without_unsafe(text: str) -> str:
 
 def unsafe_characters(text: str) -> list[str]:
     """The distinct unsafe characters in ``text`` (line breaks allowed), as escapes."""
-    return sorted({_escape(m) for m in _UNSAFE_KEEPING_LINES.finditer(text)})
+    return sorted({_escape(m) for m in _UNSAFE_TO_WRITE.finditer(text)})
 
 
 # ---- Markdown (hovers, completion documentation) ------------------------------------------
