@@ -565,3 +565,60 @@ def test_the_indexing_progress_shows_a_folder_name_escaped(tmp_path: Path) -> No
         assert not any("\x1b" in r or "\u202e" in r for r in reports)
     finally:
         client.close()
+
+
+def test_workspace_folders_that_are_no_folders_are_said_so(tmp_path: Path) -> None:
+    """A workspace folder that is a FIFO or a device, first or added later, holds nothing
+    to check: the editor is told so, with the path and what it is, where nothing was said;
+    the server goes on with the documents opened."""
+    fifo = tmp_path / "pipe\x1b[2J"
+    os.mkfifo(fifo)
+    client = RawClient(fifo, tmp_path / "cache")
+    try:
+        client.initialize()
+        client.send(
+            {
+                "method": "workspace/didChangeWorkspaceFolders",
+                "params": {
+                    "event": {"added": [{"uri": "file:///dev/zero", "name": "z"}], "removed": []}
+                },
+            }
+        )
+        deadline = time.time() + WAIT
+        said: list[str] = []
+        while len(said) < 2:
+            client._sort()
+            said = [
+                n["params"]["message"]
+                for n in client.notifications
+                if n["method"] == "window/showMessage"
+            ]
+            if len(said) < 2:
+                assert client._pump(deadline), said
+        head = "citewarden: not a workspace folder, nothing in it is checked: "
+        assert sorted(said) == [
+            f"{head}/dev/zero is a device",
+            f"{head}{tmp_path}/pipe\\x1b[2J is a named pipe (FIFO)",
+        ]
+        (tmp_path / "main.tex").write_text("\\cite{zz}\n")
+        uri = (tmp_path / "main.tex").as_uri()
+        client.send(
+            {
+                "method": "textDocument/didOpen",
+                "params": {
+                    "textDocument": {
+                        "uri": uri,
+                        "languageId": "latex",
+                        "version": 1,
+                        "text": "\\cite{zz}\n",
+                    }
+                },
+            }
+        )
+        position = {"line": 0, "character": 7}
+        hover = client.request(
+            "textDocument/hover", {"textDocument": {"uri": uri}, "position": position}
+        )
+        assert "`zz` is not defined" in client.response(hover)["result"]["contents"]["value"]
+    finally:
+        client.close()

@@ -183,6 +183,7 @@ class DocumentSync:
         self.session.roots = [r for r in self.session.roots if r in opens] + new
         if not gone and not new:
             return
+        self.session.say_unusable_folders(new)
         self.session.roots_to_config()
         # the first folder's settings file may be another
         await self.session.settings_changed(None)

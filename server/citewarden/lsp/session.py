@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -52,6 +53,7 @@ from citewarden.lsp.publishing import Publisher
 from citewarden.lsp.scheduling import TaskRegistry, Worker
 from citewarden.model import Finding
 from citewarden.project import Workspace
+from citewarden.safe_text import visible
 from citewarden.settings import Settings, SettingsProblem
 
 log = logging.getLogger(__name__)
@@ -63,6 +65,22 @@ T = TypeVar("T")
 WORKSPACE = "workspace"
 
 
+def folder_problem(path: Path) -> str | None:
+    """Why the workspace folder ``path`` is none (``"is a named pipe (FIFO)"``, ``"cannot
+    be read: No such file or directory"``), None when it is a folder."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError) as exc:
+        return f"cannot be read: {getattr(exc, 'strerror', None) or exc}"
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISREG(mode):
+        return "is a file"
+    if stat.S_ISFIFO(mode):
+        return "is a named pipe (FIFO)"
+    return "is a socket" if stat.S_ISSOCK(mode) else "is a device"
+
+
 class Session:
     """Per-connection state: settings, project model, diagnostics, background tasks."""
 
@@ -72,6 +90,8 @@ class Session:
         self.worker = Worker()
         self.config = ConfigSources()
         self.settings = Settings()
+        #: The workspace folders :meth:`say_unusable_folders` looked at.
+        self._said_folders: set[Path] = set()
         self._project = Workspace(settings=self.settings, outlives_memory_errors=True)
         #: Changes and checks the project model, on a fork, one at a time.
         self.cycle = CheckCycle(self)
@@ -158,6 +178,7 @@ class Session:
         try:
             await self.fetch_client_settings()
             await self.cycle.change(Workspace.set_settings, self.settings)
+            self.say_unusable_folders(self.roots)
             async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
                 for n, root in enumerate(self.roots, 1):
                     work.report(
@@ -238,6 +259,21 @@ class Session:
         self.converter.settings = settings
         self.policy = Policy(settings, self.roots)
         return True
+
+    def say_unusable_folders(self, folders: Iterable[Path]) -> None:
+        """Say, in one message, which workspace folders are none (a file, a FIFO, a device,
+        a path that does not exist): nothing in them is checked.  Each is said once."""
+        fresh = [f for f in folders if f not in self._said_folders]
+        self._said_folders.update(fresh)
+        said = [f"{folder} {why}" for folder in fresh if (why := folder_problem(folder))]
+        if said:
+            text = visible(
+                "citewarden: not a workspace folder, nothing in it is checked: " + "; ".join(said)
+            )
+            log.warning("%s", text)
+            self.server.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Warning, message=text)
+            )
 
     def _show_unread_files(self) -> None:
         unread = self.config.new_unread_files()
