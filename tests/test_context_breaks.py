@@ -1082,3 +1082,12 @@ def test_pandoc_s_fancy_and_example_list_markers_are_no_words(items: str) -> Non
     sentence's first word (``(@) First example cites``)."""
     got = sentence(f"Intro.\n\n{items}", markdown=True)
     assert got in ("First example cites.", "First item cites.")
+
+
+def test_texorpdfstring_reads_as_the_text_the_page_shows() -> None:
+    """hyperref's ``\\texorpdfstring{typeset}{bookmark}`` reads as its first argument, where
+    both were read (``the [math] alpha value``)."""
+    text = (
+        "We use the \\texorpdfstring{$\\alpha$ \\emph{level}}{alpha level} value \\cite{a}. Next."
+    )
+    assert sentence(text) == "We use the [math] level value."

@@ -266,6 +266,11 @@ def decode_accents(text: str) -> str:
 _DROP_ARG = re.compile(
     r"\\(?:footnotemark|cite[A-Za-z]*|bibitem)(?![A-Za-z@])\*?(?:\[[^\[\]]*\])?\{[^{}]*\}"
 )
+#: hyperref's ``\\texorpdfstring{typeset}{bookmark}``: the first argument is what the page shows
+_PDF_STRING = re.compile(
+    r"\\texorpdfstring(?![A-Za-z@])\s*(\{(?:[^{}]|\{[^{}]{0,200}\}){0,200}\})"
+    r"\s*\{(?:[^{}]|\{[^{}]{0,200}\}){0,200}\}"
+)
 #: Stands where a cross-reference was: it typesets a number (a name too for ``\\cref``).
 REF = "\x02"
 #: Every cross-reference, whose argument is a label (a command named ``...ref``: ``\\ref``,
@@ -385,6 +390,8 @@ def latex_plain(text: str) -> str:
         text = _TYPEWRITER.sub(_typewriter, text)
     text = first_branches(text)  # ``\\ifthenelse{c}{yes}{no}`` reads ``yes``
     text = _DROP_ARG.sub(" ", text)
+    if "\\texorpdfstring" in text:  # the text typeset, not the PDF bookmark's
+        text = _PDF_STRING.sub(r"\1", text)
     text = siunitx_plain(text)  # ``\\SI{5}{\\kilo\\gram}`` reads ``5 kg``
     if "ref" in text:
         text = _REFERENCE.sub(REF, text)
