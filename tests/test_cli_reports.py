@@ -54,6 +54,34 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
     return code, out, err
 
 
+def test_a_home_folder_output_is_the_home_folder_in_the_cli_and_the_editor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``~/r.json`` names the same file in both, where the editor's command made a folder
+    named ``~`` in the workspace and the CLI found no such folder."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    from citewarden.lsp.verify_actions import report_arguments
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    project = make_project(tmp_path / "paper")
+    monkeypatch.chdir(project)
+    code, _, err = run(
+        ["check", "main.tex", "--no-verify", "--format", "json", "-o", "~/r.json"], capsys
+    )
+    assert code == 1, err
+    assert json.loads((home / "r.json").read_text())["citations"]["dangling"]
+    assert not (project / "~").exists()
+    assert report_arguments(({"path": "~/r.html"},), project) == ("html", home / "r.html")
+    with pytest.raises(JsonRpcInvalidParams, match="~nosuchuser0 names the home folder of no"):
+        report_arguments(("html", "~nosuchuser0/r.html"), project)
+    code, _, err = run(["check", "main.tex", "--no-verify", "-o", "~nosuchuser0/r"], capsys)
+    assert code == 2 and "~nosuchuser0 names the home folder of no known user" in err
+    assert not (project / "~nosuchuser0").exists()
+
+
 def test_html_report_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -29,6 +29,7 @@ from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
 from citewarden.files import refuse_special, replace_whole
 from citewarden.model import Entry, Finding, Severity, Verdict
+from citewarden.output_paths import expanded_output
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
@@ -681,6 +682,10 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
             raise UsageError("--output names no file (an empty path)")
         if args.output.endswith(("/", os.sep)):  # (it wrote the report as a file 'out')
             raise UsageError(f"--output {args.output} names a folder; give a file")
+        try:
+            args.output = expanded_output(args.output)
+        except ValueError as exc:
+            raise UsageError(f"--output {visible(args.output)}: {visible(str(exc))}") from None
     settings, problems = _load_settings(args, cwd)
     if not args.quiet:
         for problem in problems:

@@ -37,6 +37,7 @@ from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, entry_verdicts
 from citewarden.lsp.verify_hover import hover_markdown
 from citewarden.model import Entry, Finding, Span
+from citewarden.output_paths import expanded_output
 from citewarden.parsing import is_latex, is_markdown
 from citewarden.safe_text import visible
 
@@ -175,7 +176,8 @@ _REPORT_ARGUMENTS = ("format", "path")
 
 def report_arguments(args: tuple[Any, ...], root: Path) -> tuple[str, Path]:
     """The format and the file of ``citewarden.report``'s arguments (``"json"``, ``["html",
-    "out/r.html"]`` or ``{"format": ..., "path": ...}``; a relative path from ``root``).
+    "out/r.html"]`` or ``{"format": ..., "path": ...}``; a relative path from ``root``, a
+    leading ``~`` the home folder, as ``check --output`` reads it).
     Anything else is refused with :class:`JsonRpcInvalidParams` before a file is written: a
     name misspelt (``{"output": "r.json"}``), a third argument, a path naming a folder."""
     if len(args) > 2:
@@ -204,7 +206,10 @@ def report_arguments(args: tuple[Any, ...], root: Path) -> tuple[str, Path]:
         raise JsonRpcInvalidParams(
             f"citewarden.report expects the path of a file; {visible(out)} names a folder"
         )
-    target = Path(out) if out else root / REPORT_NAMES[fmt]
+    try:
+        target = Path(expanded_output(out)) if out else root / REPORT_NAMES[fmt]
+    except ValueError as exc:
+        raise JsonRpcInvalidParams(f"citewarden.report: {visible(str(exc))}") from None
     return fmt, target if target.is_absolute() else root / target
 
 
