@@ -177,6 +177,10 @@ ALIKE = [
     # or before the line under a simple table's header, a row after it (no row: code)
     "    a @k1 c\n--- ---\nx   @k2\n\n    a @k3 c\n  --- ---\nx\n\np\n\n    a @k4\n--- ---\n\n"
     "    a @k5 c\n---  ---  ---\n",
+    # a "[" is the character \\emph, \\textbf ... take; \\caption, \\address ... take their
+    # optional arguments first, then a character
+    "\\emph[@a1] and \\textbf [see @a2]{b}, \\caption [@x0] and \\address[x] y [@a4] but "
+    "\\caption[@x1]{c}, \\address [@x2] and \\caption[x]@x3 z\n",
     # \\par and \\item take their optional arguments only, no braced one
     "x \\par [see @x1] y, \\item [@x2]{b} and \\par\n[@x3] z, but \\par{@c1}, \\item{@c2} "
     "and \\par @c3\n",

@@ -21,6 +21,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_AT_ARGUMENT_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS_3,
+    TEX_CHARACTER_OPTION_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
     TEX_OPTIONS_ONLY_COMMANDS,
@@ -775,9 +776,11 @@ class _RawTex:
         if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
             return pos + 1  # the "@" is its argument: "\\emph@a" cites nothing
         if name in self._character_commands:
+            if name in TEX_CHARACTER_OPTION_COMMANDS:
+                pos = self._options_end(pos)  # "\\caption[x]@b": "@" is its argument
             k = _TEX_SPACE.match(text, pos).end()  # type: ignore[union-attr]
-            if k < self._cut and not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k):
-                return k + 1  # "\\emph x@b": "x" is its argument, "b" is cited
+            if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
+                return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
         if name == "begin":
             env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
             if env is not None:

@@ -94,11 +94,23 @@ TEX_CHARACTER_ARGUMENT_COMMANDS = frozenset(
     }
 )  # fmt: skip
 TEX_CHARACTER_ARGUMENT_COMMANDS_3 = TEX_CHARACTER_ARGUMENT_COMMANDS | {"hl", "st"}
+#: Those of them that take optional arguments first, then the character after them
+#: (``\\caption[x]@a`` cites nothing); for the others a ``[`` is the character they take
+#: (``\\emph[@a]`` and ``\\emph [@a]`` cite ``a``); pandoc 2.17, 3.6.1 and 3.9 all read
+#: these so.
+TEX_CHARACTER_OPTION_COMMANDS = frozenset(
+    {
+        "address", "alert", "caption", "centerline", "closing", "date", "dedication",
+        "enquote", "extratitle", "frontispiece", "lowertitleback", "opening", "publishers",
+        "subject", "subtitle", "textlatin", "titlehead", "uppertitleback",
+    }
+)  # fmt: skip
 
 __all__ = [
     "TEX_AT_ARGUMENT_COMMANDS",
     "TEX_CHARACTER_ARGUMENT_COMMANDS",
     "TEX_CHARACTER_ARGUMENT_COMMANDS_3",
+    "TEX_CHARACTER_OPTION_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS_3",
     "TEX_OPTIONS_ONLY_COMMANDS",
