@@ -182,6 +182,15 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\input{ch}\n",
         {"defs.tex": "\\newcommand{\\mainref}{k3}\n", "ch.tex": "\\cite{ \\mainref }\n"},
     ),
+    # a listing's options are read before its verbatim text: a caption's citation cites
+    # (verbatim reads no option: the rest of its line is verbatim text)
+    "options of a listing": (
+        "",
+        "\\usepackage{listings}\n",
+        "\\begin{lstlisting}[caption={From \\cite{k1}}]\n\\cite{k2}\n\\end{lstlisting}\n"
+        "\\begin{verbatim}[\\cite{nokey}]\n\\end{verbatim}\n\\cite{k3}\n",
+        {},
+    ),
     # an optional argument ends at its first "]", as TeX's delimited arguments do: biblatex
     # reads the next "]" as the key; a braced "]" is kept in the argument
     "brackets in an optional argument": (

@@ -103,6 +103,7 @@ from citewarden.parsing.latex_args import (
     _volcite_groups,
     past_group,
     plain_key_bracket,
+    verbatim_options,
 )
 from citewarden.parsing.latex_commands import (
     _BEGIN,
@@ -401,6 +402,8 @@ def parse_latex(
     preamble_top: latex_static.TopLevel | None = None
     subfiles_parent: str | None = None
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
+    # the verbatim text after the options of an environment just read: skipped
+    verbatim_body: tuple[int, int] | None = None
     n = len(text)
     top: latex_static.TopLevel | None = None  # for \endinput
     # automatic units, known before the first citation; a default for other files' units
@@ -416,6 +419,12 @@ def parse_latex(
         if skips and (end := skipped.end_at(start)) is not None:
             pos = end
             continue
+        if verbatim_body is not None and start >= verbatim_body[0]:
+            body_end = verbatim_body[1]
+            verbatim_body = None
+            if start < body_end:
+                pos = body_end
+                continue
         if m is None:
             if _IGNORE.search(text, start, pos):
                 counted_line += count_line_breaks(text, counted_to, start)
@@ -645,8 +654,12 @@ def parse_latex(
                 refsections, units = _units(text, links, context.resource_labels)
             if text.startswith("btSect}", opens):
                 pos = _read_btsect(text, opens + len("btSect}"), links)
+            elif (end := _skip_environment(text, pos, verbatim_envs)) > pos and (
+                listed := verbatim_options(text, pos)
+            ):
+                pos, verbatim_body = listed[0], (listed[1], end)  # its options are read
             else:
-                pos = _skip_environment(text, pos, verbatim_envs)
+                pos = end
         elif role == _PRINT_ALL:
             nocite_all = True
             nocite_at.append(start)

@@ -580,6 +580,22 @@ def _skip_environment(text: str, i: int, defined: frozenset[str] = frozenset()) 
     return len(text) if end < 0 else end + len(m.group(1)) + 6
 
 
+#: verbatim environments that read no option: the rest of the ``\\begin`` line is theirs
+_NO_OPTIONS = frozenset({"verbatim", "verbatim*", "comment", "filecontents", "filecontents*"})
+_OPTION_AFTER = re.compile(r"[ \t]*\[")
+
+
+def verbatim_options(text: str, i: int) -> tuple[int, int] | None:
+    """After ``\\begin`` of a verbatim environment (:func:`_skip_environment`): its
+    ``[options]`` on that line, which TeX reads before the verbatim text, so a citation in
+    them cites (``\\begin{lstlisting}[caption={From \\cite{a}}]``); None: none."""
+    m = _BEGIN_NAME.match(text, i)
+    if m is None or m.group(1) in _NO_OPTIONS or (o := _OPTION_AFTER.match(text, m.end())) is None:
+        return None
+    end = _close_delimited(text, o.end() - 1, nest=False)
+    return None if end < 0 else (o.end() - 1, end)
+
+
 _CODE_START = re.compile(r"\\(?:verb(?![A-Za-z])\*?|lstinline(?![A-Za-z])|begin(?=\s*\{))")
 
 
