@@ -622,3 +622,23 @@ def test_workspace_folders_that_are_no_folders_are_said_so(tmp_path: Path) -> No
         assert "`zz` is not defined" in client.response(hover)["result"]["contents"]["value"]
     finally:
         client.close()
+
+
+@pytest.mark.parametrize("new_name", ["a\u202eb", "a\x1b[31mb", "a\u200fb", "a\x00b"])
+def test_a_key_with_a_control_or_direction_character_is_refused_by_rename(
+    client: RawClient, new_name: str
+) -> None:
+    """A new key with a right-to-left override or a terminal control reads otherwise than
+    it is in every file the rename writes it to: it was written so; it is refused."""
+    client.initialize()
+    uri = (client.root / "main.tex").as_uri()
+    at = {"line": 0, "character": 7}
+    params = {"textDocument": {"uri": uri}, "position": at, "newName": new_name}
+    error = client.response(client.request("textDocument/rename", params))["error"]
+    assert error["code"] == -32602
+    assert error["message"].endswith(
+        "is not a valid citation key: it holds a control, line break or direction-changing "
+        "character"
+    )
+    assert new_name not in error["message"]
+    assert "result" in client.hover("main.tex", 0, 7)

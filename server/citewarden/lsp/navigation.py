@@ -55,6 +55,8 @@ def _invalid_key(name: str, around: list[Project], bibs: Iterable[Path]) -> str 
     BibTeX for a LaTeX project (or no project), pandoc for a Markdown one."""
     if not name:
         return "a citation key cannot be empty"
+    if visible(name) != name:  # shown escaped: a key that reads otherwise than it is
+        return "it holds a control, line break or direction-changing character"
     if not around or any(p.kind is DocumentKind.LATEX for p in around):
         if (char := latex_unsafe(name)) is not None:
             return f"LaTeX cannot read {char!r} in a citation key"
