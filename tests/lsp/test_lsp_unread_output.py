@@ -4,13 +4,18 @@ fit stopped the whole server, ``exit`` included, until the editor read again."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from test_lsp_hostile import RawClient
+
+from citewarden.lsp.output import HANDLING, LIMIT
+from citewarden.lsp.server import _Drained
 
 ENTRIES = 300  # a document symbol answer of about 150 kB
 
@@ -93,3 +98,39 @@ def test_requests_wait_unread_while_answers_do_and_all_are_answered_later(
             break
     writer.join(5)
     assert not sent
+
+
+class _Transport:
+    """As much of asyncio's transport as the reader looks at."""
+
+    def __init__(self, waiting: int) -> None:
+        self.waiting = waiting
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return self.waiting
+
+
+class _Lines:
+    async def readline(self) -> bytes:
+        return b"Content-Length: 2\r\n"
+
+
+async def test_a_tcp_connection_is_read_no_further_while_its_answers_wait() -> None:
+    """Over TCP, asyncio buffered every answer the editor did not read, and the server read
+    on: answers piled up without bound.  No line is read while more than the limit waits,
+    nor while more than the limit of messages are being handled."""
+    transport = _Transport(LIMIT + 1)
+    writer = cast(Any, type("Writer", (), {"transport": transport})())
+    handling = [0]
+    reader = _Drained(cast(Any, _Lines()), writer, lambda: handling[0])
+    read = asyncio.ensure_future(reader.readline())
+    await asyncio.sleep(0.3)
+    assert not read.done()
+    transport.waiting, handling[0] = LIMIT, HANDLING + 1
+    await asyncio.sleep(0.3)
+    assert not read.done()
+    handling[0] = HANDLING
+    assert await asyncio.wait_for(read, 5) == b"Content-Length: 2\r\n"
