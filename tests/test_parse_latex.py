@@ -936,3 +936,14 @@ def test_a_refsection_names_a_resource_by_its_label() -> None:
         ("a2.bib", "second"),
         ("a1", "a1"),
     ]
+
+
+def test_keys_written_with_a_list_macro_are_bounded_by_the_text() -> None:
+    """A short key list of a macro standing for a long list expands to no more key
+    characters than the file has (and an argument more): past that a key so written is
+    skipped, so a file of such citations cannot hold far more citations than characters."""
+    keys = ",".join(f"k{i}" for i in range(120))
+    text = "\\def\\x{" + keys + "}\n" + "\\cite{\\x}\n" * 2000
+    doc = parse_latex(P, text)
+    assert [c.key for c in doc.citations[:120]] == keys.split(",")
+    assert len(doc.citations) <= len(text)

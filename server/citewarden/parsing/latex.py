@@ -75,6 +75,7 @@ from citewarden.parsing import (
 )
 from citewarden.parsing.latex_args import (
     _IGNORE,
+    _MAX_ARG,
     _MAX_CODE,
     _PAR,
     _SIMPLE_CITE_ARGS,
@@ -345,7 +346,7 @@ def parse_latex(
     skipped = _Skipped(skips)
     definitions = _Definitions()
     # the plain-text macros a key may be written with: the project's, then the file's own
-    key_macros = KeyMacros(dict(context.text_macros))
+    key_macros = KeyMacros(dict(context.text_macros), len(text) + _MAX_ARG)
     own = definitions.own
     defined_at = definitions.defined_at
     # bodies of fixed-key macros never used: their citations do not count

@@ -369,14 +369,18 @@ def _braced_key(piece: str, braces: KeyBraces) -> str:
 
 class KeyMacros:
     """The plain-text macros a citation key may be written with where it stands (name ->
-    body), and the names the file's keys were written with."""
+    body), and the names the file's keys were written with.  The keys expanded in a file
+    are at most ``budget`` characters in all (past it a key so written is skipped), so a
+    short key list of a long list's macro does not make a file hold far more citations
+    than characters."""
 
-    __slots__ = ("read", "used", "values")
+    __slots__ = ("budget", "read", "used", "values")
 
-    def __init__(self, values: dict[str, str]) -> None:
+    def __init__(self, values: dict[str, str], budget: int) -> None:
         self.values = values
         self.used: dict[str, None] = {}
         self.read = 0  # how many of the file's own definitions are in ``values``
+        self.budget = budget
 
     def define(self, own: list[tuple[str, str]]) -> None:
         """Take in the definitions of ``own`` (the file's, in order) not yet read: each
@@ -403,8 +407,9 @@ class KeyMacros:
                 parts += (key[at : m.start()], body or "")
                 size += len(body or "")
             at = m.end()
-        if not known:
+        if not known or size > self.budget:
             return None
+        self.budget -= size
         parts.append(key[at:])
         return [k for k in (k.strip() for k in "".join(parts).split(",")) if k]
 
