@@ -6,6 +6,7 @@ serves real recorded bodies badly.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -24,6 +25,7 @@ from citewarden.verify.compare import Agreement, compare_venue
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
 from citewarden.verify.normalize import make_entry
+from citewarden.verify.rate_limit import Limit
 from citewarden.verify.records import Lookup, Outcome, Query
 from citewarden.verify.source_calls import entry_seconds
 from citewarden.verify.sources._common import MAX_TEXTS
@@ -234,6 +236,29 @@ async def test_redirect_to_another_host_is_not_followed(hostile: HostileServer) 
     assert hostile.seen("/steal") == []
     # the key did go to the source's own host, in the header it belongs in
     assert hostile.seen(S2_PAPER)[0].headers["x-api-key"] == "s2-secret-4711"
+
+
+async def test_a_pause_asked_while_a_request_waits_for_its_token_is_not_waited(
+    hostile: HostileServer,
+) -> None:
+    """Two requests on a lane of one request a second: the first is answered 429 with a
+    Retry-After past the longest wait while the second waits for its token.  The second
+    fails at once, unsent, where it slept the pause out (a day: its check never ended)."""
+    hostile.route(S2_PAPER, Behaviour("429", retry_after="1000"))
+    http = fast_http(limits={"semanticscholar": Limit(1.0, 1, 2)})
+    url = hostile.url + S2_PAPER
+    first, second = await asyncio.wait_for(
+        asyncio.gather(
+            http.get(url, lane="semanticscholar"), http.get(url, lane="semanticscholar")
+        ),
+        30,
+    )
+    await http.aclose()
+    assert isinstance(first, Failure) and first.reason == "rate limited: retry after 1000 s"
+    assert isinstance(second, Failure) and second.status == 429
+    waited = re.fullmatch(r"rate limited: retry after ([0-9]+) s", second.reason)
+    assert waited is not None and 900 < int(waited[1]) <= 1000
+    assert len(hostile.seen(S2_PAPER)) == 1
 
 
 async def s2_answered(hostile: HostileServer, behaviour: Behaviour) -> tuple[Lookup, int]:

@@ -48,6 +48,7 @@ from citewarden.verify.rate_limit import (
     PUBLISHED_LIMITS,
     Clock,
     Limit,
+    PausedTooLong,
     Sleep,
     TokenBucket,
     parse_retry_after,
@@ -262,9 +263,7 @@ class HttpClient:
         gate = self._host_gates.get((host, family_of(lane)))
         buckets = [self.bucket(lane), *([gate] if gate is not None else [])]
         wait = max(b.token_wait() for b in buckets)
-        limit = self.retry.max_retry_after
-        if budget is not None:
-            limit = min(limit, budget.remaining())
+        limit = self._wait_limit(budget)
         if wait <= limit:
             return None
         paused = max(b.paused_for() for b in buckets)
@@ -272,6 +271,12 @@ class HttpClient:
         if paused >= interval:  # the pause the service asked for, not its rate, is the wait
             return Failure(f"rate limited: retry after {paused:.0f} s", 429)
         return Failure(f"rate limited: the source asks for one request per {interval:.0f} s")
+
+    def _wait_limit(self, budget: Budget | None) -> float:
+        """The longest a request may wait for its lane: ``max_retry_after``, within the
+        entry's budget."""
+        limit = self.retry.max_retry_after
+        return min(limit, budget.remaining()) if budget is not None else limit
 
     def _paused_for(self, lane: str, host: str) -> float:
         if self.shared is None:
@@ -293,10 +298,11 @@ class HttpClient:
             if lane_host == host and family_of(lane) == family:
                 self.bucket(lane).lift_held()
 
-    async def _acquire(self, lane: str, host: str) -> None:
-        """A local token, then (when shared) this machine's next slot for the lane."""
+    async def _acquire(self, lane: str, host: str, max_pause: float) -> None:
+        """A local token (:class:`PausedTooLong` past ``max_pause``), then (when shared)
+        this machine's next slot for the lane."""
         bucket = self.bucket(lane)
-        await bucket.acquire()
+        await bucket.acquire(max_pause)
         if self.shared is None:
             return
         interval = 1.0 / bucket.rate
@@ -438,7 +444,7 @@ class HttpClient:
                 )
                 try:
                     await self._hold(held, host, f"lane-{lane}", bucket.concurrency, until)
-                    await self._acquire(lane, host)
+                    await self._acquire(lane, host, self._wait_limit(budget))
                     # looked up once the lane lets the request go: the host may have
                     # advertised its limits while the request waited
                     gate = self.host_gate(host, lane)
@@ -446,10 +452,13 @@ class HttpClient:
                         await held.enter_async_context(gate.slot())
                         name = f"service-{family_of(lane)}"
                         await self._hold(held, host, name, gate.concurrency, until)
-                        await gate.acquire()
+                        await gate.acquire(self._wait_limit(budget))
                 except SlotTimeout as exc:
                     why = f"no free request slot for {host} within {exc.waited:.1f} s"
                     return self._fail(method, url, Failure(f"{why} (other requests hold it)"))
+                except PausedTooLong as exc:
+                    why = f"rate limited: retry after {_wait(exc.seconds)}"
+                    return self._fail(method, url, Failure(why, 429))
                 self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
                 deadline = self.timeout
                 if budget is not None:

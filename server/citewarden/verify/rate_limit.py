@@ -133,6 +133,15 @@ class Slots(PrioritySlots):
 MIN_ADOPTED_RATE = 1 / 120
 
 
+class PausedTooLong(Exception):
+    """A pause set while a request waited for its token (another request's ``Retry-After``)
+    that would hold it longer than it may wait."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self.seconds = seconds
+
+
 class TokenBucket:
     """Token bucket with a concurrency cap and a pause (for Retry-After / exhausted budgets).
 
@@ -171,12 +180,16 @@ class TokenBucket:
             self._tokens = min(float(self.burst), self._tokens + (now - self._stamp) * self.rate)
             self._stamp = now
 
-    async def acquire(self) -> None:
-        """Wait for a token (respecting any pause)."""
+    async def acquire(self, max_pause: float = math.inf) -> None:
+        """Wait for a token (respecting any pause); :class:`PausedTooLong` when a pause
+        holds the lane more than ``max_pause`` seconds from now (one set while the request
+        waited: it was let go before it)."""
         async with self._lock:
             while True:
                 now = self._clock()
                 if now < self._paused_until:
+                    if self._paused_until - now > max_pause:
+                        raise PausedTooLong(self._paused_until - now)
                     await self._sleep(self._paused_until - now)
                     continue
                 self._refill()
