@@ -43,6 +43,8 @@ def found(text: str, markdown: bool = False) -> dict[str, CitingSentence | None]
         ),
         ("As \\citet{a,b} showed.", False, "a", "As Smith and Jones; Lee et al. showed."),
         ("Lee et al. \\citeyearpar{b} wrote it.", False, "b", "Lee et al. (2019) wrote it."),
+        ("\\citet*{b} showed it.", False, "b", "Lee, Kim, and Park showed it."),
+        ("\\citefullauthor{b} showed it.", False, "b", "Lee, Kim, and Park showed it."),
         ("It was seen \\footnote{See \\citet{c}.} here.", False, "c", "See Wu et al."),
         ("@a's paper says so [@b].", True, "a", "Smith and Jones's paper says so."),
         (

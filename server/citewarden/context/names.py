@@ -30,6 +30,8 @@ class Named:
     authors: str
     year: str
     title: str
+    #: every author's surname (natbib's ``\\citet*``, ``\\citeauthor*``)
+    all_authors: str = ""
 
 
 def plain_field(value: str | None) -> str:
@@ -83,6 +85,15 @@ def _authors(names: Sequence[str], truncated: bool) -> str:
     return " and ".join(names)
 
 
+def _all_authors(names: Sequence[str], truncated: bool) -> str:
+    """Every name, as natbib's starred commands list them (``Smith, Jones, and Lee``)."""
+    if truncated and names:
+        return f"{', '.join(names)} et al."
+    if len(names) <= 2:
+        return " and ".join(names)
+    return f"{', '.join(names[:-1])}, and {names[-1]}"
+
+
 def named_works(entries: Iterable[Entry]) -> dict[str, Named]:
     """key -> what citation commands typeset of its entry's work (the first entry of a key)."""
     out: dict[str, Named] = {}
@@ -95,9 +106,11 @@ def named_works(entries: Iterable[Entry]) -> dict[str, Named]:
         if not year.strip():
             found = _YEAR.search(entry.get("date") or "")
             year = found.group() if found else ""
+        families = surnames(people)
         out[entry.key] = Named(
-            _clean(_authors(surnames(people), truncated)),
+            _clean(_authors(families, truncated)),
             _clean(plain_field(year)),
             _clean(plain_field(entry.get("title"))),
+            _clean(_all_authors(families, truncated)),
         )
     return out

@@ -151,6 +151,10 @@ def _marks(
     return tuple(sorted(found.items()))
 
 
+#: natbib's commands that name every author (``\\citet*{a}``: ``Smith, Jones, and Lee``)
+_EVERY_AUTHOR = frozenset(["citet*", "citealt*", "citeauthor*", "citefullauthor"])
+
+
 def _named_marks(
     citations: Iterable[Citation], names: Mapping[str, Named], offset: int = 0
 ) -> tuple[array[int], list[str | None]]:
@@ -161,8 +165,8 @@ def _named_marks(
     of it is unknown or lacks what it shows), in order."""
     keys: dict[int, tuple[str, str, list[str]]] = {}
     for c in citations:
-        command = c.command.lower().rstrip("*")
-        mark = _WORDS_OF_WORK.get(command)
+        command = c.command.lower()
+        mark = _WORDS_OF_WORK.get(command.rstrip("*"))
         if mark is not None:
             where = c.command_span.end - 1 - offset
             keys.setdefault(where, (mark, command, []))[2].append(c.key)
@@ -170,10 +174,11 @@ def _named_marks(
     for where in sorted(keys):
         mark, command, cited = keys[where]
         found = [names.get(k) for k in dict.fromkeys(cited)]
+        every = command in _EVERY_AUTHOR
         said = [
             ""
             if n is None
-            else n.authors
+            else (n.all_authors if every else n.authors)
             if mark == AUTHOR
             else n.year
             if mark == YEAR
@@ -182,7 +187,7 @@ def _named_marks(
         ]
         at.append(where)
         joined = "; ".join(said) if all(said) else None
-        what.append(f"({joined})" if joined and command == "citeyearpar" else joined)
+        what.append(f"({joined})" if joined and command.startswith("citeyearpar") else joined)
     return at, what
 
 
