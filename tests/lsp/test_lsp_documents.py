@@ -196,3 +196,26 @@ def test_a_change_of_a_document_not_open_is_logged(caplog: pytest.LogCaptureFixt
     assert record.getMessage() == (
         "a change of file:///y, which is not open, is let go: the file is read from disk"
     )
+
+
+def test_a_document_opened_twice_and_a_version_going_back_are_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Both were taken without a word: the text sent last is the buffer, and the log says
+    the client did what LSP does not let it do."""
+    store = DocumentStore()
+    item = types.TextDocumentItem(uri="file:///z.tex", language_id="latex", version=5, text="a")
+    with caplog.at_level("WARNING", logger="citewarden.lsp.documents"):
+        store.open(item)
+        assert not caplog.records
+        store.open(types.TextDocumentItem(uri=item.uri, language_id="latex", version=5, text="b"))
+        change = types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=item.uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="c")],
+        )
+        doc = store.change(change)
+    assert doc is not None and doc.text == "c"
+    assert [r.getMessage() for r in caplog.records] == [
+        "file:///z.tex is opened again without being closed: the text sent now is its buffer",
+        "a change of file:///z.tex has version 3, below the buffer's 5: applied as it came",
+    ]

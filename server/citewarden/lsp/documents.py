@@ -278,6 +278,11 @@ class DocumentStore:
         self.encoding = Encoding.UTF16
 
     def open(self, item: types.TextDocumentItem) -> Document:
+        if item.uri in self._docs:
+            log.warning(
+                "%s is opened again without being closed: the text sent now is its buffer",
+                visible(item.uri),
+            )
         doc = Document(item.uri, item.version, item.text, SparseIndex(item.text))
         doc.tracked = path_of(item.uri) is not None
         doc.note_edit(item.version, 0)  # the buffer may differ from the file on disk
@@ -292,6 +297,13 @@ class DocumentStore:
                 visible(params.text_document.uri),
             )
             return None
+        if params.text_document.version < doc.version:
+            log.warning(
+                "a change of %s has version %d, below the buffer's %d: applied as it came",
+                visible(params.text_document.uri),
+                params.text_document.version,
+                doc.version,
+            )
         first = tail = len(doc.text)
         for change in params.content_changes:
             at, kept = doc.apply(change, self.encoding)
