@@ -182,6 +182,14 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\input{ch}\n",
         {"defs.tex": "\\newcommand{\\mainref}{k3}\n", "ch.tex": "\\cite{ \\mainref }\n"},
     ),
+    # \csname cite\endcsname is \cite; \csname cite*\endcsname names no command
+    "commands named by csname": (
+        "",
+        "",
+        "\\csname cite\\endcsname{k1} \\csname parencite\\endcsname[p.~3]{k2}\n"
+        "\\csname nocite\\endcsname{nokey} \\csname cite*\\endcsname{k3}\n",
+        {},
+    ),
     # a listing's options are read before its verbatim text: a caption's citation cites
     # (verbatim reads no option: the rest of its line is verbatim text)
     "options of a listing": (

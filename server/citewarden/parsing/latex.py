@@ -113,6 +113,7 @@ from citewarden.parsing.latex_commands import (
     _BIBRESOURCE,
     _BIBSTYLE,
     _CITING,
+    _CSNAME,
     _DEFINE,
     _DOCUMENTCLASS,
     _ENDINPUT,
@@ -445,6 +446,12 @@ def parse_latex(
         role = roles.get(name)
         if role is None:
             continue  # a name the scanner matched past its table's nesting
+        if role == _CSNAME:  # \csname cite\endcsname{a} is \cite{a}
+            csname = _CSNAME_NAME.match(text, pos)
+            role = roles.get(csname.group(1), "") if csname is not None else ""
+            if csname is None or (role not in _CITING and role != _MACRO):
+                continue
+            name, pos = csname.group(1), csname.end()
         if role == _DEFINE and (redefinition := latex_static.redefined(text, start)) is not None:
             gone, silences = redefinition
             silencing_top = silencing_top or latex_static.TopLevel(text)
@@ -941,6 +948,8 @@ def _read_btsect(text: str, pos: int, links: list[Link]) -> int:
 
 
 _SPACES = re.compile(r"\s+")
+#: the name ``\\csname`` makes a command of, up to ``\\endcsname``
+_CSNAME_NAME = re.compile(r"\s*([A-Za-z]{1,100})\s*\\endcsname(?![A-Za-z@])")
 
 
 def _bibdata_name(target: str, braces: KeyBraces) -> str:

@@ -129,6 +129,8 @@ _BIBSTYLE = "bibstyle"
 #: bibtopic's ``\\btPrintAll`` and ``\\btPrintNotCited``: a ``btSect`` prints entries no
 #: one cites, read as ``\\nocite{*}``
 _PRINT_ALL = "printall"
+#: ``\\csname cite\\endcsname``: the command it names
+_CSNAME = "csname"
 
 _FIXED_ROLES: dict[str, str] = {
     "nocite": _NOCITE,
@@ -172,6 +174,7 @@ _FIXED_ROLES: dict[str, str] = {
     "btPrintNotCited": _PRINT_ALL,
     "newrefsection": _REFSECTION,
     "refsection": _REFSECTION,
+    "csname": _CSNAME,
     **dict.fromkeys(
         (
             "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",
