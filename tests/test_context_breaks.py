@@ -1091,3 +1091,24 @@ def test_texorpdfstring_reads_as_the_text_the_page_shows() -> None:
         "We use the \\texorpdfstring{$\\alpha$ \\emph{level}}{alpha level} value \\cite{a}. Next."
     )
     assert sentence(text) == "We use the [math] level value."
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "Prev. A proof by A.B. Smith is cited \\cite{a}. Next.",
+            "A proof by A.B. Smith is cited.",
+        ),
+        (
+            "Prev. Written by J.R.R. Tolkien \\cite{a} it is. Next.",
+            "Written by J.R.R. Tolkien it is.",
+        ),
+        ("Prev. It was made in the U.S.A. The data \\cite{a} show it. Next.", "The data show it."),
+    ],
+)
+def test_initials_without_spaces_end_no_sentence(text: str, shown: str) -> None:
+    """Initials written without spaces (``by A.B. Smith``) are initials as ``A. B.`` are,
+    where the sentence was cut after them (``Smith is cited``); after a lower-case word
+    they still end one (``in the U.S.A. The``)."""
+    assert sentence(text) == shown

@@ -107,6 +107,8 @@ _WORD_BEFORE = re.compile(r"(?<![\w.])([^\W\d_](?:[^\W\d_]|\.)*)\.$")
 #: the word before an initial
 _PREVIOUS = re.compile(r"([^\s~]{1,30})[\s~]+$")
 _GAP = re.compile(r"[\s~]*")
+#: initials written without spaces between them (``A.B``, ``J.R.R``; the last full stop apart)
+_INITIALS = re.compile(r"[^\W\d_](?:\.[^\W\d_])+")
 #: Words after which a capital and a full stop are an initial (``by J. Smith``).  In the
 #: real documents a capital after another lower-case word was a name, no initial (``written
 #: in R. One``, ``in C. The``), and one after a capitalised word a given name's initial.
@@ -276,9 +278,10 @@ def _no_end_after(masked: str, at: int, following: str = "") -> bool:
         # Our``); ``No. 5``, ``App. B`` and ``etc. and`` go on
         ends = w.lower() == "etc" or (w.lower() in _WORDS_TOO and w.islower())
         return not (ends and following.isupper())
-    if len(w) != 1 or not w.isupper():
+    if not (len(w) == 1 or _INITIALS.fullmatch(w)) or not w.isupper():
         return False
-    # one capital: an initial (``Ł. Kaiser``, ``John F. Kennedy``, ``by J. Smith``) unless
+    # one capital, or capitals with full stops and no spaces between (``A.B. Smith``): an
+    # initial (``Ł. Kaiser``, ``John F. Kennedy``, ``by J. Smith``, ``by A.B. Smith``) unless
     # a lower-case word or a label comes before it (``proposed X.``, ``Appendix A.``)
     previous = _PREVIOUS.search(masked, max(0, word.start() - 40), word.start())
     if previous is None:
