@@ -261,6 +261,41 @@ async def test_a_pause_asked_while_a_request_waits_for_its_token_is_not_waited(
     assert len(hostile.seen(S2_PAPER)) == 1
 
 
+async def test_a_pause_another_process_asks_while_a_request_waits_is_not_waited(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
+    """Two clients sharing their lanes' state (two processes on one cache): one's request
+    waits for its token while the other is answered 429 with a Retry-After past the longest
+    wait.  The waiting request fails at once, unsent, where it took the machine's next slot,
+    after the pause, and slept until then."""
+    hostile.route(S2_PAPER, Behaviour("ok"))
+    hostile.route("/s2/paused", Behaviour("429", retry_after="1000"))
+    limits = {lane: Limit(1.0, 1, 2) for lane in ("semanticscholar", "semanticscholar-key")}
+    waiting = fast_http(limits=limits, shared_dir=tmp_path)
+    other = fast_http(limits=limits, shared_dir=tmp_path)
+
+    async def paused_meanwhile() -> Reply | Failure:
+        await asyncio.sleep(0.3)  # while the second request waits for its token
+        return await other.get(hostile.url + "/s2/paused", lane="semanticscholar-key")
+
+    url = hostile.url + S2_PAPER
+    sent, unsent, paused = await asyncio.wait_for(
+        asyncio.gather(
+            waiting.get(url, lane="semanticscholar"),
+            waiting.get(url, lane="semanticscholar"),
+            paused_meanwhile(),
+        ),
+        30,
+    )
+    await waiting.aclose()
+    await other.aclose()
+    assert isinstance(sent, Reply) and isinstance(paused, Failure) and paused.status == 429
+    assert isinstance(unsent, Failure) and unsent.status == 429
+    waited = re.fullmatch(r"rate limited: retry after ([0-9]+) s", unsent.reason)
+    assert waited is not None and 900 < int(waited[1]) <= 1000
+    assert len(hostile.seen(S2_PAPER)) == 1
+
+
 async def s2_answered(hostile: HostileServer, behaviour: Behaviour) -> tuple[Lookup, int]:
     """Semantic Scholar's look-up of a DOI answered as ``behaviour`` says, and how many
     requests it sent."""

@@ -299,8 +299,9 @@ class HttpClient:
                 self.bucket(lane).lift_held()
 
     async def _acquire(self, lane: str, host: str, max_pause: float) -> None:
-        """A local token (:class:`PausedTooLong` past ``max_pause``), then (when shared)
-        this machine's next slot for the lane."""
+        """A local token, then (when shared) this machine's next slot for the lane;
+        :class:`PausedTooLong` when a pause (this or another process's) holds the lane past
+        ``max_pause``."""
         bucket = self.bucket(lane)
         await bucket.acquire(max_pause)
         if self.shared is None:
@@ -309,6 +310,8 @@ class HttpClient:
         for _ in range(3):
             wait = self.shared.reserve(host, lane, interval)
             slot = time.time() + wait
+            if wait > max_pause and self.shared.paused_for(host, family_of(lane)) > max_pause:
+                raise PausedTooLong(wait)  # paused by another process since the checks
             if wait > 0:
                 await self._sleep(wait)
             # woken too late (a busy machine): sending now would crowd the next slot,
