@@ -1112,3 +1112,10 @@ def test_initials_without_spaces_end_no_sentence(text: str, shown: str) -> None:
     where the sentence was cut after them (``Smith is cited``); after a lower-case word
     they still end one (``in the U.S.A. The``)."""
     assert sentence(text) == shown
+
+
+def test_a_bookdown_text_reference_s_label_is_no_word() -> None:
+    """A bookdown text reference (``(ref:cap) The caption``) reads without its label, where
+    the label was read as the sentence's first word."""
+    text = "Intro.\n\n(ref:cap) A caption of the plot [@a].\n\nNext."
+    assert sentence(text, markdown=True) == "A caption of the plot."

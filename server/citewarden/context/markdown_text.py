@@ -331,6 +331,8 @@ _MARKER = (
 )
 _BLOCK = re.compile(
     r"^(?:[ \t]{0,3}(?P<quote>>)|[ \t]*" + _MARKER + r"(?=[ \t]|\r?$)"
+    # bookdown's text reference, its label no word (``(ref:cap) The caption``)
+    r"|[ \t]{0,3}\(ref:[^()\s]{1,100}\)(?=[ \t])"
     r"|[ \t]{0,3}(?P<definition>[:~])(?=[ \t]))",
     re.M,
 )
