@@ -348,3 +348,20 @@ def test_the_ignore_patterns_together_match_as_each_does(name: str) -> None:
     folder = Path("/ws")
     expected = any(glob_match(n, p) for n in (Path(name).name, name) for p in patterns)
     assert is_ignored(settings, folder / name, [folder]) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (b'ignore = ["a"]\ndebounce_ms = 5 # \xc3\xa9t\xe9\n', "byte 0xe9 (at line 2, column 21)"),
+        (b"\xef\xbb\xbf\xff = 1\n", "byte 0xff (at line 1, column 1)"),
+    ],
+)
+def test_a_settings_file_that_is_not_utf8_names_the_line_and_column(
+    tmp_path: Path, data: bytes, where: str
+) -> None:
+    """A byte that is not UTF-8 was named by its offset in the file ('can't decode byte
+    0xe9 in position 34'): it is named by its line and column, as TOML's mistakes are."""
+    (tmp_path / ".citewarden.toml").write_bytes(data)
+    [problem] = load_settings(tmp_path)[1]
+    assert problem.message == f"invalid TOML: not UTF-8: {where}"

@@ -586,7 +586,7 @@ def parse_config(data: bytes) -> dict[str, Any]:
     try:
         text = config_text(data)
     except UnicodeDecodeError as exc:
-        raise ConfigSyntaxError(str(exc)) from None
+        raise ConfigSyntaxError(_not_utf8(exc)) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -595,6 +595,16 @@ def parse_config(data: bytes) -> dict[str, Any]:
         raise ConfigSyntaxError("nested too deep") from None
     except ValueError:  # int() of an integer of more digits than it reads
         raise ConfigSyntaxError("an integer of more than 4300 digits") from None
+
+
+def _not_utf8(exc: UnicodeDecodeError) -> str:
+    """Where a settings file stops being UTF-8, said as TOML's errors say where (its line
+    and column), where Python's words gave the byte's offset in the file."""
+    data, start = bytes(exc.object), exc.start
+    line_start = data.rfind(b"\n", 0, start) + 1
+    column = len(data[line_start:start].decode("utf-8", "replace")) + 1
+    line = data.count(b"\n", 0, start) + 1
+    return f"not UTF-8: byte 0x{data[start]:02x} (at line {line}, column {column})"
 
 
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)$")
