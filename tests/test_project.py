@@ -404,6 +404,42 @@ bibliography: refs.bib
     assert all(fs == [] for fs in check(ws).values()), check(ws)
 
 
+def test_quarto_metadata_files_are_merged(tmp_path: Path) -> None:
+    ws = _folder(
+        tmp_path,
+        r"""
+--- _quarto.yml
+project:
+  type: default
+metadata-files: [_bib.yml]
+--- _bib.yml
+bibliography: refs.bib
+nocite: "@listed"
+--- one.qmd
+---
+title: One
+metadata-files:
+  - meta/more.yaml
+---
+See @a, @b and @ghost.
+--- meta/more.yaml
+bibliography: more.bib
+--- refs.bib
+@misc{a, title={A}}
+@misc{listed, title={L}}
+@misc{unused, title={U}}
+--- meta/more.bib
+@misc{b, title={B}}
+""",
+    )
+    one = _project(ws, tmp_path, "one.qmd")
+    # the project's metadata-files, then the front matter's, each beside the file naming it
+    assert _rel(tmp_path, one.bibliographies) == ["refs.bib", "meta/more.bib"]
+    assert _rel(tmp_path, one.metadata) == ["_bib.yml", "meta/more.yaml"]
+    found = {(f.code, f.location.path.name) for fs in check(ws).values() for f in fs}
+    assert found == {(Code.DANGLING, "one.qmd"), (Code.ORPHAN, "refs.bib")}
+
+
 def test_missing_links_are_recorded(tmp_path: Path) -> None:
     write_project(
         tmp_path,

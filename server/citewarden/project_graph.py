@@ -31,6 +31,7 @@ from citewarden.model import (
 )
 from citewarden.pandoc_version import Version, project_version
 from citewarden.parsing import (
+    YAML_SUFFIXES,
     Parsed,
     books,
     is_bibliography,
@@ -1026,7 +1027,7 @@ class ProjectGraph(LinkResolver):
         return reading
 
     def _markdown_project(self, path: Path) -> Project:
-        metadata = self._metadata_chain(path)
+        metadata = self._with_metadata_files(path, self._metadata_chain(path))
         bibs: dict[Path, None] = {}
         missing: list[MissingLink] = []
         unresolved: list[MissingLink] = []
@@ -1069,6 +1070,46 @@ class ProjectGraph(LinkResolver):
             unresolved=tuple(unresolved),
             pandoc_version=self._pandoc_version([path], metadata),
         )
+
+    def _with_metadata_files(self, path: Path, chain: list[Path]) -> list[Path]:
+        """The metadata files of the Markdown document ``path``: its project's ``chain``
+        and, in a Quarto project (a .qmd, or a ``_quarto.yml`` in ``chain``), the YAML files
+        each of them and then ``path``'s front matter name in ``metadata-files:``, named
+        relative to the file naming them, in the order Quarto merges them into the
+        document's metadata (before the front matter's own fields)."""
+        if path.suffix.lower() != ".qmd" and not any(
+            m.name.lower().startswith("_quarto") for m in chain
+        ):
+            return chain
+        found: list[Path] = []
+        for source in [*chain, path]:
+            doc = self.document(source)
+            if source != path:
+                found.append(source)
+            for link in doc.links if doc is not None else ():
+                if link.kind is LinkKind.INCLUDE and link.command == "metadata-files":
+                    target = normalize_path(source.parent / link.target.strip())
+                    if target not in found and self._read_as_metadata(target):
+                        found.append(target)
+        return found
+
+    def _read_as_metadata(self, path: Path) -> bool:
+        """Make the YAML file ``path`` a ``metadata-files:`` entry names project metadata
+        (a ``_quarto.yml`` is), whatever its name, where its name made it a CSL-YAML
+        bibliography.  Whether it is metadata now."""
+        if path.suffix.lower() not in YAML_SUFFIXES:
+            return False
+        state = self._state(path)
+        if state is None:
+            return False
+        if not isinstance(state.parsed, ParsedDocument):
+            from citewarden.parsing.markdown import parse_metadata_yaml  # imports yaml
+
+            parsed = self._parsing(path, partial(parse_metadata_yaml, path, state.text))
+            self._states[path] = replace(
+                state, parsed=parsed, _bib_index=None, _references=None, _extras=None
+            )
+        return True
 
     def _included(self, path: Path, metadata: list[Path], missing: list[MissingLink]) -> list[Path]:
         """The files the ``{{< include >}}`` shortcodes of the Quarto document ``path`` (a

@@ -65,7 +65,7 @@ from citewarden.model import (
     Span,
     quoted,
 )
-from citewarden.parsing import is_inline_r, is_metadata, pandoc_bibliography_format
+from citewarden.parsing import is_inline_r, is_markdown, pandoc_bibliography_format
 from citewarden.parsing.markdown_blocks import (
     block_structure,
     read_blocks,
@@ -98,6 +98,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     nocite_all = False
     references: list[tuple[str, Span]] = []
     values: dict[str, list[Span]] = {}  # each top-level field's values read so far
+    metadata_files: list[Link] = []
     for meta in blocks.metadata:
         replaced = [span for name in meta.fields for span in values.get(name, ())]
         if replaced:  # pandoc keeps the last block's field
@@ -114,6 +115,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         problems.extend(meta.problems)
         if meta.references is not None:  # pandoc keeps the last block's field
             references = meta.references
+        metadata_files.extend(meta.metadata_files)
     examples = frozenset(blocks.examples)
     pending = scan.pending
     if dialect.brackets_across_paragraphs:
@@ -137,6 +139,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
         citations.append(Citation(p.key, p.span, command, command_span, CitationKind.CITE))
     citations.sort(key=lambda c: c.span.start)
     includes = quarto_includes(text, blocks.skip) if "include" in text else []
+    includes = [*metadata_files, *includes]
     if "child" in text:
         children = knitr_children(text, blocks.skip, blocks.indented)
         includes = sorted((*includes, *children), key=_at)
@@ -257,8 +260,9 @@ def inline_references(path: Path, text: str) -> tuple[Entry, ...]:
     """The CSL items of the ``references:`` field pandoc reads from the Markdown document
     or metadata file ``path`` (a document's last metadata block that sets it), as entries
     whose spans point into ``text``."""
-    if is_metadata(path):
-        return tuple(read_metadata(path, text, 0, len(text), string_citations).reference_entries)
+    if not is_markdown(path):  # a metadata file, whatever its name
+        meta = read_metadata(path, text, 0, len(text), string_citations, project=True)
+        return tuple(meta.reference_entries)
     entries: list[Entry] = []
     for meta in block_structure(path, text).metadata:
         if meta.references is not None:  # pandoc keeps the last block's field
@@ -365,15 +369,16 @@ def _is_example_reference(text: str, p: _Pending, labels: frozenset[str]) -> boo
 
 
 def parse_metadata_yaml(path: Path, text: str) -> ParsedDocument:
-    """A Quarto ``_quarto.yml`` / ``_metadata.yml`` or a pandoc defaults file: its
-    ``bibliography`` links, ``nocite`` keys and ``references`` ids (kind MARKDOWN: it
+    """A Quarto ``_quarto.yml`` / ``_metadata.yml``, a file a ``metadata-files:`` names or
+    a pandoc defaults file: its ``bibliography`` links, ``nocite`` keys, ``references``
+    ids and ``metadata-files`` include links (kind MARKDOWN: it
     applies to the Markdown documents of its project)."""
-    meta = read_metadata(path, text, 0, len(text), string_citations)
+    meta = read_metadata(path, text, 0, len(text), string_citations, project=True)
     return ParsedDocument(
         path=path,
         kind=DocumentKind.MARKDOWN,
         citations=tuple(meta.citations),
-        links=tuple(meta.links),
+        links=(*meta.links, *meta.metadata_files),
         nocite_all=meta.nocite_all,
         bibitems=tuple(meta.references or ()),
         problems=tuple(meta.problems),

@@ -10,7 +10,8 @@ reads a front matter's ``metadata:`` as just another field) and under each ``for
 other documents, whose pandoc ignores it); and the
 citations pandoc's citeproc finds in a document's other metadata, every string at any depth
 but under a field whose name ends in ``_`` (pandoc drops it), and in a project file's
-top-level prose fields (``title``, ``abstract`` ...), with command ``"metadata"``.  A
+top-level prose fields (``title``, ``abstract`` ...), with command ``"metadata"``. The
+files a top-level ``metadata-files:`` names (Quarto merges their metadata in) are links.  A
 string is read as pandoc reads it: its value, as YAML makes it (quotes, escapes, folding
 and indentation undone), read as Markdown by the scanner given, each key's span mapped
 back to where it is written.  Spans come from PyYAML's node marks, so they are exact offsets into
@@ -50,6 +51,9 @@ PROSE_FIELDS = frozenset(
 #: (``bibliography``, ``nocite``, ``references``) or a file name (``csl``).
 NOT_PROSE = frozenset({"bibliography", "nocite", "references", "csl"})
 
+#: Quarto's fields naming YAML files whose metadata it merges into the file's.
+METADATA_FILES = frozenset({"metadata-files", "metadata-file"})
+
 #: libyaml when present (about ten times faster); its marks count code points too.
 _LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -86,11 +90,17 @@ class Metadata:
     #: Its top-level fields, each with the span of its value (a later block's field
     #: replaces them, as in pandoc).
     fields: dict[str, Span] = field(default_factory=dict)
+    #: The files its top-level ``metadata-files:`` (or ``metadata-file:``) names, include
+    #: links with command ``"metadata-files"``: Quarto merges their metadata into it.
+    metadata_files: list[Link] = field(default_factory=list)
 
 
-def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeyScanner) -> Metadata:
+def read_metadata(
+    path: Path, text: str, start: int, end: int, scan_keys: KeyScanner, project: bool = False
+) -> Metadata:
     """Compose ``text[start:end]`` as YAML and collect bibliography links and nocite keys
-    with spans in ``text``'s offsets."""
+    with spans in ``text``'s offsets; ``project``: read as a project metadata file
+    whatever its name (one a ``metadata-files:`` names)."""
     meta = Metadata()
     try:
         root = yaml.compose(text[start:end], Loader=_LOADER)
@@ -132,9 +142,10 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
         "nocite": set(),
         "prose": set(),
         "references": set(),
+        "metadata-files": set(),
     }
-    scopes = list(_scopes(root, scopes_seen, *_scope_fields(path)))
-    project_file = is_metadata(path)
+    project_file = project or is_metadata(path)
+    scopes = list(_scopes(root, scopes_seen, project_file, project_file or _is_qmd(path)))
     knitted = path.suffix.lower() in (".rmd", ".qmd")
     for mapping in scopes:
         for key_node, value in _members(mapping):
@@ -164,6 +175,14 @@ def read_metadata(path: Path, text: str, start: int, end: int, scan_keys: KeySca
                         )
             elif key_node.value == "references":
                 _read_references(path, text, start, end, value, meta, seen["references"])
+            elif mapping is root and key_node.value in METADATA_FILES:
+                for scalar in _scalars(value, seen["metadata-files"]):
+                    located = _scalar_span(text, start, scalar)
+                    if located is not None:
+                        target, span = located
+                        meta.metadata_files.append(
+                            Link(LinkKind.INCLUDE, target, span, "metadata-files")
+                        )
             elif project_file and mapping is root and key_node.value in PROSE_FIELDS:
                 _read_prose(text, start, _all_scalars(value, seen["prose"]), scan_keys, meta)
     if not project_file:
@@ -349,12 +368,10 @@ def _all_scalars(node: yaml.Node, seen: set[int], depth: int = 0) -> Iterator[ya
             yield from _all_scalars(item, seen, depth + 1)
 
 
-def _scope_fields(path: Path) -> tuple[bool, bool]:
-    """Whether the YAML of ``path`` has a ``metadata:`` scope (a project metadata file's,
-    not a document's) and ``format: <name>:`` scopes (a project file's or a ``.qmd``
-    document's, which Quarto renders)."""
-    project_file = is_metadata(path)
-    return project_file, project_file or path.suffix.lower() == ".qmd"
+def _is_qmd(path: Path) -> bool:
+    """A ``.qmd`` document, whose ``format: <name>:`` scopes Quarto reads (a project
+    file's too; other documents' pandoc ignores them)."""
+    return path.suffix.lower() == ".qmd"
 
 
 def _scopes(
