@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from citewarden.model import Code
+from citewarden.model import Code, Severity
 from citewarden.parsing.markdown import reads_alike
 from test_pandoc_versions import _findings, _pandoc, _pandoc_reads
 
@@ -102,6 +102,25 @@ def test_dangling_keys_are_those_pandoc_does_not_find(
     assert dangling == (missing if reads else set()), [f.message for f in findings]
     if not reads:
         assert any(f.code is Code.FILE_UNREADABLE for f in findings)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_undefined_nocite_key_is_a_warning_pandoc_passes_over(
+    tmp_path: Path, version: str
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "doc.md": "---\nbibliography: refs.bib\nnocite: '@ghost, @a'\n---\n\nCite @gone.\n",
+            "refs.bib": _BIB,
+        },
+    )
+    reads, missing = _pandoc_reads(tmp_path, _pandoc(version))
+    assert reads and missing == {"gone"}  # pandoc says nothing of ghost
+    findings = [f for f in _findings(tmp_path, version) if f.code is Code.DANGLING]
+    found = {(str(f.data.get("key")), f.effective_severity) for f in findings}
+    assert found == {("gone", Severity.ERROR), ("ghost", Severity.WARNING)}
+    assert any(f.message.startswith("nocite key 'ghost'") for f in findings)
 
 
 def test_a_cross_reference_label_in_a_plain_document_cites_its_entry(tmp_path: Path) -> None:
