@@ -3,6 +3,11 @@ wrong items (or one item of a megabyte) made a pop-up of megabytes in the editor
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
+from test_lsp_hostile import WAIT, small_project_client
+
 from citewarden.lsp.config import LOGGED_PROBLEMS, PROBLEM_CHARS, SHOWN_PROBLEMS, problem_message
 from citewarden.settings import Settings, merge_settings
 
@@ -34,3 +39,30 @@ def test_a_few_short_problems_are_said_whole() -> None:
         "citewarden: invalid settings (defaults used instead): "
         + "; ".join(str(p) for p in problems)
     )
+
+
+def test_settings_the_editor_sends_unasked_are_named_by_how_they_came(tmp_path: Path) -> None:
+    """An editor that cannot be asked for its settings sends them with
+    didChangeConfiguration: a problem in them was said to come from the
+    workspace/configuration answer the server never asked for."""
+    with small_project_client(tmp_path) as client:
+        settings = {"citewarden": {"debounce_ms": -1}}
+        client.send(
+            {"method": "workspace/didChangeConfiguration", "params": {"settings": settings}}
+        )
+        deadline = time.time() + WAIT
+        while True:
+            client._sort()
+            said = [
+                n["params"]["message"]
+                for n in client.notifications
+                if n["method"] == "window/showMessage"
+            ]
+            if said:
+                break
+            assert client._pump(deadline), "no message"
+    assert said == [
+        "citewarden: invalid settings (defaults used instead): "
+        "workspace/didChangeConfiguration: setting 'debounce_ms': expected milliseconds "
+        "from 0 to 10000"
+    ]

@@ -83,6 +83,8 @@ class ConfigSources:
     others: tuple[Path, ...] = ()
     init_options: Mapping[str, Any] | None = None
     client: Mapping[str, Any] | None = None
+    #: How :attr:`client` came: asked for, or sent by the editor unasked.
+    client_origin: str = "workspace/configuration"
     #: Settings files not read, already reported (each is reported once).
     shown: set[str] = field(default_factory=set)
     #: Which of the settings' problems are made anew and which of those to show.
@@ -105,7 +107,7 @@ class ConfigSources:
         settings, problems = load_settings(
             folder,
             (self.init_options, "initializationOptions"),
-            (self.client, "workspace/configuration"),
+            (self.client, self.client_origin),
             file=self._read_file(folder / CONFIG_FILE) if folder is not None else None,
         )
         if settings.verify.enabled:

@@ -224,6 +224,7 @@ class Session:
     def _take_client_settings(self, result: Sequence[Any] | None) -> None:
         value = result[0] if result else None
         self.config.client = section_of(value) if value is not None else None
+        self.config.client_origin = "workspace/configuration"
         self.apply_settings()
 
     def _late_client_settings(self, asked: int, result: Sequence[Any] | None) -> None:
@@ -316,6 +317,7 @@ class Session:
             await self.fetch_client_settings()
         elif raw is not None:
             self.config.client = section_of(raw)
+            self.config.client_origin = "workspace/didChangeConfiguration"
             self.apply_settings()
         else:
             self.apply_settings()
