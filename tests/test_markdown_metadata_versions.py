@@ -6,6 +6,8 @@ report none when pandoc cannot read the bibliography."""
 
 from __future__ import annotations
 
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -121,6 +123,61 @@ def test_an_undefined_nocite_key_is_a_warning_pandoc_passes_over(
     found = {(str(f.data.get("key")), f.effective_severity) for f in findings}
     assert found == {("gone", Severity.ERROR), ("ghost", Severity.WARNING)}
     assert any(f.message.startswith("nocite key 'ghost'") for f in findings)
+
+
+#: a stand-in for pandoc-crossref: it takes the citations of fig: labels, as the filter does
+_CROSSREF_STAND_IN = (
+    "function Cite(c)\n  for _, k in ipairs(c.citations) do\n"
+    '    if k.id:match("^fig:") then return pandoc.Str("1") end\n  end\nend\n'
+)
+_ARGS = "output:\n  pdf_document:\n    pandoc_args: "
+#: name -> (the front matter's lines naming pandoc-crossref, pandoc's arguments running the
+#: stand-in in the same order; ``d.yaml`` is those lines with the stand-in for the filter)
+FILTER_ORDERS = {
+    "citeproc first in the filters": ("filters: [citeproc, pandoc-crossref]", ["-d", "d.yaml"]),
+    "citeproc last in the filters": (
+        "filters:\n  - pandoc-crossref\n  - citeproc",
+        ["-d", "d.yaml"],
+    ),
+    "--citeproc first in pandoc's arguments": (
+        _ARGS + '["--citeproc", "--filter", "pandoc-crossref"]',
+        ["--citeproc", "--lua-filter", "xref.lua"],
+    ),
+    "--citeproc last in pandoc's arguments": (
+        _ARGS + '["-F", "pandoc-crossref", "-C"]',
+        ["--lua-filter", "xref.lua", "-C"],
+    ),
+}
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("name", FILTER_ORDERS)
+def test_a_label_is_a_citation_where_citeproc_runs_before_pandoc_crossref(
+    tmp_path: Path, version: str, name: str
+) -> None:
+    lines, args = FILTER_ORDERS[name]
+    _write(
+        tmp_path,
+        {
+            "doc.md": f"---\nbibliography: refs.bib\n{lines}\n---\n\nSee @fig:x, @a and @gone.\n",
+            "refs.bib": _BIB,
+            "xref.lua": _CROSSREF_STAND_IN,
+            "d.yaml": lines.replace("pandoc-crossref", "xref.lua") + "\n",
+        },
+    )
+    run = subprocess.run(
+        [_pandoc(version), *args, "-t", "plain", "doc.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    missing = set(re.findall(r"citation (\S+) not found", run.stderr))
+    assert "gone" in missing
+    findings = _findings(tmp_path, version)
+    assert {str(f.data.get("key")) for f in findings if f.code is Code.DANGLING} == missing
 
 
 def test_a_cross_reference_label_in_a_plain_document_cites_its_entry(tmp_path: Path) -> None:
