@@ -194,6 +194,9 @@ ALIKE = [
     # takes two)
     "a   b\n--- ---\nx @k2 y\n\n> a @b1\n> --- ---\n> xy @k3\n> @c4 y [@a5; @b6]\n\n"
     "H  b\n-- ----\n\u00e9 @k7 y\n\nc   d\n--- ---\n\u4e2d @x8 y\nx\t@c9 y\n",
+    # the dashes under the header indented one to three spaces, at their columns
+    " a   b\n --- ---\nxyx @k1 y\n\n  a   b\n  --- ---\nxyx @k2 y\n\n"
+    "   a   b\n   --- ---\nxy @k3 y\nxyz @k4 y\n\n> a   b\n>   --- ---\n> xyz @k5 y\n",
     # \\emph, \\textbf ... take the character after their name as their argument: the key
     # after it is no word's; \\foo and \\section take none
     "a \\emph x@b, \\textbf 1@c and \\emph\nx@d, \\textit-@e, \\emph xy@f\n\n"

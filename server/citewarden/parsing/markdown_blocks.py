@@ -28,8 +28,8 @@ A code fence that no later fence of its character as long (or longer) closes ope
 block: pandoc (2.17, 3.6.1 and 3.9) reads the line as text, and what follows it; a ``~~~``
 fence does not interrupt a paragraph (but a list item's lines).  A fenced div's opening
 fence is one whether or not a fence closes it, as pandoc 3 reads it (pandoc 2 reads an
-unclosed one as text).  A simple table's lines are cut into their cells where pandoc cuts
-them (:attr:`Blocks.cells`); multiline tables, and HTML blocks other than the ones above,
+unclosed one as text).  A simple table's lines (the dashes under its header indented up to
+three spaces too) are cut into their cells where pandoc cuts them (:attr:`Blocks.cells`); multiline tables, and HTML blocks other than the ones above,
 are read as paragraphs.  Each line is read in time linear in its length (a
 fence's closing line is found from a table of the text's fence lines).
 """
@@ -1195,7 +1195,7 @@ class _Reader:
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
                 return next_pos
-            if para_first and rel == 0 and ch == "-" and _SIMPLE_BREAK.match(line, j):
+            if para_first and ch == "-" and _SIMPLE_BREAK.match(line, j):  # up to 3 in
                 self._simple_table(line, j, c)
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
