@@ -296,6 +296,29 @@ async def test_a_pause_another_process_asks_while_a_request_waits_is_not_waited(
     assert len(hostile.seen(S2_PAPER)) == 1
 
 
+async def test_a_rate_lowered_while_requests_wait_fails_those_it_would_hold_too_long(
+    hostile: HostileServer,
+) -> None:
+    """Three requests of one entry on a lane of ten a second: the first is answered with
+    rate-limit headers allowing one request in 1 000 s (taken as one in 120 s) while the
+    others wait for their tokens.  They fail at once, unsent, where each waited 120 s
+    after the one before it, far past the entry's budget."""
+    slow = {"X-Rate-Limit-Limit": "1", "X-Rate-Limit-Interval": "1000s"}
+    hostile.route(S2_PAPER, Behaviour("slow", delay=0.0, headers=slow))
+    http = fast_http(limits={"semanticscholar": Limit(10.0, 1, 3)})
+    url = hostile.url + S2_PAPER
+    with entry_budget(5.0):
+        answers = await asyncio.wait_for(
+            asyncio.gather(*(http.get(url, lane="semanticscholar") for _ in range(3))), 30
+        )
+    await http.aclose()
+    assert isinstance(answers[0], Reply) and answers[0].status == 200
+    for unsent in answers[1:]:
+        assert isinstance(unsent, Failure), unsent
+        assert unsent.reason == "rate limited: the source asks for one request per 120 s"
+    assert len(hostile.seen(S2_PAPER)) == 1
+
+
 async def s2_answered(hostile: HostileServer, behaviour: Behaviour) -> tuple[Lookup, int]:
     """Semantic Scholar's look-up of a DOI answered as ``behaviour`` says, and how many
     requests it sent."""

@@ -270,7 +270,7 @@ class HttpClient:
         interval = 1.0 / min(b.rate for b in buckets)
         if paused >= interval:  # the pause the service asked for, not its rate, is the wait
             return Failure(f"rate limited: retry after {paused:.0f} s", 429)
-        return Failure(f"rate limited: the source asks for one request per {interval:.0f} s")
+        return Failure(_per_request(interval))
 
     def _wait_limit(self, budget: Budget | None) -> float:
         """The longest a request may wait for its lane: ``max_retry_after``, within the
@@ -461,6 +461,8 @@ class HttpClient:
                     return self._fail(method, url, Failure(f"{why} (other requests hold it)"))
                 except PausedTooLong as exc:
                     why = f"rate limited: retry after {_wait(exc.seconds)}"
+                    if exc.interval is not None:
+                        why = _per_request(exc.interval)
                     return self._fail(method, url, Failure(why, 429))
                 self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
                 deadline = self.timeout
@@ -569,6 +571,11 @@ def user_agent(mailto: str | None) -> str:
 
     sent = mailto and not header_value_problem(mailto)  # never a line break in a header
     return f"citewarden/{__version__}" + (f" (mailto:{mailto})" if sent else "")
+
+
+def _per_request(interval: float) -> str:
+    """Why a request is not sent: its source's rate puts the next one ``interval`` away."""
+    return f"rate limited: the source asks for one request per {interval:.0f} s"
 
 
 def _wait(seconds: float) -> str:

@@ -134,12 +134,14 @@ MIN_ADOPTED_RATE = 1 / 120
 
 
 class PausedTooLong(Exception):
-    """A pause set while a request waited for its token (another request's ``Retry-After``)
-    that would hold it longer than it may wait."""
+    """A pause set while a request waited for its token (another request's ``Retry-After``),
+    or a rate lowered meanwhile (``interval``: the seconds between requests it allows), that
+    would hold it longer than it may wait."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, interval: float | None = None) -> None:
         super().__init__(seconds)
         self.seconds = seconds
+        self.interval = interval
 
 
 class TokenBucket:
@@ -181,9 +183,9 @@ class TokenBucket:
             self._stamp = now
 
     async def acquire(self, max_pause: float = math.inf) -> None:
-        """Wait for a token (respecting any pause); :class:`PausedTooLong` when a pause
-        holds the lane more than ``max_pause`` seconds from now (one set while the request
-        waited: it was let go before it)."""
+        """Wait for a token (respecting any pause); :class:`PausedTooLong` when a pause, or
+        the lane's rate, holds the request more than ``max_pause`` seconds from now (set
+        while it waited behind others: it was let go before)."""
         async with self._lock:
             while True:
                 now = self._clock()
@@ -198,7 +200,10 @@ class TokenBucket:
                     self.grants.append(now)
                     del self.grants[:-1000]
                     return
-                await self._sleep(max((1.0 - self._tokens) / self.rate, 1e-3))
+                wait = max((1.0 - self._tokens) / self.rate, 1e-3)
+                if wait > max_pause:
+                    raise PausedTooLong(wait, 1.0 / self.rate)
+                await self._sleep(wait)
 
     @property
     def concurrency(self) -> int:
