@@ -1412,3 +1412,26 @@ def test_a_file_read_if_it_exists_is_read_as_latex_reads_it(tmp_path: Path) -> N
     assert not [f for f in findings if f.code is Code.MISSING_INCLUDE]
     ours = citewarden_answer([tmp_path / "main.tex"])
     assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused)
+
+
+@pytest.mark.parametrize("package", ["", "natbib"])
+def test_a_braced_optional_argument_is_read_twice_as_latex_reads_it(
+    tmp_path: Path, package: str
+) -> None:
+    """LaTeX's own ``\\cite`` and natbib's commands read a sole optional argument twice,
+    the braces of a wholly braced one stripped the first time: ``\\cite[{see [4]}]{a}``
+    cites ``]`` and ``\\cite[{p]q}]{c}`` cites ``q``; a second optional argument is read
+    once (natbib's ``\\citep[{see [x]}][p.~3]{d}`` cites d)."""
+    _require_tools()
+    load, style = ("\\usepackage{natbib}\n", "plainnat") if package else ("", "plain")
+    natbib = "\\citep[{see [x]}][p.~3]{d} \\citet[{see [4]}]{e}\n" if package else ""
+    files = {
+        "refs.bib": "".join(f"@misc{{{k},\n  author={{A}},\n  title={{T}}}}\n" for k in "abcdef"),
+        "main.tex": f"\\documentclass{{article}}\n{load}\\begin{{document}}\n"
+        f"\\cite[{{see [4]}}]{{a}} \\cite[{{x}}]{{b}} \\cite[{{p]q}}]{{c}}\n{natbib}"
+        f"\\bibliographystyle{{{style}}}\n\\bibliography{{refs}}\n\\end{{document}}\n",
+    }
+    tools = _bibtex_run(tmp_path, files)
+    assert "]" in tools.dangling and "b" not in tools.unused
+    ours = citewarden_answer([tmp_path / "main.tex"])
+    assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused)

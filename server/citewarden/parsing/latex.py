@@ -81,6 +81,7 @@ from citewarden.parsing.latex_args import (
     _SIMPLE_CITE_ARGS,
     _SUBFILES_CLASS,
     LIST_STAR,
+    NATBIB_REREAD,
     KeyBraces,
     KeyMacros,
     _add_keys,
@@ -104,6 +105,7 @@ from citewarden.parsing.latex_args import (
     _volcite_groups,
     past_group,
     plain_key_bracket,
+    reread_option_key,
     verbatim_options,
 )
 from citewarden.parsing.latex_commands import (
@@ -386,6 +388,7 @@ def parse_latex(
     nocite_now_at = -1
     cite_trims = False  # loads a package that trims citation keys
     own_jurabib = False  # loads jurabib
+    natbib = False  # loads natbib
     jurabib = context.jurabib  # it or the project: \citefield[..]{field}{keys}
     # citation commands redefined to write nothing: the file's own from there on
     silenced = {name for name, at in context.silenced if at != str(path)}
@@ -579,6 +582,17 @@ def parse_latex(
                     citations.append(Citation("[", span, full, sound_span(start, at + 1), kind))
                     pos = at + 1
                     continue
+            rereads = (plain_cite and name == "cite" and not m.group(3)) or (
+                natbib and name in NATBIB_REREAD
+            )
+            if (
+                rereads
+                and braces == "latex"
+                and (reread := reread_option_key(text, pos)) is not None
+            ):
+                ks, ke, pos = reread
+                _add_keys(citations, text, ks, ke, full, sound_span(start, pos), kind)
+                continue
             if role in (_VOLCITE, _MULTIVOL):
                 groups, end = _volcite_groups(text, pos, role == _MULTIVOL)
             else:
@@ -676,6 +690,7 @@ def parse_latex(
             plain_packages = plain_packages and packages <= latex_static.PLAIN_CITE_PACKAGES
             cite_trims = cite_trims or bool(packages & latex_static.TRIMMING)
             loads_bibunits = loads_bibunits or "bibunits" in packages
+            natbib = natbib or "natbib" in packages
             if "jurabib" in packages:
                 jurabib = own_jurabib = True
             if "biblatex" in packages:

@@ -221,6 +221,53 @@ def past_group(text: str, i: int) -> int:
     return i
 
 
+#: natbib's commands that read their first optional argument twice (``\\NAT@citetp``)
+NATBIB_REREAD = frozenset(
+    {
+        "cite", "citep", "citet", "citealt", "citealp", "citeauthor", "Citet", "Citep",
+        "Citealt", "Citealp", "Citeauthor", "citeyear", "citeyearpar",
+    }
+)  # fmt: skip
+
+
+def reread_option_key(text: str, i: int) -> tuple[int, int, int] | None:
+    """LaTeX's own ``\\cite`` and natbib's :data:`NATBIB_REREAD` read a sole optional
+    argument twice: TeX strips the braces of one that is a brace group wholly, and the
+    second reading ends it at the first ``]`` inside; the key list is then what follows
+    that ``]`` (``\\cite[{see [4]}]{a}`` cites ``]``, ``\\cite[{p]q}]{a}`` cites ``q``).
+    -> (key list start, its end, where reading goes on), or None where none is so read."""
+    j = _skip(text, i)
+    n = len(text)
+    if j + 1 >= n or text[j] != "[" or text[j + 1] != "{":
+        return None
+    k = _close_delimited(text, j, nest=False)
+    if k < 0 or group_end(text, j + 1) != k - 2:
+        return None  # not one brace group wholly
+    after = _skip(text, k)
+    if after < n and text[after] == "[":
+        return None  # a second optional argument: read once
+    depth = 0
+    for p in range(j + 2, k - 2):
+        c = text[p]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif c == "]" and depth == 0 and text[p - 1] != "\\":
+            break
+    else:
+        return None  # no "]" inside: the second reading is the first's
+    q = p + 1
+    while q < k - 2 and text[q] in " \t\n":
+        q += 1
+    if q >= k - 2:
+        return k - 1, k, k  # the argument's own closing "]"
+    if text[q] == "{":
+        close = group_end(text, q)
+        return (q + 1, close, k) if 0 < close < k - 2 else None
+    return None if text[q] == "\\" else (q, q + 1, k)
+
+
 def plain_key_bracket(text: str, i: int) -> int:
     """Where LaTeX's own ``\\cite``, which reads one optional argument and then its key
     list as an undelimited argument, reads a ``[`` as the key: a second ``[...]`` after the
