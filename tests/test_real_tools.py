@@ -1435,3 +1435,22 @@ def test_a_braced_optional_argument_is_read_twice_as_latex_reads_it(
     assert "]" in tools.dangling and "b" not in tools.unused
     ours = citewarden_answer([tmp_path / "main.tex"])
     assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused)
+
+
+@pytest.mark.parametrize(
+    "command", ["citeyear", "citeyearpar", "citenum", "citetalias", "citefullauthor"]
+)
+def test_a_star_natbib_has_no_form_for_is_the_key(tmp_path: Path, command: str) -> None:
+    """natbib's ``\\citeyear`` (and the others here) has no starred form: ``\\citeyear*{b}``
+    cites ``*``, which BibTeX reads as every entry, so none is an orphan."""
+    _require_tools()
+    files = {
+        "refs.bib": "".join(f"@misc{{{k},\n  author={{A}},\n  title={{T}}}}\n" for k in "abc"),
+        "main.tex": "\\documentclass{article}\n\\usepackage{natbib}\n\\begin{document}\n"
+        f"\\cite{{a}} \\{command}*{{b}}\n\\bibliographystyle{{plainnat}}\n"
+        "\\bibliography{refs}\n\\end{document}\n",
+    }
+    tools = _bibtex_run(tmp_path, files)
+    assert "]{c}\n" in (tmp_path / "main.bbl").read_text(errors="replace")  # c is listed
+    ours = citewarden_answer([tmp_path / "main.tex"])
+    assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused) == (set(), set())

@@ -557,9 +557,11 @@ def parse_latex(
             if m.group(3) and (
                 _star_is_key(name, plain_cite)
                 or (name == "nocite" and not (context.bibunits or loads_bibunits))
+                or (natbib and braces == "latex" and name in _NATBIB_UNSTARRED)
             ):
                 # LaTeX's own \cite*{a} and \nocite*{f} cite "*": every entry; so does the
-                # \nocite*{f} of any package but bibunits (and biblatex) that keeps it
+                # \nocite*{f} of any package but bibunits (and biblatex) that keeps it, and
+                # natbib's \citeyear*{a}
                 nocite_all = _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
                 continue
             if jurabib and name == "citefield":
@@ -974,6 +976,12 @@ def _bibdata_name(target: str, braces: KeyBraces) -> str:
     if braces == "biblatex" or not _SPACES.search(target):
         return target
     return _SPACES.sub("", target)
+
+
+#: natbib's commands without a starred form: ``\\citeyear*{a}`` cites ``*``
+_NATBIB_UNSTARRED = frozenset(
+    {"citeyear", "citeyearpar", "citenum", "citetalias", "citefullauthor"}
+)
 
 
 def _star_is_key(name: str, plain_cite: bool) -> bool:
