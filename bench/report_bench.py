@@ -13,6 +13,9 @@ file of N uncited entries (an orphan finding on each), then F files of 20 verifi
 The ``big`` case runs ``citewarden check big.bib --no-verify --format html|json -o FILE`` as
 a process on a made-up bibliography of N articles (default 20 000), and prints each run's
 wall time, peak RSS, report size and how many references the HTML report formatted.
+
+The ``cites`` case does the same with ``--format text|json|sarif`` on one ``.tex`` line of N
+``\\cite{kN}`` (default 300 000), then times the JSON report's data and its text.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ def timed(label: str, fn: Callable[[], T]) -> T:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--entries", type=int, default=0, help="use only the first N entries")
-    parser.add_argument("--case", choices=("real", "scaling", "big"), default="real")
+    parser.add_argument("--case", choices=("real", "scaling", "big", "cites"), default="real")
     parser.add_argument("--files", type=int, default=2000, help="files of the scaling case")
     args = parser.parse_args()
     start = time.perf_counter()
@@ -67,6 +70,9 @@ def main() -> None:
         return
     if args.case == "big":
         big(args.entries or 20000)
+        return
+    if args.case == "cites":
+        cites(args.entries or 300_000)
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "refs.bib"
@@ -151,8 +157,6 @@ def scaling(entries: int, files: int) -> None:
 def big(entries: int) -> None:
     """``check big.bib --no-verify`` with the HTML and the JSON report, as separate processes
     (each one's peak RSS is its own)."""
-    import re
-    import subprocess
 
     with tempfile.TemporaryDirectory() as tmp:
         bib = Path(tmp) / "big.bib"
@@ -170,38 +174,82 @@ def big(entries: int) -> None:
         print(f"entries: {entries} ({bib.stat().st_size / 1e6:.1f} MB)")
         for fmt in ("json", "html"):
             out = Path(tmp) / f"r.{fmt}"
-            code = (
-                "import resource, sys, time\n"
-                "from citewarden.cli import main\n"
-                "t = time.perf_counter()\n"
-                "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-                "print(f'wall {time.perf_counter() - t:.2f}', file=sys.stderr)\n"
-                "print(f'rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}',"
-                " file=sys.stderr)\n"
-            )
-            args = ["--format", fmt, "-o", str(out), "--quiet", "--fail-on", "never"]
-            done = subprocess.run(
-                [*(sys.executable, "-c", code, "check", str(bib), "--no-verify"), *args],
-                capture_output=True,
-                text=True,
-                env={"PYTHONPATH": str(ROOT / "server"), "PATH": "/usr/bin:/bin"},
-                check=False,
-            )
-            wall = re.search(r"wall (\S+)", done.stderr)
-            rss = re.search(r"rss (\d+)", done.stderr)
-            if wall is None or rss is None or not out.exists():
-                print(f"{fmt}: failed (status {done.returncode}): {done.stderr[-500:]}")
+            figures = check_process(bib, fmt, out)
+            if figures is None:
                 continue
-            page = out.read_text(encoding="utf-8")
-            line = (
-                f"check --no-verify --format {fmt:<5} wall {float(wall[1]):7.2f} s   "
-                f"peak RSS {int(rss[1]) / 1024:6.0f} MB   size {len(page.encode()) / 1e6:6.1f} MB"
-            )
+            line, page = figures
             if fmt == "html":
                 formatted = page.count("<div class='formatted'>")
                 plain = page.count("<div class='formatted plain'>")
                 line += f"   citeproc-formatted {formatted}, plain {plain}"
             print(line)
+
+
+def check_process(source: Path, fmt: str, out: Path) -> tuple[str, str] | None:
+    """``check SOURCE --no-verify --format FMT -o OUT`` as a process of its own (its peak
+    RSS is the run's): the figures' line and the report, or None when it failed."""
+    import re
+    import subprocess
+
+    code = (
+        "import resource, sys, time\n"
+        "from citewarden.cli import main\n"
+        "t = time.perf_counter()\n"
+        "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "print(f'wall {time.perf_counter() - t:.2f}', file=sys.stderr)\n"
+        "use = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "print(f'cpu {use.ru_utime + use.ru_stime:.2f}', file=sys.stderr)\n"
+        "print(f'rss {use.ru_maxrss}', file=sys.stderr)\n"
+    )
+    args = ["--format", fmt, "-o", str(out), "--quiet", "--fail-on", "never"]
+    done = subprocess.run(
+        [*(sys.executable, "-c", code, "check", str(source), "--no-verify"), *args],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT / "server"), "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    wall = re.search(r"wall (\S+)", done.stderr)
+    rss = re.search(r"rss (\d+)", done.stderr)
+    cpu = re.search(r"cpu (\S+)", done.stderr)
+    if wall is None or rss is None or cpu is None or not out.exists():
+        print(f"{fmt}: failed (status {done.returncode}): {done.stderr[-500:]}")
+        return None
+    page = out.read_text(encoding="utf-8")
+    line = (
+        f"check --no-verify --format {fmt:<5} wall {float(wall[1]):7.2f} s   "
+        f"cpu {float(cpu[1]):7.2f} s   "
+        f"peak RSS {int(rss[1]) / 1024:6.0f} MB   size {len(page.encode()) / 1e6:6.1f} MB"
+    )
+    return line, page
+
+
+def cites(count: int) -> None:
+    """``check huge.tex --no-verify`` with each report, as separate processes, on one line
+    of COUNT ``\\cite{kN}`` (each a dangling key); then, in this process, the JSON report's
+    data and its text, written by ``json.dumps(indent=2)`` and by the report's writer."""
+    import json
+
+    from citewarden.audit import run_audit
+    from citewarden.report.json_report import report_of
+    from citewarden.report.json_text import indented_json
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tex = Path(tmp) / "huge.tex"
+        body = "".join(f"\\cite{{k{i}}}" for i in range(count))
+        tex.write_text(f"\\documentclass{{article}}\\begin{{document}}{body}\\end{{document}}\n")
+        print(f"citations: {count} on one line ({tex.stat().st_size / 1e6:.1f} MB)")
+        for fmt in ("text", "json", "sarif"):
+            figures = check_process(tex, fmt, Path(tmp) / f"r.{fmt}")
+            if figures is not None:
+                print(figures[0])
+        audit = timed(
+            "audit", lambda: run_audit([str(tex)], Settings(), cwd=Path(tmp), verify=False)
+        )
+        data = timed("JSON report's data", lambda: report_of(audit, Path(tmp)))
+        old = timed("its text: json.dumps(indent=2)", lambda: json.dumps(data, indent=2))
+        new = timed("its text: indented_json", lambda: "".join(indented_json(data)))
+        print(f"same text: {old == new}")
 
 
 if __name__ == "__main__":

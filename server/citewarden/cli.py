@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import errno
-import json
 import logging
 import os
 import re
@@ -34,8 +33,8 @@ from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
 from citewarden.redaction import RedactingFormatter, mask_registered
-from citewarden.report.json_report import display_path, report_text
-from citewarden.safe_text import json_safe, visible, visible_lines
+from citewarden.report.json_report import display_path, json_pieces, report_pieces
+from citewarden.safe_text import visible, visible_lines
 from citewarden.settings import (
     CONFIG_FILE,
     ConfigSyntaxError,
@@ -820,20 +819,19 @@ def _fix(
 
 
 def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> Iterable[str]:
-    """The report in pieces: one for text, JSON and SARIF; a section or a row each for
-    HTML, whose report of many entries is never held whole."""
+    """The report in pieces: one for text; a section or a row each for HTML, and about
+    64 KB each for JSON and SARIF, whose report of many entries is never held whole."""
     if fmt == "text":
         return [format_text(audit.ordered(), audit.workspace, cwd)]
     if fmt == "sarif":
         from citewarden.report.sarif import sarif_of
 
-        log = sarif_of(audit, root=cwd, version=__version__)
-        return [json_safe(json.dumps(log, indent=2)) + "\n"]
+        return json_pieces(sarif_of(audit, root=cwd, version=__version__), ensure_ascii=True)
     if fmt == "html":
         from citewarden.report.html.build import html_chunks_of
 
         return html_chunks_of(audit, inputs=inputs, root=cwd)
-    return [report_text(audit, cwd)]
+    return report_pieces(audit, cwd)
 
 
 def _files_read(

@@ -47,16 +47,27 @@ _HIDDEN = (
 #: one), and shown as escapes anywhere else: ``k\u200dey`` is not the key ``key``.
 _JOINERS = "\u200c\u200d"
 _SELECTORS = "\u180b-\u180d\u180f\ufe00-\ufe0f\U000e0100-\U000e01ef"
-_SHOWN = f"[^\\x00-\\x7f\\s{_UNSAFE}{_HIDDEN}]"
-_ESCAPED = f"[{_UNSAFE}{_HIDDEN}]|(?<!{_SHOWN})[{_JOINERS}{_SELECTORS}]|[{_JOINERS}](?!{_SHOWN})"
-_UNSAFE_IN_LINE = re.compile(f"[\n\r]|{_ESCAPED}")
+_SHOWN = re.compile(f"[^\\x00-\\x7f\\s{_UNSAFE}{_HIDDEN}]")
+_WORKING = re.compile(f"[{_JOINERS}{_SELECTORS}]")
+#: every character that may be shown as an escape (one class: text is scanned fast)
+_ESCAPED = f"{_UNSAFE}{_HIDDEN}{_JOINERS}{_SELECTORS}"
+_UNSAFE_IN_LINE = re.compile(f"[\n\r{_ESCAPED}]")
 #: the same, but line feeds and CR LF line ends are kept
-_UNSAFE_KEEPING_LINES = re.compile(f"\r(?!\n)|{_ESCAPED}")
+_UNSAFE_KEEPING_LINES = re.compile(f"\r(?!\n)|[{_ESCAPED}]")
 #: the same, but every CR is kept (a lone one ends a line of a CR-only file)
-_UNSAFE_KEEPING_BREAKS = re.compile(_ESCAPED)
-_UNSAFE_JSON = re.compile(f"\r|{_ESCAPED}")
+_UNSAFE_KEEPING_BREAKS = re.compile(f"[{_ESCAPED}]")
+_UNSAFE_JSON = re.compile(f"[\r{_ESCAPED}]")
 #: what :func:`unsafe_characters` names: controls, bidirectional marks, surrogates
 _UNSAFE_TO_WRITE = re.compile(f"\r(?!\n)|[{_UNSAFE}]")
+
+
+def _works(m: re.Match[str]) -> bool:
+    """Whether the joiner or variation selector ``m`` found joins or selects visible
+    characters that are not ASCII (kept), rather than hiding in a key or a word."""
+    at = m.start()
+    if _WORKING.match(m.group()) is None or at == 0 or not _SHOWN.match(m.string, at - 1):
+        return False
+    return m.group() not in _JOINERS or _SHOWN.match(m.string, at + 1) is not None
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -65,11 +76,15 @@ def _escape(m: re.Match[str]) -> str:
         return f"\\x{code - 0xDC00:02x}"
     if code < 0x100:
         return f"\\x{code:02x}"
+    if _works(m):
+        return m.group()
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def _json_escape(m: re.Match[str]) -> str:
     code = ord(m.group())
+    if _works(m):
+        return m.group()
     if code < 0x10000:
         return f"\\u{code:04x}"
     high, low = divmod(code - 0x10000, 0x400)  # JSON writes it as a UTF-16 pair
@@ -124,6 +139,8 @@ def json_safe(text: str) -> str:
     Valid for the output of ``json.dumps``: outside strings it writes only ASCII, and
     inside a string the escape stands for the same character, so the data is unchanged.
     """
+    if text.isascii() and "\x7f" not in text:  # (JSON escapes the other ASCII controls)
+        return text
     if _UNSAFE_JSON.search(text) is None:
         return text
     return _UNSAFE_JSON.sub(_json_escape, text)

@@ -37,9 +37,9 @@ summary (:mod:`citewarden.findings.score`).
 
 from __future__ import annotations
 
-import json
+import functools
 import os
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from citewarden.fix.run import file_refusal, written_corrections
 from citewarden.model import Citation, Code, Entry, Finding, Location, VenueInfo, Verdict
 from citewarden.parsing import is_document
 from citewarden.report.contexts import cited_rows
+from citewarden.report.json_text import indented_json
 from citewarden.safe_text import json_safe
 from citewarden.text import LineIndex
 
@@ -61,11 +62,29 @@ IndexOf = Callable[[Path], LineIndex | None]
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
     """``path`` relative to ``cwd`` when under it, else absolute."""
-    base = cwd if cwd is not None else Path.cwd()
+    return _shown(path, cwd if cwd is not None else Path.cwd())
+
+
+@functools.lru_cache(maxsize=4096)
+def _shown(path: Path, base: Path) -> str:
+    """:func:`display_path`, once for each file (a report names one file for each of its
+    300 000 citations)."""
     try:
         return path.relative_to(base).as_posix()
     except ValueError:
         return os.fspath(path)
+
+
+def _memo(index: IndexOf) -> IndexOf:
+    """``index``, asked once for each file."""
+    known: dict[Path, LineIndex | None] = {}
+
+    def of(path: Path) -> LineIndex | None:
+        if path not in known:
+            known[path] = index(path)
+        return known[path]
+
+    return of
 
 
 def _position(index: IndexOf, location: Location) -> tuple[int, int, int, int]:
@@ -241,6 +260,7 @@ def build_report(
     each verified entry with its verdict (see :func:`entries_json`); ``unfixed``: the
     files ``--fix`` rewrites not at all, whose entries are offered no correction."""
     ordered = sorted_findings(findings)
+    index = _memo(index)
     report: dict[str, Any] = {
         "schema": SCHEMA,
         "citations": citations_section(ordered, index, cwd),
@@ -314,4 +334,17 @@ def report_text(audit: Audit, cwd: Path | None = None) -> str:
     """The JSON report of an audit as the text written out: UTF-8-ready, every unsafe
     character (controls, bidirectional marks, the surrogates of a name that is not UTF-8)
     as a JSON escape, so the data is unchanged (:func:`~citewarden.safe_text.json_safe`)."""
-    return json_safe(json.dumps(report_of(audit, cwd), indent=2, ensure_ascii=False)) + "\n"
+    return "".join(report_pieces(audit, cwd))
+
+
+def report_pieces(audit: Audit, cwd: Path | None = None) -> Iterator[str]:
+    """:func:`report_text` in pieces, written as they come (:func:`indented_json`)."""
+    return json_pieces(report_of(audit, cwd), ensure_ascii=False)
+
+
+def json_pieces(value: Any, *, ensure_ascii: bool) -> Iterator[str]:
+    """``json.dumps(value, indent=2)`` and a line break, in pieces, each made safe
+    (:func:`~citewarden.safe_text.json_safe`); the JSON and SARIF reports."""
+    for piece in indented_json(value, ensure_ascii=ensure_ascii):
+        yield json_safe(piece)
+    yield "\n"
