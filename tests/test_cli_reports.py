@@ -1093,6 +1093,39 @@ def test_a_run_terminated_while_writing_the_report_leaves_no_temporary_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["main.tex", "refs.bib", "report.html"]
 
 
+#: The same, and SIGTERM and SIGHUP again as the temporary file is being removed.
+_TERMINATED_TWICE = _TERMINATED.replace(
+    "build.html_chunks_of = chunks\n",
+    """build.html_chunks_of = chunks
+from pathlib import Path
+
+unlink = Path.unlink
+
+def unlink_again(self, *args, **kw):
+    os.kill(os.getpid(), signal.SIGTERM)
+    os.kill(os.getpid(), signal.SIGHUP)
+    return unlink(self, *args, **kw)
+
+Path.unlink = unlink_again
+""",
+)
+
+
+def test_a_second_termination_while_cleaning_up_leaves_no_temporary_file(
+    tmp_path: Path,
+) -> None:
+    """A second SIGTERM (or a SIGHUP) arriving while the run removed its temporary file
+    cut the removal short and the file stayed; the run now ends by the first signal, clean."""
+    make_project(tmp_path)
+    (tmp_path / "report.html").write_text("the earlier report\n", encoding="utf-8")
+    args = ["check", "main.tex", "--no-verify", "--format", "html", "-o", "report.html"]
+    done = _process(tmp_path, args, _TERMINATED_TWICE, capture_output=True, text=True)
+    assert done.returncode == -signal.SIGTERM, done.stderr
+    assert (done.stdout, done.stderr) == ("", "")
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == "the earlier report\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["main.tex", "refs.bib", "report.html"]
+
+
 @pytest.mark.parametrize(
     ("output", "extra"),
     [

@@ -226,6 +226,13 @@ class _Terminated(KeyboardInterrupt):
 
 
 def _terminated(signum: int, frame: object) -> None:
+    """Raise :class:`_Terminated`, once: a second SIGTERM or SIGHUP while the run cleans
+    up is ignored (the run ends by the first), so it cannot cut the cleaning short and
+    leave a temporary file behind."""
+    for name in ("SIGTERM", "SIGHUP"):
+        other = getattr(signal, name, None)
+        if other is not None and signal.getsignal(other) is _terminated:
+            signal.signal(other, signal.SIG_IGN)
     raise _Terminated(signum)
 
 
