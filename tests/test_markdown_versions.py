@@ -197,6 +197,13 @@ ALIKE = [
     # the dashes under the header indented one to three spaces, at their columns
     " a   b\n --- ---\nxyx @k1 y\n\n  a   b\n  --- ---\nxyx @k2 y\n\n"
     "   a   b\n   --- ---\nxy @k3 y\nxyz @k4 y\n\n> a   b\n>   --- ---\n> xyz @k5 y\n",
+    # a table with no header row, and a multiline table (rows apart by blank lines), from
+    # their first line of dashes to their last: their rows are cut at the columns too
+    "  --- ---\nxyx @k1 y\nabc @j1 z\n  --- ---\nafter @p1\n\n--- ---\nxy @k2 y\n\n"
+    "ab @j2 z\n--- ---\n\n-----\nHead\nMore @h2\n---  ---\nxy @b2 x\nmore @m2 z\n\n"
+    "abc @j3 z\n-----\n\n* * *\nxy @b3 x\n--- ---\n\n--- ---\nxy @b4 x\n\n--- ---\n",
+    # the line under a header with no row after it is a paragraph's text
+    "a @x1  b\n--- ---\n\na  @x2  b\n---  ---\n  \nzz\n",
     # \\emph, \\textbf ... take the character after their name as their argument: the key
     # after it is no word's; \\foo and \\section take none
     "a \\emph x@b, \\textbf 1@c and \\emph\nx@d, \\textit-@e, \\emph xy@f\n\n"

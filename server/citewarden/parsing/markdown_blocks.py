@@ -29,8 +29,9 @@ block: pandoc (2.17, 3.6.1 and 3.9) reads the line as text, and what follows it;
 fence does not interrupt a paragraph (but a list item's lines).  A fenced div's opening
 fence is one whether or not a fence closes it, as pandoc 3 reads it (pandoc 2 reads an
 unclosed one as text).  A simple table's lines (the dashes under its header indented up to
-three spaces too) are cut into their cells where pandoc cuts them (:attr:`Blocks.cells`); multiline tables, and HTML blocks other than the ones above,
-are read as paragraphs.  Each line is read in time linear in its length (a
+three spaces too), a multiline table's and a table's with no header row are cut into their
+cells where pandoc cuts them (:attr:`Blocks.cells`); a header with no row under its dashes
+is a paragraph's text.  HTML blocks other than the ones above are read as paragraphs.  Each line is read in time linear in its length (a
 fence's closing line is found from a table of the text's fence lines).
 """
 
@@ -89,6 +90,8 @@ _ATX = re.compile(r"#{1,6}(?=[ \t]|$)")
 _SETEXT = re.compile(r"[=-]+[ \t]*$")
 #: a simple table's line under its header: dashes in two columns or more
 _SIMPLE_BREAK = re.compile(r"-++(?:[ \t]++-++)++[ \t]*+$")
+#: a line of dashes in one column or more, up to three spaces in: a table's top or bottom
+_TABLE_EDGE = re.compile(r" {0,3}+-++(?:[ \t]++-++)*+[ \t]*+\r?$")
 #: one column's dashes in it, and the white space after them
 _DASHES = re.compile(r"-++([ \t]*+)")
 _PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?(?:[ \t]*\|[ \t]*:?-+:?)*(?:[ \t]*\|)?[ \t]*$")
@@ -515,6 +518,10 @@ class _Reader:
         self.dialect = dialect
         #: the columns where a simple table's line is cut into cells (its dashes' starts)
         self.columns: list[int] = []
+        #: the end of the lines of a table with no header row or of a multiline table (a
+        #: row goes on over its lines, blank lines between the rows): each line's cells
+        #: are cut at :attr:`columns`
+        self.table_until = -1
         #: a YAML metadata block may be read (not in a metadata string)
         self.metadata = metadata
         self.out = Blocks()
@@ -844,14 +851,50 @@ class _Reader:
         """A simple table starts: ``line`` from ``j`` (at column ``col``) is the line of
         dashes under its header, the line before it."""
         self.table = "simple"
+        self._columns(line, j, col)
+        header = self.text.rfind("\n", 0, self.pos - 1) + 1
+        self._note_cells(header, self.pos - 1)
+
+    def _columns(self, line: str, j: int, col: int) -> None:
+        """:attr:`columns` of a table whose line of dashes is ``line``, from ``j`` (at
+        column ``col``): where each column's dashes but the first start."""
         self.columns = []
         for m in _DASHES.finditer(line, j):
             dashes = m.end() - m.start() - len(m.group(1))
             _, col = _skip(line, m.start() + dashes, col + dashes)
             self.columns.append(col)
         del self.columns[-1:]  # the last cell goes on to the line's end
-        header = self.text.rfind("\n", 0, self.pos - 1) + 1
-        self._note_cells(header, self.pos - 1)
+
+    def _edged_table(self, line: str, j: int, col: int, next_pos: int) -> bool:
+        """Whether the line of dashes ``line`` (at ``j``, column ``col``), where a block
+        starts outside any container, is the top of a table whose rows pandoc cuts into
+        cells: a multiline table (a header's lines, the dashes of its columns, rows with
+        blank lines between them) or a table with no header row (the dashes of its
+        columns, rows); a line of dashes then ends it.  Then its
+        lines up to that end are read as such (:attr:`table_until`)."""
+        text = self.text
+        pos, header = next_pos, 0
+        while pos < len(text):  # a multiline table's header lines, then its columns
+            end = _line_start_after(text, pos)
+            row = text[pos:end].rstrip("\r\n")
+            if not row.strip():
+                break
+            if _TABLE_EDGE.match(row):
+                until = _rows_end(text, end) if header else -1
+                k, c = _skip(row, 0, 0)
+                if until > 0 and _SIMPLE_BREAK.match(row, k):
+                    self._columns(row, k, c)
+                    self.table_until = until
+                    return True
+                break
+            header += 1
+            pos = end
+        until = _rows_end(text, next_pos)
+        if until < 0 or not _SIMPLE_BREAK.match(line, j):
+            return False
+        self._columns(line, j, col)
+        self.table_until = until
+        return True
 
     def _note_cells(self, start: int, end: int) -> None:
         """Note where the cells of the table line from ``start`` to ``end`` start: at each
@@ -988,6 +1031,11 @@ class _Reader:
         text = self.text
         n = len(text)
         empty_note, self.empty_note = self.empty_note, False
+        if pos < self.table_until:
+            if line.strip():
+                self._break()  # pandoc reads each row's cells apart
+                self._note_cells(pos, line_end)
+            return next_pos
         # YAML metadata block: "---" after a blank line (or first line), not followed by a
         # blank line, closed by "---" or "...".
         # in the lines a paragraph's comment or raw TeX covers, no block starts
@@ -1195,7 +1243,12 @@ class _Reader:
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
                 return next_pos
-            if para_first and ch == "-" and _SIMPLE_BREAK.match(line, j):  # up to 3 in
+            if (  # up to three spaces in, a row after it (else a paragraph's line)
+                para_first
+                and ch == "-"
+                and _SIMPLE_BREAK.match(line, j)
+                and text[next_pos : _line_start_after(text, next_pos)].strip(" \t\r\n>")
+            ):
                 self._simple_table(line, j, c)
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
@@ -1227,6 +1280,18 @@ class _Reader:
                     self._after_block()
                     self.yaml = False
                     return _line_start_after(text, reference_end)
+            if (
+                ok
+                and ch == "-"
+                and not self.stack
+                and not inside
+                and _TABLE_EDGE.match(line)
+                and self._edged_table(line, j, c, next_pos)
+            ):
+                self._after_block()
+                self.yaml = False
+                self.run_start = pos
+                return next_pos
             if ok and (
                 (rel == 0 and _ATX.match(line, j) and self._forced_tag(pos + j, line_end) < 0)
                 or _is_rule(line, j)
@@ -1519,6 +1584,25 @@ def _add(
         offsets.append(line_start - 1)
         if sinces is not None:
             sinces.append(since)
+
+
+def _rows_end(text: str, start: int) -> int:
+    """Where the rows of a table from ``start`` end: after the line of dashes that closes
+    them, at least one row before it (blank lines between rows, as in a multiline
+    table); -1 where they are no table's."""
+    pos, rows = start, 0
+    while pos < len(text):
+        end = _line_start_after(text, pos)
+        row = text[pos:end].rstrip("\r\n")
+        if not row.strip():
+            if not rows:
+                return -1
+        elif _TABLE_EDGE.match(row):
+            return end if rows else -1
+        else:
+            rows += 1
+        pos = end
+    return -1
 
 
 def _line_start_after(text: str, offset: int) -> int:
