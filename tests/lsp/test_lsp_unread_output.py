@@ -134,3 +134,49 @@ async def test_a_tcp_connection_is_read_no_further_while_its_answers_wait() -> N
     assert not read.done()
     handling[0] = HANDLING
     assert await asyncio.wait_for(read, 5) == b"Content-Length: 2\r\n"
+
+
+class _Silent(RawClient):
+    """A client that takes the server's requests and never answers them."""
+
+    asked: list[dict[str, Any]]
+
+    def _sort(self) -> None:
+        self.asked = getattr(self, "asked", [])
+        for message in self._messages():
+            if "method" in message and "id" in message:
+                self.asked.append(message)
+            elif "method" not in message:
+                self.responses[message["id"]] = message
+
+
+def test_requests_of_the_server_left_unanswered_do_not_stop_it_reading(tmp_path: Path) -> None:
+    """Each workspace/configuration the server asks and the editor never answers was counted
+    among the messages being handled: past 64 of them no message of the editor's was read
+    again, shutdown and exit included."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    c = _Silent(root, tmp_path / "cache")
+    try:
+        msg_id = c.request(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": root.as_uri(),
+                "capabilities": {"workspace": {"configuration": True}},
+                "initializationOptions": {"verify": {"enabled": False}},
+            },
+        )
+        assert "result" in c.response(msg_id)
+        c.send({"method": "initialized", "params": {}})
+        for _ in range(100):
+            c.send({"method": "workspace/didChangeConfiguration", "params": {"settings": None}})
+        deadline = time.time() + 60
+        while len(getattr(c, "asked", [])) < 90 and c._pump(deadline):
+            c._sort()
+        assert len(c.asked) >= 90
+        assert "result" in c.response(c.request("shutdown", None), timeout=30)
+        c.send({"method": "exit"})
+        assert c.proc.wait(30) == 0
+    finally:
+        c.close()

@@ -2,7 +2,9 @@
 blocks neither the server nor its memory: over stdio a thread of its own writes them
 (:class:`PipeWriter`), and over stdio and TCP alike no further message is read from the
 editor while it leaves too much unread or unanswered (:func:`backed_up`), so its requests
-cannot pile up answers without bound; all goes on once the editor reads again."""
+cannot pile up answers without bound; all goes on once the editor reads again.  Only the
+editor's requests count as unanswered, not its notifications nor the server's own requests
+waiting for its answers: only reading its messages can end those."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from collections import deque
 
 #: Bytes waiting for the editor past which no more of its messages is read.
 LIMIT = 8 << 20
-#: The editor's messages being handled past which no more of them is read.
+#: The editor's requests being handled past which no more of its messages is read.
 HANDLING = 64
 #: Seconds between two looks at a backlog.
 PAUSE = 0.02
@@ -24,8 +26,8 @@ PIECE = 1 << 16
 
 def backed_up(handling: int, waiting: int) -> bool:
     """Whether no more of the editor's messages is read for now: more than
-    :data:`HANDLING` of them are being handled, or more than :data:`LIMIT` bytes of the
-    server's wait for the editor to take them."""
+    :data:`HANDLING` of its requests are being handled, or more than :data:`LIMIT` bytes of
+    the server's wait for the editor to take them."""
     return handling > HANDLING or waiting > LIMIT
 
 

@@ -169,6 +169,10 @@ class _FutureTable(dict[Any, Any]):
         return iter(list(super().keys()))
 
 
+def _forget_taken(taken: set[Any], msg_id: Any, _: Any) -> None:
+    taken.discard(msg_id)
+
+
 class CitewardenProtocol(LanguageServerProtocol):
     """pygls' protocol with the server's own document buffers (see :mod:`.documents`), and
     every string the client sends made text (:mod:`.incoming`), and the errors JSON-RPC
@@ -185,6 +189,20 @@ class CitewardenProtocol(LanguageServerProtocol):
     #: the process's exit status, set by ``exit``: 0 after ``shutdown``, else 1 (as the
     #: protocol requires); 0 when the client just closes the stream
     exit_code = 0
+
+    def _handle_request(self, msg_id: MsgId, method_name: str, params: Any) -> None:
+        """pygls' call of a request's handler, the request counted while it is handled."""
+        super()._handle_request(msg_id, method_name, params)
+        future = self._request_futures.get(msg_id)
+        if future is not None and not future.done():
+            self._taken.add(msg_id)
+            future.add_done_callback(partial(_forget_taken, self._taken, msg_id))
+
+    def in_hand(self) -> int:
+        """The editor's requests being handled now (not its notifications, nor the
+        server's own requests waiting for its answers: only reading its messages can end
+        those)."""
+        return len(self._taken)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         data = clean_object(data)
@@ -346,6 +364,8 @@ class CitewardenProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._request_futures = _FutureTable(self._request_futures)
+        #: The ids of the editor's requests being handled.
+        self._taken: set[Any] = set()
 
     def _execute_handler(
         self,
@@ -485,8 +505,8 @@ class CitewardenServer(LanguageServer):
         _quiet_unread_bodies(log)  # the TCP one's
 
     def handling(self) -> int:
-        """The editor's messages being handled now."""
-        return len(cast(CitewardenProtocol, self.protocol)._request_futures)
+        """The editor's requests being handled now."""
+        return cast(CitewardenProtocol, self.protocol).in_hand()
 
     def message_limit(self) -> int:
         """The largest message body read from the editor, by the current settings."""
