@@ -182,6 +182,8 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\input{ch}\n",
         {"defs.tex": "\\newcommand{\\mainref}{k3}\n", "ch.tex": "\\cite{ \\mainref }\n"},
     ),
+    # biblatex's \nocite has no optional argument: LaTeX stops on it, nothing is cited
+    "an optional argument of nocite": ("", "", "\\cite{k1}\\nocite[x]{k2}\n", {}),
     # \csname cite\endcsname is \cite; \csname cite*\endcsname names no command
     "commands named by csname": (
         "",

@@ -1454,3 +1454,20 @@ def test_a_star_natbib_has_no_form_for_is_the_key(tmp_path: Path, command: str) 
     assert "]{c}\n" in (tmp_path / "main.bbl").read_text(errors="replace")  # c is listed
     ours = citewarden_answer([tmp_path / "main.tex"])
     assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused) == (set(), set())
+
+
+@pytest.mark.parametrize("package", ["", "natbib"])
+def test_an_optional_argument_of_nocite_is_its_key(tmp_path: Path, package: str) -> None:
+    """``\\nocite`` has no optional argument: ``\\nocite[x]{b}`` cites ``[`` and b is text."""
+    _require_tools()
+    load, style = ("\\usepackage{natbib}\n", "plainnat") if package else ("", "plain")
+    files = {
+        "refs.bib": "".join(f"@misc{{{k},\n  author={{A}},\n  title={{T}}}}\n" for k in "abc"),
+        "main.tex": f"\\documentclass{{article}}\n{load}\\begin{{document}}\n"
+        f"\\cite{{a}}\\nocite[x]{{b}}\n\\bibliographystyle{{{style}}}\n\\bibliography{{refs}}\n"
+        "\\end{document}\n",
+    }
+    tools = _bibtex_run(tmp_path, files)
+    assert (tools.dangling, tools.unused) == ({"["}, {"b", "c"})
+    ours = citewarden_answer([tmp_path / "main.tex"])
+    assert (ours.dangling, ours.orphans) == (tools.dangling, tools.unused)

@@ -564,6 +564,19 @@ def parse_latex(
                 # natbib's \citeyear*{a}
                 nocite_all = _nocite_star(start, refsections, nocite_in, nocite_at) or nocite_all
                 continue
+            if (
+                name == "nocite"
+                and not (context.bibunits or loads_bibunits)
+                and (at := _skip(text, pos)) < n
+                and text[at] == "["
+            ):
+                # \nocite has no optional argument: LaTeX's (natbib's ...) cites "[" and
+                # biblatex's stops ("doesn't match its definition"); {keys} is text
+                if braces != "biblatex":
+                    span = Span(at, at + 1)
+                    citations.append(Citation("[", span, full, sound_span(start, at + 1), kind))
+                pos = at + 1
+                continue
             if jurabib and name == "citefield":
                 pos = past_group(text, pos)  # jurabib's: the field, then the keys
             simple = _SIMPLE_CITE_ARGS.match(text, pos) if role in _SINGLE else None
