@@ -240,6 +240,25 @@ def test_batch_text_output_has_a_summary_table(
     assert "a/main.tex:3:" in out
 
 
+def test_the_summary_table_lines_up_under_wide_characters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file named in CJK takes two terminal columns a character: its row's columns were
+    padded by characters and stood further right than the header's."""
+    from citewarden.report.progress import width
+
+    make_project(tmp_path / "论文")
+    make_project(tmp_path / "b")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["check", "论文/main.tex", "b/main.tex", "--no-verify"], capsys)
+    assert code == 1
+    table = err[err.index("file ") :].splitlines()[:5]
+    # where each line's "score" column ends, in terminal columns: the same on every line
+    ends = {width(line) for line in table}
+    assert len(ends) == 1, table
+    assert any(line.startswith("论文/main.tex ") for line in table)
+
+
 def test_missing_list_file_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -492,6 +511,22 @@ def test_diff_prints_the_corrections_and_changes_nothing(
     assert (verified_project / "refs.bib").read_bytes() == BIB.encode()
     assert not (verified_project / "refs.bib.orig").exists()
     assert "\x1b[K" not in err  # no progress bar when stderr is not a terminal
+
+
+def test_the_list_of_verdicts_lines_up_under_wide_characters(
+    verified_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A key in CJK takes two terminal columns a character: the statuses after it stood
+    further right than the others'."""
+    from citewarden.report.progress import width
+
+    bib = BIB.replace("cybenko1989", "赛本科1989")
+    (verified_project / "refs.bib").write_bytes(bib.encode())
+    _, out, err = run(["check", "refs.bib", *VERIFY], capsys)
+    rows = [line for line in (out + err).splitlines() if "  mismatch  " in line]
+    assert len(rows) == 2 and any("赛本科1989" in row for row in rows), out + err
+    starts = {width(row[: row.index("  mismatch  ")]) for row in rows}
+    assert len(starts) == 1, rows
 
 
 def test_fix_writes_only_the_corrections(

@@ -598,6 +598,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     ]
     from citewarden.fix.plan import REPEATED_KEY, compared_key, repeated_keys
     from citewarden.fix.run import written_corrections
+    from citewarden.report.progress import padded, width
 
     repeated: dict[Path, frozenset[str]] = {}
     refusals: dict[Path, str | None] = {}
@@ -607,7 +608,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
         (v, entry) for entry, v in audit.verdict_pairs() if v.tier is not Tier.D or v.corrections
     ]
     # a key, a path and a value come from the files and the records: each on its line
-    width = max((len(visible(v.key)) for v, _ in shown), default=0)
+    key_columns = max((width(visible(v.key)) for v, _ in shown), default=0)
     offered = False
     for v, entry in sorted(shown, key=lambda pair: rank[pair[0].tier]):
         where = ""
@@ -630,7 +631,7 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
                 where += f"  not corrected: {visible(refusal)}"
         offered = offered or bool(fixes)
         lines.append(
-            f"  {v.tier.value}  {visible(v.key):<{width}}  {v.status.value:<10}{where}"
+            f"  {v.tier.value}  {padded(visible(v.key), key_columns)}  {v.status.value:<10}{where}"
             + (f"  fix: {fixes}" if fixes else "")
         )
     if offered:

@@ -39,6 +39,13 @@ def width(text: str) -> int:
     return sum(_cells(ch) for ch in text)
 
 
+def padded(text: str, columns: int, *, right: bool = False) -> str:
+    """``text`` with spaces after it (``right``: before it) up to ``columns`` terminal
+    columns (:func:`width`), so that a column of a table lines up under wide characters."""
+    gap = " " * max(0, columns - width(text))
+    return gap + text if right else text + gap
+
+
 def clip(text: str, columns: int) -> str:
     """The longest start of ``text`` that takes at most ``columns`` terminal columns."""
     used = 0

@@ -27,6 +27,7 @@ from citewarden.model import (
 from citewarden.report.contexts import collect as collect_contexts
 from citewarden.report.html.data import AuditData, EntryAudit, FileSummary, Located, tier_counts
 from citewarden.report.html.page import html_chunks
+from citewarden.report.progress import padded, width
 
 if TYPE_CHECKING:
     from citewarden.audit import Audit
@@ -137,16 +138,13 @@ def summary_table(files: Sequence[FileSummary], display: Callable[[Path], str] =
         )
         for f in files
     ]
-    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    widths = [max(width(r[i]) for r in [head, *rows]) for i in range(len(head))]
 
     def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = [
-            c.rjust(w) if i > 1 else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-            if i
+        padded_cells = [
+            padded(c, w, right=i > 1) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
         ]
-        return "  ".join([first, *rest]).rstrip()
+        return "  ".join(padded_cells).rstrip()
 
     return "\n".join([line(head), *(line(r) for r in rows)]) + "\n"
 
