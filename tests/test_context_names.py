@@ -11,7 +11,9 @@ import pytest
 from citewarden.context.collect import citation_contexts, works_of
 from citewarden.context.names import named_works
 from citewarden.context.sentence import CitingSentence, citing_sentences
+from citewarden.model import Entry
 from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.parsing.latex import parse_latex
 from citewarden.parsing.markdown import parse_markdown
 from citewarden.report.contexts import context_json
@@ -202,3 +204,44 @@ async def test_hovers_on_other_citations_keep_each_citation_s_sentence(
         assert shown is not None
     assert len(calls) == 2
     await hover.aclose()
+
+
+CSL_JSON = (
+    '[{"id": "w", "type": "report", "title": "Diabetes report",'
+    ' "author": [{"literal": "World Health Organization"}, {"family": "van Gogh"},'
+    ' {"family": "Smith", "given": "John"}]}]'
+)
+CSL_YAML = (
+    "references:\n- id: w\n  type: report\n  title: Diabetes report\n  author:\n"
+    "  - literal: World Health Organization\n  - family: van Gogh\n"
+    "  - family: Smith\n    given: John\n"
+)
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        parse_csl_json(Path("r.json"), CSL_JSON).entries,
+        parse_csl_yaml(Path("r.yaml"), "---\n" + CSL_YAML + "...\n").entries,
+    ],
+    ids=["json", "yaml"],
+)
+def test_a_csl_literal_name_is_read_whole_in_the_sentence_and_the_scored_work(
+    entries: tuple[Entry, ...],
+) -> None:
+    named = named_works(entries)["w"]
+    assert named.all_authors == "World Health Organization, van Gogh, and Smith"
+    assert works_of(entries)["w"].authors == ("World Health Organization", "van Gogh", "Smith")
+    text = "\\citet*{w} showed it."
+    doc = parse_latex(Path("p.tex"), text)
+    (got,) = citing_sentences(text, doc.citations, doc.kind, names=named_works(entries))
+    assert got is not None
+    assert got.shown == "World Health Organization, van Gogh, and Smith showed it."
+
+
+def test_a_braced_bibtex_name_is_read_whole() -> None:
+    (entry,) = parse_bibtex(
+        Path("r.bib"), "@report{w, author={{World Health Organization}}, title={R}}"
+    ).entries
+    assert named_works([entry])["w"].authors == "World Health Organization"
+    assert works_of([entry])["w"].authors == ("World Health Organization",)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citewarden.context.latex_macros import macros_of
-from citewarden.context.names import Named, plain_field, surnames
+from citewarden.context.names import Named, entry_surnames, plain_field
 from citewarden.context.relevance import FieldCorpus, Work
 from citewarden.context.sentence import CitingSentence, citing_sentences
 from citewarden.model import (
@@ -64,9 +64,7 @@ def works_of(
             families = tuple(a.split()[-1] for a in match.authors if a.split())
             works[entry.key] = Work(match.title, match.abstract, families)
         else:
-            works[entry.key] = Work(
-                plain_field(entry.get("title")), None, surnames(entry.get("author"))
-            )
+            works[entry.key] = Work(plain_field(entry.get("title")), None, entry_surnames(entry))
     return works
 
 

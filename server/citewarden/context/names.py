@@ -53,19 +53,27 @@ def _top_level(text: str, pattern: re.Pattern[str]) -> list[str]:
     return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
 
 
-def surnames(authors: str | None) -> tuple[str, ...]:
+def surnames(authors: str | None, whole: bool = False) -> tuple[str, ...]:
     """The family names of a BibTeX name list: the part before the first comma, else the
-    last word, braces kept together (``{World Health Organization}`` is one name)."""
+    last word, braces kept together (``{World Health Organization}`` is one name); with
+    ``whole``, a name without a comma is read whole (a CSL item's ``literal`` name)."""
     names: list[str] = []
     for name in _top_level((authors or "").strip(), _NAMES):
         name = name.strip()
         if not name or name.lower() == "others":
             continue
         parts = _top_level(name, _COMMA)
-        family = parts[0] if len(parts) > 1 else _top_level(name, _WHITE)[-1]
+        family = parts[0] if len(parts) > 1 or whole else _top_level(name, _WHITE)[-1]
         if plain := plain_field(family.strip()):
             names.append(plain)
     return tuple(names)
+
+
+def entry_surnames(entry: Entry, field: str = "author") -> tuple[str, ...]:
+    """The family names of ``entry``'s ``field``: a CSL item's names come as ``family,
+    given`` or whole (``literal: World Health Organization``, a family name alone), never
+    as BibTeX's ``Given Family``."""
+    return surnames(entry.get(field), whole=entry.csl_type is not None)
 
 
 def _clean(text: str) -> str:
@@ -100,13 +108,14 @@ def named_works(entries: Iterable[Entry]) -> dict[str, Named]:
     for entry in entries:
         if entry.key in out:
             continue
-        people = entry.get("author") or entry.get("editor") or ""
+        field = "author" if entry.get("author") else "editor"
+        people = entry.get(field) or ""
         truncated = bool(re.search(r"\band\s+others\s*$", people.strip()))
         year = entry.get("year") or ""
         if not year.strip():
             found = _YEAR.search(entry.get("date") or "")
             year = found.group() if found else ""
-        families = surnames(people)
+        families = entry_surnames(entry, field)
         out[entry.key] = Named(
             _clean(_authors(families, truncated)),
             _clean(plain_field(year)),
