@@ -214,3 +214,29 @@ def test_the_judge_reads_the_words_commands_another_file_of_the_project_defines(
     assert session.project.document(main) is doc
     found = judge._sentences_of(main, doc, text)
     assert [s.text if s else None for s in found] == ["A system like Rocq."]
+
+
+def test_the_judge_reads_the_sentences_check_reads_under_a_crossref_project(
+    tmp_path: Path,
+) -> None:
+    """Under a ``_quarto.yml`` that runs pandoc-crossref, the judge in the editor is sent
+    ``@fig:plot`` as ``[ref]``, the sentence ``check`` sends, where it read ``[author]``."""
+    from citewarden.audit import collect_contexts
+    from citewarden.lsp.judging import JudgeService
+
+    session = session_over(tmp_path)
+    (tmp_path / "_quarto.yml").write_text(
+        "bibliography: refs.bib\nfilters:\n  - pandoc-crossref\n", encoding="utf-8"
+    )
+    paper = tmp_path / "paper.qmd"
+    text = "As @fig:plot shows, a system [@lamport1994] fits.\n"
+    paper.write_text(text, encoding="utf-8")
+    work = session.project.fork()
+    work.add_folder(tmp_path)
+    session.commit(work)
+    doc = session.project.document(paper)
+    assert doc is not None
+    judge = JudgeService(session, None)  # type: ignore[arg-type]
+    sent = [s.text for s in judge._sentences_of(paper, doc, text) if s is not None]
+    checked = collect_contexts(session.project, [paper], session.project.all_entries(), None)
+    assert sent == [c.sentence.text for c in checked] == ["As [ref] shows, a system fits."]

@@ -11,7 +11,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citewarden.context.latex_macros import macros_of
+from citewarden.context.latex_macros import Macros, macros_of
 from citewarden.context.names import Named, entry_surnames, plain_field
 from citewarden.context.relevance import FieldCorpus, Work
 from citewarden.context.sentence import CitingSentence, citing_sentences
@@ -101,14 +101,7 @@ def citation_contexts(
     latex = [text for doc, text in documents if doc.kind is DocumentKind.LATEX]
     macros = macros_of((*definitions, *latex)) if latex else None
     for doc, text in documents:
-        sentences: Sequence[CitingSentence | None] = citing_sentences(
-            text,
-            doc.citations,
-            doc.kind,
-            macros=macros,
-            names=names,
-            crossref=doc.path in crossref or None,
-        )
+        sentences = document_sentences(doc, text, macros, names, doc.path in crossref)
         lines = LineIndex(text)
         for citation, sentence in zip(doc.citations, sentences, strict=True):
             if sentence is None:
@@ -137,6 +130,21 @@ def citation_contexts(
                 )
             )
     return out
+
+
+def document_sentences(
+    doc: ParsedDocument,
+    text: str,
+    macros: Macros | None,
+    names: Mapping[str, Named] | None,
+    crossref: bool,
+) -> Sequence[CitingSentence | None]:
+    """The citing sentences of ``doc`` as the reports and the judge read them: with the
+    project's words commands, what each entry's work typesets (a label no entry has reads
+    ``[ref]``) and whether its project runs pandoc-crossref (else its front matter says)."""
+    return citing_sentences(
+        text, doc.citations, doc.kind, macros=macros, names=names, crossref=crossref or None
+    )
 
 
 def least_related(contexts: Iterable[CitationContext]) -> list[CitationContext]:

@@ -17,14 +17,14 @@ import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from citewarden.lsp.features import Feature
 from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, verdicts_by_key
-from citewarden.model import Finding, Match, ParsedDocument
+from citewarden.model import Entry, Finding, Match, ParsedDocument
 from citewarden.parsing import is_document
 from citewarden.verify.judge import (
     CONCURRENCY,
@@ -36,7 +36,7 @@ from citewarden.verify.judge import (
 )
 
 if TYPE_CHECKING:
-    from citewarden.context.latex_macros import Macros
+    from citewarden.context.names import Named
     from citewarden.context.sentence import CitingSentence
 
 log = logging.getLogger(__name__)
@@ -78,10 +78,11 @@ class JudgeService(Feature):
         self._asked: set[AnswerKey] = set()
         #: Citations whose request failed: (when to ask again, failures so far).
         self._failed: dict[AnswerKey, tuple[float, int]] = {}
-        #: Citing sentences per parsed document (recomputed when the document is re-parsed).
-        self._sentences: dict[
-            Path, tuple[ParsedDocument, Macros | None, Sequence[CitingSentence | None]]
-        ] = {}
+        #: Citing sentences per parsed document, with the project's commands, crossref
+        #: setting and entries' names they were read with (read again when one changes).
+        self._sentences: dict[Path, tuple[tuple[object, ...], Sequence[CitingSentence | None]]] = {}
+        #: What citation commands typeset of every entry's work, with the entries read.
+        self._named: tuple[tuple[Entry, ...], Mapping[str, Named]] | None = None
         self._judge: Judge | None = None
         self._task: asyncio.Task[None] | None = None
         self._task_config: JudgeConfig | None = None
@@ -96,19 +97,36 @@ class JudgeService(Feature):
     def on_checked(self, delivered: set[Path]) -> None:
         self.loop = asyncio.get_running_loop()
 
+    def _names(self) -> Mapping[str, Named]:
+        """What citation commands typeset of every entry's work, read again when the
+        entries change (a label that no entry has reads ``[ref]``, as in ``check``)."""
+        from citewarden.context.names import named_works
+
+        entries = tuple(self.session.project.all_entries())
+        if self._named is None or self._named[0] != entries:
+            self._named = (entries, named_works(entries))
+        return self._named[1]
+
     def _sentences_of(
         self, path: Path, doc: ParsedDocument, text: str
     ) -> Sequence[CitingSentence | None]:
-        from citewarden.context.sentence import citing_sentences  # with a judge configured only
+        """The citing sentences of ``doc`` as ``check`` reads them (with the project's
+        commands, crossref setting and entries), so both send the judge the same ones."""
+        from citewarden.context.collect import document_sentences  # with a judge only
+        from citewarden.context.project_texts import crossref_documents
         from citewarden.lsp.context_corpus import project_macros
 
+        ws = self.session.project
         # the project's commands: an edit of another file's definitions changes them
-        macros = project_macros(self.session.project, path, doc)
+        macros = project_macros(ws, path, doc)
+        crossref = path in crossref_documents(ws, [path])
+        names = self._names()
+        read_with = (doc, macros, crossref, names)
         memo = self._sentences.get(path)
-        if memo is not None and memo[0] is doc and memo[1] is macros:
-            return memo[2]
-        found = citing_sentences(text, doc.citations, doc.kind, macros=macros)
-        self._sentences[path] = (doc, macros, found)
+        if memo is not None and all(a is b for a, b in zip(memo[0], read_with, strict=True)):
+            return memo[1]
+        found = document_sentences(doc, text, macros, names, crossref)
+        self._sentences[path] = (read_with, found)
         return found
 
     def findings(self) -> dict[Path, list[Finding]]:
