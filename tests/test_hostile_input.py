@@ -597,6 +597,18 @@ def test_visible_shows_every_format_character_and_keeps_scripts_and_emoji() -> N
     assert [visible(text) for text in kept] == kept
 
 
+def test_diff_names_holding_invisible_characters_are_quoted_for_patch() -> None:
+    """A file name with a zero-width space or a soft hyphen went into a diff's header as
+    it is, and the header's escapes then named another file."""
+    from citewarden.safe_text import c_quoted, visible_lines
+
+    assert c_quoted("a/r\u200bs.bib") == '"a/r\\342\\200\\213s.bib"'
+    assert c_quoted("b/\u00adrefs.bib") == '"b/\\302\\255refs.bib"'
+    quoted = c_quoted("a/\U0001f468\u200d\U0001f469.bib")
+    assert quoted is not None and visible_lines(quoted) == quoted
+    assert c_quoted("a/caf\u00e9.bib") is None
+
+
 def test_progress_line_escapes_its_note() -> None:
     from citewarden.report.progress import Progress
 

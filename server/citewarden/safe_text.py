@@ -112,12 +112,13 @@ def visible_lines(text: str, *, lone_cr: bool = False) -> str:
 
 #: What a C string literal writes with a backslash, as diff(1) and git quote a file name.
 _C_ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
-_NEEDS_QUOTES = re.compile(f'[\\\\"\t\n\r{_UNSAFE}]')
+_NEEDS_QUOTES = re.compile(f'[\\\\"\t\n\r{_ESCAPED}]')
 
 
 def c_quoted(name: str) -> str | None:
     """``name`` as GNU diff and git write a file name that holds a tab, a line break, a
-    quote, a backslash or an unsafe character (:func:`visible`): between double quotes, each
+    quote, a backslash or a character :func:`visible` may show escaped (an invisible one,
+    a joiner too, wherever it stands): between double quotes, each
     of those as a C escape (its UTF-8 bytes in octal, ``\\342\\200\\256`` for U+202E),
     which patch(1) and ``git apply`` read back; None when ``name`` needs no quotes."""
     if _NEEDS_QUOTES.search(name) is None:
