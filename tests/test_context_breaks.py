@@ -995,6 +995,29 @@ def test_a_tex_conditional_reads_as_its_first_branch(text: str, shown: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (
+            "We \\ifdraft deep \\iffalse x\\else wide\\fi nets\\else C. Hidden\\fi{} \\cite{a}. Next.",
+            "We deep wide nets.",
+        ),
+        ("We \\ifdraft deep \\iffalse x\\fi nets\\else C\\fi{} \\cite{a}. Next.", "We deep nets."),
+        (
+            "We \\ifdraft A\\else B \\iffalse x\\else y\\fi C\\fi{} nets \\cite{a}. Next.",
+            "We A nets.",
+        ),
+    ],
+)
+def test_an_iffalse_in_a_tex_conditional_leaves_its_else_branch_hidden(
+    text: str, shown: str
+) -> None:
+    """An ``\\iffalse`` with an ``\\else`` inside ``\\ifdraft A ... \\else C\\fi`` closes with
+    its own ``\\fi``: ``C`` stays hidden, where the inner ``\\fi`` closed the outer
+    conditional and ``C`` was read."""
+    assert sentence(text) == shown
+
+
+@pytest.mark.parametrize(
     "table",
     [
         "  Method   Source\n  -------- --------\n  CNN      here [@a]\n  RNN      there\n",

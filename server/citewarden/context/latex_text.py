@@ -94,7 +94,9 @@ def mask_latex(text: str) -> str:
             pos = at
         elif m.lastgroup == "iffalse":
             at = _false_branch_end(text, at)
-            parts += (text[pos : m.start()], " " * (at - m.start()))
+            # one that ends at its \\else still opens the conditional its \\fi closes
+            opens = "\\if" if text.endswith("\\else", 0, at) else ""
+            parts += (text[pos : m.start()], opens, " " * (at - m.start() - len(opens)))
             pos = at
         elif m.lastgroup in ("argument", "file"):
             if braces is None:
