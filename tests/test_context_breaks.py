@@ -1142,3 +1142,22 @@ def test_a_bookdown_text_reference_s_label_is_no_word() -> None:
     the label was read as the sentence's first word."""
     text = "Intro.\n\n(ref:cap) A caption of the plot [@a].\n\nNext."
     assert sentence(text, markdown=True) == "A caption of the plot."
+
+
+@pytest.mark.parametrize(
+    "caption",
+    [
+        "\\subfloat[Loss of deep nets \\cite{a}]{\\includegraphics{x}}",
+        "\\subfloat[Loss of deep nets \\cite{a}][Long]{\\includegraphics{x}}",
+        "\\subfigure[Loss of \\textbf{deep} nets \\cite{a}]{\\includegraphics{x}}",
+        "\\subcaptionbox{Loss of deep nets \\cite{a}}{\\includegraphics{x}}",
+        "\\includegraphics{x} \\subcaption{Loss of deep nets \\cite{a}}",
+    ],
+)
+def test_a_subfigure_s_caption_is_a_sentence_of_its_own(caption: str) -> None:
+    """subfig's ``\\subfloat[Loss]{...}`` and subcaption's ``\\subcaption{Loss}`` are captions,
+    text of their own, where the citation got no sentence or the one after the figure."""
+    text = f"We train nets.\n\\begin{{figure}}\n{caption} After it.\n\\end{{figure}}\nNext one.\n"
+    got = sentences(text)["a"]
+    assert got is not None
+    assert (got.before, got.text, got.after) == ("", "Loss of deep nets", "")

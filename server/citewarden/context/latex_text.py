@@ -441,8 +441,8 @@ _BREAK = re.compile(
     + _OVERLAY
     + r"(?:\[(?:[^\[\]{}]|\{(?:[^{}]|\{[^{}]{0,100}\}){0,200}\}){0,300}\])?"
     # a caption's short form for the list of figures too (``\\caption[Short]{Long}``), and
-    # the kind of float ``\\captionof{figure}`` gives one
-    r"|\\caption(?:of\s*\{[^{}]{0,30}\}|\b)\*?" + _OVERLAY + r"(?:\[[^\]]{0,200}\])?"
+    # the kind of float ``\\captionof{figure}`` gives one; subcaption's captions as well
+    r"|\\(?:sub)?caption(?:of\s*\{[^{}]{0,30}\}|box\b|\b)\*?" + _OVERLAY + r"(?:\[[^\]]{0,200}\])?"
     r"|\\(?:item|par|maketitle|hline|midrule|toprule|bottomrule|tcblower)\b\*?"
     + _OVERLAY
     + r"|(?P<row>\\\\\*?(?:\[[^\]]{0,50}\])?|\\newline\b)|(?<!\\)&"

@@ -351,7 +351,8 @@ def _plain(raw: str, kind: DocumentKind, macros: Macros | None = None) -> str:
 #: Commands whose (last) argument is text of its own: footnotes, headings, captions.
 _ISLAND = re.compile(
     r"\\(?:(footnote|footnotetext|tablefootnote|thanks|endnote|sidenote|marginnote)|part|chapter"
-    r"|caption(?:of\s{0,20}\{[A-Za-z*]{1,30}\})?"  # ``\\captionof{figure}{...}`` too
+    # ``\\captionof{figure}{...}``, ``\\subcaption{...}`` and ``\\subcaptionbox{...}{...}`` too
+    r"|(?:sub)?caption(?:of\s{0,20}\{[A-Za-z*]{1,30}\}|box)?"
     r"|(?:sub)*section|(?:sub)?paragraph"
     r"|title|subtitle|author|date|affiliation|affil|address|institute|keywords|frametitle"
     r"|framesubtitle)"
@@ -365,6 +366,48 @@ _EMPTY_NOTE = "^[]"
 #: The longest island read as one (characters); a longer argument is left in the text.
 MAX_ISLAND = 4 * WINDOW
 _BRACES = re.compile(r"(?<!\\)[{}]")
+#: A command whose bracketed argument is a caption (subfig's ``\\subfloat[Loss]{...}``, the
+#: subfigure package's ``\\subfigure[Loss]{...}``): text of its own, as a caption is.
+_BRACKET_ISLAND = re.compile(r"\\sub(?:float|figure|table)(?![A-Za-z@])\*?\s{0,20}\[")
+_BRACKET_END = re.compile(r"(?<!\\)[{}\]]")
+
+
+def _bracket_islands(masked: str) -> list[tuple[int, int]]:
+    """(start, end) of the text of each bracketed caption of ``masked`` (see
+    :data:`_BRACKET_ISLAND`) that closes within :data:`MAX_ISLAND` characters (braces in it
+    counted: ``[Loss \\textbf{[x]}]`` is one)."""
+    found: list[tuple[int, int]] = []
+    for m in _BRACKET_ISLAND.finditer(masked):
+        if found and m.start() < found[-1][1]:
+            continue
+        depth, stop = 0, m.end() + MAX_ISLAND
+        for b in _BRACKET_END.finditer(masked, m.end(), min(len(masked), stop)):
+            c = b.group()
+            depth += (c == "{") - (c == "}")
+            if depth < 0:
+                break
+            if c == "]" and depth == 0:
+                found.append((m.end(), b.start()))
+                break
+    return found
+
+
+def _with_bracket_islands(
+    masked: str, islands: tuple[array[int], array[int], array[int]]
+) -> tuple[array[int], array[int], array[int]]:
+    """``islands`` and the bracketed captions of ``masked``, in order, the outermost kept."""
+    extra = _bracket_islands(masked) if "\\sub" in masked else []
+    if not extra:
+        return islands
+    every = sorted([*zip(*islands, strict=True), *((a, b, -1) for a, b in extra)])
+    starts, ends, cuts = array("q"), array("q"), array("q")
+    for a, b, cut in every:
+        if ends and a < ends[-1]:
+            continue  # inside an island already kept
+        starts.append(a)
+        ends.append(b)
+        cuts.append(cut)
+    return starts, ends, cuts
 
 
 def _islands(masked: str, kind: DocumentKind) -> tuple[array[int], array[int], array[int]]:
@@ -377,6 +420,11 @@ def _islands(masked: str, kind: DocumentKind) -> tuple[array[int], array[int], a
     argument costs nothing more."""
     if kind is not DocumentKind.LATEX:
         return _note_islands(masked)
+    return _with_bracket_islands(masked, _brace_islands(masked))
+
+
+def _brace_islands(masked: str) -> tuple[array[int], array[int], array[int]]:
+    """The islands of a LaTeX text whose text is a brace group (see :func:`_islands`)."""
     starts, ends, cuts = array("q"), array("q"), array("q")
     if "\\" not in masked:
         return starts, ends, cuts
