@@ -1161,3 +1161,21 @@ def test_a_subfigure_s_caption_is_a_sentence_of_its_own(caption: str) -> None:
     got = sentences(text)["a"]
     assert got is not None
     assert (got.before, got.text, got.after) == ("", "Loss of deep nets", "")
+
+
+def test_a_grid_table_row_spanning_lines_is_one_sentence() -> None:
+    """A grid table's row whose cells span lines is a sentence of its own, as a one-line
+    row is, where each line of it was one (``| nets | [@a] |`` read ``nets``)."""
+    text = (
+        "Intro text here.\n\n+-------+--------+\n| Model | Source |\n+=======+========+\n"
+        "| deep  |        |\n| nets  | [@a]   |\n+-------+--------+\n| trees | [@b]   |\n"
+        "+-------+--------+\n\nAfter the table.\n"
+    )
+    got = sentences(text, markdown=True)
+    assert got["a"] is not None and got["b"] is not None
+    assert (got["a"].before, got["a"].text, got["a"].after) == (
+        "Model Source",
+        "deep nets",
+        "trees",
+    )
+    assert got["b"].text == "trees"

@@ -345,13 +345,54 @@ _QUOTE_LINE = re.compile(r"[ \t]{0,3}>")
 
 def markdown_breaks(masked: str) -> Iterator[tuple[int, int]]:
     """(start, end) of every break between sentences that is no full stop, in order."""
-    return heapq.merge(
+    rules, joined = _grid_rows(masked) if "+" in masked else ([], set())
+    breaks = heapq.merge(
         ((m.start(), m.end()) for m in _BREAK.finditer(masked)),
         _headings(masked),
         ((m.end(), m.end()) for m in _ROW.finditer(masked)),
         _blocks(masked),
         _simple_rows(masked),
+        rules,
     )
+    return (b for b in breaks if b[0] not in joined) if joined else breaks
+
+
+#: a grid table's line between its rows (``+------+------+``, ``+======+`` under the header)
+_GRID_RULE = re.compile(r"[ \t]{0,3}\+(?:[-=:]+\+)+[ \t]*\r?")
+_GRID_LINE = re.compile(r"[ \t]{0,3}\|")
+
+
+def _grid_rows(masked: str) -> tuple[list[tuple[int, int]], set[int]]:
+    """The lines between a grid table's rows, breaks, and where the line breaks inside its
+    rows start (a line's end, the next line's leading pipe), which are none: a row whose
+    cells span lines is a sentence of its own, as a one-line row is."""
+    rules: list[tuple[int, int]] = []
+    joined: set[int] = set()
+    at = 0
+    while (at := masked.find("+", at)) >= 0:
+        line = masked.rfind("\n", 0, at) + 1
+        end = masked.find("\n", at)
+        end = len(masked) if end < 0 else end
+        if not _GRID_RULE.fullmatch(masked, line, end):
+            at = end
+            continue
+        rules.append((line, end))
+        in_row = False  # whether the line before was a line of the same row
+        while end < len(masked):
+            line, end = end + 1, masked.find("\n", end + 1)
+            end = len(masked) if end < 0 else end
+            if _GRID_RULE.fullmatch(masked, line, end):
+                rules.append((line, end))
+                in_row = False
+            elif _GRID_LINE.match(masked, line):
+                if in_row:
+                    joined.update((line - 1, line))
+                in_row = True
+            else:
+                end = line - 1  # the table's last line ends there
+                break
+        at = end
+    return rules, joined
 
 
 #: a simple table's line of dashes under its header (or over its rows): a run for each
