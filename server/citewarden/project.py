@@ -222,10 +222,13 @@ class Workspace(ProjectQueries):
             self._projects = None
         return p
 
-    def add_folder(self, root: Path | str, under: Path | None = None) -> list[Path]:
+    def add_folder(
+        self, root: Path | str, under: Path | None = None, known: bool = True
+    ) -> list[Path]:
         """Discover documents and bibliographies under ``root``; return the files found.
         Given ``under``, a folder in ``root``, only that folder is walked, by the rules of
-        the walk of ``root`` (nothing when that walk skips it, :func:`walks_into`)."""
+        the walk of ``root`` (nothing when that walk skips it, :func:`walks_into`).  With
+        ``known`` False the files are only listed (the caller adds them, :meth:`add_file`)."""
         folder = normalize_path(root)
         if folder not in self._folders:
             self._folders.append(folder)
@@ -238,7 +241,7 @@ class Workspace(ProjectQueries):
             for name in sorted(filenames):
                 path = Path(dirpath, name)
                 if self._walk_takes(path, folder):
-                    found.append(self.add_file(path))
+                    found.append(self.add_file(path) if known else self._norm(path))
         return found
 
     def add_created(self, root: Path | str, path: Path | str) -> list[Path]:

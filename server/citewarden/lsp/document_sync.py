@@ -14,9 +14,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from citewarden.lsp import indexing
 from citewarden.lsp.convert import path_of, uri_of
 from citewarden.lsp.documents import DocumentStore
 from citewarden.lsp.memory import release_free_memory
+from citewarden.lsp.progress import WorkProgress
 from citewarden.project import Workspace, walks_into
 
 if TYPE_CHECKING:
@@ -194,11 +196,12 @@ class DocumentSync:
             for known in work.known_files():
                 if self._left_behind(known, gone):
                     work.remove(known)
-            for folder in new:
-                self.session.cycle.mark_dirty(work.add_folder(folder))
 
         await self.session.cycle.change(update)
-        await self.session.refresh(None)
+        async with WorkProgress(self.session.server, "citewarden: indexing") as progress:
+            await indexing.index(
+                self.session, await indexing.walk(self.session, new, progress), progress
+            )
 
     def _left_behind(self, path: Path, gone: list[Path]) -> bool:
         """Whether ``path`` was in a removed folder and is in no folder left (nor open)."""

@@ -27,7 +27,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from citewarden.findings.policy import Policy
-from citewarden.lsp import progress
+from citewarden.lsp import indexing, progress
 from citewarden.lsp.check_cycle import CheckCycle
 from citewarden.lsp.client_answers import NoAnswer, answer
 from citewarden.lsp.config import (
@@ -180,17 +180,7 @@ class Session:
             await self.cycle.change(Workspace.set_settings, self.settings)
             self.say_unusable_folders(self.roots)
             async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
-                for n, root in enumerate(self.roots, 1):
-                    work.report(
-                        f"{root.name} ({n} of {len(self.roots)})",
-                        (n - 1) * 100 // max(1, len(self.roots)),
-                    )
-                    try:
-                        await self.cycle.change(Workspace.add_folder, root)
-                    except Exception:
-                        log.exception("indexing %s failed", root)
-                work.report("checking", 95)
-                await self.refresh(None)
+                await indexing.index(self, await indexing.walk(self, self.roots, work), work)
         finally:
             # requests wait for this; they must not wait forever if indexing failed
             self.ready.set()

@@ -1,0 +1,141 @@
+"""A workspace folder of thousands of files is indexed a slice at a time: the open
+document and its folder are answered for while the rest is still being checked."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from test_lsp_hostile import RawClient, workspace
+
+__all__ = ["workspace"]  # the small project of the server tests, a fixture
+
+#: Files of the big folder, and seconds a hover may take: checking them all takes several
+#: times longer here (about 5 ms a file).
+FILES = 3000
+PROMPT = 8.0
+
+PARAGRAPH = "Para {j} says *this* [see @k{j}, p. 3; @k{n}] and `code` here.\n\n"
+
+
+def _big_folder(root: Path) -> None:
+    body = "".join(PARAGRAPH.format(j=j, n=j + 1) for j in range(120))
+    for i in range(FILES):
+        folder = root / "big" / f"p{i // 100}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"d{i}.md").write_text(f"# Doc {i}\n\n{body}")
+
+
+def _progress(client: RawClient, kind: str) -> list[dict[str, Any]]:
+    return [
+        n["params"]["value"]
+        for n in client.notifications
+        if n["method"] == "$/progress" and n["params"]["value"].get("kind") == kind
+    ]
+
+
+def _wait_for_end(client: RawClient, timeout: float = 30.0) -> None:
+    deadline = time.time() + timeout
+    while not _progress(client, "end"):
+        assert time.time() < deadline, "the indexing did not end"
+        client._pump(min(deadline, time.time() + 0.2))
+        client._sort()
+
+
+def _open(client: RawClient, path: Path) -> None:
+    client.send(
+        {
+            "method": "textDocument/didOpen",
+            "params": {
+                "textDocument": {
+                    "uri": path.as_uri(),
+                    "languageId": "latex",
+                    "version": 1,
+                    "text": path.read_text(),
+                }
+            },
+        }
+    )
+
+
+def _initialize(client: RawClient, root: Path, folders: list[Path]) -> None:
+    msg_id = client.request(
+        "initialize",
+        {
+            "processId": os.getpid(),
+            "rootUri": root.as_uri(),
+            "capabilities": {
+                "window": {"workDoneProgress": True},
+                "workspace": {"workspaceFolders": True},
+            },
+            "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders],
+            "initializationOptions": {"verify": {"enabled": False}},
+        },
+    )
+    assert "result" in client.response(msg_id)
+    client.send({"method": "initialized", "params": {}})
+
+
+def _hover_is_prompt(client: RawClient) -> None:
+    started = time.time()
+    hover = client.hover("main.tex", 0, 7, timeout=PROMPT)
+    assert "`@misc{a}` in refs.bib" in str(hover["result"]), hover
+    assert time.time() - started < PROMPT
+    assert not _progress(client, "end"), "the big folder was indexed already"
+
+
+def test_hover_is_answered_while_a_big_folder_is_indexed(workspace: Path, tmp_path: Path) -> None:
+    root = workspace
+    _big_folder(root)
+    client = RawClient(root, tmp_path / "cache")
+    try:
+        _initialize(client, root, [root])
+        _open(client, root / "main.tex")
+        _hover_is_prompt(client)
+        assert any("files" in r.get("message", "") for r in _progress(client, "report"))
+    finally:
+        client.close()
+
+
+def test_hover_is_answered_while_an_added_big_folder_is_indexed(
+    workspace: Path, tmp_path: Path
+) -> None:
+    root = workspace
+    big = tmp_path / "big"
+    big.mkdir()
+    _big_folder(big)
+    client = RawClient(root, tmp_path / "cache")
+    try:
+        _initialize(client, root, [root])
+        _open(client, root / "main.tex")
+        assert "`@misc{a}` in refs.bib" in str(client.hover("main.tex", 0, 7)["result"])
+        _wait_for_end(client)
+        ended = len(_progress(client, "end"))
+        client.send(
+            {
+                "method": "workspace/didChangeWorkspaceFolders",
+                "params": {
+                    "event": {"added": [{"uri": big.as_uri(), "name": "big"}], "removed": []}
+                },
+            }
+        )
+        # an edit of the open document, checked before the hover answers
+        client.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": (root / "main.tex").as_uri(), "version": 2},
+                    "contentChanges": [{"text": "\\cite{a}\n\\bibliography{refs}\n%\n"}],
+                },
+            }
+        )
+        time.sleep(1.0)  # the walk of the added folder is under way
+        started = time.time()
+        hover = client.hover("main.tex", 0, 7, timeout=PROMPT)
+        assert "`@misc{a}` in refs.bib" in str(hover["result"]), hover
+        assert time.time() - started < PROMPT
+        assert len(_progress(client, "end")) == ended, "the added folder was indexed already"
+    finally:
+        client.close()
