@@ -97,21 +97,21 @@ class JudgeService(Feature):
     def on_checked(self, delivered: set[Path]) -> None:
         self.loop = asyncio.get_running_loop()
 
-    def _names(self) -> Mapping[str, Named]:
+    def _names(self, entries: tuple[Entry, ...]) -> Mapping[str, Named]:
         """What citation commands typeset of every entry's work, read again when the
         entries change (a label that no entry has reads ``[ref]``, as in ``check``)."""
         from citewarden.context.names import named_works
 
-        entries = tuple(self.session.project.all_entries())
         if self._named is None or self._named[0] != entries:
             self._named = (entries, named_works(entries))
         return self._named[1]
 
     def _sentences_of(
-        self, path: Path, doc: ParsedDocument, text: str
+        self, path: Path, doc: ParsedDocument, text: str, entries: Sequence[Entry] | None = None
     ) -> Sequence[CitingSentence | None]:
         """The citing sentences of ``doc`` as ``check`` reads them (with the project's
-        commands, crossref setting and entries), so both send the judge the same ones."""
+        commands, crossref setting and entries), so both send the judge the same ones;
+        ``entries``: the workspace's, read from it when not given."""
         from citewarden.context.collect import document_sentences  # with a judge only
         from citewarden.context.project_texts import crossref_documents
         from citewarden.lsp.context_corpus import project_macros
@@ -120,7 +120,7 @@ class JudgeService(Feature):
         # the project's commands: an edit of another file's definitions changes them
         macros = project_macros(ws, path, doc)
         crossref = path in crossref_documents(ws, [path])
-        names = self._names()
+        names = self._names(tuple(ws.all_entries() if entries is None else entries))
         read_with = (doc, macros, crossref, names)
         memo = self._sentences.get(path)
         if memo is not None and all(a is b for a, b in zip(memo[0], read_with, strict=True)):
@@ -136,7 +136,8 @@ class JudgeService(Feature):
         if config is None:
             return {}
         ws = self.session.project
-        verdicts = verdicts_by_key(self.verification.verdicts, ws.all_entries())
+        entries = ws.all_entries()
+        verdicts = verdicts_by_key(self.verification.verdicts, entries)
         matches = {k: v.match for k, v in verdicts.items() if v.match is not None}
         if not matches:
             return {}
@@ -150,7 +151,7 @@ class JudgeService(Feature):
                 continue
             if not any(c.key in matches for c in doc.citations):
                 continue
-            sentences = self._sentences_of(path, doc, text)
+            sentences = self._sentences_of(path, doc, text, entries)
             for citation, sentence in zip(doc.citations, sentences, strict=True):
                 work = matches.get(citation.key)
                 if sentence is None or work is None or not work.title:
