@@ -20,6 +20,7 @@ import pytest
 import differential
 from citewarden.parsing.markdown import parse_markdown, reads_alike
 from citewarden.parsing.pandoc_syntax import PANDOC_3
+from citewarden.parsing.pandoc_tex import TEX_BRACED_OPTION_COMMANDS, TEX_NO_OPTION_COMMANDS
 from citewarden.project import Workspace
 from citewarden.settings import Settings
 from test_pandoc_versions import _pandoc
@@ -367,6 +368,17 @@ ALIKE = [
     # an "@" right after emphasis closes is read as after a word
     "*x*@a **x**@b _x_@c ***x***@d *x *@e ~~x~~@f ^x^@g *x*-@h *x*@i@j\n",
     "**x*@a\n\n*x**@b\n\na_x_@c\n\n*a* and *b*@d\n\n*a*b*@e\n\n**a *b* c**@f\n\n[*a](u)*@g\n",
+    # \\caption, \\date ... read alone where nothing they take comes after their optional
+    # arguments (a "$", a "}", a heading's "#", the text's end): their brackets are text
+    "x \\caption [@c1]\n\n# H\n\ny \\date [@c2] $z$ and \\caption [@c3] } w\n\n"
+    "\\address [@c4] & v\n\n\\caption [@x1] w and \\caption [@x2]{y}\n\nz \\caption [@c5]\n",
+    # \\cite, \\section ... take their optional arguments only before a braced one, and
+    # \\href, \\includegraphics ... none: their brackets are text
+    "".join(
+        f"x \\{name} [@a{i}] y\n\nx \\{name}[see @b{i}]{{z}}\n\n"
+        for i, name in enumerate(sorted(TEX_BRACED_OPTION_COMMANDS | TEX_NO_OPTION_COMMANDS))
+    )
+    + "x \\section [@c1]\nnext, \\cite[@c2]\n\n{z} and \\cite [@c3]\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

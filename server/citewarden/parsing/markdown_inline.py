@@ -19,11 +19,14 @@ from citewarden.model import (
 )
 from citewarden.parsing.pandoc_tex import (
     TEX_AT_ARGUMENT_COMMANDS,
+    TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS_3,
     TEX_CHARACTER_OPTION_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
+    TEX_NO_CHARACTER_AFTER_OPTIONS,
+    TEX_NO_OPTION_COMMANDS,
     TEX_OPTIONS_ONLY_COMMANDS,
 )
 from citewarden.text import count_line_breaks
@@ -676,6 +679,8 @@ _TEX_SPACE = re.compile(r"[ \t]*+(?:\r?\n[ \t]*+)?+")
 #: arguments, TeX's special characters are read otherwise, white space ends a paragraph)
 _TEX_NOT_CHARACTER_ARGUMENT = re.compile(r"[\s{}\[\\%$~#&^_]")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
+#: white space, blank lines too
+_TEX_BLANKS = re.compile(r"\s*+")
 _TEX_GROUP = re.compile(r"[{}]|\\[\s\S]|%[^\n]*+")
 _TEX_OPTION = re.compile(r"[{\]]|\\[\s\S]|%[^\n]*+")
 #: ``\verb``'s delimiter: the first character after it that is no letter, digit or space
@@ -776,11 +781,18 @@ class _RawTex:
         if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
             return pos + 1  # the "@" is its argument: "\\emph@a" cites nothing
         if name in self._character_commands:
+            name_end = pos
             if name in TEX_CHARACTER_OPTION_COMMANDS:
                 pos = self._options_end(pos)  # "\\caption[x]@b": "@" is its argument
             k = _TEX_SPACE.match(text, pos).end()  # type: ignore[union-attr]
             if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
                 return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
+            if pos > name_end and self._no_character(pos):
+                return name_end  # "\\caption [@a]" at the end: its bracket is text
+        if name in TEX_BRACED_OPTION_COMMANDS:
+            after = self._options_end(pos)
+            if after > pos and text[after : after + 1] != "{":
+                return pos  # "\\cite [@a] y": its bracket is text, "\\cite[@a]{b}" none
         if name == "begin":
             env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
             if env is not None:
@@ -790,19 +802,33 @@ class _RawTex:
                     return close + len(env.group(1)) + 6
         if name == "verb":
             return self._verb_end(pos)
-        pos = self._options_end(pos)
+        if name not in TEX_NO_OPTION_COMMANDS:  # "\\href[@a]{b}": its bracket is text
+            pos = self._options_end(pos)
         d = _TEX_DIMENSION.match(text, pos, self._cut)
         if d is not None:
             word = d.group(1) if d.group(2) is None else d.group(1) + "." + d.group(2)
             digits = _TEX_NUMBER.match(word).end()  # type: ignore[union-attr]
             if digits > 0 and word[digits:] in _TEX_UNITS:
                 pos = d.end()
+        return self._braced_end(pos)
+
+    def _braced_end(self, pos: int) -> int:
+        """The offset after the braced arguments from ``pos`` on."""
+        text = self._text
         while self._budget >= 0 and text[pos : pos + 1] == "{":
             close = self._closed(_TEX_GROUP, pos)
             if close < 0:
                 break
             pos = close
         return pos
+
+    def _no_character(self, pos: int) -> bool:
+        """Whether nothing pandoc takes as a command's character argument comes at or
+        after ``pos``, past white space (blank lines too): the text's end, or a character
+        of :data:`TEX_NO_CHARACTER_AFTER_OPTIONS`."""
+        m = _TEX_BLANKS.match(self._text, pos)
+        k = m.end() if m is not None else pos
+        return k >= len(self._text) or self._text[k] in TEX_NO_CHARACTER_AFTER_OPTIONS
 
     def _options_end(self, pos: int) -> int:
         """The offset after the optional arguments from ``pos`` on, each in white space."""
