@@ -24,10 +24,11 @@ _UNSAFE = (
     "\ud800-\udfff"
 )
 #: Characters that show nothing and are no text of their own, dropped from what is written
-#: into a file (:func:`without_unsafe`): the zero-width space, the word joiner and the
-#: invisible operators (U+2060..U+2064), a byte-order mark inside text.  The zero-width
-#: non-joiner and joiner stay: Persian, Urdu and Indic scripts and emoji sequences need them.
-_INVISIBLE = "\u200b\u2060-\u2064\ufeff"
+#: into a file (:func:`without_unsafe`): the soft hyphen (a place a word may break), the
+#: zero-width space, the word joiner and the invisible operators (U+2060..U+2064), a
+#: byte-order mark inside text.  The zero-width non-joiner and joiner stay: Persian, Urdu
+#: and Indic scripts and emoji sequences need them.
+_INVISIBLE = "\xad\u200b\u2060-\u2064\ufeff"
 _UNSAFE_OR_INVISIBLE = re.compile(f"[{_UNSAFE}{_INVISIBLE}]")
 #: Characters a renderer draws as nothing, shown as escapes too (:func:`visible`): the
 #: other format characters (Unicode category Cf: soft hyphen, zero-width space, word
@@ -59,6 +60,8 @@ _UNSAFE_KEEPING_BREAKS = re.compile(f"[{_ESCAPED}]")
 _UNSAFE_JSON = re.compile(f"[\r{_ESCAPED}]")
 #: what :func:`unsafe_characters` names: controls, bidirectional marks, surrogates
 _UNSAFE_TO_WRITE = re.compile(f"\r(?!\n)|[{_UNSAFE}]")
+#: what :func:`hidden_characters` names: characters drawn as nothing, joiners and selectors
+_HIDDEN_TO_WRITE = re.compile(f"[{_HIDDEN}{_JOINERS}{_SELECTORS}]")
 
 
 def _works(m: re.Match[str]) -> bool:
@@ -189,6 +192,14 @@ def without_unsafe(text: str) -> str:
 def unsafe_characters(text: str) -> list[str]:
     """The distinct unsafe characters in ``text`` (line breaks allowed), as escapes."""
     return sorted({_escape(m) for m in _UNSAFE_TO_WRITE.finditer(text)})
+
+
+def hidden_characters(text: str) -> list[str]:
+    """The distinct characters in ``text`` drawn as nothing that :func:`visible` shows as
+    escapes (a tag character, a joiner inside an ASCII word), as those escapes; joiners and
+    variation selectors doing their work in a script or an emoji are not among them."""
+    found = (_escape(m) for m in _HIDDEN_TO_WRITE.finditer(text))
+    return sorted({e for e in found if e.startswith("\\")})
 
 
 # ---- Markdown (hovers, completion documentation) ------------------------------------------

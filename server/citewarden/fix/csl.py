@@ -28,7 +28,14 @@ from citewarden.fix.csl_edits import YEAR, insert_member, replace_names, replace
 from citewarden.fix.csl_layout import is_json, item_region, member_names, untouchable
 from citewarden.fix.csl_names import Person
 from citewarden.fix.csl_values import markdown_escaped
-from citewarden.fix.plan import Change, Edit, Skipped, refused_together, unsafe_reason
+from citewarden.fix.plan import (
+    Change,
+    Edit,
+    Skipped,
+    refused_together,
+    unsafe_reason,
+    written_text,
+)
 from citewarden.model import Entry, Field, Span, TextEdit
 from citewarden.text import LineIndex, count_line_breaks
 
@@ -211,6 +218,7 @@ def entry_edits(
         if (refusal := csl_field_refusal(entry, name)) is not None:
             skipped.append(Skipped(entry.key, name, refusal))
             continue
+        raw_value = written_text(raw_value)
         people = decoding.names(raw_value) if name in _NAMES else None
         value = names_text(people) if people else csl_value(name, raw_value, decoding.text)
         if value is None or (name in _NAMES and not people):

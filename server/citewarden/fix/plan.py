@@ -17,7 +17,7 @@ from pathlib import Path
 from citewarden.model import BibFormat, Code, Entry, Field, ParsedBibliography
 from citewarden.parsing.latex_args import group_end, wholly_braced
 from citewarden.parsing.latex_encode import braces_balanced
-from citewarden.safe_text import unsafe_characters
+from citewarden.safe_text import hidden_characters, unsafe_characters, without_unsafe
 from citewarden.text import LineIndex, count_line_breaks, line_ending
 
 #: biblatex spells some fields differently; a correction for the left name edits the right one
@@ -392,11 +392,24 @@ def refused_together(entry: Entry, fields: Mapping[str, str], skipped: list[Skip
 
 
 def unsafe_reason(value: str) -> str | None:
-    """Why a corrected ``value`` is not written (control or bidirectional characters)."""
+    """Why a corrected ``value`` is not written: control or bidirectional characters, or
+    characters drawn as nothing that :func:`written_text` does not drop (a tag character,
+    a joiner inside an ASCII word), which would hide text in the file."""
     bad = unsafe_characters(value)
-    if not bad:
-        return None
-    return f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
+    if bad:
+        return f"corrected value holds control or bidirectional characters ({', '.join(bad)})"
+    hidden = hidden_characters(without_unsafe(value))
+    if hidden:
+        return f"corrected value holds characters drawn as nothing ({', '.join(hidden)})"
+    return None
+
+
+def written_text(value: str) -> str:
+    """A corrected ``value`` as it is written: the characters drawn as nothing that are no
+    text of their own (a soft hyphen, U+200B, a word joiner:
+    :func:`~citewarden.safe_text.without_unsafe`) dropped, unless :func:`unsafe_reason`
+    refuses it (then it is left as it is, to be refused)."""
+    return value if unsafe_characters(value) else without_unsafe(value)
 
 
 #: A line of a value that starts with '@' (after blanks): bibtexparser takes ``@b{`` there
@@ -480,8 +493,8 @@ def entry_edits(
     if refused_together(entry, fields, skipped):
         return []
     edits: list[Edit] = []
-    for raw_name, value in fields.items():
-        name = raw_name.lower()
+    for raw_name, raw_value in fields.items():
+        name, value = raw_name.lower(), written_text(raw_value)
         if name == "title":  # the value as written is the one checked, braces added and all
             value = written_title(entry, value)
         if (reason := field_refusal(entry, name, value)) is not None:

@@ -28,6 +28,7 @@ from citewarden.fix.plan import (
     refused_together,
     unsafe_reason,
     verify_plan,
+    written_text,
     written_title,
     written_value,
 )
@@ -130,7 +131,8 @@ def _reading(entry: Entry) -> tuple[str, tuple[tuple[str, str], ...]]:
 def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[str, str]:
     """The corrections ``--fix`` writes into ``entry`` as far as the entry and the values
     decide (what the reports show): none when the title and the authors would change at
-    once, none whose value holds control or bidirectional characters, for a BibTeX entry
+    once, none whose value holds control, bidirectional or hidden characters
+    (:func:`~.plan.unsafe_reason`; the harmless invisible ones dropped), for a BibTeX entry
     none :func:`~.plan.field_refusal` refuses nor any its field already holds (the rules
     of :mod:`.plan`), for a CSL item none :func:`~.csl.csl_field_refusal` refuses; a
     title protected as the entry protects its own (:func:`~.plan.written_title`)."""
@@ -140,6 +142,7 @@ def written_corrections(entry: Entry, corrections: Mapping[str, str]) -> dict[st
     for name, value in corrections.items():
         if unsafe_reason(value) is not None:
             continue
+        value = written_text(value)
         if name.lower() == "title":
             value = written_title(entry, value)
         if entry.csl_type is None and not _bibtex_writes(entry, name.lower(), value):
