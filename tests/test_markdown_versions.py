@@ -63,6 +63,8 @@ CASES = [
     # and reads the text on either side as one: emphasis opened before the "[" closes
     # after the "]", the bracket is no citation group, the brackets opened after it end
     "*x [y\n\nz @b] *@a\n\n[@c\n\n@d] x and [a [b @e\n\nf] g] *@h*\n",
+    # pandoc 3.9 reads \\newline with no argument, 3.6.1 and 2.17 with its bracket and braces
+    "x \\newline [@a] y and \\newline{@b} z, \\newline [see @c]{d}\n",
     # a "-@" right after a key in a group's suffix: suppress-author in pandoc 3
     "[@e-@h] says so.\n",
     # a key after a word is text, but what follows it is read as after a key's

@@ -25,6 +25,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_CHARACTER_OPTION_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
+    TEX_NO_ARGUMENT_COMMANDS_3_9,
     TEX_NO_CHARACTER_AFTER_OPTIONS,
     TEX_NO_OPTION_COMMANDS,
     TEX_OPTIONS_ONLY_COMMANDS,
@@ -722,9 +723,14 @@ class _RawTex:
         self._character_commands = (
             TEX_CHARACTER_ARGUMENT_COMMANDS if at_letters else TEX_CHARACTER_ARGUMENT_COMMANDS_3
         )
-        #: and reads fewer commands with no argument
+        #: and reads fewer commands with no argument; pandoc 3.9 (the reading that
+        #: ``expand_words`` marks) more
         self._no_argument_commands = (
-            TEX_NO_ARGUMENT_COMMANDS if at_letters else TEX_NO_ARGUMENT_COMMANDS_3
+            TEX_NO_ARGUMENT_COMMANDS
+            if at_letters
+            else TEX_NO_ARGUMENT_COMMANDS_3_9
+            if expand_words
+            else TEX_NO_ARGUMENT_COMMANDS_3
         )
 
     def end(self, i: int, cut: int = -1) -> int:

@@ -31,6 +31,9 @@ TEX_OPTIONS_ONLY_COMMANDS = frozenset({"item", "par"})
 #: those and the commands pandoc 3 reads with no argument too (3.6.1 and 3.9 checked;
 #: pandoc 2.17 reads ``\\hfill [@a]``'s bracket as its option)
 TEX_NO_ARGUMENT_COMMANDS_3 = TEX_NO_ARGUMENT_COMMANDS | {"hfill", "today", "vfill"}
+#: and those pandoc 3.9 reads with no argument too (3.6.1 reads ``\\newline{@a}``'s
+#: braces and ``\\newline [@a]``'s bracket as its arguments; 3.8 not run)
+TEX_NO_ARGUMENT_COMMANDS_3_9 = TEX_NO_ARGUMENT_COMMANDS_3 | {"newline"}
 
 #: Commands that take an ``@`` right after their name as their argument (a token, a
 #: delimiter, a definition's name): ``\emph@a`` cites nothing in pandoc 3, where the ``@``
@@ -154,6 +157,7 @@ __all__ = [
     "TEX_CHARACTER_OPTION_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS_3",
+    "TEX_NO_ARGUMENT_COMMANDS_3_9",
     "TEX_NO_CHARACTER_AFTER_OPTIONS",
     "TEX_NO_OPTION_COMMANDS",
     "TEX_OPTIONS_ONLY_COMMANDS",
