@@ -5,6 +5,7 @@ attributes."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import struct
@@ -27,6 +28,8 @@ from citewarden.parsing.csl import YAML_LOADER, content_end
 from citewarden.parsing.latex_encode import latex_text
 from citewarden.safe_text import without_unsafe
 from citewarden.verify.records import Person, WorkRecord
+from citewarden.verify.sources.crossref import work_from_csl
+from paths import DATA
 
 RECORD = WorkRecord(
     source="crossref", title="Deep nets", authors=(Person("Smith", "J"),), year=2020, doi="10.1/x"
@@ -312,6 +315,35 @@ def test_bidi_and_invisible_characters_are_not_written(suffix: str) -> None:
     text = plan_insertion(Path("refs" + suffix), "", record, "k").text
     assert not any(c in text for c in INVISIBLE), ascii(text)
     assert "abcdef" in text and "Smith" in text
+
+
+def _recorded_cybenko(title: str) -> WorkRecord:
+    """The recorded Crossref record of Cybenko (1989), its title as given."""
+    data = json.loads((DATA / "api" / "crossref" / CYBENKO).read_text(encoding="utf-8"))
+    record = work_from_csl({**data.get("message", data), "title": [title]})
+    assert record is not None
+    return record
+
+
+CYBENKO = "refchecker_get_by_doi_efb3cb1d62.json"
+TITLE = "Approximation by superpositions of a sigmoidal function"
+
+
+@pytest.mark.parametrize("suffix", [".bib", ".json", ".yaml"])
+def test_a_records_soft_hyphen_is_dropped_and_tag_characters_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    soft = _recorded_cybenko("Approxi\u00admation by super\u00adpositions of a sigmoidal function")
+    text = plan_insertion(Path("refs" + suffix), "", soft, "k").text
+    assert TITLE in text and "\u00ad" not in text
+    tagged = _recorded_cybenko(TITLE + "\U000e0049\U000e0047\U000e004e")
+    with pytest.raises(InsertError, match=r"drawn as nothing \(\\U000e0047, .*refs"):
+        plan_insertion(Path("refs" + suffix), "", tagged, "k")
+    bib = tmp_path / ("refs" + suffix)
+    bib.write_text("", encoding="utf-8")
+    status, _, err = _add(bib, [tagged], monkeypatch)
+    assert status == 2 and "drawn as nothing" in err and "nothing added" in err
+    assert bib.read_text(encoding="utf-8") == ""
 
 
 def test_one_definition_of_what_is_not_written() -> None:

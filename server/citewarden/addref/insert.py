@@ -23,6 +23,7 @@ from citewarden.addref.csl_out import (
     yaml_insertion,
 )
 from citewarden.addref.keys import STOP_WORDS
+from citewarden.safe_text import hidden_characters, without_unsafe
 from citewarden.text import line_ending
 from citewarden.verify.authors import split_suffix
 from citewarden.verify.records import WorkRecord
@@ -45,7 +46,8 @@ class Insertion:
 
 
 class InsertError(ValueError):
-    """The file cannot take a new entry (its format, or a broken CSL-JSON array)."""
+    """The file cannot take a new entry (its format, or a broken CSL-JSON array), or the
+    record would hide text in it."""
 
 
 #: The punctuation a key may hold: what BibTeX, biber and pandoc (2.17, 3.6.1, 3.9) all read
@@ -103,12 +105,29 @@ def format_refusal(path: Path) -> str | None:
 
 def plan_insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
     """The insertion that adds ``record`` under ``key`` to the bibliography ``text``, its
-    lines ended as the file's are (``\\r\\n`` in a CRLF file)."""
+    lines ended as the file's are (``\\r\\n`` in a CRLF file).  The harmless invisible
+    characters of the record are dropped (:func:`~citewarden.safe_text.without_unsafe`); one
+    that would hide text (a tag character, a joiner inside an ASCII word) refuses it."""
+    if hidden := hidden_text(record):
+        raise InsertError(
+            f"the record holds characters drawn as nothing ({', '.join(hidden)}), which would"
+            f" hide text in {path.name}"
+        )
     change = _insertion(path, text, record, key)
     newline = line_ending(text)
     if newline == "\n":
         return change
     return Insertion(path, change.offset, change.text.replace("\n", newline), key)
+
+
+def hidden_text(record: WorkRecord) -> list[str]:
+    """The characters drawn as nothing (:func:`~citewarden.safe_text.hidden_characters`)
+    left in the values of ``record`` an added entry writes, in BibTeX as in CSL, once the
+    harmless ones are dropped (:func:`~citewarden.safe_text.without_unsafe`)."""
+    values = [record.title, record.subtitle, record.venue, record.volume, record.issue]
+    values += [record.pages, record.publisher, record.doi, record.arxiv_id, record.pmid]
+    values += [record.url, *record.isbn, *(n for p in record.authors for n in (p.family, p.given))]
+    return hidden_characters(without_unsafe("\n".join(v for v in values if v)))
 
 
 def _insertion(path: Path, text: str, record: WorkRecord, key: str) -> Insertion:
