@@ -92,10 +92,12 @@ def test_the_reports_and_quick_fixes_write_what_check_fix_writes(tmp_path: Path)
     assert written_corrections(entry, corrections) == {"title": TITLE}
     fix = correction_fix(entry, BIB, "title", SOFT_TITLE)
     assert fix is not None and [e.new_text for e in fix.edits] == [TITLE]
+    assert fix.title == f"Set title to “{TITLE}”"  # as it is written
     assert correction_fix(entry, BIB, "pages", TAGGED_PAGES) is None
     csl = parse_csl_json(tmp_path / "refs.json", CSL)
     fix = correction_fix(csl.entries[0], CSL, "title", SOFT_TITLE)
     assert fix is not None and [e.new_text for e in fix.edits] == [TITLE]
+    assert "\u00ad" not in fix.title and "\u200b" not in fix.title
 
 
 @pytest.mark.parametrize(

@@ -41,7 +41,7 @@ from citewarden.model import (
     Verdict,
 )
 from citewarden.parsing import BIBTEX_SUFFIXES
-from citewarden.safe_text import doi_url, https_url
+from citewarden.safe_text import doi_url, https_url, without_unsafe
 from citewarden.text import line_ending, line_start_before
 
 if TYPE_CHECKING:
@@ -202,11 +202,11 @@ def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None
     edits, _ = _edits(text, entry, {field_name: value})
     if not edits:
         return None
-    shown_name, shown = field_name, value
+    shown_name, shown = field_name, without_unsafe(value)  # what is written, no soft hyphen
     if entry.csl_type is not None:  # as the item gets it
         from citewarden.fix.csl import csl_correction
 
-        shown_name, shown = csl_correction(field_name, value, csl_decoding(), entry.csl_type)
+        shown_name, shown = csl_correction(field_name, shown, csl_decoding(), entry.csl_type)
     title = _fix_title(shown_name, shown, target is not None)
     return Fix(title, tuple(edits), preferred=True)
 
