@@ -141,6 +141,7 @@ class Bounds:
 NUMBER_BOUNDS: Mapping[str, Bounds] = {
     "debounce_ms": Bounds(0, 10000, "milliseconds", whole=True),
     "max_file_mb": Bounds(0.001, MAX_FILE_MB, "megabytes"),
+    "max_workspace_files": Bounds(1, 1_000_000, "files", whole=True),
     "verify.concurrency": Bounds(1, 64, "a whole number", whole=True),
     "verify.timeout": Bounds(0.1, MAX_TIMEOUT, "seconds"),
     "verify.entry_budget": Bounds(0.1, MAX_ENTRY_BUDGET, "seconds"),
@@ -176,6 +177,8 @@ class Settings:
     debounce_ms: int = 300
     #: Largest input file read, in megabytes; a larger one is reported, not read.
     max_file_mb: float = DEFAULT_MAX_FILE_MB
+    #: Most files of the workspace folders the language server indexes.
+    max_workspace_files: int = 10_000
     #: The version of pandoc that reads Markdown projects (``"3.6"``); empty: the one
     #: installed here (Quarto's for a Quarto project), as ``--version`` says.
     pandoc_version: str = ""
@@ -516,7 +519,7 @@ def merge_settings(
                 changes[name] = value.strip()
             elif name == "debounce_ms" or name == "debounce":
                 changes["debounce_ms"] = _number("debounce_ms", value)
-            elif name == "max_file_mb":
+            elif name == "max_file_mb" or name == "max_workspace_files":
                 changes[name] = _number(name, value)
             elif name == "verify":
                 if not isinstance(value, Mapping):

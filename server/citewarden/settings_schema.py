@@ -51,6 +51,10 @@ DESCRIPTIONS: dict[str, str] = {
     "max_file_mb": (
         "Largest file citewarden reads, in megabytes; a larger one is reported as unreadable."
     ),
+    "max_workspace_files": (
+        "Most files of the workspace folders the language server indexes; the editor is "
+        "told once when a folder holds more."
+    ),
     "pandoc_version": (
         "The version of pandoc that reads Markdown projects, such as 3.6 (its BibTeX reader "
         "changed between versions); empty: the one installed here, Quarto's for a Quarto "

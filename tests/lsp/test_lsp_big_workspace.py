@@ -20,9 +20,9 @@ PROMPT = 8.0
 PARAGRAPH = "Para {j} says *this* [see @k{j}, p. 3; @k{n}] and `code` here.\n\n"
 
 
-def _big_folder(root: Path) -> None:
+def _big_folder(root: Path, files: int = FILES) -> None:
     body = "".join(PARAGRAPH.format(j=j, n=j + 1) for j in range(120))
-    for i in range(FILES):
+    for i in range(files):
         folder = root / "big" / f"p{i // 100}"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"d{i}.md").write_text(f"# Doc {i}\n\n{body}")
@@ -60,7 +60,7 @@ def _open(client: RawClient, path: Path) -> None:
     )
 
 
-def _initialize(client: RawClient, root: Path, folders: list[Path]) -> None:
+def _initialize(client: RawClient, root: Path, folders: list[Path], **options: Any) -> None:
     msg_id = client.request(
         "initialize",
         {
@@ -71,7 +71,7 @@ def _initialize(client: RawClient, root: Path, folders: list[Path]) -> None:
                 "workspace": {"workspaceFolders": True},
             },
             "workspaceFolders": [{"uri": f.as_uri(), "name": f.name} for f in folders],
-            "initializationOptions": {"verify": {"enabled": False}},
+            "initializationOptions": {"verify": {"enabled": False}, **options},
         },
     )
     assert "result" in client.response(msg_id)
@@ -137,5 +137,34 @@ def test_hover_is_answered_while_an_added_big_folder_is_indexed(
         assert "`@misc{a}` in refs.bib" in str(hover["result"]), hover
         assert time.time() - started < PROMPT
         assert len(_progress(client, "end")) == ended, "the added folder was indexed already"
+    finally:
+        client.close()
+
+
+def test_files_past_the_cap_are_left_out_and_said_so_once(workspace: Path) -> None:
+    for i in range(120):
+        # after main.tex and refs.bib in the walk, each citing a key refs.bib lacks
+        (workspace / f"x{i:03}.tex").write_text(f"\\cite{{missing{i}}}\n\\bibliography{{refs}}\n")
+    client = RawClient(workspace, workspace.parent / "cache")
+    try:
+        _initialize(client, workspace, [workspace], max_workspace_files=50)
+        _wait_for_end(client)
+        assert "`@misc{a}` in refs.bib" in str(client.hover("main.tex", 0, 7)["result"])
+        published = {
+            n["params"]["uri"]
+            for n in client.notifications
+            if n["method"] == "textDocument/publishDiagnostics" and n["params"]["diagnostics"]
+        }
+        assert 30 <= len(published) <= 50, sorted(published)
+        said = [
+            n["params"]["message"]
+            for n in client.notifications
+            if n["method"] == "window/showMessage"
+            and "max_workspace_files" in n["params"]["message"]
+        ]
+        assert said == [
+            "citewarden: the workspace folders hold more than 50 files to check; only 50 are "
+            "indexed (setting max_workspace_files)"
+        ]
     finally:
         client.close()

@@ -45,24 +45,37 @@ def nearest_first(files: Iterable[Path], open_paths: Iterable[Path]) -> list[Pat
     return sorted(files, key=lambda p: not any(p.is_relative_to(f) for f in near))
 
 
-def _add(work: Workspace, files: Sequence[Path], dirty: Callable[[Iterable[Path]], None]) -> None:
-    """Make ``files`` known, those of folders ``work`` still has (lane thread)."""
+def _add(work: Workspace, files: Sequence[Path], dirty: Callable[[Iterable[Path]], None]) -> int:
+    """Make ``files`` known, those of folders ``work`` still has, as long as it knows fewer
+    than ``max_workspace_files``.  -> how many were left out for that cap (lane thread)."""
     folders = work.folders
-    added = [work.add_file(p) for p in files if any(p.is_relative_to(f) for f in folders)]
-    dirty(added)
+    kept = [p for p in files if any(p.is_relative_to(f) for f in folders)]
+    room = max(0, work.settings.max_workspace_files - len(work.known_files()))
+    dirty([work.add_file(p) for p in kept[:room]])
+    return len(kept[room:])
+
+
+def capped_message(cap: int) -> str:
+    return (
+        f"citewarden: the workspace folders hold more than {cap} files to check; only "
+        f"{cap} are indexed (setting max_workspace_files)"
+    )
 
 
 async def index(session: Session, files: Sequence[Path], progress: WorkProgress) -> None:
     """Make ``files`` known and check them a slice at a time, the open documents' folders
-    first; the session is ready (requests answered) once the first slice is checked."""
+    first; the session is ready (requests answered) once the first slice is checked.
+    Files past the cap are left out, and the editor told so once."""
     files = nearest_first(files, session.open)
     done = 0
     while True:
         part = files[done : done + SLICE]
-        await session.cycle.change(_add, part, session.cycle.mark_dirty)
+        left_out = await session.cycle.change(_add, part, session.cycle.mark_dirty)
         done += len(part)
         progress.report(f"{done} of {len(files)} files", done * 95 // max(1, len(files)))
         await session.refresh(None)
         session.ready.set()
-        if done >= len(files):
+        if left_out:
+            session.say_once(capped_message(session.settings.max_workspace_files))
+        if left_out or done >= len(files):
             return

@@ -92,6 +92,8 @@ class Session:
         self.settings = Settings()
         #: The workspace folders :meth:`say_unusable_folders` looked at.
         self._said_folders: set[Path] = set()
+        #: The warnings :meth:`say_once` gave.
+        self._said: set[str] = set()
         self._project = Workspace(settings=self.settings, outlives_memory_errors=True)
         #: Changes and checks the project model, on a fork, one at a time.
         self.cycle = CheckCycle(self)
@@ -258,13 +260,25 @@ class Session:
         self._said_folders.update(fresh)
         said = [f"{folder} {why}" for folder in fresh if (why := folder_problem(folder))]
         if said:
-            text = visible(
-                "citewarden: not a workspace folder, nothing in it is checked: " + "; ".join(said)
+            self.warn(
+                visible(
+                    "citewarden: not a workspace folder, nothing in it is checked: "
+                    + "; ".join(said)
+                )
             )
-            log.warning("%s", text)
-            self.server.window_show_message(
-                types.ShowMessageParams(type=types.MessageType.Warning, message=text)
-            )
+
+    def say_once(self, text: str) -> None:
+        """Warn the editor with ``text``, unless it was said already."""
+        if text not in self._said:
+            self._said.add(text)
+            self.warn(text)
+
+    def warn(self, text: str) -> None:
+        """Log ``text`` (said safely already) and show it in the editor as a warning."""
+        log.warning("%s", text)
+        self.server.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Warning, message=text)
+        )
 
     def _show_unread_files(self) -> None:
         unread = self.config.new_unread_files()
