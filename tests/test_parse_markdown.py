@@ -238,6 +238,20 @@ def test_pandoc_crossref_in_a_quarto_projects_filters(tmp_path: Path) -> None:
     assert _dangling_by_file(tmp_path) == {"paper.qmd": ["b"]}
 
 
+def test_pandoc_crossref_in_the_filters_of_a_project_file_naming_no_bibliography(
+    tmp_path: Path,
+) -> None:
+    """A _quarto.yml or _metadata.yml that only runs pandoc-crossref takes the labels of
+    the documents below it too, and a _quarto.yml makes them Quarto documents."""
+    (tmp_path / "_quarto.yml").write_text("project:\n  type: default\n", encoding="utf-8")
+    (tmp_path / "_metadata.yml").write_text("filters:\n  - pandoc-crossref\n", "utf-8")
+    (tmp_path / "refs.bib").write_text("@misc{a, title={A}}\n", encoding="utf-8")
+    (tmp_path / "paper.md").write_text(
+        "---\nbibliography: refs.bib\n---\nSee @fig:plot, @fig-x and @a, @b.\n", "utf-8"
+    )
+    assert _dangling_by_file(tmp_path) == {"paper.md": ["b"]}
+
+
 def test_citation_modes_and_command_spans() -> None:
     text = (
         "[see @a, p. 3; @b] [-@c] @d [p. 3] [@e; no key] [@f](http://x.org) [@g]{.cls}"

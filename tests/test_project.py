@@ -435,7 +435,7 @@ bibliography: more.bib
     one = _project(ws, tmp_path, "one.qmd")
     # the project's metadata-files, then the front matter's, each beside the file naming it
     assert _rel(tmp_path, one.bibliographies) == ["refs.bib", "meta/more.bib"]
-    assert _rel(tmp_path, one.metadata) == ["_bib.yml", "meta/more.yaml"]
+    assert _rel(tmp_path, one.metadata) == ["_quarto.yml", "_bib.yml", "meta/more.yaml"]
     found = {(f.code, f.location.path.name) for fs in check(ws).values() for f in fs}
     assert found == {(Code.DANGLING, "one.qmd"), (Code.ORPHAN, "refs.bib")}
 

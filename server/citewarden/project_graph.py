@@ -1038,7 +1038,11 @@ class ProjectGraph(LinkResolver):
             if doc is None:
                 continue
             links = [lk for lk in doc.links if lk.kind is LinkKind.BIBLIOGRAPHY]
-            if source != path and (links or doc.citations or doc.nocite_all or doc.bibitems):
+            # a project metadata file counts even where it names no citation data: its
+            # filters (pandoc-crossref) and its making the document a Quarto one apply
+            if source != path and (
+                source in metadata or links or doc.citations or doc.nocite_all or doc.bibitems
+            ):
                 used_metadata.append(source)
                 self._known.setdefault(source, None)
             for link in links:
