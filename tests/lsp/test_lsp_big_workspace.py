@@ -168,3 +168,35 @@ def test_files_past_the_cap_are_left_out_and_said_so_once(workspace: Path) -> No
         ]
     finally:
         client.close()
+
+
+def test_rename_and_quick_fixes_wait_for_every_file_of_a_big_folder(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """Rename was answered once the first slice was checked, from the files read so far: a
+    citation of the key in a file of a later slice was left with the old name."""
+    root = workspace
+    _big_folder(root)
+    late = root / "big" / "p29" / "late.tex"
+    late.write_text("\\cite{a}\n\\bibliography{../../refs}\n")
+    client = RawClient(root, tmp_path / "cache")
+    try:
+        _initialize(client, root, [root])
+        _open(client, root / "main.tex")
+        _hover_is_prompt(client)
+        msg_id = client.request(
+            "textDocument/rename",
+            {
+                "textDocument": {"uri": (root / "main.tex").as_uri()},
+                "position": {"line": 0, "character": 7},
+                "newName": "b",
+            },
+        )
+        edit = client.response(msg_id, timeout=120)["result"]
+        assert _progress(client, "end"), "answered before the folder was indexed"
+        changed = set(edit.get("changes") or {}) | {
+            c["textDocument"]["uri"] for c in edit.get("documentChanges") or []
+        }
+        assert late.as_uri() in changed, sorted(changed)
+    finally:
+        client.close()

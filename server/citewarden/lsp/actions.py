@@ -72,6 +72,10 @@ def register(server: LanguageServer, session: Session) -> None:
         if path is None:
             return []
         await session.ready.wait()
+        if not session.indexed_all.is_set():
+            # no fix before every file is read (an entry cited only in a file not read yet
+            # would be offered for removal as an orphan); editors ask again as the cursor moves
+            return []
         # a fix may edit another open file (a \nocite in the document): its current text counts
         await session.ensure_all_current()
         out = await session.run(_actions, session, path, params.range)

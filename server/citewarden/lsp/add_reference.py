@@ -286,7 +286,7 @@ class AddReference(Feature):
                 "citewarden.addReference expects an 'id' (DOI, arXiv id, ISBN, PMID or title)"
             )
         session = self.session
-        await session.ready.wait()
+        await session.indexed_all.wait()  # every bibliography's keys known: no clash missed
         # the entry goes into the bibliography's current text (an edit not checked yet)
         await session.ensure_all_current()
         bib = await session.run(self._target, args)

@@ -198,10 +198,14 @@ class DocumentSync:
                     work.remove(known)
 
         await self.session.cycle.change(update)
-        async with WorkProgress(self.session.server, "citewarden: indexing") as progress:
-            await indexing.index(
-                self.session, await indexing.walk(self.session, new, progress), progress
-            )
+        self.session.indexed_all.clear()
+        try:
+            async with WorkProgress(self.session.server, "citewarden: indexing") as progress:
+                await indexing.index(
+                    self.session, await indexing.walk(self.session, new, progress), progress
+                )
+        finally:
+            self.session.indexed_all.set()
 
     def _left_behind(self, path: Path, gone: list[Path]) -> bool:
         """Whether ``path`` was in a removed folder and is in no folder left (nor open)."""

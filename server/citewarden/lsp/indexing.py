@@ -64,8 +64,8 @@ def capped_message(cap: int) -> str:
 
 async def index(session: Session, files: Sequence[Path], progress: WorkProgress) -> None:
     """Make ``files`` known and check them a slice at a time, the open documents' folders
-    first; the session is ready (requests answered) once the first slice is checked.
-    Files past the cap are left out, and the editor told so once."""
+    first; the session is ready (requests answered) once the first slice is checked, and
+    :attr:`~.session.Session.indexed_all` once the last is.  Files past the cap are left out, and the editor told so once."""
     files = nearest_first(files, session.open)
     done = 0
     while True:
@@ -74,6 +74,8 @@ async def index(session: Session, files: Sequence[Path], progress: WorkProgress)
         done += len(part)
         progress.report(f"{done} of {len(files)} files", done * 95 // max(1, len(files)))
         await session.refresh(None)
+        if left_out or done >= len(files):
+            session.indexed_all.set()  # before ready: nothing is answered between the two
         session.ready.set()
         if left_out:
             session.say_once(capped_message(session.settings.max_workspace_files))

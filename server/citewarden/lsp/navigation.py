@@ -578,8 +578,8 @@ def register(server: LanguageServer, session: Session) -> None:
     @feature(types.TEXT_DOCUMENT_REFERENCES)
     @isolated(_empty)
     async def references(params: types.ReferenceParams) -> list[types.Location]:
-        # citations in every open file, as the editor holds it
-        await session.ready.wait()
+        # citations in every file of the workspace, open ones as the editor holds them
+        await session.indexed_all.wait()
         await session.ensure_all_current()
         at = await _at(session, params.text_document.uri, params.position)
         if at is None:
@@ -600,8 +600,8 @@ def register(server: LanguageServer, session: Session) -> None:
                 visible(f"'{params.new_name}' is not a valid citation key: it is empty")
             )
         try:
-            # the edit spans the project: every open file's current text counts
-            await session.ready.wait()
+            # the edit spans the project: every file read, every open file's current text
+            await session.indexed_all.wait()
             await session.ensure_all_current()
             at = await _at(session, params.text_document.uri, params.position)
             if at is None:

@@ -119,7 +119,13 @@ class Session:
         self._checks_since_collection = 0
         #: Delivers diagnostics (push or pull) for the files whose diagnostics changed.
         self.publisher = Publisher(self)
+        #: Set once the first slice of the workspace is checked: requests about an open
+        #: document are answered from then on.
         self.ready = asyncio.Event()
+        #: Set while no folder is being indexed: what edits files or must see every file
+        #: of the workspace (rename, references, code actions, add-reference) waits for it,
+        #: so a key cited only in a file not yet read is neither missed nor called an orphan.
+        self.indexed_all = asyncio.Event()
         self._pending_problems: list[SettingsProblem] = []
         #: how many times the editor was asked for its settings (a late answer to an
         #: earlier asking is not taken)
@@ -184,8 +190,9 @@ class Session:
             async with progress.WorkProgress(self.server, "citewarden: indexing") as work:
                 await indexing.index(self, await indexing.walk(self, self.roots, work), work)
         finally:
-            # requests wait for this; they must not wait forever if indexing failed
+            # requests wait for these; they must not wait forever if indexing failed
             self.ready.set()
+            self.indexed_all.set()
         await self.worker.run(settle_heap)
 
     # -- settings -------------------------------------------------------------------------
