@@ -785,6 +785,60 @@ def test_the_diff_is_utf8_whatever_the_output_encoding(verified_project: Path) -
     )
 
 
+#: The value on the line --fix changes in berman2000 (a DOI is added after it) holding a
+#: zero-width space and a soft hyphen, as text copied from a PDF holds them.
+HIDDEN = BIB.replace("{unknown fields stay}", "{unknown\u200b fields\xadstay}")
+
+
+def test_a_diff_holds_the_characters_drawn_as_nothing_so_patch_applies_it(
+    verified_project: Path,
+) -> None:
+    """A changed line holding U+200B or a soft hyphen went into the diff as \\u200b and
+    \\xad, which patch(1) then found nowhere in the file: redirected, the diff holds the
+    file's own characters and patch makes of it the file --fix writes."""
+    bib = verified_project / "refs.bib"
+    bib.write_bytes(HIDDEN.encode())
+    args = ["check", "refs.bib", *VERIFY, "-o", "report.txt"]
+    done = started([*args, "--diff"], verified_project, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert "-\tX-Custom = {unknown\u200b fields\xadstay}}\r\n".encode() in done.stdout
+    assert b"\\u200b" not in done.stdout and b"escapes" not in done.stderr
+    patched(verified_project, done.stdout)
+    diffed = bib.read_bytes()
+    bib.write_bytes(HIDDEN.encode())
+    done = started([*args, "--fix"], verified_project, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert bib.read_bytes() == diffed
+    assert diffed == FIXED.replace(
+        b"{unknown fields stay}", "{unknown\u200b fields\xadstay}".encode()
+    )
+
+
+def test_a_diff_on_a_terminal_shows_them_as_escapes_and_says_so(verified_project: Path) -> None:
+    """Nothing from a file reaches a terminal unescaped: there the diff shows them as
+    escapes, and standard error says that it applies only redirected."""
+    (verified_project / "refs.bib").write_bytes(HIDDEN.encode())
+    args = ["check", "refs.bib", *VERIFY, "--diff", "-o", "report.txt"]
+    terminal, side = os.openpty()
+    try:
+        done = started(args, verified_project, stdout=side, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(side)
+    shown = b""
+    with contextlib.suppress(OSError):  # (EIO once the output is all read)
+        while chunk := os.read(terminal, 65536):
+            shown += chunk
+    os.close(terminal)
+    assert done.returncode == 0, done.stderr
+    assert b"{unknown\\u200b fields\\xadstay}" in shown
+    assert "\u200b".encode() not in shown and "\xad".encode() not in shown
+    assert (
+        "citewarden: refs.bib: the diff shows \\u200b, \\xad as escapes on the terminal, so it"
+        " does not apply as shown; redirected (--diff > fix.patch) it holds the file's own"
+        " characters"
+    ) in done.stderr.splitlines()
+
+
 def test_a_file_checked_under_two_names_is_fixed_once(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -806,6 +806,7 @@ def _fix(
     files that could not be fixed."""
     from citewarden.findings.verdicts import csl_decoding
     from citewarden.fix.run import run_fix
+    from citewarden.report.progress import stream_is_terminal
 
     if verified is None:  # nothing to verify (verification off is refused beforehand)
         return 0
@@ -819,6 +820,7 @@ def _fix(
             err=sys.stderr,
             display=lambda p: display_path(p, cwd),
             decoding=csl_decoding(),
+            terminal=args.diff and stream_is_terminal(sys.stdout),
         )
     except BrokenPipeError:  # the reader went away (| head): it wanted no more
         raise

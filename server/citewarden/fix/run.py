@@ -34,7 +34,13 @@ from citewarden.fix.plan import (
 )
 from citewarden.fix.write import NO_LIMIT, apply_plan
 from citewarden.model import BibFormat, Entry, ParsedBibliography, Verdict
-from citewarden.safe_text import c_quoted, visible, visible_lines
+from citewarden.safe_text import (
+    c_quoted,
+    hidden_characters,
+    unsafe_characters,
+    visible,
+    visible_lines,
+)
 
 #: Suffixes of the bibliographies ``--fix`` rewrites: BibTeX, and CSL-JSON / CSL-YAML.
 BIBTEX_SUFFIXES = (".bib", ".bibtex")
@@ -205,20 +211,31 @@ def run_fix(
     display: Callable[[Path], str] = str,
     parse: Callable[[Path, str], ParsedBibliography] | None = None,
     decoding: Decoding | None = None,
+    terminal: bool = False,
 ) -> int:
     """Apply (or, with ``diff``, print) the anchored corrections of each verified entry
     (paired with its verdict); returns the number of files
     that could not be fixed (refused or failed to write).  CSL items (files, and the
     ``references:`` of documents) are corrected when ``decoding`` reads a correction's
-    BibTeX text."""
+    BibTeX text.  The diff holds the files' own characters, so that patch(1) applies it;
+    when ``out`` is a ``terminal``, the controls and the characters drawn as nothing among
+    them are shown as escapes (:func:`~citewarden.safe_text.visible_lines`) instead, and a
+    line on ``err`` says so."""
     failures = 0
     changed = 0
 
     def tell(line: str) -> None:  # keys and paths come from the files: shown escaped
         err.write(visible(line.removesuffix("\n")) + "\n")
 
-    def show(diff: str) -> None:  # a file's lines as they end: a lone CR (refused in a value) too
-        text = visible_lines(diff, lone_cr=True)
+    def show(diff: str, name: str) -> None:
+        text = visible_lines(diff, lone_cr=True) if terminal else diff
+        if text != diff:  # (a file's lines end as they do: a lone CR is no escape)
+            shown = ", ".join(_escaped(diff))
+            tell(
+                f"citewarden: {name}: the diff shows {shown} as escapes on the terminal, "
+                "so it does not apply as shown; redirected (--diff > fix.patch) it holds "
+                "the file's own characters\n"
+            )
         binary = getattr(out, "buffer", None)
         if binary is None:
             out.write(text)
@@ -268,7 +285,7 @@ def run_fix(
             f"{entries_changed} entr{'ies' if entries_changed != 1 else 'y'}"
         )
         if diff:
-            show(_named(plan.diff(), plan.path, display(path)))
+            show(_named(plan.diff(), plan.path, display(path)), name)
             tell(f"citewarden: {name}: would correct {summary}\n")
             continue
         try:
@@ -303,3 +320,10 @@ def _named(diff: str, path: Path, name: str) -> str:
         return f"--- {old}\n+++ {new}\n" + diff.removeprefix(header)
     end = "\t" if " " in name else ""
     return f"--- a/{name}{end}\n+++ b/{name}{end}\n" + diff.removeprefix(header)
+
+
+def _escaped(diff: str) -> list[str]:
+    """The distinct characters of ``diff`` a terminal is shown as escapes, as those escapes
+    (a lone CR, a line's end in a diff, is not among them)."""
+    found = {*unsafe_characters(diff), *hidden_characters(diff)} - {"\\x0d"}
+    return sorted(found)
