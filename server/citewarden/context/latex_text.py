@@ -443,6 +443,8 @@ _BREAK = re.compile(
     # a caption's short form for the list of figures too (``\\caption[Short]{Long}``), and
     # the kind of float ``\\captionof{figure}`` gives one; subcaption's captions as well
     r"|\\(?:sub)?caption(?:of\s*\{[^{}]{0,30}\}|box\b|\b)\*?" + _OVERLAY + r"(?:\[[^\]]{0,200}\])?"
+    # a subfigure in running text (subfig's ``\\subfloat[Loss]{...}``, ``\\subfigure[...]``)
+    r"|\\sub(?:float|figure|table)(?![A-Za-z@])\*?"
     r"|\\(?:item|par|maketitle|hline|midrule|toprule|bottomrule|tcblower)\b\*?"
     + _OVERLAY
     + r"|(?P<row>\\\\\*?(?:\[[^\]]{0,50}\])?|\\newline\b)|(?<!\\)&"
