@@ -82,6 +82,39 @@ def test_a_home_folder_output_is_the_home_folder_in_the_cli_and_the_editor(
     assert not (project / "~nosuchuser0").exists()
 
 
+def test_a_report_into_a_folder_that_is_not_there_is_refused_alike_in_the_cli_and_the_editor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The editor's command made the missing folders of its path, where ``check -o`` failed
+    with "No such file or directory" once every entry was verified: both refuse it now,
+    before anything is checked, with the one reason, and make no folder (a misspelt one
+    would hold the report)."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    from citewarden.files import write_new_regular
+    from citewarden.lsp.verify_actions import report_arguments
+
+    project = make_project(tmp_path / "paper")
+    monkeypatch.chdir(project)
+    reason = "the folder reprots does not exist; create it first (no folder is made)"
+    code, out, err = run(["check", "main.tex", "--no-verify", "-o", "reprots/r.txt"], capsys)
+    assert (code, out) == (2, "")
+    assert err == f"citewarden: error: --output reprots/r.txt: {reason}\n"
+    with pytest.raises(JsonRpcInvalidParams, match=re.escape(f"citewarden.report: {reason}")):
+        report_arguments(("html", "reprots/r.html"), project)
+    with pytest.raises(FileNotFoundError):
+        write_new_regular(project / "reprots" / "r.html", b"<html>")
+    assert not (project / "reprots").exists()
+    code, _, err = run(["check", "main.tex", "--no-verify", "-o", "main.tex/r.txt"], capsys)
+    assert code == 2 and err.endswith("--output main.tex/r.txt: main.tex is not a folder\n")
+    with pytest.raises(JsonRpcInvalidParams, match=r"main\.tex is not a folder"):
+        report_arguments(({"format": "json", "path": "main.tex/r.json"},), project)
+    (project / "reports").mkdir()
+    assert report_arguments(("json", "reports/r.json"), project)[1] == project / "reports/r.json"
+    code, _, _ = run(["check", "main.tex", "--no-verify", "-o", "reports/r.txt"], capsys)
+    assert code == 1 and "dangling-citation" in (project / "reports/r.txt").read_text()
+
+
 def test_html_report_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -28,7 +28,7 @@ from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
 from citewarden.files import refuse_special, replace_whole
 from citewarden.model import Entry, Finding, Severity, Verdict
-from citewarden.output_paths import expanded_output
+from citewarden.output_paths import expanded_output, missing_folder
 from citewarden.parsing import is_bibliography, is_document, is_metadata
 from citewarden.parsing.bibtex import reader_kind
 from citewarden.project import Workspace, normalize_path
@@ -693,6 +693,8 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
             args.output = expanded_output(args.output)
         except ValueError as exc:
             raise UsageError(f"--output {visible(args.output)}: {visible(str(exc))}") from None
+        if (missing := missing_folder(Path(args.output), cwd)) is not None:
+            raise UsageError(f"--output {visible(args.output)}: {visible(missing)}")
     settings, problems = _load_settings(args, cwd)
     if not args.quiet:
         for problem in problems:

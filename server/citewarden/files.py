@@ -193,7 +193,7 @@ def write_new_regular(path: Path, data: bytes) -> None:
     renamed over it.  An existing ``path`` that is not a regular file (a symbolic link, a
     FIFO, a device, a folder) is refused with :class:`NotRegularFile`: a report written into
     a folder someone else made (a cloned repository) must not follow a link planted there
-    to one of the user's files, nor wait for ever on a FIFO."""
+    to one of the user's files, nor wait for ever on a FIFO.  No folder is made for it."""
     try:
         mode: int | None = os.lstat(path).st_mode
     except FileNotFoundError:
@@ -202,7 +202,6 @@ def write_new_regular(path: Path, data: bytes) -> None:
         raise NotRegularFile(
             errno.EINVAL, f"{_kind(mode)}, not a regular file; not written", str(path)
         )
-    path.parent.mkdir(parents=True, exist_ok=True)
     replace_whole(path, data)
 
 

@@ -676,6 +676,7 @@ async def test_report_command_writes_the_verdicts(vstart: VStart, tmp_path: Path
     assert by_key["fake2023"]["tier"] == "H"
     assert by_key["boettiger2022"]["corrections"] == {"doi": "10.1111/ele.14024"}
     assert data["score"] == 81
+    (h.root / "out").mkdir()  # (no folder is made for a report)
     html = await run_command(h, "citewarden.report", {"format": "html", "path": "out/r.html"})
     page = Path(html["path"]).read_text(encoding="utf-8")
     assert Path(html["path"]) == h.root / "out" / "r.html"

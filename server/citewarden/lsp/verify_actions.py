@@ -37,7 +37,7 @@ from citewarden.lsp.session import Session
 from citewarden.lsp.verification import VerificationService, entry_verdicts
 from citewarden.lsp.verify_hover import hover_markdown
 from citewarden.model import Entry, Finding, Span
-from citewarden.output_paths import expanded_output
+from citewarden.output_paths import expanded_output, missing_folder
 from citewarden.parsing import is_latex, is_markdown
 from citewarden.safe_text import visible
 
@@ -179,7 +179,8 @@ def report_arguments(args: tuple[Any, ...], root: Path) -> tuple[str, Path]:
     "out/r.html"]`` or ``{"format": ..., "path": ...}``; a relative path from ``root``, a
     leading ``~`` the home folder, as ``check --output`` reads it).
     Anything else is refused with :class:`JsonRpcInvalidParams` before a file is written: a
-    name misspelt (``{"output": "r.json"}``), a third argument, a path naming a folder."""
+    name misspelt (``{"output": "r.json"}``), a third argument, a path naming a folder or
+    in a folder that is not there (:func:`~citewarden.output_paths.missing_folder`)."""
     if len(args) > 2:
         raise JsonRpcInvalidParams("citewarden.report expects a format and a path, no more")
     unknown = sorted(
@@ -210,6 +211,8 @@ def report_arguments(args: tuple[Any, ...], root: Path) -> tuple[str, Path]:
         target = Path(expanded_output(out)) if out else root / REPORT_NAMES[fmt]
     except ValueError as exc:
         raise JsonRpcInvalidParams(f"citewarden.report: {visible(str(exc))}") from None
+    if (missing := missing_folder(target, root)) is not None:
+        raise JsonRpcInvalidParams(f"citewarden.report: {visible(missing)}")
     return fmt, target if target.is_absolute() else root / target
 
 
