@@ -358,6 +358,10 @@ ALIKE = [
     # an example item's lines go on four columns in, whatever its label's length
     "(@longlabel) item\n\n    @k1\n\n(@cd) other\n\n        @k3\n\n@gh) item\n\n       @k6\n",
     " (@ab) item\n\n    @k2\n\n(@) item\n\n    @k7\n\n(@) next\n\n        @k8\n",
+    # but its first line's text is read past its marker, as another item's: a label of
+    # four letters or more makes no code of it
+    "(@good) cites [@a] and @b.\n\n(@longlabel)  x @c\n    more @d\n\n> (@quoted) see @e\n\n"
+    "- (@nested) see @f\n\n[^1]: (@innote) see @g\n\nx[^1]\n\n(@wide)      code @h\n",
     # an example item's marker where pandoc's block reader finds one: after code, a list
     # item, a quote or a line block without a blank line; a setext heading's text first
     "    e\n@x1)\n\na)\n@x2.\n\n1.\n@x3.\n\n>\n@x4.\n\n|\n@x5)\n\nText.\n\n@x6)\n-\n\n"

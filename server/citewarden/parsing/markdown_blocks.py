@@ -1425,16 +1425,17 @@ class _Reader:
                     content = end_col + 1
                 else:
                     content = c2
+                lines_col = content
                 if "@" in marker.group():  # an example item goes on four columns in,
-                    content = min(content, base + 4)  # whatever its label's length
-                    label = marker.group().strip("(@.)")
-                    if label:
+                    lines_col = min(content, base + 4)  # whatever its label's length
+                    label = marker.group().strip("(@.)")  # (its first line's text past
+                    if label:  # its marker as another item's)
                         self.out.examples.append(label)
                 self._item_break()
                 if line[j] == "*":
                     self.out.bullets.append(pos + j)
                 style = _marker_style(marker.group())
-                self.stack.append(_Box(quote=False, col=content, list_item=True, style=style))
+                self.stack.append(_Box(quote=False, col=lines_col, list_item=True, style=style))
                 self.items += 1
                 i, col, base = marker.end(), end_col, content
                 ok = in_list = True
