@@ -201,6 +201,19 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\begin{verbatim}[\\cite{nokey}]\n\\end{verbatim}\n\\cite{k3}\n",
         {},
     ),
+    # fancyvrb's commandchars with the backslash: the verbatim text reads commands ("%" is
+    # a character there); an environment defined so, in another file too, reads them
+    "verbatim text reading commands": (
+        "",
+        "\\usepackage{fancyvrb}\n\\input{setup}\n",
+        "\\begin{Verbatim}[commandchars=\\\\\\{\\}]\n\\cite{k1} 50% \\cite{nokey}\n"
+        "\\end{Verbatim}\n\\begin{code}\n\\cite{k2}\n\\end{code}\n\\input{ch}\n"
+        "\\begin{Verbatim}\n\\cite{nokey2}\n\\end{Verbatim}\n",
+        {
+            "setup.tex": "\\DefineVerbatimEnvironment{code}{Verbatim}{commandchars=\\\\\\{\\}}\n",
+            "ch.tex": "\\begin{code}\n\\cite{k3}\n\\end{code}\n",
+        },
+    ),
     # an optional argument ends at its first "]", as TeX's delimited arguments do: biblatex
     # reads the next "]" as the key; a braced "]" is kept in the argument
     "brackets in an optional argument": (

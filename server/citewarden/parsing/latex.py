@@ -29,7 +29,9 @@ Ignored: comments (a ``%`` not escaped by a backslash), ``\\iffalse ... \\fi`` (
 matching ``\\else`` or ``\\fi``), ``\\verb`` (any delimiter, starred),
 ``\\lstinline``/``\\mintinline``/``\\url`` arguments, the verbatim, Verbatim, lstlisting, minted,
 comment and filecontents environments and those the file defines verbatim
-(:func:`~citewarden.parsing.latex_static.verbatim_environments`), and everything after
+(:func:`~citewarden.parsing.latex_static.verbatim_environments`; fancyvrb's given
+``commandchars`` with the backslash read commands:
+:mod:`~citewarden.parsing.latex_commandchars`), and everything after
 ``\\end{document}``.
 
 Keys are split on commas and trimmed.  An empty slot (``\\cite{}``, ``\\cite{a,,b}``,
@@ -68,6 +70,7 @@ from citewarden.model import (
 from citewarden.parsing import (
     cite_styles,
     latex_bibunits,
+    latex_commandchars,
     latex_nocite_now,
     latex_refsection_reset,
     latex_refsections,
@@ -342,11 +345,16 @@ def parse_latex(
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
     verbatim = latex_static.short_verbatim(text, context.short_verbs)
-    own_verbatim_envs = latex_static.verbatim_environments(text)
+    command_envs = latex_commandchars.command_environments(text)
+    own_verbatim_envs = latex_static.verbatim_environments(text) - command_envs
     verbatim_envs = own_verbatim_envs | context.verbatim_envs
+    # fancyvrb's verbatim text that reads commands (commandchars): "%" starts no comment
+    command_bodies = latex_commandchars.command_bodies(text, command_envs)
     if verbatim:
         skips = latex_static.merged(skips, verbatim)
     skipped = _Skipped(skips)
+    if command_bodies:
+        verbatim = latex_static.merged(verbatim, sorted(command_bodies.values()))
     definitions = _Definitions()
     # the plain-text macros a key may be written with: the project's, then the file's own
     key_macros = KeyMacros(dict(context.text_macros), len(text) + _MAX_ARG)
@@ -678,6 +686,8 @@ def parse_latex(
             if not refsections_read:
                 refsections_read = True
                 refsections, units = _units(text, links, context.resource_labels)
+        elif role == _BEGIN and start in command_bodies:
+            pos = command_bodies[start][0]  # its options, then its text, are read
         elif role == _BEGIN:
             opens = _skip(text, pos) + 1
             if body_start < 0 and text.startswith("document}", opens):
