@@ -16,7 +16,7 @@ def test_an_entry_s_title_and_surnames_are_decoded_and_braced_names_kept_whole()
     )
     (work,) = works_of(parse_bibtex(Path("r.bib"), bib).entries).values()
     assert work.title == "Une méthode for NaCl"
-    assert work.authors == ("Müller", "Šimon", "World Health Organization", "Vries")
+    assert work.authors == ("Müller", "Šimon", "World Health Organization", "de Vries")
 
 
 def test_an_entry_without_title_or_authors_gives_empty_ones() -> None:

@@ -17,7 +17,10 @@ from citewarden.parsing.latex_decode import decode_latex
 #: What separates the names of a BibTeX name list (`` and ``).
 _NAMES = re.compile(r"(?<!\s)\s+and\s+")
 _COMMA = re.compile(",")
-_WHITE = re.compile(r"\s+")
+_WHITE = re.compile(r"[\s~]+")
+#: A word's first letter outside braces, or a special character's (``{\\'e}``, ``{\\relax
+#: Ch}``: the first letter after its command's name)
+_CASE = re.compile(r"\{\\(?:[A-Za-z]+|.)[^A-Za-z{}]*([A-Za-z])|\{[^{}]*\}|([^\W\d_])")
 _YEAR = re.compile(r"\d{4}")
 #: The longest name, year or title shown (characters).
 MAX_NAMED = 200
@@ -53,17 +56,36 @@ def _top_level(text: str, pattern: re.Pattern[str]) -> list[str]:
     return [text[a:b] for a, b in zip(cuts[::2], cuts[1::2], strict=True)]
 
 
+def _lower(word: str) -> bool:
+    """Whether BibTeX reads ``word`` of a name as a particle (``van``, ``{\\'e}tienne``):
+    its first letter outside braces, or a special character's, is a lower-case one."""
+    for m in _CASE.finditer(word):
+        letter = m.group(1) or m.group(2)
+        if letter:
+            return letter.islower()
+    return False
+
+
+def _last(name: str) -> str:
+    """The surname natbib shows of a name written ``First von Last``: from the first
+    particle on (``Jan van der Berg``: ``van der Berg``), else the last word."""
+    words = [w for w in _top_level(name, _WHITE) if w]
+    first = next((i for i, w in enumerate(words[:-1]) if _lower(w)), len(words) - 1)
+    return " ".join(words[first:])
+
+
 def surnames(authors: str | None, whole: bool = False) -> tuple[str, ...]:
-    """The family names of a BibTeX name list: the part before the first comma, else the
-    last word, braces kept together (``{World Health Organization}`` is one name); with
-    ``whole``, a name without a comma is read whole (a CSL item's ``literal`` name)."""
+    """The family names of a BibTeX name list as natbib shows them: the part before the
+    first comma, else the particles and the last word (:func:`_last`), braces kept together
+    (``{World Health Organization}`` is one name); with ``whole``, a name without a comma is
+    read whole (a CSL item's ``literal`` name)."""
     names: list[str] = []
     for name in _top_level((authors or "").strip(), _NAMES):
         name = name.strip()
         if not name or name.lower() == "others":
             continue
         parts = _top_level(name, _COMMA)
-        family = parts[0] if len(parts) > 1 or whole else _top_level(name, _WHITE)[-1]
+        family = parts[0] if len(parts) > 1 or whole else _last(name)
         if plain := plain_field(family.strip()):
             names.append(plain)
     return tuple(names)
@@ -94,9 +116,10 @@ def _authors(names: Sequence[str], truncated: bool) -> str:
 
 
 def _all_authors(names: Sequence[str], truncated: bool) -> str:
-    """Every name, as natbib's starred commands list them (``Smith, Jones, and Lee``)."""
+    """Every name, as natbib's starred commands list them (``Smith, Jones, and Lee``; a list
+    cut with ``and others``: ``Smith et al.``, ``Smith, Jones, et al.``)."""
     if truncated and names:
-        return f"{', '.join(names)} et al."
+        return f"{', '.join(names)}{',' if len(names) > 1 else ''} et al."
     if len(names) <= 2:
         return " and ".join(names)
     return f"{', '.join(names[:-1])}, and {names[-1]}"

@@ -224,6 +224,17 @@ def _scalar(node: _Node) -> str | None:
     return None
 
 
+#: What BibTeX reads in a name list as the end of a name (``and`` between spaces) or of a
+#: name part (a comma), when outside braces.
+_NAME_BREAK = re.compile(r",|(?:^|\s)and(?:\s|$)", re.IGNORECASE)
+
+
+def _part(text: str) -> str:
+    """A CSL name's part as one part of one BibTeX-like name: braced when it holds a comma
+    or an ``and`` (``literal: Food and Agriculture Organization``), kept whole."""
+    return "{" + text + "}" if _NAME_BREAK.search(text) else text
+
+
 def _names(node: _Node) -> str | None:
     if not isinstance(node.value, list):
         return _scalar(node)
@@ -234,7 +245,7 @@ def _names(node: _Node) -> str | None:
             if text:
                 out.append(text)
             continue
-        parts = {k: _scalar(v) or "" for k, (_, v) in person.value.items()}
+        parts = {k: _part(_scalar(v) or "") for k, (_, v) in person.value.items()}
         if parts.get("literal"):
             out.append(parts["literal"])
             continue

@@ -1,0 +1,120 @@
+"""The names a citing sentence shows, as natbib typesets them (``\\citet``, ``\\citet*``)
+and as the cited work's record gives them: particles, ``and others``, organisations."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from citewarden.context.collect import works_of
+from citewarden.context.names import named_works, plain_field
+from citewarden.context.sentence import citing_sentences
+from citewarden.parsing.bibtex import parse_bibtex
+from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
+from citewarden.parsing.latex import parse_latex
+
+#: Names of every form BibTeX reads: particles in both orders, ``Jr.``, braces, ``others``.
+BIB = r"""
+@article{vdb, author={Jan van der Berg}, title={A}, journal={J}, year=2001}
+@article{vdbc, author={van der Berg, Jan}, title={A}, journal={J}, year=2002}
+@article{cruz, author={Maria de la Cruz and Ludwig van Beethoven}, title={B}, journal={J}, year=2002}
+@article{font, author={Jean de La Fontaine}, title={B}, journal={J}, year=2002}
+@article{jr, author={Steele, Jr., Guy L.}, title={C}, journal={J}, year=2003}
+@article{jr2, author={Guy L. Steele Jr.}, title={C}, journal={J}, year=2003}
+@article{who, author={{World Health Organization}}, title={D}, journal={J}, year=2004}
+@article{whou, author={World Health Organization}, title={D}, journal={J}, year=2004}
+@article{oth, author={Smith, John and others}, title={E}, journal={J}, year=2005}
+@article{oth2, author={Smith, John and Jones, Ann and others}, title={E}, journal={J}, year=2006}
+@article{fao, author={{Food and Agriculture Organization} and {World Health Organization}},
+  title={F}, journal={J}, year=2006}
+@article{von, author={von Neumann, John and Morgenstern, Oskar}, title={G}, journal={J}, year=2007}
+@article{dv, author={Charles-Jean {\'E}tienne Gustave Nicolas de la Vall{\'e}e Poussin},
+  title={H}, journal={J}, year=2008}
+@article{lc, author={{\relax Ch}arles de~Gaulle and {van Dam}, Andries}, title={I}, journal={J},
+  year=2009}
+@article{three, author={Lee, K. and Kim, B. and Park, C. and others}, title={J}, journal={J},
+  year=2013}
+"""
+
+#: natbib's label in plainnat's .bbl: ``\bibitem[Short(Year)Long]{key}`` (the long form
+#: only where it differs from the short one)
+_ITEM = re.compile(r"\\bibitem\[(.*?)\((\d{4})[^)]*\)(.*?)\]\{([^}]*)\}", re.S)
+
+
+def _natbib_names(tmp_path: Path) -> dict[str, tuple[str, str]]:
+    """key -> (what ``\\citet`` shows, what ``\\citet*`` shows), as BibTeX writes them."""
+    bibtex = shutil.which("bibtex")
+    if bibtex is None:
+        pytest.fail("bibtex is missing (scripts/system-deps installs it)", pytrace=False)
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / "n.aux").write_text(
+        "\\citation{*}\n\\bibstyle{plainnat}\n\\bibdata{refs}\n", encoding="utf-8"
+    )
+    subprocess.run([bibtex, "n"], cwd=tmp_path, capture_output=True, timeout=60, check=True)
+    bbl = (tmp_path / "n.bbl").read_text(encoding="utf-8")
+    out = {}
+    for m in _ITEM.finditer(bbl):
+        short, long = (" ".join(plain_field(m.group(g)).split()) for g in (1, 3))
+        out[m.group(4)] = (short, long or short)
+    return out
+
+
+def test_the_names_shown_are_those_natbib_typesets(tmp_path: Path) -> None:
+    """Every name's surname as natbib shows it with ``\\citet`` and ``\\citet*``: the
+    particles of ``Jan van der Berg`` kept (``van der Berg``), where its last word was
+    shown (``Berg``), and a list cut with ``and others`` of several names listed with a
+    comma before ``et al.`` (``Smith, Jones, et al.``), where it had none."""
+    typeset = _natbib_names(tmp_path)
+    named = named_works(parse_bibtex(Path("refs.bib"), BIB).entries)
+    assert set(typeset) == set(named)
+    assert {k: (n.authors, n.all_authors) for k, n in named.items()} == typeset
+    assert typeset["vdb"] == ("van der Berg", "van der Berg")
+    assert typeset["oth2"] == ("Smith et al.", "Smith, Jones, et al.")
+
+
+def test_a_sentence_shows_the_particles_of_a_name() -> None:
+    named = named_works(parse_bibtex(Path("refs.bib"), BIB).entries)
+    text = "As \\citet{cruz} and \\citet*{three} showed it."
+    doc = parse_latex(Path("p.tex"), text)
+    got = citing_sentences(text, doc.citations, doc.kind, names=named)[0]
+    assert got is not None
+    assert got.shown == "As de la Cruz and van Beethoven and Lee, Kim, Park, et al. showed it."
+
+
+CSL_JSON = (
+    '[{"id": "f", "type": "report", "title": "Food report", "author":'
+    ' [{"literal": "Food and Agriculture Organization"}, {"literal": "World Health Organization"},'
+    ' {"family": "Smith and Sons"}]}]'
+)
+CSL_YAML = (
+    "---\nreferences:\n- id: f\n  type: report\n  title: Food report\n  author:\n"
+    "  - literal: Food and Agriculture Organization\n  - literal: World Health Organization\n"
+    "  - family: Smith and Sons\n...\n"
+)
+
+
+@pytest.mark.parametrize(
+    "entries",
+    [
+        parse_csl_json(Path("r.json"), CSL_JSON).entries,
+        parse_csl_yaml(Path("r.yaml"), CSL_YAML).entries,
+    ],
+    ids=["json", "yaml"],
+)
+def test_a_csl_name_holding_and_is_one_name(entries: tuple[object, ...]) -> None:
+    """A CSL name holding `` and `` (``literal: Food and Agriculture Organization``) is one
+    name, where it was read as two (``Food``, ``Agriculture Organization``)."""
+    named = named_works(entries)["f"]  # type: ignore[arg-type]
+    assert named.authors == "Food and Agriculture Organization et al."
+    assert named.all_authors == (
+        "Food and Agriculture Organization, World Health Organization, and Smith and Sons"
+    )
+    assert works_of(entries)["f"].authors == (  # type: ignore[arg-type]
+        "Food and Agriculture Organization",
+        "World Health Organization",
+        "Smith and Sons",
+    )
