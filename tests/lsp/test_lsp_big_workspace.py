@@ -200,3 +200,39 @@ def test_rename_and_quick_fixes_wait_for_every_file_of_a_big_folder(
         assert late.as_uri() in changed, sorted(changed)
     finally:
         client.close()
+
+
+def _orphans_of(client: RawClient, uri: str) -> list[list[str]]:
+    """Every list of orphan messages published for ``uri``, in order."""
+    return [
+        [d["message"] for d in n["params"]["diagnostics"] if d.get("code") == "orphan-entry"]
+        for n in client.notifications
+        if n["method"] == "textDocument/publishDiagnostics" and n["params"]["uri"] == uri
+    ]
+
+
+def test_no_orphan_is_shown_for_an_entry_cited_in_a_file_not_yet_read(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """An entry cited only in a file of a later slice was shown as never cited until that
+    slice was read; entries no file cites are shown once every file is read."""
+    root = workspace
+    (root / "refs.bib").write_text("@misc{a, title = {A}}\n@misc{late, title = {L}}\n@misc{z}\n")
+    _big_folder(root)
+    (root / "big" / "p29" / "late.tex").write_text("\\cite{late}\n\\bibliography{../../refs}\n")
+    client = RawClient(root, tmp_path / "cache")
+    try:
+        _initialize(client, root, [root])
+        _open(client, root / "main.tex")
+        _wait_for_end(client, timeout=120)
+        deadline = time.time() + 30
+        uri = (root / "refs.bib").as_uri()
+        while not any("'z'" in " ".join(o) for o in _orphans_of(client, uri)):
+            assert time.time() < deadline, _orphans_of(client, uri)
+            client._pump(min(deadline, time.time() + 0.2))
+            client._sort()
+        shown = _orphans_of(client, uri)
+        assert not any("'late'" in m for o in shown for m in o), shown
+        assert len(shown[-1]) == 1 and "'z'" in shown[-1][0], shown
+    finally:
+        client.close()

@@ -76,6 +76,7 @@ async def index(session: Session, files: Sequence[Path], progress: WorkProgress)
         await session.refresh(None)
         if left_out or done >= len(files):
             session.indexed_all.set()  # before ready: nothing is answered between the two
+            await session.republish()  # the orphans, held back until now
         session.ready.set()
         if left_out:
             session.say_once(capped_message(session.settings.max_workspace_files))

@@ -51,7 +51,7 @@ from citewarden.lsp.features import Features
 from citewarden.lsp.memory import CHECKS_PER_COLLECTION, IDLE_COLLECTION, settle_heap
 from citewarden.lsp.publishing import Publisher
 from citewarden.lsp.scheduling import TaskRegistry, Worker
-from citewarden.model import Finding
+from citewarden.model import Code, Finding
 from citewarden.project import Workspace
 from citewarden.safe_text import visible
 from citewarden.settings import Settings, SettingsProblem
@@ -79,6 +79,13 @@ def folder_problem(path: Path) -> str | None:
     if stat.S_ISFIFO(mode):
         return "is a named pipe (FIFO)"
     return "is a socket" if stat.S_ISSOCK(mode) else "is a device"
+
+
+def without_orphans(findings: Sequence[Finding]) -> Sequence[Finding]:
+    """``findings`` but the orphan entries."""
+    if not any(f.code is Code.ORPHAN for f in findings):
+        return findings
+    return [f for f in findings if f.code is not Code.ORPHAN]
 
 
 class Session:
@@ -426,10 +433,15 @@ class Session:
 
     def visible(self, findings: Mapping[Path, Sequence[Finding]]) -> dict[Path, Sequence[Finding]]:
         """Drop the files the ignore globs name (the checks' findings went through the whole
-        policy step already, the providers' through theirs)."""
-        if not self.settings.ignore:
-            return dict(findings)
-        return {p: f for p, f in findings.items() if not self.policy.ignored(p)}
+        policy step already, the providers' through theirs), and, until every file of the
+        workspace folders is read, the orphans: an entry cited only in a file not yet read
+        is no orphan (:func:`indexing.index` publishes them once the last file is)."""
+        shown = dict(findings)
+        if self.settings.ignore:
+            shown = {p: f for p, f in shown.items() if not self.policy.ignored(p)}
+        if not self.indexed_all.is_set():
+            shown = {p: without_orphans(f) for p, f in shown.items()}
+        return shown
 
     def ignored(self, path: Path) -> bool:
         return self.policy.ignored(path)
