@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from citewarden.context.sentence import citing_sentences
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.parsing.latex import parse_latex
+from citewarden.settings import VerifySettings
+from citewarden.verify.engine import Verifier
+from citewarden.verify.normalize import make_entry
+from paths import DATA
 
 #: Names of every form BibTeX reads: particles in both orders, ``Jr.``, braces, ``others``.
 BIB = r"""
@@ -118,3 +123,28 @@ def test_a_csl_name_holding_and_is_one_name(entries: tuple[object, ...]) -> None
         "World Health Organization",
         "Smith and Sons",
     )
+
+
+async def test_an_organisation_of_the_matched_record_is_read_whole(tmp_path: Path) -> None:
+    """The cited work's surnames read from the record it was matched to (a real Crossref
+    record whose author is ``{"name": "The Inspection Panel"}``) hold an organisation's
+    whole name, where only its last word (``Panel``) was read."""
+    from citewarden.verify.sources.snapshot import SnapshotSource
+
+    snapshot = SnapshotSource(DATA / "accuracy" / "records.jsonl", tmp_path)
+    verifier = Verifier([snapshot], VerifySettings(sources=()), today=date(2026, 11, 29))
+    entry = make_entry(
+        "panel",
+        "book",
+        {
+            "title": "Consultation, Participation, and Disclosure of Information",
+            "author": "{The Inspection Panel}",
+            "doi": "10.1596/28895",
+        },
+    )
+    try:
+        verdict = await verifier.verify(entry)
+    finally:
+        snapshot.close()
+    assert verdict.match is not None and verdict.match.authors == ("The Inspection Panel",)
+    assert works_of([entry], {"panel": verdict})["panel"].authors == ("The Inspection Panel",)

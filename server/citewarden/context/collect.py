@@ -61,7 +61,8 @@ def works_of(
         verdict = verdicts.get(entry.key) if verdicts else None
         match = verdict.match if verdict is not None else None
         if match is not None and match.title:
-            families = tuple(a.split()[-1] for a in match.authors if a.split())
+            # the record's family names (an organisation's whole), else each name's last word
+            families = match.families or tuple(a.split()[-1] for a in match.authors if a.split())
             works[entry.key] = Work(match.title, match.abstract, families)
         else:
             works[entry.key] = Work(plain_field(entry.get("title")), None, entry_surnames(entry))

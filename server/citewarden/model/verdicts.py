@@ -46,6 +46,9 @@ class Match:
     abstract: str | None = None
     #: The source whose record gave ``abstract`` when it is not ``source``.
     abstract_source: str | None = None
+    #: Each author's family name (an organisation's whole name: ``World Health
+    #: Organization``), in the order of ``authors``.
+    families: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

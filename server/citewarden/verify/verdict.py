@@ -115,6 +115,7 @@ def _match(cmp: Comparison) -> Match:
         url=r.url,
         title=bibtex_title(r),
         authors=tuple(str(p) for p in r.authors),
+        families=tuple(p.family for p in r.authors),
         year=r.year,
         venue=r.venue,
         abstract=r.abstract,
