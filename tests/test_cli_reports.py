@@ -1248,6 +1248,82 @@ def test_a_second_termination_while_cleaning_up_leaves_no_temporary_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["main.tex", "refs.bib", "report.html"]
 
 
+#: ``citewarden check -o report.html`` that says when its report is being written ("writing")
+#: and then waits, and that says when it removes the temporary file ("cleaning") and then
+#: takes its time, where a second Ctrl-C finds it.
+_SLOW_CLEANUP = """
+import sys, time
+from pathlib import Path
+from citewarden.report.html import build
+
+made = build.html_chunks_of
+
+def chunks(*args, **kw):
+    for n, piece in enumerate(made(*args, **kw)):
+        if n == 1:
+            Path("writing").touch()
+            time.sleep(60)
+        yield piece
+
+build.html_chunks_of = chunks
+unlink = Path.unlink
+
+def slow_unlink(self, *args, **kw):
+    if self.name.endswith(".tmp") and not Path("cleaning").exists():
+        Path("cleaning").touch()
+        time.sleep(60)
+    return unlink(self, *args, **kw)
+
+Path.unlink = slow_unlink
+from citewarden import cli
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def _appears(path: Path, process: subprocess.Popen[str]) -> None:
+    """Wait until ``path`` exists (the process said it got there)."""
+    for _ in range(1200):
+        if path.exists():
+            return
+        assert process.poll() is None, process.communicate()
+        threading.Event().wait(0.05)
+    raise AssertionError(f"{path.name} never appeared")
+
+
+@pytest.mark.parametrize("first", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl-C", "SIGTERM"])
+def test_a_second_ctrl_c_while_cleaning_up_leaves_no_temporary_file(
+    tmp_path: Path, first: signal.Signals
+) -> None:
+    """A second Ctrl-C sent while the run removed its temporary file (after a Ctrl-C or a
+    SIGTERM while the report was written) cut the removal short, and the file stayed
+    beside the report for ever: each signal now removes it first."""
+    make_project(tmp_path)
+    (tmp_path / "report.html").write_text("the earlier report\n", encoding="utf-8")
+    args = ["check", "main.tex", "--no-verify", "--format", "html", "-o", "report.html"]
+    process = subprocess.Popen(
+        [sys.executable, "-c", _SLOW_CLEANUP, *args],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _appears(tmp_path / "writing", process)
+        assert [p.name for p in tmp_path.glob(".report.html.*.tmp")], "no temporary file"
+        process.send_signal(first)
+        _appears(tmp_path / "cleaning", process)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == -signal.SIGINT, err
+    assert err == "citewarden: interrupted\n"
+    assert (tmp_path / "report.html").read_text(encoding="utf-8") == "the earlier report\n"
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["cleaning", "main.tex", "refs.bib", "report.html", "writing"]
+
+
 @pytest.mark.parametrize(
     ("output", "extra"),
     [

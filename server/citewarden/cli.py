@@ -26,7 +26,7 @@ from typing import Any, NoReturn, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
-from citewarden.files import refuse_special, replace_whole
+from citewarden.files import refuse_special, remove_temporary_files, replace_whole
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.output_paths import expanded_output, missing_folder
 from citewarden.parsing import is_bibliography, is_document, is_metadata
@@ -231,7 +231,10 @@ def _terminated(signum: int, frame: object) -> None:
     leave a temporary file behind."""
     for name in ("SIGTERM", "SIGHUP"):
         other = getattr(signal, name, None)
-        if other is not None and signal.getsignal(other) is _terminated:
+        if other is None:
+            continue
+        handler = signal.getsignal(other)
+        if handler is _terminated or getattr(handler, "__wrapped__", None) is _terminated:
             signal.signal(other, signal.SIG_IGN)
     raise _Terminated(signum)
 
@@ -921,9 +924,47 @@ def _write(output: Iterable[str], target: str | None, utf8: bool = False) -> Non
             ) from None
         return
     try:
-        _replace_file(Path(target), (piece.encode("utf-8") for piece in output))
+        with _temporary_files_removed_on_signals():
+            _replace_file(Path(target), (piece.encode("utf-8") for piece in output))
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror}") from None
+
+
+#: The signals that end a run after it cleans up (Ctrl-C, kill, a closed terminal).
+_ENDING = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextmanager
+def _temporary_files_removed_on_signals() -> Iterator[None]:
+    """While a report is written: each of SIGINT, SIGTERM and SIGHUP handled in Python
+    (Ctrl-C's KeyboardInterrupt, :func:`_terminated`) first removes the temporary file
+    (:func:`~citewarden.files.remove_temporary_files`), then does what it did.  A second
+    Ctrl-C during the cleanup that followed the first cut it short and left the temporary
+    file beside the report for ever; whatever a signal interrupts now, the file is gone."""
+    placed: dict[int, tuple[Any, Any]] = {}
+    for signum in _ENDING:
+        previous = signal.getsignal(signum)
+        if not callable(previous):  # ignored (nohup), or its default (not the main thread)
+            continue
+
+        def removing(signum: int, frame: Any, previous: Callable[..., Any] = previous) -> Any:
+            remove_temporary_files()
+            return previous(signum, frame)
+
+        removing.__wrapped__ = previous  # type: ignore[attr-defined]
+        try:
+            signal.signal(signum, removing)
+        except ValueError:  # not the main thread (main called from a thread)
+            break
+        placed[signum] = (removing, previous)
+    try:
+        yield
+    finally:
+        for signum, (removing, previous) in placed.items():
+            if signal.getsignal(signum) is removing:  # (as it was: _terminated ignores more)
+                signal.signal(signum, previous)
 
 
 def _replace_file(path: Path, data: Iterable[bytes]) -> None:

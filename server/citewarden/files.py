@@ -15,6 +15,7 @@ import secrets
 import stat
 import threading
 from collections.abc import Callable, Iterable
+from contextlib import suppress
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -172,20 +173,42 @@ def temp_stem(name: str) -> str:
     return stem
 
 
-def new_temp_file(directory: Path, name: str) -> tuple[int, Path]:
+#: The temporary files :func:`replace_whole` is writing, each known by its name before it
+#: is made and until it is renamed or removed, so that :func:`remove_temporary_files` leaves
+#: none of them, wherever a signal finds the write (its cleanup included).
+_WRITING: set[Path] = set()
+
+
+def new_temp_file(directory: Path, name: str, *, tracked: bool = False) -> tuple[int, Path]:
     """A new file ``.NAME.XXXXXXXX.tmp`` in ``directory`` (NAME cut to fit: :func:`temp_stem`),
     open for writing: created exclusively (never a file or a link already there under that
     name) with the mode any new file gets (0666 less the umask, applied by the system); the
-    caller closes it."""
+    caller closes it.  ``tracked``: one :func:`remove_temporary_files` removes, known to it
+    before it is made; the caller takes it out of ``_WRITING`` once it is renamed or gone."""
     stem = temp_stem(name)
     for _ in range(100):
         suffix = "".join(secrets.choice(_TEMP_CHARS) for _ in range(8))
         path = directory / f".{stem}.{suffix}.tmp"
+        if tracked:
+            _WRITING.add(path)
         try:
             return os.open(path, _TEMP_FLAGS, 0o666), path
         except FileExistsError:
+            _WRITING.discard(path)
             continue
+        except BaseException:
+            _WRITING.discard(path)
+            raise
     raise FileExistsError(errno.EEXIST, "no free temporary file name", str(directory))
+
+
+def remove_temporary_files() -> None:
+    """Remove the temporary files :func:`replace_whole` is writing: what a handler of
+    SIGINT, SIGTERM or SIGHUP does first, so that a second signal that cuts the write's
+    own cleanup short (a second Ctrl-C) cannot leave one behind."""
+    for path in tuple(_WRITING):
+        with suppress(OSError):  # renamed or removed meanwhile
+            os.unlink(path)
 
 
 def write_new_regular(path: Path, data: bytes) -> None:
@@ -208,10 +231,10 @@ def write_new_regular(path: Path, data: bytes) -> None:
 def replace_whole(path: Path, data: bytes | Iterable[bytes]) -> None:
     """``data`` (or its pieces, written as they come) as the file ``path``, whole or not at
     all: written to a temporary file beside it, then renamed over it (the temporary file
-    goes when the write fails).  A file ``path`` replaces keeps its permission bits (a
-    report made private stays private)."""
+    goes when the write fails, and :func:`remove_temporary_files` removes it meanwhile).  A
+    file ``path`` replaces keeps its permission bits (a report made private stays private)."""
     mode = _permissions(path)
-    fd, tmp = new_temp_file(path.parent, path.name)
+    fd, tmp = new_temp_file(path.parent, path.name, tracked=True)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
@@ -222,6 +245,8 @@ def replace_whole(path: Path, data: bytes | Iterable[bytes]) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        _WRITING.discard(tmp)  # renamed or removed: nothing left for a signal to remove
 
 
 def _permissions(path: Path) -> int | None:
