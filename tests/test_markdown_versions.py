@@ -197,6 +197,11 @@ ALIKE = [
     # takes two)
     "a   b\n--- ---\nx @k2 y\n\n> a @b1\n> --- ---\n> xy @k3\n> @c4 y [@a5; @b6]\n\n"
     "H  b\n-- ----\n\u00e9 @k7 y\n\nc   d\n--- ---\n\u4e2d @x8 y\nx\t@c9 y\n",
+    # in a block quote, from the content column of each line: its ">" may stand with no
+    # space after it (or a tab), a lazy row none
+    "> a   b\n> --- ---\n>xyz @k1 y\n\n>a   b\n>--- ---\n> xy @k2 y\n\n> a   b\n> --- ---\n"
+    "xy @k3 y\n\n>\ta   b\n>\t--- ---\n>\txy @k4 y\n\n> xyz@k5 b\n>  --- ---\n> x y\n\n"
+    "> > a   b\n> >--- ---\n> > xy @k6 y\n",
     # the dashes under the header indented one to three spaces, at their columns
     " a   b\n --- ---\nxyx @k1 y\n\n  a   b\n  --- ---\nxyx @k2 y\n\n"
     "   a   b\n   --- ---\nxy @k3 y\nxyz @k4 y\n\n> a   b\n>   --- ---\n> xyz @k5 y\n",

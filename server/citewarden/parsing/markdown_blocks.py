@@ -516,7 +516,8 @@ class _Reader:
         #: (see :attr:`~citewarden.parsing.markdown_inline._Scan.block_tags`)
         self.tags = tags or []
         self.dialect = dialect
-        #: the columns where a simple table's line is cut into cells (its dashes' starts)
+        #: the columns where a simple table's line is cut into cells (its dashes' starts),
+        #: counted from its containers' content column
         self.columns: list[int] = []
         #: the end of the lines of a table with no header row or of a multiline table (a
         #: row goes on over its lines, blank lines between the rows): each line's cells
@@ -585,6 +586,9 @@ class _Reader:
         self.run_start = 0
         #: where the last paragraph began (a definition's term)
         self.para_start = 0
+        #: where the text of the paragraph's first line starts, its column and the content
+        #: column of its containers (a simple table's header)
+        self.para_text = (0, 0, 0)
 
     def read(self) -> Blocks:
         text = self.text
@@ -847,22 +851,23 @@ class _Reader:
             self.out.skip.append((tag, cell_end))
             tag = self._forced_tag(cell_end, end)
 
-    def _simple_table(self, line: str, j: int, col: int) -> None:
-        """A simple table starts: ``line`` from ``j`` (at column ``col``) is the line of
-        dashes under its header, the line before it."""
+    def _simple_table(self, line: str, j: int, col: int, base: int) -> None:
+        """A simple table starts: ``line`` from ``j`` (at column ``col``, its containers'
+        content at ``base``) is the line of dashes under its header, the line before it."""
         self.table = "simple"
-        self._columns(line, j, col)
-        header = self.text.rfind("\n", 0, self.pos - 1) + 1
-        self._note_cells(header, self.pos - 1)
+        self._columns(line, j, col, base)
+        start, col, base = self.para_text
+        self._note_cells(start, self.pos - 1, col, base)
 
-    def _columns(self, line: str, j: int, col: int) -> None:
+    def _columns(self, line: str, j: int, col: int, base: int = 0) -> None:
         """:attr:`columns` of a table whose line of dashes is ``line``, from ``j`` (at
-        column ``col``): where each column's dashes but the first start."""
+        column ``col``, its containers' content at ``base``): where each column's dashes
+        but the first start."""
         self.columns = []
         for m in _DASHES.finditer(line, j):
             dashes = m.end() - m.start() - len(m.group(1))
             _, col = _skip(line, m.start() + dashes, col + dashes)
-            self.columns.append(col)
+            self.columns.append(col - base)
         del self.columns[-1:]  # the last cell goes on to the line's end
 
     def _edged_table(self, line: str, j: int, col: int, next_pos: int) -> bool:
@@ -896,16 +901,16 @@ class _Reader:
         self.table_until = until
         return True
 
-    def _note_cells(self, start: int, end: int) -> None:
-        """Note where the cells of the table line from ``start`` to ``end`` start: at each
-        of :attr:`columns`, tabs stopping every four columns, a wide character taking two
-        (one across a column goes in the cell before it)."""
+    def _note_cells(self, start: int, end: int, col: int, base: int) -> None:
+        """Note where the cells of the table line from ``start`` (at column ``col``, its
+        containers' content at ``base``: a block quote's lines may stand a column apart)
+        to ``end`` start: at each of :attr:`columns`, tabs stopping every four columns, a
+        wide character taking two (one across a column goes in the cell before it)."""
         text, cells = self.text, self.out.cells
-        col = 0
         k = 0
         columns = self.columns
         for i in range(start, end):
-            while k < len(columns) and col >= columns[k]:
+            while k < len(columns) and col - base >= columns[k]:
                 cells.append(i)
                 k += 1
             if k == len(columns):
@@ -1034,7 +1039,7 @@ class _Reader:
         if pos < self.table_until:
             if line.strip():
                 self._break()  # pandoc reads each row's cells apart
-                self._note_cells(pos, line_end)
+                self._note_cells(pos, line_end, 0, 0)
             return next_pos
         # YAML metadata block: "---" after a blank line (or first line), not followed by a
         # blank line, closed by "---" or "...".
@@ -1183,7 +1188,7 @@ class _Reader:
             rest = line[j:]
             if self.table == "simple":
                 self._break()  # pandoc reads each row's cells apart
-                self._note_cells(pos, line_end)
+                self._note_cells(pos + j, line_end, c, base)
                 return next_pos
             if self.table == "grid" and _GRID_TOP.match(line, j):
                 self._break()  # a line between rows: pandoc reads each row's cells apart
@@ -1221,7 +1226,7 @@ class _Reader:
             if para_first and rel == 0 and _SETEXT.match(line, j):
                 if self._first_line_crosses(pos):  # no heading: a table (-) or a paragraph (=)
                     if line[j] == "-":
-                        self._simple_table(line, j, c)
+                        self._simple_table(line, j, c, base)
                         self.run_start = min(self.para_start, pos)
                         self._break()
                         return next_pos
@@ -1249,7 +1254,7 @@ class _Reader:
                 and _SIMPLE_BREAK.match(line, j)
                 and text[next_pos : _line_start_after(text, next_pos)].strip(" \t\r\n>")
             ):
-                self._simple_table(line, j, c)
+                self._simple_table(line, j, c, base)
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self._break()
                 return next_pos
@@ -1523,6 +1528,7 @@ class _Reader:
         self.para_first = ok and not caption
         if self.para_first:
             self.para_start = pos
+            self.para_text = (pos + j, c, base)
         self.pipe = self.para_first and "|" in line
         self._reach(line, pos + j, line_end)
         return next_pos
