@@ -122,6 +122,62 @@ def test_a_matched_records_abstract_is_what_the_sentence_is_compared_with() -> N
     assert least_related(full.values())[0].citation.key == "pv"
 
 
+#: The entry's own abstract, as reference managers export it (with LaTeX markup).
+OWN_ABSTRACT = (
+    r"A simplex of $n+1$ points is reflected, expanded and contracted so that it adapts "
+    r"itself to the local landscape and closes in on the minimum, without derivatives~(see "
+    r"\emph{Spendley})."
+)
+
+
+def test_an_entrys_own_abstract_is_compared_when_no_record_gives_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ``abstract`` field of an entry was never read: without verification (or with a
+    record that has no abstract) every work was scored by its title alone."""
+    project(tmp_path)
+    paper = PAPER.replace("needs no derivatives", "reflects and contracts a polytope")
+    (tmp_path / "main.tex").write_text(paper, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    cli.main(["check", "main.tex", "--no-verify", "--format", "json"])
+    before = {r["key"]: r for r in json.loads(capsys.readouterr().out)["citations"]["cited"]}
+    bib = BIB.replace("year = {1965}", "year = {1965},\n  abstract = {" + OWN_ABSTRACT + "}")
+    (tmp_path / "refs.bib").write_text(bib, encoding="utf-8")
+    cli.main(["check", "main.tex", "--no-verify", "--format", "json"])
+    after = {r["key"]: r for r in json.loads(capsys.readouterr().out)["citations"]["cited"]}
+    nm = after["nm"]["context"]
+    assert (nm["basis"], nm["abstract_source"]) == ("title+abstract", "bibliography")
+    assert before["nm"]["context"]["basis"] == "title"
+    assert nm["score"] > before["nm"]["context"]["score"]
+    assert after["pv"]["context"]["abstract_source"] is None
+    cli.main(["check", "main.tex", "--no-verify", "--format", "html", "--output", "r.html"])
+    page = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "the local landscape and closes in on the minimum, without derivatives (see" in page
+    assert "(abstract from the bibliography entry)" in page
+
+
+def test_a_records_abstract_comes_before_the_entrys_and_a_long_field_is_cut() -> None:
+    from citewarden.context.collect import MAX_OWN_ABSTRACT, abstract_of
+
+    bib = parse_bibtex(
+        Path("/p/refs.bib"),
+        "@misc{a, title = {T}, abstract = {" + "word " * 5000 + "}}\n"
+        "@misc{b, title = {T}, abstract = {Own words.}}\n",
+    )
+    long, own = bib.entries
+    text, source = abstract_of(long, None)
+    assert source == "bibliography" and text is not None
+    assert MAX_OWN_ABSTRACT - 5 <= len(text) <= MAX_OWN_ABSTRACT and text.endswith("word")
+    match = Match("pubmed", 1.0, title="T", abstract="The record's.")
+    verdict = Verdict("b", Status.VERIFIED, Tier.D, match=match)
+    assert abstract_of(own, verdict) == ("The record's.", "pubmed")
+    assert abstract_of(own, Verdict("b", Status.VERIFIED, Tier.D, match=None)) == (
+        "Own words.",
+        "bibliography",
+    )
+    assert works_of([own], {"b": verdict})["b"].abstract == "The record's."
+
+
 def test_html_report_shows_the_venue_evidence() -> None:
     from citewarden.model import VenueInfo
     from citewarden.report.contexts import venue_html

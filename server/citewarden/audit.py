@@ -393,7 +393,7 @@ def collect_contexts(
             docs.append((doc, text))
     # the words commands of the projects' other files too (a macros file cites nothing)
     defined = project_latex_texts(ws, [doc.path for doc, _ in docs])
-    sources = abstract_sources(by_key)
+    sources = abstract_sources(entries, by_key)
     crossref = crossref_documents(ws, [doc.path for doc, _ in docs])
     return citation_contexts(docs, works, sources, defined, named_works(entries), crossref)
 

@@ -623,6 +623,19 @@ async def test_citation_context_hover_follows_edits_of_the_sentence_and_the_entr
         third = await context()
     assert "> Preparing documents with a system." in third
     assert "relevance 0.00" in third  # the new title shares no word with the sentence
+    # the entry's own abstract is compared, and shown with where it comes from
+    h.editor.replace(
+        "refs.bib",
+        "Typesetting Mathematics}",
+        "Typesetting Mathematics}, abstract = {A system for preparing documents}",
+    )
+    deadline = asyncio.get_running_loop().time() + 15
+    fourth = await context()
+    while "relevance 0.00" in fourth and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)
+        fourth = await context()
+    assert "Abstract (the bibliography entry): A system for preparing documents" in fourth
+    assert "title and abstract" in fourth and "relevance 0.00" not in fourth
 
 
 ODD_OUTLINE = """--- main.tex

@@ -53,29 +53,57 @@ class CitationContext:
 def works_of(
     entries: Iterable[Entry], verdicts: Mapping[str, Verdict] | None = None
 ) -> dict[str, Work]:
-    """key -> the work it cites (the matched record when verified, else the entry)."""
+    """key -> the work it cites (the matched record when verified, else the entry; the
+    abstract as :func:`abstract_of` says)."""
     works: dict[str, Work] = {}
     for entry in entries:
         if entry.key in works:
             continue
         verdict = verdicts.get(entry.key) if verdicts else None
         match = verdict.match if verdict is not None else None
+        abstract = abstract_of(entry, verdict)[0]
         if match is not None and match.title:
             # the record's family names (an organisation's whole), else each name's last word
             families = match.families or tuple(a.split()[-1] for a in match.authors if a.split())
-            works[entry.key] = Work(match.title, match.abstract, families)
+            works[entry.key] = Work(match.title, abstract, families)
         else:
-            works[entry.key] = Work(plain_field(entry.get("title")), None, entry_surnames(entry))
+            works[entry.key] = Work(
+                plain_field(entry.get("title")), abstract, entry_surnames(entry)
+            )
     return works
 
 
-def abstract_sources(verdicts: Mapping[str, Verdict]) -> dict[str, str]:
-    """key -> the source whose record gave the matched work's abstract."""
+#: The ``abstract_source`` of an abstract read from the entry's own ``abstract`` field.
+OWN_ABSTRACT = "bibliography"
+#: Longest abstract read from an entry (characters, as a source's record keeps); the field
+#: is cut at a word boundary.
+MAX_OWN_ABSTRACT = 6000
+
+
+def abstract_of(entry: Entry, verdict: Verdict | None) -> tuple[str | None, str | None]:
+    """(abstract, the source that gave it): the matched record's when it has one, else the
+    entry's own ``abstract`` field (as reference managers export it), as plain text."""
+    match = verdict.match if verdict is not None else None
+    if match is not None and match.abstract:
+        return match.abstract, match.abstract_source or match.source
+    raw = entry.get("abstract")
+    if not raw:
+        return None, None
+    text = " ".join(plain_field(raw[: MAX_OWN_ABSTRACT * 4]).split())
+    if len(text) > MAX_OWN_ABSTRACT:
+        cut = text.rfind(" ", 0, MAX_OWN_ABSTRACT)
+        text = text[: cut if cut > 0 else MAX_OWN_ABSTRACT]
+    return (text, OWN_ABSTRACT) if text else (None, None)
+
+
+def abstract_sources(entries: Iterable[Entry], verdicts: Mapping[str, Verdict]) -> dict[str, str]:
+    """key -> the source of the abstract its work is scored with (see :func:`abstract_of`)."""
     out: dict[str, str] = {}
-    for key, verdict in verdicts.items():
-        match = verdict.match
-        if match is not None and match.abstract:
-            out[key] = match.abstract_source or match.source
+    for entry in entries:
+        if entry.key not in out:
+            source = abstract_of(entry, verdicts.get(entry.key))[1]
+            if source is not None:
+                out[entry.key] = source
     return out
 
 

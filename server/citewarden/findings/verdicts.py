@@ -61,6 +61,7 @@ SOURCE_LABELS: Mapping[str, str] = {
     "dblp": "DBLP",
     "openlibrary": "Open Library",
     "snapshot": "Snapshot",
+    "bibliography": "the bibliography entry",
 }
 
 #: Findings that come from the entry alone (no source said anything).

@@ -183,7 +183,7 @@ class ContextHover(Feature):
         entry = found[0]
         verdicts = self._verdicts(found[:1])
         verdict = verdicts.get(entry.key)
-        from citewarden.context.collect import works_of
+        from citewarden.context.collect import abstract_of, works_of
         from citewarden.context.sentence import citing_sentences
 
         work = works_of(found[:1], verdicts).get(entry.key)
@@ -214,7 +214,7 @@ class ContextHover(Feature):
         built = memo.built.get(at)
         if built is None or built.corpus is not corpus or built.work != work:
             score = corpus.score(sentence.text, work, (sentence.before, sentence.after))
-            lender = match_source(verdict) if work.abstract else None
+            lender = abstract_of(entry, verdict)[1] if work.abstract else None
             built = _Context(work, corpus, _context_lines(sentence, work, score, lender))
             memo.built[at] = built
         lines = list(built.lines)
@@ -227,14 +227,6 @@ class ContextHover(Feature):
                 f"**Judge** ({_md(answer.model)}): the cited work {said} this sentence{why}"
             )
         return "\n\n".join(lines)
-
-
-def match_source(verdict: Verdict | None) -> str | None:
-    """The source whose record gave the matched work's abstract."""
-    match = verdict.match if verdict is not None else None
-    if match is None or not match.abstract:
-        return None
-    return match.abstract_source or match.source
 
 
 def _context_lines(
