@@ -1,5 +1,5 @@
-"""Citing sentences around figures and tables a paragraph holds: a subfigure in running text
-ends the sentence before it, and a grid table's row reads its cells one after the other."""
+"""Citing sentences around figures and tables: a subfigure in running text ends the sentence
+before it, and a grid table's row reads its cells one after the other."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from citewarden.context.names import named_works
 from citewarden.context.sentence import CitingSentence, citing_sentences
+from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.parsing.latex import parse_latex
 from citewarden.parsing.markdown import parse_markdown
 
@@ -44,3 +46,68 @@ def test_a_subfigure_in_a_paragraph_parts_the_prose_around_it(figure: str) -> No
 def test_a_command_named_like_a_subfigure_is_no_break() -> None:
     got = sentences("We use \\subfloatstyle nets \\cite{a} here. Done.\n")["a"]
     assert got is not None and got.text == "We use nets here."
+
+
+GRID = """Intro text here.
+
++---------------+------------------------+
+| Model         | Source                 |
++===============+========================+
+| deep residual | trained on images      |
+| nets          | of cats [@a]           |
++---------------+------------------------+
+| boosted       | fit to tables [@b]     |
+| trees         | of sales               |
++---------------+------------------------+
+| one line      | row [@c]               |
++---------------+------------------------+
+| a cell across the two columns [@d]     |
+| reads on here                          |
++---------------+------------------------+
+
+After the table.
+"""
+
+
+def test_a_grid_table_row_reads_its_cells_one_after_the_other() -> None:
+    """A grid table's row whose cells span lines reads each cell's lines together, a cell
+    after the other, as the rendered table shows them, where it read across the columns
+    line by line (``deep residual trained on images nets of cats``)."""
+    got = sentences(GRID, markdown=True)
+    assert {k: (s.before, s.text, s.after) for k, s in got.items() if s is not None} == {
+        "a": (
+            "Model Source",
+            "deep residual nets trained on images of cats",
+            "boosted trees fit to tables of sales",
+        ),
+        "b": (
+            "deep residual nets trained on images of cats",
+            "boosted trees fit to tables of sales",
+            "one line row",
+        ),
+        "c": (
+            "boosted trees fit to tables of sales",
+            "one line row",
+            "a cell across the two columns reads on here",
+        ),
+        "d": ("one line row", "a cell across the two columns reads on here", "After the table."),
+    }
+
+
+def test_the_names_in_a_grid_table_s_cells_stand_where_they_are_read() -> None:
+    """The names an in-text citation shows stand where the cell that holds it is read."""
+    bib = (
+        "@article{a, author={Smith, John and Jones, Ann}, year=2020, title={T}}\n"
+        "@article{b, author={Lee, K.}, year=2019, title={U}}\n"
+    )
+    names = named_works(parse_bibtex(Path("r.bib"), bib).entries)
+    text = (
+        "Intro.\n\n+--------------+-------------------+\n"
+        "| As @a        | and @b show,      |\n| report, nets | trees fit [@c]    |\n"
+        "+--------------+-------------------+\n\nDone.\n"
+    )
+    doc = parse_markdown(Path("p.md"), text)
+    found = citing_sentences(text, doc.citations, doc.kind, names=names)
+    assert {s.shown for s in found if s is not None} == {
+        "As Smith and Jones report, nets and Lee show, trees fit"
+    }

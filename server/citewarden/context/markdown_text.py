@@ -20,6 +20,7 @@ import heapq
 import html
 import re
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 from citewarden.context.latex_text import MATH, MATH_STOP, REF, latex_plain
@@ -393,6 +394,59 @@ def _grid_rows(masked: str) -> tuple[list[tuple[int, int]], set[int]]:
                 break
         at = end
     return rules, joined
+
+
+#: One row of a grid table whose cells span lines: where it starts and ends, and the
+#: stretches of its cells' lines in the order a reader reads them (cell by cell).
+GridRow = tuple[int, int, tuple[tuple[int, int], ...]]
+
+
+def grid_cells(masked: str) -> list[GridRow]:
+    """The rows of ``masked``'s grid tables that span lines in more than one column, in
+    order, each with its cells' stretches read a cell after the other, each cell's lines in
+    turn (``| deep | trained |`` over ``| nets | on cats |`` reads ``deep nets trained on
+    cats``); a cell spanning columns (no ``|`` under a ``+`` of the rule above) is one."""
+    rows: list[GridRow] = []
+    at = 0
+    while (at := masked.find("+", at)) >= 0:
+        line = masked.rfind("\n", 0, at) + 1
+        end = masked.find("\n", at)
+        end = len(masked) if end < 0 else end
+        if not _GRID_RULE.fullmatch(masked, line, end):
+            at = end
+            continue
+        rule = masked[line:end].rstrip(" \t\r")
+        lines: list[tuple[int, int]] = []
+        while end < len(masked):
+            line, end = end + 1, masked.find("\n", end + 1)
+            end = len(masked) if end < 0 else end
+            if _GRID_RULE.fullmatch(masked, line, end):  # a row's end, the next's rule
+                rows += _grid_row(masked, rule, lines) if len(lines) > 1 else []
+                rule, lines = masked[line:end].rstrip(" \t\r"), []
+            elif _GRID_LINE.match(masked, line):
+                lines.append((line, end))
+            else:
+                break  # the table ended on the line before
+        at = end
+    return rows
+
+
+def _grid_row(masked: str, rule: str, lines: list[tuple[int, int]]) -> list[GridRow]:
+    """The row of ``lines`` under ``rule`` (:func:`grid_cells`), if it has two cells."""
+    edges = [
+        i
+        for i, c in enumerate(rule)
+        if c == "+" and all(masked[a + i : a + i + 1] == "|" for a, _ in lines)
+    ]
+    if len(edges) < 3:
+        return []
+    cells = tuple(
+        (a + left + 1, min(b, a + right))
+        for left, right in pairwise(edges)
+        for a, b in lines
+        if a + left + 1 < b
+    )
+    return [(lines[0][0], lines[-1][1], cells)]
 
 
 #: a simple table's line of dashes under its header (or over its rows): a run for each

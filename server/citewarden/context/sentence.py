@@ -34,6 +34,7 @@ from citewarden.context.latex_macros import Macros, document_macros
 from citewarden.context.latex_text import MATH_STOP, REF, latex_breaks, latex_plain, mask_latex
 from citewarden.context.markdown_crossref import crossrefs
 from citewarden.context.markdown_text import (
+    grid_cells,
     markdown_breaks,
     markdown_plain,
     mask_markdown,
@@ -533,6 +534,9 @@ class _Text:
         self.said_as = [what for _, what in kept]
         #: where each break between sentences starts (a sentence ends) and where it ends
         self.ends, self.starts = _ends(masked, kind, commands)
+        #: the rows of grid tables whose cells span lines, read a cell after the other
+        self.rows = grid_cells(masked) if kind is not DocumentKind.LATEX and "+" in masked else []
+        self.row_ends = [b for _, b, _ in self.rows]
         #: The readable words of each stretch read so far: the citations of one sentence,
         #: and neighbours' sentences before and after, share them.
         self._read: dict[tuple[int, int], tuple[str, bool]] = {}
@@ -542,7 +546,9 @@ class _Text:
         read once."""
         found = self._read.get((start, end))
         if found is None:
-            text = _plain(self.masked[start:end], self.kind, self.macros)
+            pieces = self._pieces(start, end)
+            raw = "\n".join(self.masked[a:b] for a, b in pieces) if pieces else None
+            text = _plain(self.masked[start:end] if raw is None else raw, self.kind, self.macros)
             words = unshown(text)
             found = self._read[start, end] = (text, _WORD.search(words) is not None)
         return found
@@ -551,7 +557,39 @@ class _Text:
         """``text``, the plain words of ``masked[start:end]``, with the cited works' words
         in place of its placeholders (:func:`_named`), None when none is known."""
         lo, hi = bisect_left(self.said_at, start), bisect_left(self.said_at, end)
-        return _named(text, self.said_as[lo:hi]) if lo < hi else None
+        if lo == hi:
+            return None
+        pieces = self._pieces(start, end)
+        if not pieces:
+            return _named(text, self.said_as[lo:hi])
+        at = self.said_at
+        return _named(
+            text,
+            [
+                self.said_as[k]
+                for a, b in pieces
+                for k in range(bisect_left(at, a), bisect_left(at, b))
+            ],
+        )
+
+    def _pieces(self, start: int, end: int) -> list[tuple[int, int]] | None:
+        """The stretches of ``masked[start:end]`` in the order a reader reads them, the
+        cells of a grid table's rows one after the other (:func:`grid_cells`); None when
+        it holds no such row (read as it stands)."""
+        k = bisect_right(self.row_ends, start)
+        if k == len(self.rows) or self.rows[k][0] >= end:
+            return None
+        pieces: list[tuple[int, int]] = []
+        pos = start
+        while k < len(self.rows) and self.rows[k][0] < end:
+            a, b, cells = self.rows[k]
+            if a > pos:
+                pieces.append((pos, a))
+            pieces += [(max(x, start), min(y, end)) for x, y in cells if x < end and y > start]
+            pos, k = max(pos, b), k + 1
+        if pos < end:
+            pieces.append((pos, end))
+        return pieces
 
     def around(self, command: Span) -> CitingSentence | None:
         d = self.offset
