@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from citewarden.context.collect import works_of
-from citewarden.context.names import named_works, plain_field
+from citewarden.context.names import named_works, plain_field, surnames
 from citewarden.context.sentence import citing_sentences
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.parsing.latex import parse_latex
+from citewarden.parsing.markdown import parse_markdown
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
 from citewarden.verify.normalize import make_entry
@@ -39,7 +40,7 @@ BIB = r"""
 @article{von, author={von Neumann, John and Morgenstern, Oskar}, title={G}, journal={J}, year=2007}
 @article{dv, author={Charles-Jean {\'E}tienne Gustave Nicolas de la Vall{\'e}e Poussin},
   title={H}, journal={J}, year=2008}
-@article{lc, author={{\relax Ch}arles de~Gaulle and {van Dam}, Andries}, title={I}, journal={J},
+@article{lc, author={{\relax Ch}arles de Gaulle and {van Dam}, Andries}, title={I}, journal={J},
   year=2009}
 @article{three, author={Lee, K. and Kim, B. and Park, C. and others}, title={J}, journal={J},
   year=2013}
@@ -79,6 +80,95 @@ def test_the_names_shown_are_those_natbib_typesets(tmp_path: Path) -> None:
     assert {k: (n.authors, n.all_authors) for k, n in named.items()} == typeset
     assert typeset["vdb"] == ("van der Berg", "van der Berg")
     assert typeset["oth2"] == ("Smith et al.", "Smith, Jones, et al.")
+
+
+def _tool(name: str) -> str:
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is missing (scripts/system-deps installs it)", pytrace=False)
+    return found
+
+
+#: The entries whose names every pandoc release shows alike (pandoc 2.17 and 3.6.1 list
+#: three names and the two of ``Smith and Jones and others``, 3.9 the first and ``et al.``;
+#: and pandoc reads ``{\'E}tienne`` of ``dv`` as a given name and ``de la`` as none)
+_PANDOC_ALIKE = (
+    "vdb",
+    "vdbc",
+    "cruz",
+    "font",
+    "jr",
+    "jr2",
+    "who",
+    "whou",
+    "oth",
+    "fao",
+    "von",
+    "lc",
+)
+
+
+def test_the_names_pandoc_shows_are_shown_for_at_a(tmp_path: Path) -> None:
+    """``@vdb says`` shows the surnames as pandoc typesets them, without their particles
+    (``Berg``, ``Cruz and Beethoven``, ``Neumann and Morgenstern``), where it showed
+    ``van der Berg`` for ``van der Berg, Jan``."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    text = "---\nbibliography: refs.bib\n---\n\n" + "".join(
+        f"@{k} says so.\n\n" for k in _PANDOC_ALIKE
+    )
+    (tmp_path / "p.md").write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [_tool("pandoc"), "--citeproc", "-t", "plain", "--wrap=none", "p.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    paragraphs = [p for p in done.stdout.split("\n\n") if p.endswith("says so.")]
+    typeset = [re.sub(r" \(\d{4}[a-z]?\)", "", p) for p in paragraphs]
+    doc = parse_markdown(Path("p.md"), text)
+    names = named_works(parse_bibtex(Path("refs.bib"), BIB).entries)
+    found = citing_sentences(text, doc.citations, doc.kind, names=names)
+    assert [s.shown if s is not None else None for s in found] == typeset
+    assert typeset[:2] == ["Berg says so.", "Berg says so."]
+
+
+def _biber_families(tmp_path: Path) -> dict[str, list[str]]:
+    """key -> the family names biber reads of its authors, those biblatex's ``\\textcite``
+    shows (its prefixes shown only with ``useprefix``, off by default)."""
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    (tmp_path / "b.tex").write_text(
+        "\\documentclass{article}\\usepackage[backend=biber,style=authoryear]{biblatex}"
+        "\\addbibresource{refs.bib}\\begin{document}\\nocite{*}\\end{document}\n",
+        encoding="utf-8",
+    )
+    latex = [_tool("pdflatex"), "-interaction=nonstopmode", "-halt-on-error", "b.tex"]
+    subprocess.run(latex, cwd=tmp_path, capture_output=True, timeout=120, check=True)
+    subprocess.run(
+        [_tool("biber"), "b"], cwd=tmp_path, capture_output=True, timeout=120, check=True
+    )
+    bbl = (tmp_path / "b.bbl").read_text(encoding="utf-8")
+    out = {}
+    for entry in re.split(r"\\entry\{", bbl)[1:]:
+        key = entry[: entry.index("}")]
+        authors = entry[: entry.find("\\endentry")].split("\\name{author}", 1)[-1]
+        found = re.findall(r"\bfamily=\{((?:[^{}]|\{[^{}]*\})*)\}", authors)
+        out[key] = [plain_field(re.sub(r"\\bibnamedelim[a-z]", " ", f)) for f in found]
+    return out
+
+
+def test_the_names_biblatex_shows_are_shown_for_textcite(tmp_path: Path) -> None:
+    """``\\textcite{vdb}`` shows the surname biber reads, without its particles (``Berg``),
+    as biblatex typesets it, where it showed ``van der Berg``."""
+    families = _biber_families(tmp_path)
+    entries = parse_bibtex(Path("refs.bib"), BIB).entries
+    bare = {e.key: list(surnames(e.get("author"), particles=False)) for e in entries}
+    assert bare == families
+    text = "As \\textcite{vdb} and \\Textcite{von} showed it."
+    doc = parse_latex(Path("p.tex"), text)
+    got = citing_sentences(text, doc.citations, doc.kind, names=named_works(entries))[0]
+    assert got is not None and got.shown == "As Berg and Neumann and Morgenstern showed it."
 
 
 def test_a_sentence_shows_the_particles_of_a_name() -> None:

@@ -35,6 +35,9 @@ class Named:
     title: str
     #: every author's surname (natbib's ``\\citet*``, ``\\citeauthor*``)
     all_authors: str = ""
+    #: ``authors`` without the surnames' particles (``Berg`` for ``van der Berg``), as
+    #: biblatex's ``\\textcite`` and pandoc's ``@a`` show them
+    bare_authors: str = ""
 
 
 def plain_field(value: str | None) -> str:
@@ -66,36 +69,43 @@ def _lower(word: str) -> bool:
     return False
 
 
-def _last(name: str) -> str:
-    """The surname natbib shows of a name written ``First von Last``: from the first
-    particle on (``Jan van der Berg``: ``van der Berg``), else the last word."""
-    words = [w for w in _top_level(name, _WHITE) if w]
-    first = next((i for i, w in enumerate(words[:-1]) if _lower(w)), len(words) - 1)
-    return " ".join(words[first:])
+def _family(name: str, whole: bool, particles: bool) -> str:
+    """The surname of one BibTeX name: the part before its first comma (``von Last``), else
+    (``First von Last``) from its first particle on (``Jan van der Berg``: ``van der
+    Berg``), else its last word; without ``particles``, those after its last particle
+    (``Berg``); with ``whole``, a name without a comma whole and particles kept."""
+    parts = _top_level(name, _COMMA)
+    comma = len(parts) > 1
+    if whole or (comma and particles):
+        return parts[0]
+    words = [w for w in _top_level(parts[0], _WHITE) if w]
+    lower = [i for i, w in enumerate(words[:-1]) if _lower(w)]  # the particles' words
+    if not lower:
+        return parts[0] if comma else words[-1] if words else ""
+    return " ".join(words[lower[0] if particles else lower[-1] + 1 :])
 
 
-def surnames(authors: str | None, whole: bool = False) -> tuple[str, ...]:
-    """The family names of a BibTeX name list as natbib shows them: the part before the
-    first comma, else the particles and the last word (:func:`_last`), braces kept together
-    (``{World Health Organization}`` is one name); with ``whole``, a name without a comma is
-    read whole (a CSL item's ``literal`` name)."""
+def surnames(authors: str | None, whole: bool = False, particles: bool = True) -> tuple[str, ...]:
+    """The family names of a BibTeX name list as natbib shows them (:func:`_family`), braces
+    kept together (``{World Health Organization}`` is one name); without ``particles``, as
+    biblatex and pandoc show them (``Berg`` for ``Jan van der Berg`` and ``van der Berg,
+    Jan``); with ``whole``, a name without a comma is read whole (a CSL item's ``literal``
+    name), its particles kept (a CSL family name holds the ones shown)."""
     names: list[str] = []
     for name in _top_level((authors or "").strip(), _NAMES):
         name = name.strip()
         if not name or name.lower() == "others":
             continue
-        parts = _top_level(name, _COMMA)
-        family = parts[0] if len(parts) > 1 or whole else _last(name)
-        if plain := plain_field(family.strip()):
+        if plain := plain_field(_family(name, whole, particles).strip()):
             names.append(plain)
     return tuple(names)
 
 
-def entry_surnames(entry: Entry, field: str = "author") -> tuple[str, ...]:
+def entry_surnames(entry: Entry, field: str = "author", particles: bool = True) -> tuple[str, ...]:
     """The family names of ``entry``'s ``field``: a CSL item's names come as ``family,
     given`` or whole (``literal: World Health Organization``, a family name alone), never
-    as BibTeX's ``Given Family``."""
-    return surnames(entry.get(field), whole=entry.csl_type is not None)
+    as BibTeX's ``Given Family``; ``particles``: see :func:`surnames`."""
+    return surnames(entry.get(field), entry.csl_type is not None, particles)
 
 
 def _clean(text: str) -> str:
@@ -139,10 +149,12 @@ def named_works(entries: Iterable[Entry]) -> dict[str, Named]:
             found = _YEAR.search(entry.get("date") or "")
             year = found.group() if found else ""
         families = entry_surnames(entry, field)
+        bare = entry_surnames(entry, field, particles=False)
         out[entry.key] = Named(
             _clean(_authors(families, truncated)),
             _clean(plain_field(year)),
             _clean(plain_field(entry.get("title"))),
             _clean(_all_authors(families, truncated)),
+            _clean(_authors(bare, truncated)),
         )
     return out

@@ -154,6 +154,9 @@ def _marks(
 
 #: natbib's commands that name every author (``\\citet*{a}``: ``Smith, Jones, and Lee``)
 _EVERY_AUTHOR = frozenset(["citet*", "citealt*", "citeauthor*", "citefullauthor"])
+#: the commands that show the surnames without their particles (``Berg`` for ``van der
+#: Berg``): biblatex's and pandoc's
+_BARE_AUTHORS = frozenset(["textcite", "textcites", "in-text"])
 
 
 def _named_marks(
@@ -175,21 +178,25 @@ def _named_marks(
     for where in sorted(keys):
         mark, command, cited = keys[where]
         found = [names.get(k) for k in dict.fromkeys(cited)]
-        every = command in _EVERY_AUTHOR
-        said = [
-            ""
-            if n is None
-            else (n.all_authors if every else n.authors)
-            if mark == AUTHOR
-            else n.year
-            if mark == YEAR
-            else n.title
-            for n in found
-        ]
+        said = [_shown(n, mark, command) for n in found]
         at.append(where)
         joined = "; ".join(said) if all(said) else None
         what.append(f"({joined})" if joined and command.startswith("citeyearpar") else joined)
     return at, what
+
+
+def _shown(named: Named | None, mark: str, command: str) -> str:
+    """What ``command`` typesets of the work ``named`` where it stands (its ``mark``): its
+    authors, year or title ("" when the work is unknown)."""
+    if named is None:
+        return ""
+    if mark != AUTHOR:
+        return named.year if mark == YEAR else named.title
+    if command in _EVERY_AUTHOR:
+        return named.all_authors
+    if command.rstrip("*") in _BARE_AUTHORS:
+        return named.bare_authors or named.authors
+    return named.authors
 
 
 #: a placeholder for a cited work's words, and a full stop after it (which ``et al.``
