@@ -315,6 +315,12 @@ ALIKE = [
     "1. item \\foo{a\n2. item @q9}\n\n- a \\foo{x\n\n- b @z8}\n",
     "Term `a\n:   def @q11 `b`\n\nTerm\n:   def <!-- x\n:   def2 @c6 -->\n",
     "| x `a | y |\n|---|---|\n| @q13 `b` | z |\n",
+    # a pipe table's "|" ends its cell's brackets, emphasis and braced key, but one in
+    # code, math, raw TeX or HTML, or escaped, ends no cell
+    "[@a | b] | c\n---|---\nx | y\n\n| a | b |\n|---|---|\n| [@c `x|y`] | [@d $a|b$] |\n"
+    '| [@e \\| x] | [@f <span title="|">x</span>] |\n| [@g \\foo{|}] | [@h <!-- | -->] |\n'
+    "| *x | y*@i |\n| [@j | x] |\n| @{k|5} |\n| @{x\\|y} | z |\n\n"
+    "> | a | b |\n> |---|---|\n> | [see @l | x] @m y |\n",
     # a pipe table's body row: its cells' brackets end there, its code spans and raw TeX
     # go on over the rows after it; a simple or a grid table's rows, a line block's lines,
     # are read apart

@@ -210,14 +210,16 @@ class Blocks:
     examples: list[str] = field(default_factory=list)
     #: Where pandoc's title block (its ``%`` lines at the text's start) ends.
     title_end: int = 0
-    #: Sorted offsets of the line breaks before a pipe table's body row: pandoc reads each
-    #: cell's text apart (no bracket goes on past one), but a code span, math, raw TeX or
-    #: HTML in a cell goes on over the rows after it as far as it would in a paragraph.
+    #: Sorted offsets of the line breaks before a pipe table's body row and of the ``|`` in
+    #: its rows: pandoc reads each cell's text apart (no bracket or emphasis goes on past
+    #: one), but a code span, math, raw TeX or HTML in a cell goes on over the ``|`` and
+    #: the rows after it as far as it would in a paragraph (an escaped ``|`` is text).
     rows: list[int] = field(default_factory=list)
     #: Sorted offsets where a simple table's header or row line is cut into its cells:
     #: pandoc reads each cell's text apart, cut at the columns where the dashes under the
     #: header start, whatever stands there (``x @k2`` under ``--- ---`` is ``x @k`` and
-    #: ``2``); see :func:`cut_at_cells`.
+    #: ``2``); see :func:`cut_at_cells`.  Likewise after each ``|`` of a pipe table's row
+    #: (``@{a|b}`` cites nothing there).
     cells: list[int] = field(default_factory=list)
     #: Sorted offsets of the ``*`` markers of list items (one at a line's end opens no
     #: emphasis).
@@ -851,6 +853,20 @@ class _Reader:
             self.out.skip.append((tag, cell_end))
             tag = self._forced_tag(cell_end, end)
 
+    def _bars(self, start: int, end: int) -> None:
+        """Note the ``|`` of the pipe table's row from ``start`` to ``end`` in
+        :attr:`Blocks.rows`, and the cells they start in :attr:`Blocks.cells` (one cuts
+        a braced key), but an escaped one's."""
+        rows, cells, text = self.out.rows, self.out.cells, self.text
+        bar = text.find("|", start, end)
+        while bar >= 0:
+            if not rows or rows[-1] < bar:
+                rows.append(bar)
+                escapes = bar - len(text[start:bar].rstrip("\\")) - start
+                if escapes % 2 == 0:
+                    cells.append(bar + 1)
+            bar = text.find("|", bar + 1, end)
+
     def _simple_table(self, line: str, j: int, col: int, base: int) -> None:
         """A simple table starts: ``line`` from ``j`` (at column ``col``, its containers'
         content at ``base``) is the line of dashes under its header, the line before it."""
@@ -1196,6 +1212,7 @@ class _Reader:
             if "|" in rest and (self.table == "pipe" or rest[0] in "+|"):
                 if self.table == "pipe":
                     _add(self.out.rows, pos)
+                    self._bars(pos + j, line_end)
                 self._cells_cut(line, pos + j, line_end)
                 return next_pos  # a row
             self.table = None
@@ -1246,6 +1263,7 @@ class _Reader:
                 self.table = "pipe"
                 self.lines = False
                 self.run_start = min(self.para_start, pos)  # its header row's
+                self._bars(self.para_text[0], pos - 1)
                 self._break()
                 return next_pos
             if (  # up to three spaces in, a row after it (else a paragraph's line)
