@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from citewarden.context.collect import works_of
-from citewarden.context.names import named_works, plain_field, surnames
+from citewarden.context.names import named_works, plain_field
 from citewarden.context.sentence import citing_sentences
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
@@ -44,6 +44,8 @@ BIB = r"""
   year=2009}
 @article{three, author={Lee, K. and Kim, B. and Park, C. and others}, title={J}, journal={J},
   year=2013}
+@article{trio, author={Li, A. and Mo, B. and Ou, C.}, title={K}, journal={J}, year=2014}
+@article{four, author={Ng, A. and Ho, B. and Yu, C. and Xu, D.}, title={L}, journal={J}, year=2015}
 """
 
 #: natbib's label in plainnat's .bbl: ``\bibitem[Short(Year)Long]{key}`` (the long form
@@ -134,41 +136,57 @@ def test_the_names_pandoc_shows_are_shown_for_at_a(tmp_path: Path) -> None:
     assert typeset[:2] == ["Berg says so.", "Berg says so."]
 
 
-def _biber_families(tmp_path: Path) -> dict[str, list[str]]:
-    """key -> the family names biber reads of its authors, those biblatex's ``\\textcite``
-    shows (its prefixes shown only with ``useprefix``, off by default)."""
+#: a character of a box pdflatex shows (``.\\OT1/cmr/m/n/10 L``, a ligature's letters after
+#: it: ``^^L (ligature fi)``), or the glue between words
+_BOX_ITEM = re.compile(r"^\.\\(?:[A-Z0-9]+/[^ ]+ (?:\S+ \(ligature (\S+)\)|(\S))|(glue))", re.M)
+
+
+def _textcites(tmp_path: Path, cites: list[str]) -> list[str]:
+    """What biblatex (authoryear) typesets for each ``\\textcite{...}`` of ``cites``, the
+    years in parentheses left out, read from the boxes pdflatex shows."""
     (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
-    (tmp_path / "b.tex").write_text(
+    boxes = "".join(f"\\setbox0\\hbox{{\\textcite{{{c}}}}}\\showbox0\n" for c in cites)
+    (tmp_path / "t.tex").write_text(
         "\\documentclass{article}\\usepackage[backend=biber,style=authoryear]{biblatex}"
-        "\\addbibresource{refs.bib}\\begin{document}\\nocite{*}\\end{document}\n",
+        "\\addbibresource{refs.bib}\\showboxdepth=9 \\showboxbreadth=100000\n"
+        f"\\begin{{document}}\n{boxes}\\end{{document}}\n",
         encoding="utf-8",
     )
-    latex = [_tool("pdflatex"), "-interaction=nonstopmode", "-halt-on-error", "b.tex"]
-    subprocess.run(latex, cwd=tmp_path, capture_output=True, timeout=120, check=True)
+    latex = [_tool("pdflatex"), "-interaction=nonstopmode", "t.tex"]
+    subprocess.run(latex, cwd=tmp_path, capture_output=True, timeout=120)
     subprocess.run(
-        [_tool("biber"), "b"], cwd=tmp_path, capture_output=True, timeout=120, check=True
+        [_tool("biber"), "t"], cwd=tmp_path, capture_output=True, timeout=120, check=True
     )
-    bbl = (tmp_path / "b.bbl").read_text(encoding="utf-8")
-    out = {}
-    for entry in re.split(r"\\entry\{", bbl)[1:]:
-        key = entry[: entry.index("}")]
-        authors = entry[: entry.find("\\endentry")].split("\\name{author}", 1)[-1]
-        found = re.findall(r"\bfamily=\{((?:[^{}]|\{[^{}]*\})*)\}", authors)
-        out[key] = [plain_field(re.sub(r"\\bibnamedelim[a-z]", " ", f)) for f in found]
-    return out
+    subprocess.run(latex, cwd=tmp_path, capture_output=True, timeout=120)
+    log = (tmp_path / "t.log").read_text(encoding="latin-1")
+    shown = []
+    for box in re.findall(r"^> \\box0=\n(.*?)^! OK", log, re.S | re.M):
+        text = "".join(m[0] or m[1] or " " for m in _BOX_ITEM.findall(box))
+        shown.append(" ".join(re.sub(r"\(\d{4}\)", "", text).split()).replace(" ,", ","))
+    assert len(shown) == len(cites)
+    return shown
 
 
-def test_the_names_biblatex_shows_are_shown_for_textcite(tmp_path: Path) -> None:
-    """``\\textcite{vdb}`` shows the surname biber reads, without its particles (``Berg``),
-    as biblatex typesets it, where it showed ``van der Berg``."""
-    families = _biber_families(tmp_path)
-    entries = parse_bibtex(Path("refs.bib"), BIB).entries
-    bare = {e.key: list(surnames(e.get("author"), particles=False)) for e in entries}
-    assert bare == families
-    text = "As \\textcite{vdb} and \\Textcite{von} showed it."
+def test_the_names_biblatex_typesets_are_shown_for_textcite(tmp_path: Path) -> None:
+    """``\\textcite`` shows what biblatex typesets: up to three names, without their
+    particles, and several works listed ``A, B, and C``, where it showed natbib's (``Lee et
+    al.`` for three names, ``van der Berg``, works parted by ``;``)."""
+    ascii_keys = [k for k in re.findall(r"@article\{(\w+)", BIB) if k != "dv"]
+    cites = [*ascii_keys, "vdb,von", "trio,four,cruz"]
+    typeset = _textcites(tmp_path, cites)
+    names = named_works(parse_bibtex(Path("refs.bib"), BIB).entries)
+    text = "".join(f"\\textcite{{{c}}} says so.\n\n" for c in cites)
     doc = parse_latex(Path("p.tex"), text)
-    got = citing_sentences(text, doc.citations, doc.kind, names=named_works(entries))[0]
-    assert got is not None and got.shown == "As Berg and Neumann and Morgenstern showed it."
+    found = citing_sentences(text, doc.citations, doc.kind, names=names)
+    by_command: dict[int, str] = {}
+    for c, s in zip(doc.citations, found, strict=True):
+        assert s is not None
+        by_command.setdefault(c.command_span.start, s.shown)
+    assert list(by_command.values()) == [f"{t} says so." for t in typeset]
+    assert typeset[-2:] == [
+        "Berg and Neumann and Morgenstern",
+        "Li, Mo, and Ou, Ng et al., and Cruz and Beethoven",
+    ]
 
 
 def test_a_sentence_shows_the_particles_of_a_name() -> None:

@@ -36,8 +36,12 @@ class Named:
     #: every author's surname (natbib's ``\\citet*``, ``\\citeauthor*``)
     all_authors: str = ""
     #: ``authors`` without the surnames' particles (``Berg`` for ``van der Berg``), as
-    #: biblatex's ``\\textcite`` and pandoc's ``@a`` show them
+    #: pandoc's ``@a`` shows them
     bare_authors: str = ""
+    #: the surnames without their particles as biblatex's ``\\textcite`` shows them (its
+    #: default ``maxcitenames=3``): up to three (``Lee, Kim, and Park``), else the first and
+    #: ``et al.``, a list cut with ``and others`` as natbib's ``\\citet*`` does
+    biblatex_authors: str = ""
 
 
 def plain_field(value: str | None) -> str:
@@ -156,5 +160,6 @@ def named_works(entries: Iterable[Entry]) -> dict[str, Named]:
             _clean(plain_field(entry.get("title"))),
             _clean(_all_authors(families, truncated)),
             _clean(_authors(bare, truncated)),
+            _clean(_all_authors(bare, truncated) if len(bare) <= 3 else f"{bare[0]} et al."),
         )
     return out

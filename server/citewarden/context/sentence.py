@@ -154,9 +154,9 @@ def _marks(
 
 #: natbib's commands that name every author (``\\citet*{a}``: ``Smith, Jones, and Lee``)
 _EVERY_AUTHOR = frozenset(["citet*", "citealt*", "citeauthor*", "citefullauthor"])
-#: the commands that show the surnames without their particles (``Berg`` for ``van der
-#: Berg``): biblatex's and pandoc's
-_BARE_AUTHORS = frozenset(["textcite", "textcites", "in-text"])
+#: biblatex's commands that show the authors (without the surnames' particles, up to three
+#: of them) and list several works ``A, B, and C``
+_BIBLATEX_AUTHORS = frozenset(["textcite", "textcites"])
 
 
 def _named_marks(
@@ -180,7 +180,7 @@ def _named_marks(
         found = [names.get(k) for k in dict.fromkeys(cited)]
         said = [_shown(n, mark, command) for n in found]
         at.append(where)
-        joined = "; ".join(said) if all(said) else None
+        joined = _joined(said, command.rstrip("*") in _BIBLATEX_AUTHORS) if all(said) else None
         what.append(f"({joined})" if joined and command.startswith("citeyearpar") else joined)
     return at, what
 
@@ -194,9 +194,21 @@ def _shown(named: Named | None, mark: str, command: str) -> str:
         return named.year if mark == YEAR else named.title
     if command in _EVERY_AUTHOR:
         return named.all_authors
-    if command.rstrip("*") in _BARE_AUTHORS:
+    if command.rstrip("*") in _BIBLATEX_AUTHORS:
+        return named.biblatex_authors or named.authors
+    if command == "in-text":  # pandoc's ``@a``: the surnames without their particles
         return named.bare_authors or named.authors
     return named.authors
+
+
+def _joined(said: Sequence[str], biblatex: bool) -> str:
+    """What one command shows of each of the works it cites, joined: by ``;`` as natbib's
+    ``\\citet{a,b}``, as a list for biblatex's ``\\textcite{a,b,c}`` (``A, B, and C``)."""
+    if not biblatex or len(said) == 1:
+        return "; ".join(said)
+    if len(said) == 2:
+        return " and ".join(said)
+    return f"{', '.join(said[:-1])}, and {said[-1]}"
 
 
 #: a placeholder for a cited work's words, and a full stop after it (which ``et al.``
