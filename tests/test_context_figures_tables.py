@@ -43,6 +43,23 @@ def test_a_subfigure_in_a_paragraph_parts_the_prose_around_it(figure: str) -> No
         assert b is not None and (b.before, b.text, b.after) == ("", "Loss of deep nets", "")
 
 
+@pytest.mark.parametrize("entry", ["", "Loss"])
+def test_subfig_s_caption_after_the_list_entry_is_a_sentence_of_its_own(entry: str) -> None:
+    """subfig's ``\\subfloat[list entry][caption]{...}``: the caption in the second bracket is
+    text of its own, as the first is, where it ran on into the prose after the subfigure
+    (``[Loss of nets ] Then trees grow.``)."""
+    text = (
+        "We train nets \\cite{x}.\n"
+        f"\\subfloat[{entry}][Loss of deep nets \\cite{{a}}]{{\\includegraphics{{x}}}}\n"
+        "Then trees grow \\cite{c}. Done.\n"
+    )
+    got = sentences(text)
+    a, c = got["a"], got["c"]
+    assert a is not None and c is not None
+    assert (a.before, a.text, a.after) == ("", "Loss of deep nets", "")
+    assert (c.before, c.text, c.after) == ("We train nets.", "Then trees grow.", "Done.")
+
+
 def test_a_command_named_like_a_subfigure_is_no_break() -> None:
     got = sentences("We use \\subfloatstyle nets \\cite{a} here. Done.\n")["a"]
     assert got is not None and got.text == "We use nets here."

@@ -392,23 +392,41 @@ _BRACKET_ISLAND = re.compile(r"\\sub(?:float|figure|table)(?![A-Za-z@])\*?\s{0,2
 _BRACKET_END = re.compile(r"(?<!\\)[{}\]]")
 
 
+#: the second bracket of subfig's ``\\subfloat[list entry][caption]{...}``
+_SECOND_BRACKET = re.compile(r"\s{0,20}\[")
+
+
+def _bracket_end(masked: str, start: int) -> int | None:
+    """Where the bracket opened before ``start`` closes, if within :data:`MAX_ISLAND`
+    characters (braces in it counted: ``[Loss \\textbf{[x]}]`` is one)."""
+    depth = 0
+    for b in _BRACKET_END.finditer(masked, start, min(len(masked), start + MAX_ISLAND)):
+        c = b.group()
+        depth += (c == "{") - (c == "}")
+        if depth < 0:
+            return None
+        if c == "]" and depth == 0:
+            return b.start()
+    return None
+
+
 def _bracket_islands(masked: str) -> list[tuple[int, int]]:
     """(start, end) of the text of each bracketed caption of ``masked`` (see
-    :data:`_BRACKET_ISLAND`) that closes within :data:`MAX_ISLAND` characters (braces in it
-    counted: ``[Loss \\textbf{[x]}]`` is one)."""
+    :data:`_BRACKET_ISLAND`) that closes (:func:`_bracket_end`), and of the caption in the
+    bracket after it (``\\subfloat[Loss][Loss of nets]{...}``: the list of figures' entry
+    and the caption), each text of its own."""
     found: list[tuple[int, int]] = []
     for m in _BRACKET_ISLAND.finditer(masked):
         if found and m.start() < found[-1][1]:
             continue
-        depth, stop = 0, m.end() + MAX_ISLAND
-        for b in _BRACKET_END.finditer(masked, m.end(), min(len(masked), stop)):
-            c = b.group()
-            depth += (c == "{") - (c == "}")
-            if depth < 0:
-                break
-            if c == "]" and depth == 0:
-                found.append((m.end(), b.start()))
-                break
+        start, end = m.end(), _bracket_end(masked, m.end())
+        if end is None:
+            continue
+        found.append((start, end))
+        second = _SECOND_BRACKET.match(masked, end + 1)
+        last = _bracket_end(masked, second.end()) if second is not None else None
+        if second is not None and last is not None:
+            found.append((second.end(), last))
     return found
 
 
