@@ -128,3 +128,21 @@ def test_the_names_in_a_grid_table_s_cells_stand_where_they_are_read() -> None:
     assert {s.shown for s in found if s is not None} == {
         "As Smith and Jones report, nets and Lee show, trees fit"
     }
+
+
+@pytest.mark.parametrize("prefix", ["> ", "    "], ids=["block quote", "list item"])
+def test_a_grid_table_in_a_block_quote_or_a_list_item_is_read_as_one(prefix: str) -> None:
+    """A grid table in a block quote or a list item reads as one at the margin does, where
+    its rules were read as words and its rows across the columns line by line
+    (``+------+------+ deep trained``, ``nets on cats``)."""
+    table = [
+        "+-------+--------------+",
+        "| deep  | trained      |",
+        "| nets  | on cats [@a] |",
+        "+-------+--------------+",
+    ]
+    lead = "> Intro.\n>\n" if prefix == "> " else "- Intro.\n\n"
+    text = lead + "".join(f"{prefix}{line}\n" for line in table) + "\nDone.\n"
+    got = sentences(text, markdown=True)["a"]
+    assert got is not None
+    assert (got.before, got.text, got.after) == ("Intro.", "deep nets trained on cats", "Done.")

@@ -359,8 +359,8 @@ def markdown_breaks(masked: str) -> Iterator[tuple[int, int]]:
 
 
 #: a grid table's line between its rows (``+------+------+``, ``+======+`` under the header)
-_GRID_RULE = re.compile(r"[ \t]{0,3}\+(?:[-=:]+\+)+[ \t]*\r?")
-_GRID_LINE = re.compile(r"[ \t]{0,3}\|")
+_GRID_RULE = re.compile(r"(?:[ \t]{0,3}>)*[ \t]*\+(?:[-=:]+\+)+[ \t]*\r?")
+_GRID_LINE = re.compile(r"(?:[ \t]{0,3}>)*[ \t]*\|")
 
 
 def _grid_rows(masked: str) -> tuple[list[tuple[int, int]], set[int]]:
