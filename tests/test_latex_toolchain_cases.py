@@ -235,6 +235,30 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
             "ch.tex": "\\cite{nokey}\\textcite{k4}\n",
         },
     ),
+    # ... to the end of the group it stands in (a group, an environment, a brace group,
+    # one holding an \input), or everywhere after it when global
+    "citation commands silenced in a group": (
+        "",
+        "",
+        "\\begingroup\\renewcommand{\\cite}[1]{}\\cite{nokey}\\endgroup \\cite{k1}\n"
+        "\\begin{center}\\let\\parencite\\relax\\parencite{nokey2}\\end{center}\\parencite{k2}\n"
+        "{\\renewcommand\\cite[1]{}\\input{ch}}\\cite{k3}\n"
+        "\\begingroup\\global\\let\\footcite\\relax\\endgroup\\footcite{nokey3}\\nocite{k4}\n",
+        {"ch.tex": "\\cite{nokey4}\n"},
+    ),
+    # ... in document order: from where the file redefining it is read, until one defines
+    # it again; a macro calling it cites nothing while it is silenced
+    "citation commands silenced in document order": (
+        "",
+        "\\newcommand\\mycite[1]{\\textcite{#1}}\n",
+        "\\cite{k1}\\input{defs}\\cite{nokey}\\input{undo}\\cite{k2}\n"
+        "\\mycite{nokey3}\\parencite{k3}\\nocite{k4}\n",
+        {
+            "defs.tex": "\\renewcommand\\cite[1]{}\\renewcommand\\textcite[1]{}\n"
+            "\\newcommand\\later[1]{\\cite{#1}}\\later{nokey2}\n",
+            "undo.tex": "\\let\\cite\\parencite\n",
+        },
+    ),
 }
 
 

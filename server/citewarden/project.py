@@ -763,6 +763,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         parsed.macro_keys,
         parsed.jurabib,
         parsed.silenced,
+        parsed.grouped_includes,
         parsed.verbatim_envs,
         parsed.resource_labels,
         parsed.input_path,

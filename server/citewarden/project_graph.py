@@ -992,12 +992,19 @@ class ProjectGraph(LinkResolver):
             starts = latex_order.macro_starts(
                 documents, placed, {path: doc.macro_links for path, _, doc in states}
             )
+            silenced = latex_order.silencing(
+                documents,
+                placed,
+                {path: doc.silenced for path, _, doc in states},
+                {path: doc.grouped_includes for path, _, doc in states},
+            )
             changed = False
             for i, (path, state, doc) in enumerate(states):
                 context = replace(
                     shared,
                     starts=starts.get(path, ()) + everywhere,
                     lost_nocite=lost.get(path, ""),
+                    silenced=silenced.get(path, ()),
                 )
                 before = (
                     state.context if isinstance(state.context, LatexContext) else LatexContext()
@@ -1020,6 +1027,8 @@ class ProjectGraph(LinkResolver):
                             changed
                             or parsed.citation_macros != doc.citation_macros
                             or parsed.flags != doc.flags
+                            or parsed.silenced != doc.silenced
+                            or parsed.grouped_includes != doc.grouped_includes
                         )
                         states[i] = (path, state, parsed)
             if not changed:

@@ -86,6 +86,9 @@ class CitationMacro:
     #: ``subfile``): the name it passes to it, ``#1`` standing for its argument
     #: (``\\newcommand{\\chap}[1]{\\input{chapters/#1}}``: ``chapters/#1``)
     template: str = ""
+    #: the citation commands its body gives keys to (``cite`` for ``\\cite{#1}``): where
+    #: every one of them is silenced, the macro cites nothing
+    calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,9 +136,11 @@ class LatexContext:
     #: a file of the project loads jurabib, whose ``\\citefield[..]{field}{keys}`` cites
     #: its second argument
     jurabib: bool = False
-    #: citation commands a file of the project redefines at its top level to write
-    #: nothing (``\\renewcommand\\cite[1]{}``), each with that file's path
-    silenced: tuple[tuple[str, str], ...] = ()
+    #: citation commands the files of the project read before this one, or through its
+    #: include links, redefine to write nothing (``\\renewcommand\\cite[1]{}``) or define
+    #: again, in document order: (name, -1, True) silenced where the file starts, (name,
+    #: i, silences) after the file's include link number ``i`` (0-based)
+    silenced: tuple[tuple[str, int, bool], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,9 +270,15 @@ class ParsedDocument:
     macro_keys: tuple[str, ...] = ()
     #: loads jurabib (its ``\\citefield`` names the field first, then the keys)
     jurabib: bool = False
-    #: the citation commands the file redefines at its top level to write nothing
-    #: (``\\renewcommand\\cite[1]{}``, ``\\let\\nocite\\@gobble``): they cite nothing after it
-    silenced: tuple[str, ...] = ()
+    #: the citation commands the file redefines at its top level (or globally) to write
+    #: nothing (``\\renewcommand\\cite[1]{}``, ``\\let\\nocite\\@gobble``) or defines again,
+    #: in order: (name, number of its include links before it, whether it silences, True);
+    #: and those a group of it silences (or defines again) where its include link number
+    #: ``i`` stands: (name, i, silences, False)
+    silenced: tuple[tuple[str, int, bool, bool], ...] = ()
+    #: the numbers of its include links read inside a group: what their files redefine
+    #: ends with the group
+    grouped_includes: tuple[int, ...] = ()
     #: multibib's ``\\newcites`` suffixes: ``\\citesw`` cites for the bibliography of
     #: ``\\bibliographysw``, which BibTeX makes from ``sw.aux``
     newcites: tuple[str, ...] = ()

@@ -74,6 +74,7 @@ from citewarden.parsing import (
     latex_nocite_now,
     latex_refsection_reset,
     latex_refsections,
+    latex_scopes,
     latex_static,
 )
 from citewarden.parsing.latex_args import (
@@ -398,10 +399,10 @@ def parse_latex(
     own_jurabib = False  # loads jurabib
     natbib = False  # loads natbib
     jurabib = context.jurabib  # it or the project: \citefield[..]{field}{keys}
-    # citation commands redefined to write nothing: the file's own from there on
-    silenced = {name for name, at in context.silenced if at != str(path)}
-    own_silenced: dict[str, None] = {}
-    silencing_top: latex_static.TopLevel | None = None
+    # citation commands redefined to write nothing: the project's, where its files are
+    # read, and the file's own, to the end of their group
+    silencing = latex_scopes.Silencing(text, context.silenced)
+    project_macros = {macro.name: macro for macro in reversed(context.macros)}
     loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands
     # how the packages loaded read braces in citation keys: this file's own, else its
@@ -464,16 +465,9 @@ def parse_latex(
                 continue
             name, pos = csname.group(1), csname.end()
         if role == _DEFINE and (redefinition := latex_static.redefined(text, start)) is not None:
+            # silenced, or defined again (\let\cite\relax, then \newcommand)
             gone, silences = redefinition
-            silencing_top = silencing_top or latex_static.TopLevel(text)
-            if (silences and gone not in tables.citing) or not silencing_top.at(start):
-                pass  # not a citation command, or in a hook, a group or a conditional
-            elif silences:
-                silenced.add(gone)
-                own_silenced[gone] = None
-            elif gone in silenced:  # defined again (\let\cite\relax, then \newcommand)
-                silenced.discard(gone)
-                own_silenced.pop(gone, None)
+            silencing.define(start, gone, silences, gone in tables.citing, links)
         if role in (_DEFINE, _NEWCITES):
             macros = (
                 []
@@ -523,8 +517,10 @@ def parse_latex(
                 continue
             if order is not None and not order.applies(name, start, links):
                 continue  # used before its definition: TeX stops on an undefined command
-            if name in silenced:
-                continue  # redefined to write nothing
+            if silencing.silences(
+                name, start, links, lambda n: own.get(n) or project_macros.get(n)
+            ):
+                continue  # redefined to write nothing (or a macro calling such commands)
         if role == _MACRO:
             full = name + ("*" if m.group(3) else "")
             groups, end = _macro_groups(text, pos, tables.macros[name])
@@ -753,6 +749,7 @@ def parse_latex(
                 if magic is None:
                     magic = _magic_root(text[start:])  # a magic comment may follow it
     magic = magic or subfiles_parent
+    silencing.finish(links)
     if nocite_at and "biblatex" not in (braces, own_braces, context.key_braces):
         # \cite{*}: LaTeX and its citation packages write \citation{*} and warn of no
         # undefined citation (biblatex does)
@@ -802,7 +799,8 @@ def parse_latex(
         text_macros=tuple(definitions.text_macros),
         macro_keys=tuple(key_macros.used),
         jurabib=own_jurabib,
-        silenced=tuple(own_silenced),
+        silenced=tuple(silencing.events),
+        grouped_includes=tuple(silencing.grouped),
         newcites=tuple(dict.fromkeys(definitions.newcites)),
         bib_styles=tuple(styles),
         style_files=tuple(dict.fromkeys(style_files)),

@@ -56,4 +56,68 @@ def macro_starts(
     return starts
 
 
-__all__ = ["macro_starts"]
+Change = tuple[str, int, bool]
+#: :attr:`~citewarden.model.ParsedDocument.silenced`'s: (name, number of include links,
+#: silences, lasting)
+Event = tuple[str, int, bool, bool]
+
+
+def silencing(
+    order: Sequence[File],
+    placed: Mapping[File, tuple[File, int]],
+    events: Mapping[File, tuple[Event, ...]],
+    grouped: Mapping[File, tuple[int, ...]],
+) -> dict[File, tuple[Change, ...]]:
+    """Per file of ``order`` (as for :func:`macro_starts`): the citation commands silenced
+    where it starts, ``(name, -1, True)``, and what the file its include link ``i`` reads
+    does to them, ``(name, i, silences)`` (the last change to each name in that file and
+    those it includes, which a group of the file holding the link ends).  ``events``:
+    file -> its :attr:`~citewarden.model.ParsedDocument.silenced`; ``grouped``: file ->
+    the numbers of its include links read in a group."""
+    children: dict[File, list[tuple[int, File]]] = {}
+    for path in order:
+        if path in placed:
+            parent, index = placed[path]
+            children.setdefault(parent, []).append((index, path))
+    # what each file and the files it includes leave silenced (True) or defined (False)
+    net: dict[File, dict[str, bool]] = {}
+    for path in reversed(order):
+        in_group = set(grouped.get(path, ()))
+        steps: list[tuple[int, int, dict[str, bool]]] = [
+            (links, 0, {name: silences})
+            for name, links, silences, lasting in events.get(path, ())
+            if lasting
+        ]
+        steps += [
+            (index, 1, net.get(child, {}))
+            for index, child in children.get(path, [])
+            if index not in in_group
+        ]
+        steps.sort(key=lambda e: (e[0], e[1]))
+        net[path] = {name: value for _, _, done in steps for name, value in done.items()}
+    at_start: dict[File, frozenset[str]] = {}
+    found: dict[File, tuple[Change, ...]] = {}
+    for path in order:
+        state = set(at_start.get(path, frozenset()))
+        changes: list[Change] = [(name, -1, True) for name in sorted(state)]
+        own = [e for e in events.get(path, ()) if e[3]]
+        scoped = [e for e in events.get(path, ()) if not e[3]]
+        in_group = set(grouped.get(path, ()))
+        for index, child in sorted(children.get(path, []), key=lambda c: c[0]):
+            while own and own[0][1] <= index:
+                name, _, silences, _ = own.pop(0)
+                (state.add if silences else state.discard)(name)
+            start = set(state)
+            for name, number, silences, _ in scoped:
+                if number == index:
+                    (start.add if silences else start.discard)(name)
+            at_start.setdefault(child, frozenset(start))
+            for name, silences in net.get(child, {}).items():
+                changes.append((name, index, silences))
+                if index not in in_group:
+                    (state.add if silences else state.discard)(name)
+        found[path] = tuple(changes)
+    return found
+
+
+__all__ = ["macro_starts", "silencing"]

@@ -222,6 +222,7 @@ def read_definition(
         return None, *body
     keys: list[int] = []
     fixed = False
+    calls: dict[str, None] = {}
     for use in _COMMAND_WITH_ARGUMENT.finditer(text, m.end(), body_end - 1):
         if not is_citing(use.group(1)):
             continue
@@ -231,12 +232,15 @@ def read_definition(
                 number = int(parameter.group(1))
                 if 0 < number <= len(pattern) and pattern[number - 1] in "mo":
                     keys.append(number)
+                    calls[use.group(1)] = None
             elif "#" not in item and "\\" not in item and item.strip():
                 fixed = True
+                calls[use.group(1)] = None
     if 1 in keys and pattern.startswith("o") and optional_default(text, start) is not None:
         fixed = True  # \newcommand{\mc}[1][b]{\cite{#1}}: \mc cites b
     if keys or fixed:
-        return CitationMacro(name, pattern, tuple(sorted(set(keys))), fixed=fixed), *body
+        macro = CitationMacro(name, pattern, tuple(sorted(set(keys))), fixed=fixed, calls=(*calls,))
+        return macro, *body
     return None, *body
 
 
@@ -533,6 +537,14 @@ _CLOSED_BY_FI = frozenset({"ifpdf", "ifxetex", "ifluatex", "ifdefined"})
 _TOP_LEVEL_TOKENS = re.compile(r"\\(if[A-Za-z@]*|fi)(?![A-Za-z@])|\\[\s\S]|%[^\n]*|[{}]")
 
 
+def conditional_opens(text: str, name: str, start: int) -> bool:
+    """``\\<name>`` at ``text[start]`` (``name`` starting with ``if``) opens a conditional
+    that a ``\\fi`` closes: a TeX conditional, not a name a definition gives."""
+    return (name not in NOT_CONDITIONALS or name in _CLOSED_BY_FI) and (
+        _DEFINED_HERE.search(text, max(0, start - 20), start) is None
+    )
+
+
 class TopLevel:
     """Whether offsets of a text, asked in increasing order, stand outside every brace
     group and every conditional (known or not): where TeX acts on an ``\\endinput``
@@ -554,9 +566,7 @@ class TopLevel:
             if name == "fi":
                 self._ifs = max(0, self._ifs - 1)
             elif name is not None:
-                if (name not in NOT_CONDITIONALS or name in _CLOSED_BY_FI) and (
-                    _DEFINED_HERE.search(text, max(0, m.start() - 20), m.start()) is None
-                ):
+                if conditional_opens(text, name, m.start()):
                     self._ifs += 1
             elif m.group() == "{":
                 self._braces += 1
@@ -902,8 +912,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     and never set), the fixed-key macros used anywhere, and how the packages read braces in
     citation keys (biblatex before cite), the verbatim-like environments any of them
     defines, the labels of the resources they declare and the plain-text macros they
-    define one way only, whether one loads jurabib, and the citation commands they
-    redefine to write nothing."""
+    define one way only, and whether one loads jurabib."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
@@ -946,7 +955,6 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         newcites=newcites,
         text_macros=text_macros,
         jurabib=any(doc.jurabib for doc, _ in documents),
-        silenced=tuple((name, str(doc.path)) for doc, _ in documents for name in doc.silenced),
     )
 
 
@@ -977,7 +985,7 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # biblatex warns of \\cite{*}: the citation of '*' is kept
     if doc.macro_keys and not {n for n, _ in context.text_macros}.isdisjoint(doc.macro_keys):
         return True  # a key written with a macro another file defines
-    if any(name in text for name, at in context.silenced if at != str(doc.path)):
+    if any(name in text for name, _, _ in context.silenced):
         return True  # a citation command another file redefines to write nothing
     if context.jurabib and not doc.jurabib and "citefield" in text:
         return True  # jurabib's \\citefield names the field first

@@ -1,0 +1,261 @@
+"""The citation commands a LaTeX text has silenced, as TeX's groups scope definitions.
+
+A redefinition that makes a citation command write nothing (``\\renewcommand\\cite[1]{}``)
+holds from where it stands to the end of the group it stands in: a brace group (or
+``\\bgroup``/``\\egroup``), a ``\\begingroup``/``\\endgroup`` and an environment
+(``\\begin``/``\\end``; the document's own is no group here: its body is read as the
+preamble's level).  ``\\gdef``, ``\\xdef`` and ``\\global`` make one hold to the end.
+One inside a conditional is not read (which branch TeX takes may not be known).
+
+The text is scanned once, up to the last offset asked; a closer with no opener of its kind
+in the innermost brace group (as in a definition's body) is passed over, and at most
+:data:`MAX_DEPTH` groups are remembered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from citewarden.model import CitationMacro, Link, LinkKind
+from citewarden.parsing.latex_static import conditional_opens
+
+#: groups nested deeper than this are counted, their definitions not undone
+MAX_DEPTH = 256
+
+_TOKENS = re.compile(
+    r"\\(begingroup|endgroup|bgroup|egroup)(?![A-Za-z@])"
+    r"|\\(begin|end)[ \t]*\{[ \t]*([^{}\s]{0,100})[ \t]*\}"
+    r"|\\(if[A-Za-z@]*|fi)(?![A-Za-z@])"
+    r"|\\[\s\S]|%[^\n]*|[{}]"
+)
+_OPENS = {"begingroup": "semi", "bgroup": "brace"}
+_CLOSES = {"endgroup": "semi", "egroup": "brace"}
+_GLOBAL = re.compile(r"\\global\s*(?:\\long\s*)?\Z")
+
+
+def is_global(text: str, start: int) -> bool:
+    """The definition at ``text[start]`` is global (``\\gdef``, ``\\xdef``, ``\\global``)."""
+    return text.startswith(("\\gdef", "\\xdef"), start) or (
+        _GLOBAL.search(text, max(0, start - 20), start) is not None
+    )
+
+
+class SilencedScopes:
+    """The names silenced at offsets of a text asked in increasing order."""
+
+    __slots__ = ("_deep", "_ifs", "_pos", "_saved", "_text", "current")
+
+    def __init__(self, text: str, start: set[str]) -> None:
+        self._text = text
+        self._pos = 0
+        self._ifs = 0
+        self._deep = 0  # groups past MAX_DEPTH, not remembered
+        #: per open group: its kind and the names silenced where it opened
+        self._saved: list[tuple[str, set[str]]] = []
+        self.current = set(start)
+
+    def at(self, offset: int) -> set[str]:
+        """The names silenced at ``offset``."""
+        text = self._text
+        for m in _TOKENS.finditer(text, self._pos, max(self._pos, offset)):
+            word, env, condition = m.group(1), m.group(2), m.group(4)
+            if condition == "fi":
+                self._ifs = max(0, self._ifs - 1)
+            elif condition is not None:
+                if conditional_opens(text, condition, m.start()):
+                    self._ifs += 1
+            elif env is not None:
+                if m.group(3) != "document":
+                    self._open("env") if env == "begin" else self._close("env")
+            elif word is not None:
+                self._open(_OPENS[word]) if word in _OPENS else self._close(_CLOSES[word])
+            elif m.group() == "{":
+                self._open("brace")
+            elif m.group() == "}":
+                self._close("brace")
+        self._pos = max(self._pos, offset)
+        return self.current
+
+    def top_level(self, offset: int) -> bool:
+        """``offset`` stands outside every group and conditional of the text."""
+        self.at(offset)
+        return not self._saved and not self._deep and not self._ifs
+
+    def define(self, offset: int, name: str, silences: bool, everywhere: bool = False) -> bool:
+        """A definition at ``offset`` silences ``name`` (or defines it again), to the end of
+        its group (``everywhere``: global); False: in a conditional, not read."""
+        self.at(offset)
+        if self._ifs:
+            return False
+        for names in [self.current, *(saved for _, saved in self._saved if everywhere)]:
+            if silences:
+                names.add(name)
+            else:
+                names.discard(name)
+        return True
+
+    def _open(self, kind: str) -> None:
+        if len(self._saved) >= MAX_DEPTH:
+            self._deep += 1
+        else:
+            self._saved.append((kind, set(self.current)))
+
+    def _close(self, kind: str) -> None:
+        if self._deep:
+            self._deep -= 1
+            return
+        for i in range(len(self._saved) - 1, -1, -1):
+            open_kind = self._saved[i][0]
+            if open_kind == kind:
+                self.current = self._saved[i][1]
+                del self._saved[i:]
+                return
+            if open_kind == "brace":
+                return  # no opener of its kind in this brace group: passed over
+
+
+#: ``\\let\\alias\\target``: 1: the alias, 2: the target
+_LET = re.compile(r"\\let\s*\\([A-Za-z@]+)\s*(?:=\s*)?\\([A-Za-z@]+)(?![A-Za-z@])")
+#: how many wrappers deep a macro's calls are followed
+_MAX_CALLS = 8
+
+Change = tuple[str, int, bool]
+#: a change of :attr:`~citewarden.model.ParsedDocument.silenced`: (name, number of include
+#: links, silences, lasting)
+Event = tuple[str, int, bool, bool]
+
+
+class Silencing:
+    """The citation commands silenced in one file, read left to right: its own
+    redefinitions, as its groups scope them, and those of the files of its project read
+    before it (``inherited``, :attr:`~citewarden.model.LatexContext.silenced`), applied
+    where its include links stand.  :attr:`events` and :attr:`grouped`: what the file
+    passes on (:attr:`~citewarden.model.ParsedDocument.silenced`)."""
+
+    __slots__ = (
+        "_lasting",
+        "_links",
+        "_next",
+        "_offsets",
+        "_pending",
+        "_scopes",
+        "_seen",
+        "_text",
+        "events",
+        "grouped",
+    )
+
+    def __init__(self, text: str, inherited: tuple[Change, ...]) -> None:
+        self._text = text
+        start = {name for name, index, silences in inherited if index < 0 and silences}
+        self._pending = sorted((c for c in inherited if c[1] >= 0), key=lambda c: c[1])
+        self._next = 0
+        self._seen = 0  # include links read
+        self._links: tuple[int, Link | None] = (0, None)  # links read, the first of them
+        self._offsets: list[int] = []  # where their include commands stand
+        self._scopes = SilencedScopes(text, start) if start or self._pending else None
+        self._lasting = set(start)  # silenced at the top level
+        self.events: list[Event] = []
+        #: the include links read inside a group, whose files' redefinitions end with it
+        self.grouped: list[int] = []
+
+    def names(self, offset: int, links: list[Link]) -> set[str]:
+        """The names silenced at ``offset`` (``links``: the file's, read so far)."""
+        if self._scopes is None:
+            return set()
+        includes = self._includes(links)
+        while self._seen < len(includes) and includes[self._seen] < offset:
+            self._include(self._seen, includes[self._seen])
+        return self._scopes.at(offset)
+
+    def finish(self, links: list[Link]) -> None:
+        """Read the include links after the last offset asked."""
+        self.names(len(self._text) + 1, links)
+
+    def _includes(self, links: list[Link]) -> list[int]:
+        """Where each include command of ``links`` stands (its backslash; a link's span is
+        its argument's), read on from the links read before: a file's reader appends its
+        links, but for those of its refsections, put first once."""
+        known, first = self._links
+        if len(links) != known or (links and links[0] is not first):
+            new = links[known:] if links and links[0] is first else links
+            if new is links:
+                self._offsets = []
+            self._offsets += [
+                max(0, self._text.rfind("\\", 0, link.span.start))
+                for link in new
+                if link.kind is LinkKind.INCLUDE
+            ]
+            self._links = (len(links), links[0] if links else None)
+        return self._offsets
+
+    def _include(self, index: int, at: int) -> None:
+        """The include link ``index`` at ``at``: what its file starts with, if a group of
+        this file sets it, then what its file (and those it includes) do."""
+        scopes = self._scopes
+        assert scopes is not None
+        self._seen = index + 1
+        now = scopes.at(at)
+        top = scopes.top_level(at)
+        if not top:
+            self.grouped.append(index)
+        self.events += [(name, index, True, False) for name in sorted(now - self._lasting)]
+        self.events += [(name, index, False, False) for name in sorted(self._lasting - now)]
+        while self._next < len(self._pending) and self._pending[self._next][1] <= index:
+            name, number, silences = self._pending[self._next]
+            self._next += 1
+            if number == index and scopes.define(at, name, silences) and top:
+                (self._lasting.add if silences else self._lasting.discard)(name)
+
+    def define(
+        self, offset: int, name: str, silences: bool, citing: bool, links: list[Link]
+    ) -> None:
+        """A redefinition of ``name`` at ``offset`` that makes it write nothing
+        (``silences``) or defines it anew; ``citing``: ``name`` is a citation command."""
+        now = self.names(offset, links)
+        alias = _LET.match(self._text, offset)
+        if alias is not None and alias.group(2) in now:
+            silences = citing = True  # \let copies the silenced meaning
+        if not (citing or name in now) or (silences and not citing):
+            return
+        if self._scopes is None:
+            self._scopes = SilencedScopes(self._text, set())
+            self._seen = len(self._includes(links))  # read with nothing silenced
+        everywhere = is_global(self._text, offset)
+        top = self._scopes.top_level(offset)
+        if self._scopes.define(offset, name, silences, everywhere) and (top or everywhere):
+            (self._lasting.add if silences else self._lasting.discard)(name)
+            self.events.append((name, self._seen, silences, True))
+
+    def silences(
+        self,
+        name: str,
+        offset: int,
+        links: list[Link],
+        macros: Callable[[str], CitationMacro | None],
+    ) -> bool:
+        """``\\name`` at ``offset`` writes nothing: it is silenced, or it is a macro each
+        citation command of whose body is (as TeX expands it where it is used; ``macros``:
+        the citation macro of a name, if any)."""
+        if self._scopes is None:
+            return False
+        now = self.names(offset, links)
+        return bool(now) and _silenced(name, now, macros, _MAX_CALLS)
+
+
+def _silenced(
+    name: str, now: set[str], macros: Callable[[str], CitationMacro | None], depth: int
+) -> bool:
+    if name in now:
+        return True
+    macro = macros(name)
+    return (
+        depth > 0
+        and macro is not None
+        and bool(macro.calls)
+        and all(_silenced(call, now, macros, depth - 1) for call in macro.calls)
+    )
+
+
+__all__ = ["MAX_DEPTH", "Event", "SilencedScopes", "Silencing", "is_global"]
