@@ -259,6 +259,13 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
             "undo.tex": "\\let\\cite\\parencite\n",
         },
     ),
+    # TeX reads ^^5c as a backslash
+    "commands written with a caret notation": (
+        "",
+        "",
+        "^^5ccite{k1} ^^5cparencite[p.~3]{k2}\\input{ch}\n",
+        {"ch.tex": "^^5cnocite{k3,nokey}\n"},
+    ),
 }
 
 
@@ -355,3 +362,21 @@ def test_an_input_with_a_dot_in_its_name_is_read_with_tex_added_first(tmp_path: 
     cited = {c.key for _, doc in ws.project_documents(project) for c in doc.citations}
     assert cited == {"dotted", "withtex", "quoted"}
     assert not [f for fs in check(ws).values() for f in fs if f.code is Code.MISSING_INCLUDE]
+
+
+def test_latexs_own_citex_cites_as_cite(tmp_path: Path) -> None:
+    """``\\@citex[note]{keys}`` (between ``\\makeatletter`` and ``\\makeatother``) is what
+    LaTeX's own ``\\cite`` reads its arguments with: it writes the keys for BibTeX."""
+    _require_tools()
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    main = tmp_path / "main.tex"
+    main.write_text(
+        "\\documentclass{article}\n\\begin{document}\n\\cite{k1}\n"
+        "\\makeatletter\\@citex[p.~3]{k2,nokey}\\makeatother\n"
+        "\\bibliographystyle{plain}\n\\bibliography{refs}\n\\end{document}\n",
+        encoding="utf-8",
+    )
+    tools = run_latex(tmp_path, "main.tex", "bibtex")
+    assert (tools.dangling, tools.unused) == ({"nokey"}, {"k3", "k4"})
+    ours = citewarden_answer([main])
+    assert (sorted(ours.dangling), sorted(ours.orphans)) == (["nokey"], ["k3", "k4"])

@@ -323,6 +323,10 @@ def _read_ahead(
                 n = end
 
 
+#: TeX's notation for the backslash's character code (lowercase hexadecimal digits only)
+_CARET_BACKSLASH = "^^5c"
+
+
 def parse_latex(
     path: Path,
     text: str,
@@ -335,6 +339,9 @@ def parse_latex(
     ``context``: what the files of the project read before this one define (citation
     macros, ``\\newif`` flags) and which fixed-key macros the project uses."""
     context = context or LatexContext()
+    if _CARET_BACKSLASH in text:
+        # TeX reads ^^5c as a backslash (^^5ccite{a} is \cite{a}): as long, spaces before
+        text = text.replace(_CARET_BACKSLASH, "   \\")
     extra = tuple(extra_commands)
     tables = _tables(extra, context.macros)
     roles = tables.roles
@@ -556,6 +563,8 @@ def parse_latex(
                     lost_nocites.append((sound_span(start, end), nocite_now))
                     pos = max(pos, end)
                     continue
+            if name == "@citex" and braces == "biblatex":
+                continue  # LaTeX's own, which biblatex leaves: biber is never told
             if m.group(3) and name == "nocite" and braces == "biblatex":
                 continue  # biblatex's \nocite has no star ("doesn't match its definition")
             if m.group(3) and (

@@ -175,6 +175,8 @@ _FIXED_ROLES: dict[str, str] = {
     "newrefsection": _REFSECTION,
     "refsection": _REFSECTION,
     "csname": _CSNAME,
+    # LaTeX's own \cite reads its arguments with \@citex[note]{keys} (\makeatletter)
+    "@citex": _CITE,
     **dict.fromkeys(
         (
             "newcommand", "renewcommand", "providecommand", "DeclareRobustCommand", "def",
