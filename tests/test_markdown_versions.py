@@ -321,6 +321,13 @@ ALIKE = [
     '| [@e \\| x] | [@f <span title="|">x</span>] |\n| [@g \\foo{|}] | [@h <!-- | -->] |\n'
     "| *x | y*@i |\n| [@j | x] |\n| @{k|5} |\n| @{x\\|y} | z |\n\n"
     "> | a | b |\n> |---|---|\n> | [see @l | x] @m y |\n",
+    # pandoc drops a pipe table's cells past the columns of its line of dashes (a "|" in
+    # a braced key separates cells, one in code, math, raw TeX or HTML, or escaped, none)
+    "| a | b | @h |\n|---|---|\n| c | d | @k |\n| e | f @m\ng | h | @n\n| x @p\n\n"
+    "a | b | @q\n:-:|--:\nc | @d | @e | @f\n\n> | a | b |\n> |---|---|\n> | `x|y` | @r | @s |\n"
+    "> | \\| | @t | @u |\n> | x <div> y | @v | @w |\n"
+    '> | $|$ \\foo{|} <!--|--> <a title="|"> | @x | @y |\n> | @{k|5} | @z |\n'
+    "> | @{x\\|y} | @e1 | @f1 |\n",
     # a pipe table's body row: its cells' brackets end there, its code spans and raw TeX
     # go on over the rows after it; a simple or a grid table's rows, a line block's lines,
     # are read apart

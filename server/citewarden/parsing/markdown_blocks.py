@@ -94,6 +94,7 @@ _SIMPLE_BREAK = re.compile(r"-++(?:[ \t]++-++)++[ \t]*+$")
 _TABLE_EDGE = re.compile(r" {0,3}+-++(?:[ \t]++-++)*+[ \t]*+\r?$")
 #: one column's dashes in it, and the white space after them
 _DASHES = re.compile(r"-++([ \t]*+)")
+_DASH_RUN = re.compile(r"-+")
 _PIPE_BREAK = re.compile(r"\|?[ \t]*:?-+:?(?:[ \t]*\|[ \t]*:?-+:?)*(?:[ \t]*\|)?[ \t]*$")
 _GRID_TOP = re.compile(r"\+(?:[-=:]+\+)+[ \t]*$")
 _CAPTION = re.compile(r"(?::(?![!-/:-@\[-`{-~])|Table:)")
@@ -221,6 +222,9 @@ class Blocks:
     #: ``2``); see :func:`cut_at_cells`.  Likewise after each ``|`` of a pipe table's row
     #: (``@{a|b}`` cites nothing there).
     cells: list[int] = field(default_factory=list)
+    #: A pipe table's rows: where the text of each starts, where it ends and how many
+    #: columns the table has (pandoc drops the cells past them).
+    pipe_rows: list[tuple[int, int, int]] = field(default_factory=list)
     #: Sorted offsets of the ``*`` markers of list items (one at a line's end opens no
     #: emphasis).
     bullets: list[int] = field(default_factory=list)
@@ -264,6 +268,7 @@ def scan_blocks(
         blocks.bullets,
         joined,
         groups_before_text,
+        [bar for start, end, _ in blocks.pipe_rows for bar in _pipe_bars(text, start, end)],
     )
 
 
@@ -291,7 +296,42 @@ def read_blocks(
         scan = _dialect_scan(text, blocks, dialect)
     if blocks.cells:
         scan.pending = cut_at_cells(text, scan.pending, blocks.cells)
+    if blocks.pipe_rows:
+        scan.pending = _in_columns(text, scan.pending, blocks.pipe_rows, scan.bars_read)
     return blocks, scan
+
+
+def _pipe_bars(text: str, start: int, end: int) -> list[int]:
+    """The offsets of the ``|`` in a pipe table's row from ``start`` to ``end``, but the
+    escaped ones."""
+    bars = []
+    bar = text.find("|", start, end)
+    while bar >= 0:
+        k = bar
+        while k > start and text[k - 1] == "\\":
+            k -= 1
+        if (bar - k) % 2 == 0:
+            bars.append(bar)
+        bar = text.find("|", bar + 1, end)
+    return bars
+
+
+def _in_columns(
+    text: str, pending: list[_Pending], rows: list[tuple[int, int, int]], bars: list[int]
+) -> list[_Pending]:
+    """The citations of ``pending`` but those in a pipe table's cells past its columns:
+    the ``bars`` read in the text (no leading one) separate a row's cells."""
+    starts = [start for start, _, _ in rows]
+    kept = []
+    for p in pending:
+        k = bisect_right(starts, p.start) - 1
+        if k >= 0 and p.start < rows[k][1]:
+            start, _, columns = rows[k]
+            first = start + (text[start] == "|")  # a leading "|" separates nothing
+            if bisect_left(bars, p.start) - bisect_left(bars, first) >= columns:
+                continue
+        kept.append(p)
+    return kept
 
 
 def cut_at_cells(text: str, pending: list[_Pending], cells: list[int]) -> list[_Pending]:
@@ -525,6 +565,8 @@ class _Reader:
         #: row goes on over its lines, blank lines between the rows): each line's cells
         #: are cut at :attr:`columns`
         self.table_until = -1
+        #: how many columns the pipe table being read has
+        self.pipe_columns = 0
         #: a YAML metadata block may be read (not in a metadata string)
         self.metadata = metadata
         self.out = Blocks()
@@ -854,18 +896,15 @@ class _Reader:
             tag = self._forced_tag(cell_end, end)
 
     def _bars(self, start: int, end: int) -> None:
-        """Note the ``|`` of the pipe table's row from ``start`` to ``end`` in
-        :attr:`Blocks.rows`, and the cells they start in :attr:`Blocks.cells` (one cuts
-        a braced key), but an escaped one's."""
-        rows, cells, text = self.out.rows, self.out.cells, self.text
-        bar = text.find("|", start, end)
-        while bar >= 0:
+        """Note the pipe table's row from ``start`` to ``end`` in :attr:`Blocks.pipe_rows`,
+        its ``|`` but the escaped ones in :attr:`Blocks.rows` and the cells they start in
+        :attr:`Blocks.cells` (one cuts a braced key)."""
+        rows, cells = self.out.rows, self.out.cells
+        self.out.pipe_rows.append((start, end, self.pipe_columns))
+        for bar in _pipe_bars(self.text, start, end):
             if not rows or rows[-1] < bar:
                 rows.append(bar)
-                escapes = bar - len(text[start:bar].rstrip("\\")) - start
-                if escapes % 2 == 0:
-                    cells.append(bar + 1)
-            bar = text.find("|", bar + 1, end)
+                cells.append(bar + 1)
 
     def _simple_table(self, line: str, j: int, col: int, base: int) -> None:
         """A simple table starts: ``line`` from ``j`` (at column ``col``, its containers'
@@ -1263,6 +1302,7 @@ class _Reader:
                 self.table = "pipe"
                 self.lines = False
                 self.run_start = min(self.para_start, pos)  # its header row's
+                self.pipe_columns = len(_DASH_RUN.findall(line, j))
                 self._bars(self.para_text[0], pos - 1)
                 self._break()
                 return next_pos

@@ -226,6 +226,9 @@ class _Scan:
     #: where a tag that ends a paragraph stands in the text, outside brackets (pandoc's
     #: inline reading stops at a block element's tag: a block starts there)
     block_tags: list[int] = field(default_factory=list)
+    #: the offsets of the ``bars`` given read in the text (a pipe table's cells' ends),
+    #: not in code, math, raw TeX, HTML or an escape
+    bars_read: list[int] = field(default_factory=list)
 
 
 def _scan(
@@ -244,6 +247,7 @@ def _scan(
     bullets: list[int] | None = None,
     joined: list[tuple[int, int, int]] | None = None,
     open_follows: bool = False,
+    bars: list[int] | None = None,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -272,7 +276,9 @@ def _scan(
     brackets over paragraphs, see :func:`joined_brackets`); ``open_follows``: a bracket
     followed by a ``[`` no ``]`` balances, or a ``{`` that opens no attribute set, may be a
     citation group (pandoc 3, see
-    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.groups_before_text`)."""
+    :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.groups_before_text`);
+    ``bars``: sorted offsets of a pipe table's ``|``, those read in the text noted in
+    :attr:`_Scan.bars_read`."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -308,6 +314,8 @@ def _scan(
     #: groups a "]" of a key cuts when the bracket around them is no citation group
     cut_groups: list[tuple[_Bracket, list[_Pending]]] = []
     pos = 0
+    bars = bars or []
+    bar = 0  # the next of bars
     while pos < n:
         m = _INLINE.search(text, pos)
         if m is None:
@@ -327,6 +335,8 @@ def _scan(
             continue
         while region is not None and region[1] <= start:
             region = next(regions, None)
+        if bar < len(bars) and bars[bar] < start:
+            bar = _bars_read(bars, bar, pos, start, region, out.bars_read)
         if region is not None and region[0] <= start:
             pos = max(region[1], start + 1)
             stack.clear()
@@ -544,6 +554,8 @@ def _scan(
                         pending.append(p)
                         if stack:
                             stack[-1].add(p, marks)
+                    if bar < len(bars) and bars[bar] < close:  # a "|" in a braced key is
+                        bar = _bars_read(bars, bar, brace, close, None, out.bars_read)  # text
                     pos = close
         # otherwise an escape or an autolink: skipped as a whole
     for outer, members in cut_groups:
@@ -1107,6 +1119,21 @@ class _Limits:
         """The first break at or after ``i`` (the line break there) that ends what opens
         at ``i``, or -1; ``comment``: of those that end an HTML comment."""
         return (self._comment_breaks if comment else self._breaks).after(i)
+
+
+def _bars_read(
+    bars: list[int], k: int, pos: int, start: int, region: tuple[int, int] | None, out: list[int]
+) -> int:
+    """Note in ``out`` the ``bars`` from the ``k``-th on that stand in the text between
+    ``pos`` and ``start`` (before the ``region`` skipped), those before ``pos`` passed
+    over; the index of the next."""
+    end = start if region is None or region[0] > start else region[0]
+    while k < len(bars) and bars[k] < pos:
+        k += 1
+    while k < len(bars) and bars[k] < end:
+        out.append(bars[k])
+        k += 1
+    return k
 
 
 class _Cuts:
