@@ -146,3 +146,45 @@ def test_a_grid_table_in_a_block_quote_or_a_list_item_is_read_as_one(prefix: str
     got = sentences(text, markdown=True)["a"]
     assert got is not None
     assert (got.before, got.text, got.after) == ("Intro.", "deep nets trained on cats", "Done.")
+
+
+MULTILINE = """Intro text here.
+
+-------------------------------------------
+ Model           Source
+---------------- --------------------------
+ deep residual   trained on images
+ nets            of cats [@a]
+
+ boosted         fit to tables [@b]
+ trees           of sales
+-------------------------------------------
+
+After the table.
+"""
+
+
+def test_a_multiline_table_row_reads_its_cells_one_after_the_other() -> None:
+    """A multiline table's row reads each cell's lines together, a cell after the other, as
+    a grid table's does, where it read across the columns line by line."""
+    got = sentences(MULTILINE, markdown=True)
+    assert {k: (s.before, s.text, s.after) for k, s in got.items() if s is not None} == {
+        "a": (
+            "Model Source",
+            "deep residual nets trained on images of cats",
+            "boosted trees fit to tables of sales",
+        ),
+        "b": (
+            "deep residual nets trained on images of cats",
+            "boosted trees fit to tables of sales",
+            "After the table.",
+        ),
+    }
+
+
+def test_a_table_s_columns_without_its_closing_line_are_read_as_written() -> None:
+    """Without the line of dashes that ends a multiline table there is none: the text under
+    its header is read as it stands."""
+    text = MULTILINE.replace("-------------------------------------------\n\nAfter", "\nAfter")
+    got = sentences(text, markdown=True)["a"]
+    assert got is not None and got.text == "deep residual trained on images nets of cats"

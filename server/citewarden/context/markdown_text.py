@@ -458,24 +458,28 @@ _TOP = re.compile(r"[ \t]{0,3}-{3,}[ \t]*\r?")
 _HEADER_LINES = 20
 
 
+def _header(masked: str, line: int) -> int:
+    """Where the header over a table's line of column dashes starting at ``line`` starts (up
+    to the line before it), or -1 when a multiline table's top is above it."""
+    for _ in range(_HEADER_LINES):  # up the lines of the header to the line before it
+        if line <= 0:
+            break
+        above = masked.rfind("\n", 0, line - 1) + 1
+        text = masked[above : line - 1]
+        if not text.strip():
+            break
+        if _TOP.fullmatch(text):
+            return -1  # a multiline table's top
+        line = above
+    return line
+
+
 def _simple_rows(masked: str) -> Iterator[tuple[int, int]]:
     """The end of each row of a simple table (each line under its columns' dashes, up to a
     blank line): a row is a sentence of its own, as a pipe table's is.  A multiline table's
     rows, which blank lines part, are left as they are."""
     for m in _COLUMNS.finditer(masked):
-        line = m.start()
-        for _ in range(_HEADER_LINES):  # up the lines of the header to the line before it
-            if line <= 0:
-                break
-            above = masked.rfind("\n", 0, line - 1) + 1
-            text = masked[above : line - 1]
-            if not text.strip():
-                break
-            if _TOP.fullmatch(text):
-                line = -1  # a multiline table's top
-                break
-            line = above
-        if line < 0:
+        if _header(masked, m.start()) < 0:
             continue
         at = m.end() + 1
         while at < len(masked):
@@ -486,6 +490,58 @@ def _simple_rows(masked: str) -> Iterator[tuple[int, int]]:
                 break
             yield end, end
             at = end + 1
+
+
+_DASHES = re.compile(r"-+")
+
+
+def _multiline_cells(masked: str) -> Iterator[GridRow]:
+    """The rows of ``masked``'s multiline tables (a line of dashes over the header, blank
+    lines between the rows) that span lines in more than one column, as :func:`grid_cells`
+    gives a grid table's: a column runs from its dashes' start to the next one's."""
+    for m in _COLUMNS.finditer(masked):
+        if _header(masked, m.start()) >= 0:
+            continue  # no multiline table's top over the header
+        runs = [d.start() - m.start() for d in _DASHES.finditer(masked, m.start(), m.end())]
+        lefts = [0, *runs[1:]]
+        lines: list[tuple[int, int]] = []
+        at = m.start()
+        while at > 0:  # the header's lines, up to the line of dashes over it
+            above = masked.rfind("\n", 0, at - 1) + 1
+            if _TOP.fullmatch(masked, above, at - 1):
+                break
+            lines.insert(0, (above, at - 1))
+            at = above
+        rows = [lines]
+        at = m.end() + 1
+        while at < len(masked):  # the rows, blank lines between them, up to the dashes under
+            end = masked.find("\n", at)
+            end = len(masked) if end < 0 else end
+            if _TOP.fullmatch(masked, at, end):
+                yield from (_cells(row, lefts) for row in rows if len(row) > 1)
+                break
+            if _COLUMNS.match(masked, at):
+                break  # no table: its end is no line of dashes
+            if not masked[at:end].strip():
+                rows.append([])
+            else:
+                rows[-1].append((at, end))
+            at = end + 1
+
+
+def _cells(lines: list[tuple[int, int]], lefts: list[int]) -> GridRow:
+    """The row of ``lines`` whose columns start ``lefts`` characters into each line."""
+    bounds = list(pairwise([*lefts, 1 << 62]))
+    cells = tuple((a + x, min(b, a + y)) for x, y in bounds for a, b in lines if a + x < b)
+    return lines[0][0], lines[-1][1], cells
+
+
+def table_cells(masked: str) -> list[GridRow]:
+    """The rows of ``masked``'s grid and multiline tables whose cells span lines, in order,
+    each with its cells' stretches in the order a reader reads them (:func:`grid_cells`)."""
+    grid = grid_cells(masked) if "+" in masked else []
+    multiline = list(_multiline_cells(masked)) if "--" in masked else []
+    return sorted(grid + multiline) if multiline else grid
 
 
 def _headings(masked: str) -> Iterator[tuple[int, int]]:

@@ -34,11 +34,11 @@ from citewarden.context.latex_macros import Macros, document_macros
 from citewarden.context.latex_text import MATH_STOP, REF, latex_breaks, latex_plain, mask_latex
 from citewarden.context.markdown_crossref import crossrefs
 from citewarden.context.markdown_text import (
-    grid_cells,
     markdown_breaks,
     markdown_plain,
     mask_markdown,
     shown,
+    table_cells,
 )
 from citewarden.context.names import Named
 from citewarden.context.words import (
@@ -571,8 +571,9 @@ class _Text:
         self.said_as = [what for _, what in kept]
         #: where each break between sentences starts (a sentence ends) and where it ends
         self.ends, self.starts = _ends(masked, kind, commands)
-        #: the rows of grid tables whose cells span lines, read a cell after the other
-        self.rows = grid_cells(masked) if kind is not DocumentKind.LATEX and "+" in masked else []
+        #: the rows of grid and multiline tables whose cells span lines, read a cell after
+        #: the other
+        self.rows = table_cells(masked) if kind is not DocumentKind.LATEX else []
         self.row_ends = [b for _, b, _ in self.rows]
         #: The readable words of each stretch read so far: the citations of one sentence,
         #: and neighbours' sentences before and after, share them.
@@ -611,7 +612,7 @@ class _Text:
 
     def _pieces(self, start: int, end: int) -> list[tuple[int, int]] | None:
         """The stretches of ``masked[start:end]`` in the order a reader reads them, the
-        cells of a grid table's rows one after the other (:func:`grid_cells`); None when
+        cells of a table's rows one after the other (:func:`table_cells`); None when
         it holds no such row (read as it stands)."""
         k = bisect_right(self.row_ends, start)
         if k == len(self.rows) or self.rows[k][0] >= end:
