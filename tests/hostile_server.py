@@ -6,7 +6,8 @@ or refused with 429 and ``Retry-After``.  Every request is logged with its heade
 time, and the bytes each response managed to send are counted, so tests can assert what the
 client did and how much it read.
 
-Behaviours are set per path with :meth:`HostileServer.route`; unrouted paths get 404.
+Behaviours are set per path with :meth:`HostileServer.route`; unrouted paths get the
+:attr:`HostileServer.fallback` behaviour, or 404 without one.
 """
 
 from __future__ import annotations
@@ -37,16 +38,20 @@ CROSSREF_DOI = "10.1371/journal.pone.0033693"
 
 @dataclass
 class Behaviour:
-    mode: str  # ok | missing (404) | trickle | endless | huge | redirect | 429 | slow | raw
+    #: ok | missing (404) | trickle | endless | huge | redirect | 429 | 503 | slow | raw |
+    #: stall (the request read, never an answer: a source that stopped answering) |
+    #: flaky (the first of every ``every`` requests on the path 503, the others ok)
+    mode: str
     body: bytes = CROSSREF_BODY
     content_type: str = "application/json"
     interval: float = 0.2  # trickle: seconds between pieces
     piece: int = 64  # trickle: bytes per piece
     location: str = ""  # redirect: absolute Location
-    retry_after: str = "1"  # 429
+    retry_after: str = "1"  # 429, 503
     status: int = 302  # redirect status
     delay: float = 0.2  # slow: seconds the answer is held back
     headers: dict[str, str] = field(default_factory=dict)  # slow: extra response headers
+    every: int = 2  # flaky: the first of every ``every`` requests fails
 
 
 @dataclass
@@ -61,6 +66,8 @@ class Seen:
 @dataclass
 class HostileServer:
     routes: dict[str, Behaviour] = field(default_factory=dict)
+    #: How a path without a route is answered (None: 404).
+    fallback: Behaviour | None = None
     log: list[Seen] = field(default_factory=list)
     #: Bytes of body written per request path (the last response on it).
     sent: dict[str, int] = field(default_factory=dict)
@@ -130,7 +137,7 @@ class _Handler(BaseHTTPRequestHandler):
                     self.headers.get("Host", ""),
                 )
             )
-        b = st.routes.get(parts.path)
+        b = st.routes.get(parts.path, st.fallback)
         try:
             if b is None:
                 self._plain(404, b"not found")
@@ -140,6 +147,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self._plain(404, b.body, b.content_type)
             elif b.mode == "429":
                 self._plain(429, b"", headers={"Retry-After": b.retry_after})
+            elif b.mode == "flaky":
+                if len(st.seen(parts.path)) % b.every == 1 % b.every:
+                    self._plain(503, b"", headers={"Retry-After": "0"})
+                else:
+                    self._plain(200, b.body, b.content_type)
+            elif b.mode == "503":
+                self._plain(503, b"", headers={"Retry-After": b.retry_after})
+            elif b.mode == "stall":
+                st._closing.wait()  # until the server stops
+                self.close_connection = True
             elif b.mode == "redirect":
                 self._plain(b.status, b"", headers={"Location": b.location})
             elif b.mode == "trickle":

@@ -35,7 +35,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -44,6 +44,7 @@ import httpx
 
 from citewarden.redaction import SECRET_HEADERS, SECRET_PARAMS, redact, register_secrets
 from citewarden.settings import header_value_problem
+from citewarden.verify.breaker import Breaker, Kind, judge
 from citewarden.verify.rate_limit import (
     PUBLISHED_LIMITS,
     Clock,
@@ -155,6 +156,17 @@ class RetryPolicy:
 
 
 @dataclass
+class _Call:
+    """One request as the breaker sees it: its service, what its attempts said of the
+    source (the last that said anything), and whether it is the probe of an open service."""
+
+    key: tuple[str, str] | None = None
+    kind: Kind = Kind.NEITHER
+    reason: str = ""
+    probe: bool = False
+
+
+@dataclass
 class HttpStats:
     requests: dict[str, int] = field(default_factory=dict)  # per lane, attempts on the wire
     retries: int = 0
@@ -167,7 +179,8 @@ class HttpClient:
     ``transport`` lets tests plug an httpx transport; the normal path uses a real connection
     pool.  ``secrets`` are strings never to be logged (API keys).  ``timeout`` is both the
     silence timeout and the total deadline of one attempt; ``max_body`` caps a response body;
-    ``shared_dir`` shares lane spacing and host pauses with other processes.
+    ``shared_dir`` shares lane spacing and host pauses with other processes; ``breaker``
+    stops asking a service that stopped answering (:mod:`citewarden.verify.breaker`).
     """
 
     def __init__(
@@ -186,6 +199,7 @@ class HttpClient:
         shared_dir: str | os.PathLike[str] | None = None,
         redirect_hosts: Mapping[str, frozenset[str]] | None = None,
         anonymous: Iterable[str] = (),
+        breaker: Breaker | None = None,
     ) -> None:
         self.timeout = timeout
         self.user_agent = user_agent
@@ -214,6 +228,12 @@ class HttpClient:
         #: (host, service) -> the limits the host advertised (rate-limit and concurrency
         #: headers), held by all the service's lanes on that host together.
         self._host_gates: dict[tuple[str, str], TokenBucket] = {}
+        self.breaker = breaker or Breaker(clock=clock)
+        #: service -> the requests of an entry waiting for their turn, each with the loop
+        #: time at which its entry's budget ends (see :meth:`_charge_waits`).
+        self._waiting: dict[tuple[str, str], dict[asyncio.Timeout, float]] = {}
+        #: The services whose waits are being charged (their last request failed).
+        self._failing: set[tuple[str, str]] = set()
         self.stats = HttpStats()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -394,14 +414,36 @@ class HttpClient:
         json_body: Any = None,
     ) -> Reply | Failure:
         """Send one request with politeness and bounded retries; never raises."""
+        call = _Call()
         try:
-            return await self._request(method, url, lane, params, headers, json_body)
+            return await self._request(method, url, lane, params, headers, json_body, call)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug or an exotic transport error: still data
             self.stats.failures += 1
             log.warning("%s %s: unexpected %s", method, self._safe(url), type(exc).__name__)
             return Failure(f"client error: {type(exc).__name__}")
+        finally:
+            if call.key is not None:
+                self.breaker.record(call.key, call.kind, call.reason, probe=call.probe)
+                self._charge_waits(call.key)
+
+    def _charge_waits(self, service: tuple[str, str]) -> None:
+        """While ``service`` fails, waiting for its turn is charged to the entry's budget:
+        each waiting request stops waiting when its entry's budget ends (and when the
+        service answers again, the wait is free once more)."""
+        failing = self.breaker.failing(service)
+        if failing == (service in self._failing):
+            return
+        if failing:
+            self._failing.add(service)
+        else:
+            self._failing.discard(service)
+        for limit, ends in self._waiting.get(service, {}).items():
+            if failing and limit.when() is None:
+                limit.reschedule(ends)
+            elif not failing and not limit.expired():
+                limit.reschedule(None)
 
     def _safe(self, url: str) -> str:
         return redact_url(url, self.secrets)
@@ -414,12 +456,14 @@ class HttpClient:
         params: Mapping[str, str] | None,
         headers: Mapping[str, str] | None,
         json_body: Any,
+        call: _Call,
     ) -> Reply | Failure:
         client = self._ensure_client()
         if self._is_anonymous(url):
             headers = {**(headers or {}), "User-Agent": user_agent(None)}
         bucket = self.bucket(lane)
         host = httpx.URL(url).host
+        service = call.key = (host, family_of(lane))
         if self._lane_hosts.setdefault(lane, host) == host:
             # a lane first used while its host is paused waits like the others
             pending = self._host_paused.get((host, family_of(lane)), 0.0) - self._clock()
@@ -429,6 +473,9 @@ class HttpClient:
         status_attempts = 0
         transport_attempts = 0
         while True:
+            refused = self.breaker.refusal(service)
+            if refused is not None:  # the service stopped answering: not asked for a while
+                return self._fail(method, url, refused)
             paused = self._paused_for(lane, host)
             if paused > self.retry.max_retry_after:
                 # the service asked us to stay away (Retry-After, exhausted budget): fail fast
@@ -439,23 +486,30 @@ class HttpClient:
                 return self._fail(method, url, self._budget_failure(budget))
             if (slow := self._slow_lane(lane, host, budget)) is not None:
                 return self._fail(method, url, slow)
+            # a retry's wait for its turn is a retry wait, and a wait while the service
+            # fails is spent on it: both are charged to the entry's budget
+            retry = status_attempts + transport_attempts > 0
+            queued = asyncio.get_running_loop().time()
             async with contextlib.AsyncExitStack() as held:
-                await held.enter_async_context(bucket.slot())
-                # this machine's slots: waited for within the request's deadline
-                until = time.monotonic() + (
-                    budget.remaining() if budget is not None else self.timeout
-                )
                 try:
-                    await self._hold(held, host, f"lane-{lane}", bucket.concurrency, until)
-                    await self._acquire(lane, host, self._wait_limit(budget))
-                    # looked up once the lane lets the request go: the host may have
-                    # advertised its limits while the request waited
-                    gate = self.host_gate(host, lane)
-                    if gate is not None:
-                        await held.enter_async_context(gate.slot())
-                        name = f"service-{family_of(lane)}"
-                        await self._hold(held, host, name, gate.concurrency, until)
-                        await gate.acquire(self._wait_limit(budget))
+                    async with self._turn(service, budget, queued, retry) as limit:
+                        await held.enter_async_context(bucket.slot())
+                        # this machine's slots: waited for within the request's deadline
+                        until = time.monotonic() + (
+                            budget.remaining() if budget is not None else self.timeout
+                        )
+                        await self._hold(held, host, f"lane-{lane}", bucket.concurrency, until)
+                        await self._acquire(lane, host, self._wait_limit(budget))
+                        # looked up once the lane lets the request go: the host may have
+                        # advertised its limits while the request waited
+                        gate = self.host_gate(host, lane)
+                        if gate is not None:
+                            await held.enter_async_context(gate.slot())
+                            name = f"service-{family_of(lane)}"
+                            await self._hold(held, host, name, gate.concurrency, until)
+                            await gate.acquire(self._wait_limit(budget))
+                except TimeoutError:
+                    return self._fail(method, url, self._budget_failure(budget, call.reason))
                 except SlotTimeout as exc:
                     why = f"no free request slot for {host} within {exc.waited:.1f} s"
                     return self._fail(method, url, Failure(f"{why} (other requests hold it)"))
@@ -464,6 +518,14 @@ class HttpClient:
                     if exc.interval is not None:
                         why = _per_request(exc.interval)
                     return self._fail(method, url, Failure(why, 429))
+                if budget is not None and limit.when() is not None:
+                    budget.spent += asyncio.get_running_loop().time() - queued
+                    if budget.remaining() <= 0:
+                        return self._fail(method, url, self._budget_failure(budget, call.reason))
+                if not call.probe:  # the service may have stopped answering meanwhile
+                    refused, call.probe = self.breaker.admit(service)
+                    if refused is not None:
+                        return self._fail(method, url, refused)
                 self.stats.requests[lane] = self.stats.requests.get(lane, 0) + 1
                 deadline = self.timeout
                 if budget is not None:
@@ -481,6 +543,9 @@ class HttpClient:
                     redirect_hosts=self.redirect_hosts,
                     safe_url=self._safe,
                 )
+                kind = judge(outcome, cut_short=deadline < self.timeout / 2)
+                if kind is not Kind.NEITHER:
+                    call.kind, call.reason = kind, _said(outcome)
                 if budget is not None:
                     budget.spent += time.monotonic() - started
                     if final and deadline < self.timeout and _is_deadline(outcome):
@@ -524,6 +589,29 @@ class HttpClient:
             log.info("%s %s -> %s, retrying in %.1f s", method, outcome.url, outcome.status, wait)
             await self._sleep(wait)
 
+    @contextlib.asynccontextmanager
+    async def _turn(
+        self, service: tuple[str, str], budget: Budget | None, queued: float, retry: bool
+    ) -> AsyncIterator[asyncio.Timeout]:
+        """The wait of a request for its turn: bounded by its entry's budget when it is a
+        retry's or while ``service`` fails (:meth:`_charge_waits`); TimeoutError past it."""
+        async with asyncio.timeout(None) as limit:
+            if budget is None:
+                yield limit
+                return
+            ends = queued + budget.remaining()
+            if retry or self.breaker.failing(service):
+                limit.reschedule(ends)
+            if retry:  # always charged
+                yield limit
+                return
+            waiting = self._waiting.setdefault(service, {})
+            waiting[limit] = ends
+            try:
+                yield limit
+            finally:
+                waiting.pop(limit, None)
+
     def _is_anonymous(self, url: str) -> bool:
         """Whether ``url`` is at an address sent no contact address (see ``anonymous``)."""
         return any(url == a or url.startswith(a + "/") for a in self.anonymous)
@@ -559,6 +647,14 @@ def _count(value: str | None) -> int | None:
     if not (text.isascii() and text.isdigit() and len(text) <= 6):
         return None
     return int(text) or None
+
+
+def _said(outcome: Reply | Failure) -> str:
+    """What an attempt's outcome was, as a failure's reason begins (``timeout``,
+    ``cannot connect``, ``HTTP 503``), without its figures."""
+    if isinstance(outcome, Failure):
+        return outcome.reason.split(":", 1)[0]
+    return f"HTTP {outcome.status}"
 
 
 def _is_deadline(outcome: Reply | Failure) -> bool:

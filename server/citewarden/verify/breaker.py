@@ -1,0 +1,148 @@
+"""A source that stopped answering is not asked again for a while (a circuit breaker).
+
+One place decides it for the HTTP client (:mod:`citewarden.verify.http`), per service
+(``crossref``, ``semanticscholar`` ...) on its host:
+
+* Each request ends as an answer (any status but 429 and 5xx: a 404 *is* an answer), a
+  failure of the source (5xx after the retries, a timeout, a refused or dropped
+  connection, a malformed response), or neither (429 and the client's own limits: the
+  rate limiter's business; a deadline the entry's budget cut to less than half the
+  request timeout says nothing).
+* After :data:`FAILURES` failures in a row with no answer in between, the service is
+  *open*: its requests fail at once with :meth:`Breaker.refusal`'s reason, so the entries
+  that needed it are ``unverified`` with that reason (a failed source has said nothing;
+  it never makes "not found").
+* After :data:`COOLDOWN` seconds one request (the probe) is sent again; an answer closes
+  the breaker, a failure opens it for another cool-down.  A long-lived language server so
+  comes back by itself once the source does.
+
+Random faults (a few 503s and dropped connections among answers) never open it: every
+request is retried first, and only consecutive failed requests count.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from enum import Enum
+
+from citewarden.verify.rate_limit import Clock
+from citewarden.verify.transport import CUT_SHORT, Failure, Reply
+
+#: Requests in a row that failed after their retries before a service is no longer asked.
+FAILURES = 5
+#: Seconds an open service is left alone before one request probes it again.
+COOLDOWN = 60.0
+
+#: How the client words a failure of the source itself (no answer, or a broken one).
+_SOURCE_FAILURES = (
+    "timeout",
+    "cannot connect",
+    "connection dropped",
+    "malformed response",
+    "network error",
+    CUT_SHORT,
+)
+
+
+class Kind(Enum):
+    """What one request's outcome says of the source."""
+
+    ANSWERED = "answered"
+    FAILED = "failed"
+    #: Nothing either way (429, the client's own limits, a deadline the budget cut short).
+    NEITHER = "neither"
+
+
+def judge(outcome: Reply | Failure, *, cut_short: bool = False) -> Kind:
+    """What ``outcome`` of one attempt says of its source; ``cut_short``: the attempt's
+    deadline was the rest of the entry's budget, less than half the request timeout (a
+    source silent for so short a time may only be slow)."""
+    status = outcome.status
+    if status == 429:
+        return Kind.NEITHER
+    if status is not None:
+        return Kind.FAILED if 500 <= status <= 599 else Kind.ANSWERED
+    assert isinstance(outcome, Failure)  # a reply always has a status
+    if not outcome.reason.startswith(_SOURCE_FAILURES):
+        return Kind.NEITHER
+    if cut_short and outcome.reason.startswith("timeout"):
+        return Kind.NEITHER
+    return Kind.FAILED
+
+
+@dataclass
+class _State:
+    """One service: its failures in a row, and since when it is open."""
+
+    failures: int = 0
+    opened: float | None = None
+    #: A probe request is out (the cool-down is over; the others still wait for it).
+    probing: bool = False
+    #: The failure that opened it (named in the refusals).
+    cause: str = ""
+
+
+class Breaker:
+    """Failures in a row per service, and whether a request may be sent to it."""
+
+    def __init__(
+        self,
+        *,
+        failures: int = FAILURES,
+        cooldown: float = COOLDOWN,
+        clock: Clock = time.monotonic,
+    ) -> None:
+        self.failures = max(1, failures)
+        self.cooldown = cooldown
+        self._clock = clock
+        self._states: dict[tuple[str, str], _State] = {}
+
+    def _state(self, key: tuple[str, str]) -> _State:
+        return self._states.setdefault(key, _State())
+
+    def refusal(self, key: tuple[str, str]) -> Failure | None:
+        """Why a request to service ``key`` (host, name) fails at once, or None when it
+        may wait for its turn (closed, or the cool-down is over)."""
+        state = self._states.get(key)
+        if state is None or state.opened is None:
+            return None
+        if state.probing or self._clock() - state.opened < self.cooldown:
+            return self._failure(key[1], state)
+        return None
+
+    def failing(self, key: tuple[str, str]) -> bool:
+        """Whether the last request to service ``key`` that said anything failed."""
+        state = self._states.get(key)
+        return state is not None and state.failures > 0
+
+    def admit(self, key: tuple[str, str]) -> tuple[Failure | None, bool]:
+        """As :meth:`refusal`, just before the request is sent: (refusal, whether the
+        request is the probe of an open service, which :meth:`record` must settle)."""
+        refused = self.refusal(key)
+        if refused is not None:
+            return refused, False
+        state = self._states.get(key)
+        if state is None or state.opened is None:
+            return None, False
+        state.probing = True
+        return None, True
+
+    def record(self, key: tuple[str, str], kind: Kind, reason: str, *, probe: bool) -> None:
+        """Count what one request ended as (``reason``: its failure's, for the refusals)."""
+        state = self._state(key)
+        if probe:
+            state.probing = False
+        if kind is Kind.ANSWERED:
+            state.failures, state.opened = 0, None
+        elif kind is Kind.FAILED:
+            state.failures += 1
+            if state.failures >= self.failures and (state.opened is None or probe):
+                state.opened, state.cause = self._clock(), reason
+
+    def _failure(self, name: str, state: _State) -> Failure:
+        cause = f" ({state.cause})" if state.cause else ""
+        return Failure(
+            f"{name} stopped answering: {self.failures} requests in a row failed{cause}; "
+            f"not asked again for {self.cooldown:g} s"
+        )

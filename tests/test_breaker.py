@@ -1,0 +1,293 @@
+"""A source that stopped answering is cut off (:mod:`citewarden.verify.breaker`).
+
+The real HTTP client and sources run against :mod:`hostile_server`, a loopback server that
+stalls (reads the request, never answers), answers 503, or fails now and then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from citewarden.model import Entry, Status, Verdict
+from citewarden.settings import VerifySettings
+from citewarden.verify.breaker import FAILURES, Breaker, Kind, judge
+from citewarden.verify.engine import Verifier
+from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
+from citewarden.verify.normalize import make_entry
+from citewarden.verify.rate_limit import Limit
+from citewarden.verify.sources.crossref import CrossrefSource
+from citewarden.verify.sources.doi import DoiSource
+from clocks import Clock
+from hostile_server import CROSSREF_DOI, Behaviour, HostileServer, hostile
+from replay import fast_http
+
+__all__ = ["hostile"]
+
+WORK = f"/crossref/works/{CROSSREF_DOI}"
+PATHS = (WORK, "/crossref/works", f"/doi/{CROSSREF_DOI}")
+
+
+def _entry(key: str) -> Entry:
+    return make_entry(
+        key,
+        "article",
+        {
+            "title": "Methylphenidate exposure induces dopamine neuron loss and activation of "
+            "microglia in the basal ganglia of mice",
+            "author": "Sadasivan, Shankar",
+            "year": "2012",
+            "doi": CROSSREF_DOI,
+        },
+    )
+
+
+def _verifier(server: HostileServer, http: HttpClient, timeout: float) -> Verifier:
+    sources = [
+        CrossrefSource(http, server.url + "/crossref", mailto="t@example.org"),
+        DoiSource(http, server.url + "/doi"),
+    ]
+    return Verifier(sources, VerifySettings(sources=("crossref", "doi"), timeout=timeout))
+
+
+def _reasons(verdicts: dict[str, Verdict]) -> list[str]:
+    return [v.reason or "" for v in verdicts.values()]
+
+
+# -- what counts ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("outcome", "kind"),
+    [
+        (Reply(200, {}, b"{}", "u"), Kind.ANSWERED),
+        (Reply(404, {}, b"", "u"), Kind.ANSWERED),  # "no such work" is an answer
+        (Failure("rate limited", 429), Kind.NEITHER),  # the rate limiter's business
+        (Failure("HTTP 503", 503), Kind.FAILED),
+        (Failure("HTTP 500", 500), Kind.FAILED),
+        (Failure("timeout: no complete response within 3 s"), Kind.FAILED),
+        (Failure("cannot connect"), Kind.FAILED),
+        (Failure("connection dropped"), Kind.FAILED),
+        (Failure("entry time budget of 9 s used up"), Kind.NEITHER),
+        (Failure("rate limited: the source asks for one request per 3 s"), Kind.NEITHER),
+        (Failure("response body over 8 MB", 200), Kind.ANSWERED),
+    ],
+)
+def test_what_an_outcome_says_of_its_source(outcome: Reply | Failure, kind: Kind) -> None:
+    assert judge(outcome) is kind
+
+
+def test_a_timeout_the_budget_cut_short_says_nothing() -> None:
+    assert judge(Failure("timeout: no complete response within 0.2 s"), cut_short=True) is (
+        Kind.NEITHER
+    )
+
+
+def test_only_failures_in_a_row_open_it() -> None:
+    clock = Clock()
+    breaker = Breaker(clock=clock)
+    key = ("api.crossref.org", "crossref")
+    for _ in range(3):  # each time one short of the threshold, then an answer (a 404)
+        for _ in range(FAILURES - 1):
+            breaker.record(key, Kind.FAILED, "timeout", probe=False)
+        breaker.record(key, Kind.NEITHER, "", probe=False)  # a 429 neither breaks nor mends
+        assert breaker.refusal(key) is None
+        breaker.record(key, Kind.ANSWERED, "", probe=False)
+    for _ in range(FAILURES):
+        breaker.record(key, Kind.FAILED, "timeout", probe=False)
+    refused = breaker.refusal(key)
+    assert refused is not None
+    assert refused.reason == (
+        f"crossref stopped answering: {FAILURES} requests in a row failed (timeout); "
+        "not asked again for 60 s"
+    )
+    assert breaker.refusal(("api.openalex.org", "openalex")) is None  # others still asked
+
+
+# -- (a) a dead source is cut off -------------------------------------------------------------
+
+
+async def test_a_source_that_stopped_answering_is_cut_off(hostile: HostileServer) -> None:
+    hostile.fallback = Behaviour("stall")
+    http = fast_http(timeout=0.5)
+    verifier = _verifier(hostile, http, 0.5)
+    entries = [_entry(f"e{i}") for i in range(24)]
+    verdicts = await verifier.verify_many(entries)
+    await http.aclose()
+    assert {v.status for v in verdicts.values()} == {Status.UNVERIFIED}
+    reasons = _reasons(verdicts)
+    cut = [r for r in reasons if "crossref stopped answering" in r]
+    assert cut, reasons
+    assert "5 requests in a row failed (timeout); not asked again for 60 s" in cut[0]
+    # each source was asked a few times, not once or more per entry
+    asked = len(hostile.seen(WORK)) + len(hostile.seen("/crossref/works"))
+    assert asked < len(entries), asked
+    assert len(hostile.seen(f"/doi/{CROSSREF_DOI}")) < len(entries)
+
+
+async def test_a_source_answering_only_503_is_cut_off(hostile: HostileServer) -> None:
+    hostile.fallback = Behaviour("503", retry_after="0")
+    http = fast_http(timeout=0.5)
+    verifier = _verifier(hostile, http, 0.5)
+    verdicts = await verifier.verify_many([_entry(f"e{i}") for i in range(24)])
+    await http.aclose()
+    assert {v.status for v in verdicts.values()} == {Status.UNVERIFIED}
+    assert any("doi stopped answering" in r for r in _reasons(verdicts))
+    assert not any("not found" in r or "does not exist" in r for r in _reasons(verdicts))
+
+
+# -- (b) transient faults do not trip it ------------------------------------------------------
+
+
+async def test_transient_faults_do_not_cut_a_source_off(hostile: HostileServer) -> None:
+    entries = [_entry(f"e{i}") for i in range(12)]
+    for path in PATHS:
+        hostile.route(path, Behaviour("ok"))
+    http = fast_http(timeout=2.0)
+    clean = await _verifier(hostile, http, 2.0).verify_many(entries)
+    await http.aclose()
+    assert Status.UNVERIFIED not in {v.status for v in clean.values()}
+    # every other request answered 503 (each request fails once, then answers)
+    for path in PATHS:
+        hostile.route(path, Behaviour("flaky", every=2))
+    hostile.log.clear()
+    http = fast_http(timeout=2.0)
+    faulty = await _verifier(hostile, http, 2.0).verify_many(entries)
+    await http.aclose()
+    assert {k: v.status for k, v in faulty.items()} == {k: v.status for k, v in clean.items()}
+    assert not any("stopped answering" in r for r in _reasons(faulty))
+    assert len(hostile.seen(WORK)) >= 2  # asked again after its 503
+
+
+async def test_a_503_now_and_then_never_cuts_a_source_off(hostile: HostileServer) -> None:
+    http = fast_http(timeout=1.0)
+    for every in (2, 3, 20):  # half, a third, 5 % of the requests answered 503
+        hostile.route(WORK, Behaviour("flaky", every=every))
+        hostile.log.clear()
+        replies = [await http.get(hostile.url + WORK, lane="crossref") for _ in range(30)]
+        assert all(isinstance(r, Reply) and r.status == 200 for r in replies), every
+        assert len(hostile.seen(WORK)) > 30
+    await http.aclose()
+
+
+async def test_an_answer_between_failures_keeps_the_source_asked(
+    hostile: HostileServer,
+) -> None:
+    http = fast_http(timeout=0.3)
+    for _ in range(3):
+        hostile.route(WORK, Behaviour("503", retry_after="0"))
+        for _ in range(FAILURES - 1):
+            failed = await http.get(hostile.url + WORK, lane="crossref")
+            assert isinstance(failed, Failure) and failed.reason == "HTTP 503"
+        hostile.route(WORK, Behaviour("missing"))  # a 404 is an answer
+        missing = await http.get(hostile.url + WORK, lane="crossref")
+        assert isinstance(missing, Reply) and missing.status == 404
+    await http.aclose()
+
+
+# -- (c) a long-lived process asks it again after the cool-down -------------------------------
+
+
+async def test_a_source_cut_off_is_asked_again_after_the_cool_down(
+    hostile: HostileServer,
+) -> None:
+    clock = Clock()
+    http = fast_http(timeout=0.3, breaker=Breaker(cooldown=60.0, clock=clock))
+    hostile.fallback = Behaviour("stall")
+    verifier = _verifier(hostile, http, 0.3)
+    first = await verifier.verify_many([_entry(f"e{i}") for i in range(12)])
+    assert {v.status for v in first.values()} == {Status.UNVERIFIED}
+    # the source is back, but within the cool-down it is not asked
+    hostile.fallback = None
+    for path in PATHS:
+        hostile.route(path, Behaviour("ok"))
+    hostile.log.clear()
+    clock.now += 30.0
+    early = await verifier.verify(_entry("early"))
+    assert early.status is Status.UNVERIFIED
+    assert "stopped answering" in (early.reason or "")
+    assert hostile.log == []
+    # past it, one request probes the source, it answers, and every entry is verified again
+    clock.now += 31.0
+    later = await verifier.verify_many([_entry(f"later{i}") for i in range(4)])
+    await verifier.aclose()
+    await http.aclose()
+    assert Status.UNVERIFIED not in {v.status for v in later.values()}
+    assert hostile.log != []
+
+
+async def test_a_probe_that_fails_leaves_the_source_cut_off(hostile: HostileServer) -> None:
+    clock = Clock()
+    http = fast_http(timeout=0.3, breaker=Breaker(cooldown=10.0, clock=clock))
+    hostile.route(WORK, Behaviour("stall"))
+    for _ in range(FAILURES):
+        await http.get(hostile.url + WORK, lane="crossref")
+    assert len(hostile.seen(WORK)) == FAILURES
+    refused = await http.get(hostile.url + WORK, lane="crossref")
+    assert isinstance(refused, Failure) and "stopped answering" in refused.reason
+    clock.now += 11.0
+    # one probe is sent (the others meanwhile are refused); it fails: cut off again
+    probes = await asyncio.gather(
+        *(http.get(hostile.url + WORK, lane="crossref") for _ in range(3))
+    )
+    assert len(hostile.seen(WORK)) == FAILURES + 1
+    assert sum("stopped answering" in p.reason for p in probes if isinstance(p, Failure)) == 2
+    again = await http.get(hostile.url + WORK, lane="crossref")
+    assert isinstance(again, Failure) and "stopped answering" in again.reason
+    assert len(hostile.seen(WORK)) == FAILURES + 1
+    await http.aclose()
+
+
+# -- (d) waiting in a queue is charged to the entry's budget ----------------------------------
+
+
+async def test_waiting_for_a_retry_is_charged_to_the_entry_budget(
+    hostile: HostileServer,
+) -> None:
+    """Five entries' requests to a lane allowing 2 requests per second, every answer a 503
+    with Retry-After: 0: each retry waits for the lane behind the others' requests, and
+    that wait is the entry's (before, every request was sent 3 times: 15 requests, 7 s)."""
+    hostile.route(WORK, Behaviour("503", retry_after="0"))
+    http = fast_http(
+        timeout=1.0,
+        limits={"crossref": Limit(2.0, 1, 1)},
+        breaker=Breaker(failures=100),  # this test is about the budget alone
+    )
+
+    async def one() -> Reply | Failure:
+        with entry_budget(1.0):
+            return await http.get(hostile.url + WORK, lane="crossref")
+
+    outcomes = await asyncio.gather(*(one() for _ in range(5)))
+    await http.aclose()
+    reasons = [o.reason for o in outcomes if isinstance(o, Failure)]
+    assert len(reasons) == 5
+    # each ends when its budget is used up, or would be before the lane lets it send again
+    budget = ("entry time budget of 1 s used up", "rate limited: the source asks for one")
+    assert all(r.startswith(budget) for r in reasons), reasons
+    assert len(hostile.seen(WORK)) < 10
+
+
+async def test_waiting_in_the_queue_of_a_failing_source_is_charged(
+    hostile: HostileServer,
+) -> None:
+    """Entries queued behind a source that stalls: once its requests fail, their wait for
+    their turn is theirs, so each ends within its budget, not after every request ahead of
+    it timed out."""
+    hostile.route(WORK, Behaviour("stall"))
+    http = fast_http(
+        timeout=0.5, limits={"crossref": Limit(1000.0, 1, 1)}, breaker=Breaker(failures=100)
+    )
+
+    async def one() -> Reply | Failure:
+        with entry_budget(1.2):
+            return await http.get(hostile.url + WORK, lane="crossref")
+
+    outcomes = await asyncio.gather(*(one() for _ in range(8)))
+    await http.aclose()
+    assert all(isinstance(o, Failure) for o in outcomes)
+    # the first two take their 0.5 s deadline in turn; the others have waited 1 s or more
+    # of their 1.2 s by then, and end when it is used up (before: 8 requests, 4 s)
+    assert len(hostile.seen(WORK)) <= 4
+    assert sum(o.reason.startswith("entry time budget") for o in outcomes) >= 4
