@@ -291,3 +291,29 @@ async def test_waiting_in_the_queue_of_a_failing_source_is_charged(
     # of their 1.2 s by then, and end when it is used up (before: 8 requests, 4 s)
     assert len(hostile.seen(WORK)) <= 4
     assert sum(o.reason.startswith("entry time budget") for o in outcomes) >= 4
+
+
+async def test_short_deadlines_count_only_after_a_failure(hostile: HostileServer) -> None:
+    """A request the entry's budget leaves little time says nothing of a source that
+    answers; of one that failed already, it is one more failure in a row."""
+    hostile.route(WORK, Behaviour("stall"))
+    http = fast_http(timeout=0.6)
+
+    async def short() -> Reply | Failure:
+        with entry_budget(0.2):
+            return await http.get(hostile.url + WORK, lane="crossref")
+
+    for _ in range(FAILURES):
+        await short()
+    assert breaker_refuses(http) is False
+    await http.get(hostile.url + WORK, lane="crossref")  # its whole timeout: a failure
+    for _ in range(FAILURES - 1):
+        await short()
+    assert breaker_refuses(http) is True
+    refused = await http.get(hostile.url + WORK, lane="crossref")
+    await http.aclose()
+    assert isinstance(refused, Failure) and "stopped answering" in refused.reason
+
+
+def breaker_refuses(http: HttpClient) -> bool:
+    return http.breaker.refusal(("127.0.0.1", "crossref")) is not None

@@ -543,7 +543,10 @@ class HttpClient:
                     redirect_hosts=self.redirect_hosts,
                     safe_url=self._safe,
                 )
-                kind = judge(outcome, cut_short=deadline < self.timeout / 2)
+                # a deadline the budget cut short says nothing, but of a source that failed
+                # already it is one more failure in a row
+                short = deadline < self.timeout / 2 and not self.breaker.failing(service)
+                kind = judge(outcome, cut_short=short)
                 if kind is not Kind.NEITHER:
                     call.kind, call.reason = kind, _said(outcome)
                 if budget is not None:
