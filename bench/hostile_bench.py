@@ -9,16 +9,30 @@ the wall time of one entry, its verdict and reason, and how much the process gre
 * endless: a chunked body that never ends (the 775 MB of the issue);
 * huge: a 200 MB body (the 1.7 GB of the issue).
 
-Usage: ``python bench/hostile_bench.py [--timeout 5]``
+With ``--outage``, instead, ``citewarden check`` (a real process) on a generated .bib with
+every source at the server (:data:`~citewarden.verify.config.URL_ENV`), ``verify.timeout = 3``:
+
+* stall: 60 entries, every source reads the request and never answers (a dead source);
+* 503: 5 entries, every source answers 503 with ``Retry-After: 0``.
+
+Before the breaker (:mod:`citewarden.verify.breaker`) and the queue waits charged to the
+entry's budget, the stall check took 100 s and the 503 check 31 s on the bench machine.
+
+Usage: ``python bench/hostile_bench.py [--timeout 5] [--outage]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import resource
+import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,6 +40,7 @@ sys.path.insert(0, str(ROOT / "server"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from citewarden.settings import VerifySettings  # noqa: E402
+from citewarden.verify.config import URL_ENV  # noqa: E402
 from citewarden.verify.engine import Verifier  # noqa: E402
 from citewarden.verify.http import HttpClient  # noqa: E402
 from citewarden.verify.normalize import make_entry  # noqa: E402
@@ -73,10 +88,60 @@ async def one(server: HostileServer, mode: str, timeout: float) -> None:
     server.sent.clear()
 
 
+def outage_bib(n: int) -> str:
+    """``n`` articles, every other one with a DOI (the rest are searched for)."""
+    return "\n".join(
+        f"@article{{e{i},\n  title = {{A study of thing number {i} in the wild}},\n"
+        "  author = {Smith, John and Doe, Jane},\n  journal = {Journal of Things},\n"
+        + (f"  doi = {{10.1234/x{i}}},\n" if i % 2 == 0 else "")
+        + "  year = {2019}\n}\n"
+        for i in range(n)
+    )
+
+
+def outage(mode: str, entries: int, timeout: float) -> None:
+    """``citewarden check`` of ``entries`` entries with every source at a server in ``mode``."""
+    server = HostileServer(fallback=Behaviour(mode, retry_after="0")).start()
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="cw-outage-"))
+        (folder / "refs.bib").write_text(outage_bib(entries))
+        (folder / ".citewarden.toml").write_text(f"[verify]\ntimeout = {timeout:g}\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+        env.update({var: f"{server.url}/{name}" for name, var in URL_ENV.items()})
+        env.update(
+            {
+                "PYTHONPATH": str(ROOT / "server"),
+                "CITEWARDEN_CACHE_DIR": str(folder / "cache"),
+                "CITEWARDEN_MAILTO": "bench@example.org",
+            }
+        )
+        cmd = [sys.executable, "-m", "citewarden", "check", "refs.bib", "--format", "json"]
+        started = time.monotonic()
+        done = subprocess.run(
+            cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=3600, check=False
+        )
+        wall = time.monotonic() - started
+        report = json.loads(done.stdout)
+        statuses = Counter(e["status"] for e in report["entries"])
+        said = [" ".join(f["message"] for f in e["findings"]) for e in report["entries"]]
+        cut = sum("stopped answering" in text for text in said)
+        print(
+            f"{mode:5s} {entries:3d} entries  wall {wall:5.1f} s   requests {len(server.log):4d}"
+            f"   {dict(statuses)}; {cut} name a source that stopped answering"
+        )
+    finally:
+        server.stop()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--timeout", type=float, default=5.0, help="verify.timeout (seconds)")
+    ap.add_argument("--outage", action="store_true", help="checks with every source dead")
     a = ap.parse_args(argv)
+    if a.outage:
+        outage("stall", 60, 3.0)
+        outage("503", 5, 3.0)
+        return 0
     print(f"verify.timeout = {a.timeout:g} s; entry budget {3 * a.timeout:g} s; body cap 8 MB")
     for mode in ("trickle", "endless", "huge"):
         server = HostileServer().start()

@@ -13,8 +13,11 @@
 * Every request is bounded (:mod:`citewarden.verify.transport`): a total deadline per attempt
   (``timeout``), a body cap (:data:`MAX_BODY`), redirects only to the source's own hosts and
   never with keys to another origin; inside :func:`entry_budget` all requests made for one
-  entry share a time budget (time on the wire plus retry waits; waiting for a politeness
-  slot does not count), and a deadline or body-cap failure is not retried.
+  entry share a time budget (time on the wire plus retry waits, a retry's wait for its
+  turn included; a first attempt's wait for its turn counts only while the service's last
+  request failed), and a deadline or body-cap failure is not retried.
+* A service that failed 5 requests in a row is not asked for a while
+  (:mod:`citewarden.verify.breaker`).
 * With ``shared_dir`` (a directory under the cache) lane spacing, host pauses, advertised
   concurrency and the caps on requests in flight are shared with other processes on the
   machine (:mod:`citewarden.verify.shared_rate`, :mod:`citewarden.verify.shared_slots`); a
