@@ -65,6 +65,12 @@ CASES = [
     "*x [y\n\nz @b] *@a\n\n[@c\n\n@d] x and [a [b @e\n\nf] g] *@h*\n",
     # pandoc 3.9 reads \\newline with no argument, 3.6.1 and 2.17 with its bracket and braces
     "x \\newline [@a] y and \\newline{@b} z, \\newline [see @c]{d}\n",
+    # and 3.9 reads \\newline alone, its bracket text, with nothing else that tells apart
+    "x \\newline [@a] y\n",
+    # pandoc 3 reads one optional argument of \\caption, then the character after it (a
+    # "[" too), and \\hskip and \\vskip with a dimension only, no bracket or brace
+    "x \\caption [@a] [@c] y, \\caption [@g][@h]\n\n"
+    "\\hskip [@b]{d}, \\vskip{@e}, \\hskip 1pt@f and \\vskip 2cm [@i]\n",
     # a "-@" right after a key in a group's suffix: suppress-author in pandoc 3
     "[@e-@h] says so.\n",
     # a key after a word is text, but what follows it is read as after a key's
@@ -184,6 +190,8 @@ ALIKE = [
     # optional arguments first, then a character
     "\\emph[@a1] and \\textbf [see @a2]{b}, \\caption [@x0] and \\address[x] y [@a4] but "
     "\\caption[@x1]{c}, \\address [@x2] and \\caption[x]@x3 z\n",
+    # \\textlatin takes one optional argument only, then the character after it
+    "x \\textlatin [@a] [@c] and \\textlatin[@d] [@e]{f} y\n",
     # \\par and \\item take their optional arguments only, no braced one
     "x \\par [see @x1] y, \\item [@x2]{b} and \\par\n[@x3] z, but \\par{@c1}, \\item{@c2} "
     "and \\par @c3\n",

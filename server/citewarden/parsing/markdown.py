@@ -287,11 +287,14 @@ _DIALECT_SENSITIVE = re.compile(
     r"-@|@\{|\.(?:ris|(?!bib)[Bb][Ii][Bb]|(?!json)[Jj][Ss][Oo][Nn])(?![A-Za-z])"
     r"|\\expandafter|\][\[{]"
     # "@" in a raw TeX command's name (pandoc 2), \\hl and \\st's argument, \\hfill,
-    # \\vfill and \\today's options (pandoc 3 reads none), a
+    # \\vfill and \\today's options (pandoc 3 reads none, nor \\newline's in 3.9),
+    # \\caption's second option, \\hskip and \\vskip's arguments (pandoc 3 reads a
+    # dimension only), a
     # definition's marker (pandoc 3.9 ends list items there, and reads one alone on its
     # line), a note's marker in a link reference definition's line (pandoc 3 reads
     # "[^a b]" there as a label)
-    r"|\\[A-Za-z]++@|\\(?:hl|st|hfill|vfill|today)(?![A-Za-z])|^[ \t>]*+[:~](?:[ \t]|\r?$)"
+    r"|\\[A-Za-z]++@|\\(?:hl|st|hfill|vfill|today|newline|caption|hskip|vskip)(?![A-Za-z])"
+    r"|^[ \t>]*+[:~](?:[ \t]|\r?$)"
     r"|^[ \t>]*+\[[^\]\n]*+\]:[^\n]*?\[\^",
     re.M,
 )

@@ -23,11 +23,14 @@ from citewarden.parsing.pandoc_tex import (
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS_3,
     TEX_CHARACTER_OPTION_COMMANDS,
+    TEX_DIMENSION_COMMANDS_3,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
     TEX_NO_ARGUMENT_COMMANDS_3_9,
     TEX_NO_CHARACTER_AFTER_OPTIONS,
     TEX_NO_OPTION_COMMANDS,
+    TEX_ONE_OPTION_COMMANDS,
+    TEX_ONE_OPTION_COMMANDS_3,
     TEX_OPTIONS_ONLY_COMMANDS,
 )
 from citewarden.text import count_line_breaks
@@ -720,8 +723,10 @@ class _RawTex:
         "_character_commands",
         "_command",
         "_cut",
+        "_dimension_commands",
         "_expand_words",
         "_no_argument_commands",
+        "_one_option_commands",
         "_text",
     )
 
@@ -744,6 +749,11 @@ class _RawTex:
             if expand_words
             else TEX_NO_ARGUMENT_COMMANDS_3
         )
+        #: and reads some commands' options otherwise, others with a dimension only
+        self._one_option_commands = (
+            TEX_ONE_OPTION_COMMANDS if at_letters else TEX_ONE_OPTION_COMMANDS_3
+        )
+        self._dimension_commands = frozenset() if at_letters else TEX_DIMENSION_COMMANDS_3
 
     def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
@@ -800,8 +810,8 @@ class _RawTex:
             return pos + 1  # the "@" is its argument: "\\emph@a" cites nothing
         if name in self._character_commands:
             name_end = pos
-            if name in TEX_CHARACTER_OPTION_COMMANDS:
-                pos = self._options_end(pos)  # "\\caption[x]@b": "@" is its argument
+            if name in TEX_CHARACTER_OPTION_COMMANDS:  # "\\caption[x]@b": "@" is its argument
+                pos = self._options_end(pos, 1 if name in self._one_option_commands else -1)
             k = _TEX_SPACE.match(text, pos).end()  # type: ignore[union-attr]
             if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
                 return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
@@ -820,15 +830,21 @@ class _RawTex:
                     return close + len(env.group(1)) + 6
         if name == "verb":
             return self._verb_end(pos)
+        if name in self._dimension_commands:  # "\\hskip [@a]" cites a
+            return self._dimension_end(pos)
         if name not in TEX_NO_OPTION_COMMANDS:  # "\\href[@a]{b}": its bracket is text
             pos = self._options_end(pos)
-        d = _TEX_DIMENSION.match(text, pos, self._cut)
+        return self._braced_end(self._dimension_end(pos))
+
+    def _dimension_end(self, pos: int) -> int:
+        """The offset after a dimension (``1pt``, ``=2.5cm``) at ``pos``, or ``pos``."""
+        d = _TEX_DIMENSION.match(self._text, pos, self._cut)
         if d is not None:
             word = d.group(1) if d.group(2) is None else d.group(1) + "." + d.group(2)
             digits = _TEX_NUMBER.match(word).end()  # type: ignore[union-attr]
             if digits > 0 and word[digits:] in _TEX_UNITS:
-                pos = d.end()
-        return self._braced_end(pos)
+                return d.end()
+        return pos
 
     def _braced_end(self, pos: int) -> int:
         """The offset after the braced arguments from ``pos`` on."""
@@ -848,10 +864,12 @@ class _RawTex:
         k = m.end() if m is not None else pos
         return k >= len(self._text) or self._text[k] in TEX_NO_CHARACTER_AFTER_OPTIONS
 
-    def _options_end(self, pos: int) -> int:
-        """The offset after the optional arguments from ``pos`` on, each in white space."""
+    def _options_end(self, pos: int, most: int = -1) -> int:
+        """The offset after the optional arguments from ``pos`` on, each in white space
+        (``most`` of them at most, -1: any number)."""
         text = self._text
-        while self._budget >= 0:
+        while self._budget >= 0 and most != 0:
+            most -= 1
             space = _TEX_SPACE.match(text, pos)
             assert space is not None  # it matches the empty string
             close = (

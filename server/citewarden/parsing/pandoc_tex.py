@@ -34,6 +34,10 @@ TEX_NO_ARGUMENT_COMMANDS_3 = TEX_NO_ARGUMENT_COMMANDS | {"hfill", "today", "vfil
 #: and those pandoc 3.9 reads with no argument too (3.6.1 reads ``\\newline{@a}``'s
 #: braces and ``\\newline [@a]``'s bracket as its arguments; 3.8 not run)
 TEX_NO_ARGUMENT_COMMANDS_3_9 = TEX_NO_ARGUMENT_COMMANDS_3 | {"newline"}
+#: Commands pandoc 3 reads with a dimension after them only, no bracket or brace:
+#: ``\\hskip [@a]{b}`` and ``\\hskip{@a}`` cite ``a``, ``\\hskip 1pt@a`` too (3.6.1 and 3.9
+#: checked; pandoc 2.17 reads them as any other command)
+TEX_DIMENSION_COMMANDS_3 = frozenset({"hskip", "vskip"})
 
 #: Commands that take an ``@`` right after their name as their argument (a token, a
 #: delimiter, a definition's name): ``\emph@a`` cites nothing in pandoc 3, where the ``@``
@@ -108,6 +112,13 @@ TEX_CHARACTER_OPTION_COMMANDS = frozenset(
         "subject", "subtitle", "textlatin", "titlehead", "uppertitleback",
     }
 )  # fmt: skip
+#: Those that take one optional argument only, then the character after it (a ``[`` too):
+#: ``\\textlatin [@a] [@c]`` cites ``c`` in the text; pandoc 2.17, 3.6.1 and 3.9 all read
+#: these so.
+TEX_ONE_OPTION_COMMANDS = frozenset({"textlatin"})
+#: and those pandoc 3 reads so (3.6.1 and 3.9 checked; pandoc 2.17 reads ``\\caption [@a]
+#: [@c]``'s brackets as its optional arguments, as the others')
+TEX_ONE_OPTION_COMMANDS_3 = TEX_ONE_OPTION_COMMANDS | {"caption"}
 
 #: Commands whose optional arguments pandoc reads only before a braced argument: where no
 #: ``{`` follows them, the command is read alone and its brackets as text, so ``\\cite
@@ -155,10 +166,13 @@ __all__ = [
     "TEX_CHARACTER_ARGUMENT_COMMANDS",
     "TEX_CHARACTER_ARGUMENT_COMMANDS_3",
     "TEX_CHARACTER_OPTION_COMMANDS",
+    "TEX_DIMENSION_COMMANDS_3",
     "TEX_NO_ARGUMENT_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS_3",
     "TEX_NO_ARGUMENT_COMMANDS_3_9",
     "TEX_NO_CHARACTER_AFTER_OPTIONS",
     "TEX_NO_OPTION_COMMANDS",
+    "TEX_ONE_OPTION_COMMANDS",
+    "TEX_ONE_OPTION_COMMANDS_3",
     "TEX_OPTIONS_ONLY_COMMANDS",
 ]
